@@ -1,0 +1,130 @@
+# crshim: checkpoint/restore for Linux. See README.md.
+#   make            build crshim            make test    deps + build + unit + zdtm quick tier
+#   make deps       install Debian packages make demo    checkpoint/restore a running counter
+#   make install    PREFIX=/usr/local       make bench   dump/restore throughput
+#   make zdtm [MODE=cr|checkpoint|iters] [ITERS=N] [TESTS="a b"]
+ARCH ?= $(shell uname -m)
+CROSS_COMPILE ?=
+CC := $(CROSS_COMPILE)gcc
+LD := $(CROSS_COMPILE)ld
+OBJCOPY := $(CROSS_COMPILE)objcopy
+PREFIX ?= /usr/local
+DESTDIR ?=
+B ?= build
+SAN ?=
+COV ?=
+
+DEPS_PKGS := build-essential protobuf-c-compiler libprotobuf-c-dev libcap-dev busybox-static \
+	libyajl-dev libnl-3-dev libnl-route-3-dev libseccomp-dev pkg-config
+
+WARN := -Wall -Wextra -Werror -Wno-unused-parameter
+CFLAGS ?= -O2 -g
+CFLAGS += $(WARN) -std=gnu11 -D_GNU_SOURCE -fno-strict-aliasing -MMD -MP $(SAN) $(COV)
+CPPFLAGS += -I engine -I arch/$(ARCH) -I arch -I $(B)/proto -I $(B)
+LDLIBS += -lprotobuf-c -lcap
+
+PROTOS := $(wildcard proto/*.proto)
+PROTO_C := $(patsubst proto/%.proto,$(B)/proto/%.pb-c.c,$(PROTOS))
+PROTO_H := $(PROTO_C:.c=.h)
+PROTO_O := $(PROTO_C:.c=.o)
+
+ENGINE_SRC := $(wildcard engine/*.c) $(wildcard arch/$(ARCH)/*.c)
+ENGINE_O := $(patsubst %.c,$(B)/%.o,$(ENGINE_SRC)) $(PROTO_O) $(B)/restorer-blob.o
+SHIM_SRC := $(wildcard shim/*.c)
+SHIM_O := $(patsubst %.c,$(B)/%.o,$(SHIM_SRC))
+
+# The restorer blob: freestanding, position independent, raw syscalls only.
+BLOB_SRC := $(wildcard engine/restorer/*.c)
+BLOB_ASM := $(wildcard arch/$(ARCH)/restorer-*.S)
+BLOB_O := $(patsubst %.c,$(B)/blob/%.o,$(BLOB_SRC)) $(patsubst %.S,$(B)/blob/%.o,$(BLOB_ASM))
+BLOB_CFLAGS := -O2 -g0 -std=gnu11 -D_GNU_SOURCE $(WARN) -ffreestanding -nostdlib -fno-stack-protector -fpie \
+	-fno-asynchronous-unwind-tables -fno-unwind-tables -fno-jump-tables -fno-builtin -fvisibility=hidden \
+	-fno-common -U_FORTIFY_SOURCE -I engine -I engine/restorer -I arch/$(ARCH) -I arch
+
+all: $(B)/crshim
+	@ln -sf $(B)/crshim crshim
+
+$(B)/proto/%.pb-c.c $(B)/proto/%.pb-c.h: proto/%.proto
+	@mkdir -p $(B)/proto
+	protoc-c --proto_path=proto --c_out=$(B)/proto $<
+
+$(B)/proto/%.pb-c.o: $(B)/proto/%.pb-c.c
+	$(CC) -O2 -g $(SAN) $(COV) -I $(B)/proto -c -o $@ $<
+
+$(B)/%.o: %.c | $(PROTO_H)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+$(B)/blob/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(BLOB_CFLAGS) -c -o $@ $<
+
+$(B)/blob/%.o: %.S
+	@mkdir -p $(dir $@)
+	$(CC) $(BLOB_CFLAGS) -c -o $@ $<
+
+$(B)/restorer.elf: $(BLOB_O) engine/restorer/restorer.lds
+	$(LD) -nostdlib -static -T engine/restorer/restorer.lds -o $@ $(BLOB_O)
+
+$(B)/restorer.bin: $(B)/restorer.elf
+	$(OBJCOPY) -O binary $< $@
+
+$(B)/restorer-blob.o: engine/restorer-blob.S $(B)/restorer.bin
+	$(CC) -c -I $(B) -o $@ $<
+
+$(B)/libcrshim.a: $(ENGINE_O)
+	rm -f $@
+	$(CROSS_COMPILE)ar rcs $@ $^
+
+$(B)/crshim: $(SHIM_O) $(B)/libcrshim.a
+	$(CC) $(SAN) $(COV) -o $@ $(SHIM_O) $(B)/libcrshim.a $(LDLIBS)
+
+-include $(shell find $(B) -name '*.d' 2>/dev/null)
+
+deps:
+	@if [ "$$(id -u)" != 0 ]; then echo "make deps: run as root (apt-get)"; exit 1; fi
+	@missing=""; for p in $(DEPS_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+		echo "installing:$$missing"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
+	else echo "deps: all installed"; fi
+
+install: all
+	install -D -m 0755 $(B)/crshim $(DESTDIR)$(PREFIX)/sbin/crshim
+	install -D -m 0644 contrib/crshim.8 $(DESTDIR)$(PREFIX)/share/man/man8/crshim.8
+
+UNIT_SRC := $(wildcard tests/unit/*.c)
+UNIT_BIN := $(patsubst tests/unit/%.c,$(B)/unit/%,$(UNIT_SRC))
+$(B)/unit/%: tests/unit/%.c $(B)/libcrshim.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(B)/libcrshim.a $(LDLIBS)
+
+unit: $(UNIT_BIN)
+	@prove -e '' $(UNIT_BIN)
+
+zdtm: all
+	$(MAKE) -C tests/zdtm run CRSHIM=$(CURDIR)/$(B)/crshim MODE=$(or $(MODE),cr) ITERS=$(or $(ITERS),3) \
+		TESTS="$(TESTS)"
+
+test: deps
+	$(MAKE) all
+	$(MAKE) unit
+	$(MAKE) zdtm MODE=cr
+	$(MAKE) zdtm MODE=checkpoint
+
+demo: deps
+	$(MAKE) all
+	./contrib/demo.sh $(CURDIR)/$(B)/crshim
+
+bench: all
+	./contrib/bench.sh $(CURDIR)/$(B)/crshim
+
+format-check:
+	clang-format --dry-run --Werror $$(git ls-files '*.c' '*.h')
+
+clean:
+	rm -rf $(B) crshim
+	$(MAKE) -C tests/zdtm clean
+
+.PHONY: all deps install unit zdtm test demo bench clean format-check
+.SECONDARY:

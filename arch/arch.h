@@ -1,0 +1,43 @@
+/* The arch interface: everything register- or instruction-specific lives behind it (arch/<ARCH>/).
+ * Register buffers are opaque byte arrays of arch_gpregs_size() bytes, stored as-is in core images. */
+#ifndef CRSHIM_ARCH_H
+#define CRSHIM_ARCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include "err.h"
+
+const char *arch_name(void);              /* "x86_64" */
+size_t arch_gpregs_size(void);            /* sizeof(struct user_regs_struct) */
+
+/* ---- ptrace access to a stopped tracee (implemented in arch/<ARCH>/regs.c) ---- */
+int arch_get_gpregs(pid_t tid, void *regs, struct cr_err *e);
+int arch_set_gpregs(pid_t tid, const void *regs, struct cr_err *e);
+/* Full FPU/vector state (x86_64: NT_X86_XSTATE). *buf is malloc'ed. */
+int arch_get_fpstate(pid_t tid, void **buf, size_t *len, struct cr_err *e);
+int arch_set_fpstate(pid_t tid, const void *buf, size_t len, struct cr_err *e);
+
+uint64_t arch_regs_ip(const void *regs);
+uint64_t arch_regs_sp(const void *regs);
+
+/* A task stopped by PTRACE_INTERRUPT may sit inside an interrupted syscall. Fix the registers up:
+ * `resume` becomes what to set when the task is let go again on the dump side (syscall re-executed);
+ * `image` becomes what the image stores (re-executed, or -EINTR for restart_syscall cases).
+ * Returns 1 if the image variant returns EINTR, 0 otherwise. */
+int arch_fixup_syscall_restart(void *resume, void *image);
+
+/* Remote syscalls: set regs so that, executed at ip (which holds arch_syscall_insn), the task runs
+ * syscall nr with args. Returns the result from the regs after the syscall-exit stop. */
+void arch_prep_syscall(void *regs, uint64_t ip, long nr, const unsigned long args[6]);
+long arch_syscall_result(const void *regs);
+const uint8_t *arch_syscall_insn(size_t *len);
+
+/* ---- restore side (arch/<ARCH>/restore.c) ---- */
+/* Switch to stack and jump into the restorer blob entry with arg as its first argument. */
+__attribute__((noreturn)) void arch_jump_to_blob(void *entry, void *arg, void *stack);
+uint32_t arch_rseq_sig(void);
+/* Names of the vDSO-related mappings in /proc/pid/maps that move together. */
+extern const char *const arch_vdso_names[];
+
+#endif

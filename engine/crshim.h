@@ -1,0 +1,50 @@
+/* crshim engine: the small public interface used by shim/ (CLI, RPC) and hooks/.
+ * The engine never exits the process and never prints to the user; it logs and returns errors. */
+#ifndef CRSHIM_H
+#define CRSHIM_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <sys/types.h>
+#include "err.h"
+
+#define CRSHIM_VERSION "0.1.0"
+/* Image format version written by this release; images with a higher one are refused. */
+#define CRSHIM_IMG_VERSION 1
+
+/* Options of one run (no global options: this is passed down explicitly). */
+struct cr_opts {
+	pid_t pid;              /* dump: root task */
+	const char *images_dir; /* -D */
+	const char *work_dir;   /* -W (logs; default images_dir) */
+	int imgdir_fd;          /* opened images dir (set by eng_*), -1 before */
+	bool leave_running;     /* -R */
+	bool shell_job;         /* -j */
+	bool tcp_established;
+	bool ext_unix_sk;
+	bool file_locks;
+	bool track_mem;
+	const char *prev_images_dir;
+	const char *root;       /* --root */
+	bool detach;            /* restore -d */
+	const char *pidfile;    /* restore --pidfile */
+	const char *log_file;   /* -o */
+	int verbosity;          /* -v */
+	int fault;              /* fault point id, 0 = none (engine/fault.h) */
+};
+
+void eng_opts_init(struct cr_opts *o);
+
+/* dump / pre-dump: returns 0 on success; the tree is killed unless leave_running. */
+int eng_dump(struct cr_opts *o, struct cr_err *err);
+/* restore: on success *root_pid is the restored root. With o->detach the tasks are left running
+ * detached; otherwise the caller should wait for root_pid (it is our child). */
+int eng_restore(struct cr_opts *o, pid_t *root_pid, struct cr_err *err);
+
+/* check: probe the kernel features crshim needs. feature NULL = all. Writes a report to out. */
+int eng_check(const char *feature, FILE *out, struct cr_err *err);
+
+/* show: decode an image dir or one image file to JSON on out. */
+int img_show(const char *path, FILE *out, struct cr_err *err);
+
+#endif

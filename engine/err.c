@@ -1,0 +1,55 @@
+/* Error objects (see err.h). */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include "err.h"
+#include "log.h"
+
+int cr_fail_at(struct cr_err *e, int errnum, const char *file, int line, const char *fmt, ...)
+{
+	va_list ap;
+	int saved = errno;
+	if (!e)
+		return -1;
+	e->errnum = errnum;
+	e->file = file;
+	e->line = line;
+	va_start(ap, fmt);
+	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+	va_end(ap);
+	if (errnum)
+		log_printf(LOG_ERROR, file, line, "%s: %s\n", e->msg, strerror(errnum));
+	else
+		log_printf(LOG_ERROR, file, line, "%s\n", e->msg);
+	errno = saved;
+	return -1;
+}
+
+int cr_wrap(struct cr_err *e, const char *fmt, ...)
+{
+	char ctx[512], old[sizeof(e->msg)];
+	va_list ap;
+	if (!e)
+		return -1;
+	va_start(ap, fmt);
+	vsnprintf(ctx, sizeof(ctx), fmt, ap);
+	va_end(ap);
+	snprintf(old, sizeof(old), "%s", e->msg);
+	snprintf(e->msg, sizeof(e->msg), "%s: %s", ctx, old);
+	return -1;
+}
+
+void cr_err_clear(struct cr_err *e)
+{
+	memset(e, 0, sizeof(*e));
+}
+
+const char *cr_err_str(const struct cr_err *e, char *buf, size_t len)
+{
+	if (e->errnum)
+		snprintf(buf, len, "%s: %s", e->msg[0] ? e->msg : "error", strerror(e->errnum));
+	else
+		snprintf(buf, len, "%s", e->msg[0] ? e->msg : "unknown error");
+	return buf;
+}
