@@ -35,8 +35,16 @@ int cr_wrap(struct cr_err *e, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(ctx, sizeof(ctx), fmt, ap);
 	va_end(ap);
-	snprintf(old, sizeof(old), "%s", e->msg);
-	snprintf(e->msg, sizeof(e->msg), "%s: %s", ctx, old);
+	memcpy(old, e->msg, sizeof(old));
+	size_t n = strnlen(ctx, sizeof(ctx) - 1);
+	if (n + 2 >= sizeof(e->msg))
+		n = sizeof(e->msg) - 3;
+	memcpy(e->msg, ctx, n);
+	memcpy(e->msg + n, ": ", 2);
+	size_t rest = sizeof(e->msg) - n - 3;
+	size_t ol = strnlen(old, rest);
+	memcpy(e->msg + n + 2, old, ol);
+	e->msg[n + 2 + ol] = '\0';
 	return -1;
 }
 

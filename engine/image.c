@@ -158,6 +158,24 @@ static int write_all(int fd, const void *buf, size_t len)
 	return 0;
 }
 
+static int img_write_file(struct img_writer *w, struct cr_err *e)
+{
+	__cleanup_close int fd = openat(w->dirfd, w->tmpname, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return cr_fail_sys(e, "create image %s", w->name);
+	if (write_all(fd, w->buf, w->len)) {
+		cr_fail_sys(e, "write image %s", w->name);
+		unlinkat(w->dirfd, w->tmpname, 0);
+		return -1;
+	}
+	if (renameat(w->dirfd, w->tmpname, w->dirfd, w->name)) {
+		cr_fail_sys(e, "rename image %s", w->name);
+		unlinkat(w->dirfd, w->tmpname, 0);
+		return -1;
+	}
+	return 0;
+}
+
 int img_commit(struct img_writer *w, struct cr_err *e)
 {
 	int ret = -1;
@@ -167,22 +185,8 @@ int img_commit(struct img_writer *w, struct cr_err *e)
 		goto out;
 	memcpy(w->buf + w->len, &t, sizeof(t));
 	w->len += sizeof(t);
-
-	__cleanup_close int fd = openat(w->dirfd, w->tmpname, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0) {
-		cr_fail_sys(e, "create image %s", w->name);
+	if (img_write_file(w, e))
 		goto out;
-	}
-	if (write_all(fd, w->buf, w->len)) {
-		cr_fail_sys(e, "write image %s", w->name);
-		unlinkat(w->dirfd, w->tmpname, 0);
-		goto out;
-	}
-	if (renameat(w->dirfd, w->tmpname, w->dirfd, w->name)) {
-		cr_fail_sys(e, "rename image %s", w->name);
-		unlinkat(w->dirfd, w->tmpname, 0);
-		goto out;
-	}
 	pr_debug("wrote %s: %u records, %zu bytes\n", w->name, w->nr, w->len);
 	ret = 0;
 out:
