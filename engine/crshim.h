@@ -31,6 +31,11 @@ struct cr_opts {
 	const char *log_file;   /* -o */
 	int verbosity;          /* -v */
 	int fault;              /* fault point id, 0 = none (engine/fault.h) */
+	/* --inherit-fd fd[N]:KEY and --external KEY, as given on the command line (repeatable). */
+	const char *const *inherit_fd;
+	int n_inherit_fd;
+	const char *const *external;
+	int n_external;
 };
 
 void eng_opts_init(struct cr_opts *o);

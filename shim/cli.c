@@ -1,0 +1,292 @@
+/* Option parsing: CRIU spellings via getopt_long. No I/O here; errors come back as a message. */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli.h"
+
+enum {
+	OPT_TCP_EST = 256,
+	OPT_FILE_LOCKS,
+	OPT_TRACK_MEM,
+	OPT_PREV_IMAGES,
+	OPT_ROOT,
+	OPT_PIDFILE,
+	OPT_INHERIT_FD,
+	OPT_EXTERNAL,
+	OPT_FEATURE,
+	OPT_IGNORED,        /* flag without semantics for us: noted in the log */
+	OPT_IGNORED_ARG,    /* same, with an argument */
+	OPT_UNSUPPORTED,    /* changes semantics and we do not have it: error */
+	OPT_QUIET_IGNORED,  /* e.g. --no-default-config: nothing to note */
+};
+
+static const char short_opts[] = ":t:D:W:o:v::RjdVhx::s";
+
+/* The ignored/unsupported entries: `flag` points at nothing, we look the name up by index. */
+static const struct option long_opts[] = {
+	{"tree", required_argument, NULL, 't'},
+	{"images-dir", required_argument, NULL, 'D'},
+	{"work-dir", required_argument, NULL, 'W'},
+	{"log-file", required_argument, NULL, 'o'},
+	{"verbosity", optional_argument, NULL, 'v'},
+	{"leave-running", no_argument, NULL, 'R'},
+	{"shell-job", no_argument, NULL, 'j'},
+	{"restore-detached", no_argument, NULL, 'd'},
+	{"version", no_argument, NULL, 'V'},
+	{"help", no_argument, NULL, 'h'},
+	{"ext-unix-sk", optional_argument, NULL, 'x'},
+	{"leave-stopped", no_argument, NULL, 's'},
+	{"tcp-established", no_argument, NULL, OPT_TCP_EST},
+	{"file-locks", no_argument, NULL, OPT_FILE_LOCKS},
+	{"track-mem", no_argument, NULL, OPT_TRACK_MEM},
+	{"prev-images-dir", required_argument, NULL, OPT_PREV_IMAGES},
+	{"root", required_argument, NULL, OPT_ROOT},
+	{"pidfile", required_argument, NULL, OPT_PIDFILE},
+	{"inherit-fd", required_argument, NULL, OPT_INHERIT_FD},
+	{"external", required_argument, NULL, OPT_EXTERNAL},
+	{"feature", required_argument, NULL, OPT_FEATURE},
+	/* accepted, no effect for us (noted in the log) */
+	{"manage-cgroups", optional_argument, NULL, OPT_IGNORED},
+	{"tcp-close", no_argument, NULL, OPT_IGNORED},
+	{"display-stats", no_argument, NULL, OPT_IGNORED},
+	{"log-pid", no_argument, NULL, OPT_IGNORED},
+	{"link-remap", no_argument, NULL, OPT_IGNORED},
+	{"evasive-devices", no_argument, NULL, OPT_IGNORED},
+	{"enable-external-sharing", no_argument, NULL, OPT_IGNORED},
+	{"enable-external-masters", no_argument, NULL, OPT_IGNORED},
+	{"auto-dedup", no_argument, NULL, OPT_IGNORED},
+	{"skip-in-flight", no_argument, NULL, OPT_IGNORED},
+	{"force-irmap", no_argument, NULL, OPT_IGNORED},
+	{"weak-sysctls", no_argument, NULL, OPT_IGNORED},
+	{"restore-sibling", no_argument, NULL, OPT_IGNORED},
+	{"unprivileged", no_argument, NULL, OPT_IGNORED},
+	{"network-lock", optional_argument, NULL, OPT_IGNORED},
+	{"file-validation", optional_argument, NULL, OPT_IGNORED},
+	{"cpu-cap", optional_argument, NULL, OPT_IGNORED},
+	{"pre-dump-mode", required_argument, NULL, OPT_IGNORED_ARG},
+	{"ghost-limit", required_argument, NULL, OPT_IGNORED_ARG},
+	{"skip-mnt", required_argument, NULL, OPT_IGNORED_ARG},
+	{"ext-mount-map", required_argument, NULL, OPT_IGNORED_ARG},
+	{"cgroup-root", required_argument, NULL, OPT_IGNORED_ARG},
+	{"timeout", required_argument, NULL, OPT_IGNORED_ARG},
+	{"freeze-cgroup", required_argument, NULL, OPT_IGNORED_ARG},
+	{"lsm-profile", required_argument, NULL, OPT_IGNORED_ARG},
+	{"config", required_argument, NULL, OPT_IGNORED_ARG},
+	{"status-fd", required_argument, NULL, OPT_IGNORED_ARG},
+	{"all", no_argument, NULL, OPT_IGNORED},
+	{"extra", no_argument, NULL, OPT_IGNORED},
+	{"experimental", no_argument, NULL, OPT_IGNORED},
+	{"no-default-config", no_argument, NULL, OPT_QUIET_IGNORED},
+	/* would change semantics and are not implemented: refused */
+	{"lazy-pages", no_argument, NULL, OPT_UNSUPPORTED},
+	{"page-server", no_argument, NULL, OPT_UNSUPPORTED},
+	{"address", required_argument, NULL, OPT_UNSUPPORTED},
+	{"port", required_argument, NULL, OPT_UNSUPPORTED},
+	{"stream", no_argument, NULL, OPT_UNSUPPORTED},
+	{"action-script", required_argument, NULL, OPT_UNSUPPORTED},
+	{NULL, 0, NULL, 0},
+};
+
+static const char *const verb_names[] = {
+	[VERB_NONE] = "", [VERB_DUMP] = "dump", [VERB_PRE_DUMP] = "pre-dump", [VERB_RESTORE] = "restore",
+	[VERB_CHECK] = "check", [VERB_SHOW] = "show", [VERB_SWRK] = "swrk",
+};
+
+const char *shim_verb_name(enum shim_verb v)
+{
+	return (unsigned)v < sizeof(verb_names) / sizeof(verb_names[0]) ? verb_names[v] : "";
+}
+
+static int fail(char *msg, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int fail(char *msg, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, len, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+static int parse_int(const char *s, long min, long max, long *out)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(s, &end, 10);
+	if (!*s || *end || errno || v < min || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static bool all_digits(const char *s)
+{
+	if (!s || !*s)
+		return false;
+	for (; *s; s++)
+		if (*s < '0' || *s > '9')
+			return false;
+	return true;
+}
+
+/* -v, -vN, -vvvv, -v N, --verbosity[=N], --verbosity N. Default level 2, -v adds one; max 4. */
+static int parse_verbosity(struct shim_cmd *c, int argc, char **argv, char *msg, size_t len)
+{
+	const char *a = optarg;
+	long lvl = c->opts.verbosity + 1;
+	if (!a && optind < argc && all_digits(argv[optind]))
+		a = argv[optind++];
+	if (a && a[0] == 'v') {
+		lvl = c->opts.verbosity + 1 + (long)strspn(a, "v");
+		if (a[strspn(a, "v")])
+			return fail(msg, len, "invalid verbosity '-v%s'", a);
+	} else if (a && parse_int(a, 0, 100, &lvl)) {
+		return fail(msg, len, "invalid verbosity '%s' (0-4)", a);
+	}
+	c->opts.verbosity = lvl > 4 ? 4 : (int)lvl;
+	return 0;
+}
+
+static int add_list(const char **list, int *n, const char *what, char *msg, size_t len)
+{
+	if (*n >= SHIM_MAX_LIST)
+		return fail(msg, len, "too many %s options (max %d)", what, SHIM_MAX_LIST);
+	list[(*n)++] = optarg;
+	return 0;
+}
+
+static void add_note(struct shim_cmd *c, const char *name)
+{
+	if (c->n_notes < SHIM_MAX_NOTES)
+		c->notes[c->n_notes++] = name;
+}
+
+static int parse_special(struct shim_cmd *c, int opt, int idx, char *msg, size_t len)
+{
+	const char *name = idx >= 0 ? long_opts[idx].name : "?";
+	switch (opt) {
+	case OPT_INHERIT_FD:
+		return add_list(c->inherit_fd, &c->n_inherit_fd, "--inherit-fd", msg, len);
+	case OPT_EXTERNAL:
+		return add_list(c->external, &c->n_external, "--external", msg, len);
+	case OPT_IGNORED:
+	case OPT_IGNORED_ARG:
+		add_note(c, name);
+		return 0;
+	case OPT_QUIET_IGNORED:
+		return 0;
+	case OPT_UNSUPPORTED:
+		return fail(msg, len, "option '--%s' is not supported yet", name);
+	}
+	return fail(msg, len, "internal: unhandled option %d", opt);
+}
+
+static int parse_one(struct shim_cmd *c, int opt, int idx, int argc, char **argv, char *msg, size_t len)
+{
+	struct cr_opts *o = &c->opts;
+	long v;
+	switch (opt) {
+	case 't':
+		if (parse_int(optarg, 1, INT_MAX, &v))
+			return fail(msg, len, "invalid PID '%s' for -t", optarg);
+		o->pid = (pid_t)v;
+		return 0;
+	case 'D': o->images_dir = optarg; return 0;
+	case 'W': o->work_dir = optarg; return 0;
+	case 'o': o->log_file = optarg; return 0;
+	case 'v': return parse_verbosity(c, argc, argv, msg, len);
+	case 'R': o->leave_running = true; return 0;
+	case 'j': o->shell_job = true; return 0;
+	case 'd': o->detach = true; return 0;
+	case 'V': c->version = true; return 0;
+	case 'h': c->help = true; return 0;
+	case 'x': o->ext_unix_sk = true; return 0;
+	case 's': return fail(msg, len, "option '--leave-stopped' is not supported yet");
+	case OPT_TCP_EST: o->tcp_established = true; return 0;
+	case OPT_FILE_LOCKS: o->file_locks = true; return 0;
+	case OPT_TRACK_MEM: o->track_mem = true; return 0;
+	case OPT_PREV_IMAGES: o->prev_images_dir = optarg; return 0;
+	case OPT_ROOT: o->root = optarg; return 0;
+	case OPT_PIDFILE: o->pidfile = optarg; return 0;
+	case OPT_FEATURE: c->feature = optarg; return 0;
+	}
+	return parse_special(c, opt, idx, msg, len);
+}
+
+static int bad_option(int opt, int argc, char **argv, char *msg, size_t len)
+{
+	const char *arg = optind - 1 < argc && optind >= 1 ? argv[optind - 1] : "?";
+	if (opt == ':') {
+		if (optopt && optopt < 256)
+			return fail(msg, len, "option '-%c' needs an argument", optopt);
+		return fail(msg, len, "option '%s' needs an argument", arg);
+	}
+	if (optopt && optopt < 256)
+		return fail(msg, len, "unknown option '-%c'", optopt);
+	return fail(msg, len, "unknown option '%s'", arg);
+}
+
+static int parse_verb(struct shim_cmd *c, int argc, char **argv, char *msg, size_t len)
+{
+	int nargs = argc - optind;
+	if (nargs == 0)
+		return c->help || c->version ? 0 : fail(msg, len, "no command given");
+	const char *v = argv[optind];
+	for (int i = VERB_DUMP; i <= VERB_SWRK; i++)
+		if (!strcmp(v, verb_names[i]))
+			c->verb = (enum shim_verb)i;
+	if (c->verb == VERB_NONE)
+		return fail(msg, len, "unknown command '%s'", v);
+	bool wants_operand = c->verb == VERB_SHOW || c->verb == VERB_SWRK;
+	if (wants_operand && nargs < 2)
+		return fail(msg, len, "'%s' needs an argument (%s)", v, c->verb == VERB_SHOW ? "DIR|FILE" : "FD");
+	if (nargs > (wants_operand ? 2 : 1))
+		return fail(msg, len, "unexpected argument '%s'", argv[optind + (wants_operand ? 2 : 1)]);
+	if (wants_operand)
+		c->operand = argv[optind + 1];
+	return 0;
+}
+
+static int check_required(struct shim_cmd *c, char *msg, size_t len)
+{
+	bool dumping = c->verb == VERB_DUMP || c->verb == VERB_PRE_DUMP;
+	if (c->help || c->version)
+		return 0;
+	if (dumping && !c->opts.pid)
+		return fail(msg, len, "%s needs -t/--tree PID", shim_verb_name(c->verb));
+	if ((dumping || c->verb == VERB_RESTORE) && !c->opts.images_dir)
+		return fail(msg, len, "%s needs -D/--images-dir DIR", shim_verb_name(c->verb));
+	if (c->feature && c->verb != VERB_CHECK)
+		return fail(msg, len, "--feature is only valid with check");
+	return 0;
+}
+
+int shim_parse(int argc, char **argv, struct shim_cmd *c, char *msg, size_t len)
+{
+	memset(c, 0, sizeof(*c));
+	eng_opts_init(&c->opts);
+	msg[0] = '\0';
+	optind = 0; /* full reset of glibc getopt state */
+	opterr = 0;
+	for (;;) {
+		int idx = -1;
+		int opt = getopt_long(argc, argv, short_opts, long_opts, &idx);
+		if (opt == -1)
+			break;
+		if (opt == '?' || opt == ':')
+			return bad_option(opt, argc, argv, msg, len);
+		if (parse_one(c, opt, idx, argc, argv, msg, len))
+			return -1;
+	}
+	if (parse_verb(c, argc, argv, msg, len))
+		return -1;
+	c->log_to_stderr = !c->opts.log_file || !strcmp(c->opts.log_file, "-");
+	c->opts.inherit_fd = c->inherit_fd;
+	c->opts.n_inherit_fd = c->n_inherit_fd;
+	c->opts.external = c->external;
+	c->opts.n_external = c->n_external;
+	return check_required(c, msg, len);
+}

@@ -1,0 +1,23 @@
+/* crshim: CRIU-compatible command line. The same binary behaves identically when invoked as `criu`. */
+#include <stdio.h>
+#include "cli.h"
+
+int main(int argc, char **argv)
+{
+	struct shim_cmd c;
+	char msg[512];
+
+	if (shim_parse(argc, argv, &c, msg, sizeof(msg))) {
+		fprintf(stderr, "crshim: %s; see crshim --help\n", msg);
+		return 1;
+	}
+	if (c.help) {
+		shim_usage(stdout);
+		return 0;
+	}
+	if (c.version) {
+		printf("Version: %s\n", CRSHIM_VERSION);
+		return 0;
+	}
+	return shim_run(&c);
+}

@@ -1,0 +1,234 @@
+/* Running the verbs: paths, the log, calling the engine, the one-line error report, exit status. */
+#define LOG_PREFIX "shim: "
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "cli.h"
+#include "log.h"
+
+/* Absolute paths computed here live as long as the process (the opts point into them). */
+struct shim_paths {
+	char images[PATH_MAX];
+	char work[PATH_MAX];
+	char log[PATH_MAX];
+	char pidfile[PATH_MAX];
+};
+static struct shim_paths paths;
+
+static int report(const char *what, const struct cr_err *err, bool with_log)
+{
+	char buf[1200];
+	cr_err_str(err, buf, sizeof(buf));
+	if (with_log)
+		fprintf(stderr, "crshim: %s failed: %s (log: %s)\n", what, buf, log_path());
+	else
+		fprintf(stderr, "crshim: %s failed: %s\n", what, buf);
+	return 1;
+}
+
+/* dst = rel if absolute, else base/rel; base made absolute against the cwd. */
+static int abs_path(char *dst, size_t len, const char *base, const char *rel)
+{
+	char cwd[PATH_MAX];
+	int n;
+	if (rel[0] == '/')
+		n = snprintf(dst, len, "%s", rel);
+	else if (base && base[0] == '/')
+		n = snprintf(dst, len, "%s/%s", base, rel);
+	else if (getcwd(cwd, sizeof(cwd)))
+		n = base ? snprintf(dst, len, "%s/%s/%s", cwd, base, rel) : snprintf(dst, len, "%s/%s", cwd, rel);
+	else
+		return -1;
+	if (n < 0 || (size_t)n >= len) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return 0;
+}
+
+/* Images dir, work dir (default: images dir), log and pidfile relative to the work dir, all absolute. */
+static int resolve_paths(struct shim_cmd *c, struct cr_err *err)
+{
+	struct cr_opts *o = &c->opts;
+	static bool done;
+	if (done)
+		return 0;
+	done = true;
+	if (o->images_dir) {
+		if (abs_path(paths.images, sizeof(paths.images), NULL, o->images_dir))
+			return cr_fail_sys(err, "images dir %s", o->images_dir);
+		o->images_dir = paths.images;
+	}
+	const char *work = o->work_dir ? o->work_dir : o->images_dir;
+	if (work) {
+		if (abs_path(paths.work, sizeof(paths.work), NULL, work))
+			return cr_fail_sys(err, "work dir %s", work);
+		o->work_dir = paths.work;
+	}
+	if (!c->log_to_stderr) {
+		if (abs_path(paths.log, sizeof(paths.log), o->work_dir, o->log_file))
+			return cr_fail_sys(err, "log file %s", o->log_file);
+		o->log_file = paths.log;
+	}
+	if (o->pidfile) {
+		if (abs_path(paths.pidfile, sizeof(paths.pidfile), o->work_dir, o->pidfile))
+			return cr_fail_sys(err, "pidfile %s", o->pidfile);
+		o->pidfile = paths.pidfile;
+	}
+	return 0;
+}
+
+/* Open the log: a file (-o) or stderr. quiet: without -o, open no log at all (check/show). */
+static int setup_log(struct shim_cmd *c, bool quiet, struct cr_err *err)
+{
+	if (resolve_paths(c, err))
+		return -1;
+	if (c->log_to_stderr && quiet)
+		return 0;
+	if (log_open(c->log_to_stderr ? NULL : c->opts.log_file, c->opts.verbosity))
+		return cr_fail_sys(err, "open log file %s", c->opts.log_file);
+	pr_info("crshim %s: %s\n", CRSHIM_VERSION, shim_verb_name(c->verb));
+	for (int i = 0; i < c->n_notes; i++)
+		pr_info("option --%s accepted for CRIU compatibility and ignored\n", c->notes[i]);
+	for (int i = 0; i < c->n_inherit_fd; i++)
+		pr_info("--inherit-fd %s\n", c->inherit_fd[i]);
+	for (int i = 0; i < c->n_external; i++)
+		pr_info("--external %s\n", c->external[i]);
+	return 0;
+}
+
+static int run_dump(struct shim_cmd *c)
+{
+	struct cr_err err = {0};
+	const char *what = shim_verb_name(c->verb);
+	if (c->verb == VERB_PRE_DUMP) {
+		cr_fail_errno(&err, 0, "pre-dump is not supported yet");
+		return report(what, &err, false);
+	}
+	if (resolve_paths(c, &err))
+		return report(what, &err, false);
+	/* Like CRIU, the images dir of a dump may not exist yet. */
+	if (mkdir(c->opts.images_dir, 0700) && errno != EEXIST) {
+		cr_fail_sys(&err, "create images dir %s", c->opts.images_dir);
+		return report(what, &err, false);
+	}
+	if (setup_log(c, false, &err))
+		return report(what, &err, false);
+	if (eng_dump(&c->opts, &err))
+		return report(what, &err, !c->log_to_stderr);
+	pr_info("dump of %d finished\n", c->opts.pid);
+	log_close();
+	return 0;
+}
+
+static int write_pidfile(const char *path, pid_t pid, struct cr_err *err)
+{
+	char buf[32];
+	int n = snprintf(buf, sizeof(buf), "%d", pid);
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return cr_fail_sys(err, "write pidfile %s", path);
+	if (write(fd, buf, (size_t)n) != n) {
+		cr_fail_sys(err, "write pidfile %s", path);
+		close(fd);
+		return -1;
+	}
+	if (close(fd))
+		return cr_fail_sys(err, "write pidfile %s", path);
+	return 0;
+}
+
+/* Without -d: the restored root is our child; exit with its status (128+N if killed by signal N). */
+static int wait_root(pid_t root)
+{
+	int st;
+	while (waitpid(root, &st, 0) < 0) {
+		if (errno == EINTR)
+			continue;
+		pr_warn("wait for restored root %d: %s\n", root, strerror(errno));
+		return 0; /* not our child (e.g. restored as a sibling): nothing to wait for */
+	}
+	if (WIFEXITED(st))
+		return WEXITSTATUS(st);
+	if (WIFSIGNALED(st))
+		return 128 + WTERMSIG(st);
+	return 1;
+}
+
+static int run_restore(struct shim_cmd *c)
+{
+	struct cr_err err = {0};
+	pid_t root = -1;
+	if (setup_log(c, false, &err))
+		return report("restore", &err, false);
+	if (eng_restore(&c->opts, &root, &err))
+		return report("restore", &err, !c->log_to_stderr);
+	pr_info("restored root task %d\n", root);
+	if (c->opts.pidfile && write_pidfile(c->opts.pidfile, root, &err))
+		return report("restore", &err, !c->log_to_stderr);
+	if (c->opts.detach)
+		return 0;
+	int ret = wait_root(root);
+	pr_info("restored root %d exited, status %d\n", root, ret);
+	return ret;
+}
+
+static int run_check(struct shim_cmd *c)
+{
+	struct cr_err err = {0};
+	if (setup_log(c, true, &err))
+		return report("check", &err, false);
+	if (eng_check(c->feature, stdout, &err)) {
+		fflush(stdout);
+		return report("check", &err, !c->log_to_stderr);
+	}
+	if (!c->feature)
+		printf("Looks good.\n");
+	return 0;
+}
+
+static int run_show(struct shim_cmd *c)
+{
+	struct cr_err err = {0};
+	if (setup_log(c, true, &err))
+		return report("show", &err, false);
+	if (img_show(c->operand, stdout, &err)) {
+		fflush(stdout);
+		return report("show", &err, !c->log_to_stderr);
+	}
+	return fflush(stdout) ? 1 : 0;
+}
+
+static int run_swrk(struct shim_cmd *c)
+{
+	struct cr_err err = {0};
+	cr_fail_errno(&err, 0, "swrk (RPC service on fd %s) is not supported yet", c->operand);
+	return report("swrk", &err, false);
+}
+
+int shim_run(struct shim_cmd *c)
+{
+	switch (c->verb) {
+	case VERB_DUMP:
+	case VERB_PRE_DUMP:
+		return run_dump(c);
+	case VERB_RESTORE:
+		return run_restore(c);
+	case VERB_CHECK:
+		return run_check(c);
+	case VERB_SHOW:
+		return run_show(c);
+	case VERB_SWRK:
+		return run_swrk(c);
+	case VERB_NONE:
+		break;
+	}
+	fprintf(stderr, "crshim: no command given; see crshim --help\n");
+	return 1;
+}
