@@ -18,8 +18,3 @@ __attribute__((weak)) int eng_check(const char *feature, FILE *out, struct cr_er
 {
 	return cr_fail_errno(err, ENOSYS, "check is not implemented yet");
 }
-
-__attribute__((weak)) int img_show(const char *path, FILE *out, struct cr_err *err)
-{
-	return cr_fail_errno(err, ENOSYS, "show is not implemented yet");
-}
