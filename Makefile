@@ -92,6 +92,7 @@ deps:
 install: all
 	install -D -m 0755 $(B)/crshim $(DESTDIR)$(PREFIX)/sbin/crshim
 	install -D -m 0644 contrib/crshim.8 $(DESTDIR)$(PREFIX)/share/man/man8/crshim.8
+	install -D -m 0644 contrib/crshim.bash-completion $(DESTDIR)$(PREFIX)/share/bash-completion/completions/crshim
 
 UNIT_SRC := $(wildcard tests/unit/*.c)
 UNIT_BIN := $(patsubst tests/unit/%.c,$(B)/unit/%,$(UNIT_SRC))
@@ -112,11 +113,17 @@ test: deps
 	$(MAKE) zdtm MODE=cr
 	$(MAKE) zdtm MODE=checkpoint
 
+# Programs that demo.sh and bench.sh checkpoint (they find them next to crshim, in $(B)/contrib/).
+CONTRIB_BIN := $(B)/contrib/demo-counter $(B)/contrib/bench-mem
+$(B)/contrib/%: contrib/%.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g $(WARN) -std=gnu11 -D_GNU_SOURCE -o $@ $<
+
 demo: deps
-	$(MAKE) all
+	$(MAKE) all $(CONTRIB_BIN)
 	./contrib/demo.sh $(CURDIR)/$(B)/crshim
 
-bench: all
+bench: all $(CONTRIB_BIN)
 	./contrib/bench.sh $(CURDIR)/$(B)/crshim
 
 format-check:
