@@ -1,0 +1,271 @@
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "zdtmtst.h"
+
+volatile sig_atomic_t zdtm_sigterm;
+static int ready_fd = -1;
+static int t_argc;
+static char **t_argv;
+int test_failures;
+
+static void sigterm_handler(int sig)
+{
+	(void)sig;
+	zdtm_sigterm = 1;
+}
+
+static void die(const char *what)
+{
+	fprintf(stderr, "zdtm: %s: %s\n", what, strerror(errno));
+	exit(1);
+}
+
+const char *test_opt(const char *name)
+{
+	size_t n = strlen(name);
+	for (int i = 1; i < t_argc; i++) {
+		const char *a = t_argv[i];
+		if (strncmp(a, "--", 2) == 0 && strncmp(a + 2, name, n) == 0 && a[2 + n] == '=')
+			return a + 3 + n;
+	}
+	return NULL;
+}
+
+static void write_all(int fd, const char *buf, size_t len)
+{
+	while (len) {
+		ssize_t r = write(fd, buf, len);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			return;
+		}
+		buf += r;
+		len -= r;
+	}
+}
+
+void test_init(int argc, char **argv)
+{
+	const char *pidfile, *outfile;
+	struct sigaction sa;
+	int p[2], fd;
+	pid_t pid;
+
+	t_argc = argc;
+	t_argv = argv;
+	pidfile = test_opt("pidfile");
+	outfile = test_opt("outfile");
+	if (!pidfile || !outfile) {
+		fprintf(stderr, "usage: %s --pidfile=FILE --outfile=FILE [--opt=val...]\n", argv[0]);
+		exit(2);
+	}
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = sigterm_handler;
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = 0; /* no SA_RESTART: sleeping calls return EINTR */
+	if (sigaction(SIGTERM, &sa, NULL))
+		die("sigaction");
+
+	if (pipe2(p, O_CLOEXEC))
+		die("pipe");
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		die("fork");
+	if (pid > 0) {
+		char c;
+		ssize_t r;
+		int st;
+		FILE *f;
+
+		close(p[1]);
+		do
+			r = read(p[0], &c, 1);
+		while (r < 0 && errno == EINTR);
+		if (r != 1) {
+			waitpid(pid, &st, 0);
+			fprintf(stderr, "zdtm: test %d died before it was ready\n", pid);
+			exit(1);
+		}
+		f = fopen(pidfile, "w");
+		if (!f || fprintf(f, "%d\n", pid) < 0 || fclose(f))
+			die("pidfile");
+		exit(0);
+	}
+
+	close(p[0]);
+	ready_fd = p[1];
+	if (setsid() < 0)
+		die("setsid");
+	fd = open("/dev/null", O_RDONLY);
+	if (fd < 0 || dup2(fd, 0) < 0)
+		die("/dev/null");
+	if (fd != 0)
+		close(fd);
+	fd = open(outfile, O_WRONLY | O_CREAT | O_APPEND, 0644);
+	if (fd < 0)
+		die("outfile");
+	if (dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
+		die("dup2");
+	if (fd > 2)
+		close(fd);
+	setvbuf(stdout, NULL, _IONBF, 0);
+	setvbuf(stderr, NULL, _IONBF, 0);
+}
+
+void test_daemon(void)
+{
+	if (ready_fd < 0)
+		return;
+	write_all(ready_fd, "R", 1);
+	close(ready_fd);
+	ready_fd = -1;
+}
+
+int test_go(void)
+{
+	return !zdtm_sigterm;
+}
+
+void test_waitsig(void)
+{
+	sigset_t blk, old, wait;
+
+	sigemptyset(&blk);
+	sigaddset(&blk, SIGTERM);
+	sigprocmask(SIG_BLOCK, &blk, &old);
+	wait = old;
+	sigdelset(&wait, SIGTERM);
+	while (!zdtm_sigterm)
+		sigsuspend(&wait);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+}
+
+static void vout(const char *prefix, const char *fmt, va_list ap, const char *suffix)
+{
+	char buf[1024];
+	int n = snprintf(buf, sizeof(buf), "%s", prefix);
+	n += vsnprintf(buf + n, sizeof(buf) - n, fmt, ap);
+	if (n >= (int)sizeof(buf) - 1)
+		n = sizeof(buf) - 2;
+	n += snprintf(buf + n, sizeof(buf) - n, "%s", suffix);
+	if (n >= (int)sizeof(buf))
+		n = sizeof(buf) - 1;
+	write_all(1, buf, n);
+}
+
+void pass(void)
+{
+	if (test_failures) {
+		write_all(1, "FAIL: pass() after failures\n", 28);
+		return;
+	}
+	write_all(1, "PASS\n", 5);
+}
+
+void test_fail(const char *file, int line, int err, const char *fmt, ...)
+{
+	char pre[256], suf[128];
+	va_list ap;
+
+	test_failures++;
+	snprintf(pre, sizeof(pre), "FAIL: %s:%d: ", file, line);
+	snprintf(suf, sizeof(suf), " (errno=%d %s)\n", err, strerror(err));
+	va_start(ap, fmt);
+	vout(pre, fmt, ap, suf);
+	va_end(ap);
+}
+
+void test_msg_(const char *fmt, ...)
+{
+	char pre[64];
+	struct timespec ts;
+	va_list ap;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	snprintf(pre, sizeof(pre), "%d %ld.%03ld: ", getpid(), (long)ts.tv_sec, ts.tv_nsec / 1000000);
+	va_start(ap, fmt);
+	vout(pre, fmt, ap, "\n");
+	va_end(ap);
+}
+
+void test_skip(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vout("SKIP: ", fmt, ap, "\n");
+	va_end(ap);
+	/* Tell the parent we are "ready" so it writes the pidfile; the runner sees SKIP. */
+	test_daemon();
+	exit(0);
+}
+
+ssize_t read_file(const char *path, char **out)
+{
+	size_t cap = 4096, len = 0;
+	char *buf = malloc(cap + 1);
+	int fd = open(path, O_RDONLY);
+
+	if (fd < 0 || !buf) {
+		free(buf);
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	for (;;) {
+		ssize_t r;
+		if (len == cap) {
+			char *n = realloc(buf, cap * 2 + 1);
+			if (!n)
+				break;
+			buf = n;
+			cap *= 2;
+		}
+		r = read(fd, buf + len, cap - len);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		len += r;
+	}
+	close(fd);
+	buf[len] = 0;
+	*out = buf;
+	return len;
+}
+
+const char *proc_status(const char *key)
+{
+	static char val[512];
+	char *buf, *p;
+	size_t kl = strlen(key);
+
+	if (read_file("/proc/self/status", &buf) < 0)
+		return NULL;
+	for (p = buf; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
+		if (strncmp(p, key, kl) == 0 && p[kl] == ':') {
+			char *v = p + kl + 1, *e;
+			while (*v == ' ' || *v == '\t')
+				v++;
+			e = strchr(v, '\n');
+			if (!e)
+				e = v + strlen(v);
+			snprintf(val, sizeof(val), "%.*s", (int)(e - v), v);
+			free(buf);
+			return val;
+		}
+	}
+	free(buf);
+	return NULL;
+}

@@ -1,0 +1,57 @@
+/* crshim ZDTM-style test library.
+ *
+ * A test: test_init(argc, argv); build a state; test_daemon(); test_waitsig();
+ * check the state; pass() or fail("..."). Busy-loop tests poll test_go() instead
+ * of calling test_waitsig().
+ */
+#ifndef ZDTMTST_H
+#define ZDTMTST_H
+
+#include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <signal.h>
+
+/* Parses --pidfile=F --outfile=F (and keeps other --name=value options for
+ * test_opt()), installs the SIGTERM handler and daemonizes: the caller returns
+ * in a new session child; the original process waits for test_daemon() then
+ * writes the child's pid to the pidfile and exits 0 (1 if the child died). */
+void test_init(int argc, char **argv);
+/* Tell the waiting parent that the state is built. */
+void test_daemon(void);
+/* Wait (sigsuspend) until SIGTERM arrives. Survives checkpoint/restore. */
+void test_waitsig(void);
+/* 1 until SIGTERM arrives. For busy loops. */
+int test_go(void);
+/* Set to 1 by the SIGTERM handler (for asm busy loops). */
+extern volatile sig_atomic_t zdtm_sigterm;
+/* Value of --name=value given on the command line, or NULL. */
+const char *test_opt(const char *name);
+
+/* Result reporting: written to the outfile (stdout). */
+void pass(void);
+#define fail(fmt, ...) test_fail(__FILE__, __LINE__, errno, fmt, ##__VA_ARGS__)
+void test_fail(const char *file, int line, int err, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+#define test_msg(fmt, ...) test_msg_(fmt, ##__VA_ARGS__)
+void test_msg_(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* SKIP: the test writes "SKIP: reason" and exits 0 before test_daemon(). */
+void test_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+/* Number of fail() calls so far. */
+extern int test_failures;
+
+/* Pseudo random data: xorshift64* stream from seed. */
+void datagen(void *buf, size_t len, uint64_t seed);
+/* 0 if buf holds datagen(seed) data; else -1 and *bad_off (if non-NULL) = first bad offset. */
+int datachk(const void *buf, size_t len, uint64_t seed, size_t *bad_off);
+/* 64-bit FNV-1a style checksum. */
+uint64_t datasum(const void *buf, size_t len);
+
+/* Read a whole small file (e.g. under /proc) into a malloc'd buffer; returns length or -1. */
+ssize_t read_file(const char *path, char **out);
+/* Value of "Key:" line in /proc/self/status (trimmed, static buffer), or NULL. */
+const char *proc_status(const char *key);
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+#endif

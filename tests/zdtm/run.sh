@@ -1,0 +1,410 @@
+#!/bin/bash
+# ZDTM-style runner for crshim. TAP output (usable by prove). See README.md.
+#
+# run.sh [--crshim PATH] [--mode cr|checkpoint|iters|nocr] [--iters N] [--keep] [--list] [TEST...]
+# run.sh --selftest        check that broken states are reported as "not ok"
+#
+# Environment: CRSHIM, MODE, ITERS, ZDTM_BIN (built tests, default build/zdtm),
+# ZDTM_TMP (work dirs, default /tmp), ZDTM_TIMEOUT (seconds per crshim call, default 120).
+set -u
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+TOP=$(cd "$HERE/../.." && pwd)
+BIN=${ZDTM_BIN:-$TOP/build/zdtm}
+
+# Run under a child subreaper so daemonized and restored tests are reaped at once
+# (pid 1 on some machines reaps zombies late, keeping their pids taken).
+if [ -z "${ZDTM_REAPED:-}" ] && [ -x "$BIN/zdtm_reaper" ]; then
+	export ZDTM_REAPED=1
+	exec "$BIN/zdtm_reaper" "$0" "$@"
+fi
+
+CRSHIM=${CRSHIM:-$TOP/build/crshim}
+MODE=${MODE:-cr}
+ITERS=${ITERS:-3}
+KEEP=0
+LIST=0
+SELFTEST=0
+TMPBASE=${ZDTM_TMP:-${TMPDIR:-/tmp}}
+CTIMEOUT=${ZDTM_TIMEOUT:-120}
+ARCH=$(uname -m)
+NAMES=()
+
+usage() {
+	sed -n '2,9p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+	exit "$1"
+}
+
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--crshim) CRSHIM=$2; shift 2 ;;
+	--crshim=*) CRSHIM=${1#*=}; shift ;;
+	--mode) MODE=$2; shift 2 ;;
+	--mode=*) MODE=${1#*=}; shift ;;
+	--iters) ITERS=$2; shift 2 ;;
+	--iters=*) ITERS=${1#*=}; shift ;;
+	--keep) KEEP=1; shift ;;
+	--list) LIST=1; shift ;;
+	--selftest) SELFTEST=1; shift ;;
+	-h|--help) usage 0 ;;
+	-*) echo "run.sh: unknown option $1" >&2; usage 2 ;;
+	*) NAMES+=("$1"); shift ;;
+	esac
+done
+
+case "$MODE" in
+cr|checkpoint|nocr) ;;
+iters) [[ "$ITERS" =~ ^[1-9][0-9]*$ ]] || { echo "run.sh: bad --iters $ITERS" >&2; exit 2; } ;;
+*) echo "run.sh: unknown mode $MODE (cr, checkpoint, iters, nocr)" >&2; exit 2 ;;
+esac
+
+# ---------------------------------------------------------------- .desc files
+# One "key: value" per line, '#' comments. Keys: opts, args, skip, flags, arch, mode-skip.
+desc_get() { # name key
+	local f="$HERE/static/$1.desc"
+	[ -f "$f" ] || return 0
+	sed -n "s/^$2:[[:space:]]*//p" "$f" | head -n1
+}
+
+is_noauto() {
+	[[ " $(desc_get "$1" flags) " == *" noauto "* ]]
+}
+
+all_tests() {
+	local f n
+	for f in "$HERE"/static/*.c; do
+		n=$(basename "$f" .c)
+		is_noauto "$n" || echo "$n"
+	done
+}
+
+# ---------------------------------------------------------------- snapshots
+# What the outside can see of a task. Stable across C/R if the restore is right.
+STATUS_KEYS='Name|Umask|State|Uid|Gid|Groups|NoNewPrivs|Seccomp|CapInh|CapPrm|CapEff|CapBnd|CapAmb|SigBlk|SigIgn|SigCgt|SigPnd|ShdPnd'
+snapshot() { # pid
+	local pid=$1 fd
+	echo "## maps"
+	# addresses perms offset dev inode path; dev:inode of shared anon memory is not stable
+	awk '{ path = ""; for (i = 6; i <= NF; i++) path = path (i > 6 ? " " : "") $i;
+	       dev = $4; ino = $5;
+	       if (path ~ /^\/dev\/zero/ || path ~ /^\/SYSV/ || path ~ /^\/memfd:/ || path ~ /^\/dev\/shm\//) { dev = "-"; ino = "-" }
+	       print $1, $2, $3, dev, ino, path }' "/proc/$pid/maps" 2>&1
+	echo "## fds"
+	for fd in $(ls "/proc/$pid/fd" 2>/dev/null | sort -n); do
+		printf 'fd %s -> %s pos %s flags %s\n' "$fd" \
+			"$(readlink "/proc/$pid/fd/$fd" 2>/dev/null | sed -E 's/^(pipe|socket):\[[0-9]+\]/\1:[*]/')" \
+			"$(awk '$1 == "pos:" { print $2 }' "/proc/$pid/fdinfo/$fd" 2>/dev/null)" \
+			"$(awk '$1 == "flags:" { print $2 }' "/proc/$pid/fdinfo/$fd" 2>/dev/null)"
+	done
+	echo "## status"
+	grep -E "^($STATUS_KEYS):" "/proc/$pid/status" 2>&1
+}
+
+status_field() { # pid key
+	sed -n "s/^$2:[[:space:]]*//p" "/proc/$1/status" 2>/dev/null
+}
+
+# alive = exists and not a zombie
+alive() {
+	local st
+	[ -e "/proc/$1" ] || return 1
+	st=$(status_field "$1" State)
+	[ -n "$st" ] && [ "${st:0:1}" != Z ] && [ "${st:0:1}" != X ]
+}
+
+wait_gone() { # pid seconds
+	local n=$(($2 * 20))
+	while alive "$1"; do
+		n=$((n - 1))
+		[ $n -le 0 ] && return 1
+		sleep 0.05
+	done
+	return 0
+}
+
+# Wait for the pid to disappear completely (not even a zombie): restore needs it free.
+wait_free() { # pid seconds
+	local n=$(($2 * 20))
+	while [ -e "/proc/$1" ]; do
+		n=$((n - 1))
+		[ $n -le 0 ] && return 1
+		sleep 0.05
+	done
+	return 0
+}
+
+# ---------------------------------------------------------------- one test
+DIAG=()
+diag() { DIAG+=("$@"); }
+diag_file() { # file [lines]
+	local l
+	[ -f "$1" ] || { diag "($1 missing)"; return; }
+	diag "--- tail of ${1##*/}:"
+	while IFS= read -r l; do diag "  $l"; done < <(tail -n "${2:-15}" "$1")
+}
+
+REASON=
+TPID=
+TDIR=
+
+bad() { REASON=$1; return 0; }
+
+crshim_dump() { # dir extra-opts...
+	local d=$1; shift
+	mkdir -p "$d"
+	timeout -k 5 "$CTIMEOUT" "$CRSHIM" dump -t "$TPID" -D "$d" -o dump.log -v4 "$@" "${OPTS[@]}" \
+		>"$d/dump.out" 2>&1
+	local rc=$?
+	if [ $rc -ne 0 ]; then
+		diag_file "$d/dump.out" 5
+		diag_file "$d/dump.log" 20
+		[ $rc -eq 124 ] && bad "dump timed out after ${CTIMEOUT}s" && return 1
+		bad "dump failed (exit $rc): $(head -c 300 "$d/dump.out" | head -n1)"
+		return 1
+	fi
+}
+
+crshim_restore() { # dir
+	local d=$1
+	rm -f "$TDIR/restore.pid"
+	timeout -k 5 "$CTIMEOUT" "$CRSHIM" restore -D "$d" -o restore.log -v4 -d --pidfile "$TDIR/restore.pid" \
+		"${OPTS[@]}" >"$d/restore.out" 2>&1
+	local rc=$?
+	if [ $rc -ne 0 ]; then
+		diag_file "$d/restore.out" 5
+		diag_file "$d/restore.log" 20
+		[ $rc -eq 124 ] && bad "restore timed out after ${CTIMEOUT}s" && return 1
+		bad "restore failed (exit $rc): $(head -c 300 "$d/restore.out" | head -n1)"
+		return 1
+	fi
+	local rpid
+	rpid=$(tr -d ' \n' <"$TDIR/restore.pid" 2>/dev/null)
+	[ -n "$rpid" ] || { diag_file "$d/restore.log" 20; bad "restore wrote no --pidfile"; return 1; }
+	[ "$rpid" = "$TPID" ] || { bad "restored pid $rpid != original $TPID"; return 1; }
+	alive "$TPID" || { diag_file "$d/restore.log" 20; diag_file "$TDIR/test.out" 10; bad "restored task $TPID is not running"; return 1; }
+}
+
+compare_snap() { # label file
+	local l
+	snapshot "$TPID" >"$2"
+	if ! cmp -s "$TDIR/snap.0" "$2"; then
+		diag "--- diff before/after $1 (- before, + after):"
+		while IFS= read -r l; do diag "  $l"; done < <(diff -U0 "$TDIR/snap.0" "$2" | grep -v '^\(---\|+++\)' | head -n 40)
+		bad "state seen from outside changed after $1"
+		return 1
+	fi
+}
+
+check_running() { # after leave-running dump
+	local st tr
+	alive "$TPID" || { bad "task died during dump --leave-running"; return 1; }
+	st=$(status_field "$TPID" State)
+	case "${st:0:1}" in
+	T|t) bad "task left stopped after dump --leave-running ($st)"; return 1 ;;
+	esac
+	tr=$(status_field "$TPID" TracerPid)
+	[ "$tr" = 0 ] || { bad "task still traced by $tr after dump --leave-running"; return 1; }
+}
+
+run_steps() { # name
+	local name=$1 bin="$BIN/static/$1" i d
+	local args=()
+	eval "args=($(desc_get "$name" args))"
+	eval "OPTS=($(desc_get "$name" opts))"
+
+	[ -x "$bin" ] || { bad "not built: $bin"; return 1; }
+	(cd "$TDIR" && exec timeout -k 5 120 "$bin" --pidfile="$TDIR/test.pid" --outfile="$TDIR/test.out" "${args[@]}") \
+		>"$TDIR/start.log" 2>&1
+	local rc=$?
+	if grep -q '^SKIP:' "$TDIR/test.out" 2>/dev/null; then
+		REASON="SKIP $(sed -n 's/^SKIP:[[:space:]]*//p' "$TDIR/test.out" | head -n1)"
+		return 2
+	fi
+	if [ $rc -ne 0 ] || [ ! -s "$TDIR/test.pid" ]; then
+		diag_file "$TDIR/start.log" 5
+		diag_file "$TDIR/test.out" 10
+		bad "test did not start (exit $rc)"
+		return 1
+	fi
+	TPID=$(tr -d ' \n' <"$TDIR/test.pid")
+	alive "$TPID" || { diag_file "$TDIR/test.out" 10; bad "test $TPID not running after start"; return 1; }
+	snapshot "$TPID" >"$TDIR/snap.0"
+
+	case "$MODE" in
+	nocr)
+		sleep 0.3
+		compare_snap "a pause (no C/R)" "$TDIR/snap.1" || return 1
+		;;
+	checkpoint)
+		d="$TDIR/dump"
+		crshim_dump "$d" --leave-running || return 1
+		check_running || return 1
+		compare_snap "dump --leave-running" "$TDIR/snap.1" || return 1
+		;;
+	cr|iters)
+		local n=1
+		[ "$MODE" = iters ] && n=$ITERS
+		for ((i = 1; i <= n; i++)); do
+			d="$TDIR/dump.$i"
+			crshim_dump "$d" || { REASON="iteration $i: $REASON"; return 1; }
+			if ! wait_gone "$TPID" 10; then
+				bad "iteration $i: task $TPID still running after dump (without --leave-running)"
+				return 1
+			fi
+			wait_free "$TPID" 30 || { bad "iteration $i: pid $TPID still taken (zombie) after dump"; return 1; }
+			crshim_restore "$d" || { REASON="iteration $i: $REASON"; return 1; }
+			compare_snap "restore #$i" "$TDIR/snap.$i" || { REASON="iteration $i: $REASON"; diag_file "$d/restore.log" 5; return 1; }
+			# keep disk use bounded: drop the images of passed iterations
+			[ $KEEP = 1 ] || [ $i -eq $n ] || rm -rf "$d"
+		done
+		;;
+	esac
+
+	kill -TERM "$TPID" 2>/dev/null
+	if ! wait_gone "$TPID" 30; then
+		diag_file "$TDIR/test.out" 10
+		bad "test did not exit within 30s after SIGTERM (State: $(status_field "$TPID" State))"
+		return 1
+	fi
+	if grep -q '^FAIL' "$TDIR/test.out"; then
+		diag_file "$TDIR/test.out" 15
+		bad "$(grep -m1 '^FAIL' "$TDIR/test.out")"
+		return 1
+	fi
+	if ! grep -q '^PASS$' "$TDIR/test.out"; then
+		diag_file "$TDIR/test.out" 15
+		bad "no PASS in the test output (test crashed?)"
+		return 1
+	fi
+	return 0
+}
+
+cleanup_test() {
+	if [ -n "$TPID" ] && [ -e "/proc/$TPID" ]; then
+		kill -KILL "$TPID" 2>/dev/null
+		kill -CONT "$TPID" 2>/dev/null
+		wait_gone "$TPID" 5
+	fi
+}
+
+TAPN=0
+FAILED=0
+report() { # status name reason
+	local l
+	TAPN=$((TAPN + 1))
+	case "$1" in
+	ok) echo "ok $TAPN - $2" ;;
+	skip) echo "ok $TAPN - $2 # SKIP $3" ;;
+	*) echo "not ok $TAPN - $2: $3"; FAILED=$((FAILED + 1)) ;;
+	esac
+	for l in "${DIAG[@]+"${DIAG[@]}"}"; do echo "# $l"; done
+}
+
+run_test() { # name
+	local name=$1 s am ms
+	DIAG=()
+	REASON=
+	TPID=
+	OPTS=()
+	if [ ! -f "$HERE/static/$name.c" ]; then
+		report fail "$name" "no such test"
+		return
+	fi
+	s=$(desc_get "$name" skip)
+	[ -n "$s" ] && { report skip "$name" "$s"; return; }
+	am=$(desc_get "$name" arch)
+	if [ -n "$am" ] && [[ " $am " != *" $ARCH "* ]]; then
+		report skip "$name" "arch $ARCH not in: $am"
+		return
+	fi
+	ms=$(desc_get "$name" mode-skip)
+	if [[ " $ms " == *" $MODE "* ]]; then
+		report skip "$name" "not run in mode $MODE"
+		return
+	fi
+	TDIR=$(mktemp -d "$TMPBASE/zdtm.$name.XXXXXX")
+	run_steps "$name"
+	local rc=$?
+	cleanup_test
+	case $rc in
+	0) report ok "$name" ;;
+	2) report skip "$name" "${REASON#SKIP }" ;;
+	*) diag "work dir: $TDIR"; report fail "$name" "$REASON" ;;
+	esac
+	if [ $rc -ne 1 ] && [ $KEEP = 0 ]; then
+		rm -rf "$TDIR"
+	fi
+}
+
+# ---------------------------------------------------------------- selftest
+# The runner must not be able to pass a broken state.
+selftest() {
+	local n=0 bad=0 out rc fake
+	fake=$(mktemp -d "$TMPBASE/zdtm.selftest.XXXXXX")
+	# a "crshim" whose dump does nothing (task keeps running) and whose restore succeeds
+	cat >"$fake/crshim-noop" <<-'EOF'
+	#!/bin/sh
+	[ "$1" = dump ] && sleep 2
+	exit 0
+	EOF
+	chmod +x "$fake/crshim-noop"
+	st() { # expect(ok|notok) description grep-pattern run.sh-args...
+		local want=$1 what=$2 pat=$3; shift 3
+		n=$((n + 1))
+		out=$("${BASH_SOURCE[0]}" "$@" 2>&1)
+		rc=$?
+		local good=1
+		if [ "$want" = notok ]; then
+			[ $rc -ne 0 ] && grep -q '^not ok 1 ' <<<"$out" && grep -q -- "$pat" <<<"$out" || good=0
+		else
+			[ $rc -eq 0 ] && grep -q '^ok 1 ' <<<"$out" || good=0
+		fi
+		if [ $good = 1 ]; then
+			echo "ok $n - $what"
+		else
+			echo "not ok $n - $what (exit $rc)"
+			sed 's/^/# /' <<<"$out" | head -n 30
+			bad=$((bad + 1))
+		fi
+	}
+	echo "1..6"
+	st ok "a healthy test passes without C/R" "" --mode nocr pid
+	st notok "a test that writes FAIL is reported" "deliberate failure" --mode nocr selftest_fail
+	st notok "a state change seen from outside is reported" "state seen from outside changed" \
+		--crshim "$fake/crshim-noop" --mode checkpoint selftest_drift
+	st notok "a failing dump is reported" "dump failed" --crshim /bin/false --mode cr pid
+	st notok "a task that survives a dump without -R is reported" "still running after dump" \
+		--crshim "$fake/crshim-noop" --mode cr pid
+	st notok "a missing test is reported" "no such test" --mode nocr no_such_test_xyz
+	rm -rf "$fake"
+	[ $bad -eq 0 ]
+}
+
+if [ $SELFTEST = 1 ]; then
+	selftest
+	exit $?
+fi
+
+if [ ${#NAMES[@]} -eq 0 ]; then
+	mapfile -t NAMES < <(all_tests)
+fi
+NAMES=("${NAMES[@]#static/}")
+
+if [ $LIST = 1 ]; then
+	printf '%s\n' "${NAMES[@]}"
+	exit 0
+fi
+
+if [ "$MODE" != nocr ] && [ ! -x "$CRSHIM" ]; then
+	echo "1..0 # SKIP crshim not found at $CRSHIM"
+	exit 1
+fi
+
+echo "1..${#NAMES[@]}"
+echo "# mode $MODE$([ "$MODE" = iters ] && echo " x$ITERS"), crshim $CRSHIM, kernel $(uname -r)"
+trap 'cleanup_test; exit 130' INT TERM
+for t in "${NAMES[@]}"; do
+	run_test "$t"
+done
+echo "# $FAILED of ${#NAMES[@]} failed"
+[ $FAILED -eq 0 ]
