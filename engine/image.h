@@ -87,6 +87,11 @@ struct page_writer;
 int pw_open(int dirfd, int id, struct page_writer **pw, struct cr_err *e);
 /* Append len bytes (multiple of the page size) that belong at vaddr. */
 int pw_add(struct page_writer *pw, uint64_t vaddr, const void *buf, size_t len, struct cr_err *e);
+/* Append a buffer of consecutive blocks whose checksums the caller computed: b[i].offset is the block's
+ * offset in buf, b[i].len its length, b[i].csum = csum64(buf + offset, len, 0). Blocks in address order. */
+struct page_block;
+int pw_add_batch(struct page_writer *pw, const void *buf, size_t len, const struct page_block *b, size_t nb,
+		 struct cr_err *e);
 int pw_commit(struct page_writer *pw, struct cr_err *e);
 void pw_abort(struct page_writer *pw);
 

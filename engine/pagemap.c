@@ -74,6 +74,42 @@ int pw_add(struct page_writer *pw, uint64_t vaddr, const void *buf, size_t len, 
 	return 0;
 }
 
+int pw_add_batch(struct page_writer *pw, const void *buf, size_t len, const struct page_block *b, size_t nb,
+		 struct cr_err *e)
+{
+	uint64_t psz = (uint64_t)sysconf(_SC_PAGESIZE);
+	size_t done = 0;
+
+	if (pw->nr + nb > pw->cap) {
+		size_t ncap = pw->cap ? pw->cap : 256;
+		while (ncap < pw->nr + nb)
+			ncap *= 2;
+		struct page_block *n = realloc(pw->blocks, ncap * sizeof(*n));
+		if (!n)
+			return cr_fail_errno(e, ENOMEM, "%s: out of memory", pw->name);
+		pw->blocks = n;
+		pw->cap = ncap;
+	}
+	for (size_t i = 0; i < nb; i++)
+		if (b[i].vaddr % psz || b[i].len % psz || !b[i].len || b[i].offset + b[i].len > len)
+			return cr_fail_errno(e, EINVAL, "%s: block at 0x%llx+%llu is not page aligned", pw->name,
+					     (unsigned long long)b[i].vaddr, (unsigned long long)b[i].len);
+	while (done < len) {
+		ssize_t n = pwrite(pw->fd, (const uint8_t *)buf + done, len - done, (off_t)(pw->off + done));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return cr_fail_sys(e, "write %s", pw->name);
+		done += (size_t)n;
+	}
+	for (size_t i = 0; i < nb; i++) {
+		pw->blocks[pw->nr] = b[i];
+		pw->blocks[pw->nr++].offset = pw->off + b[i].offset;
+	}
+	pw->off += len;
+	return 0;
+}
+
 static int pw_write_map(struct page_writer *pw, struct cr_err *e)
 {
 	struct img_writer *w;

@@ -1,0 +1,144 @@
+/* x86_64: ptrace access to registers and the remote-syscall helpers (see arch/arch.h). */
+#include <elf.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/uio.h>
+#include <sys/user.h>
+#include <sys/syscall.h>
+
+#include "arch.h"
+#include "err.h"
+
+#ifndef NT_X86_XSTATE
+#define NT_X86_XSTATE 0x202
+#endif
+
+/* Kernel-internal restart codes, visible in rax of a task stopped inside an interrupted syscall. */
+#define X_ERESTARTSYS 512
+#define X_ERESTARTNOINTR 513
+#define X_ERESTARTNOHAND 514
+#define X_ERESTART_RESTARTBLOCK 516
+
+const char *arch_name(void)
+{
+	return "x86_64";
+}
+
+size_t arch_gpregs_size(void)
+{
+	return sizeof(struct user_regs_struct);
+}
+
+int arch_get_gpregs(pid_t tid, void *regs, struct cr_err *e)
+{
+	struct iovec iov = {regs, sizeof(struct user_regs_struct)};
+	if (ptrace(PTRACE_GETREGSET, tid, (void *)NT_PRSTATUS, &iov))
+		return cr_fail_sys(e, "task %d: PTRACE_GETREGSET(NT_PRSTATUS)", tid);
+	if (iov.iov_len != sizeof(struct user_regs_struct))
+		return cr_fail_errno(e, EINVAL, "task %d: unexpected gpregs size %zu (32-bit task?)", tid,
+				     iov.iov_len);
+	return 0;
+}
+
+int arch_set_gpregs(pid_t tid, const void *regs, struct cr_err *e)
+{
+	struct iovec iov = {(void *)regs, sizeof(struct user_regs_struct)};
+	if (ptrace(PTRACE_SETREGSET, tid, (void *)NT_PRSTATUS, &iov))
+		return cr_fail_sys(e, "task %d: PTRACE_SETREGSET(NT_PRSTATUS)", tid);
+	return 0;
+}
+
+int arch_get_fpstate(pid_t tid, void **buf, size_t *len, struct cr_err *e)
+{
+	size_t cap = 64 * 1024; /* larger than any xsave area (AMX included) */
+	void *b = calloc(1, cap);
+	if (!b)
+		return cr_fail_errno(e, ENOMEM, "task %d: xstate: out of memory", tid);
+	struct iovec iov = {b, cap};
+	if (ptrace(PTRACE_GETREGSET, tid, (void *)NT_X86_XSTATE, &iov)) {
+		free(b);
+		return cr_fail_sys(e, "task %d: PTRACE_GETREGSET(NT_X86_XSTATE)", tid);
+	}
+	void *s = realloc(b, iov.iov_len);
+	*buf = s ? s : b;
+	*len = iov.iov_len;
+	return 0;
+}
+
+int arch_set_fpstate(pid_t tid, const void *buf, size_t len, struct cr_err *e)
+{
+	struct iovec iov = {(void *)buf, len};
+	if (ptrace(PTRACE_SETREGSET, tid, (void *)NT_X86_XSTATE, &iov))
+		return cr_fail_sys(e, "task %d: PTRACE_SETREGSET(NT_X86_XSTATE)", tid);
+	return 0;
+}
+
+uint64_t arch_regs_ip(const void *regs)
+{
+	return ((const struct user_regs_struct *)regs)->rip;
+}
+
+uint64_t arch_regs_sp(const void *regs)
+{
+	return ((const struct user_regs_struct *)regs)->rsp;
+}
+
+int arch_fixup_syscall_restart(void *resume, void *image)
+{
+	struct user_regs_struct *r = resume, *i = image;
+	long ax = (long)r->rax;
+	int eintr = 0;
+
+	if ((long)r->orig_rax < 0)
+		return 0;
+	switch (-ax) {
+	case X_ERESTARTSYS:
+	case X_ERESTARTNOINTR:
+	case X_ERESTARTNOHAND:
+		r->rax = r->orig_rax;
+		r->rip -= 2;
+		i->rax = i->orig_rax;
+		i->rip -= 2;
+		break;
+	case X_ERESTART_RESTARTBLOCK:
+		r->rax = __NR_restart_syscall;
+		r->rip -= 2;
+		i->rax = (unsigned long long)-EINTR;
+		eintr = 1;
+		break;
+	default:
+		break;
+	}
+	/* Never let the kernel's own restart logic act on these registers again. */
+	r->orig_rax = (unsigned long long)-1;
+	i->orig_rax = (unsigned long long)-1;
+	return eintr;
+}
+
+void arch_prep_syscall(void *regs, uint64_t ip, long nr, const unsigned long args[6])
+{
+	struct user_regs_struct *r = regs;
+	r->rax = (unsigned long long)nr;
+	r->orig_rax = (unsigned long long)-1;
+	r->rdi = args[0];
+	r->rsi = args[1];
+	r->rdx = args[2];
+	r->r10 = args[3];
+	r->r8 = args[4];
+	r->r9 = args[5];
+	r->rip = ip;
+}
+
+long arch_syscall_result(const void *regs)
+{
+	return (long)((const struct user_regs_struct *)regs)->rax;
+}
+
+const uint8_t *arch_syscall_insn(size_t *len)
+{
+	static const uint8_t insn[] = {0x0f, 0x05};
+	*len = sizeof(insn);
+	return insn;
+}

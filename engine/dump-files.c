@@ -1,0 +1,215 @@
+/* Dump of file descriptors: files.img (open file descriptions) and fdinfo-PID.img (fd -> description). */
+#define LOG_PREFIX "dump-files: "
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+#include <linux/kcmp.h>
+
+#include "cleanup.h"
+#include "dump.h"
+#include "log.h"
+
+struct dfd {
+	int fd;
+	uint32_t id;       /* file_entry id */
+	bool dup;          /* same description as an earlier fd */
+	char *link;
+	struct stat st;
+	struct proc_fdinfo fi;
+};
+
+static int cmp_int(const void *a, const void *b)
+{
+	return ((const struct dfd *)a)->fd - ((const struct dfd *)b)->fd;
+}
+
+static void free_fds(struct dfd *f, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(f[i].link);
+	free(f);
+}
+
+static int collect_fds(struct dump_ctx *c, struct dfd **out, size_t *nout, struct cr_err *e)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/fd", c->pid);
+	__cleanup_closedir DIR *d = opendir(path);
+	if (!d)
+		return cr_fail_sys(e, "open %s", path);
+	struct dfd *f = NULL;
+	size_t n = 0, cap = 0;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 16;
+			struct dfd *nf = realloc(f, cap * sizeof(*nf));
+			if (!nf) {
+				free_fds(f, n);
+				return cr_fail_errno(e, ENOMEM, "out of memory");
+			}
+			f = nf;
+		}
+		memset(&f[n], 0, sizeof(f[n]));
+		f[n++].fd = atoi(de->d_name);
+	}
+	qsort(f, n, sizeof(*f), cmp_int);
+	for (size_t i = 0; i < n; i++) {
+		char name[32];
+		snprintf(name, sizeof(name), "fd/%d", f[i].fd);
+		snprintf(path, sizeof(path), "/proc/%d/fd/%d", c->pid, f[i].fd);
+		if (proc_readlink(c->pid, name, &f[i].link, e) || proc_parse_fdinfo(c->pid, f[i].fd, &f[i].fi, e)) {
+			free_fds(f, n);
+			return cr_wrap(e, "fd %d", f[i].fd);
+		}
+		if (stat(path, &f[i].st)) {
+			int err = errno;
+			free_fds(f, n);
+			return cr_fail_errno(e, err, "stat %s", path);
+		}
+	}
+	*out = f;
+	*nout = n;
+	return 0;
+}
+
+static void dedup_fds(struct dump_ctx *c, struct dfd *f, size_t n)
+{
+	uint32_t next = 1;
+	for (size_t i = 0; i < n; i++) {
+		f[i].id = 0;
+		for (size_t j = 0; j < i && n <= 4096; j++) {
+			if (f[j].dup || f[j].st.st_ino != f[i].st.st_ino || f[j].st.st_dev != f[i].st.st_dev)
+				continue;
+			if (syscall(SYS_kcmp, c->pid, c->pid, KCMP_FILE, f[j].fd, f[i].fd) == 0) {
+				f[i].id = f[j].id;
+				f[i].dup = true;
+				break;
+			}
+		}
+		if (!f[i].id)
+			f[i].id = next++;
+	}
+}
+
+static bool is_tty(const struct stat *st)
+{
+	unsigned maj = major(st->st_rdev);
+	return S_ISCHR(st->st_mode) && (maj == 4 || maj == 5 || (maj >= 136 && maj <= 143));
+}
+
+static bool has_prefix(const char *s, const char *p)
+{
+	return !strncmp(s, p, strlen(p));
+}
+
+static bool is_deleted(const char *link)
+{
+	size_t l = strlen(link), s = strlen(" (deleted)");
+	return l > s && !strcmp(link + l - s, " (deleted)");
+}
+
+/* Fill fe for one fd; returns < 0 with a one-line reason for what we cannot dump. */
+static int fill_file(struct dump_ctx *c, const struct dfd *f, FileEntry *fe, RegFileEntry *re, struct cr_err *e)
+{
+	const struct stat *st = &f->st;
+	bool stdio = f->fd <= 2;
+	fe->id = f->id, fe->has_id = 1;
+	if (stdio && c->o->shell_job && (S_ISFIFO(st->st_mode) || S_ISSOCK(st->st_mode) || is_tty(st))) {
+		fe->kind = FILE_KIND__FILE_INHERIT, fe->has_kind = 1;
+		fe->inherit_fd = f->fd, fe->has_inherit_fd = 1;
+		fe->inherit_desc = f->link;
+		return 0;
+	}
+	if (has_prefix(f->link, "anon_inode:") || S_ISSOCK(st->st_mode) || S_ISFIFO(st->st_mode) ||
+	    S_ISBLK(st->st_mode) || f->link[0] != '/') {
+		if (stdio && (S_ISFIFO(st->st_mode) || S_ISSOCK(st->st_mode)))
+			return cr_fail(e,
+					     "fd %d (%s) is a pipe or socket of the caller: dump with --shell-job "
+					     "(-j)",
+					     f->fd, f->link);
+		return cr_fail(e, "unsupported fd %d (%s) in task %d", f->fd, f->link, c->pid);
+	}
+	if (is_deleted(f->link) && st->st_nlink == 0)
+		return cr_fail(e, "unsupported fd %d (%s) in task %d: deleted file", f->fd, f->link,
+				     c->pid);
+	re->path = f->link;
+	re->flags = f->fi.flags & ~(uint32_t)O_CLOEXEC, re->has_flags = 1;
+	re->mode = st->st_mode, re->has_mode = 1;
+	if (S_ISCHR(st->st_mode)) {
+		if (!strcmp(f->link, "/dev/ptmx") || (major(st->st_rdev) == 5 && minor(st->st_rdev) == 2))
+			return cr_fail(e, "unsupported fd %d (%s) in task %d: pty master", f->fd,
+					     f->link, c->pid);
+		fe->kind = FILE_KIND__FILE_CHR, fe->has_kind = 1;
+		re->rdev = st->st_rdev, re->has_rdev = 1;
+		re->pos = f->fi.pos, re->has_pos = 1;
+	} else if (S_ISREG(st->st_mode) || S_ISDIR(st->st_mode)) {
+		fe->kind = FILE_KIND__FILE_REG, fe->has_kind = 1;
+		re->pos = f->fi.pos, re->has_pos = 1;
+		re->size = (uint64_t)st->st_size, re->has_size = 1;
+		re->deleted = false, re->has_deleted = 1;
+	} else {
+		return cr_fail(e, "unsupported fd %d (%s) in task %d", f->fd, f->link, c->pid);
+	}
+	fe->reg = re;
+	return 0;
+}
+
+static int write_images(struct dump_ctx *c, struct dfd *f, size_t n, struct cr_err *e)
+{
+	struct img_writer *wf = NULL, *wi = NULL;
+	if (img_create(c->dirfd, IMG_FILES, 0, &wf, e) || img_create(c->dirfd, IMG_FDINFO, c->pid, &wi, e))
+		goto fail;
+	for (size_t i = 0; i < n; i++) {
+		FdinfoEntry fi = FDINFO_ENTRY__INIT;
+		fi.fd = f[i].fd, fi.has_fd = 1;
+		fi.id = f[i].id, fi.has_id = 1;
+		fi.fd_flags = (f[i].fi.flags & O_CLOEXEC) ? FD_CLOEXEC : 0, fi.has_fd_flags = 1;
+		if (img_write(wi, &fi.base, e))
+			goto fail;
+		if (f[i].dup)
+			continue;
+		FileEntry fe = FILE_ENTRY__INIT;
+		RegFileEntry re = REG_FILE_ENTRY__INIT;
+		if (fill_file(c, &f[i], &fe, &re, e) || img_write(wf, &fe.base, e))
+			goto fail;
+		pr_debug("fd %d -> id %u: %s\n", f[i].fd, f[i].id, f[i].link);
+	}
+	if (img_commit(wf, e)) {
+		wf = NULL;
+		goto fail;
+	}
+	wf = NULL;
+	if (dump_created(c, IMG_FILES, 0, e))
+		goto fail;
+	if (img_commit(wi, e)) {
+		wi = NULL;
+		goto fail;
+	}
+	return dump_created(c, IMG_FDINFO, c->pid, e);
+fail:
+	img_abort(wf);
+	img_abort(wi);
+	return -1;
+}
+
+int dump_files_write(struct dump_ctx *c, struct cr_err *e)
+{
+	struct dfd *f = NULL;
+	size_t n = 0;
+	if (collect_fds(c, &f, &n, e))
+		return cr_wrap(e, "files");
+	dedup_fds(c, f, n);
+	int ret = write_images(c, f, n, e);
+	free_fds(f, n);
+	return ret ? cr_wrap(e, "files") : 0;
+}

@@ -1,0 +1,209 @@
+/* eng_dump: checkpoint one single-threaded process into an images dir.
+ * Order: open the dir -> seize -> registers -> remote syscalls -> /proc -> images -> inventory (last)
+ * -> release (leave running) or kill. Every failure releases the task as it was and removes our images. */
+#define LOG_PREFIX "dump: "
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "arch.h"
+#include "cleanup.h"
+#include "dump.h"
+#include "log.h"
+
+int dump_created(struct dump_ctx *c, enum img_kind k, int id, struct cr_err *e)
+{
+	if (c->ncreated == c->created_cap) {
+		size_t ncap = c->created_cap ? c->created_cap * 2 : 16;
+		void *n = realloc(c->created, ncap * sizeof(*c->created));
+		if (!n)
+			return cr_fail_errno(e, ENOMEM, "out of memory");
+		c->created = n;
+		c->created_cap = ncap;
+	}
+	img_name(k, id, c->created[c->ncreated++], sizeof(c->created[0]));
+	return 0;
+}
+
+int dump_write_one(struct dump_ctx *c, enum img_kind k, const ProtobufCMessage *m, struct cr_err *e)
+{
+	int id = k == IMG_FILES || k == IMG_INVENTORY || k == IMG_PSTREE ? 0 : c->pid;
+	if (img_write_one(c->dirfd, k, id, m, e))
+		return -1;
+	return dump_created(c, k, id, e);
+}
+
+static void remove_created(struct dump_ctx *c)
+{
+	for (size_t i = 0; i < c->ncreated; i++)
+		if (unlinkat(c->dirfd, c->created[i], 0) == 0)
+			pr_debug("removed %s\n", c->created[i]);
+}
+
+static int open_images_dir(struct cr_opts *o, struct cr_err *e)
+{
+	if (!o->images_dir)
+		return cr_fail_errno(e, EINVAL, "no images dir (-D)");
+	if (o->imgdir_fd < 0) {
+		o->imgdir_fd = open(o->images_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (o->imgdir_fd < 0)
+			return cr_fail_sys(e, "open images dir %s", o->images_dir);
+	}
+	/* Probe by creating a file: root passes access(W_OK) even on a read-only mount. */
+	char probe[64];
+	snprintf(probe, sizeof(probe), ".crshim-probe.%d", (int)getpid());
+	int fd = openat(o->imgdir_fd, probe, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return cr_fail_sys(e, "images dir %s is not writable", o->images_dir);
+	close(fd);
+	unlinkat(o->imgdir_fd, probe, 0);
+	return 0;
+}
+
+/* Cheap checks before touching the task (repeated once it is stopped). */
+static int check_task(pid_t pid, struct proc_status *st, struct cr_err *e)
+{
+	if (proc_parse_status(pid, st, e))
+		return cr_wrap(e, "task %d", pid);
+	if (st->state == 'Z' || st->state == 'X')
+		return cr_fail_errno(e, ESRCH, "task %d is a zombie", pid);
+	if (st->threads > 1)
+		return cr_fail(e, "not supported yet: task %d has %d threads", pid, st->threads);
+	char name[48];
+	__cleanup_free char *ch = NULL;
+	snprintf(name, sizeof(name), "task/%d/children", pid);
+	if (proc_read(pid, name, &ch, NULL, e))
+		return cr_wrap(e, "task %d", pid);
+	if (ch[strspn(ch, " \n")])
+		return cr_fail(e, "not supported yet: task %d has children (%.*s)", pid, (int)strcspn(ch, "\n"),
+			       ch);
+	return 0;
+}
+
+static int write_pstree(struct dump_ctx *c, struct cr_err *e)
+{
+	PstreeEntry pe = PSTREE_ENTRY__INIT;
+	int32_t tid = c->pid;
+	pe.pid = c->pid, pe.has_pid = 1;
+	pe.ppid = 0, pe.has_ppid = 1;
+	pe.pgid = (int32_t)c->stat.f[5], pe.has_pgid = 1;
+	pe.sid = (int32_t)c->stat.f[6], pe.has_sid = 1;
+	pe.n_threads = 1, pe.threads = &tid;
+	return dump_write_one(c, IMG_PSTREE, &pe.base, e);
+}
+
+static int write_inventory(struct dump_ctx *c, struct cr_err *e)
+{
+	InventoryEntry ie = INVENTORY_ENTRY__INIT;
+	struct utsname u;
+	struct timespec ts;
+	uname(&u);
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ie.img_version = CRSHIM_IMG_VERSION, ie.has_img_version = 1;
+	ie.crshim_version = (char *)CRSHIM_VERSION;
+	ie.arch = (char *)arch_name();
+	ie.root_pid = c->pid, ie.has_root_pid = 1;
+	ie.kernel = u.release;
+	ie.shell_job = c->o->shell_job, ie.has_shell_job = 1;
+	ie.dump_time_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec, ie.has_dump_time_ns = 1;
+	ie.leave_running = c->o->leave_running, ie.has_leave_running = 1;
+	return dump_write_one(c, IMG_INVENTORY, &ie.base, e);
+}
+
+/* Registers, then everything that needs remote syscalls (the scratch page is gone again afterwards). */
+static int collect_stopped(struct dump_ctx *c, struct cr_err *e)
+{
+	if (arch_get_gpregs(c->pid, c->regs_resume, e) || arch_get_fpstate(c->pid, &c->xstate, &c->xstate_len, e))
+		return -1;
+	memcpy(c->regs_image, c->regs_resume, arch_gpregs_size());
+	c->regs_ok = true;
+	c->in_syscall_eintr = arch_fixup_syscall_restart(c->regs_resume, c->regs_image);
+	pr_debug("ip %#llx sp %#llx eintr %d\n", (unsigned long long)arch_regs_ip(c->regs_image),
+		 (unsigned long long)arch_regs_sp(c->regs_image), c->in_syscall_eintr);
+	if (infect_start(&c->in, &c->s, c->regs_resume, e))
+		return -1;
+	int ret = infect_map_scratch(&c->in, e);
+	if (!ret)
+		ret = dump_core_remote(c, e);
+	struct cr_err e2;
+	if (infect_stop(&c->in, ret ? &e2 : e))
+		ret = -1;
+	return ret;
+}
+
+static int dump_images(struct dump_ctx *c, struct cr_err *e)
+{
+	proc_status_free(&c->st);
+	if (check_task(c->pid, &c->st, e))
+		return -1;
+	if (collect_stopped(c, e))
+		return -1;
+	if (proc_parse_stat(c->pid, &c->stat, e))
+		return -1;
+	/* A failed dump must never leave an older inventory next to our new files. */
+	if (unlinkat(c->dirfd, "inventory.img", 0) && errno != ENOENT)
+		return cr_fail_sys(e, "remove old inventory.img");
+	if (dump_files_write(c, e) || dump_core_write(c, e) || dump_creds_write(c, e) || dump_mm_write(c, e) ||
+	    write_pstree(c, e))
+		return -1;
+	return write_inventory(c, e);
+}
+
+static void dump_free(struct dump_ctx *c)
+{
+	dump_core_free(c);
+	proc_status_free(&c->st);
+	free(c->xstate);
+	free(c->created);
+}
+
+int eng_dump(struct cr_opts *o, struct cr_err *err)
+{
+	struct dump_ctx c = {.o = o, .pid = o->pid, .dirfd = -1};
+	struct timespec t0, t1;
+	int ret = -1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (o->pid <= 0) {
+		cr_fail_errno(err, EINVAL, "dump: no task given (-t PID)");
+		return -1;
+	}
+	pr_info("dumping task %d into %s\n", o->pid, o->images_dir ? o->images_dir : "?");
+	if (open_images_dir(o, err) || check_task(o->pid, &c.st, err))
+		goto out_noseize;
+	c.dirfd = o->imgdir_fd;
+	if (seize_task(o->pid, &c.s, err))
+		goto out_noseize;
+	ret = dump_images(&c, err);
+	if (ret) {
+		struct cr_err e2;
+		remove_created(&c);
+		if (c.s.attached && c.regs_ok)
+			arch_set_gpregs(c.pid, c.regs_resume, &e2);
+		seize_release(&c.s, &e2);
+	} else if (o->leave_running) {
+		if (arch_set_gpregs(c.pid, c.regs_resume, err) || seize_release(&c.s, err)) {
+			/* the images are complete: still report the failure to let the task go */
+			ret = -1;
+			remove_created(&c);
+		}
+	} else {
+		seize_kill(&c.s);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	if (!ret)
+		pr_info("dump of task %d done in %.3f s\n", o->pid,
+			(double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
+out_noseize:
+	if (ret)
+		cr_wrap(err, "dump task %d", o->pid);
+	dump_free(&c);
+	return ret;
+}

@@ -1,0 +1,78 @@
+/* Internal interface between the parts of dump (dump.c, dump-core.c, dump-mm.c, dump-files.c, dump-creds.c). */
+#ifndef CRSHIM_DUMP_H
+#define CRSHIM_DUMP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/time.h>
+#include <time.h>
+
+#include "crshim.h"
+#include "image.h"
+#include "infect.h"
+#include "proc.h"
+#include "seize.h"
+
+#define DUMP_NSIG 64
+
+struct dump_sigact {
+	uint64_t handler, flags, restorer, mask; /* kernel struct sigaction layout (x86_64/arm64) */
+};
+
+/* Values only the task itself can tell, read with remote syscalls. */
+struct dump_remote {
+	struct dump_sigact sigact[DUMP_NSIG + 1]; /* by signal number */
+	bool sigact_valid[DUMP_NSIG + 1];
+	struct {
+		uint64_t sp;
+		int32_t flags;
+		int32_t pad;
+		uint64_t size;
+	} sas;
+	struct itimerval itimer[3]; /* ITIMER_REAL, _VIRTUAL, _PROF */
+	struct proc_timer *timers;
+	struct itimerspec *timer_val;
+	int *timer_overrun;
+	size_t ntimers;
+	uint64_t tid_address, brk;
+	int32_t pdeathsig, dumpable, subreaper, thp_disabled;
+	uint32_t securebits;
+};
+
+struct dump_ctx {
+	struct cr_opts *o;
+	pid_t pid;
+	int dirfd;
+	struct seized s;
+	struct infect in;
+	uint8_t regs_resume[INFECT_REGS_MAX];
+	uint8_t regs_image[INFECT_REGS_MAX];
+	bool regs_ok; /* regs_resume holds the task's registers */
+	int in_syscall_eintr;
+	void *xstate;
+	size_t xstate_len;
+	struct proc_status st;
+	struct proc_stat stat;
+	struct dump_remote rem;
+	/* image files this dump created (removed again if it fails) */
+	char (*created)[64];
+	size_t ncreated, created_cap;
+};
+
+/* Remember an image file name as created by this dump. */
+int dump_created(struct dump_ctx *c, enum img_kind k, int id, struct cr_err *e);
+/* img_write_one + dump_created. */
+int dump_write_one(struct dump_ctx *c, enum img_kind k, const ProtobufCMessage *m, struct cr_err *e);
+
+/* dump-core.c: remote reads (while infected), then core-PID.img and sigacts-PID.img. */
+int dump_core_remote(struct dump_ctx *c, struct cr_err *e);
+int dump_core_write(struct dump_ctx *c, struct cr_err *e);
+void dump_core_free(struct dump_ctx *c);
+/* dump-creds.c: creds-PID.img and fs-PID.img. */
+int dump_creds_write(struct dump_ctx *c, struct cr_err *e);
+/* dump-mm.c: mm-PID.img, pagemap-PID.img and pages-PID.img. */
+int dump_mm_write(struct dump_ctx *c, struct cr_err *e);
+/* dump-files.c: files.img and fdinfo-PID.img. */
+int dump_files_write(struct dump_ctx *c, struct cr_err *e);
+
+#endif
