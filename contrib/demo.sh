@@ -55,6 +55,14 @@ pid_at() { sed -n "${1}p" "$LOG" | awk '{ print $3 }'; }
 lines() { if [ -f "$LOG" ]; then wc -l <"$LOG"; else echo 0; fi; }
 now() { echo "${EPOCHREALTIME/,/.}"; }
 elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b - a }'; }
+# One line about a process, from /proc (procps may be missing on a fresh machine).
+show_proc() {
+	local stat f
+	stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+	read -ra f <<<"${stat##*) }"
+	printf '    | pid %s  ppid %s  pgid %s  sid %s  state %s  cmd: %s\n' "$1" "${f[1]}" "${f[2]}" "${f[3]}" "${f[0]}" \
+		"$(tr '\0' ' ' 2>/dev/null <"/proc/$1/cmdline")"
+}
 show_log_tail() { # file
 	if [ -f "$1" ]; then
 		say "last lines of $1:"
@@ -90,7 +98,7 @@ disown "$PID"
 for _ in $(seq 50); do [ "$(lines)" -ge 1 ] && break; sleep 0.1; done
 counter_alive "$PID" || fail "the counter did not start"
 say "started, pid $PID"
-ps -o pid,ppid,sid,stat,etime,cmd -p "$PID" | indent
+show_proc "$PID"
 
 # ---------------------------------------------------------------------------------------------------------------------
 step "Let it count for $COUNT_SECS seconds"
@@ -116,12 +124,11 @@ say "total image size: $(du -sh "$IMG" | cut -f1)"
 
 # ---------------------------------------------------------------------------------------------------------------------
 step "Show the program is gone"
-printf '    $ ps -p %s\n' "$PID"
-if ps -o pid,stat,cmd -p "$PID" >/dev/null; then
-	ps -o pid,stat,cmd -p "$PID" | indent
+if [ -e "/proc/$PID" ]; then
+	show_proc "$PID"
 	fail "pid $PID still exists after the dump"
 fi
-say "no process with pid $PID"
+say "no process with pid $PID (/proc/$PID does not exist)"
 BEFORE=$(lines)
 [ "$BEFORE" -ge 1 ] || fail "the counter wrote nothing"
 LAST=$(counter_at "$BEFORE")
@@ -147,7 +154,7 @@ say "pidfile says: ${NEWPID:-(empty)}"
 [ "$NEWPID" = "$PID" ] || fail "the pidfile names pid '${NEWPID}', expected $PID"
 counter_alive "$PID" || fail "no running demo-counter with pid $PID after the restore"
 say "pid $PID is back:"
-ps -o pid,ppid,sid,stat,etime,cmd -p "$PID" | indent
+show_proc "$PID"
 
 # ---------------------------------------------------------------------------------------------------------------------
 step "Check that it counts on from where it was"
