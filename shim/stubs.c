@@ -13,8 +13,3 @@ __attribute__((weak)) int eng_restore(struct cr_opts *o, pid_t *root_pid, struct
 {
 	return cr_fail_errno(err, ENOSYS, "restore is not implemented yet");
 }
-
-__attribute__((weak)) int eng_check(const char *feature, FILE *out, struct cr_err *err)
-{
-	return cr_fail_errno(err, ENOSYS, "check is not implemented yet");
-}

@@ -1,0 +1,556 @@
+/* `crshim check`: probe, once, the kernel features the engine needs and report each.
+ * The ptrace probes share one short-lived child (killed before we return); nothing else in the
+ * system is touched: clone3/set_tid is tested with our own PID (EEXIST) and one child with a free PID. */
+#define LOG_PREFIX "check: "
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/capability.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <linux/prctl.h>
+#include <linux/sched.h>
+#include <linux/userfaultfd.h>
+
+#include "cleanup.h"
+#include "crshim.h"
+#include "log.h"
+
+/* UAPI of newer kernels than the build host's headers (Linux 6.7+). */
+#ifndef PAGEMAP_SCAN
+struct page_region {
+	uint64_t start, end, categories;
+};
+struct pm_scan_arg {
+	uint64_t size, flags, start, end, walk_end, vec, vec_len, max_pages;
+	uint64_t category_inverted, category_mask, category_anyof_mask, return_mask;
+};
+#define PAGEMAP_SCAN _IOWR('f', 16, struct pm_scan_arg)
+#define PM_SCAN_WP_MATCHING (1 << 0)
+#define PM_SCAN_CHECK_WPASYNC (1 << 1)
+#define PAGE_IS_WRITTEN (1 << 1)
+#define PAGE_IS_PRESENT (1 << 3)
+#endif
+#ifndef UFFD_FEATURE_WP_ASYNC
+#define UFFD_FEATURE_WP_ASYNC (1 << 15)
+#endif
+#ifndef USERFAULTFD_IOC_NEW
+#define USERFAULTFD_IOC_NEW _IO(0xAA, 0x00)
+#endif
+#ifndef CAP_CHECKPOINT_RESTORE
+#define CAP_CHECKPOINT_RESTORE 40
+#endif
+
+#define UFFD_NONCOOP                                                                                           \
+	(UFFD_FEATURE_EVENT_FORK | UFFD_FEATURE_EVENT_REMAP | UFFD_FEATURE_EVENT_REMOVE | UFFD_FEATURE_EVENT_UNMAP)
+
+enum { F_REQUIRED, F_OPTIONAL, F_INFO };
+
+struct feat_res {
+	int ok;
+	char detail[200];
+};
+
+/* Shared state of one check run. */
+struct probe_ctx {
+	pid_t child;     /* ptrace/pidfd test child, 0 = none */
+	int child_rfd;   /* the pipe end the child blocks on (same number in the child) */
+	int child_wfd;
+	int child_err;   /* errno of a failed start or seize */
+	int stopped;     /* seized and in a ptrace stop */
+	uint64_t magic;  /* value of probe_magic in the child */
+	int uffd_probed;
+	int uffd_err;
+	uint64_t uffd_features;
+	int dirty_probed;
+	struct feat_res dirty;
+};
+
+static volatile uint64_t probe_magic;
+
+static int res(struct feat_res *r, int ok, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int res(struct feat_res *r, int ok, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(r->detail, sizeof(r->detail), fmt, ap);
+	va_end(ap);
+	r->ok = ok;
+	return ok;
+}
+
+/* ---------------- the test child ---------------- */
+
+static void child_main(pid_t parent, int rfd, int wfd)
+{
+	char ch;
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		_exit(0);
+	close(wfd);
+	while (read(rfd, &ch, 1) < 0 && errno == EINTR)
+		;
+	_exit(0);
+}
+
+static int child_start(struct probe_ctx *c)
+{
+	int p[2];
+	if (c->child || c->child_err)
+		return c->child ? 0 : -1;
+	if (pipe2(p, O_CLOEXEC)) {
+		c->child_err = errno;
+		return -1;
+	}
+	pid_t parent = getpid();
+	probe_magic = 0x63727368696d0000ull ^ (uint64_t)parent;
+	pid_t pid = fork();
+	if (pid == 0)
+		child_main(parent, p[0], p[1]);
+	c->magic = probe_magic;
+	probe_magic = 0;
+	if (pid < 0) {
+		c->child_err = errno;
+		close(p[0]);
+		close(p[1]);
+		return -1;
+	}
+	c->child = pid;
+	c->child_rfd = p[0];
+	c->child_wfd = p[1];
+	return 0;
+}
+
+static void child_stop(struct probe_ctx *c)
+{
+	if (!c->child)
+		return;
+	kill(c->child, SIGKILL);
+	while (waitpid(c->child, NULL, __WALL) < 0 && errno == EINTR)
+		;
+	close(c->child_rfd);
+	close(c->child_wfd);
+	c->child = 0;
+}
+
+/* PTRACE_SEIZE + PTRACE_INTERRUPT, wait for the event stop. */
+static int child_seize(struct probe_ctx *c)
+{
+	int st;
+	if (c->stopped)
+		return 0;
+	if (child_start(c))
+		return -1;
+	if (ptrace(PTRACE_SEIZE, c->child, 0, 0) || ptrace(PTRACE_INTERRUPT, c->child, 0, 0))
+		goto fail;
+	while (waitpid(c->child, &st, __WALL) < 0)
+		if (errno != EINTR)
+			goto fail;
+	if (!WIFSTOPPED(st) || (st >> 16) != PTRACE_EVENT_STOP) {
+		errno = EPROTO;
+		goto fail;
+	}
+	c->stopped = 1;
+	return 0;
+fail:
+	c->child_err = errno;
+	return -1;
+}
+
+/* ---------------- probes ---------------- */
+
+static int p_ptrace(struct probe_ctx *c, struct feat_res *r)
+{
+	if (child_seize(c))
+		return res(r, 0, "PTRACE_SEIZE/PTRACE_INTERRUPT: %s", strerror(c->child_err));
+	return res(r, 1, "PTRACE_SEIZE + PTRACE_INTERRUPT stop a task");
+}
+
+static int p_rseq(struct probe_ctx *c, struct feat_res *r)
+{
+	struct {
+		uint64_t rseq_abi_pointer;
+		uint32_t rseq_abi_size, signature, flags, pad;
+	} conf;
+	if (child_seize(c))
+		return res(r, 0, "needs ptrace: %s", strerror(c->child_err));
+	long n = ptrace(PTRACE_GET_RSEQ_CONFIGURATION, c->child, sizeof(conf), &conf);
+	if (n <= 0)
+		return res(r, 0, "PTRACE_GET_RSEQ_CONFIGURATION: %s", n < 0 ? strerror(errno) : "empty");
+	return res(r, 1, "PTRACE_GET_RSEQ_CONFIGURATION (rseq %s, size %u)",
+		   conf.rseq_abi_pointer ? "registered" : "not registered", conf.rseq_abi_size);
+}
+
+static int p_vm_readv(struct probe_ctx *c, struct feat_res *r)
+{
+	uint64_t got = 0;
+	if (child_start(c))
+		return res(r, 0, "test child: %s", strerror(c->child_err));
+	struct iovec l = {&got, sizeof(got)}, rem = {(void *)&probe_magic, sizeof(got)};
+	ssize_t n = process_vm_readv(c->child, &l, 1, &rem, 1, 0);
+	if (n != (ssize_t)sizeof(got))
+		return res(r, 0, "process_vm_readv: %s", n < 0 ? strerror(errno) : "short read");
+	if (got != c->magic)
+		return res(r, 0, "process_vm_readv read a wrong value");
+	return res(r, 1, "process_vm_readv reads another task's memory");
+}
+
+static int p_pidfd(struct probe_ctx *c, struct feat_res *r)
+{
+	struct stat a, b;
+	if (child_start(c))
+		return res(r, 0, "test child: %s", strerror(c->child_err));
+	__cleanup_close int pidfd = (int)syscall(SYS_pidfd_open, c->child, 0);
+	if (pidfd < 0)
+		return res(r, 0, "pidfd_open: %s", strerror(errno));
+	__cleanup_close int fd = (int)syscall(SYS_pidfd_getfd, pidfd, c->child_rfd, 0);
+	if (fd < 0)
+		return res(r, 0, "pidfd_getfd: %s", strerror(errno));
+	if (fstat(fd, &a) || fstat(c->child_rfd, &b) || a.st_ino != b.st_ino)
+		return res(r, 0, "pidfd_getfd returned a different file");
+	return res(r, 1, "pidfd_open + pidfd_getfd copy a task's fd");
+}
+
+static pid_t clone3_tid(pid_t want)
+{
+	struct clone_args ca;
+	memset(&ca, 0, sizeof(ca));
+	ca.exit_signal = SIGCHLD;
+	ca.set_tid = (uint64_t)(uintptr_t)&want;
+	ca.set_tid_size = 1;
+	pid_t pid = (pid_t)syscall(SYS_clone3, &ca, sizeof(ca));
+	if (pid == 0)
+		syscall(SYS_exit_group, 0);
+	return pid;
+}
+
+/* A PID nobody uses now, far from where new PIDs are being handed out. */
+static pid_t free_pid(unsigned attempt)
+{
+	long max = 32768;
+	FILE *f = fopen("/proc/sys/kernel/pid_max", "re");
+	if (f) {
+		if (fscanf(f, "%ld", &max) != 1)
+			max = 32768;
+		fclose(f);
+	}
+	for (long p = max / 2 + (getpid() * 7919L + attempt * 104729L) % (max / 2 - 1); p > 300; p--)
+		if (kill((pid_t)p, 0) < 0 && errno == ESRCH)
+			return (pid_t)p;
+	return -1;
+}
+
+static int p_clone3(struct probe_ctx *c, struct feat_res *r)
+{
+	if (clone3_tid(getpid()) >= 0 || errno != EEXIST)
+		return res(r, 0, "clone3 with set_tid: %s", errno == EPERM ? "no permission" : strerror(errno));
+	for (unsigned i = 0; i < 5; i++) {
+		pid_t want = free_pid(i), got;
+		if (want < 0)
+			break;
+		got = clone3_tid(want);
+		if (got < 0 && errno == EEXIST)
+			continue; /* taken meanwhile */
+		if (got < 0)
+			return res(r, 0, "clone3 with set_tid %d: %s", want, strerror(errno));
+		while (waitpid(got, NULL, 0) < 0 && errno == EINTR)
+			;
+		if (got != want)
+			return res(r, 0, "clone3 with set_tid %d gave PID %d", want, got);
+		return res(r, 1, "clone3 with set_tid creates a task with a chosen PID");
+	}
+	return res(r, 0, "clone3 with set_tid: found no free PID to test with");
+}
+
+static int p_mm_map(struct probe_ctx *c, struct feat_res *r)
+{
+	unsigned int size = 0;
+	if (prctl(PR_SET_MM, PR_SET_MM_MAP_SIZE, (unsigned long)&size, 0, 0))
+		return res(r, 0, "prctl(PR_SET_MM_MAP_SIZE): %s", strerror(errno));
+	if (size != sizeof(struct prctl_mm_map))
+		return res(r, 0, "prctl_mm_map size %u, expected %zu", size, sizeof(struct prctl_mm_map));
+	return res(r, 1, "prctl(PR_SET_MM, PR_SET_MM_MAP) (%u bytes)", size);
+}
+
+static int p_pagemap_scan(struct probe_ctx *c, struct feat_res *r)
+{
+	long psz = sysconf(_SC_PAGESIZE);
+	struct page_region reg[4];
+	__cleanup_close int fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	__cleanup_munmap struct cr_map m = {mmap(NULL, 4 * psz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+					       -1, 0), 4 * psz};
+	if (fd < 0 || m.addr == MAP_FAILED)
+		return res(r, 0, "setup: %s", strerror(errno));
+	memset((char *)m.addr + psz, 1, (size_t)psz); /* only page 1 present */
+	struct pm_scan_arg a = {.size = sizeof(a), .start = (uintptr_t)m.addr, .end = (uintptr_t)m.addr + 4 * psz,
+				.vec = (uintptr_t)reg, .vec_len = 4, .category_mask = PAGE_IS_PRESENT,
+				.return_mask = PAGE_IS_PRESENT};
+	long n = ioctl(fd, PAGEMAP_SCAN, &a);
+	if (n < 0)
+		return res(r, 0, "ioctl(PAGEMAP_SCAN): %s", strerror(errno));
+	if (n != 1 || reg[0].start != (uintptr_t)m.addr + psz || reg[0].end != reg[0].start + psz)
+		return res(r, 0, "PAGEMAP_SCAN reported the wrong present pages");
+	return res(r, 1, "ioctl(PAGEMAP_SCAN) finds present pages");
+}
+
+static int uffd_open(void)
+{
+	int fd = (int)syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+	if (fd >= 0 || errno != EPERM)
+		return fd;
+	__cleanup_close int dev = open("/dev/userfaultfd", O_RDWR | O_CLOEXEC);
+	return dev < 0 ? -1 : ioctl(dev, USERFAULTFD_IOC_NEW, O_CLOEXEC | O_NONBLOCK);
+}
+
+/* The API handshake once, on a throwaway fd: which features the kernel offers. */
+static int uffd_probe(struct probe_ctx *c)
+{
+	if (c->uffd_probed)
+		return c->uffd_err ? -1 : 0;
+	c->uffd_probed = 1;
+	__cleanup_close int fd = uffd_open();
+	struct uffdio_api api = {.api = UFFD_API};
+	if (fd < 0 || ioctl(fd, UFFDIO_API, &api)) {
+		c->uffd_err = errno;
+		return -1;
+	}
+	c->uffd_features = api.features;
+	return 0;
+}
+
+static int p_uffd(struct probe_ctx *c, struct feat_res *r)
+{
+	if (uffd_probe(c))
+		return res(r, 0, "userfaultfd: %s", strerror(c->uffd_err));
+	return res(r, 1, "userfaultfd (features 0x%" PRIx64 ")", c->uffd_features);
+}
+
+static int p_uffd_noncoop(struct probe_ctx *c, struct feat_res *r)
+{
+	if (uffd_probe(c))
+		return res(r, 0, "userfaultfd: %s", strerror(c->uffd_err));
+	if ((c->uffd_features & UFFD_NONCOOP) != UFFD_NONCOOP)
+		return res(r, 0, "userfaultfd without fork/remap/remove/unmap events");
+	return res(r, 1, "userfaultfd fork/remap/remove/unmap events");
+}
+
+static int p_wp_async(struct probe_ctx *c, struct feat_res *r)
+{
+	if (uffd_probe(c))
+		return res(r, 0, "userfaultfd: %s", strerror(c->uffd_err));
+	if (!(c->uffd_features & UFFD_FEATURE_WP_ASYNC))
+		return res(r, 0, "userfaultfd without UFFD_FEATURE_WP_ASYNC");
+	return res(r, 1, "userfaultfd UFFD_FEATURE_WP_ASYNC");
+}
+
+/* Written pages since the last scan (and write-protect them again). -1 on error. */
+static long scan_written(int pm, void *addr, long len, struct page_region *reg, int nreg)
+{
+	struct pm_scan_arg a = {.size = sizeof(a), .flags = PM_SCAN_WP_MATCHING | PM_SCAN_CHECK_WPASYNC,
+				.start = (uintptr_t)addr, .end = (uintptr_t)addr + (uint64_t)len,
+				.vec = (uintptr_t)reg, .vec_len = (uint64_t)nreg, .category_mask = PAGE_IS_WRITTEN,
+				.return_mask = PAGE_IS_WRITTEN};
+	return ioctl(pm, PAGEMAP_SCAN, &a);
+}
+
+/* Dirty-page tracking as the engine does it: uffd async WP + PAGEMAP_SCAN, on our own 4 pages. */
+static int dirty_track_test(struct feat_res *r)
+{
+	long psz = sysconf(_SC_PAGESIZE);
+	struct page_region reg[4];
+	__cleanup_close int pm = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	__cleanup_close int uffd = uffd_open();
+	__cleanup_munmap struct cr_map m = {mmap(NULL, 4 * psz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+					       -1, 0), 4 * psz};
+	struct uffdio_api api = {.api = UFFD_API, .features = UFFD_FEATURE_WP_ASYNC};
+	if (pm < 0 || uffd < 0 || m.addr == MAP_FAILED || ioctl(uffd, UFFDIO_API, &api))
+		return res(r, 0, "userfaultfd WP_ASYNC setup: %s", strerror(errno));
+	memset(m.addr, 1, m.len);
+	struct uffdio_register reg_arg = {.range = {(uintptr_t)m.addr, m.len}, .mode = UFFDIO_REGISTER_MODE_WP};
+	if (ioctl(uffd, UFFDIO_REGISTER, &reg_arg))
+		return res(r, 0, "UFFDIO_REGISTER (WP): %s", strerror(errno));
+	if (scan_written(pm, m.addr, 4 * psz, reg, 4) < 0)
+		return res(r, 0, "PAGEMAP_SCAN (WP matching): %s", strerror(errno));
+	((volatile char *)m.addr)[2 * psz] = 2; /* async WP: resolved by the kernel, never blocks */
+	long n = scan_written(pm, m.addr, 4 * psz, reg, 4);
+	if (n < 0)
+		return res(r, 0, "PAGEMAP_SCAN (WP matching): %s", strerror(errno));
+	if (n != 1 || reg[0].start != (uintptr_t)m.addr + 2 * psz || reg[0].end != reg[0].start + psz)
+		return res(r, 0, "uffd WP_ASYNC + PAGEMAP_SCAN did not find exactly the written page");
+	return res(r, 1, "via userfaultfd WP_ASYNC + PAGEMAP_SCAN (verified)");
+}
+
+static int soft_dirty_present(void)
+{
+	long psz = sysconf(_SC_PAGESIZE);
+	uint64_t ent = 0;
+	__cleanup_close int fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	__cleanup_munmap struct cr_map m = {mmap(NULL, psz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+					       -1, 0), psz};
+	if (fd < 0 || m.addr == MAP_FAILED)
+		return 0;
+	*(volatile char *)m.addr = 1; /* a new page is soft-dirty when the kernel tracks it */
+	if (pread(fd, &ent, sizeof(ent), (off_t)((uintptr_t)m.addr / psz * 8)) != sizeof(ent))
+		return 0;
+	return (ent >> 55) & 1;
+}
+
+static int p_soft_dirty(struct probe_ctx *c, struct feat_res *r)
+{
+	if (soft_dirty_present())
+		return res(r, 1, "soft-dirty bits in /proc/PID/pagemap");
+	return res(r, 0, "no soft-dirty (CONFIG_MEM_SOFT_DIRTY off; expected, not needed)");
+}
+
+static int p_dirty_track(struct probe_ctx *c, struct feat_res *r)
+{
+	if (!c->dirty_probed) {
+		c->dirty_probed = 1;
+		if (soft_dirty_present())
+			res(&c->dirty, 1, "via soft-dirty");
+		else
+			dirty_track_test(&c->dirty);
+	}
+	*r = c->dirty;
+	return r->ok;
+}
+
+static int p_vdso(struct probe_ctx *c, struct feat_res *r)
+{
+	static const char *const names[] = {"[vvar]", "[vvar_vclock]", "[vdso]"};
+	unsigned long start, end, pages[3] = {0};
+	char line[512];
+	__cleanup_fclose FILE *f = fopen("/proc/self/maps", "re");
+	if (!f)
+		return res(r, 0, "/proc/self/maps: %s", strerror(errno));
+	while (fgets(line, sizeof(line), f)) {
+		char *name = strrchr(line, ' ');
+		if (!name || sscanf(line, "%lx-%lx", &start, &end) != 2)
+			continue;
+		name[strcspn(name, "\n")] = '\0';
+		for (int i = 0; i < 3; i++)
+			if (!strcmp(name + 1, names[i]))
+				pages[i] += (end - start) / (unsigned long)sysconf(_SC_PAGESIZE);
+	}
+	if (!pages[2])
+		return res(r, 0, "no [vdso] mapping");
+	return res(r, 1, "[vvar] %lu pages, [vvar_vclock] %lu pages, [vdso] %lu pages", pages[0], pages[1],
+		   pages[2]);
+}
+
+static int p_caps(struct probe_ctx *c, struct feat_res *r)
+{
+	cap_flag_value_t cr = CAP_CLEAR, sa = CAP_CLEAR;
+	cap_t caps = cap_get_proc();
+	if (!caps)
+		return res(r, 0, "cap_get_proc: %s", strerror(errno));
+	if (CAP_IS_SUPPORTED(CAP_CHECKPOINT_RESTORE))
+		cap_get_flag(caps, CAP_CHECKPOINT_RESTORE, CAP_EFFECTIVE, &cr);
+	cap_get_flag(caps, CAP_SYS_ADMIN, CAP_EFFECTIVE, &sa);
+	cap_free(caps);
+	if (cr != CAP_SET && sa != CAP_SET)
+		return res(r, 0, "neither CAP_CHECKPOINT_RESTORE nor CAP_SYS_ADMIN is effective");
+	return res(r, 1, "%s%s%s", cr == CAP_SET ? "CAP_CHECKPOINT_RESTORE" : "",
+		   cr == CAP_SET && sa == CAP_SET ? " + " : "", sa == CAP_SET ? "CAP_SYS_ADMIN" : "");
+}
+
+/* ---------------- the table and the report ---------------- */
+
+struct feat_def {
+	const char *name;
+	int kind;
+	int (*probe)(struct probe_ctx *, struct feat_res *);
+};
+
+static const struct feat_def feats[] = {
+	{"ptrace_seize", F_REQUIRED, p_ptrace},
+	{"get_rseq_conf", F_OPTIONAL, p_rseq},
+	{"process_vm_readv", F_REQUIRED, p_vm_readv},
+	{"pidfd_store", F_REQUIRED, p_pidfd},
+	{"clone3_set_tid", F_REQUIRED, p_clone3},
+	{"prctl_mm_map", F_REQUIRED, p_mm_map},
+	{"vdso_layout", F_REQUIRED, p_vdso},
+	{"capabilities", F_REQUIRED, p_caps},
+	{"pagemap_scan", F_OPTIONAL, p_pagemap_scan},
+	{"uffd", F_OPTIONAL, p_uffd},
+	{"uffd-noncoop", F_OPTIONAL, p_uffd_noncoop},
+	{"uffd_wp_async", F_OPTIONAL, p_wp_async},
+	{"mem_dirty_track", F_OPTIONAL, p_dirty_track},
+	{"soft_dirty", F_INFO, p_soft_dirty},
+};
+
+static const struct feat_def *feat_find(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(feats); i++)
+		if (!strcmp(feats[i].name, name))
+			return &feats[i];
+	return NULL;
+}
+
+static int unknown_feature(const char *name, struct cr_err *e)
+{
+	char list[512] = "";
+	size_t off = 0;
+	for (size_t i = 0; i < ARRAY_SIZE(feats) && off < sizeof(list); i++)
+		off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%s", i ? ", " : "", feats[i].name);
+	return cr_fail_errno(e, EINVAL, "unknown feature '%s' (known: %s)", name, list);
+}
+
+static int check_one(struct probe_ctx *c, const char *name, FILE *out, struct cr_err *e)
+{
+	const struct feat_def *d = feat_find(name);
+	struct feat_res r = {0};
+	if (!d)
+		return unknown_feature(name, e);
+	d->probe(c, &r);
+	pr_info("%s: %s: %s\n", d->name, r.ok ? "ok" : "missing", r.detail);
+	if (!r.ok)
+		return cr_fail_errno(e, 0, "%s is not supported: %s", d->name, r.detail);
+	fprintf(out, "%s is supported\n", d->name);
+	return 0;
+}
+
+static int check_all(struct probe_ctx *c, FILE *out, struct cr_err *e)
+{
+	char missing[512] = "";
+	size_t off = 0;
+	int nmissing = 0;
+	for (size_t i = 0; i < ARRAY_SIZE(feats); i++) {
+		const struct feat_def *d = &feats[i];
+		struct feat_res r = {0};
+		d->probe(c, &r);
+		const char *tag = r.ok ? "ok" : d->kind == F_INFO ? "info" : d->kind == F_OPTIONAL ? "warn" : "FAIL";
+		fprintf(out, "%-17s %-5s %s\n", d->name, tag, r.detail);
+		pr_info("%s: %s: %s\n", d->name, tag, r.detail);
+		if (!r.ok && d->kind == F_REQUIRED && off < sizeof(missing)) {
+			off += (size_t)snprintf(missing + off, sizeof(missing) - off, "%s%s", nmissing ? ", " : "",
+						d->name);
+			nmissing++;
+		}
+	}
+	if (nmissing)
+		return cr_fail_errno(e, 0, "%d required kernel feature%s missing: %s", nmissing,
+				     nmissing > 1 ? "s" : "", missing);
+	return 0;
+}
+
+int eng_check(const char *feature, FILE *out, struct cr_err *e)
+{
+	struct probe_ctx c = {0};
+	int ret = feature ? check_one(&c, feature, out, e) : check_all(&c, out, e);
+	child_stop(&c);
+	return ret;
+}
