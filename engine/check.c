@@ -54,8 +54,9 @@ struct pm_scan_arg {
 #define CAP_CHECKPOINT_RESTORE 40
 #endif
 
-#define UFFD_NONCOOP                                                                                           \
-	(UFFD_FEATURE_EVENT_FORK | UFFD_FEATURE_EVENT_REMAP | UFFD_FEATURE_EVENT_REMOVE | UFFD_FEATURE_EVENT_UNMAP)
+#define UFFD_NONCOOP                                                                                         \
+	(UFFD_FEATURE_EVENT_FORK | UFFD_FEATURE_EVENT_REMAP | UFFD_FEATURE_EVENT_REMOVE |                    \
+	 UFFD_FEATURE_EVENT_UNMAP)
 
 enum { F_REQUIRED, F_OPTIONAL, F_INFO };
 
@@ -66,12 +67,12 @@ struct feat_res {
 
 /* Shared state of one check run. */
 struct probe_ctx {
-	pid_t child;     /* ptrace/pidfd test child, 0 = none */
-	int child_rfd;   /* the pipe end the child blocks on (same number in the child) */
+	pid_t child;   /* ptrace/pidfd test child, 0 = none */
+	int child_rfd; /* the pipe end the child blocks on (same number in the child) */
 	int child_wfd;
-	int child_err;   /* errno of a failed start or seize */
-	int stopped;     /* seized and in a ptrace stop */
-	uint64_t magic;  /* value of probe_magic in the child */
+	int child_err;	/* errno of a failed start or seize */
+	int stopped;	/* seized and in a ptrace stop */
+	uint64_t magic; /* value of probe_magic in the child */
 	int uffd_probed;
 	int uffd_err;
 	uint64_t uffd_features;
@@ -256,7 +257,8 @@ static pid_t free_pid(unsigned attempt)
 static int p_clone3(struct probe_ctx *c, struct feat_res *r)
 {
 	if (clone3_tid(getpid()) >= 0 || errno != EEXIST)
-		return res(r, 0, "clone3 with set_tid: %s", errno == EPERM ? "no permission" : strerror(errno));
+		return res(r, 0, "clone3 with set_tid: %s",
+			   errno == EPERM ? "no permission" : strerror(errno));
 	for (unsigned i = 0; i < 5; i++) {
 		pid_t want = free_pid(i), got;
 		if (want < 0)
@@ -290,13 +292,17 @@ static int p_pagemap_scan(struct probe_ctx *c, struct feat_res *r)
 	long psz = sysconf(_SC_PAGESIZE);
 	struct page_region reg[4];
 	__cleanup_close int fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
-	__cleanup_munmap struct cr_map m = {mmap(NULL, 4 * psz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-					       -1, 0), 4 * psz};
+	__cleanup_munmap struct cr_map m = {
+	    mmap(NULL, 4 * psz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), 4 * psz};
 	if (fd < 0 || m.addr == MAP_FAILED)
 		return res(r, 0, "setup: %s", strerror(errno));
 	memset((char *)m.addr + psz, 1, (size_t)psz); /* only page 1 present */
-	struct pm_scan_arg a = {.size = sizeof(a), .start = (uintptr_t)m.addr, .end = (uintptr_t)m.addr + 4 * psz,
-				.vec = (uintptr_t)reg, .vec_len = 4, .category_mask = PAGE_IS_PRESENT,
+	struct pm_scan_arg a = {.size = sizeof(a),
+				.start = (uintptr_t)m.addr,
+				.end = (uintptr_t)m.addr + 4 * psz,
+				.vec = (uintptr_t)reg,
+				.vec_len = 4,
+				.category_mask = PAGE_IS_PRESENT,
 				.return_mask = PAGE_IS_PRESENT};
 	long n = ioctl(fd, PAGEMAP_SCAN, &a);
 	if (n < 0)
@@ -359,9 +365,13 @@ static int p_wp_async(struct probe_ctx *c, struct feat_res *r)
 /* Written pages since the last scan (and write-protect them again). -1 on error. */
 static long scan_written(int pm, void *addr, long len, struct page_region *reg, int nreg)
 {
-	struct pm_scan_arg a = {.size = sizeof(a), .flags = PM_SCAN_WP_MATCHING | PM_SCAN_CHECK_WPASYNC,
-				.start = (uintptr_t)addr, .end = (uintptr_t)addr + (uint64_t)len,
-				.vec = (uintptr_t)reg, .vec_len = (uint64_t)nreg, .category_mask = PAGE_IS_WRITTEN,
+	struct pm_scan_arg a = {.size = sizeof(a),
+				.flags = PM_SCAN_WP_MATCHING | PM_SCAN_CHECK_WPASYNC,
+				.start = (uintptr_t)addr,
+				.end = (uintptr_t)addr + (uint64_t)len,
+				.vec = (uintptr_t)reg,
+				.vec_len = (uint64_t)nreg,
+				.category_mask = PAGE_IS_WRITTEN,
 				.return_mask = PAGE_IS_WRITTEN};
 	return ioctl(pm, PAGEMAP_SCAN, &a);
 }
@@ -373,13 +383,14 @@ static int dirty_track_test(struct feat_res *r)
 	struct page_region reg[4];
 	__cleanup_close int pm = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
 	__cleanup_close int uffd = uffd_open();
-	__cleanup_munmap struct cr_map m = {mmap(NULL, 4 * psz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-					       -1, 0), 4 * psz};
+	__cleanup_munmap struct cr_map m = {
+	    mmap(NULL, 4 * psz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), 4 * psz};
 	struct uffdio_api api = {.api = UFFD_API, .features = UFFD_FEATURE_WP_ASYNC};
 	if (pm < 0 || uffd < 0 || m.addr == MAP_FAILED || ioctl(uffd, UFFDIO_API, &api))
 		return res(r, 0, "userfaultfd WP_ASYNC setup: %s", strerror(errno));
 	memset(m.addr, 1, m.len);
-	struct uffdio_register reg_arg = {.range = {(uintptr_t)m.addr, m.len}, .mode = UFFDIO_REGISTER_MODE_WP};
+	struct uffdio_register reg_arg = {.range = {(uintptr_t)m.addr, m.len},
+					  .mode = UFFDIO_REGISTER_MODE_WP};
 	if (ioctl(uffd, UFFDIO_REGISTER, &reg_arg))
 		return res(r, 0, "UFFDIO_REGISTER (WP): %s", strerror(errno));
 	if (scan_written(pm, m.addr, 4 * psz, reg, 4) < 0)
@@ -398,8 +409,8 @@ static int soft_dirty_present(void)
 	long psz = sysconf(_SC_PAGESIZE);
 	uint64_t ent = 0;
 	__cleanup_close int fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
-	__cleanup_munmap struct cr_map m = {mmap(NULL, psz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-					       -1, 0), psz};
+	__cleanup_munmap struct cr_map m = {
+	    mmap(NULL, psz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), psz};
 	if (fd < 0 || m.addr == MAP_FAILED)
 		return 0;
 	*(volatile char *)m.addr = 1; /* a new page is soft-dirty when the kernel tracks it */
@@ -476,20 +487,20 @@ struct feat_def {
 };
 
 static const struct feat_def feats[] = {
-	{"ptrace_seize", F_REQUIRED, p_ptrace},
-	{"get_rseq_conf", F_OPTIONAL, p_rseq},
-	{"process_vm_readv", F_REQUIRED, p_vm_readv},
-	{"pidfd_store", F_REQUIRED, p_pidfd},
-	{"clone3_set_tid", F_REQUIRED, p_clone3},
-	{"prctl_mm_map", F_REQUIRED, p_mm_map},
-	{"vdso_layout", F_REQUIRED, p_vdso},
-	{"capabilities", F_REQUIRED, p_caps},
-	{"pagemap_scan", F_OPTIONAL, p_pagemap_scan},
-	{"uffd", F_OPTIONAL, p_uffd},
-	{"uffd-noncoop", F_OPTIONAL, p_uffd_noncoop},
-	{"uffd_wp_async", F_OPTIONAL, p_wp_async},
-	{"mem_dirty_track", F_OPTIONAL, p_dirty_track},
-	{"soft_dirty", F_INFO, p_soft_dirty},
+    {"ptrace_seize", F_REQUIRED, p_ptrace},
+    {"get_rseq_conf", F_OPTIONAL, p_rseq},
+    {"process_vm_readv", F_REQUIRED, p_vm_readv},
+    {"pidfd_store", F_REQUIRED, p_pidfd},
+    {"clone3_set_tid", F_REQUIRED, p_clone3},
+    {"prctl_mm_map", F_REQUIRED, p_mm_map},
+    {"vdso_layout", F_REQUIRED, p_vdso},
+    {"capabilities", F_REQUIRED, p_caps},
+    {"pagemap_scan", F_OPTIONAL, p_pagemap_scan},
+    {"uffd", F_OPTIONAL, p_uffd},
+    {"uffd-noncoop", F_OPTIONAL, p_uffd_noncoop},
+    {"uffd_wp_async", F_OPTIONAL, p_wp_async},
+    {"mem_dirty_track", F_OPTIONAL, p_dirty_track},
+    {"soft_dirty", F_INFO, p_soft_dirty},
 };
 
 static const struct feat_def *feat_find(const char *name)
@@ -532,12 +543,15 @@ static int check_all(struct probe_ctx *c, FILE *out, struct cr_err *e)
 		const struct feat_def *d = &feats[i];
 		struct feat_res r = {0};
 		d->probe(c, &r);
-		const char *tag = r.ok ? "ok" : d->kind == F_INFO ? "info" : d->kind == F_OPTIONAL ? "warn" : "FAIL";
+		const char *tag = r.ok			  ? "ok"
+				  : d->kind == F_INFO	  ? "info"
+				  : d->kind == F_OPTIONAL ? "warn"
+							  : "FAIL";
 		fprintf(out, "%-17s %-5s %s\n", d->name, tag, r.detail);
 		pr_info("%s: %s: %s\n", d->name, tag, r.detail);
 		if (!r.ok && d->kind == F_REQUIRED && off < sizeof(missing)) {
-			off += (size_t)snprintf(missing + off, sizeof(missing) - off, "%s%s", nmissing ? ", " : "",
-						d->name);
+			off += (size_t)snprintf(missing + off, sizeof(missing) - off, "%s%s",
+						nmissing ? ", " : "", d->name);
 			nmissing++;
 		}
 	}

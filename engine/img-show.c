@@ -33,7 +33,10 @@ static void jw_nl(struct jw *w)
 /* Length of the valid UTF-8 sequence at s (n bytes left), 0 if invalid. */
 static size_t utf8_len(const unsigned char *s, size_t n)
 {
-	size_t len = s[0] >= 0xf0 && s[0] <= 0xf4 ? 4 : s[0] >= 0xe0 ? 3 : s[0] >= 0xc2 && s[0] < 0xe0 ? 2 : 0;
+	size_t len = s[0] >= 0xf0 && s[0] <= 0xf4  ? 4
+		     : s[0] >= 0xe0		   ? 3
+		     : s[0] >= 0xc2 && s[0] < 0xe0 ? 2
+						   : 0;
 	if (!len || len > n)
 		return 0;
 	for (size_t i = 1; i < len; i++)

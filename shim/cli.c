@@ -18,82 +18,82 @@ enum {
 	OPT_INHERIT_FD,
 	OPT_EXTERNAL,
 	OPT_FEATURE,
-	OPT_IGNORED,        /* flag without semantics for us: noted in the log */
-	OPT_IGNORED_ARG,    /* same, with an argument */
-	OPT_UNSUPPORTED,    /* changes semantics and we do not have it: error */
-	OPT_QUIET_IGNORED,  /* e.g. --no-default-config: nothing to note */
+	OPT_IGNORED,	   /* flag without semantics for us: noted in the log */
+	OPT_IGNORED_ARG,   /* same, with an argument */
+	OPT_UNSUPPORTED,   /* changes semantics and we do not have it: error */
+	OPT_QUIET_IGNORED, /* e.g. --no-default-config: nothing to note */
 };
 
 static const char short_opts[] = ":t:D:W:o:v::RjdVhx::s";
 
 /* The ignored/unsupported entries: `flag` points at nothing, we look the name up by index. */
 static const struct option long_opts[] = {
-	{"tree", required_argument, NULL, 't'},
-	{"images-dir", required_argument, NULL, 'D'},
-	{"work-dir", required_argument, NULL, 'W'},
-	{"log-file", required_argument, NULL, 'o'},
-	{"verbosity", optional_argument, NULL, 'v'},
-	{"leave-running", no_argument, NULL, 'R'},
-	{"shell-job", no_argument, NULL, 'j'},
-	{"restore-detached", no_argument, NULL, 'd'},
-	{"version", no_argument, NULL, 'V'},
-	{"help", no_argument, NULL, 'h'},
-	{"ext-unix-sk", optional_argument, NULL, 'x'},
-	{"leave-stopped", no_argument, NULL, 's'},
-	{"tcp-established", no_argument, NULL, OPT_TCP_EST},
-	{"file-locks", no_argument, NULL, OPT_FILE_LOCKS},
-	{"track-mem", no_argument, NULL, OPT_TRACK_MEM},
-	{"prev-images-dir", required_argument, NULL, OPT_PREV_IMAGES},
-	{"root", required_argument, NULL, OPT_ROOT},
-	{"pidfile", required_argument, NULL, OPT_PIDFILE},
-	{"inherit-fd", required_argument, NULL, OPT_INHERIT_FD},
-	{"external", required_argument, NULL, OPT_EXTERNAL},
-	{"feature", required_argument, NULL, OPT_FEATURE},
-	/* accepted, no effect for us (noted in the log) */
-	{"manage-cgroups", optional_argument, NULL, OPT_IGNORED},
-	{"tcp-close", no_argument, NULL, OPT_IGNORED},
-	{"display-stats", no_argument, NULL, OPT_IGNORED},
-	{"log-pid", no_argument, NULL, OPT_IGNORED},
-	{"link-remap", no_argument, NULL, OPT_IGNORED},
-	{"evasive-devices", no_argument, NULL, OPT_IGNORED},
-	{"enable-external-sharing", no_argument, NULL, OPT_IGNORED},
-	{"enable-external-masters", no_argument, NULL, OPT_IGNORED},
-	{"auto-dedup", no_argument, NULL, OPT_IGNORED},
-	{"skip-in-flight", no_argument, NULL, OPT_IGNORED},
-	{"force-irmap", no_argument, NULL, OPT_IGNORED},
-	{"weak-sysctls", no_argument, NULL, OPT_IGNORED},
-	{"restore-sibling", no_argument, NULL, OPT_IGNORED},
-	{"unprivileged", no_argument, NULL, OPT_IGNORED},
-	{"network-lock", optional_argument, NULL, OPT_IGNORED},
-	{"file-validation", optional_argument, NULL, OPT_IGNORED},
-	{"cpu-cap", optional_argument, NULL, OPT_IGNORED},
-	{"pre-dump-mode", required_argument, NULL, OPT_IGNORED_ARG},
-	{"ghost-limit", required_argument, NULL, OPT_IGNORED_ARG},
-	{"skip-mnt", required_argument, NULL, OPT_IGNORED_ARG},
-	{"ext-mount-map", required_argument, NULL, OPT_IGNORED_ARG},
-	{"cgroup-root", required_argument, NULL, OPT_IGNORED_ARG},
-	{"timeout", required_argument, NULL, OPT_IGNORED_ARG},
-	{"freeze-cgroup", required_argument, NULL, OPT_IGNORED_ARG},
-	{"lsm-profile", required_argument, NULL, OPT_IGNORED_ARG},
-	{"config", required_argument, NULL, OPT_IGNORED_ARG},
-	{"status-fd", required_argument, NULL, OPT_IGNORED_ARG},
-	{"all", no_argument, NULL, OPT_IGNORED},
-	{"extra", no_argument, NULL, OPT_IGNORED},
-	{"experimental", no_argument, NULL, OPT_IGNORED},
-	{"no-default-config", no_argument, NULL, OPT_QUIET_IGNORED},
-	/* would change semantics and are not implemented: refused */
-	{"lazy-pages", no_argument, NULL, OPT_UNSUPPORTED},
-	{"page-server", no_argument, NULL, OPT_UNSUPPORTED},
-	{"address", required_argument, NULL, OPT_UNSUPPORTED},
-	{"port", required_argument, NULL, OPT_UNSUPPORTED},
-	{"stream", no_argument, NULL, OPT_UNSUPPORTED},
-	{"action-script", required_argument, NULL, OPT_UNSUPPORTED},
-	{NULL, 0, NULL, 0},
+    {"tree", required_argument, NULL, 't'},
+    {"images-dir", required_argument, NULL, 'D'},
+    {"work-dir", required_argument, NULL, 'W'},
+    {"log-file", required_argument, NULL, 'o'},
+    {"verbosity", optional_argument, NULL, 'v'},
+    {"leave-running", no_argument, NULL, 'R'},
+    {"shell-job", no_argument, NULL, 'j'},
+    {"restore-detached", no_argument, NULL, 'd'},
+    {"version", no_argument, NULL, 'V'},
+    {"help", no_argument, NULL, 'h'},
+    {"ext-unix-sk", optional_argument, NULL, 'x'},
+    {"leave-stopped", no_argument, NULL, 's'},
+    {"tcp-established", no_argument, NULL, OPT_TCP_EST},
+    {"file-locks", no_argument, NULL, OPT_FILE_LOCKS},
+    {"track-mem", no_argument, NULL, OPT_TRACK_MEM},
+    {"prev-images-dir", required_argument, NULL, OPT_PREV_IMAGES},
+    {"root", required_argument, NULL, OPT_ROOT},
+    {"pidfile", required_argument, NULL, OPT_PIDFILE},
+    {"inherit-fd", required_argument, NULL, OPT_INHERIT_FD},
+    {"external", required_argument, NULL, OPT_EXTERNAL},
+    {"feature", required_argument, NULL, OPT_FEATURE},
+    /* accepted, no effect for us (noted in the log) */
+    {"manage-cgroups", optional_argument, NULL, OPT_IGNORED},
+    {"tcp-close", no_argument, NULL, OPT_IGNORED},
+    {"display-stats", no_argument, NULL, OPT_IGNORED},
+    {"log-pid", no_argument, NULL, OPT_IGNORED},
+    {"link-remap", no_argument, NULL, OPT_IGNORED},
+    {"evasive-devices", no_argument, NULL, OPT_IGNORED},
+    {"enable-external-sharing", no_argument, NULL, OPT_IGNORED},
+    {"enable-external-masters", no_argument, NULL, OPT_IGNORED},
+    {"auto-dedup", no_argument, NULL, OPT_IGNORED},
+    {"skip-in-flight", no_argument, NULL, OPT_IGNORED},
+    {"force-irmap", no_argument, NULL, OPT_IGNORED},
+    {"weak-sysctls", no_argument, NULL, OPT_IGNORED},
+    {"restore-sibling", no_argument, NULL, OPT_IGNORED},
+    {"unprivileged", no_argument, NULL, OPT_IGNORED},
+    {"network-lock", optional_argument, NULL, OPT_IGNORED},
+    {"file-validation", optional_argument, NULL, OPT_IGNORED},
+    {"cpu-cap", optional_argument, NULL, OPT_IGNORED},
+    {"pre-dump-mode", required_argument, NULL, OPT_IGNORED_ARG},
+    {"ghost-limit", required_argument, NULL, OPT_IGNORED_ARG},
+    {"skip-mnt", required_argument, NULL, OPT_IGNORED_ARG},
+    {"ext-mount-map", required_argument, NULL, OPT_IGNORED_ARG},
+    {"cgroup-root", required_argument, NULL, OPT_IGNORED_ARG},
+    {"timeout", required_argument, NULL, OPT_IGNORED_ARG},
+    {"freeze-cgroup", required_argument, NULL, OPT_IGNORED_ARG},
+    {"lsm-profile", required_argument, NULL, OPT_IGNORED_ARG},
+    {"config", required_argument, NULL, OPT_IGNORED_ARG},
+    {"status-fd", required_argument, NULL, OPT_IGNORED_ARG},
+    {"all", no_argument, NULL, OPT_IGNORED},
+    {"extra", no_argument, NULL, OPT_IGNORED},
+    {"experimental", no_argument, NULL, OPT_IGNORED},
+    {"no-default-config", no_argument, NULL, OPT_QUIET_IGNORED},
+    /* would change semantics and are not implemented: refused */
+    {"lazy-pages", no_argument, NULL, OPT_UNSUPPORTED},
+    {"page-server", no_argument, NULL, OPT_UNSUPPORTED},
+    {"address", required_argument, NULL, OPT_UNSUPPORTED},
+    {"port", required_argument, NULL, OPT_UNSUPPORTED},
+    {"stream", no_argument, NULL, OPT_UNSUPPORTED},
+    {"action-script", required_argument, NULL, OPT_UNSUPPORTED},
+    {NULL, 0, NULL, 0},
 };
 
 static const char *const verb_names[] = {
-	[VERB_NONE] = "", [VERB_DUMP] = "dump", [VERB_PRE_DUMP] = "pre-dump", [VERB_RESTORE] = "restore",
-	[VERB_CHECK] = "check", [VERB_SHOW] = "show", [VERB_SWRK] = "swrk",
+    [VERB_NONE] = "",	    [VERB_DUMP] = "dump", [VERB_PRE_DUMP] = "pre-dump", [VERB_RESTORE] = "restore",
+    [VERB_CHECK] = "check", [VERB_SHOW] = "show", [VERB_SWRK] = "swrk",
 };
 
 const char *shim_verb_name(enum shim_verb v)
@@ -194,24 +194,58 @@ static int parse_one(struct shim_cmd *c, int opt, int idx, int argc, char **argv
 			return fail(msg, len, "invalid PID '%s' for -t", optarg);
 		o->pid = (pid_t)v;
 		return 0;
-	case 'D': o->images_dir = optarg; return 0;
-	case 'W': o->work_dir = optarg; return 0;
-	case 'o': o->log_file = optarg; return 0;
-	case 'v': return parse_verbosity(c, argc, argv, msg, len);
-	case 'R': o->leave_running = true; return 0;
-	case 'j': o->shell_job = true; return 0;
-	case 'd': o->detach = true; return 0;
-	case 'V': c->version = true; return 0;
-	case 'h': c->help = true; return 0;
-	case 'x': o->ext_unix_sk = true; return 0;
-	case 's': return fail(msg, len, "option '--leave-stopped' is not supported yet");
-	case OPT_TCP_EST: o->tcp_established = true; return 0;
-	case OPT_FILE_LOCKS: o->file_locks = true; return 0;
-	case OPT_TRACK_MEM: o->track_mem = true; return 0;
-	case OPT_PREV_IMAGES: o->prev_images_dir = optarg; return 0;
-	case OPT_ROOT: o->root = optarg; return 0;
-	case OPT_PIDFILE: o->pidfile = optarg; return 0;
-	case OPT_FEATURE: c->feature = optarg; return 0;
+	case 'D':
+		o->images_dir = optarg;
+		return 0;
+	case 'W':
+		o->work_dir = optarg;
+		return 0;
+	case 'o':
+		o->log_file = optarg;
+		return 0;
+	case 'v':
+		return parse_verbosity(c, argc, argv, msg, len);
+	case 'R':
+		o->leave_running = true;
+		return 0;
+	case 'j':
+		o->shell_job = true;
+		return 0;
+	case 'd':
+		o->detach = true;
+		return 0;
+	case 'V':
+		c->version = true;
+		return 0;
+	case 'h':
+		c->help = true;
+		return 0;
+	case 'x':
+		o->ext_unix_sk = true;
+		return 0;
+	case 's':
+		return fail(msg, len, "option '--leave-stopped' is not supported yet");
+	case OPT_TCP_EST:
+		o->tcp_established = true;
+		return 0;
+	case OPT_FILE_LOCKS:
+		o->file_locks = true;
+		return 0;
+	case OPT_TRACK_MEM:
+		o->track_mem = true;
+		return 0;
+	case OPT_PREV_IMAGES:
+		o->prev_images_dir = optarg;
+		return 0;
+	case OPT_ROOT:
+		o->root = optarg;
+		return 0;
+	case OPT_PIDFILE:
+		o->pidfile = optarg;
+		return 0;
+	case OPT_FEATURE:
+		c->feature = optarg;
+		return 0;
 	}
 	return parse_special(c, opt, idx, msg, len);
 }
@@ -242,7 +276,8 @@ static int parse_verb(struct shim_cmd *c, int argc, char **argv, char *msg, size
 		return fail(msg, len, "unknown command '%s'", v);
 	bool wants_operand = c->verb == VERB_SHOW || c->verb == VERB_SWRK;
 	if (wants_operand && nargs < 2)
-		return fail(msg, len, "'%s' needs an argument (%s)", v, c->verb == VERB_SHOW ? "DIR|FILE" : "FD");
+		return fail(msg, len, "'%s' needs an argument (%s)", v,
+			    c->verb == VERB_SHOW ? "DIR|FILE" : "FD");
 	if (nargs > (wants_operand ? 2 : 1))
 		return fail(msg, len, "unexpected argument '%s'", argv[optind + (wants_operand ? 2 : 1)]);
 	if (wants_operand)

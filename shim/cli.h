@@ -22,10 +22,10 @@ enum shim_verb {
 struct shim_cmd {
 	enum shim_verb verb;
 	bool help, version;
-	bool log_to_stderr;     /* no -o: log to stderr (like CRIU) */
+	bool log_to_stderr; /* no -o: log to stderr (like CRIU) */
 	struct cr_opts opts;
-	const char *feature;    /* check --feature */
-	const char *operand;    /* show PATH, swrk FD */
+	const char *feature; /* check --feature */
+	const char *operand; /* show PATH, swrk FD */
 	const char *inherit_fd[SHIM_MAX_LIST];
 	int n_inherit_fd;
 	const char *external[SHIM_MAX_LIST];

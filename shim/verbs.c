@@ -42,7 +42,8 @@ static int abs_path(char *dst, size_t len, const char *base, const char *rel)
 	else if (base && base[0] == '/')
 		n = snprintf(dst, len, "%s/%s", base, rel);
 	else if (getcwd(cwd, sizeof(cwd)))
-		n = base ? snprintf(dst, len, "%s/%s/%s", cwd, base, rel) : snprintf(dst, len, "%s/%s", cwd, rel);
+		n = base ? snprintf(dst, len, "%s/%s/%s", cwd, base, rel)
+			 : snprintf(dst, len, "%s/%s", cwd, rel);
 	else
 		return -1;
 	if (n < 0 || (size_t)n >= len) {

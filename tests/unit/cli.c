@@ -29,11 +29,13 @@ static void t_dump(void)
 	ok(parse("-D d --tree=7 -R -j --tcp-established -x --file-locks --track-mem dump") == 0,
 	   "options before the verb");
 	ok(c.verb == VERB_DUMP && c.opts.pid == 7 && c.opts.leave_running && c.opts.shell_job &&
-		   c.opts.tcp_established && c.opts.ext_unix_sk && c.opts.file_locks && c.opts.track_mem,
+	       c.opts.tcp_established && c.opts.ext_unix_sk && c.opts.file_locks && c.opts.track_mem,
 	   "all dump flags set");
 	ok(c.log_to_stderr, "no -o: log to stderr");
-	ok(parse("dump -t 1 -D d --prev-images-dir ../p --root /r -W /w --ext-unix-sk") == 0, "dump with dirs");
-	ok(!strcmp(c.opts.prev_images_dir, "../p") && !strcmp(c.opts.root, "/r") && !strcmp(c.opts.work_dir, "/w"),
+	ok(parse("dump -t 1 -D d --prev-images-dir ../p --root /r -W /w --ext-unix-sk") == 0,
+	   "dump with dirs");
+	ok(!strcmp(c.opts.prev_images_dir, "../p") && !strcmp(c.opts.root, "/r") &&
+	       !strcmp(c.opts.work_dir, "/w"),
 	   "--prev-images-dir, --root, -W");
 	ok(parse("pre-dump -t 1 -D d") == 0 && c.verb == VERB_PRE_DUMP, "pre-dump parses");
 }
@@ -47,7 +49,7 @@ static void t_restore(void)
 	ok(parse("restore -D d -d --inherit-fd fd[3]:pipe:[1] --inherit-fd fd[4]:x --external mnt[a]:b") == 0,
 	   "repeatable options");
 	ok(c.n_inherit_fd == 2 && !strcmp(c.inherit_fd[1], "fd[4]:x") && c.opts.n_inherit_fd == 2 &&
-		   c.opts.inherit_fd[0] == c.inherit_fd[0],
+	       c.opts.inherit_fd[0] == c.inherit_fd[0],
 	   "--inherit-fd list reaches cr_opts");
 	ok(c.n_external == 1 && c.opts.n_external == 1 && !strcmp(c.opts.external[0], "mnt[a]:b"),
 	   "--external list reaches cr_opts");
@@ -59,9 +61,18 @@ static void t_verbosity(void)
 		const char *line;
 		int lvl;
 	} cases[] = {
-		{"check", 2},          {"check -v", 3},         {"check -v4", 4},        {"check -v0", 0},
-		{"check -vvvv", 4},    {"check -vv", 4},        {"check -v 1", 1},       {"-v 3 check", 3},
-		{"check --verbosity=0", 0}, {"check --verbosity 1", 1}, {"check --verbosity", 3}, {"check -v 9", 4},
+	    {"check", 2},
+	    {"check -v", 3},
+	    {"check -v4", 4},
+	    {"check -v0", 0},
+	    {"check -vvvv", 4},
+	    {"check -vv", 4},
+	    {"check -v 1", 1},
+	    {"-v 3 check", 3},
+	    {"check --verbosity=0", 0},
+	    {"check --verbosity 1", 1},
+	    {"check --verbosity", 3},
+	    {"check -v 9", 4},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		int r = parse(cases[i].line);
@@ -74,7 +85,9 @@ static void t_verbosity(void)
 
 static void t_ignored(void)
 {
-	ok(parse("dump -t 1 -D d --manage-cgroups=soft --tcp-close --ghost-limit 10 --skip-mnt /x --log-pid") == 0,
+	ok(parse(
+	       "dump -t 1 -D d --manage-cgroups=soft --tcp-close --ghost-limit 10 --skip-mnt /x --log-pid") ==
+	       0,
 	   "ignored CRIU options are accepted");
 	ok(c.verb == VERB_DUMP && c.n_notes == 5, "their arguments are not taken as operands, 5 notes");
 	is_str(c.notes[2], "ghost-limit", "note names the option");
@@ -105,7 +118,7 @@ static void t_errors(void)
 	ok(parse("dump -D d --pidfile") < 0, "missing argument of a long option");
 	like(msg, "--pidfile", "... names it");
 	ok(parse("dump -t abc -D d") < 0 && parse("dump -t 0 -D d") < 0 && parse("dump -t -3 -D d") < 0 &&
-		   parse("dump -t 12x -D d") < 0,
+	       parse("dump -t 12x -D d") < 0,
 	   "invalid PIDs refused");
 	ok(parse("dump -t 1 -D d extra") < 0, "extra operand refused");
 	like(msg, "extra", "... names it");
@@ -118,7 +131,8 @@ static void t_misc(void)
 	ok(parse("-V") == 0 && c.version, "-V");
 	ok(parse("-h") == 0 && c.help, "-h");
 	ok(parse("dump --help") == 0 && c.help, "dump --help (no -t needed)");
-	ok(parse("check --feature mem_dirty_track") == 0 && !strcmp(c.feature, "mem_dirty_track"), "check --feature");
+	ok(parse("check --feature mem_dirty_track") == 0 && !strcmp(c.feature, "mem_dirty_track"),
+	   "check --feature");
 	ok(parse("show /tmp/img") == 0 && c.verb == VERB_SHOW && !strcmp(c.operand, "/tmp/img"), "show DIR");
 	ok(parse("show") < 0, "show needs an argument");
 	ok(parse("swrk 3") == 0 && c.verb == VERB_SWRK && !strcmp(c.operand, "3"), "swrk FD");

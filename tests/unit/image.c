@@ -213,7 +213,8 @@ static void t_roundtrip_kind(enum img_kind k)
 	is_int(img_reader_kind(r), k, "reader kind");
 	img_close(r);
 	int kid = -1;
-	ok(img_kind_of(name, &kid) == (int)k && kid == (k == IMG_INVENTORY || k == IMG_PSTREE || k == IMG_FILES ? 0 : id),
+	ok(img_kind_of(name, &kid) == (int)k &&
+	       kid == (k == IMG_INVENTORY || k == IMG_PSTREE || k == IMG_FILES ? 0 : id),
 	   "%s: img_kind_of", name);
 	afree_all();
 }
@@ -229,7 +230,7 @@ static void t_roundtrip(void)
 	inv.root_pid = 77;
 	inv.has_root_pid = 1;
 	ok(img_write_one(dfd, IMG_INVENTORY, 0, &inv.base, &err) == 0 &&
-		   img_read_one(dfd, IMG_INVENTORY, 0, &m, &err) == 0 && ((InventoryEntry *)m)->root_pid == 77,
+	       img_read_one(dfd, IMG_INVENTORY, 0, &m, &err) == 0 && ((InventoryEntry *)m)->root_pid == 77,
 	   "img_write_one / img_read_one");
 	protobuf_c_message_free_unpacked(m, NULL);
 	struct img_writer *w;
@@ -252,7 +253,8 @@ static int write_pages(int id, size_t nblocks)
 	if (pw_open(dfd, id, &pw, &err))
 		return -1;
 	for (size_t i = 0; i < nblocks; i++)
-		if (pw_add(pw, 0x400000 + i * 0x10000, pages_buf + i * 2 * psz, (size_t)(i + 1) * psz, &err)) {
+		if (pw_add(pw, 0x400000 + i * 0x10000, pages_buf + i * 2 * psz, (size_t)(i + 1) * psz,
+			   &err)) {
 			pw_abort(pw);
 			return -1;
 		}
@@ -324,11 +326,12 @@ static void t_pages_corrupt(void)
 		int r = pm_load(dfd, 1, &pm, &err);
 		if (!r)
 			pm_free(&pm);
-		ok(r < 0 && strstr(err.msg, "pages-1.img") && strstr(err.msg, "size"), "pages file %+ld bytes: %s",
-		   deltas[i], err.msg);
+		ok(r < 0 && strstr(err.msg, "pages-1.img") && strstr(err.msg, "size"),
+		   "pages file %+ld bytes: %s", deltas[i], err.msg);
 	}
 	unlinkat(dfd, "pages-1.img", 0);
-	ok(pm_load(dfd, 1, &pm, &err) < 0 && strstr(err.msg, "pages-1.img"), "missing pages file: %s", err.msg);
+	ok(pm_load(dfd, 1, &pm, &err) < 0 && strstr(err.msg, "pages-1.img"), "missing pages file: %s",
+	   err.msg);
 	spit("pages-1.img", orig, len);
 	ok(pm_load(dfd, 1, &pm, &err) == 0, "restored pages file loads again");
 	pm_free(&pm);
@@ -362,8 +365,8 @@ static void t_flip_every_byte(const char *name)
 		else if (!strstr(err.msg, name))
 			unnamed++;
 	}
-	ok(accepted == 0 && unnamed == 0, "%s: truncated to every length 0..%zu: rejected, naming the file", name,
-	   len - 1);
+	ok(accepted == 0 && unnamed == 0, "%s: truncated to every length 0..%zu: rejected, naming the file",
+	   name, len - 1);
 	spit(name, orig, len);
 	ok(read_all(name) == 0, "%s: the original reads again", name);
 	free(b);
@@ -407,7 +410,8 @@ static void t_magic(void)
 static void t_garbage_record(void)
 {
 	uint8_t b[8 + 4 + 6 + 16];
-	uint32_t hdr[2] = {img_kind_desc(IMG_CORE)->magic, CRSHIM_IMG_VERSION}, rl = 6, mark = 0xffffffffu, nr = 1;
+	uint32_t hdr[2] = {img_kind_desc(IMG_CORE)->magic, CRSHIM_IMG_VERSION}, rl = 6, mark = 0xffffffffu,
+		 nr = 1;
 	memcpy(b, hdr, 8);
 	memcpy(b + 8, &rl, 4);
 	memcpy(b + 12, "\xff\xff\xff\xff\xff\xff", 6);
@@ -487,7 +491,8 @@ static void t_show(void)
 int main(void)
 {
 	psz = sysconf(_SC_PAGESIZE);
-	snprintf(tmpdir, sizeof(tmpdir), "%s/crshim-unit-XXXXXX", access("/dev/shm", W_OK) ? "/tmp" : "/dev/shm");
+	snprintf(tmpdir, sizeof(tmpdir), "%s/crshim-unit-XXXXXX",
+		 access("/dev/shm", W_OK) ? "/tmp" : "/dev/shm");
 	if (!mkdtemp(tmpdir) || (dfd = open(tmpdir, O_RDONLY | O_DIRECTORY)) < 0)
 		return 1;
 	t_roundtrip();

@@ -48,29 +48,29 @@ static inline int done_testing(void)
 }
 
 #define ok(cond, ...) tap_ok(!!(cond), __FILE__, __LINE__, __VA_ARGS__)
-#define is_int(a, b, name)                                                                                     \
-	({                                                                                                     \
-		long long _a = (long long)(a), _b = (long long)(b);                                            \
-		int _r = ok(_a == _b, "%s", name);                                                             \
-		if (!_r)                                                                                       \
-			diag("  got %lld, expected %lld", _a, _b);                                             \
-		_r;                                                                                            \
+#define is_int(a, b, name)                                                                                   \
+	({                                                                                                   \
+		long long _a = (long long)(a), _b = (long long)(b);                                          \
+		int _r = ok(_a == _b, "%s", name);                                                           \
+		if (!_r)                                                                                     \
+			diag("  got %lld, expected %lld", _a, _b);                                           \
+		_r;                                                                                          \
 	})
-#define is_str(a, b, name)                                                                                     \
-	({                                                                                                     \
-		const char *_a = (a), *_b = (b);                                                               \
-		int _r = ok(_a && _b && !strcmp(_a, _b), "%s", name);                                          \
-		if (!_r)                                                                                       \
-			diag("  got '%s', expected '%s'", _a ? _a : "(null)", _b ? _b : "(null)");             \
-		_r;                                                                                            \
+#define is_str(a, b, name)                                                                                   \
+	({                                                                                                   \
+		const char *_a = (a), *_b = (b);                                                             \
+		int _r = ok(_a && _b && !strcmp(_a, _b), "%s", name);                                        \
+		if (!_r)                                                                                     \
+			diag("  got '%s', expected '%s'", _a ? _a : "(null)", _b ? _b : "(null)");           \
+		_r;                                                                                          \
 	})
-#define like(s, sub, name)                                                                                     \
-	({                                                                                                     \
-		const char *_s = (s), *_u = (sub);                                                             \
-		int _r = ok(_s && strstr(_s, _u), "%s", name);                                                 \
-		if (!_r)                                                                                       \
-			diag("  '%s' does not contain '%s'", _s ? _s : "(null)", _u);                          \
-		_r;                                                                                            \
+#define like(s, sub, name)                                                                                   \
+	({                                                                                                   \
+		const char *_s = (s), *_u = (sub);                                                           \
+		int _r = ok(_s && strstr(_s, _u), "%s", name);                                               \
+		if (!_r)                                                                                     \
+			diag("  '%s' does not contain '%s'", _s ? _s : "(null)", _u);                        \
+		_r;                                                                                          \
 	})
 
 #endif
