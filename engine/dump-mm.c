@@ -285,8 +285,12 @@ static int vma_pages(struct mm_state *m, const struct proc_vma *v, const VmaEntr
 
 /* ---------------- copying pages ---------------- */
 
-#define PBUF_SIZE (4u << 20)
+#ifndef PBUF_SIZE
+#define PBUF_SIZE (8u << 20)
+#endif
+#ifndef PBUF_NR
 #define PBUF_NR 4
+#endif
 #define PBUF_BLOCKS 1024
 
 struct pbuf {
