@@ -469,6 +469,48 @@ static void t_verify_dir(void)
 	free(b);
 }
 
+/* The JSON of one known record: field names, nested messages, enums by name, bytes in hex,
+ * 64-bit numbers, escaped strings. */
+static void t_show_format(void)
+{
+	MmEntry mm = MM_ENTRY__INIT;
+	VmaEntry v = VMA_ENTRY__INIT, *vp = &v;
+	CoreEntry core = CORE_ENTRY__INIT;
+	uint8_t regs[3] = {0x00, 0xab, 0x7f};
+	char path[128], *json = NULL;
+	size_t len = 0;
+	v.has_start = v.has_kind = 1;
+	v.start = 0xffffffffff600000ull;
+	v.kind = VMA_KIND__VMA_STACK;
+	v.path = "a\"b\\c\n";
+	mm.vmas = &vp;
+	mm.n_vmas = 1;
+	core.has_gpregs = 1;
+	core.gpregs.data = regs;
+	core.gpregs.len = 3;
+	ok(img_write_one(dfd, IMG_MM, 7, &mm.base, &err) == 0 &&
+	       img_write_one(dfd, IMG_CORE, 7, &core.base, &err) == 0,
+	   "write mm-7.img and core-7.img");
+	snprintf(path, sizeof(path), "%s/mm-7.img", tmpdir);
+	FILE *f = open_memstream(&json, &len);
+	ok(img_show(path, f, &err) == 0, "show mm-7.img");
+	fclose(f);
+	like(json, "\"vmas\": [", "repeated nested message as an array");
+	like(json, "\"kind\": \"VMA_STACK\"", "enum by name");
+	like(json, "\"start\": 18446744073699065856", "64-bit number in full");
+	like(json, "\"path\": \"a\\\"b\\\\c\\n\"", "string escaped");
+	ok(!strstr(json, "\"pgoff\""), "absent optional field omitted");
+	free(json);
+	snprintf(path, sizeof(path), "%s/core-7.img", tmpdir);
+	f = open_memstream(&json, &len);
+	ok(img_show(path, f, &err) == 0, "show core-7.img");
+	fclose(f);
+	like(json, "\"gpregs\": \"00ab7f\"", "bytes as hex");
+	free(json);
+	unlinkat(dfd, "mm-7.img", 0);
+	unlinkat(dfd, "core-7.img", 0);
+}
+
 static void t_show(void)
 {
 	char path[128];
@@ -481,6 +523,7 @@ static void t_show(void)
 	f = tmpfile();
 	ok(img_show(path, f, &err) == 0 && ftell(f) > 10, "img_show of one file");
 	fclose(f);
+	t_show_format();
 	spit("core-1002.img", "garbage", 7);
 	f = tmpfile();
 	ok(img_show(tmpdir, f, &err) < 0 && strstr(err.msg, "core-1002.img") && ftell(f) == 0,
