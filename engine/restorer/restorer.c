@@ -1,6 +1,335 @@
-/* Placeholder: the restorer blob entry. Replaced by the real restorer. */
-__attribute__((section(".text.entry"), used)) void __blob_entry(void)
+/* The restorer blob: runs in the restored task after crshim's C code jumped here (arch_jump_to_blob).
+ * It replaces crshim's address space with the image's, restores what only the task itself can set,
+ * drops credentials last, reports through args->state and stops with a trap for the tracer (crshim),
+ * which then sets the registers. Freestanding: raw syscalls only, no data/bss, position independent. */
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/capability.h>
+#include <linux/mman.h>
+#include <linux/prctl.h>
+#include <linux/securebits.h>
+
+#include "restorer-args.h"
+#include "rst-sys.h"
+#include "vma-flags.h"
+
+#ifndef PR_TIMER_CREATE_RESTORE_IDS
+#define PR_TIMER_CREATE_RESTORE_IDS 77
+#endif
+#define RST_SS_ONSTACK 1
+#define RST_SS_DISABLE 2
+#define RST_SIGKILL 9
+#define RST_SIGSTOP 19
+#define RST_RW_MAX (1l << 30)
+
+void rst_main(struct rst_args *a);
+
+/* The compiler may emit calls to these. */
+__attribute__((used)) void *memcpy(void *d, const void *s, size_t n)
 {
+	uint8_t *dp = d;
+	const uint8_t *sp = s;
+	while (n--)
+		*dp++ = *sp++;
+	return d;
+}
+
+__attribute__((used)) void *memset(void *d, int c, size_t n)
+{
+	uint8_t *dp = d;
+	while (n--)
+		*dp++ = (uint8_t)c;
+	return d;
+}
+
+__attribute__((noreturn)) static void fail(struct rst_args *a, const char *step, long ret, uint64_t x, uint64_t y)
+{
+	size_t i;
+	for (i = 0; step[i] && i < sizeof(a->err_step) - 1; i++)
+		a->err_step[i] = step[i];
+	a->err_step[i] = 0;
+	a->err_errno = (int32_t)-ret;
+	a->err_a = x;
+	a->err_b = y;
+	__atomic_store_n(&a->state, RST_FAILED, __ATOMIC_SEQ_CST);
 	for (;;)
-		;
+		sys1(__NR_exit_group, 1);
+}
+
+static inline void check(struct rst_args *a, long r, const char *step, uint64_t x, uint64_t y)
+{
+	if (RST_ISERR(r))
+		fail(a, step, r, x, y);
+}
+
+/* ---------------- address space ---------------- */
+
+static void specials_park(struct rst_args *a)
+{
+	for (int i = 0; i < RST_NR_SPECIAL; i++) {
+		struct rst_special *s = &a->special[i];
+		if (!s->cur || !s->len)
+			continue;
+		long r = sys5(__NR_mremap, s->cur, s->len, s->len, MREMAP_MAYMOVE | MREMAP_FIXED, s->park);
+		if (RST_ISERR(r) || (uint64_t)r != s->park)
+			fail(a, "park vdso/vvar", RST_ISERR(r) ? r : -22, s->cur, s->cur + s->len);
+	}
+}
+
+static void specials_place(struct rst_args *a)
+{
+	for (int i = 0; i < RST_NR_SPECIAL; i++) {
+		struct rst_special *s = &a->special[i];
+		if (!s->cur || !s->len)
+			continue;
+		if (!s->target) {
+			check(a, sys2(__NR_munmap, s->park, s->len), "unmap vdso/vvar", s->park, s->len);
+			continue;
+		}
+		long r = sys5(__NR_mremap, s->park, s->len, s->len, MREMAP_MAYMOVE | MREMAP_FIXED, s->target);
+		if (RST_ISERR(r) || (uint64_t)r != s->target)
+			fail(a, "move vdso/vvar", RST_ISERR(r) ? r : -22, s->target, s->target + s->len);
+	}
+}
+
+static void unmap_old(struct rst_args *a)
+{
+	const struct rst_range *u = (const struct rst_range *)a->unmap;
+	for (uint32_t i = 0; i < a->nr_unmap; i++)
+		check(a, sys2(__NR_munmap, u[i].start, u[i].len), "munmap", u[i].start, u[i].start + u[i].len);
+}
+
+static void read_block(struct rst_args *a, const struct rst_pblock *b)
+{
+	uint64_t done = 0;
+	/* Prefault exactly the data range in one go: much cheaper than a fault per page in pread. */
+	long r = sys3(__NR_madvise, b->vaddr, b->len, MADV_POPULATE_WRITE);
+	if (RST_ISERR(r) && r != -22)
+		fail(a, "prefault pages", r, b->vaddr, b->vaddr + b->len);
+	while (done < b->len) {
+		uint64_t n = b->len - done;
+		if (n > RST_RW_MAX)
+			n = RST_RW_MAX;
+		r = sys4(__NR_pread64, a->pages_fd, b->vaddr + done, n, b->off + done);
+		if (r == -4)
+			continue;
+		if (r == 0)
+			r = -5; /* EIO: short page file (verified before, so it changed under us) */
+		check(a, r, "read pages", b->vaddr + done, b->vaddr + b->len);
+		done += (uint64_t)r;
+	}
+}
+
+static void madv(struct rst_args *a, const struct rst_vma *v, uint32_t bit, int advice)
+{
+	if (v->madv & bit)
+		check(a, sys3(__NR_madvise, v->start, v->end - v->start, advice), "madvise", v->start, v->end);
+}
+
+static void map_vma(struct rst_args *a, const struct rst_vma *v)
+{
+	const struct rst_pblock *blocks = (const struct rst_pblock *)a->blocks;
+	const int32_t *mfd = (const int32_t *)a->mfd;
+	uint64_t len = v->end - v->start;
+	uint32_t prot = v->prot | (v->nr_blocks ? PROT_WRITE : 0);
+	long fd = v->kind == RST_VMA_FILE ? mfd[v->mfile] : -1;
+
+	long r = sys6(__NR_mmap, (long)v->start, (long)len, prot, v->flags | MAP_FIXED, fd,
+		      v->kind == RST_VMA_FILE ? (long)v->pgoff : 0);
+	if (RST_ISERR(r) || (uint64_t)r != v->start)
+		fail(a, "mmap vma", RST_ISERR(r) ? r : -22, v->start, v->end);
+	madv(a, v, VMA_F_HUGEPAGE, MADV_HUGEPAGE);
+	madv(a, v, VMA_F_NOHUGEPAGE, MADV_NOHUGEPAGE);
+	for (uint32_t i = 0; i < v->nr_blocks; i++)
+		read_block(a, &blocks[v->first_block + i]);
+	if (prot != v->prot)
+		check(a, sys3(__NR_mprotect, v->start, len, v->prot), "mprotect vma", v->start, v->end);
+	madv(a, v, VMA_F_DONTFORK, MADV_DONTFORK);
+	madv(a, v, VMA_F_DONTDUMP, MADV_DONTDUMP);
+	madv(a, v, VMA_F_MERGEABLE, MADV_MERGEABLE);
+	madv(a, v, VMA_F_WIPEONFORK, MADV_WIPEONFORK);
+	madv(a, v, VMA_F_SEQ_READ, MADV_SEQUENTIAL);
+	madv(a, v, VMA_F_RAND_READ, MADV_RANDOM);
+	if (v->madv & VMA_F_LOCKED)
+		check(a, sys2(__NR_mlock, v->start, len), "mlock", v->start, v->end);
+}
+
+static void restore_mm(struct rst_args *a)
+{
+	const struct rst_vma *v = (const struct rst_vma *)a->vmas;
+
+	specials_park(a);
+	unmap_old(a);
+	specials_place(a);
+	for (uint32_t i = 0; i < a->nr_vmas; i++)
+		map_vma(a, &v[i]);
+	check(a, sys5(__NR_prctl, PR_SET_MM, PR_SET_MM_MAP, &a->mm, sizeof(a->mm), 0), "prctl(PR_SET_MM_MAP)",
+	      a->mm.start_code, a->mm.brk);
+	/* pages fd, mapped files, exe, error pipe: none of them belongs to the restored task */
+	check(a, sys3(__NR_close_range, a->helper_fd_lo, ~0u, 0), "close helper fds", (uint64_t)a->helper_fd_lo, 0);
+}
+
+/* ---------------- signals, timers, task ---------------- */
+
+struct k_stack {
+	uint64_t sp;
+	int32_t flags, pad;
+	uint64_t size;
+};
+
+static void restore_signals(struct rst_args *a)
+{
+	for (int sig = 1; sig <= RST_NSIG; sig++) {
+		if (sig == RST_SIGKILL || sig == RST_SIGSTOP)
+			continue;
+		check(a, sys4(__NR_rt_sigaction, sig, &a->sigact[sig - 1], 0, 8), "rt_sigaction", (uint64_t)sig, 0);
+	}
+	if (a->has_sas) {
+		struct k_stack ss = {a->sas_sp, a->sas_flags & ~RST_SS_ONSTACK, 0, a->sas_size};
+		if (ss.flags & RST_SS_DISABLE)
+			ss = (struct k_stack){0, RST_SS_DISABLE, 0, 0};
+		check(a, sys2(__NR_sigaltstack, &ss, 0), "sigaltstack", a->sas_sp, a->sas_size);
+	}
+}
+
+static void restore_pending(struct rst_args *a)
+{
+	const uint8_t *si = (const uint8_t *)a->pending;
+	for (uint32_t i = 0; i < a->nr_pending; i++, si += RST_SIGINFO_SIZE) {
+		int32_t sig = *(const int32_t *)si;
+		check(a, sys4(__NR_rt_tgsigqueueinfo, a->pid, a->pid, sig, si), "queue pending signal", (uint64_t)sig, 0);
+	}
+	si = (const uint8_t *)a->pending_shared;
+	for (uint32_t i = 0; i < a->nr_pending_shared; i++, si += RST_SIGINFO_SIZE) {
+		int32_t sig = *(const int32_t *)si;
+		check(a, sys3(__NR_rt_sigqueueinfo, a->pid, sig, si), "queue shared pending signal", (uint64_t)sig, 0);
+	}
+}
+
+struct k_sigevent {
+	uint64_t value;
+	int32_t signo, notify;
+	int32_t tid;
+	int32_t pad[11];
+};
+
+static void restore_timers(struct rst_args *a)
+{
+	const struct rst_timer *t = (const struct rst_timer *)a->timers;
+	for (int w = 0; w < 3; w++) {
+		const struct rst_itimer *it = &a->itimer[w];
+		if (it->isec || it->iusec || it->vsec || it->vusec)
+			check(a, sys3(__NR_setitimer, w, it, 0), "setitimer", (uint64_t)w, 0);
+	}
+	if (!a->nr_timers)
+		return;
+	long on = sys5(__NR_prctl, PR_TIMER_CREATE_RESTORE_IDS, 1, 0, 0, 0);
+	if (RST_ISERR(on))
+		a->warn_timer_ids = 1;
+	for (uint32_t i = 0; i < a->nr_timers; i++) {
+		struct k_sigevent sev = {t[i].sival, t[i].signo, t[i].notify, t[i].notify_tid, {0}};
+		int32_t id = t[i].id;
+		int64_t its[4] = {t[i].isec, t[i].insec, t[i].vsec, t[i].vnsec};
+		check(a, sys3(__NR_timer_create, t[i].clock_id, &sev, &id), "timer_create", (uint64_t)t[i].id, 0);
+		if (id != t[i].id)
+			fail(a, "timer_create (id differs)", -17, (uint64_t)t[i].id, (uint64_t)id);
+		check(a, sys4(__NR_timer_settime, id, 0, its, 0), "timer_settime", (uint64_t)id, 0);
+	}
+	if (!RST_ISERR(on))
+		sys5(__NR_prctl, PR_TIMER_CREATE_RESTORE_IDS, 0, 0, 0, 0);
+}
+
+static void restore_rlimits(struct rst_args *a)
+{
+	for (int r = 0; r < RST_NR_RLIMITS; r++) {
+		struct rst_rlimit cur, want = a->rlimit[r];
+		if (!a->has_rlimit[r])
+			continue;
+		check(a, sys4(__NR_prlimit64, 0, r, 0, &cur), "prlimit64 get", (uint64_t)r, 0);
+		if (want.max > cur.max) { /* raising a hard limit needs CAP_SYS_RESOURCE: keep the current one */
+			want.max = cur.max;
+			a->warn_rlimit |= 1ull << r;
+		}
+		if (want.cur > want.max)
+			want.cur = want.max;
+		long ret = sys4(__NR_prlimit64, 0, r, &want, 0);
+		if (ret == -1 /* EPERM */)
+			a->warn_rlimit |= 1ull << r;
+		else
+			check(a, ret, "prlimit64 set", (uint64_t)r, want.max);
+	}
+}
+
+static void restore_task(struct rst_args *a)
+{
+	check(a, sys2(__NR_set_tid_address, a->tid_address, 0), "set_tid_address", a->tid_address, 0);
+	if (a->has_robust)
+		check(a, sys2(__NR_set_robust_list, a->robust_list, a->robust_len), "set_robust_list", a->robust_list,
+		      a->robust_len);
+	if (a->has_rseq)
+		check(a, sys4(__NR_rseq, a->rseq_ptr, a->rseq_len, 0, a->rseq_sig), "rseq register", a->rseq_ptr,
+		      a->rseq_len);
+	restore_signals(a);
+	restore_timers(a);
+	restore_rlimits(a);
+	restore_pending(a);
+}
+
+/* ---------------- creds (last) ---------------- */
+
+static void capset(struct rst_args *a, uint64_t eff, uint64_t prm, uint64_t inh, const char *step)
+{
+	struct __user_cap_header_struct h = {_LINUX_CAPABILITY_VERSION_3, 0};
+	struct __user_cap_data_struct d[2] = {
+		{(uint32_t)eff, (uint32_t)prm, (uint32_t)inh},
+		{(uint32_t)(eff >> 32), (uint32_t)(prm >> 32), (uint32_t)(inh >> 32)},
+	};
+	check(a, sys2(__NR_capset, &h, d), step, eff, prm);
+}
+
+static uint64_t cur_permitted(struct rst_args *a)
+{
+	struct __user_cap_header_struct h = {_LINUX_CAPABILITY_VERSION_3, 0};
+	struct __user_cap_data_struct d[2];
+	check(a, sys2(__NR_capget, &h, d), "capget", 0, 0);
+	return d[0].permitted | ((uint64_t)d[1].permitted << 32);
+}
+
+static void restore_creds(struct rst_args *a)
+{
+	const struct rst_creds *c = &a->creds;
+	check(a, sys2(__NR_setgroups, c->nr_groups, c->groups), "setgroups", c->nr_groups, 0);
+	check(a, sys3(__NR_setresgid, c->gid, c->egid, c->sgid), "setresgid", c->gid, c->egid);
+	check(a, sys5(__NR_prctl, PR_SET_KEEPCAPS, 1, 0, 0, 0), "prctl(PR_SET_KEEPCAPS)", 0, 0);
+	check(a, sys3(__NR_setresuid, c->uid, c->euid, c->suid), "setresuid", c->uid, c->euid);
+	sys1(__NR_setfsgid, c->fsgid);
+	sys1(__NR_setfsuid, c->fsuid);
+	/* Effective = permitted again (lost with a non-zero euid), for CAP_SETPCAP below. */
+	uint64_t prm = cur_permitted(a);
+	capset(a, prm, prm, c->cap_inh, "capset (inheritable)");
+	for (int cap = 0; cap < 64; cap++)
+		if (c->cap_amb & (1ull << cap))
+			check(a, sys5(__NR_prctl, PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, cap, 0, 0), "ambient raise",
+			      (uint64_t)cap, 0);
+	long sb = sys5(__NR_prctl, PR_GET_SECUREBITS, 0, 0, 0, 0);
+	if (sb != (long)c->securebits)
+		check(a, sys5(__NR_prctl, PR_SET_SECUREBITS, c->securebits, 0, 0, 0), "securebits", c->securebits, 0);
+	capset(a, c->cap_eff, c->cap_prm, c->cap_inh, "capset");
+}
+
+void rst_main(struct rst_args *a)
+{
+	if (a->magic != RST_MAGIC || a->size != sizeof(*a))
+		fail(a, "bad args", -22, a->magic, a->size);
+	restore_mm(a);
+	restore_task(a);
+	if (a->has_creds)
+		restore_creds(a);
+	/* These are reset by a credentials change: set them after it. */
+	if (a->dumpable == 0 || a->dumpable == 1)
+		check(a, sys5(__NR_prctl, PR_SET_DUMPABLE, a->dumpable, 0, 0, 0), "prctl(PR_SET_DUMPABLE)", 0, 0);
+	check(a, sys5(__NR_prctl, PR_SET_PDEATHSIG, a->pdeathsig, 0, 0, 0), "prctl(PR_SET_PDEATHSIG)", 0, 0);
+	if (a->no_new_privs)
+		check(a, sys5(__NR_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "prctl(PR_SET_NO_NEW_PRIVS)", 0, 0);
+	__atomic_store_n(&a->state, RST_DONE, __ATOMIC_SEQ_CST);
 }

@@ -1,0 +1,145 @@
+/* Restore, child side (normal C, before the blob): the task created by clone3(set_tid) waits until the
+ * parent has seized it, then restores what needs no special address space: session, fds, cwd, umask,
+ * personality, comm, nice, bounding set, root; unregisters glibc's rseq and jumps into the blob.
+ * Any failure: a message on the error pipe and _exit(1) (the parent reports it and reaps us). */
+#define LOG_PREFIX "restore-child: "
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/personality.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/rseq.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "arch.h"
+#include "log.h"
+#include "restore.h"
+
+#define RSEQ_UNREGISTER 1
+
+static int fail_msg(char *msg, size_t len, const char *what)
+{
+	snprintf(msg, len, "%s: %s", what, strerror(errno));
+	return -1;
+}
+
+static int child_session(const struct rst_task *t, char *msg, size_t len)
+{
+	const PstreeEntry *p = t->pst;
+	if (p->sid == t->pid) {
+		if (setsid() < 0)
+			return fail_msg(msg, len, "setsid");
+	} else if (p->pgid == t->pid) {
+		if (setpgid(0, 0))
+			return fail_msg(msg, len, "setpgid");
+	}
+	/* else: stay in the restorer's session and group (shell-job semantics) */
+	return 0;
+}
+
+static int child_fs(const struct rst_task *t, char *msg, size_t len)
+{
+	const FsEntry *fs = t->fs;
+	if (fs->cwd && chdir(fs->cwd)) {
+		snprintf(msg, len, "chdir %s: %s", fs->cwd, strerror(errno));
+		return -1;
+	}
+	if (fs->has_umask)
+		umask((mode_t)fs->umask);
+	return 0;
+}
+
+static int child_misc(const struct rst_task *t, char *msg, size_t len)
+{
+	const CoreEntry *c = t->core;
+	if (c->has_personality && personality(c->personality) < 0)
+		return fail_msg(msg, len, "personality");
+	if (c->comm && prctl(PR_SET_NAME, c->comm, 0, 0, 0))
+		return fail_msg(msg, len, "prctl(PR_SET_NAME)");
+	if (c->has_nice && setpriority(PRIO_PROCESS, 0, c->nice))
+		return fail_msg(msg, len, "setpriority");
+	if (c->child_subreaper && prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0))
+		return fail_msg(msg, len, "prctl(PR_SET_CHILD_SUBREAPER)");
+	if (c->thp_disabled && prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0))
+		return fail_msg(msg, len, "prctl(PR_SET_THP_DISABLE)");
+	return 0;
+}
+
+/* Drop from the bounding set what the image's task did not have (needs CAP_SETPCAP: do it as root). */
+static int child_bounding(const struct rst_task *t, char *msg, size_t len)
+{
+	if (!t->creds || !t->creds->has_cap_bnd)
+		return 0;
+	for (int cap = 0; cap < 64; cap++) {
+		int r = prctl(PR_CAPBSET_READ, cap, 0, 0, 0);
+		if (r < 0)
+			break; /* past the last capability */
+		if (r == 1 && !(t->creds->cap_bnd & (1ull << cap)) && prctl(PR_CAPBSET_DROP, cap, 0, 0, 0)) {
+			snprintf(msg, len, "drop capability %d from the bounding set: %s", cap, strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* glibc registered rseq for this thread in crshim's TLS, which the blob unmaps. */
+static int child_rseq_off(char *msg, size_t len)
+{
+	if (!__rseq_size)
+		return 0;
+	void *area = (char *)__builtin_thread_pointer() + __rseq_offset;
+	if (!syscall(SYS_rseq, area, __rseq_size, RSEQ_UNREGISTER, arch_rseq_sig()))
+		return 0;
+	if (errno == EINVAL && !syscall(SYS_rseq, area, 32, RSEQ_UNREGISTER, arch_rseq_sig()))
+		return 0;
+	return fail_msg(msg, len, "rseq unregister");
+}
+
+static int child_root(const struct rst_task *t, char *msg, size_t len)
+{
+	const char *root = t->fs->root;
+	if (!root || !strcmp(root, "/"))
+		return 0;
+	if (chroot(root)) {
+		snprintf(msg, len, "chroot %s: %s", root, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int child_setup(struct rst_task *t, char *msg, size_t len)
+{
+	pr_debug("task %d: session, fds, fs\n", t->pid);
+	/* from here on nothing may be logged: the log's fd number may become one of the task's */
+	if (child_session(t, msg, len) || rst_child_files(t, msg, len) || child_fs(t, msg, len) ||
+	    child_misc(t, msg, len) || child_bounding(t, msg, len) || child_rseq_off(msg, len) ||
+	    rst_child_fill_unmap(t, msg, len) || child_root(t, msg, len))
+		return -1;
+	return 0;
+}
+
+void rst_child(struct rst_task *t)
+{
+	char msg[512] = "";
+	char c;
+	ssize_t n;
+
+	close(t->go_pipe[1]);
+	close(t->err_pipe[0]);
+	do
+		n = read(t->go_pipe[0], &c, 1);
+	while (n < 0 && errno == EINTR);
+	if (n != 1)
+		_exit(1); /* the parent gave up */
+	close(t->go_pipe[0]);
+	if (child_setup(t, msg, sizeof(msg))) {
+		if (write(t->err_pipe[1], msg, strlen(msg)) < 0)
+			_exit(2);
+		_exit(1);
+	}
+	struct rst_args *a = t->args;
+	arch_jump_to_blob((char *)t->area + RST_OFF_ENTRY, a, (void *)(uintptr_t)a->stack_top);
+}

@@ -1,0 +1,166 @@
+/* Restore, child side: the fd table. crshim's own fds that the restore still needs (page file, error pipe,
+ * fds to inherit) move above the highest target fd, every other fd of crshim is closed, then each target
+ * fd is opened (or inherited) at its number with its offset and flags. The files of file mappings and the
+ * executable are opened here too; the blob gets them by number and closes them all (>= helper_fd_lo).
+ * Errors are returned as text for the error pipe: this runs in the child, where nothing may be logged once
+ * the fd table is changed. */
+#define LOG_PREFIX "restore-files: "
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "restore.h"
+
+#define OPEN_DROP_FLAGS (O_CREAT | O_TRUNC | O_EXCL | O_CLOEXEC)
+
+struct fd_plan {
+	int lo;      /* lowest helper fd = highest target + 1 */
+	int *helper; /* helper fds (dense list) */
+	size_t nr_helper;
+	int *inherit; /* per fdinfo: moved inherit source, -1 */
+};
+
+static int errmsg(char *msg, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int errmsg(char *msg, size_t len, const char *fmt, ...)
+{
+	int saved = errno;
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(msg, len, fmt, ap);
+	va_end(ap);
+	if (saved && n >= 0 && (size_t)n < len)
+		snprintf(msg + n, len - (size_t)n, ": %s", strerror(saved));
+	return -1;
+}
+
+/* Move fd to >= lo (close-on-exec), remember it as a helper. */
+static int to_helper(struct fd_plan *p, int fd, bool close_old)
+{
+	int nfd = fcntl(fd, F_DUPFD_CLOEXEC, p->lo);
+	if (nfd < 0)
+		return -1;
+	if (close_old)
+		close(fd);
+	p->helper[p->nr_helper++] = nfd;
+	return nfd;
+}
+
+static bool is_helper(const struct fd_plan *p, int fd)
+{
+	for (size_t i = 0; i < p->nr_helper; i++)
+		if (p->helper[i] == fd)
+			return true;
+	return false;
+}
+
+/* Close every fd of crshim that is not a helper. */
+static int close_others(const struct fd_plan *p, char *msg, size_t len)
+{
+	int max = p->lo;
+	for (size_t i = 0; i < p->nr_helper; i++)
+		if (p->helper[i] > max)
+			max = p->helper[i];
+	if (p->lo > 0 && syscall(SYS_close_range, 0u, (unsigned)p->lo - 1, 0u))
+		return errmsg(msg, len, "close_range");
+	for (int fd = p->lo; fd < max; fd++)
+		if (!is_helper(p, fd))
+			close(fd);
+	if (syscall(SYS_close_range, (unsigned)max + 1, ~0u, 0u))
+		return errmsg(msg, len, "close_range");
+	return 0;
+}
+
+/* Page file, error pipe, inherit sources, mapped files, exe: all above the targets. */
+static int move_helpers(struct rst_task *t, struct fd_plan *p, char *msg, size_t len)
+{
+	struct rst_args *a = t->args;
+	int32_t *mfd = (int32_t *)(uintptr_t)a->mfd;
+	if ((a->pages_fd = to_helper(p, t->pm.pages_fd, true)) < 0 ||
+	    (t->err_pipe[1] = to_helper(p, t->err_pipe[1], true)) < 0)
+		return errmsg(msg, len, "move helper fds above %d", p->lo);
+	t->pm.pages_fd = a->pages_fd;
+	for (size_t i = 0; i < t->nr_fdinfo; i++) {
+		const FileEntry *f = rst_file_by_id(t, t->fdinfo[i]->id);
+		p->inherit[i] = -1;
+		if (f->kind == FILE_KIND__FILE_INHERIT && (p->inherit[i] = to_helper(p, f->inherit_fd, false)) < 0)
+			return errmsg(msg, len, "fd %d: take crshim's fd %d", t->fdinfo[i]->fd, f->inherit_fd);
+	}
+	for (size_t i = 0; i < t->nr_mfiles; i++) {
+		int fd = open(t->mfiles[i].path, t->mfiles[i].oflags | O_CLOEXEC);
+		if (fd < 0 || (mfd[i] = to_helper(p, fd, true)) < 0)
+			return errmsg(msg, len, "open mapped file %s", t->mfiles[i].path);
+	}
+	int fd = open(t->mm->exe_path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || (fd = to_helper(p, fd, true)) < 0)
+		return errmsg(msg, len, "open executable %s", t->mm->exe_path);
+	a->mm.exe_fd = (uint32_t)fd;
+	a->helper_fd_lo = p->lo;
+	return 0;
+}
+
+/* Open one file description at fd. */
+static int open_file(const FileEntry *f, const FdinfoEntry *fi, char *msg, size_t len)
+{
+	const RegFileEntry *r = f->reg;
+	int flags = (int)(r->flags & ~(uint32_t)OPEN_DROP_FLAGS) | O_NOCTTY;
+	int tmp = open(r->path, flags);
+	if (tmp < 0)
+		return errmsg(msg, len, "fd %d: open %s", fi->fd, r->path);
+	if (tmp != fi->fd) {
+		if (dup2(tmp, fi->fd) < 0)
+			return errmsg(msg, len, "fd %d: dup2", fi->fd);
+		close(tmp);
+	}
+	if (r->pos && lseek(fi->fd, (off_t)r->pos, SEEK_SET) < 0 &&
+	    !(f->kind == FILE_KIND__FILE_CHR && (errno == ESPIPE || errno == EINVAL)))
+		return errmsg(msg, len, "fd %d: seek %s to %llu", fi->fd, r->path, (unsigned long long)r->pos);
+	return 0;
+}
+
+static int open_targets(struct rst_task *t, const struct fd_plan *p, char *msg, size_t len)
+{
+	for (size_t i = 0; i < t->nr_fdinfo; i++) {
+		const FdinfoEntry *fi = t->fdinfo[i];
+		const FileEntry *f = rst_file_by_id(t, fi->id);
+		size_t j;
+		for (j = 0; j < i && t->fdinfo[j]->id != fi->id; j++)
+			;
+		if (j < i) { /* same open file description as an earlier fd */
+			if (dup2(t->fdinfo[j]->fd, fi->fd) < 0)
+				return errmsg(msg, len, "fd %d: dup2 from fd %d", fi->fd, t->fdinfo[j]->fd);
+		} else if (f->kind == FILE_KIND__FILE_INHERIT) {
+			if (dup2(p->inherit[i], fi->fd) < 0)
+				return errmsg(msg, len, "fd %d: dup2 from crshim's fd %d", fi->fd, f->inherit_fd);
+		} else if (open_file(f, fi, msg, len)) {
+			return -1;
+		}
+		if (fcntl(fi->fd, F_SETFD, (fi->fd_flags & FD_CLOEXEC) ? FD_CLOEXEC : 0))
+			return errmsg(msg, len, "fd %d: set fd flags", fi->fd);
+	}
+	return 0;
+}
+
+int rst_child_files(struct rst_task *t, char *msg, size_t len)
+{
+	struct fd_plan p = {.lo = 0};
+	for (size_t i = 0; i < t->nr_fdinfo; i++)
+		if (t->fdinfo[i]->fd >= p.lo)
+			p.lo = t->fdinfo[i]->fd + 1;
+	p.helper = calloc(t->nr_fdinfo + t->nr_mfiles + 4, sizeof(int));
+	p.inherit = calloc(t->nr_fdinfo + 1, sizeof(int));
+	if (!p.helper || !p.inherit)
+		return errno = ENOMEM, errmsg(msg, len, "fds");
+	if (move_helpers(t, &p, msg, len) || close_others(&p, msg, len) || open_targets(t, &p, msg, len))
+		return -1;
+	/* the moved inherit sources are not needed any more (helpers, closed by the blob anyway) */
+	for (size_t i = 0; i < t->nr_fdinfo; i++)
+		if (p.inherit[i] >= 0)
+			close(p.inherit[i]);
+	return 0;
+}

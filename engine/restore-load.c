@@ -1,0 +1,330 @@
+/* Restore, step 1 (parent, before anything is created): verify every image, load the root task's images and
+ * check that the restore can work here (files, sizes, PID, vDSO layout). */
+#define LOG_PREFIX "restore: "
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "arch.h"
+#include "cleanup.h"
+#include "log.h"
+#include "restore.h"
+
+/* Verify every image file of the dir (records, trailers, checksums, every page block) and keep the root
+ * task's pagemap: its page blocks are checksummed once, here. */
+static int verify_images(struct rst_task *t, struct cr_err *e)
+{
+	int dfd = dup(t->dirfd);
+	if (dfd < 0)
+		return cr_fail_sys(e, "images dir");
+	__cleanup_closedir DIR *d = fdopendir(dfd);
+	if (!d) {
+		close(dfd);
+		return cr_fail_sys(e, "images dir");
+	}
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		int id, k = img_kind_of(de->d_name, &id);
+		if (k < 0 || k == IMG_PAGES)
+			continue; /* pages files are verified through their pagemap */
+		if (k == IMG_PAGEMAP) {
+			struct page_map pm;
+			if (pm_load(t->dirfd, id, &pm, e))
+				return -1;
+			if (id == t->pid && t->pm.pages_fd < 0)
+				t->pm = pm;
+			else
+				pm_free(&pm);
+			continue;
+		}
+		struct img_reader *r;
+		ProtobufCMessage *m;
+		int ret;
+		if (img_open_name(t->dirfd, de->d_name, &r, e))
+			return -1;
+		while ((ret = img_read(r, &m, e)) > 0)
+			protobuf_c_message_free_unpacked(m, NULL);
+		img_close(r);
+		if (ret < 0)
+			return -1;
+	}
+	if (t->pm.pages_fd < 0)
+		return cr_fail_errno(e, ENOENT, "no pagemap-%d.img in the images dir", t->pid);
+	return 0;
+}
+
+/* All records of a list image. Missing file: 0 records if optional. */
+static int read_list(int dirfd, enum img_kind k, int id, bool optional, void ***out, size_t *n, struct cr_err *e)
+{
+	struct img_reader *r;
+	ProtobufCMessage *m;
+	size_t cap = 0;
+	int ret;
+
+	*out = NULL;
+	*n = 0;
+	if (img_open(dirfd, k, id, &r, e)) {
+		if (optional && e->errnum == ENOENT) {
+			cr_err_clear(e);
+			return 0;
+		}
+		return -1;
+	}
+	while ((ret = img_read(r, &m, e)) > 0) {
+		if (*n == cap) {
+			cap = cap ? cap * 2 : 16;
+			void **nv = realloc(*out, cap * sizeof(*nv));
+			if (!nv) {
+				protobuf_c_message_free_unpacked(m, NULL);
+				ret = cr_fail_errno(e, ENOMEM, "out of memory");
+				break;
+			}
+			*out = nv;
+		}
+		(*out)[(*n)++] = m;
+	}
+	img_close(r);
+	return ret < 0 ? -1 : 0;
+}
+
+static void free_list(void **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		protobuf_c_message_free_unpacked(v[i], NULL);
+	free(v);
+}
+
+static int read_pstree(struct rst_task *t, struct cr_err *e)
+{
+	void **v;
+	size_t n;
+	if (read_list(t->dirfd, IMG_PSTREE, 0, false, &v, &n, e))
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		PstreeEntry *p = v[i];
+		if (p->pid == t->pid && !t->pst)
+			t->pst = p;
+		else
+			protobuf_c_message_free_unpacked(v[i], NULL);
+	}
+	free(v);
+	if (!t->pst)
+		return cr_fail_errno(e, EBADMSG, "pstree.img has no entry for the root task %d", t->pid);
+	if (n > 1)
+		return cr_fail_errno(e, ENOTSUP, "the images hold %zu processes: process trees are not supported yet", n);
+	if (t->pst->n_threads > 1)
+		return cr_fail_errno(e, ENOTSUP, "task %d has %zu threads: multi-threaded restore is not supported yet",
+				     t->pid, t->pst->n_threads);
+	return 0;
+}
+
+static int read_inventory(struct cr_opts *o, struct rst_task *t, struct cr_err *e)
+{
+	if (img_read_one(t->dirfd, IMG_INVENTORY, 0, (ProtobufCMessage **)&t->inv, e)) {
+		if (e->errnum == ENOENT)
+			return cr_fail_errno(e, ENOENT, "no inventory.img in %s: not an image dir or an incomplete dump",
+					     o->images_dir ? o->images_dir : ".");
+		return -1;
+	}
+	InventoryEntry *inv = t->inv;
+	if (!inv->arch || strcmp(inv->arch, arch_name()))
+		return cr_fail_errno(e, EINVAL, "the images are for %s, this is %s", inv->arch ? inv->arch : "?",
+				     arch_name());
+	if (!inv->has_img_version || inv->img_version > CRSHIM_IMG_VERSION)
+		return cr_fail_errno(e, EINVAL, "image format version %u is newer than this crshim's (%u): upgrade crshim",
+				     inv->img_version, CRSHIM_IMG_VERSION);
+	if (!inv->has_root_pid || inv->root_pid <= 0)
+		return cr_fail_errno(e, EBADMSG, "inventory.img has no root pid");
+	t->pid = inv->root_pid;
+	t->shell_job = inv->shell_job;
+	return 0;
+}
+
+static int read_task(struct rst_task *t, struct cr_err *e)
+{
+	int id = t->pid;
+	if (img_read_one(t->dirfd, IMG_CORE, id, (ProtobufCMessage **)&t->core, e) ||
+	    img_read_one(t->dirfd, IMG_FS, id, (ProtobufCMessage **)&t->fs, e) ||
+	    img_read_one(t->dirfd, IMG_MM, id, (ProtobufCMessage **)&t->mm, e))
+		return -1;
+	if (img_read_one(t->dirfd, IMG_CREDS, id, (ProtobufCMessage **)&t->creds, e)) {
+		if (e->errnum != ENOENT)
+			return -1;
+		cr_err_clear(e);
+		t->creds = NULL;
+	}
+	if (read_list(t->dirfd, IMG_SIGACTS, id, true, (void ***)&t->sigacts, &t->nr_sigacts, e) ||
+	    read_list(t->dirfd, IMG_FILES, 0, true, (void ***)&t->files, &t->nr_files, e) ||
+	    read_list(t->dirfd, IMG_FDINFO, id, true, (void ***)&t->fdinfo, &t->nr_fdinfo, e))
+		return -1;
+	CoreEntry *c = t->core;
+	if (!c->has_gpregs || c->gpregs.len != arch_gpregs_size())
+		return cr_fail_errno(e, EBADMSG, "core-%d.img: registers missing or of another size", id);
+	if (c->arch && strcmp(c->arch, arch_name()))
+		return cr_fail_errno(e, EINVAL, "core-%d.img: registers of %s, this is %s", id, c->arch, arch_name());
+	return 0;
+}
+
+/* "restore: PID 1234 is already in use by 'comm'" */
+static int check_pid_free(pid_t pid, struct cr_err *e)
+{
+	char path[64], comm[64] = "?";
+	snprintf(path, sizeof(path), "/proc/%d", pid);
+	if (access(path, F_OK) && errno == ENOENT)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+	FILE *f = fopen(path, "re");
+	if (f) {
+		if (fgets(comm, sizeof(comm), f))
+			comm[strcspn(comm, "\n")] = '\0';
+		fclose(f);
+	}
+	return cr_fail_errno(e, EEXIST, "PID %d is already in use by '%s'", pid, comm);
+}
+
+void rst_free(struct rst_task *t)
+{
+	if (t->inv)
+		protobuf_c_message_free_unpacked(&t->inv->base, NULL);
+	if (t->pst)
+		protobuf_c_message_free_unpacked(&t->pst->base, NULL);
+	if (t->core)
+		protobuf_c_message_free_unpacked(&t->core->base, NULL);
+	if (t->creds)
+		protobuf_c_message_free_unpacked(&t->creds->base, NULL);
+	if (t->fs)
+		protobuf_c_message_free_unpacked(&t->fs->base, NULL);
+	if (t->mm)
+		protobuf_c_message_free_unpacked(&t->mm->base, NULL);
+	free_list((void **)t->sigacts, t->nr_sigacts);
+	free_list((void **)t->files, t->nr_files);
+	free_list((void **)t->fdinfo, t->nr_fdinfo);
+	pm_free(&t->pm);
+	free(t->mfiles);
+	free(t->vma_mfile);
+	rst_area_free(t);
+	memset(t, 0, sizeof(*t));
+	t->pm.pages_fd = -1;
+	t->dirfd = -1;
+}
+
+const FileEntry *rst_file_by_id(const struct rst_task *t, uint32_t id)
+{
+	for (size_t i = 0; i < t->nr_files; i++)
+		if (t->files[i]->id == id)
+			return t->files[i];
+	return NULL;
+}
+
+/* Every fd's file must be there (or, for an inherited one, open in crshim). */
+static int check_fds(struct rst_task *t, struct cr_err *e)
+{
+	for (size_t i = 0; i < t->nr_fdinfo; i++) {
+		const FdinfoEntry *fi = t->fdinfo[i];
+		const FileEntry *f = rst_file_by_id(t, fi->id);
+		struct stat st;
+		if (!f || fi->fd < 0)
+			return cr_fail_errno(e, EBADMSG, "fdinfo-%d.img: fd %d refers to file id %u that files.img lacks",
+					     t->pid, fi->fd, fi->id);
+		if (f->kind == FILE_KIND__FILE_INHERIT) {
+			if (!f->has_inherit_fd || fcntl(f->inherit_fd, F_GETFD) < 0)
+				return cr_fail_errno(e, EBADF,
+						     "fd %d (was %s) is inherited from crshim's fd %d, which is not open",
+						     fi->fd, f->inherit_desc ? f->inherit_desc : "?", f->inherit_fd);
+			continue;
+		}
+		if (f->kind != FILE_KIND__FILE_REG && f->kind != FILE_KIND__FILE_CHR)
+			return cr_fail_errno(e, ENOTSUP, "fd %d: unsupported file kind %d", fi->fd, f->kind);
+		if (!f->reg || !f->reg->path)
+			return cr_fail_errno(e, EBADMSG, "files.img: file id %u has no path", f->id);
+		if (f->reg->deleted)
+			return cr_fail_errno(e, ENOTSUP, "fd %d: deleted file %s is not supported", fi->fd, f->reg->path);
+		if (lstat(f->reg->path, &st))
+			return cr_fail_sys(e, "fd %d: file %s", fi->fd, f->reg->path);
+	}
+	return 0;
+}
+
+static int add_mfile(struct rst_task *t, const char *path, int oflags)
+{
+	for (size_t i = 0; i < t->nr_mfiles; i++)
+		if (t->mfiles[i].oflags == oflags && !strcmp(t->mfiles[i].path, path))
+			return (int)i;
+	t->mfiles[t->nr_mfiles] = (struct rst_mfile){path, oflags};
+	return (int)t->nr_mfiles++;
+}
+
+/* Files of file mappings: present, and the size the dump saw (else the mapped contents differ). */
+static int check_mapped_files(struct rst_task *t, struct cr_err *e)
+{
+	const MmEntry *mm = t->mm;
+	t->mfiles = calloc(mm->n_vmas + 1, sizeof(*t->mfiles));
+	t->vma_mfile = calloc(mm->n_vmas + 1, sizeof(*t->vma_mfile));
+	if (!t->mfiles || !t->vma_mfile)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	for (size_t i = 0; i < mm->n_vmas; i++) {
+		const VmaEntry *v = mm->vmas[i];
+		struct stat st;
+		t->vma_mfile[i] = -1;
+		if (v->kind != VMA_KIND__VMA_FILE_PRIVATE && v->kind != VMA_KIND__VMA_FILE_SHARED)
+			continue;
+		if (!v->path || v->deleted)
+			return cr_fail_errno(e, ENOTSUP, "vma 0x%llx-0x%llx: mapping of a deleted or unnamed file",
+					     (unsigned long long)v->start, (unsigned long long)v->end);
+		if (stat(v->path, &st))
+			return cr_fail_sys(e, "file %s (mapped at 0x%llx)", v->path, (unsigned long long)v->start);
+		if (v->has_file_size && (uint64_t)st.st_size != v->file_size)
+			return cr_fail_errno(e, ESTALE,
+					     "file %s (mapped at 0x%llx) changed since the dump: size %lld, was %llu",
+					     v->path, (unsigned long long)v->start, (long long)st.st_size,
+					     (unsigned long long)v->file_size);
+		int acc = (v->file_flags & O_ACCMODE) == O_RDWR ? O_RDWR : O_RDONLY;
+		t->vma_mfile[i] = add_mfile(t, v->path, acc);
+	}
+	if (!t->mm->exe_path || access(t->mm->exe_path, F_OK))
+		return cr_fail_sys(e, "executable %s", t->mm->exe_path ? t->mm->exe_path : "(none in the image)");
+	return 0;
+}
+
+/* The vDSO/vvar blocks of the image must have the sizes this kernel gives (the blob only moves them). */
+static int check_vdso(struct rst_task *t, struct cr_err *e)
+{
+	static const VmaKind kinds[RST_NR_SPECIAL] = {VMA_KIND__VMA_VVAR, VMA_KIND__VMA_VVAR_VCLOCK,
+						      VMA_KIND__VMA_VDSO};
+	static const char *const names[RST_NR_SPECIAL] = {"[vvar]", "[vvar_vclock]", "[vdso]"};
+	if (rst_self_specials(t->cur_special, e))
+		return -1;
+	for (size_t i = 0; i < t->mm->n_vmas; i++) {
+		const VmaEntry *v = t->mm->vmas[i];
+		for (int k = 0; k < RST_NR_SPECIAL; k++) {
+			if (v->kind != kinds[k])
+				continue;
+			uint64_t len = v->end - v->start, cur = t->cur_special[k].len;
+			if (len != cur)
+				return cr_fail_errno(e, EINVAL,
+						     "%s is %llu KiB in the image but %llu KiB on this kernel: the image was "
+						     "made on another kernel",
+						     names[k], (unsigned long long)len >> 10, (unsigned long long)cur >> 10);
+		}
+	}
+	return 0;
+}
+
+int rst_load(struct cr_opts *o, struct rst_task *t, struct cr_err *e)
+{
+	t->dirfd = o->imgdir_fd;
+	t->pm.pages_fd = -1;
+	t->err_pipe[0] = t->err_pipe[1] = t->go_pipe[0] = t->go_pipe[1] = -1;
+	if (read_inventory(o, t, e) || verify_images(t, e) || read_pstree(t, e) || read_task(t, e))
+		return -1;
+	pr_info("images verified: task %d, %zu vmas, %llu bytes of pages in %zu blocks\n", t->pid, t->mm->n_vmas,
+		(unsigned long long)t->pm.total_size, t->pm.nr);
+	if (check_fds(t, e) || check_mapped_files(t, e) || check_vdso(t, e))
+		return -1;
+	return check_pid_free(t->pid, e);
+}

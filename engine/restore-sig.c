@@ -1,0 +1,143 @@
+/* Restore: the per-task part of the blob's args: signal dispositions, sigaltstack, pending signals, rseq,
+ * robust list, itimers, POSIX timers, rlimits and the prctl values the blob sets (after creds). */
+#define LOG_PREFIX "restore: "
+#include <errno.h>
+#include <string.h>
+
+#include "log.h"
+#include "restore.h"
+
+static size_t align8(size_t v)
+{
+	return (v + 7) & ~(size_t)7;
+}
+
+size_t rst_task_bytes(const struct rst_task *t)
+{
+	const CoreEntry *c = t->core;
+	size_t n = align8(c->n_posix_timers * sizeof(struct rst_timer));
+	n += (c->n_pending + c->n_pending_shared) * RST_SIGINFO_SIZE;
+	if (t->creds)
+		n += align8(t->creds->n_groups * sizeof(uint32_t));
+	return n + 64;
+}
+
+static int fill_sigacts(struct rst_task *t, struct cr_err *e)
+{
+	struct rst_args *a = t->args;
+	memset(a->sigact, 0, sizeof(a->sigact)); /* SIG_DFL for the signals the image does not list */
+	for (size_t i = 0; i < t->nr_sigacts; i++) {
+		const SigactionEntry *s = t->sigacts[i];
+		if (s->signo < 1 || s->signo > RST_NSIG)
+			return cr_fail_errno(e, EBADMSG, "sigacts-%d.img: bad signal %d", t->pid, s->signo);
+		a->sigact[s->signo - 1] = (struct rst_sigaction){s->handler, s->flags, s->restorer, s->mask};
+	}
+	return 0;
+}
+
+static int copy_siginfos(struct rst_task *t, ProtobufCBinaryData *v, size_t n, uint8_t **buf, uint64_t *where)
+{
+	*where = (uint64_t)(uintptr_t)*buf;
+	for (size_t i = 0; i < n; i++) {
+		if (v[i].len != RST_SIGINFO_SIZE)
+			return -1;
+		memcpy(*buf, v[i].data, RST_SIGINFO_SIZE);
+		*buf += RST_SIGINFO_SIZE;
+	}
+	return 0;
+}
+
+static void fill_timers(struct rst_task *t, struct rst_timer *rt)
+{
+	const CoreEntry *c = t->core;
+	const ItimerEntry *it[3] = {c->itimer_real, c->itimer_virt, c->itimer_prof};
+	struct rst_args *a = t->args;
+	for (int w = 0; w < 3; w++)
+		if (it[w])
+			a->itimer[w] = (struct rst_itimer){(int64_t)it[w]->isec, (int64_t)it[w]->iusec,
+							   (int64_t)it[w]->vsec, (int64_t)it[w]->vusec};
+	a->timers = (uint64_t)(uintptr_t)rt;
+	a->nr_timers = (uint32_t)c->n_posix_timers;
+	for (size_t i = 0; i < c->n_posix_timers; i++) {
+		const PosixTimerEntry *p = c->posix_timers[i];
+		rt[i] = (struct rst_timer){.id = p->id, .clock_id = p->clock_id, .notify = p->notify, .signo = p->signo,
+					   .notify_tid = p->notify_tid, .sival = p->sival, .isec = (int64_t)p->isec,
+					   .insec = (int64_t)p->insec, .vsec = (int64_t)p->vsec, .vnsec = (int64_t)p->vnsec};
+		/* SIGEV_THREAD_ID without a thread: the task itself */
+		if (p->notify_tid == 0 && p->notify == 4 /* SIGEV_THREAD_ID */)
+			rt[i].notify_tid = t->pid;
+	}
+}
+
+static void fill_misc(struct rst_task *t)
+{
+	const CoreEntry *c = t->core;
+	struct rst_args *a = t->args;
+	a->pid = t->pid;
+	if (c->rseq && c->rseq->ptr) {
+		a->has_rseq = 1;
+		a->rseq_ptr = c->rseq->ptr;
+		a->rseq_len = c->rseq->len;
+		a->rseq_flags = c->rseq->flags;
+		a->rseq_sig = c->rseq->sig;
+	}
+	if (c->robust_list) {
+		a->has_robust = 1;
+		a->robust_list = c->robust_list;
+		a->robust_len = c->robust_len;
+	}
+	a->tid_address = c->tid_address;
+	if (c->sas) {
+		a->has_sas = 1;
+		a->sas_sp = c->sas->sp;
+		a->sas_size = c->sas->size;
+		a->sas_flags = c->sas->flags;
+	}
+	for (size_t i = 0; i < c->n_rlimits; i++) {
+		const RlimitEntry *r = c->rlimits[i];
+		if (r->resource >= RST_NR_RLIMITS || !r->has_cur || !r->has_max)
+			continue;
+		a->rlimit[r->resource] = (struct rst_rlimit){r->cur, r->max};
+		a->has_rlimit[r->resource] = 1;
+	}
+	a->nr_rlimits = RST_NR_RLIMITS;
+	a->pdeathsig = c->pdeathsig;
+	a->dumpable = c->has_dumpable ? c->dumpable : -1;
+	a->no_new_privs = c->no_new_privs;
+}
+
+static void fill_creds(struct rst_task *t, uint32_t *groups)
+{
+	const CredsEntry *c = t->creds;
+	struct rst_args *a = t->args;
+	if (!c)
+		return;
+	a->has_creds = 1;
+	a->creds = (struct rst_creds){.uid = c->uid, .euid = c->euid, .suid = c->suid, .fsuid = c->fsuid,
+				      .gid = c->gid, .egid = c->egid, .sgid = c->sgid, .fsgid = c->fsgid,
+				      .cap_inh = c->cap_inh, .cap_prm = c->cap_prm, .cap_eff = c->cap_eff,
+				      .cap_amb = c->cap_amb, .securebits = c->securebits,
+				      .nr_groups = (uint32_t)c->n_groups, .groups = (uint64_t)(uintptr_t)groups};
+	memcpy(groups, c->groups, c->n_groups * sizeof(uint32_t));
+}
+
+int rst_args_task(struct rst_task *t, void *buf, struct cr_err *e)
+{
+	const CoreEntry *c = t->core;
+	uint8_t *p = buf;
+	if (fill_sigacts(t, e))
+		return -1;
+	fill_timers(t, (struct rst_timer *)p);
+	p += align8(c->n_posix_timers * sizeof(struct rst_timer));
+	t->args->nr_pending = (uint32_t)c->n_pending;
+	t->args->nr_pending_shared = (uint32_t)c->n_pending_shared;
+	if (copy_siginfos(t, c->pending, c->n_pending, &p, &t->args->pending) ||
+	    copy_siginfos(t, c->pending_shared, c->n_pending_shared, &p, &t->args->pending_shared))
+		return cr_fail_errno(e, EBADMSG, "core-%d.img: a pending siginfo is not %d bytes", t->pid,
+				     RST_SIGINFO_SIZE);
+	fill_misc(t);
+	fill_creds(t, (uint32_t *)p);
+	pr_debug("task args: %zu sigactions, %zu timers, %zu+%zu pending signals\n", t->nr_sigacts,
+		 c->n_posix_timers, c->n_pending, c->n_pending_shared);
+	return 0;
+}

@@ -1,0 +1,275 @@
+/* Restore of one process with the same PID (see restore.h for the steps). The parent never leaves a process
+ * behind on failure: every error path after clone3 kills and reaps the child. */
+#define LOG_PREFIX "restore: "
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "arch.h"
+#include "cleanup.h"
+#include "log.h"
+#include "restore.h"
+
+#ifndef PTRACE_SETSIGMASK
+#define PTRACE_SETSIGMASK 0x420b
+#endif
+
+/* struct clone_args (linux/sched.h), up to set_tid_size */
+struct rst_clone_args {
+	uint64_t flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls, set_tid, set_tid_size;
+};
+
+static void kill_child(pid_t pid)
+{
+	int st;
+	kill(pid, SIGKILL);
+	while (waitpid(pid, &st, __WALL) < 0 && errno == EINTR)
+		;
+}
+
+static int spawn_child(struct rst_task *t, struct cr_err *e)
+{
+	sigset_t all, old;
+	pid_t want = t->pid;
+	struct rst_clone_args ca = {.exit_signal = SIGCHLD, .set_tid = (uint64_t)(uintptr_t)&want, .set_tid_size = 1};
+
+	if (pipe2(t->err_pipe, O_CLOEXEC) || pipe2(t->go_pipe, O_CLOEXEC))
+		return cr_fail_sys(e, "pipe");
+	sigfillset(&all);
+	sigprocmask(SIG_SETMASK, &all, &old); /* the child starts with every signal blocked */
+	fflush(NULL);
+	long r = syscall(SYS_clone3, &ca, sizeof(ca));
+	if (r == 0)
+		rst_child(t);
+	int err = errno;
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	close(t->err_pipe[1]);
+	close(t->go_pipe[0]);
+	t->err_pipe[1] = t->go_pipe[0] = -1;
+	if (r < 0) {
+		if (err == EEXIST)
+			return cr_fail_errno(e, EEXIST, "PID %d is already in use", t->pid);
+		return cr_fail_errno(e, err, "clone3 with PID %d", t->pid);
+	}
+	if (r != t->pid) {
+		kill_child((pid_t)r);
+		return cr_fail_errno(e, EINVAL, "clone3 gave PID %ld, not %d", r, t->pid);
+	}
+	return 0;
+}
+
+static int seize_child(struct rst_task *t, struct cr_err *e)
+{
+	if (ptrace(PTRACE_SEIZE, t->pid, 0, (void *)(long)(PTRACE_O_EXITKILL | PTRACE_O_TRACESYSGOOD)))
+		return cr_fail_sys(e, "PTRACE_SEIZE %d", t->pid);
+	if (write(t->go_pipe[1], "g", 1) != 1)
+		return cr_fail_sys(e, "start task %d", t->pid);
+	close(t->go_pipe[1]);
+	t->go_pipe[1] = -1;
+	return 0;
+}
+
+/* The child died before the blob reported success: say why. */
+static int child_died(struct rst_task *t, int st, struct cr_err *e)
+{
+	struct rst_args *a = t->args;
+	char msg[600];
+	ssize_t n = read(t->err_pipe[0], msg, sizeof(msg) - 1);
+	if (a->state == RST_FAILED) {
+		const char *name = strerrorname_np(a->err_errno);
+		return cr_fail_errno(e, a->err_errno, "restorer: %s 0x%llx-0x%llx: %s", a->err_step,
+				     (unsigned long long)a->err_a, (unsigned long long)a->err_b, name ? name : "?");
+	}
+	if (n > 0) {
+		msg[n] = '\0';
+		return cr_fail_errno(e, 0, "task %d: %s", t->pid, msg);
+	}
+	if (WIFSIGNALED(st))
+		return cr_fail_errno(e, EFAULT, "task %d was killed by signal %d during the restore", t->pid,
+				     WTERMSIG(st));
+	return cr_fail_errno(e, EFAULT, "task %d exited with %d during the restore", t->pid, WEXITSTATUS(st));
+}
+
+static int child_crashed(struct rst_task *t, int sig, struct cr_err *e)
+{
+	size_t sz = arch_gpregs_size();
+	__cleanup_free uint8_t *regs = calloc(1, sz);
+	uint64_t ip = 0;
+	if (regs && !arch_get_gpregs(t->pid, regs, e))
+		ip = arch_regs_ip(regs);
+	uint64_t base = (uint64_t)(uintptr_t)t->area;
+	if (ip >= base && ip < base + t->area_len)
+		return cr_fail_errno(e, EFAULT, "restorer crashed: signal %d at blob offset 0x%llx (step %s)", sig,
+				     (unsigned long long)(ip - base), t->args->err_step[0] ? t->args->err_step : "?");
+	return cr_fail_errno(e, EFAULT, "task %d crashed during the restore: signal %d at 0x%llx", t->pid, sig,
+			     (unsigned long long)ip);
+}
+
+/* Wait for the blob's trap (success) or the child's end (failure). */
+static int wait_blob(struct rst_task *t, struct cr_err *e)
+{
+	int st;
+	for (;;) {
+		if (waitpid(t->pid, &st, __WALL) < 0) {
+			if (errno == EINTR)
+				continue;
+			return cr_fail_sys(e, "wait for task %d", t->pid);
+		}
+		if (WIFEXITED(st) || WIFSIGNALED(st))
+			return child_died(t, st, e);
+		if (!WIFSTOPPED(st))
+			continue;
+		int sig = WSTOPSIG(st);
+		if (st >> 16 || sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU) {
+			ptrace(PTRACE_CONT, t->pid, 0, 0); /* group/event stop: not ours to keep */
+			continue;
+		}
+		if (sig == SIGTRAP && t->args->state == RST_DONE)
+			return 0;
+		return child_crashed(t, sig, e);
+	}
+}
+
+static int wait_syscall_stop(pid_t pid, struct cr_err *e)
+{
+	int st;
+	if (ptrace(PTRACE_SYSCALL, pid, 0, 0))
+		return cr_fail_sys(e, "PTRACE_SYSCALL %d", pid);
+	while (waitpid(pid, &st, __WALL) < 0)
+		if (errno != EINTR)
+			return cr_fail_sys(e, "wait for task %d", pid);
+	if (!WIFSTOPPED(st) || WSTOPSIG(st) != (SIGTRAP | 0x80))
+		return cr_fail_errno(e, EFAULT, "task %d: unexpected state 0x%x in a remote syscall", pid, st);
+	return 0;
+}
+
+/* munmap of the restore area, executed by the task at the blob's syscall instruction. */
+static int unmap_area(struct rst_task *t, struct cr_err *e)
+{
+	size_t sz = arch_gpregs_size();
+	__cleanup_free uint8_t *regs = calloc(1, sz);
+	unsigned long args[6] = {(unsigned long)t->args->area_start, (unsigned long)t->args->area_len};
+	if (!regs)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	if (arch_get_gpregs(t->pid, regs, e))
+		return -1;
+	arch_prep_syscall(regs, t->args->area_start + RST_OFF_SYSCALL, SYS_munmap, args);
+	if (arch_set_gpregs(t->pid, regs, e) || wait_syscall_stop(t->pid, e) || wait_syscall_stop(t->pid, e) ||
+	    arch_get_gpregs(t->pid, regs, e))
+		return cr_wrap(e, "unmap the restorer");
+	long ret = arch_syscall_result(regs);
+	if (ret)
+		return cr_fail_errno(e, (int)-ret, "unmap the restorer at 0x%llx", (unsigned long long)t->args->area_start);
+	return 0;
+}
+
+/* Registers, FPU state, blocked signals; then let it run. */
+static int finish(struct rst_task *t, struct cr_err *e)
+{
+	const CoreEntry *c = t->core;
+	uint64_t mask = c->sigmask;
+	if (unmap_area(t, e))
+		return -1;
+	if (c->has_xstate && c->xstate.len && arch_set_fpstate(t->pid, c->xstate.data, c->xstate.len, e))
+		return cr_wrap(e, "FPU state (an image from another CPU?)");
+	if (arch_set_gpregs(t->pid, c->gpregs.data, e))
+		return -1;
+	if (ptrace(PTRACE_SETSIGMASK, t->pid, (void *)sizeof(mask), &mask))
+		return cr_fail_sys(e, "PTRACE_SETSIGMASK %d", t->pid);
+	if (ptrace(PTRACE_DETACH, t->pid, 0, 0))
+		return cr_fail_sys(e, "PTRACE_DETACH %d", t->pid);
+	if (c->task_state == 1)
+		kill(t->pid, SIGSTOP);
+	return 0;
+}
+
+static void report_warnings(const struct rst_task *t)
+{
+	const struct rst_args *a = t->args;
+	for (int r = 0; r < RST_NR_RLIMITS; r++)
+		if (a->warn_rlimit & (1ull << r))
+			pr_warn("rlimit %d: hard limit %llu could not be raised (no CAP_SYS_RESOURCE); kept the current "
+				"one\n",
+				r, (unsigned long long)a->rlimit[r].max);
+	if (a->warn_timer_ids)
+		pr_warn("PR_TIMER_CREATE_RESTORE_IDS is not available: timers created in order\n");
+}
+
+static int write_pidfile(const char *path, pid_t pid, struct cr_err *e)
+{
+	char buf[32];
+	int n = snprintf(buf, sizeof(buf), "%d", pid);
+	__cleanup_close int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0 || write(fd, buf, (size_t)n) != n)
+		return cr_fail_sys(e, "write pidfile %s", path);
+	return 0;
+}
+
+static int restore_task(struct cr_opts *o, struct rst_task *t, struct cr_err *e)
+{
+	if (rst_load(o, t, e) || rst_area_build(t, e) || spawn_child(t, e))
+		return -1;
+	if (seize_child(t, e) || wait_blob(t, e) || finish(t, e)) {
+		kill_child(t->pid);
+		return -1;
+	}
+	report_warnings(t);
+	if (o->pidfile && write_pidfile(o->pidfile, t->pid, e)) {
+		kill(t->pid, SIGKILL);
+		waitpid(t->pid, NULL, 0);
+		return -1;
+	}
+	return 0;
+}
+
+static double since(const struct timespec *t0)
+{
+	struct timespec t1;
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (double)(t1.tv_sec - t0->tv_sec) + (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+int eng_restore(struct cr_opts *o, pid_t *root_pid, struct cr_err *err)
+{
+	struct rst_task t = {.dirfd = -1, .pm = {.pages_fd = -1}, .err_pipe = {-1, -1}, .go_pipe = {-1, -1}};
+	struct timespec t0;
+	bool own_dir = false;
+	int ret = -1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (o->imgdir_fd < 0) {
+		o->imgdir_fd = open(o->images_dir ? o->images_dir : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (o->imgdir_fd < 0)
+			return cr_fail_sys(err, "open images dir %s", o->images_dir ? o->images_dir : ".");
+		own_dir = true;
+	}
+	ret = restore_task(o, &t, err);
+	if (!ret) {
+		double s = since(&t0);
+		*root_pid = t.pid;
+		pr_info("restored task %d in %.3f s (%llu bytes of pages, %.2f GB/s)\n", t.pid, s,
+			(unsigned long long)t.pm.total_size, s > 0 ? (double)t.pm.total_size / s / 1e9 : 0.0);
+	} else {
+		pr_err("restore failed: %s\n", err->msg);
+	}
+	for (int i = 0; i < 2; i++) {
+		if (t.err_pipe[i] >= 0)
+			close(t.err_pipe[i]);
+		if (t.go_pipe[i] >= 0)
+			close(t.go_pipe[i]);
+	}
+	rst_free(&t);
+	if (own_dir) {
+		close(o->imgdir_fd);
+		o->imgdir_fd = -1;
+	}
+	return ret;
+}

@@ -1,0 +1,83 @@
+/* Restore of one process (engine-internal). eng_restore (restore.c) drives:
+ *   rst_load (restore-load.c)      verify every image, load the root task's images, check files / PID / vDSO
+ *   rst_area_build (restore-mm.c)  map the shared restore area, copy the blob, fill struct rst_args
+ *   clone3(set_tid) -> child:      rst_child (restore-child.c: session, fds (restore-files.c), fs, jump)
+ *   blob (engine/restorer/)        address space, signals, timers, creds; trap
+ *   rst_finish (restore.c)         remote munmap of the area, registers, sigmask, detach */
+#ifndef CRSHIM_RESTORE_H
+#define CRSHIM_RESTORE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "crshim.h"
+#include "image.h"
+#include "restorer/restorer-args.h"
+
+/* A file the blob maps (distinct path + access mode). */
+struct rst_mfile {
+	const char *path; /* points into the mm image */
+	int oflags;       /* O_RDONLY / O_RDWR */
+};
+
+/* The vDSO-related mappings of this (and so the child's) process: arch_vdso_names order. */
+struct rst_cur_special {
+	uint64_t start, len;
+};
+
+struct rst_task {
+	pid_t pid;
+	int dirfd;
+	bool shell_job;
+	InventoryEntry *inv;
+	PstreeEntry *pst;
+	CoreEntry *core;
+	CredsEntry *creds; /* NULL: keep the restorer's */
+	FsEntry *fs;
+	MmEntry *mm;
+	SigactionEntry **sigacts;
+	size_t nr_sigacts;
+	FileEntry **files;
+	size_t nr_files;
+	FdinfoEntry **fdinfo;
+	size_t nr_fdinfo;
+	struct page_map pm;
+
+	struct rst_mfile *mfiles;
+	size_t nr_mfiles;
+	int *vma_mfile; /* per mm->vmas[i]: index into mfiles or -1 */
+	struct rst_cur_special cur_special[RST_NR_SPECIAL];
+
+	/* the restore area (MAP_SHARED; the child inherits it at the same address) */
+	void *area;
+	size_t area_len;
+	struct rst_args *args;
+	int err_pipe[2]; /* child -> parent: error message of the C stage */
+	int go_pipe[2];  /* parent -> child: seized, go on */
+};
+
+/* restore-load.c */
+int rst_load(struct cr_opts *o, struct rst_task *t, struct cr_err *e);
+void rst_free(struct rst_task *t);
+const FileEntry *rst_file_by_id(const struct rst_task *t, uint32_t id);
+
+/* restore-mm.c */
+int rst_area_build(struct rst_task *t, struct cr_err *e);
+void rst_area_free(struct rst_task *t);
+int rst_self_specials(struct rst_cur_special cur[RST_NR_SPECIAL], struct cr_err *e);
+/* child: list the mappings of this process that the blob removes (everything but the area and vDSO). */
+int rst_child_fill_unmap(struct rst_task *t, char *msg, size_t msglen);
+
+/* restore-sig.c: signals, timers, rlimits, task scalars, creds into args; the variable parts (timers,
+ * pending siginfos, groups) go to buf, which has rst_task_bytes(t) bytes inside the area. */
+size_t rst_task_bytes(const struct rst_task *t);
+int rst_args_task(struct rst_task *t, void *buf, struct cr_err *e);
+
+/* restore-files.c (child side; errors as a message for the error pipe) */
+int rst_child_files(struct rst_task *t, char *msg, size_t msglen);
+
+/* restore-child.c */
+__attribute__((noreturn)) void rst_child(struct rst_task *t);
+
+#endif

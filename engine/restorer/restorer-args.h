@@ -1,0 +1,170 @@
+/* The ONE argument struct shared by crshim (engine/restore*.c) and the freestanding restorer blob.
+ *
+ * The parent maps the "restore area" (MAP_SHARED, at an address no target VMA and no vDSO/vvar uses) before
+ * clone3, so the child inherits it at the same address:
+ *   [blob code][struct rst_args + arrays][vDSO parking][stack]
+ * Every pointer in here is an absolute address inside the area. The blob writes its result into `state`
+ * (shared memory: the parent reads it directly). Only <stdint.h> types: both sides include this header. */
+#ifndef CRSHIM_RESTORER_ARGS_H
+#define CRSHIM_RESTORER_ARGS_H
+
+#ifndef __ASSEMBLER__
+#include <stdint.h>
+#endif
+
+#define RST_MAGIC 0x3153475241545352ull /* "RSTARGS1" */
+#define RST_VERSION 1
+
+/* Fixed offsets in the blob (arch/<ARCH>/restorer-entry.S places code there). */
+#define RST_OFF_ENTRY 0    /* entry(args) on the blob stack */
+#define RST_OFF_SYSCALL 16 /* a syscall instruction for the parent's remote munmap of the area */
+
+#define RST_STACK_SIZE (256u << 10) /* also the child's scratch buffer for /proc/self/maps */
+#define RST_NSIG 64
+#define RST_NR_RLIMITS 16
+#define RST_SIGINFO_SIZE 128
+#define RST_AUXV_MAX 128   /* u64 words */
+#define RST_MAX_UNMAP 4096 /* mappings of the child to remove */
+#define RST_NR_SPECIAL 3   /* [vvar] [vvar_vclock] [vdso] */
+
+#ifndef __ASSEMBLER__
+enum rst_state { RST_RUNNING = 0, RST_DONE = 1, RST_FAILED = 2 };
+
+/* Kinds of rst_vma (the blob needs only these). */
+enum rst_vma_kind { RST_VMA_ANON = 0, RST_VMA_ANON_SHARED = 1, RST_VMA_FILE = 2 };
+
+struct rst_range {
+	uint64_t start, len;
+};
+_Static_assert(sizeof(struct rst_range) == 16, "rst_range");
+
+struct rst_vma {
+	uint64_t start, end, pgoff; /* pgoff in bytes */
+	uint32_t prot;              /* final PROT_* */
+	uint32_t flags;             /* MAP_* for mmap (without MAP_FIXED) */
+	uint32_t kind;              /* enum rst_vma_kind */
+	int32_t mfile;              /* RST_VMA_FILE: index into mfd[] */
+	uint32_t madv;              /* VMA_F_* (vma-flags.h) */
+	uint32_t first_block;       /* page blocks [first_block, first_block + nr_blocks) lie inside */
+	uint32_t nr_blocks;
+	uint32_t pad;
+};
+_Static_assert(sizeof(struct rst_vma) == 56, "rst_vma");
+
+struct rst_pblock {
+	uint64_t vaddr, len, off; /* off: in the pages file */
+};
+_Static_assert(sizeof(struct rst_pblock) == 24, "rst_pblock");
+
+/* Kernel struct sigaction (rt_sigaction) layout. */
+struct rst_sigaction {
+	uint64_t handler, flags, restorer, mask;
+};
+_Static_assert(sizeof(struct rst_sigaction) == 32, "rst_sigaction");
+
+struct rst_special {
+	uint64_t cur;    /* where it is in the child now (filled by the child) */
+	uint64_t len;
+	uint64_t park;   /* parking spot inside the area */
+	uint64_t target; /* where the image had it; 0 = the image has none: unmap */
+};
+_Static_assert(sizeof(struct rst_special) == 32, "rst_special");
+
+struct rst_timer {
+	int32_t id, clock_id, notify, signo, notify_tid, pad;
+	uint64_t sival;
+	int64_t isec, insec, vsec, vnsec;
+};
+_Static_assert(sizeof(struct rst_timer) == 64, "rst_timer");
+
+struct rst_itimer {
+	int64_t isec, iusec, vsec, vusec;
+};
+
+struct rst_rlimit {
+	uint64_t cur, max;
+};
+
+/* struct prctl_mm_map (linux/prctl.h) */
+struct rst_mm_map {
+	uint64_t start_code, end_code, start_data, end_data, start_brk, brk, start_stack;
+	uint64_t arg_start, arg_end, env_start, env_end;
+	uint64_t auxv;
+	uint32_t auxv_size;
+	uint32_t exe_fd;
+};
+_Static_assert(sizeof(struct rst_mm_map) == 104, "rst_mm_map");
+
+struct rst_creds {
+	uint32_t uid, euid, suid, fsuid, gid, egid, sgid, fsgid;
+	uint64_t cap_inh, cap_prm, cap_eff, cap_amb;
+	uint32_t securebits, nr_groups;
+	uint64_t groups; /* uint32_t[nr_groups] */
+};
+_Static_assert(sizeof(struct rst_creds) == 80, "rst_creds");
+
+struct rst_args {
+	uint64_t magic;
+	uint32_t version, size; /* RST_VERSION, sizeof(struct rst_args) */
+
+	/* ---- result, written by the blob ---- */
+	volatile int32_t state; /* enum rst_state */
+	int32_t err_errno;      /* positive errno of the failed step */
+	uint64_t err_a, err_b;  /* addresses or numbers of the failed step */
+	char err_step[64];      /* name of the failed step */
+	uint64_t warn_rlimit;   /* bit r: rlimit r could not be raised (kept at the current hard limit) */
+	uint32_t warn_timer_ids; /* 1: timers created without PR_TIMER_CREATE_RESTORE_IDS */
+	uint32_t pad0;
+
+	/* ---- the area ---- */
+	uint64_t area_start, area_len;
+	uint64_t stack_top;
+
+	/* ---- address space ---- */
+	struct rst_special special[RST_NR_SPECIAL];
+	uint64_t unmap;      /* struct rst_range[], filled by the child */
+	uint32_t nr_unmap;
+	uint32_t nr_vmas;
+	uint64_t vmas;       /* struct rst_vma[], sorted */
+	uint64_t blocks;     /* struct rst_pblock[], sorted */
+	uint32_t nr_blocks;
+	int32_t pages_fd;    /* filled by the child */
+	uint64_t mfd;        /* int32_t[nr_mfiles]: fds of mapped files (child) */
+	uint32_t nr_mfiles;
+	int32_t helper_fd_lo; /* the child's helper fds are all >= this: closed after PR_SET_MM_MAP */
+	struct rst_mm_map mm; /* exe_fd filled by the child */
+	uint64_t auxv[RST_AUXV_MAX];
+
+	/* ---- signals ---- */
+	struct rst_sigaction sigact[RST_NSIG]; /* index signo-1 */
+	uint64_t sas_sp, sas_size;
+	int32_t sas_flags, has_sas;
+	uint64_t pending;        /* 128-byte siginfo[] for this thread */
+	uint32_t nr_pending, nr_pending_shared;
+	uint64_t pending_shared; /* 128-byte siginfo[] for the process */
+
+	/* ---- task ---- */
+	int32_t pid;
+	int32_t has_rseq;
+	uint64_t rseq_ptr;
+	uint32_t rseq_len, rseq_flags, rseq_sig;
+	uint32_t has_robust;
+	uint64_t robust_list, robust_len;
+	uint64_t tid_address;
+	struct rst_itimer itimer[3]; /* ITIMER_REAL, _VIRTUAL, _PROF */
+	uint64_t timers;             /* struct rst_timer[] */
+	uint32_t nr_timers;
+	uint32_t nr_rlimits;
+	struct rst_rlimit rlimit[RST_NR_RLIMITS];
+	uint32_t has_rlimit[RST_NR_RLIMITS];
+	int32_t pdeathsig, dumpable, no_new_privs, pad1;
+
+	/* ---- creds (last) ---- */
+	int32_t has_creds, pad2;
+	struct rst_creds creds;
+};
+_Static_assert(sizeof(struct rst_args) % 8 == 0, "rst_args alignment");
+_Static_assert(sizeof(struct rst_args) < 16384, "rst_args size");
+#endif /* __ASSEMBLER__ */
+
+#endif

@@ -1,0 +1,23 @@
+/* Raw syscalls for the restorer blob (no libc). rst_sys is in arch/<ARCH>/restorer-entry.S;
+ * the numbers come from the kernel's <asm/unistd.h>. Results are -errno on failure. */
+#ifndef CRSHIM_RST_SYS_H
+#define CRSHIM_RST_SYS_H
+
+#include <asm/unistd.h>
+
+long rst_sys(long nr, long a1, long a2, long a3, long a4, long a5, long a6);
+
+#define RST_ISERR(r) ((unsigned long)(r) > -4096ul)
+
+static inline long sys6(long nr, long a, long b, long c, long d, long e, long f)
+{
+	return rst_sys(nr, a, b, c, d, e, f);
+}
+#define sys0(nr) sys6((nr), 0, 0, 0, 0, 0, 0)
+#define sys1(nr, a) sys6((nr), (long)(a), 0, 0, 0, 0, 0)
+#define sys2(nr, a, b) sys6((nr), (long)(a), (long)(b), 0, 0, 0, 0)
+#define sys3(nr, a, b, c) sys6((nr), (long)(a), (long)(b), (long)(c), 0, 0, 0)
+#define sys4(nr, a, b, c, d) sys6((nr), (long)(a), (long)(b), (long)(c), (long)(d), 0, 0)
+#define sys5(nr, a, b, c, d, e) sys6((nr), (long)(a), (long)(b), (long)(c), (long)(d), (long)(e), 0)
+
+#endif
