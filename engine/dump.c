@@ -81,9 +81,11 @@ static int check_task(pid_t pid, struct proc_status *st, struct cr_err *e)
 	snprintf(name, sizeof(name), "task/%d/children", pid);
 	if (proc_read(pid, name, &ch, NULL, e))
 		return cr_wrap(e, "task %d", pid);
-	if (ch[strspn(ch, " \n")])
-		return cr_fail(e, "not supported yet: task %d has children (%.*s)", pid, (int)strcspn(ch, "\n"),
-			       ch);
+	size_t l = strlen(ch);
+	while (l && (ch[l - 1] == ' ' || ch[l - 1] == '\n'))
+		ch[--l] = '\0';
+	if (l)
+		return cr_fail(e, "not supported yet: task %d has children (%s)", pid, ch);
 	return 0;
 }
 

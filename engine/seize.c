@@ -144,8 +144,6 @@ void seize_kill(struct seized *s)
 	for (int i = 0; i < 200; i++) {
 		if (access(path, F_OK))
 			return;
-		if (task_state(s->pid) == 'Z' && i >= 50)
-			break;
 		struct timespec ts = {0, 10 * 1000 * 1000};
 		nanosleep(&ts, NULL);
 	}
