@@ -299,9 +299,18 @@ static int check_required(struct shim_cmd *c, char *msg, size_t len)
 	return 0;
 }
 
+static void save_cmdline(struct shim_cmd *c, int argc, char **argv)
+{
+	size_t off = 0;
+	for (int i = 0; i < argc && off < sizeof(c->cmdline); i++)
+		off += (size_t)snprintf(c->cmdline + off, sizeof(c->cmdline) - off, "%s%s", i ? " " : "",
+					argv[i]);
+}
+
 int shim_parse(int argc, char **argv, struct shim_cmd *c, char *msg, size_t len)
 {
 	memset(c, 0, sizeof(*c));
+	save_cmdline(c, argc, argv);
 	eng_opts_init(&c->opts);
 	msg[0] = '\0';
 	optind = 0; /* full reset of glibc getopt state */

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "cli.h"
@@ -94,7 +95,8 @@ static int setup_log(struct shim_cmd *c, bool quiet, struct cr_err *err)
 		return 0;
 	if (log_open(c->log_to_stderr ? NULL : c->opts.log_file, c->opts.verbosity))
 		return cr_fail_sys(err, "open log file %s", c->opts.log_file);
-	pr_info("crshim %s: %s\n", CRSHIM_VERSION, shim_verb_name(c->verb));
+	struct utsname u;
+	pr_info("crshim %s on Linux %s: %s\n", CRSHIM_VERSION, uname(&u) ? "?" : u.release, c->cmdline);
 	for (int i = 0; i < c->n_notes; i++)
 		pr_info("option --%s accepted for CRIU compatibility and ignored\n", c->notes[i]);
 	for (int i = 0; i < c->n_inherit_fd; i++)

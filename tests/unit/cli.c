@@ -138,6 +138,8 @@ static void t_misc(void)
 	ok(parse("swrk 3") == 0 && c.verb == VERB_SWRK && !strcmp(c.operand, "3"), "swrk FD");
 	ok(parse("dump -t 1 -D d -o -") == 0 && c.log_to_stderr, "-o - logs to stderr");
 	is_str(shim_verb_name(VERB_PRE_DUMP), "pre-dump", "verb names");
+	ok(parse("dump -t 1 -D d -v4") == 0, "parse for the command line");
+	is_str(c.cmdline, "crshim dump -t 1 -D d -v4", "the command line is kept for the log");
 }
 
 int main(void)
