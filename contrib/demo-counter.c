@@ -14,6 +14,15 @@
 #include <time.h>
 #include <unistd.h>
 
+/* Whatever the starting shell leaked (pipes, sockets, ...) is not ours: keep only stdin, stdout and stderr, so the
+ * checkpoint sees only the files this program opened itself. */
+static void close_inherited_fds(void)
+{
+	if (close_range(3, ~0U, 0) < 0)
+		for (int fd = 3; fd < 1024; fd++)
+			close(fd);
+}
+
 static void sleep_200ms(void)
 {
 	struct timespec ts = { .tv_sec = 0, .tv_nsec = 200 * 1000 * 1000 };
@@ -42,6 +51,7 @@ int main(int argc, char **argv)
 	unsigned long counter = 0;
 	int fd;
 
+	close_inherited_fds();
 	if (argc != 2) {
 		fprintf(stderr, "usage: %s LOGFILE\n", argv[0]);
 		return 2;
