@@ -22,7 +22,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <linux/prctl.h>
+#include <linux/filter.h>
 #include <linux/sched.h>
+#include <linux/seccomp.h>
 #include <linux/userfaultfd.h>
 
 #include "cleanup.h"
@@ -95,40 +97,69 @@ static int res(struct feat_res *r, int ok, const char *fmt, ...)
 
 /* ---------------- the test child ---------------- */
 
-static void child_main(pid_t parent, int rfd, int wfd)
+/* The child: an allow-all seccomp filter (for the filter dump probe), then it reports ready and
+ * blocks until we close the pipe or die. */
+static void child_main(pid_t parent, int rfd, int wfd, int ready)
 {
+	struct sock_filter allow = BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+	struct sock_fprog prog = {1, &allow};
 	char ch;
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (getppid() != parent)
 		_exit(0);
 	close(wfd);
+	if (!prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0);
+	if (write(ready, "r", 1) != 1)
+		_exit(1);
+	close(ready);
 	while (read(rfd, &ch, 1) < 0 && errno == EINTR)
 		;
 	_exit(0);
 }
 
+/* Wait until the child is set up (or gone). */
+static void child_wait_ready(int ready)
+{
+	char ch;
+	while (read(ready, &ch, 1) < 0 && errno == EINTR)
+		;
+	close(ready);
+}
+
 static int child_start(struct probe_ctx *c)
 {
-	int p[2];
+	int p[2], r[2];
 	if (c->child || c->child_err)
 		return c->child ? 0 : -1;
 	if (pipe2(p, O_CLOEXEC)) {
 		c->child_err = errno;
 		return -1;
 	}
-	pid_t parent = getpid();
-	probe_magic = 0x63727368696d0000ull ^ (uint64_t)parent;
-	pid_t pid = fork();
-	if (pid == 0)
-		child_main(parent, p[0], p[1]);
-	c->magic = probe_magic;
-	probe_magic = 0;
-	if (pid < 0) {
+	if (pipe2(r, O_CLOEXEC)) {
 		c->child_err = errno;
 		close(p[0]);
 		close(p[1]);
 		return -1;
 	}
+	pid_t parent = getpid();
+	probe_magic = 0x63727368696d0000ull ^ (uint64_t)parent;
+	pid_t pid = fork();
+	if (pid == 0) {
+		close(r[0]);
+		child_main(parent, p[0], p[1], r[1]);
+	}
+	c->magic = probe_magic;
+	probe_magic = 0;
+	close(r[1]);
+	if (pid < 0) {
+		c->child_err = errno;
+		close(r[0]);
+		close(p[0]);
+		close(p[1]);
+		return -1;
+	}
+	child_wait_ready(r[0]);
 	c->child = pid;
 	c->child_rfd = p[0];
 	c->child_wfd = p[1];
@@ -193,6 +224,18 @@ static int p_rseq(struct probe_ctx *c, struct feat_res *r)
 		return res(r, 0, "PTRACE_GET_RSEQ_CONFIGURATION: %s", n < 0 ? strerror(errno) : "empty");
 	return res(r, 1, "PTRACE_GET_RSEQ_CONFIGURATION (rseq %s, size %u)",
 		   conf.rseq_abi_pointer ? "registered" : "not registered", conf.rseq_abi_size);
+}
+
+static int p_seccomp(struct probe_ctx *c, struct feat_res *r)
+{
+	if (child_seize(c))
+		return res(r, 0, "needs ptrace: %s", strerror(c->child_err));
+	long n = ptrace(PTRACE_SECCOMP_GET_FILTER, c->child, 0, NULL);
+	if (n < 0)
+		return res(r, 0, "PTRACE_SECCOMP_GET_FILTER: %s", strerror(errno));
+	if (n != 1)
+		return res(r, 0, "PTRACE_SECCOMP_GET_FILTER: %ld instructions, expected 1", n);
+	return res(r, 1, "PTRACE_SECCOMP_GET_FILTER reads a task's seccomp filters");
 }
 
 static int p_vm_readv(struct probe_ctx *c, struct feat_res *r)
@@ -489,6 +532,7 @@ struct feat_def {
 static const struct feat_def feats[] = {
     {"ptrace_seize", F_REQUIRED, p_ptrace},
     {"get_rseq_conf", F_OPTIONAL, p_rseq},
+    {"seccomp_filters", F_OPTIONAL, p_seccomp},
     {"process_vm_readv", F_REQUIRED, p_vm_readv},
     {"pidfd_store", F_REQUIRED, p_pidfd},
     {"clone3_set_tid", F_REQUIRED, p_clone3},
