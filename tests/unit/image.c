@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "crshim.h"
@@ -513,12 +514,25 @@ static void t_show_format(void)
 
 static void t_show(void)
 {
-	char path[128];
-	FILE *f = tmpfile();
-	ok(img_show(tmpdir, f, &err) == 0, "img_show of the dir: %s", err.msg);
+	char path[128], cmd[512];
+	snprintf(path, sizeof(path), "%s/show.json", tmpdir);
+	FILE *f = fopen(path, "w");
+	ok(img_show(tmpdir, f, &err) == 0, "img_show of the dir (every kind, every field set): %s", err.msg);
 	long size = ftell(f);
 	ok(size > 100, "... wrote %ld bytes of JSON", size);
 	fclose(f);
+	/* Check with an independent JSON parser when one is at hand. */
+	snprintf(cmd, sizeof(cmd),
+		 "command -v python3 >/dev/null || exit 2; python3 -c 'import json,sys; "
+		 "d=json.load(open(sys.argv[1])); "
+		 "sys.exit(0 if \"inventory.img\" in d else 1)' %s",
+		 path);
+	int st = system(cmd);
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 2)
+		ok(1, "# SKIP no python3 to parse the JSON");
+	else
+		ok(st == 0, "the JSON parses (python3 json)");
+	unlink(path);
 	snprintf(path, sizeof(path), "%s/core-1002.img", tmpdir);
 	f = tmpfile();
 	ok(img_show(path, f, &err) == 0 && ftell(f) > 10, "img_show of one file");
