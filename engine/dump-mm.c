@@ -247,6 +247,12 @@ static int vma_classify(struct dump_ctx *c, const struct proc_vma *v, VmaEntry *
 			ve->flags |= MAP_ANONYMOUS;
 			return 0;
 		}
+	if ((starts(v->name, "[anon:") || starts(v->name, "[anon_shmem:")) && ends(v->name, "]")) {
+		const char *n = strchr(v->name, ':') + 1;
+		ve->anon_name = strndup(n, strlen(n) - 1);
+		if (!ve->anon_name)
+			return cr_fail_errno(e, ENOMEM, "out of memory");
+	}
 	if (shared && (starts(v->name, "/dev/zero (deleted)") || starts(v->name, "[anon_shmem:"))) {
 		ve->kind = VMA_KIND__VMA_ANON_SHARED;
 		ve->flags |= MAP_ANONYMOUS;
@@ -480,8 +486,10 @@ static void free_vmas(VmaEntry **vp, size_t n)
 	if (!vp)
 		return;
 	for (size_t i = 0; i < n; i++)
-		if (vp[i])
+		if (vp[i]) {
 			free(vp[i]->path);
+			free(vp[i]->anon_name);
+		}
 	free(vp[0]);
 	free(vp);
 }
