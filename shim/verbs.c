@@ -116,7 +116,7 @@ static int run_dump(struct shim_cmd *c)
 	}
 	if (resolve_paths(c, &err))
 		return report(what, &err, false);
-	/* Like CRIU, the images dir of a dump may not exist yet. */
+	/* The images dir of a dump is created (0700) if it does not exist yet. */
 	if (mkdir(c->opts.images_dir, 0700) && errno != EEXIST) {
 		cr_fail_sys(&err, "create images dir %s", c->opts.images_dir);
 		return report(what, &err, false);
