@@ -1,5 +1,6 @@
 /* x86_64 restorer blob: entry point, the remote-syscall instruction at a fixed offset, raw syscalls.
  * Offsets must match RST_OFF_ENTRY / RST_OFF_SYSCALL in engine/restorer/restorer-args.h. */
+#include <asm/unistd.h>
 #include "restorer-args.h"
 
 	.section .text.entry, "ax", @progbits
@@ -40,5 +41,32 @@ rst_sys:
 	syscall
 	ret
 	.size	rst_sys, .-rst_sys
+
+/* long rst_clone_thread(unsigned long flags, void *stack, int32_t *ctid, void (*fn)(void *), void *arg)
+ * clone(2) a thread that runs fn(arg) on stack and exits; returns its tid (or -errno) in the caller. */
+	.globl	rst_clone_thread
+	.hidden	rst_clone_thread
+	.type	rst_clone_thread, @function
+rst_clone_thread:
+	andq	$-16, %rsi
+	subq	$16, %rsi
+	movq	%rcx, 0(%rsi)
+	movq	%r8, 8(%rsi)
+	movq	%rdx, %r10
+	xorl	%edx, %edx
+	xorl	%r8d, %r8d
+	movl	$__NR_clone, %eax
+	syscall
+	testq	%rax, %rax
+	jnz	1f
+	popq	%rax
+	popq	%rdi
+	call	*%rax
+	movl	$__NR_exit, %eax
+	xorl	%edi, %edi
+	syscall
+	ud2
+1:	ret
+	.size	rst_clone_thread, .-rst_clone_thread
 
 	.section .note.GNU-stack, "", @progbits

@@ -114,7 +114,9 @@ struct rst_args {
 	char err_step[64];      /* name of the failed step */
 	uint64_t warn_rlimit;   /* bit r: rlimit r could not be raised (kept at the current hard limit) */
 	uint32_t warn_timer_ids; /* 1: timers created without PR_TIMER_CREATE_RESTORE_IDS */
-	uint32_t pad0;
+	volatile int32_t helper_tid; /* page-reading helper thread: cleared by the kernel when it exits */
+	uint64_t t_ns[4];        /* CLOCK_MONOTONIC: start, vmas mapped, pages read, done (for the log) */
+	uint64_t helper_from, helper_to; /* byte range of all page data the helper thread reads */
 
 	/* ---- the area ---- */
 	uint64_t area_start, area_len;

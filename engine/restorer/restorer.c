@@ -5,6 +5,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <linux/capability.h>
+#include <linux/futex.h>
+#include <linux/sched.h>
 #include <linux/mman.h>
 #include <linux/prctl.h>
 #include <linux/securebits.h>
@@ -20,7 +22,8 @@
 #define RST_SS_DISABLE 2
 #define RST_SIGKILL 9
 #define RST_SIGSTOP 19
-#define RST_RW_MAX (1l << 30)
+#define RST_READ_CHUNK (4ul << 20)
+#define RST_THREAD_MIN (64ul << 20)
 
 void rst_main(struct rst_args *a);
 
@@ -99,25 +102,82 @@ static void unmap_old(struct rst_args *a)
 		check(a, sys2(__NR_munmap, u[i].start, u[i].len), "munmap", u[i].start, u[i].start + u[i].len);
 }
 
-static void read_block(struct rst_args *a, const struct rst_pblock *b)
+static uint64_t now_ns(void)
+{
+	int64_t ts[2] = {0, 0};
+	sys2(__NR_clock_gettime, 1 /* CLOCK_MONOTONIC */, ts);
+	return (uint64_t)ts[0] * 1000000000ull + (uint64_t)ts[1];
+}
+
+/* Fill [vaddr, vaddr + len) from the pages file at off, in chunks: prefault a chunk in one go (much
+ * cheaper than a fault per page inside pread), then read it while it is still in the cache. */
+static void read_run(struct rst_args *a, uint64_t vaddr, uint64_t len, uint64_t off)
 {
 	uint64_t done = 0;
-	/* Prefault exactly the data range in one go: much cheaper than a fault per page in pread. */
-	long r = sys3(__NR_madvise, b->vaddr, b->len, MADV_POPULATE_WRITE);
-	if (RST_ISERR(r) && r != -22)
-		fail(a, "prefault pages", r, b->vaddr, b->vaddr + b->len);
-	while (done < b->len) {
-		uint64_t n = b->len - done;
-		if (n > RST_RW_MAX)
-			n = RST_RW_MAX;
-		r = sys4(__NR_pread64, a->pages_fd, b->vaddr + done, n, b->off + done);
-		if (r == -4)
-			continue;
-		if (r == 0)
-			r = -5; /* EIO: short page file (verified before, so it changed under us) */
-		check(a, r, "read pages", b->vaddr + done, b->vaddr + b->len);
-		done += (uint64_t)r;
+	while (done < len) {
+		uint64_t n = len - done;
+		if (n > RST_READ_CHUNK)
+			n = RST_READ_CHUNK;
+		long r = sys3(__NR_madvise, vaddr + done, n, MADV_POPULATE_WRITE);
+		if (RST_ISERR(r) && r != -22)
+			fail(a, "prefault pages", r, vaddr + done, vaddr + done + n);
+		for (uint64_t got = 0; got < n;) {
+			r = sys4(__NR_pread64, a->pages_fd, vaddr + done + got, n - got, off + done + got);
+			if (r == -4)
+				continue;
+			if (r == 0)
+				r = -5; /* EIO: the page file shrank after it was verified */
+			check(a, r, "read pages", vaddr + done + got, vaddr + done + n);
+			got += (uint64_t)r;
+		}
+		done += n;
 	}
+}
+
+/* Read the bytes [from, to) of the concatenated page runs. */
+static void read_part(struct rst_args *a, uint64_t from, uint64_t to)
+{
+	const struct rst_pblock *b = (const struct rst_pblock *)a->blocks;
+	uint64_t pos = 0;
+	for (uint32_t i = 0; i < a->nr_blocks && pos < to; pos += b[i].len, i++) {
+		uint64_t s = from > pos ? from - pos : 0, e = to - pos < b[i].len ? to - pos : b[i].len;
+		if (s < e)
+			read_run(a, b[i].vaddr + s, e - s, b[i].off + s);
+	}
+}
+
+static void helper_main(void *arg)
+{
+	struct rst_args *a = arg;
+	read_part(a, a->helper_from, a->helper_to);
+}
+
+/* Page data: with a lot of it, a helper thread reads the second half (2 CPUs fill memory faster). */
+static void read_pages(struct rst_args *a)
+{
+	const struct rst_pblock *b = (const struct rst_pblock *)a->blocks;
+	uint64_t total = 0, half;
+	for (uint32_t i = 0; i < a->nr_blocks; i++)
+		total += b[i].len;
+	half = (total / 2) & ~(uint64_t)(RST_READ_CHUNK - 1);
+	if (total < RST_THREAD_MIN || !half) {
+		read_part(a, 0, total);
+		return;
+	}
+	a->helper_from = half;
+	a->helper_to = total;
+	a->helper_tid = 1;
+	long tid = rst_clone_thread(CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD | CLONE_SYSVSEM |
+					    CLONE_CHILD_CLEARTID,
+				    (void *)(a->stack_top - RST_STACK_SIZE / 2), (int32_t *)&a->helper_tid, helper_main, a);
+	if (RST_ISERR(tid)) { /* no thread: do it all here */
+		a->helper_tid = 0;
+		read_part(a, 0, total);
+		return;
+	}
+	read_part(a, 0, half);
+	for (int32_t v; (v = a->helper_tid) != 0;)
+		sys6(__NR_futex, (long)&a->helper_tid, FUTEX_WAIT, v, 0, 0, 0);
 }
 
 static void madv(struct rst_args *a, const struct rst_vma *v, uint32_t bit, int advice)
@@ -126,23 +186,29 @@ static void madv(struct rst_args *a, const struct rst_vma *v, uint32_t bit, int 
 		check(a, sys3(__NR_madvise, v->start, v->end - v->start, advice), "madvise", v->start, v->end);
 }
 
+static uint32_t map_prot(const struct rst_vma *v)
+{
+	return v->prot | (v->nr_blocks ? PROT_WRITE : 0);
+}
+
 static void map_vma(struct rst_args *a, const struct rst_vma *v)
 {
-	const struct rst_pblock *blocks = (const struct rst_pblock *)a->blocks;
 	const int32_t *mfd = (const int32_t *)a->mfd;
 	uint64_t len = v->end - v->start;
-	uint32_t prot = v->prot | (v->nr_blocks ? PROT_WRITE : 0);
 	long fd = v->kind == RST_VMA_FILE ? mfd[v->mfile] : -1;
 
-	long r = sys6(__NR_mmap, (long)v->start, (long)len, prot, v->flags | MAP_FIXED, fd,
+	long r = sys6(__NR_mmap, (long)v->start, (long)len, map_prot(v), v->flags | MAP_FIXED, fd,
 		      v->kind == RST_VMA_FILE ? (long)v->pgoff : 0);
 	if (RST_ISERR(r) || (uint64_t)r != v->start)
 		fail(a, "mmap vma", RST_ISERR(r) ? r : -22, v->start, v->end);
 	madv(a, v, VMA_F_HUGEPAGE, MADV_HUGEPAGE);
 	madv(a, v, VMA_F_NOHUGEPAGE, MADV_NOHUGEPAGE);
-	for (uint32_t i = 0; i < v->nr_blocks; i++)
-		read_block(a, &blocks[v->first_block + i]);
-	if (prot != v->prot)
+}
+
+static void finish_vma(struct rst_args *a, const struct rst_vma *v)
+{
+	uint64_t len = v->end - v->start;
+	if (map_prot(v) != v->prot)
 		check(a, sys3(__NR_mprotect, v->start, len, v->prot), "mprotect vma", v->start, v->end);
 	madv(a, v, VMA_F_DONTFORK, MADV_DONTFORK);
 	madv(a, v, VMA_F_DONTDUMP, MADV_DONTDUMP);
@@ -163,6 +229,11 @@ static void restore_mm(struct rst_args *a)
 	specials_place(a);
 	for (uint32_t i = 0; i < a->nr_vmas; i++)
 		map_vma(a, &v[i]);
+	a->t_ns[1] = now_ns();
+	read_pages(a);
+	a->t_ns[2] = now_ns();
+	for (uint32_t i = 0; i < a->nr_vmas; i++)
+		finish_vma(a, &v[i]);
 	check(a, sys5(__NR_prctl, PR_SET_MM, PR_SET_MM_MAP, &a->mm, sizeof(a->mm), 0), "prctl(PR_SET_MM_MAP)",
 	      a->mm.start_code, a->mm.brk);
 	/* pages fd, mapped files, exe, error pipe: none of them belongs to the restored task */
@@ -321,6 +392,7 @@ void rst_main(struct rst_args *a)
 {
 	if (a->magic != RST_MAGIC || a->size != sizeof(*a))
 		fail(a, "bad args", -22, a->magic, a->size);
+	a->t_ns[0] = now_ns();
 	restore_mm(a);
 	restore_task(a);
 	if (a->has_creds)
@@ -331,5 +403,6 @@ void rst_main(struct rst_args *a)
 	check(a, sys5(__NR_prctl, PR_SET_PDEATHSIG, a->pdeathsig, 0, 0, 0), "prctl(PR_SET_PDEATHSIG)", 0, 0);
 	if (a->no_new_privs)
 		check(a, sys5(__NR_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "prctl(PR_SET_NO_NEW_PRIVS)", 0, 0);
+	a->t_ns[3] = now_ns();
 	__atomic_store_n(&a->state, RST_DONE, __ATOMIC_SEQ_CST);
 }

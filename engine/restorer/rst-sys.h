@@ -3,9 +3,13 @@
 #ifndef CRSHIM_RST_SYS_H
 #define CRSHIM_RST_SYS_H
 
+#include <stdint.h>
 #include <asm/unistd.h>
 
 long rst_sys(long nr, long a1, long a2, long a3, long a4, long a5, long a6);
+
+/* A thread running fn(arg) on stack, then exit(0); *ctid is cleared (futex-woken) when it ends. */
+long rst_clone_thread(unsigned long flags, void *stack, int32_t *ctid, void (*fn)(void *), void *arg);
 
 #define RST_ISERR(r) ((unsigned long)(r) > -4096ul)
 
