@@ -292,7 +292,7 @@ static int vma_pages(struct mm_state *m, const struct proc_vma *v, const VmaEntr
 /* ---------------- copying pages ---------------- */
 
 #ifndef PBUF_SIZE
-#define PBUF_SIZE (8u << 20)
+#define PBUF_SIZE (1u << 20)
 #endif
 #ifndef PBUF_NR
 #define PBUF_NR 4
@@ -408,7 +408,7 @@ static int copy_pages(struct mm_state *m, struct page_writer *pw, uint64_t *tota
 	*total = 0;
 	if (!m->nr)
 		return 0;
-	mem.addr = mmap(NULL, mem.len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	mem.addr = mmap(NULL, mem.len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (mem.addr == MAP_FAILED)
 		return cr_fail_sys(e, "page buffers");
 	for (int i = 0; i < PBUF_NR; i++)
