@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <signal.h>
+#include <sys/types.h>
 
 /* Parses --pidfile=F --outfile=F (and keeps other --name=value options for
  * test_opt()), installs the SIGTERM handler and daemonizes: the caller returns
@@ -52,6 +53,14 @@ ssize_t read_file(const char *path, char **out);
 /* Value of "Key:" line in /proc/self/status (trimmed, static buffer), or NULL. */
 const char *proc_status(const char *key);
 
+/* 0 if addr can be read (and written if write), -1 on SIGSEGV/SIGBUS. */
+int mem_probe(void *addr, int write);
+/* For the VMA holding addr: "start-end perms offset" into line, its smaps VmFlags into flags. */
+int vma_info(const void *addr, char *line, size_t llen, char *flags, size_t flen);
+/* 1 if the VMA holding addr has VmFlags flag (e.g. "dc", "dd", "gd"), 0 if not, -1 if no VMA. */
+int vma_has_flag(const void *addr, const char *flag);
+
+#define PAGE 4096UL
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 #endif
