@@ -191,7 +191,9 @@ int eng_dump(struct cr_opts *o, struct cr_err *err)
 			arch_set_gpregs(c.pid, c.regs_resume, &e2);
 		seize_release(&c.s, &e2);
 	} else if (o->leave_running) {
-		if (arch_set_gpregs(c.pid, c.regs_resume, err) || seize_release(&c.s, err)) {
+		int r1 = arch_set_gpregs(c.pid, c.regs_resume, err);
+		int r2 = seize_release(&c.s, r1 ? &(struct cr_err){0} : err);
+		if (r1 || r2) {
 			/* the images are complete: still report the failure to let the task go */
 			ret = -1;
 			remove_created(&c);
