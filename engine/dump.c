@@ -76,6 +76,10 @@ static int check_task(pid_t pid, struct proc_status *st, struct cr_err *e)
 		return cr_fail_errno(e, ESRCH, "task %d is a zombie", pid);
 	if (st->threads > 1)
 		return cr_fail(e, "not supported yet: task %d has %d threads", pid, st->threads);
+	/* Remote syscalls could be killed by the filter, and the image has no place for it yet. */
+	if (st->seccomp)
+		return cr_fail(e, "not supported yet: task %d runs under seccomp (%s mode)", pid,
+			       st->seccomp == 1 ? "strict" : "filter");
 	char name[48];
 	__cleanup_free char *ch = NULL;
 	snprintf(name, sizeof(name), "task/%d/children", pid);

@@ -128,6 +128,8 @@ static int status_line(struct proc_status *st, const char *key, const char *v)
 		st->cap_amb = strtoull(v, NULL, 16);
 	else if (!strcmp(key, "NoNewPrivs"))
 		st->no_new_privs = atoi(v);
+	else if (!strcmp(key, "Seccomp"))
+		st->seccomp = atoi(v);
 	else if (!strcmp(key, "Umask"))
 		st->umask = (int)strtol(v, NULL, 8);
 	else if (!strcmp(key, "SigBlk"))

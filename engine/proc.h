@@ -17,6 +17,7 @@ struct proc_status {
 	size_t ngroups;
 	uint64_t cap_inh, cap_prm, cap_eff, cap_bnd, cap_amb;
 	int no_new_privs;
+	int seccomp;            /* 0 none, 1 strict, 2 filter */
 	int umask;              /* -1 if absent */
 	uint64_t sigblk;
 };
