@@ -279,7 +279,7 @@ static int check_mapped_files(struct rst_task *t, struct cr_err *e)
 		if (stat(v->path, &st))
 			return cr_fail_sys(e, "file %s (mapped at 0x%llx)", v->path, (unsigned long long)v->start);
 		if (v->has_file_size && (uint64_t)st.st_size != v->file_size)
-			return cr_fail_errno(e, ESTALE,
+			return cr_fail_errno(e, 0,
 					     "file %s (mapped at 0x%llx) changed since the dump: size %lld, was %llu",
 					     v->path, (unsigned long long)v->start, (long long)st.st_size,
 					     (unsigned long long)v->file_size);

@@ -297,7 +297,10 @@ static void restore_timers(struct rst_args *a)
 	long on = sys5(__NR_prctl, PR_TIMER_CREATE_RESTORE_IDS, 1, 0, 0, 0);
 	if (RST_ISERR(on))
 		a->warn_timer_ids = 1;
-	for (uint32_t i = 0; i < a->nr_timers; i++) {
+	/* /proc/PID/timers lists the newest first: create in reverse to get the same order back (with
+	 * PR_TIMER_CREATE_RESTORE_IDS the ids do not depend on the order) */
+	for (uint32_t j = a->nr_timers; j-- > 0;) {
+		uint32_t i = RST_ISERR(on) ? a->nr_timers - 1 - j : j;
 		struct k_sigevent sev = {t[i].sival, t[i].signo, t[i].notify, t[i].notify_tid, {0}};
 		int32_t id = t[i].id;
 		int64_t its[4] = {t[i].isec, t[i].insec, t[i].vsec, t[i].vnsec};
