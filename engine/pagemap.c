@@ -297,7 +297,8 @@ void pm_free(struct page_map *pm)
 
 int img_verify_dir(int dirfd, struct cr_err *e)
 {
-	int dfd = dup(dirfd);
+	/* A fresh open: a dup() would share (and consume) the caller's directory position. */
+	int dfd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0)
 		return cr_fail_sys(e, "images dir");
 	__cleanup_closedir DIR *d = fdopendir(dfd);
