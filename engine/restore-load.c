@@ -34,12 +34,14 @@ static int verify_images(struct rst_task *t, struct cr_err *e)
 			continue; /* pages files are verified through their pagemap */
 		if (k == IMG_PAGEMAP) {
 			struct page_map pm;
-			if (pm_load(t->dirfd, id, &pm, e))
-				return -1;
-			if (id == t->pid && t->pm.pages_fd < 0)
-				t->pm = pm;
-			else
+			if (id == t->pid && t->pm.pages_fd < 0) {
+				if (rst_pages_load(t->dirfd, id, &t->pm, e))
+					return -1;
+			} else {
+				if (pm_load(t->dirfd, id, &pm, e))
+					return -1;
 				pm_free(&pm);
+			}
 			continue;
 		}
 		struct img_reader *r;

@@ -62,6 +62,9 @@ int rst_load(struct cr_opts *o, struct rst_task *t, struct cr_err *e);
 void rst_free(struct rst_task *t);
 const FileEntry *rst_file_by_id(const struct rst_task *t, uint32_t id);
 
+/* restore-pages.c: pm_load with the block checksums verified by all CPUs */
+int rst_pages_load(int dirfd, int id, struct page_map *pm, struct cr_err *e);
+
 /* restore-mm.c */
 int rst_area_build(struct rst_task *t, struct cr_err *e);
 void rst_area_free(struct rst_task *t);
