@@ -59,7 +59,7 @@ iters) [[ "$ITERS" =~ ^[1-9][0-9]*$ ]] || { echo "run.sh: bad --iters $ITERS" >&
 esac
 
 # ---------------------------------------------------------------- .desc files
-# One "key: value" per line, '#' comments. Keys: opts, args, skip, flags, arch, mode-skip.
+# One "key: value" per line, '#' comments. Keys: opts, args, skip, flags, arch, mode-skip, snap-ignore.
 desc_get() { # name key
 	local f="$HERE/static/$1.desc"
 	[ -f "$f" ] || return 0
@@ -84,11 +84,23 @@ STATUS_KEYS='Name|Umask|State|Uid|Gid|Groups|NoNewPrivs|Seccomp|CapInh|CapPrm|Ca
 snapshot() { # pid
 	local pid=$1 fd
 	echo "## maps"
-	# addresses perms offset dev inode path; dev:inode of shared anon memory is not stable
-	awk '{ path = ""; for (i = 6; i <= NF; i++) path = path (i > 6 ? " " : "") $i;
-	       dev = $4; ino = $5;
-	       if (path ~ /^\/dev\/zero/ || path ~ /^\/SYSV/ || path ~ /^\/memfd:/ || path ~ /^\/dev\/shm\//) { dev = "-"; ino = "-" }
-	       print $1, $2, $3, dev, ino, path }' "/proc/$pid/maps" 2>&1
+	# addresses perms offset dev inode path; dev:inode of shared anon memory is not stable.
+	# Adjacent VMAs that the kernel may or may not merge (same perms, same file or both
+	# anonymous, contiguous offsets) are merged first, as restore may create them merged.
+	awk '
+	function hex(s,   i, c, v) { v = 0; s = tolower(s); for (i = 1; i <= length(s); i++) { c = index("0123456789abcdef", substr(s, i, 1)) - 1; v = v * 16 + c } return v }
+	function flush() { if (have) printf "%s-%s %s %s %s %s %s\n", ps, pe, pp, po, pd, pi, pa; have = 0 }
+	{
+		path = ""; for (i = 6; i <= NF; i++) path = path (i > 6 ? " " : "") $i
+		split($1, r, "-"); dev = $4; ino = $5
+		if (path ~ /^\/dev\/zero/ || path ~ /^\/SYSV/ || path ~ /^\/memfd:/ || path ~ /^\/dev\/shm\//) { dev = "-"; ino = "-" }
+		special = (path ~ /^\[/ && path != "[heap]")
+		if (have && r[1] == pe && $2 == pp && dev == pd && ino == pi && path == pa && !special && \
+		    (ino == "0" || hex(po) + hex(pe) - hex(ps) == hex($3))) { pe = r[2]; next }
+		flush()
+		ps = r[1]; pe = r[2]; pp = $2; po = $3; pd = dev; pi = ino; pa = path; have = 1
+	}
+	END { flush() }' "/proc/$pid/maps" 2>&1
 	echo "## fds"
 	for fd in $(ls "/proc/$pid/fd" 2>/dev/null | sort -n); do
 		printf 'fd %s -> %s pos %s flags %s\n' "$fd" \
@@ -97,7 +109,7 @@ snapshot() { # pid
 			"$(awk '$1 == "flags:" { print $2 }' "/proc/$pid/fdinfo/$fd" 2>/dev/null)"
 	done
 	echo "## status"
-	grep -E "^($STATUS_KEYS):" "/proc/$pid/status" 2>&1
+	grep -E "^($STATUS_KEYS):" "/proc/$pid/status" 2>&1 | grep -v -E "^(${SNAP_IGNORE:-.^}):"
 }
 
 status_field() { # pid key
@@ -211,6 +223,7 @@ run_steps() { # name
 	local args=()
 	eval "args=($(desc_get "$name" args))"
 	eval "OPTS=($(desc_get "$name" opts))"
+	SNAP_IGNORE=$(desc_get "$name" snap-ignore | tr -s ' ' '|')
 
 	[ -x "$bin" ] || { bad "not built: $bin"; return 1; }
 	(cd "$TDIR" && exec timeout -k 5 120 "$bin" --pidfile="$TDIR/test.pid" --outfile="$TDIR/test.out" "${args[@]}") \
