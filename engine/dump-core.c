@@ -94,7 +94,7 @@ int dump_core_remote(struct dump_ctx *c, struct cr_err *e)
 {
 	struct dump_remote *r = &c->rem;
 	uint64_t s = c->in.scratch;
-	long dumpable, thp, secb, brk;
+	long dumpable, thp, secb, brk, slack;
 	const struct rsys calls[] = {
 		{__NR_sigaltstack, {0, s + SCR_SAS}, "sigaltstack", NULL},
 		{__NR_getitimer, {ITIMER_REAL, s + SCR_ITIMER}, "getitimer(REAL)", NULL},
@@ -106,6 +106,7 @@ int dump_core_remote(struct dump_ctx *c, struct cr_err *e)
 		{__NR_prctl, {PR_GET_DUMPABLE}, "prctl(PR_GET_DUMPABLE)", &dumpable},
 		{__NR_prctl, {PR_GET_THP_DISABLE}, "prctl(PR_GET_THP_DISABLE)", &thp},
 		{__NR_prctl, {PR_GET_SECUREBITS}, "prctl(PR_GET_SECUREBITS)", &secb},
+		{__NR_prctl, {PR_GET_TIMERSLACK}, "prctl(PR_GET_TIMERSLACK)", &slack},
 		{__NR_brk, {0}, "brk(0)", &brk},
 	};
 	if (remote_sigacts(c, e) || run_all(c, calls, ARRAY_SIZE(calls), e))
@@ -116,6 +117,7 @@ int dump_core_remote(struct dump_ctx *c, struct cr_err *e)
 	r->thp_disabled = (int32_t)thp;
 	r->securebits = (uint32_t)secb;
 	r->brk = (uint64_t)brk;
+	r->timerslack = (uint64_t)slack;
 	uint8_t buf[SCR_TIMER];
 	if (infect_read(&c->in, s, buf, sizeof(buf), e))
 		return -1;
@@ -336,6 +338,7 @@ int dump_core_write(struct dump_ctx *c, struct cr_err *e)
 	ce.task_state = c->s.was_stopped ? 1 : 0, ce.has_task_state = 1;
 	ce.nice = (int32_t)c->stat.f[19], ce.has_nice = 1;
 	ce.in_syscall_eintr = c->in_syscall_eintr != 0, ce.has_in_syscall_eintr = 1;
+	ce.timerslack_ns = r->timerslack, ce.has_timerslack_ns = 1;
 	if (dump_write_one(c, IMG_CORE, &ce.base, e))
 		goto out;
 	ret = write_sigacts(c, e);

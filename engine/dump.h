@@ -34,7 +34,7 @@ struct dump_remote {
 	struct itimerspec *timer_val;
 	int *timer_overrun;
 	size_t ntimers;
-	uint64_t tid_address, brk;
+	uint64_t tid_address, brk, timerslack;
 	int32_t pdeathsig, dumpable, subreaper, thp_disabled;
 	uint32_t securebits;
 };
