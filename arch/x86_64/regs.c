@@ -105,8 +105,20 @@ int arch_fixup_syscall_restart(void *resume, void *image)
 	case X_ERESTART_RESTARTBLOCK:
 		r->rax = __NR_restart_syscall;
 		r->rip -= 2;
-		i->rax = (unsigned long long)-EINTR;
-		eintr = 1;
+		/* The kernel's restart block does not survive a restore. A relative sleep that was given a
+		 * "remaining" buffer has just written the time left there: sleep that again. Else EINTR. */
+		if (i->orig_rax == __NR_nanosleep && i->rsi) {
+			i->rax = i->orig_rax;
+			i->rdi = i->rsi;
+			i->rip -= 2;
+		} else if (i->orig_rax == __NR_clock_nanosleep && i->r10 && !(i->rsi & 1 /* TIMER_ABSTIME */)) {
+			i->rax = i->orig_rax;
+			i->rdx = i->r10;
+			i->rip -= 2;
+		} else {
+			i->rax = (unsigned long long)-EINTR;
+			eintr = 1;
+		}
 		break;
 	default:
 		break;
