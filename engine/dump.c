@@ -3,6 +3,7 @@
  * -> release (leave running) or kill. Every failure releases the task as it was and removes our images. */
 #define LOG_PREFIX "dump: "
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -185,8 +186,19 @@ int eng_dump(struct cr_opts *o, struct cr_err *err)
 	if (open_images_dir(o, err) || check_task(o->pid, &c.st, err))
 		goto out_noseize;
 	c.dirfd = o->imgdir_fd;
-	if (seize_task(o->pid, &c.s, err))
+	/* Once the task is seized, a Ctrl-C must not leave it with every signal blocked: hold the
+	 * terminating signals until it is released again (they act right after). */
+	sigset_t term, old_mask;
+	sigemptyset(&term);
+	sigaddset(&term, SIGINT);
+	sigaddset(&term, SIGTERM);
+	sigaddset(&term, SIGHUP);
+	sigaddset(&term, SIGQUIT);
+	pthread_sigmask(SIG_BLOCK, &term, &old_mask);
+	if (seize_task(o->pid, &c.s, err)) {
+		pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
 		goto out_noseize;
+	}
 	ret = dump_images(&c, err);
 	if (ret) {
 		struct cr_err e2;
@@ -205,6 +217,7 @@ int eng_dump(struct cr_opts *o, struct cr_err *err)
 	} else {
 		seize_kill(&c.s);
 	}
+	pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	if (!ret)
 		pr_info("dump of task %d done in %.3f s\n", o->pid,
