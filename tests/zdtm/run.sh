@@ -5,7 +5,7 @@
 # run.sh --selftest        check that broken states are reported as "not ok"
 #
 # Environment: CRSHIM, MODE, ITERS, ZDTM_BIN (built tests, default build/zdtm),
-# ZDTM_TMP (work dirs, default /tmp), ZDTM_TIMEOUT (seconds per crshim call, default 120).
+# ZDTM_TMP (work dirs, default /tmp), ZDTM_TIMEOUT (seconds per crshim call, default 60).
 set -u
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -26,7 +26,7 @@ KEEP=0
 LIST=0
 SELFTEST=0
 TMPBASE=${ZDTM_TMP:-${TMPDIR:-/tmp}}
-CTIMEOUT=${ZDTM_TIMEOUT:-120}
+CTIMEOUT=${ZDTM_TIMEOUT:-60}
 ARCH=$(uname -m)
 NAMES=()
 
