@@ -26,7 +26,7 @@ int cr_fail_at(struct cr_err *e, int errnum, const char *file, int line, const c
 	return -1;
 }
 
-int cr_wrap(struct cr_err *e, const char *fmt, ...)
+int(cr_wrap)(struct cr_err *e, const char *fmt, ...)
 {
 	char ctx[512], old[sizeof(e->msg)];
 	va_list ap;

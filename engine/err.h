@@ -22,9 +22,18 @@ void cr_err_clear(struct cr_err *e);
 /* One line for the user: "msg: strerror(errnum)" (errnum appended only if not already in msg). */
 const char *cr_err_str(const struct cr_err *e, char *buf, size_t len);
 
+/* -1, visibly to the compiler and the static analyzers in the caller's file (they cannot see into err.c and would
+ * otherwise assume `return cr_fail(...)` may return 0, and report uninitialized out-parameters). */
+static inline int cr_failed_(int ret)
+{
+	(void)ret;
+	return -1;
+}
+
 /* Fail with errno set by the failed call. */
-#define cr_fail(e, ...) cr_fail_at((e), 0, __FILE__, __LINE__, __VA_ARGS__)
-#define cr_fail_errno(e, err, ...) cr_fail_at((e), (err), __FILE__, __LINE__, __VA_ARGS__)
-#define cr_fail_sys(e, ...) cr_fail_at((e), errno, __FILE__, __LINE__, __VA_ARGS__)
+#define cr_fail(e, ...) cr_failed_(cr_fail_at((e), 0, __FILE__, __LINE__, __VA_ARGS__))
+#define cr_fail_errno(e, err, ...) cr_failed_(cr_fail_at((e), (err), __FILE__, __LINE__, __VA_ARGS__))
+#define cr_fail_sys(e, ...) cr_failed_(cr_fail_at((e), errno, __FILE__, __LINE__, __VA_ARGS__))
+#define cr_wrap(e, ...) cr_failed_(cr_wrap((e), __VA_ARGS__))
 
 #endif

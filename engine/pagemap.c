@@ -255,7 +255,8 @@ int pm_load(int dirfd, int id, struct page_map *pm, struct cr_err *e)
 	PagemapHead *h = (PagemapHead *)m;
 	uint32_t psz = h->has_page_size ? h->page_size : 0;
 	pm->total_size = h->total_size;
-	int bad_head = psz != (uint32_t)sysconf(_SC_PAGESIZE) || !h->pages_file || strcmp(h->pages_file, pname);
+	int bad_head = !psz || psz != (uint32_t)sysconf(_SC_PAGESIZE) || !h->pages_file ||
+		       strcmp(h->pages_file, pname);
 	protobuf_c_message_free_unpacked(m, NULL);
 	if (bad_head) {
 		cr_fail_errno(e, EBADMSG, "image %s: bad head (page size or page file name)", mname);

@@ -1,5 +1,13 @@
-/* libFuzzer target: every image decoder. The first input byte picks the image kind; the rest is
- * the file. For pagemap, the input is split into the pagemap image and the raw page file. */
+/* libFuzzer target: every image decoder (records of each kind, the pagemap + page file, the verifier and the
+ * JSON printer of `crshim show`).
+ * Input format (also written by mkseeds.c):
+ *   byte 0        bits 0-6: image kind (enum img_kind, modulo IMG__COUNT); bit 7: FIX
+ *   IMG_PAGEMAP / IMG_PAGES:  u32 LE n, then n bytes of pagemap-1.img, the rest is pages-1.img
+ *   other kinds:  the image file
+ * With FIX, the (pagemap) image is given without its trailer and the harness appends a valid one (record
+ * count and checksum): otherwise nearly every mutation dies at the checksum and the record decoders, the
+ * pagemap checks and the JSON printer would never see mutated records. Without FIX the input is the file as
+ * is. Files go to a private dir in /dev/shm that is emptied before every input. */
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -7,8 +15,12 @@
 #include <string.h>
 #include <unistd.h>
 #include "image.h"
+#include "crshim.h"
+#include "csum.h"
 
 static int dirfd_ = -1;
+static char dirpath_[64];
+static FILE *devnull_;
 
 static void put_file(const char *name, const uint8_t *d, size_t len)
 {
@@ -20,38 +32,111 @@ static void put_file(const char *name, const uint8_t *d, size_t len)
 	close(fd);
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+/* Write an image, appending a valid trailer if fix (see the FIX bit above). */
+static void put_image(const char *name, const uint8_t *d, size_t len, int fix)
+{
+	if (!fix || len < 8) {
+		put_file(name, d, len);
+		return;
+	}
+	uint8_t *buf = malloc(len + 16);
+	size_t pos = 8;
+	uint32_t nr = 0, mark = IMG_TRAILER_MARK;
+	if (!buf)
+		abort();
+	while (len - pos >= 4) { /* count the records that fit, like the reader's walk */
+		uint32_t rl;
+		memcpy(&rl, d + pos, 4);
+		if (rl > len - pos - 4)
+			break;
+		pos += 4 + rl;
+		nr++;
+	}
+	memcpy(buf, d, len);
+	uint64_t c = csum64(d, len, 0);
+	memcpy(buf + len, &mark, 4);
+	memcpy(buf + len + 4, &nr, 4);
+	memcpy(buf + len + 8, &c, 8);
+	put_file(name, buf, len + 16);
+	free(buf);
+}
+
+static void clear_dir(void)
+{
+	char name[64];
+	for (int k = 0; k < IMG__COUNT; k++) {
+		img_name((enum img_kind)k, 1, name, sizeof(name));
+		unlinkat(dirfd_, name, 0);
+	}
+}
+
+static void cleanup(void)
+{
+	clear_dir();
+	rmdir(dirpath_);
+}
+
+static void setup(void)
+{
+	strcpy(dirpath_, "/dev/shm/crshim-fuzz-XXXXXX");
+	if (!mkdtemp(dirpath_))
+		abort();
+	dirfd_ = open(dirpath_, O_DIRECTORY | O_RDONLY | O_CLOEXEC);
+	devnull_ = fopen("/dev/null", "w");
+	if (dirfd_ < 0 || !devnull_)
+		abort();
+	atexit(cleanup);
+}
+
+static void fuzz_pages(const uint8_t *data, size_t size, int fix)
 {
 	struct cr_err e;
-	if (dirfd_ < 0) {
-		char tmpl[] = "/dev/shm/crshim-fuzz-XXXXXX";
-		if (!mkdtemp(tmpl))
-			abort();
-		dirfd_ = open(tmpl, O_DIRECTORY | O_RDONLY | O_CLOEXEC);
+	struct page_map pm;
+	uint32_t split = 0;
+	if (size >= 4) {
+		memcpy(&split, data, 4);
+		data += 4;
+		size -= 4;
 	}
-	if (size < 1)
-		return 0;
-	enum img_kind k = (enum img_kind)(data[0] % IMG__COUNT);
-	data++;
-	size--;
-	char name[64];
-	if (k == IMG_PAGES || k == IMG_PAGEMAP) {
-		size_t split = size / 2;
-		put_file("pagemap-1.img", data, split);
-		put_file("pages-1.img", data + split, size - split);
-		struct page_map pm;
-		if (!pm_load(dirfd_, 1, &pm, &e))
-			pm_free(&pm);
-		return 0;
-	}
-	img_name(k, 1, name, sizeof(name));
-	put_file(name, data, size);
+	if (split > size)
+		split = (uint32_t)size;
+	put_image("pagemap-1.img", data, split, fix);
+	put_file("pages-1.img", data + split, size - split);
+	if (!pm_load(dirfd_, 1, &pm, &e))
+		pm_free(&pm);
+}
+
+static void fuzz_records(enum img_kind k, const uint8_t *data, size_t size, int fix)
+{
+	struct cr_err e;
 	struct img_reader *r;
-	if (img_open_name(dirfd_, name, &r, &e))
-		return 0;
 	ProtobufCMessage *m;
+	char name[64];
+	img_name(k, 1, name, sizeof(name));
+	put_image(name, data, size, fix);
+	if (img_open_name(dirfd_, name, &r, &e))
+		return;
 	while (img_read(r, &m, &e) > 0)
 		protobuf_c_message_free_unpacked(m, NULL);
 	img_close(r);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct cr_err e;
+	if (dirfd_ < 0)
+		setup();
+	if (size < 1)
+		return 0;
+	enum img_kind k = (enum img_kind)((data[0] & 0x7f) % IMG__COUNT);
+	int fix = data[0] & 0x80;
+	clear_dir();
+	if (k == IMG_PAGES || k == IMG_PAGEMAP)
+		fuzz_pages(data + 1, size - 1, fix);
+	else
+		fuzz_records(k, data + 1, size - 1, fix);
+	/* The same file through the dir verifier and the JSON printer (`crshim show DIR`). */
+	(void)img_verify_dir(dirfd_, &e);
+	(void)img_show(dirpath_, devnull_, &e);
 	return 0;
 }

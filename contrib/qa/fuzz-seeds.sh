@@ -1,0 +1,71 @@
+#!/bin/bash
+# Seed corpus for the fuzz targets: dump a few real programs (sleep and some ZDTM tests) with crshim and
+# convert the images into fuzz-image inputs (tests/fuzz/mkseeds.c); if no dump works, images written with the
+# image-layer API instead. CLI seeds are command lines from the CRIU docs and our README.
+#   fuzz-seeds.sh FUZZ_B CRSHIM   -> FUZZ_B/seeds/{image,cli}/
+set -u
+FB=$1 CRSHIM=$2
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+cd "$TOP"
+OUT=$FB/seeds
+rm -rf "$OUT" && mkdir -p "$OUT/image" "$OUT/cli"
+TMP=$(mktemp -d /tmp/crshim-seeds.XXXXXX)
+trap 'rm -rf "$TMP"' EXIT
+
+# Start "$@" detached, without our fds (crshim refuses unknown fd kinds such as inherited pipes).
+launch() {
+	(
+		for fd in $(ls /proc/$BASHPID/fd); do [ "$fd" -gt 2 ] && eval "exec $fd>&-"; done
+		exec setsid "$@" </dev/null >/dev/null 2>&1
+	) &
+	LAUNCHED=$!
+	disown "$LAUNCHED"
+}
+
+dump() { # name pid
+	mkdir -p "$TMP/img/$1"
+	if timeout 60 "$CRSHIM" dump -t "$2" -D "$TMP/img/$1" -o dump.log -R >/dev/null 2>&1; then
+		echo "seeds: dumped $1"
+	else
+		echo "seeds: dump of $1 failed (see below), skipped"
+		tail -3 "$TMP/img/$1/dump.log" 2>/dev/null | sed 's/^/    /'
+		rm -rf "$TMP/img/$1"
+	fi
+	kill -9 "$2" 2>/dev/null
+}
+
+if [ -x "$CRSHIM" ]; then
+	launch sleep 1000
+	pid=$LAUNCHED
+	sleep 0.2
+	dump sleep "$pid"
+	ZB=$TOP/build/zdtm
+	$MAKE -s -C tests/zdtm all >/dev/null 2>&1 || true
+	for t in env_argv cwd_umask vma_many sigaltstack; do
+		[ -x "$ZB/static/$t" ] || continue
+		launch "$ZB/static/$t" --pidfile="$TMP/$t.pid" --outfile="$TMP/$t.out"
+		for _ in $(seq 50); do [ -s "$TMP/$t.pid" ] && break; sleep 0.1; done
+		[ -s "$TMP/$t.pid" ] && dump "$t" "$(cat "$TMP/$t.pid")"
+	done
+fi
+if ls "$TMP"/img/*/ >/dev/null 2>&1; then
+	"$FB/fuzz/mkseeds" "$OUT/image" "$TMP"/img/*/ || "$FB/fuzz/mkseeds" --synth "$OUT/image"
+else
+	echo "seeds: no real images; using images written with the image-layer API"
+	"$FB/fuzz/mkseeds" --synth "$OUT/image"
+fi
+
+n=0
+cli() { printf '%s\0' "$@" | head -c -1 >"$OUT/cli/seed-$n"; n=$((n + 1)); }
+cli dump -t 42 -D /tmp/img -o dump.log -v4 --shell-job
+cli dump -t 42 -D /tmp/img -W /tmp/work -R --tcp-established --ext-unix-sk --file-locks
+cli pre-dump -t 42 -D /tmp/img --track-mem --prev-images-dir ../prev
+cli restore -D /tmp/img -o restore.log --restore-detached --shell-job --pidfile /tmp/pid
+cli restore -D /tmp/img -d --inherit-fd 'fd[3]:pipe:[1234]' --external 'mnt[]:m' --root /tmp/root
+cli check --feature uffd
+cli show /tmp/img
+cli swrk 3
+cli --version
+cli -v dump -t 1 -D d
+cli --help
+echo "seeds: $(ls "$OUT/image" | wc -l) image, $(ls "$OUT/cli" | wc -l) cli"

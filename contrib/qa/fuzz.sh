@@ -1,0 +1,58 @@
+#!/bin/bash
+# make fuzz / make fuzz-regress: replay tests/fuzz/regress/<target>/ (every earlier crash), then (not with
+# --regress) build a seed corpus and run each libFuzzer target for FUZZ_SECONDS. A crash, leak, timeout or OOM
+# fails the run and its input is copied to tests/fuzz/regress/<target>/ to become a regression test (commit it
+# together with the fix).
+#   fuzz.sh [--regress] FUZZ_B CRSHIM TARGET...     (TARGET: fuzz-image, fuzz-cli, ...)
+set -u
+REGRESS=0
+[ "${1:-}" = --regress ] && { REGRESS=1; shift; }
+FB=$1 CRSHIM=$2
+shift 2
+SECS=${FUZZ_SECONDS:-60}
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+cd "$TOP"
+export MAKE=${MAKE:-make}
+fail=0
+
+for t in "$@"; do
+	name=${t#fuzz-}
+	inputs=(tests/fuzz/regress/"$name"/*)
+	[ -e "${inputs[0]}" ] || continue
+	if "$FB/fuzz/$t" -runs=1 "${inputs[@]}" >"$FB/regress-$name.log" 2>&1; then
+		echo "fuzz-regress $name: ${#inputs[@]} inputs ok"
+	else
+		echo "fuzz-regress $name: FAILED (log: $FB/regress-$name.log)"
+		grep -m5 -E 'ERROR|SUMMARY|Running' "$FB/regress-$name.log" | sed 's/^/    /'
+		fail=1
+	fi
+done
+[ "$REGRESS" = 1 ] && exit $fail
+
+contrib/qa/fuzz-seeds.sh "$FB" "$CRSHIM"
+for t in "$@"; do
+	name=${t#fuzz-}
+	corpus=$FB/corpus/$name crashes=$FB/crashes/$name
+	mkdir -p "$corpus" "$crashes"
+	rm -f "$crashes"/*
+	start=$SECONDS
+	"$FB/fuzz/$t" -max_total_time="$SECS" -timeout=10 -rss_limit_mb=2048 -max_len=1200000 \
+		-artifact_prefix="$crashes/" -print_final_stats=1 "$corpus" "$FB/seeds/$name" >"$FB/$name.log" 2>&1
+	rc=$?
+	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$FB/$name.log")
+	cov=$(grep -oE 'cov: [0-9]+' "$FB/$name.log" | tail -1)
+	found=$(ls "$crashes" 2>/dev/null)
+	if [ "$rc" != 0 ] || [ -n "$found" ]; then
+		fail=1
+		echo "fuzz $name: FAILED (exit $rc) after $((SECONDS - start)) s (log: $FB/$name.log)"
+		grep -m10 -E 'ERROR|SUMMARY|#0 |#1 |#2 ' "$FB/$name.log" | sed 's/^/    /'
+		mkdir -p "tests/fuzz/regress/$name"
+		for f in $found; do
+			cp "$crashes/$f" "tests/fuzz/regress/$name/$f"
+			echo "    new regression input: tests/fuzz/regress/$name/$f"
+		done
+	else
+		echo "fuzz $name: ok, $SECS s, ${execs:-?} execs, ${cov:-cov ?}, corpus $(ls "$corpus" | wc -l)"
+	fi
+done
+exit $fail
