@@ -1,0 +1,64 @@
+#!/bin/bash
+# Break each test's state by hand (gdb/prlimit/kill from outside) without any
+# C/R and check that the test then reports FAIL: a test that cannot notice a
+# broken state proves nothing. TAP output. Needs gdb.
+set -u
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+BIN=${ZDTM_BIN:-$HERE/../../build/zdtm}
+command -v gdb >/dev/null || { echo "1..0 # SKIP gdb not installed"; exit 0; }
+
+# name|how (a shell command; $P is the test's pid; g 'gdb cmd'... runs gdb batch)
+CASES=(
+	"cwd_umask|g 'call (int)umask(0)'"
+	"comm|g 'call (int)prctl(15, \"broken\")'"
+	"personality|g 'call (int)personality(0)'"
+	"rlimits|prlimit --pid \$P --nofile=200:777"
+	"sig_handlers|g 'call (long)signal(10, 0)'"
+	"sig_pending|kill -s RTMIN+1 \$P"
+	"fd_files|g 'call (long)lseek(3, 0, 0)'"
+	"fd_devices|g 'call (int)dup2(20, 21)'"
+	"heap_brk|g 'call (long)sbrk(8192)'"
+	"creds|g 'call (int)setresuid(2000, 2000, 2000)'"
+	"prctl|g 'call (int)prctl(4, 1)'"
+	"prctl_misc|g 'call (int)prctl(29, 50000)'"
+	"env_argv|g 'call (int)setenv(\"ZDTM_ENV_TEST\", \"x\", 1)'"
+	"itimers|g 'call (int)setitimer(1, 0, 0)'"
+	"fpu_regs|g 'set \$st3 = 1.5'"
+	"sse_regs|g 'set \$xmm7.v4_int32[2] = 12345'"
+	"avx_regs|g 'set \$ymm11.v8_int32[7] = 12345'"
+	"sleep_pause|g 'set \$orig_rax = -1' 'set \$rax = -4'"
+	"sleep_nanosleep|g 'set \$orig_rax = -1' 'set \$rax = 0'"
+	"sleep_sigsuspend|g 'set \$orig_rax = -1' 'set \$rax = -4'"
+)
+
+g() {
+	local a=()
+	for c in "$@"; do a+=(-ex "$c"); done
+	timeout 30 gdb -q -p "$P" -batch "${a[@]}" >/dev/null 2>&1
+}
+
+echo "1..${#CASES[@]}"
+n=0 bad=0
+for c in "${CASES[@]}"; do
+	name=${c%%|*} how=${c#*|}
+	n=$((n + 1))
+	d=$(mktemp -d "${ZDTM_TMP:-/tmp}/zdtm-break.$name.XXXXXX")
+	(cd "$d" && exec "$BIN/static/$name" --pidfile="$d/pid" --outfile="$d/out") >/dev/null 2>&1
+	P=$(cat "$d/pid" 2>/dev/null)
+	if [ -z "$P" ]; then echo "not ok $n - $name: did not start"; bad=$((bad + 1)); continue; fi
+	sleep 0.3
+	eval "$how"
+	sleep 0.2
+	kill -TERM "$P"
+	for i in $(seq 100); do [ -e /proc/$P ] && [ "$(awk '/^State/{print $2}' /proc/$P/status 2>/dev/null)" != Z ] && sleep 0.1; done
+	kill -KILL "$P" 2>/dev/null
+	if grep -q '^FAIL' "$d/out"; then
+		echo "ok $n - $name notices: $(grep -m1 '^FAIL' "$d/out" | cut -c1-150)"
+	else
+		echo "not ok $n - $name did not notice ($how)"
+		sed 's/^/# /' "$d/out"
+		bad=$((bad + 1))
+	fi
+	rm -rf "$d"
+done
+[ $bad -eq 0 ]
