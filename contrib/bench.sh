@@ -15,7 +15,8 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 SIZES=${CRSHIM_BENCH_SIZES:-64 1024}
 BASE=/tmp/crshim-bench
 KEEP=/tmp/crshim-bench-logs # logs of failed runs are copied here (the tmpfs goes away)
-TIMEOUT=120 # seconds to wait for the program to fill or to verify its memory
+TIMEOUT=120     # seconds to wait for the program to fill or to verify its memory
+STEP_TIMEOUT=300 # seconds after which a dump or restore counts as hung
 
 MOUNTED=0
 PIDS=()
@@ -122,7 +123,7 @@ run_one() {
 	[ -f "$dir/ready" ] || { RES[$tool,$mib,data]="bench-mem did not get ready"; return 1; }
 
 	t0=$(now)
-	if ! "$bin" dump -t "$pid" -D "$img" -o dump.log >"$dir/dump.out" 2>&1; then
+	if ! timeout "$STEP_TIMEOUT" "$bin" dump -t "$pid" -D "$img" -o dump.log >"$dir/dump.out" 2>&1; then
 		RES[$tool,$mib,data]="dump failed: $(tail -n 1 "$dir/dump.out") (log $(keep_logs "$dir")/dump.log)"
 		return 1
 	fi
@@ -134,7 +135,7 @@ run_one() {
 	RES[$tool,$mib,dump]=$(calc %.3f "$t1 - $t0")
 
 	t2=$(now)
-	if ! "$bin" restore -D "$img" -d --pidfile "$dir/restored.pid" -o restore.log >"$dir/restore.out" 2>&1; then
+	if ! timeout "$STEP_TIMEOUT" "$bin" restore -D "$img" -d --pidfile "$dir/restored.pid" -o restore.log >"$dir/restore.out" 2>&1; then
 		RES[$tool,$mib,data]="restore failed: $(tail -n 1 "$dir/restore.out") (log $(keep_logs "$dir")/restore.log)"
 		return 1
 	fi
