@@ -35,8 +35,12 @@ const char *test_opt(const char *name)
 	size_t n = strlen(name);
 	for (int i = 1; i < t_argc; i++) {
 		const char *a = t_argv[i];
-		if (strncmp(a, "--", 2) == 0 && strncmp(a + 2, name, n) == 0 && a[2 + n] == '=')
-			return a + 3 + n;
+		if (strncmp(a, "--", 2) == 0 && strncmp(a + 2, name, n) == 0) {
+			if (a[2 + n] == '=')
+				return a + 3 + n;
+			if (a[2 + n] == 0)
+				return "";
+		}
 	}
 	return NULL;
 }
@@ -111,7 +115,9 @@ void test_init(int argc, char **argv)
 
 	close(p[0]);
 	ready_fd = p[1];
-	if (setsid() < 0)
+	/* --no-setsid: stay in the starter's session and process group, like a
+	 * program started from a shell (needs crshim --shell-job). */
+	if (!test_opt("no-setsid") && setsid() < 0)
 		die("setsid");
 	fd = open("/dev/null", O_RDONLY);
 	if (fd < 0 || dup2(fd, 0) < 0)

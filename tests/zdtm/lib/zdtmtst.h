@@ -26,7 +26,8 @@ void test_waitsig(void);
 int test_go(void);
 /* Set to 1 by the SIGTERM handler (for asm busy loops). */
 extern volatile sig_atomic_t zdtm_sigterm;
-/* Value of --name=value given on the command line, or NULL. */
+/* Value of --name=value given on the command line ("" for a bare --name), or NULL.
+ * Lib options: --pidfile=F --outfile=F --no-setsid. */
 const char *test_opt(const char *name);
 
 /* Result reporting: written to the outfile (stdout). */
