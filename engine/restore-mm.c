@@ -14,6 +14,7 @@
 #include "cleanup.h"
 #include "log.h"
 #include "restore.h"
+#include "vma-flags.h"
 
 extern const char crshim_restorer_blob[], crshim_restorer_blob_end[];
 
@@ -215,9 +216,20 @@ static size_t vma_blocks(const struct rst_task *t, const VmaEntry *v, size_t *bi
 		if (nb > first && rb[nb - 1].vaddr + rb[nb - 1].len == s && rb[nb - 1].off + rb[nb - 1].len == off)
 			rb[nb - 1].len += en - s;
 		else
-			rb[nb++] = (struct rst_pblock){s, en - s, off};
+			rb[nb++] = (struct rst_pblock){s, en - s, off, v->prot | PROT_WRITE, 0};
 	}
 	return nb;
+}
+
+/* Private anonymous memory with large runs of data is filled faster through huge pages (restorer.c);
+ * not where the task asked for no huge pages. */
+static void mark_thp(struct rst_vma *r, struct rst_pblock *rb)
+{
+	if (r->kind != RST_VMA_ANON || (r->flags & MAP_GROWSDOWN) || (r->madv & (VMA_F_NOHUGEPAGE | VMA_F_LOCKED)))
+		return;
+	for (uint32_t i = r->first_block; i < r->first_block + r->nr_blocks; i++)
+		if (rb[i].len >= RST_THP_MIN_RUN)
+			r->thp = rb[i].thp = 1;
 }
 
 static int fill_vmas(struct rst_task *t, struct rst_vma *rv, struct rst_pblock *rb, struct cr_err *e)
@@ -242,6 +254,7 @@ static int fill_vmas(struct rst_task *t, struct rst_vma *rv, struct rst_pblock *
 			r->flags |= MAP_ANONYMOUS;
 		nb = vma_blocks(t, v, &bi, rb, nb);
 		r->nr_blocks = (uint32_t)(nb - r->first_block);
+		mark_thp(r, rb);
 	}
 	a->nr_vmas = (uint32_t)nv;
 	a->nr_blocks = (uint32_t)nb;
@@ -337,6 +350,7 @@ int rst_area_build(struct rst_task *t, struct cr_err *e)
 	a->mfd = addr + l.mfd;
 	a->nr_mfiles = (uint32_t)t->nr_mfiles;
 	a->pages_fd = -1;
+	a->use_thp = getenv("CRSHIM_THP") && !strcmp(getenv("CRSHIM_THP"), "1"); /* experimental */
 	if (fill_vmas(t, (struct rst_vma *)((char *)p + l.vmas), (struct rst_pblock *)((char *)p + l.blocks), e) ||
 	    fill_specials(t, addr + l.park) || fill_mm(t, e) || rst_args_task(t, (char *)p + l.task, e))
 		return -1;

@@ -201,6 +201,8 @@ static void report_warnings(const struct rst_task *t)
 				r, (unsigned long long)a->rlimit[r].max);
 	if (a->warn_timer_ids)
 		pr_warn("PR_TIMER_CREATE_RESTORE_IDS is not available: timers created in order\n");
+	pr_info("restorer: %llu MiB of pages through huge pages%s\n",
+		(unsigned long long)(a->thp_bytes[0] + a->thp_bytes[1]) >> 20, a->thp_ok ? "" : " (then small pages)");
 	pr_info("restorer: address space %.3f s, pages %.3f s, the rest %.3f s\n", (double)(a->t_ns[1] - a->t_ns[0]) / 1e9,
 		(double)(a->t_ns[2] - a->t_ns[1]) / 1e9, (double)(a->t_ns[3] - a->t_ns[2]) / 1e9);
 }

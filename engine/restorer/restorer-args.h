@@ -26,6 +26,9 @@
 #define RST_AUXV_MAX 128   /* u64 words */
 #define RST_MAX_UNMAP 4096 /* mappings of the child to remove */
 #define RST_NR_SPECIAL 3   /* [vvar] [vvar_vclock] [vdso] */
+#define RST_THP_MIN_RUN (4ull << 20) /* runs of page data at least this long may use huge pages */
+#define RST_THP_SIZE (2ull << 20)
+#define RST_THP_WIN (32ull << 20)
 
 #ifndef __ASSEMBLER__
 enum rst_state { RST_RUNNING = 0, RST_DONE = 1, RST_FAILED = 2 };
@@ -47,14 +50,16 @@ struct rst_vma {
 	uint32_t madv;              /* VMA_F_* (vma-flags.h) */
 	uint32_t first_block;       /* page blocks [first_block, first_block + nr_blocks) lie inside */
 	uint32_t nr_blocks;
-	uint32_t pad;
+	uint32_t thp;               /* 1: has runs that may be filled through huge pages */
 };
 _Static_assert(sizeof(struct rst_vma) == 56, "rst_vma");
 
 struct rst_pblock {
 	uint64_t vaddr, len, off; /* off: in the pages file */
+	uint32_t prot;            /* of the VMA while it is filled (rst_vma prot | PROT_WRITE) */
+	uint32_t thp;             /* 1: may be filled through huge pages moved in with UFFDIO_MOVE */
 };
-_Static_assert(sizeof(struct rst_pblock) == 24, "rst_pblock");
+_Static_assert(sizeof(struct rst_pblock) == 32, "rst_pblock");
 
 /* Kernel struct sigaction (rt_sigaction) layout. */
 struct rst_sigaction {
@@ -117,6 +122,11 @@ struct rst_args {
 	volatile int32_t helper_tid; /* page-reading helper thread: cleared by the kernel when it exits */
 	uint64_t t_ns[4];        /* CLOCK_MONOTONIC: start, vmas mapped, pages read, done (for the log) */
 	uint64_t helper_from, helper_to; /* byte range of all page data the helper thread reads */
+	int32_t use_thp;         /* the parent allows huge pages + UFFDIO_MOVE */
+	int32_t uffd;            /* userfaultfd for UFFDIO_MOVE of huge pages, -1 if not used */
+	volatile int32_t thp_ok; /* cleared when a huge-page fill fails: the rest uses small pages */
+	uint64_t win[2], win_raw[2]; /* per thread: 2 MiB aligned window for filling huge pages */
+	uint64_t thp_bytes[2];   /* bytes moved in as huge pages, per thread (for the log) */
 
 	/* ---- the area ---- */
 	uint64_t area_start, area_len;

@@ -5,7 +5,10 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <linux/capability.h>
+#include <linux/fcntl.h>
+#include <linux/ioctl.h>
 #include <linux/futex.h>
+#include <linux/userfaultfd.h>
 #include <linux/sched.h>
 #include <linux/mman.h>
 #include <linux/prctl.h>
@@ -26,6 +29,14 @@
 #define RST_THREAD_MIN (64ul << 20)
 
 void rst_main(struct rst_args *a);
+
+/* UFFDIO_MOVE (Linux 6.8), newer than the build host's headers */
+struct rst_uffdio_move {
+	uint64_t dst, src, len, mode;
+	int64_t move;
+};
+#define RST_UFFDIO_MOVE_NR 0x05
+#define RST_UFFDIO_MOVE _IOWR(UFFDIO, RST_UFFDIO_MOVE_NR, struct rst_uffdio_move)
 
 /* The compiler may emit calls to these. */
 __attribute__((used)) void *memcpy(void *d, const void *s, size_t n)
@@ -109,9 +120,22 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts[0] * 1000000000ull + (uint64_t)ts[1];
 }
 
+static void read_into(struct rst_args *a, uint64_t vaddr, uint64_t len, uint64_t off)
+{
+	for (uint64_t got = 0; got < len;) {
+		long r = sys4(__NR_pread64, a->pages_fd, vaddr + got, len - got, off + got);
+		if (r == -4)
+			continue;
+		if (r == 0)
+			r = -5; /* EIO: the page file shrank after it was verified */
+		check(a, r, "read pages", vaddr + got, vaddr + len);
+		got += (uint64_t)r;
+	}
+}
+
 /* Fill [vaddr, vaddr + len) from the pages file at off, in chunks: prefault a chunk in one go (much
  * cheaper than a fault per page inside pread), then read it while it is still in the cache. */
-static void read_run(struct rst_args *a, uint64_t vaddr, uint64_t len, uint64_t off)
+static void read_small(struct rst_args *a, uint64_t vaddr, uint64_t len, uint64_t off)
 {
 	uint64_t done = 0;
 	while (done < len) {
@@ -121,35 +145,126 @@ static void read_run(struct rst_args *a, uint64_t vaddr, uint64_t len, uint64_t 
 		long r = sys3(__NR_madvise, vaddr + done, n, MADV_POPULATE_WRITE);
 		if (RST_ISERR(r) && r != -22)
 			fail(a, "prefault pages", r, vaddr + done, vaddr + done + n);
-		for (uint64_t got = 0; got < n;) {
-			r = sys4(__NR_pread64, a->pages_fd, vaddr + done + got, n - got, off + done + got);
-			if (r == -4)
-				continue;
-			if (r == 0)
-				r = -5; /* EIO: the page file shrank after it was verified */
-			check(a, r, "read pages", vaddr + done + got, vaddr + done + n);
-			got += (uint64_t)r;
-		}
+		read_into(a, vaddr + done, n, off + done);
 		done += n;
 	}
 }
 
-/* Read the bytes [from, to) of the concatenated page runs. */
-static void read_part(struct rst_args *a, uint64_t from, uint64_t to)
+/* Huge pages: fill a 2 MiB aligned window of the thread with huge pages (the window has MADV_HUGEPAGE,
+ * the task's VMA keeps its own flags), read the data into it and move the pages to their place with
+ * UFFDIO_MOVE. Much faster than small pages; 0 if done, -1 to fall back to small pages. */
+static int read_huge(struct rst_args *a, int k, uint64_t dst, uint64_t len, uint64_t off, uint32_t prot)
+{
+	uint64_t w = a->win[k];
+	long r = sys6(__NR_mmap, (long)w, (long)len, prot, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+	if (RST_ISERR(r) || RST_ISERR(sys3(__NR_madvise, w, len, MADV_HUGEPAGE)) ||
+	    RST_ISERR(sys3(__NR_madvise, w, len, MADV_POPULATE_WRITE)))
+		return -1;
+	read_into(a, w, len, off);
+	/* Register only the range being moved, only while it is moved: a fault anywhere in a registered
+	 * range would wait for a userfault handler that does not exist. */
+	struct uffdio_register reg = {{dst, len}, UFFDIO_REGISTER_MODE_MISSING, 0};
+	if (RST_ISERR(sys3(__NR_ioctl, a->uffd, UFFDIO_REGISTER, &reg)))
+		return -1;
+	struct rst_uffdio_move mv = {dst, w, len, 0, 0};
+	r = sys3(__NR_ioctl, a->uffd, RST_UFFDIO_MOVE, &mv);
+	struct uffdio_range ur = {dst, len};
+	check(a, sys3(__NR_ioctl, a->uffd, UFFDIO_UNREGISTER, &ur), "userfaultfd unregister", dst, dst + len);
+	if (RST_ISERR(r)) {
+		uint64_t moved = mv.move > 0 && (uint64_t)mv.move < len ? (uint64_t)mv.move : 0;
+		read_small(a, dst + moved, len - moved, off + moved);
+		return 1;
+	}
+	a->thp_bytes[k] += len;
+	return 0;
+}
+
+/* One run of page data (part [s, e) of block b), by thread k. */
+static void read_run(struct rst_args *a, const struct rst_pblock *b, uint64_t s, uint64_t e, int k)
+{
+	uint64_t vaddr = b->vaddr + s, end = b->vaddr + e, off = b->off + s;
+	uint64_t hs = (vaddr + RST_THP_SIZE - 1) & ~(RST_THP_SIZE - 1), he = end & ~(RST_THP_SIZE - 1);
+
+	if (!b->thp || a->uffd < 0 || !a->thp_ok || he <= hs) {
+		read_small(a, vaddr, end - vaddr, off);
+		return;
+	}
+	read_small(a, vaddr, hs - vaddr, off);
+	for (uint64_t c = hs, n; c < he; c += n) {
+		n = he - c < RST_THP_WIN ? he - c : RST_THP_WIN;
+		int r = a->thp_ok ? read_huge(a, k, c, n, off + (c - vaddr), b->prot) : -1;
+		if (r)
+			a->thp_ok = 0;
+		if (r < 0)
+			read_small(a, c, n, off + (c - vaddr));
+	}
+	read_small(a, he, end - he, off + (he - vaddr));
+}
+
+/* Read the bytes [from, to) of the concatenated page runs, as thread k. */
+static void read_part(struct rst_args *a, uint64_t from, uint64_t to, int k)
 {
 	const struct rst_pblock *b = (const struct rst_pblock *)a->blocks;
 	uint64_t pos = 0;
 	for (uint32_t i = 0; i < a->nr_blocks && pos < to; pos += b[i].len, i++) {
 		uint64_t s = from > pos ? from - pos : 0, e = to - pos < b[i].len ? to - pos : b[i].len;
 		if (s < e)
-			read_run(a, b[i].vaddr + s, e - s, b[i].off + s);
+			read_run(a, &b[i], s, e, k);
 	}
 }
 
 static void helper_main(void *arg)
 {
 	struct rst_args *a = arg;
-	read_part(a, a->helper_from, a->helper_to);
+	read_part(a, a->helper_from, a->helper_to, 1);
+}
+
+/* A userfaultfd and a window per thread for huge pages. Any failure: no huge pages (a->uffd = -1). */
+static void thp_setup(struct rst_args *a)
+{
+	const struct rst_vma *v = (const struct rst_vma *)a->vmas;
+	struct uffdio_api api = {UFFD_API, 0, 0};
+	uint32_t i;
+
+	a->uffd = -1;
+	if (!a->use_thp)
+		return;
+	for (i = 0; i < a->nr_vmas && !v[i].thp; i++)
+		;
+	if (i == a->nr_vmas)
+		return;
+	long fd = sys1(__NR_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+	if (RST_ISERR(fd))
+		return;
+	if (RST_ISERR(sys3(__NR_ioctl, fd, UFFDIO_API, &api)))
+		goto fail;
+	for (int k = 0; k < 2; k++) {
+		long w = sys6(__NR_mmap, 0, (long)(RST_THP_WIN + RST_THP_SIZE), PROT_NONE,
+			      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (RST_ISERR(w))
+			goto fail;
+		a->win_raw[k] = (uint64_t)w;
+		a->win[k] = ((uint64_t)w + RST_THP_SIZE - 1) & ~(RST_THP_SIZE - 1);
+	}
+	a->uffd = (int32_t)fd;
+	a->thp_ok = 1;
+	return;
+fail:
+	sys1(__NR_close, fd);
+	for (int k = 0; k < 2; k++)
+		if (a->win_raw[k])
+			sys2(__NR_munmap, a->win_raw[k], RST_THP_WIN + RST_THP_SIZE);
+	a->win_raw[0] = a->win_raw[1] = 0;
+}
+
+static void thp_teardown(struct rst_args *a)
+{
+	if (a->uffd < 0)
+		return;
+	check(a, sys1(__NR_close, a->uffd), "close userfaultfd", 0, 0);
+	for (int k = 0; k < 2; k++)
+		check(a, sys2(__NR_munmap, a->win_raw[k], RST_THP_WIN + RST_THP_SIZE), "unmap window", a->win_raw[k], 0);
+	a->uffd = -1;
 }
 
 /* Page data: with a lot of it, a helper thread reads the second half (2 CPUs fill memory faster). */
@@ -159,9 +274,11 @@ static void read_pages(struct rst_args *a)
 	uint64_t total = 0, half;
 	for (uint32_t i = 0; i < a->nr_blocks; i++)
 		total += b[i].len;
-	half = (total / 2) & ~(uint64_t)(RST_READ_CHUNK - 1);
+	thp_setup(a);
+	half = (total / 2) & ~(uint64_t)(RST_THP_SIZE - 1);
 	if (total < RST_THREAD_MIN || !half) {
-		read_part(a, 0, total);
+		read_part(a, 0, total, 0);
+		thp_teardown(a);
 		return;
 	}
 	a->helper_from = half;
@@ -172,12 +289,14 @@ static void read_pages(struct rst_args *a)
 				    (void *)(a->stack_top - RST_STACK_SIZE / 2), (int32_t *)&a->helper_tid, helper_main, a);
 	if (RST_ISERR(tid)) { /* no thread: do it all here */
 		a->helper_tid = 0;
-		read_part(a, 0, total);
+		read_part(a, 0, total, 0);
+		thp_teardown(a);
 		return;
 	}
-	read_part(a, 0, half);
+	read_part(a, 0, half, 0);
 	for (int32_t v; (v = a->helper_tid) != 0;)
 		sys6(__NR_futex, (long)&a->helper_tid, FUTEX_WAIT, v, 0, 0, 0);
+	thp_teardown(a);
 }
 
 static void madv(struct rst_args *a, const struct rst_vma *v, uint32_t bit, int advice)
