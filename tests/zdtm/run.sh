@@ -196,6 +196,24 @@ crshim_restore() { # dir
 	alive "$TPID" || { diag_file "$d/restore.log" 20; diag_file "$TDIR/test.out" 10; bad "restored task $TPID is not running"; return 1; }
 }
 
+# flags: restore-busy (checkpoint mode): restoring while the pid is still in use
+# must fail cleanly (exit 1, one stderr line) and leave the running task alone.
+restore_busy() { # dir
+	local d=$1 rc
+	timeout -k 5 "$CTIMEOUT" "$CRSHIM" restore -D "$d" -o restore-busy.log -v4 -d \
+		--pidfile "$TDIR/busy.pid" "${OPTS[@]}" >"$d/busy.out" 2>&1
+	rc=$?
+	if [ $rc -ne 1 ] || [ "$(grep -c . "$d/busy.out")" -ne 1 ]; then
+		diag_file "$d/busy.out" 5
+		diag_file "$d/restore-busy.log" 10
+		bad "restore while pid $TPID is in use: exit $rc with $(grep -c . "$d/busy.out") stderr lines, want exit 1 and one line"
+		return 1
+	fi
+	diag "refused as expected: $(head -n1 "$d/busy.out")"
+	alive "$TPID" || { bad "the running task died when a restore of its pid was refused"; return 1; }
+	compare_snap "a refused restore of a busy pid" "$TDIR/snap.busy" || return 1
+}
+
 compare_snap() { # label file
 	local l
 	snapshot "$TPID" >"$2"
@@ -253,6 +271,9 @@ run_steps() { # name
 		crshim_dump "$d" --leave-running || return 1
 		check_running || return 1
 		compare_snap "dump --leave-running" "$TDIR/snap.1" || return 1
+		if [[ " $(desc_get "$name" flags) " == *" restore-busy "* ]]; then
+			restore_busy "$d" || return 1
+		fi
 		;;
 	cr|iters)
 		local n=1
