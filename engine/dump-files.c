@@ -62,14 +62,16 @@ static int collect_fds(struct dump_ctx *c, struct dfd **out, size_t *nout, struc
 		memset(&f[n], 0, sizeof(f[n]));
 		f[n++].fd = atoi(de->d_name);
 	}
-	qsort(f, n, sizeof(*f), cmp_int);
+	if (n)
+		qsort(f, n, sizeof(*f), cmp_int);
 	for (size_t i = 0; i < n; i++) {
 		char name[32];
 		snprintf(name, sizeof(name), "fd/%d", f[i].fd);
 		snprintf(path, sizeof(path), "/proc/%d/fd/%d", c->pid, f[i].fd);
 		if (proc_readlink(c->pid, name, &f[i].link, e) || proc_parse_fdinfo(c->pid, f[i].fd, &f[i].fi, e)) {
+			int fd = f[i].fd;
 			free_fds(f, n);
-			return cr_wrap(e, "fd %d", f[i].fd);
+			return cr_wrap(e, "fd %d", fd);
 		}
 		if (stat(path, &f[i].st)) {
 			int err = errno;

@@ -503,6 +503,7 @@ static int collect_vmas(struct mm_state *m, struct proc_vma *pv, size_t n, VmaEn
 		free(vp);
 		return cr_fail_errno(e, ENOMEM, "out of memory");
 	}
+	vp[0] = ve; /* free_vmas frees the array through vp[0] */
 	for (size_t i = 0; i < n; i++) {
 		vma_entry__init(&ve[i]);
 		vp[i] = &ve[i];

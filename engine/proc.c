@@ -219,8 +219,9 @@ int proc_parse_limits(pid_t pid, struct proc_rlimit lim[PROC_NR_RLIMITS], struct
 	if (proc_read(pid, "limits", &buf, NULL, e))
 		return -1;
 	/* Fixed layout: "%-25s %-20s %-20s %-10s", one line per resource in RLIMIT_* order. */
-	char *save = NULL, *l = strtok_r(buf, "\n", &save); /* header */
+	char *save = NULL, *l;
 	int i = 0;
+	strtok_r(buf, "\n", &save); /* header */
 	for (l = strtok_r(NULL, "\n", &save); l && i < PROC_NR_RLIMITS; l = strtok_r(NULL, "\n", &save), i++) {
 		if (strlen(l) < 47 || parse_limit(l + 26, &lim[i].cur) || parse_limit(l + 47, &lim[i].max))
 			return cr_fail_errno(e, EINVAL, "/proc/%d/limits: cannot parse line %d: %s", pid, i + 1, l);
