@@ -23,15 +23,28 @@ static int task_state(pid_t pid)
 	return st.state;
 }
 
-int seize_wait(struct seized *s, int *statusp, struct cr_err *e)
+/* Wait (WNOHANG polls up to timeout_ms if it is > 0) for the next stop. */
+static int wait_stop(struct seized *s, int *statusp, int timeout_ms, struct cr_err *e)
 {
+	struct timespec t0, now, nap = {0, 20000};
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (;;) {
 		int status;
-		pid_t r = waitpid(s->pid, &status, __WALL);
+		pid_t r = waitpid(s->pid, &status, __WALL | (timeout_ms > 0 ? WNOHANG : 0));
 		if (r < 0) {
 			if (errno == EINTR)
 				continue;
 			return cr_fail_sys(e, "wait for task %d", s->pid);
+		}
+		if (r == 0) {
+			clock_gettime(CLOCK_MONOTONIC, &now);
+			if ((now.tv_sec - t0.tv_sec) * 1000 + (now.tv_nsec - t0.tv_nsec) / 1000000 > timeout_ms)
+				return cr_fail_errno(e, ETIMEDOUT, "task %d does not stop (uninterruptible sleep?)",
+						     s->pid);
+			nanosleep(&nap, NULL);
+			if (nap.tv_nsec < 10000000)
+				nap.tv_nsec *= 2;
+			continue;
 		}
 		if (WIFEXITED(status) || WIFSIGNALED(status)) {
 			s->attached = false;
@@ -48,18 +61,26 @@ int seize_wait(struct seized *s, int *statusp, struct cr_err *e)
 	}
 }
 
+int seize_wait(struct seized *s, int *statusp, struct cr_err *e)
+{
+	return wait_stop(s, statusp, 0, e);
+}
+
 bool seize_is_stop_sig(int sig)
 {
 	return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
 }
 
 /* Returns 0 for the interrupt trap, 1 if the task reports a group-stop, < 0 on error. */
+/* A task in uninterruptible sleep does not stop: give up after this long. */
+#define STOP_TIMEOUT_MS 10000
+
 static int interrupt_stop(struct seized *s, struct cr_err *e)
 {
 	/* Signal-delivery-stops may come before the interrupt trap: deliver those signals. */
 	for (int tries = 0; tries < 64; tries++) {
 		int status;
-		if (seize_wait(s, &status, e))
+		if (wait_stop(s, &status, STOP_TIMEOUT_MS, e))
 			return -1;
 		int event = status >> 16, sig = WSTOPSIG(status);
 		if (event == PTRACE_EVENT_STOP)
