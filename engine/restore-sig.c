@@ -52,10 +52,19 @@ static void fill_timers(struct rst_task *t, struct rst_timer *rt)
 	const CoreEntry *c = t->core;
 	const ItimerEntry *it[3] = {c->itimer_real, c->itimer_virt, c->itimer_prof};
 	struct rst_args *a = t->args;
-	for (int w = 0; w < 3; w++)
-		if (it[w])
-			a->itimer[w] = (struct rst_itimer){(int64_t)it[w]->isec, (int64_t)it[w]->iusec,
-							   (int64_t)it[w]->vsec, (int64_t)it[w]->vusec};
+	for (int w = 0; w < 3; w++) {
+		if (!it[w])
+			continue;
+		struct rst_itimer *r = &a->itimer[w];
+		*r = (struct rst_itimer){(int64_t)it[w]->isec, (int64_t)it[w]->iusec, (int64_t)it[w]->vsec,
+					 (int64_t)it[w]->vusec};
+		/* Expired with its signal still pending: the kernel re-arms it when the signal is taken, which
+		 * a restored pending signal does not do. Arm it one interval ahead instead of disarming it. */
+		if (!r->vsec && !r->vusec && (r->isec || r->iusec)) {
+			r->vsec = r->isec;
+			r->vusec = r->iusec;
+		}
+	}
 	a->timers = (uint64_t)(uintptr_t)rt;
 	a->nr_timers = (uint32_t)c->n_posix_timers;
 	for (size_t i = 0; i < c->n_posix_timers; i++) {
@@ -63,6 +72,10 @@ static void fill_timers(struct rst_task *t, struct rst_timer *rt)
 		rt[i] = (struct rst_timer){.id = p->id, .clock_id = p->clock_id, .notify = p->notify, .signo = p->signo,
 					   .notify_tid = p->notify_tid, .sival = p->sival, .isec = (int64_t)p->isec,
 					   .insec = (int64_t)p->insec, .vsec = (int64_t)p->vsec, .vnsec = (int64_t)p->vnsec};
+		if (!rt[i].vsec && !rt[i].vnsec && (rt[i].isec || rt[i].insec)) { /* see the itimers above */
+			rt[i].vsec = rt[i].isec;
+			rt[i].vnsec = rt[i].insec;
+		}
 		/* SIGEV_THREAD_ID without a thread: the task itself */
 		if (p->notify_tid == 0 && p->notify == 4 /* SIGEV_THREAD_ID */)
 			rt[i].notify_tid = t->pid;
