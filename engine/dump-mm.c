@@ -58,6 +58,12 @@ static int add_range(struct mm_state *m, uint64_t vaddr, uint64_t len, int fd, u
 {
 	if (m->nr) {
 		struct prange *p = &m->r[m->nr - 1];
+		if (vaddr < p->vaddr + p->len) { /* never report a page twice */
+			uint64_t skip = p->vaddr + p->len - vaddr;
+			if (skip >= len)
+				return 0;
+			vaddr += skip, foff += skip, len -= skip;
+		}
 		if (p->fd == fd && p->vaddr + p->len == vaddr && (fd < 0 || p->foff + p->len == foff)) {
 			p->len += len;
 			return 0;
@@ -126,9 +132,12 @@ static int scan_range(struct mm_state *m, uint64_t start, uint64_t end, bool ski
 			return cr_fail_sys(e, "PAGEMAP_SCAN 0x%llx-0x%llx", (unsigned long long)a.start,
 					   (unsigned long long)end);
 		}
+		uint64_t next = a.walk_end;
 		for (long i = 0; i < n; i++) {
 			const struct page_region *p = &m->vec[i];
 			uint64_t cat = p->categories;
+			if (p->end > next)
+				next = p->end; /* walk_end may lag behind a full vector's last region */
 			if (cat & PAGE_IS_PFNZERO)
 				continue;
 			if (skip_file && (cat & PAGE_IS_FILE) && !(cat & PAGE_IS_SWAPPED))
@@ -136,9 +145,9 @@ static int scan_range(struct mm_state *m, uint64_t start, uint64_t end, bool ski
 			if (add_range(m, p->start, p->end - p->start, fd, fd < 0 ? 0 : p->start, e))
 				return -1;
 		}
-		if (a.walk_end <= a.start)
+		if (next <= a.start)
 			break;
-		a.start = a.walk_end;
+		a.start = next;
 	}
 	return 0;
 }
