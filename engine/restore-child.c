@@ -63,6 +63,8 @@ static int child_misc(const struct rst_task *t, char *msg, size_t len)
 		return fail_msg(msg, len, "setpriority");
 	if (c->child_subreaper && prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0))
 		return fail_msg(msg, len, "prctl(PR_SET_CHILD_SUBREAPER)");
+	if (c->has_timerslack_ns && c->timerslack_ns && prctl(PR_SET_TIMERSLACK, c->timerslack_ns, 0, 0, 0))
+		return fail_msg(msg, len, "prctl(PR_SET_TIMERSLACK)");
 	if (c->thp_disabled && prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0))
 		return fail_msg(msg, len, "prctl(PR_SET_THP_DISABLE)");
 	return 0;
