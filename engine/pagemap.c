@@ -90,10 +90,15 @@ int pw_add_batch(struct page_writer *pw, const void *buf, size_t len, const stru
 		pw->blocks = n;
 		pw->cap = ncap;
 	}
-	for (size_t i = 0; i < nb; i++)
+	for (size_t i = 0; i < nb; i++) {
+		const struct page_block *prev = i ? &b[i - 1] : pw->nr ? &pw->blocks[pw->nr - 1] : NULL;
 		if (b[i].vaddr % psz || b[i].len % psz || !b[i].len || b[i].offset + b[i].len > len)
 			return cr_fail_errno(e, EINVAL, "%s: block at 0x%llx+%llu is not page aligned", pw->name,
 					     (unsigned long long)b[i].vaddr, (unsigned long long)b[i].len);
+		if (prev && b[i].vaddr < prev->vaddr + prev->len)
+			return cr_fail_errno(e, EINVAL, "%s: block at 0x%llx overlaps or is out of order", pw->name,
+					     (unsigned long long)b[i].vaddr);
+	}
 	while (done < len) {
 		ssize_t n = pwrite(pw->fd, (const uint8_t *)buf + done, len - done, (off_t)(pw->off + done));
 		if (n < 0 && errno == EINTR)
