@@ -123,8 +123,10 @@ static int wait_blob(struct rst_task *t, struct cr_err *e)
 				continue;
 			return cr_fail_sys(e, "wait for task %d", t->pid);
 		}
-		if (WIFEXITED(st) || WIFSIGNALED(st))
+		if (WIFEXITED(st) || WIFSIGNALED(st)) {
+			t->reaped = true; /* its PID may be reused from now on: never signal it again */
 			return child_died(t, st, e);
+		}
 		if (!WIFSTOPPED(st))
 			continue;
 		int sig = WSTOPSIG(st);
@@ -222,7 +224,8 @@ static int restore_task(struct cr_opts *o, struct rst_task *t, struct cr_err *e)
 	if (rst_load(o, t, e) || rst_area_build(t, e) || spawn_child(t, e))
 		return -1;
 	if (seize_child(t, e) || wait_blob(t, e) || finish(t, e)) {
-		kill_child(t->pid);
+		if (!t->reaped)
+			kill_child(t->pid);
 		return -1;
 	}
 	report_warnings(t);

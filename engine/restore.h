@@ -55,6 +55,7 @@ struct rst_task {
 	struct rst_args *args;
 	int err_pipe[2]; /* child -> parent: error message of the C stage */
 	int go_pipe[2];  /* parent -> child: seized, go on */
+	bool reaped;     /* the child ended and was waited for */
 };
 
 /* restore-load.c */
