@@ -259,7 +259,18 @@ run_steps() { # name
 	fi
 	TPID=$(tr -d ' \n' <"$TDIR/test.pid")
 	alive "$TPID" || { diag_file "$TDIR/test.out" 10; bad "test $TPID not running after start"; return 1; }
+	# The test may still be on its way into its wait (mask, state): take the
+	# reference snapshot once two in a row agree.
+	local tries=40
 	snapshot "$TPID" >"$TDIR/snap.0"
+	while [ $tries -gt 0 ]; do
+		sleep 0.05
+		snapshot "$TPID" >"$TDIR/snap.0b"
+		cmp -s "$TDIR/snap.0" "$TDIR/snap.0b" && break
+		mv "$TDIR/snap.0b" "$TDIR/snap.0"
+		tries=$((tries - 1))
+	done
+	rm -f "$TDIR/snap.0b"
 
 	case "$MODE" in
 	nocr)

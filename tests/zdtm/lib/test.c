@@ -107,6 +107,10 @@ void test_init(int argc, char **argv)
 			fprintf(stderr, "zdtm: test %d died before it was ready\n", pid);
 			exit(1);
 		}
+		/* then EOF: the child has closed its end, so the runner never sees the pipe */
+		do
+			r = read(p[0], &c, 1);
+		while (r > 0 || (r < 0 && errno == EINTR));
 		f = fopen(pidfile, "w");
 		if (!f || fprintf(f, "%d\n", pid) < 0 || fclose(f))
 			die("pidfile");
@@ -161,6 +165,7 @@ void test_waitsig(void)
 	while (!zdtm_sigterm)
 		sigsuspend(&wait);
 	sigprocmask(SIG_SETMASK, &old, NULL);
+	errno = 0; /* so fail() after this does not report sigsuspend's EINTR */
 }
 
 static void vout(const char *prefix, const char *fmt, va_list ap, const char *suffix)

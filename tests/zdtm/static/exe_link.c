@@ -1,5 +1,6 @@
 /* /proc/self/exe: same link target, same inode, and it opens our binary
  * (ELF header equal to the mapped one). */
+#include <elf.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <string.h>
@@ -35,9 +36,15 @@ int main(int argc, char **argv)
 	if (stat("/proc/self/exe", &s1) || s1.st_ino != s0.st_ino || s1.st_dev != s0.st_dev)
 		fail("exe is another file");
 	int fd = open("/proc/self/exe", O_RDONLY);
-	/* AT_PHDR - e_phoff = load base of the ELF header (PIE) */
-	if (fd < 0 || read(fd, hdr, sizeof(hdr)) != sizeof(hdr) || memcmp(hdr, "\177ELF", 4))
+	if (fd < 0 || read(fd, hdr, sizeof(hdr)) != sizeof(hdr) || memcmp(hdr, "\177ELF", 4)) {
 		fail("exe not an ELF file");
+	} else {
+		/* the ELF header mapped at the load base (AT_ENTRY - e_entry) is the file's */
+		Elf64_Ehdr *eh = (Elf64_Ehdr *)hdr;
+		unsigned long base = getauxval(AT_ENTRY) - eh->e_entry;
+		if (memcmp((void *)base, hdr, sizeof(hdr)))
+			fail("/proc/self/exe is not the mapped binary");
+	}
 	if (strcmp(l1, argv[0]) && !strstr(l1, strrchr(argv[0], '/') ? strrchr(argv[0], '/') : argv[0]))
 		fail("exe '%s' unrelated to argv[0] '%s'", l1, argv[0]);
 	pass();

@@ -1,6 +1,6 @@
 /* Dumped in sigsuspend() with a temporary mask different from the normal one:
- * the temporary mask holds while sleeping (SIGUSR2 stays blocked), and after
- * SIGTERM wakes it the original mask (SIGUSR1|SIGHUP) is back. */
+ * the runner sees the temporary mask (SigBlk) while it sleeps, and after
+ * SIGTERM wakes it the original mask (SIGUSR1|SIGHUP|SIGTERM) is back. */
 #include <string.h>
 #include "zdtmtst.h"
 
