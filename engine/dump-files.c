@@ -84,12 +84,26 @@ static int collect_fds(struct dump_ctx *c, struct dfd **out, size_t *nout, struc
 	return 0;
 }
 
+static bool is_tty(const struct stat *st)
+{
+	unsigned maj = major(st->st_rdev);
+	return S_ISCHR(st->st_mode) && (maj == 4 || maj == 5 || (maj >= 136 && maj <= 143));
+}
+
+/* With --shell-job, fds 0-2 that are pipes, sockets or terminals are taken from the restoring crshim's
+ * own fd of the same number, each on its own: never merge them, even if they share one description. */
+static bool inherited_stdio(const struct dump_ctx *c, const struct dfd *f)
+{
+	const struct stat *st = &f->st;
+	return f->fd <= 2 && c->o->shell_job && (S_ISFIFO(st->st_mode) || S_ISSOCK(st->st_mode) || is_tty(st));
+}
+
 static void dedup_fds(struct dump_ctx *c, struct dfd *f, size_t n)
 {
 	uint32_t next = 1;
 	for (size_t i = 0; i < n; i++) {
 		f[i].id = 0;
-		for (size_t j = 0; j < i && n <= 4096; j++) {
+		for (size_t j = 0; j < i && n <= 4096 && !inherited_stdio(c, &f[i]); j++) {
 			if (f[j].dup || f[j].st.st_ino != f[i].st.st_ino || f[j].st.st_dev != f[i].st.st_dev)
 				continue;
 			if (syscall(SYS_kcmp, c->pid, c->pid, KCMP_FILE, f[j].fd, f[i].fd) == 0) {
@@ -101,12 +115,6 @@ static void dedup_fds(struct dump_ctx *c, struct dfd *f, size_t n)
 		if (!f[i].id)
 			f[i].id = next++;
 	}
-}
-
-static bool is_tty(const struct stat *st)
-{
-	unsigned maj = major(st->st_rdev);
-	return S_ISCHR(st->st_mode) && (maj == 4 || maj == 5 || (maj >= 136 && maj <= 143));
 }
 
 static bool has_prefix(const char *s, const char *p)
@@ -126,7 +134,7 @@ static int fill_file(struct dump_ctx *c, const struct dfd *f, FileEntry *fe, Reg
 	const struct stat *st = &f->st;
 	bool stdio = f->fd <= 2;
 	fe->id = f->id, fe->has_id = 1;
-	if (stdio && c->o->shell_job && (S_ISFIFO(st->st_mode) || S_ISSOCK(st->st_mode) || is_tty(st))) {
+	if (inherited_stdio(c, f)) {
 		fe->kind = FILE_KIND__FILE_INHERIT, fe->has_kind = 1;
 		fe->inherit_fd = f->fd, fe->has_inherit_fd = 1;
 		fe->inherit_desc = f->link;
