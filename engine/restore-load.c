@@ -15,8 +15,8 @@
 #include "log.h"
 #include "restore.h"
 
-/* Verify every image file of the dir (records, trailers, checksums, every page block) and keep the root
- * task's pagemap: its page blocks are checksummed once, here. */
+/* Verify every image file of the dir (records, trailers, checksums, every page block) but the root task's
+ * pages, which rst_pages_load verifies once the mm image is known. */
 static int verify_images(struct rst_task *t, struct cr_err *e)
 {
 	int dfd = dup(t->dirfd);
@@ -28,20 +28,20 @@ static int verify_images(struct rst_task *t, struct cr_err *e)
 		return cr_fail_sys(e, "images dir");
 	}
 	struct dirent *de;
+	bool has_root_pages = false;
 	while ((de = readdir(d))) {
 		int id, k = img_kind_of(de->d_name, &id);
 		if (k < 0 || k == IMG_PAGES)
 			continue; /* pages files are verified through their pagemap */
 		if (k == IMG_PAGEMAP) {
 			struct page_map pm;
-			if (id == t->pid && t->pm.pages_fd < 0) {
-				if (rst_pages_load(t->dirfd, id, &t->pm, e))
-					return -1;
-			} else {
-				if (pm_load(t->dirfd, id, &pm, e))
-					return -1;
-				pm_free(&pm);
+			if (id == t->pid) {
+				has_root_pages = true; /* rst_pages_load, once the mm image is read */
+				continue;
 			}
+			if (pm_load(t->dirfd, id, &pm, e))
+				return -1;
+			pm_free(&pm);
 			continue;
 		}
 		struct img_reader *r;
@@ -55,7 +55,7 @@ static int verify_images(struct rst_task *t, struct cr_err *e)
 		if (ret < 0)
 			return -1;
 	}
-	if (t->pm.pages_fd < 0)
+	if (!has_root_pages)
 		return cr_fail_errno(e, ENOENT, "no pagemap-%d.img in the images dir", t->pid);
 	return 0;
 }
@@ -191,6 +191,9 @@ static int check_pid_free(pid_t pid, struct cr_err *e)
 
 void rst_free(struct rst_task *t)
 {
+	if (t->mm && t->vma_prefilled)
+		rst_prefill_drop(t);
+	free(t->vma_prefilled);
 	if (t->inv)
 		protobuf_c_message_free_unpacked(&t->inv->base, NULL);
 	if (t->pst)
@@ -322,7 +325,8 @@ int rst_load(struct cr_opts *o, struct rst_task *t, struct cr_err *e)
 	t->dirfd = o->imgdir_fd;
 	t->pm.pages_fd = -1;
 	t->err_pipe[0] = t->err_pipe[1] = t->go_pipe[0] = t->go_pipe[1] = -1;
-	if (read_inventory(o, t, e) || verify_images(t, e) || read_pstree(t, e) || read_task(t, e))
+	if (read_inventory(o, t, e) || verify_images(t, e) || read_pstree(t, e) || read_task(t, e) ||
+	    rst_pages_load(t, e))
 		return -1;
 	pr_info("images verified: task %d, %zu vmas, %llu bytes of pages in %zu blocks\n", t->pid, t->mm->n_vmas,
 		(unsigned long long)t->pm.total_size, t->pm.nr);

@@ -253,6 +253,10 @@ static int fill_vmas(struct rst_task *t, struct rst_vma *rv, struct rst_pblock *
 		if (r->kind != RST_VMA_FILE)
 			r->flags |= MAP_ANONYMOUS;
 		nb = vma_blocks(t, v, &bi, rb, nb);
+		if (t->vma_prefilled[i]) { /* its data is in place already */
+			nb = r->first_block;
+			r->prefilled = 1;
+		}
 		r->nr_blocks = (uint32_t)(nb - r->first_block);
 		mark_thp(r, rb);
 	}
@@ -369,12 +373,36 @@ void rst_area_free(struct rst_task *t)
 	t->args = NULL;
 }
 
+static int add_range(struct rst_args *a, uint64_t s, uint64_t e)
+{
+	struct rst_range *u = (struct rst_range *)(uintptr_t)a->unmap;
+	if (s >= e)
+		return 0;
+	if (a->nr_unmap == RST_MAX_UNMAP)
+		return -1;
+	u[a->nr_unmap++] = (struct rst_range){s, e - s};
+	return 0;
+}
+
+/* [s, e) minus the prefilled VMAs (a maps line may hold one merged with crshim's own memory). */
+static int add_unmap(struct rst_task *t, uint64_t s, uint64_t e)
+{
+	for (size_t i = 0; i < t->mm->n_vmas && s < e; i++) {
+		const VmaEntry *v = t->mm->vmas[i];
+		if (!t->vma_prefilled[i] || v->end <= s || v->start >= e)
+			continue;
+		if (add_range(t->args, s, v->start < e ? v->start : e))
+			return -1;
+		s = v->end;
+	}
+	return s < e ? add_range(t->args, s, e) : 0;
+}
+
 /* Child, last step before the jump (no allocation: the list goes into the area, the text into the stack
  * area, which is not in use yet). Everything but the area, the vDSO blocks and [vsyscall] goes. */
 int rst_child_fill_unmap(struct rst_task *t, char *msg, size_t msglen)
 {
 	struct rst_args *a = t->args;
-	struct rst_range *u = (struct rst_range *)(uintptr_t)a->unmap;
 	char *buf = (char *)(uintptr_t)(a->stack_top - RST_STACK_SIZE);
 	size_t len = 0;
 	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
@@ -406,9 +434,8 @@ int rst_child_fill_unmap(struct rst_task *t, char *msg, size_t msglen)
 		}
 		if (!strcmp(name, "[vsyscall]") || (s >= a->area_start && en <= a->area_start + a->area_len))
 			continue;
-		if (a->nr_unmap == RST_MAX_UNMAP)
+		if (add_unmap(t, s, en)) /* all of it but the prefilled VMAs */
 			return snprintf(msg, msglen, "too many mappings to remove"), -1;
-		u[a->nr_unmap++] = (struct rst_range){s, en - s};
 	}
 	return 0;
 }

@@ -51,6 +51,7 @@ static int spawn_child(struct rst_task *t, struct cr_err *e)
 		rst_child(t);
 	int err = errno;
 	sigprocmask(SIG_SETMASK, &old, NULL);
+	rst_prefill_drop(t); /* the child has them now (or nobody does) */
 	close(t->err_pipe[1]);
 	close(t->go_pipe[0]);
 	t->err_pipe[1] = t->go_pipe[0] = -1;

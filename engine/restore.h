@@ -47,6 +47,8 @@ struct rst_task {
 	struct rst_mfile *mfiles;
 	size_t nr_mfiles;
 	int *vma_mfile; /* per mm->vmas[i]: index into mfiles or -1 */
+	bool *vma_prefilled; /* per mm->vmas[i]: mapped and filled by the parent before clone3 */
+	bool prefill_mapped; /* the parent still has those mappings */
 	struct rst_cur_special cur_special[RST_NR_SPECIAL];
 
 	/* the restore area (MAP_SHARED; the child inherits it at the same address) */
@@ -63,8 +65,10 @@ int rst_load(struct cr_opts *o, struct rst_task *t, struct cr_err *e);
 void rst_free(struct rst_task *t);
 const FileEntry *rst_file_by_id(const struct rst_task *t, uint32_t id);
 
-/* restore-pages.c: pm_load with the block checksums verified by all CPUs */
-int rst_pages_load(int dirfd, int id, struct page_map *pm, struct cr_err *e);
+/* restore-pages.c: load the root task's pagemap and verify every block with all CPUs; large private
+ * anonymous VMAs are mapped and filled here already ("prefilled"), the child inherits them. */
+int rst_pages_load(struct rst_task *t, struct cr_err *e);
+void rst_prefill_drop(struct rst_task *t);
 
 /* restore-mm.c */
 int rst_area_build(struct rst_task *t, struct cr_err *e);

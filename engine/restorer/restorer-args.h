@@ -51,8 +51,10 @@ struct rst_vma {
 	uint32_t first_block;       /* page blocks [first_block, first_block + nr_blocks) lie inside */
 	uint32_t nr_blocks;
 	uint32_t thp;               /* 1: has runs that may be filled through huge pages */
+	uint32_t prefilled;         /* 1: already mapped (private anon, rw) and filled by crshim */
+	uint32_t pad;
 };
-_Static_assert(sizeof(struct rst_vma) == 56, "rst_vma");
+_Static_assert(sizeof(struct rst_vma) == 64, "rst_vma");
 
 struct rst_pblock {
 	uint64_t vaddr, len, off; /* off: in the pages file */

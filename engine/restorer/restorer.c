@@ -305,8 +305,11 @@ static void madv(struct rst_args *a, const struct rst_vma *v, uint32_t bit, int 
 		check(a, sys3(__NR_madvise, v->start, v->end - v->start, advice), "madvise", v->start, v->end);
 }
 
+/* Protection while the pages are written: the final one, plus write if there is data. */
 static uint32_t map_prot(const struct rst_vma *v)
 {
+	if (v->prefilled)
+		return PROT_READ | PROT_WRITE;
 	return v->prot | (v->nr_blocks ? PROT_WRITE : 0);
 }
 
@@ -316,10 +319,13 @@ static void map_vma(struct rst_args *a, const struct rst_vma *v)
 	uint64_t len = v->end - v->start;
 	long fd = v->kind == RST_VMA_FILE ? mfd[v->mfile] : -1;
 
+	if (v->prefilled)
+		goto advice;
 	long r = sys6(__NR_mmap, (long)v->start, (long)len, map_prot(v), v->flags | MAP_FIXED, fd,
 		      v->kind == RST_VMA_FILE ? (long)v->pgoff : 0);
 	if (RST_ISERR(r) || (uint64_t)r != v->start)
 		fail(a, "mmap vma", RST_ISERR(r) ? r : -22, v->start, v->end);
+advice:
 	madv(a, v, VMA_F_HUGEPAGE, MADV_HUGEPAGE);
 	madv(a, v, VMA_F_NOHUGEPAGE, MADV_NOHUGEPAGE);
 }
