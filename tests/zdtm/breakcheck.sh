@@ -26,6 +26,7 @@ CASES=(
 	"fpu_regs|g 'set \$st3 = 1.5'"
 	"sse_regs|g 'set \$xmm7.v4_int32[2] = 12345'"
 	"avx_regs|g 'set \$ymm11.v8_int32[7] = 12345'"
+	"fpu_sleep|g 'set \$ymm3.v8_int32[6] = 5'"
 	"sleep_pause|g 'set \$orig_rax = -1' 'set \$rax = -4'"
 	"sleep_nanosleep|g 'set \$orig_rax = -1' 'set \$rax = 0'"
 	"sleep_sigsuspend|g 'set \$orig_rax = -1' 'set \$rax = -4'"
