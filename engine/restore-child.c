@@ -80,7 +80,8 @@ static int child_bounding(const struct rst_task *t, char *msg, size_t len)
 		if (r < 0)
 			break; /* past the last capability */
 		if (r == 1 && !(t->creds->cap_bnd & (1ull << cap)) && prctl(PR_CAPBSET_DROP, cap, 0, 0, 0)) {
-			snprintf(msg, len, "drop capability %d from the bounding set: %s", cap, strerror(errno));
+			snprintf(msg, len, "drop capability %d from the bounding set: %s", cap,
+				 strerror(errno));
 			return -1;
 		}
 	}

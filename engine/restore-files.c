@@ -20,7 +20,7 @@
 #define OPEN_DROP_FLAGS (O_CREAT | O_TRUNC | O_EXCL | O_CLOEXEC)
 
 struct fd_plan {
-	int lo;      /* lowest helper fd = highest target + 1 */
+	int lo;	     /* lowest helper fd = highest target + 1 */
 	int *helper; /* helper fds (dense list) */
 	size_t nr_helper;
 	int *inherit; /* per fdinfo: moved inherit source, -1 */
@@ -88,8 +88,10 @@ static int move_helpers(struct rst_task *t, struct fd_plan *p, char *msg, size_t
 	for (size_t i = 0; i < t->nr_fdinfo; i++) {
 		const FileEntry *f = rst_file_by_id(t, t->fdinfo[i]->id);
 		p->inherit[i] = -1;
-		if (f->kind == FILE_KIND__FILE_INHERIT && (p->inherit[i] = to_helper(p, f->inherit_fd, false)) < 0)
-			return errmsg(msg, len, "fd %d: take crshim's fd %d", t->fdinfo[i]->fd, f->inherit_fd);
+		if (f->kind == FILE_KIND__FILE_INHERIT &&
+		    (p->inherit[i] = to_helper(p, f->inherit_fd, false)) < 0)
+			return errmsg(msg, len, "fd %d: take crshim's fd %d", t->fdinfo[i]->fd,
+				      f->inherit_fd);
 	}
 	for (size_t i = 0; i < t->nr_mfiles; i++) {
 		int fd = open(t->mfiles[i].path, t->mfiles[i].oflags | O_CLOEXEC);
@@ -119,7 +121,8 @@ static int open_file(const FileEntry *f, const FdinfoEntry *fi, char *msg, size_
 	}
 	if (r->pos && lseek(fi->fd, (off_t)r->pos, SEEK_SET) < 0 &&
 	    !(f->kind == FILE_KIND__FILE_CHR && (errno == ESPIPE || errno == EINVAL)))
-		return errmsg(msg, len, "fd %d: seek %s to %llu", fi->fd, r->path, (unsigned long long)r->pos);
+		return errmsg(msg, len, "fd %d: seek %s to %llu", fi->fd, r->path,
+			      (unsigned long long)r->pos);
 	return 0;
 }
 
@@ -136,7 +139,8 @@ static int open_targets(struct rst_task *t, const struct fd_plan *p, char *msg, 
 				return errmsg(msg, len, "fd %d: dup2 from fd %d", fi->fd, t->fdinfo[j]->fd);
 		} else if (f->kind == FILE_KIND__FILE_INHERIT) {
 			if (dup2(p->inherit[i], fi->fd) < 0)
-				return errmsg(msg, len, "fd %d: dup2 from crshim's fd %d", fi->fd, f->inherit_fd);
+				return errmsg(msg, len, "fd %d: dup2 from crshim's fd %d", fi->fd,
+					      f->inherit_fd);
 		} else if (open_file(f, fi, msg, len)) {
 			return -1;
 		}

@@ -61,7 +61,8 @@ static int verify_images(struct rst_task *t, struct cr_err *e)
 }
 
 /* All records of a list image. Missing file: 0 records if optional. */
-static int read_list(int dirfd, enum img_kind k, int id, bool optional, void ***out, size_t *n, struct cr_err *e)
+static int read_list(int dirfd, enum img_kind k, int id, bool optional, void ***out, size_t *n,
+		     struct cr_err *e)
 {
 	struct img_reader *r;
 	ProtobufCMessage *m;
@@ -118,9 +119,11 @@ static int read_pstree(struct rst_task *t, struct cr_err *e)
 	if (!t->pst)
 		return cr_fail_errno(e, EBADMSG, "pstree.img has no entry for the root task %d", t->pid);
 	if (n > 1)
-		return cr_fail_errno(e, ENOTSUP, "the images hold %zu processes: process trees are not supported yet", n);
+		return cr_fail_errno(e, ENOTSUP,
+				     "the images hold %zu processes: process trees are not supported yet", n);
 	if (t->pst->n_threads > 1)
-		return cr_fail_errno(e, ENOTSUP, "task %d has %zu threads: multi-threaded restore is not supported yet",
+		return cr_fail_errno(e, ENOTSUP,
+				     "task %d has %zu threads: multi-threaded restore is not supported yet",
 				     t->pid, t->pst->n_threads);
 	return 0;
 }
@@ -129,17 +132,19 @@ static int read_inventory(struct cr_opts *o, struct rst_task *t, struct cr_err *
 {
 	if (img_read_one(t->dirfd, IMG_INVENTORY, 0, (ProtobufCMessage **)&t->inv, e)) {
 		if (e->errnum == ENOENT)
-			return cr_fail_errno(e, ENOENT, "no inventory.img in %s: not an image dir or an incomplete dump",
+			return cr_fail_errno(e, ENOENT,
+					     "no inventory.img in %s: not an image dir or an incomplete dump",
 					     o->images_dir ? o->images_dir : ".");
 		return -1;
 	}
 	InventoryEntry *inv = t->inv;
 	if (!inv->arch || strcmp(inv->arch, arch_name()))
-		return cr_fail_errno(e, EINVAL, "the images are for %s, this is %s", inv->arch ? inv->arch : "?",
-				     arch_name());
+		return cr_fail_errno(e, EINVAL, "the images are for %s, this is %s",
+				     inv->arch ? inv->arch : "?", arch_name());
 	if (!inv->has_img_version || inv->img_version > CRSHIM_IMG_VERSION)
-		return cr_fail_errno(e, EINVAL, "image format version %u is newer than this crshim's (%u): upgrade crshim",
-				     inv->img_version, CRSHIM_IMG_VERSION);
+		return cr_fail_errno(
+		    e, EINVAL, "image format version %u is newer than this crshim's (%u): upgrade crshim",
+		    inv->img_version, CRSHIM_IMG_VERSION);
 	if (!inv->has_root_pid || inv->root_pid <= 0)
 		return cr_fail_errno(e, EBADMSG, "inventory.img has no root pid");
 	t->pid = inv->root_pid;
@@ -168,7 +173,8 @@ static int read_task(struct rst_task *t, struct cr_err *e)
 	if (!c->has_gpregs || c->gpregs.len != arch_gpregs_size())
 		return cr_fail_errno(e, EBADMSG, "core-%d.img: registers missing or of another size", id);
 	if (c->arch && strcmp(c->arch, arch_name()))
-		return cr_fail_errno(e, EINVAL, "core-%d.img: registers of %s, this is %s", id, c->arch, arch_name());
+		return cr_fail_errno(e, EINVAL, "core-%d.img: registers of %s, this is %s", id, c->arch,
+				     arch_name());
 	return 0;
 }
 
@@ -234,13 +240,15 @@ static int check_fds(struct rst_task *t, struct cr_err *e)
 		const FileEntry *f = rst_file_by_id(t, fi->id);
 		struct stat st;
 		if (!f || fi->fd < 0)
-			return cr_fail_errno(e, EBADMSG, "fdinfo-%d.img: fd %d refers to file id %u that files.img lacks",
+			return cr_fail_errno(e, EBADMSG,
+					     "fdinfo-%d.img: fd %d refers to file id %u that files.img lacks",
 					     t->pid, fi->fd, fi->id);
 		if (f->kind == FILE_KIND__FILE_INHERIT) {
 			if (!f->has_inherit_fd || fcntl(f->inherit_fd, F_GETFD) < 0)
-				return cr_fail_errno(e, EBADF,
-						     "fd %d (was %s) is inherited from crshim's fd %d, which is not open",
-						     fi->fd, f->inherit_desc ? f->inherit_desc : "?", f->inherit_fd);
+				return cr_fail_errno(
+				    e, EBADF,
+				    "fd %d (was %s) is inherited from crshim's fd %d, which is not open",
+				    fi->fd, f->inherit_desc ? f->inherit_desc : "?", f->inherit_fd);
 			continue;
 		}
 		if (f->kind != FILE_KIND__FILE_REG && f->kind != FILE_KIND__FILE_CHR)
@@ -248,7 +256,8 @@ static int check_fds(struct rst_task *t, struct cr_err *e)
 		if (!f->reg || !f->reg->path)
 			return cr_fail_errno(e, EBADMSG, "files.img: file id %u has no path", f->id);
 		if (f->reg->deleted)
-			return cr_fail_errno(e, ENOTSUP, "fd %d: deleted file %s is not supported", fi->fd, f->reg->path);
+			return cr_fail_errno(e, ENOTSUP, "fd %d: deleted file %s is not supported", fi->fd,
+					     f->reg->path);
 		if (lstat(f->reg->path, &st))
 			return cr_fail_sys(e, "fd %d: file %s", fi->fd, f->reg->path);
 	}
@@ -279,20 +288,23 @@ static int check_mapped_files(struct rst_task *t, struct cr_err *e)
 		if (v->kind != VMA_KIND__VMA_FILE_PRIVATE && v->kind != VMA_KIND__VMA_FILE_SHARED)
 			continue;
 		if (!v->path || v->deleted)
-			return cr_fail_errno(e, ENOTSUP, "vma 0x%llx-0x%llx: mapping of a deleted or unnamed file",
+			return cr_fail_errno(e, ENOTSUP,
+					     "vma 0x%llx-0x%llx: mapping of a deleted or unnamed file",
 					     (unsigned long long)v->start, (unsigned long long)v->end);
 		if (stat(v->path, &st))
-			return cr_fail_sys(e, "file %s (mapped at 0x%llx)", v->path, (unsigned long long)v->start);
+			return cr_fail_sys(e, "file %s (mapped at 0x%llx)", v->path,
+					   (unsigned long long)v->start);
 		if (v->has_file_size && (uint64_t)st.st_size != v->file_size)
-			return cr_fail_errno(e, 0,
-					     "file %s (mapped at 0x%llx) changed since the dump: size %lld, was %llu",
-					     v->path, (unsigned long long)v->start, (long long)st.st_size,
-					     (unsigned long long)v->file_size);
+			return cr_fail_errno(
+			    e, 0, "file %s (mapped at 0x%llx) changed since the dump: size %lld, was %llu",
+			    v->path, (unsigned long long)v->start, (long long)st.st_size,
+			    (unsigned long long)v->file_size);
 		int acc = (v->file_flags & O_ACCMODE) == O_RDWR ? O_RDWR : O_RDONLY;
 		t->vma_mfile[i] = add_mfile(t, v->path, acc);
 	}
 	if (!t->mm->exe_path || access(t->mm->exe_path, F_OK))
-		return cr_fail_sys(e, "executable %s", t->mm->exe_path ? t->mm->exe_path : "(none in the image)");
+		return cr_fail_sys(e, "executable %s",
+				   t->mm->exe_path ? t->mm->exe_path : "(none in the image)");
 	return 0;
 }
 
@@ -311,10 +323,11 @@ static int check_vdso(struct rst_task *t, struct cr_err *e)
 				continue;
 			uint64_t len = v->end - v->start, cur = t->cur_special[k].len;
 			if (len != cur)
-				return cr_fail_errno(e, EINVAL,
-						     "%s is %llu KiB in the image but %llu KiB on this kernel: the image was "
-						     "made on another kernel",
-						     names[k], (unsigned long long)len >> 10, (unsigned long long)cur >> 10);
+				return cr_fail_errno(
+				    e, EINVAL,
+				    "%s is %llu KiB in the image but %llu KiB on this kernel: the image was "
+				    "made on another kernel",
+				    names[k], (unsigned long long)len >> 10, (unsigned long long)cur >> 10);
 		}
 	}
 	return 0;
@@ -328,8 +341,8 @@ int rst_load(struct cr_opts *o, struct rst_task *t, struct cr_err *e)
 	if (read_inventory(o, t, e) || verify_images(t, e) || read_pstree(t, e) || read_task(t, e) ||
 	    rst_pages_load(t, e))
 		return -1;
-	pr_info("images verified: task %d, %zu vmas, %llu bytes of pages in %zu blocks\n", t->pid, t->mm->n_vmas,
-		(unsigned long long)t->pm.total_size, t->pm.nr);
+	pr_info("images verified: task %d, %zu vmas, %llu bytes of pages in %zu blocks\n", t->pid,
+		t->mm->n_vmas, (unsigned long long)t->pm.total_size, t->pm.nr);
 	if (check_fds(t, e) || check_mapped_files(t, e) || check_vdso(t, e))
 		return -1;
 	return check_pid_free(t->pid, e);

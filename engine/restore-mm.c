@@ -173,9 +173,11 @@ static int check_layout(const struct rst_task *t, struct cr_err *e)
 	size_t vi = 0;
 	for (size_t i = 0; i < t->mm->n_vmas; i++) {
 		const VmaEntry *v = t->mm->vmas[i];
-		if (v->start >= v->end || (i && v->start < t->mm->vmas[i - 1]->end) || (v->start | v->end) % page_size())
-			return cr_fail_errno(e, EBADMSG, "mm-%d.img: vma %zu (0x%llx-0x%llx) is unsorted or malformed",
-					     t->pid, i, (unsigned long long)v->start, (unsigned long long)v->end);
+		if (v->start >= v->end || (i && v->start < t->mm->vmas[i - 1]->end) ||
+		    (v->start | v->end) % page_size())
+			return cr_fail_errno(
+			    e, EBADMSG, "mm-%d.img: vma %zu (0x%llx-0x%llx) is unsorted or malformed", t->pid,
+			    i, (unsigned long long)v->start, (unsigned long long)v->end);
 	}
 	for (size_t bi = 0; bi < pm->nr; bi++) {
 		uint64_t a = pm->blocks[bi].vaddr, end = a + pm->blocks[bi].len;
@@ -183,7 +185,8 @@ static int check_layout(const struct rst_task *t, struct cr_err *e)
 			while (vi < t->mm->n_vmas && t->mm->vmas[vi]->end <= a)
 				vi++;
 			if (vi == t->mm->n_vmas || t->mm->vmas[vi]->start > a)
-				return cr_fail_errno(e, EBADMSG, "pagemap-%d.img: page 0x%llx lies outside every vma",
+				return cr_fail_errno(e, EBADMSG,
+						     "pagemap-%d.img: page 0x%llx lies outside every vma",
 						     t->pid, (unsigned long long)a);
 			a = t->mm->vmas[vi]->end < end ? t->mm->vmas[vi]->end : end;
 		}
@@ -193,12 +196,13 @@ static int check_layout(const struct rst_task *t, struct cr_err *e)
 
 static bool vma_is_special(const VmaEntry *v)
 {
-	return v->kind == VMA_KIND__VMA_VSYSCALL || v->kind == VMA_KIND__VMA_VDSO || v->kind == VMA_KIND__VMA_VVAR ||
-	       v->kind == VMA_KIND__VMA_VVAR_VCLOCK;
+	return v->kind == VMA_KIND__VMA_VSYSCALL || v->kind == VMA_KIND__VMA_VDSO ||
+	       v->kind == VMA_KIND__VMA_VVAR || v->kind == VMA_KIND__VMA_VVAR_VCLOCK;
 }
 
 /* The data runs of one VMA: page blocks clipped to it, merged where contiguous in memory and file. */
-static size_t vma_blocks(const struct rst_task *t, const VmaEntry *v, size_t *bi, struct rst_pblock *rb, size_t nb)
+static size_t vma_blocks(const struct rst_task *t, const VmaEntry *v, size_t *bi, struct rst_pblock *rb,
+			 size_t nb)
 {
 	const struct page_map *pm = &t->pm;
 	size_t first = nb;
@@ -213,7 +217,8 @@ static size_t vma_blocks(const struct rst_task *t, const VmaEntry *v, size_t *bi
 		uint64_t off = b->offset + (s - b->vaddr);
 		if (s >= en)
 			continue;
-		if (nb > first && rb[nb - 1].vaddr + rb[nb - 1].len == s && rb[nb - 1].off + rb[nb - 1].len == off)
+		if (nb > first && rb[nb - 1].vaddr + rb[nb - 1].len == s &&
+		    rb[nb - 1].off + rb[nb - 1].len == off)
 			rb[nb - 1].len += en - s;
 		else
 			rb[nb++] = (struct rst_pblock){s, en - s, off, v->prot | PROT_WRITE, 0};
@@ -225,7 +230,8 @@ static size_t vma_blocks(const struct rst_task *t, const VmaEntry *v, size_t *bi
  * not where the task asked for no huge pages. */
 static void mark_thp(struct rst_vma *r, struct rst_pblock *rb)
 {
-	if (r->kind != RST_VMA_ANON || (r->flags & MAP_GROWSDOWN) || (r->madv & (VMA_F_NOHUGEPAGE | VMA_F_LOCKED)))
+	if (r->kind != RST_VMA_ANON || (r->flags & MAP_GROWSDOWN) ||
+	    (r->madv & (VMA_F_NOHUGEPAGE | VMA_F_LOCKED)))
 		return;
 	for (uint32_t i = r->first_block; i < r->first_block + r->nr_blocks; i++)
 		if (rb[i].len >= RST_THP_MIN_RUN)
@@ -244,10 +250,15 @@ static int fill_vmas(struct rst_task *t, struct rst_vma *rv, struct rst_pblock *
 		if (vma_is_special(v))
 			continue;
 		struct rst_vma *r = &rv[nv++];
-		*r = (struct rst_vma){.start = v->start, .end = v->end, .pgoff = v->pgoff, .prot = v->prot,
+		*r = (struct rst_vma){.start = v->start,
+				      .end = v->end,
+				      .pgoff = v->pgoff,
+				      .prot = v->prot,
 				      .flags = v->flags & (MAP_SHARED | MAP_PRIVATE | MAP_GROWSDOWN),
-				      .madv = v->madv, .mfile = t->vma_mfile[i], .first_block = (uint32_t)nb};
-		r->kind = t->vma_mfile[i] >= 0			     ? RST_VMA_FILE
+				      .madv = v->madv,
+				      .mfile = t->vma_mfile[i],
+				      .first_block = (uint32_t)nb};
+		r->kind = t->vma_mfile[i] >= 0			 ? RST_VMA_FILE
 			  : v->kind == VMA_KIND__VMA_ANON_SHARED ? RST_VMA_ANON_SHARED
 								 : RST_VMA_ANON;
 		if (r->kind != RST_VMA_FILE)
@@ -285,15 +296,23 @@ static int fill_mm(struct rst_task *t, struct cr_err *e)
 	struct rst_args *a = t->args;
 	const MmEntry *m = t->mm;
 	if (m->n_auxv > RST_AUXV_MAX)
-		return cr_fail_errno(e, E2BIG, "mm-%d.img: %zu auxv words, at most %d supported", t->pid, m->n_auxv,
-				     RST_AUXV_MAX);
+		return cr_fail_errno(e, E2BIG, "mm-%d.img: %zu auxv words, at most %d supported", t->pid,
+				     m->n_auxv, RST_AUXV_MAX);
 	memcpy(a->auxv, m->auxv, m->n_auxv * sizeof(uint64_t));
-	a->mm = (struct rst_mm_map){
-		.start_code = m->start_code, .end_code = m->end_code, .start_data = m->start_data,
-		.end_data = m->end_data, .start_brk = m->start_brk, .brk = m->brk, .start_stack = m->start_stack,
-		.arg_start = m->arg_start, .arg_end = m->arg_end, .env_start = m->env_start, .env_end = m->env_end,
-		.auxv = (uint64_t)(uintptr_t)a->auxv, .auxv_size = (uint32_t)(m->n_auxv * sizeof(uint64_t)),
-		.exe_fd = (uint32_t)-1};
+	a->mm = (struct rst_mm_map){.start_code = m->start_code,
+				    .end_code = m->end_code,
+				    .start_data = m->start_data,
+				    .end_data = m->end_data,
+				    .start_brk = m->start_brk,
+				    .brk = m->brk,
+				    .start_stack = m->start_stack,
+				    .arg_start = m->arg_start,
+				    .arg_end = m->arg_end,
+				    .env_start = m->env_start,
+				    .env_end = m->env_end,
+				    .auxv = (uint64_t)(uintptr_t)a->auxv,
+				    .auxv_size = (uint32_t)(m->n_auxv * sizeof(uint64_t)),
+				    .exe_fd = (uint32_t)-1};
 	return 0;
 }
 
@@ -328,7 +347,8 @@ int rst_area_build(struct rst_task *t, struct cr_err *e)
 	size_t insn_len;
 	const uint8_t *insn = arch_syscall_insn(&insn_len);
 
-	if (blob_len < RST_OFF_SYSCALL + insn_len || memcmp(crshim_restorer_blob + RST_OFF_SYSCALL, insn, insn_len))
+	if (blob_len < RST_OFF_SYSCALL + insn_len ||
+	    memcmp(crshim_restorer_blob + RST_OFF_SYSCALL, insn, insn_len))
 		return cr_fail_errno(e, EINVAL, "the restorer blob has no syscall instruction at offset %d",
 				     RST_OFF_SYSCALL);
 	layout(t, rst_task_bytes(t), &l);
@@ -337,7 +357,8 @@ int rst_area_build(struct rst_task *t, struct cr_err *e)
 	void *p = mmap((void *)(uintptr_t)addr, l.total, PROT_READ | PROT_WRITE,
 		       MAP_SHARED | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
 	if (p == MAP_FAILED)
-		return cr_fail_sys(e, "map the restore area at 0x%llx (%zu KiB)", (unsigned long long)addr, l.total >> 10);
+		return cr_fail_sys(e, "map the restore area at 0x%llx (%zu KiB)", (unsigned long long)addr,
+				   l.total >> 10);
 	t->area = p;
 	t->area_len = l.total;
 	memcpy(p, crshim_restorer_blob, blob_len);
@@ -355,7 +376,8 @@ int rst_area_build(struct rst_task *t, struct cr_err *e)
 	a->nr_mfiles = (uint32_t)t->nr_mfiles;
 	a->pages_fd = -1;
 	a->use_thp = getenv("CRSHIM_THP") && !strcmp(getenv("CRSHIM_THP"), "1"); /* experimental */
-	if (fill_vmas(t, (struct rst_vma *)((char *)p + l.vmas), (struct rst_pblock *)((char *)p + l.blocks), e) ||
+	if (fill_vmas(t, (struct rst_vma *)((char *)p + l.vmas), (struct rst_pblock *)((char *)p + l.blocks),
+		      e) ||
 	    fill_specials(t, addr + l.park) || fill_mm(t, e) || rst_args_task(t, (char *)p + l.task, e))
 		return -1;
 	if (mprotect(p, l.args, PROT_READ | PROT_EXEC))
@@ -408,7 +430,8 @@ int rst_child_fill_unmap(struct rst_task *t, char *msg, size_t msglen)
 	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return snprintf(msg, msglen, "open /proc/self/maps: %s", strerror(errno)), -1;
-	for (ssize_t n; len < RST_STACK_SIZE - 1 && (n = read(fd, buf + len, RST_STACK_SIZE - 1 - len)) != 0;) {
+	for (ssize_t n;
+	     len < RST_STACK_SIZE - 1 && (n = read(fd, buf + len, RST_STACK_SIZE - 1 - len)) != 0;) {
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)

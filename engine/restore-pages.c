@@ -30,11 +30,11 @@ enum { BLK_VERIFY, BLK_FILL };
 
 struct verify_part {
 	const struct page_map *pm;
-	const uint8_t *data;   /* the page file, mapped */
-	const uint8_t *kind;   /* per block: BLK_* */
-	size_t from, to;       /* block indexes */
-	size_t bad;            /* first bad block, or SIZE_MAX */
-	int err;               /* errno of a failed fill */
+	const uint8_t *data; /* the page file, mapped */
+	const uint8_t *kind; /* per block: BLK_* */
+	size_t from, to;     /* block indexes */
+	size_t bad;	     /* first bad block, or SIZE_MAX */
+	int err;	     /* errno of a failed fill */
 };
 
 /* Read block b into its place (a prefilled VMA) and checksum it there, while it is in the cache. */
@@ -80,8 +80,8 @@ static void *verify_main(void *arg)
 }
 
 /* Split the blocks into n parts of about equal bytes and check them in parallel. */
-static int verify_blocks(const struct page_map *pm, const uint8_t *data, const uint8_t *kind, const char *name,
-			 struct cr_err *e)
+static int verify_blocks(const struct page_map *pm, const uint8_t *data, const uint8_t *kind,
+			 const char *name, struct cr_err *e)
 {
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	size_t n = (size_t)(cpus > 0 ? cpus : 1);
@@ -119,8 +119,9 @@ static int verify_blocks(const struct page_map *pm, const uint8_t *data, const u
 		return cr_fail_errno(e, (int)err, "image %s: read the block for 0x%llx", name,
 				     (unsigned long long)pm->blocks[bad].vaddr);
 	if (bad != SIZE_MAX)
-		return cr_fail_errno(e, EBADMSG, "image %s: checksum mismatch in the block for 0x%llx (corrupt image)", name,
-				     (unsigned long long)pm->blocks[bad].vaddr);
+		return cr_fail_errno(e, EBADMSG,
+				     "image %s: checksum mismatch in the block for 0x%llx (corrupt image)",
+				     name, (unsigned long long)pm->blocks[bad].vaddr);
 	return 0;
 }
 
@@ -128,11 +129,12 @@ static int add_block(struct page_map *pm, const PagemapEntry *pe, uint32_t psz, 
 		     struct cr_err *e)
 {
 	uint64_t len = (uint64_t)pe->nr_pages * psz;
-	if (!pe->has_vaddr || !pe->has_offset || !pe->has_csum || !pe->nr_pages || pe->vaddr % psz || pe->offset % psz ||
-	    pe->offset > pm->total_size || len > pm->total_size - pe->offset)
+	if (!pe->has_vaddr || !pe->has_offset || !pe->has_csum || !pe->nr_pages || pe->vaddr % psz ||
+	    pe->offset % psz || pe->offset > pm->total_size || len > pm->total_size - pe->offset)
 		return cr_fail_errno(e, EBADMSG, "image %s: malformed entry %zu", name, pm->nr);
 	if (pm->nr && pe->vaddr < pm->blocks[pm->nr - 1].vaddr + pm->blocks[pm->nr - 1].len)
-		return cr_fail_errno(e, EBADMSG, "image %s: entry %zu overlaps or is out of order", name, pm->nr);
+		return cr_fail_errno(e, EBADMSG, "image %s: entry %zu overlaps or is out of order", name,
+				     pm->nr);
 	if (pm->nr == *cap) {
 		size_t ncap = *cap ? *cap * 2 : 256;
 		struct page_block *nb = realloc(pm->blocks, ncap * sizeof(*nb));
@@ -186,7 +188,8 @@ void rst_prefill_drop(struct rst_task *t)
 		return;
 	for (size_t i = 0; i < t->mm->n_vmas; i++)
 		if (t->vma_prefilled[i])
-			munmap((void *)(uintptr_t)t->mm->vmas[i]->start, t->mm->vmas[i]->end - t->mm->vmas[i]->start);
+			munmap((void *)(uintptr_t)t->mm->vmas[i]->start,
+			       t->mm->vmas[i]->end - t->mm->vmas[i]->start);
 	t->prefill_mapped = false;
 }
 

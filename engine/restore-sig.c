@@ -58,8 +58,9 @@ static void fill_timers(struct rst_task *t, struct rst_timer *rt)
 		struct rst_itimer *r = &a->itimer[w];
 		*r = (struct rst_itimer){(int64_t)it[w]->isec, (int64_t)it[w]->iusec, (int64_t)it[w]->vsec,
 					 (int64_t)it[w]->vusec};
-		/* Expired with its signal still pending: the kernel re-arms it when the signal is taken, which
-		 * a restored pending signal does not do. Arm it one interval ahead instead of disarming it. */
+		/* Expired with its signal still pending: the kernel re-arms it when the signal is taken,
+		 * which a restored pending signal does not do. Arm it one interval ahead instead of disarming
+		 * it. */
 		if (!r->vsec && !r->vusec && (r->isec || r->iusec)) {
 			r->vsec = r->isec;
 			r->vusec = r->iusec;
@@ -69,9 +70,16 @@ static void fill_timers(struct rst_task *t, struct rst_timer *rt)
 	a->nr_timers = (uint32_t)c->n_posix_timers;
 	for (size_t i = 0; i < c->n_posix_timers; i++) {
 		const PosixTimerEntry *p = c->posix_timers[i];
-		rt[i] = (struct rst_timer){.id = p->id, .clock_id = p->clock_id, .notify = p->notify, .signo = p->signo,
-					   .notify_tid = p->notify_tid, .sival = p->sival, .isec = (int64_t)p->isec,
-					   .insec = (int64_t)p->insec, .vsec = (int64_t)p->vsec, .vnsec = (int64_t)p->vnsec};
+		rt[i] = (struct rst_timer){.id = p->id,
+					   .clock_id = p->clock_id,
+					   .notify = p->notify,
+					   .signo = p->signo,
+					   .notify_tid = p->notify_tid,
+					   .sival = p->sival,
+					   .isec = (int64_t)p->isec,
+					   .insec = (int64_t)p->insec,
+					   .vsec = (int64_t)p->vsec,
+					   .vnsec = (int64_t)p->vnsec};
 		if (!rt[i].vsec && !rt[i].vnsec && (rt[i].isec || rt[i].insec)) { /* see the itimers above */
 			rt[i].vsec = rt[i].isec;
 			rt[i].vnsec = rt[i].insec;
@@ -126,11 +134,21 @@ static void fill_creds(struct rst_task *t, uint32_t *groups)
 	if (!c)
 		return;
 	a->has_creds = 1;
-	a->creds = (struct rst_creds){.uid = c->uid, .euid = c->euid, .suid = c->suid, .fsuid = c->fsuid,
-				      .gid = c->gid, .egid = c->egid, .sgid = c->sgid, .fsgid = c->fsgid,
-				      .cap_inh = c->cap_inh, .cap_prm = c->cap_prm, .cap_eff = c->cap_eff,
-				      .cap_amb = c->cap_amb, .securebits = c->securebits,
-				      .nr_groups = (uint32_t)c->n_groups, .groups = (uint64_t)(uintptr_t)groups};
+	a->creds = (struct rst_creds){.uid = c->uid,
+				      .euid = c->euid,
+				      .suid = c->suid,
+				      .fsuid = c->fsuid,
+				      .gid = c->gid,
+				      .egid = c->egid,
+				      .sgid = c->sgid,
+				      .fsgid = c->fsgid,
+				      .cap_inh = c->cap_inh,
+				      .cap_prm = c->cap_prm,
+				      .cap_eff = c->cap_eff,
+				      .cap_amb = c->cap_amb,
+				      .securebits = c->securebits,
+				      .nr_groups = (uint32_t)c->n_groups,
+				      .groups = (uint64_t)(uintptr_t)groups};
 	memcpy(groups, c->groups, c->n_groups * sizeof(uint32_t));
 }
 

@@ -24,7 +24,8 @@
 
 /* struct clone_args (linux/sched.h), up to set_tid_size */
 struct rst_clone_args {
-	uint64_t flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls, set_tid, set_tid_size;
+	uint64_t flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls, set_tid,
+	    set_tid_size;
 };
 
 static void kill_child(pid_t pid)
@@ -39,7 +40,8 @@ static int spawn_child(struct rst_task *t, struct cr_err *e)
 {
 	sigset_t all, old;
 	pid_t want = t->pid;
-	struct rst_clone_args ca = {.exit_signal = SIGCHLD, .set_tid = (uint64_t)(uintptr_t)&want, .set_tid_size = 1};
+	struct rst_clone_args ca = {
+	    .exit_signal = SIGCHLD, .set_tid = (uint64_t)(uintptr_t)&want, .set_tid_size = 1};
 
 	if (pipe2(t->err_pipe, O_CLOEXEC) || pipe2(t->go_pipe, O_CLOEXEC))
 		return cr_fail_sys(e, "pipe");
@@ -87,7 +89,8 @@ static int child_died(struct rst_task *t, int st, struct cr_err *e)
 	if (a->state == RST_FAILED) {
 		const char *name = strerrorname_np(a->err_errno);
 		return cr_fail_errno(e, a->err_errno, "restorer: %s 0x%llx-0x%llx: %s", a->err_step,
-				     (unsigned long long)a->err_a, (unsigned long long)a->err_b, name ? name : "?");
+				     (unsigned long long)a->err_a, (unsigned long long)a->err_b,
+				     name ? name : "?");
 	}
 	if (n > 0) {
 		msg[n] = '\0';
@@ -108,10 +111,11 @@ static int child_crashed(struct rst_task *t, int sig, struct cr_err *e)
 		ip = arch_regs_ip(regs);
 	uint64_t base = (uint64_t)(uintptr_t)t->area;
 	if (ip >= base && ip < base + t->area_len)
-		return cr_fail_errno(e, EFAULT, "restorer crashed: signal %d at blob offset 0x%llx (step %s)", sig,
-				     (unsigned long long)(ip - base), t->args->err_step[0] ? t->args->err_step : "?");
-	return cr_fail_errno(e, EFAULT, "task %d crashed during the restore: signal %d at 0x%llx", t->pid, sig,
-			     (unsigned long long)ip);
+		return cr_fail_errno(e, EFAULT, "restorer crashed: signal %d at blob offset 0x%llx (step %s)",
+				     sig, (unsigned long long)(ip - base),
+				     t->args->err_step[0] ? t->args->err_step : "?");
+	return cr_fail_errno(e, EFAULT, "task %d crashed during the restore: signal %d at 0x%llx", t->pid,
+			     sig, (unsigned long long)ip);
 }
 
 /* Wait for the blob's trap (success) or the child's end (failure). */
@@ -150,7 +154,8 @@ static int wait_syscall_stop(pid_t pid, struct cr_err *e)
 		if (errno != EINTR)
 			return cr_fail_sys(e, "wait for task %d", pid);
 	if (!WIFSTOPPED(st) || WSTOPSIG(st) != (SIGTRAP | 0x80))
-		return cr_fail_errno(e, EFAULT, "task %d: unexpected state 0x%x in a remote syscall", pid, st);
+		return cr_fail_errno(e, EFAULT, "task %d: unexpected state 0x%x in a remote syscall", pid,
+				     st);
 	return 0;
 }
 
@@ -165,12 +170,13 @@ static int unmap_area(struct rst_task *t, struct cr_err *e)
 	if (arch_get_gpregs(t->pid, regs, e))
 		return -1;
 	arch_prep_syscall(regs, t->args->area_start + RST_OFF_SYSCALL, SYS_munmap, args);
-	if (arch_set_gpregs(t->pid, regs, e) || wait_syscall_stop(t->pid, e) || wait_syscall_stop(t->pid, e) ||
-	    arch_get_gpregs(t->pid, regs, e))
+	if (arch_set_gpregs(t->pid, regs, e) || wait_syscall_stop(t->pid, e) ||
+	    wait_syscall_stop(t->pid, e) || arch_get_gpregs(t->pid, regs, e))
 		return cr_wrap(e, "unmap the restorer");
 	long ret = arch_syscall_result(regs);
 	if (ret)
-		return cr_fail_errno(e, (int)-ret, "unmap the restorer at 0x%llx", (unsigned long long)t->args->area_start);
+		return cr_fail_errno(e, (int)-ret, "unmap the restorer at 0x%llx",
+				     (unsigned long long)t->args->area_start);
 	return 0;
 }
 
@@ -199,15 +205,18 @@ static void report_warnings(const struct rst_task *t)
 	const struct rst_args *a = t->args;
 	for (int r = 0; r < RST_NR_RLIMITS; r++)
 		if (a->warn_rlimit & (1ull << r))
-			pr_warn("rlimit %d: hard limit %llu could not be raised (no CAP_SYS_RESOURCE); kept the current "
+			pr_warn("rlimit %d: hard limit %llu could not be raised (no CAP_SYS_RESOURCE); kept "
+				"the current "
 				"one\n",
 				r, (unsigned long long)a->rlimit[r].max);
 	if (a->warn_timer_ids)
 		pr_warn("PR_TIMER_CREATE_RESTORE_IDS is not available: timers created in order\n");
 	pr_info("restorer: %llu MiB of pages through huge pages%s\n",
-		(unsigned long long)(a->thp_bytes[0] + a->thp_bytes[1]) >> 20, a->thp_ok ? "" : " (then small pages)");
-	pr_info("restorer: address space %.3f s, pages %.3f s, the rest %.3f s\n", (double)(a->t_ns[1] - a->t_ns[0]) / 1e9,
-		(double)(a->t_ns[2] - a->t_ns[1]) / 1e9, (double)(a->t_ns[3] - a->t_ns[2]) / 1e9);
+		(unsigned long long)(a->thp_bytes[0] + a->thp_bytes[1]) >> 20,
+		a->thp_ok ? "" : " (then small pages)");
+	pr_info("restorer: address space %.3f s, pages %.3f s, the rest %.3f s\n",
+		(double)(a->t_ns[1] - a->t_ns[0]) / 1e9, (double)(a->t_ns[2] - a->t_ns[1]) / 1e9,
+		(double)(a->t_ns[3] - a->t_ns[2]) / 1e9);
 }
 
 static int write_pidfile(const char *path, pid_t pid, struct cr_err *e)

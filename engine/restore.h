@@ -18,7 +18,7 @@
 /* A file the blob maps (distinct path + access mode). */
 struct rst_mfile {
 	const char *path; /* points into the mm image */
-	int oflags;       /* O_RDONLY / O_RDWR */
+	int oflags;	  /* O_RDONLY / O_RDWR */
 };
 
 /* The vDSO-related mappings of this (and so the child's) process: arch_vdso_names order. */
@@ -46,7 +46,7 @@ struct rst_task {
 
 	struct rst_mfile *mfiles;
 	size_t nr_mfiles;
-	int *vma_mfile; /* per mm->vmas[i]: index into mfiles or -1 */
+	int *vma_mfile;	     /* per mm->vmas[i]: index into mfiles or -1 */
 	bool *vma_prefilled; /* per mm->vmas[i]: mapped and filled by the parent before clone3 */
 	bool prefill_mapped; /* the parent still has those mappings */
 	struct rst_cur_special cur_special[RST_NR_SPECIAL];
@@ -56,8 +56,8 @@ struct rst_task {
 	size_t area_len;
 	struct rst_args *args;
 	int err_pipe[2]; /* child -> parent: error message of the C stage */
-	int go_pipe[2];  /* parent -> child: seized, go on */
-	bool reaped;     /* the child ended and was waited for */
+	int go_pipe[2];	 /* parent -> child: seized, go on */
+	bool reaped;	 /* the child ended and was waited for */
 };
 
 /* restore-load.c */

@@ -16,16 +16,16 @@
 #define RST_VERSION 1
 
 /* Fixed offsets in the blob (arch/<ARCH>/restorer-entry.S places code there). */
-#define RST_OFF_ENTRY 0    /* entry(args) on the blob stack */
+#define RST_OFF_ENTRY 0	   /* entry(args) on the blob stack */
 #define RST_OFF_SYSCALL 16 /* a syscall instruction for the parent's remote munmap of the area */
 
 #define RST_STACK_SIZE (256u << 10) /* also the child's scratch buffer for /proc/self/maps */
 #define RST_NSIG 64
 #define RST_NR_RLIMITS 16
 #define RST_SIGINFO_SIZE 128
-#define RST_AUXV_MAX 128   /* u64 words */
-#define RST_MAX_UNMAP 4096 /* mappings of the child to remove */
-#define RST_NR_SPECIAL 3   /* [vvar] [vvar_vclock] [vdso] */
+#define RST_AUXV_MAX 128	     /* u64 words */
+#define RST_MAX_UNMAP 4096	     /* mappings of the child to remove */
+#define RST_NR_SPECIAL 3	     /* [vvar] [vvar_vclock] [vdso] */
 #define RST_THP_MIN_RUN (4ull << 20) /* runs of page data at least this long may use huge pages */
 #define RST_THP_SIZE (2ull << 20)
 #define RST_THP_WIN (32ull << 20)
@@ -43,23 +43,23 @@ _Static_assert(sizeof(struct rst_range) == 16, "rst_range");
 
 struct rst_vma {
 	uint64_t start, end, pgoff; /* pgoff in bytes */
-	uint32_t prot;              /* final PROT_* */
-	uint32_t flags;             /* MAP_* for mmap (without MAP_FIXED) */
-	uint32_t kind;              /* enum rst_vma_kind */
-	int32_t mfile;              /* RST_VMA_FILE: index into mfd[] */
-	uint32_t madv;              /* VMA_F_* (vma-flags.h) */
-	uint32_t first_block;       /* page blocks [first_block, first_block + nr_blocks) lie inside */
+	uint32_t prot;		    /* final PROT_* */
+	uint32_t flags;		    /* MAP_* for mmap (without MAP_FIXED) */
+	uint32_t kind;		    /* enum rst_vma_kind */
+	int32_t mfile;		    /* RST_VMA_FILE: index into mfd[] */
+	uint32_t madv;		    /* VMA_F_* (vma-flags.h) */
+	uint32_t first_block;	    /* page blocks [first_block, first_block + nr_blocks) lie inside */
 	uint32_t nr_blocks;
-	uint32_t thp;               /* 1: has runs that may be filled through huge pages */
-	uint32_t prefilled;         /* 1: already mapped (private anon, rw) and filled by crshim */
+	uint32_t thp;	    /* 1: has runs that may be filled through huge pages */
+	uint32_t prefilled; /* 1: already mapped (private anon, rw) and filled by crshim */
 	uint32_t pad;
 };
 _Static_assert(sizeof(struct rst_vma) == 64, "rst_vma");
 
 struct rst_pblock {
 	uint64_t vaddr, len, off; /* off: in the pages file */
-	uint32_t prot;            /* of the VMA while it is filled (rst_vma prot | PROT_WRITE) */
-	uint32_t thp;             /* 1: may be filled through huge pages moved in with UFFDIO_MOVE */
+	uint32_t prot;		  /* of the VMA while it is filled (rst_vma prot | PROT_WRITE) */
+	uint32_t thp;		  /* 1: may be filled through huge pages moved in with UFFDIO_MOVE */
 };
 _Static_assert(sizeof(struct rst_pblock) == 32, "rst_pblock");
 
@@ -70,9 +70,9 @@ struct rst_sigaction {
 _Static_assert(sizeof(struct rst_sigaction) == 32, "rst_sigaction");
 
 struct rst_special {
-	uint64_t cur;    /* where it is in the child now (filled by the child) */
+	uint64_t cur; /* where it is in the child now (filled by the child) */
 	uint64_t len;
-	uint64_t park;   /* parking spot inside the area */
+	uint64_t park;	 /* parking spot inside the area */
 	uint64_t target; /* where the image had it; 0 = the image has none: unmap */
 };
 _Static_assert(sizeof(struct rst_special) == 32, "rst_special");
@@ -115,20 +115,20 @@ struct rst_args {
 	uint32_t version, size; /* RST_VERSION, sizeof(struct rst_args) */
 
 	/* ---- result, written by the blob ---- */
-	volatile int32_t state; /* enum rst_state */
-	int32_t err_errno;      /* positive errno of the failed step */
-	uint64_t err_a, err_b;  /* addresses or numbers of the failed step */
-	char err_step[64];      /* name of the failed step */
-	uint64_t warn_rlimit;   /* bit r: rlimit r could not be raised (kept at the current hard limit) */
+	volatile int32_t state;	 /* enum rst_state */
+	int32_t err_errno;	 /* positive errno of the failed step */
+	uint64_t err_a, err_b;	 /* addresses or numbers of the failed step */
+	char err_step[64];	 /* name of the failed step */
+	uint64_t warn_rlimit;	 /* bit r: rlimit r could not be raised (kept at the current hard limit) */
 	uint32_t warn_timer_ids; /* 1: timers created without PR_TIMER_CREATE_RESTORE_IDS */
 	volatile int32_t helper_tid; /* page-reading helper thread: cleared by the kernel when it exits */
-	uint64_t t_ns[4];        /* CLOCK_MONOTONIC: start, vmas mapped, pages read, done (for the log) */
+	uint64_t t_ns[4];	     /* CLOCK_MONOTONIC: start, vmas mapped, pages read, done (for the log) */
 	uint64_t helper_from, helper_to; /* byte range of all page data the helper thread reads */
-	int32_t use_thp;         /* the parent allows huge pages + UFFDIO_MOVE */
-	int32_t uffd;            /* userfaultfd for UFFDIO_MOVE of huge pages, -1 if not used */
-	volatile int32_t thp_ok; /* cleared when a huge-page fill fails: the rest uses small pages */
-	uint64_t win[2], win_raw[2]; /* per thread: 2 MiB aligned window for filling huge pages */
-	uint64_t thp_bytes[2];   /* bytes moved in as huge pages, per thread (for the log) */
+	int32_t use_thp;		 /* the parent allows huge pages + UFFDIO_MOVE */
+	int32_t uffd;			 /* userfaultfd for UFFDIO_MOVE of huge pages, -1 if not used */
+	volatile int32_t thp_ok;	 /* cleared when a huge-page fill fails: the rest uses small pages */
+	uint64_t win[2], win_raw[2];	 /* per thread: 2 MiB aligned window for filling huge pages */
+	uint64_t thp_bytes[2];		 /* bytes moved in as huge pages, per thread (for the log) */
 
 	/* ---- the area ---- */
 	uint64_t area_start, area_len;
@@ -136,14 +136,14 @@ struct rst_args {
 
 	/* ---- address space ---- */
 	struct rst_special special[RST_NR_SPECIAL];
-	uint64_t unmap;      /* struct rst_range[], filled by the child */
+	uint64_t unmap; /* struct rst_range[], filled by the child */
 	uint32_t nr_unmap;
 	uint32_t nr_vmas;
-	uint64_t vmas;       /* struct rst_vma[], sorted */
-	uint64_t blocks;     /* struct rst_pblock[], sorted */
+	uint64_t vmas;	 /* struct rst_vma[], sorted */
+	uint64_t blocks; /* struct rst_pblock[], sorted */
 	uint32_t nr_blocks;
-	int32_t pages_fd;    /* filled by the child */
-	uint64_t mfd;        /* int32_t[nr_mfiles]: fds of mapped files (child) */
+	int32_t pages_fd; /* filled by the child */
+	uint64_t mfd;	  /* int32_t[nr_mfiles]: fds of mapped files (child) */
 	uint32_t nr_mfiles;
 	int32_t helper_fd_lo; /* the child's helper fds are all >= this: closed after PR_SET_MM_MAP */
 	struct rst_mm_map mm; /* exe_fd filled by the child */
@@ -153,7 +153,7 @@ struct rst_args {
 	struct rst_sigaction sigact[RST_NSIG]; /* index signo-1 */
 	uint64_t sas_sp, sas_size;
 	int32_t sas_flags, has_sas;
-	uint64_t pending;        /* 128-byte siginfo[] for this thread */
+	uint64_t pending; /* 128-byte siginfo[] for this thread */
 	uint32_t nr_pending, nr_pending_shared;
 	uint64_t pending_shared; /* 128-byte siginfo[] for the process */
 
@@ -166,7 +166,7 @@ struct rst_args {
 	uint64_t robust_list, robust_len;
 	uint64_t tid_address;
 	struct rst_itimer itimer[3]; /* ITIMER_REAL, _VIRTUAL, _PROF */
-	uint64_t timers;             /* struct rst_timer[] */
+	uint64_t timers;	     /* struct rst_timer[] */
 	uint32_t nr_timers;
 	uint32_t nr_rlimits;
 	struct rst_rlimit rlimit[RST_NR_RLIMITS];

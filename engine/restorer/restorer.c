@@ -56,7 +56,8 @@ __attribute__((used)) void *memset(void *d, int c, size_t n)
 	return d;
 }
 
-__attribute__((noreturn)) static void fail(struct rst_args *a, const char *step, long ret, uint64_t x, uint64_t y)
+__attribute__((noreturn)) static void fail(struct rst_args *a, const char *step, long ret, uint64_t x,
+					   uint64_t y)
 {
 	size_t i;
 	for (i = 0; step[i] && i < sizeof(a->err_step) - 1; i++)
@@ -110,7 +111,8 @@ static void unmap_old(struct rst_args *a)
 {
 	const struct rst_range *u = (const struct rst_range *)a->unmap;
 	for (uint32_t i = 0; i < a->nr_unmap; i++)
-		check(a, sys2(__NR_munmap, u[i].start, u[i].len), "munmap", u[i].start, u[i].start + u[i].len);
+		check(a, sys2(__NR_munmap, u[i].start, u[i].len), "munmap", u[i].start,
+		      u[i].start + u[i].len);
 }
 
 static uint64_t now_ns(void)
@@ -263,7 +265,8 @@ static void thp_teardown(struct rst_args *a)
 		return;
 	check(a, sys1(__NR_close, a->uffd), "close userfaultfd", 0, 0);
 	for (int k = 0; k < 2; k++)
-		check(a, sys2(__NR_munmap, a->win_raw[k], RST_THP_WIN + RST_THP_SIZE), "unmap window", a->win_raw[k], 0);
+		check(a, sys2(__NR_munmap, a->win_raw[k], RST_THP_WIN + RST_THP_SIZE), "unmap window",
+		      a->win_raw[k], 0);
 	a->uffd = -1;
 }
 
@@ -284,9 +287,10 @@ static void read_pages(struct rst_args *a)
 	a->helper_from = half;
 	a->helper_to = total;
 	a->helper_tid = 1;
-	long tid = rst_clone_thread(CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD | CLONE_SYSVSEM |
-					    CLONE_CHILD_CLEARTID,
-				    (void *)(a->stack_top - RST_STACK_SIZE / 2), (int32_t *)&a->helper_tid, helper_main, a);
+	long tid = rst_clone_thread(CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD |
+					CLONE_SYSVSEM | CLONE_CHILD_CLEARTID,
+				    (void *)(a->stack_top - RST_STACK_SIZE / 2), (int32_t *)&a->helper_tid,
+				    helper_main, a);
 	if (RST_ISERR(tid)) { /* no thread: do it all here */
 		a->helper_tid = 0;
 		read_part(a, 0, total, 0);
@@ -302,7 +306,8 @@ static void read_pages(struct rst_args *a)
 static void madv(struct rst_args *a, const struct rst_vma *v, uint32_t bit, int advice)
 {
 	if (v->madv & bit)
-		check(a, sys3(__NR_madvise, v->start, v->end - v->start, advice), "madvise", v->start, v->end);
+		check(a, sys3(__NR_madvise, v->start, v->end - v->start, advice), "madvise", v->start,
+		      v->end);
 }
 
 /* Protection while the pages are written: the final one, plus write if there is data. */
@@ -362,7 +367,8 @@ static void restore_mm(struct rst_args *a)
 	check(a, sys5(__NR_prctl, PR_SET_MM, PR_SET_MM_MAP, &a->mm, sizeof(a->mm), 0), "prctl(PR_SET_MM_MAP)",
 	      a->mm.start_code, a->mm.brk);
 	/* pages fd, mapped files, exe, error pipe: none of them belongs to the restored task */
-	check(a, sys3(__NR_close_range, a->helper_fd_lo, ~0u, 0), "close helper fds", (uint64_t)a->helper_fd_lo, 0);
+	check(a, sys3(__NR_close_range, a->helper_fd_lo, ~0u, 0), "close helper fds",
+	      (uint64_t)a->helper_fd_lo, 0);
 }
 
 /* ---------------- signals, timers, task ---------------- */
@@ -378,7 +384,8 @@ static void restore_signals(struct rst_args *a)
 	for (int sig = 1; sig <= RST_NSIG; sig++) {
 		if (sig == RST_SIGKILL || sig == RST_SIGSTOP)
 			continue;
-		check(a, sys4(__NR_rt_sigaction, sig, &a->sigact[sig - 1], 0, 8), "rt_sigaction", (uint64_t)sig, 0);
+		check(a, sys4(__NR_rt_sigaction, sig, &a->sigact[sig - 1], 0, 8), "rt_sigaction",
+		      (uint64_t)sig, 0);
 	}
 	if (a->has_sas) {
 		struct k_stack ss = {a->sas_sp, a->sas_flags & ~RST_SS_ONSTACK, 0, a->sas_size};
@@ -393,12 +400,14 @@ static void restore_pending(struct rst_args *a)
 	const uint8_t *si = (const uint8_t *)a->pending;
 	for (uint32_t i = 0; i < a->nr_pending; i++, si += RST_SIGINFO_SIZE) {
 		int32_t sig = *(const int32_t *)si;
-		check(a, sys4(__NR_rt_tgsigqueueinfo, a->pid, a->pid, sig, si), "queue pending signal", (uint64_t)sig, 0);
+		check(a, sys4(__NR_rt_tgsigqueueinfo, a->pid, a->pid, sig, si), "queue pending signal",
+		      (uint64_t)sig, 0);
 	}
 	si = (const uint8_t *)a->pending_shared;
 	for (uint32_t i = 0; i < a->nr_pending_shared; i++, si += RST_SIGINFO_SIZE) {
 		int32_t sig = *(const int32_t *)si;
-		check(a, sys3(__NR_rt_sigqueueinfo, a->pid, sig, si), "queue shared pending signal", (uint64_t)sig, 0);
+		check(a, sys3(__NR_rt_sigqueueinfo, a->pid, sig, si), "queue shared pending signal",
+		      (uint64_t)sig, 0);
 	}
 }
 
@@ -429,7 +438,8 @@ static void restore_timers(struct rst_args *a)
 		struct k_sigevent sev = {t[i].sival, t[i].signo, t[i].notify, t[i].notify_tid, {0}};
 		int32_t id = t[i].id;
 		int64_t its[4] = {t[i].isec, t[i].insec, t[i].vsec, t[i].vnsec};
-		check(a, sys3(__NR_timer_create, t[i].clock_id, &sev, &id), "timer_create", (uint64_t)t[i].id, 0);
+		check(a, sys3(__NR_timer_create, t[i].clock_id, &sev, &id), "timer_create", (uint64_t)t[i].id,
+		      0);
 		if (id != t[i].id)
 			fail(a, "timer_create (id differs)", -17, (uint64_t)t[i].id, (uint64_t)id);
 		check(a, sys4(__NR_timer_settime, id, 0, its, 0), "timer_settime", (uint64_t)id, 0);
@@ -445,7 +455,8 @@ static void restore_rlimits(struct rst_args *a)
 		if (!a->has_rlimit[r])
 			continue;
 		check(a, sys4(__NR_prlimit64, 0, r, 0, &cur), "prlimit64 get", (uint64_t)r, 0);
-		if (want.max > cur.max) { /* raising a hard limit needs CAP_SYS_RESOURCE: keep the current one */
+		if (want.max >
+		    cur.max) { /* raising a hard limit needs CAP_SYS_RESOURCE: keep the current one */
 			want.max = cur.max;
 			a->warn_rlimit |= 1ull << r;
 		}
@@ -463,11 +474,11 @@ static void restore_task(struct rst_args *a)
 {
 	check(a, sys2(__NR_set_tid_address, a->tid_address, 0), "set_tid_address", a->tid_address, 0);
 	if (a->has_robust)
-		check(a, sys2(__NR_set_robust_list, a->robust_list, a->robust_len), "set_robust_list", a->robust_list,
-		      a->robust_len);
+		check(a, sys2(__NR_set_robust_list, a->robust_list, a->robust_len), "set_robust_list",
+		      a->robust_list, a->robust_len);
 	if (a->has_rseq)
-		check(a, sys4(__NR_rseq, a->rseq_ptr, a->rseq_len, 0, a->rseq_sig), "rseq register", a->rseq_ptr,
-		      a->rseq_len);
+		check(a, sys4(__NR_rseq, a->rseq_ptr, a->rseq_len, 0, a->rseq_sig), "rseq register",
+		      a->rseq_ptr, a->rseq_len);
 	restore_signals(a);
 	restore_timers(a);
 	restore_rlimits(a);
@@ -480,8 +491,8 @@ static void capset(struct rst_args *a, uint64_t eff, uint64_t prm, uint64_t inh,
 {
 	struct __user_cap_header_struct h = {_LINUX_CAPABILITY_VERSION_3, 0};
 	struct __user_cap_data_struct d[2] = {
-		{(uint32_t)eff, (uint32_t)prm, (uint32_t)inh},
-		{(uint32_t)(eff >> 32), (uint32_t)(prm >> 32), (uint32_t)(inh >> 32)},
+	    {(uint32_t)eff, (uint32_t)prm, (uint32_t)inh},
+	    {(uint32_t)(eff >> 32), (uint32_t)(prm >> 32), (uint32_t)(inh >> 32)},
 	};
 	check(a, sys2(__NR_capset, &h, d), step, eff, prm);
 }
@@ -508,11 +519,12 @@ static void restore_creds(struct rst_args *a)
 	capset(a, prm, prm, c->cap_inh, "capset (inheritable)");
 	for (int cap = 0; cap < 64; cap++)
 		if (c->cap_amb & (1ull << cap))
-			check(a, sys5(__NR_prctl, PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, cap, 0, 0), "ambient raise",
-			      (uint64_t)cap, 0);
+			check(a, sys5(__NR_prctl, PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, cap, 0, 0),
+			      "ambient raise", (uint64_t)cap, 0);
 	long sb = sys5(__NR_prctl, PR_GET_SECUREBITS, 0, 0, 0, 0);
 	if (sb != (long)c->securebits)
-		check(a, sys5(__NR_prctl, PR_SET_SECUREBITS, c->securebits, 0, 0, 0), "securebits", c->securebits, 0);
+		check(a, sys5(__NR_prctl, PR_SET_SECUREBITS, c->securebits, 0, 0, 0), "securebits",
+		      c->securebits, 0);
 	capset(a, c->cap_eff, c->cap_prm, c->cap_inh, "capset");
 }
 
@@ -527,10 +539,12 @@ void rst_main(struct rst_args *a)
 		restore_creds(a);
 	/* These are reset by a credentials change: set them after it. */
 	if (a->dumpable == 0 || a->dumpable == 1)
-		check(a, sys5(__NR_prctl, PR_SET_DUMPABLE, a->dumpable, 0, 0, 0), "prctl(PR_SET_DUMPABLE)", 0, 0);
+		check(a, sys5(__NR_prctl, PR_SET_DUMPABLE, a->dumpable, 0, 0, 0), "prctl(PR_SET_DUMPABLE)", 0,
+		      0);
 	check(a, sys5(__NR_prctl, PR_SET_PDEATHSIG, a->pdeathsig, 0, 0, 0), "prctl(PR_SET_PDEATHSIG)", 0, 0);
 	if (a->no_new_privs)
-		check(a, sys5(__NR_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "prctl(PR_SET_NO_NEW_PRIVS)", 0, 0);
+		check(a, sys5(__NR_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "prctl(PR_SET_NO_NEW_PRIVS)", 0,
+		      0);
 	a->t_ns[3] = now_ns();
 	__atomic_store_n(&a->state, RST_DONE, __ATOMIC_SEQ_CST);
 }
