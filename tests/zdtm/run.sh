@@ -1,7 +1,7 @@
 #!/bin/bash
 # ZDTM-style runner for crshim. TAP output (usable by prove). See README.md.
 #
-# run.sh [--crshim PATH] [--mode cr|checkpoint|iters|nocr] [--iters N] [--keep] [--list] [TEST...]
+# run.sh [--crshim PATH] [--mode cr|checkpoint|iters|nocr|dumpfail] [--iters N] [--keep] [--list] [TEST...]
 # run.sh --selftest        check that broken states are reported as "not ok"
 #
 # Environment: CRSHIM, MODE, ITERS, ZDTM_BIN (built tests, default build/zdtm),
@@ -53,9 +53,9 @@ while [ $# -gt 0 ]; do
 done
 
 case "$MODE" in
-cr|checkpoint|nocr) ;;
+cr|checkpoint|nocr|dumpfail) ;;
 iters) [[ "$ITERS" =~ ^[1-9][0-9]*$ ]] || { echo "run.sh: bad --iters $ITERS" >&2; exit 2; } ;;
-*) echo "run.sh: unknown mode $MODE (cr, checkpoint, iters, nocr)" >&2; exit 2 ;;
+*) echo "run.sh: unknown mode $MODE (cr, checkpoint, iters, nocr, dumpfail)" >&2; exit 2 ;;
 esac
 
 # ---------------------------------------------------------------- .desc files
@@ -285,6 +285,36 @@ run_steps() { # name
 		if [[ " $(desc_get "$name" flags) " == *" restore-busy "* ]]; then
 			restore_busy "$d" || return 1
 		fi
+		;;
+	dumpfail)
+		# dumps that must fail (image dir is a file, image dir not writable, bad
+		# option) must leave the task running, untraced and unchanged
+		local how
+		: >"$TDIR/not-a-dir"
+		local hows=("-D $TDIR/not-a-dir" "-D /proc/sys -o $TDIR/dumpfail.log" "-D $TDIR/dumpfail --no-such-option")
+		# a full file system half way through the images (root only)
+		mkdir -p "$TDIR/small"
+		if mount -t tmpfs -o size=48k zdtm-small "$TDIR/small" 2>/dev/null; then
+			hows+=("-D $TDIR/small -o $TDIR/dumpfail.log")
+		fi
+		for how in "${hows[@]}"; do
+			mkdir -p "$TDIR/dumpfail"
+			# shellcheck disable=SC2086
+			timeout -k 5 "$CTIMEOUT" "$CRSHIM" dump -t "$TPID" -o dump.log $how -v4 "${OPTS[@]}" \
+				>"$TDIR/dumpfail.out" 2>&1
+			rc=$?
+			if [ $rc -ne 1 ] || [ "$(grep -c . "$TDIR/dumpfail.out")" -lt 1 ]; then
+				umount "$TDIR/small" 2>/dev/null
+				diag_file "$TDIR/dumpfail.out" 5
+				bad "dump $how: exit $rc, want 1 with an error line"
+				return 1
+			fi
+			diag "dump $how: $(head -n1 "$TDIR/dumpfail.out")"
+			sleep 0.1
+			check_running || { umount "$TDIR/small" 2>/dev/null; REASON="after a failed dump ($how): $REASON"; return 1; }
+			compare_snap "a failed dump ($how)" "$TDIR/snap.1" || { umount "$TDIR/small" 2>/dev/null; return 1; }
+		done
+		umount "$TDIR/small" 2>/dev/null
 		;;
 	cr|iters)
 		local n=1
