@@ -238,6 +238,46 @@ static void mark_thp(struct rst_vma *r, struct rst_pblock *rb)
 			r->thp = rb[i].thp = 1;
 }
 
+static bool has_member(const struct rst_vma *rv, size_t nv, size_t lead)
+{
+	for (size_t k = lead + 1; k < nv; k++)
+		if (rv[k].shm_lead == (int32_t)lead)
+			return true;
+	return false;
+}
+
+/* Shared anonymous memory split into several VMAs (mprotect of a part) is one object: the blob maps it
+ * once and moves the parts into place, so that they share it and keep their offsets in it. */
+static void group_shm(struct rst_task *t, struct rst_vma *rv)
+{
+	const VmaEntry **by = calloc(t->args->nr_vmas + 1, sizeof(*by));
+	size_t nv = 0;
+	if (!by)
+		return; /* no grouping: each part on its own */
+	for (size_t i = 0; i < t->mm->n_vmas; i++)
+		if (!vma_is_special(t->mm->vmas[i]))
+			by[nv++] = t->mm->vmas[i];
+	for (size_t k = 0; k < nv; k++) {
+		rv[k].shm_lead = -1;
+		if (rv[k].kind != RST_VMA_ANON_SHARED || !by[k]->has_shmid)
+			continue;
+		for (size_t j = 0; j < k && rv[k].shm_lead < 0; j++)
+			if (rv[j].kind == RST_VMA_ANON_SHARED && by[j]->has_shmid &&
+			    by[j]->shmid == by[k]->shmid)
+				rv[k].shm_lead = rv[j].shm_lead >= 0 ? rv[j].shm_lead : (int32_t)j;
+		int32_t lead = rv[k].shm_lead >= 0 ? rv[k].shm_lead : (int32_t)k;
+		uint64_t size = rv[k].pgoff + (rv[k].end - rv[k].start);
+		if (rv[lead].shm_size < size)
+			rv[lead].shm_size = size;
+	}
+	for (size_t k = 0; k < nv; k++) /* a lone part at offset 0 needs no grouping */
+		if (rv[k].kind == RST_VMA_ANON_SHARED && rv[k].shm_lead < 0 && rv[k].shm_size &&
+		    (rv[k].pgoff || rv[k].shm_size != rv[k].end - rv[k].start ||
+		     (k + 1 < nv && rv[k + 1].shm_lead == (int32_t)k) || has_member(rv, nv, k)))
+			rv[k].shm_lead = (int32_t)k;
+	free(by);
+}
+
 static int fill_vmas(struct rst_task *t, struct rst_vma *rv, struct rst_pblock *rb, struct cr_err *e)
 {
 	struct rst_args *a = t->args;
@@ -257,7 +297,8 @@ static int fill_vmas(struct rst_task *t, struct rst_vma *rv, struct rst_pblock *
 				      .flags = v->flags & (MAP_SHARED | MAP_PRIVATE | MAP_GROWSDOWN),
 				      .madv = v->madv,
 				      .mfile = t->vma_mfile[i],
-				      .first_block = (uint32_t)nb};
+				      .first_block = (uint32_t)nb,
+				      .shm_lead = -1};
 		r->kind = t->vma_mfile[i] >= 0			 ? RST_VMA_FILE
 			  : v->kind == VMA_KIND__VMA_ANON_SHARED ? RST_VMA_ANON_SHARED
 								 : RST_VMA_ANON;
@@ -273,6 +314,7 @@ static int fill_vmas(struct rst_task *t, struct rst_vma *rv, struct rst_pblock *
 	}
 	a->nr_vmas = (uint32_t)nv;
 	a->nr_blocks = (uint32_t)nb;
+	group_shm(t, rv);
 	return 0;
 }
 

@@ -52,9 +52,11 @@ struct rst_vma {
 	uint32_t nr_blocks;
 	uint32_t thp;	    /* 1: has runs that may be filled through huge pages */
 	uint32_t prefilled; /* 1: already mapped (private anon, rw) and filled by crshim */
-	uint32_t pad;
+	int32_t shm_lead;   /* shared anon object in several VMAs or at an offset: index of its first
+			     * VMA (which has shm_size), -1 otherwise */
+	uint64_t shm_size;  /* bytes of the whole object (in the lead) */
 };
-_Static_assert(sizeof(struct rst_vma) == 64, "rst_vma");
+_Static_assert(sizeof(struct rst_vma) == 72, "rst_vma");
 
 struct rst_pblock {
 	uint64_t vaddr, len, off; /* off: in the pages file */

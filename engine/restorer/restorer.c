@@ -326,6 +326,13 @@ static void map_vma(struct rst_args *a, const struct rst_vma *v)
 
 	if (v->prefilled)
 		goto advice;
+	if (v->kind == RST_VMA_ANON_SHARED && v->shm_lead >= 0) { /* a placeholder: map_shm_group */
+		long p = sys6(__NR_mmap, (long)v->start, (long)len, PROT_NONE,
+			      MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+		if (RST_ISERR(p) || (uint64_t)p != v->start)
+			fail(a, "mmap vma", RST_ISERR(p) ? p : -22, v->start, v->end);
+		return;
+	}
 	long r = sys6(__NR_mmap, (long)v->start, (long)len, map_prot(v), v->flags | MAP_FIXED, fd,
 		      v->kind == RST_VMA_FILE ? (long)v->pgoff : 0);
 	if (RST_ISERR(r) || (uint64_t)r != v->start)
@@ -333,6 +340,30 @@ static void map_vma(struct rst_args *a, const struct rst_vma *v)
 advice:
 	madv(a, v, VMA_F_HUGEPAGE, MADV_HUGEPAGE);
 	madv(a, v, VMA_F_NOHUGEPAGE, MADV_NOHUGEPAGE);
+}
+
+/* One shared anonymous object in several VMAs: map it whole, move each part to its place. */
+static void map_shm_group(struct rst_args *a, uint32_t lead)
+{
+	const struct rst_vma *v = (const struct rst_vma *)a->vmas;
+	long tmp = sys6(__NR_mmap, 0, (long)v[lead].shm_size, PROT_READ | PROT_WRITE,
+			MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	check(a, tmp, "mmap shared anonymous object", v[lead].start, v[lead].shm_size);
+	for (uint32_t j = lead; j < a->nr_vmas; j++) {
+		uint64_t len = v[j].end - v[j].start;
+		if (v[j].kind != RST_VMA_ANON_SHARED || v[j].shm_lead != (int32_t)lead)
+			continue;
+		long r = sys5(__NR_mremap, (uint64_t)tmp + v[j].pgoff, len, len,
+			      MREMAP_MAYMOVE | MREMAP_FIXED, v[j].start);
+		if (RST_ISERR(r) || (uint64_t)r != v[j].start)
+			fail(a, "move shared anonymous vma", RST_ISERR(r) ? r : -22, v[j].start, v[j].end);
+		check(a, sys3(__NR_mprotect, v[j].start, len, map_prot(&v[j])), "mprotect vma", v[j].start,
+		      v[j].end);
+		madv(a, &v[j], VMA_F_HUGEPAGE, MADV_HUGEPAGE);
+		madv(a, &v[j], VMA_F_NOHUGEPAGE, MADV_NOHUGEPAGE);
+	}
+	check(a, sys2(__NR_munmap, tmp, v[lead].shm_size), "munmap shared anonymous object", (uint64_t)tmp,
+	      v[lead].shm_size);
 }
 
 static void finish_vma(struct rst_args *a, const struct rst_vma *v)
@@ -359,6 +390,9 @@ static void restore_mm(struct rst_args *a)
 	specials_place(a);
 	for (uint32_t i = 0; i < a->nr_vmas; i++)
 		map_vma(a, &v[i]);
+	for (uint32_t i = 0; i < a->nr_vmas; i++)
+		if (v[i].kind == RST_VMA_ANON_SHARED && v[i].shm_lead == (int32_t)i)
+			map_shm_group(a, i);
 	a->t_ns[1] = now_ns();
 	read_pages(a);
 	a->t_ns[2] = now_ns();
