@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -153,6 +154,12 @@ static int open_targets(struct rst_task *t, const struct fd_plan *p, char *msg, 
 int rst_child_files(struct rst_task *t, char *msg, size_t len)
 {
 	struct fd_plan p = {.lo = 0};
+	struct rlimit nofile;
+	/* the task may use fd numbers above crshim's soft limit (the blob restores its own limits) */
+	if (!getrlimit(RLIMIT_NOFILE, &nofile) && nofile.rlim_cur < nofile.rlim_max) {
+		nofile.rlim_cur = nofile.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &nofile);
+	}
 	for (size_t i = 0; i < t->nr_fdinfo; i++)
 		if (t->fdinfo[i]->fd >= p.lo)
 			p.lo = t->fdinfo[i]->fd + 1;
