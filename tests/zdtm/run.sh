@@ -445,7 +445,7 @@ selftest() {
 	echo "1..6"
 	st ok "a healthy test passes without C/R" "" --mode nocr pid
 	st notok "a test that writes FAIL is reported" "deliberate failure" --mode nocr selftest_fail
-	st notok "a state change seen from outside is reported" "state seen from outside changed" \
+	st notok "a state change seen from outside (maps, fds, status) is reported" "^#   +fd 3 -> /dev/null" \
 		--crshim "$fake/crshim-noop" --mode checkpoint selftest_drift
 	st notok "a failing dump is reported" "dump failed" --crshim /bin/false --mode cr pid
 	st notok "a task that survives a dump without -R is reported" "still running after dump" \
