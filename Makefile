@@ -40,7 +40,7 @@ BLOB_ASM := $(wildcard arch/$(ARCH)/restorer-*.S)
 BLOB_O := $(patsubst %.c,$(B)/blob/%.o,$(BLOB_SRC)) $(patsubst %.S,$(B)/blob/%.o,$(BLOB_ASM))
 BLOB_CFLAGS := -O2 -g0 -std=gnu11 -D_GNU_SOURCE $(WARN) -ffreestanding -nostdlib -fno-stack-protector -fpie \
 	-fno-asynchronous-unwind-tables -fno-unwind-tables -fno-jump-tables -fno-builtin -fvisibility=hidden \
-	-fno-common -U_FORTIFY_SOURCE -I engine -I engine/restorer -I arch/$(ARCH) -I arch
+	-fno-common -U_FORTIFY_SOURCE -MMD -MP -I engine -I engine/restorer -I arch/$(ARCH) -I arch
 
 all: $(B)/crshim
 	@[ -n "$(CROSS_COMPILE)" ] || ln -sf $(B)/crshim crshim
