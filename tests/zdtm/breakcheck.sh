@@ -17,7 +17,7 @@ CASES=(
 	"sig_pending|kill -s RTMIN+1 \$P"
 	"fd_files|g 'call (long)lseek(3, 0, 0)'"
 	"fd_devices|g 'call (int)dup2(20, 21)'"
-	"fd_shared|g 'call (int)dup2(5, 4)'"
+	"fd_shared|g 'call (int)dup2(6, 5)'"
 	"heap_brk|g 'call (long)sbrk(8192)'"
 	"creds|g 'call (int)setresuid(2000, 2000, 2000)'"
 	"prctl|g 'call (int)prctl(4, 1)'"
