@@ -60,8 +60,13 @@ esac
 
 # ---------------------------------------------------------------- .desc files
 # One "key: value" per line, '#' comments. Keys: opts, args, skip, flags, arch, mode-skip, snap-ignore.
+# static/NAME or transition/NAME
+test_dir() {
+	if [ -f "$HERE/transition/$1.c" ] && [ ! -f "$HERE/static/$1.c" ]; then echo transition; else echo static; fi
+}
+
 desc_get() { # name key
-	local f="$HERE/static/$1.desc"
+	local f="$HERE/$(test_dir "$1")/$1.desc"
 	[ -f "$f" ] || return 0
 	sed -n "s/^$2:[[:space:]]*//p" "$f" | head -n1
 }
@@ -72,7 +77,8 @@ is_noauto() {
 
 all_tests() {
 	local f n
-	for f in "$HERE"/static/*.c; do
+	for f in "$HERE"/static/*.c "$HERE"/transition/*.c; do
+		[ -f "$f" ] || continue
 		n=$(basename "$f" .c)
 		is_noauto "$n" || echo "$n"
 	done
@@ -237,7 +243,7 @@ check_running() { # after leave-running dump
 }
 
 run_steps() { # name
-	local name=$1 bin="$BIN/static/$1" i d
+	local name=$1 bin="$BIN/$(test_dir "$1")/$1" i d
 	local args=()
 	eval "args=($(desc_get "$name" args))"
 	eval "OPTS=($(desc_get "$name" opts))"
@@ -381,7 +387,7 @@ run_test() { # name
 	REASON=
 	TPID=
 	OPTS=()
-	if [ ! -f "$HERE/static/$name.c" ]; then
+	if [ ! -f "$HERE/$(test_dir "$name")/$name.c" ]; then
 		report fail "$name" "no such test"
 		return
 	fi
@@ -464,6 +470,7 @@ if [ ${#NAMES[@]} -eq 0 ]; then
 	mapfile -t NAMES < <(all_tests)
 fi
 NAMES=("${NAMES[@]#static/}")
+NAMES=("${NAMES[@]#transition/}")
 
 if [ $LIST = 1 ]; then
 	printf '%s\n' "${NAMES[@]}"
