@@ -17,6 +17,7 @@
 #include "cleanup.h"
 #include "csum.h"
 #include "dump.h"
+#include "fault.h"
 #include "log.h"
 
 #ifndef PAGEMAP_SCAN
@@ -46,6 +47,7 @@ struct mm_state {
 	uint64_t psz;
 	int pagemap_fd, mem_fd;
 	bool scan_ok; /* PAGEMAP_SCAN works */
+	bool no_readv; /* read every page through /proc/PID/mem (fault point no-vm-readv) */
 	struct page_region *vec;
 	size_t vec_len;
 	struct prange *r;
@@ -284,6 +286,8 @@ static int vma_classify(struct dump_ctx *c, const struct proc_vma *v, VmaEntry *
 static int vma_pages(struct mm_state *m, const struct proc_vma *v, const VmaEntry *ve, struct cr_err *e)
 {
 	int fd = (ve->prot & PROT_READ) ? -1 : m->mem_fd; /* process_vm_readv cannot read PROT_NONE */
+	if (m->no_readv)
+		fd = m->mem_fd;
 	switch (ve->kind) {
 	case VMA_KIND__VMA_ANON_PRIVATE:
 	case VMA_KIND__VMA_HEAP:
@@ -442,6 +446,10 @@ static int copy_pages(struct mm_state *m, struct page_writer *pw, uint64_t *tota
 		p.head++;
 		pthread_cond_broadcast(&p.cond);
 		pthread_mutex_unlock(&p.lock);
+		if (ri >= (m->nr + 1) / 2 && fault_check(m->c->o, FI_DUMP_MM_MID, e)) { /* half of the runs queued */
+			ret = -1;
+			break;
+		}
 	}
 	pthread_mutex_lock(&p.lock);
 	p.done = true;
@@ -536,9 +544,12 @@ static int write_pages(struct mm_state *m, struct cr_err *e)
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (pw_open(m->c->dirfd, m->c->pid, &pw, e))
 		return -1;
+	bool enospc = fault_injected(m->c->o, FI_DUMP_ENOSPC);
+	if (enospc)
+		pw_inject_error(pw, ENOSPC);
 	if (copy_pages(m, pw, &total, e)) {
 		pw_abort(pw);
-		return -1;
+		return enospc ? cr_wrap(e, "fault injected at %s", fault_name(FI_DUMP_ENOSPC)) : -1;
 	}
 	if (pw_commit(pw, e))
 		return -1;
@@ -564,6 +575,8 @@ int dump_mm_write(struct dump_ctx *c, struct cr_err *e)
 	char path[64];
 	int ret = -1;
 
+	m.scan_ok = !fault_injected(c->o, FI_NO_PAGEMAP_SCAN);
+	m.no_readv = fault_injected(c->o, FI_NO_VM_READV);
 	snprintf(path, sizeof(path), "/proc/%d/pagemap", c->pid);
 	m.pagemap_fd = open(path, O_RDONLY | O_CLOEXEC);
 	snprintf(path, sizeof(path), "/proc/%d/mem", c->pid);

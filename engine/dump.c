@@ -17,6 +17,7 @@
 #include "arch.h"
 #include "cleanup.h"
 #include "dump.h"
+#include "fault.h"
 #include "log.h"
 
 int dump_created(struct dump_ctx *c, enum img_kind k, int id, struct cr_err *e)
@@ -36,6 +37,10 @@ int dump_created(struct dump_ctx *c, enum img_kind k, int id, struct cr_err *e)
 int dump_write_one(struct dump_ctx *c, enum img_kind k, const ProtobufCMessage *m, struct cr_err *e)
 {
 	int id = k == IMG_FILES || k == IMG_INVENTORY || k == IMG_PSTREE ? 0 : c->pid;
+	if (k == IMG_MM && fault_injected(c->o, FI_DUMP_IMG_WRITE)) {
+		img_write_one_fault(c->dirfd, k, id, m, EIO, e);
+		return cr_wrap(e, "fault injected at %s", fault_name(FI_DUMP_IMG_WRITE));
+	}
 	if (img_write_one(c->dirfd, k, id, m, e))
 		return -1;
 	return dump_created(c, k, id, e);
@@ -134,11 +139,15 @@ static int collect_stopped(struct dump_ctx *c, struct cr_err *e)
 	c->in_syscall_eintr = arch_fixup_syscall_restart(c->regs_resume, c->regs_image);
 	pr_debug("ip %#llx sp %#llx eintr %d\n", (unsigned long long)arch_regs_ip(c->regs_image),
 		 (unsigned long long)arch_regs_sp(c->regs_image), c->in_syscall_eintr);
-	if (infect_start(&c->in, &c->s, c->regs_resume, e))
+	if (infect_start(&c->in, &c->s, c->regs_resume, fault_injected(c->o, FI_NO_VDSO_SYSCALL), e))
 		return -1;
 	int ret = infect_map_scratch(&c->in, e);
 	if (!ret)
+		ret = fault_check(c->o, FI_DUMP_INFECTED, e);
+	if (!ret)
 		ret = dump_core_remote(c, e);
+	if (!ret)
+		ret = fault_check(c->o, FI_DUMP_REMOTE_DONE, e);
 	struct cr_err e2;
 	if (infect_stop(&c->in, ret ? &e2 : e))
 		ret = -1;
@@ -157,8 +166,8 @@ static int dump_images(struct dump_ctx *c, struct cr_err *e)
 	/* A failed dump must never leave an older inventory next to our new files. */
 	if (unlinkat(c->dirfd, "inventory.img", 0) && errno != ENOENT)
 		return cr_fail_sys(e, "remove old inventory.img");
-	if (dump_files_write(c, e) || dump_core_write(c, e) || dump_creds_write(c, e) || dump_mm_write(c, e) ||
-	    write_pstree(c, e))
+	if (dump_files_write(c, e) || fault_check(c->o, FI_DUMP_AFTER_FILES, e) || dump_core_write(c, e) ||
+	    dump_creds_write(c, e) || dump_mm_write(c, e) || write_pstree(c, e))
 		return -1;
 	return write_inventory(c, e);
 }
@@ -199,7 +208,11 @@ int eng_dump(struct cr_opts *o, struct cr_err *err)
 		pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
 		goto out_noseize;
 	}
-	ret = dump_images(&c, err);
+	ret = fault_check(o, FI_DUMP_EARLY, err);
+	if (!ret)
+		ret = dump_images(&c, err);
+	if (!ret)
+		ret = fault_check(o, FI_DUMP_BEFORE_KILL, err);
 	if (ret) {
 		struct cr_err e2;
 		remove_created(&c);

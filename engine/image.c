@@ -90,6 +90,7 @@ struct img_writer {
 	uint8_t *buf;
 	size_t len, cap;
 	uint32_t nr;
+	int inject_errno; /* fault injection: the file write fails with this errno half-way */
 };
 
 static int wbuf_reserve(struct img_writer *w, size_t more, struct cr_err *e)
@@ -163,7 +164,9 @@ static int img_write_file(struct img_writer *w, struct cr_err *e)
 	__cleanup_close int fd = openat(w->dirfd, w->tmpname, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return cr_fail_sys(e, "create image %s", w->name);
-	if (write_all(fd, w->buf, w->len)) {
+	if (w->inject_errno && !write_all(fd, w->buf, w->len / 2))
+		errno = w->inject_errno;
+	if (w->inject_errno || write_all(fd, w->buf, w->len)) {
 		cr_fail_sys(e, "write image %s", w->name);
 		unlinkat(w->dirfd, w->tmpname, 0);
 		return -1;
@@ -206,9 +209,16 @@ void img_abort(struct img_writer *w)
 
 int img_write_one(int dirfd, enum img_kind k, int id, const ProtobufCMessage *m, struct cr_err *e)
 {
+	return img_write_one_fault(dirfd, k, id, m, 0, e);
+}
+
+int img_write_one_fault(int dirfd, enum img_kind k, int id, const ProtobufCMessage *m, int inject_errno,
+			struct cr_err *e)
+{
 	struct img_writer *w;
 	if (img_create(dirfd, k, id, &w, e))
 		return -1;
+	w->inject_errno = inject_errno;
 	if (img_write(w, m, e)) {
 		img_abort(w);
 		return -1;

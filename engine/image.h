@@ -65,6 +65,10 @@ int img_commit(struct img_writer *w, struct cr_err *e);
 void img_abort(struct img_writer *w);
 /* Convenience: one-record image. */
 int img_write_one(int dirfd, enum img_kind k, int id, const ProtobufCMessage *m, struct cr_err *e);
+/* The same, for fault injection: inject_errno != 0 makes the file write fail with it half-way (the partial
+ * temporary file is removed as on a real write error). */
+int img_write_one_fault(int dirfd, enum img_kind k, int id, const ProtobufCMessage *m, int inject_errno,
+			struct cr_err *e);
 
 /* ---- reading ---- */
 struct img_reader;
@@ -93,6 +97,8 @@ struct page_block;
 int pw_add_batch(struct page_writer *pw, const void *buf, size_t len, const struct page_block *b, size_t nb,
 		 struct cr_err *e);
 int pw_commit(struct page_writer *pw, struct cr_err *e);
+/* Fault injection: from now on writes of pw fail with errnum after a partial write (e.g. ENOSPC). */
+void pw_inject_error(struct page_writer *pw, int errnum);
 void pw_abort(struct page_writer *pw);
 
 struct page_block {

@@ -71,7 +71,7 @@ static int poke_insn(struct infect *in, struct cr_err *e)
 	return 0;
 }
 
-int infect_start(struct infect *in, struct seized *s, const void *base_regs, struct cr_err *e)
+int infect_start(struct infect *in, struct seized *s, const void *base_regs, bool no_vdso, struct cr_err *e)
 {
 	memset(in, 0, sizeof(*in));
 	in->s = s;
@@ -79,7 +79,7 @@ int infect_start(struct infect *in, struct seized *s, const void *base_regs, str
 	if (arch_gpregs_size() > sizeof(in->base))
 		return cr_fail_errno(e, EINVAL, "register set too big");
 	memcpy(in->base, base_regs, arch_gpregs_size());
-	int r = find_vdso_insn(in, e);
+	int r = no_vdso ? 1 : find_vdso_insn(in, e);
 	if (r < 0)
 		return -1;
 	if (r > 0) {

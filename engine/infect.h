@@ -22,8 +22,9 @@ struct infect {
 	size_t scratch_len;
 };
 
-/* Prepare remote calls; base_regs are the registers to put back after each call. */
-int infect_start(struct infect *in, struct seized *s, const void *base_regs, struct cr_err *e);
+/* Prepare remote calls; base_regs are the registers to put back after each call. no_vdso: do not look for a
+ * syscall instruction in the vDSO, patch one at the ip (the fallback; fault point no-vdso-syscall). */
+int infect_start(struct infect *in, struct seized *s, const void *base_regs, bool no_vdso, struct cr_err *e);
 /* Run one syscall in the task. *ret gets the raw result (-errno on failure). */
 int infect_syscall(struct infect *in, long nr, const unsigned long args[6], long *ret, struct cr_err *e);
 #define infect_sys(in, ret, e, nr, ...)                                                                        \

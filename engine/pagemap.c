@@ -22,7 +22,13 @@ struct page_writer {
 	uint64_t off;
 	struct page_block *blocks;
 	size_t nr, cap;
+	int inject_errno; /* fault injection: writes fail with this errno after a partial write */
 };
+
+void pw_inject_error(struct page_writer *pw, int errnum)
+{
+	pw->inject_errno = errnum;
+}
 
 int pw_open(int dirfd, int id, struct page_writer **pwp, struct cr_err *e)
 {
@@ -100,7 +106,12 @@ int pw_add_batch(struct page_writer *pw, const void *buf, size_t len, const stru
 					     (unsigned long long)b[i].vaddr);
 	}
 	while (done < len) {
-		ssize_t n = pwrite(pw->fd, (const uint8_t *)buf + done, len - done, (off_t)(pw->off + done));
+		size_t want = len - done;
+		if (pw->inject_errno && done >= len / 2) /* a disk that fills up: short write, then the error */
+			return cr_fail_errno(e, pw->inject_errno, "write %s", pw->name);
+		if (pw->inject_errno)
+			want = len / 2 - done;
+		ssize_t n = pwrite(pw->fd, (const uint8_t *)buf + done, want, (off_t)(pw->off + done));
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "arch.h"
+#include "fault-ids.h"
 #include "log.h"
 #include "restore.h"
 
@@ -117,7 +118,10 @@ static int child_setup(struct rst_task *t, char *msg, size_t len)
 {
 	pr_debug("task %d: session, fds, fs\n", t->pid);
 	/* from here on nothing may be logged: the log's fd number may become one of the task's */
-	if (child_session(t, msg, len) || rst_child_files(t, msg, len) || child_fs(t, msg, len) ||
+	if (t->fault == FI_RESTORE_FILES) /* no fault_hit(): it logs */
+		snprintf(msg, len, "fault injected at restore-files");
+	if (child_session(t, msg, len) || rst_child_files(t, msg, len) || t->fault == FI_RESTORE_FILES ||
+	    child_fs(t, msg, len) ||
 	    child_misc(t, msg, len) || child_bounding(t, msg, len) || child_rseq_off(msg, len) ||
 	    rst_child_fill_unmap(t, msg, len) || child_root(t, msg, len))
 		return -1;

@@ -417,6 +417,7 @@ int rst_area_build(struct rst_task *t, struct cr_err *e)
 	a->mfd = addr + l.mfd;
 	a->nr_mfiles = (uint32_t)t->nr_mfiles;
 	a->pages_fd = -1;
+	a->fault = t->fault;
 	a->use_thp = getenv("CRSHIM_THP") && !strcmp(getenv("CRSHIM_THP"), "1"); /* experimental */
 	if (fill_vmas(t, (struct rst_vma *)((char *)p + l.vmas), (struct rst_pblock *)((char *)p + l.blocks),
 		      e) ||

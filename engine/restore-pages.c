@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "csum.h"
+#include "fault.h"
 #include "log.h"
 #include "restore.h"
 #include "vma-flags.h"
@@ -266,7 +267,8 @@ int rst_pages_load(struct rst_task *t, struct cr_err *e)
 		cr_fail_errno(e, ENOMEM, "out of memory");
 		goto fail;
 	}
-	if (!getenv("CRSHIM_PREFILL") || strcmp(getenv("CRSHIM_PREFILL"), "0"))
+	if ((!getenv("CRSHIM_PREFILL") || strcmp(getenv("CRSHIM_PREFILL"), "0")) &&
+	    !fault_hit(t->fault, FI_NO_PREFILL))
 		prefill_plan(t, kind);
 	void *data = mmap(NULL, pm->total_size, PROT_READ, MAP_SHARED, pm->pages_fd, 0);
 	if (data == MAP_FAILED) {

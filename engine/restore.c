@@ -15,6 +15,7 @@
 
 #include "arch.h"
 #include "cleanup.h"
+#include "fault.h"
 #include "log.h"
 #include "restore.h"
 
@@ -193,6 +194,8 @@ static int finish(struct rst_task *t, struct cr_err *e)
 		return -1;
 	if (ptrace(PTRACE_SETSIGMASK, t->pid, (void *)sizeof(mask), &mask))
 		return cr_fail_sys(e, "PTRACE_SETSIGMASK %d", t->pid);
+	if (fault_hit(t->fault, FI_RESTORE_BEFORE_RESUME))
+		return fault_fail(e, FI_RESTORE_BEFORE_RESUME);
 	if (ptrace(PTRACE_DETACH, t->pid, 0, 0))
 		return cr_fail_sys(e, "PTRACE_DETACH %d", t->pid);
 	if (c->task_state == 1)
@@ -231,11 +234,17 @@ static int write_pidfile(const char *path, pid_t pid, struct cr_err *e)
 
 static int restore_task(struct cr_opts *o, struct rst_task *t, struct cr_err *e)
 {
-	if (rst_load(o, t, e) || rst_area_build(t, e) || spawn_child(t, e))
+	t->fault = o->fault;
+	if (rst_load(o, t, e) || fault_check(o, FI_RESTORE_AFTER_LOAD, e) || rst_area_build(t, e) ||
+	    fault_check(o, FI_RESTORE_BEFORE_FORK, e) || spawn_child(t, e))
 		return -1;
-	if (seize_child(t, e) || wait_blob(t, e) || finish(t, e)) {
+	if (fault_check(o, FI_RESTORE_ROOT_ONLY, e) || seize_child(t, e) || wait_blob(t, e) || finish(t, e)) {
 		if (!t->reaped)
 			kill_child(t->pid);
+		return -1;
+	}
+	if (fault_check(o, FI_RESTORE_AFTER_DETACH, e)) { /* like a failed post-restore step: nothing stays */
+		kill_child(t->pid);
 		return -1;
 	}
 	report_warnings(t);

@@ -58,6 +58,7 @@ struct rst_task {
 	int err_pipe[2]; /* child -> parent: error message of the C stage */
 	int go_pipe[2];	 /* parent -> child: seized, go on */
 	bool reaped;	 /* the child ended and was waited for */
+	int fault;	 /* fault point of this run (engine/fault.h), 0 = none */
 };
 
 /* restore-load.c */

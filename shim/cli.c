@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include "fault.h"
 
 enum {
 	OPT_TCP_EST = 256,
@@ -18,6 +19,7 @@ enum {
 	OPT_INHERIT_FD,
 	OPT_EXTERNAL,
 	OPT_FEATURE,
+	OPT_FAULTS,
 	OPT_IGNORED,	   /* flag without semantics for us: noted in the log */
 	OPT_IGNORED_ARG,   /* same, with an argument */
 	OPT_UNSUPPORTED,   /* changes semantics and we do not have it: error */
@@ -49,6 +51,7 @@ static const struct option long_opts[] = {
     {"inherit-fd", required_argument, NULL, OPT_INHERIT_FD},
     {"external", required_argument, NULL, OPT_EXTERNAL},
     {"feature", required_argument, NULL, OPT_FEATURE},
+    {"faults", no_argument, NULL, OPT_FAULTS},
     /* accepted, no effect for us (noted in the log) */
     {"manage-cgroups", optional_argument, NULL, OPT_IGNORED},
     {"tcp-close", no_argument, NULL, OPT_IGNORED},
@@ -246,6 +249,9 @@ static int parse_one(struct shim_cmd *c, int opt, int idx, int argc, char **argv
 	case OPT_FEATURE:
 		c->feature = optarg;
 		return 0;
+	case OPT_FAULTS:
+		c->faults = true;
+		return 0;
 	}
 	return parse_special(c, opt, idx, msg, len);
 }
@@ -296,6 +302,8 @@ static int check_required(struct shim_cmd *c, char *msg, size_t len)
 		return fail(msg, len, "%s needs -D/--images-dir DIR", shim_verb_name(c->verb));
 	if (c->feature && c->verb != VERB_CHECK)
 		return fail(msg, len, "--feature is only valid with check");
+	if (c->faults && c->verb != VERB_CHECK)
+		return fail(msg, len, "--faults is only valid with check");
 	return 0;
 }
 
@@ -333,4 +341,21 @@ int shim_parse(int argc, char **argv, struct shim_cmd *c, char *msg, size_t len)
 	c->opts.external = c->external;
 	c->opts.n_external = c->n_external;
 	return check_required(c, msg, len);
+}
+
+int shim_fault_env(struct shim_cmd *c, const char *crshim_fault, const char *criu_fault, char *msg, size_t len)
+{
+	struct cr_err e = {0};
+	int id = 0;
+	if (crshim_fault && *crshim_fault) {
+		if (fault_parse(crshim_fault, &id, &e))
+			return fail(msg, len, "CRSHIM_FAULT: %s", e.msg);
+		c->fault_src = "CRSHIM_FAULT";
+	} else if (criu_fault && *criu_fault) {
+		if (fault_parse_criu(criu_fault, &id, &e))
+			return fail(msg, len, "CRIU_FAULT: %s", e.msg);
+		c->fault_src = "CRIU_FAULT";
+	}
+	c->opts.fault = id;
+	return 0;
 }

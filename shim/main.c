@@ -1,5 +1,6 @@
 /* crshim: CRIU-compatible command line. The same binary behaves identically when invoked as `criu`. */
 #include <stdio.h>
+#include <stdlib.h>
 #include "cli.h"
 
 int main(int argc, char **argv)
@@ -18,6 +19,10 @@ int main(int argc, char **argv)
 	if (c.version) {
 		printf("Version: %s\n", CRSHIM_VERSION);
 		return 0;
+	}
+	if (shim_fault_env(&c, getenv("CRSHIM_FAULT"), getenv("CRIU_FAULT"), msg, sizeof(msg))) {
+		fprintf(stderr, "crshim: %s\n", msg);
+		return 1;
 	}
 	return shim_run(&c);
 }

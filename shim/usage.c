@@ -41,6 +41,8 @@ static const char usage_text[] =
     "\n"
     "Check options:\n"
     "      --feature NAME         check one feature (names: see `crshim check`)\n"
+    "      --faults               list the fault injection points (CRSHIM_FAULT=<name|number>,\n"
+    "                             CRIU_FAULT=<CRIU number>)\n"
     "\n"
     "Accepted for CRIU compatibility and ignored (noted in the log):\n"
     "  --manage-cgroups[=MODE] --tcp-close --display-stats --log-pid --link-remap --ghost-limit N\n"

@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "cli.h"
+#include "fault.h"
 #include "log.h"
 
 /* Absolute paths computed here live as long as the process (the opts point into them). */
@@ -30,6 +31,25 @@ static int report(const char *what, const struct cr_err *err, bool with_log)
 		fprintf(stderr, "crshim: %s failed: %s (log: %s)\n", what, buf, log_path());
 	else
 		fprintf(stderr, "crshim: %s failed: %s\n", what, buf);
+	return 1;
+}
+
+/* A failure at the injected fault point says so: "dump failed: fault injected at dump-early (CRSHIM_FAULT)". */
+static int report_run(const struct shim_cmd *c, const char *what, const struct cr_err *err, bool with_log)
+{
+	const struct fault_point *p = fault_point(c->opts.fault);
+	char mark[96];
+	if (!p || p->kind != FAULT_FATAL)
+		return report(what, err, with_log);
+	snprintf(mark, sizeof(mark), "fault injected at %s", p->name);
+	if (!strstr(err->msg, mark))
+		return report(what, err, with_log);
+	const char *src = c->fault_src ? c->fault_src : "fault injection";
+	pr_err("%s failed: %s (%s): %s\n", what, mark, src, err->msg);
+	if (with_log)
+		fprintf(stderr, "crshim: %s failed: %s (%s) (log: %s)\n", what, mark, src, log_path());
+	else
+		fprintf(stderr, "crshim: %s failed: %s (%s)\n", what, mark, src);
 	return 1;
 }
 
@@ -124,7 +144,7 @@ static int run_dump(struct shim_cmd *c)
 	if (setup_log(c, false, &err))
 		return report(what, &err, false);
 	if (eng_dump(&c->opts, &err))
-		return report(what, &err, !c->log_to_stderr);
+		return report_run(c, what, &err, !c->log_to_stderr);
 	pr_info("dump of %d finished\n", c->opts.pid);
 	log_close();
 	return 0;
@@ -171,7 +191,7 @@ static int run_restore(struct shim_cmd *c)
 	if (setup_log(c, false, &err))
 		return report("restore", &err, false);
 	if (eng_restore(&c->opts, &root, &err))
-		return report("restore", &err, !c->log_to_stderr);
+		return report_run(c, "restore", &err, !c->log_to_stderr);
 	pr_info("restored root task %d\n", root);
 	if (c->opts.pidfile && write_pidfile(c->opts.pidfile, root, &err))
 		return report("restore", &err, !c->log_to_stderr);
@@ -185,6 +205,10 @@ static int run_restore(struct shim_cmd *c)
 static int run_check(struct shim_cmd *c)
 {
 	struct cr_err err = {0};
+	if (c->faults) {
+		fault_list(stdout);
+		return fflush(stdout) ? 1 : 0;
+	}
 	if (setup_log(c, true, &err))
 		return report("check", &err, false);
 	if (eng_check(c->feature, stdout, &err)) {

@@ -173,7 +173,8 @@ struct rst_args {
 	uint32_t nr_rlimits;
 	struct rst_rlimit rlimit[RST_NR_RLIMITS];
 	uint32_t has_rlimit[RST_NR_RLIMITS];
-	int32_t pdeathsig, dumpable, no_new_privs, pad1;
+	int32_t pdeathsig, dumpable, no_new_privs;
+	int32_t fault; /* fault point of the run (engine/fault-ids.h), 0 = none */
 
 	/* ---- creds (last) ---- */
 	int32_t has_creds, pad2;

@@ -14,6 +14,7 @@
 #include <linux/prctl.h>
 #include <linux/securebits.h>
 
+#include "fault-ids.h"
 #include "restorer-args.h"
 #include "rst-sys.h"
 #include "vma-flags.h"
@@ -144,7 +145,8 @@ static void read_small(struct rst_args *a, uint64_t vaddr, uint64_t len, uint64_
 		uint64_t n = len - done;
 		if (n > RST_READ_CHUNK)
 			n = RST_READ_CHUNK;
-		long r = sys3(__NR_madvise, vaddr + done, n, MADV_POPULATE_WRITE);
+		long r = a->fault == FI_NO_POPULATE ? 0
+						    : sys3(__NR_madvise, vaddr + done, n, MADV_POPULATE_WRITE);
 		if (RST_ISERR(r) && r != -22)
 			fail(a, "prefault pages", r, vaddr + done, vaddr + done + n);
 		read_into(a, vaddr + done, n, off + done);
@@ -462,7 +464,8 @@ static void restore_timers(struct rst_args *a)
 	}
 	if (!a->nr_timers)
 		return;
-	long on = sys5(__NR_prctl, PR_TIMER_CREATE_RESTORE_IDS, 1, 0, 0, 0);
+	long on = a->fault == FI_NO_TIMER_RESTORE_IDS ? -22
+						      : sys5(__NR_prctl, PR_TIMER_CREATE_RESTORE_IDS, 1, 0, 0, 0);
 	if (RST_ISERR(on))
 		a->warn_timer_ids = 1;
 	/* /proc/PID/timers lists the newest first: create in reverse to get the same order back (with
@@ -567,8 +570,14 @@ void rst_main(struct rst_args *a)
 	if (a->magic != RST_MAGIC || a->size != sizeof(*a))
 		fail(a, "bad args", -22, a->magic, a->size);
 	a->t_ns[0] = now_ns();
+	if (a->fault == FI_RESTORER_BEFORE_MM)
+		fail(a, "fault injected at restorer-before-mm", -5, 0, 0);
 	restore_mm(a);
+	if (a->fault == FI_RESTORER_AFTER_MM)
+		fail(a, "fault injected at restorer-after-mm", -5, 0, 0);
 	restore_task(a);
+	if (a->fault == FI_RESTORER_BEFORE_CREDS)
+		fail(a, "fault injected at restorer-before-creds", -5, 0, 0);
 	if (a->has_creds)
 		restore_creds(a);
 	/* These are reset by a credentials change: set them after it. */
