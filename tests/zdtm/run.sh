@@ -111,7 +111,7 @@ snapshot() { # pid
 	for fd in $(ls "/proc/$pid/fd" 2>/dev/null | sort -n); do
 		printf 'fd %s -> %s pos %s flags %s\n' "$fd" \
 			"$(readlink "/proc/$pid/fd/$fd" 2>/dev/null | sed -E 's/^(pipe|socket):\[[0-9]+\]/\1:[*]/')" \
-			"$(awk '$1 == "pos:" { print $2 }' "/proc/$pid/fdinfo/$fd" 2>/dev/null)" \
+			"$([[ "|$SNAP_IGNORE|" == *"|fdpos|"* ]] && echo '*' || awk '$1 == "pos:" { print $2 }' "/proc/$pid/fdinfo/$fd" 2>/dev/null)" \
 			"$(awk '$1 == "flags:" { print $2 }' "/proc/$pid/fdinfo/$fd" 2>/dev/null)"
 	done
 	echo "## status"
