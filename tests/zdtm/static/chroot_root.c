@@ -14,6 +14,8 @@ int main(int argc, char **argv)
 	int fd;
 
 	test_init(argc, argv);
+	if (geteuid() != 0)
+		test_skip("chroot needs root");
 	mkdir("newroot", 0755);
 	mkdir("newroot/sub", 0755);
 	fd = open("newroot/marker", O_WRONLY | O_CREAT | O_TRUNC, 0644);
