@@ -22,7 +22,7 @@ declare -A took
 # Everything the build makes that is C: crshim (+ blob), unit tests, contrib programs.
 UNITS=$(for f in tests/unit/*.c; do n=${f##*/}; echo "$AB/build/unit/${n%.c}"; done)
 CONTRIB=$(for f in contrib/*.c; do n=${f##*/}; echo "$AB/build/contrib/${n%.c}"; done)
-build_targets() { echo "$1/build/crshim $(echo "$UNITS $CONTRIB" | sed "s|$AB/build/|$1/build/|g")"; }
+build_targets() { echo "$1/build/crshim" $(echo $UNITS $CONTRIB | sed "s|$AB/build/|$1/build/|g"); }
 
 if [[ " $ONLY " == *" scan "* ]]; then
 	t=$SECONDS
@@ -30,7 +30,7 @@ if [[ " $ONLY " == *" scan "* ]]; then
 	# The Makefile sets CC itself: hand it the analyzer wrapper scan-build puts in $CC.
 	# shellcheck disable=SC2016
 	scan-build --status-bugs --use-cc=gcc -o "$AB/scan-build" \
-		-enable-checker security.FloatLoopCounter -enable-checker valist \
+		-enable-checker security.FloatLoopCounter -enable-checker optin.portability.UnixAPI \
 		sh -c '$0 -s -j'"$JOBS"' B='"$AB/sb/build"' CC="$CC" '"$(build_targets "$AB/sb")" "$MAKE" \
 		>"$AB/scan-build.log" 2>&1
 	rc=$?
