@@ -15,6 +15,7 @@
 #include "cleanup.h"
 #include "dump.h"
 #include "log.h"
+#include "pipes.h"
 
 struct dfd {
 	int fd;
@@ -128,6 +129,78 @@ static bool is_deleted(const char *link)
 	return l > s && !strcmp(link + l - s, " (deleted)");
 }
 
+/* What an fd we cannot dump is, for the one-line error: "an eventfd", "a socket", ... */
+static const char *fd_kind(const struct dfd *f)
+{
+	static const struct {
+		const char *link, *what;
+	} anon[] = {
+	    {"anon_inode:[eventfd]", "an eventfd"},	  {"anon_inode:[eventpoll]", "an epoll instance"},
+	    {"anon_inode:[signalfd]", "a signalfd"},	  {"anon_inode:[timerfd]", "a timerfd"},
+	    {"anon_inode:inotify", "an inotify instance"}, {"anon_inode:[fanotify]", "a fanotify instance"},
+	    {"anon_inode:[io_uring]", "an io_uring"},	  {"anon_inode:[userfaultfd]", "a userfaultfd"},
+	    {"anon_inode:[pidfd]", "a pidfd"},		  {"anon_inode:bpf-map", "a bpf map"},
+	    {"anon_inode:bpf-prog", "a bpf program"},	  {"anon_inode:[perf_event]", "a perf event"},
+	};
+	for (size_t i = 0; i < sizeof(anon) / sizeof(anon[0]); i++)
+		if (has_prefix(f->link, anon[i].link))
+			return anon[i].what;
+	if (has_prefix(f->link, "anon_inode:"))
+		return "an anonymous inode";
+	if (S_ISSOCK(f->st.st_mode))
+		return "a socket";
+	if (S_ISBLK(f->st.st_mode))
+		return "a block device";
+	if (S_ISFIFO(f->st.st_mode))
+		return "a pipe";
+	if (has_prefix(f->link, "pidfd:"))
+		return "a pidfd";
+	if (f->link[0] != '/')
+		return "a special file";
+	return "a file of an unsupported type";
+}
+
+static int unsupported(struct dump_ctx *c, const struct dfd *f, const char *what, struct cr_err *e)
+{
+	return cr_fail(e, "fd %d is %s (%s), not supported yet", f->fd, what, f->link);
+}
+
+/* An fd of the task holding a read end (or an O_RDWR open) of the pipe of f, -1 if none. */
+static int pipe_read_fd(const struct dfd *f, const struct dfd *all, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct dfd *g = &all[i];
+		if (g->st.st_ino == f->st.st_ino && g->st.st_dev == f->st.st_dev && S_ISFIFO(g->st.st_mode) &&
+		    (g->fi.flags & O_ACCMODE) != O_WRONLY)
+			return g->fd;
+	}
+	return -1;
+}
+
+/* A pipe end (FILE_PIPE) or an open of a FIFO by path (FILE_FIFO). */
+static int fill_pipe(struct dump_ctx *c, const struct dfd *f, const struct dfd *all, size_t n,
+		     struct dump_pipes **dp, FileEntry *fe, RegFileEntry *re, PipeEntry *pe, struct cr_err *e)
+{
+	bool fifo = f->link[0] == '/';
+	if (fifo && is_deleted(f->link))
+		return unsupported(c, f, "an unlinked FIFO", e);
+	if (!fifo && !has_prefix(f->link, "pipe:"))
+		return unsupported(c, f, fd_kind(f), e);
+	if (!*dp && dump_pipes_init(c->pid, dp, e))
+		return -1;
+	if (dump_pipe_fill(*dp, f->fd, &f->st, f->fi.flags, pipe_read_fd(f, all, n), pe, e))
+		return cr_wrap(e, "fd %d (%s)", f->fd, f->link);
+	fe->pipe = pe;
+	fe->kind = fifo ? FILE_KIND__FILE_FIFO : FILE_KIND__FILE_PIPE, fe->has_kind = 1;
+	if (fifo) {
+		re->path = f->link;
+		re->flags = f->fi.flags & ~(uint32_t)O_CLOEXEC, re->has_flags = 1;
+		re->mode = f->st.st_mode, re->has_mode = 1;
+		fe->reg = re;
+	}
+	return 0;
+}
+
 /* Fill fe for one fd; returns < 0 with a one-line reason for what we cannot dump. */
 static int fill_file(struct dump_ctx *c, const struct dfd *f, FileEntry *fe, RegFileEntry *re, struct cr_err *e)
 {
@@ -140,25 +213,23 @@ static int fill_file(struct dump_ctx *c, const struct dfd *f, FileEntry *fe, Reg
 		fe->inherit_desc = f->link;
 		return 0;
 	}
-	if (has_prefix(f->link, "anon_inode:") || S_ISSOCK(st->st_mode) || S_ISFIFO(st->st_mode) ||
-	    S_ISBLK(st->st_mode) || f->link[0] != '/') {
-		if (stdio && (S_ISFIFO(st->st_mode) || S_ISSOCK(st->st_mode)))
+	if (has_prefix(f->link, "anon_inode:") || S_ISSOCK(st->st_mode) || S_ISBLK(st->st_mode) ||
+	    f->link[0] != '/') {
+		if (stdio && S_ISSOCK(st->st_mode))
 			return cr_fail(e,
-					     "fd %d (%s) is a pipe or socket of the caller: dump with --shell-job "
-					     "(-j)",
-					     f->fd, f->link);
-		return cr_fail(e, "unsupported fd %d (%s) in task %d", f->fd, f->link, c->pid);
+				       "fd %d (%s) is a socket of the caller: dump with --shell-job "
+				       "(-j)",
+				       f->fd, f->link);
+		return unsupported(c, f, fd_kind(f), e);
 	}
 	if (is_deleted(f->link) && st->st_nlink == 0)
-		return cr_fail(e, "unsupported fd %d (%s) in task %d: deleted file", f->fd, f->link,
-				     c->pid);
+		return unsupported(c, f, "a deleted file", e);
 	re->path = f->link;
 	re->flags = f->fi.flags & ~(uint32_t)O_CLOEXEC, re->has_flags = 1;
 	re->mode = st->st_mode, re->has_mode = 1;
 	if (S_ISCHR(st->st_mode)) {
 		if (!strcmp(f->link, "/dev/ptmx") || (major(st->st_rdev) == 5 && minor(st->st_rdev) == 2))
-			return cr_fail(e, "unsupported fd %d (%s) in task %d: pty master", f->fd,
-					     f->link, c->pid);
+			return unsupported(c, f, "a pty master", e);
 		fe->kind = FILE_KIND__FILE_CHR, fe->has_kind = 1;
 		re->rdev = st->st_rdev, re->has_rdev = 1;
 		re->pos = f->fi.pos, re->has_pos = 1;
@@ -168,7 +239,7 @@ static int fill_file(struct dump_ctx *c, const struct dfd *f, FileEntry *fe, Reg
 		re->size = (uint64_t)st->st_size, re->has_size = 1;
 		re->deleted = false, re->has_deleted = 1;
 	} else {
-		return cr_fail(e, "unsupported fd %d (%s) in task %d", f->fd, f->link, c->pid);
+		return unsupported(c, f, fd_kind(f), e);
 	}
 	fe->reg = re;
 	return 0;
@@ -177,6 +248,7 @@ static int fill_file(struct dump_ctx *c, const struct dfd *f, FileEntry *fe, Reg
 static int write_images(struct dump_ctx *c, struct dfd *f, size_t n, struct cr_err *e)
 {
 	struct img_writer *wf = NULL, *wi = NULL;
+	struct dump_pipes *dp = NULL;
 	if (img_create(c->dirfd, IMG_FILES, 0, &wf, e) || img_create(c->dirfd, IMG_FDINFO, c->pid, &wi, e))
 		goto fail;
 	for (size_t i = 0; i < n; i++) {
@@ -190,10 +262,20 @@ static int write_images(struct dump_ctx *c, struct dfd *f, size_t n, struct cr_e
 			continue;
 		FileEntry fe = FILE_ENTRY__INIT;
 		RegFileEntry re = REG_FILE_ENTRY__INIT;
-		if (fill_file(c, &f[i], &fe, &re, e) || img_write(wf, &fe.base, e))
+		PipeEntry pe = PIPE_ENTRY__INIT;
+		if (S_ISFIFO(f[i].st.st_mode) && !inherited_stdio(c, &f[i])) {
+			fe.id = f[i].id, fe.has_id = 1;
+			if (fill_pipe(c, &f[i], f, n, &dp, &fe, &re, &pe, e))
+				goto fail;
+		} else if (fill_file(c, &f[i], &fe, &re, e)) {
+			goto fail;
+		}
+		if (img_write(wf, &fe.base, e))
 			goto fail;
 		pr_debug("fd %d -> id %u: %s\n", f[i].fd, f[i].id, f[i].link);
 	}
+	dump_pipes_free(dp);
+	dp = NULL;
 	if (img_commit(wf, e)) {
 		wf = NULL;
 		goto fail;
@@ -207,6 +289,7 @@ static int write_images(struct dump_ctx *c, struct dfd *f, size_t n, struct cr_e
 	}
 	return dump_created(c, IMG_FDINFO, c->pid, e);
 fail:
+	dump_pipes_free(dp);
 	img_abort(wf);
 	img_abort(wi);
 	return -1;
@@ -221,5 +304,5 @@ int dump_files_write(struct dump_ctx *c, struct cr_err *e)
 	dedup_fds(c, f, n);
 	int ret = write_images(c, f, n, e);
 	free_fds(f, n);
-	return ret ? cr_wrap(e, "files") : 0;
+	return ret;
 }

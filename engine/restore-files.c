@@ -16,6 +16,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "pipes.h"
 #include "restore.h"
 
 #define OPEN_DROP_FLAGS (O_CREAT | O_TRUNC | O_EXCL | O_CLOEXEC)
@@ -142,6 +143,9 @@ static int open_targets(struct rst_task *t, const struct fd_plan *p, char *msg, 
 			if (dup2(p->inherit[i], fi->fd) < 0)
 				return errmsg(msg, len, "fd %d: dup2 from crshim's fd %d", fi->fd,
 					      f->inherit_fd);
+		} else if (f->kind == FILE_KIND__FILE_PIPE || f->kind == FILE_KIND__FILE_FIFO) {
+			if (rst_pipe_open(t, p->lo, f, fi, msg, len))
+				return -1;
 		} else if (open_file(f, fi, msg, len)) {
 			return -1;
 		}
@@ -169,6 +173,7 @@ int rst_child_files(struct rst_task *t, char *msg, size_t len)
 		return errno = ENOMEM, errmsg(msg, len, "fds");
 	if (move_helpers(t, &p, msg, len) || close_others(&p, msg, len) || open_targets(t, &p, msg, len))
 		return -1;
+	rst_pipes_done(); /* pipe ends the task did not hold are closed now */
 	/* the moved inherit sources are not needed any more (helpers, closed by the blob anyway) */
 	for (size_t i = 0; i < t->nr_fdinfo; i++)
 		if (p.inherit[i] >= 0)

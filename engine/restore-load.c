@@ -13,6 +13,7 @@
 #include "arch.h"
 #include "cleanup.h"
 #include "log.h"
+#include "pipes.h"
 #include "restore.h"
 
 /* Verify every image file of the dir (records, trailers, checksums, every page block) but the root task's
@@ -251,6 +252,8 @@ static int check_fds(struct rst_task *t, struct cr_err *e)
 				    fi->fd, f->inherit_desc ? f->inherit_desc : "?", f->inherit_fd);
 			continue;
 		}
+		if (f->kind == FILE_KIND__FILE_PIPE || f->kind == FILE_KIND__FILE_FIFO)
+			continue; /* checked by rst_pipes_prepare */
 		if (f->kind != FILE_KIND__FILE_REG && f->kind != FILE_KIND__FILE_CHR)
 			return cr_fail_errno(e, ENOTSUP, "fd %d: unsupported file kind %d", fi->fd, f->kind);
 		if (!f->reg || !f->reg->path)
@@ -343,7 +346,7 @@ int rst_load(struct cr_opts *o, struct rst_task *t, struct cr_err *e)
 		return -1;
 	pr_info("images verified: task %d, %zu vmas, %llu bytes of pages in %zu blocks\n", t->pid,
 		t->mm->n_vmas, (unsigned long long)t->pm.total_size, t->pm.nr);
-	if (check_fds(t, e) || check_mapped_files(t, e) || check_vdso(t, e))
+	if (rst_pipes_prepare(o, t, e) || check_fds(t, e) || check_mapped_files(t, e) || check_vdso(t, e))
 		return -1;
 	return check_pid_free(t->pid, e);
 }

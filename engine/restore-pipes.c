@@ -1,0 +1,312 @@
+/* Restore of pipes and FIFOs (see pipes.h). Parent side: --inherit-fd for pipes and the checks. Child side
+ * (called by restore-files.c for each pipe end or FIFO open, in fd order): one new pipe per identity (or a
+ * helper O_RDWR open of a FIFO), its size, the data in flight, then the end dup'ed to the fd. The helper
+ * ends live above the task's fds until every fd is in place. */
+#define LOG_PREFIX "restore-pipes: "
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "pipes.h"
+#include "restore.h"
+
+#ifndef F_GETPIPE_SZ
+#define F_GETPIPE_SZ 1032
+#define F_SETPIPE_SZ 1031
+#endif
+
+#define OPEN_DROP_FLAGS (O_CREAT | O_TRUNC | O_EXCL | O_CLOEXEC)
+
+/* ---------------------------------------------------------------- parent: --inherit-fd, checks */
+
+/* "fd[N]:pipe:[INODE]" -> N, INODE; 0 if it is such a key, -1 if another kind of key. */
+static int parse_inherit(const char *s, int *fd, uint64_t *ino)
+{
+	int n = -1;
+	char close1 = 0, close2 = 0;
+	unsigned long long v;
+	if (sscanf(s, "fd[%d%c:pipe:[%llu%c%n", fd, &close1, &v, &close2, &n) != 4 || close1 != ']' ||
+	    close2 != ']' || n < 0 || s[n] != '\0')
+		return -1;
+	*ino = v;
+	return 0;
+}
+
+static bool end_matches(int acc, const PipeEntry *pe)
+{
+	return acc == O_RDWR || (int)(pe->flags & O_ACCMODE) == acc;
+}
+
+static int inherit_one(struct rst_task *t, const char *arg, int fd, uint64_t ino, struct cr_err *e)
+{
+	int fl = fcntl(fd, F_GETFL);
+	if (fl < 0)
+		return cr_fail_errno(e, EBADF, "--inherit-fd %s: crshim's fd %d is not open", arg, fd);
+	int acc = fl & O_ACCMODE;
+	size_t match = 0, any = 0;
+	for (size_t i = 0; i < t->nr_files; i++) {
+		const FileEntry *f = t->files[i];
+		if (f->kind == FILE_KIND__FILE_PIPE && f->pipe && f->pipe->pipe_id == ino) {
+			any++;
+			match += end_matches(acc, f->pipe);
+		}
+	}
+	if (!any) {
+		pr_warn("--inherit-fd %s: the images have no pipe:[%" PRIu64 "]: ignored\n", arg, ino);
+		return 0;
+	}
+	if (!match)
+		pr_warn(
+		    "--inherit-fd %s: crshim's fd %d is not open for the %s end the task held: used anyway\n",
+		    arg, fd, acc == O_RDONLY ? "write" : "read");
+	for (size_t i = 0; i < t->nr_files; i++) {
+		FileEntry *f = t->files[i];
+		if (f->kind != FILE_KIND__FILE_PIPE || !f->pipe || f->pipe->pipe_id != ino ||
+		    (match && !end_matches(acc, f->pipe)))
+			continue;
+		char desc[48];
+		snprintf(desc, sizeof(desc), "pipe:[%" PRIu64 "]", ino);
+		char *d = strdup(desc);
+		if (!d)
+			return cr_fail_errno(e, ENOMEM, "out of memory");
+		free(f->inherit_desc);
+		f->inherit_desc = d;
+		f->kind = FILE_KIND__FILE_INHERIT;
+		f->inherit_fd = fd, f->has_inherit_fd = 1;
+		pr_info("file id %u (%s end of pipe:[%" PRIu64 "]) is inherited from crshim's fd %d\n", f->id,
+			(f->pipe->flags & O_ACCMODE) == O_WRONLY ? "write" : "read", ino, fd);
+	}
+	return 0;
+}
+
+static int check_entry(const struct rst_task *t, const FileEntry *f, struct cr_err *e)
+{
+	struct stat st;
+	if (!f->pipe || !f->pipe->has_pipe_id || !f->pipe->has_flags)
+		return cr_fail_errno(e, EBADMSG, "files.img: pipe file id %u has no pipe identity or flags",
+				     f->id);
+	if (f->pipe->data.len > f->pipe->pipe_size && f->pipe->pipe_size)
+		return cr_fail_errno(e, EBADMSG, "files.img: pipe file id %u holds more data than its size",
+				     f->id);
+	if (f->kind != FILE_KIND__FILE_FIFO)
+		return 0;
+	if (!f->reg || !f->reg->path)
+		return cr_fail_errno(e, EBADMSG, "files.img: FIFO file id %u has no path", f->id);
+	if (stat(f->reg->path, &st))
+		return cr_fail_sys(e, "FIFO %s", f->reg->path);
+	if (!S_ISFIFO(st.st_mode))
+		return cr_fail_errno(e, EINVAL, "%s is not a FIFO any more", f->reg->path);
+	(void)t;
+	return 0;
+}
+
+int rst_pipes_prepare(const struct cr_opts *o, struct rst_task *t, struct cr_err *e)
+{
+	for (int i = 0; i < o->n_inherit_fd; i++) {
+		int fd;
+		uint64_t ino;
+		if (parse_inherit(o->inherit_fd[i], &fd, &ino))
+			continue; /* not a pipe key */
+		if (inherit_one(t, o->inherit_fd[i], fd, ino, e))
+			return -1;
+	}
+	for (size_t i = 0; i < t->nr_files; i++) {
+		const FileEntry *f = t->files[i];
+		if ((f->kind == FILE_KIND__FILE_PIPE || f->kind == FILE_KIND__FILE_FIFO) &&
+		    check_entry(t, f, e))
+			return -1;
+	}
+	return 0;
+}
+
+/* ---------------------------------------------------------------- child: the pipes */
+
+/* State of the restore child (one per process, single-threaded): the pipes made so far. */
+struct rpipe {
+	uint64_t id, dev;
+	bool fifo;
+	int rfd, wfd; /* helper ends >= lo (a FIFO: both the same O_RDWR open) */
+	bool rused, wused;
+};
+static struct rpipe *rpipes;
+static size_t nr_rpipes, cap_rpipes;
+
+static int cmsg(char *msg, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int cmsg(char *msg, size_t len, const char *fmt, ...)
+{
+	int saved = errno;
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(msg, len, fmt, ap);
+	va_end(ap);
+	if (saved && n >= 0 && (size_t)n < len)
+		snprintf(msg + n, len - (size_t)n, ": %s", strerror(saved));
+	return -1;
+}
+
+static int above(int fd, int lo)
+{
+	int nfd = fcntl(fd, F_DUPFD_CLOEXEC, lo);
+	int saved = errno;
+	close(fd);
+	errno = saved;
+	return nfd;
+}
+
+/* The data in flight of pipe id: on whichever entry of the pipe carries it. */
+static const PipeEntry *pipe_data(const struct rst_task *t, const PipeEntry *pe)
+{
+	for (size_t i = 0; i < t->nr_files; i++) {
+		const PipeEntry *q = t->files[i]->pipe;
+		if (q && q->pipe_id == pe->pipe_id && q->dev == pe->dev && q->data_saved && q->data.len)
+			return q;
+	}
+	return NULL;
+}
+
+static int fill(const struct rst_task *t, const PipeEntry *pe, int wfd, char *msg, size_t len)
+{
+	if (pe->pipe_size && fcntl(wfd, F_GETPIPE_SZ) != (int)pe->pipe_size &&
+	    fcntl(wfd, F_SETPIPE_SZ, pe->pipe_size) < 0)
+		return cmsg(msg, len, "pipe:[%" PRIu64 "]: set its size to %u", pe->pipe_id, pe->pipe_size);
+	const PipeEntry *d = pipe_data(t, pe);
+	if (!d)
+		return 0;
+	size_t off = 0;
+	while (off < d->data.len) {
+		ssize_t n = write(wfd, d->data.data + off, d->data.len - off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return cmsg(msg, len, "pipe:[%" PRIu64 "]: write back %zu bytes in flight (%zu done)",
+				    pe->pipe_id, d->data.len, off);
+		off += (size_t)n;
+	}
+	return 0;
+}
+
+static struct rpipe *new_rpipe(const FileEntry *f, char *msg, size_t len)
+{
+	if (nr_rpipes == cap_rpipes) {
+		size_t ncap = cap_rpipes ? cap_rpipes * 2 : 8;
+		struct rpipe *n = realloc(rpipes, ncap * sizeof(*n));
+		if (!n) {
+			errno = ENOMEM;
+			cmsg(msg, len, "pipes");
+			return NULL;
+		}
+		rpipes = n;
+		cap_rpipes = ncap;
+	}
+	struct rpipe *rp = &rpipes[nr_rpipes];
+	*rp = (struct rpipe){.id = f->pipe->pipe_id,
+			     .dev = f->pipe->dev,
+			     .fifo = f->kind == FILE_KIND__FILE_FIFO,
+			     .rfd = -1,
+			     .wfd = -1};
+	return rp;
+}
+
+/* Make the pipe of f (its first fd): a new pipe, or a helper O_RDWR open of the FIFO; size and data. */
+static struct rpipe *make_pipe(const struct rst_task *t, int lo, const FileEntry *f, char *msg, size_t len)
+{
+	struct rpipe *rp = new_rpipe(f, msg, len);
+	if (!rp)
+		return NULL;
+	if (rp->fifo) {
+		int fd = open(f->reg->path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+		if (fd < 0 || (rp->rfd = above(fd, lo)) < 0) {
+			cmsg(msg, len, "open FIFO %s", f->reg->path);
+			return NULL;
+		}
+		rp->wfd = rp->rfd;
+	} else {
+		int p[2];
+		if (pipe2(p, O_CLOEXEC)) {
+			cmsg(msg, len, "pipe");
+			return NULL;
+		}
+		rp->rfd = above(p[0], lo);
+		rp->wfd = above(p[1], lo);
+		if (rp->rfd < 0 || rp->wfd < 0) {
+			cmsg(msg, len, "pipe: move above fd %d", lo);
+			return NULL;
+		}
+	}
+	nr_rpipes++;
+	if (fill(t, f->pipe, rp->wfd, msg, len))
+		return NULL;
+	return rp;
+}
+
+static struct rpipe *find_pipe(const FileEntry *f)
+{
+	for (size_t i = 0; i < nr_rpipes; i++)
+		if (rpipes[i].id == f->pipe->pipe_id && rpipes[i].dev == f->pipe->dev &&
+		    rpipes[i].fifo == (f->kind == FILE_KIND__FILE_FIFO))
+			return &rpipes[i];
+	return NULL;
+}
+
+/* An open file description for f: the pipe's end itself the first time, a new open of it through
+ * /proc/self/fd for another description of the same end (or any FIFO open, by path). -1 on error. */
+static int end_for(struct rpipe *rp, const FileEntry *f, bool *fresh)
+{
+	int flags = (int)(f->pipe->flags & ~(uint32_t)OPEN_DROP_FLAGS);
+	*fresh = true;
+	if (rp->fifo)
+		return open(f->reg->path, flags | O_NOCTTY);
+	bool wr = (flags & O_ACCMODE) == O_WRONLY;
+	bool *used = wr ? &rp->wused : &rp->rused;
+	int src = wr ? rp->wfd : rp->rfd;
+	if (!*used) {
+		*used = true;
+		*fresh = false;
+		return src;
+	}
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", src);
+	return open(path, (flags & ~O_ACCMODE) | (wr ? O_WRONLY : O_RDONLY) | O_NONBLOCK);
+}
+
+int rst_pipe_open(struct rst_task *t, int lo, const FileEntry *f, const FdinfoEntry *fi, char *msg,
+		  size_t len)
+{
+	const PipeEntry *pe = f->pipe;
+	struct rpipe *rp = find_pipe(f);
+	if (!rp && !(rp = make_pipe(t, lo, f, msg, len)))
+		return -1;
+	bool fresh;
+	int src = end_for(rp, f, &fresh);
+	if (src < 0)
+		return cmsg(msg, len, "fd %d: open %s of pipe:[%" PRIu64 "]", fi->fd,
+			    rp->fifo ? f->reg->path : "another end", pe->pipe_id);
+	if (src != fi->fd && dup2(src, fi->fd) < 0)
+		return cmsg(msg, len, "fd %d: dup2 of pipe:[%" PRIu64 "]", fi->fd, pe->pipe_id);
+	if (fresh && src != fi->fd)
+		close(src);
+	/* status flags (O_NONBLOCK, O_DIRECT = packet mode, O_ASYNC) of this open file description */
+	if (fcntl(fi->fd, F_SETFL, (int)(pe->flags & ~(uint32_t)O_ACCMODE)) < 0)
+		return cmsg(msg, len, "fd %d: set flags %#o of pipe:[%" PRIu64 "]", fi->fd, pe->flags,
+			    pe->pipe_id);
+	return 0;
+}
+
+void rst_pipes_done(void)
+{
+	for (size_t i = 0; i < nr_rpipes; i++) {
+		close(rpipes[i].rfd);
+		if (rpipes[i].wfd != rpipes[i].rfd)
+			close(rpipes[i].wfd);
+	}
+	free(rpipes);
+	rpipes = NULL;
+	nr_rpipes = cap_rpipes = 0;
+}
