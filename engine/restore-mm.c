@@ -12,6 +12,7 @@
 
 #include "arch.h"
 #include "cleanup.h"
+#include "fault.h"
 #include "log.h"
 #include "restore.h"
 #include "vma-flags.h"
@@ -417,7 +418,9 @@ int rst_area_build(struct rst_task *t, struct cr_err *e)
 	a->mfd = addr + l.mfd;
 	a->nr_mfiles = (uint32_t)t->nr_mfiles;
 	a->pages_fd = -1;
-	a->fault = t->fault;
+	a->fault = t->fault; /* the blob cannot log: say here that its degrade points are on */
+	if (!fault_hit(t->fault, FI_NO_POPULATE))
+		fault_hit(t->fault, FI_NO_TIMER_RESTORE_IDS);
 	a->use_thp = getenv("CRSHIM_THP") && !strcmp(getenv("CRSHIM_THP"), "1"); /* experimental */
 	if (fill_vmas(t, (struct rst_vma *)((char *)p + l.vmas), (struct rst_pblock *)((char *)p + l.blocks),
 		      e) ||

@@ -469,14 +469,20 @@ static void restore_timers(struct rst_args *a)
 	if (RST_ISERR(on))
 		a->warn_timer_ids = 1;
 	/* /proc/PID/timers lists the newest first: create in reverse to get the same order back (with
-	 * PR_TIMER_CREATE_RESTORE_IDS the ids do not depend on the order) */
+	 * PR_TIMER_CREATE_RESTORE_IDS the ids do not depend on the order; without it the kernel hands out
+	 * ids in increasing order: the oldest first, and ids below the wanted one are taken and freed) */
 	for (uint32_t j = a->nr_timers; j-- > 0;) {
-		uint32_t i = RST_ISERR(on) ? a->nr_timers - 1 - j : j;
+		uint32_t i = j;
 		struct k_sigevent sev = {t[i].sival, t[i].signo, t[i].notify, t[i].notify_tid, {0}};
 		int32_t id = t[i].id;
 		int64_t its[4] = {t[i].isec, t[i].insec, t[i].vsec, t[i].vnsec};
 		check(a, sys3(__NR_timer_create, t[i].clock_id, &sev, &id), "timer_create", (uint64_t)t[i].id,
 		      0);
+		for (int n = 0; RST_ISERR(on) && id < t[i].id && n < 65536; n++) {
+			sys1(__NR_timer_delete, id);
+			check(a, sys3(__NR_timer_create, t[i].clock_id, &sev, &id), "timer_create",
+			      (uint64_t)t[i].id, 0);
+		}
 		if (id != t[i].id)
 			fail(a, "timer_create (id differs)", -17, (uint64_t)t[i].id, (uint64_t)id);
 		check(a, sys4(__NR_timer_settime, id, 0, its, 0), "timer_settime", (uint64_t)id, 0);

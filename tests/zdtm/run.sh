@@ -2,9 +2,10 @@
 # ZDTM-style runner for crshim. TAP output (usable by prove). See README.md.
 #
 # run.sh [--crshim PATH] [--mode cr|checkpoint|iters|nocr|dumpfail] [--iters N] [--keep] [--list] [TEST...]
+# run.sh --mode fault --fault NAME|NUMBER|all [TEST...]   tests under fault points (see fault_tests)
 # run.sh --selftest        check that broken states are reported as "not ok"
 #
-# Environment: CRSHIM, MODE, ITERS, ZDTM_BIN (built tests, default build/zdtm),
+# Environment: CRSHIM, MODE, ITERS, FAULT, ZDTM_BIN (built tests, default build/zdtm),
 # ZDTM_TMP (work dirs, default /tmp), ZDTM_TIMEOUT (seconds per crshim call, default 60).
 set -u
 
@@ -22,6 +23,7 @@ fi
 CRSHIM=${CRSHIM:-$TOP/build/crshim}
 MODE=${MODE:-cr}
 ITERS=${ITERS:-3}
+FAULT=${FAULT:-}
 KEEP=0
 LIST=0
 SELFTEST=0
@@ -31,7 +33,7 @@ ARCH=$(uname -m)
 NAMES=()
 
 usage() {
-	sed -n '2,9p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+	sed -n '2,10p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
 	exit "$1"
 }
 
@@ -43,6 +45,8 @@ while [ $# -gt 0 ]; do
 	--mode=*) MODE=${1#*=}; shift ;;
 	--iters) ITERS=$2; shift 2 ;;
 	--iters=*) ITERS=${1#*=}; shift ;;
+	--fault) FAULT=$2; shift 2 ;;
+	--fault=*) FAULT=${1#*=}; shift ;;
 	--keep) KEEP=1; shift ;;
 	--list) LIST=1; shift ;;
 	--selftest) SELFTEST=1; shift ;;
@@ -54,8 +58,9 @@ done
 
 case "$MODE" in
 cr|checkpoint|nocr|dumpfail) ;;
+fault) [ -n "$FAULT" ] || { echo "run.sh: mode fault needs --fault NAME|NUMBER|all (FAULT=...)" >&2; exit 2; } ;;
 iters) [[ "$ITERS" =~ ^[1-9][0-9]*$ ]] || { echo "run.sh: bad --iters $ITERS" >&2; exit 2; } ;;
-*) echo "run.sh: unknown mode $MODE (cr, checkpoint, iters, nocr, dumpfail)" >&2; exit 2 ;;
+*) echo "run.sh: unknown mode $MODE (cr, checkpoint, iters, nocr, dumpfail, fault)" >&2; exit 2 ;;
 esac
 
 # ---------------------------------------------------------------- .desc files
@@ -242,6 +247,121 @@ check_running() { # after leave-running dump
 	[ "$tr" = 0 ] || { bad "task still traced by $tr after dump --leave-running"; return 1; }
 }
 
+# ---------------------------------------------------------------- mode fault
+# One test under fault point FPOINT (FKIND fatal|degrade), with CRSHIM_FAULT set for that crshim call only.
+# fatal dump-*: exit 1 naming the point, the task running untraced and unchanged, no inventory.img and no
+#   other file left in the images dir; the test still PASSes at SIGTERM (below).
+# fatal restore*: a normal dump, then the faulty restore: exit 1 naming the point, the pid gone, no new
+#   process, the images unchanged; then a normal restore of the same images passes.
+# degrade: dump and restore both with the fault, the point must fire (log) and C/R must pass.
+img_sum() { # dir: names and contents of everything but logs and our output
+	(cd "$1" && find . -type f ! -name '*.log' ! -name '*.out' -printf '%P\n' | sort | xargs -r md5sum)
+}
+
+reaper_kids() { # processes the reaper (our parent) adopted, except us
+	[ -n "${ZDTM_REAPED:-}" ] || return 0
+	ps -o pid= --ppid "$PPID" 2>/dev/null | tr -d ' ' | grep -v -x -e "$$" | sort
+}
+
+expect_fault_fail() { # verb rc outfile
+	if [ "$2" -ne 1 ] || [ "$(grep -c . "$3")" -ne 1 ] || ! grep -q "fault injected at $FPOINT" "$3"; then
+		diag_file "$3" 5
+		bad "$1 under $FPOINT: exit $2 with $(grep -c . "$3") stderr lines, want exit 1 and one line naming the point"
+		return 1
+	fi
+	diag "$1: $(head -n1 "$3")"
+}
+
+fault_steps() {
+	local d="$TDIR/dump" out="$TDIR/fault.out" rc left sum0 sum1 kids0 kids1
+	if [ "$FKIND" = degrade ]; then
+		CRSHIM_FAULT=$FPOINT crshim_dump "$d" || return 1
+		wait_gone "$TPID" 10 || { bad "task $TPID still running after dump"; return 1; }
+		wait_free "$TPID" 30 || { bad "pid $TPID still taken (zombie) after dump"; return 1; }
+		CRSHIM_FAULT=$FPOINT crshim_restore "$d" || return 1
+		grep -q "fault injected at $FPOINT" "$d/dump.log" "$d/restore.log" ||
+			{ bad "point $FPOINT did not fire (not in dump.log/restore.log)"; return 1; }
+		compare_snap "C/R under $FPOINT" "$TDIR/snap.1" || return 1
+		return 0
+	fi
+	if [[ "$FPOINT" == dump-* ]]; then
+		mkdir -p "$d"
+		CRSHIM_FAULT=$FPOINT timeout -k 5 "$CTIMEOUT" "$CRSHIM" dump -t "$TPID" -D "$d" -o dump.log -v4 \
+			"${OPTS[@]}" >"$out" 2>&1
+		rc=$?
+		expect_fault_fail dump $rc "$out" || return 1
+		sleep 0.1
+		check_running || { REASON="after a dump failed at $FPOINT: $REASON"; return 1; }
+		compare_snap "a dump failed at $FPOINT" "$TDIR/snap.1" || return 1
+		[ ! -e "$d/inventory.img" ] || { bad "the failed dump left inventory.img"; return 1; }
+		left=$(cd "$d" && ls -A | grep -v -x -e dump.log | tr '\n' ' ')
+		[ -z "$left" ] || { bad "the failed dump left files: $left"; return 1; }
+		return 0
+	fi
+	crshim_dump "$d" || return 1
+	wait_gone "$TPID" 10 || { bad "task $TPID still running after dump"; return 1; }
+	wait_free "$TPID" 30 || { bad "pid $TPID still taken (zombie) after dump"; return 1; }
+	sum0=$(img_sum "$d")
+	kids0=$(reaper_kids)
+	CRSHIM_FAULT=$FPOINT timeout -k 5 "$CTIMEOUT" "$CRSHIM" restore -D "$d" -o restore-fault.log -v4 -d \
+		--pidfile "$TDIR/fault.pid" "${OPTS[@]}" >"$out" 2>&1
+	rc=$?
+	expect_fault_fail restore $rc "$out" || return 1
+	wait_free "$TPID" 5 || { bad "the failed restore left pid $TPID ($(status_field "$TPID" State))"; return 1; }
+	kids1=$(reaper_kids)
+	[ "$kids0" = "$kids1" ] || { bad "the failed restore left processes: $(comm -13 <(echo "$kids0") <(echo "$kids1") | tr '\n' ' ')"; return 1; }
+	sum1=$(img_sum "$d")
+	[ "$sum0" = "$sum1" ] || { bad "the failed restore changed the images"; return 1; }
+	crshim_restore "$d" || { REASON="normal restore after the failure: $REASON"; return 1; }
+	compare_snap "a restore after a failure at $FPOINT" "$TDIR/snap.1" || return 1
+}
+
+# Tests run under a point: FAULT_TESTS (or TEST... on the command line) for all; otherwise a few that
+# exercise the point (the fallbacks need the memory/timer tests), 4 by default for the fatal ones.
+fault_tests() { # point
+	if [ ${#NAMES[@]} -gt 0 ]; then
+		echo "${NAMES[*]}"
+		return
+	fi
+	case "$1" in
+	no-timer-restore-ids) echo "posix_timers itimers pid" ;;
+	no-prefill) echo "mem_256m heap_brk vma_many" ;;
+	no-populate) echo "mem_256m mem_sparse heap_brk stack_grow" ;;
+	no-pagemap-scan|no-vm-readv) echo "mem_sparse mprotect_sub vma_many file_map_private shm_anon" ;;
+	no-vdso-syscall) echo "pid sig_handlers itimers vdso_clock" ;;
+	dump-mm-mid|dump-enospc|dump-img-write) echo "${FAULT_TESTS:-mem_256m vma_many fd_files sig_pending}" ;;
+	*) echo "${FAULT_TESTS:-pid fd_files sig_pending posix_timers}" ;;
+	esac
+}
+
+run_fault_mode() {
+	local points p nr name kind tests total=0 t
+	mapfile -t points < <("$CRSHIM" check --faults | awk -v f="$FAULT" 'NR > 1 && (f == "all" || $1 == f || $2 == f) { print $1, $2, $4 }')
+	[ ${#points[@]} -gt 0 ] || { echo "run.sh: no fault point '$FAULT' (crshim check --faults)" >&2; exit 2; }
+	for p in "${points[@]}"; do
+		read -r nr name kind <<<"$p"
+		tests=$(fault_tests "$name")
+		set -- $tests
+		total=$((total + $#))
+	done
+	echo "1..$total"
+	echo "# mode fault ($FAULT: ${#points[@]} points), crshim $CRSHIM, kernel $(uname -r)"
+	trap 'cleanup_test; exit 130' INT TERM
+	for p in "${points[@]}"; do
+		read -r nr name kind <<<"$p"
+		tests=$(fault_tests "$name")
+		echo "# fault point $name ($nr, $kind): $tests"
+		FPOINT=$name FKIND=$kind FPREFIX="$name: "
+		for t in $tests; do
+			run_test "$t"
+		done
+	done
+	FPREFIX=
+	echo "# $FAILED of $total failed (${#points[@]} points, ${SECONDS}s)"
+	[ $FAILED -eq 0 ]
+	exit $?
+}
+
 run_steps() { # name
 	local name=$1 bin="$BIN/$(test_dir "$1")/$1" i d
 	local args=()
@@ -322,6 +442,9 @@ run_steps() { # name
 		done
 		umount "$TDIR/small" 2>/dev/null
 		;;
+	fault)
+		fault_steps || return 1
+		;;
 	cr|iters)
 		local n=1
 		[ "$MODE" = iters ] && n=$ITERS
@@ -374,9 +497,9 @@ report() { # status name reason
 	local l
 	TAPN=$((TAPN + 1))
 	case "$1" in
-	ok) echo "ok $TAPN - $2" ;;
-	skip) echo "ok $TAPN - $2 # SKIP $3" ;;
-	*) echo "not ok $TAPN - $2: $3"; FAILED=$((FAILED + 1)) ;;
+	ok) echo "ok $TAPN - ${FPREFIX:-}$2" ;;
+	skip) echo "ok $TAPN - ${FPREFIX:-}$2 # SKIP $3" ;;
+	*) echo "not ok $TAPN - ${FPREFIX:-}$2: $3"; FAILED=$((FAILED + 1)) ;;
 	esac
 	for l in "${DIAG[@]+"${DIAG[@]}"}"; do echo "# $l"; done
 }
@@ -464,6 +587,12 @@ selftest() {
 if [ $SELFTEST = 1 ]; then
 	selftest
 	exit $?
+fi
+
+if [ "$MODE" = fault ]; then
+	[ -x "$CRSHIM" ] || { echo "1..0 # SKIP crshim not found at $CRSHIM"; exit 1; }
+	NAMES=("${NAMES[@]#static/}")
+	run_fault_mode
 fi
 
 if [ ${#NAMES[@]} -eq 0 ]; then
