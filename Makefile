@@ -187,8 +187,11 @@ format:
 sanitize:
 	$(QA_ENV) contrib/qa/sanitize.sh $(SAN_B)
 
+# crshim, the unit tests and the contrib programs, all warning-free for arm64 (they cannot run here).
 cross:
-	$(MAKE) ARCH=aarch64 CROSS_COMPILE=aarch64-linux-gnu- B=build-aarch64 build-aarch64/crshim
+	$(MAKE) ARCH=aarch64 CROSS_COMPILE=aarch64-linux-gnu- B=build-aarch64 build-aarch64/crshim \
+		$(patsubst tests/unit/%.c,build-aarch64/unit/%,$(UNIT_SRC)) \
+		$(patsubst contrib/%.c,build-aarch64/contrib/%,$(wildcard contrib/*.c))
 	file build-aarch64/crshim | grep -q 'ARM aarch64' && file build-aarch64/crshim
 
 # libFuzzer: the engine and shim (not the blob, not main) built with clang into $(FUZZ_B)/libfuzz.a.
