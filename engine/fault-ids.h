@@ -1,4 +1,5 @@
-/* Fault point numbers (stable; see fault.h). A header of its own: the freestanding restorer blob includes it. */
+/* Fault point numbers (stable; see fault.h). A header of its own: the freestanding restorer blob includes it.
+ */
 #ifndef CRSHIM_FAULT_IDS_H
 #define CRSHIM_FAULT_IDS_H
 
@@ -15,21 +16,21 @@ enum fault_id {
 	FI_DUMP_ENOSPC = 8,	  /* pages file write fails with ENOSPC after a partial write */
 	FI_DUMP_BEFORE_KILL = 9,  /* every image incl. inventory.img written, tree not yet killed/released */
 	/* fatal, restore */
-	FI_RESTORE_AFTER_LOAD = 10,	 /* images verified and loaded, nothing created */
-	FI_RESTORE_BEFORE_FORK = 11,	 /* restore area and prefill mapped in crshim, no task yet */
-	FI_RESTORE_FILES = 12,		 /* child: fds and session restored, before the rest of the C stage */
-	FI_RESTORER_BEFORE_MM = 13,	 /* blob: before the address space is built */
-	FI_RESTORER_AFTER_MM = 14,	 /* blob: address space built (vmas, pages, vdso, mm map) */
+	FI_RESTORE_AFTER_LOAD = 10,    /* images verified and loaded, nothing created */
+	FI_RESTORE_BEFORE_FORK = 11,   /* restore area and prefill mapped in crshim, no task yet */
+	FI_RESTORE_FILES = 12,	       /* child: fds and session restored, before the rest of the C stage */
+	FI_RESTORER_BEFORE_MM = 13,    /* blob: before the address space is built */
+	FI_RESTORER_AFTER_MM = 14,     /* blob: address space built (vmas, pages, vdso, mm map) */
 	FI_RESTORER_BEFORE_CREDS = 15, /* blob: signals, timers, rlimits restored, creds not yet */
 	FI_RESTORE_BEFORE_RESUME = 16, /* final ptrace stop: registers set, before detaching */
 	FI_RESTORE_AFTER_DETACH = 17,  /* task detached and running; crshim kills it and fails */
 	/* degrade: must not fail, force a fallback */
-	FI_NO_PAGEMAP_SCAN = 50,	/* dump: read /proc/PID/pagemap instead of the PAGEMAP_SCAN ioctl */
-	FI_NO_VDSO_SYSCALL = 51,	/* dump: poke a syscall insn at the task's ip, not the vDSO's */
-	FI_NO_VM_READV = 52,		/* dump: read pages with pread of /proc/PID/mem, not process_vm_readv */
+	FI_NO_PAGEMAP_SCAN = 50,      /* dump: read /proc/PID/pagemap instead of the PAGEMAP_SCAN ioctl */
+	FI_NO_VDSO_SYSCALL = 51,      /* dump: poke a syscall insn at the task's ip, not the vDSO's */
+	FI_NO_VM_READV = 52,	      /* dump: read pages with pread of /proc/PID/mem, not process_vm_readv */
 	FI_NO_TIMER_RESTORE_IDS = 53, /* restore: no PR_TIMER_CREATE_RESTORE_IDS: create timers in order */
-	FI_NO_POPULATE = 54,		/* restore: no MADV_POPULATE_WRITE before reading pages */
-	FI_NO_PREFILL = 55,		/* restore: no parent-side prefill of big anonymous VMAs */
+	FI_NO_POPULATE = 54,	      /* restore: no MADV_POPULATE_WRITE before reading pages */
+	FI_NO_PREFILL = 55,	      /* restore: no parent-side prefill of big anonymous VMAs */
 };
 
 #endif

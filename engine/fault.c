@@ -16,16 +16,21 @@
  * 6 FI_POST_RESTORE, 135 FI_DONT_USE_PAGEMAP_SCAN: mapped to the points that fail at the same step. */
 static const struct fault_point table[] = {
     {FI_DUMP_EARLY, "dump-early", F, 1, "dump: right after the task is seized"},
-    {FI_RESTORE_ROOT_ONLY, "restore-root-only", F, 2, "restore: root task created by clone3, nothing else yet"},
-    {FI_DUMP_INFECTED, "dump-infected", F, 5, "dump: remote syscalls set up, scratch page mapped in the task"},
-    {FI_DUMP_REMOTE_DONE, "dump-remote-done", F, 0, "dump: remote reads done, before the scratch page is unmapped"},
+    {FI_RESTORE_ROOT_ONLY, "restore-root-only", F, 2,
+     "restore: root task created by clone3, nothing else yet"},
+    {FI_DUMP_INFECTED, "dump-infected", F, 5,
+     "dump: remote syscalls set up, scratch page mapped in the task"},
+    {FI_DUMP_REMOTE_DONE, "dump-remote-done", F, 0,
+     "dump: remote reads done, before the scratch page is unmapped"},
     {FI_DUMP_AFTER_FILES, "dump-after-files", F, 0, "dump: files.img and fdinfo image written"},
-    {FI_DUMP_IMG_WRITE, "dump-img-write", F, 0, "dump: image layer fails writing the mm image half-way (EIO)"},
+    {FI_DUMP_IMG_WRITE, "dump-img-write", F, 0,
+     "dump: image layer fails writing the mm image half-way (EIO)"},
     {FI_DUMP_MM_MID, "dump-mm-mid", F, 3, "dump: memory dump stops after half of the page runs"},
     {FI_DUMP_ENOSPC, "dump-enospc", F, 0, "dump: pages file write fails with ENOSPC after a partial write"},
     {FI_DUMP_BEFORE_KILL, "dump-before-kill", F, 0,
      "dump: all images incl. inventory.img written, tree not killed/released yet"},
-    {FI_RESTORE_AFTER_LOAD, "restore-after-load", F, 0, "restore: images verified and loaded, nothing created"},
+    {FI_RESTORE_AFTER_LOAD, "restore-after-load", F, 0,
+     "restore: images verified and loaded, nothing created"},
     {FI_RESTORE_BEFORE_FORK, "restore-before-fork", F, 0,
      "restore: restore area and prefilled memory mapped, before clone3"},
     {FI_RESTORE_FILES, "restore-files", F, 0, "restore: child has its session and fds, before fs/creds/blob"},
@@ -102,7 +107,8 @@ int fault_parse_criu(const char *s, int *id, struct cr_err *e)
 			*id = table[i].id;
 			return 0;
 		}
-	return cr_fail_errno(e, EINVAL, "CRIU fault %d has no crshim equivalent (see crshim check --faults)", n);
+	return cr_fail_errno(e, EINVAL, "CRIU fault %d has no crshim equivalent (see crshim check --faults)",
+			     n);
 }
 
 bool fault_hit(int selected, int id)

@@ -1,6 +1,6 @@
 /* Fault injection: named points with stable numbers where a dump or restore can really fail ("fatal": the run
- * fails there, as if that step had failed) or where a fallback exists ("degrade": the run must succeed through
- * the fallback). One point is selected per run, in struct cr_opts.fault (CRSHIM_FAULT=<name|number>,
+ * fails there, as if that step had failed) or where a fallback exists ("degrade": the run must succeed
+ * through the fallback). One point is selected per run, in struct cr_opts.fault (CRSHIM_FAULT=<name|number>,
  * CRIU_FAULT=<CRIU number>, read by shim/ before anything is touched; the OCI annotation cr.fault=<name> uses
  * the same names). The numbers never change: new points get new numbers. */
 #ifndef CRSHIM_FAULT_H
@@ -12,7 +12,6 @@
 #include "fault-ids.h"
 
 struct cr_opts;
-
 
 enum fault_kind { FAULT_FATAL, FAULT_DEGRADE };
 
@@ -34,7 +33,8 @@ const char *fault_name(int id);
 int fault_parse(const char *s, int *id, struct cr_err *e);
 /* CRIU_FAULT value: a CRIU fault number (1 = dump-early, 2 = restore-root-only, ...). */
 int fault_parse_criu(const char *s, int *id, struct cr_err *e);
-/* Is point id selected (by a run's fault value)? Logs the hit. For code without the opts (the restore child). */
+/* Is point id selected (by a run's fault value)? Logs the hit. For code without the opts (the restore child).
+ */
 bool fault_hit(int selected, int id);
 /* Is point id selected for this run? Logs the hit. */
 bool fault_injected(const struct cr_opts *o, int id);

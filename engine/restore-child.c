@@ -121,9 +121,8 @@ static int child_setup(struct rst_task *t, char *msg, size_t len)
 	if (t->fault == FI_RESTORE_FILES) /* no fault_hit(): it logs */
 		snprintf(msg, len, "fault injected at restore-files");
 	if (child_session(t, msg, len) || rst_child_files(t, msg, len) || t->fault == FI_RESTORE_FILES ||
-	    child_fs(t, msg, len) ||
-	    child_misc(t, msg, len) || child_bounding(t, msg, len) || child_rseq_off(msg, len) ||
-	    rst_child_fill_unmap(t, msg, len) || child_root(t, msg, len))
+	    child_fs(t, msg, len) || child_misc(t, msg, len) || child_bounding(t, msg, len) ||
+	    child_rseq_off(msg, len) || rst_child_fill_unmap(t, msg, len) || child_root(t, msg, len))
 		return -1;
 	return 0;
 }

@@ -343,7 +343,8 @@ int shim_parse(int argc, char **argv, struct shim_cmd *c, char *msg, size_t len)
 	return check_required(c, msg, len);
 }
 
-int shim_fault_env(struct shim_cmd *c, const char *crshim_fault, const char *criu_fault, char *msg, size_t len)
+int shim_fault_env(struct shim_cmd *c, const char *crshim_fault, const char *criu_fault, char *msg,
+		   size_t len)
 {
 	struct cr_err e = {0};
 	int id = 0;

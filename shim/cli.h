@@ -24,10 +24,10 @@ struct shim_cmd {
 	bool help, version;
 	bool log_to_stderr; /* no -o: log to stderr (like CRIU) */
 	struct cr_opts opts;
-	const char *feature; /* check --feature */
-	bool faults;	     /* check --faults: list the fault injection points */
+	const char *feature;   /* check --feature */
+	bool faults;	       /* check --faults: list the fault injection points */
 	const char *fault_src; /* "CRSHIM_FAULT" or "CRIU_FAULT" when opts.fault was set from it */
-	const char *operand; /* show PATH, swrk FD */
+	const char *operand;   /* show PATH, swrk FD */
 	const char *inherit_fd[SHIM_MAX_LIST];
 	int n_inherit_fd;
 	const char *external[SHIM_MAX_LIST];
@@ -41,9 +41,11 @@ struct shim_cmd {
  * Pure: no I/O, no exit; resets getopt state so it may be called repeatedly. */
 int shim_parse(int argc, char **argv, struct shim_cmd *c, char *msg, size_t len);
 const char *shim_verb_name(enum shim_verb v);
-/* Fault injection from the environment (CRSHIM_FAULT=<name|number> wins over CRIU_FAULT=<CRIU number>), before
- * anything is touched: sets c->opts.fault and c->fault_src; -1 with a one-line message for an unknown value. */
-int shim_fault_env(struct shim_cmd *c, const char *crshim_fault, const char *criu_fault, char *msg, size_t len);
+/* Fault injection from the environment (CRSHIM_FAULT=<name|number> wins over CRIU_FAULT=<CRIU number>),
+ * before anything is touched: sets c->opts.fault and c->fault_src; -1 with a one-line message for an unknown
+ * value. */
+int shim_fault_env(struct shim_cmd *c, const char *crshim_fault, const char *criu_fault, char *msg,
+		   size_t len);
 
 /* usage.c */
 void shim_usage(FILE *f);

@@ -34,7 +34,7 @@ static int report(const char *what, const struct cr_err *err, bool with_log)
 	return 1;
 }
 
-/* A failure at the injected fault point says so: "dump failed: fault injected at dump-early (CRSHIM_FAULT)". */
+/* A failure at the injected fault point says so: "dump failed: fault injected at X (CRSHIM_FAULT)". */
 static int report_run(const struct shim_cmd *c, const char *what, const struct cr_err *err, bool with_log)
 {
 	const struct fault_point *p = fault_point(c->opts.fault);

@@ -145,8 +145,8 @@ static void read_small(struct rst_args *a, uint64_t vaddr, uint64_t len, uint64_
 		uint64_t n = len - done;
 		if (n > RST_READ_CHUNK)
 			n = RST_READ_CHUNK;
-		long r = a->fault == FI_NO_POPULATE ? 0
-						    : sys3(__NR_madvise, vaddr + done, n, MADV_POPULATE_WRITE);
+		long r =
+		    a->fault == FI_NO_POPULATE ? 0 : sys3(__NR_madvise, vaddr + done, n, MADV_POPULATE_WRITE);
 		if (RST_ISERR(r) && r != -22)
 			fail(a, "prefault pages", r, vaddr + done, vaddr + done + n);
 		read_into(a, vaddr + done, n, off + done);
@@ -464,8 +464,9 @@ static void restore_timers(struct rst_args *a)
 	}
 	if (!a->nr_timers)
 		return;
-	long on = a->fault == FI_NO_TIMER_RESTORE_IDS ? -22
-						      : sys5(__NR_prctl, PR_TIMER_CREATE_RESTORE_IDS, 1, 0, 0, 0);
+	long on = a->fault == FI_NO_TIMER_RESTORE_IDS
+		      ? -22
+		      : sys5(__NR_prctl, PR_TIMER_CREATE_RESTORE_IDS, 1, 0, 0, 0);
 	if (RST_ISERR(on))
 		a->warn_timer_ids = 1;
 	/* /proc/PID/timers lists the newest first: create in reverse to get the same order back (with

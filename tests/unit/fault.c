@@ -21,7 +21,8 @@ static void t_parse(void)
 	struct cr_err e = {0};
 	int id = -1;
 	ok(fault_parse("dump-early", &id, &e) == 0 && id == FI_DUMP_EARLY, "name dump-early = 1");
-	ok(fault_parse("restore-root-only", &id, &e) == 0 && id == FI_RESTORE_ROOT_ONLY, "name restore-root-only = 2");
+	ok(fault_parse("restore-root-only", &id, &e) == 0 && id == FI_RESTORE_ROOT_ONLY,
+	   "name restore-root-only = 2");
 	ok(fault_parse("1", &id, &e) == 0 && id == 1, "number 1");
 	ok(fault_parse("2", &id, &e) == 0 && id == 2, "number 2");
 	ok(fault_parse("55", &id, &e) == 0 && id == FI_NO_PREFILL, "number 55 = no-prefill");
@@ -45,11 +46,14 @@ static void t_criu(void)
 	int id = -1;
 	ok(fault_parse_criu("1", &id, &e) == 0 && id == FI_DUMP_EARLY, "CRIU 1 = dump-early");
 	ok(fault_parse_criu("2", &id, &e) == 0 && id == FI_RESTORE_ROOT_ONLY, "CRIU 2 = restore-root-only");
-	ok(fault_parse_criu("3", &id, &e) == 0 && id == FI_DUMP_MM_MID, "CRIU 3 (FI_DUMP_PAGES) = dump-mm-mid");
-	ok(fault_parse_criu("5", &id, &e) == 0 && id == FI_DUMP_INFECTED, "CRIU 5 (parasite connect) = dump-infected");
+	ok(fault_parse_criu("3", &id, &e) == 0 && id == FI_DUMP_MM_MID,
+	   "CRIU 3 (FI_DUMP_PAGES) = dump-mm-mid");
+	ok(fault_parse_criu("5", &id, &e) == 0 && id == FI_DUMP_INFECTED,
+	   "CRIU 5 (parasite connect) = dump-infected");
 	ok(fault_parse_criu("6", &id, &e) == 0 && id == FI_RESTORE_AFTER_DETACH, "CRIU 6 (post-restore)");
 	ok(fault_parse_criu("135", &id, &e) == 0 && id == FI_NO_PAGEMAP_SCAN, "CRIU 135 = no-pagemap-scan");
-	ok(fault_parse_criu("4", &id, &e) < 0 && strstr(e.msg, "no crshim equivalent"), "CRIU 4: no equivalent");
+	ok(fault_parse_criu("4", &id, &e) < 0 && strstr(e.msg, "no crshim equivalent"),
+	   "CRIU 4: no equivalent");
 	ok(fault_parse_criu("dump-early", &id, &e) < 0, "CRIU_FAULT takes numbers only");
 	ok(fault_parse_criu("", &id, &e) < 0, "CRIU_FAULT empty refused");
 }
@@ -89,7 +93,8 @@ static void t_table(void)
 		struct cr_err e;
 		char nr[16];
 		snprintf(nr, sizeof(nr), "%d", t[i].id);
-		if (fault_parse(t[i].name, &id, &e) || id != t[i].id || fault_parse(nr, &id, &e) || id != t[i].id)
+		if (fault_parse(t[i].name, &id, &e) || id != t[i].id || fault_parse(nr, &id, &e) ||
+		    id != t[i].id)
 			named = 0;
 		fatal += t[i].kind == FAULT_FATAL;
 		degrade += t[i].kind == FAULT_DEGRADE;
@@ -99,13 +104,15 @@ static void t_table(void)
 	ok(sorted, "table in increasing number order");
 	ok(unique, "names and CRIU numbers unique");
 	ok(named, "every point parses by name and number and has a place");
-	ok(!strcmp(fault_name(1), "dump-early") && !strcmp(fault_name(2), "restore-root-only"), "1, 2 as in CRIU");
+	ok(!strcmp(fault_name(1), "dump-early") && !strcmp(fault_name(2), "restore-root-only"),
+	   "1, 2 as in CRIU");
 	ok(!strcmp(fault_name(12345), "?") && !fault_point(12345), "unknown id");
 	struct cr_opts o;
 	eng_opts_init(&o);
 	ok(!fault_injected(&o, FI_DUMP_EARLY) && !fault_injected(NULL, FI_DUMP_EARLY), "nothing selected");
 	o.fault = FI_DUMP_EARLY;
-	ok(fault_injected(&o, FI_DUMP_EARLY) && !fault_injected(&o, FI_RESTORE_ROOT_ONLY), "selected point only");
+	ok(fault_injected(&o, FI_DUMP_EARLY) && !fault_injected(&o, FI_RESTORE_ROOT_ONLY),
+	   "selected point only");
 	struct cr_err e = {0};
 	ok(fault_check(&o, FI_DUMP_EARLY, &e) < 0 && !strcmp(e.msg, "fault injected at dump-early"),
 	   "fault_check fails naming the point");
@@ -114,8 +121,8 @@ static void t_table(void)
 
 static int parse_check_faults(void)
 {
-	char a0[] = "crshim", a1[] = "check", a2[] = "--faults", a3[] = "dump", a4[] = "-t", a5[] = "1", a6[] = "-D",
-	     a7[] = "d";
+	char a0[] = "crshim", a1[] = "check", a2[] = "--faults", a3[] = "dump", a4[] = "-t", a5[] = "1",
+	     a6[] = "-D", a7[] = "d";
 	char *ok1[] = {a0, a1, a2, NULL};
 	char *bad[] = {a0, a3, a4, a5, a6, a7, a2, NULL};
 	int r1 = shim_parse(3, ok1, &c, msg, sizeof(msg)) == 0 && c.faults && c.verb == VERB_CHECK;
