@@ -19,6 +19,8 @@ if [ -z "${ZDTM_REAPED:-}" ] && [ -x "$BIN/zdtm_reaper" ]; then
 	export ZDTM_REAPED=1
 	exec "$BIN/zdtm_reaper" "$0" "$@"
 fi
+# The reaper adopts what a failed restore leaves behind (mode fault checks its children, also in nested runs).
+[ -n "${ZDTM_REAPED:-}" ] && export ZDTM_REAPER_PID=${ZDTM_REAPER_PID:-$PPID}
 
 CRSHIM=${CRSHIM:-$TOP/build/crshim}
 MODE=${MODE:-cr}
@@ -258,9 +260,9 @@ img_sum() { # dir: names and contents of everything but logs and our output
 	(cd "$1" && find . -type f ! -name '*.log' ! -name '*.out' -printf '%P\n' | sort | xargs -r md5sum)
 }
 
-reaper_kids() { # processes the reaper (our parent) adopted, except us
-	[ -n "${ZDTM_REAPED:-}" ] || return 0
-	ps -o pid= --ppid "$PPID" 2>/dev/null | tr -d ' ' | grep -v -x -e "$$" | sort
+reaper_kids() { # processes the reaper adopted, except us
+	[ -n "${ZDTM_REAPER_PID:-}" ] || return 0
+	ps -o pid= --ppid "$ZDTM_REAPER_PID" 2>/dev/null | tr -d ' ' | grep -v -x -e "$$" | sort
 }
 
 expect_fault_fail() { # verb rc outfile
@@ -554,6 +556,19 @@ selftest() {
 	exit 0
 	EOF
 	chmod +x "$fake/crshim-noop"
+	# a crshim whose restore under a fault fails as it should but leaves a process behind, and whose dump
+	# under a fault "succeeds"
+	cat >"$fake/crshim-leak" <<-EOF
+	#!/bin/sh
+	if [ "\$1" = restore ] && [ -n "\$CRSHIM_FAULT" ]; then
+		sleep 5 </dev/null >/dev/null 2>&1 &
+		echo "crshim: restore failed: fault injected at \$CRSHIM_FAULT (CRSHIM_FAULT)" >&2
+		exit 1
+	fi
+	[ "\$1" = dump ] && [ -n "\$CRSHIM_FAULT" ] && exit 0
+	exec "$CRSHIM" "\$@"
+	EOF
+	chmod +x "$fake/crshim-leak"
 	st() { # expect(ok|notok) description grep-pattern run.sh-args...
 		local want=$1 what=$2 pat=$3; shift 3
 		n=$((n + 1))
@@ -573,7 +588,7 @@ selftest() {
 			bad=$((bad + 1))
 		fi
 	}
-	echo "1..6"
+	echo "1..8"
 	st ok "a healthy test passes without C/R" "" --mode nocr pid
 	st notok "a test that writes FAIL is reported" "deliberate failure" --mode nocr selftest_fail
 	st notok "a state change seen from outside (maps, fds, status) is reported" "^#   +fd 3 -> /dev/null" \
@@ -582,6 +597,10 @@ selftest() {
 	st notok "a task that survives a dump without -R is reported" "still running after dump" \
 		--crshim "$fake/crshim-noop" --mode cr pid
 	st notok "a missing test is reported" "no such test" --mode nocr no_such_test_xyz
+	st notok "mode fault: a process left by a failed restore is reported" "left processes" \
+		--crshim "$fake/crshim-leak" --mode fault --fault restore-files pid
+	st notok "mode fault: a dump that does not fail at a fatal point is reported" "want exit 1" \
+		--crshim "$fake/crshim-leak" --mode fault --fault dump-early pid
 	rm -rf "$fake"
 	[ $bad -eq 0 ]
 }
