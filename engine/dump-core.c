@@ -2,6 +2,7 @@
 #define LOG_PREFIX "dump-core: "
 #include <errno.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -13,6 +14,7 @@
 #include "arch.h"
 #include "cleanup.h"
 #include "dump.h"
+#include "fault.h"
 #include "log.h"
 
 /* Scratch page layout for the remote reads (offsets in bytes). */
@@ -345,5 +347,83 @@ int dump_core_write(struct dump_ctx *c, struct cr_err *e)
 out:
 	free(ce.posix_timers);
 	free(pend.v), free(pend.raw), free(pend_sh.v), free(pend_sh.raw);
+	return ret;
+}
+
+/* ---------------- threads other than the leader ---------------- */
+
+int dump_core_thread_remote(struct dump_ctx *c, struct dump_thread *t, struct cr_err *e)
+{
+	struct infect in;
+	uint64_t s = c->in.scratch;
+	long r1, r2;
+	uint8_t buf[SCR_TIDADDR + 8];
+	if (infect_start(&in, &t->s, t->regs_resume, fault_injected(c->o, FI_NO_VDSO_SYSCALL), e))
+		return cr_wrap(e, "thread %d", t->tid);
+	int ret = infect_sys(&in, &r1, e, __NR_sigaltstack, 0, s + SCR_SAS, 0, 0, 0, 0);
+	if (!ret)
+		ret = infect_sys(&in, &r2, e, __NR_prctl, PR_GET_TID_ADDRESS, s + SCR_TIDADDR, 0, 0, 0, 0);
+	if (!ret && (r1 || r2))
+		ret = cr_fail_errno(e, (int)-(r1 ? r1 : r2), "remote %s", r1 ? "sigaltstack" : "PR_GET_TID_ADDRESS");
+	struct cr_err e2;
+	if (infect_stop(&in, ret ? &e2 : e)) /* no scratch of its own: only a poked instruction to undo */
+		ret = -1;
+	if (ret)
+		return cr_wrap(e, "thread %d", t->tid);
+	if (infect_read(&c->in, s, buf, sizeof(buf), e))
+		return -1;
+	memcpy(&t->sas, buf + SCR_SAS, sizeof(t->sas));
+	memcpy(&t->tid_address, buf + SCR_TIDADDR, 8);
+	return 0;
+}
+
+int dump_core_write_thread(struct dump_ctx *c, struct dump_thread *t, struct cr_err *e)
+{
+	CoreEntry ce = CORE_ENTRY__INIT;
+	SigaltstackEntry sas = SIGALTSTACK_ENTRY__INIT;
+	RseqEntry rseq = RSEQ_ENTRY__INIT;
+	__cleanup_free char *comm = NULL;
+	struct siginfo_list pend = {0};
+	char name[64];
+	int ret = -1;
+
+	ce.arch = (char *)arch_name();
+	ce.gpregs = (ProtobufCBinaryData){arch_gpregs_size(), t->regs_image}, ce.has_gpregs = 1;
+	ce.xstate = (ProtobufCBinaryData){t->xstate_len, t->xstate}, ce.has_xstate = 1;
+	ce.sigmask = t->s.sigmask, ce.has_sigmask = 1;
+	snprintf(name, sizeof(name), "task/%d/comm", t->tid);
+	if (proc_read(c->pid, name, &comm, NULL, e))
+		return -1;
+	comm[strcspn(comm, "\n")] = '\0';
+	ce.comm = comm;
+	if (syscall(SYS_get_robust_list, t->tid, &ce.robust_list, &ce.robust_len))
+		return cr_fail_sys(e, "get_robust_list(%d)", t->tid);
+	ce.has_robust_list = ce.has_robust_len = 1;
+	if (peek_siginfo(t->tid, 0, &pend, e))
+		goto out;
+	ce.n_pending = pend.n, ce.pending = pend.v;
+	sas.sp = t->sas.sp, sas.has_sp = 1;
+	sas.size = t->sas.size, sas.has_size = 1;
+	sas.flags = t->sas.flags, sas.has_flags = 1;
+	ce.sas = &sas;
+	struct ptrace_rseq_conf rc = {0};
+	if (ptrace(PTRACE_GET_RSEQ_CONFIGURATION, t->tid, (void *)sizeof(rc), &rc) < 0) {
+		cr_fail_sys(e, "thread %d: PTRACE_GET_RSEQ_CONFIGURATION", t->tid);
+		goto out;
+	}
+	if (rc.ptr) {
+		rseq.ptr = rc.ptr, rseq.has_ptr = 1;
+		rseq.len = rc.len, rseq.has_len = 1;
+		rseq.flags = rc.flags, rseq.has_flags = 1;
+		rseq.sig = rc.sig, rseq.has_sig = 1;
+		ce.rseq = &rseq;
+	}
+	ce.tid_address = t->tid_address, ce.has_tid_address = 1;
+	ce.in_syscall_eintr = t->in_syscall_eintr != 0, ce.has_in_syscall_eintr = 1;
+	if (img_write_one(c->dirfd, IMG_CORE, t->tid, &ce.base, e))
+		goto out;
+	ret = dump_created(c, IMG_CORE, t->tid, e);
+out:
+	free(pend.v), free(pend.raw);
 	return ret;
 }

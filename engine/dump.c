@@ -2,6 +2,7 @@
  * Order: open the dir -> seize -> registers -> remote syscalls -> /proc -> images -> inventory (last)
  * -> release (leave running) or kill. Every failure releases the task as it was and removes our images. */
 #define LOG_PREFIX "dump: "
+#include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
 #include <fcntl.h>
@@ -11,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -80,8 +82,6 @@ static int check_task(pid_t pid, struct proc_status *st, struct cr_err *e)
 		return cr_wrap(e, "task %d", pid);
 	if (st->state == 'Z' || st->state == 'X')
 		return cr_fail_errno(e, ESRCH, "task %d is a zombie", pid);
-	if (st->threads > 1)
-		return cr_fail(e, "not supported yet: task %d has %d threads", pid, st->threads);
 	/* Remote syscalls could be killed by the filter, and the image has no place for it yet. */
 	if (st->seccomp)
 		return cr_fail(e, "not supported yet: task %d runs under seccomp (%s mode)", pid,
@@ -99,15 +99,115 @@ static int check_task(pid_t pid, struct proc_status *st, struct cr_err *e)
 	return 0;
 }
 
+/* ---------------- threads ---------------- */
+
+static bool thread_known(const struct dump_ctx *c, pid_t tid)
+{
+	if (tid == c->pid)
+		return true;
+	for (size_t i = 0; i < c->nth; i++)
+		if (c->th[i].tid == tid)
+			return true;
+	return false;
+}
+
+/* Seize every thread but the leader (already seized); scan /proc/PID/task again until a scan finds no new
+ * one (a running thread may create threads until it is stopped). Returns the number seized in this scan. */
+static int seize_thread_scan(struct dump_ctx *c, struct cr_err *e)
+{
+	char path[64];
+	int found = 0;
+	snprintf(path, sizeof(path), "/proc/%d/task", c->pid);
+	__cleanup_closedir DIR *d = opendir(path);
+	if (!d)
+		return cr_fail_sys(e, "open %s", path);
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		pid_t tid = (pid_t)atoi(de->d_name);
+		if (tid <= 0 || thread_known(c, tid))
+			continue;
+		if (c->nth == c->th_cap) {
+			size_t ncap = c->th_cap ? c->th_cap * 2 : 8;
+			void *n = realloc(c->th, ncap * sizeof(*c->th));
+			if (!n)
+				return cr_fail_errno(e, ENOMEM, "out of memory");
+			c->th = n;
+			c->th_cap = ncap;
+		}
+		struct dump_thread *t = &c->th[c->nth];
+		memset(t, 0, sizeof(*t));
+		t->tid = tid;
+		if (seize_task(tid, &t->s, e)) {
+			if (e->errnum == ESRCH) { /* it exited meanwhile */
+				cr_err_clear(e);
+				continue;
+			}
+			return cr_wrap(e, "thread %d", tid);
+		}
+		c->nth++;
+		found++;
+	}
+	return found;
+}
+
+static int seize_threads(struct dump_ctx *c, struct cr_err *e)
+{
+	for (int round = 0; round < 100; round++) {
+		int r = seize_thread_scan(c, e);
+		if (r <= 0)
+			return r;
+	}
+	return cr_fail_errno(e, EBUSY, "task %d keeps creating threads", c->pid);
+}
+
+static void release_threads(struct dump_ctx *c)
+{
+	struct cr_err e2;
+	for (size_t i = 0; i < c->nth; i++) {
+		struct dump_thread *t = &c->th[i];
+		if (t->s.attached && t->regs_ok)
+			arch_set_gpregs(t->tid, t->regs_resume, &e2);
+		seize_release(&t->s, &e2);
+	}
+}
+
+/* Threads of a killed process: reap our ptrace notifications so the leader can go. */
+static void reap_threads(struct dump_ctx *c)
+{
+	for (size_t i = 0; i < c->nth; i++) {
+		struct dump_thread *t = &c->th[i];
+		int st;
+		while (t->s.attached && waitpid(t->tid, &st, __WALL) >= 0 && !WIFEXITED(st) && !WIFSIGNALED(st))
+			;
+		t->s.attached = false;
+	}
+}
+
+static int collect_thread(struct dump_ctx *c, struct dump_thread *t, struct cr_err *e)
+{
+	if (arch_get_gpregs(t->tid, t->regs_resume, e) ||
+	    arch_get_fpstate(t->tid, &t->xstate, &t->xstate_len, e))
+		return cr_wrap(e, "thread %d", t->tid);
+	memcpy(t->regs_image, t->regs_resume, arch_gpregs_size());
+	t->regs_ok = true;
+	t->in_syscall_eintr = arch_fixup_syscall_restart(t->regs_resume, t->regs_image);
+	return 0;
+}
+
 static int write_pstree(struct dump_ctx *c, struct cr_err *e)
 {
 	PstreeEntry pe = PSTREE_ENTRY__INIT;
-	int32_t tid = c->pid;
+	__cleanup_free int32_t *tids = calloc(c->nth + 1, sizeof(*tids));
+	if (!tids)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	tids[0] = c->pid;
+	for (size_t i = 0; i < c->nth; i++)
+		tids[i + 1] = c->th[i].tid;
 	pe.pid = c->pid, pe.has_pid = 1;
 	pe.ppid = 0, pe.has_ppid = 1;
 	pe.pgid = (int32_t)c->stat.f[5], pe.has_pgid = 1;
 	pe.sid = (int32_t)c->stat.f[6], pe.has_sid = 1;
-	pe.n_threads = 1, pe.threads = &tid;
+	pe.n_threads = c->nth + 1, pe.threads = tids;
 	return dump_write_one(c, IMG_PSTREE, &pe.base, e);
 }
 
@@ -137,6 +237,9 @@ static int collect_stopped(struct dump_ctx *c, struct cr_err *e)
 	memcpy(c->regs_image, c->regs_resume, arch_gpregs_size());
 	c->regs_ok = true;
 	c->in_syscall_eintr = arch_fixup_syscall_restart(c->regs_resume, c->regs_image);
+	for (size_t i = 0; i < c->nth; i++)
+		if (collect_thread(c, &c->th[i], e))
+			return -1;
 	pr_debug("ip %#llx sp %#llx eintr %d\n", (unsigned long long)arch_regs_ip(c->regs_image),
 		 (unsigned long long)arch_regs_sp(c->regs_image), c->in_syscall_eintr);
 	if (infect_start(&c->in, &c->s, c->regs_resume, fault_injected(c->o, FI_NO_VDSO_SYSCALL), e))
@@ -146,6 +249,8 @@ static int collect_stopped(struct dump_ctx *c, struct cr_err *e)
 		ret = fault_check(c->o, FI_DUMP_INFECTED, e);
 	if (!ret)
 		ret = dump_core_remote(c, e);
+	for (size_t i = 0; !ret && i < c->nth; i++)
+		ret = dump_core_thread_remote(c, &c->th[i], e);
 	if (!ret)
 		ret = fault_check(c->o, FI_DUMP_REMOTE_DONE, e);
 	struct cr_err e2;
@@ -169,6 +274,9 @@ static int dump_images(struct dump_ctx *c, struct cr_err *e)
 	if (dump_files_write(c, e) || fault_check(c->o, FI_DUMP_AFTER_FILES, e) || dump_core_write(c, e) ||
 	    dump_creds_write(c, e) || dump_mm_write(c, e) || write_pstree(c, e))
 		return -1;
+	for (size_t i = 0; i < c->nth; i++)
+		if (dump_core_write_thread(c, &c->th[i], e))
+			return -1;
 	return write_inventory(c, e);
 }
 
@@ -178,6 +286,9 @@ static void dump_free(struct dump_ctx *c)
 	proc_status_free(&c->st);
 	free(c->xstate);
 	free(c->created);
+	for (size_t i = 0; i < c->nth; i++)
+		free(c->th[i].xstate);
+	free(c->th);
 }
 
 int eng_dump(struct cr_opts *o, struct cr_err *err)
@@ -208,7 +319,11 @@ int eng_dump(struct cr_opts *o, struct cr_err *err)
 		pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
 		goto out_noseize;
 	}
-	ret = fault_check(o, FI_DUMP_EARLY, err);
+	ret = seize_threads(&c, err) < 0 ? -1 : 0;
+	if (!ret && c.nth)
+		pr_info("task %d: %zu more threads seized\n", o->pid, c.nth);
+	if (!ret)
+		ret = fault_check(o, FI_DUMP_EARLY, err);
 	if (!ret)
 		ret = dump_images(&c, err);
 	if (!ret)
@@ -216,10 +331,12 @@ int eng_dump(struct cr_opts *o, struct cr_err *err)
 	if (ret) {
 		struct cr_err e2;
 		remove_created(&c);
+		release_threads(&c);
 		if (c.s.attached && c.regs_ok)
 			arch_set_gpregs(c.pid, c.regs_resume, &e2);
 		seize_release(&c.s, &e2);
 	} else if (o->leave_running) {
+		release_threads(&c);
 		int r1 = arch_set_gpregs(c.pid, c.regs_resume, err);
 		int r2 = seize_release(&c.s, r1 ? &(struct cr_err){0} : err);
 		if (r1 || r2) {
@@ -228,6 +345,8 @@ int eng_dump(struct cr_opts *o, struct cr_err *err)
 			remove_created(&c);
 		}
 	} else {
+		kill(c.pid, SIGKILL);
+		reap_threads(&c);
 		seize_kill(&c.s);
 	}
 	pthread_sigmask(SIG_SETMASK, &old_mask, NULL);

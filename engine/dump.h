@@ -39,6 +39,25 @@ struct dump_remote {
 	uint32_t securebits;
 };
 
+/* One thread other than the leader (the leader's state is in dump_ctx itself). */
+struct dump_thread {
+	pid_t tid;
+	struct seized s;
+	uint8_t regs_resume[INFECT_REGS_MAX];
+	uint8_t regs_image[INFECT_REGS_MAX];
+	bool regs_ok;
+	int in_syscall_eintr;
+	void *xstate;
+	size_t xstate_len;
+	struct {
+		uint64_t sp;
+		int32_t flags;
+		int32_t pad;
+		uint64_t size;
+	} sas;
+	uint64_t tid_address;
+};
+
 struct dump_ctx {
 	struct cr_opts *o;
 	pid_t pid;
@@ -54,6 +73,8 @@ struct dump_ctx {
 	struct proc_status st;
 	struct proc_stat stat;
 	struct dump_remote rem;
+	struct dump_thread *th; /* the other threads, seized */
+	size_t nth, th_cap;
 	/* image files this dump created (removed again if it fails) */
 	char (*created)[64];
 	size_t ncreated, created_cap;
@@ -67,6 +88,10 @@ int dump_write_one(struct dump_ctx *c, enum img_kind k, const ProtobufCMessage *
 /* dump-core.c: remote reads (while infected), then core-PID.img and sigacts-PID.img. */
 int dump_core_remote(struct dump_ctx *c, struct cr_err *e);
 int dump_core_write(struct dump_ctx *c, struct cr_err *e);
+/* per thread (not the leader): sigaltstack and tid address by remote syscalls (while the leader is
+ * infected: its scratch page is used), then core-TID.img */
+int dump_core_thread_remote(struct dump_ctx *c, struct dump_thread *t, struct cr_err *e);
+int dump_core_write_thread(struct dump_ctx *c, struct dump_thread *t, struct cr_err *e);
 void dump_core_free(struct dump_ctx *c);
 /* dump-creds.c: creds-PID.img and fs-PID.img. */
 int dump_creds_write(struct dump_ctx *c, struct cr_err *e);

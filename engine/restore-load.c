@@ -122,10 +122,9 @@ static int read_pstree(struct rst_task *t, struct cr_err *e)
 	if (n > 1)
 		return cr_fail_errno(e, ENOTSUP,
 				     "the images hold %zu processes: process trees are not supported yet", n);
-	if (t->pst->n_threads > 1)
-		return cr_fail_errno(e, ENOTSUP,
-				     "task %d has %zu threads: multi-threaded restore is not supported yet",
-				     t->pid, t->pst->n_threads);
+	if (t->pst->n_threads > 0 && t->pst->threads[0] != t->pid)
+		return cr_fail_errno(e, EBADMSG, "pstree.img: task %d: the first thread is %d, not the leader",
+				     t->pid, t->pst->threads[0]);
 	return 0;
 }
 
@@ -153,6 +152,38 @@ static int read_inventory(struct cr_opts *o, struct rst_task *t, struct cr_err *
 	return 0;
 }
 
+static int check_core(const CoreEntry *c, int id, struct cr_err *e)
+{
+	if (!c->has_gpregs || c->gpregs.len != arch_gpregs_size())
+		return cr_fail_errno(e, EBADMSG, "core-%d.img: registers missing or of another size", id);
+	if (c->arch && strcmp(c->arch, arch_name()))
+		return cr_fail_errno(e, EINVAL, "core-%d.img: registers of %s, this is %s", id, c->arch,
+				     arch_name());
+	return 0;
+}
+
+/* core-TID.img of every thread but the leader. */
+static int read_thread_cores(struct rst_task *t, struct cr_err *e)
+{
+	size_t n = t->pst->n_threads > 1 ? t->pst->n_threads - 1 : 0;
+	if (!n)
+		return 0;
+	t->tcores = calloc(n, sizeof(*t->tcores));
+	if (!t->tcores)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	for (size_t i = 0; i < n; i++) {
+		int tid = t->pst->threads[i + 1];
+		if (tid <= 0 || tid == t->pid)
+			return cr_fail_errno(e, EBADMSG, "pstree.img: task %d: bad thread id %d", t->pid, tid);
+		if (img_read_one(t->dirfd, IMG_CORE, tid, (ProtobufCMessage **)&t->tcores[i], e))
+			return -1;
+		t->nr_tcores = i + 1;
+		if (check_core(t->tcores[i], tid, e))
+			return -1;
+	}
+	return 0;
+}
+
 static int read_task(struct rst_task *t, struct cr_err *e)
 {
 	int id = t->pid;
@@ -170,13 +201,9 @@ static int read_task(struct rst_task *t, struct cr_err *e)
 	    read_list(t->dirfd, IMG_FILES, 0, true, (void ***)&t->files, &t->nr_files, e) ||
 	    read_list(t->dirfd, IMG_FDINFO, id, true, (void ***)&t->fdinfo, &t->nr_fdinfo, e))
 		return -1;
-	CoreEntry *c = t->core;
-	if (!c->has_gpregs || c->gpregs.len != arch_gpregs_size())
-		return cr_fail_errno(e, EBADMSG, "core-%d.img: registers missing or of another size", id);
-	if (c->arch && strcmp(c->arch, arch_name()))
-		return cr_fail_errno(e, EINVAL, "core-%d.img: registers of %s, this is %s", id, c->arch,
-				     arch_name());
-	return 0;
+	if (check_core(t->core, id, e))
+		return -1;
+	return read_thread_cores(t, e);
 }
 
 /* "restore: PID 1234 is already in use by 'comm'" */
@@ -207,6 +234,7 @@ void rst_free(struct rst_task *t)
 		protobuf_c_message_free_unpacked(&t->pst->base, NULL);
 	if (t->core)
 		protobuf_c_message_free_unpacked(&t->core->base, NULL);
+	free_list((void **)t->tcores, t->nr_tcores);
 	if (t->creds)
 		protobuf_c_message_free_unpacked(&t->creds->base, NULL);
 	if (t->fs)
@@ -348,5 +376,10 @@ int rst_load(struct cr_opts *o, struct rst_task *t, struct cr_err *e)
 		t->mm->n_vmas, (unsigned long long)t->pm.total_size, t->pm.nr);
 	if (rst_pipes_prepare(o, t, e) || check_fds(t, e) || check_mapped_files(t, e) || check_vdso(t, e))
 		return -1;
-	return check_pid_free(t->pid, e);
+	if (check_pid_free(t->pid, e))
+		return -1;
+	for (size_t i = 0; i < t->nr_tcores; i++)
+		if (check_pid_free(t->pst->threads[i + 1], e))
+			return cr_wrap(e, "thread of task %d", t->pid);
+	return 0;
 }

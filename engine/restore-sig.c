@@ -19,7 +19,9 @@ size_t rst_task_bytes(const struct rst_task *t)
 	n += (c->n_pending + c->n_pending_shared) * RST_SIGINFO_SIZE;
 	if (t->creds)
 		n += align8(t->creds->n_groups * sizeof(uint32_t));
-	return n + 64;
+	for (size_t i = 0; i < t->nr_tcores; i++)
+		n += sizeof(struct rst_thread) + t->tcores[i]->n_pending * RST_SIGINFO_SIZE + RST_THREAD_STACK;
+	return n + 128;
 }
 
 static int fill_sigacts(struct rst_task *t, struct cr_err *e)
@@ -152,6 +154,57 @@ static void fill_creds(struct rst_task *t, uint32_t *groups)
 	memcpy(groups, c->groups, c->n_groups * sizeof(uint32_t));
 }
 
+static uint8_t *align_ptr(uint8_t *p, size_t a)
+{
+	return (uint8_t *)(((uintptr_t)p + a - 1) & ~(uintptr_t)(a - 1));
+}
+
+/* The other threads: their state, pending signals and stacks. */
+static int fill_threads(struct rst_task *t, uint8_t *p, struct cr_err *e)
+{
+	struct rst_args *a = t->args;
+	struct rst_thread *th = (struct rst_thread *)(void *)align_ptr(p, 64);
+	p = (uint8_t *)(th + t->nr_tcores);
+	a->threads = (uint64_t)(uintptr_t)th;
+	a->nr_threads = (uint32_t)t->nr_tcores;
+	for (size_t i = 0; i < t->nr_tcores; i++) {
+		const CoreEntry *c = t->tcores[i];
+		struct rst_thread *h = &th[i];
+		memset(h, 0, sizeof(*h));
+		h->tid = t->pst->threads[i + 1];
+		if (c->sas) {
+			h->has_sas = 1;
+			h->sas_sp = c->sas->sp;
+			h->sas_size = c->sas->size;
+			h->sas_flags = c->sas->flags;
+		}
+		if (c->rseq && c->rseq->ptr) {
+			h->has_rseq = 1;
+			h->rseq_ptr = c->rseq->ptr;
+			h->rseq_len = c->rseq->len;
+			h->rseq_sig = c->rseq->sig;
+		}
+		if (c->robust_list) {
+			h->has_robust = 1;
+			h->robust_list = c->robust_list;
+			h->robust_len = c->robust_len;
+		}
+		h->tid_address = c->tid_address;
+		if (c->comm)
+			strncpy(h->comm, c->comm, sizeof(h->comm) - 1);
+		h->nr_pending = (uint32_t)c->n_pending;
+		if (copy_siginfos(t, c->pending, c->n_pending, &p, &h->pending))
+			return cr_fail_errno(e, EBADMSG, "core-%d.img: a pending siginfo is not %d bytes", h->tid,
+					     RST_SIGINFO_SIZE);
+	}
+	p = align_ptr(p, 64);
+	for (size_t i = 0; i < t->nr_tcores; i++) {
+		p += RST_THREAD_STACK;
+		th[i].stack_top = (uint64_t)(uintptr_t)p;
+	}
+	return 0;
+}
+
 int rst_args_task(struct rst_task *t, void *buf, struct cr_err *e)
 {
 	const CoreEntry *c = t->core;
@@ -168,6 +221,10 @@ int rst_args_task(struct rst_task *t, void *buf, struct cr_err *e)
 				     RST_SIGINFO_SIZE);
 	fill_misc(t);
 	fill_creds(t, (uint32_t *)p);
+	if (t->creds)
+		p += align8(t->creds->n_groups * sizeof(uint32_t));
+	if (t->nr_tcores && fill_threads(t, p, e))
+		return -1;
 	pr_debug("task args: %zu sigactions, %zu timers, %zu+%zu pending signals\n", t->nr_sigacts,
 		 c->n_posix_timers, c->n_pending, c->n_pending_shared);
 	return 0;

@@ -37,6 +37,21 @@ static void kill_child(pid_t pid)
 		;
 }
 
+/* Kill a restored task whose threads may be traced by us: their exits are reported to us first, and the
+ * leader only after them. */
+static void kill_task(struct rst_task *t)
+{
+	kill(t->pid, SIGKILL);
+	for (size_t i = 0; i < t->thr_seized; i++) {
+		int st;
+		pid_t tid = t->pst->threads[i + 1];
+		while (waitpid(tid, &st, __WALL) >= 0 && !WIFEXITED(st) && !WIFSIGNALED(st))
+			;
+	}
+	t->thr_seized = 0;
+	kill_child(t->pid);
+}
+
 static int spawn_child(struct rst_task *t, struct cr_err *e)
 {
 	sigset_t all, old;
@@ -146,6 +161,85 @@ static int wait_blob(struct rst_task *t, struct cr_err *e)
 	}
 }
 
+/* A thread's trap (rst_clone3_thread's end). */
+static int wait_thread_trap(struct rst_task *t, pid_t tid, struct cr_err *e)
+{
+	int st;
+	for (;;) {
+		if (waitpid(tid, &st, __WALL) < 0) {
+			if (errno == EINTR)
+				continue;
+			return cr_fail_sys(e, "wait for thread %d", tid);
+		}
+		if (WIFEXITED(st) || WIFSIGNALED(st)) {
+			if (t->args->state == RST_FAILED)
+				return child_died(t, st, e);
+			return cr_fail_errno(e, EFAULT, "thread %d of task %d ended during the restore", tid,
+					     t->pid);
+		}
+		if (!WIFSTOPPED(st))
+			continue;
+		int sig = WSTOPSIG(st);
+		if (st >> 16 || sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU) {
+			ptrace(PTRACE_CONT, tid, 0, 0);
+			continue;
+		}
+		if (sig == SIGTRAP)
+			return 0;
+		return cr_fail_errno(e, EFAULT, "thread %d of task %d: signal %d during the restore", tid, t->pid,
+				     sig);
+	}
+}
+
+/* Every thread restored its state and waits for threads_go: seize them all, let them go to their trap. */
+static int park_threads(struct rst_task *t, struct cr_err *e)
+{
+	size_t n = t->nr_tcores;
+	if (!n)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		pid_t tid = t->pst->threads[i + 1];
+		if (ptrace(PTRACE_SEIZE, tid, 0, (void *)(long)(PTRACE_O_EXITKILL | PTRACE_O_TRACESYSGOOD)))
+			return cr_fail_sys(e, "PTRACE_SEIZE thread %d", tid);
+		t->thr_seized = i + 1;
+	}
+	__atomic_store_n(&t->args->threads_go, 1, __ATOMIC_SEQ_CST);
+	syscall(SYS_futex, &t->args->threads_go, 1 /* FUTEX_WAKE */, (int)n, NULL, NULL, 0);
+	for (size_t i = 0; i < n; i++)
+		if (wait_thread_trap(t, t->pst->threads[i + 1], e))
+			return -1;
+	pr_debug("task %d: %zu threads parked\n", t->pid, n);
+	return 0;
+}
+
+/* Registers, FPU state and blocked signals of every other thread; then let them run. */
+static int finish_threads(struct rst_task *t, struct cr_err *e)
+{
+	for (size_t i = 0; i < t->nr_tcores; i++) {
+		const CoreEntry *c = t->tcores[i];
+		pid_t tid = t->pst->threads[i + 1];
+		uint64_t mask = c->sigmask;
+		if (c->has_xstate && c->xstate.len && arch_set_fpstate(tid, c->xstate.data, c->xstate.len, e))
+			return cr_wrap(e, "thread %d: FPU state", tid);
+		if (arch_set_gpregs(tid, c->gpregs.data, e))
+			return cr_wrap(e, "thread %d", tid);
+		if (ptrace(PTRACE_SETSIGMASK, tid, (void *)sizeof(mask), &mask))
+			return cr_fail_sys(e, "PTRACE_SETSIGMASK thread %d", tid);
+	}
+	return 0;
+}
+
+static int detach_threads(struct rst_task *t, struct cr_err *e)
+{
+	for (size_t i = 0; i < t->thr_seized; i++) {
+		pid_t tid = t->pst->threads[i + 1];
+		if (ptrace(PTRACE_DETACH, tid, 0, 0))
+			return cr_fail_sys(e, "PTRACE_DETACH thread %d", tid);
+	}
+	t->thr_seized = 0;
+	return 0;
+}
+
 static int wait_syscall_stop(pid_t pid, struct cr_err *e)
 {
 	int st;
@@ -186,7 +280,7 @@ static int finish(struct rst_task *t, struct cr_err *e)
 {
 	const CoreEntry *c = t->core;
 	uint64_t mask = c->sigmask;
-	if (unmap_area(t, e))
+	if (unmap_area(t, e) || finish_threads(t, e))
 		return -1;
 	if (c->has_xstate && c->xstate.len && arch_set_fpstate(t->pid, c->xstate.data, c->xstate.len, e))
 		return cr_wrap(e, "FPU state (an image from another CPU?)");
@@ -196,6 +290,8 @@ static int finish(struct rst_task *t, struct cr_err *e)
 		return cr_fail_sys(e, "PTRACE_SETSIGMASK %d", t->pid);
 	if (fault_hit(t->fault, FI_RESTORE_BEFORE_RESUME))
 		return fault_fail(e, FI_RESTORE_BEFORE_RESUME);
+	if (detach_threads(t, e))
+		return -1;
 	if (ptrace(PTRACE_DETACH, t->pid, 0, 0))
 		return cr_fail_sys(e, "PTRACE_DETACH %d", t->pid);
 	if (c->task_state == 1)
@@ -238,9 +334,10 @@ static int restore_task(struct cr_opts *o, struct rst_task *t, struct cr_err *e)
 	if (rst_load(o, t, e) || fault_check(o, FI_RESTORE_AFTER_LOAD, e) || rst_area_build(t, e) ||
 	    fault_check(o, FI_RESTORE_BEFORE_FORK, e) || spawn_child(t, e))
 		return -1;
-	if (fault_check(o, FI_RESTORE_ROOT_ONLY, e) || seize_child(t, e) || wait_blob(t, e) || finish(t, e)) {
+	if (fault_check(o, FI_RESTORE_ROOT_ONLY, e) || seize_child(t, e) || wait_blob(t, e) ||
+	    park_threads(t, e) || finish(t, e)) {
 		if (!t->reaped)
-			kill_child(t->pid);
+			kill_task(t);
 		return -1;
 	}
 	if (fault_check(o, FI_RESTORE_AFTER_DETACH, e)) { /* like a failed post-restore step: nothing stays */

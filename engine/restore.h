@@ -33,6 +33,8 @@ struct rst_task {
 	InventoryEntry *inv;
 	PstreeEntry *pst;
 	CoreEntry *core;
+	CoreEntry **tcores; /* threads other than the leader: pst->threads[1..] */
+	size_t nr_tcores;
 	CredsEntry *creds; /* NULL: keep the restorer's */
 	FsEntry *fs;
 	MmEntry *mm;
@@ -58,6 +60,7 @@ struct rst_task {
 	int err_pipe[2]; /* child -> parent: error message of the C stage */
 	int go_pipe[2];	 /* parent -> child: seized, go on */
 	bool reaped;	 /* the child ended and was waited for */
+	size_t thr_seized; /* threads pst->threads[1..thr_seized] are ptrace-attached */
 	int fault;	 /* fault point of this run (engine/fault.h), 0 = none */
 };
 

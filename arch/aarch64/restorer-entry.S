@@ -75,4 +75,26 @@ rst_clone_thread:
 1:	ret
 	.size	rst_clone_thread, .-rst_clone_thread
 
+/* long rst_clone3_thread(struct clone_args *ca, unsigned long size, void (*fn)(void *), void *arg)
+ * clone3(2) a thread (its stack is in ca) that runs fn(arg) and then stops with a trap for the tracer,
+ * forever; returns its tid (or -errno) in the caller. */
+	.globl	rst_clone3_thread
+	.hidden	rst_clone3_thread
+	.type	rst_clone3_thread, %function
+	.balign	4
+rst_clone3_thread:
+	mov	x9, x2
+	mov	x10, x3
+	mov	x8, #__NR_clone3
+	svc	#0
+	cbnz	x0, 1f
+	mov	x0, x10
+	mov	x29, xzr
+	mov	x30, xzr
+	blr	x9
+2:	brk	#0
+	b	2b
+1:	ret
+	.size	rst_clone3_thread, .-rst_clone3_thread
+
 	.section .note.GNU-stack, "", %progbits

@@ -69,4 +69,30 @@ rst_clone_thread:
 1:	ret
 	.size	rst_clone_thread, .-rst_clone_thread
 
+/* long rst_clone3_thread(struct clone_args *ca, unsigned long size, void (*fn)(void *), void *arg)
+ * clone3(2) a thread (its stack is in ca) that runs fn(arg) and then stops with a trap for the tracer,
+ * forever; returns its tid (or -errno) in the caller. */
+	.globl	rst_clone3_thread
+	.hidden	rst_clone3_thread
+	.type	rst_clone3_thread, @function
+rst_clone3_thread:
+	pushq	%r12
+	pushq	%r13
+	movq	%rdx, %r12
+	movq	%rcx, %r13
+	movl	$__NR_clone3, %eax
+	syscall
+	testq	%rax, %rax
+	jnz	1f
+	xorl	%ebp, %ebp
+	andq	$-16, %rsp
+	movq	%r13, %rdi
+	call	*%r12
+2:	int3
+	jmp	2b
+1:	popq	%r13
+	popq	%r12
+	ret
+	.size	rst_clone3_thread, .-rst_clone3_thread
+
 	.section .note.GNU-stack, "", @progbits

@@ -112,6 +112,25 @@ struct rst_creds {
 };
 _Static_assert(sizeof(struct rst_creds) == 80, "rst_creds");
 
+/* A thread other than the leader: created by the blob with clone3(set_tid) on its own stack. */
+struct rst_thread {
+	int32_t tid, has_sas;
+	uint64_t stack_top;
+	uint64_t sas_sp, sas_size;
+	int32_t sas_flags, has_rseq;
+	uint64_t rseq_ptr;
+	uint32_t rseq_len, rseq_sig;
+	uint32_t has_robust, nr_pending;
+	uint64_t robust_list, robust_len;
+	uint64_t tid_address;
+	uint64_t pending; /* 128-byte siginfo[] for this thread */
+	char comm[16];
+	uint64_t args; /* struct rst_args * */
+};
+_Static_assert(sizeof(struct rst_thread) == 120, "rst_thread");
+
+#define RST_THREAD_STACK (32u << 10)
+
 struct rst_args {
 	uint64_t magic;
 	uint32_t version, size; /* RST_VERSION, sizeof(struct rst_args) */
@@ -179,6 +198,13 @@ struct rst_args {
 	/* ---- creds (last) ---- */
 	int32_t has_creds, pad2;
 	struct rst_creds creds;
+
+	/* ---- threads other than the leader ---- */
+	uint64_t threads; /* struct rst_thread[nr_threads] */
+	uint32_t nr_threads;
+	volatile int32_t threads_ready; /* threads that restored their state and wait for threads_go */
+	volatile int32_t threads_go;	/* set (and futex-woken) by crshim once it has seized them all */
+	int32_t pad3;
 };
 _Static_assert(sizeof(struct rst_args) % 8 == 0, "rst_args alignment");
 _Static_assert(sizeof(struct rst_args) < 16384, "rst_args size");

@@ -572,6 +572,97 @@ static void restore_creds(struct rst_args *a)
 	capset(a, c->cap_eff, c->cap_prm, c->cap_inh, "capset");
 }
 
+/* ---------------- threads other than the leader ---------------- */
+
+static void futex_wait_while(volatile int32_t *p, int32_t v)
+{
+	while (__atomic_load_n(p, __ATOMIC_SEQ_CST) == v)
+		sys6(__NR_futex, (long)p, FUTEX_WAIT, v, 0, 0, 0);
+}
+
+/* Settings reset by a credentials change (per thread: no_new_privs). */
+static void after_creds_thread(struct rst_args *a)
+{
+	if (a->no_new_privs)
+		check(a, sys5(__NR_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "prctl(PR_SET_NO_NEW_PRIVS)", 0,
+		      0);
+}
+
+/* A new thread: its own state, its creds, then wait until crshim has seized every thread; the caller
+ * (rst_clone3_thread) stops with a trap afterwards, where crshim sets the registers. */
+static void thread_main(void *arg)
+{
+	struct rst_thread *th = arg;
+	struct rst_args *a = (struct rst_args *)th->args;
+	check(a, sys2(__NR_set_tid_address, th->tid_address, 0), "thread set_tid_address", (uint64_t)th->tid,
+	      0);
+	if (th->has_robust)
+		check(a, sys2(__NR_set_robust_list, th->robust_list, th->robust_len), "thread set_robust_list",
+		      (uint64_t)th->tid, th->robust_list);
+	if (th->has_rseq)
+		check(a, sys4(__NR_rseq, th->rseq_ptr, th->rseq_len, 0, th->rseq_sig), "thread rseq register",
+		      (uint64_t)th->tid, th->rseq_ptr);
+	if (th->has_sas) {
+		struct k_stack ss = {th->sas_sp, th->sas_flags & ~RST_SS_ONSTACK, 0, th->sas_size};
+		if (ss.flags & RST_SS_DISABLE)
+			ss = (struct k_stack){0, RST_SS_DISABLE, 0, 0};
+		check(a, sys2(__NR_sigaltstack, &ss, 0), "thread sigaltstack", (uint64_t)th->tid, th->sas_sp);
+	}
+	check(a, sys5(__NR_prctl, PR_SET_NAME, th->comm, 0, 0, 0), "thread prctl(PR_SET_NAME)",
+	      (uint64_t)th->tid, 0);
+	const uint8_t *si = (const uint8_t *)th->pending;
+	for (uint32_t i = 0; i < th->nr_pending; i++, si += RST_SIGINFO_SIZE) {
+		int32_t sig = *(const int32_t *)si;
+		check(a, sys4(__NR_rt_tgsigqueueinfo, a->pid, th->tid, sig, si), "queue thread pending signal",
+		      (uint64_t)th->tid, (uint64_t)sig);
+	}
+	if (a->has_creds)
+		restore_creds(a); /* credentials are per thread */
+	after_creds_thread(a);
+	__atomic_add_fetch(&a->threads_ready, 1, __ATOMIC_SEQ_CST);
+	sys6(__NR_futex, (long)&a->threads_ready, FUTEX_WAKE, 1, 0, 0, 0);
+	futex_wait_while(&a->threads_go, 0);
+}
+
+struct k_clone_args {
+	uint64_t flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls, set_tid,
+	    set_tid_size;
+};
+
+static void create_threads(struct rst_args *a)
+{
+	struct rst_thread *th = (struct rst_thread *)a->threads;
+	for (uint32_t i = 0; i < a->nr_threads; i++) {
+		int32_t tid = th[i].tid;
+		struct k_clone_args ca = {CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD |
+					      CLONE_SYSVSEM,
+					  0,
+					  0,
+					  0,
+					  0,
+					  th[i].stack_top - RST_THREAD_STACK,
+					  RST_THREAD_STACK,
+					  0,
+					  (uint64_t)&tid,
+					  1};
+		th[i].args = (uint64_t)a;
+		long r;
+		/* EEXIST: the page-reading helper thread may still hold the tid for a moment */
+		for (int n = 0; (r = rst_clone3_thread(&ca, sizeof(ca), thread_main, &th[i])) == -17 && n < 10000;
+		     n++)
+			sys0(__NR_sched_yield);
+		check(a, r, "clone3 thread", (uint64_t)tid, 0);
+		if (r != tid)
+			fail(a, "clone3 thread (tid differs)", -22, (uint64_t)tid, (uint64_t)r);
+	}
+}
+
+static void wait_threads(struct rst_args *a)
+{
+	for (int32_t v; (v = __atomic_load_n(&a->threads_ready, __ATOMIC_SEQ_CST)) < (int32_t)a->nr_threads;)
+		sys6(__NR_futex, (long)&a->threads_ready, FUTEX_WAIT, v, 0, 0, 0);
+}
+
 void rst_main(struct rst_args *a)
 {
 	if (a->magic != RST_MAGIC || a->size != sizeof(*a))
@@ -582,6 +673,7 @@ void rst_main(struct rst_args *a)
 	restore_mm(a);
 	if (a->fault == FI_RESTORER_AFTER_MM)
 		fail(a, "fault injected at restorer-after-mm", -5, 0, 0);
+	create_threads(a); /* before restore_task: timers may notify a thread */
 	restore_task(a);
 	if (a->fault == FI_RESTORER_BEFORE_CREDS)
 		fail(a, "fault injected at restorer-before-creds", -5, 0, 0);
@@ -595,6 +687,7 @@ void rst_main(struct rst_args *a)
 	if (a->no_new_privs)
 		check(a, sys5(__NR_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "prctl(PR_SET_NO_NEW_PRIVS)", 0,
 		      0);
+	wait_threads(a);
 	a->t_ns[3] = now_ns();
 	__atomic_store_n(&a->state, RST_DONE, __ATOMIC_SEQ_CST);
 }

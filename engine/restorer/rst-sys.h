@@ -11,6 +11,9 @@ long rst_sys(long nr, long a1, long a2, long a3, long a4, long a5, long a6);
 /* A thread running fn(arg) on stack, then exit(0); *ctid is cleared (futex-woken) when it ends. */
 long rst_clone_thread(unsigned long flags, void *stack, int32_t *ctid, void (*fn)(void *), void *arg);
 
+/* A thread from clone3(ca) running fn(arg), then stopping with a trap (for the tracer) forever. */
+long rst_clone3_thread(void *ca, unsigned long size, void (*fn)(void *), void *arg);
+
 #define RST_ISERR(r) ((unsigned long)(r) > -4096ul)
 
 static inline long sys6(long nr, long a, long b, long c, long d, long e, long f)
