@@ -228,8 +228,16 @@ restore_busy() { # dir
 }
 
 compare_snap() { # label file
-	local l
+	local l tries=20
+	# A task just restored (or released) may still be on its way back into its
+	# syscall (restorer exit, sigreturn, syscall restart): allow it up to ~1 s to
+	# settle; a real difference stays and is reported.
 	snapshot "$TPID" >"$2"
+	while ! cmp -s "$TDIR/snap.0" "$2" && [ $tries -gt 0 ]; do
+		sleep 0.05
+		tries=$((tries - 1))
+		snapshot "$TPID" >"$2"
+	done
 	if ! cmp -s "$TDIR/snap.0" "$2"; then
 		diag "--- diff before/after $1 (- before, + after):"
 		while IFS= read -r l; do diag "  $l"; done < <(diff -U0 "$TDIR/snap.0" "$2" | grep -v '^\(---\|+++\)' | head -n 40)
