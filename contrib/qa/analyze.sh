@@ -9,7 +9,7 @@
 set -u
 AB=${1:-build-analyze}
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-cd "$TOP"
+cd "$TOP" || exit 1
 MAKE=${MAKE:-make}
 ARCH=${ARCH:-$(uname -m)}
 ONLY=${ANALYZE_ONLY:-scan cppcheck tidy}

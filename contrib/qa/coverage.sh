@@ -9,7 +9,7 @@
 set -u
 CB=${1:-build-cov}
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-cd "$TOP"
+cd "$TOP" || exit 1
 MAKE=${MAKE:-make}
 COV="--coverage -O0"
 fail=0

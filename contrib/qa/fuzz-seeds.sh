@@ -5,8 +5,9 @@
 #   fuzz-seeds.sh FUZZ_B CRSHIM   -> FUZZ_B/seeds/{image,cli}/
 set -u
 FB=$1 CRSHIM=$2
+MAKE=${MAKE:-make}
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-cd "$TOP"
+cd "$TOP" || exit 1
 OUT=$FB/seeds
 rm -rf "$OUT" && mkdir -p "$OUT/image" "$OUT/cli"
 TMP=$(mktemp -d /tmp/crshim-seeds.XXXXXX)
@@ -15,7 +16,7 @@ trap 'rm -rf "$TMP"' EXIT
 # Start "$@" detached, without our fds (crshim refuses unknown fd kinds such as inherited pipes).
 launch() {
 	(
-		for fd in $(ls /proc/$BASHPID/fd); do [ "$fd" -gt 2 ] && eval "exec $fd>&-"; done
+		for fd in /proc/$BASHPID/fd/*; do fd=${fd##*/}; [ "$fd" -gt 2 ] && eval "exec $fd>&-"; done
 		exec setsid "$@" </dev/null >/dev/null 2>&1
 	) &
 	LAUNCHED=$!

@@ -11,7 +11,7 @@ FB=$1 CRSHIM=$2
 shift 2
 SECS=${FUZZ_SECONDS:-60}
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-cd "$TOP"
+cd "$TOP" || exit 1
 export MAKE=${MAKE:-make}
 fail=0
 

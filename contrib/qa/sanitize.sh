@@ -8,7 +8,7 @@
 set -u
 SB=${1:-build-san}
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-cd "$TOP"
+cd "$TOP" || exit 1
 MAKE=${MAKE:-make}
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer ${SAN_EXTRA:-}"
 fail=0
