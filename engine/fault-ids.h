@@ -29,7 +29,7 @@ enum fault_id {
 	FI_NO_VDSO_SYSCALL = 51,      /* dump: poke a syscall insn at the task's ip, not the vDSO's */
 	FI_NO_VM_READV = 52,	      /* dump: read pages with pread of /proc/PID/mem, not process_vm_readv */
 	FI_NO_TIMER_RESTORE_IDS = 53, /* restore: no PR_TIMER_CREATE_RESTORE_IDS: create timers in order */
-	FI_NO_POPULATE = 54,	      /* restore: no MADV_POPULATE_WRITE before reading pages */
+	FI_NO_POPULATE = 54,	      /* restorer blob: no MADV_POPULATE_WRITE before reading pages */
 	FI_NO_PREFILL = 55,	      /* restore: no parent-side prefill of big anonymous VMAs */
 };
 

@@ -47,7 +47,7 @@ static const struct fault_point table[] = {
     {FI_NO_VM_READV, "no-vm-readv", D, 0, "dump: read pages from /proc/PID/mem, not process_vm_readv"},
     {FI_NO_TIMER_RESTORE_IDS, "no-timer-restore-ids", D, 0,
      "restorer: no PR_TIMER_CREATE_RESTORE_IDS, timers created in order"},
-    {FI_NO_POPULATE, "no-populate", D, 0, "restore: no MADV_POPULATE_WRITE before reading pages"},
+    {FI_NO_POPULATE, "no-populate", D, 0, "restorer: no MADV_POPULATE_WRITE before reading pages"},
     {FI_NO_PREFILL, "no-prefill", D, 0, "restore: no prefill of big anonymous VMAs in crshim"},
 };
 
