@@ -3,6 +3,7 @@
 #define LOG_PREFIX "restore: "
 #include <errno.h>
 #include <string.h>
+#include <sys/time.h>
 
 #include "log.h"
 #include "restore.h"
@@ -49,6 +50,36 @@ static int copy_siginfos(struct rst_task *t, ProtobufCBinaryData *v, size_t n, u
 	return 0;
 }
 
+/* setitimer() of ITIMER_VIRTUAL/PROF adds one scheduler tick to the value (the kernel's TICK_NSEC), so
+ * each dump/restore round would make the timer later by a tick. Measure that tick once on ourselves. */
+static int64_t cpu_itimer_tick_us(void)
+{
+	static int64_t tick = -1;
+	struct itimerval old, set = {{0, 0}, {100, 0}}, got;
+	if (tick >= 0)
+		return tick;
+	tick = 0;
+	if (setitimer(ITIMER_PROF, &set, &old))
+		return tick;
+	if (!getitimer(ITIMER_PROF, &got)) {
+		int64_t d = ((int64_t)got.it_value.tv_sec - 100) * 1000000 + got.it_value.tv_usec;
+		if (d > 0 && d < 100000)
+			tick = d;
+	}
+	setitimer(ITIMER_PROF, &old, NULL);
+	return tick;
+}
+
+static void cpu_itimer_compensate(struct rst_itimer *r)
+{
+	int64_t v = r->vsec * 1000000 + r->vusec, tick = cpu_itimer_tick_us();
+	if (!v || !tick)
+		return;
+	v = v > tick ? v - tick : 1;
+	r->vsec = v / 1000000;
+	r->vusec = v % 1000000;
+}
+
 static void fill_timers(struct rst_task *t, struct rst_timer *rt)
 {
 	const CoreEntry *c = t->core;
@@ -67,6 +98,8 @@ static void fill_timers(struct rst_task *t, struct rst_timer *rt)
 			r->vsec = r->isec;
 			r->vusec = r->iusec;
 		}
+		if (w != ITIMER_REAL)
+			cpu_itimer_compensate(r);
 	}
 	a->timers = (uint64_t)(uintptr_t)rt;
 	a->nr_timers = (uint32_t)c->n_posix_timers;
