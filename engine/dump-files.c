@@ -177,13 +177,13 @@ static int pipe_read_fd(const struct dfd *f, const struct dfd *all, size_t n)
 	return -1;
 }
 
-/* A pipe end (FILE_PIPE) or an open of a FIFO by path (FILE_FIFO). */
-static int fill_pipe(struct dump_ctx *c, const struct dfd *f, const struct dfd *all, size_t n,
-		     struct dump_pipes **dp, FileEntry *fe, RegFileEntry *re, PipeEntry *pe, struct cr_err *e)
+/* A pipe end (FILE_PIPE) or an open of a FIFO by path (FILE_FIFO; an unlinked FIFO: its old path, deleted,
+ * and f->link loses its " (deleted)"). */
+static int fill_pipe(struct dump_ctx *c, struct dfd *f, const struct dfd *all, size_t n, struct dump_pipes **dp,
+		     FileEntry *fe, RegFileEntry *re, PipeEntry *pe, struct cr_err *e)
 {
 	bool fifo = f->link[0] == '/';
-	if (fifo && is_deleted(f->link))
-		return unsupported(c, f, "an unlinked FIFO", e);
+	bool deleted = fifo && is_deleted(f->link) && f->st.st_nlink == 0;
 	if (!fifo && !has_prefix(f->link, "pipe:"))
 		return unsupported(c, f, fd_kind(f), e);
 	if (!*dp && dump_pipes_init(c->pid, dp, e))
@@ -193,6 +193,9 @@ static int fill_pipe(struct dump_ctx *c, const struct dfd *f, const struct dfd *
 	fe->pipe = pe;
 	fe->kind = fifo ? FILE_KIND__FILE_FIFO : FILE_KIND__FILE_PIPE, fe->has_kind = 1;
 	if (fifo) {
+		if (deleted)
+			f->link[strlen(f->link) - strlen(" (deleted)")] = '\0';
+		re->deleted = deleted, re->has_deleted = 1;
 		re->path = f->link;
 		re->flags = f->fi.flags & ~(uint32_t)O_CLOEXEC, re->has_flags = 1;
 		re->mode = f->st.st_mode, re->has_mode = 1;
@@ -249,7 +252,8 @@ static int write_images(struct dump_ctx *c, struct dfd *f, size_t n, struct cr_e
 {
 	struct img_writer *wf = NULL, *wi = NULL;
 	struct dump_pipes *dp = NULL;
-	if (img_create(c->dirfd, IMG_FILES, 0, &wf, e) || img_create(c->dirfd, IMG_FDINFO, c->pid, &wi, e))
+	if (img_create(c->dirfd, dump_files_kind(c), dump_files_id(c), &wf, e) ||
+	    img_create(c->dirfd, IMG_FDINFO, c->pid, &wi, e))
 		goto fail;
 	for (size_t i = 0; i < n; i++) {
 		FdinfoEntry fi = FDINFO_ENTRY__INIT;
@@ -281,7 +285,7 @@ static int write_images(struct dump_ctx *c, struct dfd *f, size_t n, struct cr_e
 		goto fail;
 	}
 	wf = NULL;
-	if (dump_created(c, IMG_FILES, 0, e))
+	if (dump_created(c, dump_files_kind(c), dump_files_id(c), e))
 		goto fail;
 	if (img_commit(wi, e)) {
 		wi = NULL;

@@ -12,7 +12,8 @@
  * was outside the task ("external": a leaked fd, a harness's stdout without --shell-job) reads EOF after
  * its data, or gives EPIPE/SIGPIPE on write. `--inherit-fd fd[N]:pipe:[INODE]` gives the restoring
  * crshim's fd N to the task in place of (the matching end of) that pipe instead. FIFOs are reopened by
- * path, with a helper O_RDWR open of the FIFO as the peer so that no open blocks. */
+ * path, with a helper O_RDWR open of the FIFO as the peer so that no open blocks; an unlinked FIFO is made
+ * again at its old path (or "PATH.crshim-PID" if that is taken), opened and unlinked. */
 #ifndef CRSHIM_PIPES_H
 #define CRSHIM_PIPES_H
 

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -99,6 +100,17 @@ static int check_entry(const struct rst_task *t, const FileEntry *f, struct cr_e
 		return 0;
 	if (!f->reg || !f->reg->path)
 		return cr_fail_errno(e, EBADMSG, "files.img: FIFO file id %u has no path", f->id);
+	if (f->reg->deleted) { /* recreated (and unlinked again) in its directory */
+		char dir[PATH_MAX];
+		snprintf(dir, sizeof(dir), "%s", f->reg->path);
+		char *slash = strrchr(dir, '/');
+		if (slash)
+			*(slash == dir ? slash + 1 : slash) = '\0';
+		if (!slash || stat(dir, &st) || !S_ISDIR(st.st_mode))
+			return cr_fail_errno(e, ENOENT, "unlinked FIFO %s: its directory %s is missing",
+					     f->reg->path, dir);
+		return 0;
+	}
 	if (stat(f->reg->path, &st))
 		return cr_fail_sys(e, "FIFO %s", f->reg->path);
 	if (!S_ISFIFO(st.st_mode))
@@ -214,6 +226,33 @@ static struct rpipe *new_rpipe(const FileEntry *f, char *msg, size_t len)
 	return rp;
 }
 
+/* The helper O_RDWR open of the FIFO of f (never blocks). An unlinked FIFO is made again where it was
+ * (or next to it, if that name is taken now), opened and unlinked. */
+static int open_fifo(const FileEntry *f, int lo, char *msg, size_t len)
+{
+	const RegFileEntry *r = f->reg;
+	char path[PATH_MAX];
+	snprintf(path, sizeof(path), "%s", r->path);
+	if (r->deleted && mkfifo(path, 0600)) {
+		if (errno != EEXIST)
+			return cmsg(msg, len, "make unlinked FIFO %s again", r->path);
+		snprintf(path, sizeof(path), "%s.crshim-%d", r->path, (int)getpid());
+		if (mkfifo(path, 0600))
+			return cmsg(msg, len, "make unlinked FIFO %s again (as %s)", r->path, path);
+	}
+	int fd = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	int saved = errno;
+	if (r->deleted) {
+		if (fd >= 0 && r->has_mode)
+			fchmod(fd, r->mode & 07777);
+		unlink(path);
+	}
+	errno = saved;
+	if (fd < 0 || (fd = above(fd, lo)) < 0)
+		return cmsg(msg, len, "open FIFO %s", path);
+	return fd;
+}
+
 /* Make the pipe of f (its first fd): a new pipe, or a helper O_RDWR open of the FIFO; size and data. */
 static struct rpipe *make_pipe(const struct rst_task *t, int lo, const FileEntry *f, char *msg, size_t len)
 {
@@ -221,11 +260,8 @@ static struct rpipe *make_pipe(const struct rst_task *t, int lo, const FileEntry
 	if (!rp)
 		return NULL;
 	if (rp->fifo) {
-		int fd = open(f->reg->path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
-		if (fd < 0 || (rp->rfd = above(fd, lo)) < 0) {
-			cmsg(msg, len, "open FIFO %s", f->reg->path);
+		if ((rp->rfd = open_fifo(f, lo, msg, len)) < 0)
 			return NULL;
-		}
 		rp->wfd = rp->rfd;
 	} else {
 		int p[2];
@@ -261,8 +297,13 @@ static int end_for(struct rpipe *rp, const FileEntry *f, bool *fresh)
 {
 	int flags = (int)(f->pipe->flags & ~(uint32_t)OPEN_DROP_FLAGS);
 	*fresh = true;
-	if (rp->fifo)
+	if (rp->fifo && !f->reg->deleted)
 		return open(f->reg->path, flags | O_NOCTTY);
+	if (rp->fifo) { /* unlinked: another open of our helper's FIFO */
+		char path[64];
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", rp->rfd);
+		return open(path, flags | O_NOCTTY);
+	}
 	bool wr = (flags & O_ACCMODE) == O_WRONLY;
 	bool *used = wr ? &rp->wused : &rp->rused;
 	int src = wr ? rp->wfd : rp->rfd;
