@@ -86,12 +86,7 @@ $(B)/crshim: $(SHIM_O) $(B)/libcrshim.a
 -include $(shell find $(B) -name '*.d' 2>/dev/null)
 
 deps:
-	@if [ "$$(id -u)" != 0 ]; then echo "make deps: run as root (apt-get)"; exit 1; fi
-	@missing=""; for p in $(DEPS_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
-	if [ -n "$$missing" ]; then \
-		echo "installing:$$missing"; \
-		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
-	else echo "deps: all installed"; fi
+	$(call qa_apt_install,$(DEPS_PKGS))
 
 install: all
 	install -D -m 0755 $(B)/crshim $(DESTDIR)$(PREFIX)/sbin/crshim
@@ -167,7 +162,10 @@ QA_ENV = MAKE="$(MAKE)" ARCH="$(ARCH)"
 
 define qa_apt_install
 	@if [ "$$(id -u)" != 0 ]; then echo "run as root (apt-get)"; exit 1; fi
-	@missing=""; for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	@arch=$$(dpkg --print-architecture); missing=""; for p in $(1); do \
+		case "$$p" in *:*) q=$$p ;; *) q="$$p $$p:$$arch" ;; esac; ok=; \
+		for n in $$q; do dpkg-query -W -f='$${Status}' $$n 2>/dev/null | grep -q 'ok installed' && ok=1; done; \
+		[ -n "$$ok" ] || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
 		echo "installing:$$missing"; \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
