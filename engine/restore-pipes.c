@@ -196,6 +196,7 @@ static int fill(const struct rst_task *t, const PipeEntry *pe, int wfd, char *ms
 		ssize_t n = write(wfd, d->data.data + off, d->data.len - off);
 		if (n < 0 && errno == EINTR)
 			continue;
+		/* EAGAIN: more data than the pipe takes (no blocking: the write end is O_NONBLOCK here) */
 		if (n <= 0)
 			return cmsg(msg, len, "pipe:[%" PRIu64 "]: write back %zu bytes in flight (%zu done)",
 				    pe->pipe_id, d->data.len, off);
@@ -265,7 +266,7 @@ static struct rpipe *make_pipe(const struct rst_task *t, int lo, const FileEntry
 		rp->wfd = rp->rfd;
 	} else {
 		int p[2];
-		if (pipe2(p, O_CLOEXEC)) {
+		if (pipe2(p, O_CLOEXEC | O_NONBLOCK)) { /* each fd gets its own flags later */
 			cmsg(msg, len, "pipe");
 			return NULL;
 		}
