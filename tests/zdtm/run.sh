@@ -327,7 +327,7 @@ fault_steps() {
 }
 
 # Tests run under a point: TEST... on the command line for all points, FAULT_TESTS for the fatal ones;
-# otherwise a few that exercise the point (the fallbacks need the memory/timer tests), 4 for the fatal ones.
+# otherwise a few that exercise the point (the fallbacks need the memory/timer tests), 4-5 for the fatal ones.
 # (posix_timers is only under no-timer-restore-ids: its CPU-time timer misses ticks on a loaded machine.)
 fault_tests() { # point
 	if [ ${#NAMES[@]} -gt 0 ]; then
@@ -341,8 +341,8 @@ fault_tests() { # point
 	no-pagemap-scan|no-vm-readv) echo "mem_sparse mprotect_sub vma_many file_map_private shm_anon" ;;
 	no-vdso-syscall) echo "pid sig_handlers itimers vdso_clock" ;;
 	dump-mm-mid|dump-enospc|dump-img-write) echo "${FAULT_TESTS:-mem_256m vma_many fd_files sig_pending}" ;;
-	restorer-before-creds|restore-before-resume) echo "${FAULT_TESTS:-pid fd_files sig_pending creds}" ;;
-	*) echo "${FAULT_TESTS:-pid fd_files sig_pending shm_anon}" ;;
+	restorer-before-creds|restore-before-resume) echo "${FAULT_TESTS:-pid fd_files sig_pending creds thread00}" ;;
+	*) echo "${FAULT_TESTS:-pid fd_files sig_pending shm_anon thread00}" ;;
 	esac
 }
 
