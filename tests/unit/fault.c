@@ -1,8 +1,13 @@
 /* Unit tests of fault injection (engine/fault.c) and its environment parsing (shim/cli.c): names and numbers,
  * unknown values, the CRIU_FAULT mapping, the table's invariants, `check --faults`. */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include "../../shim/cli.c"
+#include "image.h"
 #include "tap.h"
 
 static struct shim_cmd c;
@@ -149,8 +154,59 @@ static void t_list(void)
 	ok(parse_check_faults(), "crshim check --faults parses");
 }
 
+static int dir_entries(int dfd)
+{
+	int n = 0, fd = dup(dfd);
+	DIR *d = fdopendir(fd);
+	if (!d)
+		return -1;
+	rewinddir(d);
+	for (struct dirent *de; (de = readdir(d));)
+		n += strcmp(de->d_name, ".") && strcmp(de->d_name, "..");
+	closedir(d);
+	return n;
+}
+
+/* The image layer's injected write errors (dump-img-write, dump-enospc) fail like real ones and leave no
+ * file. */
+static void t_inject(void)
+{
+	char tmpdir[] = "/tmp/crshim-unit-fault.XXXXXX";
+	int dfd;
+	if (!mkdtemp(tmpdir) || (dfd = open(tmpdir, O_RDONLY | O_DIRECTORY)) < 0) {
+		ok(0, "temp dir");
+		return;
+	}
+	struct cr_err e = {0};
+	InventoryEntry inv = INVENTORY_ENTRY__INIT;
+	inv.root_pid = 42, inv.has_root_pid = 1;
+	ok(img_write_one_fault(dfd, IMG_INVENTORY, 0, &inv.base, EIO, &e) < 0 && e.errnum == EIO,
+	   "injected EIO fails the image write: %s", e.msg);
+	ok(dir_entries(dfd) == 0, "no image and no temporary file left");
+	ok(img_write_one_fault(dfd, IMG_INVENTORY, 0, &inv.base, 0, &e) == 0 && dir_entries(dfd) == 1,
+	   "without injection the image is written");
+	unlinkat(dfd, "inventory.img", 0);
+
+	size_t psz = (size_t)sysconf(_SC_PAGESIZE), len = 4 * psz;
+	void *buf = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct page_writer *pw;
+	struct page_block b[4];
+	for (int i = 0; i < 4; i++)
+		b[i] = (struct page_block){0x10000 + i * psz, i * psz, psz, 0};
+	ok(buf != MAP_FAILED && pw_open(dfd, 7, &pw, &e) == 0, "pw_open");
+	pw_inject_error(pw, ENOSPC);
+	ok(pw_add_batch(pw, buf, len, b, 4, &e) < 0 && e.errnum == ENOSPC, "injected ENOSPC: %s", e.msg);
+	ok(dir_entries(dfd) == 1, "the partial pages file exists until the abort");
+	pw_abort(pw);
+	ok(dir_entries(dfd) == 0, "pw_abort removes it");
+	munmap(buf, len);
+	close(dfd);
+	rmdir(tmpdir);
+}
+
 int main(void)
 {
+	t_inject();
 	t_parse();
 	t_criu();
 	t_env();
