@@ -236,7 +236,8 @@ static int fill_file(struct dump_ctx *c, const struct dfd *f, FileEntry *fe, Reg
 		fe->kind = FILE_KIND__FILE_CHR, fe->has_kind = 1;
 		re->rdev = st->st_rdev, re->has_rdev = 1;
 		re->pos = f->fi.pos, re->has_pos = 1;
-	} else if (S_ISREG(st->st_mode) || S_ISDIR(st->st_mode)) {
+	} else if (S_ISREG(st->st_mode) || S_ISDIR(st->st_mode) || (f->fi.flags & O_PATH)) {
+		/* an O_PATH open of a FIFO is reopened by path like a file */
 		fe->kind = FILE_KIND__FILE_REG, fe->has_kind = 1;
 		re->pos = f->fi.pos, re->has_pos = 1;
 		re->size = (uint64_t)st->st_size, re->has_size = 1;
@@ -266,7 +267,7 @@ static int write_images(struct dump_ctx *c, struct dfd *f, size_t n, struct cr_e
 		FileEntry fe = FILE_ENTRY__INIT;
 		RegFileEntry re = REG_FILE_ENTRY__INIT;
 		PipeEntry pe = PIPE_ENTRY__INIT;
-		if (S_ISFIFO(f[i].st.st_mode) && !inherited_stdio(c, &f[i])) {
+		if (S_ISFIFO(f[i].st.st_mode) && !(f[i].fi.flags & O_PATH) && !inherited_stdio(c, &f[i])) {
 			fe.id = f[i].id, fe.has_id = 1;
 			if (fill_pipe(c, &f[i], f, n, &dp, &fe, &re, &pe, e))
 				goto fail;
