@@ -86,6 +86,8 @@ int pw_add_batch(struct page_writer *pw, const void *buf, size_t len, const stru
 	uint64_t psz = (uint64_t)sysconf(_SC_PAGESIZE);
 	size_t done = 0;
 
+	if (pw->nr && !pw->blocks) /* cannot happen; says so to the static analyzers */
+		return cr_fail_errno(e, EINVAL, "%s: page writer without blocks", pw->name);
 	if (!pw->blocks || pw->nr + nb > pw->cap) {
 		size_t ncap = pw->cap ? pw->cap : 256;
 		while (ncap < pw->nr + nb)
