@@ -88,6 +88,9 @@ rst_clone3_thread:
 	mov	x8, #__NR_clone3
 	svc	#0
 	cbnz	x0, 1f
+	mov	x11, sp			/* the child runs on ca->stack: keep sp 16-byte aligned like x86's andq */
+	and	x11, x11, #~15
+	mov	sp, x11
 	mov	x0, x10
 	mov	x29, xzr
 	mov	x30, xzr
