@@ -253,7 +253,8 @@ static int write_images(struct dump_ctx *c, struct dfd *f, size_t n, struct cr_e
 {
 	struct img_writer *wf = NULL, *wi = NULL;
 	struct dump_pipes *dp = NULL;
-	if (img_create(c->dirfd, IMG_FILES, 0, &wf, e) || img_create(c->dirfd, IMG_FDINFO, c->pid, &wi, e))
+	if (img_create(c->dirfd, dump_files_kind(c), dump_files_id(c), &wf, e) ||
+	    img_create(c->dirfd, IMG_FDINFO, c->pid, &wi, e))
 		goto fail;
 	for (size_t i = 0; i < n; i++) {
 		FdinfoEntry fi = FDINFO_ENTRY__INIT;
@@ -285,7 +286,7 @@ static int write_images(struct dump_ctx *c, struct dfd *f, size_t n, struct cr_e
 		goto fail;
 	}
 	wf = NULL;
-	if (dump_created(c, IMG_FILES, 0, e))
+	if (dump_created(c, dump_files_kind(c), dump_files_id(c), e))
 		goto fail;
 	if (img_commit(wi, e)) {
 		wi = NULL;

@@ -86,16 +86,6 @@ static int check_task(pid_t pid, struct proc_status *st, struct cr_err *e)
 	if (st->seccomp)
 		return cr_fail(e, "not supported yet: task %d runs under seccomp (%s mode)", pid,
 			       st->seccomp == 1 ? "strict" : "filter");
-	char name[48];
-	__cleanup_free char *ch = NULL;
-	snprintf(name, sizeof(name), "task/%d/children", pid);
-	if (proc_read(pid, name, &ch, NULL, e))
-		return cr_wrap(e, "task %d", pid);
-	size_t l = strlen(ch);
-	while (l && (ch[l - 1] == ' ' || ch[l - 1] == '\n'))
-		ch[--l] = '\0';
-	if (l)
-		return cr_fail(e, "not supported yet: task %d has children (%s)", pid, ch);
 	return 0;
 }
 
@@ -194,21 +184,42 @@ static int collect_thread(struct dump_ctx *c, struct dump_thread *t, struct cr_e
 	return 0;
 }
 
-static int write_pstree(struct dump_ctx *c, struct cr_err *e)
+/* The whole tree, parents before children; the root writes it. */
+struct dump_tree {
+	struct dump_ctx *c;
+	size_t n, cap;
+};
+
+static int write_pstree(struct dump_tree *tr, struct cr_err *e)
 {
-	PstreeEntry pe = PSTREE_ENTRY__INIT;
-	__cleanup_free int32_t *tids = calloc(c->nth + 1, sizeof(*tids));
-	if (!tids)
-		return cr_fail_errno(e, ENOMEM, "out of memory");
-	tids[0] = c->pid;
-	for (size_t i = 0; i < c->nth; i++)
-		tids[i + 1] = c->th[i].tid;
-	pe.pid = c->pid, pe.has_pid = 1;
-	pe.ppid = 0, pe.has_ppid = 1;
-	pe.pgid = (int32_t)c->stat.f[5], pe.has_pgid = 1;
-	pe.sid = (int32_t)c->stat.f[6], pe.has_sid = 1;
-	pe.n_threads = c->nth + 1, pe.threads = tids;
-	return dump_write_one(c, IMG_PSTREE, &pe.base, e);
+	struct img_writer *w;
+	struct dump_ctx *root = &tr->c[0];
+	if (img_create(root->dirfd, IMG_PSTREE, 0, &w, e))
+		return -1;
+	for (size_t k = 0; k < tr->n; k++) {
+		struct dump_ctx *c = &tr->c[k];
+		PstreeEntry pe = PSTREE_ENTRY__INIT;
+		__cleanup_free int32_t *tids = calloc(c->nth + 1, sizeof(*tids));
+		if (!tids) {
+			img_abort(w);
+			return cr_fail_errno(e, ENOMEM, "out of memory");
+		}
+		tids[0] = c->pid;
+		for (size_t i = 0; i < c->nth; i++)
+			tids[i + 1] = c->th[i].tid;
+		pe.pid = c->pid, pe.has_pid = 1;
+		pe.ppid = c->ppid, pe.has_ppid = 1;
+		pe.pgid = (int32_t)c->stat.f[5], pe.has_pgid = 1;
+		pe.sid = (int32_t)c->stat.f[6], pe.has_sid = 1;
+		pe.n_threads = c->nth + 1, pe.threads = tids;
+		if (img_write(w, &pe.base, e)) {
+			img_abort(w);
+			return -1;
+		}
+	}
+	if (img_commit(w, e))
+		return -1;
+	return dump_created(root, IMG_PSTREE, 0, e);
 }
 
 static int write_inventory(struct dump_ctx *c, struct cr_err *e)
@@ -268,16 +279,147 @@ static int dump_images(struct dump_ctx *c, struct cr_err *e)
 		return -1;
 	if (proc_parse_stat(c->pid, &c->stat, e))
 		return -1;
-	/* A failed dump must never leave an older inventory next to our new files. */
-	if (unlinkat(c->dirfd, "inventory.img", 0) && errno != ENOENT)
-		return cr_fail_sys(e, "remove old inventory.img");
 	if (dump_files_write(c, e) || fault_check(c->o, FI_DUMP_AFTER_FILES, e) || dump_core_write(c, e) ||
-	    dump_creds_write(c, e) || dump_mm_write(c, e) || write_pstree(c, e))
+	    dump_creds_write(c, e) || dump_mm_write(c, e))
 		return -1;
 	for (size_t i = 0; i < c->nth; i++)
 		if (dump_core_write_thread(c, &c->th[i], e))
 			return -1;
-	return write_inventory(c, e);
+	return 0;
+}
+
+/* A zombie: its exit code in core-PID.img (task_state 2), nothing else. */
+static int dump_zombie(struct dump_ctx *c, struct cr_err *e)
+{
+	CoreEntry ce = CORE_ENTRY__INIT;
+	ce.arch = (char *)arch_name();
+	ce.task_state = 2, ce.has_task_state = 1;
+	ce.exit_code = c->exit_code, ce.has_exit_code = 1;
+	pr_info("task %d (child of %d) is a zombie, exit code %#x\n", c->pid, c->ppid, c->exit_code);
+	return dump_write_one(c, IMG_CORE, &ce.base, e);
+}
+
+/* ---------------- the tree ---------------- */
+
+static bool tree_has(const struct dump_tree *tr, pid_t pid)
+{
+	for (size_t i = 0; i < tr->n; i++)
+		if (tr->c[i].pid == pid)
+			return true;
+	return false;
+}
+
+static int tree_add(struct dump_tree *tr, struct cr_opts *o, pid_t pid, pid_t ppid, struct cr_err *e)
+{
+	if (tr->n == tr->cap) {
+		size_t ncap = tr->cap ? tr->cap * 2 : 8;
+		void *n = realloc(tr->c, ncap * sizeof(*tr->c));
+		if (!n)
+			return cr_fail_errno(e, ENOMEM, "out of memory");
+		tr->c = n;
+		tr->cap = ncap;
+	}
+	struct dump_ctx *c = &tr->c[tr->n];
+	memset(c, 0, sizeof(*c));
+	c->o = o, c->pid = pid, c->ppid = ppid, c->dirfd = o->imgdir_fd, c->root = tr->n == 0;
+	tr->n++;
+	return 0;
+}
+
+/* The children of every thread of tree task idx (seized: the set cannot change any more). */
+static int add_children(struct dump_tree *tr, size_t idx, struct cr_err *e)
+{
+	size_t nth = tr->c[idx].nth;
+	pid_t pid = tr->c[idx].pid;
+	for (size_t k = 0; k <= nth; k++) {
+		pid_t tid = k ? tr->c[idx].th[k - 1].tid : pid;
+		char name[64];
+		__cleanup_free char *ch = NULL;
+		snprintf(name, sizeof(name), "task/%d/children", tid);
+		if (proc_read(pid, name, &ch, NULL, e))
+			return cr_wrap(e, "task %d", pid);
+		for (char *p = ch, *end; *p; p = end) {
+			long v = strtol(p, &end, 10);
+			if (end == p)
+				break;
+			if (v <= 0 || tree_has(tr, (pid_t)v))
+				continue;
+			if (tree_add(tr, tr->c[idx].o, (pid_t)v, pid, e))
+				return -1;
+			struct dump_ctx *c = &tr->c[tr->n - 1];
+			if (proc_parse_stat(c->pid, &c->stat, e))
+				return cr_wrap(e, "child %d of task %d", c->pid, pid);
+			if (c->stat.state == 'Z') {
+				c->zombie = true;
+				c->exit_code = (int)c->stat.f[52];
+			}
+		}
+	}
+	return 0;
+}
+
+/* Seize the tree top-down: a task with all its threads, then its children. */
+static int seize_tree(struct dump_tree *tr, struct cr_err *e)
+{
+	for (size_t i = 0; i < tr->n; i++) {
+		struct dump_ctx *c = &tr->c[i];
+		if (c->zombie)
+			continue;
+		if (i) {
+			proc_status_free(&c->st);
+			if (check_task(c->pid, &c->st, e))
+				return cr_wrap(e, "child %d of task %d", c->pid, c->ppid);
+		}
+		if (seize_task(c->pid, &c->s, e))
+			return -1;
+		if (seize_threads(c, e) < 0)
+			return -1;
+		if (c->nth)
+			pr_info("task %d: %zu more threads seized\n", c->pid, c->nth);
+		if (add_children(tr, i, e))
+			return -1;
+	}
+	if (tr->n > 1)
+		pr_info("tree of task %d: %zu processes\n", tr->c[0].pid, tr->n);
+	return 0;
+}
+
+static int dump_tree_images(struct dump_tree *tr, struct cr_err *e)
+{
+	/* A failed dump must never leave an older inventory next to our new files. */
+	if (unlinkat(tr->c[0].dirfd, "inventory.img", 0) && errno != ENOENT)
+		return cr_fail_sys(e, "remove old inventory.img");
+	for (size_t i = 0; i < tr->n; i++) {
+		struct dump_ctx *c = &tr->c[i];
+		if (c->zombie ? dump_zombie(c, e) : dump_images(c, e))
+			return i ? cr_wrap(e, "task %d", c->pid) : -1;
+	}
+	if (write_pstree(tr, e))
+		return -1;
+	return write_inventory(&tr->c[0], e);
+}
+
+static void release_task(struct dump_ctx *c)
+{
+	struct cr_err e2;
+	release_threads(c);
+	if (c->s.attached && c->regs_ok)
+		arch_set_gpregs(c->pid, c->regs_resume, &e2);
+	seize_release(&c->s, &e2);
+}
+
+/* Kill every process of the tree; wait until each is gone. */
+static void kill_tree(struct dump_tree *tr)
+{
+	for (size_t i = 0; i < tr->n; i++)
+		if (!tr->c[i].zombie)
+			kill(tr->c[i].pid, SIGKILL);
+	for (size_t i = 0; i < tr->n; i++) {
+		if (tr->c[i].zombie)
+			continue;
+		reap_threads(&tr->c[i]);
+		seize_kill(&tr->c[i].s);
+	}
 }
 
 static void dump_free(struct dump_ctx *c)
@@ -293,7 +435,8 @@ static void dump_free(struct dump_ctx *c)
 
 int eng_dump(struct cr_opts *o, struct cr_err *err)
 {
-	struct dump_ctx c = {.o = o, .pid = o->pid, .dirfd = -1};
+	struct dump_tree tr = {0};
+	struct proc_status st0 = {0};
 	struct timespec t0, t1;
 	int ret = -1;
 
@@ -303,9 +446,10 @@ int eng_dump(struct cr_opts *o, struct cr_err *err)
 		return -1;
 	}
 	pr_info("dumping task %d into %s\n", o->pid, o->images_dir ? o->images_dir : "?");
-	if (open_images_dir(o, err) || check_task(o->pid, &c.st, err))
+	if (open_images_dir(o, err) || check_task(o->pid, &st0, err) || tree_add(&tr, o, o->pid, 0, err))
 		goto out_noseize;
-	c.dirfd = o->imgdir_fd;
+	tr.c[0].st = st0;
+	st0 = (struct proc_status){0};
 	/* Once the task is seized, a Ctrl-C must not leave it with every signal blocked: hold the
 	 * terminating signals until it is released again (they act right after). */
 	sigset_t term, old_mask;
@@ -315,48 +459,43 @@ int eng_dump(struct cr_opts *o, struct cr_err *err)
 	sigaddset(&term, SIGHUP);
 	sigaddset(&term, SIGQUIT);
 	pthread_sigmask(SIG_BLOCK, &term, &old_mask);
-	if (seize_task(o->pid, &c.s, err)) {
-		pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
-		goto out_noseize;
-	}
-	ret = seize_threads(&c, err) < 0 ? -1 : 0;
-	if (!ret && c.nth)
-		pr_info("task %d: %zu more threads seized\n", o->pid, c.nth);
+	ret = seize_tree(&tr, err);
 	if (!ret)
 		ret = fault_check(o, FI_DUMP_EARLY, err);
 	if (!ret)
-		ret = dump_images(&c, err);
+		ret = dump_tree_images(&tr, err);
 	if (!ret)
 		ret = fault_check(o, FI_DUMP_BEFORE_KILL, err);
 	if (ret) {
-		struct cr_err e2;
-		remove_created(&c);
-		release_threads(&c);
-		if (c.s.attached && c.regs_ok)
-			arch_set_gpregs(c.pid, c.regs_resume, &e2);
-		seize_release(&c.s, &e2);
-	} else if (o->leave_running) {
-		release_threads(&c);
-		int r1 = arch_set_gpregs(c.pid, c.regs_resume, err);
-		int r2 = seize_release(&c.s, r1 ? &(struct cr_err){0} : err);
-		if (r1 || r2) {
-			/* the images are complete: still report the failure to let the task go */
-			ret = -1;
-			remove_created(&c);
+		for (size_t i = tr.n; i-- > 0;) {
+			remove_created(&tr.c[i]);
+			release_task(&tr.c[i]);
 		}
+	} else if (o->leave_running) {
+		for (size_t i = tr.n; i-- > 0;) {
+			struct dump_ctx *c = &tr.c[i];
+			release_threads(c);
+			int r1 = c->s.attached ? arch_set_gpregs(c->pid, c->regs_resume, err) : 0;
+			int r2 = seize_release(&c->s, r1 ? &(struct cr_err){0} : err);
+			if (r1 || r2)
+				ret = -1; /* the images are complete: still report the failure to let the task go */
+		}
+		for (size_t i = 0; ret && i < tr.n; i++)
+			remove_created(&tr.c[i]);
 	} else {
-		kill(c.pid, SIGKILL);
-		reap_threads(&c);
-		seize_kill(&c.s);
+		kill_tree(&tr);
 	}
 	pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	if (!ret)
-		pr_info("dump of task %d done in %.3f s\n", o->pid,
+		pr_info("dump of task %d (%zu processes) done in %.3f s\n", o->pid, tr.n,
 			(double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
 out_noseize:
 	if (ret)
 		cr_wrap(err, "dump task %d", o->pid);
-	dump_free(&c);
+	proc_status_free(&st0);
+	for (size_t i = 0; i < tr.n; i++)
+		dump_free(&tr.c[i]);
+	free(tr.c);
 	return ret;
 }

@@ -61,6 +61,10 @@ struct dump_thread {
 struct dump_ctx {
 	struct cr_opts *o;
 	pid_t pid;
+	pid_t ppid;	/* parent in the dumped tree, 0 for the root */
+	bool root;	/* the root of the dumped tree (owns files.img, pstree.img, inventory.img) */
+	bool zombie;	/* a zombie: only its pstree entry and core (exit code) are dumped */
+	int exit_code;	/* of a zombie, as waitpid reports it */
 	int dirfd;
 	struct seized s;
 	struct infect in;
@@ -79,6 +83,16 @@ struct dump_ctx {
 	char (*created)[64];
 	size_t ncreated, created_cap;
 };
+
+/* The root's open files are in files.img, those of the other processes in files-PID.img. */
+static inline enum img_kind dump_files_kind(const struct dump_ctx *c)
+{
+	return c->root ? IMG_FILES : IMG_FILES_TASK;
+}
+static inline int dump_files_id(const struct dump_ctx *c)
+{
+	return c->root ? 0 : c->pid;
+}
 
 /* Remember an image file name as created by this dump. */
 int dump_created(struct dump_ctx *c, enum img_kind k, int id, struct cr_err *e);

@@ -39,6 +39,7 @@ static const struct img_kind_desc kinds[IMG__COUNT] = {
 			 &sigaction_entry__descriptor},
 	[IMG_FILES] = {"files", "files.img", 0x43520009, &file_entry__descriptor, &file_entry__descriptor},
 	[IMG_FDINFO] = {"fdinfo", "fdinfo-%d.img", 0x4352000a, &fdinfo_entry__descriptor, &fdinfo_entry__descriptor},
+	[IMG_FILES_TASK] = {"files", "files-%d.img", 0x4352000b, &file_entry__descriptor, &file_entry__descriptor},
 };
 
 const struct img_kind_desc *img_kind_desc(enum img_kind k)

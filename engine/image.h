@@ -34,6 +34,7 @@ enum img_kind {
 	IMG_SIGACTS,
 	IMG_FILES,
 	IMG_FDINFO,
+	IMG_FILES_TASK, /* files-PID.img: the open files of a process other than the root of the tree */
 	IMG__COUNT
 };
 

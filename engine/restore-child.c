@@ -4,6 +4,8 @@
  * Any failure: a message on the error pipe and _exit(1) (the parent reports it and reaps us). */
 #define LOG_PREFIX "restore-child: "
 #include <errno.h>
+#include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/personality.h>
@@ -12,6 +14,7 @@
 #include <sys/rseq.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "arch.h"
@@ -27,6 +30,36 @@ static int fail_msg(char *msg, size_t len, const char *what)
 	return -1;
 }
 
+static const struct rst_task *tree_task(const struct rst_task *t, pid_t pid)
+{
+	for (size_t i = 0; i < t->ntree; i++)
+		if (t->tree[i].pid == pid)
+			return &t->tree[i];
+	return NULL;
+}
+
+/* Join the image's process group: its leader (another process of the tree) may not have made it yet. */
+static int join_group(const struct rst_task *t, char *msg, size_t len)
+{
+	const PstreeEntry *p = t->pst;
+	pid_t want = p->pgid;
+	if (!tree_task(t, p->pgid)) {
+		if (p->pgid != t->tree[0].pst->pgid) {
+			snprintf(msg, len,
+				 "task %d: process group %d has no leader in the tree (not supported yet)", t->pid,
+				 p->pgid);
+			return -1;
+		}
+		want = getpgid(t->tree[0].pid); /* the root's group, wherever the root was restored */
+	}
+	for (int n = 0; setpgid(0, want); n++) {
+		if ((errno != EPERM && errno != ESRCH) || n > 5000)
+			return fail_msg(msg, len, "setpgid");
+		usleep(1000);
+	}
+	return 0;
+}
+
 static int child_session(const struct rst_task *t, char *msg, size_t len)
 {
 	const PstreeEntry *p = t->pst;
@@ -36,9 +69,71 @@ static int child_session(const struct rst_task *t, char *msg, size_t len)
 	} else if (p->pgid == t->pid) {
 		if (setpgid(0, 0))
 			return fail_msg(msg, len, "setpgid");
+	} else if (!t->root) {
+		const struct rst_task *par = tree_task(t, p->ppid);
+		if (!par) {
+			snprintf(msg, len, "task %d: parent %d is not in the images", t->pid, p->ppid);
+			return -1;
+		}
+		if (p->sid != par->pst->sid) {
+			snprintf(msg, len, "task %d: session %d is not its parent's (%d): not supported yet",
+				 t->pid, p->sid, par->pst->sid);
+			return -1;
+		}
+		if (p->pgid != par->pst->pgid)
+			return join_group(t, msg, len);
 	}
 	/* else: stay in the restorer's session and group (shell-job semantics) */
 	return 0;
+}
+
+/* struct clone_args (linux/sched.h), up to set_tid_size */
+struct child_clone_args {
+	uint64_t flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls, set_tid,
+	    set_tid_size;
+};
+
+/* The children of this process in the tree, with their PIDs; each goes on in rst_child. */
+static int spawn_children(struct rst_task *t, char *msg, size_t len)
+{
+	for (size_t j = 0; j < t->ntree; j++) {
+		struct rst_task *c = &t->tree[j];
+		if (c == t || c->pst->ppid != t->pid)
+			continue;
+		pid_t want = c->pid;
+		struct child_clone_args ca = {
+		    .exit_signal = SIGCHLD, .set_tid = (uint64_t)(uintptr_t)&want, .set_tid_size = 1};
+		long r = syscall(SYS_clone3, &ca, sizeof(ca));
+		if (r == 0)
+			rst_child(c);
+		if (r < 0) {
+			snprintf(msg, len, "clone3 child %d: %s", want, strerror(errno));
+			return -1;
+		}
+		if (r != want) {
+			snprintf(msg, len, "clone3 child %d gave PID %ld", want, r);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* A zombie of the image: exit at once with its status (nobody reaps it but its parent, later). */
+__attribute__((noreturn)) static void zombie_exit(const struct rst_task *t)
+{
+	char msg[256];
+	int st = t->core->exit_code;
+	child_session(t, msg, sizeof(msg));
+	if (WIFSIGNALED(st)) {
+		sigset_t one;
+		prctl(PR_SET_DUMPABLE, 0, 0, 0, 0); /* no core file */
+		signal(WTERMSIG(st), SIG_DFL);
+		sigemptyset(&one);
+		sigaddset(&one, WTERMSIG(st));
+		sigprocmask(SIG_UNBLOCK, &one, NULL);
+		kill(getpid(), WTERMSIG(st));
+	}
+	_exit(WEXITSTATUS(st));
 }
 
 static int child_fs(const struct rst_task *t, char *msg, size_t len)
@@ -120,7 +215,7 @@ static int child_setup(struct rst_task *t, char *msg, size_t len)
 	/* from here on nothing may be logged: the log's fd number may become one of the task's */
 	if (t->fault == FI_RESTORE_FILES) /* no fault_hit(): it logs */
 		snprintf(msg, len, "fault injected at restore-files");
-	if (child_session(t, msg, len) || rst_child_files(t, msg, len) || t->fault == FI_RESTORE_FILES ||
+	if (rst_child_files(t, msg, len) || t->fault == FI_RESTORE_FILES ||
 	    child_fs(t, msg, len) || child_misc(t, msg, len) || child_bounding(t, msg, len) ||
 	    child_rseq_off(msg, len) || rst_child_fill_unmap(t, msg, len) || child_root(t, msg, len))
 		return -1;
@@ -133,15 +228,24 @@ void rst_child(struct rst_task *t)
 	char c;
 	ssize_t n;
 
+	for (size_t i = 0; i < t->ntree; i++) { /* crshim's ends */
+		if (t->tree[i].go_pipe[1] >= 0)
+			close(t->tree[i].go_pipe[1]);
+		if (t->tree[i].err_pipe[0] >= 0)
+			close(t->tree[i].err_pipe[0]);
+	}
 	close(t->go_pipe[1]);
 	close(t->err_pipe[0]);
+	if (t->zombie)
+		zombie_exit(t);
 	do
 		n = read(t->go_pipe[0], &c, 1);
 	while (n < 0 && errno == EINTR);
 	if (n != 1)
 		_exit(1); /* the parent gave up */
 	close(t->go_pipe[0]);
-	if (child_setup(t, msg, sizeof(msg))) {
+	if (child_session(t, msg, sizeof(msg)) || spawn_children(t, msg, sizeof(msg)) ||
+	    child_setup(t, msg, sizeof(msg))) {
 		if (write(t->err_pipe[1], msg, strlen(msg)) < 0)
 			_exit(2);
 		_exit(1);

@@ -109,22 +109,21 @@ static int read_pstree(struct rst_task *t, struct cr_err *e)
 	size_t n;
 	if (read_list(t->dirfd, IMG_PSTREE, 0, false, &v, &n, e))
 		return -1;
+	t->all_pst = (PstreeEntry **)v;
+	t->n_all_pst = n;
+	if (!n || t->all_pst[0]->pid != t->pid)
+		return cr_fail_errno(e, EBADMSG, "pstree.img does not start with the root task %d", t->pid);
 	for (size_t i = 0; i < n; i++) {
-		PstreeEntry *p = v[i];
-		if (p->pid == t->pid && !t->pst)
-			t->pst = p;
-		else
-			protobuf_c_message_free_unpacked(v[i], NULL);
+		PstreeEntry *p = t->all_pst[i];
+		if (p->pid <= 0 || (i && (p->ppid <= 0 || p->pid == t->pid)))
+			return cr_fail_errno(e, EBADMSG, "pstree.img: bad entry %zu (pid %d, ppid %d)", i, p->pid,
+					     p->ppid);
+		if (p->n_threads > 0 && p->threads[0] != p->pid)
+			return cr_fail_errno(e, EBADMSG,
+					     "pstree.img: task %d: the first thread is %d, not the leader", p->pid,
+					     p->threads[0]);
 	}
-	free(v);
-	if (!t->pst)
-		return cr_fail_errno(e, EBADMSG, "pstree.img has no entry for the root task %d", t->pid);
-	if (n > 1)
-		return cr_fail_errno(e, ENOTSUP,
-				     "the images hold %zu processes: process trees are not supported yet", n);
-	if (t->pst->n_threads > 0 && t->pst->threads[0] != t->pid)
-		return cr_fail_errno(e, EBADMSG, "pstree.img: task %d: the first thread is %d, not the leader",
-				     t->pid, t->pst->threads[0]);
+	t->pst = t->all_pst[0];
 	return 0;
 }
 
@@ -187,8 +186,15 @@ static int read_thread_cores(struct rst_task *t, struct cr_err *e)
 static int read_task(struct rst_task *t, struct cr_err *e)
 {
 	int id = t->pid;
-	if (img_read_one(t->dirfd, IMG_CORE, id, (ProtobufCMessage **)&t->core, e) ||
-	    img_read_one(t->dirfd, IMG_FS, id, (ProtobufCMessage **)&t->fs, e) ||
+	if (img_read_one(t->dirfd, IMG_CORE, id, (ProtobufCMessage **)&t->core, e))
+		return -1;
+	if (t->core->task_state == 2) {
+		if (t->root)
+			return cr_fail_errno(e, EBADMSG, "core-%d.img: the root task is a zombie", id);
+		t->zombie = true;
+		return 0;
+	}
+	if (img_read_one(t->dirfd, IMG_FS, id, (ProtobufCMessage **)&t->fs, e) ||
 	    img_read_one(t->dirfd, IMG_MM, id, (ProtobufCMessage **)&t->mm, e))
 		return -1;
 	if (img_read_one(t->dirfd, IMG_CREDS, id, (ProtobufCMessage **)&t->creds, e)) {
@@ -198,7 +204,8 @@ static int read_task(struct rst_task *t, struct cr_err *e)
 		t->creds = NULL;
 	}
 	if (read_list(t->dirfd, IMG_SIGACTS, id, true, (void ***)&t->sigacts, &t->nr_sigacts, e) ||
-	    read_list(t->dirfd, IMG_FILES, 0, true, (void ***)&t->files, &t->nr_files, e) ||
+	    read_list(t->dirfd, t->root ? IMG_FILES : IMG_FILES_TASK, t->root ? 0 : id, true,
+		      (void ***)&t->files, &t->nr_files, e) ||
 	    read_list(t->dirfd, IMG_FDINFO, id, true, (void ***)&t->fdinfo, &t->nr_fdinfo, e))
 		return -1;
 	if (check_core(t->core, id, e))
@@ -230,8 +237,8 @@ void rst_free(struct rst_task *t)
 	free(t->vma_prefilled);
 	if (t->inv)
 		protobuf_c_message_free_unpacked(&t->inv->base, NULL);
-	if (t->pst)
-		protobuf_c_message_free_unpacked(&t->pst->base, NULL);
+	if (t->all_pst)
+		free_list((void **)t->all_pst, t->n_all_pst); /* t->pst is one of them */
 	if (t->core)
 		protobuf_c_message_free_unpacked(&t->core->base, NULL);
 	free_list((void **)t->tcores, t->nr_tcores);
@@ -364,22 +371,35 @@ static int check_vdso(struct rst_task *t, struct cr_err *e)
 	return 0;
 }
 
-int rst_load(struct cr_opts *o, struct rst_task *t, struct cr_err *e)
+int rst_load_task(struct cr_opts *o, struct rst_task *t, struct cr_err *e)
 {
-	t->dirfd = o->imgdir_fd;
 	t->pm.pages_fd = -1;
 	t->err_pipe[0] = t->err_pipe[1] = t->go_pipe[0] = t->go_pipe[1] = -1;
-	if (read_inventory(o, t, e) || verify_images(t, e) || read_pstree(t, e) || read_task(t, e) ||
-	    rst_pages_load(t, e))
+	if (read_task(t, e))
 		return -1;
-	pr_info("images verified: task %d, %zu vmas, %llu bytes of pages in %zu blocks\n", t->pid,
-		t->mm->n_vmas, (unsigned long long)t->pm.total_size, t->pm.nr);
-	if (rst_pipes_prepare(o, t, e) || check_fds(t, e) || check_mapped_files(t, e) || check_vdso(t, e))
-		return -1;
+	if (!t->zombie) {
+		if (rst_pages_load(t, e))
+			return -1;
+		pr_info("images verified: task %d, %zu vmas, %llu bytes of pages in %zu blocks\n", t->pid,
+			t->mm->n_vmas, (unsigned long long)t->pm.total_size, t->pm.nr);
+		if (rst_pipes_prepare(o, t, e) || check_fds(t, e) || check_mapped_files(t, e) ||
+		    check_vdso(t, e))
+			return -1;
+	}
 	if (check_pid_free(t->pid, e))
 		return -1;
 	for (size_t i = 0; i < t->nr_tcores; i++)
 		if (check_pid_free(t->pst->threads[i + 1], e))
 			return cr_wrap(e, "thread of task %d", t->pid);
 	return 0;
+}
+
+int rst_load(struct cr_opts *o, struct rst_task *t, struct cr_err *e)
+{
+	t->dirfd = o->imgdir_fd;
+	t->root = true;
+	if (read_inventory(o, t, e) || verify_images(t, e) || read_pstree(t, e))
+		return -1;
+	t->no_prefill = t->n_all_pst > 1;
+	return rst_load_task(o, t, e);
 }

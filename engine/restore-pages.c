@@ -267,7 +267,7 @@ int rst_pages_load(struct rst_task *t, struct cr_err *e)
 		cr_fail_errno(e, ENOMEM, "out of memory");
 		goto fail;
 	}
-	if ((!getenv("CRSHIM_PREFILL") || strcmp(getenv("CRSHIM_PREFILL"), "0")) &&
+	if (!t->no_prefill && (!getenv("CRSHIM_PREFILL") || strcmp(getenv("CRSHIM_PREFILL"), "0")) &&
 	    !fault_hit(t->fault, FI_NO_PREFILL))
 		prefill_plan(t, kind);
 	void *data = mmap(NULL, pm->total_size, PROT_READ, MAP_SHARED, pm->pages_fd, 0);

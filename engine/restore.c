@@ -59,7 +59,7 @@ static int spawn_child(struct rst_task *t, struct cr_err *e)
 	struct rst_clone_args ca = {
 	    .exit_signal = SIGCHLD, .set_tid = (uint64_t)(uintptr_t)&want, .set_tid_size = 1};
 
-	if (pipe2(t->err_pipe, O_CLOEXEC) || pipe2(t->go_pipe, O_CLOEXEC))
+	if (t->err_pipe[0] < 0 && (pipe2(t->err_pipe, O_CLOEXEC) || pipe2(t->go_pipe, O_CLOEXEC)))
 		return cr_fail_sys(e, "pipe");
 	sigfillset(&all);
 	sigprocmask(SIG_SETMASK, &all, &old); /* the child starts with every signal blocked */
@@ -328,29 +328,163 @@ static int write_pidfile(const char *path, pid_t pid, struct cr_err *e)
 	return 0;
 }
 
-static int restore_task(struct cr_opts *o, struct rst_task *t, struct cr_err *e)
+/* /proc/PID/stat says it is a zombie or gone. */
+static bool task_dead(pid_t pid)
 {
-	t->fault = o->fault;
-	if (rst_load(o, t, e) || fault_check(o, FI_RESTORE_AFTER_LOAD, e) || rst_area_build(t, e) ||
-	    fault_check(o, FI_RESTORE_BEFORE_FORK, e) || spawn_child(t, e))
+	char path[64], buf[256];
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	__cleanup_close int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return true;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	if (n <= 0)
+		return true;
+	buf[n] = '\0';
+	char *p = strrchr(buf, ')');
+	return !p || p[2] == 'Z' || p[2] == 'X';
+}
+
+static struct rst_task *tree_task(struct rst_task *ts, size_t n, pid_t pid)
+{
+	for (size_t i = 0; i < n; i++)
+		if (ts[i].pid == pid)
+			return &ts[i];
+	return NULL;
+}
+
+/* A process other than the root: its parent creates it once it has its go; seize it when it is there. */
+static int seize_tree_child(struct rst_task *ts, size_t n, struct rst_task *t, struct cr_err *e)
+{
+	struct rst_task *par = tree_task(ts, n, t->pst->ppid);
+	for (int i = 0; i < 20000; i++) {
+		if (!ptrace(PTRACE_SEIZE, t->pid, 0, (void *)(long)(PTRACE_O_EXITKILL | PTRACE_O_TRACESYSGOOD)))
+			break;
+		if (errno != ESRCH && errno != EPERM)
+			return cr_fail_sys(e, "PTRACE_SEIZE %d", t->pid);
+		if (par && !par->zombie && task_dead(par->pid)) {
+			if (wait_blob(par, e))
+				return -1;
+			return cr_fail_errno(e, ESRCH, "task %d: its parent %d did not create it", t->pid,
+					     par->pid);
+		}
+		if (i == 19999)
+			return cr_fail_errno(e, ETIMEDOUT, "task %d: not created by its parent %d", t->pid,
+					     t->pst->ppid);
+		usleep(500);
+	}
+	t->seized = true;
+	if (write(t->go_pipe[1], "g", 1) != 1)
+		return cr_fail_sys(e, "start task %d", t->pid);
+	close(t->go_pipe[1]);
+	t->go_pipe[1] = -1;
+	return 0;
+}
+
+/* Failure: every process of the tree goes (the traced ones are reaped here, the others by init). */
+static void kill_tree(struct rst_task *ts, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!ts[i].reaped && (i == 0 || !task_dead(ts[i].pid)))
+			kill(ts[i].pid, SIGKILL);
+	for (size_t i = n; i-- > 0;) {
+		if (ts[i].reaped || (i && !ts[i].seized))
+			continue;
+		kill_task(&ts[i]);
+		ts[i].reaped = true;
+	}
+}
+
+static int restore_run(struct cr_opts *o, struct rst_task *ts, size_t n, struct cr_err *e)
+{
+	for (size_t i = 1; i < n; i++)
+		if (!ts[i].zombie && (pipe2(ts[i].err_pipe, O_CLOEXEC) || pipe2(ts[i].go_pipe, O_CLOEXEC)))
+			return cr_fail_sys(e, "pipe");
+	if (spawn_child(&ts[0], e))
 		return -1;
-	if (fault_check(o, FI_RESTORE_ROOT_ONLY, e) || seize_child(t, e) || wait_blob(t, e) ||
-	    park_threads(t, e) || finish(t, e)) {
-		if (!t->reaped)
-			kill_task(t);
+	for (size_t i = 1; i < n; i++) { /* the children's ends are theirs now */
+		if (ts[i].err_pipe[1] >= 0)
+			close(ts[i].err_pipe[1]);
+		if (ts[i].go_pipe[0] >= 0)
+			close(ts[i].go_pipe[0]);
+		ts[i].err_pipe[1] = ts[i].go_pipe[0] = -1;
+	}
+	int ret = fault_check(o, FI_RESTORE_ROOT_ONLY, e) || seize_child(&ts[0], e);
+	for (size_t i = 1; !ret && i < n; i++)
+		if (!ts[i].zombie)
+			ret = seize_tree_child(ts, n, &ts[i], e);
+	for (size_t i = 0; !ret && i < n; i++)
+		if (!ts[i].zombie)
+			ret = wait_blob(&ts[i], e) || park_threads(&ts[i], e);
+	/* children first: a parent that runs finds them restored */
+	for (size_t i = n; !ret && i-- > 0;)
+		if (!ts[i].zombie)
+			ret = finish(&ts[i], e);
+	if (ret) {
+		kill_tree(ts, n);
 		return -1;
 	}
 	if (fault_check(o, FI_RESTORE_AFTER_DETACH, e)) { /* like a failed post-restore step: nothing stays */
-		kill_child(t->pid);
+		kill_tree(ts, n);
 		return -1;
 	}
-	report_warnings(t);
-	if (o->pidfile && write_pidfile(o->pidfile, t->pid, e)) {
-		kill(t->pid, SIGKILL);
-		waitpid(t->pid, NULL, 0);
+	for (size_t i = 0; i < n; i++)
+		if (!ts[i].zombie)
+			report_warnings(&ts[i]);
+	if (o->pidfile && write_pidfile(o->pidfile, ts[0].pid, e)) {
+		kill_tree(ts, n);
 		return -1;
 	}
 	return 0;
+}
+
+/* The other processes of the tree (the root is loaded and knows the pstree). */
+static int load_tree(struct cr_opts *o, struct rst_task **tsp, size_t *np, struct cr_err *e)
+{
+	size_t n = (*tsp)[0].n_all_pst;
+	if (n > 1) {
+		struct rst_task *nt = realloc(*tsp, n * sizeof(*nt));
+		if (!nt)
+			return cr_fail_errno(e, ENOMEM, "out of memory");
+		*tsp = nt;
+		memset(&nt[1], 0, (n - 1) * sizeof(*nt));
+	}
+	struct rst_task *ts = *tsp;
+	for (size_t i = 0; i < n; i++) {
+		ts[i].tree = ts;
+		ts[i].ntree = n;
+	}
+	for (size_t i = 1; i < n; i++) {
+		struct rst_task *t = &ts[i];
+		t->dirfd = o->imgdir_fd;
+		t->pst = ts[0].all_pst[i];
+		t->pid = t->pst->pid;
+		t->no_prefill = true;
+		t->pm.pages_fd = -1;
+		t->err_pipe[0] = t->err_pipe[1] = t->go_pipe[0] = t->go_pipe[1] = -1;
+		*np = i + 1;
+		if (!tree_task(ts, i, t->pst->ppid) || tree_task(ts, i, t->pid))
+			return cr_fail_errno(e, EBADMSG, "pstree.img: task %d: parent %d not listed before it",
+					     t->pid, t->pst->ppid);
+		if (rst_load_task(o, t, e))
+			return cr_wrap(e, "task %d", t->pid);
+	}
+	if (n > 1)
+		pr_info("%zu processes in the tree of task %d\n", n, ts[0].pid);
+	return 0;
+}
+
+static int restore_tree(struct cr_opts *o, struct rst_task **tsp, size_t *np, struct cr_err *e)
+{
+	struct rst_task *t = &(*tsp)[0];
+	t->fault = o->fault;
+	if (rst_load(o, t, e) || load_tree(o, tsp, np, e) || fault_check(o, FI_RESTORE_AFTER_LOAD, e))
+		return -1;
+	for (size_t i = 0; i < *np; i++)
+		if (!(*tsp)[i].zombie && rst_area_build(&(*tsp)[i], e))
+			return -1;
+	if (fault_check(o, FI_RESTORE_BEFORE_FORK, e))
+		return -1;
+	return restore_run(o, *tsp, *np, e);
 }
 
 static double since(const struct timespec *t0)
@@ -362,34 +496,46 @@ static double since(const struct timespec *t0)
 
 int eng_restore(struct cr_opts *o, pid_t *root_pid, struct cr_err *err)
 {
-	struct rst_task t = {.dirfd = -1, .pm = {.pages_fd = -1}, .err_pipe = {-1, -1}, .go_pipe = {-1, -1}};
+	struct rst_task *ts = calloc(1, sizeof(*ts));
+	size_t n = 1;
 	struct timespec t0;
 	bool own_dir = false;
 	int ret = -1;
 
+	if (!ts)
+		return cr_fail_errno(err, ENOMEM, "out of memory");
+	*ts = (struct rst_task){.dirfd = -1, .pm = {.pages_fd = -1}, .err_pipe = {-1, -1}, .go_pipe = {-1, -1}};
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (o->imgdir_fd < 0) {
 		o->imgdir_fd = open(o->images_dir ? o->images_dir : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (o->imgdir_fd < 0)
+		if (o->imgdir_fd < 0) {
+			free(ts);
 			return cr_fail_sys(err, "open images dir %s", o->images_dir ? o->images_dir : ".");
+		}
 		own_dir = true;
 	}
-	ret = restore_task(o, &t, err);
+	ret = restore_tree(o, &ts, &n, err);
 	if (!ret) {
 		double s = since(&t0);
-		*root_pid = t.pid;
-		pr_info("restored task %d in %.3f s (%llu bytes of pages, %.2f GB/s)\n", t.pid, s,
-			(unsigned long long)t.pm.total_size, s > 0 ? (double)t.pm.total_size / s / 1e9 : 0.0);
+		*root_pid = ts[0].pid;
+		pr_info("restored task %d (%zu processes) in %.3f s (%llu bytes of pages of the root, %.2f GB/s)\n",
+			ts[0].pid, n, s, (unsigned long long)ts[0].pm.total_size,
+			s > 0 ? (double)ts[0].pm.total_size / s / 1e9 : 0.0);
 	} else {
 		pr_err("restore failed: %s\n", err->msg);
 	}
-	for (int i = 0; i < 2; i++) {
-		if (t.err_pipe[i] >= 0)
-			close(t.err_pipe[i]);
-		if (t.go_pipe[i] >= 0)
-			close(t.go_pipe[i]);
+	for (size_t k = 0; k < n; k++) {
+		struct rst_task *t = &ts[k];
+		for (int i = 0; i < 2; i++) {
+			if (t->err_pipe[i] >= 0)
+				close(t->err_pipe[i]);
+			if (t->go_pipe[i] >= 0)
+				close(t->go_pipe[i]);
+		}
 	}
-	rst_free(&t);
+	for (size_t k = n; k-- > 0;)
+		rst_free(&ts[k]);
+	free(ts);
 	if (own_dir) {
 		close(o->imgdir_fd);
 		o->imgdir_fd = -1;

@@ -29,6 +29,13 @@ struct rst_cur_special {
 struct rst_task {
 	pid_t pid;
 	int dirfd;
+	bool root;	      /* the root of the tree: files.img, owns inv and the pstree list */
+	bool zombie;	      /* core task_state 2: created, then exits with core->exit_code */
+	bool no_prefill;      /* a tree: every process has its own layout, nothing is prefilled in crshim */
+	struct rst_task *tree; /* every process of the images, parents first (tree[0] is the root) */
+	size_t ntree;
+	PstreeEntry **all_pst; /* root only: every pstree entry */
+	size_t n_all_pst;
 	bool shell_job;
 	InventoryEntry *inv;
 	PstreeEntry *pst;
@@ -60,12 +67,15 @@ struct rst_task {
 	int err_pipe[2]; /* child -> parent: error message of the C stage */
 	int go_pipe[2];	 /* parent -> child: seized, go on */
 	bool reaped;	 /* the child ended and was waited for */
+	bool seized;	 /* not the root: ptrace-attached by crshim */
 	size_t thr_seized; /* threads pst->threads[1..thr_seized] are ptrace-attached */
 	int fault;	 /* fault point of this run (engine/fault.h), 0 = none */
 };
 
-/* restore-load.c */
+/* restore-load.c: rst_load loads the root (and reads the whole pstree), rst_load_task one other process
+ * (t->pid, t->pst, t->tree set by the caller; t->pst belongs to the root). */
 int rst_load(struct cr_opts *o, struct rst_task *t, struct cr_err *e);
+int rst_load_task(struct cr_opts *o, struct rst_task *t, struct cr_err *e);
 void rst_free(struct rst_task *t);
 const FileEntry *rst_file_by_id(const struct rst_task *t, uint32_t id);
 

@@ -148,6 +148,13 @@ void test_daemon(void)
 	ready_fd = -1;
 }
 
+void test_forked(void)
+{
+	if (ready_fd >= 0)
+		close(ready_fd);
+	ready_fd = -1;
+}
+
 int test_go(void)
 {
 	return !zdtm_sigterm;

@@ -20,6 +20,8 @@
 void test_init(int argc, char **argv);
 /* Tell the waiting parent that the state is built. */
 void test_daemon(void);
+/* In a child forked before test_daemon(): let go of the ready pipe (else the starter waits for it). */
+void test_forked(void);
 /* Wait (sigsuspend) until SIGTERM arrives. Survives checkpoint/restore. */
 void test_waitsig(void);
 /* 1 until SIGTERM arrives. For busy loops. */
