@@ -1,0 +1,52 @@
+/* A stopped child (SIGSTOP) stays stopped after restore, and continues with its state on SIGCONT. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "zdtmtst.h"
+
+#define MEM (64 * 1024)
+
+static char state_of(pid_t pid)
+{
+	char path[64], *buf, st = '?';
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	if (read_file(path, &buf) < 0)
+		return '-';
+	char *p = strrchr(buf, ')');
+	if (p)
+		st = p[2];
+	free(buf);
+	return st;
+}
+
+int main(int argc, char **argv)
+{
+	pid_t ch;
+	int st;
+	test_init(argc, argv);
+	ch = fork();
+	if (ch == 0) {
+		test_forked();
+		uint8_t *mem = malloc(MEM);
+		datagen(mem, MEM, 77);
+		raise(SIGSTOP);
+		_exit(datachk(mem, MEM, 77, NULL) ? 1 : 0);
+	}
+	if (waitpid(ch, &st, WUNTRACED) != ch || !WIFSTOPPED(st))
+		fail("child did not stop");
+	test_daemon();
+	test_waitsig();
+	usleep(100000);
+	if (state_of(ch) != 'T')
+		fail("child %d: state %c after restore, want T (stopped)", ch, state_of(ch));
+	kill(ch, SIGCONT);
+	if (waitpid(ch, &st, 0) != ch)
+		fail("waitpid");
+	else if (!WIFEXITED(st) || WEXITSTATUS(st))
+		fail("child: status %#x after SIGCONT, want exit 0", st);
+	if (!test_failures)
+		pass();
+	return 0;
+}
