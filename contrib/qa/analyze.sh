@@ -61,6 +61,7 @@ if [[ " $ONLY " == *" cppcheck "* ]]; then
 		-I engine -I engine/restorer -I "arch/$ARCH" -I arch -I shim -I tests/zdtm/lib \
 		-I "$AB/cpp/build/proto" -I "$AB/cpp/sysinc" \
 		--suppress=missingIncludeSystem --suppress='*:*/proto/*.pb-c.h' --suppress='*:/usr/include/*' \
+		--library="$TOP/contrib/qa/cppcheck.cfg" \
 		--suppress=unusedStructMember --suppress=unreadVariable --suppress=variableScope \
 		"${SRC[@]}" >"$AB/cppcheck.log" 2>&1
 	rc=$?
