@@ -45,9 +45,11 @@ if [ -x "$CRSHIM" ]; then
 	for t in env_argv cwd_umask vma_many sigaltstack; do
 		[ -x "$ZB/static/$t" ] || continue
 		launch "$ZB/static/$t" --pidfile="$TMP/$t.pid" --outfile="$TMP/$t.out"
-		for _ in $(seq 50); do [ -s "$TMP/$t.pid" ] && break; sleep 0.1; done
+		for _ in $(seq 200); do [ -s "$TMP/$t.pid" ] && break; sleep 0.1; done
 		[ -s "$TMP/$t.pid" ] && dump "$t" "$(cat "$TMP/$t.pid")"
 	done
+	sleep 0.5 # a test that wrote its pidfile late is still killed
+	for p in "$TMP"/*.pid; do [ -s "$p" ] && kill -9 "$(cat "$p")" 2>/dev/null; done
 fi
 if ls "$TMP"/img/*/ >/dev/null 2>&1; then
 	"$FB/fuzz/mkseeds" "$OUT/image" "$TMP"/img/*/ || "$FB/fuzz/mkseeds" --synth "$OUT/image"
