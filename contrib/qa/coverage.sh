@@ -4,6 +4,7 @@
 # COV_B/coverage/index.html, then prints lines and functions covered per module. The report is written even when
 # tests fail; the exit status is then non-zero.
 #   coverage.sh COV_B     (COV_TESTS="a b" to run only some ZDTM tests)
+# The ZDTM run is bounded by ZDTM_SUITE_TIMEOUT seconds (default 1500): a stuck test cannot hang CI.
 # Note: code that runs in a child which never returns to main (the restore child jumps into the blob) writes no
 # counters; that code shows as not covered.
 set -u
@@ -17,7 +18,7 @@ fail=0
 rm -rf "$CB"
 $MAKE -s -j"$(nproc)" B="$CB" COV="$COV" "$CB/crshim" || exit 1
 $MAKE -s B="$CB" COV="$COV" unit || { echo "coverage: unit tests FAILED"; fail=1; }
-$MAKE -s -C tests/zdtm run CRSHIM="$TOP/$CB/crshim" MODE=cr ITERS=1 TESTS="${COV_TESTS:-}" ||
+timeout -k 10 "${ZDTM_SUITE_TIMEOUT:-1500}" $MAKE -s -C tests/zdtm run CRSHIM="$TOP/$CB/crshim" MODE=cr ITERS=1 TESTS="${COV_TESTS:-}" ||
 	{ echo "coverage: zdtm (cr) FAILED"; fail=1; }
 
 LC="--quiet --rc lcov_branch_coverage=0"

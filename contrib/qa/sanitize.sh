@@ -5,6 +5,7 @@
 # LSan 68), so a report in crshim or in its restore child (before the blob) fails the crshim call and the test; the
 # output is also searched for sanitizer reports (SAN_B/unit.log, SAN_B/zdtm.log).
 #   sanitize.sh SAN_B     (SAN_TESTS="a b" to run only some ZDTM tests)
+# The ZDTM run is bounded by ZDTM_SUITE_TIMEOUT seconds (default 1500): a stuck test cannot hang CI.
 set -u
 SB=${1:-build-san}
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -24,7 +25,7 @@ set -o pipefail
 $MAKE -s B="$SB" SAN="$SAN" unit 2>&1 | tee "$SB/unit.log" || { echo "sanitize: unit tests FAILED"; fail=1; }
 echo "sanitize: unit tests took $((SECONDS - t)) s"
 t=$SECONDS
-$MAKE -s -C tests/zdtm run CRSHIM="$TOP/$SB/crshim" MODE=cr ITERS=1 TESTS="${SAN_TESTS:-}" 2>&1 |
+timeout -k 10 "${ZDTM_SUITE_TIMEOUT:-1500}" $MAKE -s -C tests/zdtm run CRSHIM="$TOP/$SB/crshim" MODE=cr ITERS=1 TESTS="${SAN_TESTS:-}" 2>&1 |
 	tee "$SB/zdtm.log" ||
 	{ echo "sanitize: zdtm (cr) FAILED"; fail=1; }
 echo "sanitize: zdtm took $((SECONDS - t)) s"
