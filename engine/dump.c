@@ -408,18 +408,41 @@ static void release_task(struct dump_ctx *c)
 	seize_release(&c->s, &e2);
 }
 
-/* Kill every process of the tree; wait until each is gone. */
+/* Kill every process of the tree; wait until each is gone (~2 s in all at most). */
 static void kill_tree(struct dump_tree *tr)
 {
+	if (tr->n == 1) {
+		kill(tr->c[0].pid, SIGKILL);
+		reap_threads(&tr->c[0]);
+		seize_kill(&tr->c[0].s);
+		return;
+	}
 	for (size_t i = 0; i < tr->n; i++)
 		if (!tr->c[i].zombie)
 			kill(tr->c[i].pid, SIGKILL);
 	for (size_t i = 0; i < tr->n; i++) {
-		if (tr->c[i].zombie)
-			continue;
-		reap_threads(&tr->c[i]);
-		seize_kill(&tr->c[i].s);
+		struct dump_ctx *c = &tr->c[i];
+		int st;
+		reap_threads(c);
+		/* our ptrace notification first: then the real parent (or init) can reap it */
+		while (c->s.attached && waitpid(c->pid, &st, __WALL) >= 0 && !WIFEXITED(st) && !WIFSIGNALED(st))
+			;
+		c->s.attached = false;
 	}
+	size_t left = tr->n;
+	for (int k = 0; k < 200 && left; k++) {
+		left = 0;
+		for (size_t i = 0; i < tr->n; i++) {
+			char path[32];
+			snprintf(path, sizeof(path), "/proc/%d", tr->c[i].pid);
+			left += access(path, F_OK) == 0;
+		}
+		if (left)
+			usleep(10000);
+	}
+	if (left)
+		pr_info("tree of task %d killed; %zu processes not reaped yet by their new parent\n", tr->c[0].pid,
+			left);
 }
 
 static void dump_free(struct dump_ctx *c)

@@ -290,12 +290,13 @@ static int finish(struct rst_task *t, struct cr_err *e)
 		return cr_fail_sys(e, "PTRACE_SETSIGMASK %d", t->pid);
 	if (fault_hit(t->fault, FI_RESTORE_BEFORE_RESUME))
 		return fault_fail(e, FI_RESTORE_BEFORE_RESUME);
+	/* stopped in the image: queued before the detach, it stops the task before any of its code runs */
+	if (c->task_state == 1)
+		kill(t->pid, SIGSTOP);
 	if (detach_threads(t, e))
 		return -1;
 	if (ptrace(PTRACE_DETACH, t->pid, 0, 0))
 		return cr_fail_sys(e, "PTRACE_DETACH %d", t->pid);
-	if (c->task_state == 1)
-		kill(t->pid, SIGSTOP);
 	return 0;
 }
 

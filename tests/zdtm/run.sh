@@ -94,6 +94,26 @@ all_tests() {
 # ---------------------------------------------------------------- snapshots
 # What the outside can see of a task. Stable across C/R if the restore is right.
 STATUS_KEYS='Name|Umask|State|Uid|Gid|Groups|NoNewPrivs|Seccomp|CapInh|CapPrm|CapEff|CapBnd|CapAmb|SigBlk|SigIgn|SigCgt|SigPnd|ShdPnd'
+# The process tree under pid: "pid ppid pgid sid state threads" per process (the root without its
+# ppid, pgid and sid), parents before children; state only when it is Z or T (running/sleeping may change).
+snap_tree() { # pid [root]
+	local p=$1 c f
+	f=$(sed 's/.*) //' "/proc/$p/stat" 2>/dev/null) || return 0
+	# shellcheck disable=SC2086
+	set -- $f
+	local st=$1
+	[[ "$st" == [ZT] ]] || st=-
+	if [ "${ROOTSNAP:-}" = "$p" ]; then # its parent, group, session: the runner's or crshim's (shell job)
+		printf '%s * * * %s threads %s\n' "$p" "$st" "$(ls "/proc/$p/task" 2>/dev/null | sort -n | tr '\n' ' ')"
+	else
+		printf '%s %s %s %s %s threads %s\n' "$p" "$2" "$3" "$4" "$st" \
+			"$(ls "/proc/$p/task" 2>/dev/null | sort -n | tr '\n' ' ')"
+	fi
+	for c in $(cat /proc/"$p"/task/*/children 2>/dev/null | tr ' ' '\n' | grep . | sort -n); do
+		snap_tree "$c"
+	done
+}
+
 snapshot() { # pid
 	local pid=$1 fd
 	echo "## maps"
@@ -123,6 +143,8 @@ snapshot() { # pid
 	done
 	echo "## status"
 	grep -E "^($STATUS_KEYS):" "/proc/$pid/status" 2>&1 | grep -v -E "^(${SNAP_IGNORE:-.^}):"
+	echo "## tree"
+	ROOTSNAP=$pid snap_tree "$pid"
 }
 
 status_field() { # pid key
