@@ -42,6 +42,12 @@ struct rst_task;
 /* Parent, before anything is created: apply --inherit-fd fd[N]:pipe:[INODE] (the matching entries become
  * FILE_INHERIT from crshim's fd N) and check the pipe and FIFO entries (FIFO paths present and FIFOs). */
 int rst_pipes_prepare(const struct cr_opts *o, struct rst_task *t, struct cr_err *e);
+/* Parent, once every process of the tree is loaded: a pipe held by several processes is made once in
+ * crshim (size, data, flags) and becomes FILE_INHERIT in each, inherited through clone3; a FIFO held by
+ * several keeps its data in one of them only. rst_pipes_share_done closes crshim's copies (after the tree
+ * is created, before anyone waits for it). */
+int rst_pipes_share(struct rst_task *ts, size_t n, struct cr_err *e);
+void rst_pipes_share_done(void);
 /* Child: put the pipe end or FIFO open of file f at fi->fd (creating the pipe on its first fd). Helper
  * fds are made >= lo. Errors as text, like rst_child_files. */
 int rst_pipe_open(struct rst_task *t, int lo, const FileEntry *f, const FdinfoEntry *fi, char *msg,

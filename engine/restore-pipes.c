@@ -352,3 +352,129 @@ void rst_pipes_done(void)
 	rpipes = NULL;
 	nr_rpipes = cap_rpipes = 0;
 }
+
+/* ---------------------------------------------------------------- parent: pipes shared by processes */
+
+/* A pipe held by several processes of the tree is made once, here in crshim, before the root is cloned:
+ * every process inherits it through clone3 and takes its ends as FILE_INHERIT (one open file description
+ * per end, as after a fork). crshim's copies are closed by rst_pipes_share_done. */
+struct shared_pipe {
+	uint64_t id, dev;
+	int rfd, wfd;
+};
+static struct shared_pipe *shared;
+static size_t nr_shared;
+
+/* How many processes hold the pipe (or FIFO) of pe (entries already made FILE_INHERIT count too). */
+static size_t holders(const struct rst_task *ts, size_t n, const PipeEntry *pe, bool fifo)
+{
+	size_t h = 0;
+	for (size_t k = 0; k < n; k++) {
+		for (size_t i = 0; i < ts[k].nr_files; i++) {
+			const FileEntry *f = ts[k].files[i];
+			if (f->pipe && (f->kind == FILE_KIND__FILE_FIFO) == fifo &&
+			    f->pipe->pipe_id == pe->pipe_id && f->pipe->dev == pe->dev) {
+				h++;
+				break;
+			}
+		}
+	}
+	return h;
+}
+
+/* The first entry (over all processes) of this pipe with data (acc < 0) or with the end acc; NULL if none. */
+static const PipeEntry *first_entry(const struct rst_task *ts, size_t n, const PipeEntry *pe, int acc)
+{
+	for (size_t k = 0; k < n; k++)
+		for (size_t i = 0; i < ts[k].nr_files; i++) {
+			const PipeEntry *q = ts[k].files[i]->pipe;
+			if (!q || q->pipe_id != pe->pipe_id || q->dev != pe->dev)
+				continue;
+			if (acc < 0 ? (q->data_saved && q->data.len) : (int)(q->flags & O_ACCMODE) == acc)
+				return q;
+		}
+	return NULL;
+}
+
+static int make_shared(const struct rst_task *ts, size_t n, const PipeEntry *pe, struct cr_err *e)
+{
+	struct shared_pipe *ns = realloc(shared, (nr_shared + 1) * sizeof(*ns));
+	if (!ns)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	shared = ns;
+	int p[2];
+	if (pipe2(p, O_CLOEXEC | O_NONBLOCK))
+		return cr_fail_sys(e, "pipe");
+	shared[nr_shared++] = (struct shared_pipe){pe->pipe_id, pe->dev, p[0], p[1]};
+	if (pe->pipe_size && fcntl(p[1], F_SETPIPE_SZ, pe->pipe_size) < 0)
+		return cr_fail_sys(e, "pipe:[%" PRIu64 "]: set its size to %u", pe->pipe_id, pe->pipe_size);
+	const PipeEntry *d = first_entry(ts, n, pe, -1);
+	if (d && write(p[1], d->data.data, d->data.len) != (ssize_t)d->data.len)
+		return cr_fail_sys(e, "pipe:[%" PRIu64 "]: write back %zu bytes in flight", pe->pipe_id,
+				   d->data.len);
+	const PipeEntry *r = first_entry(ts, n, pe, O_RDONLY), *w = first_entry(ts, n, pe, O_WRONLY);
+	if (fcntl(p[0], F_SETFL, r ? (int)(r->flags & ~(uint32_t)O_ACCMODE) : 0) < 0 ||
+	    fcntl(p[1], F_SETFL, w ? (int)(w->flags & ~(uint32_t)O_ACCMODE) : 0) < 0)
+		return cr_fail_sys(e, "pipe:[%" PRIu64 "]: set flags", pe->pipe_id);
+	pr_info("pipe:[%" PRIu64 "] is shared by processes of the tree: made once (fds %d, %d), %zu bytes\n",
+		pe->pipe_id, p[0], p[1], d ? d->data.len : (size_t)0);
+	return 0;
+}
+
+static const struct shared_pipe *find_shared(const PipeEntry *pe)
+{
+	for (size_t i = 0; i < nr_shared; i++)
+		if (shared[i].id == pe->pipe_id && shared[i].dev == pe->dev)
+			return &shared[i];
+	return NULL;
+}
+
+/* An entry of a shared pipe becomes FILE_INHERIT of crshim's end. */
+static int inherit_shared(FileEntry *f, const struct shared_pipe *sp, struct cr_err *e)
+{
+	char desc[48];
+	snprintf(desc, sizeof(desc), "pipe:[%" PRIu64 "]", sp->id);
+	char *d = strdup(desc);
+	if (!d)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	free(f->inherit_desc);
+	f->inherit_desc = d;
+	f->kind = FILE_KIND__FILE_INHERIT;
+	f->inherit_fd = (f->pipe->flags & O_ACCMODE) == O_WRONLY ? sp->wfd : sp->rfd, f->has_inherit_fd = 1;
+	return 0;
+}
+
+int rst_pipes_share(struct rst_task *ts, size_t n, struct cr_err *e)
+{
+	for (size_t k = 0; k < n && n > 1; k++)
+		for (size_t i = 0; i < ts[k].nr_files; i++) {
+			FileEntry *f = ts[k].files[i];
+			if (!f->pipe ||
+			    (f->kind != FILE_KIND__FILE_PIPE && f->kind != FILE_KIND__FILE_FIFO) ||
+			    holders(ts, n, f->pipe, f->kind == FILE_KIND__FILE_FIFO) < 2)
+				continue;
+			if (f->kind == FILE_KIND__FILE_FIFO) { /* reopened by path by each: data once */
+				const PipeEntry *d = first_entry(ts, n, f->pipe, -1);
+				if (d && d != f->pipe)
+					f->pipe->data_saved = false;
+				continue;
+			}
+			const struct shared_pipe *sp = find_shared(f->pipe);
+			if (!sp && make_shared(ts, n, f->pipe, e))
+				return cr_wrap(e, "task %d", ts[k].pid);
+			if (inherit_shared(f, sp ? sp : &shared[nr_shared - 1], e))
+				return -1;
+		}
+	return 0;
+}
+
+void rst_pipes_share_done(void)
+{
+	for (size_t i = 0; i < nr_shared; i++) {
+		close(shared[i].rfd);
+		close(shared[i].wfd);
+	}
+	free(shared);
+	shared = NULL;
+	nr_shared = 0;
+}

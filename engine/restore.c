@@ -17,6 +17,7 @@
 #include "cleanup.h"
 #include "fault.h"
 #include "log.h"
+#include "pipes.h"
 #include "restore.h"
 
 #ifndef PTRACE_SETSIGMASK
@@ -478,7 +479,8 @@ static int restore_tree(struct cr_opts *o, struct rst_task **tsp, size_t *np, st
 {
 	struct rst_task *t = &(*tsp)[0];
 	t->fault = o->fault;
-	if (rst_load(o, t, e) || load_tree(o, tsp, np, e) || fault_check(o, FI_RESTORE_AFTER_LOAD, e))
+	if (rst_load(o, t, e) || load_tree(o, tsp, np, e) || rst_pipes_share(*tsp, *np, e) ||
+	    fault_check(o, FI_RESTORE_AFTER_LOAD, e))
 		return -1;
 	for (size_t i = 0; i < *np; i++)
 		if (!(*tsp)[i].zombie && rst_area_build(&(*tsp)[i], e))
@@ -516,6 +518,7 @@ int eng_restore(struct cr_opts *o, pid_t *root_pid, struct cr_err *err)
 		own_dir = true;
 	}
 	ret = restore_tree(o, &ts, &n, err);
+	rst_pipes_share_done(); /* the tree has its own copies of shared pipes now */
 	if (!ret) {
 		double s = since(&t0);
 		*root_pid = ts[0].pid;
