@@ -184,7 +184,8 @@ static void fill_creds(struct rst_task *t, uint32_t *groups)
 				      .securebits = c->securebits,
 				      .nr_groups = (uint32_t)c->n_groups,
 				      .groups = (uint64_t)(uintptr_t)groups};
-	memcpy(groups, c->groups, c->n_groups * sizeof(uint32_t));
+	if (c->n_groups) /* memcpy from NULL is undefined even for 0 bytes (UBSan) */
+		memcpy(groups, c->groups, c->n_groups * sizeof(uint32_t));
 }
 
 static uint8_t *align_ptr(uint8_t *p, size_t a)
