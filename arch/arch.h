@@ -8,8 +8,8 @@
 #include <sys/types.h>
 #include "err.h"
 
-const char *arch_name(void);              /* "x86_64" */
-size_t arch_gpregs_size(void);            /* sizeof(struct user_regs_struct) */
+const char *arch_name(void);   /* "x86_64" */
+size_t arch_gpregs_size(void); /* sizeof(struct user_regs_struct) */
 
 /* ---- ptrace access to a stopped tracee (implemented in arch/<ARCH>/regs.c) ---- */
 int arch_get_gpregs(pid_t tid, void *regs, struct cr_err *e);

@@ -2,10 +2,11 @@
  *
  * Usage: bench-mem MIB DIR
  *
- * Maps MIB MiB of private anonymous memory, fills every byte with pseudo-random data from a random seed and keeps a
- * checksum of it. Then writes DIR/ready (its pid) and waits for SIGUSR1. On SIGUSR1 it checks the memory twice: the
- * checksum again, and every word against the generator replayed from the seed (which names the first bad offset).
- * It writes "OK ..." or "BAD ..." to DIR/result and exits. Start it detached (setsid) with stdio on /dev/null. */
+ * Maps MIB MiB of private anonymous memory, fills every byte with pseudo-random data from a random seed and
+ * keeps a checksum of it. Then writes DIR/ready (its pid) and waits for SIGUSR1. On SIGUSR1 it checks the
+ * memory twice: the checksum again, and every word against the generator replayed from the seed (which names
+ * the first bad offset). It writes "OK ..." or "BAD ..." to DIR/result and exits. Start it detached (setsid)
+ * with stdio on /dev/null. */
 #include <errno.h>
 #include <inttypes.h>
 #include <signal.h>
@@ -17,8 +18,8 @@
 #include <sys/random.h>
 #include <unistd.h>
 
-/* Whatever the starting shell leaked (pipes, sockets, ...) is not ours: keep only stdin, stdout and stderr, so the
- * checkpoint sees only the files this program opened itself. */
+/* Whatever the starting shell leaked (pipes, sockets, ...) is not ours: keep only stdin, stdout and stderr,
+ * so the checkpoint sees only the files this program opened itself. */
 static void close_inherited_fds(void)
 {
 	if (close_range(3, ~0U, 0) < 0)
@@ -168,8 +169,9 @@ int main(int argc, char **argv)
 		snprintf(text, sizeof(text), "OK %zu MiB checksum %016" PRIx64 "\n", bytes >> 20, sum);
 	else
 		snprintf(text, sizeof(text),
-			 "BAD checksum %016" PRIx64 " expected %016" PRIx64 "; %zu bad words, first at offset %#zx\n", sum,
-			 st.sum, bad, first);
+			 "BAD checksum %016" PRIx64 " expected %016" PRIx64
+			 "; %zu bad words, first at offset %#zx\n",
+			 sum, st.sum, bad, first);
 	if (write_file(argv[2], "result", text) < 0) {
 		perror("bench-mem: write result");
 		return 1;

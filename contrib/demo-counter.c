@@ -4,9 +4,10 @@
  *
  * Counts up by one about every 0.2 s and appends one line per step to LOGFILE:
  *     12:04:05.412 pid 4242 counter 17
- * The counter lives only in this process's memory, so a restore that continues the numbering (rather than starting
- * again at 1) shows that the memory, registers and the open log file came back as they were.
- * It never reads stdin and writes nothing to stdout/stderr: start it detached (setsid) with stdio on /dev/null. */
+ * The counter lives only in this process's memory, so a restore that continues the numbering (rather than
+ * starting again at 1) shows that the memory, registers and the open log file came back as they were. It
+ * never reads stdin and writes nothing to stdout/stderr: start it detached (setsid) with stdio on /dev/null.
+ */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -14,8 +15,8 @@
 #include <time.h>
 #include <unistd.h>
 
-/* Whatever the starting shell leaked (pipes, sockets, ...) is not ours: keep only stdin, stdout and stderr, so the
- * checkpoint sees only the files this program opened itself. */
+/* Whatever the starting shell leaked (pipes, sockets, ...) is not ours: keep only stdin, stdout and stderr,
+ * so the checkpoint sees only the files this program opened itself. */
 static void close_inherited_fds(void)
 {
 	if (close_range(3, ~0U, 0) < 0)
@@ -25,7 +26,7 @@ static void close_inherited_fds(void)
 
 static void sleep_200ms(void)
 {
-	struct timespec ts = { .tv_sec = 0, .tv_nsec = 200 * 1000 * 1000 };
+	struct timespec ts = {.tv_sec = 0, .tv_nsec = 200 * 1000 * 1000};
 
 	/* A checkpoint may interrupt the sleep: sleep what is left. */
 	while (nanosleep(&ts, &ts) == -1 && errno == EINTR)

@@ -50,8 +50,18 @@ static inline void cleanup_munmapp(struct cr_map *m)
 #define __cleanup_munmap __attribute__((cleanup(cleanup_munmapp)))
 
 /* Hand over ownership: returns the value and disarms the variable. */
-#define steal_ptr(p) ({ __typeof__(p) __tmp = (p); (p) = NULL; __tmp; })
-#define steal_fd(fd) ({ int __tmp = (fd); (fd) = -1; __tmp; })
+#define steal_ptr(p)                                                                                         \
+	({                                                                                                   \
+		__typeof__(p) __tmp = (p);                                                                   \
+		(p) = NULL;                                                                                  \
+		__tmp;                                                                                       \
+	})
+#define steal_fd(fd)                                                                                         \
+	({                                                                                                   \
+		int __tmp = (fd);                                                                            \
+		(fd) = -1;                                                                                   \
+		__tmp;                                                                                       \
+	})
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 

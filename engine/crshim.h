@@ -14,23 +14,23 @@
 
 /* Options of one run (no global options: this is passed down explicitly). */
 struct cr_opts {
-	pid_t pid;              /* dump: root task */
+	pid_t pid;		/* dump: root task */
 	const char *images_dir; /* -D */
-	const char *work_dir;   /* -W (logs; default images_dir) */
-	int imgdir_fd;          /* opened images dir (set by eng_*), -1 before */
-	bool leave_running;     /* -R */
-	bool shell_job;         /* -j */
+	const char *work_dir;	/* -W (logs; default images_dir) */
+	int imgdir_fd;		/* opened images dir (set by eng_*), -1 before */
+	bool leave_running;	/* -R */
+	bool shell_job;		/* -j */
 	bool tcp_established;
 	bool ext_unix_sk;
 	bool file_locks;
 	bool track_mem;
 	const char *prev_images_dir;
-	const char *root;       /* --root */
-	bool detach;            /* restore -d */
-	const char *pidfile;    /* restore --pidfile */
-	const char *log_file;   /* -o */
-	int verbosity;          /* -v */
-	int fault;              /* fault point id, 0 = none (engine/fault.h) */
+	const char *root;     /* --root */
+	bool detach;	      /* restore -d */
+	const char *pidfile;  /* restore --pidfile */
+	const char *log_file; /* -o */
+	int verbosity;	      /* -v */
+	int fault;	      /* fault point id, 0 = none (engine/fault.h) */
 	/* --inherit-fd fd[N]:KEY and --external KEY, as given on the command line (repeatable). */
 	const char *const *inherit_fd;
 	int n_inherit_fd;

@@ -79,11 +79,13 @@ static int remote_timers(struct dump_ctx *c, struct cr_err *e)
 	for (size_t i = 0; i < r->ntimers; i++) {
 		long ret, ov;
 		unsigned long id = (unsigned long)r->timers[i].id;
-		if (infect_sys(&c->in, &ret, e, __NR_timer_gettime, id, c->in.scratch + SCR_TIMER, 0, 0, 0, 0))
+		if (infect_sys(&c->in, &ret, e, __NR_timer_gettime, id, c->in.scratch + SCR_TIMER, 0, 0, 0,
+			       0))
 			return cr_wrap(e, "timer_gettime(%lu)", id);
 		if (ret)
 			return cr_fail_errno(e, (int)-ret, "remote timer_gettime(%lu)", id);
-		if (infect_read(&c->in, c->in.scratch + SCR_TIMER, &r->timer_val[i], sizeof(r->timer_val[i]), e))
+		if (infect_read(&c->in, c->in.scratch + SCR_TIMER, &r->timer_val[i], sizeof(r->timer_val[i]),
+				e))
 			return -1;
 		if (infect_sys(&c->in, &ov, e, __NR_timer_getoverrun, id, 0, 0, 0, 0, 0))
 			return cr_wrap(e, "timer_getoverrun(%lu)", id);
@@ -98,23 +100,27 @@ int dump_core_remote(struct dump_ctx *c, struct cr_err *e)
 	uint64_t s = c->in.scratch;
 	long dumpable, thp, secb, brk, slack;
 	const struct rsys calls[] = {
-		{__NR_sigaltstack, {0, s + SCR_SAS}, "sigaltstack", NULL},
-		{__NR_getitimer, {ITIMER_REAL, s + SCR_ITIMER}, "getitimer(REAL)", NULL},
-		{__NR_getitimer, {ITIMER_VIRTUAL, s + SCR_ITIMER + 32}, "getitimer(VIRTUAL)", NULL},
-		{__NR_getitimer, {ITIMER_PROF, s + SCR_ITIMER + 64}, "getitimer(PROF)", NULL},
-		{__NR_prctl, {PR_GET_TID_ADDRESS, s + SCR_TIDADDR}, "prctl(PR_GET_TID_ADDRESS)", NULL},
-		{__NR_prctl, {PR_GET_PDEATHSIG, s + SCR_PDEATH}, "prctl(PR_GET_PDEATHSIG)", NULL},
-		{__NR_prctl, {PR_GET_CHILD_SUBREAPER, s + SCR_SUBREAPER}, "prctl(PR_GET_CHILD_SUBREAPER)", NULL},
-		{__NR_prctl, {PR_GET_DUMPABLE}, "prctl(PR_GET_DUMPABLE)", &dumpable},
-		{__NR_prctl, {PR_GET_THP_DISABLE}, "prctl(PR_GET_THP_DISABLE)", &thp},
-		{__NR_prctl, {PR_GET_SECUREBITS}, "prctl(PR_GET_SECUREBITS)", &secb},
-		{__NR_prctl, {PR_GET_TIMERSLACK}, "prctl(PR_GET_TIMERSLACK)", &slack},
-		{__NR_brk, {0}, "brk(0)", &brk},
+	    {__NR_sigaltstack, {0, s + SCR_SAS}, "sigaltstack", NULL},
+	    {__NR_getitimer, {ITIMER_REAL, s + SCR_ITIMER}, "getitimer(REAL)", NULL},
+	    {__NR_getitimer, {ITIMER_VIRTUAL, s + SCR_ITIMER + 32}, "getitimer(VIRTUAL)", NULL},
+	    {__NR_getitimer, {ITIMER_PROF, s + SCR_ITIMER + 64}, "getitimer(PROF)", NULL},
+	    {__NR_prctl, {PR_GET_TID_ADDRESS, s + SCR_TIDADDR}, "prctl(PR_GET_TID_ADDRESS)", NULL},
+	    {__NR_prctl, {PR_GET_PDEATHSIG, s + SCR_PDEATH}, "prctl(PR_GET_PDEATHSIG)", NULL},
+	    {__NR_prctl, {PR_GET_CHILD_SUBREAPER, s + SCR_SUBREAPER}, "prctl(PR_GET_CHILD_SUBREAPER)", NULL},
+	    {__NR_prctl, {PR_GET_DUMPABLE}, "prctl(PR_GET_DUMPABLE)", &dumpable},
+	    {__NR_prctl, {PR_GET_THP_DISABLE}, "prctl(PR_GET_THP_DISABLE)", &thp},
+	    {__NR_prctl, {PR_GET_SECUREBITS}, "prctl(PR_GET_SECUREBITS)", &secb},
+	    {__NR_prctl, {PR_GET_TIMERSLACK}, "prctl(PR_GET_TIMERSLACK)", &slack},
+	    {__NR_brk, {0}, "brk(0)", &brk},
 	};
 	if (remote_sigacts(c, e) || run_all(c, calls, ARRAY_SIZE(calls), e))
 		return -1;
 	if (dumpable < 0 || thp < 0 || secb < 0)
-		return cr_fail_errno(e, (int)-(dumpable < 0 ? dumpable : thp < 0 ? thp : secb), "remote prctl");
+		return cr_fail_errno(e,
+				     (int)-(dumpable < 0 ? dumpable
+					    : thp < 0	 ? thp
+							 : secb),
+				     "remote prctl");
 	r->dumpable = (int32_t)dumpable;
 	r->thp_disabled = (int32_t)thp;
 	r->securebits = (uint32_t)secb;
@@ -164,11 +170,12 @@ static int peek_siginfo(pid_t pid, int shared, struct siginfo_list *l, struct cr
 				return cr_fail_errno(e, ENOMEM, "out of memory");
 			l->raw = n;
 		}
-		struct ptrace_peeksiginfo_args a = {.off = l->n, .flags = shared ? PTRACE_PEEKSIGINFO_SHARED : 0,
-						     .nr = BATCH};
+		struct ptrace_peeksiginfo_args a = {
+		    .off = l->n, .flags = shared ? PTRACE_PEEKSIGINFO_SHARED : 0, .nr = BATCH};
 		long r = ptrace(PTRACE_PEEKSIGINFO, pid, &a, l->raw + l->n * SZ);
 		if (r < 0)
-			return cr_fail_sys(e, "task %d: PTRACE_PEEKSIGINFO%s", pid, shared ? " (shared)" : "");
+			return cr_fail_sys(e, "task %d: PTRACE_PEEKSIGINFO%s", pid,
+					   shared ? " (shared)" : "");
 		if (r == 0)
 			break;
 		l->n += (size_t)r;
@@ -196,7 +203,8 @@ static void fill_itimer(ItimerEntry *t, const struct itimerval *v)
 	t->vusec = (uint64_t)v->it_value.tv_usec, t->has_vusec = 1;
 }
 
-static int fill_rlimits(struct dump_ctx *c, CoreEntry *ce, RlimitEntry *rl, RlimitEntry **rlp, struct cr_err *e)
+static int fill_rlimits(struct dump_ctx *c, CoreEntry *ce, RlimitEntry *rl, RlimitEntry **rlp,
+			struct cr_err *e)
 {
 	struct proc_rlimit lim[PROC_NR_RLIMITS];
 	if (proc_parse_limits(c->pid, lim, e))
@@ -364,7 +372,8 @@ int dump_core_thread_remote(struct dump_ctx *c, struct dump_thread *t, struct cr
 	if (!ret)
 		ret = infect_sys(&in, &r2, e, __NR_prctl, PR_GET_TID_ADDRESS, s + SCR_TIDADDR, 0, 0, 0, 0);
 	if (!ret && (r1 || r2))
-		ret = cr_fail_errno(e, (int)-(r1 ? r1 : r2), "remote %s", r1 ? "sigaltstack" : "PR_GET_TID_ADDRESS");
+		ret = cr_fail_errno(e, (int)-(r1 ? r1 : r2), "remote %s",
+				    r1 ? "sigaltstack" : "PR_GET_TID_ADDRESS");
 	struct cr_err e2;
 	if (infect_stop(&in, ret ? &e2 : e)) /* no scratch of its own: only a poked instruction to undo */
 		ret = -1;

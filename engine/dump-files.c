@@ -19,8 +19,8 @@
 
 struct dfd {
 	int fd;
-	uint32_t id;       /* file_entry id */
-	bool dup;          /* same description as an earlier fd */
+	uint32_t id; /* file_entry id */
+	bool dup;    /* same description as an earlier fd */
 	char *link;
 	struct stat st;
 	struct proc_fdinfo fi;
@@ -69,7 +69,8 @@ static int collect_fds(struct dump_ctx *c, struct dfd **out, size_t *nout, struc
 		char name[32];
 		snprintf(name, sizeof(name), "fd/%d", f[i].fd);
 		snprintf(path, sizeof(path), "/proc/%d/fd/%d", c->pid, f[i].fd);
-		if (proc_readlink(c->pid, name, &f[i].link, e) || proc_parse_fdinfo(c->pid, f[i].fd, &f[i].fi, e)) {
+		if (proc_readlink(c->pid, name, &f[i].link, e) ||
+		    proc_parse_fdinfo(c->pid, f[i].fd, &f[i].fi, e)) {
 			int fd = f[i].fd;
 			free_fds(f, n);
 			return cr_wrap(e, "fd %d", fd);
@@ -96,7 +97,8 @@ static bool is_tty(const struct stat *st)
 static bool inherited_stdio(const struct dump_ctx *c, const struct dfd *f)
 {
 	const struct stat *st = &f->st;
-	return f->fd <= 2 && c->o->shell_job && (S_ISFIFO(st->st_mode) || S_ISSOCK(st->st_mode) || is_tty(st));
+	return f->fd <= 2 && c->o->shell_job &&
+	       (S_ISFIFO(st->st_mode) || S_ISSOCK(st->st_mode) || is_tty(st));
 }
 
 static void dedup_fds(struct dump_ctx *c, struct dfd *f, size_t n)
@@ -135,12 +137,18 @@ static const char *fd_kind(const struct dfd *f)
 	static const struct {
 		const char *link, *what;
 	} anon[] = {
-	    {"anon_inode:[eventfd]", "an eventfd"},	  {"anon_inode:[eventpoll]", "an epoll instance"},
-	    {"anon_inode:[signalfd]", "a signalfd"},	  {"anon_inode:[timerfd]", "a timerfd"},
-	    {"anon_inode:inotify", "an inotify instance"}, {"anon_inode:[fanotify]", "a fanotify instance"},
-	    {"anon_inode:[io_uring]", "an io_uring"},	  {"anon_inode:[userfaultfd]", "a userfaultfd"},
-	    {"anon_inode:[pidfd]", "a pidfd"},		  {"anon_inode:bpf-map", "a bpf map"},
-	    {"anon_inode:bpf-prog", "a bpf program"},	  {"anon_inode:[perf_event]", "a perf event"},
+	    {"anon_inode:[eventfd]", "an eventfd"},
+	    {"anon_inode:[eventpoll]", "an epoll instance"},
+	    {"anon_inode:[signalfd]", "a signalfd"},
+	    {"anon_inode:[timerfd]", "a timerfd"},
+	    {"anon_inode:inotify", "an inotify instance"},
+	    {"anon_inode:[fanotify]", "a fanotify instance"},
+	    {"anon_inode:[io_uring]", "an io_uring"},
+	    {"anon_inode:[userfaultfd]", "a userfaultfd"},
+	    {"anon_inode:[pidfd]", "a pidfd"},
+	    {"anon_inode:bpf-map", "a bpf map"},
+	    {"anon_inode:bpf-prog", "a bpf program"},
+	    {"anon_inode:[perf_event]", "a perf event"},
 	};
 	for (size_t i = 0; i < sizeof(anon) / sizeof(anon[0]); i++)
 		if (has_prefix(f->link, anon[i].link))
@@ -179,8 +187,8 @@ static int pipe_read_fd(const struct dfd *f, const struct dfd *all, size_t n)
 
 /* A pipe end (FILE_PIPE) or an open of a FIFO by path (FILE_FIFO; an unlinked FIFO: its old path, deleted,
  * and f->link loses its " (deleted)"). */
-static int fill_pipe(struct dump_ctx *c, struct dfd *f, const struct dfd *all, size_t n, struct dump_pipes **dp,
-		     FileEntry *fe, RegFileEntry *re, PipeEntry *pe, struct cr_err *e)
+static int fill_pipe(struct dump_ctx *c, struct dfd *f, const struct dfd *all, size_t n,
+		     struct dump_pipes **dp, FileEntry *fe, RegFileEntry *re, PipeEntry *pe, struct cr_err *e)
 {
 	bool fifo = f->link[0] == '/';
 	bool deleted = fifo && is_deleted(f->link) && f->st.st_nlink == 0;
@@ -205,7 +213,8 @@ static int fill_pipe(struct dump_ctx *c, struct dfd *f, const struct dfd *all, s
 }
 
 /* Fill fe for one fd; returns < 0 with a one-line reason for what we cannot dump. */
-static int fill_file(struct dump_ctx *c, const struct dfd *f, FileEntry *fe, RegFileEntry *re, struct cr_err *e)
+static int fill_file(struct dump_ctx *c, const struct dfd *f, FileEntry *fe, RegFileEntry *re,
+		     struct cr_err *e)
 {
 	const struct stat *st = &f->st;
 	bool stdio = f->fd <= 2;

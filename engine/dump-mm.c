@@ -46,7 +46,7 @@ struct mm_state {
 	struct dump_ctx *c;
 	uint64_t psz;
 	int pagemap_fd, mem_fd;
-	bool scan_ok; /* PAGEMAP_SCAN works */
+	bool scan_ok;  /* PAGEMAP_SCAN works */
 	bool no_readv; /* read every page through /proc/PID/mem (fault point no-vm-readv) */
 	struct page_region *vec;
 	size_t vec_len;
@@ -56,7 +56,8 @@ struct mm_state {
 	size_t nfds;
 };
 
-static int add_range(struct mm_state *m, uint64_t vaddr, uint64_t len, int fd, uint64_t foff, struct cr_err *e)
+static int add_range(struct mm_state *m, uint64_t vaddr, uint64_t len, int fd, uint64_t foff,
+		     struct cr_err *e)
 {
 	if (m->nr) {
 		struct prange *p = &m->r[m->nr - 1];
@@ -85,7 +86,8 @@ static int add_range(struct mm_state *m, uint64_t vaddr, uint64_t len, int fd, u
 
 /* ---------------- finding pages ---------------- */
 
-static int scan_fallback(struct mm_state *m, uint64_t start, uint64_t end, bool skip_file, int fd, struct cr_err *e)
+static int scan_fallback(struct mm_state *m, uint64_t start, uint64_t end, bool skip_file, int fd,
+			 struct cr_err *e)
 {
 	enum { CHUNK = 4096 };
 	uint64_t ents[CHUNK];
@@ -95,7 +97,8 @@ static int scan_fallback(struct mm_state *m, uint64_t start, uint64_t end, bool 
 			n = CHUNK;
 		ssize_t r = pread(m->pagemap_fd, ents, n * 8, (off_t)(a / m->psz * 8));
 		if (r < 0 || (size_t)r != n * 8)
-			return cr_fail_sys(e, "read /proc/%d/pagemap at 0x%llx", m->c->pid, (unsigned long long)a);
+			return cr_fail_sys(e, "read /proc/%d/pagemap at 0x%llx", m->c->pid,
+					   (unsigned long long)a);
 		for (size_t i = 0; i < n; i++, a += m->psz) {
 			uint64_t pe = ents[i];
 			bool present = pe >> 63 & 1, swapped = pe >> 62 & 1, file = pe >> 61 & 1;
@@ -110,24 +113,26 @@ static int scan_fallback(struct mm_state *m, uint64_t start, uint64_t end, bool 
 
 /* Pages of [start, end) that hold data of their own: present or swapped, not the zero page, and for
  * private file mappings not page-cache pages. */
-static int scan_range(struct mm_state *m, uint64_t start, uint64_t end, bool skip_file, int fd, struct cr_err *e)
+static int scan_range(struct mm_state *m, uint64_t start, uint64_t end, bool skip_file, int fd,
+		      struct cr_err *e)
 {
 	if (!m->scan_ok)
 		return scan_fallback(m, start, end, skip_file, fd, e);
 	struct pm_scan_arg a = {
-		.size = sizeof(a),
-		.start = start,
-		.end = end,
-		.vec = (uint64_t)(uintptr_t)m->vec,
-		.vec_len = m->vec_len,
-		.category_anyof_mask = PAGE_IS_PRESENT | PAGE_IS_SWAPPED,
-		.return_mask = PAGE_IS_PRESENT | PAGE_IS_SWAPPED | PAGE_IS_FILE | PAGE_IS_PFNZERO,
+	    .size = sizeof(a),
+	    .start = start,
+	    .end = end,
+	    .vec = (uint64_t)(uintptr_t)m->vec,
+	    .vec_len = m->vec_len,
+	    .category_anyof_mask = PAGE_IS_PRESENT | PAGE_IS_SWAPPED,
+	    .return_mask = PAGE_IS_PRESENT | PAGE_IS_SWAPPED | PAGE_IS_FILE | PAGE_IS_PFNZERO,
 	};
 	while (a.start < end) {
 		long n = ioctl(m->pagemap_fd, PAGEMAP_SCAN, &a);
 		if (n < 0) {
 			if (errno == ENOTTY || errno == EINVAL) {
-				pr_info("PAGEMAP_SCAN: %s, reading /proc/pid/pagemap instead\n", strerror(errno));
+				pr_info("PAGEMAP_SCAN: %s, reading /proc/pid/pagemap instead\n",
+					strerror(errno));
 				m->scan_ok = false;
 				return scan_fallback(m, a.start, end, skip_file, fd, e);
 			}
@@ -238,9 +243,12 @@ static int vma_classify(struct dump_ctx *c, const struct proc_vma *v, VmaEntry *
 	static const struct {
 		const char *name;
 		VmaKind kind;
-	} special[] = {{"[heap]", VMA_KIND__VMA_HEAP},   {"[stack]", VMA_KIND__VMA_STACK},
-		       {"[vdso]", VMA_KIND__VMA_VDSO},   {"[vvar]", VMA_KIND__VMA_VVAR},
-		       {"[vvar_vclock]", VMA_KIND__VMA_VVAR_VCLOCK}, {"[vsyscall]", VMA_KIND__VMA_VSYSCALL}};
+	} special[] = {{"[heap]", VMA_KIND__VMA_HEAP},
+		       {"[stack]", VMA_KIND__VMA_STACK},
+		       {"[vdso]", VMA_KIND__VMA_VDSO},
+		       {"[vvar]", VMA_KIND__VMA_VVAR},
+		       {"[vvar_vclock]", VMA_KIND__VMA_VVAR_VCLOCK},
+		       {"[vsyscall]", VMA_KIND__VMA_VSYSCALL}};
 	bool shared = v->perms[3] == 's';
 	ve->start = v->start, ve->has_start = 1;
 	ve->end = v->end, ve->has_end = 1;
@@ -274,7 +282,8 @@ static int vma_classify(struct dump_ctx *c, const struct proc_vma *v, VmaEntry *
 		return cr_fail(e, "SysV shared memory (%s) is not supported yet", v->name);
 	if (!v->ino && !v->dev_major && !v->dev_minor && v->name[0] != '/') {
 		if (shared)
-			return cr_fail(e, "shared mapping of %s is not supported yet", v->name[0] ? v->name : "?");
+			return cr_fail(e, "shared mapping of %s is not supported yet",
+				       v->name[0] ? v->name : "?");
 		ve->kind = VMA_KIND__VMA_ANON_PRIVATE;
 		ve->flags |= MAP_ANONYMOUS;
 		return 0;
@@ -380,7 +389,8 @@ static int fill_buf(struct mm_state *m, struct pbuf *b, size_t *ri, uint64_t *ro
 				if (n < 0 && errno == EINTR)
 					continue;
 				if (n <= 0)
-					return cr_fail_errno(e, n < 0 ? errno : EFAULT, "vma 0x%llx: read pages",
+					return cr_fail_errno(e, n < 0 ? errno : EFAULT,
+							     "vma 0x%llx: read pages",
 							     (unsigned long long)va);
 				got += (size_t)n;
 			}
@@ -446,7 +456,8 @@ static int copy_pages(struct mm_state *m, struct page_writer *pw, uint64_t *tota
 		p.head++;
 		pthread_cond_broadcast(&p.cond);
 		pthread_mutex_unlock(&p.lock);
-		if (ri >= (m->nr + 1) / 2 && fault_check(m->c->o, FI_DUMP_MM_MID, e)) { /* half of the runs queued */
+		if (ri >= (m->nr + 1) / 2 &&
+		    fault_check(m->c->o, FI_DUMP_MM_MID, e)) { /* half of the runs queued */
 			ret = -1;
 			break;
 		}
@@ -564,8 +575,12 @@ static int write_pages(struct mm_state *m, struct cr_err *e)
 
 int dump_mm_write(struct dump_ctx *c, struct cr_err *e)
 {
-	struct mm_state m = {.c = c, .psz = (uint64_t)sysconf(_SC_PAGESIZE), .pagemap_fd = -1, .mem_fd = -1,
-			     .scan_ok = true, .vec_len = 4096};
+	struct mm_state m = {.c = c,
+			     .psz = (uint64_t)sysconf(_SC_PAGESIZE),
+			     .pagemap_fd = -1,
+			     .mem_fd = -1,
+			     .scan_ok = true,
+			     .vec_len = 4096};
 	struct proc_vma *pv = NULL;
 	size_t npv = 0;
 	VmaEntry **vp = NULL;

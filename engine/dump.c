@@ -167,7 +167,8 @@ static void reap_threads(struct dump_ctx *c)
 	for (size_t i = 0; i < c->nth; i++) {
 		struct dump_thread *t = &c->th[i];
 		int st;
-		while (t->s.attached && waitpid(t->tid, &st, __WALL) >= 0 && !WIFEXITED(st) && !WIFSIGNALED(st))
+		while (t->s.attached && waitpid(t->tid, &st, __WALL) >= 0 && !WIFEXITED(st) &&
+		       !WIFSIGNALED(st))
 			;
 		t->s.attached = false;
 	}
@@ -243,7 +244,8 @@ static int write_inventory(struct dump_ctx *c, struct cr_err *e)
 /* Registers, then everything that needs remote syscalls (the scratch page is gone again afterwards). */
 static int collect_stopped(struct dump_ctx *c, struct cr_err *e)
 {
-	if (arch_get_gpregs(c->pid, c->regs_resume, e) || arch_get_fpstate(c->pid, &c->xstate, &c->xstate_len, e))
+	if (arch_get_gpregs(c->pid, c->regs_resume, e) ||
+	    arch_get_fpstate(c->pid, &c->xstate, &c->xstate_len, e))
 		return -1;
 	memcpy(c->regs_image, c->regs_resume, arch_gpregs_size());
 	c->regs_ok = true;
@@ -425,7 +427,8 @@ static void kill_tree(struct dump_tree *tr)
 		int st;
 		reap_threads(c);
 		/* our ptrace notification first: then the real parent (or init) can reap it */
-		while (c->s.attached && waitpid(c->pid, &st, __WALL) >= 0 && !WIFEXITED(st) && !WIFSIGNALED(st))
+		while (c->s.attached && waitpid(c->pid, &st, __WALL) >= 0 && !WIFEXITED(st) &&
+		       !WIFSIGNALED(st))
 			;
 		c->s.attached = false;
 	}
@@ -441,8 +444,8 @@ static void kill_tree(struct dump_tree *tr)
 			usleep(10000);
 	}
 	if (left)
-		pr_info("tree of task %d killed; %zu processes not reaped yet by their new parent\n", tr->c[0].pid,
-			left);
+		pr_info("tree of task %d killed; %zu processes not reaped yet by their new parent\n",
+			tr->c[0].pid, left);
 }
 
 static void dump_free(struct dump_ctx *c)
@@ -501,7 +504,8 @@ int eng_dump(struct cr_opts *o, struct cr_err *err)
 			int r1 = c->s.attached ? arch_set_gpregs(c->pid, c->regs_resume, err) : 0;
 			int r2 = seize_release(&c->s, r1 ? &(struct cr_err){0} : err);
 			if (r1 || r2)
-				ret = -1; /* the images are complete: still report the failure to let the task go */
+				ret = -1; /* the images are complete: still report the failure to let the task
+					     go */
 		}
 		for (size_t i = 0; ret && i < tr.n; i++)
 			remove_created(&tr.c[i]);

@@ -1,4 +1,5 @@
-/* Internal interface between the parts of dump (dump.c, dump-core.c, dump-mm.c, dump-files.c, dump-creds.c). */
+/* Internal interface between the parts of dump (dump.c, dump-core.c, dump-mm.c, dump-files.c, dump-creds.c).
+ */
 #ifndef CRSHIM_DUMP_H
 #define CRSHIM_DUMP_H
 
@@ -61,10 +62,10 @@ struct dump_thread {
 struct dump_ctx {
 	struct cr_opts *o;
 	pid_t pid;
-	pid_t ppid;	/* parent in the dumped tree, 0 for the root */
-	bool root;	/* the root of the dumped tree (owns files.img, pstree.img, inventory.img) */
-	bool zombie;	/* a zombie: only its pstree entry and core (exit code) are dumped */
-	int exit_code;	/* of a zombie, as waitpid reports it */
+	pid_t ppid;    /* parent in the dumped tree, 0 for the root */
+	bool root;     /* the root of the dumped tree (owns files.img, pstree.img, inventory.img) */
+	bool zombie;   /* a zombie: only its pstree entry and core (exit code) are dumped */
+	int exit_code; /* of a zombie, as waitpid reports it */
 	int dirfd;
 	struct seized s;
 	struct infect in;

@@ -6,15 +6,15 @@
 #include <stddef.h>
 
 struct cr_err {
-	int errnum;          /* errno value of the root cause, 0 if none */
-	const char *file;    /* where the root cause was detected */
+	int errnum;	  /* errno value of the root cause, 0 if none */
+	const char *file; /* where the root cause was detected */
 	int line;
-	char msg[1024];      /* "context: context: cause" */
+	char msg[1024]; /* "context: context: cause" */
 };
 
 /* Set the error (overwrites). Returns -1 so that `return cr_fail(...)` works. */
 int cr_fail_at(struct cr_err *e, int errnum, const char *file, int line, const char *fmt, ...)
-	__attribute__((format(printf, 5, 6)));
+    __attribute__((format(printf, 5, 6)));
 /* Prepend context to an existing error. Returns -1. */
 int cr_wrap(struct cr_err *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Clear. */
@@ -22,8 +22,8 @@ void cr_err_clear(struct cr_err *e);
 /* One line for the user: "msg: strerror(errnum)" (errnum appended only if not already in msg). */
 const char *cr_err_str(const struct cr_err *e, char *buf, size_t len);
 
-/* -1, visibly to the compiler and the static analyzers in the caller's file (they cannot see into err.c and would
- * otherwise assume `return cr_fail(...)` may return 0, and report uninitialized out-parameters). */
+/* -1, visibly to the compiler and the static analyzers in the caller's file (they cannot see into err.c and
+ * would otherwise assume `return cr_fail(...)` may return 0, and report uninitialized out-parameters). */
 static inline int cr_failed_(int ret)
 {
 	(void)ret;

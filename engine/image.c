@@ -25,21 +25,23 @@ struct img_trailer {
 };
 
 static const struct img_kind_desc kinds[IMG__COUNT] = {
-	[IMG_INVENTORY] = {"inventory", "inventory.img", 0x43520001, &inventory_entry__descriptor,
-			   &inventory_entry__descriptor},
-	[IMG_PSTREE] = {"pstree", "pstree.img", 0x43520002, &pstree_entry__descriptor, &pstree_entry__descriptor},
-	[IMG_CORE] = {"core", "core-%d.img", 0x43520003, &core_entry__descriptor, &core_entry__descriptor},
-	[IMG_CREDS] = {"creds", "creds-%d.img", 0x43520004, &creds_entry__descriptor, &creds_entry__descriptor},
-	[IMG_FS] = {"fs", "fs-%d.img", 0x43520005, &fs_entry__descriptor, &fs_entry__descriptor},
-	[IMG_MM] = {"mm", "mm-%d.img", 0x43520006, &mm_entry__descriptor, &mm_entry__descriptor},
-	[IMG_PAGEMAP] = {"pagemap", "pagemap-%d.img", 0x43520007, &pagemap_head__descriptor,
-			 &pagemap_entry__descriptor},
-	[IMG_PAGES] = {"pages", "pages-%d.img", 0, NULL, NULL},
-	[IMG_SIGACTS] = {"sigacts", "sigacts-%d.img", 0x43520008, &sigaction_entry__descriptor,
-			 &sigaction_entry__descriptor},
-	[IMG_FILES] = {"files", "files.img", 0x43520009, &file_entry__descriptor, &file_entry__descriptor},
-	[IMG_FDINFO] = {"fdinfo", "fdinfo-%d.img", 0x4352000a, &fdinfo_entry__descriptor, &fdinfo_entry__descriptor},
-	[IMG_FILES_TASK] = {"files", "files-%d.img", 0x4352000b, &file_entry__descriptor, &file_entry__descriptor},
+    [IMG_INVENTORY] = {"inventory", "inventory.img", 0x43520001, &inventory_entry__descriptor,
+		       &inventory_entry__descriptor},
+    [IMG_PSTREE] = {"pstree", "pstree.img", 0x43520002, &pstree_entry__descriptor, &pstree_entry__descriptor},
+    [IMG_CORE] = {"core", "core-%d.img", 0x43520003, &core_entry__descriptor, &core_entry__descriptor},
+    [IMG_CREDS] = {"creds", "creds-%d.img", 0x43520004, &creds_entry__descriptor, &creds_entry__descriptor},
+    [IMG_FS] = {"fs", "fs-%d.img", 0x43520005, &fs_entry__descriptor, &fs_entry__descriptor},
+    [IMG_MM] = {"mm", "mm-%d.img", 0x43520006, &mm_entry__descriptor, &mm_entry__descriptor},
+    [IMG_PAGEMAP] = {"pagemap", "pagemap-%d.img", 0x43520007, &pagemap_head__descriptor,
+		     &pagemap_entry__descriptor},
+    [IMG_PAGES] = {"pages", "pages-%d.img", 0, NULL, NULL},
+    [IMG_SIGACTS] = {"sigacts", "sigacts-%d.img", 0x43520008, &sigaction_entry__descriptor,
+		     &sigaction_entry__descriptor},
+    [IMG_FILES] = {"files", "files.img", 0x43520009, &file_entry__descriptor, &file_entry__descriptor},
+    [IMG_FDINFO] = {"fdinfo", "fdinfo-%d.img", 0x4352000a, &fdinfo_entry__descriptor,
+		    &fdinfo_entry__descriptor},
+    [IMG_FILES_TASK] = {"files", "files-%d.img", 0x4352000b, &file_entry__descriptor,
+			&file_entry__descriptor},
 };
 
 const struct img_kind_desc *img_kind_desc(enum img_kind k)
@@ -233,7 +235,7 @@ struct img_reader {
 	enum img_kind kind;
 	char name[256];
 	uint8_t *buf;
-	size_t len;  /* bytes of header + records (trailer excluded) */
+	size_t len; /* bytes of header + records (trailer excluded) */
 	size_t pos;
 	uint32_t nr, idx;
 };
@@ -302,8 +304,8 @@ static int verify_frame(struct img_reader *r, struct cr_err *e)
 			return cr_fail_errno(e, EBADMSG, "image %s: record %u header truncated", r->name, nr);
 		memcpy(&len, r->buf + pos, 4);
 		if (len > IMG_MAX_RECORD || len > r->len - pos - 4)
-			return cr_fail_errno(e, EBADMSG, "image %s: record %u length %u out of bounds", r->name,
-					     nr, len);
+			return cr_fail_errno(e, EBADMSG, "image %s: record %u length %u out of bounds",
+					     r->name, nr, len);
 		pos += 4 + len;
 		nr++;
 	}

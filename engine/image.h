@@ -39,11 +39,11 @@ enum img_kind {
 };
 
 struct img_kind_desc {
-	const char *name;     /* short name for messages/JSON */
-	const char *pattern;  /* file name; "%d" for per-task images */
-	uint32_t magic;       /* 0 for raw files */
+	const char *name;			 /* short name for messages/JSON */
+	const char *pattern;			 /* file name; "%d" for per-task images */
+	uint32_t magic;				 /* 0 for raw files */
 	const ProtobufCMessageDescriptor *first; /* descriptor of the first record */
-	const ProtobufCMessageDescriptor *rest;  /* descriptor of the following records */
+	const ProtobufCMessageDescriptor *rest;	 /* descriptor of the following records */
 };
 
 #define IMG_TRAILER_MARK 0xffffffffu
@@ -105,11 +105,11 @@ void pw_abort(struct page_writer *pw);
 struct page_block {
 	uint64_t vaddr;
 	uint64_t offset; /* in the pages file */
-	uint64_t len;    /* bytes */
+	uint64_t len;	 /* bytes */
 	uint64_t csum;
 };
 struct page_map {
-	int pages_fd;            /* open pages file, O_RDONLY */
+	int pages_fd; /* open pages file, O_RDONLY */
 	uint64_t total_size;
 	size_t nr;
 	struct page_block *blocks; /* address order */

@@ -21,7 +21,8 @@ int infect_read(struct infect *in, uint64_t addr, void *buf, size_t len, struct 
 	struct iovec l = {buf, len}, r = {(void *)(uintptr_t)addr, len};
 	ssize_t n = process_vm_readv(in->pid, &l, 1, &r, 1, 0);
 	if (n < 0)
-		return cr_fail_sys(e, "task %d: process_vm_readv 0x%llx+%zu", in->pid, (unsigned long long)addr, len);
+		return cr_fail_sys(e, "task %d: process_vm_readv 0x%llx+%zu", in->pid,
+				   (unsigned long long)addr, len);
 	if ((size_t)n != len)
 		return cr_fail_errno(e, EFAULT, "task %d: short read at 0x%llx (%zd of %zu)", in->pid,
 				     (unsigned long long)addr, n, len);
@@ -111,7 +112,8 @@ static int step_to_syscall_stop(struct infect *in, struct cr_err *e)
 			in->s->stop_sig = ssig; /* re-sent when the task is released */
 			continue;
 		}
-		return cr_fail_errno(e, EINVAL, "task %d: unexpected stop (signal %d, event %d) in a remote syscall",
+		return cr_fail_errno(e, EINVAL,
+				     "task %d: unexpected stop (signal %d, event %d) in a remote syscall",
 				     in->pid, ssig, event);
 	}
 	return cr_fail_errno(e, EBUSY, "task %d: remote syscall does not complete", in->pid);
@@ -167,7 +169,8 @@ int infect_stop(struct infect *in, struct cr_err *e)
 		if (infect_sys(in, &r, e, __NR_munmap, in->scratch, in->scratch_len, 0, 0, 0, 0))
 			ret = -1;
 		else if (r)
-			ret = cr_fail_errno(e, (int)-r, "task %d: remote munmap of the scratch page", in->pid);
+			ret =
+			    cr_fail_errno(e, (int)-r, "task %d: remote munmap of the scratch page", in->pid);
 		in->scratch = 0;
 	}
 	if (in->poked) {

@@ -14,11 +14,11 @@ struct infect {
 	struct seized *s;
 	pid_t pid;
 	uint8_t base[INFECT_REGS_MAX]; /* registers restored after every remote call */
-	uint64_t sys_ip;               /* address of a syscall instruction in the task */
-	bool poked;                    /* we wrote the instruction at poke_addr */
+	uint64_t sys_ip;	       /* address of a syscall instruction in the task */
+	bool poked;		       /* we wrote the instruction at poke_addr */
 	uint64_t poke_addr;
 	long poke_orig;
-	uint64_t scratch;              /* remote scratch page, 0 if none */
+	uint64_t scratch; /* remote scratch page, 0 if none */
 	size_t scratch_len;
 };
 
@@ -27,10 +27,10 @@ struct infect {
 int infect_start(struct infect *in, struct seized *s, const void *base_regs, bool no_vdso, struct cr_err *e);
 /* Run one syscall in the task. *ret gets the raw result (-errno on failure). */
 int infect_syscall(struct infect *in, long nr, const unsigned long args[6], long *ret, struct cr_err *e);
-#define infect_sys(in, ret, e, nr, ...)                                                                        \
-	({                                                                                                     \
-		const unsigned long __a[6] = {__VA_ARGS__};                                                    \
-		infect_syscall((in), (nr), __a, (ret), (e));                                                   \
+#define infect_sys(in, ret, e, nr, ...)                                                                      \
+	({                                                                                                   \
+		const unsigned long __a[6] = {__VA_ARGS__};                                                  \
+		infect_syscall((in), (nr), __a, (ret), (e));                                                 \
 	})
 /* Map one anonymous scratch page in the task (in->scratch). */
 int infect_map_scratch(struct infect *in, struct cr_err *e);

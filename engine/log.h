@@ -18,7 +18,8 @@ int log_level(void);
 const char *log_path(void);
 /* After fork in a child that must not share buffered state. */
 void log_set_pid_tag(int pid);
-void log_printf(int level, const char *file, int line, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+void log_printf(int level, const char *file, int line, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 
 #define pr_err(fmt, ...) log_printf(LOG_ERROR, __FILE__, __LINE__, LOG_PREFIX fmt, ##__VA_ARGS__)
 #define pr_warn(fmt, ...) log_printf(LOG_WARN, __FILE__, __LINE__, LOG_PREFIX fmt, ##__VA_ARGS__)

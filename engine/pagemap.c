@@ -101,15 +101,17 @@ int pw_add_batch(struct page_writer *pw, const void *buf, size_t len, const stru
 	for (size_t i = 0; i < nb; i++) {
 		const struct page_block *prev = i ? &b[i - 1] : pw->nr ? &pw->blocks[pw->nr - 1] : NULL;
 		if (b[i].vaddr % psz || b[i].len % psz || !b[i].len || b[i].offset + b[i].len > len)
-			return cr_fail_errno(e, EINVAL, "%s: block at 0x%llx+%llu is not page aligned", pw->name,
-					     (unsigned long long)b[i].vaddr, (unsigned long long)b[i].len);
+			return cr_fail_errno(e, EINVAL, "%s: block at 0x%llx+%llu is not page aligned",
+					     pw->name, (unsigned long long)b[i].vaddr,
+					     (unsigned long long)b[i].len);
 		if (prev && b[i].vaddr < prev->vaddr + prev->len)
-			return cr_fail_errno(e, EINVAL, "%s: block at 0x%llx overlaps or is out of order", pw->name,
-					     (unsigned long long)b[i].vaddr);
+			return cr_fail_errno(e, EINVAL, "%s: block at 0x%llx overlaps or is out of order",
+					     pw->name, (unsigned long long)b[i].vaddr);
 	}
 	while (done < len) {
 		size_t want = len - done;
-		if (pw->inject_errno && done >= len / 2) /* a disk that fills up: short write, then the error */
+		if (pw->inject_errno &&
+		    done >= len / 2) /* a disk that fills up: short write, then the error */
 			return cr_fail_errno(e, pw->inject_errno, "write %s", pw->name);
 		if (pw->inject_errno)
 			want = len / 2 - done;
@@ -201,18 +203,19 @@ void pw_abort(struct page_writer *pw)
 
 /* ---------------- reading ---------------- */
 
-static int pm_add_entry(struct page_map *pm, const PagemapEntry *pe, uint32_t psz, size_t *cap, const char *name,
-			struct cr_err *e)
+static int pm_add_entry(struct page_map *pm, const PagemapEntry *pe, uint32_t psz, size_t *cap,
+			const char *name, struct cr_err *e)
 {
 	uint64_t len = (uint64_t)pe->nr_pages * psz;
 	if (!pe->has_vaddr || !pe->has_offset || !pe->has_csum || !pe->nr_pages || pe->vaddr % psz ||
 	    pe->offset % psz)
 		return cr_fail_errno(e, EBADMSG, "image %s: malformed entry %zu", name, pm->nr);
 	if (pe->offset > pm->total_size || len > pm->total_size - pe->offset)
-		return cr_fail_errno(e, EBADMSG, "image %s: entry %zu points past the end of the page file", name,
-				     pm->nr);
+		return cr_fail_errno(e, EBADMSG, "image %s: entry %zu points past the end of the page file",
+				     name, pm->nr);
 	if (pm->nr && pe->vaddr < pm->blocks[pm->nr - 1].vaddr + pm->blocks[pm->nr - 1].len)
-		return cr_fail_errno(e, EBADMSG, "image %s: entry %zu overlaps or is out of order", name, pm->nr);
+		return cr_fail_errno(e, EBADMSG, "image %s: entry %zu overlaps or is out of order", name,
+				     pm->nr);
 	if (pm->nr == *cap) {
 		size_t ncap = *cap ? *cap * 2 : 256;
 		struct page_block *n = realloc(pm->blocks, ncap * sizeof(*n));
@@ -243,9 +246,9 @@ static int pm_verify_data(struct page_map *pm, const char *pname, struct cr_err 
 	for (size_t i = 0; i < pm->nr; i++) {
 		const struct page_block *b = &pm->blocks[i];
 		if (csum64((uint8_t *)m.addr + b->offset, b->len, 0) != b->csum)
-			return cr_fail_errno(e, EBADMSG,
-					     "image %s: checksum mismatch in the block for 0x%llx (corrupt image)",
-					     pname, (unsigned long long)b->vaddr);
+			return cr_fail_errno(
+			    e, EBADMSG, "image %s: checksum mismatch in the block for 0x%llx (corrupt image)",
+			    pname, (unsigned long long)b->vaddr);
 	}
 	return 0;
 }
@@ -273,8 +276,8 @@ int pm_load(int dirfd, int id, struct page_map *pm, struct cr_err *e)
 	PagemapHead *h = (PagemapHead *)m;
 	uint32_t psz = h->has_page_size ? h->page_size : 0;
 	pm->total_size = h->total_size;
-	int bad_head = !psz || psz != (uint32_t)sysconf(_SC_PAGESIZE) || !h->pages_file ||
-		       strcmp(h->pages_file, pname);
+	int bad_head =
+	    !psz || psz != (uint32_t)sysconf(_SC_PAGESIZE) || !h->pages_file || strcmp(h->pages_file, pname);
 	protobuf_c_message_free_unpacked(m, NULL);
 	if (bad_head) {
 		cr_fail_errno(e, EBADMSG, "image %s: bad head (page size or page file name)", mname);
@@ -354,6 +357,7 @@ int img_verify_dir(int dirfd, struct cr_err *e)
 		}
 	}
 	if (!found_inventory)
-		return cr_fail_errno(e, ENOENT, "no inventory.img: not a crshim image dir or an incomplete dump");
+		return cr_fail_errno(e, ENOENT,
+				     "no inventory.img: not a crshim image dir or an incomplete dump");
 	return 0;
 }

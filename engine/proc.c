@@ -222,9 +222,11 @@ int proc_parse_limits(pid_t pid, struct proc_rlimit lim[PROC_NR_RLIMITS], struct
 	char *save = NULL, *l;
 	int i = 0;
 	strtok_r(buf, "\n", &save); /* header */
-	for (l = strtok_r(NULL, "\n", &save); l && i < PROC_NR_RLIMITS; l = strtok_r(NULL, "\n", &save), i++) {
+	for (l = strtok_r(NULL, "\n", &save); l && i < PROC_NR_RLIMITS;
+	     l = strtok_r(NULL, "\n", &save), i++) {
 		if (strlen(l) < 47 || parse_limit(l + 26, &lim[i].cur) || parse_limit(l + 47, &lim[i].max))
-			return cr_fail_errno(e, EINVAL, "/proc/%d/limits: cannot parse line %d: %s", pid, i + 1, l);
+			return cr_fail_errno(e, EINVAL, "/proc/%d/limits: cannot parse line %d: %s", pid,
+					     i + 1, l);
 	}
 	if (i != PROC_NR_RLIMITS)
 		return cr_fail_errno(e, EINVAL, "/proc/%d/limits: %d resources, expected %d", pid, i,
@@ -275,7 +277,8 @@ int proc_parse_timers(pid_t pid, struct proc_timer **tp, size_t *np, struct cr_e
 				struct proc_timer *nt = realloc(t, cap * sizeof(*nt));
 				if (!nt) {
 					free(t);
-					return cr_fail_errno(e, ENOMEM, "/proc/%d/timers: out of memory", pid);
+					return cr_fail_errno(e, ENOMEM, "/proc/%d/timers: out of memory",
+							     pid);
 				}
 				t = nt;
 			}
@@ -297,10 +300,10 @@ static const struct {
 	char name[3];
 	uint32_t madv, vmf;
 } vmflag_tab[] = {
-	{"dc", VMA_F_DONTFORK, 0}, {"dd", VMA_F_DONTDUMP, 0},   {"hg", VMA_F_HUGEPAGE, 0},
-	{"nh", VMA_F_NOHUGEPAGE, 0}, {"mg", VMA_F_MERGEABLE, 0}, {"wf", VMA_F_WIPEONFORK, 0},
-	{"lo", VMA_F_LOCKED, 0},   {"sr", VMA_F_SEQ_READ, 0},   {"rr", VMA_F_RAND_READ, 0},
-	{"gd", 0, PROC_VMA_GD},    {"mw", 0, PROC_VMA_MW},
+    {"dc", VMA_F_DONTFORK, 0},	 {"dd", VMA_F_DONTDUMP, 0},  {"hg", VMA_F_HUGEPAGE, 0},
+    {"nh", VMA_F_NOHUGEPAGE, 0}, {"mg", VMA_F_MERGEABLE, 0}, {"wf", VMA_F_WIPEONFORK, 0},
+    {"lo", VMA_F_LOCKED, 0},	 {"sr", VMA_F_SEQ_READ, 0},  {"rr", VMA_F_RAND_READ, 0},
+    {"gd", 0, PROC_VMA_GD},	 {"mw", 0, PROC_VMA_MW},
 };
 
 static void parse_vmflags(struct proc_vma *v, const char *s)
@@ -312,7 +315,8 @@ static void parse_vmflags(struct proc_vma *v, const char *s)
 		if (!s[0] || !s[1])
 			break;
 		for (size_t i = 0; i < ARRAY_SIZE(vmflag_tab); i++)
-			if (s[0] == vmflag_tab[i].name[0] && s[1] == vmflag_tab[i].name[1] && (s[2] == ' ' || !s[2])) {
+			if (s[0] == vmflag_tab[i].name[0] && s[1] == vmflag_tab[i].name[1] &&
+			    (s[2] == ' ' || !s[2])) {
 				v->madv |= vmflag_tab[i].madv;
 				v->vmflags |= vmflag_tab[i].vmf;
 			}
@@ -327,7 +331,8 @@ static int parse_maps_line(char *l, struct proc_vma *v)
 	unsigned long long s, en, off, ino;
 	unsigned maj, min;
 	int pos = 0;
-	if (sscanf(l, "%llx-%llx %4s %llx %x:%x %llu%n", &s, &en, v->perms, &off, &maj, &min, &ino, &pos) != 7)
+	if (sscanf(l, "%llx-%llx %4s %llx %x:%x %llu%n", &s, &en, v->perms, &off, &maj, &min, &ino, &pos) !=
+	    7)
 		return 0;
 	v->start = s, v->end = en, v->pgoff = off, v->dev_major = maj, v->dev_minor = min, v->ino = ino;
 	char *name = l + pos;

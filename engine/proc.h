@@ -9,16 +9,16 @@
 #include "err.h"
 
 struct proc_status {
-	char state;             /* R, S, D, T, t, Z, ... */
+	char state; /* R, S, D, T, t, Z, ... */
 	int threads;
 	int ppid;
 	uint32_t uid[4], gid[4]; /* real, effective, saved, fs */
-	uint32_t *groups;        /* malloc'ed */
+	uint32_t *groups;	 /* malloc'ed */
 	size_t ngroups;
 	uint64_t cap_inh, cap_prm, cap_eff, cap_bnd, cap_amb;
 	int no_new_privs;
-	int seccomp;            /* 0 none, 1 strict, 2 filter */
-	int umask;              /* -1 if absent */
+	int seccomp; /* 0 none, 1 strict, 2 filter */
+	int umask;   /* -1 if absent */
 	uint64_t sigblk;
 };
 int proc_parse_status(pid_t pid, struct proc_status *st, struct cr_err *e);
@@ -44,15 +44,15 @@ struct proc_timer {
 };
 int proc_parse_timers(pid_t pid, struct proc_timer **t, size_t *n, struct cr_err *e);
 
-#define PROC_VMA_GD (1u << 0)  /* growsdown */
-#define PROC_VMA_MW (1u << 1)  /* maywrite */
+#define PROC_VMA_GD (1u << 0) /* growsdown */
+#define PROC_VMA_MW (1u << 1) /* maywrite */
 struct proc_vma {
 	uint64_t start, end, pgoff;
 	char perms[5];
 	unsigned dev_major, dev_minor;
 	uint64_t ino;
-	char *name;     /* maps name column ("" for none), malloc'ed */
-	uint32_t madv;  /* VMA_F_* (vma-flags.h) */
+	char *name;	  /* maps name column ("" for none), malloc'ed */
+	uint32_t madv;	  /* VMA_F_* (vma-flags.h) */
 	uint32_t vmflags; /* PROC_VMA_* */
 	bool has_vmflags;
 };

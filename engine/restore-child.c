@@ -46,8 +46,8 @@ static int join_group(const struct rst_task *t, char *msg, size_t len)
 	if (!tree_task(t, p->pgid)) {
 		if (p->pgid != t->tree[0].pst->pgid) {
 			snprintf(msg, len,
-				 "task %d: process group %d has no leader in the tree (not supported yet)", t->pid,
-				 p->pgid);
+				 "task %d: process group %d has no leader in the tree (not supported yet)",
+				 t->pid, p->pgid);
 			return -1;
 		}
 		want = getpgid(t->tree[0].pid); /* the root's group, wherever the root was restored */
@@ -215,9 +215,9 @@ static int child_setup(struct rst_task *t, char *msg, size_t len)
 	/* from here on nothing may be logged: the log's fd number may become one of the task's */
 	if (t->fault == FI_RESTORE_FILES) /* no fault_hit(): it logs */
 		snprintf(msg, len, "fault injected at restore-files");
-	if (rst_child_files(t, msg, len) || t->fault == FI_RESTORE_FILES ||
-	    child_fs(t, msg, len) || child_misc(t, msg, len) || child_bounding(t, msg, len) ||
-	    child_rseq_off(msg, len) || rst_child_fill_unmap(t, msg, len) || child_root(t, msg, len))
+	if (rst_child_files(t, msg, len) || t->fault == FI_RESTORE_FILES || child_fs(t, msg, len) ||
+	    child_misc(t, msg, len) || child_bounding(t, msg, len) || child_rseq_off(msg, len) ||
+	    rst_child_fill_unmap(t, msg, len) || child_root(t, msg, len))
 		return -1;
 	return 0;
 }

@@ -116,12 +116,12 @@ static int read_pstree(struct rst_task *t, struct cr_err *e)
 	for (size_t i = 0; i < n; i++) {
 		PstreeEntry *p = t->all_pst[i];
 		if (p->pid <= 0 || (i && (p->ppid <= 0 || p->pid == t->pid)))
-			return cr_fail_errno(e, EBADMSG, "pstree.img: bad entry %zu (pid %d, ppid %d)", i, p->pid,
-					     p->ppid);
+			return cr_fail_errno(e, EBADMSG, "pstree.img: bad entry %zu (pid %d, ppid %d)", i,
+					     p->pid, p->ppid);
 		if (p->n_threads > 0 && p->threads[0] != p->pid)
 			return cr_fail_errno(e, EBADMSG,
-					     "pstree.img: task %d: the first thread is %d, not the leader", p->pid,
-					     p->threads[0]);
+					     "pstree.img: task %d: the first thread is %d, not the leader",
+					     p->pid, p->threads[0]);
 	}
 	t->pst = t->all_pst[0];
 	return 0;
@@ -173,7 +173,8 @@ static int read_thread_cores(struct rst_task *t, struct cr_err *e)
 	for (size_t i = 0; i < n; i++) {
 		int tid = t->pst->threads[i + 1];
 		if (tid <= 0 || tid == t->pid)
-			return cr_fail_errno(e, EBADMSG, "pstree.img: task %d: bad thread id %d", t->pid, tid);
+			return cr_fail_errno(e, EBADMSG, "pstree.img: task %d: bad thread id %d", t->pid,
+					     tid);
 		if (img_read_one(t->dirfd, IMG_CORE, tid, (ProtobufCMessage **)&t->tcores[i], e))
 			return -1;
 		t->nr_tcores = i + 1;

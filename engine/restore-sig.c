@@ -21,7 +21,8 @@ size_t rst_task_bytes(const struct rst_task *t)
 	if (t->creds)
 		n += align8(t->creds->n_groups * sizeof(uint32_t));
 	for (size_t i = 0; i < t->nr_tcores; i++)
-		n += sizeof(struct rst_thread) + t->tcores[i]->n_pending * RST_SIGINFO_SIZE + RST_THREAD_STACK;
+		n +=
+		    sizeof(struct rst_thread) + t->tcores[i]->n_pending * RST_SIGINFO_SIZE + RST_THREAD_STACK;
 	return n + 128;
 }
 
@@ -228,8 +229,8 @@ static int fill_threads(struct rst_task *t, uint8_t *p, struct cr_err *e)
 			strncpy(h->comm, c->comm, sizeof(h->comm) - 1);
 		h->nr_pending = (uint32_t)c->n_pending;
 		if (copy_siginfos(t, c->pending, c->n_pending, &p, &h->pending))
-			return cr_fail_errno(e, EBADMSG, "core-%d.img: a pending siginfo is not %d bytes", h->tid,
-					     RST_SIGINFO_SIZE);
+			return cr_fail_errno(e, EBADMSG, "core-%d.img: a pending siginfo is not %d bytes",
+					     h->tid, RST_SIGINFO_SIZE);
 	}
 	p = align_ptr(p, 64);
 	for (size_t i = 0; i < t->nr_tcores; i++) {

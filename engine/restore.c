@@ -187,8 +187,8 @@ static int wait_thread_trap(struct rst_task *t, pid_t tid, struct cr_err *e)
 		}
 		if (sig == SIGTRAP)
 			return 0;
-		return cr_fail_errno(e, EFAULT, "thread %d of task %d: signal %d during the restore", tid, t->pid,
-				     sig);
+		return cr_fail_errno(e, EFAULT, "thread %d of task %d: signal %d during the restore", tid,
+				     t->pid, sig);
 	}
 }
 
@@ -359,7 +359,8 @@ static int seize_tree_child(struct rst_task *ts, size_t n, struct rst_task *t, s
 {
 	struct rst_task *par = tree_task(ts, n, t->pst->ppid);
 	for (int i = 0; i < 20000; i++) {
-		if (!ptrace(PTRACE_SEIZE, t->pid, 0, (void *)(long)(PTRACE_O_EXITKILL | PTRACE_O_TRACESYSGOOD)))
+		if (!ptrace(PTRACE_SEIZE, t->pid, 0,
+			    (void *)(long)(PTRACE_O_EXITKILL | PTRACE_O_TRACESYSGOOD)))
 			break;
 		if (errno != ESRCH && errno != EPERM)
 			return cr_fail_sys(e, "PTRACE_SEIZE %d", t->pid);
@@ -465,8 +466,9 @@ static int load_tree(struct cr_opts *o, struct rst_task **tsp, size_t *np, struc
 		t->err_pipe[0] = t->err_pipe[1] = t->go_pipe[0] = t->go_pipe[1] = -1;
 		*np = i + 1;
 		if (!tree_task(ts, i, t->pst->ppid) || tree_task(ts, i, t->pid))
-			return cr_fail_errno(e, EBADMSG, "pstree.img: task %d: parent %d not listed before it",
-					     t->pid, t->pst->ppid);
+			return cr_fail_errno(e, EBADMSG,
+					     "pstree.img: task %d: parent %d not listed before it", t->pid,
+					     t->pst->ppid);
 		if (rst_load_task(o, t, e))
 			return cr_wrap(e, "task %d", t->pid);
 	}
@@ -507,7 +509,8 @@ int eng_restore(struct cr_opts *o, pid_t *root_pid, struct cr_err *err)
 
 	if (!ts)
 		return cr_fail_errno(err, ENOMEM, "out of memory");
-	*ts = (struct rst_task){.dirfd = -1, .pm = {.pages_fd = -1}, .err_pipe = {-1, -1}, .go_pipe = {-1, -1}};
+	*ts =
+	    (struct rst_task){.dirfd = -1, .pm = {.pages_fd = -1}, .err_pipe = {-1, -1}, .go_pipe = {-1, -1}};
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (o->imgdir_fd < 0) {
 		o->imgdir_fd = open(o->images_dir ? o->images_dir : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -522,7 +525,8 @@ int eng_restore(struct cr_opts *o, pid_t *root_pid, struct cr_err *err)
 	if (!ret) {
 		double s = since(&t0);
 		*root_pid = ts[0].pid;
-		pr_info("restored task %d (%zu processes) in %.3f s (%llu bytes of pages of the root, %.2f GB/s)\n",
+		pr_info("restored task %d (%zu processes) in %.3f s (%llu bytes of pages of the root, %.2f "
+			"GB/s)\n",
 			ts[0].pid, n, s, (unsigned long long)ts[0].pm.total_size,
 			s > 0 ? (double)ts[0].pm.total_size / s / 1e9 : 0.0);
 	} else {

@@ -29,9 +29,9 @@ struct rst_cur_special {
 struct rst_task {
 	pid_t pid;
 	int dirfd;
-	bool root;	      /* the root of the tree: files.img, owns inv and the pstree list */
-	bool zombie;	      /* core task_state 2: created, then exits with core->exit_code */
-	bool no_prefill;      /* a tree: every process has its own layout, nothing is prefilled in crshim */
+	bool root;	       /* the root of the tree: files.img, owns inv and the pstree list */
+	bool zombie;	       /* core task_state 2: created, then exits with core->exit_code */
+	bool no_prefill;       /* a tree: every process has its own layout, nothing is prefilled in crshim */
 	struct rst_task *tree; /* every process of the images, parents first (tree[0] is the root) */
 	size_t ntree;
 	PstreeEntry **all_pst; /* root only: every pstree entry */
@@ -64,12 +64,12 @@ struct rst_task {
 	void *area;
 	size_t area_len;
 	struct rst_args *args;
-	int err_pipe[2]; /* child -> parent: error message of the C stage */
-	int go_pipe[2];	 /* parent -> child: seized, go on */
-	bool reaped;	 /* the child ended and was waited for */
-	bool seized;	 /* not the root: ptrace-attached by crshim */
+	int err_pipe[2];   /* child -> parent: error message of the C stage */
+	int go_pipe[2];	   /* parent -> child: seized, go on */
+	bool reaped;	   /* the child ended and was waited for */
+	bool seized;	   /* not the root: ptrace-attached by crshim */
 	size_t thr_seized; /* threads pst->threads[1..thr_seized] are ptrace-attached */
-	int fault;	 /* fault point of this run (engine/fault.h), 0 = none */
+	int fault;	   /* fault point of this run (engine/fault.h), 0 = none */
 };
 
 /* restore-load.c: rst_load loads the root (and reads the whole pstree), rst_load_task one other process

@@ -38,9 +38,10 @@ static int wait_stop(struct seized *s, int *statusp, int timeout_ms, struct cr_e
 		}
 		if (r == 0) {
 			clock_gettime(CLOCK_MONOTONIC, &now);
-			if ((now.tv_sec - t0.tv_sec) * 1000 + (now.tv_nsec - t0.tv_nsec) / 1000000 > timeout_ms)
-				return cr_fail_errno(e, ETIMEDOUT, "task %d does not stop (uninterruptible sleep?)",
-						     s->pid);
+			if ((now.tv_sec - t0.tv_sec) * 1000 + (now.tv_nsec - t0.tv_nsec) / 1000000 >
+			    timeout_ms)
+				return cr_fail_errno(
+				    e, ETIMEDOUT, "task %d does not stop (uninterruptible sleep?)", s->pid);
 			nanosleep(&nap, NULL);
 			if (nap.tv_nsec < 10000000)
 				nap.tv_nsec *= 2;
@@ -49,10 +50,10 @@ static int wait_stop(struct seized *s, int *statusp, int timeout_ms, struct cr_e
 		if (WIFEXITED(status) || WIFSIGNALED(status)) {
 			s->attached = false;
 			if (WIFEXITED(status))
-				return cr_fail_errno(e, ESRCH, "task %d exited (status %d) during the dump", s->pid,
-						     WEXITSTATUS(status));
-			return cr_fail_errno(e, ESRCH, "task %d was killed by signal %d during the dump", s->pid,
-					     WTERMSIG(status));
+				return cr_fail_errno(e, ESRCH, "task %d exited (status %d) during the dump",
+						     s->pid, WEXITSTATUS(status));
+			return cr_fail_errno(e, ESRCH, "task %d was killed by signal %d during the dump",
+					     s->pid, WTERMSIG(status));
 		}
 		if (!WIFSTOPPED(status))
 			continue;
@@ -168,5 +169,6 @@ void seize_kill(struct seized *s)
 		struct timespec ts = {0, 10 * 1000 * 1000};
 		nanosleep(&ts, NULL);
 	}
-	pr_info("task %d: killed; %s\n", s->pid, access(path, F_OK) ? "gone" : "still a zombie (parent has not reaped it)");
+	pr_info("task %d: killed; %s\n", s->pid,
+		access(path, F_OK) ? "gone" : "still a zombie (parent has not reaped it)");
 }

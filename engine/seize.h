@@ -9,11 +9,11 @@
 
 struct seized {
 	pid_t pid;
-	bool attached;       /* ptrace-attached by us */
-	bool was_stopped;    /* in group-stop when seized (State T) */
+	bool attached;	  /* ptrace-attached by us */
+	bool was_stopped; /* in group-stop when seized (State T) */
 	bool mask_saved;
-	uint64_t sigmask;    /* original blocked mask (bit n-1 = signal n) */
-	int stop_sig;        /* a SIGSTOP-like signal swallowed during the dump, re-sent at release */
+	uint64_t sigmask; /* original blocked mask (bit n-1 = signal n) */
+	int stop_sig;	  /* a SIGSTOP-like signal swallowed during the dump, re-sent at release */
 };
 
 /* Seize and stop the task; on success the task is in a ptrace stop with all signals blocked. */

@@ -111,7 +111,8 @@ int arch_fixup_syscall_restart(void *resume, void *image)
 			i->rax = i->orig_rax;
 			i->rdi = i->rsi;
 			i->rip -= 2;
-		} else if (i->orig_rax == __NR_clock_nanosleep && i->r10 && !(i->rsi & 1 /* TIMER_ABSTIME */)) {
+		} else if (i->orig_rax == __NR_clock_nanosleep && i->r10 &&
+			   !(i->rsi & 1 /* TIMER_ABSTIME */)) {
 			i->rax = i->orig_rax;
 			i->rdx = i->r10;
 			i->rip -= 2;

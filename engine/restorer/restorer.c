@@ -597,8 +597,8 @@ static void thread_main(void *arg)
 	check(a, sys2(__NR_set_tid_address, th->tid_address, 0), "thread set_tid_address", (uint64_t)th->tid,
 	      0);
 	if (th->has_robust)
-		check(a, sys2(__NR_set_robust_list, th->robust_list, th->robust_len), "thread set_robust_list",
-		      (uint64_t)th->tid, th->robust_list);
+		check(a, sys2(__NR_set_robust_list, th->robust_list, th->robust_len),
+		      "thread set_robust_list", (uint64_t)th->tid, th->robust_list);
 	if (th->has_rseq)
 		check(a, sys4(__NR_rseq, th->rseq_ptr, th->rseq_len, 0, th->rseq_sig), "thread rseq register",
 		      (uint64_t)th->tid, th->rseq_ptr);
@@ -613,8 +613,8 @@ static void thread_main(void *arg)
 	const uint8_t *si = (const uint8_t *)th->pending;
 	for (uint32_t i = 0; i < th->nr_pending; i++, si += RST_SIGINFO_SIZE) {
 		int32_t sig = *(const int32_t *)si;
-		check(a, sys4(__NR_rt_tgsigqueueinfo, a->pid, th->tid, sig, si), "queue thread pending signal",
-		      (uint64_t)th->tid, (uint64_t)sig);
+		check(a, sys4(__NR_rt_tgsigqueueinfo, a->pid, th->tid, sig, si),
+		      "queue thread pending signal", (uint64_t)th->tid, (uint64_t)sig);
 	}
 	if (a->has_creds)
 		restore_creds(a); /* credentials are per thread */
@@ -648,8 +648,8 @@ static void create_threads(struct rst_args *a)
 		th[i].args = (uint64_t)a;
 		long r;
 		/* EEXIST: the page-reading helper thread may still hold the tid for a moment */
-		for (int n = 0; (r = rst_clone3_thread(&ca, sizeof(ca), thread_main, &th[i])) == -17 && n < 10000;
-		     n++)
+		for (int n = 0;
+		     (r = rst_clone3_thread(&ca, sizeof(ca), thread_main, &th[i])) == -17 && n < 10000; n++)
 			sys0(__NR_sched_yield);
 		check(a, r, "clone3 thread", (uint64_t)tid, 0);
 		if (r != tid)

@@ -36,7 +36,7 @@ const char *test_opt(const char *name);
 void pass(void);
 #define fail(fmt, ...) test_fail(__FILE__, __LINE__, errno, fmt, ##__VA_ARGS__)
 void test_fail(const char *file, int line, int err, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+    __attribute__((format(printf, 4, 5)));
 #define test_msg(fmt, ...) test_msg_(fmt, ##__VA_ARGS__)
 void test_msg_(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* SKIP: the test writes "SKIP: reason" and exits 0 before test_daemon(). */

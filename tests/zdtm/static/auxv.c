@@ -5,9 +5,10 @@
 #include <sys/auxv.h>
 #include "zdtmtst.h"
 
-static const unsigned long types[] = { AT_PAGESZ, AT_HWCAP, AT_HWCAP2, AT_CLKTCK, AT_PHDR, AT_PHENT, AT_PHNUM,
-				       AT_BASE, AT_ENTRY, AT_UID, AT_EUID, AT_GID, AT_EGID, AT_SECURE,
-				       AT_RANDOM, AT_EXECFN, AT_PLATFORM, AT_SYSINFO_EHDR, AT_MINSIGSTKSZ };
+static const unsigned long types[] = {AT_PAGESZ, AT_HWCAP,    AT_HWCAP2,       AT_CLKTCK,     AT_PHDR,
+				      AT_PHENT,	 AT_PHNUM,    AT_BASE,	       AT_ENTRY,      AT_UID,
+				      AT_EUID,	 AT_GID,      AT_EGID,	       AT_SECURE,     AT_RANDOM,
+				      AT_EXECFN, AT_PLATFORM, AT_SYSINFO_EHDR, AT_MINSIGSTKSZ};
 
 int main(int argc, char **argv)
 {

@@ -19,22 +19,22 @@ struct caps {
 
 static int capget_self(struct caps *c)
 {
-	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_header_struct h = {_LINUX_CAPABILITY_VERSION_3, 0};
 	memset(c, 0, sizeof(*c));
 	return syscall(SYS_capget, &h, c->d);
 }
 
 static int capset_self(struct caps *c)
 {
-	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_header_struct h = {_LINUX_CAPABILITY_VERSION_3, 0};
 	return syscall(SYS_capset, &h, c->d);
 }
 
-#define BIT(c) (1u << ((c) & 31))
+#define BIT(c) (1u << ((c)&31))
 
 int main(int argc, char **argv)
 {
-	gid_t groups[] = { 1001, 1002, 2005 }, g[16];
+	gid_t groups[] = {1001, 1002, 2005}, g[16];
 	uid_t ru, eu, su;
 	gid_t rg, eg, sg;
 	struct caps c, c0;

@@ -7,18 +7,21 @@
 #include <unistd.h>
 #include "zdtmtst.h"
 
-static const struct { const char *path; int flags, fd; } devs[] = {
-	{ "/dev/null", O_RDWR, 20 },
-	{ "/dev/zero", O_RDONLY, 21 },
-	{ "/dev/urandom", O_RDONLY | O_CLOEXEC, 22 },
-	{ "/dev/full", O_WRONLY | O_NONBLOCK, 23 },
+static const struct {
+	const char *path;
+	int flags, fd;
+} devs[] = {
+    {"/dev/null", O_RDWR, 20},
+    {"/dev/zero", O_RDONLY, 21},
+    {"/dev/urandom", O_RDONLY | O_CLOEXEC, 22},
+    {"/dev/full", O_WRONLY | O_NONBLOCK, 23},
 };
 
 int main(int argc, char **argv)
 {
 	struct stat st0[ARRAY_SIZE(devs)], st;
 	int fl0[ARRAY_SIZE(devs)], fd0[ARRAY_SIZE(devs)];
-	char buf[64], zero[64] = { 0 };
+	char buf[64], zero[64] = {0};
 	size_t i;
 
 	test_init(argc, argv);

@@ -10,7 +10,7 @@
 #include "zdtmtst.h"
 
 enum { F_RW, F_APP, F_RO, F_WO, F_DIR, NF };
-static const int fdno[NF] = { 3, 17, 100, 201, 42 };
+static const int fdno[NF] = {3, 17, 100, 201, 42};
 
 static void mkfile(const char *name, size_t len, uint64_t seed)
 {
@@ -78,7 +78,8 @@ int main(int argc, char **argv)
 			fail("fd %d: another file (ino %lu, want %lu)", fdno[i], (unsigned long)st.st_ino,
 			     (unsigned long)st0[i].st_ino);
 		if (lseek(fdno[i], 0, SEEK_CUR) != off0[i])
-			fail("fd %d: offset %ld, want %ld", fdno[i], (long)lseek(fdno[i], 0, SEEK_CUR), (long)off0[i]);
+			fail("fd %d: offset %ld, want %ld", fdno[i], (long)lseek(fdno[i], 0, SEEK_CUR),
+			     (long)off0[i]);
 		if (fcntl(fdno[i], F_GETFL) != fl0[i])
 			fail("fd %d: flags %#o, want %#o", fdno[i], fcntl(fdno[i], F_GETFL), fl0[i]);
 		if (fcntl(fdno[i], F_GETFD) != fdfl0[i])

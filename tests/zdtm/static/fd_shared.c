@@ -11,7 +11,7 @@
 
 int main(int argc, char **argv)
 {
-	struct rlimit rl = { 8192, 8192 };
+	struct rlimit rl = {8192, 8192};
 	int a, b, c, hi, big;
 	char buf[8];
 
@@ -39,8 +39,8 @@ int main(int argc, char **argv)
 	test_waitsig();
 
 	if (lseek(b, 0, SEEK_CUR) != 4 || lseek(hi, 0, SEEK_CUR) != 4 || lseek(c, 0, SEEK_CUR) != 10)
-		fail("offsets %ld/%ld/%ld, want 4/4/10", (long)lseek(b, 0, SEEK_CUR), (long)lseek(hi, 0, SEEK_CUR),
-		     (long)lseek(c, 0, SEEK_CUR));
+		fail("offsets %ld/%ld/%ld, want 4/4/10", (long)lseek(b, 0, SEEK_CUR),
+		     (long)lseek(hi, 0, SEEK_CUR), (long)lseek(c, 0, SEEK_CUR));
 	/* reading through a moves b and hi, not c */
 	if (read(a, buf, 2) != 2 || memcmp(buf, "45", 2))
 		fail("read a");

@@ -11,8 +11,8 @@
 #define LEN 2000
 #define PATH "fifo00.fifo"
 enum { RW, RO, WO, N };
-static const int fdno[N] = { 50, 51, 52 };
-static const int oflags[N] = { O_RDWR, O_RDONLY | O_NONBLOCK, O_WRONLY | O_CLOEXEC };
+static const int fdno[N] = {50, 51, 52};
+static const int oflags[N] = {O_RDWR, O_RDONLY | O_NONBLOCK, O_WRONLY | O_CLOEXEC};
 
 int main(int argc, char **argv)
 {
@@ -38,7 +38,8 @@ int main(int argc, char **argv)
 	test_waitsig();
 
 	for (i = 0; i < N; i++) {
-		if (fstat(fdno[i], &st) || !S_ISFIFO(st.st_mode) || st.st_ino != st0.st_ino || st.st_dev != st0.st_dev)
+		if (fstat(fdno[i], &st) || !S_ISFIFO(st.st_mode) || st.st_ino != st0.st_ino ||
+		    st.st_dev != st0.st_dev)
 			fail("fd %d is not an open of %s any more", fdno[i], PATH);
 		if (fcntl(fdno[i], F_GETFL) != fl[i] || fcntl(fdno[i], F_GETFD) != fdfl[i])
 			fail("fd %d: flags %#o/%d, want %#o/%d", fdno[i], fcntl(fdno[i], F_GETFL),

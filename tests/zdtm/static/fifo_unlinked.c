@@ -38,7 +38,8 @@ int main(int argc, char **argv)
 	test_daemon();
 	test_waitsig();
 
-	if (fstat(RW, &a) || fstat(RO, &b) || !S_ISFIFO(a.st_mode) || a.st_ino != b.st_ino || a.st_dev != b.st_dev)
+	if (fstat(RW, &a) || fstat(RO, &b) || !S_ISFIFO(a.st_mode) || a.st_ino != b.st_ino ||
+	    a.st_dev != b.st_dev)
 		fail("fds %d and %d are not one FIFO", RW, RO);
 	if (a.st_nlink != 0 || access(NAME, F_OK) == 0)
 		fail("the FIFO is linked again (nlink %lu)", (unsigned long)a.st_nlink);
@@ -48,8 +49,8 @@ int main(int argc, char **argv)
 	link[l > 0 ? l : 0] = '\0';
 	if (strcmp(link, want))
 		fail("fd %d -> %s, want %s", RW, link, want);
-	if ((fcntl(RW, F_GETFL) & O_ACCMODE) != O_RDWR || (fcntl(RO, F_GETFL) & (O_ACCMODE | O_NONBLOCK)) !=
-							    (O_RDONLY | O_NONBLOCK))
+	if ((fcntl(RW, F_GETFL) & O_ACCMODE) != O_RDWR ||
+	    (fcntl(RO, F_GETFL) & (O_ACCMODE | O_NONBLOCK)) != (O_RDONLY | O_NONBLOCK))
 		fail("flags %#o %#o", fcntl(RW, F_GETFL), fcntl(RO, F_GETFL));
 	if (ioctl(RO, FIONREAD, &n) || n != LEN)
 		fail("%d bytes in flight, want %d", n, LEN);

@@ -19,34 +19,36 @@ int main(int argc, char **argv)
 	test_init(argc, argv);
 	datagen(seed, sizeof(seed), getpid() * 31ULL + 5);
 	for (int i = 0; i < 8; i++)
-		vals[i] = (long double)(seed[i] >> 11) / (long double)(i * 3 + 7) * (i & 1 ? -1e100L : 1e-100L);
+		vals[i] =
+		    (long double)(seed[i] >> 11) / (long double)(i * 3 + 7) * (i & 1 ? -1e100L : 1e-100L);
 	test_daemon();
 
-	asm volatile("fninit\n"
-		     "fldcw %[cw]\n"
-		     ".irp i," R8 "\n fldt \\i*16(%[vals])\n .endr\n"
-		     "fxsave (%[ref])\n"
-		     "1:\n"
-		     "fxsave (%[buf])\n"
-		     "mov (%[buf]), %%rdx\n"
-		     "xor (%[ref]), %%rdx\n"
-		     "shl $24, %%rdx\n" /* FCW, FSW, FTW only */
-		     "jnz 3f\n"
-		     ".irp i," R8 "\n"
-		     " mov 32+\\i*16(%[buf]), %%rdx\n cmp 32+\\i*16(%[ref]), %%rdx\n jne 3f\n"
-		     " movzwl 40+\\i*16(%[buf]), %%edx\n cmpw 40+\\i*16(%[ref]), %%dx\n jne 3f\n"
-		     ".endr\n"
-		     "incq %[it]\n"
-		     "cmpl $0, %[flag]\n"
-		     "je 1b\n"
-		     "xor %%eax, %%eax\n"
-		     "jmp 5f\n"
-		     "3: mov $1, %%eax\n"
-		     "5:\n"
-		     "fninit\n"
-		     : "=&a"(res), [it] "+m"(iters)
-		     : [vals] "r"(vals), [ref] "r"(ref), [buf] "r"(buf), [cw] "m"(cw), [flag] "m"(zdtm_sigterm)
-		     : "rdx", "memory", "cc", "st", "st(1)", "st(2)", "st(3)", "st(4)", "st(5)", "st(6)", "st(7)");
+	asm volatile(
+	    "fninit\n"
+	    "fldcw %[cw]\n"
+	    ".irp i," R8 "\n fldt \\i*16(%[vals])\n .endr\n"
+	    "fxsave (%[ref])\n"
+	    "1:\n"
+	    "fxsave (%[buf])\n"
+	    "mov (%[buf]), %%rdx\n"
+	    "xor (%[ref]), %%rdx\n"
+	    "shl $24, %%rdx\n" /* FCW, FSW, FTW only */
+	    "jnz 3f\n"
+	    ".irp i," R8 "\n"
+	    " mov 32+\\i*16(%[buf]), %%rdx\n cmp 32+\\i*16(%[ref]), %%rdx\n jne 3f\n"
+	    " movzwl 40+\\i*16(%[buf]), %%edx\n cmpw 40+\\i*16(%[ref]), %%dx\n jne 3f\n"
+	    ".endr\n"
+	    "incq %[it]\n"
+	    "cmpl $0, %[flag]\n"
+	    "je 1b\n"
+	    "xor %%eax, %%eax\n"
+	    "jmp 5f\n"
+	    "3: mov $1, %%eax\n"
+	    "5:\n"
+	    "fninit\n"
+	    : "=&a"(res), [it] "+m"(iters)
+	    : [vals] "r"(vals), [ref] "r"(ref), [buf] "r"(buf), [cw] "m"(cw), [flag] "m"(zdtm_sigterm)
+	    : "rdx", "memory", "cc", "st", "st(1)", "st(2)", "st(3)", "st(4)", "st(5)", "st(6)", "st(7)");
 
 	/* ref must hold what was loaded: ST(i) = vals[7 - i], FCW = cw. */
 	for (int i = 0; i < 8; i++)

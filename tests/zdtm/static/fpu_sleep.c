@@ -17,7 +17,7 @@ int main(int argc, char **argv)
 	static unsigned char fx0[512] __attribute__((aligned(64))), fx1[512] __attribute__((aligned(64)));
 	static long double vals[8] __attribute__((aligned(16)));
 	uint32_t mxcsr = 0x1f80 | 0x4000 | 0x0040, mx1 = 0; /* round down, DAZ */
-	uint16_t cw = 0x0e7f;                               /* round up, 64-bit precision */
+	uint16_t cw = 0x0e7f;				    /* round up, 64-bit precision */
 	uint64_t seed[8];
 	int avx, wakeups = 0, i;
 
@@ -30,41 +30,41 @@ int main(int argc, char **argv)
 		vals[i] = (long double)(seed[i] >> 12) * (i + 1) / 7.0L;
 	test_daemon();
 
-#define SLEEP_LOOP                                    \
-	"1:\n"                                        \
-	"incl %[wk]\n"                                \
-	"mov %[nr], %%eax\n"                          \
-	"syscall\n"                                   \
-	"cmpl $0, %[flag]\n"                          \
+#define SLEEP_LOOP                                                                                           \
+	"1:\n"                                                                                               \
+	"incl %[wk]\n"                                                                                       \
+	"mov %[nr], %%eax\n"                                                                                 \
+	"syscall\n"                                                                                          \
+	"cmpl $0, %[flag]\n"                                                                                 \
 	"je 1b\n"
 	if (avx) {
-		asm volatile("ldmxcsr %[mx]\n fninit\n fldcw %[cw]\n"
-			     ".irp i," R8 "\n fldt \\i*16(%[vals])\n .endr\n"
-			     "fxsave (%[fx0])\n"
-			     ".irp i," R16 "\n vmovdqu \\i*32(%[exp]), %%ymm\\i\n .endr\n"
-			     SLEEP_LOOP
-			     ".irp i," R16 "\n vmovdqu %%ymm\\i, \\i*32(%[buf])\n .endr\n"
-			     "fxsave (%[fx1])\n stmxcsr %[mx1]\n fninit\n vzeroupper\n"
-			     : [wk] "+m"(wakeups), [mx1] "=m"(mx1)
-			     : [exp] "r"(exp), [buf] "r"(buf), [fx0] "r"(fx0), [fx1] "r"(fx1), [vals] "r"(vals),
-			       [mx] "m"(mxcsr), [cw] "m"(cw), [nr] "i"(SYS_pause), [flag] "m"(zdtm_sigterm)
-			     : "rax", "rcx", "r11", "memory", "cc", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5",
-			       "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15",
-			       "st", "st(1)", "st(2)", "st(3)", "st(4)", "st(5)", "st(6)", "st(7)");
+		asm volatile(
+		    "ldmxcsr %[mx]\n fninit\n fldcw %[cw]\n"
+		    ".irp i," R8 "\n fldt \\i*16(%[vals])\n .endr\n"
+		    "fxsave (%[fx0])\n"
+		    ".irp i," R16 "\n vmovdqu \\i*32(%[exp]), %%ymm\\i\n .endr\n" SLEEP_LOOP ".irp i," R16
+		    "\n vmovdqu %%ymm\\i, \\i*32(%[buf])\n .endr\n"
+		    "fxsave (%[fx1])\n stmxcsr %[mx1]\n fninit\n vzeroupper\n"
+		    : [wk] "+m"(wakeups), [mx1] "=m"(mx1)
+		    : [exp] "r"(exp), [buf] "r"(buf), [fx0] "r"(fx0), [fx1] "r"(fx1), [vals] "r"(vals),
+		      [mx] "m"(mxcsr), [cw] "m"(cw), [nr] "i"(SYS_pause), [flag] "m"(zdtm_sigterm)
+		    : "rax", "rcx", "r11", "memory", "cc", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5",
+		      "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15",
+		      "st", "st(1)", "st(2)", "st(3)", "st(4)", "st(5)", "st(6)", "st(7)");
 	} else {
-		asm volatile("ldmxcsr %[mx]\n fninit\n fldcw %[cw]\n"
-			     ".irp i," R8 "\n fldt \\i*16(%[vals])\n .endr\n"
-			     "fxsave (%[fx0])\n"
-			     ".irp i," R16 "\n movdqu \\i*16(%[exp]), %%xmm\\i\n .endr\n"
-			     SLEEP_LOOP
-			     ".irp i," R16 "\n movdqu %%xmm\\i, \\i*16(%[buf])\n .endr\n"
-			     "fxsave (%[fx1])\n stmxcsr %[mx1]\n fninit\n"
-			     : [wk] "+m"(wakeups), [mx1] "=m"(mx1)
-			     : [exp] "r"(exp), [buf] "r"(buf), [fx0] "r"(fx0), [fx1] "r"(fx1), [vals] "r"(vals),
-			       [mx] "m"(mxcsr), [cw] "m"(cw), [nr] "i"(SYS_pause), [flag] "m"(zdtm_sigterm)
-			     : "rax", "rcx", "r11", "memory", "cc", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5",
-			       "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15",
-			       "st", "st(1)", "st(2)", "st(3)", "st(4)", "st(5)", "st(6)", "st(7)");
+		asm volatile(
+		    "ldmxcsr %[mx]\n fninit\n fldcw %[cw]\n"
+		    ".irp i," R8 "\n fldt \\i*16(%[vals])\n .endr\n"
+		    "fxsave (%[fx0])\n"
+		    ".irp i," R16 "\n movdqu \\i*16(%[exp]), %%xmm\\i\n .endr\n" SLEEP_LOOP ".irp i," R16
+		    "\n movdqu %%xmm\\i, \\i*16(%[buf])\n .endr\n"
+		    "fxsave (%[fx1])\n stmxcsr %[mx1]\n fninit\n"
+		    : [wk] "+m"(wakeups), [mx1] "=m"(mx1)
+		    : [exp] "r"(exp), [buf] "r"(buf), [fx0] "r"(fx0), [fx1] "r"(fx1), [vals] "r"(vals),
+		      [mx] "m"(mxcsr), [cw] "m"(cw), [nr] "i"(SYS_pause), [flag] "m"(zdtm_sigterm)
+		    : "rax", "rcx", "r11", "memory", "cc", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5",
+		      "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15",
+		      "st", "st(1)", "st(2)", "st(3)", "st(4)", "st(5)", "st(6)", "st(7)");
 		for (i = 0; i < 64; i++) /* only xmm stored: compare halves */
 			if (i >= 32)
 				buf[i] = exp[i] = 0;

@@ -31,10 +31,10 @@ static void burn_cpu(long usec)
 
 int main(int argc, char **argv)
 {
-	static const int which[3] = { ITIMER_REAL, ITIMER_VIRTUAL, ITIMER_PROF };
-	static const char *names[3] = { "REAL", "VIRTUAL", "PROF" };
+	static const int which[3] = {ITIMER_REAL, ITIMER_VIRTUAL, ITIMER_PROF};
+	static const char *names[3] = {"REAL", "VIRTUAL", "PROF"};
 	/* value, interval in us */
-	static const long val[3] = { 150000, 1000000, 1200000 }, ivl[3] = { 150000, 30000, 40000 };
+	static const long val[3] = {150000, 1000000, 1200000}, ivl[3] = {150000, 30000, 40000};
 	struct itimerval it, before[3];
 	struct sigaction sa;
 	int i, h0[3];
@@ -67,13 +67,16 @@ int main(int argc, char **argv)
 	for (i = 0; i < 3; i++) {
 		getitimer(which[i], &it);
 		if (us(&it.it_interval) != us(&before[i].it_interval))
-			fail("%s interval %ld us, want %ld", names[i], us(&it.it_interval), us(&before[i].it_interval));
+			fail("%s interval %ld us, want %ld", names[i], us(&it.it_interval),
+			     us(&before[i].it_interval));
 		if (us(&it.it_value) <= 0)
 			fail("%s disarmed", names[i]);
 		/* CPU timers barely advanced while we slept: not reset (a few ticks of slack) */
-		if (i > 0 && hits[i] == 0 && (us(&it.it_value) > us(&before[i].it_value) + 25000 ||
-					      us(&it.it_value) < us(&before[i].it_value) - 200000))
-			fail("%s value %ld us, want about %ld", names[i], us(&it.it_value), us(&before[i].it_value));
+		if (i > 0 && hits[i] == 0 &&
+		    (us(&it.it_value) > us(&before[i].it_value) + 25000 ||
+		     us(&it.it_value) < us(&before[i].it_value) - 200000))
+			fail("%s value %ld us, want about %ld", names[i], us(&it.it_value),
+			     us(&before[i].it_value));
 		if (i == 0 && us(&it.it_value) > ivl[0])
 			fail("REAL value %ld us > interval", us(&it.it_value));
 		h0[i] = hits[i];

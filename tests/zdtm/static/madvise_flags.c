@@ -10,9 +10,12 @@
 #define MADV_WIPEONFORK 18
 #endif
 
-static const struct { int advice; const char *flag; } adv[] = {
-	{ MADV_DONTFORK, "dc" }, { MADV_DONTDUMP, "dd" }, { MADV_WIPEONFORK, "wf" },
-	{ MADV_RANDOM, "rr" }, { MADV_SEQUENTIAL, "sr" },
+static const struct {
+	int advice;
+	const char *flag;
+} adv[] = {
+    {MADV_DONTFORK, "dc"}, {MADV_DONTDUMP, "dd"},   {MADV_WIPEONFORK, "wf"},
+    {MADV_RANDOM, "rr"},   {MADV_SEQUENTIAL, "sr"},
 };
 #define NA ARRAY_SIZE(adv)
 
@@ -49,7 +52,8 @@ int main(int argc, char **argv)
 			fail("flag %s lost", adv[i].flag);
 		if (vma_has_flag(m[i], adv[i].flag) != 0)
 			fail("flag %s spread to the neighbour", adv[i].flag);
-		if (vma_info(m[i] + PAGE, l, sizeof(l), f, sizeof(f)) || strcmp(l, lines0[i]) || strcmp(f, flags0[i]))
+		if (vma_info(m[i] + PAGE, l, sizeof(l), f, sizeof(f)) || strcmp(l, lines0[i]) ||
+		    strcmp(f, flags0[i]))
 			fail("%s vma: '%s' [%s], want '%s' [%s]", adv[i].flag, l, f, lines0[i], flags0[i]);
 		if (datachk(m[i], 3 * PAGE, i + 100, &bad))
 			fail("%s data differs at %#zx", adv[i].flag, bad);

@@ -8,7 +8,7 @@
 #include "zdtmtst.h"
 
 #define SZ (1UL << 30)
-static const size_t touched[] = { 0, 1, 4096, 100000, 262143 };
+static const size_t touched[] = {0, 1, 4096, 100000, 262143};
 
 static long vma_rss_kb(void *addr)
 {

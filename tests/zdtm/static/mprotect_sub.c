@@ -5,10 +5,16 @@
 #include <unistd.h>
 #include "zdtmtst.h"
 
-static const struct { int first, n, prot; } subs[] = {
-	{ 0, 8, PROT_READ | PROT_WRITE }, { 8, 4, PROT_READ }, { 12, 1, PROT_NONE },
-	{ 13, 10, PROT_READ | PROT_EXEC }, { 23, 20, PROT_READ | PROT_WRITE }, { 43, 3, PROT_NONE },
-	{ 46, 18, PROT_READ },
+static const struct {
+	int first, n, prot;
+} subs[] = {
+    {0, 8, PROT_READ | PROT_WRITE},
+    {8, 4, PROT_READ},
+    {12, 1, PROT_NONE},
+    {13, 10, PROT_READ | PROT_EXEC},
+    {23, 20, PROT_READ | PROT_WRITE},
+    {43, 3, PROT_NONE},
+    {46, 18, PROT_READ},
 };
 
 int main(int argc, char **argv)

@@ -97,8 +97,8 @@ int main(int argc, char **argv)
 	for (int i = 0; i < 4; i++) {
 		ids_of(p[i], &ppid, &pgid, &sid);
 		if (ppid != want[i][0] || pgid != want[i][1] || sid != want[i][2])
-			fail("task %d: ppid/pgid/sid %d/%d/%d, want %d/%d/%d", p[i], ppid, pgid, sid, want[i][0],
-			     want[i][1], want[i][2]);
+			fail("task %d: ppid/pgid/sid %d/%d/%d, want %d/%d/%d", p[i], ppid, pgid, sid,
+			     want[i][0], want[i][1], want[i][2]);
 	}
 	for (int i = 0; i < 3; i++) {
 		int st;

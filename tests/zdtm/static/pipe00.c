@@ -30,7 +30,7 @@ static void check_pair(int r, int w, const char *what)
 int main(int argc, char **argv)
 {
 	char data[LEN], buf[LEN + 16];
-	int p[2], fl[4], fdfl[4], fds[4] = { R, W, ER, EW }, n, i;
+	int p[2], fl[4], fdfl[4], fds[4] = {R, W, ER, EW}, n, i;
 
 	test_init(argc, argv);
 	datagen(data, LEN, 42);
@@ -57,8 +57,8 @@ int main(int argc, char **argv)
 	check_pair(ER, EW, "empty pipe");
 	for (i = 0; i < 4; i++)
 		if (fcntl(fds[i], F_GETFL) != fl[i] || fcntl(fds[i], F_GETFD) != fdfl[i])
-			fail("fd %d: flags %#o/%d, want %#o/%d", fds[i], fcntl(fds[i], F_GETFL), fcntl(fds[i], F_GETFD),
-			     fl[i], fdfl[i]);
+			fail("fd %d: flags %#o/%d, want %#o/%d", fds[i], fcntl(fds[i], F_GETFL),
+			     fcntl(fds[i], F_GETFD), fl[i], fdfl[i]);
 	if (ioctl(R, FIONREAD, &n) || n != LEN)
 		fail("%d bytes in flight, want %d", n, LEN);
 	n = read(R, buf, sizeof(buf));

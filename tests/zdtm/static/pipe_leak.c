@@ -43,7 +43,7 @@ static void place(int fd, int want)
 
 static int wait_readable(int fd, int ms)
 {
-	struct pollfd p = { .fd = fd, .events = POLLIN };
+	struct pollfd p = {.fd = fd, .events = POLLIN};
 	return poll(&p, 1, ms) == 1;
 }
 

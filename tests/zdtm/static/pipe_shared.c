@@ -89,7 +89,8 @@ int main(int argc, char **argv)
 		child_main();
 	close(AR);
 	close(BW);
-	if (write(AW, MA, strlen(MA)) != (ssize_t)strlen(MA) || write(CW, MC, strlen(MC)) != (ssize_t)strlen(MC))
+	if (write(AW, MA, strlen(MA)) != (ssize_t)strlen(MA) ||
+	    write(CW, MC, strlen(MC)) != (ssize_t)strlen(MC))
 		fail("write");
 	struct pollfd p = {.fd = BR, .events = POLLIN};
 	for (int i = 0; i < 100 && (ioctl(BR, FIONREAD, &n) || n < (int)strlen(MB)); i++)

@@ -26,10 +26,10 @@ static long long ns(const struct timespec *t)
 
 int main(int argc, char **argv)
 {
-	const clockid_t clk[NT] = { CLOCK_REALTIME, CLOCK_MONOTONIC, CLOCK_BOOTTIME, CLOCK_MONOTONIC,
-				    CLOCK_PROCESS_CPUTIME_ID };
+	const clockid_t clk[NT] = {CLOCK_REALTIME, CLOCK_MONOTONIC, CLOCK_BOOTTIME, CLOCK_MONOTONIC,
+				   CLOCK_PROCESS_CPUTIME_ID};
 	/* value, interval (ms): periodic, periodic, far one-shot, disarmed, cpu periodic */
-	const long v[NT] = { 100, 70, 3600 * 1000, 0, 300 }, iv[NT] = { 100, 70, 0, 0, 20 };
+	const long v[NT] = {100, 70, 3600 * 1000, 0, 300}, iv[NT] = {100, 70, 0, 0, 20};
 	struct itimerspec its, before[NT];
 	struct sigevent sev;
 	struct sigaction sa;
@@ -72,7 +72,8 @@ int main(int argc, char **argv)
 			continue;
 		}
 		if (ns(&its.it_interval) != ns(&before[i].it_interval))
-			fail("timer %d interval %lld, want %lld", i, ns(&its.it_interval), ns(&before[i].it_interval));
+			fail("timer %d interval %lld, want %lld", i, ns(&its.it_interval),
+			     ns(&before[i].it_interval));
 		if (v[i] == 0 && ns(&its.it_value) != 0)
 			fail("disarmed timer %d got armed", i);
 		if (v[i] && ns(&its.it_value) == 0)
@@ -99,7 +100,8 @@ int main(int argc, char **argv)
 	for (i = 0; i < NT; i++) {
 		int got = hits[i] - h0[i];
 		if (iv[i] && got < 3)
-			fail("timer %d fired %d times in %lld ms after restore", i, got, (ns(&b) - ns(&a)) / 1000000);
+			fail("timer %d fired %d times in %lld ms after restore", i, got,
+			     (ns(&b) - ns(&a)) / 1000000);
 		if (!iv[i] && got)
 			fail("timer %d fired unexpectedly", i);
 	}

@@ -6,7 +6,8 @@
 int main(int argc, char **argv)
 {
 	test_init(argc, argv);
-	if (prctl(PR_SET_TIMERSLACK, 123456) || prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0) || prctl(PR_SET_KEEPCAPS, 1))
+	if (prctl(PR_SET_TIMERSLACK, 123456) || prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0) ||
+	    prctl(PR_SET_KEEPCAPS, 1))
 		fail("prctl set");
 	test_daemon();
 	test_waitsig();

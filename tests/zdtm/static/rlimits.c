@@ -7,12 +7,20 @@
 int main(int argc, char **argv)
 {
 	struct rlimit before[RLIM_NLIMITS], r;
-	static const struct { int res; rlim_t soft, hard; } set[] = {
-		{ RLIMIT_NOFILE, 300, 777 },      { RLIMIT_CORE, 0, 1 << 20 },
-		{ RLIMIT_STACK, 6 << 20, RLIM_INFINITY }, { RLIMIT_NPROC, 4000, 5000 },
-		{ RLIMIT_MSGQUEUE, 100000, 200000 }, { RLIMIT_SIGPENDING, 1000, 2000 },
-		{ RLIMIT_FSIZE, 1ULL << 40, RLIM_INFINITY }, { RLIMIT_MEMLOCK, 1 << 20, 2 << 20 },
-		{ RLIMIT_LOCKS, 1000, RLIM_INFINITY }, { RLIMIT_CPU, 100000, 200000 },
+	static const struct {
+		int res;
+		rlim_t soft, hard;
+	} set[] = {
+	    {RLIMIT_NOFILE, 300, 777},
+	    {RLIMIT_CORE, 0, 1 << 20},
+	    {RLIMIT_STACK, 6 << 20, RLIM_INFINITY},
+	    {RLIMIT_NPROC, 4000, 5000},
+	    {RLIMIT_MSGQUEUE, 100000, 200000},
+	    {RLIMIT_SIGPENDING, 1000, 2000},
+	    {RLIMIT_FSIZE, 1ULL << 40, RLIM_INFINITY},
+	    {RLIMIT_MEMLOCK, 1 << 20, 2 << 20},
+	    {RLIMIT_LOCKS, 1000, RLIM_INFINITY},
+	    {RLIMIT_CPU, 100000, 200000},
 	};
 	char *lim0, *lim1;
 	size_t i;

@@ -38,7 +38,7 @@ int main(int argc, char **argv)
 	for (i = 0; i < 20 && !ok; i++) {
 		unsigned cpu = ~0u;
 		rs->cpu_id = (uint32_t)-2; /* scribble; the kernel must rewrite it */
-		raise(SIGUSR1);            /* signal delivery refreshes the rseq area */
+		raise(SIGUSR1);		   /* signal delivery refreshes the rseq area */
 		syscall(SYS_getcpu, &cpu, NULL, NULL);
 		ok = (int)rs->cpu_id >= 0 && rs->cpu_id == cpu && rs->cpu_id_start == cpu;
 	}

@@ -15,14 +15,14 @@
 int main(int argc, char **argv)
 {
 	struct sock_filter f[] = {
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_getppid, 0, 1),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_uname, 0, 1),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	    BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+	    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_getppid, 0, 1),
+	    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+	    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_uname, 0, 1),
+	    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
+	    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 	};
-	struct sock_fprog prog = { ARRAY_SIZE(f), f };
+	struct sock_fprog prog = {ARRAY_SIZE(f), f};
 	char mode0[32], nf0[32];
 	struct utsname u;
 
@@ -34,7 +34,8 @@ int main(int argc, char **argv)
 	if (syscall(SYS_getppid) != -1 || errno != EPERM)
 		fail("filter not active before dump");
 	snprintf(mode0, sizeof(mode0), "%s", proc_status("Seccomp"));
-	snprintf(nf0, sizeof(nf0), "%s", proc_status("Seccomp_filters") ? proc_status("Seccomp_filters") : "");
+	snprintf(nf0, sizeof(nf0), "%s",
+		 proc_status("Seccomp_filters") ? proc_status("Seccomp_filters") : "");
 	test_daemon();
 	test_waitsig();
 

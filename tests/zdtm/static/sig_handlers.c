@@ -17,7 +17,8 @@ static void h_usr1(int sig, siginfo_t *si, void *uc)
 	usr1_hits++;
 	usr1_code = si->si_code == SI_TKILL && sig == SIGUSR1 ? 1 : si->si_code;
 	sigprocmask(SIG_BLOCK, NULL, &cur);
-	usr1_masked = sigismember(&cur, SIGUSR2) && sigismember(&cur, SIGRTMIN + 7) && sigismember(&cur, SIGUSR1);
+	usr1_masked =
+	    sigismember(&cur, SIGUSR2) && sigismember(&cur, SIGRTMIN + 7) && sigismember(&cur, SIGUSR1);
 }
 
 static void h_usr2(int sig)
@@ -38,10 +39,14 @@ static void h_hup(int sig)
 static int same_sa(const struct sigaction *a, const struct sigaction *b)
 {
 	return a->sa_handler == b->sa_handler && a->sa_flags == b->sa_flags &&
-	       a->sa_restorer == b->sa_restorer && !memcmp(&a->sa_mask, &b->sa_mask, 8) /* kernel sigset: 64 bits */;
+	       a->sa_restorer == b->sa_restorer &&
+	       !memcmp(&a->sa_mask, &b->sa_mask, 8) /* kernel sigset: 64 bits */;
 }
 
-#define SIGS { SIGUSR1, SIGUSR2, SIGHUP, SIGPIPE, SIGWINCH, SIGCHLD, SIGRTMIN + 9 }
+#define SIGS                                                                                                 \
+	{                                                                                                    \
+		SIGUSR1, SIGUSR2, SIGHUP, SIGPIPE, SIGWINCH, SIGCHLD, SIGRTMIN + 9                           \
+	}
 
 int main(int argc, char **argv)
 {
@@ -111,7 +116,7 @@ int main(int argc, char **argv)
 	} else {
 		pid_t parent = getpid(), c = fork();
 		if (c == 0) {
-			struct timespec ts = { 0, 100 * 1000 * 1000 };
+			struct timespec ts = {0, 100 * 1000 * 1000};
 			nanosleep(&ts, NULL);
 			kill(parent, SIGUSR1);
 			nanosleep(&ts, NULL);

@@ -36,13 +36,13 @@ int main(int argc, char **argv)
 	sigaddset(&blk, r1);
 	sigaddset(&blk, r2);
 	sigprocmask(SIG_BLOCK, &blk, NULL);
-	kill(getpid(), SIGUSR1);              /* shared */
+	kill(getpid(), SIGUSR1); /* shared */
 	v.sival_int = 111;
-	sigqueue(getpid(), r1, v);            /* shared, queued twice */
+	sigqueue(getpid(), r1, v); /* shared, queued twice */
 	v.sival_int = 222;
 	sigqueue(getpid(), r1, v);
 	syscall(SYS_tgkill, getpid(), syscall(SYS_gettid), SIGUSR2); /* per-thread */
-	qthread(r2, 333);                     /* per-thread, with value */
+	qthread(r2, 333);					     /* per-thread, with value */
 	qthread(r2, 444);
 	memset(&pend0, 0, sizeof(pend0));
 	sigpending(&pend0);
@@ -63,9 +63,11 @@ int main(int argc, char **argv)
 	if (strcmp(blkstr, proc_status("SigBlk")))
 		fail("SigBlk %s, want %s", proc_status("SigBlk"), blkstr);
 
-	struct { int sig, code, val; } want[] = {
-		{ SIGUSR1, SI_USER, 0 }, { SIGUSR2, SI_TKILL, 0 },
-		{ 0, SI_QUEUE, 111 }, { 0, SI_QUEUE, 222 }, { 0, SI_QUEUE, 333 }, { 0, SI_QUEUE, 444 },
+	struct {
+		int sig, code, val;
+	} want[] = {
+	    {SIGUSR1, SI_USER, 0}, {SIGUSR2, SI_TKILL, 0}, {0, SI_QUEUE, 111},
+	    {0, SI_QUEUE, 222},	   {0, SI_QUEUE, 333},	   {0, SI_QUEUE, 444},
 	};
 	want[2].sig = want[3].sig = r1;
 	want[4].sig = want[5].sig = r2;
@@ -73,16 +75,18 @@ int main(int argc, char **argv)
 		sigset_t one;
 		sigemptyset(&one);
 		sigaddset(&one, want[i].sig);
-		struct timespec ts = { 0, 0 };
+		struct timespec ts = {0, 0};
 		int s = sigtimedwait(&one, &si, &ts);
 		if (s != want[i].sig) {
 			fail("signal %d not pending (got %d)", want[i].sig, s);
 			continue;
 		}
-		if ((si.si_code != want[i].code && !(want[i].code == SI_TKILL && si.si_code == SI_USER)) || si.si_pid != getpid() ||
+		if ((si.si_code != want[i].code && !(want[i].code == SI_TKILL && si.si_code == SI_USER)) ||
+		    si.si_pid != getpid() ||
 		    (want[i].code == SI_QUEUE && si.si_value.sival_int != want[i].val))
-			fail("signal %d: code %d pid %d value %d, want code %d pid %d value %d", s, si.si_code,
-			     si.si_pid, si.si_value.sival_int, want[i].code, getpid(), want[i].val);
+			fail("signal %d: code %d pid %d value %d, want code %d pid %d value %d", s,
+			     si.si_code, si.si_pid, si.si_value.sival_int, want[i].code, getpid(),
+			     want[i].val);
 	}
 	sigpending(&pend1);
 	for (int s = 1; s < SIGRTMAX; s++)

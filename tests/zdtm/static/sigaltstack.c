@@ -51,7 +51,8 @@ int main(int argc, char **argv)
 	test_waitsig();
 
 	sigaltstack(NULL, &after);
-	if (after.ss_sp != before.ss_sp || after.ss_size != before.ss_size || after.ss_flags != before.ss_flags)
+	if (after.ss_sp != before.ss_sp || after.ss_size != before.ss_size ||
+	    after.ss_flags != before.ss_flags)
 		fail("sigaltstack %p/%zu/%d, want %p/%zu/%d", after.ss_sp, after.ss_size, after.ss_flags,
 		     before.ss_sp, before.ss_size, before.ss_flags);
 	handler_sp = 0;

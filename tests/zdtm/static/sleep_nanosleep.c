@@ -6,7 +6,7 @@
 
 int main(int argc, char **argv)
 {
-	struct timespec req = { 3600, 0 }, rem = { 0, 0 }, t0, t1;
+	struct timespec req = {3600, 0}, rem = {0, 0}, t0, t1;
 	int r;
 
 	test_init(argc, argv);

@@ -49,7 +49,8 @@ static __attribute__((noinline)) int recurse(int depth)
 			fail("deeper frames corrupted");
 		else if (vma_info((void *)lowest, l, sizeof(l), NULL, 0) ||
 			 sscanf(l, "%lx-%lx", &s1, &e1) != 2 || e1 != e0 || s1 > lowest)
-			fail("stack did not grow down after restore: '%s' lowest %#lx top %#lx", l, lowest, e0);
+			fail("stack did not grow down after restore: '%s' lowest %#lx top %#lx", l, lowest,
+			     e0);
 		ret = 0;
 	} else {
 		ret = recurse(depth + 1);

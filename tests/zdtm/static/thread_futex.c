@@ -101,7 +101,8 @@ static void *bar_waiter(void *arg)
 int main(int argc, char **argv)
 {
 	void *(*fns[])(void *) = {cv_waiter, futex_waiter, futex_timed, holder, locker, bar_waiter};
-	const char *names[] = {"condvar", "futex", "futex timeout", "mutex holder", "mutex waiter", "barrier"};
+	const char *names[] = {"condvar",      "futex",	       "futex timeout",
+			       "mutex holder", "mutex waiter", "barrier"};
 	pthread_t th[6];
 	test_init(argc, argv);
 	pthread_barrier_init(&bar, NULL, 2);

@@ -52,7 +52,8 @@ static void *thr_fn(void *arg)
 	pthread_sigmask(SIG_SETMASK, NULL, &cur);
 	for (int s = 1; s < SIGRTMAX; s++)
 		if (sigismember(&cur, s) != sigismember(&want, s)) {
-			snprintf(t->why, sizeof(t->why), "signal %d %sblocked", s, sigismember(&cur, s) ? "" : "not ");
+			snprintf(t->why, sizeof(t->why), "signal %d %sblocked", s,
+				 sigismember(&cur, s) ? "" : "not ");
 			t->bad = 1;
 			return NULL;
 		}
@@ -71,7 +72,8 @@ static void *thr_fn(void *arg)
 	sigemptyset(&one);
 	sigaddset(&one, sig_of(t->idx));
 	for (int n = 0; n < 2; n++) {
-		if (sigtimedwait(&one, &si, &ts) != sig_of(t->idx) || si.si_value.sival_int != t->idx * 100 + n) {
+		if (sigtimedwait(&one, &si, &ts) != sig_of(t->idx) ||
+		    si.si_value.sival_int != t->idx * 100 + n) {
 			snprintf(t->why, sizeof(t->why), "queued signal %d: value %d, want %d", n,
 				 si.si_value.sival_int, t->idx * 100 + n);
 			t->bad = 1;

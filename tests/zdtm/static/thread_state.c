@@ -42,16 +42,19 @@ static void *thr_fn(void *arg)
 		    t->bad = 1;
 	syscall(SYS_get_robust_list, 0, &head1, &len1);
 	if (head1 != head0 || len1 != len0)
-		snprintf(t->why, sizeof(t->why), "robust list %p, want %p", (void *)head1, (void *)head0), t->bad = 1;
+		snprintf(t->why, sizeof(t->why), "robust list %p, want %p", (void *)head1, (void *)head0),
+		    t->bad = 1;
 	if (__rseq_size) {
 		/* registering the same area again fails with EBUSY only if it is registered */
 		void *area = (char *)__builtin_thread_pointer() + __rseq_offset;
 		unsigned len = __rseq_size;
 		long r = syscall(SYS_rseq, area, len, 0, RSEQ_SIG);
-		if (r < 0 && errno == EINVAL && len != 32) /* glibc registers 32 bytes, __rseq_size may be less */
+		if (r < 0 && errno == EINVAL &&
+		    len != 32) /* glibc registers 32 bytes, __rseq_size may be less */
 			r = syscall(SYS_rseq, area, len = 32, 0, RSEQ_SIG);
 		if (r == 0 || errno != EBUSY)
-			snprintf(t->why, sizeof(t->why), "rseq not registered (%ld, errno %d)", r, errno), t->bad = 1;
+			snprintf(t->why, sizeof(t->why), "rseq not registered (%ld, errno %d)", r, errno),
+			    t->bad = 1;
 		if (r == 0)
 			syscall(SYS_rseq, area, len, RSEQ_FLAG_UNREGISTER, RSEQ_SIG);
 	}

@@ -7,7 +7,7 @@
 #include <unistd.h>
 #include "zdtmtst.h"
 
-static __thread uint64_t tdata[64] = { 1, 2, 3 };
+static __thread uint64_t tdata[64] = {1, 2, 3};
 static __thread char tbss[4096];
 
 int main(int argc, char **argv)

@@ -44,8 +44,8 @@ int main(int argc, char **argv)
 		n = 2;
 	if (nch > n - 1)
 		nch = n - 1;
-	struct ent *tab = mmap(NULL, (size_t)n * sizeof(*tab), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
-			       -1, 0);
+	struct ent *tab =
+	    mmap(NULL, (size_t)n * sizeof(*tab), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	volatile int *count = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (tab == MAP_FAILED || (void *)count == MAP_FAILED)
 		fail("mmap");

@@ -18,8 +18,9 @@ static long long ns(const struct timespec *t)
 
 int main(int argc, char **argv)
 {
-	const clockid_t clks[] = { CLOCK_REALTIME, CLOCK_MONOTONIC, CLOCK_MONOTONIC_RAW, CLOCK_BOOTTIME,
-				   CLOCK_REALTIME_COARSE, CLOCK_MONOTONIC_COARSE, CLOCK_TAI };
+	const clockid_t clks[] = {CLOCK_REALTIME, CLOCK_MONOTONIC,	 CLOCK_MONOTONIC_RAW,
+				  CLOCK_BOOTTIME, CLOCK_REALTIME_COARSE, CLOCK_MONOTONIC_COARSE,
+				  CLOCK_TAI};
 	struct timespec mono0, t, s, prev;
 	unsigned long vdso = getauxval(AT_SYSINFO_EHDR);
 	char l0[96], l[96];
@@ -45,7 +46,8 @@ int main(int argc, char **argv)
 		d = ns(&s) - ns(&t);
 		/* coarse clocks lag by up to a tick */
 		if (d < 0 || d > 500 * 1000000LL) /* coarse clocks lag a tick; preemption */
-			fail("clock %d: vdso %lld vs syscall %lld (diff %lld ns)", clks[i], ns(&t), ns(&s), d);
+			fail("clock %d: vdso %lld vs syscall %lld (diff %lld ns)", clks[i], ns(&t), ns(&s),
+			     d);
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	if (ns(&t) < ns(&mono0))
@@ -55,7 +57,8 @@ int main(int argc, char **argv)
 	gettimeofday(&tv, NULL);
 	clock_gettime(CLOCK_REALTIME, &rt);
 	time_t now = time(NULL);
-	if (labs(tv.tv_sec - rt.tv_sec) > 1 || labs(now - rt.tv_sec) > 1 || labs(now - syscall(SYS_time, NULL)) > 1)
+	if (labs(tv.tv_sec - rt.tv_sec) > 1 || labs(now - rt.tv_sec) > 1 ||
+	    labs(now - syscall(SYS_time, NULL)) > 1)
 		fail("gettimeofday %ld, time %ld, clock_gettime %ld disagree", (long)tv.tv_sec, (long)now,
 		     (long)rt.tv_sec);
 	clock_gettime(CLOCK_MONOTONIC, &prev);

@@ -8,8 +8,9 @@
 #include "zdtmtst.h"
 
 #define N 320
-static const int prots[] = { PROT_READ, PROT_READ | PROT_WRITE, PROT_READ | PROT_EXEC, PROT_WRITE,
-			     PROT_READ | PROT_WRITE | PROT_EXEC, PROT_NONE };
+static const int prots[] = {
+    PROT_READ, PROT_READ | PROT_WRITE, PROT_READ | PROT_EXEC, PROT_WRITE, PROT_READ | PROT_WRITE | PROT_EXEC,
+    PROT_NONE};
 
 int main(int argc, char **argv)
 {

@@ -20,7 +20,8 @@ static int check(const uint64_t *m, uint64_t *gen_out)
 		if (p[0] != prev) {
 			/* one step down from g+1 to g is allowed, once */
 			if (p[0] + 1 != prev || drops++) {
-				fail("page %zu generation %lu after %lu", i, (unsigned long)p[0], (unsigned long)prev);
+				fail("page %zu generation %lu after %lu", i, (unsigned long)p[0],
+				     (unsigned long)prev);
 				return -1;
 			}
 			prev = p[0];

@@ -76,7 +76,8 @@ int main(int argc, char **argv)
 		if (consume(buf, n))
 			break;
 	if (!test_failures && (ncarry || next_read != next_write))
-		fail("read up to record %lu (+%d bytes), written up to %lu", next_read - 1, ncarry, next_write - 1);
+		fail("read up to record %lu (+%d bytes), written up to %lu", next_read - 1, ncarry,
+		     next_write - 1);
 	test_msg("%lu records through the pipe\n", next_write - 1);
 	pass();
 	return 0;
