@@ -52,7 +52,7 @@ $(B)/proto/%.pb-c.c $(B)/proto/%.pb-c.h: proto/%.proto
 	@mkdir -p $(B)/proto
 	protoc-c --proto_path=proto --c_out=$(B)/proto $<
 
-$(B)/proto/%.pb-c.o: $(B)/proto/%.pb-c.c
+$(B)/proto/%.pb-c.o: $(B)/proto/%.pb-c.c | $(PROTO_H)
 	$(CC) -O2 -g $(SAN) $(COV) -I $(B)/proto -c -o $@ $<
 
 $(B)/%.o: %.c | $(PROTO_H)

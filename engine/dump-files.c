@@ -14,6 +14,7 @@
 
 #include "cleanup.h"
 #include "dump.h"
+#include "evfd.h"
 #include "log.h"
 #include "pipes.h"
 
@@ -225,6 +226,10 @@ static int fill_file(struct dump_ctx *c, const struct dfd *f, FileEntry *fe, Reg
 		fe->inherit_desc = f->link;
 		return 0;
 	}
+	struct evfd_src src = {c->pid, f->fd, f->link, st, f->fi.flags & ~(uint32_t)O_CLOEXEC};
+	int r = dump_evfd_fill(c, &src, fe, e); /* eventfd, epoll, signalfd, timerfd, ..., memfd */
+	if (r <= 0)
+		return r;
 	if (has_prefix(f->link, "anon_inode:") || S_ISSOCK(st->st_mode) || S_ISBLK(st->st_mode) ||
 	    f->link[0] != '/') {
 		if (stdio && S_ISSOCK(st->st_mode))
@@ -284,7 +289,9 @@ static int write_images(struct dump_ctx *c, struct dfd *f, size_t n, struct cr_e
 		} else if (fill_file(c, &f[i], &fe, &re, e)) {
 			goto fail;
 		}
-		if (img_write(wf, &fe.base, e))
+		int wr = img_write(wf, &fe.base, e);
+		dump_evfd_release(&fe);
+		if (wr)
 			goto fail;
 		pr_debug("fd %d -> id %u: %s\n", f[i].fd, f[i].id, f[i].link);
 	}

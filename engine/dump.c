@@ -391,6 +391,8 @@ static int dump_tree_images(struct dump_tree *tr, struct cr_err *e)
 	/* A failed dump must never leave an older inventory next to our new files. */
 	if (unlinkat(tr->c[0].dirfd, "inventory.img", 0) && errno != ENOENT)
 		return cr_fail_sys(e, "remove old inventory.img");
+	for (size_t i = 0; i < tr->n; i++)
+		tr->c[i].tree = tr->c, tr->c[i].ntree = tr->n;
 	for (size_t i = 0; i < tr->n; i++) {
 		struct dump_ctx *c = &tr->c[i];
 		if (c->zombie ? dump_zombie(c, e) : dump_images(c, e))

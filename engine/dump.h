@@ -62,9 +62,11 @@ struct dump_thread {
 struct dump_ctx {
 	struct cr_opts *o;
 	pid_t pid;
-	pid_t ppid;    /* parent in the dumped tree, 0 for the root */
-	bool root;     /* the root of the dumped tree (owns files.img, pstree.img, inventory.img) */
-	bool zombie;   /* a zombie: only its pstree entry and core (exit code) are dumped */
+	pid_t ppid;  /* parent in the dumped tree, 0 for the root */
+	bool root;   /* the root of the dumped tree (owns files.img, pstree.img, inventory.img) */
+	bool zombie; /* a zombie: only its pstree entry and core (exit code) are dumped */
+	const struct dump_ctx *tree; /* every process of the dumped tree (tree[0] is the root) */
+	size_t ntree;
 	int exit_code; /* of a zombie, as waitpid reports it */
 	int dirfd;
 	struct seized s;

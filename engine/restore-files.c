@@ -16,6 +16,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "evfd.h"
 #include "pipes.h"
 #include "restore.h"
 
@@ -128,29 +129,57 @@ static int open_file(const FileEntry *f, const FdinfoEntry *fi, char *msg, size_
 	return 0;
 }
 
+/* The first fdinfo (before i) of the same open file description, i if none. */
+static size_t first_of(const struct rst_task *t, size_t i)
+{
+	size_t j;
+	for (j = 0; j < i && t->fdinfo[j]->id != t->fdinfo[i]->id; j++)
+		;
+	return j;
+}
+
+static int open_one(struct rst_task *t, const struct fd_plan *p, size_t i, char *msg, size_t len)
+{
+	const FdinfoEntry *fi = t->fdinfo[i];
+	const FileEntry *f = rst_file_by_id(t, fi->id);
+	size_t j = first_of(t, i);
+	if (j < i) { /* same open file description as an earlier fd */
+		if (dup2(t->fdinfo[j]->fd, fi->fd) < 0)
+			return errmsg(msg, len, "fd %d: dup2 from fd %d", fi->fd, t->fdinfo[j]->fd);
+	} else if (f->kind == FILE_KIND__FILE_INHERIT) {
+		if (dup2(p->inherit[i], fi->fd) < 0)
+			return errmsg(msg, len, "fd %d: dup2 from crshim's fd %d", fi->fd, f->inherit_fd);
+	} else if (f->kind == FILE_KIND__FILE_PIPE || f->kind == FILE_KIND__FILE_FIFO) {
+		if (rst_pipe_open(t, p->lo, f, fi, msg, len))
+			return -1;
+	} else if (f->kind == FILE_KIND__FILE_EPOLL) {
+		if (rst_epoll_create(f, fi, msg, len))
+			return -1;
+	} else if (rst_evfd_kind(f->kind)) {
+		if (rst_evfd_open(t, p->lo, f, fi, msg, len))
+			return -1;
+	} else if (open_file(f, fi, msg, len)) {
+		return -1;
+	}
+	if (fcntl(fi->fd, F_SETFD, (fi->fd_flags & FD_CLOEXEC) ? FD_CLOEXEC : 0))
+		return errmsg(msg, len, "fd %d: set fd flags", fi->fd);
+	return 0;
+}
+
+/* Every fd but the epoll instances, then those (their targets are open by then) and their interest lists. */
 static int open_targets(struct rst_task *t, const struct fd_plan *p, char *msg, size_t len)
 {
-	for (size_t i = 0; i < t->nr_fdinfo; i++) {
-		const FdinfoEntry *fi = t->fdinfo[i];
-		const FileEntry *f = rst_file_by_id(t, fi->id);
-		size_t j;
-		for (j = 0; j < i && t->fdinfo[j]->id != fi->id; j++)
-			;
-		if (j < i) { /* same open file description as an earlier fd */
-			if (dup2(t->fdinfo[j]->fd, fi->fd) < 0)
-				return errmsg(msg, len, "fd %d: dup2 from fd %d", fi->fd, t->fdinfo[j]->fd);
-		} else if (f->kind == FILE_KIND__FILE_INHERIT) {
-			if (dup2(p->inherit[i], fi->fd) < 0)
-				return errmsg(msg, len, "fd %d: dup2 from crshim's fd %d", fi->fd,
-					      f->inherit_fd);
-		} else if (f->kind == FILE_KIND__FILE_PIPE || f->kind == FILE_KIND__FILE_FIFO) {
-			if (rst_pipe_open(t, p->lo, f, fi, msg, len))
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < t->nr_fdinfo; i++) {
+			const FileEntry *f = rst_file_by_id(t, t->fdinfo[i]->id);
+			if ((f->kind == FILE_KIND__FILE_EPOLL) == (pass == 1) && open_one(t, p, i, msg, len))
 				return -1;
-		} else if (open_file(f, fi, msg, len)) {
-			return -1;
 		}
-		if (fcntl(fi->fd, F_SETFD, (fi->fd_flags & FD_CLOEXEC) ? FD_CLOEXEC : 0))
-			return errmsg(msg, len, "fd %d: set fd flags", fi->fd);
+	for (size_t i = 0; i < t->nr_fdinfo; i++) {
+		const FileEntry *f = rst_file_by_id(t, t->fdinfo[i]->id);
+		if (f->kind == FILE_KIND__FILE_EPOLL && first_of(t, i) == i &&
+		    rst_epoll_fill(t, p->lo, f, t->fdinfo[i], msg, len))
+			return -1;
 	}
 	return 0;
 }
@@ -174,6 +203,7 @@ int rst_child_files(struct rst_task *t, char *msg, size_t len)
 	if (move_helpers(t, &p, msg, len) || close_others(&p, msg, len) || open_targets(t, &p, msg, len))
 		return -1;
 	rst_pipes_done(); /* pipe ends the task did not hold are closed now */
+	rst_memfd_done();
 	/* the moved inherit sources are not needed any more (helpers, closed by the blob anyway) */
 	for (size_t i = 0; i < t->nr_fdinfo; i++)
 		if (p.inherit[i] >= 0)

@@ -14,6 +14,7 @@
 #include "cleanup.h"
 #include "log.h"
 #include "pipes.h"
+#include "evfd.h"
 #include "restore.h"
 
 /* Verify every image file of the dir (records, trailers, checksums, every page block) but the root task's
@@ -290,6 +291,11 @@ static int check_fds(struct rst_task *t, struct cr_err *e)
 		}
 		if (f->kind == FILE_KIND__FILE_PIPE || f->kind == FILE_KIND__FILE_FIFO)
 			continue; /* checked by rst_pipes_prepare */
+		if (rst_evfd_kind(f->kind)) {
+			if (rst_evfd_check(t, f, fi, e))
+				return -1;
+			continue;
+		}
 		if (f->kind != FILE_KIND__FILE_REG && f->kind != FILE_KIND__FILE_CHR)
 			return cr_fail_errno(e, ENOTSUP, "fd %d: unsupported file kind %d", fi->fd, f->kind);
 		if (!f->reg || !f->reg->path)

@@ -18,6 +18,7 @@
 #include "fault.h"
 #include "log.h"
 #include "pipes.h"
+#include "evfd.h"
 #include "restore.h"
 
 #ifndef PTRACE_SETSIGMASK
@@ -418,6 +419,8 @@ static int restore_run(struct cr_opts *o, struct rst_task *ts, size_t n, struct 
 	for (size_t i = 0; !ret && i < n; i++)
 		if (!ts[i].zombie)
 			ret = wait_blob(&ts[i], e) || park_threads(&ts[i], e);
+	if (!ret) /* every process has its fds: epoll targets held by another process */
+		ret = rst_epoll_tree(ts, n, e);
 	/* children first: a parent that runs finds them restored */
 	for (size_t i = n; !ret && i-- > 0;)
 		if (!ts[i].zombie)

@@ -1,5 +1,5 @@
 #!/bin/bash
-# A dump that must fail on an fd kind crshim does not support yet (static/fd_unsupported: an eventfd on
+# A dump that must fail on an fd kind crshim does not support yet (static/fd_unsupported: a userfaultfd on
 # fd 9). Checks: exit 1, one stderr line naming the fd, its kind and the task; the task keeps running,
 # untraced, not stopped, with the same fd table; it still passes after SIGTERM. TAP output.
 #
@@ -36,8 +36,8 @@ rc=$?
 sed 's/^/# /' "$TMPD/dump.out"
 check "dump exits 1 (got $rc)" '[ $rc -eq 1 ]'
 check "one line on stderr" '[ "$(grep -c . "$TMPD/dump.out")" -eq 1 ]'
-check "the line names fd 9, eventfd and task $PID" \
-	'grep -q "fd 9 is an eventfd (anon_inode:\[eventfd\]), not supported yet" "$TMPD/dump.out" && grep -q "task $PID" "$TMPD/dump.out"'
+check "the line names fd 9, userfaultfd and task $PID" \
+	'grep -q "fd 9 is a userfaultfd (anon_inode:\[userfaultfd\]), not supported yet" "$TMPD/dump.out" && grep -q "task $PID" "$TMPD/dump.out"'
 sleep 0.1
 st=$(field "$PID" State)
 check "task still running, not stopped (State: $st)" '[ -n "$st" ] && [[ "${st:0:1}" != [TtZX] ]]'

@@ -1,0 +1,74 @@
+/* Event fds (engine-internal): eventfd, signalfd, timerfd, pidfd (dump-evfd.c, restore-evfd.c), epoll
+ * (dump-epoll.c, restore-epoll.c), inotify and fanotify (dump-inotify.c, restore-inotify.c), memfd
+ * (dump-memfd.c, restore-memfd.c).
+ *
+ * Dump: the state is read from /proc/PID/fdinfo/FD and, where fdinfo does not tell it, from a copy of the
+ * fd taken with pidfd_getfd (never consuming anything: counters, queues and contents stay as they were).
+ * Each kind has its sub-message in file_entry (eventfd, epoll, signalfd, ...).
+ *
+ * Restore (child side, called from restore-files.c open_targets in fd order): each kind is made again
+ * with its state and put at its fd. Epoll instances come last (rst_epoll_open, a second pass), once
+ * every target fd of the task is open; a target held only by another process of the tree is added by
+ * crshim itself (rst_epoll_tree, after every process has its fds), through pidfd_getfd copies. */
+#ifndef CRSHIM_EVFD_H
+#define CRSHIM_EVFD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include "crshim.h"
+#include "image.h"
+
+struct dump_ctx;
+struct rst_task;
+
+/* One fd of the task being dumped. */
+struct evfd_src {
+	pid_t pid;
+	int fd;
+	const char *link; /* readlink of /proc/PID/fd/FD */
+	const struct stat *st;
+	uint32_t flags; /* open flags from fdinfo */
+};
+
+/* ---- dump side ---- */
+/* Fill fe for an event fd: 0 done, < 0 error (e filled), 1 not an event fd (fe untouched).
+ * The sub-message is malloc'ed: dump_evfd_release frees it once fe is written. */
+int dump_evfd_fill(struct dump_ctx *c, const struct evfd_src *s, FileEntry *fe, struct cr_err *e);
+void dump_evfd_release(FileEntry *fe);
+/* /proc/PID/fdinfo/FD as a malloc'ed string. */
+int dump_evfd_fdinfo(pid_t pid, int fd, char **out, struct cr_err *e);
+/* A copy of the task's fd (same open file description) through pidfd_getfd. */
+int dump_evfd_take(pid_t pid, int fd, struct cr_err *e);
+/* The kinds in their own files. */
+int dump_epoll_fill(struct dump_ctx *c, const struct evfd_src *s, FileEntry *fe, struct cr_err *e);
+int dump_inotify_fill(const struct evfd_src *s, FileEntry *fe, struct cr_err *e);
+int dump_fanotify_fill(const struct evfd_src *s, FileEntry *fe, struct cr_err *e);
+int dump_memfd_fill(const struct evfd_src *s, FileEntry *fe, struct cr_err *e);
+/* link is a memfd ("/memfd:NAME (deleted)") */
+bool dump_memfd_is(const char *link, const struct stat *st);
+
+/* ---- restore side ---- */
+bool rst_evfd_kind(int kind);
+/* Parent, while loading: the entry is complete (and, for a pidfd to a process outside the tree, that
+ * process still exists). */
+int rst_evfd_check(const struct rst_task *t, const FileEntry *f, const FdinfoEntry *fi, struct cr_err *e);
+/* Child: make the event fd of f at fi->fd (not epoll; helpers >= lo). Errors as text. */
+int rst_evfd_open(struct rst_task *t, int lo, const FileEntry *f, const FdinfoEntry *fi, char *msg,
+		  size_t len);
+int rst_inotify_open(const FileEntry *f, const FdinfoEntry *fi, char *msg, size_t len);
+int rst_fanotify_open(const FileEntry *f, const FdinfoEntry *fi, char *msg, size_t len);
+int rst_memfd_open(struct rst_task *t, int lo, const FileEntry *f, const FdinfoEntry *fi, char *msg,
+		   size_t len);
+void rst_memfd_done(void);
+/* Child, after every other fd: the epoll instances (create all, then their targets of this task). */
+int rst_epoll_create(const FileEntry *f, const FdinfoEntry *fi, char *msg, size_t len);
+int rst_epoll_fill(struct rst_task *t, int lo, const FileEntry *f, const FdinfoEntry *fi, char *msg,
+		   size_t len);
+/* Parent, once every process of the tree has its fds (stopped in the blob): targets in other processes. */
+int rst_epoll_tree(struct rst_task *ts, size_t n, struct cr_err *e);
+
+#endif

@@ -1,0 +1,68 @@
+/* Pidfds: of the process itself (PIDFD_NONBLOCK), of a child of the tree that sleeps, and of a child that
+ * exited and was reaped. After restore each refers to the same pid (fdinfo "Pid:"), the one of the child
+ * still signals it and waits for it (waitid P_PIDFD), the one of the reaped child says -1. */
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "zdtmtst.h"
+
+#ifndef P_PIDFD
+#define P_PIDFD 3
+#endif
+
+static int pid_of(int fd)
+{
+	char path[64], *buf, *p;
+	int pid = -100;
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	if (read_file(path, &buf) < 0)
+		return -100;
+	if ((p = strstr(buf, "Pid:")))
+		pid = atoi(p + 4);
+	free(buf);
+	return pid;
+}
+
+int main(int argc, char **argv)
+{
+	int self, kid, dead, fl;
+	pid_t child, gone;
+	siginfo_t si;
+
+	test_init(argc, argv);
+	child = fork();
+	if (child == 0) {
+		test_forked();
+		for (;;)
+			pause();
+	}
+	gone = fork();
+	if (gone == 0)
+		_exit(0);
+	dead = (int)syscall(SYS_pidfd_open, gone, 0);
+	waitpid(gone, NULL, 0);
+	self = (int)syscall(SYS_pidfd_open, getpid(), O_NONBLOCK);
+	kid = (int)syscall(SYS_pidfd_open, child, 0);
+	if (self < 0 || kid < 0 || dead < 0)
+		fail("pidfd_open");
+	fl = fcntl(self, F_GETFL);
+	test_daemon();
+	test_waitsig();
+
+	if (pid_of(self) != getpid() || pid_of(kid) != child || pid_of(dead) != -1)
+		fail("pids %d %d %d, want %d %d -1", pid_of(self), pid_of(kid), pid_of(dead), getpid(), child);
+	if (fcntl(self, F_GETFL) != fl)
+		fail("flags of the pidfd of self: %#o, want %#o", fcntl(self, F_GETFL), fl);
+	if (syscall(SYS_pidfd_send_signal, kid, SIGKILL, NULL, 0))
+		fail("pidfd_send_signal to the child");
+	memset(&si, 0, sizeof(si));
+	if (waitid(P_PIDFD, (id_t)kid, &si, WEXITED) || si.si_pid != child || si.si_code != CLD_KILLED)
+		fail("waitid on the pidfd of the child");
+	pass();
+	return 0;
+}
