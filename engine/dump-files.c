@@ -226,7 +226,7 @@ static int fill_file(struct dump_ctx *c, const struct dfd *f, FileEntry *fe, Reg
 		fe->inherit_desc = f->link;
 		return 0;
 	}
-	struct evfd_src src = {c->pid, f->fd, f->link, st, f->fi.flags & ~(uint32_t)O_CLOEXEC};
+	struct evfd_src src = {c->pid, f->fd, f->link, st, f->fi.flags & ~(uint32_t)O_CLOEXEC, f->fi.pos};
 	int r = dump_evfd_fill(c, &src, fe, e); /* eventfd, epoll, signalfd, timerfd, ..., memfd */
 	if (r <= 0)
 		return r;

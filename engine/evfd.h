@@ -32,6 +32,7 @@ struct evfd_src {
 	const char *link; /* readlink of /proc/PID/fd/FD */
 	const struct stat *st;
 	uint32_t flags; /* open flags from fdinfo */
+	uint64_t pos;	/* file position from fdinfo */
 };
 
 /* ---- dump side ---- */

@@ -1,17 +1,143 @@
-/* Restore of epoll instances (see evfd.h). */
+/* Restore of epoll instances (see evfd.h). Child: every epoll instance is created once all other fds are
+ * open, then its targets held by this process are added, under the fd number they were added with when
+ * that number is free (or holds the target itself), so that a later EPOLL_CTL_MOD/DEL by that number works.
+ * Parent (crshim): targets held only by another process of the tree are added through pidfd_getfd copies
+ * once every process has its fds (the key is then crshim's fd number: that process could not name it
+ * anyway). */
 #define LOG_PREFIX "restore-epoll: "
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "cleanup.h"
 #include "evfd.h"
+#include "log.h"
 #include "restore.h"
+
+static int emsg(char *msg, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int emsg(char *msg, size_t len, const char *fmt, ...)
+{
+	int saved = errno;
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(msg, len, fmt, ap);
+	va_end(ap);
+	if (saved && n >= 0 && (size_t)n < len)
+		snprintf(msg + n, len - (size_t)n, ": %s", strerror(saved));
+	return -1;
+}
 
 int rst_epoll_create(const FileEntry *f, const FdinfoEntry *fi, char *msg, size_t len)
 {
-	return -1;
+	int fd = epoll_create1(0);
+	if (fd < 0)
+		return emsg(msg, len, "fd %d: epoll_create1", fi->fd);
+	if (fd != fi->fd) {
+		if (dup2(fd, fi->fd) < 0)
+			return emsg(msg, len, "fd %d: dup2", fi->fd);
+		close(fd);
+	}
+	if (fcntl(fi->fd, F_SETFL, (int)(f->epoll->flags & ~(uint32_t)O_ACCMODE)) < 0)
+		return emsg(msg, len, "fd %d: set flags %#o", fi->fd, f->epoll->flags);
+	return 0;
 }
-int rst_epoll_fill(struct rst_task *t, int lo, const FileEntry *f, const FdinfoEntry *fi, char *msg, size_t len)
+
+static bool fd_free(int fd)
 {
-	return -1;
+	return fcntl(fd, F_GETFD) < 0 && errno == EBADF;
 }
+
+static int add_one(int epfd, int lo, const EpollTfdEntry *te, char *msg, size_t len)
+{
+	struct epoll_event ev = {.events = te->events, .data.u64 = te->data};
+	int key = te->target_fd;
+	bool tmp = te->tfd != te->target_fd && te->tfd >= 0 && te->tfd < lo && fd_free(te->tfd);
+	if (tmp) {
+		if (dup2(te->target_fd, te->tfd) < 0)
+			return emsg(msg, len, "epoll fd %d: target fd %d: dup2 to %d", epfd, te->target_fd,
+				    te->tfd);
+		key = te->tfd;
+	}
+	int r = epoll_ctl(epfd, EPOLL_CTL_ADD, key, &ev);
+	int saved = errno;
+	if (tmp)
+		close(te->tfd);
+	errno = saved;
+	if (r)
+		return emsg(msg, len, "epoll fd %d: add target fd %d (was %d), events %#x", epfd,
+			    te->target_fd, te->tfd, te->events);
+	return 0;
+}
+
+int rst_epoll_fill(struct rst_task *t, int lo, const FileEntry *f, const FdinfoEntry *fi, char *msg,
+		   size_t len)
+{
+	const EpollEntry *ep = f->epoll;
+	for (size_t i = 0; i < ep->n_tfd; i++) {
+		const EpollTfdEntry *te = ep->tfd[i];
+		if (te->target_pid != t->pid)
+			continue; /* another process: rst_epoll_tree */
+		if (add_one(fi->fd, lo, te, msg, len))
+			return -1;
+	}
+	return 0;
+}
+
+static int take(pid_t pid, int fd, struct cr_err *e)
+{
+	__cleanup_close int pfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (pfd < 0)
+		return cr_fail_sys(e, "pidfd_open %d", pid);
+	int cfd = (int)syscall(SYS_pidfd_getfd, pfd, fd, 0);
+	if (cfd < 0)
+		return cr_fail_sys(e, "pidfd_getfd %d fd %d", pid, fd);
+	return cfd;
+}
+
+static int add_remote(pid_t pid, int epfd, const EpollTfdEntry *te, struct cr_err *e)
+{
+	__cleanup_close int ep = take(pid, epfd, e);
+	if (ep < 0)
+		return -1;
+	__cleanup_close int tgt = take(te->target_pid, te->target_fd, e);
+	if (tgt < 0)
+		return -1;
+	struct epoll_event ev = {.events = te->events, .data.u64 = te->data};
+	if (epoll_ctl(ep, EPOLL_CTL_ADD, tgt, &ev))
+		return cr_fail_sys(e, "task %d: epoll fd %d: add the target fd %d of task %d", pid, epfd,
+				   te->target_fd, te->target_pid);
+	pr_info("task %d: epoll fd %d: target fd %d of task %d added (events %#x)\n", pid, epfd,
+		te->target_fd, te->target_pid, te->events);
+	return 0;
+}
+
+static int tree_task_epolls(struct rst_task *t, struct cr_err *e)
+{
+	for (size_t i = 0; i < t->nr_fdinfo; i++) {
+		const FdinfoEntry *fi = t->fdinfo[i];
+		const FileEntry *f = rst_file_by_id(t, fi->id);
+		bool first = true;
+		for (size_t j = 0; j < i; j++)
+			first = first && t->fdinfo[j]->id != fi->id;
+		if (!f || f->kind != FILE_KIND__FILE_EPOLL || !first)
+			continue;
+		for (size_t k = 0; k < f->epoll->n_tfd; k++)
+			if (f->epoll->tfd[k]->target_pid != t->pid &&
+			    add_remote(t->pid, fi->fd, f->epoll->tfd[k], e))
+				return -1;
+	}
+	return 0;
+}
+
 int rst_epoll_tree(struct rst_task *ts, size_t n, struct cr_err *e)
 {
+	for (size_t k = 0; k < n; k++)
+		if (!ts[k].zombie && tree_task_epolls(&ts[k], e))
+			return -1;
 	return 0;
 }

@@ -64,10 +64,11 @@ static bool tree_has(const struct rst_task *t, pid_t pid)
 
 int rst_evfd_check(const struct rst_task *t, const FileEntry *f, const FdinfoEntry *fi, struct cr_err *e)
 {
-	const void *sub[] = {[FILE_KIND__FILE_EVENTFD] = f->eventfd,   [FILE_KIND__FILE_EPOLL] = f->epoll,
-			     [FILE_KIND__FILE_SIGNALFD] = f->signalfd, [FILE_KIND__FILE_TIMERFD] = f->timerfd,
-			     [FILE_KIND__FILE_INOTIFY] = f->inotify,   [FILE_KIND__FILE_FANOTIFY] = f->fanotify,
-			     [FILE_KIND__FILE_MEMFD] = f->memfd,       [FILE_KIND__FILE_PIDFD] = f->pidfd};
+	const void *sub[] = {
+	    [FILE_KIND__FILE_EVENTFD] = f->eventfd,   [FILE_KIND__FILE_EPOLL] = f->epoll,
+	    [FILE_KIND__FILE_SIGNALFD] = f->signalfd, [FILE_KIND__FILE_TIMERFD] = f->timerfd,
+	    [FILE_KIND__FILE_INOTIFY] = f->inotify,   [FILE_KIND__FILE_FANOTIFY] = f->fanotify,
+	    [FILE_KIND__FILE_MEMFD] = f->memfd,	      [FILE_KIND__FILE_PIDFD] = f->pidfd};
 	if ((size_t)f->kind >= ARRAY_SIZE(sub) || !sub[f->kind])
 		return cr_fail_errno(e, EBADMSG, "files.img: file id %u (fd %d, kind %d) has no state", f->id,
 				     fi->fd, f->kind);
@@ -77,7 +78,8 @@ int rst_evfd_check(const struct rst_task *t, const FileEntry *f, const FdinfoEnt
 	if (tree_has(t, pid))
 		return 0;
 	if (kill(pid, 0) && errno == ESRCH)
-		return cr_fail_errno(e, ESRCH, "fd %d is a pidfd of process %d (outside the tree), which is gone",
+		return cr_fail_errno(e, ESRCH,
+				     "fd %d is a pidfd of process %d (outside the tree), which is gone",
 				     fi->fd, pid);
 	return 0;
 }

@@ -1,12 +1,125 @@
-/* Restore of memfds (see evfd.h). */
+/* Restore of memfds (see evfd.h), child side: memfd_create with the name (always with sealing allowed:
+ * the seals of the image, F_SEAL_SEAL included, are added at the end), the size, the contents, the mode,
+ * then the seals. Several open file descriptions of one memfd in the task (same inode at dump) are new
+ * opens of the first one through /proc/self/fd. A memfd held by several processes is made by each of
+ * them (not shared after restore). */
 #define LOG_PREFIX "restore-memfd: "
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "evfd.h"
 #include "restore.h"
 
-int rst_memfd_open(struct rst_task *t, int lo, const FileEntry *f, const FdinfoEntry *fi, char *msg, size_t len)
+#define OPEN_DROP_FLAGS (O_CREAT | O_TRUNC | O_EXCL | O_CLOEXEC)
+
+struct rmemfd {
+	uint64_t inode;
+	int fd; /* helper >= lo, O_RDWR */
+};
+static struct rmemfd *made;
+static size_t nr_made;
+
+static int emsg(char *msg, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int emsg(char *msg, size_t len, const char *fmt, ...)
 {
+	int saved = errno;
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(msg, len, fmt, ap);
+	va_end(ap);
+	if (saved && n >= 0 && (size_t)n < len)
+		snprintf(msg + n, len - (size_t)n, ": %s", strerror(saved));
 	return -1;
 }
+
+static int write_all(int fd, const MemfdEntry *m)
+{
+	for (size_t i = 0; i < m->n_data; i++) {
+		const MemfdExtent *x = m->data[i];
+		size_t off = 0;
+		while (off < x->data.len) {
+			ssize_t w = pwrite(fd, x->data.data + off, x->data.len - off, (off_t)(x->off + off));
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w <= 0)
+				return -1;
+			off += (size_t)w;
+		}
+	}
+	return 0;
+}
+
+/* A new memfd with the image's name, size, contents, mode and seals; helper fd >= lo. */
+static int make(int lo, const MemfdEntry *m, const FdinfoEntry *fi, char *msg, size_t len)
+{
+	unsigned flags = MFD_CLOEXEC | MFD_ALLOW_SEALING | (m->hugetlb ? MFD_HUGETLB : 0);
+	int fd = memfd_create(m->name ? m->name : "", flags);
+	if (fd < 0)
+		return emsg(msg, len, "fd %d: memfd_create %s", fi->fd, m->name);
+	if (ftruncate(fd, (off_t)m->size) || write_all(fd, m))
+		return emsg(msg, len, "fd %d: memfd %s: size %llu and contents", fi->fd, m->name,
+			    (unsigned long long)m->size);
+	if (m->has_mode && fchmod(fd, m->mode & 07777))
+		return emsg(msg, len, "fd %d: memfd %s: mode %o", fi->fd, m->name, m->mode);
+	if (m->seals && fcntl(fd, F_ADD_SEALS, (int)m->seals))
+		return emsg(msg, len, "fd %d: memfd %s: seals %#x", fi->fd, m->name, m->seals);
+	int hfd = fcntl(fd, F_DUPFD_CLOEXEC, lo);
+	int saved = errno;
+	close(fd);
+	errno = saved;
+	if (hfd < 0)
+		return emsg(msg, len, "fd %d: memfd: move above %d", fi->fd, lo);
+	struct rmemfd *n = realloc(made, (nr_made + 1) * sizeof(*n));
+	if (!n) {
+		close(hfd);
+		errno = ENOMEM;
+		return emsg(msg, len, "memfds");
+	}
+	made = n;
+	made[nr_made++] = (struct rmemfd){m->inode, hfd};
+	return hfd;
+}
+
+int rst_memfd_open(struct rst_task *t, int lo, const FileEntry *f, const FdinfoEntry *fi, char *msg,
+		   size_t len)
+{
+	const MemfdEntry *m = f->memfd;
+	int hfd = -1;
+	for (size_t i = 0; i < nr_made && hfd < 0; i++)
+		if (m->has_inode && made[i].inode == m->inode)
+			hfd = made[i].fd;
+	if (hfd < 0 && (hfd = make(lo, m, fi, msg, len)) < 0)
+		return -1;
+	/* a description of its own, with the image's access mode and flags */
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", hfd);
+	int fd = open(path, (int)(m->flags & ~(uint32_t)OPEN_DROP_FLAGS));
+	if (fd < 0)
+		return emsg(msg, len, "fd %d: reopen memfd %s", fi->fd, m->name);
+	if (fd != fi->fd) {
+		if (dup2(fd, fi->fd) < 0)
+			return emsg(msg, len, "fd %d: dup2", fi->fd);
+		close(fd);
+	}
+	if (m->pos && lseek(fi->fd, (off_t)m->pos, SEEK_SET) < 0)
+		return emsg(msg, len, "fd %d: memfd %s: seek to %llu", fi->fd, m->name,
+			    (unsigned long long)m->pos);
+	(void)t;
+	return 0;
+}
+
 void rst_memfd_done(void)
 {
+	for (size_t i = 0; i < nr_made; i++)
+		close(made[i].fd);
+	free(made);
+	made = NULL;
+	nr_made = 0;
 }

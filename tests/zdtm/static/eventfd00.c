@@ -48,7 +48,8 @@ int main(int argc, char **argv)
 	if (write(DUP, &v, sizeof(v)) != sizeof(v))
 		fail("write through the dup");
 	if ((v = rd(A)) != 8)
-		fail("counter of fd %d: %llu, want 5 + 3 (written through its dup)", A, (unsigned long long)v);
+		fail("counter of fd %d: %llu, want 5 + 3 (written through its dup)", A,
+		     (unsigned long long)v);
 	if ((v = rd(B)) != big)
 		fail("counter of fd %d: %llu, want %llu", B, (unsigned long long)v, (unsigned long long)big);
 	if (read(Z, &v, sizeof(v)) != -1 || errno != EAGAIN)

@@ -20,7 +20,8 @@ int main(int argc, char **argv)
 
 	for (int i = 0; i < 3; i++)
 		if (read(sem, &v, sizeof(v)) != sizeof(v) || v != 1)
-			fail("semaphore read %d: %llu, want 1 (semaphore mode lost?)", i, (unsigned long long)v);
+			fail("semaphore read %d: %llu, want 1 (semaphore mode lost?)", i,
+			     (unsigned long long)v);
 	if (read(sem, &v, sizeof(v)) != -1 || errno != EAGAIN)
 		fail("semaphore: a fourth read did not give EAGAIN");
 	if (read(plain, &v, sizeof(v)) != sizeof(v) || v != 3)

@@ -55,7 +55,8 @@ int main(int argc, char **argv)
 	test_waitsig();
 
 	if (pid_of(self) != getpid() || pid_of(kid) != child || pid_of(dead) != -1)
-		fail("pids %d %d %d, want %d %d -1", pid_of(self), pid_of(kid), pid_of(dead), getpid(), child);
+		fail("pids %d %d %d, want %d %d -1", pid_of(self), pid_of(kid), pid_of(dead), getpid(),
+		     child);
 	if (fcntl(self, F_GETFL) != fl)
 		fail("flags of the pidfd of self: %#o, want %#o", fcntl(self, F_GETFL), fl);
 	if (syscall(SYS_pidfd_send_signal, kid, SIGKILL, NULL, 0))

@@ -82,11 +82,14 @@ int main(int argc, char **argv)
 	check_info(OFF, CLOCK_MONOTONIC, 0);
 	if (timerfd_gettime(PER, &g) || g.it_interval.tv_sec != 2 || g.it_interval.tv_nsec ||
 	    g.it_value.tv_sec >= 3600 || (g.it_value.tv_sec == 0 && g.it_value.tv_nsec == 0))
-		fail("periodic: value %ld.%09ld interval %ld.%09ld, want < 3600 s and 2 s", (long)g.it_value.tv_sec,
-		     g.it_value.tv_nsec, (long)g.it_interval.tv_sec, g.it_interval.tv_nsec);
+		fail("periodic: value %ld.%09ld interval %ld.%09ld, want < 3600 s and 2 s",
+		     (long)g.it_value.tv_sec, g.it_value.tv_nsec, (long)g.it_interval.tv_sec,
+		     g.it_interval.tv_nsec);
 	clock_gettime(CLOCK_REALTIME, &now);
-	if (timerfd_gettime(ABS, &g) || g.it_interval.tv_sec || llabs((long long)(now.tv_sec + g.it_value.tv_sec - abs_end)) > 1)
-		fail("absolute: ends at %lld, want %lld", (long long)(now.tv_sec + g.it_value.tv_sec), (long long)abs_end);
+	if (timerfd_gettime(ABS, &g) || g.it_interval.tv_sec ||
+	    llabs((long long)(now.tv_sec + g.it_value.tv_sec - abs_end)) > 1)
+		fail("absolute: ends at %lld, want %lld", (long long)(now.tv_sec + g.it_value.tv_sec),
+		     (long long)abs_end);
 	if (timerfd_gettime(OFF, &g) || g.it_value.tv_sec || g.it_value.tv_nsec)
 		fail("the disarmed timer is armed");
 	if (read(DONE, &ticks, sizeof(ticks)) != sizeof(ticks) || ticks != 1)
