@@ -21,15 +21,17 @@ DEPS_PKGS := build-essential protobuf-c-compiler libprotobuf-c-dev libcap-dev bu
 WARN := -Wall -Wextra -Werror -Wno-unused-parameter
 CFLAGS ?= -O2 -g
 CFLAGS += $(WARN) -std=gnu11 -D_GNU_SOURCE -fno-strict-aliasing -MMD -MP $(SAN) $(COV)
-CPPFLAGS += -I engine -I arch/$(ARCH) -I arch -I $(B)/proto -I $(B)
-LDLIBS += -lprotobuf-c -lcap
+CPPFLAGS += -I engine -I ns -I arch/$(ARCH) -I arch -I $(B)/proto -I $(B)
+LDLIBS += -lprotobuf-c -lcap -lnl-3
+# libnl-3 headers for ns/ only (the same headers serve the arm64 cross build)
+NL_CFLAGS := -I/usr/include/libnl3
 
 PROTOS := $(wildcard proto/*.proto)
 PROTO_C := $(patsubst proto/%.proto,$(B)/proto/%.pb-c.c,$(PROTOS))
 PROTO_H := $(PROTO_C:.c=.h)
 PROTO_O := $(PROTO_C:.c=.o)
 
-ENGINE_SRC := $(wildcard engine/*.c) $(wildcard arch/$(ARCH)/*.c)
+ENGINE_SRC := $(wildcard engine/*.c) $(wildcard ns/*.c) $(wildcard arch/$(ARCH)/*.c)
 ENGINE_O := $(patsubst %.c,$(B)/%.o,$(ENGINE_SRC)) $(PROTO_O) $(B)/restorer-blob.o
 SHIM_SRC := $(wildcard shim/*.c)
 SHIM_O := $(patsubst %.c,$(B)/%.o,$(SHIM_SRC))
@@ -58,6 +60,8 @@ $(B)/proto/%.pb-c.o: $(B)/proto/%.pb-c.c | $(PROTO_H)
 $(B)/%.o: %.c | $(PROTO_H)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+$(B)/ns/%.o: CPPFLAGS += $(NL_CFLAGS)
 
 $(B)/blob/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -148,7 +152,7 @@ clean:
 #   make cross-test               + the image and CLI unit tests for arm64 under qemu-user
 QA_PKGS := clang clang-tools clang-tidy clang-format cppcheck lcov bear libclang-rt-14-dev file \
 	gcc-aarch64-linux-gnu libc6-dev-arm64-cross
-CROSS_ARCH_PKGS := libprotobuf-c-dev:arm64 libcap-dev:arm64 qemu-user-static
+CROSS_ARCH_PKGS := libprotobuf-c-dev:arm64 libcap-dev:arm64 libnl-3-dev:arm64 qemu-user-static
 # Unit tests that run under qemu-user on arm64 (no ptrace there): the image layer and the CLI parser.
 CROSS_UNIT_TESTS ?= image cli
 FUZZ_SECONDS ?= 60

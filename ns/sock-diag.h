@@ -1,0 +1,69 @@
+/* Socket discovery through NETLINK_SOCK_DIAG, with libnl-3 (no netlink parsing by hand).
+ *
+ * Generic part: ns_diag_query sends one sock_diag request (unix_diag_req, inet_diag_req_v2, ...) and calls a
+ * callback for every reply with the family's message header and its attributes parsed by nla_parse. Any
+ * family can be built on it (the inet part may live in ns/sock-diag-inet.c).
+ *
+ * Unix part: the table of every unix socket of the current net namespace (name, peer, pending connections
+ * of listeners, queue lengths, shutdown state, the bound file), looked up by inode. */
+#ifndef CRSHIM_NS_SOCK_DIAG_H
+#define CRSHIM_NS_SOCK_DIAG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "err.h"
+
+struct nlattr;
+
+/* One reply: hdr points to the family's *_diag_msg (hdrlen bytes, as asked), tb[0..maxattr] to its
+ * attributes (NULL where absent). Return 0 to go on, < 0 (with e filled) to stop the query with an error. */
+typedef int (*ns_diag_cb)(const void *hdr, struct nlattr **tb, void *arg, struct cr_err *e);
+
+/* Send req (len bytes) on a new NETLINK_SOCK_DIAG socket (SOCK_DIAG_BY_FAMILY; dump: NLM_F_DUMP) and call
+ * cb for each reply of at least hdrlen bytes. An exact query (not dump) that finds nothing fails with
+ * ENOENT. */
+int ns_diag_query(const void *req, size_t len, bool dump, size_t hdrlen, int maxattr, ns_diag_cb cb,
+		  void *arg, struct cr_err *e);
+
+/* The kernel's encoding of a device number (diag attributes such as UNIX_DIAG_VFS) as a dev_t of stat. */
+dev_t ns_diag_kdev(uint32_t kdev);
+
+/* ---- unix sockets ---- */
+#define NS_UNIX_NAME_MAX 108
+
+struct ns_unix_sk {
+	uint32_t ino;
+	uint8_t type;	  /* SOCK_STREAM, SOCK_DGRAM, SOCK_SEQPACKET */
+	uint8_t state;	  /* TCP_ESTABLISHED (1), TCP_CLOSE (7), TCP_LISTEN (10) */
+	uint8_t shutdown; /* RCV_SHUTDOWN (1) | SEND_SHUTDOWN (2) */
+	uint32_t peer;	  /* inode of the peer, 0: none (or the peer is gone) */
+	size_t namelen;	  /* 0: not bound; else sun_path bytes (abstract: name[0] == '\0') */
+	char name[NS_UNIX_NAME_MAX + 1];
+	bool has_vfs; /* bound to a path: the socket file's inode and device (stat encoding) */
+	uint64_t vfs_ino;
+	dev_t vfs_dev;
+	/* listening: connections not yet accepted and the backlog; else bytes (stream) or bytes of the
+	 * messages (dgram) in the receive queue, and bytes sent and not yet consumed */
+	uint32_t rqueue, wqueue;
+	uint32_t *icons; /* listening: inodes of the clients of the connections not yet accepted */
+	size_t nicons;
+	bool has_uid;
+	uint32_t uid;
+};
+
+struct ns_unix_table {
+	struct ns_unix_sk *sk; /* sorted by inode */
+	size_t n;
+};
+
+/* Every unix socket of the current net namespace. */
+int ns_unix_collect(struct ns_unix_table *t, struct cr_err *e);
+const struct ns_unix_sk *ns_unix_find(const struct ns_unix_table *t, uint32_t ino);
+void ns_unix_table_free(struct ns_unix_table *t);
+/* One unix socket by inode (an exact query); out->icons is allocated (free it). */
+int ns_unix_get(uint32_t ino, struct ns_unix_sk *out, struct cr_err *e);
+
+#endif
