@@ -1,13 +1,122 @@
-/* Restore of inotify and fanotify instances (see evfd.h). */
+/* Restore of inotify and fanotify instances (see evfd.h), child side. inotify: the watches are added again
+ * in increasing wd order; the kernel hands out wds upwards from the last one, so a watch that comes out
+ * below its wd is removed and added again until it gets it (the IN_IGNORED events this makes are read
+ * away before the task runs). fanotify: fanotify_init with the image's flags, then each mark (and its
+ * ignore mask) by path. */
 #define LOG_PREFIX "restore-inotify: "
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/fanotify.h>
+#include <sys/inotify.h>
+#include <unistd.h>
+
 #include "evfd.h"
 #include "restore.h"
 
-int rst_inotify_open(const FileEntry *f, const FdinfoEntry *fi, char *msg, size_t len)
+static int emsg(char *msg, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int emsg(char *msg, size_t len, const char *fmt, ...)
 {
+	int saved = errno;
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(msg, len, fmt, ap);
+	va_end(ap);
+	if (saved && n >= 0 && (size_t)n < len)
+		snprintf(msg + n, len - (size_t)n, ": %s", strerror(saved));
 	return -1;
 }
+
+static int place(int fd, const FdinfoEntry *fi, uint32_t flags, char *msg, size_t len)
+{
+	if (fd != fi->fd) {
+		if (dup2(fd, fi->fd) < 0)
+			return emsg(msg, len, "fd %d: dup2", fi->fd);
+		close(fd);
+	}
+	if (fcntl(fi->fd, F_SETFL, (int)(flags & ~(uint32_t)O_ACCMODE)) < 0)
+		return emsg(msg, len, "fd %d: set flags %#o", fi->fd, flags);
+	return 0;
+}
+
+static int add_watch(int ifd, const InotifyWdEntry *w, char *msg, size_t len)
+{
+	/* the path names the watched inode itself (a symlink too) */
+	uint32_t mask = (w->mask & ~(uint32_t)IN_MASK_ADD) | IN_DONT_FOLLOW;
+	int wd = inotify_add_watch(ifd, w->path, mask);
+	while (wd >= 0 && wd < w->wd) { /* move the kernel's counter up to the wd of the image */
+		if (inotify_rm_watch(ifd, wd))
+			return emsg(msg, len, "inotify: move to wd %d", w->wd);
+		wd = inotify_add_watch(ifd, w->path, mask);
+	}
+	if (wd < 0)
+		return emsg(msg, len, "inotify: watch %s (mask %#x)", w->path, w->mask);
+	if (wd != w->wd) {
+		errno = 0;
+		return emsg(msg, len, "inotify: watch %s got wd %d, want %d", w->path, wd, w->wd);
+	}
+	return 0;
+}
+
+static int cmp_wd(const void *a, const void *b)
+{
+	const InotifyWdEntry *x = *(InotifyWdEntry *const *)a, *y = *(InotifyWdEntry *const *)b;
+	return (x->wd > y->wd) - (x->wd < y->wd);
+}
+
+int rst_inotify_open(const FileEntry *f, const FdinfoEntry *fi, char *msg, size_t len)
+{
+	const InotifyEntry *in = f->inotify;
+	int ifd = inotify_init1(IN_NONBLOCK);
+	if (ifd < 0)
+		return emsg(msg, len, "fd %d: inotify_init1", fi->fd);
+	InotifyWdEntry **w = calloc(in->n_wd + 1, sizeof(*w));
+	if (!w)
+		return emsg(msg, len, "fd %d: inotify watches", fi->fd);
+	memcpy(w, in->wd, in->n_wd * sizeof(*w));
+	qsort(w, in->n_wd, sizeof(*w), cmp_wd);
+	for (size_t i = 0; i < in->n_wd; i++)
+		if (add_watch(ifd, w[i], msg, len)) {
+			free(w);
+			return -1;
+		}
+	free(w);
+	char buf[4096];
+	while (read(ifd, buf, sizeof(buf)) > 0) /* the IN_IGNORED events of the moves */
+		;
+	return place(ifd, fi, in->flags, msg, len);
+}
+
+static int mark_type(uint32_t type)
+{
+	return type == 2 ? FAN_MARK_MOUNT : type == 3 ? FAN_MARK_FILESYSTEM : FAN_MARK_INODE;
+}
+
+static int add_mark(int ffd, const FanotifyMarkEntry *m, char *msg, size_t len)
+{
+	unsigned fl = FAN_MARK_ADD | FAN_MARK_DONT_FOLLOW | (unsigned)mark_type(m->type) |
+		      (m->flags & FAN_MARK_EVICTABLE);
+	if (m->mask && fanotify_mark(ffd, fl, m->mask, AT_FDCWD, m->path))
+		return emsg(msg, len, "fanotify: mark %s (mask %#llx)", m->path, (unsigned long long)m->mask);
+	fl |= FAN_MARK_IGNORED_MASK | (m->flags & FAN_MARK_IGNORED_SURV_MODIFY);
+	if (m->ignored_mask && fanotify_mark(ffd, fl, m->ignored_mask, AT_FDCWD, m->path))
+		return emsg(msg, len, "fanotify: ignore mask of %s (%#llx)", m->path,
+			    (unsigned long long)m->ignored_mask);
+	return 0;
+}
+
 int rst_fanotify_open(const FileEntry *f, const FdinfoEntry *fi, char *msg, size_t len)
 {
-	return -1;
+	const FanotifyEntry *fa = f->fanotify;
+	int ffd = fanotify_init(fa->init_flags & ~(uint32_t)FAN_CLOEXEC, fa->event_flags);
+	if (ffd < 0)
+		return emsg(msg, len, "fd %d: fanotify_init flags %#x event flags %#x", fi->fd,
+			    fa->init_flags, fa->event_flags);
+	for (size_t i = fa->n_mark; i-- > 0;) /* fdinfo lists the newest mark first */
+		if (add_mark(ffd, fa->mark[i], msg, len))
+			return -1;
+	return place(ffd, fi, fa->flags, msg, len);
 }

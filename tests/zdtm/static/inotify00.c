@@ -1,0 +1,90 @@
+/* inotify: watches on a directory (IN_CREATE|IN_DELETE), on a file (IN_MODIFY|IN_CLOSE_WRITE) and, after
+ * a watch was added and removed (so wd 3 is unused), on a second file (wd 4, IN_ATTRIB|IN_ONESHOT).
+ * After restore the watch list is the same (fdinfo: wd, inode, mask), new events come with the right
+ * wds, and inotify_rm_watch by the old wds works. */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/inotify.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "zdtmtst.h"
+
+/* "wd ino mask" of each watch, in fdinfo order */
+static void watches(int fd, char *out, size_t len)
+{
+	char path[64], *buf, *p;
+	size_t off = 0;
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	out[0] = '\0';
+	if (read_file(path, &buf) < 0)
+		return;
+	for (p = strstr(buf, "inotify wd:"); p && off < len; p = strstr(p + 1, "inotify wd:")) {
+		unsigned wd, sdev, mask;
+		unsigned long ino;
+		if (sscanf(p, "inotify wd:%x ino:%lx sdev:%x mask:%x", &wd, &ino, &sdev, &mask) == 4)
+			off += (size_t)snprintf(out + off, len - off, "%u:%lx:%x ", wd, ino, mask);
+	}
+	free(buf);
+}
+
+/* Read events until one for wd with mask bit appears (the fd is non-blocking: -1 if none). */
+static int event_for(int fd, int wd, uint32_t bit)
+{
+	char buf[4096] __attribute__((aligned(8)));
+	ssize_t n = read(fd, buf, sizeof(buf));
+	for (ssize_t off = 0; n > 0 && off < n;) {
+		struct inotify_event *ev = (struct inotify_event *)(buf + off);
+		if (ev->wd == wd && (ev->mask & bit))
+			return 0;
+		off += (ssize_t)sizeof(*ev) + ev->len;
+	}
+	return -1;
+}
+
+int main(int argc, char **argv)
+{
+	char before[512], after[512];
+	int fd, w1, w2, w3, w4, f;
+
+	test_init(argc, argv);
+	if (mkdir("inotify.d", 0755) || close(open("inotify.d/a", O_CREAT | O_WRONLY, 0644)) ||
+	    close(open("inotify.d/b", O_CREAT | O_WRONLY, 0644)) ||
+	    close(open("inotify.d/c", O_CREAT | O_WRONLY, 0644)))
+		fail("setup files");
+	fd = inotify_init1(IN_NONBLOCK);
+	w1 = inotify_add_watch(fd, "inotify.d", IN_CREATE | IN_DELETE);
+	w2 = inotify_add_watch(fd, "inotify.d/a", IN_MODIFY | IN_CLOSE_WRITE);
+	w3 = inotify_add_watch(fd, "inotify.d/c", IN_OPEN);
+	if (fd < 0 || w1 != 1 || w2 != 2 || w3 != 3 || inotify_rm_watch(fd, w3))
+		fail("watches %d %d %d", w1, w2, w3);
+	w4 = inotify_add_watch(fd, "inotify.d/b", IN_ATTRIB | IN_ONESHOT);
+	if (w4 != 4)
+		fail("wd %d, want 4", w4);
+	while (event_for(fd, -2, 0) == 0) /* the IN_IGNORED of wd 3 */
+		;
+	watches(fd, before, sizeof(before));
+	test_daemon();
+	test_waitsig();
+
+	watches(fd, after, sizeof(after));
+	if (strcmp(before, after))
+		fail("watches %s, want %s", after, before);
+	if ((fcntl(fd, F_GETFL) & O_NONBLOCK) == 0)
+		fail("IN_NONBLOCK lost");
+	f = open("inotify.d/new", O_CREAT | O_WRONLY, 0644);
+	if (f < 0 || event_for(fd, w1, IN_CREATE))
+		fail("no IN_CREATE for wd %d", w1);
+	close(f);
+	f = open("inotify.d/a", O_WRONLY);
+	if (f < 0 || write(f, "x", 1) != 1 || event_for(fd, w2, IN_MODIFY))
+		fail("no IN_MODIFY for wd %d", w2);
+	close(f);
+	if (chmod("inotify.d/b", 0600) || event_for(fd, w4, IN_ATTRIB))
+		fail("no IN_ATTRIB for wd %d", w4);
+	if (inotify_rm_watch(fd, w1) || inotify_rm_watch(fd, w2))
+		fail("inotify_rm_watch by the old wds");
+	pass();
+	return 0;
+}
