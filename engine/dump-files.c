@@ -15,6 +15,7 @@
 #include "cleanup.h"
 #include "dump.h"
 #include "evfd.h"
+#include "fdshare.h"
 #include "log.h"
 #include "pipes.h"
 
@@ -289,7 +290,12 @@ static int write_images(struct dump_ctx *c, struct dfd *f, size_t n, struct cr_e
 		} else if (fill_file(c, &f[i], &fe, &re, e)) {
 			goto fail;
 		}
-		int wr = img_write(wf, &fe.base, e);
+		int wr = fe.kind == FILE_KIND__FILE_REG || fe.kind == FILE_KIND__FILE_CHR
+			     ? dump_fdshare_id(c, f[i].fd, &f[i].st, &fe.tree_desc, e)
+			     : 0;
+		fe.has_tree_desc = fe.tree_desc != 0;
+		if (!wr)
+			wr = img_write(wf, &fe.base, e);
 		dump_evfd_release(&fe);
 		if (wr)
 			goto fail;

@@ -19,6 +19,7 @@
 #include "dump.h"
 #include "fault.h"
 #include "log.h"
+#include "shmem.h"
 
 #ifndef PAGEMAP_SCAN
 #define PAGE_IS_FILE (1 << 2)
@@ -52,8 +53,6 @@ struct mm_state {
 	size_t vec_len;
 	struct prange *r;
 	size_t nr, cap;
-	int *fds; /* map_files fds of shared anon VMAs */
-	size_t nfds;
 };
 
 static int add_range(struct mm_state *m, uint64_t vaddr, uint64_t len, int fd, uint64_t foff,
@@ -159,41 +158,18 @@ static int scan_range(struct mm_state *m, uint64_t start, uint64_t end, bool ski
 	return 0;
 }
 
-static int scan_shmem(struct mm_state *m, const struct proc_vma *v, struct cr_err *e)
+/* A shared memory object (shared anonymous memory, a memfd): dumped once for the tree (dump-shmem.c). */
+static int vma_shmem(struct mm_state *m, const struct proc_vma *v, VmaEntry *ve, struct cr_err *e)
 {
 	char path[96];
 	snprintf(path, sizeof(path), "/proc/%d/map_files/%llx-%llx", m->c->pid, (unsigned long long)v->start,
 		 (unsigned long long)v->end);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	__cleanup_close int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return cr_fail_sys(e, "open %s", path);
-	int *nf = realloc(m->fds, (m->nfds + 1) * sizeof(*nf));
-	if (!nf) {
-		close(fd);
-		return cr_fail_errno(e, ENOMEM, "out of memory");
-	}
-	m->fds = nf;
-	m->fds[m->nfds++] = fd;
-	uint64_t lo = v->pgoff, hi = v->pgoff + (v->end - v->start);
-	for (off_t off = (off_t)lo; (uint64_t)off < hi;) {
-		off_t d = lseek(fd, off, SEEK_DATA);
-		if (d < 0 && errno == ENXIO)
-			break;
-		if (d < 0)
-			return cr_fail_sys(e, "%s: SEEK_DATA", path);
-		if ((uint64_t)d >= hi)
-			break;
-		off_t h = lseek(fd, d, SEEK_HOLE);
-		if (h < 0)
-			return cr_fail_sys(e, "%s: SEEK_HOLE", path);
-		uint64_t ds = (uint64_t)d & ~(m->psz - 1), he = (uint64_t)h < hi ? (uint64_t)h : hi;
-		he = (he + m->psz - 1) & ~(m->psz - 1);
-		if (he > hi)
-			he = hi;
-		if (he > ds && add_range(m, v->start + (ds - lo), he - ds, fd, ds, e))
-			return -1;
-		off = (off_t)he;
-	}
+	if (dump_shmem_add(m->c, fd, &ve->shmid, e))
+		return -1;
+	ve->has_shmid = 1;
 	return 0;
 }
 
@@ -219,6 +195,14 @@ static int vma_file(struct dump_ctx *c, const struct proc_vma *v, VmaEntry *ve, 
 	if (n < 0)
 		return cr_fail_sys(e, "readlink %s", name);
 	path[n] = '\0';
+	ve->kind = shared ? VMA_KIND__VMA_FILE_SHARED : VMA_KIND__VMA_FILE_PRIVATE;
+	if (starts(v->name, "/memfd:")) { /* the object is dumped once (vma_pages), the path names it */
+		ve->deleted = 1, ve->has_deleted = 1;
+		ve->path = strdup(v->name);
+		bool rw = shared && ((ve->prot & PROT_WRITE) || (v->vmflags & PROC_VMA_MW));
+		ve->file_flags = rw ? O_RDWR : O_RDONLY, ve->has_file_flags = 1;
+		return ve->path ? 0 : cr_fail_errno(e, ENOMEM, "out of memory");
+	}
 	if (ends(v->name, " (deleted)")) {
 		ve->deleted = 1, ve->has_deleted = 1;
 		return cr_fail(e, "mapping of a deleted file (%s) is not supported yet", v->name);
@@ -229,7 +213,6 @@ static int vma_file(struct dump_ctx *c, const struct proc_vma *v, VmaEntry *ve, 
 	ve->path = strdup(path);
 	if (!ve->path)
 		return cr_fail_errno(e, ENOMEM, "out of memory");
-	ve->kind = shared ? VMA_KIND__VMA_FILE_SHARED : VMA_KIND__VMA_FILE_PRIVATE;
 	ve->dev = (uint64_t)st.st_dev, ve->has_dev = 1;
 	ve->ino = (uint64_t)st.st_ino, ve->has_ino = 1;
 	ve->file_size = (uint64_t)st.st_size, ve->has_file_size = 1;
@@ -292,7 +275,7 @@ static int vma_classify(struct dump_ctx *c, const struct proc_vma *v, VmaEntry *
 }
 
 /* Which pages of the VMA have contents to dump. */
-static int vma_pages(struct mm_state *m, const struct proc_vma *v, const VmaEntry *ve, struct cr_err *e)
+static int vma_pages(struct mm_state *m, const struct proc_vma *v, VmaEntry *ve, struct cr_err *e)
 {
 	int fd = (ve->prot & PROT_READ) ? -1 : m->mem_fd; /* process_vm_readv cannot read PROT_NONE */
 	if (m->no_readv)
@@ -303,9 +286,13 @@ static int vma_pages(struct mm_state *m, const struct proc_vma *v, const VmaEntr
 	case VMA_KIND__VMA_STACK:
 		return scan_range(m, v->start, v->end, false, fd, e);
 	case VMA_KIND__VMA_FILE_PRIVATE:
+		if (ve->deleted && vma_shmem(m, v, ve, e)) /* a memfd */
+			return -1;
 		return scan_range(m, v->start, v->end, true, fd, e);
+	case VMA_KIND__VMA_FILE_SHARED:
+		return ve->deleted ? vma_shmem(m, v, ve, e) : 0;
 	case VMA_KIND__VMA_ANON_SHARED:
-		return scan_shmem(m, v, e);
+		return vma_shmem(m, v, ve, e);
 	default:
 		return 0;
 	}
@@ -620,9 +607,6 @@ out:
 		cr_wrap(e, "mm");
 	free_vmas(vp, npv);
 	proc_vmas_free(pv, npv);
-	for (size_t i = 0; i < m.nfds; i++)
-		close(m.fds[i]);
-	free(m.fds);
 	free(m.r);
 	free(m.vec);
 	if (m.pagemap_fd >= 0)

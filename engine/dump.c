@@ -21,6 +21,8 @@
 #include "dump.h"
 #include "fault.h"
 #include "log.h"
+#include "fdshare.h"
+#include "shmem.h"
 
 int dump_created(struct dump_ctx *c, enum img_kind k, int id, struct cr_err *e)
 {
@@ -189,6 +191,8 @@ static int collect_thread(struct dump_ctx *c, struct dump_thread *t, struct cr_e
 struct dump_tree {
 	struct dump_ctx *c;
 	size_t n, cap;
+	struct dump_shmem *shm;	   /* shared memory objects, dumped once for the tree */
+	struct dump_fdshare *fdsh; /* tree-wide numbers of open file descriptions */
 };
 
 static int write_pstree(struct dump_tree *tr, struct cr_err *e)
@@ -324,6 +328,7 @@ static int tree_add(struct dump_tree *tr, struct cr_opts *o, pid_t pid, pid_t pp
 	struct dump_ctx *c = &tr->c[tr->n];
 	memset(c, 0, sizeof(*c));
 	c->o = o, c->pid = pid, c->ppid = ppid, c->dirfd = o->imgdir_fd, c->root = tr->n == 0;
+	c->shm = tr->shm, c->fdsh = tr->fdsh;
 	tr->n++;
 	return 0;
 }
@@ -398,7 +403,7 @@ static int dump_tree_images(struct dump_tree *tr, struct cr_err *e)
 		if (c->zombie ? dump_zombie(c, e) : dump_images(c, e))
 			return i ? cr_wrap(e, "task %d", c->pid) : -1;
 	}
-	if (write_pstree(tr, e))
+	if (dump_shmem_write(&tr->c[0], e) || write_pstree(tr, e))
 		return -1;
 	return write_inventory(&tr->c[0], e);
 }
@@ -474,7 +479,8 @@ int eng_dump(struct cr_opts *o, struct cr_err *err)
 		return -1;
 	}
 	pr_info("dumping task %d into %s\n", o->pid, o->images_dir ? o->images_dir : "?");
-	if (open_images_dir(o, err) || check_task(o->pid, &st0, err) || tree_add(&tr, o, o->pid, 0, err))
+	if (open_images_dir(o, err) || check_task(o->pid, &st0, err) || dump_shmem_new(&tr.shm, err) ||
+	    dump_fdshare_new(&tr.fdsh, err) || tree_add(&tr, o, o->pid, 0, err))
 		goto out_noseize;
 	tr.c[0].st = st0;
 	st0 = (struct proc_status){0};
@@ -526,5 +532,7 @@ out_noseize:
 	for (size_t i = 0; i < tr.n; i++)
 		dump_free(&tr.c[i]);
 	free(tr.c);
+	dump_shmem_free(tr.shm);
+	dump_fdshare_free(tr.fdsh);
 	return ret;
 }

@@ -80,7 +80,9 @@ struct dump_ctx {
 	struct proc_status st;
 	struct proc_stat stat;
 	struct dump_remote rem;
-	struct dump_thread *th; /* the other threads, seized */
+	struct dump_shmem *shm;	   /* tree-wide: shared memory objects (dump-shmem.c) */
+	struct dump_fdshare *fdsh; /* tree-wide: open file descriptions (dump-fdshare.c) */
+	struct dump_thread *th;	   /* the other threads, seized */
 	size_t nth, th_cap;
 	/* image files this dump created (removed again if it fails) */
 	char (*created)[64];

@@ -42,6 +42,10 @@ static const struct img_kind_desc kinds[IMG__COUNT] = {
 		    &fdinfo_entry__descriptor},
     [IMG_FILES_TASK] = {"files", "files-%d.img", 0x4352000b, &file_entry__descriptor,
 			&file_entry__descriptor},
+    [IMG_SHMEM] = {"shmem", "shmem.img", 0x43520030, &shmem_entry__descriptor, &shmem_entry__descriptor},
+    [IMG_SHMEM_PAGEMAP] = {"pagemap-shmem", "pagemap-shmem-%d.img", 0x43520031, &pagemap_head__descriptor,
+			   &pagemap_entry__descriptor},
+    [IMG_SHMEM_PAGES] = {"pages-shmem", "pages-shmem-%d.img", 0, NULL, NULL},
 };
 
 const struct img_kind_desc *img_kind_desc(enum img_kind k)

@@ -21,6 +21,7 @@
 #include "pagemap.pb-c.h"
 #include "sigact.pb-c.h"
 #include "files.pb-c.h"
+#include "shmem.pb-c.h"
 
 enum img_kind {
 	IMG_INVENTORY,
@@ -34,7 +35,10 @@ enum img_kind {
 	IMG_SIGACTS,
 	IMG_FILES,
 	IMG_FDINFO,
-	IMG_FILES_TASK, /* files-PID.img: the open files of a process other than the root of the tree */
+	IMG_FILES_TASK,	   /* files-PID.img: the open files of a process other than the root of the tree */
+	IMG_SHMEM,	   /* shmem.img: shared memory objects of the tree (dump-shmem.c) */
+	IMG_SHMEM_PAGEMAP, /* pagemap-shmem-ID.img: contents of one (vaddr = offset in the object) */
+	IMG_SHMEM_PAGES,   /* pages-shmem-ID.img (raw) */
 	IMG__COUNT
 };
 
@@ -90,6 +94,9 @@ int img_read_one(int dirfd, enum img_kind k, int id, ProtobufCMessage **out, str
 struct page_writer;
 /* Creates pagemap-ID.img and pages-ID.img. */
 int pw_open(int dirfd, int id, struct page_writer **pw, struct cr_err *e);
+/* The same with other kinds (IMG_SHMEM_PAGEMAP + IMG_SHMEM_PAGES). */
+int pw_open_kinds(int dirfd, enum img_kind kmap, enum img_kind kpages, int id, struct page_writer **pw,
+		  struct cr_err *e);
 /* Append len bytes (multiple of the page size) that belong at vaddr. */
 int pw_add(struct page_writer *pw, uint64_t vaddr, const void *buf, size_t len, struct cr_err *e);
 /* Append a buffer of consecutive blocks whose checksums the caller computed: b[i].offset is the block's
@@ -116,6 +123,8 @@ struct page_map {
 };
 /* Load pagemap-ID.img, open pages-ID.img and verify every block checksum and the file size. */
 int pm_load(int dirfd, int id, struct page_map *pm, struct cr_err *e);
+int pm_load_kinds(int dirfd, enum img_kind kmap, enum img_kind kpages, int id, struct page_map *pm,
+		  struct cr_err *e);
 void pm_free(struct page_map *pm);
 
 /* Verify every image file in a dir (records and page blocks). Used before a restore touches anything. */

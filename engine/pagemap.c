@@ -17,6 +17,7 @@
 
 struct page_writer {
 	int dirfd, id;
+	enum img_kind kmap, kpages; /* IMG_PAGEMAP + IMG_PAGES, or the shmem pair */
 	int fd;
 	char name[64], tmpname[80];
 	uint64_t off;
@@ -32,12 +33,20 @@ void pw_inject_error(struct page_writer *pw, int errnum)
 
 int pw_open(int dirfd, int id, struct page_writer **pwp, struct cr_err *e)
 {
+	return pw_open_kinds(dirfd, IMG_PAGEMAP, IMG_PAGES, id, pwp, e);
+}
+
+int pw_open_kinds(int dirfd, enum img_kind kmap, enum img_kind kpages, int id, struct page_writer **pwp,
+		  struct cr_err *e)
+{
 	struct page_writer *pw = calloc(1, sizeof(*pw));
 	if (!pw)
 		return cr_fail_errno(e, ENOMEM, "pages: out of memory");
 	pw->dirfd = dirfd;
 	pw->id = id;
-	img_name(IMG_PAGES, id, pw->name, sizeof(pw->name));
+	pw->kmap = kmap;
+	pw->kpages = kpages;
+	img_name(kpages, id, pw->name, sizeof(pw->name));
 	snprintf(pw->tmpname, sizeof(pw->tmpname), ".%s.tmp", pw->name);
 	pw->fd = openat(dirfd, pw->tmpname, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (pw->fd < 0) {
@@ -135,7 +144,7 @@ static int pw_write_map(struct page_writer *pw, struct cr_err *e)
 	struct img_writer *w;
 	PagemapHead h = PAGEMAP_HEAD__INIT;
 
-	if (img_create(pw->dirfd, IMG_PAGEMAP, pw->id, &w, e))
+	if (img_create(pw->dirfd, pw->kmap, pw->id, &w, e))
 		return -1;
 	h.pages_file = pw->name;
 	h.total_size = pw->off;
@@ -255,6 +264,12 @@ static int pm_verify_data(struct page_map *pm, const char *pname, struct cr_err 
 
 int pm_load(int dirfd, int id, struct page_map *pm, struct cr_err *e)
 {
+	return pm_load_kinds(dirfd, IMG_PAGEMAP, IMG_PAGES, id, pm, e);
+}
+
+int pm_load_kinds(int dirfd, enum img_kind kmap, enum img_kind kpages, int id, struct page_map *pm,
+		  struct cr_err *e)
+{
 	struct img_reader *r;
 	ProtobufCMessage *m;
 	size_t cap = 0;
@@ -263,9 +278,9 @@ int pm_load(int dirfd, int id, struct page_map *pm, struct cr_err *e)
 
 	memset(pm, 0, sizeof(*pm));
 	pm->pages_fd = -1;
-	img_name(IMG_PAGES, id, pname, sizeof(pname));
-	img_name(IMG_PAGEMAP, id, mname, sizeof(mname));
-	if (img_open(dirfd, IMG_PAGEMAP, id, &r, e))
+	img_name(kpages, id, pname, sizeof(pname));
+	img_name(kmap, id, mname, sizeof(mname));
+	if (img_open(dirfd, kmap, id, &r, e))
 		return -1;
 	ret = img_read(r, &m, e);
 	if (ret <= 0) {
@@ -336,11 +351,12 @@ int img_verify_dir(int dirfd, struct cr_err *e)
 			continue;
 		if (k == IMG_INVENTORY)
 			found_inventory = 1;
-		if (k == IMG_PAGES) {
+		if (k == IMG_PAGES || k == IMG_SHMEM_PAGES) {
 			continue; /* verified through its pagemap */
-		} else if (k == IMG_PAGEMAP) {
+		} else if (k == IMG_PAGEMAP || k == IMG_SHMEM_PAGEMAP) {
 			struct page_map pm;
-			if (pm_load(dirfd, id, &pm, e))
+			if (k == IMG_PAGEMAP ? pm_load(dirfd, id, &pm, e)
+					     : pm_load_kinds(dirfd, k, IMG_SHMEM_PAGES, id, &pm, e))
 				return -1;
 			pm_free(&pm);
 		} else {

@@ -97,8 +97,9 @@ static int move_helpers(struct rst_task *t, struct fd_plan *p, char *msg, size_t
 				      f->inherit_fd);
 	}
 	for (size_t i = 0; i < t->nr_mfiles; i++) {
-		int fd = open(t->mfiles[i].path, t->mfiles[i].oflags | O_CLOEXEC);
-		if (fd < 0 || (mfd[i] = to_helper(p, fd, true)) < 0)
+		bool own = t->mfiles[i].fd < 0; /* else crshim's fd of a shared memory object */
+		int fd = own ? open(t->mfiles[i].path, t->mfiles[i].oflags | O_CLOEXEC) : t->mfiles[i].fd;
+		if (fd < 0 || (mfd[i] = to_helper(p, fd, own)) < 0)
 			return errmsg(msg, len, "open mapped file %s", t->mfiles[i].path);
 	}
 	int fd = open(t->mm->exe_path, O_RDONLY | O_CLOEXEC);

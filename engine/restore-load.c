@@ -33,8 +33,15 @@ static int verify_images(struct rst_task *t, struct cr_err *e)
 	bool has_root_pages = false;
 	while ((de = readdir(d))) {
 		int id, k = img_kind_of(de->d_name, &id);
-		if (k < 0 || k == IMG_PAGES)
+		if (k < 0 || k == IMG_PAGES || k == IMG_SHMEM_PAGES)
 			continue; /* pages files are verified through their pagemap */
+		if (k == IMG_SHMEM_PAGEMAP) {
+			struct page_map pm;
+			if (pm_load_kinds(t->dirfd, IMG_SHMEM_PAGEMAP, IMG_SHMEM_PAGES, id, &pm, e))
+				return -1;
+			pm_free(&pm);
+			continue;
+		}
 		if (k == IMG_PAGEMAP) {
 			struct page_map pm;
 			if (id == t->pid) {
@@ -312,9 +319,9 @@ static int check_fds(struct rst_task *t, struct cr_err *e)
 static int add_mfile(struct rst_task *t, const char *path, int oflags)
 {
 	for (size_t i = 0; i < t->nr_mfiles; i++)
-		if (t->mfiles[i].oflags == oflags && !strcmp(t->mfiles[i].path, path))
+		if (t->mfiles[i].fd < 0 && t->mfiles[i].oflags == oflags && !strcmp(t->mfiles[i].path, path))
 			return (int)i;
-	t->mfiles[t->nr_mfiles] = (struct rst_mfile){path, oflags};
+	t->mfiles[t->nr_mfiles] = (struct rst_mfile){path, oflags, -1};
 	return (int)t->nr_mfiles++;
 }
 
@@ -330,8 +337,9 @@ static int check_mapped_files(struct rst_task *t, struct cr_err *e)
 		const VmaEntry *v = mm->vmas[i];
 		struct stat st;
 		t->vma_mfile[i] = -1;
-		if (v->kind != VMA_KIND__VMA_FILE_PRIVATE && v->kind != VMA_KIND__VMA_FILE_SHARED)
-			continue;
+		if ((v->kind != VMA_KIND__VMA_FILE_PRIVATE && v->kind != VMA_KIND__VMA_FILE_SHARED) ||
+		    v->has_shmid)
+			continue; /* a memfd: restore-shmem.c */
 		if (!v->path || v->deleted)
 			return cr_fail_errno(e, ENOTSUP,
 					     "vma 0x%llx-0x%llx: mapping of a deleted or unnamed file",

@@ -20,6 +20,8 @@
 #include "pipes.h"
 #include "evfd.h"
 #include "restore.h"
+#include "shmem.h"
+#include "fdshare.h"
 
 #ifndef PTRACE_SETSIGMASK
 #define PTRACE_SETSIGMASK 0x420b
@@ -485,6 +487,7 @@ static int restore_tree(struct cr_opts *o, struct rst_task **tsp, size_t *np, st
 	struct rst_task *t = &(*tsp)[0];
 	t->fault = o->fault;
 	if (rst_load(o, t, e) || load_tree(o, tsp, np, e) || rst_pipes_share(*tsp, *np, e) ||
+	    rst_fdshare_prepare(*tsp, *np, e) || rst_shmem_prepare(*tsp, *np, e) ||
 	    fault_check(o, FI_RESTORE_AFTER_LOAD, e))
 		return -1;
 	for (size_t i = 0; i < *np; i++)
@@ -525,6 +528,8 @@ int eng_restore(struct cr_opts *o, pid_t *root_pid, struct cr_err *err)
 	}
 	ret = restore_tree(o, &ts, &n, err);
 	rst_pipes_share_done(); /* the tree has its own copies of shared pipes now */
+	rst_shmem_done();	/* and of shared memory */
+	rst_fdshare_done();	/* and of shared open files */
 	if (!ret) {
 		double s = since(&t0);
 		*root_pid = ts[0].pid;

@@ -19,6 +19,7 @@
 struct rst_mfile {
 	const char *path; /* points into the mm image */
 	int oflags;	  /* O_RDONLY / O_RDWR */
+	int fd;		  /* >= 0: not opened by path but inherited from crshim's fd (shared memory) */
 };
 
 /* The vDSO-related mappings of this (and so the child's) process: arch_vdso_names order. */

@@ -215,7 +215,7 @@ static void t_roundtrip_kind(enum img_kind k)
 	img_close(r);
 	int kid = -1;
 	ok(img_kind_of(name, &kid) == (int)k &&
-	       kid == (k == IMG_INVENTORY || k == IMG_PSTREE || k == IMG_FILES ? 0 : id),
+	       kid == (k == IMG_INVENTORY || k == IMG_PSTREE || k == IMG_FILES || k == IMG_SHMEM ? 0 : id),
 	   "%s: img_kind_of", name);
 	afree_all();
 }
@@ -223,9 +223,12 @@ static void t_roundtrip_kind(enum img_kind k)
 static void t_roundtrip(void)
 {
 	for (int k = 0; k < IMG__COUNT; k++)
-		if (k != IMG_PAGES)
+		if (k != IMG_PAGES && k != IMG_SHMEM_PAGES)
 			t_roundtrip_kind((enum img_kind)k);
 	unlinkat(dfd, "pagemap-1006.img", 0); /* generic records, not a usable page store */
+	char shm_map[64];
+	img_name(IMG_SHMEM_PAGEMAP, 1000 + IMG_SHMEM_PAGEMAP, shm_map, sizeof(shm_map));
+	unlinkat(dfd, shm_map, 0);
 	InventoryEntry inv = INVENTORY_ENTRY__INIT;
 	ProtobufCMessage *m;
 	inv.root_pid = 77;

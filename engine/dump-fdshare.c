@@ -1,0 +1,61 @@
+/* Tree-wide numbers of open file descriptions (see fdshare.h). */
+#define LOG_PREFIX "dump-fdshare: "
+#include <errno.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <linux/kcmp.h>
+
+#include "dump.h"
+#include "fdshare.h"
+#include "log.h"
+
+struct desc {
+	pid_t pid;
+	int fd;
+	dev_t dev;
+	ino_t ino;
+	uint32_t id;
+};
+
+struct dump_fdshare {
+	struct desc *d;
+	size_t n;
+	uint32_t next;
+};
+
+int dump_fdshare_new(struct dump_fdshare **out, struct cr_err *e)
+{
+	*out = calloc(1, sizeof(**out));
+	return *out ? 0 : cr_fail_errno(e, ENOMEM, "out of memory");
+}
+
+void dump_fdshare_free(struct dump_fdshare *s)
+{
+	if (s)
+		free(s->d);
+	free(s);
+}
+
+int dump_fdshare_id(struct dump_ctx *c, int fd, const struct stat *st, uint32_t *id, struct cr_err *e)
+{
+	struct dump_fdshare *s = c->fdsh;
+	for (size_t i = 0; i < s->n; i++) {
+		const struct desc *d = &s->d[i];
+		if (d->pid == c->pid || d->dev != st->st_dev || d->ino != st->st_ino)
+			continue;
+		if (syscall(SYS_kcmp, d->pid, c->pid, KCMP_FILE, d->fd, fd) == 0) {
+			*id = d->id;
+			pr_debug("task %d fd %d: the description of task %d fd %d\n", c->pid, fd, d->pid,
+				 d->fd);
+			return 0;
+		}
+	}
+	struct desc *nd = realloc(s->d, (s->n + 1) * sizeof(*nd));
+	if (!nd)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	s->d = nd;
+	*id = ++s->next;
+	s->d[s->n++] = (struct desc){c->pid, fd, st->st_dev, st->st_ino, *id};
+	return 0;
+}

@@ -1,0 +1,95 @@
+/* Open file descriptions shared by several processes: opened once in crshim (see fdshare.h). */
+#define LOG_PREFIX "restore-fdshare: "
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fdshare.h"
+#include "log.h"
+#include "restore.h"
+
+#define OPEN_DROP_FLAGS (O_CREAT | O_TRUNC | O_EXCL | O_CLOEXEC)
+
+struct shared_desc {
+	uint32_t id;
+	int fd;
+};
+static struct shared_desc *descs;
+static size_t nr_descs;
+
+static bool shareable(const FileEntry *f)
+{
+	return f->has_tree_desc && f->tree_desc && f->reg && f->reg->path &&
+	       (f->kind == FILE_KIND__FILE_REG || f->kind == FILE_KIND__FILE_CHR);
+}
+
+/* How many processes hold description id (entries already made FILE_INHERIT count too). */
+static size_t holders(const struct rst_task *ts, size_t n, uint32_t id)
+{
+	size_t h = 0;
+	for (size_t k = 0; k < n; k++)
+		for (size_t i = 0; i < ts[k].nr_files; i++)
+			if (ts[k].files[i]->has_tree_desc && ts[k].files[i]->tree_desc == id) {
+				h++;
+				break;
+			}
+	return h;
+}
+
+static int open_once(const FileEntry *f, struct cr_err *e)
+{
+	const RegFileEntry *r = f->reg;
+	struct shared_desc *nd = realloc(descs, (nr_descs + 1) * sizeof(*nd));
+	if (!nd)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	descs = nd;
+	int fd = open(r->path, (int)(r->flags & ~(uint32_t)OPEN_DROP_FLAGS) | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return cr_fail_sys(e, "open %s", r->path);
+	descs[nr_descs++] = (struct shared_desc){f->tree_desc, fd};
+	if (r->pos && lseek(fd, (off_t)r->pos, SEEK_SET) < 0 &&
+	    !(f->kind == FILE_KIND__FILE_CHR && (errno == ESPIPE || errno == EINVAL)))
+		return cr_fail_sys(e, "seek %s to %llu", r->path, (unsigned long long)r->pos);
+	pr_info("%s (offset %llu) is one open file description of several processes: opened once, fd %d\n",
+		r->path, (unsigned long long)r->pos, fd);
+	return 0;
+}
+
+static int find(uint32_t id)
+{
+	for (size_t i = 0; i < nr_descs; i++)
+		if (descs[i].id == id)
+			return descs[i].fd;
+	return -1;
+}
+
+int rst_fdshare_prepare(struct rst_task *ts, size_t n, struct cr_err *e)
+{
+	for (size_t k = 0; k < n && n > 1; k++)
+		for (size_t i = 0; i < ts[k].nr_files; i++) {
+			FileEntry *f = ts[k].files[i];
+			if (!shareable(f) || holders(ts, n, f->tree_desc) < 2)
+				continue;
+			if (find(f->tree_desc) < 0 && open_once(f, e))
+				return cr_wrap(e, "task %d", ts[k].pid);
+			char *d = strdup(f->reg->path);
+			if (!d)
+				return cr_fail_errno(e, ENOMEM, "out of memory");
+			free(f->inherit_desc);
+			f->inherit_desc = d;
+			f->kind = FILE_KIND__FILE_INHERIT;
+			f->inherit_fd = find(f->tree_desc), f->has_inherit_fd = 1;
+		}
+	return 0;
+}
+
+void rst_fdshare_done(void)
+{
+	for (size_t i = 0; i < nr_descs; i++)
+		close(descs[i].fd);
+	free(descs);
+	descs = NULL;
+	nr_descs = 0;
+}
