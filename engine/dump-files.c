@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
@@ -18,6 +19,7 @@
 #include "fdshare.h"
 #include "log.h"
 #include "pipes.h"
+#include "sk-inet.h"
 
 struct dfd {
 	int fd;
@@ -283,10 +285,18 @@ static int write_images(struct dump_ctx *c, struct dfd *f, size_t n, struct cr_e
 		FileEntry fe = FILE_ENTRY__INIT;
 		RegFileEntry re = REG_FILE_ENTRY__INIT;
 		PipeEntry pe = PIPE_ENTRY__INIT;
+		int sk_dom;
 		if (S_ISFIFO(f[i].st.st_mode) && !(f[i].fi.flags & O_PATH) && !inherited_stdio(c, &f[i])) {
 			fe.id = f[i].id, fe.has_id = 1;
 			if (fill_pipe(c, &f[i], f, n, &dp, &fe, &re, &pe, e))
 				goto fail;
+		} else if (S_ISSOCK(f[i].st.st_mode) && !inherited_stdio(c, &f[i]) &&
+			   (sk_dom = dump_sk_domain(c, f[i].fd, e)) != AF_UNIX) {
+			fe.id = f[i].id, fe.has_id = 1;
+			if (sk_dom < 0 || dump_sk_fill(c, f[i].fd, f[i].fi.flags, &fe, e)) {
+				dump_sk_entry_free(&fe);
+				goto fail;
+			}
 		} else if (fill_file(c, &f[i], &fe, &re, e)) {
 			goto fail;
 		}
@@ -297,6 +307,7 @@ static int write_images(struct dump_ctx *c, struct dfd *f, size_t n, struct cr_e
 		if (!wr)
 			wr = img_write(wf, &fe.base, e);
 		dump_evfd_release(&fe);
+		dump_sk_entry_free(&fe);
 		if (wr)
 			goto fail;
 		pr_debug("fd %d -> id %u: %s\n", f[i].fd, f[i].id, f[i].link);

@@ -19,6 +19,7 @@
 #include "arch.h"
 #include "cleanup.h"
 #include "dump.h"
+#include "sk-inet.h"
 #include "fault.h"
 #include "log.h"
 #include "fdshare.h"
@@ -457,6 +458,7 @@ static void kill_tree(struct dump_tree *tr)
 
 static void dump_free(struct dump_ctx *c)
 {
+	dump_sk_finish(c, DUMP_SK_RESUME); /* not finished yet: a dump that stopped early */
 	dump_core_free(c);
 	proc_status_free(&c->st);
 	free(c->xstate);
@@ -503,11 +505,13 @@ int eng_dump(struct cr_opts *o, struct cr_err *err)
 	if (ret) {
 		for (size_t i = tr.n; i-- > 0;) {
 			remove_created(&tr.c[i]);
+			dump_sk_finish(&tr.c[i], DUMP_SK_RESUME);
 			release_task(&tr.c[i]);
 		}
 	} else if (o->leave_running) {
 		for (size_t i = tr.n; i-- > 0;) {
 			struct dump_ctx *c = &tr.c[i];
+			dump_sk_finish(c, DUMP_SK_RESUME);
 			release_threads(c);
 			int r1 = c->s.attached ? arch_set_gpregs(c->pid, c->regs_resume, err) : 0;
 			int r2 = seize_release(&c->s, r1 ? &(struct cr_err){0} : err);
@@ -519,6 +523,8 @@ int eng_dump(struct cr_opts *o, struct cr_err *err)
 			remove_created(&tr.c[i]);
 	} else {
 		kill_tree(&tr);
+		for (size_t i = 0; i < tr.n; i++)
+			dump_sk_finish(&tr.c[i], DUMP_SK_KILLED);
 	}
 	pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
 	clock_gettime(CLOCK_MONOTONIC, &t1);

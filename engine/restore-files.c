@@ -19,6 +19,7 @@
 #include "evfd.h"
 #include "pipes.h"
 #include "restore.h"
+#include "sk-inet.h"
 
 #define OPEN_DROP_FLAGS (O_CREAT | O_TRUNC | O_EXCL | O_CLOEXEC)
 
@@ -158,6 +159,10 @@ static int open_one(struct rst_task *t, const struct fd_plan *p, size_t i, char 
 			return -1;
 	} else if (rst_evfd_kind(f->kind)) {
 		if (rst_evfd_open(t, p->lo, f, fi, msg, len))
+			return -1;
+	} else if (f->kind == FILE_KIND__FILE_INETSK || f->kind == FILE_KIND__FILE_NETLINKSK ||
+		   f->kind == FILE_KIND__FILE_PACKETSK) {
+		if (rst_sk_open(f, fi, msg, len))
 			return -1;
 	} else if (open_file(f, fi, msg, len)) {
 		return -1;

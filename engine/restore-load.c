@@ -16,6 +16,7 @@
 #include "pipes.h"
 #include "evfd.h"
 #include "restore.h"
+#include "sk-inet.h"
 
 /* Verify every image file of the dir (records, trailers, checksums, every page block) but the root task's
  * pages, which rst_pages_load verifies once the mm image is known. */
@@ -301,6 +302,12 @@ static int check_fds(struct rst_task *t, struct cr_err *e)
 		if (rst_evfd_kind(f->kind)) {
 			if (rst_evfd_check(t, f, fi, e))
 				return -1;
+			continue;
+		}
+		if (f->kind == FILE_KIND__FILE_INETSK || f->kind == FILE_KIND__FILE_NETLINKSK ||
+		    f->kind == FILE_KIND__FILE_PACKETSK) {
+			if (rst_sk_check(f, e))
+				return cr_wrap(e, "fd %d", fi->fd);
 			continue;
 		}
 		if (f->kind != FILE_KIND__FILE_REG && f->kind != FILE_KIND__FILE_CHR)

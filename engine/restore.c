@@ -22,6 +22,7 @@
 #include "restore.h"
 #include "shmem.h"
 #include "fdshare.h"
+#include "sk-inet.h"
 
 #ifndef PTRACE_SETSIGMASK
 #define PTRACE_SETSIGMASK 0x420b
@@ -533,6 +534,7 @@ int eng_restore(struct cr_opts *o, pid_t *root_pid, struct cr_err *err)
 	if (!ret) {
 		double s = since(&t0);
 		*root_pid = ts[0].pid;
+		rst_sk_unlock(ts, n); /* the connections are back: let their packets in */
 		pr_info("restored task %d (%zu processes) in %.3f s (%llu bytes of pages of the root, %.2f "
 			"GB/s)\n",
 			ts[0].pid, n, s, (unsigned long long)ts[0].pm.total_size,

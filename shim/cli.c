@@ -20,6 +20,7 @@ enum {
 	OPT_EXTERNAL,
 	OPT_FEATURE,
 	OPT_FAULTS,
+	OPT_NETLOCK,
 	OPT_IGNORED,	   /* flag without semantics for us: noted in the log */
 	OPT_IGNORED_ARG,   /* same, with an argument */
 	OPT_UNSUPPORTED,   /* changes semantics and we do not have it: error */
@@ -67,7 +68,7 @@ static const struct option long_opts[] = {
     {"weak-sysctls", no_argument, NULL, OPT_IGNORED},
     {"restore-sibling", no_argument, NULL, OPT_IGNORED},
     {"unprivileged", no_argument, NULL, OPT_IGNORED},
-    {"network-lock", optional_argument, NULL, OPT_IGNORED},
+    {"network-lock", required_argument, NULL, OPT_NETLOCK},
     {"file-validation", optional_argument, NULL, OPT_IGNORED},
     {"cpu-cap", optional_argument, NULL, OPT_IGNORED},
     {"pre-dump-mode", required_argument, NULL, OPT_IGNORED_ARG},
@@ -230,6 +231,12 @@ static int parse_one(struct shim_cmd *c, int opt, int idx, int argc, char **argv
 		return fail(msg, len, "option '--leave-stopped' is not supported yet");
 	case OPT_TCP_EST:
 		o->tcp_established = true;
+		return 0;
+	case OPT_NETLOCK:
+		if (strcmp(optarg, "nftables") && strcmp(optarg, "skip"))
+			return fail(msg, len, "--network-lock %s: nftables or skip (iptables is not supported)",
+				    optarg);
+		o->network_lock = optarg;
 		return 0;
 	case OPT_FILE_LOCKS:
 		o->file_locks = true;

@@ -63,6 +63,19 @@ int vma_info(const void *addr, char *line, size_t llen, char *flags, size_t flen
 /* 1 if the VMA holding addr has VmFlags flag (e.g. "dc", "dd", "gd"), 0 if not, -1 if no VMA. */
 int vma_has_flag(const void *addr, const char *flag);
 
+/* TCP peer outside the test's tree (lib/sockpeer.c): a server reparented to the runner's subreaper that
+ * checks each byte it gets is sockpeer_pat(offset) and echoes it; with gofile it stops reading at byte
+ * pause_at until gofile exists. Returns the loopback port or -1. */
+int sockpeer_start(int family, uint64_t pause_at, const char *gofile);
+int sockpeer_connect(int family, int port);
+uint8_t sockpeer_pat(uint64_t i);
+/* Send len pattern bytes from *off (flags e.g. MSG_DONTWAIT: stops at EAGAIN); returns bytes sent. */
+ssize_t sockpeer_send(int fd, uint64_t *off, size_t len, int flags);
+/* Receive exactly len bytes and check them against the pattern from *off; -1 (errno) on a mismatch. */
+int sockpeer_recv(int fd, uint64_t *off, size_t len);
+/* Shut down writing, read the rest of the echo, then the peer's verdict: 0 if it got all sent bytes. */
+int sockpeer_finish(int fd, uint64_t sent, uint64_t *echoed);
+
 #define PAGE 4096UL
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 

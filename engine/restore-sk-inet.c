@@ -1,0 +1,165 @@
+/* Restore of inet sockets (see sk-inet.h), in the restore child: socket, options, bind, then listen or
+ * connect; an established TCP connection through tcp-repair.c. Errors are text for the error pipe. The
+ * parent checks the entries first and removes the network locks once the tree runs. */
+#define LOG_PREFIX "restore-sk: "
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "log.h"
+#include "restore.h"
+#include "sk-inet.h"
+
+int sk_errmsg(char *msg, size_t len, const char *fmt, ...)
+{
+	int saved = errno;
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(msg, len, fmt, ap);
+	va_end(ap);
+	if (saved && n >= 0 && (size_t)n < len)
+		snprintf(msg + n, len - (size_t)n, ": %s", strerror(saved));
+	return -1;
+}
+
+static int check_addr(const ProtobufCBinaryData *a, bool has, uint32_t family)
+{
+	return !has || a->len == (family == AF_INET ? 4u : 16u) ? 0 : -1;
+}
+
+int rst_sk_check(const FileEntry *f, struct cr_err *e)
+{
+	if (f->kind == FILE_KIND__FILE_NETLINKSK)
+		return f->netlink_sk ? 0 : cr_fail_errno(e, EBADMSG, "file id %u: no netlink socket entry", f->id);
+	if (f->kind == FILE_KIND__FILE_PACKETSK)
+		return f->packet_sk ? 0 : cr_fail_errno(e, EBADMSG, "file id %u: no packet socket entry", f->id);
+	const InetSkEntry *ie = f->inet_sk;
+	if (!ie || (ie->family != AF_INET && ie->family != AF_INET6) ||
+	    check_addr(&ie->src_addr, ie->has_src_addr, ie->family) ||
+	    check_addr(&ie->dst_addr, ie->has_dst_addr, ie->family))
+		return cr_fail_errno(e, EBADMSG, "file id %u: bad inet socket entry", f->id);
+	if (ie->protocol == IPPROTO_TCP && ie->state == TCP_ESTABLISHED && (!ie->tcp || !ie->has_dst_addr))
+		return cr_fail_errno(e, EBADMSG, "file id %u: established TCP socket without its stream", f->id);
+	for (size_t i = 0; i < ie->n_opts; i++)
+		if (!ie->opts[i]->has_level || !ie->opts[i]->has_name)
+			return cr_fail_errno(e, EBADMSG, "file id %u: bad socket option", f->id);
+	return 0;
+}
+
+int rst_sk_opts(int sk, SkOptEntry *const *o, size_t n, char *msg, size_t len)
+{
+	for (size_t i = 0; i < n; i++)
+		if (setsockopt(sk, o[i]->level, o[i]->name, o[i]->val.data, (socklen_t)o[i]->val.len))
+			return sk_errmsg(msg, len, "socket option %d/%d (%zu bytes)", o[i]->level, o[i]->name,
+					 o[i]->val.len);
+	return 0;
+}
+
+static socklen_t mkaddr(const InetSkEntry *ie, bool dst, struct sockaddr_storage *ss)
+{
+	const ProtobufCBinaryData *a = dst ? &ie->dst_addr : &ie->src_addr;
+	unsigned port = dst ? ie->dst_port : ie->src_port;
+	memset(ss, 0, sizeof(*ss));
+	if (ie->family == AF_INET) {
+		struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
+		s4->sin_family = AF_INET;
+		s4->sin_port = htons((uint16_t)port);
+		if (a->len == 4)
+			memcpy(&s4->sin_addr, a->data, 4);
+		return sizeof(*s4);
+	}
+	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
+	s6->sin6_family = AF_INET6;
+	s6->sin6_port = htons((uint16_t)port);
+	if (a->len == 16)
+		memcpy(&s6->sin6_addr, a->data, 16);
+	if (!dst)
+		s6->sin6_scope_id = ie->scope_id;
+	return sizeof(*s6);
+}
+
+static bool established_tcp(const InetSkEntry *ie)
+{
+	return ie->protocol == IPPROTO_TCP && ie->state == TCP_ESTABLISHED && ie->tcp;
+}
+
+static int inet_setup(int sk, const InetSkEntry *ie, char *msg, size_t len)
+{
+	struct sockaddr_storage src, dst;
+	socklen_t slen = mkaddr(ie, false, &src), dlen = mkaddr(ie, true, &dst);
+	if (established_tcp(ie)) {
+		int on = 1;
+		if (setsockopt(sk, IPPROTO_TCP, TCP_REPAIR, &on, sizeof(on)))
+			return sk_errmsg(msg, len, "TCP_REPAIR");
+	}
+	if (rst_sk_opts(sk, ie->opts, ie->n_opts, msg, len))
+		return -1;
+	if (established_tcp(ie))
+		return tcp_repair_restore(sk, ie, (struct sockaddr *)&src, slen, (struct sockaddr *)&dst, dlen,
+					  msg, len);
+	if (ie->has_src_addr && bind(sk, (struct sockaddr *)&src, slen))
+		return sk_errmsg(msg, len, "bind to port %u", ie->src_port);
+	if (ie->protocol == IPPROTO_TCP && ie->state == TCP_LISTEN) {
+		if (listen(sk, (int)ie->backlog))
+			return sk_errmsg(msg, len, "listen");
+	} else if (ie->protocol != IPPROTO_TCP && ie->has_dst_addr) {
+		if (connect(sk, (struct sockaddr *)&dst, dlen))
+			return sk_errmsg(msg, len, "connect to port %u", ie->dst_port);
+	}
+	return 0;
+}
+
+int rst_sk_open(const FileEntry *f, const FdinfoEntry *fi, char *msg, size_t len)
+{
+	int sk;
+	if (f->kind == FILE_KIND__FILE_INETSK) {
+		const InetSkEntry *ie = f->inet_sk;
+		int nb = (ie->flags & O_NONBLOCK) ? SOCK_NONBLOCK : 0;
+		sk = socket((int)ie->family, (int)ie->type | nb, (int)ie->protocol);
+		if (sk < 0)
+			return sk_errmsg(msg, len, "fd %d: socket(%u, %u, %u)", fi->fd, ie->family, ie->type,
+					 ie->protocol);
+		if (inet_setup(sk, ie, msg, len)) {
+			int n = (int)strlen(msg);
+			char tmp[256];
+			snprintf(tmp, sizeof(tmp), "%.*s", n, msg);
+			snprintf(msg, len, "fd %d (inet socket): %s", fi->fd, tmp);
+			close(sk);
+			return -1;
+		}
+	} else {
+		sk = rst_sk_nlpkt_open(f, msg, len);
+		if (sk < 0)
+			return -1;
+	}
+	if (sk != fi->fd) {
+		if (dup2(sk, fi->fd) < 0)
+			return sk_errmsg(msg, len, "fd %d: dup2", fi->fd);
+		close(sk);
+	}
+	return 0;
+}
+
+void rst_sk_unlock(struct rst_task *ts, size_t n)
+{
+	const char *done = NULL;
+	for (size_t k = 0; k < n; k++)
+		for (size_t i = 0; i < ts[k].nr_files; i++) {
+			const FileEntry *f = ts[k].files[i];
+			const char *l = f->inet_sk && f->inet_sk->tcp ? f->inet_sk->tcp->netlock : NULL;
+			if (!l || (done && !strcmp(done, l)))
+				continue;
+			struct cr_err e = {0};
+			if (net_unlock(l, &e))
+				pr_warn("%s\n", e.msg);
+			done = l;
+		}
+}

@@ -1,0 +1,83 @@
+/* Inet, netlink and packet sockets (engine-internal).
+ *
+ * Dump (dump-sk-inet.c, dump-sk-nlpkt.c, tcp-repair.c): each socket fd is copied into crshim with
+ * pidfd_getfd (the same open file description) and read from outside: SO_DOMAIN/SO_TYPE/SO_PROTOCOL,
+ * getsockname/getpeername, TCP_INFO, and the socket options that differ from a fresh socket of the same
+ * kind (sk_opt_entry: level, name, value, replayed as they are at restore). An established TCP connection
+ * (--tcp-established) is put into repair mode (TCP_REPAIR) behind a network lock (an nftables table that
+ * drops the connection's packets), and its sequence numbers, queues, options and window are read. The
+ * copies stay open until the dump ends: on failure or --leave-running the connection leaves repair mode
+ * and the lock goes; otherwise the task dies with the socket in repair mode (closed silently, no FIN or
+ * RST) and the lock stays until the restore has the connection back.
+ *
+ * Restore (restore-sk-inet.c, dump-sk-nlpkt.c, tcp-repair.c): in the restore child, the socket is made
+ * again at its fd: options, bind, listen/connect; a TCP connection in repair mode (queue sequences,
+ * bind, connect, options, queues, window), then repair off. The parent removes the network lock once the
+ * whole tree runs. */
+#ifndef CRSHIM_SK_INET_H
+#define CRSHIM_SK_INET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "crshim.h"
+#include "image.h"
+
+struct dump_ctx;
+
+/* ---- dump ---- */
+/* Per-process state of the socket dump (the pidfd, the connections left in repair mode). */
+struct dump_sk;
+/* The domain of the task's socket fd (AF_UNIX, AF_INET, ...), < 0 with e set on error. */
+int dump_sk_domain(struct dump_ctx *c, int fd, struct cr_err *e);
+/* Fill fe (kind, inet_sk / netlink_sk / packet_sk) for the task's socket fd (file status flags fl).
+ * The sub-entries are allocated: dump_sk_entry_free(fe) once fe is written. */
+int dump_sk_fill(struct dump_ctx *c, int fd, uint32_t fl, FileEntry *fe, struct cr_err *e);
+void dump_sk_entry_free(FileEntry *fe);
+/* End of the dump: DUMP_SK_KILLED leaves the connections in repair mode (the task is gone or going) and
+ * the network lock in place for the restore; DUMP_SK_RESUME takes them out of repair mode and unlocks. */
+enum dump_sk_end { DUMP_SK_RESUME, DUMP_SK_KILLED };
+void dump_sk_finish(struct dump_ctx *c, enum dump_sk_end how);
+
+/* dump-sk-nlpkt.c */
+int dump_sk_netlink(int cfd, int type, int proto, uint32_t fl, FileEntry *fe, struct cr_err *e);
+int dump_sk_packet(int cfd, int type, int proto, uint32_t fl, FileEntry *fe, struct cr_err *e);
+
+/* options (dump-sk-inet.c): the options of cfd that differ from a fresh socket(family, type, proto) */
+struct sk_optdef;
+int dump_sk_opts(int cfd, int family, int type, int proto, bool est, SkOptEntry ***out, size_t *n,
+		 struct cr_err *e);
+void dump_sk_opts_free(SkOptEntry **o, size_t n);
+
+/* tcp-repair.c, dump side: lock and read the established connection of cfd into *out (allocated). */
+struct cr_opts;
+int tcp_repair_dump(const struct cr_opts *o, int cfd, const InetSkEntry *ie, TcpStreamEntry **out,
+		    struct cr_err *e);
+void tcp_stream_free(TcpStreamEntry *t);
+/* Leave repair mode (no window probe); for a failed dump or --leave-running. */
+void tcp_repair_off(int cfd);
+/* Remove the network lock of the dump of root (nft table); quiet if there is none. */
+int net_unlock(const char *netlock, struct cr_err *e);
+
+/* ---- restore ---- */
+struct rst_task;
+/* Parent: is this socket entry complete? */
+int rst_sk_check(const FileEntry *f, struct cr_err *e);
+/* Child: make the socket of f at fi->fd. Errors as text, like rst_child_files. */
+int rst_sk_open(const FileEntry *f, const FdinfoEntry *fi, char *msg, size_t len);
+int rst_sk_nlpkt_open(const FileEntry *f, char *msg, size_t len);
+/* Child: replay the options. */
+int rst_sk_opts(int sk, SkOptEntry *const *o, size_t n, char *msg, size_t len);
+/* Child: an established TCP connection in repair mode, on the new socket sk (in repair mode, options
+ * set, not yet bound): sequences, bind to src, connect to dst, options, queues, window, repair off. */
+struct sockaddr;
+int tcp_repair_restore(int sk, const InetSkEntry *ie, const struct sockaddr *src, unsigned slen,
+		       const struct sockaddr *dst, unsigned dlen, char *msg, size_t len);
+/* Parent, once the tree runs: remove the network locks of the restored connections. */
+void rst_sk_unlock(struct rst_task *ts, size_t n);
+
+/* errors as text in the restore child */
+int sk_errmsg(char *msg, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+#endif

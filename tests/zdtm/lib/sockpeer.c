@@ -1,0 +1,217 @@
+/* A TCP peer outside the dumped tree for the inet socket tests: a double fork (the server is reparented
+ * to the runner's subreaper and has its own session), so that checkpoint/restore of the test with
+ * --tcp-established must keep a connection whose other end it does not own. The server accepts one
+ * connection, checks that every byte it receives is sockpeer_pat(offset) and echoes it back; on EOF it
+ * sends "OK <bytes>\n" (or "BAD <offset>\n" at the first wrong byte) and exits. */
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "zdtmtst.h"
+
+uint8_t sockpeer_pat(uint64_t i)
+{
+	uint64_t x = (i + 1) * 0x9E3779B97F4A7C15ull;
+	return (uint8_t)(x >> 56 ^ x >> 29);
+}
+
+static int write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+	while (len) {
+		ssize_t n = write(fd, p, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		p += n, len -= (size_t)n;
+	}
+	return 0;
+}
+
+static void serve(int lfd, uint64_t pause_at, const char *gofile)
+{
+	static uint8_t buf[65536];
+	uint64_t off = 0;
+	char msg[64];
+	int c = accept(lfd, NULL, NULL);
+	close(lfd);
+	if (c < 0)
+		_exit(2);
+	for (;;) {
+		size_t want = sizeof(buf);
+		if (gofile && off < pause_at && pause_at - off < want)
+			want = (size_t)(pause_at - off);
+		if (gofile && off == pause_at) {
+			while (access(gofile, F_OK)) /* the test says go once it is restored */
+				usleep(10000);
+			gofile = NULL;
+		}
+		ssize_t n = read(c, buf, want);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			_exit(3);
+		if (n == 0)
+			break;
+		for (ssize_t i = 0; i < n; i++)
+			if (buf[i] != sockpeer_pat(off + (uint64_t)i)) {
+				snprintf(msg, sizeof(msg), "BAD %llu\n", (unsigned long long)(off + (uint64_t)i));
+				write_all(c, msg, strlen(msg));
+				_exit(4);
+			}
+		if (write_all(c, buf, (size_t)n))
+			_exit(5);
+		off += (uint64_t)n;
+	}
+	snprintf(msg, sizeof(msg), "OK %llu\n", (unsigned long long)off);
+	write_all(c, msg, strlen(msg));
+	close(c);
+	_exit(0);
+}
+
+int sockpeer_start(int family, uint64_t pause_at, const char *gofile)
+{
+	struct sockaddr_storage ss;
+	socklen_t l;
+	memset(&ss, 0, sizeof(ss));
+	if (family == AF_INET) {
+		struct sockaddr_in *s = (struct sockaddr_in *)&ss;
+		s->sin_family = AF_INET;
+		s->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		l = sizeof(*s);
+	} else {
+		struct sockaddr_in6 *s = (struct sockaddr_in6 *)&ss;
+		s->sin6_family = AF_INET6;
+		s->sin6_addr = in6addr_loopback;
+		l = sizeof(*s);
+	}
+	int lfd = socket(family, SOCK_STREAM, 0);
+	if (lfd < 0 || bind(lfd, (struct sockaddr *)&ss, l) || listen(lfd, 1) ||
+	    getsockname(lfd, (struct sockaddr *)&ss, &l))
+		return -1;
+	int port = ntohs(family == AF_INET ? ((struct sockaddr_in *)&ss)->sin_port
+					   : ((struct sockaddr_in6 *)&ss)->sin6_port);
+	pid_t pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		test_forked();
+		if (fork())
+			_exit(0);
+		setsid(); /* not in the test's session or group: the test restores them */
+		alarm(300);
+		for (int fd = 3; fd < 1024; fd++)
+			if (fd != lfd)
+				close(fd);
+		serve(lfd, pause_at, gofile);
+	}
+	close(lfd);
+	int st;
+	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st))
+		return -1;
+	return port;
+}
+
+int sockpeer_connect(int family, int port)
+{
+	struct sockaddr_storage ss;
+	socklen_t l;
+	memset(&ss, 0, sizeof(ss));
+	if (family == AF_INET) {
+		struct sockaddr_in *s = (struct sockaddr_in *)&ss;
+		s->sin_family = AF_INET;
+		s->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		s->sin_port = htons((uint16_t)port);
+		l = sizeof(*s);
+	} else {
+		struct sockaddr_in6 *s = (struct sockaddr_in6 *)&ss;
+		s->sin6_family = AF_INET6;
+		s->sin6_addr = in6addr_loopback;
+		s->sin6_port = htons((uint16_t)port);
+		l = sizeof(*s);
+	}
+	int fd = socket(family, SOCK_STREAM, 0);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&ss, l))
+		return -1;
+	return fd;
+}
+
+ssize_t sockpeer_send(int fd, uint64_t *off, size_t len, int flags)
+{
+	uint8_t buf[16384];
+	size_t done = 0;
+	while (done < len) {
+		size_t n = len - done < sizeof(buf) ? len - done : sizeof(buf);
+		for (size_t i = 0; i < n; i++)
+			buf[i] = sockpeer_pat(*off + i);
+		ssize_t w = send(fd, buf, n, flags | MSG_NOSIGNAL);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0 && errno == EAGAIN && done)
+			break;
+		if (w <= 0)
+			return done ? (ssize_t)done : -1;
+		*off += (uint64_t)w;
+		done += (size_t)w;
+	}
+	return (ssize_t)done;
+}
+
+int sockpeer_recv(int fd, uint64_t *off, size_t len)
+{
+	uint8_t buf[16384];
+	while (len) {
+		size_t n = len < sizeof(buf) ? len : sizeof(buf);
+		ssize_t r = recv(fd, buf, n, 0);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			if (r == 0)
+				errno = ECONNRESET;
+			return -1;
+		}
+		for (ssize_t i = 0; i < r; i++)
+			if (buf[i] != sockpeer_pat(*off + (uint64_t)i)) {
+				errno = EILSEQ;
+				*off += (uint64_t)i;
+				return -1;
+			}
+		*off += (uint64_t)r;
+		len -= (size_t)r;
+	}
+	return 0;
+}
+
+int sockpeer_finish(int fd, uint64_t sent, uint64_t *echoed)
+{
+	char line[64];
+	size_t got = 0;
+	if (shutdown(fd, SHUT_WR))
+		return -1;
+	if (*echoed < sent && sockpeer_recv(fd, echoed, (size_t)(sent - *echoed)))
+		return -1;
+	while (got < sizeof(line) - 1) {
+		ssize_t r = recv(fd, line + got, sizeof(line) - 1 - got, 0);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		got += (size_t)r;
+	}
+	line[got] = '\0';
+	unsigned long long n;
+	if (sscanf(line, "OK %llu", &n) != 1 || n != sent) {
+		test_msg("peer says: %s (sent %llu)\n", line, (unsigned long long)sent);
+		errno = EPROTO;
+		return -1;
+	}
+	return 0;
+}
