@@ -93,7 +93,6 @@ static const struct sk_optdef optdefs[] = {
     {SOL_SOCKET, SO_BROADCAST, 0},
     {SOL_SOCKET, SO_DONTROUTE, 0},
     {SOL_SOCKET, SO_OOBINLINE, 0},
-    {SOL_SOCKET, SO_PRIORITY, 0},
     {SOL_SOCKET, SO_RCVLOWAT, 0},
     {SOL_SOCKET, SO_LINGER, 0},
     {SOL_SOCKET, SO_RCVTIMEO, 0},
@@ -155,6 +154,7 @@ static const struct sk_optdef optdefs[] = {
     {IPPROTO_TCP, TCP_WINDOW_CLAMP, O_TCP | O_NOEST},
     {SOL_UDP, UDP_CORK, O_UDP},
     {SOL_RAW, ICMP_FILTER, O_ICMP},
+    {SOL_SOCKET, SO_PRIORITY, 0}, /* after IP_TOS, which sets the priority too */
     {IPPROTO_ICMPV6, ICMPV6_FILTER, O_ICMP6},
 };
 
@@ -255,7 +255,8 @@ static int sk_addr(int cfd, bool peer, InetSkEntry *ie, struct cr_err *e)
 	struct sockaddr_storage ss;
 	socklen_t l = sizeof(ss);
 	memset(&ss, 0, sizeof(ss));
-	if ((peer ? getpeername(cfd, (struct sockaddr *)&ss, &l) : getsockname(cfd, (struct sockaddr *)&ss, &l))) {
+	if ((peer ? getpeername(cfd, (struct sockaddr *)&ss, &l)
+		  : getsockname(cfd, (struct sockaddr *)&ss, &l))) {
 		if (peer && errno == ENOTCONN)
 			return 0;
 		return cr_fail_sys(e, "%s", peer ? "getpeername" : "getsockname");
@@ -293,8 +294,8 @@ static int sk_addr(int cfd, bool peer, InetSkEntry *ie, struct cr_err *e)
 
 static const char *tcp_state_name(unsigned s)
 {
-	static const char *const n[] = {"?",	      "ESTABLISHED", "SYN_SENT", "SYN_RECV", "FIN_WAIT1",
-					"FIN_WAIT2", "TIME_WAIT",   "CLOSE",	"CLOSE_WAIT", "LAST_ACK",
+	static const char *const n[] = {"?",	     "ESTABLISHED", "SYN_SENT",	   "SYN_RECV",	 "FIN_WAIT1",
+					"FIN_WAIT2", "TIME_WAIT",   "CLOSE",	   "CLOSE_WAIT", "LAST_ACK",
 					"LISTEN",    "CLOSING",	    "NEW_SYN_RECV"};
 	return s < sizeof(n) / sizeof(n[0]) ? n[s] : "?";
 }
@@ -311,12 +312,14 @@ static int tcp_state(int fd, int cfd, InetSkEntry *ie, struct cr_err *e)
 	if (ti.tcpi_state == TCP_LISTEN) {
 		ie->backlog = ti.tcpi_sacked, ie->has_backlog = 1;
 		if (ti.tcpi_unacked)
-			pr_warn("fd %d: listening socket with %u connections not accepted yet: they are lost\n",
-				fd, ti.tcpi_unacked);
+			pr_warn(
+			    "fd %d: listening socket with %u connections not accepted yet: they are lost\n",
+			    fd, ti.tcpi_unacked);
 		return 0;
 	}
 	if (ti.tcpi_state != TCP_CLOSE && ti.tcpi_state != TCP_ESTABLISHED)
-		return cr_fail(e, "TCP connection in state %s is not supported", tcp_state_name(ti.tcpi_state));
+		return cr_fail(e, "TCP connection in state %s is not supported",
+			       tcp_state_name(ti.tcpi_state));
 	return 0;
 }
 
@@ -442,7 +445,8 @@ void dump_sk_finish(struct dump_ctx *c, enum dump_sk_end how)
 	}
 	if (s->nrepair)
 		pr_info("%zu TCP connections of task %d %s\n", s->nrepair, c->pid,
-			how == DUMP_SK_RESUME ? "left repair mode" : "stay in repair mode until the task is gone");
+			how == DUMP_SK_RESUME ? "left repair mode"
+					      : "stay in repair mode until the task is gone");
 	if (how == DUMP_SK_RESUME && s->netlock) {
 		struct cr_err e2 = {0};
 		if (net_unlock(s->netlock, &e2))

@@ -38,16 +38,20 @@ static int check_addr(const ProtobufCBinaryData *a, bool has, uint32_t family)
 int rst_sk_check(const FileEntry *f, struct cr_err *e)
 {
 	if (f->kind == FILE_KIND__FILE_NETLINKSK)
-		return f->netlink_sk ? 0 : cr_fail_errno(e, EBADMSG, "file id %u: no netlink socket entry", f->id);
+		return f->netlink_sk
+			   ? 0
+			   : cr_fail_errno(e, EBADMSG, "file id %u: no netlink socket entry", f->id);
 	if (f->kind == FILE_KIND__FILE_PACKETSK)
-		return f->packet_sk ? 0 : cr_fail_errno(e, EBADMSG, "file id %u: no packet socket entry", f->id);
+		return f->packet_sk ? 0
+				    : cr_fail_errno(e, EBADMSG, "file id %u: no packet socket entry", f->id);
 	const InetSkEntry *ie = f->inet_sk;
 	if (!ie || (ie->family != AF_INET && ie->family != AF_INET6) ||
 	    check_addr(&ie->src_addr, ie->has_src_addr, ie->family) ||
 	    check_addr(&ie->dst_addr, ie->has_dst_addr, ie->family))
 		return cr_fail_errno(e, EBADMSG, "file id %u: bad inet socket entry", f->id);
 	if (ie->protocol == IPPROTO_TCP && ie->state == TCP_ESTABLISHED && (!ie->tcp || !ie->has_dst_addr))
-		return cr_fail_errno(e, EBADMSG, "file id %u: established TCP socket without its stream", f->id);
+		return cr_fail_errno(e, EBADMSG, "file id %u: established TCP socket without its stream",
+				     f->id);
 	for (size_t i = 0; i < ie->n_opts; i++)
 		if (!ie->opts[i]->has_level || !ie->opts[i]->has_name)
 			return cr_fail_errno(e, EBADMSG, "file id %u: bad socket option", f->id);
@@ -103,8 +107,8 @@ static int inet_setup(int sk, const InetSkEntry *ie, char *msg, size_t len)
 	if (rst_sk_opts(sk, ie->opts, ie->n_opts, msg, len))
 		return -1;
 	if (established_tcp(ie))
-		return tcp_repair_restore(sk, ie, (struct sockaddr *)&src, slen, (struct sockaddr *)&dst, dlen,
-					  msg, len);
+		return tcp_repair_restore(sk, ie, (struct sockaddr *)&src, slen, (struct sockaddr *)&dst,
+					  dlen, msg, len);
 	if (ie->has_src_addr && bind(sk, (struct sockaddr *)&src, slen))
 		return sk_errmsg(msg, len, "bind to port %u", ie->src_port);
 	if (ie->protocol == IPPROTO_TCP && ie->state == TCP_LISTEN) {

@@ -25,22 +25,28 @@ struct nlpkt_opt {
 };
 
 static const struct nlpkt_opt nl_opts[] = {
-    {SOL_SOCKET, SO_SNDBUF},	       {SOL_SOCKET, SO_RCVBUF},		 {SOL_SOCKET, SO_PASSCRED},
-    {SOL_NETLINK, NETLINK_PKTINFO},    {SOL_NETLINK, NETLINK_BROADCAST_ERROR}, {SOL_NETLINK, NETLINK_NO_ENOBUFS},
-    {SOL_NETLINK, NETLINK_CAP_ACK},    {SOL_NETLINK, NETLINK_EXT_ACK},	 {SOL_NETLINK, NETLINK_GET_STRICT_CHK},
+    {SOL_SOCKET, SO_SNDBUF},
+    {SOL_SOCKET, SO_RCVBUF},
+    {SOL_SOCKET, SO_PASSCRED},
+    {SOL_NETLINK, NETLINK_PKTINFO},
+    {SOL_NETLINK, NETLINK_BROADCAST_ERROR},
+    {SOL_NETLINK, NETLINK_NO_ENOBUFS},
+    {SOL_NETLINK, NETLINK_CAP_ACK},
+    {SOL_NETLINK, NETLINK_EXT_ACK},
+    {SOL_NETLINK, NETLINK_GET_STRICT_CHK},
     {SOL_NETLINK, NETLINK_LISTEN_ALL_NSID},
 };
 
 static const struct nlpkt_opt pkt_opts[] = {
-    {SOL_SOCKET, SO_SNDBUF},	  {SOL_SOCKET, SO_RCVBUF},	{SOL_SOCKET, SO_PRIORITY},
-    {SOL_SOCKET, SO_MARK},	  {SOL_PACKET, PACKET_AUXDATA}, {SOL_PACKET, PACKET_ORIGDEV},
-    {SOL_PACKET, PACKET_VNET_HDR}, {SOL_PACKET, PACKET_VERSION}, {SOL_PACKET, PACKET_RESERVE},
+    {SOL_SOCKET, SO_SNDBUF},	    {SOL_SOCKET, SO_RCVBUF},	       {SOL_SOCKET, SO_PRIORITY},
+    {SOL_SOCKET, SO_MARK},	    {SOL_PACKET, PACKET_AUXDATA},      {SOL_PACKET, PACKET_ORIGDEV},
+    {SOL_PACKET, PACKET_VNET_HDR},  {SOL_PACKET, PACKET_VERSION},      {SOL_PACKET, PACKET_RESERVE},
     {SOL_PACKET, PACKET_TIMESTAMP}, {SOL_PACKET, PACKET_QDISC_BYPASS},
 };
 
 /* Options of cfd that differ from a fresh socket of its kind (ints only). */
-static int opts(int cfd, int dom, int type, int proto, const struct nlpkt_opt *t, size_t nt, SkOptEntry ***out,
-		size_t *n, struct cr_err *e)
+static int opts(int cfd, int dom, int type, int proto, const struct nlpkt_opt *t, size_t nt,
+		SkOptEntry ***out, size_t *n, struct cr_err *e)
 {
 	SkOptEntry **list = calloc(nt, sizeof(*list));
 	if (!list)
@@ -117,7 +123,8 @@ int dump_sk_netlink(int cfd, int type, int proto, uint32_t fl, FileEntry *fe, st
 			if (groups[w] & (1u << b))
 				ne->groups[ne->n_groups++] = (uint32_t)(w * 32 + b + 1);
 	size_t n = 0;
-	if (opts(cfd, AF_NETLINK, type, proto, nl_opts, sizeof(nl_opts) / sizeof(nl_opts[0]), &ne->opts, &n, e))
+	if (opts(cfd, AF_NETLINK, type, proto, nl_opts, sizeof(nl_opts) / sizeof(nl_opts[0]), &ne->opts, &n,
+		 e))
 		return -1;
 	ne->n_opts = n;
 	pr_debug("netlink socket proto %d port id %u, %zu groups\n", proto, a.nl_pid, ne->n_groups);
@@ -137,12 +144,13 @@ int dump_sk_packet(int cfd, int type, int proto, uint32_t fl, FileEntry *fe, str
 	if (getsockname(cfd, (struct sockaddr *)&a, &l))
 		return cr_fail_sys(e, "packet getsockname");
 	pe->type = (uint32_t)type, pe->has_type = 1;
-	/* SO_PROTOCOL of a packet socket is the protocol in network byte order, as socket() takes it */
-	pe->protocol = (uint32_t)proto, pe->has_protocol = 1;
+	/* the bound protocol, network byte order as socket() takes it (SO_PROTOCOL says 0) */
+	pe->protocol = a.sll_protocol ? a.sll_protocol : (uint32_t)proto, pe->has_protocol = 1;
 	pe->flags = fl & ~(uint32_t)O_CLOEXEC, pe->has_flags = 1;
 	pe->ifindex = a.sll_ifindex, pe->has_ifindex = 1;
 	size_t n = 0;
-	if (opts(cfd, AF_PACKET, type, proto, pkt_opts, sizeof(pkt_opts) / sizeof(pkt_opts[0]), &pe->opts, &n, e))
+	if (opts(cfd, AF_PACKET, type, proto, pkt_opts, sizeof(pkt_opts) / sizeof(pkt_opts[0]), &pe->opts, &n,
+		 e))
 		return -1;
 	pe->n_opts = n;
 	return 0;
@@ -171,7 +179,8 @@ static int nl_open(const NetlinkSkEntry *ne, char *msg, size_t len)
 		}
 	}
 	if (ne->has_dst_portid) {
-		struct sockaddr_nl a = {.nl_family = AF_NETLINK, .nl_pid = ne->dst_portid, .nl_groups = ne->dst_group};
+		struct sockaddr_nl a = {
+		    .nl_family = AF_NETLINK, .nl_pid = ne->dst_portid, .nl_groups = ne->dst_group};
 		if (connect(sk, (struct sockaddr *)&a, sizeof(a))) {
 			sk_errmsg(msg, len, "netlink connect");
 			goto fail;

@@ -105,20 +105,23 @@ static int net_lock(const struct cr_opts *o, const InetSkEntry *ie, char **lock,
 		return *lock ? 0 : cr_fail_errno(e, ENOMEM, "out of memory");
 	}
 	if (strcmp(m, "nftables"))
-		return cr_fail_errno(e, ENOTSUP, "network lock method %s is not supported (nftables, skip)", m);
+		return cr_fail_errno(e, ENOTSUP, "network lock method %s is not supported (nftables, skip)",
+				     m);
 	char src[INET6_ADDRSTRLEN], dst[INET6_ADDRSTRLEN], table[32], script[1024];
 	bool v4s, v4d;
-	if (!addr_str(&ie->src_addr, &v4s, src, sizeof(src)) || !addr_str(&ie->dst_addr, &v4d, dst, sizeof(dst)))
+	if (!addr_str(&ie->src_addr, &v4s, src, sizeof(src)) ||
+	    !addr_str(&ie->dst_addr, &v4d, dst, sizeof(dst)))
 		return cr_fail_errno(e, EINVAL, "network lock: bad connection address");
 	const char *ip = v4s ? "ip" : "ip6";
 	snprintf(table, sizeof(table), "crshim_%d", o->pid);
-	snprintf(script, sizeof(script),
-		 "add table inet %1$s\n"
-		 "add chain inet %1$s in { type filter hook input priority -300 ; }\n"
-		 "add chain inet %1$s out { type filter hook output priority -300 ; }\n"
-		 "add rule inet %1$s in %2$s saddr %4$s %2$s daddr %3$s tcp sport %6$u tcp dport %5$u drop\n"
-		 "add rule inet %1$s out %2$s saddr %3$s %2$s daddr %4$s tcp sport %5$u tcp dport %6$u drop\n",
-		 table, ip, src, dst, ie->src_port, ie->dst_port);
+	snprintf(
+	    script, sizeof(script),
+	    "add table inet %1$s\n"
+	    "add chain inet %1$s in { type filter hook input priority -300 ; }\n"
+	    "add chain inet %1$s out { type filter hook output priority -300 ; }\n"
+	    "add rule inet %1$s in %2$s saddr %4$s %2$s daddr %3$s tcp sport %6$u tcp dport %5$u drop\n"
+	    "add rule inet %1$s out %2$s saddr %3$s %2$s daddr %4$s tcp sport %5$u tcp dport %6$u drop\n",
+	    table, ip, src, dst, ie->src_port, ie->dst_port);
 	if (run_nft(script, e))
 		return -1;
 	pr_info("network lock: %s %s:%u <-> %s:%u dropped (nft table inet %s)\n", ip, src, ie->src_port, dst,

@@ -234,7 +234,8 @@ static int parse_one(struct shim_cmd *c, int opt, int idx, int argc, char **argv
 		return 0;
 	case OPT_NETLOCK:
 		if (strcmp(optarg, "nftables") && strcmp(optarg, "skip"))
-			return fail(msg, len, "--network-lock %s: nftables or skip (iptables is not supported)",
+			return fail(msg, len,
+				    "--network-lock %s: nftables or skip (iptables is not supported)",
 				    optarg);
 		o->network_lock = optarg;
 		return 0;

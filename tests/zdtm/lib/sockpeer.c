@@ -63,7 +63,8 @@ static void serve(int lfd, uint64_t pause_at, const char *gofile)
 			break;
 		for (ssize_t i = 0; i < n; i++)
 			if (buf[i] != sockpeer_pat(off + (uint64_t)i)) {
-				snprintf(msg, sizeof(msg), "BAD %llu\n", (unsigned long long)(off + (uint64_t)i));
+				snprintf(msg, sizeof(msg), "BAD %llu\n",
+					 (unsigned long long)(off + (uint64_t)i));
 				write_all(c, msg, strlen(msg));
 				_exit(4);
 			}
