@@ -79,7 +79,17 @@ int dump_sk_domain(struct dump_ctx *c, int fd, struct cr_err *e)
 
 /* ---------------------------------------------------------------- options */
 
-enum { O_ALL = 0, O_V4 = 1, O_V6 = 2, O_TCP = 4, O_UDP = 8, O_NOEST = 16, O_ICMP = 32, O_ICMP6 = 64 };
+enum {
+	O_ALL = 0,
+	O_V4 = 1,
+	O_V6 = 2,
+	O_TCP = 4,
+	O_UDP = 8,
+	O_NOEST = 16,
+	O_ICMP = 32,
+	O_ICMP6 = 64,
+	O_NOSTREAM = 128
+};
 
 struct sk_optdef {
 	int level, name, only;
@@ -107,8 +117,8 @@ static const struct sk_optdef optdefs[] = {
     {SOL_SOCKET, SO_RCVBUF, 0},
     {IPPROTO_IP, IP_TOS, O_V4},
     {IPPROTO_IP, IP_TTL, O_V4},
-    {IPPROTO_IP, IP_MULTICAST_TTL, O_V4},
-    {IPPROTO_IP, IP_MULTICAST_LOOP, O_V4},
+    {IPPROTO_IP, IP_MULTICAST_TTL, O_V4 | O_NOSTREAM},
+    {IPPROTO_IP, IP_MULTICAST_LOOP, O_V4 | O_NOSTREAM},
     {IPPROTO_IP, IP_MULTICAST_ALL, O_V4},
     {IPPROTO_IP, IP_RECVERR, O_V4},
     {IPPROTO_IP, IP_PKTINFO, O_V4},
@@ -124,8 +134,8 @@ static const struct sk_optdef optdefs[] = {
     {IPPROTO_IP, IP_RECVORIGDSTADDR, O_V4},
     {IPPROTO_IPV6, IPV6_V6ONLY, O_V6},
     {IPPROTO_IPV6, IPV6_UNICAST_HOPS, O_V6},
-    {IPPROTO_IPV6, IPV6_MULTICAST_HOPS, O_V6},
-    {IPPROTO_IPV6, IPV6_MULTICAST_LOOP, O_V6},
+    {IPPROTO_IPV6, IPV6_MULTICAST_HOPS, O_V6 | O_NOSTREAM},
+    {IPPROTO_IPV6, IPV6_MULTICAST_LOOP, O_V6 | O_NOSTREAM},
     {IPPROTO_IPV6, IPV6_RECVPKTINFO, O_V6},
     {IPPROTO_IPV6, IPV6_RECVHOPLIMIT, O_V6},
     {IPPROTO_IPV6, IPV6_RECVTCLASS, O_V6},
@@ -170,6 +180,8 @@ static bool opt_applies(const struct sk_optdef *d, int family, int type, int pro
 	if ((o & O_UDP) && proto != IPPROTO_UDP)
 		return false;
 	if ((o & O_NOEST) && est)
+		return false;
+	if ((o & O_NOSTREAM) && type == SOCK_STREAM) /* set by accept() from the SYN, not settable */
 		return false;
 	if ((o & O_ICMP) && (type != SOCK_RAW || proto != IPPROTO_ICMP))
 		return false;
