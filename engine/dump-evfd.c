@@ -9,7 +9,9 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <time.h>
+#include <dirent.h>
 #include <unistd.h>
+#include <linux/kcmp.h>
 
 #include "cleanup.h"
 #include "dump.h"
@@ -178,7 +180,7 @@ static bool is(const char *link, const char *p)
 	return !strncmp(link, p, strlen(p));
 }
 
-int dump_evfd_fill(struct dump_ctx *c, const struct evfd_src *s, FileEntry *fe, struct cr_err *e)
+static int fill_kind(struct dump_ctx *c, const struct evfd_src *s, FileEntry *fe, struct cr_err *e)
 {
 	const char *l = s->link;
 	if (dump_memfd_is(l, s->st))
@@ -203,6 +205,66 @@ int dump_evfd_fill(struct dump_ctx *c, const struct evfd_src *s, FileEntry *fe, 
 	if (tim)
 		return fill_timerfd(s, txt, fe, e);
 	return fill_pidfd(c, s, txt, fe, e);
+}
+
+/* An fd of process pid with the same open file description as s (and the same link); -1 if none. */
+static int same_file(pid_t pid, const struct evfd_src *s)
+{
+	char path[48];
+	snprintf(path, sizeof(path), "/proc/%d/fd", pid);
+	__cleanup_closedir DIR *d = opendir(path);
+	struct dirent *de;
+	while (d && (de = readdir(d))) {
+		char name[300], link[512];
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(name, sizeof(name), "/proc/%d/fd/%s", pid, de->d_name);
+		ssize_t n = readlink(name, link, sizeof(link) - 1);
+		if (n <= 0)
+			continue;
+		link[n] = '\0';
+		int fd = atoi(de->d_name);
+		if (!strcmp(link, s->link) && syscall(SYS_kcmp, pid, s->pid, KCMP_FILE, fd, s->fd) == 0)
+			return fd;
+	}
+	return -1;
+}
+
+#define SET_SHARED(m, p, f)                                                                                  \
+	((m)->shared_pid = (p), (m)->has_shared_pid = 1, (m)->shared_fd = (f), (m)->has_shared_fd = 1)
+
+/* The same open file description held by a process before this one in the tree: restore makes it once
+ * (in crshim) and hands it to each holder. Epoll sets and pidfds are made by each holder. */
+static void mark_shared(const struct dump_ctx *c, const struct evfd_src *s, FileEntry *fe)
+{
+	for (size_t i = 0; i < c->ntree && c->tree[i].pid != c->pid; i++) {
+		pid_t p = c->tree[i].pid;
+		int fd = c->tree[i].zombie ? -1 : same_file(p, s);
+		if (fd < 0)
+			continue;
+		pr_debug("fd %d: the same file as fd %d of task %d\n", s->fd, fd, p);
+		if (fe->eventfd)
+			SET_SHARED(fe->eventfd, p, fd);
+		else if (fe->signalfd)
+			SET_SHARED(fe->signalfd, p, fd);
+		else if (fe->timerfd)
+			SET_SHARED(fe->timerfd, p, fd);
+		else if (fe->memfd)
+			SET_SHARED(fe->memfd, p, fd);
+		else if (fe->inotify)
+			SET_SHARED(fe->inotify, p, fd);
+		else if (fe->fanotify)
+			SET_SHARED(fe->fanotify, p, fd);
+		return;
+	}
+}
+
+int dump_evfd_fill(struct dump_ctx *c, const struct evfd_src *s, FileEntry *fe, struct cr_err *e)
+{
+	int r = fill_kind(c, s, fe, e);
+	if (r == 0 && c->ntree > 1)
+		mark_shared(c, s, fe);
+	return r;
 }
 
 #define FREE_SUB(x)                                                                                          \

@@ -60,8 +60,11 @@ int rst_evfd_check(const struct rst_task *t, const FileEntry *f, const FdinfoEnt
 /* Child: make the event fd of f at fi->fd (not epoll; helpers >= lo). Errors as text. */
 int rst_evfd_open(struct rst_task *t, int lo, const FileEntry *f, const FdinfoEntry *fi, char *msg,
 		  size_t len);
-int rst_inotify_open(const FileEntry *f, const FdinfoEntry *fi, char *msg, size_t len);
-int rst_fanotify_open(const FileEntry *f, const FdinfoEntry *fi, char *msg, size_t len);
+/* A new inotify / fanotify instance / memfd for f (close-on-exec, status flags set), -1 on error. */
+int rst_inotify_make(const FileEntry *f, char *msg, size_t len);
+int rst_fanotify_make(const FileEntry *f, char *msg, size_t len);
+int rst_memfd_make(const FileEntry *f, char *msg, size_t len);
+/* Child: the memfd of f at fi->fd (several opens of one memfd share it). rst_memfd_done: all placed. */
 int rst_memfd_open(struct rst_task *t, int lo, const FileEntry *f, const FdinfoEntry *fi, char *msg,
 		   size_t len);
 void rst_memfd_done(void);
@@ -69,6 +72,11 @@ void rst_memfd_done(void);
 int rst_epoll_create(const FileEntry *f, const FdinfoEntry *fi, char *msg, size_t len);
 int rst_epoll_fill(struct rst_task *t, int lo, const FileEntry *f, const FdinfoEntry *fi, char *msg,
 		   size_t len);
+/* Parent, once every process is loaded: an event fd held by several processes of the tree (eventfd,
+ * signalfd, timerfd, memfd, inotify, fanotify) is made once here and becomes FILE_INHERIT in each, as
+ * shared pipes are; rst_evfd_share_done closes crshim's copies once the tree is created. */
+int rst_evfd_share(struct rst_task *ts, size_t n, struct cr_err *e);
+void rst_evfd_share_done(void);
 /* Parent, once every process of the tree has its fds (stopped in the blob): targets in other processes. */
 int rst_epoll_tree(struct rst_task *ts, size_t n, struct cr_err *e);
 

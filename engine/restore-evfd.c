@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/ioctl.h>
@@ -17,6 +18,7 @@
 
 #include "cleanup.h"
 #include "evfd.h"
+#include "log.h"
 #include "restore.h"
 
 #ifndef TFD_IOC_SET_TICKS
@@ -102,24 +104,37 @@ static int set_fl(int fd, uint32_t flags, char *msg, size_t len)
 	return 0;
 }
 
-static int open_eventfd(const FileEntry *f, const FdinfoEntry *fi, char *msg, size_t len)
+/* fd with the status flags of the image; -1 (and fd closed) on error */
+static int with_fl(int fd, uint32_t flags, char *msg, size_t len)
 {
-	const EventfdEntry *ev = f->eventfd;
-	int fd = eventfd(0, ev->semaphore ? EFD_SEMAPHORE : 0);
-	if (fd < 0)
-		return emsg(msg, len, "fd %d: eventfd", fi->fd);
-	if (ev->counter && write(fd, &ev->counter, sizeof(ev->counter)) != sizeof(ev->counter))
-		return emsg(msg, len, "fd %d: eventfd counter %llu", fi->fd, (unsigned long long)ev->counter);
-	return place(fd, fi, msg, len) || set_fl(fi->fd, ev->flags, msg, len);
+	if (set_fl(fd, flags, msg, len)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
 }
 
-static int open_signalfd(const FileEntry *f, const FdinfoEntry *fi, char *msg, size_t len)
+static int make_eventfd(const FileEntry *f, char *msg, size_t len)
+{
+	const EventfdEntry *ev = f->eventfd;
+	int fd = eventfd(0, EFD_CLOEXEC | (ev->semaphore ? EFD_SEMAPHORE : 0));
+	if (fd < 0)
+		return emsg(msg, len, "eventfd");
+	if (ev->counter && write(fd, &ev->counter, sizeof(ev->counter)) != sizeof(ev->counter)) {
+		emsg(msg, len, "eventfd counter %llu", (unsigned long long)ev->counter);
+		close(fd);
+		return -1;
+	}
+	return with_fl(fd, ev->flags, msg, len);
+}
+
+static int make_signalfd(const FileEntry *f, char *msg, size_t len)
 {
 	uint64_t mask = f->signalfd->sigmask;
-	int fd = (int)syscall(SYS_signalfd4, -1, &mask, sizeof(mask), 0);
+	int fd = (int)syscall(SYS_signalfd4, -1, &mask, sizeof(mask), O_CLOEXEC);
 	if (fd < 0)
-		return emsg(msg, len, "fd %d: signalfd mask %#llx", fi->fd, (unsigned long long)mask);
-	return place(fd, fi, msg, len) || set_fl(fi->fd, f->signalfd->flags, msg, len);
+		return emsg(msg, len, "signalfd mask %#llx", (unsigned long long)mask);
+	return with_fl(fd, f->signalfd->flags, msg, len);
 }
 
 static int64_t ts_ns(uint64_t s, uint64_t ns)
@@ -158,20 +173,44 @@ static int arm_timer(int fd, const TimerfdEntry *tf, char *msg, size_t len)
 	return 0;
 }
 
-static int open_timerfd(const FileEntry *f, const FdinfoEntry *fi, char *msg, size_t len)
+static int make_timerfd(const FileEntry *f, char *msg, size_t len)
 {
 	const TimerfdEntry *tf = f->timerfd;
-	int fd = timerfd_create(tf->clockid, 0);
+	int fd = timerfd_create(tf->clockid, TFD_CLOEXEC);
 	if (fd < 0)
-		return emsg(msg, len, "fd %d: timerfd_create clock %d", fi->fd, tf->clockid);
-	if (place(fd, fi, msg, len) || arm_timer(fi->fd, tf, msg, len))
+		return emsg(msg, len, "timerfd_create clock %d", tf->clockid);
+	if (arm_timer(fd, tf, msg, len)) {
+		close(fd);
 		return -1;
+	}
 	/* expirations not read yet: best effort (needs CONFIG_CHECKPOINT_RESTORE) */
 	if (tf->ticks) {
 		uint64_t ticks = tf->ticks;
-		ioctl(fi->fd, TFD_IOC_SET_TICKS, &ticks);
+		ioctl(fd, TFD_IOC_SET_TICKS, &ticks);
 	}
-	return set_fl(fi->fd, tf->flags, msg, len);
+	return with_fl(fd, tf->flags, msg, len);
+}
+
+/* A new file of an event fd kind that crshim can make for several processes (not epoll, pidfd). */
+static int make_file(const FileEntry *f, char *msg, size_t len)
+{
+	switch (f->kind) {
+	case FILE_KIND__FILE_EVENTFD:
+		return make_eventfd(f, msg, len);
+	case FILE_KIND__FILE_SIGNALFD:
+		return make_signalfd(f, msg, len);
+	case FILE_KIND__FILE_TIMERFD:
+		return make_timerfd(f, msg, len);
+	case FILE_KIND__FILE_INOTIFY:
+		return rst_inotify_make(f, msg, len);
+	case FILE_KIND__FILE_FANOTIFY:
+		return rst_fanotify_make(f, msg, len);
+	case FILE_KIND__FILE_MEMFD:
+		return rst_memfd_make(f, msg, len);
+	default:
+		errno = 0;
+		return emsg(msg, len, "file kind %d cannot be made here", f->kind);
+	}
 }
 
 /* A pidfd of a process that had exited and was reaped: one of a child that is gone. */
@@ -213,23 +252,134 @@ static int open_pidfd(const FileEntry *f, const FdinfoEntry *fi, char *msg, size
 int rst_evfd_open(struct rst_task *t, int lo, const FileEntry *f, const FdinfoEntry *fi, char *msg,
 		  size_t len)
 {
+	if (f->kind == FILE_KIND__FILE_PIDFD)
+		return open_pidfd(f, fi, msg, len);
+	if (f->kind == FILE_KIND__FILE_MEMFD)
+		return rst_memfd_open(t, lo, f, fi, msg, len);
+	int fd = make_file(f, msg, len);
+	if (fd < 0) {
+		char why[512];
+		snprintf(why, sizeof(why), "%s", msg);
+		snprintf(msg, len, "fd %d: %s", fi->fd, why);
+		return -1;
+	}
+	return place(fd, fi, msg, len);
+}
+
+/* ---------------------------------------------------------------- parent: files held by several processes */
+
+static int *shared_fds;
+static size_t nr_shared_fds;
+
+static bool shared_of(const FileEntry *f, pid_t *pid, int *fd)
+{
+	int32_t p = 0, d = -1;
+	bool has = false;
+#define SH(m)                                                                                                \
+	(has = (m) && (m)->has_shared_pid && (m)->has_shared_fd, p = has ? (m)->shared_pid : 0,              \
+	 d = has ? (m)->shared_fd : -1)
 	switch (f->kind) {
 	case FILE_KIND__FILE_EVENTFD:
-		return open_eventfd(f, fi, msg, len);
+		SH(f->eventfd);
+		break;
 	case FILE_KIND__FILE_SIGNALFD:
-		return open_signalfd(f, fi, msg, len);
+		SH(f->signalfd);
+		break;
 	case FILE_KIND__FILE_TIMERFD:
-		return open_timerfd(f, fi, msg, len);
-	case FILE_KIND__FILE_PIDFD:
-		return open_pidfd(f, fi, msg, len);
-	case FILE_KIND__FILE_INOTIFY:
-		return rst_inotify_open(f, fi, msg, len);
-	case FILE_KIND__FILE_FANOTIFY:
-		return rst_fanotify_open(f, fi, msg, len);
+		SH(f->timerfd);
+		break;
 	case FILE_KIND__FILE_MEMFD:
-		return rst_memfd_open(t, lo, f, fi, msg, len);
+		SH(f->memfd);
+		break;
+	case FILE_KIND__FILE_INOTIFY:
+		SH(f->inotify);
+		break;
+	case FILE_KIND__FILE_FANOTIFY:
+		SH(f->fanotify);
+		break;
 	default:
-		errno = 0;
-		return emsg(msg, len, "fd %d: file kind %d is not an event fd", fi->fd, f->kind);
+		break;
 	}
+#undef SH
+	*pid = p, *fd = d;
+	return has;
+}
+
+/* The file entry of fd in task pid of the tree, NULL if there is none. */
+static FileEntry *entry_of(struct rst_task *ts, size_t n, pid_t pid, int fd)
+{
+	for (size_t k = 0; k < n; k++) {
+		if (ts[k].pid != pid)
+			continue;
+		for (size_t i = 0; i < ts[k].nr_fdinfo; i++)
+			if (ts[k].fdinfo[i]->fd == fd)
+				return (FileEntry *)rst_file_by_id(&ts[k], ts[k].fdinfo[i]->id);
+	}
+	return NULL;
+}
+
+static int to_inherit(FileEntry *f, int fd, pid_t pid, int hfd, struct cr_err *e)
+{
+	char desc[64];
+	snprintf(desc, sizeof(desc), "event fd %d of task %d", hfd, pid);
+	char *d = strdup(desc);
+	if (!d)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	free(f->inherit_desc);
+	f->inherit_desc = d;
+	f->kind = FILE_KIND__FILE_INHERIT;
+	f->inherit_fd = fd, f->has_inherit_fd = 1;
+	return 0;
+}
+
+/* Make the file of the holder h (fd hfd of task hpid) here, once; h becomes FILE_INHERIT of it. */
+static int make_holder(FileEntry *h, pid_t hpid, int hfd, struct cr_err *e)
+{
+	char msg[512] = "";
+	if (h->kind == FILE_KIND__FILE_INHERIT)
+		return h->inherit_fd;
+	int *n = realloc(shared_fds, (nr_shared_fds + 1) * sizeof(*n));
+	if (!n)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	shared_fds = n;
+	int fd = make_file(h, msg, sizeof(msg));
+	if (fd < 0)
+		return cr_fail(e, "task %d fd %d (held by several processes): %s", hpid, hfd, msg);
+	shared_fds[nr_shared_fds++] = fd;
+	pr_info("task %d fd %d (file kind %d) is held by several processes: made once (fd %d)\n", hpid, hfd,
+		h->kind, fd);
+	if (to_inherit(h, fd, hpid, hfd, e))
+		return -1;
+	return fd;
+}
+
+int rst_evfd_share(struct rst_task *ts, size_t n, struct cr_err *e)
+{
+	for (size_t k = 0; k < n && n > 1; k++)
+		for (size_t i = 0; i < ts[k].nr_files; i++) {
+			FileEntry *f = ts[k].files[i];
+			pid_t hpid;
+			int hfd;
+			if (!shared_of(f, &hpid, &hfd))
+				continue;
+			FileEntry *h = entry_of(ts, n, hpid, hfd);
+			if (!h || (h->kind != f->kind && h->kind != FILE_KIND__FILE_INHERIT))
+				return cr_fail_errno(e, EBADMSG,
+						     "task %d: file id %u is shared with fd %d of task %d, "
+						     "which the images lack",
+						     ts[k].pid, f->id, hfd, hpid);
+			int fd = make_holder(h, hpid, hfd, e);
+			if (fd < 0 || to_inherit(f, fd, hpid, hfd, e))
+				return -1;
+		}
+	return 0;
+}
+
+void rst_evfd_share_done(void)
+{
+	for (size_t i = 0; i < nr_shared_fds; i++)
+		close(shared_fds[i]);
+	free(shared_fds);
+	shared_fds = NULL;
+	nr_shared_fds = 0;
 }

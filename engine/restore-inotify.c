@@ -30,16 +30,15 @@ static int emsg(char *msg, size_t len, const char *fmt, ...)
 	return -1;
 }
 
-static int place(int fd, const FdinfoEntry *fi, uint32_t flags, char *msg, size_t len)
+/* fd with the image's status flags; -1 (fd closed) on error */
+static int with_fl(int fd, uint32_t flags, char *msg, size_t len)
 {
-	if (fd != fi->fd) {
-		if (dup2(fd, fi->fd) < 0)
-			return emsg(msg, len, "fd %d: dup2", fi->fd);
+	if (fcntl(fd, F_SETFL, (int)(flags & ~(uint32_t)O_ACCMODE)) < 0) {
+		emsg(msg, len, "set flags %#o", flags);
 		close(fd);
+		return -1;
 	}
-	if (fcntl(fi->fd, F_SETFL, (int)(flags & ~(uint32_t)O_ACCMODE)) < 0)
-		return emsg(msg, len, "fd %d: set flags %#o", fi->fd, flags);
-	return 0;
+	return fd;
 }
 
 static int add_watch(int ifd, const InotifyWdEntry *w, char *msg, size_t len)
@@ -67,27 +66,31 @@ static int cmp_wd(const void *a, const void *b)
 	return (x->wd > y->wd) - (x->wd < y->wd);
 }
 
-int rst_inotify_open(const FileEntry *f, const FdinfoEntry *fi, char *msg, size_t len)
+int rst_inotify_make(const FileEntry *f, char *msg, size_t len)
 {
 	const InotifyEntry *in = f->inotify;
-	int ifd = inotify_init1(IN_NONBLOCK);
+	int ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
 	if (ifd < 0)
-		return emsg(msg, len, "fd %d: inotify_init1", fi->fd);
+		return emsg(msg, len, "inotify_init1");
 	InotifyWdEntry **w = calloc(in->n_wd + 1, sizeof(*w));
-	if (!w)
-		return emsg(msg, len, "fd %d: inotify watches", fi->fd);
-	memcpy(w, in->wd, in->n_wd * sizeof(*w));
+	if (!w) {
+		close(ifd);
+		return emsg(msg, len, "inotify watches");
+	}
+	if (in->n_wd)
+		memcpy(w, in->wd, in->n_wd * sizeof(*w));
 	qsort(w, in->n_wd, sizeof(*w), cmp_wd);
 	for (size_t i = 0; i < in->n_wd; i++)
 		if (add_watch(ifd, w[i], msg, len)) {
 			free(w);
+			close(ifd);
 			return -1;
 		}
 	free(w);
 	char buf[4096];
 	while (read(ifd, buf, sizeof(buf)) > 0) /* the IN_IGNORED events of the moves */
 		;
-	return place(ifd, fi, in->flags, msg, len);
+	return with_fl(ifd, in->flags, msg, len);
 }
 
 static int mark_type(uint32_t type)
@@ -108,15 +111,17 @@ static int add_mark(int ffd, const FanotifyMarkEntry *m, char *msg, size_t len)
 	return 0;
 }
 
-int rst_fanotify_open(const FileEntry *f, const FdinfoEntry *fi, char *msg, size_t len)
+int rst_fanotify_make(const FileEntry *f, char *msg, size_t len)
 {
 	const FanotifyEntry *fa = f->fanotify;
-	int ffd = fanotify_init(fa->init_flags & ~(uint32_t)FAN_CLOEXEC, fa->event_flags);
+	int ffd = fanotify_init(fa->init_flags, fa->event_flags); /* FAN_CLOEXEC as it was: fdinfo shows it */
 	if (ffd < 0)
-		return emsg(msg, len, "fd %d: fanotify_init flags %#x event flags %#x", fi->fd,
-			    fa->init_flags, fa->event_flags);
+		return emsg(msg, len, "fanotify_init flags %#x event flags %#x", fa->init_flags,
+			    fa->event_flags);
 	for (size_t i = fa->n_mark; i-- > 0;) /* fdinfo lists the newest mark first */
-		if (add_mark(ffd, fa->mark[i], msg, len))
+		if (add_mark(ffd, fa->mark[i], msg, len)) {
+			close(ffd);
 			return -1;
-	return place(ffd, fi, fa->flags, msg, len);
+		}
+	return with_fl(ffd, fa->flags, msg, len);
 }

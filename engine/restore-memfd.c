@@ -56,20 +56,60 @@ static int write_all(int fd, const MemfdEntry *m)
 	return 0;
 }
 
-/* A new memfd with the image's name, size, contents, mode and seals; helper fd >= lo. */
-static int make(int lo, const MemfdEntry *m, const FdinfoEntry *fi, char *msg, size_t len)
+/* A new memfd (O_RDWR) with the image's name, size, contents, mode and seals; -1 on error. */
+static int make_raw(const MemfdEntry *m, char *msg, size_t len)
 {
 	unsigned flags = MFD_CLOEXEC | MFD_ALLOW_SEALING | (m->hugetlb ? MFD_HUGETLB : 0);
 	int fd = memfd_create(m->name ? m->name : "", flags);
 	if (fd < 0)
-		return emsg(msg, len, "fd %d: memfd_create %s", fi->fd, m->name);
+		return emsg(msg, len, "memfd_create %s", m->name);
+	int r = 0;
 	if (ftruncate(fd, (off_t)m->size) || write_all(fd, m))
-		return emsg(msg, len, "fd %d: memfd %s: size %llu and contents", fi->fd, m->name,
-			    (unsigned long long)m->size);
-	if (m->has_mode && fchmod(fd, m->mode & 07777))
-		return emsg(msg, len, "fd %d: memfd %s: mode %o", fi->fd, m->name, m->mode);
-	if (m->seals && fcntl(fd, F_ADD_SEALS, (int)m->seals))
-		return emsg(msg, len, "fd %d: memfd %s: seals %#x", fi->fd, m->name, m->seals);
+		r = emsg(msg, len, "memfd %s: size %llu and contents", m->name, (unsigned long long)m->size);
+	else if (m->has_mode && fchmod(fd, m->mode & 07777))
+		r = emsg(msg, len, "memfd %s: mode %o", m->name, m->mode);
+	else if (m->seals && fcntl(fd, F_ADD_SEALS, (int)m->seals))
+		r = emsg(msg, len, "memfd %s: seals %#x", m->name, m->seals);
+	if (r) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* The memfd of the image's fd: its own open file description with the image's access mode, flags and
+ * offset (a new open of the memfd held by hfd). */
+static int reopen(int hfd, const MemfdEntry *m, char *msg, size_t len)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", hfd);
+	int fd = open(path, (int)(m->flags & ~(uint32_t)OPEN_DROP_FLAGS) | O_CLOEXEC);
+	if (fd < 0)
+		return emsg(msg, len, "reopen memfd %s", m->name);
+	if (m->pos && lseek(fd, (off_t)m->pos, SEEK_SET) < 0) {
+		emsg(msg, len, "memfd %s: seek to %llu", m->name, (unsigned long long)m->pos);
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+int rst_memfd_make(const FileEntry *f, char *msg, size_t len)
+{
+	int raw = make_raw(f->memfd, msg, len);
+	if (raw < 0)
+		return -1;
+	int fd = reopen(raw, f->memfd, msg, len);
+	close(raw);
+	return fd;
+}
+
+/* make_raw, kept as a helper fd >= lo for the other opens of the same memfd. */
+static int make(int lo, const MemfdEntry *m, const FdinfoEntry *fi, char *msg, size_t len)
+{
+	int fd = make_raw(m, msg, len);
+	if (fd < 0)
+		return -1;
 	int hfd = fcntl(fd, F_DUPFD_CLOEXEC, lo);
 	int saved = errno;
 	close(fd);
@@ -97,20 +137,14 @@ int rst_memfd_open(struct rst_task *t, int lo, const FileEntry *f, const FdinfoE
 			hfd = made[i].fd;
 	if (hfd < 0 && (hfd = make(lo, m, fi, msg, len)) < 0)
 		return -1;
-	/* a description of its own, with the image's access mode and flags */
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", hfd);
-	int fd = open(path, (int)(m->flags & ~(uint32_t)OPEN_DROP_FLAGS));
+	int fd = reopen(hfd, m, msg, len);
 	if (fd < 0)
-		return emsg(msg, len, "fd %d: reopen memfd %s", fi->fd, m->name);
+		return -1;
 	if (fd != fi->fd) {
 		if (dup2(fd, fi->fd) < 0)
 			return emsg(msg, len, "fd %d: dup2", fi->fd);
 		close(fd);
 	}
-	if (m->pos && lseek(fi->fd, (off_t)m->pos, SEEK_SET) < 0)
-		return emsg(msg, len, "fd %d: memfd %s: seek to %llu", fi->fd, m->name,
-			    (unsigned long long)m->pos);
 	(void)t;
 	return 0;
 }
