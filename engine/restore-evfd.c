@@ -58,8 +58,9 @@ bool rst_evfd_kind(int kind)
 
 static bool tree_has(const struct rst_task *t, pid_t pid)
 {
-	for (size_t i = 0; i < t->ntree; i++)
-		if (t->tree[i].pid == pid)
+	const struct rst_task *root = t->ntree ? &t->tree[0] : t; /* the root reads the whole pstree first */
+	for (size_t i = 0; i < root->n_all_pst; i++)
+		if (root->all_pst[i]->pid == pid)
 			return true;
 	return t->pid == pid;
 }
@@ -74,6 +75,11 @@ int rst_evfd_check(const struct rst_task *t, const FileEntry *f, const FdinfoEnt
 	if ((size_t)f->kind >= ARRAY_SIZE(sub) || !sub[f->kind])
 		return cr_fail_errno(e, EBADMSG, "files.img: file id %u (fd %d, kind %d) has no state", f->id,
 				     fi->fd, f->kind);
+	for (size_t i = 0; f->kind == FILE_KIND__FILE_EPOLL && i < f->epoll->n_tfd; i++)
+		if (!tree_has(t, f->epoll->tfd[i]->target_pid))
+			return cr_fail_errno(e, EBADMSG,
+					     "files.img: epoll fd %d: target in task %d, not in the tree",
+					     fi->fd, f->epoll->tfd[i]->target_pid);
 	if (f->kind != FILE_KIND__FILE_PIDFD || f->pidfd->in_tree || f->pidfd->pid <= 0)
 		return 0;
 	pid_t pid = f->pidfd->pid;

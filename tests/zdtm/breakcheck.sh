@@ -31,12 +31,33 @@ CASES=(
 	"sleep_pause|g 'set \$orig_rax = -1' 'set \$rax = -4'"
 	"sleep_nanosleep|g 'set \$orig_rax = -1' 'set \$rax = 0'"
 	"sleep_sigsuspend|g 'set \$orig_rax = -1' 'set \$rax = -4'"
+	"eventfd00|g 'call (int)dup2(11, 9)'"
+	"eventfd_sem|g \"call (int)eventfd_write(\$(fdof eventfd), 4)\""
+	"signalfd00|g \"call (int)close(\$(fdof signalfd))\""
+	"timerfd00|g 'call (int)dup2(12, 10)'"
+	"pidfd00|g \"call (int)close(\$(fdof pidfd))\""
+	"epoll00|g \"call (int)close(\$(fdof eventpoll))\""
+	"epoll_closed_target|g 'call (int)close(20)'"
+	"epoll_tree|kill -KILL \$(cat /proc/\$P/task/\$P/children)"
+	"memfd00|g \"call (int)ftruncate(\$(fdof memfd:two), 0)\""
+	"inotify00|g \"call (int)inotify_rm_watch(\$(fdof inotify), 2)\""
+	"fanotify00|g \"call (int)close(\$(fdof fanotify))\""
+	"evfd_shared|g \"call (int)eventfd_write(\$(fdof eventfd), 1)\""
 )
 
 g() {
 	local a=()
 	for c in "$@"; do a+=(-ex "$c"); done
 	timeout 30 gdb -q -p "$P" -batch "${a[@]}" >/dev/null 2>&1
+}
+
+# the first fd of the test whose link contains $1
+fdof() {
+	local f
+	for f in $(ls /proc/$P/fd | sort -n); do
+		[[ $(readlink /proc/$P/fd/$f) == *"$1"* ]] && { echo "$f"; return; }
+	done
+	echo -1
 }
 
 echo "1..${#CASES[@]}"
