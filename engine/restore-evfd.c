@@ -20,6 +20,7 @@
 #include "evfd.h"
 #include "log.h"
 #include "restore.h"
+#include "shmem.h"
 
 #ifndef TFD_IOC_SET_TICKS
 #define TFD_IOC_SET_TICKS _IOW('T', 0, uint64_t)
@@ -359,13 +360,29 @@ static int make_holder(FileEntry *h, pid_t hpid, int hfd, struct cr_err *e)
 	return fd;
 }
 
+/* The first fd of file id in task t. */
+static int fd_of_id(const struct rst_task *t, uint32_t id)
+{
+	for (size_t i = 0; i < t->nr_fdinfo; i++)
+		if (t->fdinfo[i]->id == id)
+			return t->fdinfo[i]->fd;
+	return -1;
+}
+
 int rst_evfd_share(struct rst_task *ts, size_t n, struct cr_err *e)
 {
-	for (size_t k = 0; k < n && n > 1; k++)
+	for (size_t k = 0; k < n; k++)
 		for (size_t i = 0; i < ts[k].nr_files; i++) {
 			FileEntry *f = ts[k].files[i];
 			pid_t hpid;
 			int hfd;
+			bool mapped = f->kind == FILE_KIND__FILE_MEMFD && rst_shmem_fd(f->memfd->inode) >= 0;
+			if (!shared_of(f, &hpid, &hfd) &&
+			    mapped) { /* also mapped: an open of the mapped memfd */
+				if (make_holder(f, ts[k].pid, fd_of_id(&ts[k], f->id), e) < 0)
+					return -1;
+				continue;
+			}
 			if (!shared_of(f, &hpid, &hfd))
 				continue;
 			FileEntry *h = entry_of(ts, n, hpid, hfd);

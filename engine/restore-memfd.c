@@ -16,6 +16,7 @@
 
 #include "evfd.h"
 #include "restore.h"
+#include "shmem.h"
 
 #define OPEN_DROP_FLAGS (O_CREAT | O_TRUNC | O_EXCL | O_CLOEXEC)
 
@@ -96,6 +97,9 @@ static int reopen(int hfd, const MemfdEntry *m, char *msg, size_t len)
 
 int rst_memfd_make(const FileEntry *f, char *msg, size_t len)
 {
+	int shm = f->memfd->has_inode ? rst_shmem_fd(f->memfd->inode) : -1;
+	if (shm >= 0) /* also mapped: the object restore-shmem.c made, with its contents */
+		return reopen(shm, f->memfd, msg, len);
 	int raw = make_raw(f->memfd, msg, len);
 	if (raw < 0)
 		return -1;
