@@ -50,7 +50,8 @@ int main(int argc, char **argv)
 
 	if (fstat(fd, &st) || (unsigned long)st.st_ino != map_ino(m))
 		fail("fd inode %lu, mapping inode %lu: not one memfd", (unsigned long)st.st_ino, map_ino(m));
-	if (pread(fd, buf, 15, 0) != 15 || memcmp(buf, "through the map", 15) || memcmp(m + 4096, "through the fd", 14))
+	if (pread(fd, buf, 15, 0) != 15 || memcmp(buf, "through the map", 15) ||
+	    memcmp(m + 4096, "through the fd", 14))
 		fail("contents lost");
 	m[100] = 'M';
 	if (pread(fd, buf, 1, 100) != 1 || buf[0] != 'M')
