@@ -20,6 +20,7 @@
 #include "log.h"
 #include "pipes.h"
 #include "sk-inet.h"
+#include "tty.h"
 
 struct dfd {
 	int fd;
@@ -102,7 +103,7 @@ static bool inherited_stdio(const struct dump_ctx *c, const struct dfd *f)
 {
 	const struct stat *st = &f->st;
 	return f->fd <= 2 && c->o->shell_job &&
-	       (S_ISFIFO(st->st_mode) || S_ISSOCK(st->st_mode) || is_tty(st));
+	       (S_ISFIFO(st->st_mode) || S_ISSOCK(st->st_mode) || (is_tty(st) && !dump_tty_internal(c, st)));
 }
 
 static void dedup_fds(struct dump_ctx *c, struct dfd *f, size_t n)
@@ -248,8 +249,6 @@ static int fill_file(struct dump_ctx *c, const struct dfd *f, FileEntry *fe, Reg
 	re->flags = f->fi.flags & ~(uint32_t)O_CLOEXEC, re->has_flags = 1;
 	re->mode = st->st_mode, re->has_mode = 1;
 	if (S_ISCHR(st->st_mode)) {
-		if (!strcmp(f->link, "/dev/ptmx") || (major(st->st_rdev) == 5 && minor(st->st_rdev) == 2))
-			return unsupported(c, f, "a pty master", e);
 		fe->kind = FILE_KIND__FILE_CHR, fe->has_kind = 1;
 		re->rdev = st->st_rdev, re->has_rdev = 1;
 		re->pos = f->fi.pos, re->has_pos = 1;
@@ -286,6 +285,7 @@ static int write_images(struct dump_ctx *c, struct dfd *f, size_t n, struct cr_e
 		RegFileEntry re = REG_FILE_ENTRY__INIT;
 		PipeEntry pe = PIPE_ENTRY__INIT;
 		int sk_dom;
+		struct dump_tty_ent te;
 		if (S_ISFIFO(f[i].st.st_mode) && !(f[i].fi.flags & O_PATH) && !inherited_stdio(c, &f[i])) {
 			fe.id = f[i].id, fe.has_id = 1;
 			if (fill_pipe(c, &f[i], f, n, &dp, &fe, &re, &pe, e))
@@ -297,6 +297,11 @@ static int write_images(struct dump_ctx *c, struct dfd *f, size_t n, struct cr_e
 				dump_sk_entry_free(&fe);
 				goto fail;
 			}
+		} else if (dump_tty_is_pty(&f[i].st) && !(f[i].fi.flags & O_PATH) &&
+			   !inherited_stdio(c, &f[i])) {
+			fe.id = f[i].id, fe.has_id = 1;
+			if (dump_tty_fill(c, f[i].fd, f[i].link, &f[i].st, f[i].fi.flags, &fe, &te, e))
+				goto fail;
 		} else if (fill_file(c, &f[i], &fe, &re, e)) {
 			goto fail;
 		}

@@ -23,6 +23,8 @@ struct peeked {
 	uint64_t ino, dev;
 	uint8_t *data;
 	size_t len;
+	uint32_t *packets; /* sizes of the messages (packet mode), NULL if a byte stream */
+	size_t npackets;
 };
 
 struct dump_pipes {
@@ -52,8 +54,10 @@ void dump_pipes_free(struct dump_pipes *dp)
 		return;
 	if (dp->pidfd >= 0)
 		close(dp->pidfd);
-	for (size_t i = 0; i < dp->n; i++)
+	for (size_t i = 0; i < dp->n; i++) {
 		free(dp->p[i].data);
+		free(dp->p[i].packets);
+	}
 	free(dp->p);
 	free(dp);
 }
@@ -87,9 +91,12 @@ static bool peeked_already(const struct dump_pipes *dp, const struct stat *st)
 	return false;
 }
 
-static int read_all(int fd, uint8_t *buf, size_t len, struct cr_err *e)
+/* Read all len bytes; each read() of a packet-mode pipe (O_DIRECT writer) returns one message, whose
+ * size goes to pk[] (a byte stream comes in one read). */
+static int read_all(int fd, uint8_t *buf, size_t len, uint32_t *pk, size_t *npk, struct cr_err *e)
 {
 	size_t got = 0;
+	*npk = 0;
 	while (got < len) {
 		ssize_t r = read(fd, buf + got, len - got);
 		if (r < 0 && errno == EINTR)
@@ -98,17 +105,20 @@ static int read_all(int fd, uint8_t *buf, size_t len, struct cr_err *e)
 			return cr_fail_errno(e, r < 0 ? errno : EIO,
 					     "read the peeked pipe data (%zu of %zu bytes)", got, len);
 		got += (size_t)r;
+		pk[(*npk)++] = (uint32_t)r;
 	}
 	return 0;
 }
 
 /* The bytes in flight in the pipe of rfd (a read end), without consuming them: tee into a pipe of ours
  * as large as the task's, then read that. */
-static int peek(int rfd, unsigned size, uint8_t **out, size_t *outlen, struct cr_err *e)
+static int peek(int rfd, unsigned size, struct peeked *out, struct cr_err *e)
 {
 	int avail = 0;
-	*out = NULL;
-	*outlen = 0;
+	out->data = NULL;
+	out->len = 0;
+	out->packets = NULL;
+	out->npackets = 0;
 	if (ioctl(rfd, FIONREAD, &avail))
 		return cr_fail_sys(e, "FIONREAD");
 	if (avail <= 0)
@@ -130,59 +140,72 @@ static int peek(int rfd, unsigned size, uint8_t **out, size_t *outlen, struct cr
 				     "could copy only %zd of the %d bytes in flight (pipe size %u, ours %d)",
 				     n, avail, size, got);
 	uint8_t *buf = malloc((size_t)n + 1);
-	if (!buf)
-		return cr_fail_errno(e, ENOMEM, "out of memory");
-	if (read_all(r, buf, (size_t)n, e)) {
+	uint32_t *pk = calloc((size_t)n + 1, sizeof(*pk));
+	if (!buf || !pk || read_all(r, buf, (size_t)n, pk, &out->npackets, e)) {
 		free(buf);
-		return -1;
+		free(pk);
+		return buf && pk ? -1 : cr_fail_errno(e, ENOMEM, "out of memory");
 	}
-	*out = buf;
-	*outlen = (size_t)n;
+	out->data = buf;
+	out->len = (size_t)n;
+	out->packets = pk;
 	return 0;
 }
 
-static int remember(struct dump_pipes *dp, const struct stat *st, uint8_t *data, size_t len, struct cr_err *e)
+static int remember(struct dump_pipes *dp, const struct stat *st, struct peeked pk, struct cr_err *e)
 {
 	if (dp->n == dp->cap) {
 		size_t ncap = dp->cap ? dp->cap * 2 : 8;
 		struct peeked *np = realloc(dp->p, ncap * sizeof(*np));
 		if (!np) {
-			free(data);
+			free(pk.data);
+			free(pk.packets);
 			return cr_fail_errno(e, ENOMEM, "out of memory");
 		}
 		dp->p = np;
 		dp->cap = ncap;
 	}
-	dp->p[dp->n++] = (struct peeked){st->st_ino, st->st_dev, data, len};
+	pk.ino = st->st_ino, pk.dev = st->st_dev;
+	dp->p[dp->n++] = pk;
 	return 0;
 }
 
 /* Data of the pipe, once (on its first entry). */
 static int fill_data(struct dump_pipes *dp, int fd, const struct stat *st, unsigned size, int read_fd,
-		     PipeEntry *pe, struct cr_err *e)
+		     uint32_t flags, PipeEntry *pe, struct cr_err *e)
 {
 	if (peeked_already(dp, st))
 		return 0;
 	if (read_fd < 0) {
-		pr_info(
-		    "fd %d: pipe:[%llu]: the task holds only its write end: data in flight (if any) is not "
-		    "saved, it belongs to the reader outside the task\n",
-		    fd, (unsigned long long)st->st_ino);
-		return remember(dp, st, NULL, 0, e);
+		/* Readable (an O_RDONLY open of /proc/PID/fd/N gives a read end) but of no use: the reader is
+		 * another process of the tree (which saves it), a process outside (the data stays in the old
+		 * pipe for it; the restored pipe's read end is closed, or it is the --inherit-fd pipe), or
+		 * nobody (nobody can ever read it). */
+		int queued = 0;
+		__cleanup_close int cfd = take_fd(dp, fd, e);
+		if (cfd >= 0 && ioctl(cfd, FIONREAD, &queued))
+			queued = 0;
+		pr_info("fd %d: pipe:[%llu]: the task holds only its write end: the %d bytes in flight are "
+			"left to "
+			"its reader\n",
+			fd, (unsigned long long)st->st_ino, queued);
+		return remember(dp, st, (struct peeked){0}, e);
 	}
 	__cleanup_close int rfd = take_fd(dp, read_fd, e);
 	if (rfd < 0)
 		return -1;
-	uint8_t *data;
-	size_t len;
-	if (peek(rfd, size, &data, &len, e))
+	struct peeked pk;
+	if (peek(rfd, size, &pk, e))
 		return cr_wrap(e, "fd %d: pipe data", read_fd);
-	if (remember(dp, st, data, len, e))
+	if (remember(dp, st, pk, e))
 		return -1;
-	pe->data.data = data, pe->data.len = len, pe->has_data = 1;
+	pe->data.data = pk.data, pe->data.len = pk.len, pe->has_data = 1;
 	pe->data_saved = true, pe->has_data_saved = 1;
-	pr_debug("pipe:[%llu]: %zu bytes in flight (through fd %d)\n", (unsigned long long)st->st_ino, len,
-		 read_fd);
+	/* more than one read: messages of a packet-mode pipe (one message: only known from O_DIRECT here) */
+	if (pk.npackets > 1 || (pk.npackets && (flags & O_DIRECT)))
+		pe->packets = pk.packets, pe->n_packets = pk.npackets;
+	pr_debug("pipe:[%llu]: %zu bytes in flight (through fd %d), %zu messages\n",
+		 (unsigned long long)st->st_ino, pk.len, read_fd, pe->n_packets);
 	return 0;
 }
 
@@ -199,5 +222,5 @@ int dump_pipe_fill(struct dump_pipes *dp, int fd, const struct stat *st, uint32_
 	pe->dev = st->st_dev, pe->has_dev = 1;
 	pe->flags = flags & ~(uint32_t)O_CLOEXEC, pe->has_flags = 1;
 	pe->pipe_size = (uint32_t)size, pe->has_pipe_size = 1;
-	return fill_data(dp, fd, st, (unsigned)size, read_fd, pe, e);
+	return fill_data(dp, fd, st, (unsigned)size, read_fd, flags, pe, e);
 }

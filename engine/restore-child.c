@@ -21,6 +21,7 @@
 #include "fault-ids.h"
 #include "log.h"
 #include "restore.h"
+#include "tty.h"
 
 #define RSEQ_UNREGISTER 1
 
@@ -244,8 +245,8 @@ void rst_child(struct rst_task *t)
 	if (n != 1)
 		_exit(1); /* the parent gave up */
 	close(t->go_pipe[0]);
-	if (child_session(t, msg, sizeof(msg)) || spawn_children(t, msg, sizeof(msg)) ||
-	    child_setup(t, msg, sizeof(msg))) {
+	if (child_session(t, msg, sizeof(msg)) || rst_tty_child_session(t, msg, sizeof(msg)) ||
+	    spawn_children(t, msg, sizeof(msg)) || child_setup(t, msg, sizeof(msg))) {
 		if (write(t->err_pipe[1], msg, strlen(msg)) < 0)
 			_exit(2);
 		_exit(1);

@@ -183,6 +183,33 @@ static const PipeEntry *pipe_data(const struct rst_task *t, const PipeEntry *pe)
 	return NULL;
 }
 
+/* The data of d into the pipe of wfd: as it was, one write per message for a packet-mode pipe (the write
+ * end is O_DIRECT for that; the caller sets each fd's own flags afterwards). Returns the bytes written,
+ * -1 with errno. */
+static ssize_t write_data(int wfd, const PipeEntry *d)
+{
+	size_t sum = 0, off = 0;
+	for (size_t i = 0; i < d->n_packets; i++)
+		sum += d->packets[i];
+	bool packets = d->n_packets && sum == d->data.len;
+	int fl = fcntl(wfd, F_GETFL);
+	if (packets && (fl < 0 || fcntl(wfd, F_SETFL, fl | O_DIRECT) < 0))
+		return -1;
+	for (size_t i = 0; off < d->data.len;) {
+		size_t chunk = packets ? d->packets[i] : d->data.len - off;
+		ssize_t n = write(wfd, d->data.data + off, chunk);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0 || (packets && (size_t)n != chunk))
+			break;
+		off += (size_t)n;
+		i++;
+	}
+	if (packets && fcntl(wfd, F_SETFL, fl) < 0)
+		return -1;
+	return (ssize_t)off;
+}
+
 static int fill(const struct rst_task *t, const PipeEntry *pe, int wfd, char *msg, size_t len)
 {
 	if (pe->pipe_size && fcntl(wfd, F_GETPIPE_SZ) != (int)pe->pipe_size &&
@@ -191,17 +218,11 @@ static int fill(const struct rst_task *t, const PipeEntry *pe, int wfd, char *ms
 	const PipeEntry *d = pipe_data(t, pe);
 	if (!d)
 		return 0;
-	size_t off = 0;
-	while (off < d->data.len) {
-		ssize_t n = write(wfd, d->data.data + off, d->data.len - off);
-		if (n < 0 && errno == EINTR)
-			continue;
-		/* EAGAIN: more data than the pipe takes (no blocking: the write end is O_NONBLOCK here) */
-		if (n <= 0)
-			return cmsg(msg, len, "pipe:[%" PRIu64 "]: write back %zu bytes in flight (%zu done)",
-				    pe->pipe_id, d->data.len, off);
-		off += (size_t)n;
-	}
+	/* EAGAIN: more data than the pipe takes (no blocking: the write end is O_NONBLOCK here) */
+	ssize_t off = write_data(wfd, d);
+	if (off != (ssize_t)d->data.len)
+		return cmsg(msg, len, "pipe:[%" PRIu64 "]: write back %zu bytes in flight (%zd done)",
+			    pe->pipe_id, d->data.len, off);
 	return 0;
 }
 
@@ -409,7 +430,7 @@ static int make_shared(const struct rst_task *ts, size_t n, const PipeEntry *pe,
 	if (pe->pipe_size && fcntl(p[1], F_SETPIPE_SZ, pe->pipe_size) < 0)
 		return cr_fail_sys(e, "pipe:[%" PRIu64 "]: set its size to %u", pe->pipe_id, pe->pipe_size);
 	const PipeEntry *d = first_entry(ts, n, pe, -1);
-	if (d && write(p[1], d->data.data, d->data.len) != (ssize_t)d->data.len)
+	if (d && write_data(p[1], d) != (ssize_t)d->data.len)
 		return cr_fail_sys(e, "pipe:[%" PRIu64 "]: write back %zu bytes in flight", pe->pipe_id,
 				   d->data.len);
 	const PipeEntry *r = first_entry(ts, n, pe, O_RDONLY), *w = first_entry(ts, n, pe, O_WRONLY);

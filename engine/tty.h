@@ -1,0 +1,59 @@
+/* Terminals (engine-internal): dump-tty.c (dump side) and restore-tty.c (restore side).
+ *
+ * Dump: an fd on a pty master (/dev/ptmx) or slave (/dev/pts/N) becomes a file_entry of kind FILE_TTY
+ * with a tty_entry: the pty index, the side, the open flags, and the pair's state read on a pidfd_getfd
+ * copy: termios (of the slave), window size, packet mode, lock and exclusive mode. A slave whose master
+ * no process of the tree holds is the caller's terminal ("external"): only with --shell-job. A session
+ * leader whose controlling terminal it is marks its entries ctty, with the foreground process group.
+ * Data queued in a pty (typed but not read, or written but not read by the master's holder) is not saved:
+ * a tty has no way to peek it, reading it would take it from a task left running; its size is logged.
+ *
+ * Restore (in crshim, before the tree is created): one new pty pair per index (the old index is asked for
+ * by opening masters until it comes, bounded), unlocked, state set, and one open file description per
+ * (index, side, flags) as after a fork; each entry becomes FILE_INHERIT of crshim's fd, like a pipe shared
+ * by processes. An external terminal becomes a new open of crshim's controlling terminal (its termios set
+ * from the image; its window size is the new terminal's). A session leader takes its terminal with
+ * TIOCSCTTY after setsid; the leader of the foreground group makes it the foreground (tcsetpgrp). */
+#ifndef CRSHIM_TTY_H
+#define CRSHIM_TTY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <termios.h>
+
+#include "crshim.h"
+#include "image.h"
+
+/* ---- dump-tty.c ---- */
+struct dump_ctx;
+
+/* The messages of one tty entry (kept until the entry is written). */
+struct dump_tty_ent {
+	TtyEntry t;
+	TermiosEntry tio;
+	WinsizeEntry ws;
+	uint8_t cc[NCCS];
+	char path[64];
+};
+
+/* A pty master or slave (by its device number). */
+bool dump_tty_is_pty(const struct stat *st);
+/* A pty slave whose master some process of the dumped tree holds. */
+bool dump_tty_internal(const struct dump_ctx *c, const struct stat *st);
+/* Fill fe (kind FILE_TTY) for the task's fd (a pty master or slave; flags from fdinfo). */
+int dump_tty_fill(struct dump_ctx *c, int fd, const char *link, const struct stat *st, uint32_t flags,
+		  FileEntry *fe, struct dump_tty_ent *te, struct cr_err *e);
+
+/* ---- restore-tty.c ---- */
+struct rst_task;
+/* Parent, once every process is loaded: make the ptys (and the opens of crshim's terminal for external
+ * ones); every FILE_TTY entry becomes FILE_INHERIT of crshim's fd. rst_tty_done closes crshim's fds. */
+int rst_tty_prepare(const struct cr_opts *o, struct rst_task *ts, size_t n, struct cr_err *e);
+void rst_tty_done(void);
+/* Child, in its session and group: a session leader takes its controlling terminal, the leader of the
+ * terminal's foreground group makes it the foreground. Errors as text. */
+int rst_tty_child_session(const struct rst_task *t, char *msg, size_t len);
+
+#endif
