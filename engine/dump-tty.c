@@ -203,7 +203,8 @@ int dump_tty_fill(struct dump_ctx *c, int fd, const char *link, const struct sta
 {
 	TtyEntry *t = &te->t;
 	bool master = is_master(st);
-	*te = (struct dump_tty_ent){.t = TTY_ENTRY__INIT, .tio = TERMIOS_ENTRY__INIT, .ws = WINSIZE_ENTRY__INIT};
+	*te = (struct dump_tty_ent){
+	    .t = TTY_ENTRY__INIT, .tio = TERMIOS_ENTRY__INIT, .ws = WINSIZE_ENTRY__INIT};
 	snprintf(te->path, sizeof(te->path), "%s", link);
 	t->path = te->path;
 	t->master = master, t->has_master = 1;
@@ -220,8 +221,9 @@ int dump_tty_fill(struct dump_ctx *c, int fd, const char *link, const struct sta
 	} else {
 		struct stat pts;
 		if (stat("/dev/pts", &pts) || pts.st_dev != st->st_dev)
-			return cr_fail(e, "fd %d is a terminal (%s) of another devpts instance, not supported yet",
-				       fd, link);
+			return cr_fail(
+			    e, "fd %d is a terminal (%s) of another devpts instance, not supported yet", fd,
+			    link);
 		index = slave_index(st->st_rdev);
 	}
 	t->index = index, t->has_index = 1;
@@ -232,9 +234,10 @@ int dump_tty_fill(struct dump_ctx *c, int fd, const char *link, const struct sta
 	if (fill_state(cfd, master, te, e))
 		return cr_wrap(e, "fd %d (%s)", fd, link);
 	if (t->queued_in || t->queued_out)
-		pr_warn("fd %d (%s): %u bytes queued for the slave, %u for the master: not saved (a tty's queue "
-			"cannot be peeked)\n",
-			fd, link, t->queued_in, t->queued_out);
+		pr_warn(
+		    "fd %d (%s): %u bytes queued for the slave, %u for the master: not saved (a tty's queue "
+		    "cannot be peeked)\n",
+		    fd, link, t->queued_in, t->queued_out);
 	pr_debug("fd %d: pty %u %s%s%s\n", fd, index, master ? "master" : "slave", t->ctty ? ", ctty" : "",
 		 t->packet ? ", packet mode" : "");
 	return 0;

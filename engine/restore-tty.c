@@ -47,7 +47,8 @@ static char own_path[64];
 /* A tty entry (still FILE_TTY, or already made FILE_INHERIT by rst_tty_prepare). */
 static bool is_tty_entry(const FileEntry *f)
 {
-	return f->tty && f->tty->has_index && (f->kind == FILE_KIND__FILE_TTY || f->kind == FILE_KIND__FILE_INHERIT);
+	return f->tty && f->tty->has_index &&
+	       (f->kind == FILE_KIND__FILE_TTY || f->kind == FILE_KIND__FILE_INHERIT);
 }
 
 static int set_termios(int fd, const TermiosEntry *te, struct cr_err *e)
@@ -61,7 +62,8 @@ static int set_termios(int fd, const TermiosEntry *te, struct cr_err *e)
 	t.c_line = (cc_t)te->line;
 	if (te->has_cc)
 		memcpy(t.c_cc, te->cc.data, te->cc.len < NCCS ? te->cc.len : NCCS);
-	if ((te->has_ispeed && cfsetispeed(&t, te->ispeed)) || (te->has_ospeed && cfsetospeed(&t, te->ospeed)))
+	if ((te->has_ispeed && cfsetispeed(&t, te->ispeed)) ||
+	    (te->has_ospeed && cfsetospeed(&t, te->ospeed)))
 		return cr_fail_sys(e, "termios speed");
 	if (tcsetattr(fd, TCSANOW, &t))
 		return cr_fail_sys(e, "tcsetattr");
@@ -210,7 +212,8 @@ static int open_own_tty(const FileEntry *f, struct cr_err *e)
 
 static int new_desc(const TtyEntry *t, uint32_t occ, struct cr_err *e)
 {
-	int acc = (int)(t->flags & O_ACCMODE), st = (int)(t->flags & ~(uint32_t)(O_ACCMODE | O_CREAT | O_EXCL | O_TRUNC));
+	int acc = (int)(t->flags & O_ACCMODE),
+	    st = (int)(t->flags & ~(uint32_t)(O_ACCMODE | O_CREAT | O_EXCL | O_TRUNC));
 	int fd;
 	if (t->external)
 		fd = open(own_path, acc | O_NOCTTY | O_CLOEXEC);
@@ -249,7 +252,8 @@ static int desc_for(const struct rst_task *tk, size_t i, struct cr_err *e)
 	}
 	for (size_t d = 0; d < nr_descs; d++) {
 		const struct rtty_desc *r = &descs[d];
-		if (r->external == t->external && r->master == t->master && (t->external || r->index == t->index) &&
+		if (r->external == t->external && r->master == t->master &&
+		    (t->external || r->index == t->index) &&
 		    (t->master || (r->flags == t->flags && r->occ == occ)))
 			return r->fd;
 	}
@@ -276,7 +280,8 @@ static int inherit(FileEntry *f, int fd, struct cr_err *e)
 static int check_entry(const struct cr_opts *o, const FileEntry *f, struct cr_err *e)
 {
 	if (!is_tty_entry(f) || !f->tty->has_master || !f->tty->has_flags)
-		return cr_fail_errno(e, EBADMSG, "files.img: tty file id %u has no index, side or flags", f->id);
+		return cr_fail_errno(e, EBADMSG, "files.img: tty file id %u has no index, side or flags",
+				     f->id);
 	if (f->tty->external && !o->shell_job)
 		return cr_fail_errno(e, EINVAL,
 				     "file id %u was the caller's terminal %s: restore with --shell-job (-j)",
@@ -293,8 +298,9 @@ int rst_tty_prepare(const struct cr_opts *o, struct rst_task *ts, size_t n, stru
 				continue;
 			if (check_entry(o, f, e))
 				return cr_wrap(e, "task %d", ts[k].pid);
-			if (f->tty->external ? open_own_tty(f, e)
-					     : !find_pair(f->tty->index) && make_pair(ts, n, f->tty->index, e))
+			if (f->tty->external
+				? open_own_tty(f, e)
+				: !find_pair(f->tty->index) && make_pair(ts, n, f->tty->index, e))
 				return cr_wrap(e, "task %d", ts[k].pid);
 		}
 	for (size_t k = 0; k < n; k++)
@@ -304,7 +310,8 @@ int rst_tty_prepare(const struct cr_opts *o, struct rst_task *ts, size_t n, stru
 				continue;
 			int fd = desc_for(&ts[k], i, e);
 			if (fd < 0 || inherit(f, fd, e))
-				return cr_wrap(e, "task %d: %s", ts[k].pid, f->tty->path ? f->tty->path : "tty");
+				return cr_wrap(e, "task %d: %s", ts[k].pid,
+					       f->tty->path ? f->tty->path : "tty");
 		}
 	return pairs_finish(ts, n, e);
 }

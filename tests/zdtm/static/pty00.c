@@ -32,8 +32,8 @@ static int readn(int fd, char *buf, size_t n)
 static int same_termios(const struct termios *a, const struct termios *b)
 {
 	return a->c_iflag == b->c_iflag && a->c_oflag == b->c_oflag && a->c_cflag == b->c_cflag &&
-	       a->c_lflag == b->c_lflag && !memcmp(a->c_cc, b->c_cc, NCCS) && cfgetospeed(a) == cfgetospeed(b) &&
-	       cfgetispeed(a) == cfgetispeed(b);
+	       a->c_lflag == b->c_lflag && !memcmp(a->c_cc, b->c_cc, NCCS) &&
+	       cfgetospeed(a) == cfgetospeed(b) && cfgetispeed(a) == cfgetispeed(b);
 }
 
 static int pty_index(int master)
@@ -77,16 +77,18 @@ int main(int argc, char **argv)
 	test_waitsig();
 
 	if (fstat(s, &st) || !S_ISCHR(st.st_mode) || (int)minor(st.st_rdev) != pty_index(m) % 256)
-		fail("the slave (rdev %u:%u) is not the master's pty %d", major(st.st_rdev), minor(st.st_rdev),
-		     pty_index(m));
+		fail("the slave (rdev %u:%u) is not the master's pty %d", major(st.st_rdev),
+		     minor(st.st_rdev), pty_index(m));
 	if (pty_index(m) != idx)
 		test_msg("pty index %d -> %d\n", idx, pty_index(m));
 	if (tcgetattr(s2, &got) || !same_termios(&want, &got))
 		fail("termios changed: lflag %#x/%#x iflag %#x/%#x VINTR %d", (unsigned)got.c_lflag,
 		     (unsigned)want.c_lflag, (unsigned)got.c_iflag, (unsigned)want.c_iflag, got.c_cc[VINTR]);
-	if (fcntl(m, F_GETFL) != (O_RDWR | O_NONBLOCK | O_LARGEFILE) && (fcntl(m, F_GETFL) & (O_ACCMODE | O_NONBLOCK)) != (O_RDWR | O_NONBLOCK))
+	if (fcntl(m, F_GETFL) != (O_RDWR | O_NONBLOCK | O_LARGEFILE) &&
+	    (fcntl(m, F_GETFL) & (O_ACCMODE | O_NONBLOCK)) != (O_RDWR | O_NONBLOCK))
 		fail("master flags %#o", fcntl(m, F_GETFL));
-	if ((fcntl(s2, F_GETFL) & (O_ACCMODE | O_NONBLOCK)) != (O_RDONLY | O_NONBLOCK) || !(fcntl(s2, F_GETFD) & FD_CLOEXEC))
+	if ((fcntl(s2, F_GETFL) & (O_ACCMODE | O_NONBLOCK)) != (O_RDONLY | O_NONBLOCK) ||
+	    !(fcntl(s2, F_GETFD) & FD_CLOEXEC))
 		fail("second slave open: flags %#o fd flags %d", fcntl(s2, F_GETFL), fcntl(s2, F_GETFD));
 	if (fcntl(s, F_GETFL) & O_NONBLOCK)
 		fail("slave became non-blocking");

@@ -45,8 +45,8 @@ int main(int argc, char **argv)
 	test_waitsig();
 
 	if (ioctl(m, TIOCGWINSZ, &got) || memcmp(&got, &want, sizeof(got)))
-		fail("window size %dx%d (%dx%d px), want %dx%d (%dx%d px)", got.ws_row, got.ws_col, got.ws_xpixel,
-		     got.ws_ypixel, want.ws_row, want.ws_col, want.ws_xpixel, want.ws_ypixel);
+		fail("window size %dx%d (%dx%d px), want %dx%d (%dx%d px)", got.ws_row, got.ws_col,
+		     got.ws_xpixel, got.ws_ypixel, want.ws_row, want.ws_col, want.ws_xpixel, want.ws_ypixel);
 	if (getint(m, TIOCGPKT) != 1)
 		fail("packet mode lost (%d)", getint(m, TIOCGPKT));
 	if (getint(s, TIOCGEXCL) != 1)
