@@ -4,8 +4,11 @@
  * FILE_PIPE (FILE_FIFO) with a pipe_entry: the pipe's identity (inode), the open flags (the access mode
  * says which end), the pipe size and, on the first entry of each pipe, the data in flight. The data is
  * peeked without consuming it: a copy of a read end (pidfd_getfd, else an open of /proc/PID/fd/N) is
- * tee()d into a pipe of ours, which we read. A pipe the task holds only the write end of is stored
- * without data (the reader, outside the task, owns it).
+ * tee()d into a pipe of ours, which we read; in a packet-mode pipe (O_DIRECT writer) each read of it is one
+ * message, whose sizes are saved (pipe_entry.packets) and written back one by one. A pipe the task holds
+ * only the write end of is stored without data: the data could be read (through a read-only open of
+ * /proc/PID/fd/N) but has no use: its reader is another process of the tree (which saves it), or outside
+ * the tree (it stays in the old pipe for that reader), or there is none (nobody can ever read it).
  *
  * Restore: one new pipe per identity, its size set, the data written back, each end dup'ed to every fd
  * that had it. An end the task did not hold is closed once all fds are in place: a pipe whose other end
