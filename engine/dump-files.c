@@ -17,6 +17,7 @@
 #include "dump.h"
 #include "evfd.h"
 #include "fdshare.h"
+#include "ghost.h"
 #include "log.h"
 #include "pipes.h"
 #include "sk-inet.h"
@@ -217,9 +218,72 @@ static int fill_pipe(struct dump_ctx *c, struct dfd *f, const struct dfd *all, s
 	return 0;
 }
 
+/* A name in the directory of path that is a link to the inode of st (the file was renamed or has another
+ * link there), or NULL. */
+static char *link_in_dir(const char *path, const struct stat *st)
+{
+	char dir[PATH_MAX];
+	snprintf(dir, sizeof(dir), "%s", path);
+	char *slash = strrchr(dir, '/');
+	if (!slash)
+		return NULL;
+	*(slash == dir ? slash + 1 : slash) = '\0';
+	__cleanup_closedir DIR *d = opendir(dir);
+	struct dirent *de;
+	while (d && (de = readdir(d))) {
+		char *p = NULL;
+		struct stat ls;
+		if (de->d_ino != st->st_ino ||
+		    asprintf(&p, "%s/%s", strcmp(dir, "/") ? dir : "", de->d_name) < 0)
+			continue;
+		if (!lstat(p, &ls) && ls.st_ino == st->st_ino && ls.st_dev == st->st_dev)
+			return p;
+		free(p);
+	}
+	return NULL;
+}
+
+/* A deleted file: reopened by a live path of its inode (another fd of the task, or another link in its old
+ * directory), else its contents are saved as a ghost (dump-ghost.c). f->link becomes the path to use. */
+static int fill_deleted(struct dump_ctx *c, struct dfd *f, const struct dfd *all, size_t n, RegFileEntry *re,
+			struct cr_err *e)
+{
+	if (has_prefix(f->link, "/memfd:"))
+		return unsupported(c, f, "a memfd", e);
+	for (size_t i = 0; i < n && f->st.st_nlink; i++)
+		if (all[i].st.st_ino == f->st.st_ino && all[i].st.st_dev == f->st.st_dev &&
+		    all[i].link[0] == '/' && !is_deleted(all[i].link)) {
+			char *p = strdup(all[i].link);
+			if (!p)
+				return cr_fail_errno(e, ENOMEM, "out of memory");
+			pr_info("fd %d: deleted %s is reopened as %s (fd %d)\n", f->fd, f->link, p,
+				all[i].fd);
+			free(f->link);
+			f->link = p;
+			return 0;
+		}
+	char *alias = f->st.st_nlink ? link_in_dir(f->link, &f->st) : NULL;
+	if (alias) {
+		pr_info("fd %d: deleted %s is reopened as its other link %s\n", f->fd, f->link, alias);
+		free(f->link);
+		f->link = alias;
+		return 0;
+	}
+	char src[64], what[32];
+	uint32_t id;
+	snprintf(src, sizeof(src), "/proc/%d/fd/%d", c->pid, f->fd);
+	snprintf(what, sizeof(what), "fd %d", f->fd);
+	if (dump_ghost_add(c, src, &f->st, f->link, what, &id, e))
+		return -1;
+	f->link[strlen(f->link) - strlen(" (deleted)")] = '\0';
+	re->deleted = true, re->has_deleted = 1;
+	re->ghost_id = id, re->has_ghost_id = 1;
+	return 0;
+}
+
 /* Fill fe for one fd; returns < 0 with a one-line reason for what we cannot dump. */
-static int fill_file(struct dump_ctx *c, const struct dfd *f, FileEntry *fe, RegFileEntry *re,
-		     struct cr_err *e)
+static int fill_file(struct dump_ctx *c, struct dfd *f, const struct dfd *all, size_t n, FileEntry *fe,
+		     RegFileEntry *re, struct cr_err *e)
 {
 	const struct stat *st = &f->st;
 	bool stdio = f->fd <= 2;
@@ -243,8 +307,8 @@ static int fill_file(struct dump_ctx *c, const struct dfd *f, FileEntry *fe, Reg
 				       f->fd, f->link);
 		return unsupported(c, f, fd_kind(f), e);
 	}
-	if (is_deleted(f->link) && st->st_nlink == 0)
-		return unsupported(c, f, "a deleted file", e);
+	if (is_deleted(f->link) && fill_deleted(c, f, all, n, re, e))
+		return -1;
 	re->path = f->link;
 	re->flags = f->fi.flags & ~(uint32_t)O_CLOEXEC, re->has_flags = 1;
 	re->mode = st->st_mode, re->has_mode = 1;
@@ -257,7 +321,7 @@ static int fill_file(struct dump_ctx *c, const struct dfd *f, FileEntry *fe, Reg
 		fe->kind = FILE_KIND__FILE_REG, fe->has_kind = 1;
 		re->pos = f->fi.pos, re->has_pos = 1;
 		re->size = (uint64_t)st->st_size, re->has_size = 1;
-		re->deleted = false, re->has_deleted = 1;
+		re->has_deleted = 1;
 	} else {
 		return unsupported(c, f, fd_kind(f), e);
 	}
@@ -302,7 +366,7 @@ static int write_images(struct dump_ctx *c, struct dfd *f, size_t n, struct cr_e
 			fe.id = f[i].id, fe.has_id = 1;
 			if (dump_tty_fill(c, f[i].fd, f[i].link, &f[i].st, f[i].fi.flags, &fe, &te, e))
 				goto fail;
-		} else if (fill_file(c, &f[i], &fe, &re, e)) {
+		} else if (fill_file(c, &f[i], f, n, &fe, &re, e)) {
 			goto fail;
 		}
 		int wr = fe.kind == FILE_KIND__FILE_REG || fe.kind == FILE_KIND__FILE_CHR

@@ -17,6 +17,7 @@
 #include "cleanup.h"
 #include "csum.h"
 #include "dump.h"
+#include "ghost.h"
 #include "fault.h"
 #include "log.h"
 #include "shmem.h"
@@ -203,13 +204,19 @@ static int vma_file(struct dump_ctx *c, const struct proc_vma *v, VmaEntry *ve, 
 		ve->file_flags = rw ? O_RDWR : O_RDONLY, ve->has_file_flags = 1;
 		return ve->path ? 0 : cr_fail_errno(e, ENOMEM, "out of memory");
 	}
-	if (ends(v->name, " (deleted)")) {
-		ve->deleted = 1, ve->has_deleted = 1;
-		return cr_fail(e, "mapping of a deleted file (%s) is not supported yet", v->name);
-	}
 	struct stat st;
 	if (stat(name, &st))
 		return cr_fail_sys(e, "stat %s (%s)", name, path);
+	if (ends(v->name, " (deleted)")) { /* its contents go to ghost-PID.img, found again by dev/ino */
+		char what[64];
+		uint32_t gid;
+		ve->deleted = 1, ve->has_deleted = 1;
+		snprintf(what, sizeof(what), "mapping 0x%llx-0x%llx", (unsigned long long)v->start,
+			 (unsigned long long)v->end);
+		if (dump_ghost_add(c, name, &st, path, what, &gid, e))
+			return -1;
+		path[strlen(path) - strlen(" (deleted)")] = '\0';
+	}
 	ve->path = strdup(path);
 	if (!ve->path)
 		return cr_fail_errno(e, ENOMEM, "out of memory");

@@ -21,6 +21,7 @@
 #include "dump.h"
 #include "sk-inet.h"
 #include "fault.h"
+#include "ghost.h"
 #include "log.h"
 #include "fdshare.h"
 #include "shmem.h"
@@ -287,7 +288,7 @@ static int dump_images(struct dump_ctx *c, struct cr_err *e)
 	if (proc_parse_stat(c->pid, &c->stat, e))
 		return -1;
 	if (dump_files_write(c, e) || fault_check(c->o, FI_DUMP_AFTER_FILES, e) || dump_core_write(c, e) ||
-	    dump_creds_write(c, e) || dump_mm_write(c, e))
+	    dump_creds_write(c, e) || dump_mm_write(c, e) || dump_ghost_write(c, e))
 		return -1;
 	for (size_t i = 0; i < c->nth; i++)
 		if (dump_core_write_thread(c, &c->th[i], e))
@@ -460,6 +461,7 @@ static void dump_free(struct dump_ctx *c)
 {
 	dump_sk_finish(c, DUMP_SK_RESUME); /* not finished yet: a dump that stopped early */
 	dump_core_free(c);
+	dump_ghost_free(c);
 	proc_status_free(&c->st);
 	free(c->xstate);
 	free(c->created);

@@ -22,6 +22,7 @@
 #include "sigact.pb-c.h"
 #include "files.pb-c.h"
 #include "shmem.pb-c.h"
+#include "ghost.pb-c.h"
 
 enum img_kind {
 	IMG_INVENTORY,
@@ -39,6 +40,7 @@ enum img_kind {
 	IMG_SHMEM,	   /* shmem.img: shared memory objects of the tree (dump-shmem.c) */
 	IMG_SHMEM_PAGEMAP, /* pagemap-shmem-ID.img: contents of one (vaddr = offset in the object) */
 	IMG_SHMEM_PAGES,   /* pages-shmem-ID.img (raw) */
+	IMG_GHOST,	/* ghost-PID.img: contents of unlinked files held open or mapped */
 	IMG__COUNT
 };
 

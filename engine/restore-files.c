@@ -116,6 +116,8 @@ static int open_file(const FileEntry *f, const FdinfoEntry *fi, char *msg, size_
 {
 	const RegFileEntry *r = f->reg;
 	int flags = (int)(r->flags & ~(uint32_t)OPEN_DROP_FLAGS) | O_NOCTTY;
+	if (r->deleted) /* a ghost (restore-ghost.c): its /proc magic link must be followed */
+		flags &= ~O_NOFOLLOW;
 	int tmp = open(r->path, flags);
 	if (tmp < 0)
 		return errmsg(msg, len, "fd %d: open %s", fi->fd, r->path);

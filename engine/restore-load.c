@@ -12,6 +12,7 @@
 
 #include "arch.h"
 #include "cleanup.h"
+#include "ghost.h"
 #include "log.h"
 #include "pipes.h"
 #include "evfd.h"
@@ -262,6 +263,7 @@ void rst_free(struct rst_task *t)
 	free_list((void **)t->files, t->nr_files);
 	free_list((void **)t->fdinfo, t->nr_fdinfo);
 	pm_free(&t->pm);
+	rst_ghost_free(t);
 	free(t->mfiles);
 	free(t->vma_mfile);
 	rst_area_free(t);
@@ -316,7 +318,7 @@ static int check_fds(struct rst_task *t, struct cr_err *e)
 			return cr_fail_errno(e, ENOTSUP, "fd %d: unsupported file kind %d", fi->fd, f->kind);
 		if (!f->reg || !f->reg->path)
 			return cr_fail_errno(e, EBADMSG, "files.img: file id %u has no path", f->id);
-		if (f->reg->deleted)
+		if (f->reg->deleted && !f->reg->has_ghost_id)
 			return cr_fail_errno(e, ENOTSUP, "fd %d: deleted file %s is not supported", fi->fd,
 					     f->reg->path);
 		if (lstat(f->reg->path, &st))
@@ -406,8 +408,8 @@ int rst_load_task(struct cr_opts *o, struct rst_task *t, struct cr_err *e)
 			return -1;
 		pr_info("images verified: task %d, %zu vmas, %llu bytes of pages in %zu blocks\n", t->pid,
 			t->mm->n_vmas, (unsigned long long)t->pm.total_size, t->pm.nr);
-		if (rst_pipes_prepare(o, t, e) || check_fds(t, e) || check_mapped_files(t, e) ||
-		    check_vdso(t, e))
+		if (rst_pipes_prepare(o, t, e) || rst_ghost_prepare(t, e) || check_fds(t, e) ||
+		    check_mapped_files(t, e) || check_vdso(t, e))
 			return -1;
 	}
 	if (check_pid_free(t->pid, e))

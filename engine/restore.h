@@ -54,6 +54,8 @@ struct rst_task {
 	size_t nr_fdinfo;
 	struct page_map pm;
 
+	struct rst_ghost *ghosts; /* unlinked files made again (restore-ghost.c) */
+	size_t nr_ghosts;
 	struct rst_mfile *mfiles;
 	size_t nr_mfiles;
 	int *vma_mfile;	     /* per mm->vmas[i]: index into mfiles or -1 */

@@ -21,6 +21,7 @@ enum {
 	OPT_FEATURE,
 	OPT_FAULTS,
 	OPT_NETLOCK,
+	OPT_GHOST_LIMIT,
 	OPT_IGNORED,	   /* flag without semantics for us: noted in the log */
 	OPT_IGNORED_ARG,   /* same, with an argument */
 	OPT_UNSUPPORTED,   /* changes semantics and we do not have it: error */
@@ -53,6 +54,7 @@ static const struct option long_opts[] = {
     {"external", required_argument, NULL, OPT_EXTERNAL},
     {"feature", required_argument, NULL, OPT_FEATURE},
     {"faults", no_argument, NULL, OPT_FAULTS},
+    {"ghost-limit", required_argument, NULL, OPT_GHOST_LIMIT},
     /* accepted, no effect for us (noted in the log) */
     {"manage-cgroups", optional_argument, NULL, OPT_IGNORED},
     {"tcp-close", no_argument, NULL, OPT_IGNORED},
@@ -72,7 +74,6 @@ static const struct option long_opts[] = {
     {"file-validation", optional_argument, NULL, OPT_IGNORED},
     {"cpu-cap", optional_argument, NULL, OPT_IGNORED},
     {"pre-dump-mode", required_argument, NULL, OPT_IGNORED_ARG},
-    {"ghost-limit", required_argument, NULL, OPT_IGNORED_ARG},
     {"skip-mnt", required_argument, NULL, OPT_IGNORED_ARG},
     {"ext-mount-map", required_argument, NULL, OPT_IGNORED_ARG},
     {"cgroup-root", required_argument, NULL, OPT_IGNORED_ARG},
@@ -168,10 +169,34 @@ static void add_note(struct shim_cmd *c, const char *name)
 		c->notes[c->n_notes++] = name;
 }
 
+/* A size as CRIU takes it: bytes, or with a K, M or G suffix. */
+static int parse_size(const char *s, unsigned long long *out)
+{
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	int shift = 0;
+	if (*end == 'K' || *end == 'k')
+		shift = 10, end++;
+	else if (*end == 'M' || *end == 'm')
+		shift = 20, end++;
+	else if (*end == 'G' || *end == 'g')
+		shift = 30, end++;
+	if (!*s || *s == '-' || *end || errno || v > (~0ull >> shift))
+		return -1;
+	*out = v << shift;
+	return 0;
+}
+
 static int parse_special(struct shim_cmd *c, int opt, int idx, char *msg, size_t len)
 {
 	const char *name = idx >= 0 ? long_opts[idx].name : "?";
 	switch (opt) {
+	case OPT_GHOST_LIMIT:
+		if (parse_size(optarg, &c->opts.ghost_limit))
+			return fail(msg, len, "invalid size '%s' for --ghost-limit (bytes, or N[KMG])",
+				    optarg);
+		return 0;
 	case OPT_INHERIT_FD:
 		return add_list(c->inherit_fd, &c->n_inherit_fd, "--inherit-fd", msg, len);
 	case OPT_EXTERNAL:

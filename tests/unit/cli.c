@@ -85,12 +85,19 @@ static void t_verbosity(void)
 
 static void t_ignored(void)
 {
-	ok(parse(
-	       "dump -t 1 -D d --manage-cgroups=soft --tcp-close --ghost-limit 10 --skip-mnt /x --log-pid") ==
+	ok(parse("dump -t 1 -D d --manage-cgroups=soft --tcp-close --timeout 10 --skip-mnt /x --log-pid") ==
 	       0,
 	   "ignored CRIU options are accepted");
 	ok(c.verb == VERB_DUMP && c.n_notes == 5, "their arguments are not taken as operands, 5 notes");
-	is_str(c.notes[2], "ghost-limit", "note names the option");
+	is_str(c.notes[2], "timeout", "note names the option");
+	ok(parse("dump -t 1 -D d") == 0 && c.opts.ghost_limit == 1ull << 20, "--ghost-limit defaults to 1M");
+	ok(parse("dump -t 1 -D d --ghost-limit 10") == 0 && c.opts.ghost_limit == 10, "--ghost-limit 10");
+	ok(parse("dump -t 1 -D d --ghost-limit 3M") == 0 && c.opts.ghost_limit == 3ull << 20,
+	   "--ghost-limit 3M");
+	ok(parse("dump -t 1 -D d --ghost-limit 2G") == 0 && c.opts.ghost_limit == 2ull << 30,
+	   "--ghost-limit 2G");
+	ok(parse("dump -t 1 -D d --ghost-limit 5X") < 0, "--ghost-limit 5X refused: %s", msg);
+	ok(parse("dump -t 1 -D d --ghost-limit -1") < 0, "--ghost-limit -1 refused");
 	ok(parse("dump -t 1 -D d --no-default-config --display-stats --evasive-devices --auto-dedup") == 0,
 	   "more ignored options");
 	ok(parse("restore -D d --lazy-pages") < 0, "--lazy-pages refused");

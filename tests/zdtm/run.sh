@@ -117,7 +117,8 @@ snap_tree() { # pid [root]
 snapshot() { # pid
 	local pid=$1 fd
 	echo "## maps"
-	# addresses perms offset dev inode path; dev:inode of shared anon memory is not stable.
+	# addresses perms offset dev inode path; dev:inode of shared anon memory and of deleted files (made
+	# again by restore) is not stable.
 	# Adjacent VMAs that the kernel may or may not merge (same perms, same file or both
 	# anonymous, contiguous offsets) are merged first, as restore may create them merged.
 	awk '
@@ -126,7 +127,7 @@ snapshot() { # pid
 	{
 		path = ""; for (i = 6; i <= NF; i++) path = path (i > 6 ? " " : "") $i
 		split($1, r, "-"); dev = $4; ino = $5
-		if (path ~ /^\/dev\/zero/ || path ~ /^\/SYSV/ || path ~ /^\/memfd:/ || path ~ /^\/dev\/shm\//) { dev = "-"; ino = "-" }
+		if (path ~ /^\/dev\/zero/ || path ~ /^\/SYSV/ || path ~ /^\/memfd:/ || path ~ /^\/dev\/shm\// || path ~ / \(deleted\)$/) { dev = "-"; ino = "-" }
 		special = (path ~ /^\[/ && path != "[heap]")
 		if (have && r[1] == pe && $2 == pp && dev == pd && ino == pi && path == pa && !special && \
 		    (ino == "0" || hex(po) + hex(pe) - hex(ps) == hex($3))) { pe = r[2]; next }

@@ -1,0 +1,178 @@
+/* Restore of ghost files (see ghost.h), in crshim before the tasks are made: each ghost of ghost-PID.img is
+ * created again (at its old path if that is free, else next to it as PATH.crshim-ghost.PID.ID) with its
+ * data, size, owner and mode, and unlinked at once; crshim keeps it open until the restore ends. The deleted
+ * files of files.img and the mappings of deleted files in mm-PID.img get "/proc/CRSHIM/fd/N" as path. */
+#define LOG_PREFIX "restore-ghost: "
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ghost.h"
+#include "log.h"
+#include "restore.h"
+
+struct rst_ghost {
+	uint32_t id;
+	uint64_t dev, ino; /* at dump */
+	int fd;
+	char path[64]; /* /proc/CRSHIM/fd/N */
+};
+
+static struct rst_ghost *find_ghost(struct rst_task *t, uint32_t id)
+{
+	for (size_t i = 0; i < t->nr_ghosts; i++)
+		if (t->ghosts[i].id == id)
+			return &t->ghosts[i];
+	return NULL;
+}
+
+static int create_ghost(const GhostFileEntry *g, struct rst_ghost *rg, struct cr_err *e)
+{
+	char path[4096];
+	const int fl = O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY;
+	snprintf(path, sizeof(path), "%s", g->path);
+	int fd = open(path, fl, 0600);
+	if (fd < 0 && errno == EEXIST) {
+		snprintf(path, sizeof(path), "%s.crshim-ghost.%d.%u", g->path, (int)getpid(), g->id);
+		fd = open(path, fl, 0600);
+	}
+	if (fd < 0)
+		return cr_fail_sys(e, "make the deleted file %s again (as %s)", g->path, path);
+	rg->fd = fd;
+	if ((g->has_uid && fchown(fd, g->uid, g->gid)) || (g->has_mode && fchmod(fd, g->mode & 07777)) ||
+	    ftruncate(fd, (off_t)g->size)) {
+		int err = errno;
+		unlink(path);
+		return cr_fail_errno(e, err, "deleted file %s (made as %s): owner, mode or size", g->path, path);
+	}
+	if (unlink(path))
+		return cr_fail_sys(e, "unlink %s (the deleted file %s made again)", path, g->path);
+	rg->id = g->id;
+	rg->dev = g->dev, rg->ino = g->ino;
+	snprintf(rg->path, sizeof(rg->path), "/proc/%d/fd/%d", (int)getpid(), fd);
+	pr_info("ghost %u: %s made again as %s, size %llu, mode %#o\n", g->id, g->path, path,
+		(unsigned long long)g->size, g->mode);
+	return 0;
+}
+
+static int fill_ghost(const GhostFileEntry *g, const struct rst_ghost *rg, struct cr_err *e)
+{
+	for (size_t i = 0; i < g->n_chunks; i++) {
+		const GhostChunk *c = g->chunks[i];
+		if (c->off + c->data.len > g->size)
+			return cr_fail_errno(e, EBADMSG, "ghost-%u: data beyond the file size", g->id);
+		for (size_t done = 0; done < c->data.len;) {
+			ssize_t w = pwrite(rg->fd, c->data.data + done, c->data.len - done,
+					   (off_t)(c->off + done));
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w <= 0)
+				return cr_fail_sys(e, "write the deleted file %s again", g->path);
+			done += (size_t)w;
+		}
+	}
+	return 0;
+}
+
+static int make_ghosts(struct rst_task *t, struct img_reader *r, struct cr_err *e)
+{
+	ProtobufCMessage *m;
+	int ret;
+	while ((ret = img_read(r, &m, e)) > 0) {
+		GhostFileEntry *g = (GhostFileEntry *)m;
+		struct rst_ghost *rg = g->has_id ? find_ghost(t, g->id) : NULL;
+		if (!rg && g->path && g->has_id && g->has_size) {
+			struct rst_ghost *ng = realloc(t->ghosts, (t->nr_ghosts + 1) * sizeof(*ng));
+			if (!ng) {
+				protobuf_c_message_free_unpacked(m, NULL);
+				return cr_fail_errno(e, ENOMEM, "out of memory");
+			}
+			t->ghosts = ng;
+			rg = &ng[t->nr_ghosts];
+			rg->fd = -1;
+			ret = create_ghost(g, rg, e);
+			if (rg->fd >= 0)
+				t->nr_ghosts++;
+		} else if (!rg) {
+			ret = cr_fail_errno(e, EBADMSG, "ghost-%d.img: an entry without id, path or size", t->pid);
+		}
+		if (!ret)
+			ret = fill_ghost(g, rg, e);
+		protobuf_c_message_free_unpacked(m, NULL);
+		if (ret)
+			return -1;
+	}
+	return ret;
+}
+
+static int set_path(char **path, const char *p, struct cr_err *e)
+{
+	char *n = strdup(p);
+	if (!n)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	free(*path);
+	*path = n;
+	return 0;
+}
+
+/* Deleted files and mappings of deleted files: their ghost's path. */
+static int point_at_ghosts(struct rst_task *t, struct cr_err *e)
+{
+	for (size_t i = 0; i < t->nr_files; i++) {
+		RegFileEntry *r = t->files[i]->reg;
+		if (t->files[i]->kind != FILE_KIND__FILE_REG || !r || !r->deleted || !r->has_ghost_id)
+			continue;
+		const struct rst_ghost *rg = find_ghost(t, r->ghost_id);
+		if (!rg)
+			return cr_fail_errno(e, EBADMSG, "file id %u: deleted file %s has no ghost %u in ghost-%d.img",
+					     t->files[i]->id, r->path ? r->path : "?", r->ghost_id, t->pid);
+		if (set_path(&r->path, rg->path, e))
+			return -1;
+	}
+	for (size_t i = 0; t->mm && i < t->mm->n_vmas; i++) {
+		VmaEntry *v = t->mm->vmas[i];
+		if (!v->deleted || !v->has_ino || /* memfd mappings have no dev/ino: shmem objects */
+		    (v->kind != VMA_KIND__VMA_FILE_PRIVATE && v->kind != VMA_KIND__VMA_FILE_SHARED))
+			continue;
+		const struct rst_ghost *rg = NULL;
+		for (size_t j = 0; j < t->nr_ghosts && !rg; j++)
+			if (t->ghosts[j].dev == v->dev && t->ghosts[j].ino == v->ino)
+				rg = &t->ghosts[j];
+		if (!rg)
+			return cr_fail_errno(e, EBADMSG, "vma 0x%llx: mapped deleted file %s has no ghost",
+					     (unsigned long long)v->start, v->path ? v->path : "?");
+		if (set_path(&v->path, rg->path, e))
+			return -1;
+		v->deleted = 0;
+	}
+	return 0;
+}
+
+int rst_ghost_prepare(struct rst_task *t, struct cr_err *e)
+{
+	struct img_reader *r;
+	if (img_open(t->dirfd, IMG_GHOST, t->pid, &r, e)) {
+		if (e->errnum != ENOENT)
+			return -1;
+		cr_err_clear(e);
+	} else {
+		int ret = make_ghosts(t, r, e);
+		img_close(r);
+		if (ret)
+			return -1;
+	}
+	return point_at_ghosts(t, e);
+}
+
+void rst_ghost_free(struct rst_task *t)
+{
+	for (size_t i = 0; i < t->nr_ghosts; i++)
+		close(t->ghosts[i].fd);
+	free(t->ghosts);
+	t->ghosts = NULL;
+	t->nr_ghosts = 0;
+}
