@@ -13,7 +13,7 @@
 #include "ghost.h"
 #include "log.h"
 
-#define GHOST_CHUNK (1u << 20)		/* bytes per ghost_chunk */
+#define GHOST_CHUNK (1u << 20)	      /* bytes per ghost_chunk */
 #define GHOST_RECORD_DATA (32u << 20) /* chunk bytes per image record (records are <= 64 MiB) */
 
 struct dump_ghosts {
@@ -135,11 +135,11 @@ static int new_ghost(struct dump_ctx *c, const char *src, const struct stat *st,
 	if (r < 0)
 		return cr_wrap(e, "%s: deleted file %s", what, name);
 	if (r > 0)
-		return cr_fail(e,
-			       "%s is a deleted file (%s) with more than %llu bytes of data (size %lld): above "
-			       "--ghost-limit %llu",
-			       what, name, (unsigned long long)limit, (long long)st->st_size,
-			       (unsigned long long)limit);
+		return cr_fail(
+		    e,
+		    "%s is a deleted file (%s) with more than %llu bytes of data (size %lld): above "
+		    "--ghost-limit %llu",
+		    what, name, (unsigned long long)limit, (long long)st->st_size, (unsigned long long)limit);
 	pr_info("%s: ghost %s, size %lld, %llu bytes of data in %zu chunks\n", what, g->path,
 		(long long)st->st_size, (unsigned long long)total, g->n_chunks);
 	return 0;

@@ -47,7 +47,8 @@ static int create_ghost(const GhostFileEntry *g, struct rst_ghost *rg, struct cr
 	    ftruncate(fd, (off_t)g->size)) {
 		int err = errno;
 		unlink(path);
-		return cr_fail_errno(e, err, "deleted file %s (made as %s): owner, mode or size", g->path, path);
+		return cr_fail_errno(e, err, "deleted file %s (made as %s): owner, mode or size", g->path,
+				     path);
 	}
 	if (unlink(path))
 		return cr_fail_sys(e, "unlink %s (the deleted file %s made again)", path, g->path);
@@ -66,8 +67,8 @@ static int fill_ghost(const GhostFileEntry *g, const struct rst_ghost *rg, struc
 		if (c->off + c->data.len > g->size)
 			return cr_fail_errno(e, EBADMSG, "ghost-%u: data beyond the file size", g->id);
 		for (size_t done = 0; done < c->data.len;) {
-			ssize_t w = pwrite(rg->fd, c->data.data + done, c->data.len - done,
-					   (off_t)(c->off + done));
+			ssize_t w =
+			    pwrite(rg->fd, c->data.data + done, c->data.len - done, (off_t)(c->off + done));
 			if (w < 0 && errno == EINTR)
 				continue;
 			if (w <= 0)
@@ -98,7 +99,8 @@ static int make_ghosts(struct rst_task *t, struct img_reader *r, struct cr_err *
 			if (rg->fd >= 0)
 				t->nr_ghosts++;
 		} else if (!rg) {
-			ret = cr_fail_errno(e, EBADMSG, "ghost-%d.img: an entry without id, path or size", t->pid);
+			ret = cr_fail_errno(e, EBADMSG, "ghost-%d.img: an entry without id, path or size",
+					    t->pid);
 		}
 		if (!ret)
 			ret = fill_ghost(g, rg, e);
@@ -128,7 +130,8 @@ static int point_at_ghosts(struct rst_task *t, struct cr_err *e)
 			continue;
 		const struct rst_ghost *rg = find_ghost(t, r->ghost_id);
 		if (!rg)
-			return cr_fail_errno(e, EBADMSG, "file id %u: deleted file %s has no ghost %u in ghost-%d.img",
+			return cr_fail_errno(e, EBADMSG,
+					     "file id %u: deleted file %s has no ghost %u in ghost-%d.img",
 					     t->files[i]->id, r->path ? r->path : "?", r->ghost_id, t->pid);
 		if (set_path(&r->path, rg->path, e))
 			return -1;

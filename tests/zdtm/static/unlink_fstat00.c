@@ -65,18 +65,21 @@ int main(int argc, char **argv)
 	test_daemon();
 	test_waitsig();
 
-	if (fstat(RW, &a) || fstat(RO, &b) || !S_ISREG(a.st_mode) || a.st_ino != b.st_ino || a.st_dev != b.st_dev)
+	if (fstat(RW, &a) || fstat(RO, &b) || !S_ISREG(a.st_mode) || a.st_ino != b.st_ino ||
+	    a.st_dev != b.st_dev)
 		fail("fds %d and %d are not one file", RW, RO);
 	if (a.st_nlink != 0 || access(NAME, F_OK) == 0)
 		fail("the file is linked again (nlink %lu)", (unsigned long)a.st_nlink);
 	if ((a.st_mode & 07777) != 0640 || a.st_uid != 1234 || a.st_gid != 2345 || a.st_size != SIZE)
-		fail("mode %o owner %d:%d size %lld", a.st_mode & 07777, a.st_uid, a.st_gid, (long long)a.st_size);
+		fail("mode %o owner %d:%d size %lld", a.st_mode & 07777, a.st_uid, a.st_gid,
+		     (long long)a.st_size);
 	ssize_t l = readlink("/proc/self/fd/40", link, sizeof(link) - 1);
 	link[l > 0 ? l : 0] = '\0';
 	if (strcmp(link, want))
 		fail("fd %d -> %s, want %s", RW, link, want);
 	if (lseek(RW, 0, SEEK_CUR) != 1234 || lseek(RO, 0, SEEK_CUR) != 4321)
-		fail("offsets %lld %lld", (long long)lseek(RW, 0, SEEK_CUR), (long long)lseek(RO, 0, SEEK_CUR));
+		fail("offsets %lld %lld", (long long)lseek(RW, 0, SEEK_CUR),
+		     (long long)lseek(RO, 0, SEEK_CUR));
 	if ((fcntl(RW, F_GETFL) & O_ACCMODE) != O_RDWR || (fcntl(RO, F_GETFL) & O_ACCMODE) != O_RDONLY)
 		fail("access modes");
 	check_data();
