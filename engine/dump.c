@@ -22,6 +22,7 @@
 #include "sk-inet.h"
 #include "fault.h"
 #include "ghost.h"
+#include "locks.h"
 #include "log.h"
 #include "fdshare.h"
 #include "shmem.h"
@@ -287,8 +288,8 @@ static int dump_images(struct dump_ctx *c, struct cr_err *e)
 		return -1;
 	if (proc_parse_stat(c->pid, &c->stat, e))
 		return -1;
-	if (dump_files_write(c, e) || fault_check(c->o, FI_DUMP_AFTER_FILES, e) || dump_core_write(c, e) ||
-	    dump_creds_write(c, e) || dump_mm_write(c, e) || dump_ghost_write(c, e))
+	if (dump_files_write(c, e) || dump_locks_write(c, e) || fault_check(c->o, FI_DUMP_AFTER_FILES, e) ||
+	    dump_core_write(c, e) || dump_creds_write(c, e) || dump_mm_write(c, e) || dump_ghost_write(c, e))
 		return -1;
 	for (size_t i = 0; i < c->nth; i++)
 		if (dump_core_write_thread(c, &c->th[i], e))

@@ -23,6 +23,7 @@
 #include "files.pb-c.h"
 #include "shmem.pb-c.h"
 #include "ghost.pb-c.h"
+#include "locks.pb-c.h"
 
 enum img_kind {
 	IMG_INVENTORY,
@@ -41,6 +42,7 @@ enum img_kind {
 	IMG_SHMEM_PAGEMAP, /* pagemap-shmem-ID.img: contents of one (vaddr = offset in the object) */
 	IMG_SHMEM_PAGES,   /* pages-shmem-ID.img (raw) */
 	IMG_GHOST,	/* ghost-PID.img: contents of unlinked files held open or mapped */
+	IMG_FILE_LOCKS, /* filelocks-PID.img: file locks of a process (--file-locks) */
 	IMG__COUNT
 };
 

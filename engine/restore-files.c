@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "evfd.h"
+#include "locks.h"
 #include "pipes.h"
 #include "restore.h"
 #include "sk-inet.h"
@@ -216,5 +217,5 @@ int rst_child_files(struct rst_task *t, char *msg, size_t len)
 	for (size_t i = 0; i < t->nr_fdinfo; i++)
 		if (p.inherit[i] >= 0)
 			close(p.inherit[i]);
-	return 0;
+	return rst_child_locks(t, msg, len); /* last: closing an fd drops the POSIX locks on its file */
 }

@@ -13,6 +13,7 @@
 #include "arch.h"
 #include "cleanup.h"
 #include "ghost.h"
+#include "locks.h"
 #include "log.h"
 #include "pipes.h"
 #include "evfd.h"
@@ -264,6 +265,7 @@ void rst_free(struct rst_task *t)
 	free_list((void **)t->fdinfo, t->nr_fdinfo);
 	pm_free(&t->pm);
 	rst_ghost_free(t);
+	rst_locks_free(t);
 	free(t->mfiles);
 	free(t->vma_mfile);
 	rst_area_free(t);
@@ -408,8 +410,8 @@ int rst_load_task(struct cr_opts *o, struct rst_task *t, struct cr_err *e)
 			return -1;
 		pr_info("images verified: task %d, %zu vmas, %llu bytes of pages in %zu blocks\n", t->pid,
 			t->mm->n_vmas, (unsigned long long)t->pm.total_size, t->pm.nr);
-		if (rst_pipes_prepare(o, t, e) || rst_ghost_prepare(t, e) || check_fds(t, e) ||
-		    check_mapped_files(t, e) || check_vdso(t, e))
+		if (rst_pipes_prepare(o, t, e) || rst_ghost_prepare(t, e) || rst_locks_load(t, e) ||
+		    check_fds(t, e) || check_mapped_files(t, e) || check_vdso(t, e))
 			return -1;
 	}
 	if (check_pid_free(t->pid, e))

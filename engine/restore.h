@@ -55,6 +55,8 @@ struct rst_task {
 	struct page_map pm;
 
 	struct rst_ghost *ghosts; /* unlinked files made again (restore-ghost.c) */
+	FileLockEntry **locks;	  /* file locks to take again (restore-locks.c) */
+	size_t nr_locks;
 	size_t nr_ghosts;
 	struct rst_mfile *mfiles;
 	size_t nr_mfiles;
