@@ -17,6 +17,7 @@
 #include "dump.h"
 #include "evfd.h"
 #include "fdshare.h"
+#include "fown.h"
 #include "ghost.h"
 #include "log.h"
 #include "pipes.h"
@@ -369,6 +370,9 @@ static int write_images(struct dump_ctx *c, struct dfd *f, size_t n, struct cr_e
 		} else if (fill_file(c, &f[i], f, n, &fe, &re, e)) {
 			goto fail;
 		}
+		FownEntry fo = FOWN_ENTRY__INIT;
+		if (fe.kind != FILE_KIND__FILE_INHERIT && dump_fown(c->pid, f[i].fd, f[i].fi.flags, &fe, &fo, e))
+			goto fail;
 		int wr = fe.kind == FILE_KIND__FILE_REG || fe.kind == FILE_KIND__FILE_CHR
 			     ? dump_fdshare_id(c, f[i].fd, &f[i].st, &fe.tree_desc, e)
 			     : 0;

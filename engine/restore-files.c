@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "evfd.h"
+#include "fown.h"
 #include "locks.h"
 #include "pipes.h"
 #include "restore.h"
@@ -170,6 +171,8 @@ static int open_one(struct rst_task *t, const struct fd_plan *p, size_t i, char 
 	} else if (open_file(f, fi, msg, len)) {
 		return -1;
 	}
+	if (j == i && rst_fown_apply(f, fi->fd, msg, len))
+		return -1;
 	if (fcntl(fi->fd, F_SETFD, (fi->fd_flags & FD_CLOEXEC) ? FD_CLOEXEC : 0))
 		return errmsg(msg, len, "fd %d: set fd flags", fi->fd);
 	return 0;

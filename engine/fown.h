@@ -1,0 +1,18 @@
+/* File owner: F_GETOWN_EX / F_GETSIG of an open file description (read through a pidfd_getfd copy, as
+ * they belong to the description) and its O_ASYNC flag, restored with F_SETOWN_EX, F_SETSIG, F_SETFL. */
+#ifndef CRSHIM_FOWN_H
+#define CRSHIM_FOWN_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "err.h"
+#include "image.h"
+
+/* fe->fown = fo when the description has an owner, a signal or O_ASYNC (flags: its fdinfo flags). */
+int dump_fown(pid_t pid, int fd, uint32_t flags, FileEntry *fe, FownEntry *fo, struct cr_err *e);
+/* child: set them on fd (after it is open); errors as text. */
+int rst_fown_apply(const FileEntry *f, int fd, char *msg, size_t len);
+
+#endif
