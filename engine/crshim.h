@@ -24,8 +24,8 @@ struct cr_opts {
 	const char *network_lock; /* --network-lock: "nftables" (NULL: default) or "skip" */
 	bool ext_unix_sk;
 	bool file_locks;
-	unsigned long long ghost_limit; /* --ghost-limit: bytes of data of an unlinked file (default 1 MiB) */
 	bool track_mem;
+	unsigned long long ghost_limit; /* --ghost-limit: bytes of data of an unlinked file (default 1 MiB) */
 	const char *prev_images_dir;
 	const char *root;     /* --root */
 	bool detach;	      /* restore -d */

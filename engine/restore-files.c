@@ -16,6 +16,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "cleanup.h"
 #include "evfd.h"
 #include "fown.h"
 #include "locks.h"
@@ -208,9 +209,9 @@ int rst_child_files(struct rst_task *t, char *msg, size_t len)
 	for (size_t i = 0; i < t->nr_fdinfo; i++)
 		if (t->fdinfo[i]->fd >= p.lo)
 			p.lo = t->fdinfo[i]->fd + 1;
-	p.helper = calloc(t->nr_fdinfo + t->nr_mfiles + 4, sizeof(int));
-	p.inherit = calloc(t->nr_fdinfo + 1, sizeof(int));
-	if (!p.helper || !p.inherit)
+	__cleanup_free int *helper = p.helper = calloc(t->nr_fdinfo + t->nr_mfiles + 4, sizeof(int));
+	__cleanup_free int *inherit = p.inherit = calloc(t->nr_fdinfo + 1, sizeof(int));
+	if (!helper || !inherit)
 		return errno = ENOMEM, errmsg(msg, len, "fds");
 	if (move_helpers(t, &p, msg, len) || close_others(&p, msg, len) || open_targets(t, &p, msg, len))
 		return -1;
