@@ -84,7 +84,7 @@ struct dump_ctx {
 	struct dump_fdshare *fdsh; /* tree-wide: open file descriptions (dump-fdshare.c) */
 	struct dump_thread *th;	   /* the other threads, seized */
 	size_t nth, th_cap;
-	struct dump_sk *sk; /* sockets: pidfd, connections in repair mode (dump-sk-inet.c) */
+	struct dump_sk *sk;	    /* sockets: pidfd, connections in repair mode (dump-sk-inet.c) */
 	struct dump_ghosts *ghosts; /* unlinked files held open or mapped (dump-ghost.c) */
 	/* image files this dump created (removed again if it fails) */
 	char (*created)[64];

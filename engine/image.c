@@ -48,7 +48,7 @@ static const struct img_kind_desc kinds[IMG__COUNT] = {
     [IMG_SHMEM_PAGES] = {"pages-shmem", "pages-shmem-%d.img", 0, NULL, NULL},
     [IMG_GHOST] = {"ghost", "ghost-%d.img", 0x43520041, &ghost_file_entry__descriptor,
 		   &ghost_file_entry__descriptor},
-    [IMG_FILE_LOCKS] = {"filelocks", "filelocks-%d.img", 0x43520032, &file_lock_entry__descriptor,
+    [IMG_FILE_LOCKS] = {"filelocks", "filelocks-%d.img", 0x43520042, &file_lock_entry__descriptor,
 			&file_lock_entry__descriptor},
 };
 

@@ -41,8 +41,8 @@ enum img_kind {
 	IMG_SHMEM,	   /* shmem.img: shared memory objects of the tree (dump-shmem.c) */
 	IMG_SHMEM_PAGEMAP, /* pagemap-shmem-ID.img: contents of one (vaddr = offset in the object) */
 	IMG_SHMEM_PAGES,   /* pages-shmem-ID.img (raw) */
-	IMG_GHOST,	/* ghost-PID.img: contents of unlinked files held open or mapped */
-	IMG_FILE_LOCKS, /* filelocks-PID.img: file locks of a process (--file-locks) */
+	IMG_GHOST,	   /* ghost-PID.img: contents of unlinked files held open or mapped */
+	IMG_FILE_LOCKS,	   /* filelocks-PID.img: file locks of a process (--file-locks) */
 	IMG__COUNT
 };
 
