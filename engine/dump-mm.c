@@ -293,11 +293,11 @@ static int vma_pages(struct mm_state *m, const struct proc_vma *v, VmaEntry *ve,
 	case VMA_KIND__VMA_STACK:
 		return scan_range(m, v->start, v->end, false, fd, e);
 	case VMA_KIND__VMA_FILE_PRIVATE:
-		if (ve->deleted && vma_shmem(m, v, ve, e)) /* a memfd */
+		if (ve->deleted && !ve->has_ino && vma_shmem(m, v, ve, e)) /* a memfd (a ghost has dev/ino) */
 			return -1;
 		return scan_range(m, v->start, v->end, true, fd, e);
 	case VMA_KIND__VMA_FILE_SHARED:
-		return ve->deleted ? vma_shmem(m, v, ve, e) : 0;
+		return ve->deleted && !ve->has_ino ? vma_shmem(m, v, ve, e) : 0;
 	case VMA_KIND__VMA_ANON_SHARED:
 		return vma_shmem(m, v, ve, e);
 	default:
