@@ -117,7 +117,7 @@ test: deps
 	$(MAKE) zdtm MODE=checkpoint
 
 # Programs that demo.sh and bench.sh checkpoint (they find them next to crshim, in $(B)/contrib/).
-CONTRIB_BIN := $(B)/contrib/demo-counter $(B)/contrib/bench-mem
+CONTRIB_BIN := $(B)/contrib/demo-counter $(B)/contrib/bench-mem $(B)/contrib/bench-tree
 $(B)/contrib/%: contrib/%.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -g $(WARN) -std=gnu11 -D_GNU_SOURCE -o $@ $<
@@ -128,6 +128,7 @@ demo: deps
 
 bench: all $(CONTRIB_BIN)
 	./contrib/bench.sh $(CURDIR)/$(B)/crshim
+	./contrib/bench-tree.sh $(CURDIR)/$(B)/crshim
 
 format-check:
 	clang-format --dry-run --Werror $$(git ls-files '*.c' '*.h')

@@ -29,6 +29,7 @@ struct cr_opts {
 	const char *prev_images_dir;
 	const char *root;     /* --root */
 	bool detach;	      /* restore -d */
+	bool restore_sibling; /* restore: the root is our sibling (CLONE_PARENT), not our child */
 	const char *pidfile;  /* restore --pidfile */
 	const char *log_file; /* -o */
 	int verbosity;	      /* -v */

@@ -8,7 +8,9 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <sys/personality.h>
+#include <sched.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/rseq.h>
@@ -39,20 +41,22 @@ static const struct rst_task *tree_task(const struct rst_task *t, pid_t pid)
 	return NULL;
 }
 
-/* Join the image's process group: its leader (another process of the tree) may not have made it yet. */
+/* Join the image's process group: its leader (another process of the tree or a helper) may not have made
+ * it yet. A group outside the tree is the root's (shell job): the root's group wherever it is now. */
 static int join_group(const struct rst_task *t, char *msg, size_t len)
 {
 	const PstreeEntry *p = t->pst;
 	pid_t want = p->pgid;
 	if (!tree_task(t, p->pgid)) {
 		if (p->pgid != t->tree[0].pst->pgid) {
-			snprintf(msg, len,
-				 "task %d: process group %d has no leader in the tree (not supported yet)",
-				 t->pid, p->pgid);
+			snprintf(msg, len, "task %d: process group %d has no leader in the tree", t->pid,
+				 p->pgid);
 			return -1;
 		}
-		want = getpgid(t->tree[0].pid); /* the root's group, wherever the root was restored */
+		want = getpgid(t->tree[0].pid);
 	}
+	if (getpgid(0) == want)
+		return 0;
 	for (int n = 0; setpgid(0, want); n++) {
 		if ((errno != EPERM && errno != ESRCH) || n > 5000)
 			return fail_msg(msg, len, "setpgid");
@@ -61,31 +65,27 @@ static int join_group(const struct rst_task *t, char *msg, size_t len)
 	return 0;
 }
 
+/* The session (setsid when it leads one; else it was born in it) and the group. */
 static int child_session(const struct rst_task *t, char *msg, size_t len)
 {
 	const PstreeEntry *p = t->pst;
 	if (p->sid == t->pid) {
 		if (setsid() < 0)
 			return fail_msg(msg, len, "setsid");
-	} else if (p->pgid == t->pid) {
+		return 0;
+	}
+	if (p->pgid == t->pid) {
 		if (setpgid(0, 0))
 			return fail_msg(msg, len, "setpgid");
-	} else if (!t->root) {
-		const struct rst_task *par = tree_task(t, p->ppid);
-		if (!par) {
-			snprintf(msg, len, "task %d: parent %d is not in the images", t->pid, p->ppid);
-			return -1;
-		}
-		if (p->sid != par->pst->sid) {
-			snprintf(msg, len, "task %d: session %d is not its parent's (%d): not supported yet",
-				 t->pid, p->sid, par->pst->sid);
-			return -1;
-		}
-		if (p->pgid != par->pst->pgid)
-			return join_group(t, msg, len);
+		return 0;
 	}
-	/* else: stay in the restorer's session and group (shell-job semantics) */
-	return 0;
+	if (t->root)
+		return 0; /* stay in the restorer's session and group (shell-job semantics) */
+	if (tree_task(t, p->sid) && getsid(0) != p->sid) {
+		snprintf(msg, len, "task %d: born in session %d, not %d", t->pid, getsid(0), p->sid);
+		return -1;
+	}
+	return join_group(t, msg, len);
 }
 
 /* struct clone_args (linux/sched.h), up to set_tid_size */
@@ -94,16 +94,19 @@ struct child_clone_args {
 	    set_tid_size;
 };
 
-/* The children of this process in the tree, with their PIDs; each goes on in rst_child. */
-static int spawn_children(struct rst_task *t, char *msg, size_t len)
+/* The processes this one clones (its children, or its siblings/helpers' with CLONE_PARENT), with their
+ * PIDs: those born in its old session (before) or the rest (after its setsid). Each goes on in rst_child. */
+static int spawn_children(struct rst_task *t, bool before, char *msg, size_t len)
 {
 	for (size_t j = 0; j < t->ntree; j++) {
 		struct rst_task *c = &t->tree[j];
-		if (c == t || c->pst->ppid != t->pid)
+		if (c == t || c->spawn_ppid != t->pid || c->before_setsid != before)
 			continue;
 		pid_t want = c->pid;
-		struct child_clone_args ca = {
-		    .exit_signal = SIGCHLD, .set_tid = (uint64_t)(uintptr_t)&want, .set_tid_size = 1};
+		struct child_clone_args ca = {.flags = c->clone_parent ? CLONE_PARENT : 0,
+					      .exit_signal = c->clone_parent ? 0 : SIGCHLD,
+					      .set_tid = (uint64_t)(uintptr_t)&want,
+					      .set_tid_size = 1};
 		long r = syscall(SYS_clone3, &ca, sizeof(ca));
 		if (r == 0)
 			rst_child(c);
@@ -117,6 +120,52 @@ static int spawn_children(struct rst_task *t, char *msg, size_t len)
 		}
 	}
 	return 0;
+}
+
+/* Wait for the helpers this process is the parent of (they exit once crshim released them). */
+static int reap_helpers(const struct rst_task *t, char *msg, size_t len)
+{
+	bool any = false;
+	for (size_t j = 0; j < t->ntree; j++) {
+		const struct rst_task *h = &t->tree[j];
+		int st;
+		if (!h->helper || h->pst->ppid != t->pid)
+			continue;
+		while (waitpid(h->pid, &st, 0) < 0)
+			if (errno != EINTR)
+				return fail_msg(msg, len, "wait for a helper");
+		if (!WIFEXITED(st) || WEXITSTATUS(st)) {
+			snprintf(msg, len, "helper %d failed (status %#x)", h->pid, st);
+			return -1;
+		}
+		any = true;
+	}
+	if (any) { /* their SIGCHLD is not the task's */
+		sigset_t chld;
+		struct timespec zero = {0, 0};
+		sigemptyset(&chld);
+		sigaddset(&chld, SIGCHLD);
+		while (sigtimedwait(&chld, NULL, &zero) == SIGCHLD)
+			;
+	}
+	return 0;
+}
+
+/* A helper: lead the session/group of a gone leader, clone its members, wait for the release, exit. */
+__attribute__((noreturn)) static void helper_main(struct rst_task *t)
+{
+	char msg[512] = "", c;
+	ssize_t n;
+	if (spawn_children(t, true, msg, sizeof(msg)) || child_session(t, msg, sizeof(msg)) ||
+	    spawn_children(t, false, msg, sizeof(msg))) {
+		if (write(t->err_pipe[1], msg, strlen(msg)) < 0)
+			_exit(2);
+		_exit(1);
+	}
+	do
+		n = read(t->go_pipe[0], &c, 1);
+	while (n < 0 && errno == EINTR);
+	_exit(n == 1 ? 0 : 1);
 }
 
 /* A zombie of the image: exit at once with its status (nobody reaps it but its parent, later). */
@@ -239,14 +288,17 @@ void rst_child(struct rst_task *t)
 	close(t->err_pipe[0]);
 	if (t->zombie)
 		zombie_exit(t);
+	if (t->helper)
+		helper_main(t);
 	do
 		n = read(t->go_pipe[0], &c, 1);
 	while (n < 0 && errno == EINTR);
 	if (n != 1)
 		_exit(1); /* the parent gave up */
 	close(t->go_pipe[0]);
-	if (child_session(t, msg, sizeof(msg)) || rst_tty_child_session(t, msg, sizeof(msg)) ||
-	    spawn_children(t, msg, sizeof(msg)) || child_setup(t, msg, sizeof(msg))) {
+	if (spawn_children(t, true, msg, sizeof(msg)) || child_session(t, msg, sizeof(msg)) ||
+	    rst_tty_child_session(t, msg, sizeof(msg)) || spawn_children(t, false, msg, sizeof(msg)) ||
+	    child_setup(t, msg, sizeof(msg)) || reap_helpers(t, msg, sizeof(msg))) {
 		if (write(t->err_pipe[1], msg, strlen(msg)) < 0)
 			_exit(2);
 		_exit(1);

@@ -3,6 +3,7 @@
 #define LOG_PREFIX "restore: "
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,8 +63,11 @@ static int spawn_child(struct rst_task *t, struct cr_err *e)
 {
 	sigset_t all, old;
 	pid_t want = t->pid;
-	struct rst_clone_args ca = {
-	    .exit_signal = SIGCHLD, .set_tid = (uint64_t)(uintptr_t)&want, .set_tid_size = 1};
+	/* --restore-sibling: the root becomes a child of our parent (runc, a swrk client), as with CRIU */
+	struct rst_clone_args ca = {.flags = t->sibling ? CLONE_PARENT : 0,
+				    .exit_signal = t->sibling ? 0 : SIGCHLD,
+				    .set_tid = (uint64_t)(uintptr_t)&want,
+				    .set_tid_size = 1};
 
 	if (t->err_pipe[0] < 0 && (pipe2(t->err_pipe, O_CLOEXEC) || pipe2(t->go_pipe, O_CLOEXEC)))
 		return cr_fail_sys(e, "pipe");
@@ -362,13 +366,16 @@ static struct rst_task *tree_task(struct rst_task *ts, size_t n, pid_t pid)
 /* A process other than the root: its parent creates it once it has its go; seize it when it is there. */
 static int seize_tree_child(struct rst_task *ts, size_t n, struct rst_task *t, struct cr_err *e)
 {
-	struct rst_task *par = tree_task(ts, n, t->pst->ppid);
+	struct rst_task *par = tree_task(ts, n, t->spawn_ppid);
 	for (int i = 0; i < 20000; i++) {
 		if (!ptrace(PTRACE_SEIZE, t->pid, 0,
 			    (void *)(long)(PTRACE_O_EXITKILL | PTRACE_O_TRACESYSGOOD)))
 			break;
 		if (errno != ESRCH && errno != EPERM)
 			return cr_fail_sys(e, "PTRACE_SEIZE %d", t->pid);
+		if (par && par->helper && task_dead(par->pid))
+			return cr_fail_errno(e, ESRCH, "task %d: the helper %d that creates it ended", t->pid,
+					     par->pid);
 		if (par && !par->zombie && task_dead(par->pid)) {
 			if (wait_blob(par, e))
 				return -1;
@@ -377,7 +384,7 @@ static int seize_tree_child(struct rst_task *ts, size_t n, struct rst_task *t, s
 		}
 		if (i == 19999)
 			return cr_fail_errno(e, ETIMEDOUT, "task %d: not created by its parent %d", t->pid,
-					     t->pst->ppid);
+					     t->spawn_ppid);
 		usleep(500);
 	}
 	t->seized = true;
@@ -418,16 +425,18 @@ static int restore_run(struct cr_opts *o, struct rst_task *ts, size_t n, struct 
 	}
 	int ret = fault_check(o, FI_RESTORE_ROOT_ONLY, e) || seize_child(&ts[0], e);
 	for (size_t i = 1; !ret && i < n; i++)
-		if (!ts[i].zombie)
+		if (!ts[i].zombie && !ts[i].helper)
 			ret = seize_tree_child(ts, n, &ts[i], e);
+	if (!ret)
+		ret = rst_tree_release(ts, n, e);
 	for (size_t i = 0; !ret && i < n; i++)
-		if (!ts[i].zombie)
+		if (!ts[i].zombie && !ts[i].helper)
 			ret = wait_blob(&ts[i], e) || park_threads(&ts[i], e);
 	if (!ret) /* every process has its fds: epoll targets held by another process */
 		ret = rst_epoll_tree(ts, n, e);
 	/* children first: a parent that runs finds them restored */
 	for (size_t i = n; !ret && i-- > 0;)
-		if (!ts[i].zombie)
+		if (!ts[i].zombie && !ts[i].helper)
 			ret = finish(&ts[i], e);
 	if (ret) {
 		kill_tree(ts, n);
@@ -438,7 +447,7 @@ static int restore_run(struct cr_opts *o, struct rst_task *ts, size_t n, struct 
 		return -1;
 	}
 	for (size_t i = 0; i < n; i++)
-		if (!ts[i].zombie)
+		if (!ts[i].zombie && !ts[i].helper)
 			report_warnings(&ts[i]);
 	if (o->pidfile && write_pidfile(o->pidfile, ts[0].pid, e)) {
 		kill_tree(ts, n);
@@ -488,13 +497,14 @@ static int restore_tree(struct cr_opts *o, struct rst_task **tsp, size_t *np, st
 {
 	struct rst_task *t = &(*tsp)[0];
 	t->fault = o->fault;
+	t->sibling = o->restore_sibling;
 	if (rst_load(o, t, e) || load_tree(o, tsp, np, e) || rst_pipes_share(*tsp, *np, e) ||
 	    rst_fdshare_prepare(*tsp, *np, e) || rst_shmem_prepare(*tsp, *np, e) ||
 	    rst_evfd_share(*tsp, *np, e) || rst_tty_prepare(o, *tsp, *np, e) ||
-	    fault_check(o, FI_RESTORE_AFTER_LOAD, e))
+	    rst_tree_plan(o, tsp, np, e) || fault_check(o, FI_RESTORE_AFTER_LOAD, e))
 		return -1;
 	for (size_t i = 0; i < *np; i++)
-		if (!(*tsp)[i].zombie && rst_area_build(&(*tsp)[i], e))
+		if (!(*tsp)[i].zombie && !(*tsp)[i].helper && rst_area_build(&(*tsp)[i], e))
 			return -1;
 	if (fault_check(o, FI_RESTORE_BEFORE_FORK, e))
 		return -1;
@@ -555,8 +565,10 @@ int eng_restore(struct cr_opts *o, pid_t *root_pid, struct cr_err *err)
 				close(t->go_pipe[i]);
 		}
 	}
-	for (size_t k = n; k-- > 0;)
+	for (size_t k = n; k-- > 0;) {
+		free(ts[k].own_pst);
 		rst_free(&ts[k]);
+	}
 	free(ts);
 	if (own_dir) {
 		close(o->imgdir_fd);

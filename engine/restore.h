@@ -75,6 +75,14 @@ struct rst_task {
 	bool seized;	   /* not the root: ptrace-attached by crshim */
 	size_t thr_seized; /* threads pst->threads[1..thr_seized] are ptrace-attached */
 	int fault;	   /* fault point of this run (engine/fault.h), 0 = none */
+
+	/* restore-tree.c: who creates the task and when (sessions and groups) */
+	pid_t spawn_ppid;     /* the process that clones it (its parent, or a sibling / helper) */
+	bool clone_parent;    /* CLONE_PARENT: its parent is the parent of spawn_ppid */
+	bool before_setsid;   /* cloned before spawn_ppid's setsid: born in that one's old session */
+	bool helper;	      /* not in the images: leads a session/group whose leader is gone, then exits */
+	PstreeEntry *own_pst; /* a helper's pst (ours to free) */
+	bool sibling;	      /* the root, --restore-sibling: cloned with CLONE_PARENT */
 };
 
 /* restore-load.c: rst_load loads the root (and reads the whole pstree), rst_load_task one other process
@@ -103,6 +111,15 @@ int rst_args_task(struct rst_task *t, void *buf, struct cr_err *e);
 
 /* restore-files.c (child side; errors as a message for the error pipe) */
 int rst_child_files(struct rst_task *t, char *msg, size_t msglen);
+
+/* restore-tree.c: plan who creates whom (sessions, groups) and add helper tasks for sessions and groups
+ * whose leader is gone; after every task got its go, wait for them to be in their groups and let the
+ * helpers exit (their parents reap them before their blob). */
+int rst_tree_plan(struct cr_opts *o, struct rst_task **tsp, size_t *np, struct cr_err *e);
+int rst_tree_release(struct rst_task *ts, size_t n, struct cr_err *e);
+struct rst_task *rst_tree_task(struct rst_task *ts, size_t n, pid_t pid);
+/* child: a helper's life (session/group, its children, wait for the release, exit) */
+__attribute__((noreturn)) void rst_helper_child(struct rst_task *t);
 
 /* restore-child.c */
 __attribute__((noreturn)) void rst_child(struct rst_task *t);

@@ -22,6 +22,7 @@ enum {
 	OPT_FAULTS,
 	OPT_NETLOCK,
 	OPT_GHOST_LIMIT,
+	OPT_RESTORE_SIBLING,
 	OPT_IGNORED,	   /* flag without semantics for us: noted in the log */
 	OPT_IGNORED_ARG,   /* same, with an argument */
 	OPT_UNSUPPORTED,   /* changes semantics and we do not have it: error */
@@ -68,7 +69,7 @@ static const struct option long_opts[] = {
     {"skip-in-flight", no_argument, NULL, OPT_IGNORED},
     {"force-irmap", no_argument, NULL, OPT_IGNORED},
     {"weak-sysctls", no_argument, NULL, OPT_IGNORED},
-    {"restore-sibling", no_argument, NULL, OPT_IGNORED},
+    {"restore-sibling", no_argument, NULL, OPT_RESTORE_SIBLING},
     {"unprivileged", no_argument, NULL, OPT_IGNORED},
     {"network-lock", required_argument, NULL, OPT_NETLOCK},
     {"file-validation", optional_argument, NULL, OPT_IGNORED},
@@ -263,6 +264,9 @@ static int parse_one(struct shim_cmd *c, int opt, int idx, int argc, char **argv
 				    "--network-lock %s: nftables or skip (iptables is not supported)",
 				    optarg);
 		o->network_lock = optarg;
+		return 0;
+	case OPT_RESTORE_SIBLING:
+		o->restore_sibling = true;
 		return 0;
 	case OPT_FILE_LOCKS:
 		o->file_locks = true;

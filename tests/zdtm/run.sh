@@ -350,7 +350,8 @@ fault_steps() {
 }
 
 # Tests run under a point: TEST... on the command line for all points, FAULT_TESTS for the fatal ones;
-# otherwise a few that exercise the point (the fallbacks need the memory/timer tests), 4-5 for the fatal ones.
+# otherwise a few that exercise the point (the fallbacks need the memory/timer tests), 4-7 for the fatal ones
+# (trees: fork00, and subreaper00 whose restore has helper tasks for dead session leaders).
 # (posix_timers is only under no-timer-restore-ids: its CPU-time timer misses ticks on a loaded machine.)
 fault_tests() { # point
 	if [ ${#NAMES[@]} -gt 0 ]; then
@@ -363,9 +364,9 @@ fault_tests() { # point
 	no-populate) echo "mem_256m mem_sparse heap_brk stack_grow" ;;
 	no-pagemap-scan|no-vm-readv) echo "mem_sparse mprotect_sub vma_many file_map_private shm_anon" ;;
 	no-vdso-syscall) echo "pid sig_handlers itimers vdso_clock" ;;
-	dump-mm-mid|dump-enospc|dump-img-write) echo "${FAULT_TESTS:-mem_256m vma_many fd_files sig_pending}" ;;
-	restorer-before-creds|restore-before-resume) echo "${FAULT_TESTS:-pid fd_files sig_pending creds thread00}" ;;
-	*) echo "${FAULT_TESTS:-pid fd_files sig_pending shm_anon thread00}" ;;
+	dump-mm-mid|dump-enospc|dump-img-write) echo "${FAULT_TESTS:-mem_256m vma_many fd_files sig_pending fork00}" ;;
+	restorer-before-creds|restore-before-resume) echo "${FAULT_TESTS:-pid fd_files sig_pending creds thread00 fork00 subreaper00}" ;;
+	*) echo "${FAULT_TESTS:-pid fd_files sig_pending shm_anon thread00 fork00 subreaper00}" ;;
 	esac
 }
 
@@ -518,12 +519,23 @@ run_steps() { # name
 	return 0
 }
 
+tree_pids() { # pid: it and its descendants
+	local c
+	echo "$1"
+	for c in $(cat /proc/"$1"/task/*/children 2>/dev/null); do
+		tree_pids "$c"
+	done
+}
+
+# A failed test goes with its whole tree: its descendants and whatever is still in its session (children
+# left behind by a dead root, now the reaper's). A test that is no session leader has no such session.
 cleanup_test() {
-	if [ -n "$TPID" ] && [ -e "/proc/$TPID" ]; then
-		kill -KILL "$TPID" 2>/dev/null
-		kill -CONT "$TPID" 2>/dev/null
-		wait_gone "$TPID" 5
-	fi
+	local p pids
+	[ -n "$TPID" ] || return 0
+	pids=$( (tree_pids "$TPID"; ps -o pid= -s "$TPID" 2>/dev/null) | tr -d ' ' | grep . | sort -u)
+	[ -n "$pids" ] || return 0
+	for p in $pids; do kill -KILL "$p" 2>/dev/null; kill -CONT "$p" 2>/dev/null; done
+	for p in $pids; do wait_gone "$p" 5; done
 }
 
 TAPN=0

@@ -75,6 +75,21 @@ ssize_t sockpeer_send(int fd, uint64_t *off, size_t len, int flags);
 int sockpeer_recv(int fd, uint64_t *off, size_t len);
 /* Shut down writing, read the rest of the echo, then the peer's verdict: 0 if it got all sent bytes. */
 int sockpeer_finish(int fd, uint64_t sent, uint64_t *echoed);
+/* Process trees (lib/tree.c). */
+struct tree_ids {
+	int pid, ppid, pgid, sid;
+	char state;
+};
+/* ppid, pgid, sid and state ('Z' zombie) of pid from /proc; 0 or -1. */
+int tree_ids_of(pid_t pid, struct tree_ids *out);
+/* tab[i] = ids of pids[i] (fail() when one is missing); our own parent is not compared. */
+void tree_record(struct tree_ids *tab, const pid_t *pids, int n);
+/* Compare every process with its record (zombie or not included); fail() for each difference; the count. */
+int tree_check(const struct tree_ids *tab, int n);
+/* SIGKILL every pid but ours and reap our children. */
+void tree_end(const pid_t *pids, int n);
+/* A child that only waits to be killed (test_forked() first). */
+void tree_sleep(void) __attribute__((noreturn));
 
 #define PAGE 4096UL
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))

@@ -1,0 +1,89 @@
+#!/bin/bash
+# crshim benchmark of process trees: dump and restore of trees of 100 and 500 sleeping processes (images on
+# tmpfs), and a check that the restored tree (restored with --restore-sibling, so the root keeps its parent) has every pid, ppid, pgid and sid equal (`ps -eo pid,ppid,pgid,sid`
+# of the tree's session before and after). With a real `criu` on PATH the same runs are done with it.
+#
+#   usage: contrib/bench-tree.sh /absolute/path/to/crshim     (`make bench` runs it after bench.sh, as root)
+#   env:   CRSHIM_BENCH_TREES="100 500"
+# Speed never fails the run; exit status 1 means a step failed or a restored tree differs.
+set -uo pipefail
+
+CRSHIM=${1:?usage: $0 /path/to/crshim}
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+SIZES=${CRSHIM_BENCH_TREES:-100 500}
+BASE=/dev/shm/crshim-bench-tree
+STATUS=0
+ROOTS=()
+
+now() { echo "${EPOCHREALTIME/,/.}"; }
+ids() { ps -o pid=,ppid=,pgid=,sid= -s "$1" | sort -n; } # every process of session SID
+# shellcheck disable=SC2317 # (called by the EXIT trap)
+cleanup() {
+	local r
+	for r in "${ROOTS[@]}"; do
+		ps -o pid= -s "$r" 2>/dev/null | xargs -r kill -KILL 2>/dev/null
+	done
+	rm -rf "$BASE"
+}
+trap cleanup EXIT
+
+[ "$(id -u)" = 0 ] || { echo "bench-tree: run as root" >&2; exit 1; }
+PROG=$(dirname "$CRSHIM")/contrib/bench-tree
+if [ ! -x "$PROG" ]; then
+	mkdir -p "$(dirname "$PROG")"
+	cc -O2 -g -Wall -o "$PROG" "$HERE/bench-tree.c" || exit 1
+fi
+CRIU=$(command -v criu || true)
+if [ -n "$CRIU" ] && { [ "$(readlink -f "$CRIU")" = "$(readlink -f "$CRSHIM")" ] || cmp -s "$CRIU" "$CRSHIM"; }; then
+	CRIU=
+fi
+rm -rf "$BASE"
+mkdir -m 0700 -p "$BASE"
+
+# run_one TOOL BIN N: prints one result line; returns 1 on a failure.
+run_one() {
+	local tool=$1 bin=$2 n=$3 dir=$BASE/$1-$3 root t0 t1 t2 i
+	mkdir -p "$dir/img"
+	setsid "$PROG" "$n" "$dir" </dev/null >/dev/null 2>&1 &
+	root=$!
+	disown "$root"
+	ROOTS+=("$root")
+	for ((i = 0; i < 600; i++)); do
+		[ -f "$dir/ready" ] && break
+		sleep 0.05
+	done
+	[ -f "$dir/ready" ] || { echo "$tool $n: the tree did not start"; return 1; }
+	ids "$root" >"$dir/before"
+	t0=$(now)
+	"$bin" dump -t "$root" -D "$dir/img" -o dump.log >"$dir/dump.out" 2>&1 ||
+		{ echo "$tool $n: dump failed: $(head -n1 "$dir/dump.out")"; return 1; }
+	t1=$(now)
+	for ((i = 0; i < 200; i++)); do
+		[ -z "$(ps -o pid= -s "$root")" ] && break
+		sleep 0.05
+	done
+	local t1b
+	t1b=$(now)
+	"$bin" restore -D "$dir/img" -o restore.log -d --restore-sibling >"$dir/restore.out" 2>&1 ||
+		{ echo "$tool $n: restore failed: $(head -n1 "$dir/restore.out")"; return 1; }
+	t2=$(now)
+	sleep 0.2
+	ids "$root" >"$dir/after"
+	local same="every pid/ppid/pgid/sid equal"
+	if [ "$(wc -l <"$dir/before")" -ne "$n" ] || ! cmp -s "$dir/before" "$dir/after"; then
+		same="TREE DIFFERS ($(wc -l <"$dir/before") -> $(wc -l <"$dir/after") processes)"
+		diff "$dir/before" "$dir/after" | head -n 5 | sed 's/^/    /'
+		STATUS=1
+	fi
+	printf '%-6s %4d processes: dump %.3f s, restore %.3f s; %s\n' "$tool" "$n" \
+		"$(awk "BEGIN { print $t1 - $t0 }")" "$(awk "BEGIN { print $t2 - $t1b }")" "$same"
+	ps -o pid= -s "$root" | xargs -r kill -KILL 2>/dev/null
+	rm -rf "$dir"
+}
+
+echo "crshim bench: process trees, images in $BASE; ${CRIU:-no criu on PATH, crshim only}"
+for n in $SIZES; do
+	run_one crshim "$CRSHIM" "$n" || STATUS=1
+	[ -z "$CRIU" ] || run_one criu "$CRIU" "$n" || true
+done
+exit $STATUS

@@ -1,0 +1,69 @@
+/* Process trees: the ids of a set of processes before the dump, compared after the restore. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "zdtmtst.h"
+
+int tree_ids_of(pid_t pid, struct tree_ids *out)
+{
+	char path[64], *buf;
+	memset(out, 0, sizeof(*out));
+	out->pid = pid;
+	out->ppid = out->pgid = out->sid = -1;
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	if (read_file(path, &buf) < 0)
+		return -1;
+	char *p = strrchr(buf, ')');
+	int r = p ? sscanf(p + 2, "%c %d %d %d", &out->state, &out->ppid, &out->pgid, &out->sid) : 0;
+	free(buf);
+	return r == 4 ? 0 : -1;
+}
+
+void tree_record(struct tree_ids *tab, const pid_t *pids, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (tree_ids_of(pids[i], &tab[i]))
+			fail("setup: no process %d", pids[i]);
+		else if (pids[i] == getpid())
+			tab[i].ppid = 0; /* ours is the starter's, then the reaper's */
+}
+
+int tree_check(const struct tree_ids *tab, int n)
+{
+	int bad = 0;
+	for (int i = 0; i < n; i++) {
+		struct tree_ids now;
+		if (tree_ids_of(tab[i].pid, &now)) {
+			fail("process %d is gone", tab[i].pid);
+			bad++;
+			continue;
+		}
+		if ((tab[i].ppid && now.ppid != tab[i].ppid) || now.pgid != tab[i].pgid ||
+		    now.sid != tab[i].sid || (now.state == 'Z') != (tab[i].state == 'Z')) {
+			fail("process %d: ppid/pgid/sid/state %d/%d/%d/%c, want %d/%d/%d/%c", tab[i].pid,
+			     now.ppid, now.pgid, now.sid, now.state, tab[i].ppid, tab[i].pgid, tab[i].sid,
+			     tab[i].state);
+			bad++;
+		}
+	}
+	return bad;
+}
+
+void tree_end(const pid_t *pids, int n)
+{
+	int st;
+	for (int i = 0; i < n; i++)
+		if (pids[i] != getpid())
+			kill(pids[i], SIGKILL);
+	while (waitpid(-1, &st, 0) > 0 || errno == EINTR)
+		;
+}
+
+void tree_sleep(void)
+{
+	test_forked();
+	for (;;)
+		pause();
+}

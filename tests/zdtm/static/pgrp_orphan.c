@@ -1,0 +1,116 @@
+/* Process groups whose leader is gone: two children (one with a child) in the group of a sibling that
+ * exited, and in a child's own session a group whose leader exited. After restore the groups are the
+ * same (crshim recreates the dead leader as a helper that leaves no trace: no new process, no zombie). */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "zdtmtst.h"
+
+enum { Y, Y2, Y3, S, Z, N, G, H };
+static volatile pid_t *sh;
+
+static pid_t child(int slot)
+{
+	pid_t p = fork();
+	if (p < 0)
+		fail("fork");
+	if (p == 0)
+		sh[slot] = getpid();
+	return p;
+}
+
+static void wait_slot(int i)
+{
+	for (int n = 0; !sh[i]; n++) {
+		if (n > 10000)
+			fail("setup: process %d not there", i);
+		usleep(1000);
+	}
+}
+
+static int count_children(void)
+{
+	char path[64], *buf;
+	int n = 0;
+	snprintf(path, sizeof(path), "/proc/self/task/%d/children", getpid());
+	if (read_file(path, &buf) < 0)
+		return -1;
+	for (char *p = buf; *p; p++)
+		n += *p == ' ';
+	free(buf);
+	return n;
+}
+
+int main(int argc, char **argv)
+{
+	struct tree_ids tab[N + 1];
+	pid_t pids[N + 1], g;
+	int st;
+	test_init(argc, argv);
+	sh = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (sh == MAP_FAILED)
+		fail("mmap");
+	if ((g = child(G)) == 0) {
+		setpgid(0, 0);
+		tree_sleep();
+	}
+	setpgid(g, g);
+	if (child(Y) == 0) {
+		setpgid(0, g);
+		if (child(Y2) == 0)
+			tree_sleep();
+		tree_sleep();
+	}
+	if (child(Y3) == 0) {
+		setpgid(0, g);
+		tree_sleep();
+	}
+	if (child(S) == 0) {
+		pid_t h;
+		setsid();
+		if ((h = child(H)) == 0) {
+			setpgid(0, 0);
+			tree_sleep();
+		}
+		setpgid(h, h);
+		if (child(Z) == 0) {
+			setpgid(0, h);
+			tree_sleep();
+		}
+		wait_slot(Z);
+		usleep(100000);
+		kill(h, SIGKILL);
+		waitpid(h, &st, 0);
+		tree_sleep();
+	}
+	for (int i = 0; i < N; i++)
+		wait_slot(i);
+	usleep(200000);
+	kill(g, SIGKILL);
+	waitpid(g, &st, 0);
+	usleep(100000);
+	for (int i = 0; i < N; i++)
+		pids[i] = sh[i];
+	pids[N] = getpid();
+	tree_record(tab, pids, N + 1);
+	if (tab[Y].pgid != sh[G] || tab[Y2].pgid != sh[G] || tab[Y3].pgid != sh[G] || tab[Z].pgid != sh[H] ||
+	    tab[Z].sid != pids[S] || !kill(sh[G], 0) || !kill(sh[H], 0))
+		fail("setup: groups not as planned");
+	int nch = count_children();
+	test_daemon();
+	test_waitsig();
+	tree_check(tab, N + 1);
+	if (!kill(sh[G], 0) || !kill(sh[H], 0))
+		fail("a group leader (%d or %d) exists after restore", sh[G], sh[H]);
+	if (count_children() != nch)
+		fail("%d children after restore, %d before", count_children(), nch);
+	if (waitpid(-1, &st, WNOHANG) != 0)
+		fail("a child ended (a helper left a zombie?)");
+	tree_end(pids, N);
+	if (!test_failures)
+		pass();
+	return 0;
+}

@@ -1,0 +1,112 @@
+/* A child subreaper and its adopted orphans: one in the session of a living sibling (its parent died),
+ * one whose session leader died (with a child of its own), one in the root's session. After restore the
+ * root is still a subreaper, the orphans are its children with their sessions and groups, and a new
+ * orphan is adopted by it again. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "zdtmtst.h"
+
+enum { L, M, N1, N11, V, N, X, K, W, T2, T3 };
+static volatile pid_t *sh;
+
+static pid_t child(int slot)
+{
+	pid_t p = fork();
+	if (p < 0)
+		fail("fork");
+	if (p == 0)
+		sh[slot] = getpid();
+	return p;
+}
+
+static void wait_slot(int i)
+{
+	for (int n = 0; !sh[i]; n++) {
+		if (n > 10000)
+			fail("setup: process %d not there", i);
+		usleep(1000);
+	}
+}
+
+static int ppid_of(pid_t pid)
+{
+	struct tree_ids t;
+	return tree_ids_of(pid, &t) ? -1 : t.ppid;
+}
+
+int main(int argc, char **argv)
+{
+	struct tree_ids tab[N + 1];
+	pid_t pids[N + 1], p;
+	int st, on = 0;
+	test_init(argc, argv);
+	sh = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (sh == MAP_FAILED || prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0))
+		fail("mmap / PR_SET_CHILD_SUBREAPER");
+	if (child(L) == 0) { /* L leads a session; its child X leaves M behind */
+		pid_t x;
+		setsid();
+		if ((x = child(X)) == 0) {
+			if (child(M) == 0)
+				tree_sleep();
+			wait_slot(M);
+			_exit(0);
+		}
+		waitpid(x, &st, 0);
+		tree_sleep();
+	}
+	if ((p = child(K)) == 0) { /* K leads a session and leaves N1 (with N11) behind */
+		setsid();
+		if (child(N1) == 0) {
+			if (child(N11) == 0)
+				tree_sleep();
+			tree_sleep();
+		}
+		wait_slot(N11);
+		_exit(0);
+	}
+	waitpid(p, &st, 0);
+	if ((p = child(W)) == 0) {
+		if (child(V) == 0)
+			tree_sleep();
+		wait_slot(V);
+		_exit(0);
+	}
+	waitpid(p, &st, 0);
+	for (int i = 0; i < N; i++)
+		wait_slot(i);
+	usleep(200000);
+	for (int i = 0; i < N; i++)
+		pids[i] = sh[i];
+	pids[N] = getpid();
+	tree_record(tab, pids, N + 1);
+	if (tab[M].ppid != getpid() || tab[M].sid != pids[L] || tab[N1].ppid != getpid() ||
+	    tab[N1].sid != sh[K] || tab[N11].ppid != pids[N1] || tab[V].ppid != getpid())
+		fail("setup: orphans not as planned");
+	test_daemon();
+	test_waitsig();
+	tree_check(tab, N + 1);
+	if (prctl(PR_GET_CHILD_SUBREAPER, &on, 0, 0, 0) || on != 1)
+		fail("not a child subreaper any more (%d)", on);
+	if ((p = child(T2)) == 0) {
+		if (child(T3) == 0)
+			tree_sleep();
+		wait_slot(T3);
+		_exit(0);
+	}
+	waitpid(p, &st, 0);
+	wait_slot(T3);
+	for (int n = 0; ppid_of(sh[T3]) != getpid() && n < 2000; n++)
+		usleep(1000);
+	if (ppid_of(sh[T3]) != getpid())
+		fail("a new orphan went to %d, not to us", ppid_of(sh[T3]));
+	kill(sh[T3], SIGKILL);
+	tree_end(pids, N);
+	if (!test_failures)
+		pass();
+	return 0;
+}
