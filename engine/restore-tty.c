@@ -33,6 +33,7 @@ struct rtty_pair {
 /* One open file description made for the entries with this key. */
 struct rtty_desc {
 	uint32_t index, flags, occ;
+	uint32_t tree_desc; /* file_entry.tree_desc (kcmp at dump), 0 if the image has none */
 	bool master, external;
 	int fd; /* owned unless master (then the pair's master) */
 };
@@ -210,7 +211,7 @@ static int open_own_tty(const FileEntry *f, struct cr_err *e)
 	return 0;
 }
 
-static int new_desc(const TtyEntry *t, uint32_t occ, struct cr_err *e)
+static int new_desc(const TtyEntry *t, uint32_t occ, uint32_t tree_desc, struct cr_err *e)
 {
 	int acc = (int)(t->flags & O_ACCMODE),
 	    st = (int)(t->flags & ~(uint32_t)(O_ACCMODE | O_CREAT | O_EXCL | O_TRUNC));
@@ -236,15 +237,22 @@ static int new_desc(const TtyEntry *t, uint32_t occ, struct cr_err *e)
 		return cr_fail_errno(e, ENOMEM, "out of memory");
 	}
 	descs = nd;
-	descs[nr_descs++] = (struct rtty_desc){t->index, t->flags, occ, t->master, t->external, fd};
+	descs[nr_descs++] =
+	    (struct rtty_desc){t->index, t->flags, occ, tree_desc, t->master, t->external, fd};
 	return fd;
 }
 
-/* The description for entry i of task k: one per (index, side, flags, n-th such entry of the task). */
+/* The description for entry i of task k: the one of the same tree_desc (the dump saw one description with
+ * kcmp), else one per (index, side, flags, n-th such entry of the task); a master has one. */
 static int desc_for(const struct rst_task *tk, size_t i, struct cr_err *e)
 {
 	const TtyEntry *t = tk->files[i]->tty;
-	uint32_t occ = 0;
+	uint32_t occ = 0, td = tk->files[i]->has_tree_desc ? tk->files[i]->tree_desc : 0;
+	for (size_t d = 0; d < nr_descs && td && !t->master; d++)
+		if (descs[d].tree_desc == td)
+			return descs[d].fd;
+	if (td && !t->master)
+		return new_desc(t, 0, td, e);
 	for (size_t j = 0; j < i && !t->master; j++) {
 		const FileEntry *g = tk->files[j];
 		occ += is_tty_entry(g) && g->tty->index == t->index && g->tty->master == t->master &&
@@ -252,12 +260,12 @@ static int desc_for(const struct rst_task *tk, size_t i, struct cr_err *e)
 	}
 	for (size_t d = 0; d < nr_descs; d++) {
 		const struct rtty_desc *r = &descs[d];
-		if (r->external == t->external && r->master == t->master &&
+		if (!r->tree_desc && r->external == t->external && r->master == t->master &&
 		    (t->external || r->index == t->index) &&
 		    (t->master || (r->flags == t->flags && r->occ == occ)))
 			return r->fd;
 	}
-	return new_desc(t, occ, e);
+	return new_desc(t, occ, 0, e);
 }
 
 static int inherit(FileEntry *f, int fd, struct cr_err *e)

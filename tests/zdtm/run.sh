@@ -33,6 +33,7 @@ TMPBASE=${ZDTM_TMP:-${TMPDIR:-/tmp}}
 CTIMEOUT=${ZDTM_TIMEOUT:-60}
 ARCH=$(uname -m)
 NAMES=()
+TTYRUN=()
 
 usage() {
 	sed -n '2,10p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
@@ -66,7 +67,7 @@ iters) [[ "$ITERS" =~ ^[1-9][0-9]*$ ]] || { echo "run.sh: bad --iters $ITERS" >&
 esac
 
 # ---------------------------------------------------------------- .desc files
-# One "key: value" per line, '#' comments. Keys: opts, args, skip, flags, arch, mode-skip, snap-ignore.
+# One "key: value" per line, '#' comments. Keys: opts, args, skip, flags, arch, mode-skip, snap-ignore, tty.
 # static/NAME or transition/NAME
 test_dir() {
 	if [ -f "$HERE/transition/$1.c" ] && [ ! -f "$HERE/static/$1.c" ]; then echo transition; else echo static; fi
@@ -138,7 +139,8 @@ snapshot() { # pid
 	echo "## fds"
 	for fd in $(ls "/proc/$pid/fd" 2>/dev/null | sort -n); do
 		printf 'fd %s -> %s pos %s flags %s\n' "$fd" \
-			"$(readlink "/proc/$pid/fd/$fd" 2>/dev/null | sed -E 's/^(pipe|socket):\[[0-9]+\]/\1:[*]/')" \
+			"$(readlink "/proc/$pid/fd/$fd" 2>/dev/null | sed -E -e 's/^(pipe|socket):\[[0-9]+\]/\1:[*]/' \
+				-e "$([[ "|$SNAP_IGNORE|" == *"|ttyname|"* ]] && echo 's#^/dev/pts/[0-9]+$#/dev/pts/*#')")" \
 			"$([[ "|$SNAP_IGNORE|" == *"|fdpos|"* ]] && echo '*' || awk '$1 == "pos:" { print $2 }' "/proc/$pid/fdinfo/$fd" 2>/dev/null)" \
 			"$(awk '$1 == "flags:" { print $2 }' "/proc/$pid/fdinfo/$fd" 2>/dev/null)"
 	done
@@ -215,8 +217,8 @@ crshim_dump() { # dir extra-opts...
 crshim_restore() { # dir
 	local d=$1
 	rm -f "$TDIR/restore.pid"
-	timeout -k 5 "$CTIMEOUT" "$CRSHIM" restore -D "$d" -o restore.log -v4 -d --pidfile "$TDIR/restore.pid" \
-		"${OPTS[@]}" >"$d/restore.out" 2>&1
+	timeout -k 5 "$CTIMEOUT" "${TTYRUN[@]}" "$CRSHIM" restore -D "$d" -o restore.log -v4 -d \
+		--pidfile "$TDIR/restore.pid" "${OPTS[@]}" >"$d/restore.out" 2>&1
 	local rc=$?
 	if [ $rc -ne 0 ]; then
 		diag_file "$d/restore.out" 5
@@ -404,9 +406,12 @@ run_steps() { # name
 	eval "args=($(desc_get "$name" args))"
 	eval "OPTS=($(desc_get "$name" opts))"
 	SNAP_IGNORE=$(desc_get "$name" snap-ignore | tr -s ' ' '|')
+	# tty: yes: the test starts, and crshim restores it, on a terminal of its own (zdtm_pty: a new pty)
+	TTYRUN=()
+	[ "$(desc_get "$name" tty)" = yes ] && TTYRUN=("$BIN/zdtm_pty")
 
 	[ -x "$bin" ] || { bad "not built: $bin"; return 1; }
-	(cd "$TDIR" && exec timeout -k 5 120 "$bin" --pidfile="$TDIR/test.pid" --outfile="$TDIR/test.out" "${args[@]}") \
+	(cd "$TDIR" && exec timeout -k 5 120 "${TTYRUN[@]}" "$bin" --pidfile="$TDIR/test.pid" --outfile="$TDIR/test.out" "${args[@]}") \
 		>"$TDIR/start.log" 2>&1
 	local rc=$?
 	if grep -q '^SKIP:' "$TDIR/test.out" 2>/dev/null; then

@@ -1,12 +1,14 @@
 /* A session leader with a pty slave as its controlling terminal (it holds the master too), a child in its
  * own process group that is the terminal's foreground group, and a child in the leader's group (in the
  * background). After restore: same controlling terminal for all three (tcgetsid), the same foreground
- * group (tcgetpgrp), and the window size is kept. */
+ * group (tcgetpgrp), the window size is kept, and the slave fd is still one description in all three. */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <linux/kcmp.h>
 #include <sys/wait.h>
 #include <termios.h>
 #include <unistd.h>
@@ -26,7 +28,10 @@ static int child(int s, pid_t fg, int ready)
 	if (tcgetpgrp(s) != (fg ? fg : getpid()))
 		return 4;
 	int tty = open("/dev/tty", O_RDWR);
-	return tty < 0 ? 5 : 0;
+	if (tty < 0)
+		return 5;
+	/* the slave fd inherited by fork is still the parent's open file description */
+	return syscall(SYS_kcmp, getppid(), getpid(), KCMP_FILE, s, s) ? 6 : 0;
 }
 
 int main(int argc, char **argv)
