@@ -112,11 +112,11 @@ static int field_pair(const char *txt, const char *key, uint64_t *a, uint64_t *b
 
 static int fill_timerfd(const struct evfd_src *s, const char *txt, FileEntry *fe, struct cr_err *e)
 {
-	uint64_t clk, ticks, fl, vs, vn, is, in;
+	uint64_t clk, ticks, fl, vs, vn, isec, insec;
 	struct timespec now;
 	if (field_u64(txt, "clockid:", 10, &clk) || field_u64(txt, "ticks:", 10, &ticks) ||
 	    field_u64(txt, "settime flags:", 8, &fl) || field_pair(txt, "it_value:", &vs, &vn) ||
-	    field_pair(txt, "it_interval:", &is, &in))
+	    field_pair(txt, "it_interval:", &isec, &insec))
 		return bad_fdinfo(s, "timer state", e);
 	if (clock_gettime((clockid_t)clk, &now))
 		return cr_fail_sys(e, "fd %d: timerfd clock %d", s->fd, (int)clk);
@@ -129,8 +129,8 @@ static int fill_timerfd(const struct evfd_src *s, const char *txt, FileEntry *fe
 	tf->settime_flags = (uint32_t)fl, tf->has_settime_flags = 1;
 	tf->value_sec = vs, tf->has_value_sec = 1;
 	tf->value_nsec = vn, tf->has_value_nsec = 1;
-	tf->interval_sec = is, tf->has_interval_sec = 1;
-	tf->interval_nsec = in, tf->has_interval_nsec = 1;
+	tf->interval_sec = isec, tf->has_interval_sec = 1;
+	tf->interval_nsec = insec, tf->has_interval_nsec = 1;
 	tf->dump_now_sec = (uint64_t)now.tv_sec, tf->has_dump_now_sec = 1;
 	tf->dump_now_nsec = (uint64_t)now.tv_nsec, tf->has_dump_now_nsec = 1;
 	tf->flags = s->flags, tf->has_flags = 1;
@@ -138,7 +138,7 @@ static int fill_timerfd(const struct evfd_src *s, const char *txt, FileEntry *fe
 	fe->kind = FILE_KIND__FILE_TIMERFD, fe->has_kind = 1;
 	pr_debug("fd %d: timerfd clock %d left %" PRIu64 ".%09" PRIu64 " interval %" PRIu64 ".%09" PRIu64
 		 " ticks %" PRIu64 "\n",
-		 s->fd, (int)clk, vs, vn, is, in, ticks);
+		 s->fd, (int)clk, vs, vn, isec, insec, ticks);
 	return 0;
 }
 

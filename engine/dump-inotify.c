@@ -34,7 +34,7 @@ static char *mount_point(const char *mi, unsigned sdev, int mnt_id)
 
 struct fh {
 	unsigned bytes;
-	int type;
+	unsigned type;
 	unsigned char h[128];
 };
 
@@ -71,7 +71,7 @@ static char *handle_path(const char *mi, unsigned sdev, const struct fh *fh, str
 		unsigned char b[128];
 	} buf;
 	buf.h.handle_bytes = fh->bytes;
-	buf.h.handle_type = fh->type;
+	buf.h.handle_type = (int)fh->type;
 	memcpy(buf.h.f_handle, fh->h, fh->bytes);
 	__cleanup_close int fd = mfd < 0 ? -1 : open_by_handle_at(mfd, &buf.h, O_PATH | O_CLOEXEC);
 	if (fd < 0) {
