@@ -1,6 +1,7 @@
-/* Pidfds: of the process itself (PIDFD_NONBLOCK), of a child of the tree that sleeps, and of a child that
- * exited and was reaped. After restore each refers to the same pid (fdinfo "Pid:"), the one of the child
- * still signals it and waits for it (waitid P_PIDFD), the one of the reaped child says -1. */
+/* Pidfds: of the process itself (PIDFD_NONBLOCK), of a child of the tree that sleeps, of a child that
+ * exited and was reaped, and of the parent (outside the tree: the runner's reaper, alive throughout).
+ * After restore each refers to the same pid (fdinfo "Pid:"), the one of the child still signals it and
+ * waits for it (waitid P_PIDFD), the one of the reaped child says -1. */
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -30,8 +31,8 @@ static int pid_of(int fd)
 
 int main(int argc, char **argv)
 {
-	int self, kid, dead, fl;
-	pid_t child, gone;
+	int self, kid, dead, ext, fl;
+	pid_t child, gone, parent = getppid();
 	siginfo_t si;
 
 	test_init(argc, argv);
@@ -48,7 +49,8 @@ int main(int argc, char **argv)
 	waitpid(gone, NULL, 0);
 	self = (int)syscall(SYS_pidfd_open, getpid(), O_NONBLOCK);
 	kid = (int)syscall(SYS_pidfd_open, child, 0);
-	if (self < 0 || kid < 0 || dead < 0)
+	ext = (int)syscall(SYS_pidfd_open, parent, 0);
+	if (self < 0 || kid < 0 || dead < 0 || ext < 0)
 		fail("pidfd_open");
 	fl = fcntl(self, F_GETFL);
 	test_daemon();
