@@ -79,7 +79,7 @@ static int parse_tfd(const char *p, int *tfd, uint32_t *events, uint64_t *data)
 static int add_tfd(EpollEntry *ep, int tfd, uint32_t events, uint64_t data, pid_t tpid, int tfdnow,
 		   struct cr_err *e)
 {
-	EpollTfdEntry **nt = realloc(ep->tfd, (ep->n_tfd + 1) * sizeof(*nt));
+	EpollTfdEntry **nt = realloc(ep->tfd, (ep->n_tfd + 1) * sizeof(void *));
 	if (!nt)
 		return cr_fail_errno(e, ENOMEM, "out of memory");
 	ep->tfd = nt;

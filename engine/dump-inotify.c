@@ -57,15 +57,12 @@ static int parse_fh(const char *line, struct fh *fh)
 	return 0;
 }
 
-/* The path of the inode of a file handle on device sdev. */
-static char *handle_path(const char *mi, unsigned sdev, const struct fh *fh, struct cr_err *e)
+/* An O_PATH open of the inode of the file handle, through the mount at mp; -1 (errno) on error. */
+static int open_handle(const char *mp, const struct fh *fh)
 {
-	__cleanup_free char *mp = mount_point(mi, sdev, -1);
-	if (!mp) {
-		cr_fail_errno(e, ENOENT, "no mount of device %u:%u", sdev >> 20, sdev & 0xfffff);
-		return NULL;
-	}
-	__cleanup_close int mfd = open(mp, O_RDONLY | O_CLOEXEC); /* an O_PATH fd gives EBADF */
+	int mfd = open(mp, O_RDONLY | O_CLOEXEC); /* an O_PATH fd gives EBADF */
+	if (mfd < 0)
+		return -1;
 	struct {
 		struct file_handle h;
 		unsigned char b[128];
@@ -73,14 +70,32 @@ static char *handle_path(const char *mi, unsigned sdev, const struct fh *fh, str
 	buf.h.handle_bytes = fh->bytes;
 	buf.h.handle_type = (int)fh->type;
 	memcpy(buf.h.f_handle, fh->h, fh->bytes);
-	__cleanup_close int fd = mfd < 0 ? -1 : open_by_handle_at(mfd, &buf.h, O_PATH | O_CLOEXEC);
-	if (fd < 0) {
-		cr_fail_sys(e, "open the watched inode by its handle on %s", mp);
+	int fd = open_by_handle_at(mfd, &buf.h, O_PATH | O_CLOEXEC);
+	int saved = errno;
+	close(mfd);
+	errno = saved;
+	return fd;
+}
+
+/* The path of the inode of a file handle on device sdev. */
+static char *handle_path(const char *mi, unsigned sdev, const struct fh *fh, struct cr_err *e)
+{
+	char *mp = mount_point(mi, sdev, -1);
+	if (!mp) {
+		cr_fail_errno(e, ENOENT, "no mount of device %u:%u", sdev >> 20, sdev & 0xfffff);
 		return NULL;
 	}
+	int fd = open_handle(mp, fh);
+	if (fd < 0)
+		cr_fail_sys(e, "open the watched inode by its handle on %s", mp);
+	free(mp);
+	if (fd < 0)
+		return NULL;
 	char name[32], *path = NULL;
 	snprintf(name, sizeof(name), "fd/%d", fd);
-	if (proc_readlink(getpid(), name, &path, e))
+	int r = proc_readlink(getpid(), name, &path, e);
+	close(fd);
+	if (r)
 		return NULL;
 	size_t l = strlen(path);
 	if (l > 10 && !strcmp(path + l - 10, " (deleted)")) {
@@ -106,7 +121,7 @@ static int add_wd(InotifyEntry *in, const char *line, const char *mi, struct cr_
 		   &ign) != 5 ||
 	    parse_fh(line, &fh))
 		return cr_fail_errno(e, EINVAL, "bad inotify line in fdinfo");
-	InotifyWdEntry **nw = realloc(in->wd, (in->n_wd + 1) * sizeof(*nw));
+	InotifyWdEntry **nw = realloc(in->wd, (in->n_wd + 1) * sizeof(void *));
 	if (!nw)
 		return cr_fail_errno(e, ENOMEM, "out of memory");
 	in->wd = nw;
@@ -147,7 +162,7 @@ int dump_inotify_fill(const struct evfd_src *s, FileEntry *fe, struct cr_err *e)
 
 static FanotifyMarkEntry *new_mark(FanotifyEntry *fa, struct cr_err *e)
 {
-	FanotifyMarkEntry **nm = realloc(fa->mark, (fa->n_mark + 1) * sizeof(*nm));
+	FanotifyMarkEntry **nm = realloc(fa->mark, (fa->n_mark + 1) * sizeof(void *));
 	if (!nm) {
 		cr_fail_errno(e, ENOMEM, "out of memory");
 		return NULL;

@@ -35,7 +35,7 @@ static char *memfd_name(const char *link)
 
 static int add_extent(MemfdEntry *m, int fd, off_t off, size_t len, struct cr_err *e)
 {
-	MemfdExtent **nx = realloc(m->data, (m->n_data + 1) * sizeof(*nx));
+	MemfdExtent **nx = realloc(m->data, (m->n_data + 1) * sizeof(void *));
 	if (!nx)
 		return cr_fail_errno(e, ENOMEM, "out of memory");
 	m->data = nx;

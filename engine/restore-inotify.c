@@ -72,14 +72,14 @@ int rst_inotify_make(const FileEntry *f, char *msg, size_t len)
 	int ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
 	if (ifd < 0)
 		return emsg(msg, len, "inotify_init1");
-	InotifyWdEntry **w = calloc(in->n_wd + 1, sizeof(*w));
+	InotifyWdEntry **w = calloc(in->n_wd + 1, sizeof(void *));
 	if (!w) {
 		close(ifd);
 		return emsg(msg, len, "inotify watches");
 	}
 	if (in->n_wd)
-		memcpy(w, in->wd, in->n_wd * sizeof(*w));
-	qsort(w, in->n_wd, sizeof(*w), cmp_wd);
+		memcpy(w, in->wd, in->n_wd * sizeof(void *));
+	qsort(w, in->n_wd, sizeof(void *), cmp_wd);
 	for (size_t i = 0; i < in->n_wd; i++)
 		if (add_watch(ifd, w[i], msg, len)) {
 			free(w);
