@@ -29,6 +29,7 @@ struct dfd {
 	uint32_t id; /* file_entry id */
 	bool dup;    /* same description as an earlier fd */
 	char *link;
+	char *old; /* a deleted file reopened by another link: its deleted name */
 	struct stat st;
 	struct proc_fdinfo fi;
 };
@@ -40,8 +41,10 @@ static int cmp_int(const void *a, const void *b)
 
 static void free_fds(struct dfd *f, size_t n)
 {
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		free(f[i].link);
+		free(f[i].old);
+	}
 	free(f);
 }
 
@@ -244,6 +247,17 @@ static char *link_in_dir(const char *path, const struct stat *st)
 	return NULL;
 }
 
+/* f (a deleted name of a file still linked) is reopened through path (taken over); the deleted name is kept
+ * in f->old for deleted_name. */
+static int reopen_as(struct dfd *f, char *path, RegFileEntry *re)
+{
+	f->link[strlen(f->link) - strlen(" (deleted)")] = '\0';
+	f->old = f->link;
+	f->link = path;
+	re->deleted_name = f->old;
+	return 0;
+}
+
 /* A deleted file: reopened by a live path of its inode (another fd of the task, or another link in its old
  * directory), else its contents are saved as a ghost (dump-ghost.c). f->link becomes the path to use. */
 static int fill_deleted(struct dump_ctx *c, struct dfd *f, const struct dfd *all, size_t n, RegFileEntry *re,
@@ -259,16 +273,12 @@ static int fill_deleted(struct dump_ctx *c, struct dfd *f, const struct dfd *all
 				return cr_fail_errno(e, ENOMEM, "out of memory");
 			pr_info("fd %d: deleted %s is reopened as %s (fd %d)\n", f->fd, f->link, p,
 				all[i].fd);
-			free(f->link);
-			f->link = p;
-			return 0;
+			return reopen_as(f, p, re);
 		}
 	char *alias = f->st.st_nlink ? link_in_dir(f->link, &f->st) : NULL;
 	if (alias) {
 		pr_info("fd %d: deleted %s is reopened as its other link %s\n", f->fd, f->link, alias);
-		free(f->link);
-		f->link = alias;
-		return 0;
+		return reopen_as(f, alias, re);
 	}
 	char src[64], what[32];
 	uint32_t id;

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "err.h"
+#include "image.h"
 
 struct dump_ctx;
 struct rst_task;
@@ -26,5 +27,9 @@ void dump_ghost_free(struct dump_ctx *c);
  * mappings of deleted files at them. */
 int rst_ghost_prepare(struct rst_task *t, struct cr_err *e);
 void rst_ghost_free(struct rst_task *t);
+/* child: open r->path; a deleted name of a file still linked elsewhere (r->deleted_name) is linked again for
+ * the open and unlinked, so that the fd names it "PATH (deleted)" as before (if the name is taken, or the
+ * link fails, the file is opened by r->path). */
+int rst_ghost_open(const RegFileEntry *r, int flags);
 
 #endif

@@ -19,6 +19,7 @@
 #include "cleanup.h"
 #include "evfd.h"
 #include "fown.h"
+#include "ghost.h"
 #include "locks.h"
 #include "pipes.h"
 #include "restore.h"
@@ -121,7 +122,7 @@ static int open_file(const FileEntry *f, const FdinfoEntry *fi, char *msg, size_
 	int flags = (int)(r->flags & ~(uint32_t)OPEN_DROP_FLAGS) | O_NOCTTY;
 	if (r->deleted) /* a ghost (restore-ghost.c): its /proc magic link must be followed */
 		flags &= ~O_NOFOLLOW;
-	int tmp = open(r->path, flags);
+	int tmp = rst_ghost_open(r, flags);
 	if (tmp < 0)
 		return errmsg(msg, len, "fd %d: open %s", fi->fd, r->path);
 	if (tmp != fi->fd) {

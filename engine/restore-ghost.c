@@ -179,3 +179,13 @@ void rst_ghost_free(struct rst_task *t)
 	t->ghosts = NULL;
 	t->nr_ghosts = 0;
 }
+
+int rst_ghost_open(const RegFileEntry *r, int flags)
+{
+	if (!r->deleted_name || link(r->path, r->deleted_name))
+		return open(r->path, flags);
+	int fd = open(r->deleted_name, flags), saved = errno;
+	unlink(r->deleted_name);
+	errno = saved;
+	return fd;
+}
