@@ -30,28 +30,62 @@ static struct rst_ghost *find_ghost(struct rst_task *t, uint32_t id)
 	return NULL;
 }
 
+#define GHOST_MAX_DIRS 16
+
+/* The directories of path that are missing (removed after the file was unlinked) are made (0700) and
+ * listed in dirs, deepest last; rmdirs removes them again. */
+static void make_dirs(const char *path, char dirs[][4096], int *n)
+{
+	char p[4096];
+	snprintf(p, sizeof(p), "%s", path);
+	for (char *s = strchr(p + 1, '/'); s && *n < GHOST_MAX_DIRS; s = strchr(s + 1, '/')) {
+		*s = '\0';
+		if (!mkdir(p, 0700))
+			snprintf(dirs[(*n)++], sizeof(dirs[0]), "%s", p);
+		*s = '/';
+	}
+}
+
+static void rmdirs(char dirs[][4096], int n)
+{
+	while (n-- > 0)
+		rmdir(dirs[n]);
+}
+
 static int create_ghost(const GhostFileEntry *g, struct rst_ghost *rg, struct cr_err *e)
 {
+	static char dirs[GHOST_MAX_DIRS][4096];
+	int ndirs = 0;
 	char path[4096];
 	const int fl = O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY;
 	snprintf(path, sizeof(path), "%s", g->path);
 	int fd = open(path, fl, 0600);
+	if (fd < 0 && errno == ENOENT && g->path[0] == '/') { /* its directory was removed too */
+		make_dirs(g->path, dirs, &ndirs);
+		fd = open(path, fl, 0600);
+	}
 	if (fd < 0 && errno == EEXIST) {
 		snprintf(path, sizeof(path), "%s.crshim-ghost.%d.%u", g->path, (int)getpid(), g->id);
 		fd = open(path, fl, 0600);
 	}
-	if (fd < 0)
-		return cr_fail_sys(e, "make the deleted file %s again (as %s)", g->path, path);
+	if (fd < 0) {
+		int err = errno;
+		rmdirs(dirs, ndirs);
+		return cr_fail_errno(e, err, "make the deleted file %s again (as %s)", g->path, path);
+	}
 	rg->fd = fd;
 	if ((g->has_uid && fchown(fd, g->uid, g->gid)) || (g->has_mode && fchmod(fd, g->mode & 07777)) ||
 	    ftruncate(fd, (off_t)g->size)) {
 		int err = errno;
 		unlink(path);
+		rmdirs(dirs, ndirs);
 		return cr_fail_errno(e, err, "deleted file %s (made as %s): owner, mode or size", g->path,
 				     path);
 	}
-	if (unlink(path))
-		return cr_fail_sys(e, "unlink %s (the deleted file %s made again)", path, g->path);
+	int un = unlink(path), err = errno;
+	rmdirs(dirs, ndirs);
+	if (un)
+		return cr_fail_errno(e, err, "unlink %s (the deleted file %s made again)", path, g->path);
 	rg->id = g->id;
 	rg->dev = g->dev, rg->ino = g->ino;
 	snprintf(rg->path, sizeof(rg->path), "/proc/%d/fd/%d", (int)getpid(), fd);
