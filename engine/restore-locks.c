@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "locks.h"
@@ -68,8 +69,34 @@ static int lmsg(char *msg, size_t len, const FileLockEntry *l, const char *kind)
 	return -1;
 }
 
+/* A POSIX lock is dropped when its process closes any fd of the file. The blob closes the helper fds of
+ * mapped files (all >= helper_fd_lo): a mapped file with POSIX locks is mapped through the locked fd
+ * instead (a target fd, below helper_fd_lo), when its access mode allows the mapping. */
+static void map_through_locked(const struct rst_task *t)
+{
+	int32_t *mfd = (int32_t *)(uintptr_t)t->args->mfd;
+	for (size_t k = 0; k < t->nr_locks; k++) {
+		const FileLockEntry *l = t->locks[k];
+		struct stat ls, ms;
+		int fl = fcntl(l->fd, F_GETFL);
+		if (l->kind != FILE_LOCK_KIND__FL_POSIX || fl < 0 || (fl & (O_APPEND | O_PATH)) ||
+		    fstat(l->fd, &ls))
+			continue;
+		for (size_t i = 0; i < t->nr_mfiles; i++) {
+			bool ok = t->mfiles[i].oflags == O_RDWR ? (fl & O_ACCMODE) == O_RDWR
+								: (fl & O_ACCMODE) != O_WRONLY;
+			if (ok && mfd[i] >= t->args->helper_fd_lo && !fstat(mfd[i], &ms) &&
+			    ms.st_ino == ls.st_ino && ms.st_dev == ls.st_dev) {
+				close(mfd[i]);
+				mfd[i] = l->fd;
+			}
+		}
+	}
+}
+
 int rst_child_locks(const struct rst_task *t, char *msg, size_t len)
 {
+	map_through_locked(t);
 	for (size_t i = 0; i < t->nr_locks; i++) {
 		const FileLockEntry *l = t->locks[i];
 		struct flock fl = {.l_type = l->write ? F_WRLCK : F_RDLCK,

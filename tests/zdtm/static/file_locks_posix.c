@@ -1,12 +1,14 @@
 /* POSIX (fcntl F_SETLK) locks, dumped and restored with --file-locks: a write lock on bytes [10, 110) and a
  * read lock from 200 to the end of one file, a write lock on the whole of another file. After restore
  * F_GETLK from another process sees them, owned by our pid, with the same ranges; the bytes between are
- * free; a write lock on the read-locked range is refused and a read lock there granted. */
+ * free; a write lock on the read-locked range is refused and a read lock there granted. The first file is
+ * also mapped shared (restore maps it without closing an fd of it, which would drop the locks). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "zdtmtst.h"
@@ -73,6 +75,8 @@ int main(int argc, char **argv)
 	if ((fd = open("posix_b.file", O_RDWR | O_CREAT, 0600)) < 0 || dup2(fd, B) != B)
 		fail("open b");
 	close(fd);
+	if (ftruncate(A, 4096) || mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, A, 0) == MAP_FAILED)
+		fail("mmap");
 	if (setlk(A, F_SETLK, F_WRLCK, 10, 100) || setlk(A, F_SETLK, F_RDLCK, 200, 0) ||
 	    setlk(B, F_SETLK, F_WRLCK, 0, 0))
 		fail("F_SETLK");
