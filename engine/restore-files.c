@@ -210,17 +210,25 @@ int rst_child_files(struct rst_task *t, char *msg, size_t len)
 	for (size_t i = 0; i < t->nr_fdinfo; i++)
 		if (t->fdinfo[i]->fd >= p.lo)
 			p.lo = t->fdinfo[i]->fd + 1;
-	__cleanup_free int *helper = p.helper = calloc(t->nr_fdinfo + t->nr_mfiles + 4, sizeof(int));
-	__cleanup_free int *inherit = p.inherit = calloc(t->nr_fdinfo + 1, sizeof(int));
-	if (!helper || !inherit)
-		return errno = ENOMEM, errmsg(msg, len, "fds");
-	if (move_helpers(t, &p, msg, len) || close_others(&p, msg, len) || open_targets(t, &p, msg, len))
-		return -1;
-	rst_pipes_done(); /* pipe ends the task did not hold are closed now */
-	rst_memfd_done();
-	/* the moved inherit sources are not needed any more (helpers, closed by the blob anyway) */
-	for (size_t i = 0; i < t->nr_fdinfo; i++)
-		if (p.inherit[i] >= 0)
-			close(p.inherit[i]);
-	return rst_child_locks(t, msg, len); /* last: closing an fd drops the POSIX locks on its file */
+	p.helper = calloc(t->nr_fdinfo + t->nr_mfiles + 4, sizeof(int));
+	p.inherit = calloc(t->nr_fdinfo + 1, sizeof(int));
+	int ret = -1;
+	if (!p.helper || !p.inherit)
+		errno = ENOMEM, errmsg(msg, len, "fds");
+	else if (!move_helpers(t, &p, msg, len) && !close_others(&p, msg, len) &&
+		 !open_targets(t, &p, msg, len))
+		ret = 0;
+	if (!ret) {
+		rst_pipes_done(); /* pipe ends the task did not hold are closed now */
+		rst_memfd_done();
+		/* the moved inherit sources are not needed any more (helpers, closed by the blob anyway) */
+		for (size_t i = 0; i < t->nr_fdinfo; i++)
+			if (p.inherit[i] >= 0)
+				close(p.inherit[i]);
+		/* last: closing an fd drops the POSIX locks on its file */
+		ret = rst_child_locks(t, msg, len);
+	}
+	free(p.helper);
+	free(p.inherit);
+	return ret;
 }
