@@ -385,7 +385,7 @@ static int write_images(struct dump_ctx *c, struct dfd *f, size_t n, struct cr_e
 		    dump_fown(c->pid, f[i].fd, f[i].fi.flags, &fe, &fo, e))
 			goto fail;
 		int wr = fe.kind == FILE_KIND__FILE_REG || fe.kind == FILE_KIND__FILE_CHR ||
-				 fe.kind == FILE_KIND__FILE_TTY
+				 fe.kind == FILE_KIND__FILE_TTY || fe.inet_sk || fe.netlink_sk || fe.packet_sk
 			     ? dump_fdshare_id(c, f[i].fd, &f[i].st, &fe.tree_desc, e)
 			     : 0;
 		fe.has_tree_desc = fe.tree_desc != 0;

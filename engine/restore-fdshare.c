@@ -9,6 +9,7 @@
 #include "fdshare.h"
 #include "log.h"
 #include "restore.h"
+#include "sk-inet.h"
 
 #define OPEN_DROP_FLAGS (O_CREAT | O_TRUNC | O_EXCL | O_CLOEXEC)
 
@@ -21,8 +22,10 @@ static size_t nr_descs;
 
 static bool shareable(const FileEntry *f)
 {
-	return f->has_tree_desc && f->tree_desc && f->reg && f->reg->path &&
-	       (f->kind == FILE_KIND__FILE_REG || f->kind == FILE_KIND__FILE_CHR);
+	return f->has_tree_desc && f->tree_desc &&
+	       ((f->reg && f->reg->path &&
+		 (f->kind == FILE_KIND__FILE_REG || f->kind == FILE_KIND__FILE_CHR)) ||
+		rst_sk_kind(f->kind));
 }
 
 /* How many processes hold description id (entries already made FILE_INHERIT count too). */
@@ -45,6 +48,17 @@ static int open_once(const FileEntry *f, struct cr_err *e)
 	if (!nd)
 		return cr_fail_errno(e, ENOMEM, "out of memory");
 	descs = nd;
+	if (rst_sk_kind(f->kind)) { /* a socket: made here, kept close-on-exec until inherited */
+		char msg[256] = "";
+		int sk = rst_sk_make(f, msg, sizeof(msg));
+		if (sk < 0 || fcntl(sk, F_SETFD, FD_CLOEXEC))
+			return cr_fail_errno(e, EIO, "shared socket (file id %u): %s", f->id, msg);
+		descs[nr_descs++] = (struct shared_desc){f->tree_desc, sk};
+		pr_info(
+		    "socket file id %u is one open file description of several processes: made once, fd %d\n",
+		    f->id, sk);
+		return 0;
+	}
 	int fd = open(r->path, (int)(r->flags & ~(uint32_t)OPEN_DROP_FLAGS) | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0)
 		return cr_fail_sys(e, "open %s", r->path);
@@ -74,7 +88,7 @@ int rst_fdshare_prepare(struct rst_task *ts, size_t n, struct cr_err *e)
 				continue;
 			if (find(f->tree_desc) < 0 && open_once(f, e))
 				return cr_wrap(e, "task %d", ts[k].pid);
-			char *d = strdup(f->reg->path);
+			char *d = strdup(f->reg && f->reg->path ? f->reg->path : "socket");
 			if (!d)
 				return cr_fail_errno(e, ENOMEM, "out of memory");
 			free(f->inherit_desc);

@@ -121,28 +121,36 @@ static int inet_setup(int sk, const InetSkEntry *ie, char *msg, size_t len)
 	return 0;
 }
 
+bool rst_sk_kind(int kind)
+{
+	return kind == FILE_KIND__FILE_INETSK || kind == FILE_KIND__FILE_NETLINKSK ||
+	       kind == FILE_KIND__FILE_PACKETSK;
+}
+
+int rst_sk_make(const FileEntry *f, char *msg, size_t len)
+{
+	if (f->kind != FILE_KIND__FILE_INETSK)
+		return rst_sk_nlpkt_open(f, msg, len);
+	const InetSkEntry *ie = f->inet_sk;
+	int nb = (ie->flags & O_NONBLOCK) ? SOCK_NONBLOCK : 0;
+	int sk = socket((int)ie->family, (int)ie->type | nb, (int)ie->protocol);
+	if (sk < 0)
+		return sk_errmsg(msg, len, "socket(%u, %u, %u)", ie->family, ie->type, ie->protocol);
+	if (inet_setup(sk, ie, msg, len)) {
+		close(sk);
+		return -1;
+	}
+	return sk;
+}
+
 int rst_sk_open(const FileEntry *f, const FdinfoEntry *fi, char *msg, size_t len)
 {
-	int sk;
-	if (f->kind == FILE_KIND__FILE_INETSK) {
-		const InetSkEntry *ie = f->inet_sk;
-		int nb = (ie->flags & O_NONBLOCK) ? SOCK_NONBLOCK : 0;
-		sk = socket((int)ie->family, (int)ie->type | nb, (int)ie->protocol);
-		if (sk < 0)
-			return sk_errmsg(msg, len, "fd %d: socket(%u, %u, %u)", fi->fd, ie->family, ie->type,
-					 ie->protocol);
-		if (inet_setup(sk, ie, msg, len)) {
-			int n = (int)strlen(msg);
-			char tmp[256];
-			snprintf(tmp, sizeof(tmp), "%.*s", n, msg);
-			snprintf(msg, len, "fd %d (inet socket): %s", fi->fd, tmp);
-			close(sk);
-			return -1;
-		}
-	} else {
-		sk = rst_sk_nlpkt_open(f, msg, len);
-		if (sk < 0)
-			return -1;
+	int sk = rst_sk_make(f, msg, len);
+	if (sk < 0) {
+		char tmp[256];
+		snprintf(tmp, sizeof(tmp), "%s", msg);
+		snprintf(msg, len, "fd %d (socket): %s", fi->fd, tmp);
+		return -1;
 	}
 	if (sk != fi->fd) {
 		if (dup2(sk, fi->fd) < 0)

@@ -64,6 +64,11 @@ int net_unlock(const char *netlock, struct cr_err *e);
 struct rst_task;
 /* Parent: is this socket entry complete? */
 int rst_sk_check(const FileEntry *f, struct cr_err *e);
+/* A socket kind of file_entry (inet, netlink, packet)? */
+bool rst_sk_kind(int kind);
+/* Make the socket of f (options, bound, listening or connected); returns the fd, or -1 with the reason
+ * in msg. In the restore child, or in crshim for a socket several processes share (restore-fdshare.c). */
+int rst_sk_make(const FileEntry *f, char *msg, size_t len);
 /* Child: make the socket of f at fi->fd. Errors as text, like rst_child_files. */
 int rst_sk_open(const FileEntry *f, const FdinfoEntry *fi, char *msg, size_t len);
 int rst_sk_nlpkt_open(const FileEntry *f, char *msg, size_t len);

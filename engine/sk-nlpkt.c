@@ -61,7 +61,7 @@ static int opts(int cfd, int dom, int type, int proto, const struct nlpkt_opt *t
 		if (fresh >= 0 && !getsockopt(fresh, t[i].level, t[i].name, &f, &fl) && f == v)
 			continue;
 		SkOptEntry *o = malloc(sizeof(*o));
-		uint8_t *d = malloc(sizeof(v));
+		void *d = malloc(sizeof(v));
 		if (!o || !d) {
 			free(o);
 			free(d);
@@ -110,15 +110,17 @@ int dump_sk_netlink(int cfd, int type, int proto, uint32_t fl, FileEntry *fe, st
 		ne->dst_portid = a.nl_pid, ne->has_dst_portid = 1;
 		ne->dst_group = a.nl_groups, ne->has_dst_group = 1;
 	}
-	uint32_t groups[32] = {0};
+	uint32_t groups[32] = {0}; /* the first 1024 groups; words not filled in stay 0 */
 	l = sizeof(groups);
 	if (getsockopt(cfd, SOL_NETLINK, NETLINK_LIST_MEMBERSHIPS, groups, &l))
-		l = 0;
-	size_t words = l / sizeof(uint32_t) < 32 ? l / sizeof(uint32_t) : 32;
-	ne->groups = calloc(words * 32 + 1, sizeof(uint32_t));
+		memset(groups, 0, sizeof(groups));
+	size_t bits = 0;
+	for (size_t w = 0; w < 32; w++)
+		bits += (size_t)__builtin_popcount(groups[w]);
+	ne->groups = calloc(bits + 1, sizeof(uint32_t));
 	if (!ne->groups)
 		return cr_fail_errno(e, ENOMEM, "out of memory");
-	for (size_t w = 0; w < words; w++)
+	for (size_t w = 0; w < 32; w++)
 		for (unsigned b = 0; b < 32; b++)
 			if (groups[w] & (1u << b))
 				ne->groups[ne->n_groups++] = (uint32_t)(w * 32 + b + 1);

@@ -114,14 +114,14 @@ static int net_lock(const struct cr_opts *o, const InetSkEntry *ie, char **lock,
 		return cr_fail_errno(e, EINVAL, "network lock: bad connection address");
 	const char *ip = v4s ? "ip" : "ip6";
 	snprintf(table, sizeof(table), "crshim_%d", o->pid);
-	snprintf(
-	    script, sizeof(script),
-	    "add table inet %1$s\n"
-	    "add chain inet %1$s in { type filter hook input priority -300 ; }\n"
-	    "add chain inet %1$s out { type filter hook output priority -300 ; }\n"
-	    "add rule inet %1$s in %2$s saddr %4$s %2$s daddr %3$s tcp sport %6$u tcp dport %5$u drop\n"
-	    "add rule inet %1$s out %2$s saddr %3$s %2$s daddr %4$s tcp sport %5$u tcp dport %6$u drop\n",
-	    table, ip, src, dst, ie->src_port, ie->dst_port);
+	snprintf(script, sizeof(script),
+		 "add table inet %s\n"
+		 "add chain inet %s in { type filter hook input priority -300 ; }\n"
+		 "add chain inet %s out { type filter hook output priority -300 ; }\n"
+		 "add rule inet %s in %s saddr %s %s daddr %s tcp sport %u tcp dport %u drop\n"
+		 "add rule inet %s out %s saddr %s %s daddr %s tcp sport %u tcp dport %u drop\n",
+		 table, table, table, table, ip, dst, ip, src, ie->dst_port, ie->src_port, table, ip, src, ip,
+		 dst, ie->src_port, ie->dst_port);
 	if (run_nft(script, e))
 		return -1;
 	pr_info("network lock: %s %s:%u <-> %s:%u dropped (nft table inet %s)\n", ip, src, ie->src_port, dst,
@@ -141,7 +141,7 @@ int net_unlock(const char *netlock, struct cr_err *e)
 			return cr_fail_errno(e, EINVAL, "bad network lock name %s", netlock);
 	char script[256];
 	/* add first: removing a table that is gone already is no error */
-	snprintf(script, sizeof(script), "add table inet %1$s\ndelete table inet %1$s\n", table);
+	snprintf(script, sizeof(script), "add table inet %s\ndelete table inet %s\n", table, table);
 	if (run_nft(script, e))
 		return -1;
 	pr_info("network unlock: nft table inet %s removed\n", table);

@@ -145,14 +145,19 @@ int sockpeer_connect(int family, int port)
 	return fd;
 }
 
+static void fill_pat(uint8_t *buf, size_t n, uint64_t off)
+{
+	for (size_t i = 0; i < n; i++)
+		buf[i] = sockpeer_pat(off + i);
+}
+
 ssize_t sockpeer_send(int fd, uint64_t *off, size_t len, int flags)
 {
 	uint8_t buf[16384];
 	size_t done = 0;
 	while (done < len) {
 		size_t n = len - done < sizeof(buf) ? len - done : sizeof(buf);
-		for (size_t i = 0; i < n; i++)
-			buf[i] = sockpeer_pat(*off + i);
+		fill_pat(buf, n, *off);
 		ssize_t w = send(fd, buf, n, flags | MSG_NOSIGNAL);
 		if (w < 0 && errno == EINTR)
 			continue;
