@@ -227,6 +227,7 @@ static int fill_timers(struct dump_ctx *c, CoreEntry *ce, PosixTimerEntry **pt, 
 	if (!r->ntimers)
 		return 0;
 	PosixTimerEntry *t = calloc(r->ntimers, sizeof(*t));
+	// NOLINTNEXTLINE(bugprone-sizeof-expression): an array of message pointers
 	PosixTimerEntry **tp = calloc(r->ntimers, sizeof(*tp));
 	if (!t || !tp) {
 		free(t);

@@ -519,6 +519,7 @@ static void free_vmas(VmaEntry **vp, size_t n)
 static int collect_vmas(struct mm_state *m, struct proc_vma *pv, size_t n, VmaEntry ***out, struct cr_err *e)
 {
 	VmaEntry *ve = calloc(n ? n : 1, sizeof(*ve));
+	// NOLINTNEXTLINE(bugprone-sizeof-expression): an array of message pointers
 	VmaEntry **vp = calloc(n ? n : 1, sizeof(*vp));
 	if (!ve || !vp) {
 		free(ve);

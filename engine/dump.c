@@ -516,8 +516,9 @@ int eng_dump(struct cr_opts *o, struct cr_err *err)
 			struct dump_ctx *c = &tr.c[i];
 			dump_sk_finish(c, DUMP_SK_RESUME);
 			release_threads(c);
+			struct cr_err e2;
 			int r1 = c->s.attached ? arch_set_gpregs(c->pid, c->regs_resume, err) : 0;
-			int r2 = seize_release(&c->s, r1 ? &(struct cr_err){0} : err);
+			int r2 = seize_release(&c->s, r1 ? &e2 : err);
 			if (r1 || r2)
 				ret = -1; /* the images are complete: still report the failure to let the task
 					     go */

@@ -125,13 +125,21 @@ struct page_map {
 	size_t nr;
 	struct page_block *blocks; /* address order */
 };
-/* Load pagemap-ID.img, open pages-ID.img and verify every block checksum and the file size. */
+/* Load pagemap-ID.img (every entry checked) and open pages-ID.img (its size checked), no block checksums. */
+int pm_open(int dirfd, int id, struct page_map *pm, struct cr_err *e);
+/* pm_open, then verify every block checksum (on one CPU). */
 int pm_load(int dirfd, int id, struct page_map *pm, struct cr_err *e);
+/* The same with other kinds (IMG_SHMEM_PAGEMAP + IMG_SHMEM_PAGES). */
+int pm_open_kinds(int dirfd, enum img_kind kmap, enum img_kind kpages, int id, struct page_map *pm,
+		  struct cr_err *e);
 int pm_load_kinds(int dirfd, enum img_kind kmap, enum img_kind kpages, int id, struct page_map *pm,
 		  struct cr_err *e);
 void pm_free(struct page_map *pm);
 
 /* Verify every image file in a dir (records and page blocks). Used before a restore touches anything. */
 int img_verify_dir(int dirfd, struct cr_err *e);
+/* The same, but the page blocks of pages-UNSUMMED_ID.img are not checksummed (the caller does it, e.g. the
+ * restore with all CPUs); its pagemap is still checked. 0: every id is checksummed. */
+int img_verify_dir_but(int dirfd, int unsummed_id, struct cr_err *e);
 
 #endif

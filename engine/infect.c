@@ -126,8 +126,9 @@ int infect_syscall(struct infect *in, long nr, const unsigned long args[6], long
 	arch_prep_syscall(regs, in->sys_ip, nr, args);
 	if (arch_set_gpregs(in->pid, regs, e))
 		return -1;
-	if (step_to_syscall_stop(in, e) || step_to_syscall_stop(in, e))
-		goto fail;
+	for (int stop = 0; stop < 2; stop++) /* the syscall-entry stop, then the syscall-exit stop */
+		if (step_to_syscall_stop(in, e))
+			goto fail;
 	if (arch_get_gpregs(in->pid, regs, e))
 		goto fail;
 	*ret = arch_syscall_result(regs);

@@ -28,10 +28,7 @@ int infect_start(struct infect *in, struct seized *s, const void *base_regs, boo
 /* Run one syscall in the task. *ret gets the raw result (-errno on failure). */
 int infect_syscall(struct infect *in, long nr, const unsigned long args[6], long *ret, struct cr_err *e);
 #define infect_sys(in, ret, e, nr, ...)                                                                      \
-	({                                                                                                   \
-		const unsigned long __a[6] = {__VA_ARGS__};                                                  \
-		infect_syscall((in), (nr), __a, (ret), (e));                                                 \
-	})
+	infect_syscall((in), (nr), (const unsigned long[6]){__VA_ARGS__}, (ret), (e))
 /* Map one anonymous scratch page in the task (in->scratch). */
 int infect_map_scratch(struct infect *in, struct cr_err *e);
 /* Read remote memory (process_vm_readv). */

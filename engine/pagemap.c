@@ -239,12 +239,6 @@ static int pm_add_entry(struct page_map *pm, const PagemapEntry *pe, uint32_t ps
 
 static int pm_verify_data(struct page_map *pm, const char *pname, struct cr_err *e)
 {
-	struct stat st;
-	if (fstat(pm->pages_fd, &st))
-		return cr_fail_sys(e, "stat %s", pname);
-	if ((uint64_t)st.st_size != pm->total_size)
-		return cr_fail_errno(e, EBADMSG, "image %s: size %lld, pagemap says %llu (truncated?)", pname,
-				     (long long)st.st_size, (unsigned long long)pm->total_size);
 	if (!pm->total_size)
 		return 0;
 	__cleanup_munmap struct cr_map m = {NULL, pm->total_size};
@@ -267,7 +261,12 @@ int pm_load(int dirfd, int id, struct page_map *pm, struct cr_err *e)
 	return pm_load_kinds(dirfd, IMG_PAGEMAP, IMG_PAGES, id, pm, e);
 }
 
-int pm_load_kinds(int dirfd, enum img_kind kmap, enum img_kind kpages, int id, struct page_map *pm,
+int pm_open(int dirfd, int id, struct page_map *pm, struct cr_err *e)
+{
+	return pm_open_kinds(dirfd, IMG_PAGEMAP, IMG_PAGES, id, pm, e);
+}
+
+int pm_open_kinds(int dirfd, enum img_kind kmap, enum img_kind kpages, int id, struct page_map *pm,
 		  struct cr_err *e)
 {
 	struct img_reader *r;
@@ -309,17 +308,35 @@ int pm_load_kinds(int dirfd, enum img_kind kmap, enum img_kind kpages, int id, s
 	img_close(r);
 	r = NULL;
 	pm->pages_fd = openat(dirfd, pname, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (pm->pages_fd < 0) {
+	struct stat st;
+	if (pm->pages_fd < 0 || fstat(pm->pages_fd, &st)) {
 		cr_fail_sys(e, "open image %s", pname);
 		goto fail;
 	}
-	if (pm_verify_data(pm, pname, e))
+	if ((uint64_t)st.st_size != pm->total_size) {
+		cr_fail_errno(e, EBADMSG, "image %s: size %lld, pagemap says %llu (truncated?)", pname,
+			      (long long)st.st_size, (unsigned long long)pm->total_size);
 		goto fail;
+	}
 	return 0;
 fail:
 	img_close(r);
 	pm_free(pm);
 	return -1;
+}
+
+int pm_load_kinds(int dirfd, enum img_kind kmap, enum img_kind kpages, int id, struct page_map *pm,
+		  struct cr_err *e)
+{
+	char pname[64];
+	img_name(kpages, id, pname, sizeof(pname));
+	if (pm_open_kinds(dirfd, kmap, kpages, id, pm, e))
+		return -1;
+	if (pm_verify_data(pm, pname, e)) {
+		pm_free(pm);
+		return -1;
+	}
+	return 0;
 }
 
 void pm_free(struct page_map *pm)
@@ -332,7 +349,7 @@ void pm_free(struct page_map *pm)
 	pm->nr = 0;
 }
 
-int img_verify_dir(int dirfd, struct cr_err *e)
+int img_verify_dir_but(int dirfd, int unsummed_id, struct cr_err *e)
 {
 	/* A fresh open: a dup() would share (and consume) the caller's directory position. */
 	int dfd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -355,8 +372,11 @@ int img_verify_dir(int dirfd, struct cr_err *e)
 			continue; /* verified through its pagemap */
 		} else if (k == IMG_PAGEMAP || k == IMG_SHMEM_PAGEMAP) {
 			struct page_map pm;
-			if (k == IMG_PAGEMAP ? pm_load(dirfd, id, &pm, e)
-					     : pm_load_kinds(dirfd, k, IMG_SHMEM_PAGES, id, &pm, e))
+			enum img_kind kp = k == IMG_PAGEMAP ? IMG_PAGES : IMG_SHMEM_PAGES;
+			int r = k == IMG_PAGEMAP && id == unsummed_id
+				    ? pm_open_kinds(dirfd, (enum img_kind)k, kp, id, &pm, e)
+				    : pm_load_kinds(dirfd, (enum img_kind)k, kp, id, &pm, e);
+			if (r)
 				return -1;
 			pm_free(&pm);
 		} else {
@@ -376,4 +396,9 @@ int img_verify_dir(int dirfd, struct cr_err *e)
 		return cr_fail_errno(e, ENOENT,
 				     "no inventory.img: not a crshim image dir or an incomplete dump");
 	return 0;
+}
+
+int img_verify_dir(int dirfd, struct cr_err *e)
+{
+	return img_verify_dir_but(dirfd, 0, e);
 }

@@ -21,58 +21,25 @@
 #include "sk-inet.h"
 
 /* Verify every image file of the dir (records, trailers, checksums, every page block) but the root task's
- * pages, which rst_pages_load verifies once the mm image is known. */
+ * page blocks, which rst_pages_load checksums with all CPUs once the mm image is known. */
 static int verify_images(struct rst_task *t, struct cr_err *e)
 {
-	int dfd = dup(t->dirfd);
-	if (dfd < 0)
-		return cr_fail_sys(e, "images dir");
-	__cleanup_closedir DIR *d = fdopendir(dfd);
-	if (!d) {
-		close(dfd);
-		return cr_fail_sys(e, "images dir");
-	}
-	struct dirent *de;
-	bool has_root_pages = false;
-	while ((de = readdir(d))) {
-		int id, k = img_kind_of(de->d_name, &id);
-		if (k < 0 || k == IMG_PAGES || k == IMG_SHMEM_PAGES)
-			continue; /* pages files are verified through their pagemap */
-		if (k == IMG_SHMEM_PAGEMAP) {
-			struct page_map pm;
-			if (pm_load_kinds(t->dirfd, IMG_SHMEM_PAGEMAP, IMG_SHMEM_PAGES, id, &pm, e))
-				return -1;
-			pm_free(&pm);
-			continue;
-		}
-		if (k == IMG_PAGEMAP) {
-			struct page_map pm;
-			if (id == t->pid) {
-				has_root_pages = true; /* rst_pages_load, once the mm image is read */
-				continue;
-			}
-			if (pm_load(t->dirfd, id, &pm, e))
-				return -1;
-			pm_free(&pm);
-			continue;
-		}
-		struct img_reader *r;
-		ProtobufCMessage *m;
-		int ret;
-		if (img_open_name(t->dirfd, de->d_name, &r, e))
-			return -1;
-		while ((ret = img_read(r, &m, e)) > 0)
-			protobuf_c_message_free_unpacked(m, NULL);
-		img_close(r);
-		if (ret < 0)
-			return -1;
-	}
-	if (!has_root_pages)
-		return cr_fail_errno(e, ENOENT, "no pagemap-%d.img in the images dir", t->pid);
-	return 0;
+	char name[64];
+	struct stat st;
+	img_name(IMG_PAGEMAP, t->pid, name, sizeof(name));
+	if (fstatat(t->dirfd, name, &st, AT_SYMLINK_NOFOLLOW))
+		return cr_fail_errno(e, ENOENT, "no %s in the images dir", name);
+	return img_verify_dir_but(t->dirfd, t->pid, e);
 }
 
 /* All records of a list image. Missing file: 0 records if optional. */
+static void free_list(void **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		protobuf_c_message_free_unpacked(v[i], NULL);
+	free(v);
+}
+
 static int read_list(int dirfd, enum img_kind k, int id, bool optional, void ***out, size_t *n,
 		     struct cr_err *e)
 {
@@ -104,14 +71,13 @@ static int read_list(int dirfd, enum img_kind k, int id, bool optional, void ***
 		(*out)[(*n)++] = m;
 	}
 	img_close(r);
-	return ret < 0 ? -1 : 0;
-}
-
-static void free_list(void **v, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		protobuf_c_message_free_unpacked(v[i], NULL);
-	free(v);
+	if (ret < 0) { /* the records read so far are not handed out */
+		free_list(*out, *n);
+		*out = NULL;
+		*n = 0;
+		return -1;
+	}
+	return 0;
 }
 
 static int read_pstree(struct rst_task *t, struct cr_err *e)
@@ -178,6 +144,7 @@ static int read_thread_cores(struct rst_task *t, struct cr_err *e)
 	size_t n = t->pst->n_threads > 1 ? t->pst->n_threads - 1 : 0;
 	if (!n)
 		return 0;
+	// NOLINTNEXTLINE(bugprone-sizeof-expression): an array of message pointers
 	t->tcores = calloc(n, sizeof(*t->tcores));
 	if (!t->tcores)
 		return cr_fail_errno(e, ENOMEM, "out of memory");
@@ -344,6 +311,7 @@ static int check_mapped_files(struct rst_task *t, struct cr_err *e)
 	const MmEntry *mm = t->mm;
 	t->mfiles = calloc(mm->n_vmas + 1, sizeof(*t->mfiles));
 	t->vma_mfile = calloc(mm->n_vmas + 1, sizeof(*t->vma_mfile));
+	t->nr_mfiles = 0;
 	if (!t->mfiles || !t->vma_mfile)
 		return cr_fail_errno(e, ENOMEM, "out of memory");
 	for (size_t i = 0; i < mm->n_vmas; i++) {

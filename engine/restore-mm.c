@@ -19,6 +19,13 @@
 
 extern const char crshim_restorer_blob[], crshim_restorer_blob_end[];
 
+/* The blob's size: its two ends are linker symbols of one section (engine/restorer-blob.S), not two C
+ * objects, so compare them as addresses. */
+static size_t blob_size(void)
+{
+	return (size_t)((uintptr_t)crshim_restorer_blob_end - (uintptr_t)crshim_restorer_blob);
+}
+
 static const char *const special_names[RST_NR_SPECIAL] = {"[vvar]", "[vvar_vclock]", "[vdso]"};
 static const VmaKind special_kinds[RST_NR_SPECIAL] = {VMA_KIND__VMA_VVAR, VMA_KIND__VMA_VVAR_VCLOCK,
 						      VMA_KIND__VMA_VDSO};
@@ -251,6 +258,7 @@ static bool has_member(const struct rst_vma *rv, size_t nv, size_t lead)
  * once and moves the parts into place, so that they share it and keep their offsets in it. */
 static void group_shm(struct rst_task *t, struct rst_vma *rv)
 {
+	// NOLINTNEXTLINE(bugprone-sizeof-expression): an array of message pointers
 	const VmaEntry **by = calloc(t->args->nr_vmas + 1, sizeof(*by));
 	size_t nv = 0;
 	if (!by)
@@ -371,7 +379,7 @@ static void layout(const struct rst_task *t, size_t task_bytes, struct area_layo
 	for (int k = 0; k < RST_NR_SPECIAL; k++)
 		park += t->cur_special[k].len;
 	l->code = 0;
-	l->args = round_up((uint64_t)(crshim_restorer_blob_end - crshim_restorer_blob), psz);
+	l->args = round_up((uint64_t)blob_size(), psz);
 	l->vmas = l->args + round_up(sizeof(struct rst_args), 64);
 	l->blocks = l->vmas + round_up((t->mm->n_vmas + 1) * sizeof(struct rst_vma), 64);
 	l->unmap = l->blocks + round_up((t->pm.nr + t->mm->n_vmas + 1) * sizeof(struct rst_pblock), 64);
@@ -386,7 +394,7 @@ int rst_area_build(struct rst_task *t, struct cr_err *e)
 {
 	struct area_layout l;
 	uint64_t addr;
-	size_t blob_len = (size_t)(crshim_restorer_blob_end - crshim_restorer_blob);
+	size_t blob_len = blob_size();
 	size_t insn_len;
 	const uint8_t *insn = arch_syscall_insn(&insn_len);
 
@@ -421,7 +429,8 @@ int rst_area_build(struct rst_task *t, struct cr_err *e)
 	a->fault = t->fault; /* the blob cannot log: say here that its degrade points are on */
 	if (!fault_hit(t->fault, FI_NO_POPULATE))
 		fault_hit(t->fault, FI_NO_TIMER_RESTORE_IDS);
-	a->use_thp = getenv("CRSHIM_THP") && !strcmp(getenv("CRSHIM_THP"), "1"); /* experimental */
+	const char *thp = getenv("CRSHIM_THP");
+	a->use_thp = thp && !strcmp(thp, "1"); /* experimental */
 	if (fill_vmas(t, (struct rst_vma *)((char *)p + l.vmas), (struct rst_pblock *)((char *)p + l.blocks),
 		      e) ||
 	    fill_specials(t, addr + l.park) || fill_mm(t, e) || rst_args_task(t, (char *)p + l.task, e))

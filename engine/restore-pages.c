@@ -1,5 +1,6 @@
 /* Restore: load the root task's pagemap and verify every page block checksum with all CPUs (the image
- * layer's pm_load does the same on one CPU; for a large image the checksums are a third of the restore).
+ * layer's pm_load does the same on one CPU; pm_open reads and checks the pagemap for both; for a large image
+ * the checksums are a third of the restore).
  *
  * Large private anonymous VMAs are "prefilled": mapped at their address in crshim itself, filled from the
  * page file and checksummed from there (one pass over the data instead of two, on all CPUs, while
@@ -90,10 +91,13 @@ static int verify_blocks(const struct page_map *pm, const uint8_t *data, const u
 	pthread_t th[VERIFY_MAX_THREADS];
 	bool started[VERIFY_MAX_THREADS] = {false};
 
+	uint64_t by_size = pm->total_size / VERIFY_PER_THREAD_MIN + 1; /* >= 1 */
 	if (n > VERIFY_MAX_THREADS)
 		n = VERIFY_MAX_THREADS;
-	if (n > pm->total_size / VERIFY_PER_THREAD_MIN + 1)
-		n = pm->total_size / VERIFY_PER_THREAD_MIN + 1;
+	if (n > by_size)
+		n = (size_t)by_size;
+	if (!n) /* cannot be (cpus >= 1, by_size >= 1): said for the analyzers, which lose track */
+		n = 1;
 	uint64_t per = pm->total_size / n + 1, acc = 0;
 	size_t bi = 0;
 	for (size_t k = 0; k < n; k++) {
@@ -126,66 +130,9 @@ static int verify_blocks(const struct page_map *pm, const uint8_t *data, const u
 	return 0;
 }
 
-static int add_block(struct page_map *pm, const PagemapEntry *pe, uint32_t psz, size_t *cap, const char *name,
-		     struct cr_err *e)
-{
-	uint64_t len = (uint64_t)pe->nr_pages * psz;
-	if (!pe->has_vaddr || !pe->has_offset || !pe->has_csum || !pe->nr_pages || pe->vaddr % psz ||
-	    pe->offset % psz || pe->offset > pm->total_size || len > pm->total_size - pe->offset)
-		return cr_fail_errno(e, EBADMSG, "image %s: malformed entry %zu", name, pm->nr);
-	if (pm->nr && pe->vaddr < pm->blocks[pm->nr - 1].vaddr + pm->blocks[pm->nr - 1].len)
-		return cr_fail_errno(e, EBADMSG, "image %s: entry %zu overlaps or is out of order", name,
-				     pm->nr);
-	if (pm->nr == *cap) {
-		size_t ncap = *cap ? *cap * 2 : 256;
-		struct page_block *nb = realloc(pm->blocks, ncap * sizeof(*nb));
-		if (!nb)
-			return cr_fail_errno(e, ENOMEM, "out of memory");
-		pm->blocks = nb;
-		*cap = ncap;
-	}
-	pm->blocks[pm->nr++] = (struct page_block){pe->vaddr, pe->offset, len, pe->csum};
-	return 0;
-}
-
-static int read_map(int dirfd, int id, struct page_map *pm, struct cr_err *e)
-{
-	struct img_reader *r;
-	ProtobufCMessage *m;
-	char mname[64], pname[64];
-	size_t cap = 0;
-	int ret;
-
-	img_name(IMG_PAGEMAP, id, mname, sizeof(mname));
-	img_name(IMG_PAGES, id, pname, sizeof(pname));
-	if (img_open(dirfd, IMG_PAGEMAP, id, &r, e))
-		return -1;
-	if ((ret = img_read(r, &m, e)) <= 0) {
-		img_close(r);
-		return ret ? -1 : cr_fail_errno(e, EBADMSG, "image %s: empty", mname);
-	}
-	const PagemapHead *h = (PagemapHead *)m;
-	uint32_t psz = h->has_page_size ? h->page_size : 0;
-	bool bad = psz != (uint32_t)sysconf(_SC_PAGESIZE) || !h->pages_file || strcmp(h->pages_file, pname);
-	pm->total_size = h->total_size;
-	protobuf_c_message_free_unpacked(m, NULL);
-	if (bad) {
-		img_close(r);
-		return cr_fail_errno(e, EBADMSG, "image %s: bad head (page size or page file name)", mname);
-	}
-	while ((ret = img_read(r, &m, e)) > 0) {
-		ret = add_block(pm, (PagemapEntry *)m, psz, &cap, mname, e);
-		protobuf_c_message_free_unpacked(m, NULL);
-		if (ret)
-			break;
-	}
-	img_close(r);
-	return ret < 0 ? -1 : 0;
-}
-
 void rst_prefill_drop(struct rst_task *t)
 {
-	if (!t->prefill_mapped)
+	if (!t->prefill_mapped || !t->vma_prefilled)
 		return;
 	for (size_t i = 0; i < t->mm->n_vmas; i++)
 		if (t->vma_prefilled[i])
@@ -237,7 +184,6 @@ int rst_pages_load(struct rst_task *t, struct cr_err *e)
 {
 	struct page_map *pm = &t->pm;
 	char pname[64];
-	struct stat st;
 	uint8_t *kind = NULL;
 
 	memset(pm, 0, sizeof(*pm));
@@ -248,18 +194,8 @@ int rst_pages_load(struct rst_task *t, struct cr_err *e)
 		cr_fail_errno(e, ENOMEM, "out of memory");
 		goto fail;
 	}
-	if (read_map(t->dirfd, t->pid, pm, e))
+	if (pm_open(t->dirfd, t->pid, pm, e))
 		goto fail;
-	pm->pages_fd = openat(t->dirfd, pname, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (pm->pages_fd < 0 || fstat(pm->pages_fd, &st)) {
-		cr_fail_sys(e, "open image %s", pname);
-		goto fail;
-	}
-	if ((uint64_t)st.st_size != pm->total_size) {
-		cr_fail_errno(e, EBADMSG, "image %s: size %lld, pagemap says %llu (truncated?)", pname,
-			      (long long)st.st_size, (unsigned long long)pm->total_size);
-		goto fail;
-	}
 	if (!pm->total_size)
 		return 0;
 	kind = calloc(pm->nr + 1, 1);
@@ -267,8 +203,8 @@ int rst_pages_load(struct rst_task *t, struct cr_err *e)
 		cr_fail_errno(e, ENOMEM, "out of memory");
 		goto fail;
 	}
-	if (!t->no_prefill && (!getenv("CRSHIM_PREFILL") || strcmp(getenv("CRSHIM_PREFILL"), "0")) &&
-	    !fault_hit(t->fault, FI_NO_PREFILL))
+	const char *prefill = getenv("CRSHIM_PREFILL");
+	if (!t->no_prefill && (!prefill || strcmp(prefill, "0")) && !fault_hit(t->fault, FI_NO_PREFILL))
 		prefill_plan(t, kind);
 	void *data = mmap(NULL, pm->total_size, PROT_READ, MAP_SHARED, pm->pages_fd, 0);
 	if (data == MAP_FAILED) {

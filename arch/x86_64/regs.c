@@ -61,8 +61,10 @@ int arch_get_fpstate(pid_t tid, void **buf, size_t *len, struct cr_err *e)
 		free(b);
 		return cr_fail_sys(e, "task %d: PTRACE_GETREGSET(NT_X86_XSTATE)", tid);
 	}
-	void *s = realloc(b, iov.iov_len);
-	*buf = s ? s : b;
+	void *s = realloc(b, iov.iov_len); /* shrink to what the kernel wrote; on failure keep b */
+	if (s)
+		b = s;
+	*buf = b;
 	*len = iov.iov_len;
 	return 0;
 }

@@ -60,9 +60,9 @@ __attribute__((used)) void *memset(void *d, int c, size_t n)
 __attribute__((noreturn)) static void fail(struct rst_args *a, const char *step, long ret, uint64_t x,
 					   uint64_t y)
 {
-	size_t i;
-	for (i = 0; step[i] && i < sizeof(a->err_step) - 1; i++)
-		a->err_step[i] = step[i];
+	size_t i = 0;
+	for (const char *s = step; *s && i < sizeof(a->err_step) - 1; s++) /* up to its NUL, truncated */
+		a->err_step[i++] = *s;
 	a->err_step[i] = 0;
 	a->err_errno = (int32_t)-ret;
 	a->err_a = x;

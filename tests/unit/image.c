@@ -23,10 +23,13 @@ static void *arena[4096];
 static int narena;
 static void *aalloc(size_t n)
 {
-	void *p = calloc(1, n ? n : 1);
-	if (!p || narena == (int)(sizeof(arena) / sizeof(arena[0])))
+	if (narena == (int)(sizeof(arena) / sizeof(arena[0])))
 		abort();
-	return arena[narena++] = p;
+	void *p = calloc(1, n ? n : 1);
+	if (!p)
+		abort();
+	arena[narena++] = p; /* freed by afree_all */
+	return p;
 }
 static void afree_all(void)
 {
@@ -322,7 +325,9 @@ static void t_pages_corrupt(void)
 	static const long deltas[] = {-1, -4096, 1, 4096};
 	for (size_t i = 0; i < 4; i++) {
 		size_t nlen = (size_t)((long)len + deltas[i]);
-		uint8_t *nb = calloc(1, nlen);
+		uint8_t *nb = calloc(1, nlen + 1);
+		if (!nb)
+			abort();
 		memcpy(nb, orig, nlen < len ? nlen : len);
 		spit("pages-1.img", nb, nlen);
 		free(nb);
@@ -418,7 +423,7 @@ static void t_garbage_record(void)
 		 nr = 1;
 	memcpy(b, hdr, 8);
 	memcpy(b + 8, &rl, 4);
-	memcpy(b + 12, "\xff\xff\xff\xff\xff\xff", 6);
+	memset(b + 12, 0xff, 6);
 	uint64_t c = csum64(b, 18, 0);
 	memcpy(b + 18, &mark, 4);
 	memcpy(b + 22, &nr, 4);
@@ -497,16 +502,20 @@ static void t_show_format(void)
 	   "write mm-7.img and core-7.img");
 	snprintf(path, sizeof(path), "%s/mm-7.img", tmpdir);
 	FILE *f = open_memstream(&json, &len);
+	if (!f)
+		abort();
 	ok(img_show(path, f, &err) == 0, "show mm-7.img");
 	fclose(f);
 	like(json, "\"vmas\": [", "repeated nested message as an array");
 	like(json, "\"kind\": \"VMA_STACK\"", "enum by name");
 	like(json, "\"start\": 18446744073699065856", "64-bit number in full");
 	like(json, "\"path\": \"a\\\"b\\\\c\\n\"", "string escaped");
-	ok(!strstr(json, "\"pgoff\""), "absent optional field omitted");
+	ok(json && !strstr(json, "\"pgoff\""), "absent optional field omitted");
 	free(json);
 	snprintf(path, sizeof(path), "%s/core-7.img", tmpdir);
 	f = open_memstream(&json, &len);
+	if (!f)
+		abort();
 	ok(img_show(path, f, &err) == 0, "show core-7.img");
 	fclose(f);
 	like(json, "\"gpregs\": \"00ab7f\"", "bytes as hex");

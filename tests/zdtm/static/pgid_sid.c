@@ -52,7 +52,6 @@ int main(int argc, char **argv)
 	int want[4][3], ppid, pgid, sid;
 	sigset_t m;
 	int pfd[2];
-	char c;
 	test_init(argc, argv);
 	signal(SIGUSR1, on_usr1);
 	sigemptyset(&m);
@@ -106,7 +105,6 @@ int main(int argc, char **argv)
 		if (waitpid(p[i], &st, 0) != p[i] || !WIFEXITED(st) || WEXITSTATUS(st))
 			fail("child %d did not end well", p[i]);
 	}
-	(void)c;
 	if (!test_failures)
 		pass();
 	return 0;

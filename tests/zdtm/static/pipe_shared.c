@@ -27,7 +27,7 @@ static void on_usr1(int s)
 /* Read exactly len bytes (10 s at most); 0 if they are want. */
 static int expect(int fd, const char *want, size_t len)
 {
-	char buf[128];
+	char buf[128] = {0};
 	size_t got = 0;
 	struct pollfd p = {.fd = fd, .events = POLLIN};
 	while (got < len && poll(&p, 1, 10000) == 1) {

@@ -19,13 +19,13 @@ static void nop(int s)
 
 int main(int argc, char **argv)
 {
-	struct rseq *rs;
+	volatile struct rseq *rs; /* the kernel rewrites it (cpu_id) */
 	int i, ok = 0;
 
 	test_init(argc, argv);
 	if (__rseq_size == 0)
 		test_skip("glibc did not register rseq");
-	rs = (struct rseq *)((char *)__builtin_thread_pointer() + __rseq_offset);
+	rs = (volatile struct rseq *)((char *)__builtin_thread_pointer() + __rseq_offset);
 	if ((int)rs->cpu_id < 0)
 		fail("cpu_id %d before dump", (int)rs->cpu_id);
 	signal(SIGUSR1, nop);

@@ -24,6 +24,7 @@ struct thr {
 static void *thr_fn(void *arg)
 {
 	struct thr *t = arg;
+	// cppcheck-suppress constVariable ; the kernel writes to them (sigaltstack), cppcheck cannot see it
 	static char stacks[NTHR][65536];
 	stack_t ss = {.ss_sp = stacks[t->idx], .ss_size = 16384 + 4096 * (size_t)t->idx}, cur;
 	struct robust_list_head *head0, *head1;
