@@ -295,6 +295,28 @@ static int fill_task_misc(struct dump_ctx *c, CoreEntry *ce, char **comm, char *
 	return 0;
 }
 
+/* What the core image of every thread holds: its sigaltstack (as the thread read it) and its rseq
+ * registration. ce points into sas and rseq afterwards. */
+static int fill_sas_rseq(CoreEntry *ce, pid_t tid, const struct dump_sas *s, SigaltstackEntry *sas,
+			 RseqEntry *rseq, struct cr_err *e)
+{
+	sas->sp = s->sp, sas->has_sp = 1;
+	sas->size = s->size, sas->has_size = 1;
+	sas->flags = s->flags, sas->has_flags = 1;
+	ce->sas = sas;
+	struct ptrace_rseq_conf rc = {0};
+	if (ptrace(PTRACE_GET_RSEQ_CONFIGURATION, tid, (void *)sizeof(rc), &rc) < 0)
+		return cr_fail_sys(e, "thread %d: PTRACE_GET_RSEQ_CONFIGURATION", tid);
+	if (rc.ptr) {
+		rseq->ptr = rc.ptr, rseq->has_ptr = 1;
+		rseq->len = rc.len, rseq->has_len = 1;
+		rseq->flags = rc.flags, rseq->has_flags = 1;
+		rseq->sig = rc.sig, rseq->has_sig = 1;
+		ce->rseq = rseq;
+	}
+	return 0;
+}
+
 int dump_core_write(struct dump_ctx *c, struct cr_err *e)
 {
 	CoreEntry ce = CORE_ENTRY__INIT;
@@ -318,23 +340,8 @@ int dump_core_write(struct dump_ctx *c, struct cr_err *e)
 		goto out;
 	ce.n_pending = pend.n, ce.pending = pend.v;
 	ce.n_pending_shared = pend_sh.n, ce.pending_shared = pend_sh.v;
-	sas.sp = r->sas.sp, sas.has_sp = 1;
-	sas.size = r->sas.size, sas.has_size = 1;
-	sas.flags = r->sas.flags, sas.has_flags = 1;
-	ce.sas = &sas;
-
-	struct ptrace_rseq_conf rc = {0};
-	if (ptrace(PTRACE_GET_RSEQ_CONFIGURATION, c->pid, (void *)sizeof(rc), &rc) < 0) {
-		cr_fail_sys(e, "task %d: PTRACE_GET_RSEQ_CONFIGURATION", c->pid);
+	if (fill_sas_rseq(&ce, c->pid, &r->sas, &sas, &rseq, e))
 		goto out;
-	}
-	if (rc.ptr) {
-		rseq.ptr = rc.ptr, rseq.has_ptr = 1;
-		rseq.len = rc.len, rseq.has_len = 1;
-		rseq.flags = rc.flags, rseq.has_flags = 1;
-		rseq.sig = rc.sig, rseq.has_sig = 1;
-		ce.rseq = &rseq;
-	}
 	ce.tid_address = r->tid_address, ce.has_tid_address = 1;
 	ce.pdeathsig = r->pdeathsig, ce.has_pdeathsig = 1;
 	ce.dumpable = r->dumpable, ce.has_dumpable = 1;
@@ -412,22 +419,8 @@ int dump_core_write_thread(struct dump_ctx *c, struct dump_thread *t, struct cr_
 	if (peek_siginfo(t->tid, 0, &pend, e))
 		goto out;
 	ce.n_pending = pend.n, ce.pending = pend.v;
-	sas.sp = t->sas.sp, sas.has_sp = 1;
-	sas.size = t->sas.size, sas.has_size = 1;
-	sas.flags = t->sas.flags, sas.has_flags = 1;
-	ce.sas = &sas;
-	struct ptrace_rseq_conf rc = {0};
-	if (ptrace(PTRACE_GET_RSEQ_CONFIGURATION, t->tid, (void *)sizeof(rc), &rc) < 0) {
-		cr_fail_sys(e, "thread %d: PTRACE_GET_RSEQ_CONFIGURATION", t->tid);
+	if (fill_sas_rseq(&ce, t->tid, &t->sas, &sas, &rseq, e))
 		goto out;
-	}
-	if (rc.ptr) {
-		rseq.ptr = rc.ptr, rseq.has_ptr = 1;
-		rseq.len = rc.len, rseq.has_len = 1;
-		rseq.flags = rc.flags, rseq.has_flags = 1;
-		rseq.sig = rc.sig, rseq.has_sig = 1;
-		ce.rseq = &rseq;
-	}
 	ce.tid_address = t->tid_address, ce.has_tid_address = 1;
 	ce.in_syscall_eintr = t->in_syscall_eintr != 0, ce.has_in_syscall_eintr = 1;
 	if (img_write_one(c->dirfd, IMG_CORE, t->tid, &ce.base, e))

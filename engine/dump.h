@@ -20,16 +20,19 @@ struct dump_sigact {
 	uint64_t handler, flags, restorer, mask; /* kernel struct sigaction layout (x86_64/arm64) */
 };
 
+/* A thread's sigaltstack as the kernel's stack_t (read by the thread itself). */
+struct dump_sas {
+	uint64_t sp;
+	int32_t flags;
+	int32_t pad;
+	uint64_t size;
+};
+
 /* Values only the task itself can tell, read with remote syscalls. */
 struct dump_remote {
 	struct dump_sigact sigact[DUMP_NSIG + 1]; /* by signal number */
 	bool sigact_valid[DUMP_NSIG + 1];
-	struct {
-		uint64_t sp;
-		int32_t flags;
-		int32_t pad;
-		uint64_t size;
-	} sas;
+	struct dump_sas sas;
 	struct itimerval itimer[3]; /* ITIMER_REAL, _VIRTUAL, _PROF */
 	struct proc_timer *timers;
 	struct itimerspec *timer_val;
@@ -50,12 +53,7 @@ struct dump_thread {
 	int in_syscall_eintr;
 	void *xstate;
 	size_t xstate_len;
-	struct {
-		uint64_t sp;
-		int32_t flags;
-		int32_t pad;
-		uint64_t size;
-	} sas;
+	struct dump_sas sas;
 	uint64_t tid_address;
 };
 
