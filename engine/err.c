@@ -61,3 +61,15 @@ const char *cr_err_str(const struct cr_err *e, char *buf, size_t len)
 		snprintf(buf, len, "%s", e->msg[0] ? e->msg : "unknown error");
 	return buf;
 }
+
+int rst_errmsg(char *msg, size_t len, const char *fmt, ...)
+{
+	int saved = errno;
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(msg, len, fmt, ap);
+	va_end(ap);
+	if (saved && n >= 0 && (size_t)n < len)
+		snprintf(msg + n, len - (size_t)n, ": %s", strerror(saved));
+	return -1;
+}

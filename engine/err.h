@@ -36,4 +36,9 @@ static inline int cr_failed_(int ret)
 #define cr_fail_sys(e, ...) cr_failed_(cr_fail_at((e), errno, __FILE__, __LINE__, __VA_ARGS__))
 #define cr_wrap(e, ...) cr_failed_(cr_wrap((e), __VA_ARGS__))
 
+/* The restore child (no struct cr_err there) reports errors as text for the error pipe: msg = the formatted
+ * text + ": strerror(errno)" if errno is set. Returns -1. Every child-side step (restore-files.c and each fd
+ * kind) reports this way. */
+int rst_errmsg(char *msg, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
 #endif

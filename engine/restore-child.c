@@ -4,6 +4,7 @@
  * Any failure: a message on the error pipe and _exit(1) (the parent reports it and reaps us). */
 #define LOG_PREFIX "restore-child: "
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -26,6 +27,15 @@
 #include "tty.h"
 
 #define RSEQ_UNREGISTER 1
+
+int rst_fd_above(int fd, int lo)
+{
+	int nfd = fcntl(fd, F_DUPFD_CLOEXEC, lo);
+	int saved = errno;
+	close(fd);
+	errno = saved;
+	return nfd;
+}
 
 static int fail_msg(char *msg, size_t len, const char *what)
 {

@@ -7,7 +7,6 @@
 #define LOG_PREFIX "restore-epoll: "
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -19,31 +18,18 @@
 #include "log.h"
 #include "restore.h"
 
-static int emsg(char *msg, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int emsg(char *msg, size_t len, const char *fmt, ...)
-{
-	int saved = errno;
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(msg, len, fmt, ap);
-	va_end(ap);
-	if (saved && n >= 0 && (size_t)n < len)
-		snprintf(msg + n, len - (size_t)n, ": %s", strerror(saved));
-	return -1;
-}
-
 int rst_epoll_create(const FileEntry *f, const FdinfoEntry *fi, char *msg, size_t len)
 {
 	int fd = epoll_create1(0);
 	if (fd < 0)
-		return emsg(msg, len, "fd %d: epoll_create1", fi->fd);
+		return rst_errmsg(msg, len, "fd %d: epoll_create1", fi->fd);
 	if (fd != fi->fd) {
 		if (dup2(fd, fi->fd) < 0)
-			return emsg(msg, len, "fd %d: dup2", fi->fd);
+			return rst_errmsg(msg, len, "fd %d: dup2", fi->fd);
 		close(fd);
 	}
 	if (fcntl(fi->fd, F_SETFL, (int)(f->epoll->flags & ~(uint32_t)O_ACCMODE)) < 0)
-		return emsg(msg, len, "fd %d: set flags %#o", fi->fd, f->epoll->flags);
+		return rst_errmsg(msg, len, "fd %d: set flags %#o", fi->fd, f->epoll->flags);
 	return 0;
 }
 
@@ -59,8 +45,8 @@ static int add_one(int epfd, int lo, const EpollTfdEntry *te, char *msg, size_t 
 	bool tmp = te->tfd != te->target_fd && te->tfd >= 0 && te->tfd < lo && fd_free(te->tfd);
 	if (tmp) {
 		if (dup2(te->target_fd, te->tfd) < 0)
-			return emsg(msg, len, "epoll fd %d: target fd %d: dup2 to %d", epfd, te->target_fd,
-				    te->tfd);
+			return rst_errmsg(msg, len, "epoll fd %d: target fd %d: dup2 to %d", epfd,
+					  te->target_fd, te->tfd);
 		key = te->tfd;
 	}
 	int r = epoll_ctl(epfd, EPOLL_CTL_ADD, key, &ev);
@@ -69,8 +55,8 @@ static int add_one(int epfd, int lo, const EpollTfdEntry *te, char *msg, size_t 
 		close(te->tfd);
 	errno = saved;
 	if (r)
-		return emsg(msg, len, "epoll fd %d: add target fd %d (was %d), events %#x", epfd,
-			    te->target_fd, te->tfd, te->events);
+		return rst_errmsg(msg, len, "epoll fd %d: add target fd %d (was %d), events %#x", epfd,
+				  te->target_fd, te->tfd, te->events);
 	return 0;
 }
 

@@ -4,7 +4,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,19 +25,6 @@
 #define TFD_IOC_SET_TICKS _IOW('T', 0, uint64_t)
 #endif
 #define NSEC 1000000000LL
-
-static int emsg(char *msg, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int emsg(char *msg, size_t len, const char *fmt, ...)
-{
-	int saved = errno;
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(msg, len, fmt, ap);
-	va_end(ap);
-	if (saved && n >= 0 && (size_t)n < len)
-		snprintf(msg + n, len - (size_t)n, ": %s", strerror(saved));
-	return -1;
-}
 
 bool rst_evfd_kind(int kind)
 {
@@ -99,7 +85,7 @@ static int place(int tmp, const FdinfoEntry *fi, char *msg, size_t len)
 	if (tmp == fi->fd)
 		return 0;
 	if (dup2(tmp, fi->fd) < 0)
-		return emsg(msg, len, "fd %d: dup2", fi->fd);
+		return rst_errmsg(msg, len, "fd %d: dup2", fi->fd);
 	close(tmp);
 	return 0;
 }
@@ -107,7 +93,7 @@ static int place(int tmp, const FdinfoEntry *fi, char *msg, size_t len)
 static int set_fl(int fd, uint32_t flags, char *msg, size_t len)
 {
 	if (fcntl(fd, F_SETFL, (int)(flags & ~(uint32_t)O_ACCMODE)) < 0)
-		return emsg(msg, len, "fd %d: set flags %#o", fd, flags);
+		return rst_errmsg(msg, len, "fd %d: set flags %#o", fd, flags);
 	return 0;
 }
 
@@ -126,9 +112,9 @@ static int make_eventfd(const FileEntry *f, char *msg, size_t len)
 	const EventfdEntry *ev = f->eventfd;
 	int fd = eventfd(0, EFD_CLOEXEC | (ev->semaphore ? EFD_SEMAPHORE : 0));
 	if (fd < 0)
-		return emsg(msg, len, "eventfd");
+		return rst_errmsg(msg, len, "eventfd");
 	if (ev->counter && write(fd, &ev->counter, sizeof(ev->counter)) != sizeof(ev->counter)) {
-		emsg(msg, len, "eventfd counter %llu", (unsigned long long)ev->counter);
+		rst_errmsg(msg, len, "eventfd counter %llu", (unsigned long long)ev->counter);
 		close(fd);
 		return -1;
 	}
@@ -140,7 +126,7 @@ static int make_signalfd(const FileEntry *f, char *msg, size_t len)
 	uint64_t mask = f->signalfd->sigmask;
 	int fd = (int)syscall(SYS_signalfd4, -1, &mask, sizeof(mask), O_CLOEXEC);
 	if (fd < 0)
-		return emsg(msg, len, "signalfd mask %#llx", (unsigned long long)mask);
+		return rst_errmsg(msg, len, "signalfd mask %#llx", (unsigned long long)mask);
 	return with_fl(fd, f->signalfd->flags, msg, len);
 }
 
@@ -166,7 +152,7 @@ static int arm_timer(int fd, const TimerfdEntry *tf, char *msg, size_t len)
 	if (!left)
 		return 0; /* disarmed */
 	if (clock_gettime(tf->clockid, &now))
-		return emsg(msg, len, "timerfd clock %d", tf->clockid);
+		return rst_errmsg(msg, len, "timerfd clock %d", tf->clockid);
 	int64_t expiry = ts_ns(tf->dump_now_sec, tf->dump_now_nsec) + left;
 	int64_t rel = expiry - ts_ns((uint64_t)now.tv_sec, (uint64_t)now.tv_nsec);
 	if ((flags & TFD_TIMER_ABSTIME) || rel <= 0) {
@@ -176,7 +162,7 @@ static int arm_timer(int fd, const TimerfdEntry *tf, char *msg, size_t len)
 		its.it_value = ns_ts(rel);
 	}
 	if (timerfd_settime(fd, flags, &its, NULL))
-		return emsg(msg, len, "timerfd_settime");
+		return rst_errmsg(msg, len, "timerfd_settime");
 	return 0;
 }
 
@@ -185,7 +171,7 @@ static int make_timerfd(const FileEntry *f, char *msg, size_t len)
 	const TimerfdEntry *tf = f->timerfd;
 	int fd = timerfd_create(tf->clockid, TFD_CLOEXEC);
 	if (fd < 0)
-		return emsg(msg, len, "timerfd_create clock %d", tf->clockid);
+		return rst_errmsg(msg, len, "timerfd_create clock %d", tf->clockid);
 	if (arm_timer(fd, tf, msg, len)) {
 		close(fd);
 		return -1;
@@ -216,7 +202,7 @@ static int make_file(const FileEntry *f, char *msg, size_t len)
 		return rst_memfd_make(f, msg, len);
 	default:
 		errno = 0;
-		return emsg(msg, len, "file kind %d cannot be made here", f->kind);
+		return rst_errmsg(msg, len, "file kind %d cannot be made here", f->kind);
 	}
 }
 
@@ -252,7 +238,7 @@ static int open_pidfd(const FileEntry *f, const FdinfoEntry *fi, char *msg, size
 		}
 	}
 	if (fd < 0)
-		return emsg(msg, len, "fd %d: pidfd_open %d", fi->fd, pf->pid);
+		return rst_errmsg(msg, len, "fd %d: pidfd_open %d", fi->fd, pf->pid);
 	return place(fd, fi, msg, len) || set_fl(fi->fd, pf->flags, msg, len);
 }
 

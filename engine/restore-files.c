@@ -7,7 +7,6 @@
 #define LOG_PREFIX "restore-files: "
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,27 +33,12 @@ struct fd_plan {
 	int *inherit; /* per fdinfo: moved inherit source, -1 */
 };
 
-static int errmsg(char *msg, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int errmsg(char *msg, size_t len, const char *fmt, ...)
-{
-	int saved = errno;
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(msg, len, fmt, ap);
-	va_end(ap);
-	if (saved && n >= 0 && (size_t)n < len)
-		snprintf(msg + n, len - (size_t)n, ": %s", strerror(saved));
-	return -1;
-}
-
 /* Move fd to >= lo (close-on-exec), remember it as a helper. */
 static int to_helper(struct fd_plan *p, int fd, bool close_old)
 {
-	int nfd = fcntl(fd, F_DUPFD_CLOEXEC, p->lo);
+	int nfd = close_old ? rst_fd_above(fd, p->lo) : fcntl(fd, F_DUPFD_CLOEXEC, p->lo);
 	if (nfd < 0)
 		return -1;
-	if (close_old)
-		close(fd);
 	p->helper[p->nr_helper++] = nfd;
 	return nfd;
 }
@@ -75,12 +59,12 @@ static int close_others(const struct fd_plan *p, char *msg, size_t len)
 		if (p->helper[i] > max)
 			max = p->helper[i];
 	if (p->lo > 0 && syscall(SYS_close_range, 0u, (unsigned)p->lo - 1, 0u))
-		return errmsg(msg, len, "close_range");
+		return rst_errmsg(msg, len, "close_range");
 	for (int fd = p->lo; fd < max; fd++)
 		if (!is_helper(p, fd))
 			close(fd);
 	if (syscall(SYS_close_range, (unsigned)max + 1, ~0u, 0u))
-		return errmsg(msg, len, "close_range");
+		return rst_errmsg(msg, len, "close_range");
 	return 0;
 }
 
@@ -91,25 +75,25 @@ static int move_helpers(struct rst_task *t, struct fd_plan *p, char *msg, size_t
 	int32_t *mfd = (int32_t *)(uintptr_t)a->mfd;
 	if ((a->pages_fd = to_helper(p, t->pm.pages_fd, true)) < 0 ||
 	    (t->err_pipe[1] = to_helper(p, t->err_pipe[1], true)) < 0)
-		return errmsg(msg, len, "move helper fds above %d", p->lo);
+		return rst_errmsg(msg, len, "move helper fds above %d", p->lo);
 	t->pm.pages_fd = a->pages_fd;
 	for (size_t i = 0; i < t->nr_fdinfo; i++) {
 		const FileEntry *f = rst_file_by_id(t, t->fdinfo[i]->id);
 		p->inherit[i] = -1;
 		if (f->kind == FILE_KIND__FILE_INHERIT &&
 		    (p->inherit[i] = to_helper(p, f->inherit_fd, false)) < 0)
-			return errmsg(msg, len, "fd %d: take crshim's fd %d", t->fdinfo[i]->fd,
-				      f->inherit_fd);
+			return rst_errmsg(msg, len, "fd %d: take crshim's fd %d", t->fdinfo[i]->fd,
+					  f->inherit_fd);
 	}
 	for (size_t i = 0; i < t->nr_mfiles; i++) {
 		bool own = t->mfiles[i].fd < 0; /* else crshim's fd of a shared memory object */
 		int fd = own ? open(t->mfiles[i].path, t->mfiles[i].oflags | O_CLOEXEC) : t->mfiles[i].fd;
 		if (fd < 0 || (mfd[i] = to_helper(p, fd, own)) < 0)
-			return errmsg(msg, len, "open mapped file %s", t->mfiles[i].path);
+			return rst_errmsg(msg, len, "open mapped file %s", t->mfiles[i].path);
 	}
 	int fd = open(t->mm->exe_path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0 || (fd = to_helper(p, fd, true)) < 0)
-		return errmsg(msg, len, "open executable %s", t->mm->exe_path);
+		return rst_errmsg(msg, len, "open executable %s", t->mm->exe_path);
 	a->mm.exe_fd = (uint32_t)fd;
 	a->helper_fd_lo = p->lo;
 	return 0;
@@ -124,16 +108,16 @@ static int open_file(const FileEntry *f, const FdinfoEntry *fi, char *msg, size_
 		flags &= ~O_NOFOLLOW;
 	int tmp = rst_ghost_open(r, flags);
 	if (tmp < 0)
-		return errmsg(msg, len, "fd %d: open %s", fi->fd, r->path);
+		return rst_errmsg(msg, len, "fd %d: open %s", fi->fd, r->path);
 	if (tmp != fi->fd) {
 		if (dup2(tmp, fi->fd) < 0)
-			return errmsg(msg, len, "fd %d: dup2", fi->fd);
+			return rst_errmsg(msg, len, "fd %d: dup2", fi->fd);
 		close(tmp);
 	}
 	if (r->pos && lseek(fi->fd, (off_t)r->pos, SEEK_SET) < 0 &&
 	    !(f->kind == FILE_KIND__FILE_CHR && (errno == ESPIPE || errno == EINVAL)))
-		return errmsg(msg, len, "fd %d: seek %s to %llu", fi->fd, r->path,
-			      (unsigned long long)r->pos);
+		return rst_errmsg(msg, len, "fd %d: seek %s to %llu", fi->fd, r->path,
+				  (unsigned long long)r->pos);
 	return 0;
 }
 
@@ -153,10 +137,10 @@ static int open_one(struct rst_task *t, const struct fd_plan *p, size_t i, char 
 	size_t j = first_of(t, i);
 	if (j < i) { /* same open file description as an earlier fd */
 		if (dup2(t->fdinfo[j]->fd, fi->fd) < 0)
-			return errmsg(msg, len, "fd %d: dup2 from fd %d", fi->fd, t->fdinfo[j]->fd);
+			return rst_errmsg(msg, len, "fd %d: dup2 from fd %d", fi->fd, t->fdinfo[j]->fd);
 	} else if (f->kind == FILE_KIND__FILE_INHERIT) {
 		if (dup2(p->inherit[i], fi->fd) < 0)
-			return errmsg(msg, len, "fd %d: dup2 from crshim's fd %d", fi->fd, f->inherit_fd);
+			return rst_errmsg(msg, len, "fd %d: dup2 from crshim's fd %d", fi->fd, f->inherit_fd);
 	} else if (f->kind == FILE_KIND__FILE_PIPE || f->kind == FILE_KIND__FILE_FIFO) {
 		if (rst_pipe_open(t, p->lo, f, fi, msg, len))
 			return -1;
@@ -176,7 +160,7 @@ static int open_one(struct rst_task *t, const struct fd_plan *p, size_t i, char 
 	if (j == i && rst_fown_apply(f, fi->fd, msg, len))
 		return -1;
 	if (fcntl(fi->fd, F_SETFD, (fi->fd_flags & FD_CLOEXEC) ? FD_CLOEXEC : 0))
-		return errmsg(msg, len, "fd %d: set fd flags", fi->fd);
+		return rst_errmsg(msg, len, "fd %d: set fd flags", fi->fd);
 	return 0;
 }
 
@@ -214,7 +198,7 @@ int rst_child_files(struct rst_task *t, char *msg, size_t len)
 	p.inherit = calloc(t->nr_fdinfo + 1, sizeof(int));
 	int ret = -1;
 	if (!p.helper || !p.inherit)
-		errno = ENOMEM, errmsg(msg, len, "fds");
+		errno = ENOMEM, rst_errmsg(msg, len, "fds");
 	else if (!move_helpers(t, &p, msg, len) && !close_others(&p, msg, len) &&
 		 !open_targets(t, &p, msg, len))
 		ret = 0;

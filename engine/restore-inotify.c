@@ -6,7 +6,6 @@
 #define LOG_PREFIX "restore-inotify: "
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,24 +16,11 @@
 #include "evfd.h"
 #include "restore.h"
 
-static int emsg(char *msg, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int emsg(char *msg, size_t len, const char *fmt, ...)
-{
-	int saved = errno;
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(msg, len, fmt, ap);
-	va_end(ap);
-	if (saved && n >= 0 && (size_t)n < len)
-		snprintf(msg + n, len - (size_t)n, ": %s", strerror(saved));
-	return -1;
-}
-
 /* fd with the image's status flags; -1 (fd closed) on error */
 static int with_fl(int fd, uint32_t flags, char *msg, size_t len)
 {
 	if (fcntl(fd, F_SETFL, (int)(flags & ~(uint32_t)O_ACCMODE)) < 0) {
-		emsg(msg, len, "set flags %#o", flags);
+		rst_errmsg(msg, len, "set flags %#o", flags);
 		close(fd);
 		return -1;
 	}
@@ -48,14 +34,14 @@ static int add_watch(int ifd, const InotifyWdEntry *w, char *msg, size_t len)
 	int wd = inotify_add_watch(ifd, w->path, mask);
 	while (wd >= 0 && wd < w->wd) { /* move the kernel's counter up to the wd of the image */
 		if (inotify_rm_watch(ifd, wd))
-			return emsg(msg, len, "inotify: move to wd %d", w->wd);
+			return rst_errmsg(msg, len, "inotify: move to wd %d", w->wd);
 		wd = inotify_add_watch(ifd, w->path, mask);
 	}
 	if (wd < 0)
-		return emsg(msg, len, "inotify: watch %s (mask %#x)", w->path, w->mask);
+		return rst_errmsg(msg, len, "inotify: watch %s (mask %#x)", w->path, w->mask);
 	if (wd != w->wd) {
 		errno = 0;
-		return emsg(msg, len, "inotify: watch %s got wd %d, want %d", w->path, wd, w->wd);
+		return rst_errmsg(msg, len, "inotify: watch %s got wd %d, want %d", w->path, wd, w->wd);
 	}
 	return 0;
 }
@@ -71,11 +57,11 @@ int rst_inotify_make(const FileEntry *f, char *msg, size_t len)
 	const InotifyEntry *in = f->inotify;
 	int ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
 	if (ifd < 0)
-		return emsg(msg, len, "inotify_init1");
+		return rst_errmsg(msg, len, "inotify_init1");
 	InotifyWdEntry **w = calloc(in->n_wd + 1, sizeof(void *));
 	if (!w) {
 		close(ifd);
-		return emsg(msg, len, "inotify watches");
+		return rst_errmsg(msg, len, "inotify watches");
 	}
 	if (in->n_wd)
 		memcpy(w, in->wd, in->n_wd * sizeof(void *));
@@ -103,11 +89,12 @@ static int add_mark(int ffd, const FanotifyMarkEntry *m, char *msg, size_t len)
 	unsigned fl = FAN_MARK_ADD | FAN_MARK_DONT_FOLLOW | (unsigned)mark_type(m->type) |
 		      (m->flags & FAN_MARK_EVICTABLE);
 	if (m->mask && fanotify_mark(ffd, fl, m->mask, AT_FDCWD, m->path))
-		return emsg(msg, len, "fanotify: mark %s (mask %#llx)", m->path, (unsigned long long)m->mask);
+		return rst_errmsg(msg, len, "fanotify: mark %s (mask %#llx)", m->path,
+				  (unsigned long long)m->mask);
 	fl |= FAN_MARK_IGNORED_MASK | (m->flags & FAN_MARK_IGNORED_SURV_MODIFY);
 	if (m->ignored_mask && fanotify_mark(ffd, fl, m->ignored_mask, AT_FDCWD, m->path))
-		return emsg(msg, len, "fanotify: ignore mask of %s (%#llx)", m->path,
-			    (unsigned long long)m->ignored_mask);
+		return rst_errmsg(msg, len, "fanotify: ignore mask of %s (%#llx)", m->path,
+				  (unsigned long long)m->ignored_mask);
 	return 0;
 }
 
@@ -116,8 +103,8 @@ int rst_fanotify_make(const FileEntry *f, char *msg, size_t len)
 	const FanotifyEntry *fa = f->fanotify;
 	int ffd = fanotify_init(fa->init_flags, fa->event_flags); /* FAN_CLOEXEC as it was: fdinfo shows it */
 	if (ffd < 0)
-		return emsg(msg, len, "fanotify_init flags %#x event flags %#x", fa->init_flags,
-			    fa->event_flags);
+		return rst_errmsg(msg, len, "fanotify_init flags %#x event flags %#x", fa->init_flags,
+				  fa->event_flags);
 	for (size_t i = fa->n_mark; i-- > 0;) /* fdinfo lists the newest mark first */
 		if (add_mark(ffd, fa->mark[i], msg, len)) {
 			close(ffd);

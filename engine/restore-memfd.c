@@ -6,7 +6,6 @@
 #define LOG_PREFIX "restore-memfd: "
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,19 +25,6 @@ struct rmemfd {
 };
 static struct rmemfd *made;
 static size_t nr_made;
-
-static int emsg(char *msg, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int emsg(char *msg, size_t len, const char *fmt, ...)
-{
-	int saved = errno;
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(msg, len, fmt, ap);
-	va_end(ap);
-	if (saved && n >= 0 && (size_t)n < len)
-		snprintf(msg + n, len - (size_t)n, ": %s", strerror(saved));
-	return -1;
-}
 
 static int write_all(int fd, const MemfdEntry *m)
 {
@@ -63,14 +49,15 @@ static int make_raw(const MemfdEntry *m, char *msg, size_t len)
 	unsigned flags = MFD_CLOEXEC | MFD_ALLOW_SEALING | (m->hugetlb ? MFD_HUGETLB : 0);
 	int fd = memfd_create(m->name ? m->name : "", flags);
 	if (fd < 0)
-		return emsg(msg, len, "memfd_create %s", m->name);
+		return rst_errmsg(msg, len, "memfd_create %s", m->name);
 	int r = 0;
 	if (ftruncate(fd, (off_t)m->size) || write_all(fd, m))
-		r = emsg(msg, len, "memfd %s: size %llu and contents", m->name, (unsigned long long)m->size);
+		r = rst_errmsg(msg, len, "memfd %s: size %llu and contents", m->name,
+			       (unsigned long long)m->size);
 	else if (m->has_mode && fchmod(fd, m->mode & 07777))
-		r = emsg(msg, len, "memfd %s: mode %o", m->name, m->mode);
+		r = rst_errmsg(msg, len, "memfd %s: mode %o", m->name, m->mode);
 	else if (m->seals && fcntl(fd, F_ADD_SEALS, (int)m->seals))
-		r = emsg(msg, len, "memfd %s: seals %#x", m->name, m->seals);
+		r = rst_errmsg(msg, len, "memfd %s: seals %#x", m->name, m->seals);
 	if (r) {
 		close(fd);
 		return -1;
@@ -86,9 +73,9 @@ static int reopen(int hfd, const MemfdEntry *m, char *msg, size_t len)
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", hfd);
 	int fd = open(path, (int)(m->flags & ~(uint32_t)OPEN_DROP_FLAGS) | O_CLOEXEC);
 	if (fd < 0)
-		return emsg(msg, len, "reopen memfd %s", m->name);
+		return rst_errmsg(msg, len, "reopen memfd %s", m->name);
 	if (m->pos && lseek(fd, (off_t)m->pos, SEEK_SET) < 0) {
-		emsg(msg, len, "memfd %s: seek to %llu", m->name, (unsigned long long)m->pos);
+		rst_errmsg(msg, len, "memfd %s: seek to %llu", m->name, (unsigned long long)m->pos);
 		close(fd);
 		return -1;
 	}
@@ -114,17 +101,14 @@ static int make(int lo, const MemfdEntry *m, const FdinfoEntry *fi, char *msg, s
 	int fd = make_raw(m, msg, len);
 	if (fd < 0)
 		return -1;
-	int hfd = fcntl(fd, F_DUPFD_CLOEXEC, lo);
-	int saved = errno;
-	close(fd);
-	errno = saved;
+	int hfd = rst_fd_above(fd, lo);
 	if (hfd < 0)
-		return emsg(msg, len, "fd %d: memfd: move above %d", fi->fd, lo);
+		return rst_errmsg(msg, len, "fd %d: memfd: move above %d", fi->fd, lo);
 	struct rmemfd *n = realloc(made, (nr_made + 1) * sizeof(*n));
 	if (!n) {
 		close(hfd);
 		errno = ENOMEM;
-		return emsg(msg, len, "memfds");
+		return rst_errmsg(msg, len, "memfds");
 	}
 	made = n;
 	made[nr_made++] = (struct rmemfd){m->inode, hfd};
@@ -146,7 +130,7 @@ int rst_memfd_open(struct rst_task *t, int lo, const FileEntry *f, const FdinfoE
 		return -1;
 	if (fd != fi->fd) {
 		if (dup2(fd, fi->fd) < 0)
-			return emsg(msg, len, "fd %d: dup2", fi->fd);
+			return rst_errmsg(msg, len, "fd %d: dup2", fi->fd);
 		close(fd);
 	}
 	(void)t;

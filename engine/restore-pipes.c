@@ -7,7 +7,6 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -150,28 +149,6 @@ struct rpipe {
 static struct rpipe *rpipes;
 static size_t nr_rpipes, cap_rpipes;
 
-static int cmsg(char *msg, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int cmsg(char *msg, size_t len, const char *fmt, ...)
-{
-	int saved = errno;
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(msg, len, fmt, ap);
-	va_end(ap);
-	if (saved && n >= 0 && (size_t)n < len)
-		snprintf(msg + n, len - (size_t)n, ": %s", strerror(saved));
-	return -1;
-}
-
-static int above(int fd, int lo)
-{
-	int nfd = fcntl(fd, F_DUPFD_CLOEXEC, lo);
-	int saved = errno;
-	close(fd);
-	errno = saved;
-	return nfd;
-}
-
 /* The data in flight of pipe id: on whichever entry of the pipe carries it. */
 static const PipeEntry *pipe_data(const struct rst_task *t, const PipeEntry *pe)
 {
@@ -214,15 +191,16 @@ static int fill(const struct rst_task *t, const PipeEntry *pe, int wfd, char *ms
 {
 	if (pe->pipe_size && fcntl(wfd, F_GETPIPE_SZ) != (int)pe->pipe_size &&
 	    fcntl(wfd, F_SETPIPE_SZ, pe->pipe_size) < 0)
-		return cmsg(msg, len, "pipe:[%" PRIu64 "]: set its size to %u", pe->pipe_id, pe->pipe_size);
+		return rst_errmsg(msg, len, "pipe:[%" PRIu64 "]: set its size to %u", pe->pipe_id,
+				  pe->pipe_size);
 	const PipeEntry *d = pipe_data(t, pe);
 	if (!d)
 		return 0;
 	/* EAGAIN: more data than the pipe takes (no blocking: the write end is O_NONBLOCK here) */
 	ssize_t off = write_data(wfd, d);
 	if (off != (ssize_t)d->data.len)
-		return cmsg(msg, len, "pipe:[%" PRIu64 "]: write back %zu bytes in flight (%zd done)",
-			    pe->pipe_id, d->data.len, off);
+		return rst_errmsg(msg, len, "pipe:[%" PRIu64 "]: write back %zu bytes in flight (%zd done)",
+				  pe->pipe_id, d->data.len, off);
 	return 0;
 }
 
@@ -233,7 +211,7 @@ static struct rpipe *new_rpipe(const FileEntry *f, char *msg, size_t len)
 		struct rpipe *n = realloc(rpipes, ncap * sizeof(*n));
 		if (!n) {
 			errno = ENOMEM;
-			cmsg(msg, len, "pipes");
+			rst_errmsg(msg, len, "pipes");
 			return NULL;
 		}
 		rpipes = n;
@@ -257,10 +235,10 @@ static int open_fifo(const FileEntry *f, int lo, char *msg, size_t len)
 	snprintf(path, sizeof(path), "%s", r->path);
 	if (r->deleted && mkfifo(path, 0600)) {
 		if (errno != EEXIST)
-			return cmsg(msg, len, "make unlinked FIFO %s again", r->path);
+			return rst_errmsg(msg, len, "make unlinked FIFO %s again", r->path);
 		snprintf(path, sizeof(path), "%s.crshim-%d", r->path, (int)getpid());
 		if (mkfifo(path, 0600))
-			return cmsg(msg, len, "make unlinked FIFO %s again (as %s)", r->path, path);
+			return rst_errmsg(msg, len, "make unlinked FIFO %s again (as %s)", r->path, path);
 	}
 	int fd = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
 	int saved = errno;
@@ -270,8 +248,8 @@ static int open_fifo(const FileEntry *f, int lo, char *msg, size_t len)
 		unlink(path);
 	}
 	errno = saved;
-	if (fd < 0 || (fd = above(fd, lo)) < 0)
-		return cmsg(msg, len, "open FIFO %s", path);
+	if (fd < 0 || (fd = rst_fd_above(fd, lo)) < 0)
+		return rst_errmsg(msg, len, "open FIFO %s", path);
 	return fd;
 }
 
@@ -288,13 +266,13 @@ static struct rpipe *make_pipe(const struct rst_task *t, int lo, const FileEntry
 	} else {
 		int p[2];
 		if (pipe2(p, O_CLOEXEC | O_NONBLOCK)) { /* each fd gets its own flags later */
-			cmsg(msg, len, "pipe");
+			rst_errmsg(msg, len, "pipe");
 			return NULL;
 		}
-		rp->rfd = above(p[0], lo);
-		rp->wfd = above(p[1], lo);
+		rp->rfd = rst_fd_above(p[0], lo);
+		rp->wfd = rst_fd_above(p[1], lo);
 		if (rp->rfd < 0 || rp->wfd < 0) {
-			cmsg(msg, len, "pipe: move above fd %d", lo);
+			rst_errmsg(msg, len, "pipe: move above fd %d", lo);
 			return NULL;
 		}
 	}
@@ -349,16 +327,16 @@ int rst_pipe_open(struct rst_task *t, int lo, const FileEntry *f, const FdinfoEn
 	bool fresh;
 	int src = end_for(rp, f, &fresh);
 	if (src < 0)
-		return cmsg(msg, len, "fd %d: open %s of pipe:[%" PRIu64 "]", fi->fd,
-			    rp->fifo ? f->reg->path : "another end", pe->pipe_id);
+		return rst_errmsg(msg, len, "fd %d: open %s of pipe:[%" PRIu64 "]", fi->fd,
+				  rp->fifo ? f->reg->path : "another end", pe->pipe_id);
 	if (src != fi->fd && dup2(src, fi->fd) < 0)
-		return cmsg(msg, len, "fd %d: dup2 of pipe:[%" PRIu64 "]", fi->fd, pe->pipe_id);
+		return rst_errmsg(msg, len, "fd %d: dup2 of pipe:[%" PRIu64 "]", fi->fd, pe->pipe_id);
 	if (fresh && src != fi->fd)
 		close(src);
 	/* status flags (O_NONBLOCK, O_DIRECT = packet mode, O_ASYNC) of this open file description */
 	if (fcntl(fi->fd, F_SETFL, (int)(pe->flags & ~(uint32_t)O_ACCMODE)) < 0)
-		return cmsg(msg, len, "fd %d: set flags %#o of pipe:[%" PRIu64 "]", fi->fd, pe->flags,
-			    pe->pipe_id);
+		return rst_errmsg(msg, len, "fd %d: set flags %#o of pipe:[%" PRIu64 "]", fi->fd, pe->flags,
+				  pe->pipe_id);
 	return 0;
 }
 

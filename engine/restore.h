@@ -122,6 +122,8 @@ struct rst_task *rst_tree_task(struct rst_task *ts, size_t n, pid_t pid);
 __attribute__((noreturn)) void rst_helper_child(struct rst_task *t);
 
 /* restore-child.c */
+/* fd moved to the lowest free number >= lo, close-on-exec; fd itself is closed (errno kept). -1 on error. */
+int rst_fd_above(int fd, int lo);
 __attribute__((noreturn)) void rst_child(struct rst_task *t);
 
 #endif

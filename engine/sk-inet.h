@@ -83,6 +83,6 @@ int tcp_repair_restore(int sk, const InetSkEntry *ie, const struct sockaddr *src
 void rst_sk_unlock(struct rst_task *ts, size_t n);
 
 /* errors as text in the restore child */
-int sk_errmsg(char *msg, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+#define sk_errmsg rst_errmsg /* restore.h: the child-side error text every fd kind uses */
 
 #endif
