@@ -31,7 +31,7 @@ PROTO_C := $(patsubst proto/%.proto,$(B)/proto/%.pb-c.c,$(PROTOS))
 PROTO_H := $(PROTO_C:.c=.h)
 PROTO_O := $(PROTO_C:.c=.o)
 
-ENGINE_SRC := $(wildcard engine/*.c) $(wildcard ns/*.c) $(wildcard arch/$(ARCH)/*.c)
+ENGINE_SRC := $(wildcard engine/*.c) $(wildcard ns/*.c) $(wildcard arch/*.c) $(wildcard arch/$(ARCH)/*.c)
 ENGINE_O := $(patsubst %.c,$(B)/%.o,$(ENGINE_SRC)) $(PROTO_O) $(B)/restorer-blob.o
 SHIM_SRC := $(wildcard shim/*.c)
 SHIM_O := $(patsubst %.c,$(B)/%.o,$(SHIM_SRC))

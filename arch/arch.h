@@ -11,9 +11,16 @@
 const char *arch_name(void);   /* "x86_64" */
 size_t arch_gpregs_size(void); /* sizeof(struct user_regs_struct) */
 
-/* ---- ptrace access to a stopped tracee (implemented in arch/<ARCH>/regs.c) ---- */
+/* ---- ptrace access to a stopped tracee (arch/regset.c: general registers; arch/<ARCH>/regs.c: the rest)
+ * ---- */
 int arch_get_gpregs(pid_t tid, void *regs, struct cr_err *e);
 int arch_set_gpregs(pid_t tid, const void *regs, struct cr_err *e);
+/* PTRACE_GETREGSET / PTRACE_SETREGSET of one register set (NT_*), name for the error; get: *len in/out. */
+int arch_regset_get(pid_t tid, unsigned int note, const char *name, void *buf, size_t *len, struct cr_err *e);
+int arch_regset_set(pid_t tid, unsigned int note, const char *name, const void *buf, size_t len,
+		    struct cr_err *e);
+/* arch_regset(get|set, tid, NT_X, ...): the set named in errors as written. */
+#define arch_regset(op, tid, note, ...) arch_regset_##op(tid, note, #note, __VA_ARGS__)
 /* Full FPU/vector state (x86_64: NT_X86_XSTATE). *buf is malloc'ed. */
 int arch_get_fpstate(pid_t tid, void **buf, size_t *len, struct cr_err *e);
 int arch_set_fpstate(pid_t tid, const void *buf, size_t len, struct cr_err *e);

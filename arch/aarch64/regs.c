@@ -29,30 +29,6 @@ const char *arch_name(void)
 	return "aarch64";
 }
 
-size_t arch_gpregs_size(void)
-{
-	return sizeof(struct user_regs_struct);
-}
-
-int arch_get_gpregs(pid_t tid, void *regs, struct cr_err *e)
-{
-	struct iovec iov = {regs, sizeof(struct user_regs_struct)};
-	if (ptrace(PTRACE_GETREGSET, tid, (void *)NT_PRSTATUS, &iov))
-		return cr_fail_sys(e, "task %d: PTRACE_GETREGSET(NT_PRSTATUS)", tid);
-	if (iov.iov_len != sizeof(struct user_regs_struct))
-		return cr_fail_errno(e, EINVAL, "task %d: unexpected gpregs size %zu (32-bit task?)", tid,
-				     iov.iov_len);
-	return 0;
-}
-
-int arch_set_gpregs(pid_t tid, const void *regs, struct cr_err *e)
-{
-	struct iovec iov = {(void *)regs, sizeof(struct user_regs_struct)};
-	if (ptrace(PTRACE_SETREGSET, tid, (void *)NT_PRSTATUS, &iov))
-		return cr_fail_sys(e, "task %d: PTRACE_SETREGSET(NT_PRSTATUS)", tid);
-	return 0;
-}
-
 /* 1 if the task's vector state is live in SVE format (then NT_PRFPREG alone would lose the upper bits). */
 static int sve_live(pid_t tid)
 {
@@ -70,10 +46,10 @@ int arch_get_fpstate(pid_t tid, void **buf, size_t *len, struct cr_err *e)
 	struct user_fpsimd_struct *fp = calloc(1, sizeof(*fp));
 	if (!fp)
 		return cr_fail_errno(e, ENOMEM, "task %d: fpsimd: out of memory", tid);
-	struct iovec iov = {fp, sizeof(*fp)};
-	if (ptrace(PTRACE_GETREGSET, tid, (void *)NT_PRFPREG, &iov)) {
+	size_t got = sizeof(*fp);
+	if (arch_regset(get, tid, NT_PRFPREG, fp, &got, e)) {
 		free(fp);
-		return cr_fail_sys(e, "task %d: PTRACE_GETREGSET(NT_PRFPREG)", tid);
+		return -1;
 	}
 	if (sve_live(tid)) {
 		free(fp);
@@ -81,19 +57,16 @@ int arch_get_fpstate(pid_t tid, void **buf, size_t *len, struct cr_err *e)
 				     tid);
 	}
 	*buf = fp;
-	*len = iov.iov_len;
+	*len = got;
 	return 0;
 }
 
 int arch_set_fpstate(pid_t tid, const void *buf, size_t len, struct cr_err *e)
 {
-	struct iovec iov = {(void *)buf, len};
 	if (len != sizeof(struct user_fpsimd_struct))
 		return cr_fail_errno(e, EINVAL, "task %d: fpsimd state of %zu bytes (expected %zu)", tid, len,
 				     sizeof(struct user_fpsimd_struct));
-	if (ptrace(PTRACE_SETREGSET, tid, (void *)NT_PRFPREG, &iov))
-		return cr_fail_sys(e, "task %d: PTRACE_SETREGSET(NT_PRFPREG)", tid);
-	return 0;
+	return arch_regset(set, tid, NT_PRFPREG, buf, len, e);
 }
 
 uint64_t arch_regs_ip(const void *regs)

@@ -26,55 +26,28 @@ const char *arch_name(void)
 	return "x86_64";
 }
 
-size_t arch_gpregs_size(void)
-{
-	return sizeof(struct user_regs_struct);
-}
-
-int arch_get_gpregs(pid_t tid, void *regs, struct cr_err *e)
-{
-	struct iovec iov = {regs, sizeof(struct user_regs_struct)};
-	if (ptrace(PTRACE_GETREGSET, tid, (void *)NT_PRSTATUS, &iov))
-		return cr_fail_sys(e, "task %d: PTRACE_GETREGSET(NT_PRSTATUS)", tid);
-	if (iov.iov_len != sizeof(struct user_regs_struct))
-		return cr_fail_errno(e, EINVAL, "task %d: unexpected gpregs size %zu (32-bit task?)", tid,
-				     iov.iov_len);
-	return 0;
-}
-
-int arch_set_gpregs(pid_t tid, const void *regs, struct cr_err *e)
-{
-	struct iovec iov = {(void *)regs, sizeof(struct user_regs_struct)};
-	if (ptrace(PTRACE_SETREGSET, tid, (void *)NT_PRSTATUS, &iov))
-		return cr_fail_sys(e, "task %d: PTRACE_SETREGSET(NT_PRSTATUS)", tid);
-	return 0;
-}
-
 int arch_get_fpstate(pid_t tid, void **buf, size_t *len, struct cr_err *e)
 {
 	size_t cap = 64 * 1024; /* larger than any xsave area (AMX included) */
 	void *b = calloc(1, cap);
 	if (!b)
 		return cr_fail_errno(e, ENOMEM, "task %d: xstate: out of memory", tid);
-	struct iovec iov = {b, cap};
-	if (ptrace(PTRACE_GETREGSET, tid, (void *)NT_X86_XSTATE, &iov)) {
+	size_t got = cap;
+	if (arch_regset(get, tid, NT_X86_XSTATE, b, &got, e)) {
 		free(b);
-		return cr_fail_sys(e, "task %d: PTRACE_GETREGSET(NT_X86_XSTATE)", tid);
+		return -1;
 	}
-	void *s = realloc(b, iov.iov_len); /* shrink to what the kernel wrote; on failure keep b */
+	void *s = realloc(b, got); /* shrink to what the kernel wrote; on failure keep b */
 	if (s)
 		b = s;
 	*buf = b;
-	*len = iov.iov_len;
+	*len = got;
 	return 0;
 }
 
 int arch_set_fpstate(pid_t tid, const void *buf, size_t len, struct cr_err *e)
 {
-	struct iovec iov = {(void *)buf, len};
-	if (ptrace(PTRACE_SETREGSET, tid, (void *)NT_X86_XSTATE, &iov))
-		return cr_fail_sys(e, "task %d: PTRACE_SETREGSET(NT_X86_XSTATE)", tid);
-	return 0;
+	return arch_regset(set, tid, NT_X86_XSTATE, buf, len, e);
 }
 
 uint64_t arch_regs_ip(const void *regs)
