@@ -2,7 +2,9 @@
  * JSON printer of `crshim show`).
  * Input format (also written by mkseeds.c):
  *   byte 0        bits 0-6: image kind (enum img_kind, modulo IMG__COUNT); bit 7: FIX
- *   IMG_PAGEMAP / IMG_PAGES:  u32 LE n, then n bytes of pagemap-1.img, the rest is pages-1.img
+ *   a pagemap kind or its page file kind (IMG_PAGEMAP / IMG_PAGES, IMG_SHMEM_PAGEMAP / IMG_SHMEM_PAGES, any
+ *   new pair of the kinds table, see kinds.h):  u32 LE n, then n bytes of the pagemap, the rest is the
+ *   page file
  *   other kinds:  the image file
  * With FIX, the (pagemap) image is given without its trailer and the harness appends a valid one (record
  * count and checksum): otherwise nearly every mutation dies at the checksum and the record decoders, the
@@ -17,6 +19,7 @@
 #include "image.h"
 #include "crshim.h"
 #include "csum.h"
+#include "kinds.h"
 
 static int dirfd_ = -1;
 static char dirpath_[64];
@@ -88,8 +91,9 @@ static void setup(void)
 	atexit(cleanup);
 }
 
-static void fuzz_pages(const uint8_t *data, size_t size, int fix)
+static void fuzz_pages(enum img_kind kmap, enum img_kind kpages, const uint8_t *data, size_t size, int fix)
 {
+	char mname[64], pname[64];
 	struct cr_err e;
 	struct page_map pm;
 	uint32_t split = 0;
@@ -100,9 +104,11 @@ static void fuzz_pages(const uint8_t *data, size_t size, int fix)
 	}
 	if (split > size)
 		split = (uint32_t)size;
-	put_image("pagemap-1.img", data, split, fix);
-	put_file("pages-1.img", data + split, size - split);
-	if (!pm_load(dirfd_, 1, &pm, &e))
+	img_name(kmap, 1, mname, sizeof(mname));
+	img_name(kpages, 1, pname, sizeof(pname));
+	put_image(mname, data, split, fix);
+	put_file(pname, data + split, size - split);
+	if (!pm_load_kinds(dirfd_, kmap, kpages, 1, &pm, &e))
 		pm_free(&pm);
 }
 
@@ -131,8 +137,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	enum img_kind k = (enum img_kind)((data[0] & 0x7f) % IMG__COUNT);
 	int fix = data[0] & 0x80;
 	clear_dir();
-	if (k == IMG_PAGES || k == IMG_PAGEMAP)
-		fuzz_pages(data + 1, size - 1, fix);
+	int kmap = fuzz_pages_kind(k) >= 0 ? (int)k : fuzz_pagemap_kind(k);
+	if (kmap >= 0)
+		fuzz_pages((enum img_kind)kmap, (enum img_kind)fuzz_pages_kind(kmap), data + 1, size - 1,
+			   fix);
 	else
 		fuzz_records(k, data + 1, size - 1, fix);
 	/* The same file through the dir verifier and the JSON printer (`crshim show DIR`). */

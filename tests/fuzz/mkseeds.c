@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "image.h"
+#include "kinds.h"
 
 #define MAX_SEED (1u << 20)
 
@@ -62,13 +63,13 @@ static int convert_one(const char *out, const char *tag, int dirfd, const char *
 	int id, k = img_kind_of(name, &id), ret = 0;
 	uint8_t *a = NULL, *b = NULL;
 	size_t alen = 0, blen = 0;
-	if (k < 0 || k == IMG_PAGES)
-		return 0;
+	if (k < 0 || fuzz_pagemap_kind(k) >= 0)
+		return 0; /* a page file: a seed together with its pagemap */
 	if (read_all(dirfd, name, &a, &alen))
 		return 0; /* unreadable or too large: not a useful seed */
-	if (k == IMG_PAGEMAP) {
+	if (fuzz_pages_kind(k) >= 0) {
 		char pages[64];
-		img_name(IMG_PAGES, id, pages, sizeof(pages));
+		img_name((enum img_kind)fuzz_pages_kind(k), id, pages, sizeof(pages));
 		if (read_all(dirfd, pages, &b, &blen)) {
 			free(a);
 			return 0;
@@ -118,6 +119,14 @@ static int synth(const char *out)
 		return -1;
 	for (int k = 0; k < IMG__COUNT; k++) {
 		const struct img_kind_desc *d = img_kind_desc((enum img_kind)k);
+		if (fuzz_pages_kind(k) >= 0) { /* a page store: a pagemap with two pages */
+			memset(page, 0x5a, sizeof(page));
+			if (pw_open_kinds(dfd, (enum img_kind)k, (enum img_kind)fuzz_pages_kind(k), 1, &pw,
+					  &e) ||
+			    pw_add(pw, 0x400000, page, sizeof(page), &e) || pw_commit(pw, &e))
+				fprintf(stderr, "mkseeds: %s: %s\n", d->name, e.msg);
+			continue;
+		}
 		if (!d->first)
 			continue;
 		void *m = calloc(1, d->first->sizeof_message);
@@ -128,9 +137,6 @@ static int synth(const char *out)
 			fprintf(stderr, "mkseeds: %s: %s\n", d->name, e.msg);
 		free(m);
 	}
-	memset(page, 0x5a, sizeof(page));
-	if (pw_open(dfd, 1, &pw, &e) || pw_add(pw, 0x400000, page, sizeof(page), &e) || pw_commit(pw, &e))
-		fprintf(stderr, "mkseeds: pages: %s\n", e.msg);
 	close(dfd);
 	return convert_dir(out, tmpl);
 }
