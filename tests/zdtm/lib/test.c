@@ -292,3 +292,16 @@ const char *proc_status(const char *key)
 	free(buf);
 	return NULL;
 }
+
+char proc_state(pid_t pid)
+{
+	char path[64], *buf, st = '?';
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	if (read_file(path, &buf) < 0)
+		return '-';
+	char *p = strrchr(buf, ')');
+	if (p)
+		st = p[2];
+	free(buf);
+	return st;
+}

@@ -55,6 +55,26 @@ uint64_t datasum(const void *buf, size_t len);
 ssize_t read_file(const char *path, char **out);
 /* Value of "Key:" line in /proc/self/status (trimmed, static buffer), or NULL. */
 const char *proc_status(const char *key);
+/* Threads of a thread test (lib/threads.c). Each runs fn(&t[i]) and records what it found wrong in bad/why.
+ */
+#include <pthread.h>
+struct zthr {
+	pthread_t th;
+	int idx;   /* 0..n-1 */
+	pid_t tid; /* for messages, if the thread sets it */
+	void *self;
+	int bad;
+	char why[160];
+};
+/* Start n threads (t[i] zeroed, idx = i), with bar set up for n + 1; returns once each thread has reached
+ * its first pthread_barrier_wait(bar). */
+void zthr_start(struct zthr *t, int n, void *(*fn)(void *), pthread_barrier_t *bar);
+/* Join them all; each thread with bad set fails the test with its why. */
+void zthr_join(struct zthr *t, int n);
+#define zthr_bad(t, ...) (snprintf((t)->why, sizeof((t)->why), __VA_ARGS__), (t)->bad = 1)
+
+/* State letter of process pid from /proc/PID/stat ('S', 'T', 'Z', ...), '-' if it cannot be read. */
+char proc_state(pid_t pid);
 
 /* 0 if addr can be read (and written if write), -1 on SIGSEGV/SIGBUS. */
 int mem_probe(void *addr, int write);

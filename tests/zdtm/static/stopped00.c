@@ -8,19 +8,6 @@
 
 #define MEM (64 * 1024)
 
-static char state_of(pid_t pid)
-{
-	char path[64], *buf, st = '?';
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	if (read_file(path, &buf) < 0)
-		return '-';
-	char *p = strrchr(buf, ')');
-	if (p)
-		st = p[2];
-	free(buf);
-	return st;
-}
-
 int main(int argc, char **argv)
 {
 	pid_t ch;
@@ -39,8 +26,8 @@ int main(int argc, char **argv)
 	test_daemon();
 	test_waitsig();
 	usleep(100000);
-	if (state_of(ch) != 'T')
-		fail("child %d: state %c after restore, want T (stopped)", ch, state_of(ch));
+	if (proc_state(ch) != 'T')
+		fail("child %d: state %c after restore, want T (stopped)", ch, proc_state(ch));
 	kill(ch, SIGCONT);
 	if (waitpid(ch, &st, 0) != ch)
 		fail("waitpid");

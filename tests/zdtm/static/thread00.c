@@ -15,15 +15,6 @@ static __thread uint64_t tls_val;
 static volatile int stop;
 static pthread_barrier_t bar;
 
-struct thr {
-	pthread_t th;
-	int idx;
-	pid_t tid;
-	void *self;
-	int bad;
-	char why[128];
-};
-
 /* Values kept in r12 and xmm9 over a spin of a few million iterations: changed registers show. */
 static int reg_loop(uint64_t v)
 {
@@ -44,7 +35,7 @@ static int reg_loop(uint64_t v)
 
 static void *thr_fn(void *arg)
 {
-	struct thr *t = arg;
+	struct zthr *t = arg;
 	char name[16], cur[16];
 	sigset_t all;
 	sigfillset(&all);
@@ -80,16 +71,9 @@ static void *thr_fn(void *arg)
 
 int main(int argc, char **argv)
 {
-	struct thr t[NTHR];
+	struct zthr t[NTHR];
 	test_init(argc, argv);
-	pthread_barrier_init(&bar, NULL, NTHR + 1);
-	for (int i = 0; i < NTHR; i++) {
-		memset(&t[i], 0, sizeof(t[i]));
-		t[i].idx = i;
-		if (pthread_create(&t[i].th, NULL, thr_fn, &t[i]))
-			fail("pthread_create");
-	}
-	pthread_barrier_wait(&bar);
+	zthr_start(t, NTHR, thr_fn, &bar);
 	char path[64], *buf;
 	snprintf(path, sizeof(path), "/proc/self/task/%d/comm", t[1].tid);
 	test_daemon();
@@ -97,11 +81,7 @@ int main(int argc, char **argv)
 	if (read_file(path, &buf) < 0 || strncmp(buf, "zthr-1", 6))
 		fail("thread %d: /proc comm is not zthr-1", t[1].tid);
 	stop = 1;
-	for (int i = 0; i < NTHR; i++) {
-		pthread_join(t[i].th, NULL);
-		if (t[i].bad)
-			fail("thread %d (tid %d): %s", i, t[i].tid, t[i].why);
-	}
+	zthr_join(t, NTHR);
 	if (!test_failures)
 		pass();
 	return 0;

@@ -15,17 +15,9 @@ static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
 static volatile int stop;
 static pthread_barrier_t bar;
 
-struct thr {
-	pthread_t th;
-	int idx;
-	pid_t tid;
-	int bad;
-	char why[96];
-};
-
 static void *thr_fn(void *arg)
 {
-	struct thr *t = arg;
+	struct zthr *t = arg;
 	uint64_t stackbuf[512];
 	sigset_t all;
 	sigfillset(&all);
@@ -62,15 +54,9 @@ static void *thr_fn(void *arg)
 
 int main(int argc, char **argv)
 {
-	static struct thr t[NTHR];
+	static struct zthr t[NTHR];
 	test_init(argc, argv);
-	pthread_barrier_init(&bar, NULL, NTHR + 1);
-	for (int i = 0; i < NTHR; i++) {
-		t[i].idx = i;
-		if (pthread_create(&t[i].th, NULL, thr_fn, &t[i]))
-			fail("pthread_create");
-	}
-	pthread_barrier_wait(&bar);
+	zthr_start(t, NTHR, thr_fn, &bar);
 	test_daemon();
 	test_waitsig();
 	char path[64];
@@ -85,11 +71,7 @@ int main(int argc, char **argv)
 	stop = 1;
 	pthread_cond_broadcast(&cv);
 	pthread_mutex_unlock(&mu);
-	for (int i = 0; i < NTHR; i++) {
-		pthread_join(t[i].th, NULL);
-		if (t[i].bad)
-			fail("thread %d (tid %d): %s", i, t[i].tid, t[i].why);
-	}
+	zthr_join(t, NTHR);
 	if (!test_failures)
 		pass();
 	return 0;

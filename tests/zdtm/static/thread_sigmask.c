@@ -13,14 +13,6 @@
 
 static pthread_barrier_t bar;
 
-struct thr {
-	pthread_t th;
-	int idx;
-	pid_t tid;
-	char why[160];
-	int bad;
-};
-
 static int sig_of(int idx)
 {
 	return SIGRTMIN + 1 + idx; /* each thread's own signal */
@@ -42,7 +34,7 @@ static void mask_of(int idx, sigset_t *s)
 
 static void *thr_fn(void *arg)
 {
-	struct thr *t = arg;
+	struct zthr *t = arg;
 	sigset_t want, cur, pend;
 	t->tid = (pid_t)syscall(SYS_gettid);
 	mask_of(t->idx, &want);
@@ -85,20 +77,13 @@ static void *thr_fn(void *arg)
 
 int main(int argc, char **argv)
 {
-	struct thr t[NTHR];
+	struct zthr t[NTHR];
 	test_init(argc, argv);
 	sigset_t m;
 	sigemptyset(&m);
 	sigaddset(&m, SIG_SHARED);
 	pthread_sigmask(SIG_BLOCK, &m, NULL);
-	pthread_barrier_init(&bar, NULL, NTHR + 1);
-	for (int i = 0; i < NTHR; i++) {
-		memset(&t[i], 0, sizeof(t[i]));
-		t[i].idx = i;
-		if (pthread_create(&t[i].th, NULL, thr_fn, &t[i]))
-			fail("pthread_create");
-	}
-	pthread_barrier_wait(&bar);
+	zthr_start(t, NTHR, thr_fn, &bar);
 	for (int i = 0; i < NTHR; i++)
 		for (int n = 0; n < 2; n++)
 			if (pthread_sigqueue(t[i].th, sig_of(i), (union sigval){.sival_int = i * 100 + n}))
@@ -108,11 +93,7 @@ int main(int argc, char **argv)
 	test_daemon();
 	test_waitsig();
 	pthread_barrier_wait(&bar);
-	for (int i = 0; i < NTHR; i++) {
-		pthread_join(t[i].th, NULL);
-		if (t[i].bad)
-			fail("thread %d (tid %d): %s", i, t[i].tid, t[i].why);
-	}
+	zthr_join(t, NTHR);
 	siginfo_t si;
 	struct timespec ts = {0, 0};
 	if (sigtimedwait(&m, &si, &ts) != SIG_SHARED || si.si_value.sival_int != 4242)

@@ -14,16 +14,9 @@
 
 static pthread_barrier_t bar;
 
-struct thr {
-	pthread_t th;
-	int idx;
-	char why[128];
-	int bad;
-};
-
 static void *thr_fn(void *arg)
 {
-	struct thr *t = arg;
+	struct zthr *t = arg;
 	// cppcheck-suppress constVariable ; the kernel writes to them (sigaltstack), cppcheck cannot see it
 	static char stacks[NTHR][65536];
 	stack_t ss = {.ss_sp = stacks[t->idx], .ss_size = 16384 + 4096 * (size_t)t->idx}, cur;
@@ -64,24 +57,13 @@ static void *thr_fn(void *arg)
 
 int main(int argc, char **argv)
 {
-	struct thr t[NTHR];
+	struct zthr t[NTHR];
 	test_init(argc, argv);
-	pthread_barrier_init(&bar, NULL, NTHR + 1);
-	for (int i = 0; i < NTHR; i++) {
-		memset(&t[i], 0, sizeof(t[i]));
-		t[i].idx = i;
-		if (pthread_create(&t[i].th, NULL, thr_fn, &t[i]))
-			fail("pthread_create");
-	}
-	pthread_barrier_wait(&bar);
+	zthr_start(t, NTHR, thr_fn, &bar);
 	test_daemon();
 	test_waitsig();
 	pthread_barrier_wait(&bar);
-	for (int i = 0; i < NTHR; i++) {
-		pthread_join(t[i].th, NULL);
-		if (t[i].bad)
-			fail("thread %d: %s", i, t[i].why);
-	}
+	zthr_join(t, NTHR);
 	if (!test_failures)
 		pass();
 	return 0;

@@ -7,19 +7,6 @@
 #include <unistd.h>
 #include "zdtmtst.h"
 
-static char state_of(pid_t pid)
-{
-	char path[64], *buf, st = '?';
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	if (read_file(path, &buf) < 0)
-		return '-';
-	char *p = strrchr(buf, ')');
-	if (p)
-		st = p[2];
-	free(buf);
-	return st;
-}
-
 int main(int argc, char **argv)
 {
 	pid_t a, b;
@@ -43,8 +30,8 @@ int main(int argc, char **argv)
 		fail("waitid");
 	test_daemon();
 	test_waitsig();
-	if (state_of(a) != 'Z' || state_of(b) != 'Z')
-		fail("children %d %d: states %c %c, want zombies", a, b, state_of(a), state_of(b));
+	if (proc_state(a) != 'Z' || proc_state(b) != 'Z')
+		fail("children %d %d: states %c %c, want zombies", a, b, proc_state(a), proc_state(b));
 	int st;
 	if (waitpid(a, &st, WNOHANG) != a)
 		fail("waitpid(%d)", a);
