@@ -23,6 +23,7 @@
 #include "pipes.h"
 #include "sk-inet.h"
 #include "tty.h"
+#include "sk-unix.h"
 
 struct dfd {
 	int fd;
@@ -344,6 +345,8 @@ static int write_images(struct dump_ctx *c, struct dfd *f, size_t n, struct cr_e
 {
 	struct img_writer *wf = NULL, *wi = NULL;
 	struct dump_pipes *dp = NULL;
+	struct dump_unix *du = NULL;
+	int r = 1;
 	if (img_create(c->dirfd, dump_files_kind(c), dump_files_id(c), &wf, e) ||
 	    img_create(c->dirfd, IMG_FDINFO, c->pid, &wi, e))
 		goto fail;
@@ -372,6 +375,11 @@ static int write_images(struct dump_ctx *c, struct dfd *f, size_t n, struct cr_e
 				dump_sk_entry_free(&fe);
 				goto fail;
 			}
+		} else if (S_ISSOCK(f[i].st.st_mode) && !inherited_stdio(c, &f[i]) &&
+			   (r = dump_sk_unix_fill(c, &du, f[i].fd, &f[i].st, f[i].fi.flags, &fe, e)) <= 0) {
+			fe.id = f[i].id, fe.has_id = 1;
+			if (r < 0)
+				goto fail;
 		} else if (dump_tty_is_pty(&f[i].st) && !(f[i].fi.flags & O_PATH) &&
 			   !inherited_stdio(c, &f[i])) {
 			fe.id = f[i].id, fe.has_id = 1;
@@ -399,6 +407,8 @@ static int write_images(struct dump_ctx *c, struct dfd *f, size_t n, struct cr_e
 	}
 	dump_pipes_free(dp);
 	dp = NULL;
+	dump_sk_unix_free(du);
+	du = NULL;
 	if (img_commit(wf, e)) {
 		wf = NULL;
 		goto fail;
@@ -413,6 +423,7 @@ static int write_images(struct dump_ctx *c, struct dfd *f, size_t n, struct cr_e
 	return dump_created(c, IMG_FDINFO, c->pid, e);
 fail:
 	dump_pipes_free(dp);
+	dump_sk_unix_free(du);
 	img_abort(wf);
 	img_abort(wi);
 	return -1;

@@ -283,6 +283,8 @@ static int check_fds(struct rst_task *t, struct cr_err *e)
 		}
 		if (f->kind == FILE_KIND__FILE_TTY)
 			continue; /* made by rst_tty_prepare */
+		if (f->kind == FILE_KIND__FILE_UNIXSK)
+			continue; /* made by rst_sk_unix_prepare */
 		if (f->kind != FILE_KIND__FILE_REG && f->kind != FILE_KIND__FILE_CHR)
 			return cr_fail_errno(e, ENOTSUP, "fd %d: unsupported file kind %d", fi->fd, f->kind);
 		if (!f->reg || !f->reg->path)

@@ -25,6 +25,7 @@
 #include "fdshare.h"
 #include "sk-inet.h"
 #include "tty.h"
+#include "sk-unix.h"
 
 #ifndef PTRACE_SETSIGMASK
 #define PTRACE_SETSIGMASK 0x420b
@@ -501,6 +502,7 @@ static int restore_tree(struct cr_opts *o, struct rst_task **tsp, size_t *np, st
 	if (rst_load(o, t, e) || load_tree(o, tsp, np, e) || rst_pipes_share(*tsp, *np, e) ||
 	    rst_fdshare_prepare(*tsp, *np, e) || rst_shmem_prepare(*tsp, *np, e) ||
 	    rst_evfd_share(*tsp, *np, e) || rst_tty_prepare(o, *tsp, *np, e) ||
+	    rst_sk_unix_prepare(*tsp, *np, e) ||
 	    rst_tree_plan(o, tsp, np, e) || fault_check(o, FI_RESTORE_AFTER_LOAD, e))
 		return -1;
 	for (size_t i = 0; i < *np; i++)
@@ -545,6 +547,7 @@ int eng_restore(struct cr_opts *o, pid_t *root_pid, struct cr_err *err)
 	rst_fdshare_done();	/* and of shared open files */
 	rst_evfd_share_done();
 	rst_tty_done();
+	rst_sk_unix_done();	/* and of unix sockets */
 	if (!ret) {
 		double s = since(&t0);
 		*root_pid = ts[0].pid;

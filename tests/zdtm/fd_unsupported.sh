@@ -3,14 +3,26 @@
 # fd 9). Checks: exit 1, one stderr line naming the fd, its kind and the task; the task keeps running,
 # untraced, not stopped, with the same fd table; it still passes after SIGTERM. TAP output.
 #
-# fd_unsupported.sh [--crshim PATH]      (env: CRSHIM, ZDTM_BIN, ZDTM_TMP)
+# fd_unsupported.sh [--crshim PATH] [--test NAME --expect TEXT]      (env: CRSHIM, ZDTM_BIN, ZDTM_TMP)
+# --test/--expect: another static test whose dump must fail that way (each TEXT, --expect repeatable: a fixed
+# string the line must hold), e.g. sk_unix_scm_rights.
 set -u
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 TOP=$(cd "$HERE/../.." && pwd)
 BIN=${ZDTM_BIN:-$TOP/build/zdtm}
 CRSHIM=${CRSHIM:-$TOP/build/crshim}
-[ "${1:-}" = --crshim ] && CRSHIM=$2
-TMPD=$(mktemp -d "${ZDTM_TMP:-/tmp}/zdtm.fd_unsupported.XXXXXX")
+TEST=fd_unsupported
+EXPECT=()
+while [ $# -ge 2 ]; do
+	case $1 in
+	--crshim) CRSHIM=$2 ;;
+	--test) TEST=$2 ;;
+	--expect) EXPECT+=("$2") ;;
+	esac
+	shift 2
+done
+[ ${#EXPECT[@]} -gt 0 ] || EXPECT=('fd 9 is a userfaultfd (anon_inode:[userfaultfd]), not supported yet')
+TMPD=$(mktemp -d "${ZDTM_TMP:-/tmp}/zdtm.$TEST.XXXXXX")
 PID=
 n=0
 failed=0
@@ -23,7 +35,7 @@ cleanup() { [ -n "$PID" ] && kill -KILL "$PID" 2>/dev/null; }
 trap cleanup EXIT
 
 echo "1..7"
-(cd "$TMPD" && exec "$BIN/static/fd_unsupported" --pidfile="$TMPD/test.pid" --outfile="$TMPD/test.out") \
+(cd "$TMPD" && exec "$BIN/static/$TEST" --pidfile="$TMPD/test.pid" --outfile="$TMPD/test.out") \
 	>"$TMPD/start.log" 2>&1
 PID=$(cat "$TMPD/test.pid" 2>/dev/null)
 if [ -z "$PID" ] || [ ! -e "/proc/$PID" ]; then
@@ -36,8 +48,8 @@ rc=$?
 sed 's/^/# /' "$TMPD/dump.out"
 check "dump exits 1 (got $rc)" '[ $rc -eq 1 ]'
 check "one line on stderr" '[ "$(grep -c . "$TMPD/dump.out")" -eq 1 ]'
-check "the line names fd 9, userfaultfd and task $PID" \
-	'grep -q "fd 9 is a userfaultfd (anon_inode:\[userfaultfd\]), not supported yet" "$TMPD/dump.out" && grep -q "task $PID" "$TMPD/dump.out"'
+has_all() { for x in "${EXPECT[@]}"; do grep -qF -- "$x" "$TMPD/dump.out" || return 1; done; }
+check "$TEST: the line says '${EXPECT[*]}' and names task $PID" 'has_all && grep -q "task $PID" "$TMPD/dump.out"'
 sleep 0.1
 st=$(field "$PID" State)
 check "task still running, not stopped (State: $st)" '[ -n "$st" ] && [[ "${st:0:1}" != [TtZX] ]]'

@@ -1,0 +1,105 @@
+/* Helpers of the sk_unix_* tests. */
+#ifndef ZDTM_SK_UNIX_H
+#define ZDTM_SK_UNIX_H
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stddef.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+#include "zdtmtst.h"
+
+/* Move fd to number want (flags: O_CLOEXEC or 0). */
+static inline void sk_place(int fd, int want, int flags)
+{
+	if (fd != want && dup3(fd, want, flags) != want)
+		fail("dup3 %d", want);
+	if (fd != want)
+		close(fd);
+}
+
+static inline void sk_pair(int type, int a, int b)
+{
+	int sp[2];
+	if (socketpair(AF_UNIX, type, 0, sp))
+		fail("socketpair");
+	sk_place(sp[0], a, 0);
+	sk_place(sp[1], b, 0);
+}
+
+/* An address: "@name" is abstract, anything else a path. */
+static inline socklen_t sk_addr(const char *name, struct sockaddr_un *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->sun_family = AF_UNIX;
+	size_t l = strlen(name);
+	memcpy(a->sun_path, name, l);
+	if (name[0] == '@')
+		a->sun_path[0] = '\0';
+	return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + l + (name[0] == '@' ? 0 : 1));
+}
+
+static inline int sk_type(int fd)
+{
+	int t = -1;
+	socklen_t l = sizeof(t);
+	getsockopt(fd, SOL_SOCKET, SO_TYPE, &t, &l);
+	return t;
+}
+
+/* getsockname (peer: getpeername) of fd is name ("" unnamed). */
+static inline int sk_named(int fd, const char *name, int peer)
+{
+	struct sockaddr_un a, want;
+	socklen_t l = sizeof(a), wl = name[0] ? sk_addr(name, &want) : (socklen_t)sizeof(sa_family_t);
+	if ((peer ? getpeername(fd, (struct sockaddr *)&a, &l) : getsockname(fd, (struct sockaddr *)&a, &l)))
+		return 0;
+	if (!name[0])
+		return l == sizeof(sa_family_t);
+	return l == wl && !memcmp(a.sun_path, want.sun_path, l - offsetof(struct sockaddr_un, sun_path));
+}
+
+/* Read exactly len bytes (10 s at most, whatever the fd's blocking mode); 0 if they are want. */
+static inline int sk_expect(int fd, const void *want, size_t len)
+{
+	char buf[4096];
+	size_t got = 0;
+	struct pollfd p = {.fd = fd, .events = POLLIN};
+	while (got < len && poll(&p, 1, 10000) == 1) {
+		size_t want_now = len - got < sizeof(buf) ? len - got : sizeof(buf);
+		ssize_t n = recv(fd, buf, want_now, MSG_DONTWAIT);
+		if (n <= 0)
+			break;
+		if (memcmp(buf, (const char *)want + got, (size_t)n))
+			return -1;
+		got += (size_t)n;
+	}
+	return got == len ? 0 : -1;
+}
+
+/* The next message is exactly want (len bytes): message boundaries kept. */
+static inline int sk_expect_msg(int fd, const void *want, size_t len)
+{
+	char buf[70000];
+	struct pollfd p = {.fd = fd, .events = POLLIN};
+	if (poll(&p, 1, 10000) != 1)
+		return -1;
+	ssize_t n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT | MSG_TRUNC);
+	return n == (ssize_t)len && !memcmp(buf, want, len) ? 0 : -1;
+}
+
+/* Nothing more to read right now. */
+static inline int sk_empty(int fd)
+{
+	char c;
+	return recv(fd, &c, 1, MSG_DONTWAIT | MSG_PEEK) < 0 && errno == EAGAIN;
+}
+
+static inline int sk_send(int fd, const void *p, size_t len)
+{
+	return send(fd, p, len, MSG_NOSIGNAL | MSG_DONTWAIT) == (ssize_t)len ? 0 : -1;
+}
+#endif
