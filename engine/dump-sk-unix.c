@@ -406,6 +406,12 @@ static int fill_entry(struct dump_ctx *c, struct dump_unix *du, const struct ns_
 		return cr_fail_sys(e, "fd %d: pidfd_getfd", fd);
 	int ret = fill_opts(sk, u, e) || peek_queue(sk, s, u, fd, c->pid, e) ? -1 : 0;
 	close(sk);
+	if (!ret && u->ext_peer && s->type != SOCK_DGRAM && u->n_queue)
+		return cr_fail(
+		    e,
+		    "fd %d of task %d is a unix socket (socket:[%u]) holding data from its peer outside the "
+		    "tree, which a reconnection cannot put back: not supported",
+		    fd, c->pid, s->ino);
 	return ret;
 }
 
