@@ -343,8 +343,9 @@ static int fill_peer(struct dump_ctx *c, struct dump_unix *du, const struct ns_u
 	if (!c->o->ext_unix_sk)
 		return cr_fail(e,
 			       "fd %d of task %d is a unix socket (socket:[%u]) connected to %s outside the "
-			       "dumped tree (socket:[%u]): dump with --ext-unix-sk",
-			       fd, c->pid, s->ino, show_name(p->name, p->namelen, nb, sizeof(nb)), p->ino);
+			       "dumped tree (socket:[%u]): dump with --ext-unix-sk%s",
+			       fd, c->pid, s->ino, show_name(p->name, p->namelen, nb, sizeof(nb)), p->ino,
+			       fd <= 2 ? " (or --shell-job for a socket of the caller)" : "");
 	if (!p->namelen)
 		return cr_fail(
 		    e,

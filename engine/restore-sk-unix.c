@@ -134,6 +134,17 @@ static int apply_opts(const struct rsk *r, struct cr_err *e)
 	return 0;
 }
 
+/* The socket file at r's path is left over (nobody is bound to it any more): a connect is refused. */
+static bool stale(const struct rsk *r)
+{
+	int fd = socket(AF_UNIX, (int)r->u->type | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return false;
+	bool refused = connect(fd, (const struct sockaddr *)&r->addr, r->alen) && errno == ECONNREFUSED;
+	close(fd);
+	return refused;
+}
+
 /* A path name: a stale socket file left by the dumped task is removed; a deleted one is bound where it
  * was (or next to it when the name is taken) and unlinked at the end. */
 static int bind_path(struct rsk *r, struct cr_err *e)
@@ -148,8 +159,12 @@ static int bind_path(struct rsk *r, struct cr_err *e)
 				 (int)getpid());
 			r->alen = (socklen_t)(offsetof(struct sockaddr_un, sun_path) +
 					      strlen(r->addr.sun_path) + 1);
-		} else if (S_ISSOCK(st.st_mode)) {
+		} else if (S_ISSOCK(st.st_mode) && stale(r)) {
 			unlink(r->addr.sun_path);
+		} else if (S_ISSOCK(st.st_mode)) {
+			return cr_fail_errno(e, EADDRINUSE,
+					     "socket:[%u]: bind to %s: a live socket is bound there", r->ino,
+					     sk_name(u, nb, sizeof(nb)));
 		} else {
 			return cr_fail_errno(e, EADDRINUSE,
 					     "socket:[%u]: bind to %s: a file that is not a socket is there",
