@@ -206,7 +206,7 @@ static int fill_opts(int sk, UnixSkEntry *u, struct cr_err *e)
 static int add_msg(UnixSkEntry *u, const uint8_t *data, size_t len, const struct sockaddr_un *from,
 		   socklen_t flen, struct cr_err *e)
 {
-	UnixSkMsg **q = realloc(u->queue, (u->n_queue + 1) * sizeof(*q));
+	UnixSkMsg **q = realloc(u->queue, (u->n_queue + 1) * sizeof(UnixSkMsg *));
 	if (!q)
 		return cr_fail_errno(e, ENOMEM, "out of memory");
 	u->queue = q;
@@ -250,8 +250,8 @@ static int peek_queue(int sk, const struct ns_unix_sk *s, UnixSkEntry *u, int fd
 	getsockopt(sk, SOL_SOCKET, SO_PEEK_OFF, &old, &l);
 	if (setsockopt(sk, SOL_SOCKET, SO_PEEK_OFF, &zero, sizeof(zero)))
 		return cr_fail_sys(e, "fd %d: SO_PEEK_OFF", fd);
-	__cleanup_free uint8_t *buf = malloc(PEEK_CHUNK);
-	__cleanup_free uint8_t *acc = NULL; /* one message (or the whole stream) being put together */
+	uint8_t *buf = malloc(PEEK_CHUNK);
+	uint8_t *acc = NULL; /* one message (or the whole stream) being put together */
 	size_t alen = 0;
 	int ret = buf ? 0 : cr_fail_errno(e, ENOMEM, "out of memory");
 	while (!ret) {
@@ -291,6 +291,8 @@ static int peek_queue(int sk, const struct ns_unix_sk *s, UnixSkEntry *u, int fd
 	}
 	if (!ret && s->type == SOCK_STREAM && alen)
 		ret = add_msg(u, acc, alen, NULL, 0, e);
+	free(acc);
+	free(buf);
 	setsockopt(sk, SOL_SOCKET, SO_PEEK_OFF, &old, sizeof(old));
 	if (!ret) {
 		u->queue_saved = true, u->has_queue_saved = 1;
@@ -425,7 +427,7 @@ int dump_sk_unix_fill(struct dump_ctx *c, struct dump_unix **dup, int fd, const 
 	const struct ns_unix_sk *s = ns_unix_find(&du->t, (uint32_t)st->st_ino);
 	if (!s)
 		return 1;
-	UnixSkEntry **ne = realloc(du->ents, (du->nents + 1) * sizeof(*ne));
+	UnixSkEntry **ne = realloc(du->ents, (du->nents + 1) * sizeof(UnixSkEntry *));
 	if (!ne)
 		return cr_fail_errno(e, ENOMEM, "out of memory");
 	du->ents = ne;

@@ -101,16 +101,16 @@ static int apply_opts(const struct rsk *r, struct cr_err *e)
 	const UnixSkOpts *o = r->u->opts;
 	if (!o)
 		return 0;
-	int cur;
+	int cur, half;
 	socklen_t l = sizeof(cur);
+	half = (int)(o->sndbuf / 2); /* the kernel doubles what is set */
 	if (o->has_sndbuf && !getsockopt(r->fd, SOL_SOCKET, SO_SNDBUF, &cur, &l) &&
-	    (uint32_t)cur != o->sndbuf &&
-	    setsockopt(r->fd, SOL_SOCKET, SO_SNDBUF, &(int){(int)(o->sndbuf / 2)}, sizeof(int)))
+	    (uint32_t)cur != o->sndbuf && setsockopt(r->fd, SOL_SOCKET, SO_SNDBUF, &half, sizeof(half)))
 		return cr_fail_sys(e, "socket:[%u]: SO_SNDBUF %u", r->ino, o->sndbuf);
 	l = sizeof(cur);
+	half = (int)(o->rcvbuf / 2);
 	if (o->has_rcvbuf && !getsockopt(r->fd, SOL_SOCKET, SO_RCVBUF, &cur, &l) &&
-	    (uint32_t)cur != o->rcvbuf &&
-	    setsockopt(r->fd, SOL_SOCKET, SO_RCVBUF, &(int){(int)(o->rcvbuf / 2)}, sizeof(int)))
+	    (uint32_t)cur != o->rcvbuf && setsockopt(r->fd, SOL_SOCKET, SO_RCVBUF, &half, sizeof(half)))
 		return cr_fail_sys(e, "socket:[%u]: SO_RCVBUF %u", r->ino, o->rcvbuf);
 	if (o->passcred)
 		set_int(r->fd, SO_PASSCRED, 1);
@@ -427,7 +427,8 @@ static int put_msg(struct rsk *r, const UnixSkMsg *m, struct cr_err *e)
 		if (s) {
 			src = s->fd;
 		} else {
-			src = tmp = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+			tmp = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+			src = tmp;
 			if (m->has_sender && m->sender.len)
 				pr_info(
 				    "socket:[%u]: a message's sender is gone: sent from an unnamed socket\n",
