@@ -502,8 +502,8 @@ static int restore_tree(struct cr_opts *o, struct rst_task **tsp, size_t *np, st
 	if (rst_load(o, t, e) || load_tree(o, tsp, np, e) || rst_pipes_share(*tsp, *np, e) ||
 	    rst_fdshare_prepare(*tsp, *np, e) || rst_shmem_prepare(*tsp, *np, e) ||
 	    rst_evfd_share(*tsp, *np, e) || rst_tty_prepare(o, *tsp, *np, e) ||
-	    rst_sk_unix_prepare(*tsp, *np, e) ||
-	    rst_tree_plan(o, tsp, np, e) || fault_check(o, FI_RESTORE_AFTER_LOAD, e))
+	    rst_sk_unix_prepare(*tsp, *np, e) || rst_tree_plan(o, tsp, np, e) ||
+	    fault_check(o, FI_RESTORE_AFTER_LOAD, e))
 		return -1;
 	for (size_t i = 0; i < *np; i++)
 		if (!(*tsp)[i].zombie && !(*tsp)[i].helper && rst_area_build(&(*tsp)[i], e))
@@ -547,7 +547,7 @@ int eng_restore(struct cr_opts *o, pid_t *root_pid, struct cr_err *err)
 	rst_fdshare_done();	/* and of shared open files */
 	rst_evfd_share_done();
 	rst_tty_done();
-	rst_sk_unix_done();	/* and of unix sockets */
+	rst_sk_unix_done(); /* and of unix sockets */
 	if (!ret) {
 		double s = since(&t0);
 		*root_pid = ts[0].pid;
