@@ -197,10 +197,11 @@ int rst_child_files(struct rst_task *t, char *msg, size_t len)
 	p.helper = calloc(t->nr_fdinfo + t->nr_mfiles + 4, sizeof(int));
 	p.inherit = calloc(t->nr_fdinfo + 1, sizeof(int));
 	int ret = -1;
-	if (!p.helper || !p.inherit)
-		errno = ENOMEM, rst_errmsg(msg, len, "fds");
-	else if (!move_helpers(t, &p, msg, len) && !close_others(&p, msg, len) &&
-		 !open_targets(t, &p, msg, len))
+	if (!p.helper || !p.inherit) {
+		errno = ENOMEM;
+		rst_errmsg(msg, len, "fds");
+	} else if (!move_helpers(t, &p, msg, len) && !close_others(&p, msg, len) &&
+		   !open_targets(t, &p, msg, len))
 		ret = 0;
 	if (!ret) {
 		rst_pipes_done(); /* pipe ends the task did not hold are closed now */
