@@ -194,10 +194,10 @@ static int parse_special(struct shim_cmd *c, int opt, int idx, char *msg, size_t
 	const char *name = idx >= 0 ? long_opts[idx].name : "?";
 	switch (opt) {
 	case OPT_GHOST_LIMIT:
-		if (parse_size(optarg, &c->opts.ghost_limit))
-			return fail(msg, len, "invalid size '%s' for --ghost-limit (bytes, or N[KMG])",
-				    optarg);
-		return 0;
+		if (!parse_size(optarg, &c->opts.ghost_limit))
+			return 0;
+		snprintf(msg, len, "invalid size '%s' for --ghost-limit (bytes, or N[KMG])", optarg);
+		return -1;
 	case OPT_INHERIT_FD:
 		return add_list(c->inherit_fd, &c->n_inherit_fd, "--inherit-fd", msg, len);
 	case OPT_EXTERNAL:
