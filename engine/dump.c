@@ -24,6 +24,7 @@
 #include "ghost.h"
 #include "locks.h"
 #include "log.h"
+#include "pid.h"
 #include "fdshare.h"
 #include "shmem.h"
 
@@ -196,6 +197,7 @@ struct dump_tree {
 	size_t n, cap;
 	struct dump_shmem *shm;	   /* shared memory objects, dumped once for the tree */
 	struct dump_fdshare *fdsh; /* tree-wide numbers of open file descriptions */
+	bool pidns, mntns_proc;	   /* the root is the init of its own PID namespace (and has own mounts) */
 };
 
 static int write_pstree(struct dump_tree *tr, struct cr_err *e)
@@ -220,6 +222,11 @@ static int write_pstree(struct dump_tree *tr, struct cr_err *e)
 		pe.pgid = (int32_t)c->stat.f[5], pe.has_pgid = 1;
 		pe.sid = (int32_t)c->stat.f[6], pe.has_sid = 1;
 		pe.n_threads = c->nth + 1, pe.threads = tids;
+		if (tr->pidns) {
+			pe.ns_pid = c->ns_pid, pe.has_ns_pid = 1;
+			pe.ns_pgid = c->ns_pgid, pe.has_ns_pgid = 1;
+			pe.ns_sid = c->ns_sid, pe.has_ns_sid = 1;
+		}
 		if (img_write(w, &pe.base, e)) {
 			img_abort(w);
 			return -1;
@@ -230,7 +237,7 @@ static int write_pstree(struct dump_tree *tr, struct cr_err *e)
 	return dump_created(root, IMG_PSTREE, 0, e);
 }
 
-static int write_inventory(struct dump_ctx *c, struct cr_err *e)
+static int write_inventory(struct dump_ctx *c, bool pidns, bool mntns_proc, struct cr_err *e)
 {
 	InventoryEntry ie = INVENTORY_ENTRY__INIT;
 	struct utsname u;
@@ -245,6 +252,8 @@ static int write_inventory(struct dump_ctx *c, struct cr_err *e)
 	ie.shell_job = c->o->shell_job, ie.has_shell_job = 1;
 	ie.dump_time_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec, ie.has_dump_time_ns = 1;
 	ie.leave_running = c->o->leave_running, ie.has_leave_running = 1;
+	ie.pidns = pidns, ie.has_pidns = pidns;
+	ie.mntns_proc = mntns_proc, ie.has_mntns_proc = mntns_proc;
 	return dump_write_one(c, IMG_INVENTORY, &ie.base, e);
 }
 
@@ -394,8 +403,43 @@ static int seize_tree(struct dump_tree *tr, struct cr_err *e)
 	return 0;
 }
 
+/* PID namespaces: the tree is in ours, or its root is the init of its own (one level below ours) and every
+ * process is in that one; then the inner ids go into the pstree. */
+static int tree_pidns(struct dump_tree *tr, struct cr_err *e)
+{
+	for (size_t i = 0; i < tr->n; i++) {
+		struct dump_ctx *c = &tr->c[i];
+		struct ns_pid_ids id;
+		if (ns_pid_ids(c->pid, &id, e))
+			return cr_wrap(e, "task %d", c->pid);
+		if (i == 0 && id.levels == 2 && id.pid == 1)
+			tr->pidns = true;
+		else if (i == 0 && id.levels != 1)
+			return cr_fail(
+			    e,
+			    "not supported yet: task %d is PID %d of a PID namespace below ours, not its "
+			    "init",
+			    c->pid, id.pid);
+		if (id.levels != (tr->pidns ? 2 : 1))
+			return cr_fail(
+			    e, "not supported yet: task %d is in a nested PID namespace (child of %d)",
+			    c->pid, c->ppid);
+		if (tr->pidns && c->nth)
+			return cr_fail(e, "not supported yet: task %d has threads inside a PID namespace",
+				       c->pid);
+		c->ns_pid = id.pid, c->ns_pgid = id.pgid, c->ns_sid = id.sid;
+	}
+	tr->mntns_proc = tr->pidns && ns_other(tr->c[0].pid, "mnt");
+	if (tr->pidns)
+		pr_info("task %d is the init of its PID namespace%s\n", tr->c[0].pid,
+			tr->mntns_proc ? " (own mount namespace: restored with a fresh /proc only)" : "");
+	return 0;
+}
+
 static int dump_tree_images(struct dump_tree *tr, struct cr_err *e)
 {
+	if (tree_pidns(tr, e))
+		return -1;
 	/* A failed dump must never leave an older inventory next to our new files. */
 	if (unlinkat(tr->c[0].dirfd, "inventory.img", 0) && errno != ENOENT)
 		return cr_fail_sys(e, "remove old inventory.img");
@@ -408,7 +452,7 @@ static int dump_tree_images(struct dump_tree *tr, struct cr_err *e)
 	}
 	if (dump_shmem_write(&tr->c[0], e) || write_pstree(tr, e))
 		return -1;
-	return write_inventory(&tr->c[0], e);
+	return write_inventory(&tr->c[0], tr->pidns, tr->mntns_proc, e);
 }
 
 static void release_task(struct dump_ctx *c)
@@ -432,7 +476,8 @@ static void kill_tree(struct dump_tree *tr)
 	for (size_t i = 0; i < tr->n; i++)
 		if (!tr->c[i].zombie)
 			kill(tr->c[i].pid, SIGKILL);
-	for (size_t i = 0; i < tr->n; i++) {
+	/* children first: the init of a PID namespace waits for its children before it can go */
+	for (size_t i = tr->n; i-- > 0;) {
 		struct dump_ctx *c = &tr->c[i];
 		int st;
 		reap_threads(c);

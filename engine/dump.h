@@ -65,7 +65,8 @@ struct dump_ctx {
 	bool zombie; /* a zombie: only its pstree entry and core (exit code) are dumped */
 	const struct dump_ctx *tree; /* every process of the dumped tree (tree[0] is the root) */
 	size_t ntree;
-	int exit_code; /* of a zombie, as waitpid reports it */
+	int exit_code;		       /* of a zombie, as waitpid reports it */
+	pid_t ns_pid, ns_pgid, ns_sid; /* in the root's PID namespace when it is its init (ns/pid.c) */
 	int dirfd;
 	struct seized s;
 	struct infect in;

@@ -23,6 +23,7 @@
 #include "arch.h"
 #include "fault-ids.h"
 #include "log.h"
+#include "pid.h"
 #include "restore.h"
 #include "tty.h"
 
@@ -51,6 +52,13 @@ static const struct rst_task *tree_task(const struct rst_task *t, pid_t pid)
 	return NULL;
 }
 
+/* An id of the images (crshim's view) as this process sees it: inside the tree's PID namespace. */
+static pid_t vid(const struct rst_task *t, pid_t id)
+{
+	const struct rst_task *x = tree_task(t, id);
+	return x && x->vpid ? x->vpid : id;
+}
+
 /* Join the image's process group: its leader (another process of the tree or a helper) may not have made
  * it yet. A group outside the tree is the root's (shell job): the root's group wherever it is now. */
 static int join_group(const struct rst_task *t, char *msg, size_t len)
@@ -63,7 +71,9 @@ static int join_group(const struct rst_task *t, char *msg, size_t len)
 				 p->pgid);
 			return -1;
 		}
-		want = getpgid(t->tree[0].pid);
+		want = getpgid(vid(t, t->tree[0].pid));
+	} else {
+		want = vid(t, want);
 	}
 	if (getpgid(0) == want)
 		return 0;
@@ -91,8 +101,8 @@ static int child_session(const struct rst_task *t, char *msg, size_t len)
 	}
 	if (t->root)
 		return 0; /* stay in the restorer's session and group (shell-job semantics) */
-	if (tree_task(t, p->sid) && getsid(0) != p->sid) {
-		snprintf(msg, len, "task %d: born in session %d, not %d", t->pid, getsid(0), p->sid);
+	if (tree_task(t, p->sid) && getsid(0) != vid(t, p->sid)) {
+		snprintf(msg, len, "task %d: born in session %d, not %d", t->pid, getsid(0), vid(t, p->sid));
 		return -1;
 	}
 	return join_group(t, msg, len);
@@ -112,20 +122,20 @@ static int spawn_children(struct rst_task *t, bool before, char *msg, size_t len
 		struct rst_task *c = &t->tree[j];
 		if (c == t || c->spawn_ppid != t->pid || c->before_setsid != before)
 			continue;
-		pid_t want = c->pid;
+		pid_t want[2] = {c->vpid ? c->vpid : c->pid, c->pid}; /* inner first */
 		struct child_clone_args ca = {.flags = c->clone_parent ? CLONE_PARENT : 0,
 					      .exit_signal = c->clone_parent ? 0 : SIGCHLD,
-					      .set_tid = (uint64_t)(uintptr_t)&want,
-					      .set_tid_size = 1};
+					      .set_tid = (uint64_t)(uintptr_t)want,
+					      .set_tid_size = c->vpid ? 2 : 1};
 		long r = syscall(SYS_clone3, &ca, sizeof(ca));
 		if (r == 0)
 			rst_child(c);
 		if (r < 0) {
-			snprintf(msg, len, "clone3 child %d: %s", want, strerror(errno));
+			snprintf(msg, len, "clone3 child %d: %s", c->pid, strerror(errno));
 			return -1;
 		}
-		if (r != want) {
-			snprintf(msg, len, "clone3 child %d gave PID %ld", want, r);
+		if (r != want[0]) {
+			snprintf(msg, len, "clone3 child %d gave PID %ld", want[0], r);
 			return -1;
 		}
 	}
@@ -141,7 +151,7 @@ static int reap_helpers(const struct rst_task *t, char *msg, size_t len)
 		int st;
 		if (!h->helper || h->pst->ppid != t->pid)
 			continue;
-		while (waitpid(h->pid, &st, 0) < 0)
+		while (waitpid(vid(t, h->pid), &st, 0) < 0)
 			if (errno != EINTR)
 				return fail_msg(msg, len, "wait for a helper");
 		if (!WIFEXITED(st) || WEXITSTATUS(st)) {
@@ -306,7 +316,8 @@ void rst_child(struct rst_task *t)
 	if (n != 1)
 		_exit(1); /* the parent gave up */
 	close(t->go_pipe[0]);
-	if (spawn_children(t, true, msg, sizeof(msg)) || child_session(t, msg, sizeof(msg)) ||
+	if ((t->mntns_proc && ns_pid_mount_proc(msg, sizeof(msg))) ||
+	    spawn_children(t, true, msg, sizeof(msg)) || child_session(t, msg, sizeof(msg)) ||
 	    rst_tty_child_session(t, msg, sizeof(msg)) || spawn_children(t, false, msg, sizeof(msg)) ||
 	    child_setup(t, msg, sizeof(msg)) || reap_helpers(t, msg, sizeof(msg))) {
 		if (write(t->err_pipe[1], msg, strlen(msg)) < 0)

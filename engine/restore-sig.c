@@ -130,7 +130,7 @@ static void fill_misc(struct rst_task *t)
 {
 	const CoreEntry *c = t->core;
 	struct rst_args *a = t->args;
-	a->pid = t->pid;
+	a->pid = t->vpid ? t->vpid : t->pid; /* as the task sees itself (its PID namespace) */
 	if (c->rseq && c->rseq->ptr) {
 		a->has_rseq = 1;
 		a->rseq_ptr = c->rseq->ptr;

@@ -72,7 +72,7 @@ static bool want_born(struct rst_task *ts, size_t n, struct rst_task *x, pid_t s
 
 /* Add a helper task with PID pid (a dead session or group leader), cloned by spawn (with CLONE_PARENT
  * and before its setsid as the flags say). The array may move. */
-static struct rst_task *add_helper(struct rst_task **tsp, size_t *np, pid_t pid, pid_t sid,
+static struct rst_task *add_helper(struct rst_task **tsp, size_t *np, pid_t pid, pid_t sid, pid_t vpid,
 				   const struct rst_task *like, struct cr_err *e)
 {
 	char path[32];
@@ -108,6 +108,7 @@ static struct rst_task *add_helper(struct rst_task **tsp, size_t *np, pid_t pid,
 	h->pm.pages_fd = -1;
 	h->err_pipe[0] = h->err_pipe[1] = h->go_pipe[0] = h->go_pipe[1] = -1;
 	h->spawn_ppid = spawn, h->clone_parent = cp, h->before_setsid = before;
+	h->vpid = vpid;
 	pr_info("helper %d (session %d, group %d) cloned by %d%s%s\n", pid, sid, pid, spawn,
 		cp ? " with CLONE_PARENT" : "", before ? " before its setsid" : "");
 	return h;
@@ -144,7 +145,7 @@ static int plan_session(struct rst_task **tsp, size_t *np, size_t i, struct cr_e
 	if (!l && !external_id(ts, sid)) {
 		/* cloned by the parent after its setsid; it calls setsid() itself */
 		pid_t tpid = t->pid;
-		l = add_helper(tsp, np, sid, sid, t, e);
+		l = add_helper(tsp, np, sid, sid, t->vpid ? t->pst->ns_sid : 0, t, e);
 		if (!l)
 			return cr_wrap(e, "task %d", tpid);
 		ts = *tsp, t = &ts[i];
@@ -169,7 +170,7 @@ static int plan_group(struct rst_task **tsp, size_t *np, size_t i, struct cr_err
 	if (t->pst->sid == t->pid)
 		return cr_fail_errno(e, EBADMSG, "task %d leads session %d but is in group %d", t->pid,
 				     t->pst->sid, pgid);
-	struct rst_task *h = add_helper(tsp, np, pgid, t->pst->sid, t, e);
+	struct rst_task *h = add_helper(tsp, np, pgid, t->pst->sid, t->vpid ? t->pst->ns_pgid : 0, t, e);
 	return h ? 0 : cr_wrap(e, "task %d", t->pid);
 }
 
@@ -177,7 +178,21 @@ int rst_tree_plan(struct cr_opts *o, struct rst_task **tsp, size_t *np, struct c
 {
 	(void)o;
 	size_t nimg = *np;
+	const InventoryEntry *inv = (*tsp)[0].inv;
 	(*tsp)[0].spawn_ppid = 0;
+	if (inv->pidns) { /* the same PIDs inside the new PID namespace */
+		for (size_t i = 0; i < nimg; i++) {
+			struct rst_task *t = &(*tsp)[i];
+			t->vpid = t->pst->ns_pid;
+			if (t->vpid <= 0 || (t->pst->n_threads > 1))
+				return cr_fail_errno(e, EBADMSG,
+						     "pstree.img: task %d: no pid in its namespace", t->pid);
+		}
+		if ((*tsp)[0].vpid != 1)
+			return cr_fail_errno(e, EBADMSG,
+					     "pstree.img: the root is not PID 1 of its namespace");
+		(*tsp)[0].mntns_proc = inv->mntns_proc;
+	}
 	for (size_t i = 1; i < nimg; i++)
 		if (plan_session(tsp, np, i, e))
 			return -1;
@@ -213,21 +228,23 @@ static int stat_ids(pid_t pid, int *pgid, int *sid)
 	return 0;
 }
 
-static bool task_gone(pid_t pid)
+/* A helper that ran and ended (a zombie: its parent reaps it only after the release). One that is not
+ * there yet is still being created by its parent. */
+bool rst_helper_ended(pid_t pid)
 {
 	char path[64], buf[512];
 	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
 	__cleanup_close int fd = open(path, O_RDONLY | O_CLOEXEC);
 	ssize_t r = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
 	if (r <= 0)
-		return true;
+		return false;
 	buf[r] = '\0';
 	char *p = strrchr(buf, ')');
-	return !p || p[2] == 'Z' || p[2] == 'X';
+	return p && (p[2] == 'Z' || p[2] == 'X');
 }
 
 /* A helper ended before its release: its message (if any). */
-static int helper_died(struct rst_task *h, struct cr_err *e)
+int rst_helper_died(struct rst_task *h, struct cr_err *e)
 {
 	char msg[512];
 	fcntl(h->err_pipe[0], F_SETFL, O_NONBLOCK);
@@ -259,9 +276,9 @@ int rst_tree_release(struct rst_task *ts, size_t n, struct cr_err *e)
 			struct rst_task *t = &ts[i];
 			int pgid, sid;
 			if (t->helper) {
-				if (stat_ids(t->pid, &pgid, &sid) || task_gone(t->pid))
-					return helper_died(t, e);
-				waiting += pgid != t->pid;
+				if (rst_helper_ended(t->pid))
+					return rst_helper_died(t, e);
+				waiting += stat_ids(t->pid, &pgid, &sid) || pgid != t->pid;
 				continue;
 			}
 			if (!names_helper(ts, n, t->pst->pgid) && !names_helper(ts, n, t->pst->sid))

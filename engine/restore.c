@@ -63,12 +63,13 @@ static void kill_task(struct rst_task *t)
 static int spawn_child(struct rst_task *t, struct cr_err *e)
 {
 	sigset_t all, old;
-	pid_t want = t->pid;
+	pid_t want[2] = {t->vpid ? t->vpid : t->pid, t->pid}; /* inner first: a new PID namespace's init */
 	/* --restore-sibling: the root becomes a child of our parent (runc, a swrk client), as with CRIU */
-	struct rst_clone_args ca = {.flags = t->sibling ? CLONE_PARENT : 0,
+	struct rst_clone_args ca = {.flags = (t->sibling ? CLONE_PARENT : 0) | (t->vpid ? CLONE_NEWPID : 0) |
+					     (t->mntns_proc ? CLONE_NEWNS : 0),
 				    .exit_signal = t->sibling ? 0 : SIGCHLD,
-				    .set_tid = (uint64_t)(uintptr_t)&want,
-				    .set_tid_size = 1};
+				    .set_tid = (uint64_t)(uintptr_t)want,
+				    .set_tid_size = t->vpid ? 2 : 1};
 
 	if (t->err_pipe[0] < 0 && (pipe2(t->err_pipe, O_CLOEXEC) || pipe2(t->go_pipe, O_CLOEXEC)))
 		return cr_fail_sys(e, "pipe");
@@ -374,10 +375,11 @@ static int seize_tree_child(struct rst_task *ts, size_t n, struct rst_task *t, s
 			break;
 		if (errno != ESRCH && errno != EPERM)
 			return cr_fail_sys(e, "PTRACE_SEIZE %d", t->pid);
-		if (par && par->helper && task_dead(par->pid))
-			return cr_fail_errno(e, ESRCH, "task %d: the helper %d that creates it ended", t->pid,
-					     par->pid);
-		if (par && !par->zombie && task_dead(par->pid)) {
+		if (par && par->helper && rst_helper_ended(par->pid)) {
+			rst_helper_died(par, e);
+			return cr_wrap(e, "task %d", t->pid);
+		}
+		if (par && !par->zombie && !par->helper && task_dead(par->pid)) {
 			if (wait_blob(par, e))
 				return -1;
 			return cr_fail_errno(e, ESRCH, "task %d: its parent %d did not create it", t->pid,

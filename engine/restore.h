@@ -83,6 +83,8 @@ struct rst_task {
 	bool helper;	      /* not in the images: leads a session/group whose leader is gone, then exits */
 	PstreeEntry *own_pst; /* a helper's pst (ours to free) */
 	bool sibling;	      /* the root, --restore-sibling: cloned with CLONE_PARENT */
+	pid_t vpid;	      /* the PID inside the tree's PID namespace (inventory pidns), 0 without one */
+	bool mntns_proc;      /* the root: a new mount namespace with a fresh /proc (ns/pid.c) */
 };
 
 /* restore-load.c: rst_load loads the root (and reads the whole pstree), rst_load_task one other process
@@ -118,6 +120,8 @@ int rst_child_files(struct rst_task *t, char *msg, size_t msglen);
 int rst_tree_plan(struct cr_opts *o, struct rst_task **tsp, size_t *np, struct cr_err *e);
 int rst_tree_release(struct rst_task *ts, size_t n, struct cr_err *e);
 struct rst_task *rst_tree_task(struct rst_task *ts, size_t n, pid_t pid);
+int rst_helper_died(struct rst_task *h, struct cr_err *e); /* a helper ended early: why */
+bool rst_helper_ended(pid_t pid);
 /* child: a helper's life (session/group, its children, wait for the release, exit) */
 __attribute__((noreturn)) void rst_helper_child(struct rst_task *t);
 

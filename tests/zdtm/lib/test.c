@@ -1,8 +1,10 @@
 #include <fcntl.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
@@ -59,7 +61,27 @@ static void write_all(int fd, const char *buf, size_t len)
 	}
 }
 
+static void init(int argc, char **argv, int pidns);
+
 void test_init(int argc, char **argv)
+{
+	init(argc, argv, 0);
+}
+
+void test_init_pidns(int argc, char **argv)
+{
+	init(argc, argv, 1);
+}
+
+/* The test's own PID and mount namespaces (unshare --pid --fork --mount-proc): we are PID 1 in it. */
+static void enter_pidns_mounts(void)
+{
+	if (unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
+	    mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL))
+		die("mount namespace with a fresh /proc");
+}
+
+static void init(int argc, char **argv, int pidns)
 {
 	const char *pidfile, *outfile;
 	struct sigaction sa;
@@ -89,6 +111,8 @@ void test_init(int argc, char **argv)
 	if (pipe2(p, O_CLOEXEC))
 		die("pipe");
 	fflush(NULL);
+	if (pidns && unshare(CLONE_NEWPID))
+		die("unshare(CLONE_NEWPID)");
 	pid = fork();
 	if (pid < 0)
 		die("fork");
@@ -123,6 +147,8 @@ void test_init(int argc, char **argv)
 	 * program started from a shell (needs crshim --shell-job). */
 	if (!test_opt("no-setsid") && setsid() < 0)
 		die("setsid");
+	if (pidns)
+		enter_pidns_mounts();
 	fd = open("/dev/null", O_RDONLY);
 	if (fd < 0 || dup2(fd, 0) < 0)
 		die("/dev/null");

@@ -18,6 +18,9 @@
  * in a new session child; the original process waits for test_daemon() then
  * writes the child's pid to the pidfile and exits 0 (1 if the child died). */
 void test_init(int argc, char **argv);
+/* test_init, but the test runs as PID 1 of its own PID namespace, in its own mount namespace with a fresh
+ * /proc (as under `unshare --pid --fork --mount-proc`); the pidfile has its PID outside. */
+void test_init_pidns(int argc, char **argv);
 /* Tell the waiting parent that the state is built. */
 void test_daemon(void);
 /* In a child forked before test_daemon(): let go of the ready pipe (else the starter waits for it). */

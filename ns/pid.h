@@ -1,0 +1,25 @@
+/* PID namespaces (ns/pid.c): ids of a task in every PID namespace level, and the fresh /proc of a restored
+ * PID namespace's init. */
+#ifndef CRSHIM_NS_PID_H
+#define CRSHIM_NS_PID_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "err.h"
+
+/* The ids of a task as /proc/PID/status NSpid/NSpgid/NSsid list them (our namespace first): the number of
+ * levels and the innermost pid, pgid and sid (0 for a group/session outside that namespace). */
+struct ns_pid_ids {
+	int levels;
+	pid_t pid, pgid, sid;
+};
+int ns_pid_ids(pid_t pid, struct ns_pid_ids *out, struct cr_err *e);
+/* Is task pid in another namespace of this kind ("mnt", "pid", ...) than we are? */
+bool ns_other(pid_t pid, const char *kind);
+/* Child side, in a new mount namespace: / private (recursively), a fresh proc on /proc for the
+ * PID namespace we are in. A message on failure. */
+int ns_pid_mount_proc(char *msg, size_t len);
+
+#endif

@@ -1,0 +1,93 @@
+/* A tree whose root is PID 1 of its own PID namespace, with its own mount namespace and /proc (as under
+ * `unshare --pid --fork --mount-proc`): two children, a grandchild and a zombie. After restore the root is
+ * still PID 1, every process has the same PID and parent inside the namespace, /proc shows this namespace
+ * (only our processes, /proc/self is 1), and the zombie reports its status. */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "zdtmtst.h"
+
+enum { C1, C2, G, Z, N };
+static volatile pid_t *sh;
+
+static int count_proc(void)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	int n = 0;
+	if (!d)
+		return -1;
+	while ((de = readdir(d)))
+		n += atoi(de->d_name) > 0;
+	closedir(d);
+	return n;
+}
+
+static int self_link(void)
+{
+	char buf[32];
+	ssize_t r = readlink("/proc/self", buf, sizeof(buf) - 1);
+	if (r <= 0)
+		return -1;
+	buf[r] = '\0';
+	return atoi(buf);
+}
+
+static void check(const pid_t *p, const struct tree_ids *tab, const char *when)
+{
+	if (getpid() != 1 || self_link() != 1)
+		fail("%s: getpid %d, /proc/self %d, want 1", when, getpid(), self_link());
+	if (count_proc() != N + 1)
+		fail("%s: %d processes in /proc, want %d", when, count_proc(), N + 1);
+	for (int i = 0; i < N; i++) {
+		struct tree_ids now;
+		if (tree_ids_of(p[i], &now) || now.ppid != tab[i].ppid || now.state != tab[i].state)
+			fail("%s: process %d: ppid %d state %c, want %d %c", when, p[i], now.ppid, now.state,
+			     tab[i].ppid, tab[i].state);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	pid_t p[N];
+	struct tree_ids tab[N];
+	int st;
+	test_init_pidns(argc, argv);
+	sh = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (sh == MAP_FAILED)
+		fail("mmap");
+	if ((p[C1] = fork()) == 0)
+		tree_sleep();
+	if ((p[C2] = fork()) == 0) {
+		pid_t g = fork();
+		if (g == 0)
+			tree_sleep();
+		sh[G] = g;
+		tree_sleep();
+	}
+	if ((p[Z] = fork()) == 0)
+		_exit(5);
+	while (!sh[G])
+		usleep(1000);
+	p[G] = sh[G];
+	usleep(200000);
+	for (int i = 0; i < N; i++)
+		if (tree_ids_of(p[i], &tab[i]))
+			fail("setup: no process %d", p[i]);
+	if (tab[Z].state != 'Z' || tab[G].ppid != p[C2] || p[C1] < 2 || p[C1] > 10)
+		fail("setup: tree not as planned (%d %c)", p[C1], tab[Z].state);
+	check(p, tab, "setup");
+	test_daemon();
+	test_waitsig();
+	check(p, tab, "after restore");
+	if (waitpid(p[Z], &st, 0) != p[Z] || !WIFEXITED(st) || WEXITSTATUS(st) != 5)
+		fail("zombie %d: status %#x", p[Z], st);
+	tree_end(p, N);
+	if (!test_failures)
+		pass();
+	return 0;
+}
