@@ -221,6 +221,7 @@ static int write_pstree(struct dump_tree *tr, struct cr_err *e)
 		pe.ppid = c->ppid, pe.has_ppid = 1;
 		pe.pgid = (int32_t)c->stat.f[5], pe.has_pgid = 1;
 		pe.sid = (int32_t)c->stat.f[6], pe.has_sid = 1;
+		pe.clone_share = c->clone_share, pe.has_clone_share = c->clone_share != 0;
 		pe.n_threads = c->nth + 1, pe.threads = tids;
 		if (tr->pidns) {
 			pe.ns_pid = c->ns_pid, pe.has_ns_pid = 1;
@@ -445,6 +446,8 @@ static int dump_tree_images(struct dump_tree *tr, struct cr_err *e)
 		return cr_fail_sys(e, "remove old inventory.img");
 	for (size_t i = 0; i < tr->n; i++)
 		tr->c[i].tree = tr->c, tr->c[i].ntree = tr->n;
+	if (dump_clone_share(tr->c, tr->n, e))
+		return -1;
 	for (size_t i = 0; i < tr->n; i++) {
 		struct dump_ctx *c = &tr->c[i];
 		if (c->zombie ? dump_zombie(c, e) : dump_images(c, e))

@@ -81,6 +81,7 @@ struct dump_ctx {
 	struct dump_remote rem;
 	struct dump_shmem *shm;	   /* tree-wide: shared memory objects (dump-shmem.c) */
 	struct dump_fdshare *fdsh; /* tree-wide: open file descriptions (dump-fdshare.c) */
+	uint32_t clone_share;	   /* CLONE_FILES | CLONE_FS shared with its parent (dump-share.c) */
 	struct dump_thread *th;	   /* the other threads, seized */
 	size_t nth, th_cap;
 	struct dump_sk *sk;	    /* sockets: pidfd, connections in repair mode (dump-sk-inet.c) */
@@ -117,6 +118,8 @@ void dump_core_free(struct dump_ctx *c);
 int dump_creds_write(struct dump_ctx *c, struct cr_err *e);
 /* dump-mm.c: mm-PID.img, pagemap-PID.img and pages-PID.img. */
 int dump_mm_write(struct dump_ctx *c, struct cr_err *e);
+/* dump-share.c: what each process shares with its parent (kcmp); refuses what restore cannot make. */
+int dump_clone_share(struct dump_ctx *c, size_t n, struct cr_err *e);
 /* dump-files.c: files.img and fdinfo-PID.img. */
 int dump_files_write(struct dump_ctx *c, struct cr_err *e);
 

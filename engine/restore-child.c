@@ -5,6 +5,7 @@
 #define LOG_PREFIX "restore-child: "
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -115,15 +116,21 @@ struct child_clone_args {
 };
 
 /* The processes this one clones (its children, or its siblings/helpers' with CLONE_PARENT), with their
- * PIDs: those born in its old session (before) or the rest (after its setsid). Each goes on in rst_child. */
-static int spawn_children(struct rst_task *t, bool before, char *msg, size_t len)
+ * PIDs: those born in its old session (before) or the rest (after its setsid). Children that share its fd
+ * table are cloned once the table is restored (files_phase, restore-fdtable.c). Each goes on in rst_child. */
+static int spawn_children(struct rst_task *t, bool before, bool files_phase, char *msg, size_t len)
 {
 	for (size_t j = 0; j < t->ntree; j++) {
 		struct rst_task *c = &t->tree[j];
-		if (c == t || c->spawn_ppid != t->pid || c->before_setsid != before)
+		if (c == t || c->spawn_ppid != t->pid || rst_files_sharer_of(t, c) != files_phase ||
+		    (!files_phase && c->before_setsid != before))
 			continue;
 		pid_t want[2] = {c->vpid ? c->vpid : c->pid, c->pid}; /* inner first */
-		struct child_clone_args ca = {.flags = c->clone_parent ? CLONE_PARENT : 0,
+		uint64_t share =
+		    0; /* what it shares with its parent (dump-share.c), when the parent clones it */
+		if (!c->clone_parent && c->pst && c->spawn_ppid == c->pst->ppid)
+			share = (c->pst->clone_share & CLONE_FS) | (files_phase ? CLONE_FILES : 0);
+		struct child_clone_args ca = {.flags = (c->clone_parent ? CLONE_PARENT : 0) | share,
 					      .exit_signal = c->clone_parent ? 0 : SIGCHLD,
 					      .set_tid = (uint64_t)(uintptr_t)want,
 					      .set_tid_size = c->vpid ? 2 : 1};
@@ -176,8 +183,8 @@ __attribute__((noreturn)) static void helper_main(struct rst_task *t)
 {
 	char msg[512] = "", c;
 	ssize_t n;
-	if (spawn_children(t, true, msg, sizeof(msg)) || child_session(t, msg, sizeof(msg)) ||
-	    spawn_children(t, false, msg, sizeof(msg))) {
+	if (spawn_children(t, true, false, msg, sizeof(msg)) || child_session(t, msg, sizeof(msg)) ||
+	    spawn_children(t, false, false, msg, sizeof(msg))) {
 		if (write(t->err_pipe[1], msg, strlen(msg)) < 0)
 			_exit(2);
 		_exit(1);
@@ -281,13 +288,19 @@ static int child_root(const struct rst_task *t, char *msg, size_t len)
 
 static int child_setup(struct rst_task *t, char *msg, size_t len)
 {
-	pr_debug("task %d: session, fds, fs\n", t->pid);
+	if (!rst_files_shared(t)) /* in a table restored by the parent the log's fd number is the task's */
+		pr_debug("task %d: session, fds, fs\n", t->pid);
 	/* from here on nothing may be logged: the log's fd number may become one of the task's */
 	if (t->fault == FI_RESTORE_FILES) /* no fault_hit(): it logs */
 		snprintf(msg, len, "fault injected at restore-files");
-	if (rst_child_files(t, msg, len) || t->fault == FI_RESTORE_FILES || child_fs(t, msg, len) ||
+	bool fs_shared =
+	    (t->pst->clone_share & CLONE_FS) && !t->clone_parent && !t->helper &&
+	    t->spawn_ppid == t->pst->ppid;	 /* cloned with CLONE_FS: the parent sets cwd, umask, root */
+	bool files_shared = rst_files_shared(t); /* the parent restored the fds (and made ours) */
+	if ((!files_shared && (rst_child_files(t, msg, len) || spawn_children(t, false, true, msg, len))) ||
+	    t->fault == FI_RESTORE_FILES || (!fs_shared && child_fs(t, msg, len)) ||
 	    child_misc(t, msg, len) || child_bounding(t, msg, len) || child_rseq_off(msg, len) ||
-	    rst_child_fill_unmap(t, msg, len) || child_root(t, msg, len))
+	    rst_child_fill_unmap(t, msg, len) || (!fs_shared && child_root(t, msg, len)))
 		return -1;
 	return 0;
 }
@@ -298,14 +311,17 @@ void rst_child(struct rst_task *t)
 	char c;
 	ssize_t n;
 
-	for (size_t i = 0; i < t->ntree; i++) { /* crshim's ends */
+	for (size_t i = 0; i < t->ntree && !rst_files_shared(t);
+	     i++) { /* crshim's ends (gone from a shared table) */
 		if (t->tree[i].go_pipe[1] >= 0)
 			close(t->tree[i].go_pipe[1]);
 		if (t->tree[i].err_pipe[0] >= 0)
 			close(t->tree[i].err_pipe[0]);
 	}
-	close(t->go_pipe[1]);
-	close(t->err_pipe[0]);
+	if (!rst_files_shared(t)) {
+		close(t->go_pipe[1]);
+		close(t->err_pipe[0]);
+	}
 	if (t->zombie)
 		zombie_exit(t);
 	if (t->helper)
@@ -317,8 +333,8 @@ void rst_child(struct rst_task *t)
 		_exit(1); /* the parent gave up */
 	close(t->go_pipe[0]);
 	if ((t->mntns_proc && ns_pid_mount_proc(msg, sizeof(msg))) ||
-	    spawn_children(t, true, msg, sizeof(msg)) || child_session(t, msg, sizeof(msg)) ||
-	    rst_tty_child_session(t, msg, sizeof(msg)) || spawn_children(t, false, msg, sizeof(msg)) ||
+	    spawn_children(t, true, false, msg, sizeof(msg)) || child_session(t, msg, sizeof(msg)) ||
+	    rst_tty_child_session(t, msg, sizeof(msg)) || spawn_children(t, false, false, msg, sizeof(msg)) ||
 	    child_setup(t, msg, sizeof(msg)) || reap_helpers(t, msg, sizeof(msg))) {
 		if (write(t->err_pipe[1], msg, strlen(msg)) < 0)
 			_exit(2);

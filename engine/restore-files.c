@@ -68,6 +68,25 @@ static int close_others(const struct fd_plan *p, char *msg, size_t len)
 	return 0;
 }
 
+/* The fds that children sharing our fd table need (restore-fdtable.c places them at the end). */
+static int keep_for_sharers(struct rst_task *t, struct fd_plan *p, char *msg, size_t len)
+{
+	for (size_t j = 0; j < t->ntree; j++) {
+		struct rst_task *c = &t->tree[j];
+		if (!rst_files_sharer_of(t, c))
+			continue;
+		if ((c->go_pipe[0] = to_helper(p, c->go_pipe[0], false)) < 0 ||
+		    (c->err_pipe[1] = to_helper(p, c->err_pipe[1], false)) < 0 ||
+		    (c->pm.pages_fd = to_helper(p, c->pm.pages_fd, false)) < 0)
+			return rst_errmsg(msg, len, "keep the fds of task %d", c->pid);
+		for (size_t i = 0; i < c->nr_mfiles; i++)
+			if (c->mfiles[i].fd >= 0 &&
+			    (c->mfiles[i].fd = to_helper(p, c->mfiles[i].fd, false)) < 0)
+				return rst_errmsg(msg, len, "keep the fds of task %d", c->pid);
+	}
+	return 0;
+}
+
 /* Page file, error pipe, inherit sources, mapped files, exe: all above the targets. */
 static int move_helpers(struct rst_task *t, struct fd_plan *p, char *msg, size_t len)
 {
@@ -96,7 +115,7 @@ static int move_helpers(struct rst_task *t, struct fd_plan *p, char *msg, size_t
 		return rst_errmsg(msg, len, "open executable %s", t->mm->exe_path);
 	a->mm.exe_fd = (uint32_t)fd;
 	a->helper_fd_lo = p->lo;
-	return 0;
+	return keep_for_sharers(t, p, msg, len);
 }
 
 /* Open one file description at fd. */
@@ -194,7 +213,11 @@ int rst_child_files(struct rst_task *t, char *msg, size_t len)
 	for (size_t i = 0; i < t->nr_fdinfo; i++)
 		if (t->fdinfo[i]->fd >= p.lo)
 			p.lo = t->fdinfo[i]->fd + 1;
-	p.helper = calloc(t->nr_fdinfo + t->nr_mfiles + 4, sizeof(int));
+	size_t extra = 0; /* fds kept for children sharing the table */
+	for (size_t j = 0; j < t->ntree; j++)
+		if (rst_files_sharer_of(t, &t->tree[j]))
+			extra += 3 + t->tree[j].nr_mfiles;
+	p.helper = calloc(t->nr_fdinfo + t->nr_mfiles + extra + 4, sizeof(int));
 	p.inherit = calloc(t->nr_fdinfo + 1, sizeof(int));
 	int ret = -1;
 	if (!p.helper || !p.inherit) {
@@ -210,8 +233,9 @@ int rst_child_files(struct rst_task *t, char *msg, size_t len)
 		for (size_t i = 0; i < t->nr_fdinfo; i++)
 			if (p.inherit[i] >= 0)
 				close(p.inherit[i]);
-		/* last: closing an fd drops the POSIX locks on its file */
-		ret = rst_child_locks(t, msg, len);
+		/* the fds of children sharing the table; last: closing an fd drops the POSIX locks on its
+		 * file */
+		ret = rst_fdtable_place(t, msg, len) ? -1 : rst_child_locks(t, msg, len);
 	}
 	free(p.helper);
 	free(p.inherit);

@@ -124,6 +124,12 @@ int rst_helper_died(struct rst_task *h, struct cr_err *e); /* a helper ended ear
 bool rst_helper_ended(pid_t pid);
 /* child: a helper's life (session/group, its children, wait for the release, exit) */
 __attribute__((noreturn)) void rst_helper_child(struct rst_task *t);
+/* restore-fdtable.c: processes that share their parent's fd table (CLONE_FILES). rst_files_shared: t is one
+ * (it restores no fd); rst_files_sharer_of: c is such a child of t; rst_fdtable_place (t, at the end of its
+ * fd restore): give each such child its fds in a range above all of t's. */
+bool rst_files_shared(const struct rst_task *t);
+bool rst_files_sharer_of(const struct rst_task *t, const struct rst_task *c);
+int rst_fdtable_place(struct rst_task *t, char *msg, size_t msglen);
 
 /* restore-child.c */
 /* fd moved to the lowest free number >= lo, close-on-exec; fd itself is closed (errno kept). -1 on error. */

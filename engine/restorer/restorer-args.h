@@ -204,7 +204,7 @@ struct rst_args {
 	uint32_t nr_threads;
 	volatile int32_t threads_ready; /* threads that restored their state and wait for threads_go */
 	volatile int32_t threads_go;	/* set (and futex-woken) by crshim once it has seized them all */
-	int32_t pad3;
+	int32_t helper_fd_hi; /* last helper fd to close; 0: all from helper_fd_lo on (restore-fdtable.c) */
 };
 _Static_assert(sizeof(struct rst_args) % 8 == 0, "rst_args alignment");
 _Static_assert(sizeof(struct rst_args) < 16384, "rst_args size");

@@ -403,8 +403,10 @@ static void restore_mm(struct rst_args *a)
 	check(a, sys5(__NR_prctl, PR_SET_MM, PR_SET_MM_MAP, &a->mm, sizeof(a->mm), 0), "prctl(PR_SET_MM_MAP)",
 	      a->mm.start_code, a->mm.brk);
 	/* pages fd, mapped files, exe, error pipe: none of them belongs to the restored task */
-	check(a, sys3(__NR_close_range, a->helper_fd_lo, ~0u, 0), "close helper fds",
-	      (uint64_t)a->helper_fd_lo, 0);
+	check(
+	    a,
+	    sys3(__NR_close_range, a->helper_fd_lo, a->helper_fd_hi > 0 ? (uint32_t)a->helper_fd_hi : ~0u, 0),
+	    "close helper fds", (uint64_t)a->helper_fd_lo, (uint64_t)a->helper_fd_hi);
 }
 
 /* ---------------- signals, timers, task ---------------- */
