@@ -22,7 +22,7 @@ static void on_usr1(int s)
 	got_usr1 = 1;
 }
 
-static int wait_for(volatile char *p, char v)
+static int wait_for(const volatile char *p, char v)
 {
 	for (int i = 0; i < 20000; i++) {
 		if (*p == v)

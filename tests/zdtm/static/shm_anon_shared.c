@@ -24,7 +24,7 @@ static void on_usr1(int s)
 }
 
 /* Wait until *p == v (about 20 s at most). */
-static int wait_for(volatile int *p, int v)
+static int wait_for(const volatile int *p, int v)
 {
 	for (int i = 0; i < 20000; i++) {
 		if (*p == v)
