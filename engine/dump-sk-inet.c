@@ -230,7 +230,7 @@ int dump_sk_opts(int cfd, int family, int type, int proto, bool est, SkOptEntry 
 		 struct cr_err *e)
 {
 	size_t nd = sizeof(optdefs) / sizeof(optdefs[0]);
-	SkOptEntry **list = calloc(nd, sizeof(*list));
+	SkOptEntry **list = calloc(nd, sizeof(void *)); /* array of message pointers */
 	if (!list)
 		return cr_fail_errno(e, ENOMEM, "out of memory");
 	*n = 0;

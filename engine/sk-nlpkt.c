@@ -48,7 +48,7 @@ static const struct nlpkt_opt pkt_opts[] = {
 static int opts(int cfd, int dom, int type, int proto, const struct nlpkt_opt *t, size_t nt,
 		SkOptEntry ***out, size_t *n, struct cr_err *e)
 {
-	SkOptEntry **list = calloc(nt, sizeof(*list));
+	SkOptEntry **list = calloc(nt, sizeof(void *)); /* array of message pointers */
 	if (!list)
 		return cr_fail_errno(e, ENOMEM, "out of memory");
 	*n = 0;
