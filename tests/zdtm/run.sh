@@ -3,6 +3,7 @@
 #
 # run.sh [--crshim PATH] [--mode cr|checkpoint|iters|nocr|dumpfail] [--iters N] [--keep] [--list] [TEST...]
 # run.sh --mode fault --fault NAME|NUMBER|all [TEST...]   tests under fault points (see fault_tests)
+# run.sh --mode group [TEST...]   the tests under one parent, dumped and restored together
 # run.sh --selftest        check that broken states are reported as "not ok"
 #
 # Environment: CRSHIM, MODE, ITERS, FAULT, ZDTM_BIN (built tests, default build/zdtm),
@@ -60,10 +61,10 @@ while [ $# -gt 0 ]; do
 done
 
 case "$MODE" in
-cr|checkpoint|nocr|dumpfail) ;;
+cr|checkpoint|nocr|dumpfail|group) ;;
 fault) [ -n "$FAULT" ] || { echo "run.sh: mode fault needs --fault NAME|NUMBER|all (FAULT=...)" >&2; exit 2; } ;;
 iters) [[ "$ITERS" =~ ^[1-9][0-9]*$ ]] || { echo "run.sh: bad --iters $ITERS" >&2; exit 2; } ;;
-*) echo "run.sh: unknown mode $MODE (cr, checkpoint, iters, nocr, dumpfail, fault)" >&2; exit 2 ;;
+*) echo "run.sh: unknown mode $MODE (cr, checkpoint, iters, nocr, dumpfail, fault, group)" >&2; exit 2 ;;
 esac
 
 # ---------------------------------------------------------------- .desc files
@@ -400,6 +401,96 @@ run_fault_mode() {
 	exit $?
 }
 
+# ---------------------------------------------------------------- mode group
+# Several tests at once under one parent (zdtm_group, a subreaper that adopts the daemonized tests): the
+# group's tree is dumped and restored as one, then each test is compared with its snapshot, stopped and
+# must PASS. Tests with crshim options (.desc opts) or skipped ones are left out.
+group_members() { # names...: the ones that can share one dump
+	local t
+	for t in "$@"; do
+		[ -f "$HERE/$(test_dir "$t")/$t.c" ] || continue
+		[ -z "$(desc_get "$t" skip)$(desc_get "$t" opts)" ] || continue
+		local am ms
+		am=$(desc_get "$t" arch)
+		[ -z "$am" ] || [[ " $am " == *" $ARCH "* ]] || continue
+		ms=$(desc_get "$t" mode-skip)
+		[[ " $ms " != *" group "* ]] || continue
+		echo "$t"
+	done
+}
+
+run_group_mode() {
+	local gdir gpid t i bin args cmds=() members=() pids=() d rc
+	mapfile -t members < <(group_members "${NAMES[@]}")
+	echo "1..$((${#members[@]} + 1))"
+	echo "# mode group: ${members[*]}, crshim $CRSHIM, kernel $(uname -r)"
+	[ ${#members[@]} -gt 0 ] || { echo "not ok 1 - group: no test to run"; exit 1; }
+	gdir=$(mktemp -d "$TMPBASE/zdtm.group.XXXXXX") || exit 1
+	for t in "${members[@]}"; do
+		bin="$BIN/$(test_dir "$t")/$t"
+		mkdir -p "$gdir/$t"
+		args=$(desc_get "$t" args)
+		cmds+=("cd '$gdir/$t' && exec timeout -k 5 120 '$bin' --pidfile='$gdir/$t/test.pid' --outfile='$gdir/$t/test.out' $args >'$gdir/$t/start.log' 2>&1")
+	done
+	DIAG=()
+	TDIR=$gdir TPID=
+	if ! "$BIN/zdtm_group" "$gdir/group.pid" "${cmds[@]}" >"$gdir/group.log" 2>&1; then
+		diag_file "$gdir/group.log" 5
+		report fail "group" "the group did not start"
+		exit 1
+	fi
+	gpid=$(tr -d ' \n' <"$gdir/group.pid")
+	for t in "${members[@]}"; do
+		pids+=("$(tr -d ' \n' <"$gdir/$t/test.pid")")
+	done
+	sleep 0.3
+	for i in "${!members[@]}"; do
+		SNAP_IGNORE=$(desc_get "${members[$i]}" snap-ignore | tr -s ' ' '|')
+		snapshot "${pids[$i]}" >"$gdir/${members[$i]}/snap.0"
+	done
+	# one dump and one restore of the whole group
+	TDIR=$gdir TPID=$gpid OPTS=()
+	REASON=
+	rc=0
+	crshim_dump "$gdir/dump" && wait_gone "$gpid" 10 && wait_free "$gpid" 30 && crshim_restore "$gdir/dump" || rc=1
+	if [ $rc = 0 ]; then
+		report ok "group: dump + restore of ${#members[@]} tests under $gpid"
+	else
+		report fail "group: dump + restore of ${#members[@]} tests under $gpid" "${REASON:-a test is still there after the dump}"
+	fi
+	for i in "${!members[@]}"; do
+		t=${members[$i]}
+		DIAG=()
+		REASON=
+		TDIR=$gdir/$t TPID=${pids[$i]}
+		SNAP_IGNORE=$(desc_get "$t" snap-ignore | tr -s ' ' '|')
+		if [ $rc != 0 ]; then
+			report fail "$t" "not restored"
+			continue
+		fi
+		if ! compare_snap "the group's C/R" "$TDIR/snap.1"; then
+			report fail "$t" "$REASON"
+			continue
+		fi
+		kill -TERM "$TPID" 2>/dev/null
+		if ! wait_gone "$TPID" 30; then
+			report fail "$t" "test did not exit within 30s after SIGTERM"
+		elif grep -q '^FAIL' "$TDIR/test.out" || ! grep -q '^PASS$' "$TDIR/test.out"; then
+			diag_file "$TDIR/test.out" 10
+			report fail "$t" "$(grep -m1 '^FAIL' "$TDIR/test.out" || echo "no PASS")"
+		else
+			report ok "$t"
+		fi
+	done
+	for p in $( (tree_pids "$gpid"; ps -o pid= -s "$gpid") | sort -u); do kill -KILL "$p" 2>/dev/null; done
+	for p in "${pids[@]}"; do ps -o pid= -s "$p" | xargs -r kill -KILL 2>/dev/null; done
+	[ $FAILED -eq 0 ] && [ $KEEP = 0 ] && rm -rf "$gdir"
+	[ $FAILED -eq 0 ] || echo "# work dir: $gdir"
+	echo "# $FAILED of $((${#members[@]} + 1)) failed"
+	[ $FAILED -eq 0 ]
+	exit $?
+}
+
 run_steps() { # name
 	local name=$1 bin="$BIN/$(test_dir "$1")/$1" i d
 	local args=()
@@ -664,6 +755,14 @@ if [ "$MODE" = fault ]; then
 	run_fault_mode
 fi
 
+if [ "$MODE" = group ]; then
+	[ -x "$CRSHIM" ] || { echo "1..0 # SKIP crshim not found at $CRSHIM"; exit 1; }
+	[ ${#NAMES[@]} -gt 0 ] || NAMES=(pid fork00 pipe00 pipe_shared session00 pgrp_orphan zombie00 stopped00 sig_pending fd_files)
+	NAMES=("${NAMES[@]#static/}")
+	NAMES=("${NAMES[@]#transition/}")
+	trap 'exit 130' INT TERM
+	run_group_mode
+fi
 if [ ${#NAMES[@]} -eq 0 ]; then
 	mapfile -t NAMES < <(all_tests)
 fi
