@@ -3,6 +3,7 @@
  * the foreground process group. */
 #define LOG_PREFIX "restore-tty: "
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -324,8 +325,37 @@ int rst_tty_prepare(const struct cr_opts *o, struct rst_task *ts, size_t n, stru
 	return pairs_finish(ts, n, e);
 }
 
-void rst_tty_done(void)
+static int fg_tty = -1; /* crshim's terminal, whose foreground rst_tty_foreground gave away */
+
+void rst_tty_foreground(const struct cr_opts *o, const struct rst_task *root)
 {
+	if (!o->shell_job || root->pst->pgid != root->pid || root->pst->sid == root->pid ||
+	    getpgid(root->pid) != root->pid)
+		return;
+	int fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return; /* no controlling terminal */
+	if (tcgetpgrp(fd) != getpgrp() || tcsetpgrp(fd, root->pid)) {
+		close(fd);
+		return; /* crshim is not in the foreground itself: neither is the job */
+	}
+	pr_info("shell job: process group %d has the terminal's foreground\n", root->pid);
+	fg_tty = fd;
+}
+
+void rst_tty_done(int failed)
+{
+	if (fg_tty >= 0 && failed) {
+		sigset_t ttou, old;
+		sigemptyset(&ttou);
+		sigaddset(&ttou, SIGTTOU);
+		sigprocmask(SIG_BLOCK, &ttou, &old);
+		tcsetpgrp(fg_tty, getpgrp());
+		sigprocmask(SIG_SETMASK, &old, NULL);
+	}
+	if (fg_tty >= 0)
+		close(fg_tty);
+	fg_tty = -1;
 	for (size_t i = 0; i < nr_descs; i++)
 		if (!descs[i].master)
 			close(descs[i].fd);

@@ -437,6 +437,8 @@ static int restore_run(struct cr_opts *o, struct rst_task *ts, size_t n, struct 
 			ret = wait_blob(&ts[i], e) || park_threads(&ts[i], e);
 	if (!ret) /* every process has its fds: epoll targets held by another process */
 		ret = rst_epoll_tree(ts, n, e);
+	if (!ret)
+		rst_tty_foreground(o, &ts[0]);
 	/* children first: a parent that runs finds them restored */
 	for (size_t i = n; !ret && i-- > 0;)
 		if (!ts[i].zombie && !ts[i].helper)
@@ -548,7 +550,7 @@ int eng_restore(struct cr_opts *o, pid_t *root_pid, struct cr_err *err)
 	rst_shmem_done();	/* and of shared memory */
 	rst_fdshare_done();	/* and of shared open files */
 	rst_evfd_share_done();
-	rst_tty_done();
+	rst_tty_done(ret);
 	rst_sk_unix_done(); /* and of unix sockets */
 	if (!ret) {
 		double s = since(&t0);

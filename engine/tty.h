@@ -51,7 +51,12 @@ struct rst_task;
 /* Parent, once every process is loaded: make the ptys (and the opens of crshim's terminal for external
  * ones); every FILE_TTY entry becomes FILE_INHERIT of crshim's fd. rst_tty_done closes crshim's fds. */
 int rst_tty_prepare(const struct cr_opts *o, struct rst_task *ts, size_t n, struct cr_err *e);
-void rst_tty_done(void);
+/* Parent, before the tree runs: with --shell-job, a root leading its own process group in crshim's session
+ * gets the foreground of crshim's terminal when crshim has it (as a shell's `fg`; so that its first read of
+ * the terminal is not stopped by SIGTTIN). The caller of eng_restore takes it back when the root ends. */
+void rst_tty_foreground(const struct cr_opts *o, const struct rst_task *root);
+/* Close crshim's fds; a failed restore (failed != 0) gives the foreground back to crshim. */
+void rst_tty_done(int failed);
 /* Child, in its session and group: a session leader takes its controlling terminal, the leader of the
  * terminal's foreground group makes it the foreground. Errors as text. */
 int rst_tty_child_session(const struct rst_task *t, char *msg, size_t len);

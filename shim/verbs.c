@@ -3,6 +3,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -184,12 +186,40 @@ static int wait_root(pid_t root)
 	return 1;
 }
 
+/* --shell-job: the restored root's group may have been given the foreground of our terminal (a job that
+ * leads its own group): take it back once the root ended, as a shell does. */
+static void take_terminal_back(bool was_fg)
+{
+	int fd = was_fg ? open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC) : -1;
+	if (fd < 0)
+		return;
+	if (tcgetpgrp(fd) != getpgrp()) {
+		sigset_t ttou, old;
+		sigemptyset(&ttou);
+		sigaddset(&ttou, SIGTTOU);
+		sigprocmask(SIG_BLOCK, &ttou, &old);
+		tcsetpgrp(fd, getpgrp());
+		sigprocmask(SIG_SETMASK, &old, NULL);
+	}
+	close(fd);
+}
+
+static bool terminal_fg(void)
+{
+	int fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
+	bool fg = fd >= 0 && tcgetpgrp(fd) == getpgrp();
+	if (fd >= 0)
+		close(fd);
+	return fg;
+}
+
 static int run_restore(struct shim_cmd *c)
 {
 	struct cr_err err = {0};
 	pid_t root = -1;
 	if (setup_log(c, false, &err))
 		return report("restore", &err, false);
+	bool was_fg = c->opts.shell_job && !c->opts.detach && terminal_fg();
 	if (eng_restore(&c->opts, &root, &err))
 		return report_run(c, "restore", &err, !c->log_to_stderr);
 	pr_info("restored root task %d\n", root);
@@ -198,6 +228,7 @@ static int run_restore(struct shim_cmd *c)
 	if (c->opts.detach)
 		return 0;
 	int ret = wait_root(root);
+	take_terminal_back(was_fg);
 	pr_info("restored root %d exited, status %d\n", root, ret);
 	return ret;
 }

@@ -14,6 +14,16 @@
 #include <unistd.h>
 #include "zdtmtst.h"
 
+#ifndef SHELL_JOB_OWN_PGRP /* shell_job_pgrp.c: a job that leads its own process group */
+#define SHELL_JOB_OWN_PGRP 0
+#endif
+
+/* Not a session leader; a group leader only in shell_job_pgrp. */
+static int job_ok(void)
+{
+	return getsid(0) != getpid() && (getpgrp() == getpid()) == SHELL_JOB_OWN_PGRP;
+}
+
 /* The controlling terminal's device number (/proc/self/stat tty_nr), 0 if none. */
 static dev_t ctty_dev(void)
 {
@@ -50,8 +60,14 @@ int main(int argc, char **argv)
 	want.c_cc[VKILL] = 0x0b;
 	if (tcsetattr(pts, TCSANOW, &want) || tcgetattr(pts, &want))
 		return fail("tcsetattr"), 1;
-	if (getsid(0) == getpid() || getpgrp() == getpid() || tcgetpgrp(pts) != getpgrp())
-		return fail("not started as a member of the foreground job"), 1;
+	if (SHELL_JOB_OWN_PGRP) { /* what a shell does for a job: its own group, in the foreground */
+		signal(SIGTTOU, SIG_IGN);
+		if (setpgid(0, 0) || tcsetpgrp(pts, getpid()))
+			return fail("own foreground process group"), 1;
+		signal(SIGTTOU, SIG_DFL);
+	}
+	if (!job_ok() || tcgetpgrp(pts) != getpgrp())
+		return fail("not started as (a member of) the foreground job"), 1;
 
 	test_daemon();
 	test_waitsig();
@@ -59,8 +75,9 @@ int main(int argc, char **argv)
 	dev = ctty_dev();
 	if (!dev)
 		fail("no controlling terminal after restore");
-	if (getsid(0) == getpid() || getpgrp() == getpid())
-		fail("became a leader (sid %d pgrp %d)", getsid(0), getpgrp());
+	if (!job_ok())
+		fail("sid %d pgrp %d (pid %d): %s", getsid(0), getpgrp(), getpid(),
+		     SHELL_JOB_OWN_PGRP ? "want a group leader in another session" : "became a leader");
 	if (fstat(pts, &st) || st.st_rdev != dev)
 		fail("the pts fd (rdev %#lx) is not the controlling terminal (%#lx)", (long)st.st_rdev,
 		     (long)dev);
