@@ -51,11 +51,11 @@ g() {
 	timeout 30 gdb -q -p "$P" -batch "${a[@]}" >/dev/null 2>&1
 }
 
-# the first fd of the test whose link contains $1
+# the first fd of the test above stdio whose link contains $1 (the outfile's path has the test's name)
 fdof() {
 	local f
 	for f in $(ls /proc/$P/fd | sort -n); do
-		[[ $(readlink /proc/$P/fd/$f) == *"$1"* ]] && { echo "$f"; return; }
+		[ "$f" -gt 2 ] && [[ $(readlink /proc/$P/fd/$f) == *"$1"* ]] && { echo "$f"; return; }
 	done
 	echo -1
 }
