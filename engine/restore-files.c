@@ -149,35 +149,37 @@ static size_t first_of(const struct rst_task *t, size_t i)
 	return j;
 }
 
+/* Make the open file description of fdinfo i (its first fd) at its fd, by kind. */
+static int open_kind(struct rst_task *t, const struct fd_plan *p, size_t i, const FileEntry *f, char *msg,
+		     size_t len)
+{
+	const FdinfoEntry *fi = t->fdinfo[i];
+	if (f->kind == FILE_KIND__FILE_INHERIT)
+		return dup2(p->inherit[i], fi->fd) < 0
+			   ? rst_errmsg(msg, len, "fd %d: dup2 from crshim's fd %d", fi->fd, f->inherit_fd)
+			   : 0;
+	if (f->kind == FILE_KIND__FILE_PIPE || f->kind == FILE_KIND__FILE_FIFO)
+		return rst_pipe_open(t, p->lo, f, fi, msg, len);
+	if (f->kind == FILE_KIND__FILE_EPOLL)
+		return rst_epoll_create(f, fi, msg, len);
+	if (rst_evfd_kind(f->kind))
+		return rst_evfd_open(t, p->lo, f, fi, msg, len);
+	if (f->kind == FILE_KIND__FILE_INETSK || f->kind == FILE_KIND__FILE_NETLINKSK ||
+	    f->kind == FILE_KIND__FILE_PACKETSK)
+		return rst_sk_open(f, fi, msg, len);
+	return open_file(f, fi, msg, len);
+}
+
 static int open_one(struct rst_task *t, const struct fd_plan *p, size_t i, char *msg, size_t len)
 {
 	const FdinfoEntry *fi = t->fdinfo[i];
-	const FileEntry *f = rst_file_by_id(t, fi->id);
 	size_t j = first_of(t, i);
 	if (j < i) { /* same open file description as an earlier fd */
 		if (dup2(t->fdinfo[j]->fd, fi->fd) < 0)
 			return rst_errmsg(msg, len, "fd %d: dup2 from fd %d", fi->fd, t->fdinfo[j]->fd);
-	} else if (f->kind == FILE_KIND__FILE_INHERIT) {
-		if (dup2(p->inherit[i], fi->fd) < 0)
-			return rst_errmsg(msg, len, "fd %d: dup2 from crshim's fd %d", fi->fd, f->inherit_fd);
-	} else if (f->kind == FILE_KIND__FILE_PIPE || f->kind == FILE_KIND__FILE_FIFO) {
-		if (rst_pipe_open(t, p->lo, f, fi, msg, len))
-			return -1;
-	} else if (f->kind == FILE_KIND__FILE_EPOLL) {
-		if (rst_epoll_create(f, fi, msg, len))
-			return -1;
-	} else if (rst_evfd_kind(f->kind)) {
-		if (rst_evfd_open(t, p->lo, f, fi, msg, len))
-			return -1;
-	} else if (f->kind == FILE_KIND__FILE_INETSK || f->kind == FILE_KIND__FILE_NETLINKSK ||
-		   f->kind == FILE_KIND__FILE_PACKETSK) {
-		if (rst_sk_open(f, fi, msg, len))
-			return -1;
-	} else if (open_file(f, fi, msg, len)) {
+	} else if (open_kind(t, p, i, rst_file_by_id(t, fi->id), msg, len)) {
 		return -1;
 	}
-	if (j == i && rst_fown_apply(f, fi->fd, msg, len))
-		return -1;
 	if (fcntl(fi->fd, F_SETFD, (fi->fd_flags & FD_CLOEXEC) ? FD_CLOEXEC : 0))
 		return rst_errmsg(msg, len, "fd %d: set fd flags", fi->fd);
 	return 0;

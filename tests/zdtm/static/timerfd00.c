@@ -87,7 +87,7 @@ int main(int argc, char **argv)
 		     g.it_interval.tv_nsec);
 	clock_gettime(CLOCK_REALTIME, &now);
 	if (timerfd_gettime(ABS, &g) || g.it_interval.tv_sec ||
-	    llabs((long long)(now.tv_sec + g.it_value.tv_sec - abs_end)) > 1)
+	    llabs((long long)now.tv_sec + (long long)g.it_value.tv_sec - (long long)abs_end) > 1)
 		fail("absolute: ends at %lld, want %lld", (long long)(now.tv_sec + g.it_value.tv_sec),
 		     (long long)abs_end);
 	if (timerfd_gettime(OFF, &g) || g.it_value.tv_sec || g.it_value.tv_nsec)
