@@ -173,13 +173,16 @@ static int open_kind(struct rst_task *t, const struct fd_plan *p, size_t i, cons
 static int open_one(struct rst_task *t, const struct fd_plan *p, size_t i, char *msg, size_t len)
 {
 	const FdinfoEntry *fi = t->fdinfo[i];
+	const FileEntry *f = rst_file_by_id(t, fi->id);
 	size_t j = first_of(t, i);
 	if (j < i) { /* same open file description as an earlier fd */
 		if (dup2(t->fdinfo[j]->fd, fi->fd) < 0)
 			return rst_errmsg(msg, len, "fd %d: dup2 from fd %d", fi->fd, t->fdinfo[j]->fd);
-	} else if (open_kind(t, p, i, rst_file_by_id(t, fi->id), msg, len)) {
+	} else if (open_kind(t, p, i, f, msg, len)) {
 		return -1;
 	}
+	if (j == i && rst_fown_apply(f, fi->fd, msg, len))
+		return -1;
 	if (fcntl(fi->fd, F_SETFD, (fi->fd_flags & FD_CLOEXEC) ? FD_CLOEXEC : 0))
 		return rst_errmsg(msg, len, "fd %d: set fd flags", fi->fd);
 	return 0;
