@@ -157,7 +157,7 @@ static int plan_session(struct rst_task **tsp, size_t *np, size_t i, struct cr_e
 	return cr_fail(e,
 		       "not supported yet: task %d (child of %d) is in session %d, which neither its parent "
 		       "nor a sibling leads",
-		       t->pid, par->pid, sid);
+		       t->pid, t->pst->ppid, sid); /* par may have moved with the array */
 }
 
 /* A group whose leader is gone: a helper of the member's session leads it. */
@@ -170,8 +170,9 @@ static int plan_group(struct rst_task **tsp, size_t *np, size_t i, struct cr_err
 	if (t->pst->sid == t->pid)
 		return cr_fail_errno(e, EBADMSG, "task %d leads session %d but is in group %d", t->pid,
 				     t->pst->sid, pgid);
+	pid_t tpid = t->pid; /* t may move with the array */
 	struct rst_task *h = add_helper(tsp, np, pgid, t->pst->sid, t->vpid ? t->pst->ns_pgid : 0, t, e);
-	return h ? 0 : cr_wrap(e, "task %d", t->pid);
+	return h ? 0 : cr_wrap(e, "task %d", tpid);
 }
 
 int rst_tree_plan(struct cr_opts *o, struct rst_task **tsp, size_t *np, struct cr_err *e)
