@@ -43,7 +43,7 @@ static uint64_t churn(volatile uint64_t *buf, volatile int *stop, pid_t parent)
 	}
 }
 
-static int wait_for(volatile int *p)
+static int wait_for(const volatile int *p)
 {
 	for (int i = 0; i < 10000; i++) {
 		if (*p)
