@@ -48,7 +48,7 @@ void dump_ghost_free(struct dump_ctx *c)
 
 static int add_chunk(GhostFileEntry *g, int fd, uint64_t off, size_t len, struct cr_err *e)
 {
-	GhostChunk **nc = realloc(g->chunks, (g->n_chunks + 1) * sizeof(*nc));
+	GhostChunk **nc = realloc(g->chunks, (g->n_chunks + 1) * sizeof(void *));
 	if (!nc)
 		return cr_fail_errno(e, ENOMEM, "out of memory");
 	g->chunks = nc;
@@ -159,7 +159,7 @@ int dump_ghost_add(struct dump_ctx *c, const char *src, const struct stat *st, c
 			*id = d->g[i]->id;
 			return 0;
 		}
-	GhostFileEntry **ng = realloc(d->g, (d->n + 1) * sizeof(*ng));
+	GhostFileEntry **ng = realloc(d->g, (d->n + 1) * sizeof(void *));
 	GhostFileEntry *g = calloc(1, sizeof(*g));
 	if (ng)
 		d->g = ng;

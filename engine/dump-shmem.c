@@ -102,13 +102,10 @@ static int copy_range(struct page_writer *pw, int fd, uint8_t *buf, uint64_t fro
 	return 0;
 }
 
-/* The pages of the object that hold data. */
-static int shm_contents(struct page_writer *pw, int fd, uint64_t size, struct cr_err *e)
+/* Copy the data pages of [0, end) (holes skipped) into pw. */
+static int shm_scan(struct page_writer *pw, int fd, uint64_t end, uint64_t psz, uint8_t *buf,
+		    struct cr_err *e)
 {
-	uint64_t psz = (uint64_t)sysconf(_SC_PAGESIZE), end = (size + psz - 1) & ~(psz - 1);
-	__cleanup_free uint8_t *buf = malloc(CHUNK);
-	if (!buf)
-		return cr_fail_errno(e, ENOMEM, "out of memory");
 	for (uint64_t off = 0; off < end;) {
 		off_t d = lseek(fd, (off_t)off, SEEK_DATA);
 		if (d < 0 && errno == ENXIO)
@@ -130,6 +127,19 @@ static int shm_contents(struct page_writer *pw, int fd, uint64_t size, struct cr
 		off = he;
 	}
 	return 0;
+}
+
+/* The pages of the object that hold data (plain free: scan-build loses a cleanup variable across the loop).
+ */
+static int shm_contents(struct page_writer *pw, int fd, uint64_t size, struct cr_err *e)
+{
+	uint64_t psz = (uint64_t)sysconf(_SC_PAGESIZE), end = (size + psz - 1) & ~(psz - 1);
+	uint8_t *buf = malloc(CHUNK);
+	if (!buf)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	int r = shm_scan(pw, fd, end, psz, buf, e);
+	free(buf);
+	return r;
 }
 
 static int shm_dump(struct dump_ctx *c, struct shm_obj *o, int fd, struct cr_err *e)

@@ -128,7 +128,7 @@ static int spawn_children(struct rst_task *t, bool before, bool files_phase, cha
 		pid_t want[2] = {c->vpid ? c->vpid : c->pid, c->pid}; /* inner first */
 		uint64_t share =
 		    0; /* what it shares with its parent (dump-share.c), when the parent clones it */
-		if (!c->clone_parent && c->pst && c->spawn_ppid == c->pst->ppid)
+		if (!c->clone_parent && c->spawn_ppid == c->pst->ppid)
 			share = (c->pst->clone_share & CLONE_FS) | (files_phase ? CLONE_FILES : 0);
 		struct child_clone_args ca = {.flags = (c->clone_parent ? CLONE_PARENT : 0) | share,
 					      .exit_signal = c->clone_parent ? 0 : SIGCHLD,

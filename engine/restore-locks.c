@@ -28,7 +28,7 @@ int rst_locks_load(struct rst_task *t, struct cr_err *e)
 		return 0;
 	}
 	while ((ret = img_read(r, &m, e)) > 0) {
-		FileLockEntry **nl = realloc(t->locks, (t->nr_locks + 1) * sizeof(*nl));
+		FileLockEntry **nl = realloc(t->locks, (t->nr_locks + 1) * sizeof(void *));
 		if (!nl) {
 			protobuf_c_message_free_unpacked(m, NULL);
 			ret = cr_fail_errno(e, ENOMEM, "out of memory");

@@ -95,9 +95,7 @@ static int shm_create_memfd(int dirfd, const ShmemEntry *se, uint64_t len, struc
 	}
 	if (se->seals && fcntl(fd, F_ADD_SEALS, (int)se->seals))
 		return cr_fail_sys(e, "memfd %s: seals %#x", se->name, se->seals);
-	int ret = fd;
-	fd = -1;
-	return ret;
+	return steal_fd(fd);
 }
 
 static int shm_create(int dirfd, const ShmemEntry *se, struct cr_err *e)

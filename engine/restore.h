@@ -28,16 +28,11 @@ struct rst_cur_special {
 };
 
 struct rst_task {
-	pid_t pid;
-	int dirfd;
-	bool root;	       /* the root of the tree: files.img, owns inv and the pstree list */
-	bool zombie;	       /* core task_state 2: created, then exits with core->exit_code */
-	bool no_prefill;       /* a tree: every process has its own layout, nothing is prefilled in crshim */
+	/* 8-byte members first, then 4-byte, then flags (no padding: clang-tidy's excessive-padding check) */
 	struct rst_task *tree; /* every process of the images, parents first (tree[0] is the root) */
 	size_t ntree;
 	PstreeEntry **all_pst; /* root only: every pstree entry */
 	size_t n_all_pst;
-	bool shell_job;
 	InventoryEntry *inv;
 	PstreeEntry *pst;
 	CoreEntry *core;
@@ -62,29 +57,36 @@ struct rst_task {
 	size_t nr_mfiles;
 	int *vma_mfile;	     /* per mm->vmas[i]: index into mfiles or -1 */
 	bool *vma_prefilled; /* per mm->vmas[i]: mapped and filled by the parent before clone3 */
-	bool prefill_mapped; /* the parent still has those mappings */
 	struct rst_cur_special cur_special[RST_NR_SPECIAL];
 
 	/* the restore area (MAP_SHARED; the child inherits it at the same address) */
 	void *area;
 	size_t area_len;
 	struct rst_args *args;
-	int err_pipe[2];   /* child -> parent: error message of the C stage */
-	int go_pipe[2];	   /* parent -> child: seized, go on */
-	bool reaped;	   /* the child ended and was waited for */
-	bool seized;	   /* not the root: ptrace-attached by crshim */
-	size_t thr_seized; /* threads pst->threads[1..thr_seized] are ptrace-attached */
-	int fault;	   /* fault point of this run (engine/fault.h), 0 = none */
+	size_t thr_seized;    /* threads pst->threads[1..thr_seized] are ptrace-attached */
+	PstreeEntry *own_pst; /* restore-tree.c: a helper's pst (ours to free) */
 
+	pid_t pid;
+	int dirfd;
+	int err_pipe[2]; /* child -> parent: error message of the C stage */
+	int go_pipe[2];	 /* parent -> child: seized, go on */
+	int fault;	 /* fault point of this run (engine/fault.h), 0 = none */
 	/* restore-tree.c: who creates the task and when (sessions and groups) */
-	pid_t spawn_ppid;     /* the process that clones it (its parent, or a sibling / helper) */
-	bool clone_parent;    /* CLONE_PARENT: its parent is the parent of spawn_ppid */
-	bool before_setsid;   /* cloned before spawn_ppid's setsid: born in that one's old session */
-	bool helper;	      /* not in the images: leads a session/group whose leader is gone, then exits */
-	PstreeEntry *own_pst; /* a helper's pst (ours to free) */
-	bool sibling;	      /* the root, --restore-sibling: cloned with CLONE_PARENT */
-	pid_t vpid;	      /* the PID inside the tree's PID namespace (inventory pidns), 0 without one */
-	bool mntns_proc;      /* the root: a new mount namespace with a fresh /proc (ns/pid.c) */
+	pid_t spawn_ppid; /* the process that clones it (its parent, or a sibling / helper) */
+	pid_t vpid;	  /* the PID inside the tree's PID namespace (inventory pidns), 0 without one */
+
+	bool root;	 /* the root of the tree: files.img, owns inv and the pstree list */
+	bool zombie;	 /* core task_state 2: created, then exits with core->exit_code */
+	bool no_prefill; /* a tree: every process has its own layout, nothing is prefilled in crshim */
+	bool shell_job;
+	bool prefill_mapped; /* the parent still has those mappings */
+	bool reaped;	     /* the child ended and was waited for */
+	bool seized;	     /* not the root: ptrace-attached by crshim */
+	bool clone_parent;   /* CLONE_PARENT: its parent is the parent of spawn_ppid */
+	bool before_setsid;  /* cloned before spawn_ppid's setsid: born in that one's old session */
+	bool helper;	     /* not in the images: leads a session/group whose leader is gone, then exits */
+	bool sibling;	     /* the root, --restore-sibling: cloned with CLONE_PARENT */
+	bool mntns_proc;     /* the root: a new mount namespace with a fresh /proc (ns/pid.c) */
 };
 
 /* restore-load.c: rst_load loads the root (and reads the whole pstree), rst_load_task one other process
