@@ -29,7 +29,8 @@ struct dump_sk {
 	int pidfd;
 	int *repair; /* copies of connections in repair mode */
 	size_t nrepair, cap;
-	char *netlock; /* the lock of these connections (one per dump) */
+	char *netlock;	      /* the lock of these connections (one per dump) */
+	struct sk_diag *diag; /* the inet sockets of the task's net namespace (dump-sk-diag.c) */
 };
 
 static struct dump_sk *sk_state(struct dump_ctx *c, struct cr_err *e)
@@ -304,37 +305,6 @@ static int sk_addr(int cfd, bool peer, InetSkEntry *ie, struct cr_err *e)
 	return 0;
 }
 
-static const char *tcp_state_name(unsigned s)
-{
-	static const char *const n[] = {"?",	     "ESTABLISHED", "SYN_SENT",	   "SYN_RECV",	 "FIN_WAIT1",
-					"FIN_WAIT2", "TIME_WAIT",   "CLOSE",	   "CLOSE_WAIT", "LAST_ACK",
-					"LISTEN",    "CLOSING",	    "NEW_SYN_RECV"};
-	return s < sizeof(n) / sizeof(n[0]) ? n[s] : "?";
-}
-
-/* TCP: state, backlog. */
-static int tcp_state(int fd, int cfd, InetSkEntry *ie, struct cr_err *e)
-{
-	struct tcp_info ti;
-	socklen_t l = sizeof(ti);
-	memset(&ti, 0, sizeof(ti));
-	if (getsockopt(cfd, IPPROTO_TCP, TCP_INFO, &ti, &l))
-		return cr_fail_sys(e, "TCP_INFO");
-	ie->state = ti.tcpi_state, ie->has_state = 1;
-	if (ti.tcpi_state == TCP_LISTEN) {
-		ie->backlog = ti.tcpi_sacked, ie->has_backlog = 1;
-		if (ti.tcpi_unacked)
-			pr_warn(
-			    "fd %d: listening socket with %u connections not accepted yet: they are lost\n",
-			    fd, ti.tcpi_unacked);
-		return 0;
-	}
-	if (ti.tcpi_state != TCP_CLOSE && ti.tcpi_state != TCP_ESTABLISHED)
-		return cr_fail(e, "TCP connection in state %s is not supported",
-			       tcp_state_name(ti.tcpi_state));
-	return 0;
-}
-
 /* An established connection needs --tcp-established and goes through repair mode. */
 static int fill_tcp(struct dump_ctx *c, int cfd, InetSkEntry *ie, struct cr_err *e)
 {
@@ -381,14 +351,14 @@ static int fill_inet(struct dump_ctx *c, int fd, int cfd, int family, uint32_t f
 		return cr_fail(e, "inet socket of type %d is not supported", type);
 	if (type == SOCK_STREAM && proto != IPPROTO_TCP)
 		return cr_fail(e, "inet stream socket of protocol %d (not TCP) is not supported", proto);
-	if (sk_addr(cfd, false, ie, e) || sk_addr(cfd, true, ie, e))
+	/* sock_diag; getsockname/getpeername for the kinds it does not know (ping, maybe raw) */
+	int known = sk_diag_fill(c, &c->sk->diag, fd, cfd, ie, e);
+	if (known < 0)
 		return -1;
-	if (proto == IPPROTO_TCP) {
-		if (tcp_state(fd, cfd, ie, e))
-			return -1;
-	} else if (ie->has_dst_addr) {
+	if (known > 0 && (sk_addr(cfd, false, ie, e) || sk_addr(cfd, true, ie, e)))
+		return -1;
+	if (known > 0 && ie->has_dst_addr)
 		ie->state = TCP_ESTABLISHED, ie->has_state = 1;
-	}
 	/* options before repair mode (which changes SO_REUSEADDR) */
 	size_t n = 0;
 	if (dump_sk_opts(cfd, family, type, proto, ie->state == TCP_ESTABLISHED, &ie->opts, &n, e))
@@ -464,6 +434,7 @@ void dump_sk_finish(struct dump_ctx *c, enum dump_sk_end how)
 		if (net_unlock(s->netlock, &e2))
 			pr_warn("network unlock: %s\n", e2.msg);
 	}
+	sk_diag_free(s->diag);
 	free(s->netlock);
 	free(s->repair);
 	if (s->pidfd >= 0)

@@ -108,6 +108,17 @@ static int inet_setup(int sk, const InetSkEntry *ie, char *msg, size_t len)
 	return 0;
 }
 
+/* RCV_SHUTDOWN 1, SEND_SHUTDOWN 2 as SHUT_RD 0, SHUT_WR 1, SHUT_RDWR 2; an unconnected socket gets the state
+ * and ENOTCONN. */
+static int rst_sk_shutdown(int sk, const InetSkEntry *ie, char *msg, size_t len)
+{
+	if (!ie->has_shutdown || !ie->shutdown || ie->shutdown > 3)
+		return 0;
+	if (shutdown(sk, (int)ie->shutdown - 1) && errno != ENOTCONN)
+		return sk_errmsg(msg, len, "shutdown %u", ie->shutdown);
+	return 0;
+}
+
 bool rst_sk_kind(int kind)
 {
 	return kind == FILE_KIND__FILE_INETSK || kind == FILE_KIND__FILE_NETLINKSK ||
@@ -123,7 +134,7 @@ int rst_sk_make(const FileEntry *f, char *msg, size_t len)
 	int sk = socket((int)ie->family, (int)ie->type | nb, (int)ie->protocol);
 	if (sk < 0)
 		return sk_errmsg(msg, len, "socket(%u, %u, %u)", ie->family, ie->type, ie->protocol);
-	if (inet_setup(sk, ie, msg, len)) {
+	if (inet_setup(sk, ie, msg, len) || rst_sk_shutdown(sk, ie, msg, len)) {
 		close(sk);
 		return -1;
 	}

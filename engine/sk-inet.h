@@ -40,6 +40,13 @@ void dump_sk_entry_free(FileEntry *fe);
 enum dump_sk_end { DUMP_SK_RESUME, DUMP_SK_KILLED };
 void dump_sk_finish(struct dump_ctx *c, enum dump_sk_end how);
 
+/* dump-sk-diag.c: fill ie (family, type, protocol set) from sock_diag for the task's inet socket fd (our copy
+ * cfd); *d: the table of the task's net namespace, read at the first call (sk_diag_free it). 0: done,
+ * 1: sock_diag does not know this kind (ping sockets; raw ones without raw diag), < 0: error. */
+struct sk_diag;
+int sk_diag_fill(struct dump_ctx *c, struct sk_diag **d, int fd, int cfd, InetSkEntry *ie, struct cr_err *e);
+void sk_diag_free(struct sk_diag *d);
+
 /* dump-sk-nlpkt.c */
 int dump_sk_netlink(int cfd, int type, int proto, uint32_t fl, FileEntry *fe, struct cr_err *e);
 int dump_sk_packet(int cfd, int type, int proto, uint32_t fl, FileEntry *fe, struct cr_err *e);

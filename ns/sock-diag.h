@@ -5,7 +5,13 @@
  * family can be built on it (the inet part may live in ns/sock-diag-inet.c).
  *
  * Unix part: the table of every unix socket of the current net namespace (name, peer, pending connections
- * of listeners, queue lengths, shutdown state, the bound file), looked up by inode. */
+ * of listeners, queue lengths, shutdown state, the bound file), looked up by inode.
+ *
+ * Inet part (sock-diag-inet.c): the table of every TCP, UDP, UDP-Lite and raw socket (IPv4 and IPv6) of the
+ * net namespace of a task, looked up by inode. Ping sockets (SOCK_DGRAM, IPPROTO_ICMP) have no sock_diag,
+ * raw sockets only with CONFIG_INET_RAW_DIAG, UDP-Lite ones only where UDP-Lite is built.
+ * Unbound sockets are in no table (nor, before Linux 6.8, bound TCP sockets neither listening nor
+ * connected). */
 #ifndef CRSHIM_NS_SOCK_DIAG_H
 #define CRSHIM_NS_SOCK_DIAG_H
 
@@ -65,5 +71,32 @@ const struct ns_unix_sk *ns_unix_find(const struct ns_unix_table *t, uint32_t in
 void ns_unix_table_free(struct ns_unix_table *t);
 /* One unix socket by inode (an exact query); out->icons is allocated (free it). */
 int ns_unix_get(uint32_t ino, struct ns_unix_sk *out, struct cr_err *e);
+
+/* ---- inet sockets ---- */
+struct ns_inet_sk {
+	uint32_t ino;
+	uint8_t family;	  /* AF_INET, AF_INET6 */
+	uint8_t protocol; /* IPPROTO_TCP, IPPROTO_UDP, IPPROTO_UDPLITE; raw: the socket's protocol */
+	bool raw;
+	uint8_t state;		  /* TCP state (UDP: TCP_ESTABLISHED connected, TCP_CLOSE not) */
+	uint8_t shutdown;	  /* RCV_SHUTDOWN (1) | SEND_SHUTDOWN (2) */
+	uint16_t sport, dport;	  /* host order */
+	uint8_t src[16], dst[16]; /* network order; IPv4: the first 4 bytes */
+	uint32_t ifindex;	  /* the bound device (SO_BINDTODEVICE, IPv6 scope), 0: none */
+	/* TCP listening: connections not yet accepted and the backlog; TCP: bytes not read, bytes not acked;
+	 * UDP: memory of the receive and send queues */
+	uint32_t rqueue, wqueue;
+	uint32_t uid;
+};
+
+struct ns_inet_table {
+	struct ns_inet_sk *sk; /* sorted by inode */
+	size_t n;
+};
+
+/* Every inet socket of the net namespace of task pid (0: ours). */
+int ns_inet_collect(pid_t pid, struct ns_inet_table *t, struct cr_err *e);
+const struct ns_inet_sk *ns_inet_find(const struct ns_inet_table *t, uint32_t ino);
+void ns_inet_table_free(struct ns_inet_table *t);
 
 #endif

@@ -23,6 +23,7 @@ enum {
 	OPT_NETLOCK,
 	OPT_GHOST_LIMIT,
 	OPT_RESTORE_SIBLING,
+	OPT_SKIP_IN_FLIGHT,
 	OPT_IGNORED,	   /* flag without semantics for us: noted in the log */
 	OPT_IGNORED_ARG,   /* same, with an argument */
 	OPT_UNSUPPORTED,   /* changes semantics and we do not have it: error */
@@ -46,6 +47,7 @@ static const struct option long_opts[] = {
     {"ext-unix-sk", optional_argument, NULL, 'x'},
     {"leave-stopped", no_argument, NULL, 's'},
     {"tcp-established", no_argument, NULL, OPT_TCP_EST},
+    {"skip-in-flight", no_argument, NULL, OPT_SKIP_IN_FLIGHT},
     {"file-locks", no_argument, NULL, OPT_FILE_LOCKS},
     {"track-mem", no_argument, NULL, OPT_TRACK_MEM},
     {"prev-images-dir", required_argument, NULL, OPT_PREV_IMAGES},
@@ -66,7 +68,6 @@ static const struct option long_opts[] = {
     {"enable-external-sharing", no_argument, NULL, OPT_IGNORED},
     {"enable-external-masters", no_argument, NULL, OPT_IGNORED},
     {"auto-dedup", no_argument, NULL, OPT_IGNORED},
-    {"skip-in-flight", no_argument, NULL, OPT_IGNORED},
     {"force-irmap", no_argument, NULL, OPT_IGNORED},
     {"weak-sysctls", no_argument, NULL, OPT_IGNORED},
     {"restore-sibling", no_argument, NULL, OPT_RESTORE_SIBLING},
@@ -257,6 +258,9 @@ static int parse_one(struct shim_cmd *c, int opt, int idx, int argc, char **argv
 		return fail(msg, len, "option '--leave-stopped' is not supported yet");
 	case OPT_TCP_EST:
 		o->tcp_established = true;
+		return 0;
+	case OPT_SKIP_IN_FLIGHT:
+		o->skip_in_flight = true;
 		return 0;
 	case OPT_NETLOCK:
 		if (strcmp(optarg, "nftables") && strcmp(optarg, "skip"))

@@ -1,0 +1,173 @@
+/* Inet socket discovery through NETLINK_SOCK_DIAG (see sock-diag.h): one dump per table (TCP, UDP, UDP-Lite,
+ * raw; IPv4 and IPv6) of the net namespace of a task, sent and parsed by ns_diag_query (libnl-3). */
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <netinet/in.h>
+#include <linux/inet_diag.h>
+#include <linux/sock_diag.h>
+#include <netlink/attr.h>
+
+#include "sock-diag.h"
+
+#ifndef IPPROTO_UDPLITE
+#define IPPROTO_UDPLITE 136
+#endif
+#define ST_TIME_WAIT 6
+#define ST_NEW_SYN_RECV 12
+#define ST_BOUND_INACTIVE 13 /* Linux 6.8+: bound TCP sockets neither listening nor connected */
+
+struct inet_q {
+	struct ns_inet_table *t;
+	uint8_t proto;
+};
+
+static int inet_add(const void *hdr, struct nlattr **tb, void *arg, struct cr_err *e)
+{
+	const struct inet_diag_msg *m = hdr;
+	struct inet_q *q = arg;
+	struct ns_inet_table *t = q->t;
+	if (!m->idiag_inode)
+		return 0;	    /* time-wait, request and not yet accepted sockets: no file */
+	if (!(t->n & (t->n + 1))) { /* grow at 0, 1, 3, 7, ... entries */
+		struct ns_inet_sk *n = realloc(t->sk, (t->n * 2 + 2) * sizeof(*n));
+		if (!n)
+			return cr_fail_errno(e, ENOMEM, "out of memory");
+		t->sk = n;
+	}
+	struct ns_inet_sk *s = &t->sk[t->n++];
+	memset(s, 0, sizeof(*s));
+	s->ino = m->idiag_inode;
+	s->family = m->idiag_family;
+	s->protocol = q->proto;
+	s->raw = q->proto == IPPROTO_RAW;
+	s->state = m->idiag_state == ST_BOUND_INACTIVE ? 7 /* TCP_CLOSE */ : m->idiag_state;
+	s->sport = ntohs(m->id.idiag_sport);
+	s->dport = ntohs(m->id.idiag_dport);
+	memcpy(s->src, m->id.idiag_src, 16);
+	memcpy(s->dst, m->id.idiag_dst, 16);
+	s->ifindex = m->id.idiag_if;
+	s->rqueue = m->idiag_rqueue;
+	s->wqueue = m->idiag_wqueue;
+	s->uid = m->idiag_uid;
+	if (tb[INET_DIAG_SHUTDOWN] && nla_len(tb[INET_DIAG_SHUTDOWN]) >= 1)
+		s->shutdown = nla_get_u8(tb[INET_DIAG_SHUTDOWN]);
+	if (s->raw && tb[INET_DIAG_PROTOCOL] && nla_len(tb[INET_DIAG_PROTOCOL]) >= 1)
+		s->protocol = nla_get_u8(tb[INET_DIAG_PROTOCOL]);
+	return 0;
+}
+
+/* One table; a protocol the kernel has no sock_diag module for (ENOENT) is left out (some kernels answer
+ * with an empty dump instead). */
+static int inet_dump(struct ns_inet_table *t, uint8_t family, uint8_t proto, struct cr_err *e)
+{
+	struct inet_diag_req_v2 r;
+	struct inet_q q = {t, proto};
+	memset(&r, 0, sizeof(r));
+	r.sdiag_family = family;
+	r.sdiag_protocol = proto;
+	r.idiag_states = ~0u;
+	if (proto == IPPROTO_TCP)
+		r.idiag_states &= ~((1u << ST_TIME_WAIT) | (1u << ST_NEW_SYN_RECV));
+	if (proto == IPPROTO_RAW)
+		r.pad = IPPROTO_RAW; /* sdiag_raw_protocol: raw sockets of every protocol */
+	r.id.idiag_cookie[0] = r.id.idiag_cookie[1] = INET_DIAG_NOCOOKIE;
+	struct cr_err e2 = {0};
+	if (ns_diag_query(&r, sizeof(r), true, sizeof(struct inet_diag_msg), INET_DIAG_MAX, inet_add, &q,
+			  &e2)) {
+		if (e2.errnum == ENOENT)
+			return 0;
+		*e = e2;
+		return cr_wrap(e, "%s %s sockets", family == AF_INET ? "IPv4" : "IPv6",
+			       proto == IPPROTO_TCP   ? "TCP"
+			       : proto == IPPROTO_UDP ? "UDP"
+			       : proto == IPPROTO_RAW ? "raw"
+						      : "UDP-Lite");
+	}
+	return 0;
+}
+
+static int cmp_ino(const void *a, const void *b)
+{
+	uint32_t x = ((const struct ns_inet_sk *)a)->ino, y = ((const struct ns_inet_sk *)b)->ino;
+	return x < y ? -1 : x > y;
+}
+
+static int collect_here(struct ns_inet_table *t, struct cr_err *e)
+{
+	static const uint8_t protos[] = {IPPROTO_TCP, IPPROTO_UDP, IPPROTO_UDPLITE, IPPROTO_RAW};
+	static const uint8_t fams[] = {AF_INET, AF_INET6};
+	for (size_t p = 0; p < sizeof(protos); p++)
+		for (size_t f = 0; f < sizeof(fams); f++)
+			if (inet_dump(t, fams[f], protos[p], e))
+				return -1;
+	return 0;
+}
+
+static bool same_ns(int a, int b)
+{
+	struct stat x, y;
+	return !fstat(a, &x) && !fstat(b, &y) && x.st_ino == y.st_ino && x.st_dev == y.st_dev;
+}
+
+/* Run collect_here in the net namespace of pid: the netlink sockets belong to the namespace they are
+ * made in, so this thread enters it for the queries and comes back. */
+int ns_inet_collect(pid_t pid, struct ns_inet_table *t, struct cr_err *e)
+{
+	char path[64];
+	memset(t, 0, sizeof(*t));
+	snprintf(path, sizeof(path), "/proc/%d/ns/net", (int)pid);
+	int target = pid ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+	int self = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
+	int ret = -1;
+	bool enter;
+	if (pid && target < 0) {
+		cr_fail_sys(e, "open %s", path);
+		goto out;
+	}
+	if (self < 0) {
+		cr_fail_sys(e, "open /proc/thread-self/ns/net");
+		goto out;
+	}
+	enter = pid && !same_ns(target, self);
+	if (enter && setns(target, CLONE_NEWNET)) {
+		cr_fail_sys(e, "enter the net namespace of task %d", (int)pid);
+		goto out;
+	}
+	ret = collect_here(t, e);
+	if (enter && setns(self, CLONE_NEWNET))
+		ret = cr_fail_sys(e, "back to our own net namespace");
+	if (!ret && t->n)
+		qsort(t->sk, t->n, sizeof(*t->sk), cmp_ino);
+out:
+	if (target >= 0)
+		close(target);
+	if (self >= 0)
+		close(self);
+	if (ret) {
+		ns_inet_table_free(t);
+		return cr_wrap(e, "inet sockets");
+	}
+	return 0;
+}
+
+const struct ns_inet_sk *ns_inet_find(const struct ns_inet_table *t, uint32_t ino)
+{
+	struct ns_inet_sk key = {.ino = ino};
+	if (!t->n)
+		return NULL;
+	return bsearch(&key, t->sk, t->n, sizeof(*t->sk), cmp_ino);
+}
+
+void ns_inet_table_free(struct ns_inet_table *t)
+{
+	free(t->sk);
+	t->sk = NULL;
+	t->n = 0;
+}

@@ -1,0 +1,44 @@
+/* A TCP connection whose peer closed (CLOSE_WAIT): not supported, its dump must fail with one line naming
+ * the state (fd_unsupported.sh --test sk_inet_close_wait), and the task keeps running: after SIGTERM the
+ * socket still reads the data and the end of the stream. */
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include "zdtmtst.h"
+
+int main(int argc, char **argv)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	socklen_t l = sizeof(a);
+	struct tcp_info ti;
+	char buf[8];
+
+	test_init(argc, argv);
+	int lfd = socket(AF_INET, SOCK_STREAM, 0), c = socket(AF_INET, SOCK_STREAM, 0);
+	if (lfd < 0 || c < 0 || bind(lfd, (struct sockaddr *)&a, sizeof(a)) || listen(lfd, 4) ||
+	    getsockname(lfd, (struct sockaddr *)&a, &l) || connect(c, (struct sockaddr *)&a, sizeof(a)))
+		fail("connect");
+	int s = accept(lfd, NULL, NULL);
+	if (s < 0 || write(s, "bye", 3) != 3)
+		fail("accept");
+	close(s);
+	close(lfd);
+	for (int i = 0; i < 1000; i++) {
+		l = sizeof(ti);
+		if (getsockopt(c, IPPROTO_TCP, TCP_INFO, &ti, &l) || ti.tcpi_state == TCP_CLOSE_WAIT)
+			break;
+		usleep(1000);
+	}
+	if (ti.tcpi_state != TCP_CLOSE_WAIT)
+		fail("state %u, want CLOSE_WAIT", ti.tcpi_state);
+
+	test_daemon();
+	test_waitsig();
+
+	if (read(c, buf, sizeof(buf)) != 3 || memcmp(buf, "bye", 3) || read(c, buf, sizeof(buf)) != 0)
+		fail("data or end of stream lost");
+	pass();
+	return 0;
+}
