@@ -100,6 +100,9 @@ static void t_ignored(void)
 	ok(parse("dump -t 1 -D d --ghost-limit -1") < 0, "--ghost-limit -1 refused");
 	ok(parse("dump -t 1 -D d --no-default-config --display-stats --evasive-devices --auto-dedup") == 0,
 	   "more ignored options");
+	ok(parse("dump -t 1 -D d") == 0 && !c.opts.skip_in_flight, "no --skip-in-flight by default");
+	ok(parse("dump -t 1 -D d --skip-in-flight") == 0 && c.opts.skip_in_flight && c.n_notes == 0,
+	   "--skip-in-flight is an option, not ignored");
 	ok(parse("restore -D d --lazy-pages") < 0, "--lazy-pages refused");
 	like(msg, "not supported", "... as not supported");
 	ok(parse("dump -t 1 -D d --leave-stopped") < 0, "--leave-stopped refused");

@@ -1,5 +1,7 @@
-/* Unit tests of ns/sock-diag.c: unix sockets found through NETLINK_SOCK_DIAG (libnl-3). */
+/* Unit tests of ns/sock-diag.c and ns/sock-diag-inet.c: unix and inet sockets found through
+ * NETLINK_SOCK_DIAG (libnl-3). */
 #include <errno.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,8 +19,61 @@ static uint32_t ino_of(int fd)
 	return fstat(fd, &st) ? 0 : (uint32_t)st.st_ino;
 }
 
+/* Inet: a TCP listener with a pending connection, a UDP socket connected and shut down, an IPv6 TCP socket
+ * bound only, an unbound one (in no table). */
+static void t_inet(void)
+{
+	struct cr_err e = {0};
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	struct sockaddr_in6 a6 = {.sin6_family = AF_INET6, .sin6_addr = IN6ADDR_LOOPBACK_INIT};
+	socklen_t l = sizeof(a);
+	int lfd = socket(AF_INET, SOCK_STREAM, 0), c = socket(AF_INET, SOCK_STREAM, 0);
+	int u = socket(AF_INET, SOCK_DGRAM, 0), b6 = socket(AF_INET6, SOCK_STREAM, 0);
+	int fresh = socket(AF_INET, SOCK_DGRAM, 0);
+	ok(!bind(lfd, (struct sockaddr *)&a, sizeof(a)) && !listen(lfd, 6) &&
+	       !getsockname(lfd, (struct sockaddr *)&a, &l) && !connect(c, (struct sockaddr *)&a, sizeof(a)),
+	   "TCP listener with a pending connection");
+	ok(!connect(u, (struct sockaddr *)&a, sizeof(a)) && !shutdown(u, SHUT_RD), "UDP connected, SHUT_RD");
+	ok(!bind(b6, (struct sockaddr *)&a6, sizeof(a6)), "IPv6 TCP bound only");
+
+	struct ns_inet_table t;
+	ok(!ns_inet_collect(getpid(), &t, &e), "inet collect (%s)", e.msg);
+	diag("%zu inet sockets", t.n);
+	const struct ns_inet_sk *ls = ns_inet_find(&t, ino_of(lfd)), *us = ns_inet_find(&t, ino_of(u));
+	const struct ns_inet_sk *bs = ns_inet_find(&t, ino_of(b6)), *cs = ns_inet_find(&t, ino_of(c));
+	ok(ls && us && cs, "listener, client and UDP socket found");
+	if (ls) {
+		ok(ls->family == AF_INET && ls->protocol == IPPROTO_TCP && ls->state == 10,
+		   "tcp4, listening");
+		is_int(ls->sport, ntohs(a.sin_port), "listener's port");
+		ok(!memcmp(ls->src, &a.sin_addr, 4), "listener's address");
+		is_int((int)ls->rqueue, 1, "one connection not accepted");
+		is_int((int)ls->wqueue, 6, "backlog 6");
+	}
+	if (cs)
+		ok(cs->state == 1 && cs->dport == ntohs(a.sin_port), "client established to the listener");
+	if (us) {
+		ok(us->protocol == IPPROTO_UDP && us->state == 1 && us->dport == ntohs(a.sin_port),
+		   "UDP connected");
+		is_int(us->shutdown, 1, "RCV_SHUTDOWN");
+	}
+	if (bs) /* before Linux 6.8 bound-only TCP sockets are in no table */
+		ok(bs->family == AF_INET6 && bs->state == 7 && bs->sport,
+		   "IPv6 TCP bound only, closed, a port");
+	else
+		diag("no bound-only TCP socket in sock_diag (Linux < 6.8)");
+	ok(!ns_inet_find(&t, ino_of(fresh)), "an unbound UDP socket is in no table");
+	ns_inet_table_free(&t);
+	ok(!ns_inet_collect(0, &t, &e) && ns_inet_find(&t, ino_of(lfd)), "pid 0: our own namespace");
+	ns_inet_table_free(&t);
+	ok(ns_inet_collect(-1, &t, &e) < 0 && strstr(e.msg, "/proc/-1/ns/net"), "no such task: %s", e.msg);
+	close(lfd), close(c), close(u), close(b6), close(fresh);
+}
+
 int main(void)
 {
+	t_inet();
+
 	struct cr_err e = {0};
 	int sp[2];
 	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sp))
