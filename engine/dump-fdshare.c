@@ -22,6 +22,8 @@ struct dump_fdshare {
 	struct desc *d;
 	size_t n;
 	uint32_t next;
+	int *keep; /* crshim's copies of files in flight */
+	size_t nkeep;
 };
 
 int dump_fdshare_new(struct dump_fdshare **out, struct cr_err *e)
@@ -32,9 +34,25 @@ int dump_fdshare_new(struct dump_fdshare **out, struct cr_err *e)
 
 void dump_fdshare_free(struct dump_fdshare *s)
 {
-	if (s)
+	if (s) {
 		free(s->d);
+		for (size_t i = 0; i < s->nkeep; i++)
+			close(s->keep[i]);
+		free(s->keep);
+	}
 	free(s);
+}
+
+int dump_fdshare_keep(struct dump_fdshare *s, int fd, struct cr_err *e)
+{
+	int *nk = realloc(s->keep, (s->nkeep + 1) * sizeof(*nk));
+	if (!nk) {
+		close(fd);
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	}
+	s->keep = nk;
+	s->keep[s->nkeep++] = fd;
+	return 0;
 }
 
 int dump_fdshare_id(struct dump_ctx *c, int fd, const struct stat *st, uint32_t *id, struct cr_err *e)

@@ -341,12 +341,94 @@ static int fill_file(struct dump_ctx *c, struct dfd *f, const struct dfd *all, s
 	return 0;
 }
 
+/* Fill and write the file_entry of f (not a dup). dp, du: per-process state of pipes and unix sockets. */
+static int write_one(struct dump_ctx *c, struct dfd *f, struct dfd *all, size_t n, struct img_writer *wf,
+		     struct dump_pipes **dp, struct dump_unix **du, FileEntry *fe, struct cr_err *e)
+{
+	RegFileEntry re = REG_FILE_ENTRY__INIT;
+	PipeEntry pe = PIPE_ENTRY__INIT;
+	int sk_dom, r;
+	struct dump_tty_ent te;
+	if (S_ISFIFO(f->st.st_mode) && !(f->fi.flags & O_PATH) && !inherited_stdio(c, f)) {
+		fe->id = f->id, fe->has_id = 1;
+		if (fill_pipe(c, f, all, n, dp, fe, &re, &pe, e))
+			return -1;
+	} else if (S_ISSOCK(f->st.st_mode) && !inherited_stdio(c, f) &&
+		   (sk_dom = dump_sk_domain(c, f->fd, e)) != AF_UNIX) {
+		fe->id = f->id, fe->has_id = 1;
+		if (sk_dom < 0 || dump_sk_fill(c, f->fd, f->fi.flags, fe, e)) {
+			dump_sk_entry_free(fe);
+			return -1;
+		}
+	} else if (S_ISSOCK(f->st.st_mode) && !inherited_stdio(c, f) &&
+		   (r = dump_sk_unix_fill(c, du, f->fd, &f->st, f->fi.flags, fe, e)) <= 0) {
+		fe->id = f->id, fe->has_id = 1;
+		if (r < 0)
+			return -1;
+	} else if (dump_tty_is_pty(&f->st) && !(f->fi.flags & O_PATH) && !inherited_stdio(c, f)) {
+		fe->id = f->id, fe->has_id = 1;
+		if (dump_tty_fill(c, f->fd, f->link, &f->st, f->fi.flags, fe, &te, e))
+			return -1;
+	} else if (fill_file(c, f, all, n, fe, &re, e)) {
+		return -1;
+	}
+	FownEntry fo = FOWN_ENTRY__INIT;
+	if (fe->kind != FILE_KIND__FILE_INHERIT && dump_fown(c->pid, f->fd, f->fi.flags, fe, &fo, e))
+		return -1;
+	int wr = fe->kind == FILE_KIND__FILE_REG || fe->kind == FILE_KIND__FILE_CHR ||
+			 fe->kind == FILE_KIND__FILE_TTY || fe->inet_sk || fe->netlink_sk || fe->packet_sk
+		     ? dump_fdshare_id(c, f->fd, &f->st, &fe->tree_desc, e)
+		     : 0;
+	fe->has_tree_desc = fe->tree_desc != 0;
+	if (!wr && fe->in_flight)
+		wr = dump_sk_scm_check(fe, e); /* a kind crshim can make and send on restore */
+	if (!wr)
+		wr = img_write(wf, &fe->base, e);
+	dump_evfd_release(fe);
+	dump_sk_entry_free(fe);
+	fe->reg = NULL, fe->pipe = NULL, fe->tty = NULL, fe->fown = NULL; /* on this stack frame */
+	return wr ? -1 : 0;
+}
+
+int dump_files_carried(struct dump_ctx *c, int fd, uint32_t id, struct img_writer *wf, FileEntry *fe,
+		       const char **what, struct cr_err *e)
+{
+	struct dump_ctx cc = *c; /* crshim's own fd: dumped as an fd of crshim */
+	cc.pid = getpid();
+	cc.sk = NULL;
+	struct dfd f = {.fd = fd, .id = id};
+	char path[64], name[32];
+	snprintf(name, sizeof(name), "fd/%d", fd);
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	if (proc_readlink(cc.pid, name, &f.link, e) || proc_parse_fdinfo(cc.pid, fd, &f.fi, e))
+		return -1;
+	if (stat(path, &f.st)) {
+		free(f.link);
+		return cr_fail_sys(e, "stat %s", path);
+	}
+	struct dump_pipes *dp = NULL;
+	struct dump_unix *du = NULL;
+	int dom = AF_UNIX;
+	socklen_t dl = sizeof(dom);
+	*what = f.link[0] == '/' ? "a file" : fd_kind(&f);
+	if (S_ISSOCK(f.st.st_mode) && getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &dom, &dl))
+		dom = -1;
+	int ret = dom != AF_UNIX ? cr_fail_errno(e, ENOTSUP, "not a unix socket")
+				 : write_one(&cc, &f, &f, 1, wf, &dp, &du, fe, e);
+	c->ghosts = cc.ghosts;
+	dump_sk_finish(&cc, DUMP_SK_RESUME); /* the pidfd of crshim a unix socket's check made */
+	dump_pipes_free(dp);
+	dump_sk_unix_free(du);
+	free(f.link);
+	free(f.old);
+	return ret;
+}
+
 static int write_images(struct dump_ctx *c, struct dfd *f, size_t n, struct cr_err *e)
 {
 	struct img_writer *wf = NULL, *wi = NULL;
 	struct dump_pipes *dp = NULL;
 	struct dump_unix *du = NULL;
-	int r = 1;
 	if (img_create(c->dirfd, dump_files_kind(c), dump_files_id(c), &wf, e) ||
 	    img_create(c->dirfd, IMG_FDINFO, c->pid, &wi, e))
 		goto fail;
@@ -360,53 +442,14 @@ static int write_images(struct dump_ctx *c, struct dfd *f, size_t n, struct cr_e
 		if (f[i].dup)
 			continue;
 		FileEntry fe = FILE_ENTRY__INIT;
-		RegFileEntry re = REG_FILE_ENTRY__INIT;
-		PipeEntry pe = PIPE_ENTRY__INIT;
-		int sk_dom;
-		struct dump_tty_ent te;
-		if (S_ISFIFO(f[i].st.st_mode) && !(f[i].fi.flags & O_PATH) && !inherited_stdio(c, &f[i])) {
-			fe.id = f[i].id, fe.has_id = 1;
-			if (fill_pipe(c, &f[i], f, n, &dp, &fe, &re, &pe, e))
-				goto fail;
-		} else if (S_ISSOCK(f[i].st.st_mode) && !inherited_stdio(c, &f[i]) &&
-			   (sk_dom = dump_sk_domain(c, f[i].fd, e)) != AF_UNIX) {
-			fe.id = f[i].id, fe.has_id = 1;
-			if (sk_dom < 0 || dump_sk_fill(c, f[i].fd, f[i].fi.flags, &fe, e)) {
-				dump_sk_entry_free(&fe);
-				goto fail;
-			}
-		} else if (S_ISSOCK(f[i].st.st_mode) && !inherited_stdio(c, &f[i]) &&
-			   (r = dump_sk_unix_fill(c, &du, f[i].fd, &f[i].st, f[i].fi.flags, &fe, e)) <= 0) {
-			fe.id = f[i].id, fe.has_id = 1;
-			if (r < 0)
-				goto fail;
-		} else if (dump_tty_is_pty(&f[i].st) && !(f[i].fi.flags & O_PATH) &&
-			   !inherited_stdio(c, &f[i])) {
-			fe.id = f[i].id, fe.has_id = 1;
-			if (dump_tty_fill(c, f[i].fd, f[i].link, &f[i].st, f[i].fi.flags, &fe, &te, e))
-				goto fail;
-		} else if (fill_file(c, &f[i], f, n, &fe, &re, e)) {
-			goto fail;
-		}
-		FownEntry fo = FOWN_ENTRY__INIT;
-		if (fe.kind != FILE_KIND__FILE_INHERIT &&
-		    dump_fown(c->pid, f[i].fd, f[i].fi.flags, &fe, &fo, e))
-			goto fail;
-		int wr = fe.kind == FILE_KIND__FILE_REG || fe.kind == FILE_KIND__FILE_CHR ||
-				 fe.kind == FILE_KIND__FILE_TTY || fe.inet_sk || fe.netlink_sk || fe.packet_sk
-			     ? dump_fdshare_id(c, f[i].fd, &f[i].st, &fe.tree_desc, e)
-			     : 0;
-		fe.has_tree_desc = fe.tree_desc != 0;
-		if (!wr)
-			wr = img_write(wf, &fe.base, e);
-		dump_evfd_release(&fe);
-		dump_sk_entry_free(&fe);
-		if (wr)
+		if (write_one(c, &f[i], f, n, wf, &dp, &du, &fe, e))
 			goto fail;
 		pr_debug("fd %d -> id %u: %s\n", f[i].fd, f[i].id, f[i].link);
 	}
 	dump_pipes_free(dp);
 	dp = NULL;
+	if (dump_sk_scm_write(c, du, wf, e)) /* files in flight in the unix sockets' queues */
+		goto fail;
 	dump_sk_unix_free(du);
 	du = NULL;
 	if (img_commit(wf, e)) {

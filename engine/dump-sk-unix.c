@@ -24,6 +24,12 @@
 #endif
 #define TCP_ESTABLISHED_ 1
 #define TCP_LISTEN_ 10
+#ifndef SCM_PIDFD
+#define SCM_PIDFD_ 0x04
+#else
+#define SCM_PIDFD_ SCM_PIDFD
+#endif
+#define SCM_MAX_FD_ 253 /* the kernel's SCM_MAX_FD */
 #define PEEK_CHUNK (256 * 1024)
 
 struct dump_unix {
@@ -33,6 +39,9 @@ struct dump_unix {
 	size_t ntree;
 	UnixSkEntry **ents; /* made for this process: freed with free_unpacked */
 	size_t nents;
+	struct dump_scm scm; /* files in flight (dump-sk-scm.c) */
+	bool nested;	     /* crshim's own fds (a unix socket in flight): its queue may carry no files */
+	bool scanned;	     /* the unix sockets in flight in the tree's queues are in tree */
 };
 
 static int cmp_u32(const void *a, const void *b)
@@ -86,12 +95,33 @@ static int collect_tree(const struct dump_ctx *c, struct dump_unix *du, struct c
 	return 0;
 }
 
+/* The fd of task pid that is socket:[ino], -1 if none. */
+static int pid_fd_of(pid_t pid, uint32_t ino)
+{
+	char path[64], link[64], want[32];
+	snprintf(path, sizeof(path), "/proc/%d/fd", pid);
+	snprintf(want, sizeof(want), "socket:[%u]", ino);
+	__cleanup_closedir DIR *d = opendir(path);
+	struct dirent *de;
+	while (d && (de = readdir(d))) {
+		snprintf(path, sizeof(path), "/proc/%d/fd/%.20s", pid, de->d_name);
+		ssize_t l = readlink(path, link, sizeof(link) - 1);
+		if (l <= 0)
+			continue;
+		link[l] = '\0';
+		if (!strcmp(link, want))
+			return atoi(de->d_name);
+	}
+	return -1;
+}
+
 static int du_init(struct dump_ctx *c, struct dump_unix **out, struct cr_err *e)
 {
 	struct dump_unix *du = calloc(1, sizeof(*du));
 	if (!du)
 		return cr_fail_errno(e, ENOMEM, "out of memory");
 	du->pidfd = (int)syscall(SYS_pidfd_open, c->pid, 0);
+	du->nested = c->pid == getpid();
 	if (ns_unix_collect(&du->t, e) || collect_tree(c, du, e)) {
 		dump_sk_unix_free(du);
 		return -1;
@@ -112,7 +142,13 @@ void dump_sk_unix_free(struct dump_unix *du)
 	for (size_t i = 0; i < du->nents; i++)
 		unix_sk_entry__free_unpacked(du->ents[i], NULL);
 	free(du->ents);
+	dump_scm_free(&du->scm);
 	free(du);
+}
+
+int dump_sk_scm_write(struct dump_ctx *c, struct dump_unix *du, struct img_writer *wf, struct cr_err *e)
+{
+	return du ? dump_scm_write(c, &du->scm, wf, e) : 0;
 }
 
 static int set_bytes(ProtobufCBinaryData *b, protobuf_c_boolean *has, const void *p, size_t len,
@@ -223,27 +259,130 @@ static int add_msg(UnixSkEntry *u, const uint8_t *data, size_t len, const struct
 	return 0;
 }
 
-/* Fds in flight in the peeked part: they were installed in crshim by the peek; close them and fail. */
-static int check_cmsg(struct msghdr *mh, int fd, pid_t pid, uint32_t ino, struct cr_err *e)
+/* What came with one peek: files in flight (crshim's copies), credentials. */
+struct peeked {
+	int fds[SCM_MAX_FD_];
+	size_t nfds;
+	bool creds;
+	struct ucred cred;
+};
+
+static void close_peeked(struct peeked *pk)
+{
+	for (size_t i = 0; i < pk->nfds; i++)
+		close(pk->fds[i]);
+	pk->nfds = 0;
+}
+
+/* The control messages of one peek into pk. A pidfd (SCM_PIDFD) is closed: the kernel makes it. */
+static int take_cmsg(struct msghdr *mh, struct peeked *pk, int fd, pid_t pid, uint32_t ino, struct cr_err *e)
 {
 	for (struct cmsghdr *cm = CMSG_FIRSTHDR(mh); cm; cm = CMSG_NXTHDR(mh, cm)) {
-		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
+		size_t nfd = cm->cmsg_len > CMSG_LEN(0) ? (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int) : 0;
+		if (cm->cmsg_level != SOL_SOCKET)
 			continue;
-		size_t nfd = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-		int fds[64];
-		memcpy(fds, CMSG_DATA(cm), (nfd > 64 ? 64 : nfd) * sizeof(int));
-		for (size_t i = 0; i < nfd && i < 64; i++)
-			close(fds[i]);
-		return cr_fail(e,
-			       "fd %d of task %d is a unix socket (socket:[%u]) with file descriptors in "
-			       "flight (SCM_RIGHTS), not supported",
-			       fd, pid, ino);
+		if (cm->cmsg_type == SCM_CREDENTIALS && cm->cmsg_len >= CMSG_LEN(sizeof(struct ucred))) {
+			memcpy(&pk->cred, CMSG_DATA(cm), sizeof(pk->cred));
+			pk->creds = true;
+		} else if (cm->cmsg_type == SCM_RIGHTS || cm->cmsg_type == SCM_PIDFD_) {
+			for (size_t i = 0; i < nfd; i++) {
+				int f;
+				memcpy(&f, CMSG_DATA(cm) + i * sizeof(int), sizeof(int));
+				if (cm->cmsg_type == SCM_RIGHTS && pk->nfds < SCM_MAX_FD_)
+					pk->fds[pk->nfds++] = f;
+				else
+					close(f);
+			}
+		}
 	}
+	if (mh->msg_flags & MSG_CTRUNC)
+		return cr_fail_errno(
+		    e, ENOTSUP,
+		    "fd %d of task %d is a unix socket (socket:[%u]) with more file descriptors "
+		    "in flight in one message than a peek can take",
+		    fd, pid, ino);
 	return 0;
 }
 
+/* The files and credentials of pk become those of message m (crshim's copies are taken). */
+static int attach(struct dump_ctx *c, struct dump_unix *du, struct peeked *pk, UnixSkMsg *m, int fd,
+		  uint32_t ino, struct cr_err *e)
+{
+	if (pk->creds) {
+		m->cred_pid = pk->cred.pid, m->has_cred_pid = 1;
+		m->cred_uid = pk->cred.uid, m->has_cred_uid = 1;
+		m->cred_gid = pk->cred.gid, m->has_cred_gid = 1;
+	}
+	if (!pk->nfds)
+		return 0;
+	if (du->nested) {
+		close_peeked(pk);
+		return cr_fail_errno(e, ENOTSUP,
+				     "a unix socket in flight (socket:[%u]) holds file descriptors in flight "
+				     "itself, not supported",
+				     ino);
+	}
+	m->fds = calloc(pk->nfds, sizeof(uint32_t));
+	if (!m->fds) {
+		close_peeked(pk);
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < pk->nfds; i++) {
+		int r = dump_sk_scm_add(c, &du->scm, pk->fds[i], fd, ino, &m->fds[m->n_fds], e);
+		pk->fds[i] = -1;
+		if (r) {
+			for (size_t k = i + 1; k < pk->nfds; k++)
+				close(pk->fds[k]);
+			pk->nfds = 0;
+			return -1;
+		}
+		m->n_fds++;
+	}
+	pk->nfds = 0;
+	return 0;
+}
+
+struct peek_st {
+	uint8_t *acc; /* one message (or stream data) being put together */
+	size_t alen;
+	struct peeked pk; /* what came with the first peek of the message */
+};
+
+/* One peek of got bytes (of r in all) in buf: a message ends, or stream data grows. A stream message ends
+ * where files or credentials came with the data. */
+static int one_peek(struct dump_ctx *c, struct dump_unix *du, const struct ns_unix_sk *s, UnixSkEntry *u,
+		    struct peek_st *ps, const uint8_t *buf, size_t got, bool last, struct peeked *pk,
+		    const struct sockaddr_un *from, socklen_t flen, int fd, struct cr_err *e)
+{
+	bool stream = s->type == SOCK_STREAM;
+	if (stream && (pk->nfds || pk->creds) && ps->alen) { /* plain data before it */
+		if (add_msg(u, ps->acc, ps->alen, NULL, 0, e))
+			return -1;
+		ps->alen = 0;
+	}
+	if (!ps->alen) {
+		ps->pk = *pk;
+		pk->nfds = 0;
+	} else {
+		close_peeked(pk); /* a later part of a long message: the same files again */
+	}
+	uint8_t *na = realloc(ps->acc, ps->alen + got + 1);
+	if (!na)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	ps->acc = na;
+	memcpy(ps->acc + ps->alen, buf, got);
+	ps->alen += got;
+	if (stream ? !(ps->pk.nfds || ps->pk.creds) : !last)
+		return 0;
+	if (add_msg(u, ps->acc, ps->alen, stream ? NULL : from, flen, e))
+		return -1;
+	ps->alen = 0;
+	return attach(c, du, &ps->pk, u->queue[u->n_queue - 1], fd, s->ino, e);
+}
+
 /* The receive queue, peeked from offset 0 (SO_PEEK_OFF) message by message; the peek offset is put back. */
-static int peek_queue(int sk, const struct ns_unix_sk *s, UnixSkEntry *u, int fd, pid_t pid, struct cr_err *e)
+static int peek_queue(struct dump_ctx *c, struct dump_unix *du, int sk, const struct ns_unix_sk *s,
+		      UnixSkEntry *u, int fd, struct cr_err *e)
 {
 	int old = -1, zero = 0;
 	socklen_t l = sizeof(old);
@@ -251,17 +390,18 @@ static int peek_queue(int sk, const struct ns_unix_sk *s, UnixSkEntry *u, int fd
 	if (setsockopt(sk, SOL_SOCKET, SO_PEEK_OFF, &zero, sizeof(zero)))
 		return cr_fail_sys(e, "fd %d: SO_PEEK_OFF", fd);
 	uint8_t *buf = malloc(PEEK_CHUNK);
-	uint8_t *acc = NULL; /* one message (or the whole stream) being put together */
-	size_t alen = 0;
+	struct peek_st ps = {0};
 	int ret = buf ? 0 : cr_fail_errno(e, ENOMEM, "out of memory");
 	while (!ret) {
 		union {
-			char b[CMSG_SPACE(64 * sizeof(int)) + CMSG_SPACE(256)];
+			char b[CMSG_SPACE(SCM_MAX_FD_ * sizeof(int)) + CMSG_SPACE(sizeof(struct ucred)) +
+			       CMSG_SPACE(sizeof(int)) + CMSG_SPACE(256)];
 			struct cmsghdr align;
 		} cbuf;
 		struct sockaddr_un from;
 		struct iovec iov = {buf, PEEK_CHUNK};
 		struct msghdr mh = {&from, sizeof(from), &iov, 1, cbuf.b, sizeof(cbuf.b), 0};
+		struct peeked pk = {.nfds = 0};
 		ssize_t r = recvmsg(sk, &mh, MSG_PEEK | MSG_DONTWAIT | MSG_TRUNC | MSG_CMSG_CLOEXEC);
 		if (r < 0 && errno == EINTR)
 			continue;
@@ -271,27 +411,20 @@ static int peek_queue(int sk, const struct ns_unix_sk *s, UnixSkEntry *u, int fd
 			ret = cr_fail_sys(e, "fd %d: peek the receive queue", fd);
 			break;
 		}
-		if ((ret = check_cmsg(&mh, fd, pid, s->ino, e)))
-			break;
+		ret = take_cmsg(&mh, &pk, fd, c->pid, s->ino, e);
 		size_t got = (size_t)r > PEEK_CHUNK ? PEEK_CHUNK : (size_t)r;
-		if (r == 0 && (s->type == SOCK_STREAM || !alen))
+		bool stream = s->type == SOCK_STREAM;
+		if (!ret && r == 0 && (stream || !ps.alen) && !pk.nfds && (stream || !pk.creds))
 			break; /* end of the data (shut down) */
-		uint8_t *na = realloc(acc, alen + got + 1);
-		if (!na) {
-			ret = cr_fail_errno(e, ENOMEM, "out of memory");
-			break;
-		}
-		acc = na;
-		memcpy(acc + alen, buf, got);
-		alen += got;
-		if (s->type != SOCK_STREAM && (size_t)r <= PEEK_CHUNK) { /* the end of one message */
-			ret = add_msg(u, acc, alen, &from, mh.msg_namelen, e);
-			alen = 0;
-		}
+		if (!ret)
+			ret = one_peek(c, du, s, u, &ps, buf, got, (size_t)r <= PEEK_CHUNK, &pk, &from,
+				       mh.msg_namelen, fd, e);
+		close_peeked(&pk);
 	}
-	if (!ret && s->type == SOCK_STREAM && alen)
-		ret = add_msg(u, acc, alen, NULL, 0, e);
-	free(acc);
+	if (!ret && s->type == SOCK_STREAM && ps.alen)
+		ret = add_msg(u, ps.acc, ps.alen, NULL, 0, e);
+	close_peeked(&ps.pk);
+	free(ps.acc);
 	free(buf);
 	setsockopt(sk, SOL_SOCKET, SO_PEEK_OFF, &old, sizeof(old));
 	if (!ret) {
@@ -313,6 +446,81 @@ static const struct ns_unix_sk *pending_on(const struct dump_unix *du, uint32_t 
 	return NULL;
 }
 
+/* The unix sockets in flight in the receive queue of crshim's copy sk (peeked from offset 0) go to tree. */
+static int scan_queue(struct dump_unix *du, int sk, uint8_t *buf, size_t *cap, struct cr_err *e)
+{
+	int old = -1, zero = 0, ret = 0;
+	socklen_t l = sizeof(old);
+	getsockopt(sk, SOL_SOCKET, SO_PEEK_OFF, &old, &l);
+	if (setsockopt(sk, SOL_SOCKET, SO_PEEK_OFF, &zero, sizeof(zero)))
+		return 0;
+	for (int guard = 0; !ret && guard < 1 << 20; guard++) {
+		union {
+			char b[CMSG_SPACE(SCM_MAX_FD_ * sizeof(int)) + CMSG_SPACE(sizeof(struct ucred)) +
+			       CMSG_SPACE(sizeof(int))];
+			struct cmsghdr align;
+		} cbuf;
+		struct iovec iov = {buf, PEEK_CHUNK};
+		struct msghdr mh = {NULL, 0, &iov, 1, cbuf.b, sizeof(cbuf.b), 0};
+		struct peeked pk = {.nfds = 0};
+		ssize_t r = recvmsg(sk, &mh, MSG_PEEK | MSG_DONTWAIT | MSG_TRUNC | MSG_CMSG_CLOEXEC);
+		if (r < 0 && errno == EINTR)
+			continue;
+		take_cmsg(&mh, &pk, -1, 0, 0, e);
+		cr_err_clear(e);
+		size_t nfds = pk.nfds;
+		for (size_t i = 0; i < nfds && !ret; i++) {
+			struct stat st;
+			if (!fstat(pk.fds[i], &st) && S_ISSOCK(st.st_mode) &&
+			    !in_tree(du, (uint32_t)st.st_ino))
+				ret = add_ino(du, (uint32_t)st.st_ino, cap, e);
+		}
+		close_peeked(&pk);
+		if (r < 0 || (r == 0 && !nfds))
+			break;
+	}
+	setsockopt(sk, SOL_SOCKET, SO_PEEK_OFF, &old, sizeof(old));
+	return ret;
+}
+
+/* Unix sockets held only in flight in a queue of the tree count as the tree's (once, when a peer is not). */
+static int scan_in_flight(const struct dump_ctx *c, struct dump_unix *du, struct cr_err *e)
+{
+	size_t cap = du->ntree, n0 = du->ntree;
+	uint8_t *buf = malloc(PEEK_CHUNK);
+	du->scanned = true;
+	if (!buf)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	for (size_t k = 0; k < n0; k++) {
+		const struct ns_unix_sk *s = ns_unix_find(&du->t, du->tree[k]);
+		if (!s || s->state == TCP_LISTEN_)
+			continue;
+		for (size_t q = 0; q < (c->tree ? c->ntree : 1); q++) {
+			pid_t pid = c->tree ? c->tree[q].pid : c->pid;
+			int fd = pid_fd_of(pid, s->ino);
+			if (fd < 0)
+				continue;
+			int pfd = (int)syscall(SYS_pidfd_open, pid, 0);
+			int sk = pfd >= 0 ? (int)syscall(SYS_pidfd_getfd, pfd, fd, 0) : -1;
+			int r = sk >= 0 ? scan_queue(du, sk, buf, &cap, e) : 0;
+			if (sk >= 0)
+				close(sk);
+			if (pfd >= 0)
+				close(pfd);
+			if (r) {
+				free(buf);
+				return -1;
+			}
+			break;
+		}
+	}
+	free(buf);
+	qsort(du->tree, du->ntree, sizeof(uint32_t), cmp_u32);
+	if (du->ntree > n0)
+		pr_info("%zu unix sockets are held in flight in the tree's queues\n", du->ntree - n0);
+	return 0;
+}
+
 /* peer: the socket this one is connected to (NULL: none known); outside the tree: --ext-unix-sk. */
 static int fill_peer(struct dump_ctx *c, struct dump_unix *du, const struct ns_unix_sk *s, int fd,
 		     UnixSkEntry *u, struct cr_err *e)
@@ -320,6 +528,8 @@ static int fill_peer(struct dump_ctx *c, struct dump_unix *du, const struct ns_u
 	char nb[NS_UNIX_NAME_MAX + 2];
 	const struct ns_unix_sk *p = s->peer ? ns_unix_find(&du->t, s->peer) : NULL;
 	const struct ns_unix_sk *lis = NULL;
+	if (s->peer && !in_tree(du, s->peer) && !du->scanned && !du->nested && scan_in_flight(c, du, e))
+		return -1;
 	if (!s->peer && s->state == TCP_ESTABLISHED_ && s->type != SOCK_DGRAM &&
 	    (lis = pending_on(du, s->ino))) {
 		if (in_tree(du, lis->ino)) {
@@ -407,7 +617,7 @@ static int fill_entry(struct dump_ctx *c, struct dump_unix *du, const struct ns_
 	int sk = du->pidfd >= 0 ? (int)syscall(SYS_pidfd_getfd, du->pidfd, fd, 0) : -1;
 	if (sk < 0)
 		return cr_fail_sys(e, "fd %d: pidfd_getfd", fd);
-	int ret = fill_opts(sk, u, e) || peek_queue(sk, s, u, fd, c->pid, e) ? -1 : 0;
+	int ret = fill_opts(sk, u, e) || peek_queue(c, du, sk, s, u, fd, e) ? -1 : 0;
 	close(sk);
 	if (!ret && u->ext_peer && s->type != SOCK_DGRAM && u->n_queue)
 		return cr_fail(

@@ -122,5 +122,9 @@ int dump_mm_write(struct dump_ctx *c, struct cr_err *e);
 int dump_clone_share(struct dump_ctx *c, size_t n, struct cr_err *e);
 /* dump-files.c: files.img and fdinfo-PID.img. */
 int dump_files_write(struct dump_ctx *c, struct cr_err *e);
+/* A file in flight (dump-sk-scm.c): crshim's own fd of it, filled by the per-kind code as an fd of crshim
+ * into fe (id and in_flight set by the caller) and written to wf; what: its kind for a message ("a pipe"). */
+int dump_files_carried(struct dump_ctx *c, int fd, uint32_t id, struct img_writer *wf, FileEntry *fe,
+		       const char **what, struct cr_err *e);
 
 #endif

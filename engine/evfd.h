@@ -79,6 +79,9 @@ int rst_epoll_fill(struct rst_task *t, int lo, const FileEntry *f, const FdinfoE
  * rst_evfd_share_done closes crshim's copies once the tree is created. */
 int rst_evfd_share(struct rst_task *ts, size_t n, struct cr_err *e);
 void rst_evfd_share_done(void);
+/* f (of task t) made once in crshim as above (a file in flight, restore-sk-scm.c), or its holder. */
+int rst_evfd_share_one(struct rst_task *ts, size_t n, const struct rst_task *t, FileEntry *f,
+		       struct cr_err *e);
 /* Parent, once every process of the tree has its fds (stopped in the blob): targets in other processes. */
 int rst_epoll_tree(struct rst_task *ts, size_t n, struct cr_err *e);
 

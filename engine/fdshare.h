@@ -14,17 +14,24 @@
 #include <sys/stat.h>
 
 #include "crshim.h"
+#include "image.h"
 
 struct dump_ctx;
 struct dump_fdshare;
 int dump_fdshare_new(struct dump_fdshare **out, struct cr_err *e);
 void dump_fdshare_free(struct dump_fdshare *s);
+/* Keep crshim's fd (a file in flight, dump-sk-scm.c) open until dump_fdshare_free: descriptions numbered
+ * through it stay comparable (kcmp) for the processes dumped later. fd is taken. */
+int dump_fdshare_keep(struct dump_fdshare *s, int fd, struct cr_err *e);
 /* The tree-wide number of the description of fd of task c (st: its stat). */
 int dump_fdshare_id(struct dump_ctx *c, int fd, const struct stat *st, uint32_t *id, struct cr_err *e);
 
 struct rst_task;
 /* Parent, once every process of the tree is loaded: open each shared description once. */
 int rst_fdshare_prepare(struct rst_task *ts, size_t n, struct cr_err *e);
+/* The description of f opened once in crshim (a file in flight, restore-sk-scm.c): every entry of it
+ * becomes FILE_INHERIT. */
+int rst_fdshare_one(struct rst_task *ts, size_t n, FileEntry *f, struct cr_err *e);
 /* Close crshim's copies (after the tree is created). */
 void rst_fdshare_done(void);
 

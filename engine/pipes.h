@@ -51,6 +51,9 @@ int rst_pipes_prepare(const struct cr_opts *o, struct rst_task *t, struct cr_err
  * is created, before anyone waits for it). */
 int rst_pipes_share(struct rst_task *ts, size_t n, struct cr_err *e);
 void rst_pipes_share_done(void);
+/* The pipe of pe made once in crshim as above (a pipe end in flight, restore-sk-scm.c): every entry of it
+ * becomes FILE_INHERIT. */
+int rst_pipes_share_one(struct rst_task *ts, size_t n, const PipeEntry *pe, struct cr_err *e);
 /* Child: put the pipe end or FIFO open of file f at fi->fd (creating the pipe on its first fd). Helper
  * fds are made >= lo. Errors as text, like rst_child_files. */
 int rst_pipe_open(struct rst_task *t, int lo, const FileEntry *f, const FdinfoEntry *fi, char *msg,

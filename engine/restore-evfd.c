@@ -384,6 +384,22 @@ int rst_evfd_share(struct rst_task *ts, size_t n, struct cr_err *e)
 	return 0;
 }
 
+int rst_evfd_share_one(struct rst_task *ts, size_t n, const struct rst_task *t, FileEntry *f,
+		       struct cr_err *e)
+{
+	pid_t hpid;
+	int hfd;
+	if (!shared_of(f, &hpid, &hfd))
+		return make_holder(f, t->pid, fd_of_id(t, f->id), e) < 0 ? -1 : 0;
+	FileEntry *h = entry_of(ts, n, hpid, hfd);
+	if (!h || (h->kind != f->kind && h->kind != FILE_KIND__FILE_INHERIT))
+		return cr_fail_errno(
+		    e, EBADMSG, "task %d: file id %u is shared with fd %d of task %d, which the images lack",
+		    t->pid, f->id, hfd, hpid);
+	int fd = make_holder(h, hpid, hfd, e);
+	return fd < 0 || to_inherit(f, fd, hpid, hfd, e) ? -1 : 0;
+}
+
 void rst_evfd_share_done(void)
 {
 	for (size_t i = 0; i < nr_shared_fds; i++)

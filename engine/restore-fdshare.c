@@ -99,6 +99,35 @@ int rst_fdshare_prepare(struct rst_task *ts, size_t n, struct cr_err *e)
 	return 0;
 }
 
+/* Entry f becomes FILE_INHERIT of crshim's fd of its description. */
+static int to_inherit(FileEntry *f, struct cr_err *e)
+{
+	char *d = strdup(f->reg && f->reg->path ? f->reg->path : "socket");
+	if (!d)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	free(f->inherit_desc);
+	f->inherit_desc = d;
+	f->kind = FILE_KIND__FILE_INHERIT;
+	f->inherit_fd = find(f->tree_desc), f->has_inherit_fd = 1;
+	return 0;
+}
+
+int rst_fdshare_one(struct rst_task *ts, size_t n, FileEntry *f, struct cr_err *e)
+{
+	if (!shareable(f))
+		return cr_fail_errno(e, EBADMSG, "file id %u: no path or description number", f->id);
+	uint32_t id = f->tree_desc;
+	if (find(id) < 0 && open_once(f, e))
+		return -1;
+	for (size_t k = 0; k < n; k++)
+		for (size_t i = 0; i < ts[k].nr_files; i++) {
+			FileEntry *g = ts[k].files[i];
+			if (shareable(g) && g->tree_desc == id && to_inherit(g, e))
+				return -1;
+		}
+	return 0;
+}
+
 void rst_fdshare_done(void)
 {
 	for (size_t i = 0; i < nr_descs; i++)

@@ -467,6 +467,22 @@ int rst_pipes_share(struct rst_task *ts, size_t n, struct cr_err *e)
 	return 0;
 }
 
+int rst_pipes_share_one(struct rst_task *ts, size_t n, const PipeEntry *pe, struct cr_err *e)
+{
+	const struct shared_pipe *sp = find_shared(pe);
+	if (!sp && make_shared(ts, n, pe, e))
+		return -1;
+	sp = sp ? sp : &shared[nr_shared - 1];
+	for (size_t k = 0; k < n; k++)
+		for (size_t i = 0; i < ts[k].nr_files; i++) {
+			FileEntry *f = ts[k].files[i];
+			if (f->kind == FILE_KIND__FILE_PIPE && f->pipe && f->pipe->pipe_id == sp->id &&
+			    f->pipe->dev == sp->dev && inherit_shared(f, sp, e))
+				return -1;
+		}
+	return 0;
+}
+
 void rst_pipes_share_done(void)
 {
 	for (size_t i = 0; i < nr_shared; i++) {

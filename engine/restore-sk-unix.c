@@ -21,13 +21,15 @@
 #ifndef SO_PASSPIDFD
 #define SO_PASSPIDFD 76
 #endif
+#define SCM_MAX_FD_ 253 /* the kernel's SCM_MAX_FD */
 #define ST_ESTABLISHED 1
 #define ST_LISTEN 10
 
 struct rsk {
 	uint32_t ino;
 	UnixSkEntry *u;
-	int fd;	   /* crshim's socket, -1: not made yet */
+	const struct rst_task *t; /* whose files the ids of files in flight in u's queue are */
+	int fd;			  /* crshim's socket, -1: not made yet */
 	int ghost; /* the other end of a pair whose peer was closed: closed once the data is in */
 	struct sockaddr_un addr; /* where it is bound (alen 0: not bound by us) */
 	socklen_t alen;
@@ -61,8 +63,8 @@ static int collect(struct rst_task *ts, size_t n, struct cr_err *e)
 			if (!ns)
 				return cr_fail_errno(e, ENOMEM, "out of memory");
 			sks = ns;
-			sks[nsks++] =
-			    (struct rsk){.ino = f->unix_sk->ino, .u = f->unix_sk, .fd = -1, .ghost = -1};
+			sks[nsks++] = (struct rsk){
+			    .ino = f->unix_sk->ino, .u = f->unix_sk, .t = &ts[k], .fd = -1, .ghost = -1};
 		}
 	return 0;
 }
@@ -398,13 +400,63 @@ static struct rsk *bound_to(const ProtobufCBinaryData *name)
 	return NULL;
 }
 
-static int send_all(int fd, const uint8_t *p, size_t len, const struct sockaddr_un *to, socklen_t tolen,
+/* crshim's fds of the files in flight of m (restore-sk-scm.c made them; unix sockets are ours). */
+static int scm_fds(const struct rsk *r, const UnixSkMsg *m, int *fds, struct cr_err *e)
+{
+	if (m->n_fds > SCM_MAX_FD_)
+		return cr_fail_errno(e, EBADMSG, "socket:[%u]: %zu files in flight in one message", r->ino,
+				     m->n_fds);
+	for (size_t i = 0; i < m->n_fds; i++) {
+		const FileEntry *f = rst_sk_scm_entry(r->t, m->fds[i]);
+		const struct rsk *s = f && f->kind == FILE_KIND__FILE_UNIXSK ? find(f->unix_sk->ino) : NULL;
+		fds[i] = s ? s->fd : f && f->kind == FILE_KIND__FILE_INHERIT ? f->inherit_fd : -1;
+		if (fds[i] < 0)
+			return cr_fail_errno(e, EBADMSG, "socket:[%u]: file id %#x in flight was not made",
+					     r->ino, m->fds[i]);
+	}
+	return 0;
+}
+
+/* Control messages: the files (first part only), the sender's uid and gid (its pid is not there yet). */
+static socklen_t put_cmsg(void *buf, size_t blen, const UnixSkMsg *m, const int *fds, bool first)
+{
+	struct msghdr mh = {.msg_control = buf, .msg_controllen = blen};
+	memset(buf, 0, blen);
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
+	socklen_t used = 0;
+	if (first && m->n_fds) {
+		cm->cmsg_level = SOL_SOCKET, cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN(m->n_fds * sizeof(int));
+		memcpy(CMSG_DATA(cm), fds, m->n_fds * sizeof(int));
+		used += (socklen_t)CMSG_SPACE(m->n_fds * sizeof(int));
+		mh.msg_controllen = used + CMSG_SPACE(sizeof(struct ucred));
+		cm = CMSG_NXTHDR(&mh, cm);
+	}
+	if (m->has_cred_uid && cm) {
+		struct ucred uc = {getpid(), m->cred_uid, m->cred_gid};
+		cm->cmsg_level = SOL_SOCKET, cm->cmsg_type = SCM_CREDENTIALS;
+		cm->cmsg_len = CMSG_LEN(sizeof(uc));
+		memcpy(CMSG_DATA(cm), &uc, sizeof(uc));
+		used += (socklen_t)CMSG_SPACE(sizeof(uc));
+	}
+	return used;
+}
+
+static int send_all(int fd, const UnixSkMsg *m, const int *fds, const struct sockaddr_un *to, socklen_t tolen,
 		    bool msg)
 {
-	size_t off = 0;
+	union {
+		char b[CMSG_SPACE(SCM_MAX_FD_ * sizeof(int)) + CMSG_SPACE(sizeof(struct ucred))];
+		struct cmsghdr align;
+	} cb;
+	size_t off = 0, len = m->data.len;
 	do {
-		ssize_t n = sendto(fd, p + off, len - off, MSG_DONTWAIT | MSG_NOSIGNAL,
-				   (const struct sockaddr *)to, to ? tolen : 0);
+		struct iovec iov = {m->data.data + off, len - off};
+		struct msghdr mh = {(void *)to, to ? tolen : 0, &iov, 1, cb.b, 0, 0};
+		mh.msg_controllen = put_cmsg(cb.b, sizeof(cb.b), m, fds, off == 0);
+		if (!mh.msg_controllen)
+			mh.msg_control = NULL;
+		ssize_t n = sendmsg(fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
@@ -443,9 +495,11 @@ static int put_msg(struct rsk *r, const UnixSkMsg *m, struct cr_err *e)
 		    e, ENOTSUP,
 		    "socket:[%u]: %zu bytes received from a peer outside the tree cannot be put back", r->ino,
 		    m->data.len);
+	int fds[SCM_MAX_FD_];
+	if (scm_fds(r, m, fds, e))
+		return -1;
 	int here = connected ? -1 : enter(r->u->cwd, &r->addr);
-	int ret = send_all(src, m->data.data, m->data.len, connected ? NULL : &r->addr, r->alen,
-			   r->u->type != SOCK_STREAM);
+	int ret = send_all(src, m, fds, connected ? NULL : &r->addr, r->alen, r->u->type != SOCK_STREAM);
 	int err = errno;
 	leave(here);
 	if (ret)

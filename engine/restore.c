@@ -503,11 +503,11 @@ static int restore_tree(struct cr_opts *o, struct rst_task **tsp, size_t *np, st
 	struct rst_task *t = &(*tsp)[0];
 	t->fault = o->fault;
 	t->sibling = o->restore_sibling;
-	if (rst_load(o, t, e) || load_tree(o, tsp, np, e) || rst_pipes_share(*tsp, *np, e) ||
-	    rst_fdshare_prepare(*tsp, *np, e) || rst_shmem_prepare(*tsp, *np, e) ||
-	    rst_evfd_share(*tsp, *np, e) || rst_tty_prepare(o, *tsp, *np, e) ||
-	    rst_sk_unix_prepare(*tsp, *np, e) || rst_tree_plan(o, tsp, np, e) ||
-	    fault_check(o, FI_RESTORE_AFTER_LOAD, e))
+	if (rst_load(o, t, e) || load_tree(o, tsp, np, e) || rst_sk_scm_prepare(*tsp, *np, e) ||
+	    rst_pipes_share(*tsp, *np, e) || rst_fdshare_prepare(*tsp, *np, e) ||
+	    rst_shmem_prepare(*tsp, *np, e) || rst_evfd_share(*tsp, *np, e) ||
+	    rst_tty_prepare(o, *tsp, *np, e) || rst_sk_unix_prepare(*tsp, *np, e) ||
+	    rst_tree_plan(o, tsp, np, e) || fault_check(o, FI_RESTORE_AFTER_LOAD, e))
 		return -1;
 	for (size_t i = 0; i < *np; i++)
 		if (!(*tsp)[i].zombie && !(*tsp)[i].helper && rst_area_build(&(*tsp)[i], e))

@@ -102,4 +102,52 @@ static inline int sk_send(int fd, const void *p, size_t len)
 {
 	return send(fd, p, len, MSG_NOSIGNAL | MSG_DONTWAIT) == (ssize_t)len ? 0 : -1;
 }
+
+/* Send len bytes with nfds files in flight (SCM_RIGHTS). */
+static inline int sk_send_fds(int fd, const void *p, size_t len, const int *fds, int nfds)
+{
+	union {
+		char b[CMSG_SPACE(8 * sizeof(int))];
+		struct cmsghdr a;
+	} cb;
+	struct iovec iov = {(void *)p, len};
+	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
+	memset(&cb, 0, sizeof(cb));
+	if (nfds > 0) {
+		mh.msg_control = cb.b;
+		mh.msg_controllen = CMSG_SPACE((size_t)nfds * sizeof(int));
+		struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN((size_t)nfds * sizeof(int));
+		memcpy(CMSG_DATA(cm), fds, (size_t)nfds * sizeof(int));
+	}
+	return sendmsg(fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT) == (ssize_t)len ? 0 : -1;
+}
+
+/* Receive (without waiting) up to len bytes into buf and the files in flight that came with them (at most
+ * 8) into fds; *nfds: how many. Returns the bytes received, -1 on error. cred (optional): SCM_CREDENTIALS. */
+static inline ssize_t sk_recv_fds(int fd, void *buf, size_t len, int *fds, int *nfds, struct ucred *cred)
+{
+	union {
+		char b[CMSG_SPACE(8 * sizeof(int)) + CMSG_SPACE(sizeof(struct ucred))];
+		struct cmsghdr a;
+	} cb;
+	struct iovec iov = {buf, len};
+	struct msghdr mh = {
+	    .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cb.b, .msg_controllen = sizeof(cb.b)};
+	ssize_t n = recvmsg(fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+	*nfds = 0;
+	if (n < 0 || (mh.msg_flags & MSG_CTRUNC))
+		return -1;
+	for (struct cmsghdr *cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm)) {
+		if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS) {
+			*nfds = (int)((cm->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+			memcpy(fds, CMSG_DATA(cm), (size_t)*nfds * sizeof(int));
+		} else if (cred && cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_CREDENTIALS) {
+			memcpy(cred, CMSG_DATA(cm), sizeof(*cred));
+		}
+	}
+	return n;
+}
 #endif
