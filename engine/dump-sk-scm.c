@@ -95,8 +95,8 @@ int dump_sk_scm_check(const FileEntry *fe, struct cr_err *e)
 	case FILE_KIND__FILE_FANOTIFY:
 		return 0;
 	default:
-		return cr_fail_errno(e, ENOTSUP, "crshim makes this kind of file (%d) only in a process's fd table",
-				     fe->kind);
+		return cr_fail_errno(
+		    e, ENOTSUP, "crshim makes this kind of file (%d) only in a process's fd table", fe->kind);
 	}
 }
 

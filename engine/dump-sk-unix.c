@@ -528,7 +528,7 @@ static int fill_peer(struct dump_ctx *c, struct dump_unix *du, const struct ns_u
 	char nb[NS_UNIX_NAME_MAX + 2];
 	const struct ns_unix_sk *p = s->peer ? ns_unix_find(&du->t, s->peer) : NULL;
 	const struct ns_unix_sk *lis = NULL;
-	if (s->peer && !in_tree(du, s->peer) && !du->scanned && !du->nested && scan_in_flight(c, du, e))
+	if (s->peer && !in_tree(du, s->peer) && !du->scanned && scan_in_flight(c, du, e))
 		return -1;
 	if (!s->peer && s->state == TCP_ESTABLISHED_ && s->type != SOCK_DGRAM &&
 	    (lis = pending_on(du, s->ino))) {

@@ -73,10 +73,11 @@ static int prepare_socket(struct rst_task *ts, size_t n, struct rst_task *t, con
 		for (size_t j = 0; j < u->queue[m]->n_fds; j++, nf++) {
 			FileEntry *f = rst_sk_scm_entry(t, u->queue[m]->fds[j]);
 			if (!f)
-				return cr_fail_errno(e, EBADMSG,
-						     "socket:[%u]: file id %#x in flight is not in the files of "
-						     "task %d",
-						     u->ino, u->queue[m]->fds[j], t->pid);
+				return cr_fail_errno(
+				    e, EBADMSG,
+				    "socket:[%u]: file id %#x in flight is not in the files of "
+				    "task %d",
+				    u->ino, u->queue[m]->fds[j], t->pid);
 			if (make_once(ts, n, t, f, e))
 				return cr_wrap(e, "socket:[%u]: a file in flight", u->ino);
 		}

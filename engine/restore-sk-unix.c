@@ -418,7 +418,7 @@ static int scm_fds(const struct rsk *r, const UnixSkMsg *m, int *fds, struct cr_
 }
 
 /* Control messages: the files (first part only), the sender's uid and gid (its pid is not there yet). */
-static socklen_t put_cmsg(void *buf, size_t blen, const UnixSkMsg *m, const int *fds, bool first)
+static socklen_t put_cmsg(void *buf, size_t blen, const UnixSkMsg *m, const int *fds, bool first, bool cred)
 {
 	struct msghdr mh = {.msg_control = buf, .msg_controllen = blen};
 	memset(buf, 0, blen);
@@ -432,7 +432,7 @@ static socklen_t put_cmsg(void *buf, size_t blen, const UnixSkMsg *m, const int 
 		mh.msg_controllen = used + CMSG_SPACE(sizeof(struct ucred));
 		cm = CMSG_NXTHDR(&mh, cm);
 	}
-	if (m->has_cred_uid && cm) {
+	if (cred && m->has_cred_uid && cm) {
 		struct ucred uc = {getpid(), m->cred_uid, m->cred_gid};
 		cm->cmsg_level = SOL_SOCKET, cm->cmsg_type = SCM_CREDENTIALS;
 		cm->cmsg_len = CMSG_LEN(sizeof(uc));
@@ -450,15 +450,22 @@ static int send_all(int fd, const UnixSkMsg *m, const int *fds, const struct soc
 		struct cmsghdr align;
 	} cb;
 	size_t off = 0, len = m->data.len;
+	bool cred = true;
 	do {
 		struct iovec iov = {m->data.data + off, len - off};
 		struct msghdr mh = {(void *)to, to ? tolen : 0, &iov, 1, cb.b, 0, 0};
-		mh.msg_controllen = put_cmsg(cb.b, sizeof(cb.b), m, fds, off == 0);
+		mh.msg_controllen = put_cmsg(cb.b, sizeof(cb.b), m, fds, off == 0, cred);
 		if (!mh.msg_controllen)
 			mh.msg_control = NULL;
 		ssize_t n = sendmsg(fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL);
 		if (n < 0 && errno == EINTR)
 			continue;
+		if (n < 0 && errno == EPERM && cred && m->has_cred_uid) { /* no CAP_SETUID: crshim's creds */
+			pr_info("uid %u gid %u of a queued message cannot be set: crshim's are sent\n",
+				m->cred_uid, m->cred_gid);
+			cred = false;
+			continue;
+		}
 		if (n < 0)
 			return -1;
 		off += (size_t)n;

@@ -1,8 +1,9 @@
-/* Files in flight (SCM_RIGHTS) in one message over a stream socketpair (fds 11 -> 12), received after restore:
- * a regular file held only in flight (offset 3), the read end of a pipe with 9 bytes in it (the task keeps
- * the write end, fd 21), a memfd held only in flight (contents, offset 2) and an eventfd with counter 7 that
- * the task also holds (fd 20). After restore the contents and offsets are the same, the pipe is the one the
- * task writes to, the eventfd is the same open file description as fd 20 (kcmp), nothing more is queued. */
+/* Files in flight (SCM_RIGHTS) in one message over a stream socketpair (fds 11 -> 12), received after
+ * restore: a regular file held only in flight (offset 3), the read end of a pipe with 9 bytes in it (the task
+ * keeps the write end, fd 21), a memfd held only in flight (contents, offset 2) and an eventfd with counter 7
+ * that the task also holds (fd 20). After restore the contents and offsets are the same, the pipe is the one
+ * the task writes to, the eventfd is the same open file description as fd 20 (kcmp), nothing more is queued.
+ */
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/eventfd.h>

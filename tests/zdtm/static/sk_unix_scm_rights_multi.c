@@ -1,9 +1,10 @@
 /* Several messages with files in flight between plain data on a stream socketpair (fds 11 -> 12): "plain-1",
  * "with-1" carrying a regular file (offset 5, held only in flight), "plain-2", "with-2" carrying the read end
  * of a pipe (the task keeps the write end, fd 21; 3 bytes in it) and one end of a socketpair (the task keeps
- * the other end, fd 22; 4 bytes queued for the end in flight), "plain-3". Received after restore as before
- * the dump: each read stops after the message that carried files, with its files, in order ("plain-1with-1"
- * + 1 file, "plain-2with-2" + 2 files, "plain-3"); the files are the same (offset, data, peers). */
+ * the other end, fd 22; 4 bytes queued for the end in flight), "plain-3", "with-3" carrying both ends of
+ * another socketpair (2 bytes queued between them). Received after restore as before the dump: each read
+ * stops after the message that carried files, with its files, in order ("plain-1with-1" + 1 file,
+ * "plain-2with-2" + 2 files, "plain-3with-3" + 2 files); the files are the same (offset, data, peers). */
 #include <stdio.h>
 #include "sk_unix.h"
 
@@ -21,7 +22,7 @@ static void expect(const char *want, int nwant, int *fds)
 
 int main(int argc, char **argv)
 {
-	int fds[8] = {-1, -1, -1}, p[2], sp[2];
+	int fds[8] = {-1, -1, -1}, p[2], sp[2], xy[2];
 	char c[8] = "";
 
 	test_init(argc, argv);
@@ -35,13 +36,18 @@ int main(int argc, char **argv)
 	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sp) || sk_send(sp[0], "to-D", 4))
 		fail("socketpair");
 	sk_place(sp[0], SC, 0);
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, xy) || sk_send(xy[0], "xy", 2))
+		fail("socketpair");
 	fds[0] = p[0], fds[1] = sp[1];
 	if (sk_send(A, "plain-1", 7) || sk_send_fds(A, "with-1", 6, &f, 1) || sk_send(A, "plain-2", 7) ||
-	    sk_send_fds(A, "with-2", 6, fds, 2) || sk_send(A, "plain-3", 7))
+	    sk_send_fds(A, "with-2", 6, fds, 2) || sk_send(A, "plain-3", 7) ||
+	    sk_send_fds(A, "with-3", 6, xy, 2))
 		fail("send");
 	close(f);
 	close(p[0]);
 	close(sp[1]);
+	close(xy[0]);
+	close(xy[1]);
 	test_daemon();
 	test_waitsig();
 
@@ -49,13 +55,15 @@ int main(int argc, char **argv)
 	if (lseek(fds[0], 0, SEEK_CUR) != 5 || read(fds[0], c, 5) != 5 || memcmp(c, "56789", 5))
 		fail("regular file: offset or data ('%.5s')", c);
 	expect("plain-2with-2", 2, fds);
-	if (read(fds[0], c, 3) != 3 || memcmp(c, "abc", 3) || write(PW, "d", 1) != 1 || read(fds[0], c, 1) != 1 ||
-	    c[0] != 'd')
+	if (read(fds[0], c, 3) != 3 || memcmp(c, "abc", 3) || write(PW, "d", 1) != 1 ||
+	    read(fds[0], c, 1) != 1 || c[0] != 'd')
 		fail("pipe: data or peer");
 	if (sk_expect(fds[1], "to-D", 4) || sk_send(fds[1], "to-C", 4) || sk_expect(SC, "to-C", 4) ||
 	    sk_send(SC, "more", 4) || sk_expect(fds[1], "more", 4))
 		fail("socketpair end in flight: data or peer");
-	expect("plain-3", 0, fds);
+	expect("plain-3with-3", 2, fds);
+	if (sk_expect(fds[1], "xy", 2) || sk_send(fds[1], "yx", 2) || sk_expect(fds[0], "yx", 2))
+		fail("socketpair with both ends in flight: data or peer");
 	if (!sk_empty(B))
 		fail("more data queued");
 	if (!test_failures)
