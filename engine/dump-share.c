@@ -1,7 +1,7 @@
 /* What a process of the tree shares with its parent through clone flags, found with kcmp: the fd table
- * (CLONE_FILES), cwd/root/umask (CLONE_FS); the address space and signal handlers (CLONE_VM, CLONE_SIGHAND
- * without CLONE_THREAD) are refused. Stored in pstree_entry.clone_share; restore creates the process with
- * those flags from its parent (restore-child.c). */
+ * (CLONE_FILES), cwd/root/umask (CLONE_FS). Stored in pstree_entry.clone_share; restore creates the process
+ * with those flags from its parent (restore-child.c). A process sharing the address space of another one
+ * (CLONE_VM without CLONE_THREAD) is handled by dump-sharedvm.c instead. */
 #define LOG_PREFIX "dump-share: "
 #include <errno.h>
 #include <limits.h>
@@ -49,14 +49,12 @@ int dump_clone_share(struct dump_ctx *c, size_t n, struct cr_err *e)
 	for (size_t i = 1; i < n; i++) {
 		const struct dump_ctx *p = find(c, n, c[i].ppid);
 		c[i].clone_share = 0;
-		if (c[i].zombie || !p || p->zombie)
+		if (c[i].zombie)
 			continue;
-		if (same(p->pid, c[i].pid, KCMP_VM) || same(p->pid, c[i].pid, KCMP_SIGHAND))
-			return cr_fail(
-			    e,
-			    "task %d shares its address space or signal handlers with its parent %d "
-			    "(CLONE_VM/CLONE_SIGHAND without CLONE_THREAD): not supported yet",
-			    c[i].pid, p->pid);
+		if (dump_sharedvm(c, n, i, e))
+			return -1;
+		if (c[i].vm_owner || !p || p->zombie)
+			continue;
 		if (same(p->pid, c[i].pid, KCMP_FILES)) {
 			for (size_t k = 1; k < n; k++)
 				if (c[k].ppid == c[i].pid)

@@ -222,6 +222,11 @@ static int write_pstree(struct dump_tree *tr, struct cr_err *e)
 		pe.pgid = (int32_t)c->stat.f[5], pe.has_pgid = 1;
 		pe.sid = (int32_t)c->stat.f[6], pe.has_sid = 1;
 		pe.clone_share = c->clone_share, pe.has_clone_share = c->clone_share != 0;
+		if (c->vm_owner) {
+			pe.vm_owner = c->vm_owner, pe.has_vm_owner = 1;
+			pe.vm_flags = c->vm_flags, pe.has_vm_flags = 1;
+			pe.exit_signal = c->exit_signal, pe.has_exit_signal = 1;
+		}
 		pe.n_threads = c->nth + 1, pe.threads = tids;
 		if (tr->pidns) {
 			pe.ns_pid = c->ns_pid, pe.has_ns_pid = 1;
@@ -299,7 +304,8 @@ static int dump_images(struct dump_ctx *c, struct cr_err *e)
 	if (proc_parse_stat(c->pid, &c->stat, e))
 		return -1;
 	if (dump_files_write(c, e) || dump_locks_write(c, e) || fault_check(c->o, FI_DUMP_AFTER_FILES, e) ||
-	    dump_core_write(c, e) || dump_creds_write(c, e) || dump_mm_write(c, e) || dump_ghost_write(c, e))
+	    dump_core_write(c, e) || dump_creds_write(c, e) || (!c->vm_owner && dump_mm_write(c, e)) ||
+	    dump_ghost_write(c, e))
 		return -1;
 	for (size_t i = 0; i < c->nth; i++)
 		if (dump_core_write_thread(c, &c->th[i], e))

@@ -82,6 +82,9 @@ struct dump_ctx {
 	struct dump_shmem *shm;	   /* tree-wide: shared memory objects (dump-shmem.c) */
 	struct dump_fdshare *fdsh; /* tree-wide: open file descriptions (dump-fdshare.c) */
 	uint32_t clone_share;	   /* CLONE_FILES | CLONE_FS shared with its parent (dump-share.c) */
+	pid_t vm_owner;		   /* shares the address space of this earlier process (dump-sharedvm.c) */
+	uint32_t vm_flags;	   /* clone flags relative to vm_owner */
+	int exit_signal;	   /* of a vm sharer (stat field 38) */
 	struct dump_thread *th;	   /* the other threads, seized */
 	size_t nth, th_cap;
 	struct dump_sk *sk;	    /* sockets: pidfd, connections in repair mode (dump-sk-inet.c) */
@@ -120,6 +123,9 @@ int dump_creds_write(struct dump_ctx *c, struct cr_err *e);
 int dump_mm_write(struct dump_ctx *c, struct cr_err *e);
 /* dump-share.c: what each process shares with its parent (kcmp); refuses what restore cannot make. */
 int dump_clone_share(struct dump_ctx *c, size_t n, struct cr_err *e);
+/* dump-sharedvm.c: processes sharing the address space of an earlier one (vm_owner, vm_flags), called by
+ * dump_clone_share for a process that shares its mm with another one of the tree. */
+int dump_sharedvm(struct dump_ctx *c, size_t n, size_t i, struct cr_err *e);
 /* dump-files.c: files.img and fdinfo-PID.img. */
 int dump_files_write(struct dump_ctx *c, struct cr_err *e);
 /* A file in flight (dump-sk-scm.c): crshim's own fd of it, filled by the per-kind code as an fd of crshim

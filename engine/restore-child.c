@@ -122,8 +122,8 @@ static int spawn_children(struct rst_task *t, bool before, bool files_phase, cha
 {
 	for (size_t j = 0; j < t->ntree; j++) {
 		struct rst_task *c = &t->tree[j];
-		if (c == t || c->spawn_ppid != t->pid || rst_files_sharer_of(t, c) != files_phase ||
-		    (!files_phase && c->before_setsid != before))
+		if (c == t || c->spawn_ppid != t->pid || rst_svm_sharer(c) ||
+		    rst_files_sharer_of(t, c) != files_phase || (!files_phase && c->before_setsid != before))
 			continue;
 		pid_t want[2] = {c->vpid ? c->vpid : c->pid, c->pid}; /* inner first */
 		uint64_t share =

@@ -174,7 +174,7 @@ static int read_task(struct rst_task *t, struct cr_err *e)
 		return 0;
 	}
 	if (img_read_one(t->dirfd, IMG_FS, id, (ProtobufCMessage **)&t->fs, e) ||
-	    img_read_one(t->dirfd, IMG_MM, id, (ProtobufCMessage **)&t->mm, e))
+	    img_read_one(t->dirfd, IMG_MM, rst_svm_mm_id(t), (ProtobufCMessage **)&t->mm, e))
 		return -1;
 	if (img_read_one(t->dirfd, IMG_CREDS, id, (ProtobufCMessage **)&t->creds, e)) {
 		if (e->errnum != ENOENT)
@@ -376,7 +376,7 @@ int rst_load_task(struct cr_opts *o, struct rst_task *t, struct cr_err *e)
 	if (read_task(t, e))
 		return -1;
 	if (!t->zombie) {
-		if (rst_pages_load(t, e))
+		if (rst_svm_sharer(t) ? rst_svm_load(t, e) : rst_pages_load(t, e))
 			return -1;
 		pr_info("images verified: task %d, %zu vmas, %llu bytes of pages in %zu blocks\n", t->pid,
 			t->mm->n_vmas, (unsigned long long)t->pm.total_size, t->pm.nr);

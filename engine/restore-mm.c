@@ -510,7 +510,9 @@ int rst_child_fill_unmap(struct rst_task *t, char *msg, size_t msglen)
 			a->special[k].cur = s;
 			continue;
 		}
-		if (!strcmp(name, "[vsyscall]") || (s >= a->area_start && en <= a->area_start + a->area_len))
+		if (!strcmp(name, "[vsyscall]") ||
+		    (s >= a->area_start && en <= a->area_start + a->area_len) ||
+		    rst_svm_keep(a, s, en)) /* the areas of the processes sharing its address space */
 			continue;
 		if (add_unmap(t, s, en)) /* all of it but the prefilled VMAs */
 			return snprintf(msg, msglen, "too many mappings to remove"), -1;

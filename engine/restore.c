@@ -426,16 +426,19 @@ static int restore_run(struct cr_opts *o, struct rst_task *ts, size_t n, struct 
 			close(ts[i].go_pipe[0]);
 		ts[i].err_pipe[1] = ts[i].go_pipe[0] = -1;
 	}
-	int ret = fault_check(o, FI_RESTORE_ROOT_ONLY, e) || seize_child(&ts[0], e);
+	int ret =
+	    rst_svm_spawn(ts, n, e) || fault_check(o, FI_RESTORE_ROOT_ONLY, e) || seize_child(&ts[0], e);
 	for (size_t i = 1; !ret && i < n; i++)
-		if (!ts[i].zombie && !ts[i].helper)
+		if (!ts[i].zombie && !ts[i].helper && !rst_svm_sharer(&ts[i]))
 			ret = seize_tree_child(ts, n, &ts[i], e);
 	if (!ret)
 		ret = rst_tree_release(ts, n, e);
 	for (size_t i = 0; !ret && i < n; i++)
 		if (!ts[i].zombie && !ts[i].helper)
-			ret = wait_blob(&ts[i], e) || park_threads(&ts[i], e);
-	if (!ret) /* every process has its fds: epoll targets held by another process */
+			ret = (rst_svm_sharer(&ts[i]) && rst_svm_go(&ts[i], e)) || wait_blob(&ts[i], e) ||
+			      park_threads(&ts[i], e);
+	rst_svm_done(ts, n); /* the sharers have their fds: the placeholders go */
+	if (!ret)	     /* every process has its fds: epoll targets held by another process */
 		ret = rst_epoll_tree(ts, n, e);
 	if (!ret)
 		rst_tty_foreground(o, &ts[0]);
@@ -503,16 +506,17 @@ static int restore_tree(struct cr_opts *o, struct rst_task **tsp, size_t *np, st
 	struct rst_task *t = &(*tsp)[0];
 	t->fault = o->fault;
 	t->sibling = o->restore_sibling;
-	if (rst_load(o, t, e) || load_tree(o, tsp, np, e) || rst_sk_scm_prepare(*tsp, *np, e) ||
-	    rst_pipes_share(*tsp, *np, e) || rst_fdshare_prepare(*tsp, *np, e) ||
-	    rst_shmem_prepare(*tsp, *np, e) || rst_evfd_share(*tsp, *np, e) ||
-	    rst_tty_prepare(o, *tsp, *np, e) || rst_sk_unix_prepare(*tsp, *np, e) ||
-	    rst_tree_plan(o, tsp, np, e) || fault_check(o, FI_RESTORE_AFTER_LOAD, e))
+	if (rst_load(o, t, e) || load_tree(o, tsp, np, e) || rst_svm_prepare(*tsp, *np, e) ||
+	    rst_sk_scm_prepare(*tsp, *np, e) || rst_pipes_share(*tsp, *np, e) ||
+	    rst_fdshare_prepare(*tsp, *np, e) || rst_shmem_prepare(*tsp, *np, e) ||
+	    rst_evfd_share(*tsp, *np, e) || rst_tty_prepare(o, *tsp, *np, e) ||
+	    rst_sk_unix_prepare(*tsp, *np, e) || rst_tree_plan(o, tsp, np, e) ||
+	    fault_check(o, FI_RESTORE_AFTER_LOAD, e))
 		return -1;
 	for (size_t i = 0; i < *np; i++)
 		if (!(*tsp)[i].zombie && !(*tsp)[i].helper && rst_area_build(&(*tsp)[i], e))
 			return -1;
-	if (fault_check(o, FI_RESTORE_BEFORE_FORK, e))
+	if (rst_svm_fill(*tsp, *np, e) || fault_check(o, FI_RESTORE_BEFORE_FORK, e))
 		return -1;
 	return restore_run(o, *tsp, *np, e);
 }
@@ -546,6 +550,7 @@ int eng_restore(struct cr_opts *o, pid_t *root_pid, struct cr_err *err)
 		own_dir = true;
 	}
 	ret = restore_tree(o, &ts, &n, err);
+	rst_svm_done(ts, n);	/* placeholders left by a failure */
 	rst_pipes_share_done(); /* the tree has its own copies of shared pipes now */
 	rst_shmem_done();	/* and of shared memory */
 	rst_fdshare_done();	/* and of shared open files */

@@ -74,6 +74,7 @@ struct rst_task {
 	/* restore-tree.c: who creates the task and when (sessions and groups) */
 	pid_t spawn_ppid; /* the process that clones it (its parent, or a sibling / helper) */
 	pid_t vpid;	  /* the PID inside the tree's PID namespace (inventory pidns), 0 without one */
+	pid_t svm_ph; /* restore-sharedvm.c: the placeholder holding its fds (crshim's child), 0 if none */
 
 	bool root;	 /* the root of the tree: files.img, owns inv and the pstree list */
 	bool zombie;	 /* core task_state 2: created, then exits with core->exit_code */
@@ -132,6 +133,22 @@ __attribute__((noreturn)) void rst_helper_child(struct rst_task *t);
 bool rst_files_shared(const struct rst_task *t);
 bool rst_files_sharer_of(const struct rst_task *t, const struct rst_task *c);
 int rst_fdtable_place(struct rst_task *t, char *msg, size_t msglen);
+
+/* restore-sharedvm.c: processes sharing the address space of an earlier one (pstree vm_owner). They are not
+ * cloned by their parent: the owner's blob clones them (restorer/sharedvm.c); a placeholder process made by
+ * crshim restores their fd table first. rst_svm_load stands for rst_pages_load (the memory is the owner's);
+ * rst_svm_prepare checks the tree; rst_svm_fill (areas built) fills the owner's and the sharers' args;
+ * rst_svm_spawn makes the placeholders; rst_svm_go (owner trapped) seizes a sharer and lets it go on;
+ * rst_svm_done ends the placeholders. rst_svm_keep (child side): a sharer's area the owner keeps. */
+bool rst_svm_sharer(const struct rst_task *t);
+int rst_svm_mm_id(const struct rst_task *t);
+int rst_svm_load(struct rst_task *t, struct cr_err *e);
+int rst_svm_prepare(struct rst_task *ts, size_t n, struct cr_err *e);
+int rst_svm_fill(struct rst_task *ts, size_t n, struct cr_err *e);
+int rst_svm_spawn(struct rst_task *ts, size_t n, struct cr_err *e);
+int rst_svm_go(struct rst_task *t, struct cr_err *e);
+void rst_svm_done(struct rst_task *ts, size_t n);
+bool rst_svm_keep(const struct rst_args *a, uint64_t start, uint64_t end);
 
 /* restore-child.c */
 /* fd moved to the lowest free number >= lo, close-on-exec; fd itself is closed (errno kept). -1 on error. */

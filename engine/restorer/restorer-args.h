@@ -131,6 +131,14 @@ _Static_assert(sizeof(struct rst_thread) == 120, "rst_thread");
 
 #define RST_THREAD_STACK (32u << 10)
 
+#define RST_MAX_SVM 16 /* processes sharing one restored address space with its owner */
+enum rst_svm_sess { RST_SVM_SESS_KEEP = 0, RST_SVM_SESS_SETSID = 1, RST_SVM_SESS_SETPGID = 2 };
+
+/* A sharer's fd, taken from its placeholder with pidfd_getfd (restore-sharedvm.c). */
+struct rst_svm_fd {
+	int32_t fd, cloexec;
+};
+
 struct rst_args {
 	uint64_t magic;
 	uint32_t version, size; /* RST_VERSION, sizeof(struct rst_args) */
@@ -205,6 +213,27 @@ struct rst_args {
 	volatile int32_t threads_ready; /* threads that restored their state and wait for threads_go */
 	volatile int32_t threads_go;	/* set (and futex-woken) by crshim once it has seized them all */
 	int32_t helper_fd_hi; /* last helper fd to close; 0: all from helper_fd_lo on (restore-fdtable.c) */
+
+	/* ---- processes sharing the address space (restore-sharedvm.c, restorer/sharedvm.c) ---- */
+	uint64_t svm_args[RST_MAX_SVM]; /* the owner: struct rst_args * of each sharer it clones */
+	uint32_t nr_svm;
+	uint32_t svm;		 /* 1: a sharer: cloned by the owner's blob, maps nothing itself */
+	uint64_t svm_flags;	 /* clone flags (CLONE_VM | ...) */
+	int32_t svm_exit_signal; /* 0 with CLONE_PARENT */
+	int32_t svm_nr_tid;	 /* set_tid_size */
+	int32_t svm_tid[2];	 /* set_tid: the PID inside the tree's PID namespace first */
+	volatile int32_t svm_go; /* set (and futex-woken) by crshim once it has seized the sharer */
+	int32_t svm_ph_pid;	 /* its placeholder that holds its fds (written by the placeholder) */
+	int32_t svm_sess;	 /* enum rst_svm_sess */
+	int32_t svm_pgid;	 /* RST_SVM_SESS_SETPGID: the group (0: its own) */
+	uint32_t svm_nr_fds;	 /* struct rst_svm_fd[] at svm_fds */
+	uint64_t svm_fds;	 /* in the area's unmap space (a sharer unmaps nothing) */
+	uint64_t svm_cwd;	 /* char *, 0: shares the fs info (CLONE_FS) */
+	int32_t svm_umask, svm_has_personality;
+	uint32_t svm_personality, svm_subreaper;
+	int32_t svm_has_nice, svm_nice;
+	uint64_t svm_timerslack; /* 0: keep */
+	char svm_comm[16];
 };
 _Static_assert(sizeof(struct rst_args) % 8 == 0, "rst_args alignment");
 _Static_assert(sizeof(struct rst_args) < 16384, "rst_args size");

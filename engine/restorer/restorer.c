@@ -16,6 +16,7 @@
 
 #include "fault-ids.h"
 #include "restorer-args.h"
+#include "rst-svm.h"
 #include "rst-sys.h"
 #include "vma-flags.h"
 
@@ -665,6 +666,41 @@ static void wait_threads(struct rst_args *a)
 		sys6(__NR_futex, (long)&a->threads_ready, FUTEX_WAIT, v, 0, 0, 0);
 }
 
+/* Creds, then what a credentials change resets. */
+void rst_task_creds(struct rst_args *a)
+{
+	if (a->has_creds)
+		restore_creds(a);
+	if (a->dumpable == 0 || a->dumpable == 1)
+		check(a, sys5(__NR_prctl, PR_SET_DUMPABLE, a->dumpable, 0, 0, 0), "prctl(PR_SET_DUMPABLE)", 0,
+		      0);
+	check(a, sys5(__NR_prctl, PR_SET_PDEATHSIG, a->pdeathsig, 0, 0, 0), "prctl(PR_SET_PDEATHSIG)", 0, 0);
+	if (a->no_new_privs)
+		check(a, sys5(__NR_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "prctl(PR_SET_NO_NEW_PRIVS)", 0,
+		      0);
+}
+
+/* For sharedvm.c (the helpers here stay static to this file). */
+void rst_fail(struct rst_args *a, const char *step, long ret, uint64_t x, uint64_t y)
+{
+	fail(a, step, ret, x, y);
+}
+
+void rst_task_state(struct rst_args *a)
+{
+	restore_task(a);
+}
+
+uint64_t rst_now_ns(void)
+{
+	return now_ns();
+}
+
+void rst_wait_while(volatile int32_t *p, int32_t v)
+{
+	futex_wait_while(p, v);
+}
+
 void rst_main(struct rst_args *a)
 {
 	if (a->magic != RST_MAGIC || a->size != sizeof(*a))
@@ -675,20 +711,12 @@ void rst_main(struct rst_args *a)
 	restore_mm(a);
 	if (a->fault == FI_RESTORER_AFTER_MM)
 		fail(a, "fault injected at restorer-after-mm", -5, 0, 0);
-	create_threads(a); /* before restore_task: timers may notify a thread */
+	rst_svm_clone_all(a); /* the processes sharing this address space */
+	create_threads(a);    /* before restore_task: timers may notify a thread */
 	restore_task(a);
 	if (a->fault == FI_RESTORER_BEFORE_CREDS)
 		fail(a, "fault injected at restorer-before-creds", -5, 0, 0);
-	if (a->has_creds)
-		restore_creds(a);
-	/* These are reset by a credentials change: set them after it. */
-	if (a->dumpable == 0 || a->dumpable == 1)
-		check(a, sys5(__NR_prctl, PR_SET_DUMPABLE, a->dumpable, 0, 0, 0), "prctl(PR_SET_DUMPABLE)", 0,
-		      0);
-	check(a, sys5(__NR_prctl, PR_SET_PDEATHSIG, a->pdeathsig, 0, 0, 0), "prctl(PR_SET_PDEATHSIG)", 0, 0);
-	if (a->no_new_privs)
-		check(a, sys5(__NR_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "prctl(PR_SET_NO_NEW_PRIVS)", 0,
-		      0);
+	rst_task_creds(a);
 	wait_threads(a);
 	a->t_ns[3] = now_ns();
 	__atomic_store_n(&a->state, RST_DONE, __ATOMIC_SEQ_CST);
