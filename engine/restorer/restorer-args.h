@@ -227,8 +227,9 @@ struct rst_args {
 	int32_t svm_sess;	 /* enum rst_svm_sess */
 	int32_t svm_pgid;	 /* RST_SVM_SESS_SETPGID: the group (0: its own) */
 	uint32_t svm_nr_fds;	 /* struct rst_svm_fd[] at svm_fds */
-	uint64_t svm_fds;	 /* in the area's unmap space (a sharer unmaps nothing) */
-	uint64_t svm_cwd;	 /* char *, 0: shares the fs info (CLONE_FS) */
+	int32_t svm_pad;
+	uint64_t svm_fds; /* in the area's unmap space (a sharer unmaps nothing) */
+	uint64_t svm_cwd; /* char *, 0: shares the fs info (CLONE_FS) */
 	int32_t svm_umask, svm_has_personality;
 	uint32_t svm_personality, svm_subreaper;
 	int32_t svm_has_nice, svm_nice;
