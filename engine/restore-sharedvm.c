@@ -150,6 +150,12 @@ int rst_svm_fill(struct rst_task *ts, size_t n, struct cr_err *e)
 		struct rst_task *t = &ts[i];
 		if (!rst_svm_sharer(t))
 			continue;
+		for (size_t k = 0; k < n; k++) /* the tree plan may want it to clone others (sessions) */
+			if (ts[k].spawn_ppid == t->pid && &ts[k] != t)
+				return cr_fail_errno(e, ENOTSUP,
+						     "not supported yet: task %d shares an address space and "
+						     "would have to create task %d",
+						     t->pid, ts[k].pid);
 		struct rst_task *own = owner_of(ts, n, t);
 		struct rst_args *oa = own->args;
 		if (oa->nr_svm == RST_MAX_SVM)
@@ -181,6 +187,7 @@ __attribute__((noreturn)) static void placeholder(struct rst_task *t, int wfd)
 {
 	char msg[512] = "";
 	t->args->svm_ph_pid = getpid(); /* as the sharer sees it */
+	raise(SIGSTOP);			/* crshim checks that it took no PID of the tree */
 	t->err_pipe[1] = wfd;
 	if (rst_child_files(t, msg, sizeof(msg))) {
 		if (write(t->err_pipe[1], msg, strlen(msg)) < 0)
@@ -215,30 +222,67 @@ static int wait_placeholder(struct rst_task *t, int rfd, struct cr_err *e)
 	return cr_fail_errno(e, EFAULT, "task %d: its placeholder ended with status %#x", t->pid, st);
 }
 
-static int spawn_one(struct rst_task *t, struct cr_err *e)
+/* A PID the tree needs (in crshim's PID namespace or, as the placeholder sees it, in the tree's). */
+static bool pid_of_tree(const struct rst_task *ts, size_t n, pid_t pid, pid_t nspid)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (ts[i].pid == pid || (ts[i].vpid ? ts[i].vpid : ts[i].pid) == nspid)
+			return true;
+		for (size_t k = 1; k < ts[i].pst->n_threads; k++)
+			if (ts[i].pst->threads[k] == pid)
+				return true;
+	}
+	return false;
+}
+
+static void kill_reap(pid_t pid)
+{
+	int st;
+	kill(pid, SIGKILL);
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+}
+
+/* A placeholder stopped before its work, with a PID the tree does not need (else another one). */
+static int clone_placeholder(struct rst_task *ts, size_t n, struct rst_task *t, int pfd[2], struct cr_err *e)
+{
+	for (int tries = 0; tries < 64; tries++) {
+		sigset_t all, old;
+		struct svm_clone_args ca = {.exit_signal = SIGCHLD};
+		sigfillset(&all);
+		sigprocmask(SIG_SETMASK, &all, &old);
+		fflush(NULL);
+		long r = syscall(SYS_clone3, &ca, sizeof(ca));
+		if (r == 0) {
+			close(pfd[0]);
+			placeholder(t, pfd[1]);
+		}
+		int err = errno;
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		if (r < 0)
+			return cr_fail_errno(e, err, "clone3 the placeholder of task %d", t->pid);
+		t->svm_ph = (pid_t)r;
+		if (wait_placeholder(t, pfd[0], e))
+			return -1;
+		if (!pid_of_tree(ts, n, (pid_t)r, t->args->svm_ph_pid))
+			return 0;
+		kill_reap((pid_t)r);
+		t->svm_ph = 0;
+	}
+	return cr_fail_errno(e, EAGAIN, "task %d: no free PID for its placeholder", t->pid);
+}
+
+static int spawn_one(struct rst_task *ts, size_t n, struct rst_task *t, struct cr_err *e)
 {
 	int pfd[2];
-	sigset_t all, old;
-	struct svm_clone_args ca = {.exit_signal = SIGCHLD};
 	if (pipe2(pfd, O_CLOEXEC))
 		return cr_fail_sys(e, "pipe");
-	sigfillset(&all);
-	sigprocmask(SIG_SETMASK, &all, &old);
-	fflush(NULL);
-	long r = syscall(SYS_clone3, &ca, sizeof(ca));
-	if (r == 0) {
-		close(pfd[0]);
-		placeholder(t, pfd[1]);
-	}
-	int err = errno;
-	sigprocmask(SIG_SETMASK, &old, NULL);
+	int ret = clone_placeholder(ts, n, t, pfd, e);
 	close(pfd[1]);
-	if (r < 0) {
-		close(pfd[0]);
-		return cr_fail_errno(e, err, "clone3 the placeholder of task %d", t->pid);
+	if (!ret) { /* now its fds */
+		kill(t->svm_ph, SIGCONT);
+		ret = wait_placeholder(t, pfd[0], e);
 	}
-	t->svm_ph = (pid_t)r;
-	int ret = wait_placeholder(t, pfd[0], e);
 	close(pfd[0]);
 	if (!ret)
 		pr_debug("task %d: placeholder %d holds its fds\n", t->pid, t->svm_ph);
@@ -263,7 +307,7 @@ int rst_svm_spawn(struct rst_task *ts, size_t n, struct cr_err *e)
 	}
 	for (size_t i = 0; !ret && i < n; i++)
 		if (rst_svm_sharer(&ts[i]) && !(ts[i].pst->vm_flags & CLONE_FILES))
-			ret = spawn_one(&ts[i], e);
+			ret = spawn_one(ts, n, &ts[i], e);
 	if (self >= 0 && setns(self, CLONE_NEWPID) && !ret)
 		ret = cr_fail_sys(e, "back to our PID namespace");
 	return ret;
@@ -278,6 +322,27 @@ int rst_svm_go(struct rst_task *t, struct cr_err *e)
 	__atomic_store_n(&t->args->svm_go, 1, __ATOMIC_SEQ_CST);
 	syscall(SYS_futex, &t->args->svm_go, 1 /* FUTEX_WAKE */, 1, NULL, NULL, 0);
 	return 0;
+}
+
+pid_t rst_svm_waitpid(struct rst_task *t, int *st)
+{
+	bool any = false;
+	for (size_t i = 0; i < t->ntree; i++)
+		any |= t->tree[i].svm_ph != 0;
+	if (!any)
+		return waitpid(t->pid, st, __WALL);
+	for (;;) {
+		pid_t r = waitpid(t->pid, st, __WALL | WNOHANG);
+		if (r)
+			return r;
+		for (size_t i = 0; i < t->ntree; i++) {
+			int s;
+			pid_t ph = t->tree[i].svm_ph;
+			if (ph && waitpid(ph, &s, WNOHANG) == ph)
+				t->tree[i].svm_ph = 0;
+		}
+		usleep(1000);
+	}
 }
 
 void rst_svm_done(struct rst_task *ts, size_t n)

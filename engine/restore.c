@@ -151,7 +151,7 @@ static int wait_blob(struct rst_task *t, struct cr_err *e)
 {
 	int st;
 	for (;;) {
-		if (waitpid(t->pid, &st, __WALL) < 0) {
+		if (rst_svm_waitpid(t, &st) < 0) {
 			if (errno == EINTR)
 				continue;
 			return cr_fail_sys(e, "wait for task %d", t->pid);

@@ -148,6 +148,9 @@ int rst_svm_fill(struct rst_task *ts, size_t n, struct cr_err *e);
 int rst_svm_spawn(struct rst_task *ts, size_t n, struct cr_err *e);
 int rst_svm_go(struct rst_task *t, struct cr_err *e);
 void rst_svm_done(struct rst_task *ts, size_t n);
+/* waitpid(t->pid, st, __WALL) that reaps placeholders that ended meanwhile: a PID namespace's init cannot
+ * finish its exit while one of them (crshim's child inside the namespace) is not reaped. */
+pid_t rst_svm_waitpid(struct rst_task *t, int *st);
 bool rst_svm_keep(const struct rst_args *a, uint64_t start, uint64_t end);
 
 /* restore-child.c */

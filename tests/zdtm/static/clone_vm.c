@@ -2,8 +2,9 @@
  * signal handler table, two processes. After restore kcmp says both are still shared; a write by one is
  * seen by the other, a sigaction() by one is seen by the other; each keeps its own pid, stack, registers
  * and signal mask; the child answers on pipes and exits, and waitpid() gets its status.
- * clone_vm_files.c (CLONE_FILES too: one fd table) and clone_vm_fds.c (own fd tables that differ) include
- * this file with CVM_FILES / CVM_FDS. */
+ * clone_vm_files.c (CLONE_FILES too: one fd table), clone_vm_fds.c (own fd tables that differ) and
+ * clone_vm_pidns.c (the parent is the init of a PID namespace) include this file with CVM_FILES / CVM_FDS /
+ * CVM_PIDNS. */
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
@@ -20,6 +21,9 @@
 #endif
 #ifndef CVM_FDS
 #define CVM_FDS 0
+#endif
+#ifndef CVM_PIDNS
+#define CVM_PIDNS 0
 #endif
 
 #define CMD_R 100 /* parent -> child */
@@ -236,7 +240,10 @@ static void check_own(pid_t ch)
 
 int main(int argc, char **argv)
 {
-	test_init(argc, argv);
+	if (CVM_PIDNS)
+		test_init_pidns(argc, argv);
+	else
+		test_init(argc, argv);
 	struct sigaction sa = {.sa_handler = h_usr1};
 	if (setup_fds() || sigaction(SIGUSR1, &sa, NULL)) {
 		fail("setup");
