@@ -12,17 +12,20 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/capability.h>
+#include <sys/epoll.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
+#include <sys/timerfd.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <linux/prctl.h>
 #include <linux/filter.h>
+#include <linux/kcmp.h>
 #include <linux/sched.h>
 #include <linux/seccomp.h>
 #include <linux/userfaultfd.h>
@@ -48,6 +51,9 @@ struct pm_scan_arg {
 #endif
 #ifndef UFFD_FEATURE_WP_ASYNC
 #define UFFD_FEATURE_WP_ASYNC (1 << 15)
+#endif
+#ifndef TFD_IOC_SET_TICKS
+#define TFD_IOC_SET_TICKS _IOW('T', 0, uint64_t)
 #endif
 #ifndef USERFAULTFD_IOC_NEW
 #define USERFAULTFD_IOC_NEW _IO(0xAA, 0x00)
@@ -521,6 +527,40 @@ static int p_caps(struct probe_ctx *c, struct feat_res *r)
 		   cr == CAP_SET && sa == CAP_SET ? " + " : "", sa == CAP_SET ? "CAP_SYS_ADMIN" : "");
 }
 
+/* Epoll targets are found with kcmp(KCMP_EPOLL_TFD) (engine/dump-epoll.c): a watched pipe end. */
+static int p_kcmp_epoll(struct probe_ctx *c, struct feat_res *r)
+{
+	(void)c;
+	__cleanup_close int ep = epoll_create1(EPOLL_CLOEXEC);
+	int p[2];
+	if (ep < 0 || pipe2(p, O_CLOEXEC))
+		return res(r, 0, "setup: %s", strerror(errno));
+	__cleanup_close int rd = p[0];
+	__cleanup_close int wr = p[1];
+	struct epoll_event ev = {.events = EPOLLIN};
+	struct kcmp_epoll_slot slot = {.efd = (uint32_t)ep, .tfd = (uint32_t)rd, .toff = 0};
+	if (epoll_ctl(ep, EPOLL_CTL_ADD, rd, &ev))
+		return res(r, 0, "epoll_ctl: %s", strerror(errno));
+	if (syscall(SYS_kcmp, getpid(), getpid(), KCMP_EPOLL_TFD, rd, &slot))
+		return res(r, 0, "kcmp(KCMP_EPOLL_TFD): %s", strerror(errno));
+	return res(r, 1, "kcmp(KCMP_EPOLL_TFD) finds an epoll target");
+}
+
+/* A timerfd's expirations are put back with TFD_IOC_SET_TICKS (engine/restore-evfd.c). */
+static int p_timerfd(struct probe_ctx *c, struct feat_res *r)
+{
+	(void)c;
+	uint64_t ticks = 3, got = 0;
+	__cleanup_close int fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	if (fd < 0)
+		return res(r, 0, "timerfd_create: %s", strerror(errno));
+	if (ioctl(fd, TFD_IOC_SET_TICKS, &ticks))
+		return res(r, 0, "ioctl(TFD_IOC_SET_TICKS): %s", strerror(errno));
+	if (read(fd, &got, sizeof(got)) != (ssize_t)sizeof(got) || got != ticks)
+		return res(r, 0, "TFD_IOC_SET_TICKS: the ticks did not read back");
+	return res(r, 1, "timerfd with TFD_IOC_SET_TICKS");
+}
+
 /* ---------------- the table and the report ---------------- */
 
 struct feat_def {
@@ -544,6 +584,8 @@ static const struct feat_def feats[] = {
     {"uffd-noncoop", F_OPTIONAL, p_uffd_noncoop},
     {"uffd_wp_async", F_OPTIONAL, p_wp_async},
     {"mem_dirty_track", F_OPTIONAL, p_dirty_track},
+    {"kcmp_epoll", F_OPTIONAL, p_kcmp_epoll},
+    {"timerfd", F_OPTIONAL, p_timerfd},
     {"soft_dirty", F_INFO, p_soft_dirty},
 };
 

@@ -139,13 +139,15 @@ static bool all_digits(const char *s)
 	return true;
 }
 
-/* -v, -vN, -vvvv, -v N, --verbosity[=N], --verbosity N. Default level 2, -v adds one; max 4. */
+/* -v, -vN, -vvvv, -v N, --verbosity[=N], --verbosity N, -verbosity=N. Default level 2, -v adds one; max 4. */
 static int parse_verbosity(struct shim_cmd *c, int argc, char **argv, char *msg, size_t len)
 {
 	const char *a = optarg;
 	long lvl = c->opts.verbosity + 1;
 	if (!a && optind < argc && all_digits(argv[optind]))
 		a = argv[optind++];
+	if (a && !strncmp(a, "erbosity=", 9)) /* -verbosity=N (zdtm's check call): read as -v erbosity=N */
+		a += 9;
 	if (a && a[0] == 'v') {
 		lvl = c->opts.verbosity + 1 + (long)strspn(a, "v");
 		if (a[strspn(a, "v")])
@@ -275,11 +277,13 @@ static int parse_one(struct shim_cmd *c, int opt, int idx, int argc, char **argv
 	case OPT_FILE_LOCKS:
 		o->file_locks = true;
 		return 0;
-	case OPT_TRACK_MEM:
+	case OPT_TRACK_MEM: /* no incremental dumps yet: every dump is a full one */
 		o->track_mem = true;
+		add_note(c, "track-mem");
 		return 0;
 	case OPT_PREV_IMAGES:
 		o->prev_images_dir = optarg;
+		add_note(c, "prev-images-dir");
 		return 0;
 	case OPT_ROOT:
 		o->root = optarg;

@@ -73,6 +73,7 @@ static void t_verbosity(void)
 	    {"check --verbosity 1", 1},
 	    {"check --verbosity", 3},
 	    {"check -v 9", 4},
+	    {"check --no-default-config -verbosity=0 --feature timerfd", 0}, /* zdtm.py's feature check */
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		int r = parse(cases[i].line);
