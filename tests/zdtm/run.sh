@@ -623,17 +623,41 @@ tree_pids() { # pid: it and its descendants
 	done
 }
 
-# A failed test goes with its whole tree: its descendants and whatever is still in its session (children
-# left behind by a dead root, now the reaper's). A test that is no session leader has no such session.
+# A failed test goes with its whole tree: its descendants, whatever is still in its session (children
+# left behind by a dead root, now the reaper's) and what the reaper adopted during the test (KIDS0).
+# A test that is no session leader has no such session.
 cleanup_test() {
-	local p pids
+	local p k pids
 	[ -n "$TPID" ] || return 0
-	pids=$( (tree_pids "$TPID"; ps -o pid= -s "$TPID" 2>/dev/null) | tr -d ' ' | grep . | sort -u)
+	pids=$( (tree_pids "$TPID"; ps -o pid= -s "$TPID" 2>/dev/null
+		for k in $(comm -13 <(echo "$KIDS0") <(reaper_kids)); do tree_pids "$k"; done) |
+		tr -d ' ' | grep . | sort -u)
 	[ -n "$pids" ] || return 0
 	for p in $pids; do kill -KILL "$p" 2>/dev/null; kill -CONT "$p" 2>/dev/null; done
 	for p in $pids; do wait_gone "$p" 5; done
 }
 
+# What a test left behind when it ended: processes the reaper adopted since KIDS0 (the reaper waits for
+# every one of them, so one would hang the run) and members of the test's session. They get 10 s to go
+# (a sockpeer server finishing), then they are killed and the test fails.
+leftovers() {
+	local i left
+	for ((i = 0; i < 100; i++)); do
+		left=$( (comm -13 <(echo "$KIDS0") <(reaper_kids); [ -n "$TPID" ] && ps -o pid= -s "$TPID" 2>/dev/null) |
+			tr -d ' ' | grep . | sort -u)
+		[ -n "$left" ] || return 0
+		sleep 0.1
+	done
+	local p q desc=
+	for p in $left; do desc+="$p($(cat /proc/"$p"/comm 2>/dev/null)) "; done
+	for p in $left; do
+		for q in $(tree_pids "$p"); do kill -KILL "$q" 2>/dev/null; kill -CONT "$q" 2>/dev/null; done
+	done
+	bad "left processes behind after it ended: ${desc% }"
+	return 1
+}
+
+KIDS0=
 TAPN=0
 FAILED=0
 report() { # status name reason
@@ -670,8 +694,10 @@ run_test() { # name
 		return
 	fi
 	TDIR=$(mktemp -d "$TMPBASE/zdtm.$name.XXXXXX")
+	KIDS0=$(reaper_kids)
 	run_steps "$name"
 	local rc=$?
+	[ $rc -ne 0 ] || leftovers || rc=1
 	cleanup_test
 	case $rc in
 	0) report ok "$name" ;;
@@ -727,7 +753,7 @@ selftest() {
 			bad=$((bad + 1))
 		fi
 	}
-	echo "1..8"
+	echo "1..9"
 	st ok "a healthy test passes without C/R" "" --mode nocr pid
 	st notok "a test that writes FAIL is reported" "deliberate failure" --mode nocr selftest_fail
 	st notok "a state change seen from outside (maps, fds, status) is reported" "^#   +fd 3 -> /dev/null" \
@@ -736,6 +762,8 @@ selftest() {
 	st notok "a task that survives a dump without -R is reported" "still running after dump" \
 		--crshim "$fake/crshim-noop" --mode cr pid
 	st notok "a missing test is reported" "no such test" --mode nocr no_such_test_xyz
+	st notok "a process left behind by a passing test is reported" "left processes behind" \
+		--mode nocr selftest_leftover
 	st notok "mode fault: a process left by a failed restore is reported" "left processes" \
 		--crshim "$fake/crshim-leak" --mode fault --fault restore-files pid
 	st notok "mode fault: a dump that does not fail at a fatal point is reported" "want exit 1" \

@@ -5,6 +5,7 @@
 #include <netinet/in.h>
 #include <netinet/ip.h>
 #include <netinet/ip_icmp.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -17,15 +18,32 @@ struct icmp_filter {
 };
 #endif
 
+#define PING_RANGE "/proc/sys/net/ipv4/ping_group_range"
+static char *old_range; /* the value before we opened it, put back at exit */
+
+static void restore_range(void)
+{
+	int p = open(PING_RANGE, O_WRONLY);
+	if (p < 0 || write(p, old_range, strlen(old_range)) < 0)
+		test_msg("could not put back %s = %s\n", PING_RANGE, old_range);
+	if (p >= 0)
+		close(p);
+}
+
 static int ping_socket(int family)
 {
 	int fd = socket(family, SOCK_DGRAM, family == AF_INET ? IPPROTO_ICMP : IPPROTO_ICMPV6);
 	if (fd < 0 && errno == EACCES) {
-		/* ping sockets are off for every group here: allow root's (as CRIU's tests do) */
-		int p = open("/proc/sys/net/ipv4/ping_group_range", O_WRONLY);
+		/* ping sockets are off for every group here: allow root's (as CRIU's tests do) for the time
+		 * of the test (crshim's restore makes the socket again), and put the old range back at exit
+		 */
+		if (!old_range && read_file(PING_RANGE, &old_range) <= 0)
+			test_skip("ping sockets are not allowed and %s cannot be read", PING_RANGE);
+		int p = open(PING_RANGE, O_WRONLY);
 		if (p < 0 || write(p, "0 0", 3) != 3)
 			test_skip("ping sockets are not allowed and ping_group_range cannot be set");
 		close(p);
+		atexit(restore_range);
 		fd = socket(family, SOCK_DGRAM, family == AF_INET ? IPPROTO_ICMP : IPPROTO_ICMPV6);
 	}
 	if (fd < 0)
