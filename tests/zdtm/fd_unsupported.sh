@@ -3,9 +3,11 @@
 # fd 9). Checks: exit 1, one stderr line naming the fd, its kind and the task; the task keeps running,
 # untraced, not stopped, with the same fd table; it still passes after SIGTERM. TAP output.
 #
-# fd_unsupported.sh [--crshim PATH] [--test NAME --expect TEXT]      (env: CRSHIM, ZDTM_BIN, ZDTM_TMP)
+# fd_unsupported.sh [--crshim PATH] [--test NAME --expect TEXT] [--then FUNC]   (env: CRSHIM, ZDTM_BIN, ZDTM_TMP)
 # --test/--expect: another static test whose dump must fail that way (each TEXT, --expect repeatable: a fixed
 # string the line must hold), e.g. sk_unix_scm_rights.
+# --then FUNC: one more step after the failed dump, before SIGTERM: an exported shell function that makes
+# exactly one `check "what" 'condition'` (it sees PID, TMPD, CRSHIM), e.g. unlink_largefile.sh.
 set -u
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 TOP=$(cd "$HERE/../.." && pwd)
@@ -13,11 +15,13 @@ BIN=${ZDTM_BIN:-$TOP/build/zdtm}
 CRSHIM=${CRSHIM:-$TOP/build/crshim}
 TEST=fd_unsupported
 EXPECT=()
+THEN=()
 while [ $# -ge 2 ]; do
 	case $1 in
 	--crshim) CRSHIM=$2 ;;
 	--test) TEST=$2 ;;
 	--expect) EXPECT+=("$2") ;;
+	--then) THEN+=("$2") ;;
 	esac
 	shift 2
 done
@@ -34,7 +38,7 @@ fds() { for f in $(ls "/proc/$1/fd" | sort -n); do echo "$f $(readlink "/proc/$1
 cleanup() { [ -n "$PID" ] && kill -KILL "$PID" 2>/dev/null; }
 trap cleanup EXIT
 
-echo "1..7"
+echo "1..$((7 + ${#THEN[@]}))"
 (cd "$TMPD" && exec "$BIN/static/$TEST" --pidfile="$TMPD/test.pid" --outfile="$TMPD/test.out") \
 	>"$TMPD/start.log" 2>&1
 PID=$(cat "$TMPD/test.pid" 2>/dev/null)
@@ -56,6 +60,7 @@ check "task still running, not stopped (State: $st)" '[ -n "$st" ] && [[ "${st:0
 check "task not traced (TracerPid: $(field "$PID" TracerPid))" '[ "$(field "$PID" TracerPid)" = 0 ]'
 fds "$PID" >"$TMPD/fds.1"
 check "fd table unchanged" 'cmp -s "$TMPD/fds.0" "$TMPD/fds.1"'
+for step in "${THEN[@]+"${THEN[@]}"}"; do "$step"; done
 kill -TERM "$PID"
 for _ in $(seq 100); do [ -e "/proc/$PID" ] || break; sleep 0.05; done
 check "test passes after SIGTERM" 'grep -q "^PASS$" "$TMPD/test.out" && ! grep -q "^FAIL" "$TMPD/test.out"'

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "zdtmtst.h"
@@ -66,4 +67,55 @@ void tree_sleep(void)
 	test_forked();
 	for (;;)
 		pause();
+}
+
+/* Setup of a tree: a shared page of slots where each process writes its pid, so that any process can wait
+ * for another one to exist (and learn its pid) before it joins its group or session. */
+static volatile pid_t *slots;
+
+volatile pid_t *tree_slots(void)
+{
+	if (!slots) {
+		void *m = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+		if (m == MAP_FAILED) {
+			fail("setup: mmap of the slots");
+			exit(1);
+		}
+		slots = m;
+	}
+	return slots;
+}
+
+pid_t tree_child(int slot)
+{
+	pid_t p = fork();
+	if (p < 0)
+		fail("fork");
+	if (p == 0)
+		tree_slots()[slot] = getpid();
+	return p;
+}
+
+void tree_wait_slot(int slot)
+{
+	for (int n = 0; !tree_slots()[slot]; n++) {
+		if (n > 10000)
+			fail("setup: process %d not there", slot);
+		usleep(1000);
+	}
+}
+
+void tree_wait_all(int n)
+{
+	for (int i = 0; i < n; i++)
+		tree_wait_slot(i);
+	usleep(200000); /* let the last setpgid/setsid/exit calls land */
+}
+
+void tree_record_slots(struct tree_ids *tab, pid_t *pids, int n)
+{
+	for (int i = 0; i < n; i++)
+		pids[i] = tree_slots()[i];
+	pids[n] = getpid();
+	tree_record(tab, pids, n + 1);
 }

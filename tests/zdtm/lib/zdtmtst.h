@@ -113,6 +113,23 @@ int tree_check(const struct tree_ids *tab, int n);
 void tree_end(const pid_t *pids, int n);
 /* A child that only waits to be killed (test_forked() first). */
 void tree_sleep(void) __attribute__((noreturn));
+/* A shared page of pid slots (MAP_SHARED, made once, inherited by every fork). tree_child(slot): fork, the
+ * child writes its pid to the slot; tree_wait_slot(slot): wait until the slot is set (10 s at most). */
+volatile pid_t *tree_slots(void);
+pid_t tree_child(int slot);
+void tree_wait_slot(int slot);
+/* tree_wait_all(n): wait for slots 0..n-1, then a moment for the tree to settle. tree_record_slots:
+ * pids[0..n-1] from the slots, pids[n] ourselves, and tree_record of all n + 1 (tab and pids hold n + 1). */
+void tree_wait_all(int n);
+void tree_record_slots(struct tree_ids *tab, pid_t *pids, int n);
+
+/* lib/recstream.c: 16-byte sequence records streamed through the non-blocking channel w -> r (a pipe, a
+ * stream socketpair) until SIGTERM, every record checked; fail()s if one is lost, doubled or out of order.
+ * what names the channel in the summary line. */
+void rec_stream(int r, int w, const char *what);
+/* lib/epollinfo.c: the "tfd: N events: X data: D" triples of epoll fd's fdinfo as "N:X:D " words, sorted
+ * (the kernel lists them by file address); their number, -1 if fdinfo cannot be read. */
+int epoll_tfds(int fd, char *out, size_t len);
 
 #define PAGE 4096UL
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))

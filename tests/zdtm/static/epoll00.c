@@ -14,36 +14,6 @@
 
 #define NT 5
 
-/* The "tfd: N events: X data: D" triples of fd's fdinfo, sorted as the kernel lists them. */
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp((const char *)a, (const char *)b);
-}
-
-/* The "tfd: N events: X data: D" triples of fd's fdinfo, sorted (the kernel lists them by file address). */
-static int tfds(int fd, char *out, size_t len)
-{
-	char path[64], *buf, *p, ent[16][48];
-	size_t off = 0;
-	int n = 0;
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-	out[0] = '\0';
-	if (read_file(path, &buf) < 0)
-		return -1;
-	for (p = strstr(buf, "tfd:"); p && n < 16; p = strstr(p + 4, "tfd:")) {
-		int t;
-		unsigned ev;
-		unsigned long long d;
-		if (sscanf(p, "tfd: %d events: %x data: %llx", &t, &ev, &d) == 3)
-			snprintf(ent[n++], sizeof(ent[0]), "%d:%x:%llx", t, ev, d);
-	}
-	free(buf);
-	qsort(ent, (size_t)n, sizeof(ent[0]), cmp_str);
-	for (int i = 0; i < n && off < len; i++)
-		off += (size_t)snprintf(out + off, len - off, "%s ", ent[i]);
-	return n;
-}
-
 static void add(int ep, int fd, uint32_t ev, uint64_t data)
 {
 	struct epoll_event e = {.events = ev, .data.u64 = data};
@@ -73,12 +43,12 @@ int main(int argc, char **argv)
 	add(ep, p[1], EPOLLOUT, 0x4444);
 	add(inner, ev1, EPOLLIN, 0x5555);
 	add(ep, inner, EPOLLIN, 0x6666);
-	if (tfds(ep, before, sizeof(before)) != NT)
+	if (epoll_tfds(ep, before, sizeof(before)) != NT)
 		fail("interest list: %s", before);
 	test_daemon();
 	test_waitsig();
 
-	if (tfds(ep, after, sizeof(after)) != NT || strcmp(before, after))
+	if (epoll_tfds(ep, after, sizeof(after)) != NT || strcmp(before, after))
 		fail("interest list %s, want %s", after, before);
 	n = epoll_wait(ep, evs, 16, 0);
 	for (i = 0; i < n; i++)

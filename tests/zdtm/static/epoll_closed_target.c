@@ -12,35 +12,6 @@
 #include <unistd.h>
 #include "zdtmtst.h"
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp((const char *)a, (const char *)b);
-}
-
-/* The "tfd: N events: X data: D" triples of fd's fdinfo, sorted (the kernel lists them by file address). */
-static int tfds(int fd, char *out, size_t len)
-{
-	char path[64], *buf, *p, ent[16][48];
-	size_t off = 0;
-	int n = 0;
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-	out[0] = '\0';
-	if (read_file(path, &buf) < 0)
-		return -1;
-	for (p = strstr(buf, "tfd:"); p && n < 16; p = strstr(p + 4, "tfd:")) {
-		int t;
-		unsigned ev;
-		unsigned long long d;
-		if (sscanf(p, "tfd: %d events: %x data: %llx", &t, &ev, &d) == 3)
-			snprintf(ent[n++], sizeof(ent[0]), "%d:%x:%llx", t, ev, d);
-	}
-	free(buf);
-	qsort(ent, (size_t)n, sizeof(ent[0]), cmp_str);
-	for (int i = 0; i < n && off < len; i++)
-		off += (size_t)snprintf(out + off, len - off, "%s ", ent[i]);
-	return n;
-}
-
 int main(int argc, char **argv)
 {
 	char before[512], after[512];
@@ -66,12 +37,12 @@ int main(int argc, char **argv)
 	close(10);
 	if (write(p[1], "x", 1) != 1)
 		fail("write");
-	if (tfds(ep, before, sizeof(before)) != 2)
+	if (epoll_tfds(ep, before, sizeof(before)) != 2)
 		fail("interest list: %s", before);
 	test_daemon();
 	test_waitsig();
 
-	if (tfds(ep, after, sizeof(after)) != 2 || strcmp(before, after))
+	if (epoll_tfds(ep, after, sizeof(after)) != 2 || strcmp(before, after))
 		fail("interest list %s, want %s", after, before);
 	if (fcntl(10, F_GETFD) != -1)
 		fail("fd 10 is open again");

@@ -4,32 +4,12 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "zdtmtst.h"
 
 enum { Y, Y2, Y3, S, Z, N, G, H };
 static volatile pid_t *sh;
-
-static pid_t child(int slot)
-{
-	pid_t p = fork();
-	if (p < 0)
-		fail("fork");
-	if (p == 0)
-		sh[slot] = getpid();
-	return p;
-}
-
-static void wait_slot(int i)
-{
-	for (int n = 0; !sh[i]; n++) {
-		if (n > 10000)
-			fail("setup: process %d not there", i);
-		usleep(1000);
-	}
-}
 
 static int count_children(void)
 {
@@ -50,52 +30,45 @@ int main(int argc, char **argv)
 	pid_t pids[N + 1], g;
 	int st;
 	test_init(argc, argv);
-	sh = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (sh == MAP_FAILED)
-		fail("mmap");
-	if ((g = child(G)) == 0) {
+	sh = tree_slots();
+	if ((g = tree_child(G)) == 0) {
 		setpgid(0, 0);
 		tree_sleep();
 	}
 	setpgid(g, g);
-	if (child(Y) == 0) {
+	if (tree_child(Y) == 0) {
 		setpgid(0, g);
-		if (child(Y2) == 0)
+		if (tree_child(Y2) == 0)
 			tree_sleep();
 		tree_sleep();
 	}
-	if (child(Y3) == 0) {
+	if (tree_child(Y3) == 0) {
 		setpgid(0, g);
 		tree_sleep();
 	}
-	if (child(S) == 0) {
+	if (tree_child(S) == 0) {
 		pid_t h;
 		setsid();
-		if ((h = child(H)) == 0) {
+		if ((h = tree_child(H)) == 0) {
 			setpgid(0, 0);
 			tree_sleep();
 		}
 		setpgid(h, h);
-		if (child(Z) == 0) {
+		if (tree_child(Z) == 0) {
 			setpgid(0, h);
 			tree_sleep();
 		}
-		wait_slot(Z);
+		tree_wait_slot(Z);
 		usleep(100000);
 		kill(h, SIGKILL);
 		waitpid(h, &st, 0);
 		tree_sleep();
 	}
-	for (int i = 0; i < N; i++)
-		wait_slot(i);
-	usleep(200000);
+	tree_wait_all(N);
 	kill(g, SIGKILL);
 	waitpid(g, &st, 0);
 	usleep(100000);
-	for (int i = 0; i < N; i++)
-		pids[i] = sh[i];
-	pids[N] = getpid();
-	tree_record(tab, pids, N + 1);
+	tree_record_slots(tab, pids, N);
 	if (tab[Y].pgid != sh[G] || tab[Y2].pgid != sh[G] || tab[Y3].pgid != sh[G] || tab[Z].pgid != sh[H] ||
 	    tab[Z].sid != pids[S] || !kill(sh[G], 0) || !kill(sh[H], 0))
 		fail("setup: groups not as planned");

@@ -3,7 +3,6 @@
  * living sibling's session. Same PIDs, parents, groups and sessions inside the namespace after restore. */
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "zdtmtst.h"
@@ -11,81 +10,55 @@
 enum { L, M, A, A1, N1, Y, N, X, K, G };
 static volatile pid_t *sh;
 
-static pid_t child(int slot)
-{
-	pid_t p = fork();
-	if (p < 0)
-		fail("fork");
-	if (p == 0)
-		sh[slot] = getpid();
-	return p;
-}
-
-static void wait_slot(int i)
-{
-	for (int n = 0; !sh[i]; n++) {
-		if (n > 10000)
-			fail("setup: process %d not there", i);
-		usleep(1000);
-	}
-}
-
 int main(int argc, char **argv)
 {
 	struct tree_ids tab[N + 1];
 	pid_t pids[N + 1], p, g;
 	int st;
 	test_init_pidns(argc, argv);
-	sh = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (sh == MAP_FAILED)
-		fail("mmap");
-	if (child(L) == 0) { /* a session whose member M loses its parent X */
+	sh = tree_slots();
+	if (tree_child(L) == 0) { /* a session whose member M loses its parent X */
 		pid_t x;
 		setsid();
-		if ((x = child(X)) == 0) {
-			if (child(M) == 0)
+		if ((x = tree_child(X)) == 0) {
+			if (tree_child(M) == 0)
 				tree_sleep();
-			wait_slot(M);
+			tree_wait_slot(M);
 			_exit(0);
 		}
 		waitpid(x, &st, 0);
 		tree_sleep();
 	}
-	if (child(A) == 0) { /* a session with a group of its own */
+	if (tree_child(A) == 0) { /* a session with a group of its own */
 		setsid();
-		if (child(A1) == 0) {
+		if (tree_child(A1) == 0) {
 			setpgid(0, 0);
 			tree_sleep();
 		}
 		tree_sleep();
 	}
-	if ((p = child(K)) == 0) { /* a session leader that dies: N1 is adopted by us */
+	if ((p = tree_child(K)) == 0) { /* a session leader that dies: N1 is adopted by us */
 		setsid();
-		if (child(N1) == 0)
+		if (tree_child(N1) == 0)
 			tree_sleep();
-		wait_slot(N1);
+		tree_wait_slot(N1);
 		_exit(0);
 	}
 	waitpid(p, &st, 0);
-	if ((g = child(G)) == 0) { /* a group leader that dies: Y stays in its group */
+	if ((g = tree_child(G)) == 0) { /* a group leader that dies: Y stays in its group */
 		setpgid(0, 0);
 		tree_sleep();
 	}
 	setpgid(g, g);
-	if (child(Y) == 0) {
+	if (tree_child(Y) == 0) {
 		setpgid(0, g);
 		tree_sleep();
 	}
-	for (int i = 0; i < N; i++)
-		wait_slot(i);
-	usleep(100000);
+	tree_wait_all(N);
 	kill(g, SIGKILL);
 	waitpid(g, &st, 0);
 	usleep(100000);
-	for (int i = 0; i < N; i++)
-		pids[i] = sh[i];
-	pids[N] = getpid();
-	tree_record(tab, pids, N + 1);
+	tree_record_slots(tab, pids, N);
 	if (getpid() != 1 || tab[M].ppid != 1 || tab[M].sid != pids[L] || tab[N1].ppid != 1 ||
 	    tab[N1].sid != sh[K] || tab[Y].pgid != g || tab[A1].pgid != pids[A1])
 		fail("setup: tree not as planned");

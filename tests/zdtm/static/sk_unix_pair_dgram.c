@@ -1,7 +1,13 @@
 /* A datagram socketpair (fds 10, 11) with messages of different sizes queued both ways (one of 60000
  * bytes, one of 1 byte): after restore every message comes back once, in order, with its boundaries
- * (each recv returns exactly one whole message), and new messages flow both ways. */
+ * (each recv returns exactly one whole message), and new messages flow both ways.
+ * sk_unix_pair_seqpacket.c is this test with PAIR_TYPE SOCK_SEQPACKET. */
 #include "sk_unix.h"
+
+#ifndef PAIR_TYPE
+#define PAIR_TYPE SOCK_DGRAM
+#define PAIR_NAME "datagram"
+#endif
 
 enum { A = 10, B = 11 };
 static const size_t sizes_ab[] = {100, 1, 60000, 4096, 33}, sizes_ba[] = {7, 2000, 500};
@@ -13,7 +19,7 @@ int main(int argc, char **argv)
 	int sz = 256 * 1024;
 
 	test_init(argc, argv);
-	sk_pair(SOCK_DGRAM, A, B);
+	sk_pair(PAIR_TYPE, A, B);
 	setsockopt(A, SOL_SOCKET, SO_SNDBUF, &sz, sizeof(sz));
 	setsockopt(B, SOL_SOCKET, SO_RCVBUF, &sz, sizeof(sz));
 	for (size_t i = 0; i < N(sizes_ab); i++) {
@@ -29,8 +35,8 @@ int main(int argc, char **argv)
 	test_daemon();
 	test_waitsig();
 
-	if (sk_type(A) != SOCK_DGRAM || sk_type(B) != SOCK_DGRAM)
-		fail("not datagram sockets any more");
+	if (sk_type(A) != PAIR_TYPE || sk_type(B) != PAIR_TYPE)
+		fail("not " PAIR_NAME " sockets any more");
 	for (size_t i = 0; i < N(sizes_ab); i++)
 		if (sk_expect_msg(B, ab[i], sizes_ab[i]))
 			fail("a->b: message %zu (%zu bytes) is not there as it was", i, sizes_ab[i]);

@@ -4,7 +4,6 @@
  * orphan is adopted by it again. */
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -12,25 +11,6 @@
 
 enum { L, M, N1, N11, V, N, X, K, W, T2, T3 };
 static volatile pid_t *sh;
-
-static pid_t child(int slot)
-{
-	pid_t p = fork();
-	if (p < 0)
-		fail("fork");
-	if (p == 0)
-		sh[slot] = getpid();
-	return p;
-}
-
-static void wait_slot(int i)
-{
-	for (int n = 0; !sh[i]; n++) {
-		if (n > 10000)
-			fail("setup: process %d not there", i);
-		usleep(1000);
-	}
-}
 
 static int ppid_of(pid_t pid)
 {
@@ -44,46 +24,41 @@ int main(int argc, char **argv)
 	pid_t pids[N + 1], p;
 	int st, on = 0;
 	test_init(argc, argv);
-	sh = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (sh == MAP_FAILED || prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0))
-		fail("mmap / PR_SET_CHILD_SUBREAPER");
-	if (child(L) == 0) { /* L leads a session; its child X leaves M behind */
+	sh = tree_slots();
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0))
+		fail("PR_SET_CHILD_SUBREAPER");
+	if (tree_child(L) == 0) { /* L leads a session; its child X leaves M behind */
 		pid_t x;
 		setsid();
-		if ((x = child(X)) == 0) {
-			if (child(M) == 0)
+		if ((x = tree_child(X)) == 0) {
+			if (tree_child(M) == 0)
 				tree_sleep();
-			wait_slot(M);
+			tree_wait_slot(M);
 			_exit(0);
 		}
 		waitpid(x, &st, 0);
 		tree_sleep();
 	}
-	if ((p = child(K)) == 0) { /* K leads a session and leaves N1 (with N11) behind */
+	if ((p = tree_child(K)) == 0) { /* K leads a session and leaves N1 (with N11) behind */
 		setsid();
-		if (child(N1) == 0) {
-			if (child(N11) == 0)
+		if (tree_child(N1) == 0) {
+			if (tree_child(N11) == 0)
 				tree_sleep();
 			tree_sleep();
 		}
-		wait_slot(N11);
+		tree_wait_slot(N11);
 		_exit(0);
 	}
 	waitpid(p, &st, 0);
-	if ((p = child(W)) == 0) {
-		if (child(V) == 0)
+	if ((p = tree_child(W)) == 0) {
+		if (tree_child(V) == 0)
 			tree_sleep();
-		wait_slot(V);
+		tree_wait_slot(V);
 		_exit(0);
 	}
 	waitpid(p, &st, 0);
-	for (int i = 0; i < N; i++)
-		wait_slot(i);
-	usleep(200000);
-	for (int i = 0; i < N; i++)
-		pids[i] = sh[i];
-	pids[N] = getpid();
-	tree_record(tab, pids, N + 1);
+	tree_wait_all(N);
+	tree_record_slots(tab, pids, N);
 	if (tab[M].ppid != getpid() || tab[M].sid != pids[L] || tab[N1].ppid != getpid() ||
 	    tab[N1].sid != sh[K] || tab[N11].ppid != pids[N1] || tab[V].ppid != getpid())
 		fail("setup: orphans not as planned");
@@ -92,14 +67,14 @@ int main(int argc, char **argv)
 	tree_check(tab, N + 1);
 	if (prctl(PR_GET_CHILD_SUBREAPER, &on, 0, 0, 0) || on != 1)
 		fail("not a child subreaper any more (%d)", on);
-	if ((p = child(T2)) == 0) {
-		if (child(T3) == 0)
+	if ((p = tree_child(T2)) == 0) {
+		if (tree_child(T3) == 0)
 			tree_sleep();
-		wait_slot(T3);
+		tree_wait_slot(T3);
 		_exit(0);
 	}
 	waitpid(p, &st, 0);
-	wait_slot(T3);
+	tree_wait_slot(T3);
 	for (int n = 0; ppid_of(sh[T3]) != getpid() && n < 2000; n++)
 		usleep(1000);
 	if (ppid_of(sh[T3]) != getpid())
