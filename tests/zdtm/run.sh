@@ -105,11 +105,13 @@ snap_tree() { # pid [root]
 	set -- $f
 	local st=$1
 	[[ "$st" == [ZT] ]] || st=-
+	local tids
+	tids=$(ls "/proc/$p/task" 2>/dev/null | sort -n | tr '\n' ' ')
+	[[ "|$SNAP_IGNORE|" == *"|threads|"* ]] && tids='*' # threads born and dying all the time
 	if [ "${ROOTSNAP:-}" = "$p" ]; then # its parent, group, session: the runner's or crshim's (shell job)
-		printf '%s * * * %s threads %s\n' "$p" "$st" "$(ls "/proc/$p/task" 2>/dev/null | sort -n | tr '\n' ' ')"
+		printf '%s * * * %s threads %s\n' "$p" "$st" "$tids"
 	else
-		printf '%s %s %s %s %s threads %s\n' "$p" "$2" "$3" "$4" "$st" \
-			"$(ls "/proc/$p/task" 2>/dev/null | sort -n | tr '\n' ' ')"
+		printf '%s %s %s %s %s threads %s\n' "$p" "$2" "$3" "$4" "$st" "$tids"
 	fi
 	for c in $(cat /proc/"$p"/task/*/children 2>/dev/null | tr ' ' '\n' | grep . | sort -n); do
 		snap_tree "$c"
@@ -119,6 +121,8 @@ snap_tree() { # pid [root]
 snapshot() { # pid
 	local pid=$1 fd
 	echo "## maps"
+	[[ "|$SNAP_IGNORE|" == *"|maps|"* ]] && echo '*' # thread stacks come and go
+	[[ "|$SNAP_IGNORE|" == *"|maps|"* ]] ||
 	# addresses perms offset dev inode path; dev:inode of shared anon memory and of deleted files (made
 	# again by restore) is not stable.
 	# Adjacent VMAs that the kernel may or may not merge (same perms, same file or both

@@ -1,0 +1,56 @@
+/* Zombies that still lead (the test is a child subreaper, so the members stay in its tree): a child that made its own process group, forked a member into it and exited
+ * (a zombie group leader with a live member), and a child that made its own session with a member and
+ * exited (a zombie session leader). After restore both are zombies again with the same ids, the members
+ * still in the dead leaders' group and session, and waitpid returns the leaders' exit statuses. */
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "zdtmtst.h"
+
+enum { G, GM, S, SM, N };
+
+int main(int argc, char **argv)
+{
+	struct tree_ids tab[N + 1];
+	pid_t pids[N + 1];
+	int st;
+
+	test_init(argc, argv);
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0))
+		fail("PR_SET_CHILD_SUBREAPER");
+	tree_slots();
+	if (tree_child(G) == 0) {
+		setpgid(0, 0);
+		if (tree_child(GM) == 0)
+			tree_sleep();
+		tree_wait_slot(GM);
+		_exit(21);
+	}
+	if (tree_child(S) == 0) {
+		setsid();
+		if (tree_child(SM) == 0)
+			tree_sleep();
+		tree_wait_slot(SM);
+		_exit(22);
+	}
+	tree_wait_all(N);
+	tree_record_slots(tab, pids, N);
+	if (tab[G].state != 'Z' || tab[S].state != 'Z' || tab[GM].pgid != pids[G] || tab[SM].sid != pids[S] ||
+	    tab[SM].pgid != pids[S])
+		fail("setup: zombie leaders not as planned");
+	test_daemon();
+	test_waitsig();
+
+	tree_check(tab, N + 1);
+	if (kill(-pids[G], 0) || kill(-pids[S], 0))
+		fail("the dead leaders' groups are gone");
+	if (waitpid(pids[G], &st, WNOHANG) != pids[G] || !WIFEXITED(st) || WEXITSTATUS(st) != 21)
+		fail("group leader: status %#x, want exit 21", st);
+	if (waitpid(pids[S], &st, WNOHANG) != pids[S] || !WIFEXITED(st) || WEXITSTATUS(st) != 22)
+		fail("session leader: status %#x, want exit 22", st);
+	tree_end(pids, N + 1);
+	if (!test_failures)
+		pass();
+	return 0;
+}
