@@ -48,7 +48,10 @@ int main(int argc, char **argv)
 			_exit(write(W, &n, sizeof(n)) == (ssize_t)sizeof(n) ? (int)(n & 0x7f) : 255);
 		}
 		born = n;
-		if (waitpid(c, &st, 0) != c || !WIFEXITED(st) || WEXITSTATUS(st) != (int)(n & 0x7f)) {
+		pid_t w;
+		while ((w = waitpid(c, &st, 0)) < 0 && errno == EINTR) /* SIGTERM's handler */
+			;
+		if (w != c || !WIFEXITED(st) || WEXITSTATUS(st) != (int)(n & 0x7f)) {
 			fail("child %lu (pid %d): status %#x", n, c, st);
 			break;
 		}
