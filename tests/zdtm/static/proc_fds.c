@@ -55,7 +55,8 @@ int main(int argc, char **argv)
 		fail("fd %d: not the /proc dir of child %d (stat: %.30s)", CHILD_DIR, ch, buf);
 	if (fd >= 0)
 		close(fd);
-	if (faccessat(FD_DIR, "21", F_OK, AT_SYMLINK_NOFOLLOW) || faccessat(FD_DIR, "23", F_OK, AT_SYMLINK_NOFOLLOW))
+	if (faccessat(FD_DIR, "21", F_OK, AT_SYMLINK_NOFOLLOW) ||
+	    faccessat(FD_DIR, "23", F_OK, AT_SYMLINK_NOFOLLOW))
 		fail("fd %d: not our /proc/self/fd", FD_DIR);
 	n = pread(MAPS, buf, sizeof(buf) - 1, 0);
 	buf[n > 0 ? n : 0] = '\0';

@@ -101,7 +101,8 @@ int main(int argc, char **argv)
 	usleep(100000);
 	for (int k = 0; k < 2; k++) {
 		if (!all_stopped(ch[k], &n) || n != NT + 1)
-			fail("child %d: %d threads after restore, not all stopped (want %d stopped)", k, n, NT + 1);
+			fail("child %d: %d threads after restore, not all stopped (want %d stopped)", k, n,
+			     NT + 1);
 		kill(ch[k], SIGCONT);
 		if (waitpid(ch[k], &st, 0) != ch[k] || !WIFEXITED(st) || WEXITSTATUS(st))
 			fail("child %d: status %#x after SIGCONT, want exit 0", k, st);

@@ -49,8 +49,8 @@ int main(int argc, char **argv)
 		total += n;
 		/* generations 0..n-1 each ran once: their sum is n(n-1)/2 */
 		if (n < 2 || atomic_load(&sum[c]) != n * (n - 1) / 2)
-			fail("chain %d: %lu runs with generation sum %lu, want %lu", c, n, atomic_load(&sum[c]),
-			     n * (n - 1) / 2);
+			fail("chain %d: %lu runs with generation sum %lu, want %lu", c, n,
+			     atomic_load(&sum[c]), n * (n - 1) / 2);
 	}
 	test_msg("%lu threads\n", total);
 	if (!test_failures)
