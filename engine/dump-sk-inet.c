@@ -20,6 +20,7 @@
 #include "dump.h"
 #include "log.h"
 #include "sk-inet.h"
+#include "sk-inet-queue.h"
 
 #ifndef SOL_UDP
 #define SOL_UDP 17
@@ -366,6 +367,8 @@ static int fill_inet(struct dump_ctx *c, int fd, int cfd, int family, uint32_t f
 	ie->n_opts = n;
 	if (proto == IPPROTO_TCP && ie->state == TCP_ESTABLISHED && fill_tcp(c, cfd, ie, e))
 		return -1;
+	if (sk_queue_dump_inet(c->pid, fd, cfd, ie, e))
+		return -1;
 	pr_debug("fd %d: inet socket family %d type %d proto %d state %u, %zu options\n", fd, family, type,
 		 proto, ie->state, n);
 	return 0;
@@ -389,6 +392,8 @@ int dump_sk_fill(struct dump_ctx *c, int fd, uint32_t fl, FileEntry *fe, struct 
 		ret = dump_sk_packet(cfd, type, proto, fl, fe, e);
 	else
 		ret = cr_fail(e, "socket of family %d is not supported yet", dom);
+	if (!ret && (dom == AF_NETLINK || dom == AF_PACKET))
+		sk_queue_warn(c->pid, fd, cfd, dom == AF_NETLINK ? "netlink" : "packet");
 	return ret ? cr_wrap(e, "fd %d (socket, pid %d)", fd, c->pid) : 0;
 }
 
@@ -397,6 +402,7 @@ void dump_sk_entry_free(FileEntry *fe)
 	if (fe->inet_sk) {
 		free(fe->inet_sk->src_addr.data);
 		free(fe->inet_sk->dst_addr.data);
+		sk_queue_free(fe->inet_sk);
 		dump_sk_opts_free(fe->inet_sk->opts, fe->inet_sk->n_opts);
 		tcp_stream_free(fe->inet_sk->tcp);
 		free(fe->inet_sk);

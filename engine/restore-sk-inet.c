@@ -16,6 +16,7 @@
 #include "log.h"
 #include "restore.h"
 #include "sk-inet.h"
+#include "sk-inet-queue.h"
 
 static int check_addr(const ProtobufCBinaryData *a, bool has, uint32_t family)
 {
@@ -98,6 +99,8 @@ static int inet_setup(int sk, const InetSkEntry *ie, char *msg, size_t len)
 					  dlen, msg, len);
 	if (ie->has_src_addr && bind(sk, (struct sockaddr *)&src, slen))
 		return sk_errmsg(msg, len, "bind to port %u", ie->src_port);
+	if (sk_queue_restore(sk, ie, msg, len)) /* before connect: from any sender */
+		return -1;
 	if (ie->protocol == IPPROTO_TCP && ie->state == TCP_LISTEN) {
 		if (listen(sk, (int)ie->backlog))
 			return sk_errmsg(msg, len, "listen");
