@@ -20,7 +20,7 @@
 #include "restore.h"
 #include "sk-inet-queue.h"
 
-#define PEEK_MAX 65536u		/* a UDP datagram holds at most 65507 bytes (IPv4), 65527 (IPv6) */
+#define PEEK_MAX 65536u	     /* a UDP datagram holds at most 65507 bytes (IPv4), 65527 (IPv6) */
 #define QUEUE_MAX (1u << 20) /* datagrams: more than any receive buffer can hold */
 
 /* Bytes of receive-queue memory of sk (skb sizes, not data), 0 if unknown. */
@@ -37,10 +37,11 @@ static uint32_t rmem(int sk)
 
 static void warn_lost(int pid, int fd, const char *kind, uint32_t bytes, const char *why)
 {
-	fprintf(stderr,
-		"crshim: warning: pid %d fd %d: %s socket: %u bytes of queued data (receive queue memory) are "
-		"not saved (%s): lost at restore\n",
-		pid, fd, kind, bytes, why);
+	fprintf(
+	    stderr,
+	    "crshim: warning: pid %d fd %d: %s socket: %u bytes of queued data (receive queue memory) are "
+	    "not saved (%s): lost at restore\n",
+	    pid, fd, kind, bytes, why);
 	pr_warn("pid %d fd %d: %s socket: %u bytes queued (receive queue memory) not saved (%s)\n", pid, fd,
 		kind, bytes, why);
 }
@@ -95,7 +96,8 @@ static int peek_one(int cfd, uint8_t *buf, size_t blen, struct sockaddr_storage 
 {
 	for (;;) {
 		struct iovec iov = {buf, blen};
-		struct msghdr mh = {.msg_name = ss, .msg_namelen = sizeof(*ss), .msg_iov = &iov, .msg_iovlen = 1};
+		struct msghdr mh = {
+		    .msg_name = ss, .msg_namelen = sizeof(*ss), .msg_iov = &iov, .msg_iovlen = 1};
 		memset(ss, 0, sizeof(*ss));
 		ssize_t r = recvmsg(cfd, &mh, MSG_PEEK | MSG_TRUNC | MSG_DONTWAIT);
 		if (r < 0 && errno == EINTR)
@@ -128,15 +130,19 @@ static int walk(int pid, int fd, int cfd, InetSkEntry *ie, uint8_t *buf, struct 
 	while ((r = peek_one(cfd, buf, PEEK_MAX, &ss, &n)) != 0) {
 		if (r < 0 && errno != EBADF && errno != ENOTSOCK && errs++ < 8) {
 			/* sock_error(): the task would have read it next; it is gone now */
-			fprintf(stderr, "crshim: warning: pid %d fd %d: UDP socket: its pending error (%s) was read "
-				"while saving the queue: the task will not see it\n", pid, fd, strerror(errno));
-			pr_warn("pid %d fd %d: pending socket error %d read while saving the queue\n", pid, fd, errno);
+			fprintf(stderr,
+				"crshim: warning: pid %d fd %d: UDP socket: its pending error (%s) was read "
+				"while saving the queue: the task will not see it\n",
+				pid, fd, strerror(errno));
+			pr_warn("pid %d fd %d: pending socket error %d read while saving the queue\n", pid,
+				fd, errno);
 			continue;
 		}
 		if (r < 0)
 			return cr_fail_sys(e, "fd %d: peek at the receive queue", fd);
 		if (n > PEEK_MAX)
-			return cr_fail(e, "fd %d: queued datagram of %zu bytes (UDP_GRO?) is not supported", fd, n);
+			return cr_fail(e, "fd %d: queued datagram of %zu bytes (UDP_GRO?) is not supported",
+				       fd, n);
 		if (ie->n_rqueue == 0 && head_len == 0 && n != 0 && add_dgram(ie, &cap, buf, 0, &head, e))
 			return -1;
 		if (ie->n_rqueue >= QUEUE_MAX)
@@ -268,8 +274,7 @@ static uint32_t sum16(const uint8_t *b, size_t n, uint32_t s)
 }
 
 /* The whole IP packet of a datagram from src to dst (UDP checksum over the pseudo header). */
-static size_t build_pkt(uint8_t *pkt, const struct ep *src, const struct ep *dst, const uint8_t *d,
-			size_t n)
+static size_t build_pkt(uint8_t *pkt, const struct ep *src, const struct ep *dst, const uint8_t *d, size_t n)
 {
 	size_t ih = src->fam == AF_INET ? sizeof(struct iphdr) : sizeof(struct ip6_hdr);
 	uint16_t ulen = (uint16_t)(sizeof(struct udphdr) + n);
@@ -373,15 +378,17 @@ static int inject(int sk, const InetSkEntry *ie, struct inj *j, char *msg, size_
 			return rst_errmsg(msg, len, "queued datagram %zu: sender %s cannot be reproduced", i,
 					  ep_str(&src, sa, sizeof(sa)));
 		if (g->data.len > 65507)
-			return rst_errmsg(msg, len, "queued datagram %zu: %zu bytes: too long", i, g->data.len);
+			return rst_errmsg(msg, len, "queued datagram %zu: %zu bytes: too long", i,
+					  g->data.len);
 		uint32_t before = rmem(sk);
 		if (send_one(j, &src, &dst, g))
 			return rst_errmsg(msg, len, "queued datagram %zu: cannot send it again from %s%s", i,
 					  ep_str(&src, sa, sizeof(sa)), j->noraw ? " (no CAP_NET_RAW)" : "");
 		errno = 0;
 		if (wait_queued(sk, before))
-			return rst_errmsg(msg, len, "queued datagram %zu (from %s) did not reach the socket at %s",
-					  i, ep_str(&src, sa, sizeof(sa)), ep_str(&dst, da, sizeof(da)));
+			return rst_errmsg(msg, len,
+					  "queued datagram %zu (from %s) did not reach the socket at %s", i,
+					  ep_str(&src, sa, sizeof(sa)), ep_str(&dst, da, sizeof(da)));
 	}
 	return 0;
 }

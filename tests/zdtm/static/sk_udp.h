@@ -103,8 +103,8 @@ static inline void udp_wait(int fd)
 		fail("nothing arrived");
 }
 
-/* Read fd's queue: exactly the n datagrams of want, in order, with their senders; then nothing. */
-static inline void udp_check(const char *what, int fd, const struct udp_dg *want, size_t n)
+/* Read the next n datagrams of fd: those of want, in order, with their senders. */
+static inline void udp_read(const char *what, int fd, const struct udp_dg *want, size_t n)
 {
 	static uint8_t buf[65536 + 16];
 	for (size_t i = 0; i < n; i++) {
@@ -119,9 +119,17 @@ static inline void udp_check(const char *what, int fd, const struct udp_dg *want
 		if ((size_t)r != want[i].len || datachk(buf, (size_t)r, want[i].seed, NULL))
 			fail("%s: datagram %zu: %zd bytes, not the %zu sent", what, i, r, want[i].len);
 		if (!udp_same(&from, &want[i].from))
-			fail("%s: datagram %zu: from %s, not %s", what, i, udp_str(&from), udp_str(&want[i].from));
+			fail("%s: datagram %zu: from %s, not %s", what, i, udp_str(&from),
+			     udp_str(&want[i].from));
 	}
-	if (recv(fd, buf, sizeof(buf), MSG_DONTWAIT) >= 0)
+}
+
+/* Read fd's queue: exactly the n datagrams of want, in order, with their senders; then nothing. */
+static inline void udp_check(const char *what, int fd, const struct udp_dg *want, size_t n)
+{
+	char b;
+	udp_read(what, fd, want, n);
+	if (recv(fd, &b, 1, MSG_DONTWAIT) >= 0)
 		fail("%s: more datagrams than the %zu sent", what, n);
 }
 
@@ -129,7 +137,7 @@ static inline void udp_check(const char *what, int fd, const struct udp_dg *want
  * byte k read from the returned pipe, datagram k of its list, and says so with a byte on *ack. After EOF
  * it keeps its sockets (ports busy) until a datagram comes to one of them, 120 s at most. */
 struct udp_out {
-	int fd;				    /* its socket */
+	int fd;				   /* its socket */
 	const struct sockaddr_storage *to; /* where datagram k goes */
 	size_t len;
 	uint64_t seed;

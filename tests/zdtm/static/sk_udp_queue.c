@@ -13,7 +13,7 @@ struct step {
 	size_t len;
 };
 
-static const struct step q4[] = {{S4A, 7},	{S4B, 1000}, {OUT4, 20}, {S4A, 0},
+static const struct step q4[] = {{S4A, 7},     {S4B, 1000}, {OUT4, 20}, {S4A, 0},
 				 {S4B, 40000}, {OUT4, 3},   {S4A, 1}};
 static const struct step q6[] = {{S6A, 9}, {OUT6, 500}, {S6B, 0}, {S6B, 20000}, {S6A, 2}, {OUT6, 1}};
 static const struct step qw[] = {{S4A, 11}, {S6A, 12}, {OUT4, 13}, {S6B, 0}, {S4B, 14}, {OUT6, 15}};
@@ -106,7 +106,8 @@ int main(int argc, char **argv)
 	struct sockaddr_storage from;
 	l = sizeof(from);
 	ssize_t n = recvfrom(r4, buf, sizeof(buf), MSG_PEEK | MSG_DONTWAIT, (struct sockaddr *)&from, &l);
-	if (n != (ssize_t)w4[1].len || datachk(buf, (size_t)n, w4[1].seed, NULL) || !udp_same(&from, &w4[1].from))
+	if (n != (ssize_t)w4[1].len || datachk(buf, (size_t)n, w4[1].seed, NULL) ||
+	    !udp_same(&from, &w4[1].from))
 		fail("a peek at offset %d gives %zd bytes from %s, not the second datagram", off, n,
 		     udp_str(&from));
 	off = -1;
