@@ -171,14 +171,19 @@ int sk_queue_dump_inet(int pid, int fd, int cfd, InetSkEntry *ie, struct cr_err 
 				  "replies and packets from the network cannot be queued again");
 		return 0;
 	}
+	uint32_t mi[SK_MEMINFO_VARS] = {0};
+	socklen_t l = sizeof(mi);
+	if (!q && !getsockopt(cfd, SOL_SOCKET, SO_MEMINFO, mi, &l))
+		return 0; /* empty: no peek at all */
 	int old = -1;
-	socklen_t l = sizeof(old);
+	l = sizeof(old);
 	if (getsockopt(cfd, SOL_SOCKET, SO_PEEK_OFF, &old, &l))
 		return cr_fail_sys(e, "fd %d: SO_PEEK_OFF: the receive queue cannot be read", fd);
-	__cleanup_free uint8_t *buf = malloc(PEEK_MAX);
+	uint8_t *buf = malloc(PEEK_MAX);
 	if (!buf)
 		return cr_fail_errno(e, ENOMEM, "out of memory");
 	int r = walk(pid, fd, cfd, ie, buf, e);
+	free(buf);
 	if (set_peek_off(cfd, old) && !r)
 		r = cr_fail_sys(e, "fd %d: SO_PEEK_OFF back to %d", fd, old);
 	if (!r && ie->n_rqueue)
