@@ -21,7 +21,8 @@ static void link_req(int rt, uint32_t seq)
 	struct {
 		struct nlmsghdr h;
 		struct ifinfomsg i;
-	} req = {{sizeof(req), RTM_GETLINK, NLM_F_REQUEST, seq, 0}, {.ifi_family = AF_UNSPEC, .ifi_index = 1}};
+	} req = {{sizeof(req), RTM_GETLINK, NLM_F_REQUEST, seq, 0},
+		 {.ifi_family = AF_UNSPEC, .ifi_index = 1}};
 	if (send(rt, &req, sizeof(req), 0) != (ssize_t)sizeof(req))
 		fail("netlink request %u", seq);
 }
@@ -48,9 +49,12 @@ static void link_answer(int rt, uint32_t seq)
 
 static void frame(int tx, int ifindex, const char *what)
 {
-	struct sockaddr_ll to = {.sll_family = AF_PACKET, .sll_protocol = htons(ETH_P_TEST), .sll_ifindex = ifindex,
+	struct sockaddr_ll to = {.sll_family = AF_PACKET,
+				 .sll_protocol = htons(ETH_P_TEST),
+				 .sll_ifindex = ifindex,
 				 .sll_halen = 6};
-	if (sendto(tx, what, strlen(what) + 1, 0, (struct sockaddr *)&to, sizeof(to)) != (ssize_t)strlen(what) + 1)
+	if (sendto(tx, what, strlen(what) + 1, 0, (struct sockaddr *)&to, sizeof(to)) !=
+	    (ssize_t)strlen(what) + 1)
 		fail("send frame %s", what);
 }
 
@@ -73,7 +77,8 @@ int main(int argc, char **argv)
 {
 	test_init(argc, argv);
 	int ifindex = (int)if_nametoindex("lo");
-	struct sockaddr_ll ll = {.sll_family = AF_PACKET, .sll_protocol = htons(ETH_P_TEST), .sll_ifindex = ifindex};
+	struct sockaddr_ll ll = {
+	    .sll_family = AF_PACKET, .sll_protocol = htons(ETH_P_TEST), .sll_ifindex = ifindex};
 	int rt = socket(AF_NETLINK, SOCK_RAW, NETLINK_ROUTE);
 	int pk = socket(AF_PACKET, SOCK_DGRAM, htons(ETH_P_TEST));
 	int tx = socket(AF_PACKET, SOCK_DGRAM, htons(ETH_P_TEST));
@@ -82,7 +87,8 @@ int main(int argc, char **argv)
 	link_req(rt, 1);
 	frame(tx, ifindex, "before");
 	struct pollfd p[2] = {{rt, POLLIN, 0}, {pk, POLLIN, 0}};
-	for (int i = 0; i < 1000 && (poll(p, 2, 10) < 2 || !(p[0].revents & POLLIN) || !(p[1].revents & POLLIN)); i++)
+	for (int i = 0;
+	     i < 1000 && (poll(p, 2, 10) < 2 || !(p[0].revents & POLLIN) || !(p[1].revents & POLLIN)); i++)
 		;
 	if (!(p[0].revents & POLLIN) || !(p[1].revents & POLLIN))
 		fail("nothing queued");
