@@ -2,10 +2,13 @@
  * "with-1" carrying a regular file (offset 5, held only in flight), "plain-2", "with-2" carrying the read end
  * of a pipe (the task keeps the write end, fd 21; 3 bytes in it) and one end of a socketpair (the task keeps
  * the other end, fd 22; 4 bytes queued for the end in flight), "plain-3", "with-3" carrying both ends of
- * another socketpair (2 bytes queued between them). Received after restore as before the dump: each read
+ * another socketpair (2 bytes queued between them), "with-4" carrying the pair itself (fd 11, the sender, and
+ * fd 12, the socket that holds it). Received after restore as before the dump: each read
  * stops after the message that carried files, with its files, in order ("plain-1with-1" + 1 file,
  * "plain-2with-2" + 2 files, "plain-3with-3" + 2 files); the files are the same (offset, data, peers). */
 #include <stdio.h>
+#include <sys/syscall.h>
+#include <linux/kcmp.h>
 #include "sk_unix.h"
 
 enum { A = 11, B = 12, PW = 21, SC = 22 };
@@ -43,6 +46,9 @@ int main(int argc, char **argv)
 	    sk_send_fds(A, "with-2", 6, fds, 2) || sk_send(A, "plain-3", 7) ||
 	    sk_send_fds(A, "with-3", 6, xy, 2))
 		fail("send");
+	fds[0] = A, fds[1] = B;
+	if (sk_send_fds(A, "with-4", 6, fds, 2))
+		fail("send the pair itself");
 	close(f);
 	close(p[0]);
 	close(sp[1]);
@@ -64,6 +70,10 @@ int main(int argc, char **argv)
 	expect("plain-3with-3", 2, fds);
 	if (sk_expect(fds[1], "xy", 2) || sk_send(fds[1], "yx", 2) || sk_expect(fds[0], "yx", 2))
 		fail("socketpair with both ends in flight: data or peer");
+	expect("with-4", 2, fds);
+	if (syscall(SYS_kcmp, getpid(), getpid(), KCMP_FILE, fds[0], A) ||
+	    syscall(SYS_kcmp, getpid(), getpid(), KCMP_FILE, fds[1], B))
+		fail("the pair itself in flight: not fds %d and %d", A, B);
 	if (!sk_empty(B))
 		fail("more data queued");
 	if (!test_failures)
