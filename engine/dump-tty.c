@@ -3,6 +3,8 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/capability.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +18,10 @@
 #include "dump.h"
 #include "log.h"
 #include "tty.h"
+
+#ifndef TIOCGPTPEER
+#define TIOCGPTPEER _IO('T', 0x41)
+#endif
 
 #define PTY_SLAVE_MAJOR_FIRST 136
 #define PTY_SLAVE_MAJOR_LAST 143
@@ -165,12 +171,99 @@ static int fill_state(int cfd, bool master, struct dump_tty_ent *te, struct cr_e
 			return cr_fail_sys(e, "TIOCGEXCL");
 		t->exclusive = v != 0, t->has_exclusive = 1;
 	}
-	if (!ioctl(cfd, FIONREAD, &v) && v > 0) {
-		if (master)
-			t->queued_out = (uint32_t)v, t->has_queued_out = 1;
-		else
-			t->queued_in = (uint32_t)v, t->has_queued_in = 1;
+	return 0;
+}
+
+/* The queues of the entry being dumped: its bytes are in the entry until it is written (one at a time). */
+static struct tty_queue dq;
+
+static bool has_sys_admin(void)
+{
+	struct __user_cap_header_struct h = {.version = _LINUX_CAPABILITY_VERSION_3};
+	struct __user_cap_data_struct d[2];
+	if (syscall(SYS_capget, &h, d))
+		return false;
+	return d[CAP_SYS_ADMIN / 32].effective & (1u << (CAP_SYS_ADMIN % 32));
+}
+
+/* A direction left in place: one line on stderr (whatever the log level and file). */
+static void warn_left(const struct dump_ctx *c, int fd, const char *link, const char *what, int bytes,
+		      const char *why)
+{
+	if (bytes <= 0)
+		return;
+	if (strcmp(log_path(), "stderr"))
+		fprintf(stderr, "crshim: warning: pid %d fd %d (%s): %d bytes queued %s are not saved (%s)\n",
+			c->pid, fd, link, bytes, what, why);
+	pr_warn("pid %d fd %d (%s): %d bytes queued %s are not saved (%s)\n", c->pid, fd, link, bytes, what,
+		why);
+}
+
+/* Our own open of the slave of the master cfd (nonblocking; a locked pty is unlocked for the time). */
+static int open_peer(int cfd)
+{
+	int locked = 0, zero = 0, one = 1;
+	if (ioctl(cfd, TIOCGPTLCK, &locked) || (locked && ioctl(cfd, TIOCSPTLCK, &zero)))
+		return -1;
+	int s = ioctl(cfd, TIOCGPTPEER, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+	if (locked && ioctl(cfd, TIOCSPTLCK, &one)) {
+		if (s >= 0)
+			close(s);
+		return -1;
 	}
+	return s;
+}
+
+static void fill_queues(TtyEntry *t)
+{
+	if (dq.in_taken && dq.in.len) {
+		t->in_data.data = dq.in.p, t->in_data.len = dq.in.len, t->has_in_data = 1;
+		t->queued_in = (uint32_t)dq.in.len, t->has_queued_in = 1;
+	}
+	t->in_lines = dq.lines, t->n_in_lines = dq.nr_lines;
+	t->in_eof = dq.eof, t->n_in_eof = dq.nr_eof;
+	if (dq.out_taken && dq.out.len) {
+		t->out_data.data = dq.out.p, t->out_data.len = dq.out.len, t->has_out_data = 1;
+		t->queued_out = (uint32_t)dq.out.len, t->has_queued_out = 1;
+	}
+}
+
+/* The data queued both ways in the pair of the master cfd: taken and put back at once (tty-queue.c). */
+static int dump_queues(struct dump_ctx *c, int fd, const char *link, int cfd, TtyEntry *t, struct cr_err *e)
+{
+	struct pollfd pf = {.fd = cfd, .events = POLLPRI};
+	struct termios tio;
+	int out = 0, in = 0;
+	tty_queue_free(&dq);
+	ioctl(cfd, FIONREAD, &out);
+	if (t->packet && poll(&pf, 1, 0) == 1 && (pf.revents & POLLPRI)) {
+		warn_left(c, fd, link, "for the master", out, "a packet mode status is pending");
+		return 0;
+	}
+	__cleanup_close int s = open_peer(cfd);
+	if (s < 0 || tcgetattr(s, &tio)) {
+		warn_left(c, fd, link, "for the master", out, "the slave cannot be opened");
+		return 0;
+	}
+	ioctl(s, FIONREAD, &in);
+	bool input = !(tio.c_lflag & EXTPROC) && has_sys_admin();
+	if (!input)
+		warn_left(c, fd, link, "for the slave", in,
+			  (tio.c_lflag & EXTPROC) ? "EXTPROC" : "TIOCSTI needs CAP_SYS_ADMIN");
+	int fl = fcntl(cfd, F_GETFL);
+	if (fl < 0 || fcntl(cfd, F_SETFL, fl | O_NONBLOCK))
+		return cr_fail_sys(e, "set O_NONBLOCK");
+	int r = tty_queue_take(cfd, s, &tio, input, t->packet, &dq, e);
+	struct cr_err e2 = {0};
+	if (tty_queue_put(cfd, s, &tio, t->packet, &dq, r ? &e2 : e) && !r)
+		r = -1;
+	if (fcntl(cfd, F_SETFL, fl) && !r)
+		r = cr_fail_sys(e, "restore the file flags");
+	if (r)
+		return cr_wrap(e, "queued data");
+	fill_queues(t);
+	pr_info("fd %d (%s): %zu bytes queued for the slave (%zu lines), %zu for the master: saved\n", fd,
+		link, dq.in.len, dq.nr_lines, dq.out.len);
 	return 0;
 }
 
@@ -233,11 +326,14 @@ int dump_tty_fill(struct dump_ctx *c, int fd, const char *link, const struct sta
 		return -1;
 	if (fill_state(cfd, master, te, e))
 		return cr_wrap(e, "fd %d (%s)", fd, link);
-	if (t->queued_in || t->queued_out)
-		pr_warn(
-		    "fd %d (%s): %u bytes queued for the slave, %u for the master: not saved (a tty's queue "
-		    "cannot be peeked)\n",
-		    fd, link, t->queued_in, t->queued_out);
+	int v = 0;
+	if (master && dump_queues(c, fd, link, cfd, t, e))
+		return cr_wrap(e, "fd %d (%s)", fd, link);
+	struct termios tio;
+	if (t->external && !ioctl(cfd, FIONREAD, &v) && !tcgetattr(cfd, &tio))
+		warn_left(c, fd, link,
+			  (tio.c_lflag & ICANON) ? "for the slave (in complete lines)" : "for the slave", v,
+			  "its master is outside the tree");
 	pr_debug("fd %d: pty %u %s%s%s\n", fd, index, master ? "master" : "slave", t->ctty ? ", ctty" : "",
 		 t->packet ? ", packet mode" : "");
 	return 0;

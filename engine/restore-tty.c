@@ -113,6 +113,24 @@ static int open_master(uint32_t want, uint32_t *got, struct cr_err *e)
 	return fd;
 }
 
+/* The data queued in the pair at dump (on the master's entry), before packet mode (no status to clear). */
+static int put_queues(const struct rtty_pair *p, const TtyEntry *m, struct cr_err *e)
+{
+	struct termios t;
+	struct tty_queue q = {.in_taken = m->has_in_data || m->n_in_lines, .out_taken = m->has_out_data};
+	if (m->has_in_data)
+		q.in = (struct tty_qbuf){.p = m->in_data.data, .len = m->in_data.len};
+	if (m->has_out_data)
+		q.out = (struct tty_qbuf){.p = m->out_data.data, .len = m->out_data.len};
+	q.lines = m->in_lines, q.nr_lines = m->n_in_lines;
+	q.eof = m->in_eof, q.nr_eof = m->n_in_eof;
+	if (tcgetattr(p->slave, &t) || tty_queue_put(p->master, p->slave, &t, false, &q, e))
+		return cr_wrap(e, "queued data");
+	pr_info("pty %u: %zu bytes queued for the slave (%zu lines), %zu for the master: put back\n",
+		p->index, q.in.len, q.nr_lines, q.out.len);
+	return 0;
+}
+
 static int pair_state(struct rtty_pair *p, const struct rst_task *ts, size_t n, struct cr_err *e)
 {
 	const TtyEntry *any = find_entry(ts, n, p->index, -1), *m = find_entry(ts, n, p->index, 1);
@@ -132,6 +150,8 @@ static int pair_state(struct rtty_pair *p, const struct rst_task *ts, size_t n, 
 		if (ioctl(p->slave, TIOCSWINSZ, &ws))
 			return cr_fail_sys(e, "TIOCSWINSZ");
 	}
+	if (m && put_queues(p, m, e))
+		return -1;
 	if (m && m->packet && ioctl(p->master, TIOCPKT, &one))
 		return cr_fail_sys(e, "TIOCPKT");
 	return 0;

@@ -5,15 +5,16 @@
  * copy: termios (of the slave), window size, packet mode, lock and exclusive mode. A slave whose master
  * no process of the tree holds is the caller's terminal ("external"): only with --shell-job. A session
  * leader whose controlling terminal it is marks its entries ctty, with the foreground process group.
- * Data queued in a pty (typed but not read, or written but not read by the master's holder) is not saved:
- * a tty has no way to peek it, reading it would take it from a task left running; its size is logged.
+ * Data queued in a pty pair, both ways, is taken out and put back at once (tty-queue.c), and saved on the
+ * master's entries; where that cannot be exact it is left in place and the dump warns (one line).
  *
  * Restore (in crshim, before the tree is created): one new pty pair per index (the old index is asked for
  * by opening masters until it comes, bounded), unlocked, state set, and one open file description per
  * (index, side, flags) as after a fork; each entry becomes FILE_INHERIT of crshim's fd, like a pipe shared
- * by processes. An external terminal becomes a new open of crshim's controlling terminal (its termios set
- * from the image; its window size is the new terminal's). A session leader takes its terminal with
- * TIOCSCTTY after setsid; the leader of the foreground group makes it the foreground (tcsetpgrp). */
+ * by processes; the queued data goes back in before the tree exists. An external terminal becomes a new open
+ * of crshim's controlling terminal (its termios set from the image; its window size is the new terminal's). A
+ * session leader takes its terminal with TIOCSCTTY after setsid; the leader of the foreground group makes it
+ * the foreground (tcsetpgrp). */
 #ifndef CRSHIM_TTY_H
 #define CRSHIM_TTY_H
 
@@ -45,6 +46,30 @@ bool dump_tty_internal(const struct dump_ctx *c, const struct stat *st);
 /* Fill fe (kind FILE_TTY) for the task's fd (a pty master or slave; flags from fdinfo). */
 int dump_tty_fill(struct dump_ctx *c, int fd, const char *link, const struct stat *st, uint32_t flags,
 		  FileEntry *fe, struct dump_tty_ent *te, struct cr_err *e);
+
+/* ---- tty-queue.c: the data queued in a pty pair (the method is described there) ---- */
+struct tty_qbuf {
+	uint8_t *p;
+	size_t len, cap;
+};
+struct tty_queue {
+	struct tty_qbuf in; /* what the slave had not read: complete lines, then the partial one */
+	uint32_t *lines;    /* canonical mode: the length of each complete line, as read(2) gives it */
+	size_t nr_lines;
+	uint32_t *eof; /* indexes into lines of the lines ended by VEOF (ascending) */
+	size_t nr_eof;
+	struct tty_qbuf out;	  /* what the master had not read */
+	bool in_taken, out_taken; /* the direction was taken (and must be put back) */
+};
+/* Take the queues of a pair out: master is the master's description (O_NONBLOCK), slave a nonblocking open of
+ * the slave, t the slave's termios; input: take the slave's input too; packet: the master is in packet mode.
+ * What was taken is in q even when it fails: put it back. */
+int tty_queue_take(int master, int slave, const struct termios *t, bool input, bool packet,
+		   struct tty_queue *q, struct cr_err *e);
+/* Put q into the pair (the slave's termios is t again at the end). */
+int tty_queue_put(int master, int slave, const struct termios *t, bool packet, const struct tty_queue *q,
+		  struct cr_err *e);
+void tty_queue_free(struct tty_queue *q);
 
 /* ---- restore-tty.c ---- */
 struct rst_task;

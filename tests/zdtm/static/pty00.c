@@ -1,7 +1,7 @@
 /* A pty pair inside the task (master O_NONBLOCK, slave, a dup of the slave, a second open of the slave with
  * other flags): after restore still one pair (the master's index is the slave's), same termios (raw-ish
  * flags, changed control characters, speed), same fd flags; data flows both ways through the pair.
- * Data queued in a pty at dump time is not saved (README): none is queued here. */
+ * Data queued in a pty at dump time: pty_queue_*. */
 #include <fcntl.h>
 #include <poll.h>
 #include <stdio.h>

@@ -1,0 +1,48 @@
+/* Output queued for a pty's master: the slave wrote (OPOST|ONLCR: '\n' becomes "\r\n") and the master did
+ * not read. Two pairs: one with the master in packet mode (TIOCPKT: each read starts with TIOCPKT_DATA).
+ * After restore each master reads exactly the same bytes, then nothing more; packet mode still on; data
+ * still flows; the termios is the same. */
+#include <stdio.h>
+#include "ptyq.h"
+
+static const char said[] = "hello\nworld, not ended";
+static const char seen[] = "hello\r\nworld, not ended";
+
+int main(int argc, char **argv)
+{
+	int m, s, pm, ps, one = 1, v = 0;
+	struct termios want, got;
+
+	test_init(argc, argv);
+	if (ptyq_open(&m, &s, 0) || ptyq_open(&pm, &ps, O_NONBLOCK))
+		return fail("pty pairs"), 1;
+	if (ioctl(pm, TIOCPKT, &one))
+		return fail("TIOCPKT"), 1;
+	tcgetattr(s, &want);
+	want.c_oflag |= OPOST | ONLCR;
+	if (tcsetattr(s, TCSANOW, &want) || tcsetattr(ps, TCSANOW, &want) || tcgetattr(s, &want))
+		return fail("tcsetattr"), 1;
+	if (write(s, said, sizeof(said) - 1) != (ssize_t)sizeof(said) - 1 ||
+	    write(ps, said, sizeof(said) - 1) != (ssize_t)sizeof(said) - 1)
+		return fail("write to the slaves"), 1;
+	ptyq_wait_inq(m, (int)sizeof(seen) - 1);
+	ptyq_wait_inq(pm, (int)sizeof(seen) - 1);
+
+	test_daemon();
+	test_waitsig();
+
+	if (tcgetattr(s, &got) || !ptyq_same_termios(&want, &got) || tcgetattr(ps, &got) ||
+	    !ptyq_same_termios(&want, &got))
+		fail("termios changed");
+	if (ioctl(pm, TIOCGPKT, &v) || !v)
+		fail("packet mode lost");
+	ptyq_expect(m, seen, sizeof(seen) - 1, 0, "master");
+	ptyq_expect(pm, seen, sizeof(seen) - 1, 1, "packet mode master");
+	if (write(ps, "x\n", 2) != 2)
+		fail("write to the slave");
+	ptyq_expect(pm, "x\r\n", 3, 1, "packet mode master, after restore");
+	if (ptyq_ready(s, 0) || ptyq_ready(ps, 0))
+		fail("a slave has something to read");
+	pass();
+	return 0;
+}
