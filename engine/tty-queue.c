@@ -140,7 +140,10 @@ static int take_lines(int s, const struct termios *t, struct tty_queue *q, struc
 	raw.c_cc[VMIN] = 1, raw.c_cc[VTIME] = 0;
 	if (tcsetattr(s, TCSANOW, &raw))
 		return cr_fail_sys(e, "tcsetattr (ICANON off)");
-	return drain(s, &q->in, 0, NULL, e);
+	int r = drain(s, &q->in, 0, NULL, e);
+	if (tcsetattr(s, TCSANOW, t) && !r) /* the buffer is empty: ICANON on again changes nothing */
+		r = cr_fail_sys(e, "tcsetattr (ICANON on)");
+	return r;
 }
 
 int tty_queue_take(int master, int slave, const struct termios *t, bool input, bool packet,
@@ -256,8 +259,12 @@ int tty_queue_put(int master, int slave, const struct termios *t, bool packet, c
 	neutral(t, in, &n);
 	if (tcsetattr(slave, TCSANOW, &n))
 		return cr_fail_sys(e, "tcsetattr (neutral)");
-	if (in && put_in(slave, &n, q, &done))
-		r = cr_fail_sys(e, "TIOCSTI into the slave");
+	if (in && put_in(slave, &n, q, &done)) {
+		if (done || (errno != EPERM && errno != EIO))
+			r = cr_fail_sys(e, "TIOCSTI into the slave");
+		else /* not capable in the initial user namespace: the slower way below */
+			pr_warn("TIOCSTI refused (%s)\n", strerror(errno));
+	}
 	if (!r && q->out.len && write_all(slave, q->out.p, q->out.len, e))
 		r = cr_wrap(e, "the master's input back through the slave");
 	if (tcsetattr(slave, TCSANOW, t) && !r)
@@ -265,9 +272,10 @@ int tty_queue_put(int master, int slave, const struct termios *t, bool packet, c
 	if (packet && (ioctl(master, TIOCPKT, &zero) || ioctl(master, TIOCPKT, &one)) && !r)
 		r = cr_fail_sys(e, "TIOCPKT");
 	if (!r && in && done < q->in.len) {
-		pr_warn("%zu bytes of input beyond the line discipline's buffer go back through the master "
-			"(processed by it again)\n",
-			q->in.len - done);
+		pr_warn(
+		    "%zu bytes of input go back through the master (beyond the line discipline's buffer, or "
+		    "TIOCSTI refused): processed by the line discipline again\n",
+		    q->in.len - done);
 		r = write_all(master, q->in.p + done, q->in.len - done, e);
 	}
 	return r;
