@@ -45,7 +45,7 @@ static inline int ptyq_readn(int fd, unsigned char *buf, size_t n)
 /* fd holds exactly want (n bytes) and nothing more. skip: bytes to drop in front of each read (packet). */
 static inline int ptyq_expect(int fd, const void *want, size_t n, int skip, const char *what)
 {
-	unsigned char buf[8192];
+	unsigned char buf[8192] = {0};
 	size_t got = 0;
 	while (got < n + 1 && ptyq_ready(fd, got < n ? 5000 : 200)) {
 		ssize_t r = read(fd, buf + got, sizeof(buf) - got);
