@@ -138,6 +138,8 @@ static int tcp_fill(const struct dump_ctx *c, int fd, const struct ns_inet_sk *s
 	case TCP_SYN_RECV:
 		return in_flight(c, fd, s, ie, e);
 	case TCP_ESTABLISHED:
+	case TCP_FIN_WAIT1: /* through repair mode, as established ones */
+	case TCP_FIN_WAIT2:
 	case TCP_CLOSE:
 		return 0;
 	default:

@@ -362,10 +362,11 @@ static int fill_inet(struct dump_ctx *c, int fd, int cfd, int family, uint32_t f
 		ie->state = TCP_ESTABLISHED, ie->has_state = 1;
 	/* options before repair mode (which changes SO_REUSEADDR) */
 	size_t n = 0;
-	if (dump_sk_opts(cfd, family, type, proto, ie->state == TCP_ESTABLISHED, &ie->opts, &n, e))
+	bool est = proto == IPPROTO_TCP ? sk_tcp_repair_state(ie->state) : ie->state == TCP_ESTABLISHED;
+	if (dump_sk_opts(cfd, family, type, proto, est, &ie->opts, &n, e))
 		return -1;
 	ie->n_opts = n;
-	if (proto == IPPROTO_TCP && ie->state == TCP_ESTABLISHED && fill_tcp(c, cfd, ie, e))
+	if (proto == IPPROTO_TCP && sk_tcp_repair_state(ie->state) && fill_tcp(c, cfd, ie, e))
 		return -1;
 	if (sk_queue_dump_inet(c->pid, fd, cfd, ie, e))
 		return -1;

@@ -37,7 +37,7 @@ int rst_sk_check(const FileEntry *f, struct cr_err *e)
 	    check_addr(&ie->src_addr, ie->has_src_addr, ie->family) ||
 	    check_addr(&ie->dst_addr, ie->has_dst_addr, ie->family))
 		return cr_fail_errno(e, EBADMSG, "file id %u: bad inet socket entry", f->id);
-	if (ie->protocol == IPPROTO_TCP && ie->state == TCP_ESTABLISHED && (!ie->tcp || !ie->has_dst_addr))
+	if (ie->protocol == IPPROTO_TCP && sk_tcp_repair_state(ie->state) && (!ie->tcp || !ie->has_dst_addr))
 		return cr_fail_errno(e, EBADMSG, "file id %u: established TCP socket without its stream",
 				     f->id);
 	for (size_t i = 0; i < ie->n_opts; i++)
@@ -80,7 +80,7 @@ static socklen_t mkaddr(const InetSkEntry *ie, bool dst, struct sockaddr_storage
 
 static bool established_tcp(const InetSkEntry *ie)
 {
-	return ie->protocol == IPPROTO_TCP && ie->state == TCP_ESTABLISHED && ie->tcp;
+	return ie->protocol == IPPROTO_TCP && sk_tcp_repair_state(ie->state) && ie->tcp;
 }
 
 static int inet_setup(int sk, const InetSkEntry *ie, char *msg, size_t len)

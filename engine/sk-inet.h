@@ -26,6 +26,13 @@
 
 struct dump_ctx;
 
+/* TCP states restored through repair mode: ESTABLISHED, and FIN_WAIT1/FIN_WAIT2 (we shut down writing; the
+ * peer did not). */
+static inline bool sk_tcp_repair_state(unsigned s)
+{
+	return s == 1 || s == 4 || s == 5;
+}
+
 /* ---- dump ---- */
 /* Per-process state of the socket dump (the pidfd, the connections left in repair mode). */
 struct dump_sk;

@@ -168,7 +168,7 @@ void tcp_repair_off(int cfd)
 }
 
 /* One queue: its sequence number and contents (peeked in repair mode). */
-static int dump_queue(int cfd, int q, uint32_t *seq, ProtobufCBinaryData *data, uint32_t *unsent,
+static int dump_queue(int cfd, int q, uint32_t *seq, ProtobufCBinaryData *data, uint32_t *unsent, bool fin,
 		      struct cr_err *e)
 {
 	socklen_t l = sizeof(*seq);
@@ -179,9 +179,11 @@ static int dump_queue(int cfd, int q, uint32_t *seq, ProtobufCBinaryData *data, 
 		return cr_fail_sys(e, "%s queue sequence", name);
 	if (ioctl(cfd, q == TCP_RECV_QUEUE ? SIOCINQ : SIOCOUTQ, &len) || len < 0)
 		return cr_fail_sys(e, "%s queue length", name);
+	if (fin && len > 0)
+		len--; /* the FIN not yet acked takes a sequence number, no byte */
 	if (unsent) {
 		int u = 0;
-		if (ioctl(cfd, SIOCOUTQNSD, &u) || u < 0 || u > len)
+		if (ioctl(cfd, SIOCOUTQNSD, &u) || u < 0 || (!fin && u > len))
 			return cr_fail_sys(e, "unsent length");
 		*unsent = (uint32_t)u;
 	}
@@ -200,7 +202,7 @@ static int dump_queue(int cfd, int q, uint32_t *seq, ProtobufCBinaryData *data, 
 	return 0;
 }
 
-static int dump_conn(int cfd, TcpStreamEntry *t, struct cr_err *e)
+static int dump_conn(int cfd, unsigned state, TcpStreamEntry *t, struct cr_err *e)
 {
 	struct tcp_info ti;
 	struct tcp_repair_window w;
@@ -210,11 +212,16 @@ static int dump_conn(int cfd, TcpStreamEntry *t, struct cr_err *e)
 	memset(&ti, 0, sizeof(ti));
 	if (getsockopt(cfd, IPPROTO_TCP, TCP_INFO, &ti, &l))
 		return cr_fail_sys(e, "TCP_INFO");
-	if (ti.tcpi_state != TCP_ESTABLISHED)
-		return cr_fail_errno(e, EAGAIN, "the connection left state ESTABLISHED during the dump");
-	if (dump_queue(cfd, TCP_RECV_QUEUE, &t->inq_seq, &t->inq_data, NULL, e) ||
-	    dump_queue(cfd, TCP_SEND_QUEUE, &t->outq_seq, &t->outq_data, &t->unsq_len, e))
+	if (ti.tcpi_state != state)
+		return cr_fail_errno(e, EAGAIN, "the connection left state %u during the dump (now %u)",
+				     state, ti.tcpi_state);
+	t->fin_sent = state != TCP_ESTABLISHED, t->has_fin_sent = t->fin_sent;
+	if (dump_queue(cfd, TCP_RECV_QUEUE, &t->inq_seq, &t->inq_data, NULL, false, e) ||
+	    dump_queue(cfd, TCP_SEND_QUEUE, &t->outq_seq, &t->outq_data, &t->unsq_len, state == TCP_FIN_WAIT1,
+		       e))
 		return -1;
+	if (t->fin_sent)
+		t->unsq_len = 0; /* all restored as sent, then the FIN */
 	t->has_inq_seq = t->has_outq_seq = t->has_unsq_len = 1;
 	t->has_inq_data = t->inq_data.len > 0;
 	t->has_outq_data = t->outq_data.len > 0;
@@ -261,7 +268,7 @@ int tcp_repair_dump(const struct cr_opts *o, int cfd, const InetSkEntry *ie, Tcp
 	int on = 1;
 	if (setsockopt(cfd, IPPROTO_TCP, TCP_REPAIR, &on, sizeof(on)))
 		return cr_fail_sys(e, "TCP_REPAIR (needs CAP_NET_ADMIN)");
-	if (dump_conn(cfd, t, e)) {
+	if (dump_conn(cfd, ie->state, t, e)) {
 		tcp_repair_off(cfd);
 		return -1;
 	}
@@ -296,8 +303,9 @@ static int set_seqs(int sk, const TcpStreamEntry *t, char *msg, size_t len)
 	if (set_int(sk, TCP_REPAIR_QUEUE, TCP_RECV_QUEUE) ||
 	    set_int(sk, TCP_QUEUE_SEQ, (int)(t->inq_seq - (uint32_t)t->inq_data.len)))
 		return sk_errmsg(msg, len, "receive queue sequence");
+	uint32_t fin = t->fin_sent ? 1 : 0;
 	if (set_int(sk, TCP_REPAIR_QUEUE, TCP_SEND_QUEUE) ||
-	    set_int(sk, TCP_QUEUE_SEQ, (int)(t->outq_seq - (uint32_t)t->outq_data.len)))
+	    set_int(sk, TCP_QUEUE_SEQ, (int)(t->outq_seq - fin - (uint32_t)t->outq_data.len)))
 		return sk_errmsg(msg, len, "send queue sequence");
 	if (t->has_timestamp && set_int(sk, TCP_TIMESTAMP, (int)t->timestamp))
 		return sk_errmsg(msg, len, "TCP_TIMESTAMP");
@@ -333,6 +341,9 @@ static int put_queues(int sk, const TcpStreamEntry *t, char *msg, size_t len)
 	struct tcp_repair_window w = {t->snd_wl1, t->snd_wnd, t->max_window, t->rcv_wnd, t->rcv_wup};
 	if (t->has_snd_wnd && setsockopt(sk, IPPROTO_TCP, TCP_REPAIR_WINDOW, &w, sizeof(w)))
 		return sk_errmsg(msg, len, "TCP_REPAIR_WINDOW");
+	/* FIN_WAIT1/2: the FIN, queued on the send queue in repair mode as sent (not transmitted) */
+	if (t->fin_sent && shutdown(sk, SHUT_WR))
+		return sk_errmsg(msg, len, "shut down writing in repair mode (the FIN)");
 	return 0;
 }
 
