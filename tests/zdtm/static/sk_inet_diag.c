@@ -15,11 +15,11 @@
 #define NSK 16
 
 struct sk {
+	struct sockaddr_storage name, peer;
 	const char *what;
 	int fd, family, type;
-	struct sockaddr_storage name, peer;
-	socklen_t nl, pl;
 	int state; /* TCP state, -1: not TCP */
+	socklen_t nl, pl;
 };
 
 static struct sk sk[NSK];
@@ -124,9 +124,10 @@ int main(int argc, char **argv)
 	bind_lo(r4, AF_INET, 0);
 	int m6 = add("udp6 to ipv4-mapped", AF_INET6, SOCK_DGRAM);
 	struct sockaddr_in6 mapped = {.sin6_family = AF_INET6};
-	struct sockaddr_in peer4;
+	struct sockaddr_in peer4 = {0};
 	socklen_t pl = sizeof(peer4);
-	getsockname(r4, (struct sockaddr *)&peer4, &pl);
+	if (getsockname(r4, (struct sockaddr *)&peer4, &pl))
+		fail("getsockname");
 	mapped.sin6_port = peer4.sin_port;
 	memcpy(&mapped.sin6_addr.s6_addr[10], "\xff\xff\x7f\x00\x00\x01", 6);
 	if (setsockopt(m6, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero)) ||
