@@ -1,6 +1,7 @@
 /* Restore of inet sockets (see sk-inet.h), in the restore child: socket, options, bind, then listen or
  * connect; an established TCP connection through tcp-repair.c. Errors are text for the error pipe. The
- * parent checks the entries first and removes the network locks once the tree runs. */
+ * parent checks the entries first and removes the network locks once the tree runs (or the restore failed).
+ */
 #define LOG_PREFIX "restore-sk: "
 #include <errno.h>
 #include <fcntl.h>

@@ -4,6 +4,7 @@
 #define LOG_PREFIX "restore-sk-unix: "
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +35,9 @@ struct rsk {
 	struct sockaddr_un addr; /* where it is bound (alen 0: not bound by us) */
 	socklen_t alen;
 	bool unlink_after; /* a deleted socket file: unlinked once every connect is done */
+	char *made;	   /* the socket file this restore bound (absolute path), NULL: none */
+	dev_t made_dev;	   /* and its inode, so that a failed restore removes only that file */
+	ino_t made_ino;
 };
 static struct rsk *sks;
 static size_t nsks;
@@ -147,6 +151,38 @@ static bool stale(const struct rsk *r)
 	return refused;
 }
 
+/* The socket file just bound at r's path (in the cwd): its absolute path and inode, for a failed restore. */
+static int remember_file(struct rsk *r, struct cr_err *e)
+{
+	struct stat st;
+	char cwd[PATH_MAX];
+	const char *p = r->addr.sun_path;
+	if (lstat(p, &st))
+		return cr_fail_sys(e, "socket:[%u]: stat %s after bind", r->ino, p);
+	if (p[0] != '/' && !getcwd(cwd, sizeof(cwd)))
+		return cr_fail_sys(e, "socket:[%u]: getcwd", r->ino);
+	if (asprintf(&r->made, "%s%s%s", p[0] == '/' ? "" : cwd, p[0] == '/' ? "" : "/", p) < 0) {
+		r->made = NULL;
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	}
+	r->made_dev = st.st_dev;
+	r->made_ino = st.st_ino;
+	return 0;
+}
+
+/* A failed restore: the socket files it bound go again (those still there as it made them). */
+static void unlink_made(struct rsk *r)
+{
+	struct stat st;
+	if (!lstat(r->made, &st) && S_ISSOCK(st.st_mode) && st.st_dev == r->made_dev &&
+	    st.st_ino == r->made_ino) {
+		if (unlink(r->made))
+			pr_warn("socket:[%u]: unlink %s: %s\n", r->ino, r->made, strerror(errno));
+		else
+			pr_info("socket:[%u]: %s removed (restore failed)\n", r->ino, r->made);
+	}
+}
+
 /* A path name: a stale socket file left by the dumped task is removed; a deleted one is bound where it
  * was (or next to it when the name is taken) and unlinked at the end. */
 static int bind_path(struct rsk *r, struct cr_err *e)
@@ -175,6 +211,8 @@ static int bind_path(struct rsk *r, struct cr_err *e)
 	}
 	if (bind(r->fd, (struct sockaddr *)&r->addr, r->alen))
 		return cr_fail_sys(e, "socket:[%u]: bind to %s", r->ino, r->addr.sun_path);
+	if (remember_file(r, e))
+		return -1;
 	r->unlink_after = u->deleted;
 	if (u->has_file_mode && chmod(r->addr.sun_path, u->file_mode))
 		return cr_fail_sys(e, "socket:[%u]: chmod %s", r->ino, r->addr.sun_path);
@@ -580,9 +618,12 @@ int rst_sk_unix_prepare(struct rst_task *ts, size_t n, struct cr_err *e)
 	return 0;
 }
 
-void rst_sk_unix_done(void)
+void rst_sk_unix_done(bool failed)
 {
 	for (size_t i = 0; i < nsks; i++) {
+		if (failed && sks[i].made)
+			unlink_made(&sks[i]);
+		free(sks[i].made);
 		if (sks[i].fd >= 0)
 			close(sks[i].fd);
 		if (sks[i].ghost >= 0)

@@ -556,11 +556,13 @@ int eng_restore(struct cr_opts *o, pid_t *root_pid, struct cr_err *err)
 	rst_fdshare_done();	/* and of shared open files */
 	rst_evfd_share_done();
 	rst_tty_done(ret);
-	rst_sk_unix_done(); /* and of unix sockets */
+	rst_sk_unix_done(ret != 0); /* and of unix sockets (a failure removes their files) */
+	/* the connections are back: let their packets in; or the restore failed: the connections lived only
+	 * in the images (a retry needs a new dump), so no lock may stay behind either */
+	rst_sk_unlock(ts, n);
 	if (!ret) {
 		double s = since(&t0);
 		*root_pid = ts[0].pid;
-		rst_sk_unlock(ts, n); /* the connections are back: let their packets in */
 		pr_info("restored task %d (%zu processes) in %.3f s (%llu bytes of pages of the root, %.2f "
 			"GB/s)\n",
 			ts[0].pid, n, s, (unsigned long long)ts[0].pm.total_size,

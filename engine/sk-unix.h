@@ -73,7 +73,8 @@ FileEntry *rst_sk_scm_entry(const struct rst_task *t, uint32_t id);
 
 /* Parent, once every process of the tree is loaded: make every unix socket; entries become FILE_INHERIT. */
 int rst_sk_unix_prepare(struct rst_task *ts, size_t n, struct cr_err *e);
-/* Close crshim's sockets (after the tree is created, or after a failure). */
-void rst_sk_unix_done(void);
+/* Close crshim's sockets (after the tree is created, or after a failure: then the socket files this restore
+ * bound are removed too). */
+void rst_sk_unix_done(bool failed);
 
 #endif
