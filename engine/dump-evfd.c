@@ -234,7 +234,8 @@ static int same_file(pid_t pid, const struct evfd_src *s)
 	((m)->shared_pid = (p), (m)->has_shared_pid = 1, (m)->shared_fd = (f), (m)->has_shared_fd = 1)
 
 /* The same open file description held by a process before this one in the tree: restore makes it once
- * (in crshim) and hands it to each holder. Epoll sets and pidfds are made by each holder. */
+ * (in crshim) and hands it to each holder; a pidfd of a process of the tree the first holder opens and the
+ * others copy from it (restore-evfd.c). */
 static void mark_shared(const struct dump_ctx *c, const struct evfd_src *s, FileEntry *fe)
 {
 	for (size_t i = 0; i < c->ntree && c->tree[i].pid != c->pid; i++) {
@@ -255,6 +256,10 @@ static void mark_shared(const struct dump_ctx *c, const struct evfd_src *s, File
 			SET_SHARED(fe->inotify, p, fd);
 		else if (fe->fanotify)
 			SET_SHARED(fe->fanotify, p, fd);
+		else if (fe->epoll)
+			SET_SHARED(fe->epoll, p, fd);
+		else if (fe->pidfd)
+			SET_SHARED(fe->pidfd, p, fd);
 		return;
 	}
 }

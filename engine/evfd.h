@@ -72,9 +72,13 @@ void rst_memfd_done(void);
 int rst_epoll_create(const FileEntry *f, const FdinfoEntry *fi, char *msg, size_t len);
 int rst_epoll_fill(struct rst_task *t, int lo, const FileEntry *f, const FdinfoEntry *fi, char *msg,
 		   size_t len);
+/* f is an epoll set: made by the task, or (held by several processes) made once by crshim and inherited. */
+bool rst_epoll_is(const FileEntry *f);
 /* Parent, once every process is loaded (and after rst_shmem_prepare): an event fd held by several
- * processes of the tree (eventfd, signalfd, timerfd, memfd, inotify, fanotify) is made once here and
- * becomes FILE_INHERIT in each, as shared pipes are; a memfd that is also mapped is opened from the object
+ * processes of the tree (eventfd, signalfd, timerfd, memfd, inotify, fanotify, epoll, a pidfd of a process
+ * outside the tree) is made once here and becomes FILE_INHERIT in each, as shared pipes are (an epoll set
+ * empty: each holder adds its targets, crshim the others; a pidfd of a process of the tree its first holder
+ * opens and the others copy with pidfd_getfd); a memfd that is also mapped is opened from the object
  * restore-shmem.c made (rst_shmem_fd), so the fd and the mappings are one memfd again.
  * rst_evfd_share_done closes crshim's copies once the tree is created. */
 int rst_evfd_share(struct rst_task *ts, size_t n, struct cr_err *e);

@@ -60,10 +60,47 @@ static int add_one(int epfd, int lo, const EpollTfdEntry *te, char *msg, size_t 
 	return 0;
 }
 
+/* The file entry of fd in task pid of the tree (the tasks' images are loaded before the tree is made, so
+ * the child has them too), NULL if none. */
+static const FileEntry *entry_of(const struct rst_task *t, pid_t pid, int fd)
+{
+	const struct rst_task *ts = t->ntree ? t->tree : t;
+	for (size_t k = 0; k < (t->ntree ? t->ntree : 1); k++) {
+		if (ts[k].pid != pid)
+			continue;
+		for (size_t i = 0; i < ts[k].nr_fdinfo; i++)
+			if (ts[k].fdinfo[i]->fd == fd)
+				return rst_file_by_id(&ts[k], ts[k].fdinfo[i]->id);
+	}
+	return NULL;
+}
+
+/* The interest list of epoll entry f: its own, or, for a set several processes hold (made once by crshim),
+ * the one of its first holder, whose entry lists each target once. NULL if that is missing. */
+static const EpollEntry *list_of(const struct rst_task *t, const FileEntry *f)
+{
+	const EpollEntry *ep = f->epoll;
+	if (!ep || !ep->has_shared_pid || !ep->has_shared_fd)
+		return ep;
+	const FileEntry *h = entry_of(t, ep->shared_pid, ep->shared_fd);
+	return h && h->epoll && !h->epoll->has_shared_pid ? h->epoll : NULL;
+}
+
+bool rst_epoll_is(const FileEntry *f)
+{
+	return f->epoll && (f->kind == FILE_KIND__FILE_EPOLL || f->kind == FILE_KIND__FILE_INHERIT);
+}
+
 int rst_epoll_fill(struct rst_task *t, int lo, const FileEntry *f, const FdinfoEntry *fi, char *msg,
 		   size_t len)
 {
-	const EpollEntry *ep = f->epoll;
+	const EpollEntry *ep = list_of(t, f);
+	if (!ep) {
+		errno = EBADMSG;
+		return rst_errmsg(msg, len,
+				  "epoll fd %d: shared with fd %d of task %d, which the images lack", fi->fd,
+				  f->epoll->shared_fd, f->epoll->shared_pid);
+	}
 	for (size_t i = 0; i < ep->n_tfd; i++) {
 		const EpollTfdEntry *te = ep->tfd[i];
 		if (te->target_pid != t->pid)
@@ -102,7 +139,23 @@ static int add_remote(pid_t pid, int epfd, const EpollTfdEntry *te, struct cr_er
 	return 0;
 }
 
-static int tree_task_epolls(struct rst_task *t, struct cr_err *e)
+/* Task pid holds the epoll set whose first holder is fd hfd of task hpid (then it added its own targets). */
+static bool holds_set(const struct rst_task *ts, size_t n, pid_t pid, pid_t hpid, int hfd)
+{
+	if (pid == hpid)
+		return true;
+	for (size_t k = 0; k < n; k++)
+		for (size_t i = 0; ts[k].pid == pid && i < ts[k].nr_files; i++) {
+			const EpollEntry *ep = ts[k].files[i]->epoll;
+			if (ep && ep->has_shared_pid && ep->shared_pid == hpid && ep->shared_fd == hfd)
+				return true;
+		}
+	return false;
+}
+
+/* The targets of t's epoll sets that no holder of the set could add itself. A set several processes hold
+ * is done once, from its first holder's list. */
+static int tree_task_epolls(struct rst_task *ts, size_t n, struct rst_task *t, struct cr_err *e)
 {
 	for (size_t i = 0; i < t->nr_fdinfo; i++) {
 		const FdinfoEntry *fi = t->fdinfo[i];
@@ -110,12 +163,14 @@ static int tree_task_epolls(struct rst_task *t, struct cr_err *e)
 		bool first = true;
 		for (size_t j = 0; j < i; j++)
 			first = first && t->fdinfo[j]->id != fi->id;
-		if (!f || f->kind != FILE_KIND__FILE_EPOLL || !first)
+		if (!f || !rst_epoll_is(f) || !first || f->epoll->has_shared_pid)
 			continue;
-		for (size_t k = 0; k < f->epoll->n_tfd; k++)
-			if (f->epoll->tfd[k]->target_pid != t->pid &&
-			    add_remote(t->pid, fi->fd, f->epoll->tfd[k], e))
+		for (size_t k = 0; k < f->epoll->n_tfd; k++) {
+			const EpollTfdEntry *te = f->epoll->tfd[k];
+			if (!holds_set(ts, n, te->target_pid, t->pid, fi->fd) &&
+			    add_remote(t->pid, fi->fd, te, e))
 				return -1;
+		}
 	}
 	return 0;
 }
@@ -123,7 +178,7 @@ static int tree_task_epolls(struct rst_task *t, struct cr_err *e)
 int rst_epoll_tree(struct rst_task *ts, size_t n, struct cr_err *e)
 {
 	for (size_t k = 0; k < n; k++)
-		if (!ts[k].zombie && tree_task_epolls(&ts[k], e))
+		if (!ts[k].zombie && tree_task_epolls(ts, n, &ts[k], e))
 			return -1;
 	return 0;
 }

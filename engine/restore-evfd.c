@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
@@ -184,10 +185,37 @@ static int make_timerfd(const FileEntry *f, char *msg, size_t len)
 	return with_fl(fd, tf->flags, msg, len);
 }
 
-/* A new file of an event fd kind that crshim can make for several processes (not epoll, pidfd). */
+/* An epoll set without its interest list (the processes add their targets, see restore-epoll.c). */
+static int make_epoll(const FileEntry *f, char *msg, size_t len)
+{
+	int fd = epoll_create1(EPOLL_CLOEXEC);
+	if (fd < 0)
+		return rst_errmsg(msg, len, "epoll_create1");
+	return with_fl(fd, f->epoll->flags, msg, len);
+}
+
+static int dead_pidfd(unsigned flags);
+
+/* A pidfd of a process outside the tree, or of one that is gone. */
+static int make_pidfd(const FileEntry *f, char *msg, size_t len)
+{
+	const PidfdEntry *pf = f->pidfd;
+	unsigned flags = pf->flags & (O_NONBLOCK | O_EXCL);
+	int fd = pf->pid <= 0 ? dead_pidfd(flags) : (int)syscall(SYS_pidfd_open, pf->pid, flags);
+	if (fd < 0)
+		return rst_errmsg(msg, len, "pidfd_open %d", pf->pid);
+	return with_fl(fd, pf->flags, msg, len);
+}
+
+/* A new file of an event fd kind that crshim can make for several processes (a pidfd only of a process
+ * outside the tree). */
 static int make_file(const FileEntry *f, char *msg, size_t len)
 {
 	switch (f->kind) {
+	case FILE_KIND__FILE_EPOLL:
+		return make_epoll(f, msg, len);
+	case FILE_KIND__FILE_PIDFD:
+		return make_pidfd(f, msg, len);
 	case FILE_KIND__FILE_EVENTFD:
 		return make_eventfd(f, msg, len);
 	case FILE_KIND__FILE_SIGNALFD:
@@ -221,11 +249,49 @@ static int dead_pidfd(unsigned flags)
 	return fd;
 }
 
+/* fd is a pidfd of pid ("Pid:" in its fdinfo). */
+static bool pidfd_of(int fd, pid_t pid)
+{
+	char path[64], buf[512], *p;
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	__cleanup_close int in = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n = in < 0 ? -1 : read(in, buf, sizeof(buf) - 1);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	return (p = strstr(buf, "\nPid:")) && atoi(p + 6) == pid;
+}
+
+/* The pidfd (of a process of the tree) that fd sfd of the process spid holds: a copy of the same file, taken
+ * once spid has opened it (a few seconds at most; till then sfd may be another file). */
+static int copy_pidfd(const PidfdEntry *pf, char *msg, size_t len)
+{
+	__cleanup_close int pfd = (int)syscall(SYS_pidfd_open, pf->shared_pid, 0);
+	if (pfd < 0)
+		return rst_errmsg(msg, len, "pidfd_open %d (holder of a shared pidfd)", pf->shared_pid);
+	for (int i = 0; i < 5000; i++) {
+		int fd = (int)syscall(SYS_pidfd_getfd, pfd, pf->shared_fd, 0);
+		if (fd >= 0 && pidfd_of(fd, pf->pid))
+			return fd;
+		if (fd >= 0)
+			close(fd);
+		usleep(1000);
+	}
+	errno = ETIMEDOUT;
+	return rst_errmsg(msg, len, "pidfd of %d: copy from fd %d of task %d", pf->pid, pf->shared_fd,
+			  pf->shared_pid);
+}
+
 static int open_pidfd(const FileEntry *f, const FdinfoEntry *fi, char *msg, size_t len)
 {
 	const PidfdEntry *pf = f->pidfd;
 	unsigned flags = pf->flags & (O_NONBLOCK | O_EXCL); /* PIDFD_NONBLOCK, PIDFD_THREAD */
 	int fd = -1;
+	if (pf->has_shared_pid && pf->has_shared_fd) {
+		if ((fd = copy_pidfd(pf, msg, len)) < 0)
+			return -1;
+		return place(fd, fi, msg, len);
+	}
 	if (pf->pid <= 0) {
 		fd = dead_pidfd(flags);
 	} else {
@@ -289,6 +355,13 @@ static bool shared_of(const FileEntry *f, pid_t *pid, int *fd)
 		break;
 	case FILE_KIND__FILE_FANOTIFY:
 		SH(f->fanotify);
+		break;
+	case FILE_KIND__FILE_EPOLL:
+		SH(f->epoll);
+		break;
+	case FILE_KIND__FILE_PIDFD: /* of a process of the tree: the holder opens it, the others copy it */
+		if (f->pidfd && !(f->pidfd->in_tree && f->pidfd->pid > 0))
+			SH(f->pidfd);
 		break;
 	default:
 		break;

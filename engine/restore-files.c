@@ -199,7 +199,7 @@ static int open_targets(struct rst_task *t, const struct fd_plan *p, char *msg, 
 		}
 	for (size_t i = 0; i < t->nr_fdinfo; i++) {
 		const FileEntry *f = rst_file_by_id(t, t->fdinfo[i]->id);
-		if (f->kind == FILE_KIND__FILE_EPOLL && first_of(t, i) == i &&
+		if (rst_epoll_is(f) && first_of(t, i) == i &&
 		    rst_epoll_fill(t, p->lo, f, t->fdinfo[i], msg, len))
 			return -1;
 	}
