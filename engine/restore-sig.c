@@ -159,6 +159,12 @@ static void fill_misc(struct rst_task *t)
 	}
 	a->nr_rlimits = RST_NR_RLIMITS;
 	a->pdeathsig = c->pdeathsig;
+	if (t->root && t->detached && !t->sibling && c->pdeathsig) { /* see restore.h */
+		pr_warn("task %d: its parent death signal %d is not armed: its parent is outside the tree, "
+			"and at restore (-d) it would be crshim, which exits now\n",
+			t->pid, c->pdeathsig);
+		a->pdeathsig = 0;
+	}
 	a->dumpable = c->has_dumpable ? c->dumpable : -1;
 	a->no_new_privs = c->no_new_privs;
 }

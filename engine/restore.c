@@ -506,6 +506,7 @@ static int restore_tree(struct cr_opts *o, struct rst_task **tsp, size_t *np, st
 	struct rst_task *t = &(*tsp)[0];
 	t->fault = o->fault;
 	t->sibling = o->restore_sibling;
+	t->detached = o->detach;
 	if (rst_load(o, t, e) || load_tree(o, tsp, np, e) || rst_svm_prepare(*tsp, *np, e) ||
 	    rst_sk_scm_prepare(*tsp, *np, e) || rst_pipes_share(*tsp, *np, e) ||
 	    rst_fdshare_prepare(*tsp, *np, e) || rst_shmem_prepare(*tsp, *np, e) ||

@@ -87,6 +87,7 @@ struct rst_task {
 	bool before_setsid;  /* cloned before spawn_ppid's setsid: born in that one's old session */
 	bool helper;	     /* not in the images: leads a session/group whose leader is gone, then exits */
 	bool sibling;	     /* the root, --restore-sibling: cloned with CLONE_PARENT */
+	bool detached;	     /* the root, restore -d: crshim, its parent, exits at once (no pdeathsig then) */
 	bool mntns_proc;     /* the root: a new mount namespace with a fresh /proc (ns/pid.c) */
 };
 

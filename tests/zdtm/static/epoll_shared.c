@@ -71,7 +71,8 @@ int main(int argc, char **argv)
 	for (int i = 0; i < n; i++)
 		seen |= 1ull << (out[i].data.u64 & 63);
 	if (n != 3 || seen != ((1ull << 1) | (1ull << 22) | (1ull << 3)))
-		fail("epoll_wait in the parent: %d ready, data mask %#llx, want 1, 22 and 3 (the child's MOD and ADD)",
+		fail("epoll_wait in the parent: %d ready, data mask %#llx, want 1, 22 and 3 (the child's MOD "
+		     "and ADD)",
 		     n, (unsigned long long)seen);
 	if (epoll_ctl(ep, EPOLL_CTL_DEL, p[0], NULL))
 		fail("EPOLL_CTL_DEL of the parent's target by its fd number");

@@ -1,7 +1,8 @@
 /* Pidfds held by two processes of the tree (opened before the fork): one of a sleeping child of the tree,
  * one of the parent of the test (outside the tree: the runner's reaper), one of a child that exited and was
  * reaped. After restore each is still one file in both (kcmp): a status flag set by the second child is
- * seen by the parent, and the second child sees through its copy that the sleeper the parent killed exited. */
+ * seen by the parent, and the second child sees through its copy that the sleeper the parent killed exited.
+ */
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
