@@ -40,6 +40,10 @@ struct cr_opts {
 	int n_inherit_fd;
 	const char *const *external;
 	int n_external;
+	/* A warning the user should see besides the log (one line, no newline), e.g. state a dump cannot
+	 * save; NULL: the log only. */
+	void (*notice)(void *arg, const char *line);
+	void *notice_arg;
 };
 
 void eng_opts_init(struct cr_opts *o);

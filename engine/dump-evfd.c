@@ -269,6 +269,10 @@ int dump_evfd_fill(struct dump_ctx *c, const struct evfd_src *s, FileEntry *fe, 
 	int r = fill_kind(c, s, fe, e);
 	if (r == 0 && c->ntree > 1)
 		mark_shared(c, s, fe);
+	if (r == 0 && fe->inotify && !fe->inotify->has_shared_pid) /* once for a shared queue */
+		dump_notify_queued(c, s, "inotify");
+	if (r == 0 && fe->fanotify && !fe->fanotify->has_shared_pid)
+		dump_notify_queued(c, s, "fanotify");
 	return r;
 }
 

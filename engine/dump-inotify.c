@@ -1,13 +1,15 @@
 /* Dump of inotify and fanotify instances (see evfd.h). fdinfo lists each watch / mark with the inode's
  * superblock device and a file handle; the path is found by opening the handle (open_by_handle_at on a
  * mount of that device) and reading the link of the result. Mount marks name the mount by its id (from
- * /proc/PID/mountinfo), filesystem marks by the device. Events queued and not read yet are not saved. */
+ * /proc/PID/mountinfo), filesystem marks by the device. Events queued and not read yet are not saved (a
+ * queue cannot be read without consuming it): the dump warns with their byte count (FIONREAD). */
 #define LOG_PREFIX "dump-inotify: "
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "cleanup.h"
@@ -240,4 +242,21 @@ int dump_fanotify_fill(const struct evfd_src *s, FileEntry *fe, struct cr_err *e
 			return cr_wrap(e, "fd %d (fanotify)", s->fd);
 		}
 	return 0;
+}
+
+void dump_notify_queued(const struct dump_ctx *c, const struct evfd_src *s, const char *kind)
+{
+	struct cr_err e = {0};
+	int n = 0;
+	__cleanup_close int fd = dump_evfd_take(s->pid, s->fd, &e);
+	if (fd < 0 || ioctl(fd, FIONREAD, &n)) {
+		pr_warn("fd %d (%s): queued events not counted: %s\n", s->fd, kind,
+			fd < 0 ? e.msg : strerror(errno));
+		return;
+	}
+	if (n > 0)
+		eng_notice(c->o,
+			   "task %d fd %d (%s): %d bytes of queued events not saved (a queue cannot be read "
+			   "without consuming it)",
+			   s->pid, s->fd, kind, n);
 }

@@ -48,6 +48,9 @@ int dump_evfd_take(pid_t pid, int fd, struct cr_err *e);
 int dump_epoll_fill(struct dump_ctx *c, const struct evfd_src *s, FileEntry *fe, struct cr_err *e);
 int dump_inotify_fill(const struct evfd_src *s, FileEntry *fe, struct cr_err *e);
 int dump_fanotify_fill(const struct evfd_src *s, FileEntry *fe, struct cr_err *e);
+/* Events queued on an inotify / fanotify instance are not saved: one warning (log and user) with their
+ * byte count, if there are any. */
+void dump_notify_queued(const struct dump_ctx *c, const struct evfd_src *s, const char *kind);
 int dump_memfd_fill(const struct evfd_src *s, FileEntry *fe, struct cr_err *e);
 /* link is a memfd ("/memfd:NAME (deleted)") */
 bool dump_memfd_is(const char *link, const struct stat *st);

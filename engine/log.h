@@ -21,6 +21,10 @@ void log_set_pid_tag(int pid);
 void log_printf(int level, const char *file, int line, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
+struct cr_opts;
+/* A warning for the log and, through o->notice, for the user (opts.c). */
+void eng_notice(const struct cr_opts *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 #define pr_err(fmt, ...) log_printf(LOG_ERROR, __FILE__, __LINE__, LOG_PREFIX fmt, ##__VA_ARGS__)
 #define pr_warn(fmt, ...) log_printf(LOG_WARN, __FILE__, __LINE__, LOG_PREFIX fmt, ##__VA_ARGS__)
 #define pr_info(fmt, ...) log_printf(LOG_INFO, __FILE__, __LINE__, LOG_PREFIX fmt, ##__VA_ARGS__)

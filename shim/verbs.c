@@ -128,6 +128,14 @@ static int setup_log(struct shim_cmd *c, bool quiet, struct cr_err *err)
 	return 0;
 }
 
+/* A warning of the engine for the user: on stderr, unless the log (at -v2 or more) already is stderr. */
+static void notice_stderr(void *arg, const char *line)
+{
+	const struct shim_cmd *c = arg;
+	if (!c->log_to_stderr || c->opts.verbosity < LOG_WARN)
+		fprintf(stderr, "crshim: warning: %s\n", line);
+}
+
 static int run_dump(struct shim_cmd *c)
 {
 	struct cr_err err = {0};
@@ -145,6 +153,7 @@ static int run_dump(struct shim_cmd *c)
 	}
 	if (setup_log(c, false, &err))
 		return report(what, &err, false);
+	c->opts.notice = notice_stderr, c->opts.notice_arg = c;
 	if (eng_dump(&c->opts, &err))
 		return report_run(c, what, &err, !c->log_to_stderr);
 	pr_info("dump of %d finished\n", c->opts.pid);

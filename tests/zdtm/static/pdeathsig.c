@@ -22,8 +22,9 @@ int main(int argc, char **argv)
 	if (pid == 0) {
 		char c;
 		test_forked();
-		if (prctl(PR_SET_PDEATHSIG, SIGWINCH) || write(back[1], "r", 1) != 1 || read(go[0], &c, 1) != 1 ||
-		    prctl(PR_GET_PDEATHSIG, &sig) || write(back[1], &sig, sizeof(sig)) != sizeof(sig))
+		if (prctl(PR_SET_PDEATHSIG, SIGWINCH) || write(back[1], "r", 1) != 1 ||
+		    read(go[0], &c, 1) != 1 || prctl(PR_GET_PDEATHSIG, &sig) ||
+		    write(back[1], &sig, sizeof(sig)) != sizeof(sig))
 			_exit(1);
 		_exit(0);
 	}
