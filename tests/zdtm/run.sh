@@ -348,6 +348,7 @@ fault_steps() {
 		[ ! -e "$d/inventory.img" ] || { bad "the failed dump left inventory.img"; return 1; }
 		left=$(cd "$d" && ls -A | grep -v -x -e dump.log | tr '\n' ' ')
 		[ -z "$left" ] || { bad "the failed dump left files: $left"; return 1; }
+		lock_left "the failed dump" || return 1
 		return 0
 	fi
 	crshim_dump "$d" || return 1
