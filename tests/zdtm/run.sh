@@ -35,6 +35,7 @@ CTIMEOUT=${ZDTM_TIMEOUT:-60}
 ARCH=$(uname -m)
 NAMES=()
 TTYRUN=()
+SNAPOF=()
 
 usage() {
 	sed -n '2,10p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
@@ -54,6 +55,7 @@ while [ $# -gt 0 ]; do
 	--keep) KEEP=1; shift ;;
 	--list) LIST=1; shift ;;
 	--selftest) SELFTEST=1; shift ;;
+	--snap) SNAPOF=("$2" "$3"); shift 3 ;; # internal (mode group): reference snapshot of the test in PIDFILE
 	-h|--help) usage 0 ;;
 	-*) echo "run.sh: unknown option $1" >&2; usage 2 ;;
 	*) NAMES+=("$1"); shift ;;
@@ -257,6 +259,21 @@ restore_busy() { # dir
 	compare_snap "a refused restore of a busy pid" "$TDIR/snap.busy" || return 1
 }
 
+# The reference snapshot, taken as soon as the test is ready (mode group: by each member's starter, through
+# run.sh --snap). The test may still be on its way into its wait (mask, state): once two in a row agree.
+snap_ref() { # pid file
+	local tries=40
+	snapshot "$1" >"$2"
+	while [ $tries -gt 0 ]; do
+		sleep 0.05
+		snapshot "$1" >"$2.b"
+		cmp -s "$2" "$2.b" && break
+		mv "$2.b" "$2"
+		tries=$((tries - 1))
+	done
+	rm -f "$2.b"
+}
+
 compare_snap() { # label file
 	local l tries=20
 	# A task just restored (or released) may still be on its way back into its
@@ -448,44 +465,74 @@ group_members() { # names...: the ones that can share one dump
 	done
 }
 
+# Every member is checked as in mode cr: its reference snapshot taken as soon as it is ready (its starter
+# runs run.sh --snap before zdtm_group starts the next one), gone and its pid free after the dump, the same
+# pid running after the restore, the snapshot unchanged, then SIGTERM and PASS.
+group_start_cmd() { # test dir
+	local t=$1 d=$2 bin args ign
+	bin="$BIN/$(test_dir "$t")/$t"
+	args=$(desc_get "$t" args)
+	ign=$(desc_get "$t" snap-ignore | tr -s ' ' '|')
+	printf '%s' "cd '$d' && timeout -k 5 120 '$bin' --pidfile='$d/test.pid' --outfile='$d/test.out' $args >'$d/start.log' 2>&1 && ZDTM_REAPED=1 SNAP_IGNORE='$ign' '$HERE/run.sh' --snap '$d/test.pid' '$d/snap.0'"
+}
+
+group_member_check() { # rc-of-the-group-C/R: sets REASON, returns 1 on a failure
+	[ "$1" = 0 ] || { bad "not restored"; return 1; }
+	[ -s "$TDIR/snap.0" ] || { bad "no reference snapshot"; return 1; }
+	alive "$TPID" || { diag_file "$TDIR/test.out" 10; bad "restored task $TPID is not running"; return 1; }
+	compare_snap "the group's C/R" "$TDIR/snap.1" || return 1
+	kill -TERM "$TPID" 2>/dev/null
+	wait_gone "$TPID" 30 || { bad "test did not exit within 30s after SIGTERM"; return 1; }
+	if grep -q '^FAIL' "$TDIR/test.out" || ! grep -q '^PASS$' "$TDIR/test.out"; then
+		diag_file "$TDIR/test.out" 10
+		bad "$(grep -m1 '^FAIL' "$TDIR/test.out" || echo "no PASS")"
+		return 1
+	fi
+}
+
+group_cr() { # gpid: one dump and one restore of the whole group; every member gone in between
+	local p
+	crshim_dump "$TDIR/dump" || return 1
+	for p in "$1" "${pids[@]}"; do
+		wait_gone "$p" 10 || { bad "task $p still running after dump"; return 1; }
+		wait_free "$p" 30 || { bad "pid $p still taken (zombie) after dump"; return 1; }
+	done
+	crshim_restore "$TDIR/dump"
+}
+
 run_group_mode() {
-	local gdir gpid t i bin args cmds=() members=() pids=() d rc
+	local gdir gpid t i cmds=() members=() pids=() rc
 	mapfile -t members < <(group_members "${NAMES[@]}")
 	echo "1..$((${#members[@]} + 1))"
 	echo "# mode group: ${members[*]}, crshim $CRSHIM, kernel $(uname -r)"
 	[ ${#members[@]} -gt 0 ] || { echo "not ok 1 - group: no test to run"; exit 1; }
 	gdir=$(mktemp -d "$TMPBASE/zdtm.group.XXXXXX") || exit 1
 	for t in "${members[@]}"; do
-		bin="$BIN/$(test_dir "$t")/$t"
 		mkdir -p "$gdir/$t"
-		args=$(desc_get "$t" args)
-		cmds+=("cd '$gdir/$t' && exec timeout -k 5 120 '$bin' --pidfile='$gdir/$t/test.pid' --outfile='$gdir/$t/test.out' $args >'$gdir/$t/start.log' 2>&1")
+		cmds+=("$(group_start_cmd "$t" "$gdir/$t")")
 	done
 	DIAG=()
 	TDIR=$gdir TPID=
 	if ! "$BIN/zdtm_group" "$gdir/group.pid" "${cmds[@]}" >"$gdir/group.log" 2>&1; then
 		diag_file "$gdir/group.log" 5
 		report fail "group" "the group did not start"
+		for t in "${members[@]}"; do # the members that did start
+			p=$(tr -d ' \n' <"$gdir/$t/test.pid" 2>/dev/null) && [ -n "$p" ] && ps -o pid= -s "$p" | xargs -r kill -KILL 2>/dev/null
+		done
 		exit 1
 	fi
 	gpid=$(tr -d ' \n' <"$gdir/group.pid")
 	for t in "${members[@]}"; do
 		pids+=("$(tr -d ' \n' <"$gdir/$t/test.pid")")
 	done
-	sleep 0.3
-	for i in "${!members[@]}"; do
-		SNAP_IGNORE=$(desc_get "${members[$i]}" snap-ignore | tr -s ' ' '|')
-		snapshot "${pids[$i]}" >"$gdir/${members[$i]}/snap.0"
-	done
-	# one dump and one restore of the whole group
 	TDIR=$gdir TPID=$gpid OPTS=()
 	REASON=
 	rc=0
-	crshim_dump "$gdir/dump" && wait_gone "$gpid" 10 && wait_free "$gpid" 30 && crshim_restore "$gdir/dump" || rc=1
+	group_cr "$gpid" || rc=1
 	if [ $rc = 0 ]; then
 		report ok "group: dump + restore of ${#members[@]} tests under $gpid"
 	else
-		report fail "group: dump + restore of ${#members[@]} tests under $gpid" "${REASON:-a test is still there after the dump}"
+		report fail "group: dump + restore of ${#members[@]} tests under $gpid" "$REASON"
 	fi
 	for i in "${!members[@]}"; do
 		t=${members[$i]}
@@ -493,22 +540,10 @@ run_group_mode() {
 		REASON=
 		TDIR=$gdir/$t TPID=${pids[$i]}
 		SNAP_IGNORE=$(desc_get "$t" snap-ignore | tr -s ' ' '|')
-		if [ $rc != 0 ]; then
-			report fail "$t" "not restored"
-			continue
-		fi
-		if ! compare_snap "the group's C/R" "$TDIR/snap.1"; then
-			report fail "$t" "$REASON"
-			continue
-		fi
-		kill -TERM "$TPID" 2>/dev/null
-		if ! wait_gone "$TPID" 30; then
-			report fail "$t" "test did not exit within 30s after SIGTERM"
-		elif grep -q '^FAIL' "$TDIR/test.out" || ! grep -q '^PASS$' "$TDIR/test.out"; then
-			diag_file "$TDIR/test.out" 10
-			report fail "$t" "$(grep -m1 '^FAIL' "$TDIR/test.out" || echo "no PASS")"
-		else
+		if group_member_check $rc; then
 			report ok "$t"
+		else
+			report fail "$t" "$REASON"
 		fi
 	done
 	for p in $( (tree_pids "$gpid"; ps -o pid= -s "$gpid") | sort -u); do kill -KILL "$p" 2>/dev/null; done
@@ -547,18 +582,7 @@ run_steps() { # name
 	fi
 	TPID=$(tr -d ' \n' <"$TDIR/test.pid")
 	alive "$TPID" || { diag_file "$TDIR/test.out" 10; bad "test $TPID not running after start"; return 1; }
-	# The test may still be on its way into its wait (mask, state): take the
-	# reference snapshot once two in a row agree.
-	local tries=40
-	snapshot "$TPID" >"$TDIR/snap.0"
-	while [ $tries -gt 0 ]; do
-		sleep 0.05
-		snapshot "$TPID" >"$TDIR/snap.0b"
-		cmp -s "$TDIR/snap.0" "$TDIR/snap.0b" && break
-		mv "$TDIR/snap.0b" "$TDIR/snap.0"
-		tries=$((tries - 1))
-	done
-	rm -f "$TDIR/snap.0b"
+	snap_ref "$TPID" "$TDIR/snap.0"
 
 	case "$MODE" in
 	nocr)
@@ -774,7 +798,7 @@ selftest() {
 		rc=$?
 		local good=1
 		if [ "$want" = notok ]; then
-			[ $rc -ne 0 ] && grep -q '^not ok 1 ' <<<"$out" && grep -q -- "$pat" <<<"$out" || good=0
+			[ $rc -ne 0 ] && grep -q '^not ok ' <<<"$out" && grep -q -- "$pat" <<<"$out" || good=0
 		else
 			[ $rc -eq 0 ] && grep -q '^ok 1 ' <<<"$out" || good=0
 		fi
@@ -801,9 +825,18 @@ selftest() {
 		--crshim "$fake/crshim-leak" --mode fault --fault restore-files pid
 	st notok "mode fault: a dump that does not fail at a fatal point is reported" "want exit 1" \
 		--crshim "$fake/crshim-leak" --mode fault --fault dump-early pid
+	# mode group: the group's C/R is ok (line 1), the drifting member must be not ok
+	st notok "mode group: a member whose state changes is reported" "^not ok 3 - selftest_drift: state seen" \
+		--mode group pid selftest_drift
 	rm -rf "$fake"
 	[ $bad -eq 0 ]
 }
+
+if [ ${#SNAPOF[@]} = 2 ]; then
+	p=$(tr -d ' \n' <"${SNAPOF[0]}") && alive "$p" || exit 1
+	snap_ref "$p" "${SNAPOF[1]}"
+	exit 0
+fi
 
 if [ $SELFTEST = 1 ]; then
 	selftest
