@@ -228,11 +228,7 @@ static int write_pstree(struct dump_tree *tr, struct cr_err *e)
 			pe.exit_signal = c->exit_signal, pe.has_exit_signal = 1;
 		}
 		pe.n_threads = c->nth + 1, pe.threads = tids;
-		if (tr->pidns) {
-			pe.ns_pid = c->ns_pid, pe.has_ns_pid = 1;
-			pe.ns_pgid = c->ns_pgid, pe.has_ns_pgid = 1;
-			pe.ns_sid = c->ns_sid, pe.has_ns_sid = 1;
-		}
+		dump_pidns_pstree(c, &pe);
 		if (img_write(w, &pe.base, e)) {
 			img_abort(w);
 			return -1;
@@ -410,42 +406,9 @@ static int seize_tree(struct dump_tree *tr, struct cr_err *e)
 	return 0;
 }
 
-/* PID namespaces: the tree is in ours, or its root is the init of its own (one level below ours) and every
- * process is in that one; then the inner ids go into the pstree. */
-static int tree_pidns(struct dump_tree *tr, struct cr_err *e)
-{
-	for (size_t i = 0; i < tr->n; i++) {
-		struct dump_ctx *c = &tr->c[i];
-		struct ns_pid_ids id;
-		if (ns_pid_ids(c->pid, &id, e))
-			return cr_wrap(e, "task %d", c->pid);
-		if (i == 0 && id.levels == 2 && id.pid == 1)
-			tr->pidns = true;
-		else if (i == 0 && id.levels != 1)
-			return cr_fail(
-			    e,
-			    "not supported yet: task %d is PID %d of a PID namespace below ours, not its "
-			    "init",
-			    c->pid, id.pid);
-		if (id.levels != (tr->pidns ? 2 : 1))
-			return cr_fail(
-			    e, "not supported yet: task %d is in a nested PID namespace (child of %d)",
-			    c->pid, c->ppid);
-		if (tr->pidns && c->nth)
-			return cr_fail(e, "not supported yet: task %d has threads inside a PID namespace",
-				       c->pid);
-		c->ns_pid = id.pid, c->ns_pgid = id.pgid, c->ns_sid = id.sid;
-	}
-	tr->mntns_proc = tr->pidns && ns_other(tr->c[0].pid, "mnt");
-	if (tr->pidns)
-		pr_info("task %d is the init of its PID namespace%s\n", tr->c[0].pid,
-			tr->mntns_proc ? " (own mount namespace: restored with a fresh /proc only)" : "");
-	return 0;
-}
-
 static int dump_tree_images(struct dump_tree *tr, struct cr_err *e)
 {
-	if (tree_pidns(tr, e))
+	if (dump_pidns(tr->c, tr->n, &tr->pidns, &tr->mntns_proc, e))
 		return -1;
 	/* A failed dump must never leave an older inventory next to our new files. */
 	if (unlinkat(tr->c[0].dirfd, "inventory.img", 0) && errno != ENOENT)
@@ -523,6 +486,7 @@ static void dump_free(struct dump_ctx *c)
 	for (size_t i = 0; i < c->nth; i++)
 		free(c->th[i].xstate);
 	free(c->th);
+	free(c->ns_tids);
 }
 
 int eng_dump(struct cr_opts *o, struct cr_err *err)

@@ -67,6 +67,9 @@ struct dump_ctx {
 	size_t ntree;
 	int exit_code;		       /* of a zombie, as waitpid reports it */
 	pid_t ns_pid, ns_pgid, ns_sid; /* in the root's PID namespace when it is its init (ns/pid.c) */
+	uint32_t ns_levels;	       /* dump-pidns.c: PID namespaces below ours it is in */
+	int32_t *ns_tids;	       /* ... the ids of each thread (leader first) in each of them */
+	bool ns_init, ns_mnt_proc;     /* PID 1 of a namespace its parent is not in (with its own mounts) */
 	int dirfd;
 	struct seized s;
 	struct infect in;
@@ -132,5 +135,10 @@ int dump_files_write(struct dump_ctx *c, struct cr_err *e);
  * into fe (id and in_flight set by the caller) and written to wf; what: its kind for a message ("a pipe"). */
 int dump_files_carried(struct dump_ctx *c, int fd, uint32_t id, struct img_writer *wf, FileEntry *fe,
 		       const char **what, struct cr_err *e);
+
+/* dump-pidns.c: every process's place in the PID namespaces below ours (one line when it cannot be dumped);
+ * the root is the init of its own (*pidns), in its own mount namespace (*mntns_proc). */
+int dump_pidns(struct dump_ctx *cs, size_t n, bool *pidns, bool *mntns_proc, struct cr_err *e);
+void dump_pidns_pstree(const struct dump_ctx *c, PstreeEntry *pe);
 
 #endif

@@ -34,18 +34,18 @@ int dump_fown(pid_t pid, int fd, uint32_t flags, FileEntry *fe, FownEntry *fo, s
 	return 0;
 }
 
-int rst_fown_apply(const FileEntry *f, int fd, char *msg, size_t len)
+int rst_fown_apply(const FileEntry *f, int fd, pid_t owner, char *msg, size_t len)
 {
 	const FownEntry *fo = f->fown;
 	if (!fo)
 		return 0;
-	struct f_owner_ex own = {.type = (int)fo->type, .pid = fo->pid};
+	struct f_owner_ex own = {.type = (int)fo->type, .pid = owner};
 	const char *what = "F_SETSIG";
 	if (fo->signum && fcntl(fd, F_SETSIG, (int)fo->signum))
 		goto fail;
 	what = "F_SETOWN_EX";
 	/* an owner that is gone (ESRCH) gets no signals: nothing to set */
-	if (fo->pid && fcntl(fd, F_SETOWN_EX, &own) && errno != ESRCH)
+	if (owner && fcntl(fd, F_SETOWN_EX, &own) && errno != ESRCH)
 		goto fail;
 	what = "F_SETFL O_ASYNC";
 	int fl = fcntl(fd, F_GETFL);
@@ -53,7 +53,7 @@ int rst_fown_apply(const FileEntry *f, int fd, char *msg, size_t len)
 		goto fail;
 	return 0;
 fail:
-	snprintf(msg, len, "fd %d: %s (owner type %u pid %d signal %u): %s", fd, what, fo->type, fo->pid,
+	snprintf(msg, len, "fd %d: %s (owner type %u pid %d signal %u): %s", fd, what, fo->type, owner,
 		 fo->signum, strerror(errno));
 	return -1;
 }

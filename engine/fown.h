@@ -12,7 +12,8 @@
 
 /* fe->fown = fo when the description has an owner, a signal or O_ASYNC (flags: its fdinfo flags). */
 int dump_fown(pid_t pid, int fd, uint32_t flags, FileEntry *fe, FownEntry *fo, struct cr_err *e);
-/* child: set them on fd (after it is open); errors as text. */
-int rst_fown_apply(const FileEntry *f, int fd, char *msg, size_t len);
+/* child: set them on fd (after it is open), owner: the owner's pid as this process sees it (PID namespaces,
+ * 0: none it can see); errors as text. */
+int rst_fown_apply(const FileEntry *f, int fd, pid_t owner, char *msg, size_t len);
 
 #endif

@@ -56,8 +56,7 @@ static const struct rst_task *tree_task(const struct rst_task *t, pid_t pid)
 /* An id of the images (crshim's view) as this process sees it: inside the tree's PID namespace. */
 static pid_t vid(const struct rst_task *t, pid_t id)
 {
-	const struct rst_task *x = tree_task(t, id);
-	return x && x->vpid ? x->vpid : id;
+	return tree_task(t, id) ? rst_pidns_vid(t, id) : id;
 }
 
 /* Join the image's process group: its leader (another process of the tree or a helper) may not have made
@@ -125,15 +124,18 @@ static int spawn_children(struct rst_task *t, bool before, bool files_phase, cha
 		if (c == t || c->spawn_ppid != t->pid || rst_svm_sharer(c) ||
 		    rst_files_sharer_of(t, c) != files_phase || (!files_phase && c->before_setsid != before))
 			continue;
-		pid_t want[2] = {c->vpid ? c->vpid : c->pid, c->pid}; /* inner first */
+		pid_t want[RST_PID_LEVELS]; /* inner first */
+		uint32_t nwant = rst_pidns_set_tid(c, want);
 		uint64_t share =
 		    0; /* what it shares with its parent (dump-share.c), when the parent clones it */
 		if (!c->clone_parent && c->spawn_ppid == c->pst->ppid)
 			share = (c->pst->clone_share & CLONE_FS) | (files_phase ? CLONE_FILES : 0);
-		struct child_clone_args ca = {.flags = (c->clone_parent ? CLONE_PARENT : 0) | share,
+		struct child_clone_args ca = {.flags = (c->clone_parent ? CLONE_PARENT : 0) | share |
+						       (c->ns_init ? CLONE_NEWPID : 0) |
+						       (c->mntns_proc ? CLONE_NEWNS : 0),
 					      .exit_signal = c->clone_parent ? 0 : SIGCHLD,
 					      .set_tid = (uint64_t)(uintptr_t)want,
-					      .set_tid_size = c->vpid ? 2 : 1};
+					      .set_tid_size = nwant};
 		long r = syscall(SYS_clone3, &ca, sizeof(ca));
 		if (r == 0)
 			rst_child(c);

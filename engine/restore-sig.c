@@ -110,7 +110,7 @@ static void fill_timers(struct rst_task *t, struct rst_timer *rt)
 					   .clock_id = p->clock_id,
 					   .notify = p->notify,
 					   .signo = p->signo,
-					   .notify_tid = p->notify_tid,
+					   .notify_tid = rst_pidns_vid(t, p->notify_tid),
 					   .sival = p->sival,
 					   .isec = (int64_t)p->isec,
 					   .insec = (int64_t)p->insec,
@@ -122,7 +122,7 @@ static void fill_timers(struct rst_task *t, struct rst_timer *rt)
 		}
 		/* SIGEV_THREAD_ID without a thread: the task itself */
 		if (p->notify_tid == 0 && p->notify == 4 /* SIGEV_THREAD_ID */)
-			rt[i].notify_tid = t->pid;
+			rt[i].notify_tid = rst_pidns_vid(t, t->pid);
 	}
 }
 
@@ -212,7 +212,7 @@ static int fill_threads(struct rst_task *t, uint8_t *p, struct cr_err *e)
 		const CoreEntry *c = t->tcores[i];
 		struct rst_thread *h = &th[i];
 		memset(h, 0, sizeof(*h));
-		h->tid = t->pst->threads[i + 1];
+		rst_pidns_thread(t, i + 1, h); /* its tid as the task sees it, set_tid */
 		if (c->sas) {
 			h->has_sas = 1;
 			h->sas_sp = c->sas->sp;

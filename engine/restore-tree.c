@@ -179,27 +179,17 @@ int rst_tree_plan(struct cr_opts *o, struct rst_task **tsp, size_t *np, struct c
 {
 	(void)o;
 	size_t nimg = *np;
-	const InventoryEntry *inv = (*tsp)[0].inv;
 	(*tsp)[0].spawn_ppid = 0;
-	if (inv->pidns) { /* the same PIDs inside the new PID namespace */
-		for (size_t i = 0; i < nimg; i++) {
-			struct rst_task *t = &(*tsp)[i];
-			t->vpid = t->pst->ns_pid;
-			if (t->vpid <= 0 || (t->pst->n_threads > 1))
-				return cr_fail_errno(e, EBADMSG,
-						     "pstree.img: task %d: no pid in its namespace", t->pid);
-		}
-		if ((*tsp)[0].vpid != 1)
-			return cr_fail_errno(e, EBADMSG,
-					     "pstree.img: the root is not PID 1 of its namespace");
-		(*tsp)[0].mntns_proc = inv->mntns_proc;
-	}
+	if (rst_pidns_plan(*tsp, nimg, e)) /* the same PIDs inside PID namespaces (restore-pidns.c) */
+		return -1;
 	for (size_t i = 1; i < nimg; i++)
 		if (plan_session(tsp, np, i, e))
 			return -1;
 	for (size_t i = 1; i < nimg; i++)
 		if (plan_group(tsp, np, i, e))
 			return -1;
+	if (rst_pidns_helpers(*tsp, *np, e))
+		return -1;
 	struct rst_task *ts = *tsp;
 	for (size_t i = 0; i < *np; i++) {
 		ts[i].tree = ts;

@@ -427,7 +427,7 @@ int rst_tty_child_session(const struct rst_task *t, char *msg, size_t len)
 		return cmsg(msg, len, "take the controlling terminal (TIOCSCTTY)", t->pid);
 	/* every signal is blocked here: no SIGTTOU for a background group */
 	if (f->tty->has_fg_pgrp && f->tty->fg_pgrp == t->pid && p->pgid == t->pid &&
-	    tcsetpgrp(f->inherit_fd, t->pid))
+	    tcsetpgrp(f->inherit_fd, rst_pidns_vid(t, t->pid)))
 		return cmsg(msg, len, "make its group the terminal's foreground (tcsetpgrp)", t->pid);
 	return 0;
 }

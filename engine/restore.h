@@ -75,6 +75,9 @@ struct rst_task {
 	pid_t spawn_ppid; /* the process that clones it (its parent, or a sibling / helper) */
 	pid_t vpid;	  /* the PID inside the tree's PID namespace (inventory pidns), 0 without one */
 	pid_t svm_ph; /* restore-sharedvm.c: the placeholder holding its fds (crshim's child), 0 if none */
+	pid_t ns_ids[RST_PID_LEVELS]; /* restore-pidns.c: its PID in each namespace below ours, outermost
+					 first */
+	uint32_t ns_levels;	      /* ... how many (0: in ours); vpid is the last one */
 
 	bool root;	 /* the root of the tree: files.img, owns inv and the pstree list */
 	bool zombie;	 /* core task_state 2: created, then exits with core->exit_code */
@@ -89,6 +92,7 @@ struct rst_task {
 	bool sibling;	     /* the root, --restore-sibling: cloned with CLONE_PARENT */
 	bool detached;	     /* the root, restore -d: crshim, its parent, exits at once (no pdeathsig then) */
 	bool mntns_proc;     /* the root: a new mount namespace with a fresh /proc (ns/pid.c) */
+	bool ns_init;	     /* PID 1 of a namespace below its parent's: cloned with CLONE_NEWPID */
 };
 
 /* restore-load.c: rst_load loads the root (and reads the whole pstree), rst_load_task one other process
@@ -158,5 +162,17 @@ bool rst_svm_keep(const struct rst_args *a, uint64_t start, uint64_t end);
 /* fd moved to the lowest free number >= lo, close-on-exec; fd itself is closed (errno kept). -1 on error. */
 int rst_fd_above(int fd, int lo);
 __attribute__((noreturn)) void rst_child(struct rst_task *t);
+
+/* restore-pidns.c: the tasks' ids in the PID namespaces below ours (pstree ns_levels/ns_tids, or the
+ * inventory pidns of older images); rst_pidns_helpers: the same for helper tasks (after rst_tree_plan added
+ * them). */
+int rst_pidns_plan(struct rst_task *ts, size_t n, struct cr_err *e);
+int rst_pidns_helpers(struct rst_task *ts, size_t n, struct cr_err *e);
+/* set_tid for clone3 (innermost first) and its size. */
+uint32_t rst_pidns_set_tid(const struct rst_task *t, pid_t set_tid[RST_PID_LEVELS]);
+/* A pid or tid of the images (crshim's view) as task t sees it (0: not visible in its namespace). */
+pid_t rst_pidns_vid(const struct rst_task *t, pid_t id);
+/* The ids of thread k (1..) of t for the blob: its tid as t sees it and the set_tid array. */
+void rst_pidns_thread(const struct rst_task *t, size_t k, struct rst_thread *th);
 
 #endif

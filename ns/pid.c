@@ -50,6 +50,44 @@ int ns_pid_ids(pid_t pid, struct ns_pid_ids *out, struct cr_err *e)
 	return 0;
 }
 
+int ns_pid_chain(pid_t tid, pid_t *ids, int max, struct cr_err *e)
+{
+	char path[64], line[512];
+	snprintf(path, sizeof(path), "/proc/%d/status", tid);
+	__cleanup_fclose FILE *f = fopen(path, "re");
+	if (!f)
+		return cr_fail_sys(e, "open %s", path);
+	while (fgets(line, sizeof(line), f)) {
+		if (strncmp(line, "NSpid:", 6))
+			continue;
+		int n = 0;
+		char *end;
+		for (const char *p = line + 6;; p = end) {
+			long x = strtol(p, &end, 10);
+			if (end == p)
+				break;
+			if (n == max)
+				return cr_fail_errno(e, E2BIG, "%s: more than %d PID namespace levels", path,
+						     max);
+			ids[n++] = (pid_t)x;
+		}
+		if (n)
+			return n;
+	}
+	return cr_fail_errno(e, EINVAL, "%s: no NSpid line", path);
+}
+
+bool ns_same(pid_t a, const char *ka, pid_t b, const char *kb)
+{
+	char pa[64], pb[64];
+	struct stat sa, sb;
+	snprintf(pa, sizeof(pa), "/proc/%d/ns/%s", a, ka);
+	snprintf(pb, sizeof(pb), "/proc/%d/ns/%s", b, kb);
+	if (stat(pa, &sa) || stat(pb, &sb))
+		return true; /* a zombie has no namespaces to compare */
+	return sa.st_ino == sb.st_ino && sa.st_dev == sb.st_dev;
+}
+
 bool ns_other(pid_t pid, const char *kind)
 {
 	char a[64], b[64];

@@ -112,6 +112,9 @@ struct rst_creds {
 };
 _Static_assert(sizeof(struct rst_creds) == 80, "rst_creds");
 
+/* PID namespace levels a restored task can have, ours included (clone3 set_tid, innermost first). */
+#define RST_PID_LEVELS 8
+
 /* A thread other than the leader: created by the blob with clone3(set_tid) on its own stack. */
 struct rst_thread {
 	int32_t tid, has_sas;
@@ -125,9 +128,11 @@ struct rst_thread {
 	uint64_t tid_address;
 	uint64_t pending; /* 128-byte siginfo[] for this thread */
 	char comm[16];
-	uint64_t args; /* struct rst_args * */
+	uint64_t args;			 /* struct rst_args * */
+	int32_t set_tid[RST_PID_LEVELS]; /* its tid in each PID namespace, innermost (= tid) first */
+	uint32_t set_tid_size, pad;	 /* 0: just tid */
 };
-_Static_assert(sizeof(struct rst_thread) == 120, "rst_thread");
+_Static_assert(sizeof(struct rst_thread) == 160, "rst_thread");
 
 #define RST_THREAD_STACK (32u << 10)
 

@@ -646,8 +646,8 @@ static void create_threads(struct rst_args *a)
 					  th[i].stack_top - RST_THREAD_STACK,
 					  RST_THREAD_STACK,
 					  0,
-					  (uint64_t)&tid,
-					  1};
+					  th[i].set_tid_size ? (uint64_t)th[i].set_tid : (uint64_t)&tid,
+					  th[i].set_tid_size ? th[i].set_tid_size : 1};
 		th[i].args = (uint64_t)a;
 		long r;
 		/* EEXIST: the page-reading helper thread may still hold the tid for a moment */
