@@ -143,8 +143,8 @@ static int spawn_children(struct rst_task *t, bool before, bool files_phase, cha
 			snprintf(msg, len, "clone3 child %d: %s", c->pid, strerror(errno));
 			return -1;
 		}
-		if (r != want[0]) {
-			snprintf(msg, len, "clone3 child %d gave PID %ld", want[0], r);
+		if (r != rst_pidns_vid(t, c->pid)) { /* as we see it: a new namespace's init is not 1 to us */
+			snprintf(msg, len, "clone3 child %d gave PID %ld", rst_pidns_vid(t, c->pid), r);
 			return -1;
 		}
 	}

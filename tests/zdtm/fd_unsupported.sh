@@ -3,9 +3,10 @@
 # fd 9). Checks: exit 1, one stderr line naming the fd, its kind and the task; the task keeps running,
 # untraced, not stopped, with the same fd table; it still passes after SIGTERM. TAP output.
 #
-# fd_unsupported.sh [--crshim PATH] [--test NAME --expect TEXT] [--then FUNC]   (env: CRSHIM, ZDTM_BIN, ZDTM_TMP)
+# fd_unsupported.sh [--crshim PATH] [--test NAME --expect TEXT] [--then FUNC] [--dump-child]   (env: CRSHIM, ZDTM_BIN, ZDTM_TMP)
 # --test/--expect: another static test whose dump must fail that way (each TEXT, --expect repeatable: a fixed
-# string the line must hold), e.g. sk_unix_scm_rights.
+# string the line must hold), e.g. sk_unix_scm_rights. --dump-child: dump the test's first child instead of the
+# test (the line must name it, and it is the one that must keep running untraced), e.g. pidns_notinit.
 # --then FUNC: one more step after the failed dump, before SIGTERM: an exported shell function that makes
 # exactly one `check "what" 'condition'` (it sees PID, TMPD, CRSHIM), e.g. unlink_largefile.sh.
 set -u
@@ -16,14 +17,16 @@ CRSHIM=${CRSHIM:-$TOP/build/crshim}
 TEST=fd_unsupported
 EXPECT=()
 THEN=()
-while [ $# -ge 2 ]; do
+DCHILD=0
+while [ $# -ge 1 ]; do
 	case $1 in
+	--dump-child) DCHILD=1; shift; continue ;;
 	--crshim) CRSHIM=$2 ;;
 	--test) TEST=$2 ;;
 	--expect) EXPECT+=("$2") ;;
 	--then) THEN+=("$2") ;;
 	esac
-	shift 2
+	shift 2 || break
 done
 [ ${#EXPECT[@]} -gt 0 ] || EXPECT=('fd 9 is a userfaultfd (anon_inode:[userfaultfd]), not supported yet')
 TMPD=$(mktemp -d "${ZDTM_TMP:-/tmp}/zdtm.$TEST.XXXXXX")
@@ -46,19 +49,21 @@ if [ -z "$PID" ] || [ ! -e "/proc/$PID" ]; then
 	notok "test started"; echo "# $(cat "$TMPD/start.log" "$TMPD/test.out" 2>/dev/null)"; exit 1
 fi
 sleep 0.2
-fds "$PID" >"$TMPD/fds.0"
-timeout -k 5 60 "$CRSHIM" dump -t "$PID" -D "$TMPD" -o dump.log -v4 >"$TMPD/dump.out" 2>&1
+DPID=$PID # the task to dump
+[ $DCHILD = 0 ] || DPID=$(tr ' ' '\n' <"/proc/$PID/task/$PID/children" | grep -m1 .)
+fds "$DPID" >"$TMPD/fds.0"
+timeout -k 5 60 "$CRSHIM" dump -t "$DPID" -D "$TMPD" -o dump.log -v4 >"$TMPD/dump.out" 2>&1
 rc=$?
 sed 's/^/# /' "$TMPD/dump.out"
 check "dump exits 1 (got $rc)" '[ $rc -eq 1 ]'
 check "one line on stderr" '[ "$(grep -c . "$TMPD/dump.out")" -eq 1 ]'
 has_all() { for x in "${EXPECT[@]}"; do grep -qF -- "$x" "$TMPD/dump.out" || return 1; done; }
-check "$TEST: the line says '${EXPECT[*]}' and names task $PID" 'has_all && grep -q "task $PID" "$TMPD/dump.out"'
+check "$TEST: the line says '${EXPECT[*]}' and names task $DPID" 'has_all && grep -q "task $DPID" "$TMPD/dump.out"'
 sleep 0.1
-st=$(field "$PID" State)
+st=$(field "$DPID" State)
 check "task still running, not stopped (State: $st)" '[ -n "$st" ] && [[ "${st:0:1}" != [TtZX] ]]'
-check "task not traced (TracerPid: $(field "$PID" TracerPid))" '[ "$(field "$PID" TracerPid)" = 0 ]'
-fds "$PID" >"$TMPD/fds.1"
+check "task not traced (TracerPid: $(field "$DPID" TracerPid))" '[ "$(field "$DPID" TracerPid)" = 0 ]'
+fds "$DPID" >"$TMPD/fds.1"
 check "fd table unchanged" 'cmp -s "$TMPD/fds.0" "$TMPD/fds.1"'
 for step in "${THEN[@]+"${THEN[@]}"}"; do "$step"; done
 kill -TERM "$PID"
