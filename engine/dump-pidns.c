@@ -42,7 +42,8 @@ static int task_chain(struct dump_ctx *c, struct cr_err *e)
 	for (size_t k = 0; k <= c->nth; k++) {
 		pid_t tid = k ? c->th[k - 1].tid : c->pid;
 		if (k && ns_pid_chain(tid, ids, PIDNS_MAX_LEVELS + 1, e) != lv)
-			return cr_fail(e, "thread %d of task %d: not in its task's PID namespace", tid, c->pid);
+			return cr_fail(e, "thread %d of task %d: not in its task's PID namespace", tid,
+				       c->pid);
 		for (uint32_t l = 0; l < c->ns_levels; l++)
 			c->ns_tids[k * c->ns_levels + l] = ids[l + 1];
 	}

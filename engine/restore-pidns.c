@@ -5,8 +5,12 @@
  * groups) are given to the task as it sees them (rst_pidns_vid). */
 #define LOG_PREFIX "restore-pidns: "
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
+#include "cleanup.h"
 #include "log.h"
 #include "restore.h"
 
@@ -16,8 +20,8 @@ static int old_ids(struct rst_task *t, bool pidns, struct cr_err *e)
 	if (!pidns)
 		return 0;
 	if (t->pst->n_threads > 1)
-		return cr_fail_errno(e, EBADMSG, "pstree.img: task %d: no ids of its threads in its namespace",
-				     t->pid);
+		return cr_fail_errno(e, EBADMSG,
+				     "pstree.img: task %d: no ids of its threads in its namespace", t->pid);
 	t->ns_levels = 1;
 	t->ns_ids[0] = t->pst->ns_pid;
 	return 0;
@@ -58,10 +62,11 @@ int rst_pidns_plan(struct rst_task *ts, size_t n, struct cr_err *e)
 				pr_info("task %d is PID 1 of a namespace %u levels below ours%s\n", t->pid,
 					t->ns_levels, t->mntns_proc ? " (own mounts, a fresh /proc)" : "");
 		} else if (t->ns_levels != plv) {
-			return cr_fail_errno(e, EBADMSG,
-					     "pstree.img: task %d is PID %d %u PID namespace levels below ours, "
-					     "its parent %u levels",
-					     t->pid, t->vpid, t->ns_levels, plv);
+			return cr_fail_errno(
+			    e, EBADMSG,
+			    "pstree.img: task %d is PID %d %u PID namespace levels below ours, "
+			    "its parent %u levels",
+			    t->pid, t->vpid, t->ns_levels, plv);
 		}
 	}
 	return 0;
@@ -77,10 +82,11 @@ int rst_pidns_helpers(struct rst_task *ts, size_t n, struct cr_err *e)
 		if (!s || !s->ns_levels)
 			continue;
 		if (s->ns_levels > 1 || h->vpid <= 0)
-			return cr_fail(e,
-				       "not supported yet: session or group %d, whose leader is gone, inside a "
-				       "nested PID namespace",
-				       h->pid);
+			return cr_fail(
+			    e,
+			    "not supported yet: session or group %d, whose leader is gone, inside a "
+			    "nested PID namespace",
+			    h->pid);
 		h->ns_levels = 1;
 		h->ns_ids[0] = h->vpid;
 	}
@@ -129,4 +135,49 @@ void rst_pidns_thread(const struct rst_task *t, size_t k, struct rst_thread *th)
 	th->set_tid[lv] = th->tid;
 	th->set_tid_size = lv + 1;
 	th->tid = chain[lv - 1];
+}
+
+/* A file owned by a thread other than a leader (F_OWNER_TID): the thread is made by the blob after the
+ * task's fds, so crshim sets that owner once every thread is there, on a pidfd_getfd copy (the owner
+ * belongs to the open file description), with the TID in its own view. */
+static int fown_thread(const struct rst_task *t, int pidfd, const FdinfoEntry *fi, struct cr_err *e)
+{
+	const FileEntry *f = rst_file_by_id(t, fi->id);
+	if (!f || !f->fown || f->fown->type != F_OWNER_TID || !f->fown->pid)
+		return 0;
+	const struct rst_task *x = NULL;
+	for (size_t i = 0; i < t->ntree && !x; i++)
+		for (size_t k = 1; k < t->tree[i].pst->n_threads && !t->tree[i].helper; k++)
+			if (t->tree[i].pst->threads[k] == f->fown->pid)
+				x = &t->tree[i];
+	if (!x)
+		return 0; /* a leader (set by the task itself) or gone */
+	__cleanup_close int fd = (int)syscall(SYS_pidfd_getfd, pidfd, fi->fd, 0);
+	struct f_owner_ex own = {.type = F_OWNER_TID, .pid = f->fown->pid};
+	if (fd < 0 || fcntl(fd, F_SETOWN_EX, &own))
+		return cr_fail_sys(e, "task %d fd %d: owner thread %d", t->pid, fi->fd, own.pid);
+	pr_info("task %d fd %d: owner thread %d\n", t->pid, fi->fd, own.pid);
+	return 0;
+}
+
+int rst_pidns_fown_threads(struct rst_task *ts, size_t n, struct cr_err *e)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct rst_task *t = &ts[i];
+		__cleanup_close int pidfd = -1;
+		if (t->zombie || t->helper)
+			continue;
+		for (size_t j = 0; j < t->nr_fdinfo; j++) {
+			const FileEntry *f = rst_file_by_id(t, t->fdinfo[j]->id);
+			if (!f || !f->fown || f->fown->type != F_OWNER_TID)
+				continue;
+			if (pidfd < 0)
+				pidfd = (int)syscall(SYS_pidfd_open, t->pid, 0);
+			if (pidfd < 0)
+				return cr_fail_sys(e, "pidfd_open %d", t->pid);
+			if (fown_thread(t, pidfd, t->fdinfo[j], e))
+				return -1;
+		}
+	}
+	return 0;
 }

@@ -442,6 +442,8 @@ static int restore_run(struct cr_opts *o, struct rst_task *ts, size_t n, struct 
 	rst_svm_done(ts, n); /* the sharers have their fds: the placeholders go */
 	if (!ret)	     /* every process has its fds: epoll targets held by another process */
 		ret = rst_epoll_tree(ts, n, e);
+	if (!ret) /* every thread is there: files owned by one */
+		ret = rst_pidns_fown_threads(ts, n, e);
 	if (!ret)
 		rst_tty_foreground(o, &ts[0]);
 	/* children first: a parent that runs finds them restored */

@@ -174,5 +174,7 @@ uint32_t rst_pidns_set_tid(const struct rst_task *t, pid_t set_tid[RST_PID_LEVEL
 pid_t rst_pidns_vid(const struct rst_task *t, pid_t id);
 /* The ids of thread k (1..) of t for the blob: its tid as t sees it and the set_tid array. */
 void rst_pidns_thread(const struct rst_task *t, size_t k, struct rst_thread *th);
+/* Once every thread is there: file owners that are threads other than a leader (F_OWNER_TID). */
+int rst_pidns_fown_threads(struct rst_task *ts, size_t n, struct cr_err *e);
 
 #endif
