@@ -110,26 +110,65 @@ static int seize_child(struct rst_task *t, struct cr_err *e)
 	return 0;
 }
 
-/* The child died before the blob reported success: say why. */
-static int child_died(struct rst_task *t, int st, struct cr_err *e)
+/* Why task t failed, if it said so: the blob's failed step or the child's message (read without waiting). */
+static int task_reason(struct rst_task *t, struct cr_err *e)
 {
-	struct rst_args *a = t->args;
+	const struct rst_args *a = t->args;
 	char msg[600];
-	ssize_t n = read(t->err_pipe[0], msg, sizeof(msg) - 1);
-	if (a->state == RST_FAILED) {
+	if (a && a->state == RST_FAILED) {
 		const char *name = strerrorname_np(a->err_errno);
 		return cr_fail_errno(e, a->err_errno, "restorer: %s 0x%llx-0x%llx: %s", a->err_step,
 				     (unsigned long long)a->err_a, (unsigned long long)a->err_b,
 				     name ? name : "?");
 	}
-	if (n > 0) {
-		msg[n] = '\0';
-		return cr_fail_errno(e, 0, "task %d: %s", t->pid, msg);
-	}
+	if (t->err_pipe[0] < 0)
+		return 0;
+	int fl = fcntl(t->err_pipe[0], F_GETFL);
+	fcntl(t->err_pipe[0], F_SETFL, fl | O_NONBLOCK);
+	ssize_t n = read(t->err_pipe[0], msg, sizeof(msg) - 1);
+	fcntl(t->err_pipe[0], F_SETFL, fl);
+	if (n <= 0)
+		return 0;
+	msg[n] = '\0';
+	return cr_fail_errno(e, 0, "task %d: %s", t->pid, msg);
+}
+
+/* The child died before the blob reported success: say why. Killed (SIGKILL) with its PID namespace, whose
+ * init failed: the reason another process of the tree gave. */
+static int child_died(struct rst_task *t, int st, struct cr_err *e)
+{
+	if (task_reason(t, e))
+		return -1;
+	for (size_t i = 0; WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL && i < t->ntree; i++)
+		if (&t->tree[i] != t && !t->tree[i].helper && !t->tree[i].zombie &&
+		    task_reason(&t->tree[i], e))
+			return -1;
 	if (WIFSIGNALED(st))
 		return cr_fail_errno(e, EFAULT, "task %d was killed by signal %d during the restore", t->pid,
 				     WTERMSIG(st));
 	return cr_fail_errno(e, EFAULT, "task %d exited with %d during the restore", t->pid, WEXITSTATUS(st));
+}
+
+/* A PID namespace's init that ends waits until its traced children are reaped, which only we can do: while
+ * we wait for t, another process of the tree that ended is the failure. */
+static int other_ended(struct rst_task *t, struct cr_err *e)
+{
+	for (size_t i = 0; i < t->ntree; i++) {
+		struct rst_task *x = &t->tree[i];
+		siginfo_t si = {0};
+		int st;
+		if (x == t || x->reaped || x->zombie || x->helper || (i && !x->seized))
+			continue;
+		/* a traced child's stops are reported too (and left for its own wait): only its end */
+		if (waitid(P_PID, (id_t)x->pid, &si, WEXITED | WNOHANG | WNOWAIT | __WALL) ||
+		    si.si_pid != x->pid ||
+		    (si.si_code != CLD_EXITED && si.si_code != CLD_KILLED && si.si_code != CLD_DUMPED) ||
+		    waitpid(x->pid, &st, __WALL) != x->pid)
+			continue;
+		x->reaped = true;
+		return child_died(x, st, e);
+	}
+	return 0;
 }
 
 static int child_crashed(struct rst_task *t, int sig, struct cr_err *e)
@@ -153,10 +192,23 @@ static int wait_blob(struct rst_task *t, struct cr_err *e)
 {
 	int st;
 	for (;;) {
-		if (rst_svm_waitpid(t, &st) < 0) {
+		/* in a PID namespace: without waiting, to notice another task's end (other_ended) */
+		pid_t r = t->ns_levels ? waitpid(t->pid, &st, __WALL | WNOHANG) : rst_svm_waitpid(t, &st);
+		if (r < 0) {
 			if (errno == EINTR)
 				continue;
 			return cr_fail_sys(e, "wait for task %d", t->pid);
+		}
+		if (r == 0) { /* in a PID namespace: not yet */
+			if (other_ended(t, e))
+				return -1;
+			for (size_t i = 0; i < t->ntree;
+			     i++) /* placeholders that ended (see rst_svm_waitpid) */
+				if (t->tree[i].svm_ph &&
+				    waitpid(t->tree[i].svm_ph, &st, WNOHANG) == t->tree[i].svm_ph)
+					t->tree[i].svm_ph = 0;
+			usleep(1000);
+			continue;
 		}
 		if (WIFEXITED(st) || WIFSIGNALED(st)) {
 			t->reaped = true; /* its PID may be reused from now on: never signal it again */
@@ -381,6 +433,9 @@ static int seize_tree_child(struct rst_task *ts, size_t n, struct rst_task *t, s
 			rst_helper_died(par, e);
 			return cr_wrap(e, "task %d", t->pid);
 		}
+		/* a PID namespace's init that failed does not end before its traced children: its reason */
+		if (par && par->ns_levels && !par->zombie && !par->helper && task_reason(par, e))
+			return -1;
 		if (par && !par->zombie && !par->helper && task_dead(par->pid)) {
 			if (wait_blob(par, e))
 				return -1;

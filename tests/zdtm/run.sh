@@ -399,7 +399,8 @@ fault_steps() {
 
 # Tests run under a point: TEST... on the command line for all points, FAULT_TESTS for the fatal ones;
 # otherwise a few that exercise the point (the fallbacks need the memory/timer tests), 4-7 for the fatal ones
-# (trees: fork00, and subreaper00 whose restore has helper tasks for dead session leaders).
+# (trees: fork00, and subreaper00 whose restore has helper tasks for dead session leaders; pidns00 and pidns_tree:
+# a PID namespace's init that fails takes its namespace with it, the error must still name the point).
 # (posix_timers is only under no-timer-restore-ids: its CPU-time timer misses ticks on a loaded machine.)
 fault_tests() { # point
 	if [ ${#NAMES[@]} -gt 0 ]; then
@@ -413,9 +414,9 @@ fault_tests() { # point
 	no-pagemap-scan|no-vm-readv) echo "mem_sparse mprotect_sub vma_many file_map_private shm_anon" ;;
 	no-vdso-syscall) echo "pid sig_handlers itimers vdso_clock" ;;
 	dump-mm-mid|dump-enospc|dump-img-write) echo "${FAULT_TESTS:-mem_256m vma_many fd_files sig_pending fork00}" ;;
-	restore-after-load|restore-after-detach) echo "${FAULT_TESTS:-pid fd_files sig_pending shm_anon thread00 fork00 subreaper00 sk_unix_bound_path sk_inet_tcp_established}" ;;
-	restorer-before-creds|restore-before-resume) echo "${FAULT_TESTS:-pid fd_files sig_pending creds thread00 fork00 subreaper00}" ;;
-	*) echo "${FAULT_TESTS:-pid fd_files sig_pending shm_anon thread00 fork00 subreaper00}" ;;
+	restore-after-load|restore-after-detach) echo "${FAULT_TESTS:-pid fd_files sig_pending shm_anon thread00 fork00 subreaper00 sk_unix_bound_path sk_inet_tcp_established pidns00 pidns_tree}" ;;
+	restorer-before-creds|restore-before-resume) echo "${FAULT_TESTS:-pid fd_files sig_pending creds thread00 fork00 subreaper00 pidns00 pidns_tree}" ;;
+	*) echo "${FAULT_TESTS:-pid fd_files sig_pending shm_anon thread00 fork00 subreaper00 pidns00 pidns_tree}" ;;
 	esac
 }
 
