@@ -1,7 +1,8 @@
 /* Nested PID namespaces: the test is PID 1 of its own namespace; its child C (PID 2) made N with clone3
- * CLONE_NEWPID, so N is PID 1 of a namespace nested in the test's, with its own mounts and /proc, a thread and
- * a child G (PID 2 there). After restore each process sees the same ids in its namespace (getpid, getppid,
- * N's thread's TID, /proc/self and the processes in N's /proc), and C still sees N under the same PID. */
+ * CLONE_NEWPID, so N is PID 1 of a namespace nested in the test's, with its own mounts and /proc, a thread
+ * and a child G (PID 2 there). After restore each process sees the same ids in its namespace (getpid,
+ * getppid, N's thread's TID, /proc/self and the processes in N's /proc), and C still sees N under the same
+ * PID. */
 #include <dirent.h>
 #include <linux/sched.h>
 #include <pthread.h>
@@ -25,7 +26,7 @@ struct ids {
 static volatile struct shared {
 	struct ids before[NP], after[NP];
 	int go, done[NP], thr_tid, thr_go, thr_tid_after;
-} *sh;
+} * sh;
 
 static int count_proc(void)
 {

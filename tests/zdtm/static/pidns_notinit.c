@@ -20,7 +20,8 @@ int main(int argc, char **argv)
 	test_daemon();
 	test_waitsig();
 	if (getpid() != 1 || waitpid(w, &st, WNOHANG | WUNTRACED) != 0 || proc_state(w) == 'T')
-		fail("child %d (PID 2 of our namespace) is not running as before (state %c)", w, proc_state(w));
+		fail("child %d (PID 2 of our namespace) is not running as before (state %c)", w,
+		     proc_state(w));
 	kill(w, SIGKILL);
 	waitpid(w, &st, 0);
 	if (!test_failures)
