@@ -21,7 +21,7 @@
 
 enum { C, N, G, NP };
 struct ids {
-	int pid, ppid, tid, nproc, self, child;
+	int pid, ppid, nproc, self, child;
 };
 static volatile struct shared {
 	struct ids before[NP], after[NP];
