@@ -23,6 +23,19 @@ static int task_state(pid_t pid)
 	return st.state;
 }
 
+/* A parent waiting for its CLONE_VFORK child to exec or exit sleeps in kernel_clone, uninterruptibly. */
+static bool in_vfork_wait(pid_t pid)
+{
+	char path[64], w[64] = "";
+	snprintf(path, sizeof(path), "/proc/%d/wchan", pid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return false;
+	bool r = fgets(w, sizeof(w), f) && !strcmp(w, "kernel_clone");
+	fclose(f);
+	return r;
+}
+
 /* Wait (WNOHANG polls up to timeout_ms if it is > 0) for the next stop. */
 static int wait_stop(struct seized *s, int *statusp, int timeout_ms, struct cr_err *e)
 {
@@ -40,8 +53,14 @@ static int wait_stop(struct seized *s, int *statusp, int timeout_ms, struct cr_e
 			clock_gettime(CLOCK_MONOTONIC, &now);
 			if ((now.tv_sec - t0.tv_sec) * 1000 + (now.tv_nsec - t0.tv_nsec) / 1000000 >
 			    timeout_ms)
-				return cr_fail_errno(
-				    e, ETIMEDOUT, "task %d does not stop (uninterruptible sleep?)", s->pid);
+				return in_vfork_wait(s->pid)
+					   ? cr_fail_errno(e, ETIMEDOUT,
+							   "task %d waits for its vfork child (CLONE_VFORK) "
+							   "to exec or exit: not supported",
+							   s->pid)
+					   : cr_fail_errno(e, ETIMEDOUT,
+							   "task %d does not stop (uninterruptible sleep?)",
+							   s->pid);
 			nanosleep(&nap, NULL);
 			if (nap.tv_nsec < 10000000)
 				nap.tv_nsec *= 2;
