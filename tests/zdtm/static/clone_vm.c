@@ -129,8 +129,8 @@ static int child_main(void *arg)
 			reply((uint64_t)getpid());
 			reply((uint64_t)sigismember(&m, SIGPROF));
 			reply(magic);
-			reply((char *)&local > child_stack &&
-			      (char *)&local < child_stack + sizeof(child_stack));
+			reply((uintptr_t)&local > (uintptr_t)child_stack &&
+			      (uintptr_t)&local < (uintptr_t)child_stack + sizeof(child_stack));
 			break;
 		case 'f':
 			reply(child_fds());
@@ -249,7 +249,9 @@ int main(int argc, char **argv)
 		fail("setup");
 		return 1;
 	}
-	int flags = CLONE_VM | CLONE_SIGHAND | (CVM_FILES ? CLONE_FILES : 0) | SIGCHLD;
+	int flags = CLONE_VM | CLONE_SIGHAND | SIGCHLD;
+	if (CVM_FILES)
+		flags |= CLONE_FILES;
 	pid_t ch = clone(child_main, child_stack + sizeof(child_stack), flags, (void *)0x77);
 	if (ch < 0 || more() != 'r') {
 		fail("clone");

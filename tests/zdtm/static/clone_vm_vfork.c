@@ -44,7 +44,8 @@ int main(int argc, char **argv)
 	snprintf(path, sizeof(path), "/proc/%d/status", getpid());
 	test_daemon();
 	/* returns once the child has exited */
-	if (clone(child_main, child_stack + sizeof(child_stack), CLONE_VM | CLONE_VFORK | SIGCHLD, path) < 0) {
+	if (clone(child_main, child_stack + sizeof(child_stack), CLONE_VM | CLONE_VFORK | SIGCHLD, path) <
+	    0) {
 		fail("clone");
 		return 1;
 	}
