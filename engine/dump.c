@@ -167,17 +167,32 @@ static void release_threads(struct dump_ctx *c)
 	}
 }
 
-/* Threads of a killed process: reap our ptrace notifications so the leader can go. */
+/*
+ * Threads of a killed process: reap our ptrace notifications so the leader can go. Polled, not waited for one
+ * by one: the last thread of a PID namespace's init waits in the kernel until every task of the namespace is
+ * released, its sibling threads included, so a blocking wait for it before them would never end.
+ */
 static void reap_threads(struct dump_ctx *c)
 {
-	for (size_t i = 0; i < c->nth; i++) {
-		struct dump_thread *t = &c->th[i];
-		int st;
-		while (t->s.attached && waitpid(t->tid, &st, __WALL) >= 0 && !WIFEXITED(st) &&
-		       !WIFSIGNALED(st))
-			;
-		t->s.attached = false;
+	for (int k = 0; k < 1000; k++) { /* ~10 s at most */
+		size_t left = 0;
+		for (size_t i = 0; i < c->nth; i++) {
+			struct dump_thread *t = &c->th[i];
+			int st;
+			if (!t->s.attached)
+				continue;
+			pid_t r = waitpid(t->tid, &st, __WALL | WNOHANG);
+			if (r < 0 || (r == t->tid && (WIFEXITED(st) || WIFSIGNALED(st))))
+				t->s.attached = false;
+			else
+				left++;
+		}
+		if (!left)
+			return;
+		struct timespec ts = {0, 10 * 1000 * 1000};
+		nanosleep(&ts, NULL);
 	}
+	pr_info("task %d: threads still not reaped after the kill\n", c->pid);
 }
 
 static int collect_thread(struct dump_ctx *c, struct dump_thread *t, struct cr_err *e)
