@@ -98,6 +98,7 @@ static int inet_setup(int sk, const InetSkEntry *ie, char *msg, size_t len)
 	if (established_tcp(ie))
 		return tcp_repair_restore(sk, ie, (struct sockaddr *)&src, slen, (struct sockaddr *)&dst,
 					  dlen, msg, len);
+	sk_queue_filter(sk, ie);
 	if (ie->has_src_addr && bind(sk, (struct sockaddr *)&src, slen))
 		return sk_errmsg(msg, len, "bind to port %u", ie->src_port);
 	if (sk_queue_restore(sk, ie, msg, len)) /* before connect: from any sender */

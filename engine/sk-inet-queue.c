@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
+#include <linux/filter.h>
 #include <linux/sock_diag.h>
 
 #include "cleanup.h"
@@ -22,6 +23,7 @@
 
 #define PEEK_MAX 65536u	     /* a UDP datagram holds at most 65507 bytes (IPv4), 65527 (IPv6) */
 #define QUEUE_MAX (1u << 20) /* datagrams: more than any receive buffer can hold */
+#define INJ_TTL 233	     /* TTL / hop limit of the datagrams put back: the filter lets only them in */
 
 /* Bytes of receive-queue memory of sk (skb sizes, not data), 0 if unknown. */
 static uint32_t rmem(int sk)
@@ -287,14 +289,14 @@ static size_t build_pkt(uint8_t *pkt, const struct ep *src, const struct ep *dst
 	memset(pkt, 0, ih + sizeof(struct udphdr));
 	if (src->fam == AF_INET) {
 		struct iphdr *ip = (struct iphdr *)pkt;
-		ip->version = 4, ip->ihl = 5, ip->ttl = 64, ip->protocol = IPPROTO_UDP;
+		ip->version = 4, ip->ihl = 5, ip->ttl = INJ_TTL, ip->protocol = IPPROTO_UDP;
 		ip->tot_len = htons((uint16_t)(ih + ulen));
 		memcpy(&ip->saddr, src->a, 4), memcpy(&ip->daddr, dst->a, 4);
 		s = sum16(src->a, 4, sum16(dst->a, 4, 0));
 	} else {
 		struct ip6_hdr *h = (struct ip6_hdr *)pkt;
 		h->ip6_flow = htonl(6u << 28), h->ip6_plen = htons(ulen);
-		h->ip6_nxt = IPPROTO_UDP, h->ip6_hlim = 64;
+		h->ip6_nxt = IPPROTO_UDP, h->ip6_hlim = INJ_TTL;
 		memcpy(&h->ip6_src, src->a, 16), memcpy(&h->ip6_dst, dst->a, 16);
 		s = sum16(src->a, 16, sum16(dst->a, 16, 0));
 	}
@@ -324,10 +326,14 @@ static int send_bound(const struct ep *src, const struct ep *dst, const SkDgramE
 		return -1;
 	setsockopt(t, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on));
 	setsockopt(t, SOL_SOCKET, SO_REUSEPORT, &on, sizeof(on));
-	if (src->fam == AF_INET)
+	int ttl = INJ_TTL;
+	if (src->fam == AF_INET) {
 		setsockopt(t, IPPROTO_IP, IP_FREEBIND, &on, sizeof(on));
-	else
+		setsockopt(t, IPPROTO_IP, IP_TTL, &ttl, sizeof(ttl));
+	} else {
 		setsockopt(t, IPPROTO_IPV6, IPV6_FREEBIND, &on, sizeof(on));
+		setsockopt(t, IPPROTO_IPV6, IPV6_UNICAST_HOPS, &ttl, sizeof(ttl));
+	}
 	socklen_t al = ep_sa(src, &a), bl = ep_sa(dst, &b);
 	if (bind(t, (struct sockaddr *)&a, al))
 		return -1;
@@ -398,6 +404,29 @@ static int inject(int sk, const InetSkEntry *ie, struct inj *j, char *msg, size_
 	return 0;
 }
 
+/* While the queue is put back, only its datagrams get in (TTL INJ_TTL): one from the network in between
+ * would come before older ones (it is dropped, as if it had come while the task was dumped). */
+void sk_queue_filter(int sk, const InetSkEntry *ie)
+{
+	if (!ie->n_rqueue || !is_udp(ie))
+		return;
+	struct sock_filter f[] = {
+	    BPF_STMT(BPF_LD | BPF_B | BPF_ABS, (uint32_t)SKF_NET_OFF), /* IP version */
+	    BPF_STMT(BPF_ALU | BPF_AND | BPF_K, 0xf0),
+	    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0x40, 0, 2),
+	    BPF_STMT(BPF_LD | BPF_B | BPF_ABS, (uint32_t)SKF_NET_OFF + 8), /* IPv4 TTL */
+	    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, INJ_TTL, 2, 3),
+	    BPF_STMT(BPF_LD | BPF_B | BPF_ABS, (uint32_t)SKF_NET_OFF + 7), /* IPv6 hop limit */
+	    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, INJ_TTL, 0, 1),
+	    BPF_STMT(BPF_RET | BPF_K, 0xffffffffu),
+	    BPF_STMT(BPF_RET | BPF_K, 0),
+	};
+	struct sock_fprog p = {sizeof(f) / sizeof(f[0]), f};
+	if (setsockopt(sk, SOL_SOCKET, SO_ATTACH_FILTER, &p, sizeof(p)))
+		pr_info("SO_ATTACH_FILTER: %s: other datagrams may come in while the queue is put back\n",
+			strerror(errno));
+}
+
 int sk_queue_restore(int sk, const InetSkEntry *ie, char *msg, size_t len)
 {
 	if (!ie->n_rqueue)
@@ -418,6 +447,9 @@ int sk_queue_restore(int sk, const InetSkEntry *ie, char *msg, size_t len)
 	bool grown = !getsockopt(sk, SOL_SOCKET, SO_RCVBUF, &rb, &l) && rb < want &&
 		     !setsockopt(sk, SOL_SOCKET, SO_RCVBUFFORCE, &want, sizeof(want));
 	int r = inject(sk, ie, &j, msg, len);
+	int zero = 0; /* the filter of sk_queue_filter, if it could be attached */
+	if (setsockopt(sk, SOL_SOCKET, SO_DETACH_FILTER, &zero, sizeof(zero)) && errno != ENOENT && !r)
+		r = rst_errmsg(msg, len, "SO_DETACH_FILTER");
 	int half = rb / 2;
 	if (grown && setsockopt(sk, SOL_SOCKET, SO_RCVBUFFORCE, &half, sizeof(half)) && !r)
 		r = rst_errmsg(msg, len, "SO_RCVBUFFORCE back to %d", half);

@@ -1,0 +1,76 @@
+/* Datagrams flowing all the time: a sender outside the dumped tree sends numbered datagrams to a UDP
+ * socket of the test every 300 us; the test reads them in bursts every 20 ms, so a dump always finds
+ * dozens queued, and more keep coming while the queue is put back at restore. Every datagram read comes
+ * from that sender, numbers only grow (none twice, none out of order; some may be lost while the task
+ * is dumped), and some arrive. */
+#include "../static/sk_udp.h"
+
+static void sender(int fd, const struct sockaddr_storage *to)
+{
+	uint32_t seq = 0;
+	char buf[64] = {0};
+	alarm(300);
+	for (;;) {
+		struct pollfd p = {fd, POLLIN, 0};
+		if (poll(&p, 1, 0) == 1) /* the test says stop */
+			_exit(0);
+		seq++;
+		memcpy(buf, &seq, sizeof(seq));
+		sendto(fd, buf, sizeof(buf), MSG_DONTWAIT, (const struct sockaddr *)to, udp_len(to));
+		usleep(300);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	struct sockaddr_storage ra, sa;
+	uint32_t last = 0, n = 0;
+	char buf[128];
+	test_init(argc, argv);
+	int s = udp_bound(AF_INET, "127.0.0.1", &sa);
+	int r = udp_bound(AF_INET, "127.0.0.1", &ra);
+	pid_t pid = fork();
+	if (pid < 0)
+		fail("fork");
+	if (pid == 0) {
+		test_forked();
+		if (fork())
+			_exit(0);
+		setsid();
+		for (int fd = 3; fd < 1024; fd++)
+			if (fd != s)
+				close(fd);
+		sender(s, &ra);
+	}
+	waitpid(pid, NULL, 0);
+	close(s);
+	udp_wait(r);
+	test_daemon();
+	for (int go = 1; go;) {
+		go = test_go();
+		if (go)
+			usleep(20000);
+		for (;;) {
+			struct sockaddr_storage from;
+			socklen_t l = sizeof(from);
+			uint32_t seq;
+			ssize_t k = recvfrom(r, buf, sizeof(buf), MSG_DONTWAIT, (struct sockaddr *)&from, &l);
+			if (k < 0)
+				break;
+			memcpy(&seq, buf, sizeof(seq));
+			if (k != 64 || !udp_same(&from, &sa))
+				fail("datagram of %zd bytes from %s, not 64 from %s", k, udp_str(&from), udp_str(&sa));
+			if (seq <= last)
+				fail("datagram %u after %u: twice or out of order", seq, last);
+			last = seq, n++;
+		}
+		if (test_failures)
+			break;
+	}
+	udp_send(r, &sa, 4, 1); /* the sender stops */
+	if (n < 10)
+		fail("only %u datagrams", n);
+	test_msg("%u datagrams, the last one %u\n", n, last);
+	pass();
+	return 0;
+}
