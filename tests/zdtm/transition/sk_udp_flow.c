@@ -59,7 +59,8 @@ int main(int argc, char **argv)
 				break;
 			memcpy(&seq, buf, sizeof(seq));
 			if (k != 64 || !udp_same(&from, &sa))
-				fail("datagram of %zd bytes from %s, not 64 from %s", k, udp_str(&from), udp_str(&sa));
+				fail("datagram of %zd bytes from %s, not 64 from %s", k, udp_str(&from),
+				     udp_str(&sa));
 			if (seq <= last)
 				fail("datagram %u after %u: twice or out of order", seq, last);
 			last = seq, n++;
