@@ -24,6 +24,7 @@
 #endif
 #define TCP_ESTABLISHED_ 1
 #define TCP_LISTEN_ 10
+#define TCP_ESTABLISHED_ 1
 #ifndef SCM_PIDFD
 #define SCM_PIDFD_ 0x04
 #else
@@ -407,6 +408,8 @@ static int peek_queue(struct dump_ctx *c, struct dump_unix *du, int sk, const st
 			continue;
 		if (r < 0 && errno == EAGAIN)
 			break;
+		if (r < 0 && errno == EINVAL && s->type != SOCK_DGRAM && s->state != TCP_ESTABLISHED_)
+			break; /* a stream/seqpacket socket never connected: no queue to read */
 		if (r < 0) {
 			ret = cr_fail_sys(e, "fd %d: peek the receive queue", fd);
 			break;

@@ -107,8 +107,23 @@ static bool thread_known(const struct dump_ctx *c, pid_t tid)
 	return false;
 }
 
+/* A thread that is gone, or dead and only still listed (zombie, exiting). */
+static bool thread_dead(pid_t pid, pid_t tid)
+{
+	char path[64], buf[256];
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", pid, tid);
+	__cleanup_close int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+	if (n <= 0)
+		return true;
+	buf[n] = '\0';
+	const char *p = strrchr(buf, ')');
+	return !p || p[1] != ' ' || p[2] == 'Z' || p[2] == 'X' || p[2] == 'x';
+}
+
 /* Seize every thread but the leader (already seized); scan /proc/PID/task again until a scan finds no new
- * one (a running thread may create threads until it is stopped). Returns the number seized in this scan. */
+ * one (a running thread may create threads until it is stopped). Returns the number of unknown threads this
+ * scan met, seized or gone meanwhile: one that exited before we got it may have started another. */
 static int seize_thread_scan(struct dump_ctx *c, struct cr_err *e)
 {
 	char path[64];
@@ -133,22 +148,23 @@ static int seize_thread_scan(struct dump_ctx *c, struct cr_err *e)
 		struct dump_thread *t = &c->th[c->nth];
 		memset(t, 0, sizeof(*t));
 		t->tid = tid;
+		found++;
 		if (seize_task(tid, &t->s, e)) {
-			if (e->errnum == ESRCH) { /* it exited meanwhile */
+			/* it exited meanwhile (EPERM: a thread already dead, not yet gone from the list) */
+			if (e->errnum == ESRCH || (e->errnum == EPERM && thread_dead(c->pid, tid))) {
 				cr_err_clear(e);
 				continue;
 			}
 			return cr_wrap(e, "thread %d", tid);
 		}
 		c->nth++;
-		found++;
 	}
 	return found;
 }
 
 static int seize_threads(struct dump_ctx *c, struct cr_err *e)
 {
-	for (int round = 0; round < 100; round++) {
+	for (int round = 0; round < 1000; round++) {
 		int r = seize_thread_scan(c, e);
 		if (r <= 0)
 			return r;
