@@ -27,7 +27,8 @@ int main(int argc, char **argv)
 	test_init(argc, argv);
 	snprintf(a.sun_path, sizeof(a.sun_path), "bound.sock");
 	snprintf(b.sun_path, sizeof(b.sun_path), "later.sock");
-	if (dup2(socket(AF_UNIX, SOCK_STREAM, 0), US) != US || dup2(socket(AF_UNIX, SOCK_DGRAM, 0), UD) != UD ||
+	if (dup2(socket(AF_UNIX, SOCK_STREAM, 0), US) != US ||
+	    dup2(socket(AF_UNIX, SOCK_DGRAM, 0), UD) != UD ||
 	    dup2(socket(AF_UNIX, SOCK_STREAM, 0), BS) != BS || bind(BS, (struct sockaddr *)&a, sizeof(a)) ||
 	    socketpair(AF_UNIX, SOCK_STREAM, 0, sp) || dup2(sp[0], PA) != PA || dup2(sp[1], PB) != PB)
 		fail("setup");

@@ -83,7 +83,8 @@ int main(int argc, char **argv)
 	test_waitsig();
 
 	for (int i = 0; i < 2; i++)
-		if (task_id(th[i].tid, "\nUid:\t") != (int)th[i].uid || task_id(th[i].tid, "\nGid:\t") != (int)th[i].gid)
+		if (task_id(th[i].tid, "\nUid:\t") != (int)th[i].uid ||
+		    task_id(th[i].tid, "\nGid:\t") != (int)th[i].gid)
 			fail("thread %d (tid %d): status Uid %d Gid %d, want %d %d", i, th[i].tid,
 			     task_id(th[i].tid, "\nUid:\t"), task_id(th[i].tid, "\nGid:\t"), (int)th[i].uid,
 			     (int)th[i].gid);
