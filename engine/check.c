@@ -536,7 +536,7 @@ static int p_kcmp_epoll(struct probe_ctx *c, struct feat_res *r)
 	if (ep < 0 || pipe2(p, O_CLOEXEC))
 		return res(r, 0, "setup: %s", strerror(errno));
 	__cleanup_close int rd = p[0];
-	__cleanup_close int wr = p[1];
+	close(p[1]); /* only the read end is watched */
 	struct epoll_event ev = {.events = EPOLLIN};
 	struct kcmp_epoll_slot slot = {.efd = (uint32_t)ep, .tfd = (uint32_t)rd, .toff = 0};
 	if (epoll_ctl(ep, EPOLL_CTL_ADD, rd, &ev))

@@ -302,7 +302,8 @@ static size_t build_pkt(uint8_t *pkt, const struct ep *src, const struct ep *dst
 	}
 	struct udphdr *u = (struct udphdr *)(pkt + ih);
 	u->source = htons(src->port), u->dest = htons(dst->port), u->len = htons(ulen);
-	memcpy(pkt + ih + sizeof(*u), d, n);
+	if (n) /* an empty datagram has no data (d may be NULL) */
+		memcpy(pkt + ih + sizeof(*u), d, n);
 	s = sum16(pkt + ih, sizeof(*u) + n, s + IPPROTO_UDP + ulen);
 	while (s >> 16)
 		s = (s & 0xffff) + (s >> 16);
