@@ -16,12 +16,12 @@
 #include "dump.h"
 #include "log.h"
 
-static bool same(pid_t a, pid_t b, int type)
+bool dump_kcmp_same(pid_t a, pid_t b, int type)
 {
 	return syscall(SYS_kcmp, a, b, type, 0, 0) == 0;
 }
 
-static const struct dump_ctx *find(const struct dump_ctx *c, size_t n, pid_t pid)
+const struct dump_ctx *dump_ctx_find(const struct dump_ctx *c, size_t n, pid_t pid)
 {
 	for (size_t i = 0; i < n; i++)
 		if (c[i].pid == pid)
@@ -47,7 +47,7 @@ static int check_root(const struct dump_ctx *c, struct cr_err *e)
 int dump_clone_share(struct dump_ctx *c, size_t n, struct cr_err *e)
 {
 	for (size_t i = 1; i < n; i++) {
-		const struct dump_ctx *p = find(c, n, c[i].ppid);
+		const struct dump_ctx *p = dump_ctx_find(c, n, c[i].ppid);
 		c[i].clone_share = 0;
 		if (c[i].zombie)
 			continue;
@@ -55,7 +55,7 @@ int dump_clone_share(struct dump_ctx *c, size_t n, struct cr_err *e)
 			return -1;
 		if (c[i].vm_owner || !p || p->zombie)
 			continue;
-		if (same(p->pid, c[i].pid, KCMP_FILES)) {
+		if (dump_kcmp_same(p->pid, c[i].pid, KCMP_FILES)) {
 			for (size_t k = 1; k < n; k++)
 				if (c[k].ppid == c[i].pid)
 					return cr_fail(
@@ -65,7 +65,7 @@ int dump_clone_share(struct dump_ctx *c, size_t n, struct cr_err *e)
 					    c[i].pid, p->pid, c[k].pid);
 			c[i].clone_share |= CLONE_FILES;
 		}
-		if (same(p->pid, c[i].pid, KCMP_FS)) {
+		if (dump_kcmp_same(p->pid, c[i].pid, KCMP_FS)) {
 			if (check_root(&c[i], e))
 				return -1;
 			c[i].clone_share |= CLONE_FS;

@@ -9,7 +9,6 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 #include <linux/kcmp.h>
 
@@ -17,32 +16,19 @@
 #include "dump.h"
 #include "log.h"
 
-static bool same(pid_t a, pid_t b, int type)
-{
-	return syscall(SYS_kcmp, a, b, type, 0, 0) == 0;
-}
-
-static const struct dump_ctx *find(const struct dump_ctx *c, size_t n, pid_t pid)
-{
-	for (size_t i = 0; i < n; i++)
-		if (c[i].pid == pid)
-			return &c[i];
-	return NULL;
-}
-
 /* What the sharer shares with its parent when that one is not the owner cannot be recreated. */
 static int check_parent(const struct dump_ctx *s, const struct dump_ctx *own, const struct dump_ctx *p,
 			struct cr_err *e)
 {
 	if (!p || p == own || p->zombie)
 		return 0;
-	if (!(s->vm_flags & CLONE_FILES) && same(p->pid, s->pid, KCMP_FILES))
+	if (!(s->vm_flags & CLONE_FILES) && dump_kcmp_same(p->pid, s->pid, KCMP_FILES))
 		return cr_fail(
 		    e,
 		    "task %d shares the address space of %d and the fd table of its parent %d: not "
 		    "supported yet",
 		    s->pid, own->pid, p->pid);
-	if (!(s->vm_flags & CLONE_FS) && same(p->pid, s->pid, KCMP_FS))
+	if (!(s->vm_flags & CLONE_FS) && dump_kcmp_same(p->pid, s->pid, KCMP_FS))
 		return cr_fail(e,
 			       "task %d shares the address space of %d and the fs info of its parent %d: not "
 			       "supported yet",
@@ -84,7 +70,7 @@ static int check_sharer(const struct dump_ctx *c, size_t n, const struct dump_ct
 				       "supported yet",
 				       s->pid, own->pid, root);
 	}
-	return check_parent(s, own, find(c, n, s->ppid), e);
+	return check_parent(s, own, dump_ctx_find(c, n, s->ppid), e);
 }
 
 int dump_sharedvm(struct dump_ctx *c, size_t n, size_t i, struct cr_err *e)
@@ -93,7 +79,7 @@ int dump_sharedvm(struct dump_ctx *c, size_t n, size_t i, struct cr_err *e)
 	const struct dump_ctx *own = NULL;
 	s->vm_owner = 0, s->vm_flags = 0;
 	for (size_t j = 0; j < i && !own; j++)
-		if (!c[j].zombie && same(c[j].pid, s->pid, KCMP_VM))
+		if (!c[j].zombie && dump_kcmp_same(c[j].pid, s->pid, KCMP_VM))
 			own = &c[j];
 	if (!own)
 		return 0;
@@ -101,11 +87,11 @@ int dump_sharedvm(struct dump_ctx *c, size_t n, size_t i, struct cr_err *e)
 	if (proc_parse_stat(own->pid, &ost, e) || proc_parse_stat(s->pid, &s->stat, e))
 		return cr_wrap(e, "task %d", s->pid);
 	s->vm_flags = CLONE_VM;
-	if (same(own->pid, s->pid, KCMP_SIGHAND))
+	if (dump_kcmp_same(own->pid, s->pid, KCMP_SIGHAND))
 		s->vm_flags |= CLONE_SIGHAND;
-	if (same(own->pid, s->pid, KCMP_FILES))
+	if (dump_kcmp_same(own->pid, s->pid, KCMP_FILES))
 		s->vm_flags |= CLONE_FILES;
-	if (same(own->pid, s->pid, KCMP_FS))
+	if (dump_kcmp_same(own->pid, s->pid, KCMP_FS))
 		s->vm_flags |= CLONE_FS;
 	if (s->ppid != own->pid)
 		s->vm_flags |= CLONE_PARENT;

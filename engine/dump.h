@@ -126,6 +126,10 @@ int dump_creds_write(struct dump_ctx *c, struct cr_err *e);
 int dump_mm_write(struct dump_ctx *c, struct cr_err *e);
 /* dump-share.c: what each process shares with its parent (kcmp); refuses what restore cannot make. */
 int dump_clone_share(struct dump_ctx *c, size_t n, struct cr_err *e);
+/* dump-share.c: kcmp(type) of two processes' resources (KCMP_VM, KCMP_FILES, ...): true when the same. */
+bool dump_kcmp_same(pid_t a, pid_t b, int type);
+/* dump-share.c: the process pid among the n of c, or NULL. */
+const struct dump_ctx *dump_ctx_find(const struct dump_ctx *c, size_t n, pid_t pid);
 /* dump-sharedvm.c: processes sharing the address space of an earlier one (vm_owner, vm_flags), called by
  * dump_clone_share for a process that shares its mm with another one of the tree. */
 int dump_sharedvm(struct dump_ctx *c, size_t n, size_t i, struct cr_err *e);
