@@ -4,6 +4,7 @@
 
 #include "cleanup.h"
 #include "dump.h"
+#include "ghost.h"
 #include "log.h"
 
 static int write_creds(struct dump_ctx *c, struct cr_err *e)
@@ -34,6 +35,9 @@ static int write_fs(struct dump_ctx *c, struct cr_err *e)
 	__cleanup_free char *cwd = NULL, *root = NULL;
 	if (proc_readlink(c->pid, "cwd", &cwd, e) || proc_readlink(c->pid, "root", &root, e))
 		return -1;
+	if (dump_ghost_cwd(c, cwd, &fe.cwd_ghost_id, e)) /* a removed cwd */
+		return -1;
+	fe.has_cwd_ghost_id = fe.cwd_ghost_id != 0;
 	fe.cwd = cwd;
 	fe.root = root;
 	if (c->st.umask >= 0)

@@ -319,7 +319,9 @@ static int fill_file(struct dump_ctx *c, struct dfd *f, const struct dfd *all, s
 				       f->fd, f->link);
 		return unsupported(c, f, fd_kind(f), e);
 	}
-	if (is_deleted(f->link) && fill_deleted(c, f, all, n, re, e))
+	/* (a live directory may be named "... (deleted)": a removed one has no links) */
+	if (is_deleted(f->link) && !(S_ISDIR(st->st_mode) && st->st_nlink) &&
+	    fill_deleted(c, f, all, n, re, e))
 		return -1;
 	re->path = f->link;
 	re->flags = f->fi.flags & ~(uint32_t)O_CLOEXEC, re->has_flags = 1;

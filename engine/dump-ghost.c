@@ -128,6 +128,14 @@ static int new_ghost(struct dump_ctx *c, const char *src, const struct stat *st,
 	g->size = (uint64_t)st->st_size, g->has_size = 1;
 	if (!(g->path = strip_deleted(name)))
 		return cr_fail_errno(e, ENOMEM, "out of memory");
+	if (S_ISDIR(st->st_mode)) { /* a removed directory: made again empty, with its times */
+		g->size = 0;
+		g->atime_ns = (uint64_t)st->st_atim.tv_sec * 1000000000ull + (uint64_t)st->st_atim.tv_nsec;
+		g->mtime_ns = (uint64_t)st->st_mtim.tv_sec * 1000000000ull + (uint64_t)st->st_mtim.tv_nsec;
+		g->has_atime_ns = g->has_mtime_ns = 1;
+		pr_info("%s: ghost directory %s, mode %#o\n", what, g->path, st->st_mode);
+		return 0;
+	}
 	__cleanup_close int fd = open(src, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0)
 		return cr_fail_sys(e, "%s: open the deleted file %s through %s", what, name, src);
@@ -148,9 +156,8 @@ static int new_ghost(struct dump_ctx *c, const char *src, const struct stat *st,
 int dump_ghost_add(struct dump_ctx *c, const char *src, const struct stat *st, const char *name,
 		   const char *what, uint32_t *id, struct cr_err *e)
 {
-	if (!S_ISREG(st->st_mode))
-		return cr_fail(e, "%s is a deleted %s (%s), not supported yet", what,
-			       S_ISDIR(st->st_mode) ? "directory" : "special file", name);
+	if (!S_ISREG(st->st_mode) && !S_ISDIR(st->st_mode))
+		return cr_fail(e, "%s is a deleted special file (%s), not supported yet", what, name);
 	if (!c->ghosts && !(c->ghosts = calloc(1, sizeof(*c->ghosts))))
 		return cr_fail_errno(e, ENOMEM, "out of memory");
 	struct dump_ghosts *d = c->ghosts;
@@ -175,6 +182,26 @@ int dump_ghost_add(struct dump_ctx *c, const char *src, const struct stat *st, c
 	}
 	d->g[d->n++] = g;
 	*id = g->id;
+	return 0;
+}
+
+int dump_ghost_cwd(struct dump_ctx *c, char *cwd, uint32_t *id, struct cr_err *e)
+{
+	static const char suf[] = " (deleted)";
+	size_t l = strlen(cwd), s = sizeof(suf) - 1;
+	char src[64];
+	struct stat st;
+	*id = 0;
+	if (l <= s || strcmp(cwd + l - s, suf))
+		return 0;
+	snprintf(src, sizeof(src), "/proc/%d/cwd", c->pid);
+	if (stat(src, &st))
+		return cr_fail_sys(e, "stat %s", src);
+	if (!S_ISDIR(st.st_mode) || st.st_nlink) /* a live directory named "... (deleted)" */
+		return 0;
+	if (dump_ghost_add(c, src, &st, cwd, "cwd", id, e))
+		return -1;
+	cwd[l - s] = '\0';
 	return 0;
 }
 

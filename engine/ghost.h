@@ -1,7 +1,8 @@
-/* Ghost files: files a task holds open or maps after they were unlinked. The dump saves their contents
- * (holes stay holes) into ghost-PID.img up to --ghost-limit bytes of data; the restore makes each one again
- * next to where it was, unlinks it at once and hands out "/proc/CRSHIM/fd/N" as its path, so that the fds
- * and mappings of the restored task open the same (unlinked) inode. */
+/* Ghost files: files a task holds open or maps after they were unlinked, and removed directories it holds
+ * open or has as its cwd (made again empty with their mode, owner and times, and removed). The dump saves
+ * their contents (holes stay holes) into ghost-PID.img up to --ghost-limit bytes of data; the restore makes
+ * each one again next to where it was, unlinks it at once and hands out "/proc/CRSHIM/fd/N" as its path, so
+ * that the fds and mappings of the restored task open the same (unlinked) inode. */
 #ifndef CRSHIM_GHOST_H
 #define CRSHIM_GHOST_H
 
@@ -19,6 +20,9 @@ struct rst_task;
  * (one per inode). Fails with one line if its data is above the limit. */
 int dump_ghost_add(struct dump_ctx *c, const char *src, const struct stat *st, const char *name,
 		   const char *what, uint32_t *id, struct cr_err *e);
+/* cwd (the link of /proc/PID/cwd): if it is a removed directory, *id is its ghost and cwd loses its
+ * " (deleted)"; else *id is 0. */
+int dump_ghost_cwd(struct dump_ctx *c, char *cwd, uint32_t *id, struct cr_err *e);
 /* ghost-PID.img, if there are ghosts. */
 int dump_ghost_write(struct dump_ctx *c, struct cr_err *e);
 void dump_ghost_free(struct dump_ctx *c);

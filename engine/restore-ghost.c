@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ghost.h"
@@ -20,6 +21,7 @@ struct rst_ghost {
 	uint64_t dev, ino; /* at dump */
 	int fd;
 	char path[64]; /* /proc/CRSHIM/fd/N */
+	bool dir;      /* a removed directory */
 };
 
 static struct rst_ghost *find_ghost(struct rst_task *t, uint32_t id)
@@ -52,6 +54,16 @@ static void rmdirs(char dirs[][4096], int n)
 		rmdir(dirs[n]);
 }
 
+static void ghost_done(const GhostFileEntry *g, struct rst_ghost *rg, int fd, const char *made)
+{
+	rg->fd = fd;
+	rg->id = g->id;
+	rg->dev = g->dev, rg->ino = g->ino;
+	snprintf(rg->path, sizeof(rg->path), "/proc/%d/fd/%d", (int)getpid(), fd);
+	pr_info("ghost %u: %s made again as %s, size %llu, mode %#o\n", g->id, g->path, made,
+		(unsigned long long)g->size, g->mode);
+}
+
 static int create_ghost(const GhostFileEntry *g, struct rst_ghost *rg, struct cr_err *e)
 {
 	static char dirs[GHOST_MAX_DIRS][4096];
@@ -73,10 +85,10 @@ static int create_ghost(const GhostFileEntry *g, struct rst_ghost *rg, struct cr
 		rmdirs(dirs, ndirs);
 		return cr_fail_errno(e, err, "make the deleted file %s again (as %s)", g->path, path);
 	}
-	rg->fd = fd;
 	if ((g->has_uid && fchown(fd, g->uid, g->gid)) || (g->has_mode && fchmod(fd, g->mode & 07777)) ||
 	    ftruncate(fd, (off_t)g->size)) {
 		int err = errno;
+		close(fd);
 		unlink(path);
 		rmdirs(dirs, ndirs);
 		return cr_fail_errno(e, err, "deleted file %s (made as %s): owner, mode or size", g->path,
@@ -84,13 +96,88 @@ static int create_ghost(const GhostFileEntry *g, struct rst_ghost *rg, struct cr
 	}
 	int un = unlink(path), err = errno;
 	rmdirs(dirs, ndirs);
-	if (un)
+	if (un) {
+		close(fd);
 		return cr_fail_errno(e, err, "unlink %s (the deleted file %s made again)", path, g->path);
-	rg->id = g->id;
-	rg->dev = g->dev, rg->ino = g->ino;
-	snprintf(rg->path, sizeof(rg->path), "/proc/%d/fd/%d", (int)getpid(), fd);
-	pr_info("ghost %u: %s made again as %s, size %llu, mode %#o\n", g->id, g->path, path,
-		(unsigned long long)g->size, g->mode);
+	}
+	ghost_done(g, rg, fd, path);
+	return 0;
+}
+
+/* The same removed directory made for another process of the tree (a shared cwd, an inherited fd). */
+static int share_dir(const struct rst_task *t, const GhostFileEntry *g, struct rst_ghost *rg)
+{
+	for (size_t i = 0; i < t->ntree; i++)
+		for (size_t j = 0; &t->tree[i] != t && j < t->tree[i].nr_ghosts; j++) {
+			const struct rst_ghost *o = &t->tree[i].ghosts[j];
+			if (!o->dir || o->dev != g->dev || o->ino != g->ino)
+				continue;
+			int fd = fcntl(o->fd, F_DUPFD_CLOEXEC, 3);
+			if (fd < 0)
+				return -1;
+			ghost_done(g, rg, fd, o->path);
+			return 0;
+		}
+	return -1;
+}
+
+static void set_times(int fd, const GhostFileEntry *g)
+{
+	struct timespec ts[2] = {
+	    {(time_t)(g->atime_ns / 1000000000ull), (long)(g->atime_ns % 1000000000ull)},
+	    {(time_t)(g->mtime_ns / 1000000000ull), (long)(g->mtime_ns % 1000000000ull)}};
+	if (!g->has_atime_ns)
+		ts[0].tv_nsec = UTIME_OMIT;
+	if (!g->has_mtime_ns)
+		ts[1].tv_nsec = UTIME_OMIT;
+	if (futimens(fd, ts))
+		pr_warn("ghost %u: set the times of %s: %s\n", g->id, g->path, strerror(errno));
+}
+
+/* A removed directory: made again (at its old path if free, else next to it), opened and removed. */
+static int create_ghost_dir(const struct rst_task *t, const GhostFileEntry *g, struct rst_ghost *rg,
+			    struct cr_err *e)
+{
+	static char dirs[GHOST_MAX_DIRS][4096];
+	int ndirs = 0, err;
+	char path[4096];
+	rg->dir = true;
+	if (!share_dir(t, g, rg))
+		return 0;
+	snprintf(path, sizeof(path), "%s", g->path);
+	int r = mkdir(path, 0700);
+	if (r && errno == ENOENT && g->path[0] == '/') { /* its parent was removed too */
+		make_dirs(g->path, dirs, &ndirs);
+		r = mkdir(path, 0700);
+	}
+	if (r && errno == EEXIST) {
+		snprintf(path, sizeof(path), "%s.crshim-ghost.%d.%u", g->path, (int)getpid(), g->id);
+		r = mkdir(path, 0700);
+	}
+	if (r) {
+		err = errno;
+		rmdirs(dirs, ndirs);
+		return cr_fail_errno(e, err, "make the removed directory %s again (as %s)", g->path, path);
+	}
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 || (g->has_uid && fchown(fd, g->uid, g->gid)) ||
+	    (g->has_mode && fchmod(fd, g->mode & 07777))) {
+		err = errno;
+		if (fd >= 0)
+			close(fd);
+		rmdir(path);
+		rmdirs(dirs, ndirs);
+		return cr_fail_errno(e, err, "removed directory %s (made as %s): open, owner or mode",
+				     g->path, path);
+	}
+	set_times(fd, g);
+	r = rmdir(path), err = errno;
+	rmdirs(dirs, ndirs);
+	if (r) {
+		close(fd);
+		return cr_fail_errno(e, err, "rmdir %s (the removed directory %s made again)", path, g->path);
+	}
+	ghost_done(g, rg, fd, path);
 	return 0;
 }
 
@@ -129,7 +216,8 @@ static int make_ghosts(struct rst_task *t, struct img_reader *r, struct cr_err *
 			t->ghosts = ng;
 			rg = &ng[t->nr_ghosts];
 			rg->fd = -1;
-			ret = create_ghost(g, rg, e);
+			rg->dir = false;
+			ret = S_ISDIR(g->mode) ? create_ghost_dir(t, g, rg, e) : create_ghost(g, rg, e);
 			if (rg->fd >= 0)
 				t->nr_ghosts++;
 		} else if (!rg) {
@@ -155,7 +243,7 @@ static int set_path(char **path, const char *p, struct cr_err *e)
 	return 0;
 }
 
-/* Deleted files and mappings of deleted files: their ghost's path. */
+/* Deleted files, a removed cwd and mappings of deleted files: their ghost's path. */
 static int point_at_ghosts(struct rst_task *t, struct cr_err *e)
 {
 	for (size_t i = 0; i < t->nr_files; i++) {
@@ -168,6 +256,14 @@ static int point_at_ghosts(struct rst_task *t, struct cr_err *e)
 					     "file id %u: deleted file %s has no ghost %u in ghost-%d.img",
 					     t->files[i]->id, r->path ? r->path : "?", r->ghost_id, t->pid);
 		if (set_path(&r->path, rg->path, e))
+			return -1;
+	}
+	if (t->fs && t->fs->has_cwd_ghost_id) { /* a removed cwd */
+		const struct rst_ghost *rg = find_ghost(t, t->fs->cwd_ghost_id);
+		if (!rg || !rg->dir)
+			return cr_fail_errno(e, EBADMSG, "removed cwd %s has no ghost directory %u",
+					     t->fs->cwd ? t->fs->cwd : "?", t->fs->cwd_ghost_id);
+		if (set_path(&t->fs->cwd, rg->path, e))
 			return -1;
 	}
 	for (size_t i = 0; t->mm && i < t->mm->n_vmas; i++) {
