@@ -47,6 +47,10 @@ struct cr_opts {
 };
 
 void eng_opts_init(struct cr_opts *o);
+/* Syntax of the --inherit-fd and --external values (eng_dump and eng_restore check it first): one error line
+ * for a malformed value or an unknown --external type. An RPC inherit_fd {key, fd} is passed as "fd[FD]:KEY".
+ */
+int eng_ext_check(const struct cr_opts *o, struct cr_err *err);
 
 /* dump / pre-dump: returns 0 on success; the tree is killed unless leave_running. */
 int eng_dump(struct cr_opts *o, struct cr_err *err);

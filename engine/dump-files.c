@@ -19,6 +19,7 @@
 #include "fdshare.h"
 #include "fown.h"
 #include "ghost.h"
+#include "inherit-fd.h"
 #include "log.h"
 #include "pipes.h"
 #include "sk-inet.h"
@@ -351,7 +352,11 @@ static int write_one(struct dump_ctx *c, struct dfd *f, struct dfd *all, size_t 
 	PipeEntry pe = PIPE_ENTRY__INIT;
 	int sk_dom, r;
 	struct dump_tty_ent te;
-	if (S_ISFIFO(f->st.st_mode) && !(f->fi.flags & O_PATH) && !inherited_stdio(c, f)) {
+	char ext_key[64];
+	if (!inherited_stdio(c, f) &&
+	    !dump_ext_file(c->o, f->fd, &f->st, f->fi.mnt_id, f->link, fe, ext_key, sizeof(ext_key))) {
+		fe->id = f->id, fe->has_id = 1; /* --external file[..] / tty[..]: inherit-fd.c */
+	} else if (S_ISFIFO(f->st.st_mode) && !(f->fi.flags & O_PATH) && !inherited_stdio(c, f)) {
 		fe->id = f->id, fe->has_id = 1;
 		if (fill_pipe(c, f, all, n, dp, fe, &re, &pe, e))
 			return -1;
@@ -386,9 +391,11 @@ static int write_one(struct dump_ctx *c, struct dfd *f, struct dfd *all, size_t 
 		wr = dump_sk_scm_check(fe, e); /* a kind crshim can make and send on restore */
 	if (!wr)
 		wr = img_write(wf, &fe->base, e);
+	if (!wr)
+		dump_key_log(c->pid, f->fd, fe);
 	dump_evfd_release(fe);
 	dump_sk_entry_free(fe);
-	fe->reg = NULL, fe->pipe = NULL, fe->tty = NULL, fe->fown = NULL; /* on this stack frame */
+	fe->reg = NULL, fe->pipe = NULL, fe->tty = NULL, fe->fown = NULL, fe->ext_key = NULL; /* this frame */
 	return wr ? -1 : 0;
 }
 

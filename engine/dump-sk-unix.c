@@ -15,6 +15,7 @@
 
 #include "cleanup.h"
 #include "dump.h"
+#include "inherit-fd.h"
 #include "log.h"
 #include "sk-unix.h"
 #include "sock-diag.h"
@@ -524,6 +525,22 @@ static int scan_in_flight(const struct dump_ctx *c, struct dump_unix *du, struct
 	return 0;
 }
 
+/* --external unix[INO]: the peer p (NULL: not in this network namespace) is outside the tree; given back by
+ * --inherit-fd at restore, or reconnected to the peer's name (inherit-fd.c). */
+static int fill_ext_peer(const struct ns_unix_sk *s, const struct ns_unix_sk *p, int fd, UnixSkEntry *u,
+			 struct cr_err *e)
+{
+	bool named = p && p->namelen;
+	u->external = true, u->has_external = 1;
+	pr_info("fd %d: socket:[%u] is external (--external unix[%u]): restore it with --inherit-fd "
+		"fd[N]:socket:[%u]%s\n",
+		fd, s->ino, s->ino, s->ino, named ? ", else it is reconnected to its peer's name" : "");
+	if (!named)
+		return 0;
+	u->ext_peer = true, u->has_ext_peer = 1;
+	return set_bytes(&u->peer_name, &u->has_peer_name, p->name, p->namelen, e);
+}
+
 /* peer: the socket this one is connected to (NULL: none known); outside the tree: --ext-unix-sk. */
 static int fill_peer(struct dump_ctx *c, struct dump_unix *du, const struct ns_unix_sk *s, int fd,
 		     UnixSkEntry *u, struct cr_err *e)
@@ -547,6 +564,8 @@ static int fill_peer(struct dump_ctx *c, struct dump_unix *du, const struct ns_u
 		}
 		p = lis; /* connected to a listener outside the tree: reconnected to it */
 	}
+	if (s->peer && !in_tree(du, s->peer) && dump_ext_unix(c->o, s->ino))
+		return fill_ext_peer(s, p, fd, u, e);
 	if (s->peer && !p && !in_tree(du, s->peer))
 		return cr_fail(
 		    e,
@@ -620,7 +639,8 @@ static int fill_entry(struct dump_ctx *c, struct dump_unix *du, const struct ns_
 	int sk = du->pidfd >= 0 ? (int)syscall(SYS_pidfd_getfd, du->pidfd, fd, 0) : -1;
 	if (sk < 0)
 		return cr_fail_sys(e, "fd %d: pidfd_getfd", fd);
-	int ret = fill_opts(sk, u, e) || peek_queue(c, du, sk, s, u, fd, e) ? -1 : 0;
+	/* an external socket's queue stays with it (given back by --inherit-fd) */
+	int ret = fill_opts(sk, u, e) || (!u->external && peek_queue(c, du, sk, s, u, fd, e)) ? -1 : 0;
 	close(sk);
 	if (!ret && u->ext_peer && s->type != SOCK_DGRAM && u->n_queue)
 		return cr_fail(

@@ -318,6 +318,7 @@ int dump_tty_fill(struct dump_ctx *c, int fd, const char *link, const struct sta
 			    e, "fd %d is a terminal (%s) of another devpts instance, not supported yet", fd,
 			    link);
 		index = slave_index(st->st_rdev);
+		t->dev = st->st_dev, t->has_dev = 1; /* for its key tty[RDEV:DEV] (inherit-fd.c) */
 	}
 	t->index = index, t->has_index = 1;
 	t->rdev = makedev(PTY_SLAVE_MAJOR_FIRST + index / 256, index % 256), t->has_rdev = 1;

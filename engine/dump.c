@@ -533,8 +533,9 @@ int eng_dump(struct cr_opts *o, struct cr_err *err)
 		return -1;
 	}
 	pr_info("dumping task %d into %s\n", o->pid, o->images_dir ? o->images_dir : "?");
-	if (open_images_dir(o, err) || check_task(o->pid, &st0, err) || dump_shmem_new(&tr.shm, err) ||
-	    dump_fdshare_new(&tr.fdsh, err) || tree_add(&tr, o, o->pid, 0, err))
+	if (eng_ext_check(o, err) || open_images_dir(o, err) || check_task(o->pid, &st0, err) ||
+	    dump_shmem_new(&tr.shm, err) || dump_fdshare_new(&tr.fdsh, err) ||
+	    tree_add(&tr, o, o->pid, 0, err))
 		goto out_noseize;
 	tr.c[0].st = st0;
 	st0 = (struct proc_status){0};

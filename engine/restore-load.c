@@ -13,6 +13,7 @@
 #include "arch.h"
 #include "cleanup.h"
 #include "ghost.h"
+#include "inherit-fd.h"
 #include "locks.h"
 #include "log.h"
 #include "pipes.h"
@@ -380,8 +381,8 @@ int rst_load_task(struct cr_opts *o, struct rst_task *t, struct cr_err *e)
 			return -1;
 		pr_info("images verified: task %d, %zu vmas, %llu bytes of pages in %zu blocks\n", t->pid,
 			t->mm->n_vmas, (unsigned long long)t->pm.total_size, t->pm.nr);
-		if (rst_pipes_prepare(o, t, e) || rst_ghost_prepare(t, e) || rst_locks_load(t, e) ||
-		    check_fds(t, e) || check_mapped_files(t, e) || check_vdso(t, e))
+		if (rst_inherit_prepare(o, t, e) || rst_pipes_prepare(o, t, e) || rst_ghost_prepare(t, e) ||
+		    rst_locks_load(t, e) || check_fds(t, e) || check_mapped_files(t, e) || check_vdso(t, e))
 			return -1;
 	}
 	if (check_pid_free(t->pid, e))

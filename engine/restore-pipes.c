@@ -1,4 +1,4 @@
-/* Restore of pipes and FIFOs (see pipes.h). Parent side: --inherit-fd for pipes and the checks. Child side
+/* Restore of pipes and FIFOs (see pipes.h). Parent side: the checks (--inherit-fd: inherit-fd.c). Child side
  * (called by restore-files.c for each pipe end or FIFO open, in fd order): one new pipe per identity (or a
  * helper O_RDWR open of a FIFO), its size, the data in flight, then the end dup'ed to the fd. The helper
  * ends live above the task's fds until every fd is in place. */
@@ -24,67 +24,7 @@
 
 #define OPEN_DROP_FLAGS (O_CREAT | O_TRUNC | O_EXCL | O_CLOEXEC)
 
-/* ---------------------------------------------------------------- parent: --inherit-fd, checks */
-
-/* "fd[N]:pipe:[INODE]" -> N, INODE; 0 if it is such a key, -1 if another kind of key. */
-static int parse_inherit(const char *s, int *fd, uint64_t *ino)
-{
-	int n = -1;
-	char close1 = 0, close2 = 0;
-	unsigned long long v;
-	if (sscanf(s, "fd[%d%c:pipe:[%llu%c%n", fd, &close1, &v, &close2, &n) != 4 || close1 != ']' ||
-	    close2 != ']' || n < 0 || s[n] != '\0')
-		return -1;
-	*ino = v;
-	return 0;
-}
-
-static bool end_matches(int acc, const PipeEntry *pe)
-{
-	return acc == O_RDWR || (int)(pe->flags & O_ACCMODE) == acc;
-}
-
-static int inherit_one(struct rst_task *t, const char *arg, int fd, uint64_t ino, struct cr_err *e)
-{
-	int fl = fcntl(fd, F_GETFL);
-	if (fl < 0)
-		return cr_fail_errno(e, EBADF, "--inherit-fd %s: crshim's fd %d is not open", arg, fd);
-	int acc = fl & O_ACCMODE;
-	size_t match = 0, any = 0;
-	for (size_t i = 0; i < t->nr_files; i++) {
-		const FileEntry *f = t->files[i];
-		if (f->kind == FILE_KIND__FILE_PIPE && f->pipe && f->pipe->pipe_id == ino) {
-			any++;
-			match += end_matches(acc, f->pipe);
-		}
-	}
-	if (!any) {
-		pr_warn("--inherit-fd %s: the images have no pipe:[%" PRIu64 "]: ignored\n", arg, ino);
-		return 0;
-	}
-	if (!match)
-		pr_warn(
-		    "--inherit-fd %s: crshim's fd %d is not open for the %s end the task held: used anyway\n",
-		    arg, fd, acc == O_RDONLY ? "write" : "read");
-	for (size_t i = 0; i < t->nr_files; i++) {
-		FileEntry *f = t->files[i];
-		if (f->kind != FILE_KIND__FILE_PIPE || !f->pipe || f->pipe->pipe_id != ino ||
-		    (match && !end_matches(acc, f->pipe)))
-			continue;
-		char desc[48];
-		snprintf(desc, sizeof(desc), "pipe:[%" PRIu64 "]", ino);
-		char *d = strdup(desc);
-		if (!d)
-			return cr_fail_errno(e, ENOMEM, "out of memory");
-		free(f->inherit_desc);
-		f->inherit_desc = d;
-		f->kind = FILE_KIND__FILE_INHERIT;
-		f->inherit_fd = fd, f->has_inherit_fd = 1;
-		pr_info("file id %u (%s end of pipe:[%" PRIu64 "]) is inherited from crshim's fd %d\n", f->id,
-			(f->pipe->flags & O_ACCMODE) == O_WRONLY ? "write" : "read", ino, fd);
-	}
-	return 0;
-}
+/* ---------------------------------------------------------------- parent: checks */
 
 static int check_entry(const struct rst_task *t, const FileEntry *f, struct cr_err *e)
 {
@@ -120,14 +60,7 @@ static int check_entry(const struct rst_task *t, const FileEntry *f, struct cr_e
 
 int rst_pipes_prepare(const struct cr_opts *o, struct rst_task *t, struct cr_err *e)
 {
-	for (int i = 0; i < o->n_inherit_fd; i++) {
-		int fd;
-		uint64_t ino;
-		if (parse_inherit(o->inherit_fd[i], &fd, &ino))
-			continue; /* not a pipe key */
-		if (inherit_one(t, o->inherit_fd[i], fd, ino, e))
-			return -1;
-	}
+	(void)o; /* --inherit-fd fd[N]:pipe:[INODE]: engine/inherit-fd.c, before this */
 	for (size_t i = 0; i < t->nr_files; i++) {
 		const FileEntry *f = t->files[i];
 		if ((f->kind == FILE_KIND__FILE_PIPE || f->kind == FILE_KIND__FILE_FIFO) &&

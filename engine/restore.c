@@ -596,8 +596,10 @@ int eng_restore(struct cr_opts *o, pid_t *root_pid, struct cr_err *err)
 	bool own_dir = false;
 	int ret = -1;
 
-	if (!ts)
-		return cr_fail_errno(err, ENOMEM, "out of memory");
+	if (!ts || eng_ext_check(o, err)) {
+		free(ts);
+		return ts ? -1 : cr_fail_errno(err, ENOMEM, "out of memory");
+	}
 	*ts =
 	    (struct rst_task){.dirfd = -1, .pm = {.pages_fd = -1}, .err_pipe = {-1, -1}, .go_pipe = {-1, -1}};
 	clock_gettime(CLOCK_MONOTONIC, &t0);

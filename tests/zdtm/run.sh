@@ -35,6 +35,7 @@ CTIMEOUT=${ZDTM_TIMEOUT:-60}
 ARCH=$(uname -m)
 NAMES=()
 TTYRUN=()
+INHFD=
 SNAPOF=()
 
 usage() {
@@ -70,7 +71,7 @@ iters) [[ "$ITERS" =~ ^[1-9][0-9]*$ ]] || { echo "run.sh: bad --iters $ITERS" >&
 esac
 
 # ---------------------------------------------------------------- .desc files
-# One "key: value" per line, '#' comments. Keys: opts, args, skip, flags, arch, mode-skip, snap-ignore, tty.
+# One "key: value" per line, '#' comments. Keys: opts, args, skip, flags, arch, mode-skip, snap-ignore, tty, inhfd.
 # static/NAME or transition/NAME
 test_dir() {
 	if [ -f "$HERE/transition/$1.c" ] && [ ! -f "$HERE/static/$1.c" ]; then echo transition; else echo static; fi
@@ -206,10 +207,19 @@ TDIR=
 
 bad() { REASON=$1; return 0; }
 
+# inhfd: yes: the test's keeper (lib/inhfd.c) wrote the --external value for the dump (inhfd.ext, may be
+# empty) and the --inherit-fd key (inhfd.key); zdtm_inhfd gets the fd from the keeper for each restore.
+inhfd_ext() {
+	[ "$INHFD" = yes ] && [ -s "$TDIR/inhfd.ext" ] && [ -n "$(cat "$TDIR/inhfd.ext")" ] || return 0
+	echo "--external=$(cat "$TDIR/inhfd.ext")"
+}
+
 crshim_dump() { # dir extra-opts...
 	local d=$1; shift
+	local ext
+	ext=$(inhfd_ext)
 	mkdir -p "$d"
-	timeout -k 5 "$CTIMEOUT" "$CRSHIM" dump -t "$TPID" -D "$d" -o dump.log -v4 "$@" "${OPTS[@]}" \
+	timeout -k 5 "$CTIMEOUT" "$CRSHIM" dump -t "$TPID" -D "$d" -o dump.log -v4 "$@" ${ext:+"$ext"} "${OPTS[@]}" \
 		>"$d/dump.out" 2>&1
 	local rc=$?
 	if [ $rc -ne 0 ]; then
@@ -224,8 +234,13 @@ crshim_dump() { # dir extra-opts...
 crshim_restore() { # dir
 	local d=$1
 	rm -f "$TDIR/restore.pid"
-	timeout -k 5 "$CTIMEOUT" "${TTYRUN[@]}" "$CRSHIM" restore -D "$d" -o restore.log -v4 -d \
-		--pidfile "$TDIR/restore.pid" "${OPTS[@]}" >"$d/restore.out" 2>&1
+	local inh=() inhrun=()
+	if [ "$INHFD" = yes ]; then
+		inhrun=("$BIN/zdtm_inhfd" "$TDIR/inhfd.sock" 100)
+		inh=(--inherit-fd "fd[100]:$(cat "$TDIR/inhfd.key")")
+	fi
+	timeout -k 5 "$CTIMEOUT" "${TTYRUN[@]}" "${inhrun[@]}" "$CRSHIM" restore -D "$d" -o restore.log -v4 -d \
+		--pidfile "$TDIR/restore.pid" "${inh[@]}" "${OPTS[@]}" >"$d/restore.out" 2>&1
 	local rc=$?
 	if [ $rc -ne 0 ]; then
 		diag_file "$d/restore.out" 5
@@ -565,6 +580,7 @@ run_steps() { # name
 	# tty: yes: the test starts, and crshim restores it, on a terminal of its own (zdtm_pty: a new pty)
 	TTYRUN=()
 	[ "$(desc_get "$name" tty)" = yes ] && TTYRUN=("$BIN/zdtm_pty")
+	INHFD=$(desc_get "$name" inhfd)
 
 	[ -x "$bin" ] || { bad "not built: $bin"; return 1; }
 	KIDS_START=$(reaper_kids) # mode fault: what the reaper had before the test (its peers are new)

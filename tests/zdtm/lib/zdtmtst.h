@@ -130,6 +130,22 @@ void rec_stream(int r, int w, const char *what);
 /* lib/epollinfo.c: the "tfd: N events: X data: D" triples of epoll fd's fdinfo as "N:X:D " words, sorted
  * (the kernel lists them by file address); their number, -1 if fdinfo cannot be read. */
 int epoll_tfds(int fd, char *out, size_t len);
+/* lib/inhfd.c, for tests with `inhfd: yes` in their .desc: a keeper outside the test's tree (its own session,
+ * adopted by the runner's reaper) holds tfd (the test's end) and ofd (the other end). It writes inhfd.key
+ * (the
+ * --inherit-fd KEY of tfd) and inhfd.ext (an --external value for the dump, "" for none) in the cwd and gives
+ * tfd to each restore (zdtm_inhfd), calling on_get(ofd, tfd) first (may be NULL) and counting the restores in
+ * inhfd.gets (inhfd_gets). inhfd_stop: the keeper exits (call it at the end of the test). */
+int inhfd_keeper(int tfd, int ofd, const char *key, const char *ext, void (*on_get)(int ofd, int tfd));
+int inhfd_gets(void);
+void inhfd_stop(void);
+/* The test's end at fd INHFD_FD and INHFD_FD + 1 (FD_CLOEXEC) and in a child (fd is closed; *st0 its stat);
+ * returns the child. inhfd_check (after SIGTERM): the child ends and all three are still that file, with the
+ * same fd flags; 0, or -1 after fail(). */
+#define INHFD_FD 10
+struct stat;
+pid_t inhfd_hold(int fd, struct stat *st0);
+int inhfd_check(pid_t child, const struct stat *st0);
 
 #define PAGE 4096UL
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))

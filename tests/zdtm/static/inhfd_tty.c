@@ -1,0 +1,53 @@
+/* --external tty[RDEV:DEV] at dump, --inherit-fd fd[N]:tty[RDEV:DEV] at restore: the slave of a pty whose
+ * master is outside the tree (held by a keeper) is given back by the restore: fds 10, 11 (FD_CLOEXEC) and a
+ * child's fd 10 are still that terminal (same rdev and devpts), with the line the master typed before the dump
+ * still to be read. */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "zdtmtst.h"
+
+int main(int argc, char **argv)
+{
+	char key[64], buf[16] = "";
+	struct stat st0;
+	int n = 0;
+	test_init(argc, argv);
+	int m = posix_openpt(O_RDWR | O_NOCTTY);
+	if (m < 0 || grantpt(m) || unlockpt(m)) {
+		fail("posix_openpt");
+		return 1;
+	}
+	int s = open(ptsname(m), O_RDWR | O_NOCTTY);
+	if (s < 0 || write(m, "hello\n", 6) != 6 || fstat(s, &st0)) {
+		fail("open the slave");
+		return 1;
+	}
+	snprintf(key, sizeof(key), "tty[%lx:%lx]", (unsigned long)st0.st_rdev, (unsigned long)st0.st_dev);
+	if (inhfd_keeper(s, m, key, key, NULL)) {
+		fail("start the keeper");
+		return 1;
+	}
+	close(m);
+	pid_t child = inhfd_hold(s, &st0);
+	if (child < 0) {
+		fail("hold the terminal");
+		return 1;
+	}
+	test_daemon();
+	test_waitsig();
+	if (inhfd_check(child, &st0))
+		return 1;
+	if (ioctl(INHFD_FD, FIONREAD, &n) || n != 6 || read(INHFD_FD, buf, 6) != 6 || memcmp(buf, "hello\n", 6)) {
+		fail("the line typed before the dump: %d bytes, '%.6s'", n, buf);
+		return 1;
+	}
+	inhfd_stop();
+	pass();
+	return 0;
+}
