@@ -17,8 +17,8 @@ enum ikey_kind { IKEY_PIPE, IKEY_SOCKET, IKEY_FILE, IKEY_TTY, IKEY_PATH };
 
 struct ikey {
 	enum ikey_kind kind;
-	uint64_t a, b;	/* pipe/socket: inode; file: mnt_id, inode; tty: rdev, dev */
-	const char *s;	/* path: without its leading slash */
+	uint64_t a, b; /* pipe/socket: inode; file: mnt_id, inode; tty: rdev, dev */
+	const char *s; /* path: without its leading slash */
 };
 
 /* A number in base at *p (digits only, no sign), *p moved past it. */
@@ -26,7 +26,8 @@ static int parse_num(const char **p, int base, uint64_t *v)
 {
 	const char *s = *p;
 	char *end;
-	if (!((*s >= '0' && *s <= '9') || (base == 16 && ((*s >= 'a' && *s <= 'f') || (*s >= 'A' && *s <= 'F')))))
+	if (!((*s >= '0' && *s <= '9') ||
+	      (base == 16 && ((*s >= 'a' && *s <= 'f') || (*s >= 'A' && *s <= 'F')))))
 		return -1;
 	errno = 0;
 	unsigned long long n = strtoull(s, &end, base);
@@ -122,23 +123,26 @@ int eng_ext_check(const struct cr_opts *o, struct cr_err *e)
 	int fd;
 	for (int i = 0; i < o->n_inherit_fd; i++)
 		if (parse_inherit(o->inherit_fd[i], &fd, &k))
-			return cr_fail_errno(e, EINVAL,
-					     "--inherit-fd %s: malformed (want fd[N]:KEY, KEY one of pipe:[INO], "
-					     "socket:[INO], file[MNT_ID:INODE], tty[RDEV:DEV] or a path without its "
-					     "leading slash)",
-					     o->inherit_fd[i]);
+			return cr_fail(
+			    e,
+			    "--inherit-fd %s: malformed (want fd[N]:KEY, KEY one of pipe:[INO], "
+			    "socket:[INO], file[MNT_ID:INODE], tty[RDEV:DEV] or a path without its "
+			    "leading slash)",
+			    o->inherit_fd[i]);
 	for (int i = 0; i < o->n_external; i++) {
 		int r = parse_external(o->external[i], &k);
 		if (r == -2)
-			return cr_fail_errno(e, EINVAL,
-					     "--external %s: unknown type (file[MNT_ID:INODE], unix[INO], "
-					     "tty[RDEV:DEV], mnt[..], dev[..], net[..], pid[..], veth[..], macvlan[..])",
-					     o->external[i]);
+			return cr_fail(
+			    e,
+			    "--external %s: unknown type (file[MNT_ID:INODE], unix[INO], "
+			    "tty[RDEV:DEV], mnt[..], dev[..], net[..], pid[..], veth[..], macvlan[..])",
+			    o->external[i]);
 		if (r)
-			return cr_fail_errno(e, EINVAL,
-					     "--external %s: malformed (want file[MNT_ID:INODE] or tty[RDEV:DEV] in "
-					     "hex, unix[INO] in decimal)",
-					     o->external[i]);
+			return cr_fail(
+			    e,
+			    "--external %s: malformed (want file[MNT_ID:INODE] or tty[RDEV:DEV] in "
+			    "hex, unix[INO] in decimal)",
+			    o->external[i]);
 		if (k.kind == IKEY_PATH)
 			pr_info("--external %s: not a file, no effect on the files\n", o->external[i]);
 	}
@@ -161,10 +165,10 @@ static const char *ext_find(const struct cr_opts *o, enum ikey_kind kind, uint64
 int dump_ext_file(const struct cr_opts *o, int fd, const struct stat *st, int mnt_id, const char *link,
 		  FileEntry *fe, char *buf, size_t len)
 {
-	bool tty = S_ISCHR(st->st_mode) &&
-		   ext_find(o, IKEY_TTY, (uint64_t)st->st_rdev, (uint64_t)st->st_dev);
+	bool tty = S_ISCHR(st->st_mode) && ext_find(o, IKEY_TTY, (uint64_t)st->st_rdev, (uint64_t)st->st_dev);
 	if (tty)
-		snprintf(buf, len, "tty[%" PRIx64 ":%" PRIx64 "]", (uint64_t)st->st_rdev, (uint64_t)st->st_dev);
+		snprintf(buf, len, "tty[%" PRIx64 ":%" PRIx64 "]", (uint64_t)st->st_rdev,
+			 (uint64_t)st->st_dev);
 	else if (mnt_id >= 0 && ext_find(o, IKEY_FILE, (uint64_t)mnt_id, (uint64_t)st->st_ino))
 		snprintf(buf, len, "file[%x:%" PRIx64 "]", (unsigned)mnt_id, (uint64_t)st->st_ino);
 	else
@@ -259,7 +263,7 @@ static int inherit_one(struct rst_task *t, const char *arg, struct cr_err *e)
 	struct ikey k;
 	int fd;
 	if (parse_inherit(arg, &fd, &k))
-		return cr_fail_errno(e, EINVAL, "--inherit-fd %s: malformed", arg);
+		return cr_fail(e, "--inherit-fd %s: malformed", arg);
 	const char *key = strchr(arg, ':') + 1;
 	size_t any = 0, ends = 0;
 	int fl = fcntl(fd, F_GETFL), acc = fl & O_ACCMODE;
@@ -273,15 +277,17 @@ static int inherit_one(struct rst_task *t, const char *arg, struct cr_err *e)
 	if (fl < 0)
 		return cr_fail_errno(e, EBADF, "--inherit-fd %s: crshim's fd %d is not open", arg, fd);
 	if (k.kind == IKEY_PIPE && !ends)
-		pr_warn("--inherit-fd %s: crshim's fd %d is not open for the %s end the task held: used anyway\n",
-			arg, fd, acc == O_RDONLY ? "write" : "read");
+		pr_warn(
+		    "--inherit-fd %s: crshim's fd %d is not open for the %s end the task held: used anyway\n",
+		    arg, fd, acc == O_RDONLY ? "write" : "read");
 	for (size_t i = 0; i < t->nr_files; i++) {
 		FileEntry *f = t->files[i];
 		if (!entry_matches(f, &k) || !end_ok(f, acc, ends != 0))
 			continue;
 		if (take(f, key, fd, e))
 			return -1;
-		pr_info("task %d: file id %u (%s) is inherited from crshim's fd %d\n", t->pid, f->id, key, fd);
+		pr_info("task %d: file id %u (%s) is inherited from crshim's fd %d\n", t->pid, f->id, key,
+			fd);
 	}
 	return 0;
 }
@@ -301,17 +307,18 @@ static int check_external(struct rst_task *t, struct cr_err *e)
 	for (size_t i = 0; i < t->nr_files; i++) {
 		const FileEntry *f = t->files[i];
 		if (f->ext_key && f->kind == FILE_KIND__FILE_INHERIT && !f->has_inherit_fd)
-			return cr_fail_errno(e, ENOENT,
-					     "fd %d of task %d (was %s) was dumped as external %s: restore with "
-					     "--inherit-fd fd[N]:%s",
-					     fd_of(t, f->id), t->pid, f->inherit_desc ? f->inherit_desc : "?",
-					     f->ext_key, f->ext_key);
+			return cr_fail(e,
+				       "fd %d of task %d (was %s) was dumped as external %s: restore with "
+				       "--inherit-fd fd[N]:%s",
+				       fd_of(t, f->id), t->pid, f->inherit_desc ? f->inherit_desc : "?",
+				       f->ext_key, f->ext_key);
 		if (f->kind == FILE_KIND__FILE_UNIXSK && f->unix_sk && f->unix_sk->external &&
 		    !f->unix_sk->ext_peer)
-			return cr_fail_errno(e, ENOENT,
-					     "fd %d of task %d was dumped with --external unix[%u] and its peer has "
-					     "no name to reconnect to: restore with --inherit-fd fd[N]:socket:[%u]",
-					     fd_of(t, f->id), t->pid, f->unix_sk->ino, f->unix_sk->ino);
+			return cr_fail(
+			    e,
+			    "fd %d of task %d was dumped with --external unix[%u] and its peer has "
+			    "no name to reconnect to: restore with --inherit-fd fd[N]:socket:[%u]",
+			    fd_of(t, f->id), t->pid, f->unix_sk->ino, f->unix_sk->ino);
 	}
 	return 0;
 }

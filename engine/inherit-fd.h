@@ -27,8 +27,8 @@
 
 struct rst_task;
 
-/* Dump: if the fd (its stat and mnt_id) is declared external (--external file[...] or tty[...]), fill fe as an
- * external entry (key written into buf, which fe->ext_key then points to; fe->inherit_desc = link) and
+/* Dump: if the fd (its stat and mnt_id) is declared external (--external file[...] or tty[...]), fill fe as
+ * an external entry (key written into buf, which fe->ext_key then points to; fe->inherit_desc = link) and
  * return 0; 1 if it is not external. */
 int dump_ext_file(const struct cr_opts *o, int fd, const struct stat *st, int mnt_id, const char *link,
 		  FileEntry *fe, char *buf, size_t len);

@@ -43,7 +43,8 @@ static int send_fd(int sk, int fd)
 		struct cmsghdr align;
 	} u;
 	memset(&u, 0, sizeof(u));
-	struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf, .msg_controllen = sizeof(u.buf)};
+	struct msghdr m = {
+	    .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf, .msg_controllen = sizeof(u.buf)};
 	struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
 	cm->cmsg_level = SOL_SOCKET;
 	cm->cmsg_type = SCM_RIGHTS;
@@ -184,7 +185,8 @@ int inhfd_check(pid_t child, const struct stat *st0)
 	}
 	for (int fd = INHFD_FD; fd <= INHFD_FD + 1; fd++) {
 		if (!same_file(fd, st0)) {
-			fail("fd %d is not the same file (inode %lu) any more", fd, (unsigned long)st0->st_ino);
+			fail("fd %d is not the same file (inode %lu) any more", fd,
+			     (unsigned long)st0->st_ino);
 			return -1;
 		}
 		int fl = fcntl(fd, F_GETFD);

@@ -1,5 +1,6 @@
 /* zdtm_inhfd SOCK FD CMD...: get the test's end from the keeper of an inhfd test (lib/inhfd.c) listening on
- * the unix socket SOCK, put it at fd FD (inheritable) and exec CMD (crshim restore --inherit-fd fd[FD]:KEY). */
+ * the unix socket SOCK, put it at fd FD (inheritable) and exec CMD (crshim restore --inherit-fd fd[FD]:KEY).
+ */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +21,8 @@ static int get_fd(const char *path)
 		char buf[CMSG_SPACE(sizeof(int))];
 		struct cmsghdr align;
 	} u;
-	struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf, .msg_controllen = sizeof(u.buf)};
+	struct msghdr m = {
+	    .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf, .msg_controllen = sizeof(u.buf)};
 	int fd = -1;
 	if (recvmsg(s, &m, MSG_CMSG_CLOEXEC) == 1) {
 		struct cmsghdr *cm = CMSG_FIRSTHDR(&m);

@@ -1,6 +1,6 @@
 /* --inherit-fd fd[N]:pipe:[INO]: the read end of a pipe whose write end is outside the tree (held by a keeper
- * with data in flight) is given back by the restore: after restore fds 10, 11 (FD_CLOEXEC) and a child's fd 10
- * are still that pipe (same inode), with the data still in it. */
+ * with data in flight) is given back by the restore: after restore fds 10, 11 (FD_CLOEXEC) and a child's fd
+ * 10 are still that pipe (same inode), with the data still in it. */
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -35,7 +35,8 @@ int main(int argc, char **argv)
 	test_waitsig();
 	if (inhfd_check(child, &st0))
 		return 1;
-	if (ioctl(INHFD_FD, FIONREAD, &n) || n != 5 || read(INHFD_FD, buf, 5) != 5 || memcmp(buf, "hello", 5)) {
+	if (ioctl(INHFD_FD, FIONREAD, &n) || n != 5 || read(INHFD_FD, buf, 5) != 5 ||
+	    memcmp(buf, "hello", 5)) {
 		fail("the data in the pipe: %d bytes, '%.5s'", n, buf);
 		return 1;
 	}

@@ -1,7 +1,7 @@
-/* --external unix[INO] at dump, --inherit-fd fd[N]:socket:[INO] at restore: one end of a socketpair whose peer
- * is outside the tree (held by a keeper) is given back by the restore: fds 10, 11 (FD_CLOEXEC) and a child's
- * fd 10 are still that socket, with the data its peer sent before the dump still queued, and still connected
- * to the peer. */
+/* --external unix[INO] at dump, --inherit-fd fd[N]:socket:[INO] at restore: one end of a socketpair whose
+ * peer is outside the tree (held by a keeper) is given back by the restore: fds 10, 11 (FD_CLOEXEC) and a
+ * child's fd 10 are still that socket, with the data its peer sent before the dump still queued, and still
+ * connected to the peer. */
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -38,7 +38,8 @@ int main(int argc, char **argv)
 	test_waitsig();
 	if (inhfd_check(child, &st0))
 		return 1;
-	if (ioctl(INHFD_FD, FIONREAD, &n) || n != 5 || read(INHFD_FD, buf, 5) != 5 || memcmp(buf, "hello", 5)) {
+	if (ioctl(INHFD_FD, FIONREAD, &n) || n != 5 || read(INHFD_FD, buf, 5) != 5 ||
+	    memcmp(buf, "hello", 5)) {
 		fail("the data queued by the peer: %d bytes, '%.5s'", n, buf);
 		return 1;
 	}

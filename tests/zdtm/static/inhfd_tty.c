@@ -1,7 +1,7 @@
 /* --external tty[RDEV:DEV] at dump, --inherit-fd fd[N]:tty[RDEV:DEV] at restore: the slave of a pty whose
  * master is outside the tree (held by a keeper) is given back by the restore: fds 10, 11 (FD_CLOEXEC) and a
- * child's fd 10 are still that terminal (same rdev and devpts), with the line the master typed before the dump
- * still to be read. */
+ * child's fd 10 are still that terminal (same rdev and devpts), with the line the master typed before the
+ * dump still to be read. */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,7 +43,8 @@ int main(int argc, char **argv)
 	test_waitsig();
 	if (inhfd_check(child, &st0))
 		return 1;
-	if (ioctl(INHFD_FD, FIONREAD, &n) || n != 6 || read(INHFD_FD, buf, 6) != 6 || memcmp(buf, "hello\n", 6)) {
+	if (ioctl(INHFD_FD, FIONREAD, &n) || n != 6 || read(INHFD_FD, buf, 6) != 6 ||
+	    memcmp(buf, "hello\n", 6)) {
 		fail("the line typed before the dump: %d bytes, '%.6s'", n, buf);
 		return 1;
 	}
