@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "cleanup.h"
@@ -126,14 +127,21 @@ static int new_ghost(struct dump_ctx *c, const char *src, const struct stat *st,
 	g->uid = st->st_uid, g->has_uid = 1;
 	g->gid = st->st_gid, g->has_gid = 1;
 	g->size = (uint64_t)st->st_size, g->has_size = 1;
+	g->atime_ns = (uint64_t)st->st_atim.tv_sec * 1000000000ull + (uint64_t)st->st_atim.tv_nsec;
+	g->mtime_ns = (uint64_t)st->st_mtim.tv_sec * 1000000000ull + (uint64_t)st->st_mtim.tv_nsec;
+	g->has_atime_ns = g->has_mtime_ns = 1; /* set again once the data is in */
 	if (!(g->path = strip_deleted(name)))
 		return cr_fail_errno(e, ENOMEM, "out of memory");
 	if (S_ISDIR(st->st_mode)) { /* a removed directory: made again empty, with its times */
 		g->size = 0;
-		g->atime_ns = (uint64_t)st->st_atim.tv_sec * 1000000000ull + (uint64_t)st->st_atim.tv_nsec;
-		g->mtime_ns = (uint64_t)st->st_mtim.tv_sec * 1000000000ull + (uint64_t)st->st_mtim.tv_nsec;
-		g->has_atime_ns = g->has_mtime_ns = 1;
 		pr_info("%s: ghost directory %s, mode %#o\n", what, g->path, st->st_mode);
+		return 0;
+	}
+	if (S_ISCHR(st->st_mode) || S_ISBLK(st->st_mode)) { /* a device node: no data, made with mknod */
+		g->rdev = (uint64_t)st->st_rdev, g->has_rdev = 1;
+		g->size = 0;
+		pr_info("%s: ghost device node %s (%u:%u)\n", what, g->path, major(st->st_rdev),
+			minor(st->st_rdev));
 		return 0;
 	}
 	__cleanup_close int fd = open(src, O_RDONLY | O_CLOEXEC | O_NOCTTY);
@@ -156,7 +164,7 @@ static int new_ghost(struct dump_ctx *c, const char *src, const struct stat *st,
 int dump_ghost_add(struct dump_ctx *c, const char *src, const struct stat *st, const char *name,
 		   const char *what, uint32_t *id, struct cr_err *e)
 {
-	if (!S_ISREG(st->st_mode) && !S_ISDIR(st->st_mode))
+	if (!S_ISREG(st->st_mode) && !S_ISDIR(st->st_mode) && !S_ISCHR(st->st_mode) && !S_ISBLK(st->st_mode))
 		return cr_fail(e, "%s is a deleted special file (%s), not supported yet", what, name);
 	if (!c->ghosts && !(c->ghosts = calloc(1, sizeof(*c->ghosts))))
 		return cr_fail_errno(e, ENOMEM, "out of memory");

@@ -303,7 +303,7 @@ static const struct {
     {"dc", VMA_F_DONTFORK, 0},	 {"dd", VMA_F_DONTDUMP, 0},  {"hg", VMA_F_HUGEPAGE, 0},
     {"nh", VMA_F_NOHUGEPAGE, 0}, {"mg", VMA_F_MERGEABLE, 0}, {"wf", VMA_F_WIPEONFORK, 0},
     {"lo", VMA_F_LOCKED, 0},	 {"sr", VMA_F_SEQ_READ, 0},  {"rr", VMA_F_RAND_READ, 0},
-    {"gd", 0, PROC_VMA_GD},	 {"mw", 0, PROC_VMA_MW},	 {"nr", 0, PROC_VMA_NR},
+    {"gd", 0, PROC_VMA_GD},	 {"mw", 0, PROC_VMA_MW},     {"nr", 0, PROC_VMA_NR},
 };
 
 static void parse_vmflags(struct proc_vma *v, const char *s)

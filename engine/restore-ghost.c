@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -22,7 +23,43 @@ struct rst_ghost {
 	int fd;
 	char path[64]; /* /proc/CRSHIM/fd/N */
 	bool dir;      /* a removed directory */
+	bool node;     /* a device node (opened O_PATH) */
+	bool has_times;
+	struct timespec times[2]; /* a file's atime, mtime: set once its data is in */
 };
+
+static struct timespec ns_to_ts(uint64_t ns)
+{
+	return (struct timespec){.tv_sec = (time_t)(ns / 1000000000ull),
+				 .tv_nsec = (long)(ns % 1000000000ull)};
+}
+
+/* A deleted device node: made with mknod, held by an O_PATH fd (opened again through /proc by the task). */
+static int make_node(const GhostFileEntry *g, const char *path)
+{
+	if (mknod(path, (g->mode & S_IFMT) | 0600, (dev_t)g->rdev))
+		return -1;
+	int fd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if ((g->has_uid && lchown(path, g->uid, g->gid)) || (g->has_mode && chmod(path, g->mode & 07777))) {
+		int err = errno;
+		close(fd);
+		unlink(path);
+		errno = err;
+		return -1;
+	}
+	if (g->has_atime_ns && g->has_mtime_ns) {
+		struct timespec ts[2] = {ns_to_ts(g->atime_ns), ns_to_ts(g->mtime_ns)};
+		utimensat(AT_FDCWD, path, ts, AT_SYMLINK_NOFOLLOW); /* best effort: times only */
+	}
+	return fd;
+}
+
+static int ghost_open(const GhostFileEntry *g, const char *path, int fl)
+{
+	return g->has_rdev ? make_node(g, path) : open(path, fl, 0600);
+}
 
 static struct rst_ghost *find_ghost(struct rst_task *t, uint32_t id)
 {
@@ -71,22 +108,26 @@ static int create_ghost(const GhostFileEntry *g, struct rst_ghost *rg, struct cr
 	char path[4096];
 	const int fl = O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY;
 	snprintf(path, sizeof(path), "%s", g->path);
-	int fd = open(path, fl, 0600);
+	int fd = ghost_open(g, path, fl);
 	if (fd < 0 && errno == ENOENT && g->path[0] == '/') { /* its directory was removed too */
 		make_dirs(g->path, dirs, &ndirs);
-		fd = open(path, fl, 0600);
+		fd = ghost_open(g, path, fl);
 	}
 	if (fd < 0 && errno == EEXIST) {
 		snprintf(path, sizeof(path), "%s.crshim-ghost.%d.%u", g->path, (int)getpid(), g->id);
-		fd = open(path, fl, 0600);
+		fd = ghost_open(g, path, fl);
 	}
 	if (fd < 0) {
 		int err = errno;
 		rmdirs(dirs, ndirs);
 		return cr_fail_errno(e, err, "make the deleted file %s again (as %s)", g->path, path);
 	}
-	if ((g->has_uid && fchown(fd, g->uid, g->gid)) || (g->has_mode && fchmod(fd, g->mode & 07777)) ||
-	    ftruncate(fd, (off_t)g->size)) {
+	rg->node = g->has_rdev;
+	rg->has_times = !rg->node && g->has_atime_ns && g->has_mtime_ns;
+	if (rg->has_times)
+		rg->times[0] = ns_to_ts(g->atime_ns), rg->times[1] = ns_to_ts(g->mtime_ns);
+	if (!rg->node && ((g->has_uid && fchown(fd, g->uid, g->gid)) ||
+			  (g->has_mode && fchmod(fd, g->mode & 07777)) || ftruncate(fd, (off_t)g->size))) {
 		int err = errno;
 		close(fd);
 		unlink(path);
@@ -216,7 +257,7 @@ static int make_ghosts(struct rst_task *t, struct img_reader *r, struct cr_err *
 			t->ghosts = ng;
 			rg = &ng[t->nr_ghosts];
 			rg->fd = -1;
-			rg->dir = false;
+			rg->dir = rg->node = rg->has_times = false;
 			ret = S_ISDIR(g->mode) ? create_ghost_dir(t, g, rg, e) : create_ghost(g, rg, e);
 			if (rg->fd >= 0)
 				t->nr_ghosts++;
@@ -230,6 +271,10 @@ static int make_ghosts(struct rst_task *t, struct img_reader *r, struct cr_err *
 		if (ret)
 			return -1;
 	}
+	for (size_t i = 0; !ret && i < t->nr_ghosts; i++) /* a file's data is in: its times again */
+		if (t->ghosts[i].has_times && futimens(t->ghosts[i].fd, t->ghosts[i].times))
+			pr_warn("ghost %u: cannot set its times again: %s\n", t->ghosts[i].id,
+				strerror(errno));
 	return ret;
 }
 
@@ -248,7 +293,8 @@ static int point_at_ghosts(struct rst_task *t, struct cr_err *e)
 {
 	for (size_t i = 0; i < t->nr_files; i++) {
 		RegFileEntry *r = t->files[i]->reg;
-		if (t->files[i]->kind != FILE_KIND__FILE_REG || !r || !r->deleted || !r->has_ghost_id)
+		if ((t->files[i]->kind != FILE_KIND__FILE_REG && t->files[i]->kind != FILE_KIND__FILE_CHR) ||
+		    !r || !r->deleted || !r->has_ghost_id)
 			continue;
 		const struct rst_ghost *rg = find_ghost(t, r->ghost_id);
 		if (!rg)

@@ -303,7 +303,8 @@ static int fill_vmas(struct rst_task *t, struct rst_vma *rv, struct rst_pblock *
 				      .end = v->end,
 				      .pgoff = v->pgoff,
 				      .prot = v->prot,
-				      .flags = v->flags & (MAP_SHARED | MAP_PRIVATE | MAP_GROWSDOWN | MAP_NORESERVE),
+				      .flags = v->flags &
+					       (MAP_SHARED | MAP_PRIVATE | MAP_GROWSDOWN | MAP_NORESERVE),
 				      .madv = v->madv,
 				      .mfile = t->vma_mfile[i],
 				      .first_block = (uint32_t)nb,
