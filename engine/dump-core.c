@@ -1,6 +1,7 @@
 /* Dump of registers, signals, timers, rseq, prctl values and rlimits: core-PID.img, sigacts-PID.img. */
 #define LOG_PREFIX "dump-core: "
 #include <errno.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -221,6 +222,20 @@ static int fill_rlimits(struct dump_ctx *c, CoreEntry *ce, RlimitEntry *rl, Rlim
 	return 0;
 }
 
+/* Scheduling policy and real-time priority (the nice value is in the stat fields). */
+static int fill_sched(pid_t pid, CoreEntry *ce, struct cr_err *e)
+{
+	struct sched_param sp = {0};
+	int pol = sched_getscheduler(pid);
+	if (pol < 0 || sched_getparam(pid, &sp))
+		return cr_fail_sys(e, "task %d: sched_getscheduler/sched_getparam", pid);
+	if ((pol & ~SCHED_RESET_ON_FORK) == 6 /* SCHED_DEADLINE */)
+		return cr_fail(e, "task %d runs under SCHED_DEADLINE: not supported yet", pid);
+	ce->sched_policy = (uint32_t)pol, ce->has_sched_policy = 1;
+	ce->sched_prio = (uint32_t)sp.sched_priority, ce->has_sched_prio = 1;
+	return 0;
+}
+
 static int fill_timers(struct dump_ctx *c, CoreEntry *ce, PosixTimerEntry **pt, struct cr_err *e)
 {
 	struct dump_remote *r = &c->rem;
@@ -357,6 +372,8 @@ int dump_core_write(struct dump_ctx *c, struct cr_err *e)
 	ce.nice = (int32_t)c->stat.f[19], ce.has_nice = 1;
 	ce.in_syscall_eintr = c->in_syscall_eintr != 0, ce.has_in_syscall_eintr = 1;
 	ce.timerslack_ns = r->timerslack, ce.has_timerslack_ns = 1;
+	if (fill_sched(c->pid, &ce, e))
+		goto out;
 	if (dump_write_one(c, IMG_CORE, &ce.base, e))
 		goto out;
 	ret = write_sigacts(c, e);

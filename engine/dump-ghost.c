@@ -144,7 +144,10 @@ static int new_ghost(struct dump_ctx *c, const char *src, const struct stat *st,
 			minor(st->st_rdev));
 		return 0;
 	}
-	__cleanup_close int fd = open(src, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	/* O_NOATIME: reading the data must not change the atime the task sees (--leave-running) */
+	__cleanup_close int fd = open(src, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NOATIME);
+	if (fd < 0 && errno == EPERM)
+		fd = open(src, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0)
 		return cr_fail_sys(e, "%s: open the deleted file %s through %s", what, name, src);
 	int r = read_extents(g, fd, (uint64_t)st->st_size, limit, &total, e);

@@ -234,6 +234,11 @@ static int child_misc(const struct rst_task *t, char *msg, size_t len)
 		return fail_msg(msg, len, "personality");
 	if (c->comm && prctl(PR_SET_NAME, c->comm, 0, 0, 0))
 		return fail_msg(msg, len, "prctl(PR_SET_NAME)");
+	if (c->has_sched_policy && c->sched_policy != SCHED_OTHER) {
+		struct sched_param sp = {.sched_priority = (int)c->sched_prio};
+		if (sched_setscheduler(0, (int)c->sched_policy, &sp))
+			return fail_msg(msg, len, "sched_setscheduler");
+	}
 	if (c->has_nice && setpriority(PRIO_PROCESS, 0, c->nice))
 		return fail_msg(msg, len, "setpriority");
 	if (c->child_subreaper && prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0))
