@@ -244,6 +244,20 @@ static int p_seccomp(struct probe_ctx *c, struct feat_res *r)
 	return res(r, 1, "PTRACE_SECCOMP_GET_FILTER reads a task's seccomp filters");
 }
 
+#ifndef PTRACE_O_SUSPEND_SECCOMP
+#define PTRACE_O_SUSPEND_SECCOMP (1 << 21)
+#endif
+
+/* Tracing a task with its seccomp filters suspended: how dump and restore handle a task under seccomp. */
+static int p_seccomp_suspend(struct probe_ctx *c, struct feat_res *r)
+{
+	if (child_seize(c))
+		return res(r, 0, "needs ptrace: %s", strerror(c->child_err));
+	if (ptrace(PTRACE_SETOPTIONS, c->child, 0, (void *)(long)PTRACE_O_SUSPEND_SECCOMP))
+		return res(r, 0, "PTRACE_O_SUSPEND_SECCOMP: %s", strerror(errno));
+	return res(r, 1, "PTRACE_O_SUSPEND_SECCOMP: seccomp filters suspended while traced");
+}
+
 static int p_vm_readv(struct probe_ctx *c, struct feat_res *r)
 {
 	uint64_t got = 0;
@@ -573,6 +587,7 @@ static const struct feat_def feats[] = {
     {"ptrace_seize", F_REQUIRED, p_ptrace},
     {"get_rseq_conf", F_OPTIONAL, p_rseq},
     {"seccomp_filters", F_OPTIONAL, p_seccomp},
+    {"seccomp_suspend", F_OPTIONAL, p_seccomp_suspend},
     {"process_vm_readv", F_REQUIRED, p_vm_readv},
     {"pidfd_store", F_REQUIRED, p_pidfd},
     {"clone3_set_tid", F_REQUIRED, p_clone3},

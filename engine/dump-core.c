@@ -17,6 +17,7 @@
 #include "dump.h"
 #include "fault.h"
 #include "log.h"
+#include "seccomp.h"
 
 /* Scratch page layout for the remote reads (offsets in bytes). */
 #define SCR_SIGACT 0 /* 64 x 32 bytes, signal n at (n-1)*32 */
@@ -372,12 +373,13 @@ int dump_core_write(struct dump_ctx *c, struct cr_err *e)
 	ce.nice = (int32_t)c->stat.f[19], ce.has_nice = 1;
 	ce.in_syscall_eintr = c->in_syscall_eintr != 0, ce.has_in_syscall_eintr = 1;
 	ce.timerslack_ns = r->timerslack, ce.has_timerslack_ns = 1;
-	if (fill_sched(c->pid, &ce, e))
+	if (fill_sched(c->pid, &ce, e) || dump_seccomp(c->pid, c->pid, &ce.seccomp, e))
 		goto out;
 	if (dump_write_one(c, IMG_CORE, &ce.base, e))
 		goto out;
 	ret = write_sigacts(c, e);
 out:
+	dump_seccomp_free(ce.seccomp);
 	free(ce.posix_timers);
 	free(pend.v), free(pend.raw), free(pend_sh.v), free(pend_sh.raw);
 	return ret;
@@ -411,6 +413,21 @@ int dump_core_thread_remote(struct dump_ctx *c, struct dump_thread *t, struct cr
 	return 0;
 }
 
+/* A thread's seccomp state: the restored threads inherit their leader's, so it must be the same. */
+static int thread_seccomp(struct dump_ctx *c, pid_t tid, SeccompEntry **sc, struct cr_err *e)
+{
+	SeccompEntry *lead = NULL;
+	if (dump_seccomp(c->pid, tid, sc, e) || dump_seccomp(c->pid, c->pid, &lead, e))
+		return -1;
+	int same = dump_seccomp_same(*sc, lead);
+	dump_seccomp_free(lead);
+	if (same)
+		return cr_fail(
+		    e, "thread %d of task %d has other seccomp filters than its leader: not supported yet",
+		    tid, c->pid);
+	return 0;
+}
+
 int dump_core_write_thread(struct dump_ctx *c, struct dump_thread *t, struct cr_err *e)
 {
 	CoreEntry ce = CORE_ENTRY__INIT;
@@ -440,10 +457,13 @@ int dump_core_write_thread(struct dump_ctx *c, struct dump_thread *t, struct cr_
 		goto out;
 	ce.tid_address = t->tid_address, ce.has_tid_address = 1;
 	ce.in_syscall_eintr = t->in_syscall_eintr != 0, ce.has_in_syscall_eintr = 1;
+	if (thread_seccomp(c, t->tid, &ce.seccomp, e))
+		goto out;
 	if (img_write_one(c->dirfd, IMG_CORE, t->tid, &ce.base, e))
 		goto out;
 	ret = dump_created(c, IMG_CORE, t->tid, e);
 out:
+	dump_seccomp_free(ce.seccomp);
 	free(pend.v), free(pend.raw);
 	return ret;
 }

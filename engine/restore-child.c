@@ -26,6 +26,7 @@
 #include "log.h"
 #include "pid.h"
 #include "restore.h"
+#include "seccomp.h"
 #include "tty.h"
 
 #define RSEQ_UNREGISTER 1
@@ -343,6 +344,14 @@ void rst_child(struct rst_task *t)
 	    spawn_children(t, true, false, msg, sizeof(msg)) || child_session(t, msg, sizeof(msg)) ||
 	    rst_tty_child_session(t, msg, sizeof(msg)) || spawn_children(t, false, false, msg, sizeof(msg)) ||
 	    child_setup(t, msg, sizeof(msg)) || reap_helpers(t, msg, sizeof(msg))) {
+		if (write(t->err_pipe[1], msg, strlen(msg)) < 0)
+			_exit(2);
+		_exit(1);
+	}
+	/* last: the children are made; crshim traces us with PTRACE_O_SUSPEND_SECCOMP until we run */
+	const char *what = "";
+	if (rst_seccomp_install(t->core->seccomp, &what)) {
+		snprintf(msg, sizeof(msg), "%s: %s", what, strerror(errno));
 		if (write(t->err_pipe[1], msg, strlen(msg)) < 0)
 			_exit(2);
 		_exit(1);

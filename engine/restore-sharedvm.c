@@ -25,6 +25,7 @@
 #include "cleanup.h"
 #include "log.h"
 #include "restore.h"
+#include "seize.h"
 
 #define SVM_FLAGS (CLONE_VM | CLONE_SIGHAND | CLONE_FILES | CLONE_FS | CLONE_PARENT)
 
@@ -315,7 +316,7 @@ int rst_svm_spawn(struct rst_task *ts, size_t n, struct cr_err *e)
 
 int rst_svm_go(struct rst_task *t, struct cr_err *e)
 {
-	if (ptrace(PTRACE_SEIZE, t->pid, 0, (void *)(long)(PTRACE_O_EXITKILL | PTRACE_O_TRACESYSGOOD)))
+	if (ptrace_seize_sc(t->pid, PTRACE_O_EXITKILL | PTRACE_O_TRACESYSGOOD))
 		return cr_fail_sys(e, "PTRACE_SEIZE %d (sharing the address space of %d)", t->pid,
 				   t->pst->vm_owner);
 	t->seized = true;

@@ -21,6 +21,7 @@
 #include "pipes.h"
 #include "evfd.h"
 #include "restore.h"
+#include "seize.h"
 #include "shmem.h"
 #include "fdshare.h"
 #include "sk-inet.h"
@@ -101,7 +102,7 @@ static int spawn_child(struct rst_task *t, struct cr_err *e)
 
 static int seize_child(struct rst_task *t, struct cr_err *e)
 {
-	if (ptrace(PTRACE_SEIZE, t->pid, 0, (void *)(long)(PTRACE_O_EXITKILL | PTRACE_O_TRACESYSGOOD)))
+	if (ptrace_seize_sc(t->pid, PTRACE_O_EXITKILL | PTRACE_O_TRACESYSGOOD))
 		return cr_fail_sys(e, "PTRACE_SEIZE %d", t->pid);
 	if (write(t->go_pipe[1], "g", 1) != 1)
 		return cr_fail_sys(e, "start task %d", t->pid);
@@ -265,7 +266,7 @@ static int park_threads(struct rst_task *t, struct cr_err *e)
 		return 0;
 	for (size_t i = 0; i < n; i++) {
 		pid_t tid = t->pst->threads[i + 1];
-		if (ptrace(PTRACE_SEIZE, tid, 0, (void *)(long)(PTRACE_O_EXITKILL | PTRACE_O_TRACESYSGOOD)))
+		if (ptrace_seize_sc(tid, PTRACE_O_EXITKILL | PTRACE_O_TRACESYSGOOD))
 			return cr_fail_sys(e, "PTRACE_SEIZE thread %d", tid);
 		t->thr_seized = i + 1;
 	}
@@ -424,8 +425,7 @@ static int seize_tree_child(struct rst_task *ts, size_t n, struct rst_task *t, s
 {
 	struct rst_task *par = tree_task(ts, n, t->spawn_ppid);
 	for (int i = 0; i < 20000; i++) {
-		if (!ptrace(PTRACE_SEIZE, t->pid, 0,
-			    (void *)(long)(PTRACE_O_EXITKILL | PTRACE_O_TRACESYSGOOD)))
+		if (!ptrace_seize_sc(t->pid, PTRACE_O_EXITKILL | PTRACE_O_TRACESYSGOOD))
 			break;
 		if (errno != ESRCH && errno != EPERM)
 			return cr_fail_sys(e, "PTRACE_SEIZE %d", t->pid);

@@ -112,12 +112,24 @@ static int interrupt_stop(struct seized *s, struct cr_err *e)
 	return cr_fail_errno(e, EBUSY, "task %d: does not stop", s->pid);
 }
 
+#ifndef PTRACE_O_SUSPEND_SECCOMP
+#define PTRACE_O_SUSPEND_SECCOMP (1 << 21)
+#endif
+
+long ptrace_seize_sc(pid_t pid, long opts)
+{
+	long r = ptrace(PTRACE_SEIZE, pid, NULL, (void *)(opts | PTRACE_O_SUSPEND_SECCOMP));
+	if (r && (errno == EPERM || errno == EINVAL))
+		r = ptrace(PTRACE_SEIZE, pid, NULL, (void *)opts);
+	return r;
+}
+
 int seize_task(pid_t pid, struct seized *s, struct cr_err *e)
 {
 	memset(s, 0, sizeof(*s));
 	s->pid = pid;
 	int before = task_state(pid);
-	if (ptrace(PTRACE_SEIZE, pid, NULL, (void *)(long)PTRACE_O_TRACESYSGOOD))
+	if (ptrace_seize_sc(pid, PTRACE_O_TRACESYSGOOD))
 		return cr_fail_sys(e, "PTRACE_SEIZE task %d", pid);
 	s->attached = true;
 	if (ptrace(PTRACE_INTERRUPT, pid, NULL, NULL)) {

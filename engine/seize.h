@@ -16,6 +16,9 @@ struct seized {
 	int stop_sig;	  /* a SIGSTOP-like signal swallowed during the dump, re-sent at release */
 };
 
+/* PTRACE_SEIZE with opts and PTRACE_O_SUSPEND_SECCOMP (so that a task's seccomp filters do not apply to
+ * the syscalls we make it do), without the latter where we may not use it (we run under seccomp). */
+long ptrace_seize_sc(pid_t pid, long opts);
 /* Seize and stop the task; on success the task is in a ptrace stop with all signals blocked. */
 int seize_task(pid_t pid, struct seized *s, struct cr_err *e);
 /* Wait for the next ptrace stop of the task: 0 and *status (as waitpid) or < 0 if it died. */

@@ -36,7 +36,8 @@ int main(int argc, char **argv)
 			while (1)
 				pause();
 		}
-		if (setpriority(PRIO_PROCESS, pid[i], want[i].nice) || sched_setscheduler(pid[i], want[i].policy, &sp))
+		if (setpriority(PRIO_PROCESS, pid[i], want[i].nice) ||
+		    sched_setscheduler(pid[i], want[i].policy, &sp))
 			test_skip("cannot set policy %d: %m", want[i].policy);
 	}
 	test_daemon();
@@ -51,8 +52,8 @@ int main(int argc, char **argv)
 			fail("child %d: policy %#x, want %#x", i, pol, want[i].policy);
 		if (sched_getparam(pid[i], &sp) || sp.sched_priority != want[i].prio)
 			fail("child %d: priority %d, want %d", i, sp.sched_priority, want[i].prio);
-		if (want[i].policy != SCHED_RR && want[i].policy != SCHED_FIFO && want[i].policy != SCHED_IDLE &&
-		    nice != want[i].nice)
+		if (want[i].policy != SCHED_RR && want[i].policy != SCHED_FIFO &&
+		    want[i].policy != SCHED_IDLE && nice != want[i].nice)
 			fail("child %d: nice %d, want %d", i, nice, want[i].nice);
 		kill(pid[i], SIGKILL);
 		waitpid(pid[i], NULL, 0);
