@@ -71,7 +71,8 @@ static int read_filters(pid_t tid, SeccompEntry *s, struct cr_err *e)
 	while (n < SECCOMP_MAX_FILTERS && ptrace(PTRACE_SECCOMP_GET_FILTER, tid, (void *)n, NULL) > 0)
 		n++;
 	if (n == 0)
-		return cr_fail_sys(e, "thread %d: no seccomp filter can be read (PTRACE_SECCOMP_GET_FILTER)", tid);
+		return cr_fail_sys(e, "thread %d: no seccomp filter can be read (PTRACE_SECCOMP_GET_FILTER)",
+				   tid);
 	if (n == SECCOMP_MAX_FILTERS)
 		return cr_fail(e, "thread %d: more than %d seccomp filters", tid, SECCOMP_MAX_FILTERS);
 	// NOLINTNEXTLINE(bugprone-sizeof-expression): an array of message pointers
@@ -161,8 +162,8 @@ int rst_seccomp_install(const SeccompEntry *s, const char **what)
 			errno = EINVAL;
 			return -1;
 		}
-		if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, (unsigned long)(f->flags & SECCOMP_FILTER_FLAG_LOG),
-			    &prog))
+		if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+			    (unsigned long)(f->flags & SECCOMP_FILTER_FLAG_LOG), &prog))
 			return -1;
 	}
 	return 0;

@@ -112,7 +112,8 @@ int main(int argc, char **argv)
 	for (i = 0; i < 2; i++) { /* the leader, then its thread */
 		write(cmd[1][1], &c, 1);
 		if (read(res[1][0], &r, sizeof(r)) != sizeof(r) || r != EPERM)
-			fail("%s of the filtered child: getppid gave errno %d, want EPERM", i ? "thread" : "leader", r);
+			fail("%s of the filtered child: getppid gave errno %d, want EPERM",
+			     i ? "thread" : "leader", r);
 	}
 	write(cmd[1][1], &c, 1);
 	if (waitpid(pid[1], &st, 0) != pid[1] || !WIFSIGNALED(st) || WTERMSIG(st) != SIGSYS)
