@@ -33,6 +33,7 @@
 #include "cleanup.h"
 #include "crshim.h"
 #include "log.h"
+#include "sk-inet.h"
 
 /* UAPI of newer kernels than the build host's headers (Linux 6.7+). */
 #ifndef PAGEMAP_SCAN
@@ -575,6 +576,15 @@ static int p_timerfd(struct probe_ctx *c, struct feat_res *r)
 	return res(r, 1, "timerfd with TFD_IOC_SET_TICKS");
 }
 
+/* Half-closed TCP connections (CLOSE_WAIT, LAST_ACK, CLOSING) through repair mode (engine/check-tcp.c). */
+static int p_tcp_half_closed(struct probe_ctx *c, struct feat_res *r)
+{
+	(void)c;
+	char d[sizeof(r->detail)];
+	int ok = tcp_half_closed_probe(d, sizeof(d));
+	return res(r, ok, "%s", d);
+}
+
 /* ---------------- the table and the report ---------------- */
 
 struct feat_def {
@@ -601,6 +611,7 @@ static const struct feat_def feats[] = {
     {"mem_dirty_track", F_OPTIONAL, p_dirty_track},
     {"kcmp_epoll", F_OPTIONAL, p_kcmp_epoll},
     {"timerfd", F_OPTIONAL, p_timerfd},
+    {"tcp_half_closed", F_OPTIONAL, p_tcp_half_closed},
     {"soft_dirty", F_INFO, p_soft_dirty},
 };
 

@@ -30,7 +30,7 @@ void sk_diag_free(struct sk_diag *d)
 	free(d);
 }
 
-static const char *tcp_state_name(unsigned s)
+const char *sk_tcp_state_name(unsigned s)
 {
 	static const char *const n[] = {"?",	     "ESTABLISHED", "SYN_SENT",	   "SYN_RECV",	 "FIN_WAIT1",
 					"FIN_WAIT2", "TIME_WAIT",   "CLOSE",	   "CLOSE_WAIT", "LAST_ACK",
@@ -104,7 +104,7 @@ static int in_flight(const struct dump_ctx *c, int fd, const struct ns_inet_sk *
 			       "TCP socket:[%u] %s -> %s is in state %s (connection in flight): dump with "
 			       "--skip-in-flight to drop it",
 			       s->ino, show_addr(s, false, a, sizeof(a)), show_addr(s, true, b, sizeof(b)),
-			       tcp_state_name(s->state));
+			       sk_tcp_state_name(s->state));
 	}
 	if (listen) {
 		pr_warn("pid %d fd %d: TCP listening socket:[%u] on %s: %u connections not yet accepted are "
@@ -116,7 +116,7 @@ static int in_flight(const struct dump_ctx *c, int fd, const struct ns_inet_sk *
 	pr_warn("pid %d fd %d: TCP socket:[%u] %s -> %s in state %s: the connection is dropped, the socket "
 		"is restored closed (--skip-in-flight)\n",
 		c->pid, fd, s->ino, show_addr(s, false, a, sizeof(a)), show_addr(s, true, b, sizeof(b)),
-		tcp_state_name(s->state));
+		sk_tcp_state_name(s->state));
 	ie->in_flight = 1, ie->has_in_flight = 1;
 	ie->in_flight_state = s->state, ie->has_in_flight_state = 1;
 	ie->state = TCP_CLOSE;
@@ -140,12 +140,15 @@ static int tcp_fill(const struct dump_ctx *c, int fd, const struct ns_inet_sk *s
 	case TCP_ESTABLISHED:
 	case TCP_FIN_WAIT1: /* through repair mode, as established ones */
 	case TCP_FIN_WAIT2:
+	case TCP_CLOSE_WAIT:
+	case TCP_LAST_ACK:
+	case TCP_CLOSING:
 	case TCP_CLOSE:
 		return 0;
 	default:
 		return cr_fail(e, "TCP socket:[%u] %s -> %s in state %s is not supported", s->ino,
 			       show_addr(s, false, a, sizeof(a)), show_addr(s, true, b, sizeof(b)),
-			       tcp_state_name(s->state));
+			       sk_tcp_state_name(s->state));
 	}
 }
 

@@ -310,7 +310,8 @@ static int sk_addr(int cfd, bool peer, InetSkEntry *ie, struct cr_err *e)
 static int fill_tcp(struct dump_ctx *c, int cfd, InetSkEntry *ie, struct cr_err *e)
 {
 	if (!c->o->tcp_established)
-		return cr_fail(e, "established TCP connection: dump with --tcp-established");
+		return cr_fail(e, "TCP connection in state %s: dump with --tcp-established (or --tcp-close)",
+			       sk_tcp_state_name(ie->state));
 	struct dump_sk *s = c->sk;
 	if (s->nrepair == s->cap) {
 		size_t ncap = s->cap ? s->cap * 2 : 4;

@@ -26,11 +26,22 @@
 
 struct dump_ctx;
 
-/* TCP states restored through repair mode: ESTABLISHED, and FIN_WAIT1/FIN_WAIT2 (we shut down writing; the
- * peer did not). */
+/* TCP states restored through repair mode: ESTABLISHED; FIN_WAIT1/FIN_WAIT2 (we shut down writing, the peer
+ * did not); CLOSE_WAIT (the peer did, we did not); LAST_ACK, CLOSING (both did, our FIN not yet acked). */
 static inline bool sk_tcp_repair_state(unsigned s)
 {
-	return s == 1 || s == 4 || s == 5;
+	return s == 1 || s == 4 || s == 5 || s == 8 || s == 9 || s == 11;
+}
+
+/* The peer's FIN was received (CLOSE_WAIT, LAST_ACK, CLOSING); we sent ours (FIN_WAIT1/2, LAST_ACK, CLOSING).
+ */
+static inline bool sk_tcp_fin_rcvd(unsigned s)
+{
+	return s == 8 || s == 9 || s == 11;
+}
+static inline bool sk_tcp_fin_sent(unsigned s)
+{
+	return s == 4 || s == 5 || s == 9 || s == 11;
 }
 
 /* ---- dump ---- */
@@ -53,6 +64,8 @@ void dump_sk_finish(struct dump_ctx *c, enum dump_sk_end how);
 struct sk_diag;
 int sk_diag_fill(struct dump_ctx *c, struct sk_diag **d, int fd, int cfd, InetSkEntry *ie, struct cr_err *e);
 void sk_diag_free(struct sk_diag *d);
+/* "ESTABLISHED", "CLOSE_WAIT", ... ("?" for a number it does not know) */
+const char *sk_tcp_state_name(unsigned s);
 
 /* dump-sk-nlpkt.c */
 int dump_sk_netlink(int cfd, int type, int proto, uint32_t fl, FileEntry *fe, struct cr_err *e);
@@ -93,6 +106,18 @@ int rst_sk_opts(int sk, SkOptEntry *const *o, size_t n, char *msg, size_t len);
 struct sockaddr;
 int tcp_repair_restore(int sk, const InetSkEntry *ie, const struct sockaddr *src, unsigned slen,
 		       const struct sockaddr *dst, unsigned dlen, char *msg, size_t len);
+/* tcp-fin.c, child: send the socket sk (in repair mode) the peer's FIN (FIN|ACK from the connection's peer
+ * at seq, acking ack, window win) and wait until it is in want_state (CLOSE_WAIT, CLOSING). */
+struct tcp_fin {
+	uint32_t seq, ack;
+	uint16_t win;
+	unsigned want_state;
+};
+int tcp_fin_inject(int sk, const InetSkEntry *ie, const struct tcp_fin *f, char *msg, size_t len);
+/* check-tcp.c: does a half-closed connection survive dump and restore here? 1 yes, 0 no (why in d). */
+int tcp_half_closed_probe(char *d, size_t len);
+/* The mark of that packet: the network lock lets it in. */
+#define TCP_FIN_MARK 0x63724649
 /* Parent, once the tree runs: remove the network locks of the restored connections. */
 void rst_sk_unlock(struct rst_task *ts, size_t n);
 

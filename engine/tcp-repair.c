@@ -118,10 +118,11 @@ static int net_lock(const struct cr_opts *o, const InetSkEntry *ie, char **lock,
 		 "add table inet %s\n"
 		 "add chain inet %s in { type filter hook input priority -300 ; }\n"
 		 "add chain inet %s out { type filter hook output priority -300 ; }\n"
+		 "add rule inet %s in meta mark %#x accept\n" /* the peer's FIN at restore (tcp-fin.c) */
 		 "add rule inet %s in %s saddr %s %s daddr %s tcp sport %u tcp dport %u drop\n"
 		 "add rule inet %s out %s saddr %s %s daddr %s tcp sport %u tcp dport %u drop\n",
-		 table, table, table, table, ip, dst, ip, src, ie->dst_port, ie->src_port, table, ip, src, ip,
-		 dst, ie->src_port, ie->dst_port);
+		 table, table, table, table, TCP_FIN_MARK, table, ip, dst, ip, src, ie->dst_port,
+		 ie->src_port, table, ip, src, ip, dst, ie->src_port, ie->dst_port);
 	if (run_nft(script, e))
 		return -1;
 	pr_info("network lock: %s %s:%u <-> %s:%u dropped (nft table inet %s)\n", ip, src, ie->src_port, dst,
@@ -215,10 +216,12 @@ static int dump_conn(int cfd, unsigned state, TcpStreamEntry *t, struct cr_err *
 	if (ti.tcpi_state != state)
 		return cr_fail_errno(e, EAGAIN, "the connection left state %u during the dump (now %u)",
 				     state, ti.tcpi_state);
-	t->fin_sent = state != TCP_ESTABLISHED, t->has_fin_sent = t->fin_sent;
+	t->fin_sent = sk_tcp_fin_sent(state), t->has_fin_sent = t->fin_sent;
+	t->fin_rcvd = sk_tcp_fin_rcvd(state), t->has_fin_rcvd = t->fin_rcvd;
+	/* SIOCINQ counts no FIN; SIOCOUTQ counts ours until it is acked (all but FIN_WAIT2) */
+	bool fin_unacked = t->fin_sent && state != TCP_FIN_WAIT2;
 	if (dump_queue(cfd, TCP_RECV_QUEUE, &t->inq_seq, &t->inq_data, NULL, false, e) ||
-	    dump_queue(cfd, TCP_SEND_QUEUE, &t->outq_seq, &t->outq_data, &t->unsq_len, state == TCP_FIN_WAIT1,
-		       e))
+	    dump_queue(cfd, TCP_SEND_QUEUE, &t->outq_seq, &t->outq_data, &t->unsq_len, fin_unacked, e))
 		return -1;
 	if (t->fin_sent)
 		t->unsq_len = 0; /* all restored as sent, then the FIN */
@@ -300,8 +303,9 @@ static int put_queue(int sk, const ProtobufCBinaryData *d, size_t off, size_t en
 
 static int set_seqs(int sk, const TcpStreamEntry *t, char *msg, size_t len)
 {
+	uint32_t rfin = t->fin_rcvd ? 1 : 0; /* the peer's FIN comes after the data (tcp-fin.c) */
 	if (set_int(sk, TCP_REPAIR_QUEUE, TCP_RECV_QUEUE) ||
-	    set_int(sk, TCP_QUEUE_SEQ, (int)(t->inq_seq - (uint32_t)t->inq_data.len)))
+	    set_int(sk, TCP_QUEUE_SEQ, (int)(t->inq_seq - rfin - (uint32_t)t->inq_data.len)))
 		return sk_errmsg(msg, len, "receive queue sequence");
 	uint32_t fin = t->fin_sent ? 1 : 0;
 	if (set_int(sk, TCP_REPAIR_QUEUE, TCP_SEND_QUEUE) ||
@@ -339,12 +343,44 @@ static int put_queues(int sk, const TcpStreamEntry *t, char *msg, size_t len)
 	    put_queue(sk, &t->outq_data, 0, sent, "send queue", msg, len))
 		return -1;
 	struct tcp_repair_window w = {t->snd_wl1, t->snd_wnd, t->max_window, t->rcv_wnd, t->rcv_wup};
+	/* until the peer's FIN is in again, rcv_nxt is one before the saved one: rcv_wup may not be after it
+	 */
+	uint32_t rcv_nxt = t->inq_seq - (t->fin_rcvd ? 1 : 0);
+	if (t->fin_rcvd && (int32_t)(w.rcv_wup - rcv_nxt) > 0)
+		w.rcv_wup = rcv_nxt;
 	if (t->has_snd_wnd && setsockopt(sk, IPPROTO_TCP, TCP_REPAIR_WINDOW, &w, sizeof(w)))
 		return sk_errmsg(msg, len, "TCP_REPAIR_WINDOW");
-	/* FIN_WAIT1/2: the FIN, queued on the send queue in repair mode as sent (not transmitted) */
-	if (t->fin_sent && shutdown(sk, SHUT_WR))
+	return 0;
+}
+
+/* Our FIN, queued on the send queue in repair mode as sent (not transmitted). */
+static int our_fin(int sk, char *msg, size_t len)
+{
+	if (set_int(sk, TCP_REPAIR_QUEUE, TCP_SEND_QUEUE) || shutdown(sk, SHUT_WR))
 		return sk_errmsg(msg, len, "shut down writing in repair mode (the FIN)");
 	return 0;
+}
+
+/* The FINs in the order the states took them: FIN_WAIT1/2 ours; CLOSE_WAIT the peer's; LAST_ACK the peer's,
+ * then ours; CLOSING ours, then the peer's. */
+static int half_close(int sk, const InetSkEntry *ie, char *msg, size_t len)
+{
+	const TcpStreamEntry *t = ie->tcp;
+	if (!t->fin_rcvd)
+		return t->fin_sent ? our_fin(sk, msg, len) : 0;
+	bool ours_first = t->fin_sent && ie->state != TCP_LAST_ACK;
+	if (ours_first && our_fin(sk, msg, len))
+		return -1;
+	uint32_t wnd = t->snd_wnd >> (t->snd_wscale < 15 ? t->snd_wscale : 14);
+	struct tcp_fin f = {
+	    .seq = t->inq_seq - 1,
+	    .ack = t->outq_seq - (t->fin_sent ? 1 : 0) - (uint32_t)t->outq_data.len, /* snd_una */
+	    .win = (uint16_t)(wnd > 65535 ? 65535 : wnd),
+	    .want_state = ours_first ? TCP_CLOSING : TCP_CLOSE_WAIT,
+	};
+	if (tcp_fin_inject(sk, ie, &f, msg, len))
+		return -1;
+	return t->fin_sent && !ours_first ? our_fin(sk, msg, len) : 0;
 }
 
 /* Room for the queues while they are written (the kernel counts more than the bytes): the saved buffer
@@ -384,7 +420,7 @@ int tcp_repair_restore(int sk, const InetSkEntry *ie, const struct sockaddr *src
 	if (grow_buf(sk, SO_SNDBUF, SO_SNDBUFFORCE, t->outq_data.len) ||
 	    grow_buf(sk, SO_RCVBUF, SO_RCVBUFFORCE, t->inq_data.len))
 		return sk_errmsg(msg, len, "make room for the queues");
-	if (set_options(sk, t, msg, len) || put_queues(sk, t, msg, len))
+	if (set_options(sk, t, msg, len) || put_queues(sk, t, msg, len) || half_close(sk, ie, msg, len))
 		return -1;
 	if (set_int(sk, TCP_REPAIR_QUEUE, TCP_NO_QUEUE) || set_int(sk, TCP_REPAIR, TCP_REPAIR_OFF))
 		return sk_errmsg(msg, len, "leave repair mode");

@@ -34,10 +34,11 @@ int main(void)
 	char *out = run(NULL, &ret, &e);
 	ok(ret == 0 || (ret < 0 && strstr(e.msg, "missing")), "full check returns (%s)",
 	   ret ? e.msg : "all good");
-	is_int(count_lines(out), 18, "one line per feature");
+	is_int(count_lines(out), 19, "one line per feature");
 	like(out, "ptrace_seize", "reports ptrace_seize");
 	like(out, "mem_dirty_track", "reports mem_dirty_track");
 	like(out, "soft_dirty", "reports soft_dirty");
+	like(out, "tcp_half_closed", "reports tcp_half_closed");
 	ok(waitpid(-1, NULL, WNOHANG) < 0 && errno == ECHILD, "no child left behind");
 	free(out);
 

@@ -98,6 +98,12 @@ ssize_t sockpeer_send(int fd, uint64_t *off, size_t len, int flags);
 int sockpeer_recv(int fd, uint64_t *off, size_t len);
 /* Shut down writing, read the rest of the echo, then the peer's verdict: 0 if it got all sent bytes. */
 int sockpeer_finish(int fd, uint64_t sent, uint64_t *echoed);
+/* A peer for half-closed connections (lib/sockhalf.c): sends nsend pattern bytes, then its FIN once finfile
+ * exists (NULL: at once), reads nothing until gofile exists, then reads to EOF checking the pattern and
+ * writes "OK <bytes>" into the file result. Returns the loopback port or -1. */
+int sockhalf_start(int family, uint64_t nsend, const char *finfile, const char *gofile, const char *result);
+/* Wait (60 s at most) for that verdict: 0 if the peer got exactly sent bytes, in order. */
+int sockhalf_verdict(const char *result, uint64_t sent);
 /* Process trees (lib/tree.c). */
 struct tree_ids {
 	int pid, ppid, pgid, sid;

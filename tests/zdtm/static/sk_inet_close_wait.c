@@ -1,6 +1,7 @@
-/* A TCP connection whose peer closed (CLOSE_WAIT): not supported, its dump must fail with one line naming
- * the state (fd_unsupported.sh --test sk_inet_close_wait), and the task keeps running: after SIGTERM the
- * socket still reads the data and the end of the stream. */
+/* A TCP connection whose peer closed (CLOSE_WAIT), dumped without --tcp-established: its dump must fail with
+ * one line naming the state and the option (fd_unsupported.sh --test sk_inet_close_wait), and the task keeps
+ * running: after SIGTERM the socket still reads the data and the end of the stream. With --tcp-established
+ * see sk_inet_tcp_half_closed. */
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <string.h>
