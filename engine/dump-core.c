@@ -391,16 +391,24 @@ int dump_core_thread_remote(struct dump_ctx *c, struct dump_thread *t, struct cr
 {
 	struct infect in;
 	uint64_t s = c->in.scratch;
-	long r1, r2;
+	long r1, r2, secb = 0;
 	uint8_t buf[SCR_TIDADDR + 8];
 	if (infect_start(&in, &t->s, t->regs_resume, fault_injected(c->o, FI_NO_VDSO_SYSCALL), e))
 		return cr_wrap(e, "thread %d", t->tid);
 	int ret = infect_sys(&in, &r1, e, __NR_sigaltstack, 0, s + SCR_SAS, 0, 0, 0, 0);
 	if (!ret)
 		ret = infect_sys(&in, &r2, e, __NR_prctl, PR_GET_TID_ADDRESS, s + SCR_TIDADDR, 0, 0, 0, 0);
-	if (!ret && (r1 || r2))
-		ret = cr_fail_errno(e, (int)-(r1 ? r1 : r2), "remote %s",
-				    r1 ? "sigaltstack" : "PR_GET_TID_ADDRESS");
+	if (!ret && !r1 && !r2) /* securebits are per thread, like all credentials */
+		ret = infect_sys(&in, &secb, e, __NR_prctl, PR_GET_SECUREBITS, 0, 0, 0, 0, 0);
+	if (!ret && (r1 || r2 || secb < 0))
+		ret = cr_fail_errno(e,
+				    (int)-(r1	? r1
+					   : r2 ? r2
+						: secb),
+				    "remote %s",
+				    r1	 ? "sigaltstack"
+				    : r2 ? "PR_GET_TID_ADDRESS"
+					 : "PR_GET_SECUREBITS");
 	struct cr_err e2;
 	if (infect_stop(&in, ret ? &e2 : e)) /* no scratch of its own: only a poked instruction to undo */
 		ret = -1;
@@ -410,6 +418,7 @@ int dump_core_thread_remote(struct dump_ctx *c, struct dump_thread *t, struct cr
 		return -1;
 	memcpy(&t->sas, buf + SCR_SAS, sizeof(t->sas));
 	memcpy(&t->tid_address, buf + SCR_TIDADDR, 8);
+	t->securebits = (uint32_t)secb;
 	return 0;
 }
 
@@ -433,6 +442,8 @@ int dump_core_write_thread(struct dump_ctx *c, struct dump_thread *t, struct cr_
 	CoreEntry ce = CORE_ENTRY__INIT;
 	SigaltstackEntry sas = SIGALTSTACK_ENTRY__INIT;
 	RseqEntry rseq = RSEQ_ENTRY__INIT;
+	CredsEntry tcr = CREDS_ENTRY__INIT;
+	struct proc_status tst = {0};
 	__cleanup_free char *comm = NULL;
 	struct siginfo_list pend = {0};
 	char name[64];
@@ -459,11 +470,17 @@ int dump_core_write_thread(struct dump_ctx *c, struct dump_thread *t, struct cr_
 	ce.in_syscall_eintr = t->in_syscall_eintr != 0, ce.has_in_syscall_eintr = 1;
 	if (thread_seccomp(c, t->tid, &ce.seccomp, e))
 		goto out;
+	int own = dump_creds_thread(c, t, &tcr, &tst, e);
+	if (own < 0)
+		goto out;
+	if (own)
+		ce.thread_creds = &tcr;
 	if (img_write_one(c->dirfd, IMG_CORE, t->tid, &ce.base, e))
 		goto out;
 	ret = dump_created(c, IMG_CORE, t->tid, e);
 out:
 	dump_seccomp_free(ce.seccomp);
+	proc_status_free(&tst);
 	free(pend.v), free(pend.raw);
 	return ret;
 }

@@ -55,6 +55,7 @@ struct dump_thread {
 	size_t xstate_len;
 	struct dump_sas sas;
 	uint64_t tid_address;
+	uint32_t securebits; /* prctl(PR_GET_SECUREBITS) of the thread */
 };
 
 struct dump_ctx {
@@ -122,6 +123,10 @@ int dump_core_write_thread(struct dump_ctx *c, struct dump_thread *t, struct cr_
 void dump_core_free(struct dump_ctx *c);
 /* dump-creds.c: creds-PID.img and fs-PID.img. */
 int dump_creds_write(struct dump_ctx *c, struct cr_err *e);
+/* A thread's credentials (st: its parsed status, freed by the caller) into ce if they differ from the
+ * leader's: 1 if filled, 0 if the same, -1 on error. */
+int dump_creds_thread(struct dump_ctx *c, const struct dump_thread *t, CredsEntry *ce, struct proc_status *st,
+		      struct cr_err *e);
 /* dump-mm.c: mm-PID.img, pagemap-PID.img and pages-PID.img. */
 int dump_mm_write(struct dump_ctx *c, struct cr_err *e);
 /* dump-share.c: what each process shares with its parent (kcmp); refuses what restore cannot make. */

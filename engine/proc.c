@@ -139,10 +139,18 @@ static int status_line(struct proc_status *st, const char *key, const char *v)
 
 int proc_parse_status(pid_t pid, struct proc_status *st, struct cr_err *e)
 {
+	return proc_parse_task_status(pid, 0, st, e);
+}
+
+int proc_parse_task_status(pid_t pid, pid_t tid, struct proc_status *st, struct cr_err *e)
+{
 	__cleanup_free char *buf = NULL;
+	char name[48] = "status";
 	memset(st, 0, sizeof(*st));
 	st->umask = -1;
-	if (proc_read(pid, "status", &buf, NULL, e))
+	if (tid)
+		snprintf(name, sizeof(name), "task/%d/status", tid);
+	if (proc_read(pid, name, &buf, NULL, e))
 		return -1;
 	char *save = NULL;
 	for (char *l = strtok_r(buf, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
@@ -154,12 +162,12 @@ int proc_parse_status(pid_t pid, struct proc_status *st, struct cr_err *e)
 			c++;
 		if (status_line(st, l, c)) {
 			proc_status_free(st);
-			return cr_fail_errno(e, EINVAL, "/proc/%d/status: cannot parse %s", pid, l);
+			return cr_fail_errno(e, EINVAL, "/proc/%d/%s: cannot parse %s", pid, name, l);
 		}
 	}
 	if (!st->state) {
 		proc_status_free(st);
-		return cr_fail_errno(e, EINVAL, "/proc/%d/status: no State", pid);
+		return cr_fail_errno(e, EINVAL, "/proc/%d/%s: no State", pid, name);
 	}
 	return 0;
 }

@@ -22,6 +22,8 @@ struct proc_status {
 	uint64_t sigblk;
 };
 int proc_parse_status(pid_t pid, struct proc_status *st, struct cr_err *e);
+/* The same for one thread (tid 0: the process): /proc/PID/task/TID/status. */
+int proc_parse_task_status(pid_t pid, pid_t tid, struct proc_status *st, struct cr_err *e);
 void proc_status_free(struct proc_status *st);
 
 /* /proc/PID/stat: f[n] is field n (1-based, as in proc(5)); field 2 (comm) and 3 (state) are not numeric. */

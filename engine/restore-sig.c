@@ -20,9 +20,13 @@ size_t rst_task_bytes(const struct rst_task *t)
 	n += (c->n_pending + c->n_pending_shared) * RST_SIGINFO_SIZE;
 	if (t->creds)
 		n += align8(t->creds->n_groups * sizeof(uint32_t));
-	for (size_t i = 0; i < t->nr_tcores; i++)
+	for (size_t i = 0; i < t->nr_tcores; i++) {
+		const CredsEntry *tc = t->tcores[i]->thread_creds;
 		n +=
 		    sizeof(struct rst_thread) + t->tcores[i]->n_pending * RST_SIGINFO_SIZE + RST_THREAD_STACK;
+		if (tc)
+			n += sizeof(struct rst_creds) + align8(tc->n_groups * sizeof(uint32_t));
+	}
 	return n + 128;
 }
 
@@ -169,30 +173,47 @@ static void fill_misc(struct rst_task *t)
 	a->no_new_privs = c->no_new_privs;
 }
 
-static void fill_creds(struct rst_task *t, uint32_t *groups)
+static struct rst_creds creds_of(const CredsEntry *c, uint32_t *groups)
 {
-	const CredsEntry *c = t->creds;
-	struct rst_args *a = t->args;
-	if (!c)
-		return;
-	a->has_creds = 1;
-	a->creds = (struct rst_creds){.uid = c->uid,
-				      .euid = c->euid,
-				      .suid = c->suid,
-				      .fsuid = c->fsuid,
-				      .gid = c->gid,
-				      .egid = c->egid,
-				      .sgid = c->sgid,
-				      .fsgid = c->fsgid,
-				      .cap_inh = c->cap_inh,
-				      .cap_prm = c->cap_prm,
-				      .cap_eff = c->cap_eff,
-				      .cap_amb = c->cap_amb,
-				      .securebits = c->securebits,
-				      .nr_groups = (uint32_t)c->n_groups,
-				      .groups = (uint64_t)(uintptr_t)groups};
 	if (c->n_groups) /* memcpy from NULL is undefined even for 0 bytes (UBSan) */
 		memcpy(groups, c->groups, c->n_groups * sizeof(uint32_t));
+	return (struct rst_creds){.uid = c->uid,
+				  .euid = c->euid,
+				  .suid = c->suid,
+				  .fsuid = c->fsuid,
+				  .gid = c->gid,
+				  .egid = c->egid,
+				  .sgid = c->sgid,
+				  .fsgid = c->fsgid,
+				  .cap_inh = c->cap_inh,
+				  .cap_prm = c->cap_prm,
+				  .cap_eff = c->cap_eff,
+				  .cap_amb = c->cap_amb,
+				  .securebits = c->securebits,
+				  .nr_groups = (uint32_t)c->n_groups,
+				  .groups = (uint64_t)(uintptr_t)groups};
+}
+
+static void fill_creds(struct rst_task *t, uint32_t *groups)
+{
+	if (!t->creds)
+		return;
+	t->args->has_creds = 1;
+	t->args->creds = creds_of(t->creds, groups);
+}
+
+/* A thread with credentials of its own: they and its groups at *p (moved on); what its bounding set lacks
+ * of the process's (the leader's, already applied by the restoring child) is dropped by the thread. */
+static void fill_thread_creds(const struct rst_task *t, const CredsEntry *c, struct rst_thread *h,
+			      uint8_t **p)
+{
+	struct rst_creds *rc = (struct rst_creds *)(void *)*p;
+	uint32_t *groups = (uint32_t *)(void *)(rc + 1);
+	*rc = creds_of(c, groups);
+	*p = (uint8_t *)groups + align8(c->n_groups * sizeof(uint32_t));
+	h->creds = (uint64_t)(uintptr_t)rc;
+	if (t->creds && t->creds->has_cap_bnd && c->has_cap_bnd)
+		h->cap_bnd_drop = t->creds->cap_bnd & ~c->cap_bnd;
 }
 
 static uint8_t *align_ptr(uint8_t *p, size_t a)
@@ -231,6 +252,8 @@ static int fill_threads(struct rst_task *t, uint8_t *p, struct cr_err *e)
 			h->robust_len = c->robust_len;
 		}
 		h->tid_address = c->tid_address;
+		if (c->thread_creds)
+			fill_thread_creds(t, c->thread_creds, h, &p);
 		if (c->comm)
 			strncpy(h->comm, c->comm, sizeof(h->comm) - 1);
 		h->nr_pending = (uint32_t)c->n_pending;

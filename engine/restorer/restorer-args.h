@@ -131,8 +131,10 @@ struct rst_thread {
 	uint64_t args;			 /* struct rst_args * */
 	int32_t set_tid[RST_PID_LEVELS]; /* its tid in each PID namespace, innermost (= tid) first */
 	uint32_t set_tid_size, pad;	 /* 0: just tid */
+	uint64_t creds;			 /* struct rst_creds * of its own, 0: the leader's */
+	uint64_t cap_bnd_drop;		 /* capabilities to drop from its bounding set (with creds) */
 };
-_Static_assert(sizeof(struct rst_thread) == 160, "rst_thread");
+_Static_assert(sizeof(struct rst_thread) == 176, "rst_thread");
 
 #define RST_THREAD_STACK (32u << 10)
 

@@ -552,9 +552,8 @@ static uint64_t cur_permitted(struct rst_args *a)
 	return d[0].permitted | ((uint64_t)d[1].permitted << 32);
 }
 
-static void restore_creds(struct rst_args *a)
+static void restore_creds(struct rst_args *a, const struct rst_creds *c)
 {
-	const struct rst_creds *c = &a->creds;
 	check(a, sys2(__NR_setgroups, c->nr_groups, c->groups), "setgroups", c->nr_groups, 0);
 	check(a, sys3(__NR_setresgid, c->gid, c->egid, c->sgid), "setresgid", c->gid, c->egid);
 	check(a, sys5(__NR_prctl, PR_SET_KEEPCAPS, 1, 0, 0, 0), "prctl(PR_SET_KEEPCAPS)", 0, 0);
@@ -619,8 +618,15 @@ static void thread_main(void *arg)
 		check(a, sys4(__NR_rt_tgsigqueueinfo, a->pid, th->tid, sig, si),
 		      "queue thread pending signal", (uint64_t)th->tid, (uint64_t)sig);
 	}
-	if (a->has_creds)
-		restore_creds(a); /* credentials are per thread */
+	if (th->creds) { /* credentials of its own (they are per thread) */
+		for (int cap = 0; cap < 64; cap++)
+			if (th->cap_bnd_drop & (1ull << cap))
+				check(a, sys5(__NR_prctl, PR_CAPBSET_DROP, cap, 0, 0, 0),
+				      "thread bounding set drop", (uint64_t)th->tid, (uint64_t)cap);
+		restore_creds(a, (const struct rst_creds *)th->creds);
+	} else if (a->has_creds) {
+		restore_creds(a, &a->creds);
+	}
 	after_creds_thread(a);
 	__atomic_add_fetch(&a->threads_ready, 1, __ATOMIC_SEQ_CST);
 	sys6(__NR_futex, (long)&a->threads_ready, FUTEX_WAKE, 1, 0, 0, 0);
@@ -670,7 +676,7 @@ static void wait_threads(struct rst_args *a)
 void rst_task_creds(struct rst_args *a)
 {
 	if (a->has_creds)
-		restore_creds(a);
+		restore_creds(a, &a->creds);
 	if (a->dumpable == 0 || a->dumpable == 1)
 		check(a, sys5(__NR_prctl, PR_SET_DUMPABLE, a->dumpable, 0, 0, 0), "prctl(PR_SET_DUMPABLE)", 0,
 		      0);
@@ -716,8 +722,8 @@ void rst_main(struct rst_args *a)
 	restore_task(a);
 	if (a->fault == FI_RESTORER_BEFORE_CREDS)
 		fail(a, "fault injected at restorer-before-creds", -5, 0, 0);
+	wait_threads(a); /* their credentials first: a change of euid resets the process's dumpable flag */
 	rst_task_creds(a);
-	wait_threads(a);
 	a->t_ns[3] = now_ns();
 	__atomic_store_n(&a->state, RST_DONE, __ATOMIC_SEQ_CST);
 }
