@@ -17,6 +17,7 @@
 #include "dump.h"
 #include "inherit-fd.h"
 #include "log.h"
+#include "pid.h"
 #include "sk-unix.h"
 #include "sock-diag.h"
 
@@ -619,6 +620,54 @@ static int fill_icons(struct dump_ctx *c, struct dump_unix *du, const struct ns_
 	return 0;
 }
 
+/* Pid of the peer credentials (pid in our PID namespace) as task c sees it; 0: not there (or gone). */
+static pid_t peer_vpid(const struct dump_ctx *c, pid_t pid)
+{
+	pid_t ids[8];
+	uint32_t lv = c->ns_levels;
+	if (!lv)
+		return pid;
+	for (size_t k = 0; c->tree && k < c->ntree; k++)
+		if (c->tree[k].pid == pid)
+			return c->tree[k].ns_levels >= lv ? c->tree[k].ns_tids[lv - 1] : 0;
+	struct cr_err e2 = {0};
+	int n = ns_pid_chain(pid, ids, 8, &e2);
+	return n > (int)lv ? ids[lv] : 0;
+}
+
+/* SO_PEERCRED of crshim's copy sk of fd: the pid as the task sees it, euid and egid. */
+static void fill_peercred(const struct dump_ctx *c, int sk, int fd, UnixSkEntry *u)
+{
+	struct ucred cr;
+	socklen_t l = sizeof(cr);
+	if (getsockopt(sk, SOL_SOCKET, SO_PEERCRED, &cr, &l) || cr.pid <= 0)
+		return;
+	pid_t vp = peer_vpid(c, cr.pid);
+	if (vp <= 0) {
+		pr_info("fd %d of task %d: SO_PEERCRED pid %d is not in the task's PID namespace (or gone): "
+			"not saved\n",
+			fd, c->pid, cr.pid);
+		return;
+	}
+	u->peer_pid = vp, u->has_peer_pid = 1;
+	u->peer_uid = cr.uid, u->has_peer_uid = 1;
+	u->peer_gid = cr.gid, u->has_peer_gid = 1;
+}
+
+/* A listener: only its SO_PEERCRED (its own credentials at listen()) is read through a copy. */
+static int fill_listener(struct dump_ctx *c, struct dump_unix *du, const struct ns_unix_sk *s, int fd,
+			 UnixSkEntry *u, struct cr_err *e)
+{
+	if (fill_icons(c, du, s, fd, u, e))
+		return -1;
+	int sk = du->pidfd >= 0 ? (int)syscall(SYS_pidfd_getfd, du->pidfd, fd, 0) : -1;
+	if (sk < 0)
+		return cr_fail_sys(e, "fd %d: pidfd_getfd", fd);
+	fill_peercred(c, sk, fd, u);
+	close(sk);
+	return 0;
+}
+
 static int fill_entry(struct dump_ctx *c, struct dump_unix *du, const struct ns_unix_sk *s, int fd,
 		      uint32_t flags, UnixSkEntry *u, struct cr_err *e)
 {
@@ -633,12 +682,13 @@ static int fill_entry(struct dump_ctx *c, struct dump_unix *du, const struct ns_
 	if (s->namelen && s->name[0] && fill_path(c, s, u, e))
 		return -1;
 	if (s->state == TCP_LISTEN_)
-		return fill_icons(c, du, s, fd, u, e);
+		return fill_listener(c, du, s, fd, u, e);
 	if (fill_peer(c, du, s, fd, u, e))
 		return -1;
 	int sk = du->pidfd >= 0 ? (int)syscall(SYS_pidfd_getfd, du->pidfd, fd, 0) : -1;
 	if (sk < 0)
 		return cr_fail_sys(e, "fd %d: pidfd_getfd", fd);
+	fill_peercred(c, sk, fd, u);
 	/* an external socket's queue stays with it (given back by --inherit-fd) */
 	int ret = fill_opts(sk, u, e) || (!u->external && peek_queue(c, du, sk, s, u, fd, e)) ? -1 : 0;
 	close(sk);

@@ -255,16 +255,52 @@ static int make_one(struct rsk *r, bool bind_it, struct cr_err *e)
 	return apply_opts(r, e) || (bind_it && do_bind(r, e)) ? -1 : 0;
 }
 
+struct pair_call {
+	int type;
+	int fd[2]; /* placeholders (a pipe) the pair takes the place of */
+};
+
+static int pair_fn(void *arg)
+{
+	struct pair_call *p = arg;
+	int sp[2];
+	if (socketpair(AF_UNIX, p->type | SOCK_CLOEXEC, 0, sp))
+		return -1;
+	int r = dup3(sp[0], p->fd[0], O_CLOEXEC) < 0 || dup3(sp[1], p->fd[1], O_CLOEXEC) < 0 ? -1 : 0;
+	int err = errno;
+	close(sp[0]);
+	close(sp[1]);
+	errno = err;
+	return r;
+}
+
+static bool same_cred(const UnixSkEntry *a, const UnixSkEntry *b)
+{
+	return a->peer_pid == b->peer_pid && a->peer_uid == b->peer_uid && a->peer_gid == b->peer_gid;
+}
+
+/* socketpair() by the process both ends name (SO_PEERCRED) */
 static int make_pair(struct rsk *a, struct rsk *b, struct cr_err *e)
 {
-	int sp[2];
-	if (socketpair(AF_UNIX, (int)a->u->type | SOCK_CLOEXEC, 0, sp))
-		return cr_fail_sys(e, "socket:[%u]: socketpair", a->ino);
-	a->fd = sp[0];
+	struct pair_call pc = {(int)a->u->type, {-1, -1}};
+	const UnixSkEntry *cred = a->u->has_peer_pid ? a->u : b && b->u->has_peer_pid ? b->u : NULL;
+	if (pipe2(pc.fd, O_CLOEXEC))
+		return cr_fail_sys(e, "socket:[%u]: pipe", a->ino);
+	if (rst_sk_as_peer(cred == a->u ? a->t : b->t, cred, pair_fn, &pc)) {
+		int err = errno;
+		close(pc.fd[0]);
+		close(pc.fd[1]);
+		return cr_fail_errno(e, err, "socket:[%u]: socketpair", a->ino);
+	}
+	if (b && cred && !same_cred(a->u, b->u))
+		pr_info("socket:[%u]: the two ends named different processes (SO_PEERCRED pids %d, %d): "
+			"both name %d now\n",
+			a->ino, a->u->peer_pid, b->u->peer_pid, cred->peer_pid);
+	a->fd = pc.fd[0];
 	if (b)
-		b->fd = sp[1];
+		b->fd = pc.fd[1];
 	else
-		a->ghost = sp[1];
+		a->ghost = pc.fd[1];
 	/* names: dgram sockets bind theirs; a stream pair without its listener keeps none */
 	bool dg = a->u->type == SOCK_DGRAM;
 	if (apply_opts(a, e) || (dg && do_bind(a, e)) || (b && (apply_opts(b, e) || (dg && do_bind(b, e)))))
@@ -292,6 +328,16 @@ static struct rsk *mutual_peer(const struct rsk *r)
 	return p && p != r && p->u->peer == r->ino ? p : NULL;
 }
 
+struct listen_call {
+	int fd, backlog;
+};
+
+static int listen_fn(void *arg)
+{
+	const struct listen_call *l = arg;
+	return listen(l->fd, l->backlog);
+}
+
 /* Phase 1: listeners, pairs, lone sockets. Accepted connections and pending clients wait. */
 static int make_sockets(struct cr_err *e)
 {
@@ -303,7 +349,8 @@ static int make_sockets(struct cr_err *e)
 		if (u->state == ST_LISTEN) {
 			if (make_one(r, true, e))
 				return -1;
-			if (listen(r->fd, (int)u->backlog))
+			struct listen_call lc = {r->fd, (int)u->backlog};
+			if (rst_sk_as_peer(r->t, u, listen_fn, &lc))
 				return cr_fail_sys(e, "socket:[%u]: listen", r->ino);
 			continue;
 		}
@@ -349,13 +396,28 @@ static void leave(int here)
 	}
 }
 
-static int connect_to(struct rsk *c, const struct sockaddr_un *a, socklen_t alen, const char *dir,
-		      struct cr_err *e)
+struct connect_call {
+	int fd;
+	const struct sockaddr_un *a;
+	socklen_t alen;
+};
+
+static int connect_fn(void *arg)
 {
+	const struct connect_call *cc = arg;
+	return connect(cc->fd, (const struct sockaddr *)cc->a, cc->alen);
+}
+
+/* Connect c to a (relative to dir); by the process that as's SO_PEERCRED names (as: the other end of the
+ * connection; NULL: crshim). */
+static int connect_to(struct rsk *c, const struct sockaddr_un *a, socklen_t alen, const char *dir,
+		      const struct rsk *as, struct cr_err *e)
+{
+	struct connect_call cc = {c->fd, a, alen};
 	int fl = fcntl(c->fd, F_GETFL);
 	fcntl(c->fd, F_SETFL, fl | O_NONBLOCK);
 	int here = enter(dir, a);
-	int r = connect(c->fd, (const struct sockaddr *)a, alen);
+	int r = as ? rst_sk_as_peer(as->t, as->u, connect_fn, &cc) : connect_fn(&cc);
 	int err = errno;
 	leave(here);
 	fcntl(c->fd, F_SETFL, fl);
@@ -383,7 +445,7 @@ static int make_accepted(struct cr_err *e)
 			return cr_fail_errno(e, EINVAL, "socket:[%u]: no listener for its connection",
 					     r->ino);
 		bool own = cli->u->has_name && !same_name(cli->u, &l->u->name);
-		if (make_one(cli, own, e) || connect_to(cli, &l->addr, l->alen, l->u->cwd, e))
+		if (make_one(cli, own, e) || connect_to(cli, &l->addr, l->alen, l->u->cwd, srv, e))
 			return -1;
 		srv->fd = accept4(l->fd, NULL, NULL, SOCK_CLOEXEC);
 		if (srv->fd < 0)
@@ -404,7 +466,7 @@ static int make_connects(struct cr_err *e)
 			struct rsk *c = find(l->u->icons[k]);
 			if (!c || c->fd >= 0)
 				continue;
-			if (make_one(c, true, e) || connect_to(c, &l->addr, l->alen, l->u->cwd, e))
+			if (make_one(c, true, e) || connect_to(c, &l->addr, l->alen, l->u->cwd, NULL, e))
 				return cr_wrap(e, "pending connection of socket:[%u]", l->ino);
 		}
 	}
@@ -416,14 +478,14 @@ static int make_connects(struct cr_err *e)
 		if (r->u->ext_peer && r->u->has_peer_name) {
 			struct sockaddr_un a;
 			socklen_t al = mk_addr(&r->u->peer_name, &a);
-			if (connect_to(r, &a, al, NULL, e))
+			if (connect_to(r, &a, al, NULL, NULL, e))
 				return cr_wrap(e, "external peer");
 		} else if (r->u->type == SOCK_DGRAM && p && !mutual_peer(r)) {
 			if (!p->alen)
 				return cr_fail_errno(e, ENOTSUP,
 						     "socket:[%u]: its peer socket:[%u] has no name", r->ino,
 						     p->ino);
-			if (connect_to(r, &p->addr, p->alen, p->u->cwd, e))
+			if (connect_to(r, &p->addr, p->alen, p->u->cwd, NULL, e))
 				return -1;
 		}
 	}
@@ -608,6 +670,7 @@ static int to_inherit(struct rst_task *ts, size_t n, struct cr_err *e)
 
 int rst_sk_unix_prepare(struct rst_task *ts, size_t n, struct cr_err *e)
 {
+	rst_sk_peercred_reset();
 	if (collect(ts, n, e))
 		return -1;
 	if (!nsks)

@@ -11,7 +11,8 @@
  * pipes): pairs by socketpair(), accepted connections by connect() + accept() on the restored listener,
  * pending connections by connect() to it, names bound, queued data written from the peer's side, then
  * shutdown and flags. Each entry becomes FILE_INHERIT of crshim's socket; the processes inherit them
- * through clone3. */
+ * through clone3. SO_PEERCRED (pid, euid, egid, saved at dump) comes back by having the socketpair(),
+ * listen() or connect() of an accepted connection made by a helper with that pid (restore-sk-peercred.c). */
 #ifndef CRSHIM_SK_UNIX_H
 #define CRSHIM_SK_UNIX_H
 
@@ -73,6 +74,12 @@ FileEntry *rst_sk_scm_entry(const struct rst_task *t, uint32_t id);
 
 /* Parent, once every process of the tree is loaded: make every unix socket; entries become FILE_INHERIT. */
 int rst_sk_unix_prepare(struct rst_task *ts, size_t n, struct cr_err *e);
+/* restore-sk-peercred.c: call fn(arg) (a socketpair(), listen() or connect() on crshim's fds) in a helper
+ * with the pid, euid and egid of u's SO_PEERCRED (the pid as task t sees it), so that the sockets name them
+ * again; in crshim when u has none or that pid cannot be had (said once in the log). fn's result, errno. */
+int rst_sk_as_peer(const struct rst_task *t, const UnixSkEntry *u, int (*fn)(void *), void *arg);
+void rst_sk_peercred_reset(void);
+
 /* Close crshim's sockets (after the tree is created, or after a failure: then the socket files this restore
  * bound are removed too). */
 void rst_sk_unix_done(bool failed);
