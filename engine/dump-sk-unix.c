@@ -125,7 +125,7 @@ static int du_init(struct dump_ctx *c, struct dump_unix **out, struct cr_err *e)
 		return cr_fail_errno(e, ENOMEM, "out of memory");
 	du->pidfd = (int)syscall(SYS_pidfd_open, c->pid, 0);
 	du->nested = c->pid == getpid();
-	if (ns_unix_collect(&du->t, e) || collect_tree(c, du, e)) {
+	if (ns_unix_collect(c->pid, &du->t, e) || collect_tree(c, du, e)) {
 		dump_sk_unix_free(du);
 		return -1;
 	}

@@ -435,7 +435,7 @@ static int seize_tree(struct dump_tree *tr, struct cr_err *e)
 
 static int dump_tree_images(struct dump_tree *tr, struct cr_err *e)
 {
-	if (dump_pidns(tr->c, tr->n, &tr->pidns, &tr->mntns_proc, e))
+	if (dump_pidns(tr->c, tr->n, &tr->pidns, &tr->mntns_proc, e) || dump_netns(tr->c, tr->n, e))
 		return -1;
 	/* A failed dump must never leave an older inventory next to our new files. */
 	if (unlinkat(tr->c[0].dirfd, "inventory.img", 0) && errno != ENOENT)

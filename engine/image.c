@@ -50,6 +50,7 @@ static const struct img_kind_desc kinds[IMG__COUNT] = {
 		   &ghost_file_entry__descriptor},
     [IMG_FILE_LOCKS] = {"filelocks", "filelocks-%d.img", 0x43520042, &file_lock_entry__descriptor,
 			&file_lock_entry__descriptor},
+    [IMG_NETNS] = {"netns", "netns.img", 0x43520050, &netns_entry__descriptor, &netns_entry__descriptor},
 };
 
 const struct img_kind_desc *img_kind_desc(enum img_kind k)

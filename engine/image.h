@@ -24,6 +24,7 @@
 #include "shmem.pb-c.h"
 #include "ghost.pb-c.h"
 #include "locks.pb-c.h"
+#include "netns.pb-c.h"
 
 enum img_kind {
 	IMG_INVENTORY,
@@ -43,6 +44,7 @@ enum img_kind {
 	IMG_SHMEM_PAGES,   /* pages-shmem-ID.img (raw) */
 	IMG_GHOST,	   /* ghost-PID.img: contents of unlinked files held open or mapped */
 	IMG_FILE_LOCKS,	   /* filelocks-PID.img: file locks of a process (--file-locks) */
+	IMG_NETNS,	   /* netns.img: the tree's own network namespace (dump-netns.c) */
 	IMG__COUNT
 };
 

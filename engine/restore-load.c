@@ -397,7 +397,8 @@ int rst_load(struct cr_opts *o, struct rst_task *t, struct cr_err *e)
 {
 	t->dirfd = o->imgdir_fd;
 	t->root = true;
-	if (read_inventory(o, t, e) || verify_images(t, e) || read_pstree(t, e))
+	if (read_inventory(o, t, e) || verify_images(t, e) || rst_netns_check(t->dirfd, e) ||
+	    read_pstree(t, e))
 		return -1;
 	t->no_prefill = t->n_all_pst > 1;
 	return rst_load_task(o, t, e);

@@ -1,14 +1,9 @@
 /* Inet socket discovery through NETLINK_SOCK_DIAG (see sock-diag.h): one dump per table (TCP, UDP, UDP-Lite,
  * raw; IPv4 and IPv6) of the net namespace of a task, sent and parsed by ns_diag_query (libnl-3). */
 #include <errno.h>
-#include <fcntl.h>
-#include <sched.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #include <netinet/in.h>
 #include <linux/inet_diag.h>
 #include <linux/sock_diag.h>
@@ -99,8 +94,10 @@ static int cmp_ino(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static int collect_here(struct ns_inet_table *t, struct cr_err *e)
+/* Every table, in the net namespace this thread is in (ns_diag_in_netns). */
+static int collect_here(void *arg, struct cr_err *e)
 {
+	struct ns_inet_table *t = arg;
 	static const uint8_t protos[] = {IPPROTO_TCP, IPPROTO_UDP, IPPROTO_UDPLITE, IPPROTO_RAW};
 	static const uint8_t fams[] = {AF_INET, AF_INET6};
 	for (size_t p = 0; p < sizeof(protos); p++)
@@ -110,50 +107,15 @@ static int collect_here(struct ns_inet_table *t, struct cr_err *e)
 	return 0;
 }
 
-static bool same_ns(int a, int b)
-{
-	struct stat x, y;
-	return !fstat(a, &x) && !fstat(b, &y) && x.st_ino == y.st_ino && x.st_dev == y.st_dev;
-}
-
-/* Run collect_here in the net namespace of pid: the netlink sockets belong to the namespace they are
- * made in, so this thread enters it for the queries and comes back. */
 int ns_inet_collect(pid_t pid, struct ns_inet_table *t, struct cr_err *e)
 {
-	char path[64];
 	memset(t, 0, sizeof(*t));
-	snprintf(path, sizeof(path), "/proc/%d/ns/net", (int)pid);
-	int target = pid ? open(path, O_RDONLY | O_CLOEXEC) : -1;
-	int self = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
-	int ret = -1;
-	bool enter;
-	if (pid && target < 0) {
-		cr_fail_sys(e, "open %s", path);
-		goto out;
-	}
-	if (self < 0) {
-		cr_fail_sys(e, "open /proc/thread-self/ns/net");
-		goto out;
-	}
-	enter = pid && !same_ns(target, self);
-	if (enter && setns(target, CLONE_NEWNET)) {
-		cr_fail_sys(e, "enter the net namespace of task %d", (int)pid);
-		goto out;
-	}
-	ret = collect_here(t, e);
-	if (enter && setns(self, CLONE_NEWNET))
-		ret = cr_fail_sys(e, "back to our own net namespace");
-	if (!ret && t->n)
-		qsort(t->sk, t->n, sizeof(*t->sk), cmp_ino);
-out:
-	if (target >= 0)
-		close(target);
-	if (self >= 0)
-		close(self);
-	if (ret) {
+	if (ns_diag_in_netns(pid, collect_here, t, e)) {
 		ns_inet_table_free(t);
 		return cr_wrap(e, "inet sockets");
 	}
+	if (t->n)
+		qsort(t->sk, t->n, sizeof(*t->sk), cmp_ino);
 	return 0;
 }
 

@@ -1,10 +1,15 @@
 /* Socket discovery through NETLINK_SOCK_DIAG (see sock-diag.h): libnl-3 sends the request, receives the
  * (multi-part) replies and parses the attributes. */
 #include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <unistd.h>
 #include <linux/netlink.h>
 #include <linux/sock_diag.h>
 #include <linux/unix_diag.h>
@@ -77,6 +82,46 @@ int ns_diag_query(const void *req, size_t len, bool dump, size_t hdrlen, int max
 	if (ret < 0)
 		return cr_fail_errno(e, EIO, "sock_diag: %s", nl_geterror(ret));
 	return 0;
+}
+
+static bool same_ns(int a, int b)
+{
+	struct stat x, y;
+	return !fstat(a, &x) && !fstat(b, &y) && x.st_ino == y.st_ino && x.st_dev == y.st_dev;
+}
+
+/* The netlink sockets belong to the namespace they are made in: this thread enters the net namespace of
+ * pid for fn and comes back. */
+int ns_diag_in_netns(pid_t pid, int (*fn)(void *arg, struct cr_err *e), void *arg, struct cr_err *e)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/ns/net", (int)pid);
+	int target = pid ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+	int self = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
+	int ret = -1;
+	bool enter;
+	if (pid && target < 0) {
+		cr_fail_sys(e, "open %s", path);
+		goto out;
+	}
+	if (self < 0) {
+		cr_fail_sys(e, "open /proc/thread-self/ns/net");
+		goto out;
+	}
+	enter = pid && !same_ns(target, self);
+	if (enter && setns(target, CLONE_NEWNET)) {
+		cr_fail_sys(e, "enter the net namespace of task %d", (int)pid);
+		goto out;
+	}
+	ret = fn(arg, e);
+	if (enter && setns(self, CLONE_NEWNET))
+		ret = cr_fail_sys(e, "back to our own net namespace");
+out:
+	if (target >= 0)
+		close(target);
+	if (self >= 0)
+		close(self);
+	return ret;
 }
 
 dev_t ns_diag_kdev(uint32_t kdev)
@@ -165,13 +210,19 @@ static int cmp_ino(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-int ns_unix_collect(struct ns_unix_table *t, struct cr_err *e)
+static int unix_dump(void *arg, struct cr_err *e)
 {
 	struct unix_diag_req r;
 	unix_req(&r, 0);
+	return ns_diag_query(&r, sizeof(r), true, sizeof(struct unix_diag_msg), UNIX_DIAG_MAX, unix_add, arg,
+			     e);
+}
+
+int ns_unix_collect(pid_t pid, struct ns_unix_table *t, struct cr_err *e)
+{
 	t->sk = NULL;
 	t->n = 0;
-	if (ns_diag_query(&r, sizeof(r), true, sizeof(struct unix_diag_msg), UNIX_DIAG_MAX, unix_add, t, e)) {
+	if (ns_diag_in_netns(pid, unix_dump, t, e)) {
 		ns_unix_table_free(t);
 		return cr_wrap(e, "unix sockets");
 	}

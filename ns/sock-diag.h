@@ -4,7 +4,7 @@
  * callback for every reply with the family's message header and its attributes parsed by nla_parse. Any
  * family can be built on it (the inet part may live in ns/sock-diag-inet.c).
  *
- * Unix part: the table of every unix socket of the current net namespace (name, peer, pending connections
+ * Unix part: the table of every unix socket of the net namespace of a task (name, peer, pending connections
  * of listeners, queue lengths, shutdown state, the bound file), looked up by inode.
  *
  * Inet part (sock-diag-inet.c): the table of every TCP, UDP, UDP-Lite and raw socket (IPv4 and IPv6) of the
@@ -33,6 +33,10 @@ typedef int (*ns_diag_cb)(const void *hdr, struct nlattr **tb, void *arg, struct
  * ENOENT. */
 int ns_diag_query(const void *req, size_t len, bool dump, size_t hdrlen, int maxattr, ns_diag_cb cb,
 		  void *arg, struct cr_err *e);
+
+/* Call fn(arg, e) with this thread in the net namespace of task pid (0: ours), then back in ours: the
+ * tables of a task that lives in its own net namespace (unshare -n) are read there. */
+int ns_diag_in_netns(pid_t pid, int (*fn)(void *arg, struct cr_err *e), void *arg, struct cr_err *e);
 
 /* The kernel's encoding of a device number (diag attributes such as UNIX_DIAG_VFS) as a dev_t of stat. */
 dev_t ns_diag_kdev(uint32_t kdev);
@@ -65,8 +69,8 @@ struct ns_unix_table {
 	size_t n;
 };
 
-/* Every unix socket of the current net namespace. */
-int ns_unix_collect(struct ns_unix_table *t, struct cr_err *e);
+/* Every unix socket of the net namespace of task pid (0: ours). */
+int ns_unix_collect(pid_t pid, struct ns_unix_table *t, struct cr_err *e);
 const struct ns_unix_sk *ns_unix_find(const struct ns_unix_table *t, uint32_t ino);
 void ns_unix_table_free(struct ns_unix_table *t);
 /* One unix socket by inode (an exact query); out->icons is allocated (free it). */

@@ -1,6 +1,7 @@
 /* Unit tests of ns/sock-diag.c and ns/sock-diag-inet.c: unix and inet sockets found through
  * NETLINK_SOCK_DIAG (libnl-3). */
 #include <errno.h>
+#include <sched.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,6 +9,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "sock-diag.h"
@@ -70,9 +72,48 @@ static void t_inet(void)
 	close(lfd), close(c), close(u), close(b6), close(fresh);
 }
 
+/* A child in a net namespace of its own with a unix socket: found in the child's table, not in ours. */
+static void t_netns(void)
+{
+	struct cr_err e = {0};
+	int go[2], back[2];
+	uint32_t ino = 0;
+	char c;
+	if (pipe(go) || pipe(back))
+		return (void)ok(0, "pipes");
+	pid_t pid = fork();
+	if (pid == 0) {
+		int sp[2];
+		if (unshare(CLONE_NEWNET) || socketpair(AF_UNIX, SOCK_DGRAM, 0, sp))
+			_exit(1);
+		ino = ino_of(sp[0]);
+		if (write(back[1], &ino, sizeof(ino)) != sizeof(ino) || read(go[0], &c, 1) < 0)
+			_exit(2);
+		_exit(0);
+	}
+	if (read(back[0], &ino, sizeof(ino)) != sizeof(ino)) {
+		diag("skipped: no net namespace of our own (not root?)");
+		waitpid(pid, NULL, 0);
+		return;
+	}
+	struct ns_unix_table t;
+	ok(!ns_unix_collect(pid, &t, &e) && ns_unix_find(&t, ino), "unix: found in the task's namespace (%s)",
+	   e.msg);
+	ns_unix_table_free(&t);
+	ok(!ns_unix_collect(0, &t, &e) && !ns_unix_find(&t, ino), "unix: not in ours");
+	ns_unix_table_free(&t);
+	ok(ns_unix_collect(-1, &t, &e) < 0 && strstr(e.msg, "/proc/-1/ns/net"), "unix: no such task: %s",
+	   e.msg);
+	if (write(go[1], "g", 1) != 1)
+		diag("write: %s", strerror(errno));
+	waitpid(pid, NULL, 0);
+	close(go[0]), close(go[1]), close(back[0]), close(back[1]);
+}
+
 int main(void)
 {
 	t_inet();
+	t_netns();
 
 	struct cr_err e = {0};
 	int sp[2];
@@ -90,7 +131,7 @@ int main(void)
 	ok(!connect(c, (struct sockaddr *)&a, alen), "connect (not accepted)");
 
 	struct ns_unix_table t;
-	ok(!ns_unix_collect(&t, &e), "collect (%s)", e.msg);
+	ok(!ns_unix_collect(getpid(), &t, &e), "collect (%s)", e.msg);
 	diag("%zu unix sockets", t.n);
 	const struct ns_unix_sk *s0 = ns_unix_find(&t, ino_of(sp[0])), *s1 = ns_unix_find(&t, ino_of(sp[1]));
 	ok(s0 && s1, "both ends of the pair found");

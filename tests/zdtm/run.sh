@@ -71,7 +71,8 @@ iters) [[ "$ITERS" =~ ^[1-9][0-9]*$ ]] || { echo "run.sh: bad --iters $ITERS" >&
 esac
 
 # ---------------------------------------------------------------- .desc files
-# One "key: value" per line, '#' comments. Keys: opts, args, skip, flags, arch, mode-skip, snap-ignore, tty, inhfd.
+# One "key: value" per line, '#' comments. Keys: opts, args, skip, flags, arch, mode-skip, snap-ignore, tty, inhfd,
+# restore-expect.
 # static/NAME or transition/NAME
 test_dir() {
 	if [ -f "$HERE/transition/$1.c" ] && [ ! -f "$HERE/static/$1.c" ]; then echo transition; else echo static; fi
@@ -267,6 +268,13 @@ restore_busy() { # dir
 		diag_file "$d/busy.out" 5
 		diag_file "$d/restore-busy.log" 10
 		bad "restore while pid $TPID is in use: exit $rc with $(grep -c . "$d/busy.out") stderr lines, want exit 1 and one line"
+		return 1
+	fi
+	local want
+	want=$(desc_get "$name" restore-expect)
+	if [ -n "$want" ] && ! grep -qF -- "$want" "$d/busy.out"; then
+		diag_file "$d/busy.out" 5
+		bad "restore refused, but not with '$want'"
 		return 1
 	fi
 	diag "refused as expected: $(head -n1 "$d/busy.out")"
