@@ -198,12 +198,19 @@ __attribute__((noreturn)) static void helper_main(struct rst_task *t)
 	_exit(n == 1 ? 0 : 1);
 }
 
-/* A zombie of the image: exit at once with its status (nobody reaps it but its parent, later). */
-__attribute__((noreturn)) static void zombie_exit(const struct rst_task *t)
+/* A zombie of the image: exit at once with its status (nobody reaps it but its parent, later). A dead
+ * session or group leader first makes its session/group and clones the members that must be born in it
+ * (with CLONE_PARENT: they are its parent's children, like the orphans a subreaper adopted). */
+__attribute__((noreturn)) static void zombie_exit(struct rst_task *t)
 {
-	char msg[256];
+	char msg[256] = "";
 	int st = t->core->exit_code;
-	child_session(t, msg, sizeof(msg));
+	if (spawn_children(t, true, false, msg, sizeof(msg)) || child_session(t, msg, sizeof(msg)) ||
+	    spawn_children(t, false, false, msg, sizeof(msg))) {
+		if (t->err_pipe[1] < 0 || write(t->err_pipe[1], msg, strlen(msg)) < 0)
+			_exit(2);
+		_exit(1); /* not its status: crshim sees the message and fails the restore */
+	}
 	if (WIFSIGNALED(st)) {
 		sigset_t one;
 		prctl(PR_SET_DUMPABLE, 0, 0, 0, 0); /* no core file */

@@ -10,7 +10,10 @@
  *  - a helper with CLONE_PARENT when its session's leader is gone: the helper takes the dead leader's
  *    PID, calls setsid(), clones the orphans into its session and exits. Its parent reaps it.
  * A group whose leader is gone gets a helper as well (setpgid(0, 0) in the right session), which stays
- * (alive or as a zombie) until every member has joined; then crshim lets the helpers go. */
+ * (alive or as a zombie) until every member has joined; then crshim lets the helpers go.
+ * A dead leader that is a zombie of the images (its members adopted by a subreaper) is no helper: it is
+ * made like a helper (setsid or setpgid, its members cloned with CLONE_PARENT), then exits with its status;
+ * as a zombie it keeps its group and session for the members that join later. */
 #define LOG_PREFIX "restore-tree: "
 #include <errno.h>
 #include <fcntl.h>
@@ -247,6 +250,39 @@ int rst_helper_died(struct rst_task *h, struct cr_err *e)
 	return cr_fail_errno(e, EFAULT, "helper %d (session/group leader) ended early", h->pid);
 }
 
+/* A zombie of the images that failed before its exit (making its session/group, cloning its members): its
+ * message. 0 when it said nothing. */
+int rst_zombie_failed(struct rst_task *z, struct cr_err *e)
+{
+	char msg[512];
+	if (z->err_pipe[0] < 0)
+		return 0;
+	fcntl(z->err_pipe[0], F_SETFL, O_NONBLOCK);
+	ssize_t r = read(z->err_pipe[0], msg, sizeof(msg) - 1);
+	if (r <= 0)
+		return 0;
+	msg[r] = '\0';
+	return cr_fail_errno(e, EFAULT, "zombie %d: %s", z->pid, msg);
+}
+
+/* Every zombie of the images has ended (its parent sees it at once) and none failed on the way. */
+int rst_tree_zombies(struct rst_task *ts, size_t n, struct cr_err *e)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct rst_task *z = &ts[i];
+		if (!z->zombie)
+			continue;
+		for (int tries = 0; !rst_helper_ended(z->pid); tries++) {
+			if (tries > 20000)
+				return cr_fail_errno(e, ETIMEDOUT, "zombie %d did not end", z->pid);
+			usleep(500);
+		}
+		if (rst_zombie_failed(z, e))
+			return -1;
+	}
+	return 0;
+}
+
 static bool names_helper(struct rst_task *ts, size_t n, pid_t id)
 {
 	struct rst_task *h = rst_tree_task(ts, n, id);
@@ -274,8 +310,14 @@ int rst_tree_release(struct rst_task *ts, size_t n, struct cr_err *e)
 			}
 			if (!names_helper(ts, n, t->pst->pgid) && !names_helper(ts, n, t->pst->sid))
 				continue;
-			if (stat_ids(t->pid, &pgid, &sid))
+			if (stat_ids(t->pid, &pgid, &sid)) {
+				if (t->zombie) { /* not cloned yet (a zombie stays until the restore is over)
+						  */
+					waiting++;
+					continue;
+				}
 				return cr_fail_errno(e, ESRCH, "task %d ended during the restore", t->pid);
+			}
 			waiting += pgid != t->pst->pgid || sid != t->pst->sid;
 		}
 		if (!waiting)

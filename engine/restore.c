@@ -433,6 +433,11 @@ static int seize_tree_child(struct rst_task *ts, size_t n, struct rst_task *t, s
 			rst_helper_died(par, e);
 			return cr_wrap(e, "task %d", t->pid);
 		}
+		if (par && par->zombie && rst_helper_ended(par->pid)) { /* it clones before it exits */
+			if (!rst_zombie_failed(par, e))
+				cr_fail_errno(e, ESRCH, "zombie %d ended without creating it", par->pid);
+			return cr_wrap(e, "task %d", t->pid);
+		}
 		/* a PID namespace's init that failed does not end before its traced children: its reason */
 		if (par && par->ns_levels && !par->zombie && !par->helper && task_reason(par, e))
 			return -1;
@@ -472,8 +477,8 @@ static void kill_tree(struct rst_task *ts, size_t n)
 static int restore_run(struct cr_opts *o, struct rst_task *ts, size_t n, struct cr_err *e)
 {
 	for (size_t i = 1; i < n; i++)
-		if (!ts[i].zombie && (pipe2(ts[i].err_pipe, O_CLOEXEC) || pipe2(ts[i].go_pipe, O_CLOEXEC)))
-			return cr_fail_sys(e, "pipe");
+		if (pipe2(ts[i].err_pipe, O_CLOEXEC) || (!ts[i].zombie && pipe2(ts[i].go_pipe, O_CLOEXEC)))
+			return cr_fail_sys(e, "pipe"); /* a zombie: only its error message */
 	if (spawn_child(&ts[0], e))
 		return -1;
 	for (size_t i = 1; i < n; i++) { /* the children's ends are theirs now */
@@ -494,6 +499,8 @@ static int restore_run(struct cr_opts *o, struct rst_task *ts, size_t n, struct 
 		if (!ts[i].zombie && !ts[i].helper)
 			ret = (rst_svm_sharer(&ts[i]) && rst_svm_go(&ts[i], e)) || wait_blob(&ts[i], e) ||
 			      park_threads(&ts[i], e);
+	if (!ret) /* every live process passed its clones: the zombies are there, and end */
+		ret = rst_tree_zombies(ts, n, e);
 	rst_svm_done(ts, n); /* the sharers have their fds: the placeholders go */
 	if (!ret)	     /* every process has its fds: epoll targets held by another process */
 		ret = rst_epoll_tree(ts, n, e);
