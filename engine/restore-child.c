@@ -211,6 +211,15 @@ __attribute__((noreturn)) static void zombie_exit(struct rst_task *t)
 			_exit(2);
 		_exit(1); /* not its status: crshim sees the message and fails the restore */
 	}
+	if (t->go_pipe[0] >= 0) { /* children of its own: their reaper must be ready when it exits */
+		char c;
+		ssize_t n;
+		do
+			n = read(t->go_pipe[0], &c, 1);
+		while (n < 0 && errno == EINTR);
+		if (n != 1)
+			_exit(1); /* crshim gave up */
+	}
 	if (WIFSIGNALED(st)) {
 		sigset_t one;
 		prctl(PR_SET_DUMPABLE, 0, 0, 0, 0); /* no core file */

@@ -124,6 +124,34 @@ static bool external_id(const struct rst_task *ts, pid_t id)
 	return (id == r->sid && r->sid != r->pid) || (id == r->pgid && r->pgid != r->pid);
 }
 
+/* Who adopts the children of z when it exits: the nearest subreaper above it, or the init of its PID
+ * namespace (NULL: outside the tree). */
+static const struct rst_task *orphan_reaper(struct rst_task *ts, size_t n, const struct rst_task *z)
+{
+	const struct rst_task *x = z;
+	for (int depth = 0; depth < 4096; depth++) {
+		x = rst_tree_task(ts, n, x->pst->ppid);
+		if (!x || x->helper)
+			return NULL;
+		if ((x->core && x->core->child_subreaper) || x->ns_init)
+			return x;
+		if (x->root)
+			return NULL;
+	}
+	return NULL;
+}
+
+/* A zombie of the images that clones members of its session or group as its own children, which the kernel
+ * hands to their reaper (the parent in the images) when it exits: it exits only on crshim's go, once that
+ * reaper is a subreaper again. */
+bool rst_zombie_hands_over(const struct rst_task *z)
+{
+	for (size_t i = 0; z->zombie && i < z->ntree; i++)
+		if (z->tree[i].spawn_ppid == z->pid && !z->tree[i].clone_parent)
+			return true;
+	return false;
+}
+
 /* Who clones task i so that it is born in its session. */
 static int plan_session(struct rst_task **tsp, size_t *np, size_t i, struct cr_err *e)
 {
@@ -143,6 +171,10 @@ static int plan_session(struct rst_task **tsp, size_t *np, size_t i, struct cr_e
 	struct rst_task *l = rst_tree_task(ts, *np, sid);
 	if (l && !l->helper && l->pst->ppid == par->pid && l->pst->sid == sid) {
 		t->spawn_ppid = l->pid, t->clone_parent = true; /* a sibling leads its session */
+		return 0;
+	}
+	if (l && l->zombie && l->pst->sid == sid && orphan_reaper(ts, *np, l) == par) {
+		t->spawn_ppid = l->pid; /* a zombie's child: adopted by par when the zombie exits */
 		return 0;
 	}
 	if (!l && !external_id(ts, sid)) {
@@ -272,6 +304,12 @@ int rst_tree_zombies(struct rst_task *ts, size_t n, struct cr_err *e)
 		struct rst_task *z = &ts[i];
 		if (!z->zombie)
 			continue;
+		if (z->go_pipe[1] >= 0) { /* its children's reaper is ready: it may exit */
+			if (write(z->go_pipe[1], "g", 1) != 1)
+				return cr_fail_sys(e, "release zombie %d", z->pid);
+			close(z->go_pipe[1]);
+			z->go_pipe[1] = -1;
+		}
 		for (int tries = 0; !rst_helper_ended(z->pid); tries++) {
 			if (tries > 20000)
 				return cr_fail_errno(e, ETIMEDOUT, "zombie %d did not end", z->pid);

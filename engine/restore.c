@@ -477,8 +477,9 @@ static void kill_tree(struct rst_task *ts, size_t n)
 static int restore_run(struct cr_opts *o, struct rst_task *ts, size_t n, struct cr_err *e)
 {
 	for (size_t i = 1; i < n; i++)
-		if (pipe2(ts[i].err_pipe, O_CLOEXEC) || (!ts[i].zombie && pipe2(ts[i].go_pipe, O_CLOEXEC)))
-			return cr_fail_sys(e, "pipe"); /* a zombie: only its error message */
+		if (pipe2(ts[i].err_pipe, O_CLOEXEC) ||
+		    ((!ts[i].zombie || rst_zombie_hands_over(&ts[i])) && pipe2(ts[i].go_pipe, O_CLOEXEC)))
+			return cr_fail_sys(e, "pipe"); /* a zombie: its error message (and a go to exit) */
 	if (spawn_child(&ts[0], e))
 		return -1;
 	for (size_t i = 1; i < n; i++) { /* the children's ends are theirs now */

@@ -132,6 +132,7 @@ int rst_helper_died(struct rst_task *h, struct cr_err *e); /* a helper ended ear
 bool rst_helper_ended(pid_t pid);
 int rst_zombie_failed(struct rst_task *z, struct cr_err *e); /* a zombie's message before its exit */
 int rst_tree_zombies(struct rst_task *ts, size_t n, struct cr_err *e); /* every zombie ended as planned */
+bool rst_zombie_hands_over(const struct rst_task *z); /* it exits on a go: its children get reparented */
 /* child: a helper's life (session/group, its children, wait for the release, exit) */
 __attribute__((noreturn)) void rst_helper_child(struct rst_task *t);
 /* restore-fdtable.c: processes that share their parent's fd table (CLONE_FILES). rst_files_shared: t is one

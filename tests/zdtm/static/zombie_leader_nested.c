@@ -1,0 +1,70 @@
+/* A zombie session leader with more inside its session (the test is a child subreaper, so every orphan is
+ * ours): a live member X that leads a group of its own with its child Y in it, a member Z in the dead
+ * leader's own group, and a zombie group leader G of that session (the dead leader's child, a zombie
+ * adopted by us) with a live member GM. After restore: the same parents, groups, sessions and zombies, and
+ * waitpid returns both leaders' exit statuses. */
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "zdtmtst.h"
+
+enum { S, X, Y, Z, G, GM, N };
+
+static void session_leader(void)
+{
+	setsid();
+	if (tree_child(X) == 0) { /* a group of its own in S's session, with its child in it */
+		setpgid(0, 0);
+		if (tree_child(Y) == 0)
+			tree_sleep();
+		tree_sleep();
+	}
+	if (tree_child(Z) == 0)
+		tree_sleep();
+	if (tree_child(G) == 0) { /* a group leader that dies while GM stays in its group */
+		setpgid(0, 0);
+		if (tree_child(GM) == 0)
+			tree_sleep();
+		tree_wait_slot(GM);
+		_exit(24);
+	}
+	tree_wait_slot(Y);
+	tree_wait_slot(GM);
+	usleep(100000); /* G's exit: its zombie goes to our parent with us, unreaped */
+	_exit(23);
+}
+
+int main(int argc, char **argv)
+{
+	struct tree_ids tab[N + 1];
+	pid_t pids[N + 1];
+	int st;
+
+	test_init(argc, argv);
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0))
+		fail("PR_SET_CHILD_SUBREAPER");
+	tree_slots();
+	if (tree_child(S) == 0)
+		session_leader();
+	tree_wait_all(N);
+	tree_record_slots(tab, pids, N);
+	if (tab[S].state != 'Z' || tab[G].state != 'Z' || tab[G].ppid != getpid() || tab[X].sid != pids[S] ||
+	    tab[X].pgid != pids[X] || tab[Y].ppid != pids[X] || tab[Y].pgid != pids[X] || tab[Z].pgid != pids[S] ||
+	    tab[Z].ppid != getpid() || tab[GM].pgid != pids[G] || tab[GM].sid != pids[S] || tab[G].sid != pids[S])
+		fail("setup: tree not as planned");
+	test_daemon();
+	test_waitsig();
+
+	tree_check(tab, N + 1);
+	if (kill(-pids[G], 0) || kill(-pids[S], 0) || kill(-pids[X], 0))
+		fail("a group is gone");
+	if (waitpid(pids[S], &st, WNOHANG) != pids[S] || !WIFEXITED(st) || WEXITSTATUS(st) != 23)
+		fail("session leader: status %#x, want exit 23", st);
+	if (waitpid(pids[G], &st, WNOHANG) != pids[G] || !WIFEXITED(st) || WEXITSTATUS(st) != 24)
+		fail("group leader: status %#x, want exit 24", st);
+	tree_end(pids, N + 1);
+	if (!test_failures)
+		pass();
+	return 0;
+}
