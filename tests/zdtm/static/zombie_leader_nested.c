@@ -50,8 +50,9 @@ int main(int argc, char **argv)
 	tree_wait_all(N);
 	tree_record_slots(tab, pids, N);
 	if (tab[S].state != 'Z' || tab[G].state != 'Z' || tab[G].ppid != getpid() || tab[X].sid != pids[S] ||
-	    tab[X].pgid != pids[X] || tab[Y].ppid != pids[X] || tab[Y].pgid != pids[X] || tab[Z].pgid != pids[S] ||
-	    tab[Z].ppid != getpid() || tab[GM].pgid != pids[G] || tab[GM].sid != pids[S] || tab[G].sid != pids[S])
+	    tab[X].pgid != pids[X] || tab[Y].ppid != pids[X] || tab[Y].pgid != pids[X] ||
+	    tab[Z].pgid != pids[S] || tab[Z].ppid != getpid() || tab[GM].pgid != pids[G] ||
+	    tab[GM].sid != pids[S] || tab[G].sid != pids[S])
 		fail("setup: tree not as planned");
 	test_daemon();
 	test_waitsig();
