@@ -286,7 +286,8 @@ static int make_pair(struct rsk *a, struct rsk *b, struct cr_err *e)
 	const UnixSkEntry *cred = a->u->has_peer_pid ? a->u : b && b->u->has_peer_pid ? b->u : NULL;
 	if (pipe2(pc.fd, O_CLOEXEC))
 		return cr_fail_sys(e, "socket:[%u]: pipe", a->ino);
-	if (rst_sk_as_peer(cred == a->u ? a->t : b->t, cred, pair_fn, &pc)) {
+	const struct rst_task *holder = b && cred == b->u ? b->t : a->t; /* who sees the pid */
+	if (rst_sk_as_peer(holder, cred, pair_fn, &pc)) {
 		int err = errno;
 		close(pc.fd[0]);
 		close(pc.fd[1]);
