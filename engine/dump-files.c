@@ -356,6 +356,8 @@ static int write_one(struct dump_ctx *c, struct dfd *f, struct dfd *all, size_t 
 	if (!inherited_stdio(c, f) &&
 	    !dump_ext_file(c->o, f->fd, &f->st, f->fi.mnt_id, f->link, fe, ext_key, sizeof(ext_key))) {
 		fe->id = f->id, fe->has_id = 1; /* --external file[..] / tty[..]: inherit-fd.c */
+		if (S_ISCHR(f->st.st_mode))
+			dump_tty_ext(c, f->link, &f->st, fe, &te);
 	} else if (S_ISFIFO(f->st.st_mode) && !(f->fi.flags & O_PATH) && !inherited_stdio(c, f)) {
 		fe->id = f->id, fe->has_id = 1;
 		if (fill_pipe(c, f, all, n, dp, fe, &re, &pe, e))

@@ -278,6 +278,18 @@ static void fill_ctty(struct dump_ctx *c, dev_t slave, TtyEntry *t)
 	t->fg_pgrp = (int32_t)c->stat.f[8], t->has_fg_pgrp = 1;
 }
 
+void dump_tty_ext(struct dump_ctx *c, const char *link, const struct stat *st, FileEntry *fe,
+		  struct dump_tty_ent *te)
+{
+	*te = (struct dump_tty_ent){.t = TTY_ENTRY__INIT};
+	snprintf(te->path, sizeof(te->path), "%s", link);
+	te->t.path = te->path;
+	te->t.rdev = st->st_rdev, te->t.has_rdev = 1;
+	te->t.dev = st->st_dev, te->t.has_dev = 1;
+	fill_ctty(c, st->st_rdev, &te->t);
+	fe->tty = &te->t;
+}
+
 /* The caller's terminal (its master is outside the tree): with --shell-job only. */
 static int fill_external(struct dump_ctx *c, int fd, const char *link, struct dump_tty_ent *te,
 			 struct cr_err *e)
