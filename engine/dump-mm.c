@@ -19,6 +19,7 @@
 #include "dump.h"
 #include "ghost.h"
 #include "fault.h"
+#include "ipc-shm.h"
 #include "log.h"
 #include "shmem.h"
 
@@ -270,7 +271,7 @@ static int vma_classify(struct dump_ctx *c, const struct proc_vma *v, VmaEntry *
 		return 0;
 	}
 	if (starts(v->name, "/SYSV"))
-		return cr_fail(e, "SysV shared memory (%s) is not supported yet", v->name);
+		return dump_ipc_shm_vma(c, v, ve, e);
 	if (!v->ino && !v->dev_major && !v->dev_minor && v->name[0] != '/') {
 		if (shared)
 			return cr_fail(e, "shared mapping of %s is not supported yet",

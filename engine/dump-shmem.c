@@ -131,7 +131,7 @@ static int shm_scan(struct page_writer *pw, int fd, uint64_t end, uint64_t psz, 
 
 /* The pages of the object that hold data (plain free: scan-build loses a cleanup variable across the loop).
  */
-static int shm_contents(struct page_writer *pw, int fd, uint64_t size, struct cr_err *e)
+int dump_shmem_contents(struct page_writer *pw, int fd, uint64_t size, struct cr_err *e)
 {
 	uint64_t psz = (uint64_t)sysconf(_SC_PAGESIZE), end = (size + psz - 1) & ~(psz - 1);
 	uint8_t *buf = malloc(CHUNK);
@@ -147,7 +147,7 @@ static int shm_dump(struct dump_ctx *c, struct shm_obj *o, int fd, struct cr_err
 	struct page_writer *pw;
 	if (pw_open_kinds(c->dirfd, IMG_SHMEM_PAGEMAP, IMG_SHMEM_PAGES, (int)o->id, &pw, e))
 		return -1;
-	if (shm_contents(pw, fd, o->size, e)) {
+	if (dump_shmem_contents(pw, fd, o->size, e)) {
 		pw_abort(pw);
 		return -1;
 	}

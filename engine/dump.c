@@ -26,6 +26,7 @@
 #include "log.h"
 #include "pid.h"
 #include "fdshare.h"
+#include "ipc-shm.h"
 #include "shmem.h"
 
 int dump_created(struct dump_ctx *c, enum img_kind k, int id, struct cr_err *e)
@@ -222,9 +223,10 @@ static int collect_thread(struct dump_ctx *c, struct dump_thread *t, struct cr_e
 struct dump_tree {
 	struct dump_ctx *c;
 	size_t n, cap;
-	struct dump_shmem *shm;	   /* shared memory objects, dumped once for the tree */
-	struct dump_fdshare *fdsh; /* tree-wide numbers of open file descriptions */
-	bool pidns, mntns_proc;	   /* the root is the init of its own PID namespace (and has own mounts) */
+	struct dump_shmem *shm;	      /* shared memory objects, dumped once for the tree */
+	struct dump_ipc_shm *ipc_shm; /* System V shared memory segments, dumped once for the tree */
+	struct dump_fdshare *fdsh;    /* tree-wide numbers of open file descriptions */
+	bool pidns, mntns_proc;	      /* the root is the init of its own PID namespace (and has own mounts) */
 };
 
 static int write_pstree(struct dump_tree *tr, struct cr_err *e)
@@ -370,7 +372,7 @@ static int tree_add(struct dump_tree *tr, struct cr_opts *o, pid_t pid, pid_t pp
 	struct dump_ctx *c = &tr->c[tr->n];
 	memset(c, 0, sizeof(*c));
 	c->o = o, c->pid = pid, c->ppid = ppid, c->dirfd = o->imgdir_fd, c->root = tr->n == 0;
-	c->shm = tr->shm, c->fdsh = tr->fdsh;
+	c->shm = tr->shm, c->fdsh = tr->fdsh, c->ipc_shm = tr->ipc_shm;
 	tr->n++;
 	return 0;
 }
@@ -449,7 +451,7 @@ static int dump_tree_images(struct dump_tree *tr, struct cr_err *e)
 		if (c->zombie ? dump_zombie(c, e) : dump_images(c, e))
 			return i ? cr_wrap(e, "task %d", c->pid) : -1;
 	}
-	if (dump_shmem_write(&tr->c[0], e) || write_pstree(tr, e))
+	if (dump_shmem_write(&tr->c[0], e) || dump_ipc_shm_write(&tr->c[0], e) || write_pstree(tr, e))
 		return -1;
 	return write_inventory(&tr->c[0], tr->pidns, tr->mntns_proc, e);
 }
@@ -531,7 +533,7 @@ int eng_dump(struct cr_opts *o, struct cr_err *err)
 	pr_info("dumping task %d into %s\n", o->pid, o->images_dir ? o->images_dir : "?");
 	if (eng_ext_check(o, err) || open_images_dir(o, err) || check_task(o->pid, &st0, err) ||
 	    dump_shmem_new(&tr.shm, err) || dump_fdshare_new(&tr.fdsh, err) ||
-	    tree_add(&tr, o, o->pid, 0, err))
+	    dump_ipc_shm_new(&tr.ipc_shm, err) || tree_add(&tr, o, o->pid, 0, err))
 		goto out_noseize;
 	tr.c[0].st = st0;
 	st0 = (struct proc_status){0};
@@ -575,6 +577,7 @@ int eng_dump(struct cr_opts *o, struct cr_err *err)
 		kill_tree(&tr);
 		for (size_t i = 0; i < tr.n; i++)
 			dump_sk_finish(&tr.c[i], DUMP_SK_KILLED);
+		dump_ipc_shm_killed(tr.ipc_shm);
 	}
 	pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
@@ -589,6 +592,7 @@ out_noseize:
 		dump_free(&tr.c[i]);
 	free(tr.c);
 	dump_shmem_free(tr.shm);
+	dump_ipc_shm_free(tr.ipc_shm);
 	dump_fdshare_free(tr.fdsh);
 	return ret;
 }

@@ -51,6 +51,11 @@ static const struct img_kind_desc kinds[IMG__COUNT] = {
     [IMG_FILE_LOCKS] = {"filelocks", "filelocks-%d.img", 0x43520042, &file_lock_entry__descriptor,
 			&file_lock_entry__descriptor},
     [IMG_NETNS] = {"netns", "netns.img", 0x43520050, &netns_entry__descriptor, &netns_entry__descriptor},
+    [IMG_IPC_SHM] = {"ipc-shm", "ipc-shm.img", 0x43520060, &ipc_shm_entry__descriptor,
+		     &ipc_shm_entry__descriptor},
+    [IMG_IPC_SHM_PAGEMAP] = {"pagemap-ipcshm", "pagemap-ipcshm-%d.img", 0x43520061, &pagemap_head__descriptor,
+			     &pagemap_entry__descriptor},
+    [IMG_IPC_SHM_PAGES] = {"pages-ipcshm", "pages-ipcshm-%d.img", 0, NULL, NULL},
 };
 
 const struct img_kind_desc *img_kind_desc(enum img_kind k)

@@ -25,6 +25,7 @@
 #include "ghost.pb-c.h"
 #include "locks.pb-c.h"
 #include "netns.pb-c.h"
+#include "ipc-shm.pb-c.h"
 
 enum img_kind {
 	IMG_INVENTORY,
@@ -38,13 +39,16 @@ enum img_kind {
 	IMG_SIGACTS,
 	IMG_FILES,
 	IMG_FDINFO,
-	IMG_FILES_TASK,	   /* files-PID.img: the open files of a process other than the root of the tree */
-	IMG_SHMEM,	   /* shmem.img: shared memory objects of the tree (dump-shmem.c) */
-	IMG_SHMEM_PAGEMAP, /* pagemap-shmem-ID.img: contents of one (vaddr = offset in the object) */
-	IMG_SHMEM_PAGES,   /* pages-shmem-ID.img (raw) */
-	IMG_GHOST,	   /* ghost-PID.img: contents of unlinked files held open or mapped */
-	IMG_FILE_LOCKS,	   /* filelocks-PID.img: file locks of a process (--file-locks) */
-	IMG_NETNS,	   /* netns.img: the tree's own network namespace (dump-netns.c) */
+	IMG_FILES_TASK,	     /* files-PID.img: the open files of a process other than the root of the tree */
+	IMG_SHMEM,	     /* shmem.img: shared memory objects of the tree (dump-shmem.c) */
+	IMG_SHMEM_PAGEMAP,   /* pagemap-shmem-ID.img: contents of one (vaddr = offset in the object) */
+	IMG_SHMEM_PAGES,     /* pages-shmem-ID.img (raw) */
+	IMG_GHOST,	     /* ghost-PID.img: contents of unlinked files held open or mapped */
+	IMG_FILE_LOCKS,	     /* filelocks-PID.img: file locks of a process (--file-locks) */
+	IMG_NETNS,	     /* netns.img: the tree's own network namespace (dump-netns.c) */
+	IMG_IPC_SHM,	     /* ipc-shm.img: System V shared memory segments of the tree (dump-ipc-shm.c) */
+	IMG_IPC_SHM_PAGEMAP, /* pagemap-ipcshm-ID.img: contents of segment ID (vaddr = offset) */
+	IMG_IPC_SHM_PAGES,   /* pages-ipcshm-ID.img (raw) */
 	IMG__COUNT
 };
 

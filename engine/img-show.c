@@ -268,7 +268,9 @@ static int show_pages(struct jw *w, int dirfd, int k, int id, struct cr_err *e)
 {
 	struct page_map pm;
 	if (k == IMG_PAGES ? pm_load(dirfd, id, &pm, e)
-			   : pm_load_kinds(dirfd, IMG_SHMEM_PAGEMAP, IMG_SHMEM_PAGES, id, &pm, e))
+	    : k == IMG_IPC_SHM_PAGES
+		? pm_load_kinds(dirfd, IMG_IPC_SHM_PAGEMAP, IMG_IPC_SHM_PAGES, id, &pm, e)
+		: pm_load_kinds(dirfd, IMG_SHMEM_PAGEMAP, IMG_SHMEM_PAGES, id, &pm, e))
 		return -1;
 	fprintf(w->f, "{\"size\": %" PRIu64 ", \"blocks\": %zu}", pm.total_size, pm.nr);
 	pm_free(&pm);
@@ -280,7 +282,7 @@ static int show_file(struct jw *w, int dirfd, const char *name, struct cr_err *e
 	int id, k = img_kind_of(name, &id);
 	if (k < 0)
 		return cr_fail_errno(e, EINVAL, "%s: not a crshim image file name", name);
-	if (k == IMG_PAGES || k == IMG_SHMEM_PAGES)
+	if (k == IMG_PAGES || k == IMG_SHMEM_PAGES || k == IMG_IPC_SHM_PAGES)
 		return show_pages(w, dirfd, k, id, e);
 	return show_records(w, dirfd, name, e);
 }

@@ -368,11 +368,13 @@ int img_verify_dir_but(int dirfd, int unsummed_id, struct cr_err *e)
 			continue;
 		if (k == IMG_INVENTORY)
 			found_inventory = 1;
-		if (k == IMG_PAGES || k == IMG_SHMEM_PAGES) {
+		if (k == IMG_PAGES || k == IMG_SHMEM_PAGES || k == IMG_IPC_SHM_PAGES) {
 			continue; /* verified through its pagemap */
-		} else if (k == IMG_PAGEMAP || k == IMG_SHMEM_PAGEMAP) {
+		} else if (k == IMG_PAGEMAP || k == IMG_SHMEM_PAGEMAP || k == IMG_IPC_SHM_PAGEMAP) {
 			struct page_map pm;
-			enum img_kind kp = k == IMG_PAGEMAP ? IMG_PAGES : IMG_SHMEM_PAGES;
+			enum img_kind kp = k == IMG_PAGEMAP	    ? IMG_PAGES
+					   : k == IMG_SHMEM_PAGEMAP ? IMG_SHMEM_PAGES
+								    : IMG_IPC_SHM_PAGES;
 			int r = k == IMG_PAGEMAP && id == unsummed_id
 				    ? pm_open_kinds(dirfd, (enum img_kind)k, kp, id, &pm, e)
 				    : pm_load_kinds(dirfd, (enum img_kind)k, kp, id, &pm, e);

@@ -287,6 +287,15 @@ static void group_shm(struct rst_task *t, struct rst_vma *rv)
 	free(by);
 }
 
+/* A System V shared memory attach (ipc-shm.h): the blob attaches the segment by id with these flags. */
+static void sysv_vma(const VmaEntry *v, struct rst_vma *r)
+{
+	r->kind = RST_VMA_SYSV;
+	r->mfile = (int32_t)v->shmid;
+	r->flags = RST_SHM_REMAP | (v->has_file_flags && v->file_flags == O_RDONLY ? RST_SHM_RDONLY : 0) |
+		   ((v->prot & PROT_EXEC) ? RST_SHM_EXEC : 0);
+}
+
 static int fill_vmas(struct rst_task *t, struct rst_vma *rv, struct rst_pblock *rb, struct cr_err *e)
 {
 	struct rst_args *a = t->args;
@@ -312,7 +321,9 @@ static int fill_vmas(struct rst_task *t, struct rst_vma *rv, struct rst_pblock *
 		r->kind = t->vma_mfile[i] >= 0			 ? RST_VMA_FILE
 			  : v->kind == VMA_KIND__VMA_ANON_SHARED ? RST_VMA_ANON_SHARED
 								 : RST_VMA_ANON;
-		if (r->kind != RST_VMA_FILE)
+		if (v->kind == VMA_KIND__VMA_SYSV_SHM)
+			sysv_vma(v, r);
+		else if (r->kind != RST_VMA_FILE)
 			r->flags |= MAP_ANONYMOUS;
 		nb = vma_blocks(t, v, &bi, rb, nb);
 		if (t->vma_prefilled[i]) { /* its data is in place already */

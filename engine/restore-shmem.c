@@ -26,17 +26,20 @@ static struct rst_shm *objs;
 static size_t nr_objs;
 
 /* The object's pages into map (len bytes). */
-static int shm_fill(int dirfd, const ShmemEntry *se, uint8_t *map, uint64_t len, struct cr_err *e)
+int rst_shmem_fill(int dirfd, enum img_kind kpm, enum img_kind kpages, int id, uint8_t *map, uint64_t len,
+		   struct cr_err *e)
 {
 	struct page_map pm;
-	if (pm_load_kinds(dirfd, IMG_SHMEM_PAGEMAP, IMG_SHMEM_PAGES, (int)se->id, &pm, e))
+	char name[64];
+	img_name(kpages, id, name, sizeof(name));
+	if (pm_load_kinds(dirfd, kpm, kpages, id, &pm, e))
 		return -1;
 	int ret = 0;
 	for (size_t i = 0; i < pm.nr && !ret; i++) {
 		const struct page_block *b = &pm.blocks[i];
 		if (b->vaddr > len || b->len > len - b->vaddr) {
-			ret = cr_fail_errno(e, EBADMSG, "pagemap-shmem-%u.img: block at %llu is past the end",
-					    se->id, (unsigned long long)b->vaddr);
+			ret = cr_fail_errno(e, EBADMSG, "%s: block at %llu is past the end", name,
+					    (unsigned long long)b->vaddr);
 			break;
 		}
 		for (uint64_t got = 0; got < b->len;) {
@@ -45,8 +48,7 @@ static int shm_fill(int dirfd, const ShmemEntry *se, uint8_t *map, uint64_t len,
 			if (n < 0 && errno == EINTR)
 				continue;
 			if (n <= 0) {
-				ret =
-				    cr_fail_errno(e, n ? errno : EBADMSG, "read pages-shmem-%u.img", se->id);
+				ret = cr_fail_errno(e, n ? errno : EBADMSG, "read %s", name);
 				break;
 			}
 			got += (uint64_t)n;
@@ -54,6 +56,11 @@ static int shm_fill(int dirfd, const ShmemEntry *se, uint8_t *map, uint64_t len,
 	}
 	pm_free(&pm);
 	return ret;
+}
+
+static int shm_fill(int dirfd, const ShmemEntry *se, uint8_t *map, uint64_t len, struct cr_err *e)
+{
+	return rst_shmem_fill(dirfd, IMG_SHMEM_PAGEMAP, IMG_SHMEM_PAGES, (int)se->id, map, len, e);
 }
 
 /* Shared anonymous memory: a fresh MAP_SHARED|MAP_ANONYMOUS object, reopened through map_files. */
@@ -150,7 +157,7 @@ static int task_vmas(struct rst_task *t, struct cr_err *e)
 {
 	for (size_t i = 0; i < t->mm->n_vmas; i++) {
 		const VmaEntry *v = t->mm->vmas[i];
-		if (!v->has_shmid)
+		if (!v->has_shmid || v->kind == VMA_KIND__VMA_SYSV_SHM) /* System V: restore-ipc-shm.c */
 			continue;
 		struct rst_shm *o = find(v->shmid);
 		if (!o) {

@@ -22,6 +22,7 @@
 #include "evfd.h"
 #include "restore.h"
 #include "seize.h"
+#include "ipc-shm.h"
 #include "shmem.h"
 #include "fdshare.h"
 #include "sk-inet.h"
@@ -503,7 +504,9 @@ static int restore_run(struct cr_opts *o, struct rst_task *ts, size_t n, struct 
 	if (!ret) /* every live process passed its clones: the zombies are there, and end */
 		ret = rst_tree_zombies(ts, n, e);
 	rst_svm_done(ts, n); /* the sharers have their fds: the placeholders go */
-	if (!ret)	     /* every process has its fds: epoll targets held by another process */
+	if (!ret)	     /* every process has attached its System V segments */
+		ret = rst_ipc_shm_attached(e);
+	if (!ret) /* every process has its fds: epoll targets held by another process */
 		ret = rst_epoll_tree(ts, n, e);
 	if (!ret) /* every thread is there: files owned by one */
 		ret = rst_pidns_fown_threads(ts, n, e);
@@ -577,9 +580,9 @@ static int restore_tree(struct cr_opts *o, struct rst_task **tsp, size_t *np, st
 	if (rst_load(o, t, e) || load_tree(o, tsp, np, e) || rst_svm_prepare(*tsp, *np, e) ||
 	    rst_sk_scm_prepare(*tsp, *np, e) || rst_pipes_share(*tsp, *np, e) ||
 	    rst_fdshare_prepare(*tsp, *np, e) || rst_shmem_prepare(*tsp, *np, e) ||
-	    rst_evfd_share(*tsp, *np, e) || rst_tty_prepare(o, *tsp, *np, e) ||
-	    rst_sk_unix_prepare(*tsp, *np, e) || rst_tree_plan(o, tsp, np, e) ||
-	    fault_check(o, FI_RESTORE_AFTER_LOAD, e))
+	    rst_ipc_shm_prepare(*tsp, *np, e) || rst_evfd_share(*tsp, *np, e) ||
+	    rst_tty_prepare(o, *tsp, *np, e) || rst_sk_unix_prepare(*tsp, *np, e) ||
+	    rst_tree_plan(o, tsp, np, e) || fault_check(o, FI_RESTORE_AFTER_LOAD, e))
 		return -1;
 	for (size_t i = 0; i < *np; i++)
 		if (!(*tsp)[i].zombie && !(*tsp)[i].helper && rst_area_build(&(*tsp)[i], e))
@@ -623,7 +626,8 @@ int eng_restore(struct cr_opts *o, pid_t *root_pid, struct cr_err *err)
 	rst_svm_done(ts, n);	/* placeholders left by a failure */
 	rst_pipes_share_done(); /* the tree has its own copies of shared pipes now */
 	rst_shmem_done();	/* and of shared memory */
-	rst_fdshare_done();	/* and of shared open files */
+	rst_ipc_shm_done(ret != 0);
+	rst_fdshare_done(); /* and of shared open files */
 	rst_evfd_share_done();
 	rst_tty_done(ret);
 	rst_sk_unix_done(ret != 0); /* and of unix sockets (a failure removes their files) */

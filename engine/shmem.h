@@ -18,6 +18,7 @@
 #include <sys/types.h>
 
 #include "crshim.h"
+#include "image.h"
 
 /* ---- dump-shmem.c ---- */
 struct dump_ctx;
@@ -28,6 +29,9 @@ void dump_shmem_free(struct dump_shmem *s);
  * copy of a memfd fd) and dump its contents unless that was done already; *ino is the identity to store
  * (vma_entry.shmid; for memfd fds: the same value). c: the task it was found in (its created list). */
 int dump_shmem_add(struct dump_ctx *c, int fd, uint64_t *ino, struct cr_err *e);
+/* The data pages of [0, size) of a tmpfs file (holes skipped) into pw (also System V segments). */
+struct page_writer;
+int dump_shmem_contents(struct page_writer *pw, int fd, uint64_t size, struct cr_err *e);
 /* shmem.img (the root task writes it once every task is dumped; nothing if there are no objects). */
 int dump_shmem_write(struct dump_ctx *root, struct cr_err *e);
 
@@ -39,6 +43,9 @@ int rst_shmem_prepare(struct rst_task *ts, size_t n, struct cr_err *e);
 /* crshim's fd of the object that had inode ino at dump (valid until rst_shmem_done), -1 if none. For an
  * fd of a memfd: reopen it through /proc/self/fd/N to get an own open file description. */
 int rst_shmem_fd(uint64_t ino);
+/* The pages of object id (pagemap kind kpm, pages kind kpages) into map (len bytes). */
+int rst_shmem_fill(int dirfd, enum img_kind kpm, enum img_kind kpages, int id, uint8_t *map, uint64_t len,
+		   struct cr_err *e);
 /* Close crshim's fds (after the tree is created). */
 void rst_shmem_done(void);
 

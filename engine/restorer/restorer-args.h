@@ -34,7 +34,12 @@
 enum rst_state { RST_RUNNING = 0, RST_DONE = 1, RST_FAILED = 2 };
 
 /* Kinds of rst_vma (the blob needs only these). */
-enum rst_vma_kind { RST_VMA_ANON = 0, RST_VMA_ANON_SHARED = 1, RST_VMA_FILE = 2 };
+enum rst_vma_kind { RST_VMA_ANON = 0, RST_VMA_ANON_SHARED = 1, RST_VMA_FILE = 2, RST_VMA_SYSV = 3 };
+/* RST_VMA_SYSV: mfile is the shmid, flags the shmat flags (the attach is made by the VMA at offset 0 and
+ * covers the whole segment; the VMAs after it at offsets > 0 are parts of it). */
+#define RST_SHM_RDONLY 010000
+#define RST_SHM_REMAP 040000
+#define RST_SHM_EXEC 0100000
 
 struct rst_range {
 	uint64_t start, len;

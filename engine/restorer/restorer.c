@@ -321,6 +321,22 @@ static uint32_t map_prot(const struct rst_vma *v)
 	return v->prot | (v->nr_blocks ? PROT_WRITE : 0);
 }
 
+/* A System V shared memory attach: the VMA at offset 0 attaches the whole segment, the parts after it (split
+ * by mprotect) are in it already; each gets its own protection. */
+static void map_sysv(struct rst_args *a, const struct rst_vma *v)
+{
+	uint32_t attach_prot = PROT_READ | ((v->flags & RST_SHM_RDONLY) ? 0 : PROT_WRITE) |
+			       ((v->flags & RST_SHM_EXEC) ? PROT_EXEC : 0);
+	if (!v->pgoff) {
+		long r = sys3(__NR_shmat, v->mfile, (long)v->start, v->flags);
+		if (RST_ISERR(r) || (uint64_t)r != v->start)
+			fail(a, "shmat", RST_ISERR(r) ? r : -22, v->start, (uint64_t)v->mfile);
+	}
+	if (v->prot != attach_prot)
+		check(a, sys3(__NR_mprotect, v->start, v->end - v->start, v->prot), "mprotect shm attach",
+		      v->start, v->end);
+}
+
 static void map_vma(struct rst_args *a, const struct rst_vma *v)
 {
 	const int32_t *mfd = (const int32_t *)a->mfd;
@@ -329,6 +345,10 @@ static void map_vma(struct rst_args *a, const struct rst_vma *v)
 
 	if (v->prefilled)
 		goto advice;
+	if (v->kind == RST_VMA_SYSV) {
+		map_sysv(a, v);
+		goto advice;
+	}
 	if (v->kind == RST_VMA_ANON_SHARED && v->shm_lead >= 0) { /* a placeholder: map_shm_group */
 		long p = sys6(__NR_mmap, (long)v->start, (long)len, PROT_NONE,
 			      MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);

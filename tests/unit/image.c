@@ -219,7 +219,7 @@ static void t_roundtrip_kind(enum img_kind k)
 	int kid = -1;
 	ok(img_kind_of(name, &kid) == (int)k &&
 	       kid == (k == IMG_INVENTORY || k == IMG_PSTREE || k == IMG_FILES || k == IMG_SHMEM ||
-			       k == IMG_NETNS
+			       k == IMG_NETNS || k == IMG_IPC_SHM
 			   ? 0
 			   : id),
 	   "%s: img_kind_of", name);
@@ -229,11 +229,13 @@ static void t_roundtrip_kind(enum img_kind k)
 static void t_roundtrip(void)
 {
 	for (int k = 0; k < IMG__COUNT; k++)
-		if (k != IMG_PAGES && k != IMG_SHMEM_PAGES)
+		if (k != IMG_PAGES && k != IMG_SHMEM_PAGES && k != IMG_IPC_SHM_PAGES)
 			t_roundtrip_kind((enum img_kind)k);
 	unlinkat(dfd, "pagemap-1006.img", 0); /* generic records, not a usable page store */
 	char shm_map[64];
 	img_name(IMG_SHMEM_PAGEMAP, 1000 + IMG_SHMEM_PAGEMAP, shm_map, sizeof(shm_map));
+	unlinkat(dfd, shm_map, 0);
+	img_name(IMG_IPC_SHM_PAGEMAP, 1000 + IMG_IPC_SHM_PAGEMAP, shm_map, sizeof(shm_map));
 	unlinkat(dfd, shm_map, 0);
 	InventoryEntry inv = INVENTORY_ENTRY__INIT;
 	ProtobufCMessage *m;
