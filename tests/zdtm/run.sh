@@ -775,7 +775,10 @@ run_test() { # name
 		report skip "$name" "not run in mode $MODE"
 		return
 	fi
-	TDIR=$(mktemp -d "$TMPBASE/zdtm.$name.XXXXXX")
+	if ! TDIR=$(mktemp -d "$TMPBASE/zdtm.$name.XXXXXX"); then
+		report fail "$name" "cannot make a work dir under $TMPBASE (ZDTM_TMP)"
+		return
+	fi
 	KIDS0=$(reaper_kids)
 	run_steps "$name"
 	local rc=$?
