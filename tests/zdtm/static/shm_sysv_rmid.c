@@ -25,7 +25,7 @@ static int stat_seg(int id, struct shmid_ds *ds)
 
 int main(int argc, char **argv)
 {
-	int a, b, ctl[2], st;
+	int a, b, ctl[2] = {-1, -1}, st = 0;
 	key_t key;
 	uint8_t *rw, *ro;
 	volatile uint8_t *m;
