@@ -350,6 +350,13 @@ lock_left() { # who: with --tcp-established, no network lock of the test may sta
 	fi
 }
 
+sysv_left() { # dir: System V shm segments of the images (ipc-shm.img) that exist (a failed restore removes them)
+	[ -e "$1/ipc-shm.img" ] || return 0
+	local ids
+	ids=$("$CRSHIM" show "$1/ipc-shm.img" 2>/dev/null | sed -n 's/^ *"id": \([0-9]*\).*/\1/p')
+	for i in $ids; do awk -v i="$i" 'NR > 1 && $2 == i { print i }' /proc/sysvipc/shm; done | tr '\n' ' '
+}
+
 reaper_kids() { # processes the reaper adopted, except us
 	[ -n "${ZDTM_REAPER_PID:-}" ] || return 0
 	ps -o pid= --ppid "$ZDTM_REAPER_PID" 2>/dev/null | tr -d ' ' | grep -v -x -e "$$" | sort
@@ -408,6 +415,8 @@ fault_steps() {
 	[ "$sum0" = "$sum1" ] || { bad "the failed restore changed the images"; return 1; }
 	left=$(comm -13 <(echo "$socks0") <(sock_files) | grep . | tr '\n' ' ')
 	[ -z "$left" ] || { bad "the failed restore left socket files: $left"; return 1; }
+	left=$(sysv_left "$d")
+	[ -z "$left" ] || { bad "the failed restore left System V shared memory segments: $left"; return 1; }
 	lock_left "the failed restore" || return 1
 	if [[ " ${OPTS[*]} " == *" --tcp-established "* ]]; then
 		# the connections were only in the images and their lock is gone: a retry needs a new dump; the
@@ -437,7 +446,7 @@ fault_tests() { # point
 	no-pagemap-scan|no-vm-readv) echo "mem_sparse mprotect_sub vma_many file_map_private shm_anon" ;;
 	no-vdso-syscall) echo "pid sig_handlers itimers vdso_clock" ;;
 	dump-mm-mid|dump-enospc|dump-img-write) echo "${FAULT_TESTS:-mem_256m vma_many fd_files sig_pending fork00}" ;;
-	restore-after-load|restore-after-detach) echo "${FAULT_TESTS:-pid fd_files sig_pending shm_anon thread00 fork00 subreaper00 zombie_leader sk_unix_bound_path sk_inet_tcp_established pidns00 pidns_tree}" ;;
+	restore-after-load|restore-after-detach) echo "${FAULT_TESTS:-pid fd_files sig_pending shm_anon shm_sysv_rmid thread00 fork00 subreaper00 zombie_leader sk_unix_bound_path sk_inet_tcp_established pidns00 pidns_tree}" ;;
 	restorer-before-creds|restore-before-resume) echo "${FAULT_TESTS:-pid fd_files sig_pending creds thread00 fork00 subreaper00 zombie_leader pidns00 pidns_tree}" ;;
 	*) echo "${FAULT_TESTS:-pid fd_files sig_pending shm_anon thread00 fork00 subreaper00 zombie_leader pidns00 pidns_tree}" ;;
 	esac
