@@ -21,6 +21,7 @@ struct cr_opts {
 	bool leave_running;	/* -R */
 	bool shell_job;		/* -j */
 	bool tcp_established;
+	bool tcp_close;		  /* --tcp-close: dump leaves connections alone, restore makes them closed */
 	bool skip_in_flight;	  /* --skip-in-flight: drop TCP connections not yet established or accepted */
 	const char *network_lock; /* --network-lock: "nftables" (NULL: default) or "skip" */
 	bool ext_unix_sk;

@@ -4,6 +4,7 @@
  * fail the dump unless --skip-in-flight drops them. */
 #define LOG_PREFIX "dump-sk: "
 #include <errno.h>
+#include <poll.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <stdio.h>
@@ -180,8 +181,14 @@ static int not_found(int cfd, uint32_t ino, InetSkEntry *ie, struct cr_err *e)
 		    "inet socket:[%u] (family %u, protocol %u) is not in the sock_diag tables "
 		    "of its net namespace",
 		    ino, ie->family, ie->protocol);
-	if (ie->protocol == IPPROTO_TCP)
+	if (ie->protocol == IPPROTO_TCP) {
 		ie->state = TCP_CLOSE, ie->has_state = 1;
+		/* a closed connection (e.g. restored with --tcp-close) shut down for reading gives EOF, not
+		 * ENOTCONN; sock_diag does not know it, poll does (writing fails with EPIPE either way) */
+		struct pollfd p = {.fd = cfd, .events = POLLRDHUP};
+		if (poll(&p, 1, 0) == 1 && (p.revents & POLLRDHUP))
+			ie->shutdown = 1, ie->has_shutdown = 1;
+	}
 	pr_debug("socket:[%u]: not bound, in no sock_diag table\n", ino);
 	return 0;
 }

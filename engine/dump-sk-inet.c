@@ -367,8 +367,13 @@ static int fill_inet(struct dump_ctx *c, int fd, int cfd, int family, uint32_t f
 	if (dump_sk_opts(cfd, family, type, proto, est, &ie->opts, &n, e))
 		return -1;
 	ie->n_opts = n;
-	if (proto == IPPROTO_TCP && sk_tcp_repair_state(ie->state) && fill_tcp(c, cfd, ie, e))
-		return -1;
+	if (proto == IPPROTO_TCP && sk_tcp_repair_state(ie->state)) {
+		if (c->o->tcp_close) /* not read, not locked: restored closed (restore --tcp-close) */
+			pr_info("fd %d: TCP connection in state %s saved without its stream (--tcp-close)\n",
+				fd, sk_tcp_state_name(ie->state));
+		else if (fill_tcp(c, cfd, ie, e))
+			return -1;
+	}
 	if (sk_queue_dump_inet(c->pid, fd, cfd, ie, e))
 		return -1;
 	pr_debug("fd %d: inet socket family %d type %d proto %d state %u, %zu options\n", fd, family, type,

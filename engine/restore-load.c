@@ -377,6 +377,8 @@ int rst_load_task(struct cr_opts *o, struct rst_task *t, struct cr_err *e)
 	if (read_task(t, e))
 		return -1;
 	if (!t->zombie) {
+		if (o->tcp_close)
+			rst_sk_tcp_close(t);
 		if (rst_svm_sharer(t) ? rst_svm_load(t, e) : rst_pages_load(t, e))
 			return -1;
 		pr_info("images verified: task %d, %zu vmas, %llu bytes of pages in %zu blocks\n", t->pid,

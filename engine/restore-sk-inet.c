@@ -38,8 +38,14 @@ int rst_sk_check(const FileEntry *f, struct cr_err *e)
 	    check_addr(&ie->src_addr, ie->has_src_addr, ie->family) ||
 	    check_addr(&ie->dst_addr, ie->has_dst_addr, ie->family))
 		return cr_fail_errno(e, EBADMSG, "file id %u: bad inet socket entry", f->id);
-	if (ie->protocol == IPPROTO_TCP && sk_tcp_repair_state(ie->state) && (!ie->tcp || !ie->has_dst_addr))
-		return cr_fail_errno(e, EBADMSG, "file id %u: established TCP socket without its stream",
+	if (ie->protocol == IPPROTO_TCP && sk_tcp_repair_state(ie->state) && !ie->tcp)
+		return cr_fail_errno(
+		    e, ENOTCONN,
+		    "TCP connection in state %s was dumped without its stream (--tcp-close): "
+		    "restore it with --tcp-close",
+		    sk_tcp_state_name(ie->state));
+	if (ie->protocol == IPPROTO_TCP && sk_tcp_repair_state(ie->state) && !ie->has_dst_addr)
+		return cr_fail_errno(e, EBADMSG, "file id %u: TCP connection without its peer address",
 				     f->id);
 	for (size_t i = 0; i < ie->n_opts; i++)
 		if (!ie->opts[i]->has_level || !ie->opts[i]->has_name)
@@ -161,6 +167,22 @@ int rst_sk_open(const FileEntry *f, const FdinfoEntry *fi, char *msg, size_t len
 		close(sk);
 	}
 	return 0;
+}
+
+void rst_sk_tcp_close(struct rst_task *t)
+{
+	for (size_t i = 0; i < t->nr_files; i++) {
+		InetSkEntry *ie = t->files[i]->kind == FILE_KIND__FILE_INETSK ? t->files[i]->inet_sk : NULL;
+		if (!ie || ie->protocol != IPPROTO_TCP || !sk_tcp_repair_state(ie->state))
+			continue;
+		pr_info("task %d, file id %u: TCP connection in state %s restored closed (--tcp-close)\n",
+			t->pid, t->files[i]->id, sk_tcp_state_name(ie->state));
+		/* an unbound socket shut down both ways: reads give EOF, writes EPIPE; the stream (if the
+		 * dump read one) stays for its network lock, removed as usual */
+		ie->state = TCP_CLOSE;
+		ie->has_src_addr = ie->has_dst_addr = 0;
+		ie->shutdown = 3, ie->has_shutdown = 1;
+	}
 }
 
 void rst_sk_unlock(struct rst_task *ts, size_t n)

@@ -89,6 +89,8 @@ int net_unlock(const char *netlock, struct cr_err *e);
 
 /* ---- restore ---- */
 struct rst_task;
+/* Parent, restore --tcp-close: the task's TCP connections (established, half-closed) are made closed. */
+void rst_sk_tcp_close(struct rst_task *t);
 /* Parent: is this socket entry complete? */
 int rst_sk_check(const FileEntry *f, struct cr_err *e);
 /* A socket kind of file_entry (inet, netlink, packet)? */

@@ -24,6 +24,7 @@ enum {
 	OPT_GHOST_LIMIT,
 	OPT_RESTORE_SIBLING,
 	OPT_SKIP_IN_FLIGHT,
+	OPT_TCP_CLOSE,
 	OPT_IGNORED,	   /* flag without semantics for us: noted in the log */
 	OPT_IGNORED_ARG,   /* same, with an argument */
 	OPT_UNSUPPORTED,   /* changes semantics and we do not have it: error */
@@ -48,6 +49,7 @@ static const struct option long_opts[] = {
     {"leave-stopped", no_argument, NULL, 's'},
     {"tcp-established", no_argument, NULL, OPT_TCP_EST},
     {"skip-in-flight", no_argument, NULL, OPT_SKIP_IN_FLIGHT},
+    {"tcp-close", no_argument, NULL, OPT_TCP_CLOSE},
     {"file-locks", no_argument, NULL, OPT_FILE_LOCKS},
     {"track-mem", no_argument, NULL, OPT_TRACK_MEM},
     {"prev-images-dir", required_argument, NULL, OPT_PREV_IMAGES},
@@ -60,7 +62,6 @@ static const struct option long_opts[] = {
     {"ghost-limit", required_argument, NULL, OPT_GHOST_LIMIT},
     /* accepted, no effect for us (noted in the log) */
     {"manage-cgroups", optional_argument, NULL, OPT_IGNORED},
-    {"tcp-close", no_argument, NULL, OPT_IGNORED},
     {"display-stats", no_argument, NULL, OPT_IGNORED},
     {"log-pid", no_argument, NULL, OPT_IGNORED},
     {"link-remap", no_argument, NULL, OPT_IGNORED},
@@ -263,6 +264,9 @@ static int parse_one(struct shim_cmd *c, int opt, int idx, int argc, char **argv
 		return 0;
 	case OPT_SKIP_IN_FLIGHT:
 		o->skip_in_flight = true;
+		return 0;
+	case OPT_TCP_CLOSE:
+		o->tcp_close = true;
 		return 0;
 	case OPT_NETLOCK:
 		if (strcmp(optarg, "nftables") && strcmp(optarg, "skip"))

@@ -86,11 +86,13 @@ static void t_verbosity(void)
 
 static void t_ignored(void)
 {
-	ok(parse("dump -t 1 -D d --manage-cgroups=soft --tcp-close --timeout 10 --skip-mnt /x --log-pid") ==
+	ok(parse("dump -t 1 -D d --manage-cgroups=soft --log-pid --timeout 10 --skip-mnt /x --link-remap") ==
 	       0,
 	   "ignored CRIU options are accepted");
 	ok(c.verb == VERB_DUMP && c.n_notes == 5, "their arguments are not taken as operands, 5 notes");
 	is_str(c.notes[2], "timeout", "note names the option");
+	ok(parse("restore -D d --tcp-close") == 0 && c.opts.tcp_close && c.n_notes == 0,
+	   "--tcp-close is an option, not a note");
 	ok(parse("dump -t 1 -D d") == 0 && c.opts.ghost_limit == 1ull << 20, "--ghost-limit defaults to 1M");
 	ok(parse("dump -t 1 -D d --ghost-limit 10") == 0 && c.opts.ghost_limit == 10, "--ghost-limit 10");
 	ok(parse("dump -t 1 -D d --ghost-limit 3M") == 0 && c.opts.ghost_limit == 3ull << 20,
