@@ -25,6 +25,7 @@
 #include "fault-ids.h"
 #include "log.h"
 #include "pid.h"
+#include "procfd.h"
 #include "restore.h"
 #include "seccomp.h"
 #include "tty.h"
@@ -324,7 +325,8 @@ static int child_setup(struct rst_task *t, char *msg, size_t len)
 	if ((!files_shared && (rst_child_files(t, msg, len) || spawn_children(t, false, true, msg, len))) ||
 	    t->fault == FI_RESTORE_FILES || (!fs_shared && child_fs(t, msg, len)) ||
 	    child_misc(t, msg, len) || child_bounding(t, msg, len) || child_rseq_off(msg, len) ||
-	    rst_child_fill_unmap(t, msg, len) || (!fs_shared && child_root(t, msg, len)))
+	    rst_child_fill_unmap(t, msg, len) || rst_procfd_open(t, msg, len) ||
+	    (!fs_shared && child_root(t, msg, len)))
 		return -1;
 	return 0;
 }
@@ -360,6 +362,7 @@ void rst_child(struct rst_task *t)
 	    spawn_children(t, true, false, msg, sizeof(msg)) || child_session(t, msg, sizeof(msg)) ||
 	    rst_tty_child_session(t, msg, sizeof(msg)) || spawn_children(t, false, false, msg, sizeof(msg)) ||
 	    child_setup(t, msg, sizeof(msg)) || reap_helpers(t, msg, sizeof(msg))) {
+		rst_procfd_abort(t); /* (a no-op once it opened its /proc files) */
 		if (write(t->err_pipe[1], msg, strlen(msg)) < 0)
 			_exit(2);
 		_exit(1);

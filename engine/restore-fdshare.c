@@ -8,6 +8,7 @@
 
 #include "fdshare.h"
 #include "log.h"
+#include "procfd.h"
 #include "restore.h"
 #include "sk-inet.h"
 
@@ -22,7 +23,7 @@ static size_t nr_descs;
 
 static bool shareable(const FileEntry *f)
 {
-	return f->has_tree_desc && f->tree_desc &&
+	return f->has_tree_desc && f->tree_desc && !rst_procfd_is(f) && /* opened by each holder, late */
 	       ((f->reg && f->reg->path &&
 		 (f->kind == FILE_KIND__FILE_REG || f->kind == FILE_KIND__FILE_CHR)) ||
 		rst_sk_kind(f->kind));

@@ -21,6 +21,7 @@
 #include "ghost.h"
 #include "locks.h"
 #include "pipes.h"
+#include "procfd.h"
 #include "restore.h"
 #include "sk-inet.h"
 
@@ -175,7 +176,9 @@ static int open_one(struct rst_task *t, const struct fd_plan *p, size_t i, char 
 	const FdinfoEntry *fi = t->fdinfo[i];
 	const FileEntry *f = rst_file_by_id(t, fi->id);
 	size_t j = first_of(t, i);
-	if (j < i) { /* same open file description as an earlier fd */
+	if (rst_procfd_is(f))
+		return 0; /* a file of /proc/PID: opened once the tree is there (restore-procfd.c) */
+	if (j < i) {	  /* same open file description as an earlier fd */
 		if (dup2(t->fdinfo[j]->fd, fi->fd) < 0)
 			return rst_errmsg(msg, len, "fd %d: dup2 from fd %d", fi->fd, t->fdinfo[j]->fd);
 	} else if (open_kind(t, p, i, f, msg, len)) {

@@ -17,6 +17,7 @@
 #include "locks.h"
 #include "log.h"
 #include "pipes.h"
+#include "procfd.h"
 #include "evfd.h"
 #include "restore.h"
 #include "sk-inet.h"
@@ -290,6 +291,8 @@ static int check_fds(struct rst_task *t, struct cr_err *e)
 			return cr_fail_errno(e, ENOTSUP, "fd %d: unsupported file kind %d", fi->fd, f->kind);
 		if (!f->reg || !f->reg->path)
 			return cr_fail_errno(e, EBADMSG, "files.img: file id %u has no path", f->id);
+		if (rst_procfd_is(f))
+			continue; /* its process is made by the restore (restore-procfd.c) */
 		if (f->reg->deleted && !f->reg->has_ghost_id)
 			return cr_fail_errno(e, ENOTSUP, "fd %d: deleted file %s is not supported", fi->fd,
 					     f->reg->path);

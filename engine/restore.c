@@ -19,6 +19,7 @@
 #include "fault.h"
 #include "log.h"
 #include "pipes.h"
+#include "procfd.h"
 #include "evfd.h"
 #include "restore.h"
 #include "seize.h"
@@ -582,7 +583,8 @@ static int restore_tree(struct cr_opts *o, struct rst_task **tsp, size_t *np, st
 	    rst_fdshare_prepare(*tsp, *np, e) || rst_shmem_prepare(*tsp, *np, e) ||
 	    rst_ipc_shm_prepare(*tsp, *np, e) || rst_evfd_share(*tsp, *np, e) ||
 	    rst_tty_prepare(o, *tsp, *np, e) || rst_sk_unix_prepare(*tsp, *np, e) ||
-	    rst_tree_plan(o, tsp, np, e) || fault_check(o, FI_RESTORE_AFTER_LOAD, e))
+	    rst_tree_plan(o, tsp, np, e) || rst_procfd_prepare(*tsp, *np, e) ||
+	    fault_check(o, FI_RESTORE_AFTER_LOAD, e))
 		return -1;
 	for (size_t i = 0; i < *np; i++)
 		if (!(*tsp)[i].zombie && !(*tsp)[i].helper && rst_area_build(&(*tsp)[i], e))
@@ -628,6 +630,7 @@ int eng_restore(struct cr_opts *o, pid_t *root_pid, struct cr_err *err)
 	rst_shmem_done();	/* and of shared memory */
 	rst_ipc_shm_done(ret != 0);
 	rst_fdshare_done(); /* and of shared open files */
+	rst_procfd_done();
 	rst_evfd_share_done();
 	rst_tty_done(ret);
 	rst_sk_unix_done(ret != 0); /* and of unix sockets (a failure removes their files) */
