@@ -146,11 +146,13 @@ static int arrive(bool wait, char *msg, size_t len)
 {
 	int32_t now = __atomic_add_fetch(&barrier->arrived, 1, __ATOMIC_SEQ_CST);
 	wake_all(&barrier->arrived);
-	struct timespec one = {1, 0};
-	for (int s = 0; wait && now < barrier->expected; s++) {
+	struct timespec one = {1, 0}, t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (wait && now < barrier->expected) {
 		if (__atomic_load_n(&barrier->failed, __ATOMIC_SEQ_CST))
 			kill(getpid(), SIGKILL); /* another process failed: its reason is the one to report */
-		if (s >= PROCFD_WAIT_S) {
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		if (t1.tv_sec - t0.tv_sec >= PROCFD_WAIT_S) {
 			snprintf(msg, len, "files of /proc: %d of %d processes of the tree got there", now,
 				 barrier->expected);
 			return -1;
