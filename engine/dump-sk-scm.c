@@ -82,22 +82,10 @@ void dump_scm_free(struct dump_scm *s)
 
 int dump_sk_scm_check(const FileEntry *fe, struct cr_err *e)
 {
-	switch (fe->kind) {
-	case FILE_KIND__FILE_REG:
-	case FILE_KIND__FILE_CHR:
-	case FILE_KIND__FILE_PIPE:
-	case FILE_KIND__FILE_UNIXSK:
-	case FILE_KIND__FILE_EVENTFD:
-	case FILE_KIND__FILE_SIGNALFD:
-	case FILE_KIND__FILE_TIMERFD:
-	case FILE_KIND__FILE_MEMFD:
-	case FILE_KIND__FILE_INOTIFY:
-	case FILE_KIND__FILE_FANOTIFY:
+	if (sk_scm_kind(fe->kind))
 		return 0;
-	default:
-		return cr_fail_errno(
-		    e, ENOTSUP, "crshim makes this kind of file (%d) only in a process's fd table", fe->kind);
-	}
+	return cr_fail_errno(e, ENOTSUP, "crshim makes this kind of file (%d) only in a process's fd table",
+			     fe->kind);
 }
 
 /* One carried file: its entry; an error becomes one line naming the carrying socket. */

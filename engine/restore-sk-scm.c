@@ -6,10 +6,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "evfd.h"
-#include "fdshare.h"
 #include "log.h"
-#include "pipes.h"
 #include "restore.h"
 #include "sk-unix.h"
 
@@ -42,27 +39,13 @@ static bool first_of_socket(const struct rst_task *ts, size_t k, size_t i)
 /* Carried file f of task t: made once here (unix sockets: by restore-sk-unix.c). */
 static int make_once(struct rst_task *ts, size_t n, const struct rst_task *t, FileEntry *f, struct cr_err *e)
 {
-	switch (f->kind) {
-	case FILE_KIND__FILE_INHERIT:
-	case FILE_KIND__FILE_UNIXSK:
+	if (f->kind == FILE_KIND__FILE_INHERIT) /* made already, for an earlier socket */
 		return 0;
-	case FILE_KIND__FILE_PIPE:
-		return f->pipe ? rst_pipes_share_one(ts, n, f->pipe, e)
-			       : cr_fail_errno(e, EBADMSG, "file id %u: no pipe", f->id);
-	case FILE_KIND__FILE_REG:
-	case FILE_KIND__FILE_CHR:
-		return rst_fdshare_one(ts, n, f, e);
-	case FILE_KIND__FILE_EVENTFD:
-	case FILE_KIND__FILE_SIGNALFD:
-	case FILE_KIND__FILE_TIMERFD:
-	case FILE_KIND__FILE_MEMFD:
-	case FILE_KIND__FILE_INOTIFY:
-	case FILE_KIND__FILE_FANOTIFY:
-		return rst_evfd_share_one(ts, n, t, f, e);
-	default:
+	sk_scm_make_fn make = sk_scm_kind(f->kind);
+	if (!make)
 		return cr_fail_errno(e, ENOTSUP, "file id %u of kind %d cannot be made in flight", f->id,
 				     f->kind);
-	}
+	return make(ts, n, t, f, e);
 }
 
 static int prepare_socket(struct rst_task *ts, size_t n, struct rst_task *t, const UnixSkEntry *u,

@@ -67,6 +67,11 @@ void dump_scm_free(struct dump_scm *s);
 int dump_sk_scm_check(const FileEntry *fe, struct cr_err *e);
 
 struct rst_task;
+/* sk-scm-kinds.c: how restore makes a carried file of a kind once in crshim; NULL for a kind that cannot be
+ * in flight (the dump refuses it: dump_sk_scm_check). */
+typedef int (*sk_scm_make_fn)(struct rst_task *ts, size_t n, const struct rst_task *t, FileEntry *f,
+			      struct cr_err *e);
+sk_scm_make_fn sk_scm_kind(FileKind kind);
 /* Parent, after loading the tree, before the sharing passes: make every carried file once in crshim. */
 int rst_sk_scm_prepare(struct rst_task *ts, size_t n, struct cr_err *e);
 /* The entry of carried file id of task t (same_fd followed), NULL if none. */
