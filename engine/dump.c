@@ -107,14 +107,8 @@ static bool thread_known(const struct dump_ctx *c, pid_t tid)
 /* A thread that is gone, or dead and only still listed (zombie, exiting). */
 static bool thread_dead(pid_t pid, pid_t tid)
 {
-	char path[64], buf[256];
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", pid, tid);
-	__cleanup_close int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
-	if (n <= 0)
-		return true;
-	buf[n] = '\0';
-	const char *p = strrchr(buf, ')');
+	char buf[256];
+	const char *p = proc_stat_comm_end(pid, tid, buf, sizeof(buf));
 	return !p || p[1] != ' ' || p[2] == 'Z' || p[2] == 'X' || p[2] == 'x';
 }
 

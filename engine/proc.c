@@ -1,4 +1,4 @@
-/* /proc/PID parsers for dump. */
+/* /proc/PID parsers for dump (and a few small reads for restore). */
 #define LOG_PREFIX "proc: "
 #include <errno.h>
 #include <fcntl.h>
@@ -13,6 +13,26 @@
 #include "log.h"
 #include "proc.h"
 #include "vma-flags.h"
+
+ssize_t proc_read_small(const char *path, char *buf, size_t size)
+{
+	__cleanup_close int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : read(fd, buf, size - 1);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	return n;
+}
+
+const char *proc_stat_comm_end(pid_t pid, pid_t tid, char *buf, size_t size)
+{
+	char path[64];
+	if (tid > 0)
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", pid, tid);
+	else
+		snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	return proc_read_small(path, buf, size) < 0 ? NULL : strrchr(buf, ')');
+}
 
 int proc_read(pid_t pid, const char *name, char **bufp, size_t *lenp, struct cr_err *e)
 {

@@ -19,6 +19,7 @@
 #include "cleanup.h"
 #include "evfd.h"
 #include "log.h"
+#include "proc.h"
 #include "restore.h"
 #include "shmem.h"
 
@@ -254,11 +255,8 @@ static bool pidfd_of(int fd, pid_t pid)
 {
 	char path[64], buf[512], *p;
 	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-	__cleanup_close int in = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n = in < 0 ? -1 : read(in, buf, sizeof(buf) - 1);
-	if (n <= 0)
+	if (proc_read_small(path, buf, sizeof(buf)) < 0)
 		return false;
-	buf[n] = '\0';
 	return (p = strstr(buf, "\nPid:")) && atoi(p + 6) == pid;
 }
 

@@ -80,26 +80,6 @@ static int find(uint32_t id)
 	return -1;
 }
 
-int rst_fdshare_prepare(struct rst_task *ts, size_t n, struct cr_err *e)
-{
-	for (size_t k = 0; k < n && n > 1; k++)
-		for (size_t i = 0; i < ts[k].nr_files; i++) {
-			FileEntry *f = ts[k].files[i];
-			if (!shareable(f) || holders(ts, n, f->tree_desc) < 2)
-				continue;
-			if (find(f->tree_desc) < 0 && open_once(f, e))
-				return cr_wrap(e, "task %d", ts[k].pid);
-			char *d = strdup(f->reg && f->reg->path ? f->reg->path : "socket");
-			if (!d)
-				return cr_fail_errno(e, ENOMEM, "out of memory");
-			free(f->inherit_desc);
-			f->inherit_desc = d;
-			f->kind = FILE_KIND__FILE_INHERIT;
-			f->inherit_fd = find(f->tree_desc), f->has_inherit_fd = 1;
-		}
-	return 0;
-}
-
 /* Entry f becomes FILE_INHERIT of crshim's fd of its description. */
 static int to_inherit(FileEntry *f, struct cr_err *e)
 {
@@ -110,6 +90,21 @@ static int to_inherit(FileEntry *f, struct cr_err *e)
 	f->inherit_desc = d;
 	f->kind = FILE_KIND__FILE_INHERIT;
 	f->inherit_fd = find(f->tree_desc), f->has_inherit_fd = 1;
+	return 0;
+}
+
+int rst_fdshare_prepare(struct rst_task *ts, size_t n, struct cr_err *e)
+{
+	for (size_t k = 0; k < n && n > 1; k++)
+		for (size_t i = 0; i < ts[k].nr_files; i++) {
+			FileEntry *f = ts[k].files[i];
+			if (!shareable(f) || holders(ts, n, f->tree_desc) < 2)
+				continue;
+			if (find(f->tree_desc) < 0 && open_once(f, e))
+				return cr_wrap(e, "task %d", ts[k].pid);
+			if (to_inherit(f, e))
+				return -1;
+		}
 	return 0;
 }
 

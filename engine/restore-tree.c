@@ -24,6 +24,7 @@
 
 #include "cleanup.h"
 #include "log.h"
+#include "proc.h"
 #include "restore.h"
 
 struct rst_task *rst_tree_task(struct rst_task *ts, size_t n, pid_t pid)
@@ -237,16 +238,8 @@ int rst_tree_plan(struct cr_opts *o, struct rst_task **tsp, size_t *np, struct c
 
 static int stat_ids(pid_t pid, int *pgid, int *sid)
 {
-	char path[64], buf[512];
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	__cleanup_close int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	ssize_t r = read(fd, buf, sizeof(buf) - 1);
-	if (r <= 0)
-		return -1;
-	buf[r] = '\0';
-	char *p = strrchr(buf, ')');
+	char buf[512];
+	const char *p = proc_stat_comm_end(pid, 0, buf, sizeof(buf));
 	char st;
 	int ppid;
 	if (!p || sscanf(p + 2, "%c %d %d %d", &st, &ppid, pgid, sid) != 4 || st == 'X')
@@ -258,14 +251,8 @@ static int stat_ids(pid_t pid, int *pgid, int *sid)
  * there yet is still being created by its parent. */
 bool rst_helper_ended(pid_t pid)
 {
-	char path[64], buf[512];
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	__cleanup_close int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t r = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
-	if (r <= 0)
-		return false;
-	buf[r] = '\0';
-	char *p = strrchr(buf, ')');
+	char buf[512];
+	const char *p = proc_stat_comm_end(pid, 0, buf, sizeof(buf));
 	return p && (p[2] == 'Z' || p[2] == 'X');
 }
 

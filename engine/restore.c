@@ -21,6 +21,7 @@
 #include "pipes.h"
 #include "procfd.h"
 #include "evfd.h"
+#include "proc.h"
 #include "restore.h"
 #include "seize.h"
 #include "ipc-shm.h"
@@ -401,16 +402,8 @@ static int write_pidfile(const char *path, pid_t pid, struct cr_err *e)
 /* /proc/PID/stat says it is a zombie or gone. */
 static bool task_dead(pid_t pid)
 {
-	char path[64], buf[256];
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	__cleanup_close int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return true;
-	ssize_t n = read(fd, buf, sizeof(buf) - 1);
-	if (n <= 0)
-		return true;
-	buf[n] = '\0';
-	char *p = strrchr(buf, ')');
+	char buf[256];
+	const char *p = proc_stat_comm_end(pid, 0, buf, sizeof(buf));
 	return !p || p[2] == 'Z' || p[2] == 'X';
 }
 
