@@ -1,10 +1,13 @@
 /* Process trees: the ids of a set of processes before the dump, compared after the restore. */
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <linux/kcmp.h>
 #include "zdtmtst.h"
 
 int tree_ids_of(pid_t pid, struct tree_ids *out)
@@ -118,4 +121,79 @@ void tree_record_slots(struct tree_ids *tab, pid_t *pids, int n)
 		pids[i] = tree_slots()[i];
 	pids[n] = getpid();
 	tree_record(tab, pids, n + 1);
+}
+
+pid_t tree_sleeper(void)
+{
+	pid_t p = fork();
+	if (p < 0)
+		fail("fork");
+	if (p == 0)
+		tree_sleep();
+	return p;
+}
+
+int tree_pidfd_reaped(void)
+{
+	pid_t gone = fork();
+	if (gone == 0)
+		_exit(0);
+	if (gone < 0)
+		return -1;
+	int fd = (int)syscall(SYS_pidfd_open, gone, 0);
+	waitpid(gone, NULL, 0);
+	return fd;
+}
+
+pid_t tree_fork_waiting(int (*fn)(void *), void *arg)
+{
+	sigset_t m;
+	sigemptyset(&m);
+	sigaddset(&m, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &m, NULL);
+	pid_t pid = fork();
+	if (pid < 0)
+		fail("fork");
+	if (pid == 0) {
+		int sig;
+		test_forked();
+		sigwait(&m, &sig);
+		_exit(fn(arg));
+	}
+	return pid;
+}
+
+int tree_waiting_go(pid_t pid)
+{
+	int st;
+	kill(pid, SIGUSR1);
+	return waitpid(pid, &st, 0) == pid ? st : -1; /* 0: exited with 0 */
+}
+
+int tree_same_file(pid_t pid, int fd)
+{
+	return syscall(SYS_kcmp, getpid(), pid, KCMP_FILE, fd, fd) == 0;
+}
+
+int pidns_count_proc(void)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	int n = 0;
+	if (!d)
+		return -1;
+	while ((de = readdir(d)))
+		n += atoi(de->d_name) > 0;
+	closedir(d);
+	return n;
+}
+
+int pidns_proc_self(void)
+{
+	char buf[32];
+	ssize_t r = readlink("/proc/self", buf, sizeof(buf) - 1);
+	if (r <= 0)
+		return -1;
+	buf[r] = '\0';
+	return atoi(buf);
 }

@@ -128,6 +128,20 @@ void tree_wait_slot(int slot);
  * pids[0..n-1] from the slots, pids[n] ourselves, and tree_record of all n + 1 (tab and pids hold n + 1). */
 void tree_wait_all(int n);
 void tree_record_slots(struct tree_ids *tab, pid_t *pids, int n);
+/* A child that sleeps until killed (tree_sleep); fails the test when fork fails. */
+pid_t tree_sleeper(void);
+/* A pidfd of a child that exited and was reaped (pidfd_open before the reap), -1 on error. */
+int tree_pidfd_reaped(void);
+/* A child that waits for SIGUSR1 (blocked in the test from here on), then exits with fn(arg).
+ * tree_waiting_go: SIGUSR1 to it, then its exit: 0 when it exited with 0, else its wait status (-1: not
+ * reaped). tree_same_file: fd of the test and fd of pid are one open file description (kcmp). */
+pid_t tree_fork_waiting(int (*fn)(void *), void *arg);
+int tree_waiting_go(pid_t pid);
+int tree_same_file(pid_t pid, int fd);
+/* PID namespaces: the number of processes in /proc (the namespace of the mounted /proc), and the pid the
+ * /proc/self link names (-1 on error). */
+int pidns_count_proc(void);
+int pidns_proc_self(void);
 
 /* lib/recstream.c: 16-byte sequence records streamed through the non-blocking channel w -> r (a pipe, a
  * stream socketpair) until SIGTERM, every record checked; fail()s if one is lost, doubled or out of order.

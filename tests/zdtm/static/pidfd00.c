@@ -32,21 +32,12 @@ static int pid_of(int fd)
 int main(int argc, char **argv)
 {
 	int self, kid, dead, ext, fl;
-	pid_t child, gone, parent = getppid();
+	pid_t child, parent = getppid();
 	siginfo_t si;
 
 	test_init(argc, argv);
-	child = fork();
-	if (child == 0) {
-		test_forked();
-		for (;;)
-			pause();
-	}
-	gone = fork();
-	if (gone == 0)
-		_exit(0);
-	dead = (int)syscall(SYS_pidfd_open, gone, 0);
-	waitpid(gone, NULL, 0);
+	child = tree_sleeper();
+	dead = tree_pidfd_reaped();
 	self = (int)syscall(SYS_pidfd_open, getpid(), O_NONBLOCK);
 	kid = (int)syscall(SYS_pidfd_open, child, 0);
 	ext = (int)syscall(SYS_pidfd_open, parent, 0);

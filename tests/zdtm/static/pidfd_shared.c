@@ -29,21 +29,12 @@ static void second(int kid, int go, int done)
 int main(int argc, char **argv)
 {
 	int kid, ext, dead, go[2], done[2], st;
-	pid_t sleeper, gone, other, parent = getppid();
+	pid_t sleeper, other, parent = getppid();
 	char c;
 
 	test_init(argc, argv);
-	sleeper = fork();
-	if (sleeper == 0) {
-		test_forked();
-		for (;;)
-			pause();
-	}
-	gone = fork();
-	if (gone == 0)
-		_exit(0);
-	dead = (int)syscall(SYS_pidfd_open, gone, 0);
-	waitpid(gone, NULL, 0);
+	sleeper = tree_sleeper();
+	dead = tree_pidfd_reaped();
 	kid = (int)syscall(SYS_pidfd_open, sleeper, 0);
 	ext = (int)syscall(SYS_pidfd_open, parent, 0);
 	if (kid < 0 || ext < 0 || dead < 0 || pipe(go) || pipe(done))

@@ -2,7 +2,6 @@
  * `unshare --pid --fork --mount-proc`): two children, a grandchild and a zombie. After restore the root is
  * still PID 1, every process has the same PID and parent inside the namespace, /proc shows this namespace
  * (only our processes, /proc/self is 1), and the zombie reports its status. */
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,35 +13,12 @@
 enum { C1, C2, G, Z, N };
 static volatile pid_t *sh;
 
-static int count_proc(void)
-{
-	DIR *d = opendir("/proc");
-	struct dirent *de;
-	int n = 0;
-	if (!d)
-		return -1;
-	while ((de = readdir(d)))
-		n += atoi(de->d_name) > 0;
-	closedir(d);
-	return n;
-}
-
-static int self_link(void)
-{
-	char buf[32];
-	ssize_t r = readlink("/proc/self", buf, sizeof(buf) - 1);
-	if (r <= 0)
-		return -1;
-	buf[r] = '\0';
-	return atoi(buf);
-}
-
 static void check(const pid_t *p, const struct tree_ids *tab, const char *when)
 {
-	if (getpid() != 1 || self_link() != 1)
-		fail("%s: getpid %d, /proc/self %d, want 1", when, getpid(), self_link());
-	if (count_proc() != N + 1)
-		fail("%s: %d processes in /proc, want %d", when, count_proc(), N + 1);
+	if (getpid() != 1 || pidns_proc_self() != 1)
+		fail("%s: getpid %d, /proc/self %d, want 1", when, getpid(), pidns_proc_self());
+	if (pidns_count_proc() != N + 1)
+		fail("%s: %d processes in /proc, want %d", when, pidns_count_proc(), N + 1);
 	for (int i = 0; i < N; i++) {
 		struct tree_ids now;
 		if (tree_ids_of(p[i], &now) || now.ppid != tab[i].ppid || now.state != tab[i].state)

@@ -3,7 +3,6 @@
  * and a child G (PID 2 there). After restore each process sees the same ids in its namespace (getpid,
  * getppid, N's thread's TID, /proc/self and the processes in N's /proc), and C still sees N under the same
  * PID. */
-#include <dirent.h>
 #include <linux/sched.h>
 #include <pthread.h>
 #include <sched.h>
@@ -28,35 +27,12 @@ static volatile struct shared {
 	int go, done[NP], thr_tid, thr_go, thr_tid_after;
 } * sh;
 
-static int count_proc(void)
-{
-	DIR *d = opendir("/proc");
-	struct dirent *de;
-	int n = 0;
-	if (!d)
-		return -1;
-	while ((de = readdir(d)))
-		n += atoi(de->d_name) > 0;
-	closedir(d);
-	return n;
-}
-
-static int self_link(void)
-{
-	char buf[32];
-	ssize_t r = readlink("/proc/self", buf, sizeof(buf) - 1);
-	if (r <= 0)
-		return -1;
-	buf[r] = '\0';
-	return atoi(buf);
-}
-
 static void record(volatile struct ids *x, int child)
 {
 	x->pid = getpid();
 	x->ppid = getppid();
-	x->nproc = count_proc();
-	x->self = self_link();
+	x->nproc = pidns_count_proc();
+	x->self = pidns_proc_self();
 	x->child = child;
 }
 
@@ -151,9 +127,9 @@ int main(int argc, char **argv)
 		     sh->before[G].pid, sh->before[N].nproc, sh->before[C].pid, sh->thr_tid);
 	test_daemon();
 	test_waitsig();
-	if (getpid() != 1 || self_link() != 1 || count_proc() != 4)
-		fail("init: pid %d, /proc/self %d, %d processes (want 1, 1, 4)", getpid(), self_link(),
-		     count_proc());
+	if (getpid() != 1 || pidns_proc_self() != 1 || pidns_count_proc() != 4)
+		fail("init: pid %d, /proc/self %d, %d processes (want 1, 1, 4)", getpid(), pidns_proc_self(),
+		     pidns_count_proc());
 	sh->go = 1;
 	sh->thr_go = 1;
 	for (int n = 0; sh->done[C] != 2 || sh->done[N] != 2 || sh->done[G] != 2 || !sh->thr_tid_after; n++) {

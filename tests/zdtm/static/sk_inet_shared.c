@@ -3,13 +3,9 @@
  * the same open file description), the listener accepts in the child a connection made by the parent,
  * and a datagram sent to the UDP port arrives. */
 #include <netinet/in.h>
-#include <signal.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/syscall.h>
-#include <sys/wait.h>
 #include <unistd.h>
-#include <linux/kcmp.h>
 #include "zdtmtst.h"
 
 static int bound(int type, struct sockaddr_in *a)
@@ -25,52 +21,37 @@ static int bound(int type, struct sockaddr_in *a)
 }
 
 /* the child: on SIGUSR1 accept one connection on lfd and answer "child" */
-static void child(int lfd)
+static int child(void *arg)
 {
-	sigset_t m;
-	int sig;
-	sigemptyset(&m);
-	sigaddset(&m, SIGUSR1);
-	sigwait(&m, &sig);
-	int c = accept(lfd, NULL, NULL);
-	_exit(c < 0 || write(c, "child", 5) != 5 ? 1 : 0);
+	int c = accept(*(int *)arg, NULL, NULL);
+	return c < 0 || write(c, "child", 5) != 5 ? 1 : 0;
 }
 
 int main(int argc, char **argv)
 {
 	struct sockaddr_in la, ua;
-	sigset_t m;
 	char buf[8];
 	int st;
 	test_init(argc, argv);
 	int lfd = bound(SOCK_STREAM, &la), ufd = bound(SOCK_DGRAM, &ua);
 	if (listen(lfd, 8))
 		fail("listen");
-	sigemptyset(&m);
-	sigaddset(&m, SIGUSR1);
-	sigprocmask(SIG_BLOCK, &m, NULL);
-	pid_t pid = fork();
-	if (pid < 0)
-		fail("fork");
-	if (pid == 0) {
-		test_forked();
-		child(lfd);
-	}
+	pid_t pid = tree_fork_waiting(child, &lfd);
 
 	test_daemon();
 	test_waitsig();
 
-	if (syscall(SYS_kcmp, getpid(), pid, KCMP_FILE, lfd, lfd) != 0)
+	if (!tree_same_file(pid, lfd))
 		fail("the listener is not one socket of parent and child any more");
-	if (syscall(SYS_kcmp, getpid(), pid, KCMP_FILE, ufd, ufd) != 0)
+	if (!tree_same_file(pid, ufd))
 		fail("the UDP socket is not one socket of parent and child any more");
 	int c = socket(AF_INET, SOCK_STREAM, 0);
 	if (c < 0 || connect(c, (struct sockaddr *)&la, sizeof(la)))
 		fail("connect to the shared listener");
-	kill(pid, SIGUSR1);
+	st = tree_waiting_go(pid);
 	if (read(c, buf, 5) != 5 || memcmp(buf, "child", 5))
 		fail("the child did not accept on the shared listener");
-	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st))
+	if (st)
 		fail("child exit status %#x", st);
 	int u = socket(AF_INET, SOCK_DGRAM, 0);
 	if (sendto(u, "dgram", 5, 0, (struct sockaddr *)&ua, sizeof(ua)) != 5 || recv(ufd, buf, 5, 0) != 5 ||

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -133,7 +134,33 @@ static inline void udp_check(const char *what, int fd, const struct udp_dg *want
 		fail("%s: more datagrams than the %zu sent", what, n);
 }
 
-/* A sender outside the dumped tree (double fork: reparented to the runner's reaper): it sends, for each
+/* Fork a process outside the dumped tree (double fork: reparented to the runner's reaper, in a session of
+ * its own) with only fds 0-2 and the nk of keep open: true in it, false in the test (once the middle one is
+ * reaped). */
+static inline bool udp_fork_outside(const int *keep, size_t nk)
+{
+	pid_t pid = fork();
+	if (pid < 0)
+		fail("fork");
+	if (pid == 0) {
+		test_forked();
+		if (fork())
+			_exit(0);
+		setsid();
+		for (int fd = 3; fd < 1024; fd++) { /* the test's sockets stay the test's only */
+			bool k = false;
+			for (size_t i = 0; i < nk; i++)
+				k |= fd == keep[i];
+			if (!k)
+				close(fd);
+		}
+		return true;
+	}
+	waitpid(pid, NULL, 0);
+	return false;
+}
+
+/* A sender outside the dumped tree (udp_fork_outside: reparented to the runner's reaper): it sends, for each
  * byte k read from the returned pipe, datagram k of its list, and says so with a byte on *ack. After EOF
  * it keeps its sockets (ports busy) until a datagram comes to one of them, 120 s at most. */
 struct udp_out {
@@ -145,25 +172,14 @@ struct udp_out {
 
 static inline int udp_outsider(struct udp_out *o, size_t n, int *ack)
 {
-	int go[2], back[2];
+	int go[2], back[2], keep[n + 2];
 	if (pipe(go) || pipe(back))
 		fail("pipe");
-	pid_t pid = fork();
-	if (pid < 0)
-		fail("fork");
-	if (pid == 0) {
-		test_forked();
-		if (fork())
-			_exit(0);
-		setsid();
+	keep[0] = go[0], keep[1] = back[1];
+	for (size_t i = 0; i < n; i++)
+		keep[i + 2] = o[i].fd;
+	if (udp_fork_outside(keep, n + 2)) {
 		alarm(300);
-		for (int fd = 3; fd < 1024; fd++) { /* the test's sockets stay the test's only */
-			int keep = fd == go[0] || fd == back[1];
-			for (size_t i = 0; i < n; i++)
-				keep |= fd == o[i].fd;
-			if (!keep)
-				close(fd);
-		}
 		unsigned char k;
 		while (read(go[0], &k, 1) == 1 && k < n) {
 			udp_send(o[k].fd, o[k].to, o[k].len, o[k].seed);
@@ -178,7 +194,6 @@ static inline int udp_outsider(struct udp_out *o, size_t n, int *ack)
 		_exit(0);
 	}
 	close(go[0]), close(back[1]);
-	waitpid(pid, NULL, 0);
 	for (size_t i = 0; i < n; i++) /* the outsider's, not ours (the same fd may come twice) */
 		if (o[i].fd >= 0 && fcntl(o[i].fd, F_GETFD) >= 0)
 			close(o[i].fd);

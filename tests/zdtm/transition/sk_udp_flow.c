@@ -29,20 +29,8 @@ int main(int argc, char **argv)
 	test_init(argc, argv);
 	int s = udp_bound(AF_INET, "127.0.0.1", &sa);
 	int r = udp_bound(AF_INET, "127.0.0.1", &ra);
-	pid_t pid = fork();
-	if (pid < 0)
-		fail("fork");
-	if (pid == 0) {
-		test_forked();
-		if (fork())
-			_exit(0);
-		setsid();
-		for (int fd = 3; fd < 1024; fd++)
-			if (fd != s)
-				close(fd);
+	if (udp_fork_outside(&s, 1))
 		sender(s, &ra);
-	}
-	waitpid(pid, NULL, 0);
 	close(s);
 	udp_wait(r);
 	test_daemon();
