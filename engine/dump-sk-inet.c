@@ -374,7 +374,7 @@ static int fill_inet(struct dump_ctx *c, int fd, int cfd, int family, uint32_t f
 		else if (fill_tcp(c, cfd, ie, e))
 			return -1;
 	}
-	if (sk_queue_dump_inet(c->pid, fd, cfd, ie, e))
+	if (sk_queue_dump_inet(c->o, c->pid, fd, cfd, ie, e))
 		return -1;
 	pr_debug("fd %d: inet socket family %d type %d proto %d state %u, %zu options\n", fd, family, type,
 		 proto, ie->state, n);
@@ -400,7 +400,7 @@ int dump_sk_fill(struct dump_ctx *c, int fd, uint32_t fl, FileEntry *fe, struct 
 	else
 		ret = cr_fail(e, "socket of family %d is not supported yet", dom);
 	if (!ret && (dom == AF_NETLINK || dom == AF_PACKET))
-		sk_queue_warn(c->pid, fd, cfd, dom == AF_NETLINK ? "netlink" : "packet");
+		sk_queue_warn(c->o, c->pid, fd, cfd, dom == AF_NETLINK ? "netlink" : "packet");
 	return ret ? cr_wrap(e, "fd %d (socket, pid %d)", fd, c->pid) : 0;
 }
 

@@ -186,17 +186,14 @@ static bool has_sys_admin(void)
 	return d[CAP_SYS_ADMIN / 32].effective & (1u << (CAP_SYS_ADMIN % 32));
 }
 
-/* A direction left in place: one line on stderr (whatever the log level and file). */
+/* A direction left in place: a warning for the user (eng_notice). */
 static void warn_left(const struct dump_ctx *c, int fd, const char *link, const char *what, int bytes,
 		      const char *why)
 {
 	if (bytes <= 0)
 		return;
-	if (strcmp(log_path(), "stderr"))
-		fprintf(stderr, "crshim: warning: pid %d fd %d (%s): %d bytes queued %s are not saved (%s)\n",
-			c->pid, fd, link, bytes, what, why);
-	pr_warn("pid %d fd %d (%s): %d bytes queued %s are not saved (%s)\n", c->pid, fd, link, bytes, what,
-		why);
+	eng_notice(c->o, "pid %d fd %d (%s): %d bytes queued %s are not saved (%s)", c->pid, fd, link, bytes,
+		   what, why);
 }
 
 /* Our own open of the slave of the master cfd (nonblocking; a locked pty is unlocked for the time). */

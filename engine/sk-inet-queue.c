@@ -37,22 +37,21 @@ static uint32_t rmem(int sk)
 
 /* ---------------------------------------------------------------- dump */
 
-static void warn_lost(int pid, int fd, const char *kind, uint32_t bytes, const char *why)
+static void warn_lost(const struct cr_opts *o, int pid, int fd, const char *kind, uint32_t bytes,
+		      const char *why)
 {
-	fprintf(
-	    stderr,
-	    "crshim: warning: pid %d fd %d: %s socket: %u bytes of queued data (receive queue memory) are "
-	    "not saved (%s): lost at restore\n",
-	    pid, fd, kind, bytes, why);
-	pr_warn("pid %d fd %d: %s socket: %u bytes queued (receive queue memory) not saved (%s)\n", pid, fd,
-		kind, bytes, why);
+	eng_notice(o,
+		   "pid %d fd %d: %s socket: %u bytes of queued data (receive queue memory) are not saved "
+		   "(%s): lost at restore",
+		   pid, fd, kind, bytes, why);
 }
 
-void sk_queue_warn(int pid, int fd, int cfd, const char *kind)
+void sk_queue_warn(const struct cr_opts *o, int pid, int fd, int cfd, const char *kind)
 {
 	uint32_t q = rmem(cfd);
 	if (q)
-		warn_lost(pid, fd, kind, q, "messages from the kernel or the network cannot be queued again");
+		warn_lost(o, pid, fd, kind, q,
+			  "messages from the kernel or the network cannot be queued again");
 }
 
 static int add_dgram(InetSkEntry *ie, size_t *cap, const uint8_t *d, size_t n,
@@ -118,7 +117,8 @@ static int set_peek_off(int cfd, int v)
 
 /* Walk the queue at growing peek offsets. A zero-length datagram that was peeked before is skipped by
  * peeks at an offset: the head one is found by a plain peek first. */
-static int walk(int pid, int fd, int cfd, InetSkEntry *ie, uint8_t *buf, struct cr_err *e)
+static int walk(const struct cr_opts *o, int pid, int fd, int cfd, InetSkEntry *ie, uint8_t *buf,
+		struct cr_err *e)
 {
 	struct sockaddr_storage ss, head;
 	size_t n = 0, cap = 0, head_len = 1;
@@ -132,12 +132,11 @@ static int walk(int pid, int fd, int cfd, InetSkEntry *ie, uint8_t *buf, struct 
 	while ((r = peek_one(cfd, buf, PEEK_MAX, &ss, &n)) != 0) {
 		if (r < 0 && errno != EBADF && errno != ENOTSOCK && errs++ < 8) {
 			/* sock_error(): the task would have read it next; it is gone now */
-			fprintf(stderr,
-				"crshim: warning: pid %d fd %d: UDP socket: its pending error (%s) was read "
-				"while saving the queue: the task will not see it\n",
-				pid, fd, strerror(errno));
-			pr_warn("pid %d fd %d: pending socket error %d read while saving the queue\n", pid,
-				fd, errno);
+			eng_notice(
+			    o,
+			    "pid %d fd %d: UDP socket: its pending error (%s) was read while saving the "
+			    "queue: the task will not see it",
+			    pid, fd, strerror(errno));
 			continue;
 		}
 		if (r < 0)
@@ -162,14 +161,14 @@ static bool is_udp(const InetSkEntry *ie)
 	return ie->type == SOCK_DGRAM && ie->protocol == IPPROTO_UDP;
 }
 
-int sk_queue_dump_inet(int pid, int fd, int cfd, InetSkEntry *ie, struct cr_err *e)
+int sk_queue_dump_inet(const struct cr_opts *o, int pid, int fd, int cfd, InetSkEntry *ie, struct cr_err *e)
 {
 	if (ie->type == SOCK_STREAM)
 		return 0;
 	uint32_t q = rmem(cfd);
 	if (!is_udp(ie)) {
 		if (q)
-			warn_lost(pid, fd, ie->type == SOCK_RAW ? "raw" : "ICMP", q,
+			warn_lost(o, pid, fd, ie->type == SOCK_RAW ? "raw" : "ICMP", q,
 				  "replies and packets from the network cannot be queued again");
 		return 0;
 	}
@@ -184,7 +183,7 @@ int sk_queue_dump_inet(int pid, int fd, int cfd, InetSkEntry *ie, struct cr_err 
 	uint8_t *buf = malloc(PEEK_MAX);
 	if (!buf)
 		return cr_fail_errno(e, ENOMEM, "out of memory");
-	int r = walk(pid, fd, cfd, ie, buf, e);
+	int r = walk(o, pid, fd, cfd, ie, buf, e);
 	free(buf);
 	if (set_peek_off(cfd, old) && !r)
 		r = cr_fail_sys(e, "fd %d: SO_PEEK_OFF back to %d", fd, old);

@@ -21,11 +21,13 @@
 #include "crshim.h"
 #include "image.h"
 
+struct cr_opts;
 /* Dump: the queued datagrams of the UDP socket cfd (the task's fd, pid) into ie->rqueue; for a
- * datagram socket whose queue is not saved, a warning. ie's family, type and protocol are set. */
-int sk_queue_dump_inet(int pid, int fd, int cfd, InetSkEntry *ie, struct cr_err *e);
+ * datagram socket whose queue is not saved, a warning (eng_notice). ie's family, type and protocol are set.
+ */
+int sk_queue_dump_inet(const struct cr_opts *o, int pid, int fd, int cfd, InetSkEntry *ie, struct cr_err *e);
 /* Dump: warn if the socket cfd (netlink, packet: kind names it) has data queued (not saved). */
-void sk_queue_warn(int pid, int fd, int cfd, const char *kind);
+void sk_queue_warn(const struct cr_opts *o, int pid, int fd, int cfd, const char *kind);
 void sk_queue_free(InetSkEntry *ie);
 /* Restore, before bind: from now on only the datagrams put back get into sk (a socket filter). */
 void sk_queue_filter(int sk, const InetSkEntry *ie);
