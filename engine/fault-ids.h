@@ -24,6 +24,7 @@ enum fault_id {
 	FI_RESTORER_BEFORE_CREDS = 15, /* blob: signals, timers, rlimits restored, creds not yet */
 	FI_RESTORE_BEFORE_RESUME = 16, /* final ptrace stop: registers set, before detaching */
 	FI_RESTORE_AFTER_DETACH = 17,  /* task detached and running; crshim kills it and fails */
+	FI_RESTORE_BEFORE_LOAD = 18,   /* images dir open, no image read yet */
 	/* degrade: must not fail, force a fallback */
 	FI_NO_PAGEMAP_SCAN = 50,      /* dump: read /proc/PID/pagemap instead of the PAGEMAP_SCAN ioctl */
 	FI_NO_VDSO_SYSCALL = 51,      /* dump: poke a syscall insn at the task's ip, not the vDSO's */

@@ -42,6 +42,7 @@ static const struct fault_point table[] = {
      "restore: final ptrace stop, registers set, before detaching"},
     {FI_RESTORE_AFTER_DETACH, "restore-after-detach", F, 6,
      "restore: task detached (post-restore); crshim kills it and fails"},
+    {FI_RESTORE_BEFORE_LOAD, "restore-before-load", F, 0, "restore: images dir open, no image read yet"},
     {FI_NO_PAGEMAP_SCAN, "no-pagemap-scan", D, 135, "dump: read /proc/PID/pagemap instead of PAGEMAP_SCAN"},
     {FI_NO_VDSO_SYSCALL, "no-vdso-syscall", D, 0, "dump: poke a syscall insn at the ip, not the vDSO's"},
     {FI_NO_VM_READV, "no-vm-readv", D, 0, "dump: read pages from /proc/PID/mem, not process_vm_readv"},

@@ -3,6 +3,7 @@
  * parent checks the entries first and removes the network locks once the tree runs (or the restore failed).
  */
 #define LOG_PREFIX "restore-sk: "
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -185,18 +186,54 @@ void rst_sk_tcp_close(struct rst_task *t)
 	}
 }
 
+/* The lock of f's connection removed, unless it is the one removed last (last: its name). */
+static void unlock_of(const FileEntry *f, char *last, size_t len)
+{
+	const char *l = f->inet_sk && f->inet_sk->tcp ? f->inet_sk->tcp->netlock : NULL;
+	if (!l || !strcmp(last, l))
+		return;
+	struct cr_err e = {0};
+	if (net_unlock(l, &e))
+		pr_warn("%s\n", e.msg);
+	snprintf(last, len, "%s", l);
+}
+
 void rst_sk_unlock(struct rst_task *ts, size_t n)
 {
-	const char *done = NULL;
+	char last[64] = "";
 	for (size_t k = 0; k < n; k++)
-		for (size_t i = 0; i < ts[k].nr_files; i++) {
-			const FileEntry *f = ts[k].files[i];
-			const char *l = f->inet_sk && f->inet_sk->tcp ? f->inet_sk->tcp->netlock : NULL;
-			if (!l || (done && !strcmp(done, l)))
-				continue;
-			struct cr_err e = {0};
-			if (net_unlock(l, &e))
-				pr_warn("%s\n", e.msg);
-			done = l;
-		}
+		for (size_t i = 0; i < ts[k].nr_files; i++)
+			unlock_of(ts[k].files[i], last, sizeof(last));
+}
+
+/* The locks of the connections of one files image (what cannot be read is passed over). */
+static void unlock_image(int dirfd, const char *fname, char *last, size_t len)
+{
+	struct img_reader *r;
+	struct cr_err e = {0};
+	ProtobufCMessage *m;
+	if (img_open_name(dirfd, fname, &r, &e)) {
+		pr_warn("network locks of %s: %s\n", fname, e.msg);
+		return;
+	}
+	while (img_read(r, &m, &e) > 0) {
+		unlock_of((const FileEntry *)m, last, len);
+		protobuf_c_message_free_unpacked(m, NULL);
+	}
+	img_close(r);
+}
+
+void rst_sk_unlock_dir(int dirfd)
+{
+	char last[64] = "";
+	int fd = dirfd < 0 ? -1 : openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	__cleanup_closedir DIR *d = fd < 0 ? NULL : fdopendir(fd);
+	struct dirent *de;
+	if (!d && fd >= 0)
+		close(fd);
+	while (d && (de = readdir(d))) {
+		int id, k = img_kind_of(de->d_name, &id);
+		if (k == IMG_FILES || k == IMG_FILES_TASK)
+			unlock_image(dirfd, de->d_name, last, sizeof(last));
+	}
 }

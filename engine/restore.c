@@ -571,13 +571,13 @@ static int restore_tree(struct cr_opts *o, struct rst_task **tsp, size_t *np, st
 	t->fault = o->fault;
 	t->sibling = o->restore_sibling;
 	t->detached = o->detach;
-	if (rst_load(o, t, e) || load_tree(o, tsp, np, e) || rst_svm_prepare(*tsp, *np, e) ||
-	    rst_sk_scm_prepare(*tsp, *np, e) || rst_pipes_share(*tsp, *np, e) ||
-	    rst_fdshare_prepare(*tsp, *np, e) || rst_shmem_prepare(*tsp, *np, e) ||
-	    rst_ipc_shm_prepare(*tsp, *np, e) || rst_evfd_share(*tsp, *np, e) ||
-	    rst_tty_prepare(o, *tsp, *np, e) || rst_sk_unix_prepare(*tsp, *np, e) ||
-	    rst_tree_plan(o, tsp, np, e) || rst_procfd_prepare(*tsp, *np, e) ||
-	    fault_check(o, FI_RESTORE_AFTER_LOAD, e))
+	if (fault_check(o, FI_RESTORE_BEFORE_LOAD, e) || rst_load(o, t, e) || load_tree(o, tsp, np, e) ||
+	    rst_svm_prepare(*tsp, *np, e) || rst_sk_scm_prepare(*tsp, *np, e) ||
+	    rst_pipes_share(*tsp, *np, e) || rst_fdshare_prepare(*tsp, *np, e) ||
+	    rst_shmem_prepare(*tsp, *np, e) || rst_ipc_shm_prepare(*tsp, *np, e) ||
+	    rst_evfd_share(*tsp, *np, e) || rst_tty_prepare(o, *tsp, *np, e) ||
+	    rst_sk_unix_prepare(*tsp, *np, e) || rst_tree_plan(o, tsp, np, e) ||
+	    rst_procfd_prepare(*tsp, *np, e) || fault_check(o, FI_RESTORE_AFTER_LOAD, e))
 		return -1;
 	for (size_t i = 0; i < *np; i++)
 		if (!(*tsp)[i].zombie && !(*tsp)[i].helper && rst_area_build(&(*tsp)[i], e))
@@ -628,8 +628,12 @@ int eng_restore(struct cr_opts *o, pid_t *root_pid, struct cr_err *err)
 	rst_tty_done(ret);
 	rst_sk_unix_done(ret != 0); /* and of unix sockets (a failure removes their files) */
 	/* the connections are back: let their packets in; or the restore failed: the connections lived only
-	 * in the images (a retry needs a new dump), so no lock may stay behind either */
-	rst_sk_unlock(ts, n);
+	 * in the images (a retry needs a new dump), so no lock may stay behind either, also when the failure
+	 * came before the images loaded (read from the images again) */
+	if (ret)
+		rst_sk_unlock_dir(o->imgdir_fd);
+	else
+		rst_sk_unlock(ts, n);
 	if (!ret) {
 		double s = since(&t0);
 		*root_pid = ts[0].pid;

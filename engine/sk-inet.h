@@ -122,6 +122,9 @@ int tcp_half_closed_probe(char *d, size_t len);
 #define TCP_FIN_MARK 0x63724649
 /* Parent, once the tree runs: remove the network locks of the restored connections. */
 void rst_sk_unlock(struct rst_task *ts, size_t n);
+/* Parent, after a failed restore: remove the network locks named in the files images of dirfd, read again
+ * (the restore may have failed before they loaded). */
+void rst_sk_unlock_dir(int dirfd);
 
 /* errors as text in the restore child */
 #define sk_errmsg rst_errmsg /* restore.h: the child-side error text every fd kind uses */

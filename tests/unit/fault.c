@@ -36,7 +36,7 @@ static void t_parse(void)
 	ok(fault_parse("nonsense", &id, &e) < 0 && id == -1 && e.errnum == EINVAL, "unknown name refused");
 	ok(strstr(e.msg, "unknown fault point 'nonsense'") != NULL, "message names the value: %s", e.msg);
 	ok(fault_parse("0", &id, &e) < 0, "0 refused");
-	ok(fault_parse("18", &id, &e) < 0, "unused number refused");
+	ok(fault_parse("40", &id, &e) < 0, "unused number refused");
 	ok(fault_parse("-1", &id, &e) < 0, "negative refused");
 	ok(fault_parse("1x", &id, &e) < 0, "trailing junk refused");
 	ok(fault_parse(" 1", &id, &e) < 0, "leading space refused");
