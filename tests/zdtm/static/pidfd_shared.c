@@ -28,7 +28,7 @@ static void second(int kid, int go, int done)
 
 int main(int argc, char **argv)
 {
-	int kid, ext, dead, go[2], done[2], st;
+	int kid, ext, dead, go[2], done[2], st = 0;
 	pid_t sleeper, other, parent = getppid();
 	char c;
 
