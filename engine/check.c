@@ -33,23 +33,10 @@
 #include "cleanup.h"
 #include "crshim.h"
 #include "log.h"
+#include "pagemap-scan.h"
 #include "sk-inet.h"
 
 /* UAPI of newer kernels than the build host's headers (Linux 6.7+). */
-#ifndef PAGEMAP_SCAN
-struct page_region {
-	uint64_t start, end, categories;
-};
-struct pm_scan_arg {
-	uint64_t size, flags, start, end, walk_end, vec, vec_len, max_pages;
-	uint64_t category_inverted, category_mask, category_anyof_mask, return_mask;
-};
-#define PAGEMAP_SCAN _IOWR('f', 16, struct pm_scan_arg)
-#define PM_SCAN_WP_MATCHING (1 << 0)
-#define PM_SCAN_CHECK_WPASYNC (1 << 1)
-#define PAGE_IS_WRITTEN (1 << 1)
-#define PAGE_IS_PRESENT (1 << 3)
-#endif
 #ifndef UFFD_FEATURE_WP_ASYNC
 #define UFFD_FEATURE_WP_ASYNC (1 << 15)
 #endif

@@ -21,22 +21,8 @@
 #include "fault.h"
 #include "ipc-shm.h"
 #include "log.h"
+#include "pagemap-scan.h"
 #include "shmem.h"
-
-#ifndef PAGEMAP_SCAN
-#define PAGE_IS_FILE (1 << 2)
-#define PAGE_IS_PRESENT (1 << 3)
-#define PAGE_IS_SWAPPED (1 << 4)
-#define PAGE_IS_PFNZERO (1 << 5)
-struct page_region {
-	uint64_t start, end, categories;
-};
-struct pm_scan_arg {
-	uint64_t size, flags, start, end, walk_end, vec, vec_len, max_pages;
-	uint64_t category_inverted, category_mask, category_anyof_mask, return_mask;
-};
-#define PAGEMAP_SCAN _IOWR('f', 16, struct pm_scan_arg)
-#endif
 
 /* One run of pages to dump: read with process_vm_readv (fd < 0) or pread(fd, foff). */
 struct prange {

@@ -42,7 +42,7 @@ int dump_evfd_fill(struct dump_ctx *c, const struct evfd_src *s, FileEntry *fe, 
 void dump_evfd_release(FileEntry *fe);
 /* /proc/PID/fdinfo/FD as a malloc'ed string. */
 int dump_evfd_fdinfo(pid_t pid, int fd, char **out, struct cr_err *e);
-/* A copy of the task's fd (same open file description) through pidfd_getfd. */
+/* A copy of the task's fd (same open file description) through pidfd_getfd (also used by restore-epoll.c). */
 int dump_evfd_take(pid_t pid, int fd, struct cr_err *e);
 /* The kinds in their own files. */
 int dump_epoll_fill(struct dump_ctx *c, const struct evfd_src *s, FileEntry *fe, struct cr_err *e);

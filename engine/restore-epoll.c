@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "cleanup.h"
@@ -111,23 +110,12 @@ int rst_epoll_fill(struct rst_task *t, int lo, const FileEntry *f, const FdinfoE
 	return 0;
 }
 
-static int take(pid_t pid, int fd, struct cr_err *e)
-{
-	__cleanup_close int pfd = (int)syscall(SYS_pidfd_open, pid, 0);
-	if (pfd < 0)
-		return cr_fail_sys(e, "pidfd_open %d", pid);
-	int cfd = (int)syscall(SYS_pidfd_getfd, pfd, fd, 0);
-	if (cfd < 0)
-		return cr_fail_sys(e, "pidfd_getfd %d fd %d", pid, fd);
-	return cfd;
-}
-
 static int add_remote(pid_t pid, int epfd, const EpollTfdEntry *te, struct cr_err *e)
 {
-	__cleanup_close int ep = take(pid, epfd, e);
+	__cleanup_close int ep = dump_evfd_take(pid, epfd, e);
 	if (ep < 0)
 		return -1;
-	__cleanup_close int tgt = take(te->target_pid, te->target_fd, e);
+	__cleanup_close int tgt = dump_evfd_take(te->target_pid, te->target_fd, e);
 	if (tgt < 0)
 		return -1;
 	struct epoll_event ev = {.events = te->events, .data.u64 = te->data};

@@ -386,14 +386,7 @@ static int to_inherit(FileEntry *f, int fd, pid_t pid, int hfd, struct cr_err *e
 {
 	char desc[64];
 	snprintf(desc, sizeof(desc), "event fd %d of task %d", hfd, pid);
-	char *d = strdup(desc);
-	if (!d)
-		return cr_fail_errno(e, ENOMEM, "out of memory");
-	free(f->inherit_desc);
-	f->inherit_desc = d;
-	f->kind = FILE_KIND__FILE_INHERIT;
-	f->inherit_fd = fd, f->has_inherit_fd = 1;
-	return 0;
+	return rst_file_inherit(f, fd, desc, e);
 }
 
 /* Make the file of the holder h (fd hfd of task hpid) here, once; h becomes FILE_INHERIT of it. */

@@ -80,17 +80,22 @@ static int find(uint32_t id)
 	return -1;
 }
 
-/* Entry f becomes FILE_INHERIT of crshim's fd of its description. */
-static int to_inherit(FileEntry *f, struct cr_err *e)
+int rst_file_inherit(FileEntry *f, int fd, const char *desc, struct cr_err *e)
 {
-	char *d = strdup(f->reg && f->reg->path ? f->reg->path : "socket");
+	char *d = strdup(desc);
 	if (!d)
 		return cr_fail_errno(e, ENOMEM, "out of memory");
 	free(f->inherit_desc);
 	f->inherit_desc = d;
 	f->kind = FILE_KIND__FILE_INHERIT;
-	f->inherit_fd = find(f->tree_desc), f->has_inherit_fd = 1;
+	f->inherit_fd = fd, f->has_inherit_fd = 1;
 	return 0;
+}
+
+/* Entry f becomes FILE_INHERIT of crshim's fd of its description. */
+static int to_inherit(FileEntry *f, struct cr_err *e)
+{
+	return rst_file_inherit(f, find(f->tree_desc), f->reg && f->reg->path ? f->reg->path : "socket", e);
 }
 
 int rst_fdshare_prepare(struct rst_task *ts, size_t n, struct cr_err *e)

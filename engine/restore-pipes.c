@@ -366,14 +366,7 @@ static int inherit_shared(FileEntry *f, const struct shared_pipe *sp, struct cr_
 {
 	char desc[48];
 	snprintf(desc, sizeof(desc), "pipe:[%" PRIu64 "]", sp->id);
-	char *d = strdup(desc);
-	if (!d)
-		return cr_fail_errno(e, ENOMEM, "out of memory");
-	free(f->inherit_desc);
-	f->inherit_desc = d;
-	f->kind = FILE_KIND__FILE_INHERIT;
-	f->inherit_fd = (f->pipe->flags & O_ACCMODE) == O_WRONLY ? sp->wfd : sp->rfd, f->has_inherit_fd = 1;
-	return 0;
+	return rst_file_inherit(f, (f->pipe->flags & O_ACCMODE) == O_WRONLY ? sp->wfd : sp->rfd, desc, e);
 }
 
 int rst_pipes_share(struct rst_task *ts, size_t n, struct cr_err *e)

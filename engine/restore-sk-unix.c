@@ -658,13 +658,10 @@ static int to_inherit(struct rst_task *ts, size_t n, struct cr_err *e)
 			const struct rsk *r = find(f->unix_sk->ino);
 			char desc[48];
 			snprintf(desc, sizeof(desc), "socket:[%u]", f->unix_sk->ino);
-			char *d = strdup(desc);
-			if (!d || !r)
-				return free(d), cr_fail_errno(e, ENOMEM, "out of memory");
-			free(f->inherit_desc);
-			f->inherit_desc = d;
-			f->kind = FILE_KIND__FILE_INHERIT;
-			f->inherit_fd = r->fd, f->has_inherit_fd = 1;
+			if (!r)
+				return cr_fail_errno(e, ENOMEM, "out of memory");
+			if (rst_file_inherit(f, r->fd, desc, e))
+				return -1;
 		}
 	return 0;
 }

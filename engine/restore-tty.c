@@ -296,14 +296,7 @@ static int inherit(FileEntry *f, int fd, struct cr_err *e)
 		snprintf(desc, sizeof(desc), "%s (was %s)", own_path, f->tty->path ? f->tty->path : "?");
 	else
 		snprintf(desc, sizeof(desc), "pty %u %s", f->tty->index, f->tty->master ? "master" : "slave");
-	char *d = strdup(desc);
-	if (!d)
-		return cr_fail_errno(e, ENOMEM, "out of memory");
-	free(f->inherit_desc);
-	f->inherit_desc = d;
-	f->kind = FILE_KIND__FILE_INHERIT;
-	f->inherit_fd = fd, f->has_inherit_fd = 1;
-	return 0;
+	return rst_file_inherit(f, fd, desc, e);
 }
 
 static int check_entry(const struct cr_opts *o, const FileEntry *f, struct cr_err *e)

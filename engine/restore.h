@@ -101,6 +101,9 @@ int rst_load(struct cr_opts *o, struct rst_task *t, struct cr_err *e);
 int rst_load_task(struct cr_opts *o, struct rst_task *t, struct cr_err *e);
 void rst_free(struct rst_task *t);
 const FileEntry *rst_file_by_id(const struct rst_task *t, uint32_t id);
+/* restore-fdshare.c: entry f becomes FILE_INHERIT of crshim's fd (made once for the whole tree), desc naming
+ * it in messages. */
+int rst_file_inherit(FileEntry *f, int fd, const char *desc, struct cr_err *e);
 
 /* restore-pages.c: load the root task's pagemap and verify every block with all CPUs; large private
  * anonymous VMAs are mapped and filled here already ("prefilled"), the child inherits them. */
