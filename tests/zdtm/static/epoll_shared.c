@@ -35,7 +35,7 @@ static void child(int ep, int go, int done)
 
 int main(int argc, char **argv)
 {
-	int ep, p[2], go[2], done[2], st, n;
+	int ep, p[2], go[2], done[2], st = 0, n;
 	uint64_t seen = 0;
 	char c;
 	struct epoll_event ev = {.events = EPOLLIN, .data.u64 = 1}, out[8];

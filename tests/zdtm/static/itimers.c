@@ -27,6 +27,7 @@ static void burn_cpu(long usec)
 			x += i;
 		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &b);
 	} while ((b.tv_sec - a.tv_sec) * 1000000L + (b.tv_nsec - a.tv_nsec) / 1000 < usec);
+	(void)x;
 }
 
 int main(int argc, char **argv)

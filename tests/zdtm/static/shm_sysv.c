@@ -13,7 +13,7 @@
 
 int main(int argc, char **argv)
 {
-	int id, ctl[2], st;
+	int id, ctl[2], st = 0;
 	volatile uint8_t *m;
 	pid_t ch;
 

@@ -80,7 +80,7 @@ int main(int argc, char **argv)
 	check_ids(AC, "accepted socket", 1234, 4321);
 	check_ids(PA, "socketpair", getuid(), getgid());
 	check_ids(LS, "listener", getuid(), getgid());
-	int st;
+	int st = 0;
 	if (write(ctl[1], "g", 1) != 1 || waitpid(ch, &st, 0) != ch || !WIFEXITED(st) || WEXITSTATUS(st))
 		fail("child: its socket's SO_PEERCRED does not name us (status %#x)", st);
 	unlink("peercred.sock");
