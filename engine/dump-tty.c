@@ -275,6 +275,19 @@ static void fill_ctty(struct dump_ctx *c, dev_t slave, TtyEntry *t)
 	t->fg_pgrp = (int32_t)c->stat.f[8], t->has_fg_pgrp = 1;
 }
 
+/* A session leader whose controlling terminal is a pty: its index and foreground group go into its pstree
+ * entry, so that the restore gives it back even when the leader holds no fd of it (the pair is made if the
+ * tree has it). */
+void dump_tty_pstree(const struct dump_ctx *c, PstreeEntry *pe)
+{
+	int64_t nr = c->stat.f[7];
+	unsigned maj = (unsigned)((nr >> 8) & 0xfff), min = (unsigned)((nr & 0xff) | ((nr >> 12) & 0xfff00));
+	if (!nr || c->stat.f[6] != c->pid || maj < PTY_SLAVE_MAJOR_FIRST || maj >= PTY_SLAVE_MAJOR_FIRST + 8)
+		return;
+	pe->ctty_index = (maj - PTY_SLAVE_MAJOR_FIRST) * 256 + min, pe->has_ctty_index = 1;
+	pe->ctty_fg_pgrp = (int32_t)c->stat.f[8], pe->has_ctty_fg_pgrp = 1;
+}
+
 void dump_tty_ext(struct dump_ctx *c, const char *link, const struct stat *st, FileEntry *fe,
 		  struct dump_tty_ent *te)
 {

@@ -28,6 +28,7 @@
 #include "fdshare.h"
 #include "ipc-shm.h"
 #include "shmem.h"
+#include "tty.h"
 
 int dump_created(struct dump_ctx *c, enum img_kind k, int id, struct cr_err *e)
 {
@@ -252,6 +253,7 @@ static int write_pstree(struct dump_tree *tr, struct cr_err *e)
 		}
 		pe.n_threads = c->nth + 1, pe.threads = tids;
 		dump_pidns_pstree(c, &pe);
+		dump_tty_pstree(c, &pe);
 		if (img_write(w, &pe.base, e)) {
 			img_abort(w);
 			return -1;

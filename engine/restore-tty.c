@@ -406,6 +406,26 @@ static const FileEntry *ctty_entry(const struct rst_task *l)
 	return NULL;
 }
 
+/* An fd of the session's controlling terminal: the leader's own entry, else (the leader held no fd of it) a
+ * new slave fd from the pair's master crshim made (inherited, still open here); -1 if there is none. */
+static int ctty_fd(const struct rst_task *l, const TtyEntry **tty, int32_t *fg, bool *own)
+{
+	const FileEntry *f = ctty_entry(l);
+	*own = false;
+	if (f) {
+		*tty = f->tty;
+		*fg = f->tty->has_fg_pgrp ? f->tty->fg_pgrp : 0;
+		return f->inherit_fd;
+	}
+	const struct rtty_pair *p = l->pst->has_ctty_index ? find_pair(l->pst->ctty_index) : NULL;
+	if (!p)
+		return -1;
+	*tty = NULL;
+	*fg = l->pst->has_ctty_fg_pgrp ? l->pst->ctty_fg_pgrp : 0;
+	*own = true;
+	return ioctl(p->master, TIOCGPTPEER, O_RDWR | O_NOCTTY | O_CLOEXEC);
+}
+
 int rst_tty_child_session(const struct rst_task *t, char *msg, size_t len)
 {
 	const PstreeEntry *p = t->pst;
@@ -413,14 +433,19 @@ int rst_tty_child_session(const struct rst_task *t, char *msg, size_t len)
 	for (size_t i = 0; i < t->ntree && !l; i++)
 		if (t->tree[i].pid == p->sid)
 			l = &t->tree[i];
-	const FileEntry *f = l ? ctty_entry(l) : NULL;
-	if (!f)
-		return 0;
-	if (l == t && ioctl(f->inherit_fd, TIOCSCTTY, 0))
-		return cmsg(msg, len, "take the controlling terminal (TIOCSCTTY)", t->pid);
+	const TtyEntry *tty = NULL;
+	int32_t fg = 0;
+	bool own = false;
+	int fd = l ? ctty_fd(l, &tty, &fg, &own) : -1;
+	if (fd < 0)
+		return own ? cmsg(msg, len, "open its controlling terminal (TIOCGPTPEER)", t->pid) : 0;
+	int r = 0;
+	if (l == t && ioctl(fd, TIOCSCTTY, 0))
+		r = cmsg(msg, len, "take the controlling terminal (TIOCSCTTY)", t->pid);
 	/* every signal is blocked here: no SIGTTOU for a background group */
-	if (f->tty->has_fg_pgrp && f->tty->fg_pgrp == t->pid && p->pgid == t->pid &&
-	    tcsetpgrp(f->inherit_fd, rst_pidns_vid(t, t->pid)))
-		return cmsg(msg, len, "make its group the terminal's foreground (tcsetpgrp)", t->pid);
-	return 0;
+	else if (fg && fg == t->pid && p->pgid == t->pid && tcsetpgrp(fd, rst_pidns_vid(t, t->pid)))
+		r = cmsg(msg, len, "make its group the terminal's foreground (tcsetpgrp)", t->pid);
+	if (own)
+		close(fd);
+	return r;
 }

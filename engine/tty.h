@@ -46,6 +46,8 @@ bool dump_tty_internal(const struct dump_ctx *c, const struct stat *st);
 /* Fill fe (kind FILE_TTY) for the task's fd (a pty master or slave; flags from fdinfo). */
 int dump_tty_fill(struct dump_ctx *c, int fd, const char *link, const struct stat *st, uint32_t flags,
 		  FileEntry *fe, struct dump_tty_ent *te, struct cr_err *e);
+/* A session leader's controlling pty (index, foreground group) into its pstree entry. */
+void dump_tty_pstree(const struct dump_ctx *c, PstreeEntry *pe);
 /* A terminal dumped as external (--external tty[..], inherit-fd.c): fe->tty gets only its path, rdev, dev and
  * whether it is the controlling terminal of the session this process leads (then the restore, having it from
  * --inherit-fd, takes it again); no index, so that it is no pty of the tree. */
