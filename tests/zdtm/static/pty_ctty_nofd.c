@@ -1,7 +1,7 @@
-/* A session leader whose controlling terminal is a pty of the tree, though it holds no fd of it (it opened the
- * slave, took it as its terminal and closed it; the master is in its parent, in another session). After restore
- * it still has it: /dev/tty opens the same pty, tcgetsid names it, its group is in the foreground, and when the
- * parent closes the master the child gets SIGHUP. */
+/* A session leader whose controlling terminal is a pty of the tree, though it holds no fd of it (it opened
+ * the slave, took it as its terminal and closed it; the master is in its parent, in another session). After
+ * restore it still has it: /dev/tty opens the same pty, tcgetsid names it, its group is in the foreground,
+ * and when the parent closes the master the child gets SIGHUP. */
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -79,9 +79,10 @@ static void on_usr1(int s)
 
 int main(int argc, char **argv)
 {
-	static const char *lost[] = {"/dev/tty cannot be opened (no controlling terminal)",
-				     "its controlling terminal (tty_nr) is another device", "tcgetsid does not name the child",
-				     "the child's group is not in the foreground", "no SIGHUP when the master closed"};
+	static const char *lost[] = {
+	    "/dev/tty cannot be opened (no controlling terminal)",
+	    "its controlling terminal (tty_nr) is another device", "tcgetsid does not name the child",
+	    "the child's group is not in the foreground", "no SIGHUP when the master closed"};
 	int p[2], st;
 	char c;
 	struct stat sst;
