@@ -99,10 +99,6 @@ const char *img_reader_name(const struct img_reader *r);
 void img_close(struct img_reader *r);
 /* Convenience: read the single record of an image. */
 int img_read_one(int dirfd, enum img_kind k, int id, ProtobufCMessage **out, struct cr_err *e);
-/* Each record of an image that may be missing (then there are none): fn(record, arg, e) until one returns
- * non-zero (then -1). The record is freed after fn. */
-int img_each(int dirfd, enum img_kind k, int id, int (*fn)(ProtobufCMessage *m, void *arg, struct cr_err *e),
-	     void *arg, struct cr_err *e);
 
 /* ---- pages ---- */
 struct page_writer;
