@@ -31,7 +31,7 @@ PROTO_C := $(patsubst proto/%.proto,$(B)/proto/%.pb-c.c,$(PROTOS))
 PROTO_H := $(PROTO_C:.c=.h)
 PROTO_O := $(PROTO_C:.c=.o)
 
-ENGINE_SRC := $(wildcard engine/*.c) $(wildcard ns/*.c) $(wildcard arch/*.c) $(wildcard arch/$(ARCH)/*.c)
+ENGINE_SRC := $(wildcard engine/*.c) $(filter-out engine/restorer/%,$(wildcard engine/*/*.c)) $(wildcard ns/*.c) $(wildcard arch/*.c) $(wildcard arch/$(ARCH)/*.c)
 ENGINE_O := $(patsubst %.c,$(B)/%.o,$(ENGINE_SRC)) $(PROTO_O) $(B)/restorer-blob.o
 SHIM_SRC := $(wildcard shim/*.c)
 SHIM_O := $(patsubst %.c,$(B)/%.o,$(SHIM_SRC))
@@ -77,7 +77,7 @@ $(B)/restorer.elf: $(BLOB_O) engine/restorer/restorer.lds
 $(B)/restorer.bin: $(B)/restorer.elf
 	$(OBJCOPY) -O binary $< $@
 
-$(B)/restorer-blob.o: engine/restorer-blob.S $(B)/restorer.bin
+$(B)/restorer-blob.o: engine/restorer/restorer-blob.S $(B)/restorer.bin
 	$(CC) -c -I $(B) -o $@ $<
 
 $(B)/libcrshim.a: $(ENGINE_O)

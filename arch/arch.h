@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
-#include "err.h"
+#include "base/err.h"
 
 const char *arch_name(void);   /* "x86_64" */
 size_t arch_gpregs_size(void); /* sizeof(struct user_regs_struct) */

@@ -9,7 +9,7 @@
 #include <sys/user.h>
 
 #include "arch.h"
-#include "err.h"
+#include "base/err.h"
 
 int arch_regset_get(pid_t tid, unsigned int note, const char *name, void *buf, size_t *len, struct cr_err *e)
 {

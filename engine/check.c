@@ -30,11 +30,11 @@
 #include <linux/seccomp.h>
 #include <linux/userfaultfd.h>
 
-#include "cleanup.h"
+#include "base/cleanup.h"
 #include "crshim.h"
-#include "log.h"
-#include "pagemap-scan.h"
-#include "sk-inet.h"
+#include "base/log.h"
+#include "mem/pagemap-scan.h"
+#include "net/sk-inet.h"
 
 /* UAPI of newer kernels than the build host's headers (Linux 6.7+). */
 #ifndef UFFD_FEATURE_WP_ASYNC

@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <sys/types.h>
-#include "err.h"
+#include "base/err.h"
 
 #define CRSHIM_VERSION "0.1.0"
 /* Image format version written by this release; images with a higher one are refused. */

@@ -17,18 +17,18 @@
 #include <unistd.h>
 
 #include "arch.h"
-#include "cleanup.h"
+#include "base/cleanup.h"
 #include "dump.h"
-#include "sk-inet.h"
-#include "fault.h"
-#include "ghost.h"
-#include "locks.h"
-#include "log.h"
+#include "net/sk-inet.h"
+#include "base/fault.h"
+#include "files/ghost.h"
+#include "files/locks.h"
+#include "base/log.h"
 #include "pid.h"
-#include "fdshare.h"
-#include "ipc-shm.h"
-#include "shmem.h"
-#include "tty.h"
+#include "files/fdshare.h"
+#include "mem/ipc-shm.h"
+#include "mem/shmem.h"
+#include "files/tty.h"
 
 int dump_created(struct dump_ctx *c, enum img_kind k, int id, struct cr_err *e)
 {

@@ -9,10 +9,10 @@
 #include <time.h>
 
 #include "crshim.h"
-#include "image.h"
-#include "infect.h"
-#include "proc.h"
-#include "seize.h"
+#include "image/image.h"
+#include "task/infect.h"
+#include "base/proc.h"
+#include "task/seize.h"
 
 #define DUMP_NSIG 64
 

@@ -22,13 +22,13 @@
 #include <unistd.h>
 
 #include "arch.h"
-#include "fault-ids.h"
-#include "log.h"
+#include "base/fault-ids.h"
+#include "base/log.h"
 #include "pid.h"
-#include "procfd.h"
+#include "files/procfd.h"
 #include "restore.h"
-#include "seccomp.h"
-#include "tty.h"
+#include "task/seccomp.h"
+#include "files/tty.h"
 
 #define RSEQ_UNREGISTER 1
 

@@ -11,16 +11,16 @@
 #include <unistd.h>
 
 #include "arch.h"
-#include "cleanup.h"
-#include "ghost.h"
-#include "inherit-fd.h"
-#include "locks.h"
-#include "log.h"
-#include "pipes.h"
-#include "procfd.h"
-#include "evfd.h"
+#include "base/cleanup.h"
+#include "files/ghost.h"
+#include "files/inherit-fd.h"
+#include "files/locks.h"
+#include "base/log.h"
+#include "files/pipes.h"
+#include "files/procfd.h"
+#include "files/evfd.h"
 #include "restore.h"
-#include "sk-inet.h"
+#include "net/sk-inet.h"
 
 /* Verify every image file of the dir (records, trailers, checksums, every page block) but the root task's
  * page blocks, which rst_pages_load checksums with all CPUs once the mm image is known. */

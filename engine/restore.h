@@ -12,7 +12,7 @@
 #include <sys/types.h>
 
 #include "crshim.h"
-#include "image.h"
+#include "image/image.h"
 #include "restorer/restorer-args.h"
 
 /* A file the blob maps (distinct path + access mode). */

@@ -10,7 +10,7 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 
-#include "cleanup.h"
+#include "base/cleanup.h"
 #include "pid.h"
 
 /* The last number of a "Key:\tA\tB\tC" line, and how many there are. */

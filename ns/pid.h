@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "err.h"
+#include "base/err.h"
 
 /* The ids of a task as /proc/PID/status NSpid/NSpgid/NSsid list them (our namespace first): the number of
  * levels and the innermost pid, pgid and sid (0 for a group/session outside that namespace). */

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
-#include "fault.h"
+#include "base/fault.h"
 
 enum {
 	OPT_TCP_EST = 256,

@@ -13,8 +13,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "cli.h"
-#include "fault.h"
-#include "log.h"
+#include "base/fault.h"
+#include "base/log.h"
 
 /* Absolute paths computed here live as long as the process (the opts point into them). */
 struct shim_paths {

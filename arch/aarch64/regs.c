@@ -13,7 +13,7 @@
 #include <sys/syscall.h>
 
 #include "arch.h"
-#include "err.h"
+#include "base/err.h"
 
 #ifndef NT_ARM_SVE
 #define NT_ARM_SVE 0x405

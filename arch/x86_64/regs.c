@@ -9,7 +9,7 @@
 #include <sys/syscall.h>
 
 #include "arch.h"
-#include "err.h"
+#include "base/err.h"
 
 #ifndef NT_X86_XSTATE
 #define NT_X86_XSTATE 0x202

@@ -14,11 +14,11 @@
 #include <linux/prctl.h>
 #include <linux/securebits.h>
 
-#include "fault-ids.h"
+#include "base/fault-ids.h"
 #include "restorer-args.h"
 #include "rst-svm.h"
 #include "rst-sys.h"
-#include "vma-flags.h"
+#include "mem/vma-flags.h"
 
 #ifndef PR_TIMER_CREATE_RESTORE_IDS
 #define PR_TIMER_CREATE_RESTORE_IDS 77

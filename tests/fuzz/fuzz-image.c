@@ -16,9 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "image.h"
+#include "image/image.h"
 #include "crshim.h"
-#include "csum.h"
+#include "image/csum.h"
 #include "kinds.h"
 
 static int dirfd_ = -1;

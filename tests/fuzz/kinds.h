@@ -6,7 +6,7 @@
 #define CRSHIM_FUZZ_KINDS_H
 #include <stdio.h>
 #include <string.h>
-#include "image.h"
+#include "image/image.h"
 #include "pagemap.pb-c.h"
 
 /* The page file kind of pagemap kind k, or -1 if k is not a pagemap kind. */

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "image.h"
+#include "image/image.h"
 #include "kinds.h"
 
 #define MAX_SEED (1u << 20)

@@ -7,7 +7,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include "../../shim/cli.c"
-#include "image.h"
+#include "image/image.h"
 #include "tap.h"
 
 static struct shim_cmd c;

@@ -9,8 +9,8 @@
 #include <unistd.h>
 
 #include "crshim.h"
-#include "csum.h"
-#include "image.h"
+#include "image/csum.h"
+#include "image/image.h"
 #include "tap.h"
 
 static char tmpdir[64];

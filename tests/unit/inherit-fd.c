@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "crshim.h"
-#include "log.h"
+#include "base/log.h"
 #include "tap.h"
 
 static struct cr_err err;

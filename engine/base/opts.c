@@ -1,0 +1,27 @@
+/* Per-run options (no globals). */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include "crshim.h"
+#define LOG_PREFIX ""
+#include "base/log.h"
+
+void eng_opts_init(struct cr_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->imgdir_fd = -1;
+	o->verbosity = 2;
+	o->ghost_limit = 1ull << 20;
+}
+
+void eng_notice(const struct cr_opts *o, const char *fmt, ...)
+{
+	char line[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	pr_warn("%s\n", line);
+	if (o && o->notice)
+		o->notice(o->notice_arg, line);
+}

@@ -1,0 +1,471 @@
+/* /proc/PID parsers for dump (and a few small reads for restore). */
+#define LOG_PREFIX "proc: "
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/cleanup.h"
+#include "base/log.h"
+#include "base/proc.h"
+#include "mem/vma-flags.h"
+
+ssize_t proc_read_small(const char *path, char *buf, size_t size)
+{
+	__cleanup_close int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : read(fd, buf, size - 1);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	return n;
+}
+
+const char *proc_stat_comm_end(pid_t pid, pid_t tid, char *buf, size_t size)
+{
+	char path[64];
+	if (tid > 0)
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", pid, tid);
+	else
+		snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	return proc_read_small(path, buf, size) < 0 ? NULL : strrchr(buf, ')');
+}
+
+int proc_read(pid_t pid, const char *name, char **bufp, size_t *lenp, struct cr_err *e)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/%s", pid, name);
+	__cleanup_close int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return cr_fail_sys(e, "open %s", path);
+	size_t cap = 4096, len = 0;
+	char *buf = malloc(cap);
+	if (!buf)
+		return cr_fail_errno(e, ENOMEM, "read %s: out of memory", path);
+	for (;;) {
+		if (cap - len < 4096) {
+			char *n = realloc(buf, cap * 2);
+			if (!n) {
+				free(buf);
+				return cr_fail_errno(e, ENOMEM, "read %s: out of memory", path);
+			}
+			buf = n;
+			cap *= 2;
+		}
+		ssize_t r = read(fd, buf + len, cap - len - 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			int err = errno;
+			free(buf);
+			return cr_fail_errno(e, err, "read %s", path);
+		}
+		if (r == 0)
+			break;
+		len += (size_t)r;
+	}
+	buf[len] = '\0';
+	*bufp = buf;
+	if (lenp)
+		*lenp = len;
+	return 0;
+}
+
+int proc_readlink(pid_t pid, const char *name, char **out, struct cr_err *e)
+{
+	char path[96], buf[PATH_MAX + 1];
+	snprintf(path, sizeof(path), "/proc/%d/%s", pid, name);
+	ssize_t n = readlink(path, buf, sizeof(buf) - 1);
+	if (n < 0)
+		return cr_fail_sys(e, "readlink %s", path);
+	buf[n] = '\0';
+	*out = strdup(buf);
+	if (!*out)
+		return cr_fail_errno(e, ENOMEM, "readlink %s: out of memory", path);
+	return 0;
+}
+
+static int parse_ids(const char *v, uint32_t out[4])
+{
+	unsigned a, b, c, d;
+	if (sscanf(v, "%u %u %u %u", &a, &b, &c, &d) != 4)
+		return -1;
+	out[0] = a, out[1] = b, out[2] = c, out[3] = d;
+	return 0;
+}
+
+static int parse_groups(const char *v, struct proc_status *st)
+{
+	size_t cap = 0;
+	const char *p = v;
+	for (;;) {
+		char *end;
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (!*p || *p == '\n')
+			return 0;
+		unsigned long g = strtoul(p, &end, 10);
+		if (end == p)
+			return -1;
+		if (st->ngroups == cap) {
+			cap = cap ? cap * 2 : 16;
+			uint32_t *n = realloc(st->groups, cap * sizeof(*n));
+			if (!n)
+				return -1;
+			st->groups = n;
+		}
+		st->groups[st->ngroups++] = (uint32_t)g;
+		p = end;
+	}
+}
+
+static int status_line(struct proc_status *st, const char *key, const char *v)
+{
+	if (!strcmp(key, "State"))
+		st->state = v[0];
+	else if (!strcmp(key, "Threads"))
+		st->threads = atoi(v);
+	else if (!strcmp(key, "PPid"))
+		st->ppid = atoi(v);
+	else if (!strcmp(key, "Uid"))
+		return parse_ids(v, st->uid);
+	else if (!strcmp(key, "Gid"))
+		return parse_ids(v, st->gid);
+	else if (!strcmp(key, "Groups"))
+		return parse_groups(v, st);
+	else if (!strcmp(key, "CapInh"))
+		st->cap_inh = strtoull(v, NULL, 16);
+	else if (!strcmp(key, "CapPrm"))
+		st->cap_prm = strtoull(v, NULL, 16);
+	else if (!strcmp(key, "CapEff"))
+		st->cap_eff = strtoull(v, NULL, 16);
+	else if (!strcmp(key, "CapBnd"))
+		st->cap_bnd = strtoull(v, NULL, 16);
+	else if (!strcmp(key, "CapAmb"))
+		st->cap_amb = strtoull(v, NULL, 16);
+	else if (!strcmp(key, "NoNewPrivs"))
+		st->no_new_privs = atoi(v);
+	else if (!strcmp(key, "Seccomp"))
+		st->seccomp = atoi(v);
+	else if (!strcmp(key, "Umask"))
+		st->umask = (int)strtol(v, NULL, 8);
+	else if (!strcmp(key, "SigBlk"))
+		st->sigblk = strtoull(v, NULL, 16);
+	return 0;
+}
+
+int proc_parse_status(pid_t pid, struct proc_status *st, struct cr_err *e)
+{
+	return proc_parse_task_status(pid, 0, st, e);
+}
+
+int proc_parse_task_status(pid_t pid, pid_t tid, struct proc_status *st, struct cr_err *e)
+{
+	__cleanup_free char *buf = NULL;
+	char name[48] = "status";
+	memset(st, 0, sizeof(*st));
+	st->umask = -1;
+	if (tid)
+		snprintf(name, sizeof(name), "task/%d/status", tid);
+	if (proc_read(pid, name, &buf, NULL, e))
+		return -1;
+	char *save = NULL;
+	for (char *l = strtok_r(buf, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		char *c = strchr(l, ':');
+		if (!c)
+			continue;
+		*c++ = '\0';
+		while (*c == ' ' || *c == '\t')
+			c++;
+		if (status_line(st, l, c)) {
+			proc_status_free(st);
+			return cr_fail_errno(e, EINVAL, "/proc/%d/%s: cannot parse %s", pid, name, l);
+		}
+	}
+	if (!st->state) {
+		proc_status_free(st);
+		return cr_fail_errno(e, EINVAL, "/proc/%d/%s: no State", pid, name);
+	}
+	return 0;
+}
+
+void proc_status_free(struct proc_status *st)
+{
+	free(st->groups);
+	st->groups = NULL;
+	st->ngroups = 0;
+}
+
+int proc_parse_stat(pid_t pid, struct proc_stat *st, struct cr_err *e)
+{
+	__cleanup_free char *buf = NULL;
+	memset(st, 0, sizeof(*st));
+	if (proc_read(pid, "stat", &buf, NULL, e))
+		return -1;
+	char *p = strrchr(buf, ')');
+	if (!p || p[1] != ' ' || !p[2])
+		return cr_fail_errno(e, EINVAL, "/proc/%d/stat: malformed", pid);
+	p += 2;
+	st->state = *p++;
+	int n = 4;
+	while (n < PROC_STAT_FIELDS && *p) {
+		char *end;
+		while (*p == ' ')
+			p++;
+		if (!*p || *p == '\n')
+			break;
+		st->f[n++] = strtoll(p, &end, 10);
+		if (end == p)
+			return cr_fail_errno(e, EINVAL, "/proc/%d/stat: malformed field %d", pid, n - 1);
+		p = end;
+	}
+	if (n < 52)
+		return cr_fail_errno(e, EINVAL, "/proc/%d/stat: only %d fields", pid, n - 1);
+	return 0;
+}
+
+static int parse_limit(const char *s, uint64_t *v)
+{
+	while (*s == ' ')
+		s++;
+	if (!strncmp(s, "unlimited", 9)) {
+		*v = ~0ULL;
+		return 0;
+	}
+	char *end;
+	errno = 0;
+	*v = strtoull(s, &end, 10);
+	return (end == s || errno) ? -1 : 0;
+}
+
+int proc_parse_limits(pid_t pid, struct proc_rlimit lim[PROC_NR_RLIMITS], struct cr_err *e)
+{
+	__cleanup_free char *buf = NULL;
+	if (proc_read(pid, "limits", &buf, NULL, e))
+		return -1;
+	/* Fixed layout: "%-25s %-20s %-20s %-10s", one line per resource in RLIMIT_* order. */
+	char *save = NULL, *l;
+	int i = 0;
+	strtok_r(buf, "\n", &save); /* header */
+	for (l = strtok_r(NULL, "\n", &save); l && i < PROC_NR_RLIMITS;
+	     l = strtok_r(NULL, "\n", &save), i++) {
+		if (strlen(l) < 47 || parse_limit(l + 26, &lim[i].cur) || parse_limit(l + 47, &lim[i].max))
+			return cr_fail_errno(e, EINVAL, "/proc/%d/limits: cannot parse line %d: %s", pid,
+					     i + 1, l);
+	}
+	if (i != PROC_NR_RLIMITS)
+		return cr_fail_errno(e, EINVAL, "/proc/%d/limits: %d resources, expected %d", pid, i,
+				     PROC_NR_RLIMITS);
+	return 0;
+}
+
+static int timer_line(struct proc_timer *t, const char *l)
+{
+	char how[16], who[8];
+	int n;
+	if (sscanf(l, "signal: %d/%" SCNx64, &t->signo, &t->sival) >= 1)
+		return 0;
+	if (sscanf(l, "notify: %15[a-z]/%7[a-z].%d", how, who, &n) == 3) {
+		if (!strcmp(how, "signal"))
+			t->notify = 0; /* SIGEV_SIGNAL */
+		else if (!strcmp(how, "none"))
+			t->notify = 1; /* SIGEV_NONE */
+		else if (!strcmp(how, "thread"))
+			t->notify = 2; /* SIGEV_THREAD */
+		else
+			return -1;
+		if (!strcmp(who, "tid"))
+			t->notify |= 4; /* SIGEV_THREAD_ID */
+		t->notify_tid = n;
+		return 0;
+	}
+	if (sscanf(l, "ClockID: %d", &t->clock) == 1)
+		return 0;
+	return -1;
+}
+
+int proc_parse_timers(pid_t pid, struct proc_timer **tp, size_t *np, struct cr_err *e)
+{
+	__cleanup_free char *buf = NULL;
+	struct proc_timer *t = NULL;
+	size_t n = 0, cap = 0;
+	*tp = NULL;
+	*np = 0;
+	if (proc_read(pid, "timers", &buf, NULL, e))
+		return -1;
+	char *save = NULL;
+	for (char *l = strtok_r(buf, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		int id;
+		if (sscanf(l, "ID: %d", &id) == 1) {
+			if (n == cap) {
+				cap = cap ? cap * 2 : 8;
+				struct proc_timer *nt = realloc(t, cap * sizeof(*nt));
+				if (!nt) {
+					free(t);
+					return cr_fail_errno(e, ENOMEM, "/proc/%d/timers: out of memory",
+							     pid);
+				}
+				t = nt;
+			}
+			memset(&t[n], 0, sizeof(t[n]));
+			t[n++].id = id;
+			continue;
+		}
+		if (!n || timer_line(&t[n - 1], l)) {
+			free(t);
+			return cr_fail_errno(e, EINVAL, "/proc/%d/timers: cannot parse: %s", pid, l);
+		}
+	}
+	*tp = t;
+	*np = n;
+	return 0;
+}
+
+static const struct {
+	char name[3];
+	uint32_t madv, vmf;
+} vmflag_tab[] = {
+    {"dc", VMA_F_DONTFORK, 0},	 {"dd", VMA_F_DONTDUMP, 0},  {"hg", VMA_F_HUGEPAGE, 0},
+    {"nh", VMA_F_NOHUGEPAGE, 0}, {"mg", VMA_F_MERGEABLE, 0}, {"wf", VMA_F_WIPEONFORK, 0},
+    {"lo", VMA_F_LOCKED, 0},	 {"sr", VMA_F_SEQ_READ, 0},  {"rr", VMA_F_RAND_READ, 0},
+    {"gd", 0, PROC_VMA_GD},	 {"mw", 0, PROC_VMA_MW},     {"nr", 0, PROC_VMA_NR},
+};
+
+static void parse_vmflags(struct proc_vma *v, const char *s)
+{
+	v->has_vmflags = true;
+	while (*s) {
+		while (*s == ' ')
+			s++;
+		if (!s[0] || !s[1])
+			break;
+		for (size_t i = 0; i < ARRAY_SIZE(vmflag_tab); i++)
+			if (s[0] == vmflag_tab[i].name[0] && s[1] == vmflag_tab[i].name[1] &&
+			    (s[2] == ' ' || !s[2])) {
+				v->madv |= vmflag_tab[i].madv;
+				v->vmflags |= vmflag_tab[i].vmf;
+			}
+		while (*s && *s != ' ')
+			s++;
+	}
+}
+
+/* A maps header line; returns 1 if it is one, 0 if not. */
+static int parse_maps_line(char *l, struct proc_vma *v)
+{
+	unsigned long long s, en, off, ino;
+	unsigned maj, min;
+	int pos = 0;
+	if (sscanf(l, "%llx-%llx %4s %llx %x:%x %llu%n", &s, &en, v->perms, &off, &maj, &min, &ino, &pos) !=
+	    7)
+		return 0;
+	v->start = s, v->end = en, v->pgoff = off, v->dev_major = maj, v->dev_minor = min, v->ino = ino;
+	char *name = l + pos;
+	while (*name == ' ')
+		name++;
+	v->name = strdup(name);
+	return 1;
+}
+
+int proc_parse_smaps(pid_t pid, struct proc_vma **vp, size_t *np, struct cr_err *e)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/smaps", pid);
+	__cleanup_fclose FILE *f = fopen(path, "re");
+	if (!f)
+		return cr_fail_sys(e, "open %s", path);
+	struct proc_vma *v = NULL;
+	size_t n = 0, cap = 0, lsz = 0;
+	__cleanup_free char *line = NULL;
+	ssize_t len;
+	while ((len = getline(&line, &lsz, f)) > 0) {
+		if (line[len - 1] == '\n')
+			line[len - 1] = '\0';
+		if (!strncmp(line, "VmFlags:", 8)) {
+			if (n)
+				parse_vmflags(&v[n - 1], line + 8);
+			continue;
+		}
+		if (n == cap) {
+			cap = cap ? cap * 2 : 64;
+			struct proc_vma *nv = realloc(v, cap * sizeof(*nv));
+			if (!nv)
+				goto nomem;
+			v = nv;
+		}
+		memset(&v[n], 0, sizeof(v[n]));
+		if (!parse_maps_line(line, &v[n]))
+			continue;
+		if (!v[n].name) {
+			n++;
+			goto nomem;
+		}
+		n++;
+	}
+	if (ferror(f)) {
+		proc_vmas_free(v, n);
+		return cr_fail_sys(e, "read %s", path);
+	}
+	*vp = v;
+	*np = n;
+	return 0;
+nomem:
+	proc_vmas_free(v, n);
+	return cr_fail_errno(e, ENOMEM, "%s: out of memory", path);
+}
+
+void proc_vmas_free(struct proc_vma *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i].name);
+	free(v);
+}
+
+int proc_find_vdso(pid_t pid, uint64_t *start, uint64_t *end, struct cr_err *e)
+{
+	__cleanup_free char *buf = NULL;
+	if (proc_read(pid, "maps", &buf, NULL, e))
+		return -1;
+	char *save = NULL;
+	for (char *l = strtok_r(buf, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		struct proc_vma v = {0};
+		if (!parse_maps_line(l, &v))
+			continue;
+		int found = v.name && !strcmp(v.name, "[vdso]");
+		free(v.name);
+		if (found) {
+			*start = v.start;
+			*end = v.end;
+			return 0;
+		}
+	}
+	return 1;
+}
+
+int proc_parse_fdinfo(pid_t pid, int fd, struct proc_fdinfo *fi, struct cr_err *e)
+{
+	char name[48];
+	__cleanup_free char *buf = NULL;
+	memset(fi, 0, sizeof(*fi));
+	snprintf(name, sizeof(name), "fdinfo/%d", fd);
+	if (proc_read(pid, name, &buf, NULL, e))
+		return -1;
+	int got = 0;
+	char *save = NULL;
+	for (char *l = strtok_r(buf, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		unsigned long long pos;
+		unsigned flags;
+		if (sscanf(l, "pos: %llu", &pos) == 1)
+			fi->pos = pos, got |= 1;
+		else if (sscanf(l, "flags: %o", &flags) == 1)
+			fi->flags = flags, got |= 2;
+		else
+			sscanf(l, "mnt_id: %d", &fi->mnt_id);
+	}
+	if (got != 3)
+		return cr_fail_errno(e, EINVAL, "/proc/%d/fdinfo/%d: no pos/flags", pid, fd);
+	return 0;
+}

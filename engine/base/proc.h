@@ -1,0 +1,86 @@
+/* Parsers of /proc/PID files used by dump. All return < 0 and fill e on failure. */
+#ifndef CRSHIM_PROC_H
+#define CRSHIM_PROC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include "base/err.h"
+
+struct proc_status {
+	char state; /* R, S, D, T, t, Z, ... */
+	int threads;
+	int ppid;
+	uint32_t uid[4], gid[4]; /* real, effective, saved, fs */
+	uint32_t *groups;	 /* malloc'ed */
+	size_t ngroups;
+	uint64_t cap_inh, cap_prm, cap_eff, cap_bnd, cap_amb;
+	int no_new_privs;
+	int seccomp; /* 0 none, 1 strict, 2 filter */
+	int umask;   /* -1 if absent */
+	uint64_t sigblk;
+};
+int proc_parse_status(pid_t pid, struct proc_status *st, struct cr_err *e);
+/* The same for one thread (tid 0: the process): /proc/PID/task/TID/status. */
+int proc_parse_task_status(pid_t pid, pid_t tid, struct proc_status *st, struct cr_err *e);
+void proc_status_free(struct proc_status *st);
+
+/* /proc/PID/stat: f[n] is field n (1-based, as in proc(5)); field 2 (comm) and 3 (state) are not numeric. */
+#define PROC_STAT_FIELDS 53
+struct proc_stat {
+	char state;
+	int64_t f[PROC_STAT_FIELDS];
+};
+int proc_parse_stat(pid_t pid, struct proc_stat *st, struct cr_err *e);
+
+#define PROC_NR_RLIMITS 16
+struct proc_rlimit {
+	uint64_t cur, max; /* ~0 = unlimited */
+};
+int proc_parse_limits(pid_t pid, struct proc_rlimit lim[PROC_NR_RLIMITS], struct cr_err *e);
+
+struct proc_timer {
+	int id, signo, notify, notify_tid, clock;
+	uint64_t sival;
+};
+int proc_parse_timers(pid_t pid, struct proc_timer **t, size_t *n, struct cr_err *e);
+
+#define PROC_VMA_GD (1u << 0) /* growsdown */
+#define PROC_VMA_MW (1u << 1) /* maywrite */
+#define PROC_VMA_NR (1u << 2) /* noreserve (MAP_NORESERVE) */
+struct proc_vma {
+	uint64_t start, end, pgoff;
+	char perms[5];
+	unsigned dev_major, dev_minor;
+	uint64_t ino;
+	char *name;	  /* maps name column ("" for none), malloc'ed */
+	uint32_t madv;	  /* VMA_F_* (vma-flags.h) */
+	uint32_t vmflags; /* PROC_VMA_* */
+	bool has_vmflags;
+};
+/* Parse /proc/PID/smaps (with VmFlags). */
+int proc_parse_smaps(pid_t pid, struct proc_vma **v, size_t *n, struct cr_err *e);
+void proc_vmas_free(struct proc_vma *v, size_t n);
+/* The [vdso] range from /proc/PID/maps; 0 if found, 1 if there is none. */
+int proc_find_vdso(pid_t pid, uint64_t *start, uint64_t *end, struct cr_err *e);
+
+struct proc_fdinfo {
+	uint64_t pos;
+	uint32_t flags;
+	int mnt_id;
+};
+int proc_parse_fdinfo(pid_t pid, int fd, struct proc_fdinfo *fi, struct cr_err *e);
+
+/* A small /proc file (path) into buf, NUL-terminated (at most size - 1 bytes): its length, -1 when it cannot
+ * be opened or read or is empty. */
+ssize_t proc_read_small(const char *path, char *buf, size_t size);
+/* /proc/PID/stat (tid 0) or /proc/PID/task/TID/stat read into buf: the ")" that ends comm (the state is 2
+ * further), NULL when it is gone or unreadable. */
+const char *proc_stat_comm_end(pid_t pid, pid_t tid, char *buf, size_t size);
+/* Whole file into a malloc'ed, NUL-terminated buffer. */
+int proc_read(pid_t pid, const char *name, char **buf, size_t *len, struct cr_err *e);
+/* readlink /proc/PID/<name> into a malloc'ed string. */
+int proc_readlink(pid_t pid, const char *name, char **out, struct cr_err *e);
+
+#endif

@@ -1,0 +1,154 @@
+/* Dump of epoll instances (see evfd.h): the interest list from fdinfo ("tfd: N events: X data: D"), and
+ * for each entry the fd that holds its target file now, found with kcmp(KCMP_EPOLL_TFD): the fd of the
+ * same number in the task, else any other fd of the task (the one added was closed or moved), else an fd
+ * of another process of the tree. A target that no process of the tree holds any more is skipped (as CRIU
+ * does): nothing could make it again. */
+#define LOG_PREFIX "dump-epoll: "
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <linux/kcmp.h>
+
+#include "base/cleanup.h"
+#include "dump.h"
+#include "files/evfd.h"
+#include "base/log.h"
+
+struct epoll_slot { /* struct kcmp_epoll_slot */
+	uint32_t efd, tfd, toff;
+};
+
+static bool is_target(pid_t pid, int fd, pid_t epid, const struct epoll_slot *slot)
+{
+	return syscall(SYS_kcmp, pid, epid, KCMP_EPOLL_TFD, fd, slot) == 0;
+}
+
+/* An fd of process pid holding the target of slot (in epoll efd of epid); -1 if none. */
+static int scan_process(pid_t pid, pid_t epid, const struct epoll_slot *slot)
+{
+	char path[48];
+	snprintf(path, sizeof(path), "/proc/%d/fd", pid);
+	__cleanup_closedir DIR *d = opendir(path);
+	struct dirent *de;
+	while (d && (de = readdir(d)))
+		if (de->d_name[0] != '.' && is_target(pid, atoi(de->d_name), epid, slot))
+			return atoi(de->d_name);
+	return -1;
+}
+
+/* Where the target of entry (tfd, toff) of epoll efd lives now: 0 and *tpid, *tfdout; 1 if nowhere. */
+static int find_target(const struct dump_ctx *c, int efd, int tfd, uint32_t toff, pid_t *tpid, int *tfdout)
+{
+	struct epoll_slot slot = {(uint32_t)efd, (uint32_t)tfd, toff};
+	int fd = -1;
+	if (is_target(c->pid, tfd, c->pid, &slot))
+		fd = tfd;
+	else
+		fd = scan_process(c->pid, c->pid, &slot);
+	if (fd >= 0) {
+		*tpid = c->pid, *tfdout = fd;
+		return 0;
+	}
+	for (size_t i = 0; i < c->ntree; i++) {
+		const struct dump_ctx *o = &c->tree[i];
+		if (o->pid == c->pid || o->zombie)
+			continue;
+		if ((fd = scan_process(o->pid, c->pid, &slot)) >= 0) {
+			*tpid = o->pid, *tfdout = fd;
+			return 0;
+		}
+	}
+	return 1;
+}
+
+/* Parse one "tfd:" line. */
+static int parse_tfd(const char *p, int *tfd, uint32_t *events, uint64_t *data)
+{
+	unsigned ev;
+	unsigned long long d;
+	if (sscanf(p, "tfd: %d events: %x data: %llx", tfd, &ev, &d) != 3)
+		return -1;
+	*events = ev, *data = d;
+	return 0;
+}
+
+static int add_tfd(EpollEntry *ep, int tfd, uint32_t events, uint64_t data, pid_t tpid, int tfdnow,
+		   struct cr_err *e)
+{
+	EpollTfdEntry **nt = realloc(ep->tfd, (ep->n_tfd + 1) * sizeof(void *));
+	if (!nt)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	ep->tfd = nt;
+	EpollTfdEntry *t = malloc(sizeof(*t));
+	if (!t)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	epoll_tfd_entry__init(t);
+	t->tfd = tfd, t->has_tfd = 1;
+	t->events = events, t->has_events = 1;
+	t->data = data, t->has_data = 1;
+	t->target_pid = tpid, t->has_target_pid = 1;
+	t->target_fd = tfdnow, t->has_target_fd = 1;
+	ep->tfd[ep->n_tfd++] = t;
+	return 0;
+}
+
+/* toff of the entry: how many entries before it were added with the same fd number */
+static uint32_t same_before(const char *txt, const char *upto, int tfd)
+{
+	uint32_t n = 0;
+	for (const char *p = strstr(txt, "tfd:"); p && p < upto; p = strstr(p + 4, "tfd:")) {
+		int t;
+		uint32_t ev;
+		uint64_t d;
+		if (!parse_tfd(p, &t, &ev, &d) && t == tfd)
+			n++;
+	}
+	return n;
+}
+
+static int fill_list(struct dump_ctx *c, const struct evfd_src *s, const char *txt, EpollEntry *ep,
+		     struct cr_err *e)
+{
+	for (const char *p = strstr(txt, "tfd:"); p; p = strstr(p + 4, "tfd:")) {
+		int tfd, tfdnow;
+		uint32_t events;
+		uint64_t data;
+		pid_t tpid;
+		if (parse_tfd(p, &tfd, &events, &data))
+			return cr_fail_errno(e, EINVAL, "fd %d: epoll: bad fdinfo line", s->fd);
+		if (find_target(c, s->fd, tfd, same_before(txt, p, tfd), &tpid, &tfdnow)) {
+			pr_debug("fd %d: epoll target fd %d (events %#x) is held by no process of the tree: "
+				 "skipped\n",
+				 s->fd, tfd, events);
+			continue;
+		}
+		if (add_tfd(ep, tfd, events, data, tpid, tfdnow, e))
+			return -1;
+		pr_debug("fd %d: epoll target %d (now fd %d of %d) events %#x data %#llx\n", s->fd, tfd,
+			 tfdnow, tpid, events, (unsigned long long)data);
+	}
+	return 0;
+}
+
+int dump_epoll_fill(struct dump_ctx *c, const struct evfd_src *s, FileEntry *fe, struct cr_err *e)
+{
+	__cleanup_free char *txt = NULL;
+	if (dump_evfd_fdinfo(s->pid, s->fd, &txt, e))
+		return cr_wrap(e, "fd %d", s->fd);
+	EpollEntry *ep = malloc(sizeof(*ep));
+	if (!ep)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	epoll_entry__init(ep);
+	ep->flags = s->flags, ep->has_flags = 1;
+	if (fill_list(c, s, txt, ep, e)) {
+		protobuf_c_message_free_unpacked(&ep->base, NULL);
+		return -1;
+	}
+	fe->epoll = ep;
+	fe->kind = FILE_KIND__FILE_EPOLL, fe->has_kind = 1;
+	return 0;
+}

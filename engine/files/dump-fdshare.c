@@ -1,0 +1,79 @@
+/* Tree-wide numbers of open file descriptions (see fdshare.h). */
+#define LOG_PREFIX "dump-fdshare: "
+#include <errno.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <linux/kcmp.h>
+
+#include "dump.h"
+#include "files/fdshare.h"
+#include "base/log.h"
+
+struct desc {
+	pid_t pid;
+	int fd;
+	dev_t dev;
+	ino_t ino;
+	uint32_t id;
+};
+
+struct dump_fdshare {
+	struct desc *d;
+	size_t n;
+	uint32_t next;
+	int *keep; /* crshim's copies of files in flight */
+	size_t nkeep;
+};
+
+int dump_fdshare_new(struct dump_fdshare **out, struct cr_err *e)
+{
+	*out = calloc(1, sizeof(**out));
+	return *out ? 0 : cr_fail_errno(e, ENOMEM, "out of memory");
+}
+
+void dump_fdshare_free(struct dump_fdshare *s)
+{
+	if (s) {
+		free(s->d);
+		for (size_t i = 0; i < s->nkeep; i++)
+			close(s->keep[i]);
+		free(s->keep);
+	}
+	free(s);
+}
+
+int dump_fdshare_keep(struct dump_fdshare *s, int fd, struct cr_err *e)
+{
+	int *nk = realloc(s->keep, (s->nkeep + 1) * sizeof(*nk));
+	if (!nk) {
+		close(fd);
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	}
+	s->keep = nk;
+	s->keep[s->nkeep++] = fd;
+	return 0;
+}
+
+int dump_fdshare_id(struct dump_ctx *c, int fd, const struct stat *st, uint32_t *id, struct cr_err *e)
+{
+	struct dump_fdshare *s = c->fdsh;
+	for (size_t i = 0; i < s->n; i++) {
+		const struct desc *d = &s->d[i];
+		if (d->pid == c->pid || d->dev != st->st_dev || d->ino != st->st_ino)
+			continue;
+		if (syscall(SYS_kcmp, d->pid, c->pid, KCMP_FILE, d->fd, fd) == 0) {
+			*id = d->id;
+			pr_debug("task %d fd %d: the description of task %d fd %d\n", c->pid, fd, d->pid,
+				 d->fd);
+			return 0;
+		}
+	}
+	struct desc *nd = realloc(s->d, (s->n + 1) * sizeof(*nd));
+	if (!nd)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	s->d = nd;
+	*id = ++s->next;
+	s->d[s->n++] = (struct desc){c->pid, fd, st->st_dev, st->st_ino, *id};
+	return 0;
+}

@@ -1,0 +1,253 @@
+/* Dump of ghost files (see ghost.h): the data extents of each unlinked file the task holds, found with
+ * SEEK_DATA/SEEK_HOLE, read through a fresh open of /proc/PID/fd/N (or of a map_files link). */
+#define LOG_PREFIX "dump-ghost: "
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "base/cleanup.h"
+#include "dump.h"
+#include "files/ghost.h"
+#include "base/log.h"
+
+#define GHOST_CHUNK (1u << 20)	      /* bytes per ghost_chunk */
+#define GHOST_RECORD_DATA (32u << 20) /* chunk bytes per image record (records are <= 64 MiB) */
+
+struct dump_ghosts {
+	GhostFileEntry **g;
+	size_t n;
+};
+
+static void ghost_entry_free(GhostFileEntry *g)
+{
+	if (!g)
+		return;
+	for (size_t i = 0; i < g->n_chunks; i++) {
+		free(g->chunks[i]->data.data);
+		free(g->chunks[i]);
+	}
+	free(g->chunks);
+	free(g->path);
+	free(g);
+}
+
+void dump_ghost_free(struct dump_ctx *c)
+{
+	struct dump_ghosts *d = c->ghosts;
+	if (!d)
+		return;
+	for (size_t i = 0; i < d->n; i++)
+		ghost_entry_free(d->g[i]);
+	free(d->g);
+	free(d);
+	c->ghosts = NULL;
+}
+
+static int add_chunk(GhostFileEntry *g, int fd, uint64_t off, size_t len, struct cr_err *e)
+{
+	GhostChunk **nc = realloc(g->chunks, (g->n_chunks + 1) * sizeof(void *));
+	if (!nc)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	g->chunks = nc;
+	GhostChunk *ch = malloc(sizeof(*ch));
+	uint8_t *buf = malloc(len ? len : 1);
+	if (!ch || !buf) {
+		free(ch);
+		free(buf);
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	}
+	ghost_chunk__init(ch);
+	ch->off = off, ch->has_off = 1;
+	ch->data.data = buf, ch->data.len = len, ch->has_data = 1;
+	g->chunks[g->n_chunks++] = ch;
+	for (size_t done = 0; done < len;) {
+		ssize_t r = pread(fd, buf + done, len - done, (off_t)(off + done));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) { /* shrank under us: keep what we have, the size is set at restore */
+			ch->data.len = done;
+			return r < 0 ? cr_fail_sys(e, "read at %llu", (unsigned long long)(off + done)) : 0;
+		}
+		done += (size_t)r;
+	}
+	return 0;
+}
+
+/* The data extents of fd (the whole file where SEEK_DATA is not supported), at most limit bytes. */
+static int read_extents(GhostFileEntry *g, int fd, uint64_t size, uint64_t limit, uint64_t *total,
+			struct cr_err *e)
+{
+	uint64_t off = 0;
+	*total = 0;
+	while (off < size) {
+		off_t d = lseek(fd, (off_t)off, SEEK_DATA), h;
+		if (d < 0 && errno == ENXIO)
+			break;
+		if (d < 0) /* no SEEK_DATA here: all of it is data */
+			d = (off_t)off, h = (off_t)size;
+		else if ((h = lseek(fd, d, SEEK_HOLE)) < 0)
+			h = (off_t)size;
+		if ((uint64_t)h > size)
+			h = (off_t)size;
+		if (h <= d)
+			break;
+		*total += (uint64_t)(h - d);
+		if (*total > limit)
+			return 1;
+		for (uint64_t p = (uint64_t)d; p < (uint64_t)h; p += GHOST_CHUNK) {
+			uint64_t l = (uint64_t)h - p < GHOST_CHUNK ? (uint64_t)h - p : GHOST_CHUNK;
+			if (add_chunk(g, fd, p, (size_t)l, e))
+				return -1;
+		}
+		off = (uint64_t)h;
+	}
+	return 0;
+}
+
+static char *strip_deleted(const char *name)
+{
+	static const char suf[] = " (deleted)";
+	size_t l = strlen(name), s = sizeof(suf) - 1;
+	if (l > s && !strcmp(name + l - s, suf))
+		l -= s;
+	return strndup(name, l);
+}
+
+static int new_ghost(struct dump_ctx *c, const char *src, const struct stat *st, const char *name,
+		     const char *what, GhostFileEntry *g, struct cr_err *e)
+{
+	uint64_t limit = c->o->ghost_limit, total;
+	g->dev = (uint64_t)st->st_dev, g->has_dev = 1;
+	g->ino = (uint64_t)st->st_ino, g->has_ino = 1;
+	g->mode = st->st_mode, g->has_mode = 1;
+	g->uid = st->st_uid, g->has_uid = 1;
+	g->gid = st->st_gid, g->has_gid = 1;
+	g->size = (uint64_t)st->st_size, g->has_size = 1;
+	g->atime_ns = (uint64_t)st->st_atim.tv_sec * 1000000000ull + (uint64_t)st->st_atim.tv_nsec;
+	g->mtime_ns = (uint64_t)st->st_mtim.tv_sec * 1000000000ull + (uint64_t)st->st_mtim.tv_nsec;
+	g->has_atime_ns = g->has_mtime_ns = 1; /* set again once the data is in */
+	if (!(g->path = strip_deleted(name)))
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	if (S_ISDIR(st->st_mode)) { /* a removed directory: made again empty, with its times */
+		g->size = 0;
+		pr_info("%s: ghost directory %s, mode %#o\n", what, g->path, st->st_mode);
+		return 0;
+	}
+	if (S_ISCHR(st->st_mode) || S_ISBLK(st->st_mode)) { /* a device node: no data, made with mknod */
+		g->rdev = (uint64_t)st->st_rdev, g->has_rdev = 1;
+		g->size = 0;
+		pr_info("%s: ghost device node %s (%u:%u)\n", what, g->path, major(st->st_rdev),
+			minor(st->st_rdev));
+		return 0;
+	}
+	/* O_NOATIME: reading the data must not change the atime the task sees (--leave-running) */
+	__cleanup_close int fd = open(src, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NOATIME);
+	if (fd < 0 && errno == EPERM)
+		fd = open(src, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return cr_fail_sys(e, "%s: open the deleted file %s through %s", what, name, src);
+	int r = read_extents(g, fd, (uint64_t)st->st_size, limit, &total, e);
+	if (r < 0)
+		return cr_wrap(e, "%s: deleted file %s", what, name);
+	if (r > 0)
+		return cr_fail(
+		    e,
+		    "%s is a deleted file (%s) with more than %llu bytes of data (size %lld): above "
+		    "--ghost-limit %llu",
+		    what, name, (unsigned long long)limit, (long long)st->st_size, (unsigned long long)limit);
+	pr_info("%s: ghost %s, size %lld, %llu bytes of data in %zu chunks\n", what, g->path,
+		(long long)st->st_size, (unsigned long long)total, g->n_chunks);
+	return 0;
+}
+
+int dump_ghost_add(struct dump_ctx *c, const char *src, const struct stat *st, const char *name,
+		   const char *what, uint32_t *id, struct cr_err *e)
+{
+	if (!S_ISREG(st->st_mode) && !S_ISDIR(st->st_mode) && !S_ISCHR(st->st_mode) && !S_ISBLK(st->st_mode))
+		return cr_fail(e, "%s is a deleted special file (%s), not supported yet", what, name);
+	if (!c->ghosts && !(c->ghosts = calloc(1, sizeof(*c->ghosts))))
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	struct dump_ghosts *d = c->ghosts;
+	for (size_t i = 0; i < d->n; i++)
+		if (d->g[i]->dev == (uint64_t)st->st_dev && d->g[i]->ino == (uint64_t)st->st_ino) {
+			*id = d->g[i]->id;
+			return 0;
+		}
+	GhostFileEntry **ng = realloc(d->g, (d->n + 1) * sizeof(void *));
+	GhostFileEntry *g = calloc(1, sizeof(*g));
+	if (ng)
+		d->g = ng;
+	if (!ng || !g) {
+		free(g);
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	}
+	ghost_file_entry__init(g);
+	g->id = (uint32_t)d->n + 1, g->has_id = 1;
+	if (new_ghost(c, src, st, name, what, g, e)) {
+		ghost_entry_free(g);
+		return -1;
+	}
+	d->g[d->n++] = g;
+	*id = g->id;
+	return 0;
+}
+
+int dump_ghost_cwd(struct dump_ctx *c, char *cwd, uint32_t *id, struct cr_err *e)
+{
+	static const char suf[] = " (deleted)";
+	size_t l = strlen(cwd), s = sizeof(suf) - 1;
+	char src[64];
+	struct stat st;
+	*id = 0;
+	if (l <= s || strcmp(cwd + l - s, suf))
+		return 0;
+	snprintf(src, sizeof(src), "/proc/%d/cwd", c->pid);
+	if (stat(src, &st))
+		return cr_fail_sys(e, "stat %s", src);
+	if (!S_ISDIR(st.st_mode) || st.st_nlink) /* a live directory named "... (deleted)" */
+		return 0;
+	if (dump_ghost_add(c, src, &st, cwd, "cwd", id, e))
+		return -1;
+	cwd[l - s] = '\0';
+	return 0;
+}
+
+/* One ghost: records of at most GHOST_RECORD_DATA bytes of chunks, all with its id and fields. */
+static int write_ghost(struct img_writer *w, GhostFileEntry *g, struct cr_err *e)
+{
+	GhostChunk **all = g->chunks;
+	size_t n = g->n_chunks, i = 0;
+	int ret = 0;
+	do {
+		size_t j = i, bytes = 0;
+		while (j < n && (j == i || bytes + all[j]->data.len <= GHOST_RECORD_DATA))
+			bytes += all[j++]->data.len;
+		g->chunks = all + i, g->n_chunks = j - i;
+		ret = img_write(w, &g->base, e);
+		i = j;
+	} while (!ret && i < n);
+	g->chunks = all, g->n_chunks = n;
+	return ret;
+}
+
+int dump_ghost_write(struct dump_ctx *c, struct cr_err *e)
+{
+	struct dump_ghosts *d = c->ghosts;
+	struct img_writer *w = NULL;
+	if (!d || !d->n)
+		return 0;
+	if (img_create(c->dirfd, IMG_GHOST, c->pid, &w, e))
+		return -1;
+	for (size_t i = 0; i < d->n; i++)
+		if (write_ghost(w, d->g[i], e)) {
+			img_abort(w);
+			return -1;
+		}
+	if (img_commit(w, e))
+		return -1;
+	return dump_created(c, IMG_GHOST, c->pid, e);
+}

@@ -1,0 +1,262 @@
+/* Dump of inotify and fanotify instances (see evfd.h). fdinfo lists each watch / mark with the inode's
+ * superblock device and a file handle; the path is found by opening the handle (open_by_handle_at on a
+ * mount of that device) and reading the link of the result. Mount marks name the mount by its id (from
+ * /proc/PID/mountinfo), filesystem marks by the device. Events queued and not read yet are not saved (a
+ * queue cannot be read without consuming it): the dump warns with their byte count (FIONREAD). */
+#define LOG_PREFIX "dump-inotify: "
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "base/cleanup.h"
+#include "dump.h"
+#include "files/evfd.h"
+#include "base/log.h"
+
+/* The mount point of a mount of the device sdev (kernel encoding: major << 20 | minor), or with mount id
+ * mnt_id (>= 0), in mountinfo text. malloc'ed, NULL if none. */
+static char *mount_point(const char *mi, unsigned sdev, int mnt_id)
+{
+	unsigned maj = sdev >> 20, min = sdev & 0xfffff;
+	for (const char *p = mi; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+		int id, parent, n = 0;
+		unsigned ma, mi2;
+		char mp[4096];
+		if (sscanf(p, "%d %d %u:%u %*s %4095s%n", &id, &parent, &ma, &mi2, mp, &n) != 5)
+			continue;
+		if (mnt_id >= 0 ? id == mnt_id : (ma == maj && mi2 == min))
+			return strdup(mp); /* octal escapes (\040) in names: not handled */
+	}
+	return NULL;
+}
+
+struct fh {
+	unsigned bytes;
+	unsigned type;
+	unsigned char h[128];
+};
+
+/* "fhandle-bytes:%x fhandle-type:%x f_handle:HEX" of one line */
+static int parse_fh(const char *line, struct fh *fh)
+{
+	const char *p = strstr(line, "fhandle-bytes:");
+	char hex[300];
+	if (!p ||
+	    sscanf(p, "fhandle-bytes:%x fhandle-type:%x f_handle:%299s", &fh->bytes, &fh->type, hex) != 3)
+		return -1;
+	if (fh->bytes > sizeof(fh->h) || strlen(hex) < 2 * fh->bytes)
+		return -1;
+	for (unsigned i = 0; i < fh->bytes; i++) {
+		unsigned v;
+		if (sscanf(hex + 2 * i, "%2x", &v) != 1)
+			return -1;
+		fh->h[i] = (unsigned char)v;
+	}
+	return 0;
+}
+
+/* An O_PATH open of the inode of the file handle, through the mount at mp; -1 (errno) on error. */
+static int open_handle(const char *mp, const struct fh *fh)
+{
+	int mfd = open(mp, O_RDONLY | O_CLOEXEC); /* an O_PATH fd gives EBADF */
+	if (mfd < 0)
+		return -1;
+	struct {
+		struct file_handle h;
+		unsigned char b[128];
+	} buf;
+	buf.h.handle_bytes = fh->bytes;
+	buf.h.handle_type = (int)fh->type;
+	memcpy(buf.h.f_handle, fh->h, fh->bytes);
+	int fd = open_by_handle_at(mfd, &buf.h, O_PATH | O_CLOEXEC);
+	int saved = errno;
+	close(mfd);
+	errno = saved;
+	return fd;
+}
+
+/* The path of the inode of a file handle on device sdev. */
+static char *handle_path(const char *mi, unsigned sdev, const struct fh *fh, struct cr_err *e)
+{
+	char *mp = mount_point(mi, sdev, -1);
+	if (!mp) {
+		cr_fail_errno(e, ENOENT, "no mount of device %u:%u", sdev >> 20, sdev & 0xfffff);
+		return NULL;
+	}
+	int fd = open_handle(mp, fh);
+	if (fd < 0)
+		cr_fail_sys(e, "open the watched inode by its handle on %s", mp);
+	free(mp);
+	if (fd < 0)
+		return NULL;
+	char name[32], *path = NULL;
+	snprintf(name, sizeof(name), "fd/%d", fd);
+	int r = proc_readlink(getpid(), name, &path, e);
+	close(fd);
+	if (r)
+		return NULL;
+	size_t l = strlen(path);
+	if (l > 10 && !strcmp(path + l - 10, " (deleted)")) {
+		cr_fail_errno(e, ENOENT, "the watched file %s is deleted (not supported)", path);
+		free(path);
+		return NULL;
+	}
+	return path;
+}
+
+static int read_mountinfo(pid_t pid, char **mi, struct cr_err *e)
+{
+	(void)pid; /* paths are opened here, in crshim's mount namespace */
+	return proc_read(getpid(), "mountinfo", mi, NULL, e);
+}
+
+static int add_wd(InotifyEntry *in, const char *line, const char *mi, struct cr_err *e)
+{
+	unsigned wd, sdev, mask, ign;
+	unsigned long ino;
+	struct fh fh;
+	if (sscanf(line, "inotify wd:%x ino:%lx sdev:%x mask:%x ignored_mask:%x", &wd, &ino, &sdev, &mask,
+		   &ign) != 5 ||
+	    parse_fh(line, &fh))
+		return cr_fail_errno(e, EINVAL, "bad inotify line in fdinfo");
+	InotifyWdEntry **nw = realloc(in->wd, (in->n_wd + 1) * sizeof(void *));
+	if (!nw)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	in->wd = nw;
+	InotifyWdEntry *w = malloc(sizeof(*w));
+	if (!w)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	inotify_wd_entry__init(w);
+	in->wd[in->n_wd++] = w;
+	w->wd = (int32_t)wd, w->has_wd = 1;
+	w->mask = mask, w->has_mask = 1;
+	w->ino = ino, w->has_ino = 1;
+	w->dev = sdev, w->has_dev = 1;
+	if (!(w->path = handle_path(mi, sdev, &fh, e)))
+		return cr_wrap(e, "watch %u (inode %lu)", wd, ino);
+	pr_debug("inotify watch %u: %s mask %#x\n", wd, w->path, mask);
+	return 0;
+}
+
+int dump_inotify_fill(const struct evfd_src *s, FileEntry *fe, struct cr_err *e)
+{
+	__cleanup_free char *txt = NULL, *mi = NULL;
+	if (dump_evfd_fdinfo(s->pid, s->fd, &txt, e) || read_mountinfo(s->pid, &mi, e))
+		return cr_wrap(e, "fd %d", s->fd);
+	InotifyEntry *in = malloc(sizeof(*in));
+	if (!in)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	inotify_entry__init(in);
+	in->flags = s->flags, in->has_flags = 1;
+	fe->inotify = in;
+	fe->kind = FILE_KIND__FILE_INOTIFY, fe->has_kind = 1;
+	for (const char *p = strstr(txt, "inotify wd:"); p; p = strstr(p + 1, "inotify wd:"))
+		if (add_wd(in, p, mi, e)) {
+			dump_evfd_release(fe);
+			return cr_wrap(e, "fd %d (inotify)", s->fd);
+		}
+	return 0;
+}
+
+static FanotifyMarkEntry *new_mark(FanotifyEntry *fa, struct cr_err *e)
+{
+	FanotifyMarkEntry **nm = realloc(fa->mark, (fa->n_mark + 1) * sizeof(void *));
+	if (!nm) {
+		cr_fail_errno(e, ENOMEM, "out of memory");
+		return NULL;
+	}
+	fa->mark = nm;
+	FanotifyMarkEntry *m = malloc(sizeof(*m));
+	if (!m) {
+		cr_fail_errno(e, ENOMEM, "out of memory");
+		return NULL;
+	}
+	fanotify_mark_entry__init(m);
+	fa->mark[fa->n_mark++] = m;
+	return m;
+}
+
+/* One "fanotify ..." mark line: inode (ino:), mount (mnt_id:) or filesystem (sdev: first). */
+static int add_mark(FanotifyEntry *fa, const char *line, const char *mi, struct cr_err *e)
+{
+	unsigned long ino;
+	unsigned sdev, mnt, mfl, mask, ign;
+	struct fh fh;
+	FanotifyMarkEntry *m = new_mark(fa, e);
+	if (!m)
+		return -1;
+	if (sscanf(line, "fanotify ino:%lx sdev:%x mflags:%x mask:%x ignored_mask:%x", &ino, &sdev, &mfl,
+		   &mask, &ign) == 5) {
+		if (parse_fh(line, &fh) || !(m->path = handle_path(mi, sdev, &fh, e)))
+			return cr_wrap(e, "fanotify inode mark (inode %lu)", ino);
+		m->type = 1;
+	} else if (sscanf(line, "fanotify mnt_id:%x mflags:%x mask:%x ignored_mask:%x", &mnt, &mfl, &mask,
+			  &ign) == 4) {
+		if (!(m->path = mount_point(mi, 0, (int)mnt)))
+			return cr_fail_errno(e, ENOENT, "fanotify mount mark: no mount %u", mnt);
+		m->type = 2;
+		m->mnt_id = (int32_t)mnt, m->has_mnt_id = 1;
+	} else if (sscanf(line, "fanotify sdev:%x mflags:%x mask:%x ignored_mask:%x", &sdev, &mfl, &mask,
+			  &ign) == 4) {
+		if (!(m->path = mount_point(mi, sdev, -1)))
+			return cr_fail_errno(e, ENOENT, "fanotify filesystem mark: no mount of %u:%u",
+					     sdev >> 20, sdev & 0xfffff);
+		m->type = 3;
+	} else {
+		return cr_fail_errno(e, EINVAL, "unknown fanotify mark line in fdinfo");
+	}
+	m->has_type = 1;
+	m->flags = mfl, m->has_flags = 1;
+	m->mask = mask, m->has_mask = 1;
+	m->ignored_mask = ign, m->has_ignored_mask = 1;
+	pr_debug("fanotify mark type %u %s mask %#x ignored %#x\n", m->type, m->path, mask, ign);
+	return 0;
+}
+
+int dump_fanotify_fill(const struct evfd_src *s, FileEntry *fe, struct cr_err *e)
+{
+	__cleanup_free char *txt = NULL, *mi = NULL;
+	unsigned fl, evfl;
+	const char *p;
+	if (dump_evfd_fdinfo(s->pid, s->fd, &txt, e) || read_mountinfo(s->pid, &mi, e))
+		return cr_wrap(e, "fd %d", s->fd);
+	if (!(p = strstr(txt, "fanotify flags:")) ||
+	    sscanf(p, "fanotify flags:%x event-flags:%x", &fl, &evfl) != 2)
+		return cr_fail_errno(e, EINVAL, "fd %d: no fanotify flags in fdinfo", s->fd);
+	FanotifyEntry *fa = malloc(sizeof(*fa));
+	if (!fa)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	fanotify_entry__init(fa);
+	fa->init_flags = fl, fa->has_init_flags = 1;
+	fa->event_flags = evfl, fa->has_event_flags = 1;
+	fa->flags = s->flags, fa->has_flags = 1;
+	fe->fanotify = fa;
+	fe->kind = FILE_KIND__FILE_FANOTIFY, fe->has_kind = 1;
+	for (p = strchr(p, '\n'); p; p = strchr(p + 1, '\n'))
+		if (!strncmp(p + 1, "fanotify ", 9) && add_mark(fa, p + 1, mi, e)) {
+			dump_evfd_release(fe);
+			return cr_wrap(e, "fd %d (fanotify)", s->fd);
+		}
+	return 0;
+}
+
+void dump_notify_queued(const struct dump_ctx *c, const struct evfd_src *s, const char *kind)
+{
+	struct cr_err e = {0};
+	int n = 0;
+	__cleanup_close int fd = dump_evfd_take(s->pid, s->fd, &e);
+	if (fd < 0 || ioctl(fd, FIONREAD, &n)) {
+		pr_warn("fd %d (%s): queued events not counted: %s\n", s->fd, kind,
+			fd < 0 ? e.msg : strerror(errno));
+		return;
+	}
+	if (n > 0)
+		eng_notice(c->o,
+			   "task %d fd %d (%s): %d bytes of queued events not saved (a queue cannot be read "
+			   "without consuming it)",
+			   s->pid, s->fd, kind, n);
+}

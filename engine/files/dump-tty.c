@@ -1,0 +1,363 @@
+/* Dump of terminals (see tty.h): pty masters and slaves, their state, the controlling terminal. */
+#define LOG_PREFIX "dump-tty: "
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/capability.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include "base/cleanup.h"
+#include "dump.h"
+#include "base/log.h"
+#include "files/tty.h"
+
+#ifndef TIOCGPTPEER
+#define TIOCGPTPEER _IO('T', 0x41)
+#endif
+
+#define PTY_SLAVE_MAJOR_FIRST 136
+#define PTY_SLAVE_MAJOR_LAST 143
+
+static bool is_master(const struct stat *st)
+{
+	return S_ISCHR(st->st_mode) && major(st->st_rdev) == 5 && minor(st->st_rdev) == 2;
+}
+
+static bool is_slave(const struct stat *st)
+{
+	unsigned maj = major(st->st_rdev);
+	return S_ISCHR(st->st_mode) && maj >= PTY_SLAVE_MAJOR_FIRST && maj <= PTY_SLAVE_MAJOR_LAST;
+}
+
+bool dump_tty_is_pty(const struct stat *st)
+{
+	return is_master(st) || is_slave(st);
+}
+
+static unsigned slave_index(dev_t rdev)
+{
+	return (major(rdev) - PTY_SLAVE_MAJOR_FIRST) * 256 + minor(rdev);
+}
+
+/* "tty-index:" of a /dev/ptmx open in /proc/PID/fdinfo/FD, -1 if none. */
+static long fdinfo_tty_index(pid_t pid, const char *fd)
+{
+	char path[320], line[128];
+	snprintf(path, sizeof(path), "/proc/%d/fdinfo/%s", pid, fd);
+	__cleanup_fclose FILE *f = fopen(path, "re");
+	long idx = -1;
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "tty-index: %ld", &idx) == 1)
+			break;
+	return idx;
+}
+
+/* Does process pid hold the master of pty index? */
+static bool holds_master(pid_t pid, unsigned index)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/fd", pid);
+	__cleanup_closedir DIR *d = opendir(path);
+	struct dirent *de;
+	while (d && (de = readdir(d))) {
+		char link[64], fpath[320];
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(fpath, sizeof(fpath), "/proc/%d/fd/%s", pid, de->d_name);
+		ssize_t n = readlink(fpath, link, sizeof(link) - 1);
+		if (n <= 0)
+			continue;
+		link[n] = '\0';
+		if ((!strcmp(link, "/dev/ptmx") || !strcmp(link, "/dev/pts/ptmx")) &&
+		    fdinfo_tty_index(pid, de->d_name) == (long)index)
+			return true;
+	}
+	return false;
+}
+
+/* Search the tree under pid (frozen while we dump) for a holder of the master. */
+static bool tree_holds_master(pid_t pid, unsigned index, int depth)
+{
+	if (holds_master(pid, index))
+		return true;
+	if (depth > 64)
+		return false;
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	__cleanup_closedir DIR *d = opendir(path);
+	struct dirent *de;
+	while (d && (de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		char cpath[320];
+		snprintf(cpath, sizeof(cpath), "/proc/%d/task/%s/children", pid, de->d_name);
+		__cleanup_fclose FILE *f = fopen(cpath, "re");
+		int child;
+		while (f && fscanf(f, "%d", &child) == 1)
+			if (tree_holds_master(child, index, depth + 1))
+				return true;
+	}
+	return false;
+}
+
+bool dump_tty_internal(const struct dump_ctx *c, const struct stat *st)
+{
+	if (is_master(st))
+		return true;
+	return is_slave(st) && tree_holds_master(c->o->pid, slave_index(st->st_rdev), 0);
+}
+
+static int take_fd(pid_t pid, int fd, struct cr_err *e)
+{
+	__cleanup_close int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (pidfd < 0)
+		return cr_fail_sys(e, "pidfd_open %d", pid);
+	int cfd = (int)syscall(SYS_pidfd_getfd, pidfd, fd, 0);
+	if (cfd < 0)
+		return cr_fail_sys(e, "pidfd_getfd %d fd %d", pid, fd);
+	return cfd;
+}
+
+static void fill_termios(struct dump_tty_ent *te, const struct termios *t)
+{
+	TermiosEntry *o = &te->tio;
+	o->iflag = t->c_iflag, o->has_iflag = 1;
+	o->oflag = t->c_oflag, o->has_oflag = 1;
+	o->cflag = t->c_cflag, o->has_cflag = 1;
+	o->lflag = t->c_lflag, o->has_lflag = 1;
+	o->line = t->c_line, o->has_line = 1;
+	memcpy(te->cc, t->c_cc, NCCS);
+	o->cc.data = te->cc, o->cc.len = NCCS, o->has_cc = 1;
+	o->ispeed = (uint32_t)cfgetispeed(t), o->has_ispeed = 1;
+	o->ospeed = (uint32_t)cfgetospeed(t), o->has_ospeed = 1;
+	te->t.termios = o;
+}
+
+/* The state of the pair, through the copy cfd (either side: termios and window size are the slave's). */
+static int fill_state(int cfd, bool master, struct dump_tty_ent *te, struct cr_err *e)
+{
+	TtyEntry *t = &te->t;
+	struct termios tio;
+	struct winsize ws;
+	int v = 0;
+	if (tcgetattr(cfd, &tio))
+		return cr_fail_sys(e, "tcgetattr");
+	fill_termios(te, &tio);
+	if (ioctl(cfd, TIOCGWINSZ, &ws))
+		return cr_fail_sys(e, "TIOCGWINSZ");
+	te->ws = (WinsizeEntry)WINSIZE_ENTRY__INIT;
+	te->ws.rows = ws.ws_row, te->ws.has_rows = 1;
+	te->ws.cols = ws.ws_col, te->ws.has_cols = 1;
+	te->ws.xpixel = ws.ws_xpixel, te->ws.has_xpixel = 1;
+	te->ws.ypixel = ws.ws_ypixel, te->ws.has_ypixel = 1;
+	t->winsize = &te->ws;
+	if (master) {
+		if (ioctl(cfd, TIOCGPKT, &v))
+			return cr_fail_sys(e, "TIOCGPKT");
+		t->packet = v != 0, t->has_packet = 1;
+		if (ioctl(cfd, TIOCGPTLCK, &v))
+			return cr_fail_sys(e, "TIOCGPTLCK");
+		t->locked = v != 0, t->has_locked = 1;
+	} else {
+		if (ioctl(cfd, TIOCGEXCL, &v))
+			return cr_fail_sys(e, "TIOCGEXCL");
+		t->exclusive = v != 0, t->has_exclusive = 1;
+	}
+	return 0;
+}
+
+/* The queues of the entry being dumped: its bytes are in the entry until it is written (one at a time). */
+static struct tty_queue dq;
+
+static bool has_sys_admin(void)
+{
+	struct __user_cap_header_struct h = {.version = _LINUX_CAPABILITY_VERSION_3};
+	struct __user_cap_data_struct d[2];
+	if (syscall(SYS_capget, &h, d))
+		return false;
+	return d[CAP_SYS_ADMIN / 32].effective & (1u << (CAP_SYS_ADMIN % 32));
+}
+
+/* A direction left in place: a warning for the user (eng_notice). */
+static void warn_left(const struct dump_ctx *c, int fd, const char *link, const char *what, int bytes,
+		      const char *why)
+{
+	if (bytes <= 0)
+		return;
+	eng_notice(c->o, "pid %d fd %d (%s): %d bytes queued %s are not saved (%s)", c->pid, fd, link, bytes,
+		   what, why);
+}
+
+/* Our own open of the slave of the master cfd (nonblocking; a locked pty is unlocked for the time). */
+static int open_peer(int cfd)
+{
+	int locked = 0, zero = 0, one = 1;
+	if (ioctl(cfd, TIOCGPTLCK, &locked) || (locked && ioctl(cfd, TIOCSPTLCK, &zero)))
+		return -1;
+	int s = ioctl(cfd, TIOCGPTPEER, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+	if (locked && ioctl(cfd, TIOCSPTLCK, &one)) {
+		if (s >= 0)
+			close(s);
+		return -1;
+	}
+	return s;
+}
+
+static void fill_queues(TtyEntry *t)
+{
+	if (dq.in_taken && dq.in.len) {
+		t->in_data.data = dq.in.p, t->in_data.len = dq.in.len, t->has_in_data = 1;
+		t->queued_in = (uint32_t)dq.in.len, t->has_queued_in = 1;
+	}
+	t->in_lines = dq.lines, t->n_in_lines = dq.nr_lines;
+	t->in_eof = dq.eof, t->n_in_eof = dq.nr_eof;
+	if (dq.out_taken && dq.out.len) {
+		t->out_data.data = dq.out.p, t->out_data.len = dq.out.len, t->has_out_data = 1;
+		t->queued_out = (uint32_t)dq.out.len, t->has_queued_out = 1;
+	}
+}
+
+/* The data queued both ways in the pair of the master cfd: taken and put back at once (tty-queue.c). */
+static int dump_queues(struct dump_ctx *c, int fd, const char *link, int cfd, TtyEntry *t, struct cr_err *e)
+{
+	struct pollfd pf = {.fd = cfd, .events = POLLPRI};
+	struct termios tio;
+	int out = 0, in = 0;
+	tty_queue_free(&dq);
+	ioctl(cfd, FIONREAD, &out);
+	if (t->packet && poll(&pf, 1, 0) == 1 && (pf.revents & POLLPRI)) {
+		warn_left(c, fd, link, "for the master", out, "a packet mode status is pending");
+		return 0;
+	}
+	__cleanup_close int s = open_peer(cfd);
+	if (s < 0 || tcgetattr(s, &tio)) {
+		warn_left(c, fd, link, "for the master", out, "the slave cannot be opened");
+		return 0;
+	}
+	ioctl(s, FIONREAD, &in);
+	bool input = !(tio.c_lflag & EXTPROC) && has_sys_admin();
+	if (!input)
+		warn_left(c, fd, link, "for the slave", in,
+			  (tio.c_lflag & EXTPROC) ? "EXTPROC" : "TIOCSTI needs CAP_SYS_ADMIN");
+	int fl = fcntl(cfd, F_GETFL);
+	if (fl < 0 || fcntl(cfd, F_SETFL, fl | O_NONBLOCK))
+		return cr_fail_sys(e, "set O_NONBLOCK");
+	int r = tty_queue_take(cfd, s, &tio, input, t->packet, &dq, e);
+	struct cr_err e2 = {0};
+	if (tty_queue_put(cfd, s, &tio, t->packet, &dq, r ? &e2 : e) && !r)
+		r = -1;
+	if (fcntl(cfd, F_SETFL, fl) && !r)
+		r = cr_fail_sys(e, "restore the file flags");
+	if (r)
+		return cr_wrap(e, "queued data");
+	fill_queues(t);
+	pr_info("fd %d (%s): %zu bytes queued for the slave (%zu lines), %zu for the master: saved\n", fd,
+		link, dq.in.len, dq.nr_lines, dq.out.len);
+	return 0;
+}
+
+/* This process leads the session whose controlling terminal the pty (slave rdev) is. */
+static void fill_ctty(struct dump_ctx *c, dev_t slave, TtyEntry *t)
+{
+	int64_t nr = c->stat.f[7];
+	dev_t ctty = makedev((unsigned)((nr >> 8) & 0xfff), (unsigned)((nr & 0xff) | ((nr >> 12) & 0xfff00)));
+	if (!nr || c->stat.f[6] != c->pid || ctty != slave)
+		return;
+	t->ctty = true, t->has_ctty = 1;
+	t->fg_pgrp = (int32_t)c->stat.f[8], t->has_fg_pgrp = 1;
+}
+
+/* A session leader whose controlling terminal is a pty: its index and foreground group go into its pstree
+ * entry, so that the restore gives it back even when the leader holds no fd of it (the pair is made if the
+ * tree has it). */
+void dump_tty_pstree(const struct dump_ctx *c, PstreeEntry *pe)
+{
+	int64_t nr = c->stat.f[7];
+	unsigned maj = (unsigned)((nr >> 8) & 0xfff), min = (unsigned)((nr & 0xff) | ((nr >> 12) & 0xfff00));
+	if (!nr || c->stat.f[6] != c->pid || maj < PTY_SLAVE_MAJOR_FIRST || maj >= PTY_SLAVE_MAJOR_FIRST + 8)
+		return;
+	pe->ctty_index = (maj - PTY_SLAVE_MAJOR_FIRST) * 256 + min, pe->has_ctty_index = 1;
+	pe->ctty_fg_pgrp = (int32_t)c->stat.f[8], pe->has_ctty_fg_pgrp = 1;
+}
+
+void dump_tty_ext(struct dump_ctx *c, const char *link, const struct stat *st, FileEntry *fe,
+		  struct dump_tty_ent *te)
+{
+	*te = (struct dump_tty_ent){.t = TTY_ENTRY__INIT};
+	snprintf(te->path, sizeof(te->path), "%s", link);
+	te->t.path = te->path;
+	te->t.rdev = st->st_rdev, te->t.has_rdev = 1;
+	te->t.dev = st->st_dev, te->t.has_dev = 1;
+	fill_ctty(c, st->st_rdev, &te->t);
+	fe->tty = &te->t;
+}
+
+/* The caller's terminal (its master is outside the tree): with --shell-job only. */
+static int fill_external(struct dump_ctx *c, int fd, const char *link, struct dump_tty_ent *te,
+			 struct cr_err *e)
+{
+	if (!c->o->shell_job)
+		return cr_fail(e,
+			       "fd %d is a terminal (%s) whose master is not in the dumped tree: dump with "
+			       "--shell-job (-j) to give it the restoring crshim's terminal",
+			       fd, link);
+	te->t.external = true, te->t.has_external = 1;
+	return 0;
+}
+
+int dump_tty_fill(struct dump_ctx *c, int fd, const char *link, const struct stat *st, uint32_t flags,
+		  FileEntry *fe, struct dump_tty_ent *te, struct cr_err *e)
+{
+	TtyEntry *t = &te->t;
+	bool master = is_master(st);
+	*te = (struct dump_tty_ent){
+	    .t = TTY_ENTRY__INIT, .tio = TERMIOS_ENTRY__INIT, .ws = WINSIZE_ENTRY__INIT};
+	snprintf(te->path, sizeof(te->path), "%s", link);
+	t->path = te->path;
+	t->master = master, t->has_master = 1;
+	t->flags = flags & ~(uint32_t)O_CLOEXEC, t->has_flags = 1;
+	fe->kind = FILE_KIND__FILE_TTY, fe->has_kind = 1;
+	fe->tty = t;
+	__cleanup_close int cfd = take_fd(c->pid, fd, e);
+	if (cfd < 0)
+		return cr_wrap(e, "fd %d (%s)", fd, link);
+	unsigned index;
+	if (master) {
+		if (ioctl(cfd, TIOCGPTN, &index))
+			return cr_fail_sys(e, "fd %d (%s): TIOCGPTN", fd, link);
+	} else {
+		struct stat pts;
+		if (stat("/dev/pts", &pts) || pts.st_dev != st->st_dev)
+			return cr_fail(
+			    e, "fd %d is a terminal (%s) of another devpts instance, not supported yet", fd,
+			    link);
+		index = slave_index(st->st_rdev);
+		t->dev = st->st_dev, t->has_dev = 1; /* for its key tty[RDEV:DEV] (inherit-fd.c) */
+	}
+	t->index = index, t->has_index = 1;
+	t->rdev = makedev(PTY_SLAVE_MAJOR_FIRST + index / 256, index % 256), t->has_rdev = 1;
+	fill_ctty(c, (dev_t)t->rdev, t);
+	if (!master && !dump_tty_internal(c, st) && fill_external(c, fd, link, te, e))
+		return -1;
+	if (fill_state(cfd, master, te, e))
+		return cr_wrap(e, "fd %d (%s)", fd, link);
+	int v = 0;
+	if (master && dump_queues(c, fd, link, cfd, t, e))
+		return cr_wrap(e, "fd %d (%s)", fd, link);
+	struct termios tio;
+	if (t->external && !ioctl(cfd, FIONREAD, &v) && !tcgetattr(cfd, &tio))
+		warn_left(c, fd, link,
+			  (tio.c_lflag & ICANON) ? "for the slave (in complete lines)" : "for the slave", v,
+			  "its master is outside the tree");
+	pr_debug("fd %d: pty %u %s%s%s\n", fd, index, master ? "master" : "slave", t->ctty ? ", ctty" : "",
+		 t->packet ? ", packet mode" : "");
+	return 0;
+}

@@ -1,0 +1,95 @@
+/* Event fds (engine-internal): eventfd, signalfd, timerfd, pidfd (dump-evfd.c, restore-evfd.c), epoll
+ * (dump-epoll.c, restore-epoll.c), inotify and fanotify (dump-inotify.c, restore-inotify.c), memfd
+ * (dump-memfd.c, restore-memfd.c).
+ *
+ * Dump: the state is read from /proc/PID/fdinfo/FD and, where fdinfo does not tell it, from a copy of the
+ * fd taken with pidfd_getfd (never consuming anything: counters, queues and contents stay as they were).
+ * Each kind has its sub-message in file_entry (eventfd, epoll, signalfd, ...).
+ *
+ * Restore (child side, called from restore-files.c open_targets in fd order): each kind is made again
+ * with its state and put at its fd. Epoll instances come last (rst_epoll_open, a second pass), once
+ * every target fd of the task is open; a target held only by another process of the tree is added by
+ * crshim itself (rst_epoll_tree, after every process has its fds), through pidfd_getfd copies. */
+#ifndef CRSHIM_EVFD_H
+#define CRSHIM_EVFD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include "crshim.h"
+#include "image/image.h"
+
+struct dump_ctx;
+struct rst_task;
+
+/* One fd of the task being dumped. */
+struct evfd_src {
+	pid_t pid;
+	int fd;
+	const char *link; /* readlink of /proc/PID/fd/FD */
+	const struct stat *st;
+	uint32_t flags; /* open flags from fdinfo */
+	uint64_t pos;	/* file position from fdinfo */
+};
+
+/* ---- dump side ---- */
+/* Fill fe for an event fd: 0 done, < 0 error (e filled), 1 not an event fd (fe untouched).
+ * The sub-message is malloc'ed: dump_evfd_release frees it once fe is written. */
+int dump_evfd_fill(struct dump_ctx *c, const struct evfd_src *s, FileEntry *fe, struct cr_err *e);
+void dump_evfd_release(FileEntry *fe);
+/* /proc/PID/fdinfo/FD as a malloc'ed string. */
+int dump_evfd_fdinfo(pid_t pid, int fd, char **out, struct cr_err *e);
+/* A copy of the task's fd (same open file description) through pidfd_getfd (also used by restore-epoll.c). */
+int dump_evfd_take(pid_t pid, int fd, struct cr_err *e);
+/* The kinds in their own files. */
+int dump_epoll_fill(struct dump_ctx *c, const struct evfd_src *s, FileEntry *fe, struct cr_err *e);
+int dump_inotify_fill(const struct evfd_src *s, FileEntry *fe, struct cr_err *e);
+int dump_fanotify_fill(const struct evfd_src *s, FileEntry *fe, struct cr_err *e);
+/* Events queued on an inotify / fanotify instance are not saved: one warning (log and user) with their
+ * byte count, if there are any. */
+void dump_notify_queued(const struct dump_ctx *c, const struct evfd_src *s, const char *kind);
+int dump_memfd_fill(const struct evfd_src *s, FileEntry *fe, struct cr_err *e);
+/* link is a memfd ("/memfd:NAME (deleted)") */
+bool dump_memfd_is(const char *link, const struct stat *st);
+
+/* ---- restore side ---- */
+bool rst_evfd_kind(int kind);
+/* Parent, while loading: the entry is complete (and, for a pidfd to a process outside the tree, that
+ * process still exists). */
+int rst_evfd_check(const struct rst_task *t, const FileEntry *f, const FdinfoEntry *fi, struct cr_err *e);
+/* Child: make the event fd of f at fi->fd (not epoll; helpers >= lo). Errors as text. */
+int rst_evfd_open(struct rst_task *t, int lo, const FileEntry *f, const FdinfoEntry *fi, char *msg,
+		  size_t len);
+/* A new inotify / fanotify instance / memfd for f (close-on-exec, status flags set), -1 on error. */
+int rst_inotify_make(const FileEntry *f, char *msg, size_t len);
+int rst_fanotify_make(const FileEntry *f, char *msg, size_t len);
+int rst_memfd_make(const FileEntry *f, char *msg, size_t len);
+/* Child: the memfd of f at fi->fd (several opens of one memfd share it). rst_memfd_done: all placed. */
+int rst_memfd_open(struct rst_task *t, int lo, const FileEntry *f, const FdinfoEntry *fi, char *msg,
+		   size_t len);
+void rst_memfd_done(void);
+/* Child, after every other fd: the epoll instances (create all, then their targets of this task). */
+int rst_epoll_create(const FileEntry *f, const FdinfoEntry *fi, char *msg, size_t len);
+int rst_epoll_fill(struct rst_task *t, int lo, const FileEntry *f, const FdinfoEntry *fi, char *msg,
+		   size_t len);
+/* f is an epoll set: made by the task, or (held by several processes) made once by crshim and inherited. */
+bool rst_epoll_is(const FileEntry *f);
+/* Parent, once every process is loaded (and after rst_shmem_prepare): an event fd held by several
+ * processes of the tree (eventfd, signalfd, timerfd, memfd, inotify, fanotify, epoll, a pidfd of a process
+ * outside the tree) is made once here and becomes FILE_INHERIT in each, as shared pipes are (an epoll set
+ * empty: each holder adds its targets, crshim the others; a pidfd of a process of the tree its first holder
+ * opens and the others copy with pidfd_getfd); a memfd that is also mapped is opened from the object
+ * restore-shmem.c made (rst_shmem_fd), so the fd and the mappings are one memfd again.
+ * rst_evfd_share_done closes crshim's copies once the tree is created. */
+int rst_evfd_share(struct rst_task *ts, size_t n, struct cr_err *e);
+void rst_evfd_share_done(void);
+/* f (of task t) made once in crshim as above (a file in flight, restore-sk-scm.c), or its holder. */
+int rst_evfd_share_one(struct rst_task *ts, size_t n, const struct rst_task *t, FileEntry *f,
+		       struct cr_err *e);
+/* Parent, once every process of the tree has its fds (stopped in the blob): targets in other processes. */
+int rst_epoll_tree(struct rst_task *ts, size_t n, struct cr_err *e);
+
+#endif

@@ -1,0 +1,38 @@
+/* Open file descriptions shared by several processes of a tree (engine-internal): dump-fdshare.c and
+ * restore-fdshare.c.
+ *
+ * Dump: every regular file or device description of a process gets a tree-wide number (file_entry.tree_desc):
+ * the one of an earlier process's fd that kcmp(KCMP_FILE) says is the same description (inherited through
+ * fork, or passed), else a new one.
+ * Restore: a description held by several processes is opened once in crshim (path, flags, offset) and
+ * becomes FILE_INHERIT in each, inherited through clone3, so that the processes share its offset and status
+ * flags again (pipes do the same in restore-pipes.c). */
+#ifndef CRSHIM_FDSHARE_H
+#define CRSHIM_FDSHARE_H
+
+#include <stdint.h>
+#include <sys/stat.h>
+
+#include "crshim.h"
+#include "image/image.h"
+
+struct dump_ctx;
+struct dump_fdshare;
+int dump_fdshare_new(struct dump_fdshare **out, struct cr_err *e);
+void dump_fdshare_free(struct dump_fdshare *s);
+/* Keep crshim's fd (a file in flight, dump-sk-scm.c) open until dump_fdshare_free: descriptions numbered
+ * through it stay comparable (kcmp) for the processes dumped later. fd is taken. */
+int dump_fdshare_keep(struct dump_fdshare *s, int fd, struct cr_err *e);
+/* The tree-wide number of the description of fd of task c (st: its stat). */
+int dump_fdshare_id(struct dump_ctx *c, int fd, const struct stat *st, uint32_t *id, struct cr_err *e);
+
+struct rst_task;
+/* Parent, once every process of the tree is loaded: open each shared description once. */
+int rst_fdshare_prepare(struct rst_task *ts, size_t n, struct cr_err *e);
+/* The description of f opened once in crshim (a file in flight, restore-sk-scm.c): every entry of it
+ * becomes FILE_INHERIT. */
+int rst_fdshare_one(struct rst_task *ts, size_t n, FileEntry *f, struct cr_err *e);
+/* Close crshim's copies (after the tree is created). */
+void rst_fdshare_done(void);
+
+#endif

@@ -1,0 +1,39 @@
+/* Ghost files: files a task holds open or maps after they were unlinked, and removed directories it holds
+ * open or has as its cwd (made again empty with their mode, owner and times, and removed). The dump saves
+ * their contents (holes stay holes) into ghost-PID.img up to --ghost-limit bytes of data; the restore makes
+ * each one again next to where it was, unlinks it at once and hands out "/proc/CRSHIM/fd/N" as its path, so
+ * that the fds and mappings of the restored task open the same (unlinked) inode. */
+#ifndef CRSHIM_GHOST_H
+#define CRSHIM_GHOST_H
+
+#include <stdint.h>
+#include <sys/stat.h>
+
+#include "base/err.h"
+#include "image/image.h"
+
+struct dump_ctx;
+struct rst_task;
+
+/* The ghost of the open file src (a /proc/PID/fd/N or map_files path) whose link was name
+ * ("PATH (deleted)"); what: "fd 5" or "mapping 0x..-0x.." for messages. *id is its id in ghost-PID.img
+ * (one per inode). Fails with one line if its data is above the limit. */
+int dump_ghost_add(struct dump_ctx *c, const char *src, const struct stat *st, const char *name,
+		   const char *what, uint32_t *id, struct cr_err *e);
+/* cwd (the link of /proc/PID/cwd): if it is a removed directory, *id is its ghost and cwd loses its
+ * " (deleted)"; else *id is 0. */
+int dump_ghost_cwd(struct dump_ctx *c, char *cwd, uint32_t *id, struct cr_err *e);
+/* ghost-PID.img, if there are ghosts. */
+int dump_ghost_write(struct dump_ctx *c, struct cr_err *e);
+void dump_ghost_free(struct dump_ctx *c);
+
+/* Restore (parent side, before the child): make the ghosts of t and point the deleted files and the
+ * mappings of deleted files at them. */
+int rst_ghost_prepare(struct rst_task *t, struct cr_err *e);
+void rst_ghost_free(struct rst_task *t);
+/* child: open r->path; a deleted name of a file still linked elsewhere (r->deleted_name) is linked again for
+ * the open and unlinked, so that the fd names it "PATH (deleted)" as before (if the name is taken, or the
+ * link fails, the file is opened by r->path). */
+int rst_ghost_open(const RegFileEntry *r, int flags);
+
+#endif

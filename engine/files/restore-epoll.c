@@ -1,0 +1,172 @@
+/* Restore of epoll instances (see evfd.h). Child: every epoll instance is created once all other fds are
+ * open, then its targets held by this process are added, under the fd number they were added with when
+ * that number is free (or holds the target itself), so that a later EPOLL_CTL_MOD/DEL by that number works.
+ * Parent (crshim): targets held only by another process of the tree are added through pidfd_getfd copies
+ * once every process has its fds (the key is then crshim's fd number: that process could not name it
+ * anyway). */
+#define LOG_PREFIX "restore-epoll: "
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <unistd.h>
+
+#include "base/cleanup.h"
+#include "files/evfd.h"
+#include "base/log.h"
+#include "restore.h"
+
+int rst_epoll_create(const FileEntry *f, const FdinfoEntry *fi, char *msg, size_t len)
+{
+	int fd = epoll_create1(0);
+	if (fd < 0)
+		return rst_errmsg(msg, len, "fd %d: epoll_create1", fi->fd);
+	if (fd != fi->fd) {
+		if (dup2(fd, fi->fd) < 0)
+			return rst_errmsg(msg, len, "fd %d: dup2", fi->fd);
+		close(fd);
+	}
+	if (fcntl(fi->fd, F_SETFL, (int)(f->epoll->flags & ~(uint32_t)O_ACCMODE)) < 0)
+		return rst_errmsg(msg, len, "fd %d: set flags %#o", fi->fd, f->epoll->flags);
+	return 0;
+}
+
+static bool fd_free(int fd)
+{
+	return fcntl(fd, F_GETFD) < 0 && errno == EBADF;
+}
+
+static int add_one(int epfd, int lo, const EpollTfdEntry *te, char *msg, size_t len)
+{
+	struct epoll_event ev = {.events = te->events, .data.u64 = te->data};
+	int key = te->target_fd;
+	bool tmp = te->tfd != te->target_fd && te->tfd >= 0 && te->tfd < lo && fd_free(te->tfd);
+	if (tmp) {
+		if (dup2(te->target_fd, te->tfd) < 0)
+			return rst_errmsg(msg, len, "epoll fd %d: target fd %d: dup2 to %d", epfd,
+					  te->target_fd, te->tfd);
+		key = te->tfd;
+	}
+	int r = epoll_ctl(epfd, EPOLL_CTL_ADD, key, &ev);
+	int saved = errno;
+	if (tmp)
+		close(te->tfd);
+	errno = saved;
+	if (r)
+		return rst_errmsg(msg, len, "epoll fd %d: add target fd %d (was %d), events %#x", epfd,
+				  te->target_fd, te->tfd, te->events);
+	return 0;
+}
+
+/* The file entry of fd in task pid of the tree (the tasks' images are loaded before the tree is made, so
+ * the child has them too), NULL if none. */
+static const FileEntry *entry_of(const struct rst_task *t, pid_t pid, int fd)
+{
+	const struct rst_task *ts = t->ntree ? t->tree : t;
+	for (size_t k = 0; k < (t->ntree ? t->ntree : 1); k++) {
+		if (ts[k].pid != pid)
+			continue;
+		for (size_t i = 0; i < ts[k].nr_fdinfo; i++)
+			if (ts[k].fdinfo[i]->fd == fd)
+				return rst_file_by_id(&ts[k], ts[k].fdinfo[i]->id);
+	}
+	return NULL;
+}
+
+/* The interest list of epoll entry f: its own, or, for a set several processes hold (made once by crshim),
+ * the one of its first holder, whose entry lists each target once. NULL if that is missing. */
+static const EpollEntry *list_of(const struct rst_task *t, const FileEntry *f)
+{
+	const EpollEntry *ep = f->epoll;
+	if (!ep || !ep->has_shared_pid || !ep->has_shared_fd)
+		return ep;
+	const FileEntry *h = entry_of(t, ep->shared_pid, ep->shared_fd);
+	return h && h->epoll && !h->epoll->has_shared_pid ? h->epoll : NULL;
+}
+
+bool rst_epoll_is(const FileEntry *f)
+{
+	return f->epoll && (f->kind == FILE_KIND__FILE_EPOLL || f->kind == FILE_KIND__FILE_INHERIT);
+}
+
+int rst_epoll_fill(struct rst_task *t, int lo, const FileEntry *f, const FdinfoEntry *fi, char *msg,
+		   size_t len)
+{
+	const EpollEntry *ep = list_of(t, f);
+	if (!ep) {
+		errno = EBADMSG;
+		return rst_errmsg(msg, len,
+				  "epoll fd %d: shared with fd %d of task %d, which the images lack", fi->fd,
+				  f->epoll->shared_fd, f->epoll->shared_pid);
+	}
+	for (size_t i = 0; i < ep->n_tfd; i++) {
+		const EpollTfdEntry *te = ep->tfd[i];
+		if (te->target_pid != t->pid)
+			continue; /* another process: rst_epoll_tree */
+		if (add_one(fi->fd, lo, te, msg, len))
+			return -1;
+	}
+	return 0;
+}
+
+static int add_remote(pid_t pid, int epfd, const EpollTfdEntry *te, struct cr_err *e)
+{
+	__cleanup_close int ep = dump_evfd_take(pid, epfd, e);
+	if (ep < 0)
+		return -1;
+	__cleanup_close int tgt = dump_evfd_take(te->target_pid, te->target_fd, e);
+	if (tgt < 0)
+		return -1;
+	struct epoll_event ev = {.events = te->events, .data.u64 = te->data};
+	if (epoll_ctl(ep, EPOLL_CTL_ADD, tgt, &ev))
+		return cr_fail_sys(e, "task %d: epoll fd %d: add the target fd %d of task %d", pid, epfd,
+				   te->target_fd, te->target_pid);
+	pr_info("task %d: epoll fd %d: target fd %d of task %d added (events %#x)\n", pid, epfd,
+		te->target_fd, te->target_pid, te->events);
+	return 0;
+}
+
+/* Task pid holds the epoll set whose first holder is fd hfd of task hpid (then it added its own targets). */
+static bool holds_set(const struct rst_task *ts, size_t n, pid_t pid, pid_t hpid, int hfd)
+{
+	if (pid == hpid)
+		return true;
+	for (size_t k = 0; k < n; k++)
+		for (size_t i = 0; ts[k].pid == pid && i < ts[k].nr_files; i++) {
+			const EpollEntry *ep = ts[k].files[i]->epoll;
+			if (ep && ep->has_shared_pid && ep->shared_pid == hpid && ep->shared_fd == hfd)
+				return true;
+		}
+	return false;
+}
+
+/* The targets of t's epoll sets that no holder of the set could add itself. A set several processes hold
+ * is done once, from its first holder's list. */
+static int tree_task_epolls(struct rst_task *ts, size_t n, struct rst_task *t, struct cr_err *e)
+{
+	for (size_t i = 0; i < t->nr_fdinfo; i++) {
+		const FdinfoEntry *fi = t->fdinfo[i];
+		const FileEntry *f = rst_file_by_id(t, fi->id);
+		bool first = true;
+		for (size_t j = 0; j < i; j++)
+			first = first && t->fdinfo[j]->id != fi->id;
+		if (!f || !rst_epoll_is(f) || !first || f->epoll->has_shared_pid)
+			continue;
+		for (size_t k = 0; k < f->epoll->n_tfd; k++) {
+			const EpollTfdEntry *te = f->epoll->tfd[k];
+			if (!holds_set(ts, n, te->target_pid, t->pid, fi->fd) &&
+			    add_remote(t->pid, fi->fd, te, e))
+				return -1;
+		}
+	}
+	return 0;
+}
+
+int rst_epoll_tree(struct rst_task *ts, size_t n, struct cr_err *e)
+{
+	for (size_t k = 0; k < n; k++)
+		if (!ts[k].zombie && tree_task_epolls(ts, n, &ts[k], e))
+			return -1;
+	return 0;
+}

@@ -1,0 +1,474 @@
+/* Restore of event fds (see evfd.h): the checks, the dispatch, and eventfd, signalfd, timerfd, pidfd.
+ * Child side: errors as text for the error pipe, nothing is logged. */
+#define LOG_PREFIX "restore-evfd: "
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <sys/timerfd.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/cleanup.h"
+#include "files/evfd.h"
+#include "base/log.h"
+#include "base/proc.h"
+#include "restore.h"
+#include "mem/shmem.h"
+
+#ifndef TFD_IOC_SET_TICKS
+#define TFD_IOC_SET_TICKS _IOW('T', 0, uint64_t)
+#endif
+#define NSEC 1000000000LL
+
+bool rst_evfd_kind(int kind)
+{
+	switch (kind) {
+	case FILE_KIND__FILE_EVENTFD:
+	case FILE_KIND__FILE_EPOLL:
+	case FILE_KIND__FILE_SIGNALFD:
+	case FILE_KIND__FILE_TIMERFD:
+	case FILE_KIND__FILE_INOTIFY:
+	case FILE_KIND__FILE_FANOTIFY:
+	case FILE_KIND__FILE_MEMFD:
+	case FILE_KIND__FILE_PIDFD:
+		return true;
+	default:
+		return false;
+	}
+}
+
+static bool tree_has(const struct rst_task *t, pid_t pid)
+{
+	const struct rst_task *root = t->ntree ? &t->tree[0] : t; /* the root reads the whole pstree first */
+	for (size_t i = 0; i < root->n_all_pst; i++)
+		if (root->all_pst[i]->pid == pid)
+			return true;
+	return t->pid == pid;
+}
+
+int rst_evfd_check(const struct rst_task *t, const FileEntry *f, const FdinfoEntry *fi, struct cr_err *e)
+{
+	const void *sub[] = {
+	    [FILE_KIND__FILE_EVENTFD] = f->eventfd,   [FILE_KIND__FILE_EPOLL] = f->epoll,
+	    [FILE_KIND__FILE_SIGNALFD] = f->signalfd, [FILE_KIND__FILE_TIMERFD] = f->timerfd,
+	    [FILE_KIND__FILE_INOTIFY] = f->inotify,   [FILE_KIND__FILE_FANOTIFY] = f->fanotify,
+	    [FILE_KIND__FILE_MEMFD] = f->memfd,	      [FILE_KIND__FILE_PIDFD] = f->pidfd};
+	if ((size_t)f->kind >= ARRAY_SIZE(sub) || !sub[f->kind])
+		return cr_fail_errno(e, EBADMSG, "files.img: file id %u (fd %d, kind %d) has no state", f->id,
+				     fi->fd, f->kind);
+	for (size_t i = 0; f->kind == FILE_KIND__FILE_EPOLL && i < f->epoll->n_tfd; i++)
+		if (!tree_has(t, f->epoll->tfd[i]->target_pid))
+			return cr_fail_errno(e, EBADMSG,
+					     "files.img: epoll fd %d: target in task %d, not in the tree",
+					     fi->fd, f->epoll->tfd[i]->target_pid);
+	if (f->kind != FILE_KIND__FILE_PIDFD || f->pidfd->in_tree || f->pidfd->pid <= 0)
+		return 0;
+	pid_t pid = f->pidfd->pid;
+	if (tree_has(t, pid))
+		return 0;
+	if (kill(pid, 0) && errno == ESRCH)
+		return cr_fail_errno(e, ESRCH,
+				     "fd %d is a pidfd of process %d (outside the tree), which is gone",
+				     fi->fd, pid);
+	return 0;
+}
+
+/* Move the new fd tmp to fi->fd. */
+static int place(int tmp, const FdinfoEntry *fi, char *msg, size_t len)
+{
+	if (tmp == fi->fd)
+		return 0;
+	if (dup2(tmp, fi->fd) < 0)
+		return rst_errmsg(msg, len, "fd %d: dup2", fi->fd);
+	close(tmp);
+	return 0;
+}
+
+static int set_fl(int fd, uint32_t flags, char *msg, size_t len)
+{
+	if (fcntl(fd, F_SETFL, (int)(flags & ~(uint32_t)O_ACCMODE)) < 0)
+		return rst_errmsg(msg, len, "fd %d: set flags %#o", fd, flags);
+	return 0;
+}
+
+/* fd with the status flags of the image; -1 (and fd closed) on error */
+static int with_fl(int fd, uint32_t flags, char *msg, size_t len)
+{
+	if (set_fl(fd, flags, msg, len)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static int make_eventfd(const FileEntry *f, char *msg, size_t len)
+{
+	const EventfdEntry *ev = f->eventfd;
+	int fd = eventfd(0, EFD_CLOEXEC | (ev->semaphore ? EFD_SEMAPHORE : 0));
+	if (fd < 0)
+		return rst_errmsg(msg, len, "eventfd");
+	if (ev->counter && write(fd, &ev->counter, sizeof(ev->counter)) != sizeof(ev->counter)) {
+		rst_errmsg(msg, len, "eventfd counter %llu", (unsigned long long)ev->counter);
+		close(fd);
+		return -1;
+	}
+	return with_fl(fd, ev->flags, msg, len);
+}
+
+static int make_signalfd(const FileEntry *f, char *msg, size_t len)
+{
+	uint64_t mask = f->signalfd->sigmask;
+	int fd = (int)syscall(SYS_signalfd4, -1, &mask, sizeof(mask), O_CLOEXEC);
+	if (fd < 0)
+		return rst_errmsg(msg, len, "signalfd mask %#llx", (unsigned long long)mask);
+	return with_fl(fd, f->signalfd->flags, msg, len);
+}
+
+static int64_t ts_ns(uint64_t s, uint64_t ns)
+{
+	return (int64_t)s * NSEC + (int64_t)ns;
+}
+
+static struct timespec ns_ts(int64_t v)
+{
+	return (struct timespec){.tv_sec = v / NSEC, .tv_nsec = v % NSEC};
+}
+
+/* The value as it would be now: the time left at dump minus the time since. An absolute timer keeps its
+ * expiry (dump time + time left); a relative one whose expiry passed while it was not running is armed
+ * at that absolute expiry, so the kernel counts the periods missed as ticks. */
+static int arm_timer(int fd, const TimerfdEntry *tf, char *msg, size_t len)
+{
+	struct itimerspec its = {.it_interval = ns_ts(ts_ns(tf->interval_sec, tf->interval_nsec))};
+	int64_t left = ts_ns(tf->value_sec, tf->value_nsec);
+	int flags = (int)tf->settime_flags;
+	struct timespec now;
+	if (!left)
+		return 0; /* disarmed */
+	if (clock_gettime(tf->clockid, &now))
+		return rst_errmsg(msg, len, "timerfd clock %d", tf->clockid);
+	int64_t expiry = ts_ns(tf->dump_now_sec, tf->dump_now_nsec) + left;
+	int64_t rel = expiry - ts_ns((uint64_t)now.tv_sec, (uint64_t)now.tv_nsec);
+	if ((flags & TFD_TIMER_ABSTIME) || rel <= 0) {
+		its.it_value = ns_ts(expiry);
+		flags |= TFD_TIMER_ABSTIME;
+	} else {
+		its.it_value = ns_ts(rel);
+	}
+	if (timerfd_settime(fd, flags, &its, NULL))
+		return rst_errmsg(msg, len, "timerfd_settime");
+	return 0;
+}
+
+static int make_timerfd(const FileEntry *f, char *msg, size_t len)
+{
+	const TimerfdEntry *tf = f->timerfd;
+	int fd = timerfd_create(tf->clockid, TFD_CLOEXEC);
+	if (fd < 0)
+		return rst_errmsg(msg, len, "timerfd_create clock %d", tf->clockid);
+	if (arm_timer(fd, tf, msg, len)) {
+		close(fd);
+		return -1;
+	}
+	/* expirations not read yet: best effort (needs CONFIG_CHECKPOINT_RESTORE) */
+	if (tf->ticks) {
+		uint64_t ticks = tf->ticks;
+		ioctl(fd, TFD_IOC_SET_TICKS, &ticks);
+	}
+	return with_fl(fd, tf->flags, msg, len);
+}
+
+/* An epoll set without its interest list (the processes add their targets, see restore-epoll.c). */
+static int make_epoll(const FileEntry *f, char *msg, size_t len)
+{
+	int fd = epoll_create1(EPOLL_CLOEXEC);
+	if (fd < 0)
+		return rst_errmsg(msg, len, "epoll_create1");
+	return with_fl(fd, f->epoll->flags, msg, len);
+}
+
+static int dead_pidfd(unsigned flags);
+
+/* A pidfd of a process outside the tree, or of one that is gone. */
+static int make_pidfd(const FileEntry *f, char *msg, size_t len)
+{
+	const PidfdEntry *pf = f->pidfd;
+	unsigned flags = pf->flags & (O_NONBLOCK | O_EXCL);
+	int fd = pf->pid <= 0 ? dead_pidfd(flags) : (int)syscall(SYS_pidfd_open, pf->pid, flags);
+	if (fd < 0)
+		return rst_errmsg(msg, len, "pidfd_open %d", pf->pid);
+	return with_fl(fd, pf->flags, msg, len);
+}
+
+/* A new file of an event fd kind that crshim can make for several processes (a pidfd only of a process
+ * outside the tree). */
+static int make_file(const FileEntry *f, char *msg, size_t len)
+{
+	switch (f->kind) {
+	case FILE_KIND__FILE_EPOLL:
+		return make_epoll(f, msg, len);
+	case FILE_KIND__FILE_PIDFD:
+		return make_pidfd(f, msg, len);
+	case FILE_KIND__FILE_EVENTFD:
+		return make_eventfd(f, msg, len);
+	case FILE_KIND__FILE_SIGNALFD:
+		return make_signalfd(f, msg, len);
+	case FILE_KIND__FILE_TIMERFD:
+		return make_timerfd(f, msg, len);
+	case FILE_KIND__FILE_INOTIFY:
+		return rst_inotify_make(f, msg, len);
+	case FILE_KIND__FILE_FANOTIFY:
+		return rst_fanotify_make(f, msg, len);
+	case FILE_KIND__FILE_MEMFD:
+		return rst_memfd_make(f, msg, len);
+	default:
+		errno = 0;
+		return rst_errmsg(msg, len, "file kind %d cannot be made here", f->kind);
+	}
+}
+
+/* A pidfd of a process that had exited and was reaped: one of a child that is gone. */
+static int dead_pidfd(unsigned flags)
+{
+	pid_t child = fork();
+	if (child == 0)
+		_exit(0);
+	if (child < 0)
+		return -1;
+	int fd = (int)syscall(SYS_pidfd_open, child, flags);
+	int saved = errno;
+	waitpid(child, NULL, 0);
+	errno = saved;
+	return fd;
+}
+
+/* fd is a pidfd of pid ("Pid:" in its fdinfo). */
+static bool pidfd_of(int fd, pid_t pid)
+{
+	char path[64], buf[512], *p;
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	if (proc_read_small(path, buf, sizeof(buf)) < 0)
+		return false;
+	return (p = strstr(buf, "\nPid:")) && atoi(p + 6) == pid;
+}
+
+/* The pidfd (of a process of the tree) that fd sfd of the process spid holds: a copy of the same file, taken
+ * once spid has opened it (a few seconds at most; till then sfd may be another file). */
+static int copy_pidfd(const PidfdEntry *pf, char *msg, size_t len)
+{
+	__cleanup_close int pfd = (int)syscall(SYS_pidfd_open, pf->shared_pid, 0);
+	if (pfd < 0)
+		return rst_errmsg(msg, len, "pidfd_open %d (holder of a shared pidfd)", pf->shared_pid);
+	for (int i = 0; i < 5000; i++) {
+		int fd = (int)syscall(SYS_pidfd_getfd, pfd, pf->shared_fd, 0);
+		if (fd >= 0 && pidfd_of(fd, pf->pid))
+			return fd;
+		if (fd >= 0)
+			close(fd);
+		usleep(1000);
+	}
+	errno = ETIMEDOUT;
+	return rst_errmsg(msg, len, "pidfd of %d: copy from fd %d of task %d", pf->pid, pf->shared_fd,
+			  pf->shared_pid);
+}
+
+static int open_pidfd(const FileEntry *f, const FdinfoEntry *fi, char *msg, size_t len)
+{
+	const PidfdEntry *pf = f->pidfd;
+	unsigned flags = pf->flags & (O_NONBLOCK | O_EXCL); /* PIDFD_NONBLOCK, PIDFD_THREAD */
+	int fd = -1;
+	if (pf->has_shared_pid && pf->has_shared_fd) {
+		if ((fd = copy_pidfd(pf, msg, len)) < 0)
+			return -1;
+		return place(fd, fi, msg, len);
+	}
+	if (pf->pid <= 0) {
+		fd = dead_pidfd(flags);
+	} else {
+		/* a process of the tree its parent has not made yet: wait for it (a few seconds at most) */
+		for (int i = 0; i < (pf->in_tree ? 5000 : 1); i++) {
+			fd = (int)syscall(SYS_pidfd_open, pf->pid, flags);
+			if (fd >= 0 || errno != ESRCH)
+				break;
+			usleep(1000);
+		}
+	}
+	if (fd < 0)
+		return rst_errmsg(msg, len, "fd %d: pidfd_open %d", fi->fd, pf->pid);
+	return place(fd, fi, msg, len) || set_fl(fi->fd, pf->flags, msg, len);
+}
+
+int rst_evfd_open(struct rst_task *t, int lo, const FileEntry *f, const FdinfoEntry *fi, char *msg,
+		  size_t len)
+{
+	if (f->kind == FILE_KIND__FILE_PIDFD)
+		return open_pidfd(f, fi, msg, len);
+	if (f->kind == FILE_KIND__FILE_MEMFD)
+		return rst_memfd_open(t, lo, f, fi, msg, len);
+	int fd = make_file(f, msg, len);
+	if (fd < 0) {
+		char why[512];
+		snprintf(why, sizeof(why), "%s", msg);
+		snprintf(msg, len, "fd %d: %s", fi->fd, why);
+		return -1;
+	}
+	return place(fd, fi, msg, len);
+}
+
+/* ---------------------------------------------------------------- parent: files held by several processes */
+
+static int *shared_fds;
+static size_t nr_shared_fds;
+
+static bool shared_of(const FileEntry *f, pid_t *pid, int *fd)
+{
+	int32_t p = 0, d = -1;
+	bool has = false;
+#define SH(m)                                                                                                \
+	(has = (m) && (m)->has_shared_pid && (m)->has_shared_fd, p = has ? (m)->shared_pid : 0,              \
+	 d = has ? (m)->shared_fd : -1)
+	switch (f->kind) {
+	case FILE_KIND__FILE_EVENTFD:
+		SH(f->eventfd);
+		break;
+	case FILE_KIND__FILE_SIGNALFD:
+		SH(f->signalfd);
+		break;
+	case FILE_KIND__FILE_TIMERFD:
+		SH(f->timerfd);
+		break;
+	case FILE_KIND__FILE_MEMFD:
+		SH(f->memfd);
+		break;
+	case FILE_KIND__FILE_INOTIFY:
+		SH(f->inotify);
+		break;
+	case FILE_KIND__FILE_FANOTIFY:
+		SH(f->fanotify);
+		break;
+	case FILE_KIND__FILE_EPOLL:
+		SH(f->epoll);
+		break;
+	case FILE_KIND__FILE_PIDFD: /* of a process of the tree: the holder opens it, the others copy it */
+		if (f->pidfd && !(f->pidfd->in_tree && f->pidfd->pid > 0))
+			SH(f->pidfd);
+		break;
+	default:
+		break;
+	}
+#undef SH
+	*pid = p, *fd = d;
+	return has;
+}
+
+/* The file entry of fd in task pid of the tree, NULL if there is none. */
+static FileEntry *entry_of(struct rst_task *ts, size_t n, pid_t pid, int fd)
+{
+	for (size_t k = 0; k < n; k++) {
+		if (ts[k].pid != pid)
+			continue;
+		for (size_t i = 0; i < ts[k].nr_fdinfo; i++)
+			if (ts[k].fdinfo[i]->fd == fd)
+				return (FileEntry *)rst_file_by_id(&ts[k], ts[k].fdinfo[i]->id);
+	}
+	return NULL;
+}
+
+static int to_inherit(FileEntry *f, int fd, pid_t pid, int hfd, struct cr_err *e)
+{
+	char desc[64];
+	snprintf(desc, sizeof(desc), "event fd %d of task %d", hfd, pid);
+	return rst_file_inherit(f, fd, desc, e);
+}
+
+/* Make the file of the holder h (fd hfd of task hpid) here, once; h becomes FILE_INHERIT of it. */
+static int make_holder(FileEntry *h, pid_t hpid, int hfd, struct cr_err *e)
+{
+	char msg[512] = "";
+	if (h->kind == FILE_KIND__FILE_INHERIT)
+		return h->inherit_fd;
+	int *n = realloc(shared_fds, (nr_shared_fds + 1) * sizeof(*n));
+	if (!n)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	shared_fds = n;
+	int fd = make_file(h, msg, sizeof(msg));
+	if (fd < 0)
+		return cr_fail(e, "task %d fd %d (held by several processes): %s", hpid, hfd, msg);
+	shared_fds[nr_shared_fds++] = fd;
+	pr_info("task %d fd %d (file kind %d) is held by several processes: made once (fd %d)\n", hpid, hfd,
+		h->kind, fd);
+	if (to_inherit(h, fd, hpid, hfd, e))
+		return -1;
+	return fd;
+}
+
+/* The first fd of file id in task t. */
+static int fd_of_id(const struct rst_task *t, uint32_t id)
+{
+	for (size_t i = 0; i < t->nr_fdinfo; i++)
+		if (t->fdinfo[i]->id == id)
+			return t->fdinfo[i]->fd;
+	return -1;
+}
+
+int rst_evfd_share(struct rst_task *ts, size_t n, struct cr_err *e)
+{
+	for (size_t k = 0; k < n; k++)
+		for (size_t i = 0; i < ts[k].nr_files; i++) {
+			FileEntry *f = ts[k].files[i];
+			pid_t hpid;
+			int hfd;
+			bool mapped = f->kind == FILE_KIND__FILE_MEMFD && rst_shmem_fd(f->memfd->inode) >= 0;
+			if (!shared_of(f, &hpid, &hfd) &&
+			    mapped) { /* also mapped: an open of the mapped memfd */
+				if (make_holder(f, ts[k].pid, fd_of_id(&ts[k], f->id), e) < 0)
+					return -1;
+				continue;
+			}
+			if (!shared_of(f, &hpid, &hfd))
+				continue;
+			FileEntry *h = entry_of(ts, n, hpid, hfd);
+			if (!h || (h->kind != f->kind && h->kind != FILE_KIND__FILE_INHERIT))
+				return cr_fail_errno(e, EBADMSG,
+						     "task %d: file id %u is shared with fd %d of task %d, "
+						     "which the images lack",
+						     ts[k].pid, f->id, hfd, hpid);
+			int fd = make_holder(h, hpid, hfd, e);
+			if (fd < 0 || to_inherit(f, fd, hpid, hfd, e))
+				return -1;
+		}
+	return 0;
+}
+
+int rst_evfd_share_one(struct rst_task *ts, size_t n, const struct rst_task *t, FileEntry *f,
+		       struct cr_err *e)
+{
+	pid_t hpid;
+	int hfd;
+	if (!shared_of(f, &hpid, &hfd))
+		return make_holder(f, t->pid, fd_of_id(t, f->id), e) < 0 ? -1 : 0;
+	FileEntry *h = entry_of(ts, n, hpid, hfd);
+	if (!h || (h->kind != f->kind && h->kind != FILE_KIND__FILE_INHERIT))
+		return cr_fail_errno(
+		    e, EBADMSG, "task %d: file id %u is shared with fd %d of task %d, which the images lack",
+		    t->pid, f->id, hfd, hpid);
+	int fd = make_holder(h, hpid, hfd, e);
+	return fd < 0 || to_inherit(f, fd, hpid, hfd, e) ? -1 : 0;
+}
+
+void rst_evfd_share_done(void)
+{
+	for (size_t i = 0; i < nr_shared_fds; i++)
+		close(shared_fds[i]);
+	free(shared_fds);
+	shared_fds = NULL;
+	nr_shared_fds = 0;
+}

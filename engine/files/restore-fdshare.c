@@ -1,0 +1,139 @@
+/* Open file descriptions shared by several processes: opened once in crshim (see fdshare.h). */
+#define LOG_PREFIX "restore-fdshare: "
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "files/fdshare.h"
+#include "base/log.h"
+#include "files/procfd.h"
+#include "restore.h"
+#include "net/sk-inet.h"
+
+#define OPEN_DROP_FLAGS (O_CREAT | O_TRUNC | O_EXCL | O_CLOEXEC)
+
+struct shared_desc {
+	uint32_t id;
+	int fd;
+};
+static struct shared_desc *descs;
+static size_t nr_descs;
+
+static bool shareable(const FileEntry *f)
+{
+	return f->has_tree_desc && f->tree_desc && !rst_procfd_is(f) && /* opened by each holder, late */
+	       ((f->reg && f->reg->path &&
+		 (f->kind == FILE_KIND__FILE_REG || f->kind == FILE_KIND__FILE_CHR)) ||
+		rst_sk_kind(f->kind));
+}
+
+/* How many processes hold description id (entries already made FILE_INHERIT count too). */
+static size_t holders(const struct rst_task *ts, size_t n, uint32_t id)
+{
+	size_t h = 0;
+	for (size_t k = 0; k < n; k++)
+		for (size_t i = 0; i < ts[k].nr_files; i++)
+			if (ts[k].files[i]->has_tree_desc && ts[k].files[i]->tree_desc == id) {
+				h++;
+				break;
+			}
+	return h;
+}
+
+static int open_once(const FileEntry *f, struct cr_err *e)
+{
+	const RegFileEntry *r = f->reg;
+	struct shared_desc *nd = realloc(descs, (nr_descs + 1) * sizeof(*nd));
+	if (!nd)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	descs = nd;
+	if (rst_sk_kind(f->kind)) { /* a socket: made here, kept close-on-exec until inherited */
+		char msg[256] = "";
+		int sk = rst_sk_make(f, msg, sizeof(msg));
+		if (sk < 0 || fcntl(sk, F_SETFD, FD_CLOEXEC))
+			return cr_fail_errno(e, EIO, "shared socket (file id %u): %s", f->id, msg);
+		descs[nr_descs++] = (struct shared_desc){f->tree_desc, sk};
+		pr_info(
+		    "socket file id %u is one open file description of several processes: made once, fd %d\n",
+		    f->id, sk);
+		return 0;
+	}
+	int fd = open(r->path, (int)(r->flags & ~(uint32_t)OPEN_DROP_FLAGS) | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return cr_fail_sys(e, "open %s", r->path);
+	descs[nr_descs++] = (struct shared_desc){f->tree_desc, fd};
+	if (r->pos && lseek(fd, (off_t)r->pos, SEEK_SET) < 0 &&
+	    !(f->kind == FILE_KIND__FILE_CHR && (errno == ESPIPE || errno == EINVAL)))
+		return cr_fail_sys(e, "seek %s to %llu", r->path, (unsigned long long)r->pos);
+	pr_info("%s (offset %llu) is one open file description of several processes: opened once, fd %d\n",
+		r->path, (unsigned long long)r->pos, fd);
+	return 0;
+}
+
+static int find(uint32_t id)
+{
+	for (size_t i = 0; i < nr_descs; i++)
+		if (descs[i].id == id)
+			return descs[i].fd;
+	return -1;
+}
+
+int rst_file_inherit(FileEntry *f, int fd, const char *desc, struct cr_err *e)
+{
+	char *d = strdup(desc);
+	if (!d)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	free(f->inherit_desc);
+	f->inherit_desc = d;
+	f->kind = FILE_KIND__FILE_INHERIT;
+	f->inherit_fd = fd, f->has_inherit_fd = 1;
+	return 0;
+}
+
+/* Entry f becomes FILE_INHERIT of crshim's fd of its description. */
+static int to_inherit(FileEntry *f, struct cr_err *e)
+{
+	return rst_file_inherit(f, find(f->tree_desc), f->reg && f->reg->path ? f->reg->path : "socket", e);
+}
+
+int rst_fdshare_prepare(struct rst_task *ts, size_t n, struct cr_err *e)
+{
+	for (size_t k = 0; k < n && n > 1; k++)
+		for (size_t i = 0; i < ts[k].nr_files; i++) {
+			FileEntry *f = ts[k].files[i];
+			if (!shareable(f) || holders(ts, n, f->tree_desc) < 2)
+				continue;
+			if (find(f->tree_desc) < 0 && open_once(f, e))
+				return cr_wrap(e, "task %d", ts[k].pid);
+			if (to_inherit(f, e))
+				return -1;
+		}
+	return 0;
+}
+
+int rst_fdshare_one(struct rst_task *ts, size_t n, FileEntry *f, struct cr_err *e)
+{
+	if (!shareable(f))
+		return cr_fail_errno(e, EBADMSG, "file id %u: no path or description number", f->id);
+	uint32_t id = f->tree_desc;
+	if (find(id) < 0 && open_once(f, e))
+		return -1;
+	for (size_t k = 0; k < n; k++)
+		for (size_t i = 0; i < ts[k].nr_files; i++) {
+			FileEntry *g = ts[k].files[i];
+			if (shareable(g) && g->tree_desc == id && to_inherit(g, e))
+				return -1;
+		}
+	return 0;
+}
+
+void rst_fdshare_done(void)
+{
+	for (size_t i = 0; i < nr_descs; i++)
+		close(descs[i].fd);
+	free(descs);
+	descs = NULL;
+	nr_descs = 0;
+}

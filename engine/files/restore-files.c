@@ -1,0 +1,251 @@
+/* Restore, child side: the fd table. crshim's own fds that the restore still needs (page file, error pipe,
+ * fds to inherit) move above the highest target fd, every other fd of crshim is closed, then each target
+ * fd is opened (or inherited) at its number with its offset and flags. The files of file mappings and the
+ * executable are opened here too; the blob gets them by number and closes them all (>= helper_fd_lo).
+ * Errors are returned as text for the error pipe: this runs in the child, where nothing may be logged once
+ * the fd table is changed. */
+#define LOG_PREFIX "restore-files: "
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "base/cleanup.h"
+#include "files/evfd.h"
+#include "files/fown.h"
+#include "files/ghost.h"
+#include "files/locks.h"
+#include "files/pipes.h"
+#include "files/procfd.h"
+#include "restore.h"
+#include "net/sk-inet.h"
+
+#define OPEN_DROP_FLAGS (O_CREAT | O_TRUNC | O_EXCL | O_CLOEXEC)
+
+struct fd_plan {
+	int lo;	     /* lowest helper fd = highest target + 1 */
+	int *helper; /* helper fds (dense list) */
+	size_t nr_helper;
+	int *inherit; /* per fdinfo: moved inherit source, -1 */
+};
+
+/* Move fd to >= lo (close-on-exec), remember it as a helper. */
+static int to_helper(struct fd_plan *p, int fd, bool close_old)
+{
+	int nfd = close_old ? rst_fd_above(fd, p->lo) : fcntl(fd, F_DUPFD_CLOEXEC, p->lo);
+	if (nfd < 0)
+		return -1;
+	p->helper[p->nr_helper++] = nfd;
+	return nfd;
+}
+
+static bool is_helper(const struct fd_plan *p, int fd)
+{
+	for (size_t i = 0; i < p->nr_helper; i++)
+		if (p->helper[i] == fd)
+			return true;
+	return false;
+}
+
+/* Close every fd of crshim that is not a helper. */
+static int close_others(const struct fd_plan *p, char *msg, size_t len)
+{
+	int max = p->lo;
+	for (size_t i = 0; i < p->nr_helper; i++)
+		if (p->helper[i] > max)
+			max = p->helper[i];
+	if (p->lo > 0 && syscall(SYS_close_range, 0u, (unsigned)p->lo - 1, 0u))
+		return rst_errmsg(msg, len, "close_range");
+	for (int fd = p->lo; fd < max; fd++)
+		if (!is_helper(p, fd))
+			close(fd);
+	if (syscall(SYS_close_range, (unsigned)max + 1, ~0u, 0u))
+		return rst_errmsg(msg, len, "close_range");
+	return 0;
+}
+
+/* The fds that children sharing our fd table need (restore-fdtable.c places them at the end). */
+static int keep_for_sharers(struct rst_task *t, struct fd_plan *p, char *msg, size_t len)
+{
+	for (size_t j = 0; j < t->ntree; j++) {
+		struct rst_task *c = &t->tree[j];
+		if (!rst_files_sharer_of(t, c))
+			continue;
+		if ((c->go_pipe[0] = to_helper(p, c->go_pipe[0], false)) < 0 ||
+		    (c->err_pipe[1] = to_helper(p, c->err_pipe[1], false)) < 0 ||
+		    (c->pm.pages_fd = to_helper(p, c->pm.pages_fd, false)) < 0)
+			return rst_errmsg(msg, len, "keep the fds of task %d", c->pid);
+		for (size_t i = 0; i < c->nr_mfiles; i++)
+			if (c->mfiles[i].fd >= 0 &&
+			    (c->mfiles[i].fd = to_helper(p, c->mfiles[i].fd, false)) < 0)
+				return rst_errmsg(msg, len, "keep the fds of task %d", c->pid);
+	}
+	return 0;
+}
+
+/* Page file, error pipe, inherit sources, mapped files, exe: all above the targets. */
+static int move_helpers(struct rst_task *t, struct fd_plan *p, char *msg, size_t len)
+{
+	struct rst_args *a = t->args;
+	int32_t *mfd = (int32_t *)(uintptr_t)a->mfd;
+	if ((a->pages_fd = to_helper(p, t->pm.pages_fd, true)) < 0 ||
+	    (t->err_pipe[1] = to_helper(p, t->err_pipe[1], true)) < 0)
+		return rst_errmsg(msg, len, "move helper fds above %d", p->lo);
+	t->pm.pages_fd = a->pages_fd;
+	for (size_t i = 0; i < t->nr_fdinfo; i++) {
+		const FileEntry *f = rst_file_by_id(t, t->fdinfo[i]->id);
+		p->inherit[i] = -1;
+		if (f->kind == FILE_KIND__FILE_INHERIT &&
+		    (p->inherit[i] = to_helper(p, f->inherit_fd, false)) < 0)
+			return rst_errmsg(msg, len, "fd %d: take crshim's fd %d", t->fdinfo[i]->fd,
+					  f->inherit_fd);
+	}
+	for (size_t i = 0; i < t->nr_mfiles; i++) {
+		bool own = t->mfiles[i].fd < 0; /* else crshim's fd of a shared memory object */
+		int fd = own ? open(t->mfiles[i].path, t->mfiles[i].oflags | O_CLOEXEC) : t->mfiles[i].fd;
+		if (fd < 0 || (mfd[i] = to_helper(p, fd, own)) < 0)
+			return rst_errmsg(msg, len, "open mapped file %s", t->mfiles[i].path);
+	}
+	int fd = open(t->mm->exe_path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || (fd = to_helper(p, fd, true)) < 0)
+		return rst_errmsg(msg, len, "open executable %s", t->mm->exe_path);
+	a->mm.exe_fd = (uint32_t)fd;
+	a->helper_fd_lo = p->lo;
+	return keep_for_sharers(t, p, msg, len);
+}
+
+/* Open one file description at fd. */
+static int open_file(const FileEntry *f, const FdinfoEntry *fi, char *msg, size_t len)
+{
+	const RegFileEntry *r = f->reg;
+	int flags = (int)(r->flags & ~(uint32_t)OPEN_DROP_FLAGS) | O_NOCTTY;
+	if (r->deleted) /* a ghost (restore-ghost.c): its /proc magic link must be followed */
+		flags &= ~O_NOFOLLOW;
+	int tmp = rst_ghost_open(r, flags);
+	if (tmp < 0)
+		return rst_errmsg(msg, len, "fd %d: open %s", fi->fd, r->path);
+	if (tmp != fi->fd) {
+		if (dup2(tmp, fi->fd) < 0)
+			return rst_errmsg(msg, len, "fd %d: dup2", fi->fd);
+		close(tmp);
+	}
+	if (r->pos && lseek(fi->fd, (off_t)r->pos, SEEK_SET) < 0 &&
+	    !(f->kind == FILE_KIND__FILE_CHR && (errno == ESPIPE || errno == EINVAL)))
+		return rst_errmsg(msg, len, "fd %d: seek %s to %llu", fi->fd, r->path,
+				  (unsigned long long)r->pos);
+	return 0;
+}
+
+/* The first fdinfo (before i) of the same open file description, i if none. */
+static size_t first_of(const struct rst_task *t, size_t i)
+{
+	size_t j;
+	for (j = 0; j < i && t->fdinfo[j]->id != t->fdinfo[i]->id; j++)
+		;
+	return j;
+}
+
+/* Make the open file description of fdinfo i (its first fd) at its fd, by kind. */
+static int open_kind(struct rst_task *t, const struct fd_plan *p, size_t i, const FileEntry *f, char *msg,
+		     size_t len)
+{
+	const FdinfoEntry *fi = t->fdinfo[i];
+	if (f->kind == FILE_KIND__FILE_INHERIT)
+		return dup2(p->inherit[i], fi->fd) < 0
+			   ? rst_errmsg(msg, len, "fd %d: dup2 from crshim's fd %d", fi->fd, f->inherit_fd)
+			   : 0;
+	if (f->kind == FILE_KIND__FILE_PIPE || f->kind == FILE_KIND__FILE_FIFO)
+		return rst_pipe_open(t, p->lo, f, fi, msg, len);
+	if (f->kind == FILE_KIND__FILE_EPOLL)
+		return rst_epoll_create(f, fi, msg, len);
+	if (rst_evfd_kind(f->kind))
+		return rst_evfd_open(t, p->lo, f, fi, msg, len);
+	if (f->kind == FILE_KIND__FILE_INETSK || f->kind == FILE_KIND__FILE_NETLINKSK ||
+	    f->kind == FILE_KIND__FILE_PACKETSK)
+		return rst_sk_open(f, fi, msg, len);
+	return open_file(f, fi, msg, len);
+}
+
+static int open_one(struct rst_task *t, const struct fd_plan *p, size_t i, char *msg, size_t len)
+{
+	const FdinfoEntry *fi = t->fdinfo[i];
+	const FileEntry *f = rst_file_by_id(t, fi->id);
+	size_t j = first_of(t, i);
+	if (rst_procfd_is(f))
+		return 0; /* a file of /proc/PID: opened once the tree is there (restore-procfd.c) */
+	if (j < i) {	  /* same open file description as an earlier fd */
+		if (dup2(t->fdinfo[j]->fd, fi->fd) < 0)
+			return rst_errmsg(msg, len, "fd %d: dup2 from fd %d", fi->fd, t->fdinfo[j]->fd);
+	} else if (open_kind(t, p, i, f, msg, len)) {
+		return -1;
+	}
+	if (j == i && rst_fown_apply(f, fi->fd, f->fown ? rst_pidns_vid(t, f->fown->pid) : 0, msg, len))
+		return -1;
+	if (fcntl(fi->fd, F_SETFD, (fi->fd_flags & FD_CLOEXEC) ? FD_CLOEXEC : 0))
+		return rst_errmsg(msg, len, "fd %d: set fd flags", fi->fd);
+	return 0;
+}
+
+/* Every fd but the epoll instances, then those (their targets are open by then) and their interest lists. */
+static int open_targets(struct rst_task *t, const struct fd_plan *p, char *msg, size_t len)
+{
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < t->nr_fdinfo; i++) {
+			const FileEntry *f = rst_file_by_id(t, t->fdinfo[i]->id);
+			if ((f->kind == FILE_KIND__FILE_EPOLL) == (pass == 1) && open_one(t, p, i, msg, len))
+				return -1;
+		}
+	for (size_t i = 0; i < t->nr_fdinfo; i++) {
+		const FileEntry *f = rst_file_by_id(t, t->fdinfo[i]->id);
+		if (rst_epoll_is(f) && first_of(t, i) == i &&
+		    rst_epoll_fill(t, p->lo, f, t->fdinfo[i], msg, len))
+			return -1;
+	}
+	return 0;
+}
+
+int rst_child_files(struct rst_task *t, char *msg, size_t len)
+{
+	struct fd_plan p = {.lo = 0};
+	struct rlimit nofile;
+	/* the task may use fd numbers above crshim's soft limit (the blob restores its own limits) */
+	if (!getrlimit(RLIMIT_NOFILE, &nofile) && nofile.rlim_cur < nofile.rlim_max) {
+		nofile.rlim_cur = nofile.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &nofile);
+	}
+	for (size_t i = 0; i < t->nr_fdinfo; i++)
+		if (t->fdinfo[i]->fd >= p.lo)
+			p.lo = t->fdinfo[i]->fd + 1;
+	size_t extra = 0; /* fds kept for children sharing the table */
+	for (size_t j = 0; j < t->ntree; j++)
+		if (rst_files_sharer_of(t, &t->tree[j]))
+			extra += 3 + t->tree[j].nr_mfiles;
+	p.helper = calloc(t->nr_fdinfo + t->nr_mfiles + extra + 4, sizeof(int));
+	p.inherit = calloc(t->nr_fdinfo + 1, sizeof(int));
+	int ret = -1;
+	if (!p.helper || !p.inherit) {
+		errno = ENOMEM;
+		rst_errmsg(msg, len, "fds");
+	} else if (!move_helpers(t, &p, msg, len) && !close_others(&p, msg, len) &&
+		   !open_targets(t, &p, msg, len))
+		ret = 0;
+	if (!ret) {
+		rst_pipes_done(); /* pipe ends the task did not hold are closed now */
+		rst_memfd_done();
+		/* the moved inherit sources are not needed any more (helpers, closed by the blob anyway) */
+		for (size_t i = 0; i < t->nr_fdinfo; i++)
+			if (p.inherit[i] >= 0)
+				close(p.inherit[i]);
+		/* the fds of children sharing the table; last: closing an fd drops the POSIX locks on its
+		 * file */
+		ret = rst_fdtable_place(t, msg, len) ? -1 : rst_child_locks(t, msg, len);
+	}
+	free(p.helper);
+	free(p.inherit);
+	return ret;
+}

@@ -1,0 +1,367 @@
+/* Restore of ghost files (see ghost.h), in crshim before the tasks are made: each ghost of ghost-PID.img is
+ * created again (at its old path if that is free, else next to it as PATH.crshim-ghost.PID.ID) with its
+ * data, size, owner and mode, and unlinked at once; crshim keeps it open until the restore ends. The deleted
+ * files of files.img and the mappings of deleted files in mm-PID.img get "/proc/CRSHIM/fd/N" as path. */
+#define LOG_PREFIX "restore-ghost: "
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "files/ghost.h"
+#include "base/log.h"
+#include "restore.h"
+
+struct rst_ghost {
+	uint32_t id;
+	uint64_t dev, ino; /* at dump */
+	int fd;
+	char path[64]; /* /proc/CRSHIM/fd/N */
+	bool dir;      /* a removed directory */
+	bool node;     /* a device node (opened O_PATH) */
+	bool has_times;
+	struct timespec times[2]; /* a file's atime, mtime: set once its data is in */
+};
+
+static struct timespec ns_to_ts(uint64_t ns)
+{
+	return (struct timespec){.tv_sec = (time_t)(ns / 1000000000ull),
+				 .tv_nsec = (long)(ns % 1000000000ull)};
+}
+
+/* A deleted device node: made with mknod, held by an O_PATH fd (opened again through /proc by the task). */
+static int make_node(const GhostFileEntry *g, const char *path)
+{
+	if (mknod(path, (g->mode & S_IFMT) | 0600, (dev_t)g->rdev))
+		return -1;
+	int fd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if ((g->has_uid && lchown(path, g->uid, g->gid)) || (g->has_mode && chmod(path, g->mode & 07777))) {
+		int err = errno;
+		close(fd);
+		unlink(path);
+		errno = err;
+		return -1;
+	}
+	if (g->has_atime_ns && g->has_mtime_ns) {
+		struct timespec ts[2] = {ns_to_ts(g->atime_ns), ns_to_ts(g->mtime_ns)};
+		utimensat(AT_FDCWD, path, ts, AT_SYMLINK_NOFOLLOW); /* best effort: times only */
+	}
+	return fd;
+}
+
+static int ghost_open(const GhostFileEntry *g, const char *path, int fl)
+{
+	return g->has_rdev ? make_node(g, path) : open(path, fl, 0600);
+}
+
+static struct rst_ghost *find_ghost(struct rst_task *t, uint32_t id)
+{
+	for (size_t i = 0; i < t->nr_ghosts; i++)
+		if (t->ghosts[i].id == id)
+			return &t->ghosts[i];
+	return NULL;
+}
+
+#define GHOST_MAX_DIRS 16
+
+/* The directories of path that are missing (removed after the file was unlinked) are made (0700) and
+ * listed in dirs, deepest last; rmdirs removes them again. */
+static void make_dirs(const char *path, char dirs[][4096], int *n)
+{
+	char p[4096];
+	snprintf(p, sizeof(p), "%s", path);
+	for (char *s = strchr(p + 1, '/'); s && *n < GHOST_MAX_DIRS; s = strchr(s + 1, '/')) {
+		*s = '\0';
+		if (!mkdir(p, 0700))
+			snprintf(dirs[(*n)++], sizeof(dirs[0]), "%s", p);
+		*s = '/';
+	}
+}
+
+static void rmdirs(char dirs[][4096], int n)
+{
+	while (n-- > 0)
+		rmdir(dirs[n]);
+}
+
+static void ghost_done(const GhostFileEntry *g, struct rst_ghost *rg, int fd, const char *made)
+{
+	rg->fd = fd;
+	rg->id = g->id;
+	rg->dev = g->dev, rg->ino = g->ino;
+	snprintf(rg->path, sizeof(rg->path), "/proc/%d/fd/%d", (int)getpid(), fd);
+	pr_info("ghost %u: %s made again as %s, size %llu, mode %#o\n", g->id, g->path, made,
+		(unsigned long long)g->size, g->mode);
+}
+
+static int create_ghost(const GhostFileEntry *g, struct rst_ghost *rg, struct cr_err *e)
+{
+	static char dirs[GHOST_MAX_DIRS][4096];
+	int ndirs = 0;
+	char path[4096];
+	const int fl = O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY;
+	snprintf(path, sizeof(path), "%s", g->path);
+	int fd = ghost_open(g, path, fl);
+	if (fd < 0 && errno == ENOENT && g->path[0] == '/') { /* its directory was removed too */
+		make_dirs(g->path, dirs, &ndirs);
+		fd = ghost_open(g, path, fl);
+	}
+	if (fd < 0 && errno == EEXIST) {
+		snprintf(path, sizeof(path), "%s.crshim-ghost.%d.%u", g->path, (int)getpid(), g->id);
+		fd = ghost_open(g, path, fl);
+	}
+	if (fd < 0) {
+		int err = errno;
+		rmdirs(dirs, ndirs);
+		return cr_fail_errno(e, err, "make the deleted file %s again (as %s)", g->path, path);
+	}
+	rg->node = g->has_rdev;
+	rg->has_times = !rg->node && g->has_atime_ns && g->has_mtime_ns;
+	if (rg->has_times)
+		rg->times[0] = ns_to_ts(g->atime_ns), rg->times[1] = ns_to_ts(g->mtime_ns);
+	if (!rg->node && ((g->has_uid && fchown(fd, g->uid, g->gid)) ||
+			  (g->has_mode && fchmod(fd, g->mode & 07777)) || ftruncate(fd, (off_t)g->size))) {
+		int err = errno;
+		close(fd);
+		unlink(path);
+		rmdirs(dirs, ndirs);
+		return cr_fail_errno(e, err, "deleted file %s (made as %s): owner, mode or size", g->path,
+				     path);
+	}
+	int un = unlink(path), err = errno;
+	rmdirs(dirs, ndirs);
+	if (un) {
+		close(fd);
+		return cr_fail_errno(e, err, "unlink %s (the deleted file %s made again)", path, g->path);
+	}
+	ghost_done(g, rg, fd, path);
+	return 0;
+}
+
+/* The same removed directory made for another process of the tree (a shared cwd, an inherited fd). */
+static int share_dir(const struct rst_task *t, const GhostFileEntry *g, struct rst_ghost *rg)
+{
+	for (size_t i = 0; i < t->ntree; i++)
+		for (size_t j = 0; &t->tree[i] != t && j < t->tree[i].nr_ghosts; j++) {
+			const struct rst_ghost *o = &t->tree[i].ghosts[j];
+			if (!o->dir || o->dev != g->dev || o->ino != g->ino)
+				continue;
+			int fd = fcntl(o->fd, F_DUPFD_CLOEXEC, 3);
+			if (fd < 0)
+				return -1;
+			ghost_done(g, rg, fd, o->path);
+			return 0;
+		}
+	return -1;
+}
+
+static void set_times(int fd, const GhostFileEntry *g)
+{
+	struct timespec ts[2] = {
+	    {(time_t)(g->atime_ns / 1000000000ull), (long)(g->atime_ns % 1000000000ull)},
+	    {(time_t)(g->mtime_ns / 1000000000ull), (long)(g->mtime_ns % 1000000000ull)}};
+	if (!g->has_atime_ns)
+		ts[0].tv_nsec = UTIME_OMIT;
+	if (!g->has_mtime_ns)
+		ts[1].tv_nsec = UTIME_OMIT;
+	if (futimens(fd, ts))
+		pr_warn("ghost %u: set the times of %s: %s\n", g->id, g->path, strerror(errno));
+}
+
+/* A removed directory: made again (at its old path if free, else next to it), opened and removed. */
+static int create_ghost_dir(const struct rst_task *t, const GhostFileEntry *g, struct rst_ghost *rg,
+			    struct cr_err *e)
+{
+	static char dirs[GHOST_MAX_DIRS][4096];
+	int ndirs = 0, err;
+	char path[4096];
+	rg->dir = true;
+	if (!share_dir(t, g, rg))
+		return 0;
+	snprintf(path, sizeof(path), "%s", g->path);
+	int r = mkdir(path, 0700);
+	if (r && errno == ENOENT && g->path[0] == '/') { /* its parent was removed too */
+		make_dirs(g->path, dirs, &ndirs);
+		r = mkdir(path, 0700);
+	}
+	if (r && errno == EEXIST) {
+		snprintf(path, sizeof(path), "%s.crshim-ghost.%d.%u", g->path, (int)getpid(), g->id);
+		r = mkdir(path, 0700);
+	}
+	if (r) {
+		err = errno;
+		rmdirs(dirs, ndirs);
+		return cr_fail_errno(e, err, "make the removed directory %s again (as %s)", g->path, path);
+	}
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 || (g->has_uid && fchown(fd, g->uid, g->gid)) ||
+	    (g->has_mode && fchmod(fd, g->mode & 07777))) {
+		err = errno;
+		if (fd >= 0)
+			close(fd);
+		rmdir(path);
+		rmdirs(dirs, ndirs);
+		return cr_fail_errno(e, err, "removed directory %s (made as %s): open, owner or mode",
+				     g->path, path);
+	}
+	set_times(fd, g);
+	r = rmdir(path), err = errno;
+	rmdirs(dirs, ndirs);
+	if (r) {
+		close(fd);
+		return cr_fail_errno(e, err, "rmdir %s (the removed directory %s made again)", path, g->path);
+	}
+	ghost_done(g, rg, fd, path);
+	return 0;
+}
+
+static int fill_ghost(const GhostFileEntry *g, const struct rst_ghost *rg, struct cr_err *e)
+{
+	for (size_t i = 0; i < g->n_chunks; i++) {
+		const GhostChunk *c = g->chunks[i];
+		if (c->off + c->data.len > g->size)
+			return cr_fail_errno(e, EBADMSG, "ghost-%u: data beyond the file size", g->id);
+		for (size_t done = 0; done < c->data.len;) {
+			ssize_t w =
+			    pwrite(rg->fd, c->data.data + done, c->data.len - done, (off_t)(c->off + done));
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w <= 0)
+				return cr_fail_sys(e, "write the deleted file %s again", g->path);
+			done += (size_t)w;
+		}
+	}
+	return 0;
+}
+
+static int make_ghosts(struct rst_task *t, struct img_reader *r, struct cr_err *e)
+{
+	ProtobufCMessage *m;
+	int ret;
+	while ((ret = img_read(r, &m, e)) > 0) {
+		GhostFileEntry *g = (GhostFileEntry *)m;
+		struct rst_ghost *rg = g->has_id ? find_ghost(t, g->id) : NULL;
+		if (!rg && g->path && g->has_id && g->has_size) {
+			struct rst_ghost *ng = realloc(t->ghosts, (t->nr_ghosts + 1) * sizeof(*ng));
+			if (!ng) {
+				protobuf_c_message_free_unpacked(m, NULL);
+				return cr_fail_errno(e, ENOMEM, "out of memory");
+			}
+			t->ghosts = ng;
+			rg = &ng[t->nr_ghosts];
+			rg->fd = -1;
+			rg->dir = rg->node = rg->has_times = false;
+			ret = S_ISDIR(g->mode) ? create_ghost_dir(t, g, rg, e) : create_ghost(g, rg, e);
+			if (rg->fd >= 0)
+				t->nr_ghosts++;
+		} else if (!rg) {
+			ret = cr_fail_errno(e, EBADMSG, "ghost-%d.img: an entry without id, path or size",
+					    t->pid);
+		}
+		if (!ret)
+			ret = fill_ghost(g, rg, e);
+		protobuf_c_message_free_unpacked(m, NULL);
+		if (ret)
+			return -1;
+	}
+	for (size_t i = 0; !ret && i < t->nr_ghosts; i++) /* a file's data is in: its times again */
+		if (t->ghosts[i].has_times && futimens(t->ghosts[i].fd, t->ghosts[i].times))
+			pr_warn("ghost %u: cannot set its times again: %s\n", t->ghosts[i].id,
+				strerror(errno));
+	return ret;
+}
+
+static int set_path(char **path, const char *p, struct cr_err *e)
+{
+	char *n = strdup(p);
+	if (!n)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	free(*path);
+	*path = n;
+	return 0;
+}
+
+/* Deleted files, a removed cwd and mappings of deleted files: their ghost's path. */
+static int point_at_ghosts(struct rst_task *t, struct cr_err *e)
+{
+	for (size_t i = 0; i < t->nr_files; i++) {
+		RegFileEntry *r = t->files[i]->reg;
+		if ((t->files[i]->kind != FILE_KIND__FILE_REG && t->files[i]->kind != FILE_KIND__FILE_CHR) ||
+		    !r || !r->deleted || !r->has_ghost_id)
+			continue;
+		const struct rst_ghost *rg = find_ghost(t, r->ghost_id);
+		if (!rg)
+			return cr_fail_errno(e, EBADMSG,
+					     "file id %u: deleted file %s has no ghost %u in ghost-%d.img",
+					     t->files[i]->id, r->path ? r->path : "?", r->ghost_id, t->pid);
+		if (set_path(&r->path, rg->path, e))
+			return -1;
+	}
+	if (t->fs && t->fs->has_cwd_ghost_id) { /* a removed cwd */
+		const struct rst_ghost *rg = find_ghost(t, t->fs->cwd_ghost_id);
+		if (!rg || !rg->dir)
+			return cr_fail_errno(e, EBADMSG, "removed cwd %s has no ghost directory %u",
+					     t->fs->cwd ? t->fs->cwd : "?", t->fs->cwd_ghost_id);
+		if (set_path(&t->fs->cwd, rg->path, e))
+			return -1;
+	}
+	for (size_t i = 0; t->mm && i < t->mm->n_vmas; i++) {
+		VmaEntry *v = t->mm->vmas[i];
+		if (!v->deleted || !v->has_ino || /* memfd mappings have no dev/ino: shmem objects */
+		    (v->kind != VMA_KIND__VMA_FILE_PRIVATE && v->kind != VMA_KIND__VMA_FILE_SHARED))
+			continue;
+		const struct rst_ghost *rg = NULL;
+		for (size_t j = 0; j < t->nr_ghosts && !rg; j++)
+			if (t->ghosts[j].dev == v->dev && t->ghosts[j].ino == v->ino)
+				rg = &t->ghosts[j];
+		if (!rg)
+			return cr_fail_errno(e, EBADMSG, "vma 0x%llx: mapped deleted file %s has no ghost",
+					     (unsigned long long)v->start, v->path ? v->path : "?");
+		if (set_path(&v->path, rg->path, e))
+			return -1;
+		v->deleted = 0;
+	}
+	return 0;
+}
+
+int rst_ghost_prepare(struct rst_task *t, struct cr_err *e)
+{
+	struct img_reader *r;
+	if (img_open(t->dirfd, IMG_GHOST, t->pid, &r, e)) {
+		if (e->errnum != ENOENT)
+			return -1;
+		cr_err_clear(e);
+	} else {
+		int ret = make_ghosts(t, r, e);
+		img_close(r);
+		if (ret)
+			return -1;
+	}
+	return point_at_ghosts(t, e);
+}
+
+void rst_ghost_free(struct rst_task *t)
+{
+	for (size_t i = 0; i < t->nr_ghosts; i++)
+		close(t->ghosts[i].fd);
+	free(t->ghosts);
+	t->ghosts = NULL;
+	t->nr_ghosts = 0;
+}
+
+int rst_ghost_open(const RegFileEntry *r, int flags)
+{
+	if (!r->deleted_name || link(r->path, r->deleted_name))
+		return open(r->path, flags);
+	int fd = open(r->deleted_name, flags), saved = errno;
+	unlink(r->deleted_name);
+	errno = saved;
+	return fd;
+}

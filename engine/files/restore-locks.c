@@ -1,0 +1,125 @@
+/* Restore of file locks (see locks.h): loaded with the task's images, taken by the restored process itself
+ * once its fds are in place (flock and OFD locks belong to the open file description, POSIX locks to the
+ * process, which is the restored one already: same pid, same files table). */
+#define LOG_PREFIX "restore-locks: "
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "files/locks.h"
+#include "base/log.h"
+#include "restore.h"
+
+int rst_locks_load(struct rst_task *t, struct cr_err *e)
+{
+	struct img_reader *r;
+	ProtobufCMessage *m;
+	int ret;
+	if (img_open(t->dirfd, IMG_FILE_LOCKS, t->pid, &r, e)) {
+		if (e->errnum != ENOENT)
+			return -1;
+		cr_err_clear(e);
+		return 0;
+	}
+	while ((ret = img_read(r, &m, e)) > 0) {
+		FileLockEntry **nl = realloc(t->locks, (t->nr_locks + 1) * sizeof(void *));
+		if (!nl) {
+			protobuf_c_message_free_unpacked(m, NULL);
+			ret = cr_fail_errno(e, ENOMEM, "out of memory");
+			break;
+		}
+		t->locks = nl;
+		t->locks[t->nr_locks++] = (FileLockEntry *)m;
+	}
+	img_close(r);
+	for (size_t i = 0; !ret && i < t->nr_locks; i++) {
+		const FileLockEntry *l = t->locks[i];
+		bool known = false;
+		for (size_t j = 0; j < t->nr_fdinfo; j++)
+			known |= t->fdinfo[j]->fd == l->fd;
+		if (!l->has_kind || !l->has_fd || !known)
+			ret = cr_fail_errno(e, EBADMSG,
+					    "filelocks-%d.img: a lock on fd %d, which the task lacks", t->pid,
+					    l->fd);
+	}
+	if (!ret && t->nr_locks)
+		pr_info("task %d: %zu file locks\n", t->pid, t->nr_locks);
+	return ret;
+}
+
+void rst_locks_free(struct rst_task *t)
+{
+	for (size_t i = 0; i < t->nr_locks; i++)
+		protobuf_c_message_free_unpacked(&t->locks[i]->base, NULL);
+	free(t->locks);
+	t->locks = NULL;
+	t->nr_locks = 0;
+}
+
+static int lmsg(char *msg, size_t len, const FileLockEntry *l, const char *kind)
+{
+	snprintf(msg, len, "fd %d: take its %s %s lock again: %s", l->fd, l->write ? "write" : "read", kind,
+		 strerror(errno));
+	return -1;
+}
+
+/* A POSIX lock is dropped when its process closes any fd of the file. The blob closes the helper fds of
+ * mapped files (all >= helper_fd_lo): a mapped file with POSIX locks is mapped through the locked fd
+ * instead (a target fd, below helper_fd_lo), when its access mode allows the mapping. */
+static void map_through_locked(const struct rst_task *t)
+{
+	int32_t *mfd = (int32_t *)(uintptr_t)t->args->mfd;
+	for (size_t k = 0; k < t->nr_locks; k++) {
+		const FileLockEntry *l = t->locks[k];
+		struct stat ls, ms;
+		int fl = fcntl(l->fd, F_GETFL);
+		if (l->kind != FILE_LOCK_KIND__FL_POSIX || fl < 0 || (fl & (O_APPEND | O_PATH)) ||
+		    fstat(l->fd, &ls))
+			continue;
+		for (size_t i = 0; i < t->nr_mfiles; i++) {
+			bool ok = t->mfiles[i].oflags == O_RDWR ? (fl & O_ACCMODE) == O_RDWR
+								: (fl & O_ACCMODE) != O_WRONLY;
+			if (ok && mfd[i] >= t->args->helper_fd_lo && !fstat(mfd[i], &ms) &&
+			    ms.st_ino == ls.st_ino && ms.st_dev == ls.st_dev) {
+				close(mfd[i]);
+				mfd[i] = l->fd;
+			}
+		}
+	}
+}
+
+int rst_child_locks(const struct rst_task *t, char *msg, size_t len)
+{
+	map_through_locked(t);
+	for (size_t i = 0; i < t->nr_locks; i++) {
+		const FileLockEntry *l = t->locks[i];
+		struct flock fl = {.l_type = l->write ? F_WRLCK : F_RDLCK,
+				   .l_whence = SEEK_SET,
+				   .l_start = (off_t)l->start,
+				   .l_len = (off_t)l->len};
+		switch (l->kind) {
+		case FILE_LOCK_KIND__FL_FLOCK:
+			if (flock(l->fd, (l->write ? LOCK_EX : LOCK_SH) | LOCK_NB))
+				return lmsg(msg, len, l, "flock");
+			break;
+		case FILE_LOCK_KIND__FL_POSIX:
+			if (fcntl(l->fd, F_SETLK, &fl))
+				return lmsg(msg, len, l, "POSIX");
+			break;
+		case FILE_LOCK_KIND__FL_OFD:
+			if (fcntl(l->fd, F_OFD_SETLK, &fl))
+				return lmsg(msg, len, l, "OFD");
+			break;
+		default:
+			errno = EINVAL;
+			return lmsg(msg, len, l, "unknown");
+		}
+	}
+	return 0;
+}

@@ -1,0 +1,421 @@
+/* Restore of pipes and FIFOs (see pipes.h). Parent side: the checks (--inherit-fd: inherit-fd.c). Child side
+ * (called by restore-files.c for each pipe end or FIFO open, in fd order): one new pipe per identity (or a
+ * helper O_RDWR open of a FIFO), its size, the data in flight, then the end dup'ed to the fd. The helper
+ * ends live above the task's fds until every fd is in place. */
+#define LOG_PREFIX "restore-pipes: "
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/log.h"
+#include "files/pipes.h"
+#include "restore.h"
+
+#ifndef F_GETPIPE_SZ
+#define F_GETPIPE_SZ 1032
+#define F_SETPIPE_SZ 1031
+#endif
+
+#define OPEN_DROP_FLAGS (O_CREAT | O_TRUNC | O_EXCL | O_CLOEXEC)
+
+/* ---------------------------------------------------------------- parent: checks */
+
+static int check_entry(const struct rst_task *t, const FileEntry *f, struct cr_err *e)
+{
+	struct stat st;
+	if (!f->pipe || !f->pipe->has_pipe_id || !f->pipe->has_flags)
+		return cr_fail_errno(e, EBADMSG, "files.img: pipe file id %u has no pipe identity or flags",
+				     f->id);
+	if (f->pipe->data.len > f->pipe->pipe_size && f->pipe->pipe_size)
+		return cr_fail_errno(e, EBADMSG, "files.img: pipe file id %u holds more data than its size",
+				     f->id);
+	if (f->kind != FILE_KIND__FILE_FIFO)
+		return 0;
+	if (!f->reg || !f->reg->path)
+		return cr_fail_errno(e, EBADMSG, "files.img: FIFO file id %u has no path", f->id);
+	if (f->reg->deleted) { /* recreated (and unlinked again) in its directory */
+		char dir[PATH_MAX];
+		snprintf(dir, sizeof(dir), "%s", f->reg->path);
+		char *slash = strrchr(dir, '/');
+		if (slash)
+			*(slash == dir ? slash + 1 : slash) = '\0';
+		if (!slash || stat(dir, &st) || !S_ISDIR(st.st_mode))
+			return cr_fail_errno(e, ENOENT, "unlinked FIFO %s: its directory %s is missing",
+					     f->reg->path, dir);
+		return 0;
+	}
+	if (stat(f->reg->path, &st))
+		return cr_fail_sys(e, "FIFO %s", f->reg->path);
+	if (!S_ISFIFO(st.st_mode))
+		return cr_fail_errno(e, EINVAL, "%s is not a FIFO any more", f->reg->path);
+	(void)t;
+	return 0;
+}
+
+int rst_pipes_prepare(const struct cr_opts *o, struct rst_task *t, struct cr_err *e)
+{
+	(void)o; /* --inherit-fd fd[N]:pipe:[INODE]: engine/inherit-fd.c, before this */
+	for (size_t i = 0; i < t->nr_files; i++) {
+		const FileEntry *f = t->files[i];
+		if ((f->kind == FILE_KIND__FILE_PIPE || f->kind == FILE_KIND__FILE_FIFO) &&
+		    check_entry(t, f, e))
+			return -1;
+	}
+	return 0;
+}
+
+/* ---------------------------------------------------------------- child: the pipes */
+
+/* State of the restore child (one per process, single-threaded): the pipes made so far. */
+struct rpipe {
+	uint64_t id, dev;
+	bool fifo;
+	int rfd, wfd; /* helper ends >= lo (a FIFO: both the same O_RDWR open) */
+	bool rused, wused;
+};
+static struct rpipe *rpipes;
+static size_t nr_rpipes, cap_rpipes;
+
+/* The data in flight of pipe id: on whichever entry of the pipe carries it. */
+static const PipeEntry *pipe_data(const struct rst_task *t, const PipeEntry *pe)
+{
+	for (size_t i = 0; i < t->nr_files; i++) {
+		const PipeEntry *q = t->files[i]->pipe;
+		if (q && q->pipe_id == pe->pipe_id && q->dev == pe->dev && q->data_saved && q->data.len)
+			return q;
+	}
+	return NULL;
+}
+
+/* The data of d into the pipe of wfd: as it was, one write per message for a packet-mode pipe (the write
+ * end is O_DIRECT for that; the caller sets each fd's own flags afterwards). Returns the bytes written,
+ * -1 with errno. */
+static ssize_t write_data(int wfd, const PipeEntry *d)
+{
+	size_t sum = 0, off = 0;
+	for (size_t i = 0; i < d->n_packets; i++)
+		sum += d->packets[i];
+	bool packets = d->n_packets && sum == d->data.len;
+	int fl = fcntl(wfd, F_GETFL);
+	if (packets && (fl < 0 || fcntl(wfd, F_SETFL, fl | O_DIRECT) < 0))
+		return -1;
+	for (size_t i = 0; off < d->data.len;) {
+		size_t chunk = packets ? d->packets[i] : d->data.len - off;
+		ssize_t n = write(wfd, d->data.data + off, chunk);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0 || (packets && (size_t)n != chunk))
+			break;
+		off += (size_t)n;
+		i++;
+	}
+	if (packets && fcntl(wfd, F_SETFL, fl) < 0)
+		return -1;
+	return (ssize_t)off;
+}
+
+static int fill(const struct rst_task *t, const PipeEntry *pe, int wfd, char *msg, size_t len)
+{
+	if (pe->pipe_size && fcntl(wfd, F_GETPIPE_SZ) != (int)pe->pipe_size &&
+	    fcntl(wfd, F_SETPIPE_SZ, pe->pipe_size) < 0)
+		return rst_errmsg(msg, len, "pipe:[%" PRIu64 "]: set its size to %u", pe->pipe_id,
+				  pe->pipe_size);
+	const PipeEntry *d = pipe_data(t, pe);
+	if (!d)
+		return 0;
+	/* EAGAIN: more data than the pipe takes (no blocking: the write end is O_NONBLOCK here) */
+	ssize_t off = write_data(wfd, d);
+	if (off != (ssize_t)d->data.len)
+		return rst_errmsg(msg, len, "pipe:[%" PRIu64 "]: write back %zu bytes in flight (%zd done)",
+				  pe->pipe_id, d->data.len, off);
+	return 0;
+}
+
+static struct rpipe *new_rpipe(const FileEntry *f, char *msg, size_t len)
+{
+	if (nr_rpipes == cap_rpipes) {
+		size_t ncap = cap_rpipes ? cap_rpipes * 2 : 8;
+		struct rpipe *n = realloc(rpipes, ncap * sizeof(*n));
+		if (!n) {
+			errno = ENOMEM;
+			rst_errmsg(msg, len, "pipes");
+			return NULL;
+		}
+		rpipes = n;
+		cap_rpipes = ncap;
+	}
+	struct rpipe *rp = &rpipes[nr_rpipes];
+	*rp = (struct rpipe){.id = f->pipe->pipe_id,
+			     .dev = f->pipe->dev,
+			     .fifo = f->kind == FILE_KIND__FILE_FIFO,
+			     .rfd = -1,
+			     .wfd = -1};
+	return rp;
+}
+
+/* The helper O_RDWR open of the FIFO of f (never blocks). An unlinked FIFO is made again where it was
+ * (or next to it, if that name is taken now), opened and unlinked. */
+static int open_fifo(const FileEntry *f, int lo, char *msg, size_t len)
+{
+	const RegFileEntry *r = f->reg;
+	char path[PATH_MAX];
+	snprintf(path, sizeof(path), "%s", r->path);
+	if (r->deleted && mkfifo(path, 0600)) {
+		if (errno != EEXIST)
+			return rst_errmsg(msg, len, "make unlinked FIFO %s again", r->path);
+		snprintf(path, sizeof(path), "%s.crshim-%d", r->path, (int)getpid());
+		if (mkfifo(path, 0600))
+			return rst_errmsg(msg, len, "make unlinked FIFO %s again (as %s)", r->path, path);
+	}
+	int fd = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	int saved = errno;
+	if (r->deleted) {
+		if (fd >= 0 && r->has_mode)
+			fchmod(fd, r->mode & 07777);
+		unlink(path);
+	}
+	errno = saved;
+	if (fd < 0 || (fd = rst_fd_above(fd, lo)) < 0)
+		return rst_errmsg(msg, len, "open FIFO %s", path);
+	return fd;
+}
+
+/* Make the pipe of f (its first fd): a new pipe, or a helper O_RDWR open of the FIFO; size and data. */
+static struct rpipe *make_pipe(const struct rst_task *t, int lo, const FileEntry *f, char *msg, size_t len)
+{
+	struct rpipe *rp = new_rpipe(f, msg, len);
+	if (!rp)
+		return NULL;
+	if (rp->fifo) {
+		if ((rp->rfd = open_fifo(f, lo, msg, len)) < 0)
+			return NULL;
+		rp->wfd = rp->rfd;
+	} else {
+		int p[2];
+		if (pipe2(p, O_CLOEXEC | O_NONBLOCK)) { /* each fd gets its own flags later */
+			rst_errmsg(msg, len, "pipe");
+			return NULL;
+		}
+		rp->rfd = rst_fd_above(p[0], lo);
+		rp->wfd = rst_fd_above(p[1], lo);
+		if (rp->rfd < 0 || rp->wfd < 0) {
+			rst_errmsg(msg, len, "pipe: move above fd %d", lo);
+			return NULL;
+		}
+	}
+	nr_rpipes++;
+	if (fill(t, f->pipe, rp->wfd, msg, len))
+		return NULL;
+	return rp;
+}
+
+static struct rpipe *find_pipe(const FileEntry *f)
+{
+	for (size_t i = 0; i < nr_rpipes; i++)
+		if (rpipes[i].id == f->pipe->pipe_id && rpipes[i].dev == f->pipe->dev &&
+		    rpipes[i].fifo == (f->kind == FILE_KIND__FILE_FIFO))
+			return &rpipes[i];
+	return NULL;
+}
+
+/* An open file description for f: the pipe's end itself the first time, a new open of it through
+ * /proc/self/fd for another description of the same end (or any FIFO open, by path). -1 on error. */
+static int end_for(struct rpipe *rp, const FileEntry *f, bool *fresh)
+{
+	int flags = (int)(f->pipe->flags & ~(uint32_t)OPEN_DROP_FLAGS);
+	*fresh = true;
+	if (rp->fifo && !f->reg->deleted)
+		return open(f->reg->path, flags | O_NOCTTY);
+	if (rp->fifo) { /* unlinked: another open of our helper's FIFO */
+		char path[64];
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", rp->rfd);
+		return open(path, flags | O_NOCTTY);
+	}
+	bool wr = (flags & O_ACCMODE) == O_WRONLY;
+	bool *used = wr ? &rp->wused : &rp->rused;
+	int src = wr ? rp->wfd : rp->rfd;
+	if (!*used) {
+		*used = true;
+		*fresh = false;
+		return src;
+	}
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", src);
+	return open(path, (flags & ~O_ACCMODE) | (wr ? O_WRONLY : O_RDONLY) | O_NONBLOCK);
+}
+
+int rst_pipe_open(struct rst_task *t, int lo, const FileEntry *f, const FdinfoEntry *fi, char *msg,
+		  size_t len)
+{
+	const PipeEntry *pe = f->pipe;
+	struct rpipe *rp = find_pipe(f);
+	if (!rp && !(rp = make_pipe(t, lo, f, msg, len)))
+		return -1;
+	bool fresh;
+	int src = end_for(rp, f, &fresh);
+	if (src < 0)
+		return rst_errmsg(msg, len, "fd %d: open %s of pipe:[%" PRIu64 "]", fi->fd,
+				  rp->fifo ? f->reg->path : "another end", pe->pipe_id);
+	if (src != fi->fd && dup2(src, fi->fd) < 0)
+		return rst_errmsg(msg, len, "fd %d: dup2 of pipe:[%" PRIu64 "]", fi->fd, pe->pipe_id);
+	if (fresh && src != fi->fd)
+		close(src);
+	/* status flags (O_NONBLOCK, O_DIRECT = packet mode, O_ASYNC) of this open file description */
+	if (fcntl(fi->fd, F_SETFL, (int)(pe->flags & ~(uint32_t)O_ACCMODE)) < 0)
+		return rst_errmsg(msg, len, "fd %d: set flags %#o of pipe:[%" PRIu64 "]", fi->fd, pe->flags,
+				  pe->pipe_id);
+	return 0;
+}
+
+void rst_pipes_done(void)
+{
+	for (size_t i = 0; i < nr_rpipes; i++) {
+		close(rpipes[i].rfd);
+		if (rpipes[i].wfd != rpipes[i].rfd)
+			close(rpipes[i].wfd);
+	}
+	free(rpipes);
+	rpipes = NULL;
+	nr_rpipes = cap_rpipes = 0;
+}
+
+/* ---------------------------------------------------------------- parent: pipes shared by processes */
+
+/* A pipe held by several processes of the tree is made once, here in crshim, before the root is cloned:
+ * every process inherits it through clone3 and takes its ends as FILE_INHERIT (one open file description
+ * per end, as after a fork). crshim's copies are closed by rst_pipes_share_done. */
+struct shared_pipe {
+	uint64_t id, dev;
+	int rfd, wfd;
+};
+static struct shared_pipe *shared;
+static size_t nr_shared;
+
+/* How many processes hold the pipe (or FIFO) of pe (entries already made FILE_INHERIT count too). */
+static size_t holders(const struct rst_task *ts, size_t n, const PipeEntry *pe, bool fifo)
+{
+	size_t h = 0;
+	for (size_t k = 0; k < n; k++) {
+		for (size_t i = 0; i < ts[k].nr_files; i++) {
+			const FileEntry *f = ts[k].files[i];
+			if (f->pipe && (f->kind == FILE_KIND__FILE_FIFO) == fifo &&
+			    f->pipe->pipe_id == pe->pipe_id && f->pipe->dev == pe->dev) {
+				h++;
+				break;
+			}
+		}
+	}
+	return h;
+}
+
+/* The first entry (over all processes) of this pipe with data (acc < 0) or with the end acc; NULL if none. */
+static const PipeEntry *first_entry(const struct rst_task *ts, size_t n, const PipeEntry *pe, int acc)
+{
+	for (size_t k = 0; k < n; k++)
+		for (size_t i = 0; i < ts[k].nr_files; i++) {
+			const PipeEntry *q = ts[k].files[i]->pipe;
+			if (!q || q->pipe_id != pe->pipe_id || q->dev != pe->dev)
+				continue;
+			if (acc < 0 ? (q->data_saved && q->data.len) : (int)(q->flags & O_ACCMODE) == acc)
+				return q;
+		}
+	return NULL;
+}
+
+static int make_shared(const struct rst_task *ts, size_t n, const PipeEntry *pe, struct cr_err *e)
+{
+	struct shared_pipe *ns = realloc(shared, (nr_shared + 1) * sizeof(*ns));
+	if (!ns)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	shared = ns;
+	int p[2];
+	if (pipe2(p, O_CLOEXEC | O_NONBLOCK))
+		return cr_fail_sys(e, "pipe");
+	shared[nr_shared++] = (struct shared_pipe){pe->pipe_id, pe->dev, p[0], p[1]};
+	if (pe->pipe_size && fcntl(p[1], F_SETPIPE_SZ, pe->pipe_size) < 0)
+		return cr_fail_sys(e, "pipe:[%" PRIu64 "]: set its size to %u", pe->pipe_id, pe->pipe_size);
+	const PipeEntry *d = first_entry(ts, n, pe, -1);
+	if (d && write_data(p[1], d) != (ssize_t)d->data.len)
+		return cr_fail_sys(e, "pipe:[%" PRIu64 "]: write back %zu bytes in flight", pe->pipe_id,
+				   d->data.len);
+	const PipeEntry *r = first_entry(ts, n, pe, O_RDONLY), *w = first_entry(ts, n, pe, O_WRONLY);
+	if (fcntl(p[0], F_SETFL, r ? (int)(r->flags & ~(uint32_t)O_ACCMODE) : 0) < 0 ||
+	    fcntl(p[1], F_SETFL, w ? (int)(w->flags & ~(uint32_t)O_ACCMODE) : 0) < 0)
+		return cr_fail_sys(e, "pipe:[%" PRIu64 "]: set flags", pe->pipe_id);
+	pr_info("pipe:[%" PRIu64 "] is shared by processes of the tree: made once (fds %d, %d), %zu bytes\n",
+		pe->pipe_id, p[0], p[1], d ? d->data.len : (size_t)0);
+	return 0;
+}
+
+static const struct shared_pipe *find_shared(const PipeEntry *pe)
+{
+	for (size_t i = 0; i < nr_shared; i++)
+		if (shared[i].id == pe->pipe_id && shared[i].dev == pe->dev)
+			return &shared[i];
+	return NULL;
+}
+
+/* An entry of a shared pipe becomes FILE_INHERIT of crshim's end. */
+static int inherit_shared(FileEntry *f, const struct shared_pipe *sp, struct cr_err *e)
+{
+	char desc[48];
+	snprintf(desc, sizeof(desc), "pipe:[%" PRIu64 "]", sp->id);
+	return rst_file_inherit(f, (f->pipe->flags & O_ACCMODE) == O_WRONLY ? sp->wfd : sp->rfd, desc, e);
+}
+
+int rst_pipes_share(struct rst_task *ts, size_t n, struct cr_err *e)
+{
+	for (size_t k = 0; k < n && n > 1; k++)
+		for (size_t i = 0; i < ts[k].nr_files; i++) {
+			FileEntry *f = ts[k].files[i];
+			if (!f->pipe ||
+			    (f->kind != FILE_KIND__FILE_PIPE && f->kind != FILE_KIND__FILE_FIFO) ||
+			    holders(ts, n, f->pipe, f->kind == FILE_KIND__FILE_FIFO) < 2)
+				continue;
+			if (f->kind == FILE_KIND__FILE_FIFO) { /* reopened by path by each: data once */
+				const PipeEntry *d = first_entry(ts, n, f->pipe, -1);
+				if (d && d != f->pipe)
+					f->pipe->data_saved = false;
+				continue;
+			}
+			const struct shared_pipe *sp = find_shared(f->pipe);
+			if (!sp && make_shared(ts, n, f->pipe, e))
+				return cr_wrap(e, "task %d", ts[k].pid);
+			if (inherit_shared(f, sp ? sp : &shared[nr_shared - 1], e))
+				return -1;
+		}
+	return 0;
+}
+
+int rst_pipes_share_one(struct rst_task *ts, size_t n, const PipeEntry *pe, struct cr_err *e)
+{
+	const struct shared_pipe *sp = find_shared(pe);
+	if (!sp && make_shared(ts, n, pe, e))
+		return -1;
+	sp = sp ? sp : &shared[nr_shared - 1];
+	for (size_t k = 0; k < n; k++)
+		for (size_t i = 0; i < ts[k].nr_files; i++) {
+			FileEntry *f = ts[k].files[i];
+			if (f->kind == FILE_KIND__FILE_PIPE && f->pipe && f->pipe->pipe_id == sp->id &&
+			    f->pipe->dev == sp->dev && inherit_shared(f, sp, e))
+				return -1;
+		}
+	return 0;
+}
+
+void rst_pipes_share_done(void)
+{
+	for (size_t i = 0; i < nr_shared; i++) {
+		close(shared[i].rfd);
+		close(shared[i].wfd);
+	}
+	free(shared);
+	shared = NULL;
+	nr_shared = 0;
+}

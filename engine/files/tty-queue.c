@@ -1,0 +1,282 @@
+/* The data queued inside a pty pair (see tty.h): taken out of the living pair at dump and put back at once
+ * (before the tree runs again, so --leave-running and checkpoints see their queues unchanged), and put into
+ * the new pair at restore.
+ *
+ * Why this way. A tty queue cannot be peeked, so the dump reads it out and puts it back.
+ * - Input (written to the master, not read from the slave yet) sits in the slave's line discipline (n_tty),
+ *   already processed (ICRNL, erase, echo done). It is read on an open of the slave of our own
+ *   (TIOCGPTPEER, O_NONBLOCK: the tree's descriptions keep their flags). In canonical mode each read(2)
+ *   gives one complete line, ended by '\n', VEOL, VEOL2 (with IEXTEN) or VEOF, whose char read(2) drops
+ *   (n_tty stores it as a flagged NUL, as it does a NUL typed when VEOL is 0): each line's length is kept,
+ *   and whether it ended with VEOF. The partial line cannot be read in canonical mode; switching ICANON off
+ *   makes the whole buffer readable (n_tty_set_termios), and the rest is read raw.
+ * - Output (written to the slave, not read by the master yet) sits in the master's n_tty, already through
+ *   the slave's output processing (OPOST). The master's own termios is always raw (termios ioctls on a
+ *   master act on the slave), so it is bytes as they are. It is read on the master's description (the
+ *   tree's: the caller sets O_NONBLOCK for the time). In packet mode every read starts with TIOCPKT_DATA,
+ *   dropped. A read that finds nothing first flushes the flip buffer into the line discipline, so bytes on
+ *   their way are taken too (FIONREAD/TIOCINQ would not count those).
+ * - Putting back. The slave gets a neutral termios for the time: no input processing (c_iflag 0: no ICRNL,
+ *   ISTRIP, IXON, PARMRK), no ISIG, no ECHO (nothing is echoed twice: the echo of the original typing is
+ *   already in the output queue), no OPOST. Input goes in with TIOCSTI on the slave: the line discipline
+ *   receives each byte synchronously, so all of it is processed under the neutral termios before the saved
+ *   one is set back (a write to the master is received later by a kworker, perhaps under the restored
+ *   termios: ICRNL or echo would apply a second time). TIOCSTI needs CAP_SYS_ADMIN for a tty that is not
+ *   our controlling one, and with it works also when dev.tty.legacy_tiocsti is 0. In canonical mode every
+ *   byte of a line goes in after VLNEXT (with IEXTEN: taken literally, whatever it is) and the line's
+ *   terminator unquoted ('\n', VEOL or VEOL2 itself, VEOF for a line read(2) gave without one), so the
+ *   lines end where they did and the partial line stays partial. Output is written to the slave (OPOST off:
+ *   byte for byte; the master's side receives it raw). Then the saved termios is set back (ICANON as in the
+ *   neutral one, so the line marks stay). In packet mode a termios change can queue a status for the
+ *   master (TIOCPKT_DOSTOP/NOSTOP when IXON flips): packet mode is switched off and on, which clears the
+ *   status (the dump takes the queues only when none was pending).
+ * Not exact, so the dump leaves that direction in place and warns (dump-tty.c): a packet mode status
+ * pending; EXTPROC or no CAP_SYS_ADMIN (input); a slave that cannot be opened. Input beyond the line
+ * discipline's 4095 bytes (more waits in the flip buffer) is put back by a write to the master and goes
+ * through the input processing again (warned). An LNEXT-quoted terminator char right before a VEOF is
+ * taken for the line's terminator. */
+#define LOG_PREFIX "tty-queue: "
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include "base/log.h"
+#include "files/tty.h"
+
+#define N_TTY_ROOM 4095 /* bytes n_tty's read buffer holds (N_TTY_BUF_SIZE - 1) */
+#define MAX_LINES 65536 /* bound on canonical reads (each gives one line) */
+#define WRITE_TRIES 50	/* polls of 100 ms for room before a write back gives up */
+
+static int qb_add(struct tty_qbuf *b, const void *p, size_t n)
+{
+	if (b->len + n > b->cap) {
+		size_t cap = b->cap ? b->cap * 2 : 8192;
+		while (cap < b->len + n)
+			cap *= 2;
+		uint8_t *np = realloc(b->p, cap);
+		if (!np)
+			return -1;
+		b->p = np, b->cap = cap;
+	}
+	if (n)
+		memcpy(b->p + b->len, p, n);
+	b->len += n;
+	return 0;
+}
+
+static int add_u32(uint32_t **a, size_t *n, uint32_t v)
+{
+	uint32_t *na = realloc(*a, (*n + 1) * sizeof(*na));
+	if (!na)
+		return -1;
+	na[(*n)++] = v;
+	*a = na;
+	return 0;
+}
+
+void tty_queue_free(struct tty_queue *q)
+{
+	free(q->in.p);
+	free(q->out.p);
+	free(q->lines);
+	free(q->eof);
+	*q = (struct tty_queue){0};
+}
+
+/* Read fd until nothing is left (EAGAIN; EIO: the other side is closed). skip: 1 in packet mode (the
+ * leading byte of each read: TIOCPKT_DATA, or a status, which is counted in *status and dropped). */
+static int drain(int fd, struct tty_qbuf *b, int skip, int *status, struct cr_err *e)
+{
+	uint8_t buf[4097];
+	for (;;) {
+		ssize_t n = read(fd, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EIO))
+			return 0;
+		if (n < 0)
+			return cr_fail_sys(e, "read");
+		if (n == 0)
+			return 0;
+		if (skip && buf[0] != 0) {
+			*status |= buf[0];
+			continue;
+		}
+		if (qb_add(b, buf + skip, (size_t)n - (size_t)skip))
+			return cr_fail_errno(e, ENOMEM, "out of memory");
+	}
+}
+
+/* Does a canonical read of n bytes ending with c end with its terminator (else VEOF ended it)? */
+static bool ends_line(const struct termios *t, size_t n, uint8_t c)
+{
+	return n && (c == '\n' || (c && c == t->c_cc[VEOL]) ||
+		     (c && c == t->c_cc[VEOL2] && (t->c_lflag & IEXTEN)));
+}
+
+/* Canonical mode: the complete lines, one read each, then (ICANON off) the partial line. */
+static int take_lines(int s, const struct termios *t, struct tty_queue *q, struct cr_err *e)
+{
+	uint8_t buf[4096];
+	while (q->nr_lines < MAX_LINES) {
+		ssize_t n = read(s, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			break;
+		if (n < 0)
+			return cr_fail_sys(e, "read a line");
+		if ((!ends_line(t, (size_t)n, n ? buf[n - 1] : 0) &&
+		     add_u32(&q->eof, &q->nr_eof, (uint32_t)q->nr_lines)) ||
+		    add_u32(&q->lines, &q->nr_lines, (uint32_t)n) || qb_add(&q->in, buf, (size_t)n))
+			return cr_fail_errno(e, ENOMEM, "out of memory");
+	}
+	struct termios raw = *t;
+	raw.c_lflag &= ~(tcflag_t)ICANON;
+	raw.c_cc[VMIN] = 1, raw.c_cc[VTIME] = 0;
+	if (tcsetattr(s, TCSANOW, &raw))
+		return cr_fail_sys(e, "tcsetattr (ICANON off)");
+	int r = drain(s, &q->in, 0, NULL, e);
+	if (tcsetattr(s, TCSANOW, t) && !r) /* the buffer is empty: ICANON on again changes nothing */
+		r = cr_fail_sys(e, "tcsetattr (ICANON on)");
+	return r;
+}
+
+int tty_queue_take(int master, int slave, const struct termios *t, bool input, bool packet,
+		   struct tty_queue *q, struct cr_err *e)
+{
+	int status = 0;
+	q->in_taken = input;
+	if (input && ((t->c_lflag & ICANON) ? take_lines(slave, t, q, e) : drain(slave, &q->in, 0, NULL, e)))
+		return cr_wrap(e, "the slave's input");
+	q->out_taken = true;
+	if (drain(master, &q->out, packet, &status, e))
+		return cr_wrap(e, "the master's input");
+	if (status)
+		pr_warn("packet mode status %#x read from the master: not kept\n", status);
+	return 0;
+}
+
+static bool used(const struct termios *t, uint8_t c)
+{
+	return c == '\n' || c == t->c_cc[VEOL] || c == t->c_cc[VEOL2] || c == 0;
+}
+
+/* The termios while the queues go back in (see the top of the file). */
+static void neutral(const struct termios *t, bool input, struct termios *n)
+{
+	*n = *t;
+	n->c_oflag &= ~(tcflag_t)OPOST;
+	if (!input)
+		return;
+	n->c_iflag = 0;
+	n->c_lflag = (t->c_lflag & ICANON) ? (ICANON | IEXTEN) : 0;
+	n->c_cc[VMIN] = 1, n->c_cc[VTIME] = 0;
+	if (!(t->c_lflag & ICANON))
+		return;
+	uint8_t pick[3], k = 0;
+	for (unsigned c = 1; c < 256 && k < 3; c++)
+		if (!used(t, (uint8_t)c))
+			pick[k++] = (uint8_t)c;
+	n->c_cc[VLNEXT] = pick[0];
+	n->c_cc[VEOF] = pick[1];
+	n->c_cc[VERASE] = n->c_cc[VKILL] = n->c_cc[VWERASE] = n->c_cc[VREPRINT] = pick[2];
+}
+
+static int sti(int s, uint8_t c)
+{
+	return ioctl(s, TIOCSTI, &c);
+}
+
+/* A line (or the partial line: term < 0) of the input into the slave's line discipline. */
+static int sti_line(int s, const struct termios *n, const uint8_t *p, size_t len, int term)
+{
+	bool canon = n->c_lflag & ICANON;
+	for (size_t i = 0; i < len; i++)
+		if ((canon && sti(s, n->c_cc[VLNEXT])) || sti(s, p[i]))
+			return -1;
+	return term < 0 ? 0 : sti(s, (uint8_t)term);
+}
+
+/* The input, as far as the line discipline holds it; *done: the bytes of in put back. */
+static int put_in(int s, const struct termios *n, const struct tty_queue *q, size_t *done)
+{
+	size_t off = 0, room = N_TTY_ROOM, k = 0;
+	bool all = true;
+	for (size_t i = 0; i < q->nr_lines && all; i++) {
+		size_t len = q->lines[i];
+		bool eof = k < q->nr_eof && q->eof[k] == i;
+		k += eof;
+		all = off + len <= q->in.len && len + eof <= room && (eof || len);
+		if (!all)
+			break;
+		int term = eof ? n->c_cc[VEOF] : q->in.p[off + len - 1];
+		if (sti_line(s, n, q->in.p + off, eof ? len : len - 1, term))
+			return -1;
+		off += len, room -= len + eof;
+		*done = off;
+	}
+	if (!all || q->in.len - off > room)
+		return 0;
+	if (sti_line(s, n, q->in.p + off, q->in.len - off, -1))
+		return -1;
+	*done = q->in.len;
+	return 0;
+}
+
+static int write_all(int fd, const uint8_t *p, size_t len, struct cr_err *e)
+{
+	for (int tries = 0; len;) {
+		ssize_t w = write(fd, p, len);
+		if (w > 0) {
+			p += w, len -= (size_t)w, tries = 0;
+			continue;
+		}
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0 && errno != EAGAIN)
+			return cr_fail_sys(e, "write");
+		struct pollfd pf = {.fd = fd, .events = POLLOUT};
+		if (++tries > WRITE_TRIES || poll(&pf, 1, 100) < 0)
+			return cr_fail_errno(e, EAGAIN, "write: %zu bytes found no room", len);
+	}
+	return 0;
+}
+
+int tty_queue_put(int master, int slave, const struct termios *t, bool packet, const struct tty_queue *q,
+		  struct cr_err *e)
+{
+	struct termios n;
+	size_t done = 0;
+	int zero = 0, one = 1, r = 0;
+	bool in = q->in_taken && (q->in.len || q->nr_lines);
+	if (!in && !q->out.len)
+		return 0;
+	neutral(t, in, &n);
+	if (tcsetattr(slave, TCSANOW, &n))
+		return cr_fail_sys(e, "tcsetattr (neutral)");
+	if (in && put_in(slave, &n, q, &done)) {
+		if (done || (errno != EPERM && errno != EIO))
+			r = cr_fail_sys(e, "TIOCSTI into the slave");
+		else /* not capable in the initial user namespace: the slower way below */
+			pr_warn("TIOCSTI refused (%s)\n", strerror(errno));
+	}
+	if (!r && q->out.len && write_all(slave, q->out.p, q->out.len, e))
+		r = cr_wrap(e, "the master's input back through the slave");
+	if (tcsetattr(slave, TCSANOW, t) && !r)
+		r = cr_fail_sys(e, "tcsetattr (back)");
+	if (packet && (ioctl(master, TIOCPKT, &zero) || ioctl(master, TIOCPKT, &one)) && !r)
+		r = cr_fail_sys(e, "TIOCPKT");
+	if (!r && in && done < q->in.len) {
+		pr_warn(
+		    "%zu bytes of input go back through the master (beyond the line discipline's buffer, or "
+		    "TIOCSTI refused): processed by the line discipline again\n",
+		    q->in.len - done);
+		r = write_all(master, q->in.p + done, q->in.len - done, e);
+	}
+	return r;
+}

@@ -1,0 +1,96 @@
+/* Terminals (engine-internal): dump-tty.c (dump side) and restore-tty.c (restore side).
+ *
+ * Dump: an fd on a pty master (/dev/ptmx) or slave (/dev/pts/N) becomes a file_entry of kind FILE_TTY
+ * with a tty_entry: the pty index, the side, the open flags, and the pair's state read on a pidfd_getfd
+ * copy: termios (of the slave), window size, packet mode, lock and exclusive mode. A slave whose master
+ * no process of the tree holds is the caller's terminal ("external"): only with --shell-job. A session
+ * leader whose controlling terminal it is marks its entries ctty, with the foreground process group.
+ * Data queued in a pty pair, both ways, is taken out and put back at once (tty-queue.c), and saved on the
+ * master's entries; where that cannot be exact it is left in place and the dump warns (one line).
+ *
+ * Restore (in crshim, before the tree is created): one new pty pair per index (the old index is asked for
+ * by opening masters until it comes, bounded), unlocked, state set, and one open file description per
+ * (index, side, flags) as after a fork; each entry becomes FILE_INHERIT of crshim's fd, like a pipe shared
+ * by processes; the queued data goes back in before the tree exists. An external terminal becomes a new open
+ * of crshim's controlling terminal (its termios set from the image; its window size is the new terminal's). A
+ * session leader takes its terminal with TIOCSCTTY after setsid; the leader of the foreground group makes it
+ * the foreground (tcsetpgrp). */
+#ifndef CRSHIM_TTY_H
+#define CRSHIM_TTY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <termios.h>
+
+#include "crshim.h"
+#include "image/image.h"
+
+/* ---- dump-tty.c ---- */
+struct dump_ctx;
+
+/* The messages of one tty entry (kept until the entry is written). */
+struct dump_tty_ent {
+	TtyEntry t;
+	TermiosEntry tio;
+	WinsizeEntry ws;
+	uint8_t cc[NCCS];
+	char path[64];
+};
+
+/* A pty master or slave (by its device number). */
+bool dump_tty_is_pty(const struct stat *st);
+/* A pty slave whose master some process of the dumped tree holds. */
+bool dump_tty_internal(const struct dump_ctx *c, const struct stat *st);
+/* Fill fe (kind FILE_TTY) for the task's fd (a pty master or slave; flags from fdinfo). */
+int dump_tty_fill(struct dump_ctx *c, int fd, const char *link, const struct stat *st, uint32_t flags,
+		  FileEntry *fe, struct dump_tty_ent *te, struct cr_err *e);
+/* A session leader's controlling pty (index, foreground group) into its pstree entry. */
+void dump_tty_pstree(const struct dump_ctx *c, PstreeEntry *pe);
+/* A terminal dumped as external (--external tty[..], inherit-fd.c): fe->tty gets only its path, rdev, dev and
+ * whether it is the controlling terminal of the session this process leads (then the restore, having it from
+ * --inherit-fd, takes it again); no index, so that it is no pty of the tree. */
+void dump_tty_ext(struct dump_ctx *c, const char *link, const struct stat *st, FileEntry *fe,
+		  struct dump_tty_ent *te);
+
+/* ---- tty-queue.c: the data queued in a pty pair (the method is described there) ---- */
+struct tty_qbuf {
+	uint8_t *p;
+	size_t len, cap;
+};
+struct tty_queue {
+	struct tty_qbuf in; /* what the slave had not read: complete lines, then the partial one */
+	uint32_t *lines;    /* canonical mode: the length of each complete line, as read(2) gives it */
+	size_t nr_lines;
+	uint32_t *eof; /* indexes into lines of the lines ended by VEOF (ascending) */
+	size_t nr_eof;
+	struct tty_qbuf out;	  /* what the master had not read */
+	bool in_taken, out_taken; /* the direction was taken (and must be put back) */
+};
+/* Take the queues of a pair out: master is the master's description (O_NONBLOCK), slave a nonblocking open of
+ * the slave, t the slave's termios; input: take the slave's input too; packet: the master is in packet mode.
+ * What was taken is in q even when it fails: put it back. */
+int tty_queue_take(int master, int slave, const struct termios *t, bool input, bool packet,
+		   struct tty_queue *q, struct cr_err *e);
+/* Put q into the pair (the slave's termios is t again at the end). */
+int tty_queue_put(int master, int slave, const struct termios *t, bool packet, const struct tty_queue *q,
+		  struct cr_err *e);
+void tty_queue_free(struct tty_queue *q);
+
+/* ---- restore-tty.c ---- */
+struct rst_task;
+/* Parent, once every process is loaded: make the ptys (and the opens of crshim's terminal for external
+ * ones); every FILE_TTY entry becomes FILE_INHERIT of crshim's fd. rst_tty_done closes crshim's fds. */
+int rst_tty_prepare(const struct cr_opts *o, struct rst_task *ts, size_t n, struct cr_err *e);
+/* Parent, before the tree runs: with --shell-job, a root leading its own process group in crshim's session
+ * gets the foreground of crshim's terminal when crshim has it (as a shell's `fg`; so that its first read of
+ * the terminal is not stopped by SIGTTIN). The caller of eng_restore takes it back when the root ends. */
+void rst_tty_foreground(const struct cr_opts *o, const struct rst_task *root);
+/* Close crshim's fds; a failed restore (failed != 0) gives the foreground back to crshim. */
+void rst_tty_done(int failed);
+/* Child, in its session and group: a session leader takes its controlling terminal, the leader of the
+ * terminal's foreground group makes it the foreground. Errors as text. */
+int rst_tty_child_session(const struct rst_task *t, char *msg, size_t len);
+
+#endif

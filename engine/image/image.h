@@ -1,0 +1,151 @@
+/* The image layer: every image file is
+ *   header  { u32 magic; u32 version; }
+ *   records { u32 len; u8 protobuf[len]; } ...
+ *   trailer { u32 0xffffffff; u32 nr_records; u64 xxh64(header + records) }
+ * Page contents live in raw page-aligned files (pages-PID.img) indexed by pagemap-PID.img,
+ * whose entries carry an xxh64 of every block. Readers verify everything before use. */
+#ifndef CRSHIM_IMAGE_H
+#define CRSHIM_IMAGE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <protobuf-c/protobuf-c.h>
+#include "base/err.h"
+
+#include "inventory.pb-c.h"
+#include "pstree.pb-c.h"
+#include "core.pb-c.h"
+#include "creds.pb-c.h"
+#include "fs.pb-c.h"
+#include "mm.pb-c.h"
+#include "pagemap.pb-c.h"
+#include "sigact.pb-c.h"
+#include "files.pb-c.h"
+#include "shmem.pb-c.h"
+#include "ghost.pb-c.h"
+#include "locks.pb-c.h"
+#include "netns.pb-c.h"
+#include "ipc-shm.pb-c.h"
+
+enum img_kind {
+	IMG_INVENTORY,
+	IMG_PSTREE,
+	IMG_CORE,
+	IMG_CREDS,
+	IMG_FS,
+	IMG_MM,
+	IMG_PAGEMAP,
+	IMG_PAGES, /* raw */
+	IMG_SIGACTS,
+	IMG_FILES,
+	IMG_FDINFO,
+	IMG_FILES_TASK,	     /* files-PID.img: the open files of a process other than the root of the tree */
+	IMG_SHMEM,	     /* shmem.img: shared memory objects of the tree (dump-shmem.c) */
+	IMG_SHMEM_PAGEMAP,   /* pagemap-shmem-ID.img: contents of one (vaddr = offset in the object) */
+	IMG_SHMEM_PAGES,     /* pages-shmem-ID.img (raw) */
+	IMG_GHOST,	     /* ghost-PID.img: contents of unlinked files held open or mapped */
+	IMG_FILE_LOCKS,	     /* filelocks-PID.img: file locks of a process (--file-locks) */
+	IMG_NETNS,	     /* netns.img: the tree's own network namespace (dump-netns.c) */
+	IMG_IPC_SHM,	     /* ipc-shm.img: System V shared memory segments of the tree (dump-ipc-shm.c) */
+	IMG_IPC_SHM_PAGEMAP, /* pagemap-ipcshm-ID.img: contents of segment ID (vaddr = offset) */
+	IMG_IPC_SHM_PAGES,   /* pages-ipcshm-ID.img (raw) */
+	IMG__COUNT
+};
+
+struct img_kind_desc {
+	const char *name;			 /* short name for messages/JSON */
+	const char *pattern;			 /* file name; "%d" for per-task images */
+	uint32_t magic;				 /* 0 for raw files */
+	const ProtobufCMessageDescriptor *first; /* descriptor of the first record */
+	const ProtobufCMessageDescriptor *rest;	 /* descriptor of the following records */
+};
+
+#define IMG_TRAILER_MARK 0xffffffffu
+#define IMG_MAX_RECORD (64u << 20)
+
+const struct img_kind_desc *img_kind_desc(enum img_kind k);
+/* File name of an image ("core-42.img"). id is ignored for images without %d. */
+void img_name(enum img_kind k, int id, char *buf, size_t len);
+/* Which kind a file name is (and its id); -1 if it is not an image file. */
+int img_kind_of(const char *fname, int *id);
+
+/* ---- writing ---- */
+struct img_writer;
+/* Start an image in dirfd. Nothing is visible under the final name until img_commit. */
+int img_create(int dirfd, enum img_kind k, int id, struct img_writer **w, struct cr_err *e);
+int img_write(struct img_writer *w, const ProtobufCMessage *m, struct cr_err *e);
+/* Write the trailer, fsync-free close and rename into place. Frees w. */
+int img_commit(struct img_writer *w, struct cr_err *e);
+/* Drop an uncommitted image (removes the temporary file). NULL is fine. */
+void img_abort(struct img_writer *w);
+/* Convenience: one-record image. */
+int img_write_one(int dirfd, enum img_kind k, int id, const ProtobufCMessage *m, struct cr_err *e);
+/* The same, for fault injection: inject_errno != 0 makes the file write fail with it half-way (the partial
+ * temporary file is removed as on a real write error). */
+int img_write_one_fault(int dirfd, enum img_kind k, int id, const ProtobufCMessage *m, int inject_errno,
+			struct cr_err *e);
+
+/* ---- reading ---- */
+struct img_reader;
+/* Open and verify (magic, version, trailer, checksum) an image. Missing file: e->errnum == ENOENT. */
+int img_open(int dirfd, enum img_kind k, int id, struct img_reader **r, struct cr_err *e);
+/* Same for a file name (kind from the name); used by `show` and the verifier. */
+int img_open_name(int dirfd, const char *fname, struct img_reader **r, struct cr_err *e);
+/* Next record: 1 and *out set (free with protobuf_c_message_free_unpacked), 0 at the end, < 0 on error.
+ * The descriptor is the kind's (first record / rest). */
+int img_read(struct img_reader *r, ProtobufCMessage **out, struct cr_err *e);
+enum img_kind img_reader_kind(const struct img_reader *r);
+const char *img_reader_name(const struct img_reader *r);
+void img_close(struct img_reader *r);
+/* Convenience: read the single record of an image. */
+int img_read_one(int dirfd, enum img_kind k, int id, ProtobufCMessage **out, struct cr_err *e);
+
+/* ---- pages ---- */
+struct page_writer;
+/* Creates pagemap-ID.img and pages-ID.img. */
+int pw_open(int dirfd, int id, struct page_writer **pw, struct cr_err *e);
+/* The same with other kinds (IMG_SHMEM_PAGEMAP + IMG_SHMEM_PAGES). */
+int pw_open_kinds(int dirfd, enum img_kind kmap, enum img_kind kpages, int id, struct page_writer **pw,
+		  struct cr_err *e);
+/* Append len bytes (multiple of the page size) that belong at vaddr. */
+int pw_add(struct page_writer *pw, uint64_t vaddr, const void *buf, size_t len, struct cr_err *e);
+/* Append a buffer of consecutive blocks whose checksums the caller computed: b[i].offset is the block's
+ * offset in buf, b[i].len its length, b[i].csum = csum64(buf + offset, len, 0). Blocks in address order. */
+struct page_block;
+int pw_add_batch(struct page_writer *pw, const void *buf, size_t len, const struct page_block *b, size_t nb,
+		 struct cr_err *e);
+int pw_commit(struct page_writer *pw, struct cr_err *e);
+/* Fault injection: from now on writes of pw fail with errnum after a partial write (e.g. ENOSPC). */
+void pw_inject_error(struct page_writer *pw, int errnum);
+void pw_abort(struct page_writer *pw);
+
+struct page_block {
+	uint64_t vaddr;
+	uint64_t offset; /* in the pages file */
+	uint64_t len;	 /* bytes */
+	uint64_t csum;
+};
+struct page_map {
+	int pages_fd; /* open pages file, O_RDONLY */
+	uint64_t total_size;
+	size_t nr;
+	struct page_block *blocks; /* address order */
+};
+/* Load pagemap-ID.img (every entry checked) and open pages-ID.img (its size checked), no block checksums. */
+int pm_open(int dirfd, int id, struct page_map *pm, struct cr_err *e);
+/* pm_open, then verify every block checksum (on one CPU). */
+int pm_load(int dirfd, int id, struct page_map *pm, struct cr_err *e);
+/* The same with other kinds (IMG_SHMEM_PAGEMAP + IMG_SHMEM_PAGES). */
+int pm_open_kinds(int dirfd, enum img_kind kmap, enum img_kind kpages, int id, struct page_map *pm,
+		  struct cr_err *e);
+int pm_load_kinds(int dirfd, enum img_kind kmap, enum img_kind kpages, int id, struct page_map *pm,
+		  struct cr_err *e);
+void pm_free(struct page_map *pm);
+
+/* Verify every image file in a dir (records and page blocks). Used before a restore touches anything. */
+int img_verify_dir(int dirfd, struct cr_err *e);
+/* The same, but the page blocks of pages-UNSUMMED_ID.img are not checksummed (the caller does it, e.g. the
+ * restore with all CPUs); its pagemap is still checked. 0: every id is checksummed. */
+int img_verify_dir_but(int dirfd, int unsummed_id, struct cr_err *e);
+
+#endif

@@ -1,0 +1,613 @@
+/* Dump of the address space: mm-PID.img (layout, mm fields), pagemap-PID.img + pages-PID.img (contents). */
+#define LOG_PREFIX "dump-mm: "
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <unistd.h>
+#include <linux/fs.h>
+
+#include "base/cleanup.h"
+#include "image/csum.h"
+#include "dump.h"
+#include "files/ghost.h"
+#include "base/fault.h"
+#include "mem/ipc-shm.h"
+#include "base/log.h"
+#include "mem/pagemap-scan.h"
+#include "mem/shmem.h"
+
+/* One run of pages to dump: read with process_vm_readv (fd < 0) or pread(fd, foff). */
+struct prange {
+	uint64_t vaddr, len;
+	int fd;
+	uint64_t foff;
+};
+
+struct mm_state {
+	struct dump_ctx *c;
+	uint64_t psz;
+	int pagemap_fd, mem_fd;
+	bool scan_ok;  /* PAGEMAP_SCAN works */
+	bool no_readv; /* read every page through /proc/PID/mem (fault point no-vm-readv) */
+	struct page_region *vec;
+	size_t vec_len;
+	struct prange *r;
+	size_t nr, cap;
+};
+
+static int add_range(struct mm_state *m, uint64_t vaddr, uint64_t len, int fd, uint64_t foff,
+		     struct cr_err *e)
+{
+	if (m->nr) {
+		struct prange *p = &m->r[m->nr - 1];
+		if (vaddr < p->vaddr + p->len) { /* never report a page twice */
+			uint64_t skip = p->vaddr + p->len - vaddr;
+			if (skip >= len)
+				return 0;
+			vaddr += skip, foff += skip, len -= skip;
+		}
+		if (p->fd == fd && p->vaddr + p->len == vaddr && (fd < 0 || p->foff + p->len == foff)) {
+			p->len += len;
+			return 0;
+		}
+	}
+	if (m->nr == m->cap) {
+		size_t ncap = m->cap ? m->cap * 2 : 1024;
+		struct prange *n = realloc(m->r, ncap * sizeof(*n));
+		if (!n)
+			return cr_fail_errno(e, ENOMEM, "out of memory");
+		m->r = n;
+		m->cap = ncap;
+	}
+	m->r[m->nr++] = (struct prange){vaddr, len, fd, foff};
+	return 0;
+}
+
+/* ---------------- finding pages ---------------- */
+
+static int scan_fallback(struct mm_state *m, uint64_t start, uint64_t end, bool skip_file, int fd,
+			 struct cr_err *e)
+{
+	enum { CHUNK = 4096 };
+	uint64_t ents[CHUNK];
+	for (uint64_t a = start; a < end;) {
+		size_t n = (size_t)((end - a) / m->psz);
+		if (n > CHUNK)
+			n = CHUNK;
+		ssize_t r = pread(m->pagemap_fd, ents, n * 8, (off_t)(a / m->psz * 8));
+		if (r < 0 || (size_t)r != n * 8)
+			return cr_fail_sys(e, "read /proc/%d/pagemap at 0x%llx", m->c->pid,
+					   (unsigned long long)a);
+		for (size_t i = 0; i < n; i++, a += m->psz) {
+			uint64_t pe = ents[i];
+			bool present = pe >> 63 & 1, swapped = pe >> 62 & 1, file = pe >> 61 & 1;
+			if (!(present || swapped) || (skip_file && file && !swapped))
+				continue;
+			if (add_range(m, a, m->psz, fd, fd < 0 ? 0 : a, e))
+				return -1;
+		}
+	}
+	return 0;
+}
+
+/* Pages of [start, end) that hold data of their own: present or swapped, not the zero page, and for
+ * private file mappings not page-cache pages. */
+static int scan_range(struct mm_state *m, uint64_t start, uint64_t end, bool skip_file, int fd,
+		      struct cr_err *e)
+{
+	if (!m->scan_ok)
+		return scan_fallback(m, start, end, skip_file, fd, e);
+	struct pm_scan_arg a = {
+	    .size = sizeof(a),
+	    .start = start,
+	    .end = end,
+	    .vec = (uint64_t)(uintptr_t)m->vec,
+	    .vec_len = m->vec_len,
+	    .category_anyof_mask = PAGE_IS_PRESENT | PAGE_IS_SWAPPED,
+	    .return_mask = PAGE_IS_PRESENT | PAGE_IS_SWAPPED | PAGE_IS_FILE | PAGE_IS_PFNZERO,
+	};
+	while (a.start < end) {
+		long n = ioctl(m->pagemap_fd, PAGEMAP_SCAN, &a);
+		if (n < 0) {
+			if (errno == ENOTTY || errno == EINVAL) {
+				pr_info("PAGEMAP_SCAN: %s, reading /proc/pid/pagemap instead\n",
+					strerror(errno));
+				m->scan_ok = false;
+				return scan_fallback(m, a.start, end, skip_file, fd, e);
+			}
+			return cr_fail_sys(e, "PAGEMAP_SCAN 0x%llx-0x%llx", (unsigned long long)a.start,
+					   (unsigned long long)end);
+		}
+		uint64_t next = a.walk_end;
+		for (long i = 0; i < n; i++) {
+			const struct page_region *p = &m->vec[i];
+			uint64_t cat = p->categories;
+			if (p->end > next)
+				next = p->end; /* walk_end may lag behind a full vector's last region */
+			if (cat & PAGE_IS_PFNZERO)
+				continue;
+			if (skip_file && (cat & PAGE_IS_FILE) && !(cat & PAGE_IS_SWAPPED))
+				continue;
+			if (add_range(m, p->start, p->end - p->start, fd, fd < 0 ? 0 : p->start, e))
+				return -1;
+		}
+		if (next <= a.start)
+			break;
+		a.start = next;
+	}
+	return 0;
+}
+
+/* A shared memory object (shared anonymous memory, a memfd): dumped once for the tree (dump-shmem.c). */
+static int vma_shmem(struct mm_state *m, const struct proc_vma *v, VmaEntry *ve, struct cr_err *e)
+{
+	char path[96];
+	snprintf(path, sizeof(path), "/proc/%d/map_files/%llx-%llx", m->c->pid, (unsigned long long)v->start,
+		 (unsigned long long)v->end);
+	__cleanup_close int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return cr_fail_sys(e, "open %s", path);
+	if (dump_shmem_add(m->c, fd, &ve->shmid, e))
+		return -1;
+	ve->has_shmid = 1;
+	return 0;
+}
+
+/* ---------------- VMAs ---------------- */
+
+static bool starts(const char *s, const char *p)
+{
+	return !strncmp(s, p, strlen(p));
+}
+
+static bool ends(const char *s, const char *p)
+{
+	size_t l = strlen(s), pl = strlen(p);
+	return l >= pl && !strcmp(s + l - pl, p);
+}
+
+static int vma_file(struct dump_ctx *c, const struct proc_vma *v, VmaEntry *ve, bool shared, struct cr_err *e)
+{
+	char name[96], path[PATH_MAX + 1];
+	snprintf(name, sizeof(name), "/proc/%d/map_files/%llx-%llx", c->pid, (unsigned long long)v->start,
+		 (unsigned long long)v->end);
+	ssize_t n = readlink(name, path, sizeof(path) - 1);
+	if (n < 0)
+		return cr_fail_sys(e, "readlink %s", name);
+	path[n] = '\0';
+	ve->kind = shared ? VMA_KIND__VMA_FILE_SHARED : VMA_KIND__VMA_FILE_PRIVATE;
+	if (starts(v->name, "/memfd:")) { /* the object is dumped once (vma_pages), the path names it */
+		ve->deleted = 1, ve->has_deleted = 1;
+		ve->path = strdup(v->name);
+		bool rw = shared && ((ve->prot & PROT_WRITE) || (v->vmflags & PROC_VMA_MW));
+		ve->file_flags = rw ? O_RDWR : O_RDONLY, ve->has_file_flags = 1;
+		return ve->path ? 0 : cr_fail_errno(e, ENOMEM, "out of memory");
+	}
+	struct stat st;
+	if (stat(name, &st))
+		return cr_fail_sys(e, "stat %s (%s)", name, path);
+	if (ends(v->name, " (deleted)")) { /* its contents go to ghost-PID.img, found again by dev/ino */
+		char what[64];
+		uint32_t gid;
+		ve->deleted = 1, ve->has_deleted = 1;
+		snprintf(what, sizeof(what), "mapping 0x%llx-0x%llx", (unsigned long long)v->start,
+			 (unsigned long long)v->end);
+		if (dump_ghost_add(c, name, &st, path, what, &gid, e))
+			return -1;
+		path[strlen(path) - strlen(" (deleted)")] = '\0';
+	}
+	ve->path = strdup(path);
+	if (!ve->path)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	ve->dev = (uint64_t)st.st_dev, ve->has_dev = 1;
+	ve->ino = (uint64_t)st.st_ino, ve->has_ino = 1;
+	ve->file_size = (uint64_t)st.st_size, ve->has_file_size = 1;
+	bool rw = shared && ((ve->prot & PROT_WRITE) || (v->vmflags & PROC_VMA_MW));
+	ve->file_flags = rw ? O_RDWR : O_RDONLY, ve->has_file_flags = 1;
+	return 0;
+}
+
+static int vma_classify(struct dump_ctx *c, const struct proc_vma *v, VmaEntry *ve, struct cr_err *e)
+{
+	static const struct {
+		const char *name;
+		VmaKind kind;
+	} special[] = {{"[heap]", VMA_KIND__VMA_HEAP},
+		       {"[stack]", VMA_KIND__VMA_STACK},
+		       {"[vdso]", VMA_KIND__VMA_VDSO},
+		       {"[vvar]", VMA_KIND__VMA_VVAR},
+		       {"[vvar_vclock]", VMA_KIND__VMA_VVAR_VCLOCK},
+		       {"[vsyscall]", VMA_KIND__VMA_VSYSCALL}};
+	bool shared = v->perms[3] == 's';
+	ve->start = v->start, ve->has_start = 1;
+	ve->end = v->end, ve->has_end = 1;
+	ve->pgoff = v->pgoff, ve->has_pgoff = 1;
+	ve->prot = (v->perms[0] == 'r' ? PROT_READ : 0) | (v->perms[1] == 'w' ? PROT_WRITE : 0) |
+		   (v->perms[2] == 'x' ? PROT_EXEC : 0);
+	ve->has_prot = 1;
+	ve->flags = (shared ? MAP_SHARED : MAP_PRIVATE) | ((v->vmflags & PROC_VMA_GD) ? MAP_GROWSDOWN : 0) |
+		    ((v->vmflags & PROC_VMA_NR) ? MAP_NORESERVE : 0);
+	ve->has_flags = 1;
+	ve->madv = v->madv, ve->has_madv = 1;
+	ve->has_kind = 1;
+	for (size_t i = 0; i < ARRAY_SIZE(special); i++)
+		if (!strcmp(v->name, special[i].name)) {
+			ve->kind = special[i].kind;
+			ve->flags |= MAP_ANONYMOUS;
+			return 0;
+		}
+	if ((starts(v->name, "[anon:") || starts(v->name, "[anon_shmem:")) && ends(v->name, "]")) {
+		const char *n = strchr(v->name, ':') + 1;
+		ve->anon_name = strndup(n, strlen(n) - 1);
+		if (!ve->anon_name)
+			return cr_fail_errno(e, ENOMEM, "out of memory");
+	}
+	if (shared && (starts(v->name, "/dev/zero (deleted)") || starts(v->name, "[anon_shmem:"))) {
+		ve->kind = VMA_KIND__VMA_ANON_SHARED;
+		ve->flags |= MAP_ANONYMOUS;
+		ve->shmid = v->ino, ve->has_shmid = 1;
+		return 0;
+	}
+	if (starts(v->name, "/SYSV"))
+		return dump_ipc_shm_vma(c, v, ve, e);
+	if (!v->ino && !v->dev_major && !v->dev_minor && v->name[0] != '/') {
+		if (shared)
+			return cr_fail(e, "shared mapping of %s is not supported yet",
+				       v->name[0] ? v->name : "?");
+		ve->kind = VMA_KIND__VMA_ANON_PRIVATE;
+		ve->flags |= MAP_ANONYMOUS;
+		return 0;
+	}
+	return vma_file(c, v, ve, shared, e);
+}
+
+/* Which pages of the VMA have contents to dump. */
+static int vma_pages(struct mm_state *m, const struct proc_vma *v, VmaEntry *ve, struct cr_err *e)
+{
+	int fd = (ve->prot & PROT_READ) ? -1 : m->mem_fd; /* process_vm_readv cannot read PROT_NONE */
+	if (m->no_readv)
+		fd = m->mem_fd;
+	switch (ve->kind) {
+	case VMA_KIND__VMA_ANON_PRIVATE:
+	case VMA_KIND__VMA_HEAP:
+	case VMA_KIND__VMA_STACK:
+		return scan_range(m, v->start, v->end, false, fd, e);
+	case VMA_KIND__VMA_FILE_PRIVATE:
+		if (ve->deleted && !ve->has_ino && vma_shmem(m, v, ve, e)) /* a memfd (a ghost has dev/ino) */
+			return -1;
+		return scan_range(m, v->start, v->end, true, fd, e);
+	case VMA_KIND__VMA_FILE_SHARED:
+		return ve->deleted && !ve->has_ino ? vma_shmem(m, v, ve, e) : 0;
+	case VMA_KIND__VMA_ANON_SHARED:
+		return vma_shmem(m, v, ve, e);
+	default:
+		return 0;
+	}
+}
+
+/* ---------------- copying pages ---------------- */
+
+#ifndef PBUF_SIZE
+#define PBUF_SIZE (1u << 20)
+#endif
+#ifndef PBUF_NR
+#define PBUF_NR 4
+#endif
+#define PBUF_BLOCKS 1024
+
+struct pbuf {
+	uint8_t *data;
+	size_t used;
+	struct page_block b[PBUF_BLOCKS];
+	size_t nb;
+};
+
+struct pipe_state {
+	struct page_writer *pw;
+	struct pbuf buf[PBUF_NR];
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	size_t head, tail; /* filled: [tail, head) (mod), by sequence number */
+	bool done, failed;
+	struct cr_err err;
+};
+
+static void *writer_main(void *arg)
+{
+	struct pipe_state *p = arg;
+	pthread_mutex_lock(&p->lock);
+	for (;;) {
+		while (p->tail == p->head && !p->done)
+			pthread_cond_wait(&p->cond, &p->lock);
+		if (p->tail == p->head)
+			break;
+		struct pbuf *b = &p->buf[p->tail % PBUF_NR];
+		pthread_mutex_unlock(&p->lock);
+		int r = pw_add_batch(p->pw, b->data, b->used, b->b, b->nb, &p->err);
+		pthread_mutex_lock(&p->lock);
+		p->tail++;
+		if (r) {
+			p->failed = true;
+			pthread_cond_broadcast(&p->cond);
+			break;
+		}
+		pthread_cond_broadcast(&p->cond);
+	}
+	pthread_mutex_unlock(&p->lock);
+	return NULL;
+}
+
+/* Fill one buffer from the ranges starting at (*ri, *roff). */
+static int fill_buf(struct mm_state *m, struct pbuf *b, size_t *ri, uint64_t *roff, struct cr_err *e)
+{
+	enum { MAXIOV = 1024 };
+	struct iovec liov[MAXIOV], riov[MAXIOV];
+	size_t niov = 0, iov_bytes = 0;
+	b->used = b->nb = 0;
+	while (*ri < m->nr && b->used < PBUF_SIZE && b->nb < PBUF_BLOCKS) {
+		const struct prange *r = &m->r[*ri];
+		uint64_t len = r->len - *roff;
+		if (len > PBUF_SIZE - b->used)
+			len = PBUF_SIZE - b->used;
+		uint64_t va = r->vaddr + *roff;
+		if (r->fd < 0) {
+			liov[niov] = (struct iovec){b->data + b->used, len};
+			riov[niov] = (struct iovec){(void *)(uintptr_t)va, len};
+			niov++;
+			iov_bytes += len;
+		} else {
+			size_t got = 0;
+			while (got < len) {
+				ssize_t n = pread(r->fd, b->data + b->used + got, len - got,
+						  (off_t)(r->foff + *roff + got));
+				if (n < 0 && errno == EINTR)
+					continue;
+				if (n <= 0)
+					return cr_fail_errno(e, n < 0 ? errno : EFAULT,
+							     "vma 0x%llx: read pages",
+							     (unsigned long long)va);
+				got += (size_t)n;
+			}
+		}
+		b->b[b->nb++] = (struct page_block){va, b->used, len, 0};
+		b->used += len;
+		*roff += len;
+		if (*roff == r->len)
+			(*ri)++, *roff = 0;
+		if (niov == MAXIOV)
+			break;
+	}
+	if (niov) {
+		ssize_t n = process_vm_readv(m->c->pid, liov, niov, riov, niov, 0);
+		if (n < 0 || (size_t)n != iov_bytes) {
+			/* find the failing address for the message */
+			size_t off = n < 0 ? 0 : (size_t)n, i = 0;
+			while (i + 1 < niov && off >= riov[i].iov_len)
+				off -= riov[i++].iov_len;
+			return cr_fail_errno(e, n < 0 ? errno : EFAULT, "vma 0x%llx: process_vm_readv",
+					     (unsigned long long)(uintptr_t)riov[i].iov_base + off);
+		}
+	}
+	for (size_t i = 0; i < b->nb; i++)
+		b->b[i].csum = csum64(b->data + b->b[i].offset, b->b[i].len, 0);
+	return 0;
+}
+
+static int copy_pages(struct mm_state *m, struct page_writer *pw, uint64_t *total, struct cr_err *e)
+{
+	struct pipe_state p = {.pw = pw, .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER};
+	__cleanup_munmap struct cr_map mem = {NULL, (size_t)PBUF_SIZE * PBUF_NR};
+	size_t ri = 0;
+	uint64_t roff = 0;
+	int ret = 0;
+	pthread_t th;
+
+	*total = 0;
+	if (!m->nr)
+		return 0;
+	mem.addr = mmap(NULL, mem.len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (mem.addr == MAP_FAILED)
+		return cr_fail_sys(e, "page buffers");
+	for (int i = 0; i < PBUF_NR; i++)
+		p.buf[i].data = (uint8_t *)mem.addr + (size_t)i * PBUF_SIZE;
+	if ((errno = pthread_create(&th, NULL, writer_main, &p)))
+		return cr_fail_sys(e, "page writer thread");
+	while (ri < m->nr) {
+		pthread_mutex_lock(&p.lock);
+		while (p.head - p.tail == PBUF_NR && !p.failed)
+			pthread_cond_wait(&p.cond, &p.lock);
+		bool failed = p.failed;
+		pthread_mutex_unlock(&p.lock);
+		if (failed)
+			break;
+		struct pbuf *b = &p.buf[p.head % PBUF_NR];
+		if (fill_buf(m, b, &ri, &roff, e)) {
+			ret = -1;
+			break;
+		}
+		*total += b->used;
+		pthread_mutex_lock(&p.lock);
+		p.head++;
+		pthread_cond_broadcast(&p.cond);
+		pthread_mutex_unlock(&p.lock);
+		if (ri >= (m->nr + 1) / 2 &&
+		    fault_check(m->c->o, FI_DUMP_MM_MID, e)) { /* half of the runs queued */
+			ret = -1;
+			break;
+		}
+	}
+	pthread_mutex_lock(&p.lock);
+	p.done = true;
+	pthread_cond_broadcast(&p.cond);
+	pthread_mutex_unlock(&p.lock);
+	pthread_join(th, NULL);
+	if (p.failed && !ret) {
+		*e = p.err;
+		ret = -1;
+	}
+	return ret;
+}
+
+/* ---------------- mm image ---------------- */
+
+static int fill_mm(struct dump_ctx *c, MmEntry *me, uint64_t **auxv, char **exe, struct cr_err *e)
+{
+	const int64_t *f = c->stat.f;
+	me->start_code = (uint64_t)f[26], me->has_start_code = 1;
+	me->end_code = (uint64_t)f[27], me->has_end_code = 1;
+	me->start_stack = (uint64_t)f[28], me->has_start_stack = 1;
+	me->start_data = (uint64_t)f[45], me->has_start_data = 1;
+	me->end_data = (uint64_t)f[46], me->has_end_data = 1;
+	me->start_brk = (uint64_t)f[47], me->has_start_brk = 1;
+	me->arg_start = (uint64_t)f[48], me->has_arg_start = 1;
+	me->arg_end = (uint64_t)f[49], me->has_arg_end = 1;
+	me->env_start = (uint64_t)f[50], me->has_env_start = 1;
+	me->env_end = (uint64_t)f[51], me->has_env_end = 1;
+	me->brk = c->rem.brk, me->has_brk = 1;
+	char *raw;
+	size_t len;
+	if (proc_read(c->pid, "auxv", &raw, &len, e))
+		return -1;
+	*auxv = (uint64_t *)raw;
+	size_t n = len / 8;
+	for (size_t i = 0; i + 1 < n; i += 2)
+		if ((*auxv)[i] == 0) { /* AT_NULL: keep the pair, drop anything after */
+			n = i + 2;
+			break;
+		}
+	me->n_auxv = n;
+	me->auxv = *auxv;
+	if (proc_readlink(c->pid, "exe", exe, e))
+		return -1;
+	me->exe_path = *exe;
+	return 0;
+}
+
+static void free_vmas(VmaEntry **vp, size_t n)
+{
+	if (!vp)
+		return;
+	for (size_t i = 0; i < n; i++)
+		if (vp[i]) {
+			free(vp[i]->path);
+			free(vp[i]->anon_name);
+		}
+	free(vp[0]);
+	free(vp);
+}
+
+static int collect_vmas(struct mm_state *m, struct proc_vma *pv, size_t n, VmaEntry ***out, struct cr_err *e)
+{
+	VmaEntry *ve = calloc(n ? n : 1, sizeof(*ve));
+	// NOLINTNEXTLINE(bugprone-sizeof-expression): an array of message pointers
+	VmaEntry **vp = calloc(n ? n : 1, sizeof(*vp));
+	if (!ve || !vp) {
+		free(ve);
+		free(vp);
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	}
+	vp[0] = ve; /* free_vmas frees the array through vp[0] */
+	for (size_t i = 0; i < n; i++) {
+		vma_entry__init(&ve[i]);
+		vp[i] = &ve[i];
+	}
+	*out = vp;
+	for (size_t i = 0; i < n; i++) {
+		if (vma_classify(m->c, &pv[i], &ve[i], e) || vma_pages(m, &pv[i], &ve[i], e))
+			return cr_wrap(e, "vma 0x%llx-0x%llx", (unsigned long long)pv[i].start,
+				       (unsigned long long)pv[i].end);
+		pr_debug("vma %llx-%llx %s kind %d %s\n", (unsigned long long)pv[i].start,
+			 (unsigned long long)pv[i].end, pv[i].perms, ve[i].kind, pv[i].name);
+	}
+	return 0;
+}
+
+static int write_pages(struct mm_state *m, struct cr_err *e)
+{
+	struct page_writer *pw;
+	uint64_t total;
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (pw_open(m->c->dirfd, m->c->pid, &pw, e))
+		return -1;
+	bool enospc = fault_injected(m->c->o, FI_DUMP_ENOSPC);
+	if (enospc)
+		pw_inject_error(pw, ENOSPC);
+	if (copy_pages(m, pw, &total, e)) {
+		pw_abort(pw);
+		return enospc ? cr_wrap(e, "fault injected at %s", fault_name(FI_DUMP_ENOSPC)) : -1;
+	}
+	if (pw_commit(pw, e))
+		return -1;
+	if (dump_created(m->c, IMG_PAGES, m->c->pid, e) || dump_created(m->c, IMG_PAGEMAP, m->c->pid, e))
+		return -1;
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	double s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	pr_info("pages: %llu bytes in %zu runs, %.3f s (%.2f GB/s)\n", (unsigned long long)total, m->nr, s,
+		s > 0 ? (double)total / s / 1e9 : 0.0);
+	return 0;
+}
+
+int dump_mm_write(struct dump_ctx *c, struct cr_err *e)
+{
+	struct mm_state m = {.c = c,
+			     .psz = (uint64_t)sysconf(_SC_PAGESIZE),
+			     .pagemap_fd = -1,
+			     .mem_fd = -1,
+			     .scan_ok = true,
+			     .vec_len = 4096};
+	struct proc_vma *pv = NULL;
+	size_t npv = 0;
+	VmaEntry **vp = NULL;
+	MmEntry me = MM_ENTRY__INIT;
+	__cleanup_free uint64_t *auxv = NULL;
+	__cleanup_free char *exe = NULL;
+	char path[64];
+	int ret = -1;
+
+	m.scan_ok = !fault_injected(c->o, FI_NO_PAGEMAP_SCAN);
+	m.no_readv = fault_injected(c->o, FI_NO_VM_READV);
+	snprintf(path, sizeof(path), "/proc/%d/pagemap", c->pid);
+	m.pagemap_fd = open(path, O_RDONLY | O_CLOEXEC);
+	snprintf(path, sizeof(path), "/proc/%d/mem", c->pid);
+	m.mem_fd = open(path, O_RDONLY | O_CLOEXEC);
+	m.vec = calloc(m.vec_len, sizeof(*m.vec));
+	if (m.pagemap_fd < 0 || m.mem_fd < 0) {
+		cr_fail_sys(e, "open /proc/%d/pagemap or mem", c->pid);
+		goto out;
+	}
+	if (!m.vec) {
+		cr_fail_errno(e, ENOMEM, "out of memory");
+		goto out;
+	}
+	if (proc_parse_smaps(c->pid, &pv, &npv, e) || collect_vmas(&m, pv, npv, &vp, e))
+		goto out;
+	if (fill_mm(c, &me, &auxv, &exe, e))
+		goto out;
+	me.n_vmas = npv;
+	me.vmas = vp;
+	if (dump_write_one(c, IMG_MM, &me.base, e) || write_pages(&m, e))
+		goto out;
+	pr_info("mm: %zu vmas\n", npv);
+	ret = 0;
+out:
+	if (ret)
+		cr_wrap(e, "mm");
+	free_vmas(vp, npv);
+	proc_vmas_free(pv, npv);
+	free(m.r);
+	free(m.vec);
+	if (m.pagemap_fd >= 0)
+		close(m.pagemap_fd);
+	if (m.mem_fd >= 0)
+		close(m.mem_fd);
+	return ret;
+}

@@ -1,0 +1,107 @@
+/* Processes that share the address space of another process of the tree without being its threads
+ * (clone(CLONE_VM[|CLONE_SIGHAND|CLONE_FILES|CLONE_FS]) without CLONE_THREAD), found with kcmp. The first
+ * process of the tree order in an address space owns it: its memory is dumped once, in its images; each
+ * sharer keeps its own registers, signal mask, pending signals, creds, fd table, ... and names the owner
+ * (pstree_entry.vm_owner) with the clone flags that recreate it from the owner's restorer
+ * (restore-sharedvm.c). What restore cannot recreate is refused here with one line. */
+#define LOG_PREFIX "dump-sharedvm: "
+#include <errno.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/kcmp.h>
+
+#include "base/cleanup.h"
+#include "dump.h"
+#include "base/log.h"
+
+/* What the sharer shares with its parent when that one is not the owner cannot be recreated. */
+static int check_parent(const struct dump_ctx *s, const struct dump_ctx *own, const struct dump_ctx *p,
+			struct cr_err *e)
+{
+	if (!p || p == own || p->zombie)
+		return 0;
+	if (!(s->vm_flags & CLONE_FILES) && dump_kcmp_same(p->pid, s->pid, KCMP_FILES))
+		return cr_fail(
+		    e,
+		    "task %d shares the address space of %d and the fd table of its parent %d: not "
+		    "supported yet",
+		    s->pid, own->pid, p->pid);
+	if (!(s->vm_flags & CLONE_FS) && dump_kcmp_same(p->pid, s->pid, KCMP_FS))
+		return cr_fail(e,
+			       "task %d shares the address space of %d and the fs info of its parent %d: not "
+			       "supported yet",
+			       s->pid, own->pid, p->pid);
+	return 0;
+}
+
+/* Restrictions of the restore: no threads, no children, cloned by the owner (or its sibling), in the
+ * owner's session or leading its own, with the root "/" when it has its own fs info. */
+static int check_sharer(const struct dump_ctx *c, size_t n, const struct dump_ctx *s,
+			const struct dump_ctx *own, int64_t own_sid, struct cr_err *e)
+{
+	if (s->nth)
+		return cr_fail(e, "task %d shares the address space of %d and has threads: not supported yet",
+			       s->pid, own->pid);
+	for (size_t k = 0; k < n; k++)
+		if (c[k].ppid == s->pid)
+			return cr_fail(
+			    e,
+			    "task %d shares the address space of %d and has children (%d): not supported yet",
+			    s->pid, own->pid, c[k].pid);
+	if (s->ppid != own->pid && (own->root || s->ppid != own->ppid))
+		return cr_fail(e,
+			       "task %d shares the address space of %d, which is neither its parent nor its "
+			       "sibling: not supported yet",
+			       s->pid, own->pid);
+	if (s->stat.f[6] != s->pid && s->stat.f[6] != own_sid)
+		return cr_fail(e,
+			       "task %d shares the address space of %d but is in another session (%lld): not "
+			       "supported yet",
+			       s->pid, own->pid, (long long)s->stat.f[6]);
+	if (!(s->vm_flags & CLONE_FS)) {
+		__cleanup_free char *root = NULL;
+		if (proc_readlink(s->pid, "root", &root, e))
+			return -1;
+		if (strcmp(root, "/"))
+			return cr_fail(e,
+				       "task %d shares the address space of %d and has the root %s: not "
+				       "supported yet",
+				       s->pid, own->pid, root);
+	}
+	return check_parent(s, own, dump_ctx_find(c, n, s->ppid), e);
+}
+
+int dump_sharedvm(struct dump_ctx *c, size_t n, size_t i, struct cr_err *e)
+{
+	struct dump_ctx *s = &c[i];
+	const struct dump_ctx *own = NULL;
+	s->vm_owner = 0, s->vm_flags = 0;
+	for (size_t j = 0; j < i && !own; j++)
+		if (!c[j].zombie && dump_kcmp_same(c[j].pid, s->pid, KCMP_VM))
+			own = &c[j];
+	if (!own)
+		return 0;
+	struct proc_stat ost; /* the root's stat is read only later */
+	if (proc_parse_stat(own->pid, &ost, e) || proc_parse_stat(s->pid, &s->stat, e))
+		return cr_wrap(e, "task %d", s->pid);
+	s->vm_flags = CLONE_VM;
+	if (dump_kcmp_same(own->pid, s->pid, KCMP_SIGHAND))
+		s->vm_flags |= CLONE_SIGHAND;
+	if (dump_kcmp_same(own->pid, s->pid, KCMP_FILES))
+		s->vm_flags |= CLONE_FILES;
+	if (dump_kcmp_same(own->pid, s->pid, KCMP_FS))
+		s->vm_flags |= CLONE_FS;
+	if (s->ppid != own->pid)
+		s->vm_flags |= CLONE_PARENT;
+	if (check_sharer(c, n, s, own, ost.f[6], e))
+		return -1;
+	s->vm_owner = own->pid;
+	s->exit_signal = (int)s->stat.f[38];
+	pr_info("task %d shares the address space of %d:%s%s%s%s, exit signal %d\n", s->pid, own->pid,
+		(s->vm_flags & CLONE_SIGHAND) ? " signal handlers" : "",
+		(s->vm_flags & CLONE_FILES) ? " fd table" : "", (s->vm_flags & CLONE_FS) ? " fs info" : "",
+		(s->vm_flags & CLONE_PARENT) ? " (its sibling)" : "", s->exit_signal);
+	return 0;
+}

@@ -1,0 +1,225 @@
+/* Restore: load the root task's pagemap and verify every page block checksum with all CPUs (the image
+ * layer's pm_load does the same on one CPU; pm_open reads and checks the pagemap for both; for a large image
+ * the checksums are a third of the restore).
+ *
+ * Large private anonymous VMAs are "prefilled": mapped at their address in crshim itself, filled from the
+ * page file and checksummed from there (one pass over the data instead of two, on all CPUs, while
+ * nothing is created yet). The child of clone3 inherits them like any memory of a fork; the blob keeps
+ * them instead of mapping and reading them again, and the parent drops its references right after
+ * clone3. A VMA whose range crshim itself uses is not prefilled. */
+#define LOG_PREFIX "restore-pages: "
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "image/csum.h"
+#include "base/fault.h"
+#include "base/log.h"
+#include "restore.h"
+#include "mem/vma-flags.h"
+
+#define VERIFY_MAX_THREADS 8
+#define VERIFY_PER_THREAD_MIN (32ull << 20)
+
+#define PREFILL_MIN (16ull << 20) /* bytes of data in a VMA worth prefilling */
+
+enum { BLK_VERIFY, BLK_FILL };
+
+struct verify_part {
+	const struct page_map *pm;
+	const uint8_t *data; /* the page file, mapped */
+	const uint8_t *kind; /* per block: BLK_* */
+	size_t from, to;     /* block indexes */
+	size_t bad;	     /* first bad block, or SIZE_MAX */
+	int err;	     /* errno of a failed fill */
+};
+
+/* Read block b into its place (a prefilled VMA) and checksum it there, while it is in the cache. */
+static int fill_block(const struct page_map *pm, const struct page_block *b, bool *ok)
+{
+	uint8_t *dst = (uint8_t *)(uintptr_t)b->vaddr;
+	if (madvise(dst, b->len, MADV_POPULATE_WRITE) && errno != EINVAL)
+		return -1;
+	for (uint64_t got = 0; got < b->len;) {
+		ssize_t n = pread(pm->pages_fd, dst + got, b->len - got, (off_t)(b->offset + got));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n ? -1 : (errno = EIO, -1);
+		got += (uint64_t)n;
+	}
+	*ok = csum64(dst, b->len, 0) == b->csum;
+	return 0;
+}
+
+static void *verify_main(void *arg)
+{
+	struct verify_part *p = arg;
+	p->bad = SIZE_MAX;
+	for (size_t i = p->from; i < p->to; i++) {
+		const struct page_block *b = &p->pm->blocks[i];
+		bool ok;
+		if (p->kind[i] == BLK_FILL) {
+			if (fill_block(p->pm, b, &ok)) {
+				p->err = errno;
+				p->bad = i;
+				break;
+			}
+		} else {
+			ok = csum64(p->data + b->offset, b->len, 0) == b->csum;
+		}
+		if (!ok) {
+			p->bad = i;
+			break;
+		}
+	}
+	return NULL;
+}
+
+/* Split the blocks into n parts of about equal bytes and check them in parallel. */
+static int verify_blocks(const struct page_map *pm, const uint8_t *data, const uint8_t *kind,
+			 const char *name, struct cr_err *e)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t n = (size_t)(cpus > 0 ? cpus : 1);
+	struct verify_part part[VERIFY_MAX_THREADS];
+	pthread_t th[VERIFY_MAX_THREADS];
+	bool started[VERIFY_MAX_THREADS] = {false};
+
+	uint64_t by_size = pm->total_size / VERIFY_PER_THREAD_MIN + 1; /* >= 1 */
+	if (n > VERIFY_MAX_THREADS)
+		n = VERIFY_MAX_THREADS;
+	if (n > by_size)
+		n = (size_t)by_size;
+	if (!n) /* cannot be (cpus >= 1, by_size >= 1): said for the analyzers, which lose track */
+		n = 1;
+	uint64_t per = pm->total_size / n + 1, acc = 0;
+	size_t bi = 0;
+	for (size_t k = 0; k < n; k++) {
+		part[k] = (struct verify_part){pm, data, kind, bi, bi, SIZE_MAX, 0};
+		while (bi < pm->nr && (k == n - 1 || acc < per * (k + 1)))
+			acc += pm->blocks[bi++].len;
+		part[k].to = bi;
+		if (k && !pthread_create(&th[k], NULL, verify_main, &part[k]))
+			started[k] = true;
+		else if (k)
+			verify_main(&part[k]);
+	}
+	verify_main(&part[0]);
+	size_t bad = SIZE_MAX, err = 0;
+	for (size_t k = 0; k < n; k++) {
+		if (started[k])
+			pthread_join(th[k], NULL);
+		if (part[k].bad < bad) {
+			bad = part[k].bad;
+			err = (size_t)part[k].err;
+		}
+	}
+	if (bad != SIZE_MAX && err)
+		return cr_fail_errno(e, (int)err, "image %s: read the block for 0x%llx", name,
+				     (unsigned long long)pm->blocks[bad].vaddr);
+	if (bad != SIZE_MAX)
+		return cr_fail_errno(e, EBADMSG,
+				     "image %s: checksum mismatch in the block for 0x%llx (corrupt image)",
+				     name, (unsigned long long)pm->blocks[bad].vaddr);
+	return 0;
+}
+
+void rst_prefill_drop(struct rst_task *t)
+{
+	if (!t->prefill_mapped || !t->vma_prefilled)
+		return;
+	for (size_t i = 0; i < t->mm->n_vmas; i++)
+		if (t->vma_prefilled[i])
+			munmap((void *)(uintptr_t)t->mm->vmas[i]->start,
+			       t->mm->vmas[i]->end - t->mm->vmas[i]->start);
+	t->prefill_mapped = false;
+}
+
+/* Map the VMAs worth prefilling at their addresses; mark the blocks that lie wholly inside one. */
+static void prefill_plan(struct rst_task *t, uint8_t *kind)
+{
+	const struct page_map *pm = &t->pm;
+	size_t bi = 0;
+	for (size_t i = 0; i < t->mm->n_vmas; i++) {
+		const VmaEntry *v = t->mm->vmas[i];
+		uint64_t data = 0;
+		size_t first;
+		while (bi < pm->nr && pm->blocks[bi].vaddr + pm->blocks[bi].len <= v->start)
+			bi++;
+		for (first = bi; bi < pm->nr && pm->blocks[bi].vaddr >= v->start &&
+				 pm->blocks[bi].vaddr + pm->blocks[bi].len <= v->end;
+		     bi++)
+			data += pm->blocks[bi].len;
+		if ((v->kind != VMA_KIND__VMA_ANON_PRIVATE && v->kind != VMA_KIND__VMA_HEAP) ||
+		    (v->flags & MAP_GROWSDOWN) || data < PREFILL_MIN)
+			continue;
+		if (bi < pm->nr && pm->blocks[bi].vaddr < v->end)
+			continue; /* a block crosses the end: leave this VMA to the blob */
+		if (first && pm->blocks[first - 1].vaddr + pm->blocks[first - 1].len > v->start)
+			continue; /* a block crosses the start */
+		void *p = mmap((void *)(uintptr_t)v->start, v->end - v->start, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+		if (p == MAP_FAILED)
+			continue;
+		if ((uint64_t)(uintptr_t)p != v->start) {
+			munmap(p, v->end - v->start);
+			continue;
+		}
+		t->vma_prefilled[i] = true;
+		t->prefill_mapped = true;
+		for (size_t j = first; j < bi; j++)
+			kind[j] = BLK_FILL;
+		pr_debug("prefill vma 0x%llx-0x%llx: %llu bytes\n", (unsigned long long)v->start,
+			 (unsigned long long)v->end, (unsigned long long)data);
+	}
+}
+
+int rst_pages_load(struct rst_task *t, struct cr_err *e)
+{
+	struct page_map *pm = &t->pm;
+	char pname[64];
+	uint8_t *kind = NULL;
+
+	memset(pm, 0, sizeof(*pm));
+	pm->pages_fd = -1;
+	img_name(IMG_PAGES, t->pid, pname, sizeof(pname));
+	t->vma_prefilled = calloc(t->mm->n_vmas + 1, sizeof(bool));
+	if (!t->vma_prefilled) {
+		cr_fail_errno(e, ENOMEM, "out of memory");
+		goto fail;
+	}
+	if (pm_open(t->dirfd, t->pid, pm, e))
+		goto fail;
+	if (!pm->total_size)
+		return 0;
+	kind = calloc(pm->nr + 1, 1);
+	if (!kind) {
+		cr_fail_errno(e, ENOMEM, "out of memory");
+		goto fail;
+	}
+	const char *prefill = getenv("CRSHIM_PREFILL");
+	if (!t->no_prefill && (!prefill || strcmp(prefill, "0")) && !fault_hit(t->fault, FI_NO_PREFILL))
+		prefill_plan(t, kind);
+	void *data = mmap(NULL, pm->total_size, PROT_READ, MAP_SHARED, pm->pages_fd, 0);
+	if (data == MAP_FAILED) {
+		cr_fail_sys(e, "map %s", pname);
+		goto fail;
+	}
+	int ret = verify_blocks(pm, data, kind, pname, e);
+	munmap(data, pm->total_size);
+	free(kind);
+	if (!ret)
+		return 0;
+	kind = NULL;
+fail:
+	free(kind);
+	rst_prefill_drop(t);
+	pm_free(pm);
+	return -1;
+}

@@ -1,0 +1,225 @@
+/* Restore of shared memory objects (see shmem.h): made once in crshim before the tree, inherited by every
+ * process that maps one, mapped by the blob like a file. */
+#define LOG_PREFIX "restore-shmem: "
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/cleanup.h"
+#include "base/log.h"
+#include "restore.h"
+#include "mem/shmem.h"
+
+struct rst_shm {
+	uint64_t ino;
+	int fd;	  /* O_RDWR */
+	int rofd; /* O_RDONLY reopen, for shared read-only mappings of a file opened read-only; -1 until used
+		   */
+};
+
+static struct rst_shm *objs;
+static size_t nr_objs;
+
+/* The object's pages into map (len bytes). */
+int rst_shmem_fill(int dirfd, enum img_kind kpm, enum img_kind kpages, int id, uint8_t *map, uint64_t len,
+		   struct cr_err *e)
+{
+	struct page_map pm;
+	char name[64];
+	img_name(kpages, id, name, sizeof(name));
+	if (pm_load_kinds(dirfd, kpm, kpages, id, &pm, e))
+		return -1;
+	int ret = 0;
+	for (size_t i = 0; i < pm.nr && !ret; i++) {
+		const struct page_block *b = &pm.blocks[i];
+		if (b->vaddr > len || b->len > len - b->vaddr) {
+			ret = cr_fail_errno(e, EBADMSG, "%s: block at %llu is past the end", name,
+					    (unsigned long long)b->vaddr);
+			break;
+		}
+		for (uint64_t got = 0; got < b->len;) {
+			ssize_t n =
+			    pread(pm.pages_fd, map + b->vaddr + got, b->len - got, (off_t)(b->offset + got));
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0) {
+				ret = cr_fail_errno(e, n ? errno : EBADMSG, "read %s", name);
+				break;
+			}
+			got += (uint64_t)n;
+		}
+	}
+	pm_free(&pm);
+	return ret;
+}
+
+static int shm_fill(int dirfd, const ShmemEntry *se, uint8_t *map, uint64_t len, struct cr_err *e)
+{
+	return rst_shmem_fill(dirfd, IMG_SHMEM_PAGEMAP, IMG_SHMEM_PAGES, (int)se->id, map, len, e);
+}
+
+/* Shared anonymous memory: a fresh MAP_SHARED|MAP_ANONYMOUS object, reopened through map_files. */
+static int shm_create_anon(int dirfd, const ShmemEntry *se, uint64_t len, struct cr_err *e)
+{
+	char path[96];
+	if (!len)
+		return cr_fail_errno(e, EBADMSG, "shmem.img: object %u has size 0", se->id);
+	__cleanup_munmap struct cr_map m = {NULL, len};
+	m.addr = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (m.addr == MAP_FAILED)
+		return cr_fail_sys(e, "map %llu bytes of shared memory", (unsigned long long)len);
+	if (shm_fill(dirfd, se, m.addr, len, e))
+		return -1;
+	snprintf(path, sizeof(path), "/proc/self/map_files/%llx-%llx", (unsigned long long)(uintptr_t)m.addr,
+		 (unsigned long long)(uintptr_t)m.addr + len);
+	int fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return cr_fail_sys(e, "open %s", path);
+	return fd;
+}
+
+static int shm_create_memfd(int dirfd, const ShmemEntry *se, uint64_t len, struct cr_err *e)
+{
+	__cleanup_close int fd = memfd_create(se->name ? se->name : "", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (fd < 0)
+		return cr_fail_sys(e, "memfd_create %s", se->name ? se->name : "");
+	if (ftruncate(fd, (off_t)se->size))
+		return cr_fail_sys(e, "memfd %s: size %llu", se->name, (unsigned long long)se->size);
+	if (se->has_mode && fchmod(fd, (mode_t)se->mode))
+		return cr_fail_sys(e, "memfd %s: mode", se->name);
+	if (len) {
+		__cleanup_munmap struct cr_map m = {NULL, len};
+		m.addr = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		if (m.addr == MAP_FAILED)
+			return cr_fail_sys(e, "memfd %s: map", se->name);
+		if (shm_fill(dirfd, se, m.addr, len, e))
+			return -1;
+	}
+	if (se->seals && fcntl(fd, F_ADD_SEALS, (int)se->seals))
+		return cr_fail_sys(e, "memfd %s: seals %#x", se->name, se->seals);
+	return steal_fd(fd);
+}
+
+static int shm_create(int dirfd, const ShmemEntry *se, struct cr_err *e)
+{
+	uint64_t psz = (uint64_t)sysconf(_SC_PAGESIZE), len = (se->size + psz - 1) & ~(psz - 1);
+	struct rst_shm *no = realloc(objs, (nr_objs + 1) * sizeof(*no));
+	if (!no)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	objs = no;
+	int fd = se->kind == SHMEM_KIND__SHMEM_MEMFD ? shm_create_memfd(dirfd, se, len, e)
+						     : shm_create_anon(dirfd, se, len, e);
+	if (fd < 0)
+		return cr_wrap(e, "shared memory object %llu", (unsigned long long)se->ino);
+	objs[nr_objs++] = (struct rst_shm){se->ino, fd, -1};
+	pr_info("shared memory %llu (%s%s, %llu bytes): made once, fd %d\n", (unsigned long long)se->ino,
+		se->kind == SHMEM_KIND__SHMEM_MEMFD ? "memfd:" : "anonymous", se->name ? se->name : "",
+		(unsigned long long)se->size, fd);
+	return 0;
+}
+
+static struct rst_shm *find(uint64_t ino)
+{
+	for (size_t i = 0; i < nr_objs; i++)
+		if (objs[i].ino == ino)
+			return &objs[i];
+	return NULL;
+}
+
+int rst_shmem_fd(uint64_t ino)
+{
+	const struct rst_shm *o = find(ino);
+	return o ? o->fd : -1;
+}
+
+/* The fd a VMA maps: read-only opens for shared read-only mappings of a file opened so. */
+static int vma_fd(struct rst_shm *o, const VmaEntry *v, struct cr_err *e)
+{
+	if (!v->has_file_flags || (v->file_flags & O_ACCMODE) != O_RDONLY || !(v->flags & MAP_SHARED))
+		return o->fd;
+	if (o->rofd < 0) {
+		char path[64];
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", o->fd);
+		o->rofd = open(path, O_RDONLY | O_CLOEXEC);
+		if (o->rofd < 0)
+			return cr_fail_sys(e, "reopen shared memory %llu read-only",
+					   (unsigned long long)o->ino);
+	}
+	return o->rofd;
+}
+
+static int task_vmas(struct rst_task *t, struct cr_err *e)
+{
+	for (size_t i = 0; i < t->mm->n_vmas; i++) {
+		const VmaEntry *v = t->mm->vmas[i];
+		if (!v->has_shmid || v->kind == VMA_KIND__VMA_SYSV_SHM) /* System V: restore-ipc-shm.c */
+			continue;
+		struct rst_shm *o = find(v->shmid);
+		if (!o) {
+			if (v->kind == VMA_KIND__VMA_ANON_SHARED)
+				continue; /* an older image: its pages are in the task's pagemap */
+			return cr_fail_errno(e, EBADMSG,
+					     "mm-%d.img: vma 0x%llx-0x%llx maps shared memory %llu, which "
+					     "shmem.img lacks",
+					     t->pid, (unsigned long long)v->start, (unsigned long long)v->end,
+					     (unsigned long long)v->shmid);
+		}
+		int fd = vma_fd(o, v, e);
+		if (fd < 0)
+			return -1;
+		size_t k;
+		for (k = 0; k < t->nr_mfiles && t->mfiles[k].fd != fd; k++)
+			;
+		if (k == t->nr_mfiles)
+			t->mfiles[t->nr_mfiles++] = (struct rst_mfile){v->path, O_RDWR, fd};
+		t->vma_mfile[i] = (int)k;
+	}
+	return 0;
+}
+
+int rst_shmem_prepare(struct rst_task *ts, size_t n, struct cr_err *e)
+{
+	struct img_reader *r;
+	ProtobufCMessage *m;
+	int ret;
+	if (img_open(ts[0].dirfd, IMG_SHMEM, 0, &r, e)) {
+		if (e->errnum != ENOENT)
+			return -1;
+		cr_err_clear(e);
+		r = NULL;
+	}
+	while (r && (ret = img_read(r, &m, e)) != 0) {
+		if (ret < 0) {
+			img_close(r);
+			return -1;
+		}
+		ret = find(((ShmemEntry *)m)->ino) ? 0 : shm_create(ts[0].dirfd, (ShmemEntry *)m, e);
+		protobuf_c_message_free_unpacked(m, NULL);
+		if (ret) {
+			img_close(r);
+			return -1;
+		}
+	}
+	img_close(r);
+	for (size_t i = 0; i < n; i++)
+		if (!ts[i].zombie && task_vmas(&ts[i], e))
+			return cr_wrap(e, "task %d", ts[i].pid);
+	return 0;
+}
+
+void rst_shmem_done(void)
+{
+	for (size_t i = 0; i < nr_objs; i++) {
+		close(objs[i].fd);
+		if (objs[i].rofd >= 0)
+			close(objs[i].rofd);
+	}
+	free(objs);
+	objs = NULL;
+	nr_objs = 0;
+}

@@ -1,0 +1,238 @@
+/* What sock_diag tells about an inet socket of the dumped task (ns/sock-diag-inet.c, the table of the task's
+ * net namespace, read once per process): state, addresses and ports, bound device, backlog, shutdown; and the
+ * TCP connections in flight (a listener's connections not yet accepted, a socket still connecting) that
+ * fail the dump unless --skip-in-flight drops them. */
+#define LOG_PREFIX "dump-sk: "
+#include <errno.h>
+#include <poll.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <arpa/inet.h>
+
+#include "dump.h"
+#include "base/log.h"
+#include "net/sk-inet.h"
+#include "sock-diag.h"
+
+struct sk_diag {
+	struct ns_inet_table t;
+};
+
+void sk_diag_free(struct sk_diag *d)
+{
+	if (!d)
+		return;
+	ns_inet_table_free(&d->t);
+	free(d);
+}
+
+const char *sk_tcp_state_name(unsigned s)
+{
+	static const char *const n[] = {"?",	     "ESTABLISHED", "SYN_SENT",	   "SYN_RECV",	 "FIN_WAIT1",
+					"FIN_WAIT2", "TIME_WAIT",   "CLOSE",	   "CLOSE_WAIT", "LAST_ACK",
+					"LISTEN",    "CLOSING",	    "NEW_SYN_RECV"};
+	return s < sizeof(n) / sizeof(n[0]) ? n[s] : "?";
+}
+
+/* "127.0.0.1:80", "[::1]:80" */
+static const char *show_addr(const struct ns_inet_sk *s, bool dst, char *buf, size_t len)
+{
+	char a[INET6_ADDRSTRLEN] = "?";
+	inet_ntop(s->family, dst ? s->dst : s->src, a, sizeof(a));
+	snprintf(buf, len, s->family == AF_INET6 ? "[%s]:%u" : "%s:%u", a, dst ? s->dport : s->sport);
+	return buf;
+}
+
+static bool zero(const uint8_t *a, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (a[i])
+			return false;
+	return true;
+}
+
+static int set_addr(ProtobufCBinaryData *b, protobuf_c_boolean *has, const uint8_t *a, size_t len,
+		    struct cr_err *e)
+{
+	b->data = malloc(len);
+	if (!b->data)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	memcpy(b->data, a, len);
+	b->len = len;
+	*has = 1;
+	return 0;
+}
+
+/* Addresses, ports, IPv6 scope (the bound device of a link-local address, as getsockname tells it). */
+static int fill_addrs(const struct ns_inet_sk *s, InetSkEntry *ie, struct cr_err *e)
+{
+	size_t alen = s->family == AF_INET ? 4 : 16;
+	if (s->sport || !zero(s->src, alen)) {
+		if (set_addr(&ie->src_addr, &ie->has_src_addr, s->src, alen, e))
+			return -1;
+		ie->src_port = s->sport, ie->has_src_port = 1;
+		bool ll = alen == 16 && ((s->src[0] == 0xfe && (s->src[1] & 0xc0) == 0x80) ||
+					 (s->src[0] == 0xff && (s->src[1] & 0x0f) == 0x02));
+		if (ll && s->ifindex)
+			ie->scope_id = s->ifindex, ie->has_scope_id = 1;
+	}
+	if (s->dport || !zero(s->dst, alen)) {
+		if (set_addr(&ie->dst_addr, &ie->has_dst_addr, s->dst, alen, e))
+			return -1;
+		ie->dst_port = s->dport, ie->has_dst_port = 1;
+	}
+	return 0;
+}
+
+/* A TCP connection in flight: an error, or with --skip-in-flight dropped (noted in the log). */
+static int in_flight(const struct dump_ctx *c, int fd, const struct ns_inet_sk *s, InetSkEntry *ie,
+		     struct cr_err *e)
+{
+	char a[64], b[64];
+	bool listen = s->state == TCP_LISTEN;
+	if (!c->o->skip_in_flight) {
+		if (listen)
+			return cr_fail(e,
+				       "TCP listening socket:[%u] on %s has %u connections not yet accepted "
+				       "(in flight): dump with --skip-in-flight to drop them",
+				       s->ino, show_addr(s, false, a, sizeof(a)), s->rqueue);
+		return cr_fail(e,
+			       "TCP socket:[%u] %s -> %s is in state %s (connection in flight): dump with "
+			       "--skip-in-flight to drop it",
+			       s->ino, show_addr(s, false, a, sizeof(a)), show_addr(s, true, b, sizeof(b)),
+			       sk_tcp_state_name(s->state));
+	}
+	if (listen) {
+		pr_warn("pid %d fd %d: TCP listening socket:[%u] on %s: %u connections not yet accepted are "
+			"dropped (--skip-in-flight)\n",
+			c->pid, fd, s->ino, show_addr(s, false, a, sizeof(a)), s->rqueue);
+		ie->in_flight = s->rqueue, ie->has_in_flight = 1;
+		return 0;
+	}
+	pr_warn("pid %d fd %d: TCP socket:[%u] %s -> %s in state %s: the connection is dropped, the socket "
+		"is restored closed (--skip-in-flight)\n",
+		c->pid, fd, s->ino, show_addr(s, false, a, sizeof(a)), show_addr(s, true, b, sizeof(b)),
+		sk_tcp_state_name(s->state));
+	ie->in_flight = 1, ie->has_in_flight = 1;
+	ie->in_flight_state = s->state, ie->has_in_flight_state = 1;
+	ie->state = TCP_CLOSE;
+	ie->has_shutdown = 0;
+	return 1; /* no addresses */
+}
+
+/* TCP: the state; a listener's backlog; the states we cannot restore fail. 1: restore it unbound. */
+static int tcp_fill(const struct dump_ctx *c, int fd, const struct ns_inet_sk *s, InetSkEntry *ie,
+		    struct cr_err *e)
+{
+	char a[64], b[64];
+	ie->state = s->state, ie->has_state = 1;
+	switch (s->state) {
+	case TCP_LISTEN:
+		ie->backlog = s->wqueue, ie->has_backlog = 1;
+		return s->rqueue ? in_flight(c, fd, s, ie, e) : 0;
+	case TCP_SYN_SENT:
+	case TCP_SYN_RECV:
+		return in_flight(c, fd, s, ie, e);
+	case TCP_ESTABLISHED:
+	case TCP_FIN_WAIT1: /* through repair mode, as established ones */
+	case TCP_FIN_WAIT2:
+	case TCP_CLOSE_WAIT:
+	case TCP_LAST_ACK:
+	case TCP_CLOSING:
+	case TCP_CLOSE:
+		return 0;
+	default:
+		return cr_fail(e, "TCP socket:[%u] %s -> %s in state %s is not supported", s->ino,
+			       show_addr(s, false, a, sizeof(a)), show_addr(s, true, b, sizeof(b)),
+			       sk_tcp_state_name(s->state));
+	}
+}
+
+/* Kinds sock_diag may not know: ping sockets have no table; raw ones only with CONFIG_INET_RAW_DIAG (the
+ * kernel answers an empty dump without it), UDP-Lite ones only where UDP-Lite is built. A raw socket is
+ * hashed from its creation on: not in the table means no raw table. */
+static bool no_table(const InetSkEntry *ie)
+{
+	if (ie->type == SOCK_RAW || ie->protocol == IPPROTO_UDPLITE)
+		return true;
+	return ie->protocol == IPPROTO_ICMP || ie->protocol == IPPROTO_ICMPV6;
+}
+
+/* A socket in no table: never bound (nor connected) is fine, it is a fresh one. */
+static int not_found(int cfd, uint32_t ino, InetSkEntry *ie, struct cr_err *e)
+{
+	struct sockaddr_storage ss;
+	socklen_t l = sizeof(ss);
+	memset(&ss, 0, sizeof(ss));
+	if (getsockname(cfd, (struct sockaddr *)&ss, &l))
+		return cr_fail_sys(e, "getsockname");
+	const struct sockaddr_in *s4 = (const struct sockaddr_in *)&ss;
+	const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)&ss;
+	bool bound = ss.ss_family == AF_INET ? s4->sin_port || s4->sin_addr.s_addr
+					     : s6->sin6_port || !zero(s6->sin6_addr.s6_addr, 16);
+	if (bound)
+		return cr_fail_errno(
+		    e, ENOENT,
+		    "inet socket:[%u] (family %u, protocol %u) is not in the sock_diag tables "
+		    "of its net namespace",
+		    ino, ie->family, ie->protocol);
+	if (ie->protocol == IPPROTO_TCP) {
+		ie->state = TCP_CLOSE, ie->has_state = 1;
+		/* a closed connection (e.g. restored with --tcp-close) shut down for reading gives EOF, not
+		 * ENOTCONN; sock_diag does not know it, poll does (writing fails with EPIPE either way) */
+		struct pollfd p = {.fd = cfd, .events = POLLRDHUP};
+		if (poll(&p, 1, 0) == 1 && (p.revents & POLLRDHUP))
+			ie->shutdown = 1, ie->has_shutdown = 1;
+	}
+	pr_debug("socket:[%u]: not bound, in no sock_diag table\n", ino);
+	return 0;
+}
+
+int sk_diag_fill(struct dump_ctx *c, struct sk_diag **dp, int fd, int cfd, InetSkEntry *ie, struct cr_err *e)
+{
+	struct stat st;
+	if (fstat(cfd, &st))
+		return cr_fail_sys(e, "fstat");
+	uint32_t ino = (uint32_t)st.st_ino;
+	if (!*dp) {
+		struct sk_diag *d = calloc(1, sizeof(*d));
+		if (!d)
+			return cr_fail_errno(e, ENOMEM, "out of memory");
+		if (ns_inet_collect(c->pid, &d->t, e)) {
+			free(d);
+			return -1;
+		}
+		pr_debug("task %d: %zu inet sockets in its net namespace\n", c->pid, d->t.n);
+		*dp = d;
+	}
+	const struct ns_inet_sk *s = ns_inet_find(&(*dp)->t, ino);
+	if (!s && no_table(ie)) {
+		pr_debug("fd %d: socket:[%u] (type %u, protocol %u) in no sock_diag table: getsockname\n", fd,
+			 ino, ie->type, ie->protocol);
+		return 1;
+	}
+	if (!s)
+		return not_found(cfd, ino, ie, e);
+	if (s->family != ie->family)
+		return cr_fail(e, "socket:[%u]: sock_diag says family %u, the socket %u", ino, s->family,
+			       ie->family);
+	if (s->shutdown)
+		ie->shutdown = s->shutdown, ie->has_shutdown = 1;
+	if (ie->protocol == IPPROTO_TCP) {
+		int r = tcp_fill(c, fd, s, ie, e);
+		if (r)
+			return r < 0 ? -1 : 0;
+	}
+	if (fill_addrs(s, ie, e))
+		return -1;
+	if (ie->protocol != IPPROTO_TCP && ie->has_dst_addr)
+		ie->state = TCP_ESTABLISHED, ie->has_state = 1;
+	pr_debug("fd %d: socket:[%u] state %u, ports %u -> %u, rqueue %u wqueue %u shutdown %u\n", fd, ino,
+		 s->state, s->sport, s->dport, s->rqueue, s->wqueue, s->shutdown);
+	return 0;
+}

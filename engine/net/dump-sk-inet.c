@@ -1,0 +1,457 @@
+/* Dump of inet sockets (see sk-inet.h): kind, addresses, state, options; established TCP through
+ * tcp-repair.c; netlink and packet sockets through dump-sk-nlpkt.c. */
+#define LOG_PREFIX "dump-sk: "
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/ip.h>
+#include <netinet/tcp.h>
+#include <netinet/udp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <linux/icmp.h>
+#include <linux/icmpv6.h>
+
+#include "base/cleanup.h"
+#include "dump.h"
+#include "base/log.h"
+#include "net/sk-inet.h"
+#include "net/sk-inet-queue.h"
+
+#ifndef SOL_UDP
+#define SOL_UDP 17
+#endif
+
+struct dump_sk {
+	int pidfd;
+	int *repair; /* copies of connections in repair mode */
+	size_t nrepair, cap;
+	char *netlock;	      /* the lock of these connections (one per dump) */
+	struct sk_diag *diag; /* the inet sockets of the task's net namespace (dump-sk-diag.c) */
+};
+
+static struct dump_sk *sk_state(struct dump_ctx *c, struct cr_err *e)
+{
+	if (c->sk)
+		return c->sk;
+	struct dump_sk *s = calloc(1, sizeof(*s));
+	if (!s)
+		return cr_fail_errno(e, ENOMEM, "out of memory"), NULL;
+	s->pidfd = (int)syscall(SYS_pidfd_open, c->pid, 0);
+	if (s->pidfd < 0) {
+		cr_fail_sys(e, "pidfd_open(%d)", c->pid);
+		free(s);
+		return NULL;
+	}
+	c->sk = s;
+	return s;
+}
+
+static int sk_copy(struct dump_ctx *c, int fd, struct cr_err *e)
+{
+	struct dump_sk *s = sk_state(c, e);
+	if (!s)
+		return -1;
+	int cfd = (int)syscall(SYS_pidfd_getfd, s->pidfd, fd, 0);
+	if (cfd < 0)
+		return cr_fail_sys(e, "fd %d: pidfd_getfd", fd);
+	return cfd;
+}
+
+static int getint(int sk, int level, int name, int *v)
+{
+	socklen_t l = sizeof(*v);
+	return getsockopt(sk, level, name, v, &l);
+}
+
+int dump_sk_domain(struct dump_ctx *c, int fd, struct cr_err *e)
+{
+	__cleanup_close int cfd = sk_copy(c, fd, e);
+	int dom;
+	if (cfd < 0)
+		return -1;
+	if (getint(cfd, SOL_SOCKET, SO_DOMAIN, &dom))
+		return cr_fail_sys(e, "fd %d: SO_DOMAIN", fd);
+	return dom;
+}
+
+/* ---------------------------------------------------------------- options */
+
+enum {
+	O_ALL = 0,
+	O_V4 = 1,
+	O_V6 = 2,
+	O_TCP = 4,
+	O_UDP = 8,
+	O_NOEST = 16,
+	O_ICMP = 32,
+	O_ICMP6 = 64,
+	O_NOSTREAM = 128
+};
+
+struct sk_optdef {
+	int level, name, only;
+};
+
+static const struct sk_optdef optdefs[] = {
+    {SOL_SOCKET, SO_BINDTODEVICE, 0},
+    {SOL_SOCKET, SO_REUSEADDR, 0},
+    {SOL_SOCKET, SO_REUSEPORT, 0},
+    {SOL_SOCKET, SO_KEEPALIVE, 0},
+    {SOL_SOCKET, SO_BROADCAST, 0},
+    {SOL_SOCKET, SO_DONTROUTE, 0},
+    {SOL_SOCKET, SO_OOBINLINE, 0},
+    {SOL_SOCKET, SO_RCVLOWAT, 0},
+    {SOL_SOCKET, SO_LINGER, 0},
+    {SOL_SOCKET, SO_RCVTIMEO, 0},
+    {SOL_SOCKET, SO_SNDTIMEO, 0},
+    {SOL_SOCKET, SO_MARK, 0},
+    {SOL_SOCKET, SO_PASSCRED, 0},
+    {SOL_SOCKET, SO_TIMESTAMP, 0},
+    {SOL_SOCKET, SO_TIMESTAMPNS, 0},
+    {SOL_SOCKET, SO_NO_CHECK, 0},
+    {SOL_SOCKET, SO_PEEK_OFF, O_UDP},
+    {SOL_SOCKET, SO_SNDBUF, 0},
+    {SOL_SOCKET, SO_RCVBUF, 0},
+    {IPPROTO_IP, IP_TOS, O_V4},
+    {IPPROTO_IP, IP_TTL, O_V4},
+    {IPPROTO_IP, IP_MULTICAST_TTL, O_V4 | O_NOSTREAM},
+    {IPPROTO_IP, IP_MULTICAST_LOOP, O_V4 | O_NOSTREAM},
+    {IPPROTO_IP, IP_MULTICAST_ALL, O_V4},
+    {IPPROTO_IP, IP_RECVERR, O_V4},
+    {IPPROTO_IP, IP_PKTINFO, O_V4},
+    {IPPROTO_IP, IP_RECVTOS, O_V4},
+    {IPPROTO_IP, IP_RECVTTL, O_V4},
+    {IPPROTO_IP, IP_RECVOPTS, O_V4},
+    {IPPROTO_IP, IP_RETOPTS, O_V4},
+    {IPPROTO_IP, IP_FREEBIND, O_V4},
+    {IPPROTO_IP, IP_TRANSPARENT, O_V4},
+    {IPPROTO_IP, IP_MTU_DISCOVER, O_V4},
+    {IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, O_V4},
+    {IPPROTO_IP, IP_NODEFRAG, O_V4},
+    {IPPROTO_IP, IP_RECVORIGDSTADDR, O_V4},
+    {IPPROTO_IPV6, IPV6_V6ONLY, O_V6},
+    {IPPROTO_IPV6, IPV6_UNICAST_HOPS, O_V6},
+    {IPPROTO_IPV6, IPV6_MULTICAST_HOPS, O_V6 | O_NOSTREAM},
+    {IPPROTO_IPV6, IPV6_MULTICAST_LOOP, O_V6 | O_NOSTREAM},
+    {IPPROTO_IPV6, IPV6_RECVPKTINFO, O_V6},
+    {IPPROTO_IPV6, IPV6_RECVHOPLIMIT, O_V6},
+    {IPPROTO_IPV6, IPV6_RECVTCLASS, O_V6},
+    {IPPROTO_IPV6, IPV6_TCLASS, O_V6},
+    {IPPROTO_IPV6, IPV6_RECVERR, O_V6},
+    {IPPROTO_IPV6, IPV6_MTU_DISCOVER, O_V6},
+    {IPPROTO_IPV6, IPV6_FREEBIND, O_V6},
+    {IPPROTO_IPV6, IPV6_TRANSPARENT, O_V6},
+    {IPPROTO_IPV6, IPV6_DONTFRAG, O_V6},
+    {IPPROTO_IPV6, IPV6_RECVPATHMTU, O_V6},
+    {IPPROTO_IPV6, IPV6_RECVORIGDSTADDR, O_V6},
+    {IPPROTO_TCP, TCP_NODELAY, O_TCP},
+    {IPPROTO_TCP, TCP_CORK, O_TCP},
+    {IPPROTO_TCP, TCP_KEEPIDLE, O_TCP},
+    {IPPROTO_TCP, TCP_KEEPINTVL, O_TCP},
+    {IPPROTO_TCP, TCP_KEEPCNT, O_TCP},
+    {IPPROTO_TCP, TCP_SYNCNT, O_TCP},
+    {IPPROTO_TCP, TCP_LINGER2, O_TCP},
+    {IPPROTO_TCP, TCP_DEFER_ACCEPT, O_TCP},
+    {IPPROTO_TCP, TCP_USER_TIMEOUT, O_TCP},
+    {IPPROTO_TCP, TCP_NOTSENT_LOWAT, O_TCP},
+    {IPPROTO_TCP, TCP_CONGESTION, O_TCP},
+    {IPPROTO_TCP, TCP_FASTOPEN, O_TCP},
+    {IPPROTO_TCP, TCP_THIN_LINEAR_TIMEOUTS, O_TCP},
+    {IPPROTO_TCP, TCP_MAXSEG, O_TCP | O_NOEST},
+    {IPPROTO_TCP, TCP_WINDOW_CLAMP, O_TCP | O_NOEST},
+    {SOL_UDP, UDP_CORK, O_UDP},
+    {SOL_RAW, ICMP_FILTER, O_ICMP},
+    {SOL_SOCKET, SO_PRIORITY, 0}, /* after IP_TOS, which sets the priority too */
+    {IPPROTO_ICMPV6, ICMPV6_FILTER, O_ICMP6},
+};
+
+static bool opt_applies(const struct sk_optdef *d, int family, int type, int proto, bool est)
+{
+	int o = d->only;
+	if ((o & O_V4) && family != AF_INET)
+		return false;
+	if ((o & O_V6) && family != AF_INET6)
+		return false;
+	if ((o & O_TCP) && proto != IPPROTO_TCP)
+		return false;
+	if ((o & O_UDP) && proto != IPPROTO_UDP)
+		return false;
+	if ((o & O_NOEST) && est)
+		return false;
+	if ((o & O_NOSTREAM) && type == SOCK_STREAM) /* set by accept() from the SYN, not settable */
+		return false;
+	if ((o & O_ICMP) && (type != SOCK_RAW || proto != IPPROTO_ICMP))
+		return false;
+	if ((o & O_ICMP6) && (type != SOCK_RAW || proto != IPPROTO_ICMPV6))
+		return false;
+	return true;
+}
+
+void dump_sk_opts_free(SkOptEntry **o, size_t n)
+{
+	for (size_t i = 0; o && i < n; i++) {
+		free(o[i]->val.data);
+		free(o[i]);
+	}
+	free(o);
+}
+
+/* The value to replay: buffer sizes read back doubled are set with the FORCE variant. */
+static int opt_add(SkOptEntry **list, size_t *n, int level, int name, const uint8_t *v, socklen_t l,
+		   struct cr_err *e)
+{
+	SkOptEntry *o = malloc(sizeof(*o));
+	uint8_t *d = malloc(l ? l : 1);
+	if (!o || !d) {
+		free(o);
+		free(d);
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	}
+	sk_opt_entry__init(o);
+	memcpy(d, v, l);
+	if (level == SOL_SOCKET && (name == SO_SNDBUF || name == SO_RCVBUF) && l == sizeof(int)) {
+		int x;
+		memcpy(&x, d, sizeof(x));
+		x /= 2;
+		memcpy(d, &x, sizeof(x));
+		name = name == SO_SNDBUF ? SO_SNDBUFFORCE : SO_RCVBUFFORCE;
+	}
+	o->level = level, o->has_level = 1;
+	o->name = name, o->has_name = 1;
+	o->val.data = d, o->val.len = l, o->has_val = 1;
+	list[(*n)++] = o;
+	return 0;
+}
+
+int dump_sk_opts(int cfd, int family, int type, int proto, bool est, SkOptEntry ***out, size_t *n,
+		 struct cr_err *e)
+{
+	size_t nd = sizeof(optdefs) / sizeof(optdefs[0]);
+	SkOptEntry **list = calloc(nd, sizeof(void *)); /* array of message pointers */
+	if (!list)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	*n = 0;
+	/* a fresh socket of the same kind says which values are the defaults */
+	__cleanup_close int fresh = socket(family, type | SOCK_CLOEXEC, proto);
+	if (fresh < 0)
+		pr_info("fresh socket(%d, %d, %d): %s: every option is saved\n", family, type, proto,
+			strerror(errno));
+	for (size_t i = 0; i < nd; i++) {
+		const struct sk_optdef *d = &optdefs[i];
+		uint8_t v[256], f[256];
+		socklen_t l = sizeof(v), fl = sizeof(f);
+		if (!opt_applies(d, family, type, proto, est))
+			continue;
+		if (getsockopt(cfd, d->level, d->name, v, &l))
+			continue; /* not known to this kind of socket */
+		if (fresh >= 0 && !getsockopt(fresh, d->level, d->name, f, &fl) && fl == l &&
+		    !memcmp(f, v, l))
+			continue;
+		if (opt_add(list, n, d->level, d->name, v, l, e)) {
+			dump_sk_opts_free(list, *n);
+			return -1;
+		}
+		pr_debug("option %d/%d: %u bytes saved\n", d->level, d->name, l);
+	}
+	*out = list;
+	return 0;
+}
+
+/* ---------------------------------------------------------------- inet */
+
+static int sk_addr(int cfd, bool peer, InetSkEntry *ie, struct cr_err *e)
+{
+	struct sockaddr_storage ss;
+	socklen_t l = sizeof(ss);
+	memset(&ss, 0, sizeof(ss));
+	if ((peer ? getpeername(cfd, (struct sockaddr *)&ss, &l)
+		  : getsockname(cfd, (struct sockaddr *)&ss, &l))) {
+		if (peer && errno == ENOTCONN)
+			return 0;
+		return cr_fail_sys(e, "%s", peer ? "getpeername" : "getsockname");
+	}
+	const void *a;
+	size_t alen;
+	unsigned port;
+	if (ss.ss_family == AF_INET) {
+		const struct sockaddr_in *s4 = (const struct sockaddr_in *)&ss;
+		a = &s4->sin_addr, alen = 4, port = ntohs(s4->sin_port);
+	} else if (ss.ss_family == AF_INET6) {
+		const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)&ss;
+		a = &s6->sin6_addr, alen = 16, port = ntohs(s6->sin6_port);
+		if (!peer && s6->sin6_scope_id)
+			ie->scope_id = s6->sin6_scope_id, ie->has_scope_id = 1;
+	} else {
+		return peer ? 0 : cr_fail(e, "unexpected address family %d", ss.ss_family);
+	}
+	static const uint8_t zero[16];
+	if (!peer && port == 0 && !memcmp(a, zero, alen))
+		return 0; /* not bound */
+	uint8_t *d = malloc(alen);
+	if (!d)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	memcpy(d, a, alen);
+	if (peer) {
+		ie->dst_addr.data = d, ie->dst_addr.len = alen, ie->has_dst_addr = 1;
+		ie->dst_port = port, ie->has_dst_port = 1;
+	} else {
+		ie->src_addr.data = d, ie->src_addr.len = alen, ie->has_src_addr = 1;
+		ie->src_port = port, ie->has_src_port = 1;
+	}
+	return 0;
+}
+
+/* An established connection needs --tcp-established and goes through repair mode. */
+static int fill_tcp(struct dump_ctx *c, int cfd, InetSkEntry *ie, struct cr_err *e)
+{
+	if (!c->o->tcp_established)
+		return cr_fail(e, "TCP connection in state %s: dump with --tcp-established (or --tcp-close)",
+			       sk_tcp_state_name(ie->state));
+	struct dump_sk *s = c->sk;
+	if (s->nrepair == s->cap) {
+		size_t ncap = s->cap ? s->cap * 2 : 4;
+		int *nr = realloc(s->repair, ncap * sizeof(*nr));
+		if (!nr)
+			return cr_fail_errno(e, ENOMEM, "out of memory");
+		s->repair = nr, s->cap = ncap;
+	}
+	if (tcp_repair_dump(c->o, cfd, ie, &ie->tcp, e))
+		return -1;
+	int keep = fcntl(cfd, F_DUPFD_CLOEXEC, 0);
+	if (keep < 0) {
+		tcp_repair_off(cfd);
+		return cr_fail_sys(e, "keep the connection's fd");
+	}
+	s->repair[s->nrepair++] = keep;
+	if (!s->netlock && ie->tcp->netlock)
+		s->netlock = strdup(ie->tcp->netlock);
+	return 0;
+}
+
+static int fill_inet(struct dump_ctx *c, int fd, int cfd, int family, uint32_t fl, FileEntry *fe,
+		     struct cr_err *e)
+{
+	int type, proto;
+	InetSkEntry *ie = calloc(1, sizeof(*ie));
+	if (!ie)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	inet_sk_entry__init(ie);
+	fe->inet_sk = ie;
+	fe->kind = FILE_KIND__FILE_INETSK, fe->has_kind = 1;
+	if (getint(cfd, SOL_SOCKET, SO_TYPE, &type) || getint(cfd, SOL_SOCKET, SO_PROTOCOL, &proto))
+		return cr_fail_sys(e, "SO_TYPE");
+	ie->family = (uint32_t)family, ie->has_family = 1;
+	ie->type = (uint32_t)type, ie->has_type = 1;
+	ie->protocol = (uint32_t)proto, ie->has_protocol = 1;
+	ie->flags = fl & ~(uint32_t)O_CLOEXEC, ie->has_flags = 1;
+	if (type != SOCK_STREAM && type != SOCK_DGRAM && type != SOCK_RAW)
+		return cr_fail(e, "inet socket of type %d is not supported", type);
+	if (type == SOCK_STREAM && proto != IPPROTO_TCP)
+		return cr_fail(e, "inet stream socket of protocol %d (not TCP) is not supported", proto);
+	/* sock_diag; getsockname/getpeername for the kinds it does not know (ping, maybe raw) */
+	int known = sk_diag_fill(c, &c->sk->diag, fd, cfd, ie, e);
+	if (known < 0)
+		return -1;
+	if (known > 0 && (sk_addr(cfd, false, ie, e) || sk_addr(cfd, true, ie, e)))
+		return -1;
+	if (known > 0 && ie->has_dst_addr)
+		ie->state = TCP_ESTABLISHED, ie->has_state = 1;
+	/* options before repair mode (which changes SO_REUSEADDR) */
+	size_t n = 0;
+	bool est = proto == IPPROTO_TCP ? sk_tcp_repair_state(ie->state) : ie->state == TCP_ESTABLISHED;
+	if (dump_sk_opts(cfd, family, type, proto, est, &ie->opts, &n, e))
+		return -1;
+	ie->n_opts = n;
+	if (proto == IPPROTO_TCP && sk_tcp_repair_state(ie->state)) {
+		if (c->o->tcp_close) /* not read, not locked: restored closed (restore --tcp-close) */
+			pr_info("fd %d: TCP connection in state %s saved without its stream (--tcp-close)\n",
+				fd, sk_tcp_state_name(ie->state));
+		else if (fill_tcp(c, cfd, ie, e))
+			return -1;
+	}
+	if (sk_queue_dump_inet(c->o, c->pid, fd, cfd, ie, e))
+		return -1;
+	pr_debug("fd %d: inet socket family %d type %d proto %d state %u, %zu options\n", fd, family, type,
+		 proto, ie->state, n);
+	return 0;
+}
+
+int dump_sk_fill(struct dump_ctx *c, int fd, uint32_t fl, FileEntry *fe, struct cr_err *e)
+{
+	__cleanup_close int cfd = sk_copy(c, fd, e);
+	int dom, type, proto;
+	if (cfd < 0)
+		return -1;
+	if (getint(cfd, SOL_SOCKET, SO_DOMAIN, &dom) || getint(cfd, SOL_SOCKET, SO_TYPE, &type) ||
+	    getint(cfd, SOL_SOCKET, SO_PROTOCOL, &proto))
+		return cr_fail_sys(e, "fd %d: socket kind", fd);
+	int ret;
+	if (dom == AF_INET || dom == AF_INET6)
+		ret = fill_inet(c, fd, cfd, dom, fl, fe, e);
+	else if (dom == AF_NETLINK)
+		ret = dump_sk_netlink(cfd, type, proto, fl, fe, e);
+	else if (dom == AF_PACKET)
+		ret = dump_sk_packet(cfd, type, proto, fl, fe, e);
+	else
+		ret = cr_fail(e, "socket of family %d is not supported yet", dom);
+	if (!ret && (dom == AF_NETLINK || dom == AF_PACKET))
+		sk_queue_warn(c->o, c->pid, fd, cfd, dom == AF_NETLINK ? "netlink" : "packet");
+	return ret ? cr_wrap(e, "fd %d (socket, pid %d)", fd, c->pid) : 0;
+}
+
+void dump_sk_entry_free(FileEntry *fe)
+{
+	if (fe->inet_sk) {
+		free(fe->inet_sk->src_addr.data);
+		free(fe->inet_sk->dst_addr.data);
+		sk_queue_free(fe->inet_sk);
+		dump_sk_opts_free(fe->inet_sk->opts, fe->inet_sk->n_opts);
+		tcp_stream_free(fe->inet_sk->tcp);
+		free(fe->inet_sk);
+		fe->inet_sk = NULL;
+	}
+	if (fe->netlink_sk) {
+		free(fe->netlink_sk->groups);
+		dump_sk_opts_free(fe->netlink_sk->opts, fe->netlink_sk->n_opts);
+		free(fe->netlink_sk);
+		fe->netlink_sk = NULL;
+	}
+	if (fe->packet_sk) {
+		dump_sk_opts_free(fe->packet_sk->opts, fe->packet_sk->n_opts);
+		free(fe->packet_sk);
+		fe->packet_sk = NULL;
+	}
+}
+
+void dump_sk_finish(struct dump_ctx *c, enum dump_sk_end how)
+{
+	struct dump_sk *s = c->sk;
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->nrepair; i++) {
+		if (how == DUMP_SK_RESUME)
+			tcp_repair_off(s->repair[i]);
+		close(s->repair[i]);
+	}
+	if (s->nrepair)
+		pr_info("%zu TCP connections of task %d %s\n", s->nrepair, c->pid,
+			how == DUMP_SK_RESUME ? "left repair mode"
+					      : "stay in repair mode until the task is gone");
+	if (how == DUMP_SK_RESUME && s->netlock) {
+		struct cr_err e2 = {0};
+		if (net_unlock(s->netlock, &e2))
+			pr_warn("network unlock: %s\n", e2.msg);
+	}
+	sk_diag_free(s->diag);
+	free(s->netlock);
+	free(s->repair);
+	if (s->pidfd >= 0)
+		close(s->pidfd);
+	free(s);
+	c->sk = NULL;
+}

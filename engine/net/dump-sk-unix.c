@@ -1,0 +1,730 @@
+/* Dump of unix sockets (see sk-unix.h): what sock_diag tells (ns/sock-diag.c), the options and the receive
+ * queue read through a pidfd_getfd copy of the task's fd, peeked so that the task loses nothing. */
+#define LOG_PREFIX "dump-sk-unix: "
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "base/cleanup.h"
+#include "dump.h"
+#include "files/inherit-fd.h"
+#include "base/log.h"
+#include "pid.h"
+#include "net/sk-unix.h"
+#include "sock-diag.h"
+
+#ifndef SO_PASSPIDFD
+#define SO_PASSPIDFD 76
+#endif
+#define TCP_ESTABLISHED_ 1
+#define TCP_LISTEN_ 10
+#define TCP_ESTABLISHED_ 1
+#ifndef SCM_PIDFD
+#define SCM_PIDFD_ 0x04
+#else
+#define SCM_PIDFD_ SCM_PIDFD
+#endif
+#define SCM_MAX_FD_ 253 /* the kernel's SCM_MAX_FD */
+#define PEEK_CHUNK (256 * 1024)
+
+struct dump_unix {
+	int pidfd;
+	struct ns_unix_table t;
+	uint32_t *tree; /* inodes of the sockets the tree's processes hold, sorted */
+	size_t ntree;
+	UnixSkEntry **ents; /* made for this process: freed with free_unpacked */
+	size_t nents;
+	struct dump_scm scm; /* files in flight (dump-sk-scm.c) */
+	bool nested;	     /* crshim's own fds (a unix socket in flight): its queue may carry no files */
+	bool scanned;	     /* the unix sockets in flight in the tree's queues are in tree */
+};
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static bool in_tree(const struct dump_unix *du, uint32_t ino)
+{
+	return ino && du->ntree && bsearch(&ino, du->tree, du->ntree, sizeof(uint32_t), cmp_u32);
+}
+
+static int add_ino(struct dump_unix *du, uint32_t ino, size_t *cap, struct cr_err *e)
+{
+	if (du->ntree == *cap) {
+		size_t ncap = *cap ? *cap * 2 : 64;
+		uint32_t *n = realloc(du->tree, ncap * sizeof(*n));
+		if (!n)
+			return cr_fail_errno(e, ENOMEM, "out of memory");
+		du->tree = n;
+		*cap = ncap;
+	}
+	du->tree[du->ntree++] = ino;
+	return 0;
+}
+
+/* Every "socket:[INO]" fd of the processes of the dumped tree. */
+static int collect_tree(const struct dump_ctx *c, struct dump_unix *du, struct cr_err *e)
+{
+	size_t cap = 0;
+	for (size_t k = 0; k < (c->tree ? c->ntree : 1); k++) {
+		pid_t pid = c->tree ? c->tree[k].pid : c->pid;
+		char path[64], link[64];
+		snprintf(path, sizeof(path), "/proc/%d/fd", pid);
+		__cleanup_closedir DIR *d = opendir(path);
+		struct dirent *de;
+		while (d && (de = readdir(d))) {
+			unsigned ino;
+			snprintf(path, sizeof(path), "/proc/%d/fd/%.20s", pid, de->d_name);
+			ssize_t l = readlink(path, link, sizeof(link) - 1);
+			if (l <= 0)
+				continue;
+			link[l] = '\0';
+			if (sscanf(link, "socket:[%u]", &ino) == 1 && add_ino(du, ino, &cap, e))
+				return -1;
+		}
+	}
+	if (du->ntree)
+		qsort(du->tree, du->ntree, sizeof(uint32_t), cmp_u32);
+	return 0;
+}
+
+/* The fd of task pid that is socket:[ino], -1 if none. */
+static int pid_fd_of(pid_t pid, uint32_t ino)
+{
+	char path[64], link[64], want[32];
+	snprintf(path, sizeof(path), "/proc/%d/fd", pid);
+	snprintf(want, sizeof(want), "socket:[%u]", ino);
+	__cleanup_closedir DIR *d = opendir(path);
+	struct dirent *de;
+	while (d && (de = readdir(d))) {
+		snprintf(path, sizeof(path), "/proc/%d/fd/%.20s", pid, de->d_name);
+		ssize_t l = readlink(path, link, sizeof(link) - 1);
+		if (l <= 0)
+			continue;
+		link[l] = '\0';
+		if (!strcmp(link, want))
+			return atoi(de->d_name);
+	}
+	return -1;
+}
+
+static int du_init(struct dump_ctx *c, struct dump_unix **out, struct cr_err *e)
+{
+	struct dump_unix *du = calloc(1, sizeof(*du));
+	if (!du)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	du->pidfd = (int)syscall(SYS_pidfd_open, c->pid, 0);
+	du->nested = c->pid == getpid();
+	if (ns_unix_collect(c->pid, &du->t, e) || collect_tree(c, du, e)) {
+		dump_sk_unix_free(du);
+		return -1;
+	}
+	pr_debug("%zu unix sockets in the namespace, %zu sockets held by the tree\n", du->t.n, du->ntree);
+	*out = du;
+	return 0;
+}
+
+void dump_sk_unix_free(struct dump_unix *du)
+{
+	if (!du)
+		return;
+	if (du->pidfd >= 0)
+		close(du->pidfd);
+	ns_unix_table_free(&du->t);
+	free(du->tree);
+	for (size_t i = 0; i < du->nents; i++)
+		unix_sk_entry__free_unpacked(du->ents[i], NULL);
+	free(du->ents);
+	dump_scm_free(&du->scm);
+	free(du);
+}
+
+int dump_sk_scm_write(struct dump_ctx *c, struct dump_unix *du, struct img_writer *wf, struct cr_err *e)
+{
+	return du ? dump_scm_write(c, &du->scm, wf, e) : 0;
+}
+
+static int set_bytes(ProtobufCBinaryData *b, protobuf_c_boolean *has, const void *p, size_t len,
+		     struct cr_err *e)
+{
+	b->data = malloc(len ? len : 1);
+	if (!b->data)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	memcpy(b->data, p, len);
+	b->len = len;
+	*has = 1;
+	return 0;
+}
+
+/* A printable form of a name for messages: "@abstract" or the path. */
+static const char *show_name(const char *name, size_t len, char *buf, size_t blen)
+{
+	if (!len)
+		return "(unnamed)";
+	snprintf(buf, blen, "%s%.*s", name[0] ? "" : "@", (int)(name[0] ? len : len - 1),
+		 name[0] ? name : name + 1);
+	return buf;
+}
+
+/* A path name: deleted (the file is gone or another one), or the socket file's mode and owner. */
+static int fill_path(struct dump_ctx *c, const struct ns_unix_sk *s, UnixSkEntry *u, struct cr_err *e)
+{
+	char path[PATH_MAX + 128];
+	__cleanup_free char *cwd = NULL;
+	if (s->name[0] != '/') {
+		if (proc_readlink(c->pid, "cwd", &cwd, e))
+			return -1;
+		u->cwd = strdup(cwd);
+		if (!u->cwd)
+			return cr_fail_errno(e, ENOMEM, "out of memory");
+		snprintf(path, sizeof(path), "%s/%.*s", cwd, (int)s->namelen, s->name);
+	} else {
+		snprintf(path, sizeof(path), "%.*s", (int)s->namelen, s->name);
+	}
+	struct stat st;
+	bool gone = stat(path, &st) || !S_ISSOCK(st.st_mode) ||
+		    (s->has_vfs && (st.st_ino != s->vfs_ino || st.st_dev != s->vfs_dev));
+	u->deleted = gone, u->has_deleted = 1;
+	if (!gone) {
+		u->file_mode = st.st_mode & 07777, u->has_file_mode = 1;
+		u->file_uid = st.st_uid, u->has_file_uid = 1;
+		u->file_gid = st.st_gid, u->has_file_gid = 1;
+	}
+	return 0;
+}
+
+static int fill_opts(int sk, UnixSkEntry *u, struct cr_err *e)
+{
+	UnixSkOpts *o = malloc(sizeof(*o));
+	if (!o)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	unix_sk_opts__init(o);
+	u->opts = o;
+	int v;
+	struct timeval tv;
+	socklen_t l = sizeof(v);
+	if (!getsockopt(sk, SOL_SOCKET, SO_SNDBUF, &v, &l))
+		o->sndbuf = (uint32_t)v, o->has_sndbuf = 1;
+	l = sizeof(v);
+	if (!getsockopt(sk, SOL_SOCKET, SO_RCVBUF, &v, &l))
+		o->rcvbuf = (uint32_t)v, o->has_rcvbuf = 1;
+	l = sizeof(v);
+	if (!getsockopt(sk, SOL_SOCKET, SO_PASSCRED, &v, &l))
+		o->passcred = v, o->has_passcred = 1;
+	l = sizeof(v);
+	if (!getsockopt(sk, SOL_SOCKET, SO_PASSSEC, &v, &l))
+		o->passsec = v, o->has_passsec = 1;
+	l = sizeof(v);
+	if (!getsockopt(sk, SOL_SOCKET, SO_PASSPIDFD, &v, &l))
+		o->passpidfd = v, o->has_passpidfd = 1;
+	l = sizeof(v);
+	if (!getsockopt(sk, SOL_SOCKET, SO_RCVLOWAT, &v, &l))
+		o->rcvlowat = (uint32_t)v, o->has_rcvlowat = 1;
+	l = sizeof(v);
+	if (!getsockopt(sk, SOL_SOCKET, SO_PEEK_OFF, &v, &l))
+		o->peek_off = v, o->has_peek_off = 1;
+	l = sizeof(tv);
+	if (!getsockopt(sk, SOL_SOCKET, SO_RCVTIMEO, &tv, &l))
+		o->rcvtimeo_us = (uint64_t)tv.tv_sec * 1000000 + (uint64_t)tv.tv_usec, o->has_rcvtimeo_us = 1;
+	l = sizeof(tv);
+	if (!getsockopt(sk, SOL_SOCKET, SO_SNDTIMEO, &tv, &l))
+		o->sndtimeo_us = (uint64_t)tv.tv_sec * 1000000 + (uint64_t)tv.tv_usec, o->has_sndtimeo_us = 1;
+	return 0;
+}
+
+static int add_msg(UnixSkEntry *u, const uint8_t *data, size_t len, const struct sockaddr_un *from,
+		   socklen_t flen, struct cr_err *e)
+{
+	UnixSkMsg **q = realloc(u->queue, (u->n_queue + 1) * sizeof(UnixSkMsg *));
+	if (!q)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	u->queue = q;
+	UnixSkMsg *m = malloc(sizeof(*m));
+	if (!m)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	unix_sk_msg__init(m);
+	q[u->n_queue++] = m;
+	if (set_bytes(&m->data, &m->has_data, data, len, e))
+		return -1;
+	size_t off = offsetof(struct sockaddr_un, sun_path);
+	if (from && flen > off)
+		return set_bytes(&m->sender, &m->has_sender, from->sun_path, flen - off, e);
+	return 0;
+}
+
+/* What came with one peek: files in flight (crshim's copies), credentials. */
+struct peeked {
+	int fds[SCM_MAX_FD_];
+	size_t nfds;
+	bool creds;
+	struct ucred cred;
+};
+
+static void close_peeked(struct peeked *pk)
+{
+	for (size_t i = 0; i < pk->nfds; i++)
+		close(pk->fds[i]);
+	pk->nfds = 0;
+}
+
+/* The control messages of one peek into pk. A pidfd (SCM_PIDFD) is closed: the kernel makes it. */
+static int take_cmsg(struct msghdr *mh, struct peeked *pk, int fd, pid_t pid, uint32_t ino, struct cr_err *e)
+{
+	for (struct cmsghdr *cm = CMSG_FIRSTHDR(mh); cm; cm = CMSG_NXTHDR(mh, cm)) {
+		size_t nfd = cm->cmsg_len > CMSG_LEN(0) ? (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int) : 0;
+		if (cm->cmsg_level != SOL_SOCKET)
+			continue;
+		if (cm->cmsg_type == SCM_CREDENTIALS && cm->cmsg_len >= CMSG_LEN(sizeof(struct ucred))) {
+			memcpy(&pk->cred, CMSG_DATA(cm), sizeof(pk->cred));
+			pk->creds = true;
+		} else if (cm->cmsg_type == SCM_RIGHTS || cm->cmsg_type == SCM_PIDFD_) {
+			for (size_t i = 0; i < nfd; i++) {
+				int f;
+				memcpy(&f, CMSG_DATA(cm) + i * sizeof(int), sizeof(int));
+				if (cm->cmsg_type == SCM_RIGHTS && pk->nfds < SCM_MAX_FD_)
+					pk->fds[pk->nfds++] = f;
+				else
+					close(f);
+			}
+		}
+	}
+	if (mh->msg_flags & MSG_CTRUNC)
+		return cr_fail_errno(
+		    e, ENOTSUP,
+		    "fd %d of task %d is a unix socket (socket:[%u]) with more file descriptors "
+		    "in flight in one message than a peek can take",
+		    fd, pid, ino);
+	return 0;
+}
+
+/* The files and credentials of pk become those of message m (crshim's copies are taken). */
+static int attach(struct dump_ctx *c, struct dump_unix *du, struct peeked *pk, UnixSkMsg *m, int fd,
+		  uint32_t ino, struct cr_err *e)
+{
+	if (pk->creds) {
+		m->cred_pid = pk->cred.pid, m->has_cred_pid = 1;
+		m->cred_uid = pk->cred.uid, m->has_cred_uid = 1;
+		m->cred_gid = pk->cred.gid, m->has_cred_gid = 1;
+	}
+	if (!pk->nfds)
+		return 0;
+	if (du->nested) {
+		close_peeked(pk);
+		return cr_fail_errno(e, ENOTSUP,
+				     "a unix socket in flight (socket:[%u]) holds file descriptors in flight "
+				     "itself, not supported",
+				     ino);
+	}
+	m->fds = calloc(pk->nfds, sizeof(uint32_t));
+	if (!m->fds) {
+		close_peeked(pk);
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < pk->nfds; i++) {
+		int r = dump_sk_scm_add(c, &du->scm, pk->fds[i], fd, ino, &m->fds[m->n_fds], e);
+		pk->fds[i] = -1;
+		if (r) {
+			for (size_t k = i + 1; k < pk->nfds; k++)
+				close(pk->fds[k]);
+			pk->nfds = 0;
+			return -1;
+		}
+		m->n_fds++;
+	}
+	pk->nfds = 0;
+	return 0;
+}
+
+struct peek_st {
+	uint8_t *acc; /* one message (or stream data) being put together */
+	size_t alen;
+	struct peeked pk; /* what came with the first peek of the message */
+};
+
+/* One peek of got bytes (of r in all) in buf: a message ends, or stream data grows. A stream message ends
+ * where files or credentials came with the data. */
+static int one_peek(struct dump_ctx *c, struct dump_unix *du, const struct ns_unix_sk *s, UnixSkEntry *u,
+		    struct peek_st *ps, const uint8_t *buf, size_t got, bool last, struct peeked *pk,
+		    const struct sockaddr_un *from, socklen_t flen, int fd, struct cr_err *e)
+{
+	bool stream = s->type == SOCK_STREAM;
+	if (stream && (pk->nfds || pk->creds) && ps->alen) { /* plain data before it */
+		if (add_msg(u, ps->acc, ps->alen, NULL, 0, e))
+			return -1;
+		ps->alen = 0;
+	}
+	if (!ps->alen) {
+		ps->pk = *pk;
+		pk->nfds = 0;
+	} else {
+		close_peeked(pk); /* a later part of a long message: the same files again */
+	}
+	uint8_t *na = realloc(ps->acc, ps->alen + got + 1);
+	if (!na)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	ps->acc = na;
+	memcpy(ps->acc + ps->alen, buf, got);
+	ps->alen += got;
+	if (stream ? !(ps->pk.nfds || ps->pk.creds) : !last)
+		return 0;
+	if (add_msg(u, ps->acc, ps->alen, stream ? NULL : from, flen, e))
+		return -1;
+	ps->alen = 0;
+	return attach(c, du, &ps->pk, u->queue[u->n_queue - 1], fd, s->ino, e);
+}
+
+/* The receive queue, peeked from offset 0 (SO_PEEK_OFF) message by message; the peek offset is put back. */
+static int peek_queue(struct dump_ctx *c, struct dump_unix *du, int sk, const struct ns_unix_sk *s,
+		      UnixSkEntry *u, int fd, struct cr_err *e)
+{
+	int old = -1, zero = 0;
+	socklen_t l = sizeof(old);
+	getsockopt(sk, SOL_SOCKET, SO_PEEK_OFF, &old, &l);
+	if (setsockopt(sk, SOL_SOCKET, SO_PEEK_OFF, &zero, sizeof(zero)))
+		return cr_fail_sys(e, "fd %d: SO_PEEK_OFF", fd);
+	uint8_t *buf = malloc(PEEK_CHUNK);
+	struct peek_st ps = {0};
+	int ret = buf ? 0 : cr_fail_errno(e, ENOMEM, "out of memory");
+	while (!ret) {
+		union {
+			char b[CMSG_SPACE(SCM_MAX_FD_ * sizeof(int)) + CMSG_SPACE(sizeof(struct ucred)) +
+			       CMSG_SPACE(sizeof(int)) + CMSG_SPACE(256)];
+			struct cmsghdr align;
+		} cbuf;
+		struct sockaddr_un from;
+		struct iovec iov = {buf, PEEK_CHUNK};
+		struct msghdr mh = {&from, sizeof(from), &iov, 1, cbuf.b, sizeof(cbuf.b), 0};
+		struct peeked pk = {.nfds = 0};
+		ssize_t r = recvmsg(sk, &mh, MSG_PEEK | MSG_DONTWAIT | MSG_TRUNC | MSG_CMSG_CLOEXEC);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0 && errno == EAGAIN)
+			break;
+		if (r < 0 && errno == EINVAL && s->type != SOCK_DGRAM && s->state != TCP_ESTABLISHED_)
+			break; /* a stream/seqpacket socket never connected: no queue to read */
+		if (r < 0) {
+			ret = cr_fail_sys(e, "fd %d: peek the receive queue", fd);
+			break;
+		}
+		ret = take_cmsg(&mh, &pk, fd, c->pid, s->ino, e);
+		size_t got = (size_t)r > PEEK_CHUNK ? PEEK_CHUNK : (size_t)r;
+		bool stream = s->type == SOCK_STREAM;
+		if (!ret && r == 0 && (stream || !ps.alen) && !pk.nfds && (stream || !pk.creds))
+			break; /* end of the data (shut down) */
+		if (!ret)
+			ret = one_peek(c, du, s, u, &ps, buf, got, (size_t)r <= PEEK_CHUNK, &pk, &from,
+				       mh.msg_namelen, fd, e);
+		close_peeked(&pk);
+	}
+	if (!ret && s->type == SOCK_STREAM && ps.alen)
+		ret = add_msg(u, ps.acc, ps.alen, NULL, 0, e);
+	close_peeked(&ps.pk);
+	free(ps.acc);
+	free(buf);
+	setsockopt(sk, SOL_SOCKET, SO_PEEK_OFF, &old, sizeof(old));
+	if (!ret) {
+		u->queue_saved = true, u->has_queue_saved = 1;
+		pr_debug("socket:[%u]: %zu messages in the receive queue\n", s->ino, u->n_queue);
+	}
+	return ret;
+}
+
+/* Does a listener in the namespace have ino as a client of a connection it has not accepted? */
+static const struct ns_unix_sk *pending_on(const struct dump_unix *du, uint32_t ino)
+{
+	for (size_t i = 0; i < du->t.n; i++) {
+		const struct ns_unix_sk *l = &du->t.sk[i];
+		for (size_t k = 0; l->state == TCP_LISTEN_ && k < l->nicons; k++)
+			if (l->icons[k] == ino)
+				return l;
+	}
+	return NULL;
+}
+
+/* The unix sockets in flight in the receive queue of crshim's copy sk (peeked from offset 0) go to tree. */
+static int scan_queue(struct dump_unix *du, int sk, uint8_t *buf, size_t *cap, struct cr_err *e)
+{
+	int old = -1, zero = 0, ret = 0;
+	socklen_t l = sizeof(old);
+	getsockopt(sk, SOL_SOCKET, SO_PEEK_OFF, &old, &l);
+	if (setsockopt(sk, SOL_SOCKET, SO_PEEK_OFF, &zero, sizeof(zero)))
+		return 0;
+	for (int guard = 0; !ret && guard < 1 << 20; guard++) {
+		union {
+			char b[CMSG_SPACE(SCM_MAX_FD_ * sizeof(int)) + CMSG_SPACE(sizeof(struct ucred)) +
+			       CMSG_SPACE(sizeof(int))];
+			struct cmsghdr align;
+		} cbuf;
+		struct iovec iov = {buf, PEEK_CHUNK};
+		struct msghdr mh = {NULL, 0, &iov, 1, cbuf.b, sizeof(cbuf.b), 0};
+		struct peeked pk = {.nfds = 0};
+		ssize_t r = recvmsg(sk, &mh, MSG_PEEK | MSG_DONTWAIT | MSG_TRUNC | MSG_CMSG_CLOEXEC);
+		if (r < 0 && errno == EINTR)
+			continue;
+		take_cmsg(&mh, &pk, -1, 0, 0, e);
+		cr_err_clear(e);
+		size_t nfds = pk.nfds;
+		for (size_t i = 0; i < nfds && !ret; i++) {
+			struct stat st;
+			if (!fstat(pk.fds[i], &st) && S_ISSOCK(st.st_mode) &&
+			    !in_tree(du, (uint32_t)st.st_ino))
+				ret = add_ino(du, (uint32_t)st.st_ino, cap, e);
+		}
+		close_peeked(&pk);
+		if (r < 0 || (r == 0 && !nfds))
+			break;
+	}
+	setsockopt(sk, SOL_SOCKET, SO_PEEK_OFF, &old, sizeof(old));
+	return ret;
+}
+
+/* Unix sockets held only in flight in a queue of the tree count as the tree's (once, when a peer is not). */
+static int scan_in_flight(const struct dump_ctx *c, struct dump_unix *du, struct cr_err *e)
+{
+	size_t cap = du->ntree, n0 = du->ntree;
+	uint8_t *buf = malloc(PEEK_CHUNK);
+	du->scanned = true;
+	if (!buf)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	for (size_t k = 0; k < n0; k++) {
+		const struct ns_unix_sk *s = ns_unix_find(&du->t, du->tree[k]);
+		if (!s || s->state == TCP_LISTEN_)
+			continue;
+		for (size_t q = 0; q < (c->tree ? c->ntree : 1); q++) {
+			pid_t pid = c->tree ? c->tree[q].pid : c->pid;
+			int fd = pid_fd_of(pid, s->ino);
+			if (fd < 0)
+				continue;
+			int pfd = (int)syscall(SYS_pidfd_open, pid, 0);
+			int sk = pfd >= 0 ? (int)syscall(SYS_pidfd_getfd, pfd, fd, 0) : -1;
+			int r = sk >= 0 ? scan_queue(du, sk, buf, &cap, e) : 0;
+			if (sk >= 0)
+				close(sk);
+			if (pfd >= 0)
+				close(pfd);
+			if (r) {
+				free(buf);
+				return -1;
+			}
+			break;
+		}
+	}
+	free(buf);
+	qsort(du->tree, du->ntree, sizeof(uint32_t), cmp_u32);
+	if (du->ntree > n0)
+		pr_info("%zu unix sockets are held in flight in the tree's queues\n", du->ntree - n0);
+	return 0;
+}
+
+/* --external unix[INO]: the peer p (NULL: not in this network namespace) is outside the tree; given back by
+ * --inherit-fd at restore, or reconnected to the peer's name (inherit-fd.c). */
+static int fill_ext_peer(const struct ns_unix_sk *s, const struct ns_unix_sk *p, int fd, UnixSkEntry *u,
+			 struct cr_err *e)
+{
+	bool named = p && p->namelen;
+	u->external = true, u->has_external = 1;
+	pr_info("fd %d: socket:[%u] is external (--external unix[%u]): restore it with --inherit-fd "
+		"fd[N]:socket:[%u]%s\n",
+		fd, s->ino, s->ino, s->ino, named ? ", else it is reconnected to its peer's name" : "");
+	if (!named)
+		return 0;
+	u->ext_peer = true, u->has_ext_peer = 1;
+	return set_bytes(&u->peer_name, &u->has_peer_name, p->name, p->namelen, e);
+}
+
+/* peer: the socket this one is connected to (NULL: none known); outside the tree: --ext-unix-sk. */
+static int fill_peer(struct dump_ctx *c, struct dump_unix *du, const struct ns_unix_sk *s, int fd,
+		     UnixSkEntry *u, struct cr_err *e)
+{
+	char nb[NS_UNIX_NAME_MAX + 2];
+	const struct ns_unix_sk *p = s->peer ? ns_unix_find(&du->t, s->peer) : NULL;
+	const struct ns_unix_sk *lis = NULL;
+	if (s->peer && !in_tree(du, s->peer) && !du->scanned && scan_in_flight(c, du, e))
+		return -1;
+	if (!s->peer && s->state == TCP_ESTABLISHED_ && s->type != SOCK_DGRAM &&
+	    (lis = pending_on(du, s->ino))) {
+		if (in_tree(du, lis->ino)) {
+			u->pending = true, u->has_pending = 1;
+			if (s->wqueue)
+				return cr_fail(
+				    e,
+				    "fd %d of task %d is a unix socket (socket:[%u]) that sent data on "
+				    "a connection not accepted yet, not supported",
+				    fd, c->pid, s->ino);
+			return 0;
+		}
+		p = lis; /* connected to a listener outside the tree: reconnected to it */
+	}
+	if (s->peer && !in_tree(du, s->peer) && dump_ext_unix(c->o, s->ino))
+		return fill_ext_peer(s, p, fd, u, e);
+	if (s->peer && !p && !in_tree(du, s->peer))
+		return cr_fail(
+		    e,
+		    "fd %d of task %d is a unix socket (socket:[%u]) connected to socket:[%u], which "
+		    "is not in this network namespace: not supported",
+		    fd, c->pid, s->ino, s->peer);
+	if (!p || (in_tree(du, p->ino) && !lis))
+		return 0;
+	if (!c->o->ext_unix_sk)
+		return cr_fail(e,
+			       "fd %d of task %d is a unix socket (socket:[%u]) connected to %s outside the "
+			       "dumped tree (socket:[%u]): dump with --ext-unix-sk%s",
+			       fd, c->pid, s->ino, show_name(p->name, p->namelen, nb, sizeof(nb)), p->ino,
+			       fd <= 2 ? " (or --shell-job for a socket of the caller)" : "");
+	if (!p->namelen)
+		return cr_fail(
+		    e,
+		    "fd %d of task %d is a unix socket (socket:[%u]) connected to an unnamed socket "
+		    "outside the tree (socket:[%u]): it cannot be reconnected",
+		    fd, c->pid, s->ino, p->ino);
+	u->ext_peer = true, u->has_ext_peer = 1;
+	pr_info("fd %d: socket:[%u] has an external peer %s: reconnected to it on restore\n", fd, s->ino,
+		show_name(p->name, p->namelen, nb, sizeof(nb)));
+	return set_bytes(&u->peer_name, &u->has_peer_name, p->name, p->namelen, e);
+}
+
+/* A listener's connections not yet accepted: their clients must be in the tree (else --ext-unix-sk drops
+ * them). */
+static int fill_icons(struct dump_ctx *c, struct dump_unix *du, const struct ns_unix_sk *s, int fd,
+		      UnixSkEntry *u, struct cr_err *e)
+{
+	u->backlog = s->wqueue, u->has_backlog = 1;
+	u->icons = calloc(s->nicons + 1, sizeof(uint32_t));
+	if (!u->icons)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	for (size_t i = 0; i < s->nicons; i++) {
+		if (in_tree(du, s->icons[i])) {
+			u->icons[u->n_icons++] = s->icons[i];
+			continue;
+		}
+		if (!c->o->ext_unix_sk)
+			return cr_fail(
+			    e,
+			    "fd %d of task %d is a listening unix socket (socket:[%u]) with a "
+			    "connection not accepted yet from socket:[%u] outside the dumped tree: "
+			    "dump with --ext-unix-sk (it is dropped)",
+			    fd, c->pid, s->ino, s->icons[i]);
+		pr_info("fd %d: socket:[%u]: the pending connection of external socket:[%u] is dropped\n", fd,
+			s->ino, s->icons[i]);
+	}
+	return 0;
+}
+
+/* Pid of the peer credentials (pid in our PID namespace) as task c sees it; 0: not there (or gone). */
+static pid_t peer_vpid(const struct dump_ctx *c, pid_t pid)
+{
+	pid_t ids[8];
+	uint32_t lv = c->ns_levels;
+	if (!lv)
+		return pid;
+	for (size_t k = 0; c->tree && k < c->ntree; k++)
+		if (c->tree[k].pid == pid)
+			return c->tree[k].ns_levels >= lv ? c->tree[k].ns_tids[lv - 1] : 0;
+	struct cr_err e2 = {0};
+	int n = ns_pid_chain(pid, ids, 8, &e2);
+	return n > (int)lv ? ids[lv] : 0;
+}
+
+/* SO_PEERCRED of crshim's copy sk of fd: the pid as the task sees it, euid and egid. */
+static void fill_peercred(const struct dump_ctx *c, int sk, int fd, UnixSkEntry *u)
+{
+	struct ucred cr;
+	socklen_t l = sizeof(cr);
+	if (getsockopt(sk, SOL_SOCKET, SO_PEERCRED, &cr, &l) || cr.pid <= 0)
+		return;
+	pid_t vp = peer_vpid(c, cr.pid);
+	if (vp <= 0) {
+		pr_info("fd %d of task %d: SO_PEERCRED pid %d is not in the task's PID namespace (or gone): "
+			"not saved\n",
+			fd, c->pid, cr.pid);
+		return;
+	}
+	u->peer_pid = vp, u->has_peer_pid = 1;
+	u->peer_uid = cr.uid, u->has_peer_uid = 1;
+	u->peer_gid = cr.gid, u->has_peer_gid = 1;
+}
+
+/* A listener: only its SO_PEERCRED (its own credentials at listen()) is read through a copy. */
+static int fill_listener(struct dump_ctx *c, struct dump_unix *du, const struct ns_unix_sk *s, int fd,
+			 UnixSkEntry *u, struct cr_err *e)
+{
+	if (fill_icons(c, du, s, fd, u, e))
+		return -1;
+	int sk = du->pidfd >= 0 ? (int)syscall(SYS_pidfd_getfd, du->pidfd, fd, 0) : -1;
+	if (sk < 0)
+		return cr_fail_sys(e, "fd %d: pidfd_getfd", fd);
+	fill_peercred(c, sk, fd, u);
+	close(sk);
+	return 0;
+}
+
+static int fill_entry(struct dump_ctx *c, struct dump_unix *du, const struct ns_unix_sk *s, int fd,
+		      uint32_t flags, UnixSkEntry *u, struct cr_err *e)
+{
+	u->ino = s->ino, u->has_ino = 1;
+	u->type = s->type, u->has_type = 1;
+	u->state = s->state, u->has_state = 1;
+	u->flags = flags & ~(uint32_t)O_CLOEXEC, u->has_flags = 1;
+	u->shutdown = s->shutdown, u->has_shutdown = 1;
+	u->peer = s->peer, u->has_peer = 1;
+	if (s->namelen && set_bytes(&u->name, &u->has_name, s->name, s->namelen, e))
+		return -1;
+	if (s->namelen && s->name[0] && fill_path(c, s, u, e))
+		return -1;
+	if (s->state == TCP_LISTEN_)
+		return fill_listener(c, du, s, fd, u, e);
+	if (fill_peer(c, du, s, fd, u, e))
+		return -1;
+	int sk = du->pidfd >= 0 ? (int)syscall(SYS_pidfd_getfd, du->pidfd, fd, 0) : -1;
+	if (sk < 0)
+		return cr_fail_sys(e, "fd %d: pidfd_getfd", fd);
+	fill_peercred(c, sk, fd, u);
+	/* an external socket's queue stays with it (given back by --inherit-fd) */
+	int ret = fill_opts(sk, u, e) || (!u->external && peek_queue(c, du, sk, s, u, fd, e)) ? -1 : 0;
+	close(sk);
+	if (!ret && u->ext_peer && s->type != SOCK_DGRAM && u->n_queue)
+		return cr_fail(
+		    e,
+		    "fd %d of task %d is a unix socket (socket:[%u]) holding data from its peer outside the "
+		    "tree, which a reconnection cannot put back: not supported",
+		    fd, c->pid, s->ino);
+	return ret;
+}
+
+int dump_sk_unix_fill(struct dump_ctx *c, struct dump_unix **dup, int fd, const struct stat *st,
+		      uint32_t flags, FileEntry *fe, struct cr_err *e)
+{
+	if (!*dup && du_init(c, dup, e))
+		return -1;
+	struct dump_unix *du = *dup;
+	const struct ns_unix_sk *s = ns_unix_find(&du->t, (uint32_t)st->st_ino);
+	if (!s)
+		return 1;
+	UnixSkEntry **ne = realloc(du->ents, (du->nents + 1) * sizeof(UnixSkEntry *));
+	if (!ne)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	du->ents = ne;
+	UnixSkEntry *u = malloc(sizeof(*u));
+	if (!u)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	unix_sk_entry__init(u);
+	du->ents[du->nents++] = u;
+	if (fill_entry(c, du, s, fd, flags, u, e))
+		return -1;
+	fe->kind = FILE_KIND__FILE_UNIXSK, fe->has_kind = 1;
+	fe->unix_sk = u;
+	char nb[NS_UNIX_NAME_MAX + 2];
+	pr_debug("fd %d: unix socket:[%u] type %u state %u name %s peer %u shutdown %u\n", fd, s->ino,
+		 s->type, s->state, show_name(s->name, s->namelen, nb, sizeof(nb)), s->peer, s->shutdown);
+	return 0;
+}

@@ -1,0 +1,239 @@
+/* Restore of inet sockets (see sk-inet.h), in the restore child: socket, options, bind, then listen or
+ * connect; an established TCP connection through tcp-repair.c. Errors are text for the error pipe. The
+ * parent checks the entries first and removes the network locks once the tree runs (or the restore failed).
+ */
+#define LOG_PREFIX "restore-sk: "
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "base/cleanup.h"
+#include "base/log.h"
+#include "restore.h"
+#include "net/sk-inet.h"
+#include "net/sk-inet-queue.h"
+
+static int check_addr(const ProtobufCBinaryData *a, bool has, uint32_t family)
+{
+	return !has || a->len == (family == AF_INET ? 4u : 16u) ? 0 : -1;
+}
+
+int rst_sk_check(const FileEntry *f, struct cr_err *e)
+{
+	if (f->kind == FILE_KIND__FILE_NETLINKSK)
+		return f->netlink_sk
+			   ? 0
+			   : cr_fail_errno(e, EBADMSG, "file id %u: no netlink socket entry", f->id);
+	if (f->kind == FILE_KIND__FILE_PACKETSK)
+		return f->packet_sk ? 0
+				    : cr_fail_errno(e, EBADMSG, "file id %u: no packet socket entry", f->id);
+	const InetSkEntry *ie = f->inet_sk;
+	if (!ie || (ie->family != AF_INET && ie->family != AF_INET6) ||
+	    check_addr(&ie->src_addr, ie->has_src_addr, ie->family) ||
+	    check_addr(&ie->dst_addr, ie->has_dst_addr, ie->family))
+		return cr_fail_errno(e, EBADMSG, "file id %u: bad inet socket entry", f->id);
+	if (ie->protocol == IPPROTO_TCP && sk_tcp_repair_state(ie->state) && !ie->tcp)
+		return cr_fail_errno(
+		    e, ENOTCONN,
+		    "TCP connection in state %s was dumped without its stream (--tcp-close): "
+		    "restore it with --tcp-close",
+		    sk_tcp_state_name(ie->state));
+	if (ie->protocol == IPPROTO_TCP && sk_tcp_repair_state(ie->state) && !ie->has_dst_addr)
+		return cr_fail_errno(e, EBADMSG, "file id %u: TCP connection without its peer address",
+				     f->id);
+	for (size_t i = 0; i < ie->n_opts; i++)
+		if (!ie->opts[i]->has_level || !ie->opts[i]->has_name)
+			return cr_fail_errno(e, EBADMSG, "file id %u: bad socket option", f->id);
+	return 0;
+}
+
+int rst_sk_opts(int sk, SkOptEntry *const *o, size_t n, char *msg, size_t len)
+{
+	for (size_t i = 0; i < n; i++)
+		if (setsockopt(sk, o[i]->level, o[i]->name, o[i]->val.data, (socklen_t)o[i]->val.len))
+			return sk_errmsg(msg, len, "socket option %d/%d (%zu bytes)", o[i]->level, o[i]->name,
+					 o[i]->val.len);
+	return 0;
+}
+
+static socklen_t mkaddr(const InetSkEntry *ie, bool dst, struct sockaddr_storage *ss)
+{
+	const ProtobufCBinaryData *a = dst ? &ie->dst_addr : &ie->src_addr;
+	unsigned port = dst ? ie->dst_port : ie->src_port;
+	memset(ss, 0, sizeof(*ss));
+	if (ie->family == AF_INET) {
+		struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
+		s4->sin_family = AF_INET;
+		s4->sin_port = htons((uint16_t)port);
+		if (a->len == 4)
+			memcpy(&s4->sin_addr, a->data, 4);
+		return sizeof(*s4);
+	}
+	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
+	s6->sin6_family = AF_INET6;
+	s6->sin6_port = htons((uint16_t)port);
+	if (a->len == 16)
+		memcpy(&s6->sin6_addr, a->data, 16);
+	if (!dst)
+		s6->sin6_scope_id = ie->scope_id;
+	return sizeof(*s6);
+}
+
+static bool established_tcp(const InetSkEntry *ie)
+{
+	return ie->protocol == IPPROTO_TCP && sk_tcp_repair_state(ie->state) && ie->tcp;
+}
+
+static int inet_setup(int sk, const InetSkEntry *ie, char *msg, size_t len)
+{
+	struct sockaddr_storage src, dst;
+	socklen_t slen = mkaddr(ie, false, &src), dlen = mkaddr(ie, true, &dst);
+	if (established_tcp(ie)) {
+		int on = 1;
+		if (setsockopt(sk, IPPROTO_TCP, TCP_REPAIR, &on, sizeof(on)))
+			return sk_errmsg(msg, len, "TCP_REPAIR");
+	}
+	if (rst_sk_opts(sk, ie->opts, ie->n_opts, msg, len))
+		return -1;
+	if (established_tcp(ie))
+		return tcp_repair_restore(sk, ie, (struct sockaddr *)&src, slen, (struct sockaddr *)&dst,
+					  dlen, msg, len);
+	sk_queue_filter(sk, ie);
+	if (ie->has_src_addr && bind(sk, (struct sockaddr *)&src, slen))
+		return sk_errmsg(msg, len, "bind to port %u", ie->src_port);
+	if (sk_queue_restore(sk, ie, msg, len)) /* before connect: from any sender */
+		return -1;
+	if (ie->protocol == IPPROTO_TCP && ie->state == TCP_LISTEN) {
+		if (listen(sk, (int)ie->backlog))
+			return sk_errmsg(msg, len, "listen");
+	} else if (ie->protocol != IPPROTO_TCP && ie->has_dst_addr) {
+		if (connect(sk, (struct sockaddr *)&dst, dlen))
+			return sk_errmsg(msg, len, "connect to port %u", ie->dst_port);
+	}
+	return 0;
+}
+
+/* RCV_SHUTDOWN 1, SEND_SHUTDOWN 2 as SHUT_RD 0, SHUT_WR 1, SHUT_RDWR 2; an unconnected socket gets the state
+ * and ENOTCONN. */
+static int rst_sk_shutdown(int sk, const InetSkEntry *ie, char *msg, size_t len)
+{
+	if (!ie->has_shutdown || !ie->shutdown || ie->shutdown > 3)
+		return 0;
+	if (shutdown(sk, (int)ie->shutdown - 1) && errno != ENOTCONN)
+		return sk_errmsg(msg, len, "shutdown %u", ie->shutdown);
+	return 0;
+}
+
+bool rst_sk_kind(int kind)
+{
+	return kind == FILE_KIND__FILE_INETSK || kind == FILE_KIND__FILE_NETLINKSK ||
+	       kind == FILE_KIND__FILE_PACKETSK;
+}
+
+int rst_sk_make(const FileEntry *f, char *msg, size_t len)
+{
+	if (f->kind != FILE_KIND__FILE_INETSK)
+		return rst_sk_nlpkt_open(f, msg, len);
+	const InetSkEntry *ie = f->inet_sk;
+	int nb = (ie->flags & O_NONBLOCK) ? SOCK_NONBLOCK : 0;
+	int sk = socket((int)ie->family, (int)ie->type | nb, (int)ie->protocol);
+	if (sk < 0)
+		return sk_errmsg(msg, len, "socket(%u, %u, %u)", ie->family, ie->type, ie->protocol);
+	if (inet_setup(sk, ie, msg, len) || rst_sk_shutdown(sk, ie, msg, len)) {
+		close(sk);
+		return -1;
+	}
+	return sk;
+}
+
+int rst_sk_open(const FileEntry *f, const FdinfoEntry *fi, char *msg, size_t len)
+{
+	int sk = rst_sk_make(f, msg, len);
+	if (sk < 0) {
+		char tmp[256];
+		snprintf(tmp, sizeof(tmp), "%s", msg);
+		snprintf(msg, len, "fd %d (socket): %s", fi->fd, tmp);
+		return -1;
+	}
+	if (sk != fi->fd) {
+		if (dup2(sk, fi->fd) < 0)
+			return sk_errmsg(msg, len, "fd %d: dup2", fi->fd);
+		close(sk);
+	}
+	return 0;
+}
+
+void rst_sk_tcp_close(struct rst_task *t)
+{
+	for (size_t i = 0; i < t->nr_files; i++) {
+		InetSkEntry *ie = t->files[i]->kind == FILE_KIND__FILE_INETSK ? t->files[i]->inet_sk : NULL;
+		if (!ie || ie->protocol != IPPROTO_TCP || !sk_tcp_repair_state(ie->state))
+			continue;
+		pr_info("task %d, file id %u: TCP connection in state %s restored closed (--tcp-close)\n",
+			t->pid, t->files[i]->id, sk_tcp_state_name(ie->state));
+		/* an unbound socket shut down both ways: reads give EOF, writes EPIPE; the stream (if the
+		 * dump read one) stays for its network lock, removed as usual */
+		ie->state = TCP_CLOSE;
+		ie->has_src_addr = ie->has_dst_addr = 0;
+		ie->shutdown = 3, ie->has_shutdown = 1;
+	}
+}
+
+/* The lock of f's connection removed, unless it is the one removed last (last: its name). */
+static void unlock_of(const FileEntry *f, char *last, size_t len)
+{
+	const char *l = f->inet_sk && f->inet_sk->tcp ? f->inet_sk->tcp->netlock : NULL;
+	if (!l || !strcmp(last, l))
+		return;
+	struct cr_err e = {0};
+	if (net_unlock(l, &e))
+		pr_warn("%s\n", e.msg);
+	snprintf(last, len, "%s", l);
+}
+
+void rst_sk_unlock(struct rst_task *ts, size_t n)
+{
+	char last[64] = "";
+	for (size_t k = 0; k < n; k++)
+		for (size_t i = 0; i < ts[k].nr_files; i++)
+			unlock_of(ts[k].files[i], last, sizeof(last));
+}
+
+/* The locks of the connections of one files image (what cannot be read is passed over). */
+static void unlock_image(int dirfd, const char *fname, char *last, size_t len)
+{
+	struct img_reader *r;
+	struct cr_err e = {0};
+	ProtobufCMessage *m;
+	if (img_open_name(dirfd, fname, &r, &e)) {
+		pr_warn("network locks of %s: %s\n", fname, e.msg);
+		return;
+	}
+	while (img_read(r, &m, &e) > 0) {
+		unlock_of((const FileEntry *)m, last, len);
+		protobuf_c_message_free_unpacked(m, NULL);
+	}
+	img_close(r);
+}
+
+void rst_sk_unlock_dir(int dirfd)
+{
+	char last[64] = "";
+	int fd = dirfd < 0 ? -1 : openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	__cleanup_closedir DIR *d = fd < 0 ? NULL : fdopendir(fd);
+	struct dirent *de;
+	if (!d && fd >= 0)
+		close(fd);
+	while (d && (de = readdir(d))) {
+		int id, k = img_kind_of(de->d_name, &id);
+		if (k == IMG_FILES || k == IMG_FILES_TASK)
+			unlock_image(dirfd, de->d_name, last, sizeof(last));
+	}
+}

@@ -1,0 +1,98 @@
+/* SO_PEERCRED of restored unix sockets (see sk-unix.h): the kernel takes a socket's peer credentials from
+ * the process that calls socketpair(), listen() or connect(), so that call is made by a short-lived helper
+ * with the recorded pid (clone3 set_tid), euid and egid, sharing crshim's fd table (CLONE_FILES): the
+ * sockets are crshim's as before. A pid of the tree is free at this point (its process comes later); a pid
+ * of a process that is gone is taken as well when it is free: the socket names it, as it did. */
+#define LOG_PREFIX "restore-sk-peercred: "
+#include <errno.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/fsuid.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "base/log.h"
+#include "restore.h"
+#include "net/sk-unix.h"
+
+/* struct clone_args (linux/sched.h), up to set_tid_size */
+struct pc_clone_args {
+	uint64_t flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls, set_tid,
+	    set_tid_size;
+};
+
+enum { SAID_PIDNS = 1, SAID_BUSY = 2, SAID_CLONE = 4 };
+static unsigned said; /* what the log already says (once per restore) */
+
+void rst_sk_peercred_reset(void)
+{
+	said = 0;
+}
+
+static bool say_once(unsigned what)
+{
+	bool first = !(said & what);
+	said |= what;
+	return first;
+}
+
+/* Helper side: the credentials, then fn. Paths are still looked up as crshim's (fsuid, fsgid). */
+static int helper(const UnixSkEntry *u, int (*fn)(void *), void *arg)
+{
+	uid_t ruid = getuid();
+	gid_t rgid = getgid();
+	if (u->has_peer_gid && setresgid((gid_t)-1, u->peer_gid, (gid_t)-1))
+		return errno;
+	if (u->has_peer_uid && setresuid((uid_t)-1, u->peer_uid, (uid_t)-1))
+		return errno;
+	setfsuid(ruid);
+	setfsgid(rgid);
+	if (fn(arg))
+		return errno ? errno : EIO;
+	return 0;
+}
+
+int rst_sk_as_peer(const struct rst_task *t, const UnixSkEntry *u, int (*fn)(void *), void *arg)
+{
+	if (!u || !u->has_peer_pid || u->peer_pid <= 0)
+		return fn(arg);
+	if (t && t->ns_levels) {
+		if (say_once(SAID_PIDNS))
+			pr_info(
+			    "SO_PEERCRED of sockets inside a PID namespace not restored: they name crshim\n");
+		return fn(arg);
+	}
+	pid_t want = u->peer_pid;
+	struct pc_clone_args ca = {.flags = CLONE_FILES,
+				   .exit_signal = SIGCHLD,
+				   .set_tid = (uint64_t)(uintptr_t)&want,
+				   .set_tid_size = 1};
+	fflush(NULL);
+	long r = syscall(SYS_clone3, &ca, sizeof(ca));
+	if (r == 0)
+		_exit(helper(u, fn, arg));
+	if (r < 0) {
+		int err = errno;
+		if (err == EEXIST && say_once(SAID_BUSY))
+			pr_info("SO_PEERCRED pid %d is taken by a process outside the tree: such sockets "
+				"name crshim\n",
+				want);
+		else if (err != EEXIST && say_once(SAID_CLONE))
+			pr_info("SO_PEERCRED pid %d: clone3: %s: such sockets name crshim\n", want,
+				strerror(err));
+		return fn(arg);
+	}
+	int st;
+	while (waitpid((pid_t)r, &st, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	if (WIFEXITED(st) && !WEXITSTATUS(st)) {
+		pr_debug("pid %d uid %u gid %u made a socket call\n", want, u->peer_uid, u->peer_gid);
+		return 0;
+	}
+	errno = WIFEXITED(st) ? WEXITSTATUS(st) : EINTR;
+	return -1;
+}

@@ -1,0 +1,83 @@
+/* Restore of files in flight in unix sockets' receive queues (SCM_RIGHTS; see sk-unix.h), parent side,
+ * before the sharing passes: each carried file is made once in crshim by the sharing code of its kind, and
+ * every entry of the tree of the same file becomes FILE_INHERIT of it. restore-sk-unix.c sends them with
+ * the messages; the sharing passes' done functions close crshim's copies once the tree is created. */
+#define LOG_PREFIX "restore-sk-scm: "
+#include <errno.h>
+#include <stdlib.h>
+
+#include "base/log.h"
+#include "restore.h"
+#include "net/sk-unix.h"
+
+FileEntry *rst_sk_scm_entry(const struct rst_task *t, uint32_t id)
+{
+	const FileEntry *f = rst_file_by_id(t, id);
+	if (f && f->has_same_fd) {
+		uint32_t fid = 0;
+		for (size_t i = 0; i < t->nr_fdinfo && !fid; i++)
+			if (t->fdinfo[i]->fd == f->same_fd)
+				fid = t->fdinfo[i]->id;
+		f = fid ? rst_file_by_id(t, fid) : NULL;
+	}
+	return (FileEntry *)f;
+}
+
+/* Task k's entry i is the first of its unix socket in the tree (the one restore-sk-unix.c makes from). */
+static bool first_of_socket(const struct rst_task *ts, size_t k, size_t i)
+{
+	uint32_t ino = ts[k].files[i]->unix_sk->ino;
+	for (size_t q = 0; q <= k; q++)
+		for (size_t j = 0; j < (q == k ? i : ts[q].nr_files); j++) {
+			const FileEntry *g = ts[q].files[j];
+			if (g->kind == FILE_KIND__FILE_UNIXSK && g->unix_sk && g->unix_sk->ino == ino)
+				return false;
+		}
+	return true;
+}
+
+/* Carried file f of task t: made once here (unix sockets: by restore-sk-unix.c). */
+static int make_once(struct rst_task *ts, size_t n, const struct rst_task *t, FileEntry *f, struct cr_err *e)
+{
+	if (f->kind == FILE_KIND__FILE_INHERIT) /* made already, for an earlier socket */
+		return 0;
+	sk_scm_make_fn make = sk_scm_kind(f->kind);
+	if (!make)
+		return cr_fail_errno(e, ENOTSUP, "file id %u of kind %d cannot be made in flight", f->id,
+				     f->kind);
+	return make(ts, n, t, f, e);
+}
+
+static int prepare_socket(struct rst_task *ts, size_t n, struct rst_task *t, const UnixSkEntry *u,
+			  struct cr_err *e)
+{
+	size_t nf = 0;
+	for (size_t m = 0; u->queue_saved && m < u->n_queue; m++)
+		for (size_t j = 0; j < u->queue[m]->n_fds; j++, nf++) {
+			FileEntry *f = rst_sk_scm_entry(t, u->queue[m]->fds[j]);
+			if (!f)
+				return cr_fail_errno(
+				    e, EBADMSG,
+				    "socket:[%u]: file id %#x in flight is not in the files of "
+				    "task %d",
+				    u->ino, u->queue[m]->fds[j], t->pid);
+			if (make_once(ts, n, t, f, e))
+				return cr_wrap(e, "socket:[%u]: a file in flight", u->ino);
+		}
+	if (nf)
+		pr_info("socket:[%u]: %zu files in flight made\n", u->ino, nf);
+	return 0;
+}
+
+int rst_sk_scm_prepare(struct rst_task *ts, size_t n, struct cr_err *e)
+{
+	for (size_t k = 0; k < n; k++)
+		for (size_t i = 0; i < ts[k].nr_files; i++) {
+			const FileEntry *f = ts[k].files[i];
+			if (f->kind != FILE_KIND__FILE_UNIXSK || !f->unix_sk || !first_of_socket(ts, k, i))
+				continue;
+			if (prepare_socket(ts, n, &ts[k], f->unix_sk, e))
+				return cr_wrap(e, "task %d", ts[k].pid);
+		}
+	return 0;
+}

@@ -1,0 +1,696 @@
+/* Restore of unix sockets (see sk-unix.h), in crshim before the tree is created: every socket once, in
+ * phases (make and bind, accepted connections, pending connections, connects by name, queued data,
+ * shutdown and flags); then each entry becomes FILE_INHERIT of crshim's socket. */
+#define LOG_PREFIX "restore-sk-unix: "
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "base/cleanup.h"
+#include "base/log.h"
+#include "restore.h"
+#include "net/sk-unix.h"
+
+#ifndef SO_PASSPIDFD
+#define SO_PASSPIDFD 76
+#endif
+#define SCM_MAX_FD_ 253 /* the kernel's SCM_MAX_FD */
+#define ST_ESTABLISHED 1
+#define ST_LISTEN 10
+
+struct rsk {
+	uint32_t ino;
+	UnixSkEntry *u;
+	const struct rst_task *t; /* whose files the ids of files in flight in u's queue are */
+	int fd;			  /* crshim's socket, -1: not made yet */
+	int ghost; /* the other end of a pair whose peer was closed: closed once the data is in */
+	struct sockaddr_un addr; /* where it is bound (alen 0: not bound by us) */
+	socklen_t alen;
+	bool unlink_after; /* a deleted socket file: unlinked once every connect is done */
+	char *made;	   /* the socket file this restore bound (absolute path), NULL: none */
+	dev_t made_dev;	   /* and its inode, so that a failed restore removes only that file */
+	ino_t made_ino;
+};
+static struct rsk *sks;
+static size_t nsks;
+
+static struct rsk *find(uint32_t ino)
+{
+	for (size_t i = 0; ino && i < nsks; i++)
+		if (sks[i].ino == ino)
+			return &sks[i];
+	return NULL;
+}
+
+static int collect(struct rst_task *ts, size_t n, struct cr_err *e)
+{
+	for (size_t k = 0; k < n; k++)
+		for (size_t i = 0; i < ts[k].nr_files; i++) {
+			FileEntry *f = ts[k].files[i];
+			if (f->kind != FILE_KIND__FILE_UNIXSK)
+				continue;
+			if (!f->unix_sk || !f->unix_sk->ino)
+				return cr_fail_errno(e, EBADMSG,
+						     "files of task %d: file id %u: no unix socket",
+						     ts[k].pid, f->id);
+			if (find(f->unix_sk->ino))
+				continue;
+			struct rsk *ns = realloc(sks, (nsks + 1) * sizeof(*ns));
+			if (!ns)
+				return cr_fail_errno(e, ENOMEM, "out of memory");
+			sks = ns;
+			sks[nsks++] = (struct rsk){
+			    .ino = f->unix_sk->ino, .u = f->unix_sk, .t = &ts[k], .fd = -1, .ghost = -1};
+		}
+	return 0;
+}
+
+static socklen_t mk_addr(const ProtobufCBinaryData *name, struct sockaddr_un *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->sun_family = AF_UNIX;
+	size_t l = name->len > sizeof(a->sun_path) ? sizeof(a->sun_path) : name->len;
+	memcpy(a->sun_path, name->data, l);
+	return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + l);
+}
+
+static bool same_name(const UnixSkEntry *a, const ProtobufCBinaryData *n)
+{
+	return a->has_name && a->name.len == n->len && !memcmp(a->name.data, n->data, n->len);
+}
+
+static const char *sk_name(const UnixSkEntry *u, char *buf, size_t len)
+{
+	if (!u->has_name || !u->name.len)
+		return "(unnamed)";
+	const char *p = (const char *)u->name.data;
+	snprintf(buf, len, "%s%.*s", p[0] ? "" : "@", (int)(p[0] ? u->name.len : u->name.len - 1),
+		 p[0] ? p : p + 1);
+	return buf;
+}
+
+static void set_int(int fd, int opt, int v)
+{
+	setsockopt(fd, SOL_SOCKET, opt, &v, sizeof(v));
+}
+
+static int apply_opts(const struct rsk *r, struct cr_err *e)
+{
+	const UnixSkOpts *o = r->u->opts;
+	if (!o)
+		return 0;
+	int cur, half;
+	socklen_t l = sizeof(cur);
+	half = (int)(o->sndbuf / 2); /* the kernel doubles what is set */
+	if (o->has_sndbuf && !getsockopt(r->fd, SOL_SOCKET, SO_SNDBUF, &cur, &l) &&
+	    (uint32_t)cur != o->sndbuf && setsockopt(r->fd, SOL_SOCKET, SO_SNDBUF, &half, sizeof(half)))
+		return cr_fail_sys(e, "socket:[%u]: SO_SNDBUF %u", r->ino, o->sndbuf);
+	l = sizeof(cur);
+	half = (int)(o->rcvbuf / 2);
+	if (o->has_rcvbuf && !getsockopt(r->fd, SOL_SOCKET, SO_RCVBUF, &cur, &l) &&
+	    (uint32_t)cur != o->rcvbuf && setsockopt(r->fd, SOL_SOCKET, SO_RCVBUF, &half, sizeof(half)))
+		return cr_fail_sys(e, "socket:[%u]: SO_RCVBUF %u", r->ino, o->rcvbuf);
+	if (o->passcred)
+		set_int(r->fd, SO_PASSCRED, 1);
+	if (o->passsec)
+		set_int(r->fd, SO_PASSSEC, 1);
+	if (o->passpidfd)
+		set_int(r->fd, SO_PASSPIDFD, 1);
+	if (o->has_rcvlowat && o->rcvlowat > 1)
+		set_int(r->fd, SO_RCVLOWAT, (int)o->rcvlowat);
+	struct timeval tv;
+	if (o->rcvtimeo_us) {
+		tv = (struct timeval){(time_t)(o->rcvtimeo_us / 1000000),
+				      (suseconds_t)(o->rcvtimeo_us % 1000000)};
+		setsockopt(r->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	}
+	if (o->sndtimeo_us) {
+		tv = (struct timeval){(time_t)(o->sndtimeo_us / 1000000),
+				      (suseconds_t)(o->sndtimeo_us % 1000000)};
+		setsockopt(r->fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	}
+	return 0;
+}
+
+/* The socket file at r's path is left over (nobody is bound to it any more): a connect is refused. */
+static bool stale(const struct rsk *r)
+{
+	int fd = socket(AF_UNIX, (int)r->u->type | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return false;
+	bool refused = connect(fd, (const struct sockaddr *)&r->addr, r->alen) && errno == ECONNREFUSED;
+	close(fd);
+	return refused;
+}
+
+/* The socket file just bound at r's path (in the cwd): its absolute path and inode, for a failed restore. */
+static int remember_file(struct rsk *r, struct cr_err *e)
+{
+	struct stat st;
+	char cwd[PATH_MAX];
+	const char *p = r->addr.sun_path;
+	if (lstat(p, &st))
+		return cr_fail_sys(e, "socket:[%u]: stat %s after bind", r->ino, p);
+	if (p[0] != '/' && !getcwd(cwd, sizeof(cwd)))
+		return cr_fail_sys(e, "socket:[%u]: getcwd", r->ino);
+	if (asprintf(&r->made, "%s%s%s", p[0] == '/' ? "" : cwd, p[0] == '/' ? "" : "/", p) < 0) {
+		r->made = NULL;
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	}
+	r->made_dev = st.st_dev;
+	r->made_ino = st.st_ino;
+	return 0;
+}
+
+/* A failed restore: the socket files it bound go again (those still there as it made them). */
+static void unlink_made(struct rsk *r)
+{
+	struct stat st;
+	if (!lstat(r->made, &st) && S_ISSOCK(st.st_mode) && st.st_dev == r->made_dev &&
+	    st.st_ino == r->made_ino) {
+		if (unlink(r->made))
+			pr_warn("socket:[%u]: unlink %s: %s\n", r->ino, r->made, strerror(errno));
+		else
+			pr_info("socket:[%u]: %s removed (restore failed)\n", r->ino, r->made);
+	}
+}
+
+/* A path name: a stale socket file left by the dumped task is removed; a deleted one is bound where it
+ * was (or next to it when the name is taken) and unlinked at the end. */
+static int bind_path(struct rsk *r, struct cr_err *e)
+{
+	const UnixSkEntry *u = r->u;
+	struct stat st;
+	char nb[128];
+	if (!lstat(r->addr.sun_path, &st)) {
+		if (u->deleted) {
+			size_t l = strnlen(r->addr.sun_path, sizeof(r->addr.sun_path));
+			snprintf(r->addr.sun_path + l, sizeof(r->addr.sun_path) - l, ".crshim-%d",
+				 (int)getpid());
+			r->alen = (socklen_t)(offsetof(struct sockaddr_un, sun_path) +
+					      strlen(r->addr.sun_path) + 1);
+		} else if (S_ISSOCK(st.st_mode) && stale(r)) {
+			unlink(r->addr.sun_path);
+		} else if (S_ISSOCK(st.st_mode)) {
+			return cr_fail_errno(e, EADDRINUSE,
+					     "socket:[%u]: bind to %s: a live socket is bound there", r->ino,
+					     sk_name(u, nb, sizeof(nb)));
+		} else {
+			return cr_fail_errno(e, EADDRINUSE,
+					     "socket:[%u]: bind to %s: a file that is not a socket is there",
+					     r->ino, sk_name(u, nb, sizeof(nb)));
+		}
+	}
+	if (bind(r->fd, (struct sockaddr *)&r->addr, r->alen))
+		return cr_fail_sys(e, "socket:[%u]: bind to %s", r->ino, r->addr.sun_path);
+	if (remember_file(r, e))
+		return -1;
+	r->unlink_after = u->deleted;
+	if (u->has_file_mode && chmod(r->addr.sun_path, u->file_mode))
+		return cr_fail_sys(e, "socket:[%u]: chmod %s", r->ino, r->addr.sun_path);
+	if (u->has_file_uid && u->has_file_gid && chown(r->addr.sun_path, u->file_uid, u->file_gid))
+		return cr_fail_sys(e, "socket:[%u]: chown %s", r->ino, r->addr.sun_path);
+	return 0;
+}
+
+static int do_bind(struct rsk *r, struct cr_err *e)
+{
+	const UnixSkEntry *u = r->u;
+	if (!u->has_name || !u->name.len)
+		return 0;
+	r->alen = mk_addr(&u->name, &r->addr);
+	if (!r->addr.sun_path[0]) {
+		if (bind(r->fd, (struct sockaddr *)&r->addr, r->alen))
+			return cr_fail_sys(e, "socket:[%u]: bind to the abstract name @%.*s", r->ino,
+					   (int)u->name.len - 1, r->addr.sun_path + 1);
+		return 0;
+	}
+	__cleanup_close int here = -1;
+	if (r->addr.sun_path[0] != '/' && u->cwd) { /* relative to the task's cwd */
+		here = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (here < 0 || chdir(u->cwd))
+			return cr_fail_sys(e, "socket:[%u]: chdir %s to bind %s", r->ino, u->cwd,
+					   r->addr.sun_path);
+	}
+	int ret = bind_path(r, e);
+	if (here >= 0 && fchdir(here) && !ret)
+		ret = cr_fail_sys(e, "fchdir back");
+	return ret;
+}
+
+/* A new socket of r's type, its options set, bound to its name. */
+static int make_one(struct rsk *r, bool bind_it, struct cr_err *e)
+{
+	r->fd = socket(AF_UNIX, (int)r->u->type | SOCK_CLOEXEC, 0);
+	if (r->fd < 0)
+		return cr_fail_sys(e, "socket:[%u]: socket type %u", r->ino, r->u->type);
+	return apply_opts(r, e) || (bind_it && do_bind(r, e)) ? -1 : 0;
+}
+
+struct pair_call {
+	int type;
+	int fd[2]; /* placeholders (a pipe) the pair takes the place of */
+};
+
+static int pair_fn(void *arg)
+{
+	struct pair_call *p = arg;
+	int sp[2];
+	if (socketpair(AF_UNIX, p->type | SOCK_CLOEXEC, 0, sp))
+		return -1;
+	int r = dup3(sp[0], p->fd[0], O_CLOEXEC) < 0 || dup3(sp[1], p->fd[1], O_CLOEXEC) < 0 ? -1 : 0;
+	int err = errno;
+	close(sp[0]);
+	close(sp[1]);
+	errno = err;
+	return r;
+}
+
+static bool same_cred(const UnixSkEntry *a, const UnixSkEntry *b)
+{
+	return a->peer_pid == b->peer_pid && a->peer_uid == b->peer_uid && a->peer_gid == b->peer_gid;
+}
+
+/* socketpair() by the process both ends name (SO_PEERCRED) */
+static int make_pair(struct rsk *a, struct rsk *b, struct cr_err *e)
+{
+	struct pair_call pc = {(int)a->u->type, {-1, -1}};
+	const UnixSkEntry *cred = a->u->has_peer_pid ? a->u : b && b->u->has_peer_pid ? b->u : NULL;
+	if (pipe2(pc.fd, O_CLOEXEC))
+		return cr_fail_sys(e, "socket:[%u]: pipe", a->ino);
+	const struct rst_task *holder = b && cred == b->u ? b->t : a->t; /* who sees the pid */
+	if (rst_sk_as_peer(holder, cred, pair_fn, &pc)) {
+		int err = errno;
+		close(pc.fd[0]);
+		close(pc.fd[1]);
+		return cr_fail_errno(e, err, "socket:[%u]: socketpair", a->ino);
+	}
+	if (b && cred && !same_cred(a->u, b->u))
+		pr_info("socket:[%u]: the two ends named different processes (SO_PEERCRED pids %d, %d): "
+			"both name %d now\n",
+			a->ino, a->u->peer_pid, b->u->peer_pid, cred->peer_pid);
+	a->fd = pc.fd[0];
+	if (b)
+		b->fd = pc.fd[1];
+	else
+		a->ghost = pc.fd[1];
+	/* names: dgram sockets bind theirs; a stream pair without its listener keeps none */
+	bool dg = a->u->type == SOCK_DGRAM;
+	if (apply_opts(a, e) || (dg && do_bind(a, e)) || (b && (apply_opts(b, e) || (dg && do_bind(b, e)))))
+		return -1;
+	if (!dg && ((a->u->has_name && a->u->name.len) || (b && b->u->has_name && b->u->name.len)))
+		pr_info("socket:[%u]: connected stream pair restored without its names (no listener)\n",
+			a->ino);
+	return 0;
+}
+
+/* The listener of the tree bound to the name of a (a connection it accepted), NULL if none. */
+static struct rsk *listener_named(const struct rsk *a)
+{
+	if (!a->u->has_name || !a->u->name.len)
+		return NULL;
+	for (size_t i = 0; i < nsks; i++)
+		if (sks[i].u->state == ST_LISTEN && same_name(sks[i].u, &a->u->name))
+			return &sks[i];
+	return NULL;
+}
+
+static struct rsk *mutual_peer(const struct rsk *r)
+{
+	struct rsk *p = find(r->u->peer);
+	return p && p != r && p->u->peer == r->ino ? p : NULL;
+}
+
+struct listen_call {
+	int fd, backlog;
+};
+
+static int listen_fn(void *arg)
+{
+	const struct listen_call *l = arg;
+	return listen(l->fd, l->backlog);
+}
+
+/* Phase 1: listeners, pairs, lone sockets. Accepted connections and pending clients wait. */
+static int make_sockets(struct cr_err *e)
+{
+	for (size_t i = 0; i < nsks; i++) {
+		struct rsk *r = &sks[i], *p;
+		const UnixSkEntry *u = r->u;
+		if (r->fd >= 0)
+			continue;
+		if (u->state == ST_LISTEN) {
+			if (make_one(r, true, e))
+				return -1;
+			struct listen_call lc = {r->fd, (int)u->backlog};
+			if (rst_sk_as_peer(r->t, u, listen_fn, &lc))
+				return cr_fail_sys(e, "socket:[%u]: listen", r->ino);
+			continue;
+		}
+		if ((p = mutual_peer(r))) {
+			if (u->type != SOCK_DGRAM && (listener_named(r) || listener_named(p)))
+				continue; /* accepted: phase 2 */
+			if (make_pair(r, p, e))
+				return -1;
+			continue;
+		}
+		if (u->pending)
+			continue; /* phase 3 */
+		if (u->state == ST_ESTABLISHED && u->type != SOCK_DGRAM && !u->peer && !u->ext_peer) {
+			if (make_pair(r, NULL, e)) /* its peer was closed */
+				return -1;
+			continue;
+		}
+		if (make_one(r, true, e))
+			return -1;
+	}
+	return 0;
+}
+
+/* A relative path name is relative to the cwd of the task that bound it (dir): go there for the call. */
+static int enter(const char *dir, const struct sockaddr_un *a)
+{
+	if (!dir || !a->sun_path[0] || a->sun_path[0] == '/')
+		return -1;
+	int here = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (here >= 0 && chdir(dir)) {
+		close(here);
+		return -1;
+	}
+	return here;
+}
+
+static void leave(int here)
+{
+	if (here >= 0) {
+		if (fchdir(here))
+			pr_warn("fchdir back: %s\n", strerror(errno));
+		close(here);
+	}
+}
+
+struct connect_call {
+	int fd;
+	const struct sockaddr_un *a;
+	socklen_t alen;
+};
+
+static int connect_fn(void *arg)
+{
+	const struct connect_call *cc = arg;
+	return connect(cc->fd, (const struct sockaddr *)cc->a, cc->alen);
+}
+
+/* Connect c to a (relative to dir); by the process that as's SO_PEERCRED names (as: the other end of the
+ * connection; NULL: crshim). */
+static int connect_to(struct rsk *c, const struct sockaddr_un *a, socklen_t alen, const char *dir,
+		      const struct rsk *as, struct cr_err *e)
+{
+	struct connect_call cc = {c->fd, a, alen};
+	int fl = fcntl(c->fd, F_GETFL);
+	fcntl(c->fd, F_SETFL, fl | O_NONBLOCK);
+	int here = enter(dir, a);
+	int r = as ? rst_sk_as_peer(as->t, as->u, connect_fn, &cc) : connect_fn(&cc);
+	int err = errno;
+	leave(here);
+	fcntl(c->fd, F_SETFL, fl);
+	if (r)
+		return cr_fail_errno(e, err, "socket:[%u]: connect to %s%s", c->ino,
+				     a->sun_path[0] ? "" : "@",
+				     a->sun_path[0] ? a->sun_path : a->sun_path + 1);
+	return 0;
+}
+
+/* Phase 2: connections the listener had accepted: connect to it, accept at once. */
+static int make_accepted(struct cr_err *e)
+{
+	for (size_t i = 0; i < nsks; i++) {
+		struct rsk *r = &sks[i], *p = mutual_peer(r), *l, *srv, *cli;
+		if (r->fd >= 0 || !p || r->u->state == ST_LISTEN)
+			continue;
+		if ((l = listener_named(r)) && !(listener_named(p) && !r->u->peer)) {
+			srv = r, cli = p;
+		} else {
+			l = listener_named(p);
+			srv = p, cli = r;
+		}
+		if (!l || l->fd < 0)
+			return cr_fail_errno(e, EINVAL, "socket:[%u]: no listener for its connection",
+					     r->ino);
+		bool own = cli->u->has_name && !same_name(cli->u, &l->u->name);
+		if (make_one(cli, own, e) || connect_to(cli, &l->addr, l->alen, l->u->cwd, srv, e))
+			return -1;
+		srv->fd = accept4(l->fd, NULL, NULL, SOCK_CLOEXEC);
+		if (srv->fd < 0)
+			return cr_fail_sys(e, "socket:[%u]: accept on socket:[%u]", srv->ino, l->ino);
+		if (apply_opts(srv, e))
+			return -1;
+	}
+	return 0;
+}
+
+/* Phase 3: connections not accepted yet, in the listener's queue order; then connects by name (a dgram
+ * socket to its peer, a socket to its external peer). */
+static int make_connects(struct cr_err *e)
+{
+	for (size_t i = 0; i < nsks; i++) {
+		struct rsk *l = &sks[i];
+		for (size_t k = 0; l->u->state == ST_LISTEN && k < l->u->n_icons; k++) {
+			struct rsk *c = find(l->u->icons[k]);
+			if (!c || c->fd >= 0)
+				continue;
+			if (make_one(c, true, e) || connect_to(c, &l->addr, l->alen, l->u->cwd, NULL, e))
+				return cr_wrap(e, "pending connection of socket:[%u]", l->ino);
+		}
+	}
+	for (size_t i = 0; i < nsks; i++) {
+		struct rsk *r = &sks[i], *p = find(r->u->peer);
+		if (r->fd < 0)
+			return cr_fail_errno(e, EINVAL, "socket:[%u]: not made (pending on no listener?)",
+					     r->ino);
+		if (r->u->ext_peer && r->u->has_peer_name) {
+			struct sockaddr_un a;
+			socklen_t al = mk_addr(&r->u->peer_name, &a);
+			if (connect_to(r, &a, al, NULL, NULL, e))
+				return cr_wrap(e, "external peer");
+		} else if (r->u->type == SOCK_DGRAM && p && !mutual_peer(r)) {
+			if (!p->alen)
+				return cr_fail_errno(e, ENOTSUP,
+						     "socket:[%u]: its peer socket:[%u] has no name", r->ino,
+						     p->ino);
+			if (connect_to(r, &p->addr, p->alen, p->u->cwd, NULL, e))
+				return -1;
+		}
+	}
+	return 0;
+}
+
+static struct rsk *bound_to(const ProtobufCBinaryData *name)
+{
+	for (size_t i = 0; i < nsks; i++)
+		if (same_name(sks[i].u, name) && sks[i].u->state != ST_LISTEN)
+			return &sks[i];
+	return NULL;
+}
+
+/* crshim's fds of the files in flight of m (restore-sk-scm.c made them; unix sockets are ours). */
+static int scm_fds(const struct rsk *r, const UnixSkMsg *m, int *fds, struct cr_err *e)
+{
+	if (m->n_fds > SCM_MAX_FD_)
+		return cr_fail_errno(e, EBADMSG, "socket:[%u]: %zu files in flight in one message", r->ino,
+				     m->n_fds);
+	for (size_t i = 0; i < m->n_fds; i++) {
+		const FileEntry *f = rst_sk_scm_entry(r->t, m->fds[i]);
+		const struct rsk *s = f && f->kind == FILE_KIND__FILE_UNIXSK ? find(f->unix_sk->ino) : NULL;
+		fds[i] = s ? s->fd : f && f->kind == FILE_KIND__FILE_INHERIT ? f->inherit_fd : -1;
+		if (fds[i] < 0)
+			return cr_fail_errno(e, EBADMSG, "socket:[%u]: file id %#x in flight was not made",
+					     r->ino, m->fds[i]);
+	}
+	return 0;
+}
+
+/* Control messages: the files (first part only), the sender's uid and gid (its pid is not there yet). */
+static socklen_t put_cmsg(void *buf, size_t blen, const UnixSkMsg *m, const int *fds, bool first, bool cred)
+{
+	struct msghdr mh = {.msg_control = buf, .msg_controllen = blen};
+	memset(buf, 0, blen);
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
+	socklen_t used = 0;
+	if (first && m->n_fds) {
+		cm->cmsg_level = SOL_SOCKET, cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN(m->n_fds * sizeof(int));
+		memcpy(CMSG_DATA(cm), fds, m->n_fds * sizeof(int));
+		used += (socklen_t)CMSG_SPACE(m->n_fds * sizeof(int));
+		mh.msg_controllen = used + CMSG_SPACE(sizeof(struct ucred));
+		cm = CMSG_NXTHDR(&mh, cm);
+	}
+	if (cred && m->has_cred_uid && cm) {
+		struct ucred uc = {getpid(), m->cred_uid, m->cred_gid};
+		cm->cmsg_level = SOL_SOCKET, cm->cmsg_type = SCM_CREDENTIALS;
+		cm->cmsg_len = CMSG_LEN(sizeof(uc));
+		memcpy(CMSG_DATA(cm), &uc, sizeof(uc));
+		used += (socklen_t)CMSG_SPACE(sizeof(uc));
+	}
+	return used;
+}
+
+static int send_all(int fd, const UnixSkMsg *m, const int *fds, const struct sockaddr_un *to, socklen_t tolen,
+		    bool msg)
+{
+	union {
+		char b[CMSG_SPACE(SCM_MAX_FD_ * sizeof(int)) + CMSG_SPACE(sizeof(struct ucred))];
+		struct cmsghdr align;
+	} cb;
+	size_t off = 0, len = m->data.len;
+	bool cred = true;
+	do {
+		struct iovec iov = {m->data.data + off, len - off};
+		struct msghdr mh = {(void *)to, to ? tolen : 0, &iov, 1, cb.b, 0, 0};
+		mh.msg_controllen = put_cmsg(cb.b, sizeof(cb.b), m, fds, off == 0, cred);
+		if (!mh.msg_controllen)
+			mh.msg_control = NULL;
+		ssize_t n = sendmsg(fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EPERM && cred && m->has_cred_uid) { /* no CAP_SETUID: crshim's creds */
+			pr_info("uid %u gid %u of a queued message cannot be set: crshim's are sent\n",
+				m->cred_uid, m->cred_gid);
+			cred = false;
+			continue;
+		}
+		if (n < 0)
+			return -1;
+		off += (size_t)n;
+	} while (off < len && !msg);
+	return 0;
+}
+
+/* One message of r's receive queue, from its sender's side. */
+static int put_msg(struct rsk *r, const UnixSkMsg *m, struct cr_err *e)
+{
+	struct rsk *p = find(r->u->peer);
+	int src = p && p->fd >= 0 ? p->fd : r->ghost;
+	bool connected = src >= 0;
+	__cleanup_close int tmp = -1;
+	if (r->u->type == SOCK_DGRAM && !mutual_peer(r) && !(p && p->fd >= 0)) {
+		struct rsk *s = m->has_sender && m->sender.len ? bound_to(&m->sender) : NULL;
+		connected = false;
+		if (s) {
+			src = s->fd;
+		} else {
+			tmp = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+			src = tmp;
+			if (m->has_sender && m->sender.len)
+				pr_info(
+				    "socket:[%u]: a message's sender is gone: sent from an unnamed socket\n",
+				    r->ino);
+		}
+		if (!r->alen)
+			return cr_fail_errno(
+			    e, ENOTSUP, "socket:[%u]: unnamed, unconnected, with messages queued", r->ino);
+	}
+	if (src < 0)
+		return cr_fail_errno(
+		    e, ENOTSUP,
+		    "socket:[%u]: %zu bytes received from a peer outside the tree cannot be put back", r->ino,
+		    m->data.len);
+	int fds[SCM_MAX_FD_];
+	if (scm_fds(r, m, fds, e))
+		return -1;
+	int here = connected ? -1 : enter(r->u->cwd, &r->addr);
+	int ret = send_all(src, m, fds, connected ? NULL : &r->addr, r->alen, r->u->type != SOCK_STREAM);
+	int err = errno;
+	leave(here);
+	if (ret)
+		return cr_fail_errno(e, err, "socket:[%u]: put back %zu bytes of its receive queue", r->ino,
+				     m->data.len);
+	return 0;
+}
+
+/* Phase 4: the data, then shutdowns, closed peers, flags, deleted files. */
+static int finish(struct cr_err *e)
+{
+	for (size_t i = 0; i < nsks; i++)
+		for (size_t k = 0; sks[i].u->queue_saved && k < sks[i].u->n_queue; k++)
+			if (put_msg(&sks[i], sks[i].u->queue[k], e))
+				return -1;
+	for (size_t i = 0; i < nsks; i++) {
+		struct rsk *r = &sks[i];
+		const UnixSkEntry *u = r->u;
+		if (r->ghost >= 0) { /* the peer was closed: it shut both directions */
+			close(r->ghost);
+			r->ghost = -1;
+		} else if (u->shutdown & 3) {
+			int how = (u->shutdown & 3) == 3 ? SHUT_RDWR : (u->shutdown & 1) ? SHUT_RD : SHUT_WR;
+			if (shutdown(r->fd, how) && errno != ENOTCONN)
+				return cr_fail_sys(e, "socket:[%u]: shutdown %u", r->ino, u->shutdown);
+		}
+		if (fcntl(r->fd, F_SETFL, (int)(u->flags & ~(uint32_t)O_ACCMODE)))
+			return cr_fail_sys(e, "socket:[%u]: flags %#x", r->ino, u->flags);
+		if (u->opts && u->opts->has_peek_off && u->opts->peek_off >= 0)
+			set_int(r->fd, SO_PEEK_OFF, u->opts->peek_off);
+		int here = r->unlink_after ? enter(u->cwd, &r->addr) : -1;
+		int ret = r->unlink_after ? unlink(r->addr.sun_path) : 0;
+		int err = errno;
+		leave(here);
+		if (ret)
+			return cr_fail_errno(e, err, "socket:[%u]: unlink %s", r->ino, r->addr.sun_path);
+	}
+	return 0;
+}
+
+static int to_inherit(struct rst_task *ts, size_t n, struct cr_err *e)
+{
+	for (size_t k = 0; k < n; k++)
+		for (size_t i = 0; i < ts[k].nr_files; i++) {
+			FileEntry *f = ts[k].files[i];
+			if (f->kind != FILE_KIND__FILE_UNIXSK)
+				continue;
+			const struct rsk *r = find(f->unix_sk->ino);
+			char desc[48];
+			snprintf(desc, sizeof(desc), "socket:[%u]", f->unix_sk->ino);
+			if (!r)
+				return cr_fail_errno(e, ENOMEM, "out of memory");
+			if (rst_file_inherit(f, r->fd, desc, e))
+				return -1;
+		}
+	return 0;
+}
+
+int rst_sk_unix_prepare(struct rst_task *ts, size_t n, struct cr_err *e)
+{
+	rst_sk_peercred_reset();
+	if (collect(ts, n, e))
+		return -1;
+	if (!nsks)
+		return 0;
+	if (make_sockets(e) || make_accepted(e) || make_connects(e) || finish(e) || to_inherit(ts, n, e))
+		return cr_wrap(e, "unix sockets");
+	pr_info("%zu unix sockets made\n", nsks);
+	return 0;
+}
+
+void rst_sk_unix_done(bool failed)
+{
+	for (size_t i = 0; i < nsks; i++) {
+		if (failed && sks[i].made)
+			unlink_made(&sks[i]);
+		free(sks[i].made);
+		if (sks[i].fd >= 0)
+			close(sks[i].fd);
+		if (sks[i].ghost >= 0)
+			close(sks[i].ghost);
+	}
+	free(sks);
+	sks = NULL;
+	nsks = 0;
+}

@@ -1,0 +1,132 @@
+/* Inet, netlink and packet sockets (engine-internal).
+ *
+ * Dump (dump-sk-inet.c, dump-sk-nlpkt.c, tcp-repair.c): each socket fd is copied into crshim with
+ * pidfd_getfd (the same open file description) and read from outside: SO_DOMAIN/SO_TYPE/SO_PROTOCOL,
+ * getsockname/getpeername, TCP_INFO, and the socket options that differ from a fresh socket of the same
+ * kind (sk_opt_entry: level, name, value, replayed as they are at restore). An established TCP connection
+ * (--tcp-established) is put into repair mode (TCP_REPAIR) behind a network lock (an nftables table that
+ * drops the connection's packets), and its sequence numbers, queues, options and window are read. The
+ * copies stay open until the dump ends: on failure or --leave-running the connection leaves repair mode
+ * and the lock goes; otherwise the task dies with the socket in repair mode (closed silently, no FIN or
+ * RST) and the lock stays until the restore has the connection back.
+ *
+ * Restore (restore-sk-inet.c, dump-sk-nlpkt.c, tcp-repair.c): in the restore child, the socket is made
+ * again at its fd: options, bind, listen/connect; a TCP connection in repair mode (queue sequences,
+ * bind, connect, options, queues, window), then repair off. The parent removes the network lock once the
+ * whole tree runs. */
+#ifndef CRSHIM_SK_INET_H
+#define CRSHIM_SK_INET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "crshim.h"
+#include "image/image.h"
+
+struct dump_ctx;
+
+/* TCP states restored through repair mode: ESTABLISHED; FIN_WAIT1/FIN_WAIT2 (we shut down writing, the peer
+ * did not); CLOSE_WAIT (the peer did, we did not); LAST_ACK, CLOSING (both did, our FIN not yet acked). */
+static inline bool sk_tcp_repair_state(unsigned s)
+{
+	return s == 1 || s == 4 || s == 5 || s == 8 || s == 9 || s == 11;
+}
+
+/* The peer's FIN was received (CLOSE_WAIT, LAST_ACK, CLOSING); we sent ours (FIN_WAIT1/2, LAST_ACK, CLOSING).
+ */
+static inline bool sk_tcp_fin_rcvd(unsigned s)
+{
+	return s == 8 || s == 9 || s == 11;
+}
+static inline bool sk_tcp_fin_sent(unsigned s)
+{
+	return s == 4 || s == 5 || s == 9 || s == 11;
+}
+
+/* ---- dump ---- */
+/* Per-process state of the socket dump (the pidfd, the connections left in repair mode). */
+struct dump_sk;
+/* The domain of the task's socket fd (AF_UNIX, AF_INET, ...), < 0 with e set on error. */
+int dump_sk_domain(struct dump_ctx *c, int fd, struct cr_err *e);
+/* Fill fe (kind, inet_sk / netlink_sk / packet_sk) for the task's socket fd (file status flags fl).
+ * The sub-entries are allocated: dump_sk_entry_free(fe) once fe is written. */
+int dump_sk_fill(struct dump_ctx *c, int fd, uint32_t fl, FileEntry *fe, struct cr_err *e);
+void dump_sk_entry_free(FileEntry *fe);
+/* End of the dump: DUMP_SK_KILLED leaves the connections in repair mode (the task is gone or going) and
+ * the network lock in place for the restore; DUMP_SK_RESUME takes them out of repair mode and unlocks. */
+enum dump_sk_end { DUMP_SK_RESUME, DUMP_SK_KILLED };
+void dump_sk_finish(struct dump_ctx *c, enum dump_sk_end how);
+
+/* dump-sk-diag.c: fill ie (family, type, protocol set) from sock_diag for the task's inet socket fd (our copy
+ * cfd); *d: the table of the task's net namespace, read at the first call (sk_diag_free it). 0: done,
+ * 1: sock_diag does not know this kind (ping sockets; raw ones without raw diag), < 0: error. */
+struct sk_diag;
+int sk_diag_fill(struct dump_ctx *c, struct sk_diag **d, int fd, int cfd, InetSkEntry *ie, struct cr_err *e);
+void sk_diag_free(struct sk_diag *d);
+/* "ESTABLISHED", "CLOSE_WAIT", ... ("?" for a number it does not know) */
+const char *sk_tcp_state_name(unsigned s);
+
+/* dump-sk-nlpkt.c */
+int dump_sk_netlink(int cfd, int type, int proto, uint32_t fl, FileEntry *fe, struct cr_err *e);
+int dump_sk_packet(int cfd, int type, int proto, uint32_t fl, FileEntry *fe, struct cr_err *e);
+
+/* options (dump-sk-inet.c): the options of cfd that differ from a fresh socket(family, type, proto) */
+struct sk_optdef;
+int dump_sk_opts(int cfd, int family, int type, int proto, bool est, SkOptEntry ***out, size_t *n,
+		 struct cr_err *e);
+void dump_sk_opts_free(SkOptEntry **o, size_t n);
+
+/* tcp-repair.c, dump side: lock and read the established connection of cfd into *out (allocated). */
+struct cr_opts;
+int tcp_repair_dump(const struct cr_opts *o, int cfd, const InetSkEntry *ie, TcpStreamEntry **out,
+		    struct cr_err *e);
+void tcp_stream_free(TcpStreamEntry *t);
+/* Leave repair mode (no window probe); for a failed dump or --leave-running. */
+void tcp_repair_off(int cfd);
+/* Remove the network lock of the dump of root (nft table); quiet if there is none. */
+int net_unlock(const char *netlock, struct cr_err *e);
+
+/* ---- restore ---- */
+struct rst_task;
+/* Parent, restore --tcp-close: the task's TCP connections (established, half-closed) are made closed. */
+void rst_sk_tcp_close(struct rst_task *t);
+/* Parent: is this socket entry complete? */
+int rst_sk_check(const FileEntry *f, struct cr_err *e);
+/* A socket kind of file_entry (inet, netlink, packet)? */
+bool rst_sk_kind(int kind);
+/* Make the socket of f (options, bound, listening or connected); returns the fd, or -1 with the reason
+ * in msg. In the restore child, or in crshim for a socket several processes share (restore-fdshare.c). */
+int rst_sk_make(const FileEntry *f, char *msg, size_t len);
+/* Child: make the socket of f at fi->fd. Errors as text, like rst_child_files. */
+int rst_sk_open(const FileEntry *f, const FdinfoEntry *fi, char *msg, size_t len);
+int rst_sk_nlpkt_open(const FileEntry *f, char *msg, size_t len);
+/* Child: replay the options. */
+int rst_sk_opts(int sk, SkOptEntry *const *o, size_t n, char *msg, size_t len);
+/* Child: an established TCP connection in repair mode, on the new socket sk (in repair mode, options
+ * set, not yet bound): sequences, bind to src, connect to dst, options, queues, window, repair off. */
+struct sockaddr;
+int tcp_repair_restore(int sk, const InetSkEntry *ie, const struct sockaddr *src, unsigned slen,
+		       const struct sockaddr *dst, unsigned dlen, char *msg, size_t len);
+/* tcp-fin.c, child: send the socket sk (in repair mode) the peer's FIN (FIN|ACK from the connection's peer
+ * at seq, acking ack, window win) and wait until it is in want_state (CLOSE_WAIT, CLOSING). */
+struct tcp_fin {
+	uint32_t seq, ack;
+	uint16_t win;
+	unsigned want_state;
+};
+int tcp_fin_inject(int sk, const InetSkEntry *ie, const struct tcp_fin *f, char *msg, size_t len);
+/* check-tcp.c: does a half-closed connection survive dump and restore here? 1 yes, 0 no (why in d). */
+int tcp_half_closed_probe(char *d, size_t len);
+/* The mark of that packet: the network lock lets it in. */
+#define TCP_FIN_MARK 0x63724649
+/* Parent, once the tree runs: remove the network locks of the restored connections. */
+void rst_sk_unlock(struct rst_task *ts, size_t n);
+/* Parent, after a failed restore: remove the network locks named in the files images of dirfd, read again
+ * (the restore may have failed before they loaded). */
+void rst_sk_unlock_dir(int dirfd);
+
+/* errors as text in the restore child */
+#define sk_errmsg rst_errmsg /* restore.h: the child-side error text every fd kind uses */
+
+#endif

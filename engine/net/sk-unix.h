@@ -1,0 +1,92 @@
+/* Unix sockets (engine-internal): dump-sk-unix.c (dump side) and restore-sk-unix.c (restore side).
+ *
+ * Dump: every fd that is a unix socket (found by inode in the sock_diag table of ns/sock-diag.c) becomes a
+ * file_entry FILE_UNIXSK with a unix_sk_entry: type, state, name, peer, pending connections of a listener,
+ * shutdown state, options, file status flags and the receive queue, peeked without consuming it (a
+ * pidfd_getfd copy, SO_PEEK_OFF + MSG_PEEK; dgram and seqpacket messages one by one). A peer outside the
+ * dumped tree needs --ext-unix-sk (the socket is reconnected to the peer's name on restore); file
+ * descriptors in flight (SCM_RIGHTS) are dumped as files of their own (dump-sk-scm.c, below).
+ *
+ * Restore: every unix socket of the tree is made once, in crshim, before the tree is created (like shared
+ * pipes): pairs by socketpair(), accepted connections by connect() + accept() on the restored listener,
+ * pending connections by connect() to it, names bound, queued data written from the peer's side, then
+ * shutdown and flags. Each entry becomes FILE_INHERIT of crshim's socket; the processes inherit them
+ * through clone3. SO_PEERCRED (pid, euid, egid, saved at dump) comes back by having the socketpair(),
+ * listen() or connect() of an accepted connection made by a helper with that pid (restore-sk-peercred.c). */
+#ifndef CRSHIM_SK_UNIX_H
+#define CRSHIM_SK_UNIX_H
+
+#include <stdint.h>
+#include <sys/stat.h>
+
+#include "crshim.h"
+#include "image/image.h"
+
+struct dump_ctx;
+struct dump_unix;
+/* Fill fe for fd (a socket): 0 done, 1 not a unix socket (fe untouched), < 0 error. *du is made on first
+ * use (the socket table of the namespace, the tree's sockets) and owns what fe points to. */
+int dump_sk_unix_fill(struct dump_ctx *c, struct dump_unix **du, int fd, const struct stat *st,
+		      uint32_t flags, FileEntry *fe, struct cr_err *e);
+void dump_sk_unix_free(struct dump_unix *du);
+
+/* Files in flight (SCM_RIGHTS) in the peeked receive queues (dump-sk-scm.c, restore-sk-scm.c).
+ * Dump: the peek gives crshim its own copy of each carried file. One the process also holds as an fd (kcmp
+ * KCMP_FILE) becomes an entry with same_fd; any other is dumped by the normal per-kind code as an fd of
+ * crshim (dump_files_carried) into the process's files image, with in_flight and an id from
+ * DUMP_SCM_ID_BASE up; unix_sk_msg.fds lists the ids per message, in order. crshim's copies stay open until
+ * the whole dump ends (dump_fdshare_keep: the tree-wide kcmp of later processes compares with them), so
+ * that a description held by another process is one description again. Kinds crshim cannot make outside
+ * a process's fd table (epoll, pidfd, tty, FIFO, other sockets) fail the dump with one line.
+ * SCM_CREDENTIALS (SO_PASSCRED): pid, uid and gid are saved; on restore uid and gid are sent again, the pid
+ * is crshim's (the sender process does not exist yet when the queue is filled).
+ * Restore: before the sharing passes, every carried file is made once in crshim by its kind's own sharing
+ * code (pipes, open file descriptions, event fds; unix sockets are made here anyway), and each entry of the
+ * tree of that same file becomes FILE_INHERIT of it; the queue is then filled with sendmsg(SCM_RIGHTS)
+ * from the sender's side. */
+#define DUMP_SCM_ID_BASE 0x40000000u
+struct dump_scm_file {
+	int fd;	     /* crshim's copy (-1: same_fd) */
+	int same_fd; /* the process's fd of the same description, -1 */
+	uint32_t id;
+	int sk_fd; /* the first socket carrying it (for messages) */
+	uint32_t ino;
+};
+struct dump_scm {
+	struct dump_scm_file *f;
+	size_t n;
+};
+/* A file received by the peek of fd (socket:[ino]) of c's task: its id (rfd is taken: kept or closed). */
+int dump_sk_scm_add(struct dump_ctx *c, struct dump_scm *s, int rfd, int sk_fd, uint32_t ino, uint32_t *id,
+		    struct cr_err *e);
+/* Write the entries of the carried files (after every fd of the process). */
+int dump_sk_scm_write(struct dump_ctx *c, struct dump_unix *du, struct img_writer *wf, struct cr_err *e);
+int dump_scm_write(struct dump_ctx *c, struct dump_scm *s, struct img_writer *wf, struct cr_err *e);
+void dump_scm_free(struct dump_scm *s);
+/* The kind of fe (in flight) can be made by crshim on restore. */
+int dump_sk_scm_check(const FileEntry *fe, struct cr_err *e);
+
+struct rst_task;
+/* sk-scm-kinds.c: how restore makes a carried file of a kind once in crshim; NULL for a kind that cannot be
+ * in flight (the dump refuses it: dump_sk_scm_check). */
+typedef int (*sk_scm_make_fn)(struct rst_task *ts, size_t n, const struct rst_task *t, FileEntry *f,
+			      struct cr_err *e);
+sk_scm_make_fn sk_scm_kind(FileKind kind);
+/* Parent, after loading the tree, before the sharing passes: make every carried file once in crshim. */
+int rst_sk_scm_prepare(struct rst_task *ts, size_t n, struct cr_err *e);
+/* The entry of carried file id of task t (same_fd followed), NULL if none. */
+FileEntry *rst_sk_scm_entry(const struct rst_task *t, uint32_t id);
+
+/* Parent, once every process of the tree is loaded: make every unix socket; entries become FILE_INHERIT. */
+int rst_sk_unix_prepare(struct rst_task *ts, size_t n, struct cr_err *e);
+/* restore-sk-peercred.c: call fn(arg) (a socketpair(), listen() or connect() on crshim's fds) in a helper
+ * with the pid, euid and egid of u's SO_PEERCRED (the pid as task t sees it), so that the sockets name them
+ * again; in crshim when u has none or that pid cannot be had (said once in the log). fn's result, errno. */
+int rst_sk_as_peer(const struct rst_task *t, const UnixSkEntry *u, int (*fn)(void *), void *arg);
+void rst_sk_peercred_reset(void);
+
+/* Close crshim's sockets (after the tree is created, or after a failure: then the socket files this restore
+ * bound are removed too). */
+void rst_sk_unix_done(bool failed);
+
+#endif

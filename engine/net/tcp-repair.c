@@ -1,0 +1,436 @@
+/* Established TCP connections (see sk-inet.h): the network lock (an nftables table per dump that drops
+ * the connection's packets both ways), the dump in repair mode (sequence numbers, queues, options, window,
+ * timestamp) and the restore in repair mode. Restore-side functions run in the restore child and report
+ * errors as text. */
+#define LOG_PREFIX "tcp-repair: "
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <linux/sockios.h>
+
+#include "base/cleanup.h"
+#include "base/log.h"
+#include "net/sk-inet.h"
+
+extern char **environ;
+
+/* ---------------------------------------------------------------- network lock (nftables) */
+
+static const char *nft_path(void)
+{
+	static const char *const p[] = {"/usr/sbin/nft", "/sbin/nft", "/usr/bin/nft", "/usr/local/sbin/nft"};
+	for (size_t i = 0; i < sizeof(p) / sizeof(p[0]); i++)
+		if (!access(p[i], X_OK))
+			return p[i];
+	return NULL;
+}
+
+/* Run `nft -f -` with script on stdin; its stderr (first line) goes into the error. */
+static int run_nft(const char *script, struct cr_err *e)
+{
+	const char *nft = nft_path();
+	if (!nft)
+		return cr_fail_errno(e, ENOENT,
+				     "network lock: nft not found (install nftables, or dump with "
+				     "--network-lock=skip)");
+	__cleanup_close int in = memfd_create("crshim-nft", MFD_CLOEXEC);
+	__cleanup_close int err = memfd_create("crshim-nft-err", MFD_CLOEXEC);
+	if (in < 0 || err < 0)
+		return cr_fail_sys(e, "network lock: memfd");
+	size_t len = strlen(script);
+	if (write(in, script, len) != (ssize_t)len || lseek(in, 0, SEEK_SET))
+		return cr_fail_sys(e, "network lock: script");
+	posix_spawn_file_actions_t fa;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, in, 0);
+	posix_spawn_file_actions_adddup2(&fa, err, 1);
+	posix_spawn_file_actions_adddup2(&fa, err, 2);
+	char *argv[] = {(char *)nft, (char *)"-f", (char *)"/dev/stdin", NULL};
+	pid_t pid;
+	int rc = posix_spawn(&pid, nft, &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	if (rc)
+		return cr_fail_errno(e, rc, "network lock: run %s", nft);
+	int st;
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return cr_fail_sys(e, "network lock: wait for nft");
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
+		return 0;
+	char msg[256] = "";
+	ssize_t n = pread(err, msg, sizeof(msg) - 1, 0);
+	msg[n > 0 ? n : 0] = '\0';
+	msg[strcspn(msg, "\n")] = '\0';
+	return cr_fail_errno(e, EIO, "network lock: nft failed: %s", msg[0] ? msg : "(no message)");
+}
+
+static const char *lock_method(const struct cr_opts *o)
+{
+	return o->network_lock ? o->network_lock : "nftables";
+}
+
+/* "a.b.c.d" / "ip6 addr" of an address from the image; a v4-mapped IPv6 address as IPv4. */
+static const char *addr_str(const ProtobufCBinaryData *a, bool *v4, char *buf, size_t len)
+{
+	static const uint8_t mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+	if (a->len == 4) {
+		*v4 = true;
+		return inet_ntop(AF_INET, a->data, buf, (socklen_t)len);
+	}
+	if (a->len == 16 && !memcmp(a->data, mapped, sizeof(mapped))) {
+		*v4 = true;
+		return inet_ntop(AF_INET, a->data + 12, buf, (socklen_t)len);
+	}
+	*v4 = false;
+	return a->len == 16 ? inet_ntop(AF_INET6, a->data, buf, (socklen_t)len) : NULL;
+}
+
+static int net_lock(const struct cr_opts *o, const InetSkEntry *ie, char **lock, struct cr_err *e)
+{
+	const char *m = lock_method(o);
+	if (!strcmp(m, "skip")) {
+		*lock = strdup("skip");
+		return *lock ? 0 : cr_fail_errno(e, ENOMEM, "out of memory");
+	}
+	if (strcmp(m, "nftables"))
+		return cr_fail_errno(e, ENOTSUP, "network lock method %s is not supported (nftables, skip)",
+				     m);
+	char src[INET6_ADDRSTRLEN], dst[INET6_ADDRSTRLEN], table[32], script[1024];
+	bool v4s, v4d;
+	if (!addr_str(&ie->src_addr, &v4s, src, sizeof(src)) ||
+	    !addr_str(&ie->dst_addr, &v4d, dst, sizeof(dst)))
+		return cr_fail_errno(e, EINVAL, "network lock: bad connection address");
+	const char *ip = v4s ? "ip" : "ip6";
+	snprintf(table, sizeof(table), "crshim_%d", o->pid);
+	snprintf(script, sizeof(script),
+		 "add table inet %s\n"
+		 "add chain inet %s in { type filter hook input priority -300 ; }\n"
+		 "add chain inet %s out { type filter hook output priority -300 ; }\n"
+		 "add rule inet %s in meta mark %#x accept\n" /* the peer's FIN at restore (tcp-fin.c) */
+		 "add rule inet %s in %s saddr %s %s daddr %s tcp sport %u tcp dport %u drop\n"
+		 "add rule inet %s out %s saddr %s %s daddr %s tcp sport %u tcp dport %u drop\n",
+		 table, table, table, table, TCP_FIN_MARK, table, ip, dst, ip, src, ie->dst_port,
+		 ie->src_port, table, ip, src, ip, dst, ie->src_port, ie->dst_port);
+	if (run_nft(script, e))
+		return -1;
+	pr_info("network lock: %s %s:%u <-> %s:%u dropped (nft table inet %s)\n", ip, src, ie->src_port, dst,
+		ie->dst_port, table);
+	if (asprintf(lock, "nft:%s", table) < 0)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	return 0;
+}
+
+int net_unlock(const char *netlock, struct cr_err *e)
+{
+	if (!netlock || strncmp(netlock, "nft:", 4))
+		return 0;
+	const char *table = netlock + 4;
+	for (const char *p = table; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '_'))
+			return cr_fail_errno(e, EINVAL, "bad network lock name %s", netlock);
+	char script[256];
+	/* add first: removing a table that is gone already is no error */
+	snprintf(script, sizeof(script), "add table inet %s\ndelete table inet %s\n", table, table);
+	if (run_nft(script, e))
+		return -1;
+	pr_info("network unlock: nft table inet %s removed\n", table);
+	return 0;
+}
+
+/* ---------------------------------------------------------------- dump */
+
+void tcp_stream_free(TcpStreamEntry *t)
+{
+	if (!t)
+		return;
+	free(t->inq_data.data);
+	free(t->outq_data.data);
+	free(t->netlock);
+	free(t);
+}
+
+void tcp_repair_off(int cfd)
+{
+	int off = TCP_REPAIR_OFF_NO_WP;
+	if (setsockopt(cfd, IPPROTO_TCP, TCP_REPAIR, &off, sizeof(off)))
+		pr_warn("leave TCP repair mode: %s\n", strerror(errno));
+}
+
+/* One queue: its sequence number and contents (peeked in repair mode). */
+static int dump_queue(int cfd, int q, uint32_t *seq, ProtobufCBinaryData *data, uint32_t *unsent, bool fin,
+		      struct cr_err *e)
+{
+	socklen_t l = sizeof(*seq);
+	int len = 0;
+	const char *name = q == TCP_RECV_QUEUE ? "receive" : "send";
+	if (setsockopt(cfd, IPPROTO_TCP, TCP_REPAIR_QUEUE, &q, sizeof(q)) ||
+	    getsockopt(cfd, IPPROTO_TCP, TCP_QUEUE_SEQ, seq, &l))
+		return cr_fail_sys(e, "%s queue sequence", name);
+	if (ioctl(cfd, q == TCP_RECV_QUEUE ? SIOCINQ : SIOCOUTQ, &len) || len < 0)
+		return cr_fail_sys(e, "%s queue length", name);
+	if (fin && len > 0)
+		len--; /* the FIN not yet acked takes a sequence number, no byte */
+	if (unsent) {
+		int u = 0;
+		if (ioctl(cfd, SIOCOUTQNSD, &u) || u < 0 || (!fin && u > len))
+			return cr_fail_sys(e, "unsent length");
+		*unsent = (uint32_t)u;
+	}
+	if (!len)
+		return 0;
+	uint8_t *buf = malloc((size_t)len + 1);
+	if (!buf)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	ssize_t n = recv(cfd, buf, (size_t)len + 1, MSG_PEEK | MSG_DONTWAIT);
+	if (n != len) {
+		int err = n < 0 ? errno : EIO;
+		free(buf);
+		return cr_fail_errno(e, err, "peek the %s queue (%zd of %d bytes)", name, n, len);
+	}
+	data->data = buf, data->len = (size_t)len;
+	return 0;
+}
+
+static int dump_conn(int cfd, unsigned state, TcpStreamEntry *t, struct cr_err *e)
+{
+	struct tcp_info ti;
+	struct tcp_repair_window w;
+	socklen_t l = sizeof(ti);
+	int mss = 0;
+	uint32_t ts = 0;
+	memset(&ti, 0, sizeof(ti));
+	if (getsockopt(cfd, IPPROTO_TCP, TCP_INFO, &ti, &l))
+		return cr_fail_sys(e, "TCP_INFO");
+	if (ti.tcpi_state != state)
+		return cr_fail_errno(e, EAGAIN, "the connection left state %u during the dump (now %u)",
+				     state, ti.tcpi_state);
+	t->fin_sent = sk_tcp_fin_sent(state), t->has_fin_sent = t->fin_sent;
+	t->fin_rcvd = sk_tcp_fin_rcvd(state), t->has_fin_rcvd = t->fin_rcvd;
+	/* SIOCINQ counts no FIN; SIOCOUTQ counts ours until it is acked (all but FIN_WAIT2) */
+	bool fin_unacked = t->fin_sent && state != TCP_FIN_WAIT2;
+	if (dump_queue(cfd, TCP_RECV_QUEUE, &t->inq_seq, &t->inq_data, NULL, false, e) ||
+	    dump_queue(cfd, TCP_SEND_QUEUE, &t->outq_seq, &t->outq_data, &t->unsq_len, fin_unacked, e))
+		return -1;
+	if (t->fin_sent)
+		t->unsq_len = 0; /* all restored as sent, then the FIN */
+	t->has_inq_seq = t->has_outq_seq = t->has_unsq_len = 1;
+	t->has_inq_data = t->inq_data.len > 0;
+	t->has_outq_data = t->outq_data.len > 0;
+	l = sizeof(mss);
+	if (getsockopt(cfd, IPPROTO_TCP, TCP_MAXSEG, &mss, &l))
+		return cr_fail_sys(e, "TCP_MAXSEG");
+	l = sizeof(ts);
+	if (getsockopt(cfd, IPPROTO_TCP, TCP_TIMESTAMP, &ts, &l))
+		return cr_fail_sys(e, "TCP_TIMESTAMP");
+	l = sizeof(w);
+	if (getsockopt(cfd, IPPROTO_TCP, TCP_REPAIR_WINDOW, &w, &l))
+		return cr_fail_sys(e, "TCP_REPAIR_WINDOW");
+	t->mss = (uint32_t)mss, t->has_mss = 1;
+	t->opt_mask = ti.tcpi_options, t->has_opt_mask = 1;
+	t->snd_wscale = ti.tcpi_snd_wscale, t->has_snd_wscale = 1;
+	t->rcv_wscale = ti.tcpi_rcv_wscale, t->has_rcv_wscale = 1;
+	t->timestamp = ts, t->has_timestamp = 1;
+	t->snd_wl1 = w.snd_wl1, t->has_snd_wl1 = 1;
+	t->snd_wnd = w.snd_wnd, t->has_snd_wnd = 1;
+	t->max_window = w.max_window, t->has_max_window = 1;
+	t->rcv_wnd = w.rcv_wnd, t->has_rcv_wnd = 1;
+	t->rcv_wup = w.rcv_wup, t->has_rcv_wup = 1;
+	int q = TCP_NO_QUEUE;
+	setsockopt(cfd, IPPROTO_TCP, TCP_REPAIR_QUEUE, &q, sizeof(q));
+	pr_info("connection: in seq %u (%zu queued), out seq %u (%zu queued, %u unsent), mss %d, "
+		"options %#x\n",
+		t->inq_seq, t->inq_data.len, t->outq_seq, t->outq_data.len, t->unsq_len, mss,
+		ti.tcpi_options);
+	return 0;
+}
+
+int tcp_repair_dump(const struct cr_opts *o, int cfd, const InetSkEntry *ie, TcpStreamEntry **out,
+		    struct cr_err *e)
+{
+	if (!ie->has_src_addr || !ie->has_dst_addr)
+		return cr_fail(e, "established TCP connection without both addresses");
+	TcpStreamEntry *t = calloc(1, sizeof(*t));
+	if (!t)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	tcp_stream_entry__init(t);
+	*out = t;
+	if (net_lock(o, ie, &t->netlock, e))
+		return -1;
+	int on = 1;
+	if (setsockopt(cfd, IPPROTO_TCP, TCP_REPAIR, &on, sizeof(on)))
+		return cr_fail_sys(e, "TCP_REPAIR (needs CAP_NET_ADMIN)");
+	if (dump_conn(cfd, ie->state, t, e)) {
+		tcp_repair_off(cfd);
+		return -1;
+	}
+	return 0;
+}
+
+/* ---------------------------------------------------------------- restore (child) */
+
+static int set_int(int sk, int name, int v)
+{
+	return setsockopt(sk, IPPROTO_TCP, name, &v, sizeof(v));
+}
+
+/* Write data into the current repair queue (or, with repair off, send it). */
+static int put_queue(int sk, const ProtobufCBinaryData *d, size_t off, size_t end, const char *what,
+		     char *msg, size_t len)
+{
+	while (off < end) {
+		size_t chunk = end - off > 65536 ? 65536 : end - off;
+		ssize_t n = send(sk, d->data + off, chunk, MSG_DONTWAIT | MSG_NOSIGNAL);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return sk_errmsg(msg, len, "restore the %s (%zu of %zu bytes)", what, off, end);
+		off += (size_t)n;
+	}
+	return 0;
+}
+
+static int set_seqs(int sk, const TcpStreamEntry *t, char *msg, size_t len)
+{
+	uint32_t rfin = t->fin_rcvd ? 1 : 0; /* the peer's FIN comes after the data (tcp-fin.c) */
+	if (set_int(sk, TCP_REPAIR_QUEUE, TCP_RECV_QUEUE) ||
+	    set_int(sk, TCP_QUEUE_SEQ, (int)(t->inq_seq - rfin - (uint32_t)t->inq_data.len)))
+		return sk_errmsg(msg, len, "receive queue sequence");
+	uint32_t fin = t->fin_sent ? 1 : 0;
+	if (set_int(sk, TCP_REPAIR_QUEUE, TCP_SEND_QUEUE) ||
+	    set_int(sk, TCP_QUEUE_SEQ, (int)(t->outq_seq - fin - (uint32_t)t->outq_data.len)))
+		return sk_errmsg(msg, len, "send queue sequence");
+	if (t->has_timestamp && set_int(sk, TCP_TIMESTAMP, (int)t->timestamp))
+		return sk_errmsg(msg, len, "TCP_TIMESTAMP");
+	return 0;
+}
+
+static int set_options(int sk, const TcpStreamEntry *t, char *msg, size_t len)
+{
+	struct tcp_repair_opt o[4];
+	int n = 0;
+	if (t->opt_mask & TCPI_OPT_SACK)
+		o[n++] = (struct tcp_repair_opt){TCPOPT_SACK_PERMITTED, 0};
+	if (t->opt_mask & TCPI_OPT_WSCALE)
+		o[n++] = (struct tcp_repair_opt){TCPOPT_WINDOW, t->snd_wscale | (t->rcv_wscale << 16)};
+	if (t->opt_mask & TCPI_OPT_TIMESTAMPS)
+		o[n++] = (struct tcp_repair_opt){TCPOPT_TIMESTAMP, 0};
+	if (t->mss)
+		o[n++] = (struct tcp_repair_opt){TCPOPT_MAXSEG, t->mss};
+	if (n && setsockopt(sk, IPPROTO_TCP, TCP_REPAIR_OPTIONS, o, (socklen_t)(n * sizeof(o[0]))))
+		return sk_errmsg(msg, len, "TCP_REPAIR_OPTIONS");
+	return 0;
+}
+
+static int put_queues(int sk, const TcpStreamEntry *t, char *msg, size_t len)
+{
+	size_t sent = t->outq_data.len - (t->unsq_len <= t->outq_data.len ? t->unsq_len : 0);
+	if (set_int(sk, TCP_REPAIR_QUEUE, TCP_RECV_QUEUE) ||
+	    put_queue(sk, &t->inq_data, 0, t->inq_data.len, "receive queue", msg, len))
+		return -1;
+	if (set_int(sk, TCP_REPAIR_QUEUE, TCP_SEND_QUEUE) ||
+	    put_queue(sk, &t->outq_data, 0, sent, "send queue", msg, len))
+		return -1;
+	struct tcp_repair_window w = {t->snd_wl1, t->snd_wnd, t->max_window, t->rcv_wnd, t->rcv_wup};
+	/* until the peer's FIN is in again, rcv_nxt is one before the saved one: rcv_wup may not be after it
+	 */
+	uint32_t rcv_nxt = t->inq_seq - (t->fin_rcvd ? 1 : 0);
+	if (t->fin_rcvd && (int32_t)(w.rcv_wup - rcv_nxt) > 0)
+		w.rcv_wup = rcv_nxt;
+	if (t->has_snd_wnd && setsockopt(sk, IPPROTO_TCP, TCP_REPAIR_WINDOW, &w, sizeof(w)))
+		return sk_errmsg(msg, len, "TCP_REPAIR_WINDOW");
+	return 0;
+}
+
+/* Our FIN, queued on the send queue in repair mode as sent (not transmitted). */
+static int our_fin(int sk, char *msg, size_t len)
+{
+	if (set_int(sk, TCP_REPAIR_QUEUE, TCP_SEND_QUEUE) || shutdown(sk, SHUT_WR))
+		return sk_errmsg(msg, len, "shut down writing in repair mode (the FIN)");
+	return 0;
+}
+
+/* The FINs in the order the states took them: FIN_WAIT1/2 ours; CLOSE_WAIT the peer's; LAST_ACK the peer's,
+ * then ours; CLOSING ours, then the peer's. */
+static int half_close(int sk, const InetSkEntry *ie, char *msg, size_t len)
+{
+	const TcpStreamEntry *t = ie->tcp;
+	if (!t->fin_rcvd)
+		return t->fin_sent ? our_fin(sk, msg, len) : 0;
+	bool ours_first = t->fin_sent && ie->state != TCP_LAST_ACK;
+	if (ours_first && our_fin(sk, msg, len))
+		return -1;
+	uint32_t wnd = t->snd_wnd >> (t->snd_wscale < 15 ? t->snd_wscale : 14);
+	struct tcp_fin f = {
+	    .seq = t->inq_seq - 1,
+	    .ack = t->outq_seq - (t->fin_sent ? 1 : 0) - (uint32_t)t->outq_data.len, /* snd_una */
+	    .win = (uint16_t)(wnd > 65535 ? 65535 : wnd),
+	    .want_state = ours_first ? TCP_CLOSING : TCP_CLOSE_WAIT,
+	};
+	if (tcp_fin_inject(sk, ie, &f, msg, len))
+		return -1;
+	return t->fin_sent && !ours_first ? our_fin(sk, msg, len) : 0;
+}
+
+/* Room for the queues while they are written (the kernel counts more than the bytes): the saved buffer
+ * sizes are set again once they are in. */
+static int grow_buf(int sk, int name, int force, size_t bytes)
+{
+	int cur = 0;
+	socklen_t l = sizeof(cur);
+	size_t want = bytes * 2 + 65536;
+	if (!bytes || getsockopt(sk, SOL_SOCKET, name, &cur, &l) || (size_t)cur >= want || want > 1u << 30)
+		return 0;
+	int v = (int)want;
+	return setsockopt(sk, SOL_SOCKET, force, &v, sizeof(v));
+}
+
+static int saved_bufs(int sk, const InetSkEntry *ie, char *msg, size_t len)
+{
+	for (size_t i = 0; i < ie->n_opts; i++) {
+		const SkOptEntry *o = ie->opts[i];
+		if (o->level == SOL_SOCKET && (o->name == SO_SNDBUFFORCE || o->name == SO_RCVBUFFORCE) &&
+		    rst_sk_opts(sk, &ie->opts[i], 1, msg, len))
+			return -1;
+	}
+	return 0;
+}
+
+int tcp_repair_restore(int sk, const InetSkEntry *ie, const struct sockaddr *src, unsigned slen,
+		       const struct sockaddr *dst, unsigned dlen, char *msg, size_t len)
+{
+	const TcpStreamEntry *t = ie->tcp;
+	if (set_seqs(sk, t, msg, len))
+		return -1;
+	if (bind(sk, src, slen))
+		return sk_errmsg(msg, len, "bind to the connection's local address");
+	if (connect(sk, dst, dlen))
+		return sk_errmsg(msg, len, "connect in repair mode");
+	if (grow_buf(sk, SO_SNDBUF, SO_SNDBUFFORCE, t->outq_data.len) ||
+	    grow_buf(sk, SO_RCVBUF, SO_RCVBUFFORCE, t->inq_data.len))
+		return sk_errmsg(msg, len, "make room for the queues");
+	if (set_options(sk, t, msg, len) || put_queues(sk, t, msg, len) || half_close(sk, ie, msg, len))
+		return -1;
+	if (set_int(sk, TCP_REPAIR_QUEUE, TCP_NO_QUEUE) || set_int(sk, TCP_REPAIR, TCP_REPAIR_OFF))
+		return sk_errmsg(msg, len, "leave repair mode");
+	/* leaving repair mode clears SO_REUSEADDR: set it again */
+	for (size_t i = 0; i < ie->n_opts; i++)
+		if (ie->opts[i]->level == SOL_SOCKET && ie->opts[i]->name == SO_REUSEADDR &&
+		    rst_sk_opts(sk, &ie->opts[i], 1, msg, len))
+			return -1;
+	size_t sent = t->outq_data.len - (t->unsq_len <= t->outq_data.len ? t->unsq_len : 0);
+	if (put_queue(sk, &t->outq_data, sent, t->outq_data.len, "unsent data", msg, len))
+		return -1;
+	return saved_bufs(sk, ie, msg, len);
+}

@@ -1,0 +1,486 @@
+/* Dump of registers, signals, timers, rseq, prctl values and rlimits: core-PID.img, sigacts-PID.img. */
+#define LOG_PREFIX "dump-core: "
+#include <errno.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <linux/ptrace.h>
+
+#include "arch.h"
+#include "base/cleanup.h"
+#include "dump.h"
+#include "base/fault.h"
+#include "base/log.h"
+#include "task/seccomp.h"
+
+/* Scratch page layout for the remote reads (offsets in bytes). */
+#define SCR_SIGACT 0 /* 64 x 32 bytes, signal n at (n-1)*32 */
+#define SCR_SAS 2048
+#define SCR_ITIMER 2080 /* 3 x 32 */
+#define SCR_TIDADDR 2176
+#define SCR_PDEATH 2184
+#define SCR_SUBREAPER 2188
+#define SCR_TIMER 2192 /* one itimerspec at a time */
+#define SCR_END 2224
+
+struct rsys {
+	long nr;
+	unsigned long a[6];
+	const char *what;
+	long *ret;
+};
+
+static int run_all(struct dump_ctx *c, const struct rsys *r, size_t n, struct cr_err *e)
+{
+	for (size_t i = 0; i < n; i++) {
+		long ret;
+		if (infect_syscall(&c->in, r[i].nr, r[i].a, &ret, e))
+			return cr_wrap(e, "%s", r[i].what);
+		if (r[i].ret)
+			*r[i].ret = ret;
+		else if (ret < 0 && ret > -4096)
+			return cr_fail_errno(e, (int)-ret, "remote %s", r[i].what);
+	}
+	return 0;
+}
+
+static int remote_sigacts(struct dump_ctx *c, struct cr_err *e)
+{
+	uint64_t s = c->in.scratch;
+	for (int sig = 1; sig <= DUMP_NSIG; sig++) {
+		long ret;
+		if (sig == SIGKILL || sig == SIGSTOP)
+			continue;
+		if (infect_sys(&c->in, &ret, e, __NR_rt_sigaction, (unsigned long)sig, 0,
+			       s + SCR_SIGACT + (uint64_t)(sig - 1) * 32, 8, 0, 0))
+			return cr_wrap(e, "rt_sigaction(%d)", sig);
+		if (ret)
+			return cr_fail_errno(e, (int)-ret, "remote rt_sigaction(%d)", sig);
+		c->rem.sigact_valid[sig] = true;
+	}
+	return 0;
+}
+
+static int remote_timers(struct dump_ctx *c, struct cr_err *e)
+{
+	struct dump_remote *r = &c->rem;
+	if (proc_parse_timers(c->pid, &r->timers, &r->ntimers, e))
+		return -1;
+	if (!r->ntimers)
+		return 0;
+	r->timer_val = calloc(r->ntimers, sizeof(*r->timer_val));
+	r->timer_overrun = calloc(r->ntimers, sizeof(*r->timer_overrun));
+	if (!r->timer_val || !r->timer_overrun)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	for (size_t i = 0; i < r->ntimers; i++) {
+		long ret, ov;
+		unsigned long id = (unsigned long)r->timers[i].id;
+		if (infect_sys(&c->in, &ret, e, __NR_timer_gettime, id, c->in.scratch + SCR_TIMER, 0, 0, 0,
+			       0))
+			return cr_wrap(e, "timer_gettime(%lu)", id);
+		if (ret)
+			return cr_fail_errno(e, (int)-ret, "remote timer_gettime(%lu)", id);
+		if (infect_read(&c->in, c->in.scratch + SCR_TIMER, &r->timer_val[i], sizeof(r->timer_val[i]),
+				e))
+			return -1;
+		if (infect_sys(&c->in, &ov, e, __NR_timer_getoverrun, id, 0, 0, 0, 0, 0))
+			return cr_wrap(e, "timer_getoverrun(%lu)", id);
+		r->timer_overrun[i] = ov < 0 ? 0 : (int)ov;
+	}
+	return 0;
+}
+
+int dump_core_remote(struct dump_ctx *c, struct cr_err *e)
+{
+	struct dump_remote *r = &c->rem;
+	uint64_t s = c->in.scratch;
+	long dumpable, thp, secb, brk, slack;
+	const struct rsys calls[] = {
+	    {__NR_sigaltstack, {0, s + SCR_SAS}, "sigaltstack", NULL},
+	    {__NR_getitimer, {ITIMER_REAL, s + SCR_ITIMER}, "getitimer(REAL)", NULL},
+	    {__NR_getitimer, {ITIMER_VIRTUAL, s + SCR_ITIMER + 32}, "getitimer(VIRTUAL)", NULL},
+	    {__NR_getitimer, {ITIMER_PROF, s + SCR_ITIMER + 64}, "getitimer(PROF)", NULL},
+	    {__NR_prctl, {PR_GET_TID_ADDRESS, s + SCR_TIDADDR}, "prctl(PR_GET_TID_ADDRESS)", NULL},
+	    {__NR_prctl, {PR_GET_PDEATHSIG, s + SCR_PDEATH}, "prctl(PR_GET_PDEATHSIG)", NULL},
+	    {__NR_prctl, {PR_GET_CHILD_SUBREAPER, s + SCR_SUBREAPER}, "prctl(PR_GET_CHILD_SUBREAPER)", NULL},
+	    {__NR_prctl, {PR_GET_DUMPABLE}, "prctl(PR_GET_DUMPABLE)", &dumpable},
+	    {__NR_prctl, {PR_GET_THP_DISABLE}, "prctl(PR_GET_THP_DISABLE)", &thp},
+	    {__NR_prctl, {PR_GET_SECUREBITS}, "prctl(PR_GET_SECUREBITS)", &secb},
+	    {__NR_prctl, {PR_GET_TIMERSLACK}, "prctl(PR_GET_TIMERSLACK)", &slack},
+	    {__NR_brk, {0}, "brk(0)", &brk},
+	};
+	if (remote_sigacts(c, e) || run_all(c, calls, ARRAY_SIZE(calls), e))
+		return -1;
+	if (dumpable < 0 || thp < 0 || secb < 0)
+		return cr_fail_errno(e,
+				     (int)-(dumpable < 0 ? dumpable
+					    : thp < 0	 ? thp
+							 : secb),
+				     "remote prctl");
+	r->dumpable = (int32_t)dumpable;
+	r->thp_disabled = (int32_t)thp;
+	r->securebits = (uint32_t)secb;
+	r->brk = (uint64_t)brk;
+	r->timerslack = (uint64_t)slack;
+	uint8_t buf[SCR_TIMER];
+	if (infect_read(&c->in, s, buf, sizeof(buf), e))
+		return -1;
+	for (int sig = 1; sig <= DUMP_NSIG; sig++)
+		memcpy(&r->sigact[sig], buf + SCR_SIGACT + (sig - 1) * 32, sizeof(r->sigact[sig]));
+	memcpy(&r->sas, buf + SCR_SAS, sizeof(r->sas));
+	memcpy(r->itimer, buf + SCR_ITIMER, sizeof(r->itimer));
+	memcpy(&r->tid_address, buf + SCR_TIDADDR, 8);
+	memcpy(&r->pdeathsig, buf + SCR_PDEATH, 4);
+	memcpy(&r->subreaper, buf + SCR_SUBREAPER, 4);
+	return remote_timers(c, e);
+}
+
+void dump_core_free(struct dump_ctx *c)
+{
+	free(c->rem.timers);
+	free(c->rem.timer_val);
+	free(c->rem.timer_overrun);
+	c->rem.timers = NULL;
+	c->rem.timer_val = NULL;
+	c->rem.timer_overrun = NULL;
+}
+
+/* ---------------- writing ---------------- */
+
+struct siginfo_list {
+	ProtobufCBinaryData *v;
+	uint8_t *raw;
+	size_t n;
+};
+
+static int peek_siginfo(pid_t pid, int shared, struct siginfo_list *l, struct cr_err *e)
+{
+	enum { BATCH = 32, SZ = 128 };
+	size_t cap = 0;
+	memset(l, 0, sizeof(*l));
+	for (;;) {
+		if (l->n + BATCH > cap) {
+			cap = cap ? cap * 2 : BATCH;
+			uint8_t *n = realloc(l->raw, cap * SZ);
+			if (!n)
+				return cr_fail_errno(e, ENOMEM, "out of memory");
+			l->raw = n;
+		}
+		struct ptrace_peeksiginfo_args a = {
+		    .off = l->n, .flags = shared ? PTRACE_PEEKSIGINFO_SHARED : 0, .nr = BATCH};
+		long r = ptrace(PTRACE_PEEKSIGINFO, pid, &a, l->raw + l->n * SZ);
+		if (r < 0)
+			return cr_fail_sys(e, "task %d: PTRACE_PEEKSIGINFO%s", pid,
+					   shared ? " (shared)" : "");
+		if (r == 0)
+			break;
+		l->n += (size_t)r;
+	}
+	if (!l->n)
+		return 0;
+	l->v = calloc(l->n, sizeof(*l->v));
+	if (!l->v)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	for (size_t i = 0; i < l->n; i++)
+		l->v[i] = (ProtobufCBinaryData){SZ, l->raw + i * SZ};
+	return 0;
+}
+
+struct ptrace_rseq_conf {
+	uint64_t ptr;
+	uint32_t len, sig, flags, pad;
+};
+
+static void fill_itimer(ItimerEntry *t, const struct itimerval *v)
+{
+	t->isec = (uint64_t)v->it_interval.tv_sec, t->has_isec = 1;
+	t->iusec = (uint64_t)v->it_interval.tv_usec, t->has_iusec = 1;
+	t->vsec = (uint64_t)v->it_value.tv_sec, t->has_vsec = 1;
+	t->vusec = (uint64_t)v->it_value.tv_usec, t->has_vusec = 1;
+}
+
+static int fill_rlimits(struct dump_ctx *c, CoreEntry *ce, RlimitEntry *rl, RlimitEntry **rlp,
+			struct cr_err *e)
+{
+	struct proc_rlimit lim[PROC_NR_RLIMITS];
+	if (proc_parse_limits(c->pid, lim, e))
+		return -1;
+	for (int i = 0; i < PROC_NR_RLIMITS; i++) {
+		rlimit_entry__init(&rl[i]);
+		rl[i].resource = (uint32_t)i, rl[i].has_resource = 1;
+		rl[i].cur = lim[i].cur, rl[i].has_cur = 1;
+		rl[i].max = lim[i].max, rl[i].has_max = 1;
+		rlp[i] = &rl[i];
+	}
+	ce->n_rlimits = PROC_NR_RLIMITS;
+	ce->rlimits = rlp;
+	return 0;
+}
+
+/* Scheduling policy and real-time priority (the nice value is in the stat fields). */
+static int fill_sched(pid_t pid, CoreEntry *ce, struct cr_err *e)
+{
+	struct sched_param sp = {0};
+	int pol = sched_getscheduler(pid);
+	if (pol < 0 || sched_getparam(pid, &sp))
+		return cr_fail_sys(e, "task %d: sched_getscheduler/sched_getparam", pid);
+	if ((pol & ~SCHED_RESET_ON_FORK) == 6 /* SCHED_DEADLINE */)
+		return cr_fail(e, "task %d runs under SCHED_DEADLINE: not supported yet", pid);
+	ce->sched_policy = (uint32_t)pol, ce->has_sched_policy = 1;
+	ce->sched_prio = (uint32_t)sp.sched_priority, ce->has_sched_prio = 1;
+	return 0;
+}
+
+static int fill_timers(struct dump_ctx *c, CoreEntry *ce, PosixTimerEntry **pt, struct cr_err *e)
+{
+	struct dump_remote *r = &c->rem;
+	if (!r->ntimers)
+		return 0;
+	PosixTimerEntry *t = calloc(r->ntimers, sizeof(*t));
+	// NOLINTNEXTLINE(bugprone-sizeof-expression): an array of message pointers
+	PosixTimerEntry **tp = calloc(r->ntimers, sizeof(*tp));
+	if (!t || !tp) {
+		free(t);
+		free(tp);
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < r->ntimers; i++) {
+		const struct proc_timer *p = &r->timers[i];
+		const struct itimerspec *v = &r->timer_val[i];
+		posix_timer_entry__init(&t[i]);
+		t[i].id = p->id, t[i].has_id = 1;
+		t[i].clock_id = p->clock, t[i].has_clock_id = 1;
+		t[i].notify = p->notify, t[i].has_notify = 1;
+		t[i].signo = p->signo, t[i].has_signo = 1;
+		t[i].sival = p->sival, t[i].has_sival = 1;
+		t[i].notify_tid = p->notify_tid, t[i].has_notify_tid = 1;
+		t[i].isec = (uint64_t)v->it_interval.tv_sec, t[i].has_isec = 1;
+		t[i].insec = (uint64_t)v->it_interval.tv_nsec, t[i].has_insec = 1;
+		t[i].vsec = (uint64_t)v->it_value.tv_sec, t[i].has_vsec = 1;
+		t[i].vnsec = (uint64_t)v->it_value.tv_nsec, t[i].has_vnsec = 1;
+		t[i].overrun = r->timer_overrun[i], t[i].has_overrun = 1;
+		tp[i] = &t[i];
+	}
+	ce->n_posix_timers = r->ntimers;
+	ce->posix_timers = tp;
+	*pt = t;
+	return 0;
+}
+
+static int write_sigacts(struct dump_ctx *c, struct cr_err *e)
+{
+	struct img_writer *w;
+	if (img_create(c->dirfd, IMG_SIGACTS, c->pid, &w, e))
+		return -1;
+	for (int sig = 1; sig <= DUMP_NSIG; sig++) {
+		const struct dump_sigact *a = &c->rem.sigact[sig];
+		if (!c->rem.sigact_valid[sig] || (!a->handler && !a->flags && !a->mask))
+			continue;
+		SigactionEntry se = SIGACTION_ENTRY__INIT;
+		se.signo = sig, se.has_signo = 1;
+		se.handler = a->handler, se.has_handler = 1;
+		se.flags = a->flags, se.has_flags = 1;
+		se.restorer = a->restorer, se.has_restorer = 1;
+		se.mask = a->mask, se.has_mask = 1;
+		if (img_write(w, &se.base, e)) {
+			img_abort(w);
+			return -1;
+		}
+	}
+	if (img_commit(w, e))
+		return -1;
+	return dump_created(c, IMG_SIGACTS, c->pid, e);
+}
+
+static int fill_task_misc(struct dump_ctx *c, CoreEntry *ce, char **comm, char **pers, struct cr_err *e)
+{
+	if (proc_read(c->pid, "comm", comm, NULL, e) || proc_read(c->pid, "personality", pers, NULL, e))
+		return -1;
+	(*comm)[strcspn(*comm, "\n")] = '\0';
+	ce->comm = *comm;
+	ce->personality = (uint32_t)strtoul(*pers, NULL, 16), ce->has_personality = 1;
+	if (syscall(SYS_get_robust_list, c->pid, &ce->robust_list, &ce->robust_len))
+		return cr_fail_sys(e, "get_robust_list(%d)", c->pid);
+	ce->has_robust_list = ce->has_robust_len = 1;
+	return 0;
+}
+
+/* What the core image of every thread holds: its sigaltstack (as the thread read it) and its rseq
+ * registration. ce points into sas and rseq afterwards. */
+static int fill_sas_rseq(CoreEntry *ce, pid_t tid, const struct dump_sas *s, SigaltstackEntry *sas,
+			 RseqEntry *rseq, struct cr_err *e)
+{
+	sas->sp = s->sp, sas->has_sp = 1;
+	sas->size = s->size, sas->has_size = 1;
+	sas->flags = s->flags, sas->has_flags = 1;
+	ce->sas = sas;
+	struct ptrace_rseq_conf rc = {0};
+	if (ptrace(PTRACE_GET_RSEQ_CONFIGURATION, tid, (void *)sizeof(rc), &rc) < 0)
+		return cr_fail_sys(e, "thread %d: PTRACE_GET_RSEQ_CONFIGURATION", tid);
+	if (rc.ptr) {
+		rseq->ptr = rc.ptr, rseq->has_ptr = 1;
+		rseq->len = rc.len, rseq->has_len = 1;
+		rseq->flags = rc.flags, rseq->has_flags = 1;
+		rseq->sig = rc.sig, rseq->has_sig = 1;
+		ce->rseq = rseq;
+	}
+	return 0;
+}
+
+int dump_core_write(struct dump_ctx *c, struct cr_err *e)
+{
+	CoreEntry ce = CORE_ENTRY__INIT;
+	ItimerEntry it[3] = {ITIMER_ENTRY__INIT, ITIMER_ENTRY__INIT, ITIMER_ENTRY__INIT};
+	SigaltstackEntry sas = SIGALTSTACK_ENTRY__INIT;
+	RseqEntry rseq = RSEQ_ENTRY__INIT;
+	RlimitEntry rl[PROC_NR_RLIMITS], *rlp[PROC_NR_RLIMITS];
+	__cleanup_free PosixTimerEntry *pt = NULL;
+	__cleanup_free char *comm = NULL, *pers = NULL;
+	struct siginfo_list pend = {0}, pend_sh = {0};
+	struct dump_remote *r = &c->rem;
+	int ret = -1;
+
+	ce.arch = (char *)arch_name();
+	ce.gpregs = (ProtobufCBinaryData){arch_gpregs_size(), c->regs_image}, ce.has_gpregs = 1;
+	ce.xstate = (ProtobufCBinaryData){c->xstate_len, c->xstate}, ce.has_xstate = 1;
+	ce.sigmask = c->s.sigmask, ce.has_sigmask = 1;
+	if (fill_task_misc(c, &ce, &comm, &pers, e))
+		goto out;
+	if (peek_siginfo(c->pid, 0, &pend, e) || peek_siginfo(c->pid, 1, &pend_sh, e))
+		goto out;
+	ce.n_pending = pend.n, ce.pending = pend.v;
+	ce.n_pending_shared = pend_sh.n, ce.pending_shared = pend_sh.v;
+	if (fill_sas_rseq(&ce, c->pid, &r->sas, &sas, &rseq, e))
+		goto out;
+	ce.tid_address = r->tid_address, ce.has_tid_address = 1;
+	ce.pdeathsig = r->pdeathsig, ce.has_pdeathsig = 1;
+	ce.dumpable = r->dumpable, ce.has_dumpable = 1;
+	ce.no_new_privs = c->st.no_new_privs != 0, ce.has_no_new_privs = 1;
+	ce.child_subreaper = r->subreaper != 0, ce.has_child_subreaper = 1;
+	ce.thp_disabled = r->thp_disabled, ce.has_thp_disabled = 1;
+	for (int i = 0; i < 3; i++)
+		fill_itimer(&it[i], &r->itimer[i]);
+	ce.itimer_real = &it[0], ce.itimer_virt = &it[1], ce.itimer_prof = &it[2];
+	if (fill_timers(c, &ce, &pt, e) || fill_rlimits(c, &ce, rl, rlp, e))
+		goto out;
+	ce.task_state = c->s.was_stopped ? 1 : 0, ce.has_task_state = 1;
+	ce.nice = (int32_t)c->stat.f[19], ce.has_nice = 1;
+	ce.in_syscall_eintr = c->in_syscall_eintr != 0, ce.has_in_syscall_eintr = 1;
+	ce.timerslack_ns = r->timerslack, ce.has_timerslack_ns = 1;
+	if (fill_sched(c->pid, &ce, e) || dump_seccomp(c->pid, c->pid, &ce.seccomp, e))
+		goto out;
+	if (dump_write_one(c, IMG_CORE, &ce.base, e))
+		goto out;
+	ret = write_sigacts(c, e);
+out:
+	dump_seccomp_free(ce.seccomp);
+	free(ce.posix_timers);
+	free(pend.v), free(pend.raw), free(pend_sh.v), free(pend_sh.raw);
+	return ret;
+}
+
+/* ---------------- threads other than the leader ---------------- */
+
+int dump_core_thread_remote(struct dump_ctx *c, struct dump_thread *t, struct cr_err *e)
+{
+	struct infect in;
+	uint64_t s = c->in.scratch;
+	long r1, r2, secb = 0;
+	uint8_t buf[SCR_TIDADDR + 8];
+	if (infect_start(&in, &t->s, t->regs_resume, fault_injected(c->o, FI_NO_VDSO_SYSCALL), e))
+		return cr_wrap(e, "thread %d", t->tid);
+	int ret = infect_sys(&in, &r1, e, __NR_sigaltstack, 0, s + SCR_SAS, 0, 0, 0, 0);
+	if (!ret)
+		ret = infect_sys(&in, &r2, e, __NR_prctl, PR_GET_TID_ADDRESS, s + SCR_TIDADDR, 0, 0, 0, 0);
+	if (!ret && !r1 && !r2) /* securebits are per thread, like all credentials */
+		ret = infect_sys(&in, &secb, e, __NR_prctl, PR_GET_SECUREBITS, 0, 0, 0, 0, 0);
+	if (!ret && (r1 || r2 || secb < 0))
+		ret = cr_fail_errno(e,
+				    (int)-(r1	? r1
+					   : r2 ? r2
+						: secb),
+				    "remote %s",
+				    r1	 ? "sigaltstack"
+				    : r2 ? "PR_GET_TID_ADDRESS"
+					 : "PR_GET_SECUREBITS");
+	struct cr_err e2;
+	if (infect_stop(&in, ret ? &e2 : e)) /* no scratch of its own: only a poked instruction to undo */
+		ret = -1;
+	if (ret)
+		return cr_wrap(e, "thread %d", t->tid);
+	if (infect_read(&c->in, s, buf, sizeof(buf), e))
+		return -1;
+	memcpy(&t->sas, buf + SCR_SAS, sizeof(t->sas));
+	memcpy(&t->tid_address, buf + SCR_TIDADDR, 8);
+	t->securebits = (uint32_t)secb;
+	return 0;
+}
+
+/* A thread's seccomp state: the restored threads inherit their leader's, so it must be the same. */
+static int thread_seccomp(struct dump_ctx *c, pid_t tid, SeccompEntry **sc, struct cr_err *e)
+{
+	SeccompEntry *lead = NULL;
+	if (dump_seccomp(c->pid, tid, sc, e) || dump_seccomp(c->pid, c->pid, &lead, e))
+		return -1;
+	int same = dump_seccomp_same(*sc, lead);
+	dump_seccomp_free(lead);
+	if (same)
+		return cr_fail(
+		    e, "thread %d of task %d has other seccomp filters than its leader: not supported yet",
+		    tid, c->pid);
+	return 0;
+}
+
+int dump_core_write_thread(struct dump_ctx *c, struct dump_thread *t, struct cr_err *e)
+{
+	CoreEntry ce = CORE_ENTRY__INIT;
+	SigaltstackEntry sas = SIGALTSTACK_ENTRY__INIT;
+	RseqEntry rseq = RSEQ_ENTRY__INIT;
+	CredsEntry tcr = CREDS_ENTRY__INIT;
+	struct proc_status tst = {0};
+	__cleanup_free char *comm = NULL;
+	struct siginfo_list pend = {0};
+	char name[64];
+	int ret = -1;
+
+	ce.arch = (char *)arch_name();
+	ce.gpregs = (ProtobufCBinaryData){arch_gpregs_size(), t->regs_image}, ce.has_gpregs = 1;
+	ce.xstate = (ProtobufCBinaryData){t->xstate_len, t->xstate}, ce.has_xstate = 1;
+	ce.sigmask = t->s.sigmask, ce.has_sigmask = 1;
+	snprintf(name, sizeof(name), "task/%d/comm", t->tid);
+	if (proc_read(c->pid, name, &comm, NULL, e))
+		return -1;
+	comm[strcspn(comm, "\n")] = '\0';
+	ce.comm = comm;
+	if (syscall(SYS_get_robust_list, t->tid, &ce.robust_list, &ce.robust_len))
+		return cr_fail_sys(e, "get_robust_list(%d)", t->tid);
+	ce.has_robust_list = ce.has_robust_len = 1;
+	if (peek_siginfo(t->tid, 0, &pend, e))
+		goto out;
+	ce.n_pending = pend.n, ce.pending = pend.v;
+	if (fill_sas_rseq(&ce, t->tid, &t->sas, &sas, &rseq, e))
+		goto out;
+	ce.tid_address = t->tid_address, ce.has_tid_address = 1;
+	ce.in_syscall_eintr = t->in_syscall_eintr != 0, ce.has_in_syscall_eintr = 1;
+	if (thread_seccomp(c, t->tid, &ce.seccomp, e))
+		goto out;
+	int own = dump_creds_thread(c, t, &tcr, &tst, e);
+	if (own < 0)
+		goto out;
+	if (own)
+		ce.thread_creds = &tcr;
+	if (img_write_one(c->dirfd, IMG_CORE, t->tid, &ce.base, e))
+		goto out;
+	ret = dump_created(c, IMG_CORE, t->tid, e);
+out:
+	dump_seccomp_free(ce.seccomp);
+	proc_status_free(&tst);
+	free(pend.v), free(pend.raw);
+	return ret;
+}

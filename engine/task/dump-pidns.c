@@ -1,0 +1,122 @@
+/* PID namespaces of a dumped tree: the ids of every process and thread in each PID namespace below ours
+ * (NSpid), so that restore gives them back with clone3 set_tid (restore-pidns.c).
+ *
+ * What can be dumped: the root in our namespace or PID 1 of its own (one level below ours); every other
+ * process in its parent's namespace, or PID 1 of a namespace one level below its parent's (a nested init).
+ * Threads are in their process's namespace. Refused with one line: a root that is in a PID namespace but is
+ * not its init (the init is outside the tree: CRIU needs it too), a process in a namespace whose init is not
+ * its parent, and a process whose new children go into another namespace than its own (unshare or setns
+ * of CLONE_NEWPID without a fork yet). */
+#define LOG_PREFIX "dump-pidns: "
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dump.h"
+#include "base/log.h"
+#include "pid.h"
+
+#define PIDNS_MAX_LEVELS 7 /* below ours: RST_PID_LEVELS - 1 (restorer-args.h) */
+
+static const struct dump_ctx *parent_of(const struct dump_ctx *cs, size_t n, const struct dump_ctx *c)
+{
+	for (size_t i = 0; i < n; i++)
+		if (cs[i].pid == c->ppid)
+			return &cs[i];
+	return NULL;
+}
+
+/* The NSpid chain of the leader and of every thread (below ours) into c->ns_tids. */
+static int task_chain(struct dump_ctx *c, struct cr_err *e)
+{
+	pid_t ids[PIDNS_MAX_LEVELS + 1];
+	int lv = ns_pid_chain(c->pid, ids, PIDNS_MAX_LEVELS + 1, e);
+	if (lv < 0)
+		return cr_wrap(e, "task %d", c->pid);
+	c->ns_levels = (uint32_t)(lv - 1);
+	if (!c->ns_levels)
+		return 0;
+	c->ns_tids = calloc((c->nth + 1) * c->ns_levels, sizeof(*c->ns_tids));
+	if (!c->ns_tids)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	for (size_t k = 0; k <= c->nth; k++) {
+		pid_t tid = k ? c->th[k - 1].tid : c->pid;
+		if (k && ns_pid_chain(tid, ids, PIDNS_MAX_LEVELS + 1, e) != lv)
+			return cr_fail(e, "thread %d of task %d: not in its task's PID namespace", tid,
+				       c->pid);
+		for (uint32_t l = 0; l < c->ns_levels; l++)
+			c->ns_tids[k * c->ns_levels + l] = ids[l + 1];
+	}
+	return 0;
+}
+
+static pid_t inner(const struct dump_ctx *c)
+{
+	return c->ns_levels ? c->ns_tids[c->ns_levels - 1] : c->pid;
+}
+
+/* Where c is, against its parent p (the root: against us). */
+static int task_place(struct dump_ctx *c, const struct dump_ctx *p, struct cr_err *e)
+{
+	uint32_t plv = p ? p->ns_levels : 0;
+	if (!p && c->ns_levels > 1)
+		return cr_fail(e,
+			       "task %d is PID %d of a PID namespace %u levels below ours, whose init is not "
+			       "in the tree: dump that namespace's init instead",
+			       c->pid, inner(c), c->ns_levels);
+	if (c->ns_levels == plv + 1 && inner(c) == 1) {
+		c->ns_init = true; /* p is 0: our own PID namespace */
+		c->ns_mnt_proc = p ? !ns_same(c->pid, "mnt", p->pid, "mnt") : ns_other(c->pid, "mnt");
+	} else if (c->ns_levels == plv + 1 && !p) {
+		return cr_fail(e,
+			       "task %d is PID %d of a PID namespace below ours, not its init (PID 1), "
+			       "which is not in the tree: dump the namespace's init instead",
+			       c->pid, inner(c));
+	} else if (c->ns_levels != plv || (p && !ns_same(c->pid, "pid", p->pid, "pid"))) {
+		return cr_fail(e,
+			       "not supported yet: task %d (PID %d inside) is in a PID namespace that is "
+			       "neither its parent %d's nor one whose init it is",
+			       c->pid, inner(c), c->ppid);
+	}
+	if (!c->zombie && !ns_same(c->pid, "pid", c->pid, "pid_for_children"))
+		return cr_fail(e,
+			       "not supported yet: task %d makes its new children in another PID namespace "
+			       "than its own (unshare/setns CLONE_NEWPID without a fork)",
+			       c->pid);
+	return 0;
+}
+
+int dump_pidns(struct dump_ctx *cs, size_t n, bool *pidns, bool *mntns_proc, struct cr_err *e)
+{
+	size_t inits = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct dump_ctx *c = &cs[i];
+		struct ns_pid_ids id;
+		if (task_chain(c, e) || task_place(c, i ? parent_of(cs, i, c) : NULL, e))
+			return -1;
+		if (ns_pid_ids(c->pid, &id, e))
+			return cr_wrap(e, "task %d", c->pid);
+		c->ns_pid = id.pid, c->ns_pgid = id.pgid, c->ns_sid = id.sid;
+		inits += c->ns_init && i;
+	}
+	*pidns = cs[0].ns_init;
+	*mntns_proc = cs[0].ns_init && cs[0].ns_mnt_proc;
+	if (*pidns)
+		pr_info("task %d is the init of its PID namespace%s\n", cs[0].pid,
+			*mntns_proc ? " (own mount namespace: restored with a fresh /proc only)" : "");
+	if (inits)
+		pr_info("%zu more processes are the init of a nested PID namespace\n", inits);
+	return 0;
+}
+
+void dump_pidns_pstree(const struct dump_ctx *c, PstreeEntry *pe)
+{
+	if (!c->ns_levels)
+		return;
+	pe->ns_pid = c->ns_pid, pe->has_ns_pid = 1;
+	pe->ns_pgid = c->ns_pgid, pe->has_ns_pgid = 1;
+	pe->ns_sid = c->ns_sid, pe->has_ns_sid = 1;
+	pe->ns_levels = c->ns_levels, pe->has_ns_levels = 1;
+	pe->n_ns_tids = (c->nth + 1) * c->ns_levels, pe->ns_tids = c->ns_tids;
+	pe->ns_mnt_proc = c->ns_mnt_proc && !c->root, pe->has_ns_mnt_proc = pe->ns_mnt_proc;
+}

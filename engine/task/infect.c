@@ -1,0 +1,185 @@
+/* Remote syscalls: set the registers, step over one `syscall` instruction, read the result. */
+#define LOG_PREFIX "infect: "
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+
+#include "arch.h"
+#include "base/cleanup.h"
+#include "task/infect.h"
+#include "base/log.h"
+#include "base/proc.h"
+
+int infect_read(struct infect *in, uint64_t addr, void *buf, size_t len, struct cr_err *e)
+{
+	struct iovec l = {buf, len}, r = {(void *)(uintptr_t)addr, len};
+	ssize_t n = process_vm_readv(in->pid, &l, 1, &r, 1, 0);
+	if (n < 0)
+		return cr_fail_sys(e, "task %d: process_vm_readv 0x%llx+%zu", in->pid,
+				   (unsigned long long)addr, len);
+	if ((size_t)n != len)
+		return cr_fail_errno(e, EFAULT, "task %d: short read at 0x%llx (%zd of %zu)", in->pid,
+				     (unsigned long long)addr, n, len);
+	return 0;
+}
+
+static int find_vdso_insn(struct infect *in, struct cr_err *e)
+{
+	uint64_t start, end;
+	size_t ilen;
+	const uint8_t *insn = arch_syscall_insn(&ilen);
+	int r = proc_find_vdso(in->pid, &start, &end, e);
+	if (r)
+		return r;
+	if (end - start > (16u << 20))
+		return 1;
+	__cleanup_free uint8_t *buf = malloc(end - start);
+	if (!buf)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	if (infect_read(in, start, buf, end - start, e))
+		return 1;
+	/* Instruction-aligned candidates only matter for real code; any occurrence executes the same. */
+	uint8_t *p = memmem(buf, end - start, insn, ilen);
+	if (!p)
+		return 1;
+	in->sys_ip = start + (uint64_t)(p - buf);
+	return 0;
+}
+
+static int poke_insn(struct infect *in, struct cr_err *e)
+{
+	size_t ilen;
+	const uint8_t *insn = arch_syscall_insn(&ilen);
+	uint64_t ip = arch_regs_ip(in->base);
+	errno = 0;
+	long word = ptrace(PTRACE_PEEKTEXT, in->pid, (void *)(uintptr_t)ip, NULL);
+	if (errno)
+		return cr_fail_sys(e, "task %d: PTRACE_PEEKTEXT 0x%llx", in->pid, (unsigned long long)ip);
+	long patched = word;
+	memcpy(&patched, insn, ilen);
+	if (ptrace(PTRACE_POKETEXT, in->pid, (void *)(uintptr_t)ip, (void *)patched))
+		return cr_fail_sys(e, "task %d: PTRACE_POKETEXT 0x%llx", in->pid, (unsigned long long)ip);
+	in->poked = true;
+	in->poke_addr = ip;
+	in->poke_orig = word;
+	in->sys_ip = ip;
+	return 0;
+}
+
+int infect_start(struct infect *in, struct seized *s, const void *base_regs, bool no_vdso, struct cr_err *e)
+{
+	memset(in, 0, sizeof(*in));
+	in->s = s;
+	in->pid = s->pid;
+	if (arch_gpregs_size() > sizeof(in->base))
+		return cr_fail_errno(e, EINVAL, "register set too big");
+	memcpy(in->base, base_regs, arch_gpregs_size());
+	int r = no_vdso ? 1 : find_vdso_insn(in, e);
+	if (r < 0)
+		return -1;
+	if (r > 0) {
+		pr_info("task %d: no syscall instruction in [vdso], patching one at the ip\n", in->pid);
+		if (poke_insn(in, e))
+			return -1;
+	}
+	pr_debug("task %d: remote syscalls at 0x%llx\n", in->pid, (unsigned long long)in->sys_ip);
+	return 0;
+}
+
+/* Resume with PTRACE_SYSCALL until the next syscall stop. */
+static int step_to_syscall_stop(struct infect *in, struct cr_err *e)
+{
+	int sig = 0;
+	for (int guard = 0; guard < 128; guard++) {
+		int status;
+		if (ptrace(PTRACE_SYSCALL, in->pid, NULL, (void *)(long)sig))
+			return cr_fail_sys(e, "task %d: PTRACE_SYSCALL", in->pid);
+		sig = 0;
+		if (seize_wait(in->s, &status, e))
+			return -1;
+		int event = status >> 16, ssig = WSTOPSIG(status);
+		if (!event && ssig == (SIGTRAP | 0x80))
+			return 0;
+		if (event == PTRACE_EVENT_STOP)
+			continue; /* a group-stop or our interrupt: keep going */
+		if (!event && seize_is_stop_sig(ssig)) {
+			in->s->stop_sig = ssig; /* re-sent when the task is released */
+			continue;
+		}
+		return cr_fail_errno(e, EINVAL,
+				     "task %d: unexpected stop (signal %d, event %d) in a remote syscall",
+				     in->pid, ssig, event);
+	}
+	return cr_fail_errno(e, EBUSY, "task %d: remote syscall does not complete", in->pid);
+}
+
+int infect_syscall(struct infect *in, long nr, const unsigned long args[6], long *ret, struct cr_err *e)
+{
+	uint8_t regs[INFECT_REGS_MAX];
+	memcpy(regs, in->base, arch_gpregs_size());
+	arch_prep_syscall(regs, in->sys_ip, nr, args);
+	if (arch_set_gpregs(in->pid, regs, e))
+		return -1;
+	for (int stop = 0; stop < 2; stop++) /* the syscall-entry stop, then the syscall-exit stop */
+		if (step_to_syscall_stop(in, e))
+			goto fail;
+	if (arch_get_gpregs(in->pid, regs, e))
+		goto fail;
+	*ret = arch_syscall_result(regs);
+	if (arch_set_gpregs(in->pid, in->base, e))
+		return -1;
+	pr_debug("task %d: remote syscall %ld = %ld\n", in->pid, nr, *ret);
+	return 0;
+fail:
+	cr_wrap(e, "remote syscall %ld", nr);
+	if (in->s->attached) {
+		struct cr_err e2;
+		arch_set_gpregs(in->pid, in->base, &e2);
+	}
+	return -1;
+}
+
+int infect_map_scratch(struct infect *in, struct cr_err *e)
+{
+	long r;
+	size_t len = (size_t)sysconf(_SC_PAGESIZE);
+	/* MAP_SHARED never merges with a neighbouring anonymous VMA, so the layout stays as it was. */
+	if (infect_sys(in, &r, e, __NR_mmap, 0, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+		       (unsigned long)-1, 0))
+		return -1;
+	if (r < 0 && r > -4096)
+		return cr_fail_errno(e, (int)-r, "task %d: remote mmap of a scratch page", in->pid);
+	in->scratch = (uint64_t)r;
+	in->scratch_len = len;
+	return 0;
+}
+
+int infect_stop(struct infect *in, struct cr_err *e)
+{
+	int ret = 0;
+	if (!in->s || !in->s->attached)
+		return 0;
+	if (in->scratch) {
+		long r;
+		if (infect_sys(in, &r, e, __NR_munmap, in->scratch, in->scratch_len, 0, 0, 0, 0))
+			ret = -1;
+		else if (r)
+			ret =
+			    cr_fail_errno(e, (int)-r, "task %d: remote munmap of the scratch page", in->pid);
+		in->scratch = 0;
+	}
+	if (in->poked) {
+		if (ptrace(PTRACE_POKETEXT, in->pid, (void *)(uintptr_t)in->poke_addr, (void *)in->poke_orig))
+			ret = cr_fail_sys(e, "task %d: restore code at 0x%llx", in->pid,
+					  (unsigned long long)in->poke_addr);
+		else
+			in->poked = false;
+	}
+	return ret;
+}

@@ -1,0 +1,295 @@
+/* Restore: the per-task part of the blob's args: signal dispositions, sigaltstack, pending signals, rseq,
+ * robust list, itimers, POSIX timers, rlimits and the prctl values the blob sets (after creds). */
+#define LOG_PREFIX "restore: "
+#include <errno.h>
+#include <string.h>
+#include <sys/time.h>
+
+#include "base/log.h"
+#include "restore.h"
+
+static size_t align8(size_t v)
+{
+	return (v + 7) & ~(size_t)7;
+}
+
+size_t rst_task_bytes(const struct rst_task *t)
+{
+	const CoreEntry *c = t->core;
+	size_t n = align8(c->n_posix_timers * sizeof(struct rst_timer));
+	n += (c->n_pending + c->n_pending_shared) * RST_SIGINFO_SIZE;
+	if (t->creds)
+		n += align8(t->creds->n_groups * sizeof(uint32_t));
+	for (size_t i = 0; i < t->nr_tcores; i++) {
+		const CredsEntry *tc = t->tcores[i]->thread_creds;
+		n +=
+		    sizeof(struct rst_thread) + t->tcores[i]->n_pending * RST_SIGINFO_SIZE + RST_THREAD_STACK;
+		if (tc)
+			n += sizeof(struct rst_creds) + align8(tc->n_groups * sizeof(uint32_t));
+	}
+	return n + 128;
+}
+
+static int fill_sigacts(struct rst_task *t, struct cr_err *e)
+{
+	struct rst_args *a = t->args;
+	memset(a->sigact, 0, sizeof(a->sigact)); /* SIG_DFL for the signals the image does not list */
+	for (size_t i = 0; i < t->nr_sigacts; i++) {
+		const SigactionEntry *s = t->sigacts[i];
+		if (s->signo < 1 || s->signo > RST_NSIG)
+			return cr_fail_errno(e, EBADMSG, "sigacts-%d.img: bad signal %d", t->pid, s->signo);
+		a->sigact[s->signo - 1] = (struct rst_sigaction){s->handler, s->flags, s->restorer, s->mask};
+	}
+	return 0;
+}
+
+static int copy_siginfos(struct rst_task *t, ProtobufCBinaryData *v, size_t n, uint8_t **buf, uint64_t *where)
+{
+	*where = (uint64_t)(uintptr_t)*buf;
+	for (size_t i = 0; i < n; i++) {
+		if (v[i].len != RST_SIGINFO_SIZE)
+			return -1;
+		memcpy(*buf, v[i].data, RST_SIGINFO_SIZE);
+		*buf += RST_SIGINFO_SIZE;
+	}
+	return 0;
+}
+
+/* setitimer() of ITIMER_VIRTUAL/PROF adds one scheduler tick to the value (the kernel's TICK_NSEC), so
+ * each dump/restore round would make the timer later by a tick. Measure that tick once on ourselves. */
+static int64_t cpu_itimer_tick_us(void)
+{
+	static int64_t tick = -1;
+	struct itimerval old, set = {{0, 0}, {100, 0}}, got;
+	if (tick >= 0)
+		return tick;
+	tick = 0;
+	if (setitimer(ITIMER_PROF, &set, &old))
+		return tick;
+	if (!getitimer(ITIMER_PROF, &got)) {
+		int64_t d = ((int64_t)got.it_value.tv_sec - 100) * 1000000 + got.it_value.tv_usec;
+		if (d > 0 && d < 100000)
+			tick = d;
+	}
+	setitimer(ITIMER_PROF, &old, NULL);
+	return tick;
+}
+
+static void cpu_itimer_compensate(struct rst_itimer *r)
+{
+	int64_t v = r->vsec * 1000000 + r->vusec, tick = cpu_itimer_tick_us();
+	if (!v || !tick)
+		return;
+	v = v > tick ? v - tick : 1;
+	r->vsec = v / 1000000;
+	r->vusec = v % 1000000;
+}
+
+static void fill_timers(struct rst_task *t, struct rst_timer *rt)
+{
+	const CoreEntry *c = t->core;
+	const ItimerEntry *it[3] = {c->itimer_real, c->itimer_virt, c->itimer_prof};
+	struct rst_args *a = t->args;
+	for (int w = 0; w < 3; w++) {
+		if (!it[w])
+			continue;
+		struct rst_itimer *r = &a->itimer[w];
+		*r = (struct rst_itimer){(int64_t)it[w]->isec, (int64_t)it[w]->iusec, (int64_t)it[w]->vsec,
+					 (int64_t)it[w]->vusec};
+		/* Expired with its signal still pending: the kernel re-arms it when the signal is taken,
+		 * which a restored pending signal does not do. Arm it one interval ahead instead of disarming
+		 * it. */
+		if (!r->vsec && !r->vusec && (r->isec || r->iusec)) {
+			r->vsec = r->isec;
+			r->vusec = r->iusec;
+		}
+		if (w != ITIMER_REAL)
+			cpu_itimer_compensate(r);
+	}
+	a->timers = (uint64_t)(uintptr_t)rt;
+	a->nr_timers = (uint32_t)c->n_posix_timers;
+	for (size_t i = 0; i < c->n_posix_timers; i++) {
+		const PosixTimerEntry *p = c->posix_timers[i];
+		rt[i] = (struct rst_timer){.id = p->id,
+					   .clock_id = p->clock_id,
+					   .notify = p->notify,
+					   .signo = p->signo,
+					   .notify_tid = rst_pidns_vid(t, p->notify_tid),
+					   .sival = p->sival,
+					   .isec = (int64_t)p->isec,
+					   .insec = (int64_t)p->insec,
+					   .vsec = (int64_t)p->vsec,
+					   .vnsec = (int64_t)p->vnsec};
+		if (!rt[i].vsec && !rt[i].vnsec && (rt[i].isec || rt[i].insec)) { /* see the itimers above */
+			rt[i].vsec = rt[i].isec;
+			rt[i].vnsec = rt[i].insec;
+		}
+		/* SIGEV_THREAD_ID without a thread: the task itself */
+		if (p->notify_tid == 0 && p->notify == 4 /* SIGEV_THREAD_ID */)
+			rt[i].notify_tid = rst_pidns_vid(t, t->pid);
+	}
+}
+
+static void fill_misc(struct rst_task *t)
+{
+	const CoreEntry *c = t->core;
+	struct rst_args *a = t->args;
+	a->pid = t->vpid ? t->vpid : t->pid; /* as the task sees itself (its PID namespace) */
+	if (c->rseq && c->rseq->ptr) {
+		a->has_rseq = 1;
+		a->rseq_ptr = c->rseq->ptr;
+		a->rseq_len = c->rseq->len;
+		a->rseq_flags = c->rseq->flags;
+		a->rseq_sig = c->rseq->sig;
+	}
+	if (c->robust_list) {
+		a->has_robust = 1;
+		a->robust_list = c->robust_list;
+		a->robust_len = c->robust_len;
+	}
+	a->tid_address = c->tid_address;
+	if (c->sas) {
+		a->has_sas = 1;
+		a->sas_sp = c->sas->sp;
+		a->sas_size = c->sas->size;
+		a->sas_flags = c->sas->flags;
+	}
+	for (size_t i = 0; i < c->n_rlimits; i++) {
+		const RlimitEntry *r = c->rlimits[i];
+		if (r->resource >= RST_NR_RLIMITS || !r->has_cur || !r->has_max)
+			continue;
+		a->rlimit[r->resource] = (struct rst_rlimit){r->cur, r->max};
+		a->has_rlimit[r->resource] = 1;
+	}
+	a->nr_rlimits = RST_NR_RLIMITS;
+	a->pdeathsig = c->pdeathsig;
+	if (t->root && t->detached && !t->sibling && c->pdeathsig) { /* see restore.h */
+		pr_warn("task %d: its parent death signal %d is not armed: its parent is outside the tree, "
+			"and at restore (-d) it would be crshim, which exits now\n",
+			t->pid, c->pdeathsig);
+		a->pdeathsig = 0;
+	}
+	a->dumpable = c->has_dumpable ? c->dumpable : -1;
+	a->no_new_privs = c->no_new_privs;
+}
+
+static struct rst_creds creds_of(const CredsEntry *c, uint32_t *groups)
+{
+	if (c->n_groups) /* memcpy from NULL is undefined even for 0 bytes (UBSan) */
+		memcpy(groups, c->groups, c->n_groups * sizeof(uint32_t));
+	return (struct rst_creds){.uid = c->uid,
+				  .euid = c->euid,
+				  .suid = c->suid,
+				  .fsuid = c->fsuid,
+				  .gid = c->gid,
+				  .egid = c->egid,
+				  .sgid = c->sgid,
+				  .fsgid = c->fsgid,
+				  .cap_inh = c->cap_inh,
+				  .cap_prm = c->cap_prm,
+				  .cap_eff = c->cap_eff,
+				  .cap_amb = c->cap_amb,
+				  .securebits = c->securebits,
+				  .nr_groups = (uint32_t)c->n_groups,
+				  .groups = (uint64_t)(uintptr_t)groups};
+}
+
+static void fill_creds(struct rst_task *t, uint32_t *groups)
+{
+	if (!t->creds)
+		return;
+	t->args->has_creds = 1;
+	t->args->creds = creds_of(t->creds, groups);
+}
+
+/* A thread with credentials of its own: they and its groups at *p (moved on); what its bounding set lacks
+ * of the process's (the leader's, already applied by the restoring child) is dropped by the thread. */
+static void fill_thread_creds(const struct rst_task *t, const CredsEntry *c, struct rst_thread *h,
+			      uint8_t **p)
+{
+	struct rst_creds *rc = (struct rst_creds *)(void *)*p;
+	uint32_t *groups = (uint32_t *)(void *)(rc + 1);
+	*rc = creds_of(c, groups);
+	*p = (uint8_t *)groups + align8(c->n_groups * sizeof(uint32_t));
+	h->creds = (uint64_t)(uintptr_t)rc;
+	if (t->creds && t->creds->has_cap_bnd && c->has_cap_bnd)
+		h->cap_bnd_drop = t->creds->cap_bnd & ~c->cap_bnd;
+}
+
+static uint8_t *align_ptr(uint8_t *p, size_t a)
+{
+	return (uint8_t *)(((uintptr_t)p + a - 1) & ~(uintptr_t)(a - 1));
+}
+
+/* The other threads: their state, pending signals and stacks. */
+static int fill_threads(struct rst_task *t, uint8_t *p, struct cr_err *e)
+{
+	struct rst_args *a = t->args;
+	struct rst_thread *th = (struct rst_thread *)(void *)align_ptr(p, 64);
+	p = (uint8_t *)(th + t->nr_tcores);
+	a->threads = (uint64_t)(uintptr_t)th;
+	a->nr_threads = (uint32_t)t->nr_tcores;
+	for (size_t i = 0; i < t->nr_tcores; i++) {
+		const CoreEntry *c = t->tcores[i];
+		struct rst_thread *h = &th[i];
+		memset(h, 0, sizeof(*h));
+		rst_pidns_thread(t, i + 1, h); /* its tid as the task sees it, set_tid */
+		if (c->sas) {
+			h->has_sas = 1;
+			h->sas_sp = c->sas->sp;
+			h->sas_size = c->sas->size;
+			h->sas_flags = c->sas->flags;
+		}
+		if (c->rseq && c->rseq->ptr) {
+			h->has_rseq = 1;
+			h->rseq_ptr = c->rseq->ptr;
+			h->rseq_len = c->rseq->len;
+			h->rseq_sig = c->rseq->sig;
+		}
+		if (c->robust_list) {
+			h->has_robust = 1;
+			h->robust_list = c->robust_list;
+			h->robust_len = c->robust_len;
+		}
+		h->tid_address = c->tid_address;
+		if (c->thread_creds)
+			fill_thread_creds(t, c->thread_creds, h, &p);
+		if (c->comm)
+			strncpy(h->comm, c->comm, sizeof(h->comm) - 1);
+		h->nr_pending = (uint32_t)c->n_pending;
+		if (copy_siginfos(t, c->pending, c->n_pending, &p, &h->pending))
+			return cr_fail_errno(e, EBADMSG, "core-%d.img: a pending siginfo is not %d bytes",
+					     h->tid, RST_SIGINFO_SIZE);
+	}
+	p = align_ptr(p, 64);
+	for (size_t i = 0; i < t->nr_tcores; i++) {
+		p += RST_THREAD_STACK;
+		th[i].stack_top = (uint64_t)(uintptr_t)p;
+	}
+	return 0;
+}
+
+int rst_args_task(struct rst_task *t, void *buf, struct cr_err *e)
+{
+	const CoreEntry *c = t->core;
+	uint8_t *p = buf;
+	if (fill_sigacts(t, e))
+		return -1;
+	fill_timers(t, (struct rst_timer *)p);
+	p += align8(c->n_posix_timers * sizeof(struct rst_timer));
+	t->args->nr_pending = (uint32_t)c->n_pending;
+	t->args->nr_pending_shared = (uint32_t)c->n_pending_shared;
+	if (copy_siginfos(t, c->pending, c->n_pending, &p, &t->args->pending) ||
+	    copy_siginfos(t, c->pending_shared, c->n_pending_shared, &p, &t->args->pending_shared))
+		return cr_fail_errno(e, EBADMSG, "core-%d.img: a pending siginfo is not %d bytes", t->pid,
+				     RST_SIGINFO_SIZE);
+	fill_misc(t);
+	fill_creds(t, (uint32_t *)p);
+	if (t->creds)
+		p += align8(t->creds->n_groups * sizeof(uint32_t));
+	if (t->nr_tcores && fill_threads(t, p, e))
+		return -1;
+	pr_debug("task args: %zu sigactions, %zu timers, %zu+%zu pending signals\n", t->nr_sigacts,
+		 c->n_posix_timers, c->n_pending, c->n_pending_shared);
+	return 0;
+}

@@ -1,0 +1,366 @@
+/* Sessions and process groups of a restored tree.
+ *
+ * A process gets its session only by inheriting it at clone time or by setsid(); its group by inheriting
+ * it or by setpgid() to a group of its own session that still exists. So the plan decides, for every
+ * process of the images, who clones it and when:
+ *  - its parent, after the parent's own setsid (the usual case: same session as the parent, or a leader);
+ *  - its parent before the parent's setsid, when it is still in the session the parent was born in;
+ *  - a session leader of the tree that is its sibling, with CLONE_PARENT (an orphan adopted by a
+ *    subreaper, in a session of a living sibling);
+ *  - a helper with CLONE_PARENT when its session's leader is gone: the helper takes the dead leader's
+ *    PID, calls setsid(), clones the orphans into its session and exits. Its parent reaps it.
+ * A group whose leader is gone gets a helper as well (setpgid(0, 0) in the right session), which stays
+ * (alive or as a zombie) until every member has joined; then crshim lets the helpers go.
+ * A dead leader that is a zombie of the images (its members adopted by a subreaper) is no helper: it is
+ * made like a helper (setsid or setpgid, its members cloned with CLONE_PARENT), then exits with its status;
+ * as a zombie it keeps its group and session for the members that join later. */
+#define LOG_PREFIX "restore-tree: "
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/cleanup.h"
+#include "base/log.h"
+#include "base/proc.h"
+#include "restore.h"
+
+struct rst_task *rst_tree_task(struct rst_task *ts, size_t n, pid_t pid)
+{
+	for (size_t i = 0; i < n; i++)
+		if (ts[i].pid == pid)
+			return &ts[i];
+	return NULL;
+}
+
+/* The session a task is in right after its clone (-1: not known, outside the tree). */
+static int born_sid(struct rst_task *ts, size_t n, const struct rst_task *t)
+{
+	for (int depth = 0; depth < 4096; depth++) {
+		if (t->root)
+			return t->pst->sid == t->pid ? -1 : t->pst->sid;
+		const struct rst_task *s = rst_tree_task(ts, n, t->spawn_ppid);
+		if (!s)
+			return -1;
+		if (!t->before_setsid)
+			return s->pst->sid;
+		t = s;
+	}
+	return -1;
+}
+
+static bool has_before_children(const struct rst_task *ts, size_t n, pid_t pid)
+{
+	for (size_t i = 0; i < n; i++)
+		if (ts[i].spawn_ppid == pid && ts[i].before_setsid)
+			return true;
+	return false;
+}
+
+/* Make session leader x be born in session sid: clone it before its (also leading) parent's setsid. */
+static bool want_born(struct rst_task *ts, size_t n, struct rst_task *x, pid_t sid, int depth)
+{
+	if (born_sid(ts, n, x) == sid)
+		return true;
+	if (depth > 64 || x->root || x->helper || x->clone_parent || x->pst->sid != x->pid ||
+	    has_before_children(ts, n, x->pid))
+		return false;
+	struct rst_task *p = rst_tree_task(ts, n, x->spawn_ppid);
+	if (!p || p->pst->sid != p->pid || !want_born(ts, n, p, sid, depth + 1))
+		return false;
+	x->before_setsid = true;
+	return born_sid(ts, n, x) == sid;
+}
+
+/* Add a helper task with PID pid (a dead session or group leader), cloned by spawn (with CLONE_PARENT
+ * and before its setsid as the flags say). The array may move. */
+static struct rst_task *add_helper(struct rst_task **tsp, size_t *np, pid_t pid, pid_t sid, pid_t vpid,
+				   const struct rst_task *like, struct cr_err *e)
+{
+	char path[32];
+	pid_t spawn = like->spawn_ppid;
+	bool cp = like->clone_parent, before = like->before_setsid;
+	snprintf(path, sizeof(path), "/proc/%d", pid);
+	if (!access(path, F_OK)) {
+		cr_fail_errno(e, EEXIST, "PID %d (a session or group leader, gone in the images) is in use",
+			      pid);
+		return NULL;
+	}
+	struct rst_task *nt = realloc(*tsp, (*np + 1) * sizeof(*nt));
+	PstreeEntry *pe = calloc(1, sizeof(*pe));
+	if (nt)
+		*tsp = nt;
+	if (!nt || !pe) {
+		free(pe);
+		cr_fail_errno(e, ENOMEM, "out of memory");
+		return NULL;
+	}
+	struct rst_task *h = &nt[(*np)++];
+	memset(h, 0, sizeof(*h));
+	pstree_entry__init(pe);
+	const struct rst_task *sp = rst_tree_task(nt, *np, spawn);
+	pe->pid = pid, pe->has_pid = 1;
+	pe->sid = sid, pe->has_sid = 1;
+	pe->pgid = pid, pe->has_pgid = 1;
+	pe->ppid = cp && sp ? sp->pst->ppid : spawn, pe->has_ppid = 1;
+	h->pid = pid;
+	h->pst = h->own_pst = pe;
+	h->helper = true;
+	h->dirfd = -1;
+	h->pm.pages_fd = -1;
+	h->err_pipe[0] = h->err_pipe[1] = h->go_pipe[0] = h->go_pipe[1] = -1;
+	h->spawn_ppid = spawn, h->clone_parent = cp, h->before_setsid = before;
+	h->vpid = vpid;
+	pr_info("helper %d (session %d, group %d) cloned by %d%s%s\n", pid, sid, pid, spawn,
+		cp ? " with CLONE_PARENT" : "", before ? " before its setsid" : "");
+	return h;
+}
+
+/* Ids of the root's session and group that are outside the tree (shell job): not ours to make. */
+static bool external_id(const struct rst_task *ts, pid_t id)
+{
+	const PstreeEntry *r = ts[0].pst;
+	return (id == r->sid && r->sid != r->pid) || (id == r->pgid && r->pgid != r->pid);
+}
+
+/* Who adopts the children of z when it exits: the nearest subreaper above it, or the init of its PID
+ * namespace (NULL: outside the tree). */
+static const struct rst_task *orphan_reaper(struct rst_task *ts, size_t n, const struct rst_task *z)
+{
+	const struct rst_task *x = z;
+	for (int depth = 0; depth < 4096; depth++) {
+		x = rst_tree_task(ts, n, x->pst->ppid);
+		if (!x || x->helper)
+			return NULL;
+		if ((x->core && x->core->child_subreaper) || x->ns_init)
+			return x;
+		if (x->root)
+			return NULL;
+	}
+	return NULL;
+}
+
+/* A zombie of the images that clones members of its session or group as its own children, which the kernel
+ * hands to their reaper (the parent in the images) when it exits: it exits only on crshim's go, once that
+ * reaper is a subreaper again. */
+bool rst_zombie_hands_over(const struct rst_task *z)
+{
+	for (size_t i = 0; z->zombie && i < z->ntree; i++)
+		if (z->tree[i].spawn_ppid == z->pid && !z->tree[i].clone_parent)
+			return true;
+	return false;
+}
+
+/* Who clones task i so that it is born in its session. */
+static int plan_session(struct rst_task **tsp, size_t *np, size_t i, struct cr_err *e)
+{
+	struct rst_task *ts = *tsp, *t = &ts[i];
+	const struct rst_task *par = rst_tree_task(ts, *np, t->pst->ppid);
+	pid_t sid = t->pst->sid;
+	t->spawn_ppid = t->pst->ppid;
+	if (!par)
+		return cr_fail_errno(e, EBADMSG, "task %d: parent %d is not in the images", t->pid,
+				     t->pst->ppid);
+	if (sid == t->pid || sid == par->pst->sid)
+		return 0;
+	if (par->pst->sid == par->pid && want_born(ts, *np, (struct rst_task *)par, sid, 0)) {
+		t->before_setsid = true;
+		return 0;
+	}
+	struct rst_task *l = rst_tree_task(ts, *np, sid);
+	if (l && !l->helper && l->pst->ppid == par->pid && l->pst->sid == sid) {
+		t->spawn_ppid = l->pid, t->clone_parent = true; /* a sibling leads its session */
+		return 0;
+	}
+	if (l && l->zombie && l->pst->sid == sid && orphan_reaper(ts, *np, l) == par) {
+		t->spawn_ppid = l->pid; /* a zombie's child: adopted by par when the zombie exits */
+		return 0;
+	}
+	if (!l && !external_id(ts, sid)) {
+		/* cloned by the parent after its setsid; it calls setsid() itself */
+		pid_t tpid = t->pid;
+		l = add_helper(tsp, np, sid, sid, t->vpid ? t->pst->ns_sid : 0, t, e);
+		if (!l)
+			return cr_wrap(e, "task %d", tpid);
+		ts = *tsp, t = &ts[i];
+	}
+	if (l && l->helper && l->pst->ppid == t->pst->ppid && l->pst->sid == sid) {
+		t->spawn_ppid = l->pid, t->clone_parent = true;
+		return 0;
+	}
+	return cr_fail(e,
+		       "not supported yet: task %d (child of %d) is in session %d, which neither its parent "
+		       "nor a sibling leads",
+		       t->pid, t->pst->ppid, sid); /* par may have moved with the array */
+}
+
+/* A group whose leader is gone: a helper of the member's session leads it. */
+static int plan_group(struct rst_task **tsp, size_t *np, size_t i, struct cr_err *e)
+{
+	struct rst_task *ts = *tsp, *t = &ts[i];
+	pid_t pgid = t->pst->pgid;
+	if (pgid == t->pid || rst_tree_task(ts, *np, pgid) || external_id(ts, pgid))
+		return 0;
+	if (t->pst->sid == t->pid)
+		return cr_fail_errno(e, EBADMSG, "task %d leads session %d but is in group %d", t->pid,
+				     t->pst->sid, pgid);
+	pid_t tpid = t->pid; /* t may move with the array */
+	struct rst_task *h = add_helper(tsp, np, pgid, t->pst->sid, t->vpid ? t->pst->ns_pgid : 0, t, e);
+	return h ? 0 : cr_wrap(e, "task %d", tpid);
+}
+
+int rst_tree_plan(struct cr_opts *o, struct rst_task **tsp, size_t *np, struct cr_err *e)
+{
+	(void)o;
+	size_t nimg = *np;
+	(*tsp)[0].spawn_ppid = 0;
+	if (rst_pidns_plan(*tsp, nimg, e)) /* the same PIDs inside PID namespaces (restore-pidns.c) */
+		return -1;
+	for (size_t i = 1; i < nimg; i++)
+		if (plan_session(tsp, np, i, e))
+			return -1;
+	for (size_t i = 1; i < nimg; i++)
+		if (plan_group(tsp, np, i, e))
+			return -1;
+	if (rst_pidns_helpers(*tsp, *np, e))
+		return -1;
+	struct rst_task *ts = *tsp;
+	for (size_t i = 0; i < *np; i++) {
+		ts[i].tree = ts;
+		ts[i].ntree = *np;
+	}
+	if (*np > nimg)
+		pr_info("%zu helper tasks for sessions/groups whose leader is gone\n", *np - nimg);
+	return 0;
+}
+
+static int stat_ids(pid_t pid, int *pgid, int *sid)
+{
+	char buf[512];
+	const char *p = proc_stat_comm_end(pid, 0, buf, sizeof(buf));
+	char st;
+	int ppid;
+	if (!p || sscanf(p + 2, "%c %d %d %d", &st, &ppid, pgid, sid) != 4 || st == 'X')
+		return -1;
+	return 0;
+}
+
+/* A helper that ran and ended (a zombie: its parent reaps it only after the release). One that is not
+ * there yet is still being created by its parent. */
+bool rst_helper_ended(pid_t pid)
+{
+	char buf[512];
+	const char *p = proc_stat_comm_end(pid, 0, buf, sizeof(buf));
+	return p && (p[2] == 'Z' || p[2] == 'X');
+}
+
+/* A helper ended before its release: its message (if any). */
+int rst_helper_died(struct rst_task *h, struct cr_err *e)
+{
+	char msg[512];
+	fcntl(h->err_pipe[0], F_SETFL, O_NONBLOCK);
+	ssize_t r = read(h->err_pipe[0], msg, sizeof(msg) - 1);
+	if (r > 0) {
+		msg[r] = '\0';
+		return cr_fail_errno(e, EFAULT, "helper %d: %s", h->pid, msg);
+	}
+	return cr_fail_errno(e, EFAULT, "helper %d (session/group leader) ended early", h->pid);
+}
+
+/* A zombie of the images that failed before its exit (making its session/group, cloning its members): its
+ * message. 0 when it said nothing. */
+int rst_zombie_failed(struct rst_task *z, struct cr_err *e)
+{
+	char msg[512];
+	if (z->err_pipe[0] < 0)
+		return 0;
+	fcntl(z->err_pipe[0], F_SETFL, O_NONBLOCK);
+	ssize_t r = read(z->err_pipe[0], msg, sizeof(msg) - 1);
+	if (r <= 0)
+		return 0;
+	msg[r] = '\0';
+	return cr_fail_errno(e, EFAULT, "zombie %d: %s", z->pid, msg);
+}
+
+/* Every zombie of the images has ended (its parent sees it at once) and none failed on the way. */
+int rst_tree_zombies(struct rst_task *ts, size_t n, struct cr_err *e)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct rst_task *z = &ts[i];
+		if (!z->zombie)
+			continue;
+		if (z->go_pipe[1] >= 0) { /* its children's reaper is ready: it may exit */
+			if (write(z->go_pipe[1], "g", 1) != 1)
+				return cr_fail_sys(e, "release zombie %d", z->pid);
+			close(z->go_pipe[1]);
+			z->go_pipe[1] = -1;
+		}
+		for (int tries = 0; !rst_helper_ended(z->pid); tries++) {
+			if (tries > 20000)
+				return cr_fail_errno(e, ETIMEDOUT, "zombie %d did not end", z->pid);
+			usleep(500);
+		}
+		if (rst_zombie_failed(z, e))
+			return -1;
+	}
+	return 0;
+}
+
+static bool names_helper(struct rst_task *ts, size_t n, pid_t id)
+{
+	struct rst_task *h = rst_tree_task(ts, n, id);
+	return h && h->helper;
+}
+
+/* Every member of a helper's session or group is in it: the helpers may go. */
+int rst_tree_release(struct rst_task *ts, size_t n, struct cr_err *e)
+{
+	size_t nh = 0;
+	for (size_t i = 0; i < n; i++)
+		nh += ts[i].helper;
+	if (!nh)
+		return 0;
+	for (int tries = 0;; tries++) {
+		size_t waiting = 0;
+		for (size_t i = 0; i < n; i++) {
+			struct rst_task *t = &ts[i];
+			int pgid, sid;
+			if (t->helper) {
+				if (rst_helper_ended(t->pid))
+					return rst_helper_died(t, e);
+				waiting += stat_ids(t->pid, &pgid, &sid) || pgid != t->pid;
+				continue;
+			}
+			if (!names_helper(ts, n, t->pst->pgid) && !names_helper(ts, n, t->pst->sid))
+				continue;
+			if (stat_ids(t->pid, &pgid, &sid)) {
+				if (t->zombie) { /* not cloned yet (a zombie stays until the restore is over)
+						  */
+					waiting++;
+					continue;
+				}
+				return cr_fail_errno(e, ESRCH, "task %d ended during the restore", t->pid);
+			}
+			waiting += pgid != t->pst->pgid || sid != t->pst->sid;
+		}
+		if (!waiting)
+			break;
+		if (tries > 20000)
+			return cr_fail_errno(e, ETIMEDOUT, "%zu tasks did not get into their session/group",
+					     waiting);
+		usleep(500);
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct rst_task *h = &ts[i];
+		if (!h->helper)
+			continue;
+		if (write(h->go_pipe[1], "g", 1) != 1)
+			return cr_fail_sys(e, "release helper %d", h->pid);
+		close(h->go_pipe[1]);
+		h->go_pipe[1] = -1;
+	}
+	pr_info("%zu helpers released\n", nh);
+	return 0;
+}

@@ -1,0 +1,20 @@
+/* Seccomp mode and filters of a thread: read at dump (PTRACE_SECCOMP_GET_FILTER), installed again by the
+ * restored task before it enters the blob (it is traced with PTRACE_O_SUSPEND_SECCOMP until it runs). */
+#ifndef CRSHIM_SECCOMP_H
+#define CRSHIM_SECCOMP_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "base/err.h"
+#include "seccomp.pb-c.h"
+
+/* The seccomp state of thread tid of process pid (stopped, seized); *out is NULL if it has none. */
+int dump_seccomp(pid_t pid, pid_t tid, SeccompEntry **out, struct cr_err *e);
+/* 0 if a thread's state equals its leader's (both may be NULL). */
+int dump_seccomp_same(const SeccompEntry *a, const SeccompEntry *b);
+void dump_seccomp_free(SeccompEntry *s);
+/* Restore side, in the task itself: install s (strict mode, or the filters oldest first). -1 and errno. */
+int rst_seccomp_install(const SeccompEntry *s, const char **what);
+
+#endif

@@ -1,0 +1,205 @@
+/* Seize/unseize of one task. */
+#define LOG_PREFIX "seize: "
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/log.h"
+#include "base/proc.h"
+#include "task/seize.h"
+
+static int task_state(pid_t pid)
+{
+	struct proc_status st;
+	struct cr_err e;
+	if (proc_parse_status(pid, &st, &e))
+		return 0;
+	proc_status_free(&st);
+	return st.state;
+}
+
+/* A parent waiting for its CLONE_VFORK child to exec or exit sleeps in kernel_clone, uninterruptibly. */
+static bool in_vfork_wait(pid_t pid)
+{
+	char path[64], w[64] = "";
+	snprintf(path, sizeof(path), "/proc/%d/wchan", pid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return false;
+	bool r = fgets(w, sizeof(w), f) && !strcmp(w, "kernel_clone");
+	fclose(f);
+	return r;
+}
+
+/* Wait (WNOHANG polls up to timeout_ms if it is > 0) for the next stop. */
+static int wait_stop(struct seized *s, int *statusp, int timeout_ms, struct cr_err *e)
+{
+	struct timespec t0, now, nap = {0, 20000};
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		int status;
+		pid_t r = waitpid(s->pid, &status, __WALL | (timeout_ms > 0 ? WNOHANG : 0));
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			return cr_fail_sys(e, "wait for task %d", s->pid);
+		}
+		if (r == 0) {
+			clock_gettime(CLOCK_MONOTONIC, &now);
+			if ((now.tv_sec - t0.tv_sec) * 1000 + (now.tv_nsec - t0.tv_nsec) / 1000000 >
+			    timeout_ms)
+				return in_vfork_wait(s->pid)
+					   ? cr_fail_errno(e, ETIMEDOUT,
+							   "task %d waits for its vfork child (CLONE_VFORK) "
+							   "to exec or exit: not supported",
+							   s->pid)
+					   : cr_fail_errno(e, ETIMEDOUT,
+							   "task %d does not stop (uninterruptible sleep?)",
+							   s->pid);
+			nanosleep(&nap, NULL);
+			if (nap.tv_nsec < 10000000)
+				nap.tv_nsec *= 2;
+			continue;
+		}
+		if (WIFEXITED(status) || WIFSIGNALED(status)) {
+			s->attached = false;
+			if (WIFEXITED(status))
+				return cr_fail_errno(e, ESRCH, "task %d exited (status %d) during the dump",
+						     s->pid, WEXITSTATUS(status));
+			return cr_fail_errno(e, ESRCH, "task %d was killed by signal %d during the dump",
+					     s->pid, WTERMSIG(status));
+		}
+		if (!WIFSTOPPED(status))
+			continue;
+		*statusp = status;
+		return 0;
+	}
+}
+
+int seize_wait(struct seized *s, int *statusp, struct cr_err *e)
+{
+	return wait_stop(s, statusp, 0, e);
+}
+
+bool seize_is_stop_sig(int sig)
+{
+	return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
+}
+
+/* Returns 0 for the interrupt trap, 1 if the task reports a group-stop, < 0 on error. */
+/* A task in uninterruptible sleep does not stop: give up after this long. */
+#define STOP_TIMEOUT_MS 10000
+
+static int interrupt_stop(struct seized *s, struct cr_err *e)
+{
+	/* Signal-delivery-stops may come before the interrupt trap: deliver those signals. */
+	for (int tries = 0; tries < 64; tries++) {
+		int status;
+		if (wait_stop(s, &status, STOP_TIMEOUT_MS, e))
+			return -1;
+		int event = status >> 16, sig = WSTOPSIG(status);
+		if (event == PTRACE_EVENT_STOP)
+			return sig == SIGTRAP ? 0 : 1;
+		pr_debug("task %d: signal %d before the interrupt stop, delivering it\n", s->pid, sig);
+		if (ptrace(PTRACE_CONT, s->pid, NULL, (void *)(long)(event ? 0 : sig)))
+			return cr_fail_sys(e, "task %d: PTRACE_CONT", s->pid);
+	}
+	return cr_fail_errno(e, EBUSY, "task %d: does not stop", s->pid);
+}
+
+#ifndef PTRACE_O_SUSPEND_SECCOMP
+#define PTRACE_O_SUSPEND_SECCOMP (1 << 21)
+#endif
+
+long ptrace_seize_sc(pid_t pid, long opts)
+{
+	long r = ptrace(PTRACE_SEIZE, pid, NULL, (void *)(opts | PTRACE_O_SUSPEND_SECCOMP));
+	if (r && (errno == EPERM || errno == EINVAL))
+		r = ptrace(PTRACE_SEIZE, pid, NULL, (void *)opts);
+	return r;
+}
+
+int seize_task(pid_t pid, struct seized *s, struct cr_err *e)
+{
+	memset(s, 0, sizeof(*s));
+	s->pid = pid;
+	int before = task_state(pid);
+	if (ptrace_seize_sc(pid, PTRACE_O_TRACESYSGOOD))
+		return cr_fail_sys(e, "PTRACE_SEIZE task %d", pid);
+	s->attached = true;
+	if (ptrace(PTRACE_INTERRUPT, pid, NULL, NULL)) {
+		cr_fail_sys(e, "PTRACE_INTERRUPT task %d", pid);
+		goto fail;
+	}
+	int r = interrupt_stop(s, e);
+	if (r < 0)
+		goto fail;
+	s->was_stopped = r == 1 || before == 'T';
+	if (ptrace(PTRACE_GETSIGMASK, pid, (void *)sizeof(uint64_t), &s->sigmask)) {
+		cr_fail_sys(e, "task %d: PTRACE_GETSIGMASK", pid);
+		goto fail;
+	}
+	uint64_t all = ~0ULL;
+	if (ptrace(PTRACE_SETSIGMASK, pid, (void *)sizeof(uint64_t), &all)) {
+		cr_fail_sys(e, "task %d: PTRACE_SETSIGMASK", pid);
+		goto fail;
+	}
+	s->mask_saved = true;
+	pr_info("seized task %d (state %c%s), sigmask %#llx\n", pid, before ? before : '?',
+		s->was_stopped ? ", group-stopped" : "", (unsigned long long)s->sigmask);
+	return 0;
+fail:
+	if (s->attached) {
+		ptrace(PTRACE_DETACH, pid, NULL, NULL);
+		s->attached = false;
+	}
+	return -1;
+}
+
+int seize_release(struct seized *s, struct cr_err *e)
+{
+	int ret = 0;
+	if (!s->attached)
+		return 0;
+	if (s->mask_saved && ptrace(PTRACE_SETSIGMASK, s->pid, (void *)sizeof(uint64_t), &s->sigmask))
+		ret = cr_fail_sys(e, "task %d: restore sigmask", s->pid);
+	if (ptrace(PTRACE_DETACH, s->pid, NULL, NULL) && errno != ESRCH)
+		ret = cr_fail_sys(e, "task %d: PTRACE_DETACH", s->pid);
+	s->attached = false;
+	if (s->was_stopped) {
+		/* The kernel re-enters a group-stop still in effect; make sure it does. */
+		if (task_state(s->pid) != 'T')
+			kill(s->pid, SIGSTOP);
+	} else if (s->stop_sig) {
+		kill(s->pid, s->stop_sig);
+	}
+	pr_info("released task %d\n", s->pid);
+	return ret;
+}
+
+void seize_kill(struct seized *s)
+{
+	kill(s->pid, SIGKILL);
+	if (s->attached) {
+		int status;
+		/* Reap the ptrace notification so the real parent can reap the task. */
+		while (waitpid(s->pid, &status, __WALL) >= 0 && !WIFEXITED(status) && !WIFSIGNALED(status))
+			;
+		s->attached = false;
+	}
+	char path[32];
+	snprintf(path, sizeof(path), "/proc/%d", s->pid);
+	for (int i = 0; i < 200; i++) {
+		if (access(path, F_OK))
+			return;
+		struct timespec ts = {0, 10 * 1000 * 1000};
+		nanosleep(&ts, NULL);
+	}
+	pr_info("task %d: killed; %s\n", s->pid,
+		access(path, F_OK) ? "gone" : "still a zombie (parent has not reaped it)");
+}
