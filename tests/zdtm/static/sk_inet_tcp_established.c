@@ -28,7 +28,8 @@ static int inq(int fd)
 
 static void wait_inq(int fd, int want)
 {
-	for (int i = 0; i < 3000 && inq(fd) < want; i++)
+	for (int i = 0; i < 60000 && inq(fd) < want;
+	     i++) /* up to a minute: the peer may be slow under load */
 		usleep(1000);
 	if (inq(fd) != want)
 		fail("receive queue holds %d bytes, want %d", inq(fd), want);
