@@ -22,7 +22,7 @@ WARN := -Wall -Wextra -Werror -Wno-unused-parameter
 CFLAGS ?= -O2 -g
 CFLAGS += $(WARN) -std=gnu11 -D_GNU_SOURCE -fno-strict-aliasing -MMD -MP $(SAN) $(COV)
 CPPFLAGS += -I engine -I ns -I arch/$(ARCH) -I arch -I $(B)/proto -I $(B)
-LDLIBS += -lprotobuf-c -lcap -lnl-3
+LDLIBS += -lprotobuf-c -lcap -lnl-route-3 -lnl-3
 # libnl-3 headers for ns/ only (the same headers serve the arm64 cross build)
 NL_CFLAGS := -I/usr/include/libnl3
 

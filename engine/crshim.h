@@ -4,6 +4,7 @@
 #define CRSHIM_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
 #include "base/err.h"
@@ -41,6 +42,11 @@ struct cr_opts {
 	int n_inherit_fd;
 	const char *const *external;
 	int n_external;
+	/* Namespaces (ns/): --empty-ns (CLONE_NEW* flags: made empty, the caller fills them), --join-ns
+	 * KIND:PATH (repeatable: the restore uses that namespace instead of making one). */
+	uint32_t empty_ns;
+	const char *const *join_ns;
+	int n_join_ns;
 	/* A warning the user should see besides the log (one line, no newline), e.g. state a dump cannot
 	 * save; NULL: the log only. */
 	void (*notice)(void *arg, const char *line);

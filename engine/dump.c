@@ -24,6 +24,7 @@
 #include "files/ghost.h"
 #include "files/locks.h"
 #include "base/log.h"
+#include "ns.h"
 #include "pid.h"
 #include "files/fdshare.h"
 #include "mem/ipc-shm.h"
@@ -431,9 +432,33 @@ static int seize_tree(struct dump_tree *tr, struct cr_err *e)
 	return 0;
 }
 
+static int ns_created(void *arg, enum img_kind k, int id, struct cr_err *e)
+{
+	return dump_created(arg, k, id, e);
+}
+
+/* The tree's namespaces (ns/): ns.img and the images of the root's own namespaces. */
+static int dump_ns(struct dump_tree *tr, struct cr_err *e)
+{
+	__cleanup_free pid_t *pids = calloc(tr->n, sizeof(*pids));
+	__cleanup_free bool *zombie = calloc(tr->n, sizeof(*zombie));
+	if (!pids || !zombie)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	for (size_t i = 0; i < tr->n; i++)
+		pids[i] = tr->c[i].pid, zombie[i] = tr->c[i].zombie;
+	struct ns_dump_args a = {.o = tr->c[0].o,
+				 .dirfd = tr->c[0].dirfd,
+				 .pids = pids,
+				 .zombie = zombie,
+				 .n = tr->n,
+				 .created = ns_created,
+				 .created_arg = &tr->c[0]};
+	return ns_dump(&a, e);
+}
+
 static int dump_tree_images(struct dump_tree *tr, struct cr_err *e)
 {
-	if (dump_pidns(tr->c, tr->n, &tr->pidns, &tr->mntns_proc, e) || dump_netns(tr->c, tr->n, e))
+	if (dump_pidns(tr->c, tr->n, &tr->pidns, &tr->mntns_proc, e) || dump_ns(tr, e))
 		return -1;
 	/* A failed dump must never leave an older inventory next to our new files. */
 	if (unlinkat(tr->c[0].dirfd, "inventory.img", 0) && errno != ENOENT)

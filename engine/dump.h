@@ -149,8 +149,6 @@ int dump_files_carried(struct dump_ctx *c, int fd, uint32_t id, struct img_write
 /* dump-pidns.c: every process's place in the PID namespaces below ours (one line when it cannot be dumped);
  * the root is the init of its own (*pidns), in its own mount namespace (*mntns_proc). */
 int dump_pidns(struct dump_ctx *cs, size_t n, bool *pidns, bool *mntns_proc, struct cr_err *e);
-/* dump-netns.c: every process in the root's network namespace; the root's, when not ours, into netns.img. */
-int dump_netns(struct dump_ctx *cs, size_t n, struct cr_err *e);
 void dump_pidns_pstree(const struct dump_ctx *c, PstreeEntry *pe);
 
 #endif

@@ -402,7 +402,7 @@ int rst_load(struct cr_opts *o, struct rst_task *t, struct cr_err *e)
 {
 	t->dirfd = o->imgdir_fd;
 	t->root = true;
-	if (read_inventory(o, t, e) || verify_images(t, e) || rst_netns_check(t->dirfd, e) ||
+	if (read_inventory(o, t, e) || verify_images(t, e) || ns_rst_load(o, t->dirfd, &t->ns, e) ||
 	    read_pstree(t, e))
 		return -1;
 	t->no_prefill = t->n_all_pst > 1;

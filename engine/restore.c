@@ -572,12 +572,13 @@ static int restore_tree(struct cr_opts *o, struct rst_task **tsp, size_t *np, st
 	t->sibling = o->restore_sibling;
 	t->detached = o->detach;
 	if (fault_check(o, FI_RESTORE_BEFORE_LOAD, e) || rst_load(o, t, e) || load_tree(o, tsp, np, e) ||
-	    rst_svm_prepare(*tsp, *np, e) || rst_sk_scm_prepare(*tsp, *np, e) ||
-	    rst_pipes_share(*tsp, *np, e) || rst_fdshare_prepare(*tsp, *np, e) ||
-	    rst_shmem_prepare(*tsp, *np, e) || rst_ipc_shm_prepare(*tsp, *np, e) ||
-	    rst_evfd_share(*tsp, *np, e) || rst_tty_prepare(o, *tsp, *np, e) ||
-	    rst_sk_unix_prepare(*tsp, *np, e) || rst_tree_plan(o, tsp, np, e) ||
-	    rst_procfd_prepare(*tsp, *np, e) || fault_check(o, FI_RESTORE_AFTER_LOAD, e))
+	    ns_rst_enter((*tsp)[0].ns, e) || rst_svm_prepare(*tsp, *np, e) ||
+	    rst_sk_scm_prepare(*tsp, *np, e) || rst_pipes_share(*tsp, *np, e) ||
+	    rst_fdshare_prepare(*tsp, *np, e) || rst_shmem_prepare(*tsp, *np, e) ||
+	    rst_ipc_shm_prepare(*tsp, *np, e) || rst_evfd_share(*tsp, *np, e) ||
+	    rst_tty_prepare(o, *tsp, *np, e) || rst_sk_unix_prepare(*tsp, *np, e) ||
+	    rst_tree_plan(o, tsp, np, e) || rst_procfd_prepare(*tsp, *np, e) ||
+	    fault_check(o, FI_RESTORE_AFTER_LOAD, e))
 		return -1;
 	for (size_t i = 0; i < *np; i++)
 		if (!(*tsp)[i].zombie && !(*tsp)[i].helper && rst_area_build(&(*tsp)[i], e))
@@ -634,6 +635,8 @@ int eng_restore(struct cr_opts *o, pid_t *root_pid, struct cr_err *err)
 		rst_sk_unlock_dir(o->imgdir_fd);
 	else
 		rst_sk_unlock(ts, n);
+	ns_rst_done(ts[0].ns, ret != 0); /* crshim back in its own namespaces */
+	ts[0].ns = NULL;
 	if (!ret) {
 		double s = since(&t0);
 		*root_pid = ts[0].pid;

@@ -14,6 +14,7 @@
 #include "crshim.h"
 #include "image/image.h"
 #include "restorer/restorer-args.h"
+#include "ns.h"
 
 /* A file the blob maps (distinct path + access mode). */
 struct rst_mfile {
@@ -34,6 +35,7 @@ struct rst_task {
 	PstreeEntry **all_pst; /* root only: every pstree entry */
 	size_t n_all_pst;
 	InventoryEntry *inv;
+	struct ns_rst *ns; /* root only: the tree's namespaces (ns/ns.h) */
 	PstreeEntry *pst;
 	CoreEntry *core;
 	CoreEntry **tcores; /* threads other than the leader: pst->threads[1..] */
@@ -174,8 +176,6 @@ __attribute__((noreturn)) void rst_child(struct rst_task *t);
  * them). */
 int rst_pidns_plan(struct rst_task *ts, size_t n, struct cr_err *e);
 int rst_pidns_helpers(struct rst_task *ts, size_t n, struct cr_err *e);
-/* restore-netns.c: images of a tree in a network namespace of its own (netns.img) are refused. */
-int rst_netns_check(int dirfd, struct cr_err *e);
 /* set_tid for clone3 (innermost first) and its size. */
 uint32_t rst_pidns_set_tid(const struct rst_task *t, pid_t set_tid[RST_PID_LEVELS]);
 /* A pid or tid of the images (crshim's view) as task t sees it (0: not visible in its namespace). */

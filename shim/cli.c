@@ -25,6 +25,8 @@ enum {
 	OPT_RESTORE_SIBLING,
 	OPT_SKIP_IN_FLIGHT,
 	OPT_TCP_CLOSE,
+	OPT_EMPTY_NS,
+	OPT_JOIN_NS,
 	OPT_IGNORED,	   /* flag without semantics for us: noted in the log */
 	OPT_IGNORED_ARG,   /* same, with an argument */
 	OPT_UNSUPPORTED,   /* changes semantics and we do not have it: error */
@@ -57,6 +59,8 @@ static const struct option long_opts[] = {
     {"pidfile", required_argument, NULL, OPT_PIDFILE},
     {"inherit-fd", required_argument, NULL, OPT_INHERIT_FD},
     {"external", required_argument, NULL, OPT_EXTERNAL},
+    {"empty-ns", required_argument, NULL, OPT_EMPTY_NS},
+    {"join-ns", required_argument, NULL, OPT_JOIN_NS},
     {"feature", required_argument, NULL, OPT_FEATURE},
     {"faults", no_argument, NULL, OPT_FAULTS},
     {"ghost-limit", required_argument, NULL, OPT_GHOST_LIMIT},
@@ -206,6 +210,13 @@ static int parse_special(struct shim_cmd *c, int opt, int idx, char *msg, size_t
 		return add_list(c->inherit_fd, &c->n_inherit_fd, "--inherit-fd", msg, len);
 	case OPT_EXTERNAL:
 		return add_list(c->external, &c->n_external, "--external", msg, len);
+	case OPT_JOIN_NS:
+		return add_list(c->join_ns, &c->n_join_ns, "--join-ns", msg, len);
+	case OPT_EMPTY_NS:
+		if (strcmp(optarg, "net"))
+			return fail(msg, len, "--empty-ns %s: only net is supported", optarg);
+		c->opts.empty_ns |= 0x40000000u; /* CLONE_NEWNET */
+		return 0;
 	case OPT_IGNORED:
 	case OPT_IGNORED_ARG:
 		add_note(c, name);
@@ -389,6 +400,8 @@ int shim_parse(int argc, char **argv, struct shim_cmd *c, char *msg, size_t len)
 	c->opts.n_inherit_fd = c->n_inherit_fd;
 	c->opts.external = c->external;
 	c->opts.n_external = c->n_external;
+	c->opts.join_ns = c->join_ns;
+	c->opts.n_join_ns = c->n_join_ns;
 	return check_required(c, msg, len);
 }
 

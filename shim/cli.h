@@ -32,6 +32,8 @@ struct shim_cmd {
 	int n_inherit_fd;
 	const char *external[SHIM_MAX_LIST];
 	int n_external;
+	const char *join_ns[SHIM_MAX_LIST];
+	int n_join_ns;
 	char cmdline[1024];		   /* the command line as given, for the log */
 	const char *notes[SHIM_MAX_NOTES]; /* accepted-and-ignored options, logged after the log opens */
 	int n_notes;

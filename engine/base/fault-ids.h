@@ -25,6 +25,9 @@ enum fault_id {
 	FI_RESTORE_BEFORE_RESUME = 16, /* final ptrace stop: registers set, before detaching */
 	FI_RESTORE_AFTER_DETACH = 17,  /* task detached and running; crshim kills it and fails */
 	FI_RESTORE_BEFORE_LOAD = 18,   /* images dir open, no image read yet */
+	FI_RESTORE_NS_MADE = 19,    /* the root's namespaces made and filled (ns/), no object or task yet */
+	FI_RESTORE_NS_NET_MID = 20, /* network namespace: links made (veth ends outside), no address yet */
+	FI_DUMP_NS = 21,	    /* dump: namespaces read (net.img written), ns.img not yet */
 	/* degrade: must not fail, force a fallback */
 	FI_NO_PAGEMAP_SCAN = 50,      /* dump: read /proc/PID/pagemap instead of the PAGEMAP_SCAN ioctl */
 	FI_NO_VDSO_SYSCALL = 51,      /* dump: poke a syscall insn at the task's ip, not the vDSO's */

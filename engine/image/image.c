@@ -56,6 +56,8 @@ static const struct img_kind_desc kinds[IMG__COUNT] = {
     [IMG_IPC_SHM_PAGEMAP] = {"pagemap-ipcshm", "pagemap-ipcshm-%d.img", 0x43520061, &pagemap_head__descriptor,
 			     &pagemap_entry__descriptor},
     [IMG_IPC_SHM_PAGES] = {"pages-ipcshm", "pages-ipcshm-%d.img", 0, NULL, NULL},
+    [IMG_NS] = {"ns", "ns.img", 0x43520070, &ns_entry__descriptor, &ns_entry__descriptor},
+    [IMG_NET] = {"net", "net.img", 0x43520071, &net_entry__descriptor, &net_entry__descriptor},
 };
 
 const struct img_kind_desc *img_kind_desc(enum img_kind k)

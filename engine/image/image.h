@@ -26,6 +26,8 @@
 #include "locks.pb-c.h"
 #include "netns.pb-c.h"
 #include "ipc-shm.pb-c.h"
+#include "ns.pb-c.h"
+#include "net.pb-c.h"
 
 enum img_kind {
 	IMG_INVENTORY,
@@ -49,6 +51,8 @@ enum img_kind {
 	IMG_IPC_SHM,	     /* ipc-shm.img: System V shared memory segments of the tree (dump-ipc-shm.c) */
 	IMG_IPC_SHM_PAGEMAP, /* pagemap-ipcshm-ID.img: contents of segment ID (vaddr = offset) */
 	IMG_IPC_SHM_PAGES,   /* pages-ipcshm-ID.img (raw) */
+	IMG_NS,		     /* ns.img: the tree's namespaces by inode, UTS, time offsets (ns/ns-dump.c) */
+	IMG_NET, /* net.img: links, addresses, routes, rules, sysctls, nftables of the root's netns */
 	IMG__COUNT
 };
 

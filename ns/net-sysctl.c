@@ -1,0 +1,198 @@
+/* Per-namespace network sysctls and the nftables ruleset of the tree's network namespace (net.img). Both
+ * run with crshim inside the namespace: /proc/sys/net shows the opener's network namespace, and nft talks
+ * netlink in the namespace it runs in. */
+#define LOG_PREFIX "ns-net: "
+#include <errno.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "base/cleanup.h"
+#include "base/log.h"
+#include "ns-int.h"
+
+extern char **environ;
+
+/* The namespace's own sysctls a container or its runtime sets (under /proc/sys/net). */
+static const char *const sysctls[] = {
+    "core/somaxconn",
+    "ipv4/ip_forward",
+    "ipv4/ip_local_port_range",
+    "ipv4/ip_local_reserved_ports",
+    "ipv4/ip_unprivileged_port_start",
+    "ipv4/ping_group_range",
+    "ipv4/ip_default_ttl",
+    "ipv4/ip_no_pmtu_disc",
+    "ipv4/tcp_keepalive_time",
+    "ipv4/tcp_keepalive_intvl",
+    "ipv4/tcp_keepalive_probes",
+    "ipv4/tcp_fin_timeout",
+    "ipv4/tcp_syncookies",
+    "ipv4/tcp_timestamps",
+    "ipv4/tcp_sack",
+    "ipv4/tcp_window_scaling",
+    "ipv4/tcp_tw_reuse",
+    "ipv4/tcp_max_syn_backlog",
+    "ipv4/icmp_echo_ignore_all",
+    "ipv4/icmp_echo_ignore_broadcasts",
+    "ipv4/conf/all/forwarding",
+    "ipv4/conf/all/rp_filter",
+    "ipv4/conf/default/forwarding",
+    "ipv4/conf/default/rp_filter",
+    "ipv6/conf/all/disable_ipv6",
+    "ipv6/conf/all/forwarding",
+    "ipv6/conf/default/disable_ipv6",
+    "ipv6/conf/default/forwarding",
+    "unix/max_dgram_qlen",
+};
+
+static int read_small(const char *path, char *buf, size_t len)
+{
+	__cleanup_close int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t n = read(fd, buf, len - 1);
+	if (n < 0)
+		return -1;
+	buf[n] = '\0';
+	while (n > 0 && buf[n - 1] == '\n')
+		buf[--n] = '\0';
+	return 0;
+}
+
+int ns_net_sysctl_dump(NetEntry *ne, struct cr_err *e)
+{
+	size_t n = sizeof(sysctls) / sizeof(sysctls[0]);
+	ne->sysctls = calloc(n, sizeof(*ne->sysctls));
+	if (!ne->sysctls)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	for (size_t i = 0; i < n; i++) {
+		char path[128], val[256];
+		snprintf(path, sizeof(path), "/proc/sys/net/%s", sysctls[i]);
+		if (read_small(path, val, sizeof(val)))
+			continue; /* not in this kernel, or not per namespace */
+		NetSysctlEntry *se = malloc(sizeof(*se));
+		if (!se)
+			return cr_fail_errno(e, ENOMEM, "out of memory");
+		net_sysctl_entry__init(se);
+		se->name = strdup(sysctls[i]);
+		se->value = strdup(val);
+		ne->sysctls[ne->n_sysctls++] = se;
+		if (!se->name || !se->value)
+			return cr_fail_errno(e, ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
+static bool known(const char *name)
+{
+	for (size_t i = 0; i < sizeof(sysctls) / sizeof(sysctls[0]); i++)
+		if (!strcmp(sysctls[i], name))
+			return true;
+	return false;
+}
+
+int ns_net_sysctl_restore(const NetEntry *ne, struct cr_err *e)
+{
+	for (size_t i = 0; i < ne->n_sysctls; i++) {
+		const NetSysctlEntry *se = ne->sysctls[i];
+		char path[128], cur[256];
+		if (!se->name || !se->value || !known(se->name))
+			return cr_fail_errno(e, EBADMSG, "net.img: sysctl %s is not one crshim restores",
+					     se->name ? se->name : "?");
+		snprintf(path, sizeof(path), "/proc/sys/net/%s", se->name);
+		if (!read_small(path, cur, sizeof(cur)) && !strcmp(cur, se->value))
+			continue;
+		__cleanup_close int fd = open(path, O_WRONLY | O_CLOEXEC);
+		if (fd < 0 || write(fd, se->value, strlen(se->value)) != (ssize_t)strlen(se->value))
+			return cr_fail_sys(e, "sysctl net.%s = %s", se->name, se->value);
+		pr_info("sysctl net.%s = %s\n", se->name, se->value);
+	}
+	return 0;
+}
+
+/* Run nft ARGS with in (may be -1) as stdin; its stdout into *out (NULL: discarded). */
+static int run_nft(const char *const argv[], int in, char **out, struct cr_err *e)
+{
+	__cleanup_close int o = memfd_create("crshim-nft-out", MFD_CLOEXEC);
+	__cleanup_close int err = memfd_create("crshim-nft-err", MFD_CLOEXEC);
+	posix_spawn_file_actions_t fa;
+	pid_t pid;
+	int st, rc;
+	if (o < 0 || err < 0)
+		return cr_fail_sys(e, "memfd");
+	posix_spawn_file_actions_init(&fa);
+	if (in >= 0)
+		posix_spawn_file_actions_adddup2(&fa, in, 0);
+	else
+		posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_adddup2(&fa, o, 1);
+	posix_spawn_file_actions_adddup2(&fa, err, 2);
+	rc = posix_spawnp(&pid, "nft", &fa, NULL, (char *const *)argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	if (rc)
+		return cr_fail_errno(e, rc, "run nft (install nftables)");
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (!WIFEXITED(st) || WEXITSTATUS(st)) {
+		char msg[256] = "";
+		ssize_t n = pread(err, msg, sizeof(msg) - 1, 0);
+		msg[n > 0 ? n : 0] = '\0';
+		char *nl = strchr(msg, '\n');
+		if (nl)
+			*nl = '\0';
+		return cr_fail_errno(e, EIO, "nft %s: %s", argv[1], msg);
+	}
+	if (!out)
+		return 0;
+	struct stat sb;
+	if (fstat(o, &sb))
+		return cr_fail_sys(e, "nft output");
+	*out = calloc(1, (size_t)sb.st_size + 1);
+	if (!*out)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	if (pread(o, *out, (size_t)sb.st_size, 0) != sb.st_size)
+		return cr_fail_sys(e, "read nft output");
+	return 0;
+}
+
+/* The ruleset as JSON, without crshim's own network-lock tables (crshim_*); NULL when it has no table. */
+int ns_nft_dump(char **out, struct cr_err *e)
+{
+	static const char *const argv[] = {"nft", "-j", "list", "ruleset", NULL};
+	char *js = NULL;
+	*out = NULL;
+	if (run_nft(argv, -1, &js, e))
+		return -1;
+	if (!strstr(js, "\"table\"")) {
+		free(js);
+		return 0;
+	}
+	if (strstr(js, "\"name\": \"crshim_")) {
+		free(js);
+		return cr_fail(
+		    e, "not supported yet: a crshim network lock table in the tree's network namespace");
+	}
+	*out = js;
+	pr_info("nftables ruleset: %zu bytes of JSON\n", strlen(js));
+	return 0;
+}
+
+int ns_nft_restore(const char *js, struct cr_err *e)
+{
+	static const char *const argv[] = {"nft", "-j", "-f", "-", NULL};
+	__cleanup_close int in = memfd_create("crshim-nft-in", MFD_CLOEXEC);
+	size_t len = strlen(js);
+	if (in < 0 || write(in, js, len) != (ssize_t)len || lseek(in, 0, SEEK_SET))
+		return cr_fail_sys(e, "nft input");
+	if (run_nft(argv, in, NULL, e))
+		return cr_wrap(e, "restore the nftables ruleset");
+	pr_info("nftables ruleset restored (%zu bytes of JSON)\n", len);
+	return 0;
+}

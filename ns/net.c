@@ -1,0 +1,658 @@
+/* The network namespace of the tree's root, through libnl-route-3 (net.img): links (loopback, veth with its
+ * other end outside, dummy), their state, MTU, MAC and queue length; IPv4/IPv6 addresses; routes; rules;
+ * per-namespace sysctls; the nftables ruleset (nft -j). Dump reads them inside the root's namespace
+ * (setns); restore makes them in the namespace crshim made (ns-restore.c), before any socket of the tree.
+ * Links keep their ifindex (RTM_NEWLINK with ifi_index), so addresses and routes need no renumbering. */
+#define LOG_PREFIX "ns-net: "
+#include <errno.h>
+#include <fcntl.h>
+#include <net/if.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/if_arp.h>
+#include <linux/rtnetlink.h>
+
+#include <netlink/netlink.h>
+#include <netlink/route/addr.h>
+#include <netlink/route/link.h>
+#include <netlink/route/link/veth.h>
+#include <netlink/route/route.h>
+#include <netlink/route/rule.h>
+
+#include "base/cleanup.h"
+#include "base/fault.h"
+#include "base/log.h"
+#include "ns-int.h"
+
+struct ns_net_state {
+	NetEntry *ne;		    /* net.img */
+	struct nl_sock *outer;	    /* rtnetlink in crshim's own namespace (veth ends outside, bridges) */
+	char (*made_out)[IFNAMSIZ]; /* outer veth ends made (removed after a failure) */
+	size_t n_made_out;
+};
+
+static void sk_free(struct nl_sock **sk)
+{
+	if (*sk)
+		nl_socket_free(*sk);
+}
+#define __cleanup_nlsk __attribute__((cleanup(sk_free)))
+
+static void cache_free(struct nl_cache **c)
+{
+	if (*c)
+		nl_cache_free(*c);
+}
+#define __cleanup_nlcache __attribute__((cleanup(cache_free)))
+
+static int nl_open(struct nl_sock **out, struct cr_err *e)
+{
+	struct nl_sock *sk = nl_socket_alloc();
+	if (!sk)
+		return cr_fail_errno(e, ENOMEM, "nl_socket_alloc");
+	int r = nl_connect(sk, NETLINK_ROUTE);
+	if (r < 0) {
+		nl_socket_free(sk);
+		return cr_fail_errno(e, EIO, "rtnetlink: %s", nl_geterror(r));
+	}
+	*out = sk;
+	return 0;
+}
+
+/* ---------------------------------------------------------------- dump */
+
+/* What is collected while crshim is inside the namespace. */
+struct net_dump {
+	const struct ns_dump_args *a;
+	NetEntry *ne;
+};
+
+static void set_bytes(ProtobufCBinaryData *b, protobuf_c_boolean *has, struct nl_addr *a)
+{
+	if (!a || !nl_addr_get_len(a))
+		return;
+	b->len = nl_addr_get_len(a);
+	b->data = malloc(b->len);
+	if (b->data)
+		memcpy(b->data, nl_addr_get_binary_addr(a), b->len), *has = 1;
+	else
+		b->len = 0;
+}
+
+static void *grow(void *arr, size_t n, size_t size)
+{
+	return realloc(arr, (n + 1) * size);
+}
+
+/* The --external veth[IFNAME]:OUTNAME[@BRIDGE] naming the outer end of veth ifname. */
+static const char *ext_veth(const struct cr_opts *o, const char *ifname)
+{
+	size_t l = strlen(ifname);
+	for (int i = 0; i < o->n_external; i++) {
+		const char *x = o->external[i];
+		if (!strncmp(x, "veth[", 5) && !strncmp(x + 5, ifname, l) && !strncmp(x + 5 + l, "]:", 2))
+			return x + 5 + l + 2;
+	}
+	return NULL;
+}
+
+static void set_ext(NetLinkEntry *le, const char *ext)
+{
+	const char *at = strchr(ext, '@');
+	le->ext_name = strndup(ext, at ? (size_t)(at - ext) : strlen(ext));
+	if (at && at[1])
+		le->ext_bridge = strdup(at + 1);
+}
+
+static int dump_link(struct net_dump *d, struct rtnl_link *l, struct cr_err *e)
+{
+	const char *type = rtnl_link_get_type(l), *name = rtnl_link_get_name(l);
+	bool lo = rtnl_link_get_arptype(l) == ARPHRD_LOOPBACK;
+	if (!lo && (!type || (strcmp(type, "veth") && strcmp(type, "dummy"))))
+		return cr_fail(e,
+			       "not supported yet: network device %s (kind %s) in the tree's network "
+			       "namespace (loopback, veth, dummy)",
+			       name, type ? type : "?");
+	NetLinkEntry *le = calloc(1, sizeof(*le));
+	NetLinkEntry **nl = grow(d->ne->links, d->ne->n_links, sizeof(*nl));
+	if (!le || !nl) {
+		free(le);
+		if (nl)
+			d->ne->links = nl;
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	}
+	d->ne->links = nl;
+	d->ne->links[d->ne->n_links++] = le;
+	net_link_entry__init(le);
+	le->ifindex = (uint32_t)rtnl_link_get_ifindex(l), le->has_ifindex = 1;
+	le->name = strdup(name);
+	le->kind = strdup(lo ? "" : type);
+	le->flags = rtnl_link_get_flags(l), le->has_flags = 1;
+	le->mtu = rtnl_link_get_mtu(l), le->has_mtu = 1;
+	le->txqlen = rtnl_link_get_txqlen(l), le->has_txqlen = 1;
+	if (rtnl_link_get_master(l))
+		le->master = (uint32_t)rtnl_link_get_master(l), le->has_master = 1;
+	if (!lo)
+		set_bytes(&le->addr, &le->has_addr, rtnl_link_get_addr(l));
+	const char *ext = type && !strcmp(type, "veth") ? ext_veth(d->a->o, name) : NULL;
+	if (ext)
+		set_ext(le, ext);
+	pr_info("link %u %s (%s) flags 0x%x mtu %u%s%s\n", le->ifindex, name, lo ? "loopback" : type,
+		le->flags, le->mtu, ext ? ", outside: " : "", ext ? ext : "");
+	return 0;
+}
+
+static int dump_addr(struct net_dump *d, struct rtnl_addr *a, struct cr_err *e)
+{
+	NetAddrEntry *ae = calloc(1, sizeof(*ae));
+	NetAddrEntry **na = grow(d->ne->addrs, d->ne->n_addrs, sizeof(*na));
+	if (!ae || !na) {
+		free(ae);
+		if (na)
+			d->ne->addrs = na;
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	}
+	d->ne->addrs = na;
+	d->ne->addrs[d->ne->n_addrs++] = ae;
+	net_addr_entry__init(ae);
+	ae->ifindex = (uint32_t)rtnl_addr_get_ifindex(a), ae->has_ifindex = 1;
+	ae->family = (uint32_t)rtnl_addr_get_family(a), ae->has_family = 1;
+	ae->prefixlen = (uint32_t)rtnl_addr_get_prefixlen(a), ae->has_prefixlen = 1;
+	ae->flags = (uint32_t)rtnl_addr_get_flags(a), ae->has_flags = 1;
+	ae->scope = (uint32_t)rtnl_addr_get_scope(a), ae->has_scope = 1;
+	set_bytes(&ae->local, &ae->has_local, rtnl_addr_get_local(a));
+	struct nl_addr *peer = rtnl_addr_get_peer(a);
+	if (peer && rtnl_addr_get_local(a) && nl_addr_cmp(peer, rtnl_addr_get_local(a)))
+		set_bytes(&ae->peer, &ae->has_peer, peer);
+	set_bytes(&ae->broadcast, &ae->has_broadcast, rtnl_addr_get_broadcast(a));
+	if (rtnl_addr_get_label(a))
+		ae->label = strdup(rtnl_addr_get_label(a));
+	return 0;
+}
+
+/* Routes the kernel makes itself (local table, link routes of addresses, IPv6 link-local/multicast) are
+ * made again by the addresses and links; the others are saved. */
+static bool route_is_kernels(struct rtnl_route *r)
+{
+	return rtnl_route_get_table(r) == RT_TABLE_LOCAL || rtnl_route_get_protocol(r) == RTPROT_KERNEL ||
+	       rtnl_route_get_type(r) == RTN_MULTICAST ||
+	       (rtnl_route_get_family(r) == AF_INET6 && rtnl_route_get_type(r) == RTN_UNREACHABLE &&
+		rtnl_route_get_table(r) == RT_TABLE_MAIN);
+}
+
+static int dump_route(struct net_dump *d, struct rtnl_route *r, struct cr_err *e)
+{
+	if (route_is_kernels(r))
+		return 0;
+	if (rtnl_route_get_nnexthops(r) > 1)
+		return cr_fail(e,
+			       "not supported yet: a route with %d next hops in the tree's network namespace",
+			       rtnl_route_get_nnexthops(r));
+	NetRouteEntry *re = calloc(1, sizeof(*re));
+	NetRouteEntry **nr = grow(d->ne->routes, d->ne->n_routes, sizeof(*nr));
+	if (!re || !nr) {
+		free(re);
+		if (nr)
+			d->ne->routes = nr;
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	}
+	d->ne->routes = nr;
+	d->ne->routes[d->ne->n_routes++] = re;
+	net_route_entry__init(re);
+	re->family = (uint32_t)rtnl_route_get_family(r), re->has_family = 1;
+	re->table = rtnl_route_get_table(r), re->has_table = 1;
+	re->scope = (uint32_t)rtnl_route_get_scope(r), re->has_scope = 1;
+	re->protocol = (uint32_t)rtnl_route_get_protocol(r), re->has_protocol = 1;
+	re->type = (uint32_t)rtnl_route_get_type(r), re->has_type = 1;
+	re->priority = rtnl_route_get_priority(r), re->has_priority = 1;
+	struct nl_addr *dst = rtnl_route_get_dst(r);
+	if (dst)
+		re->dst_len = nl_addr_get_prefixlen(dst), re->has_dst_len = 1;
+	set_bytes(&re->dst, &re->has_dst, dst);
+	set_bytes(&re->prefsrc, &re->has_prefsrc, rtnl_route_get_pref_src(r));
+	struct rtnl_nexthop *nh = rtnl_route_get_nnexthops(r) ? rtnl_route_nexthop_n(r, 0) : NULL;
+	if (nh) {
+		re->oif = (uint32_t)rtnl_route_nh_get_ifindex(nh), re->has_oif = 1;
+		set_bytes(&re->gateway, &re->has_gateway, rtnl_route_nh_get_gateway(nh));
+	}
+	return 0;
+}
+
+/* The rules a new namespace has already (local 0, main 32766, default 32767 of each family). */
+static bool rule_is_default(struct rtnl_rule *r)
+{
+	uint32_t p = rtnl_rule_get_prio(r), t = rtnl_rule_get_table(r);
+	return !rtnl_rule_get_src(r) && !rtnl_rule_get_dst(r) && !rtnl_rule_get_iif(r) &&
+	       !rtnl_rule_get_oif(r) && rtnl_rule_get_action(r) == FR_ACT_TO_TBL &&
+	       ((p == 0 && t == RT_TABLE_LOCAL) || (p == 32766 && t == RT_TABLE_MAIN) ||
+		(p == 32767 && t == RT_TABLE_DEFAULT));
+}
+
+static int dump_rule(struct net_dump *d, struct rtnl_rule *r, struct cr_err *e)
+{
+	if (rule_is_default(r))
+		return 0;
+	NetRuleEntry *ue = calloc(1, sizeof(*ue));
+	NetRuleEntry **nr = grow(d->ne->rules, d->ne->n_rules, sizeof(*nr));
+	if (!ue || !nr) {
+		free(ue);
+		if (nr)
+			d->ne->rules = nr;
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	}
+	d->ne->rules = nr;
+	d->ne->rules[d->ne->n_rules++] = ue;
+	net_rule_entry__init(ue);
+	ue->family = (uint32_t)rtnl_rule_get_family(r), ue->has_family = 1;
+	ue->priority = rtnl_rule_get_prio(r), ue->has_priority = 1;
+	ue->table = rtnl_rule_get_table(r), ue->has_table = 1;
+	ue->action = (uint32_t)rtnl_rule_get_action(r), ue->has_action = 1;
+	ue->tos = rtnl_rule_get_dsfield(r), ue->has_tos = 1;
+	if (rtnl_rule_get_mark(r) != UINT32_MAX)
+		ue->mark = rtnl_rule_get_mark(r), ue->has_mark = 1;
+	if (rtnl_rule_get_mask(r) != UINT32_MAX)
+		ue->mask = rtnl_rule_get_mask(r), ue->has_mask = 1;
+	struct nl_addr *s = rtnl_rule_get_src(r), *t = rtnl_rule_get_dst(r);
+	if (s)
+		ue->src_len = nl_addr_get_prefixlen(s), ue->has_src_len = 1;
+	if (t)
+		ue->dst_len = nl_addr_get_prefixlen(t), ue->has_dst_len = 1;
+	set_bytes(&ue->src, &ue->has_src, s);
+	set_bytes(&ue->dst, &ue->has_dst, t);
+	if (rtnl_rule_get_iif(r))
+		ue->iif = strdup(rtnl_rule_get_iif(r));
+	if (rtnl_rule_get_oif(r))
+		ue->oif = strdup(rtnl_rule_get_oif(r));
+	return 0;
+}
+
+#define FOREACH_OBJ(cache, obj)                                                                              \
+	for (struct nl_object *obj = nl_cache_get_first(cache); obj; obj = nl_cache_get_next(obj))
+
+static int read_all(void *arg, struct cr_err *e)
+{
+	struct net_dump *d = arg;
+	__cleanup_nlsk struct nl_sock *sk = NULL;
+	__cleanup_nlcache struct nl_cache *links = NULL, *addrs = NULL, *routes = NULL, *rules = NULL;
+	int r;
+	if (nl_open(&sk, e))
+		return -1;
+	if ((r = rtnl_link_alloc_cache(sk, AF_UNSPEC, &links)) < 0 ||
+	    (r = rtnl_addr_alloc_cache(sk, &addrs)) < 0 ||
+	    (r = rtnl_route_alloc_cache(sk, AF_UNSPEC, 0, &routes)) < 0 ||
+	    (r = rtnl_rule_alloc_cache(sk, AF_UNSPEC, &rules)) < 0)
+		return cr_fail_errno(e, EIO, "rtnetlink dump: %s", nl_geterror(r));
+	FOREACH_OBJ(links, o)
+	if (dump_link(d, (struct rtnl_link *)o, e))
+		return -1;
+	FOREACH_OBJ(addrs, o)
+	if (dump_addr(d, (struct rtnl_addr *)o, e))
+		return -1;
+	FOREACH_OBJ(routes, o)
+	if (dump_route(d, (struct rtnl_route *)o, e))
+		return -1;
+	FOREACH_OBJ(rules, o)
+	if (dump_rule(d, (struct rtnl_rule *)o, e))
+		return -1;
+	return ns_net_sysctl_dump(d->ne, e) || ns_nft_dump(&d->ne->nft, e);
+}
+
+int ns_net_dump(const struct ns_dump_args *a, pid_t root, struct cr_err *e)
+{
+	struct net_dump d = {.a = a, .ne = malloc(sizeof(NetEntry))};
+	if (!d.ne)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	net_entry__init(d.ne);
+	int ret = ns_run_in(root, NS_NET, read_all, &d, e);
+	if (!ret) {
+		pr_info("network namespace: %zu links, %zu addresses, %zu routes, %zu rules, %zu sysctls%s\n",
+			d.ne->n_links, d.ne->n_addrs, d.ne->n_routes, d.ne->n_rules, d.ne->n_sysctls,
+			d.ne->nft ? ", an nftables ruleset" : "");
+		ret = img_write_one(a->dirfd, IMG_NET, 0, &d.ne->base, e) ||
+		      a->created(a->created_arg, IMG_NET, 0, e);
+	}
+	protobuf_c_message_free_unpacked(&d.ne->base, NULL); /* all of it from malloc */
+	return ret ? -1 : 0;
+}
+
+/* ---------------------------------------------------------------- restore */
+
+int ns_net_load(struct ns_rst *r, struct cr_err *e)
+{
+	ProtobufCMessage *m = NULL;
+	struct ns_net_state *s = calloc(1, sizeof(*s));
+	if (!s)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	r->net = s;
+	if (img_read_one(r->dirfd, IMG_NET, 0, &m, e)) {
+		if (e->errnum != ENOENT)
+			return -1;
+		cr_err_clear(e); /* older images: a new namespace with its loopback up */
+	}
+	s->ne = (NetEntry *)m;
+	for (size_t i = 0; s->ne && i < s->ne->n_links; i++)
+		if (strcmp(s->ne->links[i]->kind ? s->ne->links[i]->kind : "", "") &&
+		    strcmp(s->ne->links[i]->kind, "veth") && strcmp(s->ne->links[i]->kind, "dummy"))
+			return cr_fail(e, "net.img: link %s of kind %s cannot be made", s->ne->links[i]->name,
+				       s->ne->links[i]->kind);
+	return nl_open(&s->outer, e); /* crshim's own namespace, for the outer ends of veths */
+}
+
+static struct nl_addr *mkaddr(uint32_t family, const ProtobufCBinaryData *b, uint32_t plen)
+{
+	struct nl_addr *a = nl_addr_build((int)family, b->data, b->len);
+	if (a)
+		nl_addr_set_prefixlen(a, (int)plen);
+	return a;
+}
+
+static void addr_put(struct nl_addr **a)
+{
+	if (*a)
+		nl_addr_put(*a);
+}
+#define __cleanup_nladdr __attribute__((cleanup(addr_put)))
+
+/* --external veth[IFNAME]:OUTNAME[@BRIDGE] at restore wins over the name saved at dump. */
+static void outer_name(const struct cr_opts *o, const NetLinkEntry *le, char *name, char *bridge)
+{
+	const char *x = ext_veth(o, le->name);
+	const char *n = x ? x : le->ext_name, *at = x ? strchr(x, '@') : NULL;
+	const char *b = x ? (at ? at + 1 : NULL) : le->ext_bridge;
+	snprintf(name, IFNAMSIZ, "%.*s", n ? (at ? (int)(at - n) : (int)strlen(n)) : 0, n ? n : "");
+	snprintf(bridge, IFNAMSIZ, "%s", b ? b : "");
+}
+
+static int outer_up(struct ns_net_state *s, const char *name, const char *bridge, struct cr_err *e)
+{
+	struct rtnl_link *cur = NULL, *ch = rtnl_link_alloc();
+	int r = rtnl_link_get_kernel(s->outer, 0, name, &cur);
+	if (r >= 0 && ch) {
+		rtnl_link_set_flags(ch, IFF_UP);
+		if (*bridge) {
+			int br = rtnl_link_name2i(NULL, bridge);
+			struct rtnl_link *bl = NULL;
+			if (rtnl_link_get_kernel(s->outer, 0, bridge, &bl) >= 0) {
+				br = rtnl_link_get_ifindex(bl);
+				rtnl_link_put(bl);
+			}
+			if (br <= 0)
+				r = -NLE_OBJ_NOTFOUND;
+			else
+				rtnl_link_set_master(ch, br);
+		}
+		if (r >= 0)
+			r = rtnl_link_change(s->outer, cur, ch, 0);
+	}
+	if (cur)
+		rtnl_link_put(cur);
+	if (ch)
+		rtnl_link_put(ch);
+	if (r < 0)
+		return cr_fail_errno(e, EIO, "veth end %s outside%s%s: %s", name,
+				     *bridge ? " on bridge " : "", bridge, nl_geterror(r));
+	return 0;
+}
+
+static int make_link(struct ns_rst *r, struct nl_sock *sk, const NetLinkEntry *le, struct cr_err *e)
+{
+	struct ns_net_state *s = r->net;
+	const char *kind = le->kind ? le->kind : "";
+	char oname[IFNAMSIZ], bridge[IFNAMSIZ];
+	if (!*kind)
+		return 0; /* the loopback is there */
+	struct rtnl_link *l = !strcmp(kind, "veth") ? rtnl_link_veth_alloc() : rtnl_link_alloc();
+	if (!l)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	if (strcmp(kind, "veth"))
+		rtnl_link_set_type(l, kind);
+	rtnl_link_set_name(l, le->name);
+	rtnl_link_set_ifindex(l, (int)le->ifindex);
+	if (!strcmp(kind, "veth")) {
+		struct rtnl_link *peer = rtnl_link_veth_get_peer(l);
+		outer_name(r->o, le, oname, bridge);
+		if (*oname)
+			rtnl_link_set_name(peer, oname);
+		rtnl_link_set_ns_fd(peer, r->self_fd[NS_NET]);
+		rtnl_link_put(peer);
+	}
+	int ret = rtnl_link_add(sk, l, NLM_F_CREATE | NLM_F_EXCL);
+	rtnl_link_put(l);
+	if (ret < 0)
+		return cr_fail_errno(e, EIO, "make %s link %s (ifindex %u)%s%s: %s", kind, le->name,
+				     le->ifindex,
+				     !strcmp(kind, "veth") && *oname ? ", other end outside " : "",
+				     !strcmp(kind, "veth") ? oname : "", nl_geterror(ret));
+	if (!strcmp(kind, "veth") && *oname) {
+		char(*m)[IFNAMSIZ] = grow(s->made_out, s->n_made_out, sizeof(*m));
+		if (!m)
+			return cr_fail_errno(e, ENOMEM, "out of memory");
+		s->made_out = m;
+		snprintf(s->made_out[s->n_made_out++], IFNAMSIZ, "%s", oname);
+		if (outer_up(s, oname, bridge, e))
+			return -1;
+	}
+	pr_info("made %s link %s (ifindex %u)%s%s\n", kind, le->name, le->ifindex,
+		!strcmp(kind, "veth") && *oname ? ", other end outside: " : "",
+		!strcmp(kind, "veth") ? oname : "");
+	return 0;
+}
+
+/* MTU, MAC, queue length, then the flags (up last, after the addresses for IPv6 DAD to be quiet). */
+static int set_link(struct nl_sock *sk, const NetLinkEntry *le, bool flags, struct cr_err *e)
+{
+	struct rtnl_link *cur = NULL, *ch = rtnl_link_alloc();
+	int r = rtnl_link_get_kernel(sk, (int)le->ifindex, NULL, &cur);
+	if (r >= 0 && ch) {
+		if (flags) {
+			if (le->flags & IFF_UP)
+				rtnl_link_set_flags(ch, IFF_UP);
+			else
+				rtnl_link_unset_flags(ch, IFF_UP);
+		} else {
+			struct nl_addr *mac =
+			    le->has_addr ? nl_addr_build(AF_LLC, le->addr.data, le->addr.len) : NULL;
+			if (le->has_mtu && le->mtu != rtnl_link_get_mtu(cur))
+				rtnl_link_set_mtu(ch, le->mtu);
+			if (le->has_txqlen)
+				rtnl_link_set_txqlen(ch, le->txqlen);
+			if (mac) {
+				rtnl_link_set_addr(ch, mac);
+				nl_addr_put(mac);
+			}
+		}
+		r = rtnl_link_change(sk, cur, ch, 0);
+	}
+	if (cur)
+		rtnl_link_put(cur);
+	if (ch)
+		rtnl_link_put(ch);
+	if (r < 0)
+		return cr_fail_errno(e, EIO, "link %s (ifindex %u): set %s: %s", le->name, le->ifindex,
+				     flags ? "state" : "mtu/mac/txqlen", nl_geterror(r));
+	return 0;
+}
+
+static int make_addr(struct nl_sock *sk, const NetAddrEntry *ae, struct cr_err *e)
+{
+	struct rtnl_addr *a = rtnl_addr_alloc();
+	__cleanup_nladdr struct nl_addr *loc =
+	    ae->has_local ? mkaddr(ae->family, &ae->local, ae->prefixlen) : NULL;
+	__cleanup_nladdr struct nl_addr *peer =
+	    ae->has_peer ? mkaddr(ae->family, &ae->peer, ae->prefixlen) : NULL;
+	__cleanup_nladdr struct nl_addr *bc =
+	    ae->has_broadcast ? mkaddr(ae->family, &ae->broadcast, 0) : NULL;
+	if (!a || !loc)
+		return cr_fail_errno(e, a ? EBADMSG : ENOMEM, "address of ifindex %u", ae->ifindex);
+	rtnl_addr_set_ifindex(a, (int)ae->ifindex);
+	rtnl_addr_set_family(a, (int)ae->family);
+	rtnl_addr_set_local(a, loc);
+	if (peer)
+		rtnl_addr_set_peer(a, peer);
+	if (bc)
+		rtnl_addr_set_broadcast(a, bc);
+	rtnl_addr_set_prefixlen(a, (int)ae->prefixlen);
+	rtnl_addr_set_scope(a, (int)ae->scope);
+	rtnl_addr_set_flags(a, ae->flags & (IFA_F_NODAD | IFA_F_HOMEADDRESS | IFA_F_NOPREFIXROUTE |
+					    IFA_F_MANAGETEMPADDR | IFA_F_PERMANENT));
+	if (ae->label)
+		rtnl_addr_set_label(a, ae->label);
+	int r = rtnl_addr_add(sk, a, NLM_F_CREATE | NLM_F_REPLACE);
+	rtnl_addr_put(a);
+	char buf[INET6_ADDRSTRLEN + 8];
+	if (r < 0 && r != -NLE_EXIST) /* the loopback's own and IPv6 link-local ones come by themselves */
+		return cr_fail_errno(e, EIO, "address %s on ifindex %u: %s",
+				     nl_addr2str(loc, buf, sizeof(buf)), ae->ifindex, nl_geterror(r));
+	return 0;
+}
+
+static int make_route(struct nl_sock *sk, const NetRouteEntry *re, struct cr_err *e)
+{
+	struct rtnl_route *rt = rtnl_route_alloc();
+	struct rtnl_nexthop *nh = rtnl_route_nh_alloc();
+	__cleanup_nladdr struct nl_addr *dst = NULL, *gw = NULL, *src = NULL;
+	if (!rt || !nh) {
+		if (rt)
+			rtnl_route_put(rt);
+		if (nh)
+			rtnl_route_nh_free(nh);
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	}
+	dst =
+	    re->has_dst ? mkaddr(re->family, &re->dst, re->dst_len) : nl_addr_build((int)re->family, NULL, 0);
+	gw = re->has_gateway ? mkaddr(re->family, &re->gateway, re->family == AF_INET ? 32 : 128) : NULL;
+	src = re->has_prefsrc ? mkaddr(re->family, &re->prefsrc, re->family == AF_INET ? 32 : 128) : NULL;
+	rtnl_route_set_family(rt, (uint8_t)re->family);
+	rtnl_route_set_table(rt, re->table);
+	rtnl_route_set_scope(rt, (uint8_t)re->scope);
+	rtnl_route_set_protocol(rt, (uint8_t)re->protocol);
+	rtnl_route_set_type(rt, (uint8_t)re->type);
+	rtnl_route_set_priority(rt, re->priority);
+	if (dst)
+		rtnl_route_set_dst(rt, dst);
+	if (src)
+		rtnl_route_set_pref_src(rt, src);
+	if (re->has_oif)
+		rtnl_route_nh_set_ifindex(nh, (int)re->oif);
+	if (gw)
+		rtnl_route_nh_set_gateway(nh, gw);
+	if (re->has_oif || gw)
+		rtnl_route_add_nexthop(rt, nh);
+	else
+		rtnl_route_nh_free(nh);
+	int r = rtnl_route_add(sk, rt, NLM_F_CREATE | NLM_F_EXCL);
+	rtnl_route_put(rt);
+	char buf[INET6_ADDRSTRLEN + 8] = "default";
+	if (r < 0 && r != -NLE_EXIST)
+		return cr_fail_errno(e, EIO, "route to %s (table %u): %s",
+				     dst && nl_addr_get_len(dst) ? nl_addr2str(dst, buf, sizeof(buf)) : buf,
+				     re->table, nl_geterror(r));
+	return 0;
+}
+
+static int make_rule(struct nl_sock *sk, const NetRuleEntry *ue, struct cr_err *e)
+{
+	struct rtnl_rule *ru = rtnl_rule_alloc();
+	__cleanup_nladdr struct nl_addr *s = ue->has_src ? mkaddr(ue->family, &ue->src, ue->src_len) : NULL;
+	__cleanup_nladdr struct nl_addr *d = ue->has_dst ? mkaddr(ue->family, &ue->dst, ue->dst_len) : NULL;
+	if (!ru)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	rtnl_rule_set_family(ru, (int)ue->family);
+	rtnl_rule_set_prio(ru, ue->priority);
+	rtnl_rule_set_table(ru, ue->table);
+	rtnl_rule_set_action(ru, (uint8_t)ue->action);
+	if (ue->tos)
+		rtnl_rule_set_dsfield(ru, (uint8_t)ue->tos);
+	if (ue->has_mark)
+		rtnl_rule_set_mark(ru, ue->mark);
+	if (ue->has_mask)
+		rtnl_rule_set_mask(ru, ue->mask);
+	if (s)
+		rtnl_rule_set_src(ru, s);
+	if (d)
+		rtnl_rule_set_dst(ru, d);
+	if (ue->iif)
+		rtnl_rule_set_iif(ru, ue->iif);
+	if (ue->oif)
+		rtnl_rule_set_oif(ru, ue->oif);
+	int r = rtnl_rule_add(sk, ru, NLM_F_CREATE | NLM_F_EXCL);
+	rtnl_rule_put(ru);
+	if (r < 0 && r != -NLE_EXIST)
+		return cr_fail_errno(e, EIO, "rule priority %u (table %u): %s", ue->priority, ue->table,
+				     nl_geterror(r));
+	return 0;
+}
+
+static int lo_up(struct nl_sock *sk, struct cr_err *e)
+{
+	NetLinkEntry lo = NET_LINK_ENTRY__INIT;
+	lo.name = (char *)"lo", lo.ifindex = 1, lo.flags = IFF_UP;
+	return set_link(sk, &lo, true, e);
+}
+
+int ns_net_restore(struct ns_rst *r, struct cr_err *e)
+{
+	__cleanup_nlsk struct nl_sock *sk = NULL;
+	const NetEntry *ne = r->net ? r->net->ne : NULL;
+	if (nl_open(&sk, e)) /* in the new namespace: crshim is in it */
+		return -1;
+	if (!ne)
+		return lo_up(sk, e);
+	for (size_t i = 0; i < ne->n_links; i++)
+		if (make_link(r, sk, ne->links[i], e))
+			return -1;
+	if (fault_check(r->o, FI_RESTORE_NS_NET_MID, e))
+		return -1;
+	for (size_t i = 0; i < ne->n_links; i++)
+		if (set_link(sk, ne->links[i], false, e))
+			return -1;
+	if (ns_net_sysctl_restore(ne, e)) /* before addresses: disable_ipv6, forwarding, ... */
+		return -1;
+	for (size_t i = 0; i < ne->n_links; i++)
+		if (set_link(sk, ne->links[i], true, e))
+			return -1;
+	for (size_t i = 0; i < ne->n_addrs; i++)
+		if (make_addr(sk, ne->addrs[i], e))
+			return -1;
+	for (size_t i = 0; i < ne->n_routes; i++)
+		if (make_route(sk, ne->routes[i], e))
+			return -1;
+	for (size_t i = 0; i < ne->n_rules; i++)
+		if (make_rule(sk, ne->rules[i], e))
+			return -1;
+	if (ne->nft && ns_nft_restore(ne->nft, e))
+		return -1;
+	pr_info("network namespace made: %zu links, %zu addresses, %zu routes, %zu rules\n", ne->n_links,
+		ne->n_addrs, ne->n_routes, ne->n_rules);
+	return 0;
+}
+
+void ns_net_done(struct ns_rst *r, bool failed)
+{
+	struct ns_net_state *s = r->net;
+	if (!s)
+		return;
+	for (size_t i = 0; failed && s->outer && i < s->n_made_out; i++) {
+		/* the pair would go with the namespace, later (the kernel frees namespaces asynchronously) */
+		struct rtnl_link *l = rtnl_link_alloc();
+		if (!l)
+			break;
+		rtnl_link_set_name(l, s->made_out[i]);
+		int ret = rtnl_link_delete(s->outer, l);
+		rtnl_link_put(l);
+		if (ret < 0 && ret != -NLE_NODEV && ret != -NLE_OBJ_NOTFOUND)
+			pr_warn("remove veth end %s: %s\n", s->made_out[i], nl_geterror(ret));
+		else
+			pr_info("removed veth end %s\n", s->made_out[i]);
+	}
+	if (s->outer)
+		nl_socket_free(s->outer);
+	if (s->ne)
+		protobuf_c_message_free_unpacked(&s->ne->base, NULL);
+	free(s->made_out);
+	free(s);
+	r->net = NULL;
+}

@@ -1,0 +1,236 @@
+/* Dump of the tree's namespaces (see ns.h, README.md): each task's namespaces by inode (/proc/PID/ns/KIND),
+ * read once; the state of each namespace the root has apart from crshim's. */
+#define LOG_PREFIX "ns-dump: "
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "base/cleanup.h"
+#include "base/fault.h"
+#include "base/log.h"
+#include "ns-int.h"
+
+const struct ns_kind ns_kinds[NS_KINDS] = {
+    {"net", CLONE_NEWNET}, {"ipc", CLONE_NEWIPC},	{"uts", CLONE_NEWUTS},	 {"mnt", CLONE_NEWNS},
+    {"pid", CLONE_NEWPID}, {"cgroup", CLONE_NEWCGROUP}, {"time", CLONE_NEWTIME}, {"user", CLONE_NEWUSER},
+};
+
+int ns_kind_of(const char *name)
+{
+	for (int k = 0; k < NS_KINDS; k++)
+		if (!strcmp(ns_kinds[k].name, name))
+			return k;
+	return -1;
+}
+
+/* The inodes of pid's namespaces (0 for self: crshim's); a zombie has none (all 0). */
+int ns_read_ids(pid_t pid, uint64_t ino[NS_KINDS], struct cr_err *e)
+{
+	char path[64];
+	struct stat st;
+	for (int k = 0; k < NS_KINDS; k++) {
+		if (pid)
+			snprintf(path, sizeof(path), "/proc/%d/ns/%s", pid, ns_kinds[k].name);
+		else
+			snprintf(path, sizeof(path), "/proc/self/ns/%s", ns_kinds[k].name);
+		if (stat(path, &st)) {
+			if (errno == ENOENT && pid) { /* a zombie, or a kernel without that kind */
+				ino[k] = 0;
+				continue;
+			}
+			return cr_fail_sys(e, "stat %s", path);
+		}
+		ino[k] = (uint64_t)st.st_ino;
+	}
+	return 0;
+}
+
+static void ids_to_msg(const uint64_t ino[NS_KINDS], NsIds *m)
+{
+	uint64_t *f[NS_KINDS] = {&m->net, &m->ipc, &m->uts, &m->mnt, &m->pid, &m->cgroup, &m->time, &m->user};
+	protobuf_c_boolean *h[NS_KINDS] = {&m->has_net, &m->has_ipc,	&m->has_uts,  &m->has_mnt,
+					   &m->has_pid, &m->has_cgroup, &m->has_time, &m->has_user};
+	for (int k = 0; k < NS_KINDS; k++)
+		if (ino[k])
+			*f[k] = ino[k], *h[k] = 1;
+}
+
+void ns_ids_from_msg(const NsIds *m, uint64_t ino[NS_KINDS])
+{
+	const uint64_t f[NS_KINDS] = {m->net, m->ipc, m->uts, m->mnt, m->pid, m->cgroup, m->time, m->user};
+	for (int k = 0; k < NS_KINDS; k++)
+		ino[k] = f[k];
+}
+
+/* Kinds every process of the tree must share with the root (restore makes one of each). */
+#define NS_SHARED_KINDS                                                                                      \
+	((1u << NS_NET) | (1u << NS_IPC) | (1u << NS_UTS) | (1u << NS_CGROUP) | (1u << NS_TIME) |            \
+	 (1u << NS_USER))
+
+static int check_tree(const struct ns_dump_args *a, uint64_t (*ids)[NS_KINDS], struct cr_err *e)
+{
+	for (size_t i = 1; i < a->n; i++) {
+		if (a->zombie[i])
+			continue;
+		for (int k = 0; k < NS_KINDS; k++)
+			if ((NS_SHARED_KINDS & (1u << k)) && ids[i][k] != ids[0][k])
+				return cr_fail(
+				    e,
+				    "not supported yet: task %d is in another %s namespace (%s:[%llu]) "
+				    "than the root of the tree %d (%s:[%llu])",
+				    a->pids[i], ns_kinds[k].name, ns_kinds[k].name,
+				    (unsigned long long)ids[i][k], a->pids[0], ns_kinds[k].name,
+				    (unsigned long long)ids[0][k]);
+	}
+	return 0;
+}
+
+/* --external KIND[INO]:KEY naming the root's namespace of that kind: its key, or NULL. */
+const char *ns_ext_key(const struct cr_opts *o, const char *kind, uint64_t ino)
+{
+	size_t kl = strlen(kind);
+	for (int i = 0; i < o->n_external; i++) {
+		const char *x = o->external[i];
+		char *end;
+		if (strncmp(x, kind, kl) || x[kl] != '[')
+			continue;
+		unsigned long long v = strtoull(x + kl + 1, &end, 10);
+		if (end != x + kl + 1 && v == ino && !strncmp(end, "]:", 2) && end[2])
+			return end + 2;
+	}
+	return NULL;
+}
+
+/* Run fn inside the namespace of kind k of task pid, then come back to crshim's. */
+int ns_run_in(pid_t pid, int k, int (*fn)(void *arg, struct cr_err *e), void *arg, struct cr_err *e)
+{
+	char path[64], sp[64];
+	snprintf(path, sizeof(path), "/proc/%d/ns/%s", pid, ns_kinds[k].name);
+	snprintf(sp, sizeof(sp), "/proc/self/ns/%s", ns_kinds[k].name);
+	__cleanup_close int self = open(sp, O_RDONLY | O_CLOEXEC);
+	__cleanup_close int target = open(path, O_RDONLY | O_CLOEXEC);
+	if (self < 0 || target < 0)
+		return cr_fail_sys(e, "open %s", self < 0 ? sp : path);
+	if (setns(target, ns_kinds[k].flag))
+		return cr_fail_sys(e, "enter %s", path);
+	int ret = fn(arg, e);
+	if (setns(self, ns_kinds[k].flag)) { /* cannot happen: crshim's own namespace is still there */
+		pr_err("cannot return to crshim's %s namespace: %s\n", ns_kinds[k].name, strerror(errno));
+		return cr_fail_sys(e, "return to crshim's %s namespace", ns_kinds[k].name);
+	}
+	return ret;
+}
+
+static int read_uts(void *arg, struct cr_err *e)
+{
+	struct utsname *u = arg;
+	if (uname(u))
+		return cr_fail_sys(e, "uname");
+	return 0;
+}
+
+/* /proc/PID/timens_offsets: "monotonic S NS" and "boottime S NS". */
+static int read_time(pid_t pid, NsEntry *ne, struct cr_err *e)
+{
+	char path[64], name[32];
+	long long s, ns;
+	snprintf(path, sizeof(path), "/proc/%d/timens_offsets", pid);
+	__cleanup_fclose FILE *f = fopen(path, "re");
+	if (!f)
+		return cr_fail_sys(e, "open %s", path);
+	while (fscanf(f, "%31s %lld %lld", name, &s, &ns) == 3) {
+		if (!strcmp(name, "monotonic") || !strcmp(name, "1"))
+			ne->mono_sec = s, ne->mono_nsec = ns, ne->has_mono_sec = ne->has_mono_nsec = 1;
+		else if (!strcmp(name, "boottime") || !strcmp(name, "7"))
+			ne->boot_sec = s, ne->boot_nsec = ns, ne->has_boot_sec = ne->has_boot_nsec = 1;
+	}
+	return 0;
+}
+
+/* What restore cannot make yet: one line. */
+static int check_own(const struct ns_dump_args *a, uint32_t own, struct cr_err *e)
+{
+	if (own & CLONE_NEWUSER)
+		return cr_fail(e, "not supported yet: task %d is in a user namespace of its own", a->pids[0]);
+	return 0;
+}
+
+static int dump_entry(const struct ns_dump_args *a, uint64_t (*ids)[NS_KINDS], const uint64_t self[NS_KINDS],
+		      NsEntry *ne, struct utsname *u, struct cr_err *e)
+{
+	pid_t root = a->pids[0];
+	uint32_t own = 0, ext = 0;
+	for (int k = 0; k < NS_KINDS; k++)
+		if (ids[0][k] && ids[0][k] != self[k])
+			own |= (uint32_t)ns_kinds[k].flag;
+	const char *netkey = ns_ext_key(a->o, "net", ids[0][NS_NET]);
+	if (netkey) {
+		ext |= CLONE_NEWNET;
+		pr_info("network namespace net:[%llu] is external (key %s): not saved\n",
+			(unsigned long long)ids[0][NS_NET], netkey);
+	}
+	if (check_own(a, own, e))
+		return -1;
+	ne->own = own, ne->has_own = 1;
+	ne->external = ext, ne->has_external = ext != 0;
+	if ((own & CLONE_NEWUTS) && ns_run_in(root, NS_UTS, read_uts, u, e) == 0) {
+		ne->hostname = u->nodename;
+		ne->domainname = u->domainname;
+		pr_info("UTS namespace uts:[%llu]: hostname %s, domain %s\n",
+			(unsigned long long)ids[0][NS_UTS], u->nodename, u->domainname);
+	} else if (own & CLONE_NEWUTS) {
+		return -1;
+	}
+	if ((own & CLONE_NEWTIME) && read_time(root, ne, e))
+		return -1;
+	return 0;
+}
+
+int ns_dump(const struct ns_dump_args *a, struct cr_err *e)
+{
+	uint64_t self[NS_KINDS];
+	__cleanup_free uint64_t(*ids)[NS_KINDS] = calloc(a->n, sizeof(*ids));
+	__cleanup_free NsTaskEntry *te = calloc(a->n, sizeof(*te));
+	__cleanup_free NsIds *ti = calloc(a->n + 1, sizeof(*ti));
+	__cleanup_free NsTaskEntry **tp = calloc(a->n, sizeof(*tp));
+	struct utsname u;
+	if (!ids || !te || !ti || !tp)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	if (ns_read_ids(0, self, e))
+		return -1;
+	for (size_t i = 0; i < a->n; i++)
+		if (!a->zombie[i] && ns_read_ids(a->pids[i], ids[i], e))
+			return cr_wrap(e, "task %d", a->pids[i]);
+	if (check_tree(a, ids, e))
+		return -1;
+	NsEntry ne = NS_ENTRY__INIT;
+	ns_ids__init(&ti[a->n]);
+	ids_to_msg(self, &ti[a->n]);
+	ne.dumper = &ti[a->n];
+	for (size_t i = 0; i < a->n; i++) {
+		ns_task_entry__init(&te[i]);
+		ns_ids__init(&ti[i]);
+		ids_to_msg(ids[i], &ti[i]);
+		te[i].pid = a->pids[i], te[i].has_pid = 1;
+		te[i].ids = &ti[i];
+		tp[i] = &te[i];
+	}
+	ne.n_tasks = a->n, ne.tasks = tp;
+	if (dump_entry(a, ids, self, &ne, &u, e))
+		return -1;
+	if (ne.own)
+		pr_info("the root %d has namespaces of its own: 0x%x\n", a->pids[0], ne.own);
+	if (ns_dump_state(a, ids[0], ne.own & ~ne.external, e))
+		return -1;
+	if (fault_check(a->o, FI_DUMP_NS, e))
+		return -1;
+	if (img_write_one(a->dirfd, IMG_NS, 0, &ne.base, e))
+		return -1;
+	return a->created(a->created_arg, IMG_NS, 0, e);
+}

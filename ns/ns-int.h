@@ -1,0 +1,60 @@
+/* Inside ns/: the kinds of namespaces and what the parts of ns/ share (see ns.h for the pipelines' side). */
+#ifndef CRSHIM_NS_INT_H
+#define CRSHIM_NS_INT_H
+
+#include "ns.h"
+
+enum { NS_NET, NS_IPC, NS_UTS, NS_MNT, NS_PID, NS_CGROUP, NS_TIME, NS_USER, NS_KINDS };
+struct ns_kind {
+	const char *name; /* as in /proc/PID/ns/ */
+	int flag;	  /* CLONE_NEW* */
+};
+extern const struct ns_kind ns_kinds[NS_KINDS];
+int ns_kind_of(const char *name);
+
+/* The inodes of task pid's namespaces (pid 0: crshim's own); 0 where there is none (a zombie). */
+int ns_read_ids(pid_t pid, uint64_t ino[NS_KINDS], struct cr_err *e);
+void ns_ids_from_msg(const NsIds *m, uint64_t ino[NS_KINDS]);
+/* --external KIND[INO]:KEY: the key naming that namespace, or NULL. */
+const char *ns_ext_key(const struct cr_opts *o, const char *kind, uint64_t ino);
+/* fn(arg) run inside task pid's namespace of kind k (setns), crshim back in its own afterwards. */
+int ns_run_in(pid_t pid, int k, int (*fn)(void *arg, struct cr_err *e), void *arg, struct cr_err *e);
+
+/* ns-state.c: the state of the root's namespaces of the kinds in own (CLONE_NEW* flags) into their images
+ * (net.img, ipc-sem.img, ...). */
+int ns_dump_state(const struct ns_dump_args *a, const uint64_t root_ids[NS_KINDS], uint32_t own,
+		  struct cr_err *e);
+
+struct ns_rst {
+	const struct cr_opts *o;
+	int dirfd;
+	NsEntry *ne;		  /* ns.img; NULL for older images */
+	uint32_t own;		  /* CLONE_NEW* the root had of its own */
+	uint32_t made;		  /* ... the ones ns_rst_enter made or joined (crshim is in them) */
+	int self_fd[NS_KINDS];	  /* crshim's own namespaces, -1 */
+	int join_fd[NS_KINDS];	  /* --join-ns / --inherit-fd of an external one, -1 */
+	bool empty_net;		  /* --empty-ns net: a new netns left empty */
+	uint64_t ids[NS_KINDS];	  /* the root's at dump */
+	struct ns_net_state *net; /* net.c */
+};
+
+/* ns-state.c: the restore side of each kind: load its images (ns_rst_load), fill the namespace of kind k
+ * crshim just made (ns_rst_fill, also when it joined one: nothing then), drop what is left (failed: what a
+ * failure leaves outside the new namespaces). */
+int ns_rst_load_state(struct ns_rst *r, struct cr_err *e);
+int ns_rst_fill(struct ns_rst *r, int k, struct cr_err *e);
+void ns_rst_state_done(struct ns_rst *r, bool failed);
+
+/* net.c (libnl-route-3): the network namespace crshim is in. */
+struct ns_net_state;
+int ns_net_dump(const struct ns_dump_args *a, pid_t root, struct cr_err *e);
+int ns_net_load(struct ns_rst *r, struct cr_err *e);
+int ns_net_restore(struct ns_rst *r, struct cr_err *e);
+void ns_net_done(struct ns_rst *r, bool failed);
+/* net-sysctl.c: per-namespace sysctls and the nftables ruleset, crshim inside the namespace. */
+int ns_net_sysctl_dump(NetEntry *ne, struct cr_err *e);
+int ns_net_sysctl_restore(const NetEntry *ne, struct cr_err *e);
+int ns_nft_dump(char **out, struct cr_err *e);
+int ns_nft_restore(const char *js, struct cr_err *e);
+
+#endif

@@ -1,0 +1,227 @@
+/* Restore of the tree's namespaces, in the order of README.md: crshim makes (or joins) the net, IPC, UTS and
+ * time namespaces of the root and fills them before it makes any object of the tree, stays in them while
+ * it makes the tree (whose root inherits them), and goes back to its own at the end. What a failure leaves
+ * inside a new namespace (net devices, IPC objects) goes with the namespace; what is outside (the outer end
+ * of a veth, cgroups) is removed by ns_rst_done. */
+#define LOG_PREFIX "ns-restore: "
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/cleanup.h"
+#include "base/fault.h"
+#include "base/log.h"
+#include "ns-int.h"
+
+/* The root's namespaces crshim makes in ns_rst_enter (the others come from the PID/mount code). */
+#define NS_ENTER_KINDS (CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWTIME)
+
+static struct ns_rst *rst_new(const struct cr_opts *o, int dirfd)
+{
+	struct ns_rst *r = calloc(1, sizeof(*r));
+	if (!r)
+		return NULL;
+	r->o = o;
+	r->dirfd = dirfd;
+	for (int k = 0; k < NS_KINDS; k++)
+		r->self_fd[k] = r->join_fd[k] = -1;
+	return r;
+}
+
+/* Images of a crshim before ns.img: a netns.img alone said the root had a network namespace of its own. */
+static int load_old(struct ns_rst *r, struct cr_err *e)
+{
+	ProtobufCMessage *m;
+	if (img_read_one(r->dirfd, IMG_NETNS, 0, &m, e)) {
+		if (e->errnum != ENOENT)
+			return -1;
+		cr_err_clear(e);
+		return 0;
+	}
+	const NetnsEntry *nn = (const NetnsEntry *)m;
+	r->own = CLONE_NEWNET;
+	r->ids[NS_NET] = nn->ino;
+	pr_info("older images: the root lived in net:[%llu], restored as a new network namespace\n",
+		(unsigned long long)nn->ino);
+	protobuf_c_message_free_unpacked(m, NULL);
+	return 0;
+}
+
+/* The fd an --inherit-fd fd[N]:KEY gives for KEY, or -1. */
+static int inherit_fd_of(const struct cr_opts *o, const char *key)
+{
+	for (int i = 0; i < o->n_inherit_fd; i++) {
+		const char *x = o->inherit_fd[i];
+		char *end;
+		if (strncmp(x, "fd[", 3))
+			continue;
+		long fd = strtol(x + 3, &end, 10);
+		if (end != x + 3 && !strncmp(end, "]:", 2) && !strcmp(end + 2, key) && fd >= 0)
+			return (int)fd;
+	}
+	return -1;
+}
+
+/* An namespace the caller gives: --join-ns KIND:PATH, or an external one (--inherit-fd of its key). */
+static int load_join(struct ns_rst *r, struct cr_err *e)
+{
+	const struct cr_opts *o = r->o;
+	for (int i = 0; i < o->n_join_ns; i++) {
+		const char *x = o->join_ns[i], *colon = strchr(x, ':');
+		char kind[16];
+		if (!colon || colon == x || (size_t)(colon - x) >= sizeof(kind) || !colon[1])
+			return cr_fail(e, "--join-ns %s: malformed (want KIND:PATH)", x);
+		snprintf(kind, sizeof(kind), "%.*s", (int)(colon - x), x);
+		int k = ns_kind_of(kind);
+		if (k < 0 || !(ns_kinds[k].flag & NS_ENTER_KINDS))
+			return cr_fail(e, "--join-ns %s: not supported for %s (net, ipc, uts, time)", x,
+				       kind);
+		const char *path = colon + 1;
+		const char *comma =
+		    strchr(path, ','); /* CRIU's KIND:PATH[,EXTRA]: the extra part is ignored */
+		char p[4096];
+		snprintf(p, sizeof(p), "%.*s", comma ? (int)(comma - path) : (int)strlen(path), path);
+		r->join_fd[k] = open(p, O_RDONLY | O_CLOEXEC);
+		if (r->join_fd[k] < 0)
+			return cr_fail_sys(e, "--join-ns %s: open %s", x, p);
+	}
+	if (r->ne && (r->ne->external & CLONE_NEWNET) && r->join_fd[NS_NET] < 0) {
+		for (size_t i = 0; i < r->ne->n_ext_key; i++) {
+			const char *key = r->ne->ext_key[i];
+			if (strncmp(key, "net:", 4))
+				continue;
+			int fd = inherit_fd_of(o, key + 4);
+			if (fd < 0)
+				return cr_fail(
+				    e,
+				    "the network namespace was external at dump (key %s): give it with "
+				    "--inherit-fd fd[N]:%s or --join-ns net:PATH",
+				    key + 4, key + 4);
+			r->join_fd[NS_NET] = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+			if (r->join_fd[NS_NET] < 0)
+				return cr_fail_sys(e, "--inherit-fd for %s", key + 4);
+		}
+	}
+	return 0;
+}
+
+int ns_rst_load(const struct cr_opts *o, int dirfd, struct ns_rst **out, struct cr_err *e)
+{
+	ProtobufCMessage *m;
+	struct ns_rst *r = rst_new(o, dirfd);
+	*out = r;
+	if (!r)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	if (img_read_one(dirfd, IMG_NS, 0, &m, e)) {
+		if (e->errnum != ENOENT)
+			return -1;
+		cr_err_clear(e);
+		if (load_old(r, e))
+			return -1;
+	} else {
+		r->ne = (NsEntry *)m;
+		r->own = r->ne->own;
+		if (r->ne->n_tasks && r->ne->tasks[0]->ids)
+			ns_ids_from_msg(r->ne->tasks[0]->ids, r->ids);
+		if (r->own & CLONE_NEWUSER)
+			return cr_fail(e, "not supported yet: the root lived in a user namespace of its own");
+	}
+	r->empty_net = (o->empty_ns & CLONE_NEWNET) != 0;
+	if (o->empty_ns & ~(uint32_t)CLONE_NEWNET)
+		return cr_fail(e, "--empty-ns 0x%x: only net (0x%x) is supported", o->empty_ns,
+			       (unsigned)CLONE_NEWNET);
+	if (load_join(r, e))
+		return -1;
+	if (ns_rst_load_state(r, e))
+		return -1;
+	pr_info("namespaces of the root: own 0x%x%s\n", r->own, r->empty_net ? ", net left empty" : "");
+	return 0;
+}
+
+static int save_self(struct ns_rst *r, int k, struct cr_err *e)
+{
+	char sp[64];
+	snprintf(sp, sizeof(sp), "/proc/self/ns/%s", ns_kinds[k].name);
+	r->self_fd[k] = open(sp, O_RDONLY | O_CLOEXEC);
+	if (r->self_fd[k] < 0)
+		return cr_fail_sys(e, "open %s", sp);
+	return 0;
+}
+
+/* Make (unshare) or join the namespace of kind k for crshim; the state follows in ns_rst_fill. */
+static int enter_one(struct ns_rst *r, int k, struct cr_err *e)
+{
+	int flag = ns_kinds[k].flag;
+	bool join = r->join_fd[k] >= 0;
+	if (!join && !(r->own & (uint32_t)flag))
+		return 0;
+	if (save_self(r, k, e))
+		return -1;
+	if (join ? setns(r->join_fd[k], flag) : unshare(flag))
+		return cr_fail_sys(e, "%s the %s namespace", join ? "join" : "make", ns_kinds[k].name);
+	r->made |= (uint32_t)flag;
+	pr_info("%s a %s namespace\n", join ? "joined" : "made", ns_kinds[k].name);
+	return 0;
+}
+
+int ns_rst_enter(struct ns_rst *r, struct cr_err *e)
+{
+	/* order: (user first: not supported yet), net devices and addresses before any socket, IPC objects
+	 * before the tasks attach them, UTS, time offsets before the root task enters the time namespace */
+	static const int order[] = {NS_NET, NS_IPC, NS_UTS, NS_TIME};
+	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++)
+		if (enter_one(r, order[i], e) || ns_rst_fill(r, order[i], e))
+			return -1;
+	return fault_check(r->o, FI_RESTORE_NS_MADE, e);
+}
+
+uint64_t ns_rst_clone_flags(const struct ns_rst *r)
+{
+	return 0;
+}
+
+int ns_rst_root_spawned(struct ns_rst *r, pid_t pid, struct cr_err *e)
+{
+	return 0;
+}
+
+__attribute__((weak)) int ns_mnt_restore(const struct ns_mnt_args *a, char *msg, size_t len)
+{
+	return 0;
+}
+
+int ns_rst_root_child(const struct ns_rst *r, char *msg, size_t len)
+{
+	if (!r)
+		return 0;
+	if ((r->own & CLONE_NEWCGROUP) && unshare(CLONE_NEWCGROUP)) {
+		snprintf(msg, len, "make the cgroup namespace: %s", strerror(errno));
+		return -1;
+	}
+	struct ns_mnt_args ma = {.imgdir_fd = r->dirfd, .root = r->o->root, .o = r->o};
+	return ns_mnt_restore(&ma, msg, len);
+}
+
+void ns_rst_done(struct ns_rst *r, bool failed)
+{
+	if (!r)
+		return;
+	for (int k = NS_KINDS; k-- > 0;) {
+		if (r->self_fd[k] >= 0 && setns(r->self_fd[k], ns_kinds[k].flag))
+			pr_err("cannot return to crshim's %s namespace: %s\n", ns_kinds[k].name,
+			       strerror(errno));
+		if (r->self_fd[k] >= 0)
+			close(r->self_fd[k]);
+		if (r->join_fd[k] >= 0)
+			close(r->join_fd[k]);
+	}
+	ns_rst_state_done(r, failed);
+	if (r->ne)
+		protobuf_c_message_free_unpacked(&r->ne->base, NULL);
+	free(r);
+}

@@ -1,0 +1,79 @@
+/* The state of each kind of namespace: which part of ns/ dumps and restores it (net.c, ipc.c, ...) and the
+ * small ones kept in ns.img itself (UTS names, time namespace offsets). */
+#define LOG_PREFIX "ns-state: "
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/cleanup.h"
+#include "base/log.h"
+#include "ns-int.h"
+
+int ns_dump_state(const struct ns_dump_args *a, const uint64_t root_ids[NS_KINDS], uint32_t own,
+		  struct cr_err *e)
+{
+	if ((own & CLONE_NEWNET) && ns_net_dump(a, a->pids[0], e))
+		return -1;
+	return 0;
+}
+
+int ns_rst_load_state(struct ns_rst *r, struct cr_err *e)
+{
+	if ((r->own & CLONE_NEWNET) && r->join_fd[NS_NET] < 0 && !r->empty_net && ns_net_load(r, e))
+		return -1;
+	return 0;
+}
+
+static int fill_uts(const struct ns_rst *r, struct cr_err *e)
+{
+	const char *h = r->ne ? r->ne->hostname : NULL, *d = r->ne ? r->ne->domainname : NULL;
+	if (h && sethostname(h, strlen(h)))
+		return cr_fail_sys(e, "sethostname %s", h);
+	if (d && setdomainname(d, strlen(d)))
+		return cr_fail_sys(e, "setdomainname %s", d);
+	pr_info("UTS: hostname %s, domain %s\n", h ? h : "(as crshim's)", d ? d : "(as crshim's)");
+	return 0;
+}
+
+/* Offsets of the time namespace crshim unshared: written before any task enters it. */
+static int fill_time(const struct ns_rst *r, struct cr_err *e)
+{
+	char buf[128];
+	const NsEntry *ne = r->ne;
+	if (!ne)
+		return 0;
+	int n =
+	    snprintf(buf, sizeof(buf), "monotonic %lld %lld\nboottime %lld %lld\n", (long long)ne->mono_sec,
+		     (long long)ne->mono_nsec, (long long)ne->boot_sec, (long long)ne->boot_nsec);
+	__cleanup_close int fd = open("/proc/self/timens_offsets", O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || write(fd, buf, (size_t)n) != n)
+		return cr_fail_sys(e, "write /proc/self/timens_offsets");
+	pr_info("time namespace: monotonic %+lld.%09lld s, boottime %+lld.%09lld s\n",
+		(long long)ne->mono_sec, (long long)ne->mono_nsec, (long long)ne->boot_sec,
+		(long long)ne->boot_nsec);
+	return 0;
+}
+
+int ns_rst_fill(struct ns_rst *r, int k, struct cr_err *e)
+{
+	if (!(r->made & (uint32_t)ns_kinds[k].flag) || r->join_fd[k] >= 0)
+		return 0; /* not made, or the caller's: left as it is */
+	switch (k) {
+	case NS_NET:
+		return r->empty_net ? 0 : ns_net_restore(r, e);
+	case NS_UTS:
+		return fill_uts(r, e);
+	case NS_TIME:
+		return fill_time(r, e);
+	default:
+		return 0;
+	}
+}
+
+void ns_rst_state_done(struct ns_rst *r, bool failed)
+{
+	ns_net_done(r, failed);
+}

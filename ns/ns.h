@@ -1,0 +1,75 @@
+/* Namespaces of a tree (ns/README.md has the order): what the dump and restore pipelines call.
+ *
+ * Dump: ns_dump reads every task's namespaces once (by inode), checks that crshim can restore them and
+ * writes ns.img plus the state of each namespace the root has apart from crshim (UTS, time offsets, ...).
+ * Restore: ns_rst_load reads them (before anything is made); ns_rst_enter makes the namespaces and their
+ * contents in crshim itself (user first, then net devices and addresses, IPC objects, UTS, time), so that
+ * the objects crshim makes before the tree (sockets, System V segments) are made inside them and the root
+ * task is cloned into them; the root task calls ns_rst_root_child (cgroup namespace, then the mount tree:
+ * ns_mnt_restore) before it opens any file; ns_rst_done returns crshim to its own namespaces and, after a
+ * failure, removes what was made outside the new namespaces. */
+#ifndef CRSHIM_NS_H
+#define CRSHIM_NS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "crshim.h"
+#include "base/err.h"
+#include "image/image.h"
+
+/* ---- dump ---- */
+
+/* Tells the dump pipeline that an image was written (a failed dump removes it). */
+typedef int (*ns_created_fn)(void *arg, enum img_kind k, int id, struct cr_err *e);
+
+struct ns_dump_args {
+	const struct cr_opts *o;
+	int dirfd;	    /* images dir */
+	const pid_t *pids;  /* the tree, pstree order (the root first) */
+	const bool *zombie; /* per pid: a zombie has no namespaces left */
+	size_t n;
+	ns_created_fn created; /* called for every image written */
+	void *created_arg;
+};
+/* Reads and checks the namespaces of the tree (one line when one cannot be restored), writes ns.img and
+ * the images of the namespaces. */
+int ns_dump(const struct ns_dump_args *a, struct cr_err *e);
+
+/* ---- restore ---- */
+
+struct ns_rst; /* what ns.img says and what the restore made */
+
+/* Reads ns.img (or a netns.img of older images); checks the namespace options (--join-ns, --empty-ns,
+ * --external net[..] with --inherit-fd) against it. Nothing is made. *out is NULL-safe to free. */
+int ns_rst_load(const struct cr_opts *o, int dirfd, struct ns_rst **out, struct cr_err *e);
+/* In crshim, before any object of the tree is made: creates (or joins) the tree's namespaces except PID
+ * and mount and fills them. crshim stays in them until ns_rst_done. */
+int ns_rst_enter(struct ns_rst *r, struct cr_err *e);
+/* The CLONE_NEW* flags the root task's clone3 adds (none today: the root inherits what ns_rst_enter made;
+ * PID and mount come from the PID code). */
+uint64_t ns_rst_clone_flags(const struct ns_rst *r);
+/* crshim, after the root task is cloned and before it runs: nothing yet (cgroups join here). */
+int ns_rst_root_spawned(struct ns_rst *r, pid_t pid, struct cr_err *e);
+/* The root task itself, first thing after crshim let it go, before it clones a child or opens a file:
+ * its own cgroup namespace, then the mount tree (ns_mnt_restore). A message on failure. */
+int ns_rst_root_child(const struct ns_rst *r, char *msg, size_t len);
+/* Back to crshim's own namespaces; after a failure (failed) everything made outside the tree's new
+ * namespaces goes too. Frees r. NULL is fine. */
+void ns_rst_done(struct ns_rst *r, bool failed);
+
+/* The mount namespace's restore (ns/mnt*.c, helper nsmnt), called by ns_rst_root_child in the root task,
+ * in its new mount namespace (clone3 CLONE_NEWNS), before any file of the tree is opened and before any
+ * child is cloned: builds the tree's mount tree from the images and pivot_roots into it. imgdir_fd is the
+ * images dir (open in the root task), root the --root of the restore (NULL: none). 0, or -1 and a message.
+ * The default (no mount images) does nothing. */
+struct ns_mnt_args {
+	int imgdir_fd;
+	const char *root;
+	const struct cr_opts *o;
+};
+int ns_mnt_restore(const struct ns_mnt_args *a, char *msg, size_t len);
+
+#endif
