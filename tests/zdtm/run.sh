@@ -441,6 +441,8 @@ fault_tests() { # point
 	fi
 	case "$1" in
 	no-timer-restore-ids) echo "posix_timers itimers pid" ;;
+	restore-ns-net-mid) echo "${FAULT_TESTS:-sk_unix_netns}" ;;
+	restore-ns-made|dump-ns) echo "${FAULT_TESTS:-pid sk_unix_netns pidns00}" ;;
 	no-prefill) echo "mem_256m heap_brk vma_many" ;;
 	no-populate) echo "mem_256m mem_sparse heap_brk stack_grow" ;;
 	no-pagemap-scan|no-vm-readv) echo "mem_sparse mprotect_sub vma_many file_map_private shm_anon" ;;
