@@ -153,7 +153,7 @@ clean:
 #   make cross-test               + the image and CLI unit tests for arm64 under qemu-user
 QA_PKGS := clang clang-tools clang-tidy clang-format cppcheck lcov bear libclang-rt-14-dev file \
 	gcc-aarch64-linux-gnu libc6-dev-arm64-cross
-CROSS_ARCH_PKGS := libprotobuf-c-dev:arm64 libcap-dev:arm64 libnl-3-dev:arm64 qemu-user-static
+CROSS_ARCH_PKGS := libprotobuf-c-dev:arm64 libcap-dev:arm64 libnl-3-dev:arm64 libnl-route-3-dev:arm64 qemu-user-static
 # Unit tests that run under qemu-user on arm64 (no ptrace there): the image layer and the CLI parser.
 CROSS_UNIT_TESTS ?= image cli
 FUZZ_SECONDS ?= 60
