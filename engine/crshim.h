@@ -51,6 +51,11 @@ struct cr_opts {
 	 * save; NULL: the log only. */
 	void (*notice)(void *arg, const char *line);
 	void *notice_arg;
+	/* Notifications of the RPC client (CRIU's action scripts, e.g. "pre-dump", "post-restore") at each
+	 * named step, with the task it concerns (0: none) and an fd to hand over (-1: none). Non-zero fails
+	 * the run (the client refused). NULL: none. */
+	int (*notify)(void *arg, const char *script, pid_t pid, int fd);
+	void *notify_arg;
 };
 
 void eng_opts_init(struct cr_opts *o);

@@ -539,6 +539,15 @@ static void dump_free(struct dump_ctx *c)
 	free(c->ns_tids);
 }
 
+/* The task has a network namespace of its own (the runtime locks and unlocks it on notification). */
+static bool own_netns(pid_t pid)
+{
+	char p[64];
+	struct stat a, b;
+	snprintf(p, sizeof(p), "/proc/%d/ns/net", (int)pid);
+	return !stat(p, &a) && !stat("/proc/self/ns/net", &b) && a.st_ino != b.st_ino;
+}
+
 int eng_dump(struct cr_opts *o, struct cr_err *err)
 {
 	struct dump_tree tr = {0};
@@ -567,13 +576,24 @@ int eng_dump(struct cr_opts *o, struct cr_err *err)
 	sigaddset(&term, SIGHUP);
 	sigaddset(&term, SIGQUIT);
 	pthread_sigmask(SIG_BLOCK, &term, &old_mask);
-	ret = seize_tree(&tr, err);
+	bool netlock = false; /* RPC notifications: network-lock sent, network-unlock owed */
+	ret = eng_notify(o, "pre-dump", 0, -1, err) || seize_tree(&tr, err) ? -1 : 0;
+	if (!ret && own_netns(o->pid)) {
+		netlock = true;
+		ret = eng_notify(o, "network-lock", 0, -1, err);
+	}
 	if (!ret)
 		ret = fault_check(o, FI_DUMP_EARLY, err);
 	if (!ret)
 		ret = dump_tree_images(&tr, err);
 	if (!ret)
 		ret = fault_check(o, FI_DUMP_BEFORE_KILL, err);
+	if (!ret)
+		ret = eng_notify(o, "post-dump", 0, -1, err);
+	if (netlock && (ret || o->leave_running)) {
+		struct cr_err e2;
+		eng_notify(o, "network-unlock", 0, -1, ret ? &e2 : err);
+	}
 	if (ret) {
 		for (size_t i = tr.n; i-- > 0;) {
 			remove_created(&tr.c[i]);

@@ -484,8 +484,9 @@ static int restore_run(struct cr_opts *o, struct rst_task *ts, size_t n, struct 
 			close(ts[i].go_pipe[0]);
 		ts[i].err_pipe[1] = ts[i].go_pipe[0] = -1;
 	}
-	int ret =
-	    rst_svm_spawn(ts, n, e) || fault_check(o, FI_RESTORE_ROOT_ONLY, e) || seize_child(&ts[0], e);
+	int ret = rst_svm_spawn(ts, n, e) || fault_check(o, FI_RESTORE_ROOT_ONLY, e) ||
+		  seize_child(&ts[0], e) || eng_notify(o, "setup-namespaces", ts[0].pid, -1, e) ||
+		  eng_notify(o, "post-setup-namespaces", 0, -1, e);
 	for (size_t i = 1; !ret && i < n; i++)
 		if (!ts[i].zombie && !ts[i].helper && !rst_svm_sharer(&ts[i]))
 			ret = seize_tree_child(ts, n, &ts[i], e);
@@ -506,6 +507,9 @@ static int restore_run(struct cr_opts *o, struct rst_task *ts, size_t n, struct 
 		ret = rst_pidns_fown_threads(ts, n, e);
 	if (!ret)
 		rst_tty_foreground(o, &ts[0]);
+	if (!ret) /* the RPC client (runc) takes the restored pid from post-restore */
+		ret = eng_notify(o, "post-restore", ts[0].pid, -1, e) ||
+		      eng_notify(o, "network-unlock", 0, -1, e) || eng_notify(o, "pre-resume", 0, -1, e);
 	/* children first: a parent that runs finds them restored */
 	for (size_t i = n; !ret && i-- > 0;)
 		if (!ts[i].zombie && !ts[i].helper)
@@ -525,6 +529,9 @@ static int restore_run(struct cr_opts *o, struct rst_task *ts, size_t n, struct 
 		kill_tree(ts, n);
 		return -1;
 	}
+	struct cr_err e2; /* the tree runs: a client that fails post-resume changes nothing */
+	if (eng_notify(o, "post-resume", ts[0].pid, -1, &e2))
+		pr_warn("%s\n", e2.msg);
 	return 0;
 }
 
@@ -610,6 +617,10 @@ int eng_restore(struct cr_opts *o, pid_t *root_pid, struct cr_err *err)
 	*ts =
 	    (struct rst_task){.dirfd = -1, .pm = {.pages_fd = -1}, .err_pipe = {-1, -1}, .go_pipe = {-1, -1}};
 	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (eng_notify(o, "pre-restore", 0, -1, err)) {
+		free(ts);
+		return -1;
+	}
 	if (o->imgdir_fd < 0) {
 		o->imgdir_fd = open(o->images_dir ? o->images_dir : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (o->imgdir_fd < 0) {

@@ -87,7 +87,7 @@ static const struct option long_opts[] = {
     {"timeout", required_argument, NULL, OPT_IGNORED_ARG},
     {"freeze-cgroup", required_argument, NULL, OPT_IGNORED_ARG},
     {"lsm-profile", required_argument, NULL, OPT_IGNORED_ARG},
-    {"config", required_argument, NULL, OPT_IGNORED_ARG},
+    {"config", required_argument, NULL, OPT_QUIET_IGNORED}, /* read before parsing (config.c) */
     {"status-fd", required_argument, NULL, OPT_IGNORED_ARG},
     {"all", no_argument, NULL, OPT_IGNORED},
     {"extra", no_argument, NULL, OPT_IGNORED},
@@ -375,7 +375,7 @@ static void save_cmdline(struct shim_cmd *c, int argc, char **argv)
 					argv[i]);
 }
 
-int shim_parse(int argc, char **argv, struct shim_cmd *c, char *msg, size_t len)
+int shim_parse_options(int argc, char **argv, struct shim_cmd *c, char *msg, size_t len)
 {
 	memset(c, 0, sizeof(*c));
 	save_cmdline(c, argc, argv);
@@ -393,7 +393,12 @@ int shim_parse(int argc, char **argv, struct shim_cmd *c, char *msg, size_t len)
 		if (parse_one(c, opt, idx, argc, argv, msg, len))
 			return -1;
 	}
-	if (parse_verb(c, argc, argv, msg, len))
+	return 0;
+}
+
+int shim_parse(int argc, char **argv, struct shim_cmd *c, char *msg, size_t len)
+{
+	if (shim_parse_options(argc, argv, c, msg, len) || parse_verb(c, argc, argv, msg, len))
 		return -1;
 	c->log_to_stderr = !c->opts.log_file || !strcmp(c->opts.log_file, "-");
 	c->opts.inherit_fd = c->inherit_fd;

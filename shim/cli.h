@@ -49,6 +49,30 @@ const char *shim_verb_name(enum shim_verb v);
 int shim_fault_env(struct shim_cmd *c, const char *crshim_fault, const char *criu_fault, char *msg,
 		   size_t len);
 
+/* The options alone (no verb, no required options): the getopt loop of shim_parse. */
+int shim_parse_options(int argc, char **argv, struct shim_cmd *c, char *msg, size_t len);
+
+/* A growing argv (NULL-terminated) and where each argument came from (a config file, an RPC field). */
+struct shim_args {
+	char **v;
+	const char **src;
+	int n, cap;
+};
+int shim_args_add(struct shim_args *a, const char *s, const char *src);
+void shim_args_free(struct shim_args *a);
+
+/* config.c: CRIU configuration files. Append the options of the file at path to a (src = path); a missing
+ * file is an error only if must_exist. -1 with "FILE:LINE: ..." in msg. */
+int shim_config_read(const char *path, bool must_exist, struct shim_args *a, char *msg, size_t len);
+/* argv with the configuration files in front of its options, as CRIU reads them: the default files
+ * (/etc/criu/default.conf, HOME/.criu/default.conf) unless --no-default-config or !defaults, then env_cfg
+ * (CRIU_CONFIG_FILE), then --config FILE; the command line last (a later option wins). */
+int shim_config_expand(int argc, char **argv, const char *home, const char *env_cfg, bool defaults,
+		       struct shim_args *out, char *msg, size_t len);
+
+/* swrk.c: CRIU's RPC service on the SOCK_SEQPACKET socket fd (the process's exit status). */
+int shim_swrk(struct shim_cmd *c);
+
 /* usage.c */
 void shim_usage(FILE *f);
 

@@ -6,9 +6,16 @@
 int main(int argc, char **argv)
 {
 	struct shim_cmd c;
+	struct shim_args args = {0};
 	char msg[512];
 
-	if (shim_parse(argc, argv, &c, msg, sizeof(msg))) {
+	/* Configuration files are options in front of the command line (CRIU's order). */
+	if (shim_config_expand(argc, argv, getenv("HOME"), getenv("CRIU_CONFIG_FILE"), true, &args, msg,
+			       sizeof(msg))) {
+		fprintf(stderr, "crshim: %s\n", msg);
+		return 1;
+	}
+	if (shim_parse(args.n, args.v, &c, msg, sizeof(msg))) {
 		fprintf(stderr, "crshim: %s; see crshim --help\n", msg);
 		return 1;
 	}
@@ -24,5 +31,5 @@ int main(int argc, char **argv)
 		fprintf(stderr, "crshim: %s\n", msg);
 		return 1;
 	}
-	return shim_run(&c);
+	return shim_run(&c); /* args stay allocated: c points into them */
 }

@@ -274,9 +274,7 @@ static int run_show(struct shim_cmd *c)
 
 static int run_swrk(struct shim_cmd *c)
 {
-	struct cr_err err = {0};
-	cr_fail_errno(&err, 0, "swrk (RPC service on fd %s) is not supported yet", c->operand);
-	return report("swrk", &err, false);
+	return shim_swrk(c);
 }
 
 int shim_run(struct shim_cmd *c)

@@ -9,7 +9,13 @@ MAKE=${MAKE:-make}
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$TOP" || exit 1
 OUT=$FB/seeds
-rm -rf "$OUT" && mkdir -p "$OUT/image" "$OUT/cli"
+rm -rf "$OUT" && mkdir -p "$OUT/image" "$OUT/cli" "$OUT/rpc"
+# RPC seeds (criu_req datagrams): VERSION; FEATURE_CHECK{mem_track}; DUMP{images_dir_fd 3, pid 1, log_file,
+# leave_running}; RESTORE{images_dir_fd 3, rst_sibling, inherit_fd {pipe:[1], 0}}.
+printf '\x08\x0a' >"$OUT/rpc/version"
+printf '\x08\x09\x2a\x02\x08\x01' >"$OUT/rpc/features"
+printf '\x08\x01\x12\x10\x08\x03\x10\x01\x18\x01\x52\x08dump.log' >"$OUT/rpc/dump"
+printf '\x08\x02\x12\x14\x08\x03\xd0\x01\x01\xda\x01\x0c\x0a\x08pipe:[1]\x10\x00' >"$OUT/rpc/restore"
 TMP=$(mktemp -d /tmp/crshim-seeds.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
 

@@ -4,6 +4,7 @@
 #define CRSHIM_LOG_H
 
 #include <stdio.h>
+#include <sys/types.h>
 
 enum { LOG_MSG = 0, LOG_ERROR = 1, LOG_WARN = 2, LOG_INFO = 3, LOG_DEBUG = 4 };
 
@@ -24,6 +25,9 @@ void log_printf(int level, const char *file, int line, const char *fmt, ...)
 struct cr_opts;
 /* A warning for the log and, through o->notice, for the user (opts.c). */
 void eng_notice(const struct cr_opts *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+struct cr_err;
+/* Notify the RPC client (o->notify) of step script; -1 with err set if it refused. No-op without a client. */
+int eng_notify(const struct cr_opts *o, const char *script, pid_t pid, int fd, struct cr_err *err);
 
 #define pr_err(fmt, ...) log_printf(LOG_ERROR, __FILE__, __LINE__, LOG_PREFIX fmt, ##__VA_ARGS__)
 #define pr_warn(fmt, ...) log_printf(LOG_WARN, __FILE__, __LINE__, LOG_PREFIX fmt, ##__VA_ARGS__)

@@ -1,4 +1,5 @@
 /* Per-run options (no globals). */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -24,4 +25,14 @@ void eng_notice(const struct cr_opts *o, const char *fmt, ...)
 	pr_warn("%s\n", line);
 	if (o && o->notice)
 		o->notice(o->notice_arg, line);
+}
+
+int eng_notify(const struct cr_opts *o, const char *script, pid_t pid, int fd, struct cr_err *err)
+{
+	if (!o || !o->notify)
+		return 0;
+	pr_info("notify %s (pid %d)\n", script, (int)pid);
+	if (o->notify(o->notify_arg, script, pid, fd))
+		return cr_fail_errno(err, ECANCELED, "notification %s: the RPC client failed it", script);
+	return 0;
 }

@@ -1,0 +1,411 @@
+/* `crshim swrk FD`: CRIU's RPC service, as runc, go-criu, Podman and containerd drive it. One protobuf
+ * message per SOCK_SEQPACKET datagram. fds 0-2 are the client's business (runc reads them from /proc to
+ * describe the container's stdio, and a restored tree inherits them): nothing here prints to them. */
+#define LOG_PREFIX "swrk: "
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+#include "rpc.h"
+#include "stats.h"
+#include "base/log.h"
+
+struct srv {
+	int sk;
+	pid_t peer;
+	bool notify; /* the client asked for notifications (notify_scripts) */
+	bool log_open;
+};
+
+static int send_resp(struct srv *s, const RpcResp *r, int pass_fd)
+{
+	size_t len = rpc_resp__get_packed_size(r);
+	uint8_t *buf = malloc(len ? len : 1);
+	if (!buf)
+		return -1;
+	rpc_resp__pack(r, buf);
+	struct iovec iov = {.iov_base = buf, .iov_len = len};
+	union {
+		char b[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} ctl;
+	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
+	if (pass_fd >= 0) {
+		memset(&ctl, 0, sizeof(ctl));
+		mh.msg_control = ctl.b;
+		mh.msg_controllen = sizeof(ctl.b);
+		struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &pass_fd, sizeof(int));
+	}
+	ssize_t n;
+	do
+		n = sendmsg(s->sk, &mh, MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+	free(buf);
+	if (n != (ssize_t)len) {
+		pr_err("send reply (%zu bytes): %s\n", len, n < 0 ? strerror(errno) : "short write");
+		return -1;
+	}
+	return 0;
+}
+
+/* One datagram; *len 0 at EOF. The buffer is the caller's to free. */
+static int recv_req(struct srv *s, uint8_t **buf, size_t *len)
+{
+	ssize_t n;
+	*buf = NULL;
+	*len = 0;
+	do
+		n = recv(s->sk, NULL, 0, MSG_PEEK | MSG_TRUNC);
+	while (n < 0 && errno == EINTR);
+	if (n < 0) {
+		pr_err("receive request: %s\n", strerror(errno));
+		return -1;
+	}
+	if (n == 0)
+		return 0;
+	size_t want = (size_t)n > SHIM_RPC_MAX_REQ ? SHIM_RPC_MAX_REQ : (size_t)n;
+	*buf = malloc(want);
+	if (!*buf)
+		return -1;
+	do
+		n = recv(s->sk, *buf, want, MSG_TRUNC);
+	while (n < 0 && errno == EINTR);
+	if (n < 0) {
+		pr_err("receive request: %s\n", strerror(errno));
+		return -1;
+	}
+	if ((size_t)n > want) { /* the datagram is gone: too large to serve */
+		errno = EMSGSIZE;
+		return -1;
+	}
+	*len = (size_t)n;
+	return 0;
+}
+
+static int fail_resp(struct srv *s, int type, int err, const char *msg)
+{
+	RpcResp r = RPC_RESP__INIT;
+	r.type = (RpcReqType)type;
+	r.success = 0;
+	if (err)
+		r.has_cr_errno = 1, r.cr_errno = err;
+	char m[1024];
+	snprintf(m, sizeof(m), "%s", msg); /* go-criu reads replies into 8 KiB: keep it short */
+	r.cr_errmsg = m;
+	pr_err("%s failed: %s\n", shim_rpc_type_name(type), msg);
+	return send_resp(s, &r, -1);
+}
+
+/* A notification: the client answers {type NOTIFY, notify_success} (runc closes the socket instead when its
+ * handler failed). */
+static int notify(void *arg, const char *script, pid_t pid, int fd)
+{
+	struct srv *s = arg;
+	if (!s->notify)
+		return 0;
+	RpcResp r = RPC_RESP__INIT;
+	RpcNotify n = RPC_NOTIFY__INIT;
+	r.type = RPC_REQ_TYPE__NOTIFY;
+	r.success = 1;
+	r.notify = &n;
+	n.script = (char *)script;
+	if (pid > 0)
+		n.has_pid = 1, n.pid = pid;
+	if (send_resp(s, &r, fd))
+		return -1;
+	uint8_t *buf;
+	size_t len;
+	if (recv_req(s, &buf, &len) || !len) {
+		free(buf);
+		pr_err("notify %s: the client closed the connection\n", script);
+		return -1;
+	}
+	RpcReq *q = rpc_req__unpack(NULL, len, buf);
+	free(buf);
+	int ok = q && q->type == RPC_REQ_TYPE__NOTIFY && q->has_notify_success && q->notify_success;
+	if (!ok)
+		pr_err("notify %s: the client answered %s\n", script,
+		       q ? shim_rpc_type_name(q->type) : "with a malformed message");
+	if (q)
+		rpc_req__free_unpacked(q, NULL);
+	return ok ? 0 : -1;
+}
+
+/* The log of a request: log_file (default criu.log, as CRIU) in the work dir. */
+static int open_log(struct srv *s, struct shim_cmd *c, struct cr_err *err)
+{
+	struct cr_opts *o = &c->opts;
+	char path[PATH_MAX];
+	if (s->log_open)
+		log_close();
+	s->log_open = false;
+	if (o->log_file && !strcmp(o->log_file, "-"))
+		return 0; /* log_to_stderr */
+	const char *dir = o->work_dir ? o->work_dir : o->images_dir;
+	int n = snprintf(path, sizeof(path), "%s/%s", dir, o->log_file ? o->log_file : "criu.log");
+	if (n < 0 || (size_t)n >= sizeof(path))
+		return cr_fail_errno(err, ENAMETOOLONG, "log file path");
+	if (log_open(path, o->verbosity))
+		return cr_fail_sys(err, "open log file %s", path);
+	s->log_open = true;
+	pr_info("crshim %s RPC for client %d: %s\n", CRSHIM_VERSION, (int)s->peer, c->cmdline);
+	for (int i = 0; i < c->n_notes; i++)
+		pr_info("option --%s accepted for CRIU compatibility and ignored\n", c->notes[i]);
+	return 0;
+}
+
+/* Relative paths of a config file (the RPC's own are absolute) against our cwd, which is the client's. */
+static int absolute(const char **p, char *buf, size_t len, struct cr_err *err)
+{
+	char cwd[PATH_MAX];
+	if (!*p || (*p)[0] == '/')
+		return 0;
+	if (!getcwd(cwd, sizeof(cwd)) || snprintf(buf, len, "%s/%s", cwd, *p) >= (int)len)
+		return cr_fail_sys(err, "path %s", *p);
+	*p = buf;
+	return 0;
+}
+
+static double since(const struct timespec *t0)
+{
+	struct timespec t1;
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (double)(t1.tv_sec - t0->tv_sec) + (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+static int prepare(struct srv *s, struct shim_rpc_req *r, struct cr_err *err)
+{
+	static char img[PATH_MAX], work[PATH_MAX];
+	struct cr_opts *o = &r->cmd.opts;
+	if (absolute(&o->images_dir, img, sizeof(img), err) ||
+	    absolute(&o->work_dir, work, sizeof(work), err))
+		return -1;
+	s->notify = r->notify;
+	o->notify = notify;
+	o->notify_arg = s;
+	o->notice = NULL; /* warnings go to the log */
+	return open_log(s, &r->cmd, err);
+}
+
+static int do_dump(struct srv *s, struct shim_rpc_req *r)
+{
+	struct cr_err err = {0};
+	struct cr_opts *o = &r->cmd.opts;
+	int type = r->req->type;
+	struct timespec t0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	int ret = prepare(s, r, &err);
+	if (!ret && type == RPC_REQ_TYPE__PRE_DUMP)
+		ret = cr_fail_errno(&err, EOPNOTSUPP, "pre-dump is not supported yet");
+	if (!ret)
+		ret = eng_dump(o, &err);
+	if (ret) {
+		char m[1100];
+		cr_err_str(&err, m, sizeof(m));
+		return fail_resp(s, type, err.errnum ? err.errnum : EIO, m);
+	}
+	pr_info("%s of %d done in %.3f s\n", shim_rpc_type_name(type), (int)o->pid, since(&t0));
+	shim_stats_write(o->work_dir ? o->work_dir : o->images_dir, o->images_dir, true, since(&t0));
+	RpcResp resp = RPC_RESP__INIT;
+	RpcDumpResp d = RPC_DUMP_RESP__INIT;
+	resp.type = (RpcReqType)type;
+	resp.success = 1;
+	resp.dump = &d;
+	d.has_restored = 1;
+	return send_resp(s, &resp, -1);
+}
+
+static int do_restore(struct srv *s, struct shim_rpc_req *r)
+{
+	struct cr_err err = {0};
+	struct cr_opts *o = &r->cmd.opts;
+	pid_t pid = -1;
+	struct timespec t0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	o->detach = true; /* the tree outlives us: runc's child (rst_sibling) or reparented */
+	if (prepare(s, r, &err) || eng_restore(o, &pid, &err)) {
+		char m[1100];
+		cr_err_str(&err, m, sizeof(m));
+		return fail_resp(s, RPC_REQ_TYPE__RESTORE, err.errnum ? err.errnum : EIO, m);
+	}
+	pr_info("restored %d in %.3f s\n", (int)pid, since(&t0));
+	shim_stats_write(o->work_dir ? o->work_dir : o->images_dir, o->images_dir, false, since(&t0));
+	RpcResp resp = RPC_RESP__INIT;
+	RpcRestoreResp rr = RPC_RESTORE_RESP__INIT;
+	resp.type = RPC_REQ_TYPE__RESTORE;
+	resp.success = 1;
+	resp.restore = &rr;
+	rr.pid = pid;
+	return send_resp(s, &resp, -1);
+}
+
+static int do_version(struct srv *s)
+{
+	RpcResp resp = RPC_RESP__INIT;
+	RpcVersion v = RPC_VERSION__INIT;
+	resp.type = RPC_REQ_TYPE__VERSION;
+	resp.success = 1;
+	resp.version = &v;
+	v.major_number = SHIM_RPC_MAJOR;
+	v.minor_number = SHIM_RPC_MINOR;
+	v.has_sublevel = 1;
+	v.sublevel = SHIM_RPC_SUBLEVEL; /* no gitid: go-criu would round the version up */
+	return send_resp(s, &resp, -1);
+}
+
+/* Each asked feature answered truthfully: memory tracking needs pre-dump, lazy pages and the pidfd store
+ * are not there. */
+static int do_features(struct srv *s, const RpcReq *q)
+{
+	RpcResp resp = RPC_RESP__INIT;
+	RpcFeatures f = RPC_FEATURES__INIT;
+	resp.type = RPC_REQ_TYPE__FEATURE_CHECK;
+	resp.success = 1;
+	resp.features = &f; /* runc panics on a reply without it */
+	if (q->features && q->features->has_mem_track)
+		f.has_mem_track = 1, f.mem_track = 0;
+	if (q->features && q->features->has_lazy_pages)
+		f.has_lazy_pages = 1, f.lazy_pages = 0;
+	if (q->features && q->features->has_pidfd_store)
+		f.has_pidfd_store = 1, f.pidfd_store = 0;
+	return send_resp(s, &resp, -1);
+}
+
+static int do_check(struct srv *s)
+{
+	struct cr_err err = {0};
+	FILE *out = fopen("/dev/null", "we");
+	int ret = eng_check(NULL, out ? out : stderr, &err);
+	if (out)
+		fclose(out);
+	if (ret) {
+		char m[1100];
+		cr_err_str(&err, m, sizeof(m));
+		return fail_resp(s, RPC_REQ_TYPE__CHECK, err.errnum ? err.errnum : EIO, m);
+	}
+	RpcResp resp = RPC_RESP__INIT;
+	resp.type = RPC_REQ_TYPE__CHECK;
+	resp.success = 1;
+	return send_resp(s, &resp, -1);
+}
+
+/* A request that could not be mapped: the line goes to the log it names (the client points the user there),
+ * else to stderr (the client's: /dev/null for runc's dumps). */
+static void bad_request_log(struct srv *s, const RpcReq *q, int type, const char *msg)
+{
+	const RpcOpts *o = q ? q->opts : NULL;
+	char proc[64], dir[PATH_MAX], path[PATH_MAX + 300];
+	FILE *f = NULL;
+	int fd = o && o->has_work_dir_fd && o->work_dir_fd >= 0 ? o->work_dir_fd : o ? o->images_dir_fd : -1;
+	snprintf(proc, sizeof(proc), "/proc/%d/fd/%d", (int)s->peer, fd);
+	ssize_t n = fd >= 0 ? readlink(proc, dir, sizeof(dir) - 1) : -1;
+	if (n > 0 && dir[0] == '/' && o->log_file && !strchr(o->log_file, '/')) {
+		dir[n] = '\0';
+		snprintf(path, sizeof(path), "%s/%s", dir, o->log_file);
+		f = fopen(path, "ae");
+	}
+	fprintf(f ? f : stderr, "crshim %s swrk: bad %s request: %s\n", CRSHIM_VERSION,
+		shim_rpc_type_name(type), msg);
+	if (f)
+		fclose(f);
+}
+
+/* One request. 1: served, and this process's work is done (DUMP, RESTORE); 0: served, wait for the next;
+ * -1: the connection broke. */
+static int serve(struct srv *s, const uint8_t *buf, size_t len)
+{
+	struct shim_rpc_req r;
+	char msg[1024];
+	int ret;
+	if (shim_rpc_decode(buf, len, s->peer, true, true, &r, msg, sizeof(msg))) {
+		int type = r.req ? (int)r.req->type : RPC_REQ_TYPE__EMPTY;
+		bad_request_log(s, r.req, type, msg);
+		ret = fail_resp(s, type, EINVAL, msg);
+		shim_rpc_req_free(&r);
+		return ret ? -1 : 0;
+	}
+	switch (r.req->type) {
+	case RPC_REQ_TYPE__VERSION:
+		ret = do_version(s);
+		break;
+	case RPC_REQ_TYPE__FEATURE_CHECK:
+		ret = do_features(s, r.req);
+		break;
+	case RPC_REQ_TYPE__CHECK:
+		ret = do_check(s);
+		break;
+	case RPC_REQ_TYPE__DUMP:
+		ret = do_dump(s, &r);
+		ret = ret ? -1 : 1;
+		break;
+	case RPC_REQ_TYPE__PRE_DUMP:
+		ret = do_dump(s, &r);
+		break;
+	case RPC_REQ_TYPE__RESTORE:
+		ret = do_restore(s, &r);
+		ret = ret ? -1 : 1;
+		break;
+	default:
+		snprintf(msg, sizeof(msg), "request type %s (%d) is not supported",
+			 shim_rpc_type_name(r.req->type), (int)r.req->type);
+		fprintf(stderr, "crshim swrk: %s\n", msg);
+		ret = fail_resp(s, r.req->type, EOPNOTSUPP, msg);
+		break;
+	}
+	shim_rpc_req_free(&r);
+	return ret;
+}
+
+int shim_swrk(struct shim_cmd *c)
+{
+	struct srv s = {.sk = -1};
+	char *end;
+	errno = 0;
+	long fd = strtol(c->operand, &end, 10);
+	struct stat st;
+	if (errno || *end || fd < 0 || fd > INT_MAX || fstat((int)fd, &st) || !S_ISSOCK(st.st_mode)) {
+		fprintf(stderr, "crshim: swrk failed: '%s' is not the fd of a socket\n", c->operand);
+		return 1;
+	}
+	s.sk = (int)fd;
+	struct ucred cr;
+	socklen_t cl = sizeof(cr);
+	if (getsockopt(s.sk, SOL_SOCKET, SO_PEERCRED, &cr, &cl) == 0)
+		s.peer = cr.pid;
+	int ret = 0;
+	for (;;) {
+		uint8_t *buf;
+		size_t len;
+		if (recv_req(&s, &buf, &len)) {
+			free(buf);
+			if (errno == EMSGSIZE &&
+			    !fail_resp(&s, RPC_REQ_TYPE__EMPTY, EMSGSIZE, "request too large"))
+				continue;
+			ret = 1;
+			break;
+		}
+		if (!len) /* EOF: the client is done */
+			break;
+		int r = serve(&s, buf, len);
+		free(buf);
+		if (r) {
+			ret = r < 0;
+			break;
+		}
+	}
+	if (s.log_open)
+		log_close();
+	close(s.sk);
+	return ret;
+}
