@@ -222,6 +222,7 @@ struct dump_tree {
 	struct dump_shmem *shm;	      /* shared memory objects, dumped once for the tree */
 	struct dump_ipc_shm *ipc_shm; /* System V shared memory segments, dumped once for the tree */
 	struct dump_fdshare *fdsh;    /* tree-wide numbers of open file descriptions */
+	struct ns_dumped *ns;	      /* ns/: what is needed once the tree is killed */
 	bool pidns, mntns_proc;	      /* the root is the init of its own PID namespace (and has own mounts) */
 };
 
@@ -452,7 +453,8 @@ static int dump_ns(struct dump_tree *tr, struct cr_err *e)
 				 .zombie = zombie,
 				 .n = tr->n,
 				 .created = ns_created,
-				 .created_arg = &tr->c[0]};
+				 .created_arg = &tr->c[0],
+				 .kept = &tr->ns};
 	return ns_dump(&a, e);
 }
 
@@ -619,6 +621,7 @@ int eng_dump(struct cr_opts *o, struct cr_err *err)
 		for (size_t i = 0; i < tr.n; i++)
 			dump_sk_finish(&tr.c[i], DUMP_SK_KILLED);
 		dump_ipc_shm_killed(tr.ipc_shm);
+		ns_dump_killed(tr.ns);
 	}
 	pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
@@ -635,5 +638,6 @@ out_noseize:
 	dump_shmem_free(tr.shm);
 	dump_ipc_shm_free(tr.ipc_shm);
 	dump_fdshare_free(tr.fdsh);
+	ns_dump_free(tr.ns);
 	return ret;
 }

@@ -68,7 +68,17 @@ static int nl_open(struct nl_sock **out, struct cr_err *e)
 struct net_dump {
 	const struct ns_dump_args *a;
 	NetEntry *ne;
+	size_t veth_out; /* veths with their other end outside */
 };
+
+bool ns_net_kind_ok(const char *kind)
+{
+	static const char *const ok[] = {"veth", "bridge", "dummy"};
+	for (size_t i = 0; kind && i < sizeof(ok) / sizeof(ok[0]); i++)
+		if (!strcmp(kind, ok[i]))
+			return true;
+	return false;
+}
 
 static void set_bytes(ProtobufCBinaryData *b, protobuf_c_boolean *has, struct nl_addr *a)
 {
@@ -111,10 +121,10 @@ static int dump_link(struct net_dump *d, struct rtnl_link *l, struct cr_err *e)
 {
 	const char *type = rtnl_link_get_type(l), *name = rtnl_link_get_name(l);
 	bool lo = rtnl_link_get_arptype(l) == ARPHRD_LOOPBACK;
-	if (!lo && (!type || (strcmp(type, "veth") && strcmp(type, "dummy"))))
+	if (!lo && !ns_net_kind_ok(type))
 		return cr_fail(e,
 			       "not supported yet: network device %s (kind %s) in the tree's network "
-			       "namespace (loopback, veth, dummy)",
+			       "namespace (loopback, veth, bridge, dummy)",
 			       name, type ? type : "?");
 	NetLinkEntry *le = calloc(1, sizeof(*le));
 	NetLinkEntry **nl = grow(d->ne->links, d->ne->n_links, sizeof(*nl));
@@ -137,7 +147,13 @@ static int dump_link(struct net_dump *d, struct rtnl_link *l, struct cr_err *e)
 		le->master = (uint32_t)rtnl_link_get_master(l), le->has_master = 1;
 	if (!lo)
 		set_bytes(&le->addr, &le->has_addr, rtnl_link_get_addr(l));
-	const char *ext = type && !strcmp(type, "veth") ? ext_veth(d->a->o, name) : NULL;
+	bool veth = type && !strcmp(type, "veth");
+	int nsid;
+	if (veth && rtnl_link_get_link_netnsid(l, &nsid) < 0 && rtnl_link_get_link(l) > 0)
+		le->peer = (uint32_t)rtnl_link_get_link(l), le->has_peer = 1; /* both ends inside */
+	else if (veth)
+		d->veth_out++;
+	const char *ext = veth && !le->has_peer ? ext_veth(d->a->o, name) : NULL;
 	if (ext)
 		set_ext(le, ext);
 	pr_info("link %u %s (%s) flags 0x%x mtu %u%s%s\n", le->ifindex, name, lo ? "loopback" : type,
@@ -318,6 +334,46 @@ int ns_net_dump(const struct ns_dump_args *a, pid_t root, struct cr_err *e)
 	return ret ? -1 : 0;
 }
 
+static int del_veths(void *arg, struct cr_err *e)
+{
+	__cleanup_nlsk struct nl_sock *sk = NULL;
+	__cleanup_nlcache struct nl_cache *links = NULL;
+	int r;
+	if (nl_open(&sk, e))
+		return -1;
+	if ((r = rtnl_link_alloc_cache(sk, AF_UNSPEC, &links)) < 0)
+		return cr_fail_errno(e, EIO, "rtnetlink dump: %s", nl_geterror(r));
+	FOREACH_OBJ(links, o)
+	{
+		struct rtnl_link *l = (struct rtnl_link *)o;
+		const char *type = rtnl_link_get_type(l);
+		if (!type || strcmp(type, "veth"))
+			continue;
+		r = rtnl_link_delete(sk, l);
+		if (r < 0 && r != -NLE_NODEV && r != -NLE_OBJ_NOTFOUND)
+			pr_warn("remove veth %s of the killed tree: %s\n", rtnl_link_get_name(l),
+				nl_geterror(r));
+		else
+			pr_info("removed veth %s of the killed tree (and its other end)\n",
+				rtnl_link_get_name(l));
+	}
+	return 0;
+}
+
+void ns_net_killed(int netns_fd)
+{
+	struct cr_err e = {0};
+	__cleanup_close int self = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	if (self < 0 || setns(netns_fd, CLONE_NEWNET)) {
+		pr_warn("enter the killed tree's network namespace: %s\n", strerror(errno));
+		return;
+	}
+	if (del_veths(NULL, &e))
+		pr_warn("%s\n", e.msg);
+	if (setns(self, CLONE_NEWNET))
+		pr_err("cannot return to crshim's network namespace: %s\n", strerror(errno));
+}
+
 /* ---------------------------------------------------------------- restore */
 
 int ns_net_load(struct ns_rst *r, struct cr_err *e)
@@ -333,11 +389,12 @@ int ns_net_load(struct ns_rst *r, struct cr_err *e)
 		cr_err_clear(e); /* older images: a new namespace with its loopback up */
 	}
 	s->ne = (NetEntry *)m;
-	for (size_t i = 0; s->ne && i < s->ne->n_links; i++)
-		if (strcmp(s->ne->links[i]->kind ? s->ne->links[i]->kind : "", "") &&
-		    strcmp(s->ne->links[i]->kind, "veth") && strcmp(s->ne->links[i]->kind, "dummy"))
-			return cr_fail(e, "net.img: link %s of kind %s cannot be made", s->ne->links[i]->name,
-				       s->ne->links[i]->kind);
+	for (size_t i = 0; s->ne && i < s->ne->n_links; i++) {
+		const NetLinkEntry *le = s->ne->links[i];
+		if (!le->name || (le->kind && *le->kind && !ns_net_kind_ok(le->kind)))
+			return cr_fail_errno(e, EBADMSG, "net.img: link %s of kind %s cannot be made",
+					     le->name ? le->name : "?", le->kind);
+	}
 	return nl_open(&s->outer, e); /* crshim's own namespace, for the outer ends of veths */
 }
 
@@ -397,6 +454,14 @@ static int outer_up(struct ns_net_state *s, const char *name, const char *bridge
 	return 0;
 }
 
+static const NetLinkEntry *link_by_index(const NetEntry *ne, uint32_t ifindex)
+{
+	for (size_t i = 0; i < ne->n_links; i++)
+		if (ne->links[i]->ifindex == ifindex)
+			return ne->links[i];
+	return NULL;
+}
+
 static int make_link(struct ns_rst *r, struct nl_sock *sk, const NetLinkEntry *le, struct cr_err *e)
 {
 	struct ns_net_state *s = r->net;
@@ -404,6 +469,13 @@ static int make_link(struct ns_rst *r, struct nl_sock *sk, const NetLinkEntry *l
 	char oname[IFNAMSIZ], bridge[IFNAMSIZ];
 	if (!*kind)
 		return 0; /* the loopback is there */
+	const NetLinkEntry *pe = le->has_peer ? link_by_index(r->net->ne, le->peer) : NULL;
+	if (le->has_peer && !pe)
+		return cr_fail_errno(e, EBADMSG, "net.img: veth %s: no link %u, its other end", le->name,
+				     le->peer);
+	if (pe && pe->ifindex < le->ifindex)
+		return 0; /* made with its other end */
+	oname[0] = bridge[0] = '\0';
 	struct rtnl_link *l = !strcmp(kind, "veth") ? rtnl_link_veth_alloc() : rtnl_link_alloc();
 	if (!l)
 		return cr_fail_errno(e, ENOMEM, "out of memory");
@@ -413,10 +485,15 @@ static int make_link(struct ns_rst *r, struct nl_sock *sk, const NetLinkEntry *l
 	rtnl_link_set_ifindex(l, (int)le->ifindex);
 	if (!strcmp(kind, "veth")) {
 		struct rtnl_link *peer = rtnl_link_veth_get_peer(l);
-		outer_name(r->o, le, oname, bridge);
-		if (*oname)
-			rtnl_link_set_name(peer, oname);
-		rtnl_link_set_ns_fd(peer, r->self_fd[NS_NET]);
+		if (pe) { /* both ends inside */
+			rtnl_link_set_name(peer, pe->name);
+			rtnl_link_set_ifindex(peer, (int)pe->ifindex);
+		} else {
+			outer_name(r->o, le, oname, bridge);
+			if (*oname)
+				rtnl_link_set_name(peer, oname);
+			rtnl_link_set_ns_fd(peer, r->self_fd[NS_NET]);
+		}
 		rtnl_link_put(peer);
 	}
 	int ret = rtnl_link_add(sk, l, NLM_F_CREATE | NLM_F_EXCL);
@@ -459,6 +536,8 @@ static int set_link(struct nl_sock *sk, const NetLinkEntry *le, bool flags, stru
 				rtnl_link_set_mtu(ch, le->mtu);
 			if (le->has_txqlen)
 				rtnl_link_set_txqlen(ch, le->txqlen);
+			if (le->has_master)
+				rtnl_link_set_master(ch, (int)le->master);
 			if (mac) {
 				rtnl_link_set_addr(ch, mac);
 				nl_addr_put(mac);
@@ -500,7 +579,7 @@ static int make_addr(struct nl_sock *sk, const NetAddrEntry *ae, struct cr_err *
 					    IFA_F_MANAGETEMPADDR | IFA_F_PERMANENT));
 	if (ae->label)
 		rtnl_addr_set_label(a, ae->label);
-	int r = rtnl_addr_add(sk, a, NLM_F_CREATE | NLM_F_REPLACE);
+	int r = rtnl_addr_add(sk, a, NLM_F_CREATE | NLM_F_EXCL);
 	rtnl_addr_put(a);
 	char buf[INET6_ADDRSTRLEN + 8];
 	if (r < 0 && r != -NLE_EXIST) /* the loopback's own and IPv6 link-local ones come by themselves */

@@ -192,6 +192,41 @@ static int dump_entry(const struct ns_dump_args *a, uint64_t (*ids)[NS_KINDS], c
 	return 0;
 }
 
+struct ns_dumped {
+	int netns_fd; /* the root's own network namespace, -1 */
+};
+
+static int keep_netns(const struct ns_dump_args *a, struct cr_err *e)
+{
+	char path[64];
+	struct ns_dumped *d = calloc(1, sizeof(*d));
+	if (!d)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	snprintf(path, sizeof(path), "/proc/%d/ns/net", a->pids[0]);
+	d->netns_fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (d->netns_fd < 0) {
+		free(d);
+		return cr_fail_sys(e, "open %s", path);
+	}
+	*a->kept = d;
+	return 0;
+}
+
+void ns_dump_killed(struct ns_dumped *d)
+{
+	if (d && d->netns_fd >= 0)
+		ns_net_killed(d->netns_fd);
+}
+
+void ns_dump_free(struct ns_dumped *d)
+{
+	if (!d)
+		return;
+	if (d->netns_fd >= 0)
+		close(d->netns_fd);
+	free(d);
+}
+
 int ns_dump(const struct ns_dump_args *a, struct cr_err *e)
 {
 	uint64_t self[NS_KINDS];
@@ -227,6 +262,8 @@ int ns_dump(const struct ns_dump_args *a, struct cr_err *e)
 	if (ne.own)
 		pr_info("the root %d has namespaces of its own: 0x%x\n", a->pids[0], ne.own);
 	if (ns_dump_state(a, ids[0], ne.own & ~ne.external, e))
+		return -1;
+	if ((ne.own & ~ne.external & CLONE_NEWNET) && a->kept && keep_netns(a, e))
 		return -1;
 	if (fault_check(a->o, FI_DUMP_NS, e))
 		return -1;

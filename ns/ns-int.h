@@ -48,6 +48,9 @@ void ns_rst_state_done(struct ns_rst *r, bool failed);
 /* net.c (libnl-route-3): the network namespace crshim is in. */
 struct ns_net_state;
 int ns_net_dump(const struct ns_dump_args *a, pid_t root, struct cr_err *e);
+bool ns_net_kind_ok(const char *kind);
+/* The tree of network namespace netns_fd was killed: its veths go now (see ns_dump_killed). */
+void ns_net_killed(int netns_fd); /* a kind of link crshim makes again (besides the loopback) */
 int ns_net_load(struct ns_rst *r, struct cr_err *e);
 int ns_net_restore(struct ns_rst *r, struct cr_err *e);
 void ns_net_done(struct ns_rst *r, bool failed);

@@ -33,10 +33,16 @@ struct ns_dump_args {
 	size_t n;
 	ns_created_fn created; /* called for every image written */
 	void *created_arg;
+	struct ns_dumped **kept; /* out: what ns_dump_killed needs (free with ns_dump_free) */
 };
 /* Reads and checks the namespaces of the tree (one line when one cannot be restored), writes ns.img and
  * the images of the namespaces. */
 int ns_dump(const struct ns_dump_args *a, struct cr_err *e);
+struct ns_dumped;
+/* The dumped tree was killed: the network devices of its namespace that have an end outside (veth) go now,
+ * not whenever the kernel frees the namespace, so that a restore can make them again at once. */
+void ns_dump_killed(struct ns_dumped *d);
+void ns_dump_free(struct ns_dumped *d);
 
 /* ---- restore ---- */
 

@@ -72,7 +72,7 @@ esac
 
 # ---------------------------------------------------------------- .desc files
 # One "key: value" per line, '#' comments. Keys: opts, args, skip, flags, arch, mode-skip, snap-ignore, tty, inhfd,
-# restore-expect.
+# restore-expect, cgroups, ipc-keys (ns_left).
 # static/NAME or transition/NAME
 test_dir() {
 	if [ -f "$HERE/transition/$1.c" ] && [ ! -f "$HERE/static/$1.c" ]; then echo transition; else echo static; fi
@@ -417,6 +417,8 @@ fault_steps() {
 	[ -z "$left" ] || { bad "the failed restore left socket files: $left"; return 1; }
 	left=$(sysv_left "$d")
 	[ -z "$left" ] || { bad "the failed restore left System V shared memory segments: $left"; return 1; }
+	left=$(ns_left)
+	[ -z "$left" ] || { bad "the failed restore left $left"; return 1; }
 	lock_left "the failed restore" || return 1
 	if [[ " ${OPTS[*]} " == *" --tcp-established "* ]]; then
 		# the connections were only in the images and their lock is gone: a retry needs a new dump; the
@@ -427,6 +429,27 @@ fault_steps() {
 	fi
 	crshim_restore "$d" || { REASON="normal restore after the failure: $REASON"; return 1; }
 	compare_snap "a restore after a failure at $FPOINT" "$TDIR/snap.1" || return 1
+}
+
+# What a failed restore of a namespace test may not leave here (ns/): the outer end of a veth named by
+# --external veth[IFNAME]:OUTNAME in the test's opts, cgroups named in its .desc (cgroups: DIR under
+# /sys/fs/cgroup/*), System V semaphores and message queues of sem/msg keys in its .desc (ipc-keys: KEY).
+ns_left() {
+	local o n k c
+	for o in "${OPTS[@]}"; do
+		[[ $o == veth\[*\]:* ]] || continue
+		n=${o#*]:}
+		n=${n%%@*}
+		ip link show "$n" >/dev/null 2>&1 && echo "network device $n"
+	done
+	for c in $(desc_get "$name" cgroups); do
+		for k in /sys/fs/cgroup/*/"$c" /sys/fs/cgroup/"$c"; do
+			[ -d "$k" ] && echo "cgroup $k"
+		done
+	done
+	for k in $(desc_get "$name" ipc-keys); do
+		awk -v k="$k" 'NR > 1 && $1 == k { print "System V object of key " k }' /proc/sysvipc/sem /proc/sysvipc/msg
+	done
 }
 
 # Tests run under a point: TEST... on the command line for all points, FAULT_TESTS for the fatal ones;
@@ -441,8 +464,8 @@ fault_tests() { # point
 	fi
 	case "$1" in
 	no-timer-restore-ids) echo "posix_timers itimers pid" ;;
-	restore-ns-net-mid) echo "${FAULT_TESTS:-sk_unix_netns}" ;;
-	restore-ns-made|dump-ns) echo "${FAULT_TESTS:-pid sk_unix_netns pidns00}" ;;
+	restore-ns-net-mid) echo "${FAULT_TESTS:-sk_unix_netns netns_veth_ext netns_routes}" ;;
+	restore-ns-made|dump-ns) echo "${FAULT_TESTS:-pid pidns00 sk_unix_netns netns_veth_ext uts_hostname timens_offsets}" ;;
 	no-prefill) echo "mem_256m heap_brk vma_many" ;;
 	no-populate) echo "mem_256m mem_sparse heap_brk stack_grow" ;;
 	no-pagemap-scan|no-vm-readv) echo "mem_sparse mprotect_sub vma_many file_map_private shm_anon" ;;

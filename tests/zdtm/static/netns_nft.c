@@ -1,0 +1,40 @@
+/* An nftables ruleset in the tree's own network namespace: an inet table with a base chain, a set with
+ * elements, rules using it, a regular chain with a jump, a counter; an ip table with a nat chain. After the
+ * restore `nft list ruleset` is the same, and none of it is in the host's ruleset. */
+#include "ns_world.h"
+
+#define RS "nft list ruleset"
+
+int main(int argc, char **argv)
+{
+	test_init(argc, argv);
+	unsigned long host = nsw_ino("net");
+	if (nsw_sh("nft --version"))
+		test_skip("no nft");
+	nsw_unshare(CLONE_NEWNET, "CLONE_NEWNET");
+	nsw_must("nft add table inet nsworld_f");
+	nsw_must(
+	    "nft add chain inet nsworld_f input '{ type filter hook input priority 0; policy accept; }'");
+	nsw_must("nft add set inet nsworld_f bad '{ type ipv4_addr; elements = { 10.1.2.3, 10.4.5.6 }; }'");
+	nsw_must("nft add chain inet nsworld_f log_drop");
+	nsw_must("nft add rule inet nsworld_f log_drop counter drop");
+	nsw_must("nft add rule inet nsworld_f input ip saddr @bad jump log_drop");
+	nsw_must("nft add rule inet nsworld_f input tcp dport 4321 counter drop");
+	nsw_must("nft add table ip nsworld_nat");
+	nsw_must("nft add chain ip nsworld_nat post '{ type nat hook postrouting priority 100; }'");
+	nsw_must("nft add rule ip nsworld_nat post ip saddr 10.91.0.0/24 masquerade");
+	char *rs = nsw_out(RS, NULL);
+	if (!strstr(rs, "nsworld_f") || !strstr(rs, "masquerade"))
+		fail("setup:\n%s", rs);
+	test_daemon();
+	test_waitsig();
+	nsw_own("net", host);
+	nsw_same("nftables ruleset", rs, RS, NULL);
+	if (nsw_sh("nsenter --net=%s nft list tables", nsw_host("net")))
+		fail("nft in the host's network namespace %s", nsw_host("net"));
+	if (!nsw_sh("nsenter --net=%s nft list tables | grep -q nsworld_", nsw_host("net")))
+		fail("the host has a nsworld_ table");
+	if (!test_failures)
+		pass();
+	return 0;
+}

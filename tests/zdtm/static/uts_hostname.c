@@ -1,0 +1,29 @@
+/* A UTS namespace of its own with a host name and a NIS domain name set. After the restore both are the
+ * same, the namespace is not the host's, and the host's names are untouched. */
+#include <sys/utsname.h>
+#include "ns_world.h"
+
+int main(int argc, char **argv)
+{
+	struct utsname h0, u;
+	test_init(argc, argv);
+	unsigned long host = nsw_ino("uts");
+	uname(&h0);
+	nsw_unshare(CLONE_NEWUTS, "CLONE_NEWUTS");
+	if (sethostname("nsworld-uts-host", 16) || setdomainname("nsworld.example", 15))
+		fail("setup: set names");
+	test_daemon();
+	test_waitsig();
+	nsw_own("uts", host);
+	if (uname(&u) || strcmp(u.nodename, "nsworld-uts-host") || strcmp(u.domainname, "nsworld.example"))
+		fail("names after restore: %s %s", u.nodename, u.domainname);
+	char cmd[128];
+	snprintf(cmd, sizeof(cmd), "nsenter --uts=%s hostname", nsw_host("uts"));
+	char *h = nsw_out(cmd, NULL);
+	h[strcspn(h, "\n")] = '\0';
+	if (strcmp(h, h0.nodename))
+		fail("host name: %s, was %s", h, h0.nodename);
+	if (!test_failures)
+		pass();
+	return 0;
+}
