@@ -21,8 +21,8 @@ DEPS_PKGS := build-essential protobuf-c-compiler libprotobuf-c-dev libcap-dev bu
 WARN := -Wall -Wextra -Werror -Wno-unused-parameter
 CFLAGS ?= -O2 -g
 CFLAGS += $(WARN) -std=gnu11 -D_GNU_SOURCE -fno-strict-aliasing -MMD -MP $(SAN) $(COV)
-CPPFLAGS += -I engine -I ns -I arch/$(ARCH) -I arch -I $(B)/proto -I $(B)
-LDLIBS += -lprotobuf-c -lcap -lnl-route-3 -lnl-3
+CPPFLAGS += -I engine -I ns -I arch/$(ARCH) -I arch -I $(B)/proto -I $(B) -I oci
+LDLIBS += -lprotobuf-c -lcap -lnl-route-3 -lnl-3 -lyajl
 # libnl-3 headers for ns/ only (the same headers serve the arm64 cross build)
 NL_CFLAGS := -I/usr/include/libnl3
 
@@ -31,7 +31,8 @@ PROTO_C := $(patsubst proto/%.proto,$(B)/proto/%.pb-c.c,$(PROTOS))
 PROTO_H := $(PROTO_C:.c=.h)
 PROTO_O := $(PROTO_C:.c=.o)
 
-ENGINE_SRC := $(wildcard engine/*.c) $(filter-out engine/restorer/%,$(wildcard engine/*/*.c)) $(wildcard ns/*.c) $(wildcard arch/*.c) $(wildcard arch/$(ARCH)/*.c)
+ENGINE_SRC := $(wildcard engine/*.c) $(filter-out engine/restorer/%,$(wildcard engine/*/*.c)) $(wildcard ns/*.c) $(wildcard arch/*.c) $(wildcard arch/$(ARCH)/*.c) \
+	$(wildcard oci/*.c)
 ENGINE_O := $(patsubst %.c,$(B)/%.o,$(ENGINE_SRC)) $(PROTO_O) $(B)/restorer-blob.o
 SHIM_SRC := $(wildcard shim/*.c)
 SHIM_O := $(patsubst %.c,$(B)/%.o,$(SHIM_SRC))
@@ -47,7 +48,7 @@ BLOB_CFLAGS := -O2 -g0 -std=gnu11 -D_GNU_SOURCE $(WARN) -ffreestanding -nostdlib
 BLOB_CFLAGS_aarch64 := -mno-outline-atomics
 BLOB_CFLAGS += $(BLOB_CFLAGS_$(ARCH))
 
-all: $(B)/crshim
+all: $(B)/crshim $(B)/crshim-hook
 	@[ -n "$(CROSS_COMPILE)" ] || ln -sf $(B)/crshim crshim
 
 $(B)/proto/%.pb-c.c $(B)/proto/%.pb-c.h: proto/%.proto
@@ -87,6 +88,11 @@ $(B)/libcrshim.a: $(ENGINE_O)
 $(B)/crshim: $(SHIM_O) $(B)/libcrshim.a
 	$(CC) $(SAN) $(COV) -o $@ $(SHIM_O) $(B)/libcrshim.a $(LDLIBS)
 
+# crshim-hook: the OCI runtime hook (hooks/), the registry of oci/.
+HOOK_SRC := $(wildcard hooks/*.c)
+$(B)/crshim-hook: $(patsubst %.c,$(B)/%.o,$(HOOK_SRC)) $(B)/libcrshim.a
+	$(CC) $(SAN) $(COV) -o $@ $^ $(LDLIBS)
+
 -include $(shell find $(B) -name '*.d' 2>/dev/null)
 
 deps:
@@ -94,6 +100,7 @@ deps:
 
 install: all
 	install -D -m 0755 $(B)/crshim $(DESTDIR)$(PREFIX)/sbin/crshim
+	install -D -m 0755 $(B)/crshim-hook $(DESTDIR)$(PREFIX)/libexec/crshim/crshim-hook
 	install -D -m 0644 contrib/crshim.8 $(DESTDIR)$(PREFIX)/share/man/man8/crshim.8
 	install -D -m 0644 contrib/crshim.bash-completion $(DESTDIR)$(PREFIX)/share/bash-completion/completions/crshim
 
@@ -153,7 +160,7 @@ clean:
 #   make cross-test               + the image and CLI unit tests for arm64 under qemu-user
 QA_PKGS := clang clang-tools clang-tidy clang-format cppcheck lcov bear libclang-rt-14-dev file \
 	gcc-aarch64-linux-gnu libc6-dev-arm64-cross
-CROSS_ARCH_PKGS := libprotobuf-c-dev:arm64 libcap-dev:arm64 libnl-3-dev:arm64 libnl-route-3-dev:arm64 qemu-user-static
+CROSS_ARCH_PKGS := libprotobuf-c-dev:arm64 libcap-dev:arm64 libnl-3-dev:arm64 libnl-route-3-dev:arm64 libyajl-dev:arm64 qemu-user-static
 # Unit tests that run under qemu-user on arm64 (no ptrace there): the image layer and the CLI parser.
 CROSS_UNIT_TESTS ?= image cli
 FUZZ_SECONDS ?= 60

@@ -9,7 +9,7 @@ MAKE=${MAKE:-make}
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$TOP" || exit 1
 OUT=$FB/seeds
-rm -rf "$OUT" && mkdir -p "$OUT/image" "$OUT/cli" "$OUT/rpc"
+rm -rf "$OUT" && mkdir -p "$OUT/image" "$OUT/cli" "$OUT/rpc" "$OUT/oci"
 # RPC seeds (criu_req datagrams): VERSION; FEATURE_CHECK{mem_track}; DUMP{images_dir_fd 3, pid 1, log_file,
 # leave_running}; RESTORE{images_dir_fd 3, rst_sibling, inherit_fd {pipe:[1], 0}}.
 printf '\x08\x0a' >"$OUT/rpc/version"
@@ -81,4 +81,6 @@ cli swrk 3
 cli --version
 cli -v dump -t 1 -D d
 cli --help
+# OCI JSON seeds (fuzz-oci): configs of `runc spec`, a full one, a state.
+cp tests/fuzz/seeds-oci/* "$OUT/oci/"
 echo "seeds: $(ls "$OUT/image" | wc -l) image, $(ls "$OUT/cli" | wc -l) cli"
