@@ -58,7 +58,7 @@ if [[ " $ONLY " == *" cppcheck "* ]]; then
 	cppcheck -q --template='{file}:{line}:{column}: {severity}: {message} [{id}]' --error-exitcode=1 \
 		--enable=warning,style,performance,portability --inline-suppr --std=c11 --platform=unix64 \
 		-j"$JOBS" -D__linux__ -D__GNUC__ -D__"$ARCH"__ -D_GNU_SOURCE \
-		-I engine -I engine/restorer -I "arch/$ARCH" -I arch -I shim -I tests/zdtm/lib \
+		-I engine -I engine/restorer -I "arch/$ARCH" -I arch -I shim -I oci -I tests/zdtm/lib \
 		-I "$AB/cpp/build/proto" -I "$AB/cpp/sysinc" \
 		--suppress=missingIncludeSystem --suppress='*:*/proto/*.pb-c.h' --suppress='*:/usr/include/*' \
 		--library="$TOP/contrib/qa/cppcheck.cfg" \
