@@ -81,12 +81,14 @@ $(B)/restorer.bin: $(B)/restorer.elf
 $(B)/restorer-blob.o: engine/restorer/restorer-blob.S $(B)/restorer.bin
 	$(CC) -c -I $(B) -o $@ $<
 
+# Whole: the fd kinds (engine/files/fd-kind.h) are found through a linker section, not by a call.
+LIBCRSHIM = -Wl,--whole-archive $(B)/libcrshim.a -Wl,--no-whole-archive
 $(B)/libcrshim.a: $(ENGINE_O)
 	rm -f $@
 	$(CROSS_COMPILE)ar rcs $@ $^
 
 $(B)/crshim: $(SHIM_O) $(B)/libcrshim.a
-	$(CC) $(SAN) $(COV) -o $@ $(SHIM_O) $(B)/libcrshim.a $(LDLIBS)
+	$(CC) $(SAN) $(COV) -o $@ $(SHIM_O) $(LIBCRSHIM) $(LDLIBS)
 
 # crshim-hook: the OCI runtime hook (hooks/), the registry of oci/.
 HOOK_SRC := $(wildcard hooks/*.c)
@@ -108,7 +110,7 @@ UNIT_SRC := $(wildcard tests/unit/*.c)
 UNIT_BIN := $(patsubst tests/unit/%.c,$(B)/unit/%,$(UNIT_SRC))
 $(B)/unit/%: tests/unit/%.c $(B)/libcrshim.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(B)/libcrshim.a $(LDLIBS)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(LIBCRSHIM) $(LDLIBS)
 
 unit: $(UNIT_BIN)
 	@prove -e '' $(UNIT_BIN)
@@ -224,11 +226,11 @@ $(B)/libfuzz.a: $(FUZZ_LIB_O)
 
 $(B)/fuzz/mkseeds: tests/fuzz/mkseeds.c $(B)/libfuzz.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(B)/libfuzz.a $(LDLIBS)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< -Wl,--whole-archive $(B)/libfuzz.a -Wl,--no-whole-archive $(LDLIBS)
 
 $(B)/fuzz/fuzz-%: tests/fuzz/fuzz-%.c $(B)/libfuzz.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -I shim $(CFLAGS) -fsanitize=fuzzer -o $@ $< $(B)/libfuzz.a $(LDLIBS)
+	$(CC) $(CPPFLAGS) -I shim $(CFLAGS) -fsanitize=fuzzer -o $@ $< -Wl,--whole-archive $(B)/libfuzz.a -Wl,--no-whole-archive $(LDLIBS)
 
 fuzz-build:
 	$(MAKE) B=$(FUZZ_B) CC=clang SAN="$(FUZZ_SAN)" $(FUZZ_B)/fuzz/mkseeds $(addprefix $(FUZZ_B)/fuzz/,$(FUZZ_TARGETS))

@@ -19,6 +19,7 @@
 #include "files/pipes.h"
 #include "files/procfd.h"
 #include "files/evfd.h"
+#include "files/fd-kind.h"
 #include "restore.h"
 #include "net/sk-inet.h"
 
@@ -251,57 +252,6 @@ const FileEntry *rst_file_by_id(const struct rst_task *t, uint32_t id)
 	return NULL;
 }
 
-/* Every fd's file must be there (or, for an inherited one, open in crshim). */
-static int check_fds(struct rst_task *t, struct cr_err *e)
-{
-	for (size_t i = 0; i < t->nr_fdinfo; i++) {
-		const FdinfoEntry *fi = t->fdinfo[i];
-		const FileEntry *f = rst_file_by_id(t, fi->id);
-		struct stat st;
-		if (!f || fi->fd < 0)
-			return cr_fail_errno(e, EBADMSG,
-					     "fdinfo-%d.img: fd %d refers to file id %u that files.img lacks",
-					     t->pid, fi->fd, fi->id);
-		if (f->kind == FILE_KIND__FILE_INHERIT) {
-			if (!f->has_inherit_fd || fcntl(f->inherit_fd, F_GETFD) < 0)
-				return cr_fail_errno(
-				    e, EBADF,
-				    "fd %d (was %s) is inherited from crshim's fd %d, which is not open",
-				    fi->fd, f->inherit_desc ? f->inherit_desc : "?", f->inherit_fd);
-			continue;
-		}
-		if (f->kind == FILE_KIND__FILE_PIPE || f->kind == FILE_KIND__FILE_FIFO)
-			continue; /* checked by rst_pipes_prepare */
-		if (rst_evfd_kind(f->kind)) {
-			if (rst_evfd_check(t, f, fi, e))
-				return -1;
-			continue;
-		}
-		if (f->kind == FILE_KIND__FILE_INETSK || f->kind == FILE_KIND__FILE_NETLINKSK ||
-		    f->kind == FILE_KIND__FILE_PACKETSK) {
-			if (rst_sk_check(f, e))
-				return cr_wrap(e, "fd %d", fi->fd);
-			continue;
-		}
-		if (f->kind == FILE_KIND__FILE_TTY)
-			continue; /* made by rst_tty_prepare */
-		if (f->kind == FILE_KIND__FILE_UNIXSK)
-			continue; /* made by rst_sk_unix_prepare */
-		if (f->kind != FILE_KIND__FILE_REG && f->kind != FILE_KIND__FILE_CHR)
-			return cr_fail_errno(e, ENOTSUP, "fd %d: unsupported file kind %d", fi->fd, f->kind);
-		if (!f->reg || !f->reg->path)
-			return cr_fail_errno(e, EBADMSG, "files.img: file id %u has no path", f->id);
-		if (rst_procfd_is(f))
-			continue; /* its process is made by the restore (restore-procfd.c) */
-		if (f->reg->deleted && !f->reg->has_ghost_id)
-			return cr_fail_errno(e, ENOTSUP, "fd %d: deleted file %s is not supported", fi->fd,
-					     f->reg->path);
-		if (lstat(f->reg->path, &st))
-			return cr_fail_sys(e, "fd %d: file %s", fi->fd, f->reg->path);
-	}
-	return 0;
-}
-
 static int add_mfile(struct rst_task *t, const char *path, int oflags)
 {
 	for (size_t i = 0; i < t->nr_mfiles; i++)
@@ -387,7 +337,8 @@ int rst_load_task(struct cr_opts *o, struct rst_task *t, struct cr_err *e)
 		pr_info("images verified: task %d, %zu vmas, %llu bytes of pages in %zu blocks\n", t->pid,
 			t->mm->n_vmas, (unsigned long long)t->pm.total_size, t->pm.nr);
 		if (rst_inherit_prepare(o, t, e) || rst_pipes_prepare(o, t, e) || rst_ghost_prepare(t, e) ||
-		    rst_locks_load(t, e) || check_fds(t, e) || check_mapped_files(t, e) || check_vdso(t, e))
+		    rst_locks_load(t, e) || rst_files_check(t, e) || check_mapped_files(t, e) ||
+		    check_vdso(t, e))
 			return -1;
 	}
 	if (check_pid_free(t->pid, e))

@@ -16,6 +16,7 @@
 #include "base/cleanup.h"
 #include "dump.h"
 #include "files/evfd.h"
+#include "files/fd-kind.h"
 #include "base/log.h"
 
 struct epoll_slot { /* struct kcmp_epoll_slot */
@@ -152,3 +153,45 @@ int dump_epoll_fill(struct dump_ctx *c, const struct evfd_src *s, FileEntry *fe,
 	fe->kind = FILE_KIND__FILE_EPOLL, fe->has_kind = 1;
 	return 0;
 }
+
+/* ---------------------------------------------------------------- the kind */
+
+static bool is_epoll(const struct dump_ctx *c, const struct fd_src *f)
+{
+	return !strncmp(f->link, "anon_inode:[eventpoll]", strlen("anon_inode:[eventpoll]"));
+}
+
+static int dump_epoll(struct dump_ctx *c, struct fd_src *f, void **state, FileEntry *fe, struct cr_err *e)
+{
+	struct evfd_src s;
+	evfd_src_of(f, &s);
+	return dump_evfd_done(c, &s, fe, dump_epoll_fill(c, &s, fe, e));
+}
+
+static int open_epoll(struct rst_task *t, int lo, const FileEntry *f, const FdinfoEntry *fi, char *msg,
+		      size_t len)
+{
+	return rst_epoll_create(f, fi, msg, len);
+}
+
+/* Its targets of this task, once they are all open (also of a set crshim made and the task inherits). */
+static int fill_epoll(struct rst_task *t, int lo, const FileEntry *f, const FdinfoEntry *fi, char *msg,
+		      size_t len)
+{
+	return rst_epoll_is(f) ? rst_epoll_fill(t, lo, f, fi, msg, len) : 0;
+}
+
+/* (in flight: no; targets in other processes: rst_epoll_tree) */
+FD_KIND(fdk_epoll) = {
+    .name = "epoll",
+    .kind = FILE_KIND__FILE_EPOLL,
+    .prio = 51,
+    .is = is_epoll,
+    .dump = dump_epoll,
+    .release = dump_evfd_kind_release,
+    .check = rst_evfd_check,
+    .open = open_epoll,
+    .pass = 1,
+    .fill = fill_epoll,
+    .make = rst_epoll_make,
+};

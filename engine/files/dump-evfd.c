@@ -16,6 +16,7 @@
 #include "base/cleanup.h"
 #include "dump.h"
 #include "files/evfd.h"
+#include "files/fd-kind.h"
 #include "base/log.h"
 
 int dump_evfd_fdinfo(pid_t pid, int fd, char **out, struct cr_err *e)
@@ -175,38 +176,6 @@ static int fill_pidfd(struct dump_ctx *c, const struct evfd_src *s, const char *
 	return 0;
 }
 
-static bool is(const char *link, const char *p)
-{
-	return !strncmp(link, p, strlen(p));
-}
-
-static int fill_kind(struct dump_ctx *c, const struct evfd_src *s, FileEntry *fe, struct cr_err *e)
-{
-	const char *l = s->link;
-	if (dump_memfd_is(l, s->st))
-		return dump_memfd_fill(s, fe, e);
-	if (is(l, "anon_inode:[eventpoll]"))
-		return dump_epoll_fill(c, s, fe, e);
-	if (is(l, "anon_inode:inotify"))
-		return dump_inotify_fill(s, fe, e);
-	if (is(l, "anon_inode:[fanotify]"))
-		return dump_fanotify_fill(s, fe, e);
-	bool ev = is(l, "anon_inode:[eventfd]"), sig = is(l, "anon_inode:[signalfd]"),
-	     tim = is(l, "anon_inode:[timerfd]"), pid = is(l, "anon_inode:[pidfd]") || is(l, "pidfd:");
-	if (!ev && !sig && !tim && !pid)
-		return 1;
-	__cleanup_free char *txt = NULL;
-	if (dump_evfd_fdinfo(s->pid, s->fd, &txt, e))
-		return cr_wrap(e, "fd %d", s->fd);
-	if (ev)
-		return fill_eventfd(s, txt, fe, e);
-	if (sig)
-		return fill_signalfd(s, txt, fe, e);
-	if (tim)
-		return fill_timerfd(s, txt, fe, e);
-	return fill_pidfd(c, s, txt, fe, e);
-}
-
 /* An fd of process pid with the same open file description as s (and the same link); -1 if none. */
 static int same_file(pid_t pid, const struct evfd_src *s)
 {
@@ -264,9 +233,8 @@ static void mark_shared(const struct dump_ctx *c, const struct evfd_src *s, File
 	}
 }
 
-int dump_evfd_fill(struct dump_ctx *c, const struct evfd_src *s, FileEntry *fe, struct cr_err *e)
+int dump_evfd_done(struct dump_ctx *c, const struct evfd_src *s, FileEntry *fe, int r)
 {
-	int r = fill_kind(c, s, fe, e);
 	if (r == 0 && c->ntree > 1)
 		mark_shared(c, s, fe);
 	if (r == 0 && fe->inotify && !fe->inotify->has_shared_pid) /* once for a shared queue */
@@ -274,6 +242,11 @@ int dump_evfd_fill(struct dump_ctx *c, const struct evfd_src *s, FileEntry *fe, 
 	if (r == 0 && fe->fanotify && !fe->fanotify->has_shared_pid)
 		dump_notify_queued(c, s, "fanotify");
 	return r;
+}
+
+void evfd_src_of(const struct fd_src *f, struct evfd_src *s)
+{
+	*s = (struct evfd_src){f->pid, f->fd, f->link, &f->st, f->fi.flags & ~(uint32_t)O_CLOEXEC, f->fi.pos};
 }
 
 #define FREE_SUB(x)                                                                                          \
@@ -294,3 +267,136 @@ void dump_evfd_release(FileEntry *fe)
 	FREE_SUB(fe->memfd);
 	FREE_SUB(fe->pidfd);
 }
+
+void dump_evfd_kind_release(FileEntry *fe, struct fd_src *f)
+{
+	dump_evfd_release(fe);
+}
+
+/* ---------------------------------------------------------------- the kinds whose state is in fdinfo */
+
+typedef int (*fdinfo_fill_fn)(struct dump_ctx *c, const struct evfd_src *s, const char *txt, FileEntry *fe,
+			      struct cr_err *e);
+
+static int dump_by_fdinfo(struct dump_ctx *c, struct fd_src *f, FileEntry *fe, fdinfo_fill_fn fill,
+			  struct cr_err *e)
+{
+	struct evfd_src s;
+	evfd_src_of(f, &s);
+	__cleanup_free char *txt = NULL;
+	if (dump_evfd_fdinfo(s.pid, s.fd, &txt, e))
+		return cr_wrap(e, "fd %d", s.fd);
+	return dump_evfd_done(c, &s, fe, fill(c, &s, txt, fe, e));
+}
+
+#define LINK_IS(f, p) (!strncmp((f)->link, p, strlen(p)))
+
+static bool is_eventfd(const struct dump_ctx *c, const struct fd_src *f)
+{
+	return LINK_IS(f, "anon_inode:[eventfd]");
+}
+
+static bool is_signalfd(const struct dump_ctx *c, const struct fd_src *f)
+{
+	return LINK_IS(f, "anon_inode:[signalfd]");
+}
+
+static bool is_timerfd(const struct dump_ctx *c, const struct fd_src *f)
+{
+	return LINK_IS(f, "anon_inode:[timerfd]");
+}
+
+static bool is_pidfd(const struct dump_ctx *c, const struct fd_src *f)
+{
+	return LINK_IS(f, "anon_inode:[pidfd]") || LINK_IS(f, "pidfd:");
+}
+
+static int eventfd_of(struct dump_ctx *c, const struct evfd_src *s, const char *txt, FileEntry *fe,
+		      struct cr_err *e)
+{
+	return fill_eventfd(s, txt, fe, e);
+}
+
+static int signalfd_of(struct dump_ctx *c, const struct evfd_src *s, const char *txt, FileEntry *fe,
+		       struct cr_err *e)
+{
+	return fill_signalfd(s, txt, fe, e);
+}
+
+static int timerfd_of(struct dump_ctx *c, const struct evfd_src *s, const char *txt, FileEntry *fe,
+		      struct cr_err *e)
+{
+	return fill_timerfd(s, txt, fe, e);
+}
+
+static int dump_eventfd(struct dump_ctx *c, struct fd_src *f, void **state, FileEntry *fe, struct cr_err *e)
+{
+	return dump_by_fdinfo(c, f, fe, eventfd_of, e);
+}
+
+static int dump_signalfd(struct dump_ctx *c, struct fd_src *f, void **state, FileEntry *fe, struct cr_err *e)
+{
+	return dump_by_fdinfo(c, f, fe, signalfd_of, e);
+}
+
+static int dump_timerfd(struct dump_ctx *c, struct fd_src *f, void **state, FileEntry *fe, struct cr_err *e)
+{
+	return dump_by_fdinfo(c, f, fe, timerfd_of, e);
+}
+
+static int dump_pidfd(struct dump_ctx *c, struct fd_src *f, void **state, FileEntry *fe, struct cr_err *e)
+{
+	return dump_by_fdinfo(c, f, fe, fill_pidfd, e);
+}
+
+FD_KIND(fdk_eventfd) = {
+    .name = "eventfd",
+    .kind = FILE_KIND__FILE_EVENTFD,
+    .prio = 60,
+    .is = is_eventfd,
+    .dump = dump_eventfd,
+    .release = dump_evfd_kind_release,
+    .check = rst_evfd_check,
+    .open = rst_evfd_open,
+    .make = rst_eventfd_make,
+    .flight = rst_evfd_share_one,
+};
+
+FD_KIND(fdk_signalfd) = {
+    .name = "signalfd",
+    .kind = FILE_KIND__FILE_SIGNALFD,
+    .prio = 61,
+    .is = is_signalfd,
+    .dump = dump_signalfd,
+    .release = dump_evfd_kind_release,
+    .check = rst_evfd_check,
+    .open = rst_evfd_open,
+    .make = rst_signalfd_make,
+    .flight = rst_evfd_share_one,
+};
+
+FD_KIND(fdk_timerfd) = {
+    .name = "timerfd",
+    .kind = FILE_KIND__FILE_TIMERFD,
+    .prio = 62,
+    .is = is_timerfd,
+    .dump = dump_timerfd,
+    .release = dump_evfd_kind_release,
+    .check = rst_evfd_check,
+    .open = rst_evfd_open,
+    .make = rst_timerfd_make,
+    .flight = rst_evfd_share_one,
+};
+
+/* (in flight: no; a pidfd of a process of the tree is opened by its first holder, the others copy it) */
+FD_KIND(fdk_pidfd) = {
+    .name = "pidfd",
+    .kind = FILE_KIND__FILE_PIDFD,
+    .prio = 63,
+    .is = is_pidfd,
+    .dump = dump_pidfd,
+    .release = dump_evfd_kind_release,
+    .check = rst_evfd_check,
+    .open = rst_pidfd_open,
+    .make = rst_pidfd_make,
+};

@@ -15,6 +15,7 @@
 #include "base/cleanup.h"
 #include "dump.h"
 #include "files/evfd.h"
+#include "files/fd-kind.h"
 #include "base/log.h"
 
 /* The mount point of a mount of the device sdev (kernel encoding: major << 20 | minor), or with mount id
@@ -260,3 +261,55 @@ void dump_notify_queued(const struct dump_ctx *c, const struct evfd_src *s, cons
 			   "without consuming it)",
 			   s->pid, s->fd, kind, n);
 }
+
+/* ---------------------------------------------------------------- the kinds */
+
+static bool is_inotify(const struct dump_ctx *c, const struct fd_src *f)
+{
+	return !strncmp(f->link, "anon_inode:inotify", strlen("anon_inode:inotify"));
+}
+
+static bool is_fanotify(const struct dump_ctx *c, const struct fd_src *f)
+{
+	return !strncmp(f->link, "anon_inode:[fanotify]", strlen("anon_inode:[fanotify]"));
+}
+
+static int dump_inotify(struct dump_ctx *c, struct fd_src *f, void **state, FileEntry *fe, struct cr_err *e)
+{
+	struct evfd_src s;
+	evfd_src_of(f, &s);
+	return dump_evfd_done(c, &s, fe, dump_inotify_fill(&s, fe, e));
+}
+
+static int dump_fanotify(struct dump_ctx *c, struct fd_src *f, void **state, FileEntry *fe, struct cr_err *e)
+{
+	struct evfd_src s;
+	evfd_src_of(f, &s);
+	return dump_evfd_done(c, &s, fe, dump_fanotify_fill(&s, fe, e));
+}
+
+FD_KIND(fdk_inotify) = {
+    .name = "inotify",
+    .kind = FILE_KIND__FILE_INOTIFY,
+    .prio = 52,
+    .is = is_inotify,
+    .dump = dump_inotify,
+    .release = dump_evfd_kind_release,
+    .check = rst_evfd_check,
+    .open = rst_evfd_open,
+    .make = rst_inotify_make,
+    .flight = rst_evfd_share_one,
+};
+
+FD_KIND(fdk_fanotify) = {
+    .name = "fanotify",
+    .kind = FILE_KIND__FILE_FANOTIFY,
+    .prio = 53,
+    .is = is_fanotify,
+    .dump = dump_fanotify,
+    .release = dump_evfd_kind_release,
+    .check = rst_evfd_check,
+    .open = rst_evfd_open,
+    .make = rst_fanotify_make,
+    .flight = rst_evfd_share_one,
+};

@@ -13,6 +13,7 @@
 #include "base/cleanup.h"
 #include "dump.h"
 #include "files/evfd.h"
+#include "files/fd-kind.h"
 #include "base/log.h"
 
 #define MEMFD_MAX_DATA (48u << 20) /* contents saved in the image record (IMG_MAX_RECORD is 64 MiB) */
@@ -136,3 +137,32 @@ int dump_memfd_fill(const struct evfd_src *s, FileEntry *fe, struct cr_err *e)
 	fe->kind = FILE_KIND__FILE_MEMFD, fe->has_kind = 1;
 	return 0;
 }
+
+/* ---------------------------------------------------------------- the kind */
+
+static bool is_memfd(const struct dump_ctx *c, const struct fd_src *f)
+{
+	return dump_memfd_is(f->link, &f->st);
+}
+
+static int dump_memfd(struct dump_ctx *c, struct fd_src *f, void **state, FileEntry *fe, struct cr_err *e)
+{
+	struct evfd_src s;
+	evfd_src_of(f, &s);
+	return dump_evfd_done(c, &s, fe, dump_memfd_fill(&s, fe, e));
+}
+
+/* (one also mapped is opened from the object restore-shmem.c made: rst_evfd_share) */
+FD_KIND(fdk_memfd) = {
+    .name = "memfd",
+    .kind = FILE_KIND__FILE_MEMFD,
+    .prio = 50,
+    .is = is_memfd,
+    .dump = dump_memfd,
+    .release = dump_evfd_kind_release,
+    .check = rst_evfd_check,
+    .open = rst_memfd_open,
+    .child_done = rst_memfd_done,
+    .make = rst_memfd_make,
+    .flight = rst_evfd_share_one,
+};

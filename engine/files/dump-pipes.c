@@ -12,6 +12,7 @@
 
 #include "base/cleanup.h"
 #include "base/log.h"
+#include "files/fd-kind.h"
 #include "files/pipes.h"
 
 #ifndef F_GETPIPE_SZ
@@ -224,3 +225,108 @@ int dump_pipe_fill(struct dump_pipes *dp, int fd, const struct stat *st, uint32_
 	pe->pipe_size = (uint32_t)size, pe->has_pipe_size = 1;
 	return fill_data(dp, fd, st, (unsigned)size, read_fd, flags, pe, e);
 }
+
+/* ---------------------------------------------------------------- the kinds */
+
+/* An fd of the task holding a read end (or an O_RDWR open) of the pipe of f, -1 if none. */
+static int pipe_read_fd(const struct fd_src *f)
+{
+	for (size_t i = 0; i < f->nr_all; i++) {
+		const struct fd_src *g = &f->all[i];
+		if (g->st.st_ino == f->st.st_ino && g->st.st_dev == f->st.st_dev && S_ISFIFO(g->st.st_mode) &&
+		    (g->fi.flags & O_ACCMODE) != O_WRONLY)
+			return g->fd;
+	}
+	return -1;
+}
+
+static bool is_pipe(const struct dump_ctx *c, const struct fd_src *f)
+{
+	return S_ISFIFO(f->st.st_mode) && !(f->fi.flags & O_PATH) && fd_has_prefix(f->link, "pipe:");
+}
+
+static bool is_fifo(const struct dump_ctx *c, const struct fd_src *f)
+{
+	return S_ISFIFO(f->st.st_mode) && !(f->fi.flags & O_PATH) && f->link[0] == '/';
+}
+
+/* A pipe end (FILE_PIPE) or an open of a FIFO by path (FILE_FIFO; an unlinked FIFO: its old path, deleted,
+ * and f->link loses its " (deleted)"). */
+static int dump_pipe(struct dump_ctx *c, struct fd_src *f, void **state, FileEntry *fe, struct cr_err *e)
+{
+	bool fifo = f->link[0] == '/';
+	bool deleted = fifo && fd_is_deleted(f->link) && f->st.st_nlink == 0;
+	struct dump_pipes **dp = (struct dump_pipes **)state;
+	PipeEntry *pe = malloc(sizeof(*pe));
+	if (!pe)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	pipe_entry__init(pe);
+	f->priv = pe;
+	if (!*dp && dump_pipes_init(f->pid, dp, e))
+		return -1;
+	if (dump_pipe_fill(*dp, f->fd, &f->st, f->fi.flags, pipe_read_fd(f), pe, e))
+		return cr_wrap(e, "fd %d (%s)", f->fd, f->link);
+	fe->pipe = pe;
+	fe->kind = fifo ? FILE_KIND__FILE_FIFO : FILE_KIND__FILE_PIPE, fe->has_kind = 1;
+	if (fifo) {
+		RegFileEntry *re = &f->reg;
+		if (deleted)
+			f->link[strlen(f->link) - strlen(" (deleted)")] = '\0';
+		re->deleted = deleted, re->has_deleted = 1;
+		re->path = f->link;
+		re->flags = f->fi.flags & ~(uint32_t)O_CLOEXEC, re->has_flags = 1;
+		re->mode = f->st.st_mode, re->has_mode = 1;
+		fe->reg = re;
+	}
+	return 0;
+}
+
+static void release_pipe(FileEntry *fe, struct fd_src *f)
+{
+	free(f->priv);
+	f->priv = NULL;
+	fe->pipe = NULL;
+}
+
+static void free_pipes(void *state)
+{
+	dump_pipes_free(state);
+}
+
+static int open_pipe(struct rst_task *t, int lo, const FileEntry *f, const FdinfoEntry *fi, char *msg,
+		     size_t len)
+{
+	return rst_pipe_open(t, lo, f, fi, msg, len);
+}
+
+static int flight_pipe(struct rst_task *ts, size_t n, const struct rst_task *t, FileEntry *f,
+		       struct cr_err *e)
+{
+	return f->pipe ? rst_pipes_share_one(ts, n, f->pipe, e)
+		       : cr_fail_errno(e, EBADMSG, "file id %u: no pipe", f->id);
+}
+
+/* (their entries are checked by rst_pipes_prepare) */
+FD_KIND(fdk_pipe) = {
+    .name = "pipe",
+    .kind = FILE_KIND__FILE_PIPE,
+    .prio = 10,
+    .is = is_pipe,
+    .dump = dump_pipe,
+    .release = release_pipe,
+    .free_state = free_pipes,
+    .open = open_pipe,
+    .child_done = rst_pipes_done,
+    .flight = flight_pipe,
+};
+
+FD_KIND(fdk_fifo) = {
+    .name = "FIFO",
+    .kind = FILE_KIND__FILE_FIFO,
+    .prio = 11,
+    .is = is_fifo,
+    .dump = dump_pipe,
+    .release = release_pipe,
+    .free_state = free_pipes,
+    .open = open_pipe,
+};

@@ -17,6 +17,7 @@
 #include "base/cleanup.h"
 #include "dump.h"
 #include "base/log.h"
+#include "files/fd-kind.h"
 #include "files/tty.h"
 
 #ifndef TIOCGPTPEER
@@ -361,3 +362,37 @@ int dump_tty_fill(struct dump_ctx *c, int fd, const char *link, const struct sta
 		 t->packet ? ", packet mode" : "");
 	return 0;
 }
+
+/* ---------------------------------------------------------------- the kind */
+
+static bool is_pty(const struct dump_ctx *c, const struct fd_src *f)
+{
+	return dump_tty_is_pty(&f->st) && !(f->fi.flags & O_PATH);
+}
+
+static int dump_pty(struct dump_ctx *c, struct fd_src *f, void **state, FileEntry *fe, struct cr_err *e)
+{
+	struct dump_tty_ent *te = malloc(sizeof(*te));
+	if (!te)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	f->priv = te;
+	return dump_tty_fill(c, f->fd, f->link, &f->st, f->fi.flags, fe, te, e);
+}
+
+static void release_pty(FileEntry *fe, struct fd_src *f)
+{
+	fe->tty = NULL;
+	free(f->priv);
+	f->priv = NULL;
+}
+
+/* (made by rst_tty_prepare in crshim; the entries become FILE_INHERIT of its fds) */
+FD_KIND(fdk_tty) = {
+    .name = "pty",
+    .kind = FILE_KIND__FILE_TTY,
+    .prio = 40,
+    .is = is_pty,
+    .dump = dump_pty,
+    .release = release_pty,
+    .tree_desc = true,
+};

@@ -36,10 +36,15 @@ struct evfd_src {
 };
 
 /* ---- dump side ---- */
-/* Fill fe for an event fd: 0 done, < 0 error (e filled), 1 not an event fd (fe untouched).
- * The sub-message is malloc'ed: dump_evfd_release frees it once fe is written. */
-int dump_evfd_fill(struct dump_ctx *c, const struct evfd_src *s, FileEntry *fe, struct cr_err *e);
+/* Each kind (its entry in its dump-*.c file, files/fd-kind.h) fills fe with its sub-message (malloc'ed:
+ * dump_evfd_release frees it once fe is written); then dump_evfd_done (r: what the fill returned) marks a
+ * description an earlier process of the tree holds too (restore makes it once) and warns of events queued
+ * on an inotify / fanotify instance. */
+struct fd_src;
+void evfd_src_of(const struct fd_src *f, struct evfd_src *s);
+int dump_evfd_done(struct dump_ctx *c, const struct evfd_src *s, FileEntry *fe, int r);
 void dump_evfd_release(FileEntry *fe);
+void dump_evfd_kind_release(FileEntry *fe, struct fd_src *f);
 /* /proc/PID/fdinfo/FD as a malloc'ed string. */
 int dump_evfd_fdinfo(pid_t pid, int fd, char **out, struct cr_err *e);
 /* A copy of the task's fd (same open file description) through pidfd_getfd (also used by restore-epoll.c). */
@@ -56,13 +61,22 @@ int dump_memfd_fill(const struct evfd_src *s, FileEntry *fe, struct cr_err *e);
 bool dump_memfd_is(const char *link, const struct stat *st);
 
 /* ---- restore side ---- */
-bool rst_evfd_kind(int kind);
 /* Parent, while loading: the entry is complete (and, for a pidfd to a process outside the tree, that
  * process still exists). */
 int rst_evfd_check(const struct rst_task *t, const FileEntry *f, const FdinfoEntry *fi, struct cr_err *e);
-/* Child: make the event fd of f at fi->fd (not epoll; helpers >= lo). Errors as text. */
+/* Child: make the event fd of f at fi->fd through its kind's make (not epoll, pidfd, memfd; helpers >= lo).
+ * Errors as text. */
 int rst_evfd_open(struct rst_task *t, int lo, const FileEntry *f, const FdinfoEntry *fi, char *msg,
 		  size_t len);
+/* A pidfd at fi->fd: of a process of the tree (waited for), or copied from its first holder. */
+int rst_pidfd_open(struct rst_task *t, int lo, const FileEntry *f, const FdinfoEntry *fi, char *msg,
+		   size_t len);
+/* A new eventfd / signalfd / timerfd / epoll set (empty) / pidfd (of a process outside the tree) for f. */
+int rst_eventfd_make(const FileEntry *f, char *msg, size_t len);
+int rst_signalfd_make(const FileEntry *f, char *msg, size_t len);
+int rst_timerfd_make(const FileEntry *f, char *msg, size_t len);
+int rst_epoll_make(const FileEntry *f, char *msg, size_t len);
+int rst_pidfd_make(const FileEntry *f, char *msg, size_t len);
 /* A new inotify / fanotify instance / memfd for f (close-on-exec, status flags set), -1 on error. */
 int rst_inotify_make(const FileEntry *f, char *msg, size_t len);
 int rst_fanotify_make(const FileEntry *f, char *msg, size_t len);

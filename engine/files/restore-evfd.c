@@ -18,6 +18,7 @@
 
 #include "base/cleanup.h"
 #include "files/evfd.h"
+#include "files/fd-kind.h"
 #include "base/log.h"
 #include "base/proc.h"
 #include "restore.h"
@@ -27,23 +28,6 @@
 #define TFD_IOC_SET_TICKS _IOW('T', 0, uint64_t)
 #endif
 #define NSEC 1000000000LL
-
-bool rst_evfd_kind(int kind)
-{
-	switch (kind) {
-	case FILE_KIND__FILE_EVENTFD:
-	case FILE_KIND__FILE_EPOLL:
-	case FILE_KIND__FILE_SIGNALFD:
-	case FILE_KIND__FILE_TIMERFD:
-	case FILE_KIND__FILE_INOTIFY:
-	case FILE_KIND__FILE_FANOTIFY:
-	case FILE_KIND__FILE_MEMFD:
-	case FILE_KIND__FILE_PIDFD:
-		return true;
-	default:
-		return false;
-	}
-}
 
 static bool tree_has(const struct rst_task *t, pid_t pid)
 {
@@ -109,7 +93,7 @@ static int with_fl(int fd, uint32_t flags, char *msg, size_t len)
 	return fd;
 }
 
-static int make_eventfd(const FileEntry *f, char *msg, size_t len)
+int rst_eventfd_make(const FileEntry *f, char *msg, size_t len)
 {
 	const EventfdEntry *ev = f->eventfd;
 	int fd = eventfd(0, EFD_CLOEXEC | (ev->semaphore ? EFD_SEMAPHORE : 0));
@@ -123,7 +107,7 @@ static int make_eventfd(const FileEntry *f, char *msg, size_t len)
 	return with_fl(fd, ev->flags, msg, len);
 }
 
-static int make_signalfd(const FileEntry *f, char *msg, size_t len)
+int rst_signalfd_make(const FileEntry *f, char *msg, size_t len)
 {
 	uint64_t mask = f->signalfd->sigmask;
 	int fd = (int)syscall(SYS_signalfd4, -1, &mask, sizeof(mask), O_CLOEXEC);
@@ -168,7 +152,7 @@ static int arm_timer(int fd, const TimerfdEntry *tf, char *msg, size_t len)
 	return 0;
 }
 
-static int make_timerfd(const FileEntry *f, char *msg, size_t len)
+int rst_timerfd_make(const FileEntry *f, char *msg, size_t len)
 {
 	const TimerfdEntry *tf = f->timerfd;
 	int fd = timerfd_create(tf->clockid, TFD_CLOEXEC);
@@ -187,7 +171,7 @@ static int make_timerfd(const FileEntry *f, char *msg, size_t len)
 }
 
 /* An epoll set without its interest list (the processes add their targets, see restore-epoll.c). */
-static int make_epoll(const FileEntry *f, char *msg, size_t len)
+int rst_epoll_make(const FileEntry *f, char *msg, size_t len)
 {
 	int fd = epoll_create1(EPOLL_CLOEXEC);
 	if (fd < 0)
@@ -198,7 +182,7 @@ static int make_epoll(const FileEntry *f, char *msg, size_t len)
 static int dead_pidfd(unsigned flags);
 
 /* A pidfd of a process outside the tree, or of one that is gone. */
-static int make_pidfd(const FileEntry *f, char *msg, size_t len)
+int rst_pidfd_make(const FileEntry *f, char *msg, size_t len)
 {
 	const PidfdEntry *pf = f->pidfd;
 	unsigned flags = pf->flags & (O_NONBLOCK | O_EXCL);
@@ -209,30 +193,15 @@ static int make_pidfd(const FileEntry *f, char *msg, size_t len)
 }
 
 /* A new file of an event fd kind that crshim can make for several processes (a pidfd only of a process
- * outside the tree). */
+ * outside the tree): its kind's make. */
 static int make_file(const FileEntry *f, char *msg, size_t len)
 {
-	switch (f->kind) {
-	case FILE_KIND__FILE_EPOLL:
-		return make_epoll(f, msg, len);
-	case FILE_KIND__FILE_PIDFD:
-		return make_pidfd(f, msg, len);
-	case FILE_KIND__FILE_EVENTFD:
-		return make_eventfd(f, msg, len);
-	case FILE_KIND__FILE_SIGNALFD:
-		return make_signalfd(f, msg, len);
-	case FILE_KIND__FILE_TIMERFD:
-		return make_timerfd(f, msg, len);
-	case FILE_KIND__FILE_INOTIFY:
-		return rst_inotify_make(f, msg, len);
-	case FILE_KIND__FILE_FANOTIFY:
-		return rst_fanotify_make(f, msg, len);
-	case FILE_KIND__FILE_MEMFD:
-		return rst_memfd_make(f, msg, len);
-	default:
+	const struct fd_kind *k = fd_kind_of(f->kind);
+	if (!k || !k->make) {
 		errno = 0;
 		return rst_errmsg(msg, len, "file kind %d cannot be made here", f->kind);
 	}
+	return k->make(f, msg, len);
 }
 
 /* A pidfd of a process that had exited and was reaped: one of a child that is gone. */
@@ -280,7 +249,8 @@ static int copy_pidfd(const PidfdEntry *pf, char *msg, size_t len)
 			  pf->shared_pid);
 }
 
-static int open_pidfd(const FileEntry *f, const FdinfoEntry *fi, char *msg, size_t len)
+int rst_pidfd_open(struct rst_task *t, int lo, const FileEntry *f, const FdinfoEntry *fi, char *msg,
+		   size_t len)
 {
 	const PidfdEntry *pf = f->pidfd;
 	unsigned flags = pf->flags & (O_NONBLOCK | O_EXCL); /* PIDFD_NONBLOCK, PIDFD_THREAD */
@@ -309,10 +279,6 @@ static int open_pidfd(const FileEntry *f, const FdinfoEntry *fi, char *msg, size
 int rst_evfd_open(struct rst_task *t, int lo, const FileEntry *f, const FdinfoEntry *fi, char *msg,
 		  size_t len)
 {
-	if (f->kind == FILE_KIND__FILE_PIDFD)
-		return open_pidfd(f, fi, msg, len);
-	if (f->kind == FILE_KIND__FILE_MEMFD)
-		return rst_memfd_open(t, lo, f, fi, msg, len);
 	int fd = make_file(f, msg, len);
 	if (fd < 0) {
 		char why[512];

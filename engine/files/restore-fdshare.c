@@ -6,11 +6,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "files/fd-kind.h"
 #include "files/fdshare.h"
 #include "base/log.h"
 #include "files/procfd.h"
 #include "restore.h"
-#include "net/sk-inet.h"
 
 #define OPEN_DROP_FLAGS (O_CREAT | O_TRUNC | O_EXCL | O_CLOEXEC)
 
@@ -21,12 +21,19 @@ struct shared_desc {
 static struct shared_desc *descs;
 static size_t nr_descs;
 
+/* A kind that is made (sockets), not opened by path. */
+static const struct fd_kind *made(const FileEntry *f)
+{
+	const struct fd_kind *k = fd_kind_of(f->kind);
+	return k && k->tree_desc && k->make ? k : NULL;
+}
+
 static bool shareable(const FileEntry *f)
 {
 	return f->has_tree_desc && f->tree_desc && !rst_procfd_is(f) && /* opened by each holder, late */
 	       ((f->reg && f->reg->path &&
 		 (f->kind == FILE_KIND__FILE_REG || f->kind == FILE_KIND__FILE_CHR)) ||
-		rst_sk_kind(f->kind));
+		made(f));
 }
 
 /* How many processes hold description id (entries already made FILE_INHERIT count too). */
@@ -49,9 +56,10 @@ static int open_once(const FileEntry *f, struct cr_err *e)
 	if (!nd)
 		return cr_fail_errno(e, ENOMEM, "out of memory");
 	descs = nd;
-	if (rst_sk_kind(f->kind)) { /* a socket: made here, kept close-on-exec until inherited */
+	const struct fd_kind *k = made(f);
+	if (k) { /* a socket: made here, kept close-on-exec until inherited */
 		char msg[256] = "";
-		int sk = rst_sk_make(f, msg, sizeof(msg));
+		int sk = k->make(f, msg, sizeof(msg));
 		if (sk < 0 || fcntl(sk, F_SETFD, FD_CLOEXEC))
 			return cr_fail_errno(e, EIO, "shared socket (file id %u): %s", f->id, msg);
 		descs[nr_descs++] = (struct shared_desc){f->tree_desc, sk};

@@ -16,16 +16,10 @@
 #include <unistd.h>
 
 #include "base/cleanup.h"
-#include "files/evfd.h"
+#include "files/fd-kind.h"
 #include "files/fown.h"
-#include "files/ghost.h"
 #include "files/locks.h"
-#include "files/pipes.h"
-#include "files/procfd.h"
 #include "restore.h"
-#include "net/sk-inet.h"
-
-#define OPEN_DROP_FLAGS (O_CREAT | O_TRUNC | O_EXCL | O_CLOEXEC)
 
 struct fd_plan {
 	int lo;	     /* lowest helper fd = highest target + 1 */
@@ -119,28 +113,6 @@ static int move_helpers(struct rst_task *t, struct fd_plan *p, char *msg, size_t
 	return keep_for_sharers(t, p, msg, len);
 }
 
-/* Open one file description at fd. */
-static int open_file(const FileEntry *f, const FdinfoEntry *fi, char *msg, size_t len)
-{
-	const RegFileEntry *r = f->reg;
-	int flags = (int)(r->flags & ~(uint32_t)OPEN_DROP_FLAGS) | O_NOCTTY;
-	if (r->deleted) /* a ghost (restore-ghost.c): its /proc magic link must be followed */
-		flags &= ~O_NOFOLLOW;
-	int tmp = rst_ghost_open(r, flags);
-	if (tmp < 0)
-		return rst_errmsg(msg, len, "fd %d: open %s", fi->fd, r->path);
-	if (tmp != fi->fd) {
-		if (dup2(tmp, fi->fd) < 0)
-			return rst_errmsg(msg, len, "fd %d: dup2", fi->fd);
-		close(tmp);
-	}
-	if (r->pos && lseek(fi->fd, (off_t)r->pos, SEEK_SET) < 0 &&
-	    !(f->kind == FILE_KIND__FILE_CHR && (errno == ESPIPE || errno == EINVAL)))
-		return rst_errmsg(msg, len, "fd %d: seek %s to %llu", fi->fd, r->path,
-				  (unsigned long long)r->pos);
-	return 0;
-}
-
 /* The first fdinfo (before i) of the same open file description, i if none. */
 static size_t first_of(const struct rst_task *t, size_t i)
 {
@@ -150,38 +122,33 @@ static size_t first_of(const struct rst_task *t, size_t i)
 	return j;
 }
 
-/* Make the open file description of fdinfo i (its first fd) at its fd, by kind. */
-static int open_kind(struct rst_task *t, const struct fd_plan *p, size_t i, const FileEntry *f, char *msg,
-		     size_t len)
+/* Make the open file description of fdinfo i (its first fd) at its fd: taken from crshim, or by its kind. */
+static int open_kind(struct rst_task *t, const struct fd_plan *p, size_t i, const FileEntry *f,
+		     const struct fd_kind *k, char *msg, size_t len)
 {
 	const FdinfoEntry *fi = t->fdinfo[i];
 	if (f->kind == FILE_KIND__FILE_INHERIT)
 		return dup2(p->inherit[i], fi->fd) < 0
 			   ? rst_errmsg(msg, len, "fd %d: dup2 from crshim's fd %d", fi->fd, f->inherit_fd)
 			   : 0;
-	if (f->kind == FILE_KIND__FILE_PIPE || f->kind == FILE_KIND__FILE_FIFO)
-		return rst_pipe_open(t, p->lo, f, fi, msg, len);
-	if (f->kind == FILE_KIND__FILE_EPOLL)
-		return rst_epoll_create(f, fi, msg, len);
-	if (rst_evfd_kind(f->kind))
-		return rst_evfd_open(t, p->lo, f, fi, msg, len);
-	if (f->kind == FILE_KIND__FILE_INETSK || f->kind == FILE_KIND__FILE_NETLINKSK ||
-	    f->kind == FILE_KIND__FILE_PACKETSK)
-		return rst_sk_open(f, fi, msg, len);
-	return open_file(f, fi, msg, len);
+	if (!k || !k->open) {
+		errno = 0;
+		return rst_errmsg(msg, len, "fd %d: file kind %d is not opened here", fi->fd, f->kind);
+	}
+	return k->open(t, p->lo, f, fi, msg, len);
 }
 
-static int open_one(struct rst_task *t, const struct fd_plan *p, size_t i, char *msg, size_t len)
+static int open_one(struct rst_task *t, const struct fd_plan *p, size_t i, const FileEntry *f,
+		    const struct fd_kind *k, char *msg, size_t len)
 {
 	const FdinfoEntry *fi = t->fdinfo[i];
-	const FileEntry *f = rst_file_by_id(t, fi->id);
 	size_t j = first_of(t, i);
-	if (rst_procfd_is(f))
-		return 0; /* a file of /proc/PID: opened once the tree is there (restore-procfd.c) */
+	if (k && k->later && k->later(f))
+		return 0; /* opened by a stage of its own (a file of /proc/PID: restore-procfd.c) */
 	if (j < i) {	  /* same open file description as an earlier fd */
 		if (dup2(t->fdinfo[j]->fd, fi->fd) < 0)
 			return rst_errmsg(msg, len, "fd %d: dup2 from fd %d", fi->fd, t->fdinfo[j]->fd);
-	} else if (open_kind(t, p, i, f, msg, len)) {
+	} else if (open_kind(t, p, i, f, k, msg, len)) {
 		return -1;
 	}
 	if (j == i && rst_fown_apply(f, fi->fd, f->fown ? rst_pidns_vid(t, f->fown->pid) : 0, msg, len))
@@ -191,19 +158,49 @@ static int open_one(struct rst_task *t, const struct fd_plan *p, size_t i, char 
 	return 0;
 }
 
-/* Every fd but the epoll instances, then those (their targets are open by then) and their interest lists. */
+/* Every fd of the kinds of pass 0, then those of pass 1 (epoll: their targets are open by then), then each
+ * kind's fill of every description (an epoll set's interest list). */
 static int open_targets(struct rst_task *t, const struct fd_plan *p, char *msg, size_t len)
 {
+	size_t nk;
+	const struct fd_kind *const *kinds = fd_kinds(&nk);
 	for (int pass = 0; pass < 2; pass++)
 		for (size_t i = 0; i < t->nr_fdinfo; i++) {
 			const FileEntry *f = rst_file_by_id(t, t->fdinfo[i]->id);
-			if ((f->kind == FILE_KIND__FILE_EPOLL) == (pass == 1) && open_one(t, p, i, msg, len))
+			const struct fd_kind *k = fd_kind_of(f->kind);
+			if ((k ? k->pass : 0) == pass && open_one(t, p, i, f, k, msg, len))
 				return -1;
 		}
 	for (size_t i = 0; i < t->nr_fdinfo; i++) {
 		const FileEntry *f = rst_file_by_id(t, t->fdinfo[i]->id);
-		if (rst_epoll_is(f) && first_of(t, i) == i &&
-		    rst_epoll_fill(t, p->lo, f, t->fdinfo[i], msg, len))
+		for (size_t q = 0; q < nk && first_of(t, i) == i; q++)
+			if (kinds[q]->fill && kinds[q]->fill(t, p->lo, f, t->fdinfo[i], msg, len))
+				return -1;
+	}
+	return 0;
+}
+
+int rst_files_check(struct rst_task *t, struct cr_err *e)
+{
+	for (size_t i = 0; i < t->nr_fdinfo; i++) {
+		const FdinfoEntry *fi = t->fdinfo[i];
+		const FileEntry *f = rst_file_by_id(t, fi->id);
+		if (!f || fi->fd < 0)
+			return cr_fail_errno(e, EBADMSG,
+					     "fdinfo-%d.img: fd %d refers to file id %u that files.img lacks",
+					     t->pid, fi->fd, fi->id);
+		if (f->kind == FILE_KIND__FILE_INHERIT) {
+			if (!f->has_inherit_fd || fcntl(f->inherit_fd, F_GETFD) < 0)
+				return cr_fail_errno(
+				    e, EBADF,
+				    "fd %d (was %s) is inherited from crshim's fd %d, which is not open",
+				    fi->fd, f->inherit_desc ? f->inherit_desc : "?", f->inherit_fd);
+			continue;
+		}
+		const struct fd_kind *k = fd_kind_of(f->kind);
+		if (!k)
+			return cr_fail_errno(e, ENOTSUP, "fd %d: unsupported file kind %d", fi->fd, f->kind);
+		if (k->check && k->check(t, f, fi, e))
 			return -1;
 	}
 	return 0;
@@ -235,8 +232,11 @@ int rst_child_files(struct rst_task *t, char *msg, size_t len)
 		   !open_targets(t, &p, msg, len))
 		ret = 0;
 	if (!ret) {
-		rst_pipes_done(); /* pipe ends the task did not hold are closed now */
-		rst_memfd_done();
+		size_t nk;
+		const struct fd_kind *const *kinds = fd_kinds(&nk);
+		for (size_t q = 0; q < nk; q++) /* pipe ends the task did not hold are closed now, ... */
+			if (kinds[q]->child_done)
+				kinds[q]->child_done();
 		/* the moved inherit sources are not needed any more (helpers, closed by the blob anyway) */
 		for (size_t i = 0; i < t->nr_fdinfo; i++)
 			if (p.inherit[i] >= 0)

@@ -19,6 +19,7 @@
 #include "base/cleanup.h"
 #include "dump.h"
 #include "base/log.h"
+#include "files/fd-kind.h"
 #include "net/sk-inet.h"
 #include "net/sk-inet-queue.h"
 
@@ -455,3 +456,46 @@ void dump_sk_finish(struct dump_ctx *c, enum dump_sk_end how)
 	free(s);
 	c->sk = NULL;
 }
+
+/* ---------------------------------------------------------------- the kinds (sk-nlpkt.c: netlink, packet) */
+
+static bool is_inet(const struct dump_ctx *c, const struct fd_src *f)
+{
+	/* also a socket whose family could not be read or is not supported: dump_sk_fill says why */
+	return S_ISSOCK(f->st.st_mode) && f->domain != AF_UNIX && f->domain != AF_NETLINK &&
+	       f->domain != AF_PACKET;
+}
+
+int dump_sk_kind(struct dump_ctx *c, struct fd_src *f, void **state, FileEntry *fe, struct cr_err *e)
+{
+	return dump_sk_fill(c, f->fd, f->fi.flags, fe, e);
+}
+
+void dump_sk_kind_release(FileEntry *fe, struct fd_src *f)
+{
+	dump_sk_entry_free(fe);
+}
+
+int rst_sk_kind_check(const struct rst_task *t, const FileEntry *f, const FdinfoEntry *fi, struct cr_err *e)
+{
+	return rst_sk_check(f, e) ? cr_wrap(e, "fd %d", fi->fd) : 0;
+}
+
+int rst_sk_kind_open(struct rst_task *t, int lo, const FileEntry *f, const FdinfoEntry *fi, char *msg,
+		     size_t len)
+{
+	return rst_sk_open(f, fi, msg, len);
+}
+
+FD_KIND(fdk_inet) = {
+    .name = "inet socket",
+    .kind = FILE_KIND__FILE_INETSK,
+    .prio = 20,
+    .is = is_inet,
+    .dump = dump_sk_kind,
+    .release = dump_sk_kind_release,
+    .tree_desc = true,
+    .check = rst_sk_kind_check,
+    .open = rst_sk_kind_open,
+    .make = rst_sk_make,
+};

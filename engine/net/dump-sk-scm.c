@@ -15,6 +15,7 @@
 #include "dump.h"
 #include "files/fdshare.h"
 #include "base/log.h"
+#include "net/sk-inet.h"
 #include "net/sk-unix.h"
 
 static bool same_desc(pid_t a, int fa, pid_t b, int fb)
@@ -80,14 +81,6 @@ void dump_scm_free(struct dump_scm *s)
 	s->n = 0;
 }
 
-int dump_sk_scm_check(const FileEntry *fe, struct cr_err *e)
-{
-	if (sk_scm_kind(fe->kind))
-		return 0;
-	return cr_fail_errno(e, ENOTSUP, "crshim makes this kind of file (%d) only in a process's fd table",
-			     fe->kind);
-}
-
 /* One carried file: its entry; an error becomes one line naming the carrying socket. */
 static int write_file(struct dump_ctx *c, struct dump_scm_file *f, struct img_writer *wf, struct cr_err *e)
 {
@@ -103,7 +96,13 @@ static int write_file(struct dump_ctx *c, struct dump_scm_file *f, struct img_wr
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", f->fd);
 	ssize_t l = readlink(path, link, sizeof(link) - 1);
 	link[l > 0 ? l : 1] = '\0';
-	if (dump_files_carried(c, f->fd, f->id, wf, &fe, &what, e)) {
+	struct dump_ctx cc = *c; /* crshim's own fd: dumped as an fd of crshim */
+	cc.pid = getpid();
+	cc.sk = NULL;
+	int r = dump_files_carried(&cc, f->fd, f->id, wf, &fe, &what, e);
+	c->ghosts = cc.ghosts;
+	dump_sk_finish(&cc, DUMP_SK_RESUME); /* the pidfd of crshim a unix socket's check made */
+	if (r) {
 		char why[sizeof(e->msg)];
 		snprintf(why, sizeof(why), "%s", e->msg);
 		return cr_fail_errno(e, e->errnum,

@@ -18,6 +18,7 @@
 #include "files/inherit-fd.h"
 #include "base/log.h"
 #include "pid.h"
+#include "files/fd-kind.h"
 #include "net/sk-unix.h"
 #include "sock-diag.h"
 
@@ -147,11 +148,6 @@ void dump_sk_unix_free(struct dump_unix *du)
 	free(du->ents);
 	dump_scm_free(&du->scm);
 	free(du);
-}
-
-int dump_sk_scm_write(struct dump_ctx *c, struct dump_unix *du, struct img_writer *wf, struct cr_err *e)
-{
-	return du ? dump_scm_write(c, &du->scm, wf, e) : 0;
 }
 
 static int set_bytes(ProtobufCBinaryData *b, protobuf_c_boolean *has, const void *p, size_t len,
@@ -728,3 +724,45 @@ int dump_sk_unix_fill(struct dump_ctx *c, struct dump_unix **dup, int fd, const 
 		 s->type, s->state, show_name(s->name, s->namelen, nb, sizeof(nb)), s->peer, s->shutdown);
 	return 0;
 }
+
+/* ---------------------------------------------------------------- the kind (made by restore-sk-unix.c) */
+
+static bool is_unix(const struct dump_ctx *c, const struct fd_src *f)
+{
+	return S_ISSOCK(f->st.st_mode) && f->domain == AF_UNIX;
+}
+
+static int dump_unix(struct dump_ctx *c, struct fd_src *f, void **state, FileEntry *fe, struct cr_err *e)
+{
+	return dump_sk_unix_fill(c, (struct dump_unix **)state, f->fd, &f->st, f->fi.flags, fe, e);
+}
+
+/* files in flight in the unix sockets' queues */
+static int finish_unix(struct dump_ctx *c, void *state, struct img_writer *wf, struct cr_err *e)
+{
+	return state ? dump_scm_write(c, &((struct dump_unix *)state)->scm, wf, e) : 0;
+}
+
+static void free_unix(void *state)
+{
+	dump_sk_unix_free(state);
+}
+
+/* made by rst_sk_unix_prepare anyway */
+static int flight_unix(struct rst_task *ts, size_t n, const struct rst_task *t, FileEntry *f,
+		       struct cr_err *e)
+{
+	return 0;
+}
+
+/* (the entries become FILE_INHERIT of crshim's sockets: rst_sk_unix_prepare) */
+FD_KIND(fdk_unix) = {
+    .name = "unix socket",
+    .kind = FILE_KIND__FILE_UNIXSK,
+    .prio = 30,
+    .is = is_unix,
+    .dump = dump_unix,
+    .finish = finish_unix,
+    .free_state = free_unix,
+    .flight = flight_unix,
+};

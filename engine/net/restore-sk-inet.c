@@ -131,12 +131,6 @@ static int rst_sk_shutdown(int sk, const InetSkEntry *ie, char *msg, size_t len)
 	return 0;
 }
 
-bool rst_sk_kind(int kind)
-{
-	return kind == FILE_KIND__FILE_INETSK || kind == FILE_KIND__FILE_NETLINKSK ||
-	       kind == FILE_KIND__FILE_PACKETSK;
-}
-
 int rst_sk_make(const FileEntry *f, char *msg, size_t len)
 {
 	if (f->kind != FILE_KIND__FILE_INETSK)

@@ -8,6 +8,7 @@
 
 #include "base/log.h"
 #include "restore.h"
+#include "files/fd-kind.h"
 #include "net/sk-unix.h"
 
 FileEntry *rst_sk_scm_entry(const struct rst_task *t, uint32_t id)
@@ -41,11 +42,11 @@ static int make_once(struct rst_task *ts, size_t n, const struct rst_task *t, Fi
 {
 	if (f->kind == FILE_KIND__FILE_INHERIT) /* made already, for an earlier socket */
 		return 0;
-	sk_scm_make_fn make = sk_scm_kind(f->kind);
-	if (!make)
+	const struct fd_kind *k = fd_kind_of(f->kind);
+	if (!k || !k->flight)
 		return cr_fail_errno(e, ENOTSUP, "file id %u of kind %d cannot be made in flight", f->id,
 				     f->kind);
-	return make(ts, n, t, f, e);
+	return k->flight(ts, n, t, f, e);
 }
 
 static int prepare_socket(struct rst_task *ts, size_t n, struct rst_task *t, const UnixSkEntry *u,

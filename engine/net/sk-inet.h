@@ -87,14 +87,20 @@ void tcp_repair_off(int cfd);
 /* Remove the network lock of the dump of root (nft table); quiet if there is none. */
 int net_unlock(const char *netlock, struct cr_err *e);
 
-/* ---- restore ---- */
+/* The kinds inet, netlink and packet (files/fd-kind.h): one dump, check and open for the three. */
+struct fd_src;
 struct rst_task;
+int dump_sk_kind(struct dump_ctx *c, struct fd_src *f, void **state, FileEntry *fe, struct cr_err *e);
+void dump_sk_kind_release(FileEntry *fe, struct fd_src *f);
+int rst_sk_kind_check(const struct rst_task *t, const FileEntry *f, const FdinfoEntry *fi, struct cr_err *e);
+int rst_sk_kind_open(struct rst_task *t, int lo, const FileEntry *f, const FdinfoEntry *fi, char *msg,
+		     size_t len);
+
+/* ---- restore ---- */
 /* Parent, restore --tcp-close: the task's TCP connections (established, half-closed) are made closed. */
 void rst_sk_tcp_close(struct rst_task *t);
 /* Parent: is this socket entry complete? */
 int rst_sk_check(const FileEntry *f, struct cr_err *e);
-/* A socket kind of file_entry (inet, netlink, packet)? */
-bool rst_sk_kind(int kind);
 /* Make the socket of f (options, bound, listening or connected); returns the fd, or -1 with the reason
  * in msg. In the restore child, or in crshim for a socket several processes share (restore-fdshare.c). */
 int rst_sk_make(const FileEntry *f, char *msg, size_t len);

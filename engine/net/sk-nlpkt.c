@@ -14,6 +14,7 @@
 #include <linux/netlink.h>
 
 #include "base/log.h"
+#include "files/fd-kind.h"
 #include "net/sk-inet.h"
 
 #ifndef SOL_NETLINK
@@ -223,3 +224,41 @@ int rst_sk_nlpkt_open(const FileEntry *f, char *msg, size_t len)
 		return nl_open(f->netlink_sk, msg, len);
 	return pkt_open(f->packet_sk, msg, len);
 }
+
+/* ---------------------------------------------------------------- the kinds */
+
+static bool is_netlink(const struct dump_ctx *c, const struct fd_src *f)
+{
+	return S_ISSOCK(f->st.st_mode) && f->domain == AF_NETLINK;
+}
+
+static bool is_packet(const struct dump_ctx *c, const struct fd_src *f)
+{
+	return S_ISSOCK(f->st.st_mode) && f->domain == AF_PACKET;
+}
+
+FD_KIND(fdk_netlink) = {
+    .name = "netlink socket",
+    .kind = FILE_KIND__FILE_NETLINKSK,
+    .prio = 21,
+    .is = is_netlink,
+    .dump = dump_sk_kind,
+    .release = dump_sk_kind_release,
+    .tree_desc = true,
+    .check = rst_sk_kind_check,
+    .open = rst_sk_kind_open,
+    .make = rst_sk_make,
+};
+
+FD_KIND(fdk_packet) = {
+    .name = "packet socket",
+    .kind = FILE_KIND__FILE_PACKETSK,
+    .prio = 22,
+    .is = is_packet,
+    .dump = dump_sk_kind,
+    .release = dump_sk_kind_release,
+    .tree_desc = true,
+    .check = rst_sk_kind_check,
+    .open = rst_sk_kind_open,
+    .make = rst_sk_make,
+};

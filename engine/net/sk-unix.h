@@ -59,19 +59,13 @@ struct dump_scm {
 /* A file received by the peek of fd (socket:[ino]) of c's task: its id (rfd is taken: kept or closed). */
 int dump_sk_scm_add(struct dump_ctx *c, struct dump_scm *s, int rfd, int sk_fd, uint32_t ino, uint32_t *id,
 		    struct cr_err *e);
-/* Write the entries of the carried files (after every fd of the process). */
-int dump_sk_scm_write(struct dump_ctx *c, struct dump_unix *du, struct img_writer *wf, struct cr_err *e);
+/* Write the entries of the carried files (after every fd of the process: the unix kind's finish). */
 int dump_scm_write(struct dump_ctx *c, struct dump_scm *s, struct img_writer *wf, struct cr_err *e);
 void dump_scm_free(struct dump_scm *s);
-/* The kind of fe (in flight) can be made by crshim on restore. */
-int dump_sk_scm_check(const FileEntry *fe, struct cr_err *e);
 
 struct rst_task;
-/* sk-scm-kinds.c: how restore makes a carried file of a kind once in crshim; NULL for a kind that cannot be
- * in flight (the dump refuses it: dump_sk_scm_check). */
-typedef int (*sk_scm_make_fn)(struct rst_task *ts, size_t n, const struct rst_task *t, FileEntry *f,
-			      struct cr_err *e);
-sk_scm_make_fn sk_scm_kind(FileKind kind);
+/* How restore makes a carried file once in crshim is its kind's flight hook (files/fd-kind.h); a kind with
+ * none cannot be in flight (the dump refuses it). */
 /* Parent, after loading the tree, before the sharing passes: make every carried file once in crshim. */
 int rst_sk_scm_prepare(struct rst_task *ts, size_t n, struct cr_err *e);
 /* The entry of carried file id of task t (same_fd followed), NULL if none. */

@@ -1,0 +1,220 @@
+/* Files opened by path: regular files, directories, O_PATH opens (FILE_REG) and character devices
+ * (FILE_CHR). A deleted file is reopened through another link of its inode (another fd of the task, or a
+ * link in its old directory), else its contents are saved as a ghost (dump-ghost.c, restore-ghost.c). */
+#define LOG_PREFIX "file-reg: "
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/cleanup.h"
+#include "base/log.h"
+#include "dump.h"
+#include "files/fd-kind.h"
+#include "files/fdshare.h"
+#include "files/ghost.h"
+#include "files/procfd.h"
+#include "restore.h"
+
+#define OPEN_DROP_FLAGS (O_CREAT | O_TRUNC | O_EXCL | O_CLOEXEC)
+
+bool fd_has_prefix(const char *s, const char *p)
+{
+	return !strncmp(s, p, strlen(p));
+}
+
+bool fd_is_deleted(const char *link)
+{
+	size_t l = strlen(link), s = strlen(" (deleted)");
+	return l > s && !strcmp(link + l - s, " (deleted)");
+}
+
+/* ---------------------------------------------------------------- dump */
+
+/* A name in the directory of path that is a link to the inode of st (the file was renamed or has another
+ * link there), or NULL. */
+static char *link_in_dir(const char *path, const struct stat *st)
+{
+	char dir[PATH_MAX];
+	snprintf(dir, sizeof(dir), "%s", path);
+	char *slash = strrchr(dir, '/');
+	if (!slash)
+		return NULL;
+	*(slash == dir ? slash + 1 : slash) = '\0';
+	__cleanup_closedir DIR *d = opendir(dir);
+	struct dirent *de;
+	while (d && (de = readdir(d))) {
+		char *p = NULL;
+		struct stat ls;
+		if (de->d_ino != st->st_ino ||
+		    asprintf(&p, "%s/%s", strcmp(dir, "/") ? dir : "", de->d_name) < 0)
+			continue;
+		if (!lstat(p, &ls) && ls.st_ino == st->st_ino && ls.st_dev == st->st_dev)
+			return p;
+		free(p);
+	}
+	return NULL;
+}
+
+/* f (a deleted name of a file still linked) is reopened through path (taken over); the deleted name is kept
+ * in f->old for deleted_name. */
+static int reopen_as(struct fd_src *f, char *path, RegFileEntry *re)
+{
+	f->link[strlen(f->link) - strlen(" (deleted)")] = '\0';
+	f->old = f->link;
+	f->link = path;
+	re->deleted_name = f->old;
+	return 0;
+}
+
+/* A deleted file: reopened by a live path of its inode (another fd of the task, or another link in its old
+ * directory), else its contents are saved as a ghost (dump-ghost.c). f->link becomes the path to use. */
+static int fill_deleted(struct dump_ctx *c, struct fd_src *f, RegFileEntry *re, struct cr_err *e)
+{
+	if (fd_has_prefix(f->link, "/memfd:"))
+		return cr_fail(e, "fd %d is %s (%s), not supported yet", f->fd, "a memfd", f->link);
+	for (size_t i = 0; i < f->nr_all && f->st.st_nlink; i++) {
+		const struct fd_src *g = &f->all[i];
+		if (g->st.st_ino == f->st.st_ino && g->st.st_dev == f->st.st_dev && g->link[0] == '/' &&
+		    !fd_is_deleted(g->link)) {
+			char *p = strdup(g->link);
+			if (!p)
+				return cr_fail_errno(e, ENOMEM, "out of memory");
+			pr_info("fd %d: deleted %s is reopened as %s (fd %d)\n", f->fd, f->link, p, g->fd);
+			return reopen_as(f, p, re);
+		}
+	}
+	char *alias = f->st.st_nlink ? link_in_dir(f->link, &f->st) : NULL;
+	if (alias) {
+		pr_info("fd %d: deleted %s is reopened as its other link %s\n", f->fd, f->link, alias);
+		return reopen_as(f, alias, re);
+	}
+	char src[64], what[32];
+	uint32_t id;
+	snprintf(src, sizeof(src), "/proc/%d/fd/%d", c->pid, f->fd);
+	snprintf(what, sizeof(what), "fd %d", f->fd);
+	if (dump_ghost_add(c, src, &f->st, f->link, what, &id, e))
+		return -1;
+	f->link[strlen(f->link) - strlen(" (deleted)")] = '\0';
+	re->deleted = true, re->has_deleted = 1;
+	re->ghost_id = id, re->has_ghost_id = 1;
+	return 0;
+}
+
+/* Opened by path: not a socket, a block device or an anonymous inode. */
+static bool by_path(const struct fd_src *s)
+{
+	return s->link[0] == '/' && !S_ISSOCK(s->st.st_mode) && !S_ISBLK(s->st.st_mode);
+}
+
+static bool is_chr(const struct dump_ctx *c, const struct fd_src *s)
+{
+	return by_path(s) && S_ISCHR(s->st.st_mode);
+}
+
+/* An O_PATH open of a FIFO is reopened by path like a file. */
+static bool is_reg(const struct dump_ctx *c, const struct fd_src *s)
+{
+	const struct stat *st = &s->st;
+	return by_path(s) && !S_ISCHR(st->st_mode) &&
+	       (S_ISREG(st->st_mode) || S_ISDIR(st->st_mode) || (s->fi.flags & O_PATH));
+}
+
+static int dump_path(struct dump_ctx *c, struct fd_src *f, void **state, FileEntry *fe, struct cr_err *e)
+{
+	const struct stat *st = &f->st;
+	RegFileEntry *re = &f->reg;
+	/* (a live directory may be named "... (deleted)": a removed one has no links) */
+	if (fd_is_deleted(f->link) && !(S_ISDIR(st->st_mode) && st->st_nlink) && fill_deleted(c, f, re, e))
+		return -1;
+	re->path = f->link;
+	re->flags = f->fi.flags & ~(uint32_t)O_CLOEXEC, re->has_flags = 1;
+	re->mode = st->st_mode, re->has_mode = 1;
+	re->pos = f->fi.pos, re->has_pos = 1;
+	if (S_ISCHR(st->st_mode)) {
+		fe->kind = FILE_KIND__FILE_CHR, fe->has_kind = 1;
+		re->rdev = st->st_rdev, re->has_rdev = 1;
+	} else {
+		fe->kind = FILE_KIND__FILE_REG, fe->has_kind = 1;
+		re->size = (uint64_t)st->st_size, re->has_size = 1;
+		re->has_deleted = 1;
+	}
+	fe->reg = re;
+	return 0;
+}
+
+/* ---------------------------------------------------------------- restore */
+
+static int check_path(const struct rst_task *t, const FileEntry *f, const FdinfoEntry *fi, struct cr_err *e)
+{
+	struct stat st;
+	if (!f->reg || !f->reg->path)
+		return cr_fail_errno(e, EBADMSG, "files.img: file id %u has no path", f->id);
+	if (rst_procfd_is(f))
+		return 0; /* its process is made by the restore (restore-procfd.c) */
+	if (f->reg->deleted && !f->reg->has_ghost_id)
+		return cr_fail_errno(e, ENOTSUP, "fd %d: deleted file %s is not supported", fi->fd,
+				     f->reg->path);
+	if (lstat(f->reg->path, &st))
+		return cr_fail_sys(e, "fd %d: file %s", fi->fd, f->reg->path);
+	return 0;
+}
+
+/* Open one file description at fd. */
+static int open_path(struct rst_task *t, int lo, const FileEntry *f, const FdinfoEntry *fi, char *msg,
+		     size_t len)
+{
+	const RegFileEntry *r = f->reg;
+	int flags = (int)(r->flags & ~(uint32_t)OPEN_DROP_FLAGS) | O_NOCTTY;
+	if (r->deleted) /* a ghost (restore-ghost.c): its /proc magic link must be followed */
+		flags &= ~O_NOFOLLOW;
+	int tmp = rst_ghost_open(r, flags);
+	if (tmp < 0)
+		return rst_errmsg(msg, len, "fd %d: open %s", fi->fd, r->path);
+	if (tmp != fi->fd) {
+		if (dup2(tmp, fi->fd) < 0)
+			return rst_errmsg(msg, len, "fd %d: dup2", fi->fd);
+		close(tmp);
+	}
+	if (r->pos && lseek(fi->fd, (off_t)r->pos, SEEK_SET) < 0 &&
+	    !(f->kind == FILE_KIND__FILE_CHR && (errno == ESPIPE || errno == EINVAL)))
+		return rst_errmsg(msg, len, "fd %d: seek %s to %llu", fi->fd, r->path,
+				  (unsigned long long)r->pos);
+	return 0;
+}
+
+static int flight_path(struct rst_task *ts, size_t n, const struct rst_task *t, FileEntry *f,
+		       struct cr_err *e)
+{
+	return rst_fdshare_one(ts, n, f, e);
+}
+
+FD_KIND(fdk_chr) = {
+    .name = "character device",
+    .kind = FILE_KIND__FILE_CHR,
+    .prio = 90,
+    .is = is_chr,
+    .dump = dump_path,
+    .tree_desc = true,
+    .check = check_path,
+    .open = open_path,
+    .flight = flight_path,
+};
+
+FD_KIND(fdk_reg) = {
+    .name = "file",
+    .kind = FILE_KIND__FILE_REG,
+    .prio = 91,
+    .is = is_reg,
+    .dump = dump_path,
+    .tree_desc = true,
+    .check = check_path,
+    .open = open_path,
+    .later = rst_procfd_is, /* a file of /proc/PID: opened once the tree is there (restore-procfd.c) */
+    .flight = flight_path,
+};
