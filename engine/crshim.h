@@ -27,16 +27,17 @@ struct cr_opts {
 	const char *network_lock; /* --network-lock: "nftables" (NULL: default) or "skip" */
 	bool ext_unix_sk;
 	bool file_locks;
-	bool track_mem;
+	bool track_mem;			/* --track-mem: dirty-page tracking (engine/mem/README.md) */
+	bool pre_dump;			/* set by eng_pre_dump: memory only, the tree is left running */
 	unsigned long long ghost_limit; /* --ghost-limit: bytes of data of an unlinked file (default 1 MiB) */
-	const char *prev_images_dir;
-	const char *root;     /* --root */
-	bool detach;	      /* restore -d */
-	bool restore_sibling; /* restore: the root is our sibling (CLONE_PARENT), not our child */
-	const char *pidfile;  /* restore --pidfile */
-	const char *log_file; /* -o */
-	int verbosity;	      /* -v */
-	int fault;	      /* fault point id, 0 = none (engine/fault.h) */
+	const char *prev_images_dir; /* --prev-images-dir: the parent images (a pre-dump), relative to -D */
+	const char *root;	     /* --root */
+	bool detach;		     /* restore -d */
+	bool restore_sibling;	     /* restore: the root is our sibling (CLONE_PARENT), not our child */
+	const char *pidfile;	     /* restore --pidfile */
+	const char *log_file;	     /* -o */
+	int verbosity;		     /* -v */
+	int fault;		     /* fault point id, 0 = none (engine/fault.h) */
 	/* --inherit-fd fd[N]:KEY and --external KEY, as given on the command line (repeatable). */
 	const char *const *inherit_fd;
 	int n_inherit_fd;
@@ -66,6 +67,14 @@ int eng_ext_check(const struct cr_opts *o, struct cr_err *err);
 
 /* dump / pre-dump: returns 0 on success; the tree is killed unless leave_running. */
 int eng_dump(struct cr_opts *o, struct cr_err *err);
+/* pre-dump: the tree's memory (mm, pagemap, pages) into images_dir, the tree left running as it was. With
+ * o->track_mem the written pages are tracked from now on (userfaultfd async write-protect, held by a keeper
+ * process found through images_dir), so that a later dump or pre-dump with prev_images_dir = this dir saves
+ * only the pages written since, and references the rest ("parent" link). */
+int eng_pre_dump(struct cr_opts *o, struct cr_err *err);
+/* Dirty-page tracking (--track-mem, FEATURE_CHECK mem_track): 1 when this kernel has it (userfaultfd
+ * UFFD_FEATURE_WP_ASYNC + PAGEMAP_SCAN, tried on a few pages of our own), 0 when not (why in why). */
+int eng_mem_track_supported(char *why, size_t len);
 /* restore: on success *root_pid is the restored root. With o->detach the tasks are left running
  * detached; otherwise the caller should wait for root_pid (it is our child). */
 int eng_restore(struct cr_opts *o, pid_t *root_pid, struct cr_err *err);

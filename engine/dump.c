@@ -30,6 +30,7 @@
 #include "mem/ipc-shm.h"
 #include "mem/shmem.h"
 #include "files/tty.h"
+#include "mem/track.h"
 
 int dump_created(struct dump_ctx *c, enum img_kind k, int id, struct cr_err *e)
 {
@@ -223,6 +224,7 @@ struct dump_tree {
 	struct dump_ipc_shm *ipc_shm; /* System V shared memory segments, dumped once for the tree */
 	struct dump_fdshare *fdsh;    /* tree-wide numbers of open file descriptions */
 	struct ns_dumped *ns;	      /* ns/: what is needed once the tree is killed */
+	struct mem_track *trk;	      /* dirty-page tracking, the parent images (mem/track.c) */
 	bool pidns, mntns_proc;	      /* the root is the init of its own PID namespace (and has own mounts) */
 };
 
@@ -283,6 +285,7 @@ static int write_inventory(struct dump_ctx *c, bool pidns, bool mntns_proc, stru
 	ie.leave_running = c->o->leave_running, ie.has_leave_running = 1;
 	ie.pidns = pidns, ie.has_pidns = pidns;
 	ie.mntns_proc = mntns_proc, ie.has_mntns_proc = mntns_proc;
+	ie.pre_dump = c->o->pre_dump, ie.has_pre_dump = c->o->pre_dump;
 	return dump_write_one(c, IMG_INVENTORY, &ie.base, e);
 }
 
@@ -305,6 +308,8 @@ static int collect_stopped(struct dump_ctx *c, struct cr_err *e)
 	int ret = infect_map_scratch(&c->in, e);
 	if (!ret)
 		ret = fault_check(c->o, FI_DUMP_INFECTED, e);
+	if (!ret && c->o->pre_dump && c->o->track_mem && !c->vm_owner)
+		ret = mem_track_infect(c->trk, &c->in, c->pid, mem_track_start_time(c->pid), e);
 	if (!ret)
 		ret = dump_core_remote(c, e);
 	for (size_t i = 0; !ret && i < c->nth; i++)
@@ -326,6 +331,8 @@ static int dump_images(struct dump_ctx *c, struct cr_err *e)
 		return -1;
 	if (proc_parse_stat(c->pid, &c->stat, e))
 		return -1;
+	if (c->o->pre_dump) /* memory only */
+		return c->vm_owner ? 0 : dump_mm_write(c, e);
 	if (dump_files_write(c, e) || dump_locks_write(c, e) || fault_check(c->o, FI_DUMP_AFTER_FILES, e) ||
 	    dump_core_write(c, e) || dump_creds_write(c, e) || (!c->vm_owner && dump_mm_write(c, e)) ||
 	    dump_ghost_write(c, e))
@@ -370,7 +377,7 @@ static int tree_add(struct dump_tree *tr, struct cr_opts *o, pid_t pid, pid_t pp
 	struct dump_ctx *c = &tr->c[tr->n];
 	memset(c, 0, sizeof(*c));
 	c->o = o, c->pid = pid, c->ppid = ppid, c->dirfd = o->imgdir_fd, c->root = tr->n == 0;
-	c->shm = tr->shm, c->fdsh = tr->fdsh, c->ipc_shm = tr->ipc_shm;
+	c->shm = tr->shm, c->fdsh = tr->fdsh, c->ipc_shm = tr->ipc_shm, c->trk = tr->trk;
 	tr->n++;
 	return 0;
 }
@@ -460,7 +467,8 @@ static int dump_ns(struct dump_tree *tr, struct cr_err *e)
 
 static int dump_tree_images(struct dump_tree *tr, struct cr_err *e)
 {
-	if (dump_pidns(tr->c, tr->n, &tr->pidns, &tr->mntns_proc, e) || dump_ns(tr, e))
+	bool pre = tr->c[0].o->pre_dump;
+	if (!pre && (dump_pidns(tr->c, tr->n, &tr->pidns, &tr->mntns_proc, e) || dump_ns(tr, e)))
 		return -1;
 	/* A failed dump must never leave an older inventory next to our new files. */
 	if (unlinkat(tr->c[0].dirfd, "inventory.img", 0) && errno != ENOENT)
@@ -471,10 +479,12 @@ static int dump_tree_images(struct dump_tree *tr, struct cr_err *e)
 		return -1;
 	for (size_t i = 0; i < tr->n; i++) {
 		struct dump_ctx *c = &tr->c[i];
-		if (c->zombie ? dump_zombie(c, e) : dump_images(c, e))
+		if (c->zombie ? (!pre && dump_zombie(c, e)) : dump_images(c, e))
 			return i ? cr_wrap(e, "task %d", c->pid) : -1;
 	}
-	if (dump_shmem_write(&tr->c[0], e) || dump_ipc_shm_write(&tr->c[0], e) || write_pstree(tr, e))
+	if (!pre && (dump_shmem_write(&tr->c[0], e) || dump_ipc_shm_write(&tr->c[0], e)))
+		return -1;
+	if (write_pstree(tr, e))
 		return -1;
 	return write_inventory(&tr->c[0], tr->pidns, tr->mntns_proc, e);
 }
@@ -565,7 +575,8 @@ int eng_dump(struct cr_opts *o, struct cr_err *err)
 	pr_info("dumping task %d into %s\n", o->pid, o->images_dir ? o->images_dir : "?");
 	if (eng_ext_check(o, err) || open_images_dir(o, err) || check_task(o->pid, &st0, err) ||
 	    dump_shmem_new(&tr.shm, err) || dump_fdshare_new(&tr.fdsh, err) ||
-	    dump_ipc_shm_new(&tr.ipc_shm, err) || tree_add(&tr, o, o->pid, 0, err))
+	    dump_ipc_shm_new(&tr.ipc_shm, err) || mem_track_open(o, o->imgdir_fd, &tr.trk, err) ||
+	    tree_add(&tr, o, o->pid, 0, err))
 		goto out_noseize;
 	tr.c[0].st = st0;
 	st0 = (struct proc_status){0};
@@ -623,10 +634,12 @@ int eng_dump(struct cr_opts *o, struct cr_err *err)
 		dump_ipc_shm_killed(tr.ipc_shm);
 		ns_dump_killed(tr.ns);
 	}
+	mem_track_done(tr.trk, !ret, o->pre_dump, o->imgdir_fd);
 	pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	if (!ret)
-		pr_info("dump of task %d (%zu processes) done in %.3f s\n", o->pid, tr.n,
+		pr_info("%s of task %d (%zu processes) done in %.3f s\n", o->pre_dump ? "pre-dump" : "dump",
+			o->pid, tr.n,
 			(double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
 out_noseize:
 	if (ret)
@@ -639,5 +652,13 @@ out_noseize:
 	dump_ipc_shm_free(tr.ipc_shm);
 	dump_fdshare_free(tr.fdsh);
 	ns_dump_free(tr.ns);
+	mem_track_free(tr.trk);
 	return ret;
+}
+
+int eng_pre_dump(struct cr_opts *o, struct cr_err *err)
+{
+	o->pre_dump = true;
+	o->leave_running = true;
+	return eng_dump(o, err);
 }

@@ -94,6 +94,7 @@ struct dump_ctx {
 	size_t nth, th_cap;
 	struct dump_sk *sk;	    /* sockets: pidfd, connections in repair mode (dump-sk-inet.c) */
 	struct dump_ghosts *ghosts; /* unlinked files held open or mapped (dump-ghost.c) */
+	struct mem_track *trk;	    /* tree-wide: dirty-page tracking and the parent images (mem/track.c) */
 	/* image files this dump created (removed again if it fails) */
 	char (*created)[64];
 	size_t ncreated, created_cap;

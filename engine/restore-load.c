@@ -126,6 +126,11 @@ static int read_inventory(struct cr_opts *o, struct rst_task *t, struct cr_err *
 		    inv->img_version, CRSHIM_IMG_VERSION);
 	if (!inv->has_root_pid || inv->root_pid <= 0)
 		return cr_fail_errno(e, EBADMSG, "inventory.img has no root pid");
+	if (inv->pre_dump)
+		return cr_fail_errno(e, EINVAL,
+				     "%s holds a pre-dump (memory only): restore the dump made with "
+				     "--prev-images-dir pointing at it",
+				     o->images_dir ? o->images_dir : ".");
 	t->pid = inv->root_pid;
 	t->shell_job = inv->shell_job;
 	return 0;

@@ -292,13 +292,11 @@ static int parse_one(struct shim_cmd *c, int opt, int idx, int argc, char **argv
 	case OPT_FILE_LOCKS:
 		o->file_locks = true;
 		return 0;
-	case OPT_TRACK_MEM: /* no incremental dumps yet: every dump is a full one */
+	case OPT_TRACK_MEM: /* dirty-page tracking: engine/mem/track.c */
 		o->track_mem = true;
-		add_note(c, "track-mem");
 		return 0;
 	case OPT_PREV_IMAGES:
 		o->prev_images_dir = optarg;
-		add_note(c, "prev-images-dir");
 		return 0;
 	case OPT_ROOT:
 		o->root = optarg;

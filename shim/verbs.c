@@ -140,10 +140,6 @@ static int run_dump(struct shim_cmd *c)
 {
 	struct cr_err err = {0};
 	const char *what = shim_verb_name(c->verb);
-	if (c->verb == VERB_PRE_DUMP) {
-		cr_fail_errno(&err, 0, "pre-dump is not supported yet");
-		return report(what, &err, false);
-	}
 	if (resolve_paths(c, &err))
 		return report(what, &err, false);
 	/* The images dir of a dump is created (0700) if it does not exist yet. */
@@ -154,9 +150,9 @@ static int run_dump(struct shim_cmd *c)
 	if (setup_log(c, false, &err))
 		return report(what, &err, false);
 	c->opts.notice = notice_stderr, c->opts.notice_arg = c;
-	if (eng_dump(&c->opts, &err))
+	if ((c->verb == VERB_PRE_DUMP ? eng_pre_dump : eng_dump)(&c->opts, &err))
 		return report_run(c, what, &err, !c->log_to_stderr);
-	pr_info("dump of %d finished\n", c->opts.pid);
+	pr_info("%s of %d finished\n", what, c->opts.pid);
 	log_close();
 	return 0;
 }

@@ -49,6 +49,7 @@ int proc_parse_timers(pid_t pid, struct proc_timer **t, size_t *n, struct cr_err
 #define PROC_VMA_GD (1u << 0) /* growsdown */
 #define PROC_VMA_MW (1u << 1) /* maywrite */
 #define PROC_VMA_NR (1u << 2) /* noreserve (MAP_NORESERVE) */
+#define PROC_VMA_UW (1u << 3) /* registered for userfaultfd write-protect (mem/track.c) */
 struct proc_vma {
 	uint64_t start, end, pgoff;
 	char perms[5];

@@ -23,8 +23,34 @@ struct page_writer {
 	uint64_t off;
 	struct page_block *blocks;
 	size_t nr, cap;
-	int inject_errno; /* fault injection: writes fail with this errno after a partial write */
+	int inject_errno;	    /* fault injection: writes fail with this errno after a partial write */
+	struct page_block *pblocks; /* PE_PARENT runs, address order */
+	size_t pnr, pcap;
+	uint64_t parent_map;
 };
+
+void pw_set_parent(struct page_writer *pw, uint64_t parent_map)
+{
+	pw->parent_map = parent_map;
+}
+
+int pw_add_parent(struct page_writer *pw, uint64_t vaddr, uint64_t len, struct cr_err *e)
+{
+	if (pw->pnr && pw->pblocks[pw->pnr - 1].vaddr + pw->pblocks[pw->pnr - 1].len == vaddr) {
+		pw->pblocks[pw->pnr - 1].len += len;
+		return 0;
+	}
+	if (pw->pnr == pw->pcap) {
+		size_t ncap = pw->pcap ? pw->pcap * 2 : 256;
+		struct page_block *n = realloc(pw->pblocks, ncap * sizeof(*n));
+		if (!n)
+			return cr_fail_errno(e, ENOMEM, "%s: out of memory", pw->name);
+		pw->pblocks = n;
+		pw->pcap = ncap;
+	}
+	pw->pblocks[pw->pnr++] = (struct page_block){vaddr, 0, len, 0, PE_PARENT};
+	return 0;
+}
 
 void pw_inject_error(struct page_writer *pw, int errnum)
 {
@@ -84,7 +110,7 @@ int pw_add(struct page_writer *pw, uint64_t vaddr, const void *buf, size_t len, 
 		pw->blocks = n;
 		pw->cap = ncap;
 	}
-	pw->blocks[pw->nr++] = (struct page_block){vaddr, pw->off, len, csum64(buf, len, 0)};
+	pw->blocks[pw->nr++] = (struct page_block){vaddr, pw->off, len, csum64(buf, len, 0), 0};
 	pw->off += len;
 	return 0;
 }
@@ -151,20 +177,31 @@ static int pw_write_map(struct page_writer *pw, struct cr_err *e)
 	h.has_total_size = 1;
 	h.page_size = (uint32_t)sysconf(_SC_PAGESIZE);
 	h.has_page_size = 1;
+	h.parent_map = pw->parent_map, h.has_parent_map = pw->pnr > 0;
 	if (img_write(w, &h.base, e))
 		goto fail;
-	for (size_t i = 0; i < pw->nr; i++) {
-		PagemapEntry pe = PAGEMAP_ENTRY__INIT;
-		pe.vaddr = pw->blocks[i].vaddr;
-		pe.has_vaddr = 1;
-		pe.nr_pages = (uint32_t)(pw->blocks[i].len / h.page_size);
-		pe.has_nr_pages = 1;
-		pe.offset = pw->blocks[i].offset;
-		pe.has_offset = 1;
-		pe.csum = pw->blocks[i].csum;
-		pe.has_csum = 1;
-		if (img_write(w, &pe.base, e))
-			goto fail;
+	for (size_t i = 0, j = 0; i < pw->nr || j < pw->pnr;) { /* data and parent runs, by address */
+		bool par = j < pw->pnr && (i == pw->nr || pw->pblocks[j].vaddr < pw->blocks[i].vaddr);
+		const struct page_block *b = par ? &pw->pblocks[j++] : &pw->blocks[i++];
+		for (uint64_t done = 0; done < b->len;) { /* nr_pages is 32 bits */
+			uint64_t len = b->len - done;
+			if (len > (1ull << 30))
+				len = 1ull << 30;
+			PagemapEntry pe = PAGEMAP_ENTRY__INIT;
+			pe.vaddr = b->vaddr + done, pe.has_vaddr = 1;
+			pe.nr_pages = (uint32_t)(len / h.page_size), pe.has_nr_pages = 1;
+			if (par) {
+				pe.flags = PE_PARENT, pe.has_flags = 1;
+			} else {
+				pe.offset = b->offset, pe.has_offset = 1;
+				pe.csum = b->csum, pe.has_csum = 1;
+				len = b->len; /* a data block is written whole (its checksum covers it) */
+				pe.nr_pages = (uint32_t)(len / h.page_size);
+			}
+			if (img_write(w, &pe.base, e))
+				goto fail;
+			done += len;
+		}
 	}
 	return img_commit(w, e);
 fail:
@@ -195,6 +232,7 @@ out:
 	if (ret)
 		unlinkat(pw->dirfd, pw->tmpname, 0);
 	free(pw->blocks);
+	free(pw->pblocks);
 	free(pw);
 	return ret;
 }
@@ -207,19 +245,29 @@ void pw_abort(struct page_writer *pw)
 		close(pw->fd);
 	unlinkat(pw->dirfd, pw->tmpname, 0);
 	free(pw->blocks);
+	free(pw->pblocks);
 	free(pw);
 }
 
 /* ---------------- reading ---------------- */
 
+static int pm_chain(int dirfd, enum img_kind kmap, enum img_kind kpages, int id, struct page_map *pm,
+		    struct cr_err *e);
+static int pm_chain_do(int dirfd, enum img_kind kmap, enum img_kind kpages, int id, struct page_map *pm,
+		       bool build, struct cr_err *e);
+
 static int pm_add_entry(struct page_map *pm, const PagemapEntry *pe, uint32_t psz, size_t *cap,
 			const char *name, struct cr_err *e)
 {
 	uint64_t len = (uint64_t)pe->nr_pages * psz;
-	if (!pe->has_vaddr || !pe->has_offset || !pe->has_csum || !pe->nr_pages || pe->vaddr % psz ||
-	    pe->offset % psz)
+	uint32_t flags = pe->has_flags ? pe->flags : 0;
+	bool par = flags == PE_PARENT;
+	if (!pe->has_vaddr || (!par && (!pe->has_offset || !pe->has_csum)) || !pe->nr_pages ||
+	    pe->vaddr % psz || pe->offset % psz || (flags & ~PE_PARENT))
 		return cr_fail_errno(e, EBADMSG, "image %s: malformed entry %zu", name, pm->nr);
-	if (pe->offset > pm->total_size || len > pm->total_size - pe->offset)
+	uint64_t ent[5] = {pe->vaddr, pe->nr_pages, pe->offset, pe->csum, flags};
+	pm->map_csum = csum64(ent, sizeof(ent), pm->map_csum);
+	if (!par && (pe->offset > pm->total_size || len > pm->total_size - pe->offset))
 		return cr_fail_errno(e, EBADMSG, "image %s: entry %zu points past the end of the page file",
 				     name, pm->nr);
 	if (pm->nr && pe->vaddr < pm->blocks[pm->nr - 1].vaddr + pm->blocks[pm->nr - 1].len)
@@ -233,7 +281,9 @@ static int pm_add_entry(struct page_map *pm, const PagemapEntry *pe, uint32_t ps
 		pm->blocks = n;
 		*cap = ncap;
 	}
-	pm->blocks[pm->nr++] = (struct page_block){pe->vaddr, pe->offset, len, pe->csum};
+	pm->blocks[pm->nr++] =
+	    (struct page_block){pe->vaddr, par ? 0 : pe->offset, len, par ? 0 : pe->csum, flags};
+	pm->nr_parent += par;
 	return 0;
 }
 
@@ -248,6 +298,8 @@ static int pm_verify_data(struct page_map *pm, const char *pname, struct cr_err 
 	madvise(m.addr, m.len, MADV_SEQUENTIAL);
 	for (size_t i = 0; i < pm->nr; i++) {
 		const struct page_block *b = &pm->blocks[i];
+		if (b->flags & PE_PARENT)
+			continue;
 		if (csum64((uint8_t *)m.addr + b->offset, b->len, 0) != b->csum)
 			return cr_fail_errno(
 			    e, EBADMSG, "image %s: checksum mismatch in the block for 0x%llx (corrupt image)",
@@ -266,8 +318,8 @@ int pm_open(int dirfd, int id, struct page_map *pm, struct cr_err *e)
 	return pm_open_kinds(dirfd, IMG_PAGEMAP, IMG_PAGES, id, pm, e);
 }
 
-int pm_open_kinds(int dirfd, enum img_kind kmap, enum img_kind kpages, int id, struct page_map *pm,
-		  struct cr_err *e)
+int pm_open_raw(int dirfd, enum img_kind kmap, enum img_kind kpages, int id, struct page_map *pm,
+		struct cr_err *e)
 {
 	struct img_reader *r;
 	ProtobufCMessage *m;
@@ -290,6 +342,7 @@ int pm_open_kinds(int dirfd, enum img_kind kmap, enum img_kind kpages, int id, s
 	PagemapHead *h = (PagemapHead *)m;
 	uint32_t psz = h->has_page_size ? h->page_size : 0;
 	pm->total_size = h->total_size;
+	pm->parent_map = h->parent_map;
 	int bad_head =
 	    !psz || psz != (uint32_t)sysconf(_SC_PAGESIZE) || !h->pages_file || strcmp(h->pages_file, pname);
 	protobuf_c_message_free_unpacked(m, NULL);
@@ -323,6 +376,18 @@ fail:
 	img_close(r);
 	pm_free(pm);
 	return -1;
+}
+
+int pm_open_kinds(int dirfd, enum img_kind kmap, enum img_kind kpages, int id, struct page_map *pm,
+		  struct cr_err *e)
+{
+	if (pm_open_raw(dirfd, kmap, kpages, id, pm, e))
+		return -1;
+	if (pm->nr_parent && pm_chain(dirfd, kmap, kpages, id, pm, e)) {
+		pm_free(pm);
+		return -1;
+	}
+	return 0;
 }
 
 int pm_load_kinds(int dirfd, enum img_kind kmap, enum img_kind kpages, int id, struct page_map *pm,
@@ -376,11 +441,18 @@ int img_verify_dir_but(int dirfd, int unsummed_id, struct cr_err *e)
 					   : k == IMG_SHMEM_PAGEMAP ? IMG_SHMEM_PAGES
 								    : IMG_IPC_SHM_PAGES;
 			int r = k == IMG_PAGEMAP && id == unsummed_id
-				    ? pm_open_kinds(dirfd, (enum img_kind)k, kp, id, &pm, e)
-				    : pm_load_kinds(dirfd, (enum img_kind)k, kp, id, &pm, e);
+				    ? pm_open_raw(dirfd, (enum img_kind)k, kp, id, &pm, e)
+				    : pm_check_chain(dirfd, (enum img_kind)k, kp, id, e);
 			if (r)
 				return -1;
-			pm_free(&pm);
+			if (k == IMG_PAGEMAP && id == unsummed_id) {
+				/* its checksums are verified by the restore; the chain's here */
+				r = pm.nr_parent ? pm_chain_do(dirfd, (enum img_kind)k, kp, id, &pm, false, e)
+						 : 0;
+				pm_free(&pm);
+				if (r)
+					return -1;
+			}
 		} else {
 			struct img_reader *r;
 			ProtobufCMessage *m;
@@ -403,4 +475,205 @@ int img_verify_dir_but(int dirfd, int unsummed_id, struct cr_err *e)
 int img_verify_dir(int dirfd, struct cr_err *e)
 {
 	return img_verify_dir_but(dirfd, 0, e);
+}
+
+/* ---------------- the parent chain ---------------- */
+
+#define PM_CHAIN_MAX 64
+
+/* The levels of a chain: lv[0] the child, lv[k+1] the parent of lv[k], each opened raw. */
+struct pm_chain {
+	struct page_map lv[PM_CHAIN_MAX + 1];
+	uint8_t *data[PM_CHAIN_MAX + 1]; /* page files mapped */
+	int n;
+};
+
+static void chain_free(struct pm_chain *c)
+{
+	for (int k = 1; k < c->n; k++) {
+		if (c->data[k] && c->data[k] != MAP_FAILED)
+			munmap(c->data[k], c->lv[k].total_size);
+		pm_free(&c->lv[k]);
+	}
+}
+
+/* Open the parents of lv[0] (already open) and verify each: its entries are what the child was made
+ * against (parent_map) and every data block's checksum. */
+static int chain_open(int dirfd, enum img_kind kmap, enum img_kind kpages, int id, struct pm_chain *c,
+		      struct cr_err *e)
+{
+	char mname[64], pname[64];
+	img_name(kmap, id, mname, sizeof(mname));
+	img_name(kpages, id, pname, sizeof(pname));
+	int dfd = dirfd;
+	c->n = 1;
+	while (c->lv[c->n - 1].nr_parent) {
+		if (c->n > PM_CHAIN_MAX)
+			return cr_fail_errno(e, ELOOP, "image %s: a chain of more than %d parents", mname,
+					     PM_CHAIN_MAX);
+		int pfd = openat(dfd, "parent", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (dfd != dirfd)
+			close(dfd);
+		dfd = -1;
+		if (pfd < 0)
+			return cr_fail_errno(
+			    e, errno,
+			    "image %s: parent images %d levels up (the `parent` link) cannot be "
+			    "opened (broken chain): %s",
+			    mname, c->n, strerror(errno));
+		struct page_map *p = &c->lv[c->n];
+		int r = pm_open_raw(pfd, kmap, kpages, id, p, e);
+		dfd = pfd;
+		if (r) {
+			close(dfd);
+			return cr_wrap(e, "parent %d of %s (broken chain)", c->n, mname);
+		}
+		c->n++;
+		if (p->map_csum != c->lv[c->n - 2].parent_map) {
+			close(dfd);
+			return cr_fail_errno(
+			    e, EBADMSG,
+			    "image %s: the parent's %s (%d levels up) changed since the dump "
+			    "(broken chain)",
+			    mname, mname, c->n - 1);
+		}
+		if (pm_verify_data(p, pname, e)) {
+			close(dfd);
+			return cr_wrap(e, "parent %d of %s", c->n - 1, mname);
+		}
+		c->data[c->n - 1] =
+		    p->total_size ? mmap(NULL, p->total_size, PROT_READ, MAP_PRIVATE, p->pages_fd, 0) : NULL;
+		if (c->data[c->n - 1] == MAP_FAILED) {
+			close(dfd);
+			return cr_fail_sys(e, "map the parent's %s", pname);
+		}
+	}
+	if (dfd != dirfd && dfd >= 0)
+		close(dfd);
+	return 0;
+}
+
+/* Resolve [vaddr, vaddr+len) at level k (a PE_PARENT run of level k-1): copy the pages (dst != NULL) or only
+ * check they are there. -1: a page is in no level. */
+static int chain_resolve(const struct pm_chain *c, int k, uint64_t vaddr, uint64_t len, uint8_t *dst)
+{
+	const struct page_map *p = &c->lv[k];
+	size_t l = 0, h = p->nr;
+	if (k >= c->n)
+		return -1;
+	while (l < h) { /* the first block ending after vaddr */
+		size_t mid = (l + h) / 2;
+		if (p->blocks[mid].vaddr + p->blocks[mid].len <= vaddr)
+			l = mid + 1;
+		else
+			h = mid;
+	}
+	while (len) {
+		if (l == p->nr || p->blocks[l].vaddr > vaddr)
+			return -1;
+		const struct page_block *b = &p->blocks[l];
+		uint64_t n = b->vaddr + b->len - vaddr;
+		if (n > len)
+			n = len;
+		if (b->flags & PE_PARENT) {
+			if (chain_resolve(c, k + 1, vaddr, n, dst))
+				return -1;
+		} else if (dst) {
+			memcpy(dst, c->data[k] + b->offset + (vaddr - b->vaddr), n);
+		}
+		if (dst)
+			dst += n;
+		vaddr += n, len -= n;
+		l++;
+	}
+	return 0;
+}
+
+/* Every PE_PARENT run of pm is in the chain; with build, one page file (a memfd) holds them all. */
+static int chain_build(struct page_map *pm, struct pm_chain *c, bool build, const char *mname,
+		       struct cr_err *e)
+{
+	uint64_t total = 0;
+	for (size_t i = 0; i < pm->nr; i++) {
+		const struct page_block *b = &pm->blocks[i];
+		total += b->len;
+		if ((b->flags & PE_PARENT) && chain_resolve(c, 1, b->vaddr, b->len, NULL))
+			return cr_fail_errno(
+			    e, EBADMSG, "image %s: pages at 0x%llx are in no parent image (broken chain)",
+			    mname, (unsigned long long)b->vaddr);
+	}
+	if (!build)
+		return 0;
+	int mfd = memfd_create("crshim-pages", MFD_CLOEXEC);
+	if (mfd < 0 || ftruncate(mfd, (off_t)total)) {
+		if (mfd >= 0)
+			close(mfd);
+		return cr_fail_sys(e, "image %s: a page file for the chain", mname);
+	}
+	__cleanup_munmap struct cr_map out = {NULL, total};
+	__cleanup_munmap struct cr_map own = {NULL, pm->total_size};
+	if (total)
+		out.addr = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_SHARED, mfd, 0);
+	if (pm->total_size)
+		own.addr = mmap(NULL, pm->total_size, PROT_READ, MAP_PRIVATE, pm->pages_fd, 0);
+	if (out.addr == MAP_FAILED || own.addr == MAP_FAILED) {
+		close(mfd);
+		return cr_fail_sys(e, "image %s: map the page files of the chain", mname);
+	}
+	uint64_t off = 0;
+	for (size_t i = 0; i < pm->nr; i++) {
+		struct page_block *b = &pm->blocks[i];
+		uint8_t *dst = (uint8_t *)out.addr + off;
+		if (b->flags & PE_PARENT) {
+			chain_resolve(c, 1, b->vaddr, b->len, dst);
+			b->csum = csum64(dst, b->len, 0); /* of data whose own checksums were verified */
+			b->flags = 0;
+		} else {
+			memcpy(dst, (const uint8_t *)own.addr + b->offset, b->len);
+		}
+		b->offset = off;
+		off += b->len;
+	}
+	close(pm->pages_fd);
+	pm->pages_fd = mfd;
+	pm->total_size = total;
+	pm->nr_parent = 0;
+	return 0;
+}
+
+static int pm_chain_do(int dirfd, enum img_kind kmap, enum img_kind kpages, int id, struct page_map *pm,
+		       bool build, struct cr_err *e)
+{
+	char mname[64];
+	struct pm_chain *c = calloc(1, sizeof(*c));
+	if (!c)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	img_name(kmap, id, mname, sizeof(mname));
+	c->lv[0] = *pm;
+	int ret = chain_open(dirfd, kmap, kpages, id, c, e);
+	if (!ret)
+		ret = chain_build(pm, c, build, mname, e);
+	chain_free(c);
+	free(c);
+	return ret;
+}
+
+static int pm_chain(int dirfd, enum img_kind kmap, enum img_kind kpages, int id, struct page_map *pm,
+		    struct cr_err *e)
+{
+	return pm_chain_do(dirfd, kmap, kpages, id, pm, true, e);
+}
+
+int pm_check_chain(int dirfd, enum img_kind kmap, enum img_kind kpages, int id, struct cr_err *e)
+{
+	struct page_map pm;
+	char pname[64];
+	img_name(kpages, id, pname, sizeof(pname));
+	if (pm_open_raw(dirfd, kmap, kpages, id, &pm, e))
+		return -1;
+	int ret = pm_verify_data(&pm, pname, e);
+	if (!ret && pm.nr_parent)
+		ret = pm_chain_do(dirfd, kmap, kpages, id, &pm, false, e);
+	pm_free(&pm);
+	return ret;
 }

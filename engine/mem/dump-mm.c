@@ -23,6 +23,7 @@
 #include "base/log.h"
 #include "mem/pagemap-scan.h"
 #include "mem/shmem.h"
+#include "mem/track.h"
 
 /* One run of pages to dump: read with process_vm_readv (fd < 0) or pread(fd, foff). */
 struct prange {
@@ -41,7 +42,36 @@ struct mm_state {
 	size_t vec_len;
 	struct prange *r;
 	size_t nr, cap;
+	/* incremental (mem/track.c): the task's userfaultfd, the parent's pagemap (raw) and VMAs */
+	struct mem_track_task *trk;
+	bool pre_dump;
+	bool have_parent;
+	struct page_map ppm;
+	MmEntry *pmm;
+	struct prange *par; /* runs left in the parent (PE_PARENT) */
+	size_t npar, par_cap;
+	uint64_t written, in_parent; /* bytes */
 };
+
+/* A run of [vaddr, vaddr+len) that the parent images hold: referenced, not copied. */
+static int add_parent(struct mm_state *m, uint64_t vaddr, uint64_t len, struct cr_err *e)
+{
+	if (m->npar && m->par[m->npar - 1].vaddr + m->par[m->npar - 1].len == vaddr) {
+		m->par[m->npar - 1].len += len;
+		return 0;
+	}
+	if (m->npar == m->par_cap) {
+		size_t ncap = m->par_cap ? m->par_cap * 2 : 256;
+		struct prange *n = realloc(m->par, ncap * sizeof(*n));
+		if (!n)
+			return cr_fail_errno(e, ENOMEM, "out of memory");
+		m->par = n;
+		m->par_cap = ncap;
+	}
+	m->par[m->npar++] = (struct prange){vaddr, len, -1, 0};
+	m->in_parent += len;
+	return 0;
+}
 
 static int add_range(struct mm_state *m, uint64_t vaddr, uint64_t len, int fd, uint64_t foff,
 		     struct cr_err *e)
@@ -68,6 +98,46 @@ static int add_range(struct mm_state *m, uint64_t vaddr, uint64_t len, int fd, u
 		m->cap = ncap;
 	}
 	m->r[m->nr++] = (struct prange){vaddr, len, fd, foff};
+	return 0;
+}
+
+/* An unwritten run of a tracked VMA inside [lo, hi) (the parent's VMA there): what the parent's pagemap
+ * holds is referenced, the rest (pages the parent did not have) is copied. */
+static int add_unwritten(struct mm_state *m, uint64_t a, uint64_t end, uint64_t lo, uint64_t hi, int fd,
+			 struct cr_err *e)
+{
+	const struct page_map *p = &m->ppm;
+	size_t l = 0, h = p->nr;
+	while (l < h) { /* the first block ending after a */
+		size_t mid = (l + h) / 2;
+		if (p->blocks[mid].vaddr + p->blocks[mid].len <= a)
+			l = mid + 1;
+		else
+			h = mid;
+	}
+	while (a < end) {
+		while (l < p->nr && p->blocks[l].vaddr + p->blocks[l].len <= a)
+			l++;
+		bool covered = l < p->nr && p->blocks[l].vaddr <= a, inside = a >= lo && a < hi;
+		uint64_t next = covered	    ? p->blocks[l].vaddr + p->blocks[l].len
+				: l < p->nr ? p->blocks[l].vaddr
+					    : end;
+		if (inside && next > hi)
+			next = hi;
+		if (a < lo && next > lo)
+			next = lo;
+		if (next > end)
+			next = end;
+		if (covered && inside) {
+			if (add_parent(m, a, next - a, e))
+				return -1;
+		} else {
+			if (add_range(m, a, next - a, fd, fd < 0 ? 0 : a, e))
+				return -1;
+			m->written += next - a;
+		}
+		a = next;
+	}
 	return 0;
 }
 
@@ -100,8 +170,13 @@ static int scan_fallback(struct mm_state *m, uint64_t start, uint64_t end, bool 
 
 /* Pages of [start, end) that hold data of their own: present or swapped, not the zero page, and for
  * private file mappings not page-cache pages. */
-static int scan_range(struct mm_state *m, uint64_t start, uint64_t end, bool skip_file, int fd,
-		      struct cr_err *e)
+static int scan_range_in(struct mm_state *m, uint64_t start, uint64_t end, bool skip_file, int fd,
+			 uint64_t plo, uint64_t phi, struct cr_err *e);
+
+/* [plo, phi): the part of the range the parent's VMA covered when the VMA is tracked (else empty): pages
+ * not written since the parent's dump are the parent's. */
+static int scan_range_in(struct mm_state *m, uint64_t start, uint64_t end, bool skip_file, int fd,
+			 uint64_t plo, uint64_t phi, struct cr_err *e)
 {
 	if (!m->scan_ok)
 		return scan_fallback(m, start, end, skip_file, fd, e);
@@ -112,7 +187,8 @@ static int scan_range(struct mm_state *m, uint64_t start, uint64_t end, bool ski
 	    .vec = (uint64_t)(uintptr_t)m->vec,
 	    .vec_len = m->vec_len,
 	    .category_anyof_mask = PAGE_IS_PRESENT | PAGE_IS_SWAPPED,
-	    .return_mask = PAGE_IS_PRESENT | PAGE_IS_SWAPPED | PAGE_IS_FILE | PAGE_IS_PFNZERO,
+	    .return_mask = PAGE_IS_PRESENT | PAGE_IS_SWAPPED | PAGE_IS_FILE | PAGE_IS_PFNZERO |
+			   (phi > plo ? PAGE_IS_WRITTEN : 0),
 	};
 	while (a.start < end) {
 		long n = ioctl(m->pagemap_fd, PAGEMAP_SCAN, &a);
@@ -136,6 +212,15 @@ static int scan_range(struct mm_state *m, uint64_t start, uint64_t end, bool ski
 				continue;
 			if (skip_file && (cat & PAGE_IS_FILE) && !(cat & PAGE_IS_SWAPPED))
 				continue;
+			if (!(cat & (PAGE_IS_PRESENT | PAGE_IS_SWAPPED)))
+				continue;
+			if (phi > plo && !(cat & PAGE_IS_WRITTEN)) {
+				if (add_unwritten(m, p->start, p->end, plo, phi, fd, e))
+					return -1;
+				continue;
+			}
+			if (phi > plo)
+				m->written += p->end - p->start;
 			if (add_range(m, p->start, p->end - p->start, fd, fd < 0 ? 0 : p->start, e))
 				return -1;
 		}
@@ -269,9 +354,36 @@ static int vma_classify(struct dump_ctx *c, const struct proc_vma *v, VmaEntry *
 	return vma_file(c, v, ve, shared, e);
 }
 
+static bool same_str(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && !strcmp(a, b));
+}
+
+/* The part [*lo, *hi) of a tracked VMA that the parent's same VMA covered (same kind and file, same start
+ * or same end: grown or shrunk in place), where pages not written since are the parent's; empty when the
+ * VMA is new, moved or was not registered (it is then saved whole). */
+static void vma_tracked(const struct mm_state *m, const struct proc_vma *v, const VmaEntry *ve, uint64_t *lo,
+			uint64_t *hi)
+{
+	*lo = *hi = 0;
+	if (!m->trk || !m->trk->inherited || !m->have_parent || !(v->vmflags & PROC_VMA_UW))
+		return;
+	for (size_t i = 0; i < m->pmm->n_vmas; i++) {
+		const VmaEntry *p = m->pmm->vmas[i];
+		if ((p->start != v->start && p->end != v->end) || p->end <= v->start || p->start >= v->end ||
+		    p->kind != ve->kind || !same_str(p->path, ve->path))
+			continue;
+		*lo = p->start > v->start ? p->start : v->start;
+		*hi = p->end < v->end ? p->end : v->end;
+		return;
+	}
+}
+
 /* Which pages of the VMA have contents to dump. */
 static int vma_pages(struct mm_state *m, const struct proc_vma *v, VmaEntry *ve, struct cr_err *e)
 {
+	uint64_t lo, hi;
+	vma_tracked(m, v, ve, &lo, &hi);
 	int fd = (ve->prot & PROT_READ) ? -1 : m->mem_fd; /* process_vm_readv cannot read PROT_NONE */
 	if (m->no_readv)
 		fd = m->mem_fd;
@@ -279,11 +391,11 @@ static int vma_pages(struct mm_state *m, const struct proc_vma *v, VmaEntry *ve,
 	case VMA_KIND__VMA_ANON_PRIVATE:
 	case VMA_KIND__VMA_HEAP:
 	case VMA_KIND__VMA_STACK:
-		return scan_range(m, v->start, v->end, false, fd, e);
+		return scan_range_in(m, v->start, v->end, false, fd, lo, hi, e);
 	case VMA_KIND__VMA_FILE_PRIVATE:
 		if (ve->deleted && !ve->has_ino && vma_shmem(m, v, ve, e)) /* a memfd (a ghost has dev/ino) */
 			return -1;
-		return scan_range(m, v->start, v->end, true, fd, e);
+		return scan_range_in(m, v->start, v->end, true, fd, lo, hi, e);
 	case VMA_KIND__VMA_FILE_SHARED:
 		return ve->deleted && !ve->has_ino ? vma_shmem(m, v, ve, e) : 0;
 	case VMA_KIND__VMA_ANON_SHARED:
@@ -377,7 +489,7 @@ static int fill_buf(struct mm_state *m, struct pbuf *b, size_t *ri, uint64_t *ro
 				got += (size_t)n;
 			}
 		}
-		b->b[b->nb++] = (struct page_block){va, b->used, len, 0};
+		b->b[b->nb++] = (struct page_block){va, b->used, len, 0, 0};
 		b->used += len;
 		*roff += len;
 		if (*roff == r->len)
@@ -530,6 +642,43 @@ static int collect_vmas(struct mm_state *m, struct proc_vma *pv, size_t n, VmaEn
 	return 0;
 }
 
+static bool vma_private(const VmaEntry *ve)
+{
+	return ve->kind == VMA_KIND__VMA_ANON_PRIVATE || ve->kind == VMA_KIND__VMA_HEAP ||
+	       ve->kind == VMA_KIND__VMA_STACK || ve->kind == VMA_KIND__VMA_FILE_PRIVATE;
+}
+
+/* Pre-dump --track-mem, the task still frozen and its pages found: private VMAs not registered yet are
+ * registered for async write-protect, and every registered one is write-protected (again), so that the
+ * next dump finds the pages written from now on. A VMA that cannot be registered is saved whole. */
+static int track_protect(struct mm_state *m, const struct proc_vma *pv, VmaEntry **vp, size_t n,
+			 struct cr_err *e)
+{
+	size_t nreg = 0, nprot = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!vma_private(vp[i]))
+			continue;
+		bool reg = pv[i].vmflags & PROC_VMA_UW;
+		if (reg && !m->trk->inherited)
+			continue; /* another userfaultfd's (the task's own): not ours to touch */
+		if (!reg) {
+			if (mem_track_register(m->trk->uffd, pv[i].start, pv[i].end)) {
+				pr_debug("vma %llx-%llx: not tracked (%s)\n", (unsigned long long)pv[i].start,
+					 (unsigned long long)pv[i].end, strerror(errno));
+				continue;
+			}
+			nreg++;
+		} else {
+			mem_track_touched(m->c->trk);
+		}
+		if (mem_track_protect(m->pagemap_fd, pv[i].start, pv[i].end, e))
+			return cr_wrap(e, "vma 0x%llx", (unsigned long long)pv[i].start);
+		nprot++;
+	}
+	pr_info("tracking: %zu vmas write-protected (%zu newly registered)\n", nprot, nreg);
+	return 0;
+}
+
 static int write_pages(struct mm_state *m, struct cr_err *e)
 {
 	struct page_writer *pw;
@@ -545,6 +694,13 @@ static int write_pages(struct mm_state *m, struct cr_err *e)
 		pw_abort(pw);
 		return enospc ? cr_wrap(e, "fault injected at %s", fault_name(FI_DUMP_ENOSPC)) : -1;
 	}
+	if (m->npar)
+		pw_set_parent(pw, m->ppm.map_csum);
+	for (size_t i = 0; i < m->npar; i++)
+		if (pw_add_parent(pw, m->par[i].vaddr, m->par[i].len, e)) {
+			pw_abort(pw);
+			return -1;
+		}
 	if (pw_commit(pw, e))
 		return -1;
 	if (dump_created(m->c, IMG_PAGES, m->c->pid, e) || dump_created(m->c, IMG_PAGEMAP, m->c->pid, e))
@@ -553,6 +709,36 @@ static int write_pages(struct mm_state *m, struct cr_err *e)
 	double s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
 	pr_info("pages: %llu bytes in %zu runs, %.3f s (%.2f GB/s)\n", (unsigned long long)total, m->nr, s,
 		s > 0 ? (double)total / s / 1e9 : 0.0);
+	if (m->have_parent)
+		pr_info("incremental: %llu bytes written since the parent, %llu bytes left in the parent\n",
+			(unsigned long long)m->written, (unsigned long long)m->in_parent);
+	return 0;
+}
+
+/* The task's tracking, and the parent's pagemap and VMAs when its userfaultfd came from the parent. */
+static int track_setup(struct mm_state *m, struct cr_err *e)
+{
+	struct dump_ctx *c = m->c;
+	int pfd = mem_track_parent_dirfd(c->trk);
+	ProtobufCMessage *msg = NULL;
+	struct cr_err e2 = {0};
+	if (!c->trk)
+		return 0;
+	m->pre_dump = c->o->pre_dump;
+	m->trk = mem_track_find(c->trk, c->pid, mem_track_start_time(c->pid));
+	if (!m->trk || !m->trk->inherited || pfd < 0)
+		return 0;
+	if (pm_open_raw(pfd, IMG_PAGEMAP, IMG_PAGES, c->pid, &m->ppm, &e2) ||
+	    img_read_one(pfd, IMG_MM, c->pid, &msg, &e2)) {
+		pr_warn("task %d: the parent images do not serve (%s): every page is saved\n", c->pid,
+			e2.msg);
+		if (m->ppm.blocks || m->ppm.pages_fd >= 0)
+			pm_free(&m->ppm);
+		return 0;
+	}
+	m->pmm = (MmEntry *)msg;
+	m->have_parent = true;
+	(void)e;
 	return 0;
 }
 
@@ -588,7 +774,11 @@ int dump_mm_write(struct dump_ctx *c, struct cr_err *e)
 		cr_fail_errno(e, ENOMEM, "out of memory");
 		goto out;
 	}
+	if (track_setup(&m, e))
+		goto out;
 	if (proc_parse_smaps(c->pid, &pv, &npv, e) || collect_vmas(&m, pv, npv, &vp, e))
+		goto out;
+	if (m.trk && m.pre_dump && track_protect(&m, pv, vp, npv, e))
 		goto out;
 	if (fill_mm(c, &me, &auxv, &exe, e))
 		goto out;
@@ -604,7 +794,12 @@ out:
 	free_vmas(vp, npv);
 	proc_vmas_free(pv, npv);
 	free(m.r);
+	free(m.par);
 	free(m.vec);
+	if (m.have_parent)
+		pm_free(&m.ppm);
+	if (m.pmm)
+		mm_entry__free_unpacked(m.pmm, NULL);
 	if (m.pagemap_fd >= 0)
 		close(m.pagemap_fd);
 	if (m.mem_fd >= 0)

@@ -81,8 +81,10 @@ static void t_usage(void)
 	      (char *[]){"crshim", "check", "--nope", NULL});
 	fails("missing argument", "crshim: option '-D' needs an argument",
 	      (char *[]){"crshim", "restore", "-D", NULL});
-	fails("pre-dump", "crshim: pre-dump failed: pre-dump is not supported yet",
-	      (char *[]){"crshim", "pre-dump", "-t", "1", "-D", tmp, NULL});
+	fails("pre-dump on a missing parent",
+	      "crshim: pre-dump failed: dump task 1: --prev-images-dir /nonexistent",
+	      (char *[]){"crshim", "pre-dump", "-t", "1", "-D", tmp, "-o", "pd.log", "--prev-images-dir",
+			 "/nonexistent", NULL});
 	fails("swrk", "crshim: swrk failed:", (char *[]){"crshim", "swrk", "3", NULL});
 	fails("show of a missing path",
 	      "crshim: show failed:", (char *[]){"crshim", "show", "/nonexistent", NULL});

@@ -64,10 +64,10 @@ while [ $# -gt 0 ]; do
 done
 
 case "$MODE" in
-cr|checkpoint|nocr|dumpfail|group) ;;
+cr|checkpoint|nocr|dumpfail|group|snaps) ;;
 fault) [ -n "$FAULT" ] || { echo "run.sh: mode fault needs --fault NAME|NUMBER|all (FAULT=...)" >&2; exit 2; } ;;
 iters) [[ "$ITERS" =~ ^[1-9][0-9]*$ ]] || { echo "run.sh: bad --iters $ITERS" >&2; exit 2; } ;;
-*) echo "run.sh: unknown mode $MODE (cr, checkpoint, iters, nocr, dumpfail, fault, group)" >&2; exit 2 ;;
+*) echo "run.sh: unknown mode $MODE (cr, checkpoint, iters, nocr, dumpfail, fault, group, snaps)" >&2; exit 2 ;;
 esac
 
 # ---------------------------------------------------------------- .desc files
@@ -220,8 +220,8 @@ crshim_dump() { # dir extra-opts...
 	local ext
 	ext=$(inhfd_ext)
 	mkdir -p "$d"
-	timeout -k 5 "$CTIMEOUT" "$CRSHIM" dump -t "$TPID" -D "$d" -o dump.log -v4 "$@" ${ext:+"$ext"} "${OPTS[@]}" \
-		>"$d/dump.out" 2>&1
+	timeout -k 5 "$CTIMEOUT" "$CRSHIM" "${DUMPVERB:-dump}" -t "$TPID" -D "$d" -o dump.log -v4 "$@" ${ext:+"$ext"} \
+		"${OPTS[@]}" >"$d/dump.out" 2>&1
 	local rc=$?
 	if [ $rc -ne 0 ]; then
 		diag_file "$d/dump.out" 5
@@ -692,6 +692,9 @@ run_steps() { # name
 		fault_steps
 		case $? in 0) ;; 3) return 0 ;; *) return 1 ;; esac
 		;;
+	snaps)
+		snaps_steps || return 1
+		;;
 	cr|iters)
 		local n=1
 		[ "$MODE" = iters ] && n=$ITERS
@@ -729,6 +732,30 @@ run_steps() { # name
 		return 1
 	fi
 	return 0
+}
+
+# mode snaps: SNAPS (default 3) pre-dumps with --track-mem, each the parent of the next, while the test
+# runs and changes its memory; then the dump with the last as parent, the restore from the chain, and the
+# test checks its final state at SIGTERM. Every pre-dump must leave the task running and untraced.
+snaps_steps() {
+	local i n=${SNAPS:-3} d prev=
+	for ((i = 1; i <= n; i++)); do
+		d="$TDIR/pre.$i"
+		DUMPVERB=pre-dump crshim_dump "$d" --track-mem ${prev:+--prev-images-dir "$prev"} ||
+			{ REASON="pre-dump $i: $REASON"; return 1; }
+		check_running || { REASON="after pre-dump $i: $REASON"; return 1; }
+		prev="../pre.$i"
+		sleep 0.2 # the test goes on changing its memory
+	done
+	d="$TDIR/dump.1"
+	crshim_dump "$d" --track-mem --prev-images-dir "../pre.$n" || return 1
+	wait_gone "$TPID" 10 || { bad "task $TPID still running after dump (without --leave-running)"; return 1; }
+	wait_free "$TPID" 30 || { bad "pid $TPID still taken (zombie) after dump"; return 1; }
+	[ -L "$d/parent" ] || { bad "the dump made no parent link"; return 1; }
+	[ ! -e "$TDIR/pre.$n/mem-track.sock" ] || { bad "the last pre-dump's keeper is still there after the dump"; return 1; }
+	crshim_restore "$d" || return 1
+	compare_snap "restore" "$TDIR/snap.1" || { diag_file "$d/restore.log" 5; return 1; }
+	lock_left "restore" || return 1
 }
 
 tree_pids() { # pid: it and its descendants
