@@ -16,7 +16,7 @@ SAN ?=
 COV ?=
 
 DEPS_PKGS := build-essential protobuf-c-compiler libprotobuf-c-dev libcap-dev busybox-static \
-	libyajl-dev libnl-3-dev libnl-route-3-dev libseccomp-dev pkg-config nftables
+	libyajl-dev crun libnl-3-dev libnl-route-3-dev libseccomp-dev pkg-config nftables
 
 WARN := -Wall -Wextra -Werror -Wno-unused-parameter
 CFLAGS ?= -O2 -g

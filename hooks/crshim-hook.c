@@ -70,7 +70,7 @@ static int run(const char *run_dir, const char *stage, struct cr_err *err)
 	if (!s)
 		return -1;
 	int r;
-	if (!strcmp(stage, "poststop")) {
+	if (stage ? !strcmp(stage, "poststop") : !strcmp(s->status, "stopped")) {
 		r = oci_reg_del(run_dir, s->id, err);
 	} else {
 		parent_name(rt, sizeof(rt));
@@ -95,14 +95,16 @@ int main(int argc, char **argv)
 		if (!strcmp(argv[i], "--run-dir") && i + 1 < argc)
 			run_dir = argv[++i];
 		else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
-			return printf("usage: crshim-hook [--run-dir DIR] STAGE < state.json\n"
-				      "STAGE: createRuntime|poststart (register) or poststop (remove)\n") < 0;
+			return printf("usage: crshim-hook [--run-dir DIR] [STAGE] < state.json\n"
+				      "STAGE: createRuntime|poststart (register) or poststop (remove); "
+				      "without it\n"
+				      "the state's status decides (stopped: remove)\n") < 0;
 		else if (!stage)
 			stage = argv[i];
 		else
 			return fprintf(stderr, "crshim-hook: unexpected argument '%s'\n", argv[i]), 1;
 	}
-	bool known = false;
+	bool known = !stage;
 	for (size_t i = 0; stage && i < sizeof(stages) / sizeof(stages[0]); i++)
 		known |= !strcmp(stage, stages[i]);
 	if (!known) {
@@ -111,7 +113,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (run(run_dir && *run_dir ? run_dir : NULL, stage, &err)) {
-		fprintf(stderr, "crshim-hook %s: %s\n", stage, cr_err_str(&err, buf, sizeof(buf)));
+		fprintf(stderr, "crshim-hook %s: %s\n", stage ? stage : "",
+			cr_err_str(&err, buf, sizeof(buf)));
 		return 1;
 	}
 	return 0;

@@ -32,9 +32,6 @@ int json_kv(struct jctx *c, yajl_val obj, const char *key, const char *field, st
 int json_obj(struct jctx *c, yajl_val obj, const char *key, const char *field, yajl_val *out);
 int json_arr(struct jctx *c, yajl_val obj, const char *key, const char *field, yajl_val *out);
 
-/* A whole small file (<= 16 MiB), malloc'ed. */
-char *oci_read_file(const char *path, size_t *len, struct cr_err *err);
-
 /* yajl_gen helpers: a string, a key/value pair. */
 void gen_str(yajl_gen g, const char *s);
 void gen_kstr(yajl_gen g, const char *k, const char *v);

@@ -109,6 +109,8 @@ struct oci_config *oci_config_parse(const char *buf, size_t len, const char *nam
 /* Read and parse DIR/config.json. */
 struct oci_config *oci_config_load(const char *bundle, struct cr_err *err);
 void oci_config_free(struct oci_config *c);
+/* A whole small file (<= 16 MiB), malloc'ed (not NUL-terminated). */
+char *oci_read_file(const char *path, size_t *len, struct cr_err *err);
 /* The namespace of this type in the config, NULL if the config has none. */
 const struct oci_ns *oci_config_ns(const struct oci_config *c, const char *type);
 const char *oci_config_annotation(const struct oci_config *c, const char *key);

@@ -27,6 +27,14 @@ enum {
 	OPT_TCP_CLOSE,
 	OPT_EMPTY_NS,
 	OPT_JOIN_NS,
+	OPT_BUNDLE,
+	OPT_OCI_PID,
+	OPT_IMAGE_PATH,
+	OPT_WORK_PATH,
+	OPT_PID_FILE,
+	OPT_CONSOLE_SOCKET,
+	OPT_DETACH,
+	OPT_FORCE,
 	OPT_IGNORED,	   /* flag without semantics for us: noted in the log */
 	OPT_IGNORED_ARG,   /* same, with an argument */
 	OPT_UNSUPPORTED,   /* changes semantics and we do not have it: error */
@@ -61,6 +69,15 @@ static const struct option long_opts[] = {
     {"external", required_argument, NULL, OPT_EXTERNAL},
     {"empty-ns", required_argument, NULL, OPT_EMPTY_NS},
     {"join-ns", required_argument, NULL, OPT_JOIN_NS},
+    /* OCI verbs (runc's spellings) */
+    {"bundle", required_argument, NULL, OPT_BUNDLE},
+    {"pid", required_argument, NULL, OPT_OCI_PID},
+    {"image-path", required_argument, NULL, OPT_IMAGE_PATH},
+    {"work-path", required_argument, NULL, OPT_WORK_PATH},
+    {"pid-file", required_argument, NULL, OPT_PID_FILE},
+    {"console-socket", required_argument, NULL, OPT_CONSOLE_SOCKET},
+    {"detach", no_argument, NULL, OPT_DETACH},
+    {"force", no_argument, NULL, OPT_FORCE},
     {"feature", required_argument, NULL, OPT_FEATURE},
     {"faults", no_argument, NULL, OPT_FAULTS},
     {"ghost-limit", required_argument, NULL, OPT_GHOST_LIMIT},
@@ -104,8 +121,18 @@ static const struct option long_opts[] = {
 };
 
 static const char *const verb_names[] = {
-    [VERB_NONE] = "",	    [VERB_DUMP] = "dump", [VERB_PRE_DUMP] = "pre-dump", [VERB_RESTORE] = "restore",
-    [VERB_CHECK] = "check", [VERB_SHOW] = "show", [VERB_SWRK] = "swrk",
+    [VERB_NONE] = "",
+    [VERB_DUMP] = "dump",
+    [VERB_PRE_DUMP] = "pre-dump",
+    [VERB_RESTORE] = "restore",
+    [VERB_CHECK] = "check",
+    [VERB_SHOW] = "show",
+    [VERB_SWRK] = "swrk",
+    [VERB_CHECKPOINT] = "checkpoint",
+    [VERB_STATE] = "state",
+    [VERB_KILL] = "kill",
+    [VERB_DELETE] = "delete",
+    [VERB_LIST] = "list",
 };
 
 const char *shim_verb_name(enum shim_verb v)
@@ -307,6 +334,32 @@ static int parse_one(struct shim_cmd *c, int opt, int idx, int argc, char **argv
 	case OPT_FEATURE:
 		c->feature = optarg;
 		return 0;
+	case OPT_BUNDLE:
+		c->bundle = optarg;
+		return 0;
+	case OPT_OCI_PID:
+		if (parse_int(optarg, 1, INT_MAX, &v))
+			return fail(msg, len, "invalid PID '%s' for --pid", optarg);
+		o->pid = (pid_t)v;
+		return 0;
+	case OPT_IMAGE_PATH:
+		o->images_dir = optarg;
+		return 0;
+	case OPT_WORK_PATH:
+		o->work_dir = optarg;
+		return 0;
+	case OPT_PID_FILE:
+		o->pidfile = optarg;
+		return 0;
+	case OPT_CONSOLE_SOCKET:
+		c->console_socket = optarg;
+		return 0;
+	case OPT_DETACH:
+		o->detach = true;
+		return 0;
+	case OPT_FORCE:
+		c->oci_force = true;
+		return 0;
 	case OPT_FAULTS:
 		c->faults = true;
 		return 0;
@@ -327,17 +380,34 @@ static int bad_option(int opt, int argc, char **argv, char *msg, size_t len)
 	return fail(msg, len, "unknown option '%s'", arg);
 }
 
+/* checkpoint [ID], restore --bundle [ID], state ID, kill ID [SIG], delete ID, list */
+static int parse_oci_operands(struct shim_cmd *c, int n, char **args, char *msg, size_t len)
+{
+	const char *v = verb_names[c->verb];
+	int max = c->verb == VERB_LIST ? 0 : c->verb == VERB_KILL ? 2 : 1;
+	bool need_id = c->verb == VERB_STATE || c->verb == VERB_KILL || c->verb == VERB_DELETE;
+	if (n > max)
+		return fail(msg, len, "unexpected argument '%s'", args[max]);
+	if (need_id && n < 1)
+		return fail(msg, len, "'%s' needs a container ID", v);
+	c->oci_id = n >= 1 ? args[0] : NULL;
+	c->oci_signal = n >= 2 ? args[1] : NULL;
+	return 0;
+}
+
 static int parse_verb(struct shim_cmd *c, int argc, char **argv, char *msg, size_t len)
 {
 	int nargs = argc - optind;
 	if (nargs == 0)
 		return c->help || c->version ? 0 : fail(msg, len, "no command given");
 	const char *v = argv[optind];
-	for (int i = VERB_DUMP; i <= VERB_SWRK; i++)
+	for (int i = VERB_DUMP; i <= VERB_LIST; i++)
 		if (!strcmp(v, verb_names[i]))
 			c->verb = (enum shim_verb)i;
 	if (c->verb == VERB_NONE)
 		return fail(msg, len, "unknown command '%s'", v);
+	if (c->verb >= VERB_CHECKPOINT || (c->verb == VERB_RESTORE && c->bundle))
+		return parse_oci_operands(c, nargs - 1, argv + optind + 1, msg, len);
 	bool wants_operand = c->verb == VERB_SHOW || c->verb == VERB_SWRK;
 	if (wants_operand && nargs < 2)
 		return fail(msg, len, "'%s' needs an argument (%s)", v,
@@ -356,8 +426,16 @@ static int check_required(struct shim_cmd *c, char *msg, size_t len)
 		return 0;
 	if (dumping && !c->opts.pid)
 		return fail(msg, len, "%s needs -t/--tree PID", shim_verb_name(c->verb));
+	if (c->verb == VERB_CHECKPOINT && !c->opts.images_dir)
+		return fail(msg, len, "checkpoint needs --image-path DIR");
+	if (c->verb == VERB_CHECKPOINT && !c->oci_id && !c->opts.pid)
+		return fail(msg, len, "checkpoint needs a container ID or --pid PID");
+	if (c->verb == VERB_RESTORE && c->bundle && !c->opts.images_dir)
+		return fail(msg, len, "restore --bundle needs --image-path DIR");
 	if ((dumping || c->verb == VERB_RESTORE) && !c->opts.images_dir)
 		return fail(msg, len, "%s needs -D/--images-dir DIR", shim_verb_name(c->verb));
+	if (c->bundle && c->verb != VERB_CHECKPOINT && c->verb != VERB_RESTORE)
+		return fail(msg, len, "--bundle is only valid with checkpoint and restore");
 	if (c->feature && c->verb != VERB_CHECK)
 		return fail(msg, len, "--feature is only valid with check");
 	if (c->faults && c->verb != VERB_CHECK)

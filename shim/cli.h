@@ -14,6 +14,12 @@ enum shim_verb {
 	VERB_CHECK,
 	VERB_SHOW,
 	VERB_SWRK,
+	/* OCI verbs (shim/bundle*.c); restore --bundle is VERB_RESTORE with bundle set */
+	VERB_CHECKPOINT,
+	VERB_STATE,
+	VERB_KILL,
+	VERB_DELETE,
+	VERB_LIST,
 };
 
 #define SHIM_MAX_LIST 64
@@ -21,6 +27,9 @@ enum shim_verb {
 
 struct shim_cmd {
 	enum shim_verb verb;
+	/* OCI verbs: --bundle, --console-socket, the container id operand, kill's signal, delete --force */
+	const char *bundle, *console_socket, *oci_id, *oci_signal;
+	bool oci_force;
 	bool help, version;
 	bool log_to_stderr; /* no -o: log to stderr (like CRIU) */
 	struct cr_opts opts;
@@ -72,6 +81,15 @@ int shim_config_expand(int argc, char **argv, const char *home, const char *env_
 
 /* swrk.c: CRIU's RPC service on the SOCK_SEQPACKET socket fd (the process's exit status). */
 int shim_swrk(struct shim_cmd *c);
+
+/* OCI verbs (bundle*.c): checkpoint, restore --bundle, state, kill, delete, list. The exit status. */
+int shim_oci_run(struct shim_cmd *c);
+/* verbs.c, for bundle*.c: report a failed run (names the fault point and its source), open the log
+ * (resolving -D/-W/-o/--pidfile), write a pidfile, wait for a restored root (its exit status). */
+int shim_report_run(const struct shim_cmd *c, const char *what, const struct cr_err *err);
+int shim_setup_log(struct shim_cmd *c, struct cr_err *err);
+int shim_write_pidfile(const char *path, pid_t pid, struct cr_err *err);
+int shim_wait_root(pid_t root);
 
 /* usage.c */
 void shim_usage(FILE *f);

@@ -280,7 +280,13 @@ int shim_run(struct shim_cmd *c)
 	case VERB_PRE_DUMP:
 		return run_dump(c);
 	case VERB_RESTORE:
-		return run_restore(c);
+		return c->bundle ? shim_oci_run(c) : run_restore(c);
+	case VERB_CHECKPOINT:
+	case VERB_STATE:
+	case VERB_KILL:
+	case VERB_DELETE:
+	case VERB_LIST:
+		return shim_oci_run(c);
 	case VERB_CHECK:
 		return run_check(c);
 	case VERB_SHOW:
@@ -292,4 +298,25 @@ int shim_run(struct shim_cmd *c)
 	}
 	fprintf(stderr, "crshim: no command given; see crshim --help\n");
 	return 1;
+}
+
+/* For the OCI verbs (bundle*.c): the same log, report and wait as the CRIU verbs. */
+int shim_report_run(const struct shim_cmd *c, const char *what, const struct cr_err *err)
+{
+	return report_run(c, what, err, !c->log_to_stderr);
+}
+
+int shim_setup_log(struct shim_cmd *c, struct cr_err *err)
+{
+	return setup_log(c, false, err);
+}
+
+int shim_write_pidfile(const char *path, pid_t pid, struct cr_err *err)
+{
+	return write_pidfile(path, pid, err);
+}
+
+int shim_wait_root(pid_t root)
+{
+	return wait_root(root);
 }
