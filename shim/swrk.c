@@ -191,6 +191,10 @@ static int prepare(struct srv *s, struct shim_rpc_req *r, struct cr_err *err)
 	if (absolute(&o->images_dir, img, sizeof(img), err) ||
 	    absolute(&o->work_dir, work, sizeof(work), err))
 		return -1;
+	char msg[512]; /* fault injection reaches the service through the client's environment, as CRIU_FAULT
+			  does */
+	if (shim_fault_env(&r->cmd, getenv("CRSHIM_FAULT"), getenv("CRIU_FAULT"), msg, sizeof(msg)))
+		return cr_fail_errno(err, EINVAL, "%s", msg);
 	s->notify = r->notify;
 	o->notify = notify;
 	o->notify_arg = s;

@@ -1,0 +1,227 @@
+#!/usr/bin/env bats
+# runc 1.1 with crshim as its criu (`runc --criu crshim`): checkpoint/restore of busybox containers built at
+# test time. Each test checks the container's state across the checkpoint (a counter that goes on, its
+# output stream unbroken, a TCP stream byte-exact), not just exit codes.
+
+load helpers
+
+COUNTER='i=0; while :; do i=$((i+1)); echo $i; echo $i > /tmp/rpc-cnt; sleep 0.1; done'
+
+setup_file() {
+	need_root
+	need_cmd runc runc
+	need_cmd jq jq
+	helpers_build
+}
+
+setup() {
+	need_root
+	need_cmd runc runc
+	ID=rpc-runc-$BATS_TEST_NUMBER-$$
+	D=$(mktemp -d /tmp/rpc-runc.XXXXXX)
+	B=$D/bundle
+	CATS=()
+}
+
+teardown() {
+	runc kill "$ID" KILL >/dev/null 2>&1
+	for _ in $(seq 50); do
+		runc state "$ID" 2>/dev/null | grep -q '"status": "running"' || break
+		sleep 0.1
+	done
+	runc delete -f "$ID" >/dev/null 2>&1
+	local p
+	for p in "${CATS[@]}"; do kill "$p" 2>/dev/null; done
+	[ -z "${NETNS:-}" ] || ip netns del "$NETNS" 2>/dev/null
+	[ -z "${VETH:-}" ] || ip link del "$VETH" 2>/dev/null
+	rm -rf "$D"
+	rm -f /tmp/rpc-cnt # written by a container restored without its mount tree (needs:mntns)
+}
+
+# Run "$@" (runc run/restore -d) with stdout a pipe, as a shell gives it: its reader appends to $D/out and is
+# $READER (it ends when the container no longer holds the pipe). Returns the command's status.
+piped() {
+	rm -f "$D/rc"
+	{
+		"$@"
+		echo $? >"$D/rc"
+	} </dev/null 2>>"$D/err" | cat >>"$D/out" &
+	READER=$!
+	CATS+=("$READER")
+	for _ in $(seq 600); do
+		[ -s "$D/rc" ] && return "$(cat "$D/rc")"
+		sleep 0.05
+	done
+	echo "$* did not return" >&2
+	return 1
+}
+
+# After kill/delete: the container's processes are gone (their host pids are free again).
+pids_gone() {
+	for _ in $(seq 100); do
+		pgrep -f -- "# $ID" >/dev/null || return 0
+		sleep 0.1
+	done
+	echo "processes of $ID still there: $(pgrep -f -- "# $ID")" >&2
+	return 1
+}
+
+status_of() {
+	runc state "$1" 2>/dev/null | jq -r .status
+}
+
+start_counter() {
+	make_bundle "$B" "$COUNTER # $ID"
+	piped runc run -d --bundle "$B" "$ID"
+	count_beyond "$B/rootfs/tmp/rpc-cnt" 5
+}
+
+checkpoint() { # dir [runc checkpoint options...]
+	local img=$1
+	shift
+	runc --criu "$CRSHIM" checkpoint --image-path "$img" "$@" "$ID" || {
+		echo "checkpoint failed; dump.log:" >&2
+		tail -5 "$img/dump.log" >&2
+		return 1
+	}
+}
+
+restore() { # dir [runc restore options...]
+	local img=$1
+	shift
+	piped runc --criu "$CRSHIM" restore -d --bundle "$B" --image-path "$img" "$@" "$ID" || {
+		echo "restore failed; restore.log:" >&2
+		tail -5 "$img/restore.log" "${WORK:-$img}/restore.log" >&2 2>/dev/null
+		return 1
+	}
+}
+
+# The container is gone and its first reader has all it wrote.
+gone() {
+	[ -z "$(status_of "$ID")" ] || [ "$(status_of "$ID")" = stopped ]
+	wait "$READER"
+}
+
+@test "runc: checkpoint and restore a detached container with pipes for stdio" {
+	start_counter
+	checkpoint "$D/img"
+	gone
+	[ -s "$D/img/descriptors.json" ]
+	[ -s "$D/img/inventory.img" ]
+	at=$(count_of "$D/out")
+	restore "$D/img"
+	[ "$(status_of "$ID")" = running ]
+	count_beyond "$D/out" $((at + 5))
+	# the restored shell printed on from where it was: the stream has no gap and no restart
+	sequence_unbroken "$D/out"
+	runc kill "$ID" KILL
+	for _ in $(seq 50); do [ "$(status_of "$ID")" = stopped ] && break; sleep 0.1; done
+	[ "$(status_of "$ID")" = stopped ]
+	runc delete "$ID"
+	[ -z "$(status_of "$ID")" ]
+}
+
+@test "runc: checkpoint --leave-running, then restore from that checkpoint" {
+	start_counter
+	checkpoint "$D/img" --leave-running
+	[ "$(status_of "$ID")" = running ]
+	at=$(count_of "$D/out")
+	count_beyond "$D/out" $((at + 5)) # it goes on
+	later=$(count_of "$D/out")
+	runc kill "$ID" KILL
+	for _ in $(seq 50); do [ "$(status_of "$ID")" = stopped ] && break; sleep 0.1; done
+	runc delete -f "$ID"
+	wait "$READER"
+	pids_gone
+	mv "$D/out" "$D/out.first"
+	restore "$D/img"
+	[ "$(status_of "$ID")" = running ]
+	count_beyond "$D/out" 0
+	first=$(head -n1 "$D/out")
+	# back to the checkpoint's state: after what was printed by then, before what came later
+	[ "$first" -gt 5 ] && [ "$first" -le "$((at + 1))" ] || {
+		echo "first count after restore $first (checkpoint near $at, later $later)"
+		false
+	}
+	count_beyond "$D/out" $((first + 5))
+	sequence_unbroken "$D/out"
+}
+
+@test "runc: restore, checkpoint again and restore again (a second round)" {
+	start_counter
+	checkpoint "$D/img1"
+	gone
+	restore "$D/img1"
+	at=$(count_of "$D/out")
+	count_beyond "$D/out" $((at + 3))
+	checkpoint "$D/img2"
+	gone
+	restore "$D/img2"
+	[ "$(status_of "$ID")" = running ]
+	at=$(count_of "$D/out")
+	count_beyond "$D/out" $((at + 3))
+	sequence_unbroken "$D/out"
+}
+
+@test "runc: --work-path holds the logs, --image-path the images" {
+	start_counter
+	mkdir -p "$D/work1" "$D/work2"
+	checkpoint "$D/img" --work-path "$D/work1"
+	gone
+	[ -s "$D/work1/dump.log" ] && [ ! -e "$D/img/dump.log" ]
+	[ -s "$D/img/inventory.img" ]
+	grep -q "DUMP of" "$D/work1/dump.log"
+	WORK=$D/work2 restore "$D/img" --work-path "$D/work2"
+	[ -s "$D/work2/restore.log" ] && [ ! -e "$D/img/restore.log" ]
+	[ "$(status_of "$ID")" = running ]
+	at=$(count_of "$D/out")
+	count_beyond "$D/out" $((at + 3))
+	sequence_unbroken "$D/out"
+}
+
+@test "runc: a failed checkpoint leaves the container running" {
+	start_counter
+	run env CRSHIM_FAULT=dump-early runc --criu "$CRSHIM" checkpoint --image-path "$D/img" "$ID"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"criu failed"* ]]
+	tail -n1 "$D/img/dump.log" | grep -q "fault injected at dump-early"
+	[ "$(status_of "$ID")" = running ]
+	at=$(count_of "$D/out")
+	count_beyond "$D/out" $((at + 3))
+	sequence_unbroken "$D/out"
+	# and a checkpoint without the fault works afterwards
+	checkpoint "$D/img2"
+	gone
+}
+
+@test "runc: a failed restore leaves nothing behind, restore.log ends with the cause" {
+	start_counter
+	checkpoint "$D/img"
+	gone
+	run env CRSHIM_FAULT=restore-after-load runc --criu "$CRSHIM" restore -d --bundle "$B" --image-path "$D/img" "$ID" </dev/null
+	[ "$status" -ne 0 ]
+	tail -n1 "$D/img/restore.log" | grep -q "fault injected at restore-after-load"
+	[ "$(status_of "$ID")" != running ]
+	! pgrep -f -- "# $ID" >/dev/null
+	# nothing stays in the way of a real restore
+	runc delete -f "$ID" 2>/dev/null || true
+	restore "$D/img"
+	[ "$(status_of "$ID")" = running ]
+	at=$(count_of "$D/out")
+	count_beyond "$D/out" $((at + 3))
+	sequence_unbroken "$D/out"
+}
+
+# bats test_tags=needs:mntns
+@test "runc: the restored container has its own root filesystem and mounts" {
+	start_counter
+	checkpoint "$D/img"
+	gone
+	at=$(count_of "$B/rootfs/tmp/rpc-cnt")
+	restore "$D/img"
+	count_beyond "$B/rootfs/tmp/rpc-cnt" $((at + 3)) # it writes into its rootfs, not the host's /tmp
+	pid=$(runc state "$ID" | jq -r .pid)
+	[ "$(stat -L -c %d:%i "/proc/$pid/root")" = "$(stat -c %d:%i "$B/rootfs")" ] || [ "$(readlink "/proc/$pid/root")" != / ]
+	grep -q " /proc proc " "/proc/$pid/mountinfo" || grep -q " /proc .* - proc " "/proc/$pid/mountinfo"
+	[ "$(readlink "/proc/$pid/ns/mnt")" != "$(readlink /proc/self/ns/mnt)" ]
+}
