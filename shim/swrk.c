@@ -210,10 +210,8 @@ static int do_dump(struct srv *s, struct shim_rpc_req *r)
 	struct timespec t0;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	int ret = prepare(s, r, &err);
-	if (!ret && type == RPC_REQ_TYPE__PRE_DUMP)
-		ret = cr_fail_errno(&err, EOPNOTSUPP, "pre-dump is not supported yet");
 	if (!ret)
-		ret = eng_dump(o, &err);
+		ret = (type == RPC_REQ_TYPE__PRE_DUMP ? eng_pre_dump : eng_dump)(o, &err);
 	if (ret) {
 		char m[1100];
 		cr_err_str(&err, m, sizeof(m));
@@ -268,8 +266,8 @@ static int do_version(struct srv *s)
 	return send_resp(s, &resp, -1);
 }
 
-/* Each asked feature answered truthfully: memory tracking needs pre-dump, lazy pages and the pidfd store
- * are not there. */
+/* Each asked feature answered truthfully: memory tracking as the engine finds it on this kernel; lazy
+ * pages and the pidfd store are not there. */
 static int do_features(struct srv *s, const RpcReq *q)
 {
 	RpcResp resp = RPC_RESP__INIT;
@@ -277,8 +275,9 @@ static int do_features(struct srv *s, const RpcReq *q)
 	resp.type = RPC_REQ_TYPE__FEATURE_CHECK;
 	resp.success = 1;
 	resp.features = &f; /* runc panics on a reply without it */
+	char why[256];
 	if (q->features && q->features->has_mem_track)
-		f.has_mem_track = 1, f.mem_track = 0;
+		f.has_mem_track = 1, f.mem_track = eng_mem_track_supported(why, sizeof(why)) == 1;
 	if (q->features && q->features->has_lazy_pages)
 		f.has_lazy_pages = 1, f.lazy_pages = 0;
 	if (q->features && q->features->has_pidfd_store)

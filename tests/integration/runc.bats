@@ -225,3 +225,19 @@ gone() {
 	grep -q " /proc proc " "/proc/$pid/mountinfo" || grep -q " /proc .* - proc " "/proc/$pid/mountinfo"
 	[ "$(readlink "/proc/$pid/ns/mnt")" != "$(readlink /proc/self/ns/mnt)" ]
 }
+
+@test "runc: --pre-dump, then a checkpoint with --parent-path, then restore" {
+	start_counter
+	checkpoint "$D/pre" --pre-dump
+	[ "$(status_of "$ID")" = running ] # a pre-dump leaves it running
+	at=$(count_of "$D/out")
+	count_beyond "$D/out" $((at + 3))
+	checkpoint "$D/img" --parent-path ../pre
+	gone
+	[ -L "$D/img/parent" ] || [ -e "$D/img/parent" ]
+	restore "$D/img"
+	[ "$(status_of "$ID")" = running ]
+	at=$(count_of "$D/out")
+	count_beyond "$D/out" $((at + 3))
+	sequence_unbroken "$D/out"
+}
