@@ -1,0 +1,133 @@
+#!/usr/bin/env bats
+# crshim checkpoint / restore --bundle of busybox containers that runc starts (helper "oci"): the counter goes
+# on, the hostname stays, files in a tmpfs, two restores of the same images side by side, cr.fault.
+load oci
+
+setup() {
+	oci_need runc python3
+	mkdir -p "$OCI_T"
+}
+
+teardown() {
+	oci_cleanup
+}
+
+# A runc container oci-bt$$-$1 of the counter, running; its bundle is $OCI_T/$1.
+start_counter() {
+	local n=$1
+	oci_bundle "$OCI_T/$n" "$OCI_COUNTER # oci-mark-$$-$n" "oci-h$n"
+	(cd "$OCI_T/$n" && runc run -d "oci-bt$$-$n" </dev/null >/dev/null 2>&1)
+	PID=$(oci_runc_pid "oci-bt$$-$n")
+	[ -n "$PID" ]
+	oci_count_passes "$PID" 2
+}
+
+@test "bundle: a runc container checkpointed by crshim restores from its bundle: counter, hostname" {
+	start_counter a
+	run "$CRSHIM" checkpoint "oci-bt$$-a" --image-path "$OCI_T/img-a"
+	[ "$status" = 0 ] || { echo "$output"; cat "$OCI_T/img-a/checkpoint.log"; false; }
+	[ -z "$(oci_procs "oci-mark-$$-a")" ]
+	[ -f "$OCI_T/img-a/config.json" ] && grep -q "oci-bt$$-a" "$OCI_T/img-a/oci-state.json"
+	runc delete -f "oci-bt$$-a"
+	run "$CRSHIM" restore --bundle "$OCI_T/a" --image-path "$OCI_T/img-a" "oci-r$$-a" --detach \
+		--pid-file "$OCI_T/a.pid"
+	[ "$status" = 0 ] || { echo "$output"; tail -5 "$OCI_T/img-a/restore.log"; false; }
+	pid=$(oci_pid "oci-r$$-a")
+	[ "$pid" = "$(cat "$OCI_T/a.pid")" ]
+	"$CRSHIM" state "oci-r$$-a" | grep -q '"status": "running"'
+	"$CRSHIM" list | grep -q "^oci-r$$-a .*running"
+	n=$(oci_count "$pid")
+	oci_count_passes "$pid" "$n"
+	[ "$(nsenter -t "$pid" -u hostname)" = oci-ha ]
+	# the restored container can be checkpointed again, signalled and removed
+	run "$CRSHIM" checkpoint "oci-r$$-a" --image-path "$OCI_T/img-a2" --leave-running
+	[ "$status" = 0 ] || { echo "$output"; tail -5 "$OCI_T/img-a2/checkpoint.log"; false; }
+	"$CRSHIM" kill "oci-r$$-a" KILL
+	oci_stopped "oci-r$$-a"
+	"$CRSHIM" delete "oci-r$$-a"
+	! "$CRSHIM" state "oci-r$$-a"
+}
+
+# bats test_tags=needs:mntns
+@test "bundle: files in the container's tmpfs come back" {
+	start_counter t
+	echo kept >"/proc/$PID/root/tmp/file"
+	"$CRSHIM" checkpoint "oci-bt$$-t" --image-path "$OCI_T/img-t"
+	runc delete -f "oci-bt$$-t"
+	"$CRSHIM" restore --bundle "$OCI_T/t" --image-path "$OCI_T/img-t" "oci-r$$-t" --detach
+	pid=$(oci_pid "oci-r$$-t")
+	[ "$(cat "/proc/$pid/root/tmp/file")" = kept ]
+	grep -q " /tmp tmpfs " "/proc/$pid/mountinfo"
+}
+
+# bats test_tags=needs:restore-any-host-pid
+@test "bundle: the same images restored twice side by side under two ids" {
+	start_counter d
+	"$CRSHIM" checkpoint "oci-bt$$-d" --image-path "$OCI_T/img-d"
+	runc delete -f "oci-bt$$-d"
+	run "$CRSHIM" restore --bundle "$OCI_T/d" --image-path "$OCI_T/img-d" "oci-r$$-d1" --detach
+	[ "$status" = 0 ] || { echo "$output"; false; }
+	run "$CRSHIM" restore --bundle "$OCI_T/d" --image-path "$OCI_T/img-d" "oci-r$$-d2" --detach
+	[ "$status" = 0 ] || { echo "$output"; false; }
+	p1=$(oci_pid "oci-r$$-d1") p2=$(oci_pid "oci-r$$-d2")
+	[ "$p1" != "$p2" ]
+	[ "$(readlink "/proc/$p1/ns/pid")" != "$(readlink "/proc/$p2/ns/pid")" ]
+	oci_count_passes "$p1" "$(oci_count "$p1")"
+	oci_count_passes "$p2" "$(oci_count "$p2")"
+}
+
+@test "bundle: an unknown cr.fault fails the checkpoint before anything is touched, naming the annotation" {
+	oci_bundle "$OCI_T/u" "$OCI_COUNTER # oci-mark-$$-u"
+	oci_annotate "$OCI_T/u" cr.fault no-such-point
+	(cd "$OCI_T/u" && runc run -d "oci-bt$$-u" </dev/null >/dev/null 2>&1)
+	pid=$(oci_runc_pid "oci-bt$$-u")
+	oci_count_passes "$pid" 1
+	run "$CRSHIM" checkpoint "oci-bt$$-u" --image-path "$OCI_T/img-u"
+	[ "$status" = 1 ]
+	[[ "$output" == *"annotation cr.fault=no-such-point"* ]]
+	[ "${#lines[@]}" = 1 ]
+	[ ! -e "$OCI_T/img-u" ]
+	oci_count_passes "$pid" "$(oci_count "$pid")"
+}
+
+@test "bundle: every fatal dump fault point through cr.fault leaves the container running" {
+	start_counter f
+	for p in $("$CRSHIM" check --faults | awk '$4 == "fatal" && $2 ~ /^dump/ { print $2 }'); do
+		python3 - "/run/runc/oci-bt$$-f/state.json" "$p" <<'PY'
+import json, sys
+# runc keeps the config's annotations as labels: the way crshim finds them
+p, f = sys.argv[1:3]
+s = json.load(open(p))
+s['config']['labels'] = [l for l in s['config']['labels'] if not l.startswith('cr.fault=')] + ['cr.fault=' + f]
+json.dump(s, open(p, 'w'))
+PY
+		run "$CRSHIM" checkpoint "oci-bt$$-f" --image-path "$OCI_T/img-f-$p"
+		echo "$p: $output"
+		[ "$status" = 1 ]
+		[[ "$output" == *"fault injected at $p"*"annotation cr.fault=$p"* ]]
+		oci_count_passes "$PID" "$(oci_count "$PID")"
+	done
+}
+
+@test "bundle: every fatal restore fault point through cr.fault leaves nothing behind; then it restores" {
+	start_counter g
+	"$CRSHIM" checkpoint "oci-bt$$-g" --image-path "$OCI_T/img-g"
+	runc delete -f "oci-bt$$-g"
+	for p in $("$CRSHIM" check --faults | awk '$4 == "fatal" && $2 ~ /^restore/ { print $2 }'); do
+		oci_annotate "$OCI_T/g" cr.fault "$p"
+		mounts=$(wc -l </proc/self/mountinfo)
+		run "$CRSHIM" restore --bundle "$OCI_T/g" --image-path "$OCI_T/img-g" "oci-r$$-g" --detach
+		echo "$p: $output"
+		[ "$status" = 1 ]
+		[[ "$output" == *"fault injected at $p"*"annotation cr.fault=$p"* ]]
+		sleep 0.2
+		[ -z "$(oci_procs "oci-mark-$$-g")" ]
+		! "$CRSHIM" state "oci-r$$-g" 2>/dev/null
+		[ "$(wc -l </proc/self/mountinfo)" = "$mounts" ]
+	done
+	oci_annotate "$OCI_T/g" cr.fault ""
+	run "$CRSHIM" restore --bundle "$OCI_T/g" --image-path "$OCI_T/img-g" "oci-r$$-g" --detach
+	[ "$status" = 0 ] || { echo "$output"; false; }
+	pid=$(oci_pid "oci-r$$-g")
+	oci_count_passes "$pid" "$(oci_count "$pid")"
+}
