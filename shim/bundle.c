@@ -215,15 +215,9 @@ static int keep_config(struct shim_cmd *c, const struct oci_state *st, struct cr
 	if (!js)
 		return -1;
 	snprintf(dst, sizeof(dst), "%s/oci-state.json", c->opts.images_dir);
-	FILE *f = fopen(dst, "we");
-	if (!f || fputs(js, f) < 0 || fclose(f)) {
-		if (f)
-			fclose(f);
-		free(js);
-		return cr_fail_sys(err, "write %s", dst);
-	}
+	r = oci_json_copy(js, strlen(js), "container state", dst, err);
 	free(js);
-	return 0;
+	return r;
 }
 
 /* No -o: the log goes to WORK/NAME.log, as runc asks criu for. */
