@@ -44,6 +44,9 @@ void shim_stats_write(const char *dir, const char *images_dir, bool dump, double
 		de.frozen_time = us; /* the tree is stopped for the whole dump */
 		de.memdump_time = de.memwrite_time = 0;
 		de.has_pages_scanned = de.has_pages_skipped_parent = de.has_pages_written = 1;
+		/* Go's protobuf (Podman) treats these as required too: all written */
+		de.has_irmap_resolve = de.has_pages_lazy = de.has_page_pipes = de.has_page_pipe_bufs = 1;
+		de.has_shpages_scanned = de.has_shpages_skipped_parent = de.has_shpages_written = 1;
 		de.pages_scanned = de.pages_written = pages;
 		se.dump = &de;
 	} else {

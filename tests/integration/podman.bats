@@ -1,0 +1,148 @@
+#!/usr/bin/env bats
+# Podman 4.3 (rootful, --runtime runc) with crshim installed as `criu` first on PATH: container checkpoint and
+# restore of a busybox image made at test time (podman import of a rootfs tar), in a private storage root.
+# The container prints a counter; its log must go on from where it was.
+
+load helpers
+
+COUNTER='i=0; while :; do i=$((i+1)); echo $i; sleep 0.1; done'
+
+setup_file() {
+	need_root
+	need_cmd podman podman
+	need_cmd runc runc
+	helpers_build
+	export PD=$(mktemp -d /tmp/rpc-podman.XXXXXX)
+	mkdir -p "$PD/bin"
+	ln -s "$CRSHIM" "$PD/bin/criu"
+	make_rootfs "$PD/rootfs"
+	tar -C "$PD/rootfs" -c . | pm import - localhost/rpc-busybox >/dev/null
+}
+
+teardown_file() {
+	[ -n "${PD:-}" ] || return 0
+	pm rm -a -f -t 0 >/dev/null 2>&1
+	pm rmi -a -f >/dev/null 2>&1
+	umount -R "$PD/storage" 2>/dev/null
+	rm -rf "$PD"
+}
+
+# podman in the private storage, runc as the runtime, crshim as criu
+pm() {
+	PATH=$PD/bin:$PATH podman --root "$PD/storage" --runroot "$PD/run" --runtime runc --cgroup-manager cgroupfs \
+		--events-backend none "$@"
+}
+
+setup() {
+	need_root
+	need_cmd podman podman
+	ID=rpc-podman-$BATS_TEST_NUMBER-$$
+	D=$(mktemp -d /tmp/rpc-podman-t.XXXXXX)
+}
+
+teardown() {
+	pm rm -f -t 0 "$ID" "$ID-a" "$ID-b" >/dev/null 2>&1
+	rm -rf "$D"
+}
+
+start_counter() {
+	pm run -d --name "$ID" --network none --log-driver k8s-file --ulimit nofile=1024:1024 \
+		--ulimit nproc=1024:1024 localhost/rpc-busybox sh -c "$COUNTER # $ID" >/dev/null
+	logs_beyond "$ID" 5
+}
+
+last_count() {
+	pm logs "$1" 2>/dev/null | tail -n1
+}
+
+logs_beyond() { # name count
+	local v
+	for _ in $(seq 100); do
+		v=$(last_count "$1")
+		case $v in '' | *[!0-9]*) ;; *) [ "$v" -gt "$2" ] && return 0 ;; esac
+		sleep 0.1
+	done
+	echo "log of $1 stuck at '$v' (not beyond $2)" >&2
+	return 1
+}
+
+state_of() {
+	pm inspect -f '{{.State.Status}}' "$1" 2>/dev/null
+}
+
+@test "podman: container checkpoint and restore" {
+	start_counter
+	pm container checkpoint "$ID"
+	[ "$(state_of "$ID")" = exited ]
+	at=$(last_count "$ID")
+	pm container restore "$ID"
+	[ "$(state_of "$ID")" = running ]
+	logs_beyond "$ID" $((at + 5))
+	pm logs "$ID" >"$D/log"
+	sequence_unbroken "$D/log"
+}
+
+@test "podman: checkpoint --leave-running, then restore from it" {
+	start_counter
+	pm container checkpoint --leave-running "$ID"
+	[ "$(state_of "$ID")" = running ]
+	at=$(last_count "$ID")
+	logs_beyond "$ID" $((at + 5))
+	pm stop -t 0 "$ID" >/dev/null
+	pm container restore "$ID"
+	[ "$(state_of "$ID")" = running ]
+	logs_beyond "$ID" $((at + 5))
+}
+
+@test "podman: checkpoint --keep and restore --keep keep the logs and images" {
+	start_counter
+	pm container checkpoint --keep "$ID"
+	dir=$(pm inspect -f '{{.StaticDir}}' "$ID")
+	[ -s "$dir/dump.log" ]
+	[ -s "$dir/checkpoint/inventory.img" ]
+	grep -q "DUMP of" "$dir/dump.log"
+	at=$(last_count "$ID")
+	pm container restore --keep "$ID"
+	[ -s "$dir/restore.log" ]
+	logs_beyond "$ID" $((at + 3))
+}
+
+@test "podman: checkpoint --export, remove, restore --import" {
+	start_counter
+	pm container checkpoint --export "$D/cp.tar.gz" "$ID"
+	[ -s "$D/cp.tar.gz" ]
+	at=$(last_count "$ID")
+	pm rm -f -t 0 "$ID" >/dev/null
+	pm container restore --import "$D/cp.tar.gz"
+	[ "$(state_of "$ID")" = running ]
+	logs_beyond "$ID" 0
+	first=$(pm logs "$ID" | head -n1)
+	# the imported container goes on from the counter's value at the checkpoint, not from 1
+	[ "$first" -gt 5 ] && [ "$first" -le $((at + 1)) ]
+	pm logs "$ID" >"$D/log"
+	sequence_unbroken "$D/log"
+}
+
+# bats test_tags=needs:pidns-hostpid
+@test "podman: one export restored twice under new names" {
+	start_counter
+	pm container checkpoint --export "$D/cp.tar.gz" "$ID"
+	at=$(last_count "$ID")
+	pm container restore --import "$D/cp.tar.gz" --name "$ID-a"
+	pm container restore --import "$D/cp.tar.gz" --name "$ID-b"
+	[ "$(state_of "$ID-a")" = running ] && [ "$(state_of "$ID-b")" = running ]
+	logs_beyond "$ID-a" $((at + 3))
+	logs_beyond "$ID-b" $((at + 3))
+}
+
+@test "podman: --print-stats reads crshim's stats-dump and stats-restore" {
+	start_counter
+	run pm container checkpoint --print-stats "$ID"
+	[ "$status" -eq 0 ]
+	echo "$output" | jq -e '.container_statistics[0].criu_statistics.frozen_time > 0'
+	run pm container restore --print-stats "$ID"
+	[ "$status" -eq 0 ]
+	echo "$output" | jq -e '.container_statistics[0].criu_statistics.restore_time > 0'
+	at=$(last_count "$ID")
+	logs_beyond "$ID" $((at + 3))
+}
