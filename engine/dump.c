@@ -225,7 +225,8 @@ struct dump_tree {
 	struct dump_fdshare *fdsh;    /* tree-wide numbers of open file descriptions */
 	struct ns_dumped *ns;	      /* ns/: what is needed once the tree is killed */
 	struct mem_track *trk;	      /* dirty-page tracking, the parent images (mem/track.c) */
-	bool pidns, mntns_proc;	      /* the root is the init of its own PID namespace (and has own mounts) */
+	int ipc_self;		/* ns_dump_enter: crshim's own IPC namespace while it is in the tree's */
+	bool pidns, mntns_proc; /* the root is the init of its own PID namespace (and has own mounts) */
 };
 
 static int write_pstree(struct dump_tree *tr, struct cr_err *e)
@@ -461,7 +462,8 @@ static int dump_ns(struct dump_tree *tr, struct cr_err *e)
 				 .n = tr->n,
 				 .created = ns_created,
 				 .created_arg = &tr->c[0],
-				 .kept = &tr->ns};
+				 .kept = &tr->ns,
+				 .ipc_self = tr->ipc_self};
 	return ns_dump(&a, e);
 }
 
@@ -562,7 +564,7 @@ static bool own_netns(pid_t pid)
 
 int eng_dump(struct cr_opts *o, struct cr_err *err)
 {
-	struct dump_tree tr = {0};
+	struct dump_tree tr = {.ipc_self = -1};
 	struct proc_status st0 = {0};
 	struct timespec t0, t1;
 	int ret = -1;
@@ -575,8 +577,8 @@ int eng_dump(struct cr_opts *o, struct cr_err *err)
 	pr_info("dumping task %d into %s\n", o->pid, o->images_dir ? o->images_dir : "?");
 	if (eng_ext_check(o, err) || open_images_dir(o, err) || check_task(o->pid, &st0, err) ||
 	    dump_shmem_new(&tr.shm, err) || dump_fdshare_new(&tr.fdsh, err) ||
-	    dump_ipc_shm_new(&tr.ipc_shm, err) || mem_track_open(o, o->imgdir_fd, &tr.trk, err) ||
-	    tree_add(&tr, o, o->pid, 0, err))
+	    ns_dump_enter(o->pid, &tr.ipc_self, err) || dump_ipc_shm_new(&tr.ipc_shm, err) ||
+	    mem_track_open(o, o->imgdir_fd, &tr.trk, err) || tree_add(&tr, o, o->pid, 0, err))
 		goto out_noseize;
 	tr.c[0].st = st0;
 	st0 = (struct proc_status){0};
@@ -653,6 +655,7 @@ out_noseize:
 	dump_fdshare_free(tr.fdsh);
 	ns_dump_free(tr.ns);
 	mem_track_free(tr.trk);
+	ns_dump_leave(tr.ipc_self); /* crshim back in its own IPC namespace */
 	return ret;
 }
 

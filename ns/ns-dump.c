@@ -192,6 +192,36 @@ static int dump_entry(const struct ns_dump_args *a, uint64_t (*ids)[NS_KINDS], c
 	return 0;
 }
 
+int ns_dump_enter(pid_t root, int *self, struct cr_err *e)
+{
+	char path[64];
+	struct stat a, b;
+	*self = -1;
+	snprintf(path, sizeof(path), "/proc/%d/ns/ipc", root);
+	if (stat(path, &a) || stat("/proc/self/ns/ipc", &b) || a.st_ino == b.st_ino)
+		return 0; /* the same (or gone: the dump fails later with its own line) */
+	__cleanup_close int target = open(path, O_RDONLY | O_CLOEXEC);
+	int s = open("/proc/self/ns/ipc", O_RDONLY | O_CLOEXEC);
+	if (target < 0 || s < 0 || setns(target, CLONE_NEWIPC)) {
+		if (s >= 0)
+			close(s);
+		return cr_fail_sys(e, "enter the IPC namespace of task %d", root);
+	}
+	*self = s;
+	pr_info("in the IPC namespace of task %d (ipc:[%llu]) for the dump\n", root,
+		(unsigned long long)a.st_ino);
+	return 0;
+}
+
+void ns_dump_leave(int self)
+{
+	if (self < 0)
+		return;
+	if (setns(self, CLONE_NEWIPC))
+		pr_err("cannot return to crshim's IPC namespace: %s\n", strerror(errno));
+	close(self);
+}
+
 struct ns_dumped {
 	int netns_fd; /* the root's own network namespace, -1 */
 };
@@ -239,6 +269,9 @@ int ns_dump(const struct ns_dump_args *a, struct cr_err *e)
 		return cr_fail_errno(e, ENOMEM, "out of memory");
 	if (ns_read_ids(0, self, e))
 		return -1;
+	struct stat ist;
+	if (a->ipc_self >= 0 && !fstat(a->ipc_self, &ist)) /* crshim joined the root's for the dump */
+		self[NS_IPC] = (uint64_t)ist.st_ino;
 	for (size_t i = 0; i < a->n; i++)
 		if (!a->zombie[i] && ns_read_ids(a->pids[i], ids[i], e))
 			return cr_wrap(e, "task %d", a->pids[i]);
@@ -261,13 +294,12 @@ int ns_dump(const struct ns_dump_args *a, struct cr_err *e)
 		return -1;
 	if (ne.own)
 		pr_info("the root %d has namespaces of its own: 0x%x\n", a->pids[0], ne.own);
-	if (ns_dump_state(a, ids[0], ne.own & ~ne.external, e))
-		return -1;
-	if ((ne.own & ~ne.external & CLONE_NEWNET) && a->kept && keep_netns(a, e))
-		return -1;
-	if (fault_check(a->o, FI_DUMP_NS, e))
-		return -1;
-	if (img_write_one(a->dirfd, IMG_NS, 0, &ne.base, e))
-		return -1;
-	return a->created(a->created_arg, IMG_NS, 0, e);
+	int ret = ns_dump_state(a, ids[0], ne.own & ~ne.external, &ne, e);
+	if (!ret && (ne.own & ~ne.external & CLONE_NEWNET) && a->kept)
+		ret = keep_netns(a, e);
+	if (!ret)
+		ret = fault_check(a->o, FI_DUMP_NS, e) || img_write_one(a->dirfd, IMG_NS, 0, &ne.base, e) ||
+		      a->created(a->created_arg, IMG_NS, 0, e);
+	ns_ipc_dump_free(&ne);
+	return ret ? -1 : 0;
 }

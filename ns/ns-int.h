@@ -22,7 +22,7 @@ int ns_run_in(pid_t pid, int k, int (*fn)(void *arg, struct cr_err *e), void *ar
 
 /* ns-state.c: the state of the root's namespaces of the kinds in own (CLONE_NEW* flags) into their images
  * (net.img, ipc-sem.img, ...). */
-int ns_dump_state(const struct ns_dump_args *a, const uint64_t root_ids[NS_KINDS], uint32_t own,
+int ns_dump_state(const struct ns_dump_args *a, const uint64_t root_ids[NS_KINDS], uint32_t own, NsEntry *ne,
 		  struct cr_err *e);
 
 struct ns_rst {
@@ -54,6 +54,13 @@ void ns_net_killed(int netns_fd); /* a kind of link crshim makes again (besides 
 int ns_net_load(struct ns_rst *r, struct cr_err *e);
 int ns_net_restore(struct ns_rst *r, struct cr_err *e);
 void ns_net_done(struct ns_rst *r, bool failed);
+/* ipc.c, ipc-mq.c: the IPC namespace's System V semaphores and message queues, POSIX message queues, its
+ * sysctls (into ne->ipc_sysctls, freed by ns_ipc_dump_free); restore with crshim in the new namespace. */
+int ns_ipc_dump(const struct ns_dump_args *a, NsEntry *ne, struct cr_err *e);
+void ns_ipc_dump_free(NsEntry *ne);
+int ns_ipc_restore(struct ns_rst *r, struct cr_err *e);
+int ns_mq_dump(const struct ns_dump_args *a, size_t *n, struct cr_err *e);
+int ns_mq_restore(int dirfd, struct cr_err *e);
 /* net-sysctl.c: per-namespace sysctls and the nftables ruleset, crshim inside the namespace. */
 int ns_net_sysctl_dump(NetEntry *ne, struct cr_err *e);
 int ns_net_sysctl_restore(const NetEntry *ne, struct cr_err *e);

@@ -12,10 +12,12 @@
 #include "base/log.h"
 #include "ns-int.h"
 
-int ns_dump_state(const struct ns_dump_args *a, const uint64_t root_ids[NS_KINDS], uint32_t own,
+int ns_dump_state(const struct ns_dump_args *a, const uint64_t root_ids[NS_KINDS], uint32_t own, NsEntry *ne,
 		  struct cr_err *e)
 {
 	if ((own & CLONE_NEWNET) && ns_net_dump(a, a->pids[0], e))
+		return -1;
+	if ((own & CLONE_NEWIPC) && ns_ipc_dump(a, ne, e))
 		return -1;
 	return 0;
 }
@@ -64,6 +66,8 @@ int ns_rst_fill(struct ns_rst *r, int k, struct cr_err *e)
 	switch (k) {
 	case NS_NET:
 		return r->empty_net ? 0 : ns_net_restore(r, e);
+	case NS_IPC:
+		return ns_ipc_restore(r, e);
 	case NS_UTS:
 		return fill_uts(r, e);
 	case NS_TIME:

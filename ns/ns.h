@@ -34,11 +34,17 @@ struct ns_dump_args {
 	ns_created_fn created; /* called for every image written */
 	void *created_arg;
 	struct ns_dumped **kept; /* out: what ns_dump_killed needs (free with ns_dump_free) */
+	int ipc_self;		 /* ns_dump_enter's *self: crshim's own IPC namespace (-1: crshim is in it) */
 };
 /* Reads and checks the namespaces of the tree (one line when one cannot be restored), writes ns.img and
  * the images of the namespaces. */
 int ns_dump(const struct ns_dump_args *a, struct cr_err *e);
 struct ns_dumped;
+/* Before anything of the dump: crshim joins the root's IPC namespace when it has one of its own (System V
+ * shared memory is read, and removed once the tree is killed, by engine/mem in crshim's namespace); *self
+ * is then crshim's own (-1 otherwise), for ns_dump_leave at the very end. */
+int ns_dump_enter(pid_t root, int *self, struct cr_err *e);
+void ns_dump_leave(int self);
 /* The dumped tree was killed: the network devices of its namespace that have an end outside (veth) go now,
  * not whenever the kernel frees the namespace, so that a restore can make them again at once. */
 void ns_dump_killed(struct ns_dumped *d);

@@ -58,6 +58,11 @@ static const struct img_kind_desc kinds[IMG__COUNT] = {
     [IMG_IPC_SHM_PAGES] = {"pages-ipcshm", "pages-ipcshm-%d.img", 0, NULL, NULL},
     [IMG_NS] = {"ns", "ns.img", 0x43520070, &ns_entry__descriptor, &ns_entry__descriptor},
     [IMG_NET] = {"net", "net.img", 0x43520071, &net_entry__descriptor, &net_entry__descriptor},
+    [IMG_IPC_SEM] = {"ipc-sem", "ipc-sem.img", 0x43520072, &ipc_sem_entry__descriptor,
+		     &ipc_sem_entry__descriptor},
+    [IMG_IPC_MSG] = {"ipc-msg", "ipc-msg.img", 0x43520073, &ipc_msg_entry__descriptor,
+		     &ipc_msg_entry__descriptor},
+    [IMG_IPC_MQ] = {"ipc-mq", "ipc-mq.img", 0x43520074, &ipc_mq_entry__descriptor, &ipc_mq_entry__descriptor},
 };
 
 const struct img_kind_desc *img_kind_desc(enum img_kind k)

@@ -28,6 +28,7 @@
 #include "ipc-shm.pb-c.h"
 #include "ns.pb-c.h"
 #include "net.pb-c.h"
+#include "ipc.pb-c.h"
 
 enum img_kind {
 	IMG_INVENTORY,
@@ -52,7 +53,10 @@ enum img_kind {
 	IMG_IPC_SHM_PAGEMAP, /* pagemap-ipcshm-ID.img: contents of segment ID (vaddr = offset) */
 	IMG_IPC_SHM_PAGES,   /* pages-ipcshm-ID.img (raw) */
 	IMG_NS,		     /* ns.img: the tree's namespaces by inode, UTS, time offsets (ns/ns-dump.c) */
-	IMG_NET, /* net.img: links, addresses, routes, rules, sysctls, nftables of the root's netns */
+	IMG_NET,     /* net.img: links, addresses, routes, rules, sysctls, nftables of the root's netns */
+	IMG_IPC_SEM, /* ipc-sem.img: System V semaphore sets of the root's own IPC namespace (ns/ipc.c) */
+	IMG_IPC_MSG, /* ipc-msg.img: System V message queues, with their messages */
+	IMG_IPC_MQ,  /* ipc-mq.img: POSIX message queues, with their messages */
 	IMG__COUNT
 };
 

@@ -433,7 +433,8 @@ fault_steps() {
 
 # What a failed restore of a namespace test may not leave here (ns/): the outer end of a veth named by
 # --external veth[IFNAME]:OUTNAME in the test's opts, cgroups named in its .desc (cgroups: DIR under
-# /sys/fs/cgroup/*), System V semaphores and message queues of sem/msg keys in its .desc (ipc-keys: KEY).
+# /sys/fs/cgroup/*), System V semaphores and message queues of sem/msg keys in its .desc (ipc-keys: KEY, decimal
+# as /proc/sysvipc shows them).
 ns_left() {
 	local o n k c
 	for o in "${OPTS[@]}"; do
@@ -465,7 +466,7 @@ fault_tests() { # point
 	case "$1" in
 	no-timer-restore-ids) echo "posix_timers itimers pid" ;;
 	restore-ns-net-mid) echo "${FAULT_TESTS:-sk_unix_netns netns_veth_ext netns_routes}" ;;
-	restore-ns-made|dump-ns) echo "${FAULT_TESTS:-pid pidns00 sk_unix_netns netns_veth_ext uts_hostname timens_offsets}" ;;
+	restore-ns-made|dump-ns) echo "${FAULT_TESTS:-pid pidns00 sk_unix_netns netns_veth_ext uts_hostname timens_offsets ipcns_sem ipcns_msg ipcns_shm}" ;;
 	no-prefill) echo "mem_256m heap_brk vma_many" ;;
 	no-populate) echo "mem_256m mem_sparse heap_brk stack_grow" ;;
 	no-pagemap-scan|no-vm-readv) echo "mem_sparse mprotect_sub vma_many file_map_private shm_anon" ;;
