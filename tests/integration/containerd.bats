@@ -33,7 +33,7 @@ teardown_file() {
 	[ -n "${CD:-}" ] || return 0
 	[ -s "$CD/containerd.pid" ] && kill "$(cat "$CD/containerd.pid")" 2>/dev/null
 	sleep 0.5
-	umount -R "$CD/root" "$CD/state" 2>/dev/null
+	umount_under "$CD"
 	rm -rf "$CD"
 }
 

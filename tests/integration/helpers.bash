@@ -83,3 +83,10 @@ count_beyond() {
 sequence_unbroken() {
 	awk 'NR == 1 { prev = $1; next } $1 != prev + 1 { printf "line %d: %s after %s\n", NR, $1, prev; bad = 1; exit 1 } { prev = $1 } END { exit bad }' "$1"
 }
+
+# Unmount every mount below dir $1, deepest first (a runtime's storage and state leave overlay and shm mounts).
+umount_under() {
+	awk -v d="$1/" 'index($2, d) == 1 { print $2 }' /proc/mounts | sort -r | while read -r m; do
+		umount "$m" 2>/dev/null || umount -l "$m"
+	done
+}

@@ -23,7 +23,7 @@ teardown_file() {
 	[ -n "${PD:-}" ] || return 0
 	pm rm -a -f -t 0 >/dev/null 2>&1
 	pm rmi -a -f >/dev/null 2>&1
-	umount -R "$PD/storage" 2>/dev/null
+	umount_under "$PD"
 	rm -rf "$PD"
 }
 
