@@ -2,7 +2,7 @@
 #   make            build crshim            make test    deps + build + unit + zdtm quick tier
 #   make deps       install Debian packages make demo    checkpoint/restore a running counter
 #   make install    PREFIX=/usr/local       make bench   dump/restore throughput
-#   make zdtm [MODE=cr|checkpoint|iters|fault] [ITERS=N] [TESTS="a b"] [FAULT=name|all]
+#   make zdtm [MODE=cr|checkpoint|iters|fault|snaps] [ITERS=N] [TESTS="a b"] [FAULT=name|all]
 ARCH ?= $(shell uname -m)
 CROSS_COMPILE ?=
 CC := $(CROSS_COMPILE)gcc
@@ -125,6 +125,7 @@ test: deps deps-integration
 	$(MAKE) zdtm MODE=cr
 	$(MAKE) zdtm MODE=checkpoint
 	$(MAKE) integration INTEGRATION_TAGS="$(INTEGRATION_KNOWN_MISSING)"
+	$(MAKE) zdtm MODE=snaps TESTS="mem_churn mem_incr mem_sparse heap_brk fork00"
 
 # Runtimes for tests/integration/ (runc, Podman, containerd) and what the tests use beside them.
 INTEGRATION_PKGS := runc podman containerd bats jq busybox-static iproute2 libc6-dev
@@ -151,7 +152,7 @@ bench-runc: all
 	tests/integration/bench-runc.sh $(CURDIR)/$(B)/crshim $(CRIU)
 
 # Programs that demo.sh and bench.sh checkpoint (they find them next to crshim, in $(B)/contrib/).
-CONTRIB_BIN := $(B)/contrib/demo-counter $(B)/contrib/bench-mem $(B)/contrib/bench-tree
+CONTRIB_BIN := $(B)/contrib/demo-counter $(B)/contrib/bench-mem $(B)/contrib/bench-tree $(B)/contrib/bench-incr
 $(B)/contrib/%: contrib/%.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -g $(WARN) -std=gnu11 -D_GNU_SOURCE -o $@ $<
@@ -163,6 +164,7 @@ demo: deps
 bench: all $(CONTRIB_BIN)
 	./contrib/bench.sh $(CURDIR)/$(B)/crshim
 	./contrib/bench-tree.sh $(CURDIR)/$(B)/crshim
+	./contrib/bench-incr.sh $(CURDIR)/$(B)/crshim
 
 format-check:
 	clang-format --dry-run --Werror $$(git ls-files '*.c' '*.h')
