@@ -449,10 +449,13 @@ static int ns_created(void *arg, enum img_kind k, int id, struct cr_err *e)
 /* The tree's namespaces (ns/): ns.img and the images of the root's own namespaces. */
 static int dump_ns(struct dump_tree *tr, struct cr_err *e)
 {
-	__cleanup_free pid_t *pids = calloc(tr->n, sizeof(*pids));
-	__cleanup_free bool *zombie = calloc(tr->n, sizeof(*zombie));
-	if (!pids || !zombie)
+	pid_t *pids = calloc(tr->n, sizeof(*pids));
+	bool *zombie = calloc(tr->n, sizeof(*zombie));
+	if (!pids || !zombie) {
+		free(pids);
+		free(zombie);
 		return cr_fail_errno(e, ENOMEM, "out of memory");
+	}
 	for (size_t i = 0; i < tr->n; i++)
 		pids[i] = tr->c[i].pid, zombie[i] = tr->c[i].zombie;
 	struct ns_dump_args a = {.o = tr->c[0].o,
@@ -464,7 +467,10 @@ static int dump_ns(struct dump_tree *tr, struct cr_err *e)
 				 .created_arg = &tr->c[0],
 				 .kept = &tr->ns,
 				 .ipc_self = tr->ipc_self};
-	return ns_dump(&a, e);
+	int ret = ns_dump(&a, e);
+	free(pids);
+	free(zombie);
+	return ret;
 }
 
 static int dump_tree_images(struct dump_tree *tr, struct cr_err *e)

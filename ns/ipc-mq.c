@@ -33,14 +33,29 @@ static void mq_entry_free(IpcMqEntry *q)
 	free(q->msgs);
 }
 
+static int drain(mqd_t q, const char *name, const struct mq_attr *at, char *buf, IpcMqEntry *me,
+		 struct cr_err *e);
+static int refill(mqd_t q, const char *name, IpcMqEntry *me, int ret, struct cr_err *e);
+
 /* Receive every message of q (non-blocking), then send them back in the same order. */
 static int drain_refill(mqd_t q, const char *name, const struct mq_attr *at, IpcMqEntry *me, struct cr_err *e)
 {
-	__cleanup_free char *buf = malloc((size_t)at->mq_msgsize + 1);
 	int ret = 0;
-	me->msgs = calloc((size_t)at->mq_curmsgs + 1, sizeof(*me->msgs));
-	if (!buf || !me->msgs)
+	me->msgs = calloc((size_t)at->mq_curmsgs + 1, sizeof(void *));
+	if (!me->msgs)
 		return cr_fail_errno(e, ENOMEM, "out of memory");
+	char *buf = malloc((size_t)at->mq_msgsize + 1);
+	if (!buf)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	ret = drain(q, name, at, buf, me, e);
+	free(buf);
+	return refill(q, name, me, ret, e);
+}
+
+static int drain(mqd_t q, const char *name, const struct mq_attr *at, char *buf, IpcMqEntry *me,
+		 struct cr_err *e)
+{
+	int ret = 0;
 	for (long i = 0; i < at->mq_curmsgs; i++) {
 		unsigned prio;
 		ssize_t n = mq_receive(q, buf, (size_t)at->mq_msgsize, &prio);
@@ -61,6 +76,11 @@ static int drain_refill(mqd_t q, const char *name, const struct mq_attr *at, Ipc
 		m->data.data = data, m->data.len = (size_t)n, m->has_data = 1;
 		me->msgs[me->n_msgs++] = m;
 	}
+	return ret;
+}
+
+static int refill(mqd_t q, const char *name, IpcMqEntry *me, int ret, struct cr_err *e)
+{
 	for (size_t i = 0; i < me->n_msgs; i++) /* back, also after a failure */
 		if (mq_send(q, (const char *)me->msgs[i]->data.data, me->msgs[i]->data.len,
 			    me->msgs[i]->prio) &&

@@ -112,57 +112,81 @@ static int sysvipc_ids(const char *what, int **ids, size_t *n, struct cr_err *e)
 		if (sscanf(line, "%d %d", &key, &id) != 2)
 			continue;
 		int *ni = realloc(*ids, (*n + 1) * sizeof(*ni));
-		if (!ni)
+		if (!ni) {
+			free(*ids);
+			*ids = NULL, *n = 0;
 			return cr_fail_errno(e, ENOMEM, "out of memory");
+		}
 		*ids = ni;
 		(*ids)[(*n)++] = id;
 	}
 	return 0;
 }
 
-static int dump_sems(struct ipc_dump *d, struct cr_err *e)
+static int dump_sem(struct ipc_dump *d, int id, struct cr_err *e)
 {
-	__cleanup_free int *ids = NULL;
-	size_t n;
-	if (sysvipc_ids("sem", &ids, &n, e) || img_create(d->a->dirfd, IMG_IPC_SEM, 0, &d->w, e))
-		return -1;
-	for (size_t i = 0; i < n; i++) {
-		struct semid_ds ds;
-		union semun_ u = {.buf = &ds};
-		if (semctl(ids[i], 0, IPC_STAT, u) < 0)
-			return cr_fail_sys(e, "semaphore set %d: IPC_STAT", ids[i]);
-		__cleanup_free unsigned short *v = calloc(ds.sem_nsems, sizeof(*v));
-		__cleanup_free uint32_t *vals = calloc(ds.sem_nsems, sizeof(*vals));
-		if (!v || !vals)
-			return cr_fail_errno(e, ENOMEM, "out of memory");
-		u.array = v;
-		if (semctl(ids[i], 0, GETALL, u) < 0)
-			return cr_fail_sys(e, "semaphore set %d: GETALL", ids[i]);
+	struct semid_ds ds = {0};
+	union semun_ u = {.buf = &ds};
+	if (semctl(id, 0, IPC_STAT, u) < 0)
+		return cr_fail_sys(e, "semaphore set %d: IPC_STAT", id);
+	unsigned short *v = calloc(ds.sem_nsems + 1, sizeof(*v));
+	uint32_t *vals = calloc(ds.sem_nsems + 1, sizeof(*vals));
+	int ret = v && vals ? 0 : cr_fail_errno(e, ENOMEM, "out of memory");
+	u.array = v;
+	if (!ret && semctl(id, 0, GETALL, u) < 0)
+		ret = cr_fail_sys(e, "semaphore set %d: GETALL", id);
+	if (!ret) {
 		for (size_t k = 0; k < ds.sem_nsems; k++)
 			vals[k] = v[k];
 		IpcSemEntry se = IPC_SEM_ENTRY__INIT;
 		IpcObjDesc od;
-		desc_of(&od, ids[i], &ds.sem_perm);
+		desc_of(&od, id, &ds.sem_perm);
 		se.desc = &od;
 		se.n_values = ds.sem_nsems, se.values = vals;
-		if (img_write(d->w, &se.base, e))
-			return -1;
-		pr_info("semaphore set %d (key 0x%x): %lu semaphores\n", ids[i], od.key,
-			(unsigned long)ds.sem_nsems);
+		ret = img_write(d->w, &se.base, e);
+		if (!ret)
+			pr_info("semaphore set %d (key 0x%x): %lu semaphores\n", id, od.key,
+				(unsigned long)ds.sem_nsems);
 	}
-	d->nsem = n;
+	free(v);
+	free(vals);
+	return ret;
+}
+
+/* Every object of /proc/sysvipc/what through fn into image k. */
+static int dump_kind(struct ipc_dump *d, const char *what, enum img_kind k,
+		     int (*fn)(struct ipc_dump *d, int id, struct cr_err *e), size_t *count, struct cr_err *e)
+{
+	int *ids = NULL;
+	size_t n = 0;
+	int ret = img_create(d->a->dirfd, k, 0, &d->w, e) || sysvipc_ids(what, &ids, &n, e);
+	for (size_t i = 0; !ret && i < n; i++)
+		ret = fn(d, ids[i], e);
+	free(ids);
+	if (ret)
+		return -1;
+	*count = n;
 	struct img_writer *w = d->w;
 	d->w = NULL;
-	return img_commit(w, e) || d->a->created(d->a->created_arg, IMG_IPC_SEM, 0, e);
+	return img_commit(w, e) || d->a->created(d->a->created_arg, k, 0, e);
 }
+
+static int queue_copy(int id, size_t qnum, char *buf, IpcMsgEntry *me, struct cr_err *e);
 
 /* The messages of queue id (qnum of them), left queued: msgrcv(MSG_COPY) reads the i-th. */
 static int queue_msgs(int id, size_t qnum, IpcMsgEntry *me, struct cr_err *e)
 {
-	__cleanup_free char *buf = malloc(sizeof(long) + MSG_MAX_BYTES);
-	me->msgs = calloc(qnum ? qnum : 1, sizeof(*me->msgs));
-	if (!buf || !me->msgs)
+	me->msgs = calloc(qnum ? qnum : 1, sizeof(void *));
+	if (!me->msgs)
 		return cr_fail_errno(e, ENOMEM, "out of memory");
+	char *buf = malloc(sizeof(long) + MSG_MAX_BYTES);
+	int ret = buf ? queue_copy(id, qnum, buf, me, e) : cr_fail_errno(e, ENOMEM, "out of memory");
+	free(buf);
+	return ret;
+}
+
+static int queue_copy(int id, size_t qnum, char *buf, IpcMsgEntry *me, struct cr_err *e)
+{
 	for (size_t i = 0; i < qnum; i++) {
 		ssize_t r = msgrcv(id, buf, MSG_MAX_BYTES, (long)i, IPC_NOWAIT | MSG_COPY | MSG_NOERROR);
 		if (r < 0)
@@ -190,38 +214,28 @@ static void msg_entry_free(IpcMsgEntry *me)
 	free(me->msgs);
 }
 
-static int dump_msgs(struct ipc_dump *d, struct cr_err *e)
+static int dump_msq(struct ipc_dump *d, int id, struct cr_err *e)
 {
-	__cleanup_free int *ids = NULL;
-	size_t n;
-	if (sysvipc_ids("msg", &ids, &n, e) || img_create(d->a->dirfd, IMG_IPC_MSG, 0, &d->w, e))
+	struct msqid_ds ds;
+	if (msgctl(id, IPC_STAT, &ds) < 0)
+		return cr_fail_sys(e, "message queue %d: IPC_STAT", id);
+	IpcMsgEntry me = IPC_MSG_ENTRY__INIT;
+	IpcObjDesc od;
+	desc_of(&od, id, &ds.msg_perm);
+	me.desc = &od;
+	me.qbytes = ds.msg_qbytes, me.has_qbytes = 1;
+	int ret = queue_msgs(id, ds.msg_qnum, &me, e) || img_write(d->w, &me.base, e);
+	msg_entry_free(&me);
+	if (ret)
 		return -1;
-	for (size_t i = 0; i < n; i++) {
-		struct msqid_ds ds;
-		if (msgctl(ids[i], IPC_STAT, &ds) < 0)
-			return cr_fail_sys(e, "message queue %d: IPC_STAT", ids[i]);
-		IpcMsgEntry me = IPC_MSG_ENTRY__INIT;
-		IpcObjDesc od;
-		desc_of(&od, ids[i], &ds.msg_perm);
-		me.desc = &od;
-		me.qbytes = ds.msg_qbytes, me.has_qbytes = 1;
-		int ret = queue_msgs(ids[i], ds.msg_qnum, &me, e) || img_write(d->w, &me.base, e);
-		msg_entry_free(&me);
-		if (ret)
-			return -1;
-		pr_info("message queue %d (key 0x%x): %lu messages\n", ids[i], od.key,
-			(unsigned long)ds.msg_qnum);
-	}
-	d->nmsg = n;
-	struct img_writer *w = d->w;
-	d->w = NULL;
-	return img_commit(w, e) || d->a->created(d->a->created_arg, IMG_IPC_MSG, 0, e);
+	pr_info("message queue %d (key 0x%x): %lu messages\n", id, od.key, (unsigned long)ds.msg_qnum);
+	return 0;
 }
 
 static int dump_sysctls(struct ipc_dump *d, struct cr_err *e)
 {
 	NsEntry *ne = d->ne;
-	ne->ipc_sysctls = calloc(N_IPC_SYSCTLS, sizeof(*ne->ipc_sysctls));
+	ne->ipc_sysctls = calloc(N_IPC_SYSCTLS, sizeof(void *));
 	if (!ne->ipc_sysctls)
 		return cr_fail_errno(e, ENOMEM, "out of memory");
 	for (size_t i = 0; i < N_IPC_SYSCTLS; i++) {
@@ -244,7 +258,8 @@ static int dump_sysctls(struct ipc_dump *d, struct cr_err *e)
 static int read_ipc(void *arg, struct cr_err *e)
 {
 	struct ipc_dump *d = arg;
-	return dump_sysctls(d, e) || dump_sems(d, e) || dump_msgs(d, e) || ns_mq_dump(d->a, &d->nmq, e);
+	return dump_sysctls(d, e) || dump_kind(d, "sem", IMG_IPC_SEM, dump_sem, &d->nsem, e) ||
+	       dump_kind(d, "msg", IMG_IPC_MSG, dump_msq, &d->nmsg, e) || ns_mq_dump(d->a, &d->nmq, e);
 }
 
 int ns_ipc_dump(const struct ns_dump_args *a, NsEntry *ne, struct cr_err *e)
@@ -314,13 +329,15 @@ static int make_sem(const IpcSemEntry *se, struct cr_err *e)
 	int id = semget(d->key, (int)se->n_values, IPC_CREAT | IPC_EXCL | 0600);
 	if (id != d->id)
 		return cr_fail_sys(e, "semaphore set %d (key 0x%x): semget gave %d", d->id, d->key, id);
-	__cleanup_free unsigned short *v = calloc(se->n_values, sizeof(*v));
+	unsigned short *v = calloc(se->n_values, sizeof(*v));
 	if (!v)
 		return cr_fail_errno(e, ENOMEM, "out of memory");
 	for (size_t k = 0; k < se->n_values; k++)
 		v[k] = (unsigned short)se->values[k];
 	union semun_ u = {.array = v};
-	if (semctl(id, 0, SETALL, u) < 0)
+	int r = semctl(id, 0, SETALL, u);
+	free(v);
+	if (r < 0)
 		return cr_fail_sys(e, "semaphore set %d: SETALL", id);
 	return set_perm(id, d, true, 0, false, e);
 }
@@ -338,22 +355,26 @@ static int make_msq(const IpcMsgEntry *me, struct cr_err *e)
 	int id = msgget(d->key, IPC_CREAT | IPC_EXCL | 0600);
 	if (id != d->id)
 		return cr_fail_sys(e, "message queue %d (key 0x%x): msgget gave %d", d->id, d->key, id);
-	__cleanup_free char *buf = malloc(sizeof(long) + MSG_MAX_BYTES);
-	if (!buf)
-		return cr_fail_errno(e, ENOMEM, "out of memory");
-	for (size_t i = 0; i < me->n_msgs; i++) {
+	char *buf = malloc(sizeof(long) + MSG_MAX_BYTES);
+	int ret = buf ? 0 : cr_fail_errno(e, ENOMEM, "out of memory");
+	for (size_t i = 0; !ret && i < me->n_msgs; i++) {
 		const IpcMsg *m = me->msgs[i];
-		if (m->data.len > MSG_MAX_BYTES)
-			return cr_fail_errno(e, EBADMSG, "ipc-msg.img: queue %d: a message of %zu bytes", id,
-					     m->data.len);
 		long t = m->mtype;
+		if (m->data.len > MSG_MAX_BYTES) {
+			ret = cr_fail_errno(e, EBADMSG, "ipc-msg.img: queue %d: a message of %zu bytes", id,
+					    m->data.len);
+			break;
+		}
 		memcpy(buf, &t, sizeof(t));
 		if (m->data.len)
 			memcpy(buf + sizeof(long), m->data.data, m->data.len);
 		if (msgsnd(id, buf, m->data.len, IPC_NOWAIT) < 0)
-			return cr_fail_sys(e, "message queue %d: message %zu of %zu bytes", id, i,
-					   m->data.len);
+			ret =
+			    cr_fail_sys(e, "message queue %d: message %zu of %zu bytes", id, i, m->data.len);
 	}
+	free(buf);
+	if (ret)
+		return -1;
 	return set_perm(id, d, false, me->qbytes, me->has_qbytes, e);
 }
 

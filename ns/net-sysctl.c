@@ -69,7 +69,7 @@ static int read_small(const char *path, char *buf, size_t len)
 int ns_net_sysctl_dump(NetEntry *ne, struct cr_err *e)
 {
 	size_t n = sizeof(sysctls) / sizeof(sysctls[0]);
-	ne->sysctls = calloc(n, sizeof(*ne->sysctls));
+	ne->sysctls = calloc(n, sizeof(void *));
 	if (!ne->sysctls)
 		return cr_fail_errno(e, ENOMEM, "out of memory");
 	for (size_t i = 0; i < n; i++) {

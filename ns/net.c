@@ -127,7 +127,7 @@ static int dump_link(struct net_dump *d, struct rtnl_link *l, struct cr_err *e)
 			       "namespace (loopback, veth, bridge, dummy)",
 			       name, type ? type : "?");
 	NetLinkEntry *le = calloc(1, sizeof(*le));
-	NetLinkEntry **nl = grow(d->ne->links, d->ne->n_links, sizeof(*nl));
+	NetLinkEntry **nl = grow(d->ne->links, d->ne->n_links, sizeof(void *));
 	if (!le || !nl) {
 		free(le);
 		if (nl)
@@ -164,7 +164,7 @@ static int dump_link(struct net_dump *d, struct rtnl_link *l, struct cr_err *e)
 static int dump_addr(struct net_dump *d, struct rtnl_addr *a, struct cr_err *e)
 {
 	NetAddrEntry *ae = calloc(1, sizeof(*ae));
-	NetAddrEntry **na = grow(d->ne->addrs, d->ne->n_addrs, sizeof(*na));
+	NetAddrEntry **na = grow(d->ne->addrs, d->ne->n_addrs, sizeof(void *));
 	if (!ae || !na) {
 		free(ae);
 		if (na)
@@ -208,7 +208,7 @@ static int dump_route(struct net_dump *d, struct rtnl_route *r, struct cr_err *e
 			       "not supported yet: a route with %d next hops in the tree's network namespace",
 			       rtnl_route_get_nnexthops(r));
 	NetRouteEntry *re = calloc(1, sizeof(*re));
-	NetRouteEntry **nr = grow(d->ne->routes, d->ne->n_routes, sizeof(*nr));
+	NetRouteEntry **nr = grow(d->ne->routes, d->ne->n_routes, sizeof(void *));
 	if (!re || !nr) {
 		free(re);
 		if (nr)
@@ -252,7 +252,7 @@ static int dump_rule(struct net_dump *d, struct rtnl_rule *r, struct cr_err *e)
 	if (rule_is_default(r))
 		return 0;
 	NetRuleEntry *ue = calloc(1, sizeof(*ue));
-	NetRuleEntry **nr = grow(d->ne->rules, d->ne->n_rules, sizeof(*nr));
+	NetRuleEntry **nr = grow(d->ne->rules, d->ne->n_rules, sizeof(void *));
 	if (!ue || !nr) {
 		free(ue);
 		if (nr)
@@ -285,9 +285,6 @@ static int dump_rule(struct net_dump *d, struct rtnl_rule *r, struct cr_err *e)
 	return 0;
 }
 
-#define FOREACH_OBJ(cache, obj)                                                                              \
-	for (struct nl_object *obj = nl_cache_get_first(cache); obj; obj = nl_cache_get_next(obj))
-
 static int read_all(void *arg, struct cr_err *e)
 {
 	struct net_dump *d = arg;
@@ -301,18 +298,18 @@ static int read_all(void *arg, struct cr_err *e)
 	    (r = rtnl_route_alloc_cache(sk, AF_UNSPEC, 0, &routes)) < 0 ||
 	    (r = rtnl_rule_alloc_cache(sk, AF_UNSPEC, &rules)) < 0)
 		return cr_fail_errno(e, EIO, "rtnetlink dump: %s", nl_geterror(r));
-	FOREACH_OBJ(links, o)
-	if (dump_link(d, (struct rtnl_link *)o, e))
-		return -1;
-	FOREACH_OBJ(addrs, o)
-	if (dump_addr(d, (struct rtnl_addr *)o, e))
-		return -1;
-	FOREACH_OBJ(routes, o)
-	if (dump_route(d, (struct rtnl_route *)o, e))
-		return -1;
-	FOREACH_OBJ(rules, o)
-	if (dump_rule(d, (struct rtnl_rule *)o, e))
-		return -1;
+	for (struct nl_object *o = nl_cache_get_first(links); o; o = nl_cache_get_next(o))
+		if (dump_link(d, (struct rtnl_link *)o, e))
+			return -1;
+	for (struct nl_object *o = nl_cache_get_first(addrs); o; o = nl_cache_get_next(o))
+		if (dump_addr(d, (struct rtnl_addr *)o, e))
+			return -1;
+	for (struct nl_object *o = nl_cache_get_first(routes); o; o = nl_cache_get_next(o))
+		if (dump_route(d, (struct rtnl_route *)o, e))
+			return -1;
+	for (struct nl_object *o = nl_cache_get_first(rules); o; o = nl_cache_get_next(o))
+		if (dump_rule(d, (struct rtnl_rule *)o, e))
+			return -1;
 	return ns_net_sysctl_dump(d->ne, e) || ns_nft_dump(&d->ne->nft, e);
 }
 
@@ -343,8 +340,7 @@ static int del_veths(void *arg, struct cr_err *e)
 		return -1;
 	if ((r = rtnl_link_alloc_cache(sk, AF_UNSPEC, &links)) < 0)
 		return cr_fail_errno(e, EIO, "rtnetlink dump: %s", nl_geterror(r));
-	FOREACH_OBJ(links, o)
-	{
+	for (struct nl_object *o = nl_cache_get_first(links); o; o = nl_cache_get_next(o)) {
 		struct rtnl_link *l = (struct rtnl_link *)o;
 		const char *type = rtnl_link_get_type(l);
 		if (!type || strcmp(type, "veth"))

@@ -257,16 +257,11 @@ void ns_dump_free(struct ns_dumped *d)
 	free(d);
 }
 
-int ns_dump(const struct ns_dump_args *a, struct cr_err *e)
+static int dump_all(const struct ns_dump_args *a, uint64_t (*ids)[NS_KINDS], NsTaskEntry *te, NsIds *ti,
+		    NsTaskEntry **tp, struct cr_err *e)
 {
 	uint64_t self[NS_KINDS];
-	__cleanup_free uint64_t(*ids)[NS_KINDS] = calloc(a->n, sizeof(*ids));
-	__cleanup_free NsTaskEntry *te = calloc(a->n, sizeof(*te));
-	__cleanup_free NsIds *ti = calloc(a->n + 1, sizeof(*ti));
-	__cleanup_free NsTaskEntry **tp = calloc(a->n, sizeof(*tp));
 	struct utsname u;
-	if (!ids || !te || !ti || !tp)
-		return cr_fail_errno(e, ENOMEM, "out of memory");
 	if (ns_read_ids(0, self, e))
 		return -1;
 	struct stat ist;
@@ -302,4 +297,19 @@ int ns_dump(const struct ns_dump_args *a, struct cr_err *e)
 		      a->created(a->created_arg, IMG_NS, 0, e);
 	ns_ipc_dump_free(&ne);
 	return ret ? -1 : 0;
+}
+
+int ns_dump(const struct ns_dump_args *a, struct cr_err *e)
+{
+	uint64_t(*ids)[NS_KINDS] = calloc(a->n, sizeof(*ids));
+	NsTaskEntry *te = calloc(a->n, sizeof(*te));
+	NsIds *ti = calloc(a->n + 1, sizeof(*ti));
+	NsTaskEntry **tp = calloc(a->n, sizeof(void *));
+	int ret = ids && te && ti && tp ? dump_all(a, ids, te, ti, tp, e)
+					: cr_fail_errno(e, ENOMEM, "out of memory");
+	free(ids);
+	free(te);
+	free(ti);
+	free(tp);
+	return ret;
 }

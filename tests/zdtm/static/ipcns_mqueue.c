@@ -8,7 +8,7 @@
 
 int main(int argc, char **argv)
 {
-	struct mq_attr at = {.mq_maxmsg = 8, .mq_msgsize = 256}, got;
+	struct mq_attr at = {.mq_maxmsg = 8, .mq_msgsize = 256}, got = {0};
 	test_init(argc, argv);
 	unsigned long host = nsw_ino("ipc");
 	nsw_unshare(CLONE_NEWIPC, "CLONE_NEWIPC");

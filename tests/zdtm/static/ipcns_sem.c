@@ -17,8 +17,8 @@ static const unsigned short want[5] = {0, 1, 7, 300, 32767};
 static void check(int id, key_t key, int n, const unsigned short *v, unsigned mode, gid_t gid,
 		  const char *when)
 {
-	struct semid_ds ds;
-	unsigned short got[8];
+	struct semid_ds ds = {0};
+	unsigned short got[8] = {0};
 	union semun u = {.buf = &ds};
 	if (semctl(id, 0, IPC_STAT, u) < 0)
 		return fail("%s: set %d: IPC_STAT", when, id);

@@ -15,7 +15,8 @@ int main(int argc, char **argv)
 	nsw_must("ip link set lo up mtu 60000");
 	nsw_must("ip addr add 127.0.0.2/8 dev lo");
 	nsw_must("ip -6 addr add ::2/128 dev lo nodad");
-	char *addr = nsw_out("ip -o addr", NULL), *link = nsw_out("ip -o link", NULL);
+	static char *addr, *link;
+	addr = nsw_out("ip -o addr", NULL), link = nsw_out("ip -o link", NULL);
 	if (!strstr(addr, "127.0.0.2/8") || !strstr(link, "mtu 60000"))
 		fail("setup: %s %s", addr, link);
 	test_daemon();

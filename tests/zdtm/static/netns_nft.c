@@ -23,7 +23,8 @@ int main(int argc, char **argv)
 	nsw_must("nft add table ip nsworld_nat");
 	nsw_must("nft add chain ip nsworld_nat post '{ type nat hook postrouting priority 100; }'");
 	nsw_must("nft add rule ip nsworld_nat post ip saddr 10.91.0.0/24 masquerade");
-	char *rs = nsw_out(RS, NULL);
+	static char *rs;
+	rs = nsw_out(RS, NULL);
 	if (!strstr(rs, "nsworld_f") || !strstr(rs, "masquerade"))
 		fail("setup:\n%s", rs);
 	test_daemon();

@@ -23,7 +23,8 @@ int main(int argc, char **argv)
 	nsw_must("ip route add 10.98.1.0/24 dev nswra0 src 10.92.0.1 proto static");
 	nsw_must("ip -6 route add fd00:93::/48 via fd00:92::2");
 	nsw_must("ip -6 route add fd00:94::/64 dev nswra0 table 101 metric 7");
-	char *r4 = nsw_out(R4, NULL), *r6 = nsw_out(R6, DROP6);
+	static char *r4, *r6;
+	r4 = nsw_out(R4, NULL), r6 = nsw_out(R6, DROP6);
 	if (!strstr(r4, "10.93.0.0/16 via 10.92.0.2") || !strstr(r6, "fd00:93::/48"))
 		fail("setup:\n%s%s", r4, r6);
 	test_daemon();

@@ -16,7 +16,8 @@ int main(int argc, char **argv)
 	nsw_must("ip rule add tos 0x10 table 105 prio 105");
 	nsw_must("ip rule add from 10.99.0.0/16 blackhole prio 106");
 	nsw_must("ip -6 rule add from fd00:91::/64 table 104 prio 104");
-	char *r4 = nsw_out("ip rule", NULL), *r6 = nsw_out("ip -6 rule", NULL);
+	static char *r4, *r6;
+	r4 = nsw_out("ip rule", NULL), r6 = nsw_out("ip -6 rule", NULL);
 	if (!strstr(r4, "fwmark 0x7/0xff") || !strstr(r6, "fd00:91::/64"))
 		fail("setup:\n%s%s", r4, r6);
 	test_daemon();

@@ -22,8 +22,10 @@ int main(int argc, char **argv)
 	nsw_must("ip -6 addr add fd00:91::1/64 dev nswva0 nodad");
 	nsw_must("ip addr add 10.97.0.1/24 dev nswbr0");
 	nsw_must("ip link set nswva0 up && ip link set nswvb0 up && ip link set nswbr0 up");
-	char *addr = nsw_out("ip -o addr | sed -e 's/\\\\.*//' -e 's/ tentative//'", NULL);
-	char *link = nsw_out("ip -o link | sed -E 's/(NO-CARRIER,|,LOWER_UP|state [A-Z]+ )//g'", NULL);
+	static char *addr;
+	addr = nsw_out("ip -o addr | sed -e 's/\\\\.*//' -e 's/ tentative//'", NULL);
+	static char *link;
+	link = nsw_out("ip -o link | sed -E 's/(NO-CARRIER,|,LOWER_UP|state [A-Z]+ )//g'", NULL);
 	test_daemon();
 	test_waitsig();
 	nsw_own("net", host);

@@ -39,7 +39,8 @@ int main(int argc, char **argv)
 	nsw_must("nsenter --net=%s ip addr add 10.90.0.1/30 dev " OUT, hn);
 	nsw_must("nsenter --net=%s ip link set " OUT " up", hn);
 	nsw_must("ip addr add 10.90.0.2/30 dev eth0 && ip link set eth0 up");
-	char *addr = nsw_out("ip -o -4 addr", NULL);
+	static char *addr;
+	addr = nsw_out("ip -o -4 addr", NULL);
 	test_daemon();
 	test_waitsig();
 	nsw_own("net", host);

@@ -28,7 +28,8 @@ int main(int argc, char **argv)
 		test_skip("timens_offsets: %m");
 	}
 	test_init(argc, argv);
-	char *off = nsw_out("cat /proc/self/timens_offsets", NULL);
+	static char *off;
+	off = nsw_out("cat /proc/self/timens_offsets", NULL);
 	if (now(CLOCK_MONOTONIC) < MONO || now(CLOCK_BOOTTIME) < BOOT)
 		fail("setup: clocks not offset: %lld %lld", now(CLOCK_MONOTONIC), now(CLOCK_BOOTTIME));
 	test_daemon();

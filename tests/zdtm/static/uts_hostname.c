@@ -19,7 +19,8 @@ int main(int argc, char **argv)
 		fail("names after restore: %s %s", u.nodename, u.domainname);
 	char cmd[128];
 	snprintf(cmd, sizeof(cmd), "nsenter --uts=%s hostname", nsw_host("uts"));
-	char *h = nsw_out(cmd, NULL);
+	static char *h;
+	h = nsw_out(cmd, NULL);
 	h[strcspn(h, "\n")] = '\0';
 	if (strcmp(h, h0.nodename))
 		fail("host name: %s, was %s", h, h0.nodename);
