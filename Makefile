@@ -2,7 +2,7 @@
 #   make            build crshim            make test    deps + build + unit + zdtm quick tier
 #   make deps       install Debian packages make demo    checkpoint/restore a running counter
 #   make install    PREFIX=/usr/local       make bench   dump/restore throughput
-#   make zdtm [MODE=cr|checkpoint|iters|fault|snaps] [ITERS=N] [TESTS="a b"] [FAULT=name|all]
+#   make zdtm [MODE=cr|checkpoint|iters|fault|snaps] [ITERS=N] [TESTS="a b"] [FAULT=name|all] [REPEAT=N] [LOAD=N]
 ARCH ?= $(shell uname -m)
 CROSS_COMPILE ?=
 CC := $(CROSS_COMPILE)gcc
@@ -117,7 +117,7 @@ unit: $(UNIT_BIN)
 
 zdtm: all
 	$(MAKE) -C tests/zdtm run CRSHIM=$(CURDIR)/$(B)/crshim MODE=$(or $(MODE),cr) ITERS=$(or $(ITERS),3) \
-		TESTS="$(TESTS)" FAULT="$(FAULT)"
+		TESTS="$(TESTS)" FAULT="$(FAULT)" REPEAT="$(or $(REPEAT),1)" LOAD="$(or $(LOAD),0)"
 
 test: deps deps-integration
 	$(MAKE) all

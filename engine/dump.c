@@ -95,88 +95,6 @@ static int check_task(pid_t pid, struct proc_status *st, struct cr_err *e)
 	return 0;
 }
 
-/* ---------------- threads ---------------- */
-
-static bool thread_known(const struct dump_ctx *c, pid_t tid)
-{
-	if (tid == c->pid)
-		return true;
-	for (size_t i = 0; i < c->nth; i++)
-		if (c->th[i].tid == tid)
-			return true;
-	return false;
-}
-
-/* A thread that is gone, or dead and only still listed (zombie, exiting). */
-static bool thread_dead(pid_t pid, pid_t tid)
-{
-	char buf[256];
-	const char *p = proc_stat_comm_end(pid, tid, buf, sizeof(buf));
-	return !p || p[1] != ' ' || p[2] == 'Z' || p[2] == 'X' || p[2] == 'x';
-}
-
-/* Seize every thread but the leader (already seized); scan /proc/PID/task again until a scan finds no new
- * one (a running thread may create threads until it is stopped). Returns the number of unknown threads this
- * scan met, seized or gone meanwhile: one that exited before we got it may have started another. */
-static int seize_thread_scan(struct dump_ctx *c, struct cr_err *e)
-{
-	char path[64];
-	int found = 0;
-	snprintf(path, sizeof(path), "/proc/%d/task", c->pid);
-	__cleanup_closedir DIR *d = opendir(path);
-	if (!d)
-		return cr_fail_sys(e, "open %s", path);
-	struct dirent *de;
-	while ((de = readdir(d))) {
-		pid_t tid = (pid_t)atoi(de->d_name);
-		if (tid <= 0 || thread_known(c, tid))
-			continue;
-		if (c->nth == c->th_cap) {
-			size_t ncap = c->th_cap ? c->th_cap * 2 : 8;
-			void *n = realloc(c->th, ncap * sizeof(*c->th));
-			if (!n)
-				return cr_fail_errno(e, ENOMEM, "out of memory");
-			c->th = n;
-			c->th_cap = ncap;
-		}
-		struct dump_thread *t = &c->th[c->nth];
-		memset(t, 0, sizeof(*t));
-		t->tid = tid;
-		found++;
-		if (seize_task(tid, &t->s, e)) {
-			/* it exited meanwhile (EPERM: a thread already dead, not yet gone from the list) */
-			if (e->errnum == ESRCH || (e->errnum == EPERM && thread_dead(c->pid, tid))) {
-				cr_err_clear(e);
-				continue;
-			}
-			return cr_wrap(e, "thread %d", tid);
-		}
-		c->nth++;
-	}
-	return found;
-}
-
-static int seize_threads(struct dump_ctx *c, struct cr_err *e)
-{
-	for (int round = 0; round < 1000; round++) {
-		int r = seize_thread_scan(c, e);
-		if (r <= 0)
-			return r;
-	}
-	return cr_fail_errno(e, EBUSY, "task %d keeps creating threads", c->pid);
-}
-
-static void release_threads(struct dump_ctx *c)
-{
-	struct cr_err e2;
-	for (size_t i = 0; i < c->nth; i++) {
-		struct dump_thread *t = &c->th[i];
-		if (t->s.attached && t->regs_ok)
-			arch_set_gpregs(t->tid, t->regs_resume, &e2);
-		seize_release(&t->s, &e2);
-	}
-}
-
 /*
  * Threads of a killed process: reap our ptrace notifications so the leader can go. Polled, not waited for one
  * by one: the last thread of a PID namespace's init waits in the kernel until every task of the namespace is
@@ -215,19 +133,6 @@ static int collect_thread(struct dump_ctx *c, struct dump_thread *t, struct cr_e
 	t->in_syscall_eintr = arch_fixup_syscall_restart(t->regs_resume, t->regs_image);
 	return 0;
 }
-
-/* The whole tree, parents before children; the root writes it. */
-struct dump_tree {
-	struct dump_ctx *c;
-	size_t n, cap;
-	struct dump_shmem *shm;	      /* shared memory objects, dumped once for the tree */
-	struct dump_ipc_shm *ipc_shm; /* System V shared memory segments, dumped once for the tree */
-	struct dump_fdshare *fdsh;    /* tree-wide numbers of open file descriptions */
-	struct ns_dumped *ns;	      /* ns/: what is needed once the tree is killed */
-	struct mem_track *trk;	      /* dirty-page tracking, the parent images (mem/track.c) */
-	int ipc_self;		/* ns_dump_enter: crshim's own IPC namespace while it is in the tree's */
-	bool pidns, mntns_proc; /* the root is the init of its own PID namespace (and has own mounts) */
-};
 
 static int write_pstree(struct dump_tree *tr, struct cr_err *e)
 {
@@ -357,90 +262,6 @@ static int dump_zombie(struct dump_ctx *c, struct cr_err *e)
 
 /* ---------------- the tree ---------------- */
 
-static bool tree_has(const struct dump_tree *tr, pid_t pid)
-{
-	for (size_t i = 0; i < tr->n; i++)
-		if (tr->c[i].pid == pid)
-			return true;
-	return false;
-}
-
-static int tree_add(struct dump_tree *tr, struct cr_opts *o, pid_t pid, pid_t ppid, struct cr_err *e)
-{
-	if (tr->n == tr->cap) {
-		size_t ncap = tr->cap ? tr->cap * 2 : 8;
-		void *n = realloc(tr->c, ncap * sizeof(*tr->c));
-		if (!n)
-			return cr_fail_errno(e, ENOMEM, "out of memory");
-		tr->c = n;
-		tr->cap = ncap;
-	}
-	struct dump_ctx *c = &tr->c[tr->n];
-	memset(c, 0, sizeof(*c));
-	c->o = o, c->pid = pid, c->ppid = ppid, c->dirfd = o->imgdir_fd, c->root = tr->n == 0;
-	c->shm = tr->shm, c->fdsh = tr->fdsh, c->ipc_shm = tr->ipc_shm, c->trk = tr->trk;
-	tr->n++;
-	return 0;
-}
-
-/* The children of every thread of tree task idx (seized: the set cannot change any more). */
-static int add_children(struct dump_tree *tr, size_t idx, struct cr_err *e)
-{
-	size_t nth = tr->c[idx].nth;
-	pid_t pid = tr->c[idx].pid;
-	for (size_t k = 0; k <= nth; k++) {
-		pid_t tid = k ? tr->c[idx].th[k - 1].tid : pid;
-		char name[64];
-		__cleanup_free char *ch = NULL;
-		snprintf(name, sizeof(name), "task/%d/children", tid);
-		if (proc_read(pid, name, &ch, NULL, e))
-			return cr_wrap(e, "task %d", pid);
-		for (char *p = ch, *end; *p; p = end) {
-			long v = strtol(p, &end, 10);
-			if (end == p)
-				break;
-			if (v <= 0 || tree_has(tr, (pid_t)v))
-				continue;
-			if (tree_add(tr, tr->c[idx].o, (pid_t)v, pid, e))
-				return -1;
-			struct dump_ctx *c = &tr->c[tr->n - 1];
-			if (proc_parse_stat(c->pid, &c->stat, e))
-				return cr_wrap(e, "child %d of task %d", c->pid, pid);
-			if (c->stat.state == 'Z') {
-				c->zombie = true;
-				c->exit_code = (int)c->stat.f[52];
-			}
-		}
-	}
-	return 0;
-}
-
-/* Seize the tree top-down: a task with all its threads, then its children. */
-static int seize_tree(struct dump_tree *tr, struct cr_err *e)
-{
-	for (size_t i = 0; i < tr->n; i++) {
-		struct dump_ctx *c = &tr->c[i];
-		if (c->zombie)
-			continue;
-		if (i) {
-			proc_status_free(&c->st);
-			if (check_task(c->pid, &c->st, e))
-				return cr_wrap(e, "child %d of task %d", c->pid, c->ppid);
-		}
-		if (seize_task(c->pid, &c->s, e))
-			return -1;
-		if (seize_threads(c, e) < 0)
-			return -1;
-		if (c->nth)
-			pr_info("task %d: %zu more threads seized\n", c->pid, c->nth);
-		if (add_children(tr, i, e))
-			return -1;
-	}
-	if (tr->n > 1)
-		pr_info("tree of task %d: %zu processes\n", tr->c[0].pid, tr->n);
-	return 0;
-}
-
 static int ns_created(void *arg, enum img_kind k, int id, struct cr_err *e)
 {
 	return dump_created(arg, k, id, e);
@@ -495,15 +316,6 @@ static int dump_tree_images(struct dump_tree *tr, struct cr_err *e)
 	if (write_pstree(tr, e))
 		return -1;
 	return write_inventory(&tr->c[0], tr->pidns, tr->mntns_proc, e);
-}
-
-static void release_task(struct dump_ctx *c)
-{
-	struct cr_err e2;
-	release_threads(c);
-	if (c->s.attached && c->regs_ok)
-		arch_set_gpregs(c->pid, c->regs_resume, &e2);
-	seize_release(&c->s, &e2);
 }
 
 /* Kill every process of the tree; wait until each is gone (~2 s in all at most). */
@@ -584,7 +396,7 @@ int eng_dump(struct cr_opts *o, struct cr_err *err)
 	if (eng_ext_check(o, err) || open_images_dir(o, err) || check_task(o->pid, &st0, err) ||
 	    dump_shmem_new(&tr.shm, err) || dump_fdshare_new(&tr.fdsh, err) ||
 	    ns_dump_enter(o->pid, &tr.ipc_self, err) || dump_ipc_shm_new(&tr.ipc_shm, err) ||
-	    mem_track_open(o, o->imgdir_fd, &tr.trk, err) || tree_add(&tr, o, o->pid, 0, err))
+	    mem_track_open(o, o->imgdir_fd, &tr.trk, err) || dump_tree_add(&tr, o, o->pid, 0, err))
 		goto out_noseize;
 	tr.c[0].st = st0;
 	st0 = (struct proc_status){0};
@@ -619,13 +431,13 @@ int eng_dump(struct cr_opts *o, struct cr_err *err)
 		for (size_t i = tr.n; i-- > 0;) {
 			remove_created(&tr.c[i]);
 			dump_sk_finish(&tr.c[i], DUMP_SK_RESUME);
-			release_task(&tr.c[i]);
+			seize_release_task(&tr.c[i]);
 		}
 	} else if (o->leave_running) {
 		for (size_t i = tr.n; i-- > 0;) {
 			struct dump_ctx *c = &tr.c[i];
 			dump_sk_finish(c, DUMP_SK_RESUME);
-			release_threads(c);
+			seize_release_threads(c);
 			struct cr_err e2;
 			int r1 = c->s.attached ? arch_set_gpregs(c->pid, c->regs_resume, err) : 0;
 			int r2 = seize_release(&c->s, r1 ? &e2 : err);

@@ -152,4 +152,28 @@ int dump_files_carried(struct dump_ctx *c, int fd, uint32_t id, struct img_write
 int dump_pidns(struct dump_ctx *cs, size_t n, bool *pidns, bool *mntns_proc, struct cr_err *e);
 void dump_pidns_pstree(const struct dump_ctx *c, PstreeEntry *pe);
 
+struct ns_dumped;
+/* The whole tree, parents before children; the root writes it. */
+struct dump_tree {
+	struct dump_ctx *c;
+	size_t n, cap;
+	struct dump_shmem *shm;	      /* shared memory objects, dumped once for the tree */
+	struct dump_ipc_shm *ipc_shm; /* System V shared memory segments, dumped once for the tree */
+	struct dump_fdshare *fdsh;    /* tree-wide numbers of open file descriptions */
+	struct ns_dumped *ns;	      /* ns/: what is needed once the tree is killed */
+	struct mem_track *trk;	      /* dirty-page tracking, the parent images (mem/track.c) */
+	int ipc_self;		      /* ns_dump_enter: crshim's own IPC namespace while it is in the tree's */
+	bool pidns, mntns_proc;	      /* the root is the init of its own PID namespace (and has own mounts) */
+};
+
+bool dump_tree_has(const struct dump_tree *tr, pid_t pid);
+/* A new entry at the end of the tree (realloc: pointers into tr->c do not stay valid). */
+int dump_tree_add(struct dump_tree *tr, struct cr_opts *o, pid_t pid, pid_t ppid, struct cr_err *e);
+/* task/seize-tree.c: seize the whole tree (parents before children, threads too) until it is stable, within a
+ * bounded time; the root's entry must be there. */
+int seize_tree(struct dump_tree *tr, struct cr_err *e);
+/* Let a seized task and its threads go (registers set back if they were read). */
+void seize_release_task(struct dump_ctx *c);
+void seize_release_threads(struct dump_ctx *c);
+
 #endif

@@ -168,8 +168,12 @@ int seize_release(struct seized *s, struct cr_err *e)
 		return 0;
 	if (s->mask_saved && ptrace(PTRACE_SETSIGMASK, s->pid, (void *)sizeof(uint64_t), &s->sigmask))
 		ret = cr_fail_sys(e, "task %d: restore sigmask", s->pid);
-	if (ptrace(PTRACE_DETACH, s->pid, NULL, NULL) && errno != ESRCH)
-		ret = cr_fail_sys(e, "task %d: PTRACE_DETACH", s->pid);
+	if (ptrace(PTRACE_DETACH, s->pid, NULL, NULL)) {
+		if (errno != ESRCH)
+			ret = cr_fail_sys(e, "task %d: PTRACE_DETACH", s->pid);
+		else /* killed while seized: reap our notification so that it can go */
+			waitpid(s->pid, &(int){0}, __WALL | WNOHANG);
+	}
 	s->attached = false;
 	if (s->was_stopped) {
 		/* The kernel re-enters a group-stop still in effect; make sure it does. */

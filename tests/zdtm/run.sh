@@ -5,8 +5,9 @@
 # run.sh --mode fault --fault NAME|NUMBER|all [TEST...]   tests under fault points (see fault_tests)
 # run.sh --mode group [TEST...]   the tests under one parent, dumped and restored together
 # run.sh --selftest        check that broken states are reported as "not ok"
+# --repeat N: each test N times in a row; --load N: N CPU- and fork-heavy jobs run beside the tests
 #
-# Environment: CRSHIM, MODE, ITERS, FAULT, ZDTM_BIN (built tests, default build/zdtm),
+# Environment: CRSHIM, MODE, ITERS, FAULT, REPEAT, LOAD, ZDTM_BIN (built tests, default build/zdtm),
 # ZDTM_TMP (work dirs, default /tmp), ZDTM_TIMEOUT (seconds per crshim call, default 60).
 set -u
 
@@ -27,6 +28,8 @@ CRSHIM=${CRSHIM:-$TOP/build/crshim}
 MODE=${MODE:-cr}
 ITERS=${ITERS:-3}
 FAULT=${FAULT:-}
+REPEAT=${REPEAT:-1}
+LOAD=${LOAD:-0}
 KEEP=0
 LIST=0
 SELFTEST=0
@@ -39,7 +42,7 @@ INHFD=
 SNAPOF=()
 
 usage() {
-	sed -n '2,10p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+	sed -n '2,11p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
 	exit "$1"
 }
 
@@ -53,6 +56,10 @@ while [ $# -gt 0 ]; do
 	--iters=*) ITERS=${1#*=}; shift ;;
 	--fault) FAULT=$2; shift 2 ;;
 	--fault=*) FAULT=${1#*=}; shift ;;
+	--repeat) REPEAT=$2; shift 2 ;;
+	--repeat=*) REPEAT=${1#*=}; shift ;;
+	--load) LOAD=$2; shift 2 ;;
+	--load=*) LOAD=${1#*=}; shift ;;
 	--keep) KEEP=1; shift ;;
 	--list) LIST=1; shift ;;
 	--selftest) SELFTEST=1; shift ;;
@@ -69,6 +76,29 @@ fault) [ -n "$FAULT" ] || { echo "run.sh: mode fault needs --fault NAME|NUMBER|a
 iters) [[ "$ITERS" =~ ^[1-9][0-9]*$ ]] || { echo "run.sh: bad --iters $ITERS" >&2; exit 2; } ;;
 *) echo "run.sh: unknown mode $MODE (cr, checkpoint, iters, nocr, dumpfail, fault, group, snaps)" >&2; exit 2 ;;
 esac
+[[ "$REPEAT" =~ ^[1-9][0-9]*$ ]] || { echo "run.sh: bad --repeat $REPEAT (REPEAT)" >&2; exit 2; }
+[[ "$LOAD" =~ ^[0-9]+$ ]] || { echo "run.sh: bad --load $LOAD (LOAD)" >&2; exit 2; }
+
+# ---------------------------------------------------------------- background load (--load N)
+# N jobs, each in a session of its own, that fork and exec a short-lived program and spin the CPU in turn;
+# stopped (whole process groups) when the runner exits, whatever the way.
+LOADPIDS=()
+load_start() {
+	local i
+	for ((i = 0; i < LOAD; i++)); do
+		setsid bash -c 'while :; do /bin/true; (:); for ((i = 0; i < 3000; i++)); do :; done; done' \
+			</dev/null >/dev/null 2>&1 &
+		LOADPIDS+=($!)
+	done
+	[ "$LOAD" -gt 0 ] && echo "# load: $LOAD CPU- and fork-heavy jobs (${LOADPIDS[*]})"
+	return 0
+}
+load_stop() {
+	local p
+	for p in "${LOADPIDS[@]+"${LOADPIDS[@]}"}"; do kill -KILL -- "-$p" "$p" 2>/dev/null; done
+	for p in "${LOADPIDS[@]+"${LOADPIDS[@]}"}"; do wait "$p" 2>/dev/null; done
+	LOADPIDS=()
+}
 
 # ---------------------------------------------------------------- .desc files
 # One "key: value" per line, '#' comments. Keys: opts, args, skip, flags, arch, mode-skip, snap-ignore, tty, inhfd,
@@ -808,9 +838,9 @@ report() { # status name reason
 	local l
 	TAPN=$((TAPN + 1))
 	case "$1" in
-	ok) echo "ok $TAPN - ${FPREFIX:-}$2" ;;
-	skip) echo "ok $TAPN - ${FPREFIX:-}$2 # SKIP $3" ;;
-	*) echo "not ok $TAPN - ${FPREFIX:-}$2: $3"; FAILED=$((FAILED + 1)) ;;
+	ok) echo "ok $TAPN - ${FPREFIX:-}$2${RSUFFIX:-}" ;;
+	skip) echo "ok $TAPN - ${FPREFIX:-}$2${RSUFFIX:-} # SKIP $3" ;;
+	*) echo "not ok $TAPN - ${FPREFIX:-}$2${RSUFFIX:-}: $3"; FAILED=$((FAILED + 1)) ;;
 	esac
 	for l in "${DIAG[@]+"${DIAG[@]}"}"; do echo "# $l"; done
 }
@@ -823,7 +853,7 @@ run_test() { # name
 	OPTS=()
 	if [ ! -f "$HERE/$(test_dir "$name")/$name.c" ]; then
 		report fail "$name" "no such test"
-		return
+		return 1
 	fi
 	s=$(desc_get "$name" skip)
 	[ -n "$s" ] && { report skip "$name" "$s"; return; }
@@ -854,6 +884,7 @@ run_test() { # name
 	if [ $rc -ne 1 ] && [ $KEEP = 0 ]; then
 		rm -rf "$TDIR"
 	fi
+	[ $rc -ne 1 ]
 }
 
 # ---------------------------------------------------------------- selftest
@@ -933,6 +964,9 @@ if [ $SELFTEST = 1 ]; then
 	exit $?
 fi
 
+trap load_stop EXIT
+load_start
+
 if [ "$MODE" = fault ]; then
 	[ -x "$CRSHIM" ] || { echo "1..0 # SKIP crshim not found at $CRSHIM"; exit 1; }
 	NAMES=("${NAMES[@]#static/}")
@@ -963,11 +997,26 @@ if [ "$MODE" != nocr ] && [ ! -x "$CRSHIM" ]; then
 	exit 1
 fi
 
-echo "1..${#NAMES[@]}"
-echo "# mode $MODE$([ "$MODE" = iters ] && echo " x$ITERS"), crshim $CRSHIM, kernel $(uname -r)"
+echo "1..$((${#NAMES[@]} * REPEAT))"
+echo "# mode $MODE$([ "$MODE" = iters ] && echo " x$ITERS")$([ "$REPEAT" -gt 1 ] && echo ", each test $REPEAT times")$([ "$LOAD" -gt 0 ] && echo ", load $LOAD"), crshim $CRSHIM, kernel $(uname -r)"
 trap 'cleanup_test; exit 130' INT TERM
 for t in "${NAMES[@]}"; do
-	run_test "$t"
+	if [ "$REPEAT" = 1 ]; then
+		run_test "$t"
+		continue
+	fi
+	passed=0 streak=0 best=0
+	for ((r = 1; r <= REPEAT; r++)); do
+		RSUFFIX=" [$r/$REPEAT]"
+		if run_test "$t"; then
+			passed=$((passed + 1)) streak=$((streak + 1))
+		else
+			streak=0
+		fi
+		[ $streak -gt $best ] && best=$streak
+	done
+	RSUFFIX=
+	echo "# $t: $passed of $REPEAT passed (longest run in a row: $best)"
 done
-echo "# $FAILED of ${#NAMES[@]} failed"
+echo "# $FAILED of $((${#NAMES[@]} * REPEAT)) failed"
 [ $FAILED -eq 0 ]
