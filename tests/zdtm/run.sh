@@ -186,7 +186,13 @@ snapshot() { # pid
 	echo "## status"
 	grep -E "^($STATUS_KEYS):" "/proc/$pid/status" 2>&1 | grep -v -E "^(${SNAP_IGNORE:-.^}):"
 	echo "## tree"
-	ROOTSNAP=$pid snap_tree "$pid"
+	# processes born and dying all the time: only the root's own line
+	if [[ "|$SNAP_IGNORE|" == *"|tree|"* ]]; then
+		ROOTSNAP=$pid snap_tree "$pid" | head -n1
+		echo '*'
+	else
+		ROOTSNAP=$pid snap_tree "$pid"
+	fi
 }
 
 status_field() { # pid key
