@@ -297,7 +297,8 @@ static int dump_ns(struct dump_tree *tr, struct cr_err *e)
 static int dump_tree_images(struct dump_tree *tr, struct cr_err *e)
 {
 	bool pre = tr->c[0].o->pre_dump;
-	if (!pre && (dump_pidns(tr->c, tr->n, &tr->pidns, &tr->mntns_proc, e) || dump_ns(tr, e)))
+	if (!pre && (dump_ctty_check(tr->c, tr->n, e) ||
+		     dump_pidns(tr->c, tr->n, &tr->pidns, &tr->mntns_proc, e) || dump_ns(tr, e)))
 		return -1;
 	/* A failed dump must never leave an older inventory next to our new files. */
 	if (unlinkat(tr->c[0].dirfd, "inventory.img", 0) && errno != ENOENT)

@@ -172,6 +172,9 @@ int dump_tree_add(struct dump_tree *tr, struct cr_opts *o, pid_t pid, pid_t ppid
 /* task/seize-tree.c: seize the whole tree (parents before children, threads too) until it is stable, within a
  * bounded time; the root's entry must be there. */
 int seize_tree(struct dump_tree *tr, struct cr_err *e);
+/* task/dump-ctty.c: a session leader whose controlling terminal no process of the tree holds an fd of fails
+ * the dump with one line (not with --shell-job). */
+int dump_ctty_check(const struct dump_ctx *cs, size_t n, struct cr_err *e);
 /* Let a seized task and its threads go (registers set back if they were read). */
 void seize_release_task(struct dump_ctx *c);
 void seize_release_threads(struct dump_ctx *c);
