@@ -75,8 +75,8 @@ int dump_ctty_check(const struct dump_ctx *cs, size_t n, struct cr_err *e)
 		int64_t nr = st.f[7];
 		if (!nr || st.f[6] != c->pid)
 			continue;
-		dev_t tty = makedev((unsigned)((nr >> 8) & 0xfff),
-				    (unsigned)((nr & 0xff) | ((nr >> 12) & 0xfff00)));
+		dev_t tty =
+		    makedev((unsigned)((nr >> 8) & 0xfff), (unsigned)((nr & 0xff) | ((nr >> 12) & 0xfff00)));
 		bool held = false;
 		for (size_t k = 0; k < n && !held; k++)
 			held = !cs[k].zombie && holds_tty(cs[k].pid, tty);
@@ -88,11 +88,12 @@ int dump_ctty_check(const struct dump_ctx *cs, size_t n, struct cr_err *e)
 				 (major(tty) - PTY_SLAVE_MAJOR_FIRST) * 256 + minor(tty));
 		else
 			snprintf(name, sizeof(name), "tty %u:%u", major(tty), minor(tty));
-		return cr_fail_errno(e, ENOTSUP,
-				     "task %d leads a session whose controlling terminal (%s) is outside the "
-				     "tree (no process of the tree holds an fd of it): it would be restored without "
-				     "it; not supported",
-				     c->pid, name);
+		return cr_fail_errno(
+		    e, ENOTSUP,
+		    "task %d leads a session whose controlling terminal (%s) is outside the "
+		    "tree (no process of the tree holds an fd of it): it would be restored without "
+		    "it; not supported",
+		    c->pid, name);
 	}
 	return 0;
 }
