@@ -155,15 +155,27 @@ static char stat_state(pid_t pid, struct proc_stat *st)
 	return st->state;
 }
 
+/* A zombie leader whose other threads still live (stat field 20, the thread count, counts the leader until
+ * it is reaped): not a dead process but one in the middle of an exec by another thread (or whose main thread
+ * called pthread_exit). */
+static bool leader_only_dead(const struct proc_stat *st)
+{
+	return st->state == 'Z' && st->f[20] > 1;
+}
+
+#define WHY_LEADER_DEAD "a process's main thread ended while its other threads live (an exec by a thread?)"
+
 /* Task idx of the tree (not the root) ended before it was stopped: a zombie now (*dropped false), or gone
- * (its parent does not wait for its children: *dropped true, removed from the tree). 0, or -1 if it is alive
- * after all (e keeps the seize error). */
+ * (its parent does not wait for its children: *dropped true, removed from the tree). 0, 2 if only its main
+ * thread ended (WHY_LEADER_DEAD), or -1 if it is alive after all (e keeps the seize error). */
 static int child_ended(struct dump_tree *tr, size_t idx, bool *dropped)
 {
 	struct dump_ctx *c = &tr->c[idx];
 	struct proc_stat st;
 	char s = stat_state(c->pid, &st);
 	*dropped = false;
+	if (s == 'Z' && leader_only_dead(&st))
+		return 2;
 	if (s == 'Z') {
 		c->zombie = true;
 		c->exit_code = (int)st.f[52];
@@ -181,7 +193,7 @@ static int child_ended(struct dump_tree *tr, size_t idx, bool *dropped)
 }
 
 /* The children of every thread of tree task idx (seized: the set cannot change any more); *added: how many
- * were new. */
+ * were new. 0, 2 for a child in the middle of an exec by a thread (WHY_LEADER_DEAD), -1 on error. */
 static int add_children(struct dump_tree *tr, size_t idx, size_t *added, struct cr_err *e)
 {
 	size_t nth = tr->c[idx].nth;
@@ -212,6 +224,8 @@ static int add_children(struct dump_tree *tr, size_t idx, size_t *added, struct 
 				tr->n--;
 				continue;
 			}
+			if (leader_only_dead(&c->stat))
+				return 2;
 			if (c->stat.state == 'Z') {
 				c->zombie = true;
 				c->exit_code = (int)c->stat.f[52];
@@ -222,7 +236,7 @@ static int add_children(struct dump_tree *tr, size_t idx, size_t *added, struct 
 }
 
 /* Seize task idx of the tree with all its threads: 0, 1 when it ended first (a zombie now or dropped:
- * *dropped), -1 on error. */
+ * *dropped), 2 when only its main thread ended (WHY_LEADER_DEAD), -1 on error. */
 static int seize_one(struct dump_tree *tr, size_t idx, bool *dropped, struct cr_err *e)
 {
 	struct dump_ctx *c = &tr->c[idx];
@@ -233,18 +247,21 @@ static int seize_one(struct dump_tree *tr, size_t idx, bool *dropped, struct cr_
 		if (r || c->st.state == 'Z' || c->st.state == 'X') {
 			if (!r)
 				proc_status_free(&c->st);
-			if (!child_ended(tr, idx, dropped)) {
+			int k = child_ended(tr, idx, dropped);
+			if (k >= 0) {
 				cr_err_clear(e);
-				return 1;
+				return k ? k : 1;
 			}
 			return cr_wrap(e, "child %d of task %d", c->pid, c->ppid);
 		}
 	}
 	if (seize_task(c->pid, &c->s, e)) {
 		/* gone (ESRCH), exited before the stop (ESRCH) or a zombie (EPERM) */
-		if (idx && (e->errnum == ESRCH || e->errnum == EPERM) && !child_ended(tr, idx, dropped)) {
+		int k =
+		    idx && (e->errnum == ESRCH || e->errnum == EPERM) ? child_ended(tr, idx, dropped) : -1;
+		if (k >= 0) {
 			cr_err_clear(e);
-			return 1;
+			return k ? k : 1;
 		}
 		return -1;
 	}
@@ -290,8 +307,11 @@ static int seize_verify(struct dump_tree *tr, size_t *added, const char **why, s
 			*why = "new threads";
 			return 1;
 		}
-		if (add_children(tr, i, added, e))
-			return -1;
+		int r2 = add_children(tr, i, added, e);
+		if (r2 == 2)
+			*why = WHY_LEADER_DEAD;
+		if (r2)
+			return r2 < 0 ? -1 : 1;
 	}
 	return 0;
 }
@@ -331,15 +351,18 @@ static int seize_round(struct dump_tree *tr, const char **why, struct cr_err *e)
 			if (tr->c[i].zombie)
 				continue;
 			int r = seize_one(tr, i, &dropped, e);
+			if (r == 0) {
+				size_t added = 0;
+				r = add_children(tr, i, &added, e);
+			}
 			if (r < 0)
 				return -1;
+			if (r == 2) {
+				*why = WHY_LEADER_DEAD;
+				return 1;
+			}
 			if (dropped)
 				i--;
-			if (r)
-				continue;
-			size_t added = 0;
-			if (add_children(tr, i, &added, e))
-				return -1;
 		}
 		from = tr->n;
 		size_t added = 0;
