@@ -25,6 +25,11 @@ static bool pty_slave(dev_t d)
 	return major(d) >= PTY_SLAVE_MAJOR_FIRST && major(d) < PTY_SLAVE_MAJOR_FIRST + PTY_SLAVE_MAJORS;
 }
 
+static long pty_index(dev_t slave)
+{
+	return ((long)major(slave) - PTY_SLAVE_MAJOR_FIRST) * 256 + (long)minor(slave);
+}
+
 /* The pty index of a ptmx fd (fdinfo tty-index), -1 if none. */
 static long ptmx_index(pid_t pid, const char *fd)
 {
@@ -52,8 +57,7 @@ static bool holds_tty(pid_t pid, dev_t tty)
 		if (st.st_rdev == tty)
 			return true;
 		if (pty_slave(tty) && major(st.st_rdev) == TTYAUX_MAJOR && minor(st.st_rdev) == PTMX_MINOR &&
-		    ptmx_index(pid, de->d_name) ==
-			(long)((major(tty) - PTY_SLAVE_MAJOR_FIRST) * 256 + minor(tty)))
+		    ptmx_index(pid, de->d_name) == pty_index(tty))
 			return true;
 	}
 	return false;
@@ -84,8 +88,7 @@ int dump_ctty_check(const struct dump_ctx *cs, size_t n, struct cr_err *e)
 			continue;
 		char name[32];
 		if (pty_slave(tty))
-			snprintf(name, sizeof(name), "/dev/pts/%u",
-				 (major(tty) - PTY_SLAVE_MAJOR_FIRST) * 256 + minor(tty));
+			snprintf(name, sizeof(name), "/dev/pts/%ld", pty_index(tty));
 		else
 			snprintf(name, sizeof(name), "tty %u:%u", major(tty), minor(tty));
 		return cr_fail_errno(
