@@ -115,7 +115,7 @@ static int seize_child(struct rst_task *t, struct cr_err *e)
 }
 
 /* Why task t failed, if it said so: the blob's failed step or the child's message (read without waiting). */
-static int task_reason(struct rst_task *t, struct cr_err *e)
+int rst_task_reason(struct rst_task *t, struct cr_err *e)
 {
 	const struct rst_args *a = t->args;
 	char msg[600];
@@ -141,11 +141,11 @@ static int task_reason(struct rst_task *t, struct cr_err *e)
  * init failed: the reason another process of the tree gave. */
 static int child_died(struct rst_task *t, int st, struct cr_err *e)
 {
-	if (task_reason(t, e))
+	if (rst_task_reason(t, e))
 		return -1;
 	for (size_t i = 0; WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL && i < t->ntree; i++)
 		if (&t->tree[i] != t && !t->tree[i].helper && !t->tree[i].zombie &&
-		    task_reason(&t->tree[i], e))
+		    rst_task_reason(&t->tree[i], e))
 			return -1;
 	if (WIFSIGNALED(st))
 		return cr_fail_errno(e, EFAULT, "task %d was killed by signal %d during the restore", t->pid,
@@ -434,7 +434,7 @@ static int seize_tree_child(struct rst_task *ts, size_t n, struct rst_task *t, s
 			return cr_wrap(e, "task %d", t->pid);
 		}
 		/* a PID namespace's init that failed does not end before its traced children: its reason */
-		if (par && par->ns_levels && !par->zombie && !par->helper && task_reason(par, e))
+		if (par && par->ns_levels && !par->zombie && !par->helper && rst_task_reason(par, e))
 			return -1;
 		if (par && !par->zombie && !par->helper && task_dead(par->pid)) {
 			if (wait_blob(par, e))

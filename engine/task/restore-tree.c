@@ -333,6 +333,9 @@ int rst_tree_release(struct rst_task *ts, size_t n, struct cr_err *e)
 				waiting += stat_ids(t->pid, &pgid, &sid) || pgid != t->pid;
 				continue;
 			}
+			/* a task that failed meanwhile (a PID namespace's init takes the others along) */
+			if (!t->zombie && tries % 16 == 0 && rst_task_reason(t, e))
+				return -1;
 			if (!names_helper(ts, n, t->pst->pgid) && !names_helper(ts, n, t->pst->sid))
 				continue;
 			if (stat_ids(t->pid, &pgid, &sid)) {
