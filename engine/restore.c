@@ -436,6 +436,10 @@ static int seize_tree_child(struct rst_task *ts, size_t n, struct rst_task *t, s
 		/* a PID namespace's init that failed does not end before its traced children: its reason */
 		if (par && par->ns_levels && !par->zombie && !par->helper && rst_task_reason(par, e))
 			return -1;
+		/* any task that failed meanwhile (an init that failed takes its namespace along) */
+		for (size_t k = 0; i % 16 == 0 && k < n; k++)
+			if (!ts[k].zombie && !ts[k].helper && rst_task_reason(&ts[k], e))
+				return -1;
 		if (par && !par->zombie && !par->helper && task_dead(par->pid)) {
 			if (wait_blob(par, e))
 				return -1;
