@@ -162,8 +162,8 @@ struct dump_tree {
 	struct dump_fdshare *fdsh;    /* tree-wide numbers of open file descriptions */
 	struct ns_dumped *ns;	      /* ns/: what is needed once the tree is killed */
 	struct mem_track *trk;	      /* dirty-page tracking, the parent images (mem/track.c) */
-	int ipc_self;		      /* ns_dump_enter: crshim's own IPC namespace while it is in the tree's */
-	bool pidns, mntns_proc;	      /* the root is the init of its own PID namespace (and has own mounts) */
+	int ipc_self;		/* ns_dump_enter: crshim's own IPC namespace while it is in the tree's */
+	bool pidns, mntns_proc; /* the root is the init of its own PID namespace (and has own mounts) */
 };
 
 bool dump_tree_has(const struct dump_tree *tr, pid_t pid);
