@@ -124,6 +124,7 @@ test: deps deps-integration
 	$(MAKE) unit
 	$(MAKE) zdtm MODE=cr
 	$(MAKE) zdtm MODE=checkpoint
+	$(MAKE) zdtm MODE=cr TESTS="fork_churn fork_bomb_exit exec_churn" LOAD=2
 	$(MAKE) integration INTEGRATION_TAGS="$(INTEGRATION_KNOWN_MISSING)"
 	$(MAKE) zdtm MODE=snaps TESTS="mem_churn mem_incr mem_sparse heap_brk fork00"
 
