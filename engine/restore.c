@@ -70,12 +70,12 @@ static int spawn_child(struct rst_task *t, struct cr_err *e)
 	pid_t want[RST_PID_LEVELS]; /* inner first: a new PID namespace's init */
 	uint32_t nwant = rst_pidns_set_tid(t, want);
 	/* --restore-sibling: the root becomes a child of our parent (runc, a swrk client), as with CRIU */
-	struct rst_clone_args ca = {.flags = (t->sibling ? CLONE_PARENT : 0) |
-					     (t->ns_init ? CLONE_NEWPID : 0) |
-					     (t->mntns_proc ? CLONE_NEWNS : 0),
-				    .exit_signal = t->sibling ? 0 : SIGCHLD,
-				    .set_tid = (uint64_t)(uintptr_t)want,
-				    .set_tid_size = nwant};
+	struct rst_clone_args ca = {
+	    .flags = (t->sibling ? CLONE_PARENT : 0) | (t->ns_init ? CLONE_NEWPID : 0) |
+		     (t->mntns_proc ? CLONE_NEWNS : 0) | (t->root ? ns_rst_clone_flags(t->ns) : 0),
+	    .exit_signal = t->sibling ? 0 : SIGCHLD,
+	    .set_tid = (uint64_t)(uintptr_t)want,
+	    .set_tid_size = nwant};
 
 	if (t->err_pipe[0] < 0 && (pipe2(t->err_pipe, O_CLOEXEC) || pipe2(t->go_pipe, O_CLOEXEC)))
 		return cr_fail_sys(e, "pipe");

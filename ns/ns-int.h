@@ -36,6 +36,7 @@ struct ns_rst {
 	bool empty_net;		  /* --empty-ns net: a new netns left empty */
 	uint64_t ids[NS_KINDS];	  /* the root's at dump */
 	struct ns_net_state *net; /* net.c */
+	struct ns_mnt_state *mnt; /* mnt-restore.c: mnt.img and the tmpfs contents */
 };
 
 /* ns-state.c: the restore side of each kind: load its images (ns_rst_load), fill the namespace of kind k

@@ -182,15 +182,15 @@ int ns_rst_enter(struct ns_rst *r, struct cr_err *e)
 
 uint64_t ns_rst_clone_flags(const struct ns_rst *r)
 {
-	return 0;
+	return r && r->mnt ? CLONE_NEWNS : 0;
+}
+
+bool ns_rst_mounts(const struct ns_rst *r)
+{
+	return r && r->mnt;
 }
 
 int ns_rst_root_spawned(struct ns_rst *r, pid_t pid, struct cr_err *e)
-{
-	return 0;
-}
-
-__attribute__((weak)) int ns_mnt_restore(const struct ns_mnt_args *a, char *msg, size_t len)
 {
 	return 0;
 }
@@ -203,7 +203,7 @@ int ns_rst_root_child(const struct ns_rst *r, char *msg, size_t len)
 		snprintf(msg, len, "make the cgroup namespace: %s", strerror(errno));
 		return -1;
 	}
-	struct ns_mnt_args ma = {.imgdir_fd = r->dirfd, .root = r->o->root, .o = r->o};
+	struct ns_mnt_args ma = {.imgdir_fd = r->dirfd, .root = r->o->root, .o = r->o, .mnt = r->mnt};
 	return ns_mnt_restore(&ma, msg, len);
 }
 

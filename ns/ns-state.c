@@ -10,7 +10,7 @@
 
 #include "base/cleanup.h"
 #include "base/log.h"
-#include "ns-int.h"
+#include "mnt-int.h"
 
 int ns_dump_state(const struct ns_dump_args *a, const uint64_t root_ids[NS_KINDS], uint32_t own, NsEntry *ne,
 		  struct cr_err *e)
@@ -19,12 +19,16 @@ int ns_dump_state(const struct ns_dump_args *a, const uint64_t root_ids[NS_KINDS
 		return -1;
 	if ((own & CLONE_NEWIPC) && ns_ipc_dump(a, ne, e))
 		return -1;
+	if ((own & CLONE_NEWNS) && ns_mnt_dump(a, a->pids[0], e))
+		return -1;
 	return 0;
 }
 
 int ns_rst_load_state(struct ns_rst *r, struct cr_err *e)
 {
 	if ((r->own & CLONE_NEWNET) && r->join_fd[NS_NET] < 0 && !r->empty_net && ns_net_load(r, e))
+		return -1;
+	if ((r->own & CLONE_NEWNS) && ns_mnt_load(r->o, r->dirfd, &r->mnt, e))
 		return -1;
 	return 0;
 }
@@ -80,4 +84,6 @@ int ns_rst_fill(struct ns_rst *r, int k, struct cr_err *e)
 void ns_rst_state_done(struct ns_rst *r, bool failed)
 {
 	ns_net_done(r, failed);
+	ns_mnt_free(r->mnt);
+	r->mnt = NULL;
 }

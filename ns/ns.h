@@ -68,6 +68,8 @@ int ns_rst_root_spawned(struct ns_rst *r, pid_t pid, struct cr_err *e);
 /* The root task itself, first thing after crshim let it go, before it clones a child or opens a file:
  * its own cgroup namespace, then the mount tree (ns_mnt_restore). A message on failure. */
 int ns_rst_root_child(const struct ns_rst *r, char *msg, size_t len);
+/* The images hold the root's mount tree (ns_rst_root_child builds it; no fresh /proc needed then). */
+bool ns_rst_mounts(const struct ns_rst *r);
 /* Back to crshim's own namespaces; after a failure (failed) everything made outside the tree's new
  * namespaces goes too. Frees r. NULL is fine. */
 void ns_rst_done(struct ns_rst *r, bool failed);
@@ -81,7 +83,9 @@ struct ns_mnt_args {
 	int imgdir_fd;
 	const char *root;
 	const struct cr_opts *o;
+	const struct ns_mnt_state *mnt; /* the mount tree of the images, read by ns_rst_load (NULL: none) */
 };
+struct ns_mnt_state;
 int ns_mnt_restore(const struct ns_mnt_args *a, char *msg, size_t len);
 
 #endif

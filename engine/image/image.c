@@ -63,6 +63,8 @@ static const struct img_kind_desc kinds[IMG__COUNT] = {
     [IMG_IPC_MSG] = {"ipc-msg", "ipc-msg.img", 0x43520073, &ipc_msg_entry__descriptor,
 		     &ipc_msg_entry__descriptor},
     [IMG_IPC_MQ] = {"ipc-mq", "ipc-mq.img", 0x43520074, &ipc_mq_entry__descriptor, &ipc_mq_entry__descriptor},
+    [IMG_MNT] = {"mnt", "mnt.img", 0x43520080, &mnt_entry__descriptor, &mnt_entry__descriptor},
+    [IMG_TMPFS] = {"tmpfs", "tmpfs-%d.img", 0x43520081, &tmpfs_entry__descriptor, &tmpfs_entry__descriptor},
 };
 
 const struct img_kind_desc *img_kind_desc(enum img_kind k)

@@ -29,6 +29,7 @@
 #include "ns.pb-c.h"
 #include "net.pb-c.h"
 #include "ipc.pb-c.h"
+#include "mnt.pb-c.h"
 
 enum img_kind {
 	IMG_INVENTORY,
@@ -57,6 +58,8 @@ enum img_kind {
 	IMG_IPC_SEM, /* ipc-sem.img: System V semaphore sets of the root's own IPC namespace (ns/ipc.c) */
 	IMG_IPC_MSG, /* ipc-msg.img: System V message queues, with their messages */
 	IMG_IPC_MQ,  /* ipc-mq.img: POSIX message queues, with their messages */
+	IMG_MNT,     /* mnt.img: the mount tree of the root's mount namespace (ns/mnt-dump.c) */
+	IMG_TMPFS,   /* tmpfs-ID.img: the files of the tmpfs first mounted as mount ID */
 	IMG__COUNT
 };
 

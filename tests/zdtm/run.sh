@@ -71,10 +71,10 @@ while [ $# -gt 0 ]; do
 done
 
 case "$MODE" in
-cr|checkpoint|nocr|dumpfail|group|snaps) ;;
+cr|checkpoint|nocr|dumpfail|group|snaps|ns) ;;
 fault) [ -n "$FAULT" ] || { echo "run.sh: mode fault needs --fault NAME|NUMBER|all (FAULT=...)" >&2; exit 2; } ;;
 iters) [[ "$ITERS" =~ ^[1-9][0-9]*$ ]] || { echo "run.sh: bad --iters $ITERS" >&2; exit 2; } ;;
-*) echo "run.sh: unknown mode $MODE (cr, checkpoint, iters, nocr, dumpfail, fault, group, snaps)" >&2; exit 2 ;;
+*) echo "run.sh: unknown mode $MODE (cr, checkpoint, iters, nocr, dumpfail, fault, group, snaps, ns)" >&2; exit 2 ;;
 esac
 [[ "$REPEAT" =~ ^[1-9][0-9]*$ ]] || { echo "run.sh: bad --repeat $REPEAT (REPEAT)" >&2; exit 2; }
 [[ "$LOAD" =~ ^[0-9]+$ ]] || { echo "run.sh: bad --load $LOAD (LOAD)" >&2; exit 2; }
@@ -102,7 +102,8 @@ load_stop() {
 
 # ---------------------------------------------------------------- .desc files
 # One "key: value" per line, '#' comments. Keys: opts, args, skip, flags, arch, mode-skip, snap-ignore, tty, inhfd,
-# restore-expect, cgroups, ipc-keys (ns_left).
+# restore-expect, cgroups, ipc-keys (ns_left), ns (always: the test runs in its own namespaces and root in every
+# mode), ns-skip (why the test cannot run in mode ns).
 # static/NAME or transition/NAME
 test_dir() {
 	if [ -f "$HERE/transition/$1.c" ] && [ ! -f "$HERE/static/$1.c" ]; then echo transition; else echo static; fi
@@ -251,13 +252,34 @@ inhfd_ext() {
 	echo "--external=$(cat "$TDIR/inhfd.ext")"
 }
 
+# ---------------------------------------------------------------- namespaces (mode ns, .desc ns: always)
+# The test starts as PID 1 of new PID, mount, net, IPC and UTS namespaces under $TDIR/root (lib/ns.c); the
+# host paths it needs are bound into it at the same place and named as external mounts at dump and restore.
+NSDUMP=()
+NSRST=()
+ns_setup() { # name
+	NSDUMP=() NSRST=()
+	unset ZDTM_NSROOT ZDTM_NSBINDS
+	[ "$MODE" = ns ] || [ "$(desc_get "$1" ns)" = always ] || return 0
+	local binds=(ro=/usr ro=/etc "ro=$BIN" "rw=$TDIR") b i=0
+	mkdir -p "$TDIR/root" || return 1
+	export ZDTM_NSROOT="$TDIR/root" ZDTM_NSBINDS
+	ZDTM_NSBINDS=$(IFS=,; echo "${binds[*]}")
+	NSRST=(--root "$TDIR/root")
+	for b in "${binds[@]}"; do
+		NSDUMP+=(--external "mnt[${b#*=}]:nsmnt$i")
+		NSRST+=(--external "mnt[nsmnt$i]:${b#*=}")
+		i=$((i + 1))
+	done
+}
+
 crshim_dump() { # dir extra-opts...
 	local d=$1; shift
 	local ext
 	ext=$(inhfd_ext)
 	mkdir -p "$d"
 	timeout -k 5 "$CTIMEOUT" "$CRSHIM" "${DUMPVERB:-dump}" -t "$TPID" -D "$d" -o dump.log -v4 "$@" ${ext:+"$ext"} \
-		"${OPTS[@]}" >"$d/dump.out" 2>&1
+		"${NSDUMP[@]}" "${OPTS[@]}" >"$d/dump.out" 2>&1
 	local rc=$?
 	if [ $rc -ne 0 ]; then
 		diag_file "$d/dump.out" 5
@@ -277,7 +299,7 @@ crshim_restore() { # dir
 		inh=(--inherit-fd "fd[100]:$(cat "$TDIR/inhfd.key")")
 	fi
 	timeout -k 5 "$CTIMEOUT" "${TTYRUN[@]}" "${inhrun[@]}" "$CRSHIM" restore -D "$d" -o restore.log -v4 -d \
-		--pidfile "$TDIR/restore.pid" "${inh[@]}" "${OPTS[@]}" >"$d/restore.out" 2>&1
+		--pidfile "$TDIR/restore.pid" "${inh[@]}" "${NSRST[@]}" "${OPTS[@]}" >"$d/restore.out" 2>&1
 	local rc=$?
 	if [ $rc -ne 0 ]; then
 		diag_file "$d/restore.out" 5
@@ -663,6 +685,7 @@ run_steps() { # name
 
 	[ -x "$bin" ] || { bad "not built: $bin"; return 1; }
 	KIDS_START=$(reaper_kids) # mode fault: what the reaper had before the test (its peers are new)
+	ns_setup "$name" || { bad "cannot make the test's root $TDIR/root"; return 1; }
 	(cd "$TDIR" && exec timeout -k 5 120 "${TTYRUN[@]}" "$bin" --pidfile="$TDIR/test.pid" --outfile="$TDIR/test.out" "${args[@]}") \
 		>"$TDIR/start.log" 2>&1
 	local rc=$?
@@ -732,7 +755,7 @@ run_steps() { # name
 	snaps)
 		snaps_steps || return 1
 		;;
-	cr|iters)
+	cr|iters|ns)
 		local n=1
 		[ "$MODE" = iters ] && n=$ITERS
 		for ((i = 1; i <= n; i++)); do
@@ -866,6 +889,11 @@ run_test() { # name
 	am=$(desc_get "$name" arch)
 	if [ -n "$am" ] && [[ " $am " != *" $ARCH "* ]]; then
 		report skip "$name" "arch $ARCH not in: $am"
+		return
+	fi
+	ms=$(desc_get "$name" ns-skip)
+	if [ "$MODE" = ns ] && [ -n "$ms" ]; then
+		report skip "$name" "not in mode ns: $ms"
 		return
 	fi
 	ms=$(desc_get "$name" mode-skip)

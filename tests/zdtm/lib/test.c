@@ -111,7 +111,9 @@ static void init(int argc, char **argv, int pidns)
 	if (pipe2(p, O_CLOEXEC))
 		die("pipe");
 	fflush(NULL);
-	if (pidns && unshare(CLONE_NEWPID))
+	if (zdtm_ns_flags() && unshare(zdtm_ns_flags()))
+		die("ns mode: unshare");
+	else if (pidns && !zdtm_ns_flags() && unshare(CLONE_NEWPID))
 		die("unshare(CLONE_NEWPID)");
 	pid = fork();
 	if (pid < 0)
@@ -147,7 +149,9 @@ static void init(int argc, char **argv, int pidns)
 	 * program started from a shell (needs crshim --shell-job). */
 	if (!test_opt("no-setsid") && setsid() < 0)
 		die("setsid");
-	if (pidns)
+	if (zdtm_ns_flags())
+		zdtm_ns_enter();
+	else if (pidns)
 		enter_pidns_mounts();
 	fd = open("/dev/null", O_RDONLY);
 	if (fd < 0 || dup2(fd, 0) < 0)

@@ -21,6 +21,10 @@ void test_init(int argc, char **argv);
 /* test_init, but the test runs as PID 1 of its own PID namespace, in its own mount namespace with a fresh
  * /proc (as under `unshare --pid --fork --mount-proc`); the pidfile has its PID outside. */
 void test_init_pidns(int argc, char **argv);
+/* run mode ns (lib/ns.c): the CLONE_NEW* flags of the test's namespaces (0: not in mode ns), and the test's
+ * own root and mounts, entered by test_init as PID 1 of them */
+int zdtm_ns_flags(void);
+void zdtm_ns_enter(void);
 /* Tell the waiting parent that the state is built. */
 void test_daemon(void);
 /* In a child forked before test_daemon(): let go of the ready pipe (else the starter waits for it). */

@@ -1,0 +1,406 @@
+/* The mount tree of the root's mount namespace (/proc/PID/mountinfo) -> mnt.img, and the files of each
+ * tmpfs -> tmpfs-ID.img. A mount the restore could not make again fails the dump with one line naming it. */
+#define LOG_PREFIX "mnt-dump: "
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "base/cleanup.h"
+#include "base/log.h"
+#include "image/image.h"
+#include "mnt-int.h"
+
+#ifndef OPEN_TREE_CLONE
+#define OPEN_TREE_CLONE 1
+#endif
+#ifndef OPEN_TREE_CLOEXEC
+#define OPEN_TREE_CLOEXEC O_CLOEXEC
+#endif
+
+#define TMPFS_LIMIT (512ull << 20) /* bytes of files per tmpfs kept in memory while the image is written */
+
+struct mi {
+	MntEntry e;
+	unsigned dev;
+	char *line; /* the storage of the strings */
+	bool tmpfs; /* its files are saved (the first mount of a tmpfs/ramfs) */
+};
+
+void ns_mnt_unescape(char *s)
+{
+	char *w = s;
+	for (char *r = s; *r; r++) {
+		if (r[0] == '\\' && r[1] >= '0' && r[1] <= '3' && r[2] >= '0' && r[2] <= '7' && r[3] >= '0' &&
+		    r[3] <= '7') {
+			*w++ = (char)((r[1] - '0') * 64 + (r[2] - '0') * 8 + (r[3] - '0'));
+			r += 3;
+		} else {
+			*w++ = *r;
+		}
+	}
+	*w = 0;
+}
+
+static uint64_t mnt_attr(char *opts)
+{
+	uint64_t a = 0;
+	for (char *sv, *t = strtok_r(opts, ",", &sv); t; t = strtok_r(NULL, ",", &sv)) {
+		static const struct {
+			const char *n;
+			uint64_t a;
+		} f[] = {{"ro", MOUNT_ATTR_RDONLY},
+			 {"nosuid", MOUNT_ATTR_NOSUID},
+			 {"nodev", MOUNT_ATTR_NODEV},
+			 {"noexec", MOUNT_ATTR_NOEXEC},
+			 {"noatime", MOUNT_ATTR_NOATIME},
+			 {"nodiratime", MOUNT_ATTR_NODIRATIME},
+			 {"nosymfollow", MOUNT_ATTR_NOSYMFOLLOW}};
+		for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++)
+			if (!strcmp(t, f[i].n))
+				a |= f[i].a;
+		if (!strcmp(t, "relatime"))
+			a |= MOUNT_ATTR_RELATIME;
+		else if (!strcmp(t, "strictatime"))
+			a |= MOUNT_ATTR_STRICTATIME;
+	}
+	return a;
+}
+
+/* super options: ro/rw apart, the rest as it is */
+static void sb_opts(struct mi *m, char *s)
+{
+	char *w = s;
+	for (char *sv, *t = strtok_r(s, ",", &sv); t; t = strtok_r(NULL, ",", &sv)) {
+		if (!strcmp(t, "ro")) {
+			m->e.sb_ro = 1, m->e.has_sb_ro = 1;
+			continue;
+		}
+		if (!strcmp(t, "rw"))
+			continue;
+		if (w != s)
+			*w++ = ',';
+		memmove(w, t, strlen(t));
+		w += strlen(t);
+	}
+	*w = 0;
+	m->e.sb_opts = s;
+}
+
+/* One line of mountinfo: ID PARENT MAJ:MIN ROOT MP OPTS [TAG...] - TYPE SOURCE SUPER */
+static int parse_line(char *l, struct mi *m, struct cr_err *e)
+{
+	char *f[6], *sv = NULL;
+	unsigned ma, mi;
+	mnt_entry__init(&m->e);
+	for (int i = 0; i < 6; i++)
+		if (!(f[i] = strtok_r(i ? NULL : l, " \n", &sv)))
+			return cr_fail_errno(e, EBADMSG, "mountinfo: a short line");
+	m->e.mnt_id = (uint32_t)strtoul(f[0], NULL, 10), m->e.has_mnt_id = 1;
+	m->e.parent_id = (uint32_t)strtoul(f[1], NULL, 10), m->e.has_parent_id = 1;
+	if (sscanf(f[2], "%u:%u", &ma, &mi) != 2)
+		return cr_fail_errno(e, EBADMSG, "mountinfo: device %s", f[2]);
+	m->dev = (unsigned)makedev(ma, mi), m->e.dev = m->dev, m->e.has_dev = 1;
+	ns_mnt_unescape(f[3]), ns_mnt_unescape(f[4]);
+	m->e.root = f[3], m->e.mountpoint = f[4];
+	m->e.attr = mnt_attr(f[5]), m->e.has_attr = 1;
+	char *t;
+	while ((t = strtok_r(NULL, " \n", &sv)) && strcmp(t, "-")) {
+		if (!strncmp(t, "shared:", 7))
+			m->e.shared = (uint32_t)strtoul(t + 7, NULL, 10), m->e.has_shared = 1;
+		else if (!strncmp(t, "master:", 7))
+			m->e.master = (uint32_t)strtoul(t + 7, NULL, 10), m->e.has_master = 1;
+		else if (!strcmp(t, "unbindable"))
+			m->e.unbindable = m->e.has_unbindable = 1;
+	}
+	char *type = strtok_r(NULL, " \n", &sv), *src = strtok_r(NULL, " \n", &sv),
+	     *sup = strtok_r(NULL, " \n", &sv);
+	if (!t || !type || !src)
+		return cr_fail_errno(e, EBADMSG, "mountinfo: no type of mount %s", f[4]);
+	ns_mnt_unescape(src);
+	m->e.fstype = type, m->e.source = src;
+	sb_opts(m, sup ? sup : type + strlen(type)); /* an empty string */
+	return 0;
+}
+
+static int read_mountinfo(pid_t pid, struct mi **out, size_t *n, struct cr_err *e)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/mountinfo", pid);
+	__cleanup_fclose FILE *f = fopen(path, "re");
+	if (!f)
+		return cr_fail_sys(e, "open %s", path);
+	char *l = NULL;
+	size_t cap = 0;
+	struct mi *v = NULL;
+	*n = 0;
+	while (getline(&l, &cap, f) > 0) {
+		struct mi *nv = realloc(v, (*n + 1) * sizeof(*v));
+		if (!nv)
+			break;
+		v = nv;
+		memset(&v[*n], 0, sizeof(*v));
+		v[*n].line = l, l = NULL, cap = 0;
+		if (parse_line(v[*n].line, &v[*n], e)) {
+			free(v[*n].line);
+			*out = v;
+			return -1;
+		}
+		(*n)++;
+	}
+	free(l);
+	*out = v;
+	return 0;
+}
+
+static void free_mi(struct mi *v, size_t n)
+{
+	for (size_t i = 0; v && i < n; i++)
+		free(v[i].line);
+	free(v);
+}
+
+static struct mi *by_id(struct mi *v, size_t n, uint32_t id)
+{
+	for (size_t i = 0; i < n; i++)
+		if (v[i].e.mnt_id == id)
+			return &v[i];
+	return NULL;
+}
+
+/* Parents before children (mountinfo order otherwise); the root first. */
+static int order(struct mi *v, size_t n, struct mi ***out, struct cr_err *e)
+{
+	struct mi **o = calloc(n ? n : 1, sizeof(*o));
+	bool *done = calloc(n ? n : 1, sizeof(*done));
+	size_t k = 0;
+	if (!o || !done) {
+		free(o), free(done);
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < n && !k; i++)
+		if (!strcmp(v[i].e.mountpoint, "/") && !by_id(v, n, v[i].e.parent_id))
+			o[k++] = &v[i], done[i] = true;
+	for (bool more = true; more && k;) {
+		more = false;
+		for (size_t i = 0; i < n; i++) {
+			struct mi *p = done[i] ? NULL : by_id(v, n, v[i].e.parent_id);
+			if (p && done[p - v]) {
+				o[k++] = &v[i], done[i] = true, more = true;
+			}
+		}
+	}
+	free(done);
+	if (!k || k != n) {
+		free(o);
+		return cr_fail_errno(e, EBADMSG, "mountinfo: %s",
+				     k ? "a mount whose parent is not shown" : "no root");
+	}
+	*out = o;
+	return 0;
+}
+
+static bool under(const char *path, const char *dir)
+{
+	size_t l = strlen(dir);
+	if (!strcmp(dir, "/"))
+		return true;
+	return !strncmp(path, dir, l) && (path[l] == 0 || path[l] == '/');
+}
+
+/* A filesystem crshim makes anew (a kernel view or a memory filesystem: contents saved). */
+static bool fresh_type(const char *t)
+{
+	static const char *const ok[] = {"proc",    "sysfs",	   "tmpfs",	 "ramfs",    "devpts",
+					 "mqueue",  "cgroup",	   "cgroup2",	 "devtmpfs", "bpf",
+					 "tracefs", "debugfs",	   "securityfs", "pstore",   "configfs",
+					 "fusectl", "binfmt_misc", "hugetlbfs",	 "efivarfs"};
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++)
+		if (!strcmp(t, ok[i]))
+			return true;
+	return false;
+}
+
+/* --external mnt[MOUNTPOINT]:KEY */
+static const char *ext_key(const struct cr_opts *o, const char *mp)
+{
+	size_t l = strlen(mp);
+	for (int i = 0; i < o->n_external; i++) {
+		const char *x = o->external[i];
+		if (!strncmp(x, "mnt[", 4) && !strncmp(x + 4, mp, l) && !strncmp(x + 4 + l, "]:", 2))
+			return x + 6 + l;
+	}
+	return NULL;
+}
+
+static int classify(const struct cr_opts *o, struct mi **v, size_t n, struct cr_err *e)
+{
+	struct mi *root = v[0];
+	for (size_t i = 0; i < n; i++) {
+		MntEntry *m = &v[i]->e;
+		const char *key = ext_key(o, m->mountpoint);
+		if (key) {
+			m->ext_key = (char *)key;
+			continue;
+		}
+		if (strstr(m->root, "//deleted"))
+			return cr_fail(e, "mount %s: its source %s is gone (deleted); it cannot be restored",
+				       m->mountpoint, m->root);
+		if (!strcmp(m->fstype, "autofs") || !strncmp(m->fstype, "fuse", 4))
+			return cr_fail(e, "mount %s: a %s mount cannot be restored", m->mountpoint,
+				       m->fstype);
+		if (i == 0)
+			continue;
+		struct mi *first = v[i]->dev == root->dev ? root : NULL;
+		for (size_t j = 0; j < n && first != root;
+		     j++) /* that superblock's mount with the widest root */
+			if (v[j]->dev == v[i]->dev && !ext_key(o, v[j]->e.mountpoint) &&
+			    (!first || strlen(v[j]->e.root) < strlen(first->e.root)))
+				first = v[j];
+		if (first == v[i]) {
+			if (!fresh_type(m->fstype))
+				return cr_fail(
+				    e,
+				    "mount %s (%s from %s) comes from outside the tree's root: name it "
+				    "with --external mnt[%s]:KEY",
+				    m->mountpoint, m->fstype, m->source, m->mountpoint);
+			v[i]->tmpfs = !strcmp(m->fstype, "tmpfs") || !strcmp(m->fstype, "ramfs");
+			m->contents = m->has_contents = v[i]->tmpfs;
+			continue;
+		}
+		if (!under(m->root, first->e.root))
+			return cr_fail(
+			    e,
+			    "mount %s: a bind of %s from outside what the tree sees of its filesystem "
+			    "(%s): name it with --external mnt[%s]:KEY",
+			    m->mountpoint, m->root, first->e.root, m->mountpoint);
+		m->fs_of = first->e.mnt_id, m->has_fs_of = 1;
+		m->fs_root = first->e.root;
+	}
+	return 0;
+}
+
+static int child_tmpfs(pid_t pid, int imgdir, struct mi *m, int errfd)
+{
+	char path[64], msg[1100];
+	struct cr_err e = {0};
+	snprintf(path, sizeof(path), "/proc/%d/root", pid);
+	int root = open(path, O_PATH | O_CLOEXEC);
+	snprintf(path, sizeof(path), "/proc/%d/ns/mnt", pid);
+	int ns = open(path, O_RDONLY | O_CLOEXEC);
+	struct statx sx;
+	int fd = -1;
+	if (root < 0 || ns < 0 || setns(ns, CLONE_NEWNS) || fchdir(root) || chroot(".")) {
+		snprintf(msg, sizeof(msg), "enter the mount namespace of %d: %s", pid, strerror(errno));
+	} else if (statx(AT_FDCWD, m->e.mountpoint, AT_SYMLINK_NOFOLLOW, STATX_MNT_ID, &sx) ||
+		   sx.stx_mnt_id != m->e.mnt_id) {
+		snprintf(msg, sizeof(msg), "not supported yet: the %s at %s is hidden under another mount",
+			 m->e.fstype, m->e.mountpoint);
+	} else if ((fd = (int)syscall(SYS_open_tree, AT_FDCWD, m->e.mountpoint,
+				      OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC)) < 0) {
+		snprintf(msg, sizeof(msg), "open_tree %s: %s", m->e.mountpoint, strerror(errno));
+	} else if (ns_tmpfs_dump(fd, imgdir, (int)m->e.mnt_id, TMPFS_LIMIT, &e)) {
+		snprintf(msg, sizeof(msg), "%s", e.msg);
+	} else {
+		_exit(0);
+	}
+	if (write(errfd, msg, strlen(msg)) < 0)
+		_exit(2);
+	_exit(1);
+}
+
+/* In a child that enters the tree's mount namespace (crshim keeps its own root and cwd). */
+static int dump_tmpfs(const struct ns_dump_args *a, pid_t pid, struct mi *m, struct cr_err *e)
+{
+	int p[2];
+	if (pipe2(p, O_CLOEXEC))
+		return cr_fail_sys(e, "pipe");
+	fflush(NULL);
+	pid_t c = fork();
+	if (c == 0) {
+		close(p[0]);
+		child_tmpfs(pid, a->dirfd, m, p[1]);
+	}
+	close(p[1]);
+	char msg[1100] = "";
+	ssize_t r = c < 0 ? -1 : read(p[0], msg, sizeof(msg) - 1);
+	close(p[0]);
+	int st = 0;
+	if (c < 0)
+		return cr_fail_sys(e, "fork");
+	while (waitpid(c, &st, 0) < 0 && errno == EINTR)
+		;
+	if (!WIFEXITED(st) || WEXITSTATUS(st)) {
+		msg[r > 0 ? r : 0] = 0;
+		return cr_fail(e, "mount %s (%s): %s", m->e.mountpoint, m->e.fstype,
+			       msg[0] ? msg : "the dumping child died");
+	}
+	pr_info("mount %d at %s: the files of its %s saved\n", m->e.mnt_id, m->e.mountpoint, m->e.fstype);
+	return a->created(a->created_arg, IMG_TMPFS, (int)m->e.mnt_id, e);
+}
+
+static void mark_files(pid_t pid, struct mi **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		char path[PATH_MAX];
+		struct stat st;
+		snprintf(path, sizeof(path), "/proc/%d/root%s", pid, v[i]->e.mountpoint);
+		if (!stat(path, &st) && !S_ISDIR(st.st_mode))
+			v[i]->e.is_file = v[i]->e.has_is_file = 1;
+	}
+}
+
+static int write_tree(const struct ns_dump_args *a, struct mi **v, size_t n, struct cr_err *e)
+{
+	struct img_writer *w;
+	if (img_create(a->dirfd, IMG_MNT, 0, &w, e))
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		pr_info("mount %u (parent %u) %s: %s %s root %s%s%s\n", v[i]->e.mnt_id, v[i]->e.parent_id,
+			v[i]->e.mountpoint, v[i]->e.fstype, v[i]->e.source, v[i]->e.root,
+			v[i]->e.ext_key ? " external " : "", v[i]->e.ext_key ? v[i]->e.ext_key : "");
+		if (img_write(w, &v[i]->e.base, e)) {
+			img_abort(w);
+			return -1;
+		}
+	}
+	if (img_commit(w, e))
+		return -1;
+	return a->created(a->created_arg, IMG_MNT, 0, e);
+}
+
+int ns_mnt_dump(const struct ns_dump_args *a, pid_t root, struct cr_err *e)
+{
+	struct mi *v = NULL;
+	size_t n = 0;
+	__cleanup_free struct mi **o = NULL;
+	int ret = -1;
+	char path[64];
+	struct stat rs, own;
+	snprintf(path, sizeof(path), "/proc/%d/root", root);
+	if (stat(path, &rs) || stat("/", &own))
+		return cr_fail_sys(e, "stat %s", path);
+	if (rs.st_dev == own.st_dev && rs.st_ino == own.st_ino) {
+		pr_info("the mount namespace of %d has crshim's root: its mounts are not saved (a PID "
+			"namespace's init gets a fresh /proc)\n",
+			root);
+		return 0;
+	}
+	if (read_mountinfo(root, &v, &n, e) || order(v, n, &o, e) || classify(a->o, o, n, e))
+		goto out;
+	mark_files(root, o, n);
+	for (size_t i = 0; i < n; i++)
+		if (o[i]->tmpfs && dump_tmpfs(a, root, o[i], e))
+			goto out;
+	ret = write_tree(a, o, n, e);
+out:
+	free_mi(v, n);
+	return ret;
+}

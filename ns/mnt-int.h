@@ -1,0 +1,55 @@
+/* Inside ns/: the mount namespace (mnt-dump.c, mnt-restore.c, tmpfs.c). */
+#ifndef CRSHIM_NS_MNT_INT_H
+#define CRSHIM_NS_MNT_INT_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "ns-int.h"
+
+#ifndef MOUNT_ATTR_RDONLY
+#define MOUNT_ATTR_RDONLY 0x00000001
+#define MOUNT_ATTR_NOSUID 0x00000002
+#define MOUNT_ATTR_NODEV 0x00000004
+#define MOUNT_ATTR_NOEXEC 0x00000008
+#define MOUNT_ATTR__ATIME 0x00000070
+#define MOUNT_ATTR_RELATIME 0x00000000
+#define MOUNT_ATTR_NOATIME 0x00000010
+#define MOUNT_ATTR_STRICTATIME 0x00000020
+#define MOUNT_ATTR_NODIRATIME 0x00000080
+#endif
+#ifndef MOUNT_ATTR_NOSYMFOLLOW
+#define MOUNT_ATTR_NOSYMFOLLOW 0x00200000
+#endif
+
+/* The whole mount tree of the images (mnt.img) and the tmpfs contents, read by ns_mnt_load in crshim before
+ * anything is made; ns_mnt_restore (the root task) uses it. */
+struct ns_mnt_fs {
+	uint32_t mnt_id;
+	TmpfsEntry **e;
+	size_t n;
+};
+struct ns_mnt_state {
+	MntEntry **m; /* parents first */
+	size_t n;
+	const char **src; /* per mount: the host path of an external one (--external mnt[KEY]:PATH) */
+	struct ns_mnt_fs *fs;
+	size_t nfs;
+};
+
+/* mnt-dump.c: the root's mount tree -> mnt.img (+ tmpfs-ID.img), one line for a mount that cannot be
+ * restored. */
+int ns_mnt_dump(const struct ns_dump_args *a, pid_t root, struct cr_err *e);
+/* mnt-restore.c */
+int ns_mnt_load(const struct cr_opts *o, int dirfd, struct ns_mnt_state **out, struct cr_err *e);
+void ns_mnt_free(struct ns_mnt_state *s);
+
+/* tmpfs.c: the files of the filesystem under dirfd (a detached clone of the mount) into tmpfs-ID.img;
+ * filling a new one (no logging: the root task). */
+int ns_tmpfs_dump(int dirfd, int imgdir, int id, uint64_t limit, struct cr_err *e);
+int ns_tmpfs_fill(int rootfd, const struct ns_mnt_fs *fs, char *msg, size_t len);
+
+/* "\040" and the like of /proc/PID/mountinfo, in place. */
+void ns_mnt_unescape(char *s);
+
+#endif

@@ -1,0 +1,385 @@
+/* The mount tree of the images made again under --root, in the root task's new mount namespace, then
+ * pivot_root'ed into. Built with the new mount API: each mount is made detached (a clone of --root, of a
+ * filesystem made with fsopen/fsmount, of an external path, or of a peer), given its flags with
+ * mount_setattr, and moved into place; propagation is set once the tree stands. ns_mnt_load reads the
+ * images in crshim (nothing is made then); ns_mnt_restore runs in the root task and cannot log. */
+#define LOG_PREFIX "mnt-restore: "
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "base/cleanup.h"
+#include "base/log.h"
+#include "image/image.h"
+#include "mnt-int.h"
+
+#ifndef OPEN_TREE_CLONE
+#define OPEN_TREE_CLONE 1
+#endif
+#ifndef MOVE_MOUNT_F_EMPTY_PATH
+#define MOVE_MOUNT_F_EMPTY_PATH 0x00000004
+#endif
+#ifndef FSCONFIG_SET_FLAG
+#define FSCONFIG_SET_FLAG 0
+#define FSCONFIG_SET_STRING 1
+#define FSCONFIG_CMD_CREATE 6
+#endif
+#ifndef FSOPEN_CLOEXEC
+#define FSOPEN_CLOEXEC 0x00000001
+#endif
+#ifndef FSMOUNT_CLOEXEC
+#define FSMOUNT_CLOEXEC 0x00000001
+#endif
+#ifndef AT_RECURSIVE
+#define AT_RECURSIVE 0x8000
+#endif
+
+struct mnt_attr_arg {
+	uint64_t attr_set, attr_clr, propagation, userns_fd;
+};
+
+void ns_mnt_free(struct ns_mnt_state *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->n; i++)
+		protobuf_c_message_free_unpacked(&s->m[i]->base, NULL);
+	for (size_t i = 0; i < s->nfs; i++) {
+		for (size_t k = 0; k < s->fs[i].n; k++)
+			protobuf_c_message_free_unpacked(&s->fs[i].e[k]->base, NULL);
+		free(s->fs[i].e);
+	}
+	free(s->m), free(s->src), free(s->fs);
+	free(s);
+}
+
+static int read_all(int dirfd, enum img_kind k, int id, ProtobufCMessage ***out, size_t *n, struct cr_err *e)
+{
+	struct img_reader *r;
+	ProtobufCMessage *m;
+	int ret;
+	*n = 0;
+	if (img_open(dirfd, k, id, &r, e))
+		return -1;
+	while ((ret = img_read(r, &m, e)) > 0) {
+		ProtobufCMessage **nv = realloc(*out, (*n + 1) * sizeof(*nv));
+		if (!nv) {
+			protobuf_c_message_free_unpacked(m, NULL);
+			ret = cr_fail_errno(e, ENOMEM, "out of memory");
+			break;
+		}
+		*out = nv;
+		(*out)[(*n)++] = m;
+	}
+	img_close(r);
+	return ret < 0 ? -1 : 0;
+}
+
+/* --external mnt[KEY]:PATH (or --ext-mount-map KEY:PATH) */
+static const char *ext_path(const struct cr_opts *o, const char *key)
+{
+	size_t l = strlen(key);
+	for (int i = 0; i < o->n_external; i++) {
+		const char *x = o->external[i];
+		if (!strncmp(x, "mnt[", 4) && !strncmp(x + 4, key, l) && !strncmp(x + 4 + l, "]:", 2))
+			return x + 6 + l;
+	}
+	return NULL;
+}
+
+static int check_entry(const struct cr_opts *o, struct ns_mnt_state *s, size_t i, struct cr_err *e)
+{
+	const MntEntry *m = s->m[i];
+	if (!m->mountpoint || !m->root || !m->fstype || m->mountpoint[0] != '/' ||
+	    strstr(m->mountpoint, "/../") || strstr(m->root, "/../"))
+		return cr_fail_errno(e, EBADMSG, "mnt.img: mount %u: bad paths", m->mnt_id);
+	if (i && !m->parent_id)
+		return cr_fail_errno(e, EBADMSG, "mnt.img: mount %u has no parent", m->mnt_id);
+	if (m->ext_key && !(s->src[i] = ext_path(o, m->ext_key)))
+		return cr_fail(
+		    e,
+		    "mount %s is external (key %s): give its source with --external mnt[%s]:PATH or "
+		    "--ext-mount-map %s:PATH",
+		    m->mountpoint, m->ext_key, m->ext_key, m->ext_key);
+	if (!m->contents)
+		return 0;
+	struct ns_mnt_fs *fs = &s->fs[s->nfs++];
+	fs->mnt_id = m->mnt_id;
+	return read_all(o->imgdir_fd >= 0 ? o->imgdir_fd : -1, IMG_TMPFS, (int)m->mnt_id,
+			(ProtobufCMessage ***)&fs->e, &fs->n, e);
+}
+
+int ns_mnt_load(const struct cr_opts *o, int dirfd, struct ns_mnt_state **out, struct cr_err *e)
+{
+	*out = NULL;
+	if (faccessat(dirfd, "mnt.img", F_OK, 0))
+		return 0;
+	struct ns_mnt_state *s = calloc(1, sizeof(*s));
+	if (!s)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	if (read_all(dirfd, IMG_MNT, 0, (ProtobufCMessage ***)&s->m, &s->n, e))
+		goto fail;
+	if (!s->n) {
+		cr_fail_errno(e, EBADMSG, "mnt.img: no mount");
+		goto fail;
+	}
+	if (!o->root) {
+		cr_fail(e, "the images hold a mount namespace: give the root of the tree with --root DIR");
+		goto fail;
+	}
+	s->src = calloc(s->n, sizeof(*s->src));
+	s->fs = calloc(s->n, sizeof(*s->fs));
+	if (!s->src || !s->fs) {
+		cr_fail_errno(e, ENOMEM, "out of memory");
+		goto fail;
+	}
+	struct cr_opts oo = *o;
+	oo.imgdir_fd = dirfd;
+	for (size_t i = 0; i < s->n; i++)
+		if (check_entry(&oo, s, i, e))
+			goto fail;
+	pr_info("%zu mounts to restore under %s, %zu tmpfs with files\n", s->n, o->root, s->nfs);
+	*out = s;
+	return 0;
+fail:
+	ns_mnt_free(s);
+	return -1;
+}
+
+/* ---------------------------------------------------------------- the root task */
+
+struct build {
+	const struct ns_mnt_state *s;
+	const char *root;
+	int *fd;   /* per mount: the mount once made (attached) */
+	int *fsfd; /* per mount: a detached mount of its filesystem's root (the first mount of it) */
+	char *msg;
+	size_t len;
+};
+
+static int fail(struct build *b, const MntEntry *m, const char *what)
+{
+	snprintf(b->msg, b->len, "mount %s (%s): %s: %s", m->mountpoint, m->fstype, what, strerror(errno));
+	return -1;
+}
+
+static ssize_t index_of(const struct build *b, uint32_t id)
+{
+	for (size_t i = 0; i < b->s->n; i++)
+		if (b->s->m[i]->mnt_id == id)
+			return (ssize_t)i;
+	return -1;
+}
+
+static int clone_at(int dfd, const char *path)
+{
+	while (dfd != AT_FDCWD && *path == '/')
+		path++;
+	return (int)syscall(SYS_open_tree, dfd, *path ? path : "",
+			    OPEN_TREE_CLONE | O_CLOEXEC | (*path ? 0 : AT_EMPTY_PATH));
+}
+
+/* A new filesystem of the mount's type with its superblock options. */
+static int new_fs(struct build *b, const MntEntry *m)
+{
+	__cleanup_close int fsfd = (int)syscall(SYS_fsopen, m->fstype, FSOPEN_CLOEXEC);
+	if (fsfd < 0)
+		return fail(b, m, "fsopen");
+	char opts[4096];
+	snprintf(opts, sizeof(opts), "%s", m->sb_opts ? m->sb_opts : "");
+	for (char *sv, *t = strtok_r(opts, ",", &sv); t; t = strtok_r(NULL, ",", &sv)) {
+		char *eq = strchr(t, '=');
+		if (eq)
+			*eq = 0;
+		if (syscall(SYS_fsconfig, fsfd, eq ? FSCONFIG_SET_STRING : FSCONFIG_SET_FLAG, t,
+			    eq ? eq + 1 : NULL, 0)) {
+			char what[256];
+			snprintf(what, sizeof(what), "option %s", t);
+			return fail(b, m, what);
+		}
+	}
+	if (m->sb_ro && syscall(SYS_fsconfig, fsfd, FSCONFIG_SET_FLAG, "ro", NULL, 0))
+		return fail(b, m, "option ro");
+	if (syscall(SYS_fsconfig, fsfd, FSCONFIG_CMD_CREATE, NULL, NULL, 0))
+		return fail(b, m, "make the filesystem");
+	int mfd = (int)syscall(SYS_fsmount, fsfd, FSMOUNT_CLOEXEC, 0);
+	if (mfd < 0)
+		return fail(b, m, "fsmount");
+	return mfd;
+}
+
+/* mkdir -p of root inside a new filesystem (a tmpfs first seen below its root), then its files. */
+static int fill(struct build *b, const MntEntry *m, int mfd)
+{
+	for (size_t i = 0; i < b->s->nfs; i++) {
+		if (b->s->fs[i].mnt_id != m->mnt_id)
+			continue;
+		char p[PATH_MAX];
+		snprintf(p, sizeof(p), "%s", m->root + strspn(m->root, "/"));
+		for (char *s = p; *p && s;) {
+			s = strchr(s, '/');
+			if (s)
+				*s = 0;
+			if (mkdirat(mfd, p, 0755) && errno != EEXIST)
+				return fail(b, m, "mkdir its root");
+			if (s)
+				*s++ = '/';
+		}
+		__cleanup_close int r = *p ? openat(mfd, p, O_PATH | O_DIRECTORY | O_CLOEXEC) : dup(mfd);
+		if (r < 0)
+			return fail(b, m, "open its root");
+		if (ns_tmpfs_fill(r, &b->s->fs[i], b->msg, b->len)) {
+			char t[512];
+			snprintf(t, sizeof(t), "%s", b->msg);
+			snprintf(b->msg, b->len, "mount %s: %s", m->mountpoint, t);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int set_prop(struct build *b, size_t i, uint64_t prop)
+{
+	struct mnt_attr_arg at = {.propagation = prop};
+	if (syscall(SYS_mount_setattr, b->fd[i], "", AT_EMPTY_PATH, &at, sizeof(at)))
+		return fail(b, b->s->m[i], "set its propagation");
+	return 0;
+}
+
+/* Right after mount i is in place (the root: after pivot_root, which wants it not shared): a slave of a
+ * group of the tree was cloned from a member of it (a peer): now its slave; then shared, so that the
+ * peers made after it are cloned into its group. Unbindable ones once the tree stands. */
+static int propagation(struct build *b, size_t i)
+{
+	const MntEntry *m = b->s->m[i];
+	bool master_here = false;
+	for (size_t j = 0; j < b->s->n && m->master; j++)
+		master_here |= b->s->m[j]->shared == m->master;
+	if (master_here && set_prop(b, i, MS_SLAVE))
+		return -1;
+	return m->shared ? set_prop(b, i, MS_SHARED) : 0;
+}
+
+static int unbindable(struct build *b)
+{
+	for (size_t i = 0; i < b->s->n; i++)
+		if (b->s->m[i]->unbindable && set_prop(b, i, MS_UNBINDABLE))
+			return -1;
+	return 0;
+}
+
+/* The detached mount of mount i, made from what the images say it is. */
+static int source(struct build *b, size_t i)
+{
+	const MntEntry *m = b->s->m[i];
+	if (m->ext_key)
+		return clone_at(AT_FDCWD, b->s->src[i]);
+	/* a peer or the master group made before: a clone of it joins its peer group */
+	for (size_t j = 0; j < i; j++) {
+		const MntEntry *p = b->s->m[j];
+		uint32_t g = m->shared ? m->shared : m->master;
+		if (g && p->shared == g && p->dev == m->dev && !p->ext_key && b->fd[j] >= 0 &&
+		    !strncmp(m->root, p->root, strlen(p->root)))
+			return clone_at(b->fd[j], m->root + strlen(p->root));
+	}
+	ssize_t f = m->fs_of ? index_of(b, m->fs_of) : -1;
+	if (m->fs_of && (f < 0 || b->fsfd[f] < 0)) {
+		errno = ENOENT;
+		return -1;
+	}
+	if (f >= 0) {
+		const char *base = b->s->m[0]->root; /* the root's filesystem: --root is the root's root */
+		if (f)				     /* a filesystem made anew: its whole root */
+			return clone_at(b->fsfd[f], m->root);
+		return clone_at(b->fsfd[f], m->root + (strcmp(base, "/") ? strlen(base) : 0));
+	}
+	__cleanup_close int mfd = new_fs(b, m);
+	if (mfd < 0 || fill(b, m, mfd))
+		return -1;
+	b->fsfd[i] = mfd, mfd = -1;
+	return clone_at(b->fsfd[i], m->root);
+}
+
+static int make_point(const char *path, bool file)
+{
+	struct stat st;
+	if (!lstat(path, &st))
+		return 0;
+	char p[PATH_MAX];
+	snprintf(p, sizeof(p), "%s", path);
+	for (char *s = strchr(p + 1, '/'); s; s = strchr(s + 1, '/')) {
+		*s = 0;
+		if (mkdir(p, 0755) && errno != EEXIST)
+			return -1;
+		*s = '/';
+	}
+	if (!file)
+		return mkdir(p, 0755) && errno != EEXIST ? -1 : 0;
+	int fd = open(p, O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+	return fd < 0 ? -1 : close(fd);
+}
+
+static int place(struct build *b, size_t i)
+{
+	const MntEntry *m = b->s->m[i];
+	char target[PATH_MAX];
+	snprintf(target, sizeof(target), "%s%s", b->root, i ? m->mountpoint : "");
+	int fd = i ? source(b, i) : clone_at(AT_FDCWD, b->root);
+	if (fd < 0)
+		return fail(b, m, i ? "make it" : "clone --root");
+	b->fd[i] = fd;
+	if (i == 0)
+		b->fsfd[0] = clone_at(AT_FDCWD, b->root);
+	struct mnt_attr_arg at = {.attr_set = m->attr, .attr_clr = MOUNT_ATTR__ATIME};
+	if (syscall(SYS_mount_setattr, fd, "", AT_EMPTY_PATH, &at, sizeof(at)))
+		return fail(b, m, "set its flags");
+	if (make_point(target, m->is_file))
+		return fail(b, m, "make its mount point");
+	if (syscall(SYS_move_mount, fd, "", AT_FDCWD, target, MOVE_MOUNT_F_EMPTY_PATH))
+		return fail(b, m, "move it into place");
+	return i ? propagation(b, i) : 0;
+}
+
+static int pivot(struct build *b)
+{
+	if (chdir(b->root) || syscall(SYS_pivot_root, ".", ".") || umount2(".", MNT_DETACH) || chdir("/")) {
+		snprintf(b->msg, b->len, "pivot_root into %s: %s", b->root, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int ns_mnt_restore(const struct ns_mnt_args *a, char *msg, size_t len)
+{
+	const struct ns_mnt_state *s = a->mnt;
+	if (!s)
+		return 0;
+	int fds[2 * s->n];
+	struct build b = {.s = s, .root = a->root, .fd = fds, .fsfd = fds + s->n, .msg = msg, .len = len};
+	for (size_t i = 0; i < 2 * s->n; i++)
+		fds[i] = -1;
+	int ret = -1;
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL)) {
+		snprintf(msg, len, "make / private in the new mount namespace: %s", strerror(errno));
+		goto out;
+	}
+	size_t i = 0;
+	while (i < s->n && !place(&b, i))
+		i++;
+	/* the root last: pivot_root wants it (its old place) not shared */
+	if (i < s->n || pivot(&b) || propagation(&b, 0) || unbindable(&b))
+		goto out;
+	ret = 0;
+out:
+	for (size_t k = 0; k < 2 * s->n; k++)
+		if (fds[k] >= 0)
+			close(fds[k]);
+	return ret;
+}

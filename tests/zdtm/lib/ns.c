@@ -1,0 +1,158 @@
+/* Run mode ns (run.sh MODE=ns): the test starts as PID 1 of fresh PID, mount, network, IPC and UTS
+ * namespaces, under a small root of its own (ZDTM_NSROOT, pivot_root'ed): the host paths it needs bound at
+ * the same place (ZDTM_NSBINDS: "ro=/usr,rw=/tmp/zdtm.x,..."), /proc, /sys (ro), /dev a tmpfs with a few
+ * device nodes, /dev/pts (newinstance), /dev/shm, /dev/mqueue, /tmp, loopback up, hostname zdtm-nsmnt. */
+#include <errno.h>
+#include <stdarg.h>
+#include <fcntl.h>
+#include <net/if.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "zdtmtst.h"
+
+/* Before the outfile is open: stderr goes to the runner's start.log. */
+__attribute__((format(printf, 1, 2), noreturn)) static void die(const char *fmt, ...)
+{
+	va_list ap;
+	int err = errno;
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, ": %s\n", strerror(err));
+	exit(1);
+}
+
+int zdtm_ns_flags(void)
+{
+	return getenv("ZDTM_NSROOT") ? CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS : 0;
+}
+
+static void at(char *buf, size_t len, const char *root, const char *p)
+{
+	snprintf(buf, len, "%s/%s", root, p + strspn(p, "/"));
+}
+
+static void mkpath(const char *path, int file)
+{
+	char p[4096];
+	struct stat st;
+	if (!lstat(path, &st))
+		return;
+	snprintf(p, sizeof(p), "%s", path);
+	for (char *s = strchr(p + 1, '/'); s; s = strchr(s + 1, '/')) {
+		*s = 0;
+		mkdir(p, 0755);
+		*s = '/';
+	}
+	if (file)
+		close(open(p, O_CREAT | O_WRONLY | O_CLOEXEC, 0644));
+	else
+		mkdir(p, 0755);
+}
+
+static void mnt(const char *root, const char *src, const char *p, const char *type, unsigned long fl,
+		const char *opts)
+{
+	char t[4096];
+	at(t, sizeof(t), root, p);
+	mkpath(t, 0);
+	if (mount(src, t, type, fl, opts))
+		die("ns mode: mount %s on %s", type, t);
+}
+
+static void binds(const char *root, const char *list)
+{
+	char *l = strdup(list), *sv = NULL;
+	for (char *x = strtok_r(l, ",", &sv); x; x = strtok_r(NULL, ",", &sv)) {
+		int ro = !strncmp(x, "ro=", 3);
+		const char *p = strchr(x, '=') ? strchr(x, '=') + 1 : x;
+		char t[4096];
+		struct stat st;
+		if (stat(p, &st))
+			continue;
+		at(t, sizeof(t), root, p);
+		mkpath(t, !S_ISDIR(st.st_mode));
+		if (mount(p, t, NULL, MS_BIND, NULL) ||
+		    (ro &&
+		     mount(NULL, t, NULL, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV, NULL)))
+			die("ns mode: bind %s", p);
+	}
+	free(l);
+}
+
+static void devs(const char *root)
+{
+	static const struct {
+		const char *n;
+		unsigned ma, mi;
+	} d[] = {{"null", 1, 3},   {"zero", 1, 5},    {"full", 1, 7},
+		 {"random", 1, 8}, {"urandom", 1, 9}, {"tty", 5, 0}};
+	char t[4096];
+	mnt(root, "tmpfs", "/dev", "tmpfs", MS_NOSUID | MS_STRICTATIME, "mode=755,size=65536k");
+	for (size_t i = 0; i < sizeof(d) / sizeof(d[0]); i++) {
+		snprintf(t, sizeof(t), "%s/dev/%s", root, d[i].n);
+		if (mknod(t, S_IFCHR | 0666, makedev(d[i].ma, d[i].mi)) || chmod(t, 0666))
+			die("ns mode: mknod %s", t);
+	}
+	mnt(root, "devpts", "/dev/pts", "devpts", MS_NOSUID | MS_NOEXEC,
+	    "newinstance,ptmxmode=0666,mode=0620");
+	snprintf(t, sizeof(t), "%s/dev/ptmx", root);
+	if (symlink("pts/ptmx", t))
+		die("ns mode: %s", t);
+	mnt(root, "shm", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=1777,size=65536k");
+	mnt(root, "mqueue", "/dev/mqueue", "mqueue", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL);
+}
+
+static void lo_up(void)
+{
+	struct ifreq ifr = {0};
+	int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "lo");
+	if (s < 0 || ioctl(s, SIOCGIFFLAGS, &ifr) < 0)
+		die("ns mode: lo");
+	ifr.ifr_flags |= IFF_UP;
+	if (ioctl(s, SIOCSIFFLAGS, &ifr) < 0)
+		die("ns mode: lo up");
+	close(s);
+}
+
+/* In the test (PID 1 of the new PID namespace), before anything else. */
+void zdtm_ns_enter(void)
+{
+	const char *root = getenv("ZDTM_NSROOT"), *list = getenv("ZDTM_NSBINDS");
+	char cwd[4096], t[4096];
+	if (!root)
+		return;
+	if (!getcwd(cwd, sizeof(cwd)))
+		die("getcwd");
+	if (unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
+	    mount(root, root, NULL, MS_BIND, NULL))
+		die("ns mode: a mount namespace with %s as its root", root);
+	static const char *const links[][2] = {
+	    {"bin", "usr/bin"}, {"sbin", "usr/sbin"}, {"lib", "usr/lib"}, {"lib64", "usr/lib64"}};
+	for (size_t i = 0; i < sizeof(links) / sizeof(links[0]); i++) {
+		at(t, sizeof(t), root, links[i][0]);
+		if (symlink(links[i][1], t) && errno != EEXIST)
+			die("ns mode: %s", t);
+	}
+	mnt(root, "tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777");
+	binds(root, list ? list : "");
+	mnt(root, "proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL);
+	mnt(root, "sysfs", "/sys", "sysfs", MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RDONLY, NULL);
+	devs(root);
+	if (chdir(root) || syscall(SYS_pivot_root, ".", ".") || umount2(".", MNT_DETACH) || chdir(cwd))
+		die("ns mode: pivot_root into %s", root);
+	lo_up();
+	if (sethostname("zdtm-nsmnt", 10))
+		die("ns mode: hostname");
+}
