@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
@@ -49,29 +50,28 @@ void ns_mnt_unescape(char *s)
 	*w = 0;
 }
 
+/* Per-mount flags; the atime mode: noatime, relatime, or (neither shown) strictatime. */
 static uint64_t mnt_attr(char *opts)
 {
+	static const struct {
+		const char *n;
+		uint64_t a;
+	} f[] = {{"ro", MOUNT_ATTR_RDONLY},
+		 {"nosuid", MOUNT_ATTR_NOSUID},
+		 {"nodev", MOUNT_ATTR_NODEV},
+		 {"noexec", MOUNT_ATTR_NOEXEC},
+		 {"noatime", MOUNT_ATTR_NOATIME},
+		 {"nodiratime", MOUNT_ATTR_NODIRATIME},
+		 {"nosymfollow", MOUNT_ATTR_NOSYMFOLLOW}};
 	uint64_t a = 0;
+	bool atime = false;
 	for (char *sv, *t = strtok_r(opts, ",", &sv); t; t = strtok_r(NULL, ",", &sv)) {
-		static const struct {
-			const char *n;
-			uint64_t a;
-		} f[] = {{"ro", MOUNT_ATTR_RDONLY},
-			 {"nosuid", MOUNT_ATTR_NOSUID},
-			 {"nodev", MOUNT_ATTR_NODEV},
-			 {"noexec", MOUNT_ATTR_NOEXEC},
-			 {"noatime", MOUNT_ATTR_NOATIME},
-			 {"nodiratime", MOUNT_ATTR_NODIRATIME},
-			 {"nosymfollow", MOUNT_ATTR_NOSYMFOLLOW}};
 		for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++)
 			if (!strcmp(t, f[i].n))
 				a |= f[i].a;
-		if (!strcmp(t, "relatime"))
-			a |= MOUNT_ATTR_RELATIME;
-		else if (!strcmp(t, "strictatime"))
-			a |= MOUNT_ATTR_STRICTATIME;
+		atime |= !strcmp(t, "relatime") || !strcmp(t, "noatime");
 	}
-	return a;
+	return atime ? a : a | MOUNT_ATTR_STRICTATIME;
 }
 
 /* super options: ro/rw apart, the rest as it is */
@@ -287,7 +287,22 @@ static int classify(const struct cr_opts *o, struct mi **v, size_t n, struct cr_
 	return 0;
 }
 
-static int child_tmpfs(pid_t pid, int imgdir, struct mi *m, int errfd)
+/* How many mounts are stacked on m at its own mount point (they hide it). */
+static int stacked_on(struct mi **v, size_t n, const struct mi *m)
+{
+	int k = 0;
+	for (bool more = true; more;) {
+		more = false;
+		for (size_t i = 0; i < n && !more; i++)
+			if (v[i]->e.parent_id == m->e.mnt_id && !strcmp(v[i]->e.mountpoint, m->e.mountpoint))
+				m = v[i], k++, more = true;
+	}
+	return k;
+}
+
+/* In the tree's mount namespace (at its root), then in a private copy of it: the mounts stacked on m are
+ * taken off there (the tree's own are untouched), m cloned and walked. */
+static int child_tmpfs(pid_t pid, int imgdir, struct mi *m, int stacked, int errfd)
 {
 	char path[64], msg[1100];
 	struct cr_err e = {0};
@@ -295,29 +310,33 @@ static int child_tmpfs(pid_t pid, int imgdir, struct mi *m, int errfd)
 	int root = open(path, O_PATH | O_CLOEXEC);
 	snprintf(path, sizeof(path), "/proc/%d/ns/mnt", pid);
 	int ns = open(path, O_RDONLY | O_CLOEXEC);
-	struct statx sx;
 	int fd = -1;
-	if (root < 0 || ns < 0 || setns(ns, CLONE_NEWNS) || fchdir(root) || chroot(".")) {
-		snprintf(msg, sizeof(msg), "enter the mount namespace of %d: %s", pid, strerror(errno));
-	} else if (statx(AT_FDCWD, m->e.mountpoint, AT_SYMLINK_NOFOLLOW, STATX_MNT_ID, &sx) ||
-		   sx.stx_mnt_id != m->e.mnt_id) {
-		snprintf(msg, sizeof(msg), "not supported yet: the %s at %s is hidden under another mount",
-			 m->e.fstype, m->e.mountpoint);
-	} else if ((fd = (int)syscall(SYS_open_tree, AT_FDCWD, m->e.mountpoint,
-				      OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC)) < 0) {
-		snprintf(msg, sizeof(msg), "open_tree %s: %s", m->e.mountpoint, strerror(errno));
-	} else if (ns_tmpfs_dump(fd, imgdir, (int)m->e.mnt_id, TMPFS_LIMIT, &e)) {
-		snprintf(msg, sizeof(msg), "%s", e.msg);
-	} else {
-		_exit(0);
+	if (root < 0 || ns < 0 || setns(ns, CLONE_NEWNS) || fchdir(root) || chroot(".") ||
+	    unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL)) {
+		snprintf(msg, sizeof(msg), "enter a copy of the mount namespace of %d: %s", pid,
+			 strerror(errno));
+		goto out;
 	}
+	for (int i = 0; i < stacked; i++)
+		if (umount2(m->e.mountpoint, MNT_DETACH)) {
+			snprintf(msg, sizeof(msg), "take the mounts on top of it off: %s", strerror(errno));
+			goto out;
+		}
+	if ((fd = (int)syscall(SYS_open_tree, AT_FDCWD, m->e.mountpoint,
+			       OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC)) < 0)
+		snprintf(msg, sizeof(msg), "open_tree %s: %s", m->e.mountpoint, strerror(errno));
+	else if (ns_tmpfs_dump(fd, imgdir, (int)m->e.mnt_id, TMPFS_LIMIT, &e))
+		snprintf(msg, sizeof(msg), "%s", e.msg);
+	else
+		_exit(0);
+out:
 	if (write(errfd, msg, strlen(msg)) < 0)
 		_exit(2);
 	_exit(1);
 }
 
 /* In a child that enters the tree's mount namespace (crshim keeps its own root and cwd). */
-static int dump_tmpfs(const struct ns_dump_args *a, pid_t pid, struct mi *m, struct cr_err *e)
+static int dump_tmpfs(const struct ns_dump_args *a, pid_t pid, struct mi *m, int stacked, struct cr_err *e)
 {
 	int p[2];
 	if (pipe2(p, O_CLOEXEC))
@@ -326,7 +345,7 @@ static int dump_tmpfs(const struct ns_dump_args *a, pid_t pid, struct mi *m, str
 	pid_t c = fork();
 	if (c == 0) {
 		close(p[0]);
-		child_tmpfs(pid, a->dirfd, m, p[1]);
+		child_tmpfs(pid, a->dirfd, m, stacked, p[1]);
 	}
 	close(p[1]);
 	char msg[1100] = "";
@@ -397,7 +416,7 @@ int ns_mnt_dump(const struct ns_dump_args *a, pid_t root, struct cr_err *e)
 		goto out;
 	mark_files(root, o, n);
 	for (size_t i = 0; i < n; i++)
-		if (o[i]->tmpfs && dump_tmpfs(a, root, o[i], e))
+		if (o[i]->tmpfs && dump_tmpfs(a, root, o[i], stacked_on(o, n, o[i]), e))
 			goto out;
 	ret = write_tree(a, o, n, e);
 out:

@@ -31,6 +31,13 @@
 #define FSCONFIG_SET_STRING 1
 #define FSCONFIG_CMD_CREATE 6
 #endif
+#ifndef FSPICK_CLOEXEC
+#define FSPICK_CLOEXEC 0x00000001
+#define FSPICK_EMPTY_PATH 0x00000008
+#endif
+#ifndef FSCONFIG_CMD_RECONFIGURE
+#define FSCONFIG_CMD_RECONFIGURE 7
+#endif
 #ifndef FSOPEN_CLOEXEC
 #define FSOPEN_CLOEXEC 0x00000001
 #endif
@@ -205,8 +212,6 @@ static int new_fs(struct build *b, const MntEntry *m)
 			return fail(b, m, what);
 		}
 	}
-	if (m->sb_ro && syscall(SYS_fsconfig, fsfd, FSCONFIG_SET_FLAG, "ro", NULL, 0))
-		return fail(b, m, "option ro");
 	if (syscall(SYS_fsconfig, fsfd, FSCONFIG_CMD_CREATE, NULL, NULL, 0))
 		return fail(b, m, "make the filesystem");
 	int mfd = (int)syscall(SYS_fsmount, fsfd, FSMOUNT_CLOEXEC, 0);
@@ -242,6 +247,18 @@ static int fill(struct build *b, const MntEntry *m, int mfd)
 			return -1;
 		}
 	}
+	return 0;
+}
+
+/* A read-only superblock: made rw (to be filled), then reconfigured. */
+static int sb_ro(struct build *b, const MntEntry *m, int mfd)
+{
+	if (!m->sb_ro)
+		return 0;
+	__cleanup_close int fc = (int)syscall(SYS_fspick, mfd, "", FSPICK_EMPTY_PATH | FSPICK_CLOEXEC);
+	if (fc < 0 || syscall(SYS_fsconfig, fc, FSCONFIG_SET_FLAG, "ro", NULL, 0) ||
+	    syscall(SYS_fsconfig, fc, FSCONFIG_CMD_RECONFIGURE, NULL, NULL, 0))
+		return fail(b, m, "make the filesystem read-only");
 	return 0;
 }
 
@@ -301,7 +318,7 @@ static int source(struct build *b, size_t i)
 		return clone_at(b->fsfd[f], m->root + (strcmp(base, "/") ? strlen(base) : 0));
 	}
 	__cleanup_close int mfd = new_fs(b, m);
-	if (mfd < 0 || fill(b, m, mfd))
+	if (mfd < 0 || fill(b, m, mfd) || sb_ro(b, m, mfd))
 		return -1;
 	b->fsfd[i] = mfd, mfd = -1;
 	return clone_at(b->fsfd[i], m->root);

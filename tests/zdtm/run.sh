@@ -102,8 +102,9 @@ load_stop() {
 
 # ---------------------------------------------------------------- .desc files
 # One "key: value" per line, '#' comments. Keys: opts, args, skip, flags, arch, mode-skip, snap-ignore, tty, inhfd,
-# restore-expect, cgroups, ipc-keys (ns_left), ns (always: the test runs in its own namespaces and root in every
-# mode), ns-skip (why the test cannot run in mode ns).
+# restore-expect, cgroups, ipc-keys (ns_left), dump-expect (the dump must fail with one line holding this
+# text), ns (always: the test runs in its own namespaces and root in every mode), ns-skip (why the test cannot
+# run in mode ns).
 # static/NAME or transition/NAME
 test_dir() {
 	if [ -f "$HERE/transition/$1.c" ] && [ ! -f "$HERE/static/$1.c" ]; then echo transition; else echo static; fi
@@ -703,7 +704,25 @@ run_steps() { # name
 	alive "$TPID" || { diag_file "$TDIR/test.out" 10; bad "test $TPID not running after start"; return 1; }
 	snap_ref "$TPID" "$TDIR/snap.0"
 
-	case "$MODE" in
+	local runmode=$MODE
+	[ -n "$(desc_get "$name" dump-expect)" ] && [[ "$MODE" == @(cr|iters|ns|checkpoint) ]] && runmode=refused
+	case "$runmode" in
+	refused) # .desc dump-expect: TEXT: the dump must fail with one line holding TEXT, the tree unchanged
+		d="$TDIR/dump"
+		if crshim_dump "$d"; then
+			bad "the dump worked; it must fail with '$(desc_get "$name" dump-expect)'"
+			return 1
+		fi
+		if [ "$(grep -c . "$d/dump.out")" -ne 1 ] || ! grep -qF -- "$(desc_get "$name" dump-expect)" "$d/dump.out"; then
+			diag_file "$d/dump.out" 5
+			bad "the dump failed, but not with one line holding '$(desc_get "$name" dump-expect)'"
+			return 1
+		fi
+		REASON=
+		diag "refused as expected: $(head -n1 "$d/dump.out")"
+		check_running || return 1
+		compare_snap "a refused dump" "$TDIR/snap.1" || return 1
+		;;
 	nocr)
 		sleep 0.3
 		compare_snap "a pause (no C/R)" "$TDIR/snap.1" || return 1
