@@ -174,7 +174,11 @@ clean:
 	rm -rf $(B) crshim
 	$(MAKE) -C tests/zdtm clean
 
-.PHONY: all deps install unit zdtm test demo bench clean format-check deps-integration integration bench-runc
+# make zdtm-ns: every test in its own PID/mount/net/IPC/UTS namespaces under a root of its own (MODE=ns)
+zdtm-ns:
+	$(MAKE) zdtm MODE=ns
+
+.PHONY: zdtm-ns all deps install unit zdtm test demo bench clean format-check deps-integration integration bench-runc
 .SECONDARY:
 
 # ==================================================================================================================
