@@ -509,11 +509,12 @@ static int restore_run(struct cr_opts *o, struct rst_task *ts, size_t n, struct 
 		ret = rst_epoll_tree(ts, n, e);
 	if (!ret) /* every thread is there: files owned by one */
 		ret = rst_pidns_fown_threads(ts, n, e);
-	if (!ret)
+	if (!ret) {
 		rst_tty_foreground(o, &ts[0]);
-	if (!ret) /* the RPC client (runc) takes the restored pid from post-restore */
+		/* the RPC client (runc) takes the restored pid from post-restore */
 		ret = eng_notify(o, "post-restore", ts[0].pid, -1, e) ||
 		      eng_notify(o, "network-unlock", 0, -1, e) || eng_notify(o, "pre-resume", 0, -1, e);
+	}
 	/* children first: a parent that runs finds them restored */
 	for (size_t i = n; !ret && i-- > 0;)
 		if (!ts[i].zombie && !ts[i].helper)

@@ -101,12 +101,14 @@ static int sysvipc_ids(const char *what, int **ids, size_t *n, struct cr_err *e)
 {
 	char path[64], line[512];
 	snprintf(path, sizeof(path), "/proc/sysvipc/%s", what);
-	__cleanup_fclose FILE *f = fopen(path, "re");
+	FILE *f = fopen(path, "re");
 	*ids = NULL, *n = 0;
 	if (!f)
 		return cr_fail_sys(e, "open %s", path);
-	if (!fgets(line, sizeof(line), f)) /* header */
+	if (!fgets(line, sizeof(line), f)) { /* header */
+		fclose(f);
 		return 0;
+	}
 	while (fgets(line, sizeof(line), f)) {
 		int key, id;
 		if (sscanf(line, "%d %d", &key, &id) != 2)
@@ -115,11 +117,13 @@ static int sysvipc_ids(const char *what, int **ids, size_t *n, struct cr_err *e)
 		if (!ni) {
 			free(*ids);
 			*ids = NULL, *n = 0;
+			fclose(f);
 			return cr_fail_errno(e, ENOMEM, "out of memory");
 		}
 		*ids = ni;
 		(*ids)[(*n)++] = id;
 	}
+	fclose(f);
 	return 0;
 }
 

@@ -178,7 +178,7 @@ static struct mi *by_id(struct mi *v, size_t n, uint32_t id)
 /* Parents before children (mountinfo order otherwise); the root first. */
 static int order(struct mi *v, size_t n, struct mi ***out, struct cr_err *e)
 {
-	struct mi **o = calloc(n ? n : 1, sizeof(*o));
+	struct mi **o = calloc(n ? n : 1, sizeof(void *)); /* an array of pointers */
 	bool *done = calloc(n ? n : 1, sizeof(*done));
 	size_t k = 0;
 	if (!o || !done) {
@@ -264,7 +264,7 @@ static int classify(const struct cr_opts *o, struct mi **v, size_t n, struct cr_
 			if (v[j]->dev == v[i]->dev && !ext_key(o, v[j]->e.mountpoint) &&
 			    (!first || strlen(v[j]->e.root) < strlen(first->e.root)))
 				first = v[j];
-		if (first == v[i]) {
+		if (!first || first == v[i]) {
 			if (!fresh_type(m->fstype))
 				return cr_fail(
 				    e,
@@ -399,7 +399,7 @@ int ns_mnt_dump(const struct ns_dump_args *a, pid_t root, struct cr_err *e)
 {
 	struct mi *v = NULL;
 	size_t n = 0;
-	__cleanup_free struct mi **o = NULL;
+	struct mi **o = NULL;
 	int ret = -1;
 	char path[64];
 	struct stat rs, own;
@@ -420,6 +420,7 @@ int ns_mnt_dump(const struct ns_dump_args *a, pid_t root, struct cr_err *e)
 			goto out;
 	ret = write_tree(a, o, n, e);
 out:
+	free(o);
 	free_mi(v, n);
 	return ret;
 }

@@ -56,7 +56,7 @@ void ns_mnt_free(struct ns_mnt_state *s)
 {
 	if (!s)
 		return;
-	for (size_t i = 0; i < s->n; i++)
+	for (size_t i = 0; s->m && i < s->n; i++)
 		protobuf_c_message_free_unpacked(&s->m[i]->base, NULL);
 	for (size_t i = 0; i < s->nfs; i++) {
 		for (size_t k = 0; k < s->fs[i].n; k++)
@@ -76,7 +76,7 @@ static int read_all(int dirfd, enum img_kind k, int id, ProtobufCMessage ***out,
 	if (img_open(dirfd, k, id, &r, e))
 		return -1;
 	while ((ret = img_read(r, &m, e)) > 0) {
-		ProtobufCMessage **nv = realloc(*out, (*n + 1) * sizeof(*nv));
+		ProtobufCMessage **nv = realloc(*out, (*n + 1) * sizeof(void *));
 		if (!nv) {
 			protobuf_c_message_free_unpacked(m, NULL);
 			ret = cr_fail_errno(e, ENOMEM, "out of memory");
@@ -317,10 +317,14 @@ static int source(struct build *b, size_t i)
 			return clone_at(b->fsfd[f], m->root);
 		return clone_at(b->fsfd[f], m->root + (strcmp(base, "/") ? strlen(base) : 0));
 	}
-	__cleanup_close int mfd = new_fs(b, m);
-	if (mfd < 0 || fill(b, m, mfd) || sb_ro(b, m, mfd))
+	int mfd = new_fs(b, m);
+	if (mfd < 0)
 		return -1;
-	b->fsfd[i] = mfd, mfd = -1;
+	if (fill(b, m, mfd) || sb_ro(b, m, mfd)) {
+		close(mfd);
+		return -1;
+	}
+	b->fsfd[i] = mfd;
 	return clone_at(b->fsfd[i], m->root);
 }
 

@@ -57,7 +57,7 @@ static int file_data(struct walk *wk, int fd, TmpfsEntry *t, const char *path, s
 		if ((wk->bytes += (uint64_t)(h - d)) > wk->limit)
 			return cr_fail(e, "not supported yet: more than %llu MiB of files",
 				       (unsigned long long)(wk->limit >> 20));
-		TmpfsData **nd = realloc(t->data, (t->n_data + 1) * sizeof(*nd));
+		TmpfsData **nd = realloc(t->data, (t->n_data + 1) * sizeof(void *));
 		TmpfsData *x = calloc(1, sizeof(*x));
 		uint8_t *buf = malloc((size_t)(h - d) ? (size_t)(h - d) : 1);
 		if (nd)

@@ -369,15 +369,15 @@ static int parse_one(struct shim_cmd *c, int opt, int idx, int argc, char **argv
 
 static int bad_option(int opt, int argc, char **argv, char *msg, size_t len)
 {
-	const char *arg = optind - 1 < argc && optind >= 1 ? argv[optind - 1] : "?";
+	const char *word = optind - 1 < argc && optind >= 1 ? argv[optind - 1] : "?";
 	if (opt == ':') {
 		if (optopt && optopt < 256)
 			return fail(msg, len, "option '-%c' needs an argument", optopt);
-		return fail(msg, len, "option '%s' needs an argument", arg);
+		return fail(msg, len, "option '%s' needs an argument", word);
 	}
 	if (optopt && optopt < 256)
 		return fail(msg, len, "unknown option '-%c'", optopt);
-	return fail(msg, len, "unknown option '%s'", arg);
+	return fail(msg, len, "unknown option '%s'", word);
 }
 
 /* checkpoint [ID], restore --bundle [ID], state ID, kill ID [SIG], delete ID, list */

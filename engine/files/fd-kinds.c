@@ -1,5 +1,6 @@
 /* The table of fd kinds (fd-kind.h): the entries every kind's file defines with FD_KIND, gathered by the
  * linker into the section crshim_fd_kinds, put in dump order once. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,11 +25,12 @@ static int by_prio(const void *a, const void *b)
 /* At start-up, before any thread or child. */
 __attribute__((constructor)) static void sort_kinds(void)
 {
-	size_t total = (size_t)(__stop_crshim_fd_kinds - __start_crshim_fd_kinds);
+	size_t total =
+	    ((uintptr_t)__stop_crshim_fd_kinds - (uintptr_t)__start_crshim_fd_kinds) / sizeof(void *);
 	nr_sorted = 0;
 	for (size_t i = 0; i < total && nr_sorted < MAX_KINDS; i++)
 		sorted[nr_sorted++] = __start_crshim_fd_kinds[i];
-	qsort(sorted, nr_sorted, sizeof(sorted[0]), by_prio);
+	qsort(sorted, nr_sorted, sizeof(void *), by_prio); /* an array of pointers */
 }
 
 const struct fd_kind *const *fd_kinds(size_t *n)

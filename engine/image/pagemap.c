@@ -514,7 +514,6 @@ static int chain_open(int dirfd, enum img_kind kmap, enum img_kind kpages, int i
 		int pfd = openat(dfd, "parent", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (dfd != dirfd)
 			close(dfd);
-		dfd = -1;
 		if (pfd < 0)
 			return cr_fail_errno(
 			    e, errno,

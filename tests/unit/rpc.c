@@ -130,13 +130,15 @@ static void t_dump(void)
 	o.log_file = "../x.log";
 	ok(decode(&q, &r) == -1 && strstr(msg, "criu_opts.log_file"), "log_file with a '/' refused: %s", msg);
 	shim_rpc_req_free(&r);
+	// cppcheck-suppress redundantAssignment ; o is read through q.opts by each decode()
 	o.log_file = "dump.log";
 
 	o.images_dir_fd = -1;
 	o.images_dir = tmpdir;
-	ok(decode(&q, &r) == 0 && !strcmp(r.cmd.opts.images_dir, tmpdir),
+	ok(decode(&q, &r) == 0 && r.cmd.opts.images_dir && !strcmp(r.cmd.opts.images_dir, tmpdir),
 	   "images_dir when images_dir_fd is -1");
 	shim_rpc_req_free(&r);
+	// cppcheck-suppress redundantAssignment ; o is read through q.opts by each decode()
 	o.images_dir = NULL;
 	ok(decode(&q, &r) == -1 && strstr(msg, "images_dir"), "no images dir at all: %s", msg);
 	shim_rpc_req_free(&r);
@@ -197,6 +199,7 @@ static void t_config(void)
 	q.opts = &o;
 	o.images_dir_fd = -1, o.images_dir = tmpdir;
 	o.has_ghost_limit = 1, o.ghost_limit = 100;
+	// cppcheck-suppress redundantAssignment ; o is read through q.opts by each decode()
 	o.log_file = "dump.log";
 	o.config_file = path;
 	ok(decode(&q, &r) == 0, "config_file read (%s)", msg);
@@ -204,10 +207,12 @@ static void t_config(void)
 	ok(r.cmd.opts.ghost_limit == 2u << 20, "the file's value wins over the client's (CRIU's order)");
 	is_str(r.cmd.opts.log_file, "my log.txt", "quoted value, trailing comment");
 	shim_rpc_req_free(&r);
+	// cppcheck-suppress redundantAssignment ; o is read through q.opts by each decode()
 	o.config_file = bad;
 	ok(decode(&q, &r) == -1 && strstr(msg, "bad.conf") && strstr(msg, "no-such-option"),
 	   "an unknown option of the file names the file: %s", msg);
 	shim_rpc_req_free(&r);
+	// cppcheck-suppress redundantAssignment ; o is read through q.opts by each decode()
 	o.config_file = "/nonexistent/runc.conf";
 	ok(decode(&q, &r) == 0, "a missing config_file is no error (runc always names runc.conf)");
 	shim_rpc_req_free(&r);

@@ -68,7 +68,7 @@ static RpcResp *recv_resp(struct conn *c)
 
 static void t_protocol(void)
 {
-	struct conn c;
+	struct conn c = {.sk = -1, .srv = -1};
 	RpcReq q = RPC_REQ__INIT;
 	RpcResp *r;
 	ok(start(&c) == 0, "swrk started");
@@ -173,7 +173,7 @@ static void t_dump_restore(void)
 	for (int i = 0; i < 400 && read_count(file) < 20; i++) /* far enough that a fresh start shows */
 		usleep(50000);
 	int dirfd = open(img, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	struct conn c;
+	struct conn c = {.sk = -1, .srv = -1};
 	RpcReq q = RPC_REQ__INIT;
 	RpcOpts o = RPC_OPTS__INIT;
 	q.type = RPC_REQ_TYPE__DUMP;
@@ -214,6 +214,7 @@ static void t_dump_restore(void)
 
 	q.type = RPC_REQ_TYPE__RESTORE;
 	o.has_pid = 0;
+	// cppcheck-suppress redundantAssignment ; o is read through q.opts by each decode()
 	o.log_file = "restore.log";
 	o.has_rst_sibling = 1, o.rst_sibling = 1; /* the restored root becomes our child */
 	start(&c);

@@ -68,10 +68,10 @@ static inline char *nsw_out(const char *cmd, const char *drop)
 /* Compare what cmd prints now with before (a snapshot taken at setup). */
 static inline void nsw_same(const char *what, const char *before, const char *cmd, const char *drop)
 {
-	char *now = nsw_out(cmd, drop);
-	if (strcmp(before, now))
-		fail("%s changed:\n--- before\n%s--- after\n%s", what, before, now);
-	free(now);
+	char *after = nsw_out(cmd, drop);
+	if (strcmp(before, after))
+		fail("%s changed:\n--- before\n%s--- after\n%s", what, before, after);
+	free(after);
 }
 
 static inline unsigned long nsw_ino(const char *kind)

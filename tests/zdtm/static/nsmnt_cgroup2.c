@@ -5,10 +5,11 @@
 int main(int argc, char **argv)
 {
 	test_init(argc, argv);
-	if (mount("cgroup2", "/nsmnt_cg2", "cgroup2", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) &&
-	    (mkdirs("/nsmnt_cg2"), 1) &&
-	    mount("cgroup2", "/nsmnt_cg2", "cgroup2", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL))
-		fail("mount cgroup2");
+	if (mount("cgroup2", "/nsmnt_cg2", "cgroup2", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL)) {
+		mkdirs("/nsmnt_cg2");
+		if (mount("cgroup2", "/nsmnt_cg2", "cgroup2", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL))
+			fail("mount cgroup2");
+	}
 	test_daemon();
 	test_waitsig();
 
