@@ -57,10 +57,11 @@ void ns_mnt_free(struct ns_mnt_state *s)
 	if (!s)
 		return;
 	for (size_t i = 0; s->m && i < s->n; i++)
-		protobuf_c_message_free_unpacked(&s->m[i]->base, NULL);
-	for (size_t i = 0; i < s->nfs; i++) {
+		protobuf_c_message_free_unpacked((ProtobufCMessage *)s->m[i],
+						 NULL); /* base is the first member */
+	for (size_t i = 0; s->fs && i < s->nfs; i++) {
 		for (size_t k = 0; k < s->fs[i].n; k++)
-			protobuf_c_message_free_unpacked(&s->fs[i].e[k]->base, NULL);
+			protobuf_c_message_free_unpacked((ProtobufCMessage *)s->fs[i].e[k], NULL);
 		free(s->fs[i].e);
 	}
 	free(s->m), free(s->src), free(s->fs);
