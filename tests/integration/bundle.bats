@@ -22,6 +22,7 @@ start_counter() {
 	oci_count_passes "$PID" 2
 }
 
+# bats test_tags=needs:bundle-mnt
 @test "bundle: a runc container checkpointed by crshim restores from its bundle: counter, hostname" {
 	start_counter a
 	run "$CRSHIM" checkpoint "oci-bt$$-a" --image-path "$OCI_T/img-a"
@@ -109,6 +110,7 @@ PY
 	done
 }
 
+# bats test_tags=needs:bundle-mnt
 @test "bundle: every fatal restore fault point through cr.fault leaves nothing behind; then it restores" {
 	start_counter g
 	"$CRSHIM" checkpoint "oci-bt$$-g" --image-path "$OCI_T/img-g"
