@@ -121,6 +121,7 @@ gone() {
 	[ -z "$(status_of "$ID")" ]
 }
 
+# bats test_tags=needs:mntns
 @test "runc: checkpoint --leave-running, then restore from that checkpoint" {
 	start_counter
 	checkpoint "$D/img" --leave-running
