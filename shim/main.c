@@ -3,10 +3,16 @@
 #include <stdlib.h>
 #include "cli.h"
 
+static void args_release(struct shim_args *a)
+{
+	shim_args_free(a);
+}
+
 int main(int argc, char **argv)
 {
 	struct shim_cmd c;
-	struct shim_args args = {0};
+	/* c points into args: freed when main returns, after the command ran. */
+	__attribute__((cleanup(args_release))) struct shim_args args = {0};
 	char msg[512];
 
 	/* Configuration files are options in front of the command line (CRIU's order). */
@@ -31,5 +37,5 @@ int main(int argc, char **argv)
 		fprintf(stderr, "crshim: %s\n", msg);
 		return 1;
 	}
-	return shim_run(&c); /* args stay allocated: c points into them */
+	return shim_run(&c);
 }
