@@ -99,6 +99,7 @@ static void kill_restored(pid_t root)
 }
 
 struct rst {
+	struct bundle_cg cg;
 	char id[160];
 	char images[PATH_MAX], bundle[PATH_MAX], root[PATH_MAX];
 	struct oci_state st;
@@ -177,7 +178,16 @@ int bundle_restore(struct shim_cmd *c)
 		goto out;
 	}
 	pr_info("restore of container %s from %s (bundle %s)\n", r->id, r->images, r->bundle);
-	if (eng_restore(&c->opts, &root, &err)) {
+	if (bundle_cg_enter(r->cf, &r->cg, &err)) {
+		bundle_cg_leave(&r->cg);
+		bundle_cg_remove(r->cf->cgroups_path, &r->cg);
+		ret = bundle_fail(c, "restore", &err);
+		goto out;
+	}
+	int rr = eng_restore(&c->opts, &root, &err);
+	bundle_cg_leave(&r->cg);
+	if (rr) {
+		bundle_cg_remove(r->cf->cgroups_path, &r->cg);
 		ret = shim_report_run(c, "restore", &err);
 		goto out;
 	}
@@ -186,6 +196,7 @@ int bundle_restore(struct shim_cmd *c)
 	if (apply_sysctls(r->cf, root, &err) || oci_reg_put(shim_run_dir(), &r->st, &err) ||
 	    (c->opts.pidfile && shim_write_pidfile(c->opts.pidfile, root, &err))) {
 		kill_restored(root);
+		bundle_cg_remove(r->cf->cgroups_path, &r->cg);
 		oci_reg_del(shim_run_dir(), r->id, &(struct cr_err){0});
 		ret = bundle_fail(c, "restore", &err);
 		goto out;

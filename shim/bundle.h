@@ -2,7 +2,10 @@
 #ifndef SHIM_BUNDLE_H
 #define SHIM_BUNDLE_H
 
+#include <limits.h>
 #include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
 #include "cli.h"
 #include "oci.h"
 
@@ -18,6 +21,22 @@ void bundle_default_log(struct shim_cmd *c, const char *name);
 /* Run the config's hooks of one point with the state on stdin. */
 int bundle_hooks(const struct oci_config *cf, enum oci_hook_point p, const struct oci_state *st,
 		 struct cr_err *err);
+
+/* bundle-cgroup.c: linux.cgroupsPath and linux.resources (cgroup v1 memory, cpu, pids, freezer). */
+#define BUNDLE_CG_N 4
+struct bundle_cg {
+	bool used[BUNDLE_CG_N];
+	char own[BUNDLE_CG_N][256];	  /* our cgroup before */
+	char made[BUNDLE_CG_N][PATH_MAX]; /* the first dir we made ("" none) */
+};
+/* Make the config's cgroups, write its resources, put crshim in them (its children are born there). */
+int bundle_cg_enter(const struct oci_config *cf, struct bundle_cg *cg, struct cr_err *err);
+/* crshim back to its own cgroups. */
+void bundle_cg_leave(struct bundle_cg *cg);
+/* Remove the cgroups bundle_cg_enter made. */
+void bundle_cg_remove(const char *cgroups_path, struct bundle_cg *cg);
+/* delete: remove the container's cgroup (the leaf only; errors ignored). */
+void bundle_cg_remove_leaf(const char *cgroups_path);
 
 int bundle_restore(struct shim_cmd *c);
 int bundle_state(struct shim_cmd *c);

@@ -115,6 +115,16 @@ PY
 	start_counter g
 	"$CRSHIM" checkpoint "oci-bt$$-g" --image-path "$OCI_T/img-g"
 	runc delete -f "oci-bt$$-g"
+	# the restore puts the container into the config's cgroup: a failed one must remove it
+	python3 - "$OCI_T/g/config.json" "/oci-cg$$/g" <<'PY'
+import json, sys
+p, cg = sys.argv[1:3]
+c = json.load(open(p))
+c['linux']['cgroupsPath'] = cg
+c['linux'].setdefault('resources', {})['memory'] = {'limit': 67108864}
+c['linux']['resources']['pids'] = {'limit': 100}
+json.dump(c, open(p, 'w'), indent=1)
+PY
 	for p in $("$CRSHIM" check --faults | awk '$4 == "fatal" && $2 ~ /^restore/ { print $2 }'); do
 		oci_annotate "$OCI_T/g" cr.fault "$p"
 		mounts=$(wc -l </proc/self/mountinfo)
@@ -126,10 +136,18 @@ PY
 		[ -z "$(oci_procs "oci-mark-$$-g")" ]
 		! "$CRSHIM" state "oci-r$$-g" 2>/dev/null
 		[ "$(wc -l </proc/self/mountinfo)" = "$mounts" ]
+		[ ! -e "/sys/fs/cgroup/memory/oci-cg$$" ] && [ ! -e "/sys/fs/cgroup/pids/oci-cg$$" ]
 	done
 	oci_annotate "$OCI_T/g" cr.fault ""
 	run "$CRSHIM" restore --bundle "$OCI_T/g" --image-path "$OCI_T/img-g" "oci-r$$-g" --detach
 	[ "$status" = 0 ] || { echo "$output"; false; }
 	pid=$(oci_pid "oci-r$$-g")
 	oci_count_passes "$pid" "$(oci_count "$pid")"
+	grep -q ":memory:/oci-cg$$/g\$" "/proc/$pid/cgroup"
+	[ "$(cat "/sys/fs/cgroup/memory/oci-cg$$/g/memory.limit_in_bytes")" = 67108864 ]
+	[ "$(cat "/sys/fs/cgroup/pids/oci-cg$$/g/pids.max")" = 100 ]
+	! grep -q "/oci-cg$$" /proc/self/cgroup
+	"$CRSHIM" delete --force "oci-r$$-g"
+	[ ! -e "/sys/fs/cgroup/memory/oci-cg$$/g" ]
+	for c in memory cpu pids freezer; do rmdir "/sys/fs/cgroup/$c/oci-cg$$" 2>/dev/null || true; done
 }
