@@ -188,6 +188,7 @@ zdtm-ns:
 # dir and builds $(B)/crshim directly, never `all` (which repoints ./crshim). Tools: `make deps-qa`.
 #   make coverage                 gcov build, unit + zdtm (cr), lcov HTML in build-cov/coverage/index.html
 #   make analyze                  scan-build + cppcheck + clang-tidy (.clang-tidy), zero findings allowed
+#   make deps-check               the dependencies between folders point one way (contrib/qa/deps.sh)
 #   make format | format-check    clang-format (.clang-format) rewrite | check
 #   make sanitize                 ASan + UBSan build, unit + zdtm (cr), any sanitizer report fails
 #   make fuzz [FUZZ_SECONDS=60]   libFuzzer targets (tests/fuzz/), seeded from real images; fuzz-regress replays
@@ -232,6 +233,10 @@ coverage:
 
 analyze:
 	$(QA_ENV) contrib/qa/analyze.sh $(ANALYZE_B)
+
+# The call and include graph between folders (nm of the objects, #include lines): no upward edge, no loop.
+deps-check: $(B)/crshim
+	$(QA_ENV) contrib/qa/deps.sh $(B)
 
 format:
 	clang-format -i $(FORMAT_SRC)
@@ -280,4 +285,4 @@ fuzz-regress: fuzz-build
 clean-qa:
 	rm -rf $(COV_B) $(SAN_B) $(FUZZ_B) $(ANALYZE_B) build-aarch64
 
-.PHONY: deps-qa deps-cross coverage analyze format sanitize cross cross-test fuzz-build fuzz fuzz-regress clean-qa
+.PHONY: deps-qa deps-cross deps-check coverage analyze format sanitize cross cross-test fuzz-build fuzz fuzz-regress clean-qa

@@ -32,37 +32,11 @@
 #include "files/tty.h"
 #include "mem/track.h"
 
-int dump_created(struct dump_ctx *c, enum img_kind k, int id, struct cr_err *e)
-{
-	if (c->ncreated == c->created_cap) {
-		size_t ncap = c->created_cap ? c->created_cap * 2 : 16;
-		void *n = realloc(c->created, ncap * sizeof(*c->created));
-		if (!n)
-			return cr_fail_errno(e, ENOMEM, "out of memory");
-		c->created = n;
-		c->created_cap = ncap;
-	}
-	img_name(k, id, c->created[c->ncreated++], sizeof(c->created[0]));
-	return 0;
-}
-
-int dump_write_one(struct dump_ctx *c, enum img_kind k, const ProtobufCMessage *m, struct cr_err *e)
-{
-	int id = k == IMG_FILES || k == IMG_INVENTORY || k == IMG_PSTREE ? 0 : c->pid;
-	if (k == IMG_MM && fault_injected(c->o, FI_DUMP_IMG_WRITE)) {
-		img_write_one_fault(c->dirfd, k, id, m, EIO, e);
-		return cr_wrap(e, "fault injected at %s", fault_name(FI_DUMP_IMG_WRITE));
-	}
-	if (img_write_one(c->dirfd, k, id, m, e))
-		return -1;
-	return dump_created(c, k, id, e);
-}
-
 static void remove_created(struct dump_ctx *c)
 {
-	for (size_t i = 0; i < c->ncreated; i++)
-		if (unlinkat(c->dirfd, c->created[i], 0) == 0)
-			pr_debug("removed %s\n", c->created[i]);
+	for (size_t i = 0; i < c->created.n; i++)
+		if (unlinkat(c->dirfd, c->created.name[i], 0) == 0)
+			pr_debug("removed %s\n", c->created.name[i]);
 }
 
 static int open_images_dir(struct cr_opts *o, struct cr_err *e)
@@ -240,8 +214,8 @@ static int dump_images(struct dump_ctx *c, struct cr_err *e)
 	if (c->o->pre_dump) /* memory only */
 		return c->vm_owner ? 0 : dump_mm_write(c, e);
 	if (dump_files_write(c, e) || dump_locks_write(c, e) || fault_check(c->o, FI_DUMP_AFTER_FILES, e) ||
-	    dump_core_write(c, e) || dump_creds_write(c, e) || (!c->vm_owner && dump_mm_write(c, e)) ||
-	    dump_ghost_write(c, e))
+	    dump_core_write(c, e) || dump_creds_write(c, e) || dump_fs_write(c, e) ||
+	    (!c->vm_owner && dump_mm_write(c, e)) || dump_ghost_write(c, e))
 		return -1;
 	for (size_t i = 0; i < c->nth; i++)
 		if (dump_core_write_thread(c, &c->th[i], e))
@@ -305,6 +279,9 @@ static int dump_tree_images(struct dump_tree *tr, struct cr_err *e)
 		return cr_fail_sys(e, "remove old inventory.img");
 	for (size_t i = 0; i < tr->n; i++)
 		tr->c[i].tree = tr->c, tr->c[i].ntree = tr->n;
+	for (size_t i = 1; i < tr->n; i++) /* address spaces shared (CLONE_VM), then fd tables and fs info */
+		if (!tr->c[i].zombie && dump_sharedvm(tr->c, tr->n, i, e))
+			return -1;
 	if (dump_clone_share(tr->c, tr->n, e))
 		return -1;
 	for (size_t i = 0; i < tr->n; i++) {
@@ -365,7 +342,7 @@ static void dump_free(struct dump_ctx *c)
 	dump_ghost_free(c);
 	proc_status_free(&c->st);
 	free(c->xstate);
-	free(c->created);
+	img_made_free(&c->created);
 	for (size_t i = 0; i < c->nth; i++)
 		free(c->th[i].xstate);
 	free(c->th);

@@ -8,6 +8,9 @@
 #include <sys/time.h>
 #include <time.h>
 
+#include <errno.h>
+
+#include "base/fault.h"
 #include "crshim.h"
 #include "image/image.h"
 #include "task/infect.h"
@@ -96,8 +99,7 @@ struct dump_ctx {
 	struct dump_ghosts *ghosts; /* unlinked files held open or mapped (dump-ghost.c) */
 	struct mem_track *trk;	    /* tree-wide: dirty-page tracking and the parent images (mem/track.c) */
 	/* image files this dump created (removed again if it fails) */
-	char (*created)[64];
-	size_t ncreated, created_cap;
+	struct img_made created;
 };
 
 /* The root's open files are in files.img, those of the other processes in files-PID.img. */
@@ -111,9 +113,23 @@ static inline int dump_files_id(const struct dump_ctx *c)
 }
 
 /* Remember an image file name as created by this dump. */
-int dump_created(struct dump_ctx *c, enum img_kind k, int id, struct cr_err *e);
-/* img_write_one + dump_created. */
-int dump_write_one(struct dump_ctx *c, enum img_kind k, const ProtobufCMessage *m, struct cr_err *e);
+static inline int dump_created(struct dump_ctx *c, enum img_kind k, int id, struct cr_err *e)
+{
+	return img_made_add(&c->created, k, id, e);
+}
+/* img_write_one + dump_created (fault point dump-img-write on mm-PID.img). */
+static inline int dump_write_one(struct dump_ctx *c, enum img_kind k, const ProtobufCMessage *m,
+				 struct cr_err *e)
+{
+	int id = k == IMG_FILES || k == IMG_INVENTORY || k == IMG_PSTREE ? 0 : c->pid;
+	if (k == IMG_MM && fault_injected(c->o, FI_DUMP_IMG_WRITE)) {
+		img_write_one_fault(c->dirfd, k, id, m, EIO, e);
+		return cr_wrap(e, "fault injected at %s", fault_name(FI_DUMP_IMG_WRITE));
+	}
+	if (img_write_one(c->dirfd, k, id, m, e))
+		return -1;
+	return dump_created(c, k, id, e);
+}
 
 /* dump-core.c: remote reads (while infected), then core-PID.img and sigacts-PID.img. */
 int dump_core_remote(struct dump_ctx *c, struct cr_err *e);
@@ -125,6 +141,8 @@ int dump_core_write_thread(struct dump_ctx *c, struct dump_thread *t, struct cr_
 void dump_core_free(struct dump_ctx *c);
 /* dump-creds.c: creds-PID.img and fs-PID.img. */
 int dump_creds_write(struct dump_ctx *c, struct cr_err *e);
+/* files/dump-fs.c: fs-PID.img (cwd, root, umask). */
+int dump_fs_write(struct dump_ctx *c, struct cr_err *e);
 /* A thread's credentials (st: its parsed status, freed by the caller) into ce if they differ from the
  * leader's: 1 if filled, 0 if the same, -1 on error. */
 int dump_creds_thread(struct dump_ctx *c, const struct dump_thread *t, CredsEntry *ce, struct proc_status *st,
@@ -143,8 +161,9 @@ int dump_sharedvm(struct dump_ctx *c, size_t n, size_t i, struct cr_err *e);
 /* dump-files.c: files.img and fdinfo-PID.img. */
 int dump_files_write(struct dump_ctx *c, struct cr_err *e);
 /* A file in flight (dump-sk-scm.c): crshim's own fd of it, filled by the per-kind code as an fd of crshim
- * into fe (id and in_flight set by the caller) and written to wf; what: its kind for a message ("a pipe"). */
-int dump_files_carried(struct dump_ctx *c, int fd, uint32_t id, struct img_writer *wf, FileEntry *fe,
+ * into fe (id and in_flight set by the caller) and written to wf; what: its kind for a message ("a pipe").
+ * cc: a copy of the task's context whose pid is crshim's (the caller ends what the kinds made in it). */
+int dump_files_carried(struct dump_ctx *cc, int fd, uint32_t id, struct img_writer *wf, FileEntry *fe,
 		       const char **what, struct cr_err *e);
 
 /* dump-pidns.c: every process's place in the PID namespaces below ours (one line when it cannot be dumped);

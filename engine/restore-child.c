@@ -32,15 +32,6 @@
 
 #define RSEQ_UNREGISTER 1
 
-int rst_fd_above(int fd, int lo)
-{
-	int nfd = fcntl(fd, F_DUPFD_CLOEXEC, lo);
-	int saved = errno;
-	close(fd);
-	errno = saved;
-	return nfd;
-}
-
 static int fail_msg(char *msg, size_t len, const char *what)
 {
 	snprintf(msg, len, "%s: %s", what, strerror(errno));

@@ -249,14 +249,6 @@ void rst_free(struct rst_task *t)
 	t->dirfd = -1;
 }
 
-const FileEntry *rst_file_by_id(const struct rst_task *t, uint32_t id)
-{
-	for (size_t i = 0; i < t->nr_files; i++)
-		if (t->files[i]->id == id)
-			return t->files[i];
-	return NULL;
-}
-
 static int add_mfile(struct rst_task *t, const char *path, int oflags)
 {
 	for (size_t i = 0; i < t->nr_mfiles; i++)

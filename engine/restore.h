@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "base/fd.h"
 #include "crshim.h"
 #include "image/image.h"
 #include "restorer/restorer-args.h"
@@ -102,7 +103,13 @@ struct rst_task {
 int rst_load(struct cr_opts *o, struct rst_task *t, struct cr_err *e);
 int rst_load_task(struct cr_opts *o, struct rst_task *t, struct cr_err *e);
 void rst_free(struct rst_task *t);
-const FileEntry *rst_file_by_id(const struct rst_task *t, uint32_t id);
+static inline const FileEntry *rst_file_by_id(const struct rst_task *t, uint32_t id)
+{
+	for (size_t i = 0; i < t->nr_files; i++)
+		if (t->files[i]->id == id)
+			return t->files[i];
+	return NULL;
+}
 /* restore-fdshare.c: entry f becomes FILE_INHERIT of crshim's fd (made once for the whole tree), desc naming
  * it in messages. */
 int rst_file_inherit(FileEntry *f, int fd, const char *desc, struct cr_err *e);
@@ -155,7 +162,10 @@ int rst_fdtable_place(struct rst_task *t, char *msg, size_t msglen);
  * rst_svm_prepare checks the tree; rst_svm_fill (areas built) fills the owner's and the sharers' args;
  * rst_svm_spawn makes the placeholders; rst_svm_go (owner trapped) seizes a sharer and lets it go on;
  * rst_svm_done ends the placeholders. rst_svm_keep (child side): a sharer's area the owner keeps. */
-bool rst_svm_sharer(const struct rst_task *t);
+static inline bool rst_svm_sharer(const struct rst_task *t)
+{
+	return t->pst && t->pst->has_vm_owner && t->pst->vm_owner > 0;
+}
 int rst_svm_mm_id(const struct rst_task *t);
 int rst_svm_load(struct rst_task *t, struct cr_err *e);
 int rst_svm_prepare(struct rst_task *ts, size_t n, struct cr_err *e);
@@ -168,9 +178,7 @@ void rst_svm_done(struct rst_task *ts, size_t n);
 pid_t rst_svm_waitpid(struct rst_task *t, int *st);
 bool rst_svm_keep(const struct rst_args *a, uint64_t start, uint64_t end);
 
-/* restore-child.c */
-/* fd moved to the lowest free number >= lo, close-on-exec; fd itself is closed (errno kept). -1 on error. */
-int rst_fd_above(int fd, int lo);
+/* rst_fd_above: base/fd.h */
 __attribute__((noreturn)) void rst_child(struct rst_task *t);
 
 /* restore-pidns.c: the tasks' ids in the PID namespaces below ours (pstree ns_levels/ns_tids, or the

@@ -12,7 +12,7 @@
 #include "base/cleanup.h"
 #include "base/log.h"
 #include "base/proc.h"
-#include "mem/vma-flags.h"
+#include "base/vma-flags.h"
 
 ssize_t proc_read_small(const char *path, char *buf, size_t size)
 {

@@ -1,6 +1,6 @@
 /* Event fds (engine-internal): eventfd, signalfd, timerfd, pidfd (dump-evfd.c, restore-evfd.c), epoll
- * (dump-epoll.c, restore-epoll.c), inotify and fanotify (dump-inotify.c, restore-inotify.c), memfd
- * (dump-memfd.c, restore-memfd.c).
+ * (dump-epoll.c, restore-epoll.c), inotify and fanotify (dump-inotify.c, restore-inotify.c); memfd (in
+ * ../mem/: mem/memfd.h) is shared through the same code.
  *
  * Dump: the state is read from /proc/PID/fdinfo/FD and, where fdinfo does not tell it, from a copy of the
  * fd taken with pidfd_getfd (never consuming anything: counters, queues and contents stay as they were).
@@ -56,9 +56,6 @@ int dump_fanotify_fill(const struct evfd_src *s, FileEntry *fe, struct cr_err *e
 /* Events queued on an inotify / fanotify instance are not saved: one warning (log and user) with their
  * byte count, if there are any. */
 void dump_notify_queued(const struct dump_ctx *c, const struct evfd_src *s, const char *kind);
-int dump_memfd_fill(const struct evfd_src *s, FileEntry *fe, struct cr_err *e);
-/* link is a memfd ("/memfd:NAME (deleted)") */
-bool dump_memfd_is(const char *link, const struct stat *st);
 
 /* ---- restore side ---- */
 /* Parent, while loading: the entry is complete (and, for a pidfd to a process outside the tree, that
@@ -77,14 +74,9 @@ int rst_signalfd_make(const FileEntry *f, char *msg, size_t len);
 int rst_timerfd_make(const FileEntry *f, char *msg, size_t len);
 int rst_epoll_make(const FileEntry *f, char *msg, size_t len);
 int rst_pidfd_make(const FileEntry *f, char *msg, size_t len);
-/* A new inotify / fanotify instance / memfd for f (close-on-exec, status flags set), -1 on error. */
+/* A new inotify / fanotify instance for f (close-on-exec, status flags set), -1 on error. */
 int rst_inotify_make(const FileEntry *f, char *msg, size_t len);
 int rst_fanotify_make(const FileEntry *f, char *msg, size_t len);
-int rst_memfd_make(const FileEntry *f, char *msg, size_t len);
-/* Child: the memfd of f at fi->fd (several opens of one memfd share it). rst_memfd_done: all placed. */
-int rst_memfd_open(struct rst_task *t, int lo, const FileEntry *f, const FdinfoEntry *fi, char *msg,
-		   size_t len);
-void rst_memfd_done(void);
 /* Child, after every other fd: the epoll instances (create all, then their targets of this task). */
 int rst_epoll_create(const FileEntry *f, const FdinfoEntry *fi, char *msg, size_t len);
 int rst_epoll_fill(struct rst_task *t, int lo, const FileEntry *f, const FdinfoEntry *fi, char *msg,

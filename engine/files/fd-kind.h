@@ -78,6 +78,8 @@ struct fd_kind {
 	/* A new file of f made in crshim (close-on-exec), for several processes (fdshare.h, evfd.h): its fd,
 	 * or -1 with the reason in msg. NULL: not made this way. */
 	int (*make)(const FileEntry *f, char *msg, size_t len);
+	/* Made once in crshim even when one process holds it (a memfd that is also mapped: one object). */
+	bool (*made_once)(const FileEntry *f);
 	/* Parent: a file of this kind in flight (SCM_RIGHTS in a unix socket's queue) is made once in crshim
 	 * and handed over (f becomes FILE_INHERIT); NULL: this kind cannot be in flight. */
 	int (*flight)(struct rst_task *ts, size_t n, const struct rst_task *t, FileEntry *f,

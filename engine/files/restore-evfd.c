@@ -22,7 +22,6 @@
 #include "base/log.h"
 #include "base/proc.h"
 #include "restore.h"
-#include "mem/shmem.h"
 
 #ifndef TFD_IOC_SET_TICKS
 #define TFD_IOC_SET_TICKS _IOW('T', 0, uint64_t)
@@ -392,7 +391,8 @@ int rst_evfd_share(struct rst_task *ts, size_t n, struct cr_err *e)
 			FileEntry *f = ts[k].files[i];
 			pid_t hpid;
 			int hfd;
-			bool mapped = f->kind == FILE_KIND__FILE_MEMFD && rst_shmem_fd(f->memfd->inode) >= 0;
+			const struct fd_kind *fk = fd_kind_of(f->kind);
+			bool mapped = fk && fk->made_once && fk->made_once(f);
 			if (!shared_of(f, &hpid, &hfd) &&
 			    mapped) { /* also mapped: an open of the mapped memfd */
 				if (make_holder(f, ts[k].pid, fd_of_id(&ts[k], f->id), e) < 0)

@@ -252,6 +252,26 @@ int img_write_one_fault(int dirfd, enum img_kind k, int id, const ProtobufCMessa
 	return img_commit(w, e);
 }
 
+int img_made_add(struct img_made *m, enum img_kind k, int id, struct cr_err *e)
+{
+	if (m->n == m->cap) {
+		size_t ncap = m->cap ? m->cap * 2 : 16;
+		void *n = realloc(m->name, ncap * sizeof(*m->name));
+		if (!n)
+			return cr_fail_errno(e, ENOMEM, "out of memory");
+		m->name = n;
+		m->cap = ncap;
+	}
+	img_name(k, id, m->name[m->n++], sizeof(m->name[0]));
+	return 0;
+}
+
+void img_made_free(struct img_made *m)
+{
+	free(m->name);
+	*m = (struct img_made){0};
+}
+
 /* ---------------- reader ---------------- */
 
 struct img_reader {

@@ -90,6 +90,14 @@ int img_commit(struct img_writer *w, struct cr_err *e);
 /* Drop an uncommitted image (removes the temporary file). NULL is fine. */
 void img_abort(struct img_writer *w);
 /* Convenience: one-record image. */
+/* The image files a run made, removed again if it fails (names as img_name gives them). */
+struct img_made {
+	char (*name)[64];
+	size_t n, cap;
+};
+int img_made_add(struct img_made *m, enum img_kind k, int id, struct cr_err *e);
+void img_made_free(struct img_made *m);
+
 int img_write_one(int dirfd, enum img_kind k, int id, const ProtobufCMessage *m, struct cr_err *e);
 /* The same, for fault injection: inject_errno != 0 makes the file write fail with it half-way (the partial
  * temporary file is removed as on a real write error). */

@@ -15,7 +15,7 @@
 #include "base/fault.h"
 #include "base/log.h"
 #include "restore.h"
-#include "mem/vma-flags.h"
+#include "base/vma-flags.h"
 
 extern const char crshim_restorer_blob[], crshim_restorer_blob_end[];
 

@@ -21,7 +21,7 @@
 #include "base/fault.h"
 #include "base/log.h"
 #include "restore.h"
-#include "mem/vma-flags.h"
+#include "base/vma-flags.h"
 
 #define VERIFY_MAX_THREADS 8
 #define VERIFY_PER_THREAD_MIN (32ull << 20)

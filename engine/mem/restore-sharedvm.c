@@ -29,11 +29,6 @@
 
 #define SVM_FLAGS (CLONE_VM | CLONE_SIGHAND | CLONE_FILES | CLONE_FS | CLONE_PARENT)
 
-bool rst_svm_sharer(const struct rst_task *t)
-{
-	return t->pst && t->pst->has_vm_owner && t->pst->vm_owner > 0;
-}
-
 int rst_svm_mm_id(const struct rst_task *t)
 {
 	return rst_svm_sharer(t) ? t->pst->vm_owner : t->pid;

@@ -18,7 +18,7 @@
 #include "restorer-args.h"
 #include "rst-svm.h"
 #include "rst-sys.h"
-#include "mem/vma-flags.h"
+#include "base/vma-flags.h"
 
 #ifndef PR_TIMER_CREATE_RESTORE_IDS
 #define PR_TIMER_CREATE_RESTORE_IDS 77

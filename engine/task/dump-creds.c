@@ -7,7 +7,6 @@
 
 #include "base/cleanup.h"
 #include "dump.h"
-#include "files/ghost.h"
 #include "base/log.h"
 
 static void fill_creds(CredsEntry *ce, const struct proc_status *st, uint32_t securebits)
@@ -58,27 +57,9 @@ int dump_creds_thread(struct dump_ctx *c, const struct dump_thread *t, CredsEntr
 	return 1;
 }
 
-static int write_fs(struct dump_ctx *c, struct cr_err *e)
-{
-	FsEntry fe = FS_ENTRY__INIT;
-	__cleanup_free char *cwd = NULL, *root = NULL;
-	if (proc_readlink(c->pid, "cwd", &cwd, e) || proc_readlink(c->pid, "root", &root, e))
-		return -1;
-	if (dump_ghost_cwd(c, cwd, &fe.cwd_ghost_id, e)) /* a removed cwd */
-		return -1;
-	fe.has_cwd_ghost_id = fe.cwd_ghost_id != 0;
-	fe.cwd = cwd;
-	fe.root = root;
-	if (c->st.umask >= 0)
-		fe.umask = (uint32_t)c->st.umask, fe.has_umask = 1;
-	return dump_write_one(c, IMG_FS, &fe.base, e);
-}
-
 int dump_creds_write(struct dump_ctx *c, struct cr_err *e)
 {
 	if (write_creds(c, e))
 		return cr_wrap(e, "creds");
-	if (write_fs(c, e))
-		return cr_wrap(e, "fs");
 	return 0;
 }

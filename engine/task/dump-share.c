@@ -51,8 +51,6 @@ int dump_clone_share(struct dump_ctx *c, size_t n, struct cr_err *e)
 		c[i].clone_share = 0;
 		if (c[i].zombie)
 			continue;
-		if (dump_sharedvm(c, n, i, e))
-			return -1;
 		if (c[i].vm_owner || !p || p->zombie)
 			continue;
 		if (dump_kcmp_same(p->pid, c[i].pid, KCMP_FILES)) {

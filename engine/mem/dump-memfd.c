@@ -14,6 +14,8 @@
 #include "dump.h"
 #include "files/evfd.h"
 #include "files/fd-kind.h"
+#include "mem/memfd.h"
+#include "mem/shmem.h"
 #include "base/log.h"
 
 #define MEMFD_MAX_DATA (48u << 20) /* contents saved in the image record (IMG_MAX_RECORD is 64 MiB) */
@@ -152,7 +154,12 @@ static int dump_memfd(struct dump_ctx *c, struct fd_src *f, void **state, FileEn
 	return dump_evfd_done(c, &s, fe, dump_memfd_fill(&s, fe, e));
 }
 
-/* (one also mapped is opened from the object restore-shmem.c made: rst_evfd_share) */
+/* Also mapped: opened from the object restore-shmem.c made (rst_evfd_share). */
+static bool memfd_mapped(const FileEntry *f)
+{
+	return f->memfd && rst_shmem_fd(f->memfd->inode) >= 0;
+}
+
 FD_KIND(fdk_memfd) = {
     .name = "memfd",
     .kind = FILE_KIND__FILE_MEMFD,
@@ -163,6 +170,7 @@ FD_KIND(fdk_memfd) = {
     .check = rst_evfd_check,
     .open = rst_memfd_open,
     .child_done = rst_memfd_done,
+    .made_once = memfd_mapped,
     .make = rst_memfd_make,
     .flight = rst_evfd_share_one,
 };

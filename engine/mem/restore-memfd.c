@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "files/evfd.h"
+#include "mem/memfd.h"
 #include "restore.h"
 #include "mem/shmem.h"
 

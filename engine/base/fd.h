@@ -1,0 +1,12 @@
+/* Moving fds out of the way (restore: helper fds above the numbers a task uses). */
+#ifndef CRSHIM_BASE_FD_H
+#define CRSHIM_BASE_FD_H
+
+#include <stdbool.h>
+
+/* fd moved to the lowest free number >= lo, close-on-exec; fd itself is closed (errno kept). -1 on error. */
+int rst_fd_above(int fd, int lo);
+/* The same, fd closed only with close_old (else a copy). */
+int fd_copy_above(int fd, int lo, bool close_old);
+
+#endif

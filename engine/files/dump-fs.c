@@ -1,0 +1,21 @@
+/* fs-PID.img: the working directory (a removed one: a ghost, dump-ghost.c), the root and the umask. */
+#define LOG_PREFIX "dump-fs: "
+#include "base/cleanup.h"
+#include "dump.h"
+#include "files/ghost.h"
+
+int dump_fs_write(struct dump_ctx *c, struct cr_err *e)
+{
+	FsEntry fe = FS_ENTRY__INIT;
+	__cleanup_free char *cwd = NULL, *root = NULL;
+	if (proc_readlink(c->pid, "cwd", &cwd, e) || proc_readlink(c->pid, "root", &root, e))
+		return cr_wrap(e, "fs");
+	if (dump_ghost_cwd(c, cwd, &fe.cwd_ghost_id, e)) /* a removed cwd */
+		return cr_wrap(e, "fs");
+	fe.has_cwd_ghost_id = fe.cwd_ghost_id != 0;
+	fe.cwd = cwd;
+	fe.root = root;
+	if (c->st.umask >= 0)
+		fe.umask = (uint32_t)c->st.umask, fe.has_umask = 1;
+	return dump_write_one(c, IMG_FS, &fe.base, e) ? cr_wrap(e, "fs") : 0;
+}
