@@ -171,6 +171,14 @@ struct stat;
 pid_t inhfd_hold(int fd, struct stat *st0);
 int inhfd_check(pid_t child, const struct stat *st0);
 
+/* lib/procfds.c (proc_fds, proc_fds_pidns): child ch's /proc/CH directory, /proc/self/status read 16 bytes
+ * into (*off: its offset) and /proc/self/fd as a directory, at fds PROCFD_*; -1 if they cannot be opened.
+ * procfds_check (after restore): the status says pid at the same offset, the directory is ch's (its stat),
+ * the fd directory lists fd 21. */
+enum { PROCFD_STATUS = 20, PROCFD_CHILD_DIR = 21, PROCFD_FD_DIR = 22 };
+int procfds_open(pid_t ch, off_t *off);
+void procfds_check(off_t off, pid_t pid, pid_t ch);
+
 #define PAGE 4096UL
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 

@@ -1,0 +1,51 @@
+/* Files of /proc held open (proc_fds, proc_fds_pidns): see zdtmtst.h. */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "zdtmtst.h"
+
+static int field_pid(const char *buf, const char *key)
+{
+	const char *p = strstr(buf, key);
+	return p ? atoi(p + strlen(key)) : -1;
+}
+
+int procfds_open(pid_t ch, off_t *off)
+{
+	char buf[16], path[64];
+	snprintf(path, sizeof(path), "/proc/%d", ch);
+	if (dup2(open("/proc/self/status", O_RDONLY), PROCFD_STATUS) != PROCFD_STATUS ||
+	    dup2(open(path, O_RDONLY | O_DIRECTORY), PROCFD_CHILD_DIR) != PROCFD_CHILD_DIR ||
+	    dup2(open("/proc/self/fd", O_RDONLY | O_DIRECTORY), PROCFD_FD_DIR) != PROCFD_FD_DIR)
+		return -1;
+	if (read(PROCFD_STATUS, buf, 16) != 16) {
+		fail("setup: read status");
+		return -1;
+	}
+	*off = lseek(PROCFD_STATUS, 0, SEEK_CUR);
+	return 0;
+}
+
+void procfds_check(off_t off, pid_t pid, pid_t ch)
+{
+	char buf[4096];
+	ssize_t n;
+	int fd;
+	if (lseek(PROCFD_STATUS, 0, SEEK_CUR) != off)
+		fail("status offset %ld, want %ld", (long)lseek(PROCFD_STATUS, 0, SEEK_CUR), (long)off);
+	n = pread(PROCFD_STATUS, buf, sizeof(buf) - 1, 0);
+	buf[n > 0 ? n : 0] = '\0';
+	if (field_pid(buf, "\nPid:\t") != pid)
+		fail("fd %d: status of pid %d, want %d", PROCFD_STATUS, field_pid(buf, "\nPid:\t"), pid);
+	fd = openat(PROCFD_CHILD_DIR, "stat", O_RDONLY);
+	n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+	buf[n > 0 ? n : 0] = '\0';
+	if (atoi(buf) != ch)
+		fail("fd %d: not the /proc dir of child %d (stat: %.30s)", PROCFD_CHILD_DIR, ch, buf);
+	if (fd >= 0)
+		close(fd);
+	if (faccessat(PROCFD_FD_DIR, "21", F_OK, AT_SYMLINK_NOFOLLOW))
+		fail("fd %d: not our /proc/self/fd", PROCFD_FD_DIR);
+}
