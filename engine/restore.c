@@ -114,29 +114,6 @@ static int seize_child(struct rst_task *t, struct cr_err *e)
 	return 0;
 }
 
-/* Why task t failed, if it said so: the blob's failed step or the child's message (read without waiting). */
-int rst_task_reason(struct rst_task *t, struct cr_err *e)
-{
-	const struct rst_args *a = t->args;
-	char msg[600];
-	if (a && a->state == RST_FAILED) {
-		const char *name = strerrorname_np(a->err_errno);
-		return cr_fail_errno(e, a->err_errno, "restorer: %s 0x%llx-0x%llx: %s", a->err_step,
-				     (unsigned long long)a->err_a, (unsigned long long)a->err_b,
-				     name ? name : "?");
-	}
-	if (t->err_pipe[0] < 0)
-		return 0;
-	int fl = fcntl(t->err_pipe[0], F_GETFL);
-	fcntl(t->err_pipe[0], F_SETFL, fl | O_NONBLOCK);
-	ssize_t n = read(t->err_pipe[0], msg, sizeof(msg) - 1);
-	fcntl(t->err_pipe[0], F_SETFL, fl);
-	if (n <= 0)
-		return 0;
-	msg[n] = '\0';
-	return cr_fail_errno(e, 0, "task %d: %s", t->pid, msg);
-}
-
 /* The child died before the blob reported success: say why. Killed (SIGKILL) with its PID namespace, whose
  * init failed: the reason another process of the tree gave. */
 static int child_died(struct rst_task *t, int st, struct cr_err *e)

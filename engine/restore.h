@@ -140,7 +140,8 @@ int rst_child_files(struct rst_task *t, char *msg, size_t msglen);
 int rst_tree_plan(struct cr_opts *o, struct rst_task **tsp, size_t *np, struct cr_err *e);
 int rst_tree_release(struct rst_task *ts, size_t n, struct cr_err *e);
 struct rst_task *rst_tree_task(struct rst_task *ts, size_t n, pid_t pid);
-/* restore.c: why task t failed, if it said so already (read without waiting): -1 with e filled, else 0. */
+/* task/restore-tree.c: why task t failed, if it said so already (read without waiting): -1 with e filled,
+ * else 0. */
 int rst_task_reason(struct rst_task *t, struct cr_err *e);
 int rst_helper_died(struct rst_task *h, struct cr_err *e); /* a helper ended early: why */
 bool rst_helper_ended(pid_t pid);

@@ -15,6 +15,11 @@
 #     a loop:  base 0 | restorer (the blob's shared header), arch 1 | image 2 | ns 3 | task, mem, files, net 4 |
 #     engine (pipelines) 5 | oci 6 | shim, hooks 7
 #   - a loop between folders (any strongly connected set of two or more folders).
+#   - an edge out of a folder whose reach is a list, not a rank (these are the edges of the design, not only
+#     "lower"): oci uses engine/base only (errors, fault points); shim and hooks use the engine through its
+#     public header (engine/crshim.h: a call to a function it declares is an edge to "engine", wherever the
+#     function is defined), engine/base (errors, logging, fault points) and oci. ns uses what lies below it by
+#     rank (base, arch, image: errors, logging, fault points, image I/O), never a subsystem or a pipeline.
 # Usage: deps.sh BUILD_DIR [-v]     (-v: every edge with one example)
 set -u
 B=${1:-build}
@@ -35,6 +40,15 @@ rank_of() {
 	oci) echo 6 ;;
 	shim | hooks) echo 7 ;;
 	*) echo 9 ;;
+	esac
+}
+
+# The folders a folder may use, when that is a list (empty: any folder of a lower rank).
+reach_of() {
+	case "$1" in
+	oci) echo "engine/base" ;;
+	shim | hooks) echo "engine engine/base oci" ;;
+	*) echo "" ;;
 	esac
 }
 
@@ -61,7 +75,16 @@ FOLDER_AWK='function folder(p, r) {
 # shellcheck disable=SC2086
 (cd "$B" && $NM -A -u $OBJS) | awk "$FOLDER_AWK"'
 	{ o = $1; sub(/:.*/, "", o); sub(/\.o$/, ".c", o); print $NF, folder(o), o }' | sort >"$TMP/uses"
-join "$TMP/uses" "$TMP/defs" | awk '$2 != $4 && $2 != "" {print $2, $4, "call", $3 "->" $1}' >>"$EDGES"
+# the functions engine/crshim.h declares (the public API): from shim/ and hooks/ a call to one is a call to
+# "engine", the API, whichever subsystem defines it
+sed -n 's/^[a-z][^(]*[ *]\([a-z_][a-z0-9_]*\)(.*/\1/p' engine/crshim.h | sort -u >"$TMP/api"
+join "$TMP/uses" "$TMP/defs" | awk -v apif="$TMP/api" '
+	BEGIN { while ((getline l < apif) > 0) api[l] = 1 }
+	$2 != $4 && $2 != "" {
+		to = $4
+		if (($2 == "shim" || $2 == "hooks") && ($1 in api)) to = "engine"
+		if ($2 != to) print $2, to, "call", $3 "->" $1
+	}' >>"$EDGES"
 
 # ---- include edges ----
 # one awk over every source: the headers resolved like the build (the file's own folder, -I engine -I ns
@@ -117,8 +140,12 @@ fail=0
 echo "deps-check: $(awk '{print $1 " " $2}' "$TMP/uniq" | sort -u | wc -l) edges between folders"
 while read -r from to kind ex; do
 	rf=$(rank_of "$from") rt=$(rank_of "$to")
+	reach=$(reach_of "$from")
 	if [ "$rt" -gt "$rf" ]; then
 		echo "UPWARD  $from -> $to ($kind: $ex)"
+		fail=1
+	elif [ -n "$reach" ] && ! [[ " $reach " == *" $to "* ]]; then
+		echo "REACH   $from -> $to ($kind: $ex): $from may use only $reach"
 		fail=1
 	elif [ -n "$VERBOSE" ]; then
 		echo "        $from -> $to ($kind: $ex)"

@@ -27,6 +27,29 @@
 #include "base/proc.h"
 #include "restore.h"
 
+/* Why task t failed, if it said so: the blob's failed step or the child's message (read without waiting). */
+int rst_task_reason(struct rst_task *t, struct cr_err *e)
+{
+	const struct rst_args *a = t->args;
+	char msg[600];
+	if (a && a->state == RST_FAILED) {
+		const char *name = strerrorname_np(a->err_errno);
+		return cr_fail_errno(e, a->err_errno, "restorer: %s 0x%llx-0x%llx: %s", a->err_step,
+				     (unsigned long long)a->err_a, (unsigned long long)a->err_b,
+				     name ? name : "?");
+	}
+	if (t->err_pipe[0] < 0)
+		return 0;
+	int fl = fcntl(t->err_pipe[0], F_GETFL);
+	fcntl(t->err_pipe[0], F_SETFL, fl | O_NONBLOCK);
+	ssize_t n = read(t->err_pipe[0], msg, sizeof(msg) - 1);
+	fcntl(t->err_pipe[0], F_SETFL, fl);
+	if (n <= 0)
+		return 0;
+	msg[n] = '\0';
+	return cr_fail_errno(e, 0, "task %d: %s", t->pid, msg);
+}
+
 struct rst_task *rst_tree_task(struct rst_task *ts, size_t n, pid_t pid)
 {
 	for (size_t i = 0; i < n; i++)
