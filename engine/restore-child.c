@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "arch.h"
+#include "base/cleanup.h"
 #include "base/fault-ids.h"
 #include "base/log.h"
 #include "pid.h"
@@ -256,6 +257,13 @@ static int child_misc(const struct rst_task *t, char *msg, size_t len)
 		return fail_msg(msg, len, "prctl(PR_SET_TIMERSLACK)");
 	if (c->thp_disabled && prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0))
 		return fail_msg(msg, len, "prctl(PR_SET_THP_DISABLE)");
+	if (c->has_oom_score_adj) {
+		char adj[16];
+		int n = snprintf(adj, sizeof(adj), "%d", c->oom_score_adj);
+		__cleanup_close int fd = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
+		if (fd < 0 || write(fd, adj, (size_t)n) != n)
+			return fail_msg(msg, len, "write /proc/self/oom_score_adj");
+	}
 	return 0;
 }
 

@@ -301,25 +301,61 @@ static int wait_syscall_stop(pid_t pid, struct cr_err *e)
 	return 0;
 }
 
-/* munmap of the restore area, executed by the task at the blob's syscall instruction. */
-static int unmap_area(struct rst_task *t, struct cr_err *e)
+/* A syscall executed by the task at the blob's syscall instruction (the area is still mapped). */
+static int remote_syscall(struct rst_task *t, long nr, const unsigned long args[6], long *ret,
+			  struct cr_err *e)
 {
 	size_t sz = arch_gpregs_size();
 	__cleanup_free uint8_t *regs = calloc(1, sz);
-	unsigned long args[6] = {(unsigned long)t->args->area_start, (unsigned long)t->args->area_len};
 	if (!regs)
 		return cr_fail_errno(e, ENOMEM, "out of memory");
 	if (arch_get_gpregs(t->pid, regs, e))
 		return -1;
-	arch_prep_syscall(regs, t->args->area_start + RST_OFF_SYSCALL, SYS_munmap, args);
+	arch_prep_syscall(regs, t->args->area_start + RST_OFF_SYSCALL, nr, args);
 	if (arch_set_gpregs(t->pid, regs, e) || wait_syscall_stop(t->pid, e) ||
 	    wait_syscall_stop(t->pid, e) || arch_get_gpregs(t->pid, regs, e))
+		return -1;
+	*ret = arch_syscall_result(regs);
+	return 0;
+}
+
+/* The blob's final trap is a forced SIGTRAP: with SIGTRAP blocked (or ignored) the kernel resets its
+ * action to SIG_DFL. Set the image's action again, from the copy in the area. */
+static int fix_sigtrap(struct rst_task *t, struct cr_err *e)
+{
+	const struct rst_sigaction *sa = &t->args->sigact[SIGTRAP - 1];
+	if (!sa->handler) /* SIG_DFL: nothing lost */
+		return 0;
+	unsigned long args[6] = {SIGTRAP, (unsigned long)(uintptr_t)sa, 0, sizeof(uint64_t)};
+	long ret;
+	if (remote_syscall(t, SYS_rt_sigaction, args, &ret, e))
+		return cr_wrap(e, "set the SIGTRAP action");
+	if (ret)
+		return cr_fail_errno(e, (int)-ret, "task %d: set the SIGTRAP action", t->pid);
+	return 0;
+}
+
+/* munmap of the restore area, executed by the task at the blob's syscall instruction. */
+static int unmap_area(struct rst_task *t, struct cr_err *e)
+{
+	unsigned long args[6] = {(unsigned long)t->args->area_start, (unsigned long)t->args->area_len};
+	long ret;
+	if (remote_syscall(t, SYS_munmap, args, &ret, e))
 		return cr_wrap(e, "unmap the restorer");
-	long ret = arch_syscall_result(regs);
 	if (ret)
 		return cr_fail_errno(e, (int)-ret, "unmap the restorer at 0x%llx",
 				     (unsigned long long)t->args->area_start);
 	return 0;
+}
+
+/* The signal that stopped a stopped task: SIGTSTP, SIGTTIN, SIGTTOU when the image says so (the parent's
+ * wait reports it) and it is not blocked, else SIGSTOP. */
+static int stop_signal(const CoreEntry *c)
+{
+	if (!c->has_stop_signo ||
+	    (c->stop_signo != SIGTSTP && c->stop_signo != SIGTTIN && c->stop_signo != SIGTTOU))
+		return SIGSTOP;
+	return (c->sigmask & (1ull << (c->stop_signo - 1))) ? SIGSTOP : c->stop_signo;
 }
 
 /* Registers, FPU state, blocked signals; then let it run. */
@@ -327,7 +363,7 @@ static int finish(struct rst_task *t, struct cr_err *e)
 {
 	const CoreEntry *c = t->core;
 	uint64_t mask = c->sigmask;
-	if (unmap_area(t, e) || finish_threads(t, e))
+	if (fix_sigtrap(t, e) || unmap_area(t, e) || finish_threads(t, e))
 		return -1;
 	if (c->has_xstate && c->xstate.len && arch_set_fpstate(t->pid, c->xstate.data, c->xstate.len, e))
 		return cr_wrap(e, "FPU state (an image from another CPU?)");
@@ -339,7 +375,7 @@ static int finish(struct rst_task *t, struct cr_err *e)
 		return fault_fail(e, FI_RESTORE_BEFORE_RESUME);
 	/* stopped in the image: queued before the detach, it stops the task before any of its code runs */
 	if (c->task_state == 1)
-		kill(t->pid, SIGSTOP);
+		kill(t->pid, stop_signal(c));
 	if (detach_threads(t, e))
 		return -1;
 	if (ptrace(PTRACE_DETACH, t->pid, 0, 0))

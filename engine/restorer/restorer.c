@@ -578,11 +578,12 @@ static void restore_creds(struct rst_args *a, const struct rst_creds *c)
 	check(a, sys3(__NR_setresgid, c->gid, c->egid, c->sgid), "setresgid", c->gid, c->egid);
 	check(a, sys5(__NR_prctl, PR_SET_KEEPCAPS, 1, 0, 0, 0), "prctl(PR_SET_KEEPCAPS)", 0, 0);
 	check(a, sys3(__NR_setresuid, c->uid, c->euid, c->suid), "setresuid", c->uid, c->euid);
-	sys1(__NR_setfsgid, c->fsgid);
-	sys1(__NR_setfsuid, c->fsuid);
-	/* Effective = permitted again (lost with a non-zero euid), for CAP_SETPCAP below. */
+	/* Effective = permitted again (lost with a non-zero euid), for CAP_SETPCAP below and for the
+	 * fs ids (CAP_SETGID, CAP_SETUID when they differ from the effective ones). */
 	uint64_t prm = cur_permitted(a);
 	capset(a, prm, prm, c->cap_inh, "capset (inheritable)");
+	sys1(__NR_setfsgid, c->fsgid);
+	sys1(__NR_setfsuid, c->fsuid);
 	for (int cap = 0; cap < 64; cap++)
 		if (c->cap_amb & (1ull << cap))
 			check(a, sys5(__NR_prctl, PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, cap, 0, 0),

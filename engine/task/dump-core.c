@@ -305,6 +305,10 @@ static int fill_task_misc(struct dump_ctx *c, CoreEntry *ce, char **comm, char *
 	(*comm)[strcspn(*comm, "\n")] = '\0';
 	ce->comm = *comm;
 	ce->personality = (uint32_t)strtoul(*pers, NULL, 16), ce->has_personality = 1;
+	char path[64], adj[16];
+	snprintf(path, sizeof(path), "/proc/%d/oom_score_adj", c->pid);
+	if (proc_read_small(path, adj, sizeof(adj)) > 0)
+		ce->oom_score_adj = (int32_t)strtol(adj, NULL, 10), ce->has_oom_score_adj = 1;
 	if (syscall(SYS_get_robust_list, c->pid, &ce->robust_list, &ce->robust_len))
 		return cr_fail_sys(e, "get_robust_list(%d)", c->pid);
 	ce->has_robust_list = ce->has_robust_len = 1;
@@ -370,6 +374,8 @@ int dump_core_write(struct dump_ctx *c, struct cr_err *e)
 	if (fill_timers(c, &ce, &pt, e) || fill_rlimits(c, &ce, rl, rlp, e))
 		goto out;
 	ce.task_state = c->s.was_stopped ? 1 : 0, ce.has_task_state = 1;
+	if (c->s.was_stopped && c->s.group_stop_sig)
+		ce.stop_signo = c->s.group_stop_sig, ce.has_stop_signo = 1;
 	ce.nice = (int32_t)c->stat.f[19], ce.has_nice = 1;
 	ce.in_syscall_eintr = c->in_syscall_eintr != 0, ce.has_in_syscall_eintr = 1;
 	ce.timerslack_ns = r->timerslack, ce.has_timerslack_ns = 1;

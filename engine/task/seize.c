@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
 #include <sys/wait.h>
@@ -21,6 +22,17 @@ static int task_state(pid_t pid)
 		return 0;
 	proc_status_free(&st);
 	return st.state;
+}
+
+/* TracerPid of /proc/PID/status (0 if none or unknown). */
+static pid_t tracer_of(pid_t pid)
+{
+	char path[64], buf[2048];
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	if (proc_read_small(path, buf, sizeof(buf)) < 0)
+		return 0;
+	const char *t = strstr(buf, "\nTracerPid:");
+	return t ? (pid_t)strtol(t + 11, NULL, 10) : 0;
 }
 
 /* A parent waiting for its CLONE_VFORK child to exec or exit sleeps in kernel_clone, uninterruptibly. */
@@ -103,8 +115,12 @@ static int interrupt_stop(struct seized *s, struct cr_err *e)
 		if (wait_stop(s, &status, STOP_TIMEOUT_MS, e))
 			return -1;
 		int event = status >> 16, sig = WSTOPSIG(status);
-		if (event == PTRACE_EVENT_STOP)
-			return sig == SIGTRAP ? 0 : 1;
+		if (event == PTRACE_EVENT_STOP) {
+			if (sig == SIGTRAP)
+				return 0;
+			s->group_stop_sig = seize_is_stop_sig(sig) ? sig : 0;
+			return 1;
+		}
 		pr_debug("task %d: signal %d before the interrupt stop, delivering it\n", s->pid, sig);
 		if (ptrace(PTRACE_CONT, s->pid, NULL, (void *)(long)(event ? 0 : sig)))
 			return cr_fail_sys(e, "task %d: PTRACE_CONT", s->pid);
@@ -129,8 +145,16 @@ int seize_task(pid_t pid, struct seized *s, struct cr_err *e)
 	memset(s, 0, sizeof(*s));
 	s->pid = pid;
 	int before = task_state(pid);
-	if (ptrace_seize_sc(pid, PTRACE_O_TRACESYSGOOD))
+	if (ptrace_seize_sc(pid, PTRACE_O_TRACESYSGOOD)) {
+		pid_t tracer = errno == EPERM ? tracer_of(pid) : 0;
+		if (tracer > 0)
+			return cr_fail_errno(
+			    e, EBUSY,
+			    "task %d is traced by %d (a debugger, or a process of the tree): "
+			    "not supported",
+			    pid, tracer);
 		return cr_fail_sys(e, "PTRACE_SEIZE task %d", pid);
+	}
 	s->attached = true;
 	if (ptrace(PTRACE_INTERRUPT, pid, NULL, NULL)) {
 		cr_fail_sys(e, "PTRACE_INTERRUPT task %d", pid);
@@ -178,7 +202,7 @@ int seize_release(struct seized *s, struct cr_err *e)
 	if (s->was_stopped) {
 		/* The kernel re-enters a group-stop still in effect; make sure it does. */
 		if (task_state(s->pid) != 'T')
-			kill(s->pid, SIGSTOP);
+			kill(s->pid, s->group_stop_sig ? s->group_stop_sig : SIGSTOP);
 	} else if (s->stop_sig) {
 		kill(s->pid, s->stop_sig);
 	}

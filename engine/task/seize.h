@@ -12,8 +12,9 @@ struct seized {
 	bool attached;	  /* ptrace-attached by us */
 	bool was_stopped; /* in group-stop when seized (State T) */
 	bool mask_saved;
-	uint64_t sigmask; /* original blocked mask (bit n-1 = signal n) */
-	int stop_sig;	  /* a SIGSTOP-like signal swallowed during the dump, re-sent at release */
+	uint64_t sigmask;   /* original blocked mask (bit n-1 = signal n) */
+	int stop_sig;	    /* a SIGSTOP-like signal swallowed during the dump, re-sent at release */
+	int group_stop_sig; /* was_stopped: the signal that stopped it (0: not known, SIGSTOP) */
 };
 
 /* PTRACE_SEIZE with opts and PTRACE_O_SUSPEND_SECCOMP (so that a task's seccomp filters do not apply to
