@@ -144,12 +144,18 @@ struct page_block {
 	uint64_t len;	 /* bytes */
 	uint64_t csum;
 	uint32_t flags; /* PE_* */
+	uint32_t src;	/* pm_open of a chain: 0 the dir's own pages file, k the page_map's src[k - 1] */
 };
 #define PE_PARENT 1u /* pagemap_entry.flags: the pages are in the parent images dir (the `parent` link) */
 /* Incremental dumps: the pages of [vaddr, vaddr+len) are the parent's (parent_map: pm_open_raw's map_csum
  * of the parent's pagemap of the same id, checked when restore follows the chain). */
 void pw_set_parent(struct page_writer *pw, uint64_t parent_map);
 int pw_add_parent(struct page_writer *pw, uint64_t vaddr, uint64_t len, struct cr_err *e);
+/* A pages file of a parent level that blocks of a resolved chain read from. */
+struct pm_src {
+	int fd;
+	uint64_t size;
+};
 struct page_map {
 	int pages_fd; /* open pages file, O_RDONLY */
 	uint64_t total_size;
@@ -158,7 +164,14 @@ struct page_map {
 	uint64_t map_csum;	   /* hash of the entries as written (what a child's parent_map names) */
 	uint64_t parent_map;	   /* the head's parent_map */
 	size_t nr_parent;	   /* PE_PARENT entries (pm_open_raw only: pm_open resolves them) */
+	struct pm_src *src;	   /* pm_open of a chain: the parents' pages files blocks point into */
+	uint32_t nr_src;
 };
+/* The fd and file size of the pages file a block's data is in (its src). */
+static inline int pm_block_fd(const struct page_map *pm, const struct page_block *b)
+{
+	return b->src ? pm->src[b->src - 1].fd : pm->pages_fd;
+}
 /* Verify a pagemap and its page file, and when it has PE_PARENT entries the whole chain (every level's
  * checksums, every parent run there) without copying anything. */
 int pm_check_chain(int dirfd, enum img_kind kmap, enum img_kind kpages, int id, struct cr_err *e);
@@ -166,8 +179,10 @@ int pm_check_chain(int dirfd, enum img_kind kmap, enum img_kind kpages, int id, 
 int pm_open_raw(int dirfd, enum img_kind kmap, enum img_kind kpages, int id, struct page_map *pm,
 		struct cr_err *e);
 /* Load pagemap-ID.img (every entry checked) and open pages-ID.img (its size checked), no block checksums.
- * Entries in the parent (PE_PARENT) are resolved through the `parent` chain: every parent's checksums are
- * verified and its pages copied with this dir's into one page file (a memfd) that pages_fd then is. */
+ * Entries in the parent (PE_PARENT) are resolved through the `parent` chain without copying: each becomes
+ * blocks that point into the pages file of the level holding them (src, pm->src[]); every parent block
+ * they use is checksummed here and each such block gets the checksum of its own bytes, so the reader
+ * verifies it as it reads like any other block. */
 int pm_open(int dirfd, int id, struct page_map *pm, struct cr_err *e);
 /* pm_open, then verify every block checksum (on one CPU). */
 int pm_load(int dirfd, int id, struct page_map *pm, struct cr_err *e);

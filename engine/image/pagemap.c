@@ -48,7 +48,7 @@ int pw_add_parent(struct page_writer *pw, uint64_t vaddr, uint64_t len, struct c
 		pw->pblocks = n;
 		pw->pcap = ncap;
 	}
-	pw->pblocks[pw->pnr++] = (struct page_block){vaddr, 0, len, 0, PE_PARENT};
+	pw->pblocks[pw->pnr++] = (struct page_block){vaddr, 0, len, 0, PE_PARENT, 0};
 	return 0;
 }
 
@@ -110,7 +110,7 @@ int pw_add(struct page_writer *pw, uint64_t vaddr, const void *buf, size_t len, 
 		pw->blocks = n;
 		pw->cap = ncap;
 	}
-	pw->blocks[pw->nr++] = (struct page_block){vaddr, pw->off, len, csum64(buf, len, 0), 0};
+	pw->blocks[pw->nr++] = (struct page_block){vaddr, pw->off, len, csum64(buf, len, 0), 0, 0};
 	pw->off += len;
 	return 0;
 }
@@ -251,10 +251,12 @@ void pw_abort(struct page_writer *pw)
 
 /* ---------------- reading ---------------- */
 
-static int pm_chain(int dirfd, enum img_kind kmap, enum img_kind kpages, int id, struct page_map *pm,
-		    struct cr_err *e);
+/* What a walk of the parent chain does: verify every level whole, only check the chain's structure
+ * (parents' maps unchanged, every parent run held by some level: the restore verifies the data it uses),
+ * or resolve the child's parent runs into blocks of the levels' files (verifying the blocks used). */
+enum chain_mode { CHAIN_VERIFY, CHAIN_MAP_ONLY, CHAIN_BUILD };
 static int pm_chain_do(int dirfd, enum img_kind kmap, enum img_kind kpages, int id, struct page_map *pm,
-		       bool build, struct cr_err *e);
+		       enum chain_mode mode, struct cr_err *e);
 
 static int pm_add_entry(struct page_map *pm, const PagemapEntry *pe, uint32_t psz, size_t *cap,
 			const char *name, struct cr_err *e)
@@ -282,30 +284,46 @@ static int pm_add_entry(struct page_map *pm, const PagemapEntry *pe, uint32_t ps
 		*cap = ncap;
 	}
 	pm->blocks[pm->nr++] =
-	    (struct page_block){pe->vaddr, par ? 0 : pe->offset, len, par ? 0 : pe->csum, flags};
+	    (struct page_block){pe->vaddr, par ? 0 : pe->offset, len, par ? 0 : pe->csum, flags, 0};
 	pm->nr_parent += par;
 	return 0;
 }
 
+/* Every data block's checksum, in whichever pages file (src) it is. */
 static int pm_verify_data(struct page_map *pm, const char *pname, struct cr_err *e)
 {
-	if (!pm->total_size)
-		return 0;
-	__cleanup_munmap struct cr_map m = {NULL, pm->total_size};
-	m.addr = mmap(NULL, pm->total_size, PROT_READ, MAP_PRIVATE, pm->pages_fd, 0);
-	if (m.addr == MAP_FAILED)
-		return cr_fail_sys(e, "map %s", pname);
-	madvise(m.addr, m.len, MADV_SEQUENTIAL);
-	for (size_t i = 0; i < pm->nr; i++) {
+	uint32_t ns = pm->nr_src + 1;
+	const uint8_t **map = calloc(ns, sizeof(*map));
+	uint64_t *len = calloc(ns, sizeof(*len));
+	int ret = map && len ? 0 : cr_fail_errno(e, ENOMEM, "out of memory");
+	for (uint32_t k = 0; k < ns && !ret; k++) {
+		len[k] = k ? pm->src[k - 1].size : pm->total_size;
+		if (!len[k])
+			continue;
+		void *a = mmap(NULL, len[k], PROT_READ, MAP_SHARED, k ? pm->src[k - 1].fd : pm->pages_fd, 0);
+		if (a == MAP_FAILED) {
+			ret = cr_fail_sys(e, "map %s%s", k ? "a parent's " : "", pname);
+			break;
+		}
+		map[k] = a;
+		madvise(a, len[k], MADV_SEQUENTIAL);
+	}
+	for (size_t i = 0; i < pm->nr && !ret; i++) {
 		const struct page_block *b = &pm->blocks[i];
 		if (b->flags & PE_PARENT)
 			continue;
-		if (csum64((uint8_t *)m.addr + b->offset, b->len, 0) != b->csum)
-			return cr_fail_errno(
+		if (b->src >= ns || !map[b->src] || b->offset + b->len > len[b->src] ||
+		    csum64(map[b->src] + b->offset, b->len, 0) != b->csum)
+			ret = cr_fail_errno(
 			    e, EBADMSG, "image %s: checksum mismatch in the block for 0x%llx (corrupt image)",
 			    pname, (unsigned long long)b->vaddr);
 	}
-	return 0;
+	for (uint32_t k = 0; map && len && k < ns; k++)
+		if (map[k])
+			munmap((void *)(uintptr_t)map[k], len[k]);
+	free(map);
+	free(len);
+	return ret;
 }
 
 int pm_load(int dirfd, int id, struct page_map *pm, struct cr_err *e)
@@ -383,7 +401,7 @@ int pm_open_kinds(int dirfd, enum img_kind kmap, enum img_kind kpages, int id, s
 {
 	if (pm_open_raw(dirfd, kmap, kpages, id, pm, e))
 		return -1;
-	if (pm->nr_parent && pm_chain(dirfd, kmap, kpages, id, pm, e)) {
+	if (pm->nr_parent && pm_chain_do(dirfd, kmap, kpages, id, pm, CHAIN_BUILD, e)) {
 		pm_free(pm);
 		return -1;
 	}
@@ -409,6 +427,12 @@ void pm_free(struct page_map *pm)
 	if (pm->pages_fd >= 0)
 		close(pm->pages_fd);
 	pm->pages_fd = -1;
+	for (uint32_t k = 0; k < pm->nr_src; k++)
+		if (pm->src[k].fd >= 0)
+			close(pm->src[k].fd);
+	free(pm->src);
+	pm->src = NULL;
+	pm->nr_src = 0;
 	free(pm->blocks);
 	pm->blocks = NULL;
 	pm->nr = 0;
@@ -446,9 +470,11 @@ int img_verify_dir_but(int dirfd, int unsummed_id, struct cr_err *e)
 			if (r)
 				return -1;
 			if (k == IMG_PAGEMAP && id == unsummed_id) {
-				/* its checksums are verified by the restore; the chain's here */
-				r = pm.nr_parent ? pm_chain_do(dirfd, (enum img_kind)k, kp, id, &pm, false, e)
-						 : 0;
+				/* its checksums and those of the parent blocks it uses are verified by the
+				 * restore; the chain's structure here */
+				r = pm.nr_parent
+					? pm_chain_do(dirfd, (enum img_kind)k, kp, id, &pm, CHAIN_MAP_ONLY, e)
+					: 0;
 				pm_free(&pm);
 				if (r)
 					return -1;
@@ -484,8 +510,19 @@ int img_verify_dir(int dirfd, struct cr_err *e)
 /* The levels of a chain: lv[0] the child, lv[k+1] the parent of lv[k], each opened raw. */
 struct pm_chain {
 	struct page_map lv[PM_CHAIN_MAX + 1];
-	uint8_t *data[PM_CHAIN_MAX + 1]; /* page files mapped */
+	uint8_t *data[PM_CHAIN_MAX + 1]; /* page files mapped (CHAIN_BUILD) */
 	int n;
+};
+
+/* A part of a parent run of the child, held by level lv in its block blk at offset off of its file. */
+struct chain_piece {
+	uint64_t vaddr, len, off, csum;
+	uint32_t lv;
+	size_t blk;
+};
+struct chain_pieces {
+	struct chain_piece *p;
+	size_t n, cap;
 };
 
 static void chain_free(struct pm_chain *c)
@@ -497,10 +534,10 @@ static void chain_free(struct pm_chain *c)
 	}
 }
 
-/* Open the parents of lv[0] (already open) and verify each: its entries are what the child was made
- * against (parent_map) and every data block's checksum. */
+/* Open the parents of lv[0] (already open) and check each: its entries are what the child was made
+ * against (parent_map); with CHAIN_VERIFY every data block's checksum; with CHAIN_BUILD its file mapped. */
 static int chain_open(int dirfd, enum img_kind kmap, enum img_kind kpages, int id, struct pm_chain *c,
-		      struct cr_err *e)
+		      enum chain_mode mode, struct cr_err *e)
 {
 	char mname[64], pname[64];
 	img_name(kmap, id, mname, sizeof(mname));
@@ -536,12 +573,13 @@ static int chain_open(int dirfd, enum img_kind kmap, enum img_kind kpages, int i
 			    "(broken chain)",
 			    mname, mname, c->n - 1);
 		}
-		if (pm_verify_data(p, pname, e)) {
+		if (mode == CHAIN_VERIFY && pm_verify_data(p, pname, e)) {
 			close(dfd);
 			return cr_wrap(e, "parent %d of %s", c->n - 1, mname);
 		}
-		c->data[c->n - 1] =
-		    p->total_size ? mmap(NULL, p->total_size, PROT_READ, MAP_PRIVATE, p->pages_fd, 0) : NULL;
+		if (mode != CHAIN_BUILD || !p->total_size)
+			continue;
+		c->data[c->n - 1] = mmap(NULL, p->total_size, PROT_READ, MAP_SHARED, p->pages_fd, 0);
 		if (c->data[c->n - 1] == MAP_FAILED) {
 			close(dfd);
 			return cr_fail_sys(e, "map the parent's %s", pname);
@@ -552,14 +590,29 @@ static int chain_open(int dirfd, enum img_kind kmap, enum img_kind kpages, int i
 	return 0;
 }
 
-/* Resolve [vaddr, vaddr+len) at level k (a PE_PARENT run of level k-1): copy the pages (dst != NULL) or only
- * check they are there. -1: a page is in no level. */
-static int chain_resolve(const struct pm_chain *c, int k, uint64_t vaddr, uint64_t len, uint8_t *dst)
+static int pieces_add(struct chain_pieces *ps, const struct chain_piece *q)
 {
-	const struct page_map *p = &c->lv[k];
-	size_t l = 0, h = p->nr;
+	if (ps->n == ps->cap) {
+		size_t ncap = ps->cap ? ps->cap * 2 : 256;
+		struct chain_piece *n = realloc(ps->p, ncap * sizeof(*n));
+		if (!n)
+			return -1;
+		ps->p = n;
+		ps->cap = ncap;
+	}
+	ps->p[ps->n++] = *q;
+	return 0;
+}
+
+/* Resolve [vaddr, vaddr+len) at level k (a PE_PARENT run of level k-1): note where its pieces are (out) or
+ * only check they are there. -1: a page is in no level; -2: out of memory. */
+static int chain_resolve(const struct pm_chain *c, int k, uint64_t vaddr, uint64_t len,
+			 struct chain_pieces *out)
+{
 	if (k >= c->n)
 		return -1;
+	const struct page_map *p = &c->lv[k];
+	size_t l = 0, h = p->nr;
 	while (l < h) { /* the first block ending after vaddr */
 		size_t mid = (l + h) / 2;
 		if (p->blocks[mid].vaddr + p->blocks[mid].len <= vaddr)
@@ -575,73 +628,118 @@ static int chain_resolve(const struct pm_chain *c, int k, uint64_t vaddr, uint64
 		if (n > len)
 			n = len;
 		if (b->flags & PE_PARENT) {
-			if (chain_resolve(c, k + 1, vaddr, n, dst))
-				return -1;
-		} else if (dst) {
-			memcpy(dst, c->data[k] + b->offset + (vaddr - b->vaddr), n);
+			int r = chain_resolve(c, k + 1, vaddr, n, out);
+			if (r)
+				return r;
+		} else if (out) {
+			struct chain_piece q = {vaddr, n, b->offset + (vaddr - b->vaddr), 0, (uint32_t)k, l};
+			if (pieces_add(out, &q))
+				return -2;
 		}
-		if (dst)
-			dst += n;
 		vaddr += n, len -= n;
 		l++;
 	}
 	return 0;
 }
 
-/* Every PE_PARENT run of pm is in the chain; with build, one page file (a memfd) holds them all. */
-static int chain_build(struct page_map *pm, struct pm_chain *c, bool build, const char *mname,
-		       struct cr_err *e)
+/* Checksum every parent block the pieces use (once: the pieces of a level are in its block order), and
+ * each piece on its own while it is in the cache. */
+static int chain_sum_pieces(const struct pm_chain *c, struct chain_pieces *ps, const char *mname,
+			    struct cr_err *e)
 {
-	uint64_t total = 0;
-	for (size_t i = 0; i < pm->nr; i++) {
-		const struct page_block *b = &pm->blocks[i];
-		total += b->len;
-		if ((b->flags & PE_PARENT) && chain_resolve(c, 1, b->vaddr, b->len, NULL))
-			return cr_fail_errno(
-			    e, EBADMSG, "image %s: pages at 0x%llx are in no parent image (broken chain)",
-			    mname, (unsigned long long)b->vaddr);
-	}
-	if (!build)
-		return 0;
-	int mfd = memfd_create("crshim-pages", MFD_CLOEXEC);
-	if (mfd < 0 || ftruncate(mfd, (off_t)total)) {
-		if (mfd >= 0)
-			close(mfd);
-		return cr_fail_sys(e, "image %s: a page file for the chain", mname);
-	}
-	__cleanup_munmap struct cr_map out = {NULL, total};
-	__cleanup_munmap struct cr_map own = {NULL, pm->total_size};
-	if (total)
-		out.addr = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_SHARED, mfd, 0);
-	if (pm->total_size)
-		own.addr = mmap(NULL, pm->total_size, PROT_READ, MAP_PRIVATE, pm->pages_fd, 0);
-	if (out.addr == MAP_FAILED || own.addr == MAP_FAILED) {
-		close(mfd);
-		return cr_fail_sys(e, "image %s: map the page files of the chain", mname);
-	}
-	uint64_t off = 0;
-	for (size_t i = 0; i < pm->nr; i++) {
-		struct page_block *b = &pm->blocks[i];
-		uint8_t *dst = (uint8_t *)out.addr + off;
-		if (b->flags & PE_PARENT) {
-			chain_resolve(c, 1, b->vaddr, b->len, dst);
-			b->csum = csum64(dst, b->len, 0); /* of data whose own checksums were verified */
-			b->flags = 0;
-		} else {
-			memcpy(dst, (const uint8_t *)own.addr + b->offset, b->len);
+	for (int k = 1; k < c->n; k++) {
+		const struct page_map *p = &c->lv[k];
+		size_t last = SIZE_MAX;
+		for (size_t i = 0; i < ps->n; i++) {
+			struct chain_piece *q = &ps->p[i];
+			if (q->lv != (uint32_t)k)
+				continue;
+			const struct page_block *b = &p->blocks[q->blk];
+			if (!c->data[k])
+				return cr_fail_errno(e, EBADMSG, "image %s: parent %d has no page data",
+						     mname, k);
+			if (q->blk != last && csum64(c->data[k] + b->offset, b->len, 0) != b->csum)
+				return cr_fail_errno(
+				    e, EBADMSG,
+				    "image %s (parent %d levels up): checksum mismatch in the "
+				    "block for 0x%llx (corrupt image)",
+				    mname, k, (unsigned long long)b->vaddr);
+			last = q->blk;
+			q->csum = csum64(c->data[k] + q->off, q->len, 0);
 		}
-		b->offset = off;
-		off += b->len;
 	}
-	close(pm->pages_fd);
-	pm->pages_fd = mfd;
-	pm->total_size = total;
-	pm->nr_parent = 0;
 	return 0;
 }
 
+/* Every PE_PARENT run of pm is in the chain; with CHAIN_BUILD each becomes the blocks of the levels that
+ * hold it (src), whose files pm keeps open. Nothing is copied. */
+static int chain_build(struct page_map *pm, struct pm_chain *c, enum chain_mode mode, const char *mname,
+		       struct cr_err *e)
+{
+	struct chain_pieces ps = {NULL, 0, 0};
+	struct page_block *nb = NULL;
+	struct pm_src *src = NULL;
+	int ret = -1;
+	for (size_t i = 0; i < pm->nr; i++) {
+		const struct page_block *b = &pm->blocks[i];
+		if (!(b->flags & PE_PARENT))
+			continue;
+		int r = chain_resolve(c, 1, b->vaddr, b->len, mode == CHAIN_BUILD ? &ps : NULL);
+		if (r == -2) {
+			cr_fail_errno(e, ENOMEM, "out of memory");
+			goto out;
+		}
+		if (r) {
+			cr_fail_errno(e, EBADMSG,
+				      "image %s: pages at 0x%llx are in no parent image (broken chain)",
+				      mname, (unsigned long long)b->vaddr);
+			goto out;
+		}
+	}
+	if (mode != CHAIN_BUILD)
+		return 0;
+	if (chain_sum_pieces(c, &ps, mname, e))
+		goto out;
+	size_t n = pm->nr - pm->nr_parent + ps.n, j = 0, q = 0;
+	nb = calloc(n + 1, sizeof(*nb));
+	src = calloc((size_t)c->n, sizeof(*src));
+	if (!nb || !src) {
+		cr_fail_errno(e, ENOMEM, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < pm->nr; i++) {
+		const struct page_block *b = &pm->blocks[i];
+		if (!(b->flags & PE_PARENT)) {
+			nb[j++] = *b;
+			continue;
+		}
+		for (; q < ps.n && ps.p[q].vaddr < b->vaddr + b->len && j < n; q++)
+			nb[j++] = (struct page_block){ps.p[q].vaddr, ps.p[q].off, ps.p[q].len,
+						      ps.p[q].csum,  0,		  ps.p[q].lv};
+	}
+	for (int k = 1; k < c->n; k++) {
+		src[k - 1] = (struct pm_src){c->lv[k].pages_fd, c->lv[k].total_size};
+		c->lv[k].pages_fd = -1;
+	}
+	free(pm->blocks);
+	pm->blocks = nb;
+	pm->nr = j;
+	pm->src = src;
+	pm->nr_src = (uint32_t)(c->n - 1);
+	pm->nr_parent = 0;
+	nb = NULL;
+	src = NULL;
+	pr_debug("%s: the parent runs are %zu blocks in %d parent levels\n", mname, ps.n, c->n - 1);
+	ret = 0;
+out:
+	free(ps.p);
+	free(nb);
+	free(src);
+	return ret;
+}
+
 static int pm_chain_do(int dirfd, enum img_kind kmap, enum img_kind kpages, int id, struct page_map *pm,
-		       bool build, struct cr_err *e)
+		       enum chain_mode mode, struct cr_err *e)
 {
 	char mname[64];
 	struct pm_chain *c = calloc(1, sizeof(*c));
@@ -649,18 +747,12 @@ static int pm_chain_do(int dirfd, enum img_kind kmap, enum img_kind kpages, int 
 		return cr_fail_errno(e, ENOMEM, "out of memory");
 	img_name(kmap, id, mname, sizeof(mname));
 	c->lv[0] = *pm;
-	int ret = chain_open(dirfd, kmap, kpages, id, c, e);
+	int ret = chain_open(dirfd, kmap, kpages, id, c, mode, e);
 	if (!ret)
-		ret = chain_build(pm, c, build, mname, e);
+		ret = chain_build(pm, c, mode, mname, e);
 	chain_free(c);
 	free(c);
 	return ret;
-}
-
-static int pm_chain(int dirfd, enum img_kind kmap, enum img_kind kpages, int id, struct page_map *pm,
-		    struct cr_err *e)
-{
-	return pm_chain_do(dirfd, kmap, kpages, id, pm, true, e);
 }
 
 int pm_check_chain(int dirfd, enum img_kind kmap, enum img_kind kpages, int id, struct cr_err *e)
@@ -672,7 +764,7 @@ int pm_check_chain(int dirfd, enum img_kind kmap, enum img_kind kpages, int id, 
 		return -1;
 	int ret = pm_verify_data(&pm, pname, e);
 	if (!ret && pm.nr_parent)
-		ret = pm_chain_do(dirfd, kmap, kpages, id, &pm, false, e);
+		ret = pm_chain_do(dirfd, kmap, kpages, id, &pm, CHAIN_VERIFY, e);
 	pm_free(&pm);
 	return ret;
 }

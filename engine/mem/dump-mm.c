@@ -489,7 +489,7 @@ static int fill_buf(struct mm_state *m, struct pbuf *b, size_t *ri, uint64_t *ro
 				got += (size_t)n;
 			}
 		}
-		b->b[b->nb++] = (struct page_block){va, b->used, len, 0, 0};
+		b->b[b->nb++] = (struct page_block){va, b->used, len, 0, 0, 0};
 		b->used += len;
 		*roff += len;
 		if (*roff == r->len)

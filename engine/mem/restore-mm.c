@@ -226,10 +226,11 @@ static size_t vma_blocks(const struct rst_task *t, const VmaEntry *v, size_t *bi
 		if (s >= en)
 			continue;
 		if (nb > first && rb[nb - 1].vaddr + rb[nb - 1].len == s &&
-		    rb[nb - 1].off + rb[nb - 1].len == off)
+		    rb[nb - 1].off + rb[nb - 1].len == off && rb[nb - 1].src == b->src)
 			rb[nb - 1].len += en - s;
 		else
-			rb[nb++] = (struct rst_pblock){s, en - s, off, v->prot | PROT_WRITE, 0};
+			rb[nb++] =
+			    (struct rst_pblock){s, en - s, off, v->prot | PROT_WRITE, 0, (uint16_t)b->src};
 	}
 	return nb;
 }
@@ -384,6 +385,25 @@ struct area_layout {
 	size_t code, args, vmas, blocks, unmap, mfd, task, park, stack, total;
 };
 
+/* A chained restore: the parents' pages files the blocks point into (pm.src) go to the child as kept fds
+ * after the mapped files (the blob finds them at mfd[src_mfile + src - 1]). */
+static int add_page_srcs(struct rst_task *t, uint32_t *first, struct cr_err *e)
+{
+	*first = (uint32_t)t->nr_mfiles;
+	if (!t->pm.nr_src)
+		return 0;
+	if (t->pm.nr_src > UINT16_MAX)
+		return cr_fail_errno(e, E2BIG, "pagemap-%d.img: a chain of %u levels", t->pid, t->pm.nr_src);
+	struct rst_mfile *n = realloc(t->mfiles, (t->nr_mfiles + t->pm.nr_src + 1) * sizeof(*n));
+	if (!n)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	t->mfiles = n;
+	for (uint32_t k = 0; k < t->pm.nr_src; k++)
+		t->mfiles[t->nr_mfiles++] =
+		    (struct rst_mfile){"the pages of a parent images dir", O_RDONLY, t->pm.src[k].fd};
+	return 0;
+}
+
 static void layout(const struct rst_task *t, size_t task_bytes, struct area_layout *l)
 {
 	uint64_t psz = page_size();
@@ -414,6 +434,9 @@ int rst_area_build(struct rst_task *t, struct cr_err *e)
 	    memcmp(crshim_restorer_blob + RST_OFF_SYSCALL, insn, insn_len))
 		return cr_fail_errno(e, EINVAL, "the restorer blob has no syscall instruction at offset %d",
 				     RST_OFF_SYSCALL);
+	uint32_t src_mfile;
+	if (add_page_srcs(t, &src_mfile, e))
+		return -1;
 	layout(t, rst_task_bytes(t), &l);
 	if (choose_area(t, l.total, &addr, e))
 		return -1;
@@ -438,6 +461,7 @@ int rst_area_build(struct rst_task *t, struct cr_err *e)
 	a->mfd = addr + l.mfd;
 	a->nr_mfiles = (uint32_t)t->nr_mfiles;
 	a->pages_fd = -1;
+	a->src_mfile = src_mfile;
 	a->fault = t->fault; /* the blob cannot log: say here that its degrade points are on */
 	if (!fault_hit(t->fault, FI_NO_POPULATE))
 		fault_hit(t->fault, FI_NO_TIMER_RESTORE_IDS);

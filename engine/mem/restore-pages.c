@@ -32,11 +32,11 @@ enum { BLK_VERIFY, BLK_FILL };
 
 struct verify_part {
 	const struct page_map *pm;
-	const uint8_t *data; /* the page file, mapped */
-	const uint8_t *kind; /* per block: BLK_* */
-	size_t from, to;     /* block indexes */
-	size_t bad;	     /* first bad block, or SIZE_MAX */
-	int err;	     /* errno of a failed fill */
+	const uint8_t *const *data; /* the page files, mapped: [0] the dir's, [k] the page_map's src[k - 1] */
+	const uint8_t *kind;	    /* per block: BLK_* */
+	size_t from, to;	    /* block indexes */
+	size_t bad;		    /* first bad block, or SIZE_MAX */
+	int err;		    /* errno of a failed fill */
 };
 
 /* Read block b into its place (a prefilled VMA) and checksum it there, while it is in the cache. */
@@ -46,7 +46,7 @@ static int fill_block(const struct page_map *pm, const struct page_block *b, boo
 	if (madvise(dst, b->len, MADV_POPULATE_WRITE) && errno != EINVAL)
 		return -1;
 	for (uint64_t got = 0; got < b->len;) {
-		ssize_t n = pread(pm->pages_fd, dst + got, b->len - got, (off_t)(b->offset + got));
+		ssize_t n = pread(pm_block_fd(pm, b), dst + got, b->len - got, (off_t)(b->offset + got));
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
@@ -71,7 +71,7 @@ static void *verify_main(void *arg)
 				break;
 			}
 		} else {
-			ok = csum64(p->data + b->offset, b->len, 0) == b->csum;
+			ok = csum64(p->data[b->src] + b->offset, b->len, 0) == b->csum;
 		}
 		if (!ok) {
 			p->bad = i;
@@ -82,7 +82,7 @@ static void *verify_main(void *arg)
 }
 
 /* Split the blocks into n parts of about equal bytes and check them in parallel. */
-static int verify_blocks(const struct page_map *pm, const uint8_t *data, const uint8_t *kind,
+static int verify_blocks(const struct page_map *pm, const uint8_t *const *data, const uint8_t *kind,
 			 const char *name, struct cr_err *e)
 {
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
@@ -91,14 +91,17 @@ static int verify_blocks(const struct page_map *pm, const uint8_t *data, const u
 	pthread_t th[VERIFY_MAX_THREADS];
 	bool started[VERIFY_MAX_THREADS] = {false};
 
-	uint64_t by_size = pm->total_size / VERIFY_PER_THREAD_MIN + 1; /* >= 1 */
+	uint64_t total = 0;
+	for (size_t i = 0; i < pm->nr; i++)
+		total += pm->blocks[i].len;		      /* a chain's blocks are in several files */
+	uint64_t by_size = total / VERIFY_PER_THREAD_MIN + 1; /* >= 1 */
 	if (n > VERIFY_MAX_THREADS)
 		n = VERIFY_MAX_THREADS;
 	if (n > by_size)
 		n = (size_t)by_size;
 	if (!n) /* cannot be (cpus >= 1, by_size >= 1): said for the analyzers, which lose track */
 		n = 1;
-	uint64_t per = pm->total_size / n + 1, acc = 0;
+	uint64_t per = total / n + 1, acc = 0;
 	size_t bi = 0;
 	for (size_t k = 0; k < n; k++) {
 		part[k] = (struct verify_part){pm, data, kind, bi, bi, SIZE_MAX, 0};
@@ -196,7 +199,7 @@ int rst_pages_load(struct rst_task *t, struct cr_err *e)
 	}
 	if (pm_open(t->dirfd, t->pid, pm, e))
 		goto fail;
-	if (!pm->total_size)
+	if (!pm->nr)
 		return 0;
 	kind = calloc(pm->nr + 1, 1);
 	if (!kind) {
@@ -206,13 +209,25 @@ int rst_pages_load(struct rst_task *t, struct cr_err *e)
 	const char *prefill = getenv("CRSHIM_PREFILL");
 	if (!t->no_prefill && (!prefill || strcmp(prefill, "0")) && !fault_hit(t->fault, FI_NO_PREFILL))
 		prefill_plan(t, kind);
-	void *data = mmap(NULL, pm->total_size, PROT_READ, MAP_SHARED, pm->pages_fd, 0);
-	if (data == MAP_FAILED) {
-		cr_fail_sys(e, "map %s", pname);
-		goto fail;
+	uint32_t ns = pm->nr_src + 1;
+	const uint8_t **data = calloc(ns, sizeof(*data));
+	int ret = data ? 0 : cr_fail_errno(e, ENOMEM, "out of memory");
+	for (uint32_t k = 0; k < ns && !ret; k++) {
+		uint64_t len = k ? pm->src[k - 1].size : pm->total_size;
+		void *m =
+		    len ? mmap(NULL, len, PROT_READ, MAP_SHARED, k ? pm->src[k - 1].fd : pm->pages_fd, 0)
+			: NULL;
+		if (m == MAP_FAILED)
+			ret = cr_fail_sys(e, "map %s%s", k ? "a parent's " : "", pname);
+		else
+			data[k] = m;
 	}
-	int ret = verify_blocks(pm, data, kind, pname, e);
-	munmap(data, pm->total_size);
+	if (!ret)
+		ret = verify_blocks(pm, data, kind, pname, e);
+	for (uint32_t k = 0; data && k < ns; k++)
+		if (data[k])
+			munmap((void *)(uintptr_t)data[k], k ? pm->src[k - 1].size : pm->total_size);
+	free(data);
 	free(kind);
 	if (!ret)
 		return 0;

@@ -43,8 +43,8 @@ int rst_shmem_fill(int dirfd, enum img_kind kpm, enum img_kind kpages, int id, u
 			break;
 		}
 		for (uint64_t got = 0; got < b->len;) {
-			ssize_t n =
-			    pread(pm.pages_fd, map + b->vaddr + got, b->len - got, (off_t)(b->offset + got));
+			ssize_t n = pread(pm_block_fd(&pm, b), map + b->vaddr + got, b->len - got,
+					  (off_t)(b->offset + got));
 			if (n < 0 && errno == EINTR)
 				continue;
 			if (n <= 0) {

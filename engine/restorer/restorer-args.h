@@ -66,7 +66,8 @@ _Static_assert(sizeof(struct rst_vma) == 72, "rst_vma");
 struct rst_pblock {
 	uint64_t vaddr, len, off; /* off: in the pages file */
 	uint32_t prot;		  /* of the VMA while it is filled (rst_vma prot | PROT_WRITE) */
-	uint32_t thp;		  /* 1: may be filled through huge pages moved in with UFFDIO_MOVE */
+	uint16_t thp;		  /* 1: may be filled through huge pages moved in with UFFDIO_MOVE */
+	uint16_t src; /* 0: pages_fd; k: mfd[src_mfile + k - 1] (a parent's pages, chained restore) */
 };
 _Static_assert(sizeof(struct rst_pblock) == 32, "rst_pblock");
 
@@ -183,8 +184,9 @@ struct rst_args {
 	uint64_t vmas;	 /* struct rst_vma[], sorted */
 	uint64_t blocks; /* struct rst_pblock[], sorted */
 	uint32_t nr_blocks;
-	int32_t pages_fd; /* filled by the child */
-	uint64_t mfd;	  /* int32_t[nr_mfiles]: fds of mapped files (child) */
+	int32_t pages_fd;   /* filled by the child */
+	uint32_t src_mfile; /* a chained restore: mfd[src_mfile...] are the parents' pages files */
+	uint64_t mfd;	    /* int32_t[nr_mfiles]: fds of mapped files (child) */
 	uint32_t nr_mfiles;
 	int32_t helper_fd_lo; /* the child's helper fds are all >= this: closed after PR_SET_MM_MAP */
 	struct rst_mm_map mm; /* exe_fd filled by the child */

@@ -124,10 +124,11 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts[0] * 1000000000ull + (uint64_t)ts[1];
 }
 
-static void read_into(struct rst_args *a, uint64_t vaddr, uint64_t len, uint64_t off)
+static void read_into(struct rst_args *a, int src, uint64_t vaddr, uint64_t len, uint64_t off)
 {
+	long fd = src ? ((const int32_t *)a->mfd)[a->src_mfile + (uint32_t)src - 1] : a->pages_fd;
 	for (uint64_t got = 0; got < len;) {
-		long r = sys4(__NR_pread64, a->pages_fd, vaddr + got, len - got, off + got);
+		long r = sys4(__NR_pread64, fd, vaddr + got, len - got, off + got);
 		if (r == -4)
 			continue;
 		if (r == 0)
@@ -139,7 +140,7 @@ static void read_into(struct rst_args *a, uint64_t vaddr, uint64_t len, uint64_t
 
 /* Fill [vaddr, vaddr + len) from the pages file at off, in chunks: prefault a chunk in one go (much
  * cheaper than a fault per page inside pread), then read it while it is still in the cache. */
-static void read_small(struct rst_args *a, uint64_t vaddr, uint64_t len, uint64_t off)
+static void read_small(struct rst_args *a, int src, uint64_t vaddr, uint64_t len, uint64_t off)
 {
 	uint64_t done = 0;
 	while (done < len) {
@@ -150,7 +151,7 @@ static void read_small(struct rst_args *a, uint64_t vaddr, uint64_t len, uint64_
 		    a->fault == FI_NO_POPULATE ? 0 : sys3(__NR_madvise, vaddr + done, n, MADV_POPULATE_WRITE);
 		if (RST_ISERR(r) && r != -22)
 			fail(a, "prefault pages", r, vaddr + done, vaddr + done + n);
-		read_into(a, vaddr + done, n, off + done);
+		read_into(a, src, vaddr + done, n, off + done);
 		done += n;
 	}
 }
@@ -158,14 +159,15 @@ static void read_small(struct rst_args *a, uint64_t vaddr, uint64_t len, uint64_
 /* Huge pages: fill a 2 MiB aligned window of the thread with huge pages (the window has MADV_HUGEPAGE,
  * the task's VMA keeps its own flags), read the data into it and move the pages to their place with
  * UFFDIO_MOVE. Much faster than small pages; 0 if done, -1 to fall back to small pages. */
-static int read_huge(struct rst_args *a, int k, uint64_t dst, uint64_t len, uint64_t off, uint32_t prot)
+static int read_huge(struct rst_args *a, int src, int k, uint64_t dst, uint64_t len, uint64_t off,
+		     uint32_t prot)
 {
 	uint64_t w = a->win[k];
 	long r = sys6(__NR_mmap, (long)w, (long)len, prot, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
 	if (RST_ISERR(r) || RST_ISERR(sys3(__NR_madvise, w, len, MADV_HUGEPAGE)) ||
 	    RST_ISERR(sys3(__NR_madvise, w, len, MADV_POPULATE_WRITE)))
 		return -1;
-	read_into(a, w, len, off);
+	read_into(a, src, w, len, off);
 	/* Register only the range being moved, only while it is moved: a fault anywhere in a registered
 	 * range would wait for a userfault handler that does not exist. */
 	struct uffdio_register reg = {{dst, len}, UFFDIO_REGISTER_MODE_MISSING, 0};
@@ -177,7 +179,7 @@ static int read_huge(struct rst_args *a, int k, uint64_t dst, uint64_t len, uint
 	check(a, sys3(__NR_ioctl, a->uffd, UFFDIO_UNREGISTER, &ur), "userfaultfd unregister", dst, dst + len);
 	if (RST_ISERR(r)) {
 		uint64_t moved = mv.move > 0 && (uint64_t)mv.move < len ? (uint64_t)mv.move : 0;
-		read_small(a, dst + moved, len - moved, off + moved);
+		read_small(a, src, dst + moved, len - moved, off + moved);
 		return 1;
 	}
 	a->thp_bytes[k] += len;
@@ -191,19 +193,19 @@ static void read_run(struct rst_args *a, const struct rst_pblock *b, uint64_t s,
 	uint64_t hs = (vaddr + RST_THP_SIZE - 1) & ~(RST_THP_SIZE - 1), he = end & ~(RST_THP_SIZE - 1);
 
 	if (!b->thp || a->uffd < 0 || !a->thp_ok || he <= hs) {
-		read_small(a, vaddr, end - vaddr, off);
+		read_small(a, b->src, vaddr, end - vaddr, off);
 		return;
 	}
-	read_small(a, vaddr, hs - vaddr, off);
+	read_small(a, b->src, vaddr, hs - vaddr, off);
 	for (uint64_t c = hs, n; c < he; c += n) {
 		n = he - c < RST_THP_WIN ? he - c : RST_THP_WIN;
-		int r = a->thp_ok ? read_huge(a, k, c, n, off + (c - vaddr), b->prot) : -1;
+		int r = a->thp_ok ? read_huge(a, b->src, k, c, n, off + (c - vaddr), b->prot) : -1;
 		if (r)
 			a->thp_ok = 0;
 		if (r < 0)
-			read_small(a, c, n, off + (c - vaddr));
+			read_small(a, b->src, c, n, off + (c - vaddr));
 	}
-	read_small(a, he, end - he, off + (he - vaddr));
+	read_small(a, b->src, he, end - he, off + (he - vaddr));
 }
 
 /* Read the bytes [from, to) of the concatenated page runs, as thread k. */

@@ -192,7 +192,7 @@ static void t_inject(void)
 	struct page_writer *pw;
 	struct page_block b[4];
 	for (int i = 0; i < 4; i++)
-		b[i] = (struct page_block){0x10000 + i * psz, i * psz, psz, 0, 0};
+		b[i] = (struct page_block){0x10000 + i * psz, i * psz, psz, 0, 0, 0};
 	ok(buf != MAP_FAILED && pw_open(dfd, 7, &pw, &e) == 0, "pw_open");
 	pw_inject_error(pw, ENOSPC);
 	ok(pw_add_batch(pw, buf, len, b, 4, &e) < 0 && e.errnum == ENOSPC, "injected ENOSPC: %s", e.msg);

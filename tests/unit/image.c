@@ -302,6 +302,85 @@ static void t_pages_roundtrip(void)
 	   "pw_abort leaves no file");
 }
 
+/* A child whose pagemap takes pages from its parent (PE_PARENT through the `parent` link): pm_open resolves
+ * them into blocks of the parent's pages file without copying, with checksums of their own; a corrupt or
+ * changed parent is refused. */
+static int write_chain_child(int cdfd, uint64_t parent_map)
+{
+	struct page_writer *pw;
+	if (pw_open(cdfd, 7, &pw, &err))
+		return -1;
+	pw_set_parent(pw, parent_map);
+	if (pw_add_parent(pw, 0x400000, (uint64_t)psz, &err) ||
+	    pw_add(pw, 0x401000, pages_buf + 5 * psz, (size_t)psz, &err) ||
+	    pw_add_parent(pw, 0x402000, 2 * (uint64_t)psz, &err)) {
+		pw_abort(pw);
+		return -1;
+	}
+	return pw_commit(pw, &err);
+}
+
+static void t_pages_chain(void)
+{
+	struct page_map pm, par = {.pages_fd = -1};
+	struct page_writer *pw;
+	int good = 1;
+	mkdirat(dfd, "cpar", 0700);
+	mkdirat(dfd, "cchild", 0700);
+	int pdfd = openat(dfd, "cpar", O_RDONLY | O_DIRECTORY),
+	    cdfd = openat(dfd, "cchild", O_RDONLY | O_DIRECTORY);
+	ok(pdfd >= 0 && cdfd >= 0 && symlinkat("../cpar", cdfd, "parent") == 0,
+	   "chain: two dirs and the link");
+	ok(pw_open(pdfd, 7, &pw, &err) == 0 && pw_add(pw, 0x400000, pages_buf, 4 * (size_t)psz, &err) == 0 &&
+	       pw_commit(pw, &err) == 0 && pm_open_raw(pdfd, IMG_PAGEMAP, IMG_PAGES, 7, &par, &err) == 0,
+	   "chain: the parent, 4 pages in one block");
+	uint64_t pmap = par.map_csum;
+	pm_free(&par);
+	ok(write_chain_child(cdfd, pmap) == 0, "chain: the child, 1 page of its own between parent runs");
+	ok(pm_load(cdfd, 7, &pm, &err) == 0, "chain: pm_load resolves and verifies it: %s", err.msg);
+	is_int(pm.nr, 3, "chain: 3 blocks");
+	is_int(pm.nr_src, 1, "chain: 1 parent pages file");
+	static const long want_page[3] = {0, 5, 2}; /* page of pages_buf each block starts with */
+	static const uint32_t want_src[3] = {1, 0, 1};
+	for (size_t i = 0; i < pm.nr && i < 3; i++) {
+		const struct page_block *b = &pm.blocks[i];
+		uint8_t *buf = malloc(b->len);
+		good &= b->src == want_src[i] && !(b->flags & PE_PARENT);
+		good &= pread(pm_block_fd(&pm, b), buf, b->len, (off_t)b->offset) == (ssize_t)b->len;
+		good &=
+		    !memcmp(buf, pages_buf + want_page[i] * psz, b->len) && b->csum == csum64(buf, b->len, 0);
+		free(buf);
+	}
+	ok(good, "chain: each block reads its data from the level that holds it, checksum of its own");
+	pm_free(&pm);
+	ok(pm_check_chain(cdfd, IMG_PAGEMAP, IMG_PAGES, 7, &err) == 0, "chain: pm_check_chain passes");
+
+	int fd = openat(pdfd, "pages-7.img", O_RDWR);
+	uint8_t c = 0;
+	ok(fd >= 0 && pread(fd, &c, 1, 3 * psz + 5) == 1,
+	   "chain: read a byte of a parent page the child uses");
+	uint8_t x = (uint8_t)(c ^ 0x20);
+	ok(pwrite(fd, &x, 1, 3 * psz + 5) == 1 && pm_open(cdfd, 7, &pm, &err) < 0 &&
+	       strstr(err.msg, "checksum") && strstr(err.msg, "parent"),
+	   "chain: a flipped bit in the parent is refused: %s", err.msg);
+	ok(pm_check_chain(cdfd, IMG_PAGEMAP, IMG_PAGES, 7, &err) < 0, "chain: ... by pm_check_chain too");
+	ok(pwrite(fd, &c, 1, 3 * psz + 5) == 1 && pm_open(cdfd, 7, &pm, &err) == 0,
+	   "chain: restored, it opens");
+	pm_free(&pm);
+	if (fd >= 0)
+		close(fd);
+
+	ok(pw_open(pdfd, 7, &pw, &err) == 0 &&
+	       pw_add(pw, 0x400000, pages_buf + psz, 4 * (size_t)psz, &err) == 0 && pw_commit(pw, &err) == 0,
+	   "chain: the parent dumped again (other data)");
+	ok(pm_open(cdfd, 7, &pm, &err) < 0 && strstr(err.msg, "broken chain"), "chain: refused: %s", err.msg);
+	ok(unlinkat(cdfd, "parent", 0) == 0 && pm_open(cdfd, 7, &pm, &err) < 0 &&
+	       strstr(err.msg, "broken chain"),
+	   "chain: without the link, refused: %s", err.msg);
+	close(pdfd);
+	close(cdfd);
+}
+
 static void t_pages_corrupt(void)
 {
 	struct page_map pm;
@@ -567,6 +646,7 @@ int main(void)
 		return 1;
 	t_roundtrip();
 	t_pages_roundtrip();
+	t_pages_chain();
 	t_pages_corrupt();
 	t_flip_every_byte("inventory.img");
 	t_flip_every_byte("pagemap-1.img");
