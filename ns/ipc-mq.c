@@ -175,23 +175,12 @@ static int make_mq(const IpcMqEntry *me, struct cr_err *e)
 	return ret;
 }
 
+static int mq_one(ProtobufCMessage *m, void *arg, struct cr_err *e)
+{
+	return make_mq((const IpcMqEntry *)m, e);
+}
+
 int ns_mq_restore(int dirfd, struct cr_err *e)
 {
-	struct img_reader *r;
-	ProtobufCMessage *m;
-	int ret;
-	if (img_open(dirfd, IMG_IPC_MQ, 0, &r, e)) {
-		if (e->errnum != ENOENT)
-			return -1;
-		cr_err_clear(e);
-		return 0;
-	}
-	while ((ret = img_read(r, &m, e)) > 0) {
-		ret = make_mq((const IpcMqEntry *)m, e);
-		protobuf_c_message_free_unpacked(m, NULL);
-		if (ret)
-			break;
-	}
-	img_close(r);
-	return ret ? -1 : 0;
+	return img_each(dirfd, IMG_IPC_MQ, 0, mq_one, NULL, e);
 }

@@ -382,34 +382,12 @@ static int make_msq(const IpcMsgEntry *me, struct cr_err *e)
 	return set_perm(id, d, false, me->qbytes, me->has_qbytes, e);
 }
 
-static int each(int dirfd, enum img_kind k, int (*fn)(const ProtobufCMessage *m, struct cr_err *e),
-		struct cr_err *e)
-{
-	struct img_reader *r;
-	ProtobufCMessage *m;
-	int ret;
-	if (img_open(dirfd, k, 0, &r, e)) {
-		if (e->errnum != ENOENT)
-			return -1;
-		cr_err_clear(e);
-		return 0;
-	}
-	while ((ret = img_read(r, &m, e)) > 0) {
-		ret = fn(m, e);
-		protobuf_c_message_free_unpacked(m, NULL);
-		if (ret)
-			break;
-	}
-	img_close(r);
-	return ret < 0 || ret > 0 ? -1 : 0;
-}
-
-static int sem_fn(const ProtobufCMessage *m, struct cr_err *e)
+static int sem_fn(ProtobufCMessage *m, void *arg, struct cr_err *e)
 {
 	return make_sem((const IpcSemEntry *)m, e);
 }
 
-static int msg_fn(const ProtobufCMessage *m, struct cr_err *e)
+static int msg_fn(ProtobufCMessage *m, void *arg, struct cr_err *e)
 {
 	return make_msq((const IpcMsgEntry *)m, e);
 }
@@ -441,8 +419,8 @@ static int set_sysctls(const NsEntry *ne, bool mq_only, struct cr_err *e)
 
 int ns_ipc_restore(struct ns_rst *r, struct cr_err *e)
 {
-	if (set_sysctls(r->ne, true, e) || each(r->dirfd, IMG_IPC_SEM, sem_fn, e) ||
-	    each(r->dirfd, IMG_IPC_MSG, msg_fn, e) || ns_mq_restore(r->dirfd, e) ||
+	if (set_sysctls(r->ne, true, e) || img_each(r->dirfd, IMG_IPC_SEM, 0, sem_fn, NULL, e) ||
+	    img_each(r->dirfd, IMG_IPC_MSG, 0, msg_fn, NULL, e) || ns_mq_restore(r->dirfd, e) ||
 	    set_sysctls(r->ne, false, e))
 		return -1;
 	pr_info("IPC namespace filled\n");

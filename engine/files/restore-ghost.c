@@ -241,41 +241,28 @@ static int fill_ghost(const GhostFileEntry *g, const struct rst_ghost *rg, struc
 	return 0;
 }
 
-static int make_ghosts(struct rst_task *t, struct img_reader *r, struct cr_err *e)
+/* one record of ghost-PID.img: a new ghost, or more data of one made already */
+static int make_ghost(ProtobufCMessage *m, void *arg, struct cr_err *e)
 {
-	ProtobufCMessage *m;
-	int ret;
-	while ((ret = img_read(r, &m, e)) > 0) {
-		GhostFileEntry *g = (GhostFileEntry *)m;
-		struct rst_ghost *rg = g->has_id ? find_ghost(t, g->id) : NULL;
-		if (!rg && g->path && g->has_id && g->has_size) {
-			struct rst_ghost *ng = realloc(t->ghosts, (t->nr_ghosts + 1) * sizeof(*ng));
-			if (!ng) {
-				protobuf_c_message_free_unpacked(m, NULL);
-				return cr_fail_errno(e, ENOMEM, "out of memory");
-			}
-			t->ghosts = ng;
-			rg = &ng[t->nr_ghosts];
-			rg->fd = -1;
-			rg->dir = rg->node = rg->has_times = false;
-			ret = S_ISDIR(g->mode) ? create_ghost_dir(t, g, rg, e) : create_ghost(g, rg, e);
-			if (rg->fd >= 0)
-				t->nr_ghosts++;
-		} else if (!rg) {
-			ret = cr_fail_errno(e, EBADMSG, "ghost-%d.img: an entry without id, path or size",
-					    t->pid);
-		}
-		if (!ret)
-			ret = fill_ghost(g, rg, e);
-		protobuf_c_message_free_unpacked(m, NULL);
-		if (ret)
-			return -1;
+	struct rst_task *t = arg;
+	GhostFileEntry *g = (GhostFileEntry *)m;
+	struct rst_ghost *rg = g->has_id ? find_ghost(t, g->id) : NULL;
+	int ret = 0;
+	if (!rg && g->path && g->has_id && g->has_size) {
+		struct rst_ghost *ng = realloc(t->ghosts, (t->nr_ghosts + 1) * sizeof(*ng));
+		if (!ng)
+			return cr_fail_errno(e, ENOMEM, "out of memory");
+		t->ghosts = ng;
+		rg = &ng[t->nr_ghosts];
+		rg->fd = -1;
+		rg->dir = rg->node = rg->has_times = false;
+		ret = S_ISDIR(g->mode) ? create_ghost_dir(t, g, rg, e) : create_ghost(g, rg, e);
+		if (rg->fd >= 0)
+			t->nr_ghosts++;
+	} else if (!rg) {
+		return cr_fail_errno(e, EBADMSG, "ghost-%d.img: an entry without id, path or size", t->pid);
 	}
-	for (size_t i = 0; !ret && i < t->nr_ghosts; i++) /* a file's data is in: its times again */
-		if (t->ghosts[i].has_times && futimens(t->ghosts[i].fd, t->ghosts[i].times))
-			pr_warn("ghost %u: cannot set its times again: %s\n", t->ghosts[i].id,
-				strerror(errno));
-	return ret;
+	return ret ? -1 : fill_ghost(g, rg, e);
 }
 
 static int set_path(char **path, const char *p, struct cr_err *e)
@@ -333,17 +320,12 @@ static int point_at_ghosts(struct rst_task *t, struct cr_err *e)
 
 int rst_ghost_prepare(struct rst_task *t, struct cr_err *e)
 {
-	struct img_reader *r;
-	if (img_open(t->dirfd, IMG_GHOST, t->pid, &r, e)) {
-		if (e->errnum != ENOENT)
-			return -1;
-		cr_err_clear(e);
-	} else {
-		int ret = make_ghosts(t, r, e);
-		img_close(r);
-		if (ret)
-			return -1;
-	}
+	if (img_each(t->dirfd, IMG_GHOST, t->pid, make_ghost, t, e))
+		return -1;
+	for (size_t i = 0; i < t->nr_ghosts; i++) /* a file's data is in: its times again */
+		if (t->ghosts[i].has_times && futimens(t->ghosts[i].fd, t->ghosts[i].times))
+			pr_warn("ghost %u: cannot set its times again: %s\n", t->ghosts[i].id,
+				strerror(errno));
 	return point_at_ghosts(t, e);
 }
 

@@ -16,28 +16,21 @@
 #include "base/log.h"
 #include "restore.h"
 
+/* keeps the record in t->locks */
+static int lock_one(ProtobufCMessage *m, void *arg, struct cr_err *e)
+{
+	struct rst_task *t = arg;
+	FileLockEntry **nl = realloc(t->locks, (t->nr_locks + 1) * sizeof(void *));
+	if (!nl)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	t->locks = nl;
+	t->locks[t->nr_locks++] = (FileLockEntry *)m;
+	return 1;
+}
+
 int rst_locks_load(struct rst_task *t, struct cr_err *e)
 {
-	struct img_reader *r;
-	ProtobufCMessage *m;
-	int ret;
-	if (img_open(t->dirfd, IMG_FILE_LOCKS, t->pid, &r, e)) {
-		if (e->errnum != ENOENT)
-			return -1;
-		cr_err_clear(e);
-		return 0;
-	}
-	while ((ret = img_read(r, &m, e)) > 0) {
-		FileLockEntry **nl = realloc(t->locks, (t->nr_locks + 1) * sizeof(void *));
-		if (!nl) {
-			protobuf_c_message_free_unpacked(m, NULL);
-			ret = cr_fail_errno(e, ENOMEM, "out of memory");
-			break;
-		}
-		t->locks = nl;
-		t->locks[t->nr_locks++] = (FileLockEntry *)m;
-	}
-	img_close(r);
+	int ret = img_each(t->dirfd, IMG_FILE_LOCKS, t->pid, lock_one, t, e);
 	for (size_t i = 0; !ret && i < t->nr_locks; i++) {
 		const FileLockEntry *l = t->locks[i];
 		bool known = false;

@@ -431,3 +431,25 @@ int img_read_one(int dirfd, enum img_kind k, int id, ProtobufCMessage **out, str
 	img_close(r);
 	return ret < 0 ? -1 : 0;
 }
+
+int img_each(int dirfd, enum img_kind k, int id, img_each_fn fn, void *arg, struct cr_err *e)
+{
+	struct img_reader *r;
+	ProtobufCMessage *m;
+	int ret;
+	if (img_open(dirfd, k, id, &r, e)) {
+		if (e->errnum != ENOENT)
+			return -1;
+		cr_err_clear(e);
+		return 0;
+	}
+	while ((ret = img_read(r, &m, e)) > 0) {
+		ret = fn(m, arg, e);
+		if (ret <= 0)
+			protobuf_c_message_free_unpacked(m, NULL);
+		if (ret < 0)
+			break;
+	}
+	img_close(r);
+	return ret < 0 ? -1 : 0;
+}

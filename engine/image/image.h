@@ -118,6 +118,11 @@ const char *img_reader_name(const struct img_reader *r);
 void img_close(struct img_reader *r);
 /* Convenience: read the single record of an image. */
 int img_read_one(int dirfd, enum img_kind k, int id, ProtobufCMessage **out, struct cr_err *e);
+/* Each record of an image that may be missing (then there are none), in order. fn returns < 0 on an error
+ * (e filled: img_each stops and returns -1), 0 when done with the record (img_each frees it), 1 when it keeps
+ * the record (it frees it later). A missing image is not an error; a damaged one is. */
+typedef int (*img_each_fn)(ProtobufCMessage *m, void *arg, struct cr_err *e);
+int img_each(int dirfd, enum img_kind k, int id, img_each_fn fn, void *arg, struct cr_err *e);
 
 /* ---- pages ---- */
 struct page_writer;

@@ -128,30 +128,15 @@ static int check_vmas(const struct rst_task *t, struct cr_err *e)
 	return 0;
 }
 
+static int seg_one(ProtobufCMessage *m, void *arg, struct cr_err *e)
+{
+	return seg_create(*(const int *)arg, (const IpcShmEntry *)m, e);
+}
+
 int rst_ipc_shm_prepare(struct rst_task *ts, size_t n, struct cr_err *e)
 {
-	struct img_reader *r;
-	ProtobufCMessage *m;
-	int ret;
-	if (img_open(ts[0].dirfd, IMG_IPC_SHM, 0, &r, e)) {
-		if (e->errnum != ENOENT)
-			return -1;
-		cr_err_clear(e);
-		r = NULL;
-	}
-	while (r && (ret = img_read(r, &m, e)) != 0) {
-		if (ret < 0) {
-			img_close(r);
-			return -1;
-		}
-		ret = seg_create(ts[0].dirfd, (IpcShmEntry *)m, e);
-		protobuf_c_message_free_unpacked(m, NULL);
-		if (ret) {
-			img_close(r);
-			return -1;
-		}
-	}
-	img_close(r);
+	if (img_each(ts[0].dirfd, IMG_IPC_SHM, 0, seg_one, &ts[0].dirfd, e))
+		return -1;
 	for (size_t i = 0; i < n; i++)
 		if (!ts[i].zombie && check_vmas(&ts[i], e))
 			return -1;

@@ -182,30 +182,16 @@ static int task_vmas(struct rst_task *t, struct cr_err *e)
 	return 0;
 }
 
+static int shm_one(ProtobufCMessage *m, void *arg, struct cr_err *e)
+{
+	const ShmemEntry *se = (const ShmemEntry *)m;
+	return find(se->ino) ? 0 : shm_create(*(const int *)arg, se, e);
+}
+
 int rst_shmem_prepare(struct rst_task *ts, size_t n, struct cr_err *e)
 {
-	struct img_reader *r;
-	ProtobufCMessage *m;
-	int ret;
-	if (img_open(ts[0].dirfd, IMG_SHMEM, 0, &r, e)) {
-		if (e->errnum != ENOENT)
-			return -1;
-		cr_err_clear(e);
-		r = NULL;
-	}
-	while (r && (ret = img_read(r, &m, e)) != 0) {
-		if (ret < 0) {
-			img_close(r);
-			return -1;
-		}
-		ret = find(((ShmemEntry *)m)->ino) ? 0 : shm_create(ts[0].dirfd, (ShmemEntry *)m, e);
-		protobuf_c_message_free_unpacked(m, NULL);
-		if (ret) {
-			img_close(r);
-			return -1;
-		}
-	}
-	img_close(r);
+	if (img_each(ts[0].dirfd, IMG_SHMEM, 0, shm_one, &ts[0].dirfd, e))
+		return -1;
 	for (size_t i = 0; i < n; i++)
 		if (!ts[i].zombie && task_vmas(&ts[i], e))
 			return cr_wrap(e, "task %d", ts[i].pid);

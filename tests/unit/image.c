@@ -514,6 +514,56 @@ static void t_garbage_record(void)
 	unlinkat(dfd, "core-9.img", 0);
 }
 
+/* img_each: counts the records; keeps the second (returns 1); fails at the record numbered fail_at. */
+struct each_arg {
+	int seen, fail_at;
+	ProtobufCMessage *kept;
+};
+
+static int each_fn(ProtobufCMessage *m, void *arg, struct cr_err *e)
+{
+	struct each_arg *a = arg;
+	if (++a->seen == a->fail_at)
+		return cr_fail_errno(e, EIO, "record %d", a->seen);
+	if (a->seen == 2) {
+		a->kept = m;
+		return 1;
+	}
+	return 0;
+}
+
+static void t_each(void)
+{
+	struct each_arg a = {0, 0, NULL};
+	ok(img_each(dfd, IMG_CORE, 12, each_fn, &a, &err) == 0 && a.seen == 0,
+	   "img_each: a missing image has no records");
+	struct img_writer *w;
+	FileLockEntry fl = FILE_LOCK_ENTRY__INIT;
+	fl.has_fd = 1;
+	int wr = img_create(dfd, IMG_FILE_LOCKS, 12, &w, &err);
+	for (int i = 1; !wr && i <= 3; i++) {
+		fl.fd = i;
+		wr = img_write(w, &fl.base, &err);
+	}
+	ok(!wr && img_commit(w, &err) == 0, "img_each: an image of three records");
+	ok(img_each(dfd, IMG_FILE_LOCKS, 12, each_fn, &a, &err) == 0 && a.seen == 3 && a.kept &&
+	       ((FileLockEntry *)a.kept)->fd == 2,
+	   "img_each: every record in order, the one fn keeps is not freed");
+	protobuf_c_message_free_unpacked(a.kept, NULL);
+	a = (struct each_arg){0, 2, NULL};
+	ok(img_each(dfd, IMG_FILE_LOCKS, 12, each_fn, &a, &err) == -1 && a.seen == 2 && !a.kept,
+	   "img_each: fn's error stops the walk");
+	like(err.msg, "record 2", "... with fn's message");
+	cr_err_clear(&err);
+	spit("core-12.img", "garbage!", 8);
+	a = (struct each_arg){0, 0, NULL};
+	ok(img_each(dfd, IMG_CORE, 12, each_fn, &a, &err) == -1 && a.seen == 0,
+	   "img_each: a damaged image is an error");
+	unlinkat(dfd, "core-12.img", 0);
+	unlinkat(dfd, "filelocks-12.img", 0);
+	cr_err_clear(&err);
+}
+
 /* img_verify_dir on a fresh fd of the dir (see the TODO below for why). */
 static int verify(void)
 {
@@ -654,6 +704,7 @@ int main(void)
 	t_version();
 	t_magic();
 	t_garbage_record();
+	t_each();
 	t_verify_dir();
 	t_show();
 	char cmd[128];
