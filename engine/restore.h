@@ -110,8 +110,8 @@ static inline const FileEntry *rst_file_by_id(const struct rst_task *t, uint32_t
 			return t->files[i];
 	return NULL;
 }
-/* restore-fdshare.c: entry f becomes FILE_INHERIT of crshim's fd (made once for the whole tree), desc naming
- * it in messages. */
+/* files/inherit-fd.c: entry f becomes FILE_INHERIT of crshim's fd (made once for the whole tree, or given
+ * with --inherit-fd), desc naming it in messages. */
 int rst_file_inherit(FileEntry *f, int fd, const char *desc, struct cr_err *e);
 
 /* restore-pages.c: load the root task's pagemap and verify every block with all CPUs; large private

@@ -246,9 +246,9 @@ static bool end_ok(const FileEntry *f, int acc, bool ends)
 	return (int)(f->pipe->flags & O_ACCMODE) == acc;
 }
 
-static int take(FileEntry *f, const char *key, int fd, struct cr_err *e)
+int rst_file_inherit(FileEntry *f, int fd, const char *desc, struct cr_err *e)
 {
-	char *d = strdup(key);
+	char *d = strdup(desc);
 	if (!d)
 		return cr_fail_errno(e, ENOMEM, "out of memory");
 	free(f->inherit_desc);
@@ -284,7 +284,7 @@ static int inherit_one(struct rst_task *t, const char *arg, struct cr_err *e)
 		FileEntry *f = t->files[i];
 		if (!entry_matches(f, &k) || !end_ok(f, acc, ends != 0))
 			continue;
-		if (take(f, key, fd, e))
+		if (rst_file_inherit(f, fd, key, e))
 			return -1;
 		pr_info("task %d: file id %u (%s) is inherited from crshim's fd %d\n", t->pid, f->id, key,
 			fd);

@@ -88,18 +88,6 @@ static int find(uint32_t id)
 	return -1;
 }
 
-int rst_file_inherit(FileEntry *f, int fd, const char *desc, struct cr_err *e)
-{
-	char *d = strdup(desc);
-	if (!d)
-		return cr_fail_errno(e, ENOMEM, "out of memory");
-	free(f->inherit_desc);
-	f->inherit_desc = d;
-	f->kind = FILE_KIND__FILE_INHERIT;
-	f->inherit_fd = fd, f->has_inherit_fd = 1;
-	return 0;
-}
-
 /* Entry f becomes FILE_INHERIT of crshim's fd of its description. */
 static int to_inherit(FileEntry *f, struct cr_err *e)
 {
