@@ -135,16 +135,13 @@ INTEGRATION_PKGS := runc podman containerd bats jq busybox-static iproute2 libc6
 deps-integration:
 	$(call qa_apt_install,$(INTEGRATION_PKGS))
 
-# make integration [INTEGRATION_FILES="runc podman"] [INTEGRATION_TAGS='!needs:mntns']: the bats files of
+# make integration [INTEGRATION_FILES="runc podman"] [INTEGRATION_TAGS='!needs:orphan-pts']: the bats files of
 # tests/integration/ with build/crshim as the runtimes' criu. Tests tagged needs:X wait for a missing piece X;
 # `make test` leaves out the tags in INTEGRATION_KNOWN_MISSING (each named with what it waits for).
-#   needs:mntns        the container's mount tree under --root (issue 14)
-#   needs:bundle-mnt   restore --bundle of a runc container since the mount tree landed: its /sys/fs/cgroup/* mount
-#                      points are not made in the new root ("mount /sys/fs/cgroup/systemd (cgroup): make it: ENOENT")
 #   needs:orphan-pts   a terminal whose master is outside the tree (orphan-pts-master)
 #   needs:pidns-hostpid a root in its own PID namespace restored without its old host PID (a second copy)
 #   needs:freeze-cgroup --freeze-cgroup: seize a tree its runtime froze first (containerd)
-INTEGRATION_KNOWN_MISSING := !needs:bundle-mnt,!needs:mntns,!needs:orphan-pts,!needs:pidns-hostpid,!needs:freeze-cgroup
+INTEGRATION_KNOWN_MISSING := !needs:orphan-pts,!needs:pidns-hostpid,!needs:freeze-cgroup
 INTEGRATION_FILES ?= $(patsubst tests/integration/%.bats,%,$(wildcard tests/integration/*.bats))
 integration: all
 	CRSHIM=$(CURDIR)/$(B)/crshim HELPERS_BIN=$(CURDIR)/$(B)/integration bats --timing \

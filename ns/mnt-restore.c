@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "base/cleanup.h"
+#include "base/fault.h"
 #include "base/log.h"
 #include "image/image.h"
 #include "mnt-int.h"
@@ -213,6 +214,9 @@ static int new_fs(struct build *b, const MntEntry *m)
 			return fail(b, m, what);
 		}
 	}
+	if (m->source && *m->source && strcmp(m->source, "none") &&
+	    syscall(SYS_fsconfig, fsfd, FSCONFIG_SET_STRING, "source", m->source, 0))
+		return fail(b, m, "its source");
 	if (syscall(SYS_fsconfig, fsfd, FSCONFIG_CMD_CREATE, NULL, NULL, 0))
 		return fail(b, m, "make the filesystem");
 	int mfd = (int)syscall(SYS_fsmount, fsfd, FSMOUNT_CLOEXEC, 0);
@@ -293,6 +297,49 @@ static int unbindable(struct build *b)
 	return 0;
 }
 
+/* Is every controller of a /proc/self/cgroup line (its second field) an option of the mount? */
+static bool cg_match(const MntEntry *m, char *ctrls)
+{
+	if (!*ctrls)
+		return !strcmp(m->fstype, "cgroup2");
+	if (strcmp(m->fstype, "cgroup"))
+		return false;
+	for (char *sv, *c = strtok_r(ctrls, ",", &sv); c; c = strtok_r(NULL, ",", &sv)) {
+		bool found = false;
+		size_t l = strlen(c);
+		for (const char *o = m->sb_opts ? m->sb_opts : ""; o && *o && !found; o = strchr(o, ',')) {
+			o += *o == ',';
+			found = !strncmp(o, c, l) && (o[l] == ',' || !o[l]);
+		}
+		if (!found)
+			return false;
+	}
+	return true;
+}
+
+/* The root task's cgroup in the hierarchy of cgroup mount m (relative to its cgroup namespace). */
+static int own_cgroup(const MntEntry *m, char *out, size_t len)
+{
+	if (strcmp(m->fstype, "cgroup") && strcmp(m->fstype, "cgroup2"))
+		return -1;
+	FILE *f = fopen("/proc/self/cgroup", "re");
+	char l[4096];
+	int ret = -1;
+	while (f && ret && fgets(l, sizeof(l), f)) {
+		char *c = strchr(l, ':'), *p = c ? strchr(c + 1, ':') : NULL;
+		if (!p)
+			continue;
+		*p++ = 0;
+		p[strcspn(p, "\n")] = 0;
+		if (cg_match(m, c + 1) && (size_t)snprintf(out, len, "%s", p) < len)
+			ret = 0;
+	}
+	if (f)
+		fclose(f);
+	errno = ret ? ENOENT : 0;
+	return ret;
+}
+
 /* The detached mount of mount i, made from what the images say it is. */
 static int source(struct build *b, size_t i)
 {
@@ -326,7 +373,13 @@ static int source(struct build *b, size_t i)
 		return -1;
 	}
 	b->fsfd[i] = mfd;
-	return clone_at(b->fsfd[i], m->root);
+	int fd = clone_at(b->fsfd[i], m->root);
+	char own[PATH_MAX];
+	/* a cgroup mount whose cgroup is gone (the container's, removed with it): the one the root task is
+	 * in now, as a runtime mounts the container's own cgroup */
+	if (fd < 0 && errno == ENOENT && !own_cgroup(m, own, sizeof(own)))
+		fd = clone_at(b->fsfd[i], own);
+	return fd;
 }
 
 static int make_point(const char *path, bool file)
@@ -348,6 +401,8 @@ static int make_point(const char *path, bool file)
 	return fd < 0 ? -1 : close(fd);
 }
 
+/* Each mount goes in read-write (a clone keeps its source's flags): the mount points of the mounts below it
+ * are made inside it, as a runtime does; its own flags are set by flags() once the tree stands. */
 static int place(struct build *b, size_t i)
 {
 	const MntEntry *m = b->s->m[i];
@@ -359,14 +414,29 @@ static int place(struct build *b, size_t i)
 	b->fd[i] = fd;
 	if (i == 0)
 		b->fsfd[0] = clone_at(AT_FDCWD, b->root);
-	struct mnt_attr_arg at = {.attr_set = m->attr, .attr_clr = MOUNT_ATTR__ATIME};
-	if (syscall(SYS_mount_setattr, fd, "", AT_EMPTY_PATH, &at, sizeof(at)))
-		return fail(b, m, "set its flags");
+	struct mnt_attr_arg rw = {.attr_clr = MOUNT_ATTR_RDONLY};
+	if (syscall(SYS_mount_setattr, fd, "", AT_EMPTY_PATH, &rw, sizeof(rw)) && errno != EPERM)
+		return fail(b, m, "make it read-write while the tree is built");
 	if (make_point(target, m->is_file))
 		return fail(b, m, "make its mount point");
 	if (syscall(SYS_move_mount, fd, "", AT_FDCWD, target, MOVE_MOUNT_F_EMPTY_PATH))
 		return fail(b, m, "move it into place");
 	return i ? propagation(b, i) : 0;
+}
+
+/* The flags of each mount (read-only, nosuid, ...) as the images say, those it does not have cleared. */
+static int flags(struct build *b)
+{
+	const uint64_t known = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC |
+			       MOUNT_ATTR_NODIRATIME | MOUNT_ATTR_NOSYMFOLLOW;
+	for (size_t i = 0; i < b->s->n; i++) {
+		const MntEntry *m = b->s->m[i];
+		struct mnt_attr_arg at = {.attr_set = m->attr,
+					  .attr_clr = MOUNT_ATTR__ATIME | (known & ~m->attr)};
+		if (syscall(SYS_mount_setattr, b->fd[i], "", AT_EMPTY_PATH, &at, sizeof(at)))
+			return fail(b, m, "set its flags");
+	}
+	return 0;
 }
 
 static int pivot(struct build *b)
@@ -393,10 +463,15 @@ int ns_mnt_restore(const struct ns_mnt_args *a, char *msg, size_t len)
 		goto out;
 	}
 	size_t i = 0;
-	while (i < s->n && !place(&b, i))
+	while (i < s->n && !place(&b, i)) {
 		i++;
+		if (a->o && a->o->fault == FI_RESTORE_MNT_MID && i == (s->n + 1) / 2) {
+			snprintf(msg, len, "fault injected at %s", fault_name(FI_RESTORE_MNT_MID));
+			goto out;
+		}
+	}
 	/* the root last: pivot_root wants it (its old place) not shared */
-	if (i < s->n || pivot(&b) || propagation(&b, 0) || unbindable(&b))
+	if (i < s->n || flags(&b) || pivot(&b) || propagation(&b, 0) || unbindable(&b))
 		goto out;
 	ret = 0;
 out:

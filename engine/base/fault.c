@@ -48,6 +48,8 @@ static const struct fault_point table[] = {
     {FI_RESTORE_NS_NET_MID, "restore-ns-net-mid", F, 0,
      "restore: network namespace links made (veth ends outside), before addresses and routes"},
     {FI_DUMP_NS, "dump-ns", F, 0, "dump: namespaces read and their images written, before ns.img"},
+    {FI_RESTORE_MNT_MID, "restore-mnt-mid", F, 0,
+     "restore: the root task made half of the mount tree under --root, before pivot_root"},
     {FI_NO_PAGEMAP_SCAN, "no-pagemap-scan", D, 135, "dump: read /proc/PID/pagemap instead of PAGEMAP_SCAN"},
     {FI_NO_VDSO_SYSCALL, "no-vdso-syscall", D, 0, "dump: poke a syscall insn at the ip, not the vDSO's"},
     {FI_NO_VM_READV, "no-vm-readv", D, 0, "dump: read pages from /proc/PID/mem, not process_vm_readv"},

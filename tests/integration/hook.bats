@@ -32,7 +32,6 @@ podman_crun() {
 		podman --runtime crun --hooks-dir "$OCI_T/hooks.d" "$@"
 }
 
-# bats test_tags=needs:bundle-mnt
 @test "hook: a Podman+crun container is registered, checkpointed by id and restored with --bundle" {
 	podman_crun run -d --name "$NAME" --ulimit nofile=1024:1024 --ulimit nproc=1024:1024 \
 		--annotation oci.test=$$ "$IMG" sh -c "$OCI_COUNTER # oci-mark-$$-p"

@@ -445,7 +445,7 @@ fault_steps() {
 	if [[ "$FPOINT" == dump-* ]]; then
 		mkdir -p "$d"
 		CRSHIM_FAULT=$FPOINT timeout -k 5 "$CTIMEOUT" "$CRSHIM" dump -t "$TPID" -D "$d" -o dump.log -v4 \
-			"${OPTS[@]}" >"$out" 2>&1
+			"${NSDUMP[@]}" "${OPTS[@]}" >"$out" 2>&1
 		rc=$?
 		expect_fault_fail dump $rc "$out" || return 1
 		sleep 0.1
@@ -464,7 +464,7 @@ fault_steps() {
 	kids0=$(reaper_kids)
 	socks0=$(sock_files)
 	CRSHIM_FAULT=$FPOINT timeout -k 5 "$CTIMEOUT" "$CRSHIM" restore -D "$d" -o restore-fault.log -v4 -d \
-		--pidfile "$TDIR/fault.pid" "${OPTS[@]}" >"$out" 2>&1
+		--pidfile "$TDIR/fault.pid" "${NSRST[@]}" "${OPTS[@]}" >"$out" 2>&1
 	rc=$?
 	expect_fault_fail restore $rc "$out" || return 1
 	wait_free "$TPID" 5 || { bad "the failed restore left pid $TPID ($(status_field "$TPID" State))"; return 1; }
@@ -510,6 +510,8 @@ ns_left() {
 	for k in $(desc_get "$name" ipc-keys); do
 		awk -v k="$k" 'NR > 1 && $1 == k { print "System V object of key " k }' /proc/sysvipc/sem /proc/sysvipc/msg
 	done
+	# a mount under the test's dir (its --root) here or in the namespace of pid 1
+	awk -v d="$TDIR" 'index($5, d) == 1 { print "mount " $5 }' /proc/self/mountinfo /proc/1/mountinfo | sort -u
 }
 
 # Tests run under a point: TEST... on the command line for all points, FAULT_TESTS for the fatal ones;
@@ -524,6 +526,7 @@ fault_tests() { # point
 	fi
 	case "$1" in
 	no-timer-restore-ids) echo "posix_timers itimers pid" ;;
+	restore-mnt-mid) echo "${FAULT_TESTS:-nsmnt_submounts nsmnt_tmpfs_files nsmnt_bind_file nsmnt_overmount}" ;;
 	restore-ns-net-mid) echo "${FAULT_TESTS:-sk_unix_netns netns_veth_ext netns_routes}" ;;
 	restore-ns-made|dump-ns) echo "${FAULT_TESTS:-pid pidns00 sk_unix_netns netns_veth_ext uts_hostname timens_offsets ipcns_sem ipcns_msg ipcns_shm}" ;;
 	no-prefill) echo "mem_256m heap_brk vma_many" ;;
