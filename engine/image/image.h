@@ -197,6 +197,12 @@ int pm_open_kinds(int dirfd, enum img_kind kmap, enum img_kind kpages, int id, s
 int pm_load_kinds(int dirfd, enum img_kind kmap, enum img_kind kpages, int id, struct page_map *pm,
 		  struct cr_err *e);
 void pm_free(struct page_map *pm);
+/* Every pages file of pm mapped read-only: *data[0] its own, *data[k] the parent src[k - 1] (NULL when
+ * empty); pname names the pages file in errors. Undone by pm_unmap_data (also of a half-made *data). */
+int pm_map_data(const struct page_map *pm, const char *pname, const uint8_t ***data, struct cr_err *e);
+void pm_unmap_data(const struct page_map *pm, const uint8_t **data);
+/* Block b of pm lies within its mapped pages file (data of pm_map_data) and has its checksum. */
+bool pm_block_ok(const struct page_map *pm, const uint8_t *const *data, const struct page_block *b);
 
 /* Verify every image file in a dir (records and page blocks). Used before a restore touches anything. */
 int img_verify_dir(int dirfd, struct cr_err *e);

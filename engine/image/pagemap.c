@@ -289,40 +289,59 @@ static int pm_add_entry(struct page_map *pm, const PagemapEntry *pe, uint32_t ps
 	return 0;
 }
 
+static uint64_t src_size(const struct page_map *pm, uint32_t k)
+{
+	return k ? pm->src[k - 1].size : pm->total_size;
+}
+
+int pm_map_data(const struct page_map *pm, const char *pname, const uint8_t ***data, struct cr_err *e)
+{
+	uint32_t ns = pm->nr_src + 1;
+	const uint8_t **d = *data = calloc(ns, sizeof(*d));
+	if (!d)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	for (uint32_t k = 0; k < ns; k++) {
+		uint64_t len = src_size(pm, k);
+		if (!len)
+			continue;
+		void *a = mmap(NULL, len, PROT_READ, MAP_SHARED, k ? pm->src[k - 1].fd : pm->pages_fd, 0);
+		if (a == MAP_FAILED)
+			return cr_fail_sys(e, "map %s%s", k ? "a parent's " : "", pname);
+		d[k] = a;
+	}
+	return 0;
+}
+
+void pm_unmap_data(const struct page_map *pm, const uint8_t **data)
+{
+	for (uint32_t k = 0; data && k < pm->nr_src + 1; k++)
+		if (data[k])
+			munmap((void *)(uintptr_t)data[k], src_size(pm, k));
+	free(data);
+}
+
+bool pm_block_ok(const struct page_map *pm, const uint8_t *const *data, const struct page_block *b)
+{
+	return b->src <= pm->nr_src && data[b->src] && b->offset + b->len <= src_size(pm, b->src) &&
+	       csum64(data[b->src] + b->offset, b->len, 0) == b->csum;
+}
+
 /* Every data block's checksum, in whichever pages file (src) it is. */
 static int pm_verify_data(struct page_map *pm, const char *pname, struct cr_err *e)
 {
-	uint32_t ns = pm->nr_src + 1;
-	const uint8_t **map = calloc(ns, sizeof(*map));
-	uint64_t *len = calloc(ns, sizeof(*len));
-	int ret = map && len ? 0 : cr_fail_errno(e, ENOMEM, "out of memory");
-	for (uint32_t k = 0; k < ns && !ret; k++) {
-		len[k] = k ? pm->src[k - 1].size : pm->total_size;
-		if (!len[k])
-			continue;
-		void *a = mmap(NULL, len[k], PROT_READ, MAP_SHARED, k ? pm->src[k - 1].fd : pm->pages_fd, 0);
-		if (a == MAP_FAILED) {
-			ret = cr_fail_sys(e, "map %s%s", k ? "a parent's " : "", pname);
-			break;
-		}
-		map[k] = a;
-		madvise(a, len[k], MADV_SEQUENTIAL);
-	}
+	const uint8_t **data;
+	int ret = pm_map_data(pm, pname, &data, e);
+	for (uint32_t k = 0; !ret && k < pm->nr_src + 1; k++)
+		if (data[k])
+			madvise((void *)(uintptr_t)data[k], src_size(pm, k), MADV_SEQUENTIAL);
 	for (size_t i = 0; i < pm->nr && !ret; i++) {
 		const struct page_block *b = &pm->blocks[i];
-		if (b->flags & PE_PARENT)
-			continue;
-		if (b->src >= ns || !map[b->src] || b->offset + b->len > len[b->src] ||
-		    csum64(map[b->src] + b->offset, b->len, 0) != b->csum)
+		if (!(b->flags & PE_PARENT) && !pm_block_ok(pm, data, b))
 			ret = cr_fail_errno(
 			    e, EBADMSG, "image %s: checksum mismatch in the block for 0x%llx (corrupt image)",
 			    pname, (unsigned long long)b->vaddr);
 	}
-	for (uint32_t k = 0; map && len && k < ns; k++)
-		if (map[k])
-			munmap((void *)(uintptr_t)map[k], len[k]);
-	free(map);
-	free(len);
+	pm_unmap_data(pm, data);
 	return ret;
 }
 

@@ -71,7 +71,7 @@ static void *verify_main(void *arg)
 				break;
 			}
 		} else {
-			ok = csum64(p->data[b->src] + b->offset, b->len, 0) == b->csum;
+			ok = pm_block_ok(p->pm, p->data, b);
 		}
 		if (!ok) {
 			p->bad = i;
@@ -209,25 +209,11 @@ int rst_pages_load(struct rst_task *t, struct cr_err *e)
 	const char *prefill = getenv("CRSHIM_PREFILL");
 	if (!t->no_prefill && (!prefill || strcmp(prefill, "0")) && !fault_hit(t->fault, FI_NO_PREFILL))
 		prefill_plan(t, kind);
-	uint32_t ns = pm->nr_src + 1;
-	const uint8_t **data = calloc(ns, sizeof(*data));
-	int ret = data ? 0 : cr_fail_errno(e, ENOMEM, "out of memory");
-	for (uint32_t k = 0; k < ns && !ret; k++) {
-		uint64_t len = k ? pm->src[k - 1].size : pm->total_size;
-		void *m =
-		    len ? mmap(NULL, len, PROT_READ, MAP_SHARED, k ? pm->src[k - 1].fd : pm->pages_fd, 0)
-			: NULL;
-		if (m == MAP_FAILED)
-			ret = cr_fail_sys(e, "map %s%s", k ? "a parent's " : "", pname);
-		else
-			data[k] = m;
-	}
+	const uint8_t **data;
+	int ret = pm_map_data(pm, pname, &data, e);
 	if (!ret)
 		ret = verify_blocks(pm, data, kind, pname, e);
-	for (uint32_t k = 0; data && k < ns; k++)
-		if (data[k])
-			munmap((void *)(uintptr_t)data[k], k ? pm->src[k - 1].size : pm->total_size);
-	free(data);
+	pm_unmap_data(pm, data);
 	free(kind);
 	if (!ret)
 		return 0;
