@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include "base/err.h"
 #include "base/fd.h"
 
 int fd_copy_above(int fd, int lo, bool close_old)
@@ -14,6 +15,21 @@ int fd_copy_above(int fd, int lo, bool close_old)
 		errno = saved;
 	}
 	return nfd;
+}
+
+int rst_fd_at(int fd, int target, char *msg, size_t len)
+{
+	if (fd == target)
+		return 0;
+	if (dup2(fd, target) < 0) {
+		rst_errmsg(msg, len, "fd %d: dup2", target);
+		int saved = errno;
+		close(fd);
+		errno = saved;
+		return -1;
+	}
+	close(fd);
+	return 0;
 }
 
 int rst_fd_above(int fd, int lo)

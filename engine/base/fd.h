@@ -8,5 +8,8 @@
 int rst_fd_above(int fd, int lo);
 /* The same, fd closed only with close_old (else a copy). */
 int fd_copy_above(int fd, int lo, bool close_old);
+/* Restore, child: the new fd moved to the number target (fd closed, nothing done if it is target already).
+ * 0, or -1 with "fd TARGET: dup2: ..." in msg. */
+int rst_fd_at(int fd, int target, char *msg, size_t len);
 
 #endif

@@ -176,11 +176,8 @@ static int open_path(struct rst_task *t, int lo, const FileEntry *f, const Fdinf
 	int tmp = rst_ghost_open(r, flags);
 	if (tmp < 0)
 		return rst_errmsg(msg, len, "fd %d: open %s", fi->fd, r->path);
-	if (tmp != fi->fd) {
-		if (dup2(tmp, fi->fd) < 0)
-			return rst_errmsg(msg, len, "fd %d: dup2", fi->fd);
-		close(tmp);
-	}
+	if (rst_fd_at(tmp, fi->fd, msg, len))
+		return -1;
 	if (r->pos && lseek(fi->fd, (off_t)r->pos, SEEK_SET) < 0 &&
 	    !(f->kind == FILE_KIND__FILE_CHR && (errno == ESPIPE || errno == EINVAL)))
 		return rst_errmsg(msg, len, "fd %d: seek %s to %llu", fi->fd, r->path,

@@ -22,11 +22,8 @@ int rst_epoll_create(const FileEntry *f, const FdinfoEntry *fi, char *msg, size_
 	int fd = epoll_create1(0);
 	if (fd < 0)
 		return rst_errmsg(msg, len, "fd %d: epoll_create1", fi->fd);
-	if (fd != fi->fd) {
-		if (dup2(fd, fi->fd) < 0)
-			return rst_errmsg(msg, len, "fd %d: dup2", fi->fd);
-		close(fd);
-	}
+	if (rst_fd_at(fd, fi->fd, msg, len))
+		return -1;
 	if (fcntl(fi->fd, F_SETFL, (int)(f->epoll->flags & ~(uint32_t)O_ACCMODE)) < 0)
 		return rst_errmsg(msg, len, "fd %d: set flags %#o", fi->fd, f->epoll->flags);
 	return 0;

@@ -64,17 +64,6 @@ int rst_evfd_check(const struct rst_task *t, const FileEntry *f, const FdinfoEnt
 	return 0;
 }
 
-/* Move the new fd tmp to fi->fd. */
-static int place(int tmp, const FdinfoEntry *fi, char *msg, size_t len)
-{
-	if (tmp == fi->fd)
-		return 0;
-	if (dup2(tmp, fi->fd) < 0)
-		return rst_errmsg(msg, len, "fd %d: dup2", fi->fd);
-	close(tmp);
-	return 0;
-}
-
 static int set_fl(int fd, uint32_t flags, char *msg, size_t len)
 {
 	if (fcntl(fd, F_SETFL, (int)(flags & ~(uint32_t)O_ACCMODE)) < 0)
@@ -257,7 +246,7 @@ int rst_pidfd_open(struct rst_task *t, int lo, const FileEntry *f, const FdinfoE
 	if (pf->has_shared_pid && pf->has_shared_fd) {
 		if ((fd = copy_pidfd(pf, msg, len)) < 0)
 			return -1;
-		return place(fd, fi, msg, len);
+		return rst_fd_at(fd, fi->fd, msg, len);
 	}
 	if (pf->pid <= 0) {
 		fd = dead_pidfd(flags);
@@ -272,7 +261,7 @@ int rst_pidfd_open(struct rst_task *t, int lo, const FileEntry *f, const FdinfoE
 	}
 	if (fd < 0)
 		return rst_errmsg(msg, len, "fd %d: pidfd_open %d", fi->fd, pf->pid);
-	return place(fd, fi, msg, len) || set_fl(fi->fd, pf->flags, msg, len);
+	return rst_fd_at(fd, fi->fd, msg, len) || set_fl(fi->fd, pf->flags, msg, len);
 }
 
 int rst_evfd_open(struct rst_task *t, int lo, const FileEntry *f, const FdinfoEntry *fi, char *msg,
@@ -285,7 +274,7 @@ int rst_evfd_open(struct rst_task *t, int lo, const FileEntry *f, const FdinfoEn
 		snprintf(msg, len, "fd %d: %s", fi->fd, why);
 		return -1;
 	}
-	return place(fd, fi, msg, len);
+	return rst_fd_at(fd, fi->fd, msg, len);
 }
 
 /* ---------------------------------------------------------------- parent: files held by several processes */

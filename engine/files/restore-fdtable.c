@@ -54,9 +54,7 @@ static int top_fd(void)
 /* fd moved to >= *next (closing fd); *next moves on. */
 static int place(int fd, int *next, bool close_old)
 {
-	int nfd = fcntl(fd, F_DUPFD_CLOEXEC, *next);
-	if (nfd >= 0 && close_old)
-		close(fd);
+	int nfd = fd_copy_above(fd, *next, close_old);
 	if (nfd >= 0)
 		*next = nfd + 1;
 	return nfd;

@@ -262,10 +262,9 @@ int rst_pipe_open(struct rst_task *t, int lo, const FileEntry *f, const FdinfoEn
 	if (src < 0)
 		return rst_errmsg(msg, len, "fd %d: open %s of pipe:[%" PRIu64 "]", fi->fd,
 				  rp->fifo ? f->reg->path : "another end", pe->pipe_id);
-	if (src != fi->fd && dup2(src, fi->fd) < 0)
+	/* a fresh description is moved to its number; the pipe's own end is copied (it is ours) */
+	if (fresh ? rst_fd_at(src, fi->fd, msg, len) : src != fi->fd && dup2(src, fi->fd) < 0)
 		return rst_errmsg(msg, len, "fd %d: dup2 of pipe:[%" PRIu64 "]", fi->fd, pe->pipe_id);
-	if (fresh && src != fi->fd)
-		close(src);
 	/* status flags (O_NONBLOCK, O_DIRECT = packet mode, O_ASYNC) of this open file description */
 	if (fcntl(fi->fd, F_SETFL, (int)(pe->flags & ~(uint32_t)O_ACCMODE)) < 0)
 		return rst_errmsg(msg, len, "fd %d: set flags %#o of pipe:[%" PRIu64 "]", fi->fd, pe->flags,

@@ -173,11 +173,8 @@ static int open_one(const struct rst_task *t, const FileEntry *f, const FdinfoEn
 	int tmp = open(r->path, flags);
 	if (tmp < 0)
 		return rst_errmsg(msg, len, "fd %d: open %s", fi->fd, r->path);
-	if (tmp != fi->fd) {
-		if (dup2(tmp, fi->fd) < 0)
-			return rst_errmsg(msg, len, "fd %d: dup2", fi->fd);
-		close(tmp);
-	}
+	if (rst_fd_at(tmp, fi->fd, msg, len))
+		return -1;
 	if (r->pos && lseek(fi->fd, (off_t)r->pos, SEEK_SET) != (off_t)r->pos)
 		return rst_errmsg(msg, len, "fd %d: seek %s to %llu", fi->fd, r->path,
 				  (unsigned long long)r->pos);

@@ -129,11 +129,8 @@ int rst_memfd_open(struct rst_task *t, int lo, const FileEntry *f, const FdinfoE
 	int fd = reopen(hfd, m, msg, len);
 	if (fd < 0)
 		return -1;
-	if (fd != fi->fd) {
-		if (dup2(fd, fi->fd) < 0)
-			return rst_errmsg(msg, len, "fd %d: dup2", fi->fd);
-		close(fd);
-	}
+	if (rst_fd_at(fd, fi->fd, msg, len))
+		return -1;
 	(void)t;
 	return 0;
 }

@@ -156,12 +156,7 @@ int rst_sk_open(const FileEntry *f, const FdinfoEntry *fi, char *msg, size_t len
 		snprintf(msg, len, "fd %d (socket): %s", fi->fd, tmp);
 		return -1;
 	}
-	if (sk != fi->fd) {
-		if (dup2(sk, fi->fd) < 0)
-			return sk_errmsg(msg, len, "fd %d: dup2", fi->fd);
-		close(sk);
-	}
-	return 0;
+	return rst_fd_at(sk, fi->fd, msg, len);
 }
 
 void rst_sk_tcp_close(struct rst_task *t)
