@@ -154,6 +154,11 @@ static const char *fd_kind(const struct fd_src *f)
 		return "a pipe";
 	if (fd_has_prefix(f->link, "pidfd:"))
 		return "a pidfd";
+	static const char *const ns[] = {"net:[", "uts:[",  "ipc:[",	"mnt:[",
+					 "pid:[", "user:[", "cgroup:[", "time:["};
+	for (size_t i = 0; i < sizeof(ns) / sizeof(ns[0]); i++)
+		if (fd_has_prefix(f->link, ns[i]))
+			return "a namespace file (/proc/PID/ns/*)";
 	if (f->link[0] != '/')
 		return "a special file";
 	return "a file of an unsupported type";
@@ -180,15 +185,19 @@ static void free_states(struct kind_states *ks)
 	}
 }
 
-/* The domain of a socket fd of the task (through a copy of it), -1 if it cannot be read. */
-static int sk_domain(const struct dump_ctx *c, const struct fd_src *f)
+/* The domain of a socket fd of the task (through a copy of it), -1 if it cannot be read; *filter: the
+ * number of instructions of its classic BPF filter (SO_ATTACH_FILTER), 0 if none. */
+static int sk_domain(const struct dump_ctx *c, const struct fd_src *f, socklen_t *filter)
 {
 	struct cr_err e2 = {0};
 	__cleanup_close int cfd = dump_evfd_take(c->pid, f->fd, &e2);
 	int dom = -1;
 	socklen_t dl = sizeof(dom);
+	*filter = 0;
 	if (cfd < 0 || getsockopt(cfd, SOL_SOCKET, SO_DOMAIN, &dom, &dl))
 		return -1;
+	if (getsockopt(cfd, SOL_SOCKET, SO_GET_FILTER, NULL, filter))
+		*filter = 0;
 	return dom;
 }
 
@@ -198,7 +207,12 @@ static int dump_kind(struct dump_ctx *c, struct fd_src *f, struct kind_states *k
 {
 	size_t nk;
 	const struct fd_kind *const *k = fd_kinds(&nk);
-	f->domain = S_ISSOCK(f->st.st_mode) ? sk_domain(c, f) : 0;
+	socklen_t filter = 0;
+	f->domain = S_ISSOCK(f->st.st_mode) ? sk_domain(c, f, &filter) : 0;
+	if (filter) /* cannot be restored yet: refused before anything is killed */
+		return cr_fail(
+		    e, "fd %d (%s) has a socket filter (SO_ATTACH_FILTER, %u instructions): not supported",
+		    f->fd, f->link, (unsigned)filter);
 	for (size_t i = 0; i < nk; i++) {
 		if (!k[i]->is || !k[i]->dump || !k[i]->is(c, f))
 			continue;

@@ -305,6 +305,11 @@ void dump_tty_ext(struct dump_ctx *c, const char *link, const struct stat *st, F
 static int fill_external(struct dump_ctx *c, int fd, const char *link, struct dump_tty_ent *te,
 			 struct cr_err *e)
 {
+	size_t n = strlen(link), d = strlen(" (deleted)");
+	if (n > d && !strcmp(link + n - d, " (deleted)")) /* devpts removed the node with the master */
+		return cr_fail(e,
+			       "fd %d is a pty slave (%.*s) whose master was closed (hung up): not supported",
+			       fd, (int)(n - d), link);
 	if (!c->o->shell_job)
 		return cr_fail(e,
 			       "fd %d is a terminal (%s) whose master is not in the dumped tree: dump with "
@@ -348,6 +353,14 @@ int dump_tty_fill(struct dump_ctx *c, int fd, const char *link, const struct sta
 	fill_ctty(c, (dev_t)t->rdev, t);
 	if (!master && !dump_tty_internal(c, st) && fill_external(c, fd, link, te, e))
 		return -1;
+	struct stat sst = *st; /* the slave's inode: its owner and mode */
+	char spath[32];
+	snprintf(spath, sizeof(spath), "/dev/pts/%u", index);
+	if (!t->external && (!master || !stat(spath, &sst))) {
+		t->slave_uid = sst.st_uid, t->has_slave_uid = 1;
+		t->slave_gid = sst.st_gid, t->has_slave_gid = 1;
+		t->slave_mode = sst.st_mode & 07777, t->has_slave_mode = 1;
+	}
 	if (fill_state(cfd, master, te, e))
 		return cr_wrap(e, "fd %d (%s)", fd, link);
 	int v = 0;

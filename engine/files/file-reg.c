@@ -133,6 +133,15 @@ static int dump_path(struct dump_ctx *c, struct fd_src *f, void **state, FileEnt
 	if (fd_is_deleted(f->link) && !(S_ISDIR(st->st_mode) && st->st_nlink) && fill_deleted(c, f, re, e))
 		return -1;
 	re->path = f->link;
+	if ((f->fi.flags & (O_TMPFILE & ~O_DIRECTORY)) && re->deleted && S_ISREG(st->st_mode)) {
+		/* "DIR/#INO": the directory it was made in (kept in f->old, unused by a ghost, freed with f)
+		 */
+		char *slash = strrchr(f->link, '/');
+		if (!slash || f->old ||
+		    !(f->old = strndup(f->link, slash == f->link ? 1 : (size_t)(slash - f->link))))
+			return cr_fail_errno(e, ENOMEM, "fd %d: O_TMPFILE %s", f->fd, f->link);
+		re->tmpfile_dir = f->old;
+	}
 	re->flags = f->fi.flags & ~(uint32_t)O_CLOEXEC, re->has_flags = 1;
 	re->mode = st->st_mode, re->has_mode = 1;
 	re->pos = f->fi.pos, re->has_pos = 1;

@@ -8,6 +8,7 @@
 
 #include "files/fd-kind.h"
 #include "files/fdshare.h"
+#include "files/ghost.h"
 #include "base/log.h"
 #include "files/procfd.h"
 #include "restore.h"
@@ -68,7 +69,8 @@ static int open_once(const FileEntry *f, struct cr_err *e)
 		    f->id, sk);
 		return 0;
 	}
-	int fd = open(r->path, (int)(r->flags & ~(uint32_t)OPEN_DROP_FLAGS) | O_NOCTTY | O_CLOEXEC);
+	int fl = (int)(r->flags & ~(uint32_t)OPEN_DROP_FLAGS) | O_NOCTTY | O_CLOEXEC;
+	int fd = r->deleted ? rst_ghost_open(r, fl) : open(r->path, fl);
 	if (fd < 0)
 		return cr_fail_sys(e, "open %s", r->path);
 	descs[nr_descs++] = (struct shared_desc){f->tree_desc, fd};

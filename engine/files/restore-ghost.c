@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/cleanup.h"
 #include "files/ghost.h"
 #include "base/log.h"
 #include "restore.h"
@@ -338,8 +339,34 @@ void rst_ghost_free(struct rst_task *t)
 	t->nr_ghosts = 0;
 }
 
+/* A file the task made with O_TMPFILE (r->tmpfile_dir): a new O_TMPFILE there with the ghost's contents,
+ * so that it has no name and the same flags. */
+static int open_tmpfile(const RegFileEntry *r, int flags)
+{
+	__cleanup_close int src = open(r->path, O_RDONLY | O_CLOEXEC);
+	if (src < 0)
+		return -1;
+	int fd = open(r->tmpfile_dir, flags | O_TMPFILE, r->has_mode ? (mode_t)(r->mode & 07777) : 0600);
+	if (fd < 0)
+		return -1;
+	for (;;) {
+		ssize_t n = copy_file_range(src, NULL, fd, NULL, 1 << 30, 0);
+		if (n == 0)
+			break;
+		if (n < 0) {
+			int saved = errno;
+			close(fd);
+			errno = saved;
+			return -1;
+		}
+	}
+	return fd;
+}
+
 int rst_ghost_open(const RegFileEntry *r, int flags)
 {
+	if (r->tmpfile_dir && r->deleted)
+		return open_tmpfile(r, flags & ~(O_TMPFILE | O_CREAT | O_EXCL));
 	if (!r->deleted_name || link(r->path, r->deleted_name))
 		return open(r->path, flags);
 	int fd = open(r->deleted_name, flags), saved = errno;

@@ -11,6 +11,7 @@
 #include <sys/ioctl.h>
 #include <sys/sysmacros.h>
 #include <termios.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/log.h"
@@ -142,6 +143,10 @@ static int pair_state(struct rtty_pair *p, const struct rst_task *ts, size_t n, 
 		return cr_fail_sys(e, "open the slave (TIOCGPTPEER)");
 	if (set_termios(p->slave, any->termios, e))
 		return -1;
+	if (any->has_slave_uid && any->has_slave_gid && fchown(p->slave, any->slave_uid, any->slave_gid))
+		return cr_fail_sys(e, "fchown the slave to %u:%u", any->slave_uid, any->slave_gid);
+	if (any->has_slave_mode && fchmod(p->slave, (mode_t)any->slave_mode))
+		return cr_fail_sys(e, "fchmod the slave to %o", any->slave_mode);
 	if (any->winsize) {
 		struct winsize ws = {.ws_row = (unsigned short)any->winsize->rows,
 				     .ws_col = (unsigned short)any->winsize->cols,

@@ -406,8 +406,9 @@ static int peek_queue(struct dump_ctx *c, struct dump_unix *du, int sk, const st
 			continue;
 		if (r < 0 && errno == EAGAIN)
 			break;
-		if (r < 0 && errno == EINVAL && s->type != SOCK_DGRAM && s->state != TCP_ESTABLISHED_)
-			break; /* a stream/seqpacket socket never connected: no queue to read */
+		if (r < 0 && (errno == EINVAL || errno == ENOTCONN) && s->type != SOCK_DGRAM &&
+		    s->state != TCP_ESTABLISHED_)
+			break; /* a stream (EINVAL)/seqpacket (ENOTCONN) socket never connected: no queue */
 		if (r < 0) {
 			ret = cr_fail_sys(e, "fd %d: peek the receive queue", fd);
 			break;

@@ -180,7 +180,7 @@ snapshot() { # pid
 	echo "## fds"
 	for fd in $(ls "/proc/$pid/fd" 2>/dev/null | sort -n); do
 		printf 'fd %s -> %s pos %s flags %s\n' "$fd" \
-			"$(readlink "/proc/$pid/fd/$fd" 2>/dev/null | sed -E -e 's/^(pipe|socket):\[[0-9]+\]/\1:[*]/' \
+			"$(readlink "/proc/$pid/fd/$fd" 2>/dev/null | sed -E -e 's/^(pipe|socket):\[[0-9]+\]/\1:[*]/' -e 's@/#[0-9]+ \(deleted\)$@/#INO (deleted)@' \
 				-e "$([[ "|$SNAP_IGNORE|" == *"|ttyname|"* ]] && echo 's#^/dev/pts/[0-9]+$#/dev/pts/*#')")" \
 			"$([[ "|$SNAP_IGNORE|" == *"|fdpos|"* ]] && echo '*' || awk '$1 == "pos:" { print $2 }' "/proc/$pid/fdinfo/$fd" 2>/dev/null)" \
 			"$(awk '$1 == "flags:" { print $2 }' "/proc/$pid/fdinfo/$fd" 2>/dev/null)"

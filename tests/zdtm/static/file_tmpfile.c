@@ -1,0 +1,40 @@
+/* A file made with O_TMPFILE (no name, nlink 0) keeps its data, offset and flags after restore. */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "zdtmtst.h"
+
+#define LEN 20000
+
+int main(int argc, char **argv)
+{
+	static char buf[LEN], chk[LEN];
+	struct stat st;
+	test_init(argc, argv);
+	int fd = open(".", O_TMPFILE | O_RDWR, 0600);
+	if (fd < 0)
+		test_skip("O_TMPFILE not supported here");
+	datagen(buf, LEN, 31);
+	if (write(fd, buf, LEN) != LEN || lseek(fd, 1000, SEEK_SET) != 1000)
+		fail("write");
+	int fl0 = fcntl(fd, F_GETFL);
+	test_daemon();
+	test_waitsig();
+	if (fstat(fd, &st) || st.st_nlink != 0 || st.st_size != LEN)
+		fail("after restore: nlink %lu size %lld, want 0 %d", (unsigned long)st.st_nlink,
+		     (long long)st.st_size, LEN);
+	if (lseek(fd, 0, SEEK_CUR) != 1000)
+		fail("offset %lld", (long long)lseek(fd, 0, SEEK_CUR));
+	if (fcntl(fd, F_GETFL) != fl0)
+		fail("flags %#x, want %#x", fcntl(fd, F_GETFL), fl0);
+	if (pread(fd, chk, LEN, 0) != LEN || memcmp(buf, chk, LEN))
+		fail("contents");
+	if (write(fd, "x", 1) != 1)
+		fail("write after restore");
+	if (!test_failures)
+		pass();
+	return 0;
+}
