@@ -2,7 +2,7 @@
 #   make            build crshim            make test    deps + build + unit + zdtm quick tier
 #   make deps       install Debian packages make demo    checkpoint/restore a running counter
 #   make install    PREFIX=/usr/local       make bench   dump/restore throughput
-#   make zdtm [MODE=cr|checkpoint|iters|fault|snaps] [ITERS=N] [TESTS="a b"] [FAULT=name|all] [REPEAT=N] [LOAD=N]
+#   make zdtm [MODE=cr|checkpoint|iters|fault|snaps|user|compat] [ITERS=N] [TESTS="a b"] [FAULT=name|all] [REPEAT=N] [LOAD=N]
 ARCH ?= $(shell uname -m)
 CROSS_COMPILE ?=
 CC := $(CROSS_COMPILE)gcc
@@ -16,7 +16,7 @@ SAN ?=
 COV ?=
 
 DEPS_PKGS := build-essential protobuf-c-compiler libprotobuf-c-dev libcap-dev busybox-static \
-	libyajl-dev crun libnl-3-dev libnl-route-3-dev libseccomp-dev pkg-config nftables
+	libyajl-dev crun libnl-3-dev libnl-route-3-dev libseccomp-dev pkg-config nftables libcap2-bin git
 
 WARN := -Wall -Wextra -Werror -Wno-unused-parameter
 CFLAGS ?= -O2 -g
@@ -120,6 +120,9 @@ zdtm: all
 		TESTS="$(TESTS)" FAULT="$(FAULT)" REPEAT="$(or $(REPEAT),1)" LOAD="$(or $(LOAD),0)"
 
 # Each step prints how long it took (CI must stay under 45 minutes: see the README's table of targets).
+# make test runs a quick cross-section of modes user and compat (the full ones: make zdtm MODE=user|compat).
+USER_QUICK_TESTS ?= pid fork00 thread00 fd_files pipe00 sig_pending sk_unix_pair_dgram sk_inet_tcp_established
+COMPAT_QUICK_TESTS ?= pid fork00 thread00 fd_files pipe00 sig_pending shm_anon posix_timers
 TIMED = @t0=$$(date +%s); trap 'echo "make test: [$$(($$(date +%s) - t0)) s] $$step"' EXIT; step=
 test: deps deps-integration
 	$(MAKE) all
@@ -127,6 +130,8 @@ test: deps deps-integration
 	$(TIMED)"zdtm cr"; $(MAKE) zdtm MODE=cr
 	$(TIMED)"zdtm checkpoint"; $(MAKE) zdtm MODE=checkpoint
 	$(TIMED)"zdtm LOAD=2"; $(MAKE) zdtm MODE=cr TESTS="fork_churn fork_bomb_exit exec_churn" LOAD=2
+	$(TIMED)"zdtm user (quick)"; $(MAKE) zdtm MODE=user TESTS="$(USER_QUICK_TESTS)"
+	$(TIMED)"zdtm compat (quick)"; $(MAKE) zdtm MODE=compat TESTS="$(COMPAT_QUICK_TESTS)"
 	$(TIMED)integration; $(MAKE) integration INTEGRATION_TAGS="$(INTEGRATION_KNOWN_MISSING)"
 	$(TIMED)"zdtm snaps"; $(MAKE) zdtm MODE=snaps TESTS="mem_churn mem_incr mem_sparse heap_brk fork00"
 

@@ -15,8 +15,10 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/capability.h>
 
 #include "arch.h"
+#include "base/caps.h"
 #include "base/cleanup.h"
 #include "dump.h"
 #include "net/sk-inet.h"
@@ -66,6 +68,14 @@ static int check_task(pid_t pid, struct proc_status *st, struct cr_err *e)
 		return cr_wrap(e, "task %d", pid);
 	if (st->state == 'Z' || st->state == 'X')
 		return cr_fail_errno(e, ESRCH, "task %d is a zombie", pid);
+	/* Another user's /proc/PID/fd, map_files, ... are closed to us without it (an unprivileged crshim) */
+	for (int i = 0; i < 4; i++)
+		if (st->uid[i] != geteuid() && !cr_has_cap(CAP_DAC_READ_SEARCH) &&
+		    !cr_has_cap(CAP_DAC_OVERRIDE))
+			return cr_fail_errno(e, EPERM,
+					     "task %d runs as uid %u: dumping another user's task needs "
+					     "CAP_DAC_READ_SEARCH",
+					     pid, st->uid[i]);
 	return 0;
 }
 

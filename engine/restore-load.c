@@ -166,6 +166,8 @@ static int read_thread_cores(struct rst_task *t, struct cr_err *e)
 		t->nr_tcores = i + 1;
 		if (check_core(t->tcores[i], tid, e))
 			return -1;
+		if (t->tcores[i]->thread_creds && rst_creds_check(tid, t->tcores[i]->thread_creds, e))
+			return -1;
 	}
 	return 0;
 }
@@ -196,6 +198,8 @@ static int read_task(struct rst_task *t, struct cr_err *e)
 	    read_list(t->dirfd, IMG_FDINFO, id, true, (void ***)&t->fdinfo, &t->nr_fdinfo, e))
 		return -1;
 	if (check_core(t->core, id, e))
+		return -1;
+	if (t->creds && rst_creds_check(id, t->creds, e))
 		return -1;
 	return read_thread_cores(t, e);
 }

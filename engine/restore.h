@@ -129,6 +129,10 @@ int rst_child_fill_unmap(struct rst_task *t, char *msg, size_t msglen);
 /* restore-sig.c: signals, timers, rlimits, task scalars, creds into args; the variable parts (timers,
  * pending siginfos, groups) go to buf, which has rst_task_bytes(t) bytes inside the area. */
 size_t rst_task_bytes(const struct rst_task *t);
+/* task/restore-creds.c: can crshim set these creds (one line naming the capability it lacks)? Are these
+ * groups crshim's own (then the blob leaves them: setgroups needs CAP_SETGID even for the same list)? */
+int rst_creds_check(pid_t pid, const CredsEntry *c, struct cr_err *e);
+bool rst_groups_are_own(const uint32_t *groups, size_t n);
 int rst_args_task(struct rst_task *t, void *buf, struct cr_err *e);
 
 /* restore-files.c (child side; errors as a message for the error pipe) */

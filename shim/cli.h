@@ -73,6 +73,10 @@ void shim_args_free(struct shim_args *a);
 /* config.c: CRIU configuration files. Append the options of the file at path to a (src = path); a missing
  * file is an error only if must_exist. -1 with "FILE:LINE: ..." in msg. */
 int shim_config_read(const char *path, bool must_exist, struct shim_args *a, char *msg, size_t len);
+/* The same for the text of a config file in buf (n bytes; name is the file named in errors): the fuzzer's way
+ * in. */
+int shim_config_parse(const char *buf, size_t n, const char *name, struct shim_args *a, char *msg,
+		      size_t len);
 /* argv with the configuration files in front of its options, as CRIU reads them: the default files
  * (/etc/criu/default.conf, HOME/.criu/default.conf) unless --no-default-config or !defaults, then env_cfg
  * (CRIU_CONFIG_FILE), then --config FILE; the command line last (a later option wins). */

@@ -5,6 +5,7 @@
  * '#' at the start of a token comments out the rest of the line. The options become command-line arguments
  * that go through the same parser as the real command line (shim_parse). */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,15 +107,9 @@ bad:
 	return -1;
 }
 
-int shim_config_read(const char *path, bool must_exist, struct shim_args *a, char *msg, size_t len)
+/* The lines of an open file (or a buffer through fmemopen). */
+static int config_stream(FILE *f, const char *path, struct shim_args *a, char *msg, size_t len)
 {
-	FILE *f = fopen(path, "re");
-	if (!f) {
-		if (!must_exist && errno == ENOENT)
-			return 0;
-		snprintf(msg, len, "config file %s: %s", path, strerror(errno));
-		return -1;
-	}
 	char *line = NULL;
 	size_t cap = 0;
 	int lineno = 0, ret = 0;
@@ -130,6 +125,33 @@ int shim_config_read(const char *path, bool must_exist, struct shim_args *a, cha
 		ret = -1;
 	}
 	free(line);
+	return ret;
+}
+
+int shim_config_read(const char *path, bool must_exist, struct shim_args *a, char *msg, size_t len)
+{
+	FILE *f = fopen(path, "re");
+	if (!f) {
+		if (!must_exist && errno == ENOENT)
+			return 0;
+		snprintf(msg, len, "config file %s: %s", path, strerror(errno));
+		return -1;
+	}
+	int ret = config_stream(f, path, a, msg, len);
+	fclose(f);
+	return ret;
+}
+
+int shim_config_parse(const char *buf, size_t n, const char *name, struct shim_args *a, char *msg, size_t len)
+{
+	if (!n)
+		return 0; /* fmemopen refuses a size of 0 */
+	FILE *f = fmemopen((void *)(uintptr_t)buf, n, "r");
+	if (!f) {
+		snprintf(msg, len, "config %s: %s", name, strerror(errno));
+		return -1;
+	}
+	int ret = config_stream(f, name, a, msg, len);
 	fclose(f);
 	return ret;
 }

@@ -9,13 +9,23 @@ MAKE=${MAKE:-make}
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$TOP" || exit 1
 OUT=$FB/seeds
-rm -rf "$OUT" && mkdir -p "$OUT/image" "$OUT/cli" "$OUT/rpc" "$OUT/oci"
+rm -rf "$OUT" && mkdir -p "$OUT/image" "$OUT/cli" "$OUT/rpc" "$OUT/oci" "$OUT/swrk" "$OUT/config"
 # RPC seeds (criu_req datagrams): VERSION; FEATURE_CHECK{mem_track}; DUMP{images_dir_fd 3, pid 1, log_file,
 # leave_running}; RESTORE{images_dir_fd 3, rst_sibling, inherit_fd {pipe:[1], 0}}.
 printf '\x08\x0a' >"$OUT/rpc/version"
 printf '\x08\x09\x2a\x02\x08\x01' >"$OUT/rpc/features"
 printf '\x08\x01\x12\x10\x08\x03\x10\x01\x18\x01\x52\x08dump.log' >"$OUT/rpc/dump"
 printf '\x08\x02\x12\x14\x08\x03\xd0\x01\x01\xda\x01\x0c\x0a\x08pipe:[1]\x10\x00' >"$OUT/rpc/restore"
+# swrk seeds (fuzz-swrk: frames of a 2-byte length and a datagram): VERSION; FEATURE_CHECK then VERSION; an
+# unsupported type (NOTIFY); a datagram that is no request.
+printf '\x02\x00\x08\x0a' >"$OUT/swrk/version"
+printf '\x06\x00\x08\x09\x2a\x02\x08\x01\x02\x00\x08\x0a' >"$OUT/swrk/features-version"
+printf '\x02\x00\x08\x06' >"$OUT/swrk/notify"
+printf '\x03\x00\xff\xff\xff' >"$OUT/swrk/garbage"
+# CRIU config file seeds (fuzz-config): the forms of CRIU's docs (name value, name=value, --name, quotes, comments).
+printf 'tcp-established\nfile-locks\n# a comment\nlog-file "/tmp/my log.txt"\n' >"$OUT/config/criu-docs"
+printf -- '--shell-job\next-unix-sk # trailing comment\nv4\nmanage-cgroups=ignore\n' >"$OUT/config/forms"
+printf 'root "/a \\"quoted\\" dir"\ninherit-fd fd[3]:pipe:[1]\nexternal mnt[]:m\n' >"$OUT/config/quotes"
 TMP=$(mktemp -d /tmp/crshim-seeds.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
 
@@ -83,4 +93,4 @@ cli -v dump -t 1 -D d
 cli --help
 # OCI JSON seeds (fuzz-oci): configs of `runc spec`, a full one, a state.
 cp tests/fuzz/seeds-oci/* "$OUT/oci/"
-echo "seeds: $(ls "$OUT/image" | wc -l) image, $(ls "$OUT/cli" | wc -l) cli"
+echo "seeds: $(ls "$OUT/image" | wc -l) image, $(ls "$OUT/cli" | wc -l) cli, $(ls "$OUT/swrk" | wc -l) swrk, $(ls "$OUT/config" | wc -l) config"

@@ -11,7 +11,9 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
+#include <linux/capability.h>
 
+#include "base/caps.h"
 #include "base/cleanup.h"
 #include "dump.h"
 #include "files/evfd.h"
@@ -89,7 +91,10 @@ static char *handle_path(const char *mi, unsigned sdev, const struct fh *fh, str
 		return NULL;
 	}
 	int fd = open_handle(mp, fh);
-	if (fd < 0)
+	if (fd < 0 && errno == EPERM && !cr_has_cap(CAP_DAC_READ_SEARCH))
+		cr_fail_errno(e, EPERM,
+			      "open the watched inode by its handle on %s needs CAP_DAC_READ_SEARCH", mp);
+	else if (fd < 0)
 		cr_fail_sys(e, "open the watched inode by its handle on %s", mp);
 	free(mp);
 	if (fd < 0)

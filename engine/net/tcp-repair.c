@@ -18,8 +18,10 @@
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <linux/capability.h>
 #include <linux/sockios.h>
 
+#include "base/caps.h"
 #include "base/cleanup.h"
 #include "base/log.h"
 #include "net/sk-inet.h"
@@ -45,6 +47,11 @@ static int run_nft(const char *script, struct cr_err *e)
 		return cr_fail_errno(e, ENOENT,
 				     "network lock: nft not found (install nftables, or dump with "
 				     "--network-lock=skip)");
+	if (!cr_has_cap(CAP_NET_ADMIN)) /* nft runs with crshim's credentials */
+		return cr_fail_errno(
+		    e, EPERM,
+		    "network lock: nft needs CAP_NET_ADMIN, which crshim lacks (or dump with "
+		    "--network-lock=skip)");
 	__cleanup_close int in = memfd_create("crshim-nft", MFD_CLOEXEC);
 	__cleanup_close int err = memfd_create("crshim-nft-err", MFD_CLOEXEC);
 	if (in < 0 || err < 0)

@@ -116,6 +116,8 @@ struct rst_creds {
 	uint32_t securebits, nr_groups;
 	uint64_t groups; /* uint32_t[nr_groups] */
 };
+/* nr_groups: the restoring child's groups are already the task's (setgroups needs CAP_SETGID even then) */
+#define RST_GROUPS_KEEP 0xffffffffu
 _Static_assert(sizeof(struct rst_creds) == 80, "rst_creds");
 
 /* PID namespace levels a restored task can have, ours included (clone3 set_tid, innermost first). */

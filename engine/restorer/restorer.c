@@ -576,7 +576,8 @@ static uint64_t cur_permitted(struct rst_args *a)
 
 static void restore_creds(struct rst_args *a, const struct rst_creds *c)
 {
-	check(a, sys2(__NR_setgroups, c->nr_groups, c->groups), "setgroups", c->nr_groups, 0);
+	if (c->nr_groups != RST_GROUPS_KEEP)
+		check(a, sys2(__NR_setgroups, c->nr_groups, c->groups), "setgroups", c->nr_groups, 0);
 	check(a, sys3(__NR_setresgid, c->gid, c->egid, c->sgid), "setresgid", c->gid, c->egid);
 	check(a, sys5(__NR_prctl, PR_SET_KEEPCAPS, 1, 0, 0, 0), "prctl(PR_SET_KEEPCAPS)", 0, 0);
 	check(a, sys3(__NR_setresuid, c->uid, c->euid, c->suid), "setresuid", c->uid, c->euid);
@@ -590,10 +591,16 @@ static void restore_creds(struct rst_args *a, const struct rst_creds *c)
 		if (c->cap_amb & (1ull << cap))
 			check(a, sys5(__NR_prctl, PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, cap, 0, 0),
 			      "ambient raise", (uint64_t)cap, 0);
+	/* PR_SET_SECUREBITS needs CAP_SETPCAP; keep-caps alone (set above) is PR_SET_KEEPCAPS, which does not
+	 */
 	long sb = sys5(__NR_prctl, PR_GET_SECUREBITS, 0, 0, 0, 0);
-	if (sb != (long)c->securebits)
+	const long kc = 1L << SECURE_KEEP_CAPS;
+	if ((sb & ~kc) != ((long)c->securebits & ~kc))
 		check(a, sys5(__NR_prctl, PR_SET_SECUREBITS, c->securebits, 0, 0, 0), "securebits",
 		      c->securebits, 0);
+	else if ((sb & kc) != ((long)c->securebits & kc))
+		check(a, sys5(__NR_prctl, PR_SET_KEEPCAPS, !!(c->securebits & kc), 0, 0, 0),
+		      "prctl(PR_SET_KEEPCAPS)", c->securebits, 0);
 	capset(a, c->cap_eff, c->cap_prm, c->cap_inh, "capset");
 }
 

@@ -177,21 +177,22 @@ static struct rst_creds creds_of(const CredsEntry *c, uint32_t *groups)
 {
 	if (c->n_groups) /* memcpy from NULL is undefined even for 0 bytes (UBSan) */
 		memcpy(groups, c->groups, c->n_groups * sizeof(uint32_t));
-	return (struct rst_creds){.uid = c->uid,
-				  .euid = c->euid,
-				  .suid = c->suid,
-				  .fsuid = c->fsuid,
-				  .gid = c->gid,
-				  .egid = c->egid,
-				  .sgid = c->sgid,
-				  .fsgid = c->fsgid,
-				  .cap_inh = c->cap_inh,
-				  .cap_prm = c->cap_prm,
-				  .cap_eff = c->cap_eff,
-				  .cap_amb = c->cap_amb,
-				  .securebits = c->securebits,
-				  .nr_groups = (uint32_t)c->n_groups,
-				  .groups = (uint64_t)(uintptr_t)groups};
+	return (struct rst_creds){
+	    .uid = c->uid,
+	    .euid = c->euid,
+	    .suid = c->suid,
+	    .fsuid = c->fsuid,
+	    .gid = c->gid,
+	    .egid = c->egid,
+	    .sgid = c->sgid,
+	    .fsgid = c->fsgid,
+	    .cap_inh = c->cap_inh,
+	    .cap_prm = c->cap_prm,
+	    .cap_eff = c->cap_eff,
+	    .cap_amb = c->cap_amb,
+	    .securebits = c->securebits,
+	    .nr_groups = rst_groups_are_own(c->groups, c->n_groups) ? RST_GROUPS_KEEP : (uint32_t)c->n_groups,
+	    .groups = (uint64_t)(uintptr_t)groups};
 }
 
 static void fill_creds(struct rst_task *t, uint32_t *groups)

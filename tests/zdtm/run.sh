@@ -4,6 +4,8 @@
 # run.sh [--crshim PATH] [--mode cr|checkpoint|iters|nocr|dumpfail] [--iters N] [--keep] [--list] [TEST...]
 # run.sh --mode fault --fault NAME|NUMBER|all [TEST...]   tests under fault points (see fault_tests)
 # run.sh --mode group [TEST...]   the tests under one parent, dumped and restored together
+# run.sh --mode user [TEST...]    as cr, by a non-root user (ZDTM_USER) with a capability-only crshim copy
+# run.sh --mode compat [TEST...]  as cr, dumped by the crshim of tests/zdtm/compat-base, restored by CRSHIM
 # run.sh --selftest        check that broken states are reported as "not ok"
 # --repeat N: each test N times in a row; --load N: N CPU- and fork-heavy jobs run beside the tests
 #
@@ -71,10 +73,10 @@ while [ $# -gt 0 ]; do
 done
 
 case "$MODE" in
-cr|checkpoint|nocr|dumpfail|group|snaps|ns) ;;
+cr|checkpoint|nocr|dumpfail|group|snaps|ns|user|compat) ;;
 fault) [ -n "$FAULT" ] || { echo "run.sh: mode fault needs --fault NAME|NUMBER|all (FAULT=...)" >&2; exit 2; } ;;
 iters) [[ "$ITERS" =~ ^[1-9][0-9]*$ ]] || { echo "run.sh: bad --iters $ITERS" >&2; exit 2; } ;;
-*) echo "run.sh: unknown mode $MODE (cr, checkpoint, iters, nocr, dumpfail, fault, group, snaps, ns)" >&2; exit 2 ;;
+*) echo "run.sh: unknown mode $MODE (cr, checkpoint, iters, nocr, dumpfail, fault, group, snaps, ns, user, compat)" >&2; exit 2 ;;
 esac
 [[ "$REPEAT" =~ ^[1-9][0-9]*$ ]] || { echo "run.sh: bad --repeat $REPEAT (REPEAT)" >&2; exit 2; }
 [[ "$LOAD" =~ ^[0-9]+$ ]] || { echo "run.sh: bad --load $LOAD (LOAD)" >&2; exit 2; }
@@ -104,7 +106,8 @@ load_stop() {
 # One "key: value" per line, '#' comments. Keys: opts, args, skip, flags, arch, mode-skip, snap-ignore, tty, inhfd,
 # restore-expect, cgroups, ipc-keys (ns_left), dump-expect (the dump must fail with one line holding this
 # text), ns (always: the test runs in its own namespaces and root in every mode), ns-skip (why the test cannot
-# run in mode ns).
+# run in mode ns), needs-root (mode user: skipped, with this reason), user-refuse (mode user: crshim must refuse
+# with one line naming this capability; see modes.sh), user-start: root (mode user: root starts the test).
 # static/NAME or transition/NAME
 test_dir() {
 	if [ -f "$HERE/transition/$1.c" ] && [ ! -f "$HERE/static/$1.c" ]; then echo transition; else echo static; fi
@@ -279,8 +282,9 @@ crshim_dump() { # dir extra-opts...
 	local ext
 	ext=$(inhfd_ext)
 	mkdir -p "$d"
-	timeout -k 5 "$CTIMEOUT" "$CRSHIM" "${DUMPVERB:-dump}" -t "$TPID" -D "$d" -o dump.log -v4 "$@" ${ext:+"$ext"} \
-		"${NSDUMP[@]}" "${OPTS[@]}" >"$d/dump.out" 2>&1
+	[ ${#USERRUN[@]} = 0 ] || chown "$ZDTM_USER:" "$d"
+	timeout -k 5 "$CTIMEOUT" "${USERRUN[@]}" "${DUMP_CRSHIM:-$CRSHIM}" "${DUMPVERB:-dump}" -t "$TPID" -D "$d" -o dump.log \
+		-v4 "$@" ${ext:+"$ext"} "${NSDUMP[@]}" "${OPTS[@]}" >"$d/dump.out" 2>&1
 	local rc=$?
 	if [ $rc -ne 0 ]; then
 		diag_file "$d/dump.out" 5
@@ -299,7 +303,7 @@ crshim_restore() { # dir
 		inhrun=("$BIN/zdtm_inhfd" "$TDIR/inhfd.sock" 100)
 		inh=(--inherit-fd "fd[100]:$(cat "$TDIR/inhfd.key")")
 	fi
-	timeout -k 5 "$CTIMEOUT" "${TTYRUN[@]}" "${inhrun[@]}" "$CRSHIM" restore -D "$d" -o restore.log -v4 -d \
+	timeout -k 5 "$CTIMEOUT" "${USERRUN[@]}" "${TTYRUN[@]}" "${inhrun[@]}" "$CRSHIM" restore -D "$d" -o restore.log -v4 -d \
 		--pidfile "$TDIR/restore.pid" "${inh[@]}" "${NSRST[@]}" "${OPTS[@]}" >"$d/restore.out" 2>&1
 	local rc=$?
 	if [ $rc -ne 0 ]; then
@@ -568,6 +572,11 @@ run_fault_mode() {
 	exit $?
 }
 
+# ---------------------------------------------------------------- modes user and compat
+USERRUN=()
+# shellcheck source=tests/zdtm/modes.sh
+. "$HERE/modes.sh"
+
 # ---------------------------------------------------------------- mode group
 # Several tests at once under one parent (zdtm_group, a subreaper that adopts the daemonized tests): the
 # group's tree is dumped and restored as one, then each test is compared with its snapshot, stopped and
@@ -690,7 +699,9 @@ run_steps() { # name
 	[ -x "$bin" ] || { bad "not built: $bin"; return 1; }
 	KIDS_START=$(reaper_kids) # mode fault: what the reaper had before the test (its peers are new)
 	ns_setup "$name" || { bad "cannot make the test's root $TDIR/root"; return 1; }
-	(cd "$TDIR" && exec timeout -k 5 120 "${TTYRUN[@]}" "$bin" --pidfile="$TDIR/test.pid" --outfile="$TDIR/test.out" "${args[@]}") \
+	local startrun=("${USERRUN[@]}") # mode user: as the user, unless the test says user-start: root
+	[ "$(desc_get "$name" user-start)" != root ] || startrun=()
+	(cd "$TDIR" && exec timeout -k 5 120 "${startrun[@]}" "${TTYRUN[@]}" "$bin" --pidfile="$TDIR/test.pid" --outfile="$TDIR/test.out" "${args[@]}") \
 		>"$TDIR/start.log" 2>&1
 	local rc=$?
 	if grep -q '^SKIP:' "$TDIR/test.out" 2>/dev/null; then
@@ -776,6 +787,12 @@ run_steps() { # name
 		;;
 	snaps)
 		snaps_steps || return 1
+		;;
+	user)
+		user_steps "$name" || return 1
+		;;
+	compat)
+		compat_steps "$name" || return 1
 		;;
 	cr|iters|ns)
 		local n=1
@@ -885,12 +902,13 @@ leftovers() {
 KIDS0=
 TAPN=0
 FAILED=0
+SKIPPED=0
 report() { # status name reason
 	local l
 	TAPN=$((TAPN + 1))
 	case "$1" in
 	ok) echo "ok $TAPN - ${FPREFIX:-}$2${RSUFFIX:-}" ;;
-	skip) echo "ok $TAPN - ${FPREFIX:-}$2${RSUFFIX:-} # SKIP $3" ;;
+	skip) echo "ok $TAPN - ${FPREFIX:-}$2${RSUFFIX:-} # SKIP $3"; SKIPPED=$((SKIPPED + 1)) ;;
 	*) echo "not ok $TAPN - ${FPREFIX:-}$2${RSUFFIX:-}: $3"; FAILED=$((FAILED + 1)) ;;
 	esac
 	for l in "${DIAG[@]+"${DIAG[@]}"}"; do echo "# $l"; done
@@ -923,10 +941,12 @@ run_test() { # name
 		report skip "$name" "not run in mode $MODE"
 		return
 	fi
+	mode_skip_reason "$name" && { report skip "$name" "$REASON"; return; }
 	if ! TDIR=$(mktemp -d "$TMPBASE/zdtm.$name.XXXXXX"); then
 		report fail "$name" "cannot make a work dir under $TMPBASE (ZDTM_TMP)"
 		return
 	fi
+	[ ${#USERRUN[@]} = 0 ] || chown "$ZDTM_USER:" "$TDIR"
 	KIDS0=$(reaper_kids)
 	run_steps "$name"
 	local rc=$?
@@ -1052,9 +1072,13 @@ if [ "$MODE" != nocr ] && [ ! -x "$CRSHIM" ]; then
 	echo "1..0 # SKIP crshim not found at $CRSHIM"
 	exit 1
 fi
+case "$MODE" in
+user) user_setup ;;
+compat) compat_setup ;;
+esac
 
 echo "1..$((${#NAMES[@]} * REPEAT))"
-echo "# mode $MODE$([ "$MODE" = iters ] && echo " x$ITERS")$([ "$REPEAT" -gt 1 ] && echo ", each test $REPEAT times")$([ "$LOAD" -gt 0 ] && echo ", load $LOAD"), crshim $CRSHIM, kernel $(uname -r)"
+echo "# mode $MODE$([ "$MODE" = iters ] && echo " x$ITERS")$([ "$REPEAT" -gt 1 ] && echo ", each test $REPEAT times")$([ "$LOAD" -gt 0 ] && echo ", load $LOAD"), crshim $CRSHIM, kernel $(uname -r)${MODE_NOTE:-}"
 trap 'cleanup_test; exit 130' INT TERM
 for t in "${NAMES[@]}"; do
 	if [ "$REPEAT" = 1 ]; then
@@ -1074,5 +1098,6 @@ for t in "${NAMES[@]}"; do
 	RSUFFIX=
 	echo "# $t: $passed of $REPEAT passed (longest run in a row: $best)"
 done
-echo "# $FAILED of $((${#NAMES[@]} * REPEAT)) failed"
+TOTAL=$((${#NAMES[@]} * REPEAT))
+echo "# $FAILED of $TOTAL failed, $SKIPPED skipped, $((TOTAL - FAILED - SKIPPED)) passed (mode $MODE, ${SECONDS}s)"
 [ $FAILED -eq 0 ]
