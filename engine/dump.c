@@ -76,6 +76,17 @@ static int check_task(pid_t pid, struct proc_status *st, struct cr_err *e)
 					     "task %d runs as uid %u: dumping another user's task needs "
 					     "CAP_DAC_READ_SEARCH",
 					     pid, st->uid[i]);
+	/* A task that is not dumpable (PR_SET_DUMPABLE 0, a setuid exec): its /proc/PID/fd belongs to root */
+	char path[40];
+	struct stat sb;
+	snprintf(path, sizeof(path), "/proc/%d/fd", (int)pid);
+	if (!stat(path, &sb) && sb.st_uid != geteuid() && !cr_has_cap(CAP_DAC_READ_SEARCH) &&
+	    !cr_has_cap(CAP_DAC_OVERRIDE))
+		return cr_fail_errno(
+		    e, EPERM,
+		    "task %d is not dumpable (its /proc files belong to uid %u): dumping it needs "
+		    "CAP_DAC_READ_SEARCH",
+		    pid, (unsigned)sb.st_uid);
 	return 0;
 }
 
@@ -333,7 +344,7 @@ static void kill_tree(struct dump_tree *tr)
 	for (int k = 0; k < 200 && left; k++) {
 		left = 0;
 		for (size_t i = 0; i < tr->n; i++) {
-			char path[32];
+			char path[40];
 			snprintf(path, sizeof(path), "/proc/%d", tr->c[i].pid);
 			left += access(path, F_OK) == 0;
 		}

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "arch.h"
+#include "base/caps.h"
 #include "base/cleanup.h"
 #include "base/fault-ids.h"
 #include "base/log.h"
@@ -213,6 +214,10 @@ __attribute__((noreturn)) static void zombie_exit(struct rst_task *t)
 		if (n != 1)
 			_exit(1); /* crshim gave up */
 	}
+	/* An unprivileged crshim's zombie keeps none of its file capabilities: the user's tasks read its exit
+	 * code in /proc/PID/stat only from a task that holds no fewer capabilities than it. */
+	if (geteuid() != 0 && cr_caps_drop_all())
+		_exit(1);
 	if (WIFSIGNALED(st)) {
 		sigset_t one;
 		prctl(PR_SET_DUMPABLE, 0, 0, 0, 0); /* no core file */

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "arch.h"
+#include "base/caps.h"
 #include "base/cleanup.h"
 #include "base/fault.h"
 #include "base/log.h"
@@ -635,6 +636,7 @@ int eng_restore(struct cr_opts *o, pid_t *root_pid, struct cr_err *err)
 	*ts =
 	    (struct rst_task){.dirfd = -1, .pm = {.pages_fd = -1}, .err_pipe = {-1, -1}, .go_pipe = {-1, -1}};
 	clock_gettime(CLOCK_MONOTONIC, &t0);
+	cr_caps_user_dumpable();
 	if (eng_notify(o, "pre-restore", 0, -1, err)) {
 		free(ts);
 		return -1;

@@ -5,5 +5,9 @@
 
 /* Is cap (CAP_*) in crshim's effective set? */
 bool cr_has_cap(int cap);
+/* Make a crshim with file capabilities dumpable again, run by a user (see caps.c). */
+void cr_caps_user_dumpable(void);
+/* Drop all capabilities of this process; 0 or -1 with errno. */
+int cr_caps_drop_all(void);
 
 #endif

@@ -245,6 +245,11 @@ static int dump_queues(struct dump_ctx *c, int fd, const char *link, int cfd, Tt
 	}
 	ioctl(s, FIONREAD, &in);
 	bool input = !(tio.c_lflag & EXTPROC) && has_sys_admin();
+	if (!input && !(tio.c_lflag & EXTPROC) && in > 0) /* an unprivileged crshim: not lost with a notice */
+		return cr_fail_errno(e, EPERM,
+				     "pid %d fd %d (%s): %d bytes queued for the slave: putting them back "
+				     "(TIOCSTI) needs CAP_SYS_ADMIN, which crshim lacks",
+				     c->pid, fd, link, in);
 	if (!input)
 		warn_left(c, fd, link, "for the slave", in,
 			  (tio.c_lflag & EXTPROC) ? "EXTPROC" : "TIOCSTI needs CAP_SYS_ADMIN");

@@ -8,9 +8,11 @@
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include <linux/capability.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 
+#include "base/caps.h"
 #include "base/cleanup.h"
 #include "base/log.h"
 #include "base/proc.h"
@@ -70,6 +72,12 @@ static int read_filters(pid_t tid, SeccompEntry *s, struct cr_err *e)
 	long n = 0;
 	while (n < SECCOMP_MAX_FILTERS && ptrace(PTRACE_SECCOMP_GET_FILTER, tid, (void *)n, NULL) > 0)
 		n++;
+	if (n == 0 && (errno == EACCES || errno == EPERM) && !cr_has_cap(CAP_SYS_ADMIN))
+		return cr_fail_errno(
+		    e, errno,
+		    "thread %d: reading its seccomp filters (PTRACE_SECCOMP_GET_FILTER) needs "
+		    "CAP_SYS_ADMIN, which crshim lacks",
+		    tid);
 	if (n == 0)
 		return cr_fail_sys(e, "thread %d: no seccomp filter can be read (PTRACE_SECCOMP_GET_FILTER)",
 				   tid);

@@ -30,6 +30,10 @@ mode_skip_reason() { # name
 	user)
 		r=$(desc_get "$1" needs-root)
 		[ -n "$r" ] && REASON="needs root: $r" && return 0
+		if [ "$(desc_get "$1" ns)" = always ]; then
+			REASON="needs root: runs in namespaces and a root of its own (ns: always; CAP_SYS_ADMIN)"
+			return 0
+		fi
 		;;
 	compat)
 		if ! git -C "$TOP" cat-file -e "$COMPAT_BASE:tests/zdtm/$(test_dir "$1")/$1.c" 2>/dev/null; then
