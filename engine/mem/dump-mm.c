@@ -279,6 +279,9 @@ static int vma_file(struct dump_ctx *c, const struct proc_vma *v, VmaEntry *ve, 
 	struct stat st;
 	if (stat(name, &st))
 		return cr_fail_sys(e, "stat %s (%s)", name, path);
+	if (S_ISSOCK(st.st_mode)) /* a packet socket's ring (PACKET_RX_RING/TX_RING) */
+		return cr_fail(e, "mapping 0x%llx-0x%llx of a socket (%s, a packet ring?): not supported",
+			       (unsigned long long)v->start, (unsigned long long)v->end, path);
 	if (ends(v->name, " (deleted)")) { /* its contents go to ghost-PID.img, found again by dev/ino */
 		char what[64];
 		uint32_t gid;

@@ -337,6 +337,18 @@ static int fill_sas_rseq(CoreEntry *ce, pid_t tid, const struct dump_sas *s, Sig
 	return 0;
 }
 
+/* A pending SIGTRAP would be taken by the restore's own final trap (and its action reset): refused. */
+static int pending_sigtrap(pid_t pid, const struct siginfo_list *l, struct cr_err *e)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		int32_t signo;
+		memcpy(&signo, l->v[i].data, sizeof(signo));
+		if (signo == SIGTRAP)
+			return cr_fail_errno(e, ENOTSUP, "task %d: a pending SIGTRAP: not supported", pid);
+	}
+	return 0;
+}
+
 int dump_core_write(struct dump_ctx *c, struct cr_err *e)
 {
 	CoreEntry ce = CORE_ENTRY__INIT;
@@ -357,6 +369,10 @@ int dump_core_write(struct dump_ctx *c, struct cr_err *e)
 	if (fill_task_misc(c, &ce, &comm, &pers, e))
 		goto out;
 	if (peek_siginfo(c->pid, 0, &pend, e) || peek_siginfo(c->pid, 1, &pend_sh, e))
+		goto out;
+	if (pending_sigtrap(c->pid, &pend, e) || pending_sigtrap(c->pid, &pend_sh, e))
+		goto out;
+	if (pending_sigtrap(c->pid, &pend, e) || pending_sigtrap(c->pid, &pend_sh, e))
 		goto out;
 	ce.n_pending = pend.n, ce.pending = pend.v;
 	ce.n_pending_shared = pend_sh.n, ce.pending_shared = pend_sh.v;
@@ -468,6 +484,8 @@ int dump_core_write_thread(struct dump_ctx *c, struct dump_thread *t, struct cr_
 		return cr_fail_sys(e, "get_robust_list(%d)", t->tid);
 	ce.has_robust_list = ce.has_robust_len = 1;
 	if (peek_siginfo(t->tid, 0, &pend, e))
+		goto out;
+	if (pending_sigtrap(t->tid, &pend, e))
 		goto out;
 	ce.n_pending = pend.n, ce.pending = pend.v;
 	if (fill_sas_rseq(&ce, t->tid, &t->sas, &sas, &rseq, e))
