@@ -190,6 +190,11 @@ bool ns_rst_mounts(const struct ns_rst *r)
 	return r && r->mnt;
 }
 
+const char *ns_rst_root(const struct ns_rst *r)
+{
+	return r && r->mnt ? r->o->root : NULL;
+}
+
 int ns_rst_root_spawned(struct ns_rst *r, pid_t pid, struct cr_err *e)
 {
 	return 0;

@@ -70,6 +70,8 @@ int ns_rst_root_spawned(struct ns_rst *r, pid_t pid, struct cr_err *e);
 int ns_rst_root_child(const struct ns_rst *r, char *msg, size_t len);
 /* The images hold the root's mount tree (ns_rst_root_child builds it; no fresh /proc needed then). */
 bool ns_rst_mounts(const struct ns_rst *r);
+/* The --root of a tree with a mount tree of its own (NULL: none): the paths of the images are under it. */
+const char *ns_rst_root(const struct ns_rst *r);
 /* Back to crshim's own namespaces; after a failure (failed) everything made outside the tree's new
  * namespaces goes too. Frees r. NULL is fine. */
 void ns_rst_done(struct ns_rst *r, bool failed);

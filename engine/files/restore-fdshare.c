@@ -2,6 +2,7 @@
 #define LOG_PREFIX "restore-fdshare: "
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -11,6 +12,7 @@
 #include "files/ghost.h"
 #include "base/log.h"
 #include "files/procfd.h"
+#include "ns.h"
 #include "restore.h"
 
 #define OPEN_DROP_FLAGS (O_CREAT | O_TRUNC | O_EXCL | O_CLOEXEC)
@@ -50,7 +52,27 @@ static size_t holders(const struct rst_task *ts, size_t n, uint32_t id)
 	return h;
 }
 
-static int open_once(const FileEntry *f, struct cr_err *e)
+/* A path of a tree with its own mount tree (root: its --root) is opened under that root; the mounts of the
+ * tree do not stand yet, so one missing there is looked up as crshim sees it (a device node such as /dev/null
+ * on the tree's /dev tmpfs, or a path bound into the tree at the same place, as the external mounts of the
+ * zdtm ns mode are). */
+static int open_path(const FileEntry *f, const char *root, int flags)
+{
+	const char *path = f->reg->path;
+	if (!root)
+		return open(path, flags);
+	char p[PATH_MAX];
+	if ((size_t)snprintf(p, sizeof(p), "%s/%s", root, path + strspn(path, "/")) >= sizeof(p)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	int fd = open(p, flags | O_NOFOLLOW);
+	if (fd < 0 && errno == ENOENT)
+		fd = open(path, flags);
+	return fd;
+}
+
+static int open_once(const FileEntry *f, const char *root, struct cr_err *e)
 {
 	const RegFileEntry *r = f->reg;
 	struct shared_desc *nd = realloc(descs, (nr_descs + 1) * sizeof(*nd));
@@ -70,7 +92,7 @@ static int open_once(const FileEntry *f, struct cr_err *e)
 		return 0;
 	}
 	int fl = (int)(r->flags & ~(uint32_t)OPEN_DROP_FLAGS) | O_NOCTTY | O_CLOEXEC;
-	int fd = r->deleted ? rst_ghost_open(r, fl) : open(r->path, fl);
+	int fd = r->deleted ? rst_ghost_open(r, fl) : open_path(f, root, fl);
 	if (fd < 0)
 		return cr_fail_sys(e, "open %s", r->path);
 	descs[nr_descs++] = (struct shared_desc){f->tree_desc, fd};
@@ -103,7 +125,7 @@ int rst_fdshare_prepare(struct rst_task *ts, size_t n, struct cr_err *e)
 			FileEntry *f = ts[k].files[i];
 			if (!shareable(f) || holders(ts, n, f->tree_desc) < 2)
 				continue;
-			if (find(f->tree_desc) < 0 && open_once(f, e))
+			if (find(f->tree_desc) < 0 && open_once(f, ns_rst_root(ts[0].ns), e))
 				return cr_wrap(e, "task %d", ts[k].pid);
 			if (to_inherit(f, e))
 				return -1;
@@ -116,7 +138,7 @@ int rst_fdshare_one(struct rst_task *ts, size_t n, FileEntry *f, struct cr_err *
 	if (!shareable(f))
 		return cr_fail_errno(e, EBADMSG, "file id %u: no path or description number", f->id);
 	uint32_t id = f->tree_desc;
-	if (find(id) < 0 && open_once(f, e))
+	if (find(id) < 0 && open_once(f, ns_rst_root(ts[0].ns), e))
 		return -1;
 	for (size_t k = 0; k < n; k++)
 		for (size_t i = 0; i < ts[k].nr_files; i++) {

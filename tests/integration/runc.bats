@@ -172,6 +172,33 @@ gone() {
 	at=$(count_of "$D/out")
 	count_beyond "$D/out" $((at + 3))
 	sequence_unbroken "$D/out"
+	# the second restore is in its own rootfs again: it writes there
+	count_beyond "$B/rootfs/tmp/rpc-cnt" $((at + 3))
+}
+
+@test "runc: --file-locks: a flock and a POSIX lock of the container are held again after restore" {
+	make_bundle "$B" "exec lockhold /lockf sh -c '$COUNTER # $ID'"
+	piped runc run -d --bundle "$B" "$ID"
+	count_beyond "$B/rootfs/tmp/rpc-cnt" 3
+	ino=$(stat -c %i "$B/rootfs/lockf")
+	pid=$(runc state "$ID" | jq -r .pid)
+	# /proc/locks: N: FLOCK|POSIX ADVISORY WRITE PID MAJ:MIN:INO START END
+	held() { awk -v i=":$ino\$" -v p="$2" '$2 == "'"$1"'" && $4 == "WRITE" && $5 == p && $6 ~ i' /proc/locks | grep -q .; }
+	held FLOCK "$pid" && held POSIX "$pid"
+	run runc --criu "$CRSHIM" checkpoint --image-path "$D/img0" "$ID" # locks without --file-locks: refused
+	[ "$status" -ne 0 ]
+	[ "$(status_of "$ID")" = running ]
+	checkpoint "$D/img" --file-locks
+	gone
+	flock -n "$B/rootfs/lockf" true # the locks went with the container
+	restore "$D/img" --file-locks
+	[ "$(status_of "$ID")" = running ]
+	pid=$(runc state "$ID" | jq -r .pid)
+	held FLOCK "$pid" && held POSIX "$pid"
+	! flock -n "$B/rootfs/lockf" true
+	at=$(count_of "$D/out")
+	count_beyond "$D/out" $((at + 3))
+	sequence_unbroken "$D/out"
 }
 
 @test "runc: --work-path holds the logs, --image-path the images" {
