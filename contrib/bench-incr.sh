@@ -4,6 +4,8 @@
 # the final dump --track-mem --prev-images-dir on the pre-dump. Prints the time and image size of each, then
 # restores the final dump (following the chain) and has the program check every page.
 #
+# With CRSHIM_BENCH_INCR_DEDUP=1 the final dump has --auto-dedup: the pre-dump's disk use after it is printed.
+#
 #   usage: contrib/bench-incr.sh /absolute/path/to/crshim     env: CRSHIM_BENCH_INCR_MIB, CRSHIM_BENCH_INCR_PCT
 set -euo pipefail
 
@@ -11,6 +13,8 @@ CRSHIM=${1:?usage: $0 /path/to/crshim}
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 MIB=${CRSHIM_BENCH_INCR_MIB:-1024}
 PCT=${CRSHIM_BENCH_INCR_PCT:-5}
+DEDUP=()
+[ "${CRSHIM_BENCH_INCR_DEDUP:-0}" = 1 ] && DEDUP=(--auto-dedup)
 PROG=$(dirname "$CRSHIM")/contrib/bench-incr
 BASE=$(mktemp -d /dev/shm/crshim-bench-incr.XXXXXX) # tmpfs: the disk does not count
 PID=
@@ -49,8 +53,12 @@ rm -rf "$BASE/full"
 step "pre-dump --track-mem" "$BASE/pre" pre-dump -t "$PID" --track-mem
 kill -USR1 "$PID"
 wait_file "$BASE/run/written"
-step "dump --track-mem --prev-images-dir (final)" "$BASE/dump" dump -t "$PID" --track-mem --prev-images-dir ../pre
+step "dump --track-mem --prev-images-dir (final)${DEDUP:+ ${DEDUP[*]}}" "$BASE/dump" dump -t "$PID" --track-mem --prev-images-dir ../pre "${DEDUP[@]}"
 grep -h "incremental:" "$BASE/dump/log" | sed "s/^.*dump-mm: /#   /" || true
+if [ ${#DEDUP[@]} -gt 0 ]; then
+	grep -h "dump: auto-dedup:" "$BASE/dump/log" | sed "s/^.*: auto-dedup/#   auto-dedup/" || true
+	echo "#   the pre-dump after it: $(du -sm "$BASE/pre" | cut -f1) MB on disk ($(size_mb "$BASE/pre") MB apparent)"
+fi
 for ((i = 0; i < 100; i++)); do [ -e "/proc/$PID" ] || break; sleep 0.1; done
 t0=$(now)
 "$CRSHIM" restore -D "$BASE/dump" -d -o rlog -v2 || { tail -5 "$BASE/dump/rlog" >&2; exit 1; }

@@ -28,6 +28,7 @@ struct cr_opts {
 	bool ext_unix_sk;
 	bool file_locks;
 	bool track_mem;			/* --track-mem: dirty-page tracking (engine/mem/README.md) */
+	bool auto_dedup;		/* --auto-dedup: punch the pages this dump holds out of its parents */
 	bool pre_dump;			/* set by eng_pre_dump: memory only, the tree is left running */
 	unsigned long long ghost_limit; /* --ghost-limit: bytes of data of an unlinked file (default 1 MiB) */
 	const char *prev_images_dir; /* --prev-images-dir: the parent images (a pre-dump), relative to -D */

@@ -379,6 +379,18 @@ static bool own_netns(pid_t pid)
 	return !stat(p, &a) && !stat("/proc/self/ns/net", &b) && a.st_ino != b.st_ino;
 }
 
+/* --auto-dedup once the images are complete: a failure is one line in the log, the dump stands. */
+static void dump_dedup(struct cr_opts *o)
+{
+	struct cr_err e = {0};
+	uint64_t freed = 0;
+	if (pm_dedup_dir(o->imgdir_fd, fault_injected(o, FI_DUMP_DEDUP), &freed, &e))
+		pr_warn("auto-dedup not done (the images are complete, the parents keep their pages): %s\n",
+			e.msg);
+	else
+		pr_info("auto-dedup: %llu bytes of the parents' pages freed\n", (unsigned long long)freed);
+}
+
 int eng_dump(struct cr_opts *o, struct cr_err *err)
 {
 	struct dump_tree tr = {.ipc_self = -1};
@@ -453,6 +465,8 @@ int eng_dump(struct cr_opts *o, struct cr_err *err)
 		dump_ipc_shm_killed(tr.ipc_shm);
 		ns_dump_killed(tr.ns);
 	}
+	if (!ret && o->auto_dedup && mem_track_parent_dirfd(tr.trk) >= 0)
+		dump_dedup(o);
 	mem_track_done(tr.trk, !ret, o->pre_dump, o->imgdir_fd);
 	pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
 	clock_gettime(CLOCK_MONOTONIC, &t1);

@@ -13,6 +13,7 @@ enum {
 	OPT_TCP_EST = 256,
 	OPT_FILE_LOCKS,
 	OPT_TRACK_MEM,
+	OPT_AUTO_DEDUP,
 	OPT_PREV_IMAGES,
 	OPT_ROOT,
 	OPT_PIDFILE,
@@ -89,7 +90,7 @@ static const struct option long_opts[] = {
     {"evasive-devices", no_argument, NULL, OPT_IGNORED},
     {"enable-external-sharing", no_argument, NULL, OPT_IGNORED},
     {"enable-external-masters", no_argument, NULL, OPT_IGNORED},
-    {"auto-dedup", no_argument, NULL, OPT_IGNORED},
+    {"auto-dedup", no_argument, NULL, OPT_AUTO_DEDUP},
     {"force-irmap", no_argument, NULL, OPT_IGNORED},
     {"weak-sysctls", no_argument, NULL, OPT_IGNORED},
     {"restore-sibling", no_argument, NULL, OPT_RESTORE_SIBLING},
@@ -318,6 +319,9 @@ static int parse_one(struct shim_cmd *c, int opt, int idx, int argc, char **argv
 		return 0;
 	case OPT_FILE_LOCKS:
 		o->file_locks = true;
+		return 0;
+	case OPT_AUTO_DEDUP: /* engine/image/pagemap.c pm_dedup */
+		o->auto_dedup = true;
 		return 0;
 	case OPT_TRACK_MEM: /* dirty-page tracking: engine/mem/track.c */
 		o->track_mem = true;

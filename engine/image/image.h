@@ -204,6 +204,16 @@ void pm_unmap_data(const struct page_map *pm, const uint8_t **data);
 /* Block b of pm lies within its mapped pages file (data of pm_map_data) and has its checksum. */
 bool pm_block_ok(const struct page_map *pm, const uint8_t *const *data, const struct page_block *b);
 
+/* --auto-dedup: the pages pagemap-ID.img (just written) holds itself are removed from the levels of its chain
+ * that hold them too (FALLOC_FL_PUNCH_HOLE in their pages files); each such level's pagemap loses those
+ * pages (the parts left re-checksummed, its blocks verified first) and the head of the level below names
+ * its new map, so the chain still verifies. The new pagemaps are all written before any is put in place
+ * (fail_before_commit: a fault point there; nothing changes), the holes punched last. The parents are no
+ * longer restore points of their own. freed: bytes punched. */
+int pm_dedup(int dirfd, int id, bool fail_before_commit, uint64_t *freed, struct cr_err *e);
+/* pm_dedup for every pagemap-*.img of the dir. */
+int pm_dedup_dir(int dirfd, bool fail_before_commit, uint64_t *freed, struct cr_err *e);
+
 /* Verify every image file in a dir (records and page blocks). Used before a restore touches anything. */
 int img_verify_dir(int dirfd, struct cr_err *e);
 /* The same, but the page blocks of pages-UNSUMMED_ID.img are not checksummed (the caller does it, e.g. the

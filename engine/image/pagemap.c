@@ -1,6 +1,7 @@
 /* Page store: raw page files indexed by a pagemap image with a checksum per block. */
 #define LOG_PREFIX "pages: "
 #include <dirent.h>
+#include <linux/falloc.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -530,7 +531,8 @@ int img_verify_dir(int dirfd, struct cr_err *e)
 struct pm_chain {
 	struct page_map lv[PM_CHAIN_MAX + 1];
 	uint8_t *data[PM_CHAIN_MAX + 1]; /* page files mapped (CHAIN_BUILD) */
-	int n;
+	int dfd[PM_CHAIN_MAX + 1];	 /* [1, ndfd]: the levels' dirs */
+	int n, ndfd;
 };
 
 /* A part of a parent run of the child, held by level lv in its block blk at offset off of its file. */
@@ -546,6 +548,8 @@ struct chain_pieces {
 
 static void chain_free(struct pm_chain *c)
 {
+	for (int k = 1; k <= c->ndfd; k++)
+		close(c->dfd[k]);
 	for (int k = 1; k < c->n; k++) {
 		if (c->data[k] && c->data[k] != MAP_FAILED)
 			munmap(c->data[k], c->lv[k].total_size);
@@ -568,8 +572,8 @@ static int chain_open(int dirfd, enum img_kind kmap, enum img_kind kpages, int i
 			return cr_fail_errno(e, ELOOP, "image %s: a chain of more than %d parents", mname,
 					     PM_CHAIN_MAX);
 		int pfd = openat(dfd, "parent", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (dfd != dirfd)
-			close(dfd);
+		if (pfd >= 0)
+			c->dfd[++c->ndfd] = pfd; /* closed by chain_free */
 		if (pfd < 0)
 			return cr_fail_errno(
 			    e, errno,
@@ -580,12 +584,10 @@ static int chain_open(int dirfd, enum img_kind kmap, enum img_kind kpages, int i
 		int r = pm_open_raw(pfd, kmap, kpages, id, p, e);
 		dfd = pfd;
 		if (r) {
-			close(dfd);
 			return cr_wrap(e, "parent %d of %s (broken chain)", c->n, mname);
 		}
 		c->n++;
 		if (p->map_csum != c->lv[c->n - 2].parent_map) {
-			close(dfd);
 			return cr_fail_errno(
 			    e, EBADMSG,
 			    "image %s: the parent's %s (%d levels up) changed since the dump "
@@ -593,19 +595,15 @@ static int chain_open(int dirfd, enum img_kind kmap, enum img_kind kpages, int i
 			    mname, mname, c->n - 1);
 		}
 		if (mode == CHAIN_VERIFY && pm_verify_data(p, pname, e)) {
-			close(dfd);
 			return cr_wrap(e, "parent %d of %s", c->n - 1, mname);
 		}
 		if (mode != CHAIN_BUILD || !p->total_size)
 			continue;
 		c->data[c->n - 1] = mmap(NULL, p->total_size, PROT_READ, MAP_SHARED, p->pages_fd, 0);
 		if (c->data[c->n - 1] == MAP_FAILED) {
-			close(dfd);
 			return cr_fail_sys(e, "map the parent's %s", pname);
 		}
 	}
-	if (dfd != dirfd && dfd >= 0)
-		close(dfd);
 	return 0;
 }
 
@@ -786,4 +784,290 @@ int pm_check_chain(int dirfd, enum img_kind kmap, enum img_kind kpages, int id, 
 		ret = pm_chain_do(dirfd, kmap, kpages, id, &pm, CHAIN_VERIFY, e);
 	pm_free(&pm);
 	return ret;
+}
+
+/* ---------------- --auto-dedup ---------------- */
+
+/* The parts of [vaddr, vaddr+len) (data of the child) that level k holds as data, following its parent
+ * runs down; pages no level holds are skipped. -2: out of memory. */
+static int dedup_resolve(const struct pm_chain *c, int k, uint64_t vaddr, uint64_t len,
+			 struct chain_pieces *out)
+{
+	if (k >= c->n)
+		return 0;
+	const struct page_map *p = &c->lv[k];
+	uint64_t end = vaddr + len;
+	size_t l = 0, h = p->nr;
+	while (l < h) {
+		size_t mid = (l + h) / 2;
+		if (p->blocks[mid].vaddr + p->blocks[mid].len <= vaddr)
+			l = mid + 1;
+		else
+			h = mid;
+	}
+	for (; l < p->nr && p->blocks[l].vaddr < end; l++) {
+		const struct page_block *b = &p->blocks[l];
+		uint64_t s = b->vaddr > vaddr ? b->vaddr : vaddr;
+		uint64_t en = b->vaddr + b->len < end ? b->vaddr + b->len : end;
+		if (b->flags & PE_PARENT) {
+			int r = dedup_resolve(c, k + 1, s, en - s, out);
+			if (r)
+				return r;
+			continue;
+		}
+		struct chain_piece q = {s, en - s, b->offset + (s - b->vaddr), 0, (uint32_t)k, l};
+		if (pieces_add(out, &q))
+			return -2;
+	}
+	return 0;
+}
+
+static void map_csum_add(uint64_t *map_csum, const struct page_block *b, uint32_t psz)
+{
+	uint64_t ent[5] = {b->vaddr, b->len / psz, b->offset, b->csum, b->flags};
+	*map_csum = csum64(ent, sizeof(ent), *map_csum);
+}
+
+/* Level k's entries without the pieces of it (ps: level k's in block order), each remaining part of a
+ * block a piece was cut from checksummed from the file (data: mapped). */
+static int dedup_entries(const struct page_map *p, int k, const struct chain_pieces *ps, const uint8_t *data,
+			 struct page_block **out, size_t *nout)
+{
+	size_t cap = p->nr + ps->n + 1, n = 0, q = 0;
+	struct page_block *nb = calloc(cap, sizeof(*nb));
+	if (!nb)
+		return -1;
+	for (size_t i = 0; i < p->nr; i++) {
+		const struct page_block *b = &p->blocks[i];
+		while (q < ps->n && ps->p[q].lv != (uint32_t)k)
+			q++;
+		if (q == ps->n || ps->p[q].blk != i) {
+			nb[n++] = *b;
+			continue;
+		}
+		uint64_t at = b->vaddr, end = b->vaddr + b->len;
+		for (; q < ps->n; q++) {
+			const struct chain_piece *c = &ps->p[q];
+			if (c->lv != (uint32_t)k)
+				continue;
+			if (c->blk != i)
+				break;
+			if (c->vaddr > at && n < cap)
+				nb[n++] = (struct page_block){
+				    at,
+				    b->offset + (at - b->vaddr),
+				    c->vaddr - at,
+				    csum64(data + b->offset + (at - b->vaddr), c->vaddr - at, 0),
+				    0,
+				    0};
+			at = c->vaddr + c->len;
+		}
+		if (at < end && n < cap)
+			nb[n++] = (struct page_block){
+			    at,	      b->offset + (at - b->vaddr),
+			    end - at, csum64(data + b->offset + (at - b->vaddr), end - at, 0),
+			    0,	      0};
+	}
+	*out = nb;
+	*nout = n;
+	return 0;
+}
+
+/* A pagemap image (head and entries as given), not committed. */
+static int map_write(int dfd, enum img_kind kmap, enum img_kind kpages, int id, uint64_t total_size,
+		     uint64_t parent_map, const struct page_block *b, size_t n, struct img_writer **wp,
+		     struct cr_err *e)
+{
+	char pname[64];
+	struct img_writer *w;
+	PagemapHead h = PAGEMAP_HEAD__INIT;
+	uint32_t psz = (uint32_t)sysconf(_SC_PAGESIZE);
+	img_name(kpages, id, pname, sizeof(pname));
+	if (img_create(dfd, kmap, id, &w, e))
+		return -1;
+	h.pages_file = pname;
+	h.total_size = total_size, h.has_total_size = 1;
+	h.page_size = psz, h.has_page_size = 1;
+	h.parent_map = parent_map;
+	for (size_t i = 0; i < n; i++)
+		h.has_parent_map |= (b[i].flags & PE_PARENT) != 0;
+	if (img_write(w, &h.base, e))
+		goto fail;
+	for (size_t i = 0; i < n; i++) {
+		PagemapEntry pe = PAGEMAP_ENTRY__INIT;
+		pe.vaddr = b[i].vaddr, pe.has_vaddr = 1;
+		pe.nr_pages = (uint32_t)(b[i].len / psz), pe.has_nr_pages = 1;
+		if (b[i].flags & PE_PARENT) {
+			pe.flags = PE_PARENT, pe.has_flags = 1;
+		} else {
+			pe.offset = b[i].offset, pe.has_offset = 1;
+			pe.csum = b[i].csum, pe.has_csum = 1;
+		}
+		if (img_write(w, &pe.base, e))
+			goto fail;
+	}
+	*wp = w;
+	return 0;
+fail:
+	img_abort(w);
+	return -1;
+}
+
+/* Punch the pieces of level k out of its pages file (adjacent ones together). */
+static uint64_t dedup_punch(const struct pm_chain *c, int k, const struct chain_pieces *ps, const char *pname)
+{
+	uint64_t freed = 0;
+	int fd = openat(c->dfd[k], pname, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0) {
+		pr_warn("auto-dedup: open the parent's %s (%d levels up): %s\n", pname, k, strerror(errno));
+		return 0;
+	}
+	for (size_t q = 0; q < ps->n;) {
+		if (ps->p[q].lv != (uint32_t)k) {
+			q++;
+			continue;
+		}
+		uint64_t off = ps->p[q].off, len = ps->p[q].len;
+		for (q++; q < ps->n && ps->p[q].lv == (uint32_t)k && ps->p[q].off == off + len; q++)
+			len += ps->p[q].len;
+		if (fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)off, (off_t)len)) {
+			pr_warn("auto-dedup: punch %llu bytes of the parent's %s: %s\n",
+				(unsigned long long)len, pname, strerror(errno));
+			break;
+		}
+		freed += len;
+	}
+	close(fd);
+	return freed;
+}
+
+int pm_dedup(int dirfd, int id, bool fail_before_commit, uint64_t *freed, struct cr_err *e)
+{
+	char mname[64], pname[64];
+	struct chain_pieces ps = {NULL, 0, 0};
+	struct img_writer *w[PM_CHAIN_MAX + 1] = {NULL};
+	struct page_block *nb[PM_CHAIN_MAX + 1] = {NULL};
+	size_t nn[PM_CHAIN_MAX + 1] = {0};
+	uint64_t newmap[PM_CHAIN_MAX + 1] = {0};
+	int ret = -1;
+	img_name(IMG_PAGEMAP, id, mname, sizeof(mname));
+	img_name(IMG_PAGES, id, pname, sizeof(pname));
+	*freed = 0;
+	struct pm_chain *c = calloc(1, sizeof(*c));
+	if (!c)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	if (pm_open_raw(dirfd, IMG_PAGEMAP, IMG_PAGES, id, &c->lv[0], e)) {
+		free(c);
+		return -1;
+	}
+	if (!c->lv[0].nr_parent) { /* nothing of the parent is used: no chain to shorten */
+		ret = 0;
+		goto out;
+	}
+	if (chain_open(dirfd, IMG_PAGEMAP, IMG_PAGES, id, c, CHAIN_BUILD, e))
+		goto out;
+	for (size_t i = 0; i < c->lv[0].nr; i++) {
+		const struct page_block *b = &c->lv[0].blocks[i];
+		if (!(b->flags & PE_PARENT) && dedup_resolve(c, 1, b->vaddr, b->len, &ps)) {
+			cr_fail_errno(e, ENOMEM, "out of memory");
+			goto out;
+		}
+	}
+	if (!ps.n) {
+		ret = 0;
+		goto out;
+	}
+	/* The new entries of each level that loses pages, its blocks verified first (a corrupt block must
+	 * not get a checksum of its parts) */
+	for (int k = 1; k < c->n; k++) {
+		size_t last = SIZE_MAX;
+		for (size_t q = 0; q < ps.n; q++) {
+			const struct chain_piece *p = &ps.p[q];
+			if (p->lv != (uint32_t)k || p->blk == last)
+				continue;
+			const struct page_block *b = &c->lv[k].blocks[p->blk];
+			last = p->blk;
+			if (!c->data[k] || csum64(c->data[k] + b->offset, b->len, 0) != b->csum) {
+				cr_fail_errno(
+				    e, EBADMSG,
+				    "image %s (parent %d levels up): checksum mismatch in the block for "
+				    "0x%llx (corrupt image): not deduplicated",
+				    mname, k, (unsigned long long)b->vaddr);
+				goto out;
+			}
+		}
+		if (last != SIZE_MAX && dedup_entries(&c->lv[k], k, &ps, c->data[k], &nb[k], &nn[k])) {
+			cr_fail_errno(e, ENOMEM, "out of memory");
+			goto out;
+		}
+	}
+	/* Deepest first: a level whose entries change gets a new map hash, which its child's head names. */
+	uint32_t psz = (uint32_t)sysconf(_SC_PAGESIZE);
+	for (int k = c->n - 1; k >= 0; k--) {
+		bool below = k + 1 < c->n && nb[k + 1];
+		if (!nb[k] && !below)
+			continue;
+		const struct page_block *bl = nb[k] ? nb[k] : c->lv[k].blocks;
+		size_t n = nb[k] ? nn[k] : c->lv[k].nr;
+		for (size_t i = 0; i < n; i++)
+			map_csum_add(&newmap[k], &bl[i], psz);
+		if (map_write(k ? c->dfd[k] : dirfd, IMG_PAGEMAP, IMG_PAGES, id, c->lv[k].total_size,
+			      below ? newmap[k + 1] : c->lv[k].parent_map, bl, n, &w[k], e))
+			goto out;
+	}
+	if (fail_before_commit) {
+		cr_fail_errno(e, EIO, "fault injected: the new pagemaps of the chain written, none in place");
+		goto out;
+	}
+	for (int k = c->n - 1; k >= 0; k--) {
+		if (!w[k])
+			continue;
+		int r = img_commit(w[k], e);
+		w[k] = NULL;
+		if (r) {
+			cr_wrap(e, "auto-dedup: %s %d levels up", mname, k);
+			goto out;
+		}
+	}
+	for (int k = 1; k < c->n; k++)
+		if (nb[k])
+			*freed += dedup_punch(c, k, &ps, pname);
+	pr_info("auto-dedup: %s: %llu bytes of the parents' pages freed (%zu runs)\n", mname,
+		(unsigned long long)*freed, ps.n);
+	ret = 0;
+out:
+	for (int k = 0; k <= PM_CHAIN_MAX; k++) {
+		if (w[k])
+			img_abort(w[k]);
+		free(nb[k]);
+	}
+	free(ps.p);
+	pm_free(&c->lv[0]);
+	chain_free(c);
+	free(c);
+	return ret;
+}
+
+int pm_dedup_dir(int dirfd, bool fail_before_commit, uint64_t *freed, struct cr_err *e)
+{
+	int dfd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return cr_fail_sys(e, "images dir");
+	__cleanup_closedir DIR *d = fdopendir(dfd);
+	if (!d) {
+		close(dfd);
+		return cr_fail_sys(e, "images dir");
+	}
+	struct dirent *de;
+	*freed = 0;
+	while ((de = readdir(d))) {
+		int id;
+		uint64_t f;
+		if (img_kind_of(de->d_name, &id) != IMG_PAGEMAP)
+			continue;
+		if (pm_dedup(dirfd, id, fail_before_commit, &f, e))
+			return -1;
+		*freed += f;
+	}
+	return 0;
 }

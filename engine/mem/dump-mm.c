@@ -676,7 +676,8 @@ static int track_protect(struct mm_state *m, const struct proc_vma *pv, VmaEntry
 		}
 		if (mem_track_protect(m->pagemap_fd, pv[i].start, pv[i].end, e))
 			return cr_wrap(e, "vma 0x%llx", (unsigned long long)pv[i].start);
-		nprot++;
+		if (++nprot == 2 && fault_check(m->c->o, FI_PREDUMP_TRACK_MID, e))
+			return -1;
 	}
 	pr_info("tracking: %zu vmas write-protected (%zu newly registered)\n", nprot, nreg);
 	return 0;

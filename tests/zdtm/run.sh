@@ -546,7 +546,9 @@ fault_tests() { # point
 
 run_fault_mode() {
 	local points p nr name kind tests total=0 t
-	mapfile -t points < <("$CRSHIM" check --faults | awk -v f="$FAULT" 'NR > 1 && (f == "all" || $1 == f || $2 == f) { print $1, $2, $4 }')
+	# The points of incremental dumps need a chain: mode snaps tests them (SNAPS_FAULT=NAME).
+	mapfile -t points < <("$CRSHIM" check --faults | awk -v f="$FAULT" 'NR > 1 && (f == "all" || $1 == f || $2 == f) &&
+		$2 != "predump-track-mid" && $2 != "dump-dedup" { print $1, $2, $4 }')
 	[ ${#points[@]} -gt 0 ] || { echo "run.sh: no fault point '$FAULT' (crshim check --faults)" >&2; exit 2; }
 	for p in "${points[@]}"; do
 		read -r nr name kind <<<"$p"
@@ -836,22 +838,57 @@ run_steps() { # name
 # mode snaps: SNAPS (default 3) pre-dumps with --track-mem, each the parent of the next, while the test
 # runs and changes its memory; then the dump with the last as parent, the restore from the chain, and the
 # test checks its final state at SIGTERM. Every pre-dump must leave the task running and untraced.
+# SNAPS_OPTS (e.g. --auto-dedup) go to every pre-dump and the dump. SNAPS_FAULT=predump-track-mid: a first
+# pre-dump fails at that point (exit 1, one line naming it), the task runs on untracked (no VMA registered
+# with a userfaultfd: no "uw" in smaps), the failed dir holds no keeper socket and no image; the chain then
+# goes on. SNAPS_FAULT=dump-dedup: the dump (with --auto-dedup) succeeds, says the dedup was not done, and
+# the parent is unchanged.
+snaps_fault_predump() {
+	local d="$TDIR/pre.fail" out="$TDIR/pre.fail.out" rc left
+	mkdir -p "$d"
+	FPOINT=predump-track-mid
+	CRSHIM_FAULT=$FPOINT timeout -k 5 "$CTIMEOUT" "$CRSHIM" pre-dump -t "$TPID" -D "$d" -o dump.log -v4 \
+		--track-mem ${SNAPS_OPTS:-} "${OPTS[@]}" >"$out" 2>&1
+	rc=$?
+	expect_fault_fail pre-dump $rc "$out" || return 1
+	check_running || { REASON="after a pre-dump failed at $FPOINT: $REASON"; return 1; }
+	grep -q '^VmFlags:.* uw' /proc/"$TPID"/smaps &&
+		{ bad "a VMA of the task is still registered with a userfaultfd (uw) after the failed pre-dump"; return 1; }
+	left=$(cd "$d" && ls -A | grep -v -x -e dump.log | tr '\n' ' ')
+	[ -z "$left" ] || { bad "the failed pre-dump left: $left"; return 1; }
+}
+
 snaps_steps() {
-	local i n=${SNAPS:-3} d prev=
+	local i n=${SNAPS:-3} d prev= sum0 sum1
+	if [ "${SNAPS_FAULT:-}" = predump-track-mid ]; then
+		snaps_fault_predump || return 1
+	fi
 	for ((i = 1; i <= n; i++)); do
 		d="$TDIR/pre.$i"
-		DUMPVERB=pre-dump crshim_dump "$d" --track-mem ${prev:+--prev-images-dir "$prev"} ||
+		DUMPVERB=pre-dump crshim_dump "$d" --track-mem ${prev:+--prev-images-dir "$prev"} ${SNAPS_OPTS:-} ||
 			{ REASON="pre-dump $i: $REASON"; return 1; }
 		check_running || { REASON="after pre-dump $i: $REASON"; return 1; }
 		prev="../pre.$i"
 		sleep 0.2 # the test goes on changing its memory
 	done
 	d="$TDIR/dump.1"
-	crshim_dump "$d" --track-mem --prev-images-dir "../pre.$n" || return 1
+	if [ "${SNAPS_FAULT:-}" = dump-dedup ]; then
+		sum0=$(img_sum "$TDIR/pre.$n")
+		CRSHIM_FAULT=dump-dedup crshim_dump "$d" --track-mem --prev-images-dir "../pre.$n" --auto-dedup || return 1
+		sum1=$(img_sum "$TDIR/pre.$n")
+		grep -q "auto-dedup not done.*fault injected" "$d/dump.log" ||
+			{ bad "the dump did not say the dedup failed at dump-dedup"; return 1; }
+		[ "$sum0" = "$sum1" ] || { bad "the parent changed although the dedup failed"; return 1; }
+	else
+		crshim_dump "$d" --track-mem --prev-images-dir "../pre.$n" ${SNAPS_OPTS:-} || return 1
+	fi
 	wait_gone "$TPID" 10 || { bad "task $TPID still running after dump (without --leave-running)"; return 1; }
 	wait_free "$TPID" 30 || { bad "pid $TPID still taken (zombie) after dump"; return 1; }
 	[ -L "$d/parent" ] || { bad "the dump made no parent link"; return 1; }
 	[ ! -e "$TDIR/pre.$n/mem-track.sock" ] || { bad "the last pre-dump's keeper is still there after the dump"; return 1; }
+	if [[ " ${SNAPS_OPTS:-} " == *" --auto-dedup "* ]]; then
+		grep -q "auto-dedup:" "$d/dump.log" || { bad "--auto-dedup: the dump did not dedup its parents"; return 1; }
+	fi
 	crshim_restore "$d" || return 1
 	compare_snap "restore" "$TDIR/snap.1" || { diag_file "$d/restore.log" 5; return 1; }
 	lock_left "restore" || return 1
