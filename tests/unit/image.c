@@ -381,6 +381,55 @@ static void t_pages_chain(void)
 	close(cdfd);
 }
 
+/* --auto-dedup: the child's own page is punched out of the parent, whose pagemap loses it; the chain still
+ * loads with the right data; a failure before the commit changes nothing. */
+static void t_pages_dedup(void)
+{
+	struct page_map pm, par = {.pages_fd = -1};
+	struct page_writer *pw;
+	uint64_t freed = 1;
+	struct stat st0, st1;
+	mkdirat(dfd, "dpar", 0700);
+	mkdirat(dfd, "dchild", 0700);
+	int pdfd = openat(dfd, "dpar", O_RDONLY | O_DIRECTORY),
+	    cdfd = openat(dfd, "dchild", O_RDONLY | O_DIRECTORY);
+	ok(pdfd >= 0 && cdfd >= 0 && symlinkat("../dpar", cdfd, "parent") == 0,
+	   "dedup: two dirs and the link");
+	ok(pw_open(pdfd, 7, &pw, &err) == 0 && pw_add(pw, 0x400000, pages_buf, 4 * (size_t)psz, &err) == 0 &&
+	       pw_commit(pw, &err) == 0 && pm_open_raw(pdfd, IMG_PAGEMAP, IMG_PAGES, 7, &par, &err) == 0,
+	   "dedup: the parent");
+	uint64_t pmap = par.map_csum;
+	pm_free(&par);
+	ok(write_chain_child(cdfd, pmap) == 0, "dedup: the child");
+	fstatat(pdfd, "pagemap-7.img", &st0, 0);
+	ok(pm_dedup(cdfd, 7, true, &freed, &err) < 0 && strstr(err.msg, "fault"),
+	   "dedup: failure before the commit");
+	fstatat(pdfd, "pagemap-7.img", &st1, 0);
+	ok(st0.st_ino == st1.st_ino && pm_check_chain(cdfd, IMG_PAGEMAP, IMG_PAGES, 7, &err) == 0,
+	   "dedup: ... changed nothing, the chain verifies");
+	ok(pm_dedup(cdfd, 7, false, &freed, &err) == 0, "dedup: done: %s", err.msg);
+	is_int(freed, psz, "dedup: one page freed");
+	ok(pm_open_raw(pdfd, IMG_PAGEMAP, IMG_PAGES, 7, &par, &err) == 0 && par.nr == 2 &&
+	       par.blocks[0].vaddr == 0x400000 && par.blocks[0].len == (uint64_t)psz &&
+	       par.blocks[1].vaddr == 0x402000 && par.total_size == 4 * (uint64_t)psz,
+	   "dedup: the parent's pagemap lost the page, its file kept its size");
+	pm_free(&par);
+	int good = pm_load(cdfd, 7, &pm, &err) == 0 && pm.nr == 3;
+	static const long want_page[3] = {0, 5, 2};
+	for (size_t i = 0; good && i < 3; i++) {
+		uint8_t *buf = malloc(pm.blocks[i].len);
+		good &= pread(pm_block_fd(&pm, &pm.blocks[i]), buf, pm.blocks[i].len,
+			      (off_t)pm.blocks[i].offset) == (ssize_t)pm.blocks[i].len;
+		good &= !memcmp(buf, pages_buf + want_page[i] * psz, pm.blocks[i].len);
+		free(buf);
+	}
+	ok(good, "dedup: the chain loads, verified, with the right data: %s", good ? "" : err.msg);
+	pm_free(&pm);
+	ok(pm_check_chain(cdfd, IMG_PAGEMAP, IMG_PAGES, 7, &err) == 0, "dedup: pm_check_chain passes");
+	close(pdfd);
+	close(cdfd);
+}
+
 static void t_pages_corrupt(void)
 {
 	struct page_map pm;
@@ -697,6 +746,7 @@ int main(void)
 	t_roundtrip();
 	t_pages_roundtrip();
 	t_pages_chain();
+	t_pages_dedup();
 	t_pages_corrupt();
 	t_flip_every_byte("inventory.img");
 	t_flip_every_byte("pagemap-1.img");
