@@ -53,13 +53,10 @@ static int read_list(int dirfd, enum img_kind k, int id, bool optional, void ***
 
 	*out = NULL;
 	*n = 0;
-	if (img_open(dirfd, k, id, &r, e)) {
-		if (optional && e->errnum == ENOENT) {
-			cr_err_clear(e);
-			return 0;
-		}
+	if ((optional ? img_open_opt(dirfd, k, id, &r, e) : img_open(dirfd, k, id, &r, e)))
 		return -1;
-	}
+	if (!r) /* optional and missing */
+		return 0;
 	while ((ret = img_read(r, &m, e)) > 0) {
 		if (*n == cap) {
 			cap = cap ? cap * 2 : 16;

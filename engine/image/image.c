@@ -386,6 +386,16 @@ int img_open(int dirfd, enum img_kind k, int id, struct img_reader **r, struct c
 	return img_open_name(dirfd, name, r, e);
 }
 
+int img_open_opt(int dirfd, enum img_kind k, int id, struct img_reader **r, struct cr_err *e)
+{
+	char name[64];
+	img_name(k, id, name, sizeof(name));
+	*r = NULL;
+	if (faccessat(dirfd, name, F_OK, AT_SYMLINK_NOFOLLOW) && errno == ENOENT)
+		return 0; /* optional and missing: quietly none */
+	return img_open_name(dirfd, name, r, e);
+}
+
 int img_read(struct img_reader *r, ProtobufCMessage **out, struct cr_err *e)
 {
 	if (r->pos >= r->len)
@@ -437,12 +447,10 @@ int img_each(int dirfd, enum img_kind k, int id, img_each_fn fn, void *arg, stru
 	struct img_reader *r;
 	ProtobufCMessage *m;
 	int ret;
-	if (img_open(dirfd, k, id, &r, e)) {
-		if (e->errnum != ENOENT)
-			return -1;
-		cr_err_clear(e);
+	if (img_open_opt(dirfd, k, id, &r, e))
+		return -1;
+	if (!r)
 		return 0;
-	}
 	while ((ret = img_read(r, &m, e)) > 0) {
 		ret = fn(m, arg, e);
 		if (ret <= 0)

@@ -108,6 +108,8 @@ int img_write_one_fault(int dirfd, enum img_kind k, int id, const ProtobufCMessa
 struct img_reader;
 /* Open and verify (magic, version, trailer, checksum) an image. Missing file: e->errnum == ENOENT. */
 int img_open(int dirfd, enum img_kind k, int id, struct img_reader **r, struct cr_err *e);
+/* The same for an image that may be missing: 0 and *r = NULL then, nothing logged. */
+int img_open_opt(int dirfd, enum img_kind k, int id, struct img_reader **r, struct cr_err *e);
 /* Same for a file name (kind from the name); used by `show` and the verifier. */
 int img_open_name(int dirfd, const char *fname, struct img_reader **r, struct cr_err *e);
 /* Next record: 1 and *out set (free with protobuf_c_message_free_unpacked), 0 at the end, < 0 on error.
