@@ -9,7 +9,7 @@ MAKE=${MAKE:-make}
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$TOP" || exit 1
 OUT=$FB/seeds
-rm -rf "$OUT" && mkdir -p "$OUT/image" "$OUT/cli" "$OUT/rpc" "$OUT/oci" "$OUT/swrk" "$OUT/config"
+rm -rf "$OUT" && mkdir -p "$OUT/image" "$OUT/cli" "$OUT/rpc" "$OUT/oci" "$OUT/swrk" "$OUT/config" "$OUT/hook"
 # RPC seeds (criu_req datagrams): VERSION; FEATURE_CHECK{mem_track}; DUMP{images_dir_fd 3, pid 1, log_file,
 # leave_running}; RESTORE{images_dir_fd 3, rst_sibling, inherit_fd {pipe:[1], 0}}.
 printf '\x08\x0a' >"$OUT/rpc/version"
@@ -91,6 +91,12 @@ cli swrk 3
 cli --version
 cli -v dump -t 1 -D d
 cli --help
-# OCI JSON seeds (fuzz-oci): configs of `runc spec`, a full one, a state.
+# OCI JSON seeds (fuzz-oci): configs of `runc spec`, a full one, a state, runc's state.json.
 cp tests/fuzz/seeds-oci/* "$OUT/oci/"
-echo "seeds: $(ls "$OUT/image" | wc -l) image, $(ls "$OUT/cli" | wc -l) cli, $(ls "$OUT/swrk" | wc -l) swrk, $(ls "$OUT/config" | wc -l) config"
+# Hook seeds (fuzz-hook: a stage byte, then stdin): the states of the seed set under each stage.
+for f in tests/fuzz/seeds-oci/*state*.json; do
+	for st in 0 1 2 3; do
+		{ printf "\\$(printf %03o "$st")"; cat "$f"; } >"$OUT/hook/$st-${f##*/}"
+	done
+done
+echo "seeds: $(ls "$OUT/image" | wc -l) image, $(ls "$OUT/cli" | wc -l) cli, $(ls "$OUT/swrk" | wc -l) swrk, $(ls "$OUT/config" | wc -l) config, $(ls "$OUT/hook" | wc -l) hook"
