@@ -279,10 +279,11 @@ static int check_mapped_files(struct rst_task *t, struct cr_err *e)
 			return cr_fail_errno(e, ENOTSUP,
 					     "vma 0x%llx-0x%llx: mapping of a deleted or unnamed file",
 					     (unsigned long long)v->start, (unsigned long long)v->end);
-		if (stat(v->path, &st))
+		/* In a restored mount tree the path exists only after pivot_root: the open checks it then. */
+		if (!t->paths_later && stat(v->path, &st))
 			return cr_fail_sys(e, "file %s (mapped at 0x%llx)", v->path,
 					   (unsigned long long)v->start);
-		if (v->has_file_size && (uint64_t)st.st_size != v->file_size)
+		if (!t->paths_later && v->has_file_size && (uint64_t)st.st_size != v->file_size)
 			return cr_fail_errno(
 			    e, 0, "file %s (mapped at 0x%llx) changed since the dump: size %lld, was %llu",
 			    v->path, (unsigned long long)v->start, (long long)st.st_size,
@@ -338,6 +339,10 @@ int rst_load_task(struct cr_opts *o, struct rst_task *t, struct cr_err *e)
 		    rst_locks_load(t, e) || rst_files_check(t, e) || check_mapped_files(t, e) ||
 		    check_vdso(t, e))
 			return -1;
+		if (t->paths_later)
+			pr_info("task %d: its files and mapped files are checked when opened in the restored "
+				"mount tree\n",
+				t->pid);
 	}
 	if (check_pid_free(t->pid, e))
 		return -1;
@@ -354,6 +359,7 @@ int rst_load(struct cr_opts *o, struct rst_task *t, struct cr_err *e)
 	if (read_inventory(o, t, e) || verify_images(t, e) || ns_rst_load(o, t->dirfd, &t->ns, e) ||
 	    read_pstree(t, e))
 		return -1;
+	t->paths_later = ns_rst_mounts(t->ns);
 	t->no_prefill = t->n_all_pst > 1;
 	return rst_load_task(o, t, e);
 }

@@ -576,6 +576,7 @@ static int load_tree(struct cr_opts *o, struct rst_task **tsp, size_t *np, struc
 		t->pst = ts[0].all_pst[i];
 		t->pid = t->pst->pid;
 		t->no_prefill = true;
+		t->paths_later = ts[0].paths_later;
 		t->pm.pages_fd = -1;
 		t->err_pipe[0] = t->err_pipe[1] = t->go_pipe[0] = t->go_pipe[1] = -1;
 		*np = i + 1;

@@ -95,7 +95,8 @@ struct rst_task {
 	bool sibling;	     /* the root, --restore-sibling: cloned with CLONE_PARENT */
 	bool detached;	     /* the root, restore -d: crshim, its parent, exits at once (no pdeathsig then) */
 	bool mntns_proc;     /* the root: a new mount namespace with a fresh /proc (ns/pid.c) */
-	bool ns_init;	     /* PID 1 of a namespace below its parent's: cloned with CLONE_NEWPID */
+	bool paths_later; /* the tree's own mount tree is restored: its paths exist only after pivot_root */
+	bool ns_init;	  /* PID 1 of a namespace below its parent's: cloned with CLONE_NEWPID */
 };
 
 /* restore-load.c: rst_load loads the root (and reads the whole pstree), rst_load_task one other process
