@@ -287,6 +287,14 @@ static int dump_all(const struct ns_dump_args *a, uint64_t (*ids)[NS_KINDS], NsT
 	ne.n_tasks = a->n, ne.tasks = tp;
 	if (dump_entry(a, ids, self, &ne, &u, e))
 		return -1;
+	/* the key of an external network namespace, which the restore looks up in its --inherit-fd */
+	char keybuf[300], *keys[1];
+	const char *nk = (ne.external & CLONE_NEWNET) ? ns_ext_key(a->o, "net", ids[0][NS_NET]) : NULL;
+	if (nk) {
+		snprintf(keybuf, sizeof(keybuf), "net:%s", nk);
+		keys[0] = keybuf;
+		ne.n_ext_key = 1, ne.ext_key = keys;
+	}
 	if (ne.own)
 		pr_info("the root %d has namespaces of its own: 0x%x\n", a->pids[0], ne.own);
 	int ret = ns_dump_state(a, ids[0], ne.own & ~ne.external, &ne, e);

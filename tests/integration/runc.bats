@@ -34,7 +34,7 @@ teardown() {
 	for p in "${CATS[@]}"; do kill "$p" 2>/dev/null; done
 	[ -z "${NETNS:-}" ] || ip netns del "$NETNS" 2>/dev/null
 	[ -z "${VETH:-}" ] || ip link del "$VETH" 2>/dev/null
-	rm -rf "$D"
+	[ -n "${KEEP_D:-}" ] || rm -rf "$D"
 	rm -f /tmp/rpc-cnt # would be written by a container restored without its mount tree
 }
 
@@ -199,6 +199,32 @@ gone() {
 	at=$(count_of "$D/out")
 	count_beyond "$D/out" $((at + 3))
 	sequence_unbroken "$D/out"
+}
+
+@test "runc: --tcp-established: a connection from outside through a veth goes on byte-exact after restore" {
+	NETNS=rpc-mntfix-$$ VETH=mfx$$h
+	local sub="10.$((200 + RANDOM % 50)).$((RANDOM % 250))" port=$((20000 + RANDOM % 20000))
+	ip netns add "$NETNS"
+	ip link add "$VETH" type veth peer name eth0 netns "$NETNS"
+	ip addr add "$sub.1/24" dev "$VETH" && ip link set "$VETH" up
+	ip -n "$NETNS" addr add "$sub.2/24" dev eth0 && ip -n "$NETNS" link set eth0 up && ip -n "$NETNS" link set lo up
+	# the server in the container echoes what it reads (nc -e cat), the client is this shell
+	make_bundle "$B" "exec nc -l -p $port -e cat # $ID"
+	bundle_jq "$B" '(.linux.namespaces[] | select(.type == "network")) |= . + {path: $p}' --arg p "/var/run/netns/$NETNS"
+	piped runc run -d --bundle "$B" "$ID"
+	for _ in $(seq 50); do ip netns exec "$NETNS" ss -Hltn "sport = :$port" | grep -q . && break; sleep 0.1; done
+	exec 5<>"/dev/tcp/$sub.2/$port"
+	echo "before checkpoint" >&5
+	read -r -t 10 line <&5
+	[ "$line" = "before checkpoint" ]
+	checkpoint "$D/img" --tcp-established
+	gone
+	restore "$D/img" --tcp-established
+	[ "$(status_of "$ID")" = running ]
+	echo "after restore" >&5
+	read -r -t 10 line <&5
+	[ "$line" = "after restore" ] || { echo "read back '$line'"; false; }
+	exec 5>&-
 }
 
 @test "runc: --work-path holds the logs, --image-path the images" {
