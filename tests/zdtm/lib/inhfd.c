@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <signal.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -108,22 +109,13 @@ int inhfd_keeper(int tfd, int ofd, const char *key, const char *ext, void (*on_g
 	if (write_text("inhfd.key", key) || write_text("inhfd.ext", ext ? ext : "") ||
 	    write_text("inhfd.gets", "0"))
 		return -1;
-	pid_t pid = fork();
-	if (pid < 0)
-		return -1;
-	if (pid == 0) {
-		test_forked();
-		if (fork())
-			_exit(0);
-		setsid(); /* not in the test's session or group, and reparented to the runner's reaper */
+	int r = test_outside();
+	if (r == 0) {
 		keeper_fds(tfd, ofd, lfd);
 		serve(on_get);
 	}
 	close(lfd);
-	int st;
-	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st))
-		return -1;
-	return 0;
+	return r < 0 ? -1 : 0;
 }
 
 int inhfd_gets(void)
@@ -194,6 +186,38 @@ int inhfd_check(pid_t child, const struct stat *st0)
 			fail("fd %d: fd flags %#x", fd, fl);
 			return -1;
 		}
+	}
+	return 0;
+}
+
+int inhfd_run(int tfd, int ofd, const char *key, const char *ext, void (*on_get)(int ofd, int tfd),
+	      const char *what)
+{
+	struct stat st0;
+	if (inhfd_keeper(tfd, ofd, key, ext, on_get)) {
+		fail("start the keeper");
+		return -1;
+	}
+	if (ofd != tfd)
+		close(ofd);
+	pid_t child = inhfd_hold(tfd, &st0);
+	if (child < 0) {
+		fail("hold the %s", what);
+		return -1;
+	}
+	test_daemon();
+	test_waitsig();
+	return inhfd_check(child, &st0);
+}
+
+int inhfd_expect(const char *data, int len, const char *what)
+{
+	char buf[64] = "";
+	int n = 0;
+	if (len > (int)sizeof(buf) || ioctl(INHFD_FD, FIONREAD, &n) || n != len ||
+	    read(INHFD_FD, buf, (size_t)len) != len || memcmp(buf, data, (size_t)len)) {
+		fail("%s: %d bytes, '%.*s' (want '%.*s')", what, n, len, buf, len, data);
+		return -1;
 	}
 	return 0;
 }

@@ -73,44 +73,15 @@ static void serve(int lfd, uint64_t nsend, const char *finfile, const char *gofi
 
 int sockhalf_start(int family, uint64_t nsend, const char *finfile, const char *gofile, const char *result)
 {
-	struct sockaddr_storage ss;
-	socklen_t l = family == AF_INET ? sizeof(struct sockaddr_in) : sizeof(struct sockaddr_in6);
-	memset(&ss, 0, sizeof(ss));
-	if (family == AF_INET) {
-		struct sockaddr_in *s = (struct sockaddr_in *)&ss;
-		s->sin_family = AF_INET;
-		s->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	} else {
-		struct sockaddr_in6 *s = (struct sockaddr_in6 *)&ss;
-		s->sin6_family = AF_INET6;
-		s->sin6_addr = in6addr_loopback;
-	}
 	unlink(result);
-	int lfd = socket(family, SOCK_STREAM, 0);
-	if (lfd < 0 || bind(lfd, (struct sockaddr *)&ss, l) || listen(lfd, 1) ||
-	    getsockname(lfd, (struct sockaddr *)&ss, &l))
+	int port, lfd = lo_listen(family, &port);
+	if (lfd < 0)
 		return -1;
-	int port = ntohs(family == AF_INET ? ((struct sockaddr_in *)&ss)->sin_port
-					   : ((struct sockaddr_in6 *)&ss)->sin6_port);
-	pid_t pid = fork();
-	if (pid < 0)
-		return -1;
-	if (pid == 0) {
-		test_forked();
-		if (fork())
-			_exit(0);
-		setsid();
-		alarm(300);
-		for (int fd = 3; fd < 1024; fd++)
-			if (fd != lfd)
-				close(fd);
+	int r = sockpeer_outside(lfd);
+	if (r == 0)
 		serve(lfd, nsend, finfile, gofile, result);
-	}
 	close(lfd);
-	int st;
-	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st))
-		return -1;
-	return port;
+	return r < 0 ? -1 : port;
 }
 
 int sockhalf_verdict(const char *result, uint64_t sent)

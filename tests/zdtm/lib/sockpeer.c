@@ -78,67 +78,68 @@ static void serve(int lfd, uint64_t pause_at, const char *gofile)
 	_exit(0);
 }
 
-int sockpeer_start(int family, uint64_t pause_at, const char *gofile)
+unsigned lo_addr(int family, int port, struct sockaddr_storage *ss)
 {
-	struct sockaddr_storage ss;
-	socklen_t l;
-	memset(&ss, 0, sizeof(ss));
+	memset(ss, 0, sizeof(*ss));
 	if (family == AF_INET) {
-		struct sockaddr_in *s = (struct sockaddr_in *)&ss;
+		struct sockaddr_in *s = (struct sockaddr_in *)ss;
 		s->sin_family = AF_INET;
 		s->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-		l = sizeof(*s);
-	} else {
-		struct sockaddr_in6 *s = (struct sockaddr_in6 *)&ss;
-		s->sin6_family = AF_INET6;
-		s->sin6_addr = in6addr_loopback;
-		l = sizeof(*s);
+		s->sin_port = htons((uint16_t)port);
+		return sizeof(*s);
 	}
+	struct sockaddr_in6 *s = (struct sockaddr_in6 *)ss;
+	s->sin6_family = AF_INET6;
+	s->sin6_addr = in6addr_loopback;
+	s->sin6_port = htons((uint16_t)port);
+	return sizeof(*s);
+}
+
+int lo_listen(int family, int *port)
+{
+	struct sockaddr_storage ss;
+	socklen_t l = lo_addr(family, 0, &ss);
 	int lfd = socket(family, SOCK_STREAM, 0);
 	if (lfd < 0 || bind(lfd, (struct sockaddr *)&ss, l) || listen(lfd, 1) ||
-	    getsockname(lfd, (struct sockaddr *)&ss, &l))
+	    getsockname(lfd, (struct sockaddr *)&ss, &l)) {
+		if (lfd >= 0)
+			close(lfd);
 		return -1;
-	int port = ntohs(family == AF_INET ? ((struct sockaddr_in *)&ss)->sin_port
-					   : ((struct sockaddr_in6 *)&ss)->sin6_port);
-	pid_t pid = fork();
-	if (pid < 0)
-		return -1;
-	if (pid == 0) {
-		test_forked();
-		if (fork())
-			_exit(0);
-		setsid(); /* not in the test's session or group: the test restores them */
+	}
+	*port = ntohs(family == AF_INET ? ((struct sockaddr_in *)&ss)->sin_port
+					: ((struct sockaddr_in6 *)&ss)->sin6_port);
+	return lfd;
+}
+
+/* The server's process: outside the tree, only lfd kept. 0 in it, 1 in the caller, -1 on error. */
+int sockpeer_outside(int lfd)
+{
+	int r = test_outside();
+	if (r == 0) {
 		alarm(300);
 		for (int fd = 3; fd < 1024; fd++)
 			if (fd != lfd)
 				close(fd);
-		serve(lfd, pause_at, gofile);
 	}
-	close(lfd);
-	int st;
-	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st))
+	return r;
+}
+
+int sockpeer_start(int family, uint64_t pause_at, const char *gofile)
+{
+	int port, lfd = lo_listen(family, &port);
+	if (lfd < 0)
 		return -1;
-	return port;
+	int r = sockpeer_outside(lfd);
+	if (r == 0)
+		serve(lfd, pause_at, gofile);
+	close(lfd);
+	return r < 0 ? -1 : port;
 }
 
 int sockpeer_connect(int family, int port)
 {
 	struct sockaddr_storage ss;
-	socklen_t l;
-	memset(&ss, 0, sizeof(ss));
-	if (family == AF_INET) {
-		struct sockaddr_in *s = (struct sockaddr_in *)&ss;
-		s->sin_family = AF_INET;
-		s->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-		s->sin_port = htons((uint16_t)port);
-		l = sizeof(*s);
-	} else {
-		struct sockaddr_in6 *s = (struct sockaddr_in6 *)&ss;
-		s->sin6_family = AF_INET6;
-		s->sin6_addr = in6addr_loopback;
-		s->sin6_port = htons((uint16_t)port);
-		l = sizeof(*s);
-	}
+	socklen_t l = lo_addr(family, port, &ss);
 	int fd = socket(family, SOCK_STREAM, 0);
 	if (fd < 0 || connect(fd, (struct sockaddr *)&ss, l))
 		return -1;

@@ -185,6 +185,24 @@ void test_forked(void)
 	ready_fd = -1;
 }
 
+int test_outside(void)
+{
+	pid_t pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		test_forked();
+		if (fork())
+			_exit(0);
+		setsid(); /* not in the test's session or group: the test restores them */
+		return 0;
+	}
+	int st;
+	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st))
+		return -1;
+	return 1;
+}
+
 int test_go(void)
 {
 	return !zdtm_sigterm;

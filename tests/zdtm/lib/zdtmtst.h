@@ -29,6 +29,10 @@ void zdtm_ns_enter(void);
 void test_daemon(void);
 /* In a child forked before test_daemon(): let go of the ready pipe (else the starter waits for it). */
 void test_forked(void);
+/* A process outside the test's tree (a peer, a keeper): 0 in it (a grandchild in a session of its own,
+ * reparented to the runner's reaper, test_forked done), 1 in the caller once the middle child is reaped,
+ * -1 on error. */
+int test_outside(void);
 /* Wait (sigsuspend) until SIGTERM arrives. Survives checkpoint/restore. */
 void test_waitsig(void);
 /* 1 until SIGTERM arrives. For busy loops. */
@@ -95,6 +99,13 @@ int vma_has_flag(const void *addr, const char *flag);
  * pause_at until gofile exists. Returns the loopback port or -1. */
 int sockpeer_start(int family, uint64_t pause_at, const char *gofile);
 int sockpeer_connect(int family, int port);
+/* The loopback address of family (AF_INET, AF_INET6) with port into *ss, its length. lo_listen: a stream
+ * socket listening on a port the kernel chose (*port), -1 on error. */
+struct sockaddr_storage;
+unsigned lo_addr(int family, int port, struct sockaddr_storage *ss);
+int lo_listen(int family, int *port);
+/* A server process for lfd (test_outside, alarm 300 s, every other fd closed): 0 in it, 1 in the caller. */
+int sockpeer_outside(int lfd);
 uint8_t sockpeer_pat(uint64_t i);
 /* Send len pattern bytes from *off (flags e.g. MSG_DONTWAIT: stops at EAGAIN); returns bytes sent. */
 ssize_t sockpeer_send(int fd, uint64_t *off, size_t len, int flags);
@@ -170,6 +181,12 @@ void inhfd_stop(void);
 struct stat;
 pid_t inhfd_hold(int fd, struct stat *st0);
 int inhfd_check(pid_t child, const struct stat *st0);
+/* The whole life of an inhfd test up to its own checks: inhfd_keeper (ofd closed after, unless it is tfd),
+ * inhfd_hold, test_daemon, test_waitsig, inhfd_check; what names the file in failures. 0, or -1 after fail().
+ * inhfd_expect: exactly len bytes, data, wait to be read at INHFD_FD (FIONREAD), and are read. */
+int inhfd_run(int tfd, int ofd, const char *key, const char *ext, void (*on_get)(int ofd, int tfd),
+	      const char *what);
+int inhfd_expect(const char *data, int len, const char *what);
 
 /* lib/procfds.c (proc_fds, proc_fds_pidns): child ch's /proc/CH directory, /proc/self/status read 16 bytes
  * into (*off: its offset) and /proc/self/fd as a directory, at fds PROCFD_*; -1 if they cannot be opened.

@@ -20,7 +20,6 @@ static void seek7(int ofd, int tfd)
 int main(int argc, char **argv)
 {
 	char cwd[PATH_MAX], key[PATH_MAX + 16];
-	struct stat st0;
 	test_init(argc, argv);
 	int fd = open("inhfd.file", O_RDWR | O_CREAT | O_TRUNC, 0600);
 	if (fd < 0 || write(fd, "0123456789", 10) != 10 || lseek(fd, 4, SEEK_SET) != 4 ||
@@ -29,18 +28,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	snprintf(key, sizeof(key), "%s/inhfd.file", cwd + 1);
-	if (inhfd_keeper(fd, fd, key, NULL, seek7)) {
-		fail("start the keeper");
-		return 1;
-	}
-	pid_t child = inhfd_hold(fd, &st0);
-	if (child < 0) {
-		fail("hold the file");
-		return 1;
-	}
-	test_daemon();
-	test_waitsig();
-	if (inhfd_check(child, &st0))
+	if (inhfd_run(fd, fd, key, NULL, seek7, "file"))
 		return 1;
 	int gets = inhfd_gets();
 	off_t want = gets > 0 ? 7 : 4, pos = lseek(INHFD_FD, 0, SEEK_CUR);

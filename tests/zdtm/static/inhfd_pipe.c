@@ -12,8 +12,8 @@
 
 int main(int argc, char **argv)
 {
-	int p[2], n = 0;
-	char key[64], buf[16] = "";
+	int p[2];
+	char key[64];
 	struct stat st0;
 	test_init(argc, argv);
 	if (pipe(p) || write(p[1], "hello", 5) != 5 || fstat(p[0], &st0)) {
@@ -21,25 +21,9 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	snprintf(key, sizeof(key), "pipe:[%lu]", (unsigned long)st0.st_ino);
-	if (inhfd_keeper(p[0], p[1], key, NULL, NULL)) {
-		fail("start the keeper");
+	if (inhfd_run(p[0], p[1], key, NULL, NULL, "pipe") ||
+	    inhfd_expect("hello", 5, "the data in the pipe"))
 		return 1;
-	}
-	close(p[1]);
-	pid_t child = inhfd_hold(p[0], &st0);
-	if (child < 0) {
-		fail("hold the pipe");
-		return 1;
-	}
-	test_daemon();
-	test_waitsig();
-	if (inhfd_check(child, &st0))
-		return 1;
-	if (ioctl(INHFD_FD, FIONREAD, &n) || n != 5 || read(INHFD_FD, buf, 5) != 5 ||
-	    memcmp(buf, "hello", 5)) {
-		fail("the data in the pipe: %d bytes, '%.5s'", n, buf);
-		return 1;
-	}
 	inhfd_stop();
 	pass();
 	return 0;

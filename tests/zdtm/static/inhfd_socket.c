@@ -14,8 +14,8 @@
 
 int main(int argc, char **argv)
 {
-	int sk[2], n = 0;
-	char key[64], ext[64], buf[16] = "";
+	int sk[2];
+	char key[64], ext[64];
 	struct stat st0;
 	test_init(argc, argv);
 	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sk) || write(sk[1], "hello", 5) != 5 || fstat(sk[0], &st0)) {
@@ -24,25 +24,9 @@ int main(int argc, char **argv)
 	}
 	snprintf(key, sizeof(key), "socket:[%lu]", (unsigned long)st0.st_ino);
 	snprintf(ext, sizeof(ext), "unix[%lu]", (unsigned long)st0.st_ino);
-	if (inhfd_keeper(sk[0], sk[1], key, ext, NULL)) {
-		fail("start the keeper");
+	if (inhfd_run(sk[0], sk[1], key, ext, NULL, "socket") ||
+	    inhfd_expect("hello", 5, "the data queued by the peer"))
 		return 1;
-	}
-	close(sk[1]);
-	pid_t child = inhfd_hold(sk[0], &st0);
-	if (child < 0) {
-		fail("hold the socket");
-		return 1;
-	}
-	test_daemon();
-	test_waitsig();
-	if (inhfd_check(child, &st0))
-		return 1;
-	if (ioctl(INHFD_FD, FIONREAD, &n) || n != 5 || read(INHFD_FD, buf, 5) != 5 ||
-	    memcmp(buf, "hello", 5)) {
-		fail("the data queued by the peer: %d bytes, '%.5s'", n, buf);
-		return 1;
-	}
 	if (send(INHFD_FD, "bye", 3, MSG_NOSIGNAL) != 3) {
 		fail("send to the peer");
 		return 1;

@@ -17,9 +17,8 @@
 
 int main(int argc, char **argv)
 {
-	char key[64], buf[16] = "";
+	char key[64];
 	struct stat st0;
-	int n = 0;
 	test_init(argc, argv);
 	int m = posix_openpt(O_RDWR | O_NOCTTY);
 	if (m < 0 || grantpt(m) || unlockpt(m)) {
@@ -36,19 +35,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	snprintf(key, sizeof(key), "tty[%lx:%lx]", (unsigned long)st0.st_rdev, (unsigned long)st0.st_dev);
-	if (inhfd_keeper(s, m, key, key, NULL)) {
-		fail("start the keeper");
-		return 1;
-	}
-	close(m);
-	pid_t child = inhfd_hold(s, &st0);
-	if (child < 0) {
-		fail("hold the terminal");
-		return 1;
-	}
-	test_daemon();
-	test_waitsig();
-	if (inhfd_check(child, &st0))
+	if (inhfd_run(s, m, key, key, NULL, "terminal"))
 		return 1;
 	/* tcgetsid: fd 10 must be the controlling terminal of the caller (ENOTTY otherwise) */
 	int t = open("/dev/tty", O_RDWR | O_NOCTTY);
@@ -57,11 +44,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	close(t);
-	if (ioctl(INHFD_FD, FIONREAD, &n) || n != 6 || read(INHFD_FD, buf, 6) != 6 ||
-	    memcmp(buf, "hello\n", 6)) {
-		fail("the line typed before the dump: %d bytes, '%.6s'", n, buf);
+	if (inhfd_expect("hello\n", 6, "the line typed before the dump"))
 		return 1;
-	}
 	signal(SIGHUP, SIG_IGN); /* the keeper closes the master: a hangup of our controlling terminal */
 	inhfd_stop();
 	pass();
