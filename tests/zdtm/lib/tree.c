@@ -99,6 +99,27 @@ pid_t tree_child(int slot)
 	return p;
 }
 
+void tree_dead_leader(int slot, int member, int session, int code)
+{
+	if (tree_child(slot) != 0)
+		return;
+	if (session)
+		setsid();
+	else
+		setpgid(0, 0);
+	if (tree_child(member) == 0)
+		tree_sleep();
+	tree_wait_slot(member);
+	_exit(code);
+}
+
+void tree_expect_exit(pid_t pid, int code, const char *what)
+{
+	int st = 0;
+	if (waitpid(pid, &st, WNOHANG) != pid || !WIFEXITED(st) || WEXITSTATUS(st) != code)
+		fail("%s: status %#x, want exit %d", what, st, code);
+}
+
 void tree_wait_slot(int slot)
 {
 	for (int n = 0; !tree_slots()[slot]; n++) {

@@ -145,6 +145,11 @@ void tree_wait_all(int n);
 void tree_record_slots(struct tree_ids *tab, pid_t *pids, int n);
 /* A child that sleeps until killed (tree_sleep); fails the test when fork fails. */
 pid_t tree_sleeper(void);
+/* A zombie leader: the child of slot makes a session (session) or a group of its own, forks member into it
+ * (sleeping), waits for it and exits with code; returns in the caller. tree_expect_exit: waitpid(pid,
+ * WNOHANG) reaps pid with exit code code, else fail() naming what. */
+void tree_dead_leader(int slot, int member, int session, int code);
+void tree_expect_exit(pid_t pid, int code, const char *what);
 /* A pidfd of a child that exited and was reaped (pidfd_open before the reap), -1 on error. */
 int tree_pidfd_reaped(void);
 /* A child that waits for SIGUSR1 (blocked in the test from here on), then exits with fn(arg).

@@ -15,26 +15,13 @@ int main(int argc, char **argv)
 {
 	struct tree_ids tab[N + 1];
 	pid_t pids[N + 1];
-	int st;
 
 	test_init(argc, argv);
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0))
 		fail("PR_SET_CHILD_SUBREAPER");
 	tree_slots();
-	if (tree_child(G) == 0) {
-		setpgid(0, 0);
-		if (tree_child(GM) == 0)
-			tree_sleep();
-		tree_wait_slot(GM);
-		_exit(21);
-	}
-	if (tree_child(S) == 0) {
-		setsid();
-		if (tree_child(SM) == 0)
-			tree_sleep();
-		tree_wait_slot(SM);
-		_exit(22);
-	}
+	tree_dead_leader(G, GM, 0, 21);
+	tree_dead_leader(S, SM, 1, 22);
 	tree_wait_all(N);
 	tree_record_slots(tab, pids, N);
 	if (tab[G].state != 'Z' || tab[S].state != 'Z' || tab[GM].pgid != pids[G] || tab[SM].sid != pids[S] ||
@@ -46,10 +33,8 @@ int main(int argc, char **argv)
 	tree_check(tab, N + 1);
 	if (kill(-pids[G], 0) || kill(-pids[S], 0))
 		fail("the dead leaders' groups are gone");
-	if (waitpid(pids[G], &st, WNOHANG) != pids[G] || !WIFEXITED(st) || WEXITSTATUS(st) != 21)
-		fail("group leader: status %#x, want exit 21", st);
-	if (waitpid(pids[S], &st, WNOHANG) != pids[S] || !WIFEXITED(st) || WEXITSTATUS(st) != 22)
-		fail("session leader: status %#x, want exit 22", st);
+	tree_expect_exit(pids[G], 21, "group leader");
+	tree_expect_exit(pids[S], 22, "session leader");
 	tree_end(pids, N + 1);
 	if (!test_failures)
 		pass();

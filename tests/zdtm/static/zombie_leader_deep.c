@@ -32,20 +32,8 @@ static int exit_code(pid_t pid)
 
 static void parent(void)
 {
-	if (tree_child(S) == 0) {
-		setsid();
-		if (tree_child(SM) == 0)
-			tree_sleep();
-		tree_wait_slot(SM);
-		_exit(25);
-	}
-	if (tree_child(G) == 0) {
-		setpgid(0, 0);
-		if (tree_child(GM) == 0)
-			tree_sleep();
-		tree_wait_slot(GM);
-		_exit(26);
-	}
+	tree_dead_leader(S, SM, 1, 25);
+	tree_dead_leader(G, GM, 0, 26);
 	tree_sleep();
 }
 

@@ -22,13 +22,7 @@ static void session_leader(void)
 	}
 	if (tree_child(Z) == 0)
 		tree_sleep();
-	if (tree_child(G) == 0) { /* a group leader that dies while GM stays in its group */
-		setpgid(0, 0);
-		if (tree_child(GM) == 0)
-			tree_sleep();
-		tree_wait_slot(GM);
-		_exit(24);
-	}
+	tree_dead_leader(G, GM, 0, 24); /* a group leader that dies while GM stays in its group */
 	tree_wait_slot(Y);
 	tree_wait_slot(GM);
 	usleep(100000); /* G's exit: its zombie goes to our parent with us, unreaped */
@@ -39,7 +33,6 @@ int main(int argc, char **argv)
 {
 	struct tree_ids tab[N + 1];
 	pid_t pids[N + 1];
-	int st;
 
 	test_init(argc, argv);
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0))
@@ -60,10 +53,8 @@ int main(int argc, char **argv)
 	tree_check(tab, N + 1);
 	if (kill(-pids[G], 0) || kill(-pids[S], 0) || kill(-pids[X], 0))
 		fail("a group is gone");
-	if (waitpid(pids[S], &st, WNOHANG) != pids[S] || !WIFEXITED(st) || WEXITSTATUS(st) != 23)
-		fail("session leader: status %#x, want exit 23", st);
-	if (waitpid(pids[G], &st, WNOHANG) != pids[G] || !WIFEXITED(st) || WEXITSTATUS(st) != 24)
-		fail("group leader: status %#x, want exit 24", st);
+	tree_expect_exit(pids[S], 23, "session leader");
+	tree_expect_exit(pids[G], 24, "group leader");
 	tree_end(pids, N + 1);
 	if (!test_failures)
 		pass();

@@ -12,24 +12,11 @@ int main(int argc, char **argv)
 {
 	struct tree_ids tab[N + 1];
 	pid_t pids[N + 1];
-	int st;
 
 	test_init_pidns(argc, argv);
 	tree_slots();
-	if (tree_child(G) == 0) {
-		setpgid(0, 0);
-		if (tree_child(GM) == 0)
-			tree_sleep();
-		tree_wait_slot(GM);
-		_exit(31);
-	}
-	if (tree_child(S) == 0) {
-		setsid();
-		if (tree_child(SM) == 0)
-			tree_sleep();
-		tree_wait_slot(SM);
-		_exit(32);
-	}
+	tree_dead_leader(G, GM, 0, 31);
+	tree_dead_leader(S, SM, 1, 32);
 	tree_wait_all(N);
 	tree_record_slots(tab, pids, N);
 	if (getpid() != 1 || tab[G].state != 'Z' || tab[S].state != 'Z' || tab[GM].pgid != pids[G] ||
@@ -43,10 +30,8 @@ int main(int argc, char **argv)
 	tree_check(tab, N + 1);
 	if (kill(-pids[G], 0) || kill(-pids[S], 0))
 		fail("the dead leaders' groups are gone");
-	if (waitpid(pids[G], &st, WNOHANG) != pids[G] || !WIFEXITED(st) || WEXITSTATUS(st) != 31)
-		fail("group leader: status %#x, want exit 31", st);
-	if (waitpid(pids[S], &st, WNOHANG) != pids[S] || !WIFEXITED(st) || WEXITSTATUS(st) != 32)
-		fail("session leader: status %#x, want exit 32", st);
+	tree_expect_exit(pids[G], 31, "group leader");
+	tree_expect_exit(pids[S], 32, "session leader");
 	tree_end(pids, N + 1);
 	if (!test_failures)
 		pass();
