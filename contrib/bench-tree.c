@@ -1,16 +1,36 @@
-/* bench-tree N DIR: a tree of N processes (this one, up to 20 children, the rest grandchildren spread over
- * them), all asleep; writes DIR/ready once every process is there. Checkpointed by contrib/bench-tree.sh. */
+/* bench-tree N DIR [KIB]: a tree of N processes (this one, up to 20 children, the rest grandchildren spread
+ * over them), all asleep, each with KIB KiB of private memory of its own (written, distinct; default 0);
+ * writes DIR/ready once every process is there. Checkpointed by contrib/bench-tree.sh. */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
+static size_t mem_kib;
+
+/* This process's private memory: written after the fork, so not shared with the parent. */
+static void own_memory(void)
+{
+	if (!mem_kib)
+		return;
+	size_t len = mem_kib << 10;
+	unsigned char *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		exit(1);
+	unsigned x = (unsigned)getpid() * 2654435761u;
+	for (size_t i = 0; i < len; i += 64) {
+		x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+		p[i] = (unsigned char)x;
+	}
+}
+
 int main(int argc, char **argv)
 {
 	int n = argc > 1 ? atoi(argv[1]) : 100, nch = 20;
+	mem_kib = argc > 3 ? strtoul(argv[3], NULL, 10) : 0;
 	if (argc < 3 || n < 2) {
-		fprintf(stderr, "usage: %s N DIR\n", argv[0]);
+		fprintf(stderr, "usage: %s N DIR [KIB]\n", argv[0]);
 		return 2;
 	}
 	if (nch > n - 1)
@@ -24,15 +44,18 @@ int main(int argc, char **argv)
 		if (fork() == 0) {
 			for (int g = 0; g < ngc; g++)
 				if (fork() == 0) {
+					own_memory();
 					__atomic_add_fetch(count, 1, __ATOMIC_SEQ_CST);
 					for (;;)
 						pause();
 				}
+			own_memory();
 			__atomic_add_fetch(count, 1, __ATOMIC_SEQ_CST);
 			for (;;)
 				pause();
 		}
 	}
+	own_memory();
 	while (__atomic_load_n(count, __ATOMIC_SEQ_CST) < n - 1)
 		usleep(1000);
 	char path[4096];

@@ -1,16 +1,16 @@
 #!/bin/bash
-# crshim benchmark of process trees: dump and restore of trees of 100 and 500 sleeping processes (images on
-# tmpfs), and a check that the restored tree (restored with --restore-sibling, so the root keeps its parent) has every pid, ppid, pgid and sid equal (`ps -eo pid,ppid,pgid,sid`
+# crshim benchmark of process trees: dump and restore of trees of 100 and 500 sleeping processes, and of 500
+# with 1 MiB of private memory each (images on tmpfs), and a check that the restored tree (restored with --restore-sibling, so the root keeps its parent) has every pid, ppid, pgid and sid equal (`ps -eo pid,ppid,pgid,sid`
 # of the tree's session before and after). With a real `criu` on PATH the same runs are done with it.
 #
 #   usage: contrib/bench-tree.sh /absolute/path/to/crshim     (`make bench` runs it after bench.sh, as root)
-#   env:   CRSHIM_BENCH_TREES="100 500"
+#   env:   CRSHIM_BENCH_TREES="100 500 500m" (Nm: N processes with 1 MiB each)
 # Speed never fails the run; exit status 1 means a step failed or a restored tree differs.
 set -uo pipefail
 
 CRSHIM=${1:?usage: $0 /path/to/crshim}
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-SIZES=${CRSHIM_BENCH_TREES:-100 500}
+SIZES=${CRSHIM_BENCH_TREES:-100 500 500m}
 BASE=/dev/shm/crshim-bench-tree
 STATUS=0
 ROOTS=()
@@ -42,9 +42,10 @@ mkdir -m 0700 -p "$BASE"
 
 # run_one TOOL BIN N: prints one result line; returns 1 on a failure.
 run_one() {
-	local tool=$1 bin=$2 n=$3 dir=$BASE/$1-$3 root t0 t1 t2 i
+	local tool=$1 bin=$2 n=${3%m} dir=$BASE/$1-$3 root t0 t1 t2 i kib=0 what=
+	[[ "$3" == *m ]] && kib=1024 what=", 1 MiB each"
 	mkdir -p "$dir/img"
-	setsid "$PROG" "$n" "$dir" </dev/null >/dev/null 2>&1 &
+	setsid "$PROG" "$n" "$dir" "$kib" </dev/null >/dev/null 2>&1 &
 	root=$!
 	disown "$root"
 	ROOTS+=("$root")
@@ -75,7 +76,7 @@ run_one() {
 		diff "$dir/before" "$dir/after" | head -n 5 | sed 's/^/    /'
 		STATUS=1
 	fi
-	printf '%-6s %4d processes: dump %.3f s, restore %.3f s; %s\n' "$tool" "$n" \
+	printf '%-6s %4d processes%s: dump %.3f s, restore %.3f s; %s\n' "$tool" "$n" "$what" \
 		"$(awk "BEGIN { print $t1 - $t0 }")" "$(awk "BEGIN { print $t2 - $t1b }")" "$same"
 	ps -o pid= -s "$root" | xargs -r kill -KILL 2>/dev/null
 	rm -rf "$dir"

@@ -50,12 +50,29 @@ static int run_all(struct dump_ctx *c, const struct rsys *r, size_t n, struct cr
 	return 0;
 }
 
+/* The signals whose action is not SIG_DFL (SigIgn | SigCgt of /proc/PID/status, bit n-1 = signal n), all
+ * ones if it cannot be read. */
+static uint64_t non_default_sigs(pid_t pid)
+{
+	char path[64], buf[4096];
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	if (proc_read_small(path, buf, sizeof(buf)) < 0)
+		return ~0ULL;
+	const char *ign = strstr(buf, "\nSigIgn:"), *cgt = strstr(buf, "\nSigCgt:");
+	if (!ign || !cgt)
+		return ~0ULL;
+	return strtoull(ign + 8, NULL, 16) | strtoull(cgt + 8, NULL, 16);
+}
+
+/* One remote rt_sigaction (a ptrace round trip each) per signal that is ignored or caught, and SIGCHLD (whose
+ * SA_NOCLDSTOP/SA_NOCLDWAIT matter with SIG_DFL too); the others are SIG_DFL, and their flags and mask
+ * have no effect (not saved). */
 static int remote_sigacts(struct dump_ctx *c, struct cr_err *e)
 {
-	uint64_t s = c->in.scratch;
+	uint64_t s = c->in.scratch, nd = non_default_sigs(c->pid) | (1ULL << (SIGCHLD - 1));
 	for (int sig = 1; sig <= DUMP_NSIG; sig++) {
 		long ret;
-		if (sig == SIGKILL || sig == SIGSTOP)
+		if (sig == SIGKILL || sig == SIGSTOP || !(nd & (1ULL << (sig - 1))))
 			continue;
 		if (infect_sys(&c->in, &ret, e, __NR_rt_sigaction, (unsigned long)sig, 0,
 			       s + SCR_SIGACT + (uint64_t)(sig - 1) * 32, 8, 0, 0))
@@ -132,7 +149,10 @@ int dump_core_remote(struct dump_ctx *c, struct cr_err *e)
 	if (infect_read(&c->in, s, buf, sizeof(buf), e))
 		return -1;
 	for (int sig = 1; sig <= DUMP_NSIG; sig++)
-		memcpy(&r->sigact[sig], buf + SCR_SIGACT + (sig - 1) * 32, sizeof(r->sigact[sig]));
+		if (r->sigact_valid[sig])
+			memcpy(&r->sigact[sig], buf + SCR_SIGACT + (sig - 1) * 32, sizeof(r->sigact[sig]));
+		else
+			memset(&r->sigact[sig], 0, sizeof(r->sigact[sig]));
 	memcpy(&r->sas, buf + SCR_SAS, sizeof(r->sas));
 	memcpy(r->itimer, buf + SCR_ITIMER, sizeof(r->itimer));
 	memcpy(&r->tid_address, buf + SCR_TIDADDR, 8);

@@ -74,7 +74,8 @@ static int wait_stop(struct seized *s, int *statusp, int timeout_ms, struct cr_e
 							   "task %d does not stop (uninterruptible sleep?)",
 							   s->pid);
 			nanosleep(&nap, NULL);
-			if (nap.tv_nsec < 10000000)
+			if (nap.tv_nsec <
+			    1000000) /* at most 1 ms late: the tree's tasks are seized one by one */
 				nap.tv_nsec *= 2;
 			continue;
 		}
