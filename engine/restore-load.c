@@ -334,7 +334,7 @@ int rst_load_task(struct cr_opts *o, struct rst_task *t, struct cr_err *e)
 		if (rst_svm_sharer(t) ? rst_svm_load(t, e) : rst_pages_load(t, e))
 			return -1;
 		pr_info("images verified: task %d, %zu vmas, %llu bytes of pages in %zu blocks\n", t->pid,
-			t->mm->n_vmas, (unsigned long long)t->pm.total_size, t->pm.nr);
+			t->mm->n_vmas, (unsigned long long)pm_data_bytes(&t->pm), t->pm.nr);
 		if (rst_inherit_prepare(o, t, e) || rst_pipes_prepare(o, t, e) || rst_ghost_prepare(t, e) ||
 		    rst_locks_load(t, e) || rst_files_check(t, e) || check_mapped_files(t, e) ||
 		    check_vdso(t, e))

@@ -674,8 +674,8 @@ int eng_restore(struct cr_opts *o, pid_t *root_pid, struct cr_err *err)
 		*root_pid = ts[0].pid;
 		pr_info("restored task %d (%zu processes) in %.3f s (%llu bytes of pages of the root, %.2f "
 			"GB/s)\n",
-			ts[0].pid, n, s, (unsigned long long)ts[0].pm.total_size,
-			s > 0 ? (double)ts[0].pm.total_size / s / 1e9 : 0.0);
+			ts[0].pid, n, s, (unsigned long long)pm_data_bytes(&ts[0].pm),
+			s > 0 ? (double)pm_data_bytes(&ts[0].pm) / s / 1e9 : 0.0);
 	} else {
 		pr_err("restore failed: %s\n", err->msg);
 	}

@@ -174,7 +174,15 @@ struct page_map {
 	struct pm_src *src;	   /* pm_open of a chain: the parents' pages files blocks point into */
 	uint32_t nr_src;
 };
-/* The fd and file size of the pages file a block's data is in (its src). */
+/* Bytes of page data of the blocks (a resolved chain's are in several files: total_size is its own). */
+static inline uint64_t pm_data_bytes(const struct page_map *pm)
+{
+	uint64_t n = 0;
+	for (size_t i = 0; i < pm->nr; i++)
+		n += pm->blocks[i].len;
+	return n;
+}
+/* The fd of the pages file a block's data is in (its src). */
 static inline int pm_block_fd(const struct page_map *pm, const struct page_block *b)
 {
 	return b->src ? pm->src[b->src - 1].fd : pm->pages_fd;
