@@ -15,7 +15,7 @@ static void ids(const char *key, unsigned v[4])
 
 int main(int argc, char **argv)
 {
-	unsigned g0[4], u0[4], g1[4], u1[4];
+	unsigned g0[4] = {0}, u0[4] = {0}, g1[4] = {0}, u1[4] = {0};
 	test_init(argc, argv);
 	if (getuid() != 0)
 		test_skip("needs root");

@@ -17,7 +17,7 @@ static void on_trap(int sig)
 int main(int argc, char **argv)
 {
 	struct sigaction sa = {.sa_handler = on_trap}, old;
-	int p[2], st;
+	int p[2] = {-1, -1}, st = 0;
 	test_init(argc, argv);
 	if (sigaction(SIGTRAP, &sa, NULL) || pipe(p))
 		fail("setup");
