@@ -12,32 +12,32 @@
 #include <dirent.h>
 #include <stdint.h>
 
-static char top[64], run_dir[96];
+static char fz_top[64], fz_run_dir[96];
 
 static void setup(void)
 {
-	snprintf(top, sizeof(top), "/tmp/crshim-fuzz-hook.XXXXXX");
-	if (!mkdtemp(top))
+	snprintf(fz_top, sizeof(fz_top), "/tmp/crshim-fuzz-hook.XXXXXX");
+	if (!mkdtemp(fz_top))
 		abort();
-	snprintf(run_dir, sizeof(run_dir), "%s/run", top);
+	snprintf(fz_run_dir, sizeof(fz_run_dir), "%s/run", fz_top);
 }
 
 static void clean_run_dir(void)
 {
-	DIR *d = opendir(run_dir);
+	DIR *d = opendir(fz_run_dir);
 	struct dirent *e;
 	while (d && (e = readdir(d)))
 		if (e->d_name[0] != '.' || (e->d_name[1] && strcmp(e->d_name, "..")))
 			unlinkat(dirfd(d), e->d_name, 0);
 	if (d)
 		closedir(d);
-	rmdir(run_dir);
+	rmdir(fz_run_dir);
 }
 
 static void cleanup(void)
 {
 	clean_run_dir();
-	rmdir(top);
+	rmdir(fz_top);
 }
 
 /* The number of entries in dir, not counting . and .. (-1: no such dir). */
@@ -71,7 +71,7 @@ static int set_stdin(const uint8_t *buf, size_t len)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const char *const stage_of[] = {NULL, "createRuntime", "poststart", "poststop"};
-	if (!top[0]) {
+	if (!fz_top[0]) {
 		setup();
 		atexit(cleanup);
 	}
@@ -81,7 +81,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct cr_err err = {0}, e2 = {0};
 	char msg[1200];
 
-	int r = run(run_dir, stage, &err);
+	int r = run(fz_run_dir, stage, &err);
 	/* what the hook parsed, for the checks */
 	struct oci_state *want = oci_state_parse((const char *)data + 1, size - 1, "fuzz", &e2);
 	if (r) {
@@ -93,7 +93,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort(); /* run() accepted what does not parse */
 		bool del = stage ? !strcmp(stage, "poststop") : !strcmp(want->status, "stopped");
 		cr_err_clear(&e2);
-		struct oci_state *got = oci_reg_get(run_dir, want->id, &e2);
+		struct oci_state *got = oci_reg_get(fz_run_dir, want->id, &e2);
 		if (del ? got != NULL
 			: (!got || got->pid != want->pid || strcmp(got->id, want->id) ||
 			   got->n_annotations != want->n_annotations))
@@ -101,7 +101,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		oci_state_free(got);
 	}
 	oci_state_free(want);
-	if (entries(top) > 1 || entries(run_dir) > 1)
+	if (entries(fz_top) > 1 || entries(fz_run_dir) > 1)
 		abort(); /* one run dir, at most one entry in it */
 	clean_run_dir();
 	return 0;

@@ -103,6 +103,7 @@ int main(void)
 	ok(shim_config_read(missing, true, &a, msg, sizeof(msg)) < 0 && strstr(msg, "none.conf") &&
 	       strstr(msg, "No such file"),
 	   "a missing --config file: %s", msg);
+	shim_args_free(&a);
 
 	char *argv[] = {"crshim",   "dump", "-t",	  "1",	     "-D", "d",
 			"--config", cfg,    "--log-file", "cli.log", NULL};
