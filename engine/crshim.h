@@ -13,6 +13,9 @@
 /* Image format version written by this release; images with a higher one are refused. */
 #define CRSHIM_IMG_VERSION 1
 
+/* --manage-cgroups modes (CRIU's meanings: ns/cgroup-restore.c). */
+enum cr_cg_mode { CR_CG_SOFT = 0, CR_CG_IGNORE, CR_CG_NONE, CR_CG_PROPS, CR_CG_FULL, CR_CG_STRICT };
+
 /* Options of one run (no global options: this is passed down explicitly). */
 struct cr_opts {
 	pid_t pid;		/* dump: root task */
@@ -49,6 +52,12 @@ struct cr_opts {
 	uint32_t empty_ns;
 	const char *const *join_ns;
 	int n_join_ns;
+	/* Cgroups (ns/cgroup*.c): --manage-cgroups[=MODE] (enum cr_cg_mode; the default is soft, as CRIU's),
+	 * --cgroup-root [CONTROLLER:]/PATH (repeatable), dump --freeze-cgroup PATH (freeze, then seize). */
+	int manage_cgroups;
+	const char *const *cgroup_root;
+	int n_cgroup_root;
+	const char *freeze_cgroup;
 	/* A warning the user should see besides the log (one line, no newline), e.g. state a dump cannot
 	 * save; NULL: the log only. */
 	void (*notice)(void *arg, const char *line);

@@ -420,8 +420,12 @@ int eng_dump(struct cr_opts *o, struct cr_err *err)
 	sigaddset(&term, SIGHUP);
 	sigaddset(&term, SIGQUIT);
 	pthread_sigmask(SIG_BLOCK, &term, &old_mask);
-	bool netlock = false; /* RPC notifications: network-lock sent, network-unlock owed */
-	ret = eng_notify(o, "pre-dump", 0, -1, err) || seize_tree(&tr, err) ? -1 : 0;
+	bool netlock = false;	      /* RPC notifications: network-lock sent, network-unlock owed */
+	struct ns_cg_frz *frz = NULL; /* --freeze-cgroup */
+	ret = eng_notify(o, "pre-dump", 0, -1, err) ||
+		      ns_cg_freeze(o->freeze_cgroup, seize_preseize, &frz, err) || seize_tree(&tr, err)
+		  ? -1
+		  : 0;
 	if (!ret && own_netns(o->pid)) {
 		netlock = true;
 		ret = eng_notify(o, "network-lock", 0, -1, err);
@@ -465,6 +469,7 @@ int eng_dump(struct cr_opts *o, struct cr_err *err)
 		dump_ipc_shm_killed(tr.ipc_shm);
 		ns_dump_killed(tr.ns);
 	}
+	ns_cg_freeze_done(frz);
 	if (!ret && o->auto_dedup && mem_track_parent_dirfd(tr.trk) >= 0)
 		dump_dedup(o);
 	mem_track_done(tr.trk, !ret, o->pre_dump, o->imgdir_fd);

@@ -466,6 +466,8 @@ static int seize_tree_child(struct rst_task *ts, size_t n, struct rst_task *t, s
 		usleep(500);
 	}
 	t->seized = true;
+	if (ns_rst_task_spawned(ts[0].ns, t->pid, e))
+		return -1;
 	if (write(t->go_pipe[1], "g", 1) != 1)
 		return cr_fail_sys(e, "start task %d", t->pid);
 	close(t->go_pipe[1]);
@@ -503,7 +505,8 @@ static int restore_run(struct cr_opts *o, struct rst_task *ts, size_t n, struct 
 		ts[i].err_pipe[1] = ts[i].go_pipe[0] = -1;
 	}
 	int ret = rst_svm_spawn(ts, n, e) || fault_check(o, FI_RESTORE_ROOT_ONLY, e) ||
-		  seize_child(&ts[0], e) || eng_notify(o, "setup-namespaces", ts[0].pid, -1, e) ||
+		  ns_rst_root_spawned(ts[0].ns, ts[0].pid, e) || seize_child(&ts[0], e) ||
+		  eng_notify(o, "setup-namespaces", ts[0].pid, -1, e) ||
 		  eng_notify(o, "post-setup-namespaces", 0, -1, e);
 	for (size_t i = 1; !ret && i < n; i++)
 		if (!ts[i].zombie && !ts[i].helper && !rst_svm_sharer(&ts[i]))

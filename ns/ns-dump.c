@@ -301,6 +301,8 @@ static int dump_all(const struct ns_dump_args *a, uint64_t (*ids)[NS_KINDS], NsT
 	if (!ret && (ne.own & ~ne.external & CLONE_NEWNET) && a->kept)
 		ret = keep_netns(a, e);
 	if (!ret)
+		ret = ns_cg_dump(a, (ne.own & CLONE_NEWCGROUP) != 0, e);
+	if (!ret)
 		ret = fault_check(a->o, FI_DUMP_NS, e) || img_write_one(a->dirfd, IMG_NS, 0, &ne.base, e) ||
 		      a->created(a->created_arg, IMG_NS, 0, e);
 	ns_ipc_dump_free(&ne);

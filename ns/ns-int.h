@@ -37,7 +37,20 @@ struct ns_rst {
 	uint64_t ids[NS_KINDS];	  /* the root's at dump */
 	struct ns_net_state *net; /* net.c */
 	struct ns_mnt_state *mnt; /* mnt-restore.c: mnt.img and the tmpfs contents */
+	struct ns_cg_state *cg;	  /* cgroup-restore.c: cgroup.img and the cgroups made */
 };
+
+/* cgroup.c, cgroup-restore.c: the tree's cgroups (cgroup.img). own_cgns: the root has a cgroup
+ * namespace of its own (its root is saved). */
+int ns_cg_dump(const struct ns_dump_args *a, bool own_cgns, struct cr_err *e);
+struct ns_cg_state;
+int ns_cg_load(const struct cr_opts *o, int dirfd, struct ns_cg_state **out, struct cr_err *e);
+/* Before any task: the cgroups made and their properties written, as the --manage-cgroups mode says. */
+int ns_cg_prepare(struct ns_cg_state *s, struct cr_err *e);
+/* A task just cloned (not yet run) into its cgroups. */
+int ns_cg_attach(struct ns_cg_state *s, pid_t pid, struct cr_err *e);
+/* failed: the cgroups made are removed. Frees s (NULL is fine). */
+void ns_cg_done(struct ns_cg_state *s, bool failed);
 
 /* ns-state.c: the restore side of each kind: load its images (ns_rst_load), fill the namespace of kind k
  * crshim just made (ns_rst_fill, also when it joined one: nothing then), drop what is left (failed: what a

@@ -137,7 +137,7 @@ int ns_rst_load(const struct cr_opts *o, int dirfd, struct ns_rst **out, struct 
 			       (unsigned)CLONE_NEWNET);
 	if (load_join(r, e))
 		return -1;
-	if (ns_rst_load_state(r, e))
+	if (ns_rst_load_state(r, e) || ns_cg_load(o, dirfd, &r->cg, e))
 		return -1;
 	pr_info("namespaces of the root: own 0x%x%s\n", r->own, r->empty_net ? ", net left empty" : "");
 	return 0;
@@ -177,7 +177,9 @@ int ns_rst_enter(struct ns_rst *r, struct cr_err *e)
 	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++)
 		if (enter_one(r, order[i], e) || ns_rst_fill(r, order[i], e))
 			return -1;
-	return fault_check(r->o, FI_RESTORE_NS_MADE, e);
+	if (fault_check(r->o, FI_RESTORE_NS_MADE, e))
+		return -1;
+	return ns_cg_prepare(r->cg, e); /* cgroups made (or checked) before any task */
 }
 
 uint64_t ns_rst_clone_flags(const struct ns_rst *r)
@@ -197,7 +199,12 @@ const char *ns_rst_root(const struct ns_rst *r)
 
 int ns_rst_root_spawned(struct ns_rst *r, pid_t pid, struct cr_err *e)
 {
-	return 0;
+	return r ? ns_cg_attach(r->cg, pid, e) : 0;
+}
+
+int ns_rst_task_spawned(struct ns_rst *r, pid_t pid, struct cr_err *e)
+{
+	return r ? ns_cg_attach(r->cg, pid, e) : 0;
 }
 
 int ns_rst_root_child(const struct ns_rst *r, char *msg, size_t len)
@@ -226,6 +233,7 @@ void ns_rst_done(struct ns_rst *r, bool failed)
 			close(r->join_fd[k]);
 	}
 	ns_rst_state_done(r, failed);
+	ns_cg_done(r->cg, failed);
 	if (r->ne)
 		protobuf_c_message_free_unpacked(&r->ne->base, NULL);
 	free(r);

@@ -50,6 +50,17 @@ void ns_dump_leave(int self);
 void ns_dump_killed(struct ns_dumped *d);
 void ns_dump_free(struct ns_dumped *d);
 
+/* --freeze-cgroup PATH (ns/cgroup-freeze.c), before the tree is seized: freezes the cgroup, calls
+ * preseize (PTRACE_SEIZE + PTRACE_INTERRUPT; errno set on failure) for each of its threads, thaws it:
+ * the seize then finds them seized, their stops pending. *out NULL when path is NULL. */
+struct ns_cg_frz;
+int ns_cg_freeze(const char *path, int (*preseize)(pid_t tid), struct ns_cg_frz **out, struct cr_err *e);
+/* After the dump (the tree released or killed): lets go of the cgroup's threads the dump did not take and
+ * freezes the cgroup again if its owner had frozen it. NULL is fine. */
+void ns_cg_freeze_done(struct ns_cg_frz *f);
+/* --manage-cgroups MODE by name (none, props, soft, full, strict, ignore): enum cr_cg_mode, or -1. */
+int ns_cg_mode_of(const char *name);
+
 /* ---- restore ---- */
 
 struct ns_rst; /* what ns.img says and what the restore made */
@@ -63,8 +74,11 @@ int ns_rst_enter(struct ns_rst *r, struct cr_err *e);
 /* The CLONE_NEW* flags the root task's clone3 adds (none today: the root inherits what ns_rst_enter made;
  * PID and mount come from the PID code). */
 uint64_t ns_rst_clone_flags(const struct ns_rst *r);
-/* crshim, after the root task is cloned and before it runs: nothing yet (cgroups join here). */
+/* crshim, after the root task is cloned and before it runs: it goes into its cgroups (cgroup.img). */
 int ns_rst_root_spawned(struct ns_rst *r, pid_t pid, struct cr_err *e);
+/* crshim, after another task of the tree is cloned and before it runs: into its cgroups, where its parent's
+ * are not its own. */
+int ns_rst_task_spawned(struct ns_rst *r, pid_t pid, struct cr_err *e);
 /* The root task itself, first thing after crshim let it go, before it clones a child or opens a file:
  * its own cgroup namespace, then the mount tree (ns_mnt_restore). A message on failure. */
 int ns_rst_root_child(const struct ns_rst *r, char *msg, size_t len);

@@ -28,6 +28,9 @@ enum {
 	OPT_TCP_CLOSE,
 	OPT_EMPTY_NS,
 	OPT_JOIN_NS,
+	OPT_MANAGE_CGROUPS,
+	OPT_CGROUP_ROOT,
+	OPT_FREEZE_CGROUP,
 	OPT_BUNDLE,
 	OPT_OCI_PID,
 	OPT_IMAGE_PATH,
@@ -83,7 +86,7 @@ static const struct option long_opts[] = {
     {"faults", no_argument, NULL, OPT_FAULTS},
     {"ghost-limit", required_argument, NULL, OPT_GHOST_LIMIT},
     /* accepted, no effect for us (noted in the log) */
-    {"manage-cgroups", optional_argument, NULL, OPT_IGNORED},
+    {"manage-cgroups", optional_argument, NULL, OPT_MANAGE_CGROUPS},
     {"display-stats", no_argument, NULL, OPT_IGNORED},
     {"log-pid", no_argument, NULL, OPT_IGNORED},
     {"link-remap", no_argument, NULL, OPT_IGNORED},
@@ -101,9 +104,9 @@ static const struct option long_opts[] = {
     {"pre-dump-mode", required_argument, NULL, OPT_IGNORED_ARG},
     {"skip-mnt", required_argument, NULL, OPT_IGNORED_ARG},
     {"ext-mount-map", required_argument, NULL, OPT_IGNORED_ARG},
-    {"cgroup-root", required_argument, NULL, OPT_IGNORED_ARG},
+    {"cgroup-root", required_argument, NULL, OPT_CGROUP_ROOT},
     {"timeout", required_argument, NULL, OPT_IGNORED_ARG},
-    {"freeze-cgroup", required_argument, NULL, OPT_IGNORED_ARG},
+    {"freeze-cgroup", required_argument, NULL, OPT_FREEZE_CGROUP},
     {"lsm-profile", required_argument, NULL, OPT_IGNORED_ARG},
     {"config", required_argument, NULL, OPT_QUIET_IGNORED}, /* read before parsing (config.c) */
     {"status-fd", required_argument, NULL, OPT_IGNORED_ARG},
@@ -118,6 +121,10 @@ static const struct option long_opts[] = {
     {"port", required_argument, NULL, OPT_UNSUPPORTED},
     {"stream", no_argument, NULL, OPT_UNSUPPORTED},
     {"action-script", required_argument, NULL, OPT_UNSUPPORTED},
+    {"cgroup-props", required_argument, NULL, OPT_UNSUPPORTED},
+    {"cgroup-props-file", required_argument, NULL, OPT_UNSUPPORTED},
+    {"cgroup-dump-controller", required_argument, NULL, OPT_UNSUPPORTED},
+    {"cgroup-yard", required_argument, NULL, OPT_UNSUPPORTED},
     {NULL, 0, NULL, 0},
 };
 
@@ -240,6 +247,23 @@ static int parse_special(struct shim_cmd *c, int opt, int idx, char *msg, size_t
 		return add_list(c->external, &c->n_external, "--external", msg, len);
 	case OPT_JOIN_NS:
 		return add_list(c->join_ns, &c->n_join_ns, "--join-ns", msg, len);
+	case OPT_MANAGE_CGROUPS: {
+		/* CRIU's modes (the index is enum cr_cg_mode); no value: soft */
+		static const char *const modes[] = {"soft", "ignore", "none", "props", "full", "strict"};
+		for (int i = 0; i < 6; i++)
+			if (!optarg || !strcmp(optarg, modes[i])) {
+				c->opts.manage_cgroups = optarg ? i : CR_CG_SOFT;
+				return 0;
+			}
+		return fail(msg, len,
+			    "--manage-cgroups %s: unknown mode (none, props, soft, full, strict, ignore)",
+			    optarg);
+	}
+	case OPT_CGROUP_ROOT:
+		return add_list(c->cgroup_root, &c->n_cgroup_root, "--cgroup-root", msg, len);
+	case OPT_FREEZE_CGROUP:
+		c->opts.freeze_cgroup = optarg;
+		return 0;
 	case OPT_EMPTY_NS:
 		if (strcmp(optarg, "net"))
 			return fail(msg, len, "--empty-ns %s: only net is supported", optarg);
@@ -487,6 +511,8 @@ int shim_parse(int argc, char **argv, struct shim_cmd *c, char *msg, size_t len)
 	c->opts.n_external = c->n_external;
 	c->opts.join_ns = c->join_ns;
 	c->opts.n_join_ns = c->n_join_ns;
+	c->opts.cgroup_root = c->cgroup_root;
+	c->opts.n_cgroup_root = c->n_cgroup_root;
 	return check_required(c, msg, len);
 }
 

@@ -107,7 +107,7 @@ static const char *cg_mode(RpcCgMode m)
 	case RPC_CG_MODE__STRICT:
 		return "strict";
 	case RPC_CG_MODE__DEFAULT:
-		return "default";
+		return "soft"; /* CRIU: the default mode is soft */
 	case _RPC_CG_MODE_IS_INT_SIZE:
 		break;
 	}

@@ -65,6 +65,7 @@ static const struct img_kind_desc kinds[IMG__COUNT] = {
     [IMG_IPC_MQ] = {"ipc-mq", "ipc-mq.img", 0x43520074, &ipc_mq_entry__descriptor, &ipc_mq_entry__descriptor},
     [IMG_MNT] = {"mnt", "mnt.img", 0x43520080, &mnt_entry__descriptor, &mnt_entry__descriptor},
     [IMG_TMPFS] = {"tmpfs", "tmpfs-%d.img", 0x43520081, &tmpfs_entry__descriptor, &tmpfs_entry__descriptor},
+    [IMG_CGROUP] = {"cgroup", "cgroup.img", 0x43520090, &cgroup_entry__descriptor, &cgroup_entry__descriptor},
 };
 
 const struct img_kind_desc *img_kind_desc(enum img_kind k)

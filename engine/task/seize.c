@@ -141,23 +141,36 @@ long ptrace_seize_sc(pid_t pid, long opts)
 	return r;
 }
 
+int seize_preseize(pid_t tid)
+{
+	if (ptrace_seize_sc(tid, PTRACE_O_TRACESYSGOOD))
+		return -1;
+	return ptrace(PTRACE_INTERRUPT, tid, NULL, NULL) ? -1 : 0;
+}
+
 int seize_task(pid_t pid, struct seized *s, struct cr_err *e)
 {
 	memset(s, 0, sizeof(*s));
 	s->pid = pid;
 	int before = task_state(pid);
+	bool pre = false; /* seized by seize_preseize (--freeze-cgroup): its interrupt stop is pending */
 	if (ptrace_seize_sc(pid, PTRACE_O_TRACESYSGOOD)) {
 		pid_t tracer = errno == EPERM ? tracer_of(pid) : 0;
-		if (tracer > 0)
+		if (tracer > 0 && tracer == getpid()) {
+			pre = true;
+			before = 0; /* its state is our stop now */
+		} else if (tracer > 0) {
 			return cr_fail_errno(
 			    e, EBUSY,
 			    "task %d is traced by %d (a debugger, or a process of the tree): "
 			    "not supported",
 			    pid, tracer);
-		return cr_fail_sys(e, "PTRACE_SEIZE task %d", pid);
+		} else {
+			return cr_fail_sys(e, "PTRACE_SEIZE task %d", pid);
+		}
 	}
 	s->attached = true;
-	if (ptrace(PTRACE_INTERRUPT, pid, NULL, NULL)) {
+	if (!pre && ptrace(PTRACE_INTERRUPT, pid, NULL, NULL)) {
 		cr_fail_sys(e, "PTRACE_INTERRUPT task %d", pid);
 		goto fail;
 	}

@@ -20,6 +20,9 @@ struct seized {
 /* PTRACE_SEIZE with opts and PTRACE_O_SUSPEND_SECCOMP (so that a task's seccomp filters do not apply to
  * the syscalls we make it do), without the latter where we may not use it (we run under seccomp). */
 long ptrace_seize_sc(pid_t pid, long opts);
+/* --freeze-cgroup: PTRACE_SEIZE + PTRACE_INTERRUPT of a thread of the frozen cgroup (its stop comes once
+ * the cgroup is thawed; seize_task then takes it as it is). -1 and errno on failure. */
+int seize_preseize(pid_t tid);
 /* Seize and stop the task; on success the task is in a ptrace stop with all signals blocked. */
 int seize_task(pid_t pid, struct seized *s, struct cr_err *e);
 /* Wait for the next ptrace stop of the task: 0 and *status (as waitpid) or < 0 if it died. */

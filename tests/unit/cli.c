@@ -86,11 +86,22 @@ static void t_verbosity(void)
 
 static void t_ignored(void)
 {
-	ok(parse("dump -t 1 -D d --manage-cgroups=soft --log-pid --timeout 10 --skip-mnt /x --link-remap") ==
-	       0,
+	ok(parse("dump -t 1 -D d --display-stats --log-pid --timeout 10 --skip-mnt /x --link-remap") == 0,
 	   "ignored CRIU options are accepted");
 	ok(c.verb == VERB_DUMP && c.n_notes == 5, "their arguments are not taken as operands, 5 notes");
 	is_str(c.notes[2], "timeout", "note names the option");
+	ok(parse("restore -D d --manage-cgroups=strict --cgroup-root /a --cgroup-root cpu:/b") == 0 &&
+	       c.opts.manage_cgroups == CR_CG_STRICT && c.opts.n_cgroup_root == 2 && c.n_notes == 0,
+	   "--manage-cgroups=MODE and --cgroup-root are options, not notes");
+	ok(parse("restore -D d --manage-cgroups") == 0 && c.opts.manage_cgroups == CR_CG_SOFT,
+	   "--manage-cgroups alone is soft");
+	ok(parse("restore -D d --manage-cgroups=bogus") < 0 && strstr(msg, "bogus"), "an unknown mode: %s",
+	   msg);
+	ok(parse("restore -D d --cgroup-yard /y") < 0 && strstr(msg, "cgroup-yard"),
+	   "--cgroup-yard refused: %s", msg);
+	ok(parse("dump -t 1 -D d --freeze-cgroup /sys/fs/cgroup/freezer/x") == 0 && c.opts.freeze_cgroup &&
+	       !strcmp(c.opts.freeze_cgroup, "/sys/fs/cgroup/freezer/x"),
+	   "--freeze-cgroup PATH");
 	ok(parse("restore -D d --tcp-close") == 0 && c.opts.tcp_close && c.n_notes == 0,
 	   "--tcp-close is an option, not a note");
 	ok(parse("dump -t 1 -D d") == 0 && c.opts.ghost_limit == 1ull << 20, "--ghost-limit defaults to 1M");

@@ -104,7 +104,8 @@ load_stop() {
 
 # ---------------------------------------------------------------- .desc files
 # One "key: value" per line, '#' comments. Keys: opts, args, skip, flags, arch, mode-skip, snap-ignore, tty, inhfd,
-# restore-expect, cgroups, ipc-keys (ns_left), dump-expect (the dump must fail with one line holding this
+# restore-expect, cgroups, ipc-keys (ns_left; @PID@ in a cgroup is the test's pid), pre-restore (a shell command run
+# before each restore with $TPID set, e.g. to remove the test's cgroups), dump-expect (the dump must fail with one line holding this
 # text), ns (always: the test runs in its own namespaces and root in every mode), ns-skip (why the test cannot
 # run in mode ns), needs-root (mode user: skipped, with this reason), user-refuse (mode user: crshim must refuse
 # with one line naming this capability; see modes.sh), user-start: root (mode user: root starts the test).
@@ -295,8 +296,15 @@ crshim_dump() { # dir extra-opts...
 	fi
 }
 
+pre_restore() {
+	local c
+	c=$(desc_get "$name" pre-restore)
+	[ -z "$c" ] || TPID=$TPID sh -c "$c"
+}
+
 crshim_restore() { # dir
 	local d=$1
+	pre_restore
 	rm -f "$TDIR/restore.pid"
 	local inh=() inhrun=()
 	if [ "$INHFD" = yes ]; then
@@ -467,6 +475,7 @@ fault_steps() {
 	sum0=$(img_sum "$d")
 	kids0=$(reaper_kids)
 	socks0=$(sock_files)
+	pre_restore
 	CRSHIM_FAULT=$FPOINT timeout -k 5 "$CTIMEOUT" "$CRSHIM" restore -D "$d" -o restore-fault.log -v4 -d \
 		--pidfile "$TDIR/fault.pid" "${NSRST[@]}" "${OPTS[@]}" >"$out" 2>&1
 	rc=$?
@@ -507,6 +516,7 @@ ns_left() {
 		ip link show "$n" >/dev/null 2>&1 && echo "network device $n"
 	done
 	for c in $(desc_get "$name" cgroups); do
+		c=${c//@PID@/$TPID}
 		for k in /sys/fs/cgroup/*/"$c" /sys/fs/cgroup/"$c"; do
 			[ -d "$k" ] && echo "cgroup $k"
 		done

@@ -1,0 +1,145 @@
+/* The properties of a cgroup that a container runtime sets, per hierarchy (v1 controllers and v2), read at
+ * dump where the file is present and written back in the same order at restore (cpuset before the rest,
+ * the period before the quota, the device list as deny-all then each allowed line). */
+#define LOG_PREFIX "cgroup: "
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/cleanup.h"
+#include "base/log.h"
+#include "ns-int.h"
+#include "cgroup.h"
+
+static const struct {
+	const char *ctrl; /* a controller of the hierarchy ("" : v2) */
+	const char *files[8];
+} props[] = {
+    {"cpuset", {"cpuset.cpus", "cpuset.mems"}},
+    {"cpu", {"cpu.shares", "cpu.cfs_period_us", "cpu.cfs_quota_us"}},
+    {"memory", {"memory.limit_in_bytes", "memory.soft_limit_in_bytes", "memory.swappiness"}},
+    {"pids", {"pids.max"}},
+    {"blkio", {"blkio.weight", "blkio.bfq.weight"}},
+    {"devices", {"devices.list"}},
+    {"",
+     {"cpuset.cpus", "cpuset.mems", "cpu.weight", "cpu.max", "memory.high", "memory.max", "pids.max",
+      "io.weight"}},
+};
+
+/* Does hierarchy hname ("cpu,cpuacct", "" for v2) hold controller ctrl? */
+static bool has_ctrl(const char *hname, const char *ctrl)
+{
+	if (!ctrl[0] || !hname[0])
+		return !ctrl[0] && !hname[0];
+	size_t l = strlen(ctrl);
+	for (const char *p = hname; p; p = strchr(p, ',')) {
+		if (*p == ',')
+			p++;
+		if (!strncmp(p, ctrl, l) && (p[l] == ',' || !p[l]))
+			return true;
+	}
+	return false;
+}
+
+static int read_file(const char *path, char *buf, size_t len)
+{
+	__cleanup_close int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t n = read(fd, buf, len - 1);
+	if (n < 0)
+		return -1;
+	buf[n] = '\0';
+	while (n > 0 && buf[n - 1] == '\n')
+		buf[--n] = '\0';
+	return 0;
+}
+
+static int add_prop(CgDir *d, const char *name, const char *value)
+{
+	CgProp **np = realloc(d->props, (d->n_props + 1) * sizeof(*np));
+	if (!np)
+		return -1;
+	d->props = np;
+	CgProp *p = calloc(1, sizeof(*p));
+	if (!p)
+		return -1;
+	cg_prop__init(p);
+	p->name = strdup(name);
+	p->value = strdup(value);
+	d->props[d->n_props++] = p;
+	return p->name && p->value ? 0 : -1;
+}
+
+int ns_cg_props_read(const char *hname, const char *dir, CgDir *d, struct cr_err *e)
+{
+	char path[PATH_MAX], val[8192];
+	for (size_t i = 0; i < sizeof(props) / sizeof(props[0]); i++) {
+		if (!has_ctrl(hname, props[i].ctrl))
+			continue;
+		for (size_t f = 0; f < 8 && props[i].files[f]; f++) {
+			snprintf(path, sizeof(path), "%s/%s", dir, props[i].files[f]);
+			if (read_file(path, val, sizeof(val))) {
+				if (errno == ENOENT)
+					continue;
+				return cr_fail_sys(e, "read %s", path);
+			}
+			if (add_prop(d, props[i].files[f], val))
+				return cr_fail_errno(e, ENOMEM, "out of memory");
+		}
+	}
+	return 0;
+}
+
+static int write_str(const char *path, const char *v)
+{
+	__cleanup_close int fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	size_t l = strlen(v);
+	return write(fd, v, l) == (ssize_t)l ? 0 : -1;
+}
+
+/* devices.list back: deny all, then allow each line ("a *:* rwm" allows all again). */
+static int write_devices(const char *dir, const char *list, struct cr_err *e)
+{
+	char path[PATH_MAX], line[256];
+	snprintf(path, sizeof(path), "%s/devices.deny", dir);
+	if (write_str(path, "a"))
+		return cr_fail_sys(e, "write a to %s", path);
+	snprintf(path, sizeof(path), "%s/devices.allow", dir);
+	for (const char *p = list; *p;) {
+		size_t l = strcspn(p, "\n");
+		snprintf(line, sizeof(line), "%.*s", (int)l, p);
+		if (line[0] && write_str(path, line))
+			return cr_fail_sys(e, "write '%s' to %s", line, path);
+		p += l + (p[l] == '\n');
+	}
+	return 0;
+}
+
+int ns_cg_props_write(const char *dir, const CgDir *d, struct cr_err *e)
+{
+	char path[PATH_MAX];
+	for (size_t i = 0; i < d->n_props; i++) {
+		const CgProp *p = d->props[i];
+		if (!p->name || !p->value || strchr(p->name, '/') || p->name[0] == '.')
+			return cr_fail_errno(e, EBADMSG, "cgroup.img: a bad property of %s", dir);
+		if (!strcmp(p->name, "devices.list")) {
+			if (write_devices(dir, p->value, e))
+				return -1;
+			continue;
+		}
+		/* an empty cpuset of a new cgroup stays as the kernel made it; v2 cpuset.cpus "" is "all" */
+		if (!p->value[0])
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, p->name);
+		if (write_str(path, p->value))
+			return cr_fail_sys(e, "write %s to %s", p->value, path);
+		pr_debug("%s = %s\n", path, p->value);
+	}
+	return 0;
+}

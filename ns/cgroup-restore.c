@@ -1,0 +1,323 @@
+/* The tree's cgroups at restore (cgroup.c says what the image holds). CRIU's --manage-cgroups modes, for
+ * the cgroups of the image (each task's, and those between the root task's and it):
+ *   ignore  nothing: the tasks stay in crshim's cgroups
+ *   none    they must exist; no property is written
+ *   props   they must exist; their properties are written
+ *   soft    (the default) missing ones are made, and only those get their properties
+ *   full    missing ones are made; all get their properties
+ *   strict  none of them may exist; all are made with their properties
+ * Directories above them that are missing are made (not in none and props, where they must exist). */
+#define LOG_PREFIX "cgroup: "
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/cleanup.h"
+#include "base/fault.h"
+#include "base/log.h"
+#include "ns-int.h"
+#include "cgroup.h"
+
+#define CG_MAX_HIER 16
+
+struct ns_cg_state {
+	const struct cr_opts *o;
+	CgroupEntry *ce;
+	struct ns_cg_hier h[CG_MAX_HIER];
+	size_t nh;
+	const struct ns_cg_hier **hof; /* per ctl of the image */
+	const char **newroot;	       /* per ctl: --cgroup-root (NULL: none) */
+	char **made;		       /* directories made, in order */
+	size_t nmade;
+};
+
+static const char *const mode_names[] = {
+    [CR_CG_SOFT] = "soft",   [CR_CG_IGNORE] = "ignore", [CR_CG_NONE] = "none",
+    [CR_CG_PROPS] = "props", [CR_CG_FULL] = "full",	[CR_CG_STRICT] = "strict"};
+
+int ns_cg_mode_of(const char *name)
+{
+	for (size_t i = 0; i < sizeof(mode_names) / sizeof(mode_names[0]); i++)
+		if (mode_names[i] && !strcmp(mode_names[i], name))
+			return (int)i;
+	return -1;
+}
+
+static bool hier_has(const char *hname, const char *ctrl)
+{
+	if (!strcmp(hname, ctrl) || (!hname[0] && !strcmp(ctrl, "unified")))
+		return true;
+	size_t l = strlen(ctrl);
+	for (const char *p = hname; l && p; p = strchr(p + 1, ',')) {
+		const char *q = *p == ',' ? p + 1 : p;
+		if (!strncmp(q, ctrl, l) && (q[l] == ',' || !q[l]))
+			return true;
+	}
+	return false;
+}
+
+/* --cgroup-root [CTRL:]/PATH for each hierarchy of the image; a CTRL names one (a controller of it,
+ * "name=X", or "unified" for v2), none is the default of the others. */
+static int map_roots(struct ns_cg_state *s, struct cr_err *e)
+{
+	for (int i = 0; i < s->o->n_cgroup_root; i++) {
+		const char *x = s->o->cgroup_root[i], *slash = strchr(x, '/');
+		if (!slash || (slash != x && slash[-1] != ':'))
+			return cr_fail(e, "--cgroup-root %s: malformed (want [CONTROLLER:]/PATH)", x);
+		if (strstr(slash, "/.."))
+			return cr_fail(e, "--cgroup-root %s: a path with '..'", x);
+		char ctrl[64];
+		snprintf(ctrl, sizeof(ctrl), "%.*s", slash == x ? 0 : (int)(slash - x - 1), x);
+		bool found = !ctrl[0];
+		for (size_t c = 0; c < s->ce->n_ctls; c++) {
+			if (ctrl[0] ? hier_has(s->ce->ctls[c]->name, ctrl) : !s->newroot[c])
+				s->newroot[c] = slash;
+			found |= ctrl[0] && hier_has(s->ce->ctls[c]->name, ctrl);
+		}
+		if (!found)
+			pr_warn("--cgroup-root %s: the tree used no hierarchy with controller %s\n", x, ctrl);
+	}
+	/* a controller given by name wins over the default, whatever the order */
+	for (int i = 0; i < s->o->n_cgroup_root; i++) {
+		const char *x = s->o->cgroup_root[i], *slash = strchr(x, '/');
+		for (size_t c = 0; slash != x && c < s->ce->n_ctls; c++) {
+			char ctrl[64];
+			snprintf(ctrl, sizeof(ctrl), "%.*s", (int)(slash - x - 1), x);
+			if (hier_has(s->ce->ctls[c]->name, ctrl))
+				s->newroot[c] = slash;
+		}
+	}
+	return 0;
+}
+
+int ns_cg_load(const struct cr_opts *o, int dirfd, struct ns_cg_state **out, struct cr_err *e)
+{
+	ProtobufCMessage *m;
+	*out = NULL;
+	if (o->manage_cgroups == CR_CG_IGNORE)
+		return 0;
+	if (img_read_one(dirfd, IMG_CGROUP, 0, &m, e)) {
+		if (e->errnum != ENOENT)
+			return -1;
+		cr_err_clear(e); /* older images: the tree stays in crshim's cgroups */
+		return 0;
+	}
+	struct ns_cg_state *s = calloc(1, sizeof(*s));
+	if (!s) {
+		protobuf_c_message_free_unpacked(m, NULL);
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	}
+	*out = s;
+	s->o = o;
+	s->ce = (CgroupEntry *)m;
+	s->nh = ns_cg_hiers(s->h, CG_MAX_HIER);
+	s->hof = calloc(s->ce->n_ctls + 1, sizeof(*s->hof));
+	s->newroot = calloc(s->ce->n_ctls + 1, sizeof(*s->newroot));
+	if (!s->hof || !s->newroot)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	for (size_t c = 0; c < s->ce->n_ctls; c++) {
+		const char *name = s->ce->ctls[c]->name ? s->ce->ctls[c]->name : "";
+		s->hof[c] = ns_cg_hier_of(s->h, s->nh, name);
+		if (!s->hof[c])
+			return cr_fail(e, "cgroup hierarchy '%s' of the images is not mounted here", name);
+	}
+	for (size_t i = 0; i < s->ce->n_sets; i++)
+		for (size_t c = 0; c < s->ce->sets[i]->n_paths; c++)
+			if (c >= s->ce->n_ctls || s->ce->sets[i]->paths[c][0] != '/' ||
+			    strstr(s->ce->sets[i]->paths[c], "/.."))
+				return cr_fail_errno(e, EBADMSG, "cgroup.img: a bad cgroup path");
+	for (size_t i = 0; i < s->ce->n_dirs; i++)
+		if (s->ce->dirs[i]->ctl >= s->ce->n_ctls || !s->ce->dirs[i]->path ||
+		    s->ce->dirs[i]->path[0] != '/' || strstr(s->ce->dirs[i]->path, "/.."))
+			return cr_fail_errno(e, EBADMSG, "cgroup.img: a bad cgroup directory");
+	for (size_t i = 0; i < s->ce->n_tasks; i++)
+		if (s->ce->tasks[i]->set >= s->ce->n_sets)
+			return cr_fail_errno(e, EBADMSG, "cgroup.img: task %d: no set %u",
+					     s->ce->tasks[i]->pid, s->ce->tasks[i]->set);
+	if (!s->ce->n_tasks)
+		return 0;
+	pr_info("--manage-cgroups %s: %zu hierarchies, %zu cgroups\n", mode_names[o->manage_cgroups],
+		s->ce->n_ctls, s->ce->n_dirs);
+	return map_roots(s, e);
+}
+
+/* Where path of hierarchy c goes: below --cgroup-root when it is the root task's cgroup or below it. */
+static void target(const struct ns_cg_state *s, size_t c, const char *path, char *out, size_t len)
+{
+	const CgSet *rs = s->ce->sets[s->ce->tasks[0]->set];
+	const char *r0 = c < rs->n_paths ? rs->paths[c] : "/";
+	size_t l = strcmp(r0, "/") ? strlen(r0) : 0;
+	if (s->newroot[c] && (!strncmp(path, r0, l) && (!path[l] || path[l] == '/')))
+		snprintf(out, len, "%s%s%s", s->hof[c]->mnt, strcmp(s->newroot[c], "/") ? s->newroot[c] : "",
+			 path + l);
+	else
+		snprintf(out, len, "%s%s", s->hof[c]->mnt, strcmp(path, "/") ? path : "");
+}
+
+static int copy_file(const char *from, const char *to)
+{
+	char buf[4096];
+	__cleanup_close int in = open(from, O_RDONLY | O_CLOEXEC);
+	if (in < 0)
+		return -1;
+	ssize_t n = read(in, buf, sizeof(buf));
+	if (n <= 0 || buf[0] == '\n')
+		return n < 0 ? -1 : 0;
+	__cleanup_close int o = open(to, O_WRONLY | O_CLOEXEC);
+	return o >= 0 && write(o, buf, (size_t)n) == n ? 0 : -1;
+}
+
+/* mkdir of one directory; a new cpuset gets its parent's cpus and mems (a task cannot join it before). */
+static int make_one(struct ns_cg_state *s, const char *dir, struct cr_err *e)
+{
+	if (mkdir(dir, 0755))
+		return errno == EEXIST ? 0 : cr_fail_sys(e, "make cgroup %s", dir);
+	char **nm = realloc(s->made, (s->nmade + 1) * sizeof(*nm));
+	if (!nm || !(nm[s->nmade] = strdup(dir))) {
+		if (nm)
+			s->made = nm;
+		rmdir(dir);
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	}
+	s->made = nm;
+	s->nmade++;
+	pr_info("made cgroup %s\n", dir);
+	char parent[PATH_MAX], from[PATH_MAX + 32], to[PATH_MAX + 32];
+	snprintf(parent, sizeof(parent), "%s", dir);
+	*strrchr(parent, '/') = '\0';
+	for (int i = 0; i < 2; i++) {
+		const char *f = i ? "cpuset.mems" : "cpuset.cpus";
+		snprintf(to, sizeof(to), "%s/%s", dir, f);
+		snprintf(from, sizeof(from), "%s/%s", parent, f);
+		if (!access(to, F_OK) && copy_file(from, to))
+			return cr_fail_sys(e, "cgroup %s: %s from its parent", dir, f);
+	}
+	return 0;
+}
+
+/* mkdir -p below the hierarchy's mount point mnt. */
+static int make_path(struct ns_cg_state *s, const char *mnt, const char *dir, struct cr_err *e)
+{
+	char p[PATH_MAX];
+	snprintf(p, sizeof(p), "%s", dir);
+	for (char *x = p + strlen(mnt) + 1; x && *x; x = strchr(x + 1, '/')) {
+		char keep = *x;
+		*x = '\0';
+		if (strlen(p) > strlen(mnt) && make_one(s, p, e))
+			return -1;
+		*x = keep;
+		if (!keep)
+			break;
+	}
+	return make_one(s, p, e);
+}
+
+static int prepare_dir(struct ns_cg_state *s, const CgDir *d, struct cr_err *e)
+{
+	int mode = s->o->manage_cgroups;
+	char dir[PATH_MAX];
+	target(s, d->ctl, d->path, dir, sizeof(dir));
+	struct stat st;
+	bool exists = !stat(dir, &st);
+	if (exists && mode == CR_CG_STRICT)
+		return cr_fail_errno(e, EEXIST, "cgroup %s exists (--manage-cgroups strict)", dir);
+	if (!exists && (mode == CR_CG_NONE || mode == CR_CG_PROPS))
+		return cr_fail_errno(e, ENOENT, "cgroup %s does not exist (--manage-cgroups %s)", dir,
+				     mode_names[mode]);
+	size_t before = s->nmade;
+	if (!exists && make_path(s, s->hof[d->ctl]->mnt, dir, e))
+		return -1;
+	bool props = mode == CR_CG_FULL || mode == CR_CG_STRICT || mode == CR_CG_PROPS ||
+		     (mode == CR_CG_SOFT && !exists);
+	if (props && ns_cg_props_write(dir, d, e))
+		return cr_wrap(e, "--manage-cgroups %s", mode_names[mode]);
+	if (before == 0 && s->nmade)
+		return fault_check(s->o, FI_RESTORE_CGROUP_MID, e);
+	return 0;
+}
+
+int ns_cg_prepare(struct ns_cg_state *s, struct cr_err *e)
+{
+	if (!s || !s->ce->n_tasks)
+		return 0;
+	for (size_t i = 0; i < s->ce->n_dirs; i++)
+		if (prepare_dir(s, s->ce->dirs[i], e))
+			return -1;
+	/* the tasks' cgroups that are not the tree's own (e.g. the hierarchy's root) */
+	for (size_t i = 0; i < s->ce->n_sets; i++)
+		for (size_t c = 0; c < s->ce->sets[i]->n_paths; c++) {
+			char dir[PATH_MAX];
+			struct stat st;
+			target(s, c, s->ce->sets[i]->paths[c], dir, sizeof(dir));
+			if (!stat(dir, &st))
+				continue;
+			if (s->o->manage_cgroups == CR_CG_NONE || s->o->manage_cgroups == CR_CG_PROPS)
+				return cr_fail_errno(e, ENOENT,
+						     "cgroup %s does not exist (--manage-cgroups %s)", dir,
+						     mode_names[s->o->manage_cgroups]);
+			if (make_path(s, s->hof[c]->mnt, dir, e))
+				return -1;
+		}
+	return 0;
+}
+
+/* Task pid (just cloned, not yet run) into its cgroups, where it is not already. */
+int ns_cg_attach(struct ns_cg_state *s, pid_t pid, struct cr_err *e)
+{
+	if (!s)
+		return 0;
+	const CgSet *set = NULL;
+	for (size_t i = 0; i < s->ce->n_tasks && !set; i++)
+		if (s->ce->tasks[i]->pid == pid)
+			set = s->ce->sets[s->ce->tasks[i]->set];
+	if (!set)
+		return 0;
+	char cur[64], line[PATH_MAX + 128], pidv[16];
+	snprintf(cur, sizeof(cur), "/proc/%d/cgroup", (int)pid);
+	snprintf(pidv, sizeof(pidv), "%d", (int)pid);
+	for (size_t c = 0; c < set->n_paths; c++) {
+		char dir[PATH_MAX], procs[PATH_MAX + 16], now[PATH_MAX + 256] = "";
+		target(s, c, set->paths[c], dir, sizeof(dir));
+		__cleanup_fclose FILE *f = fopen(cur, "re");
+		while (f && fgets(line, sizeof(line), f)) {
+			char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+			if (!c2 || (size_t)(c2 - c1 - 1) != strlen(s->ce->ctls[c]->name) ||
+			    strncmp(c1 + 1, s->ce->ctls[c]->name, (size_t)(c2 - c1 - 1)))
+				continue;
+			c2[1 + strcspn(c2 + 1, "\n")] = '\0';
+			snprintf(now, sizeof(now), "%s%s", s->hof[c]->mnt, strcmp(c2 + 1, "/") ? c2 + 1 : "");
+		}
+		if (!strcmp(now, dir))
+			continue;
+		snprintf(procs, sizeof(procs), "%s/cgroup.procs", dir);
+		__cleanup_close int fd = open(procs, O_WRONLY | O_CLOEXEC);
+		if (fd < 0 || write(fd, pidv, strlen(pidv)) != (ssize_t)strlen(pidv))
+			return cr_fail_sys(e, "task %d into cgroup %s", (int)pid, dir);
+		pr_info("task %d into cgroup %s\n", (int)pid, dir);
+	}
+	return 0;
+}
+
+void ns_cg_done(struct ns_cg_state *s, bool failed)
+{
+	if (!s)
+		return;
+	for (size_t i = s->nmade; i-- > 0;) {
+		/* the killed tree's tasks leave their cgroups as they are reaped: a moment */
+		for (int t = 0; failed && t < 200 && rmdir(s->made[i]) && errno == EBUSY; t++)
+			usleep(10000);
+		if (failed)
+			pr_info("removed cgroup %s\n", s->made[i]);
+		free(s->made[i]);
+	}
+	free(s->made);
+	free(s->hof);
+	free(s->newroot);
+	if (s->ce)
+		protobuf_c_message_free_unpacked(&s->ce->base, NULL);
+	free(s);
+}

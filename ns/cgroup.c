@@ -1,0 +1,321 @@
+/* The tree's cgroups (README.md "Cgroups").
+ *
+ * Dump: each task's cgroup in every hierarchy (/proc/PID/cgroup, read from crshim's cgroup namespace: paths
+ * from the hierarchy's root), the distinct sets of them, the cgroups the tree uses (each task's and those
+ * between the root task's and it) with the properties a runtime sets, and the root of the tree's cgroup
+ * namespace -> cgroup.img.
+ * Restore (CRIU's --manage-cgroups modes): before any task, crshim makes the cgroups that are missing and
+ * writes their properties as the mode says; each task is moved into its cgroups by crshim after it is
+ * cloned and before it runs (the root before crshim lets it go, then each child before its go); a failed
+ * restore removes the cgroups crshim made. --cgroup-root [CTRL:]/PATH puts the root task's cgroup (and what
+ * is below it) at PATH. */
+#define LOG_PREFIX "cgroup: "
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/cleanup.h"
+#include "base/fault.h"
+#include "base/log.h"
+#include "ns-int.h"
+#include "cgroup.h"
+
+#define CG_MAX_HIER 16
+
+/* ---- the hierarchies crshim sees ---- */
+
+size_t ns_cg_hiers(struct ns_cg_hier *h, size_t max)
+{
+	__cleanup_fclose FILE *f = fopen("/proc/self/mountinfo", "re");
+	char line[4096];
+	size_t n = 0;
+	while (f && n < max && fgets(line, sizeof(line), f)) {
+		char root[256], mnt[256], fstype[32], opts[1024];
+		const char *dash = strstr(line, " - ");
+		if (!dash || sscanf(line, "%*d %*d %*s %255s %255s", root, mnt) != 2 ||
+		    sscanf(dash + 3, "%31s %*s %1023s", fstype, opts) != 2 || strcmp(root, "/"))
+			continue;
+		struct ns_cg_hier *x = &h[n];
+		x->name[0] = '\0';
+		if (!strcmp(fstype, "cgroup2")) {
+			snprintf(x->mnt, sizeof(x->mnt), "%s", mnt);
+			n += !ns_cg_hier_of(h, n, "");
+			continue;
+		}
+		if (strcmp(fstype, "cgroup"))
+			continue;
+		/* super options: rw,cpu,cpuacct or rw,name=systemd: the controllers, as /proc/PID/cgroup */
+		for (char *save = NULL, *t = strtok_r(opts, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+			if (!strcmp(t, "rw") || !strcmp(t, "ro") || !strncmp(t, "release_agent=", 14) ||
+			    !strcmp(t, "clone_children") || !strcmp(t, "noprefix") || !strcmp(t, "xattr") ||
+			    !strcmp(t, "cpuset_v2_mode") || !strcmp(t, "favordynmods") ||
+			    !strcmp(t, "nosuid"))
+				continue;
+			size_t l = strlen(x->name);
+			snprintf(x->name + l, sizeof(x->name) - l, "%s%s", l ? "," : "", t);
+		}
+		snprintf(x->mnt, sizeof(x->mnt), "%s", mnt);
+		if (x->name[0] && !ns_cg_hier_of(h, n, x->name))
+			n++;
+	}
+	return n;
+}
+
+const struct ns_cg_hier *ns_cg_hier_of(const struct ns_cg_hier *h, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(h[i].name, name))
+			return &h[i];
+	return NULL;
+}
+
+/* ---- dump ---- */
+
+struct cg_line {
+	char name[64];
+	char path[PATH_MAX];
+};
+
+/* /proc/PID/cgroup: "ID:NAME:PATH" lines, at most max. */
+static int read_cgroups(pid_t pid, struct cg_line *l, size_t max, size_t *n, struct cr_err *e)
+{
+	char p[64], line[PATH_MAX + 128];
+	snprintf(p, sizeof(p), "/proc/%d/cgroup", (int)pid);
+	__cleanup_fclose FILE *f = fopen(p, "re");
+	if (!f)
+		return cr_fail_sys(e, "open %s", p);
+	*n = 0;
+	while (fgets(line, sizeof(line), f)) {
+		char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+		if (!c2)
+			continue;
+		if (*n == max)
+			return cr_fail_errno(e, E2BIG, "%s: more than %zu hierarchies", p, max);
+		c2[1 + strcspn(c2 + 1, "\n")] = '\0';
+		snprintf(l[*n].name, sizeof(l[*n].name), "%.*s", (int)(c2 - c1 - 1), c1 + 1);
+		snprintf(l[*n].path, sizeof(l[*n].path), "%s", c2 + 1);
+		(*n)++;
+	}
+	return 0;
+}
+
+struct cg_dump {
+	CgroupEntry ce;
+	struct ns_cg_hier h[CG_MAX_HIER];
+	size_t nh;
+};
+
+static int ctl_index(struct cg_dump *d, const char *name, struct cr_err *e)
+{
+	for (size_t i = 0; i < d->ce.n_ctls; i++)
+		if (!strcmp(d->ce.ctls[i]->name, name))
+			return (int)i;
+	CgCtl **nc = realloc(d->ce.ctls, (d->ce.n_ctls + 1) * sizeof(*nc));
+	if (!nc)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	d->ce.ctls = nc;
+	CgCtl *c = calloc(1, sizeof(*c));
+	if (!c)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	cg_ctl__init(c);
+	c->name = strdup(name);
+	nc[d->ce.n_ctls++] = c;
+	return c->name ? (int)d->ce.n_ctls - 1 : cr_fail_errno(e, ENOMEM, "out of memory");
+}
+
+/* The set of the task's cgroups (a new one when no task had the same). */
+static int set_of(struct cg_dump *d, const struct cg_line *l, size_t n, struct cr_err *e)
+{
+	char *paths[CG_MAX_HIER * 2] = {0};
+	size_t np = 0;
+	for (size_t i = 0; i < n; i++) {
+		int c = ctl_index(d, l[i].name, e);
+		if (c < 0)
+			return -1;
+		if ((size_t)c >= CG_MAX_HIER * 2)
+			return cr_fail_errno(e, E2BIG, "too many cgroup hierarchies");
+		paths[c] = (char *)l[i].path;
+		np = (size_t)c + 1 > np ? (size_t)c + 1 : np;
+	}
+	for (size_t s = 0; s < d->ce.n_sets; s++) {
+		const CgSet *x = d->ce.sets[s];
+		bool same = x->n_paths == np;
+		for (size_t i = 0; same && i < np; i++)
+			same = !strcmp(x->paths[i], paths[i] ? paths[i] : "");
+		if (same)
+			return (int)s;
+	}
+	CgSet **ns = realloc(d->ce.sets, (d->ce.n_sets + 1) * sizeof(*ns));
+	if (!ns)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	d->ce.sets = ns;
+	CgSet *x = calloc(1, sizeof(*x));
+	if (!x)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	cg_set__init(x);
+	ns[d->ce.n_sets++] = x;
+	x->paths = calloc(np ? np : 1, sizeof(char *));
+	if (!x->paths)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	for (; x->n_paths < np; x->n_paths++)
+		if (!(x->paths[x->n_paths] = strdup(paths[x->n_paths] ? paths[x->n_paths] : "")))
+			return cr_fail_errno(e, ENOMEM, "out of memory");
+	return (int)d->ce.n_sets - 1;
+}
+
+static bool dir_known(const struct cg_dump *d, uint32_t ctl, const char *path)
+{
+	for (size_t i = 0; i < d->ce.n_dirs; i++)
+		if (d->ce.dirs[i]->ctl == ctl && !strcmp(d->ce.dirs[i]->path, path))
+			return true;
+	return false;
+}
+
+/* path and the directories between from (the root task's cgroup; itself included) and it, parents
+ * first, with their properties. The hierarchy's root is never one (it is the host's). */
+static int add_dirs(struct cg_dump *d, uint32_t ctl, const char *from, const char *path, struct cr_err *e)
+{
+	const struct ns_cg_hier *h = ns_cg_hier_of(d->h, d->nh, d->ce.ctls[ctl]->name);
+	size_t fl = strlen(from);
+	bool under = !strcmp(from, "/") || (!strncmp(path, from, fl) && (!path[fl] || path[fl] == '/'));
+	size_t start = under && strcmp(from, "/") ? fl : strlen(path);
+	if (!h || !strcmp(path, "/"))
+		return 0;
+	for (size_t end = start;; end++) {
+		if (path[end] && path[end] != '/')
+			continue;
+		char sub[PATH_MAX], dir[PATH_MAX + 256];
+		snprintf(sub, sizeof(sub), "%.*s", (int)end, path);
+		if (sub[0] && strcmp(sub, "/") && !dir_known(d, ctl, sub)) {
+			CgDir **nd = realloc(d->ce.dirs, (d->ce.n_dirs + 1) * sizeof(*nd));
+			CgDir *x = nd ? calloc(1, sizeof(*x)) : NULL;
+			if (nd)
+				d->ce.dirs = nd;
+			if (!x)
+				return cr_fail_errno(e, ENOMEM, "out of memory");
+			cg_dir__init(x);
+			nd[d->ce.n_dirs++] = x;
+			x->has_ctl = true;
+			x->ctl = ctl;
+			if (!(x->path = strdup(sub)))
+				return cr_fail_errno(e, ENOMEM, "out of memory");
+			snprintf(dir, sizeof(dir), "%s%s", h->mnt, sub);
+			if (ns_cg_props_read(h->name, dir, x, e))
+				return -1;
+			pr_info("cgroup %s:%s, %zu properties\n", h->name, sub, x->n_props);
+		}
+		if (!path[end])
+			return 0;
+	}
+}
+
+/* The root of the root task's cgroup namespace in each hierarchy: its paths as seen from inside it are
+ * relative to that root. */
+struct cgns_arg {
+	pid_t pid;
+	struct cg_line l[CG_MAX_HIER * 2];
+	size_t n;
+};
+static int read_inside(void *arg, struct cr_err *e)
+{
+	struct cgns_arg *a = arg;
+	return read_cgroups(a->pid, a->l, CG_MAX_HIER * 2, &a->n, e);
+}
+
+static int dump_cgns(struct cg_dump *d, pid_t root, const struct cg_line *l, size_t n, struct cr_err *e)
+{
+	struct cgns_arg *a = calloc(1, sizeof(*a));
+	if (!a)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	a->pid = root;
+	int ret = ns_run_in(root, NS_CGROUP, read_inside, a, e);
+	for (size_t i = 0; !ret && i < n && i < a->n; i++) {
+		size_t hl = strlen(l[i].path), il = strcmp(a->l[i].path, "/") ? strlen(a->l[i].path) : 0;
+		int c = ctl_index(d, l[i].name, e);
+		if (c < 0) {
+			ret = -1;
+			break;
+		}
+		if (il > hl || strcmp(l[i].path + hl - il, a->l[i].path + (il ? 0 : 1)))
+			continue; /* its cgroup is outside its namespace's root: nothing to say */
+		char rootp[PATH_MAX];
+		snprintf(rootp, sizeof(rootp), "%.*s", (int)(hl - il), l[i].path);
+		if (!rootp[0])
+			snprintf(rootp, sizeof(rootp), "/");
+		if (!(d->ce.ctls[c]->cgns_root = strdup(rootp)))
+			ret = cr_fail_errno(e, ENOMEM, "out of memory");
+	}
+	free(a);
+	return ret;
+}
+
+static int cg_dump_all(struct cg_dump *d, const struct ns_dump_args *a, bool own_cgns, struct cr_err *e)
+{
+	struct cg_line l[CG_MAX_HIER * 2], root[CG_MAX_HIER * 2];
+	size_t n, nroot = 0;
+	d->nh = ns_cg_hiers(d->h, CG_MAX_HIER);
+	d->ce.tasks = calloc(a->n, sizeof(*d->ce.tasks));
+	if (!d->ce.tasks)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	for (size_t t = 0; t < a->n; t++) {
+		if (a->zombie[t]) /* a zombie has left its cgroups */
+			continue;
+		if (read_cgroups(a->pids[t], l, CG_MAX_HIER * 2, &n, e))
+			return cr_wrap(e, "task %d", a->pids[t]);
+		if (!t) {
+			memcpy(root, l, sizeof(root));
+			nroot = n;
+			if (own_cgns && dump_cgns(d, a->pids[0], l, n, e))
+				return -1;
+		}
+		int s = set_of(d, l, n, e);
+		if (s < 0)
+			return -1;
+		CgTask *ct = calloc(1, sizeof(*ct));
+		if (!ct)
+			return cr_fail_errno(e, ENOMEM, "out of memory");
+		cg_task__init(ct);
+		ct->has_pid = ct->has_set = true;
+		ct->pid = a->pids[t];
+		ct->set = (uint32_t)s;
+		d->ce.tasks[d->ce.n_tasks++] = ct;
+		for (size_t i = 0; i < n; i++) {
+			const char *from = "/";
+			for (size_t k = 0; k < nroot; k++)
+				if (!strcmp(root[k].name, l[i].name))
+					from = root[k].path;
+			if (add_dirs(d, (uint32_t)ctl_index(d, l[i].name, e), from, l[i].path, e))
+				return -1;
+		}
+	}
+	return 0;
+}
+
+int ns_cg_dump(const struct ns_dump_args *a, bool own_cgns, struct cr_err *e)
+{
+	if (a->o->manage_cgroups == CR_CG_IGNORE)
+		return 0;
+	struct cg_dump *d = calloc(1, sizeof(*d));
+	if (!d)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	cgroup_entry__init(&d->ce);
+	int ret = cg_dump_all(d, a, own_cgns, e);
+	if (!ret)
+		ret = img_write_one(a->dirfd, IMG_CGROUP, 0, &d->ce.base, e) ||
+		      a->created(a->created_arg, IMG_CGROUP, 0, e);
+	if (!ret)
+		pr_info("%zu hierarchies, %zu sets, %zu cgroups\n", d->ce.n_ctls, d->ce.n_sets, d->ce.n_dirs);
+	/* every field was allocated as protobuf-c unpacks them: its free walks them */
+	CgroupEntry *ce = malloc(sizeof(*ce));
+	if (ce) {
+		*ce = d->ce;
+		protobuf_c_message_free_unpacked(&ce->base, NULL);
+	}
+	free(d);
+	return ret;
+}

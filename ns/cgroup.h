@@ -1,0 +1,29 @@
+/* Cgroups of a tree (ns/cgroup*.c): dump (cgroup.img), restore with CRIU's --manage-cgroups modes and
+ * --cgroup-root, and --freeze-cgroup. Only ns/ includes this; the pipelines go through ns.h. */
+#ifndef CRSHIM_NS_CGROUP_H
+#define CRSHIM_NS_CGROUP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "ns.h"
+
+/* One hierarchy crshim sees: its name as /proc/PID/cgroup has it ("cpu,cpuacct", "name=systemd", "" for
+ * v2) and where it is mounted (the mount's root is the hierarchy's root). */
+struct ns_cg_hier {
+	char name[64];
+	char mnt[256];
+};
+/* The hierarchies mounted in crshim's mount namespace (at most max); their number. */
+size_t ns_cg_hiers(struct ns_cg_hier *h, size_t max);
+/* The hierarchy of h named name, or NULL. */
+const struct ns_cg_hier *ns_cg_hier_of(const struct ns_cg_hier *h, size_t n, const char *name);
+
+/* cgroup-props.c: the properties a runtime sets, of the hierarchy named hname (read: the files present
+ * in dir, in the order they are written back), and writing them back. */
+int ns_cg_props_read(const char *hname, const char *dir, CgDir *d, struct cr_err *e);
+int ns_cg_props_write(const char *dir, const CgDir *d, struct cr_err *e);
+void ns_cg_props_free(CgDir *d);
+
+#endif
