@@ -145,8 +145,7 @@ deps-integration:
 # `make test` leaves out the tags in INTEGRATION_KNOWN_MISSING (each named with what it waits for).
 #   needs:orphan-pts   a terminal whose master is outside the tree (orphan-pts-master)
 #   needs:pidns-hostpid a root in its own PID namespace restored without its old host PID (a second copy)
-#   needs:freeze-cgroup --freeze-cgroup: seize a tree its runtime froze first (containerd)
-INTEGRATION_KNOWN_MISSING := !needs:orphan-pts,!needs:pidns-hostpid,!needs:freeze-cgroup
+INTEGRATION_KNOWN_MISSING := !needs:orphan-pts,!needs:pidns-hostpid
 INTEGRATION_FILES ?= $(patsubst tests/integration/%.bats,%,$(wildcard tests/integration/*.bats))
 integration: all
 	CRSHIM=$(CURDIR)/$(B)/crshim HELPERS_BIN=$(CURDIR)/$(B)/integration bats --timing \
