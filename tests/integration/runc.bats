@@ -34,6 +34,7 @@ teardown() {
 	for p in "${CATS[@]}"; do kill "$p" 2>/dev/null; done
 	[ -z "${NETNS:-}" ] || ip netns del "$NETNS" 2>/dev/null
 	[ -z "${VETH:-}" ] || ip link del "$VETH" 2>/dev/null
+	[ -z "${CGP:-}" ] || for h in /sys/fs/cgroup/*; do rmdir "$h$CGP" 2>/dev/null; done
 	[ -n "${KEEP_D:-}" ] || rm -rf "$D"
 	rm -f /tmp/rpc-cnt # would be written by a container restored without its mount tree
 }
@@ -303,4 +304,51 @@ gone() {
 	at=$(count_of "$D/out")
 	count_beyond "$D/out" $((at + 3))
 	sequence_unbroken "$D/out"
+}
+
+# A container in cgroupsPath /rpc-cgroup-PID-N with limits in its config (memory, pids, cpu shares), checkpointed
+# with --manage-cgroups-mode MODE, then restored with the same option: it runs in its cgroup again with its
+# limits, and the cgroup goes with `runc delete`. (runc 1.1.5 sends the mode to criu at checkpoint only; its
+# restore sends manage_cgroups alone, which is CRIU's default mode, soft. ZDTM tests cgroup_* check each mode.)
+cg_mode_roundtrip() { # mode
+	make_bundle "$B" "$COUNTER # $ID"
+	CGP=/rpc-cgroup-$$-$BATS_TEST_NUMBER
+	bundle_jq "$B" '.linux.cgroupsPath = $p | .linux.resources.memory = {"limit": 67108864}
+		| .linux.resources.pids = {"limit": 100} | .linux.resources.cpu = {"shares": 512}' --arg p "$CGP"
+	piped runc run -d --bundle "$B" "$ID"
+	count_beyond "$B/rootfs/tmp/rpc-cnt" 5
+	checkpoint "$D/img" --manage-cgroups-mode "$1"
+	gone
+	grep -q -- "--manage-cgroups=$1" "$D/img/dump.log"
+	[ -s "$D/img/cgroup.img" ]
+	"$CRSHIM" show "$D/img/cgroup.img" | grep -q "\"$CGP\""
+	[ ! -e "/sys/fs/cgroup/pids$CGP" ] # runc removed it with the container
+	at=$(count_of "$D/out")
+	restore "$D/img" --manage-cgroups-mode "$1"
+	[ "$(status_of "$ID")" = running ]
+	count_beyond "$D/out" $((at + 3))
+	sequence_unbroken "$D/out"
+	pid=$(runc state "$ID" | jq -r .pid)
+	for h in memory pids cpu; do
+		grep -Eq "^[0-9]+:([a-z_]+,)*$h(,[a-z_]+)*:$CGP\$" "/proc/$pid/cgroup"
+	done
+	[ "$(cat "/sys/fs/cgroup/memory$CGP/memory.limit_in_bytes")" = 67108864 ]
+	[ "$(cat "/sys/fs/cgroup/cpu$CGP/cpu.shares")" = 512 ]
+	[ "$(cat "/sys/fs/cgroup/pids$CGP/pids.max")" = 100 ]
+	runc kill "$ID" KILL
+	for _ in $(seq 50); do [ "$(status_of "$ID")" = stopped ] && break; sleep 0.1; done
+	runc delete "$ID"
+	[ ! -e "/sys/fs/cgroup/pids$CGP" ]
+}
+
+@test "runc: --manage-cgroups-mode soft: back in its cgroup with its limits" {
+	cg_mode_roundtrip soft
+}
+
+@test "runc: --manage-cgroups-mode full: back in its cgroup with its limits" {
+	cg_mode_roundtrip full
+}
+
+@test "runc: --manage-cgroups-mode strict: back in its cgroup with its limits" {
+	cg_mode_roundtrip strict
 }
