@@ -1,8 +1,10 @@
 /* The config's cgroups at restore (cgroup v1 as on these machines: memory, cpu, pids, freezer): crshim makes
  * linux.cgroupsPath in each hierarchy, writes linux.resources there and enters it itself before the engine
  * makes the tree, so every restored task is born in it; crshim then goes back to its own cgroups. A failed
- * restore removes the cgroups crshim made. */
+ * restore removes the cgroups crshim made. The engine (ns/cgroup-restore.c) gets cgroupsPath as its
+ * --cgroup-root: the tasks go to it in every other hierarchy of the images too (in mode soft). */
 #define LOG_PREFIX "bundle: "
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -137,6 +139,19 @@ int bundle_cg_enter(const struct oci_config *cf, struct bundle_cg *cg, struct cr
 	return 0;
 }
 
+void bundle_cg_engine(const struct oci_config *cf, struct cr_opts *o, const char *root[1])
+{
+	if (o->n_cgroup_root || o->manage_cgroups != CR_CG_SOFT)
+		return;
+	if (!cf->cgroups_path || !cf->cgroups_path[0]) {
+		o->manage_cgroups = CR_CG_IGNORE;
+		return;
+	}
+	root[0] = cf->cgroups_path;
+	o->cgroup_root = root;
+	o->n_cgroup_root = 1;
+}
+
 void bundle_cg_leave(struct bundle_cg *cg)
 {
 	char pid[16], path[PATH_MAX + 64];
@@ -172,13 +187,21 @@ void bundle_cg_remove(const char *cgroups_path, struct bundle_cg *cg)
 	}
 }
 
+/* The leaf in every hierarchy (the engine makes cgroupsPath in all those the images name). */
 void bundle_cg_remove_leaf(const char *cgroups_path)
 {
-	struct bundle_cg cg;
-	memset(&cg, 0, sizeof(cg));
 	if (!cgroups_path || cgroups_path[0] != '/' || strstr(cgroups_path, ".."))
 		return;
-	for (int i = 0; i < BUNDLE_CG_N; i++)
-		snprintf(cg.made[i], sizeof(cg.made[i]), "/sys/fs/cgroup/%s%s", ctrls[i], cgroups_path);
-	bundle_cg_remove(cgroups_path, &cg);
+	DIR *d = opendir("/sys/fs/cgroup");
+	struct dirent *de;
+	while (d && (de = readdir(d))) {
+		char p[PATH_MAX];
+		if (de->d_name[0] == '.' ||
+		    snprintf(p, sizeof(p), "/sys/fs/cgroup/%s%s", de->d_name, cgroups_path) >= (int)sizeof(p))
+			continue;
+		for (int t = 0; t < 100 && rmdir(p) && errno == EBUSY; t++)
+			usleep(10000);
+	}
+	if (d)
+		closedir(d);
 }

@@ -104,6 +104,7 @@ struct rst {
 	char images[PATH_MAX], bundle[PATH_MAX], root[PATH_MAX];
 	struct oci_state st;
 	struct oci_config *cf;
+	const char *cg_root[1]; /* --cgroup-root: the config's cgroupsPath */
 };
 
 static int prepare(struct shim_cmd *c, struct rst *r, struct cr_err *err)
@@ -178,6 +179,7 @@ int bundle_restore(struct shim_cmd *c)
 		goto out;
 	}
 	pr_info("restore of container %s from %s (bundle %s)\n", r->id, r->images, r->bundle);
+	bundle_cg_engine(r->cf, &c->opts, r->cg_root);
 	if (bundle_cg_enter(r->cf, &r->cg, &err)) {
 		bundle_cg_leave(&r->cg);
 		bundle_cg_remove(r->cf->cgroups_path, &r->cg);

@@ -31,6 +31,10 @@ struct bundle_cg {
 };
 /* Make the config's cgroups, write its resources, put crshim in them (its children are born there). */
 int bundle_cg_enter(const struct oci_config *cf, struct bundle_cg *cg, struct cr_err *err);
+/* The engine's cgroup options for the config: the images' cgroups go to linux.cgroupsPath (--cgroup-root,
+ * root[0] holds it); without one the tree stays in crshim's cgroups (--manage-cgroups=ignore). Options given
+ * on the command line win. */
+void bundle_cg_engine(const struct oci_config *cf, struct cr_opts *o, const char *root[1]);
 /* crshim back to its own cgroups. */
 void bundle_cg_leave(struct bundle_cg *cg);
 /* Remove the cgroups bundle_cg_enter made. */

@@ -133,7 +133,7 @@ PY
 		[ -z "$(oci_procs "oci-mark-$$-g")" ]
 		! "$CRSHIM" state "oci-r$$-g" 2>/dev/null
 		[ "$(wc -l </proc/self/mountinfo)" = "$mounts" ]
-		[ ! -e "/sys/fs/cgroup/memory/oci-cg$$" ] && [ ! -e "/sys/fs/cgroup/pids/oci-cg$$" ]
+		! ls -d /sys/fs/cgroup/*/"oci-cg$$" 2>/dev/null # in no hierarchy
 	done
 	oci_annotate "$OCI_T/g" cr.fault ""
 	run "$CRSHIM" restore --bundle "$OCI_T/g" --image-path "$OCI_T/img-g" "oci-r$$-g" --detach
@@ -141,10 +141,11 @@ PY
 	pid=$(oci_pid "oci-r$$-g")
 	oci_count_passes "$pid" "$(oci_count "$pid")"
 	grep -q ":memory:/oci-cg$$/g\$" "/proc/$pid/cgroup"
+	grep -q ":cpuset:/oci-cg$$/g\$" "/proc/$pid/cgroup" # the engine's --cgroup-root: every hierarchy
 	[ "$(cat "/sys/fs/cgroup/memory/oci-cg$$/g/memory.limit_in_bytes")" = 67108864 ]
 	[ "$(cat "/sys/fs/cgroup/pids/oci-cg$$/g/pids.max")" = 100 ]
 	! grep -q "/oci-cg$$" /proc/self/cgroup
 	"$CRSHIM" delete --force "oci-r$$-g"
-	[ ! -e "/sys/fs/cgroup/memory/oci-cg$$/g" ]
-	for c in memory cpu pids freezer; do rmdir "/sys/fs/cgroup/$c/oci-cg$$" 2>/dev/null || true; done
+	! ls -d /sys/fs/cgroup/*/"oci-cg$$/g" 2>/dev/null
+	for c in /sys/fs/cgroup/*; do rmdir "$c/oci-cg$$" 2>/dev/null || true; done
 }

@@ -98,8 +98,8 @@ oci_cleanup() {
 		id=$(basename "$f" .json)
 		"$CRSHIM" delete --force "$id" >/dev/null 2>&1
 	done
-	for c in memory cpu pids freezer; do
-		rmdir /sys/fs/cgroup/$c/oci-cg$$/* /sys/fs/cgroup/$c/oci-cg$$ 2>/dev/null || true
+	for c in /sys/fs/cgroup/*; do
+		rmdir "$c/oci-cg$$"/* "$c/oci-cg$$" 2>/dev/null || true
 	done
 	rm -rf "$OCI_T"
 }
