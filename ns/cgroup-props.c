@@ -60,7 +60,7 @@ static int read_file(const char *path, char *buf, size_t len)
 
 static int add_prop(CgDir *d, const char *name, const char *value)
 {
-	CgProp **np = realloc(d->props, (d->n_props + 1) * sizeof(*np));
+	CgProp **np = realloc(d->props, (d->n_props + 1) * sizeof(void *));
 	if (!np)
 		return -1;
 	d->props = np;

@@ -49,6 +49,8 @@ int ns_cg_mode_of(const char *name)
 
 static bool hier_has(const char *hname, const char *ctrl)
 {
+	if (!hname)
+		hname = "";
 	if (!strcmp(hname, ctrl) || (!hname[0] && !strcmp(ctrl, "unified")))
 		return true;
 	size_t l = strlen(ctrl);
@@ -115,8 +117,8 @@ int ns_cg_load(const struct cr_opts *o, int dirfd, struct ns_cg_state **out, str
 	s->o = o;
 	s->ce = (CgroupEntry *)m;
 	s->nh = ns_cg_hiers(s->h, CG_MAX_HIER);
-	s->hof = calloc(s->ce->n_ctls + 1, sizeof(*s->hof));
-	s->newroot = calloc(s->ce->n_ctls + 1, sizeof(*s->newroot));
+	s->hof = calloc(s->ce->n_ctls + 1, sizeof(void *));
+	s->newroot = calloc(s->ce->n_ctls + 1, sizeof(void *));
 	if (!s->hof || !s->newroot)
 		return cr_fail_errno(e, ENOMEM, "out of memory");
 	for (size_t c = 0; c < s->ce->n_ctls; c++) {
@@ -176,7 +178,7 @@ static int make_one(struct ns_cg_state *s, const char *dir, struct cr_err *e)
 {
 	if (mkdir(dir, 0755))
 		return errno == EEXIST ? 0 : cr_fail_sys(e, "make cgroup %s", dir);
-	char **nm = realloc(s->made, (s->nmade + 1) * sizeof(*nm));
+	char **nm = realloc(s->made, (s->nmade + 1) * sizeof(void *));
 	if (!nm || !(nm[s->nmade] = strdup(dir))) {
 		if (nm)
 			s->made = nm;

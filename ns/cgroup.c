@@ -113,9 +113,9 @@ struct cg_dump {
 static int ctl_index(struct cg_dump *d, const char *name, struct cr_err *e)
 {
 	for (size_t i = 0; i < d->ce.n_ctls; i++)
-		if (!strcmp(d->ce.ctls[i]->name, name))
+		if (d->ce.ctls[i]->name && !strcmp(d->ce.ctls[i]->name, name))
 			return (int)i;
-	CgCtl **nc = realloc(d->ce.ctls, (d->ce.n_ctls + 1) * sizeof(*nc));
+	CgCtl **nc = realloc(d->ce.ctls, (d->ce.n_ctls + 1) * sizeof(void *));
 	if (!nc)
 		return cr_fail_errno(e, ENOMEM, "out of memory");
 	d->ce.ctls = nc;
@@ -146,11 +146,11 @@ static int set_of(struct cg_dump *d, const struct cg_line *l, size_t n, struct c
 		const CgSet *x = d->ce.sets[s];
 		bool same = x->n_paths == np;
 		for (size_t i = 0; same && i < np; i++)
-			same = !strcmp(x->paths[i], paths[i] ? paths[i] : "");
+			same = x->paths[i] && !strcmp(x->paths[i], paths[i] ? paths[i] : "");
 		if (same)
 			return (int)s;
 	}
-	CgSet **ns = realloc(d->ce.sets, (d->ce.n_sets + 1) * sizeof(*ns));
+	CgSet **ns = realloc(d->ce.sets, (d->ce.n_sets + 1) * sizeof(void *));
 	if (!ns)
 		return cr_fail_errno(e, ENOMEM, "out of memory");
 	d->ce.sets = ns;
@@ -192,7 +192,7 @@ static int add_dirs(struct cg_dump *d, uint32_t ctl, const char *from, const cha
 		char sub[PATH_MAX], dir[PATH_MAX + 256];
 		snprintf(sub, sizeof(sub), "%.*s", (int)end, path);
 		if (sub[0] && strcmp(sub, "/") && !dir_known(d, ctl, sub)) {
-			CgDir **nd = realloc(d->ce.dirs, (d->ce.n_dirs + 1) * sizeof(*nd));
+			CgDir **nd = realloc(d->ce.dirs, (d->ce.n_dirs + 1) * sizeof(void *));
 			CgDir *x = nd ? calloc(1, sizeof(*x)) : NULL;
 			if (nd)
 				d->ce.dirs = nd;
@@ -259,7 +259,7 @@ static int cg_dump_all(struct cg_dump *d, const struct ns_dump_args *a, bool own
 	struct cg_line l[CG_MAX_HIER * 2], root[CG_MAX_HIER * 2];
 	size_t n, nroot = 0;
 	d->nh = ns_cg_hiers(d->h, CG_MAX_HIER);
-	d->ce.tasks = calloc(a->n, sizeof(*d->ce.tasks));
+	d->ce.tasks = calloc(a->n, sizeof(void *));
 	if (!d->ce.tasks)
 		return cr_fail_errno(e, ENOMEM, "out of memory");
 	for (size_t t = 0; t < a->n; t++) {

@@ -43,8 +43,8 @@ struct shim_cmd {
 	int n_external;
 	const char *join_ns[SHIM_MAX_LIST];
 	int n_join_ns;
-	const char *cgroup_root[SHIM_MAX_LIST];
 	int n_cgroup_root;
+	const char *cgroup_root[SHIM_MAX_LIST];
 	char cmdline[1024];		   /* the command line as given, for the log */
 	const char *notes[SHIM_MAX_NOTES]; /* accepted-and-ignored options, logged after the log opens */
 	int n_notes;
