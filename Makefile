@@ -119,6 +119,19 @@ zdtm: all
 	$(MAKE) -C tests/zdtm run CRSHIM=$(CURDIR)/$(B)/crshim MODE=$(or $(MODE),cr) ITERS=$(or $(ITERS),3) \
 		TESTS="$(TESTS)" FAULT="$(FAULT)" REPEAT="$(or $(REPEAT),1)" LOAD="$(or $(LOAD),0)"
 
+# A cross-section of the suite (one or more tests of every area of the engine): make test runs mode checkpoint on
+# it (the whole mode: make zdtm MODE=checkpoint), CI runs the sanitizers on it (make quick-tests prints it).
+QUICK_TESTS := pid thread00 thread_state fork00 tree_big session_child pgrp_orphan subreaper00 pidns_tree zombie00 \
+	stopped00 sig_pending posix_timers itimers rseq creds mem_sparse vma_many shm_anon_shared \
+	memfd_map_shared clone_files clone_fs fd_files fd_shared file_shared_offset unlink_fstat00 unlink_mmap \
+	file_locks_posix file_fown pipe_shared pipe_full fifo_unlinked pipe_packet eventfd00 epoll_tree \
+	signalfd00 timerfd00 inotify00 fanotify00 memfd00 pidfd00 evfd_shared sk_unix_listen_queue \
+	sk_unix_queued_data sk_unix_tree sk_inet_tcp_listen sk_inet_udp sk_inet_tcp_established sk_inet_shared \
+	pty00 tty_ctty shell_job_tty mem_churn pipe_churn sk_unix_stream sk_tcp_stream clone_vm clone_vm_fds \
+	pidns_threads pidns_ids sk_inet_diag sk_udp_queue pty_queue_in sk_unix_scm_rights_file epoll_shared
+quick-tests:
+	@echo $(QUICK_TESTS)
+
 # Each step prints how long it took (CI must stay under 45 minutes: see the README's table of targets).
 # make test runs a quick cross-section of modes user and compat (the full ones: make zdtm MODE=user|compat).
 USER_QUICK_TESTS ?= pid fork00 thread00 fd_files pipe00 sig_pending sk_unix_pair_dgram sk_inet_tcp_established
@@ -128,7 +141,7 @@ test: deps deps-integration
 	$(MAKE) all
 	$(TIMED)unit; $(MAKE) unit
 	$(TIMED)"zdtm cr"; $(MAKE) zdtm MODE=cr
-	$(TIMED)"zdtm checkpoint"; $(MAKE) zdtm MODE=checkpoint
+	$(TIMED)"zdtm checkpoint (quick)"; $(MAKE) zdtm MODE=checkpoint TESTS="$(QUICK_TESTS)"
 	$(TIMED)"zdtm LOAD=2"; $(MAKE) zdtm MODE=cr TESTS="fork_churn fork_bomb_exit exec_churn" LOAD=2
 	$(TIMED)"zdtm user (quick)"; $(MAKE) zdtm MODE=user TESTS="$(USER_QUICK_TESTS)"
 	$(TIMED)"zdtm compat (quick)"; $(MAKE) zdtm MODE=compat TESTS="$(COMPAT_QUICK_TESTS)"
@@ -183,7 +196,7 @@ clean:
 zdtm-ns:
 	$(MAKE) zdtm MODE=ns
 
-.PHONY: zdtm-ns all deps install unit zdtm test demo bench clean format-check deps-integration integration bench-runc
+.PHONY: quick-tests zdtm-ns all deps install unit zdtm test demo bench clean format-check deps-integration integration bench-runc
 .SECONDARY:
 
 # ==================================================================================================================
