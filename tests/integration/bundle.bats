@@ -91,7 +91,8 @@ start_counter() {
 
 @test "bundle: every fatal dump fault point through cr.fault leaves the container running" {
 	start_counter f
-	for p in $("$CRSHIM" check --faults | awk '$4 == "fatal" && $2 ~ /^dump/ { print $2 }'); do
+	# (dump-dedup is a point of dump --auto-dedup on a chain, after which the dump succeeds by design)
+	for p in $("$CRSHIM" check --faults | awk '$4 == "fatal" && $2 ~ /^dump/ && $2 != "dump-dedup" { print $2 }'); do
 		python3 - "/run/runc/oci-bt$$-f/state.json" "$p" <<'PY'
 import json, sys
 # runc keeps the config's annotations as labels: the way crshim finds them
