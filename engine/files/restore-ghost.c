@@ -1,7 +1,8 @@
 /* Restore of ghost files (see ghost.h), in crshim before the tasks are made: each ghost of ghost-PID.img is
  * created again (at its old path if that is free, else next to it as PATH.crshim-ghost.PID.ID) with its
  * data, size, owner and mode, and unlinked at once; crshim keeps it open until the restore ends. The deleted
- * files of files.img and the mappings of deleted files in mm-PID.img get "/proc/CRSHIM/fd/N" as path. */
+ * files of files.img and the mappings of deleted files in mm-PID.img get "/proc/CRSHIM/fd/N" as path. A ghost
+ * (dev, ino) that an earlier process of the tree has too is that process's ghost again: one inode. */
 #define LOG_PREFIX "restore-ghost: "
 #include <errno.h>
 #include <fcntl.h>
@@ -26,6 +27,7 @@ struct rst_ghost {
 	bool dir;      /* a removed directory */
 	bool node;     /* a device node (opened O_PATH) */
 	bool has_times;
+	bool shared; /* the ghost of an earlier process of the tree (its fd dup'ed): made and filled there */
 	struct timespec times[2]; /* a file's atime, mtime: set once its data is in */
 };
 
@@ -146,21 +148,24 @@ static int create_ghost(const GhostFileEntry *g, struct rst_ghost *rg, struct cr
 	return 0;
 }
 
-/* The same removed directory made for another process of the tree (a shared cwd, an inherited fd). */
-static int share_dir(const struct rst_task *t, const GhostFileEntry *g, struct rst_ghost *rg)
+/* The same ghost (dev and ino at dump) made for another process of the tree already (a shared cwd, a file
+ * each opened on its own, an inherited fd): one inode for both, so that their writes meet as before. 1 if
+ * shared, 0 if not, -1 on error. */
+static int share_ghost(const struct rst_task *t, const GhostFileEntry *g, struct rst_ghost *rg)
 {
 	for (size_t i = 0; i < t->ntree; i++)
 		for (size_t j = 0; &t->tree[i] != t && j < t->tree[i].nr_ghosts; j++) {
 			const struct rst_ghost *o = &t->tree[i].ghosts[j];
-			if (!o->dir || o->dev != g->dev || o->ino != g->ino)
+			if (o->dev != g->dev || o->ino != g->ino || o->dir != S_ISDIR(g->mode))
 				continue;
 			int fd = fcntl(o->fd, F_DUPFD_CLOEXEC, 3);
 			if (fd < 0)
 				return -1;
+			rg->node = o->node;
 			ghost_done(g, rg, fd, o->path);
-			return 0;
+			return 1;
 		}
-	return -1;
+	return 0;
 }
 
 static void set_times(int fd, const GhostFileEntry *g)
@@ -184,8 +189,6 @@ static int create_ghost_dir(const struct rst_task *t, const GhostFileEntry *g, s
 	int ndirs = 0, err;
 	char path[4096];
 	rg->dir = true;
-	if (!share_dir(t, g, rg))
-		return 0;
 	snprintf(path, sizeof(path), "%s", g->path);
 	int r = mkdir(path, 0700);
 	if (r && errno == ENOENT && g->path[0] == '/') { /* its parent was removed too */
@@ -256,14 +259,21 @@ static int make_ghost(ProtobufCMessage *m, void *arg, struct cr_err *e)
 		t->ghosts = ng;
 		rg = &ng[t->nr_ghosts];
 		rg->fd = -1;
-		rg->dir = rg->node = rg->has_times = false;
-		ret = S_ISDIR(g->mode) ? create_ghost_dir(t, g, rg, e) : create_ghost(g, rg, e);
+		rg->dir = rg->node = rg->has_times = rg->shared = false;
+		ret = share_ghost(t, g, rg);
+		if (ret < 0)
+			ret = cr_fail_sys(e, "ghost %u: share the deleted file %s of another process", g->id,
+					  g->path);
+		else if (ret > 0) /* its data is written by its first owner (dumped frozen: the same) */
+			rg->shared = true, ret = 0;
+		else
+			ret = S_ISDIR(g->mode) ? create_ghost_dir(t, g, rg, e) : create_ghost(g, rg, e);
 		if (rg->fd >= 0)
 			t->nr_ghosts++;
 	} else if (!rg) {
 		return cr_fail_errno(e, EBADMSG, "ghost-%d.img: an entry without id, path or size", t->pid);
 	}
-	return ret ? -1 : fill_ghost(g, rg, e);
+	return ret ? -1 : rg->shared ? 0 : fill_ghost(g, rg, e);
 }
 
 static int set_path(char **path, const char *p, struct cr_err *e)

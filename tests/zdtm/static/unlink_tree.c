@@ -1,0 +1,72 @@
+/* One unlinked file opened separately (two open file descriptions) by a parent and its child: the parent
+ * holds fd 40, the child only fd 41 (its own open). After restore they are still one inode: a write by the
+ * child through its fd is read by the parent through its own, and both fds have the same dev/ino. */
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "zdtmtst.h"
+
+#define NAME "unlink_tree.file"
+enum { PFD = 40, CFD = 41 };
+
+int main(int argc, char **argv)
+{
+	sigset_t m;
+	int sig, st = -1, res[2];
+	struct stat a;
+	char c = 0, ino[64] = "", want[64];
+
+	test_init(argc, argv);
+	int fd = open(NAME, O_RDWR | O_CREAT | O_EXCL, 0600);
+	if (fd < 0 || dup2(fd, PFD) != PFD || pwrite(PFD, "parent", 6, 0) != 6)
+		fail("open");
+	close(fd);
+	fd = open(NAME, O_RDWR);
+	if (fd < 0 || dup2(fd, CFD) != CFD || pipe(res))
+		fail("open again");
+	close(fd);
+	sigemptyset(&m);
+	sigaddset(&m, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &m, NULL);
+	pid_t ch = fork();
+	if (ch < 0)
+		fail("fork");
+	if (ch == 0) {
+		test_forked();
+		close(PFD);
+		close(res[0]);
+		sigwait(&m, &sig);
+		if (fstat(CFD, &a) || pwrite(CFD, "C", 1, 100) != 1)
+			_exit(1);
+		snprintf(ino, sizeof(ino), "%llu:%llu", (unsigned long long)a.st_dev,
+			 (unsigned long long)a.st_ino);
+		_exit(write(res[1], ino, strlen(ino)) > 0 ? 0 : 2);
+	}
+	close(CFD);
+	close(res[1]);
+	if (unlink(NAME))
+		fail("unlink");
+	test_daemon();
+	test_waitsig();
+
+	kill(ch, SIGUSR1);
+	ssize_t n = read(res[0], ino, sizeof(ino) - 1);
+	ino[n > 0 ? n : 0] = '\0';
+	if (waitpid(ch, &st, 0) != ch || !WIFEXITED(st) || WEXITSTATUS(st))
+		fail("child exit %#x", st);
+	if (fstat(PFD, &a))
+		fail("fstat");
+	snprintf(want, sizeof(want), "%llu:%llu", (unsigned long long)a.st_dev, (unsigned long long)a.st_ino);
+	if (strcmp(ino, want))
+		fail("the child's fd is file %s, the parent's %s: two files", ino, want);
+	if (pread(PFD, &c, 1, 100) != 1 || c != 'C')
+		fail("the child's write is not seen by the parent (%#x)", c & 0xff);
+	if (a.st_nlink != 0 || access(NAME, F_OK) == 0)
+		fail("the file is linked again");
+	pass();
+	return 0;
+}
