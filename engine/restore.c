@@ -26,6 +26,7 @@
 #include "restore.h"
 #include "task/seize.h"
 #include "mem/ipc-shm.h"
+#include "mem/memfd.h"
 #include "mem/shmem.h"
 #include "files/fdshare.h"
 #include "net/sk-inet.h"
@@ -605,10 +606,10 @@ static int restore_tree(struct cr_opts *o, struct rst_task **tsp, size_t *np, st
 	    ns_rst_enter((*tsp)[0].ns, e) || rst_svm_prepare(*tsp, *np, e) ||
 	    rst_sk_scm_prepare(*tsp, *np, e) || rst_pipes_share(*tsp, *np, e) ||
 	    rst_fdshare_prepare(*tsp, *np, e) || rst_shmem_prepare(*tsp, *np, e) ||
-	    rst_ipc_shm_prepare(*tsp, *np, e) || rst_evfd_share(*tsp, *np, e) ||
-	    rst_tty_prepare(o, *tsp, *np, e) || rst_sk_unix_prepare(*tsp, *np, e) ||
-	    rst_tree_plan(o, tsp, np, e) || rst_procfd_prepare(*tsp, *np, e) ||
-	    fault_check(o, FI_RESTORE_AFTER_LOAD, e))
+	    rst_ipc_shm_prepare(*tsp, *np, e) || rst_memfd_tree(*tsp, *np, e) ||
+	    rst_evfd_share(*tsp, *np, e) || rst_tty_prepare(o, *tsp, *np, e) ||
+	    rst_sk_unix_prepare(*tsp, *np, e) || rst_tree_plan(o, tsp, np, e) ||
+	    rst_procfd_prepare(*tsp, *np, e) || fault_check(o, FI_RESTORE_AFTER_LOAD, e))
 		return -1;
 	for (size_t i = 0; i < *np; i++)
 		if (!(*tsp)[i].zombie && !(*tsp)[i].helper && rst_area_build(&(*tsp)[i], e))
@@ -661,6 +662,7 @@ int eng_restore(struct cr_opts *o, pid_t *root_pid, struct cr_err *err)
 	rst_fdshare_done(); /* and of shared open files */
 	rst_procfd_done();
 	rst_evfd_share_done();
+	rst_memfd_tree_done();
 	rst_tty_done(ret);
 	rst_sk_unix_done(ret != 0); /* and of unix sockets (a failure removes their files) */
 	/* the connections are back: let their packets in; or the restore failed: the connections lived only

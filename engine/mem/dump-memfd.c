@@ -154,10 +154,11 @@ static int dump_memfd(struct dump_ctx *c, struct fd_src *f, void **state, FileEn
 	return dump_evfd_done(c, &s, fe, dump_memfd_fill(&s, fe, e));
 }
 
-/* Also mapped: opened from the object restore-shmem.c made (rst_evfd_share). */
+/* Also mapped (opened from the object restore-shmem.c made), or held by several processes (made once by
+ * rst_memfd_make): made in crshim (rst_evfd_share). */
 static bool memfd_mapped(const FileEntry *f)
 {
-	return f->memfd && rst_shmem_fd(f->memfd->inode) >= 0;
+	return f->memfd && (rst_shmem_fd(f->memfd->inode) >= 0 || rst_memfd_in_tree(f));
 }
 
 FD_KIND(fdk_memfd) = {

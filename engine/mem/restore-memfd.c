@@ -1,8 +1,9 @@
 /* Restore of memfds (see evfd.h), child side: memfd_create with the name (always with sealing allowed:
  * the seals of the image, F_SEAL_SEAL included, are added at the end), the size, the contents, the mode,
  * then the seals. Several open file descriptions of one memfd in the task (same inode at dump) are new
- * opens of the first one through /proc/self/fd. A memfd held by several processes is made by each of
- * them (not shared after restore). */
+ * opens of the first one through /proc/self/fd. A memfd held by several processes (one open file description
+ * shared, or each its own, e.g. opened through /proc/PID/fd) is made once in crshim (rst_memfd_tree) and
+ * each process gets its own open of that one memfd. */
 #define LOG_PREFIX "restore-memfd: "
 #include <errno.h>
 #include <fcntl.h>
@@ -13,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/log.h"
 #include "files/evfd.h"
 #include "mem/memfd.h"
 #include "restore.h"
@@ -83,16 +85,88 @@ static int reopen(int hfd, const MemfdEntry *m, char *msg, size_t len)
 	return fd;
 }
 
+/* crshim: the memfds (by inode at dump) held by several processes of the tree, and the one made of each */
+struct tree_memfd {
+	uint64_t inode;
+	int fd; /* -1 until made */
+};
+static struct tree_memfd *tree_memfds;
+static size_t nr_tree_memfds;
+
+static struct tree_memfd *tree_memfd(uint64_t inode)
+{
+	for (size_t i = 0; i < nr_tree_memfds; i++)
+		if (tree_memfds[i].inode == inode)
+			return &tree_memfds[i];
+	return NULL;
+}
+
+static bool task_has_memfd(const struct rst_task *t, uint64_t inode)
+{
+	for (size_t i = 0; i < t->nr_files; i++) {
+		const FileEntry *f = t->files[i];
+		if (f->kind == FILE_KIND__FILE_MEMFD && f->memfd && f->memfd->has_inode &&
+		    f->memfd->inode == inode)
+			return true;
+	}
+	return false;
+}
+
+int rst_memfd_tree(const struct rst_task *ts, size_t n, struct cr_err *e)
+{
+	for (size_t k = 0; k < n; k++)
+		for (size_t i = 0; i < ts[k].nr_files; i++) {
+			const FileEntry *f = ts[k].files[i];
+			if (f->kind != FILE_KIND__FILE_MEMFD || !f->memfd || !f->memfd->has_inode ||
+			    tree_memfd(f->memfd->inode))
+				continue;
+			bool other = false;
+			for (size_t j = k + 1; j < n && !other; j++)
+				other = task_has_memfd(&ts[j], f->memfd->inode);
+			if (!other)
+				continue;
+			struct tree_memfd *nt = realloc(tree_memfds, (nr_tree_memfds + 1) * sizeof(*nt));
+			if (!nt)
+				return cr_fail_errno(e, ENOMEM, "out of memory");
+			tree_memfds = nt;
+			tree_memfds[nr_tree_memfds++] = (struct tree_memfd){f->memfd->inode, -1};
+			pr_info("memfd %s (inode %llu) is held by several processes: made once\n",
+				f->memfd->name ? f->memfd->name : "", (unsigned long long)f->memfd->inode);
+		}
+	return 0;
+}
+
+bool rst_memfd_in_tree(const FileEntry *f)
+{
+	return f->memfd && f->memfd->has_inode && tree_memfd(f->memfd->inode);
+}
+
+void rst_memfd_tree_done(void)
+{
+	for (size_t i = 0; i < nr_tree_memfds; i++)
+		if (tree_memfds[i].fd >= 0)
+			close(tree_memfds[i].fd);
+	free(tree_memfds);
+	tree_memfds = NULL;
+	nr_tree_memfds = 0;
+}
+
 int rst_memfd_make(const FileEntry *f, char *msg, size_t len)
 {
 	int shm = f->memfd->has_inode ? rst_shmem_fd(f->memfd->inode) : -1;
 	if (shm >= 0) /* also mapped: the object restore-shmem.c made, with its contents */
 		return reopen(shm, f->memfd, msg, len);
+	struct tree_memfd *tm = f->memfd->has_inode ? tree_memfd(f->memfd->inode) : NULL;
+	if (tm && tm->fd >= 0) /* made for an earlier holder */
+		return reopen(tm->fd, f->memfd, msg, len);
 	int raw = make_raw(f->memfd, msg, len);
 	if (raw < 0)
 		return -1;
 	int fd = reopen(raw, f->memfd, msg, len);
-	close(raw);
+	if (tm && fd >= 0)
+		tm->fd = raw; /* kept for the other holders until the restore ends */
+	else
+		close(raw);
 	return fd;
 }
 
