@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/vfs.h>
 #include <time.h>
 #include <dirent.h>
 #include <unistd.h>
@@ -18,6 +19,8 @@
 #include "files/evfd.h"
 #include "files/fd-kind.h"
 #include "base/log.h"
+
+#define PIDFS_MAGIC_ 0x50494446
 
 int dump_evfd_fdinfo(pid_t pid, int fd, char **out, struct cr_err *e)
 {
@@ -151,6 +154,15 @@ static bool in_tree(const struct dump_ctx *c, pid_t pid)
 	return c->pid == pid;
 }
 
+/* The pidfd is a file of pidfs (one inode per process), not an anonymous inode (one for all). */
+static bool pidfs(const struct evfd_src *s)
+{
+	char path[64];
+	struct statfs sfs;
+	snprintf(path, sizeof(path), "/proc/%d/fd/%d", s->pid, s->fd);
+	return !statfs(path, &sfs) && (unsigned long)sfs.f_type == PIDFS_MAGIC_;
+}
+
 static int fill_pidfd(struct dump_ctx *c, const struct evfd_src *s, const char *txt, FileEntry *fe,
 		      struct cr_err *e)
 {
@@ -170,6 +182,8 @@ static int fill_pidfd(struct dump_ctx *c, const struct evfd_src *s, const char *
 	pf->pid = (int32_t)pid, pf->has_pid = 1;
 	pf->flags = s->flags, pf->has_flags = 1;
 	pf->in_tree = pid > 0 && in_tree(c, (pid_t)pid), pf->has_in_tree = 1;
+	if (pid < 0 && pidfs(s)) /* a reaped process: its pidfds are known to be one by their inode */
+		pf->inode = (uint64_t)s->st->st_ino, pf->has_inode = 1;
 	fe->pidfd = pf;
 	fe->kind = FILE_KIND__FILE_PIDFD, fe->has_kind = 1;
 	pr_debug("fd %d: pidfd of %ld%s\n", s->fd, pid, pf->in_tree ? " (in the tree)" : "");
@@ -399,4 +413,5 @@ FD_KIND(fdk_pidfd) = {
     .check = rst_evfd_check,
     .open = rst_pidfd_open,
     .make = rst_pidfd_make,
+    .made_once = rst_pidfd_dead_once,
 };

@@ -74,6 +74,9 @@ int rst_signalfd_make(const FileEntry *f, char *msg, size_t len);
 int rst_timerfd_make(const FileEntry *f, char *msg, size_t len);
 int rst_epoll_make(const FileEntry *f, char *msg, size_t len);
 int rst_pidfd_make(const FileEntry *f, char *msg, size_t len);
+/* A pidfd of a reaped process whose pidfs inode the image has: made in crshim (rst_evfd_share), every pidfd
+ * of that process an open of one pidfd (kept until rst_evfd_share_done). */
+bool rst_pidfd_dead_once(const FileEntry *f);
 /* A new inotify / fanotify instance for f (close-on-exec, status flags set), -1 on error. */
 int rst_inotify_make(const FileEntry *f, char *msg, size_t len);
 int rst_fanotify_make(const FileEntry *f, char *msg, size_t len);

@@ -169,12 +169,73 @@ int rst_epoll_make(const FileEntry *f, char *msg, size_t len)
 
 static int dead_pidfd(unsigned flags);
 
+/* crshim: the reaped processes of pidfds, by the pidfs inode they had at dump: a child that exited, left a
+ * zombie until every pidfd of it is made (rst_evfd_share), so that each is a pidfd_open of its own */
+struct dead_pidfd {
+	uint64_t inode;
+	pid_t zombie; /* 0 once reaped */
+	int fd;	      /* its first pidfd */
+};
+static struct dead_pidfd *deads;
+static size_t nr_deads;
+
+bool rst_pidfd_dead_once(const FileEntry *f)
+{
+	return f->pidfd && f->pidfd->pid <= 0 && f->pidfd->has_inode;
+}
+
+static void reap_deads(void)
+{
+	for (size_t i = 0; i < nr_deads; i++)
+		if (deads[i].zombie > 0) {
+			waitpid(deads[i].zombie, NULL, 0);
+			deads[i].zombie = 0;
+		}
+}
+
+/* A pidfd of the reaped process pf names: every pidfd of one (same inode at dump) a new open file
+ * description of the same process, so that they still name one process. */
+static int dead_pidfd_of(const PidfdEntry *pf, unsigned flags)
+{
+	char path[64];
+	if (!pf->has_inode)
+		return dead_pidfd(flags);
+	for (size_t i = 0; i < nr_deads; i++)
+		if (deads[i].inode == pf->inode) {
+			if (deads[i].zombie > 0)
+				return (int)syscall(SYS_pidfd_open, deads[i].zombie, flags);
+			snprintf(path, sizeof(path), "/proc/self/fd/%d", deads[i].fd);
+			return open(path, O_RDWR | O_CLOEXEC | (int)(flags & O_NONBLOCK));
+		}
+	struct dead_pidfd *nd = realloc(deads, (nr_deads + 1) * sizeof(*nd));
+	if (!nd)
+		return -1;
+	deads = nd;
+	pid_t child = fork();
+	if (child == 0)
+		_exit(0);
+	if (child < 0)
+		return -1;
+	int fd = (int)syscall(SYS_pidfd_open, child, flags),
+	    keep = fd < 0 ? -1 : fcntl(fd, F_DUPFD_CLOEXEC, 3);
+	if (keep < 0) {
+		int saved = errno;
+		if (fd >= 0)
+			close(fd);
+		waitpid(child, NULL, 0);
+		errno = saved;
+		return -1;
+	}
+	deads[nr_deads++] = (struct dead_pidfd){pf->inode, child, keep};
+	return fd;
+}
+
 /* A pidfd of a process outside the tree, or of one that is gone. */
 int rst_pidfd_make(const FileEntry *f, char *msg, size_t len)
 {
 	const PidfdEntry *pf = f->pidfd;
 	unsigned flags = pf->flags & (O_NONBLOCK | O_EXCL);
-	int fd = pf->pid <= 0 ? dead_pidfd(flags) : (int)syscall(SYS_pidfd_open, pf->pid, flags);
+	int fd = pf->pid <= 0 ? dead_pidfd_of(pf, flags) : (int)syscall(SYS_pidfd_open, pf->pid, flags);
 	if (fd < 0)
 		return rst_errmsg(msg, len, "pidfd_open %d", pf->pid);
 	return with_fl(fd, pf->flags, msg, len);
@@ -400,6 +461,8 @@ int rst_evfd_share(struct rst_task *ts, size_t n, struct cr_err *e)
 			if (fd < 0 || to_inherit(f, fd, hpid, hfd, e))
 				return -1;
 		}
+	reap_deads(); /* every pidfd of a reaped process is made: no zombie of crshim while the tree is made
+		       */
 	return 0;
 }
 
@@ -426,4 +489,10 @@ void rst_evfd_share_done(void)
 	free(shared_fds);
 	shared_fds = NULL;
 	nr_shared_fds = 0;
+	reap_deads();
+	for (size_t i = 0; i < nr_deads; i++)
+		close(deads[i].fd);
+	free(deads);
+	deads = NULL;
+	nr_deads = 0;
 }
