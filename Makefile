@@ -153,12 +153,11 @@ INTEGRATION_PKGS := runc podman containerd bats jq busybox-static iproute2 libc6
 deps-integration:
 	$(call qa_apt_install,$(INTEGRATION_PKGS))
 
-# make integration [INTEGRATION_FILES="runc podman"] [INTEGRATION_TAGS='!needs:orphan-pts']: the bats files of
+# make integration [INTEGRATION_FILES="runc podman"] [INTEGRATION_TAGS='!needs:pidns-hostpid']: the bats files of
 # tests/integration/ with build/crshim as the runtimes' criu. Tests tagged needs:X wait for a missing piece X;
 # `make test` leaves out the tags in INTEGRATION_KNOWN_MISSING (each named with what it waits for).
-#   needs:orphan-pts   a terminal whose master is outside the tree (orphan-pts-master)
 #   needs:pidns-hostpid a root in its own PID namespace restored without its old host PID (a second copy)
-INTEGRATION_KNOWN_MISSING := !needs:orphan-pts,!needs:pidns-hostpid
+INTEGRATION_KNOWN_MISSING := !needs:pidns-hostpid
 INTEGRATION_FILES ?= $(patsubst tests/integration/%.bats,%,$(wildcard tests/integration/*.bats))
 integration: all
 	CRSHIM=$(CURDIR)/$(B)/crshim HELPERS_BIN=$(CURDIR)/$(B)/integration bats --timing \

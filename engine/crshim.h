@@ -24,6 +24,10 @@ struct cr_opts {
 	int imgdir_fd;		/* opened images dir (set by eng_*), -1 before */
 	bool leave_running;	/* -R */
 	bool shell_job;		/* -j */
+	/* --orphan-pts-master: dump: a pty slave whose master is outside the tree (not a shell job: a
+	 * container's console) is saved with its pair; restore: a new pair is made in the same devpts and
+	 * its master handed to the caller (notify "orphan-pts-master" with the fd: runc's console socket) */
+	bool orphan_pts;
 	bool tcp_established;
 	bool tcp_close;		  /* --tcp-close: dump leaves connections alone, restore makes them closed */
 	bool skip_in_flight;	  /* --skip-in-flight: drop TCP connections not yet established or accepted */

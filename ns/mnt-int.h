@@ -35,6 +35,7 @@ struct ns_mnt_state {
 	const char **src; /* per mount: the host path of an external one (--external mnt[KEY]:PATH) */
 	struct ns_mnt_fs *fs;
 	size_t nfs;
+	int *pre; /* per mount: its filesystem made by crshim before the tree (ns_rst_devpts), -1 */
 };
 
 /* mnt-dump.c: the root's mount tree -> mnt.img (+ tmpfs-ID.img), one line for a mount that cannot be

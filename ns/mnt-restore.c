@@ -65,7 +65,10 @@ void ns_mnt_free(struct ns_mnt_state *s)
 			protobuf_c_message_free_unpacked((ProtobufCMessage *)s->fs[i].e[k], NULL);
 		free(s->fs[i].e);
 	}
-	free(s->m), free(s->src), free(s->fs);
+	for (size_t i = 0; s->pre && i < s->n; i++)
+		if (s->pre[i] >= 0)
+			close(s->pre[i]);
+	free(s->m), free(s->src), free(s->fs), free(s->pre);
 	free(s);
 }
 
@@ -145,10 +148,13 @@ int ns_mnt_load(const struct cr_opts *o, int dirfd, struct ns_mnt_state **out, s
 	}
 	s->src = calloc(s->n, sizeof(*s->src));
 	s->fs = calloc(s->n, sizeof(*s->fs));
-	if (!s->src || !s->fs) {
+	s->pre = calloc(s->n, sizeof(*s->pre));
+	if (!s->src || !s->fs || !s->pre) {
 		cr_fail_errno(e, ENOMEM, "out of memory");
 		goto fail;
 	}
+	for (size_t i = 0; i < s->n; i++)
+		s->pre[i] = -1;
 	struct cr_opts oo = *o;
 	oo.imgdir_fd = dirfd;
 	for (size_t i = 0; i < s->n; i++)
@@ -223,6 +229,29 @@ static int new_fs(struct build *b, const MntEntry *m)
 	if (mfd < 0)
 		return fail(b, m, "fsmount");
 	return mfd;
+}
+
+int ns_rst_devpts(struct ns_rst *r, uint64_t dev, struct cr_err *e)
+{
+	struct ns_mnt_state *s = r ? r->mnt : NULL;
+	for (size_t i = 0; s && i < s->n; i++) {
+		const MntEntry *m = s->m[i];
+		if (!m->fstype || strcmp(m->fstype, "devpts") || m->ext_key || m->fs_of || !m->has_dev ||
+		    m->dev != dev)
+			continue;
+		if (s->pre[i] >= 0)
+			return s->pre[i];
+		char msg[1024];
+		struct build b = {.s = s, .msg = msg, .len = sizeof(msg)};
+		int fd = new_fs(&b, m);
+		if (fd < 0)
+			return cr_fail(e, "%s", msg);
+		s->pre[i] = fd;
+		pr_info("devpts of mount %u (%s, %s) made for the tree's ptys\n", m->mnt_id, m->mountpoint,
+			m->sb_opts ? m->sb_opts : "");
+		return fd;
+	}
+	return -2;
 }
 
 /* mkdir -p of root inside a new filesystem (a tmpfs first seen below its root), then its files. */
@@ -365,15 +394,17 @@ static int source(struct build *b, size_t i)
 			return clone_at(b->fsfd[f], m->root);
 		return clone_at(b->fsfd[f], m->root + (strcmp(base, "/") ? strlen(base) : 0));
 	}
-	int mfd = new_fs(b, m);
+	bool pre = b->s->pre && b->s->pre[i] >= 0; /* made by crshim, the tree's ptys in it: this mount */
+	int mfd = pre ? fcntl(b->s->pre[i], F_DUPFD_CLOEXEC, 0) : new_fs(b, m);
 	if (mfd < 0)
-		return -1;
+		return pre ? fail(b, m, "dup crshim's mount") : -1;
 	if (fill(b, m, mfd) || sb_ro(b, m, mfd)) {
 		close(mfd);
 		return -1;
 	}
 	b->fsfd[i] = mfd;
-	int fd = clone_at(b->fsfd[i], m->root);
+	int fd =
+	    pre && !strcmp(m->root, "/") ? fcntl(mfd, F_DUPFD_CLOEXEC, 0) : clone_at(b->fsfd[i], m->root);
 	char own[PATH_MAX];
 	/* a cgroup mount whose cgroup is gone (the container's, removed with it): the one the root task is
 	 * in now, as a runtime mounts the container's own cgroup */

@@ -86,6 +86,11 @@ int ns_rst_root_child(const struct ns_rst *r, char *msg, size_t len);
 bool ns_rst_mounts(const struct ns_rst *r);
 /* The --root of a tree with a mount tree of its own (NULL: none): the paths of the images are under it. */
 const char *ns_rst_root(const struct ns_rst *r);
+/* crshim, before the tree (engine/files/restore-tty.c): the devpts of the images whose superblock had st_dev
+ * dev at dump, made now (once, detached) so that the tree's ptys are made in it; the root task's mount tree
+ * then places this very mount (the ptys' fds show their paths in the tree). The fd stays r's. -2: the images
+ * have no such devpts (the ptys were in crshim's /dev/pts); -1 and e on failure. */
+int ns_rst_devpts(struct ns_rst *r, uint64_t dev, struct cr_err *e);
 /* Back to crshim's own namespaces; after a failure (failed) everything made outside the tree's new
  * namespaces goes too. Frees r. NULL is fine. */
 void ns_rst_done(struct ns_rst *r, bool failed);

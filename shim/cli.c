@@ -37,6 +37,7 @@ enum {
 	OPT_WORK_PATH,
 	OPT_PID_FILE,
 	OPT_CONSOLE_SOCKET,
+	OPT_ORPHAN_PTS,
 	OPT_DETACH,
 	OPT_FORCE,
 	OPT_IGNORED,	   /* flag without semantics for us: noted in the log */
@@ -56,6 +57,7 @@ static const struct option long_opts[] = {
     {"verbosity", optional_argument, NULL, 'v'},
     {"leave-running", no_argument, NULL, 'R'},
     {"shell-job", no_argument, NULL, 'j'},
+    {"orphan-pts-master", no_argument, NULL, OPT_ORPHAN_PTS},
     {"restore-detached", no_argument, NULL, 'd'},
     {"version", no_argument, NULL, 'V'},
     {"help", no_argument, NULL, 'h'},
@@ -381,6 +383,9 @@ static int parse_one(struct shim_cmd *c, int opt, int idx, int argc, char **argv
 		return 0;
 	case OPT_CONSOLE_SOCKET:
 		c->console_socket = optarg;
+		return 0;
+	case OPT_ORPHAN_PTS:
+		o->orphan_pts = true;
 		return 0;
 	case OPT_DETACH:
 		o->detach = true;

@@ -148,6 +148,7 @@ static void map_flags(struct build *b, const RpcOpts *o)
 	flag(b, "tcp_established", o->has_tcp_established, o->tcp_established, "--tcp-established");
 	flag(b, "evasive_devices", o->has_evasive_devices, o->evasive_devices, "--evasive-devices");
 	flag(b, "shell_job", o->has_shell_job, o->shell_job, "--shell-job");
+	flag(b, "orphan_pts_master", o->has_orphan_pts_master, o->orphan_pts_master, "--orphan-pts-master");
 	flag(b, "file_locks", o->has_file_locks, o->file_locks, "--file-locks");
 	flag(b, "track_mem", o->has_track_mem, o->track_mem, "--track-mem");
 	flag(b, "auto_dedup", o->has_auto_dedup, o->auto_dedup, "--auto-dedup");

@@ -112,7 +112,7 @@ static int fail_resp(struct srv *s, int type, int err, const char *msg)
 static int notify(void *arg, const char *script, pid_t pid, int fd)
 {
 	struct srv *s = arg;
-	if (!s->notify)
+	if (!s->notify && fd < 0) /* an fd (orphan-pts-master) goes to the client that asked for it anyway */
 		return 0;
 	RpcResp r = RPC_RESP__INIT;
 	RpcNotify n = RPC_NOTIFY__INIT;

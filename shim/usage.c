@@ -29,6 +29,8 @@ static const char usage_text[] =
     "  -v[N], -v N, -vvvv, --verbosity[=N], -verbosity=N\n"
     "                             log level 0-4 (default 2; each -v adds one)\n"
     "  -j, --shell-job            the tree is a shell job (inherits the terminal or pipes)\n"
+    "  --orphan-pts-master        a pty whose master is outside the tree (a console): a new pair,\n"
+    "                             its master handed to the RPC client (orphan-pts-master)\n"
     "      --root DIR             root directory of the tree\n"
     "      --external TYPE[ID]    dump: file[MNT_ID:INODE], tty[RDEV:DEV] (hex): not saved, the\n"
     "                             restore needs --inherit-fd; unix[INO]: that socket's peer is\n"

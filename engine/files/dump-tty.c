@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <termios.h>
@@ -24,6 +25,9 @@
 #define TIOCGPTPEER _IO('T', 0x41)
 #endif
 
+#ifndef DEVPTS_SUPER_MAGIC
+#define DEVPTS_SUPER_MAGIC 0x1cd1
+#endif
 #define PTY_SLAVE_MAJOR_FIRST 136
 #define PTY_SLAVE_MAJOR_LAST 143
 
@@ -61,8 +65,10 @@ static long fdinfo_tty_index(pid_t pid, const char *fd)
 	return idx;
 }
 
-/* Does process pid hold the master of pty index? */
-static bool holds_master(pid_t pid, unsigned index)
+/* Does process pid hold the master of pty index of the devpts instance dev? A master opened through a
+ * devpts's own ptmx node is in that instance; one opened through a /dev/ptmx device node elsewhere is taken
+ * to be. */
+static bool holds_master(pid_t pid, unsigned index, dev_t dev)
 {
 	char path[64];
 	snprintf(path, sizeof(path), "/proc/%d/fd", pid);
@@ -77,17 +83,22 @@ static bool holds_master(pid_t pid, unsigned index)
 		if (n <= 0)
 			continue;
 		link[n] = '\0';
-		if ((!strcmp(link, "/dev/ptmx") || !strcmp(link, "/dev/pts/ptmx")) &&
-		    fdinfo_tty_index(pid, de->d_name) == (long)index)
+		const char *base = strrchr(link, '/');
+		struct stat st;
+		struct statfs sf;
+		if (!base || strcmp(base, "/ptmx") || fdinfo_tty_index(pid, de->d_name) != (long)index ||
+		    stat(fpath, &st) || statfs(fpath, &sf))
+			continue;
+		if (sf.f_type != DEVPTS_SUPER_MAGIC || st.st_dev == dev)
 			return true;
 	}
 	return false;
 }
 
 /* Search the tree under pid (frozen while we dump) for a holder of the master. */
-static bool tree_holds_master(pid_t pid, unsigned index, int depth)
+static bool tree_holds_master(pid_t pid, unsigned index, dev_t dev, int depth)
 {
-	if (holds_master(pid, index))
+	if (holds_master(pid, index, dev))
 		return true;
 	if (depth > 64)
 		return false;
@@ -103,7 +114,7 @@ static bool tree_holds_master(pid_t pid, unsigned index, int depth)
 		__cleanup_fclose FILE *f = fopen(cpath, "re");
 		int child;
 		while (f && fscanf(f, "%d", &child) == 1)
-			if (tree_holds_master(child, index, depth + 1))
+			if (tree_holds_master(child, index, dev, depth + 1))
 				return true;
 	}
 	return false;
@@ -113,7 +124,7 @@ bool dump_tty_internal(const struct dump_ctx *c, const struct stat *st)
 {
 	if (is_master(st))
 		return true;
-	return is_slave(st) && tree_holds_master(c->o->pid, slave_index(st->st_rdev), 0);
+	return is_slave(st) && tree_holds_master(c->o->pid, slave_index(st->st_rdev), st->st_dev, 0);
 }
 
 static int take_fd(pid_t pid, int fd, struct cr_err *e)
@@ -270,6 +281,30 @@ static int dump_queues(struct dump_ctx *c, int fd, const char *link, int cfd, Tt
 	return 0;
 }
 
+/* Where the devpts instance dev is: 0 crshim's /dev/pts (the restore makes the pty there), 1 a devpts of the
+ * tree's own mount tree (saved in mnt.img: the restore makes that instance again, the pty in it), -1 neither.
+ */
+static int devpts_kind(const struct dump_ctx *c, dev_t dev)
+{
+	struct stat pts, rs, own;
+	char path[64], line[4096];
+	if (!stat("/dev/pts", &pts) && pts.st_dev == dev)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%d/root", c->o->pid);
+	if (stat(path, &rs) || stat("/", &own) || (rs.st_dev == own.st_dev && rs.st_ino == own.st_ino))
+		return -1; /* the tree has crshim's root: its mounts are not saved */
+	snprintf(path, sizeof(path), "/proc/%d/mountinfo", c->o->pid);
+	__cleanup_fclose FILE *f = fopen(path, "re");
+	while (f && fgets(line, sizeof(line), f)) {
+		unsigned ma, mi;
+		const char *sep = strstr(line, " - ");
+		if (sep && sscanf(line, "%*u %*u %u:%u", &ma, &mi) == 2 && makedev(ma, mi) == dev &&
+		    !strncmp(sep, " - devpts ", 10))
+			return 1;
+	}
+	return -1;
+}
+
 /* This process leads the session whose controlling terminal the pty (slave rdev) is. */
 static void fill_ctty(struct dump_ctx *c, dev_t slave, TtyEntry *t)
 {
@@ -315,10 +350,15 @@ static int fill_external(struct dump_ctx *c, int fd, const char *link, struct du
 		return cr_fail(e,
 			       "fd %d is a pty slave (%.*s) whose master was closed (hung up): not supported",
 			       fd, (int)(n - d), link);
+	if (!c->o->shell_job && c->o->orphan_pts) {
+		te->t.orphan = true, te->t.has_orphan = 1;
+		return 0;
+	}
 	if (!c->o->shell_job)
 		return cr_fail(e,
 			       "fd %d is a terminal (%s) whose master is not in the dumped tree: dump with "
-			       "--shell-job (-j) to give it the restoring crshim's terminal",
+			       "--shell-job (-j) to give it the restoring crshim's terminal, or with "
+			       "--orphan-pts-master to make a new pair whose master goes to the caller",
 			       fd, link);
 	te->t.external = true, te->t.has_external = 1;
 	return 0;
@@ -341,15 +381,14 @@ int dump_tty_fill(struct dump_ctx *c, int fd, const char *link, const struct sta
 	if (cfd < 0)
 		return cr_wrap(e, "fd %d (%s)", fd, link);
 	unsigned index;
+	struct stat sst = *st; /* the slave's inode: its owner, mode and devpts instance */
+	bool have_slave = !master;
 	if (master) {
 		if (ioctl(cfd, TIOCGPTN, &index))
 			return cr_fail_sys(e, "fd %d (%s): TIOCGPTN", fd, link);
+		__cleanup_close int s = open_peer(cfd);
+		have_slave = s >= 0 && !fstat(s, &sst);
 	} else {
-		struct stat pts;
-		if (stat("/dev/pts", &pts) || pts.st_dev != st->st_dev)
-			return cr_fail(
-			    e, "fd %d is a terminal (%s) of another devpts instance, not supported yet", fd,
-			    link);
 		index = slave_index(st->st_rdev);
 		t->dev = st->st_dev, t->has_dev = 1; /* for its key tty[RDEV:DEV] (inherit-fd.c) */
 	}
@@ -358,10 +397,15 @@ int dump_tty_fill(struct dump_ctx *c, int fd, const char *link, const struct sta
 	fill_ctty(c, (dev_t)t->rdev, t);
 	if (!master && !dump_tty_internal(c, st) && fill_external(c, fd, link, te, e))
 		return -1;
-	struct stat sst = *st; /* the slave's inode: its owner and mode */
-	char spath[32];
-	snprintf(spath, sizeof(spath), "/dev/pts/%u", index);
-	if (!t->external && (!master || !stat(spath, &sst))) {
+	if (!t->external && have_slave) {
+		int k = devpts_kind(c, sst.st_dev);
+		if (k < 0)
+			return cr_fail(e,
+				       "fd %d is a terminal (%s) of a devpts instance mounted neither in the "
+				       "tree's mount tree nor at crshim's /dev/pts: not supported",
+				       fd, link);
+		if (k == 1)
+			t->pts_dev = sst.st_dev, t->has_pts_dev = 1;
 		t->slave_uid = sst.st_uid, t->has_slave_uid = 1;
 		t->slave_gid = sst.st_gid, t->has_slave_gid = 1;
 		t->slave_mode = sst.st_mode & 07777, t->has_slave_mode = 1;

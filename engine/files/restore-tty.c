@@ -3,6 +3,7 @@
  * the foreground process group. */
 #define LOG_PREFIX "restore-tty: "
 #include <errno.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -18,6 +19,7 @@
 #include "base/proc.h"
 #include "restore.h"
 #include "files/tty.h"
+#include "ns.h"
 
 #ifndef TIOCGPTPEER
 #define TIOCGPTPEER _IO('T', 0x41)
@@ -27,6 +29,7 @@
 #define MASTER_TRIES 64
 
 struct rtty_pair {
+	uint64_t dev;	/* pts_dev of the images: a devpts of the tree's mount tree; 0 crshim's /dev/pts */
 	uint32_t index; /* in the images */
 	uint32_t now;	/* the new pty's index */
 	int master, slave;
@@ -34,6 +37,7 @@ struct rtty_pair {
 
 /* One open file description made for the entries with this key. */
 struct rtty_desc {
+	uint64_t dev;
 	uint32_t index, flags, occ;
 	uint32_t tree_desc; /* file_entry.tree_desc (kcmp at dump), 0 if the image has none */
 	bool master, external;
@@ -73,28 +77,37 @@ static int set_termios(int fd, const TermiosEntry *te, struct cr_err *e)
 	return 0;
 }
 
+/* The devpts instance of an entry's pair (0: crshim's /dev/pts). */
+static uint64_t ent_dev(const TtyEntry *t)
+{
+	return t->has_pts_dev ? t->pts_dev : 0;
+}
+
 /* An entry of pty index (master: 1 the master's, 0 a slave's, -1 any). */
-static const TtyEntry *find_entry(const struct rst_task *ts, size_t n, uint32_t index, int master)
+static const TtyEntry *find_entry(const struct rst_task *ts, size_t n, uint64_t dev, uint32_t index,
+				  int master)
 {
 	for (size_t k = 0; k < n; k++)
 		for (size_t i = 0; i < ts[k].nr_files; i++) {
 			const FileEntry *f = ts[k].files[i];
 			if (is_tty_entry(f) && !f->tty->external && f->tty->index == index &&
-			    (master < 0 || f->tty->master == (master == 1)))
+			    ent_dev(f->tty) == dev && (master < 0 || f->tty->master == (master == 1)))
 				return f->tty;
 		}
 	return NULL;
 }
 
-/* A new master, with the old index if it is free (bounded). */
-static int open_master(uint32_t want, uint32_t *got, struct cr_err *e)
+/* A new master, with the old index if it is free (bounded); dirfd: the devpts it is made in (-1: crshim's
+ * /dev/ptmx). */
+static int open_master(int dirfd, uint32_t want, uint32_t *got, struct cr_err *e)
 {
 	int extra[MASTER_TRIES];
 	size_t n = 0;
 	int fd, err = 0;
 	unsigned idx = 0;
 	for (;;) {
-		fd = open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC);
+		fd = dirfd >= 0 ? openat(dirfd, "ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC)
+				: open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC);
 		if (fd < 0 || ioctl(fd, TIOCGPTN, &idx)) {
 			err = errno;
 			if (fd >= 0)
@@ -109,7 +122,8 @@ static int open_master(uint32_t want, uint32_t *got, struct cr_err *e)
 	for (size_t i = 0; i < n; i++)
 		close(extra[i]);
 	if (fd < 0)
-		return cr_fail_errno(e, err, "open /dev/ptmx");
+		return cr_fail_errno(e, err, "open %s",
+				     dirfd >= 0 ? "ptmx of the tree's devpts" : "/dev/ptmx");
 	*got = idx;
 	return fd;
 }
@@ -134,7 +148,8 @@ static int put_queues(const struct rtty_pair *p, const TtyEntry *m, struct cr_er
 
 static int pair_state(struct rtty_pair *p, const struct rst_task *ts, size_t n, struct cr_err *e)
 {
-	const TtyEntry *any = find_entry(ts, n, p->index, -1), *m = find_entry(ts, n, p->index, 1);
+	const TtyEntry *any = find_entry(ts, n, p->dev, p->index, -1),
+		       *m = find_entry(ts, n, p->dev, p->index, 1);
 	int one = 1, zero = 0;
 	if (ioctl(p->master, TIOCSPTLCK, &zero))
 		return cr_fail_sys(e, "unlock");
@@ -162,34 +177,66 @@ static int pair_state(struct rtty_pair *p, const struct rst_task *ts, size_t n, 
 	return 0;
 }
 
-static struct rtty_pair *find_pair(uint32_t index)
+static struct rtty_pair *find_pair(uint64_t dev, uint32_t index)
 {
 	for (size_t i = 0; i < nr_pairs; i++)
-		if (pairs[i].index == index)
+		if (pairs[i].index == index && pairs[i].dev == dev)
 			return &pairs[i];
 	return NULL;
 }
 
-static int make_pair(const struct rst_task *ts, size_t n, uint32_t index, struct cr_err *e)
+/* The master of an orphan pair (its master was outside the tree: a console) goes to the caller. */
+static int hand_orphan(const struct cr_opts *o, const struct rtty_pair *p, struct cr_err *e)
 {
+	if (!o->notify)
+		return cr_fail_errno(
+		    e, ENOTSUP,
+		    "pty %u: its master was outside the tree (dumped with --orphan-pts-master): "
+		    "only a restore through the RPC (orphan_pts_master) can hand the new master "
+		    "to its caller",
+		    p->index);
+	if (o->notify(o->notify_arg, "orphan-pts-master", 0, p->master))
+		return cr_fail_errno(
+		    e, ECANCELED, "pty %u: the caller refused the orphan-pts-master notification", p->index);
+	pr_info("pty %u: its new master (/dev/pts/%u) handed to the caller (orphan-pts-master)\n", p->index,
+		p->now);
+	return 0;
+}
+
+static int make_pair(const struct cr_opts *o, const struct rst_task *ts, size_t n, uint64_t dev,
+		     uint32_t index, struct cr_err *e)
+{
+	int dirfd = -1;
+	if (dev) {
+		dirfd = ns_rst_devpts(ts[0].ns, dev, e);
+		if (dirfd == -1)
+			return cr_wrap(e, "pty %u", index);
+		if (dirfd == -2)
+			return cr_fail_errno(e, ENOENT,
+					     "pty %u: its devpts (device %#" PRIx64
+					     ") is not in the images' mount tree",
+					     index, dev);
+	}
 	struct rtty_pair *np = realloc(pairs, (nr_pairs + 1) * sizeof(*np));
 	if (!np)
 		return cr_fail_errno(e, ENOMEM, "out of memory");
 	pairs = np;
 	struct rtty_pair *p = &pairs[nr_pairs];
-	*p = (struct rtty_pair){.index = index, .master = -1, .slave = -1};
-	p->master = open_master(index, &p->now, e);
+	*p = (struct rtty_pair){.dev = dev, .index = index, .master = -1, .slave = -1};
+	p->master = open_master(dirfd, index, &p->now, e);
 	if (p->master < 0)
 		return cr_wrap(e, "pty %u", index);
 	nr_pairs++;
-	if (!find_entry(ts, n, index, 1))
+	const TtyEntry *orphan = find_entry(ts, n, dev, index, 0);
+	if (!find_entry(ts, n, dev, index, 1) && !(orphan && orphan->orphan))
 		pr_warn("pty %u: its master was not in the tree: the new pty's master is closed\n", index);
 	if (p->now != index)
 		pr_warn("pty %u is taken: restored as /dev/pts/%u\n", index, p->now);
 	if (pair_state(p, ts, n, e))
 		return cr_wrap(e, "pty %u (now %u)", index, p->now);
-	pr_info("pty %u: restored as /dev/pts/%u (master fd %d)\n", index, p->now, p->master);
-	return 0;
+	pr_info("pty %u: restored as /dev/pts/%u%s (master fd %d)\n", index, p->now,
+		dirfd >= 0 ? " of the tree's devpts" : "", p->master);
+	return orphan && orphan->orphan && !find_entry(ts, n, dev, index, 1) ? hand_orphan(o, p, e) : 0;
 }
 
 /* Exclusive mode and the lock come last: both refuse further opens of the slave. */
@@ -198,7 +245,8 @@ static int pairs_finish(const struct rst_task *ts, size_t n, struct cr_err *e)
 	int one = 1;
 	for (size_t i = 0; i < nr_pairs; i++) {
 		struct rtty_pair *p = &pairs[i];
-		const TtyEntry *m = find_entry(ts, n, p->index, 1), *s = find_entry(ts, n, p->index, 0);
+		const TtyEntry *m = find_entry(ts, n, p->dev, p->index, 1),
+			       *s = find_entry(ts, n, p->dev, p->index, 0);
 		if (s && s->exclusive && ioctl(p->slave, TIOCEXCL))
 			return cr_fail_sys(e, "pty %u: TIOCEXCL", p->index);
 		if (m && m->locked && ioctl(p->master, TIOCSPTLCK, &one))
@@ -245,9 +293,10 @@ static int new_desc(const TtyEntry *t, uint32_t occ, uint32_t tree_desc, struct 
 	if (t->external)
 		fd = open(own_path, acc | O_NOCTTY | O_CLOEXEC);
 	else if (t->master)
-		fd = find_pair(t->index)->master;
+		fd = find_pair(ent_dev(t), t->index)->master;
 	else /* the flags as given stay in the description (no O_CLOEXEC there; O_LARGEFILE as open() adds) */
-		fd = ioctl(find_pair(t->index)->master, TIOCGPTPEER, acc | st | O_NOCTTY | O_LARGEFILE);
+		fd = ioctl(find_pair(ent_dev(t), t->index)->master, TIOCGPTPEER,
+			   acc | st | O_NOCTTY | O_LARGEFILE);
 	if (fd < 0)
 		return cr_fail_sys(e, "open %s", t->path ? t->path : "pty");
 	if (fcntl(fd, F_SETFD, FD_CLOEXEC) || fcntl(fd, F_SETFL, st) < 0) {
@@ -264,7 +313,7 @@ static int new_desc(const TtyEntry *t, uint32_t occ, uint32_t tree_desc, struct 
 	}
 	descs = nd;
 	descs[nr_descs++] =
-	    (struct rtty_desc){t->index, t->flags, occ, tree_desc, t->master, t->external, fd};
+	    (struct rtty_desc){ent_dev(t), t->index, t->flags, occ, tree_desc, t->master, t->external, fd};
 	return fd;
 }
 
@@ -281,13 +330,14 @@ static int desc_for(const struct rst_task *tk, size_t i, struct cr_err *e)
 		return new_desc(t, 0, td, e);
 	for (size_t j = 0; j < i && !t->master; j++) {
 		const FileEntry *g = tk->files[j];
-		occ += is_tty_entry(g) && g->tty->index == t->index && g->tty->master == t->master &&
-		       g->tty->external == t->external && g->tty->flags == t->flags;
+		occ += is_tty_entry(g) && g->tty->index == t->index && ent_dev(g->tty) == ent_dev(t) &&
+		       g->tty->master == t->master && g->tty->external == t->external &&
+		       g->tty->flags == t->flags;
 	}
 	for (size_t d = 0; d < nr_descs; d++) {
 		const struct rtty_desc *r = &descs[d];
 		if (!r->tree_desc && r->external == t->external && r->master == t->master &&
-		    (t->external || r->index == t->index) &&
+		    (t->external || (r->index == t->index && r->dev == ent_dev(t))) &&
 		    (t->master || (r->flags == t->flags && r->occ == occ)))
 			return r->fd;
 	}
@@ -325,9 +375,9 @@ int rst_tty_prepare(const struct cr_opts *o, struct rst_task *ts, size_t n, stru
 				continue;
 			if (check_entry(o, f, e))
 				return cr_wrap(e, "task %d", ts[k].pid);
-			if (f->tty->external
-				? open_own_tty(f, e)
-				: !find_pair(f->tty->index) && make_pair(ts, n, f->tty->index, e))
+			if (f->tty->external ? open_own_tty(f, e)
+					     : !find_pair(ent_dev(f->tty), f->tty->index) &&
+						   make_pair(o, ts, n, ent_dev(f->tty), f->tty->index, e))
 				return cr_wrap(e, "task %d", ts[k].pid);
 		}
 	for (size_t k = 0; k < n; k++)
@@ -422,7 +472,10 @@ static int ctty_fd(const struct rst_task *l, const TtyEntry **tty, int32_t *fg, 
 		*fg = f->tty->has_fg_pgrp ? f->tty->fg_pgrp : 0;
 		return f->inherit_fd;
 	}
-	const struct rtty_pair *p = l->pst->has_ctty_index ? find_pair(l->pst->ctty_index) : NULL;
+	const struct rtty_pair *p = NULL;
+	for (size_t i = 0; i < nr_pairs && l->pst->has_ctty_index && !p; i++)
+		if (pairs[i].index == l->pst->ctty_index)
+			p = &pairs[i];
 	if (!p)
 		return -1;
 	*tty = NULL;

@@ -228,6 +228,58 @@ gone() {
 	exec 5>&-
 }
 
+# A --console-socket receiver (helpers/recvtty.c) at $D/$1.sock copying the terminal to $D/$1: its pid is $RECV.
+recv_console() { # name
+	rm -f "$D/$1.sock"
+	"$HELPERS_BIN/recvtty" "$D/$1.sock" "$D/$1" 2>>"$D/recvtty.err" &
+	RECV=$!
+	CATS+=("$RECV")
+	for _ in $(seq 100); do
+		[ -S "$D/$1.sock" ] && return 0
+		sleep 0.05
+	done
+	echo "recvtty did not listen on $D/$1.sock" >&2
+	return 1
+}
+
+# The container's init has its fds 0-2 and its controlling terminal on a pty of its own devpts (not the host's).
+on_own_pty() {
+	local pid t
+	pid=$(runc state "$ID" | jq -r .pid)
+	t=$(readlink "/proc/$pid/fd/0")
+	[[ "$t" == /dev/pts/* ]] || { echo "fd 0 of $pid is $t" >&2; return 1; }
+	[ "$(readlink "/proc/$pid/fd/1")" = "$t" ] && [ "$(readlink "/proc/$pid/fd/2")" = "$t" ]
+	[ "$(awk '{print $7}' "/proc/$pid/stat")" != 0 ] # a controlling terminal
+	[ "$(stat -L -c %d "/proc/$pid/fd/0")" != "$(stat -c %d /dev/pts/ptmx)" ]
+}
+
+@test "runc: a container with a terminal (-t, --console-socket): its console goes on after restore" {
+	make_bundle "$B" "$COUNTER # $ID"
+	bundle_jq "$B" '.process.terminal = true'
+	recv_console tty1
+	first=$RECV
+	runc run -d --console-socket "$D/tty1.sock" --bundle "$B" "$ID" </dev/null
+	count_beyond "$D/tty1" 5
+	on_own_pty
+	checkpoint "$D/img"
+	[ -z "$(status_of "$ID")" ] || [ "$(status_of "$ID")" = stopped ]
+	wait "$first" # the terminal is gone with the container: the first receiver read all of it
+	at=$(count_of "$D/tty1")
+	recv_console tty2
+	restore "$D/img" --console-socket "$D/tty2.sock"
+	[ "$(status_of "$ID")" = running ]
+	on_own_pty
+	# the restored shell prints on through a new pty whose master runc got from crshim (orphan-pts-master)
+	count_beyond "$D/tty2" $((at + 5))
+	cat "$D/tty1" "$D/tty2" >"$D/all"
+	sequence_unbroken "$D/all"
+	grep -q "orphan-pts-master" "$D/img/restore.log"
+	runc kill "$ID" KILL
+	for _ in $(seq 50); do [ "$(status_of "$ID")" = stopped ] && break; sleep 0.1; done
+	runc delete "$ID"
+	wait "$RECV" # its terminal is gone too
+}
+
 @test "runc: --work-path holds the logs, --image-path the images" {
 	start_counter
 	mkdir -p "$D/work1" "$D/work2"
