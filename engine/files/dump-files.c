@@ -94,13 +94,57 @@ static bool is_tty(const struct stat *st)
 	return S_ISCHR(st->st_mode) && (maj == 4 || maj == 5 || (maj >= 136 && maj <= 143));
 }
 
-/* With --shell-job, fds 0-2 that are pipes, sockets or terminals are taken from the restoring crshim's
- * own fd of the same number, each on its own: never merge them, even if they share one description. */
+/* The ends (1 read, 2 write) of the pipe or FIFO st that process pid holds. */
+static unsigned pipe_ends_of(pid_t pid, const struct stat *st)
+{
+	char path[64];
+	unsigned ends = 0;
+	snprintf(path, sizeof(path), "/proc/%d/fd", pid);
+	__cleanup_closedir DIR *d = opendir(path);
+	struct dirent *de;
+	struct stat s;
+	struct proc_fdinfo fi;
+	struct cr_err e = {0};
+	while (d && ends != 3 && (de = readdir(d))) {
+		if (de->d_name[0] == '.' || fstatat(dirfd(d), de->d_name, &s, 0) || s.st_ino != st->st_ino ||
+		    s.st_dev != st->st_dev || proc_parse_fdinfo(pid, atoi(de->d_name), &fi, &e))
+			continue;
+		unsigned acc = fi.flags & O_ACCMODE;
+		ends |= acc == O_RDONLY ? 1 : acc == O_WRONLY ? 2 : 3;
+	}
+	return ends;
+}
+
+/* A pipe of which the tree holds both ends (a child's stdio to its parent) is the tree's own. */
+static bool tree_pipe(const struct dump_ctx *c, const struct stat *st)
+{
+	unsigned ends = 0;
+	for (size_t i = 0; i < c->ntree && ends != 3; i++)
+		if (!c->tree[i].zombie)
+			ends |= pipe_ends_of(c->tree[i].pid, st);
+	return ends == 3;
+}
+
+/* With --shell-job, fds 0-2 that are pipes (of which the tree holds one end), sockets or terminals are taken
+ * from the restoring crshim's own fd of the same number, each on its own: never merge them, even if they
+ * share one description. */
 static bool inherited_stdio(const struct dump_ctx *c, const struct fd_src *f)
 {
-	const struct stat *st = &f->st;
-	return f->fd <= 2 && c->o->shell_job &&
-	       (S_ISFIFO(st->st_mode) || S_ISSOCK(st->st_mode) || (is_tty(st) && !dump_tty_internal(c, st)));
+	return f->stdio_inh;
+}
+
+static void find_inherited_stdio(const struct dump_ctx *c, struct fd_src *f, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct stat *st = &f[i].st;
+		f[i].stdio_inh = f[i].fd <= 2 && c->o->shell_job &&
+				 ((S_ISFIFO(st->st_mode) && !tree_pipe(c, st)) || S_ISSOCK(st->st_mode) ||
+				  (is_tty(st) && !dump_tty_internal(c, st)));
+		if (f[i].fd <= 2 && c->o->shell_job && S_ISFIFO(st->st_mode) && !f[i].stdio_inh)
+			pr_info(
+			    "fd %d: a pipe of which the tree holds both ends: the tree's, not the shell's\n",
+			    f[i].fd);
+	}
 }
 
 static void dedup_fds(struct dump_ctx *c, struct fd_src *f, size_t n)
@@ -358,6 +402,7 @@ int dump_files_write(struct dump_ctx *c, struct cr_err *e)
 	size_t n = 0;
 	if (collect_fds(c, &f, &n, e))
 		return cr_wrap(e, "files");
+	find_inherited_stdio(c, f, n);
 	dedup_fds(c, f, n);
 	int ret = write_images(c, f, n, e);
 	free_fds(f, n);

@@ -30,10 +30,11 @@ struct rst_task;
 struct fd_src {
 	pid_t pid;
 	int fd;
-	uint32_t id; /* file_entry id */
-	bool dup;    /* same description as an earlier fd */
-	char *link;  /* readlink of /proc/PID/fd/FD */
-	char *old;   /* a deleted file reopened by another link: its deleted name */
+	uint32_t id;	/* file_entry id */
+	bool dup;	/* same description as an earlier fd */
+	bool stdio_inh; /* --shell-job: fd 0-2 taken from the restoring crshim (dump-files.c) */
+	char *link;	/* readlink of /proc/PID/fd/FD */
+	char *old;	/* a deleted file reopened by another link: its deleted name */
 	struct stat st;
 	struct proc_fdinfo fi;
 	int domain;		  /* a socket's SO_DOMAIN, -1 if it could not be read (not a socket: 0) */
