@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -105,7 +107,57 @@ struct rst {
 	struct oci_state st;
 	struct oci_config *cf;
 	const char *cg_root[1]; /* --cgroup-root: the config's cgroupsPath */
+	int console;		/* --console-socket, connected (-1: none) */
 };
+
+/* The new master of the container's console (its master was the runtime's, outside the tree: the images hold
+ * it as an orphan pair) goes to the --console-socket receiver, as runc hands it over. */
+static int console_notify(void *arg, const char *script, pid_t pid, int fd)
+{
+	struct rst *r = arg;
+	if (fd < 0 || strcmp(script, "orphan-pts-master"))
+		return 0;
+	char name[] = "orphan-pts-master";
+	struct iovec iov = {.iov_base = name, .iov_len = sizeof(name) - 1};
+	union {
+		char b[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} ctl;
+	memset(&ctl, 0, sizeof(ctl));
+	struct msghdr mh = {
+	    .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.b, .msg_controllen = sizeof(ctl.b)};
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
+	cm->cmsg_level = SOL_SOCKET, cm->cmsg_type = SCM_RIGHTS, cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+	if (sendmsg(r->console, &mh, MSG_NOSIGNAL) < 0) {
+		pr_err("send the console's master to --console-socket: %s\n", strerror(errno));
+		return -1;
+	}
+	pr_info("the console's new master sent to --console-socket\n");
+	return 0;
+}
+
+static int console_connect(struct shim_cmd *c, struct rst *r, struct cr_err *err)
+{
+	if (!c->console_socket) {
+		if (r->cf->process.terminal)
+			return cr_fail_errno(
+			    err, EINVAL,
+			    "the container has a terminal (process.terminal): give --console-socket "
+			    "to receive its new master");
+		return 0;
+	}
+	struct sockaddr_un a = {.sun_family = AF_UNIX};
+	if (strlen(c->console_socket) >= sizeof(a.sun_path))
+		return cr_fail_errno(err, ENAMETOOLONG, "--console-socket %s", c->console_socket);
+	memcpy(a.sun_path, c->console_socket, strlen(c->console_socket) + 1);
+	r->console = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (r->console < 0 || connect(r->console, (struct sockaddr *)&a, sizeof(a)))
+		return cr_fail_sys(err, "connect to --console-socket %s", c->console_socket);
+	c->opts.notify = console_notify;
+	c->opts.notify_arg = r;
+	return 0;
+}
 
 static int prepare(struct shim_cmd *c, struct rst *r, struct cr_err *err)
 {
@@ -129,10 +181,8 @@ static int prepare(struct shim_cmd *c, struct rst *r, struct cr_err *err)
 	r->cf = oci_config_load(r->bundle, err);
 	if (!r->cf || bundle_fault(c, r->cf, NULL, err))
 		return -1;
-	if (c->console_socket)
-		return cr_fail_errno(err, ENOTSUP,
-				     "--console-socket is not supported yet (the restored tree keeps "
-				     "the terminal it had)");
+	if (console_connect(c, r, err))
+		return -1;
 	if (r->cf->root_path) {
 		if (bundle_abs(r->root, sizeof(r->root), r->bundle, r->cf->root_path))
 			return cr_fail_errno(err, ENAMETOOLONG, "root.path");
@@ -173,6 +223,7 @@ int bundle_restore(struct shim_cmd *c)
 		cr_fail_errno(&err, ENOMEM, "restore");
 		return bundle_fail(c, "restore", &err);
 	}
+	r->console = -1;
 	bundle_default_log(c, "restore.log");
 	if (prepare(c, r, &err) || shim_setup_log(c, &err) || pre_hooks(r, &err)) {
 		ret = bundle_fail(c, "restore", &err);
@@ -212,6 +263,8 @@ int bundle_restore(struct shim_cmd *c)
 		pr_info("container %s: init %d exited, status %d\n", r->id, root, ret);
 	}
 out:
+	if (r->console >= 0)
+		close(r->console);
 	oci_config_free(r->cf);
 	free(r);
 	log_close();

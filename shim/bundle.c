@@ -240,6 +240,7 @@ static int run_checkpoint(struct shim_cmd *c)
 	if (!cf || bundle_fault(c, cf, st, &err) || dump_externals(c, cf, &err))
 		goto out;
 	c->opts.pid = st->pid;
+	c->opts.orphan_pts |= cf->process.terminal; /* its console's master is the runtime's */
 	bundle_default_log(c, "checkpoint.log");
 	if (mkdir(c->opts.images_dir, 0700) && errno != EEXIST) {
 		cr_fail_sys(&err, "create images dir %s", c->opts.images_dir);

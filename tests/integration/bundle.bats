@@ -9,7 +9,32 @@ setup() {
 }
 
 teardown() {
+	[ ! -f "$OCI_T/recv.pids" ] || kill $(cat "$OCI_T/recv.pids") 2>/dev/null || true
 	oci_cleanup
+}
+
+# A --console-socket receiver (helpers/recvtty.c) at $OCI_T/$1.sock copying the terminal to $OCI_T/$1.
+recv_console() { # name
+	"$OCI_T/recvtty" "$OCI_T/$1.sock" "$OCI_T/$1" 2>>"$OCI_T/recvtty.err" &
+	RECV=$!
+	echo "$RECV" >>"$OCI_T/recv.pids"
+	for _ in $(seq 100); do
+		[ -S "$OCI_T/$1.sock" ] && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+# The last count a terminal file holds once it passes $2 (10 s at most).
+tty_count_passes() { # file min
+	local v
+	for _ in $(seq 100); do
+		v=$(tail -n1 "$1" 2>/dev/null)
+		case $v in '' | *[!0-9]*) ;; *) [ "$v" -gt "$2" ] && return 0 ;; esac
+		sleep 0.1
+	done
+	echo "count in $1 stuck at $v (<= $2)" >&2
+	return 1
 }
 
 # A runc container oci-bt$$-$1 of the counter, running; its bundle is $OCI_T/$1.
@@ -149,4 +174,36 @@ PY
 	"$CRSHIM" delete --force "oci-r$$-g"
 	! ls -d /sys/fs/cgroup/*/"oci-cg$$/g" 2>/dev/null
 	for c in /sys/fs/cgroup/*; do rmdir "$c/oci-cg$$" 2>/dev/null || true; done
+}
+
+@test "bundle: a container with a terminal (runc -t): after restore its console goes to --console-socket" {
+	oci_need gcc
+	gcc -O2 -Wall -Werror -o "$OCI_T/recvtty" "$BATS_TEST_DIRNAME/helpers/recvtty.c"
+	oci_bundle "$OCI_T/t" "i=0; while :; do i=\$((i+1)); echo \$i; sleep 0.1; done # oci-mark-$$-t" oci-ht
+	sed -i 's/"terminal": false/"terminal": true/' "$OCI_T/t/config.json"
+	grep -q '"terminal": true' "$OCI_T/t/config.json"
+	recv_console t1
+	first=$RECV
+	(cd "$OCI_T/t" && runc run -d --console-socket "$OCI_T/t1.sock" "oci-bt$$-t" </dev/null >/dev/null 2>&1)
+	tty_count_passes "$OCI_T/t1" 3
+	run "$CRSHIM" checkpoint "oci-bt$$-t" --image-path "$OCI_T/img-t"
+	[ "$status" = 0 ] || { echo "$output"; tail -5 "$OCI_T/img-t/checkpoint.log"; false; }
+	wait "$first" # its terminal went with it
+	runc delete -f "oci-bt$$-t"
+	at=$(tail -n1 "$OCI_T/t1")
+	# its console needs a receiver: refused with one line before anything is made
+	run "$CRSHIM" restore --bundle "$OCI_T/t" --image-path "$OCI_T/img-t" "oci-r$$-t" --detach
+	[ "$status" = 1 ] && [[ "$output" == *"--console-socket"* ]] && [ "$(echo "$output" | grep -c .)" = 1 ]
+	recv_console t2
+	run "$CRSHIM" restore --bundle "$OCI_T/t" --image-path "$OCI_T/img-t" "oci-r$$-t" --detach \
+		--console-socket "$OCI_T/t2.sock"
+	[ "$status" = 0 ] || { echo "$output"; tail -5 "$OCI_T/img-t/restore.log"; false; }
+	pid=$(oci_pid "oci-r$$-t")
+	[[ "$(readlink "/proc/$pid/fd/1")" == /dev/pts/* ]]
+	tty_count_passes "$OCI_T/t2" $((at + 3))
+	cat "$OCI_T/t1" "$OCI_T/t2" | awk 'NR > 1 && $1 != prev + 1 { print "line " NR ": " $1 " after " prev; exit 1 } { prev = $1 }'
+	"$CRSHIM" kill "oci-r$$-t" KILL
+	oci_stopped "oci-r$$-t"
+	"$CRSHIM" delete "oci-r$$-t"
+	wait "$RECV"
 }
