@@ -321,7 +321,10 @@ static int vma_classify(struct dump_ctx *c, const struct proc_vma *v, VmaEntry *
 	ve->prot = (v->perms[0] == 'r' ? PROT_READ : 0) | (v->perms[1] == 'w' ? PROT_WRITE : 0) |
 		   (v->perms[2] == 'x' ? PROT_EXEC : 0);
 	ve->has_prot = 1;
-	ve->flags = (shared ? MAP_SHARED : MAP_PRIVATE) | ((v->vmflags & PROC_VMA_GD) ? MAP_GROWSDOWN : 0) |
+	ve->flags = (shared			  ? MAP_SHARED
+		     : (v->vmflags & PROC_VMA_DP) ? MAP_DROPPABLE_ /* its pages may go under pressure */
+						  : MAP_PRIVATE) |
+		    ((v->vmflags & PROC_VMA_GD) ? MAP_GROWSDOWN : 0) |
 		    ((v->vmflags & PROC_VMA_NR) ? MAP_NORESERVE : 0);
 	ve->has_flags = 1;
 	ve->madv = v->madv, ve->has_madv = 1;

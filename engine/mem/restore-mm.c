@@ -14,6 +14,7 @@
 #include "base/cleanup.h"
 #include "base/fault.h"
 #include "base/log.h"
+#include "base/proc.h"
 #include "restore.h"
 #include "base/vma-flags.h"
 
@@ -239,7 +240,7 @@ static size_t vma_blocks(const struct rst_task *t, const VmaEntry *v, size_t *bi
  * not where the task asked for no huge pages. */
 static void mark_thp(struct rst_vma *r, struct rst_pblock *rb)
 {
-	if (r->kind != RST_VMA_ANON || (r->flags & MAP_GROWSDOWN) ||
+	if (r->kind != RST_VMA_ANON || (r->flags & MAP_GROWSDOWN) || (r->flags & MAP_DROPPABLE_) ||
 	    (r->madv & (VMA_F_NOHUGEPAGE | VMA_F_LOCKED)))
 		return;
 	for (uint32_t i = r->first_block; i < r->first_block + r->nr_blocks; i++)
@@ -313,8 +314,8 @@ static int fill_vmas(struct rst_task *t, struct rst_vma *rv, struct rst_pblock *
 				      .end = v->end,
 				      .pgoff = v->pgoff,
 				      .prot = v->prot,
-				      .flags = v->flags &
-					       (MAP_SHARED | MAP_PRIVATE | MAP_GROWSDOWN | MAP_NORESERVE),
+				      .flags = v->flags & (MAP_SHARED | MAP_PRIVATE | MAP_DROPPABLE_ |
+							   MAP_GROWSDOWN | MAP_NORESERVE),
 				      .madv = v->madv,
 				      .mfile = t->vma_mfile[i],
 				      .first_block = (uint32_t)nb,

@@ -20,6 +20,7 @@
 #include "image/csum.h"
 #include "base/fault.h"
 #include "base/log.h"
+#include "base/proc.h"
 #include "restore.h"
 #include "base/vma-flags.h"
 
@@ -160,7 +161,7 @@ static void prefill_plan(struct rst_task *t, uint8_t *kind)
 		     bi++)
 			data += pm->blocks[bi].len;
 		if ((v->kind != VMA_KIND__VMA_ANON_PRIVATE && v->kind != VMA_KIND__VMA_HEAP) ||
-		    (v->flags & MAP_GROWSDOWN) || data < PREFILL_MIN)
+		    (v->flags & (MAP_GROWSDOWN | MAP_DROPPABLE_)) || data < PREFILL_MIN)
 			continue;
 		if (bi < pm->nr && pm->blocks[bi].vaddr < v->end)
 			continue; /* a block crosses the end: leave this VMA to the blob */

@@ -1,0 +1,34 @@
+/* A MAP_DROPPABLE mapping (its pages may be dropped under memory pressure; Linux 6.11) with data in it. After
+ * restore it is droppable again (VmFlags "dp"), not ordinary private memory, and what it still holds is the
+ * data of before, page by page (a dropped page reads as zeros). */
+#include <string.h>
+#include <sys/mman.h>
+#include "zdtmtst.h"
+
+#define MAP_DROPPABLE_ 0x08
+#define NP 16
+
+int main(int argc, char **argv)
+{
+	static char want[NP * PAGE];
+	test_init(argc, argv);
+	char *p = mmap(NULL, NP * PAGE, PROT_READ | PROT_WRITE, MAP_DROPPABLE_ | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		test_skip("no MAP_DROPPABLE here (errno %d)", errno);
+	datagen(want, sizeof(want), 77);
+	memcpy(p, want, sizeof(want));
+	if (vma_has_flag(p, "dp") != 1)
+		fail("the mapping is not droppable before the dump");
+	test_daemon();
+	test_waitsig();
+
+	if (vma_has_flag(p, "dp") != 1)
+		fail("the droppable mapping came back as ordinary memory (no \"dp\" in VmFlags)");
+	static const char zero[PAGE];
+	for (int i = 0; i < NP; i++)
+		if (memcmp(p + i * PAGE, want + i * PAGE, PAGE) && memcmp(p + i * PAGE, zero, PAGE))
+			fail("page %d holds neither its data nor zeros", i);
+	p[0] = 1;
+	pass();
+	return 0;
+}
