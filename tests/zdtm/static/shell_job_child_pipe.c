@@ -23,7 +23,9 @@ int main(int argc, char **argv)
 		fail("fork");
 	if (ch == 0) {
 		test_forked();
-		setpgid(0, 0); /* a group of its own: the runner compares the group of every process but the root */
+		setpgid(
+		    0,
+		    0); /* a group of its own: the runner compares the group of every process but the root */
 		if (dup2(in[0], 0) != 0 || dup2(out[1], 1) != 1)
 			_exit(1);
 		close(in[0]), close(in[1]), close(out[0]), close(out[1]);
