@@ -125,6 +125,32 @@ static bool established_tcp(const InetSkEntry *ie)
 	return ie->protocol == IPPROTO_TCP && sk_tcp_repair_state(ie->state) && ie->tcp;
 }
 
+/* bind; an address this host does not have (bound under IP_FREEBIND that was turned off afterwards) is bound
+ * with the option on for the bind alone, as it was then; the option is back as the image had it. */
+static int bind_any(int sk, const InetSkEntry *ie, const struct sockaddr *a, socklen_t alen)
+{
+	if (!bind(sk, a, alen))
+		return 0;
+	if (errno != EADDRNOTAVAIL)
+		return -1;
+	int lvl = a->sa_family == AF_INET6 ? IPPROTO_IPV6 : IPPROTO_IP;
+	int name = a->sa_family == AF_INET6 ? IPV6_FREEBIND : IP_FREEBIND, on = 1, was = 0;
+	socklen_t l = sizeof(was);
+	if (getsockopt(sk, lvl, name, &was, &l) || was) {
+		errno = EADDRNOTAVAIL;
+		return -1;
+	}
+	if (setsockopt(sk, lvl, name, &on, sizeof(on)))
+		return -1;
+	int r = bind(sk, a, alen), err = errno;
+	if (setsockopt(sk, lvl, name, &was, sizeof(was)))
+		return -1;
+	pr_info("port %u: bound to an address this host lacks, with IP_FREEBIND for the bind only\n",
+		ie->src_port);
+	errno = err;
+	return r;
+}
+
 static int inet_setup(int sk, const InetSkEntry *ie, char *msg, size_t len)
 {
 	struct sockaddr_storage src, dst;
@@ -140,7 +166,7 @@ static int inet_setup(int sk, const InetSkEntry *ie, char *msg, size_t len)
 		return tcp_repair_restore(sk, ie, (struct sockaddr *)&src, slen, (struct sockaddr *)&dst,
 					  dlen, msg, len);
 	sk_queue_filter(sk, ie);
-	if (ie->has_src_addr && bind(sk, (struct sockaddr *)&src, slen))
+	if (ie->has_src_addr && bind_any(sk, ie, (struct sockaddr *)&src, slen))
 		return sk_errmsg(msg, len, "bind to port %u", ie->src_port);
 	if (sk_queue_restore(sk, ie, msg, len)) /* before connect: from any sender */
 		return -1;
