@@ -8,13 +8,19 @@
  * Data queued in a pty pair, both ways, is taken out and put back at once (tty-queue.c), and saved on the
  * master's entries; where that cannot be exact it is left in place and the dump warns (one line).
  *
- * Restore (in crshim, before the tree is created): one new pty pair per index (the old index is asked for
- * by opening masters until it comes, bounded), unlocked, state set, and one open file description per
- * (index, side, flags) as after a fork; each entry becomes FILE_INHERIT of crshim's fd, like a pipe shared
- * by processes; the queued data goes back in before the tree exists. An external terminal becomes a new open
- * of crshim's controlling terminal (its termios set from the image; its window size is the new terminal's). A
- * session leader takes its terminal with TIOCSCTTY after setsid; the leader of the foreground group makes it
- * the foreground (tcsetpgrp). */
+ * Each entry names its devpts instance (pts_dev): crshim's /dev/pts, or a devpts of the tree's saved mount
+ * tree (ns mode, containers). With --orphan-pts-master a slave whose master is outside the tree (a
+ * container's console) is saved as an orphan pair.
+ *
+ * Restore (in crshim, before the tree is created): one new pty pair per (instance, index), in crshim's
+ * /dev/ptmx or in the tree's devpts that ns_rst_devpts makes (the old index is asked for by opening masters
+ * until it comes, bounded), unlocked, state set, and one open file description per (index, side, flags) as
+ * after a fork; each entry becomes FILE_INHERIT of crshim's fd, like a pipe shared by processes; the queued
+ * data goes back in before the tree exists. An orphan pair's master goes to the caller (notify
+ * orphan-pts-master, SCM_RIGHTS). An external terminal becomes a new open of crshim's controlling terminal
+ * (its termios set from the image; its window size is the new terminal's). A session leader takes its
+ * terminal with TIOCSCTTY after setsid; the leader of the foreground group makes it the foreground
+ * (tcsetpgrp). */
 #ifndef CRSHIM_TTY_H
 #define CRSHIM_TTY_H
 

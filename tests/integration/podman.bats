@@ -51,8 +51,8 @@ start_counter() {
 	logs_beyond "$ID" 5
 }
 
-last_count() {
-	pm logs "$1" 2>/dev/null | tail -n1
+last_count() { # (a terminal's log has \r\n line ends)
+	pm logs "$1" 2>/dev/null | tr -d '\r' | tail -n1
 }
 
 logs_beyond() { # name count
@@ -80,6 +80,23 @@ state_of() {
 	logs_beyond "$ID" $((at + 5))
 	pm logs "$ID" >"$D/log"
 	sequence_unbroken "$D/log"
+}
+
+@test "podman: a container with a terminal (-t): checkpoint and restore, its console goes on" {
+	pm run -d -t --name "$ID" --network none --log-driver k8s-file --ulimit nofile=1024:1024 \
+		--ulimit nproc=1024:1024 localhost/rpc-busybox sh -c "$COUNTER # $ID" >/dev/null
+	logs_beyond "$ID" 5
+	pm container checkpoint "$ID"
+	[ "$(state_of "$ID")" = exited ]
+	at=$(last_count "$ID")
+	pm container restore "$ID"
+	[ "$(state_of "$ID")" = running ]
+	# conmon got the new console's master through runc's --console-socket (crshim's orphan-pts-master)
+	logs_beyond "$ID" $((at + 5))
+	pm logs "$ID" | tr -d '\r' >"$D/log"
+	sequence_unbroken "$D/log"
+	pid=$(pm inspect -f '{{.State.Pid}}' "$ID")
+	[[ "$(readlink "/proc/$pid/fd/1")" == /dev/pts/* ]]
 }
 
 @test "podman: checkpoint --leave-running, then restore from it" {
