@@ -162,6 +162,7 @@ static int share_ghost(const struct rst_task *t, const GhostFileEntry *g, struct
 			if (fd < 0)
 				return -1;
 			rg->node = o->node;
+			rg->dir = o->dir;
 			ghost_done(g, rg, fd, o->path);
 			return 1;
 		}
