@@ -176,6 +176,7 @@ PY
 	for c in /sys/fs/cgroup/*; do rmdir "$c/oci-cg$$" 2>/dev/null || true; done
 }
 
+# bats test_tags=extra
 @test "bundle: a container with a terminal (runc -t): after restore its console goes to --console-socket" {
 	oci_need gcc
 	gcc -O2 -Wall -Werror -o "$OCI_T/recvtty" "$BATS_TEST_DIRNAME/helpers/recvtty.c"

@@ -82,6 +82,7 @@ state_of() {
 	sequence_unbroken "$D/log"
 }
 
+# bats test_tags=extra
 @test "podman: a container with a terminal (-t): checkpoint and restore, its console goes on" {
 	pm run -d -t --name "$ID" --network none --log-driver k8s-file --ulimit nofile=1024:1024 \
 		--ulimit nproc=1024:1024 localhost/rpc-busybox sh -c "$COUNTER # $ID" >/dev/null
