@@ -38,6 +38,9 @@ struct rsk {
 	char *made;	   /* the socket file this restore bound (absolute path), NULL: none */
 	dev_t made_dev;	   /* and its inode, so that a failed restore removes only that file */
 	ino_t made_ino;
+	char *dirs[8]; /* directories of a deleted socket file that were removed too: made for the bind,
+			  removed again (absolute, deepest last) */
+	int ndirs;
 };
 static struct rsk *sks;
 static size_t nsks;
@@ -183,6 +186,33 @@ static void unlink_made(struct rsk *r)
 	}
 }
 
+/* The directories of r's path that are missing (removed with the deleted socket file) are made (0700),
+ * listed in r->dirs (absolute); 0 if any was made. */
+static int make_dirs(struct rsk *r)
+{
+	char p[sizeof(r->addr.sun_path) + 1], cwd[PATH_MAX] = "";
+	snprintf(p, sizeof(p), "%s", r->addr.sun_path);
+	if (p[0] != '/' && !getcwd(cwd, sizeof(cwd)))
+		return -1;
+	for (char *s = strchr(p + 1, '/'); s && r->ndirs < (int)ARRAY_SIZE(r->dirs); s = strchr(s + 1, '/')) {
+		*s = '\0';
+		if (!mkdir(p, 0700) && asprintf(&r->dirs[r->ndirs], "%s%s%s", cwd, cwd[0] ? "/" : "", p) >= 0)
+			r->ndirs++;
+		*s = '/';
+	}
+	return r->ndirs ? 0 : -1;
+}
+
+static void rm_dirs(struct rsk *r)
+{
+	while (r->ndirs > 0) {
+		char *d = r->dirs[--r->ndirs];
+		if (rmdir(d))
+			pr_warn("socket:[%u]: rmdir %s: %s\n", r->ino, d, strerror(errno));
+		free(d);
+	}
+}
+
 /* A path name: a stale socket file left by the dumped task is removed; a deleted one is bound where it
  * was (or next to it when the name is taken) and unlinked at the end. */
 static int bind_path(struct rsk *r, struct cr_err *e)
@@ -209,7 +239,10 @@ static int bind_path(struct rsk *r, struct cr_err *e)
 					     r->ino, sk_name(u, nb, sizeof(nb)));
 		}
 	}
-	if (bind(r->fd, (struct sockaddr *)&r->addr, r->alen))
+	int b = bind(r->fd, (struct sockaddr *)&r->addr, r->alen);
+	if (b && errno == ENOENT && u->deleted && !make_dirs(r)) /* its directory was removed too */
+		b = bind(r->fd, (struct sockaddr *)&r->addr, r->alen);
+	if (b)
 		return cr_fail_sys(e, "socket:[%u]: bind to %s", r->ino, r->addr.sun_path);
 	if (remember_file(r, e))
 		return -1;
@@ -644,6 +677,7 @@ static int finish(struct cr_err *e)
 		leave(here);
 		if (ret)
 			return cr_fail_errno(e, err, "socket:[%u]: unlink %s", r->ino, r->addr.sun_path);
+		rm_dirs(r);
 	}
 	return 0;
 }
@@ -684,6 +718,7 @@ void rst_sk_unix_done(bool failed)
 	for (size_t i = 0; i < nsks; i++) {
 		if (failed && sks[i].made)
 			unlink_made(&sks[i]);
+		rm_dirs(&sks[i]);
 		free(sks[i].made);
 		if (sks[i].fd >= 0)
 			close(sks[i].fd);
