@@ -312,6 +312,15 @@ static bool same_cred(const UnixSkEntry *a, const UnixSkEntry *b)
 	return a->peer_pid == b->peer_pid && a->peer_uid == b->peer_uid && a->peer_gid == b->peer_gid;
 }
 
+/* An unnamed dgram socket with messages queued and no peer: only a peer could send to it (a socketpair, a
+ * connect to it), and that peer was closed. It is made as one end of a pair whose other end puts the
+ * messages back and is closed (a send then fails with ECONNREFUSED as before). */
+static bool orphan_dgram(const UnixSkEntry *u)
+{
+	return u->type == SOCK_DGRAM && !u->peer && !u->ext_peer && (!u->has_name || !u->name.len) &&
+	       u->queue_saved && u->n_queue;
+}
+
 /* socketpair() by the process both ends name (SO_PEERCRED) */
 static int make_pair(struct rsk *a, struct rsk *b, struct cr_err *e)
 {
@@ -399,6 +408,11 @@ static int make_sockets(struct cr_err *e)
 			continue; /* phase 3 */
 		if (u->state == ST_ESTABLISHED && u->type != SOCK_DGRAM && !u->peer && !u->ext_peer) {
 			if (make_pair(r, NULL, e)) /* its peer was closed */
+				return -1;
+			continue;
+		}
+		if (orphan_dgram(u)) { /* its peer was closed after it sent: its end sends them again */
+			if (make_pair(r, NULL, e))
 				return -1;
 			continue;
 		}
@@ -614,7 +628,7 @@ static int put_msg(struct rsk *r, const UnixSkMsg *m, struct cr_err *e)
 	int src = p && p->fd >= 0 ? p->fd : r->ghost;
 	bool connected = src >= 0;
 	__cleanup_close int tmp = -1;
-	if (r->u->type == SOCK_DGRAM && !mutual_peer(r) && !(p && p->fd >= 0)) {
+	if (r->u->type == SOCK_DGRAM && r->ghost < 0 && !mutual_peer(r) && !(p && p->fd >= 0)) {
 		struct rsk *s = m->has_sender && m->sender.len ? bound_to(&m->sender) : NULL;
 		connected = false;
 		if (s) {
