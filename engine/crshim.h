@@ -37,18 +37,21 @@ struct cr_opts {
 	bool track_mem;			/* --track-mem: dirty-page tracking (engine/mem/README.md) */
 	bool auto_dedup;		/* --auto-dedup: punch the pages this dump holds out of its parents */
 	bool pre_dump;			/* set by eng_pre_dump: memory only, the tree is left running */
+	bool page_server;		/* --page-server: the pages go to ps_address:ps_port */
 	unsigned long long ghost_limit; /* --ghost-limit: bytes of data of an unlinked file (default 1 MiB) */
 	const char *prev_images_dir; /* --prev-images-dir: the parent images (a pre-dump), relative to -D */
-	const char *root;	     /* --root */
-	bool detach;		     /* restore -d */
-	bool restore_sibling;	     /* restore: the root is our sibling (CLONE_PARENT), not our child */
-	const char *pidfile;	     /* restore --pidfile */
-	const char *log_file;	     /* -o */
-	int verbosity;		     /* -v */
-	int fault;		     /* fault point id, 0 = none (engine/fault.h) */
+	const char *ps_address; /* dump/pre-dump --page-server --address (page-server: where to listen) */
+	const char *root;	/* --root */
+	bool detach;		/* restore -d */
+	bool restore_sibling;	/* restore: the root is our sibling (CLONE_PARENT), not our child */
+	const char *pidfile;	/* restore --pidfile */
+	const char *log_file;	/* -o */
+	int verbosity;		/* -v */
+	int fault;		/* fault point id, 0 = none (engine/fault.h) */
 	/* --inherit-fd fd[N]:KEY and --external KEY, as given on the command line (repeatable). */
 	const char *const *inherit_fd;
 	int n_inherit_fd;
+	int ps_port; /* --port of --page-server and page-server */
 	const char *const *external;
 	int n_external;
 	/* Namespaces (ns/): --empty-ns (CLONE_NEW* flags: made empty, the caller fills them), --join-ns
@@ -92,6 +95,13 @@ int eng_mem_track_supported(char *why, size_t len);
 /* restore: on success *root_pid is the restored root. With o->detach the tasks are left running
  * detached; otherwise the caller should wait for root_pid (it is our child). */
 int eng_restore(struct cr_opts *o, pid_t *root_pid, struct cr_err *err);
+
+/* page-server: listen on o->ps_address:o->ps_port (port 0: the kernel chooses; *port gets it). Then serve
+ * one dump's pages into o->images_dir (opened by eng_page_server_listen) and return: 0 when the dump
+ * finished, -1 when it failed or the connection dropped (what it sent is removed). Protocol:
+ * engine/image/page-xfer.md. */
+int eng_page_server_listen(struct cr_opts *o, int *lfd, int *port, struct cr_err *err);
+int eng_page_server_serve(struct cr_opts *o, int lfd, struct cr_err *err);
 
 /* check: probe the kernel features crshim needs. feature NULL = all. Writes a report to out. */
 int eng_check(const char *feature, FILE *out, struct cr_err *err);

@@ -33,6 +33,7 @@
 #include "mem/shmem.h"
 #include "files/tty.h"
 #include "mem/track.h"
+#include "image/page-xfer.h"
 
 static void remove_created(struct dump_ctx *c)
 {
@@ -59,6 +60,17 @@ static int open_images_dir(struct cr_opts *o, struct cr_err *e)
 	close(fd);
 	unlinkat(o->imgdir_fd, probe, 0);
 	return 0;
+}
+
+/* --page-server: connect before anything is touched (the server keeps nothing until px_finish). */
+static int dump_page_server(const struct cr_opts *o, struct page_xfer **px, struct cr_err *e)
+{
+	if (!o->page_server)
+		return 0;
+	if (o->auto_dedup)
+		return cr_fail_errno(e, EINVAL,
+				     "--auto-dedup with --page-server: the parents' pages are on the server");
+	return px_connect(o->ps_address, o->ps_port, px, e);
 }
 
 /* Cheap checks before touching the task (repeated once it is stopped). */
@@ -407,7 +419,8 @@ int eng_dump(struct cr_opts *o, struct cr_err *err)
 	if (eng_ext_check(o, err) || open_images_dir(o, err) || check_task(o->pid, &st0, err) ||
 	    dump_shmem_new(&tr.shm, err) || dump_fdshare_new(&tr.fdsh, err) ||
 	    ns_dump_enter(o->pid, &tr.ipc_self, err) || dump_ipc_shm_new(&tr.ipc_shm, err) ||
-	    mem_track_open(o, o->imgdir_fd, &tr.trk, err) || dump_tree_add(&tr, o, o->pid, 0, err))
+	    mem_track_open(o, o->imgdir_fd, &tr.trk, err) || dump_page_server(o, &tr.px, err) ||
+	    dump_tree_add(&tr, o, o->pid, 0, err))
 		goto out_noseize;
 	tr.c[0].st = st0;
 	st0 = (struct proc_status){0};
@@ -436,6 +449,8 @@ int eng_dump(struct cr_opts *o, struct cr_err *err)
 		ret = dump_tree_images(&tr, err);
 	if (!ret)
 		ret = fault_check(o, FI_DUMP_BEFORE_KILL, err);
+	if (!ret && tr.px) /* the server keeps the pages only now; a dropped connection fails the dump */
+		ret = px_finish(tr.px, err);
 	if (!ret)
 		ret = eng_notify(o, "post-dump", 0, -1, err);
 	if (netlock && (ret || o->leave_running)) {
@@ -491,6 +506,7 @@ out_noseize:
 	dump_fdshare_free(tr.fdsh);
 	ns_dump_free(tr.ns);
 	mem_track_free(tr.trk);
+	px_free(tr.px);
 	ns_dump_leave(tr.ipc_self); /* crshim back in its own IPC namespace */
 	return ret;
 }

@@ -98,6 +98,7 @@ struct dump_ctx {
 	struct dump_sk *sk;	    /* sockets: pidfd, connections in repair mode (dump-sk-inet.c) */
 	struct dump_ghosts *ghosts; /* unlinked files held open or mapped (dump-ghost.c) */
 	struct mem_track *trk;	    /* tree-wide: dirty-page tracking and the parent images (mem/track.c) */
+	struct page_xfer *px;	    /* tree-wide: --page-server, where the pages go (image/page-xfer.c) */
 	/* image files this dump created (removed again if it fails) */
 	struct img_made created;
 };
@@ -181,6 +182,7 @@ struct dump_tree {
 	struct dump_fdshare *fdsh;    /* tree-wide numbers of open file descriptions */
 	struct ns_dumped *ns;	      /* ns/: what is needed once the tree is killed */
 	struct mem_track *trk;	      /* dirty-page tracking, the parent images (mem/track.c) */
+	struct page_xfer *px;	      /* --page-server: the connection (image/page-xfer.c) */
 	int ipc_self;		/* ns_dump_enter: crshim's own IPC namespace while it is in the tree's */
 	bool pidns, mntns_proc; /* the root is the init of its own PID namespace (and has own mounts) */
 };

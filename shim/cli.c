@@ -40,6 +40,11 @@ enum {
 	OPT_ORPHAN_PTS,
 	OPT_DETACH,
 	OPT_FORCE,
+	OPT_PAGE_SERVER,
+	OPT_ADDRESS,
+	OPT_PORT,
+	OPT_DAEMON,
+	OPT_STATUS_FD,
 	OPT_IGNORED,	   /* flag without semantics for us: noted in the log */
 	OPT_IGNORED_ARG,   /* same, with an argument */
 	OPT_UNSUPPORTED,   /* changes semantics and we do not have it: error */
@@ -85,6 +90,10 @@ static const struct option long_opts[] = {
     {"detach", no_argument, NULL, OPT_DETACH},
     {"force", no_argument, NULL, OPT_FORCE},
     {"feature", required_argument, NULL, OPT_FEATURE},
+    {"page-server", no_argument, NULL, OPT_PAGE_SERVER},
+    {"address", required_argument, NULL, OPT_ADDRESS},
+    {"port", required_argument, NULL, OPT_PORT},
+    {"daemon", no_argument, NULL, OPT_DAEMON},
     {"faults", no_argument, NULL, OPT_FAULTS},
     {"ghost-limit", required_argument, NULL, OPT_GHOST_LIMIT},
     /* accepted, no effect for us (noted in the log) */
@@ -111,16 +120,13 @@ static const struct option long_opts[] = {
     {"freeze-cgroup", required_argument, NULL, OPT_FREEZE_CGROUP},
     {"lsm-profile", required_argument, NULL, OPT_IGNORED_ARG},
     {"config", required_argument, NULL, OPT_QUIET_IGNORED}, /* read before parsing (config.c) */
-    {"status-fd", required_argument, NULL, OPT_IGNORED_ARG},
+    {"status-fd", required_argument, NULL, OPT_STATUS_FD},
     {"all", no_argument, NULL, OPT_IGNORED},
     {"extra", no_argument, NULL, OPT_IGNORED},
     {"experimental", no_argument, NULL, OPT_IGNORED},
     {"no-default-config", no_argument, NULL, OPT_QUIET_IGNORED},
     /* would change semantics and are not implemented: refused */
     {"lazy-pages", no_argument, NULL, OPT_UNSUPPORTED},
-    {"page-server", no_argument, NULL, OPT_UNSUPPORTED},
-    {"address", required_argument, NULL, OPT_UNSUPPORTED},
-    {"port", required_argument, NULL, OPT_UNSUPPORTED},
     {"stream", no_argument, NULL, OPT_UNSUPPORTED},
     {"action-script", required_argument, NULL, OPT_UNSUPPORTED},
     {"cgroup-props", required_argument, NULL, OPT_UNSUPPORTED},
@@ -138,6 +144,7 @@ static const char *const verb_names[] = {
     [VERB_CHECK] = "check",
     [VERB_SHOW] = "show",
     [VERB_SWRK] = "swrk",
+    [VERB_PAGE_SERVER] = "page-server",
     [VERB_CHECKPOINT] = "checkpoint",
     [VERB_STATE] = "state",
     [VERB_KILL] = "kill",
@@ -396,6 +403,25 @@ static int parse_one(struct shim_cmd *c, int opt, int idx, int argc, char **argv
 	case OPT_FAULTS:
 		c->faults = true;
 		return 0;
+	case OPT_PAGE_SERVER:
+		o->page_server = true;
+		return 0;
+	case OPT_ADDRESS:
+		o->ps_address = optarg;
+		return 0;
+	case OPT_PORT:
+		if (parse_int(optarg, 0, 65535, &v))
+			return fail(msg, len, "invalid port '%s' for --port (0-65535)", optarg);
+		o->ps_port = (int)v;
+		return 0;
+	case OPT_DAEMON:
+		c->ps_daemon = true;
+		return 0;
+	case OPT_STATUS_FD:
+		if (parse_int(optarg, 0, INT_MAX, &v))
+			return fail(msg, len, "invalid fd '%s' for --status-fd", optarg);
+		c->status_fd = (int)v;
+		return 0;
 	}
 	return parse_special(c, opt, idx, msg, len);
 }
@@ -473,6 +499,14 @@ static int check_required(struct shim_cmd *c, char *msg, size_t len)
 		return fail(msg, len, "--feature is only valid with check");
 	if (c->faults && c->verb != VERB_CHECK)
 		return fail(msg, len, "--faults is only valid with check");
+	if (c->verb == VERB_PAGE_SERVER && !c->opts.images_dir)
+		return fail(msg, len, "page-server needs -D/--images-dir DIR");
+	if (c->opts.page_server && !dumping)
+		return fail(msg, len, "--page-server is only valid with dump and pre-dump");
+	if (c->opts.page_server && (!c->opts.ps_address || !c->opts.ps_port))
+		return fail(msg, len, "--page-server needs --address ADDR and --port PORT");
+	if (c->ps_daemon && c->verb != VERB_PAGE_SERVER)
+		return fail(msg, len, "--daemon is only valid with page-server");
 	return 0;
 }
 
@@ -487,6 +521,7 @@ static void save_cmdline(struct shim_cmd *c, int argc, char **argv)
 int shim_parse_options(int argc, char **argv, struct shim_cmd *c, char *msg, size_t len)
 {
 	memset(c, 0, sizeof(*c));
+	c->status_fd = -1;
 	save_cmdline(c, argc, argv);
 	eng_opts_init(&c->opts);
 	msg[0] = '\0';

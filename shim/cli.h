@@ -14,6 +14,7 @@ enum shim_verb {
 	VERB_CHECK,
 	VERB_SHOW,
 	VERB_SWRK,
+	VERB_PAGE_SERVER,
 	/* OCI verbs (shim/bundle*.c); restore --bundle is VERB_RESTORE with bundle set */
 	VERB_CHECKPOINT,
 	VERB_STATE,
@@ -35,6 +36,8 @@ struct shim_cmd {
 	struct cr_opts opts;
 	const char *feature;   /* check --feature */
 	bool faults;	       /* check --faults: list the fault injection points */
+	bool ps_daemon;	       /* page-server --daemon */
+	int status_fd;	       /* page-server --status-fd: a zero byte once it listens (-1: none) */
 	const char *fault_src; /* "CRSHIM_FAULT" or "CRIU_FAULT" when opts.fault was set from it */
 	const char *operand;   /* show PATH, swrk FD */
 	const char *inherit_fd[SHIM_MAX_LIST];

@@ -268,6 +268,55 @@ static int run_show(struct shim_cmd *c)
 	return fflush(stdout) ? 1 : 0;
 }
 
+/* page-server: listen (port 0: the kernel's choice, printed on stdout), then with --daemon go to the
+ * background (--pidfile: its PID), say so on --status-fd (a zero byte, as CRIU), serve one dump, exit. */
+static int run_page_server(struct shim_cmd *c)
+{
+	struct cr_err err = {0};
+	int lfd = -1, port = 0;
+	if (setup_log(c, false, &err))
+		return report("page-server", &err, false);
+	if (eng_page_server_listen(&c->opts, &lfd, &port, &err))
+		return report("page-server", &err, !c->log_to_stderr);
+	if (!c->opts.ps_port) {
+		printf("%d\n", port);
+		fflush(stdout);
+	}
+	if (c->ps_daemon) {
+		pid_t pid = fork();
+		if (pid < 0) {
+			cr_fail_sys(&err, "fork");
+			return report("page-server", &err, !c->log_to_stderr);
+		}
+		if (pid > 0) {
+			if (c->opts.pidfile && write_pidfile(c->opts.pidfile, pid, &err))
+				return report("page-server", &err, !c->log_to_stderr);
+			return 0;
+		}
+		setsid();
+		int nul = open("/dev/null", O_RDWR | O_CLOEXEC);
+		if (nul >= 0) {
+			dup2(nul, STDIN_FILENO);
+			dup2(nul, STDOUT_FILENO);
+			close(nul);
+		}
+	} else if (c->opts.pidfile && write_pidfile(c->opts.pidfile, getpid(), &err)) {
+		return report("page-server", &err, !c->log_to_stderr);
+	}
+	if (c->status_fd >= 0) {
+		char z = 0;
+		if (write(c->status_fd, &z, 1) != 1)
+			pr_warn("--status-fd %d: %s\n", c->status_fd, strerror(errno));
+		close(c->status_fd);
+	}
+	int ret = eng_page_server_serve(&c->opts, lfd, &err);
+	close(lfd);
+	if (ret)
+		return report("page-server", &err, !c->log_to_stderr);
+	log_close();
+	return 0;
+}
+
 static int run_swrk(struct shim_cmd *c)
 {
 	return shim_swrk(c);
@@ -293,6 +342,8 @@ int shim_run(struct shim_cmd *c)
 		return run_show(c);
 	case VERB_SWRK:
 		return run_swrk(c);
+	case VERB_PAGE_SERVER:
+		return run_page_server(c);
 	case VERB_NONE:
 		break;
 	}

@@ -136,6 +136,10 @@ int pw_open(int dirfd, int id, struct page_writer **pw, struct cr_err *e);
 int pw_open_kinds(int dirfd, enum img_kind kmap, enum img_kind kpages, int id, struct page_writer **pw,
 		  struct cr_err *e);
 /* Append len bytes (multiple of the page size) that belong at vaddr. */
+/* The same, the pages sent to a page server (image/page-xfer.h; NULL: written to dirfd as above). */
+struct page_xfer;
+int pw_open_px(int dirfd, struct page_xfer *px, enum img_kind kmap, enum img_kind kpages, int id,
+	       struct page_writer **pw, struct cr_err *e);
 int pw_add(struct page_writer *pw, uint64_t vaddr, const void *buf, size_t len, struct cr_err *e);
 /* Append a buffer of consecutive blocks whose checksums the caller computed: b[i].offset is the block's
  * offset in buf, b[i].len its length, b[i].csum = csum64(buf + offset, len, 0). Blocks in address order. */
@@ -194,6 +198,9 @@ static inline int pm_block_fd(const struct page_map *pm, const struct page_block
 int pm_check_chain(int dirfd, enum img_kind kmap, enum img_kind kpages, int id, struct cr_err *e);
 /* The entries as written, PE_PARENT ones included (offset and csum 0), without following the chain. */
 int pm_open_raw(int dirfd, enum img_kind kmap, enum img_kind kpages, int id, struct page_map *pm,
+		struct cr_err *e);
+/* The same without the pages file (pages_fd -1): a parent dumped through a page server has none here. */
+int pm_open_map(int dirfd, enum img_kind kmap, enum img_kind kpages, int id, struct page_map *pm,
 		struct cr_err *e);
 /* Load pagemap-ID.img (every entry checked) and open pages-ID.img (its size checked), no block checksums.
  * Entries in the parent (PE_PARENT) are resolved through the `parent` chain without copying: each becomes

@@ -14,6 +14,7 @@
 #include "base/cleanup.h"
 #include "image/csum.h"
 #include "image/image.h"
+#include "image/page-xfer.h"
 #include "base/log.h"
 
 struct page_writer {
@@ -28,6 +29,7 @@ struct page_writer {
 	struct page_block *pblocks; /* PE_PARENT runs, address order */
 	size_t pnr, pcap;
 	uint64_t parent_map;
+	struct page_xfer *px; /* --page-server: the pages go there, not to fd (the pagemap to both) */
 };
 
 void pw_set_parent(struct page_writer *pw, uint64_t parent_map)
@@ -66,6 +68,12 @@ int pw_open(int dirfd, int id, struct page_writer **pwp, struct cr_err *e)
 int pw_open_kinds(int dirfd, enum img_kind kmap, enum img_kind kpages, int id, struct page_writer **pwp,
 		  struct cr_err *e)
 {
+	return pw_open_px(dirfd, NULL, kmap, kpages, id, pwp, e);
+}
+
+int pw_open_px(int dirfd, struct page_xfer *px, enum img_kind kmap, enum img_kind kpages, int id,
+	       struct page_writer **pwp, struct cr_err *e)
+{
 	struct page_writer *pw = calloc(1, sizeof(*pw));
 	if (!pw)
 		return cr_fail_errno(e, ENOMEM, "pages: out of memory");
@@ -73,8 +81,18 @@ int pw_open_kinds(int dirfd, enum img_kind kmap, enum img_kind kpages, int id, s
 	pw->id = id;
 	pw->kmap = kmap;
 	pw->kpages = kpages;
+	pw->px = px;
+	pw->fd = -1;
 	img_name(kpages, id, pw->name, sizeof(pw->name));
 	snprintf(pw->tmpname, sizeof(pw->tmpname), ".%s.tmp", pw->name);
+	if (px) {
+		if (px_open(px, pw->name, e)) {
+			free(pw);
+			return -1;
+		}
+		*pwp = pw;
+		return 0;
+	}
 	pw->fd = openat(dirfd, pw->tmpname, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (pw->fd < 0) {
 		cr_fail_sys(e, "create %s", pw->name);
@@ -95,7 +113,9 @@ int pw_add(struct page_writer *pw, uint64_t vaddr, const void *buf, size_t len, 
 	if (len % (size_t)psz || vaddr % (uint64_t)psz)
 		return cr_fail_errno(e, EINVAL, "%s: block at 0x%llx+%zu is not page aligned", pw->name,
 				     (unsigned long long)vaddr, len);
-	while (done < len) {
+	if (pw->px && px_data(pw->px, buf, len, e))
+		return -1;
+	while (!pw->px && done < len) {
 		ssize_t n = pwrite(pw->fd, (const uint8_t *)buf + done, len - done, (off_t)(pw->off + done));
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -144,7 +164,9 @@ int pw_add_batch(struct page_writer *pw, const void *buf, size_t len, const stru
 			return cr_fail_errno(e, EINVAL, "%s: block at 0x%llx overlaps or is out of order",
 					     pw->name, (unsigned long long)b[i].vaddr);
 	}
-	while (done < len) {
+	if (pw->px && px_data(pw->px, buf, len, e))
+		return -1;
+	while (!pw->px && done < len) {
 		size_t want = len - done;
 		if (pw->inject_errno &&
 		    done >= len / 2) /* a disk that fills up: short write, then the error */
@@ -210,9 +232,29 @@ fail:
 	return -1;
 }
 
+/* --page-server: the pages file is closed on the server, the pagemap written here and sent too. */
+static int pw_commit_px(struct page_writer *pw, struct cr_err *e)
+{
+	char mname[64];
+	img_name(pw->kmap, pw->id, mname, sizeof(mname));
+	if (px_close_file(pw->px, e) || pw_write_map(pw, e))
+		return -1;
+	if (px_send_file(pw->px, pw->dirfd, mname, e)) {
+		unlinkat(pw->dirfd, mname, 0);
+		return -1;
+	}
+	pr_debug("%s: %zu blocks, %llu bytes sent to the page server\n", pw->name, pw->nr,
+		 (unsigned long long)pw->off);
+	return 0;
+}
+
 int pw_commit(struct page_writer *pw, struct cr_err *e)
 {
 	int ret = -1;
+	if (pw->px) {
+		ret = pw_commit_px(pw, e);
+		goto out_free;
+	}
 	if (close(pw->fd)) {
 		pw->fd = -1;
 		cr_fail_sys(e, "close %s", pw->name);
@@ -232,6 +274,7 @@ int pw_commit(struct page_writer *pw, struct cr_err *e)
 out:
 	if (ret)
 		unlinkat(pw->dirfd, pw->tmpname, 0);
+out_free:
 	free(pw->blocks);
 	free(pw->pblocks);
 	free(pw);
@@ -242,9 +285,12 @@ void pw_abort(struct page_writer *pw)
 {
 	if (!pw)
 		return;
+	if (pw->px)
+		px_abort_file(pw->px);
 	if (pw->fd >= 0)
 		close(pw->fd);
-	unlinkat(pw->dirfd, pw->tmpname, 0);
+	if (!pw->px)
+		unlinkat(pw->dirfd, pw->tmpname, 0);
 	free(pw->blocks);
 	free(pw->pblocks);
 	free(pw);
@@ -356,8 +402,23 @@ int pm_open(int dirfd, int id, struct page_map *pm, struct cr_err *e)
 	return pm_open_kinds(dirfd, IMG_PAGEMAP, IMG_PAGES, id, pm, e);
 }
 
+static int pm_open_do(int dirfd, enum img_kind kmap, enum img_kind kpages, int id, struct page_map *pm,
+		      bool map_only, struct cr_err *e);
+
 int pm_open_raw(int dirfd, enum img_kind kmap, enum img_kind kpages, int id, struct page_map *pm,
 		struct cr_err *e)
+{
+	return pm_open_do(dirfd, kmap, kpages, id, pm, false, e);
+}
+
+int pm_open_map(int dirfd, enum img_kind kmap, enum img_kind kpages, int id, struct page_map *pm,
+		struct cr_err *e)
+{
+	return pm_open_do(dirfd, kmap, kpages, id, pm, true, e);
+}
+
+static int pm_open_do(int dirfd, enum img_kind kmap, enum img_kind kpages, int id, struct page_map *pm,
+		      bool map_only, struct cr_err *e)
 {
 	struct img_reader *r;
 	ProtobufCMessage *m;
@@ -398,6 +459,8 @@ int pm_open_raw(int dirfd, enum img_kind kmap, enum img_kind kpages, int id, str
 		goto fail;
 	img_close(r);
 	r = NULL;
+	if (map_only)
+		return 0;
 	pm->pages_fd = openat(dirfd, pname, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	struct stat st;
 	if (pm->pages_fd < 0 || fstat(pm->pages_fd, &st)) {

@@ -122,7 +122,7 @@ static int seg_dump(struct dump_ctx *c, const struct proc_vma *v, const struct i
 		return cr_fail(
 		    e, "System V shared memory segment %d in huge pages (SHM_HUGETLB) is not supported yet",
 		    g->id);
-	if (pw_open_kinds(c->dirfd, IMG_IPC_SHM_PAGEMAP, IMG_IPC_SHM_PAGES, g->id, &pw, e))
+	if (pw_open_px(c->dirfd, c->px, IMG_IPC_SHM_PAGEMAP, IMG_IPC_SHM_PAGES, g->id, &pw, e))
 		return -1;
 	if (dump_shmem_contents(pw, fd, g->size, e)) {
 		pw_abort(pw);

@@ -692,7 +692,7 @@ static int write_pages(struct mm_state *m, struct cr_err *e)
 	uint64_t total;
 	struct timespec t0, t1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if (pw_open(m->c->dirfd, m->c->pid, &pw, e))
+	if (pw_open_px(m->c->dirfd, m->c->px, IMG_PAGEMAP, IMG_PAGES, m->c->pid, &pw, e))
 		return -1;
 	bool enospc = fault_injected(m->c->o, FI_DUMP_ENOSPC);
 	if (enospc)
@@ -735,7 +735,7 @@ static int track_setup(struct mm_state *m, struct cr_err *e)
 	m->trk = mem_track_find(c->trk, c->pid, mem_track_start_time(c->pid));
 	if (!m->trk || !m->trk->inherited || pfd < 0)
 		return 0;
-	if (pm_open_raw(pfd, IMG_PAGEMAP, IMG_PAGES, c->pid, &m->ppm, &e2) ||
+	if (pm_open_map(pfd, IMG_PAGEMAP, IMG_PAGES, c->pid, &m->ppm, &e2) ||
 	    img_read_one(pfd, IMG_MM, c->pid, &msg, &e2)) {
 		pr_warn("task %d: the parent images do not serve (%s): every page is saved\n", c->pid,
 			e2.msg);

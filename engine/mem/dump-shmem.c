@@ -145,7 +145,7 @@ int dump_shmem_contents(struct page_writer *pw, int fd, uint64_t size, struct cr
 static int shm_dump(struct dump_ctx *c, struct shm_obj *o, int fd, struct cr_err *e)
 {
 	struct page_writer *pw;
-	if (pw_open_kinds(c->dirfd, IMG_SHMEM_PAGEMAP, IMG_SHMEM_PAGES, (int)o->id, &pw, e))
+	if (pw_open_px(c->dirfd, c->px, IMG_SHMEM_PAGEMAP, IMG_SHMEM_PAGES, (int)o->id, &pw, e))
 		return -1;
 	if (dump_shmem_contents(pw, fd, o->size, e)) {
 		pw_abort(pw);

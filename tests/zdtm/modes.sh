@@ -35,6 +35,12 @@ mode_skip_reason() { # name
 			return 0
 		fi
 		;;
+	pagesrv) # a pre-dump chain: what mode snaps leaves out
+		if [[ " $(desc_get "$1" mode-skip) " == *" snaps "* ]]; then
+			REASON="not run in mode snaps (a pre-dump chain)"
+			return 0
+		fi
+		;;
 	compat)
 		if ! git -C "$TOP" cat-file -e "$COMPAT_BASE:tests/zdtm/$(test_dir "$1")/$1.c" 2>/dev/null; then
 			REASON="newer than the compat base ${COMPAT_BASE:0:12}"

@@ -73,10 +73,10 @@ while [ $# -gt 0 ]; do
 done
 
 case "$MODE" in
-cr|checkpoint|nocr|dumpfail|group|snaps|ns|user|compat) ;;
+cr|checkpoint|nocr|dumpfail|group|snaps|ns|user|compat|pagesrv) ;;
 fault) [ -n "$FAULT" ] || { echo "run.sh: mode fault needs --fault NAME|NUMBER|all (FAULT=...)" >&2; exit 2; } ;;
 iters) [[ "$ITERS" =~ ^[1-9][0-9]*$ ]] || { echo "run.sh: bad --iters $ITERS" >&2; exit 2; } ;;
-*) echo "run.sh: unknown mode $MODE (cr, checkpoint, iters, nocr, dumpfail, fault, group, snaps, ns, user, compat)" >&2; exit 2 ;;
+*) echo "run.sh: unknown mode $MODE (cr, checkpoint, iters, nocr, dumpfail, fault, group, snaps, ns, user, compat, pagesrv)" >&2; exit 2 ;;
 esac
 [[ "$REPEAT" =~ ^[1-9][0-9]*$ ]] || { echo "run.sh: bad --repeat $REPEAT (REPEAT)" >&2; exit 2; }
 [[ "$LOAD" =~ ^[0-9]+$ ]] || { echo "run.sh: bad --load $LOAD (LOAD)" >&2; exit 2; }
@@ -589,6 +589,8 @@ run_fault_mode() {
 USERRUN=()
 # shellcheck source=tests/zdtm/modes.sh
 . "$HERE/modes.sh"
+# shellcheck source=tests/zdtm/pagesrv.sh
+. "$HERE/pagesrv.sh"
 
 # ---------------------------------------------------------------- mode group
 # Several tests at once under one parent (zdtm_group, a subreaper that adopts the daemonized tests): the
@@ -800,6 +802,9 @@ run_steps() { # name
 		;;
 	snaps)
 		snaps_steps || return 1
+		;;
+	pagesrv)
+		pagesrv_steps || return 1
 		;;
 	user)
 		user_steps "$name" || return 1

@@ -1,0 +1,128 @@
+#!/usr/bin/env bats
+# crshim page-server and dump --page-server on 127.0.0.1 (ports the kernel chooses): a dump through it restores
+# from the server's dir; a server killed in the middle fails the dump with one line and the tree runs on; bad
+# input to the server gives one error line and nothing written.
+load helpers
+
+T=/tmp/crshim-pagesrv-bats.$$
+
+setup() {
+	need_root
+	need_cmd python3 python3
+	mkdir -p "$T"
+	SPID= PSPID=
+}
+
+teardown() {
+	[ -z "$PSPID" ] || kill -KILL "$PSPID" 2>/dev/null
+	[ -z "$SPID" ] || kill -KILL "$SPID" 2>/dev/null
+	rm -rf "$T"
+}
+
+# A process (its own session) holding $1 MiB of written memory; its PID in SPID.
+start_sleeper() {
+	setsid python3 -c "
+import time, sys
+b = bytearray(b'pagesrv' * ($1 << 17))
+open('$T/ready', 'w').close()
+while True:
+    time.sleep(0.05)
+    b[7] = (b[7] + 1) % 256
+" </dev/null >/dev/null 2>&1 &
+	SPID=$!
+	for _ in $(seq 100); do [ -e "$T/ready" ] && break; sleep 0.1; done
+	[ -e "$T/ready" ]
+}
+
+# A page server in the foreground, in the background of the test; PSPID, PORT.
+start_server() { # dir
+	mkdir -p "$1"
+	"$CRSHIM" page-server --address 127.0.0.1 --port 0 -D "$1" -o ps.log -v4 >"$1/port" 2>"$1/err" &
+	PSPID=$!
+	for _ in $(seq 100); do [ -s "$1/port" ] && break; sleep 0.05; done
+	PORT=$(cat "$1/port")
+	[ -n "$PORT" ]
+}
+
+untraced() { # pid
+	[ "$(awk '/^TracerPid:/ {print $2}' /proc/"$1"/status)" = 0 ] && ! grep -q '^State:.*[tT]' /proc/"$1"/status
+}
+
+@test "pagesrv: a dump through the page server restores from the server's dir" {
+	start_sleeper 8
+	start_server "$T/srv"
+	run "$CRSHIM" dump -t "$SPID" -D "$T/loc" --page-server --address 127.0.0.1 --port "$PORT" -o dump.log
+	[ "$status" = 0 ] || { echo "$output"; tail -5 "$T/loc/dump.log"; false; }
+	wait "$PSPID"
+	PSPID=
+	! ls "$T/loc"/pages-*.img 2>/dev/null
+	ls "$T/srv"/pages-"$SPID".img
+	! ls -A "$T/srv" | grep -q '\.tmp$'
+	for f in "$T/loc"/*.img; do [ -e "$T/srv/$(basename "$f")" ] || cp -a "$f" "$T/srv/"; done
+	run "$CRSHIM" restore -D "$T/srv" -d -o restore.log
+	[ "$status" = 0 ] || { echo "$output"; tail -5 "$T/srv/restore.log"; false; }
+	sleep 0.2
+	kill -0 "$SPID"
+	grep -q python3 /proc/"$SPID"/comm
+}
+
+@test "pagesrv: a page server killed during the dump fails it with one line, the tree runs on" {
+	start_sleeper 64
+	start_server "$T/srv"
+	"$CRSHIM" dump -t "$SPID" -D "$T/loc" --page-server --address 127.0.0.1 --port "$PORT" -o dump.log \
+		>"$T/dump.out" 2>&1 &
+	dpid=$!
+	for _ in $(seq 200); do grep -q "client .* connected" "$T/srv/ps.log" && break; sleep 0.02; done
+	kill -STOP "$PSPID" # the dump blocks once the socket's buffers are full, then the server dies
+	sleep 1
+	kill -KILL "$PSPID"
+	PSPID=
+	st=0
+	wait "$dpid" || st=$?
+	cat "$T/dump.out"
+	[ "$st" = 1 ]
+	[ "$(grep -c . "$T/dump.out")" = 1 ]
+	grep -q "page server 127.0.0.1:$PORT" "$T/dump.out"
+	sleep 0.2
+	kill -0 "$SPID"
+	untraced "$SPID"
+	! ls "$T/srv"/pages-*.img "$T/srv"/pagemap-*.img 2>/dev/null # a killed server may leave its .tmp files
+}
+
+@test "pagesrv: no page server there: the dump fails with one line before the tree is touched" {
+	start_sleeper 1
+	start_server "$T/srv"
+	kill -KILL "$PSPID"
+	wait "$PSPID" || true
+	PSPID=
+	run "$CRSHIM" dump -t "$SPID" -D "$T/loc" --page-server --address 127.0.0.1 --port "$PORT" -o dump.log
+	[ "$status" = 1 ]
+	[ "${#lines[@]}" = 1 ]
+	[[ "$output" == *"connect"* ]]
+	kill -0 "$SPID"
+	untraced "$SPID"
+}
+
+@test "pagesrv: bad input to the page server: one error line, exit 1, nothing written" {
+	start_server "$T/srv"
+	bash -c "exec 3<>/dev/tcp/127.0.0.1/$PORT; printf 'GET / HTTP/1.0\r\n\r\nxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx' >&3; sleep 0.5"
+	st=0
+	wait "$PSPID" || st=$?
+	PSPID=
+	[ "$st" = 1 ]
+	cat "$T/srv/err"
+	[ "$(grep -c . "$T/srv/err")" = 1 ]
+	grep -q "page-server failed:.*not a crshim page client\|page-server failed:.*too long" "$T/srv/err"
+	[ -z "$(ls -A "$T/srv" | grep -v -x -e port -e err -e ps.log)" ]
+}
+
+@test "pagesrv: options: --page-server needs --address and --port, only with dump and pre-dump" {
+	run "$CRSHIM" dump -t 1 -D "$T/x" --page-server --port 1234
+	[ "$status" = 1 ] && [ "${#lines[@]}" = 1 ] && [[ "$output" == *"--address"* ]]
+	run "$CRSHIM" restore -D "$T/x" --page-server --address 127.0.0.1 --port 1234
+	[ "$status" = 1 ] && [[ "$output" == *"only valid with dump and pre-dump"* ]]
+	run "$CRSHIM" page-server --port 1234
+	[ "$status" = 1 ] && [[ "$output" == *"-D"* ]]
+	run "$CRSHIM" dump -t 1 -D "$T/x" --page-server --address 127.0.0.1 --port 70000
+	[ "$status" = 1 ] && [[ "$output" == *"invalid port"* ]]
+}
