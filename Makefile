@@ -184,6 +184,11 @@ bench: all $(CONTRIB_BIN)
 	./contrib/bench.sh $(CURDIR)/$(B)/crshim
 	./contrib/bench-tree.sh $(CURDIR)/$(B)/crshim
 	./contrib/bench-incr.sh $(CURDIR)/$(B)/crshim
+	./contrib/bench-pagesrv.sh $(CURDIR)/$(B)/crshim
+
+# Dump through `crshim page-server` on 127.0.0.1 against a local dump (MB/s), restore from the server's dir.
+bench-pagesrv: all $(CONTRIB_BIN)
+	./contrib/bench-pagesrv.sh $(CURDIR)/$(B)/crshim
 
 format-check:
 	clang-format --dry-run --Werror $$(git ls-files '*.c' '*.h')

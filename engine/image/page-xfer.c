@@ -491,7 +491,7 @@ static int ps_session(struct ps_conn *c, struct cr_err *e)
 			    "page-server: client %s: connection closed before the end of the dump", c->peer);
 		h.cmd = le32toh(h.cmd), h.name_len = le32toh(h.name_len);
 		h.len = le64toh(h.len), h.csum = le64toh(h.csum);
-		if (h.name_len > PX_NAME_MAX || h.len > PX_CHUNK_MAX)
+		if (h.name_len > PX_NAME_MAX || (h.cmd != PX_CLOSE && h.len > PX_CHUNK_MAX))
 			return ps_fail(c, e, EPROTO, "%s", "message too long");
 		if (!hello && h.cmd != PX_HELLO)
 			return ps_fail(c, e, EPROTO, "%s", "not a crshim page client (no hello)");

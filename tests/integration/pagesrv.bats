@@ -49,7 +49,7 @@ untraced() { # pid
 }
 
 @test "pagesrv: a dump through the page server restores from the server's dir" {
-	start_sleeper 8
+	start_sleeper 72 # a pages file over the 64 MiB of one message
 	start_server "$T/srv"
 	run "$CRSHIM" dump -t "$SPID" -D "$T/loc" --page-server --address 127.0.0.1 --port "$PORT" -o dump.log
 	[ "$status" = 0 ] || { echo "$output"; tail -5 "$T/loc/dump.log"; false; }
