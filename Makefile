@@ -145,7 +145,7 @@ test: deps deps-integration
 	$(TIMED)"zdtm LOAD=2"; $(MAKE) zdtm MODE=cr TESTS="fork_churn fork_bomb_exit exec_churn" LOAD=2
 	$(TIMED)"zdtm user (quick)"; $(MAKE) zdtm MODE=user TESTS="$(USER_QUICK_TESTS)"
 	$(TIMED)"zdtm compat (quick)"; $(MAKE) zdtm MODE=compat TESTS="$(COMPAT_QUICK_TESTS)"
-	$(TIMED)integration; $(MAKE) integration INTEGRATION_TAGS="$(INTEGRATION_KNOWN_MISSING),!extra"
+	$(TIMED)integration; $(MAKE) integration INTEGRATION_TAGS="$(if $(INTEGRATION_KNOWN_MISSING),$(INTEGRATION_KNOWN_MISSING)$(comma))!extra"
 	$(TIMED)"zdtm snaps"; $(MAKE) zdtm MODE=snaps TESTS="mem_churn mem_incr mem_sparse heap_brk fork00"
 
 # Runtimes for tests/integration/ (runc, Podman, containerd) and what the tests use beside them.
@@ -153,11 +153,12 @@ INTEGRATION_PKGS := runc podman containerd bats jq busybox-static iproute2 libc6
 deps-integration:
 	$(call qa_apt_install,$(INTEGRATION_PKGS))
 
-# make integration [INTEGRATION_FILES="runc podman"] [INTEGRATION_TAGS='!needs:pidns-hostpid']: the bats files of
+# make integration [INTEGRATION_FILES="runc podman"] [INTEGRATION_TAGS='!needs:X']: the bats files of
 # tests/integration/ with build/crshim as the runtimes' criu. Tests tagged needs:X wait for a missing piece X;
 # `make test` leaves out the tags in INTEGRATION_KNOWN_MISSING (each named with what it waits for).
-#   needs:pidns-hostpid a root in its own PID namespace restored without its old host PID (a second copy)
-INTEGRATION_KNOWN_MISSING := !needs:pidns-hostpid
+#   (none today)
+INTEGRATION_KNOWN_MISSING :=
+comma := ,
 # Tests tagged `extra` run in make integration only, not in make test (CI's time budget).
 INTEGRATION_FILES ?= $(patsubst tests/integration/%.bats,%,$(wildcard tests/integration/*.bats))
 integration: all

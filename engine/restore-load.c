@@ -344,6 +344,11 @@ int rst_load_task(struct cr_opts *o, struct rst_task *t, struct cr_err *e)
 				"mount tree\n",
 				t->pid);
 	}
+	return t->fresh_hpid ? 0 : rst_check_pids(t, e); /* fresh: rst_pidns_fresh decides */
+}
+
+int rst_check_pids(struct rst_task *t, struct cr_err *e)
+{
 	if (check_pid_free(t->pid, e))
 		return -1;
 	for (size_t i = 0; i < t->nr_tcores; i++)
@@ -361,5 +366,6 @@ int rst_load(struct cr_opts *o, struct rst_task *t, struct cr_err *e)
 		return -1;
 	t->paths_later = ns_rst_mounts(t->ns);
 	t->no_prefill = t->n_all_pst > 1;
+	t->fresh_hpid = rst_pidns_fresh_maybe(t);
 	return rst_load_task(o, t, e);
 }

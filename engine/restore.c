@@ -58,7 +58,7 @@ static void kill_task(struct rst_task *t)
 	kill(t->pid, SIGKILL);
 	for (size_t i = 0; i < t->thr_seized; i++) {
 		int st;
-		pid_t tid = t->pst->threads[i + 1];
+		pid_t tid = rst_htid(t, i + 1);
 		while (waitpid(tid, &st, __WALL) >= 0 && !WIFEXITED(st) && !WIFSIGNALED(st))
 			;
 	}
@@ -98,7 +98,11 @@ static int spawn_child(struct rst_task *t, struct cr_err *e)
 			return cr_fail_errno(e, EEXIST, "PID %d is already in use", t->pid);
 		return cr_fail_errno(e, err, "clone3 with PID %d", t->pid);
 	}
-	if (r != t->pid) {
+	if (t->fresh_hpid) { /* ours is the kernel's: the image's stays in ipid */
+		pr_info("task %d is %ld in our PID namespace\n", t->pid, r);
+		t->ipid = t->pid;
+		t->pid = (pid_t)r;
+	} else if (r != t->pid) {
 		kill_child((pid_t)r);
 		return cr_fail_errno(e, EINVAL, "clone3 gave PID %ld, not %d", r, t->pid);
 	}
@@ -246,8 +250,10 @@ static int park_threads(struct rst_task *t, struct cr_err *e)
 	size_t n = t->nr_tcores;
 	if (!n)
 		return 0;
+	if (rst_pidns_find_threads(t, e))
+		return -1;
 	for (size_t i = 0; i < n; i++) {
-		pid_t tid = t->pst->threads[i + 1];
+		pid_t tid = rst_htid(t, i + 1);
 		if (ptrace_seize_sc(tid, PTRACE_O_EXITKILL | PTRACE_O_TRACESYSGOOD))
 			return cr_fail_sys(e, "PTRACE_SEIZE thread %d", tid);
 		t->thr_seized = i + 1;
@@ -255,7 +261,7 @@ static int park_threads(struct rst_task *t, struct cr_err *e)
 	__atomic_store_n(&t->args->threads_go, 1, __ATOMIC_SEQ_CST);
 	syscall(SYS_futex, &t->args->threads_go, 1 /* FUTEX_WAKE */, (int)n, NULL, NULL, 0);
 	for (size_t i = 0; i < n; i++)
-		if (wait_thread_trap(t, t->pst->threads[i + 1], e))
+		if (wait_thread_trap(t, rst_htid(t, i + 1), e))
 			return -1;
 	pr_debug("task %d: %zu threads parked\n", t->pid, n);
 	return 0;
@@ -266,7 +272,7 @@ static int finish_threads(struct rst_task *t, struct cr_err *e)
 {
 	for (size_t i = 0; i < t->nr_tcores; i++) {
 		const CoreEntry *c = t->tcores[i];
-		pid_t tid = t->pst->threads[i + 1];
+		pid_t tid = rst_htid(t, i + 1);
 		uint64_t mask = c->sigmask;
 		if (c->has_xstate && c->xstate.len && arch_set_fpstate(tid, c->xstate.data, c->xstate.len, e))
 			return cr_wrap(e, "thread %d: FPU state", tid);
@@ -281,7 +287,7 @@ static int finish_threads(struct rst_task *t, struct cr_err *e)
 static int detach_threads(struct rst_task *t, struct cr_err *e)
 {
 	for (size_t i = 0; i < t->thr_seized; i++) {
-		pid_t tid = t->pst->threads[i + 1];
+		pid_t tid = rst_htid(t, i + 1);
 		if (ptrace(PTRACE_DETACH, tid, 0, 0))
 			return cr_fail_sys(e, "PTRACE_DETACH thread %d", tid);
 	}
@@ -425,19 +431,31 @@ static bool task_dead(pid_t pid)
 static struct rst_task *tree_task(struct rst_task *ts, size_t n, pid_t pid)
 {
 	for (size_t i = 0; i < n; i++)
-		if (ts[i].pid == pid)
+		if (rst_ipid(&ts[i]) == pid)
 			return &ts[i];
 	return NULL;
+}
+
+/* t->pid names t in our namespace: not a task of fresh PIDs that crshim has not found yet (its image
+ * PID may be another process's, e.g. the original's). */
+static bool pid_known(const struct rst_task *t)
+{
+	return !t->fresh_hpid || t->ipid;
 }
 
 /* A process other than the root: its parent creates it once it has its go; seize it when it is there. */
 static int seize_tree_child(struct rst_task *ts, size_t n, struct rst_task *t, struct cr_err *e)
 {
-	struct rst_task *par = tree_task(ts, n, t->spawn_ppid);
+	struct rst_task *found = tree_task(ts, n, t->spawn_ppid);
 	for (int i = 0; i < 20000; i++) {
-		if (!ptrace_seize_sc(t->pid, PTRACE_O_EXITKILL | PTRACE_O_TRACESYSGOOD))
+		/* fresh PIDs: find it first by its ids inside (its parent may not be known yet) */
+		int there = pid_known(t) ? 1 : rst_pidns_find(t, e);
+		struct rst_task *par = found && pid_known(found) ? found : NULL;
+		if (there < 0)
+			return -1;
+		if (there && !ptrace_seize_sc(t->pid, PTRACE_O_EXITKILL | PTRACE_O_TRACESYSGOOD))
 			break;
-		if (errno != ESRCH && errno != EPERM)
+		if (there && errno != ESRCH && errno != EPERM)
 			return cr_fail_sys(e, "PTRACE_SEIZE %d", t->pid);
 		if (par && par->helper && rst_helper_ended(par->pid)) {
 			rst_helper_died(par, e);
@@ -467,7 +485,7 @@ static int seize_tree_child(struct rst_task *ts, size_t n, struct rst_task *t, s
 		usleep(500);
 	}
 	t->seized = true;
-	if (ns_rst_task_spawned(ts[0].ns, t->pid, e))
+	if (ns_rst_task_spawned(ts[0].ns, t->pid, rst_ipid(t), e))
 		return -1;
 	if (write(t->go_pipe[1], "g", 1) != 1)
 		return cr_fail_sys(e, "start task %d", t->pid);
@@ -480,10 +498,10 @@ static int seize_tree_child(struct rst_task *ts, size_t n, struct rst_task *t, s
 static void kill_tree(struct rst_task *ts, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
-		if (!ts[i].reaped && (i == 0 || !task_dead(ts[i].pid)))
+		if (!ts[i].reaped && pid_known(&ts[i]) && (i == 0 || !task_dead(ts[i].pid)))
 			kill(ts[i].pid, SIGKILL);
 	for (size_t i = n; i-- > 0;) {
-		if (ts[i].reaped || (i && !ts[i].seized))
+		if (ts[i].reaped || (i && !ts[i].seized) || !pid_known(&ts[i]))
 			continue;
 		kill_task(&ts[i]);
 		ts[i].reaped = true;
@@ -506,7 +524,7 @@ static int restore_run(struct cr_opts *o, struct rst_task *ts, size_t n, struct 
 		ts[i].err_pipe[1] = ts[i].go_pipe[0] = -1;
 	}
 	int ret = rst_svm_spawn(ts, n, e) || fault_check(o, FI_RESTORE_ROOT_ONLY, e) ||
-		  ns_rst_root_spawned(ts[0].ns, ts[0].pid, e) || seize_child(&ts[0], e) ||
+		  ns_rst_root_spawned(ts[0].ns, ts[0].pid, rst_ipid(&ts[0]), e) || seize_child(&ts[0], e) ||
 		  eng_notify(o, "setup-namespaces", ts[0].pid, -1, e) ||
 		  eng_notify(o, "post-setup-namespaces", 0, -1, e);
 	for (size_t i = 1; !ret && i < n; i++)
@@ -581,6 +599,7 @@ static int load_tree(struct cr_opts *o, struct rst_task **tsp, size_t *np, struc
 		t->pid = t->pst->pid;
 		t->no_prefill = true;
 		t->paths_later = ts[0].paths_later;
+		t->fresh_hpid = ts[0].fresh_hpid;
 		t->pm.pages_fd = -1;
 		t->err_pipe[0] = t->err_pipe[1] = t->go_pipe[0] = t->go_pipe[1] = -1;
 		*np = i + 1;
@@ -609,7 +628,8 @@ static int restore_tree(struct cr_opts *o, struct rst_task **tsp, size_t *np, st
 	    rst_ipc_shm_prepare(*tsp, *np, e) || rst_memfd_tree(*tsp, *np, e) ||
 	    rst_evfd_share(*tsp, *np, e) || rst_tty_prepare(o, *tsp, *np, e) ||
 	    rst_sk_unix_prepare(*tsp, *np, e) || rst_tree_plan(o, tsp, np, e) ||
-	    rst_procfd_prepare(*tsp, *np, e) || fault_check(o, FI_RESTORE_AFTER_LOAD, e))
+	    rst_pidns_fresh(*tsp, *np, e) || rst_procfd_prepare(*tsp, *np, e) ||
+	    fault_check(o, FI_RESTORE_AFTER_LOAD, e))
 		return -1;
 	for (size_t i = 0; i < *np; i++)
 		if (!(*tsp)[i].zombie && !(*tsp)[i].helper && rst_area_build(&(*tsp)[i], e))
@@ -695,6 +715,7 @@ int eng_restore(struct cr_opts *o, pid_t *root_pid, struct cr_err *err)
 	}
 	for (size_t k = n; k-- > 0;) {
 		free(ts[k].own_pst);
+		free(ts[k].htids);
 		rst_free(&ts[k]);
 	}
 	free(ts);

@@ -68,8 +68,10 @@ struct rst_task {
 	struct rst_args *args;
 	size_t thr_seized;    /* threads pst->threads[1..thr_seized] are ptrace-attached */
 	PstreeEntry *own_pst; /* restore-tree.c: a helper's pst (ours to free) */
+	pid_t *htids;	      /* fresh_hpid: the threads' tids in crshim's namespace (threads[1..]) */
 
-	pid_t pid;
+	pid_t pid;  /* in crshim's namespace: the image's, or (fresh_hpid) the kernel's once created */
+	pid_t ipid; /* fresh_hpid, once created: the image's pid (0: pid is the image's); see rst_ipid */
 	int dirfd;
 	int err_pipe[2]; /* child -> parent: error message of the C stage */
 	int go_pipe[2];	 /* parent -> child: seized, go on */
@@ -97,7 +99,20 @@ struct rst_task {
 	bool mntns_proc;     /* the root: a new mount namespace with a fresh /proc (ns/pid.c) */
 	bool paths_later; /* the tree's own mount tree is restored: its paths exist only after pivot_root */
 	bool ns_init;	  /* PID 1 of a namespace below its parent's: cloned with CLONE_NEWPID */
+	bool fresh_hpid;  /* restore-pidns.c: the root is PID 1 of a new PID namespace; only the ids
+			     inside it are given back, the kernel chooses those in crshim's */
 };
+
+/* The pid of t in the images (what other images name it by). */
+static inline pid_t rst_ipid(const struct rst_task *t)
+{
+	return t->ipid ? t->ipid : t->pid;
+}
+/* Thread k (1..) of t in crshim's namespace. */
+static inline pid_t rst_htid(const struct rst_task *t, size_t k)
+{
+	return t->htids ? t->htids[k - 1] : t->pst->threads[k];
+}
 
 /* restore-load.c: rst_load loads the root (and reads the whole pstree), rst_load_task one other process
  * (t->pid, t->pst, t->tree set by the caller; t->pst belongs to the root). */
@@ -198,6 +213,16 @@ uint32_t rst_pidns_set_tid(const struct rst_task *t, pid_t set_tid[RST_PID_LEVEL
 pid_t rst_pidns_vid(const struct rst_task *t, pid_t id);
 /* The ids of thread k (1..) of t for the blob: its tid as t sees it and the set_tid array. */
 void rst_pidns_thread(const struct rst_task *t, size_t k, struct rst_thread *th);
+/* fresh_hpid: may the root be restored with fresh PIDs in crshim's namespace (from the pstree, at load)?
+ * rst_pidns_fresh (after the plan): keep it only for a tree crshim can follow then (no helpers, zombies
+ * or shared address spaces), else check that every image PID is free as without it. */
+bool rst_pidns_fresh_maybe(const struct rst_task *root);
+int rst_pidns_fresh(struct rst_task *ts, size_t n, struct cr_err *e);
+int rst_check_pids(struct rst_task *t, struct cr_err *e); /* restore-load.c: its PIDs are free */
+/* fresh_hpid: task t (not the root), created by its parent inside the namespace: its pid in ours (t->pid
+ * becomes it, t->ipid the image's); 0 when not there yet. Its threads' likewise (t->htids). */
+int rst_pidns_find(struct rst_task *t, struct cr_err *e);
+int rst_pidns_find_threads(struct rst_task *t, struct cr_err *e);
 /* Once every thread is there: file owners that are threads other than a leader (F_OWNER_TID). */
 int rst_pidns_fown_threads(struct rst_task *ts, size_t n, struct cr_err *e);
 

@@ -267,14 +267,14 @@ int ns_cg_prepare(struct ns_cg_state *s, struct cr_err *e)
 	return 0;
 }
 
-/* Task pid (just cloned, not yet run) into its cgroups, where it is not already. */
-int ns_cg_attach(struct ns_cg_state *s, pid_t pid, struct cr_err *e)
+/* Task pid (just cloned, not yet run; img_pid in the images) into its cgroups, where it is not already. */
+int ns_cg_attach(struct ns_cg_state *s, pid_t pid, pid_t img_pid, struct cr_err *e)
 {
 	if (!s)
 		return 0;
 	const CgSet *set = NULL;
 	for (size_t i = 0; i < s->ce->n_tasks && !set; i++)
-		if (s->ce->tasks[i]->pid == pid)
+		if (s->ce->tasks[i]->pid == img_pid)
 			set = s->ce->sets[s->ce->tasks[i]->set];
 	if (!set)
 		return 0;

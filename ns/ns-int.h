@@ -48,7 +48,7 @@ int ns_cg_load(const struct cr_opts *o, int dirfd, struct ns_cg_state **out, str
 /* Before any task: the cgroups made and their properties written, as the --manage-cgroups mode says. */
 int ns_cg_prepare(struct ns_cg_state *s, struct cr_err *e);
 /* A task just cloned (not yet run) into its cgroups. */
-int ns_cg_attach(struct ns_cg_state *s, pid_t pid, struct cr_err *e);
+int ns_cg_attach(struct ns_cg_state *s, pid_t pid, pid_t img_pid, struct cr_err *e);
 /* failed: the cgroups made are removed. Frees s (NULL is fine). */
 void ns_cg_done(struct ns_cg_state *s, bool failed);
 

@@ -197,14 +197,14 @@ const char *ns_rst_root(const struct ns_rst *r)
 	return r && r->mnt ? r->o->root : NULL;
 }
 
-int ns_rst_root_spawned(struct ns_rst *r, pid_t pid, struct cr_err *e)
+int ns_rst_root_spawned(struct ns_rst *r, pid_t pid, pid_t img_pid, struct cr_err *e)
 {
-	return r ? ns_cg_attach(r->cg, pid, e) : 0;
+	return r ? ns_cg_attach(r->cg, pid, img_pid, e) : 0;
 }
 
-int ns_rst_task_spawned(struct ns_rst *r, pid_t pid, struct cr_err *e)
+int ns_rst_task_spawned(struct ns_rst *r, pid_t pid, pid_t img_pid, struct cr_err *e)
 {
-	return r ? ns_cg_attach(r->cg, pid, e) : 0;
+	return r ? ns_cg_attach(r->cg, pid, img_pid, e) : 0;
 }
 
 int ns_rst_root_child(const struct ns_rst *r, char *msg, size_t len)

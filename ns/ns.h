@@ -74,11 +74,13 @@ int ns_rst_enter(struct ns_rst *r, struct cr_err *e);
 /* The CLONE_NEW* flags the root task's clone3 adds (none today: the root inherits what ns_rst_enter made;
  * PID and mount come from the PID code). */
 uint64_t ns_rst_clone_flags(const struct ns_rst *r);
-/* crshim, after the root task is cloned and before it runs: it goes into its cgroups (cgroup.img). */
-int ns_rst_root_spawned(struct ns_rst *r, pid_t pid, struct cr_err *e);
+/* crshim, after the root task is cloned and before it runs: it goes into its cgroups (cgroup.img). pid in
+ * crshim's PID namespace, img_pid the one of the images (they differ when the root gets a new PID
+ * namespace and fresh PIDs in ours). */
+int ns_rst_root_spawned(struct ns_rst *r, pid_t pid, pid_t img_pid, struct cr_err *e);
 /* crshim, after another task of the tree is cloned and before it runs: into its cgroups, where its parent's
  * are not its own. */
-int ns_rst_task_spawned(struct ns_rst *r, pid_t pid, struct cr_err *e);
+int ns_rst_task_spawned(struct ns_rst *r, pid_t pid, pid_t img_pid, struct cr_err *e);
 /* The root task itself, first thing after crshim let it go, before it clones a child or opens a file:
  * its own cgroup namespace, then the mount tree (ns_mnt_restore). A message on failure. */
 int ns_rst_root_child(const struct ns_rst *r, char *msg, size_t len);

@@ -62,7 +62,7 @@ static const FileEntry *entry_of(const struct rst_task *t, pid_t pid, int fd)
 {
 	const struct rst_task *ts = t->ntree ? t->tree : t;
 	for (size_t k = 0; k < (t->ntree ? t->ntree : 1); k++) {
-		if (ts[k].pid != pid)
+		if (rst_ipid(&ts[k]) != pid)
 			continue;
 		for (size_t i = 0; i < ts[k].nr_fdinfo; i++)
 			if (ts[k].fdinfo[i]->fd == fd)
@@ -99,7 +99,7 @@ int rst_epoll_fill(struct rst_task *t, int lo, const FileEntry *f, const FdinfoE
 	}
 	for (size_t i = 0; i < ep->n_tfd; i++) {
 		const EpollTfdEntry *te = ep->tfd[i];
-		if (te->target_pid != t->pid)
+		if (te->target_pid != rst_ipid(t))
 			continue; /* another process: rst_epoll_tree */
 		if (add_one(fi->fd, lo, te, msg, len))
 			return -1;
@@ -107,12 +107,13 @@ int rst_epoll_fill(struct rst_task *t, int lo, const FileEntry *f, const FdinfoE
 	return 0;
 }
 
-static int add_remote(pid_t pid, int epfd, const EpollTfdEntry *te, struct cr_err *e)
+/* pid and tpid (the target's) in our namespace */
+static int add_remote(pid_t pid, int epfd, pid_t tpid, const EpollTfdEntry *te, struct cr_err *e)
 {
 	__cleanup_close int ep = dump_evfd_take(pid, epfd, e);
 	if (ep < 0)
 		return -1;
-	__cleanup_close int tgt = dump_evfd_take(te->target_pid, te->target_fd, e);
+	__cleanup_close int tgt = dump_evfd_take(tpid, te->target_fd, e);
 	if (tgt < 0)
 		return -1;
 	struct epoll_event ev = {.events = te->events, .data.u64 = te->data};
@@ -130,7 +131,7 @@ static bool holds_set(const struct rst_task *ts, size_t n, pid_t pid, pid_t hpid
 	if (pid == hpid)
 		return true;
 	for (size_t k = 0; k < n; k++)
-		for (size_t i = 0; ts[k].pid == pid && i < ts[k].nr_files; i++) {
+		for (size_t i = 0; rst_ipid(&ts[k]) == pid && i < ts[k].nr_files; i++) {
 			const EpollEntry *ep = ts[k].files[i]->epoll;
 			if (ep && ep->has_shared_pid && ep->shared_pid == hpid && ep->shared_fd == hfd)
 				return true;
@@ -152,8 +153,9 @@ static int tree_task_epolls(struct rst_task *ts, size_t n, struct rst_task *t, s
 			continue;
 		for (size_t k = 0; k < f->epoll->n_tfd; k++) {
 			const EpollTfdEntry *te = f->epoll->tfd[k];
-			if (!holds_set(ts, n, te->target_pid, t->pid, fi->fd) &&
-			    add_remote(t->pid, fi->fd, te, e))
+			const struct rst_task *tt = rst_tree_task(ts, n, te->target_pid);
+			if (!holds_set(ts, n, te->target_pid, rst_ipid(t), fi->fd) &&
+			    add_remote(t->pid, fi->fd, tt ? tt->pid : te->target_pid, te, e))
 				return -1;
 		}
 	}

@@ -34,7 +34,7 @@ static bool tree_has(const struct rst_task *t, pid_t pid)
 	for (size_t i = 0; i < root->n_all_pst; i++)
 		if (root->all_pst[i]->pid == pid)
 			return true;
-	return t->pid == pid;
+	return rst_ipid(t) == pid;
 }
 
 int rst_evfd_check(const struct rst_task *t, const FileEntry *f, const FdinfoEntry *fi, struct cr_err *e)
@@ -388,7 +388,7 @@ static bool shared_of(const FileEntry *f, pid_t *pid, int *fd)
 static FileEntry *entry_of(struct rst_task *ts, size_t n, pid_t pid, int fd)
 {
 	for (size_t k = 0; k < n; k++) {
-		if (ts[k].pid != pid)
+		if (rst_ipid(&ts[k]) != pid)
 			continue;
 		for (size_t i = 0; i < ts[k].nr_fdinfo; i++)
 			if (ts[k].fdinfo[i]->fd == fd)

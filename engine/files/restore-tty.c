@@ -397,7 +397,7 @@ static int fg_tty = -1; /* crshim's terminal, whose foreground rst_tty_foregroun
 
 void rst_tty_foreground(const struct cr_opts *o, const struct rst_task *root)
 {
-	if (!o->shell_job || root->pst->pgid != root->pid || root->pst->sid == root->pid ||
+	if (!o->shell_job || root->pst->pgid != rst_ipid(root) || root->pst->sid == rst_ipid(root) ||
 	    getpgid(root->pid) != root->pid)
 		return;
 	int fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
@@ -489,7 +489,7 @@ int rst_tty_child_session(const struct rst_task *t, char *msg, size_t len)
 	const PstreeEntry *p = t->pst;
 	const struct rst_task *l = NULL;
 	for (size_t i = 0; i < t->ntree && !l; i++)
-		if (t->tree[i].pid == p->sid)
+		if (rst_ipid(&t->tree[i]) == p->sid)
 			l = &t->tree[i];
 	const TtyEntry *tty = NULL;
 	int32_t fg = 0;

@@ -4,14 +4,19 @@
  * way in the blob. Ids that the images hold in crshim's view (file owners, timer notify threads, terminal
  * groups) are given to the task as it sees them (rst_pidns_vid). */
 #define LOG_PREFIX "restore-pidns: "
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "base/cleanup.h"
 #include "base/log.h"
+#include "base/proc.h"
+#include "pid.h"
 #include "restore.h"
 
 /* Images of a crshim that knew only the root's namespace: inventory pidns and pstree ns_pid. */
@@ -98,6 +103,8 @@ uint32_t rst_pidns_set_tid(const struct rst_task *t, pid_t set_tid[RST_PID_LEVEL
 	uint32_t lv = t->ns_levels;
 	for (uint32_t l = 0; l < lv; l++)
 		set_tid[l] = t->ns_ids[lv - 1 - l];
+	if (t->fresh_hpid) /* ours: what the kernel gives */
+		return lv;
 	set_tid[lv] = t->pid;
 	return lv + 1;
 }
@@ -109,7 +116,7 @@ pid_t rst_pidns_vid(const struct rst_task *t, pid_t id)
 		return id;
 	for (size_t i = 0; i < t->ntree; i++) {
 		const struct rst_task *x = &t->tree[i];
-		if (x->pid == id)
+		if (rst_ipid(x) == id)
 			return x->ns_levels >= lt ? x->ns_ids[lt - 1] : 0;
 	}
 	for (size_t i = 0; i < t->ntree; i++) { /* a thread */
@@ -133,7 +140,7 @@ void rst_pidns_thread(const struct rst_task *t, size_t k, struct rst_thread *th)
 	for (uint32_t l = 0; l < lv; l++)
 		th->set_tid[l] = chain[lv - 1 - l];
 	th->set_tid[lv] = th->tid;
-	th->set_tid_size = lv + 1;
+	th->set_tid_size = t->fresh_hpid ? lv : lv + 1;
 	th->tid = chain[lv - 1];
 }
 
@@ -146,14 +153,15 @@ static int fown_thread(const struct rst_task *t, int pidfd, const FdinfoEntry *f
 	if (!f || !f->fown || f->fown->type != F_OWNER_TID || !f->fown->pid)
 		return 0;
 	const struct rst_task *x = NULL;
+	size_t xk = 0;
 	for (size_t i = 0; i < t->ntree && !x; i++)
-		for (size_t k = 1; k < t->tree[i].pst->n_threads && !t->tree[i].helper; k++)
+		for (size_t k = 1; k < t->tree[i].pst->n_threads && !t->tree[i].helper && !x; k++)
 			if (t->tree[i].pst->threads[k] == f->fown->pid)
-				x = &t->tree[i];
+				x = &t->tree[i], xk = k;
 	if (!x)
 		return 0; /* a leader (set by the task itself) or gone */
 	__cleanup_close int fd = (int)syscall(SYS_pidfd_getfd, pidfd, fi->fd, 0);
-	struct f_owner_ex own = {.type = F_OWNER_TID, .pid = f->fown->pid};
+	struct f_owner_ex own = {.type = F_OWNER_TID, .pid = rst_htid(x, xk)}; /* ours: crshim sets it */
 	if (fd < 0 || fcntl(fd, F_SETOWN_EX, &own))
 		return cr_fail_sys(e, "task %d fd %d: owner thread %d", t->pid, fi->fd, own.pid);
 	pr_info("task %d fd %d: owner thread %d\n", t->pid, fi->fd, own.pid);
@@ -179,5 +187,156 @@ int rst_pidns_fown_threads(struct rst_task *ts, size_t n, struct cr_err *e)
 				return -1;
 		}
 	}
+	return 0;
+}
+
+/* Fresh PIDs in crshim's namespace (fresh_hpid): the root is PID 1 of a new PID namespace, so the tree
+ * needs only its ids inside it; its PIDs in ours are what the kernel gives (the original tree may still
+ * run, or the same images be restored twice side by side). crshim then finds each task by its ids inside
+ * (NSpid) to seize and signal it. */
+bool rst_pidns_fresh_maybe(const struct rst_task *root)
+{
+	const PstreeEntry *p = root->n_all_pst ? root->all_pst[0] : NULL;
+	if (!p)
+		return false;
+	for (size_t i = 0; i < root->n_all_pst; i++)
+		if (root->all_pst[i]->has_vm_owner && root->all_pst[i]->vm_owner > 0)
+			return false;
+	if (p->has_ns_levels)
+		return p->ns_levels == 1 && p->n_ns_tids >= 1 && p->ns_tids[0] == 1;
+	return root->inv && root->inv->pidns && p->ns_pid == 1 && p->n_threads <= 1;
+}
+
+int rst_pidns_fresh(struct rst_task *ts, size_t n, struct cr_err *e)
+{
+	if (!ts[0].fresh_hpid)
+		return 0;
+	const char *why = !ts[0].ns_init ? "its root is no namespace's init" : NULL;
+	for (size_t i = 0; i < n && !why; i++)
+		if (ts[i].helper || ts[i].zombie || rst_svm_sharer(&ts[i]))
+			why = ts[i].helper   ? "a session or group whose leader is gone"
+			      : ts[i].zombie ? "a zombie"
+					     : "a shared address space";
+	struct cr_err busy = {0};
+	for (size_t i = 0; i < n && !why; i++) /* free: kept as they were (the old PIDs, as before) */
+		if (rst_check_pids(&ts[i], &busy))
+			break;
+	if (!why && busy.msg[0]) {
+		pr_info(
+		    "the tree's root is PID 1 of a new PID namespace and %s: its PIDs in ours are fresh\n",
+		    busy.msg);
+		return 0;
+	}
+	if (!why)
+		why = "they are free";
+	pr_info("the tree keeps its PIDs in our namespace too: %s\n", why);
+	for (size_t i = 0; i < n; i++)
+		ts[i].fresh_hpid = false;
+	for (size_t i = 0; i < n; i++)
+		if (!ts[i].helper && rst_check_pids(&ts[i], e))
+			return -1;
+	return 0;
+}
+
+/* Does the NSpid chain of pid x (ours first) end with the ids chain[0..lv-1] (outermost first)? */
+static bool chain_is(pid_t x, const pid_t *chain, uint32_t lv)
+{
+	pid_t ids[RST_PID_LEVELS + 1];
+	struct cr_err e2;
+	int got = ns_pid_chain(x, ids, RST_PID_LEVELS + 1, &e2);
+	if (got != (int)lv + 1)
+		return false;
+	for (uint32_t l = 0; l < lv; l++)
+		if (ids[l + 1] != chain[l])
+			return false;
+	return true;
+}
+
+/* x descends from the root (nested namespaces: ids there are not unique across containers). */
+static bool under_root(pid_t x, pid_t root)
+{
+	for (int depth = 0; depth < 256 && x > 1; depth++) {
+		char buf[512];
+		int ppid = 0;
+		char st;
+		if (x == root)
+			return true;
+		const char *p = proc_stat_comm_end(x, 0, buf, sizeof(buf));
+		if (!p || sscanf(p + 2, "%c %d", &st, &ppid) != 2)
+			return false;
+		x = ppid;
+	}
+	return false;
+}
+
+int rst_pidns_find(struct rst_task *t, struct cr_err *e)
+{
+	const struct rst_task *root = &t->tree[0];
+	char want_ns[64], link[64], path[64];
+	snprintf(path, sizeof(path), "/proc/%d/ns/pid", root->pid);
+	ssize_t wl = readlink(path, want_ns, sizeof(want_ns) - 1);
+	if (wl <= 0)
+		return cr_fail_sys(e, "readlink %s", path);
+	want_ns[wl] = '\0';
+	__cleanup_closedir DIR *d = opendir("/proc");
+	if (!d)
+		return cr_fail_sys(e, "open /proc");
+	const struct dirent *de;
+	while ((de = readdir(d))) {
+		char *end;
+		long x = strtol(de->d_name, &end, 10);
+		if (*end || x <= 1 || x == root->pid)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%ld/ns/pid", x);
+		ssize_t l = readlink(path, link, sizeof(link) - 1);
+		if (l <= 0)
+			continue;
+		link[l] = '\0';
+		if (t->ns_levels == 1 ? strcmp(link, want_ns) != 0 : !strcmp(link, want_ns))
+			continue;
+		if (!chain_is((pid_t)x, t->ns_ids, t->ns_levels) ||
+		    (t->ns_levels > 1 && !under_root((pid_t)x, root->pid)))
+			continue;
+		pr_debug("task %d is %ld in our PID namespace\n", t->pid, x);
+		t->ipid = t->pid;
+		t->pid = (pid_t)x;
+		return 1;
+	}
+	return 0;
+}
+
+int rst_pidns_find_threads(struct rst_task *t, struct cr_err *e)
+{
+	const PstreeEntry *p = t->pst;
+	uint32_t lv = t->ns_levels;
+	if (!t->fresh_hpid || p->n_threads <= 1 || t->htids)
+		return 0;
+	if (p->n_ns_tids < p->n_threads * lv)
+		return cr_fail_errno(e, EBADMSG, "pstree.img: task %d: no ids of its threads", rst_ipid(t));
+	t->htids = calloc(p->n_threads - 1, sizeof(*t->htids));
+	if (!t->htids)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/task", t->pid);
+	__cleanup_closedir DIR *d = opendir(path);
+	if (!d)
+		return cr_fail_sys(e, "open %s", path);
+	const struct dirent *de;
+	size_t found = 0;
+	while ((de = readdir(d))) {
+		char *end;
+		long x = strtol(de->d_name, &end, 10);
+		if (*end || x <= 0 || x == t->pid)
+			continue;
+		for (size_t k = 1; k < p->n_threads; k++)
+			if (!t->htids[k - 1] && chain_is((pid_t)x, &p->ns_tids[k * lv], lv)) {
+				t->htids[k - 1] = (pid_t)x;
+				found++;
+				break;
+			}
+	}
+	if (found != p->n_threads - 1)
+		return cr_fail_errno(e, ESRCH, "task %d: %zu of its %zu threads found", rst_ipid(t), found,
+				     p->n_threads - 1);
 	return 0;
 }

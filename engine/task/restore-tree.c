@@ -53,7 +53,7 @@ int rst_task_reason(struct rst_task *t, struct cr_err *e)
 struct rst_task *rst_tree_task(struct rst_task *ts, size_t n, pid_t pid)
 {
 	for (size_t i = 0; i < n; i++)
-		if (ts[i].pid == pid)
+		if (rst_ipid(&ts[i]) == pid)
 			return &ts[i];
 	return NULL;
 }

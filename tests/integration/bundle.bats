@@ -84,7 +84,6 @@ start_counter() {
 	grep -q " /tmp [^ ]* .*- tmpfs " "/proc/$pid/mountinfo"
 }
 
-# bats test_tags=needs:pidns-hostpid
 @test "bundle: the same images restored twice side by side under two ids" {
 	start_counter d
 	"$CRSHIM" checkpoint "oci-bt$$-d" --image-path "$OCI_T/img-d"

@@ -141,7 +141,6 @@ state_of() {
 	sequence_unbroken "$D/log"
 }
 
-# bats test_tags=needs:pidns-hostpid
 @test "podman: one export restored twice under new names" {
 	start_counter
 	pm container checkpoint --export "$D/cp.tar.gz" "$ID"
