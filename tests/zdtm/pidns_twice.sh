@@ -8,6 +8,7 @@
 # gone (pidns00, pidns_tree) still needs its old PIDs free (restore-pidns.c: rst_pidns_fresh).
 #
 # pidns_twice.sh [--crshim PATH] [TEST...]   (env: CRSHIM, ZDTM_BIN, ZDTM_TMP)
+# shellcheck disable=SC2016 # check's conditions are eval'ed
 set -u
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 TOP=$(cd "$HERE/../.." && pwd)
@@ -26,7 +27,7 @@ alive() { [ -e "/proc/$1" ] && ! grep -q '^State:[[:space:]]*Z' "/proc/$1/status
 gone() { for _ in $(seq 300); do alive "$1" || return 0; sleep 0.1; done; return 1; }
 inner() { awk '$1 == "NSpid:" { print $NF }' "/proc/$1/status" 2>/dev/null; }
 # the processes of the test's dir (cwd): the test's and its copies'
-ours() { for p in $(ls /proc | grep '^[0-9]*$'); do [ "$(readlink "/proc/$p/cwd" 2>/dev/null)" = "$D" ] && echo "$p"; done; }
+ours() { for p in /proc/[0-9]*; do [ "$(readlink "$p/cwd" 2>/dev/null)" = "$D" ] && echo "${p#/proc/}"; done; }
 cleanup() { for D in "$TMPD"/*/; do D=${D%/}; for p in $(ours); do kill -KILL "$p" 2>/dev/null; done; done; [ "${KEEP:-}" ] || rm -rf "$TMPD"; }
 trap cleanup EXIT
 
@@ -41,7 +42,8 @@ for t in "${TESTS[@]}"; do
 		continue
 	fi
 	"$CRSHIM" dump -t "$P" -D "$D/img" -o dump.log -v4 --leave-running >"$D/dump.out" 2>&1
-	check "$t: dump --leave-running" '[ $? = 0 ] && alive "$P"'
+	rc=$?
+	check "$t: dump --leave-running (exit $rc)" '[ $rc = 0 ] && alive "$P"'
 	r=()
 	for i in 1 2; do
 		"$CRSHIM" restore -D "$D/img" -o "restore$i.log" -v4 -d --pidfile "$D/r$i.pid" >"$D/restore$i.out" 2>&1
