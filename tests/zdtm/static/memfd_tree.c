@@ -16,8 +16,8 @@ enum { PFD = 30, CFD = 31 };
 int main(int argc, char **argv)
 {
 	sigset_t m;
-	int sig, st = -1, res[2], go[2];
-	struct stat a;
+	int sig, st = -1, res[2] = {-1, -1}, go[2] = {-1, -1};
+	struct stat a = {0};
 	char path[64], ino[64] = "", want[64], buf[8] = "";
 
 	test_init(argc, argv);

@@ -27,8 +27,8 @@ static int pidfd_at(pid_t pid, unsigned flags, int at)
 int main(int argc, char **argv)
 {
 	sigset_t m;
-	int sig, st = -1, res[2];
-	struct stat a, c;
+	int sig, st = -1, res[2] = {-1, -1};
+	struct stat a = {0}, c = {0};
 	struct statfs sfs;
 	char ino[64] = "", want[64];
 

@@ -12,7 +12,7 @@ enum { RD = 40, WR = 41 };
 
 int main(int argc, char **argv)
 {
-	int in[2], out[2], st = -1;
+	int in[2] = {-1, -1}, out[2] = {-1, -1}, st = -1;
 	char buf[32] = "";
 
 	test_init(argc, argv);

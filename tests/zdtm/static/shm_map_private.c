@@ -61,8 +61,10 @@ int main(int argc, char **argv)
 	char *qp = q < 0 ? NULL : setup(q);
 	char *qs = q < 0 ? MAP_FAILED : mmap(NULL, NP * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, q, 0);
 	close(q);
-	if (!pm || !ps || !qp || qs == MAP_FAILED)
+	if (!pm || !ps || !qp || qs == MAP_FAILED) {
 		fail("map");
+		return 1;
+	}
 	test_daemon();
 	test_waitsig();
 

@@ -45,10 +45,11 @@ static int freebound(int family, int at)
 
 static void name_of(int fd, char *out, size_t len)
 {
-	struct sockaddr_storage ss;
+	struct sockaddr_storage ss = {0};
 	socklen_t l = sizeof(ss);
 	char a[64] = "?";
 	int port = -1;
+	memset(&ss, 0, sizeof(ss));
 	if (!getsockname(fd, (struct sockaddr *)&ss, &l)) {
 		if (ss.ss_family == AF_INET) {
 			inet_ntop(AF_INET, &((struct sockaddr_in *)&ss)->sin_addr, a, sizeof(a));

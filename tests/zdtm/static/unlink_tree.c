@@ -16,8 +16,8 @@ enum { PFD = 40, CFD = 41 };
 int main(int argc, char **argv)
 {
 	sigset_t m;
-	int sig, st = -1, res[2];
-	struct stat a;
+	int sig, st = -1, res[2] = {-1, -1};
+	struct stat a = {0};
 	char c = 0, ino[64] = "", want[64];
 
 	test_init(argc, argv);
