@@ -12,7 +12,7 @@ CRSHIM=${1:?usage: $0 /path/to/crshim}
 SIZES=${CRSHIM_BENCH_PS_SIZES:-256}
 PROG=$(dirname "$CRSHIM")/contrib/bench-mem
 BASE=$(mktemp -d /dev/shm/crshim-pagesrv-bench.XXXXXX)
-PID= PSPID=
+PID='' PSPID=''
 
 cleanup() {
 	[ -z "$PID" ] || kill -KILL "$PID" 2>/dev/null || true

@@ -126,3 +126,15 @@ untraced() { # pid
 	run "$CRSHIM" dump -t 1 -D "$T/x" --page-server --address 127.0.0.1 --port 70000
 	[ "$status" = 1 ] && [[ "$output" == *"invalid port"* ]]
 }
+
+@test "pagesrv: contrib/migrate.sh: two pre-dumps and the dump through page servers, restored, the process runs on" {
+	start_sleeper 16
+	run "$REPO/contrib/migrate.sh" -t "$SPID" -D "$T/mig" -n 2 --crshim "$CRSHIM"
+	[ "$status" = 0 ] || { echo "$output"; false; }
+	echo "$output"
+	[[ "$output" == *"round 2 (pre-dump):"* ]] && [[ "$output" == *"frozen (downtime):"* ]]
+	sleep 0.2
+	kill -0 "$SPID"
+	grep -q python3 /proc/"$SPID"/comm
+	[ -L "$T/mig/dst/final/parent" ]
+}
