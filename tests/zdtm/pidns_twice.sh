@@ -16,6 +16,7 @@ BIN=${ZDTM_BIN:-$TOP/build/zdtm}
 CRSHIM=${CRSHIM:-$TOP/build/crshim}
 [ "${1:-}" = --crshim ] && CRSHIM=$2 && shift 2
 TESTS=("$@")
+nargs=$#
 [ ${#TESTS[@]} -gt 0 ] || TESTS=(pidns_threads pidns_ids proc_fds_pidns)
 TMPD=$(mktemp -d "${ZDTM_TMP:-/tmp}/zdtm.pidns_twice.XXXXXX")
 n=0
@@ -31,7 +32,7 @@ ours() { for p in /proc/[0-9]*; do [ "$(readlink "$p/cwd" 2>/dev/null)" = "$D" ]
 cleanup() { for D in "$TMPD"/*/; do D=${D%/}; for p in $(ours); do kill -KILL "$p" 2>/dev/null; done; done; [ "${KEEP:-}" ] || rm -rf "$TMPD"; }
 trap cleanup EXIT
 
-echo "1..$((${#TESTS[@]} * 7))"
+echo "1..$((${#TESTS[@]} * 7 + (nargs ? 0 : 2)))"
 for t in "${TESTS[@]}"; do
 	D=$TMPD/$t
 	mkdir -p "$D/img"
@@ -68,4 +69,21 @@ for t in "${TESTS[@]}"; do
 	done
 	for p in $(ours); do kill -KILL "$p" 2>/dev/null; done
 done
+# A tree that still needs its old PIDs (pidns00: a zombie inside) restored beside its original: refused with
+# one line naming the PID in use, the original unharmed.
+if [ $nargs = 0 ]; then
+	D=$TMPD/pidns00
+	mkdir -p "$D/img"
+	(cd "$D" && exec timeout -k 5 120 "$BIN/static/pidns00" --pidfile="$D/test.pid" --outfile="$D/test.out") >"$D/start.log" 2>&1
+	P=$(tr -d ' \n' <"$D/test.pid" 2>/dev/null)
+	"$CRSHIM" dump -t "${P:-0}" -D "$D/img" -o dump.log -v4 --leave-running >"$D/dump.out" 2>&1
+	"$CRSHIM" restore -D "$D/img" -o restore.log -v4 -d --pidfile "$D/r.pid" >"$D/restore.out" 2>&1
+	rc=$?
+	check "pidns00 (a zombie inside): restore beside the original refused with one line (exit $rc: $(head -n1 "$D/restore.out"))" \
+		'[ $rc = 1 ] && [ "$(grep -c . "$D/restore.out")" = 1 ] && grep -q "is already in use" "$D/restore.out" && [ ! -e "$D/r.pid" ]'
+	: >"$D/test.out"
+	kill -TERM "${P:-0}" 2>/dev/null
+	check "pidns00: the original PASSes on SIGTERM" 'gone "${P:-0}" && grep -q "^PASS$" "$D/test.out"'
+	for p in $(ours); do kill -KILL "$p" 2>/dev/null; done
+fi
 [ $failed = 0 ]
