@@ -1,5 +1,6 @@
 /* Process trees: the ids of a set of processes before the dump, compared after the restore. */
 #include <dirent.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -164,6 +165,40 @@ int tree_pidfd_reaped(void)
 	int fd = (int)syscall(SYS_pidfd_open, gone, 0);
 	waitpid(gone, NULL, 0);
 	return fd;
+}
+
+static volatile sig_atomic_t usr1_came;
+static void on_usr1(int s)
+{
+	(void)s;
+	usr1_came = 1;
+}
+
+void usr1_block(void)
+{
+	sigset_t m;
+	signal(SIGUSR1, on_usr1);
+	sigemptyset(&m);
+	sigaddset(&m, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &m, NULL);
+}
+
+void usr1_wait(void)
+{
+	sigset_t none;
+	sigemptyset(&none);
+	while (!usr1_came)
+		sigsuspend(&none);
+}
+
+int wait_byte(const volatile char *p, char v)
+{
+	for (int i = 0; i < 20000; i++) {
+		if (*p == v)
+			return 0;
+		usleep(1000);
+	}
+	return -1;
 }
 
 pid_t tree_fork_waiting(int (*fn)(void *), void *arg)

@@ -156,6 +156,12 @@ int tree_pidfd_reaped(void);
  * tree_waiting_go: SIGUSR1 to it, then its exit: 0 when it exited with 0, else its wait status (-1: not
  * reaped). tree_same_file: fd of the test and fd of pid are one open file description (kcmp). */
 pid_t tree_fork_waiting(int (*fn)(void *), void *arg);
+/* usr1_block: SIGUSR1 caught and blocked, so that a child forked after it that waits with usr1_wait loses
+ * none sent early; usr1_wait: sleep (SIGUSR1 let in) until one came. wait_byte: until *p == v (20 s at most,
+ * then -1). */
+void usr1_block(void);
+void usr1_wait(void);
+int wait_byte(const volatile char *p, char v);
 int tree_waiting_go(pid_t pid);
 int tree_same_file(pid_t pid, int fd);
 /* PID namespaces: the number of processes in /proc (the namespace of the mounted /proc), and the pid the

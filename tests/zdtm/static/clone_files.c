@@ -10,16 +10,8 @@
 #include <linux/kcmp.h>
 #include "zdtmtst.h"
 
-static volatile sig_atomic_t got_usr1;
-static void on_usr1(int s)
-{
-	(void)s;
-	got_usr1 = 1;
-}
-
 int main(int argc, char **argv)
 {
-	sigset_t blk, empty;
 	int pfd[2], rp[2];
 	test_init(argc, argv);
 	int fd = open("files.data", O_RDWR | O_CREAT | O_TRUNC, 0600);
@@ -36,17 +28,12 @@ int main(int argc, char **argv)
 		fail("write");
 		return 1;
 	}
-	signal(SIGUSR1, on_usr1);
-	sigemptyset(&blk);
-	sigaddset(&blk, SIGUSR1);
-	sigprocmask(SIG_BLOCK, &blk, NULL);
+	usr1_block();
 	pid_t ch = (pid_t)syscall(SYS_clone, CLONE_FILES | SIGCHLD, 0, 0, 0, 0);
 	if (ch == 0) { /* no test_forked(): it would close the parent's ready pipe, the table is one */
 		if (write(rp[1], "r", 1) != 1)
 			_exit(9);
-		sigemptyset(&empty);
-		while (!got_usr1)
-			sigsuspend(&empty);
+		usr1_wait();
 		int bad = lseek(10, 0, SEEK_CUR) != 3;
 		int nfd = open("files.data", O_RDONLY);
 		if (nfd < 0 || dup2(nfd, 40) != 40)

@@ -12,13 +12,6 @@
 #include <linux/kcmp.h>
 #include "zdtmtst.h"
 
-static volatile sig_atomic_t got_usr1;
-static void on_usr1(int s)
-{
-	(void)s;
-	got_usr1 = 1;
-}
-
 static const char *cwd_tail(char *buf, size_t len)
 {
 	if (!getcwd(buf, len))
@@ -29,7 +22,6 @@ static const char *cwd_tail(char *buf, size_t len)
 
 int main(int argc, char **argv)
 {
-	sigset_t blk, empty;
 	char buf[4096];
 	int pfd[2];
 	test_init(argc, argv);
@@ -38,19 +30,14 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	umask(027);
-	signal(SIGUSR1, on_usr1);
-	sigemptyset(&blk);
-	sigaddset(&blk, SIGUSR1);
-	sigprocmask(SIG_BLOCK, &blk, NULL);
+	usr1_block();
 	pid_t ch = (pid_t)syscall(SYS_clone, CLONE_FS | SIGCHLD, 0, 0, 0, 0);
 	if (ch == 0) {
 		test_forked();
 		close(pfd[0]);
 		if (write(pfd[1], "r", 1) != 1)
 			_exit(9);
-		sigemptyset(&empty);
-		while (!got_usr1)
-			sigsuspend(&empty);
+		usr1_wait();
 		int bad = strcmp(cwd_tail(buf, sizeof(buf)), "fs_a") ? 1 : 0;
 		mode_t old = umask(077);
 		if (old != 027)

@@ -11,13 +11,6 @@
 #define SZ (2UL << 20)
 #define HALF (SZ / 2)
 
-static volatile sig_atomic_t got_usr1;
-static void on_usr1(int s)
-{
-	(void)s;
-	got_usr1 = 1;
-}
-
 /* mine: which half this process rewrote with seed+1 (0 = first), the other half keeps seed. */
 static int check(const char *m, uint64_t seed, int mine)
 {
@@ -27,7 +20,6 @@ static int check(const char *m, uint64_t seed, int mine)
 
 int main(int argc, char **argv)
 {
-	sigset_t blk, empty;
 	test_init(argc, argv);
 	uint64_t seed = getpid() * 13ULL;
 	char *m = mmap(NULL, SZ, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -41,10 +33,7 @@ int main(int argc, char **argv)
 	datagen(m + HALF, HALF, seed);
 	datagen(heap, HALF / 2, seed + 5);
 	datagen(heap + HALF / 2, HALF / 2, seed + 5);
-	signal(SIGUSR1, on_usr1);
-	sigemptyset(&blk);
-	sigaddset(&blk, SIGUSR1);
-	sigprocmask(SIG_BLOCK, &blk, NULL);
+	usr1_block();
 	pid_t ch = fork();
 	if (ch == 0) {
 		test_forked();
@@ -53,9 +42,7 @@ int main(int argc, char **argv)
 		close(pfd[0]);
 		if (write(pfd[1], "r", 1) != 1)
 			_exit(5);
-		sigemptyset(&empty);
-		while (!got_usr1)
-			sigsuspend(&empty);
+		usr1_wait();
 		int bad = check(m, seed, 1) || datachk(heap, HALF / 2, seed + 6, NULL) ||
 			  datachk(heap + HALF / 2, HALF / 2, seed + 5, NULL);
 		memset(m, 0x5a, PAGE); /* must not be seen by the parent */

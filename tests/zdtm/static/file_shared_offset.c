@@ -16,13 +16,6 @@
 #define DUPFD 12
 #define OWNFD 9
 
-static volatile sig_atomic_t got_usr1;
-static void on_usr1(int s)
-{
-	(void)s;
-	got_usr1 = 1;
-}
-
 static int own_file(const char *name, off_t at)
 {
 	int fd = open(name, O_RDWR | O_CREAT, 0600);
@@ -34,7 +27,6 @@ static int own_file(const char *name, off_t at)
 
 int main(int argc, char **argv)
 {
-	sigset_t blk, empty;
 	char buf[256];
 	int pfd[2];
 	test_init(argc, argv);
@@ -49,10 +41,7 @@ int main(int argc, char **argv)
 		fail("write");
 		return 1;
 	}
-	signal(SIGUSR1, on_usr1);
-	sigemptyset(&blk);
-	sigaddset(&blk, SIGUSR1);
-	sigprocmask(SIG_BLOCK, &blk, NULL);
+	usr1_block();
 	pid_t ch = fork();
 	if (ch == 0) {
 		test_forked();
@@ -62,9 +51,7 @@ int main(int argc, char **argv)
 		close(pfd[0]);
 		if (write(pfd[1], "r", 1) != 1)
 			_exit(9);
-		sigemptyset(&empty);
-		while (!got_usr1)
-			sigsuspend(&empty);
+		usr1_wait();
 		int bad = 0;
 		if (lseek(SHFD, 0, SEEK_CUR) != 54) /* the parent wrote 4 bytes at 50 */
 			bad |= 1;

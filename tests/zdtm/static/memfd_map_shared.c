@@ -15,23 +15,6 @@
 #define SZ ((1UL << 20) + 100)
 #define MAPLEN (1UL << 20)
 
-static volatile sig_atomic_t got_usr1;
-static void on_usr1(int s)
-{
-	(void)s;
-	got_usr1 = 1;
-}
-
-static int wait_for(const volatile char *p, char v)
-{
-	for (int i = 0; i < 20000; i++) {
-		if (*p == v)
-			return 0;
-		usleep(1000);
-	}
-	return -1;
-}
-
 /* size and seals of the memfd mapped at m */
 static int memfd_facts(void *m, long long *size, int *seals)
 {
@@ -70,7 +53,6 @@ static int maps_has(void *m, const char *name)
 
 int main(int argc, char **argv)
 {
-	sigset_t blk, empty;
 	char l0[160], l[160];
 	test_init(argc, argv);
 	uint64_t seed = getpid() * 5ULL;
@@ -89,10 +71,7 @@ int main(int argc, char **argv)
 		fail("seals");
 		return 1;
 	}
-	signal(SIGUSR1, on_usr1);
-	sigemptyset(&blk);
-	sigaddset(&blk, SIGUSR1);
-	sigprocmask(SIG_BLOCK, &blk, NULL);
+	usr1_block();
 	pid_t ch = fork();
 	if (ch == 0) {
 		test_forked();
@@ -102,13 +81,11 @@ int main(int argc, char **argv)
 		if (o == MAP_FAILED || p == MAP_FAILED)
 			_exit(9);
 		memcpy(p, "private-cow", 11);
-		sigemptyset(&empty);
-		while (!got_usr1)
-			sigsuspend(&empty);
+		usr1_wait();
 		int bad = datachk(m, MAPLEN - PAGE, seed, NULL) != 0;
 		bad |= memcmp(o, m + PAGE, MAPLEN - 2 * PAGE) != 0; /* o: from offset PAGE */
 		bad |= memcmp(p, "private-cow", 11) || memcmp(p + PAGE, m + PAGE, PAGE);
-		if (wait_for(o + MAPLEN - 2 * PAGE + 8, 'P'))
+		if (wait_byte(o + MAPLEN - 2 * PAGE + 8, 'P'))
 			bad |= 2;
 		o[16] = 'C'; /* offset PAGE + 16 */
 		if (memcmp(p, "private-cow", 11))
@@ -138,7 +115,7 @@ int main(int argc, char **argv)
 		fail("size %lld seals %#x, want %lu %#x", size, seals, SZ, F_SEAL_SHRINK | F_SEAL_GROW);
 	kill(ch, SIGUSR1);
 	m[MAPLEN - PAGE + 8] = 'P';
-	if (wait_for(m + PAGE + 16, 'C'))
+	if (wait_byte(m + PAGE + 16, 'C'))
 		fail("the child's write is not seen: not one memfd");
 	int st;
 	if (waitpid(ch, &st, 0) != ch || !WIFEXITED(st) || WEXITSTATUS(st))

@@ -12,23 +12,6 @@
 #define NP 32
 #define OFF(p) ((size_t)(p)*PAGE)
 
-static volatile sig_atomic_t got_usr1;
-static void on_usr1(int s)
-{
-	(void)s;
-	got_usr1 = 1;
-}
-
-static int wait_for(const volatile char *p, char v)
-{
-	for (int i = 0; i < 20000; i++) {
-		if (*p == v)
-			return 0;
-		usleep(1000);
-	}
-	return -1;
-}
-
 /* The object: pages [4, 32); pages [12, 16) moved to mv; [20, 24) read-only. at(p) = where page p is. */
 static char *base, *mv;
 static char *at(int p)
@@ -47,7 +30,6 @@ static int check_data(uint64_t seed, int skip)
 int main(int argc, char **argv)
 {
 	char l0[3][128], l[128];
-	sigset_t blk, empty;
 	test_init(argc, argv);
 	uint64_t seed = getpid() * 7ULL;
 	base = mmap(NULL, OFF(NP), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -64,10 +46,7 @@ int main(int argc, char **argv)
 		fail("mremap/mprotect");
 		return 1;
 	}
-	signal(SIGUSR1, on_usr1);
-	sigemptyset(&blk);
-	sigaddset(&blk, SIGUSR1);
-	sigprocmask(SIG_BLOCK, &blk, NULL);
+	usr1_block();
 	pid_t ch = fork();
 	if (ch == 0) {
 		test_forked();
@@ -75,13 +54,11 @@ int main(int argc, char **argv)
 		char *c30 = mremap(base + OFF(30), PAGE, PAGE, MREMAP_MAYMOVE | MREMAP_FIXED, hole + OFF(50));
 		if (c30 == MAP_FAILED)
 			_exit(9);
-		sigemptyset(&empty);
-		while (!got_usr1)
-			sigsuspend(&empty);
+		usr1_wait();
 		int bad = check_data(seed, 30) ? 1 : 0;
 		if (datachk(c30, PAGE - 64, seed + 30, NULL))
 			bad |= 1;
-		if (wait_for(at(13) + PAGE - 8, 'P') || wait_for(c30 + PAGE - 8, 'Q'))
+		if (wait_byte(at(13) + PAGE - 8, 'P') || wait_byte(c30 + PAGE - 8, 'Q'))
 			bad |= 2;
 		at(5)[PAGE - 8] = 'C';
 		_exit(bad);
@@ -110,7 +87,7 @@ int main(int argc, char **argv)
 	kill(ch, SIGUSR1);
 	at(13)[PAGE - 8] = 'P';
 	at(30)[PAGE - 8] = 'Q';
-	if (wait_for(at(5) + PAGE - 8, 'C'))
+	if (wait_byte(at(5) + PAGE - 8, 'C'))
 		fail("the child's write is not seen: not shared");
 	int st;
 	if (waitpid(ch, &st, 0) != ch || !WIFEXITED(st) || WEXITSTATUS(st))

@@ -16,13 +16,6 @@ struct ctl {
 	volatile int child_ready, ping, pong;
 };
 
-static volatile sig_atomic_t got_usr1;
-static void on_usr1(int s)
-{
-	(void)s;
-	got_usr1 = 1;
-}
-
 /* Wait until *p == v (about 20 s at most). */
 static int wait_for(const volatile int *p, int v)
 {
@@ -41,7 +34,6 @@ static int check(char *m, uint64_t seed)
 
 int main(int argc, char **argv)
 {
-	sigset_t blk, empty;
 	test_init(argc, argv);
 	uint64_t seed = getpid() * 31ULL;
 	char *m = mmap(NULL, SZ, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -51,18 +43,13 @@ int main(int argc, char **argv)
 	}
 	struct ctl *c = (struct ctl *)(m + SZ - PAGE);
 	datagen(m, HALF - PAGE, seed);
-	signal(SIGUSR1, on_usr1);
-	sigemptyset(&blk);
-	sigaddset(&blk, SIGUSR1);
-	sigprocmask(SIG_BLOCK, &blk, NULL);
+	usr1_block();
 	pid_t ch = fork();
 	if (ch == 0) {
 		test_forked();
 		datagen(m + HALF, HALF - PAGE, seed + 1);
 		c->child_ready = 1;
-		sigemptyset(&empty);
-		while (!got_usr1)
-			sigsuspend(&empty);
+		usr1_wait();
 		int bad = check(m, seed) ? 1 : 0;
 		if (wait_for(&c->ping, 1))
 			bad |= 2;
