@@ -1,6 +1,7 @@
 /* Netlink and packet sockets, the plain cases (see sk-inet.h): kind, protocol, bound port id and
- * multicast groups (netlink), bound protocol and interface (packet), options. No queued messages, no
- * packet rings or fanout. Dump and restore (restore child: errors as text). */
+ * multicast groups (netlink), bound protocol and interface (packet; SOCK_PACKET: its device), fanout group
+ * (not one steered by BPF), options. No queued messages, no packet rings. Dump and restore (restore child:
+ * errors as text). */
 #define LOG_PREFIX "sk-nlpkt: "
 #include <arpa/inet.h>
 #include <errno.h>
@@ -150,7 +151,28 @@ int dump_sk_packet(int cfd, int type, int proto, uint32_t fl, FileEntry *fe, str
 	/* the bound protocol, network byte order as socket() takes it (SO_PROTOCOL says 0) */
 	pe->protocol = a.sll_protocol ? a.sll_protocol : (uint32_t)proto, pe->has_protocol = 1;
 	pe->flags = fl & ~(uint32_t)O_CLOEXEC, pe->has_flags = 1;
-	pe->ifindex = a.sll_ifindex, pe->has_ifindex = 1;
+	if (type == SOCK_PACKET) { /* its name is a sockaddr_pkt: a device name */
+		const struct sockaddr_pkt *k = (const struct sockaddr_pkt *)&a;
+		pe->protocol = k->spkt_protocol ? k->spkt_protocol : (uint32_t)proto;
+		pe->ifindex = 0, pe->has_ifindex = 1;
+		if (k->spkt_device[0] &&
+		    !(pe->device = strndup((const char *)k->spkt_device, sizeof(k->spkt_device))))
+			return cr_fail_errno(e, ENOMEM, "out of memory");
+	} else {
+		pe->ifindex = a.sll_ifindex, pe->has_ifindex = 1;
+	}
+	int fo = 0;
+	l = sizeof(fo);
+	if (type != SOCK_PACKET && !getsockopt(cfd, SOL_PACKET, PACKET_FANOUT, &fo, &l) && fo) {
+		unsigned mode = ((unsigned)fo >> 16) & 0xff;
+		if (mode == PACKET_FANOUT_CBPF || mode == PACKET_FANOUT_EBPF)
+			return cr_fail(
+			    e,
+			    "a packet socket in a fanout group steered by a BPF program (mode %u): not "
+			    "supported",
+			    mode);
+		pe->fanout = (uint32_t)fo, pe->has_fanout = 1;
+	}
 	size_t n = 0;
 	if (opts(cfd, AF_PACKET, type, proto, pkt_opts, sizeof(pkt_opts) / sizeof(pkt_opts[0]), &pe->opts, &n,
 		 e))
@@ -203,7 +225,15 @@ static int pkt_open(const PacketSkEntry *pe, char *msg, size_t len)
 		return sk_errmsg(msg, len, "packet socket(%u, %#x)", pe->type, pe->protocol);
 	if (rst_sk_opts(sk, pe->opts, pe->n_opts, msg, len))
 		goto fail;
-	if (pe->ifindex) {
+	if (pe->device && pe->type == SOCK_PACKET) {
+		struct sockaddr_pkt k = {.spkt_family = AF_PACKET, .spkt_protocol = (uint16_t)pe->protocol};
+		snprintf((char *)k.spkt_device, sizeof(k.spkt_device), "%s", pe->device);
+		if (bind(sk, (struct sockaddr *)&k,
+			 sizeof(struct sockaddr))) { /* the kernel wants that size */
+			sk_errmsg(msg, len, "SOCK_PACKET bind to device %s", pe->device);
+			goto fail;
+		}
+	} else if (pe->ifindex) {
 		struct sockaddr_ll a = {.sll_family = AF_PACKET,
 					.sll_protocol = (uint16_t)pe->protocol,
 					.sll_ifindex = pe->ifindex};
@@ -211,6 +241,14 @@ static int pkt_open(const PacketSkEntry *pe, char *msg, size_t len)
 			sk_errmsg(msg, len, "packet bind to interface %d", pe->ifindex);
 			goto fail;
 		}
+	}
+	/* its fanout group: joined again (the other members of the tree join the same id); a unique id the
+	 * kernel chose is asked for by number */
+	int fo = (int)(pe->fanout & ~((uint32_t)PACKET_FANOUT_FLAG_UNIQUEID << 16));
+	if (pe->has_fanout && pe->fanout && setsockopt(sk, SOL_PACKET, PACKET_FANOUT, &fo, sizeof(fo))) {
+		sk_errmsg(msg, len, "join packet fanout group %u (mode %u)", pe->fanout & 0xffff,
+			  (pe->fanout >> 16) & 0xff);
+		goto fail;
 	}
 	return sk;
 fail:
