@@ -152,7 +152,10 @@ int dump_sk_packet(int cfd, int type, int proto, uint32_t fl, FileEntry *fe, str
 	pe->protocol = a.sll_protocol ? a.sll_protocol : (uint32_t)proto, pe->has_protocol = 1;
 	pe->flags = fl & ~(uint32_t)O_CLOEXEC, pe->has_flags = 1;
 	if (type == SOCK_PACKET) { /* its name is a sockaddr_pkt: a device name */
-		const struct sockaddr_pkt *k = (const struct sockaddr_pkt *)&a;
+		struct sockaddr_pkt pk;
+		_Static_assert(sizeof(pk) <= sizeof(a), "sockaddr_pkt in sockaddr_ll");
+		memcpy(&pk, &a, sizeof(pk));
+		const struct sockaddr_pkt *k = &pk;
 		pe->protocol = k->spkt_protocol ? k->spkt_protocol : (uint32_t)proto;
 		pe->ifindex = 0, pe->has_ifindex = 1;
 		if (k->spkt_device[0] &&
