@@ -16,6 +16,7 @@
 
 #include "base/cleanup.h"
 #include "base/log.h"
+#include "base/proc.h"
 #include "ns-int.h"
 
 struct ns_cg_frz {
@@ -25,18 +26,6 @@ struct ns_cg_frz {
 	pid_t *tids; /* seized while frozen */
 	size_t n;
 };
-
-static int read_small(const char *path, char *buf, size_t len)
-{
-	__cleanup_close int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	ssize_t n = read(fd, buf, len - 1);
-	if (n < 0)
-		return -1;
-	buf[n] = '\0';
-	return 0;
-}
 
 static int write_small(const char *path, const char *v)
 {
@@ -48,7 +37,7 @@ static bool is_frozen(const struct ns_cg_frz *f)
 {
 	char p[PATH_MAX + 32], buf[4096];
 	snprintf(p, sizeof(p), "%s/%s", f->dir, f->v2 ? "cgroup.events" : "freezer.state");
-	if (read_small(p, buf, sizeof(buf)))
+	if (proc_read_small(p, buf, sizeof(buf)) < 0)
 		return false;
 	return f->v2 ? strstr(buf, "frozen 1") != NULL : !strncmp(buf, "FROZEN", 6);
 }

@@ -11,6 +11,7 @@
 
 #include "base/cleanup.h"
 #include "base/log.h"
+#include "base/proc.h"
 #include "ns-int.h"
 #include "cgroup.h"
 
@@ -44,20 +45,6 @@ static bool has_ctrl(const char *hname, const char *ctrl)
 	return false;
 }
 
-static int read_file(const char *path, char *buf, size_t len)
-{
-	__cleanup_close int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	ssize_t n = read(fd, buf, len - 1);
-	if (n < 0)
-		return -1;
-	buf[n] = '\0';
-	while (n > 0 && buf[n - 1] == '\n')
-		buf[--n] = '\0';
-	return 0;
-}
-
 static int add_prop(CgDir *d, const char *name, const char *value)
 {
 	CgProp **np = realloc(d->props, (d->n_props + 1) * sizeof(void *));
@@ -82,7 +69,7 @@ int ns_cg_props_read(const char *hname, const char *dir, CgDir *d, struct cr_err
 			continue;
 		for (size_t f = 0; f < 8 && props[i].files[f]; f++) {
 			snprintf(path, sizeof(path), "%s/%s", dir, props[i].files[f]);
-			if (read_file(path, val, sizeof(val))) {
+			if (proc_read_value(path, val, sizeof(val))) {
 				if (errno == ENOENT)
 					continue;
 				return cr_fail_sys(e, "read %s", path);

@@ -23,6 +23,7 @@
 
 #include "base/cleanup.h"
 #include "base/log.h"
+#include "base/proc.h"
 #include "ns-int.h"
 
 #define MSG_MAX_BYTES (1 << 20) /* larger than any kernel.msgmax crshim restores */
@@ -52,18 +53,6 @@ static const char *const ipc_sysctls[] = {
     "fs/mqueue/msgsize_default",
 };
 #define N_IPC_SYSCTLS (sizeof(ipc_sysctls) / sizeof(ipc_sysctls[0]))
-
-static int read_small(const char *path, char *buf, size_t len)
-{
-	__cleanup_close int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n = fd < 0 ? -1 : read(fd, buf, len - 1);
-	if (n < 0)
-		return -1;
-	buf[n] = '\0';
-	while (n > 0 && buf[n - 1] == '\n')
-		buf[--n] = '\0';
-	return 0;
-}
 
 static int write_sysctl(const char *name, const char *val, struct cr_err *e)
 {
@@ -245,7 +234,7 @@ static int dump_sysctls(struct ipc_dump *d, struct cr_err *e)
 	for (size_t i = 0; i < N_IPC_SYSCTLS; i++) {
 		char path[128], val[256];
 		snprintf(path, sizeof(path), "/proc/sys/%s", ipc_sysctls[i]);
-		if (read_small(path, val, sizeof(val)))
+		if (proc_read_value(path, val, sizeof(val)))
 			continue;
 		NsSysctl *s = malloc(sizeof(*s));
 		if (!s)

@@ -15,6 +15,7 @@
 
 #include "base/cleanup.h"
 #include "base/log.h"
+#include "base/proc.h"
 #include "ns-int.h"
 
 extern char **environ;
@@ -52,20 +53,6 @@ static const char *const sysctls[] = {
     "unix/max_dgram_qlen",
 };
 
-static int read_small(const char *path, char *buf, size_t len)
-{
-	__cleanup_close int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	ssize_t n = read(fd, buf, len - 1);
-	if (n < 0)
-		return -1;
-	buf[n] = '\0';
-	while (n > 0 && buf[n - 1] == '\n')
-		buf[--n] = '\0';
-	return 0;
-}
-
 int ns_net_sysctl_dump(NetEntry *ne, struct cr_err *e)
 {
 	size_t n = sizeof(sysctls) / sizeof(sysctls[0]);
@@ -75,7 +62,7 @@ int ns_net_sysctl_dump(NetEntry *ne, struct cr_err *e)
 	for (size_t i = 0; i < n; i++) {
 		char path[128], val[256];
 		snprintf(path, sizeof(path), "/proc/sys/net/%s", sysctls[i]);
-		if (read_small(path, val, sizeof(val)))
+		if (proc_read_value(path, val, sizeof(val)))
 			continue; /* not in this kernel, or not per namespace */
 		NetSysctlEntry *se = malloc(sizeof(*se));
 		if (!se)
@@ -107,7 +94,7 @@ int ns_net_sysctl_restore(const NetEntry *ne, struct cr_err *e)
 			return cr_fail_errno(e, EBADMSG, "net.img: sysctl %s is not one crshim restores",
 					     se->name ? se->name : "?");
 		snprintf(path, sizeof(path), "/proc/sys/net/%s", se->name);
-		if (!read_small(path, cur, sizeof(cur)) && !strcmp(cur, se->value))
+		if (!proc_read_value(path, cur, sizeof(cur)) && !strcmp(cur, se->value))
 			continue;
 		__cleanup_close int fd = open(path, O_WRONLY | O_CLOEXEC);
 		if (fd < 0 || write(fd, se->value, strlen(se->value)) != (ssize_t)strlen(se->value))

@@ -24,6 +24,18 @@ ssize_t proc_read_small(const char *path, char *buf, size_t size)
 	return n;
 }
 
+int proc_read_value(const char *path, char *buf, size_t size)
+{
+	__cleanup_close int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : read(fd, buf, size - 1);
+	if (n < 0)
+		return -1;
+	buf[n] = '\0';
+	while (n > 0 && buf[n - 1] == '\n')
+		buf[--n] = '\0';
+	return 0;
+}
+
 const char *proc_stat_comm_end(pid_t pid, pid_t tid, char *buf, size_t size)
 {
 	char path[64];

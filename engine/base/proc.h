@@ -78,6 +78,9 @@ int proc_parse_fdinfo(pid_t pid, int fd, struct proc_fdinfo *fi, struct cr_err *
 /* A small /proc file (path) into buf, NUL-terminated (at most size - 1 bytes): its length, -1 when it cannot
  * be opened or read or is empty. */
 ssize_t proc_read_small(const char *path, char *buf, size_t size);
+/* A small value file (a sysctl, a cgroup property) into buf, NUL-terminated, its trailing newlines cut; an
+ * empty file is an empty value: 0, or -1 when it cannot be opened or read. */
+int proc_read_value(const char *path, char *buf, size_t size);
 /* /proc/PID/stat (tid 0) or /proc/PID/task/TID/stat read into buf: the ")" that ends comm (the state is 2
  * further), NULL when it is gone or unreadable. */
 const char *proc_stat_comm_end(pid_t pid, pid_t tid, char *buf, size_t size);

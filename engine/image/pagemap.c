@@ -521,17 +521,28 @@ void pm_free(struct page_map *pm)
 	pm->nr = 0;
 }
 
-int img_verify_dir_but(int dirfd, int unsummed_id, struct cr_err *e)
+/* The images directory opened afresh for a walk: a dup() would share (and consume) the caller's directory
+ * position. NULL (e set) on failure. */
+static DIR *images_dir_open(int dirfd, struct cr_err *e)
 {
-	/* A fresh open: a dup() would share (and consume) the caller's directory position. */
 	int dfd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0)
-		return cr_fail_sys(e, "images dir");
-	__cleanup_closedir DIR *d = fdopendir(dfd);
+	if (dfd < 0) {
+		cr_fail_sys(e, "images dir");
+		return NULL;
+	}
+	DIR *d = fdopendir(dfd);
 	if (!d) {
 		close(dfd);
-		return cr_fail_sys(e, "images dir");
+		cr_fail_sys(e, "images dir");
 	}
+	return d;
+}
+
+int img_verify_dir_but(int dirfd, int unsummed_id, struct cr_err *e)
+{
+	__cleanup_closedir DIR *d = images_dir_open(dirfd, e);
+	if (!d)
+		return -1;
 	struct dirent *de;
 	int found_inventory = 0;
 	while ((de = readdir(d))) {
@@ -1113,14 +1124,9 @@ out:
 
 int pm_dedup_dir(int dirfd, bool fail_before_commit, uint64_t *freed, struct cr_err *e)
 {
-	int dfd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0)
-		return cr_fail_sys(e, "images dir");
-	__cleanup_closedir DIR *d = fdopendir(dfd);
-	if (!d) {
-		close(dfd);
-		return cr_fail_sys(e, "images dir");
-	}
+	__cleanup_closedir DIR *d = images_dir_open(dirfd, e);
+	if (!d)
+		return -1;
 	struct dirent *de;
 	*freed = 0;
 	while ((de = readdir(d))) {

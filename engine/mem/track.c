@@ -44,6 +44,15 @@ struct keeper_ent {
 	uint64_t start_time;
 };
 enum { KCMD_GET = 1, KCMD_QUIT = 2 };
+/* An answer of the keeper: the header, one entry a task, and the tasks' pidfds in one SCM_RIGHTS. */
+struct keeper_msg {
+	struct keeper_hdr h;
+	struct keeper_ent ent[MEM_TRACK_MAX];
+};
+union keeper_cm {
+	char buf[CMSG_SPACE(sizeof(int) * MEM_TRACK_MAX)];
+	struct cmsghdr align;
+};
 
 struct mem_track {
 	int parent_dirfd;
@@ -200,14 +209,8 @@ static int sock_addr(int dirfd, struct sockaddr_un *sa, socklen_t *len)
 
 static int keeper_send(int sk, const struct mem_track *t, uint32_t cmd)
 {
-	struct {
-		struct keeper_hdr h;
-		struct keeper_ent ent[MEM_TRACK_MAX];
-	} msg;
-	union {
-		char buf[CMSG_SPACE(sizeof(int) * MEM_TRACK_MAX)];
-		struct cmsghdr align;
-	} cm;
+	struct keeper_msg msg;
+	union keeper_cm cm;
 	size_t n = t ? t->n : 0;
 	memset(&msg, 0, sizeof(msg));
 	msg.h = (struct keeper_hdr){KEEPER_MAGIC, KEEPER_VERSION, (uint32_t)n, cmd};
@@ -372,14 +375,8 @@ static int keeper_ask(int dirfd, uint32_t cmd, struct mem_track *t, struct cr_er
 	setsockopt(sk, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	if (send(sk, &h, sizeof(h), MSG_NOSIGNAL) != (ssize_t)sizeof(h))
 		return cr_fail_sys(e, "ask the keeper");
-	struct {
-		struct keeper_hdr h;
-		struct keeper_ent ent[MEM_TRACK_MAX];
-	} msg;
-	union {
-		char buf[CMSG_SPACE(sizeof(int) * MEM_TRACK_MAX)];
-		struct cmsghdr align;
-	} cm;
+	struct keeper_msg msg;
+	union keeper_cm cm;
 	struct iovec iov = {&msg, sizeof(msg)};
 	struct msghdr mh = {
 	    .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cm.buf, .msg_controllen = sizeof(cm)};

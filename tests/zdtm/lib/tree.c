@@ -183,6 +183,23 @@ void usr1_block(void)
 	sigprocmask(SIG_BLOCK, &m, NULL);
 }
 
+void usr1_mask(sigset_t *m)
+{
+	sigemptyset(m);
+	sigaddset(m, SIGUSR1);
+	sigprocmask(SIG_BLOCK, m, NULL);
+}
+
+pid_t test_fork(void)
+{
+	pid_t ch = fork();
+	if (ch < 0)
+		fail("fork");
+	if (ch == 0)
+		test_forked();
+	return ch;
+}
+
 void usr1_wait(void)
 {
 	sigset_t none;

@@ -160,6 +160,10 @@ pid_t tree_fork_waiting(int (*fn)(void *), void *arg);
  * none sent early; usr1_wait: sleep (SIGUSR1 let in) until one came. wait_byte: until *p == v (20 s at most,
  * then -1). */
 void usr1_block(void);
+/* usr1_mask: SIGUSR1 blocked (no handler), m set to it for a later sigwait(m). test_fork: fork (fails the
+ * test when it cannot), test_forked() done in the child; the child's 0 or the pid, as fork. */
+void usr1_mask(sigset_t *m);
+pid_t test_fork(void);
 void usr1_wait(void);
 int wait_byte(const volatile char *p, char v);
 int tree_waiting_go(pid_t pid);

@@ -26,14 +26,9 @@ int main(int argc, char **argv)
 		fail("memfd");
 	close(fd);
 	pid_t parent = getpid();
-	sigemptyset(&m);
-	sigaddset(&m, SIGUSR1);
-	sigprocmask(SIG_BLOCK, &m, NULL);
-	pid_t ch = fork();
-	if (ch < 0)
-		fail("fork");
+	usr1_mask(&m);
+	pid_t ch = test_fork();
 	if (ch == 0) {
-		test_forked();
 		close(PFD);
 		close(res[0]);
 		close(go[0]);

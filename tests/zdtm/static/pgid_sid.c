@@ -54,9 +54,7 @@ int main(int argc, char **argv)
 	int pfd[2];
 	test_init(argc, argv);
 	signal(SIGUSR1, on_usr1);
-	sigemptyset(&m);
-	sigaddset(&m, SIGUSR1);
-	sigprocmask(SIG_BLOCK, &m, NULL);
+	usr1_mask(&m);
 	if (pipe(pfd))
 		fail("pipe");
 	/* p[0]: own group */

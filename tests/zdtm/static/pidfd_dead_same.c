@@ -41,14 +41,9 @@ int main(int argc, char **argv)
 		fail("pidfds of a reaped child");
 	if (fstatfs(A, &sfs) || sfs.f_type != PIDFS_MAGIC_)
 		test_skip("pidfds are not pidfs files here (anonymous inodes: one inode for all)");
-	sigemptyset(&m);
-	sigaddset(&m, SIGUSR1);
-	sigprocmask(SIG_BLOCK, &m, NULL);
-	pid_t ch = fork();
-	if (ch < 0)
-		fail("fork");
+	usr1_mask(&m);
+	pid_t ch = test_fork();
 	if (ch == 0) {
-		test_forked();
 		close(A);
 		close(C);
 		close(res[0]);

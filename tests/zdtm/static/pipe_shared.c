@@ -76,9 +76,7 @@ int main(int argc, char **argv)
 
 	test_init(argc, argv);
 	signal(SIGUSR1, on_usr1);
-	sigemptyset(&m);
-	sigaddset(&m, SIGUSR1);
-	sigprocmask(SIG_BLOCK, &m, NULL);
+	usr1_mask(&m);
 	mkpipe(AR, AW);
 	mkpipe(BR, BW);
 	mkpipe(CR, CW);

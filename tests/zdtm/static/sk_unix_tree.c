@@ -48,9 +48,7 @@ int main(int argc, char **argv)
 
 	test_init(argc, argv);
 	signal(SIGUSR1, on_usr1);
-	sigemptyset(&m);
-	sigaddset(&m, SIGUSR1);
-	sigprocmask(SIG_BLOCK, &m, NULL);
+	usr1_mask(&m);
 	snprintf(name, sizeof(name), "@zdtm-sk-tree-%d", getpid());
 	sk_pair(SOCK_STREAM, P, C);
 	sk_pair(SOCK_DGRAM, DA, DB);

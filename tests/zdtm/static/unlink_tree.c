@@ -29,14 +29,9 @@ int main(int argc, char **argv)
 	if (fd < 0 || dup2(fd, CFD) != CFD || pipe(res))
 		fail("open again");
 	close(fd);
-	sigemptyset(&m);
-	sigaddset(&m, SIGUSR1);
-	sigprocmask(SIG_BLOCK, &m, NULL);
-	pid_t ch = fork();
-	if (ch < 0)
-		fail("fork");
+	usr1_mask(&m);
+	pid_t ch = test_fork();
 	if (ch == 0) {
-		test_forked();
 		close(PFD);
 		close(res[0]);
 		sigwait(&m, &sig);
