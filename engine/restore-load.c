@@ -202,22 +202,6 @@ static int read_task(struct rst_task *t, struct cr_err *e)
 }
 
 /* "restore: PID 1234 is already in use by 'comm'" */
-static int check_pid_free(pid_t pid, struct cr_err *e)
-{
-	char path[64], comm[64] = "?";
-	snprintf(path, sizeof(path), "/proc/%d", pid);
-	if (access(path, F_OK) && errno == ENOENT)
-		return 0;
-	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
-	FILE *f = fopen(path, "re");
-	if (f) {
-		if (fgets(comm, sizeof(comm), f))
-			comm[strcspn(comm, "\n")] = '\0';
-		fclose(f);
-	}
-	return cr_fail_errno(e, EEXIST, "PID %d is already in use by '%s'", pid, comm);
-}
-
 void rst_free(struct rst_task *t)
 {
 	if (t->mm && t->vma_prefilled)
@@ -345,16 +329,6 @@ int rst_load_task(struct cr_opts *o, struct rst_task *t, struct cr_err *e)
 				t->pid);
 	}
 	return t->fresh_hpid ? 0 : rst_check_pids(t, e); /* fresh: rst_pidns_fresh decides */
-}
-
-int rst_check_pids(struct rst_task *t, struct cr_err *e)
-{
-	if (check_pid_free(t->pid, e))
-		return -1;
-	for (size_t i = 0; i < t->nr_tcores; i++)
-		if (check_pid_free(t->pst->threads[i + 1], e))
-			return cr_wrap(e, "thread of task %d", t->pid);
-	return 0;
 }
 
 int rst_load(struct cr_opts *o, struct rst_task *t, struct cr_err *e)

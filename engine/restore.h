@@ -218,7 +218,7 @@ void rst_pidns_thread(const struct rst_task *t, size_t k, struct rst_thread *th)
  * or shared address spaces), else check that every image PID is free as without it. */
 bool rst_pidns_fresh_maybe(const struct rst_task *root);
 int rst_pidns_fresh(struct rst_task *ts, size_t n, struct cr_err *e);
-int rst_check_pids(struct rst_task *t, struct cr_err *e); /* restore-load.c: its PIDs are free */
+int rst_check_pids(struct rst_task *t, struct cr_err *e); /* task/restore-pidns.c: its PIDs are free */
 /* fresh_hpid: task t (not the root), created by its parent inside the namespace: its pid in ours (t->pid
  * becomes it, t->ipid the image's); 0 when not there yet. Its threads' likewise (t->htids). */
 int rst_pidns_find(struct rst_task *t, struct cr_err *e);

@@ -19,6 +19,34 @@
 #include "pid.h"
 #include "restore.h"
 
+/* Is PID free here? Else one line naming who holds it. */
+static int check_pid_free(pid_t pid, struct cr_err *e)
+{
+	char path[64], comm[64] = "?";
+	snprintf(path, sizeof(path), "/proc/%d", pid);
+	if (access(path, F_OK) && errno == ENOENT)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+	FILE *f = fopen(path, "re");
+	if (f) {
+		if (fgets(comm, sizeof(comm), f))
+			comm[strcspn(comm, "\n")] = '\0';
+		fclose(f);
+	}
+	return cr_fail_errno(e, EEXIST, "PID %d is already in use by '%s'", pid, comm);
+}
+
+/* The PIDs of task t and its threads are free here (a restore keeping the old host PIDs). */
+int rst_check_pids(struct rst_task *t, struct cr_err *e)
+{
+	if (check_pid_free(t->pid, e))
+		return -1;
+	for (size_t i = 0; i < t->nr_tcores; i++)
+		if (check_pid_free(t->pst->threads[i + 1], e))
+			return cr_wrap(e, "thread of task %d", t->pid);
+	return 0;
+}
+
 /* Images of a crshim that knew only the root's namespace: inventory pidns and pstree ns_pid. */
 static int old_ids(struct rst_task *t, bool pidns, struct cr_err *e)
 {
