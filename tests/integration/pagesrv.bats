@@ -127,6 +127,7 @@ untraced() { # pid
 	[ "$status" = 1 ] && [[ "$output" == *"invalid port"* ]]
 }
 
+# bats test_tags=extra
 @test "pagesrv: contrib/migrate.sh: two pre-dumps and the dump through page servers, restored, the process runs on" {
 	start_sleeper 16
 	run "$REPO/contrib/migrate.sh" -t "$SPID" -D "$T/mig" -n 2 --crshim "$CRSHIM"

@@ -112,6 +112,7 @@ state_of() {
 	logs_beyond "$ID" $((at + 5))
 }
 
+# bats test_tags=extra
 @test "podman: checkpoint --keep and restore --keep keep the logs and images" {
 	start_counter
 	pm container checkpoint --keep "$ID"
@@ -141,6 +142,7 @@ state_of() {
 	sequence_unbroken "$D/log"
 }
 
+# bats test_tags=extra
 @test "podman: one export restored twice under new names" {
 	start_counter
 	pm container checkpoint --export "$D/cp.tar.gz" "$ID"
