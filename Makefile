@@ -121,14 +121,12 @@ zdtm: all
 
 # A cross-section of the suite (one or more tests of every area of the engine): make test runs mode checkpoint on
 # it (the whole mode: make zdtm MODE=checkpoint), CI runs the sanitizers on it (make quick-tests prints it).
-QUICK_TESTS := pid thread00 thread_state fork00 tree_big session_child pgrp_orphan subreaper00 pidns_tree zombie00 \
-	stopped00 sig_pending posix_timers itimers rseq creds mem_sparse vma_many shm_anon_shared \
-	memfd_map_shared clone_files clone_fs fd_files fd_shared file_shared_offset unlink_fstat00 unlink_mmap \
-	file_locks_posix file_fown pipe_shared pipe_full fifo_unlinked pipe_packet eventfd00 epoll_tree \
-	signalfd00 timerfd00 inotify00 fanotify00 memfd00 pidfd00 evfd_shared sk_unix_listen_queue \
-	sk_unix_queued_data sk_unix_tree sk_inet_tcp_listen sk_inet_udp sk_inet_tcp_established sk_inet_shared \
-	pty00 tty_ctty shell_job_tty mem_churn pipe_churn sk_unix_stream sk_tcp_stream clone_vm clone_vm_fds \
-	pidns_threads pidns_ids sk_inet_diag sk_udp_queue pty_queue_in sk_unix_scm_rights_file epoll_shared
+QUICK_TESTS := pid thread00 fork00 session_child subreaper00 pidns_tree zombie00 stopped00 sig_pending \
+	posix_timers rseq creds mem_sparse vma_many shm_anon_shared memfd_map_shared clone_files clone_fs fd_files \
+	fd_shared file_shared_offset unlink_fstat00 file_locks_posix pipe_shared pipe_full eventfd00 epoll_tree \
+	signalfd00 timerfd00 inotify00 memfd00 pidfd00 sk_unix_listen_queue sk_unix_queued_data sk_unix_tree \
+	sk_inet_tcp_listen sk_inet_udp sk_inet_tcp_established pty00 tty_ctty shell_job_tty clone_vm pidns_threads \
+	sk_unix_scm_rights_file epoll_shared
 quick-tests:
 	@echo $(QUICK_TESTS)
 
