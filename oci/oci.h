@@ -128,7 +128,9 @@ struct oci_state {
 	const char *bundle;
 	const char *runtime; /* registry: "runc", "crun", "crshim", ... (NULL: unknown) */
 	const char *images;  /* registry: images dir of a crshim restore (NULL: none) */
-	long long created;   /* registry: time of registration (seconds) */
+	const char
+	    *cgroups;	   /* registry: the cgroup path a crshim restore put the container in (NULL: none) */
+	long long created; /* registry: time of registration (seconds) */
 	struct oci_kv *annotations;
 	size_t n_annotations;
 	void *tree_;

@@ -32,6 +32,7 @@ struct oci_state *oci_state_parse(const char *buf, size_t len, const char *name,
 	    json_str(&c, t, "bundle", "bundle", true, &s->bundle) ||
 	    json_str(&c, t, "runtime", "runtime", false, &s->runtime) ||
 	    json_str(&c, t, "images", "images", false, &s->images) ||
+	    json_str(&c, t, "cgroups", "cgroups", false, &s->cgroups) ||
 	    json_i64(&c, t, "created", "created", false, 0, INT64_MAX, &created) ||
 	    json_kv(&c, t, "annotations", "annotations", &s->annotations, &s->n_annotations)) {
 		oci_state_free(s);
@@ -91,6 +92,8 @@ char *oci_state_json(const struct oci_state *s, bool pretty, struct cr_err *err)
 		gen_kstr(g, "runtime", s->runtime);
 	if (s->images)
 		gen_kstr(g, "images", s->images);
+	if (s->cgroups)
+		gen_kstr(g, "cgroups", s->cgroups);
 	if (s->created)
 		gen_kint(g, "created", s->created);
 	yajl_gen_map_close(g);

@@ -109,6 +109,15 @@ static int set_resources(const char *dir, const char *ctrl, const struct oci_res
 	return 0;
 }
 
+int bundle_cg_default(const char *id, char *out, size_t len)
+{
+	char own[256];
+	if (own_cgroup("memory", own, sizeof(own)) && own_cgroup("pids", own, sizeof(own)))
+		snprintf(own, sizeof(own), "/");
+	int n = snprintf(out, len, "%s/%s", strcmp(own, "/") ? own : "", id);
+	return n < 0 || (size_t)n >= len ? -1 : 0;
+}
+
 int bundle_cg_enter(const struct oci_config *cf, struct bundle_cg *cg, struct cr_err *err)
 {
 	const char *p = cf->cgroups_path;

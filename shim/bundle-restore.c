@@ -103,7 +103,7 @@ static void kill_restored(pid_t root)
 struct rst {
 	struct bundle_cg cg;
 	char id[160];
-	char images[PATH_MAX], bundle[PATH_MAX], root[PATH_MAX];
+	char images[PATH_MAX], bundle[PATH_MAX], root[PATH_MAX], cgroups[PATH_MAX];
 	struct oci_state st;
 	struct oci_config *cf;
 	const char *cg_root[1]; /* --cgroup-root: the config's cgroupsPath */
@@ -190,12 +190,19 @@ static int prepare(struct shim_cmd *c, struct rst *r, struct cr_err *err)
 	}
 	if (bundle_join_ns(c, r->cf, err))
 		return -1;
+	/* no linux.cgroupsPath: a cgroup of its own all the same (runc's default), removed by delete */
+	if (!r->cf->cgroups_path || !r->cf->cgroups_path[0]) {
+		if (bundle_cg_default(r->id, r->cgroups, sizeof(r->cgroups)))
+			return cr_fail_errno(err, ENAMETOOLONG, "default cgroup of %s", r->id);
+		r->cf->cgroups_path = r->cgroups;
+	}
 	r->st = (struct oci_state){.oci_version = r->cf->oci_version,
 				   .id = r->id,
 				   .status = "creating",
 				   .bundle = r->bundle,
 				   .runtime = "crshim",
 				   .images = r->images,
+				   .cgroups = r->cf->cgroups_path,
 				   .created = (long long)time(NULL),
 				   .annotations = r->cf->annotations,
 				   .n_annotations = r->cf->n_annotations};

@@ -113,8 +113,8 @@ int bundle_delete(struct shim_cmd *c)
 		struct cr_err herr = {0};
 		struct oci_config *cf = oci_config_load(s->bundle, &herr);
 		s->status = "stopped";
-		if (cf)
-			bundle_cg_remove_leaf(cf->cgroups_path);
+		if (s->cgroups || cf)
+			bundle_cg_remove_leaf(s->cgroups ? s->cgroups : cf->cgroups_path);
 		if (cf && bundle_hooks(cf, OCI_HOOK_POSTSTOP, s, &herr))
 			fprintf(stderr, "crshim: warning: %s\n",
 				herr.msg); /* the spec: poststop errors are logged */

@@ -29,6 +29,9 @@ struct bundle_cg {
 	char own[BUNDLE_CG_N][256];	  /* our cgroup before */
 	char made[BUNDLE_CG_N][PATH_MAX]; /* the first dir we made ("" none) */
 };
+/* The cgroup path of a config without linux.cgroupsPath, as runc's cgroupfs driver makes it: the container
+ * id below the caller's own cgroup (that of the memory hierarchy, else pids, else /). */
+int bundle_cg_default(const char *id, char *out, size_t len);
 /* Make the config's cgroups, write its resources, put crshim in them (its children are born there). */
 int bundle_cg_enter(const struct oci_config *cf, struct bundle_cg *cg, struct cr_err *err);
 /* The engine's cgroup options for the config: the images' cgroups go to linux.cgroupsPath (--cgroup-root,

@@ -13,6 +13,7 @@
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
+#include "bundle.h"
 #include "rpc.h"
 #include "stats.h"
 #include "base/log.h"
@@ -184,6 +185,90 @@ static double since(const struct timespec *t0)
 	return (double)(t1.tv_sec - t0->tv_sec) + (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
 }
 
+/* The client's command line (runc's), NUL-separated args; n = number of bytes. */
+static int peer_cmdline(pid_t peer, char *buf, size_t len, size_t *n)
+{
+	char p[64];
+	snprintf(p, sizeof(p), "/proc/%d/cmdline", (int)peer);
+	int fd = open(p, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t k = read(fd, buf, len - 1);
+	close(fd);
+	if (k <= 0)
+		return -1;
+	buf[k] = '\0';
+	*n = (size_t)k;
+	return 0;
+}
+
+/* runc's state of the container a DUMP is for: `runc [--root R] ... checkpoint ... ID` (ID last, R default
+ * /run/runc), its init the RPC's pid. NULL when the client is not runc driving that container. */
+static struct oci_state *peer_runc_state(pid_t peer, pid_t pid)
+{
+	char cl[8192];
+	size_t n;
+	const char *root = "/run/runc", *last = NULL;
+	if (peer_cmdline(peer, cl, sizeof(cl), &n))
+		return NULL;
+	for (size_t i = 0; i < n; i += strlen(cl + i) + 1) {
+		const char *a = cl + i;
+		if (!strcmp(a, "--root") && i + strlen(a) + 1 < n)
+			root = cl + i + strlen(a) + 1;
+		else if (!strncmp(a, "--root=", 7))
+			root = a + 7;
+		last = a;
+	}
+	struct cr_err e = {0};
+	if (!last || oci_id_check(last, &e))
+		return NULL;
+	struct oci_state *st = oci_runc_state(root, last, &e);
+	if (st && st->pid != pid) {
+		oci_state_free(st);
+		return NULL;
+	}
+	return st;
+}
+
+/* The bundle a RESTORE is for: runc restores from its bundle dir as cwd, whose config's root is the RPC's
+ * root (runc's bind mount of it: the same inode). NULL when the client's cwd holds no such config. */
+static struct oci_config *peer_bundle(pid_t peer, const char *root)
+{
+	char cwd[64], rel[PATH_MAX];
+	struct cr_err e = {0};
+	struct stat a, b;
+	snprintf(cwd, sizeof(cwd), "/proc/%d/cwd", (int)peer);
+	if (!root || stat(root, &a))
+		return NULL;
+	struct oci_config *cf = oci_config_load(cwd, &e);
+	if (!cf)
+		return NULL;
+	if (cf->root_path && !bundle_abs(rel, sizeof(rel), cwd, cf->root_path) && !stat(rel, &b) &&
+	    a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+		return cf;
+	oci_config_free(cf);
+	return NULL;
+}
+
+/* cr.fault of the container runc drives (issue 17): the annotations of the bundle it restores from, or those
+ * runc keeps as labels in its state of the container it dumps. CRSHIM_FAULT / CRIU_FAULT win. */
+static int annotation_fault(struct srv *s, struct shim_rpc_req *r, struct cr_err *err)
+{
+	struct cr_opts *o = &r->cmd.opts;
+	if (o->fault || s->peer <= 0)
+		return 0;
+	struct oci_config *cf = NULL;
+	struct oci_state *st = NULL;
+	if (r->req->type == RPC_REQ_TYPE__RESTORE)
+		cf = peer_bundle(s->peer, o->root);
+	else if (o->pid > 0)
+		st = peer_runc_state(s->peer, o->pid);
+	int ret = cf || st ? bundle_fault(&r->cmd, cf, st, err) : 0;
+	oci_config_free(cf);
+	oci_state_free(st);
+	return ret;
+}
+
 static int prepare(struct srv *s, struct shim_rpc_req *r, struct cr_err *err)
 {
 	static char img[PATH_MAX], work[PATH_MAX];
@@ -199,7 +284,18 @@ static int prepare(struct srv *s, struct shim_rpc_req *r, struct cr_err *err)
 	o->notify = notify;
 	o->notify_arg = s;
 	o->notice = NULL; /* warnings go to the log */
-	return open_log(s, &r->cmd, err);
+	/* the log first: an unknown point in the annotation is reported there (runc points the user to it) */
+	return open_log(s, &r->cmd, err) || annotation_fault(s, r, err) ? -1 : 0;
+}
+
+/* The one-line cause of a failed request; an injected fault says where it came from (CRSHIM_FAULT, the
+ * annotation). */
+static void err_line(const struct shim_rpc_req *r, const struct cr_err *err, char *m, size_t len)
+{
+	cr_err_str(err, m, len);
+	size_t n = strlen(m);
+	if (r->cmd.fault_src && strstr(m, "fault injected at") && n < len)
+		snprintf(m + n, len - n, " (%s)", r->cmd.fault_src);
 }
 
 static int do_dump(struct srv *s, struct shim_rpc_req *r)
@@ -214,7 +310,7 @@ static int do_dump(struct srv *s, struct shim_rpc_req *r)
 		ret = (type == RPC_REQ_TYPE__PRE_DUMP ? eng_pre_dump : eng_dump)(o, &err);
 	if (ret) {
 		char m[1100];
-		cr_err_str(&err, m, sizeof(m));
+		err_line(r, &err, m, sizeof(m));
 		return fail_resp(s, type, err.errnum ? err.errnum : EIO, m);
 	}
 	pr_info("%s of %d done in %.3f s\n", shim_rpc_type_name(type), (int)o->pid, since(&t0));
@@ -238,7 +334,7 @@ static int do_restore(struct srv *s, struct shim_rpc_req *r)
 	o->detach = true; /* the tree outlives us: runc's child (rst_sibling) or reparented */
 	if (prepare(s, r, &err) || eng_restore(o, &pid, &err)) {
 		char m[1100];
-		cr_err_str(&err, m, sizeof(m));
+		err_line(r, &err, m, sizeof(m));
 		return fail_resp(s, RPC_REQ_TYPE__RESTORE, err.errnum ? err.errnum : EIO, m);
 	}
 	pr_info("restored %d in %.3f s\n", (int)pid, since(&t0));

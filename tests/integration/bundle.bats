@@ -11,6 +11,8 @@ setup() {
 teardown() {
 	[ ! -f "$OCI_T/recv.pids" ] || kill $(cat "$OCI_T/recv.pids") 2>/dev/null || true
 	oci_cleanup
+	[ -z "${NETNS:-}" ] || ip netns del "$NETNS" 2>/dev/null || true
+	[ -z "${VETH:-}" ] || ip link del "$VETH" 2>/dev/null || true
 }
 
 # A --console-socket receiver (helpers/recvtty.c) at $OCI_T/$1.sock copying the terminal to $OCI_T/$1.
@@ -82,6 +84,54 @@ start_counter() {
 	pid=$(oci_pid "oci-r$$-t")
 	[ "$(cat "/proc/$pid/root/tmp/file")" = kept ]
 	grep -q " /tmp [^ ]* .*- tmpfs " "/proc/$pid/mountinfo"
+	# no linux.cgroupsPath: a cgroup of its own all the same (runc's default: the id below ours, here the
+	# memory hierarchy's path in every one), gone at delete
+	own=$(sed -n 's/^[0-9]*:memory://p' /proc/self/cgroup)
+	cg=${own%/}/oci-r$$-t
+	grep -q "^[0-9]*:pids:$cg\$" "/proc/$pid/cgroup"
+	grep -q "^[0-9]*:memory:$cg\$" "/proc/$pid/cgroup"
+	[ -d "/sys/fs/cgroup/pids$cg" ]
+	"$CRSHIM" delete --force "oci-r$$-t"
+	! ls -d /sys/fs/cgroup/*"$cg" 2>/dev/null
+}
+
+@test "bundle: --tcp-established: a connection from outside through a veth goes on byte-exact" {
+	NETNS=ocirt-tcp-$$ VETH=ocirt$$h
+	local sub="10.$((200 + RANDOM % 50)).$((RANDOM % 250))" port=$((20000 + RANDOM % 20000))
+	ip netns add "$NETNS"
+	ip link add "$VETH" type veth peer name eth0 netns "$NETNS"
+	ip addr add "$sub.1/24" dev "$VETH" && ip link set "$VETH" up
+	ip -n "$NETNS" addr add "$sub.2/24" dev eth0 && ip -n "$NETNS" link set eth0 up && ip -n "$NETNS" link set lo up
+	oci_bundle "$OCI_T/n" "exec nc -l -p $port -e cat # oci-mark-$$-n"
+	python3 - "$OCI_T/n/config.json" "/var/run/netns/$NETNS" <<'PY'
+import json, sys
+p, ns = sys.argv[1:3]
+c = json.load(open(p))
+for n in c['linux']['namespaces']:
+    if n['type'] == 'network':
+        n['path'] = ns
+json.dump(c, open(p, 'w'), indent=1)
+PY
+	(cd "$OCI_T/n" && runc run -d "oci-bt$$-n" </dev/null >/dev/null 2>&1)
+	for _ in $(seq 50); do ip netns exec "$NETNS" ss -Hltn "sport = :$port" | grep -q . && break; sleep 0.1; done
+	exec 5<>"/dev/tcp/$sub.2/$port"
+	echo "before checkpoint" >&5
+	read -r -t 10 line <&5
+	[ "$line" = "before checkpoint" ]
+	run "$CRSHIM" checkpoint "oci-bt$$-n" --image-path "$OCI_T/img-n" --tcp-established
+	[ "$status" = 0 ] || { echo "$output"; tail -5 "$OCI_T/img-n/checkpoint.log"; false; }
+	runc delete -f "oci-bt$$-n"
+	run "$CRSHIM" restore --bundle "$OCI_T/n" --image-path "$OCI_T/img-n" "oci-r$$-n" --detach --tcp-established
+	[ "$status" = 0 ] || { echo "$output"; tail -5 "$OCI_T/img-n/restore.log"; false; }
+	echo "after restore" >&5
+	read -r -t 10 line <&5
+	[ "$line" = "after restore" ] || { echo "read back '$line'"; false; }
+	# byte-exact both ways, a larger block too
+	head -c 2250 /dev/urandom | base64 -w 100 >"$OCI_T/blk"
+	cat "$OCI_T/blk" >&5
+	for _ in $(seq 30); do read -r -t 10 l <&5 && echo "$l"; done >"$OCI_T/blk.back"
+	cmp "$OCI_T/blk" "$OCI_T/blk.back"
+	exec 5>&-
 }
 
 @test "bundle: the same images restored twice side by side under two ids" {

@@ -402,3 +402,92 @@ cg_mode_roundtrip() { # mode
 @test "runc: --manage-cgroups-mode strict: back in its cgroup with its limits" {
 	cg_mode_roundtrip strict
 }
+
+# What a restore of container $ID (bundle and images under $D) could leave behind, one line each: a process of
+# the container or one working in $D (runc, crshim), a mount of $D, a namespace held by an nsfs mount of $D,
+# the net devices it had ($1: names), a cgroup ($2: cgroupsPath), and any process in a namespace of
+# the host's that crshim's restore would make (they all die with their processes).
+left_behind() { # devs cgroup
+	local p d h
+	pgrep -f -- "# $ID" | sed 's/^/process: /'
+	for p in /proc/[0-9]*; do
+		d=$(readlink "$p/cwd" 2>/dev/null) || continue
+		[[ "$d" != "$D"* ]] || echo "process ${p#/proc/} works in $d: $(tr '\0' ' ' <"$p/cmdline")"
+		d=$(readlink "$p/root" 2>/dev/null) || continue
+		[[ "$d" != "$D"* ]] || echo "process ${p#/proc/} has its root in $d"
+	done
+	grep -F -- "$D" /proc/self/mountinfo | sed 's/^/mount: /'
+	for d in $1; do ip -o link show "$d" 2>/dev/null | sed 's/^/netdev: /'; done
+	for h in /sys/fs/cgroup/*; do [ ! -d "$h$2" ] || echo "cgroup: $h$2"; done
+}
+
+@test "runc: cr.fault=restore-root-only in the bundle: runc restore fails naming it, nothing is left; then it restores" {
+	make_bundle "$B" "$COUNTER # $ID"
+	CGP=/ocirt-cg-$$-$BATS_TEST_NUMBER
+	bundle_jq "$B" '.linux.cgroupsPath = $p | .linux.resources.pids = {"limit": 100}' --arg p "$CGP"
+	piped runc run -d --bundle "$B" "$ID"
+	count_beyond "$B/rootfs/tmp/rpc-cnt" 3
+	pid=$(runc state "$ID" | jq -r .pid)
+	# a veth pair and a SysV shared memory segment in the container's own namespaces (the dump takes them)
+	nsenter -t "$pid" -n ip link add "oct$$a" type veth peer name "oct$$b"
+	nsenter -t "$pid" -n ip link set "oct$$a" up
+	shm=$(nsenter -t "$pid" -i ipcmk -M 8192 | awk '{print $NF}')
+	[ -n "$shm" ]
+	checkpoint "$D/img"
+	gone
+	[ -z "$(left_behind "oct$$a oct$$b" "$CGP")" ]
+	bundle_jq "$B" '.annotations["cr.fault"] = "restore-root-only"'
+	shm_host=$(ipcs -m | wc -l) nsfs=$(grep -c " nsfs " /proc/self/mountinfo || true)
+	run runc --criu "$CRSHIM" restore -d --bundle "$B" --image-path "$D/img" "$ID" </dev/null
+	echo "$output"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"criu failed"* ]]
+	tail -n1 "$D/img/restore.log" | grep "fault injected at restore-root-only" | grep -q "from annotation cr.fault=restore-root-only"
+	[ "$(status_of "$ID")" != running ]
+	runc delete -f "$ID" 2>/dev/null || true
+	sleep 0.3 # what the failure killed is reaped
+	left=$(left_behind "oct$$a oct$$b" "$CGP")
+	[ -z "$left" ] || { echo "left behind: $left"; false; }
+	[ "$(ipcs -m | wc -l)" = "$shm_host" ] # the segment was not made in the host's IPC namespace
+	[ "$(grep -c " nsfs " /proc/self/mountinfo || true)" -le "$nsfs" ] # no namespace held by a mount
+	# the same images without the annotation come back whole
+	bundle_jq "$B" 'del(.annotations["cr.fault"])'
+	at=$(count_of "$D/out")
+	restore "$D/img"
+	[ "$(status_of "$ID")" = running ]
+	count_beyond "$D/out" $((at + 3))
+	sequence_unbroken "$D/out"
+	pid=$(runc state "$ID" | jq -r .pid)
+	# (runc restores the network namespace empty, --empty-ns=net: the veth pair is not expected back)
+	nsenter -t "$pid" -i ipcs -m -i "$shm" | grep -q "bytes=8192"
+	grep -Eq "^[0-9]+:pids:$CGP\$" "/proc/$pid/cgroup"
+}
+
+# bats test_tags=extra
+@test "runc: cr.fault in the bundle: dump-early fails runc checkpoint, the container runs on; an unknown point is named" {
+	make_bundle "$B" "$COUNTER # $ID"
+	bundle_jq "$B" '.annotations["cr.fault"] = "dump-early"'
+	piped runc run -d --bundle "$B" "$ID"
+	count_beyond "$B/rootfs/tmp/rpc-cnt" 3
+	run runc --criu "$CRSHIM" checkpoint --image-path "$D/img0" "$ID"
+	[ "$status" -ne 0 ]
+	tail -n1 "$D/img0/dump.log" | grep "fault injected at dump-early" | grep -q "from annotation cr.fault=dump-early"
+	[ "$(status_of "$ID")" = running ]
+	at=$(count_of "$D/out")
+	count_beyond "$D/out" $((at + 3))
+	# runc keeps the annotations it started with: a checkpoint needs a container without the fault
+	runc kill "$ID" KILL
+	for _ in $(seq 50); do [ "$(status_of "$ID")" = stopped ] && break; sleep 0.1; done
+	runc delete -f "$ID"
+	wait "$READER"
+	bundle_jq "$B" 'del(.annotations["cr.fault"])'
+	rm -rf "$D/out" "$B"
+	start_counter
+	checkpoint "$D/img"
+	gone
+	bundle_jq "$B" '.annotations["cr.fault"] = "no-such-point"'
+	run runc --criu "$CRSHIM" restore -d --bundle "$B" --image-path "$D/img" "$ID" </dev/null
+	[ "$status" -ne 0 ]
+	tail -n1 "$D/img/restore.log" | grep -q "annotation cr.fault=no-such-point"
+	! pgrep -f -- "# $ID" >/dev/null
+}
