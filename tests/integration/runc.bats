@@ -428,16 +428,16 @@ left_behind() { # devs cgroup
 	piped runc run -d --bundle "$B" "$ID"
 	count_beyond "$B/rootfs/tmp/rpc-cnt" 3
 	pid=$(runc state "$ID" | jq -r .pid)
-	# a veth pair and a SysV shared memory segment in the container's own namespaces (the dump takes them)
+	# a veth pair and a SysV message queue in the container's own namespaces (the dump takes them)
 	nsenter -t "$pid" -n ip link add "oct$$a" type veth peer name "oct$$b"
 	nsenter -t "$pid" -n ip link set "oct$$a" up
-	shm=$(nsenter -t "$pid" -i ipcmk -M 8192 | awk '{print $NF}')
-	[ -n "$shm" ]
+	msq=$(nsenter -t "$pid" -i ipcmk -Q | awk '{print $NF}')
+	[ -n "$msq" ]
 	checkpoint "$D/img"
 	gone
 	[ -z "$(left_behind "oct$$a oct$$b" "$CGP")" ]
 	bundle_jq "$B" '.annotations["cr.fault"] = "restore-root-only"'
-	shm_host=$(ipcs -m | wc -l) nsfs=$(grep -c " nsfs " /proc/self/mountinfo || true)
+	msq_host=$(ipcs -q | wc -l) nsfs=$(grep -c " nsfs " /proc/self/mountinfo || true)
 	run runc --criu "$CRSHIM" restore -d --bundle "$B" --image-path "$D/img" "$ID" </dev/null
 	echo "$output"
 	[ "$status" -ne 0 ]
@@ -448,7 +448,7 @@ left_behind() { # devs cgroup
 	sleep 0.3 # what the failure killed is reaped
 	left=$(left_behind "oct$$a oct$$b" "$CGP")
 	[ -z "$left" ] || { echo "left behind: $left"; false; }
-	[ "$(ipcs -m | wc -l)" = "$shm_host" ] # the segment was not made in the host's IPC namespace
+	[ "$(ipcs -q | wc -l)" = "$msq_host" ] # the queue was not made in the host's IPC namespace
 	[ "$(grep -c " nsfs " /proc/self/mountinfo || true)" -le "$nsfs" ] # no namespace held by a mount
 	# the same images without the annotation come back whole
 	bundle_jq "$B" 'del(.annotations["cr.fault"])'
@@ -459,7 +459,7 @@ left_behind() { # devs cgroup
 	sequence_unbroken "$D/out"
 	pid=$(runc state "$ID" | jq -r .pid)
 	# (runc restores the network namespace empty, --empty-ns=net: the veth pair is not expected back)
-	nsenter -t "$pid" -i ipcs -m -i "$shm" | grep -q "bytes=8192"
+	nsenter -t "$pid" -i ipcs -q -i "$msq" | grep -q "Message Queue msqid=$msq"
 	grep -Eq "^[0-9]+:pids:$CGP\$" "/proc/$pid/cgroup"
 }
 
