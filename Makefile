@@ -2,7 +2,7 @@
 #   make            build crshim            make test    deps + build + unit + zdtm quick tier
 #   make deps       install Debian packages make demo    checkpoint/restore a running counter
 #   make install    PREFIX=/usr/local       make bench   dump/restore throughput
-#   make zdtm [MODE=cr|checkpoint|iters|fault|snaps|pagesrv|user|compat] [ITERS=N] [TESTS="a b"] [FAULT=name|all] [REPEAT=N] [LOAD=N]
+#   make zdtm [MODE=cr|checkpoint|iters|fault|snaps|pagesrv|lazy|user|compat] [ITERS=N] [TESTS="a b"] [FAULT=name|all] [REPEAT=N] [LOAD=N]
 ARCH ?= $(shell uname -m)
 CROSS_COMPILE ?=
 CC := $(CROSS_COMPILE)gcc

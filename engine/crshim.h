@@ -44,6 +44,7 @@ struct cr_opts {
 	const char *root;	/* --root */
 	bool detach;		/* restore -d */
 	bool restore_sibling;	/* restore: the root is our sibling (CLONE_PARENT), not our child */
+	bool lazy_pages;	/* restore --lazy-pages: crshim lazy-pages fills the memory (mem/lazy.md) */
 	const char *pidfile;	/* restore --pidfile */
 	const char *log_file;	/* -o */
 	int verbosity;		/* -v */
@@ -102,6 +103,12 @@ int eng_restore(struct cr_opts *o, pid_t *root_pid, struct cr_err *err);
  * engine/image/page-xfer.md. */
 int eng_page_server_listen(struct cr_opts *o, int *lfd, int *port, struct cr_err *err);
 int eng_page_server_serve(struct cr_opts *o, int lfd, struct cr_err *err);
+
+/* lazy-pages: listen on o->images_dir/lazy-pages.sock (eng_lazy_pages_listen), then serve one
+ * `restore --lazy-pages` from that dir until every page of the tree is in (engine/mem/lazy.md): 0 then;
+ * -1 when the restore failed or the pages could not be served (the restored tree is killed then). */
+int eng_lazy_pages_listen(struct cr_opts *o, int *lfd, struct cr_err *err);
+int eng_lazy_pages_serve(struct cr_opts *o, int lfd, struct cr_err *err);
 
 /* check: probe the kernel features crshim needs. feature NULL = all. Writes a report to out. */
 int eng_check(const char *feature, FILE *out, struct cr_err *err);

@@ -207,6 +207,7 @@ void rst_free(struct rst_task *t)
 	if (t->mm && t->vma_prefilled)
 		rst_prefill_drop(t);
 	free(t->vma_prefilled);
+	free(t->blk_lazy);
 	if (t->inv)
 		protobuf_c_message_free_unpacked(&t->inv->base, NULL);
 	if (t->all_pst)
@@ -339,7 +340,8 @@ int rst_load(struct cr_opts *o, struct rst_task *t, struct cr_err *e)
 	    read_pstree(t, e))
 		return -1;
 	t->paths_later = ns_rst_mounts(t->ns);
-	t->no_prefill = t->n_all_pst > 1;
+	t->lazy = o->lazy_pages;
+	t->no_prefill = t->n_all_pst > 1 || t->lazy; /* --lazy-pages: lazy-pages fills them */
 	t->fresh_hpid = rst_pidns_fresh_maybe(t);
 	return rst_load_task(o, t, e);
 }

@@ -356,6 +356,25 @@ static int unmap_area(struct rst_task *t, struct cr_err *e)
 	return 0;
 }
 
+/* restore --lazy-pages: lazy-pages gets the task's userfaultfd (mem/lazy.c), the task loses its fd. */
+static int lazy_handover(struct rst_task *t, struct cr_err *e)
+{
+	int fd = t->args->lazy_uffd;
+	if (!t->lazy || !t->args->lazy || fd < 0)
+		return 0;
+	if (rst_lazy_send(t, t->tree[0].lazy_sk, e))
+		return -1;
+	unsigned long args[6] = {(unsigned long)fd};
+	long ret;
+	if (remote_syscall(t, SYS_close, args, &ret, e))
+		return cr_wrap(e, "close the userfaultfd");
+	if (ret)
+		return cr_fail_errno(e, (int)-ret, "task %d: close the userfaultfd %d", t->pid, fd);
+	if (fault_hit(t->fault, FI_RESTORE_LAZY_MID)) /* handed over, not running yet */
+		return fault_fail(e, FI_RESTORE_LAZY_MID);
+	return 0;
+}
+
 /* The signal that stopped a stopped task: SIGTSTP, SIGTTIN, SIGTTOU when the image says so (the parent's
  * wait reports it) and it is not blocked, else SIGSTOP. */
 static int stop_signal(const CoreEntry *c)
@@ -371,7 +390,7 @@ static int finish(struct rst_task *t, struct cr_err *e)
 {
 	const CoreEntry *c = t->core;
 	uint64_t mask = c->sigmask;
-	if (fix_sigtrap(t, e) || unmap_area(t, e) || finish_threads(t, e))
+	if (fix_sigtrap(t, e) || lazy_handover(t, e) || unmap_area(t, e) || finish_threads(t, e))
 		return -1;
 	if (c->has_xstate && c->xstate.len && arch_set_fpstate(t->pid, c->xstate.data, c->xstate.len, e))
 		return cr_wrap(e, "FPU state (an image from another CPU?)");
@@ -559,7 +578,8 @@ static int restore_run(struct cr_opts *o, struct rst_task *ts, size_t n, struct 
 		kill_tree(ts, n);
 		return -1;
 	}
-	if (fault_check(o, FI_RESTORE_AFTER_DETACH, e)) { /* like a failed post-restore step: nothing stays */
+	if (fault_check(o, FI_RESTORE_AFTER_DETACH, e) || /* like a failed post-restore step: nothing stays */
+	    (ts[0].lazy_sk >= 0 && rst_lazy_end(ts[0].lazy_sk, e))) {
 		kill_tree(ts, n);
 		return -1;
 	}
@@ -598,6 +618,7 @@ static int load_tree(struct cr_opts *o, struct rst_task **tsp, size_t *np, struc
 		t->pst = ts[0].all_pst[i];
 		t->pid = t->pst->pid;
 		t->no_prefill = true;
+		t->lazy = ts[0].lazy;
 		t->paths_later = ts[0].paths_later;
 		t->fresh_hpid = ts[0].fresh_hpid;
 		t->pm.pages_fd = -1;
@@ -621,7 +642,8 @@ static int restore_tree(struct cr_opts *o, struct rst_task **tsp, size_t *np, st
 	t->fault = o->fault;
 	t->sibling = o->restore_sibling;
 	t->detached = o->detach;
-	if (fault_check(o, FI_RESTORE_BEFORE_LOAD, e) || rst_load(o, t, e) || load_tree(o, tsp, np, e) ||
+	if ((o->lazy_pages && rst_lazy_connect(o->imgdir_fd, &t->lazy_sk, e)) ||
+	    fault_check(o, FI_RESTORE_BEFORE_LOAD, e) || rst_load(o, t, e) || load_tree(o, tsp, np, e) ||
 	    ns_rst_enter((*tsp)[0].ns, e) || rst_svm_prepare(*tsp, *np, e) ||
 	    rst_sk_scm_prepare(*tsp, *np, e) || rst_pipes_share(*tsp, *np, e) ||
 	    rst_fdshare_prepare(*tsp, *np, e) || rst_shmem_prepare(*tsp, *np, e) ||
@@ -658,8 +680,8 @@ int eng_restore(struct cr_opts *o, pid_t *root_pid, struct cr_err *err)
 		free(ts);
 		return ts ? -1 : cr_fail_errno(err, ENOMEM, "out of memory");
 	}
-	*ts =
-	    (struct rst_task){.dirfd = -1, .pm = {.pages_fd = -1}, .err_pipe = {-1, -1}, .go_pipe = {-1, -1}};
+	*ts = (struct rst_task){
+	    .dirfd = -1, .pm = {.pages_fd = -1}, .err_pipe = {-1, -1}, .go_pipe = {-1, -1}, .lazy_sk = -1};
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	cr_caps_user_dumpable();
 	if (eng_notify(o, "pre-restore", 0, -1, err)) {
@@ -713,6 +735,8 @@ int eng_restore(struct cr_opts *o, pid_t *root_pid, struct cr_err *err)
 				close(t->go_pipe[i]);
 		}
 	}
+	if (ts[0].lazy_sk >= 0) /* a failure: lazy-pages sees the end without LZ_END */
+		close(ts[0].lazy_sk);
 	for (size_t k = n; k-- > 0;) {
 		free(ts[k].own_pst);
 		free(ts[k].htids);

@@ -60,6 +60,7 @@ struct rst_task {
 	size_t nr_mfiles;
 	int *vma_mfile;	     /* per mm->vmas[i]: index into mfiles or -1 */
 	bool *vma_prefilled; /* per mm->vmas[i]: mapped and filled by the parent before clone3 */
+	bool *blk_lazy;	     /* restore --lazy-pages: per pm.blocks[i], left to lazy-pages (mem/lazy.c) */
 	struct rst_cur_special cur_special[RST_NR_SPECIAL];
 
 	/* the restore area (MAP_SHARED; the child inherits it at the same address) */
@@ -76,6 +77,7 @@ struct rst_task {
 	int err_pipe[2]; /* child -> parent: error message of the C stage */
 	int go_pipe[2];	 /* parent -> child: seized, go on */
 	int fault;	 /* fault point of this run (engine/fault.h), 0 = none */
+	int lazy_sk;	 /* the root, restore --lazy-pages: the connection to lazy-pages, else -1 */
 	/* restore-tree.c: who creates the task and when (sessions and groups) */
 	pid_t spawn_ppid; /* the process that clones it (its parent, or a sibling / helper) */
 	pid_t vpid;	  /* the PID inside the tree's PID namespace (inventory pidns), 0 without one */
@@ -85,6 +87,7 @@ struct rst_task {
 	uint32_t ns_levels;	      /* ... how many (0: in ours); vpid is the last one */
 
 	bool root;	 /* the root of the tree: files.img, owns inv and the pstree list */
+	bool lazy;	 /* restore --lazy-pages: private anonymous memory is filled by lazy-pages */
 	bool zombie;	 /* core task_state 2: created, then exits with core->exit_code */
 	bool no_prefill; /* a tree: every process has its own layout, nothing is prefilled in crshim */
 	bool shell_job;
@@ -134,6 +137,11 @@ int rst_file_inherit(FileEntry *f, int fd, const char *desc, struct cr_err *e);
  * anonymous VMAs are mapped and filled here already ("prefilled"), the child inherits them. */
 int rst_pages_load(struct rst_task *t, struct cr_err *e);
 void rst_prefill_drop(struct rst_task *t);
+/* restore --lazy-pages (mem/lazy.c, mem/lazy.md) */
+bool *rst_lazy_plan(const struct rst_task *t); /* per pm block: lazy (all false without t->lazy) */
+int rst_lazy_connect(int dirfd, int *sk, struct cr_err *e);
+int rst_lazy_send(struct rst_task *t, int sk, struct cr_err *e); /* after the blob's trap */
+int rst_lazy_end(int sk, struct cr_err *e);
 
 /* restore-mm.c */
 int rst_area_build(struct rst_task *t, struct cr_err *e);

@@ -45,6 +45,7 @@ enum {
 	OPT_PORT,
 	OPT_DAEMON,
 	OPT_STATUS_FD,
+	OPT_LAZY_PAGES,
 	OPT_IGNORED,	   /* flag without semantics for us: noted in the log */
 	OPT_IGNORED_ARG,   /* same, with an argument */
 	OPT_UNSUPPORTED,   /* changes semantics and we do not have it: error */
@@ -126,7 +127,7 @@ static const struct option long_opts[] = {
     {"experimental", no_argument, NULL, OPT_IGNORED},
     {"no-default-config", no_argument, NULL, OPT_QUIET_IGNORED},
     /* would change semantics and are not implemented: refused */
-    {"lazy-pages", no_argument, NULL, OPT_UNSUPPORTED},
+    {"lazy-pages", no_argument, NULL, OPT_LAZY_PAGES},
     {"stream", no_argument, NULL, OPT_UNSUPPORTED},
     {"action-script", required_argument, NULL, OPT_UNSUPPORTED},
     {"cgroup-props", required_argument, NULL, OPT_UNSUPPORTED},
@@ -145,6 +146,7 @@ static const char *const verb_names[] = {
     [VERB_SHOW] = "show",
     [VERB_SWRK] = "swrk",
     [VERB_PAGE_SERVER] = "page-server",
+    [VERB_LAZY_PAGES] = "lazy-pages",
     [VERB_CHECKPOINT] = "checkpoint",
     [VERB_STATE] = "state",
     [VERB_KILL] = "kill",
@@ -417,6 +419,9 @@ static int parse_one(struct shim_cmd *c, int opt, int idx, int argc, char **argv
 	case OPT_DAEMON:
 		c->ps_daemon = true;
 		return 0;
+	case OPT_LAZY_PAGES:
+		o->lazy_pages = true;
+		return 0;
 	case OPT_STATUS_FD:
 		if (parse_int(optarg, 0, INT_MAX, &v))
 			return fail(msg, len, "invalid fd '%s' for --status-fd", optarg);
@@ -501,12 +506,18 @@ static int check_required(struct shim_cmd *c, char *msg, size_t len)
 		return fail(msg, len, "--faults is only valid with check");
 	if (c->verb == VERB_PAGE_SERVER && !c->opts.images_dir)
 		return fail(msg, len, "page-server needs -D/--images-dir DIR");
-	if (c->opts.page_server && !dumping)
-		return fail(msg, len, "--page-server is only valid with dump and pre-dump");
+	if (c->verb == VERB_LAZY_PAGES && !c->opts.images_dir)
+		return fail(msg, len, "lazy-pages needs -D/--images-dir DIR");
+	if (c->opts.lazy_pages && c->verb != VERB_RESTORE)
+		return fail(msg, len, "--lazy-pages is only valid with restore");
+	if (c->opts.lazy_pages && c->bundle)
+		return fail(msg, len, "--lazy-pages is not supported with restore --bundle");
+	if (c->opts.page_server && !dumping && c->verb != VERB_LAZY_PAGES)
+		return fail(msg, len, "--page-server is only valid with dump, pre-dump and lazy-pages");
 	if (c->opts.page_server && (!c->opts.ps_address || !c->opts.ps_port))
 		return fail(msg, len, "--page-server needs --address ADDR and --port PORT");
-	if (c->ps_daemon && c->verb != VERB_PAGE_SERVER)
-		return fail(msg, len, "--daemon is only valid with page-server");
+	if (c->ps_daemon && c->verb != VERB_PAGE_SERVER && c->verb != VERB_LAZY_PAGES)
+		return fail(msg, len, "--daemon is only valid with page-server and lazy-pages");
 	return 0;
 }
 

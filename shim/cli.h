@@ -15,6 +15,7 @@ enum shim_verb {
 	VERB_SHOW,
 	VERB_SWRK,
 	VERB_PAGE_SERVER,
+	VERB_LAZY_PAGES,
 	/* OCI verbs (shim/bundle*.c); restore --bundle is VERB_RESTORE with bundle set */
 	VERB_CHECKPOINT,
 	VERB_STATE,
@@ -36,7 +37,7 @@ struct shim_cmd {
 	struct cr_opts opts;
 	const char *feature;   /* check --feature */
 	bool faults;	       /* check --faults: list the fault injection points */
-	bool ps_daemon;	       /* page-server --daemon */
+	bool ps_daemon;	       /* page-server, lazy-pages --daemon */
 	int status_fd;	       /* page-server --status-fd: a zero byte once it listens (-1: none) */
 	const char *fault_src; /* "CRSHIM_FAULT" or "CRIU_FAULT" when opts.fault was set from it */
 	const char *operand;   /* show PATH, swrk FD */

@@ -317,6 +317,51 @@ static int run_page_server(struct shim_cmd *c)
 	return 0;
 }
 
+/* lazy-pages: listen on DIR/lazy-pages.sock, then with --daemon go to the background (--pidfile: its PID),
+ * say so on --status-fd (a zero byte), serve one restore --lazy-pages until all its pages are in, exit. */
+static int run_lazy_pages(struct shim_cmd *c)
+{
+	struct cr_err err = {0};
+	int lfd = -1;
+	if (setup_log(c, false, &err))
+		return report("lazy-pages", &err, false);
+	if (eng_lazy_pages_listen(&c->opts, &lfd, &err))
+		return report("lazy-pages", &err, !c->log_to_stderr);
+	if (c->ps_daemon) {
+		pid_t pid = fork();
+		if (pid < 0) {
+			cr_fail_sys(&err, "fork");
+			return report("lazy-pages", &err, !c->log_to_stderr);
+		}
+		if (pid > 0) {
+			if (c->opts.pidfile && write_pidfile(c->opts.pidfile, pid, &err))
+				return report("lazy-pages", &err, !c->log_to_stderr);
+			return 0;
+		}
+		setsid();
+		int nul = open("/dev/null", O_RDWR | O_CLOEXEC);
+		if (nul >= 0) {
+			dup2(nul, STDIN_FILENO);
+			dup2(nul, STDOUT_FILENO);
+			close(nul);
+		}
+	} else if (c->opts.pidfile && write_pidfile(c->opts.pidfile, getpid(), &err)) {
+		return report("lazy-pages", &err, !c->log_to_stderr);
+	}
+	if (c->status_fd >= 0) {
+		char z = 0;
+		if (write(c->status_fd, &z, 1) != 1)
+			pr_warn("--status-fd %d: %s\n", c->status_fd, strerror(errno));
+		close(c->status_fd);
+	}
+	int ret = eng_lazy_pages_serve(&c->opts, lfd, &err);
+	close(lfd);
+	if (ret)
+		return report("lazy-pages", &err, !c->log_to_stderr);
+	log_close();
+	return 0;
+}
+
 static int run_swrk(struct shim_cmd *c)
 {
 	return shim_swrk(c);
@@ -344,6 +389,8 @@ int shim_run(struct shim_cmd *c)
 		return run_swrk(c);
 	case VERB_PAGE_SERVER:
 		return run_page_server(c);
+	case VERB_LAZY_PAGES:
+		return run_lazy_pages(c);
 	case VERB_NONE:
 		break;
 	}

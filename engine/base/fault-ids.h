@@ -32,6 +32,7 @@ enum fault_id {
 	FI_RESTORE_MNT_MID = 33, /* root task: half of the mount tree made under --root, no pivot_root yet */
 	FI_PREDUMP_TRACK_MID = 46, /* pre-dump --track-mem: half of the VMAs write-protected, then it fails */
 	FI_DUMP_DEDUP = 47,	   /* --auto-dedup: the chain's new pagemaps written, none put in place */
+	FI_RESTORE_LAZY_MID = 49,  /* restore --lazy-pages: a task handed to lazy-pages, then it fails */
 	/* degrade: must not fail, force a fallback */
 	FI_NO_PAGEMAP_SCAN = 50,      /* dump: read /proc/PID/pagemap instead of the PAGEMAP_SCAN ioctl */
 	FI_NO_VDSO_SYSCALL = 51,      /* dump: poke a syscall insn at the task's ip, not the vDSO's */

@@ -56,6 +56,8 @@ static const struct fault_point table[] = {
      "pre-dump --track-mem: half of the VMAs registered and write-protected, then it fails"},
     {FI_DUMP_DEDUP, "dump-dedup", F, 0,
      "dump --auto-dedup: the chain's new pagemaps written, none in place (the dump succeeds, no dedup)"},
+    {FI_RESTORE_LAZY_MID, "restore-lazy-mid", F, 0,
+     "restore --lazy-pages: the first task's userfaultfd handed to lazy-pages, then the restore fails"},
     {FI_NO_PAGEMAP_SCAN, "no-pagemap-scan", D, 135, "dump: read /proc/PID/pagemap instead of PAGEMAP_SCAN"},
     {FI_NO_VDSO_SYSCALL, "no-vdso-syscall", D, 0, "dump: poke a syscall insn at the ip, not the vDSO's"},
     {FI_NO_VM_READV, "no-vm-readv", D, 0, "dump: read pages from /proc/PID/mem, not process_vm_readv"},

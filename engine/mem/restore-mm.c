@@ -226,12 +226,14 @@ static size_t vma_blocks(const struct rst_task *t, const VmaEntry *v, size_t *bi
 		uint64_t off = b->offset + (s - b->vaddr);
 		if (s >= en)
 			continue;
+		uint8_t lazy = t->blk_lazy && t->blk_lazy[j];
 		if (nb > first && rb[nb - 1].vaddr + rb[nb - 1].len == s &&
-		    rb[nb - 1].off + rb[nb - 1].len == off && rb[nb - 1].src == b->src)
+		    rb[nb - 1].off + rb[nb - 1].len == off && rb[nb - 1].src == b->src &&
+		    rb[nb - 1].lazy == lazy)
 			rb[nb - 1].len += en - s;
 		else
-			rb[nb++] =
-			    (struct rst_pblock){s, en - s, off, v->prot | PROT_WRITE, 0, (uint16_t)b->src};
+			rb[nb++] = (struct rst_pblock){s,    en - s,	      off, v->prot | PROT_WRITE, 0,
+						       lazy, (uint16_t)b->src};
 	}
 	return nb;
 }
@@ -333,6 +335,9 @@ static int fill_vmas(struct rst_task *t, struct rst_vma *rv, struct rst_pblock *
 			r->prefilled = 1;
 		}
 		r->nr_blocks = (uint32_t)(nb - r->first_block);
+		for (size_t k = r->first_block; k < nb; k++) /* registered with lazy-pages' userfaultfd */
+			r->lazy |= rb[k].lazy;
+		a->lazy |= (int32_t)r->lazy;
 		mark_thp(r, rb);
 	}
 	a->nr_vmas = (uint32_t)nv;

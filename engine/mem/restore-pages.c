@@ -29,7 +29,7 @@
 
 #define PREFILL_MIN (16ull << 20) /* bytes of data in a VMA worth prefilling */
 
-enum { BLK_VERIFY, BLK_FILL };
+enum { BLK_VERIFY, BLK_FILL, BLK_LAZY /* restore --lazy-pages: lazy-pages checks it as it serves it */ };
 
 struct verify_part {
 	const struct page_map *pm;
@@ -65,6 +65,8 @@ static void *verify_main(void *arg)
 	for (size_t i = p->from; i < p->to; i++) {
 		const struct page_block *b = &p->pm->blocks[i];
 		bool ok;
+		if (p->kind[i] == BLK_LAZY)
+			continue;
 		if (p->kind[i] == BLK_FILL) {
 			if (fill_block(p->pm, b, &ok)) {
 				p->err = errno;
@@ -207,6 +209,13 @@ int rst_pages_load(struct rst_task *t, struct cr_err *e)
 		cr_fail_errno(e, ENOMEM, "out of memory");
 		goto fail;
 	}
+	t->blk_lazy = rst_lazy_plan(t);
+	if (!t->blk_lazy) {
+		cr_fail_errno(e, ENOMEM, "out of memory");
+		goto fail;
+	}
+	for (size_t i = 0; i < pm->nr; i++)
+		kind[i] = t->blk_lazy[i] ? BLK_LAZY : BLK_VERIFY;
 	const char *prefill = getenv("CRSHIM_PREFILL");
 	if (!t->no_prefill && (!prefill || strcmp(prefill, "0")) && !fault_hit(t->fault, FI_NO_PREFILL))
 		prefill_plan(t, kind);

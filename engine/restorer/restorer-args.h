@@ -60,13 +60,16 @@ struct rst_vma {
 	int32_t shm_lead;   /* shared anon object in several VMAs or at an offset: index of its first
 			     * VMA (which has shm_size), -1 otherwise */
 	uint64_t shm_size;  /* bytes of the whole object (in the lead) */
+	uint32_t lazy;	    /* 1: registered with the lazy-pages userfaultfd at the end (mem/lazy.md) */
+	uint32_t pad;
 };
-_Static_assert(sizeof(struct rst_vma) == 72, "rst_vma");
+_Static_assert(sizeof(struct rst_vma) == 80, "rst_vma");
 
 struct rst_pblock {
 	uint64_t vaddr, len, off; /* off: in the pages file */
 	uint32_t prot;		  /* of the VMA while it is filled (rst_vma prot | PROT_WRITE) */
-	uint16_t thp;		  /* 1: may be filled through huge pages moved in with UFFDIO_MOVE */
+	uint8_t thp;		  /* 1: may be filled through huge pages moved in with UFFDIO_MOVE */
+	uint8_t lazy;		  /* 1: not read by the blob: lazy-pages fills it on demand */
 	uint16_t src; /* 0: pages_fd; k: mfd[src_mfile + k - 1] (a parent's pages, chained restore) */
 };
 _Static_assert(sizeof(struct rst_pblock) == 32, "rst_pblock");
@@ -251,6 +254,10 @@ struct rst_args {
 	int32_t svm_has_nice, svm_nice;
 	uint64_t svm_timerslack; /* 0: keep */
 	char svm_comm[16];
+
+	/* ---- restore --lazy-pages (mem/lazy.md) ---- */
+	int32_t lazy;		    /* 1: make the userfaultfd and register the lazy VMAs */
+	volatile int32_t lazy_uffd; /* written by the blob: its fd of that userfaultfd, -1 none */
 };
 _Static_assert(sizeof(struct rst_args) % 8 == 0, "rst_args alignment");
 _Static_assert(sizeof(struct rst_args) < 16384, "rst_args size");

@@ -192,6 +192,8 @@ static void read_run(struct rst_args *a, const struct rst_pblock *b, uint64_t s,
 	uint64_t vaddr = b->vaddr + s, end = b->vaddr + e, off = b->off + s;
 	uint64_t hs = (vaddr + RST_THP_SIZE - 1) & ~(RST_THP_SIZE - 1), he = end & ~(RST_THP_SIZE - 1);
 
+	if (b->lazy) /* lazy-pages fills it (mem/lazy.md) */
+		return;
 	if (!b->thp || a->uffd < 0 || !a->thp_ok || he <= hs) {
 		read_small(a, b->src, vaddr, end - vaddr, off);
 		return;
@@ -430,6 +432,42 @@ static void restore_mm(struct rst_args *a)
 	    a,
 	    sys3(__NR_close_range, a->helper_fd_lo, a->helper_fd_hi > 0 ? (uint32_t)a->helper_fd_hi : ~0u, 0),
 	    "close helper fds", (uint64_t)a->helper_fd_lo, (uint64_t)a->helper_fd_hi);
+}
+
+/* ---------------- restore --lazy-pages (engine/mem/lazy.md) ---------------- */
+
+/* The userfaultfd, made while the blob still has crshim's privileges (UFFD_FEATURE_EVENT_FORK needs
+ * CAP_SYS_PTRACE; without UFFD_USER_MODE_ONLY, faults of the kernel's own accesses are caught too). */
+static void lazy_make(struct rst_args *a)
+{
+	a->lazy_uffd = -1;
+	if (!a->lazy)
+		return;
+	long fd = sys1(__NR_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+	check(a, fd, "userfaultfd (lazy pages)", 0, 0);
+	struct uffdio_api api = {UFFD_API,
+				 UFFD_FEATURE_EVENT_FORK | UFFD_FEATURE_EVENT_REMAP |
+				     UFFD_FEATURE_EVENT_REMOVE | UFFD_FEATURE_EVENT_UNMAP,
+				 0};
+	check(a, sys3(__NR_ioctl, fd, UFFDIO_API, &api), "userfaultfd API (lazy pages)", 0, 0);
+	a->lazy_uffd = (int32_t)fd;
+}
+
+/* Registered last: from here on a touch of a lazy page waits for lazy-pages, which gets the userfaultfd
+ * from crshim (pidfd_getfd) once the blob has trapped. */
+static void lazy_register(struct rst_args *a)
+{
+	const struct rst_vma *v = (const struct rst_vma *)a->vmas;
+	if (a->lazy_uffd < 0)
+		return;
+	for (uint32_t i = 0; i < a->nr_vmas; i++) {
+		if (!v[i].lazy)
+			continue;
+		struct uffdio_register reg = {
+		    {v[i].start, v[i].end - v[i].start}, UFFDIO_REGISTER_MODE_MISSING, 0};
+		check(a, sys3(__NR_ioctl, a->lazy_uffd, UFFDIO_REGISTER, &reg),
+		      "userfaultfd register (lazy pages)", v[i].start, v[i].end);
+	}
 }
 
 /* ---------------- signals, timers, task ---------------- */
@@ -745,6 +783,7 @@ void rst_main(struct rst_args *a)
 	if (a->fault == FI_RESTORER_BEFORE_MM)
 		fail(a, "fault injected at restorer-before-mm", -5, 0, 0);
 	restore_mm(a);
+	lazy_make(a);
 	if (a->fault == FI_RESTORER_AFTER_MM)
 		fail(a, "fault injected at restorer-after-mm", -5, 0, 0);
 	rst_svm_clone_all(a); /* the processes sharing this address space */
@@ -754,6 +793,7 @@ void rst_main(struct rst_args *a)
 		fail(a, "fault injected at restorer-before-creds", -5, 0, 0);
 	wait_threads(a); /* their credentials first: a change of euid resets the process's dumpable flag */
 	rst_task_creds(a);
+	lazy_register(a);
 	a->t_ns[3] = now_ns();
 	__atomic_store_n(&a->state, RST_DONE, __ATOMIC_SEQ_CST);
 }

@@ -73,10 +73,10 @@ while [ $# -gt 0 ]; do
 done
 
 case "$MODE" in
-cr|checkpoint|nocr|dumpfail|group|snaps|ns|user|compat|pagesrv) ;;
+cr|checkpoint|nocr|dumpfail|group|snaps|ns|user|compat|pagesrv|lazy) ;;
 fault) [ -n "$FAULT" ] || { echo "run.sh: mode fault needs --fault NAME|NUMBER|all (FAULT=...)" >&2; exit 2; } ;;
 iters) [[ "$ITERS" =~ ^[1-9][0-9]*$ ]] || { echo "run.sh: bad --iters $ITERS" >&2; exit 2; } ;;
-*) echo "run.sh: unknown mode $MODE (cr, checkpoint, iters, nocr, dumpfail, fault, group, snaps, ns, user, compat, pagesrv)" >&2; exit 2 ;;
+*) echo "run.sh: unknown mode $MODE (cr, checkpoint, iters, nocr, dumpfail, fault, group, snaps, ns, user, compat, pagesrv, lazy)" >&2; exit 2 ;;
 esac
 [[ "$REPEAT" =~ ^[1-9][0-9]*$ ]] || { echo "run.sh: bad --repeat $REPEAT (REPEAT)" >&2; exit 2; }
 [[ "$LOAD" =~ ^[0-9]+$ ]] || { echo "run.sh: bad --load $LOAD (LOAD)" >&2; exit 2; }
@@ -557,9 +557,10 @@ fault_tests() { # point
 
 run_fault_mode() {
 	local points p nr name kind tests total=0 t
-	# The points of incremental dumps need a chain: mode snaps tests them (SNAPS_FAULT=NAME).
+	# The points of incremental dumps need a chain: mode snaps tests them (SNAPS_FAULT=NAME); restore-lazy-mid
+	# needs lazy-pages: mode lazy (LAZY_FAULT=restore-lazy-mid).
 	mapfile -t points < <("$CRSHIM" check --faults | awk -v f="$FAULT" 'NR > 1 && (f == "all" || $1 == f || $2 == f) &&
-		$2 != "predump-track-mid" && $2 != "dump-dedup" { print $1, $2, $4 }')
+		$2 != "predump-track-mid" && $2 != "dump-dedup" && $2 != "restore-lazy-mid" { print $1, $2, $4 }')
 	[ ${#points[@]} -gt 0 ] || { echo "run.sh: no fault point '$FAULT' (crshim check --faults)" >&2; exit 2; }
 	for p in "${points[@]}"; do
 		read -r nr name kind <<<"$p"
@@ -591,6 +592,8 @@ USERRUN=()
 . "$HERE/modes.sh"
 # shellcheck source=tests/zdtm/pagesrv.sh
 . "$HERE/pagesrv.sh"
+# shellcheck source=tests/zdtm/lazy.sh
+. "$HERE/lazy.sh"
 
 # ---------------------------------------------------------------- mode group
 # Several tests at once under one parent (zdtm_group, a subreaper that adopts the daemonized tests): the
@@ -805,6 +808,10 @@ run_steps() { # name
 		;;
 	pagesrv)
 		pagesrv_steps || return 1
+		;;
+	lazy)
+		lazy_steps
+		case $? in 0) ;; 3) return 0 ;; *) return 1 ;; esac
 		;;
 	user)
 		user_steps "$name" || return 1
