@@ -117,8 +117,13 @@ static void t_ignored(void)
 	ok(parse("dump -t 1 -D d") == 0 && !c.opts.skip_in_flight, "no --skip-in-flight by default");
 	ok(parse("dump -t 1 -D d --skip-in-flight") == 0 && c.opts.skip_in_flight && c.n_notes == 0,
 	   "--skip-in-flight is an option, not ignored");
-	ok(parse("restore -D d --lazy-pages") < 0, "--lazy-pages refused");
-	like(msg, "not supported", "... as not supported");
+	ok(parse("restore -D d --lazy-pages") == 0 && c.opts.lazy_pages, "restore --lazy-pages");
+	ok(parse("dump -t 1 -D d --lazy-pages") < 0, "dump --lazy-pages refused");
+	like(msg, "only valid with restore", "... only with restore");
+	ok(parse("lazy-pages -D d --daemon") == 0 && c.verb == VERB_LAZY_PAGES && c.ps_daemon,
+	   "lazy-pages verb");
+	ok(parse("lazy-pages") < 0, "lazy-pages without -D refused");
+	like(msg, "lazy-pages needs -D", "... says so");
 	ok(parse("dump -t 1 -D d --leave-stopped") < 0, "--leave-stopped refused");
 }
 

@@ -59,6 +59,7 @@ lazy_restore() { # dir
 }
 
 lazy_fault_first() { # dir: a restore failing at restore-lazy-mid leaves nothing, the daemon ends non-zero
+	# shellcheck disable=SC2034 # FPOINT: read by expect_fault_fail
 	local d=$1 rc p kids0 kids1 left out="$TDIR/lazyfault.out" FPOINT=restore-lazy-mid
 	lz_start "$d" || return 1
 	p=$(lz_pid "$d")
