@@ -95,6 +95,7 @@ start_counter() {
 	! ls -d /sys/fs/cgroup/*"$cg" 2>/dev/null
 }
 
+# bats test_tags=extra
 @test "bundle: --tcp-established: a connection from outside through a veth goes on byte-exact" {
 	NETNS=ocirt-tcp-$$ VETH=ocirt$$h
 	local sub="10.$((200 + RANDOM % 50)).$((RANDOM % 250))" port=$((20000 + RANDOM % 20000))
