@@ -1140,9 +1140,16 @@ esac
 echo "1..$((${#NAMES[@]} * REPEAT))"
 echo "# mode $MODE$([ "$MODE" = iters ] && echo " x$ITERS")$([ "$REPEAT" -gt 1 ] && echo ", each test $REPEAT times")$([ "$LOAD" -gt 0 ] && echo ", load $LOAD"), crshim $CRSHIM, kernel $(uname -r)${MODE_NOTE:-}"
 trap 'cleanup_test; exit 130' INT TERM
+TIMES=()
+timed_test() { # name: run_test, and keep its wall time (ms) for the list of the slowest tests at the end
+	local t0=${EPOCHREALTIME/./} rc=0
+	run_test "$1" || rc=$?
+	TIMES+=("$(((${EPOCHREALTIME/./} - t0) / 1000)) $1")
+	return $rc
+}
 for t in "${NAMES[@]}"; do
 	if [ "$REPEAT" = 1 ]; then
-		run_test "$t"
+		timed_test "$t"
 		continue
 	fi
 	passed=0 streak=0 best=0
@@ -1159,5 +1166,9 @@ for t in "${NAMES[@]}"; do
 	echo "# $t: $passed of $REPEAT passed (longest run in a row: $best)"
 done
 TOTAL=$((${#NAMES[@]} * REPEAT))
+if [ "${#TIMES[@]}" -gt 5 ]; then
+	echo "# slowest: $(printf '%s\n' "${TIMES[@]}" | sort -rn | head -12 |
+		awk '{ printf "%s%s %.1fs", (NR > 1 ? ", " : ""), $2, $1 / 1000 }')"
+fi
 echo "# $FAILED of $TOTAL failed, $SKIPPED skipped, $((TOTAL - FAILED - SKIPPED)) passed (mode $MODE, ${SECONDS}s)"
 [ $FAILED -eq 0 ]
