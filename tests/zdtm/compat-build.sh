@@ -43,7 +43,9 @@ if [ ! -e "$WT/.git" ]; then
 	rm -rf "$WT"
 	git -C "$TOP" worktree add -f --detach "$WT" "$sha" >>"$LOG" 2>&1 || { say "git worktree add $WT $sha failed"; exit 1; }
 fi
-# Not the caller's make variables (make zdtm passes CRSHIM, MODE, ... down through MAKEFLAGS).
-env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u MAKEOVERRIDES make -C "$WT" -j"$(nproc)" build/crshim >>"$LOG" 2>&1 ||
+# Not the caller's make variables (make zdtm passes CRSHIM, MODE, ... down through MAKEFLAGS, and a command-line
+# B=, SAN= or ARCH= reaches us in the environment too): the base is built plain, into its own build/.
+env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u MAKEOVERRIDES -u B -u SAN -u ARCH \
+	make -C "$WT" -j"$(nproc)" B=build build/crshim >>"$LOG" 2>&1 ||
 	{ say "the build of ${sha:0:12} failed (log: $LOG)"; exit 1; }
 echo "$BINP"
