@@ -211,7 +211,7 @@ zdtm-ns:
 #   make deps-check               the dependencies between folders point one way (contrib/qa/deps.sh)
 #   make format | format-check    clang-format (.clang-format) rewrite | check
 #   make sanitize                 ASan + UBSan build, unit + zdtm (cr), any sanitizer report fails
-#   make fuzz [FUZZ_SECONDS=60]   the 7 libFuzzer targets (tests/fuzz/), seeded from real images; fuzz-regress replays
+#   make fuzz [FUZZ_SECONDS=60]   the 8 libFuzzer targets (tests/fuzz/), seeded from real images; fuzz-regress replays
 #                                 tests/fuzz/regress/
 #   make cross                    make ARCH=aarch64 CROSS_COMPILE=aarch64-linux-gnu- (needs `make deps-cross`)
 #   make cross-test               + the image and CLI unit tests for arm64 under qemu-user

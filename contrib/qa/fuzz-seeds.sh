@@ -9,7 +9,7 @@ MAKE=${MAKE:-make}
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$TOP" || exit 1
 OUT=$FB/seeds
-rm -rf "$OUT" && mkdir -p "$OUT/image" "$OUT/cli" "$OUT/rpc" "$OUT/oci" "$OUT/swrk" "$OUT/config" "$OUT/hook"
+rm -rf "$OUT" && mkdir -p "$OUT/image" "$OUT/cli" "$OUT/rpc" "$OUT/oci" "$OUT/swrk" "$OUT/config" "$OUT/hook" "$OUT/pagesrv"
 # RPC seeds (criu_req datagrams): VERSION; FEATURE_CHECK{mem_track}; DUMP{images_dir_fd 3, pid 1, log_file,
 # leave_running}; RESTORE{images_dir_fd 3, rst_sibling, inherit_fd {pipe:[1], 0}}.
 printf '\x08\x0a' >"$OUT/rpc/version"
@@ -91,6 +91,56 @@ cli swrk 3
 cli --version
 cli -v dump -t 1 -D d
 cli --help
+# Page-server seeds (fuzz-pagesrv: byte 0 bit 0 FIX, then the client's stream). With FIX the harness writes the
+# checksums, so these are sent with zeros: HELLO; OPEN pages-1.img, DATA, CLOSE, FINISH; OPEN, ABORT, FINISH.
+ps_msg() { # cmd name len [payload]
+	local l=$3
+	printf "\\$(printf %03o "$1")\\000\\000\\000\\$(printf %03o "${#2}")\\000\\000\\000"
+	printf "\\$(printf %03o $((l & 255)))\\$(printf %03o $((l >> 8 & 255)))\\000\\000\\000\\000\\000\\000"
+	printf '\000\000\000\000\000\000\000\000%s%s' "$2" "${4:-}"
+}
+ps_hello() { ps_msg 1 "" 16 "CRSHPGX1"; printf '\001\000\000\000'; printf "\\000\\$(printf %03o $(($(getconf PAGESIZE) >> 8 & 255)))\\$(printf %03o $(($(getconf PAGESIZE) >> 16 & 255)))\\000"; }
+{ printf '\001'; ps_hello; ps_msg 2 pages-1.img 0; ps_msg 3 "" 12 "twelve bytes"; ps_msg 4 pages-1.img 0
+	ps_msg 2 pagemap-42.img 0; ps_msg 3 "" 4 "pmap"; ps_msg 4 pagemap-42.img 0; ps_msg 6 "" 0; } >"$OUT/pagesrv/finish"
+{ printf '\001'; ps_hello; ps_msg 2 pages-2.img 0; ps_msg 3 "" 3 "abc"; ps_msg 5 pages-2.img 0; ps_msg 6 "" 0; } >"$OUT/pagesrv/abort"
+{ printf '\001'; ps_hello; ps_msg 3 "" 3 "abc"; } >"$OUT/pagesrv/data-unopened"
+# and the stream of a real dump of sleep through `crshim page-server` (a recording proxy on 127.0.0.1)
+pagesrv_seed() {
+	local d=$TMP/ps pid ppid port=
+	mkdir -p "$d/srv" "$d/loc" || return
+	"$CRSHIM" page-server --address 127.0.0.1 --port 0 -D "$d/srv" -o ps.log >"$d/port" 2>/dev/null &
+	ppid=$!
+	for _ in $(seq 100); do port=$(head -n1 "$d/port" 2>/dev/null | tr -dc 0-9); [ -n "$port" ] && break; sleep 0.1; done
+	[ -n "$port" ] || { kill "$ppid" 2>/dev/null; return; }
+	python3 - "$d/proxy" "$port" "$OUT/pagesrv/dump-sleep" <<'PY' &
+import socket, sys, threading
+l = socket.socket(); l.bind(("127.0.0.1", 0)); l.listen(1)
+open(sys.argv[1] + ".tmp", "w").write(str(l.getsockname()[1])); __import__("os").rename(sys.argv[1] + ".tmp", sys.argv[1])
+l.settimeout(60); c, _ = l.accept(); s = socket.create_connection(("127.0.0.1", int(sys.argv[2])))
+rec = bytearray()
+def back():
+    while (b := s.recv(65536)):
+        c.sendall(b)
+    c.shutdown(socket.SHUT_WR)
+t = threading.Thread(target=back); t.start()
+while (b := c.recv(65536)):
+    rec += b; s.sendall(b)
+s.shutdown(socket.SHUT_WR); t.join()
+open(sys.argv[3], "wb").write(b"\0" + rec)
+PY
+	local pypid=$!
+	for _ in $(seq 100); do [ -s "$d/proxy" ] && break; sleep 0.1; done
+	launch sleep 1000
+	pid=$LAUNCHED
+	sleep 0.2
+	timeout 60 "$CRSHIM" dump -t "$pid" -D "$d/loc" -o dump.log -R --page-server --address 127.0.0.1 \
+		--port "$(cat "$d/proxy" 2>/dev/null)" >/dev/null 2>&1 || echo "seeds: dump through the page server failed"
+	kill -9 "$pid" 2>/dev/null
+	for _ in $(seq 50); do kill -0 "$pypid" 2>/dev/null || break; sleep 0.1; done
+	kill "$pypid" "$ppid" 2>/dev/null
+	wait "$pypid" "$ppid" 2>/dev/null
+}
+[ -x "$CRSHIM" ] && command -v python3 >/dev/null && pagesrv_seed
 # OCI JSON seeds (fuzz-oci): configs of `runc spec`, a full one, a state, runc's state.json.
 cp tests/fuzz/seeds-oci/* "$OUT/oci/"
 # Hook seeds (fuzz-hook: a stage byte, then stdin): the states of the seed set under each stage.
@@ -99,4 +149,4 @@ for f in tests/fuzz/seeds-oci/*state*.json; do
 		{ printf "\\$(printf %03o "$st")"; cat "$f"; } >"$OUT/hook/$st-${f##*/}"
 	done
 done
-echo "seeds: $(ls "$OUT/image" | wc -l) image, $(ls "$OUT/cli" | wc -l) cli, $(ls "$OUT/swrk" | wc -l) swrk, $(ls "$OUT/config" | wc -l) config, $(ls "$OUT/hook" | wc -l) hook"
+echo "seeds: $(ls "$OUT/image" | wc -l) image, $(ls "$OUT/cli" | wc -l) cli, $(ls "$OUT/swrk" | wc -l) swrk, $(ls "$OUT/config" | wc -l) config, $(ls "$OUT/hook" | wc -l) hook, $(ls "$OUT/pagesrv" | wc -l) pagesrv"
