@@ -23,6 +23,9 @@ CFLAGS ?= -O2 -g
 CFLAGS += $(WARN) -std=gnu11 -D_GNU_SOURCE -fno-strict-aliasing -MMD -MP $(SAN) $(COV)
 CPPFLAGS += -I engine -I ns -I arch/$(ARCH) -I arch -I $(B)/proto -I $(B) -I oci
 LDLIBS += -lprotobuf-c -lcap -lnl-route-3 -lnl-3 -lyajl
+# make coverage: the object and --wrap flags that write the counters of children (contrib/qa/cov-flush.c)
+COV_LDLIBS ?=
+LDLIBS += $(COV_LDLIBS)
 # libnl-3 headers for ns/ only (the same headers serve the arm64 cross build)
 NL_CFLAGS := -I/usr/include/libnl3
 
@@ -206,7 +209,7 @@ zdtm-ns:
 # ==================================================================================================================
 # Quality gates (issue 3). The work is done by contrib/qa/*.sh (see contrib/qa/README.md). Each gate builds in its own
 # dir and builds $(B)/crshim directly, never `all` (which repoints ./crshim). Tools: `make deps-qa`.
-#   make coverage                 gcov build, unit + zdtm (cr), lcov HTML in build-cov/coverage/index.html
+#   make coverage [COV_MIN=80]    gcov build, unit + zdtm (cr, ns) + integration, lines per module, lcov HTML
 #   make analyze                  scan-build + cppcheck + clang-tidy (.clang-tidy), zero findings allowed
 #   make deps-check               the dependencies between folders point one way (contrib/qa/deps.sh)
 #   make format | format-check    clang-format (.clang-format) rewrite | check

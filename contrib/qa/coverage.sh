@@ -1,12 +1,20 @@
 #!/bin/bash
-# make coverage: gcov build of crshim and the unit tests in COV_B (the restorer blob keeps its own flags: no
-# coverage there), runs the unit tests and the ZDTM suite (mode cr) with that crshim, captures with lcov and writes
-# COV_B/coverage/index.html, then prints lines and functions covered per module. The report is written even when
-# tests fail; the exit status is then non-zero.
-#   coverage.sh COV_B     (COV_TESTS="a b" to run only some ZDTM tests; COV_REPORT_ONLY=1: report only)
-# The ZDTM run is bounded by ZDTM_SUITE_TIMEOUT seconds (default 1500): a stuck test cannot hang CI.
-# Note: code that runs in a child which never returns to main (the restore child jumps into the blob) writes no
-# counters; that code shows as not covered.
+# make coverage: gcov build of crshim, crshim-hook and the unit tests in COV_B (the restorer blob keeps its own
+# flags: no coverage there), then the unit tests, the ZDTM suite (mode cr), ZDTM mode ns on a cross-section and
+# the integration tests (runc, bundle, hook, ...) with that crshim as the runtimes' criu; lcov writes
+# COV_B/coverage/index.html and the table of lines and functions covered per module (COV_B/summary.txt).
+#   coverage.sh [COV_B]
+# Environment:
+#   COV_TESTS="a b"        the ZDTM tests of mode cr (default: the whole suite)
+#   COV_NS_TESTS="a b"     the ZDTM tests of mode ns (default COV_NS_DEFAULT below; "none": no ns run)
+#   COV_INTEGRATION="f g"  the bats files of tests/integration/ (default below; "none": none)
+#   COV_MIN=N              exit non-zero when engine, ns or oci covers less than N% of its lines (the table is
+#                          printed in any case); without it only failed tests make the exit status non-zero
+#   COV_REPORT_ONLY=1      only the report of the counters already in COV_B
+#   ZDTM_SUITE_TIMEOUT     seconds for each ZDTM run (default 3600): a stuck test cannot hang the run
+# The build dir is made afresh each time (no counters of an older build: gcov's "stamp mismatch"), and one run
+# at a time holds COV_B.lock. Children that never return to main (they _exit, or a restore child that jumps into
+# the blob) write their counters through contrib/qa/cov-flush.c, linked only into this build with --wrap.
 set -u
 CB=${1:-build-cov}
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -14,13 +22,51 @@ cd "$TOP" || exit 1
 MAKE=${MAKE:-make}
 COV="--coverage -O0"
 fail=0
+# Mode ns: a cross-section (the nsmnt_* tests run in their namespaces in mode cr already).
+COV_NS_DEFAULT="pid fork00 thread00 zombie00 session_child pidns_tree fd_files pipe00 shm_anon sk_unix_listen_queue
+	sk_inet_tcp_listen sk_inet_tcp_established sk_inet_udp ipcns_mqueue posix_timers"
+COV_INTEGRATION_DEFAULT="bundle runc hook world pagesrv"
 
-if [ "${COV_REPORT_ONLY:-}" != 1 ]; then # COV_REPORT_ONLY=1: only the report of the counters already in COV_B
+exec 9>"$CB.lock"
+flock -n 9 || { echo "coverage: another run holds $CB.lock" >&2; exit 1; }
+
+phase() { # name cmd...: run it, print how long it took, remember a failure
+	local name=$1 t0=$SECONDS
+	shift
+	"$@" || { echo "coverage: $name FAILED"; fail=1; }
+	echo "coverage: [$((SECONDS - t0)) s] $name"
+}
+
+if [ "${COV_REPORT_ONLY:-}" != 1 ]; then
+	T0=$SECONDS
 	rm -rf "$CB"
-	$MAKE -s -j"$(nproc)" B="$CB" COV="$COV" "$CB/crshim" || exit 1
-	$MAKE -s B="$CB" COV="$COV" unit || { echo "coverage: unit tests FAILED"; fail=1; }
-	timeout -k 10 "${ZDTM_SUITE_TIMEOUT:-1500}" $MAKE -s -C tests/zdtm run CRSHIM="$TOP/$CB/crshim" MODE=cr ITERS=1 \
-		TESTS="${COV_TESTS:-}" || { echo "coverage: zdtm (cr) FAILED"; fail=1; }
+	mkdir -p "$CB"
+	# The wrappers of _exit, the jump into the blob and the root switch (cov-flush.c): not instrumented.
+	gcc -O2 -Wall -Wextra -Werror -D_GNU_SOURCE -DCOV_DIR="\"$TOP/$CB\"" -c -o "$CB/cov-flush.o" contrib/qa/cov-flush.c ||
+		exit 1
+	CL="$TOP/$CB/cov-flush.o -Wl,--wrap=_exit,--wrap=arch_jump_to_blob,--wrap=ns_rst_root_child"
+	$MAKE -s -j"$(nproc)" B="$CB" COV="$COV" COV_LDLIBS="$CL" "$CB/crshim" "$CB/crshim-hook" || exit 1
+	UNITS=$(for c in tests/unit/*.c; do b=${c##*/}; printf "%s " "$CB/unit/${b%.c}"; done)
+	$MAKE -s -j"$(nproc)" B="$CB" COV="$COV" COV_LDLIBS="$CL" $UNITS || exit 1
+	find "$CB" -name '*.gcda' -delete # a clean start even if the build ran something
+	export GCOV_ERROR_FILE="$TOP/$CB/gcov-errors.log"
+	phase "unit tests" prove -e '' $UNITS
+	ZT=${ZDTM_SUITE_TIMEOUT:-3600}
+	phase "zdtm (cr)" timeout -k 10 "$ZT" $MAKE -s -C tests/zdtm run CRSHIM="$TOP/$CB/crshim" MODE=cr ITERS=1 \
+		TESTS="${COV_TESTS:-}"
+	NST=${COV_NS_TESTS:-$COV_NS_DEFAULT}
+	[ "$NST" = none ] || phase "zdtm (ns)" timeout -k 10 "$ZT" $MAKE -s -C tests/zdtm run \
+		CRSHIM="$TOP/$CB/crshim" MODE=ns ITERS=1 TESTS="$(echo $NST)"
+	IT=${COV_INTEGRATION:-$COV_INTEGRATION_DEFAULT}
+	if [ "$IT" != none ]; then
+		files=()
+		for f in $IT; do files+=("tests/integration/$f.bats"); done
+		phase "integration ($IT)" env CRSHIM="$TOP/$CB/crshim" HELPERS_BIN="$TOP/$CB/integration" \
+			bats --timing --filter-tags '!extra' "${files[@]}"
+	fi
+	echo "coverage: [$((SECONDS - T0)) s] build and tests"
+	# gcov could not write a process's counters (e.g. one inside a container whose root hides the build dir)
+	[ -s "$CB/gcov-errors.log" ] && echo "coverage: gcov errors (counters lost): $(sort -u "$CB/gcov-errors.log" | head -3)"
 fi
 
 LC="--quiet --rc lcov_branch_coverage=0"
@@ -32,16 +78,21 @@ lcov $LC --capture --directory "$CB" --base-directory "$TOP" --output-file "$CB/
 lcov $LC --add-tracefile "$CB/base.info" --add-tracefile "$CB/run.info" --output-file "$CB/all.info" \
 	2>>"$CB/lcov.log" || { cat "$CB/lcov.log"; exit 1; }
 # Only our sources: not libc headers, not generated protobuf code, not the tests themselves.
-lcov $LC --remove "$CB/all.info" '/usr/*' "*/$CB/*" "$TOP/tests/*" --output-file "$CB/coverage.info" \
+lcov $LC --remove "$CB/all.info" '/usr/*' "*/$CB/*" "$TOP/tests/*" "$TOP/contrib/*" --output-file "$CB/coverage.info" \
 	2>>"$CB/lcov.log"
 genhtml --quiet --title crshim --output-directory "$CB/coverage" "$CB/coverage.info" 2>>"$CB/lcov.log" ||
 	{ cat "$CB/lcov.log"; exit 1; }
+if grep -qi 'stamp mismatch\|cannot open\|corrupt' "$CB/lcov.log"; then
+	echo "coverage: lcov/gcov complained (see $CB/lcov.log):"
+	grep -i 'stamp mismatch\|cannot open\|corrupt' "$CB/lcov.log" | head -5
+	fail=1
+fi
 
 # Modules with C sources in the tree (a module without any prints "no sources"); the engine also per subfolder
 # (engine/base, engine/image, ...; engine/top = the pipelines at its top).
 SRCMODS=$(for m in engine arch ns oci shim hooks; do [ -n "$(find "$m" -name '*.c' 2>/dev/null | head -1)" ] && printf "%s " "$m"; done)
 SUBS=$(cd engine && for d in */; do d=${d%/}; [ "$d" = restorer ] || printf "engine/%s " "$d"; done)
-awk -v top="$TOP/" -v srcmods="$SRCMODS" -v subs="$SUBS" '
+awk -v top="$TOP/" -v srcmods="$SRCMODS" -v subs="$SUBS" -v min="${COV_MIN:-}" '
 /^SF:/ { f = substr($0, 4); sub("^" top, "", f); n = split(f, p, "/"); m = p[1]; s = ""
 	if (m == "engine") s = n > 2 ? "engine/" p[2] : "engine/top" }
 /^LF:/ { v = substr($0, 4); lf[m] += v; if (s != "") lf[s] += v }
@@ -59,9 +110,14 @@ END {
 		if (!lf[m]) { printf "%-14s %s\n", m, index(" " srcmods " ", " " m " ") ? "0 lines: sources not built" : "no sources"; continue }
 		row(m, "")
 		if (m == "engine") for (j = 1; j <= ns; j++) if (lf[sm[j]]) row(sm[j], "  " substr(sm[j], 8))
-		if (m == "engine" || m == "ns" || m == "oci") { tl += lf[m]; th += lh[m] }
+		if (m == "engine" || m == "ns" || m == "oci") {
+			tl += lf[m]; th += lh[m]
+			if (min != "" && 100 * lh[m] < min * lf[m]) below = below " " m
+		}
 	}
 	printf "%-14s %6d/%-6d %s\n", "engine+ns+oci", th, tl, pct(th, tl)
+	if (below != "") { printf "coverage: below COV_MIN=%s%% of lines:%s\n", min, below; exit 3 }
 }' "$CB/coverage.info" | tee "$CB/summary.txt"
+[ "${PIPESTATUS[0]}" = 0 ] || fail=1
 echo "coverage: report $CB/coverage/index.html (open it in a browser, or: python3 -m http.server -d $CB/coverage)"
 exit $fail
