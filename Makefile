@@ -188,6 +188,10 @@ bench: all $(CONTRIB_BIN)
 	./contrib/bench-incr.sh $(CURDIR)/$(B)/crshim
 	./contrib/bench-pagesrv.sh $(CURDIR)/$(B)/crshim
 
+# Restore of a 1 GiB process eagerly and with --lazy-pages: time until it runs, until lazy-pages has all in.
+bench-lazy: all $(CONTRIB_BIN)
+	./contrib/bench-lazy.sh $(CURDIR)/$(B)/crshim
+
 # Dump through `crshim page-server` on 127.0.0.1 against a local dump (MB/s), restore from the server's dir.
 bench-pagesrv: all $(CONTRIB_BIN)
 	./contrib/bench-pagesrv.sh $(CURDIR)/$(B)/crshim
@@ -203,7 +207,7 @@ clean:
 zdtm-ns:
 	$(MAKE) zdtm MODE=ns
 
-.PHONY: quick-tests zdtm-ns all deps install unit zdtm test demo bench clean format-check deps-integration integration bench-runc
+.PHONY: quick-tests zdtm-ns all deps install unit zdtm test demo bench bench-lazy clean format-check deps-integration integration bench-runc
 .SECONDARY:
 
 # ==================================================================================================================
