@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <poll.h>
 #include "zdtmtst.h"
 
 volatile sig_atomic_t zdtm_sigterm;
@@ -280,6 +281,30 @@ void test_skip(const char *fmt, ...)
 	/* Tell the parent we are "ready" so it writes the pidfile; the runner sees SKIP. */
 	test_daemon();
 	exit(0);
+}
+
+int read_exact(int fd, void *buf, size_t n, int ms)
+{
+	size_t got = 0;
+	while (got < n) {
+		struct pollfd p = {.fd = fd, .events = POLLIN};
+		if (poll(&p, 1, ms) != 1)
+			return -1;
+		ssize_t r = read(fd, (char *)buf + got, n - got);
+		if (r <= 0)
+			return -1;
+		got += (size_t)r;
+	}
+	return 0;
+}
+
+int child_started(int p[2])
+{
+	char c;
+	close(p[1]);
+	int r = read(p[0], &c, 1) == 1 ? 0 : -1;
+	close(p[0]);
+	return r;
 }
 
 ssize_t read_file(const char *path, char **out)

@@ -5,10 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <linux/kcmp.h>
+#include <sys/prctl.h>
 #include "zdtmtst.h"
 
 int tree_ids_of(pid_t pid, struct tree_ids *out)
@@ -100,18 +102,97 @@ pid_t tree_child(int slot)
 	return p;
 }
 
-void tree_dead_leader(int slot, int member, int session, int code)
+/* In a child: lead a session (session) or a group of its own, with a sleeping member in it. */
+static void lead_with(int member, int session)
 {
-	if (tree_child(slot) != 0)
-		return;
 	if (session)
 		setsid();
 	else
 		setpgid(0, 0);
 	if (tree_child(member) == 0)
 		tree_sleep();
+}
+
+void tree_dead_leader(int slot, int member, int session, int code)
+{
+	if (tree_child(slot) != 0)
+		return;
+	lead_with(member, session);
 	tree_wait_slot(member);
 	_exit(code);
+}
+
+void tree_leader(int slot, int member, int session)
+{
+	if (tree_child(slot) != 0)
+		return;
+	lead_with(member, session);
+	tree_sleep();
+}
+
+void tree_orphan_session(int leader, int mid, int orphan)
+{
+	pid_t x;
+	int st;
+	if (tree_child(leader) != 0)
+		return;
+	setsid();
+	if ((x = tree_child(mid)) == 0) {
+		if (tree_child(orphan) == 0)
+			tree_sleep();
+		tree_wait_slot(orphan);
+		_exit(0);
+	}
+	waitpid(x, &st, 0);
+	tree_sleep();
+}
+
+void tree_subreaper(void)
+{
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0))
+		fail("PR_SET_CHILD_SUBREAPER");
+}
+
+volatile pid_t *tree_init(int argc, char **argv, int flags)
+{
+	if (flags & TREE_PIDNS)
+		test_init_pidns(argc, argv);
+	else
+		test_init(argc, argv);
+	if (flags & TREE_SUBREAPER)
+		tree_subreaper();
+	return tree_slots();
+}
+
+void tree_settle_killing(struct tree_ids *tab, pid_t *pids, int n, pid_t victim)
+{
+	int st;
+	tree_wait_all(n);
+	kill(victim, SIGKILL);
+	waitpid(victim, &st, 0);
+	usleep(100000);
+	tree_record_slots(tab, pids, n);
+}
+
+void tree_settle(struct tree_ids *tab, pid_t *pids, int n)
+{
+	tree_wait_all(n);
+	tree_record_slots(tab, pids, n);
+}
+
+void tree_cr_check(const struct tree_ids *tab, int n)
+{
+	test_daemon();
+	test_waitsig();
+	tree_check(tab, n);
+}
+
+int tree_pass(const pid_t *pids, int n)
+{
+	tree_end(pids, n);
+	if (!test_failures)
+		pass();
+	return 0;
 }
 
 void tree_expect_exit(pid_t pid, int code, const char *what)
@@ -241,6 +322,25 @@ int tree_waiting_go(pid_t pid)
 	int st;
 	kill(pid, SIGUSR1);
 	return waitpid(pid, &st, 0) == pid ? st : -1; /* 0: exited with 0 */
+}
+
+int fd_devino(int fd, char *buf, size_t len)
+{
+	struct stat a;
+	if (fstat(fd, &a))
+		return -1;
+	snprintf(buf, len, "%llu:%llu", (unsigned long long)a.st_dev, (unsigned long long)a.st_ino);
+	return 0;
+}
+
+void child_report(pid_t ch, int rfd, char *buf, size_t len)
+{
+	int st = -1;
+	kill(ch, SIGUSR1);
+	ssize_t n = read(rfd, buf, len - 1);
+	buf[n > 0 ? n : 0] = '\0';
+	if (waitpid(ch, &st, 0) != ch || !WIFEXITED(st) || WEXITSTATUS(st))
+		fail("child exit %#x", st);
 }
 
 int tree_same_file(pid_t pid, int fd)

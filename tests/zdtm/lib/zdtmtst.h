@@ -64,6 +64,10 @@ uint64_t datasum(const void *buf, size_t len);
 
 /* Read a whole small file (e.g. under /proc) into a malloc'd buffer; returns length or -1. */
 ssize_t read_file(const char *path, char **out);
+/* Exactly n bytes from fd into buf, each wait for more at most ms: 0, or -1 (timeout, EOF, error). */
+int read_exact(int fd, void *buf, size_t n, int ms);
+/* The parent's end of a start pipe p: close p[1], wait for the child's one byte, close p[0]; 0 or -1. */
+int child_started(int p[2]);
 /* Value of "Key:" line in /proc/self/status (trimmed, static buffer), or NULL. */
 const char *proc_status(const char *key);
 /* Threads of a thread test (lib/threads.c). Each runs fn(&t[i]) and records what it found wrong in bad/why.
@@ -143,6 +147,23 @@ void tree_wait_slot(int slot);
  * pids[0..n-1] from the slots, pids[n] ourselves, and tree_record of all n + 1 (tab and pids hold n + 1). */
 void tree_wait_all(int n);
 void tree_record_slots(struct tree_ids *tab, pid_t *pids, int n);
+/* tree_settle: tree_wait_all(n), then tree_record_slots. tree_cr_check: test_daemon, test_waitsig (the
+ * checkpoint), then tree_check of tab[0..n-1]. tree_pass: tree_end of pids[0..n-1], pass() if nothing failed;
+ * returns 0 (for main). tree_subreaper: PR_SET_CHILD_SUBREAPER (fail() when refused). */
+void tree_settle(struct tree_ids *tab, pid_t *pids, int n);
+/* tree_settle, but victim (a group leader of the tree) is killed and reaped before the record. */
+void tree_settle_killing(struct tree_ids *tab, pid_t *pids, int n, pid_t victim);
+/* test_init (test_init_pidns with TREE_PIDNS), tree_subreaper with TREE_SUBREAPER, then tree_slots(). */
+enum { TREE_SUBREAPER = 1, TREE_PIDNS = 2 };
+volatile pid_t *tree_init(int argc, char **argv, int flags);
+void tree_cr_check(const struct tree_ids *tab, int n);
+int tree_pass(const pid_t *pids, int n);
+void tree_subreaper(void);
+/* tree_leader: the child of slot leads a session (session) or a group of its own with member (sleeping) in
+ * it and sleeps; returns in the caller. tree_orphan_session: the child of leader leads a session; its child
+ * mid forks orphan into it and exits (orphan is adopted); leader sleeps; returns in the caller. */
+void tree_leader(int slot, int member, int session);
+void tree_orphan_session(int leader, int mid, int orphan);
 /* A child that sleeps until killed (tree_sleep); fails the test when fork fails. */
 pid_t tree_sleeper(void);
 /* A zombie leader: the child of slot makes a session (session) or a group of its own, forks member into it
@@ -168,6 +189,11 @@ void usr1_wait(void);
 int wait_byte(const volatile char *p, char v);
 int tree_waiting_go(pid_t pid);
 int tree_same_file(pid_t pid, int fd);
+/* fd_devino: "dev:ino" of fd into buf (0, or -1 when fstat fails). child_report: after the checkpoint,
+ * SIGUSR1 to ch (waiting in sigwait), its report (what it writes to rfd, at most len - 1 bytes,
+ * NUL-terminated) into buf, then ch reaped: fail() unless it exited with 0. */
+int fd_devino(int fd, char *buf, size_t len);
+void child_report(pid_t ch, int rfd, char *buf, size_t len);
 /* PID namespaces: the number of processes in /proc (the namespace of the mounted /proc), and the pid the
  * /proc/self link names (-1 on error). */
 int pidns_count_proc(void);

@@ -3,9 +3,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <unistd.h>
-#include "zdtmtst.h"
-
-#define R16 "0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15"
+#include "xregs.h"
 
 int main(int argc, char **argv)
 {
@@ -30,27 +28,14 @@ int main(int argc, char **argv)
 		     "jne 3f\n"
 		     "inc %%ecx\n"
 		     "cmp $64, %%ecx\n"
-		     "jb 2b\n"
-		     "incq %[it]\n"
-		     "cmpl $0, %[flag]\n"
-		     "je 1b\n"
-		     "xor %%eax, %%eax\n"
-		     "jmp 5f\n"
-		     "3: mov $1, %%eax\n"
-		     "5:\n"
+		     "jb 2b\n" XREGS_LOOP_END "5:\n"
 		     "vzeroupper\n"
 		     : "=&a"(res), [it] "+m"(iters)
 		     : [exp] "r"(exp), [buf] "r"(buf), [flag] "m"(zdtm_sigterm)
-		     : "rcx", "rdx", "memory", "cc", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6",
-		       "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15");
+		     : "rcx", "rdx", "memory", "cc", XMM_CLOBBERS);
 
 	if (res == 1) {
-		for (int i = 0; i < 64; i++)
-			if (buf[i] != exp[i]) {
-				fail("ymm%d qword %d: %#lx, want %#lx (after %lu loops)", i / 4, i % 4,
-				     (unsigned long)buf[i], (unsigned long)exp[i], (unsigned long)iters);
-				break;
-			}
+		xregs_mismatch(buf, exp, 64, "ymm", 4, (unsigned long)iters);
 	} else if (iters == 0) {
 		fail("loop never ran");
 	}

@@ -3,9 +3,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <unistd.h>
-#include "zdtmtst.h"
-
-#define R8 "0,1,2,3,4,5,6,7"
+#include "xregs.h"
 
 int main(int argc, char **argv)
 {
@@ -37,18 +35,11 @@ int main(int argc, char **argv)
 	    ".irp i," R8 "\n"
 	    " mov 32+\\i*16(%[buf]), %%rdx\n cmp 32+\\i*16(%[ref]), %%rdx\n jne 3f\n"
 	    " movzwl 40+\\i*16(%[buf]), %%edx\n cmpw 40+\\i*16(%[ref]), %%dx\n jne 3f\n"
-	    ".endr\n"
-	    "incq %[it]\n"
-	    "cmpl $0, %[flag]\n"
-	    "je 1b\n"
-	    "xor %%eax, %%eax\n"
-	    "jmp 5f\n"
-	    "3: mov $1, %%eax\n"
-	    "5:\n"
+	    ".endr\n" XREGS_LOOP_END "5:\n"
 	    "fninit\n"
 	    : "=&a"(res), [it] "+m"(iters)
 	    : [vals] "r"(vals), [ref] "r"(ref), [buf] "r"(buf), [cw] "m"(cw), [flag] "m"(zdtm_sigterm)
-	    : "rdx", "memory", "cc", "st", "st(1)", "st(2)", "st(3)", "st(4)", "st(5)", "st(6)", "st(7)");
+	    : "rdx", "memory", "cc", X87_CLOBBERS);
 
 	/* ref must hold what was loaded: ST(i) = vals[7 - i], FCW = cw. */
 	for (int i = 0; i < 8; i++)

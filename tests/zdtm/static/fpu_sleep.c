@@ -6,10 +6,7 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
-#include "zdtmtst.h"
-
-#define R16 "0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15"
-#define R8 "0,1,2,3,4,5,6,7"
+#include "xregs.h"
 
 int main(int argc, char **argv)
 {
@@ -37,34 +34,25 @@ int main(int argc, char **argv)
 	"syscall\n"                                                                                          \
 	"cmpl $0, %[flag]\n"                                                                                 \
 	"je 1b\n"
+/* x87 state loaded and saved to fx0, MXCSR loaded; in, out, clobbers */
+#define SLEEP_PRE                                                                                            \
+	"ldmxcsr %[mx]\n fninit\n fldcw %[cw]\n"                                                             \
+	".irp i," R8 "\n fldt \\i*16(%[vals])\n .endr\n"                                                     \
+	"fxsave (%[fx0])\n"
+#define SLEEP_IO                                                                                             \
+	: [wk] "+m"(wakeups), [mx1] "=m"(mx1)                                                                \
+	: [exp] "r"(exp), [buf] "r"(buf), [fx0] "r"(fx0), [fx1] "r"(fx1), [vals] "r"(vals), [mx] "m"(mxcsr), \
+	  [cw] "m"(cw), [nr] "i"(SYS_pause), [flag] "m"(zdtm_sigterm)                                        \
+	: "rax", "rcx", "r11", "memory", "cc", XMM_CLOBBERS, X87_CLOBBERS
 	if (avx) {
-		asm volatile(
-		    "ldmxcsr %[mx]\n fninit\n fldcw %[cw]\n"
-		    ".irp i," R8 "\n fldt \\i*16(%[vals])\n .endr\n"
-		    "fxsave (%[fx0])\n"
-		    ".irp i," R16 "\n vmovdqu \\i*32(%[exp]), %%ymm\\i\n .endr\n" SLEEP_LOOP ".irp i," R16
-		    "\n vmovdqu %%ymm\\i, \\i*32(%[buf])\n .endr\n"
-		    "fxsave (%[fx1])\n stmxcsr %[mx1]\n fninit\n vzeroupper\n"
-		    : [wk] "+m"(wakeups), [mx1] "=m"(mx1)
-		    : [exp] "r"(exp), [buf] "r"(buf), [fx0] "r"(fx0), [fx1] "r"(fx1), [vals] "r"(vals),
-		      [mx] "m"(mxcsr), [cw] "m"(cw), [nr] "i"(SYS_pause), [flag] "m"(zdtm_sigterm)
-		    : "rax", "rcx", "r11", "memory", "cc", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5",
-		      "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15",
-		      "st", "st(1)", "st(2)", "st(3)", "st(4)", "st(5)", "st(6)", "st(7)");
+		asm volatile(SLEEP_PRE ".irp i," R16
+				       "\n vmovdqu \\i*32(%[exp]), %%ymm\\i\n .endr\n" SLEEP_LOOP
+				       ".irp i," R16 "\n vmovdqu %%ymm\\i, \\i*32(%[buf])\n .endr\n"
+				       "fxsave (%[fx1])\n stmxcsr %[mx1]\n fninit\n vzeroupper\n" SLEEP_IO);
 	} else {
-		asm volatile(
-		    "ldmxcsr %[mx]\n fninit\n fldcw %[cw]\n"
-		    ".irp i," R8 "\n fldt \\i*16(%[vals])\n .endr\n"
-		    "fxsave (%[fx0])\n"
-		    ".irp i," R16 "\n movdqu \\i*16(%[exp]), %%xmm\\i\n .endr\n" SLEEP_LOOP ".irp i," R16
-		    "\n movdqu %%xmm\\i, \\i*16(%[buf])\n .endr\n"
-		    "fxsave (%[fx1])\n stmxcsr %[mx1]\n fninit\n"
-		    : [wk] "+m"(wakeups), [mx1] "=m"(mx1)
-		    : [exp] "r"(exp), [buf] "r"(buf), [fx0] "r"(fx0), [fx1] "r"(fx1), [vals] "r"(vals),
-		      [mx] "m"(mxcsr), [cw] "m"(cw), [nr] "i"(SYS_pause), [flag] "m"(zdtm_sigterm)
-		    : "rax", "rcx", "r11", "memory", "cc", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5",
-		      "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15",
-		      "st", "st(1)", "st(2)", "st(3)", "st(4)", "st(5)", "st(6)", "st(7)");
+		asm volatile(SLEEP_PRE ".irp i," R16 "\n movdqu \\i*16(%[exp]), %%xmm\\i\n .endr\n" SLEEP_LOOP
+				       ".irp i," R16 "\n movdqu %%xmm\\i, \\i*16(%[buf])\n .endr\n"
+				       "fxsave (%[fx1])\n stmxcsr %[mx1]\n fninit\n" SLEEP_IO);
 		for (i = 0; i < 64; i++) /* only xmm stored: compare halves */
 			if (i >= 32)
 				buf[i] = exp[i] = 0;

@@ -16,7 +16,7 @@ enum { PFD = 30, CFD = 31 };
 int main(int argc, char **argv)
 {
 	sigset_t m;
-	int sig, st = -1, res[2] = {-1, -1}, go[2] = {-1, -1};
+	int sig, res[2] = {-1, -1}, go[2] = {-1, -1};
 	struct stat a = {0};
 	char path[64], ino[64] = "", want[64], buf[8] = "";
 
@@ -39,10 +39,8 @@ int main(int argc, char **argv)
 			_exit(3);
 		close(fd);
 		sigwait(&m, &sig);
-		if (fstat(CFD, &a) || write(CFD, "C", 1) != 1) /* at offset 3 */
+		if (write(CFD, "C", 1) != 1 || fd_devino(CFD, ino, sizeof(ino))) /* at offset 3 */
 			_exit(1);
-		snprintf(ino, sizeof(ino), "%llu:%llu", (unsigned long long)a.st_dev,
-			 (unsigned long long)a.st_ino);
 		_exit(write(res[1], ino, strlen(ino)) > 0 ? 0 : 2);
 	}
 	close(res[1]);
@@ -52,14 +50,10 @@ int main(int argc, char **argv)
 	test_daemon();
 	test_waitsig();
 
-	kill(ch, SIGUSR1);
-	ssize_t n = read(res[0], ino, sizeof(ino) - 1);
-	ino[n > 0 ? n : 0] = '\0';
-	if (waitpid(ch, &st, 0) != ch || !WIFEXITED(st) || WEXITSTATUS(st))
-		fail("child exit %#x", st);
+	child_report(ch, res[0], ino, sizeof(ino));
 	if (fstat(PFD, &a))
 		fail("fstat");
-	snprintf(want, sizeof(want), "%llu:%llu", (unsigned long long)a.st_dev, (unsigned long long)a.st_ino);
+	fd_devino(PFD, want, sizeof(want));
 	if (strcmp(ino, want))
 		fail("the child's memfd is %s, the parent's %s: two memfds", ino, want);
 	if (pread(PFD, buf, 6, 0) != 6 || memcmp(buf, "parCnt", 6))

@@ -29,8 +29,7 @@ int main(int argc, char **argv)
 	struct tree_ids tab[N + 1];
 	pid_t pids[N + 1], g;
 	int st;
-	test_init(argc, argv);
-	sh = tree_slots();
+	sh = tree_init(argc, argv, 0);
 	if ((g = tree_child(G)) == 0) {
 		setpgid(0, 0);
 		tree_sleep();
@@ -64,26 +63,17 @@ int main(int argc, char **argv)
 		waitpid(h, &st, 0);
 		tree_sleep();
 	}
-	tree_wait_all(N);
-	kill(g, SIGKILL);
-	waitpid(g, &st, 0);
-	usleep(100000);
-	tree_record_slots(tab, pids, N);
+	tree_settle_killing(tab, pids, N, g);
 	if (tab[Y].pgid != sh[G] || tab[Y2].pgid != sh[G] || tab[Y3].pgid != sh[G] || tab[Z].pgid != sh[H] ||
 	    tab[Z].sid != pids[S] || !kill(sh[G], 0) || !kill(sh[H], 0))
 		fail("setup: groups not as planned");
 	int nch = count_children();
-	test_daemon();
-	test_waitsig();
-	tree_check(tab, N + 1);
+	tree_cr_check(tab, N + 1);
 	if (!kill(sh[G], 0) || !kill(sh[H], 0))
 		fail("a group leader (%d or %d) exists after restore", sh[G], sh[H]);
 	if (count_children() != nch)
 		fail("%d children after restore, %d before", count_children(), nch);
 	if (waitpid(-1, &st, WNOHANG) != 0)
 		fail("a child ended (a helper left a zombie?)");
-	tree_end(pids, N);
-	if (!test_failures)
-		pass();
-	return 0;
+	return tree_pass(pids, N);
 }

@@ -6,14 +6,12 @@
 #include "zdtmtst.h"
 
 enum { A, B, A1, A2, B1, C, N };
-static volatile pid_t *sh;
 
 int main(int argc, char **argv)
 {
 	struct tree_ids tab[N + 1];
 	pid_t pids[N + 1];
-	test_init(argc, argv);
-	sh = tree_slots();
+	volatile pid_t *sh = tree_init(argc, argv, 0);
 	if (tree_child(B) == 0) {
 		setpgid(0, 0);
 		tree_wait_slot(A2);
@@ -43,16 +41,10 @@ int main(int argc, char **argv)
 		setpgid(0, sh[A2]);
 		tree_sleep();
 	}
-	tree_wait_all(N);
-	tree_record_slots(tab, pids, N);
+	tree_settle(tab, pids, N);
 	if (tab[A1].pgid != pids[B] || tab[B1].pgid != pids[A2] || tab[C].pgid != pids[A2] ||
 	    tab[B].pgid != pids[B])
 		fail("setup: groups not as planned");
-	test_daemon();
-	test_waitsig();
-	tree_check(tab, N + 1);
-	tree_end(pids, N);
-	if (!test_failures)
-		pass();
-	return 0;
+	tree_cr_check(tab, N + 1);
+	return tree_pass(pids, N);
 }

@@ -27,7 +27,7 @@ static int pidfd_at(pid_t pid, unsigned flags, int at)
 int main(int argc, char **argv)
 {
 	sigset_t m;
-	int sig, st = -1, res[2] = {-1, -1};
+	int sig, res[2] = {-1, -1};
 	struct stat a = {0}, c = {0};
 	struct statfs sfs;
 	char ino[64] = "", want[64];
@@ -58,11 +58,7 @@ int main(int argc, char **argv)
 	test_daemon();
 	test_waitsig();
 
-	kill(ch, SIGUSR1);
-	ssize_t n = read(res[0], ino, sizeof(ino) - 1);
-	ino[n > 0 ? n : 0] = '\0';
-	if (waitpid(ch, &st, 0) != ch || !WIFEXITED(st) || WEXITSTATUS(st))
-		fail("child exit %#x", st);
+	child_report(ch, res[0], ino, sizeof(ino));
 	if (fstat(A, &a) || fstat(C, &c))
 		fail("fstat");
 	snprintf(want, sizeof(want), "%llu", (unsigned long long)a.st_ino);

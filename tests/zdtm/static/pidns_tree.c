@@ -8,28 +8,15 @@
 #include "zdtmtst.h"
 
 enum { L, M, A, A1, N1, Y, N, X, K, G };
-static volatile pid_t *sh;
 
 int main(int argc, char **argv)
 {
 	struct tree_ids tab[N + 1];
 	pid_t pids[N + 1], p, g;
 	int st;
-	test_init_pidns(argc, argv);
-	sh = tree_slots();
-	if (tree_child(L) == 0) { /* a session whose member M loses its parent X */
-		pid_t x;
-		setsid();
-		if ((x = tree_child(X)) == 0) {
-			if (tree_child(M) == 0)
-				tree_sleep();
-			tree_wait_slot(M);
-			_exit(0);
-		}
-		waitpid(x, &st, 0);
-		tree_sleep();
-	}
-	if (tree_child(A) == 0) { /* a session with a group of its own */
+	volatile pid_t *sh = tree_init(argc, argv, TREE_PIDNS);
+	tree_orphan_session(L, X, M); /* a session whose member M loses its parent X */
+	if (tree_child(A) == 0) {     /* a session with a group of its own */
 		setsid();
 		if (tree_child(A1) == 0) {
 			setpgid(0, 0);
@@ -54,11 +41,7 @@ int main(int argc, char **argv)
 		setpgid(0, g);
 		tree_sleep();
 	}
-	tree_wait_all(N);
-	kill(g, SIGKILL);
-	waitpid(g, &st, 0);
-	usleep(100000);
-	tree_record_slots(tab, pids, N);
+	tree_settle_killing(tab, pids, N, g);
 	if (getpid() != 1 || tab[M].ppid != 1 || tab[M].sid != pids[L] || tab[N1].ppid != 1 ||
 	    tab[N1].sid != sh[K] || tab[Y].pgid != g || tab[A1].pgid != pids[A1])
 		fail("setup: tree not as planned");
@@ -67,8 +50,5 @@ int main(int argc, char **argv)
 	if (getpid() != 1)
 		fail("getpid %d after restore", getpid());
 	tree_check(tab, N + 1);
-	tree_end(pids, N);
-	if (!test_failures)
-		pass();
-	return 0;
+	return tree_pass(pids, N);
 }

@@ -28,15 +28,7 @@ static void on_usr1(int s)
 static int expect(int fd, const char *want, size_t len)
 {
 	char buf[128] = {0};
-	size_t got = 0;
-	struct pollfd p = {.fd = fd, .events = POLLIN};
-	while (got < len && poll(&p, 1, 10000) == 1) {
-		ssize_t n = read(fd, buf + got, len - got);
-		if (n <= 0)
-			break;
-		got += (size_t)n;
-	}
-	return got == len && !memcmp(buf, want, len) ? 0 : -1;
+	return len <= sizeof(buf) && !read_exact(fd, buf, len, 10000) && !memcmp(buf, want, len) ? 0 : -1;
 }
 
 static void mkpipe(int r, int w)

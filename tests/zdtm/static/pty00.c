@@ -14,21 +14,6 @@
 #include <unistd.h>
 #include "zdtmtst.h"
 
-static int readn(int fd, char *buf, size_t n)
-{
-	size_t got = 0;
-	while (got < n) {
-		struct pollfd p = {.fd = fd, .events = POLLIN};
-		if (poll(&p, 1, 5000) != 1)
-			return -1;
-		ssize_t r = read(fd, buf + got, n - got);
-		if (r <= 0)
-			return -1;
-		got += r;
-	}
-	return 0;
-}
-
 static int same_termios(const struct termios *a, const struct termios *b)
 {
 	return a->c_iflag == b->c_iflag && a->c_oflag == b->c_oflag && a->c_cflag == b->c_cflag &&
@@ -97,9 +82,10 @@ int main(int argc, char **argv)
 	if (!(fcntl(s, F_GETFL) & O_NONBLOCK) || (fcntl(s2, F_GETFL) & O_NONBLOCK) == 0)
 		fail("dup'ed slave fds do not share their flags");
 	fcntl(sd, F_SETFL, 0);
-	if (write(m, "to-slave", 8) != 8 || readn(s, buf, 8) || memcmp(buf, "to-slave", 8))
+	if (write(m, "to-slave", 8) != 8 || read_exact(s, buf, 8, 5000) || memcmp(buf, "to-slave", 8))
 		fail("master -> slave");
-	if (write(sd, "to-master\n", 10) != 10 || readn(m, buf, 10) || memcmp(buf, "to-master\n", 10))
+	if (write(sd, "to-master\n", 10) != 10 || read_exact(m, buf, 10, 5000) ||
+	    memcmp(buf, "to-master\n", 10))
 		fail("slave -> master (OPOST off: no CR added)");
 	pass();
 	return 0;

@@ -84,7 +84,6 @@ int main(int argc, char **argv)
 	    "its controlling terminal (tty_nr) is another device", "tcgetsid does not name the child",
 	    "the child's group is not in the foreground", "no SIGHUP when the master closed"};
 	int p[2], st;
-	char c;
 	struct stat sst;
 
 	test_init(argc, argv);
@@ -102,10 +101,8 @@ int main(int argc, char **argv)
 		close(p[0]);
 		_exit(child(name, sst.st_rdev, p[1]));
 	}
-	close(p[1]);
-	if (read(p[0], &c, 1) != 1)
+	if (child_started(p))
 		return fail("child %d did not start", pid), 1;
-	close(p[0]);
 
 	test_daemon();
 	test_waitsig();

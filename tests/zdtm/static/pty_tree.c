@@ -13,21 +13,6 @@
 #include <unistd.h>
 #include "zdtmtst.h"
 
-static int readn(int fd, char *buf, size_t n)
-{
-	size_t got = 0;
-	while (got < n) {
-		struct pollfd p = {.fd = fd, .events = POLLIN};
-		if (poll(&p, 1, 10000) != 1)
-			return -1;
-		ssize_t r = read(fd, buf + got, n - got);
-		if (r <= 0)
-			return -1;
-		got += r;
-	}
-	return 0;
-}
-
 /* The child: checks its terminal, answers "ok" or the first problem (padded to 32 bytes). */
 static int child(const char *name, int ready)
 {
@@ -57,7 +42,7 @@ static int child(const char *name, int ready)
 		snprintf(reply, sizeof(reply), "/dev/tty: errno %d", errno);
 	else if (tcgetattr(s, &now) || now.c_lflag != t.c_lflag || now.c_cc[VSTART] != 0x05)
 		snprintf(reply, sizeof(reply), "termios lost");
-	if (readn(s, buf, 4) || memcmp(buf, "ping", 4))
+	if (read_exact(s, buf, 4, 10000) || memcmp(buf, "ping", 4))
 		snprintf(reply, sizeof(reply), "no ping");
 	return write(s, reply, sizeof(reply)) == sizeof(reply) ? 0 : 5;
 }
@@ -65,7 +50,7 @@ static int child(const char *name, int ready)
 int main(int argc, char **argv)
 {
 	int p[2], st;
-	char c, reply[33] = "";
+	char reply[33] = "";
 
 	test_init(argc, argv);
 	int m = posix_openpt(O_RDWR | O_NOCTTY);
@@ -79,16 +64,14 @@ int main(int argc, char **argv)
 		close(p[0]);
 		_exit(child(name, p[1]));
 	}
-	close(p[1]);
-	if (read(p[0], &c, 1) != 1)
+	if (child_started(p))
 		return fail("child %d did not start", pid), 1;
-	close(p[0]);
 
 	test_daemon();
 	test_waitsig();
 
 	kill(pid, SIGTERM);
-	if (write(m, "ping", 4) != 4 || readn(m, reply, 32))
+	if (write(m, "ping", 4) != 4 || read_exact(m, reply, 32, 10000))
 		fail("no reply from the child through the pty");
 	else if (strcmp(reply, "ok"))
 		fail("child: %s", reply);

@@ -8,24 +8,17 @@
 #include "zdtmtst.h"
 
 enum { A, A1, A2, A21, B, B1, C, C1, C11, N };
-static volatile pid_t *sh;
 
 int main(int argc, char **argv)
 {
 	struct tree_ids tab[N + 1];
 	pid_t pids[N + 1];
-	test_init(argc, argv);
-	sh = tree_slots();
+	tree_init(argc, argv, 0);
 	if (tree_child(A) == 0) {
 		setsid();
 		if (tree_child(A1) == 0)
 			tree_sleep();
-		if (tree_child(A2) == 0) {
-			setpgid(0, 0);
-			if (tree_child(A21) == 0)
-				tree_sleep();
-			tree_sleep();
-		}
+		tree_leader(A2, A21, 0);
 		tree_sleep();
 	}
 	if (tree_child(B) == 0) {
@@ -35,24 +28,13 @@ int main(int argc, char **argv)
 		tree_sleep();
 	}
 	if (tree_child(C) == 0) {
-		if (tree_child(C1) == 0) {
-			setsid();
-			if (tree_child(C11) == 0)
-				tree_sleep();
-			tree_sleep();
-		}
+		tree_leader(C1, C11, 1);
 		tree_sleep();
 	}
-	tree_wait_all(N);
-	tree_record_slots(tab, pids, N);
+	tree_settle(tab, pids, N);
 	if (tab[A].sid != pids[A] || tab[A2].pgid != pids[A2] || tab[A21].sid != pids[A] ||
 	    tab[B1].state != 'Z' || tab[C1].sid != pids[C1] || tab[C].sid != getpid())
 		fail("setup: sessions not as planned");
-	test_daemon();
-	test_waitsig();
-	tree_check(tab, N + 1);
-	tree_end(pids, N);
-	if (!test_failures)
-		pass();
-	return 0;
+	tree_cr_check(tab, N + 1);
+	return tree_pass(pids, N);
 }

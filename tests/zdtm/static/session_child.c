@@ -7,14 +7,12 @@
 #include "zdtmtst.h"
 
 enum { P, C1, C2, P2, Q, Q1, N };
-static volatile pid_t *sh;
 
 int main(int argc, char **argv)
 {
 	struct tree_ids tab[N + 1];
 	pid_t pids[N + 1];
-	test_init(argc, argv);
-	sh = tree_slots();
+	tree_init(argc, argv, 0);
 	if (tree_child(P) == 0) {
 		if (tree_child(C1) == 0)
 			tree_sleep();
@@ -36,16 +34,10 @@ int main(int argc, char **argv)
 		setsid();
 		tree_sleep();
 	}
-	tree_wait_all(N);
-	tree_record_slots(tab, pids, N);
+	tree_settle(tab, pids, N);
 	if (tab[P].sid != pids[P] || tab[C1].sid != getpid() || tab[C2].sid != pids[P] ||
 	    tab[Q].sid != pids[Q] || tab[Q1].sid != getpid() || tab[P2].sid != pids[P2])
 		fail("setup: sessions not as planned");
-	test_daemon();
-	test_waitsig();
-	tree_check(tab, N + 1);
-	tree_end(pids, N);
-	if (!test_failures)
-		pass();
-	return 0;
+	tree_cr_check(tab, N + 1);
+	return tree_pass(pids, N);
 }

@@ -30,6 +30,18 @@ static inline void sk_pair(int type, int a, int b)
 	sk_place(sp[1], b, 0);
 }
 
+/* A socket of type at fd number fd bound to name (the address in *a, its length returned, for a later
+ * connect), listening with backlog when backlog > 0; fail() when a step fails. */
+static inline socklen_t sk_bound(int fd, int type, const char *name, int backlog, struct sockaddr_un *a);
+
+/* A socket of type at fd number fd, connected to a; fail() when it cannot. */
+static inline void sk_connect_to(int fd, int type, const struct sockaddr_un *a, socklen_t al)
+{
+	sk_place(socket(AF_UNIX, type, 0), fd, 0);
+	if (connect(fd, (const struct sockaddr *)a, al))
+		fail("connect fd %d", fd);
+}
+
 /* An address: "@name" is abstract, anything else a path. */
 static inline socklen_t sk_addr(const char *name, struct sockaddr_un *a)
 {
@@ -40,6 +52,15 @@ static inline socklen_t sk_addr(const char *name, struct sockaddr_un *a)
 	if (name[0] == '@')
 		a->sun_path[0] = '\0';
 	return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + l + (name[0] == '@' ? 0 : 1));
+}
+
+static inline socklen_t sk_bound(int fd, int type, const char *name, int backlog, struct sockaddr_un *a)
+{
+	sk_place(socket(AF_UNIX, type, 0), fd, 0);
+	socklen_t al = sk_addr(name, a);
+	if (bind(fd, (struct sockaddr *)a, al) || (backlog > 0 && listen(fd, backlog)))
+		fail("bind/listen fd %d to %s", fd, name);
+	return al;
 }
 
 static inline int sk_type(int fd)

@@ -17,19 +17,11 @@ int main(int argc, char **argv)
 	snprintf(ln, sizeof(ln), "@zdtm-sk-abs-listen-%d", getpid());
 	snprintf(sn, sizeof(sn), "@zdtm-sk-abs-dgram-%d", getpid());
 	snprintf(cn, sizeof(cn), "@zdtm-sk-abs-client-%d", getpid());
-	sk_place(socket(AF_UNIX, SOCK_STREAM, 0), L, 0);
-	al = sk_addr(ln, &a);
-	if (bind(L, (struct sockaddr *)&a, al) || listen(L, 2))
-		fail("listener");
-	sk_place(socket(AF_UNIX, SOCK_DGRAM, 0), S, 0);
-	al = sk_addr(sn, &a);
-	if (bind(S, (struct sockaddr *)&a, al))
-		fail("bind dgram");
-	sk_place(socket(AF_UNIX, SOCK_DGRAM, 0), C, 0);
+	sk_bound(L, SOCK_STREAM, ln, 2, &a);
+	al = sk_bound(S, SOCK_DGRAM, sn, 0, &a);
 	struct sockaddr_un ca;
-	socklen_t cal = sk_addr(cn, &ca);
-	if (bind(C, (struct sockaddr *)&ca, cal) ||
-	    sendto(C, "abstract", 8, 0, (struct sockaddr *)&a, al) != 8)
+	socklen_t cal = sk_bound(C, SOCK_DGRAM, cn, 0, &ca);
+	if (sendto(C, "abstract", 8, 0, (struct sockaddr *)&a, al) != 8)
 		fail("client");
 	test_daemon();
 	test_waitsig();

@@ -25,18 +25,13 @@ int main(int argc, char **argv)
 	al = sk_addr(lpath, &a);
 	if (bind(L, (struct sockaddr *)&a, al) || chmod(lpath, 0640) || listen(L, 4))
 		fail("listener");
-	sk_place(socket(AF_UNIX, SOCK_DGRAM, 0), S, 0);
-	al = sk_addr("srv.sock", &a);
-	if (bind(S, (struct sockaddr *)&a, al))
-		fail("bind srv.sock");
-	sk_place(socket(AF_UNIX, SOCK_DGRAM, 0), CB, 0);
-	sk_place(socket(AF_UNIX, SOCK_DGRAM, 0), CU, 0);
+	al = sk_bound(S, SOCK_DGRAM, "srv.sock", 0, &a);
 	struct sockaddr_un ca;
-	socklen_t cal = sk_addr("cli.sock", &ca);
-	if (bind(CB, (struct sockaddr *)&ca, cal) ||
-	    sendto(CB, "from cli", 8, 0, (struct sockaddr *)&a, al) != 8)
+	socklen_t cal = sk_bound(CB, SOCK_DGRAM, "cli.sock", 0, &ca);
+	if (sendto(CB, "from cli", 8, 0, (struct sockaddr *)&a, al) != 8)
 		fail("bound client");
-	if (connect(CU, (struct sockaddr *)&a, al) || send(CU, "from unbound", 12, 0) != 12)
+	sk_connect_to(CU, SOCK_DGRAM, &a, al);
+	if (send(CU, "from unbound", 12, 0) != 12)
 		fail("connected client");
 	test_daemon();
 	test_waitsig();

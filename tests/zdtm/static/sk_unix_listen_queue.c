@@ -18,28 +18,15 @@ int main(int argc, char **argv)
 	test_init(argc, argv);
 	snprintf(name, sizeof(name), "@zdtm-sk-lq-%d", getpid());
 	snprintf(qname, sizeof(qname), "@zdtm-sk-lq-seq-%d", getpid());
-	sk_place(socket(AF_UNIX, SOCK_STREAM, 0), L, 0);
-	al = sk_addr(name, &a);
-	if (bind(L, (struct sockaddr *)&a, al) || listen(L, 8))
-		fail("listener");
-	sk_place(socket(AF_UNIX, SOCK_STREAM, 0), AC, 0);
-	if (connect(AC, (struct sockaddr *)&a, al))
-		fail("connect");
+	al = sk_bound(L, SOCK_STREAM, name, 8, &a);
+	sk_connect_to(AC, SOCK_STREAM, &a, al);
 	sk_place(accept(L, NULL, NULL), AS, 0);
 	if (sk_send(AC, "to server", 9) || sk_send(AS, "to client", 9))
 		fail("send");
-	for (int i = 0; i < 3; i++) {
-		sk_place(socket(AF_UNIX, SOCK_STREAM, 0), cl[i], 0);
-		if (connect(cl[i], (struct sockaddr *)&a, al))
-			fail("connect %d", i);
-	}
-	sk_place(socket(AF_UNIX, SOCK_SEQPACKET, 0), QL, 0);
-	qal = sk_addr(qname, &qa);
-	if (bind(QL, (struct sockaddr *)&qa, qal) || listen(QL, 1))
-		fail("seqpacket listener");
-	sk_place(socket(AF_UNIX, SOCK_SEQPACKET, 0), QC, 0);
-	if (connect(QC, (struct sockaddr *)&qa, qal))
-		fail("seqpacket connect");
+	for (int i = 0; i < 3; i++)
+		sk_connect_to(cl[i], SOCK_STREAM, &a, al);
+	qal = sk_bound(QL, SOCK_SEQPACKET, qname, 1, &qa);
+	sk_connect_to(QC, SOCK_SEQPACKET, &qa, qal);
 	test_daemon();
 	test_waitsig();
 

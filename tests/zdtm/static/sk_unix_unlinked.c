@@ -11,19 +11,11 @@ int main(int argc, char **argv)
 	socklen_t al;
 
 	test_init(argc, argv);
-	sk_place(socket(AF_UNIX, SOCK_STREAM, 0), L, 0);
-	al = sk_addr("gone-listen.sock", &a);
-	if (bind(L, (struct sockaddr *)&a, al) || listen(L, 2))
-		fail("listener");
-	sk_place(socket(AF_UNIX, SOCK_STREAM, 0), C, 0);
-	if (connect(C, (struct sockaddr *)&a, al))
-		fail("connect");
-	sk_place(socket(AF_UNIX, SOCK_DGRAM, 0), S, 0);
-	al = sk_addr("gone-dgram.sock", &a);
-	if (bind(S, (struct sockaddr *)&a, al))
-		fail("bind");
-	sk_place(socket(AF_UNIX, SOCK_DGRAM, 0), T, 0);
-	if (connect(T, (struct sockaddr *)&a, al) || sk_send(T, "unlinked", 8))
+	al = sk_bound(L, SOCK_STREAM, "gone-listen.sock", 2, &a);
+	sk_connect_to(C, SOCK_STREAM, &a, al);
+	al = sk_bound(S, SOCK_DGRAM, "gone-dgram.sock", 0, &a);
+	sk_connect_to(T, SOCK_DGRAM, &a, al);
+	if (sk_send(T, "unlinked", 8))
 		fail("send");
 	if (unlink("gone-listen.sock") || unlink("gone-dgram.sock"))
 		fail("unlink");

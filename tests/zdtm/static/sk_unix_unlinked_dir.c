@@ -30,19 +30,11 @@ int main(int argc, char **argv)
 	snprintf(lpath, sizeof(lpath), "%s/gone.l/l.sock", cwd);
 	if (strlen(lpath) >= sizeof(a.sun_path))
 		test_skip("cwd too long for a socket path");
-	sk_place(socket(AF_UNIX, SOCK_STREAM, 0), L, 0);
-	al = sk_addr(lpath, &a);
-	if (bind(L, (struct sockaddr *)&a, al) || listen(L, 2))
-		fail("listener");
-	sk_place(socket(AF_UNIX, SOCK_STREAM, 0), C, 0);
-	if (connect(C, (struct sockaddr *)&a, al))
-		fail("connect");
-	sk_place(socket(AF_UNIX, SOCK_DGRAM, 0), S, 0);
-	al = sk_addr("gone.d/sub/dgram.sock", &a);
-	if (bind(S, (struct sockaddr *)&a, al))
-		fail("bind");
-	sk_place(socket(AF_UNIX, SOCK_DGRAM, 0), T, 0);
-	if (connect(T, (struct sockaddr *)&a, al) || sk_send(T, "gonedir", 7))
+	al = sk_bound(L, SOCK_STREAM, lpath, 2, &a);
+	sk_connect_to(C, SOCK_STREAM, &a, al);
+	al = sk_bound(S, SOCK_DGRAM, "gone.d/sub/dgram.sock", 0, &a);
+	sk_connect_to(T, SOCK_DGRAM, &a, al);
+	if (sk_send(T, "gonedir", 7))
 		fail("send");
 	if (unlink(lpath) || unlink("gone.d/sub/dgram.sock") || rmdir("gone.d/sub") || rmdir("gone.d") ||
 	    rmdir("gone.l"))

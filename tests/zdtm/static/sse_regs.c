@@ -3,9 +3,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <unistd.h>
-#include "zdtmtst.h"
-
-#define R16 "0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15"
+#include "xregs.h"
 
 int main(int argc, char **argv)
 {
@@ -35,14 +33,7 @@ int main(int argc, char **argv)
 		     "jb 2b\n"
 		     "mov 256(%[buf]), %%edx\n"
 		     "cmp %[mx], %%edx\n"
-		     "jne 4f\n"
-		     "incq %[it]\n"
-		     "cmpl $0, %[flag]\n"
-		     "je 1b\n"
-		     "xor %%eax, %%eax\n"
-		     "jmp 5f\n"
-		     "3: mov $1, %%eax\n"
-		     "jmp 5f\n"
+		     "jne 4f\n" XREGS_LOOP_END "jmp 5f\n"
 		     "4: mov $2, %%eax\n"
 		     "5:\n"
 		     "mov $0x1f80, %%edx\n"
@@ -50,16 +41,10 @@ int main(int argc, char **argv)
 		     "ldmxcsr 264(%[buf])\n"
 		     : "=&a"(res), [it] "+m"(iters)
 		     : [exp] "r"(exp), [buf] "r"(buf), [mx] "m"(mxcsr), [flag] "m"(zdtm_sigterm)
-		     : "rcx", "rdx", "memory", "cc", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6",
-		       "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15");
+		     : "rcx", "rdx", "memory", "cc", XMM_CLOBBERS);
 
 	if (res == 1) {
-		for (int i = 0; i < 32; i++)
-			if (buf[i] != exp[i]) {
-				fail("xmm%d qword %d: %#lx, want %#lx (after %lu loops)", i / 2, i % 2,
-				     (unsigned long)buf[i], (unsigned long)exp[i], (unsigned long)iters);
-				break;
-			}
+		xregs_mismatch(buf, exp, 32, "xmm", 2, (unsigned long)iters);
 	} else if (res == 2) {
 		fail("MXCSR %#x, want %#x", (unsigned)buf[32] & 0xffffffff, mxcsr);
 	} else if (iters == 0) {

@@ -10,7 +10,6 @@
 #include "zdtmtst.h"
 
 enum { L, M, N1, N11, V, N, X, K, W, T2, T3 };
-static volatile pid_t *sh;
 
 static int ppid_of(pid_t pid)
 {
@@ -23,22 +22,8 @@ int main(int argc, char **argv)
 	struct tree_ids tab[N + 1];
 	pid_t pids[N + 1], p;
 	int st, on = 0;
-	test_init(argc, argv);
-	sh = tree_slots();
-	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0))
-		fail("PR_SET_CHILD_SUBREAPER");
-	if (tree_child(L) == 0) { /* L leads a session; its child X leaves M behind */
-		pid_t x;
-		setsid();
-		if ((x = tree_child(X)) == 0) {
-			if (tree_child(M) == 0)
-				tree_sleep();
-			tree_wait_slot(M);
-			_exit(0);
-		}
-		waitpid(x, &st, 0);
-		tree_sleep();
-	}
+	volatile pid_t *sh = tree_init(argc, argv, TREE_SUBREAPER);
+	tree_orphan_session(L, X, M);	/* L leads a session; its child X leaves M behind */
 	if ((p = tree_child(K)) == 0) { /* K leads a session and leaves N1 (with N11) behind */
 		setsid();
 		if (tree_child(N1) == 0) {
@@ -57,14 +42,11 @@ int main(int argc, char **argv)
 		_exit(0);
 	}
 	waitpid(p, &st, 0);
-	tree_wait_all(N);
-	tree_record_slots(tab, pids, N);
+	tree_settle(tab, pids, N);
 	if (tab[M].ppid != getpid() || tab[M].sid != pids[L] || tab[N1].ppid != getpid() ||
 	    tab[N1].sid != sh[K] || tab[N11].ppid != pids[N1] || tab[V].ppid != getpid())
 		fail("setup: orphans not as planned");
-	test_daemon();
-	test_waitsig();
-	tree_check(tab, N + 1);
+	tree_cr_check(tab, N + 1);
 	if (prctl(PR_GET_CHILD_SUBREAPER, &on, 0, 0, 0) || on != 1)
 		fail("not a child subreaper any more (%d)", on);
 	if ((p = tree_child(T2)) == 0) {
@@ -80,8 +62,5 @@ int main(int argc, char **argv)
 	if (ppid_of(sh[T3]) != getpid())
 		fail("a new orphan went to %d, not to us", ppid_of(sh[T3]));
 	kill(sh[T3], SIGKILL);
-	tree_end(pids, N);
-	if (!test_failures)
-		pass();
-	return 0;
+	return tree_pass(pids, N);
 }

@@ -16,7 +16,7 @@ enum { PFD = 40, CFD = 41 };
 int main(int argc, char **argv)
 {
 	sigset_t m;
-	int sig, st = -1, res[2] = {-1, -1};
+	int sig, res[2] = {-1, -1};
 	struct stat a = {0};
 	char c = 0, ino[64] = "", want[64];
 
@@ -35,10 +35,8 @@ int main(int argc, char **argv)
 		close(PFD);
 		close(res[0]);
 		sigwait(&m, &sig);
-		if (fstat(CFD, &a) || pwrite(CFD, "C", 1, 100) != 1)
+		if (pwrite(CFD, "C", 1, 100) != 1 || fd_devino(CFD, ino, sizeof(ino)))
 			_exit(1);
-		snprintf(ino, sizeof(ino), "%llu:%llu", (unsigned long long)a.st_dev,
-			 (unsigned long long)a.st_ino);
 		_exit(write(res[1], ino, strlen(ino)) > 0 ? 0 : 2);
 	}
 	close(CFD);
@@ -48,14 +46,10 @@ int main(int argc, char **argv)
 	test_daemon();
 	test_waitsig();
 
-	kill(ch, SIGUSR1);
-	ssize_t n = read(res[0], ino, sizeof(ino) - 1);
-	ino[n > 0 ? n : 0] = '\0';
-	if (waitpid(ch, &st, 0) != ch || !WIFEXITED(st) || WEXITSTATUS(st))
-		fail("child exit %#x", st);
+	child_report(ch, res[0], ino, sizeof(ino));
 	if (fstat(PFD, &a))
 		fail("fstat");
-	snprintf(want, sizeof(want), "%llu:%llu", (unsigned long long)a.st_dev, (unsigned long long)a.st_ino);
+	fd_devino(PFD, want, sizeof(want));
 	if (strcmp(ino, want))
 		fail("the child's fd is file %s, the parent's %s: two files", ino, want);
 	if (pread(PFD, &c, 1, 100) != 1 || c != 'C')

@@ -4,7 +4,6 @@
  * zombies again with the same ids, the members still in the dead leaders' group and session, and waitpid
  * returns the leaders' exit statuses. */
 #include <signal.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "zdtmtst.h"
@@ -16,27 +15,17 @@ int main(int argc, char **argv)
 	struct tree_ids tab[N + 1];
 	pid_t pids[N + 1];
 
-	test_init(argc, argv);
-	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0))
-		fail("PR_SET_CHILD_SUBREAPER");
-	tree_slots();
+	tree_init(argc, argv, TREE_SUBREAPER);
 	tree_dead_leader(G, GM, 0, 21);
 	tree_dead_leader(S, SM, 1, 22);
-	tree_wait_all(N);
-	tree_record_slots(tab, pids, N);
+	tree_settle(tab, pids, N);
 	if (tab[G].state != 'Z' || tab[S].state != 'Z' || tab[GM].pgid != pids[G] || tab[SM].sid != pids[S] ||
 	    tab[SM].pgid != pids[S])
 		fail("setup: zombie leaders not as planned");
-	test_daemon();
-	test_waitsig();
-
-	tree_check(tab, N + 1);
+	tree_cr_check(tab, N + 1);
 	if (kill(-pids[G], 0) || kill(-pids[S], 0))
 		fail("the dead leaders' groups are gone");
 	tree_expect_exit(pids[G], 21, "group leader");
 	tree_expect_exit(pids[S], 22, "session leader");
-	tree_end(pids, N + 1);
-	if (!test_failures)
-		pass();
-	return 0;
+	return tree_pass(pids, N + 1);
 }

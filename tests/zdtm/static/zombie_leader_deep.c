@@ -5,7 +5,6 @@
  * exit codes (from /proc: P does not wait). */
 #include <stdio.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <unistd.h>
 #include "zdtmtst.h"
 
@@ -42,30 +41,20 @@ int main(int argc, char **argv)
 	struct tree_ids tab[N + 1];
 	pid_t pids[N + 1];
 
-	test_init(argc, argv);
-	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0))
-		fail("PR_SET_CHILD_SUBREAPER");
-	tree_slots();
+	tree_init(argc, argv, TREE_SUBREAPER);
 	if (tree_child(P) == 0)
 		parent();
-	tree_wait_all(N);
-	tree_record_slots(tab, pids, N);
+	tree_settle(tab, pids, N);
 	if (tab[S].state != 'Z' || tab[G].state != 'Z' || tab[S].ppid != pids[P] || tab[G].ppid != pids[P] ||
 	    tab[SM].ppid != getpid() || tab[GM].ppid != getpid() || tab[SM].sid != pids[S] ||
 	    tab[SM].pgid != pids[S] || tab[GM].pgid != pids[G] || exit_code(pids[S]) != 25 << 8 ||
 	    exit_code(pids[G]) != 26 << 8)
 		fail("setup: zombie leaders not as planned");
-	test_daemon();
-	test_waitsig();
-
-	tree_check(tab, N + 1);
+	tree_cr_check(tab, N + 1);
 	if (kill(-pids[G], 0) || kill(-pids[S], 0))
 		fail("the dead leaders' groups are gone");
 	if (exit_code(pids[S]) != 25 << 8 || exit_code(pids[G]) != 26 << 8)
 		fail("exit codes %#x %#x, want %#x %#x", exit_code(pids[S]), exit_code(pids[G]), 25 << 8,
 		     26 << 8);
-	tree_end(pids, N + 1);
-	if (!test_failures)
-		pass();
-	return 0;
+	return tree_pass(pids, N + 1);
 }

@@ -4,7 +4,6 @@
  * adopted by us) with a live member GM. After restore: the same parents, groups, sessions and zombies, and
  * waitpid returns both leaders' exit statuses. */
 #include <signal.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "zdtmtst.h"
@@ -14,12 +13,7 @@ enum { S, X, Y, Z, G, GM, N };
 static void session_leader(void)
 {
 	setsid();
-	if (tree_child(X) == 0) { /* a group of its own in S's session, with its child in it */
-		setpgid(0, 0);
-		if (tree_child(Y) == 0)
-			tree_sleep();
-		tree_sleep();
-	}
+	tree_leader(X, Y, 0); /* a group of its own in S's session, with its child in it */
 	if (tree_child(Z) == 0)
 		tree_sleep();
 	tree_dead_leader(G, GM, 0, 24); /* a group leader that dies while GM stays in its group */
@@ -34,29 +28,19 @@ int main(int argc, char **argv)
 	struct tree_ids tab[N + 1];
 	pid_t pids[N + 1];
 
-	test_init(argc, argv);
-	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0))
-		fail("PR_SET_CHILD_SUBREAPER");
-	tree_slots();
+	tree_init(argc, argv, TREE_SUBREAPER);
 	if (tree_child(S) == 0)
 		session_leader();
-	tree_wait_all(N);
-	tree_record_slots(tab, pids, N);
+	tree_settle(tab, pids, N);
 	if (tab[S].state != 'Z' || tab[G].state != 'Z' || tab[G].ppid != getpid() || tab[X].sid != pids[S] ||
 	    tab[X].pgid != pids[X] || tab[Y].ppid != pids[X] || tab[Y].pgid != pids[X] ||
 	    tab[Z].pgid != pids[S] || tab[Z].ppid != getpid() || tab[GM].pgid != pids[G] ||
 	    tab[GM].sid != pids[S] || tab[G].sid != pids[S])
 		fail("setup: tree not as planned");
-	test_daemon();
-	test_waitsig();
-
-	tree_check(tab, N + 1);
+	tree_cr_check(tab, N + 1);
 	if (kill(-pids[G], 0) || kill(-pids[S], 0) || kill(-pids[X], 0))
 		fail("a group is gone");
 	tree_expect_exit(pids[S], 23, "session leader");
 	tree_expect_exit(pids[G], 24, "group leader");
-	tree_end(pids, N + 1);
-	if (!test_failures)
-		pass();
-	return 0;
+	return tree_pass(pids, N + 1);
 }

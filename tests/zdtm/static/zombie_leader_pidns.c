@@ -13,12 +13,10 @@ int main(int argc, char **argv)
 	struct tree_ids tab[N + 1];
 	pid_t pids[N + 1];
 
-	test_init_pidns(argc, argv);
-	tree_slots();
+	tree_init(argc, argv, TREE_PIDNS);
 	tree_dead_leader(G, GM, 0, 31);
 	tree_dead_leader(S, SM, 1, 32);
-	tree_wait_all(N);
-	tree_record_slots(tab, pids, N);
+	tree_settle(tab, pids, N);
 	if (getpid() != 1 || tab[G].state != 'Z' || tab[S].state != 'Z' || tab[GM].pgid != pids[G] ||
 	    tab[GM].ppid != 1 || tab[SM].sid != pids[S] || tab[SM].pgid != pids[S] || tab[SM].ppid != 1)
 		fail("setup: zombie leaders not as planned");
@@ -32,8 +30,5 @@ int main(int argc, char **argv)
 		fail("the dead leaders' groups are gone");
 	tree_expect_exit(pids[G], 31, "group leader");
 	tree_expect_exit(pids[S], 32, "session leader");
-	tree_end(pids, N + 1);
-	if (!test_failures)
-		pass();
-	return 0;
+	return tree_pass(pids, N + 1);
 }
