@@ -10,10 +10,8 @@
 # --then FUNC: one more step after the failed dump, before SIGTERM: an exported shell function that makes
 # exactly one `check "what" 'condition'` (it sees PID, TMPD, CRSHIM), e.g. unlink_largefile.sh.
 set -u
-HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-TOP=$(cd "$HERE/../.." && pwd)
-BIN=${ZDTM_BIN:-$TOP/build/zdtm}
-CRSHIM=${CRSHIM:-$TOP/build/crshim}
+# shellcheck source=tests/zdtm/tap.sh
+. "$(dirname "${BASH_SOURCE[0]}")/tap.sh"
 TEST=fd_unsupported
 EXPECT=()
 THEN=()
@@ -31,11 +29,6 @@ done
 [ ${#EXPECT[@]} -gt 0 ] || EXPECT=('fd 9 is a userfaultfd (anon_inode:[userfaultfd]), not supported yet')
 TMPD=$(mktemp -d "${ZDTM_TMP:-/tmp}/zdtm.$TEST.XXXXXX")
 PID=
-n=0
-failed=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-notok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; }
-check() { if eval "$2"; then ok "$1"; else notok "$1"; fi; }
 field() { sed -n "s/^$2:[[:space:]]*//p" "/proc/$1/status" 2>/dev/null; }
 fds() { for f in $(ls "/proc/$1/fd" | sort -n); do echo "$f $(readlink "/proc/$1/fd/$f")"; done; }
 cleanup() { [ -n "$PID" ] && kill -KILL "$PID" 2>/dev/null; }

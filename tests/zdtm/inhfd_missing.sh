@@ -6,20 +6,12 @@
 #
 # inhfd_missing.sh [--crshim PATH]   (env: CRSHIM, ZDTM_BIN, ZDTM_TMP)
 set -u
-HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-TOP=$(cd "$HERE/../.." && pwd)
-BIN=${ZDTM_BIN:-$TOP/build/zdtm}
-CRSHIM=${CRSHIM:-$TOP/build/crshim}
+# shellcheck source=tests/zdtm/tap.sh
+. "$(dirname "${BASH_SOURCE[0]}")/tap.sh"
 [ "${1:-}" = --crshim ] && CRSHIM=$2
 TMPD=$(mktemp -d "${ZDTM_TMP:-/tmp}/zdtm.inhfd_missing.XXXXXX")
 IMG=$TMPD/img
 PID=
-n=0
-failed=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-notok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; }
-check() { if eval "$2"; then ok "$1"; else notok "$1"; fi; }
-alive() { [ -e "/proc/$1" ] && ! grep -q '^State:[[:space:]]*Z' "/proc/$1/status" 2>/dev/null; }
 gone() { for _ in $(seq 100); do [ -e "/proc/$1" ] || return 0; sleep 0.1; done; return 1; }
 # the processes working in the test's dir: the test, its child, the keeper
 ours() { for p in $(ls /proc | grep '^[0-9]*$'); do [ "$(readlink "/proc/$p/cwd" 2>/dev/null)" = "$TMPD" ] && echo "$p"; done; }

@@ -10,21 +10,13 @@
 # pidns_twice.sh [--crshim PATH] [TEST...]   (env: CRSHIM, ZDTM_BIN, ZDTM_TMP)
 # shellcheck disable=SC2016 # check's conditions are eval'ed
 set -u
-HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-TOP=$(cd "$HERE/../.." && pwd)
-BIN=${ZDTM_BIN:-$TOP/build/zdtm}
-CRSHIM=${CRSHIM:-$TOP/build/crshim}
+# shellcheck source=tests/zdtm/tap.sh
+. "$(dirname "${BASH_SOURCE[0]}")/tap.sh"
 [ "${1:-}" = --crshim ] && CRSHIM=$2 && shift 2
 TESTS=("$@")
 nargs=$#
 [ ${#TESTS[@]} -gt 0 ] || TESTS=(pidns_threads pidns_ids proc_fds_pidns)
 TMPD=$(mktemp -d "${ZDTM_TMP:-/tmp}/zdtm.pidns_twice.XXXXXX")
-n=0
-failed=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-notok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; }
-check() { if eval "$2"; then ok "$1"; else notok "$1"; fi; }
-alive() { [ -e "/proc/$1" ] && ! grep -q '^State:[[:space:]]*Z' "/proc/$1/status" 2>/dev/null; }
 gone() { for _ in $(seq 300); do alive "$1" || return 0; sleep 0.1; done; return 1; }
 inner() { awk '$1 == "NSpid:" { print $NF }' "/proc/$1/status" 2>/dev/null; }
 # the processes of the test's dir (cwd): the test's and its copies'
