@@ -81,6 +81,8 @@ const struct img_kind_desc *img_kind_desc(enum img_kind k);
 void img_name(enum img_kind k, int id, char *buf, size_t len);
 /* Which kind a file name is (and its id); -1 if it is not an image file. */
 int img_kind_of(const char *fname, int *id);
+/* The size in a protobuf-c message struct of one value of a field of type t (img-show.c). */
+size_t img_pb_elem_size(ProtobufCType t);
 
 /* ---- writing ---- */
 struct img_writer;

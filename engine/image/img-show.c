@@ -89,7 +89,7 @@ static void json_double(FILE *f, double d)
 		fputs("null", f);
 }
 
-static size_t elem_size(ProtobufCType t)
+size_t img_pb_elem_size(ProtobufCType t)
 {
 	switch (t) {
 	case PROTOBUF_C_TYPE_INT64:
@@ -176,7 +176,7 @@ static void show_value(struct jw *w, const ProtobufCFieldDescriptor *fd, const v
 static void show_repeated(struct jw *w, const ProtobufCFieldDescriptor *fd, const char *arr, size_t n)
 {
 	bool nested = fd->type == PROTOBUF_C_TYPE_MESSAGE;
-	size_t sz = elem_size(fd->type);
+	size_t sz = img_pb_elem_size(fd->type);
 	fputc('[', w->f);
 	w->depth++;
 	for (size_t i = 0; i < n; i++) {

@@ -1,22 +1,7 @@
 /* Unit tests of the command line parser (shim/cli.c), without running anything. */
 #include "../../shim/cli.c"
 #include "tap.h"
-
-static struct shim_cmd c;
-static char msg[512];
-
-/* Parse "crshim " + line (split on spaces). Returns shim_parse's result. */
-static int parse(const char *line)
-{
-	static char buf[1024];
-	char *argv[64];
-	int argc = 0;
-	snprintf(buf, sizeof(buf), "crshim %s", line);
-	for (char *tok = strtok(buf, " "); tok && argc < 63; tok = strtok(NULL, " "))
-		argv[argc++] = tok;
-	argv[argc] = NULL;
-	return shim_parse(argc, argv, &c, msg, sizeof(msg));
-}
+#include "cli-parse.h"
 
 static void t_dump(void)
 {

@@ -37,28 +37,6 @@ static void afree_all(void)
 		free(arena[--narena]);
 }
 
-static size_t elem_size(ProtobufCType t)
-{
-	switch (t) {
-	case PROTOBUF_C_TYPE_INT64:
-	case PROTOBUF_C_TYPE_SINT64:
-	case PROTOBUF_C_TYPE_SFIXED64:
-	case PROTOBUF_C_TYPE_UINT64:
-	case PROTOBUF_C_TYPE_FIXED64:
-	case PROTOBUF_C_TYPE_DOUBLE:
-		return 8;
-	case PROTOBUF_C_TYPE_BOOL:
-		return sizeof(protobuf_c_boolean);
-	case PROTOBUF_C_TYPE_STRING:
-	case PROTOBUF_C_TYPE_MESSAGE:
-		return sizeof(void *);
-	case PROTOBUF_C_TYPE_BYTES:
-		return sizeof(ProtobufCBinaryData);
-	default:
-		return 4;
-	}
-}
-
 static ProtobufCMessage *fill_msg(const ProtobufCMessageDescriptor *d, unsigned seed, int depth);
 
 /* One value derived from (seed, field id), written at p. */
@@ -119,7 +97,7 @@ static ProtobufCMessage *fill_msg(const ProtobufCMessageDescriptor *d, unsigned 
 		const ProtobufCFieldDescriptor *f = &d->fields[i];
 		char *base = (char *)m;
 		if (f->label == PROTOBUF_C_LABEL_REPEATED) {
-			size_t sz = elem_size(f->type);
+			size_t sz = img_pb_elem_size(f->type);
 			char *arr = aalloc(2 * sz);
 			fill_value(f, arr, seed, depth);
 			fill_value(f, arr + sz, seed + 1, depth);
@@ -757,10 +735,7 @@ int main(void)
 	t_each();
 	t_verify_dir();
 	t_show();
-	char cmd[128];
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
-	if (system(cmd))
-		diag("could not remove %s", tmpdir);
+	tap_rm_dir(tmpdir);
 	afree_all();
 	return done_testing();
 }

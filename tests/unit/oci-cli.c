@@ -2,21 +2,7 @@
  * list. */
 #include "../../shim/cli.c"
 #include "tap.h"
-
-static struct shim_cmd c;
-static char msg[512];
-
-static int parse(const char *line)
-{
-	static char buf[1024];
-	char *argv[64];
-	int argc = 0;
-	snprintf(buf, sizeof(buf), "crshim %s", line);
-	for (char *tok = strtok(buf, " "); tok && argc < 63; tok = strtok(NULL, " "))
-		argv[argc++] = tok;
-	argv[argc] = NULL;
-	return shim_parse(argc, argv, &c, msg, sizeof(msg));
-}
+#include "cli-parse.h"
 
 int main(void)
 {

@@ -250,9 +250,6 @@ int main(void)
 	t_dump();
 	t_restore();
 	t_config();
-	char cmd[300];
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
-	if (system(cmd))
-		diag("could not remove %s", tmpdir);
+	tap_rm_dir(tmpdir);
 	return done_testing();
 }

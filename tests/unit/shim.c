@@ -158,9 +158,6 @@ int main(void)
 	t_info();
 	t_log_line();
 	t_criu_name();
-	char cmd[128];
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmp);
-	if (system(cmd))
-		diag("could not remove %s", tmp);
+	tap_rm_dir(tmp);
 	return done_testing();
 }

@@ -262,9 +262,6 @@ int main(void)
 		t_dump_restore();
 	else
 		diag("not root: no DUMP/RESTORE");
-	char cmd[128];
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmp);
-	if (system(cmd))
-		diag("could not remove %s", tmp);
+	tap_rm_dir(tmp);
 	return done_testing();
 }

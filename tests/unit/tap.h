@@ -4,6 +4,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int tap_count, tap_failed;
@@ -38,6 +39,15 @@ static inline __attribute__((format(printf, 1, 2))) void diag(const char *fmt, .
 	va_end(ap);
 	printf("\n");
 	fflush(stdout);
+}
+
+/* Remove the test's work dir (rm -rf), a diag line when that fails. */
+static inline void tap_rm_dir(const char *dir)
+{
+	char cmd[4200];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	if (system(cmd))
+		diag("could not remove %s", dir);
 }
 
 /* Print the plan; the exit status of the test program. */
