@@ -186,22 +186,49 @@ bool dump_ext_unix(const struct cr_opts *o, uint32_t ino)
 	return ext_find(o, IKEY_SOCKET, ino, 0) != NULL;
 }
 
+/* The kind of key entry f can be named by (its own fields, not ext_key), or -1 if none. */
+static int keyable(const FileEntry *f)
+{
+	switch (f->kind) {
+	case FILE_KIND__FILE_PIPE:
+		return f->pipe ? IKEY_PIPE : -1;
+	case FILE_KIND__FILE_UNIXSK:
+		return f->unix_sk ? IKEY_SOCKET : -1;
+	case FILE_KIND__FILE_TTY:
+		return f->tty && !f->tty->master && f->tty->has_dev ? IKEY_TTY : -1;
+	case FILE_KIND__FILE_REG:
+	case FILE_KIND__FILE_FIFO:
+	case FILE_KIND__FILE_CHR:
+		return f->reg && f->reg->path ? IKEY_PATH : -1;
+	default:
+		return -1;
+	}
+}
+
 /* The key of entry f in buf ("" if it has none). */
 static void key_of(const FileEntry *f, char *buf, size_t len)
 {
 	buf[0] = '\0';
-	if (f->ext_key)
+	if (f->ext_key) {
 		snprintf(buf, len, "%s", f->ext_key);
-	else if (f->kind == FILE_KIND__FILE_PIPE && f->pipe)
+		return;
+	}
+	switch (keyable(f)) {
+	case IKEY_PIPE:
 		snprintf(buf, len, "pipe:[%" PRIu64 "]", f->pipe->pipe_id);
-	else if (f->kind == FILE_KIND__FILE_UNIXSK && f->unix_sk)
+		break;
+	case IKEY_SOCKET:
 		snprintf(buf, len, "socket:[%u]", f->unix_sk->ino);
-	else if (f->kind == FILE_KIND__FILE_TTY && f->tty && !f->tty->master && f->tty->has_dev)
+		break;
+	case IKEY_TTY:
 		snprintf(buf, len, "tty[%" PRIx64 ":%" PRIx64 "]", f->tty->rdev, f->tty->dev);
-	else if ((f->kind == FILE_KIND__FILE_REG || f->kind == FILE_KIND__FILE_FIFO ||
-		  f->kind == FILE_KIND__FILE_CHR) &&
-		 f->reg && f->reg->path)
+		break;
+	case IKEY_PATH:
 		snprintf(buf, len, "%s", f->reg->path + (f->reg->path[0] == '/'));
+		break;
+	default:
+		break;
+	}
 }
 
 void dump_key_log(pid_t pid, int fd, const FileEntry *fe)
@@ -220,18 +247,17 @@ static bool entry_matches(const FileEntry *f, const struct ikey *k)
 	if (f->ext_key && !f->has_inherit_fd)
 		return !parse_key(f->ext_key, &x) && x.kind == k->kind && x.a == k->a && x.b == k->b &&
 		       k->kind != IKEY_PATH;
+	if (keyable(f) != (int)k->kind)
+		return false;
 	switch (k->kind) {
 	case IKEY_PIPE:
-		return f->kind == FILE_KIND__FILE_PIPE && f->pipe && f->pipe->pipe_id == k->a;
+		return f->pipe->pipe_id == k->a;
 	case IKEY_SOCKET:
-		return f->kind == FILE_KIND__FILE_UNIXSK && f->unix_sk && f->unix_sk->ino == k->a;
+		return f->unix_sk->ino == k->a;
 	case IKEY_TTY:
-		return f->kind == FILE_KIND__FILE_TTY && f->tty && !f->tty->master && f->tty->has_dev &&
-		       f->tty->rdev == k->a && f->tty->dev == k->b;
+		return f->tty->rdev == k->a && f->tty->dev == k->b;
 	case IKEY_PATH:
-		return (f->kind == FILE_KIND__FILE_REG || f->kind == FILE_KIND__FILE_FIFO ||
-			f->kind == FILE_KIND__FILE_CHR) &&
-		       f->reg && f->reg->path && !strcmp(f->reg->path + (f->reg->path[0] == '/'), k->s);
+		return !strcmp(f->reg->path + (f->reg->path[0] == '/'), k->s);
 	case IKEY_FILE:
 		break;
 	}
