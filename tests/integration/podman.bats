@@ -70,14 +70,19 @@ state_of() {
 	pm inspect -f '{{.State.Status}}' "$1" 2>/dev/null
 }
 
+# checkpoint container $1 (it exits), AT = its last count, restore it (it runs again)
+checkpoint_restore() {
+	pm container checkpoint "$1"
+	[ "$(state_of "$1")" = exited ] || return 1
+	AT=$(last_count "$1")
+	pm container restore "$1"
+	[ "$(state_of "$1")" = running ] || return 1
+}
+
 @test "podman: container checkpoint and restore" {
 	start_counter
-	pm container checkpoint "$ID"
-	[ "$(state_of "$ID")" = exited ]
-	at=$(last_count "$ID")
-	pm container restore "$ID"
-	[ "$(state_of "$ID")" = running ]
-	logs_beyond "$ID" $((at + 5))
+	checkpoint_restore "$ID"
+	logs_beyond "$ID" $((AT + 5))
 	pm logs "$ID" >"$D/log"
 	sequence_unbroken "$D/log"
 }
@@ -87,13 +92,9 @@ state_of() {
 	pm run -d -t --name "$ID" --network none --log-driver k8s-file --ulimit nofile=1024:1024 \
 		--ulimit nproc=1024:1024 localhost/rpc-busybox sh -c "$COUNTER # $ID" >/dev/null
 	logs_beyond "$ID" 5
-	pm container checkpoint "$ID"
-	[ "$(state_of "$ID")" = exited ]
-	at=$(last_count "$ID")
-	pm container restore "$ID"
-	[ "$(state_of "$ID")" = running ]
+	checkpoint_restore "$ID"
 	# conmon got the new console's master through runc's --console-socket (crshim's orphan-pts-master)
-	logs_beyond "$ID" $((at + 5))
+	logs_beyond "$ID" $((AT + 5))
 	pm logs "$ID" | tr -d '\r' >"$D/log"
 	sequence_unbroken "$D/log"
 	pid=$(pm inspect -f '{{.State.Pid}}' "$ID")

@@ -11,7 +11,7 @@ int main(int argc, char **argv)
 {
 	struct tree_ids tab[N + 1];
 	pid_t pids[N + 1];
-	volatile pid_t *sh = tree_init(argc, argv, 0);
+	const volatile pid_t *sh = tree_init(argc, argv, 0);
 	if (tree_child(B) == 0) {
 		setpgid(0, 0);
 		tree_wait_slot(A2);

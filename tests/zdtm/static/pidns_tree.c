@@ -14,7 +14,7 @@ int main(int argc, char **argv)
 	struct tree_ids tab[N + 1];
 	pid_t pids[N + 1], p, g;
 	int st;
-	volatile pid_t *sh = tree_init(argc, argv, TREE_PIDNS);
+	const volatile pid_t *sh = tree_init(argc, argv, TREE_PIDNS);
 	tree_orphan_session(L, X, M); /* a session whose member M loses its parent X */
 	if (tree_child(A) == 0) {     /* a session with a group of its own */
 		setsid();

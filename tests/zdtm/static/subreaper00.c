@@ -22,7 +22,7 @@ int main(int argc, char **argv)
 	struct tree_ids tab[N + 1];
 	pid_t pids[N + 1], p;
 	int st, on = 0;
-	volatile pid_t *sh = tree_init(argc, argv, TREE_SUBREAPER);
+	const volatile pid_t *sh = tree_init(argc, argv, TREE_SUBREAPER);
 	tree_orphan_session(L, X, M);	/* L leads a session; its child X leaves M behind */
 	if ((p = tree_child(K)) == 0) { /* K leads a session and leaves N1 (with N11) behind */
 		setsid();
