@@ -272,9 +272,26 @@ static void unlock_image(int dirfd, const char *fname, char *last, size_t len)
 	img_close(r);
 }
 
+/* inventory.img says a format newer than this crshim reads: the images (and their network lock) belong to a
+ * newer crshim, which can still restore them; a refusal of them must not take their lock away. */
+static bool newer_images(int dirfd)
+{
+	uint32_t hdr[2] = {0, 0}; /* struct img_hdr: magic, version */
+	int fd = openat(dirfd, "inventory.img", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	ssize_t n = pread(fd, hdr, sizeof(hdr), 0);
+	close(fd);
+	return n == (ssize_t)sizeof(hdr) && hdr[1] > CRSHIM_IMG_VERSION;
+}
+
 void rst_sk_unlock_dir(int dirfd)
 {
 	char last[64] = "";
+	if (dirfd >= 0 && newer_images(dirfd)) {
+		pr_info("images of a newer format: their network locks stay\n");
+		return;
+	}
 	int fd = dirfd < 0 ? -1 : openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	__cleanup_closedir DIR *d = fd < 0 ? NULL : fdopendir(fd);
 	struct dirent *de;
