@@ -360,7 +360,8 @@ struct ps_conn {
 	size_t nr, cap;
 	bool open;
 	uint64_t size, fsum, total;
-	uint8_t *buf;
+	uint8_t *buf; /* a message's payload: grown to the largest one so far (at most PX_CHUNK_MAX) */
+	size_t bufsz;
 };
 
 static void ps_reply(struct ps_conn *c, int err, const char *msg)
@@ -499,6 +500,12 @@ static int ps_session(struct ps_conn *c, struct cr_err *e)
 		    (h.cmd == PX_CLOSE && h.len > (1ull << 48)))
 			return ps_fail(c, e, EPROTO, "%s", "bad message length");
 		uint64_t plen = h.cmd == PX_CLOSE ? 0 : h.len;
+		if (plen > c->bufsz) {
+			uint8_t *nb = realloc(c->buf, (size_t)plen);
+			if (!nb)
+				return ps_fail(c, e, ENOMEM, "%s", "out of memory for a message");
+			c->buf = nb, c->bufsz = (size_t)plen;
+		}
 		if ((h.name_len && recv_all(c->sk, name, h.name_len) != 1) ||
 		    (plen && recv_all(c->sk, c->buf, (size_t)plen) != 1))
 			return cr_fail_errno(e, errno ? errno : EPIPE,
@@ -552,7 +559,8 @@ int ps_serve_one(int lfd, int dirfd, struct cr_err *e)
 	unsigned port = sa_port(&ss, host, sizeof(host));
 	snprintf(c.peer, sizeof(c.peer), "%s:%u", host, port);
 	pr_info("page-server: client %s connected\n", c.peer);
-	c.buf = malloc(PX_CHUNK_MAX);
+	c.bufsz = 64u << 10; /* grown by a larger message */
+	c.buf = malloc(c.bufsz);
 	int ret;
 	if (!c.buf)
 		ret = cr_fail_errno(e, ENOMEM, "page-server: out of memory");
