@@ -115,7 +115,8 @@ uint8_t sockpeer_pat(uint64_t i);
 ssize_t sockpeer_send(int fd, uint64_t *off, size_t len, int flags);
 /* Receive exactly len bytes and check them against the pattern from *off; -1 (errno) on a mismatch. */
 int sockpeer_recv(int fd, uint64_t *off, size_t len);
-/* Shut down writing, read the rest of the echo, then the peer's verdict: 0 if it got all sent bytes. */
+/* Shut down writing (unless it is already), read the rest of the echo, then the peer's verdict: 0 if it
+ * got all sent bytes. */
 int sockpeer_finish(int fd, uint64_t sent, uint64_t *echoed);
 /* A peer for half-closed connections (lib/sockhalf.c): sends nsend pattern bytes, then its FIN once finfile
  * exists (NULL: at once), reads nothing until gofile exists, then reads to EOF checking the pattern and
