@@ -83,13 +83,14 @@ esac
 
 # ---------------------------------------------------------------- background load (--load N)
 # N jobs, each in a session of its own, that fork and exec a short-lived program and spin the CPU in turn;
-# stopped (whole process groups) when the runner exits, whatever the way.
+# stopped (whole process groups) when the runner exits; each job also ends by itself once the runner is gone (a
+# runner killed by SIGKILL runs no trap: its jobs would spin on and load the machine for hours).
 LOADPIDS=()
 load_start() {
 	local i
 	for ((i = 0; i < LOAD; i++)); do
-		setsid bash -c 'while :; do /bin/true; (:); for ((i = 0; i < 3000; i++)); do :; done; done' \
-			</dev/null >/dev/null 2>&1 &
+		setsid bash -c 'while kill -0 "$1" 2>/dev/null; do /bin/true; (:); for ((i = 0; i < 3000; i++)); do :; done; done' \
+			load "$$" </dev/null >/dev/null 2>&1 &
 		LOADPIDS+=($!)
 	done
 	[ "$LOAD" -gt 0 ] && echo "# load: $LOAD CPU- and fork-heavy jobs (${LOADPIDS[*]})"
