@@ -644,6 +644,7 @@ static int restore_msg(struct lz *z, struct cr_err *e)
 		return cr_fail_errno(e, ENOMEM, "out of memory");
 	ssize_t n = recvmsg(z->csk, &mh, MSG_CMSG_CLOEXEC);
 	if (n < 0 && errno == EINTR)
+		// cppcheck-suppress memleak ; buf is freed by its __cleanup_free attribute
 		return 0;
 	struct cmsghdr *c = n > 0 ? CMSG_FIRSTHDR(&mh) : NULL;
 	if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
@@ -651,6 +652,7 @@ static int restore_msg(struct lz *z, struct cr_err *e)
 		memcpy(fds, CMSG_DATA(c), c->cmsg_len - CMSG_LEN(0));
 	if (n <= 0) {
 		cr_fail_errno(e, n ? errno : EPIPE, "the restore ended before it finished (it failed)");
+		// cppcheck-suppress memleak ; buf is freed by its __cleanup_free attribute
 		return 1;
 	}
 	const struct lz_hdr *h = (const struct lz_hdr *)buf;
