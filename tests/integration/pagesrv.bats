@@ -116,11 +116,11 @@ untraced() { # pid
 	[ -z "$(ls -A "$T/srv" | grep -v -x -e port -e err -e ps.log)" ]
 }
 
-@test "pagesrv: options: --page-server needs --address and --port, only with dump and pre-dump" {
+@test "pagesrv: options: --page-server needs --address and --port, only with dump, pre-dump and lazy-pages" {
 	run "$CRSHIM" dump -t 1 -D "$T/x" --page-server --port 1234
 	[ "$status" = 1 ] && [ "${#lines[@]}" = 1 ] && [[ "$output" == *"--address"* ]]
 	run "$CRSHIM" restore -D "$T/x" --page-server --address 127.0.0.1 --port 1234
-	[ "$status" = 1 ] && [[ "$output" == *"only valid with dump and pre-dump"* ]]
+	[ "$status" = 1 ] && [[ "$output" == *"only valid with dump, pre-dump and lazy-pages"* ]]
 	run "$CRSHIM" page-server --port 1234
 	[ "$status" = 1 ] && [[ "$output" == *"-D"* ]]
 	run "$CRSHIM" dump -t 1 -D "$T/x" --page-server --address 127.0.0.1 --port 70000
