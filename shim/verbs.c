@@ -268,6 +268,47 @@ static int run_show(struct shim_cmd *c)
 	return fflush(stdout) ? 1 : 0;
 }
 
+/* The end of the page-server and lazy-pages verbs: with --daemon go to the background (--pidfile: its PID),
+ * else write --pidfile; say "listening" on --status-fd (a zero byte); serve on lfd. */
+static int serve_listener(struct shim_cmd *c, const char *verb, int lfd,
+			  int (*serve)(struct cr_opts *, int, struct cr_err *))
+{
+	struct cr_err err = {0};
+	if (c->ps_daemon) {
+		pid_t pid = fork();
+		if (pid < 0) {
+			cr_fail_sys(&err, "fork");
+			return report(verb, &err, !c->log_to_stderr);
+		}
+		if (pid > 0) {
+			if (c->opts.pidfile && write_pidfile(c->opts.pidfile, pid, &err))
+				return report(verb, &err, !c->log_to_stderr);
+			return 0;
+		}
+		setsid();
+		int nul = open("/dev/null", O_RDWR | O_CLOEXEC);
+		if (nul >= 0) {
+			dup2(nul, STDIN_FILENO);
+			dup2(nul, STDOUT_FILENO);
+			close(nul);
+		}
+	} else if (c->opts.pidfile && write_pidfile(c->opts.pidfile, getpid(), &err)) {
+		return report(verb, &err, !c->log_to_stderr);
+	}
+	if (c->status_fd >= 0) {
+		char z = 0;
+		if (write(c->status_fd, &z, 1) != 1)
+			pr_warn("--status-fd %d: %s\n", c->status_fd, strerror(errno));
+		close(c->status_fd);
+	}
+	int ret = serve(&c->opts, lfd, &err);
+	close(lfd);
+	if (ret)
+		return report(verb, &err, !c->log_to_stderr);
+	log_close();
+	return 0;
+}
+
 /* page-server: listen (port 0: the kernel's choice, printed on stdout), then with --daemon go to the
  * background (--pidfile: its PID), say so on --status-fd (a zero byte, as CRIU), serve one dump, exit. */
 static int run_page_server(struct shim_cmd *c)
@@ -282,39 +323,7 @@ static int run_page_server(struct shim_cmd *c)
 		printf("%d\n", port);
 		fflush(stdout);
 	}
-	if (c->ps_daemon) {
-		pid_t pid = fork();
-		if (pid < 0) {
-			cr_fail_sys(&err, "fork");
-			return report("page-server", &err, !c->log_to_stderr);
-		}
-		if (pid > 0) {
-			if (c->opts.pidfile && write_pidfile(c->opts.pidfile, pid, &err))
-				return report("page-server", &err, !c->log_to_stderr);
-			return 0;
-		}
-		setsid();
-		int nul = open("/dev/null", O_RDWR | O_CLOEXEC);
-		if (nul >= 0) {
-			dup2(nul, STDIN_FILENO);
-			dup2(nul, STDOUT_FILENO);
-			close(nul);
-		}
-	} else if (c->opts.pidfile && write_pidfile(c->opts.pidfile, getpid(), &err)) {
-		return report("page-server", &err, !c->log_to_stderr);
-	}
-	if (c->status_fd >= 0) {
-		char z = 0;
-		if (write(c->status_fd, &z, 1) != 1)
-			pr_warn("--status-fd %d: %s\n", c->status_fd, strerror(errno));
-		close(c->status_fd);
-	}
-	int ret = eng_page_server_serve(&c->opts, lfd, &err);
-	close(lfd);
-	if (ret)
-		return report("page-server", &err, !c->log_to_stderr);
-	log_close();
-	return 0;
+	return serve_listener(c, "page-server", lfd, eng_page_server_serve);
 }
 
 /* lazy-pages: listen on DIR/lazy-pages.sock, then with --daemon go to the background (--pidfile: its PID),
@@ -327,39 +336,7 @@ static int run_lazy_pages(struct shim_cmd *c)
 		return report("lazy-pages", &err, false);
 	if (eng_lazy_pages_listen(&c->opts, &lfd, &err))
 		return report("lazy-pages", &err, !c->log_to_stderr);
-	if (c->ps_daemon) {
-		pid_t pid = fork();
-		if (pid < 0) {
-			cr_fail_sys(&err, "fork");
-			return report("lazy-pages", &err, !c->log_to_stderr);
-		}
-		if (pid > 0) {
-			if (c->opts.pidfile && write_pidfile(c->opts.pidfile, pid, &err))
-				return report("lazy-pages", &err, !c->log_to_stderr);
-			return 0;
-		}
-		setsid();
-		int nul = open("/dev/null", O_RDWR | O_CLOEXEC);
-		if (nul >= 0) {
-			dup2(nul, STDIN_FILENO);
-			dup2(nul, STDOUT_FILENO);
-			close(nul);
-		}
-	} else if (c->opts.pidfile && write_pidfile(c->opts.pidfile, getpid(), &err)) {
-		return report("lazy-pages", &err, !c->log_to_stderr);
-	}
-	if (c->status_fd >= 0) {
-		char z = 0;
-		if (write(c->status_fd, &z, 1) != 1)
-			pr_warn("--status-fd %d: %s\n", c->status_fd, strerror(errno));
-		close(c->status_fd);
-	}
-	int ret = eng_lazy_pages_serve(&c->opts, lfd, &err);
-	close(lfd);
-	if (ret)
-		return report("lazy-pages", &err, !c->log_to_stderr);
-	log_close();
-	return 0;
+	return serve_listener(c, "lazy-pages", lfd, eng_lazy_pages_serve);
 }
 
 static int run_swrk(struct shim_cmd *c)
