@@ -78,6 +78,21 @@ fault) [ -n "$FAULT" ] || { echo "run.sh: mode fault needs --fault NAME|NUMBER|a
 iters) [[ "$ITERS" =~ ^[1-9][0-9]*$ ]] || { echo "run.sh: bad --iters $ITERS" >&2; exit 2; } ;;
 *) echo "run.sh: unknown mode $MODE (cr, checkpoint, iters, nocr, dumpfail, fault, group, snaps, ns, user, compat, pagesrv, lazy)" >&2; exit 2 ;;
 esac
+
+# A restore needs the PIDs it saved to be free. With the kernel's default pid_max of 32768 (hosts without systemd;
+# systemd raises it to 4194304), a busy machine wraps its PIDs within seconds and hands a PID of the killed tree to
+# another process before the restore: "clone3 child N: File exists", a failure of the test machine, not of the
+# tree. As root, raise pid_max the way systemd hosts have it (ZDTM_PID_MAX=keep leaves it alone).
+raise_pid_max() {
+	local want=4194304 have
+	have=$(cat /proc/sys/kernel/pid_max 2>/dev/null) || return 0
+	[ "$(id -u)" = 0 ] && [ "${ZDTM_PID_MAX:-}" != keep ] && [ "$have" -lt $want ] || return 0
+	if echo $want >/proc/sys/kernel/pid_max; then
+		echo "# pid_max raised from $have to $want, as systemd hosts have it (ZDTM_PID_MAX=keep leaves it)"
+	else
+		echo "# pid_max stays $have: it could not be raised"
+	fi
+}
 [[ "$REPEAT" =~ ^[1-9][0-9]*$ ]] || { echo "run.sh: bad --repeat $REPEAT (REPEAT)" >&2; exit 2; }
 [[ "$LOAD" =~ ^[0-9]+$ ]] || { echo "run.sh: bad --load $LOAD (LOAD)" >&2; exit 2; }
 
@@ -1115,6 +1130,7 @@ if [ "$MODE" = group ]; then
 	[ ${#NAMES[@]} -gt 0 ] || NAMES=(pid fork00 pipe00 pipe_shared session00 pgrp_orphan zombie00 stopped00 sig_pending fd_files)
 	NAMES=("${NAMES[@]#static/}")
 	NAMES=("${NAMES[@]#transition/}")
+	raise_pid_max
 	trap 'exit 130' INT TERM
 	run_group_mode
 fi
@@ -1133,6 +1149,7 @@ if [ "$MODE" != nocr ] && [ ! -x "$CRSHIM" ]; then
 	echo "1..0 # SKIP crshim not found at $CRSHIM"
 	exit 1
 fi
+raise_pid_max
 case "$MODE" in
 user) user_setup ;;
 compat) compat_setup ;;
