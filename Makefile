@@ -106,6 +106,10 @@ deps:
 install: all
 	install -D -m 0755 $(B)/crshim $(DESTDIR)$(PREFIX)/sbin/crshim
 	install -D -m 0755 $(B)/crshim-hook $(DESTDIR)$(PREFIX)/libexec/crshim/crshim-hook
+	# oci-hooks(5) for Podman/CRI-O: copy it into /etc/containers/oci/hooks.d/ to have crshim-hook called
+	sed 's|/usr/local/libexec/crshim/crshim-hook|$(PREFIX)/libexec/crshim/crshim-hook|' contrib/hooks.d/crshim.json \
+		>$(B)/crshim-hook.json
+	install -D -m 0644 $(B)/crshim-hook.json $(DESTDIR)$(PREFIX)/share/containers/oci/hooks.d/crshim.json
 	install -D -m 0644 contrib/crshim.8 $(DESTDIR)$(PREFIX)/share/man/man8/crshim.8
 	install -D -m 0644 contrib/crshim.bash-completion $(DESTDIR)$(PREFIX)/share/bash-completion/completions/crshim
 

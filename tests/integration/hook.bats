@@ -6,13 +6,11 @@
 load oci
 
 setup() {
-	oci_need podman crun runc python3 ip
+	oci_need podman crun runc python3 ip jq
 	mkdir -p "$OCI_T/hooks.d" "$CRSHIM_RUN_DIR"
-	cat >"$OCI_T/hooks.d/crshim.json" <<JSON
-{"version": "1.0.0",
- "hook": {"path": "$CRSHIM_HOOK", "args": ["crshim-hook", "--run-dir", "$CRSHIM_RUN_DIR"]},
- "when": {"always": true}, "stages": ["createRuntime", "poststart", "poststop"]}
-JSON
+	# The hook file the project ships (contrib/hooks.d/crshim.json), with this build's hook and a run dir of the test.
+	jq --arg p "$CRSHIM_HOOK" --arg d "$CRSHIM_RUN_DIR" '.hook.path = $p | .hook.args += ["--run-dir", $d]' \
+		"$BATS_TEST_DIRNAME/../../contrib/hooks.d/crshim.json" >"$OCI_T/hooks.d/crshim.json"
 	IMG=localhost/oci-busybox-$$
 	oci_bundle "$OCI_T/img-src" true
 	tar -C "$OCI_T/img-src/rootfs" -c . | podman import - "$IMG" >/dev/null
