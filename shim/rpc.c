@@ -270,6 +270,47 @@ static void map_lists(struct build *b, const RpcOpts *o)
 		arg2(b, "cgroup_dump_controller", "--cgroup-dump-controller", o->cgroup_dump_controller[i]);
 }
 
+/* Fields the option parser would take but crshim cannot honour: refused by name rather than ignored, as
+ * each changes what the dump or the restore does (the audit table: shim/README.md). */
+static const char *refused_field(const RpcOpts *o, char *why, size_t len)
+{
+	if (o->n_skip_mnt) {
+		snprintf(why, len,
+			 "skipping mount %s is not supported (crshim dumps every mount of the tree)",
+			 o->skip_mnt[0]);
+		return "skip_mnt";
+	}
+	if (o->has_auto_ext_mnt && o->auto_ext_mnt) {
+		snprintf(why, len,
+			 "automatic external mounts are not supported: name each one (ext_mnt or external "
+			 "mnt[PATH]:KEY)");
+		return "auto_ext_mnt";
+	}
+	if (o->lsm_profile && *o->lsm_profile) {
+		snprintf(why, len, "LSM profile '%s': crshim does not set LSM labels on restore",
+			 o->lsm_profile);
+		return "lsm_profile";
+	}
+	return NULL;
+}
+
+/* The field whose option the message names ("--lazy-pages is only valid with restore"): the checks that
+ * look at the whole command line, after each option parsed. */
+static const char *named_in(const struct shim_args *a, int n, const char *m)
+{
+	for (int k = 1; k < n; k++) {
+		char name[64];
+		size_t l = strcspn(a->v[k], "=");
+		if (!a->src[k] || l <= 2 || l >= sizeof(name))
+			continue;
+		memcpy(name, a->v[k], l);
+		name[l] = '\0';
+		if (strstr(m, name))
+			return a->src[k];
+	}
+	return NULL;
+}
+
 /* Which field the parser refused: the shortest prefix of the n option arguments that fails to parse ends
  * with it. */
 static const char *blame(struct shim_args *a, int n, char *msg, size_t len)
@@ -310,6 +351,12 @@ static int map_opts(struct shim_rpc_req *r, pid_t peer, bool read_config, bool d
 		    shim_config_read(user, false, &r->args, msg, mlen))
 			return -1;
 	}
+	char why[512];
+	const char *bad = refused_field(o, why, sizeof(why));
+	if (bad) {
+		snprintf(msg, mlen, "criu_opts.%s: %s", bad, why);
+		return -1;
+	}
 	map_paths(&b, o, peer, r->req->type != RPC_REQ_TYPE__RESTORE);
 	map_flags(&b, o);
 	map_values(&b, o);
@@ -331,8 +378,14 @@ static int map_opts(struct shim_rpc_req *r, pid_t peer, bool read_config, bool d
 	char m[512];
 	if (!shim_parse(r->args.n, r->args.v, &r->cmd, m, sizeof(m)))
 		return 0;
-	char why[512];
 	const char *field = blame(&r->args, nopts, why, sizeof(why));
+	if (!field && (field = named_in(&r->args, nopts, m)) != NULL)
+		snprintf(why, sizeof(why), "%s", m);
+	if (field && !strchr(field, '/') && !strncmp(why, "unknown option '", 16)) { /* CRIU has it, not we */
+		char opt[128];
+		snprintf(opt, sizeof(opt), "%.*s", (int)strcspn(why + 16, "='"), why + 16);
+		snprintf(why, sizeof(why), "not supported by crshim (CRIU's %s)", opt);
+	}
 	if (field && strchr(field, '/'))
 		snprintf(msg, mlen, "config file %s: %s", field, why);
 	else if (field)

@@ -108,6 +108,93 @@ static void t_protocol(void)
 	is_int(finish(&c), 0, "EOF ends the service with status 0");
 }
 
+/* The whole log file (at most 4 KiB) into buf; "" if none. */
+static const char *slurp(const char *path, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return buf;
+	ssize_t n = read(fd, buf, len - 1);
+	buf[n > 0 ? n : 0] = '\0';
+	close(fd);
+	return buf;
+}
+
+/* Bad requests, each answered with a failure and a line in the log the request names (runc points the user
+ * there), the service never crashing: a truncated one, a type this enum does not have, a field crshim
+ * refuses, and a DUMP whose images_dir_fd is no fd of the client. */
+static void t_bad(void)
+{
+	struct conn c = {.sk = -1, .srv = -1};
+	char work[PATH_MAX], log[PATH_MAX + 16], text[4096];
+	snprintf(work, sizeof(work), "%s/bad", tmp);
+	mkdir(work, 0700);
+	snprintf(log, sizeof(log), "%s/dump.log", work);
+	int wfd = open(work, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	ok(start(&c) == 0, "swrk started");
+
+	static const uint8_t cut[] = {0x08, 0x01, 0x12, 0x20, 0x08};
+	send(c.sk, cut, sizeof(cut), 0);
+	RpcResp *r = recv_resp(&c);
+	ok(r && !r->success && r->cr_errmsg && strstr(r->cr_errmsg, "malformed"), "truncated: failure: %s",
+	   r && r->cr_errmsg ? r->cr_errmsg : "(none)");
+	rpc_resp__free_unpacked(r, NULL);
+
+	RpcReq q = RPC_REQ__INIT;
+	q.type = (RpcReqType)77;
+	send_req(&c, &q);
+	r = recv_resp(&c);
+	ok(r && !r->success && r->cr_errmsg, "type 77: failure: %s",
+	   r && r->cr_errmsg ? r->cr_errmsg : "(none)");
+	rpc_resp__free_unpacked(r, NULL);
+
+	RpcOpts o = RPC_OPTS__INIT;
+	char *cmd[] = {"/bin/true"};
+	q.type = RPC_REQ_TYPE__DUMP;
+	q.opts = &o;
+	o.images_dir_fd = wfd;
+	o.has_work_dir_fd = 1, o.work_dir_fd = wfd;
+	o.has_pid = 1, o.pid = getpid();
+	o.log_file = "dump.log";
+	o.n_exec_cmd = 1, o.exec_cmd = cmd;
+	send_req(&c, &q);
+	r = recv_resp(&c);
+	ok(r && !r->success && r->cr_errmsg && strstr(r->cr_errmsg, "criu_opts.exec_cmd"),
+	   "a refused field: failure naming it: %s", r && r->cr_errmsg ? r->cr_errmsg : "(none)");
+	rpc_resp__free_unpacked(r, NULL);
+	ok(strstr(slurp(log, text, sizeof(text)), "bad DUMP request: criu_opts.exec_cmd") != NULL,
+	   "and a line in WORK/dump.log: %s", text);
+	is_int(finish(&c), 0, "the service ends normally after them");
+
+	if (geteuid() != 0) {
+		close(wfd);
+		return;
+	}
+	ok(start(&c) == 0, "swrk started again");
+	o.n_exec_cmd = 0;
+	o.images_dir_fd = 1000; /* not open in this process */
+	pid_t p = fork();
+	if (p == 0) {
+		pause();
+		_exit(0);
+	}
+	o.pid = p;
+	unlink(log);
+	send_req(&c, &q);
+	r = recv_resp(&c);
+	ok(r && r->type == RPC_REQ_TYPE__DUMP && !r->success && r->cr_errmsg && *r->cr_errmsg,
+	   "images_dir_fd of no fd: failure: %s", r && r->cr_errmsg ? r->cr_errmsg : "(none)");
+	rpc_resp__free_unpacked(r, NULL);
+	ok(strstr(slurp(log, text, sizeof(text)), "/fd/1000") != NULL, "the log names the fd");
+	int st = finish(&c);
+	ok(st < 128, "the service exits, no signal (status %d)", st);
+	ok(kill(p, 0) == 0, "the tree is left running");
+	kill(p, SIGKILL);
+	waitpid(p, NULL, 0);
+	close(wfd);
+}
+
 static pid_t counter(const char *file)
 {
 	pid_t p = fork();
@@ -258,6 +345,7 @@ int main(void)
 	if (!mkdtemp(tmp))
 		return 1;
 	t_protocol();
+	t_bad();
 	if (geteuid() == 0)
 		t_dump_restore();
 	else
