@@ -51,7 +51,7 @@ BLOB_CFLAGS := -O2 -g0 -std=gnu11 -D_GNU_SOURCE $(WARN) -ffreestanding -nostdlib
 BLOB_CFLAGS_aarch64 := -mno-outline-atomics
 BLOB_CFLAGS += $(BLOB_CFLAGS_$(ARCH))
 
-all: $(B)/crshim $(B)/crshim-hook
+all: $(B)/crshim $(B)/crshim-hook $(B)/crshim-runtime
 	@[ -n "$(CROSS_COMPILE)" ] || ln -sf $(B)/crshim crshim
 
 $(B)/proto/%.pb-c.c $(B)/proto/%.pb-c.h: proto/%.proto
@@ -98,6 +98,11 @@ HOOK_SRC := $(wildcard hooks/*.c)
 $(B)/crshim-hook: $(patsubst %.c,$(B)/%.o,$(HOOK_SRC)) $(B)/libcrshim.a
 	$(CC) $(SAN) $(COV) -o $@ $^ $(LDLIBS)
 
+# crshim-runtime: the runc-compatible front end over crun for Podman (runtime/): checkpoint/restore by crshim.
+RUNTIME_SRC := $(wildcard runtime/*.c)
+$(B)/crshim-runtime: $(patsubst %.c,$(B)/%.o,$(RUNTIME_SRC)) $(B)/libcrshim.a
+	$(CC) $(SAN) $(COV) -o $@ $^ $(LDLIBS)
+
 -include $(shell find $(B) -name '*.d' 2>/dev/null)
 
 deps:
@@ -106,6 +111,7 @@ deps:
 install: all
 	install -D -m 0755 $(B)/crshim $(DESTDIR)$(PREFIX)/sbin/crshim
 	install -D -m 0755 $(B)/crshim-hook $(DESTDIR)$(PREFIX)/libexec/crshim/crshim-hook
+	install -D -m 0755 $(B)/crshim-runtime $(DESTDIR)$(PREFIX)/libexec/crshim/crshim-runtime
 	# oci-hooks(5) for Podman/CRI-O: copy it into /etc/containers/oci/hooks.d/ to have crshim-hook called
 	sed 's|/usr/local/libexec/crshim/crshim-hook|$(PREFIX)/libexec/crshim/crshim-hook|' contrib/hooks.d/crshim.json \
 		>$(B)/crshim-hook.json

@@ -214,6 +214,22 @@ static int add_dirs(struct cg_dump *d, uint32_t ctl, const char *from, const cha
 	}
 }
 
+/* Drop the hierarchies not mounted in crshim's view (e.g. cgroup v2 in a mount namespace without
+ * /sys/fs/cgroup/unified, as Podman+crun run on a hybrid host): nothing can be made or entered there. */
+static size_t only_mounted(const struct cg_dump *d, struct cg_line *l, size_t n)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (ns_cg_hier_of(d->h, d->nh, l[i].name)) {
+			if (k != i)
+				l[k] = l[i];
+			k++;
+		} else {
+			pr_info("cgroup hierarchy '%s' is not mounted here: not saved\n", l[i].name);
+		}
+	return k;
+}
+
 /* The root of the root task's cgroup namespace in each hierarchy: its paths as seen from inside it are
  * relative to that root. */
 struct cgns_arg {
@@ -234,6 +250,7 @@ static int dump_cgns(struct cg_dump *d, pid_t root, const struct cg_line *l, siz
 		return cr_fail_errno(e, ENOMEM, "out of memory");
 	a->pid = root;
 	int ret = ns_run_in(root, NS_CGROUP, read_inside, a, e);
+	a->n = ret ? 0 : only_mounted(d, a->l, a->n);
 	for (size_t i = 0; !ret && i < n && i < a->n; i++) {
 		size_t hl = strlen(l[i].path), il = strcmp(a->l[i].path, "/") ? strlen(a->l[i].path) : 0;
 		int c = ctl_index(d, l[i].name, e);
@@ -267,6 +284,7 @@ static int cg_dump_all(struct cg_dump *d, const struct ns_dump_args *a, bool own
 			continue;
 		if (read_cgroups(a->pids[t], l, CG_MAX_HIER * 2, &n, e))
 			return cr_wrap(e, "task %d", a->pids[t]);
+		n = only_mounted(d, l, n);
 		if (!t) {
 			memcpy(root, l, sizeof(root));
 			nroot = n;

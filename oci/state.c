@@ -33,7 +33,9 @@ struct oci_state *oci_state_parse(const char *buf, size_t len, const char *name,
 	    json_str(&c, t, "runtime", "runtime", false, &s->runtime) ||
 	    json_str(&c, t, "images", "images", false, &s->images) ||
 	    json_str(&c, t, "cgroups", "cgroups", false, &s->cgroups) ||
-	    json_i64(&c, t, "created", "created", false, 0, INT64_MAX, &created) ||
+	    /* the registry's seconds; crun's and runc's `state` give an RFC 3339 string: not kept */
+	    (!YAJL_IS_STRING(json_get(t, "created")) &&
+	     json_i64(&c, t, "created", "created", false, 0, INT64_MAX, &created)) ||
 	    json_kv(&c, t, "annotations", "annotations", &s->annotations, &s->n_annotations)) {
 		oci_state_free(s);
 		return NULL;

@@ -74,7 +74,12 @@ static int make_path(const char *base, const char *path, char *first, size_t len
 		if (!keep)
 			break;
 	}
-	return mkdir(p, 0755) && errno != EEXIST ? -1 : 0;
+	if (mkdir(p, 0755) == 0) { /* the leaf: made by us too (first of all when its parents were there) */
+		if (!first[0])
+			snprintf(first, len, "%s", p);
+		return 0;
+	}
+	return errno != EEXIST ? -1 : 0;
 }
 
 static int set_resources(const char *dir, const char *ctrl, const struct oci_resources *r, struct cr_err *err)

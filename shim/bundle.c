@@ -159,7 +159,15 @@ static struct oci_state *find_container(struct shim_cmd *c, struct cr_err *err)
 		if (!st && err->errnum == ENOENT) {
 			cr_err_clear(err);
 			st = oci_runc_state(NULL, c->oci_id, err);
-			if (!st && err->errnum == ENOENT)
+			if (!st && err->errnum == ENOENT && c->opts.pid && c->bundle) {
+				/* another runtime's (crshim-runtime over crun): its id with --pid and
+				 * --bundle */
+				cr_err_clear(err);
+				st = calloc(1, sizeof(*st));
+				if (!st)
+					return (void)cr_fail_errno(err, ENOMEM, "state"), NULL;
+				st->id = c->oci_id;
+			} else if (!st && err->errnum == ENOENT)
 				cr_fail_errno(err, ENOENT,
 					      "container %s: not registered in %s and not a runc container",
 					      c->oci_id, shim_run_dir());

@@ -104,6 +104,8 @@ static const char usage_text[] =
     "      --console-socket S     restore: a container with a terminal gets a new one, its master\n"
     "                             sent to the unix socket S (SCM_RIGHTS), as runc does\n"
     "  The annotation cr.fault=<point> of a container injects that fault point (see check --faults).\n"
+    "  Podman with crun: --runtime PREFIX/libexec/crshim/crshim-runtime (crun for every verb but\n"
+    "  checkpoint/restore, which it hands to crshim), then podman container checkpoint / restore.\n"
     "\n"
     "Check options:\n"
     "      --feature NAME         check one feature (names: see `crshim check`); exit 0 if supported\n"

@@ -90,3 +90,24 @@ umount_under() {
 		umount "$m" 2>/dev/null || umount -l "$m"
 	done
 }
+
+# Podman files (podman.bats, podman-crun.bats): $PODMAN names the file's podman function (its storage, runtime).
+# The last line of a container's log (a terminal's log has \r\n line ends), waiting for it to pass a count.
+last_count() {
+	"$PODMAN" logs "$1" 2>/dev/null | tr -d '\r' | tail -n1
+}
+
+logs_beyond() { # name count
+	local v
+	for _ in $(seq 100); do
+		v=$(last_count "$1")
+		case $v in '' | *[!0-9]*) ;; *) [ "$v" -gt "$2" ] && return 0 ;; esac
+		sleep 0.1
+	done
+	echo "log of $1 stuck at '$v' (not beyond $2)" >&2
+	return 1
+}
+
+state_of() {
+	"$PODMAN" inspect -f '{{.State.Status}}' "$1" 2>/dev/null
+}

@@ -5,6 +5,8 @@
 
 load helpers
 
+PODMAN=pm
+
 COUNTER='i=0; while :; do i=$((i+1)); echo $i; sleep 0.1; done'
 
 setup_file() {
@@ -23,6 +25,8 @@ teardown_file() {
 	[ -n "${PD:-}" ] || return 0
 	pm rm -a -f -t 0 >/dev/null 2>&1
 	pm rmi -a -f >/dev/null 2>&1
+	# conmon runs `podman container cleanup` when a container exits: it mounts the storage again
+	for _ in $(seq 100); do pgrep -f "(conmon|podman).*$PD" >/dev/null || break; sleep 0.1; done
 	umount_under "$PD"
 	rm -rf "$PD"
 }
@@ -49,25 +53,6 @@ start_counter() {
 	pm run -d --name "$ID" --network none --log-driver k8s-file --ulimit nofile=1024:1024 \
 		--ulimit nproc=1024:1024 localhost/rpc-busybox sh -c "$COUNTER # $ID" >/dev/null
 	logs_beyond "$ID" 5
-}
-
-last_count() { # (a terminal's log has \r\n line ends)
-	pm logs "$1" 2>/dev/null | tr -d '\r' | tail -n1
-}
-
-logs_beyond() { # name count
-	local v
-	for _ in $(seq 100); do
-		v=$(last_count "$1")
-		case $v in '' | *[!0-9]*) ;; *) [ "$v" -gt "$2" ] && return 0 ;; esac
-		sleep 0.1
-	done
-	echo "log of $1 stuck at '$v' (not beyond $2)" >&2
-	return 1
-}
-
-state_of() {
-	pm inspect -f '{{.State.Status}}' "$1" 2>/dev/null
 }
 
 # checkpoint container $1 (it exits), AT = its last count, restore it (it runs again)
