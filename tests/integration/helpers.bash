@@ -111,3 +111,28 @@ logs_beyond() { # name count
 state_of() {
 	"$PODMAN" inspect -f '{{.State.Status}}' "$1" 2>/dev/null
 }
+
+# The end of a podman file: its containers and images removed, its storage dir $1 unmounted and removed.
+podman_teardown() { # dir
+	[ -n "$1" ] || return 0
+	"$PODMAN" rm -a -f -t 0 >/dev/null 2>&1
+	"$PODMAN" rmi -a -f >/dev/null 2>&1
+	# conmon runs `podman container cleanup` when a container exits: it mounts the storage again
+	for _ in $(seq 100); do pgrep -f "(conmon|podman).*$1" >/dev/null || break; sleep 0.1; done
+	umount_under "$1"
+	rm -rf "$1"
+}
+
+# checkpoint --leave-running (the container goes on past the count then by $2), stop it, restore from that
+# checkpoint (it runs past that count by $2 again).
+leave_running_then_restore() { # name step
+	local at
+	"$PODMAN" container checkpoint --leave-running "$1" || return 1
+	[ "$(state_of "$1")" = running ] || return 1
+	at=$(last_count "$1")
+	logs_beyond "$1" $((at + $2)) || return 1
+	"$PODMAN" stop -t 0 "$1" >/dev/null || return 1
+	"$PODMAN" container restore "$1" || return 1
+	[ "$(state_of "$1")" = running ] || return 1
+	logs_beyond "$1" $((at + $2))
+}

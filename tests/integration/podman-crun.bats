@@ -22,11 +22,7 @@ setup_file() {
 }
 
 teardown_file() {
-	[ -n "${PC:-}" ] || return 0
-	pc rm -a -f -t 0 >/dev/null 2>&1
-	pc rmi -a -f >/dev/null 2>&1
-	umount_under "$PC"
-	rm -rf "$PC"
+	podman_teardown "${PC:-}"
 }
 
 # podman in the private storage, crshim-runtime as the runtime (its registry in $PC/reg: --runtime-flag)
@@ -85,14 +81,7 @@ procs_of() {
 # bats test_tags=extra
 @test "podman-crun: checkpoint --leave-running, a second checkpoint of the restored container" {
 	start_counter
-	pc container checkpoint --leave-running "$ID"
-	[ "$(state_of "$ID")" = running ]
-	at=$(last_count "$ID")
-	logs_beyond "$ID" $((at + 3))
-	pc stop -t 0 "$ID" >/dev/null
-	pc container restore "$ID"
-	[ "$(state_of "$ID")" = running ]
-	logs_beyond "$ID" $((at + 3))
+	leave_running_then_restore "$ID" 3
 	# checkpoint and restore again: now crshim's container (the registry's pid and bundle)
 	pc container checkpoint "$ID"
 	[ "$(state_of "$ID")" = exited ]
@@ -100,8 +89,9 @@ procs_of() {
 	at=$(last_count "$ID")
 	pc container restore "$ID"
 	logs_beyond "$ID" $((at + 3))
-	# from the second checkpoint on, the log goes on without a gap
-	pc logs "$ID" | awk -v at="$at" '$1 == at { go = 1 } go' >"$BATS_TEST_TMPDIR/log"
+	# from the second checkpoint on (the last line of its count), the log goes on without a gap
+	pc logs "$ID" | awk -v at="$at" '{ l[NR] = $1 } $1 == at { s = NR } END { for (i = s; s && i <= NR; i++) print l[i] }' \
+		>"$BATS_TEST_TMPDIR/log"
 	[ "$(wc -l <"$BATS_TEST_TMPDIR/log")" -gt 3 ]
 	sequence_unbroken "$BATS_TEST_TMPDIR/log"
 }

@@ -22,13 +22,7 @@ setup_file() {
 }
 
 teardown_file() {
-	[ -n "${PD:-}" ] || return 0
-	pm rm -a -f -t 0 >/dev/null 2>&1
-	pm rmi -a -f >/dev/null 2>&1
-	# conmon runs `podman container cleanup` when a container exits: it mounts the storage again
-	for _ in $(seq 100); do pgrep -f "(conmon|podman).*$PD" >/dev/null || break; sleep 0.1; done
-	umount_under "$PD"
-	rm -rf "$PD"
+	podman_teardown "${PD:-}"
 }
 
 # podman in the private storage, runc as the runtime, crshim as criu
@@ -88,14 +82,7 @@ checkpoint_restore() {
 
 @test "podman: checkpoint --leave-running, then restore from it" {
 	start_counter
-	pm container checkpoint --leave-running "$ID"
-	[ "$(state_of "$ID")" = running ]
-	at=$(last_count "$ID")
-	logs_beyond "$ID" $((at + 5))
-	pm stop -t 0 "$ID" >/dev/null
-	pm container restore "$ID"
-	[ "$(state_of "$ID")" = running ]
-	logs_beyond "$ID" $((at + 5))
+	leave_running_then_restore "$ID" 5
 }
 
 # bats test_tags=extra
