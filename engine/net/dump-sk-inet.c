@@ -434,6 +434,11 @@ void dump_sk_finish(struct dump_ctx *c, enum dump_sk_end how)
 	struct dump_sk *s = c->sk;
 	if (!s)
 		return;
+	if (how == DUMP_SK_RESUME && s->netlock) { /* in the connections' namespace: while one is open */
+		struct cr_err e2 = {0};
+		if (net_unlock(s->netlock, s->nrepair ? s->repair[0] : -1, &e2))
+			pr_warn("network unlock: %s\n", e2.msg);
+	}
 	for (size_t i = 0; i < s->nrepair; i++) {
 		if (how == DUMP_SK_RESUME)
 			tcp_repair_off(s->repair[i]);
@@ -443,11 +448,6 @@ void dump_sk_finish(struct dump_ctx *c, enum dump_sk_end how)
 		pr_info("%zu TCP connections of task %d %s\n", s->nrepair, c->pid,
 			how == DUMP_SK_RESUME ? "left repair mode"
 					      : "stay in repair mode until the task is gone");
-	if (how == DUMP_SK_RESUME && s->netlock) {
-		struct cr_err e2 = {0};
-		if (net_unlock(s->netlock, &e2))
-			pr_warn("network unlock: %s\n", e2.msg);
-	}
 	sk_diag_free(s->diag);
 	free(s->netlock);
 	free(s->repair);

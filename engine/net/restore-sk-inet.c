@@ -242,7 +242,7 @@ static void unlock_of(const FileEntry *f, char *last, size_t len)
 	if (!l || !strcmp(last, l))
 		return;
 	struct cr_err e = {0};
-	if (net_unlock(l, &e))
+	if (net_unlock(l, -1, &e))
 		pr_warn("%s\n", e.msg);
 	snprintf(last, len, "%s", l);
 }

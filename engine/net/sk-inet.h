@@ -84,8 +84,9 @@ int tcp_repair_dump(const struct cr_opts *o, int cfd, const InetSkEntry *ie, Tcp
 void tcp_stream_free(TcpStreamEntry *t);
 /* Leave repair mode (no window probe); for a failed dump or --leave-running. */
 void tcp_repair_off(int cfd);
-/* Remove the network lock of the dump of root (nft table); quiet if there is none. */
-int net_unlock(const char *netlock, struct cr_err *e);
+/* Remove the network lock of the dump of root (nft table) in the network namespace of socket skfd (-1: ours);
+ * quiet if there is none. */
+int net_unlock(const char *netlock, int skfd, struct cr_err *e);
 
 /* The kinds inet, netlink and packet (files/fd-kind.h): one dump, check and open for the three. */
 struct fd_src;

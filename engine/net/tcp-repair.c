@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <sched.h>
 #include <spawn.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -39,8 +40,52 @@ static const char *nft_path(void)
 	return NULL;
 }
 
+/* Into the network namespace of socket skfd (SIOCGSKNS), for this thread: *back is where we were (-1: we
+ * stay, e.g. skfd -1 or a kernel without SIOCGSKNS). */
+static int sk_netns_enter(int skfd, int *back, struct cr_err *e)
+{
+	*back = -1;
+	if (skfd < 0)
+		return 0;
+	__cleanup_close int ns = ioctl(skfd, SIOCGSKNS);
+	if (ns < 0)
+		return 0;
+	int self = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
+	if (self < 0)
+		return cr_fail_sys(e, "network lock: our network namespace");
+	if (setns(ns, CLONE_NEWNET)) {
+		close(self);
+		return cr_fail_sys(e, "network lock: enter the connection's network namespace");
+	}
+	*back = self;
+	return 0;
+}
+
+static void netns_leave(int back)
+{
+	if (back < 0)
+		return;
+	if (setns(back, CLONE_NEWNET))
+		pr_warn("network lock: back to our network namespace: %s\n", strerror(errno));
+	close(back);
+}
+
+static int run_nft_here(const char *script, struct cr_err *e);
+
+/* Run `nft -f -` with script on stdin in the network namespace of socket skfd (-1: ours), where the
+ * connection's packets pass: a lock made in ours would not see a peer behind a veth. */
+static int run_nft(const char *script, int skfd, struct cr_err *e)
+{
+	int back;
+	if (sk_netns_enter(skfd, &back, e))
+		return -1;
+	int ret = run_nft_here(script, e);
+	netns_leave(back);
+	return ret;
+}
+
 /* Run `nft -f -` with script on stdin; its stderr (first line) goes into the error. */
-static int run_nft(const char *script, struct cr_err *e)
+static int run_nft_here(const char *script, struct cr_err *e)
 {
 	const char *nft = nft_path();
 	if (!nft)
@@ -104,7 +149,7 @@ static const char *addr_str(const ProtobufCBinaryData *a, bool *v4, char *buf, s
 	return a->len == 16 ? inet_ntop(AF_INET6, a->data, buf, (socklen_t)len) : NULL;
 }
 
-static int net_lock(const struct cr_opts *o, const InetSkEntry *ie, char **lock, struct cr_err *e)
+static int net_lock(const struct cr_opts *o, int cfd, const InetSkEntry *ie, char **lock, struct cr_err *e)
 {
 	const char *m = lock_method(o);
 	if (!strcmp(m, "skip")) {
@@ -130,7 +175,7 @@ static int net_lock(const struct cr_opts *o, const InetSkEntry *ie, char **lock,
 		 "add rule inet %s out %s saddr %s %s daddr %s tcp sport %u tcp dport %u drop\n",
 		 table, table, table, table, TCP_FIN_MARK, table, ip, dst, ip, src, ie->dst_port,
 		 ie->src_port, table, ip, src, ip, dst, ie->src_port, ie->dst_port);
-	if (run_nft(script, e))
+	if (run_nft(script, cfd, e))
 		return -1;
 	pr_info("network lock: %s %s:%u <-> %s:%u dropped (nft table inet %s)\n", ip, src, ie->src_port, dst,
 		ie->dst_port, table);
@@ -139,7 +184,7 @@ static int net_lock(const struct cr_opts *o, const InetSkEntry *ie, char **lock,
 	return 0;
 }
 
-int net_unlock(const char *netlock, struct cr_err *e)
+int net_unlock(const char *netlock, int skfd, struct cr_err *e)
 {
 	if (!netlock || strncmp(netlock, "nft:", 4))
 		return 0;
@@ -150,7 +195,7 @@ int net_unlock(const char *netlock, struct cr_err *e)
 	char script[256];
 	/* add first: removing a table that is gone already is no error */
 	snprintf(script, sizeof(script), "add table inet %s\ndelete table inet %s\n", table, table);
-	if (run_nft(script, e))
+	if (run_nft(script, skfd, e))
 		return -1;
 	pr_info("network unlock: nft table inet %s removed\n", table);
 	return 0;
@@ -273,7 +318,7 @@ int tcp_repair_dump(const struct cr_opts *o, int cfd, const InetSkEntry *ie, Tcp
 		return cr_fail_errno(e, ENOMEM, "out of memory");
 	tcp_stream_entry__init(t);
 	*out = t;
-	if (net_lock(o, ie, &t->netlock, e))
+	if (net_lock(o, cfd, ie, &t->netlock, e))
 		return -1;
 	int on = 1;
 	if (setsockopt(cfd, IPPROTO_TCP, TCP_REPAIR, &on, sizeof(on)))
