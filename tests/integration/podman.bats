@@ -39,7 +39,10 @@ setup() {
 }
 
 teardown() {
+	exec 5>&-
 	pm rm -f -t 0 "$ID" "$ID-a" "$ID-b" >/dev/null 2>&1
+	[ -z "${NETNS:-}" ] || ip netns del "$NETNS" 2>/dev/null
+	[ -z "${VETH:-}" ] || ip link del "$VETH" 2>/dev/null
 	rm -rf "$D"
 }
 
@@ -137,4 +140,55 @@ checkpoint_restore() {
 	echo "$output" | jq -e '.container_statistics[0].criu_statistics.restore_time > 0'
 	at=$(last_count "$ID")
 	logs_beyond "$ID" $((at + 3))
+}
+
+# bats test_tags=extra
+@test "podman: checkpoint and restore --tcp-established: a connection from outside goes on byte-exact" {
+	NETNS=rpc-podman-$BATS_TEST_NUMBER-$$ VETH=rpcpd$$h
+	local sub="10.$((200 + RANDOM % 50)).$((RANDOM % 250))" port=$((20000 + RANDOM % 20000))
+	ip netns add "$NETNS"
+	ip link add "$VETH" type veth peer name eth0 netns "$NETNS"
+	ip addr add "$sub.1/24" dev "$VETH" && ip link set "$VETH" up
+	ip -n "$NETNS" addr add "$sub.2/24" dev eth0 && ip -n "$NETNS" link set eth0 up && ip -n "$NETNS" link set lo up
+	# the server in the container echoes what it reads (nc -e cat); the client is this shell
+	pm run -d --name "$ID" --network "ns:/var/run/netns/$NETNS" --ulimit nofile=1024:1024 \
+		--ulimit nproc=1024:1024 localhost/rpc-busybox nc -l -p "$port" -e cat >/dev/null
+	for _ in $(seq 50); do ip netns exec "$NETNS" ss -Hltn "sport = :$port" | grep -q . && break; sleep 0.1; done
+	exec 5<>"/dev/tcp/$sub.2/$port"
+	local before="before $RANDOM$RANDOM" during="while checkpointed $RANDOM$RANDOM" after="after $RANDOM$RANDOM"
+	echo "$before" >&5
+	read -r -t 10 line <&5
+	[ "$line" = "$before" ]
+	pm container checkpoint --tcp-established "$ID"
+	[ "$(state_of "$ID")" = exited ]
+	echo "$during" >&5 # held back while the container is gone, resent by the kernel after the restore
+	pm container restore --tcp-established "$ID"
+	[ "$(state_of "$ID")" = running ]
+	read -r -t 30 line <&5
+	[ "$line" = "$during" ] || { echo "read back '$line', not '$during'"; false; }
+	echo "$after" >&5
+	read -r -t 10 line <&5
+	[ "$line" = "$after" ] || { echo "read back '$line', not '$after'"; false; }
+	exec 5>&-
+}
+
+# bats test_tags=extra
+@test "podman: checkpoint --pre-checkpoint, then --with-previous, then restore" {
+	start_counter
+	pm container checkpoint --pre-checkpoint "$ID"
+	[ "$(state_of "$ID")" = running ] # a pre-checkpoint leaves it running
+	dir=$(pm inspect -f '{{.StaticDir}}' "$ID")
+	compgen -G "$dir/pre-checkpoint/pages-*.img" >/dev/null # the memory is there
+	at=$(last_count "$ID")
+	logs_beyond "$ID" $((at + 3))
+	pm container checkpoint --with-previous "$ID"
+	[ "$(state_of "$ID")" = exited ]
+	# the checkpoint holds only what changed since the pre-checkpoint and refers to it
+	[ "$(readlink "$dir/checkpoint/parent")" = ../pre-checkpoint ]
+	AT=$(last_count "$ID")
+	pm container restore "$ID"
+	[ "$(state_of "$ID")" = running ]
+	logs_beyond "$ID" $((AT + 5))
+	pm logs "$ID" >"$D/log"
+	sequence_unbroken "$D/log"
 }
