@@ -114,12 +114,9 @@ static const struct option long_opts[] = {
     {"file-validation", optional_argument, NULL, OPT_IGNORED},
     {"cpu-cap", optional_argument, NULL, OPT_IGNORED},
     {"pre-dump-mode", required_argument, NULL, OPT_IGNORED_ARG},
-    {"skip-mnt", required_argument, NULL, OPT_IGNORED_ARG},
-    {"ext-mount-map", required_argument, NULL, OPT_IGNORED_ARG},
     {"cgroup-root", required_argument, NULL, OPT_CGROUP_ROOT},
     {"timeout", required_argument, NULL, OPT_IGNORED_ARG},
     {"freeze-cgroup", required_argument, NULL, OPT_FREEZE_CGROUP},
-    {"lsm-profile", required_argument, NULL, OPT_IGNORED_ARG},
     {"config", required_argument, NULL, OPT_QUIET_IGNORED}, /* read before parsing (config.c) */
     {"status-fd", required_argument, NULL, OPT_STATUS_FD},
     {"all", no_argument, NULL, OPT_IGNORED},
@@ -134,6 +131,9 @@ static const struct option long_opts[] = {
     {"cgroup-props-file", required_argument, NULL, OPT_UNSUPPORTED},
     {"cgroup-dump-controller", required_argument, NULL, OPT_UNSUPPORTED},
     {"cgroup-yard", required_argument, NULL, OPT_UNSUPPORTED},
+    {"skip-mnt", required_argument, NULL, OPT_UNSUPPORTED},	 /* every mount of the tree is dumped */
+    {"ext-mount-map", required_argument, NULL, OPT_UNSUPPORTED}, /* --external mnt[KEY]:VAL is */
+    {"lsm-profile", required_argument, NULL, OPT_UNSUPPORTED},	 /* no LSM label is set on restore */
     {NULL, 0, NULL, 0},
 };
 

@@ -143,7 +143,7 @@ checkpoint_restore() {
 }
 
 # bats test_tags=extra
-@test "podman: checkpoint and restore --tcp-established: a connection from outside goes on byte-exact" {
+@test "podman: checkpoint (--leave-running, then not) and restore --tcp-established: a connection from outside goes on byte-exact" {
 	NETNS=rpc-podman-$BATS_TEST_NUMBER-$$ VETH=rpcpd$$h
 	local sub="10.$((200 + RANDOM % 50)).$((RANDOM % 250))" port=$((20000 + RANDOM % 20000))
 	ip netns add "$NETNS"
@@ -159,6 +159,14 @@ checkpoint_restore() {
 	echo "$before" >&5
 	read -r -t 10 line <&5
 	[ "$line" = "$before" ]
+	pid=$(pm inspect -f '{{.State.Pid}}' "$ID") # the lock's table is named after it
+	# --leave-running: the connection is locked for the dump and unlocked (in the container's namespace)
+	pm container checkpoint --leave-running --tcp-established "$ID"
+	[ "$(state_of "$ID")" = running ]
+	echo "$before again" >&5
+	read -r -t 10 line <&5
+	[ "$line" = "$before again" ] || { echo "after --leave-running read back '$line'"; false; }
+	[ -z "$(ip netns exec "$NETNS" nft list tables | grep crshim_)" ] # no lock left behind
 	pm container checkpoint --tcp-established "$ID"
 	[ "$(state_of "$ID")" = exited ]
 	echo "$during" >&5 # held back while the container is gone, resent by the kernel after the restore
@@ -169,6 +177,8 @@ checkpoint_restore() {
 	echo "$after" >&5
 	read -r -t 10 line <&5
 	[ "$line" = "$after" ] || { echo "read back '$line', not '$after'"; false; }
+	[ -z "$(ip netns exec "$NETNS" nft list tables | grep crshim_)" ]
+	[ -z "$(nft list tables | grep -x "table inet crshim_$pid")" ] # nor one in the host's namespace
 	exec 5>&-
 }
 

@@ -71,7 +71,8 @@ static void t_verbosity(void)
 
 static void t_ignored(void)
 {
-	ok(parse("dump -t 1 -D d --display-stats --log-pid --timeout 10 --skip-mnt /x --link-remap") == 0,
+	ok(parse("dump -t 1 -D d --display-stats --log-pid --timeout 10 --pre-dump-mode read --link-remap") ==
+	       0,
 	   "ignored CRIU options are accepted");
 	ok(c.verb == VERB_DUMP && c.n_notes == 5, "their arguments are not taken as operands, 5 notes");
 	is_str(c.notes[2], "timeout", "note names the option");
