@@ -11,40 +11,15 @@ set -euo pipefail
 
 CRSHIM=${1:?usage: $0 /path/to/crshim}
 SIZES=${CRSHIM_BENCH_LAZY_SIZES:-1024}
-PROG=$(dirname "$CRSHIM")/contrib/bench-mem
-BASE=$(mktemp -d /dev/shm/crshim-lazy-bench.XXXXXX)
-PID='' LZPID=''
-
-cleanup() {
-	[ -z "$PID" ] || kill -KILL "$PID" 2>/dev/null || true
-	[ -z "$LZPID" ] || kill -KILL "$LZPID" 2>/dev/null || true
-	rm -rf "$BASE"
-}
-trap cleanup EXIT
-die() {
-	echo "bench-lazy: $*" >&2
-	exit 1
-}
-now() { echo "${EPOCHREALTIME/,/.}"; }
-[ "$(id -u)" = 0 ] || die "run as root"
-[ -x "$PROG" ] || die "no $PROG (make bench-lazy builds it)"
-
-check() { # run dir: ask the restored bench-mem to verify its memory, wait for its verdict
-	rm -f "$1/result"
-	kill -USR1 "$PID"
-	for _ in $(seq 1200); do [ -f "$1/result" ] && break; sleep 0.1; done
-	cat "$1/result" 2>/dev/null || echo "BAD: no result"
-}
+ME=bench-lazy
+# shellcheck source=contrib/bench-mem.sh
+. "$(dirname "${BASH_SOURCE[0]}")/bench-mem.sh"
 
 printf '%-8s %14s %14s %16s %s\n' MiB "eager run (s)" "lazy run (s)" "lazy all in (s)" data
 for mib in $SIZES; do
 	d=$BASE/$mib
 	mkdir -p "$d/run" "$d/eager" "$d/lazy"
-	setsid "$PROG" "$mib" "$d/run" </dev/null >/dev/null 2>&1 &
-	disown
-	for _ in $(seq 1200); do [ -f "$d/run/ready" ] && break; sleep 0.1; done
-	[ -f "$d/run/ready" ] || die "bench-mem did not get ready"
-	PID=$(cat "$d/run/ready")
+	bench_mem_start "$mib" "$d/run"
 	"$CRSHIM" dump -t "$PID" -D "$d/eager" -o dump.log -R || die "dump failed"
 	"$CRSHIM" dump -t "$PID" -D "$d/lazy" -o dump.log || die "dump failed"
 	for _ in $(seq 100); do kill -0 "$PID" 2>/dev/null || break; sleep 0.1; done
@@ -52,19 +27,19 @@ for mib in $SIZES; do
 	t0=$(now)
 	"$CRSHIM" restore -D "$d/eager" -d -o restore.log || die "eager restore failed"
 	t1=$(now)
-	r1=$(check "$d/run")
+	r1=$(bench_mem_check "$d/run")
 	for _ in $(seq 100); do kill -0 "$PID" 2>/dev/null || break; sleep 0.1; done
 
 	"$CRSHIM" lazy-pages -D "$d/lazy" -o lazy.log -v4 --daemon --pidfile "$d/lazy/lz.pid" || die "lazy-pages did not start"
-	LZPID=$(cat "$d/lazy/lz.pid")
+	SRVPID=$(cat "$d/lazy/lz.pid")
 	t2=$(now)
 	"$CRSHIM" restore -D "$d/lazy" -d --lazy-pages -o restore.log || die "lazy restore failed"
 	t3=$(now)
-	while kill -0 "$LZPID" 2>/dev/null; do sleep 0.01; done
+	while kill -0 "$SRVPID" 2>/dev/null; do sleep 0.01; done
 	t4=$(now)
-	LZPID=
+	SRVPID=
 	grep -q "lazy-pages: done:" "$d/lazy/lazy.log" || die "lazy-pages did not finish: $(tail -n1 "$d/lazy/lazy.log")"
-	r2=$(check "$d/run")
+	r2=$(bench_mem_check "$d/run")
 	PID=
 	printf '%-8s %14.3f %14.3f %16.3f %s\n' "$mib" "$(awk "BEGIN { print $t1 - $t0 }")" \
 		"$(awk "BEGIN { print $t3 - $t2 }")" "$(awk "BEGIN { print $t4 - $t2 }")" "eager $r1; lazy $r2"

@@ -10,33 +10,15 @@ set -euo pipefail
 
 CRSHIM=${1:?usage: $0 /path/to/crshim}
 SIZES=${CRSHIM_BENCH_PS_SIZES:-256}
-PROG=$(dirname "$CRSHIM")/contrib/bench-mem
-BASE=$(mktemp -d /dev/shm/crshim-pagesrv-bench.XXXXXX)
-PID='' PSPID=''
-
-cleanup() {
-	[ -z "$PID" ] || kill -KILL "$PID" 2>/dev/null || true
-	[ -z "$PSPID" ] || kill -KILL "$PSPID" 2>/dev/null || true
-	rm -rf "$BASE"
-}
-trap cleanup EXIT
-die() {
-	echo "bench-pagesrv: $*" >&2
-	exit 1
-}
-now() { echo "${EPOCHREALTIME/,/.}"; }
-[ "$(id -u)" = 0 ] || die "run as root"
-[ -x "$PROG" ] || die "no $PROG (make bench-pagesrv builds it)"
+ME=bench-pagesrv
+# shellcheck source=contrib/bench-mem.sh
+. "$(dirname "${BASH_SOURCE[0]}")/bench-mem.sh"
 
 printf '%-8s %12s %12s %14s %s\n' MiB "local MB/s" "server MB/s" "sent (MiB)" data
 for mib in $SIZES; do
 	d=$BASE/$mib
 	mkdir -p "$d/run" "$d/local" "$d/loc" "$d/srv"
-	setsid "$PROG" "$mib" "$d/run" </dev/null >/dev/null 2>&1 &
-	disown
-	for _ in $(seq 1200); do [ -f "$d/run/ready" ] && break; sleep 0.1; done
-	[ -f "$d/run/ready" ] || die "bench-mem did not get ready"
-	PID=$(cat "$d/run/ready")
+	bench_mem_start "$mib" "$d/run"
 	t0=$(now)
 	"$CRSHIM" dump -t "$PID" -D "$d/local" -o dump.log -R || die "local dump failed"
 	t1=$(now)
@@ -44,19 +26,17 @@ for mib in $SIZES; do
 	rm -rf "$d/local"
 	"$CRSHIM" page-server --address 127.0.0.1 --port 0 -D "$d/srv" -o ps.log --daemon \
 		--pidfile "$d/srv/ps.pid" >"$d/srv/port" || die "page-server did not start"
-	PSPID=$(cat "$d/srv/ps.pid")
+	SRVPID=$(cat "$d/srv/ps.pid")
 	t2=$(now)
 	"$CRSHIM" dump -t "$PID" -D "$d/loc" -o dump.log --page-server --address 127.0.0.1 \
 		--port "$(cat "$d/srv/port")" || die "dump through the page server failed"
 	t3=$(now)
-	for _ in $(seq 100); do kill -0 "$PSPID" 2>/dev/null || break; sleep 0.1; done
-	PSPID=
+	for _ in $(seq 100); do kill -0 "$SRVPID" 2>/dev/null || break; sleep 0.1; done
+	SRVPID=
 	sent=$(stat -c %s "$d/srv"/pages-*.img | awk '{ s += $1 } END { print s }')
 	for f in "$d/loc"/*.img; do [ -e "$d/srv/${f##*/}" ] || cp -a "$f" "$d/srv/"; done
 	"$CRSHIM" restore -D "$d/srv" -d -o restore.log || die "restore from the server's dir failed"
-	kill -USR1 "$PID"
-	for _ in $(seq 1200); do [ -f "$d/run/result" ] && break; sleep 0.1; done
-	result=$(cat "$d/run/result" 2>/dev/null || echo "BAD: no result")
+	result=$(bench_mem_check "$d/run")
 	PID=
 	printf '%-8s %12s %12s %14s %s\n' "$mib" \
 		"$(awk "BEGIN { printf \"%.0f\", $bytes / ($t1 - $t0) / 1e6 }")" \

@@ -1,8 +1,12 @@
-/* Files of /proc held open (proc_fds, proc_fds_pidns): see zdtmtst.h. */
+/* Files of /proc held open (proc_fds, proc_fds_pidns) and removed directories (cwd_deleted*): see zdtmtst.h.
+ */
+#include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "zdtmtst.h"
 
@@ -48,4 +52,31 @@ void procfds_check(off_t off, pid_t pid, pid_t ch)
 		close(fd);
 	if (faccessat(PROCFD_FD_DIR, "21", F_OK, AT_SYMLINK_NOFOLLOW))
 		fail("fd %d: not our /proc/self/fd", PROCFD_FD_DIR);
+}
+
+int dead_dir(const char *what, const char *link_path, const char *want_link)
+{
+	char l[PATH_MAX];
+	struct stat st;
+	char sub[PATH_MAX + 8];
+	ssize_t n = readlink(link_path, l, sizeof(l) - 1);
+	if (n < 0) {
+		fail("%s: readlink %s", what, link_path);
+		return -1;
+	}
+	l[n] = '\0';
+	if (strcmp(l, want_link)) {
+		fail("%s: %s -> %s, want %s", what, link_path, l, want_link);
+		return -1;
+	}
+	if (stat(link_path, &st) || !S_ISDIR(st.st_mode) || st.st_nlink != 0) {
+		fail("%s: not a removed directory (nlink %lu)", what, (unsigned long)st.st_nlink);
+		return -1;
+	}
+	snprintf(sub, sizeof(sub), "%s/x", link_path);
+	if (mkdir(sub, 0700) == 0 || errno != ENOENT) {
+		fail("%s: mkdir inside a removed directory did not fail with ENOENT", what);
+		return -1;
+	}
+	return 0;
 }

@@ -79,21 +79,62 @@ static void serve(int lfd, uint64_t pause_at, const char *gofile)
 	_exit(0);
 }
 
-unsigned lo_addr(int family, int port, struct sockaddr_storage *ss)
+unsigned ip_addr(int family, int port, int any, struct sockaddr_storage *ss)
 {
 	memset(ss, 0, sizeof(*ss));
 	if (family == AF_INET) {
 		struct sockaddr_in *s = (struct sockaddr_in *)ss;
 		s->sin_family = AF_INET;
-		s->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		s->sin_addr.s_addr = htonl(any ? INADDR_ANY : INADDR_LOOPBACK);
 		s->sin_port = htons((uint16_t)port);
 		return sizeof(*s);
 	}
 	struct sockaddr_in6 *s = (struct sockaddr_in6 *)ss;
 	s->sin6_family = AF_INET6;
-	s->sin6_addr = in6addr_loopback;
+	s->sin6_addr = any ? in6addr_any : in6addr_loopback;
 	s->sin6_port = htons((uint16_t)port);
 	return sizeof(*s);
+}
+
+unsigned lo_addr(int family, int port, struct sockaddr_storage *ss)
+{
+	return ip_addr(family, port, 0, ss);
+}
+
+int sk_getint(int fd, int level, int name)
+{
+	int v = -1;
+	socklen_t l = sizeof(v);
+	if (getsockopt(fd, level, name, &v, &l))
+		return -2;
+	return v;
+}
+
+int tcp_state(int fd)
+{
+	struct tcp_info ti;
+	socklen_t l = sizeof(ti);
+	return getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &l) ? -1 : ti.tcpi_state;
+}
+
+int tcp_wait_state(int fd, int st, int ms)
+{
+	for (int i = 0; i < ms && tcp_state(fd) != st; i++)
+		usleep(1000);
+	return tcp_state(fd) == st;
+}
+
+void dgram_expect(int fd, const char *what)
+{
+	char buf[64];
+	size_t len = strlen(what);
+	ssize_t n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
+	for (int i = 0; n < 0 && i < 1000; i++) {
+		usleep(1000);
+		n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
+	}
+	if (n != (ssize_t)len || memcmp(buf, what, len))
+		fail("%s: datagram lost", what);
 }
 
 int lo_listen(int family, int *port)

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
@@ -305,6 +306,53 @@ int child_started(int p[2])
 	int r = read(p[0], &c, 1) == 1 ? 0 : -1;
 	close(p[0]);
 	return r;
+}
+
+/* p[0] to fd a, p[1] to fd b, the originals closed; fail(what) on error */
+static void pair_move(const int p[2], int a, int b, const char *what)
+{
+	if (dup2(p[0], a) != a || dup2(p[1], b) != b)
+		fail("%s at %d/%d", what, a, b);
+	if (p[0] != a && p[0] != b)
+		close(p[0]);
+	if (p[1] != a && p[1] != b)
+		close(p[1]);
+}
+
+void pipe_at(int r, int w, int flags)
+{
+	int p[2];
+	if (pipe2(p, flags))
+		fail("pipe");
+	else
+		pair_move(p, r, w, "pipe");
+}
+
+void sockpair_at(int type, int a, int b)
+{
+	int p[2];
+	if (socketpair(AF_UNIX, type, 0, p))
+		fail("socketpair");
+	else
+		pair_move(p, a, b, "socketpair");
+}
+
+void cr_same_state(int fd, void (*get)(int fd, char *out, size_t len), const char *what)
+{
+	static char before[4096], after[4096];
+	get(fd, before, sizeof(before));
+	test_daemon();
+	test_waitsig();
+	get(fd, after, sizeof(after));
+	if (strcmp(before, after))
+		fail("%s\n%s\nwant\n%s", what, after, before);
+}
+
+void no_child_left(void)
+{
+	int st;
+	if (waitpid(-1, &st, WNOHANG) >= 0 || errno != ECHILD)
+		fail("a child is left");
 }
 
 ssize_t read_file(const char *path, char **out)

@@ -343,6 +343,23 @@ void child_report(pid_t ch, int rfd, char *buf, size_t len)
 		fail("child exit %#x", st);
 }
 
+void child_devino_exit(int fd, int wfd)
+{
+	char ino[64];
+	if (fd_devino(fd, ino, sizeof(ino)))
+		_exit(1);
+	_exit(write(wfd, ino, strlen(ino)) > 0 ? 0 : 2);
+}
+
+void child_same_devino(pid_t ch, int rfd, int fd, const char *what)
+{
+	char ino[64] = "", want[64] = "";
+	child_report(ch, rfd, ino, sizeof(ino));
+	fd_devino(fd, want, sizeof(want));
+	if (strcmp(ino, want))
+		fail("the child's %s is %s, the parent's %s: two of them", what, ino, want);
+}
+
 int tree_same_file(pid_t pid, int fd)
 {
 	return syscall(SYS_kcmp, getpid(), pid, KCMP_FILE, fd, fd) == 0;

@@ -68,6 +68,15 @@ ssize_t read_file(const char *path, char **out);
 int read_exact(int fd, void *buf, size_t n, int ms);
 /* The parent's end of a start pipe p: close p[1], wait for the child's one byte, close p[0]; 0 or -1. */
 int child_started(int p[2]);
+/* pipe_at: a pipe (pipe2 flags) with its read end at fd r, its write end at fd w; sockpair_at: a unix
+ * socketpair of type (SOCK_NONBLOCK etc. or'ed in) at fds a and b. Both fail() on error. */
+void pipe_at(int r, int w, int flags);
+void sockpair_at(int type, int a, int b);
+/* The checkpoint of a test whose state of fd get() writes as text: get, test_daemon, test_waitsig, get
+ * again, fail() naming what unless both texts are the same (4 KiB at most). */
+void cr_same_state(int fd, void (*get)(int fd, char *out, size_t len), const char *what);
+/* fail() unless this process has no child left (zombie or not). */
+void no_child_left(void);
 /* Value of "Key:" line in /proc/self/status (trimmed, static buffer), or NULL. */
 const char *proc_status(const char *key);
 /* Threads of a thread test (lib/threads.c). Each runs fn(&t[i]) and records what it found wrong in bad/why.
@@ -107,6 +116,16 @@ int sockpeer_connect(int family, int port);
  * socket listening on a port the kernel chose (*port), -1 on error. */
 struct sockaddr_storage;
 unsigned lo_addr(int family, int port, struct sockaddr_storage *ss);
+/* ip_addr: lo_addr, or the wildcard address of family with any. */
+unsigned ip_addr(int family, int port, int any, struct sockaddr_storage *ss);
+/* An int socket option (getsockopt), -2 when it cannot be read. */
+int sk_getint(int fd, int level, int name);
+/* tcp_state: the TCP_INFO state of fd (TCP_ESTABLISHED, ...), -1 on error. tcp_wait_state: wait (ms at
+ * most) until fd is in state st; 1 if it is. */
+int tcp_state(int fd);
+int tcp_wait_state(int fd, int st, int ms);
+/* The datagram what (its text, NUL not sent) arrives at fd within a second, else fail(). */
+void dgram_expect(int fd, const char *what);
 int lo_listen(int family, int *port);
 /* A server process for lfd (test_outside, alarm 300 s, every other fd closed): 0 in it, 1 in the caller. */
 int sockpeer_outside(int lfd);
@@ -195,6 +214,11 @@ int tree_same_file(pid_t pid, int fd);
  * NUL-terminated) into buf, then ch reaped: fail() unless it exited with 0. */
 int fd_devino(int fd, char *buf, size_t len);
 void child_report(pid_t ch, int rfd, char *buf, size_t len);
+/* child_devino_exit (in the child, after its sigwait): fd_devino of fd written to wfd, then exit (0, or 1
+ * and 2 on errors). child_same_devino: child_report of that, fail() unless fd of the test is the same file
+ * (what names it). */
+void child_devino_exit(int fd, int wfd) __attribute__((noreturn));
+void child_same_devino(pid_t ch, int rfd, int fd, const char *what);
 /* PID namespaces: the number of processes in /proc (the namespace of the mounted /proc), and the pid the
  * /proc/self link names (-1 on error). */
 int pidns_count_proc(void);
@@ -237,6 +261,9 @@ int inhfd_expect(const char *data, int len, const char *what);
 enum { PROCFD_STATUS = 20, PROCFD_CHILD_DIR = 21, PROCFD_FD_DIR = 22 };
 int procfds_open(pid_t ch, off_t *off);
 void procfds_check(off_t off, pid_t pid, pid_t ch);
+/* dead_dir (cwd_deleted*): link_path (/proc/PID/cwd, /proc/PID/fd/N) names want_link, a directory with no
+ * links in which mkdir fails with ENOENT; 0, or -1 after fail() (what names it). */
+int dead_dir(const char *what, const char *link_path, const char *want_link);
 
 #define PAGE 4096UL
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))

@@ -17,8 +17,7 @@ int main(int argc, char **argv)
 {
 	sigset_t m;
 	int sig, res[2] = {-1, -1}, go[2] = {-1, -1};
-	struct stat a = {0};
-	char path[64], ino[64] = "", want[64], buf[8] = "";
+	char path[64], buf[8] = "";
 
 	test_init(argc, argv);
 	int fd = memfd_create("memfd_tree", 0);
@@ -39,9 +38,9 @@ int main(int argc, char **argv)
 			_exit(3);
 		close(fd);
 		sigwait(&m, &sig);
-		if (write(CFD, "C", 1) != 1 || fd_devino(CFD, ino, sizeof(ino))) /* at offset 3 */
+		if (write(CFD, "C", 1) != 1) /* at offset 3 */
 			_exit(1);
-		_exit(write(res[1], ino, strlen(ino)) > 0 ? 0 : 2);
+		child_devino_exit(CFD, res[1]);
 	}
 	close(res[1]);
 	close(go[1]);
@@ -50,12 +49,7 @@ int main(int argc, char **argv)
 	test_daemon();
 	test_waitsig();
 
-	child_report(ch, res[0], ino, sizeof(ino));
-	if (fstat(PFD, &a))
-		fail("fstat");
-	fd_devino(PFD, want, sizeof(want));
-	if (strcmp(ino, want))
-		fail("the child's memfd is %s, the parent's %s: two memfds", ino, want);
+	child_same_devino(ch, res[0], PFD, "memfd");
 	if (pread(PFD, buf, 6, 0) != 6 || memcmp(buf, "parCnt", 6))
 		fail("contents \"%.6s\", want \"parCnt\" (the child's write at its offset 3)", buf);
 	pass();

@@ -15,15 +15,12 @@ int main(int argc, char **argv)
 	nsw_must("ip link set lo up mtu 60000");
 	nsw_must("ip addr add 127.0.0.2/8 dev lo");
 	nsw_must("ip -6 addr add ::2/128 dev lo nodad");
-	static char *addr, *link;
-	addr = nsw_out("ip -o addr", NULL), link = nsw_out("ip -o link", NULL);
-	if (!strstr(addr, "127.0.0.2/8") || !strstr(link, "mtu 60000"))
-		fail("setup: %s %s", addr, link);
-	test_daemon();
-	test_waitsig();
-	nsw_own("net", host);
-	nsw_same("addresses", addr, "ip -o addr", NULL);
-	nsw_same("links", link, "ip -o link", NULL);
+	static struct nsw_view v[] = {{"addresses", "ip -o addr", NULL, NULL},
+				      {"links", "ip -o link", NULL, NULL}};
+	nsw_look(v, 2);
+	if (!strstr(v[0].before, "127.0.0.2/8") || !strstr(v[1].before, "mtu 60000"))
+		fail("setup: %s %s", v[0].before, v[1].before);
+	nsw_cr(v, 2, "net", host);
 	int s = socket(AF_INET, SOCK_DGRAM, 0), c = socket(AF_INET, SOCK_DGRAM, 0);
 	struct sockaddr_in a = {.sin_family = AF_INET};
 	socklen_t al = sizeof(a);

@@ -23,14 +23,11 @@ int main(int argc, char **argv)
 	nsw_must("nft add table ip nsworld_nat");
 	nsw_must("nft add chain ip nsworld_nat post '{ type nat hook postrouting priority 100; }'");
 	nsw_must("nft add rule ip nsworld_nat post ip saddr 10.91.0.0/24 masquerade");
-	static char *rs;
-	rs = nsw_out(RS, NULL);
-	if (!strstr(rs, "nsworld_f") || !strstr(rs, "masquerade"))
-		fail("setup:\n%s", rs);
-	test_daemon();
-	test_waitsig();
-	nsw_own("net", host);
-	nsw_same("nftables ruleset", rs, RS, NULL);
+	static struct nsw_view v[] = {{"nftables ruleset", RS, NULL, NULL}};
+	nsw_look(v, 1);
+	if (!strstr(v[0].before, "nsworld_f") || !strstr(v[0].before, "masquerade"))
+		fail("setup:\n%s", v[0].before);
+	nsw_cr(v, 1, "net", host);
 	if (nsw_sh("nsenter --net=%s nft list tables", nsw_host("net")))
 		fail("nft in the host's network namespace %s", nsw_host("net"));
 	if (!nsw_sh("nsenter --net=%s nft list tables | grep -q nsworld_", nsw_host("net")))

@@ -23,15 +23,11 @@ int main(int argc, char **argv)
 	nsw_must("ip route add 10.98.1.0/24 dev nswra0 src 10.92.0.1 proto static");
 	nsw_must("ip -6 route add fd00:93::/48 via fd00:92::2");
 	nsw_must("ip -6 route add fd00:94::/64 dev nswra0 table 101 metric 7");
-	static char *r4, *r6;
-	r4 = nsw_out(R4, NULL), r6 = nsw_out(R6, DROP6);
-	if (!strstr(r4, "10.93.0.0/16 via 10.92.0.2") || !strstr(r6, "fd00:93::/48"))
-		fail("setup:\n%s%s", r4, r6);
-	test_daemon();
-	test_waitsig();
-	nsw_own("net", host);
-	nsw_same("IPv4 routes", r4, R4, NULL);
-	nsw_same("IPv6 routes", r6, R6, DROP6);
+	static struct nsw_view v[] = {{"IPv4 routes", R4, NULL, NULL}, {"IPv6 routes", R6, DROP6, NULL}};
+	nsw_look(v, 2);
+	if (!strstr(v[0].before, "10.93.0.0/16 via 10.92.0.2") || !strstr(v[1].before, "fd00:93::/48"))
+		fail("setup:\n%s%s", v[0].before, v[1].before);
+	nsw_cr(v, 2, "net", host);
 	if (!test_failures)
 		pass();
 	return 0;

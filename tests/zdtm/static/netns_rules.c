@@ -16,15 +16,12 @@ int main(int argc, char **argv)
 	nsw_must("ip rule add tos 0x10 table 105 prio 105");
 	nsw_must("ip rule add from 10.99.0.0/16 blackhole prio 106");
 	nsw_must("ip -6 rule add from fd00:91::/64 table 104 prio 104");
-	static char *r4, *r6;
-	r4 = nsw_out("ip rule", NULL), r6 = nsw_out("ip -6 rule", NULL);
-	if (!strstr(r4, "fwmark 0x7/0xff") || !strstr(r6, "fd00:91::/64"))
-		fail("setup:\n%s%s", r4, r6);
-	test_daemon();
-	test_waitsig();
-	nsw_own("net", host);
-	nsw_same("IPv4 rules", r4, "ip rule", NULL);
-	nsw_same("IPv6 rules", r6, "ip -6 rule", NULL);
+	static struct nsw_view v[] = {{"IPv4 rules", "ip rule", NULL, NULL},
+				      {"IPv6 rules", "ip -6 rule", NULL, NULL}};
+	nsw_look(v, 2);
+	if (!strstr(v[0].before, "fwmark 0x7/0xff") || !strstr(v[1].before, "fd00:91::/64"))
+		fail("setup:\n%s%s", v[0].before, v[1].before);
+	nsw_cr(v, 2, "net", host);
 	if (!test_failures)
 		pass();
 	return 0;

@@ -22,15 +22,11 @@ int main(int argc, char **argv)
 	nsw_must("ip -6 addr add fd00:91::1/64 dev nswva0 nodad");
 	nsw_must("ip addr add 10.97.0.1/24 dev nswbr0");
 	nsw_must("ip link set nswva0 up && ip link set nswvb0 up && ip link set nswbr0 up");
-	static char *addr;
-	addr = nsw_out("ip -o addr | sed -e 's/\\\\.*//' -e 's/ tentative//'", NULL);
-	static char *link;
-	link = nsw_out("ip -o link | sed -E 's/(NO-CARRIER,|,LOWER_UP|state [A-Z]+ )//g'", NULL);
-	test_daemon();
-	test_waitsig();
-	nsw_own("net", host);
-	nsw_same("addresses", addr, "ip -o addr | sed -e 's/\\\\.*//' -e 's/ tentative//'", NULL);
-	nsw_same("links", link, "ip -o link | sed -E 's/(NO-CARRIER,|,LOWER_UP|state [A-Z]+ )//g'", NULL);
+	static struct nsw_view v[] = {
+	    {"addresses", "ip -o addr | sed -e 's/\\\\.*//' -e 's/ tentative//'", NULL, NULL},
+	    {"links", "ip -o link | sed -E 's/(NO-CARRIER,|,LOWER_UP|state [A-Z]+ )//g'", NULL, NULL}};
+	nsw_look(v, 2);
+	nsw_cr(v, 2, "net", host);
 	if (nsw_sh("ip -o link show nswvc0 | grep -q 'mtu 1400'") ||
 	    nsw_sh("ip -o link show nswvb0 | grep -q 'nswvb0@nswva0'"))
 		fail("veth pair nswvc0 or nswvb0 not as made");

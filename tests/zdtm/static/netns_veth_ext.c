@@ -39,12 +39,9 @@ int main(int argc, char **argv)
 	nsw_must("nsenter --net=%s ip addr add 10.90.0.1/30 dev " OUT, hn);
 	nsw_must("nsenter --net=%s ip link set " OUT " up", hn);
 	nsw_must("ip addr add 10.90.0.2/30 dev eth0 && ip link set eth0 up");
-	static char *addr;
-	addr = nsw_out("ip -o -4 addr", NULL);
-	test_daemon();
-	test_waitsig();
-	nsw_own("net", host);
-	nsw_same("addresses", addr, "ip -o -4 addr", NULL);
+	static struct nsw_view v[] = {{"addresses", "ip -o -4 addr", NULL, NULL}};
+	nsw_look(v, 1);
+	nsw_cr(v, 1, "net", host);
 	if (nsw_sh("nsenter --net=%s ip -o link show " OUT " | grep -q '[<,]UP[,>]'", hn))
 		fail("%s is not in the host's namespace, or not up", OUT);
 	nsw_sh("nsenter --net=%s ip addr add 10.90.0.1/30 dev " OUT " 2>/dev/null", hn);

@@ -104,4 +104,27 @@ static inline void nsw_unshare(int flags, const char *what)
 		test_skip("unshare(%s): %m", what);
 }
 
+/* What a namespace test compares before and after the checkpoint: what cmd prints (lines matching drop, an
+ * ERE or NULL, removed). nsw_look: each view's before. nsw_cr: test_daemon, test_waitsig (the checkpoint),
+ * then our namespace of kind is still our own (not host) and each view prints what it did. */
+struct nsw_view {
+	const char *what, *cmd, *drop;
+	char *before;
+};
+
+static inline void nsw_look(struct nsw_view *v, int n)
+{
+	for (int i = 0; i < n; i++)
+		v[i].before = nsw_out(v[i].cmd, v[i].drop);
+}
+
+static inline void nsw_cr(const struct nsw_view *v, int n, const char *kind, unsigned long host)
+{
+	test_daemon();
+	test_waitsig();
+	nsw_own(kind, host);
+	for (int i = 0; i < n; i++)
+		nsw_same(v[i].what, v[i].before, v[i].cmd, v[i].drop);
+}
+
 #endif

@@ -12,13 +12,10 @@ enum { R = 105, W = 106 };
 int main(int argc, char **argv)
 {
 	static char data[MAX], buf[MAX];
-	int p[2], size, total = 0, n;
+	int size, total = 0, n;
 
 	test_init(argc, argv);
-	if (pipe2(p, O_NONBLOCK) || dup2(p[0], R) != R || dup2(p[1], W) != W)
-		fail("pipe");
-	close(p[0]);
-	close(p[1]);
+	pipe_at(R, W, O_NONBLOCK);
 	size = fcntl(W, F_GETPIPE_SZ);
 	if (size <= 0 || size > MAX)
 		fail("pipe size %d", size);

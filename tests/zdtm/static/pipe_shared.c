@@ -31,15 +31,6 @@ static int expect(int fd, const char *want, size_t len)
 	return len <= sizeof(buf) && !read_exact(fd, buf, len, 10000) && !memcmp(buf, want, len) ? 0 : -1;
 }
 
-static void mkpipe(int r, int w)
-{
-	int p[2];
-	if (pipe(p) || dup2(p[0], r) != r || dup2(p[1], w) != w)
-		fail("pipe");
-	close(p[0]);
-	close(p[1]);
-}
-
 __attribute__((noreturn)) static void child_main(void)
 {
 	sigset_t empty;
@@ -69,9 +60,9 @@ int main(int argc, char **argv)
 	test_init(argc, argv);
 	signal(SIGUSR1, on_usr1);
 	usr1_mask(&m);
-	mkpipe(AR, AW);
-	mkpipe(BR, BW);
-	mkpipe(CR, CW);
+	pipe_at(AR, AW, 0);
+	pipe_at(BR, BW, 0);
+	pipe_at(CR, CW, 0);
 	ch = fork();
 	if (ch < 0)
 		fail("fork");

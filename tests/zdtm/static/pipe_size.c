@@ -11,11 +11,7 @@ enum { BR = 20, BW = 21, SR = 22, SW = 23 };
 
 static void mkpipe(int r, int w, int size)
 {
-	int p[2];
-	if (pipe(p) || dup2(p[0], r) != r || dup2(p[1], w) != w)
-		fail("pipe");
-	close(p[0]);
-	close(p[1]);
+	pipe_at(r, w, 0);
 	if (fcntl(w, F_SETPIPE_SZ, size) != size)
 		fail("F_SETPIPE_SZ %d", size);
 }

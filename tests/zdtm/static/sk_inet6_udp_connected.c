@@ -20,16 +20,9 @@ static int sock6(struct sockaddr_in6 *me, int flags)
 
 static void xfer(int from, int to, const char *what)
 {
-	char buf[32];
 	if (send(from, what, strlen(what), 0) != (ssize_t)strlen(what))
 		fail("%s: send", what);
-	ssize_t n = recv(to, buf, sizeof(buf), MSG_DONTWAIT);
-	for (int i = 0; n < 0 && i < 1000; i++) {
-		usleep(1000);
-		n = recv(to, buf, sizeof(buf), MSG_DONTWAIT);
-	}
-	if (n != (ssize_t)strlen(what) || memcmp(buf, what, (size_t)n))
-		fail("%s: datagram lost", what);
+	dgram_expect(to, what);
 }
 
 int main(int argc, char **argv)

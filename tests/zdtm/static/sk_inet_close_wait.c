@@ -13,7 +13,6 @@ int main(int argc, char **argv)
 {
 	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
 	socklen_t l = sizeof(a);
-	struct tcp_info ti;
 	char buf[8];
 
 	test_init(argc, argv);
@@ -26,14 +25,8 @@ int main(int argc, char **argv)
 		fail("accept");
 	close(s);
 	close(lfd);
-	for (int i = 0; i < 1000; i++) {
-		l = sizeof(ti);
-		if (getsockopt(c, IPPROTO_TCP, TCP_INFO, &ti, &l) || ti.tcpi_state == TCP_CLOSE_WAIT)
-			break;
-		usleep(1000);
-	}
-	if (ti.tcpi_state != TCP_CLOSE_WAIT)
-		fail("state %u, want CLOSE_WAIT", ti.tcpi_state);
+	if (!tcp_wait_state(c, TCP_CLOSE_WAIT, 1000))
+		fail("state %d, want CLOSE_WAIT", tcp_state(c));
 
 	test_daemon();
 	test_waitsig();

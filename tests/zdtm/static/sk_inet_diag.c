@@ -25,30 +25,6 @@ struct sk {
 static struct sk sk[NSK];
 static int nsk;
 
-static socklen_t lo(int family, struct sockaddr_storage *ss, int any)
-{
-	memset(ss, 0, sizeof(*ss));
-	if (family == AF_INET) {
-		struct sockaddr_in *s = (struct sockaddr_in *)ss;
-		s->sin_family = AF_INET;
-		s->sin_addr.s_addr = htonl(any ? INADDR_ANY : INADDR_LOOPBACK);
-		return sizeof(*s);
-	}
-	struct sockaddr_in6 *s = (struct sockaddr_in6 *)ss;
-	s->sin6_family = AF_INET6;
-	s->sin6_addr = any ? in6addr_any : in6addr_loopback;
-	return sizeof(*s);
-}
-
-static int tcp_state(int fd)
-{
-	struct tcp_info ti;
-	socklen_t l = sizeof(ti);
-	if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &l))
-		return -2;
-	return ti.tcpi_state;
-}
-
 static int add(const char *what, int family, int type)
 {
 	struct sk *s = &sk[nsk++];
@@ -62,7 +38,7 @@ static int add(const char *what, int family, int type)
 static void bind_lo(int fd, int family, int any)
 {
 	struct sockaddr_storage ss;
-	socklen_t l = lo(family, &ss, any);
+	socklen_t l = ip_addr(family, 0, any, &ss);
 	if (bind(fd, (struct sockaddr *)&ss, l))
 		fail("bind");
 }

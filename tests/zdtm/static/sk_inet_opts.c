@@ -50,15 +50,6 @@ static struct opt opts[] = {
     {3, IPPROTO_IPV6, IPV6_RECVERR, 1, "IPV6_RECVERR"},
 };
 
-static int getint(int fd, int level, int name)
-{
-	int v = -1;
-	socklen_t l = sizeof(v);
-	if (getsockopt(fd, level, name, &v, &l))
-		return -2;
-	return v;
-}
-
 int main(int argc, char **argv)
 {
 	int sk[4], before[ARRAY_SIZE(opts)];
@@ -77,7 +68,7 @@ int main(int argc, char **argv)
 	}
 	/* read back once all are set (IP_TOS changes SO_PRIORITY) */
 	for (size_t i = 0; i < ARRAY_SIZE(opts); i++)
-		before[i] = getint(sk[opts[i].sk], opts[i].level, opts[i].name);
+		before[i] = sk_getint(sk[opts[i].sk], opts[i].level, opts[i].name);
 	if (setsockopt(sk[0], SOL_SOCKET, SO_LINGER, &lg, sizeof(lg)) ||
 	    setsockopt(sk[1], SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)))
 		fail("SO_LINGER/SO_RCVTIMEO");
@@ -91,7 +82,7 @@ int main(int argc, char **argv)
 	test_waitsig();
 
 	for (size_t i = 0; i < ARRAY_SIZE(opts); i++) {
-		int v = getint(sk[opts[i].sk], opts[i].level, opts[i].name);
+		int v = sk_getint(sk[opts[i].sk], opts[i].level, opts[i].name);
 		if (v != before[i])
 			fail("%s is %d, want %d", opts[i].what, v, before[i]);
 	}
@@ -105,7 +96,8 @@ int main(int argc, char **argv)
 	l = sizeof(cc1);
 	if (getsockopt(sk[2], IPPROTO_TCP, TCP_CONGESTION, cc1, &l) || strcmp(cc, cc1))
 		fail("TCP_CONGESTION %s, want %s", cc1, cc);
-	if (getint(sk[0], SOL_SOCKET, SO_REUSEADDR) != 0 || getint(sk[1], SOL_SOCKET, SO_KEEPALIVE) != 0)
+	if (sk_getint(sk[0], SOL_SOCKET, SO_REUSEADDR) != 0 ||
+	    sk_getint(sk[1], SOL_SOCKET, SO_KEEPALIVE) != 0)
 		fail("an option not set appeared");
 	pass();
 	return 0;

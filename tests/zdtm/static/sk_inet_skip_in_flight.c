@@ -16,34 +16,10 @@
 #define FAMILY AF_INET
 #endif
 
-static int tcp_state(int fd)
-{
-	struct tcp_info ti;
-	socklen_t l = sizeof(ti);
-	if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &l))
-		return -1;
-	return ti.tcpi_state;
-}
-
-static socklen_t loopback(struct sockaddr_storage *ss)
-{
-	memset(ss, 0, sizeof(*ss));
-	if (FAMILY == AF_INET) {
-		struct sockaddr_in *s = (struct sockaddr_in *)ss;
-		s->sin_family = AF_INET;
-		s->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-		return sizeof(*s);
-	}
-	struct sockaddr_in6 *s = (struct sockaddr_in6 *)ss;
-	s->sin6_family = AF_INET6;
-	s->sin6_addr = in6addr_loopback;
-	return sizeof(*s);
-}
-
 int main(int argc, char **argv)
 {
 	struct sockaddr_storage a, a1, me, peer;
-	socklen_t l = loopback(&a), l1;
+	socklen_t l = lo_addr(FAMILY, 0, &a), l1;
 	char buf[8];
 	int v;
 
@@ -58,9 +34,7 @@ int main(int argc, char **argv)
 	int syn = socket(FAMILY, SOCK_STREAM | SOCK_NONBLOCK, 0);
 	if (syn < 0 || (connect(syn, (struct sockaddr *)&a, l) && errno != EINPROGRESS))
 		fail("non-blocking connect");
-	for (int i = 0; i < 200 && tcp_state(syn) != TCP_SYN_SENT; i++)
-		usleep(1000);
-	if (tcp_state(syn) != TCP_SYN_SENT)
+	if (!tcp_wait_state(syn, TCP_SYN_SENT, 200))
 		fail("the connecting socket is in state %d, not SYN_SENT", tcp_state(syn));
 
 	test_daemon();

@@ -20,20 +20,6 @@
 #endif
 #define NSEND 3000 /* the half-closing peer's data */
 
-static int tcp_state(int fd)
-{
-	struct tcp_info ti;
-	socklen_t l = sizeof(ti);
-	return getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &l) ? -1 : ti.tcpi_state;
-}
-
-static int wait_state(int fd, int st)
-{
-	for (int i = 0; i < 5000 && tcp_state(fd) != st; i++)
-		usleep(1000);
-	return tcp_state(fd) == st;
-}
-
 /* Field 22 of /proc/self/stat: a restored process is a new one and starts later. */
 static unsigned long long start_time(void)
 {
@@ -96,7 +82,7 @@ int main(int argc, char **argv)
 	int half = connected(port < 0 ? -1 : sockpeer_connect(FAMILY, port));
 	if (sockpeer_send(est, &sent, 5000, 0) != 5000 || sockpeer_recv(est, &echoed, 1000))
 		fail("exchange data");
-	if (!wait_state(half, TCP_CLOSE_WAIT))
+	if (!tcp_wait_state(half, TCP_CLOSE_WAIT, 5000))
 		fail("state %d, want CLOSE_WAIT", tcp_state(half));
 	unsigned long long t0 = start_time();
 

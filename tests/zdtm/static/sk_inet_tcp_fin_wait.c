@@ -18,20 +18,6 @@
 #endif
 #define GOFILE "sockpeer.go"
 
-static int tcp_state(int fd)
-{
-	struct tcp_info ti;
-	socklen_t l = sizeof(ti);
-	return getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &l) ? -1 : ti.tcpi_state;
-}
-
-static int wait_state(int fd, int want)
-{
-	for (int i = 0; i < 3000 && tcp_state(fd) != want; i++)
-		usleep(1000);
-	return tcp_state(fd) == want;
-}
-
 static int conn(void)
 {
 	struct timeval tv = {60, 0};
@@ -53,7 +39,7 @@ int main(int argc, char **argv)
 	int fd[2] = {conn(), conn()};
 	if (sockpeer_send(fd[0], &sent[0], 1000, 0) != 1000 || shutdown(fd[0], SHUT_WR))
 		fail("send and shut down");
-	if (!wait_state(fd[0], TCP_FIN_WAIT2))
+	if (!tcp_wait_state(fd[0], TCP_FIN_WAIT2, 3000))
 		fail("state %d, want FIN_WAIT2", tcp_state(fd[0]));
 	while (sockpeer_send(fd[1], &sent[1], 65536, MSG_DONTWAIT) > 0)
 		;

@@ -27,20 +27,6 @@ enum { CW, LA, CL, N };
 static const int want[N] = {TCP_CLOSE_WAIT, TCP_LAST_ACK, TCP_CLOSING};
 static const char *const sname[N] = {"CLOSE_WAIT", "LAST_ACK", "CLOSING"};
 
-static int tcp_state(int fd)
-{
-	struct tcp_info ti;
-	socklen_t l = sizeof(ti);
-	return getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &l) ? -1 : ti.tcpi_state;
-}
-
-static int wait_state(int fd, int st)
-{
-	for (int i = 0; i < 5000 && tcp_state(fd) != st; i++)
-		usleep(1000);
-	return tcp_state(fd) == st;
-}
-
 static void touch(const char *path)
 {
 	int g = open(path, O_CREAT | O_WRONLY, 0600);
@@ -94,7 +80,7 @@ int main(int argc, char **argv)
 	if (sockpeer_recv(fd[CW], &got[CW], NREAD) || sockpeer_send(fd[CW], &sent[CW], 3000, 0) != 3000)
 		fail("CLOSE_WAIT: exchange data");
 	/* LAST_ACK: the peer's FIN, then ours behind a full queue */
-	if (!wait_state(fd[LA], TCP_CLOSE_WAIT))
+	if (!tcp_wait_state(fd[LA], TCP_CLOSE_WAIT, 5000))
 		fail("state %d, want CLOSE_WAIT before LAST_ACK", tcp_state(fd[LA]));
 	fill(fd[LA], &sent[LA]);
 	if (shutdown(fd[LA], SHUT_WR))
@@ -105,7 +91,7 @@ int main(int argc, char **argv)
 		fail("state %d, want FIN_WAIT1 before CLOSING", tcp_state(fd[CL]));
 	touch(finfile);
 	for (int i = 0; i < N; i++) {
-		if (!wait_state(fd[i], want[i]))
+		if (!tcp_wait_state(fd[i], want[i], 5000))
 			fail("connection %d: state %d, want %s", i, tcp_state(fd[i]), sname[i]);
 		l = sizeof(me[i]), getsockname(fd[i], (struct sockaddr *)&me[i], &l);
 		l = sizeof(peer[i]), getpeername(fd[i], (struct sockaddr *)&peer[i], &l);
@@ -144,7 +130,7 @@ int main(int argc, char **argv)
 		if (sockhalf_verdict(result[i], sent[i]))
 			fail("%s: the peer did not get the %llu bytes and the FIN", sname[i],
 			     (unsigned long long)sent[i]);
-		if (!wait_state(fd[i], TCP_CLOSE))
+		if (!tcp_wait_state(fd[i], TCP_CLOSE, 5000))
 			fail("%s: the connection did not finish closing (state %d)", sname[i],
 			     tcp_state(fd[i]));
 	}

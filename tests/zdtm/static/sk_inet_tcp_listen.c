@@ -13,34 +13,10 @@
 #define FAMILY AF_INET
 #endif
 
-static socklen_t addr(struct sockaddr_storage *ss, int loopback)
-{
-	memset(ss, 0, sizeof(*ss));
-	if (FAMILY == AF_INET) {
-		struct sockaddr_in *s = (struct sockaddr_in *)ss;
-		s->sin_family = AF_INET;
-		s->sin_addr.s_addr = htonl(loopback ? INADDR_LOOPBACK : INADDR_ANY);
-		return sizeof(*s);
-	}
-	struct sockaddr_in6 *s = (struct sockaddr_in6 *)ss;
-	s->sin6_family = AF_INET6;
-	s->sin6_addr = loopback ? in6addr_loopback : in6addr_any;
-	return sizeof(*s);
-}
-
-static int getint(int fd, int level, int name)
-{
-	int v = -1;
-	socklen_t l = sizeof(v);
-	if (getsockopt(fd, level, name, &v, &l))
-		return -2;
-	return v;
-}
-
 static int listener(int loopback, int opt, int backlog, int flags)
 {
 	struct sockaddr_storage ss;
-	socklen_t l = addr(&ss, loopback);
+	socklen_t l = ip_addr(FAMILY, 0, !loopback, &ss);
 	int one = 1, fd = socket(FAMILY, SOCK_STREAM | flags, 0);
 	if (fd < 0 || setsockopt(fd, SOL_SOCKET, opt, &one, sizeof(one)))
 		fail("socket");
@@ -57,7 +33,7 @@ static int listener(int loopback, int opt, int backlog, int flags)
 static void use(int lfd, const char *what)
 {
 	struct sockaddr_storage ss, me;
-	socklen_t l = sizeof(me), al = addr(&ss, 1);
+	socklen_t l = sizeof(me), al = lo_addr(FAMILY, 0, &ss);
 	char buf[8];
 	if (getsockname(lfd, (struct sockaddr *)&me, &l))
 		fail("%s: getsockname", what);
@@ -102,25 +78,27 @@ int main(int argc, char **argv)
 		l = sizeof(a1[i]);
 		if (getsockname(fds[i], (struct sockaddr *)&a1[i], &l) || memcmp(&a0[i], &a1[i], l))
 			fail("listener %d: address changed", i);
-		if (getint(fds[i], SOL_SOCKET, SO_ACCEPTCONN) != 1)
+		if (sk_getint(fds[i], SOL_SOCKET, SO_ACCEPTCONN) != 1)
 			fail("listener %d does not listen", i);
 		if (fcntl(fds[i], F_GETFL) != fl[i])
 			fail("listener %d: flags %#x, want %#x", i, fcntl(fds[i], F_GETFL), fl[i]);
 	}
-	if (getint(fds[0], SOL_SOCKET, SO_REUSEADDR) != 1 || getint(fds[1], SOL_SOCKET, SO_REUSEPORT) != 1)
+	if (sk_getint(fds[0], SOL_SOCKET, SO_REUSEADDR) != 1 ||
+	    sk_getint(fds[1], SOL_SOCKET, SO_REUSEPORT) != 1)
 		fail("SO_REUSEADDR/SO_REUSEPORT lost");
-	if (getint(fds[1], SOL_SOCKET, SO_REUSEADDR) != 0)
+	if (sk_getint(fds[1], SOL_SOCKET, SO_REUSEADDR) != 0)
 		fail("SO_REUSEADDR appeared");
 #ifdef V6ONLY
-	if (getint(fds[0], IPPROTO_IPV6, IPV6_V6ONLY) != 1 || getint(fds[1], IPPROTO_IPV6, IPV6_V6ONLY) != 1)
+	if (sk_getint(fds[0], IPPROTO_IPV6, IPV6_V6ONLY) != 1 ||
+	    sk_getint(fds[1], IPPROTO_IPV6, IPV6_V6ONLY) != 1)
 		fail("IPV6_V6ONLY lost");
 #endif
 	struct tcp_info ti;
 	l = sizeof(ti);
 	if (getsockopt(fds[0], IPPROTO_TCP, TCP_INFO, &ti, &l) || ti.tcpi_sacked != 7)
 		fail("backlog %u, want 7", ti.tcpi_sacked);
-	if (getint(unbound, SOL_SOCKET, SO_TYPE) != SOCK_STREAM ||
-	    getint(unbound, SOL_SOCKET, SO_DOMAIN) != FAMILY)
+	if (sk_getint(unbound, SOL_SOCKET, SO_TYPE) != SOCK_STREAM ||
+	    sk_getint(unbound, SOL_SOCKET, SO_DOMAIN) != FAMILY)
 		fail("the unbound socket is not a %d stream socket", FAMILY);
 	l = sizeof(a1[0]);
 	struct sockaddr_in *u = (struct sockaddr_in *)&a1[0];

@@ -19,18 +19,11 @@ static int bound(uint32_t a, struct sockaddr_in *out)
 
 static void xfer(int from, int to, const struct sockaddr_in *dst, const char *what)
 {
-	char buf[32];
 	struct sockaddr_in d = *dst;
 	d.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	if (sendto(from, what, strlen(what), 0, (struct sockaddr *)&d, sizeof(d)) != (ssize_t)strlen(what))
 		fail("%s: sendto", what);
-	ssize_t n = recv(to, buf, sizeof(buf), MSG_DONTWAIT);
-	for (int i = 0; n < 0 && i < 1000; i++) {
-		usleep(1000);
-		n = recv(to, buf, sizeof(buf), MSG_DONTWAIT);
-	}
-	if (n != (ssize_t)strlen(what) || memcmp(buf, what, (size_t)n))
-		fail("%s: datagram lost", what);
+	dgram_expect(to, what);
 }
 
 int main(int argc, char **argv)

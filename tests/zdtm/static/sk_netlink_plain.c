@@ -14,15 +14,6 @@
 
 #define ETH_P_TEST 0x88b5 /* IEEE local experimental ethertype: nobody sends it */
 
-static int getint(int fd, int level, int name)
-{
-	int v = -1;
-	socklen_t l = sizeof(v);
-	if (getsockopt(fd, level, name, &v, &l))
-		return -2;
-	return v;
-}
-
 int main(int argc, char **argv)
 {
 	struct sockaddr_nl nl = {.nl_family = AF_NETLINK, .nl_groups = RTMGRP_LINK}, nl0, nl1;
@@ -61,17 +52,17 @@ int main(int argc, char **argv)
 	if (getsockopt(rt, SOL_NETLINK, NETLINK_LIST_MEMBERSHIPS, groups1, &l) ||
 	    memcmp(groups0, groups1, sizeof(groups0)))
 		fail("netlink groups changed");
-	if (getint(rt, SOL_NETLINK, NETLINK_NO_ENOBUFS) != 1)
+	if (sk_getint(rt, SOL_NETLINK, NETLINK_NO_ENOBUFS) != 1)
 		fail("NETLINK_NO_ENOBUFS lost");
-	if (getint(rt, SOL_SOCKET, SO_PROTOCOL) != NETLINK_ROUTE ||
-	    getint(rt2, SOL_SOCKET, SO_TYPE) != SOCK_DGRAM)
+	if (sk_getint(rt, SOL_SOCKET, SO_PROTOCOL) != NETLINK_ROUTE ||
+	    sk_getint(rt2, SOL_SOCKET, SO_TYPE) != SOCK_DGRAM)
 		fail("netlink socket kinds changed");
 	l = sizeof(nl1);
 	if (getsockname(rt2, (struct sockaddr *)&nl1, &l) || nl1.nl_pid)
 		fail("the unbound netlink socket is bound (port id %u)", nl1.nl_pid);
 	l = sizeof(ll1);
 	if (getsockname(pk, (struct sockaddr *)&ll1, &l) || ll1.sll_ifindex != ll0.sll_ifindex ||
-	    ll1.sll_protocol != ll0.sll_protocol || getint(pk, SOL_SOCKET, SO_TYPE) != SOCK_DGRAM)
+	    ll1.sll_protocol != ll0.sll_protocol || sk_getint(pk, SOL_SOCKET, SO_TYPE) != SOCK_DGRAM)
 		fail("packet socket binding changed (ifindex %d proto %#x)", ll1.sll_ifindex,
 		     ntohs(ll1.sll_protocol));
 	/* the route socket works: ask for the links, expect an RTM_NEWLINK */

@@ -19,14 +19,8 @@
 #define NLINES 8
 static const char *keys[NLINES] = {"Uid", "Gid", "Groups", "CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb"};
 
-struct th {
-	pthread_t t;
-	int kind;
-	pid_t tid;
-	volatile int ready, go;
-	char lines[NLINES][128];
-	char bad[160];
-};
+static pthread_barrier_t bar;
+static char lines[NTH][NLINES][128]; /* each thread's status lines after setup */
 
 static void caps(uint64_t *eff, uint64_t *prm, uint64_t *inh)
 {
@@ -51,12 +45,12 @@ static int capset(uint64_t eff, uint64_t prm, uint64_t inh)
 #define RAW (1ull << CAP_NET_RAW)
 #define BIND (1ull << CAP_NET_BIND_SERVICE)
 
-static int setup(struct th *t)
+static int setup(int kind)
 {
 	uint64_t eff, prm, inh;
 	uint32_t groups[3] = {5, 6, 7};
 	caps(&eff, &prm, &inh);
-	switch (t->kind) {
+	switch (kind) {
 	case 0:
 		return capset(eff & ~RAW, prm & ~RAW, inh);
 	case 1:
@@ -75,7 +69,7 @@ static int setup(struct th *t)
 }
 
 /* What the thread sees itself. */
-static void check_self(struct th *t)
+static void check_self(struct zthr *t)
 {
 	uint64_t eff, prm, inh;
 	uint32_t groups[16];
@@ -86,30 +80,28 @@ static void check_self(struct th *t)
 	long amb = syscall(SYS_prctl, PR_CAP_AMBIENT, PR_CAP_AMBIENT_IS_SET, CAP_NET_BIND_SERVICE, 0, 0);
 	long bnd = syscall(SYS_prctl, PR_CAPBSET_READ, CAP_MKNOD, 0, 0, 0);
 	int raw = (eff & RAW) != 0 && (prm & RAW) != 0;
-	int ok = raw == (t->kind != 0) && (fsuid == 1000) == (t->kind == 1) &&
-		 (fsgid == 3000) == (t->kind == 1) &&
-		 (ng == 3 && groups[0] == 5 && groups[2] == 7) == (t->kind == 2) &&
-		 (sb == SECBIT_NO_SETUID_FIXUP) == (t->kind == 2) && (amb == 1) == (t->kind == 2) &&
-		 (bnd == 0) == (t->kind == 3);
+	int kind = t->idx;
+	int ok = raw == (kind != 0) && (fsuid == 1000) == (kind == 1) && (fsgid == 3000) == (kind == 1) &&
+		 (ng == 3 && groups[0] == 5 && groups[2] == 7) == (kind == 2) &&
+		 (sb == SECBIT_NO_SETUID_FIXUP) == (kind == 2) && (amb == 1) == (kind == 2) &&
+		 (bnd == 0) == (kind == 3);
 	if (!ok)
-		snprintf(
-		    t->bad, sizeof(t->bad),
-		    "thread %d (kind %d): raw %d fsuid %d fsgid %d groups %ld securebits %ld ambient %ld "
-		    "bnd(mknod) %ld",
-		    t->tid, t->kind, raw, fsuid, fsgid, ng, sb, amb, bnd);
+		zthr_bad(
+		    t,
+		    "kind %d: raw %d fsuid %d fsgid %d groups %ld securebits %ld ambient %ld bnd(mknod) %ld",
+		    kind, raw, fsuid, fsgid, ng, sb, amb, bnd);
 }
 
 static void *fn(void *a)
 {
-	struct th *t = a;
+	struct zthr *t = a;
 	t->tid = (pid_t)syscall(SYS_gettid);
-	if (setup(t))
-		snprintf(t->bad, sizeof(t->bad), "setup of kind %d failed", t->kind);
+	if (setup(t->idx))
+		zthr_bad(t, "setup of kind %d failed", t->idx);
 	else
 		check_self(t);
-	t->ready = 1;
-	while (!t->go)
-		usleep(1000);
+	pthread_barrier_wait(&bar);
+	pthread_barrier_wait(&bar); /* after restore */
 	check_self(t);
 	return NULL;
 }
@@ -135,26 +127,19 @@ static int task_lines(pid_t tid, char lines[NLINES][128])
 
 int main(int argc, char **argv)
 {
-	static struct th th[NTH];
+	static struct zthr th[NTH];
 	char now[NLINES][128], main0[NLINES][128];
 
 	test_init(argc, argv);
 	if (getuid() != 0)
 		test_skip("needs root");
-	for (int i = 0; i < NTH; i++) {
-		th[i].kind = i;
-		if (pthread_create(&th[i].t, NULL, fn, &th[i]))
-			fail("pthread_create");
-	}
+	zthr_start(th, NTH, fn, &bar);
 	for (int i = 0; i < NTH; i++)
-		while (!th[i].ready)
-			usleep(1000);
-	for (int i = 0; i < NTH; i++)
-		if (th[i].bad[0] || task_lines(th[i].tid, th[i].lines))
-			fail("setup: %s", th[i].bad);
+		if (th[i].bad || task_lines(th[i].tid, lines[i]))
+			fail("setup: %s", th[i].why);
 	if (task_lines((pid_t)syscall(SYS_gettid), main0))
 		fail("main thread status");
-	if (strcmp(th[0].lines[5], main0[5]) == 0 || strcmp(th[3].lines[6], main0[6]) == 0)
+	if (strcmp(lines[0][5], main0[5]) == 0 || strcmp(lines[3][6], main0[6]) == 0)
 		fail("setup: thread capabilities like the main thread's");
 	test_daemon();
 	test_waitsig();
@@ -163,21 +148,17 @@ int main(int argc, char **argv)
 		if (task_lines(th[i].tid, now))
 			fail("thread %d status", th[i].tid);
 		for (int k = 0; k < NLINES; k++)
-			if (strcmp(now[k], th[i].lines[k]))
+			if (strcmp(now[k], lines[i][k]))
 				fail("thread %d (kind %d): \"%s\", want \"%s\"", th[i].tid, i, now[k],
-				     th[i].lines[k]);
+				     lines[i][k]);
 	}
 	if (task_lines((pid_t)syscall(SYS_gettid), now))
 		fail("main thread status");
 	for (int k = 0; k < NLINES; k++)
 		if (strcmp(now[k], main0[k]))
 			fail("main thread: \"%s\", want \"%s\"", now[k], main0[k]);
-	for (int i = 0; i < NTH; i++) {
-		th[i].go = 1;
-		pthread_join(th[i].t, NULL);
-		if (th[i].bad[0])
-			fail("%s", th[i].bad);
-	}
+	pthread_barrier_wait(&bar);
+	zthr_join(th, NTH);
 	if (!test_failures)
 		pass();
 	return 0;

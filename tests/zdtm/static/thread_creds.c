@@ -9,14 +9,11 @@
 #include <unistd.h>
 #include "zdtmtst.h"
 
-struct th {
-	pthread_t t;
+static const struct {
 	uid_t uid;
 	gid_t gid;
-	pid_t tid;
-	volatile int ready, go;
-	char bad[128];
-};
+} want[2] = {{1000, 1000}, {0, 2000}};
+static pthread_barrier_t bar;
 
 static void ids(uid_t *u, gid_t *g)
 {
@@ -30,19 +27,17 @@ static void ids(uid_t *u, gid_t *g)
 
 static void *fn(void *a)
 {
-	struct th *t = a;
-	uid_t u;
-	gid_t g;
+	struct zthr *t = a;
+	uid_t u, uid = want[t->idx].uid;
+	gid_t g, gid = want[t->idx].gid;
 	t->tid = (pid_t)syscall(SYS_gettid);
-	if (syscall(SYS_setresgid, t->gid, t->gid, t->gid) || syscall(SYS_setresuid, t->uid, t->uid, t->uid))
-		snprintf(t->bad, sizeof(t->bad), "setresuid/gid failed");
-	t->ready = 1;
-	while (!t->go)
-		usleep(1000);
+	if (syscall(SYS_setresgid, gid, gid, gid) || syscall(SYS_setresuid, uid, uid, uid))
+		zthr_bad(t, "setresuid/gid failed");
+	pthread_barrier_wait(&bar);
+	pthread_barrier_wait(&bar); /* after restore */
 	ids(&u, &g);
-	if (u != t->uid || g != t->gid)
-		snprintf(t->bad, sizeof(t->bad), "thread %d: ids %d/%d, want %d/%d", t->tid, (int)u, (int)g,
-			 (int)t->uid, (int)t->gid);
+	if (u != uid || g != gid)
+		zthr_bad(t, "ids %d/%d, want %d/%d", (int)u, (int)g, (int)uid, (int)gid);
 	return NULL;
 }
 
@@ -63,40 +58,31 @@ static int task_id(pid_t tid, const char *key)
 
 int main(int argc, char **argv)
 {
-	static struct th th[2] = {{.uid = 1000, .gid = 1000}, {.uid = 0, .gid = 2000}};
+	static struct zthr th[2];
 	uid_t u;
 	gid_t g;
 
 	test_init(argc, argv);
 	if (getuid() != 0)
 		test_skip("needs root");
+	zthr_start(th, 2, fn, &bar);
 	for (int i = 0; i < 2; i++)
-		if (pthread_create(&th[i].t, NULL, fn, &th[i]))
-			fail("pthread_create");
-	for (int i = 0; i < 2; i++)
-		while (!th[i].ready)
-			usleep(1000);
-	for (int i = 0; i < 2; i++)
-		if (th[i].bad[0] || task_id(th[i].tid, "\nUid:\t") != (int)th[i].uid)
-			fail("setup: thread %d: %s", i, th[i].bad);
+		if (th[i].bad || task_id(th[i].tid, "\nUid:\t") != (int)want[i].uid)
+			fail("setup: thread %d: %s", i, th[i].why);
 	test_daemon();
 	test_waitsig();
 
 	for (int i = 0; i < 2; i++)
-		if (task_id(th[i].tid, "\nUid:\t") != (int)th[i].uid ||
-		    task_id(th[i].tid, "\nGid:\t") != (int)th[i].gid)
+		if (task_id(th[i].tid, "\nUid:\t") != (int)want[i].uid ||
+		    task_id(th[i].tid, "\nGid:\t") != (int)want[i].gid)
 			fail("thread %d (tid %d): status Uid %d Gid %d, want %d %d", i, th[i].tid,
-			     task_id(th[i].tid, "\nUid:\t"), task_id(th[i].tid, "\nGid:\t"), (int)th[i].uid,
-			     (int)th[i].gid);
+			     task_id(th[i].tid, "\nUid:\t"), task_id(th[i].tid, "\nGid:\t"), (int)want[i].uid,
+			     (int)want[i].gid);
 	ids(&u, &g);
 	if (u != 0 || g != 0)
 		fail("main thread: ids %d/%d, want 0/0", (int)u, (int)g);
-	for (int i = 0; i < 2; i++) {
-		th[i].go = 1;
-		pthread_join(th[i].t, NULL);
-		if (th[i].bad[0])
-			fail("%s", th[i].bad);
-	}
+	pthread_barrier_wait(&bar);
+	zthr_join(th, 2);
 	if (!test_failures)
 		pass();
 	return 0;

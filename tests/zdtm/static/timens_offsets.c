@@ -28,14 +28,12 @@ int main(int argc, char **argv)
 		test_skip("timens_offsets: %m");
 	}
 	test_init(argc, argv);
-	static char *off;
-	off = nsw_out("cat /proc/self/timens_offsets", NULL);
+	static struct nsw_view v[] = {
+	    {"time namespace offsets", "cat /proc/self/timens_offsets", NULL, NULL}};
+	nsw_look(v, 1);
 	if (now(CLOCK_MONOTONIC) < MONO || now(CLOCK_BOOTTIME) < BOOT)
 		fail("setup: clocks not offset: %lld %lld", now(CLOCK_MONOTONIC), now(CLOCK_BOOTTIME));
-	test_daemon();
-	test_waitsig();
-	nsw_own("time", host);
-	nsw_same("time namespace offsets", off, "cat /proc/self/timens_offsets", NULL);
+	nsw_cr(v, 1, "time", host);
 	if (now(CLOCK_MONOTONIC) < MONO || now(CLOCK_BOOTTIME) < BOOT ||
 	    now(CLOCK_BOOTTIME) < now(CLOCK_MONOTONIC) + MONO / 2)
 		fail("clocks after restore: monotonic %lld, boottime %lld", now(CLOCK_MONOTONIC),

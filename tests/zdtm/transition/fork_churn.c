@@ -28,14 +28,11 @@ static void read_reports(void)
 int main(int argc, char **argv)
 {
 	unsigned long born = 0;
-	int p[2], st;
+	int st;
 	pid_t c;
 
 	test_init(argc, argv);
-	if (pipe2(p, O_NONBLOCK) || dup2(p[0], R) != R || dup2(p[1], W) != W)
-		fail("pipe");
-	close(p[0]);
-	close(p[1]);
+	pipe_at(R, W, O_NONBLOCK);
 	test_daemon();
 	while (test_go() && !test_failures) {
 		unsigned long n = born + 1;
@@ -60,8 +57,7 @@ int main(int argc, char **argv)
 	read_reports();
 	if (!test_failures && seen != born)
 		fail("%lu children born, %lu reported", born, seen);
-	if (waitpid(-1, &st, WNOHANG) >= 0 || errno != ECHILD)
-		fail("a child is left");
+	no_child_left();
 	test_msg("%lu children\n", born);
 	if (!test_failures)
 		pass();

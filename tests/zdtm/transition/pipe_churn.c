@@ -13,13 +13,8 @@ enum { R = 80, W = 81 };
 
 int main(int argc, char **argv)
 {
-	int p[2];
-
 	test_init(argc, argv);
-	if (pipe2(p, O_NONBLOCK) || dup2(p[0], R) != R || dup2(p[1], W) != W)
-		fail("pipe");
-	close(p[0]);
-	close(p[1]);
+	pipe_at(R, W, O_NONBLOCK);
 	test_daemon();
 	rec_stream(R, W, "pipe");
 	pass();

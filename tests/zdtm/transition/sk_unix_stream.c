@@ -14,14 +14,8 @@ enum { R = 80, W = 81 };
 
 int main(int argc, char **argv)
 {
-	int p[2];
-
 	test_init(argc, argv);
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, p) || dup2(p[0], R) != R ||
-	    dup2(p[1], W) != W)
-		fail("socketpair");
-	close(p[0]);
-	close(p[1]);
+	sockpair_at(SOCK_STREAM | SOCK_NONBLOCK, R, W);
 	test_daemon();
 	rec_stream(R, W, "socket");
 	pass();
