@@ -372,6 +372,13 @@ void rst_child(struct rst_task *t)
 			_exit(2);
 		_exit(1);
 	}
+	/* the tree's user namespace: now that the children are cloned (their pids set from crshim's user
+	 * namespace) and the files opened; its fd is one of the helper fds the restorer closes */
+	if (ns_rst_user_enter(t->userns_fd, msg, sizeof(msg))) {
+		if (write(t->err_pipe[1], msg, strlen(msg)) < 0)
+			_exit(2);
+		_exit(1);
+	}
 	/* last: the children are made; crshim traces us with PTRACE_O_SUSPEND_SECCOMP until we run */
 	const char *what = "";
 	if (rst_seccomp_install(t->core->seccomp, &what)) {

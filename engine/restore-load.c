@@ -143,6 +143,12 @@ static int check_core(const CoreEntry *c, int id, struct cr_err *e)
 	return 0;
 }
 
+/* The tree is in a user namespace of its own (ns/userns.c). */
+static bool tree_in_user(const struct rst_task *t)
+{
+	return ns_rst_has_user(t->root ? t->ns : t->tree ? t->tree[0].ns : NULL);
+}
+
 /* core-TID.img of every thread but the leader. */
 static int read_thread_cores(struct rst_task *t, struct cr_err *e)
 {
@@ -163,7 +169,7 @@ static int read_thread_cores(struct rst_task *t, struct cr_err *e)
 		t->nr_tcores = i + 1;
 		if (check_core(t->tcores[i], tid, e))
 			return -1;
-		if (t->tcores[i]->thread_creds && rst_creds_check(tid, t->tcores[i]->thread_creds, e))
+		if (t->tcores[i]->thread_creds && rst_creds_check(tid, t->tcores[i]->thread_creds, tree_in_user(t), e))
 			return -1;
 	}
 	return 0;
@@ -196,7 +202,7 @@ static int read_task(struct rst_task *t, struct cr_err *e)
 		return -1;
 	if (check_core(t->core, id, e))
 		return -1;
-	if (t->creds && rst_creds_check(id, t->creds, e))
+	if (t->creds && rst_creds_check(id, t->creds, tree_in_user(t), e))
 		return -1;
 	return read_thread_cores(t, e);
 }
@@ -311,6 +317,7 @@ int rst_load_task(struct cr_opts *o, struct rst_task *t, struct cr_err *e)
 {
 	t->pm.pages_fd = -1;
 	t->err_pipe[0] = t->err_pipe[1] = t->go_pipe[0] = t->go_pipe[1] = -1;
+	t->userns_fd = -1;
 	if (read_task(t, e))
 		return -1;
 	if (!t->zombie) {

@@ -623,6 +623,7 @@ static int load_tree(struct cr_opts *o, struct rst_task **tsp, size_t *np, struc
 		t->fresh_hpid = ts[0].fresh_hpid;
 		t->pm.pages_fd = -1;
 		t->err_pipe[0] = t->err_pipe[1] = t->go_pipe[0] = t->go_pipe[1] = -1;
+		t->userns_fd = -1;
 		*np = i + 1;
 		if (!tree_task(ts, i, t->pst->ppid) || tree_task(ts, i, t->pid))
 			return cr_fail_errno(e, EBADMSG,
@@ -633,6 +634,27 @@ static int load_tree(struct cr_opts *o, struct rst_task **tsp, size_t *np, struc
 	}
 	if (n > 1)
 		pr_info("%zu processes in the tree of task %d\n", n, ts[0].pid);
+	return 0;
+}
+
+/* A tree in a user namespace of its own: each task's credentials made those of the namespace, and the
+ * namespace's fd given to every task (it enters it last: restore-child.c). Threads are created by the
+ * restorer, after that, with their tids: not possible from inside the namespace. */
+static int rst_userns_prepare(struct rst_task *ts, size_t n, struct cr_err *e)
+{
+	int fd = ns_rst_user_fd(ts[0].ns);
+	if (fd < 0)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		struct rst_task *t = &ts[i];
+		if (t->zombie || t->helper)
+			continue;
+		if (t->nr_tcores)
+			return cr_fail(e, "not supported yet: task %d has threads in a user namespace", t->pid);
+		if (ns_rst_map_creds(ts[0].ns, t->pid, t->creds, e))
+			return -1;
+		t->userns_fd = fd;
+	}
 	return 0;
 }
 
@@ -651,7 +673,7 @@ static int restore_tree(struct cr_opts *o, struct rst_task **tsp, size_t *np, st
 	    rst_evfd_share(*tsp, *np, e) || rst_tty_prepare(o, *tsp, *np, e) ||
 	    rst_sk_unix_prepare(*tsp, *np, e) || rst_tree_plan(o, tsp, np, e) ||
 	    rst_pidns_fresh(*tsp, *np, e) || rst_procfd_prepare(*tsp, *np, e) ||
-	    fault_check(o, FI_RESTORE_AFTER_LOAD, e))
+	    rst_userns_prepare(*tsp, *np, e) || fault_check(o, FI_RESTORE_AFTER_LOAD, e))
 		return -1;
 	for (size_t i = 0; i < *np; i++)
 		if (!(*tsp)[i].zombie && !(*tsp)[i].helper && rst_area_build(&(*tsp)[i], e))

@@ -76,6 +76,7 @@ struct rst_task {
 	int dirfd;
 	int err_pipe[2]; /* child -> parent: error message of the C stage */
 	int go_pipe[2];	 /* parent -> child: seized, go on */
+	int userns_fd;	 /* the tree's user namespace (ns/userns.c), entered last; -1: none */
 	int fault;	 /* fault point of this run (engine/fault.h), 0 = none */
 	int lazy_sk;	 /* the root, restore --lazy-pages: the connection to lazy-pages, else -1 */
 	/* restore-tree.c: who creates the task and when (sessions and groups) */
@@ -155,7 +156,7 @@ int rst_child_fill_unmap(struct rst_task *t, char *msg, size_t msglen);
 size_t rst_task_bytes(const struct rst_task *t);
 /* task/restore-creds.c: can crshim set these creds (one line naming the capability it lacks)? Are these
  * groups crshim's own (then the blob leaves them: setgroups needs CAP_SETGID even for the same list)? */
-int rst_creds_check(pid_t pid, const CredsEntry *c, struct cr_err *e);
+int rst_creds_check(pid_t pid, const CredsEntry *c, bool in_user, struct cr_err *e);
 bool rst_groups_are_own(const uint32_t *groups, size_t n);
 int rst_args_task(struct rst_task *t, void *buf, struct cr_err *e);
 

@@ -153,14 +153,6 @@ static int read_time(pid_t pid, NsEntry *ne, struct cr_err *e)
 	return 0;
 }
 
-/* What restore cannot make yet: one line. */
-static int check_own(const struct ns_dump_args *a, uint32_t own, struct cr_err *e)
-{
-	if (own & CLONE_NEWUSER)
-		return cr_fail(e, "not supported yet: task %d is in a user namespace of its own", a->pids[0]);
-	return 0;
-}
-
 static int dump_entry(const struct ns_dump_args *a, uint64_t (*ids)[NS_KINDS], const uint64_t self[NS_KINDS],
 		      NsEntry *ne, struct utsname *u, struct cr_err *e)
 {
@@ -175,7 +167,7 @@ static int dump_entry(const struct ns_dump_args *a, uint64_t (*ids)[NS_KINDS], c
 		pr_info("network namespace net:[%llu] is external (key %s): not saved\n",
 			(unsigned long long)ids[0][NS_NET], netkey);
 	}
-	if (check_own(a, own, e))
+	if ((own & CLONE_NEWUSER) && ns_user_dump(root, self, ids[0], own, ne, e))
 		return -1;
 	ne->own = own, ne->has_own = 1;
 	ne->external = ext, ne->has_external = ext != 0;
@@ -285,8 +277,10 @@ static int dump_all(const struct ns_dump_args *a, uint64_t (*ids)[NS_KINDS], NsT
 		tp[i] = &te[i];
 	}
 	ne.n_tasks = a->n, ne.tasks = tp;
-	if (dump_entry(a, ids, self, &ne, &u, e))
+	if (dump_entry(a, ids, self, &ne, &u, e)) {
+		ns_user_dump_free(&ne);
 		return -1;
+	}
 	/* the key of an external network namespace, which the restore looks up in its --inherit-fd */
 	char keybuf[300], *keys[1];
 	const char *nk = (ne.external & CLONE_NEWNET) ? ns_ext_key(a->o, "net", ids[0][NS_NET]) : NULL;
@@ -306,6 +300,7 @@ static int dump_all(const struct ns_dump_args *a, uint64_t (*ids)[NS_KINDS], NsT
 		ret = fault_check(a->o, FI_DUMP_NS, e) || img_write_one(a->dirfd, IMG_NS, 0, &ne.base, e) ||
 		      a->created(a->created_arg, IMG_NS, 0, e);
 	ns_ipc_dump_free(&ne);
+	ns_user_dump_free(&ne);
 	return ret ? -1 : 0;
 }
 

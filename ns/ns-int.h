@@ -38,7 +38,18 @@ struct ns_rst {
 	struct ns_net_state *net; /* net.c */
 	struct ns_mnt_state *mnt; /* mnt-restore.c: mnt.img and the tmpfs contents */
 	struct ns_cg_state *cg;	  /* cgroup-restore.c: cgroup.img and the cgroups made */
+	int user_fd;		  /* userns.c: the user namespace made (own & CLONE_NEWUSER), -1 */
+	int user_made_fd[NS_KINDS]; /* ... the namespaces made in it, which crshim joins, -1 */
 };
+/* userns.c: the root's user namespace (maps, setgroups, which kinds it owns) into ne; at restore the
+ * check of ns.img (ns_user_load) and the namespace made with the kinds it owns (ns_user_make). */
+int ns_user_dump(pid_t root, const uint64_t self[NS_KINDS], const uint64_t ids[NS_KINDS], uint32_t own,
+		 NsEntry *ne, struct cr_err *e);
+void ns_user_dump_free(NsEntry *ne);
+int ns_user_load(struct ns_rst *r, struct cr_err *e);
+int ns_user_make(struct ns_rst *r, struct cr_err *e);
+/* Write sysctl path (of crshim's namespace of kind k) as the root of the user namespace that owns it. */
+int ns_sysctl_as_owner(int k, const char *path, const char *val);
 
 /* cgroup.c, cgroup-restore.c: the tree's cgroups (cgroup.img). own_cgns: the root has a cgroup
  * namespace of its own (its root is saved). */

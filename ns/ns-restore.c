@@ -29,7 +29,8 @@ static struct ns_rst *rst_new(const struct cr_opts *o, int dirfd)
 	r->o = o;
 	r->dirfd = dirfd;
 	for (int k = 0; k < NS_KINDS; k++)
-		r->self_fd[k] = r->join_fd[k] = -1;
+		r->self_fd[k] = r->join_fd[k] = r->user_made_fd[k] = -1;
+	r->user_fd = -1;
 	return r;
 }
 
@@ -128,14 +129,12 @@ int ns_rst_load(const struct cr_opts *o, int dirfd, struct ns_rst **out, struct 
 		r->own = r->ne->own;
 		if (r->ne->n_tasks && r->ne->tasks[0]->ids)
 			ns_ids_from_msg(r->ne->tasks[0]->ids, r->ids);
-		if (r->own & CLONE_NEWUSER)
-			return cr_fail(e, "not supported yet: the root lived in a user namespace of its own");
 	}
 	r->empty_net = (o->empty_ns & CLONE_NEWNET) != 0;
 	if (o->empty_ns & ~(uint32_t)CLONE_NEWNET)
 		return cr_fail(e, "--empty-ns 0x%x: only net (0x%x) is supported", o->empty_ns,
 			       (unsigned)CLONE_NEWNET);
-	if (load_join(r, e))
+	if (load_join(r, e) || ns_user_load(r, e))
 		return -1;
 	if (ns_rst_load_state(r, e) || ns_cg_load(o, dirfd, &r->cg, e))
 		return -1;
@@ -162,6 +161,14 @@ static int enter_one(struct ns_rst *r, int k, struct cr_err *e)
 		return 0;
 	if (save_self(r, k, e))
 		return -1;
+	if (r->user_made_fd[k] >= 0) { /* made by the user namespace's helper, owned by it: fill it */
+		if (setns(r->user_made_fd[k], flag))
+			return cr_fail_sys(e, "join the %s namespace made in the user namespace",
+					   ns_kinds[k].name);
+		r->made |= (uint32_t)flag;
+		pr_info("in the %s namespace owned by the user namespace\n", ns_kinds[k].name);
+		return 0;
+	}
 	if (join ? setns(r->join_fd[k], flag) : unshare(flag))
 		return cr_fail_sys(e, "%s the %s namespace", join ? "join" : "make", ns_kinds[k].name);
 	r->made |= (uint32_t)flag;
@@ -171,9 +178,12 @@ static int enter_one(struct ns_rst *r, int k, struct cr_err *e)
 
 int ns_rst_enter(struct ns_rst *r, struct cr_err *e)
 {
-	/* order: (user first: not supported yet), net devices and addresses before any socket, IPC objects
-	 * before the tasks attach them, UTS, time offsets before the root task enters the time namespace */
+	/* order: the user namespace first (its maps, and the namespaces it owns made inside it), net devices
+	 * and addresses before any socket, IPC objects before the tasks attach them, UTS, time offsets
+	 * before the root task enters the time namespace */
 	static const int order[] = {NS_NET, NS_IPC, NS_UTS, NS_TIME};
+	if (ns_user_make(r, e))
+		return -1;
 	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++)
 		if (enter_one(r, order[i], e) || ns_rst_fill(r, order[i], e))
 			return -1;
@@ -231,7 +241,11 @@ void ns_rst_done(struct ns_rst *r, bool failed)
 			close(r->self_fd[k]);
 		if (r->join_fd[k] >= 0)
 			close(r->join_fd[k]);
+		if (r->user_made_fd[k] >= 0)
+			close(r->user_made_fd[k]);
 	}
+	if (r->user_fd >= 0)
+		close(r->user_fd);
 	ns_rst_state_done(r, failed);
 	ns_cg_done(r->cg, failed);
 	if (r->ne)

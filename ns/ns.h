@@ -96,6 +96,13 @@ int ns_rst_devpts(struct ns_rst *r, uint64_t dev, struct cr_err *e);
 /* Back to crshim's own namespaces; after a failure (failed) everything made outside the tree's new
  * namespaces goes too. Frees r. NULL is fine. */
 void ns_rst_done(struct ns_rst *r, bool failed);
+/* A tree in a user namespace of its own (ns/userns.c): the credentials of creds-*.img (as crshim saw them)
+ * made those of the namespace; the fd of the namespace (-1: none), which each task enters last
+ * (ns_rst_user_enter: single-threaded, its children cloned and its files opened). */
+int ns_rst_map_creds(const struct ns_rst *r, pid_t pid, CredsEntry *c, struct cr_err *e);
+int ns_rst_user_fd(const struct ns_rst *r);
+bool ns_rst_has_user(const struct ns_rst *r); /* ns.img: the root had a user namespace of its own */
+int ns_rst_user_enter(int fd, char *msg, size_t len);
 
 /* The mount namespace's restore (ns/mnt*.c, helper nsmnt), called by ns_rst_root_child in the root task,
  * in its new mount namespace (clone3 CLONE_NEWNS), before any file of the tree is opened and before any

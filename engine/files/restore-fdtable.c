@@ -67,7 +67,8 @@ static int place_child(struct rst_task *c, int *next, char *msg, size_t len)
 	a->helper_fd_lo = *next;
 	if ((c->go_pipe[0] = place(c->go_pipe[0], next, true)) < 0 ||
 	    (c->err_pipe[1] = place(c->err_pipe[1], next, true)) < 0 ||
-	    (c->pm.pages_fd = a->pages_fd = place(c->pm.pages_fd, next, true)) < 0)
+	    (c->pm.pages_fd = a->pages_fd = place(c->pm.pages_fd, next, true)) < 0 ||
+	    (c->userns_fd >= 0 && (c->userns_fd = place(c->userns_fd, next, false)) < 0))
 		return fail_msg(msg, len, "move its fds", c->pid);
 	for (size_t i = 0; i < c->nr_mfiles; i++) {
 		bool own = c->mfiles[i].fd < 0; /* a path, else a kept fd of a shared memory object */

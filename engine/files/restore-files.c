@@ -72,7 +72,8 @@ static int keep_for_sharers(struct rst_task *t, struct fd_plan *p, char *msg, si
 			continue;
 		if ((c->go_pipe[0] = to_helper(p, c->go_pipe[0], false)) < 0 ||
 		    (c->err_pipe[1] = to_helper(p, c->err_pipe[1], false)) < 0 ||
-		    (c->pm.pages_fd = to_helper(p, c->pm.pages_fd, false)) < 0)
+		    (c->pm.pages_fd = to_helper(p, c->pm.pages_fd, false)) < 0 ||
+		    (c->userns_fd >= 0 && (c->userns_fd = to_helper(p, c->userns_fd, false)) < 0))
 			return rst_errmsg(msg, len, "keep the fds of task %d", c->pid);
 		for (size_t i = 0; i < c->nr_mfiles; i++)
 			if (c->mfiles[i].fd >= 0 &&
@@ -88,7 +89,8 @@ static int move_helpers(struct rst_task *t, struct fd_plan *p, char *msg, size_t
 	struct rst_args *a = t->args;
 	int32_t *mfd = (int32_t *)(uintptr_t)a->mfd;
 	if ((a->pages_fd = to_helper(p, t->pm.pages_fd, true)) < 0 ||
-	    (t->err_pipe[1] = to_helper(p, t->err_pipe[1], true)) < 0)
+	    (t->err_pipe[1] = to_helper(p, t->err_pipe[1], true)) < 0 ||
+	    (t->userns_fd >= 0 && (t->userns_fd = to_helper(p, t->userns_fd, false)) < 0))
 		return rst_errmsg(msg, len, "move helper fds above %d", p->lo);
 	t->pm.pages_fd = a->pages_fd;
 	for (size_t i = 0; i < t->nr_fdinfo; i++) {
@@ -221,8 +223,8 @@ int rst_child_files(struct rst_task *t, char *msg, size_t len)
 	size_t extra = 0; /* fds kept for children sharing the table */
 	for (size_t j = 0; j < t->ntree; j++)
 		if (rst_files_sharer_of(t, &t->tree[j]))
-			extra += 3 + t->tree[j].nr_mfiles;
-	p.helper = calloc(t->nr_fdinfo + t->nr_mfiles + extra + 4, sizeof(int));
+			extra += 4 + t->tree[j].nr_mfiles;
+	p.helper = calloc(t->nr_fdinfo + t->nr_mfiles + extra + 5, sizeof(int));
 	p.inherit = calloc(t->nr_fdinfo + 1, sizeof(int));
 	int ret = -1;
 	if (!p.helper || !p.inherit) {

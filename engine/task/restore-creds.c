@@ -83,7 +83,7 @@ static const char *cap_list(uint64_t mask, char *buf, size_t len)
 	return buf;
 }
 
-int rst_creds_check(pid_t pid, const CredsEntry *c, struct cr_err *e)
+int rst_creds_check(pid_t pid, const CredsEntry *c, bool in_user, struct cr_err *e)
 {
 	struct rst_caps own = own_caps();
 	uid_t ru, eu, su;
@@ -111,8 +111,9 @@ int rst_creds_check(pid_t pid, const CredsEntry *c, struct cr_err *e)
 				     "needs CAP_SETGID",
 				     pid);
 	/* capset: permitted never grows; inheritable and ambient stay inside what is permitted */
+	/* (in a user namespace of its own they are of that namespace, where the task gets them all) */
 	uint64_t want = c->cap_prm | c->cap_inh | c->cap_amb | c->cap_eff;
-	if (want & ~own.prm)
+	if (!in_user && (want & ~own.prm))
 		return cr_fail_errno(e, EPERM, "task %d holds capabilities crshim does not: %s", pid,
 				     cap_list(want & ~own.prm, names, sizeof(names)));
 	for (int cap = 0; c->has_cap_bnd && cap < 64 && !has_cap(&own, CAP_SETPCAP); cap++)

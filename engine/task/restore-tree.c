@@ -134,6 +134,7 @@ static struct rst_task *add_helper(struct rst_task **tsp, size_t *np, pid_t pid,
 	h->dirfd = -1;
 	h->pm.pages_fd = -1;
 	h->err_pipe[0] = h->err_pipe[1] = h->go_pipe[0] = h->go_pipe[1] = -1;
+	h->userns_fd = -1;
 	h->spawn_ppid = spawn, h->clone_parent = cp, h->before_setsid = before;
 	h->vpid = vpid;
 	pr_info("helper %d (session %d, group %d) cloned by %d%s%s\n", pid, sid, pid, spawn,

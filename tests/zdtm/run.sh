@@ -72,11 +72,18 @@ while [ $# -gt 0 ]; do
 	esac
 done
 
+# mode uns: mode ns with a user namespace of the test's own owning the others (uid and gid map below)
+UNS=0
+MODENAME=$MODE
+if [ "$MODE" = uns ]; then
+	UNS=1 MODE=ns
+fi
+UNS_MAP=${ZDTM_UNS_MAP:-0 100000 65536}
 case "$MODE" in
 cr|checkpoint|nocr|dumpfail|group|snaps|ns|user|compat|pagesrv|lazy) ;;
 fault) [ -n "$FAULT" ] || { echo "run.sh: mode fault needs --fault NAME|NUMBER|all (FAULT=...)" >&2; exit 2; } ;;
 iters) [[ "$ITERS" =~ ^[1-9][0-9]*$ ]] || { echo "run.sh: bad --iters $ITERS" >&2; exit 2; } ;;
-*) echo "run.sh: unknown mode $MODE (cr, checkpoint, iters, nocr, dumpfail, fault, group, snaps, ns, user, compat, pagesrv, lazy)" >&2; exit 2 ;;
+*) echo "run.sh: unknown mode $MODE (cr, checkpoint, iters, nocr, dumpfail, fault, group, snaps, ns, uns, user, compat, pagesrv, lazy)" >&2; exit 2 ;;
 esac
 
 # A restore needs the PIDs it saved to be free. With the kernel's default pid_max of 32768 (hosts without systemd;
@@ -123,7 +130,7 @@ load_stop() {
 # restore-expect, cgroups, ipc-keys (ns_left; @PID@ in a cgroup is the test's pid), pre-restore (a shell command run
 # before each restore with $TPID set, e.g. to remove the test's cgroups), dump-expect (the dump must fail with one line holding this
 # text), ns (always: the test runs in its own namespaces and root in every mode), ns-skip (why the test cannot
-# run in mode ns), needs-root (mode user: skipped, with this reason), user-refuse (mode user: crshim must refuse
+# run in mode ns), uns-skip (why not in mode uns), needs-root (mode user: skipped, with this reason), user-refuse (mode user: crshim must refuse
 # with one line naming this capability; see modes.sh), user-start: root (mode user: root starts the test).
 # static/NAME or transition/NAME
 test_dir() {
@@ -280,7 +287,7 @@ NSDUMP=()
 NSRST=()
 ns_setup() { # name
 	NSDUMP=() NSRST=()
-	unset ZDTM_NSROOT ZDTM_NSBINDS
+	unset ZDTM_NSROOT ZDTM_NSBINDS ZDTM_NSUSER
 	[ "$MODE" = ns ] || [ "$(desc_get "$1" ns)" = always ] || return 0
 	local binds=(ro=/usr ro=/etc "ro=$BIN" "rw=$TDIR") b i=0
 	mkdir -p "$TDIR/root" || return 1
@@ -292,6 +299,17 @@ ns_setup() { # name
 		NSRST+=(--external "mnt[nsmnt$i]:${b#*=}")
 		i=$((i + 1))
 	done
+	if [ "$UNS" = 1 ] && [ "$MODE" = ns ]; then
+		# the test's uid 0 is ${UNS_MAP#* } here: its dir is its; /dev's nodes are binds of the host's
+		export ZDTM_NSUSER="$UNS_MAP"
+		local u=${UNS_MAP#* }
+		u=${u%% *}
+		chown -R "$u:$u" "$TDIR" || return 1
+		for b in null zero full random urandom tty; do
+			NSDUMP+=(--external "mnt[/dev/$b]:nsdev$b")
+			NSRST+=(--external "mnt[nsdev$b]:/dev/$b")
+		done
+	fi
 }
 
 crshim_dump() { # dir extra-opts...
@@ -1012,6 +1030,11 @@ run_test() { # name
 		report skip "$name" "not in mode ns: $ms"
 		return
 	fi
+	ms=$(desc_get "$name" uns-skip)
+	if [ "$UNS" = 1 ] && [ -n "$ms" ]; then
+		report skip "$name" "not in mode uns: $ms"
+		return
+	fi
 	ms=$(desc_get "$name" mode-skip)
 	if [[ " $ms " == *" $MODE "* ]]; then
 		report skip "$name" "not run in mode $MODE"
@@ -1156,7 +1179,7 @@ compat) compat_setup ;;
 esac
 
 echo "1..$((${#NAMES[@]} * REPEAT))"
-echo "# mode $MODE$([ "$MODE" = iters ] && echo " x$ITERS")$([ "$REPEAT" -gt 1 ] && echo ", each test $REPEAT times")$([ "$LOAD" -gt 0 ] && echo ", load $LOAD"), crshim $CRSHIM, kernel $(uname -r)${MODE_NOTE:-}"
+echo "# mode $MODENAME$([ "$MODE" = iters ] && echo " x$ITERS")$([ "$REPEAT" -gt 1 ] && echo ", each test $REPEAT times")$([ "$LOAD" -gt 0 ] && echo ", load $LOAD"), crshim $CRSHIM, kernel $(uname -r)${MODE_NOTE:-}"
 trap 'cleanup_test; exit 130' INT TERM
 TIMES=()
 timed_test() { # name: run_test, and keep its wall time (ms) for the list of the slowest tests at the end
@@ -1188,5 +1211,5 @@ if [ "${#TIMES[@]}" -gt 5 ]; then
 	echo "# slowest: $(printf '%s\n' "${TIMES[@]}" | sort -rn | head -12 |
 		awk '{ printf "%s%s %.1fs", (NR > 1 ? ", " : ""), $2, $1 / 1000 }')"
 fi
-echo "# $FAILED of $TOTAL failed, $SKIPPED skipped, $((TOTAL - FAILED - SKIPPED)) passed (mode $MODE, ${SECONDS}s)"
+echo "# $FAILED of $TOTAL failed, $SKIPPED skipped, $((TOTAL - FAILED - SKIPPED)) passed (mode $MODENAME, ${SECONDS}s)"
 [ $FAILED -eq 0 ]

@@ -1,5 +1,6 @@
 /* Run mode ns (run.sh MODE=ns): the test starts as PID 1 of fresh PID, mount, network, IPC and UTS
- * namespaces, under a small root of its own (ZDTM_NSROOT, pivot_root'ed): the host paths it needs bound at
+ * namespaces (mode uns: all owned by a user namespace of its own, ZDTM_NSUSER "FIRST LOWER COUNT" its uid
+ * and gid map, the test uid and gid 0 in it; device nodes are binds of the host's then), under a small root of its own (ZDTM_NSROOT, pivot_root'ed): the host paths it needs bound at
  * the same place (ZDTM_NSBINDS: "ro=/usr,rw=/tmp/zdtm.x,..."), /proc, /sys (ro), /dev a tmpfs with a few
  * device nodes, /dev/pts (newinstance), /dev/shm, /dev/mqueue, /tmp, loopback up, hostname zdtm-nsmnt. */
 #include <errno.h>
@@ -16,6 +17,8 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
+#include <sys/wait.h>
+#include <grp.h>
 #include <unistd.h>
 
 #include "zdtmtst.h"
@@ -35,6 +38,46 @@ __attribute__((format(printf, 1, 2), noreturn)) static void die(const char *fmt,
 int zdtm_ns_flags(void)
 {
 	return getenv("ZDTM_NSROOT") ? CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS : 0;
+}
+
+/* Mode uns, before zdtm_ns_flags' unshare: a user namespace; a child (still outside) writes its maps. */
+void zdtm_ns_user(void)
+{
+	const char *map = getenv("ZDTM_NSUSER");
+	int p[2];
+	char c;
+	if (!map || !getenv("ZDTM_NSROOT"))
+		return;
+	if (pipe(p))
+		die("pipe");
+	pid_t pid = fork();
+	if (pid < 0)
+		die("fork");
+	if (pid == 0) {
+		static const char *const files[] = {"setgroups", "uid_map", "gid_map"};
+		char path[64];
+		close(p[1]);
+		if (read(p[0], &c, 1) != 1)
+			_exit(1);
+		pid_t parent = getppid();
+		for (size_t i = 0; i < 3; i++) {
+			const char *v = i ? map : "allow";
+			snprintf(path, sizeof(path), "/proc/%d/%s", parent, files[i]);
+			int fd = open(path, O_WRONLY);
+			if (fd < 0 || write(fd, v, strlen(v)) != (ssize_t)strlen(v))
+				die("uns mode: write %s", path);
+			close(fd);
+		}
+		_exit(0);
+	}
+	close(p[0]);
+	int st;
+	if (unshare(CLONE_NEWUSER) || write(p[1], "u", 1) != 1 || waitpid(pid, &st, 0) != pid ||
+	    !WIFEXITED(st) || WEXITSTATUS(st))
+		die("uns mode: a user namespace mapped %s", map);
+	close(p[1]);
+	if (setresgid(0, 0, 0) || setgroups(0, NULL) || setresuid(0, 0, 0))
+		die("uns mode: uid 0 in the user namespace");
 }
 
 static void at(char *buf, size_t len, const char *root, const char *p)
@@ -101,8 +144,15 @@ static void devs(const char *root)
 	mnt(root, "tmpfs", "/dev", "tmpfs", MS_NOSUID | MS_STRICTATIME, "mode=755,size=65536k");
 	for (size_t i = 0; i < sizeof(d) / sizeof(d[0]); i++) {
 		snprintf(t, sizeof(t), "%s/dev/%s", root, d[i].n);
-		if (mknod(t, S_IFCHR | 0666, makedev(d[i].ma, d[i].mi)) || chmod(t, 0666))
+		if (getenv("ZDTM_NSUSER")) { /* no mknod in a user namespace: a bind of the host's */
+			char h[64];
+			snprintf(h, sizeof(h), "/dev/%s", d[i].n);
+			mkpath(t, 1);
+			if (mount(h, t, NULL, MS_BIND, NULL))
+				die("uns mode: bind %s", h);
+		} else if (mknod(t, S_IFCHR | 0666, makedev(d[i].ma, d[i].mi)) || chmod(t, 0666)) {
 			die("ns mode: mknod %s", t);
+		}
 	}
 	mnt(root, "devpts", "/dev/pts", "devpts", MS_NOSUID | MS_NOEXEC,
 	    "newinstance,ptmxmode=0666,mode=0620");

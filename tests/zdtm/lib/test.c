@@ -113,6 +113,7 @@ static void init(int argc, char **argv, int pidns)
 	if (pipe2(p, O_CLOEXEC))
 		die("pipe");
 	fflush(NULL);
+	zdtm_ns_user();
 	if (zdtm_ns_flags() && unshare(zdtm_ns_flags()))
 		die("ns mode: unshare");
 	else if (pidns && !zdtm_ns_flags() && unshare(CLONE_NEWPID))

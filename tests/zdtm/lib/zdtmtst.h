@@ -25,6 +25,8 @@ void test_init_pidns(int argc, char **argv);
  * own root and mounts, entered by test_init as PID 1 of them */
 int zdtm_ns_flags(void);
 void zdtm_ns_enter(void);
+/* mode uns: the user namespace (ZDTM_NSUSER: its map), before the others */
+void zdtm_ns_user(void);
 /* Tell the waiting parent that the state is built. */
 void test_daemon(void);
 /* In a child forked before test_daemon(): let go of the ready pipe (else the starter waits for it). */
