@@ -169,7 +169,8 @@ static int read_thread_cores(struct rst_task *t, struct cr_err *e)
 		t->nr_tcores = i + 1;
 		if (check_core(t->tcores[i], tid, e))
 			return -1;
-		if (t->tcores[i]->thread_creds && rst_creds_check(tid, t->tcores[i]->thread_creds, tree_in_user(t), e))
+		if (t->tcores[i]->thread_creds &&
+		    rst_creds_check(tid, t->tcores[i]->thread_creds, tree_in_user(t), e))
 			return -1;
 	}
 	return 0;

@@ -650,7 +650,8 @@ static int rst_userns_prepare(struct rst_task *ts, size_t n, struct cr_err *e)
 		if (t->zombie || t->helper)
 			continue;
 		if (t->nr_tcores)
-			return cr_fail(e, "not supported yet: task %d has threads in a user namespace", t->pid);
+			return cr_fail(e, "not supported yet: task %d has threads in a user namespace",
+				       t->pid);
 		if (ns_rst_map_creds(ts[0].ns, t->pid, t->creds, e))
 			return -1;
 		t->userns_fd = fd;

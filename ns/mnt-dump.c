@@ -360,7 +360,8 @@ static int clone_tmpfs_user(pid_t pid, const struct mi *m, int stacked, char *ms
 	int fd = -1;
 	char buf[CMSG_SPACE(sizeof(int))] = {0};
 	struct iovec iov = {.iov_base = msg, .iov_len = len - 1};
-	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = buf, .msg_controllen = sizeof(buf)};
+	struct msghdr mh = {
+	    .msg_iov = &iov, .msg_iovlen = 1, .msg_control = buf, .msg_controllen = sizeof(buf)};
 	ssize_t r = c < 0 ? -1 : recvmsg(sk[0], &mh, MSG_CMSG_CLOEXEC);
 	close(sk[0]);
 	if (c > 0)

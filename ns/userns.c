@@ -99,10 +99,11 @@ int ns_user_dump(pid_t root, const uint64_t self[NS_KINDS], const uint64_t ids[N
 		if (o == ids[NS_USER])
 			owned |= (uint32_t)ns_kinds[k].flag;
 		else if (o != self[NS_USER])
-			return cr_fail(e,
-				       "not supported yet: the %s namespace of task %d is owned by user:[%llu], "
-				       "neither the tree's nor crshim's",
-				       ns_kinds[k].name, root, (unsigned long long)o);
+			return cr_fail(
+			    e,
+			    "not supported yet: the %s namespace of task %d is owned by user:[%llu], "
+			    "neither the tree's nor crshim's",
+			    ns_kinds[k].name, root, (unsigned long long)o);
 	}
 	ne->user_owned = owned, ne->has_user_owned = 1;
 	pr_info("user namespace user:[%llu]: %zu uid and %zu gid extents, setgroups %s, owns 0x%x\n",
@@ -131,8 +132,9 @@ int ns_user_load(struct ns_rst *r, struct cr_err *e)
 		return cr_fail_errno(e, EBADMSG, "ns.img: a user namespace without uid/gid maps");
 	for (int k = 0; k < NS_KINDS; k++)
 		if ((r->ne->user_owned & USER_MADE_KINDS & (uint32_t)ns_kinds[k].flag) && r->join_fd[k] >= 0)
-			return cr_fail(e, "--join-ns %s: not supported for a tree in a user namespace of its own",
-				       ns_kinds[k].name);
+			return cr_fail(
+			    e, "--join-ns %s: not supported for a tree in a user namespace of its own",
+			    ns_kinds[k].name);
 	return 0;
 }
 
@@ -219,7 +221,8 @@ int ns_user_make(struct ns_rst *r, struct cr_err *e)
 		goto out;
 	}
 	if (write(down[1], "m", 1) != 1 || read(up[0], &c, 1) != 1 || c != 'n') {
-		cr_fail(e, "make the namespaces (0x%x) owned by the user namespace: the helper failed", kinds);
+		cr_fail(e, "make the namespaces (0x%x) owned by the user namespace: the helper failed",
+			kinds);
 		goto out;
 	}
 	snprintf(path, sizeof(path), "/proc/%d/ns/user", pid);

@@ -1,8 +1,9 @@
 /* Run mode ns (run.sh MODE=ns): the test starts as PID 1 of fresh PID, mount, network, IPC and UTS
  * namespaces (mode uns: all owned by a user namespace of its own, ZDTM_NSUSER "FIRST LOWER COUNT" its uid
- * and gid map, the test uid and gid 0 in it; device nodes are binds of the host's then), under a small root of its own (ZDTM_NSROOT, pivot_root'ed): the host paths it needs bound at
- * the same place (ZDTM_NSBINDS: "ro=/usr,rw=/tmp/zdtm.x,..."), /proc, /sys (ro), /dev a tmpfs with a few
- * device nodes, /dev/pts (newinstance), /dev/shm, /dev/mqueue, /tmp, loopback up, hostname zdtm-nsmnt. */
+ * and gid map, the test uid and gid 0 in it; device nodes are binds of the host's then), under a small root
+ * of its own (ZDTM_NSROOT, pivot_root'ed): the host paths it needs bound at the same place (ZDTM_NSBINDS:
+ * "ro=/usr,rw=/tmp/zdtm.x,..."), /proc, /sys (ro), /dev a tmpfs with a few device nodes, /dev/pts
+ * (newinstance), /dev/shm, /dev/mqueue, /tmp, loopback up, hostname zdtm-nsmnt. */
 #include <errno.h>
 #include <stdarg.h>
 #include <fcntl.h>
