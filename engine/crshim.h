@@ -55,6 +55,9 @@ struct cr_opts {
 	int ps_port; /* --port of --page-server and page-server */
 	const char *const *external;
 	int n_external;
+	/* restore --ext-mount-map KEY:PATH (CRIU's older spelling of --external mnt[KEY]:PATH) */
+	const char *const *ext_mount_map;
+	int n_ext_mount_map;
 	/* Namespaces (ns/): --empty-ns (CLONE_NEW* flags: made empty, the caller fills them), --join-ns
 	 * KIND:PATH (repeatable: the restore uses that namespace instead of making one). */
 	uint32_t empty_ns;

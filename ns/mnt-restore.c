@@ -103,6 +103,11 @@ static const char *ext_path(const struct cr_opts *o, const char *key)
 		if (!strncmp(x, "mnt[", 4) && !strncmp(x + 4, key, l) && !strncmp(x + 4 + l, "]:", 2))
 			return x + 6 + l;
 	}
+	for (int i = 0; i < o->n_ext_mount_map; i++) {
+		const char *x = o->ext_mount_map[i];
+		if (!strncmp(x, key, l) && x[l] == ':')
+			return x + l + 1;
+	}
 	return NULL;
 }
 

@@ -34,6 +34,7 @@ static int read_map(pid_t pid, const char *name, NsIdMap ***out, size_t *n, stru
 		return cr_fail_sys(e, "open %s", path);
 	*n = 0;
 	while (fscanf(f, "%u %u %u", &a, &b, &c) == 3) {
+		// NOLINTNEXTLINE(bugprone-sizeof-expression): an array of message pointers
 		NsIdMap **v = realloc(*out, (*n + 1) * sizeof(*v));
 		if (!v)
 			return cr_fail_errno(e, ENOMEM, "out of memory");

@@ -19,6 +19,7 @@ enum {
 	OPT_PIDFILE,
 	OPT_INHERIT_FD,
 	OPT_EXTERNAL,
+	OPT_EXT_MOUNT_MAP,
 	OPT_FEATURE,
 	OPT_FAULTS,
 	OPT_NETLOCK,
@@ -132,7 +133,7 @@ static const struct option long_opts[] = {
     {"cgroup-dump-controller", required_argument, NULL, OPT_UNSUPPORTED},
     {"cgroup-yard", required_argument, NULL, OPT_UNSUPPORTED},
     {"skip-mnt", required_argument, NULL, OPT_UNSUPPORTED},	 /* every mount of the tree is dumped */
-    {"ext-mount-map", required_argument, NULL, OPT_UNSUPPORTED}, /* --external mnt[KEY]:VAL is */
+    {"ext-mount-map", required_argument, NULL, OPT_EXT_MOUNT_MAP}, /* KEY:PATH; auto refused */
     {"lsm-profile", required_argument, NULL, OPT_UNSUPPORTED},	 /* no LSM label is set on restore */
     {NULL, 0, NULL, 0},
 };
@@ -256,6 +257,14 @@ static int parse_special(struct shim_cmd *c, int opt, int idx, char *msg, size_t
 		return add_list(c->inherit_fd, &c->n_inherit_fd, "--inherit-fd", msg, len);
 	case OPT_EXTERNAL:
 		return add_list(c->external, &c->n_external, "--external", msg, len);
+	case OPT_EXT_MOUNT_MAP: /* restore: KEY:PATH (a dump does not use it); "auto" is refused */
+		if (!strcmp(optarg, "auto"))
+			return fail(msg, len,
+				    "--ext-mount-map auto is not supported yet: name each external mount with "
+				    "--external mnt[MOUNTPOINT]:KEY");
+		if (!strchr(optarg, ':') || optarg[0] == ':' || !strchr(optarg, ':')[1])
+			return fail(msg, len, "--ext-mount-map %s: want KEY:PATH", optarg);
+		return add_list(c->ext_mount_map, &c->n_ext_mount_map, "--ext-mount-map", msg, len);
 	case OPT_JOIN_NS:
 		return add_list(c->join_ns, &c->n_join_ns, "--join-ns", msg, len);
 	case OPT_MANAGE_CGROUPS: {
@@ -560,6 +569,8 @@ int shim_parse(int argc, char **argv, struct shim_cmd *c, char *msg, size_t len)
 	c->opts.n_inherit_fd = c->n_inherit_fd;
 	c->opts.external = c->external;
 	c->opts.n_external = c->n_external;
+	c->opts.ext_mount_map = c->ext_mount_map;
+	c->opts.n_ext_mount_map = c->n_ext_mount_map;
 	c->opts.join_ns = c->join_ns;
 	c->opts.n_join_ns = c->n_join_ns;
 	c->opts.cgroup_root = c->cgroup_root;

@@ -45,6 +45,8 @@ struct shim_cmd {
 	int n_inherit_fd;
 	const char *external[SHIM_MAX_LIST];
 	int n_external;
+	const char *ext_mount_map[SHIM_MAX_LIST];
+	int n_ext_mount_map;
 	const char *join_ns[SHIM_MAX_LIST];
 	int n_join_ns;
 	int n_cgroup_root;

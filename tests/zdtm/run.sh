@@ -296,7 +296,12 @@ ns_setup() { # name
 	NSRST=(--root "$TDIR/root")
 	for b in "${binds[@]}"; do
 		NSDUMP+=(--external "mnt[${b#*=}]:nsmnt$i")
-		NSRST+=(--external "mnt[nsmnt$i]:${b#*=}")
+		# /etc's with CRIU's older spelling, --ext-mount-map KEY:PATH
+		if [ "${b#*=}" = /etc ]; then
+			NSRST+=(--ext-mount-map "nsmnt$i:${b#*=}")
+		else
+			NSRST+=(--external "mnt[nsmnt$i]:${b#*=}")
+		fi
 		i=$((i + 1))
 	done
 	if [ "$UNS" = 1 ] && [ "$MODE" = ns ]; then
