@@ -4,12 +4,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
@@ -303,91 +301,35 @@ static int stacked_on(struct mi **v, size_t n, const struct mi *m)
 }
 
 /* In the tree's mount namespace (at its root), then in a private copy of it: the mounts stacked on m are
- * taken off there (the tree's own are untouched), m cloned (a detached tree: its fd, -1 with msg). A tree
- * in a user namespace of its own: the copy is made in it (a copy made outside would lock m's child mounts
- * to it, and m could not be cloned alone). */
-static int clone_tmpfs(pid_t pid, const struct mi *m, int stacked, bool in_user, char *msg, size_t len)
+ * taken off there (the tree's own are untouched), m cloned and walked. */
+static int child_tmpfs(pid_t pid, int imgdir, struct mi *m, int stacked, int errfd)
 {
-	char path[64];
+	char path[64], msg[1100];
+	struct cr_err e = {0};
 	snprintf(path, sizeof(path), "/proc/%d/root", pid);
 	int root = open(path, O_PATH | O_CLOEXEC);
 	snprintf(path, sizeof(path), "/proc/%d/ns/mnt", pid);
 	int ns = open(path, O_RDONLY | O_CLOEXEC);
-	snprintf(path, sizeof(path), "/proc/%d/ns/user", pid);
-	int user = in_user ? open(path, O_RDONLY | O_CLOEXEC) : -1;
-	if (root < 0 || ns < 0 || (in_user && (user < 0 || setns(user, CLONE_NEWUSER))) ||
-	    setns(ns, CLONE_NEWNS) || fchdir(root) || chroot(".") || unshare(CLONE_NEWNS) ||
-	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL)) {
-		snprintf(msg, len, "enter a copy of the mount namespace of %d: %s", pid, strerror(errno));
-		return -1;
+	int fd = -1;
+	if (root < 0 || ns < 0 || setns(ns, CLONE_NEWNS) || fchdir(root) || chroot(".") ||
+	    unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL)) {
+		snprintf(msg, sizeof(msg), "enter a copy of the mount namespace of %d: %s", pid,
+			 strerror(errno));
+		goto out;
 	}
 	for (int i = 0; i < stacked; i++)
 		if (umount2(m->e.mountpoint, MNT_DETACH)) {
-			snprintf(msg, len, "take the mounts on top of it off: %s", strerror(errno));
-			return -1;
+			snprintf(msg, sizeof(msg), "take the mounts on top of it off: %s", strerror(errno));
+			goto out;
 		}
-	int fd = (int)syscall(SYS_open_tree, AT_FDCWD, m->e.mountpoint, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
-	if (fd < 0)
-		snprintf(msg, len, "open_tree %s: %s", m->e.mountpoint, strerror(errno));
-	return fd;
-}
-
-/* clone_tmpfs in a child that enters the tree's user namespace; the fd comes back over a socket. */
-static int clone_tmpfs_user(pid_t pid, const struct mi *m, int stacked, char *msg, size_t len)
-{
-	int sk[2];
-	if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sk)) {
-		snprintf(msg, len, "socketpair: %s", strerror(errno));
-		return -1;
-	}
-	pid_t c = fork();
-	if (c == 0) {
-		close(sk[0]);
-		char buf[CMSG_SPACE(sizeof(int))] = {0}, err[512] = "";
-		int fd = clone_tmpfs(pid, m, stacked, true, err, sizeof(err));
-		struct iovec iov = {.iov_base = err, .iov_len = strlen(err) + 1};
-		struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
-		if (fd >= 0) {
-			mh.msg_control = buf, mh.msg_controllen = sizeof(buf);
-			struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
-			cm->cmsg_level = SOL_SOCKET, cm->cmsg_type = SCM_RIGHTS;
-			cm->cmsg_len = CMSG_LEN(sizeof(int));
-			memcpy(CMSG_DATA(cm), &fd, sizeof(int));
-		}
-		_exit(sendmsg(sk[1], &mh, 0) < 0 ? 2 : 0);
-	}
-	close(sk[1]);
-	int fd = -1;
-	char buf[CMSG_SPACE(sizeof(int))] = {0};
-	struct iovec iov = {.iov_base = msg, .iov_len = len - 1};
-	struct msghdr mh = {
-	    .msg_iov = &iov, .msg_iovlen = 1, .msg_control = buf, .msg_controllen = sizeof(buf)};
-	ssize_t r = c < 0 ? -1 : recvmsg(sk[0], &mh, MSG_CMSG_CLOEXEC);
-	close(sk[0]);
-	if (c > 0)
-		while (waitpid(c, NULL, 0) < 0 && errno == EINTR)
-			;
-	struct cmsghdr *cm = r > 0 ? CMSG_FIRSTHDR(&mh) : NULL;
-	if (cm && cm->cmsg_type == SCM_RIGHTS)
-		memcpy(&fd, CMSG_DATA(cm), sizeof(int));
-	if (fd < 0 && (r <= 0 || !msg[0]))
-		snprintf(msg, len, "the child in the user namespace of %d failed", pid);
-	return fd;
-}
-
-static void child_tmpfs(pid_t pid, int imgdir, struct mi *m, int stacked, int errfd)
-{
-	char msg[1100] = "", path[64];
-	struct cr_err e = {0};
-	struct stat a, b;
-	snprintf(path, sizeof(path), "/proc/%d/ns/user", pid);
-	bool in_user = !stat(path, &a) && !stat("/proc/self/ns/user", &b) && a.st_ino != b.st_ino;
-	int fd = in_user ? clone_tmpfs_user(pid, m, stacked, msg, sizeof(msg))
-			 : clone_tmpfs(pid, m, stacked, false, msg, sizeof(msg));
-	if (fd >= 0 && ns_tmpfs_dump(fd, imgdir, (int)m->e.mnt_id, TMPFS_LIMIT, &e))
+	if ((fd = (int)syscall(SYS_open_tree, AT_FDCWD, m->e.mountpoint,
+			       OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC)) < 0)
+		snprintf(msg, sizeof(msg), "open_tree %s: %s", m->e.mountpoint, strerror(errno));
+	else if (ns_tmpfs_dump(fd, imgdir, (int)m->e.mnt_id, TMPFS_LIMIT, &e))
 		snprintf(msg, sizeof(msg), "%s", e.msg);
-	else if (fd >= 0)
+	else
 		_exit(0);
+out:
 	if (write(errfd, msg, strlen(msg)) < 0)
 		_exit(2);
 	_exit(1);

@@ -167,7 +167,7 @@ static int dump_entry(const struct ns_dump_args *a, uint64_t (*ids)[NS_KINDS], c
 		pr_info("network namespace net:[%llu] is external (key %s): not saved\n",
 			(unsigned long long)ids[0][NS_NET], netkey);
 	}
-	if ((own & CLONE_NEWUSER) && ns_user_dump(root, self, ids[0], own, ne, e))
+	if ((own & CLONE_NEWUSER) && ns_user_dump(a, self, ids, ne, e))
 		return -1;
 	ne->own = own, ne->has_own = 1;
 	ne->external = ext, ne->has_external = ext != 0;

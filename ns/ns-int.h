@@ -43,7 +43,7 @@ struct ns_rst {
 };
 /* userns.c: the root's user namespace (maps, setgroups, which kinds it owns) into ne; at restore the
  * check of ns.img (ns_user_load) and the namespace made with the kinds it owns (ns_user_make). */
-int ns_user_dump(pid_t root, const uint64_t self[NS_KINDS], const uint64_t ids[NS_KINDS], uint32_t own,
+int ns_user_dump(const struct ns_dump_args *a, const uint64_t self[NS_KINDS], uint64_t (*ids)[NS_KINDS],
 		 NsEntry *ne, struct cr_err *e);
 void ns_user_dump_free(NsEntry *ne);
 int ns_user_load(struct ns_rst *r, struct cr_err *e);

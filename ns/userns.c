@@ -63,9 +63,52 @@ static int owner_ino(int fd, unsigned long req, uint64_t *ino)
 	return 0;
 }
 
-int ns_user_dump(pid_t root, const uint64_t self[NS_KINDS], const uint64_t ids[NS_KINDS], uint32_t own,
+/* The number of threads of task pid (0: unknown). */
+static int threads(pid_t pid)
+{
+	char path[64], line[128];
+	int n = 0;
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	__cleanup_fclose FILE *f = fopen(path, "re");
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "Threads: %d", &n) == 1)
+			break;
+	return n;
+}
+
+/* Who owns the namespace of kind k of task pid: crshim's user namespace (self) or the tree's (user), where
+ * only the kinds restored in it may be (USER_MADE_KINDS; owned: add it); another one fails. */
+static int check_owner(pid_t pid, int k, uint64_t self, uint64_t user, uint32_t *owned, struct cr_err *e)
+{
+	char path[64];
+	uint64_t o;
+	uint32_t flag = (uint32_t)ns_kinds[k].flag;
+	snprintf(path, sizeof(path), "/proc/%d/ns/%s", pid, ns_kinds[k].name);
+	__cleanup_close int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || owner_ino(fd, NS_GET_USERNS, &o))
+		return cr_fail_sys(e, "%s: its owner", path);
+	if (o == self)
+		return 0;
+	if (o != user)
+		return cr_fail(
+		    e,
+		    "not supported yet: the %s namespace of task %d is owned by user:[%llu], neither "
+		    "the tree's nor crshim's",
+		    ns_kinds[k].name, pid, (unsigned long long)o);
+	if (!(USER_MADE_KINDS & flag))
+		return cr_fail(e,
+			       "not supported yet: the %s namespace of task %d is owned by the tree's user "
+			       "namespace (only its network, IPC and UTS namespaces are restored in it)",
+			       ns_kinds[k].name, pid);
+	if (owned)
+		*owned |= flag;
+	return 0;
+}
+
+int ns_user_dump(const struct ns_dump_args *a, const uint64_t self[NS_KINDS], uint64_t (*ids)[NS_KINDS],
 		 NsEntry *ne, struct cr_err *e)
 {
+	pid_t root = a->pids[0];
 	char path[64];
 	uint64_t parent;
 	snprintf(path, sizeof(path), "/proc/%d/ns/user", root);
@@ -78,7 +121,7 @@ int ns_user_dump(pid_t root, const uint64_t self[NS_KINDS], const uint64_t ids[N
 		return cr_fail(e,
 			       "not supported yet: task %d is in a nested user namespace (user:[%llu], whose "
 			       "parent user:[%llu] is not crshim's)",
-			       root, (unsigned long long)ids[NS_USER], (unsigned long long)parent);
+			       root, (unsigned long long)ids[0][NS_USER], (unsigned long long)parent);
 	if (read_map(root, "uid_map", &ne->uid_map, &ne->n_uid_map, e) ||
 	    read_map(root, "gid_map", &ne->gid_map, &ne->n_gid_map, e))
 		return -1;
@@ -89,26 +132,19 @@ int ns_user_dump(pid_t root, const uint64_t self[NS_KINDS], const uint64_t ids[N
 		return cr_fail_sys(e, "read %s", path);
 	ne->setgroups_deny = !strncmp(sg, "deny", 4), ne->has_setgroups_deny = 1;
 	uint32_t owned = 0;
-	for (int k = 0; k < NS_KINDS; k++) {
-		if (k == NS_USER || !(own & (uint32_t)ns_kinds[k].flag))
-			continue;
-		uint64_t o;
-		snprintf(path, sizeof(path), "/proc/%d/ns/%s", root, ns_kinds[k].name);
-		__cleanup_close int fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0 || owner_ino(fd, NS_GET_USERNS, &o))
-			return cr_fail_sys(e, "%s: its owner", path);
-		if (o == ids[NS_USER])
-			owned |= (uint32_t)ns_kinds[k].flag;
-		else if (o != self[NS_USER])
-			return cr_fail(
-			    e,
-			    "not supported yet: the %s namespace of task %d is owned by user:[%llu], "
-			    "neither the tree's nor crshim's",
-			    ns_kinds[k].name, root, (unsigned long long)o);
-	}
+	for (size_t i = 0; i < a->n; i++)
+		if (threads(a->pids[i]) != 1)
+			return cr_fail(e, "not supported yet: task %d has threads in a user namespace",
+				       a->pids[i]);
+	for (size_t i = 0; i < a->n; i++)
+		for (int k = 0; k < NS_KINDS; k++)
+			if (k != NS_USER && ids[i][k] && ids[i][k] != self[k] &&
+			    (i == 0 || ids[i][k] != ids[0][k]) &&
+			    check_owner(a->pids[i], k, self[NS_USER], ids[0][NS_USER], i ? NULL : &owned, e))
+				return -1;
 	ne->user_owned = owned, ne->has_user_owned = 1;
 	pr_info("user namespace user:[%llu]: %zu uid and %zu gid extents, setgroups %s, owns 0x%x\n",
-		(unsigned long long)ids[NS_USER], ne->n_uid_map, ne->n_gid_map,
+		(unsigned long long)ids[0][NS_USER], ne->n_uid_map, ne->n_gid_map,
 		ne->setgroups_deny ? "deny" : "allow", owned);
 	return 0;
 }
@@ -131,6 +167,11 @@ int ns_user_load(struct ns_rst *r, struct cr_err *e)
 		return 0;
 	if (!r->ne || !r->ne->n_uid_map || !r->ne->n_gid_map)
 		return cr_fail_errno(e, EBADMSG, "ns.img: a user namespace without uid/gid maps");
+	if (r->ne->user_owned & ~(uint32_t)USER_MADE_KINDS)
+		return cr_fail_errno(e, EBADMSG,
+				     "ns.img: the user namespace owns namespaces (0x%x) other than network, "
+				     "IPC and UTS ones",
+				     r->ne->user_owned & ~(uint32_t)USER_MADE_KINDS);
 	for (int k = 0; k < NS_KINDS; k++)
 		if ((r->ne->user_owned & USER_MADE_KINDS & (uint32_t)ns_kinds[k].flag) && r->join_fd[k] >= 0)
 			return cr_fail(

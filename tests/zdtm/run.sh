@@ -305,15 +305,11 @@ ns_setup() { # name
 		i=$((i + 1))
 	done
 	if [ "$UNS" = 1 ] && [ "$MODE" = ns ]; then
-		# the test's uid 0 is ${UNS_MAP#* } here: its dir is its; /dev's nodes are binds of the host's
+		# the test's uid 0 is ${UNS_MAP#* } here: its dir is its
 		export ZDTM_NSUSER="$UNS_MAP"
 		local u=${UNS_MAP#* }
 		u=${u%% *}
 		chown -R "$u:$u" "$TDIR" || return 1
-		for b in null zero full random urandom tty; do
-			NSDUMP+=(--external "mnt[/dev/$b]:nsdev$b")
-			NSRST+=(--external "mnt[nsdev$b]:/dev/$b")
-		done
 	fi
 }
 

@@ -1,9 +1,9 @@
 /* Run mode ns (run.sh MODE=ns): the test starts as PID 1 of fresh PID, mount, network, IPC and UTS
- * namespaces (mode uns: all owned by a user namespace of its own, ZDTM_NSUSER "FIRST LOWER COUNT" its uid
- * and gid map, the test uid and gid 0 in it; device nodes are binds of the host's then), under a small root
- * of its own (ZDTM_NSROOT, pivot_root'ed): the host paths it needs bound at the same place (ZDTM_NSBINDS:
- * "ro=/usr,rw=/tmp/zdtm.x,..."), /proc, /sys (ro), /dev a tmpfs with a few device nodes, /dev/pts
- * (newinstance), /dev/shm, /dev/mqueue, /tmp, loopback up, hostname zdtm-nsmnt. */
+ * namespaces (mode uns: the network, IPC and UTS ones owned by a user namespace of its own, ZDTM_NSUSER
+ * "FIRST LOWER COUNT" its uid and gid map, which the test enters last as its uid and gid 0), under a small
+ * root of its own (ZDTM_NSROOT, pivot_root'ed): the host paths it needs bound at the same place
+ * (ZDTM_NSBINDS: "ro=/usr,rw=/tmp/zdtm.x,..."), /proc, /sys (ro), /dev a tmpfs with a few device nodes,
+ * /dev/pts (newinstance), /dev/shm, /dev/mqueue, /tmp, loopback up, hostname zdtm-nsmnt. */
 #include <errno.h>
 #include <stdarg.h>
 #include <fcntl.h>
@@ -36,47 +36,87 @@ __attribute__((format(printf, 1, 2), noreturn)) static void die(const char *fmt,
 	exit(1);
 }
 
+/* mode uns: the user namespace made by zdtm_ns_user (its fd, -1), entered last by zdtm_ns_enter */
+static int user_fd = -1;
+
 int zdtm_ns_flags(void)
 {
-	return getenv("ZDTM_NSROOT") ? CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS : 0;
+	if (!getenv("ZDTM_NSROOT"))
+		return 0;
+	/* mode uns: the network, IPC and UTS namespaces are the user namespace's, made by zdtm_ns_user */
+	return user_fd >= 0 ? CLONE_NEWPID : CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS;
 }
 
-/* Mode uns, before zdtm_ns_flags' unshare: a user namespace; a child (still outside) writes its maps. */
+/* Mode uns, before zdtm_ns_flags' unshare: a child makes a user namespace (we write its maps: "allow"
+ * setgroups, ZDTM_NSUSER), then in it network, IPC and UTS namespaces, which we join: they are owned by it.
+ * The PID and mount namespaces are made by us outside it (owned by the host's: crshim restores only the
+ * network, IPC and UTS namespaces of a user namespace), and the test enters it last (zdtm_ns_enter). */
 void zdtm_ns_user(void)
 {
+	static const char *const kinds[] = {"net", "ipc", "uts"};
+	static const int flags[] = {CLONE_NEWNET, CLONE_NEWIPC, CLONE_NEWUTS};
 	const char *map = getenv("ZDTM_NSUSER");
-	int p[2];
-	char c;
+	int up[2], down[2];
+	char c = 0, path[64];
 	if (!map || !getenv("ZDTM_NSROOT"))
 		return;
-	if (pipe(p))
+	if (pipe(up) || pipe(down))
 		die("pipe");
 	pid_t pid = fork();
 	if (pid < 0)
 		die("fork");
 	if (pid == 0) {
-		static const char *const files[] = {"setgroups", "uid_map", "gid_map"};
-		char path[64];
-		close(p[1]);
-		if (read(p[0], &c, 1) != 1)
+		close(up[0]);
+		close(down[1]);
+		if (unshare(CLONE_NEWUSER) || write(up[1], "u", 1) != 1 || read(down[0], &c, 1) != 1 ||
+		    unshare(CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS) || write(up[1], "n", 1) != 1)
 			_exit(1);
-		pid_t parent = getppid();
-		for (size_t i = 0; i < 3; i++) {
-			const char *v = i ? map : "allow";
-			snprintf(path, sizeof(path), "/proc/%d/%s", parent, files[i]);
-			int fd = open(path, O_WRONLY);
-			if (fd < 0 || write(fd, v, strlen(v)) != (ssize_t)strlen(v))
-				die("uns mode: write %s", path);
-			close(fd);
-		}
+		while (read(down[0], &c, 1) > 0)
+			;
 		_exit(0);
 	}
-	close(p[0]);
+	close(up[1]);
+	close(down[0]);
+	if (read(up[0], &c, 1) != 1 || c != 'u')
+		die("uns mode: the user namespace");
+	static const char *const files[] = {"setgroups", "uid_map", "gid_map"};
+	for (size_t i = 0; i < 3; i++) {
+		const char *v = i ? map : "allow";
+		snprintf(path, sizeof(path), "/proc/%d/%s", pid, files[i]);
+		int fd = open(path, O_WRONLY);
+		if (fd < 0 || write(fd, v, strlen(v)) != (ssize_t)strlen(v))
+			die("uns mode: write %s", path);
+		close(fd);
+	}
+	if (write(down[1], "m", 1) != 1 || read(up[0], &c, 1) != 1 || c != 'n')
+		die("uns mode: the namespaces of the user namespace");
+	for (size_t i = 0; i < 3; i++) {
+		snprintf(path, sizeof(path), "/proc/%d/ns/%s", pid, kinds[i]);
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0 || setns(fd, flags[i]))
+			die("uns mode: join %s", path);
+		close(fd);
+	}
+	snprintf(path, sizeof(path), "/proc/%d/ns/user", pid);
+	user_fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (user_fd < 0)
+		die("uns mode: open %s", path);
+	close(up[0]);
+	close(down[1]);
 	int st;
-	if (unshare(CLONE_NEWUSER) || write(p[1], "u", 1) != 1 || waitpid(pid, &st, 0) != pid ||
-	    !WIFEXITED(st) || WEXITSTATUS(st))
-		die("uns mode: a user namespace mapped %s", map);
-	close(p[1]);
+	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st))
+		die("uns mode: the user namespace's helper");
+}
+
+/* Mode uns, last of zdtm_ns_enter: into the user namespace, as its uid and gid 0. */
+static void user_enter(void)
+{
+	if (user_fd < 0)
+		return;
+	if (setns(user_fd, CLONE_NEWUSER))
+		die("uns mode: enter the user namespace");
+	close(user_fd);
+	user_fd = -1;
 	if (setresgid(0, 0, 0) || setgroups(0, NULL) || setresuid(0, 0, 0))
 		die("uns mode: uid 0 in the user namespace");
 }
@@ -145,15 +185,8 @@ static void devs(const char *root)
 	mnt(root, "tmpfs", "/dev", "tmpfs", MS_NOSUID | MS_STRICTATIME, "mode=755,size=65536k");
 	for (size_t i = 0; i < sizeof(d) / sizeof(d[0]); i++) {
 		snprintf(t, sizeof(t), "%s/dev/%s", root, d[i].n);
-		if (getenv("ZDTM_NSUSER")) { /* no mknod in a user namespace: a bind of the host's */
-			char h[64];
-			snprintf(h, sizeof(h), "/dev/%s", d[i].n);
-			mkpath(t, 1);
-			if (mount(h, t, NULL, MS_BIND, NULL))
-				die("uns mode: bind %s", h);
-		} else if (mknod(t, S_IFCHR | 0666, makedev(d[i].ma, d[i].mi)) || chmod(t, 0666)) {
+		if (mknod(t, S_IFCHR | 0666, makedev(d[i].ma, d[i].mi)) || chmod(t, 0666))
 			die("ns mode: mknod %s", t);
-		}
 	}
 	mnt(root, "devpts", "/dev/pts", "devpts", MS_NOSUID | MS_NOEXEC,
 	    "newinstance,ptmxmode=0666,mode=0620");
@@ -206,4 +239,5 @@ void zdtm_ns_enter(void)
 	lo_up();
 	if (sethostname("zdtm-nsmnt", 10))
 		die("ns mode: hostname");
+	user_enter();
 }
