@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/fsuid.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -157,8 +158,15 @@ static int make_mq(const IpcMqEntry *me, struct cr_err *e)
 		return cr_fail_errno(e, EBADMSG, "ipc-mq.img: a queue without a valid name");
 	snprintf(path, sizeof(path), "/%s", me->name);
 	struct mq_attr at = {.mq_maxmsg = me->maxmsg, .mq_msgsize = me->msgsize};
+	/* made with its owner's fs ids: in the IPC namespace of a user namespace only an id mapped in it may
+	 * make a file of its mqueue (else EOVERFLOW); the fs capabilities come back with fsuid 0 */
+	int ou = setfsuid(me->uid), og = setfsgid(me->gid);
 	mqd_t q =
 	    mq_open(path, O_RDWR | O_CREAT | O_EXCL | O_NONBLOCK | O_CLOEXEC, (mode_t)(me->mode & 0777), &at);
+	int err = errno;
+	setfsgid((gid_t)og);
+	setfsuid((uid_t)ou);
+	errno = err;
 	if (q == (mqd_t)-1)
 		return cr_fail_sys(e, "POSIX message queue %s: create (%ld messages of %ld bytes)", path,
 				   (long)me->maxmsg, (long)me->msgsize);

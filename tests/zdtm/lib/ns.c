@@ -60,11 +60,9 @@ void zdtm_ns_user(void)
 	char c = 0, path[64];
 	if (!map || !getenv("ZDTM_NSROOT"))
 		return;
-	if (pipe(up) || pipe(down))
-		die("pipe");
-	pid_t pid = fork();
+	pid_t pid = pipe(up) || pipe(down) ? -1 : fork();
 	if (pid < 0)
-		die("fork");
+		die("uns mode: pipes and a child");
 	if (pid == 0) {
 		close(up[0]);
 		close(down[1]);
