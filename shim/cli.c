@@ -132,9 +132,9 @@ static const struct option long_opts[] = {
     {"cgroup-props-file", required_argument, NULL, OPT_UNSUPPORTED},
     {"cgroup-dump-controller", required_argument, NULL, OPT_UNSUPPORTED},
     {"cgroup-yard", required_argument, NULL, OPT_UNSUPPORTED},
-    {"skip-mnt", required_argument, NULL, OPT_UNSUPPORTED},	 /* every mount of the tree is dumped */
+    {"skip-mnt", required_argument, NULL, OPT_UNSUPPORTED},	   /* every mount of the tree is dumped */
     {"ext-mount-map", required_argument, NULL, OPT_EXT_MOUNT_MAP}, /* KEY:PATH; auto refused */
-    {"lsm-profile", required_argument, NULL, OPT_UNSUPPORTED},	 /* no LSM label is set on restore */
+    {"lsm-profile", required_argument, NULL, OPT_UNSUPPORTED},	   /* no LSM label is set on restore */
     {NULL, 0, NULL, 0},
 };
 
@@ -259,9 +259,10 @@ static int parse_special(struct shim_cmd *c, int opt, int idx, char *msg, size_t
 		return add_list(c->external, &c->n_external, "--external", msg, len);
 	case OPT_EXT_MOUNT_MAP: /* restore: KEY:PATH (a dump does not use it); "auto" is refused */
 		if (!strcmp(optarg, "auto"))
-			return fail(msg, len,
-				    "--ext-mount-map auto is not supported yet: name each external mount with "
-				    "--external mnt[MOUNTPOINT]:KEY");
+			return fail(
+			    msg, len,
+			    "--ext-mount-map auto is not supported yet: name each external mount with "
+			    "--external mnt[MOUNTPOINT]:KEY");
 		if (!strchr(optarg, ':') || optarg[0] == ':' || !strchr(optarg, ':')[1])
 			return fail(msg, len, "--ext-mount-map %s: want KEY:PATH", optarg);
 		return add_list(c->ext_mount_map, &c->n_ext_mount_map, "--ext-mount-map", msg, len);
