@@ -10,8 +10,7 @@
 int main(int argc, char **argv)
 {
 	test_init(argc, argv);
-	unsigned long host = nsw_ino("net");
-	nsw_unshare(CLONE_NEWNET, "CLONE_NEWNET");
+	unsigned long host = nsw_new(CLONE_NEWNET, "net");
 	nsw_must("ip link set lo up mtu 60000");
 	nsw_must("ip addr add 127.0.0.2/8 dev lo");
 	nsw_must("ip -6 addr add ::2/128 dev lo nodad");

@@ -8,10 +8,9 @@
 int main(int argc, char **argv)
 {
 	test_init(argc, argv);
-	unsigned long host = nsw_ino("net");
 	if (nsw_sh("nft --version"))
 		test_skip("no nft");
-	nsw_unshare(CLONE_NEWNET, "CLONE_NEWNET");
+	unsigned long host = nsw_new(CLONE_NEWNET, "net");
 	nsw_must("nft add table inet nsworld_f");
 	nsw_must(
 	    "nft add chain inet nsworld_f input '{ type filter hook input priority 0; policy accept; }'");

@@ -11,8 +11,7 @@
 int main(int argc, char **argv)
 {
 	test_init(argc, argv);
-	unsigned long host = nsw_ino("net");
-	nsw_unshare(CLONE_NEWNET, "CLONE_NEWNET");
+	unsigned long host = nsw_new(CLONE_NEWNET, "net");
 	nsw_must("ip link set lo up && ip link add nswra0 type veth peer name nswrb0");
 	nsw_must("ip addr add 10.92.0.1/24 dev nswra0 && ip -6 addr add fd00:92::1/64 dev nswra0 nodad");
 	nsw_must("ip link set nswra0 up && ip link set nswrb0 up");

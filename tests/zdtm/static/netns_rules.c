@@ -6,8 +6,7 @@
 int main(int argc, char **argv)
 {
 	test_init(argc, argv);
-	unsigned long host = nsw_ino("net");
-	nsw_unshare(CLONE_NEWNET, "CLONE_NEWNET");
+	unsigned long host = nsw_new(CLONE_NEWNET, "net");
 	nsw_must("ip link set lo up");
 	nsw_must("ip rule add from 10.91.0.0/24 table 100 prio 100");
 	nsw_must("ip rule add to 10.95.0.0/16 lookup 101 prio 101");

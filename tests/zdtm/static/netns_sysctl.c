@@ -30,10 +30,9 @@ int main(int argc, char **argv)
 {
 	char *hostv[N];
 	test_init(argc, argv);
-	unsigned long host = nsw_ino("net");
 	for (size_t i = 0; i < N; i++)
 		hostv[i] = get(names[i][0]);
-	nsw_unshare(CLONE_NEWNET, "CLONE_NEWNET");
+	unsigned long host = nsw_new(CLONE_NEWNET, "net");
 	for (size_t i = 0; i < N; i++) {
 		char p[128];
 		snprintf(p, sizeof(p), "/proc/sys/net/%s", names[i][0]);

@@ -10,8 +10,7 @@
 int main(int argc, char **argv)
 {
 	test_init(argc, argv);
-	unsigned long host = nsw_ino("net");
-	nsw_unshare(CLONE_NEWNET, "CLONE_NEWNET");
+	unsigned long host = nsw_new(CLONE_NEWNET, "net");
 	nsw_must("ip link set lo up");
 	nsw_must("ip link add nswva0 type veth peer name nswvb0");
 	nsw_must("ip link add nswvc0 mtu 1400 type veth peer name nswvd0 mtu 1400");

@@ -30,10 +30,9 @@ static int host_socket(int self, struct sockaddr_in *a)
 int main(int argc, char **argv)
 {
 	test_init(argc, argv);
-	unsigned long host = nsw_ino("net");
 #define hn nsw_host("net")
 	nsw_sh("nsenter --net=%s ip link del " OUT " 2>/dev/null", hn); /* a stale one */
-	nsw_unshare(CLONE_NEWNET, "CLONE_NEWNET");
+	unsigned long host = nsw_new(CLONE_NEWNET, "net");
 	nsw_must("ip link set lo up");
 	nsw_must("nsenter --net=%s ip link add " OUT " type veth peer name eth0 netns %d", hn, getpid());
 	nsw_must("nsenter --net=%s ip addr add 10.90.0.1/30 dev " OUT, hn);

@@ -102,10 +102,14 @@ static inline const char *nsw_host(const char *kind)
 	return p;
 }
 
-static inline void nsw_unshare(int flags, const char *what)
+/* A namespace of its own of kind (unshare(flag); the test is skipped when refused); the inode of the host's
+ * one, for nsw_own after the restore. */
+static inline unsigned long nsw_new(int flag, const char *kind)
 {
-	if (unshare(flags))
-		test_skip("unshare(%s): %m", what);
+	unsigned long host = nsw_ino(kind);
+	if (unshare(flag))
+		test_skip("unshare of the %s namespace: %m", kind);
+	return host;
 }
 
 /* What a namespace test compares before and after the checkpoint: what cmd prints (lines matching drop, an

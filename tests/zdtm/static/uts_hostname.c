@@ -7,9 +7,8 @@ int main(int argc, char **argv)
 {
 	struct utsname h0, u;
 	test_init(argc, argv);
-	unsigned long host = nsw_ino("uts");
 	uname(&h0);
-	nsw_unshare(CLONE_NEWUTS, "CLONE_NEWUTS");
+	unsigned long host = nsw_new(CLONE_NEWUTS, "uts");
 	if (sethostname("nsworld-uts-host", 16) || setdomainname("nsworld.example", 15))
 		fail("setup: set names");
 	test_daemon();
