@@ -141,7 +141,7 @@ static void set_plain(RpcOpts *o, int num)
 	};
 	const ProtobufCFieldDescriptor *f =
 	    protobuf_c_message_descriptor_get_field(&rpc_opts__descriptor, num);
-	char *base = (char *)o;
+	char *raw = (char *)o;
 	const char *str = "/x";
 	uint32_t v = 1;
 	for (size_t i = 0; i < sizeof(vals) / sizeof(vals[0]); i++)
@@ -150,16 +150,16 @@ static void set_plain(RpcOpts *o, int num)
 	if (!f)
 		return;
 	if (f->label == PROTOBUF_C_LABEL_REPEATED && f->type == PROTOBUF_C_TYPE_STRING) {
-		*(size_t *)(base + f->quantifier_offset) = 1;
-		*(char ***)(base + f->offset) = one_str;
+		*(size_t *)(raw + f->quantifier_offset) = 1;
+		*(char ***)(raw + f->offset) = one_str;
 	} else if (f->label == PROTOBUF_C_LABEL_OPTIONAL && f->type == PROTOBUF_C_TYPE_STRING) {
-		*(const char **)(base + f->offset) = str;
+		*(const char **)(raw + f->offset) = str;
 	} else if (f->label == PROTOBUF_C_LABEL_OPTIONAL) { /* bool, int32, uint32, enum */
-		*(protobuf_c_boolean *)(base + f->quantifier_offset) = 1;
+		*(protobuf_c_boolean *)(raw + f->quantifier_offset) = 1;
 		if (f->type == PROTOBUF_C_TYPE_BOOL)
-			*(protobuf_c_boolean *)(base + f->offset) = 1;
+			*(protobuf_c_boolean *)(raw + f->offset) = 1;
 		else
-			*(uint32_t *)(base + f->offset) = v;
+			*(uint32_t *)(raw + f->offset) = v;
 	}
 }
 

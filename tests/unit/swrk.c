@@ -173,6 +173,7 @@ static void t_bad(void)
 	}
 	ok(start(&c) == 0, "swrk started again");
 	o.n_exec_cmd = 0;
+	// cppcheck-suppress redundantAssignment ; the fd set above was used by the requests sent through q
 	o.images_dir_fd = 1000; /* not open in this process */
 	pid_t p = fork();
 	if (p == 0) {
