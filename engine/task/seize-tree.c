@@ -44,9 +44,13 @@ static bool thread_dead(pid_t pid, pid_t tid)
 	return !p || p[1] != ' ' || p[2] == 'Z' || p[2] == 'X' || p[2] == 'x';
 }
 
+/* seize_thread_scan: a thread seized but gone before its stop could be waited for (ECHILD): it exec'ed, and
+ * took the process's PID (the leader we hold is gone); only a new seize of the task is right. */
+#define THREADS_EXEC (-2)
+
 /* Seize every thread but the leader (already seized) that is not seized yet. Returns the number of unknown
  * threads this scan met, seized or gone meanwhile: one that exited before we got it may have started
- * another. */
+ * another; THREADS_EXEC (see above), -1 on error. */
 static int seize_thread_scan(struct dump_ctx *c, struct cr_err *e)
 {
 	char path[64];
@@ -78,6 +82,11 @@ static int seize_thread_scan(struct dump_ctx *c, struct cr_err *e)
 				pr_debug("task %d: thread %d ended while it was seized\n", c->pid, tid);
 				cr_err_clear(e);
 				continue;
+			}
+			if (e->errnum == ECHILD) {
+				pr_debug("task %d: thread %d exec'ed while it was seized\n", c->pid, tid);
+				cr_err_clear(e);
+				return THREADS_EXEC;
 			}
 			return cr_wrap(e, "thread %d", tid);
 		}
@@ -265,7 +274,10 @@ static int seize_one(struct dump_tree *tr, size_t idx, bool *dropped, struct cr_
 		}
 		return -1;
 	}
-	if (seize_threads(c, e) < 0)
+	int th = seize_threads(c, e);
+	if (th == THREADS_EXEC)
+		return 2;
+	if (th < 0)
 		return -1;
 	if (c->nth)
 		pr_debug("task %d: %zu more threads seized\n", c->pid, c->nth);
@@ -301,6 +313,10 @@ static int seize_verify(struct dump_tree *tr, size_t *added, const char **why, s
 				return 1;
 			}
 		int r = seize_thread_scan(c, e);
+		if (r == THREADS_EXEC) {
+			*why = WHY_LEADER_DEAD;
+			return 1;
+		}
 		if (r < 0)
 			return -1;
 		if (r > 0) {
