@@ -1,6 +1,7 @@
 #!/bin/bash
 # make analyze: three static analyzers over all C sources, zero findings allowed (exit 1 on any).
-#   1. scan-build (clang static analyzer) over the whole build: crshim, the blob, unit tests, contrib programs
+#   1. scan-build (clang static analyzer) over the whole build: crshim, the blob, crshim-hook, crshim-runtime,
+#      unit tests, contrib programs
 #   2. cppcheck over every C file of the tree (tracked or new, not ignored), inline suppressions only, each with a
 #      reason:  // cppcheck-suppress <id> ; <why>
 #   3. clang-tidy with .clang-tidy (tests/.clang-tidy for test code) over the files of compile_commands.json
@@ -19,10 +20,10 @@ mkdir -p "$AB"
 fail=0
 declare -A took
 
-# Everything the build makes that is C: crshim (+ blob), unit tests, contrib programs.
+# Everything the build makes that is C: crshim (+ blob), crshim-hook, crshim-runtime, unit tests, contrib programs.
 UNITS=$(for f in tests/unit/*.c; do n=${f##*/}; echo "$AB/build/unit/${n%.c}"; done)
 CONTRIB=$(for f in contrib/*.c; do n=${f##*/}; echo "$AB/build/contrib/${n%.c}"; done)
-build_targets() { echo "$1/build/crshim" $(echo $UNITS $CONTRIB | sed "s|$AB/build/|$1/build/|g"); }
+build_targets() { echo "$1/build/crshim" "$1/build/crshim-hook" "$1/build/crshim-runtime" $(echo $UNITS $CONTRIB | sed "s|$AB/build/|$1/build/|g"); }
 
 if [[ " $ONLY " == *" scan "* ]]; then
 	t=$SECONDS
@@ -77,7 +78,7 @@ if [[ " $ONLY " == *" tidy "* ]]; then
 		$(build_targets "$AB/tidy") >"$AB/tidy-build.log" 2>&1 ||
 		{ echo "clang-tidy: the build failed (log $AB/tidy-build.log)"; tail -5 "$AB/tidy-build.log"; fail=1; }
 	run-clang-tidy -quiet -p "$AB" -j "$JOBS" -extra-arg=-Wno-unused-command-line-argument \
-		"^$TOP/(engine|arch|shim|ns|oci|hooks|contrib|tests)/.*\.c\$" >"$AB/clang-tidy.log" 2>&1
+		"^$TOP/(engine|arch|shim|ns|oci|hooks|runtime|contrib|tests)/.*\.c\$" >"$AB/clang-tidy.log" 2>&1
 	rc=$?
 	sed 's/\x1b\[[0-9;]*m//g' "$AB/clang-tidy.log" | grep -E '^[^ ]+:[0-9]+:[0-9]+: (warning|error):' |
 		sed "s|^$TOP/||" | sort -u
