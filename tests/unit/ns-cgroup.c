@@ -1,0 +1,263 @@
+/* Unit tests of ns/'s cgroup helpers and PID namespace ids on real kernel objects: the hierarchies crshim
+ * sees match /proc/self/cgroup, a cgroup's properties read and written back (pids.max, the devices list as
+ * deny-all then each allowed line), bad properties refused, the --manage-cgroups mode names, the ids of a
+ * task in a PID namespace of its own. Cgroups made here are named cov-unit-PID and removed. */
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cgroup.h"
+#include "ns.h"
+#include "pid.h"
+#include "tap.h"
+
+static struct cr_err err;
+
+static const char *prop(const CgDir *d, const char *name)
+{
+	for (size_t i = 0; i < d->n_props; i++)
+		if (!strcmp(d->props[i]->name, name))
+			return d->props[i]->value;
+	return NULL;
+}
+
+/* What ns_cg_props_read added (ns has no free of its own: the dump frees the whole message). */
+static void props_free(CgDir *d)
+{
+	for (size_t i = 0; i < d->n_props; i++) {
+		free(d->props[i]->name);
+		free(d->props[i]->value);
+		free(d->props[i]);
+	}
+	free(d->props);
+	d->props = NULL, d->n_props = 0;
+}
+
+static void test_hiers(struct ns_cg_hier *h, size_t *nh)
+{
+	*nh = ns_cg_hiers(h, 16);
+	ok(*nh > 0, "some cgroup hierarchies mounted: %zu", *nh);
+	FILE *f = fopen("/proc/self/cgroup", "re");
+	char line[4096];
+	int all = 1, lines = 0;
+	while (f && fgets(line, sizeof(line), f)) {
+		char *a = strchr(line, ':'), *b = a ? strchr(a + 1, ':') : NULL;
+		if (!b)
+			continue;
+		*b = '\0';
+		const char *name = a + 1;
+		const struct ns_cg_hier *x = ns_cg_hier_of(h, *nh, name);
+		char procs[300];
+		struct stat st;
+		snprintf(procs, sizeof(procs), "%s/cgroup.procs", x ? x->mnt : "/nonexistent");
+		if (!x || stat(procs, &st)) {
+			diag("hierarchy '%s' of /proc/self/cgroup: %s", name,
+			     x ? "no cgroup.procs" : "not found");
+			all = 0;
+		}
+		lines++;
+	}
+	if (f)
+		fclose(f);
+	ok(lines > 0 && all, "each of the %d hierarchies of /proc/self/cgroup found, at a cgroup root",
+	   lines);
+	ok(ns_cg_hier_of(h, *nh, "no-such-controller") == NULL, "an unknown hierarchy: NULL");
+	struct ns_cg_hier one[1];
+	ok(ns_cg_hiers(one, 1) == 1, "at most max hierarchies");
+}
+
+/* A hierarchy that holds controller ctrl (v1: in its name; v2 "": in cgroup.controllers). */
+static const struct ns_cg_hier *hier_with(const struct ns_cg_hier *h, size_t n, const char *ctrl)
+{
+	for (size_t i = 0; i < n; i++) {
+		char c[512];
+		if (h[i].name[0]) {
+			snprintf(c, sizeof(c), ",%s,", h[i].name);
+			char want[64];
+			snprintf(want, sizeof(want), ",%s,", ctrl);
+			if (strstr(c, want))
+				return &h[i];
+			continue;
+		}
+		char path[300];
+		snprintf(path, sizeof(path), "%s/cgroup.subtree_control", h[i].mnt);
+		FILE *f = fopen(path, "re");
+		if (f && fgets(c, sizeof(c), f) && strstr(c, ctrl)) {
+			fclose(f);
+			return &h[i];
+		}
+		if (f)
+			fclose(f);
+	}
+	return NULL;
+}
+
+static void test_props(const struct ns_cg_hier *h, size_t nh)
+{
+	char dir[400];
+	const struct ns_cg_hier *p = hier_with(h, nh, "pids");
+	if (!p || geteuid()) {
+		diag("skip cgroup properties: %s", p ? "not root" : "no pids controller");
+		return;
+	}
+	snprintf(dir, sizeof(dir), "%s/cov-unit-%d", p->mnt, getpid());
+	if (mkdir(dir, 0755)) {
+		diag("skip cgroup properties: mkdir %s: %s", dir, strerror(errno));
+		return;
+	}
+	CgDir d = CG_DIR__INIT;
+	ok(ns_cg_props_read(p->name, dir, &d, &err) == 0, "read the properties of a new cgroup (%s)",
+	   err.msg);
+	is_str(prop(&d, "pids.max"), "max", "pids.max of a new cgroup is max");
+	ok(prop(&d, "cpu.weight") == NULL || p->name[0] == '\0', "no v2 files read for a v1 hierarchy");
+	props_free(&d);
+
+	CgProp p1 = CG_PROP__INIT, p2 = CG_PROP__INIT;
+	p1.name = "pids.max", p1.value = "17";
+	p2.name = "pids.max", p2.value = ""; /* empty: left as the kernel made it */
+	CgProp *pl[] = {&p1, &p2};
+	CgDir w = CG_DIR__INIT;
+	w.props = pl, w.n_props = 2;
+	ok(ns_cg_props_write(dir, &w, &err) == 0, "write pids.max 17 (%s)", err.msg);
+	CgDir r = CG_DIR__INIT;
+	ok(ns_cg_props_read(p->name, dir, &r, &err) == 0, "read back");
+	is_str(prop(&r, "pids.max"), "17", "pids.max is 17, the empty value skipped");
+	props_free(&r);
+
+	p1.name = "../pids.max";
+	ok(ns_cg_props_write(dir, &w, &err) < 0 && err.errnum == EBADMSG && strstr(err.msg, "bad property"),
+	   "a property name with a / is refused: %s", err.msg);
+	p1.name = ".hidden";
+	ok(ns_cg_props_write(dir, &w, &err) < 0 && err.errnum == EBADMSG,
+	   "a property name with a leading dot");
+	p1.name = NULL;
+	ok(ns_cg_props_write(dir, &w, &err) < 0 && err.errnum == EBADMSG, "no name");
+	p1.name = "pids.nonexistent", p1.value = "1";
+	ok(ns_cg_props_write(dir, &w, &err) < 0 && strstr(err.msg, "pids.nonexistent"),
+	   "a file the cgroup lacks: one error naming it (%s)", err.msg);
+	p1.name = "pids.max", p1.value = "not-a-number";
+	ok(ns_cg_props_write(dir, &w, &err) < 0 && strstr(err.msg, "write not-a-number"),
+	   "a value the kernel refuses: %s", err.msg);
+	ok(rmdir(dir) == 0, "the cgroup removed");
+
+	/* the devices list (v1 only): deny all, then each allowed line */
+	const struct ns_cg_hier *dv = hier_with(h, nh, "devices");
+	if (!dv || !dv->name[0]) {
+		diag("skip devices.list: no v1 devices hierarchy");
+		return;
+	}
+	snprintf(dir, sizeof(dir), "%s/cov-unit-%d", dv->mnt, getpid());
+	if (mkdir(dir, 0755)) {
+		diag("skip devices.list: mkdir %s: %s", dir, strerror(errno));
+		return;
+	}
+	CgDir dd = CG_DIR__INIT;
+	ok(ns_cg_props_read(dv->name, dir, &dd, &err) == 0 && prop(&dd, "devices.list"),
+	   "devices.list read from a new cgroup");
+	char parent[4096] = "", ppath[300];
+	snprintf(ppath, sizeof(ppath), "%s/devices.list", dv->mnt);
+	FILE *pf = fopen(ppath, "re");
+	size_t plen = pf ? fread(parent, 1, sizeof(parent) - 1, pf) : 0;
+	if (pf)
+		fclose(pf);
+	while (plen && parent[plen - 1] == '\n')
+		parent[--plen] = '\0';
+	is_str(prop(&dd, "devices.list"), parent, "a new cgroup has its parent's devices list");
+	props_free(&dd);
+	p1.name = "devices.list", p1.value = "c 1:3 rwm\nc 1:5 r\n";
+	w.n_props = 1;
+	ok(ns_cg_props_write(dir, &w, &err) == 0, "devices.list written back (%s)", err.msg);
+	CgDir rd = CG_DIR__INIT;
+	ok(ns_cg_props_read(dv->name, dir, &rd, &err) == 0, "read back");
+	is_str(prop(&rd, "devices.list"), "c 1:3 rwm\nc 1:5 r", "only the two allowed devices, in order");
+	props_free(&rd);
+	p1.value = "bogus line";
+	ok(ns_cg_props_write(dir, &w, &err) < 0 && strstr(err.msg, "'bogus line'"), "a bad device line: %s",
+	   err.msg);
+	ok(rmdir(dir) == 0, "the devices cgroup removed");
+}
+
+static void test_modes(void)
+{
+	const char *names[] = {"soft", "ignore", "none", "props", "full", "strict"};
+	int distinct = 1;
+	for (int i = 0; i < 6; i++)
+		for (int j = 0; j < i; j++)
+			distinct &= ns_cg_mode_of(names[i]) != ns_cg_mode_of(names[j]);
+	int all = 1;
+	for (int i = 0; i < 6; i++)
+		all &= ns_cg_mode_of(names[i]) >= 0;
+	ok(all && distinct, "the six --manage-cgroups modes have distinct values");
+	ok(ns_cg_mode_of("Soft") < 0 && ns_cg_mode_of("") < 0 && ns_cg_mode_of("softer") < 0,
+	   "unknown mode names: -1");
+}
+
+static void test_pid(void)
+{
+	struct ns_pid_ids ids;
+	ok(ns_pid_ids(getpid(), &ids, &err) == 0, "own ids (%s)", err.msg);
+	int lv = ids.levels;
+	ok(lv >= 1, "at least one level");
+	if (lv == 1)
+		ok(ids.pid == getpid() && ids.pgid == getpgrp() && ids.sid == getsid(0),
+		   "one level: our own ids");
+	pid_t chain[8];
+	is_int(ns_pid_chain(getpid(), chain, 8, &err), lv, "chain as long as the levels");
+	is_int(chain[0], getpid(), "the chain starts with our id");
+	ok(ns_pid_chain(getpid(), chain, 0, &err) < 0 && err.errnum == E2BIG, "no room: E2BIG");
+	ok(ns_pid_ids(999999999, &ids, &err) < 0 && err.errnum == ENOENT, "no such pid: ENOENT");
+	ok(ns_pid_chain(999999999, chain, 8, &err) < 0 && strstr(err.msg, "/proc/999999999/status"),
+	   "no such pid: the chain names the file");
+	ok(ns_same(getpid(), "pid", getpid(), "pid_for_children"), "pid and pid_for_children the same");
+	ok(!ns_same(getpid(), "pid", getpid(), "mnt"), "pid and mnt differ");
+	ok(ns_same(getpid(), "pid", 999999999, "pid"), "a task without namespaces counts as the same");
+	ok(!ns_other(getpid(), "net") && !ns_other(999999999, "net"),
+	   "ns_other: not for ourselves nor the gone");
+
+	if (geteuid() || unshare(CLONE_NEWPID)) {
+		diag("skip PID namespace ids: %s", geteuid() ? "not root" : strerror(errno));
+		return;
+	}
+	int p[2];
+	if (pipe(p))
+		abort();
+	pid_t c = fork();
+	if (c == 0) {
+		char x;
+		close(p[1]);
+		(void)!read(p[0], &x, 1); /* until the parent closes its end */
+		_exit(0);
+	}
+	close(p[0]);
+	ok(ns_pid_ids(c, &ids, &err) == 0, "a PID 1 of a new namespace: ids read");
+	ok(ids.levels == lv + 1 && ids.pid == 1, "one level more, PID 1 in it (%d levels, pid %d)",
+	   ids.levels, ids.pid);
+	ok(ids.pgid == 0 && ids.sid == 0, "its group and session are outside its namespace: 0 0 (%d %d)",
+	   ids.pgid, ids.sid);
+	ok(ns_pid_chain(c, chain, 8, &err) == lv + 1 && chain[0] == c && chain[lv] == 1, "chain: %d ... 1",
+	   c);
+	ok(ns_other(c, "pid") && !ns_other(c, "mnt"), "ns_other: pid yes, mnt no");
+	ok(ns_same(getpid(), "pid_for_children", c, "pid"), "our pid_for_children is its pid namespace");
+	close(p[1]);
+	waitpid(c, NULL, 0);
+}
+
+int main(void)
+{
+	struct ns_cg_hier h[16];
+	size_t nh;
+	test_hiers(h, &nh);
+	test_props(h, nh);
+	test_modes();
+	test_pid();
+	ok(waitpid(-1, NULL, WNOHANG) < 0 && errno == ECHILD, "no child left behind");
+	return done_testing();
+}
