@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <stdbool.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,16 +30,64 @@ static const char *prop(const CgDir *d, const char *name)
 	return NULL;
 }
 
-/* What ns_cg_props_read added (ns has no free of its own: the dump frees the whole message). */
-static void props_free(CgDir *d)
+/* The value of property name as ns_cg_props_read reads it from dir into out ("" when it is not read); 0 when
+ * the read succeeded. */
+static int read_prop(const char *hname, const char *dir, const char *name, char *out, size_t len)
 {
-	for (size_t i = 0; i < d->n_props; i++) {
-		free(d->props[i]->name);
-		free(d->props[i]->value);
-		free(d->props[i]);
+	CgDir *d = malloc(sizeof(*d));
+	if (!d)
+		abort();
+	cg_dir__init(d);
+	cr_err_clear(&err);
+	int r = ns_cg_props_read(hname, dir, d, &err);
+	const char *v = prop(d, name);
+	snprintf(out, len, "%s", v ? v : "");
+	cg_dir__free_unpacked(d, NULL);
+	return r;
+}
+
+/* A hierarchy that holds controller ctrl (v1: in its name; v2 "": in cgroup.controllers). */
+static const struct ns_cg_hier *hier_with(const struct ns_cg_hier *h, size_t n, const char *ctrl)
+{
+	for (size_t i = 0; i < n; i++) {
+		char c[512];
+		if (h[i].name[0]) {
+			snprintf(c, sizeof(c), ",%s,", h[i].name);
+			char want[64];
+			snprintf(want, sizeof(want), ",%s,", ctrl);
+			if (strstr(c, want))
+				return &h[i];
+			continue;
+		}
+		char path[300];
+		snprintf(path, sizeof(path), "%s/cgroup.subtree_control", h[i].mnt);
+		FILE *f = fopen(path, "re");
+		if (f && fgets(c, sizeof(c), f) && strstr(c, ctrl)) {
+			fclose(f);
+			return &h[i];
+		}
+		if (f)
+			fclose(f);
 	}
-	free(d->props);
-	d->props = NULL, d->n_props = 0;
+	return NULL;
+}
+
+/* A new cgroup cov-unit-PID in a hierarchy with controller ctrl (v1 only: v1only) into dir; NULL (and a
+ * diag line: the caller skips) when there is none or it cannot be made. */
+static const struct ns_cg_hier *new_cgroup(const struct ns_cg_hier *h, size_t nh, const char *ctrl,
+					   bool v1only, char *dir, size_t len)
+{
+	const struct ns_cg_hier *x = hier_with(h, nh, ctrl);
+	if (!x || (v1only && !x->name[0]) || geteuid()) {
+		diag("skip %s: %s", ctrl, geteuid() ? "not root" : "no such hierarchy");
+		return NULL;
+	}
+	snprintf(dir, len, "%s/cov-unit-%d", x->mnt, getpid());
+	if (mkdir(dir, 0755)) {
+		diag("skip %s: mkdir %s: %s", ctrl, dir, strerror(errno));
+		return NULL;
+	}
+	return x;
 }
 
 static void test_hiers(struct ns_cg_hier *h, size_t *nh)
@@ -74,51 +123,17 @@ static void test_hiers(struct ns_cg_hier *h, size_t *nh)
 	ok(ns_cg_hiers(one, 1) == 1, "at most max hierarchies");
 }
 
-/* A hierarchy that holds controller ctrl (v1: in its name; v2 "": in cgroup.controllers). */
-static const struct ns_cg_hier *hier_with(const struct ns_cg_hier *h, size_t n, const char *ctrl)
-{
-	for (size_t i = 0; i < n; i++) {
-		char c[512];
-		if (h[i].name[0]) {
-			snprintf(c, sizeof(c), ",%s,", h[i].name);
-			char want[64];
-			snprintf(want, sizeof(want), ",%s,", ctrl);
-			if (strstr(c, want))
-				return &h[i];
-			continue;
-		}
-		char path[300];
-		snprintf(path, sizeof(path), "%s/cgroup.subtree_control", h[i].mnt);
-		FILE *f = fopen(path, "re");
-		if (f && fgets(c, sizeof(c), f) && strstr(c, ctrl)) {
-			fclose(f);
-			return &h[i];
-		}
-		if (f)
-			fclose(f);
-	}
-	return NULL;
-}
-
 static void test_props(const struct ns_cg_hier *h, size_t nh)
 {
-	char dir[400];
-	const struct ns_cg_hier *p = hier_with(h, nh, "pids");
-	if (!p || geteuid()) {
-		diag("skip cgroup properties: %s", p ? "not root" : "no pids controller");
+	char dir[400], v[4096];
+	const struct ns_cg_hier *p = new_cgroup(h, nh, "pids", false, dir, sizeof(dir));
+	if (!p)
 		return;
-	}
-	snprintf(dir, sizeof(dir), "%s/cov-unit-%d", p->mnt, getpid());
-	if (mkdir(dir, 0755)) {
-		diag("skip cgroup properties: mkdir %s: %s", dir, strerror(errno));
-		return;
-	}
-	CgDir d = CG_DIR__INIT;
-	ok(ns_cg_props_read(p->name, dir, &d, &err) == 0, "read the properties of a new cgroup (%s)",
+	ok(read_prop(p->name, dir, "pids.max", v, sizeof(v)) == 0, "read the properties of a new cgroup (%s)",
 	   err.msg);
-	is_str(prop(&d, "pids.max"), "max", "pids.max of a new cgroup is max");
-	ok(prop(&d, "cpu.weight") == NULL || p->name[0] == '\0', "no v2 files read for a v1 hierarchy");
-	props_free(&d);
+	is_str(v, "max", "pids.max of a new cgroup is max");
+	read_prop(p->name, dir, "cpu.weight", v, sizeof(v));
+	ok(!v[0] || !p->name[0], "no v2 files read for a v1 hierarchy");
 
 	CgProp p1 = CG_PROP__INIT, p2 = CG_PROP__INIT;
 	p1.name = "pids.max", p1.value = "17";
@@ -127,10 +142,8 @@ static void test_props(const struct ns_cg_hier *h, size_t nh)
 	CgDir w = CG_DIR__INIT;
 	w.props = pl, w.n_props = 2;
 	ok(ns_cg_props_write(dir, &w, &err) == 0, "write pids.max 17 (%s)", err.msg);
-	CgDir r = CG_DIR__INIT;
-	ok(ns_cg_props_read(p->name, dir, &r, &err) == 0, "read back");
-	is_str(prop(&r, "pids.max"), "17", "pids.max is 17, the empty value skipped");
-	props_free(&r);
+	ok(read_prop(p->name, dir, "pids.max", v, sizeof(v)) == 0, "read back");
+	is_str(v, "17", "pids.max is 17, the empty value skipped");
 
 	p1.name = "../pids.max";
 	ok(ns_cg_props_write(dir, &w, &err) < 0 && err.errnum == EBADMSG && strstr(err.msg, "bad property"),
@@ -149,19 +162,9 @@ static void test_props(const struct ns_cg_hier *h, size_t nh)
 	ok(rmdir(dir) == 0, "the cgroup removed");
 
 	/* the devices list (v1 only): deny all, then each allowed line */
-	const struct ns_cg_hier *dv = hier_with(h, nh, "devices");
-	if (!dv || !dv->name[0]) {
-		diag("skip devices.list: no v1 devices hierarchy");
+	const struct ns_cg_hier *dv = new_cgroup(h, nh, "devices", true, dir, sizeof(dir));
+	if (!dv)
 		return;
-	}
-	snprintf(dir, sizeof(dir), "%s/cov-unit-%d", dv->mnt, getpid());
-	if (mkdir(dir, 0755)) {
-		diag("skip devices.list: mkdir %s: %s", dir, strerror(errno));
-		return;
-	}
-	CgDir dd = CG_DIR__INIT;
-	ok(ns_cg_props_read(dv->name, dir, &dd, &err) == 0 && prop(&dd, "devices.list"),
-	   "devices.list read from a new cgroup");
 	char parent[4096] = "", ppath[300];
 	snprintf(ppath, sizeof(ppath), "%s/devices.list", dv->mnt);
 	FILE *pf = fopen(ppath, "re");
@@ -170,15 +173,14 @@ static void test_props(const struct ns_cg_hier *h, size_t nh)
 		fclose(pf);
 	while (plen && parent[plen - 1] == '\n')
 		parent[--plen] = '\0';
-	is_str(prop(&dd, "devices.list"), parent, "a new cgroup has its parent's devices list");
-	props_free(&dd);
+	ok(read_prop(dv->name, dir, "devices.list", v, sizeof(v)) == 0,
+	   "devices.list read from a new cgroup");
+	is_str(v, parent, "a new cgroup has its parent's devices list");
 	p1.name = "devices.list", p1.value = "c 1:3 rwm\nc 1:5 r\n";
 	w.n_props = 1;
 	ok(ns_cg_props_write(dir, &w, &err) == 0, "devices.list written back (%s)", err.msg);
-	CgDir rd = CG_DIR__INIT;
-	ok(ns_cg_props_read(dv->name, dir, &rd, &err) == 0, "read back");
-	is_str(prop(&rd, "devices.list"), "c 1:3 rwm\nc 1:5 r", "only the two allowed devices, in order");
-	props_free(&rd);
+	ok(read_prop(dv->name, dir, "devices.list", v, sizeof(v)) == 0, "read back");
+	is_str(v, "c 1:3 rwm\nc 1:5 r", "only the two allowed devices, in order");
 	p1.value = "bogus line";
 	ok(ns_cg_props_write(dir, &w, &err) < 0 && strstr(err.msg, "'bogus line'"), "a bad device line: %s",
 	   err.msg);
