@@ -232,7 +232,7 @@ zdtm-uns:
 #   make deps-check               the dependencies between folders point one way (contrib/qa/deps.sh)
 #   make format | format-check    clang-format (.clang-format) rewrite | check
 #   make sanitize                 ASan + UBSan build, unit + zdtm (cr), any sanitizer report fails
-#   make fuzz [FUZZ_SECONDS=60]   the 8 libFuzzer targets (tests/fuzz/), seeded from real images; fuzz-regress replays
+#   make fuzz [FUZZ_SECONDS=60] [FUZZ_JOBS=1]  the 8 libFuzzer targets (tests/fuzz/), seeded from real images; fuzz-regress replays
 #                                 tests/fuzz/regress/
 #   make cross                    make ARCH=aarch64 CROSS_COMPILE=aarch64-linux-gnu- (needs `make deps-cross`)
 #   make cross-test               + the image and CLI unit tests for arm64 under qemu-user
@@ -242,6 +242,8 @@ CROSS_ARCH_PKGS := libprotobuf-c-dev:arm64 libcap-dev:arm64 libnl-3-dev:arm64 li
 # Unit tests that run under qemu-user on arm64 (no ptrace there): the image layer and the CLI parser.
 CROSS_UNIT_TESTS ?= image cli
 FUZZ_SECONDS ?= 60
+# targets fuzzed at a time (each libFuzzer run takes one core)
+FUZZ_JOBS ?= 1
 COV_B ?= build-cov
 SAN_B ?= build-san
 FUZZ_B ?= build-fuzz
@@ -318,7 +320,7 @@ fuzz-build:
 # Seeds come from dumps made with $(B)/crshim; if it does not build, from images made with the image-layer API.
 fuzz: fuzz-build
 	-@$(MAKE) -s $(B)/crshim >/dev/null 2>&1 || echo "fuzz: $(B)/crshim does not build: synthetic seeds only"
-	$(QA_ENV) FUZZ_SECONDS=$(FUZZ_SECONDS) contrib/qa/fuzz.sh $(FUZZ_B) $(CURDIR)/$(B)/crshim $(FUZZ_TARGETS)
+	$(QA_ENV) FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_JOBS=$(FUZZ_JOBS) contrib/qa/fuzz.sh $(FUZZ_B) $(CURDIR)/$(B)/crshim $(FUZZ_TARGETS)
 
 fuzz-regress: fuzz-build
 	$(QA_ENV) contrib/qa/fuzz.sh --regress $(FUZZ_B) - $(FUZZ_TARGETS)

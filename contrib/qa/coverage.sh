@@ -1,12 +1,16 @@
 #!/bin/bash
 # make coverage: gcov build of crshim, crshim-hook and the unit tests in COV_B (the restorer blob keeps its own
-# flags: no coverage there), then the unit tests, the ZDTM suite (mode cr), ZDTM mode ns on a cross-section and
-# the integration tests (runc, bundle, hook, ...) with that crshim as the runtimes' criu; lcov writes
+# flags: no coverage there), then the unit tests, the ZDTM suite (mode cr), ZDTM modes ns, snaps, pagesrv, lazy
+# and uns on cross-sections and the integration tests (runc, bundle, hook, ...) with that crshim as the runtimes' criu; lcov writes
 # COV_B/coverage/index.html and the table of lines and functions covered per module (COV_B/summary.txt).
 #   coverage.sh [COV_B]
 # Environment:
 #   COV_TESTS="a b"        the ZDTM tests of mode cr (default: the whole suite)
 #   COV_NS_TESTS="a b"     the ZDTM tests of mode ns (default COV_NS_DEFAULT below; "none": no ns run)
+#   COV_MODES="m ..."      further ZDTM modes, each on its cross-section COV_<MODE>_TESTS (defaults below):
+#                          snaps (pre-dumps with --track-mem: mem/track.c), pagesrv (the page server and its
+#                          client: image/page-xfer.c), lazy (lazy-pages: mem/lazy*.c), uns (user namespaces:
+#                          ns/userns.c); "none": none
 #   COV_INTEGRATION="f g"  the bats files of tests/integration/ (default below; "none": none)
 #   COV_MIN=N              exit non-zero when engine, ns or oci covers less than N% of its lines (the table is
 #                          printed in any case); without it only failed tests make the exit status non-zero
@@ -26,6 +30,11 @@ fail=0
 COV_NS_DEFAULT="pid fork00 thread00 zombie00 session_child pidns_tree fd_files pipe00 shm_anon sk_unix_listen_queue
 	sk_inet_tcp_listen sk_inet_tcp_established sk_inet_udp ipcns_mqueue posix_timers"
 COV_INTEGRATION_DEFAULT="bundle runc hook world pagesrv"
+COV_MODES_DEFAULT="snaps pagesrv lazy uns"
+COV_SNAPS_DEFAULT="mem_churn mem_incr mem_sparse heap_brk fork00 shm_anon_shared"
+COV_PAGESRV_DEFAULT="pid mem_sparse fork00 shm_anon"
+COV_LAZY_DEFAULT="pid mem_sparse fork00 thread00 heap_brk"
+COV_UNS_DEFAULT="pid fork00 fd_files pipe00 sk_inet_udp ipcns_mqueue ipcns_msg ipcns_shm uts_hostname netns_lo"
 
 exec 9>"$CB.lock"
 flock -n 9 || { echo "coverage: another run holds $CB.lock" >&2; exit 1; }
@@ -57,6 +66,16 @@ if [ "${COV_REPORT_ONLY:-}" != 1 ]; then
 	NST=${COV_NS_TESTS:-$COV_NS_DEFAULT}
 	[ "$NST" = none ] || phase "zdtm (ns)" timeout -k 10 "$ZT" $MAKE -s -C tests/zdtm run \
 		CRSHIM="$TOP/$CB/crshim" MODE=ns ITERS=1 TESTS="$(echo $NST)"
+	MODES=${COV_MODES:-$COV_MODES_DEFAULT}
+	[ "$MODES" = none ] && MODES=
+	for m in $MODES; do
+		v="COV_${m^^}_TESTS"
+		d="COV_${m^^}_DEFAULT"
+		MT=${!v:-${!d:-}}
+		[ -n "$MT" ] || { echo "coverage: no tests for mode $m (set $v)"; fail=1; continue; }
+		phase "zdtm ($m)" timeout -k 10 "$ZT" $MAKE -s -C tests/zdtm run CRSHIM="$TOP/$CB/crshim" MODE="$m" \
+			ITERS=1 TESTS="$(echo $MT)"
+	done
 	IT=${COV_INTEGRATION:-$COV_INTEGRATION_DEFAULT}
 	if [ "$IT" != none ]; then
 		files=()

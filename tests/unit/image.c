@@ -681,6 +681,75 @@ static void t_show_format(void)
 	unlinkat(dfd, "core-7.img", 0);
 }
 
+/* img_show's edges: strings that are UTF-8, invalid UTF-8 and control characters stay valid JSON; a file
+ * named without a dir; errors name the path and write nothing. */
+static char *show_json(const char *path, int *ret)
+{
+	char *json = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&json, &len);
+	if (!f)
+		abort();
+	cr_err_clear(&err);
+	*ret = img_show(path, f, &err);
+	fclose(f);
+	return json;
+}
+
+static void t_show_edges(void)
+{
+	MmEntry mm = MM_ENTRY__INIT;
+	VmaEntry v = VMA_ENTRY__INIT, *vp = &v;
+	/* e-acute (2 bytes), a euro sign (3), a 4-byte emoji, a tab, 0x01, DEL, a lone 0xff, a cut 3-byte
+	 * start */
+	v.path = "\xc3\xa9|\xe2\x82\xac|\xf0\x9f\x98\x80|\t|\x01|\x7f|\xff|\xe2\x82";
+	mm.vmas = &vp;
+	mm.n_vmas = 1;
+	char path[160];
+	int ret;
+	ok(img_write_one(dfd, IMG_MM, 8, &mm.base, &err) == 0, "write mm-8.img with odd bytes in a path");
+	snprintf(path, sizeof(path), "%s/mm-8.img", tmpdir);
+	char *json = show_json(path, &ret);
+	ok(ret == 0, "show it");
+	like(
+	    json,
+	    "\"path\": \"\xc3\xa9|\xe2\x82\xac|\xf0\x9f\x98\x80|\\t|\\u0001|\\u007f|\\u00ff|\\u00e2\\u0082\"",
+	    "valid UTF-8 kept, tab escaped, control bytes, DEL, invalid and cut sequences as \\u00XX");
+	free(json);
+
+	char cwd[4096];
+	if (getcwd(cwd, sizeof(cwd)) && !chdir(tmpdir)) {
+		json = show_json("mm-8.img", &ret);
+		ok(ret == 0 && json && strstr(json, "\"vmas\""), "a file named without a dir: from the cwd");
+		free(json);
+		ok(!chdir(cwd), "back to the cwd");
+	}
+	unlinkat(dfd, "mm-8.img", 0);
+
+	snprintf(path, sizeof(path), "%s/no-such.img", tmpdir);
+	json = show_json(path, &ret);
+	ok(ret < 0 && err.errnum == ENOENT && strstr(err.msg, "no-such.img") && json && !json[0],
+	   "a missing path: ENOENT naming it, no output (%s)", err.msg);
+	free(json);
+	snprintf(path, sizeof(path), "%s/notes.txt", tmpdir);
+	close(open(path, O_CREAT | O_WRONLY, 0600));
+	json = show_json(path, &ret);
+	ok(ret < 0 && strstr(err.msg, "notes.txt: not a crshim image file name") && json && !json[0],
+	   "a file that is no image: %s", err.msg);
+	free(json);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/empty", tmpdir);
+	mkdir(path, 0700);
+	json = show_json(path, &ret);
+	ok(ret < 0 && err.errnum == ENOENT && strstr(err.msg, "no image files"), "an empty dir: %s", err.msg);
+	free(json);
+	rmdir(path);
+	snprintf(path, sizeof(path), "/nonexistent-cov-dir/core-1.img");
+	json = show_json(path, &ret);
+	ok(ret < 0 && strstr(err.msg, "/nonexistent-cov-dir"), "a file in a missing dir: %s", err.msg);
+	free(json);
+}
+
 static void t_show(void)
 {
 	char path[128], cmd[512];
@@ -707,6 +776,7 @@ static void t_show(void)
 	ok(img_show(path, f, &err) == 0 && ftell(f) > 10, "img_show of one file");
 	fclose(f);
 	t_show_format();
+	t_show_edges();
 	spit("core-1002.img", "garbage", 7);
 	f = tmpfile();
 	ok(img_show(tmpdir, f, &err) < 0 && strstr(err.msg, "core-1002.img") && ftell(f) == 0,
