@@ -34,6 +34,48 @@ static void t_types(void)
 	    "object field given an array");
 	BAD("{\"ociVersion\":\"1\",\"mounts\":{}}", "'mounts': expected an array",
 	    "array field given an object");
+	/* every array of objects refuses an element that is none, naming its index */
+#define P "{\"ociVersion\":\"1\","
+	BAD(P
+	    "\"process\":{\"cwd\":\"/\",\"rlimits\":[{\"type\":\"RLIMIT_NOFILE\",\"hard\":1,\"soft\":1},7]}}",
+	    "'process.rlimits[1]': expected an object", "an rlimit that is no object");
+	BAD(P
+	    "\"process\":{\"cwd\":\"/\",\"rlimits\":[{\"type\":\"RLIMIT_NOFILE\",\"hard\":-1,\"soft\":1}]}}",
+	    "'process.rlimits[0].hard'", "a negative hard rlimit");
+	BAD(P "\"process\":{\"cwd\":\"/\",\"rlimits\":[{\"hard\":1,\"soft\":1}]}}",
+	    "'process.rlimits[0].type'", "an rlimit without its type");
+	BAD(P "\"process\":{\"cwd\":\"/\",\"capabilities\":{\"bounding\":[1]}}}",
+	    "'process.capabilities.bounding", "a capability that is no string");
+	BAD(P "\"mounts\":[\"/proc\"]}", "'mounts[0]': expected an object", "a mount that is no object");
+	BAD(P "\"mounts\":[{\"destination\":\"/proc\"},{\"destination\":\"proc\"}]}",
+	    "'mounts[1].destination': not an absolute path", "a relative mount destination");
+	BAD(P "\"mounts\":[{\"type\":\"proc\"}]}", "'mounts[0].destination'", "a mount without destination");
+	BAD(P "\"hooks\":{\"prestart\":[{\"path\":\"/bin/true\"},null]}}",
+	    "'hooks.prestart[1]': expected an object", "a hook that is no object");
+	BAD(P "\"hooks\":{\"poststop\":[{\"path\":\"/bin/true\",\"timeout\":0}]}}",
+	    "'hooks.poststop[0].timeout'", "a hook timeout of 0");
+	BAD(P "\"hooks\":{\"createRuntime\":{}}}", "'hooks.createRuntime': expected an array",
+	    "a hook point that is no array");
+	BAD(P "\"linux\":{\"namespaces\":[{\"type\":\"pid\"},{\"type\":\"pid\"}]}}",
+	    "'linux.namespaces[1].type': given twice", "a namespace type given twice");
+	BAD(P "\"linux\":{\"namespaces\":[{\"type\":\"pidd\"}]}}",
+	    "'linux.namespaces[0].type': unknown namespace type", "an unknown namespace type");
+	BAD(P "\"linux\":{\"namespaces\":[\"pid\"]}}", "'linux.namespaces[0]': expected an object",
+	    "a namespace that is no object");
+	BAD(P "\"linux\":{\"uidMappings\":[{\"containerID\":0,\"hostID\":1000,\"size\":1},[]]}}",
+	    "'linux.uidMappings[1]': expected an object", "an id map that is no object");
+	BAD(P "\"linux\":{\"gidMappings\":[{\"containerID\":0,\"hostID\":-5,\"size\":1}]}}",
+	    "'linux.gidMappings[0].hostID'", "a negative host gid");
+	BAD(P "\"linux\":{\"resources\":{\"memory\":{\"limit\":-2}}}}", "'linux.resources.memory.limit'",
+	    "a memory limit below -1");
+	BAD(P "\"linux\":{\"resources\":{\"cpu\":{\"period\":\"x\"}}}}", "'linux.resources.cpu.period'",
+	    "a cpu period that is no number");
+	BAD(P "\"linux\":{\"resources\":{\"pids\":[]}}}", "'linux.resources.pids': expected an object",
+	    "pids that is no object");
+#undef P
+	ok(!strcmp(oci_hook_point_name(OCI_HOOK_POSTSTOP), "poststop") &&
+	       !strcmp(oci_hook_point_name(OCI_HOOK_N), "?"),
+	   "hook point names; an out-of-range one is ?");
 	static const char nul[] = "{\"ociVersion\":\"1\"}\0junk";
 	ok(bad(nul, sizeof(nul) - 1, "NUL byte at offset 18"), "a NUL byte inside the buffer is refused");
 }
