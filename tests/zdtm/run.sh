@@ -157,71 +157,10 @@ all_tests() {
 }
 
 # ---------------------------------------------------------------- snapshots
-# What the outside can see of a task. Stable across C/R if the restore is right.
-STATUS_KEYS='Name|Umask|State|Uid|Gid|Groups|NoNewPrivs|Seccomp|CapInh|CapPrm|CapEff|CapBnd|CapAmb|SigBlk|SigIgn|SigCgt|SigPnd|ShdPnd'
-# The process tree under pid: "pid ppid pgid sid state threads" per process (the root without its
-# ppid, pgid and sid), parents before children; state only when it is Z or T (running/sleeping may change).
-snap_tree() { # pid [root]
-	local p=$1 c f
-	f=$(sed 's/.*) //' "/proc/$p/stat" 2>/dev/null) || return 0
-	# shellcheck disable=SC2086
-	set -- $f
-	local st=$1
-	[[ "$st" == [ZT] ]] || st=-
-	local tids
-	tids=$(ls "/proc/$p/task" 2>/dev/null | sort -n | tr '\n' ' ')
-	[[ "|$SNAP_IGNORE|" == *"|threads|"* ]] && tids='*' # threads born and dying all the time
-	if [ "${ROOTSNAP:-}" = "$p" ]; then # its parent, group, session: the runner's or crshim's (shell job)
-		printf '%s * * * %s threads %s\n' "$p" "$st" "$tids"
-	else
-		printf '%s %s %s %s %s threads %s\n' "$p" "$2" "$3" "$4" "$st" "$tids"
-	fi
-	for c in $(cat /proc/"$p"/task/*/children 2>/dev/null | tr ' ' '\n' | grep . | sort -n); do
-		snap_tree "$c"
-	done
-}
-
+# What the outside can see of a task (maps, fds, status, process tree): stable across C/R if the restore is right.
+# lib/snap.c says what is compared and what SNAP_IGNORE (the .desc's snap-ignore) leaves out.
 snapshot() { # pid
-	local pid=$1 fd
-	echo "## maps"
-	[[ "|$SNAP_IGNORE|" == *"|maps|"* ]] && echo '*' # thread stacks come and go
-	[[ "|$SNAP_IGNORE|" == *"|maps|"* ]] ||
-	# addresses perms offset dev inode path; dev:inode of shared anon memory and of deleted files (made
-	# again by restore) is not stable.
-	# Adjacent VMAs that the kernel may or may not merge (same perms, same file or both
-	# anonymous, contiguous offsets) are merged first, as restore may create them merged.
-	awk '
-	function hex(s,   i, c, v) { v = 0; s = tolower(s); for (i = 1; i <= length(s); i++) { c = index("0123456789abcdef", substr(s, i, 1)) - 1; v = v * 16 + c } return v }
-	function flush() { if (have) printf "%s-%s %s %s %s %s %s\n", ps, pe, pp, po, pd, pi, pa; have = 0 }
-	{
-		path = ""; for (i = 6; i <= NF; i++) path = path (i > 6 ? " " : "") $i
-		split($1, r, "-"); dev = $4; ino = $5
-		if (path ~ /^\/dev\/zero/ || path ~ /^\/SYSV/ || path ~ /^\/memfd:/ || path ~ /^\/dev\/shm\// || path ~ / \(deleted\)$/) { dev = "-"; ino = "-" }
-		special = (path ~ /^\[/ && path != "[heap]")
-		if (have && r[1] == pe && $2 == pp && dev == pd && ino == pi && path == pa && !special && \
-		    (ino == "0" || hex(po) + hex(pe) - hex(ps) == hex($3))) { pe = r[2]; next }
-		flush()
-		ps = r[1]; pe = r[2]; pp = $2; po = $3; pd = dev; pi = ino; pa = path; have = 1
-	}
-	END { flush() }' "/proc/$pid/maps" 2>&1
-	echo "## fds"
-	for fd in $(ls "/proc/$pid/fd" 2>/dev/null | sort -n); do
-		printf 'fd %s -> %s pos %s flags %s\n' "$fd" \
-			"$(readlink "/proc/$pid/fd/$fd" 2>/dev/null | sed -E -e 's/^(pipe|socket):\[[0-9]+\]/\1:[*]/' -e 's@/#[0-9]+ \(deleted\)$@/#INO (deleted)@' \
-				-e "$([[ "|$SNAP_IGNORE|" == *"|ttyname|"* ]] && echo 's#^/dev/pts/[0-9]+$#/dev/pts/*#')")" \
-			"$([[ "|$SNAP_IGNORE|" == *"|fdpos|"* ]] && echo '*' || awk '$1 == "pos:" { print $2 }' "/proc/$pid/fdinfo/$fd" 2>/dev/null)" \
-			"$(awk '$1 == "flags:" { print $2 }' "/proc/$pid/fdinfo/$fd" 2>/dev/null)"
-	done
-	echo "## status"
-	grep -E "^($STATUS_KEYS):" "/proc/$pid/status" 2>&1 | grep -v -E "^(${SNAP_IGNORE:-.^}):"
-	echo "## tree"
-	# processes born and dying all the time: only the root's own line
-	if [[ "|$SNAP_IGNORE|" == *"|tree|"* ]]; then
-		ROOTSNAP=$pid snap_tree "$pid" | head -n1
-		echo '*'
-	else
-		ROOTSNAP=$pid snap_tree "$pid"
-	fi
+	SNAP_IGNORE=${SNAP_IGNORE:-} "$BIN/zdtm_snap" "$1" 2>&1
 }
 
 status_field() { # pid key
