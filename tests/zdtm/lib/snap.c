@@ -42,34 +42,46 @@ static int cmp_long(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* The numeric names of a directory, sorted; *n set to their count. NULL if it cannot be read. */
-static long *numbers_in(const char *dir, size_t *n)
+struct nums {
+	long *v;
+	size_t n, cap;
+	bool oom;
+};
+
+static void nums_add(struct nums *a, long x)
+{
+	if (a->oom)
+		return;
+	if (a->n == a->cap) {
+		size_t cap = a->cap ? a->cap * 2 : 16;
+		long *nv = realloc(a->v, cap * sizeof(*nv));
+		if (!nv) {
+			a->oom = true;
+			return;
+		}
+		a->v = nv, a->cap = cap;
+	}
+	a->v[a->n++] = x;
+}
+
+static void nums_sort(struct nums *a)
+{
+	if (a->n)
+		qsort(a->v, a->n, sizeof(*a->v), cmp_long);
+}
+
+/* The numeric names of a directory, sorted (none if it cannot be read). */
+static void numbers_in(const char *dir, struct nums *a)
 {
 	DIR *d = opendir(dir);
 	if (!d)
-		return NULL;
-	size_t cap = 16, k = 0;
-	long *v = malloc(cap * sizeof(*v));
+		return;
 	struct dirent *de;
-	while (v && (de = readdir(d))) {
-		if (!isdigit((unsigned char)de->d_name[0]))
-			continue;
-		if (k == cap) {
-			long *nv = realloc(v, (cap *= 2) * sizeof(*v));
-			if (!nv) {
-				free(v);
-				v = NULL;
-				break;
-			}
-			v = nv;
-		}
-		v[k++] = strtol(de->d_name, NULL, 10);
-	}
+	while ((de = readdir(d)))
+		if (isdigit((unsigned char)de->d_name[0]))
+			nums_add(a, strtol(de->d_name, NULL, 10));
 	closedir(d);
-	if (v)
-		qsort(v, k, sizeof(*v), cmp_long);
-	*n = k;
-	return v;
+	nums_sort(a);
 }
 
 /* ------------------------------------------------------------------ maps */
@@ -190,21 +202,22 @@ static void stable_target(char *t, size_t len)
 static void snap_fds(int pid)
 {
 	char dir[64];
-	size_t n = 0;
+	struct nums fds = {0};
 	snprintf(dir, sizeof(dir), "/proc/%d/fd", pid);
-	long *fds = numbers_in(dir, &n);
-	for (size_t i = 0; fds && i < n; i++) {
+	numbers_in(dir, &fds);
+	for (size_t i = 0; i < fds.n; i++) {
 		char fn[96], target[4096] = "", pos[64], flags[64];
-		snprintf(fn, sizeof(fn), "/proc/%d/fd/%ld", pid, fds[i]);
+		snprintf(fn, sizeof(fn), "/proc/%d/fd/%ld", pid, fds.v[i]);
 		ssize_t l = readlink(fn, target, sizeof(target) - 1);
 		target[l > 0 ? l : 0] = '\0';
 		stable_target(target, sizeof(target));
-		snprintf(fn, sizeof(fn), "/proc/%d/fdinfo/%ld", pid, fds[i]);
+		snprintf(fn, sizeof(fn), "/proc/%d/fdinfo/%ld", pid, fds.v[i]);
 		proc_field(fn, "pos", pos, sizeof(pos));
 		proc_field(fn, "flags", flags, sizeof(flags));
-		printf("fd %ld -> %s pos %s flags %s\n", fds[i], target, ignored("fdpos") ? "*" : pos, flags);
+		printf("fd %ld -> %s pos %s flags %s\n", fds.v[i], target, ignored("fdpos") ? "*" : pos,
+		       flags);
 	}
-	free(fds);
+	free(fds.v);
 }
 
 /* ------------------------------------------------------------------ status */
@@ -254,47 +267,30 @@ static void snap_tree(int pid, bool root, bool only_root)
 		printf("%d * * * %c threads ", pid, st);
 	else
 		printf("%d %d %d %d %c threads ", pid, ppid, pgid, sid, st);
-	size_t nt = 0;
+	struct nums tids = {0}, kids = {0};
 	snprintf(fn, sizeof(fn), "/proc/%d/task", pid);
-	long *tids = numbers_in(fn, &nt);
+	numbers_in(fn, &tids);
 	if (ignored("threads"))
 		printf("*");
 	else
-		for (size_t i = 0; tids && i < nt; i++)
-			printf("%ld ", tids[i]);
+		for (size_t i = 0; i < tids.n; i++)
+			printf("%ld ", tids.v[i]);
 	printf("\n");
-	if (only_root) {
-		free(tids);
-		return;
-	}
 	/* children of every thread, sorted */
-	size_t nk = 0, cap = 16;
-	long *kids = malloc(cap * sizeof(*kids));
-	for (size_t i = 0; tids && kids && i < nt; i++) {
-		snprintf(fn, sizeof(fn), "/proc/%d/task/%ld/children", pid, tids[i]);
+	for (size_t i = 0; !only_root && i < tids.n; i++) {
+		snprintf(fn, sizeof(fn), "/proc/%d/task/%ld/children", pid, tids.v[i]);
 		FILE *c = fopen(fn, "r");
 		long k;
-		while (c && kids && fscanf(c, "%ld", &k) == 1) {
-			if (nk == cap) {
-				long *nkids = realloc(kids, (cap *= 2) * sizeof(*kids));
-				if (!nkids) {
-					free(kids);
-					kids = NULL;
-					break;
-				}
-				kids = nkids;
-			}
-			kids[nk++] = k;
-		}
+		while (c && fscanf(c, "%ld", &k) == 1)
+			nums_add(&kids, k);
 		if (c)
 			fclose(c);
 	}
-	free(tids);
-	if (kids)
-		qsort(kids, nk, sizeof(*kids), cmp_long);
-	for (size_t i = 0; kids && i < nk; i++)
-		snap_tree((int)kids[i], false, false);
-	free(kids);
+	free(tids.v);
+	nums_sort(&kids);
+	for (size_t i = 0; i < kids.n; i++)
+		snap_tree((int)kids.v[i], false, false);
+	free(kids.v);
 }
 
 int main(int argc, char **argv)
