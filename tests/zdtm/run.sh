@@ -130,7 +130,7 @@ load_stop() {
 # restore-expect, cgroups, ipc-keys (ns_left; @PID@ in a cgroup is the test's pid), pre-restore (a shell command run
 # before each restore with $TPID set, e.g. to remove the test's cgroups), dump-expect (the dump must fail with one line holding this
 # text), ns (always: the test runs in its own namespaces and root in every mode), ns-skip (why the test cannot
-# run in mode ns), uns-skip (why not in mode uns), needs-root (mode user: skipped, with this reason), user-refuse (mode user: crshim must refuse
+# run in mode ns), uns-skip (why not in mode uns), host-agent (yes: host_agent_start), needs-root (mode user: skipped, with this reason), user-refuse (mode user: crshim must refuse
 # with one line naming this capability; see modes.sh), user-start: root (mode user: root starts the test).
 # static/NAME or transition/NAME
 test_dir() {
@@ -262,6 +262,38 @@ ns_setup() { # name
 		u=${u%% *}
 		chown -R "$u:$u" "$TDIR" || return 1
 	fi
+}
+
+# .desc host-agent: yes: a shell in the runner's namespaces (the host's) runs the commands the test puts into
+# $TDIR/host.req (ns_world.h nsw_hsh), in every mode: what a test in namespaces of its own cannot see or reach
+# (modes ns and uns: no path to the host's). Output in host.out, status in host.rc; host.stop ends it.
+HAGENT=
+host_agent_start() { # name
+	HAGENT=
+	unset ZDTM_HOSTAGENT
+	[ "$(desc_get "$1" host-agent)" = yes ] || return 0
+	mkfifo "$TDIR/host.wake" || return 1
+	(
+		cd "$TDIR" || exit 1
+		exec 9<>host.wake
+		until [ -e host.stop ]; do
+			if [ -e host.req ] && mv host.req host.run; then
+				timeout -k 5 60 bash host.run >host.out 2>&1 </dev/null
+				echo $? >host.rc.new && mv host.rc.new host.rc
+			fi
+			read -r -t 0.05 -u 9 _
+		done
+	) &
+	HAGENT=$!
+	export ZDTM_HOSTAGENT=$TDIR
+}
+
+host_agent_stop() {
+	unset ZDTM_HOSTAGENT
+	[ -n "$HAGENT" ] || return 0
+	touch "$TDIR/host.stop"
+	wait "$HAGENT"
+	HAGENT=
 }
 
 crshim_dump() { # dir extra-opts...
@@ -703,6 +735,7 @@ run_steps() { # name
 	[ -x "$bin" ] || { bad "not built: $bin"; return 1; }
 	KIDS_START=$(reaper_kids) # mode fault: what the reaper had before the test (its peers are new)
 	ns_setup "$name" || { bad "cannot make the test's root $TDIR/root"; return 1; }
+	host_agent_start "$name" || { bad "cannot start the host agent in $TDIR"; return 1; }
 	local startrun=("${USERRUN[@]}") # mode user: as the user, unless the test says user-start: root
 	[ "$(desc_get "$name" user-start)" != root ] || startrun=()
 	(cd "$TDIR" && exec timeout -k 5 120 "${startrun[@]}" "${TTYRUN[@]}" "$bin" --pidfile="$TDIR/test.pid" --outfile="$TDIR/test.out" "${args[@]}") \
@@ -1001,6 +1034,7 @@ run_test() { # name
 	KIDS0=$(reaper_kids)
 	run_steps "$name"
 	local rc=$?
+	host_agent_stop
 	[ $rc -ne 0 ] || leftovers || rc=1
 	cleanup_test
 	case $rc in

@@ -82,9 +82,75 @@ static inline unsigned long nsw_ino(const char *kind)
 	return stat(p, &st) ? 0 : (unsigned long)st.st_ino;
 }
 
+/* Run a bash command in the host's namespaces, in every mode (modes ns and uns too, where the test has no
+ * path to them): the runner's host agent (.desc host-agent: yes) runs it in the runner's namespaces, cwd the
+ * test's dir. Its exit status (-1: no agent, or no answer); its output (stdout and stderr, malloc'd) in *out
+ * when out is not NULL. */
+static inline int __attribute__((format(printf, 2, 3))) nsw_hsh(char **out, const char *fmt, ...)
+{
+	const char *dir = getenv("ZDTM_HOSTAGENT");
+	char cmd[1024], p[4096], q[4096], *rc = NULL;
+	va_list ap;
+	if (out)
+		*out = strdup("");
+	if (!dir) {
+		fail("no host agent (.desc host-agent: yes)");
+		return -1;
+	}
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	snprintf(p, sizeof(p), "%s/host.req.new", dir);
+	snprintf(q, sizeof(q), "%s/host.req", dir);
+	FILE *f = fopen(p, "w");
+	if (!f || fprintf(f, "%s\n", cmd) < 0 || fclose(f) || rename(p, q)) {
+		fail("host agent: write %s", q);
+		return -1;
+	}
+	snprintf(p, sizeof(p), "%s/host.rc", dir);
+	for (int i = 0; i < 6000 && read_file(p, &rc) < 0; i++) /* 120 s: a loaded machine */
+		usleep(20000);
+	if (!rc) {
+		fail("host agent: no answer to: %s", cmd);
+		return -1;
+	}
+	int st = atoi(rc);
+	free(rc);
+	unlink(p);
+	snprintf(p, sizeof(p), "%s/host.out", dir);
+	if (out) {
+		free(*out);
+		if (read_file(p, out) < 0)
+			*out = strdup("");
+	}
+	unlink(p);
+	return st;
+}
+
+/* What cmd prints in the host's namespaces (nsw_hsh) does not hold needle: none of our state leaked there. */
+static inline void nsw_host_lacks(const char *cmd, const char *needle)
+{
+	char *h = NULL;
+	if (nsw_hsh(&h, "%s", cmd))
+		fail("host: %s: %s", cmd, h);
+	else if (strstr(h, needle))
+		fail("the host has %s (%s):\n%s", needle, cmd, h);
+	free(h);
+}
+
 /* After a restore: our namespace of this kind is still one of our own, not crshim's / the host's. */
 static inline void nsw_own(const char *kind, unsigned long host)
 {
+	/* a host agent (in every mode): the host's is the agent's */
+	if (getenv("ZDTM_HOSTAGENT")) {
+		char *h = NULL;
+		if (nsw_hsh(&h, "stat -Lc %%i /proc/self/ns/%s", kind))
+			fail("host agent: the inode of its %s namespace: %s", kind, h);
+		else if (strtoul(h, NULL, 10) == nsw_ino(kind))
+			fail("%s namespace: the host's (inode %lu) after restore", kind, nsw_ino(kind));
+		free(h);
+		return;
+	}
 	/* modes ns and uns (we are PID 1 of a PID namespace, our parent outside it): the namespace we left
 	 * had no other process, it is gone and its inode number free for the restore's new namespaces */
 	if (!getppid())
