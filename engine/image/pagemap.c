@@ -156,10 +156,14 @@ int pw_add_batch(struct page_writer *pw, const void *buf, size_t len, const stru
 	}
 	for (size_t i = 0; i < nb; i++) {
 		const struct page_block *prev = i ? &b[i - 1] : pw->nr ? &pw->blocks[pw->nr - 1] : NULL;
-		if (b[i].vaddr % psz || b[i].len % psz || !b[i].len || b[i].offset + b[i].len > len)
+		if (b[i].vaddr % psz || b[i].len % psz || !b[i].len)
 			return cr_fail_errno(e, EINVAL, "%s: block at 0x%llx+%llu is not page aligned",
 					     pw->name, (unsigned long long)b[i].vaddr,
 					     (unsigned long long)b[i].len);
+		if (b[i].offset + b[i].len > len)
+			return cr_fail_errno(
+			    e, EINVAL, "%s: block at 0x%llx+%llu ends past its buffer (%zu bytes)", pw->name,
+			    (unsigned long long)b[i].vaddr, (unsigned long long)b[i].len, len);
 		if (prev && b[i].vaddr < prev->vaddr + prev->len)
 			return cr_fail_errno(e, EINVAL, "%s: block at 0x%llx overlaps or is out of order",
 					     pw->name, (unsigned long long)b[i].vaddr);

@@ -280,6 +280,83 @@ static void t_pages_roundtrip(void)
 	   "pw_abort leaves no file");
 }
 
+/* pw_add_batch (the dump's vmsplice path): blocks at offsets of one buffer; unaligned, empty, overlapping,
+ * out of order and past-the-buffer blocks refused before anything is written; a disk that fills up midway. */
+static void t_pages_batch(void)
+{
+	struct page_writer *pw;
+	struct page_map pm;
+	uint64_t p = (uint64_t)psz;
+	/* two blocks out of one 3-page buffer: page 0 at 0x500000, pages 1-2 at 0x600000 */
+	struct page_block b[2] = {{0x500000, 0, p, 0, 0, 0}, {0x600000, p, 2 * p, 0, 0, 0}};
+	for (int i = 0; i < 2; i++) /* the caller sums its blocks (the dump does as it copies them) */
+		b[i].csum = csum64(pages_buf + b[i].offset, b[i].len, 0);
+	ok(pw_open(dfd, 11, &pw, &err) == 0 && pw_add_batch(pw, pages_buf, 3 * p, b, 2, &err) == 0 &&
+	       pw_add(pw, 0x700000, pages_buf + 4 * p, p, &err) == 0 && pw_commit(pw, &err) == 0,
+	   "batch: two blocks of one buffer, then a page by pw_add: %s", err.msg);
+	int good = pm_load(dfd, 11, &pm, &err) == 0 && pm.nr == 3 && pm.total_size == 4 * p;
+	static const uint64_t want_va[3] = {0x500000, 0x600000, 0x700000}, want_pg[3] = {0, 1, 4};
+	for (size_t i = 0; good && i < 3; i++) {
+		uint8_t *buf = malloc(pm.blocks[i].len);
+		good &= pm.blocks[i].vaddr == want_va[i] &&
+			pread(pm_block_fd(&pm, &pm.blocks[i]), buf, pm.blocks[i].len,
+			      (off_t)pm.blocks[i].offset) == (ssize_t)pm.blocks[i].len &&
+			!memcmp(buf, pages_buf + want_pg[i] * p, pm.blocks[i].len);
+		free(buf);
+	}
+	ok(good, "batch: loads back, verified, each block with its data");
+	pm_free(&pm);
+
+	struct {
+		struct page_block b[2];
+		size_t nb, len;
+		const char *want, *name;
+	} bad[] = {
+	    {{{0x500001, 0, p, 0, 0, 0}}, 1, p, "not page aligned", "an unaligned address"},
+	    {{{0x500000, 0, p - 1, 0, 0, 0}}, 1, p, "not page aligned", "an unaligned length"},
+	    {{{0x500000, 0, 0, 0, 0, 0}}, 1, p, "not page aligned", "an empty block"},
+	    {{{0x500000, p, p, 0, 0, 0}}, 1, p, "ends past its buffer", "a block past the end of the buffer"},
+	    {{{0x500000, 0, 2 * p, 0, 0, 0}, {0x501000, 2 * p, p, 0, 0, 0}},
+	     2,
+	     3 * p,
+	     "overlaps",
+	     "overlapping"},
+	    {{{0x600000, 0, p, 0, 0, 0}, {0x500000, p, p, 0, 0, 0}},
+	     2,
+	     2 * p,
+	     "out of order",
+	     "out of order"},
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct stat st;
+		cr_err_clear(&err);
+		int r = pw_open(dfd, 12, &pw, &err) == 0 &&
+			pw_add_batch(pw, pages_buf, bad[i].len, bad[i].b, bad[i].nb, &err) < 0 &&
+			strstr(err.msg, bad[i].want) && err.errnum == EINVAL;
+		pw_abort(pw);
+		ok(r && fstatat(dfd, "pagemap-12.img", &st, 0) < 0, "batch: refused, nothing left: %s (%s)",
+		   bad[i].name, err.msg);
+	}
+	/* a block before the last one pw_add wrote: out of order across calls */
+	struct page_block late = {0x400000, 0, p, 0, 0, 0};
+	ok(pw_open(dfd, 12, &pw, &err) == 0 && pw_add(pw, 0x500000, pages_buf, p, &err) == 0 &&
+	       pw_add_batch(pw, pages_buf, p, &late, 1, &err) < 0 && strstr(err.msg, "out of order"),
+	   "batch: a block below the previous call's is refused");
+	pw_abort(pw);
+
+	/* the disk fills up: a short write, then ENOSPC naming the file; abort leaves nothing */
+	ok(pw_open(dfd, 13, &pw, &err) == 0, "batch: a writer for the full disk");
+	pw_inject_error(pw, ENOSPC);
+	ok(pw_add_batch(pw, pages_buf, 3 * p, b, 2, &err) < 0 && err.errnum == ENOSPC &&
+	       strstr(err.msg, "pages-13.img"),
+	   "batch: the disk fills up: %s", err.msg);
+	pw_abort(pw);
+	ok(faccessat(dfd, "pagemap-13.img", F_OK, 0) && faccessat(dfd, ".pages-13.img.tmp", F_OK, 0),
+	   "batch: nothing left after abort");
+	unlinkat(dfd, "pagemap-11.img", 0);
+	unlinkat(dfd, "pages-11.img", 0);
+}
+
 /* A child whose pagemap takes pages from its parent (PE_PARENT through the `parent` link): pm_open resolves
  * them into blocks of the parent's pages file without copying, with checksums of their own; a corrupt or
  * changed parent is refused. */
@@ -404,6 +481,32 @@ static void t_pages_dedup(void)
 	ok(good, "dedup: the chain loads, verified, with the right data: %s", good ? "" : err.msg);
 	pm_free(&pm);
 	ok(pm_check_chain(cdfd, IMG_PAGEMAP, IMG_PAGES, 7, &err) == 0, "dedup: pm_check_chain passes");
+
+	/* pm_dedup_dir: every pagemap of the dir (the same chain again for id 8, and a pages file without any
+	 * parent pages, id 9): the freed bytes add up */
+	ok(pw_open(pdfd, 8, &pw, &err) == 0 && pw_add(pw, 0x400000, pages_buf, 4 * (size_t)psz, &err) == 0 &&
+	       pw_commit(pw, &err) == 0 && pm_open_raw(pdfd, IMG_PAGEMAP, IMG_PAGES, 8, &par, &err) == 0,
+	   "dedup dir: a second parent");
+	pmap = par.map_csum;
+	pm_free(&par);
+	ok(pw_open(cdfd, 8, &pw, &err) == 0 && (pw_set_parent(pw, pmap), 1) &&
+	       pw_add_parent(pw, 0x400000, (uint64_t)psz, &err) == 0 &&
+	       pw_add_parent(pw, 0x401000, (uint64_t)psz, &err) == 0 &&
+	       pw_add(pw, 0x402000, pages_buf + 6 * psz, 2 * (size_t)psz, &err) == 0 &&
+	       pw_commit(pw, &err) == 0,
+	   "dedup dir: its child (two adjacent parent runs, 2 pages of its own)");
+	ok(pw_open(cdfd, 9, &pw, &err) == 0 && pw_add(pw, 0x400000, pages_buf, (size_t)psz, &err) == 0 &&
+	       pw_commit(pw, &err) == 0,
+	   "dedup dir: a pagemap with no parent pages");
+	freed = 0;
+	ok(pm_dedup_dir(cdfd, false, &freed, &err) == 0, "dedup dir: done: %s", err.msg);
+	is_int(freed, 2 * psz,
+	       "dedup dir: the two pages id 8 wrote itself freed in its parent, nothing else");
+	ok(pm_check_chain(cdfd, IMG_PAGEMAP, IMG_PAGES, 8, &err) == 0 &&
+	       pm_check_chain(cdfd, IMG_PAGEMAP, IMG_PAGES, 7, &err) == 0 && pm_load(cdfd, 9, &pm, &err) == 0,
+	   "dedup dir: every chain still verifies");
+	pm_free(&pm);
+	ok(pm_dedup_dir(-1, false, &freed, &err) < 0, "dedup dir: a bad dir fd is one error: %s", err.msg);
 	close(pdfd);
 	close(cdfd);
 }
@@ -793,6 +896,7 @@ int main(void)
 		return 1;
 	t_roundtrip();
 	t_pages_roundtrip();
+	t_pages_batch();
 	t_pages_chain();
 	t_pages_dedup();
 	t_pages_corrupt();
