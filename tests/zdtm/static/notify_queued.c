@@ -33,15 +33,22 @@ static int newest_dump(void)
 	return best;
 }
 
-/* Lines of the dump's stderr that are warnings naming our fd of kind; *bytes: the count in the last. */
+/* Lines of the dump's stderr that are warnings naming our fd of kind; *bytes: the count in the last. The
+ * task is named by its pid as crshim sees it: ours, but for the init of a PID namespace (modes ns, uns: our
+ * pid is 1 here, another outside), where any pid is taken. */
 static int warnings(const char *out, int fd, const char *kind, int *bytes)
 {
-	char needle[96];
-	int n = 0;
-	snprintf(needle, sizeof(needle), "warning: task %d fd %d (%s): ", getpid(), fd, kind);
-	for (const char *p = strstr(out, needle); p; p = strstr(p + 1, needle)) {
+	char needle[96], self[32];
+	int n = 0, init = getpid() == 1;
+	snprintf(needle, sizeof(needle), " fd %d (%s): ", fd, kind);
+	snprintf(self, sizeof(self), "%d", getpid());
+	for (const char *p = strstr(out, "warning: task "); p; p = strstr(p + 1, "warning: task ")) {
+		const char *pid = p + strlen("warning: task "), *end = pid + strspn(pid, "0123456789");
+		if (end == pid || strncmp(end, needle, strlen(needle)) ||
+		    (!init && ((size_t)(end - pid) != strlen(self) || strncmp(pid, self, strlen(self)))))
+			continue;
 		n++;
-		*bytes = atoi(p + strlen(needle));
+		*bytes = atoi(end + strlen(needle));
 	}
 	return n;
 }
