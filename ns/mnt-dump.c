@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
@@ -130,13 +131,72 @@ static int parse_line(char *l, struct mi *m, struct cr_err *e)
 	return 0;
 }
 
-static int read_mountinfo(pid_t pid, struct mi **out, size_t *n, struct cr_err *e)
+/* In a child that enters the mount namespace of pid (setns: its root and cwd become the namespace's root,
+ * whatever the task's own root: a chroot inside it hides the mounts outside): the namespace's root (O_PATH)
+ * and its mountinfo, opened there (a reader's root is taken at open), sent back over sk. */
+static void child_nsroot(pid_t pid, int sk)
 {
 	char path[64];
-	snprintf(path, sizeof(path), "/proc/%d/mountinfo", pid);
-	__cleanup_fclose FILE *f = fopen(path, "re");
-	if (!f)
-		return cr_fail_sys(e, "open %s", path);
+	snprintf(path, sizeof(path), "/proc/%d/ns/mnt", pid);
+	int proc = open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC), ns = open(path, O_RDONLY | O_CLOEXEC);
+	if (proc < 0 || ns < 0 || setns(ns, CLONE_NEWNS))
+		_exit(1);
+	int fds[2] = {open("/", O_PATH | O_DIRECTORY | O_CLOEXEC),
+		      openat(proc, "thread-self/mountinfo", O_RDONLY | O_CLOEXEC)};
+	if (fds[0] < 0 || fds[1] < 0)
+		_exit(1);
+	union {
+		char buf[CMSG_SPACE(sizeof(fds))];
+		struct cmsghdr align;
+	} u;
+	char c = 0;
+	struct iovec iov = {.iov_base = &c, .iov_len = 1};
+	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf, .msg_controllen = sizeof(u.buf)};
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
+	cm->cmsg_level = SOL_SOCKET, cm->cmsg_type = SCM_RIGHTS, cm->cmsg_len = CMSG_LEN(sizeof(fds));
+	memcpy(CMSG_DATA(cm), fds, sizeof(fds));
+	_exit(sendmsg(sk, &mh, 0) == 1 ? 0 : 1);
+}
+
+/* The root of the mount namespace of pid (*root, O_PATH) and its mountinfo as seen from there (*mi). */
+static int nsroot_open(pid_t pid, int *root, int *mi, struct cr_err *e)
+{
+	int sk[2], fds[2] = {-1, -1}, st = 0;
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sk))
+		return cr_fail_sys(e, "socketpair");
+	fflush(NULL);
+	pid_t c = fork();
+	if (c == 0) {
+		close(sk[0]);
+		child_nsroot(pid, sk[1]);
+	}
+	close(sk[1]);
+	union {
+		char buf[CMSG_SPACE(sizeof(fds))];
+		struct cmsghdr align;
+	} u;
+	char ch;
+	struct iovec iov = {.iov_base = &ch, .iov_len = 1};
+	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf, .msg_controllen = sizeof(u.buf)};
+	ssize_t r = c < 0 ? -1 : recvmsg(sk[0], &mh, MSG_CMSG_CLOEXEC);
+	close(sk[0]);
+	while (c > 0 && waitpid(c, &st, 0) < 0 && errno == EINTR)
+		;
+	struct cmsghdr *cm = r == 1 ? CMSG_FIRSTHDR(&mh) : NULL;
+	if (!cm || cm->cmsg_type != SCM_RIGHTS || cm->cmsg_len != CMSG_LEN(sizeof(fds)))
+		return cr_fail_errno(e, EIO, "enter the mount namespace of task %d: the child failed", pid);
+	memcpy(fds, CMSG_DATA(cm), sizeof(fds));
+	*root = fds[0], *mi = fds[1];
+	return 0;
+}
+
+static int read_mountinfo(int mifd, struct mi **out, size_t *n, struct cr_err *e)
+{
+	__cleanup_fclose FILE *f = fdopen(mifd, "re");
+	if (!f) {
+		close(mifd);
+		return cr_fail_sys(e, "mountinfo");
+	}
 	char *l = NULL;
 	size_t cap = 0;
 	struct mi *v = NULL;
@@ -302,12 +362,10 @@ static int stacked_on(struct mi **v, size_t n, const struct mi *m)
 
 /* In the tree's mount namespace (at its root), then in a private copy of it: the mounts stacked on m are
  * taken off there (the tree's own are untouched), m cloned and walked. */
-static int child_tmpfs(pid_t pid, int imgdir, struct mi *m, int stacked, int errfd)
+static int child_tmpfs(pid_t pid, int root, int imgdir, struct mi *m, int stacked, int errfd)
 {
 	char path[64], msg[1100];
 	struct cr_err e = {0};
-	snprintf(path, sizeof(path), "/proc/%d/root", pid);
-	int root = open(path, O_PATH | O_CLOEXEC);
 	snprintf(path, sizeof(path), "/proc/%d/ns/mnt", pid);
 	int ns = open(path, O_RDONLY | O_CLOEXEC);
 	int fd = -1;
@@ -336,7 +394,8 @@ out:
 }
 
 /* In a child that enters the tree's mount namespace (crshim keeps its own root and cwd). */
-static int dump_tmpfs(const struct ns_dump_args *a, pid_t pid, struct mi *m, int stacked, struct cr_err *e)
+static int dump_tmpfs(const struct ns_dump_args *a, pid_t pid, int root, struct mi *m, int stacked,
+		      struct cr_err *e)
 {
 	int p[2];
 	if (pipe2(p, O_CLOEXEC))
@@ -345,7 +404,7 @@ static int dump_tmpfs(const struct ns_dump_args *a, pid_t pid, struct mi *m, int
 	pid_t c = fork();
 	if (c == 0) {
 		close(p[0]);
-		child_tmpfs(pid, a->dirfd, m, stacked, p[1]);
+		child_tmpfs(pid, root, a->dirfd, m, stacked, p[1]);
 	}
 	close(p[1]);
 	char msg[1100] = "";
@@ -365,13 +424,12 @@ static int dump_tmpfs(const struct ns_dump_args *a, pid_t pid, struct mi *m, int
 	return a->created(a->created_arg, IMG_TMPFS, (int)m->e.mnt_id, e);
 }
 
-static void mark_files(pid_t pid, struct mi **v, size_t n)
+static void mark_files(int root, struct mi **v, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		char path[PATH_MAX];
 		struct stat st;
-		snprintf(path, sizeof(path), "/proc/%d/root%s", pid, v[i]->e.mountpoint);
-		if (!stat(path, &st) && !S_ISDIR(st.st_mode))
+		const char *rel = v[i]->e.mountpoint + strspn(v[i]->e.mountpoint, "/");
+		if (!fstatat(root, *rel ? rel : ".", &st, 0) && !S_ISDIR(st.st_mode))
 			v[i]->e.is_file = v[i]->e.has_is_file = 1;
 	}
 }
@@ -401,22 +459,27 @@ int ns_mnt_dump(const struct ns_dump_args *a, pid_t root, struct cr_err *e)
 	size_t n = 0;
 	struct mi **o = NULL;
 	int ret = -1;
-	char path[64];
 	struct stat rs, own;
-	snprintf(path, sizeof(path), "/proc/%d/root", root);
-	if (stat(path, &rs) || stat("/", &own))
-		return cr_fail_sys(e, "stat %s", path);
+	int mifd = -1;
+	__cleanup_close int nsroot = -1;
+	if (nsroot_open(root, &nsroot, &mifd, e))
+		return -1;
+	if (fstat(nsroot, &rs) || stat("/", &own)) {
+		close(mifd);
+		return cr_fail_sys(e, "stat the root of the mount namespace of %d", root);
+	}
 	if (rs.st_dev == own.st_dev && rs.st_ino == own.st_ino) {
+		close(mifd);
 		pr_info("the mount namespace of %d has crshim's root: its mounts are not saved (a PID "
 			"namespace's init gets a fresh /proc)\n",
 			root);
 		return 0;
 	}
-	if (read_mountinfo(root, &v, &n, e) || order(v, n, &o, e) || classify(a->o, o, n, e))
+	if (read_mountinfo(mifd, &v, &n, e) || order(v, n, &o, e) || classify(a->o, o, n, e))
 		goto out;
-	mark_files(root, o, n);
+	mark_files(nsroot, o, n);
 	for (size_t i = 0; i < n; i++)
-		if (o[i]->tmpfs && dump_tmpfs(a, root, o[i], stacked_on(o, n, o[i]), e))
+		if (o[i]->tmpfs && dump_tmpfs(a, root, nsroot, o[i], stacked_on(o, n, o[i]), e))
 			goto out;
 	ret = write_tree(a, o, n, e);
 out:
