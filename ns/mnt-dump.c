@@ -151,7 +151,8 @@ static void child_nsroot(pid_t pid, int sk)
 	} u;
 	char c = 0;
 	struct iovec iov = {.iov_base = &c, .iov_len = 1};
-	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf, .msg_controllen = sizeof(u.buf)};
+	struct msghdr mh = {
+	    .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf, .msg_controllen = sizeof(u.buf)};
 	struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
 	cm->cmsg_level = SOL_SOCKET, cm->cmsg_type = SCM_RIGHTS, cm->cmsg_len = CMSG_LEN(sizeof(fds));
 	memcpy(CMSG_DATA(cm), fds, sizeof(fds));
@@ -177,7 +178,8 @@ static int nsroot_open(pid_t pid, int *root, int *mi, struct cr_err *e)
 	} u;
 	char ch;
 	struct iovec iov = {.iov_base = &ch, .iov_len = 1};
-	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf, .msg_controllen = sizeof(u.buf)};
+	struct msghdr mh = {
+	    .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf, .msg_controllen = sizeof(u.buf)};
 	ssize_t r = c < 0 ? -1 : recvmsg(sk[0], &mh, MSG_CMSG_CLOEXEC);
 	close(sk[0]);
 	while (c > 0 && waitpid(c, &st, 0) < 0 && errno == EINTR)

@@ -187,7 +187,20 @@ static FanotifyMarkEntry *new_mark(FanotifyEntry *fa, struct cr_err *e)
 }
 
 /* One "fanotify ..." mark line: inode (ino:), mount (mnt_id:) or filesystem (sdev: first). */
-static int add_mark(FanotifyEntry *fa, const char *line, const char *mi, struct cr_err *e)
+/* The mount point of the task's mount mnt_id, as the task sees it (its mount namespace, its root: the
+ * restored task marks it there); NULL if none. */
+static char *task_mount_point(pid_t pid, unsigned mnt, struct cr_err *e)
+{
+	__cleanup_free char *tmi = NULL;
+	if (proc_read(pid, "mountinfo", &tmi, NULL, e))
+		return NULL;
+	char *mp = mount_point(tmi, 0, (int)mnt);
+	if (!mp)
+		cr_fail_errno(e, ENOENT, "fanotify mount mark: no mount %u", mnt);
+	return mp;
+}
+
+static int add_mark(FanotifyEntry *fa, pid_t pid, const char *line, const char *mi, struct cr_err *e)
 {
 	unsigned long ino;
 	unsigned sdev, mnt, mfl, mask, ign;
@@ -202,8 +215,8 @@ static int add_mark(FanotifyEntry *fa, const char *line, const char *mi, struct 
 		m->type = 1;
 	} else if (sscanf(line, "fanotify mnt_id:%x mflags:%x mask:%x ignored_mask:%x", &mnt, &mfl, &mask,
 			  &ign) == 4) {
-		if (!(m->path = mount_point(mi, 0, (int)mnt)))
-			return cr_fail_errno(e, ENOENT, "fanotify mount mark: no mount %u", mnt);
+		if (!(m->path = task_mount_point(pid, mnt, e)))
+			return -1;
 		m->type = 2;
 		m->mnt_id = (int32_t)mnt, m->has_mnt_id = 1;
 	} else if (sscanf(line, "fanotify sdev:%x mflags:%x mask:%x ignored_mask:%x", &sdev, &mfl, &mask,
@@ -243,7 +256,7 @@ int dump_fanotify_fill(const struct evfd_src *s, FileEntry *fe, struct cr_err *e
 	fe->fanotify = fa;
 	fe->kind = FILE_KIND__FILE_FANOTIFY, fe->has_kind = 1;
 	for (p = strchr(p, '\n'); p; p = strchr(p + 1, '\n'))
-		if (!strncmp(p + 1, "fanotify ", 9) && add_mark(fa, p + 1, mi, e)) {
+		if (!strncmp(p + 1, "fanotify ", 9) && add_mark(fa, s->pid, p + 1, mi, e)) {
 			dump_evfd_release(fe);
 			return cr_wrap(e, "fd %d (fanotify)", s->fd);
 		}

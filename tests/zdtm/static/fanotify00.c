@@ -11,7 +11,29 @@
 #include <unistd.h>
 #include "zdtmtst.h"
 
-/* fdinfo lines starting with "fanotify", sorted by the kernel's order */
+/* The mount point of our mount id (hex, as fdinfo shows it), "?" if none: a mount mark is named by it
+ * (mount ids change when the mounts are made again: modes ns and uns restore the mount tree). */
+static void mount_of(const char *hexid, char *mp, size_t len)
+{
+	char *mi = NULL, fmt[32];
+	unsigned long want = strtoul(hexid, NULL, 16);
+	snprintf(mp, len, "?");
+	snprintf(fmt, sizeof(fmt), "%%lu %%*d %%*s %%*s %%%zus", len - 1);
+	if (read_file("/proc/self/mountinfo", &mi) < 0)
+		return;
+	for (char *l = mi; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+		unsigned long id;
+		char p[4096];
+		if (sscanf(l, fmt, &id, p) == 2 && id == want) {
+			snprintf(mp, len, "%.1000s", p);
+			break;
+		}
+	}
+	free(mi);
+}
+
+/* fdinfo lines starting with "fanotify", sorted by the kernel's order; a mount mark's mnt_id as the mount
+ * point */
 static void marks(int fd, char *out, size_t len)
 {
 	char path[64], *buf, *p, *nl;
@@ -24,6 +46,12 @@ static void marks(int fd, char *out, size_t len)
 		if (*p == '\n')
 			p++;
 		nl = strchr(p, '\n');
+		if (!strncmp(p, "fanotify mnt_id:", 16)) {
+			char mp[4096];
+			mount_of(p + 16, mp, sizeof(mp));
+			off += (size_t)snprintf(out + off, len - off, "fanotify mount %s ", mp);
+			p += 16 + strspn(p + 16, "0123456789abcdef");
+		}
 		off +=
 		    (size_t)snprintf(out + off, len - off, "%.*s|", nl ? (int)(nl - p) : (int)strlen(p), p);
 	}
