@@ -6,13 +6,24 @@
 #include <sys/wait.h>
 #include "userns_refused.h"
 
+static pid_t pid;
+
+/* the child (PID 1 of its namespace) is still there; it goes */
+static void child_there(void)
+{
+	int st;
+	if (kill(pid, 0))
+		fail("the child (PID 1 of its namespace) is gone");
+	kill(pid, SIGKILL);
+	waitpid(pid, &st, 0);
+}
+
 int main(int argc, char **argv)
 {
 	test_init(argc, argv);
 	unsigned long u = uref_enter();
-	/* clone(CLONE_NEWPID) like a fork: the child is PID 1 of a PID namespace that our user namespace owns
-	 */
-	pid_t pid = (pid_t)syscall(SYS_clone, CLONE_NEWPID | SIGCHLD, 0, 0, 0, 0);
+	/* a fork into a new PID namespace (its PID 1), owned by our user namespace */
+	pid = (pid_t)syscall(SYS_clone, CLONE_NEWPID | SIGCHLD, 0, 0, 0, 0);
 	if (pid == 0) {
 		test_forked();
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -22,15 +33,5 @@ int main(int argc, char **argv)
 	}
 	if (pid < 0)
 		fail("setup: fork");
-	test_daemon();
-	test_waitsig();
-	uref_check(u);
-	int st;
-	if (kill(pid, 0))
-		fail("the child (PID 1 of its namespace) is gone");
-	kill(pid, SIGKILL);
-	waitpid(pid, &st, 0);
-	if (!test_failures)
-		pass();
-	return 0;
+	return uref_done(u, child_there);
 }
