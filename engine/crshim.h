@@ -45,10 +45,11 @@ struct cr_opts {
 	bool detach;		/* restore -d */
 	bool restore_sibling;	/* restore: the root is our sibling (CLONE_PARENT), not our child */
 	bool lazy_pages;	/* restore --lazy-pages: crshim lazy-pages fills the memory (mem/lazy.md) */
-	const char *pidfile;	/* restore --pidfile */
-	const char *log_file;	/* -o */
-	int verbosity;		/* -v */
-	int fault;		/* fault point id, 0 = none (engine/fault.h) */
+	int lazy_src_sk;      /* lazy-pages --page-server: the source's connection (eng_lazy_pages_listen) */
+	const char *pidfile;  /* restore --pidfile */
+	const char *log_file; /* -o */
+	int verbosity;	      /* -v */
+	int fault;	      /* fault point id, 0 = none (engine/fault.h) */
 	/* --inherit-fd fd[N]:KEY and --external KEY, as given on the command line (repeatable). */
 	const char *const *inherit_fd;
 	int n_inherit_fd;
@@ -112,6 +113,12 @@ int eng_page_server_serve(struct cr_opts *o, int lfd, struct cr_err *err);
  * -1 when the restore failed or the pages could not be served (the restored tree is killed then). */
 int eng_lazy_pages_listen(struct cr_opts *o, int *lfd, struct cr_err *err);
 int eng_lazy_pages_serve(struct cr_opts *o, int lfd, struct cr_err *err);
+
+/* dump --lazy-pages (mem/lazy-remote.c): listen on o->ps_address:o->ps_port (port 0: the kernel chooses;
+ * *port gets it) before the dump; after it, serve the pages files of o->images_dir to one
+ * `lazy-pages --page-server` until it says it has every page (0), or -1 when it went away before. */
+int eng_lazy_src_listen(struct cr_opts *o, int *lfd, int *port, struct cr_err *err);
+int eng_lazy_src_serve(struct cr_opts *o, int lfd, struct cr_err *err);
 
 /* check: probe the kernel features crshim needs. feature NULL = all. Writes a report to out. */
 int eng_check(const char *feature, FILE *out, struct cr_err *err);

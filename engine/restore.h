@@ -142,6 +142,9 @@ void rst_prefill_drop(struct rst_task *t);
 bool *rst_lazy_plan(const struct rst_task *t); /* per pm block: lazy (all false without t->lazy) */
 int rst_lazy_connect(int dirfd, int *sk, struct cr_err *e);
 int rst_lazy_send(struct rst_task *t, int sk, struct cr_err *e); /* after the blob's trap */
+/* The blocks of the task's own pages file it fills itself: lazy-pages --page-server fetches them (LZ_FETCH).
+ */
+int rst_lazy_fetch(const struct rst_task *t, struct cr_err *e);
 int rst_lazy_end(int sk, struct cr_err *e);
 
 /* restore-mm.c */

@@ -518,8 +518,10 @@ static int check_required(struct shim_cmd *c, char *msg, size_t len)
 		return fail(msg, len, "page-server needs -D/--images-dir DIR");
 	if (c->verb == VERB_LAZY_PAGES && !c->opts.images_dir)
 		return fail(msg, len, "lazy-pages needs -D/--images-dir DIR");
-	if (c->opts.lazy_pages && c->verb != VERB_RESTORE)
-		return fail(msg, len, "--lazy-pages is only valid with restore");
+	if (c->opts.lazy_pages && c->verb != VERB_RESTORE && c->verb != VERB_DUMP)
+		return fail(msg, len, "--lazy-pages is only valid with dump and restore");
+	if (c->opts.lazy_pages && c->verb == VERB_DUMP && c->opts.page_server)
+		return fail(msg, len, "dump --lazy-pages serves the pages itself: not with --page-server");
 	if (c->opts.lazy_pages && c->bundle)
 		return fail(msg, len, "--lazy-pages is not supported with restore --bundle");
 	if (c->opts.page_server && !dumping && c->verb != VERB_LAZY_PAGES)

@@ -136,6 +136,19 @@ static void notice_stderr(void *arg, const char *line)
 		fprintf(stderr, "crshim: warning: %s\n", line);
 }
 
+static int serve_listener(struct shim_cmd *c, const char *verb, int lfd,
+			  int (*serve)(struct cr_opts *, int, struct cr_err *));
+
+/* dump --lazy-pages: the images are written (the pages files too, served from here): say so with the
+ * port on stdout (and a zero byte on --status-fd), then serve one lazy-pages --page-server until it has
+ * every page. */
+static int serve_lazy_src(struct shim_cmd *c, int lfd, int port)
+{
+	printf("%d\n", port);
+	fflush(stdout);
+	return serve_listener(c, "dump --lazy-pages", lfd, eng_lazy_src_serve);
+}
+
 static int run_dump(struct shim_cmd *c)
 {
 	struct cr_err err = {0};
@@ -150,9 +163,18 @@ static int run_dump(struct shim_cmd *c)
 	if (setup_log(c, false, &err))
 		return report(what, &err, false);
 	c->opts.notice = notice_stderr, c->opts.notice_arg = c;
-	if ((c->verb == VERB_PRE_DUMP ? eng_pre_dump : eng_dump)(&c->opts, &err))
+	int lfd = -1, port = 0;
+	if (c->opts.lazy_pages &&
+	    eng_lazy_src_listen(&c->opts, &lfd, &port, &err)) /* before the tree is touched */
+		return report(what, &err, !c->log_to_stderr);
+	if ((c->verb == VERB_PRE_DUMP ? eng_pre_dump : eng_dump)(&c->opts, &err)) {
+		if (lfd >= 0)
+			close(lfd);
 		return report_run(c, what, &err, !c->log_to_stderr);
+	}
 	pr_info("%s of %d finished\n", what, c->opts.pid);
+	if (lfd >= 0)
+		return serve_lazy_src(c, lfd, port);
 	log_close();
 	return 0;
 }

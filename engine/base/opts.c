@@ -11,6 +11,7 @@ void eng_opts_init(struct cr_opts *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->imgdir_fd = -1;
+	o->lazy_src_sk = -1;
 	o->verbosity = 2;
 	o->ghost_limit = 1ull << 20;
 }

@@ -52,7 +52,7 @@ struct page_xfer {
 	uint64_t size, fsum, sent;
 };
 
-static int send_all(int sk, const void *buf, size_t len)
+int px_send_all(int sk, const void *buf, size_t len)
 {
 	const uint8_t *p = buf;
 	while (len) {
@@ -66,8 +66,7 @@ static int send_all(int sk, const void *buf, size_t len)
 	return 0;
 }
 
-/* 1: all read, 0: EOF before the first byte, -1: error or EOF in the middle (errno EPIPE). */
-static int recv_all(int sk, void *buf, size_t len)
+int px_recv_all(int sk, void *buf, size_t len)
 {
 	uint8_t *p = buf;
 	size_t got = 0;
@@ -103,7 +102,7 @@ static int px_lost(struct page_xfer *px, const char *what, struct cr_err *e)
 	struct px_reply r;
 	struct timeval tv = {.tv_sec = 1};
 	setsockopt(px->sk, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	if (recv_all(px->sk, &r, sizeof(r)) == 1 && le32toh(r.magic) == PX_REPLY_MAGIC && r.err) {
+	if (px_recv_all(px->sk, &r, sizeof(r)) == 1 && le32toh(r.magic) == PX_REPLY_MAGIC && r.err) {
 		r.msg[sizeof(r.msg) - 1] = '\0';
 		return cr_fail_errno(e, (int)le32toh((uint32_t)r.err), "page server %s: %s", px->peer, r.msg);
 	}
@@ -118,8 +117,8 @@ static int px_send(struct page_xfer *px, uint32_t cmd, const char *name, const v
 	uint32_t nl = h.name_len;
 	hdr_le(&h);
 	errno = 0;
-	if (send_all(px->sk, &h, sizeof(h)) || (nl && send_all(px->sk, name, nl)) ||
-	    (buf && len && send_all(px->sk, buf, (size_t)len)))
+	if (px_send_all(px->sk, &h, sizeof(h)) || (nl && px_send_all(px->sk, name, nl)) ||
+	    (buf && len && px_send_all(px->sk, buf, (size_t)len)))
 		return px_lost(px, "sending", e);
 	return 0;
 }
@@ -128,7 +127,7 @@ static int px_reply_wait(struct page_xfer *px, const char *what, struct cr_err *
 {
 	struct px_reply r;
 	errno = 0;
-	int n = recv_all(px->sk, &r, sizeof(r));
+	int n = px_recv_all(px->sk, &r, sizeof(r));
 	if (n <= 0) {
 		if (!n)
 			errno = EPIPE;
@@ -143,45 +142,49 @@ static int px_reply_wait(struct page_xfer *px, const char *what, struct cr_err *
 	return 0;
 }
 
-int px_connect(const char *addr, int port, struct page_xfer **pxp, struct cr_err *e)
+int px_dial(const char *addr, int port, int *skp, struct cr_err *e)
 {
 	struct addrinfo hints = {.ai_socktype = SOCK_STREAM}, *ai = NULL;
 	char ps[16];
-	if (!addr || port <= 0 || port > 65535)
-		return cr_fail_errno(e, EINVAL,
-				     "--page-server needs --address ADDR and --port PORT (1-65535)");
 	snprintf(ps, sizeof(ps), "%d", port);
 	int r = getaddrinfo(addr, ps, &hints, &ai);
 	if (r)
 		return cr_fail_errno(e, EINVAL, "page server %s:%d: %s", addr, port, gai_strerror(r));
-	struct page_xfer *px = calloc(1, sizeof(*px));
-	if (!px) {
-		freeaddrinfo(ai);
-		return cr_fail_errno(e, ENOMEM, "page server: out of memory");
-	}
-	snprintf(px->peer, sizeof(px->peer), "%s:%d", addr, port);
-	px->sk = -1;
-	int err = 0;
+	int sk = -1, err = 0;
 	for (struct addrinfo *a = ai; a; a = a->ai_next) {
-		px->sk = socket(a->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-		if (px->sk < 0) {
+		sk = socket(a->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (sk < 0) {
 			err = errno;
 			continue;
 		}
-		if (!connect(px->sk, a->ai_addr, a->ai_addrlen))
+		if (!connect(sk, a->ai_addr, a->ai_addrlen))
 			break;
 		err = errno;
-		close(px->sk);
-		px->sk = -1;
+		close(sk);
+		sk = -1;
 	}
 	freeaddrinfo(ai);
-	if (px->sk < 0) {
-		cr_fail_errno(e, err, "page server %s: connect", px->peer);
+	if (sk < 0)
+		return cr_fail_errno(e, err, "page server %s:%d: connect", addr, port);
+	int one = 1;
+	setsockopt(sk, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	*skp = sk;
+	return 0;
+}
+
+int px_connect(const char *addr, int port, struct page_xfer **pxp, struct cr_err *e)
+{
+	if (!addr || port <= 0 || port > 65535)
+		return cr_fail_errno(e, EINVAL,
+				     "--page-server needs --address ADDR and --port PORT (1-65535)");
+	struct page_xfer *px = calloc(1, sizeof(*px));
+	if (!px)
+		return cr_fail_errno(e, ENOMEM, "page server: out of memory");
+	snprintf(px->peer, sizeof(px->peer), "%s:%d", addr, port);
+	if (px_dial(addr, port, &px->sk, e)) {
 		free(px);
 		return -1;
 	}
-	int one = 1;
-	setsockopt(px->sk, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	static const uint8_t magic[8] = {'C', 'R', 'S', 'H', 'P', 'G', 'X', '1'};
 	uint8_t hello[16];
 	memcpy(hello, magic, sizeof(magic));
@@ -308,6 +311,13 @@ static unsigned sa_port(const struct sockaddr_storage *ss, char *host, size_t le
 	return ntohs(s4.sin_port);
 }
 
+void ps_peer_name(const struct sockaddr_storage *ss, char *buf, size_t len)
+{
+	char host[96] = "?";
+	unsigned port = sa_port(ss, host, sizeof(host));
+	snprintf(buf, len, "%s:%u", host, port);
+}
+
 int ps_listen(const char *addr, int port, int *lfd, int *bound, struct cr_err *e)
 {
 	struct addrinfo hints = {.ai_socktype = SOCK_STREAM, .ai_flags = AI_PASSIVE}, *ai = NULL;
@@ -369,7 +379,7 @@ static void ps_reply(struct ps_conn *c, int err, const char *msg)
 	struct px_reply r = {htole32(PX_REPLY_MAGIC), (int32_t)htole32((uint32_t)err), {0}};
 	size_t n = strnlen(msg, sizeof(r.msg) - 1);
 	memcpy(r.msg, msg, n);
-	send_all(c->sk, &r, sizeof(r));
+	px_send_all(c->sk, &r, sizeof(r));
 }
 
 /* A page file or a pagemap image, by the images' own names: nothing else is written. */
@@ -485,7 +495,7 @@ static int ps_session(struct ps_conn *c, struct cr_err *e)
 	char name[PX_NAME_MAX + 1];
 	bool hello = false;
 	for (;;) {
-		int n = recv_all(c->sk, &h, sizeof(h));
+		int n = px_recv_all(c->sk, &h, sizeof(h));
 		if (n <= 0)
 			return cr_fail_errno(
 			    e, n ? errno : EPIPE,
@@ -506,8 +516,8 @@ static int ps_session(struct ps_conn *c, struct cr_err *e)
 				return ps_fail(c, e, ENOMEM, "%s", "out of memory for a message");
 			c->buf = nb, c->bufsz = (size_t)plen;
 		}
-		if ((h.name_len && recv_all(c->sk, name, h.name_len) != 1) ||
-		    (plen && recv_all(c->sk, c->buf, (size_t)plen) != 1))
+		if ((h.name_len && px_recv_all(c->sk, name, h.name_len) != 1) ||
+		    (plen && px_recv_all(c->sk, c->buf, (size_t)plen) != 1))
 			return cr_fail_errno(e, errno ? errno : EPIPE,
 					     "page-server: client %s: connection closed in a message",
 					     c->peer);

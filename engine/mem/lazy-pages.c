@@ -63,9 +63,10 @@ struct lz {
 	uint8_t *buf;
 	size_t buf_cap;
 	size_t rr; /* background: next mm */
-	uint64_t n_fault, n_bg, n_zero, bytes;
+	uint64_t n_fault, n_bg, n_zero, bytes, fetched;
 	struct timespec t0;
 	int dirfd, csk, wd;
+	int rsk; /* lazy-pages --page-server: the source (dump --lazy-pages), else -1 */
 	int next_id;
 	pid_t wd_pid;
 	bool ended; /* the restore said LZ_END */
@@ -349,19 +350,29 @@ static ssize_t run_at(const struct lz_mm *m, uint64_t addr)
 
 /* ---------------- serving ---------------- */
 
+static int buf_grow(struct lz *z, uint64_t len, struct cr_err *e)
+{
+	if (len > z->buf_cap) {
+		uint8_t *nb = realloc(z->buf, len);
+		if (!nb)
+			return cr_fail_errno(e, ENOMEM, "out of memory");
+		z->buf = nb;
+		z->buf_cap = len;
+	}
+	return 0;
+}
+
 static int read_block(struct lz *z, struct lz_mm *m, const struct page_block *b, struct cr_err *e)
 {
 	if (b->len > LZ_BLOCK_MAX)
 		return cr_fail_errno(e, E2BIG, "pagemap-%d.img: a block of %llu bytes", m->pm->img_pid,
 				     (unsigned long long)b->len);
-	if (b->len > z->buf_cap) {
-		uint8_t *nb = realloc(z->buf, b->len);
-		if (!nb)
-			return cr_fail_errno(e, ENOMEM, "out of memory");
-		z->buf = nb;
-		z->buf_cap = b->len;
-	}
-	{
+	if (buf_grow(z, b->len, e))
+		return -1;
+	if (z->rsk >= 0 && !b->src) { /* the dump's own pages: on the source (parents' ones are here) */
+		if (lzr_get(z->rsk, m->pm->img_pid, b->offset, z->buf, b->len, e))
+			return -1;
+	} else {
 		int fd = pm_block_fd(&m->pm->pm, b);
 		for (uint64_t got = 0; got < b->len;) {
 			ssize_t n = pread(fd, z->buf + got, b->len - got, (off_t)(b->offset + got));
@@ -630,6 +641,43 @@ static int add_task(struct lz *z, const struct lz_hdr *h, const struct lz_range 
 	return 0;
 }
 
+/* LZ_FETCH (lazy-pages --page-server): the byte ranges of pages-IMG_PID.img the restore reads itself (the
+ * blocks it fills eagerly), from the source into the local (sparse) pages file. Nothing to do when the
+ * pages are here. */
+static int fetch(struct lz *z, const struct lz_hdr *h, const struct lz_range *r, struct cr_err *e)
+{
+	char name[64];
+	uint64_t bytes = 0;
+	if (z->rsk < 0)
+		return 0;
+	img_name(IMG_PAGES, h->img_pid, name, sizeof(name));
+	__cleanup_close int fd = openat(z->dirfd, name, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return cr_fail_sys(e, "open %s", name);
+	for (uint32_t i = 0; i < h->nr; i++) {
+		if (r[i].start >= r[i].end)
+			return cr_fail_errno(e, EPROTO, "task %d: an empty range to fetch", h->pid);
+		for (uint64_t off = r[i].start; off < r[i].end;) {
+			uint64_t n = r[i].end - off < LZ_REMOTE_MAX ? r[i].end - off : LZ_REMOTE_MAX;
+			if (buf_grow(z, n, e) || lzr_get(z->rsk, h->img_pid, off, z->buf, n, e))
+				return -1;
+			for (uint64_t put = 0; put < n;) {
+				ssize_t w = pwrite(fd, z->buf + put, n - put, (off_t)(off + put));
+				if (w < 0 && errno == EINTR)
+					continue;
+				if (w <= 0)
+					return cr_fail_errno(e, w ? errno : EIO, "write %s", name);
+				put += (uint64_t)w;
+			}
+			off += n, bytes += n;
+		}
+	}
+	z->fetched += bytes;
+	pr_info("task %d: %llu bytes the restore fills itself fetched from the source\n", h->pid,
+		(unsigned long long)bytes);
+	return 0;
+}
+
 /* One message of the restore. 1: it ended (LZ_END, or gone: then with an error in e). */
 static int restore_msg(struct lz *z, struct cr_err *e)
 {
@@ -657,10 +705,10 @@ static int restore_msg(struct lz *z, struct cr_err *e)
 	}
 	const struct lz_hdr *h = (const struct lz_hdr *)buf;
 	if ((size_t)n < sizeof(*h) || h->magic != LZ_MAGIC || h->version != LZ_VERSION ||
-	    (mh.msg_flags & MSG_TRUNC) || (h->cmd != LZ_TASK && h->cmd != LZ_END) ||
-	    (h->cmd == LZ_TASK &&
-	     (h->nr > LZ_MAX_RANGES || (size_t)n != sizeof(*h) + h->nr * sizeof(struct lz_range) ||
-	      fds[0] < 0 || fds[1] < 0))) {
+	    (mh.msg_flags & MSG_TRUNC) || (h->cmd != LZ_TASK && h->cmd != LZ_END && h->cmd != LZ_FETCH) ||
+	    (h->cmd != LZ_END &&
+	     (h->nr > LZ_MAX_RANGES || (size_t)n != sizeof(*h) + h->nr * sizeof(struct lz_range))) ||
+	    (h->cmd == LZ_TASK && (fds[0] < 0 || fds[1] < 0)) || (h->cmd != LZ_TASK && fds[0] >= 0)) {
 		for (int i = 0; i < 2; i++)
 			if (fds[i] >= 0)
 				close(fds[i]);
@@ -673,6 +721,11 @@ static int restore_msg(struct lz *z, struct cr_err *e)
 		z->ended = true;
 		ack(z->csk, 0, "");
 		return 1;
+	}
+	if (h->cmd == LZ_FETCH) { /* a failure ends the daemon: the restore fails on the answer */
+		int r = fetch(z, h, (const struct lz_range *)(h + 1), e);
+		ack(z->csk, r ? (e->errnum ? e->errnum : EIO) : 0, r ? e->msg : "");
+		return r ? 1 : 0;
 	}
 	if (add_task(z, h, (const struct lz_range *)(h + 1), fds[0], fds[1], e)) {
 		close(fds[0]);
@@ -696,6 +749,72 @@ static int sock_addr(int dirfd, struct sockaddr_un *sa, socklen_t *len, char *pa
 	return 0;
 }
 
+/* lazy-pages --page-server: for each pagemap-ID.img of the dir, the local pages-ID.img it names is made
+ * sparse, of the pagemap's size (the restore opens it; what the restore reads itself is fetched into it,
+ * LZ_FETCH; the rest is fetched as the tree touches it and never written here). check: fail when one
+ * exists (nothing made); make: make them all; drop (make false): remove them. */
+enum { RF_CHECK, RF_MAKE, RF_DROP };
+static int remote_files(int dirfd, int what, struct cr_err *e)
+{
+	int dfd = dup(dirfd);
+	DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
+	struct dirent *de;
+	int ret = 0;
+	if (!d) {
+		if (dfd >= 0)
+			close(dfd);
+		return what == RF_DROP ? 0 : cr_fail_sys(e, "read the images dir");
+	}
+	rewinddir(d); /* the offset is dirfd's: another pass read it to the end */
+	while (!ret && (de = readdir(d))) {
+		int id;
+		char name[64];
+		struct page_map pm;
+		if (img_kind_of(de->d_name, &id) != IMG_PAGEMAP)
+			continue;
+		img_name(IMG_PAGES, id, name, sizeof(name));
+		if (what == RF_DROP) {
+			unlinkat(dirfd, name, 0);
+			continue;
+		}
+		if (what == RF_CHECK) {
+			if (!faccessat(dirfd, name, F_OK, AT_SYMLINK_NOFOLLOW))
+				ret = cr_fail_errno(
+				    e, EEXIST,
+				    "%s is in the images dir: lazy-pages --page-server takes the dump's "
+				    "pages from the source (copy the images without pages-*.img)",
+				    name);
+			continue;
+		}
+		if (pm_open_map(dirfd, IMG_PAGEMAP, IMG_PAGES, id, &pm, e))
+			ret = -1;
+		uint64_t size = pm.total_size;
+		if (!ret)
+			pm_free(&pm);
+		int fd = ret ? -1 : openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+		if (!ret && (fd < 0 || ftruncate(fd, (off_t)size)))
+			ret = cr_fail_sys(e, "make %s", name);
+		if (fd >= 0)
+			close(fd);
+	}
+	closedir(d);
+	return ret;
+}
+
+static int remote_setup(struct cr_opts *o, struct cr_err *e)
+{
+	if (remote_files(o->imgdir_fd, RF_CHECK, e) ||
+	    lzr_connect(o->ps_address, o->ps_port, &o->lazy_src_sk, e))
+		return -1;
+	if (remote_files(o->imgdir_fd, RF_MAKE, e)) {
+		remote_files(o->imgdir_fd, RF_DROP, e);
+		close(o->lazy_src_sk);
+		o->lazy_src_sk = -1;
+		return -1;
+	}
+	return 0;
+}
+
 int eng_lazy_pages_listen(struct cr_opts *o, int *lfd, struct cr_err *err)
 {
 	struct sockaddr_un sa;
@@ -708,10 +827,6 @@ int eng_lazy_pages_listen(struct cr_opts *o, int *lfd, struct cr_err *err)
 		if (o->imgdir_fd < 0)
 			return cr_fail_sys(err, "open images dir %s", o->images_dir);
 	}
-	if (o->page_server)
-		return cr_fail_errno(err, ENOTSUP,
-				     "lazy-pages --page-server is not supported yet: copy the pages "
-				     "images next to the others");
 	sock_addr(o->imgdir_fd, &sa, &len, path, sizeof(path));
 	*lfd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (*lfd < 0)
@@ -731,18 +846,24 @@ int eng_lazy_pages_listen(struct cr_opts *o, int *lfd, struct cr_err *err)
 		close(*lfd);
 		return cr_fail_errno(err, er, "listen on %s/%s", o->images_dir, LZ_SOCK);
 	}
+	if (o->page_server && remote_setup(o, err)) {
+		close(*lfd);
+		unlinkat(o->imgdir_fd, LZ_SOCK, 0);
+		return -1;
+	}
 	pr_info("waiting for restore --lazy-pages on %s/%s%s\n", o->images_dir, LZ_SOCK, "");
 	return 0;
 }
 
-static void kill_all(struct lz *z)
+static void kill_all(struct lz *z, const struct cr_err *why)
 {
 	int *pfd = calloc(z->nmm + 1, sizeof(int));
 	for (size_t i = 0; pfd && i < z->nmm; i++)
 		pfd[i] = z->mm[i]->pidfd;
 	size_t k = pfd ? kill_tree(pfd, z->nmm) : 0;
 	free(pfd);
-	pr_err("killed the restored tree (%zu processes): its memory can no longer be filled\n", k);
+	pr_err("%s: killed the restored tree (%zu processes): its memory can no longer be filled\n", why->msg,
+	       k);
 }
 
 static int loop(struct lz *z, struct cr_err *e)
@@ -750,7 +871,7 @@ static int loop(struct lz *z, struct cr_err *e)
 	struct pollfd *pf = NULL;
 	int ret = 0;
 	while (!ret && (!z->ended || z->nmm)) {
-		struct pollfd *np = realloc(pf, (2 * z->nmm + 1) * sizeof(*pf));
+		struct pollfd *np = realloc(pf, (2 * z->nmm + 2) * sizeof(*pf));
 		if (!np) {
 			ret = cr_fail_errno(e, ENOMEM, "out of memory");
 			break;
@@ -765,13 +886,17 @@ static int loop(struct lz *z, struct cr_err *e)
 		size_t nmm = z->nmm;
 		for (size_t i = 0; i < nmm; i++) /* a restored task's end (a forked one's: ESRCH) */
 			pf[nmm + 1 + i] = (struct pollfd){z->mm[i]->pidfd, POLLIN, 0};
-		int n = poll(pf, 2 * nmm + 1, work ? 0 : -1);
+		/* the source answers requests only: anything to read there is its end */
+		pf[2 * nmm + 1] = (struct pollfd){z->rsk, POLLIN, 0};
+		int n = poll(pf, 2 * nmm + 2, work ? 0 : -1);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
 			ret = cr_fail_sys(e, "poll");
 			break;
 		}
+		if (z->rsk >= 0 && pf[2 * nmm + 1].revents)
+			ret = cr_fail_errno(e, EPIPE, "the page server (dump --lazy-pages) went away");
 		for (size_t i = 0; !ret && i < nmm; i++) {
 			if (pf[i].revents)
 				ret = events(z, z->mm[i], e);
@@ -816,7 +941,7 @@ static int loop(struct lz *z, struct cr_err *e)
 
 int eng_lazy_pages_serve(struct cr_opts *o, int lfd, struct cr_err *err)
 {
-	struct lz z = {.dirfd = o->imgdir_fd, .csk = -1, .wd = -1};
+	struct lz z = {.dirfd = o->imgdir_fd, .csk = -1, .wd = -1, .rsk = o->lazy_src_sk};
 	const char *bg = getenv("CRSHIM_LAZY_BG");
 	int ret = -1;
 	z.no_bg = bg && !strcmp(bg, "0");
@@ -834,15 +959,19 @@ int eng_lazy_pages_serve(struct cr_opts *o, int lfd, struct cr_err *err)
 	unlinkat(o->imgdir_fd, LZ_SOCK, 0); /* one restore per daemon */
 	ret = loop(&z, err);
 	if (ret && z.nmm)
-		kill_all(&z);
+		kill_all(&z, err);
 	else if (!ret) {
 		struct timespec t1;
 		clock_gettime(CLOCK_MONOTONIC, &t1);
 		double s = (double)(t1.tv_sec - z.t0.tv_sec) + (double)(t1.tv_nsec - z.t0.tv_nsec) / 1e9;
 		pr_info("done: %llu bytes in %.3f s: %llu runs on demand, %llu in the background, %llu zero "
-			"pages\n",
+			"pages%s\n",
 			(unsigned long long)z.bytes, s, (unsigned long long)z.n_fault,
-			(unsigned long long)z.n_bg, (unsigned long long)z.n_zero);
+			(unsigned long long)z.n_bg, (unsigned long long)z.n_zero,
+			z.rsk >= 0 ? " (from the source)" : "");
+		struct cr_err be = {0};
+		if (z.rsk >= 0 && lzr_bye(z.rsk, &be)) /* every page is in: the tree does not need it */
+			pr_warn("%s\n", be.msg);
 	}
 out:
 	while (z.nmm)
@@ -856,5 +985,11 @@ out:
 		close(z.csk);
 	free(z.buf);
 	unlinkat(o->imgdir_fd, LZ_SOCK, 0);
+	if (z.rsk >= 0) { /* the partial pages files made by remote_setup */
+		struct cr_err de = {0};
+		close(z.rsk);
+		o->lazy_src_sk = -1;
+		remote_files(o->imgdir_fd, RF_DROP, &de);
+	}
 	return ret;
 }

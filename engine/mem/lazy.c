@@ -172,6 +172,40 @@ int rst_lazy_send(struct rst_task *t, int sk, struct cr_err *e)
 	return ret;
 }
 
+int rst_lazy_fetch(const struct rst_task *t, struct cr_err *e)
+{
+	const struct rst_task *root = t->root ? t : t->tree;
+	const struct page_map *pm = &t->pm;
+	struct lz_range *r = calloc(LZ_MAX_RANGES, sizeof(*r));
+	uint32_t nr = 0;
+	int ret = 0;
+	if (!r)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	for (size_t i = 0; !ret && i <= pm->nr; i++) {
+		const struct page_block *b = i < pm->nr ? &pm->blocks[i] : NULL;
+		if (b && (b->src || t->blk_lazy[i])) /* a parent's (here), or lazy-pages fills it */
+			continue;
+		if (b && nr && r[nr - 1].end == b->offset) {
+			r[nr - 1].end += b->len;
+			continue;
+		}
+		if (nr && (!b || nr == LZ_MAX_RANGES)) { /* send what we have */
+			struct lz_hdr h = {LZ_MAGIC, LZ_VERSION, LZ_FETCH, t->pid, rst_ipid(t), nr, 0};
+			struct iovec iov[2] = {{&h, sizeof(h)}, {r, nr * sizeof(*r)}};
+			struct msghdr mh = {.msg_iov = iov, .msg_iovlen = 2};
+			if (sendmsg(root->lazy_sk, &mh, MSG_NOSIGNAL) < 0)
+				ret = cr_fail_sys(e, "lazy-pages: ask for the pages of task %d", t->pid);
+			else
+				ret = wait_ack(root->lazy_sk, "the pages the restore fills itself", e);
+			nr = 0;
+		}
+		if (b)
+			r[nr++] = (struct lz_range){b->offset, b->offset + b->len};
+	}
+	free(r);
+	return ret;
+}
+
 int rst_lazy_end(int sk, struct cr_err *e)
 {
 	struct lz_hdr h = {LZ_MAGIC, LZ_VERSION, LZ_END, 0, 0, 0, 0};

@@ -216,6 +216,8 @@ int rst_pages_load(struct rst_task *t, struct cr_err *e)
 	}
 	for (size_t i = 0; i < pm->nr; i++)
 		kind[i] = t->blk_lazy[i] ? BLK_LAZY : BLK_VERIFY;
+	if (t->lazy && rst_lazy_fetch(t, e))
+		goto fail;
 	const char *prefill = getenv("CRSHIM_PREFILL");
 	if (!t->no_prefill && (!prefill || strcmp(prefill, "0")) && !fault_hit(t->fault, FI_NO_PREFILL))
 		prefill_plan(t, kind);
