@@ -3,15 +3,19 @@
 # it from the server's dirs (here on the same host: the "destination" is DIR/dst). Prints the bytes each
 # round sent, the frozen time (from the final dump's start until the restored tree runs) and the total.
 #
-#   usage: contrib/migrate.sh -t PID -D DIR [-n ROUNDS] [--crshim PATH] [--address ADDR]
+#   usage: contrib/migrate.sh -t PID -D DIR [-n ROUNDS] [--lazy] [--crshim PATH] [--address ADDR]
 #     ROUNDS pre-dumps --track-mem (default 2), each the parent of the next, then the dump; a page server
 #     (port chosen by the kernel) receives each round into DIR/dst/N; the other images are copied there.
-#   Not yet: two network namespaces joined by a veth, a TCP connection kept (--tcp-established), lazy restore.
+#     --lazy: the final dump is `dump --lazy-pages` (it serves its pages from the source), the images but
+#     its pages files are copied, and the destination restores at once with `restore --lazy-pages` beside
+#     `lazy-pages --page-server`, which fetches the pages as the tree touches them (the pre-dumps' pages
+#     are already there); the total ends when the source has served every page.
+#   Not yet: two network namespaces joined by a veth, a TCP connection kept (--tcp-established).
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 CRSHIM=$HERE/../build/crshim
-ROUNDS=2 PID='' DIR='' ADDR=127.0.0.1
+ROUNDS=2 PID='' DIR='' ADDR=127.0.0.1 LAZY=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	-t) PID=$2; shift 2 ;;
@@ -19,13 +23,14 @@ while [ $# -gt 0 ]; do
 	-n) ROUNDS=$2; shift 2 ;;
 	--crshim) CRSHIM=$2; shift 2 ;;
 	--address) ADDR=$2; shift 2 ;;
-	*) echo "migrate: unknown argument $1 (usage: -t PID -D DIR [-n ROUNDS] [--crshim PATH])" >&2; exit 2 ;;
+	--lazy) LAZY=1; shift ;;
+	*) echo "migrate: unknown argument $1 (usage: -t PID -D DIR [-n ROUNDS] [--lazy] [--crshim PATH])" >&2; exit 2 ;;
 	esac
 done
 { [ -n "$PID" ] && [ -n "$DIR" ]; } || { echo "migrate: needs -t PID and -D DIR" >&2; exit 2; }
 [[ "$ROUNDS" =~ ^[0-9]+$ ]] || { echo "migrate: bad -n $ROUNDS" >&2; exit 2; }
-PSPID=''
-trap '[ -z "$PSPID" ] || kill -KILL "$PSPID" 2>/dev/null || true' EXIT
+PSPID='' SRCPID=''
+trap '[ -z "$PSPID" ] || kill -KILL "$PSPID" 2>/dev/null; [ -z "$SRCPID" ] || kill -KILL "$SRCPID" 2>/dev/null; true' EXIT
 now() { echo "${EPOCHREALTIME/,/.}"; }
 mkdir -p "$DIR/src" "$DIR/dst"
 
@@ -43,7 +48,9 @@ server_done() { # dir: the server exits once the round finished
 }
 copy() { # src dst: the images that are not pages, and the parent link
 	local f
-	for f in "$1"/*.img; do [ -e "$2/${f##*/}" ] || cp -a "$f" "$2/"; done
+	for f in "$1"/*.img; do
+		[ -e "$2/${f##*/}" ] || { [ "$LAZY" = 1 ] && [[ "${f##*/}" == pages-[0-9]*.img ]]; } || cp -a "$f" "$2/"
+	done
 	[ ! -L "$1/parent" ] || cp -a "$1/parent" "$2/"
 }
 
@@ -57,6 +64,32 @@ for ((i = 1; i <= ROUNDS; i++)); do
 	copy "$DIR/src/$i" "$DIR/dst/$i"
 	prev=../$i
 done
+if [ "$LAZY" = 1 ]; then
+	mkdir -p "$DIR/src/final" "$DIR/dst/final"
+	t1=$(now)
+	"$CRSHIM" dump -t "$PID" -D "$DIR/src/final" -o dump.log -v3 ${prev:+--track-mem --prev-images-dir "$prev"} \
+		--lazy-pages --address "$ADDR" --port 0 >"$DIR/src/final/port" &
+	SRCPID=$!
+	PORT=''
+	until [[ "$PORT" =~ ^[1-9][0-9]*$ ]]; do # printed once the images are written
+		kill -0 "$SRCPID" 2>/dev/null || { wait "$SRCPID" || true; echo "migrate: dump --lazy-pages failed" >&2; exit 1; }
+		sleep 0.01
+		PORT=$(head -n1 "$DIR/src/final/port")
+	done
+	td=$(now)
+	copy "$DIR/src/final" "$DIR/dst/final"
+	tr=$(now)
+	"$CRSHIM" lazy-pages --page-server --address "$ADDR" --port "$PORT" -D "$DIR/dst/final" -o lazy.log -v3 --daemon
+	"$CRSHIM" restore -D "$DIR/dst/final" -o restore.log -d --lazy-pages
+	t2=$(now)
+	wait "$SRCPID"
+	SRCPID=''
+	t3=$(now)
+	printf 'final dump (lazy): %s\n' "$(grep -o "done: .*" "$DIR/src/final/dump.log" | sed 's/ in [0-9.]* s$//')"
+	awk "BEGIN { printf \"frozen (downtime): %.3f s (dump %.3f s, copy %.3f s, restore %.3f s), total: %.3f s (all pages in: %.3f s after the restore)\n\", \
+		$t2 - $t1, $td - $t1, $tr - $td, $t2 - $tr, $t3 - $t0, $t3 - $t2 }"
+	exit 0
+fi
 server "$DIR/dst/final"
 t1=$(now)
 "$CRSHIM" dump -t "$PID" -D "$DIR/src/final" -o dump.log ${prev:+--track-mem --prev-images-dir "$prev"} \

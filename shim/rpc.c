@@ -179,7 +179,8 @@ static void map_flags(struct build *b, const RpcOpts *o)
 static void map_values(struct build *b, const RpcOpts *o)
 {
 	if (o->ps && (o->ps->address || o->ps->has_port || o->ps->has_fd)) {
-		arg(b, "ps", "--page-server");
+		if (!o->has_lazy_pages || !o->lazy_pages) /* dump --lazy-pages: where it serves the pages */
+			arg(b, "ps", "--page-server");
 		if (o->ps->address)
 			arg2(b, "ps", "--address", o->ps->address);
 		if (o->ps->has_port)

@@ -104,8 +104,12 @@ static void t_ignored(void)
 	ok(parse("dump -t 1 -D d --skip-in-flight") == 0 && c.opts.skip_in_flight && c.n_notes == 0,
 	   "--skip-in-flight is an option, not ignored");
 	ok(parse("restore -D d --lazy-pages") == 0 && c.opts.lazy_pages, "restore --lazy-pages");
-	ok(parse("dump -t 1 -D d --lazy-pages") < 0, "dump --lazy-pages refused");
-	like(msg, "only valid with restore", "... only with restore");
+	ok(parse("dump -t 1 -D d --lazy-pages --port 0") == 0 && c.opts.lazy_pages, "dump --lazy-pages");
+	ok(parse("pre-dump -t 1 -D d --lazy-pages") < 0, "pre-dump --lazy-pages refused");
+	like(msg, "only valid with dump and restore", "... only with dump and restore");
+	ok(parse("dump -t 1 -D d --lazy-pages --page-server --address a --port 1") < 0,
+	   "dump --lazy-pages --page-server refused");
+	like(msg, "not with --page-server", "... says so");
 	ok(parse("lazy-pages -D d --daemon") == 0 && c.verb == VERB_LAZY_PAGES && c.ps_daemon,
 	   "lazy-pages verb");
 	ok(parse("lazy-pages") < 0, "lazy-pages without -D refused");

@@ -71,7 +71,7 @@ static const struct row rows[] = {
     {"tcp_skip_in_flight", 46, 0, MAPPED, false},
     {"weak_sysctls", 47, 0, NOEFFECT, true},
     {"lazy_pages", 48, 0, MAPPED, true},
-    {"lazy_pages", 48, 1, REFUSED, false}, /* dump --lazy-pages (pages left for a page server) */
+    {"lazy_pages", 48, 1, MAPPED, false},  /* dump --lazy-pages: it serves the pages (ps: where) */
     {"status_fd", 49, 0, MAPPED, true},	   /* with lazy_pages */
     {"status_fd", 49, 1, NOEFFECT, false}, /* CRIU uses it for lazy pages only */
     {"orphan_pts_master", 50, 0, MAPPED, true},

@@ -89,13 +89,13 @@ lazy_fault_first() { # dir: a restore failing at restore-lazy-mid leaves nothing
 # and dst keeps no pages file. LAZY_DROP=1 in addition: the background copy is off and the source is
 # killed once the tree runs: lazy-pages must kill the tree and say why in one line, and leave nothing.
 lazy_src_start() { # src: the dump in the background (LZ_SRC: its pid, LZ_PORT: its port)
-	local s=$1 ext i
+	local s=$1 ext
 	ext=$(inhfd_ext)
 	mkdir -p "$s"
 	timeout -k 5 "$((CTIMEOUT + 60))" "$CRSHIM" dump -t "$TPID" -D "$s" -o dump.log -v4 --lazy-pages \
 		--address 127.0.0.1 --port 0 ${ext:+"$ext"} "${NSDUMP[@]}" "${OPTS[@]}" >"$s/dump.port" 2>"$s/dump.out" &
 	LZ_SRC=$! LZ_PORT=''
-	for i in $(seq 1200); do
+	for _ in $(seq 1200); do
 		LZ_PORT=$(head -n1 "$s/dump.port" 2>/dev/null)
 		[[ "$LZ_PORT" =~ ^[1-9][0-9]*$ ]] && return 0
 		kill -0 "$LZ_SRC" 2>/dev/null || break
