@@ -25,14 +25,16 @@
 
 /* Verify every image file of the dir (records, trailers, checksums, every page block) but the root task's
  * page blocks, which rst_pages_load checksums with all CPUs once the mm image is known. */
-static int verify_images(struct rst_task *t, struct cr_err *e)
+static int verify_images(struct rst_task *t, bool lazy, struct cr_err *e)
 {
 	char name[64];
 	struct stat st;
 	img_name(IMG_PAGEMAP, t->pid, name, sizeof(name));
 	if (fstatat(t->dirfd, name, &st, AT_SYMLINK_NOFOLLOW))
 		return cr_fail_errno(e, ENOENT, "no %s in the images dir", name);
-	return img_verify_dir_but(t->dirfd, t->pid, e);
+	/* --lazy-pages: no task's (each task's eager blocks are checked by its rst_pages_load, the lazy ones
+	 * by lazy-pages as it serves them; with lazy-pages --page-server they are not here yet) */
+	return img_verify_dir_but(t->dirfd, lazy ? IMG_UNSUMMED_ALL : t->pid, e);
 }
 
 /* All records of a list image. Missing file: 0 records if optional. */
@@ -344,8 +346,8 @@ int rst_load(struct cr_opts *o, struct rst_task *t, struct cr_err *e)
 {
 	t->dirfd = o->imgdir_fd;
 	t->root = true;
-	if (read_inventory(o, t, e) || verify_images(t, e) || ns_rst_load(o, t->dirfd, &t->ns, e) ||
-	    read_pstree(t, e))
+	if (read_inventory(o, t, e) || verify_images(t, o->lazy_pages, e) ||
+	    ns_rst_load(o, t->dirfd, &t->ns, e) || read_pstree(t, e))
 		return -1;
 	t->paths_later = ns_rst_mounts(t->ns);
 	t->lazy = o->lazy_pages;

@@ -562,12 +562,12 @@ int img_verify_dir_but(int dirfd, int unsummed_id, struct cr_err *e)
 			enum img_kind kp = k == IMG_PAGEMAP	    ? IMG_PAGES
 					   : k == IMG_SHMEM_PAGEMAP ? IMG_SHMEM_PAGES
 								    : IMG_IPC_SHM_PAGES;
-			int r = k == IMG_PAGEMAP && id == unsummed_id
+			int r = k == IMG_PAGEMAP && (id == unsummed_id || unsummed_id == IMG_UNSUMMED_ALL)
 				    ? pm_open_raw(dirfd, (enum img_kind)k, kp, id, &pm, e)
 				    : pm_check_chain(dirfd, (enum img_kind)k, kp, id, e);
 			if (r)
 				return -1;
-			if (k == IMG_PAGEMAP && id == unsummed_id) {
+			if (k == IMG_PAGEMAP && (id == unsummed_id || unsummed_id == IMG_UNSUMMED_ALL)) {
 				/* its checksums and those of the parent blocks it uses are verified by the
 				 * restore; the chain's structure here */
 				r = pm.nr_parent

@@ -533,9 +533,17 @@ static int events(struct lz *z, struct lz_mm *m, struct cr_err *e)
 		if (n <= 0 || n % (ssize_t)sizeof(msg[0]))
 			return cr_fail_errno(e, n < 0 ? errno : EIO, "read the userfaultfd of task %d",
 					     m->pm->img_pid);
-		for (size_t k = 0; k < (size_t)n / sizeof(msg[0]); k++) {
-			const struct uffd_msg *u = &msg[k];
+		/* The events of the batch first, then its faults: the kernel returns the faults pending
+		 * before the events, and the fork, mremap or madvise of an event is complete once it was
+		 * read: a fault served first would go into the parent only after the fork (the child, given
+		 * the runs left, would get a zero page there) or to the old place after the mremap (the run
+		 * lost). */
+		size_t nm = (size_t)n / sizeof(msg[0]);
+		for (size_t j = 0; j < 2 * nm; j++) {
+			const struct uffd_msg *u = &msg[j % nm];
 			int r = 0;
+			if ((j < nm) == (u->event == UFFD_EVENT_PAGEFAULT))
+				continue;
 			switch (u->event) {
 			case UFFD_EVENT_PAGEFAULT:
 				r = fault(z, m, u->arg.pagefault.address, e);

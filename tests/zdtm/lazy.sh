@@ -136,7 +136,7 @@ lazy_remote_steps() {
 		wait_gone "$(lz_pid "$dst")" 10 || { lz_kill "$dst"; bad "lazy-pages still runs after the source went away"; return 1; }
 		grep -q "went away.*killed the restored tree" "$dst/lazy.log" ||
 			{ diag_file "$dst/lazy.log" 5; bad "no line in the log about the killed tree"; return 1; }
-		left=$(cd "$dst" && ls pages-*.img lazy-pages.sock 2>/dev/null | tr '\n' ' ')
+		left=$(cd "$dst" && ls pages-[0-9]*.img lazy-pages.sock 2>/dev/null | tr '\n' ' ')
 		[ -z "$left" ] || { bad "lazy-pages left $left"; return 1; }
 		diag "source killed: $(grep -m1 -o "the page server.*" "$dst/lazy.log")"
 		return 3
@@ -153,7 +153,7 @@ lazy_remote_steps() {
 	[ $rc = 0 ] || { diag_file "$src/dump.log" 10; bad "dump --lazy-pages ended with $rc after serving"; return 1; }
 	grep -q "lazy-remote: done:" "$src/dump.log" || { diag_file "$src/dump.log" 5; bad "the source said nothing about the pages served"; return 1; }
 	diag "source: $(grep -m1 -o "done:.*" "$src/dump.log")"
-	left=$(cd "$dst" && ls pages-*.img 2>/dev/null | tr '\n' ' ')
+	left=$(cd "$dst" && ls pages-[0-9]*.img 2>/dev/null | tr '\n' ' ')
 	[ -z "$left" ] || { bad "lazy-pages left the partial pages files $left"; return 1; }
 }
 
