@@ -30,7 +30,7 @@ done
 { [ -n "$PID" ] && [ -n "$DIR" ]; } || { echo "migrate: needs -t PID and -D DIR" >&2; exit 2; }
 [[ "$ROUNDS" =~ ^[0-9]+$ ]] || { echo "migrate: bad -n $ROUNDS" >&2; exit 2; }
 PSPID='' SRCPID=''
-trap '[ -z "$PSPID" ] || kill -KILL "$PSPID" 2>/dev/null; [ -z "$SRCPID" ] || kill -KILL "$SRCPID" 2>/dev/null; true' EXIT
+trap 'for p in $PSPID $SRCPID; do kill -KILL "$p" 2>/dev/null || true; done' EXIT
 now() { echo "${EPOCHREALTIME/,/.}"; }
 mkdir -p "$DIR/src" "$DIR/dst"
 
@@ -61,6 +61,7 @@ for ((i = 1; i <= ROUNDS; i++)); do
 	"$CRSHIM" pre-dump -t "$PID" -D "$DIR/src/$i" -o dump.log --track-mem ${prev:+--prev-images-dir "$prev"} \
 		--page-server --address "$ADDR" --port "$PORT"
 	printf 'round %d (pre-dump): %d bytes sent\n' "$i" "$(server_done "$DIR/dst/$i")"
+	PSPID='' # (server_done ran in a subshell)
 	copy "$DIR/src/$i" "$DIR/dst/$i"
 	prev=../$i
 done
@@ -96,6 +97,7 @@ t1=$(now)
 	--page-server --address "$ADDR" --port "$PORT"
 td=$(now)
 printf 'final dump: %d bytes sent\n' "$(server_done "$DIR/dst/final")"
+PSPID=''
 copy "$DIR/src/final" "$DIR/dst/final"
 tr=$(now)
 "$CRSHIM" restore -D "$DIR/dst/final" -o restore.log -d

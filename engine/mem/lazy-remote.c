@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -276,6 +278,8 @@ int eng_lazy_src_serve(struct cr_opts *o, int lfd, struct cr_err *e)
 	socklen_t sl = sizeof(ss);
 	if (!getpeername(s.sk, (struct sockaddr *)&ss, &sl))
 		ps_peer_name(&ss, peer, sizeof(peer));
+	int one = 1; /* a reply is its header, then its data: not held back for an ACK (Nagle) */
+	setsockopt(s.sk, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	pr_info("lazy-pages client %s connected\n", peer);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	ret = srv_session(&s, peer, e);
