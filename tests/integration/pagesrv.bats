@@ -139,3 +139,16 @@ untraced() { # pid
 	grep -q python3 /proc/"$SPID"/comm
 	[ -L "$T/mig/dst/final/parent" ]
 }
+
+# bats test_tags=extra
+@test "pagesrv: contrib/migrate.sh --lazy: pre-dumps through page servers, the dump serves its pages, a lazy restore" {
+	start_sleeper 16
+	run "$REPO/contrib/migrate.sh" -t "$SPID" -D "$T/mig" -n 1 --lazy --crshim "$CRSHIM"
+	[ "$status" = 0 ] || { echo "$output"; false; }
+	echo "$output"
+	[[ "$output" == *"final dump (lazy): done:"* ]] && [[ "$output" == *"all pages in:"* ]]
+	sleep 0.2
+	kill -0 "$SPID"
+	grep -q python3 /proc/"$SPID"/comm
+	! ls "$T/mig/dst/final"/pages-[0-9]*.img 2>/dev/null
+}
