@@ -127,28 +127,27 @@ untraced() { # pid
 	[ "$status" = 1 ] && [[ "$output" == *"invalid port"* ]]
 }
 
-# bats test_tags=extra
-@test "pagesrv: contrib/migrate.sh: two pre-dumps and the dump through page servers, restored, the process runs on" {
+# contrib/migrate.sh (options...) moves a python3 process that must run on
+migrate_ok() {
 	start_sleeper 16
-	run "$REPO/contrib/migrate.sh" -t "$SPID" -D "$T/mig" -n 2 --crshim "$CRSHIM"
+	run "$REPO/contrib/migrate.sh" -t "$SPID" -D "$T/mig" --crshim "$CRSHIM" "$@"
 	[ "$status" = 0 ] || { echo "$output"; false; }
 	echo "$output"
-	[[ "$output" == *"round 2 (pre-dump):"* ]] && [[ "$output" == *"frozen (downtime):"* ]]
 	sleep 0.2
 	kill -0 "$SPID"
 	grep -q python3 /proc/"$SPID"/comm
+}
+
+# bats test_tags=extra
+@test "pagesrv: contrib/migrate.sh: two pre-dumps and the dump through page servers, restored, the process runs on" {
+	migrate_ok -n 2
+	[[ "$output" == *"round 2 (pre-dump):"* ]] && [[ "$output" == *"frozen (downtime):"* ]]
 	[ -L "$T/mig/dst/final/parent" ]
 }
 
 # bats test_tags=extra
 @test "pagesrv: contrib/migrate.sh --lazy: pre-dumps through page servers, the dump serves its pages, a lazy restore" {
-	start_sleeper 16
-	run "$REPO/contrib/migrate.sh" -t "$SPID" -D "$T/mig" -n 1 --lazy --crshim "$CRSHIM"
-	[ "$status" = 0 ] || { echo "$output"; false; }
-	echo "$output"
+	migrate_ok -n 1 --lazy
 	[[ "$output" == *"final dump (lazy): done:"* ]] && [[ "$output" == *"all pages in:"* ]]
-	sleep 0.2
-	kill -0 "$SPID"
-	grep -q python3 /proc/"$SPID"/comm
 	! ls "$T/mig/dst/final"/pages-[0-9]*.img 2>/dev/null
 }
