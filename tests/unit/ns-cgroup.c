@@ -123,6 +123,19 @@ static void test_hiers(struct ns_cg_hier *h, size_t *nh)
 	ok(ns_cg_hiers(one, 1) == 1, "at most max hierarchies");
 }
 
+/* ns_cg_props_write of the properties name1=value1 and, when name2 is set, name2=value2, into dir. */
+static int write_props(const char *dir, char *name1, char *value1, char *name2, char *value2)
+{
+	CgProp p1 = CG_PROP__INIT, p2 = CG_PROP__INIT;
+	p1.name = name1, p1.value = value1;
+	p2.name = name2, p2.value = value2;
+	CgProp *pl[] = {&p1, &p2};
+	CgDir w = CG_DIR__INIT;
+	w.props = pl, w.n_props = name2 ? 2 : 1;
+	cr_err_clear(&err);
+	return ns_cg_props_write(dir, &w, &err);
+}
+
 static void test_props(const struct ns_cg_hier *h, size_t nh)
 {
 	char dir[400], v[4096];
@@ -135,29 +148,21 @@ static void test_props(const struct ns_cg_hier *h, size_t nh)
 	read_prop(p->name, dir, "cpu.weight", v, sizeof(v));
 	ok(!v[0] || !p->name[0], "no v2 files read for a v1 hierarchy");
 
-	CgProp p1 = CG_PROP__INIT, p2 = CG_PROP__INIT;
-	p1.name = "pids.max", p1.value = "17";
-	p2.name = "pids.max", p2.value = ""; /* empty: left as the kernel made it */
-	CgProp *pl[] = {&p1, &p2};
-	CgDir w = CG_DIR__INIT;
-	w.props = pl, w.n_props = 2;
-	ok(ns_cg_props_write(dir, &w, &err) == 0, "write pids.max 17 (%s)", err.msg);
+	/* the empty value: left as the kernel made it */
+	ok(write_props(dir, "pids.max", "17", "pids.max", "") == 0, "write pids.max 17 (%s)", err.msg);
 	ok(read_prop(p->name, dir, "pids.max", v, sizeof(v)) == 0, "read back");
 	is_str(v, "17", "pids.max is 17, the empty value skipped");
 
-	p1.name = "../pids.max";
-	ok(ns_cg_props_write(dir, &w, &err) < 0 && err.errnum == EBADMSG && strstr(err.msg, "bad property"),
+	ok(write_props(dir, "../pids.max", "17", NULL, NULL) < 0 && err.errnum == EBADMSG &&
+	       strstr(err.msg, "bad property"),
 	   "a property name with a / is refused: %s", err.msg);
-	p1.name = ".hidden";
-	ok(ns_cg_props_write(dir, &w, &err) < 0 && err.errnum == EBADMSG,
+	ok(write_props(dir, ".hidden", "17", NULL, NULL) < 0 && err.errnum == EBADMSG,
 	   "a property name with a leading dot");
-	p1.name = NULL;
-	ok(ns_cg_props_write(dir, &w, &err) < 0 && err.errnum == EBADMSG, "no name");
-	p1.name = "pids.nonexistent", p1.value = "1";
-	ok(ns_cg_props_write(dir, &w, &err) < 0 && strstr(err.msg, "pids.nonexistent"),
+	ok(write_props(dir, NULL, "17", NULL, NULL) < 0 && err.errnum == EBADMSG, "no name");
+	ok(write_props(dir, "pids.nonexistent", "1", NULL, NULL) < 0 && strstr(err.msg, "pids.nonexistent"),
 	   "a file the cgroup lacks: one error naming it (%s)", err.msg);
-	p1.name = "pids.max", p1.value = "not-a-number";
-	ok(ns_cg_props_write(dir, &w, &err) < 0 && strstr(err.msg, "write not-a-number"),
+	ok(write_props(dir, "pids.max", "not-a-number", NULL, NULL) < 0 &&
+	       strstr(err.msg, "write not-a-number"),
 	   "a value the kernel refuses: %s", err.msg);
 	ok(rmdir(dir) == 0, "the cgroup removed");
 
@@ -176,14 +181,12 @@ static void test_props(const struct ns_cg_hier *h, size_t nh)
 	ok(read_prop(dv->name, dir, "devices.list", v, sizeof(v)) == 0,
 	   "devices.list read from a new cgroup");
 	is_str(v, parent, "a new cgroup has its parent's devices list");
-	p1.name = "devices.list", p1.value = "c 1:3 rwm\nc 1:5 r\n";
-	w.n_props = 1;
-	ok(ns_cg_props_write(dir, &w, &err) == 0, "devices.list written back (%s)", err.msg);
+	ok(write_props(dir, "devices.list", "c 1:3 rwm\nc 1:5 r\n", NULL, NULL) == 0,
+	   "devices.list written back (%s)", err.msg);
 	ok(read_prop(dv->name, dir, "devices.list", v, sizeof(v)) == 0, "read back");
 	is_str(v, "c 1:3 rwm\nc 1:5 r", "only the two allowed devices, in order");
-	p1.value = "bogus line";
-	ok(ns_cg_props_write(dir, &w, &err) < 0 && strstr(err.msg, "'bogus line'"), "a bad device line: %s",
-	   err.msg);
+	ok(write_props(dir, "devices.list", "bogus line", NULL, NULL) < 0 && strstr(err.msg, "'bogus line'"),
+	   "a bad device line: %s", err.msg);
 	ok(rmdir(dir) == 0, "the devices cgroup removed");
 }
 
