@@ -572,6 +572,18 @@ static int p_tcp_half_closed(struct probe_ctx *c, struct feat_res *r)
 	return res(r, ok, "%s", d);
 }
 
+/* A network namespace that belongs to the caller (runc's config.json "path"): named --external net[INO]:KEY
+ * at dump, joined again from the fd given by --inherit-fd fd[N]:KEY at restore: setns needs nsfs fds. */
+static int p_ext_netns(struct probe_ctx *c, struct feat_res *r)
+{
+	(void)c;
+	int fd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return res(r, 0, "/proc/self/ns/net: %s", strerror(errno));
+	close(fd);
+	return res(r, 1, "network namespaces as nsfs fds");
+}
+
 /* ---------------- the table and the report ---------------- */
 
 struct feat_def {
@@ -599,6 +611,7 @@ static const struct feat_def feats[] = {
     {"kcmp_epoll", F_OPTIONAL, p_kcmp_epoll},
     {"timerfd", F_OPTIONAL, p_timerfd},
     {"tcp_half_closed", F_OPTIONAL, p_tcp_half_closed},
+    {"external_net_ns", F_OPTIONAL, p_ext_netns},
     {"soft_dirty", F_INFO, p_soft_dirty},
 };
 

@@ -374,6 +374,25 @@ static int own_cgroup(const MntEntry *m, char *out, size_t len)
 	return ret;
 }
 
+/* The filesystem of mount i, which has one of its own (no fs_of), made once into b->fsfd[i]: crshim's devpts
+ * that already holds the tree's ptys, or a new one filled with what the images say. */
+static int make_fs(struct build *b, size_t i)
+{
+	if (b->fsfd[i] >= 0)
+		return 0;
+	const MntEntry *m = b->s->m[i];
+	bool pre = b->s->pre && b->s->pre[i] >= 0;
+	int mfd = pre ? fcntl(b->s->pre[i], F_DUPFD_CLOEXEC, 0) : new_fs(b, m);
+	if (mfd < 0)
+		return pre ? fail(b, m, "dup crshim's mount") : -1;
+	if (fill(b, m, mfd) || sb_ro(b, m, mfd)) {
+		close(mfd);
+		return -1;
+	}
+	b->fsfd[i] = mfd;
+	return 0;
+}
+
 /* The detached mount of mount i, made from what the images say it is. */
 static int source(struct build *b, size_t i)
 {
@@ -389,6 +408,10 @@ static int source(struct build *b, size_t i)
 			return clone_at(b->fd[j], m->root + strlen(p->root));
 	}
 	ssize_t f = m->fs_of ? index_of(b, m->fs_of) : -1;
+	/* the filesystem's own mount may come later: a console bound from a devpts pty before the /dev/pts it
+	 * belongs to (mountinfo's order after a restore) */
+	if (f > (ssize_t)i && make_fs(b, (size_t)f))
+		return -1;
 	if (m->fs_of && (f < 0 || b->fsfd[f] < 0)) {
 		errno = ENOENT;
 		return -1;
@@ -399,17 +422,11 @@ static int source(struct build *b, size_t i)
 			return clone_at(b->fsfd[f], m->root);
 		return clone_at(b->fsfd[f], m->root + (strcmp(base, "/") ? strlen(base) : 0));
 	}
-	bool pre = b->s->pre && b->s->pre[i] >= 0; /* made by crshim, the tree's ptys in it: this mount */
-	int mfd = pre ? fcntl(b->s->pre[i], F_DUPFD_CLOEXEC, 0) : new_fs(b, m);
-	if (mfd < 0)
-		return pre ? fail(b, m, "dup crshim's mount") : -1;
-	if (fill(b, m, mfd) || sb_ro(b, m, mfd)) {
-		close(mfd);
+	if (make_fs(b, i))
 		return -1;
-	}
-	b->fsfd[i] = mfd;
-	int fd =
-	    pre && !strcmp(m->root, "/") ? fcntl(mfd, F_DUPFD_CLOEXEC, 0) : clone_at(b->fsfd[i], m->root);
+	bool pre = b->s->pre && b->s->pre[i] >= 0; /* made by crshim, the tree's ptys in it: this mount */
+	int fd = pre && !strcmp(m->root, "/") ? fcntl(b->fsfd[i], F_DUPFD_CLOEXEC, 0)
+					      : clone_at(b->fsfd[i], m->root);
 	char own[PATH_MAX];
 	/* a cgroup mount whose cgroup is gone (the container's, removed with it): the one the root task is
 	 * in now, as a runtime mounts the container's own cgroup */

@@ -251,7 +251,7 @@ on_own_pty() {
 	[ "$(stat -L -c %d "/proc/$pid/fd/0")" != "$(stat -c %d /dev/pts/ptmx)" ]
 }
 
-@test "runc: a container with a terminal (-t, --console-socket): its console goes on after restore" {
+@test "runc: a container with a terminal (-t, --console-socket): its console goes on after restore, twice" {
 	make_bundle "$B" "$COUNTER # $ID"
 	bundle_jq "$B" '.process.terminal = true'
 	recv_console tty1
@@ -269,9 +269,19 @@ on_own_pty() {
 	on_own_pty
 	# the restored shell prints on through a new pty whose master runc got from crshim (orphan-pts-master)
 	count_beyond "$D/tty2" $((at + 5))
-	cat "$D/tty1" "$D/tty2" >"$D/all"
-	sequence_unbroken "$D/all"
 	grep -q "orphan-pts-master" "$D/img/restore.log"
+	# a second round: after a restore, /dev/console (a bind of the pty) comes before /dev/pts in mountinfo
+	second=$RECV
+	checkpoint "$D/img2"
+	wait "$second"
+	at=$(count_of "$D/tty2")
+	recv_console tty3
+	restore "$D/img2" --console-socket "$D/tty3.sock"
+	[ "$(status_of "$ID")" = running ]
+	on_own_pty
+	count_beyond "$D/tty3" $((at + 5))
+	cat "$D/tty1" "$D/tty2" "$D/tty3" >"$D/all"
+	sequence_unbroken "$D/all"
 	runc kill "$ID" KILL
 	for _ in $(seq 50); do [ "$(status_of "$ID")" = stopped ] && break; sleep 0.1; done
 	runc delete "$ID"
