@@ -280,14 +280,16 @@ static bool pidfd_of(int fd, pid_t pid)
 
 /* The pidfd (of a process of the tree) that fd sfd of the process spid holds: a copy of the same file, taken
  * once spid has opened it (a few seconds at most; till then sfd may be another file). */
-static int copy_pidfd(const PidfdEntry *pf, char *msg, size_t len)
+static int copy_pidfd(const struct rst_task *t, const PidfdEntry *pf, char *msg, size_t len)
 {
-	__cleanup_close int pfd = (int)syscall(SYS_pidfd_open, pf->shared_pid, 0);
+	/* pids as we see them (the image has crshim's view: a PID namespace of the tree shows others) */
+	pid_t want = pf->pid > 0 ? rst_pidns_vid(t, pf->pid) : pf->pid;
+	__cleanup_close int pfd = (int)syscall(SYS_pidfd_open, rst_pidns_vid(t, pf->shared_pid), 0);
 	if (pfd < 0)
 		return rst_errmsg(msg, len, "pidfd_open %d (holder of a shared pidfd)", pf->shared_pid);
 	for (int i = 0; i < 5000; i++) {
 		int fd = (int)syscall(SYS_pidfd_getfd, pfd, pf->shared_fd, 0);
-		if (fd >= 0 && pidfd_of(fd, pf->pid))
+		if (fd >= 0 && pidfd_of(fd, want))
 			return fd;
 		if (fd >= 0)
 			close(fd);
@@ -305,23 +307,25 @@ int rst_pidfd_open(struct rst_task *t, int lo, const FileEntry *f, const FdinfoE
 	unsigned flags = pf->flags & (O_NONBLOCK | O_EXCL); /* PIDFD_NONBLOCK, PIDFD_THREAD */
 	int fd = -1;
 	if (pf->has_shared_pid && pf->has_shared_fd) {
-		if ((fd = copy_pidfd(pf, msg, len)) < 0)
+		if ((fd = copy_pidfd(t, pf, msg, len)) < 0)
 			return -1;
 		return rst_fd_at(fd, fi->fd, msg, len);
 	}
-	if (pf->pid <= 0) {
+	/* a process of the tree by its pid in our PID namespace (the image has crshim's view) */
+	pid_t pid = pf->in_tree && pf->pid > 0 ? rst_pidns_vid(t, pf->pid) : pf->pid;
+	if (pid <= 0) {
 		fd = dead_pidfd(flags);
 	} else {
 		/* a process of the tree its parent has not made yet: wait for it (a few seconds at most) */
 		for (int i = 0; i < (pf->in_tree ? 5000 : 1); i++) {
-			fd = (int)syscall(SYS_pidfd_open, pf->pid, flags);
+			fd = (int)syscall(SYS_pidfd_open, pid, flags);
 			if (fd >= 0 || errno != ESRCH)
 				break;
 			usleep(1000);
 		}
 	}
 	if (fd < 0)
-		return rst_errmsg(msg, len, "fd %d: pidfd_open %d", fi->fd, pf->pid);
+		return rst_errmsg(msg, len, "fd %d: pidfd_open %d (%d here)", fi->fd, pf->pid, pid);
 	return rst_fd_at(fd, fi->fd, msg, len) || set_fl(fi->fd, pf->flags, msg, len);
 }
 

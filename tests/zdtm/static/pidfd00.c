@@ -32,10 +32,12 @@ static int pid_of(int fd)
 int main(int argc, char **argv)
 {
 	int self, kid, dead, ext, fl;
-	pid_t child, parent = getppid();
+	pid_t child;
 	siginfo_t si;
 
 	test_init(argc, argv);
+	/* modes ns and uns: our parent is outside our PID namespace (getppid() 0): ourselves instead */
+	pid_t parent = getppid() ? getppid() : getpid();
 	child = tree_sleeper();
 	dead = tree_pidfd_reaped();
 	self = (int)syscall(SYS_pidfd_open, getpid(), O_NONBLOCK);

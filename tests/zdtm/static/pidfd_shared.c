@@ -29,10 +29,12 @@ static void second(int kid, int go, int done)
 int main(int argc, char **argv)
 {
 	int kid, ext, dead, go[2], done[2], st = 0;
-	pid_t sleeper, other, parent = getppid();
+	pid_t sleeper, other;
 	char c;
 
 	test_init(argc, argv);
+	/* modes ns and uns: our parent is outside our PID namespace (getppid() 0): ourselves instead */
+	pid_t parent = getppid() ? getppid() : getpid();
 	sleeper = tree_sleeper();
 	dead = tree_pidfd_reaped();
 	kid = (int)syscall(SYS_pidfd_open, sleeper, 0);
