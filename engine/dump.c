@@ -329,7 +329,7 @@ static int dump_tree_images(struct dump_tree *tr, struct cr_err *e)
 	return write_inventory(&tr->c[0], tr->pidns, tr->mntns_proc, e);
 }
 
-/* Kill every process of the tree; wait until each is gone (~2 s in all at most). */
+/* Kill every process of the tree; wait until each is dead (~2 s in all at most). */
 static void kill_tree(struct dump_tree *tr)
 {
 	if (tr->n == 1) {
@@ -352,20 +352,17 @@ static void kill_tree(struct dump_tree *tr)
 			;
 		c->s.attached = false;
 	}
+	/* Dead is enough (see seize_kill): the new parents reap the zombies in their own time. */
 	size_t left = tr->n;
-	for (int k = 0; k < 200 && left; k++) {
+	for (int k = 0; k < 2000 && left; k++) {
 		left = 0;
-		for (size_t i = 0; i < tr->n; i++) {
-			char path[40];
-			snprintf(path, sizeof(path), "/proc/%d", tr->c[i].pid);
-			left += access(path, F_OK) == 0;
-		}
+		for (size_t i = 0; i < tr->n; i++)
+			left += !seize_task_dead(tr->c[i].pid);
 		if (left)
-			usleep(10000);
+			usleep(1000);
 	}
 	if (left)
-		pr_info("tree of task %d killed; %zu processes not reaped yet by their new parent\n",
-			tr->c[0].pid, left);
+		pr_info("tree of task %d killed; %zu processes not dead yet\n", tr->c[0].pid, left);
 }
 
 static void dump_free(struct dump_ctx *c)

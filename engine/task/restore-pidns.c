@@ -18,12 +18,19 @@
 #include "base/proc.h"
 #include "pid.h"
 #include "restore.h"
+#include "task/seize.h"
 
-/* Is PID free here? Else one line naming who holds it. */
-static int check_pid_free(pid_t pid, struct cr_err *e)
+/* Is PID free here (wait: once a zombie holding it is reaped)? Else one line naming who holds it. */
+static int check_pid_free(pid_t pid, bool wait, struct cr_err *e)
 {
 	char path[64], comm[64] = "?";
 	snprintf(path, sizeof(path), "/proc/%d", pid);
+	/* A zombie (a dump just killed it) holds its PID until its parent reaps it: give the parent ~3 s. */
+	for (int i = 0; wait && i < 300 && seize_task_dead(pid); i++) {
+		if (access(path, F_OK) && errno == ENOENT)
+			return 0;
+		usleep(10000);
+	}
 	if (access(path, F_OK) && errno == ENOENT)
 		return 0;
 	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
@@ -36,15 +43,20 @@ static int check_pid_free(pid_t pid, struct cr_err *e)
 	return cr_fail_errno(e, EEXIST, "PID %d is already in use by '%s'", pid, comm);
 }
 
+static int check_pids(struct rst_task *t, bool wait, struct cr_err *e)
+{
+	if (check_pid_free(t->pid, wait, e))
+		return -1;
+	for (size_t i = 0; i < t->nr_tcores; i++)
+		if (check_pid_free(t->pst->threads[i + 1], wait, e))
+			return cr_wrap(e, "thread of task %d", t->pid);
+	return 0;
+}
+
 /* The PIDs of task t and its threads are free here (a restore keeping the old host PIDs). */
 int rst_check_pids(struct rst_task *t, struct cr_err *e)
 {
-	if (check_pid_free(t->pid, e))
-		return -1;
-	for (size_t i = 0; i < t->nr_tcores; i++)
-		if (check_pid_free(t->pst->threads[i + 1], e))
-			return cr_wrap(e, "thread of task %d", t->pid);
-	return 0;
+	return check_pids(t, true, e);
 }
 
 /* Images of a crshim that knew only the root's namespace: inventory pidns and pstree ns_pid. */
@@ -246,8 +258,9 @@ int rst_pidns_fresh(struct rst_task *ts, size_t n, struct cr_err *e)
 			      : ts[i].zombie ? "a zombie"
 					     : "a shared address space";
 	struct cr_err busy = {0};
-	for (size_t i = 0; i < n && !why; i++) /* free: kept as they were (the old PIDs, as before) */
-		if (rst_check_pids(&ts[i], &busy))
+	/* free: kept as they were (the old PIDs, as before); a zombie of the dump still holding one: fresh */
+	for (size_t i = 0; i < n && !why; i++)
+		if (check_pids(&ts[i], false, &busy))
 			break;
 	if (!why && busy.msg[0]) {
 		pr_info(

@@ -24,6 +24,12 @@ static int task_state(pid_t pid)
 	return st.state;
 }
 
+bool seize_task_dead(pid_t pid)
+{
+	int st = task_state(pid);
+	return st == 0 || st == 'Z' || st == 'X';
+}
+
 /* TracerPid of /proc/PID/status (0 if none or unknown). */
 static pid_t tracer_of(pid_t pid)
 {
@@ -234,14 +240,13 @@ void seize_kill(struct seized *s)
 			;
 		s->attached = false;
 	}
-	char path[32];
-	snprintf(path, sizeof(path), "/proc/%d", s->pid);
-	for (int i = 0; i < 200; i++) {
-		if (access(path, F_OK))
-			return;
-		struct timespec ts = {0, 10 * 1000 * 1000};
+	/* Dead is enough: the zombie's PID stays taken until its parent reaps it, which neither a runtime
+	 * (it sees a zombie as stopped) nor a restore needs here (rst_check_pids waits for a zombie's PID).
+	 */
+	for (int i = 0; i < 2000 && !seize_task_dead(s->pid); i++) {
+		struct timespec ts = {0, 1000 * 1000};
 		nanosleep(&ts, NULL);
 	}
-	pr_info("task %d: killed; %s\n", s->pid,
-		access(path, F_OK) ? "gone" : "still a zombie (parent has not reaped it)");
+	if (!seize_task_dead(s->pid))
+		pr_info("task %d: killed but not dead yet\n", s->pid);
 }

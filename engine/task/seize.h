@@ -32,5 +32,6 @@ bool seize_is_stop_sig(int sig);
 int seize_release(struct seized *s, struct cr_err *e);
 /* Kill the seized task and wait for it to go away (up to ~2 s). */
 void seize_kill(struct seized *s);
+bool seize_task_dead(pid_t pid); /* gone, or a zombie (its PID may still be taken) */
 
 #endif

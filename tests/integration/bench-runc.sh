@@ -6,6 +6,7 @@ set -u
 CRSHIM=$1 OTHER=${2:-}
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 ROUNDS=${ROUNDS:-5}
+WORKLOADS=${WORKLOADS:-busybox 1GiB} # WORKLOADS=busybox: the small container only
 export HELPERS_BIN=${HELPERS_BIN:-$TOP/build/integration}
 BATS_TEST_DIRNAME=$TOP/tests/integration
 # shellcheck source=helpers.bash
@@ -48,7 +49,7 @@ declare -A R
 for bin in crshim ${OTHER:+other}; do
 	criu=$CRSHIM
 	[ "$bin" = other ] && criu=$OTHER
-	for w in busybox 1GiB; do
+	for w in $WORKLOADS; do
 		if [ "$w" = busybox ]; then r=$(measure "$criu" "$BUSY" "$ROUNDS"); else r=$(measure "$criu" "$BIG" 1); fi
 		[ -n "$r" ] || { echo "bench-runc: $bin $w failed"; r="nan nan"; }
 		R[$bin.$w]=$r
@@ -56,7 +57,7 @@ for bin in crshim ${OTHER:+other}; do
 	done
 done
 if [ -n "$OTHER" ]; then
-	for w in busybox 1GiB; do
+	for w in $WORKLOADS; do
 		read -r a b <<<"${R[crshim.$w]}"
 		read -r c d <<<"${R[other.$w]}"
 		printf 'ratio crshim/%s %-8s checkpoint %.2f restore %.2f\n' "$(basename "$OTHER")" "$w" \
