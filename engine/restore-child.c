@@ -341,8 +341,10 @@ void rst_child(struct rst_task *t)
 	char c;
 	ssize_t n;
 
-	for (size_t i = 0; i < t->ntree && !rst_files_shared(t);
-	     i++) { /* crshim's ends (gone from a shared table) */
+	/* crshim's ends: only the root was cloned by crshim; every other task was cloned, with a copy of its
+	 * table (or sharing it), by a task that closed them already (n closes per task made the tree O(n^2))
+	 */
+	for (size_t i = 0; i < t->ntree && t->root && !rst_files_shared(t); i++) {
 		if (t->tree[i].go_pipe[1] >= 0)
 			close(t->tree[i].go_pipe[1]);
 		if (t->tree[i].err_pipe[0] >= 0)
@@ -356,6 +358,8 @@ void rst_child(struct rst_task *t)
 		zombie_exit(t);
 	if (t->helper)
 		helper_main(t);
+	if (!t->root && write(t->err_pipe[1], (char[]){RST_BORN_MARK}, 1) != 1)
+		_exit(2);
 	do
 		n = read(t->go_pipe[0], &c, 1);
 	while (n < 0 && errno == EINTR);

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -79,7 +80,9 @@ static int spawn_child(struct rst_task *t, struct cr_err *e)
 	    .set_tid = (uint64_t)(uintptr_t)want,
 	    .set_tid_size = nwant};
 
-	if (t->err_pipe[0] < 0 && (pipe2(t->err_pipe, O_CLOEXEC) || pipe2(t->go_pipe, O_CLOEXEC)))
+	if (t->err_pipe[0] < 0 &&
+	    (pipe2(t->err_pipe, O_CLOEXEC) || fcntl(t->err_pipe[0], F_SETFL, O_NONBLOCK) ||
+	     pipe2(t->go_pipe, O_CLOEXEC)))
 		return cr_fail_sys(e, "pipe");
 	sigfillset(&all);
 	sigprocmask(SIG_SETMASK, &all, &old); /* the child starts with every signal blocked */
@@ -466,7 +469,10 @@ static bool pid_known(const struct rst_task *t)
 static int seize_tree_child(struct rst_task *ts, size_t n, struct rst_task *t, struct cr_err *e)
 {
 	struct rst_task *found = tree_task(ts, n, t->spawn_ppid);
-	for (int i = 0; i < 20000; i++) {
+	struct timespec t0, now;
+	bool born = false; /* its mark is on its error pipe (RST_BORN_MARK): it is there */
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (int i = 0;; i++) {
 		/* fresh PIDs: find it first by its ids inside (its parent may not be known yet) */
 		int there = pid_known(t) ? 1 : rst_pidns_find(t, e);
 		struct rst_task *par = found && pid_known(found) ? found : NULL;
@@ -488,8 +494,9 @@ static int seize_tree_child(struct rst_task *ts, size_t n, struct rst_task *t, s
 		/* a PID namespace's init that failed does not end before its traced children: its reason */
 		if (par && par->ns_levels && !par->zombie && !par->helper && rst_task_reason(par, e))
 			return -1;
-		/* any task that failed meanwhile (an init that failed takes its namespace along) */
-		for (size_t k = 0; i % 16 == 0 && k < n; k++)
+		/* any task that failed meanwhile (an init that failed takes its namespace along); not on the
+		 * first try: a scan of every task per task made a big tree O(n^2) in syscalls */
+		for (size_t k = 0; i % 16 == 15 && k < n; k++)
 			if (!ts[k].zombie && !ts[k].helper && rst_task_reason(&ts[k], e))
 				return -1;
 		if (par && !par->zombie && !par->helper && task_dead(par->pid)) {
@@ -498,10 +505,18 @@ static int seize_tree_child(struct rst_task *ts, size_t n, struct rst_task *t, s
 			return cr_fail_errno(e, ESRCH, "task %d: its parent %d did not create it", t->pid,
 					     par->pid);
 		}
-		if (i == 19999)
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (now.tv_sec - t0.tv_sec > 30)
 			return cr_fail_errno(e, ETIMEDOUT, "task %d: not created by its parent %d", t->pid,
 					     t->spawn_ppid);
-		usleep(500);
+		if (born) { /* there but not seizable yet (or just found in its PID namespace) */
+			usleep(500);
+			continue;
+		}
+		/* wait for its mark (no timer probes of its PID): the checks above run every 20 ms meanwhile
+		 */
+		struct pollfd pf = {.fd = t->err_pipe[0], .events = POLLIN};
+		born = poll(&pf, 1, 20) > 0;
 	}
 	t->seized = true;
 	if (ns_rst_task_spawned(ts[0].ns, t->pid, rst_ipid(t), e))
@@ -530,7 +545,7 @@ static void kill_tree(struct rst_task *ts, size_t n)
 static int restore_run(struct cr_opts *o, struct rst_task *ts, size_t n, struct cr_err *e)
 {
 	for (size_t i = 1; i < n; i++)
-		if (pipe2(ts[i].err_pipe, O_CLOEXEC) ||
+		if (pipe2(ts[i].err_pipe, O_CLOEXEC) || fcntl(ts[i].err_pipe[0], F_SETFL, O_NONBLOCK) ||
 		    ((!ts[i].zombie || rst_zombie_hands_over(&ts[i])) && pipe2(ts[i].go_pipe, O_CLOEXEC)))
 			return cr_fail_sys(e, "pipe"); /* a zombie: its error message (and a go to exit) */
 	if (spawn_child(&ts[0], e))

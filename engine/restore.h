@@ -213,6 +213,9 @@ bool rst_svm_keep(const struct rst_args *a, uint64_t start, uint64_t end);
 
 /* rst_fd_above: base/fd.h */
 __attribute__((noreturn)) void rst_child(struct rst_task *t);
+/* A task cloned by its parent writes this byte on its error pipe as soon as it is there (before it waits for
+ * its go): crshim polls the pipe instead of probing the PID on a timer; rst_task_reason skips it. */
+#define RST_BORN_MARK '\1'
 
 /* restore-pidns.c: the tasks' ids in the PID namespaces below ours (pstree ns_levels/ns_tids, or the
  * inventory pidns of older images); rst_pidns_helpers: the same for helper tasks (after rst_tree_plan added

@@ -26,9 +26,11 @@ static int check_pid_free(pid_t pid, bool wait, struct cr_err *e)
 	char path[64], comm[64] = "?";
 	snprintf(path, sizeof(path), "/proc/%d", pid);
 	/* A zombie (a dump just killed it) holds its PID until its parent reaps it: give the parent ~3 s. */
-	for (int i = 0; wait && i < 300 && seize_task_dead(pid); i++) {
+	for (int i = 0; wait && i < 300; i++) {
 		if (access(path, F_OK) && errno == ENOENT)
 			return 0;
+		if (!seize_task_dead(pid)) /* (asked only of a PID that is there: no error line in the log) */
+			break;
 		usleep(10000);
 	}
 	if (access(path, F_OK) && errno == ENOENT)

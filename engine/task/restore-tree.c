@@ -40,14 +40,14 @@ int rst_task_reason(struct rst_task *t, struct cr_err *e)
 	}
 	if (t->err_pipe[0] < 0)
 		return 0;
-	int fl = fcntl(t->err_pipe[0], F_GETFL);
-	fcntl(t->err_pipe[0], F_SETFL, fl | O_NONBLOCK);
-	ssize_t n = read(t->err_pipe[0], msg, sizeof(msg) - 1);
-	fcntl(t->err_pipe[0], F_SETFL, fl);
-	if (n <= 0)
+	ssize_t n = read(t->err_pipe[0], msg, sizeof(msg) - 1); /* O_NONBLOCK (restore_run) */
+	size_t skip = 0;
+	while (n > 0 && (size_t)n > skip && msg[skip] == RST_BORN_MARK) /* the child's "I am here" */
+		skip++;
+	if (n <= 0 || (size_t)n == skip)
 		return 0;
 	msg[n] = '\0';
-	return cr_fail_errno(e, 0, "task %d: %s", t->pid, msg);
+	return cr_fail_errno(e, 0, "task %d: %s", t->pid, msg + skip);
 }
 
 struct rst_task *rst_tree_task(struct rst_task *ts, size_t n, pid_t pid)
