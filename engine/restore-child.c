@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <sys/mman.h>
 #include <sys/personality.h>
 #include <sched.h>
 #include <sys/prctl.h>
@@ -335,6 +336,33 @@ static int child_setup(struct rst_task *t, char *msg, size_t len)
 	return 0;
 }
 
+/* x is cloned by t or by a task that t clones (and so on). */
+static bool spawned_by(const struct rst_task *t, const struct rst_task *x)
+{
+	long ti = t - t->tree;
+	for (int depth = 0; depth < 4096 && x->spawn_idx >= 0; depth++) {
+		if (x->spawn_idx == ti)
+			return true;
+		x = &t->tree[x->spawn_idx];
+	}
+	return false;
+}
+
+/* The restore areas (restore-mm.c) of the tasks this one does not clone: every task inherited every area
+ * from crshim, so clone3 copied and each blob removed n of them per task (O(n^2) VMAs for a tree). Its own
+ * and those of the tasks it clones stay; with shared address spaces (rst_svm_keep) all of them stay. */
+static void drop_other_areas(const struct rst_task *t)
+{
+	for (size_t i = 0; i < t->ntree; i++)
+		if (rst_svm_sharer(&t->tree[i]))
+			return;
+	for (size_t i = 0; i < t->ntree; i++) {
+		const struct rst_task *x = &t->tree[i];
+		if (x != t && x->area && !spawned_by(t, x))
+			munmap(x->area, x->area_len);
+	}
+}
+
 void rst_child(struct rst_task *t)
 {
 	char msg[512] = "";
@@ -360,6 +388,8 @@ void rst_child(struct rst_task *t)
 		helper_main(t);
 	if (!t->root && write(t->err_pipe[1], (char[]){RST_BORN_MARK}, 1) != 1)
 		_exit(2);
+	if (!t->root) /* while crshim seizes it */
+		drop_other_areas(t);
 	do
 		n = read(t->go_pipe[0], &c, 1);
 	while (n < 0 && errno == EINTR);

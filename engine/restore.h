@@ -81,6 +81,7 @@ struct rst_task {
 	int lazy_sk;	 /* the root, restore --lazy-pages: the connection to lazy-pages, else -1 */
 	/* restore-tree.c: who creates the task and when (sessions and groups) */
 	pid_t spawn_ppid; /* the process that clones it (its parent, or a sibling / helper) */
+	long spawn_idx;	  /* that process's index in tree, -1: crshim clones it (the root) */
 	pid_t vpid;	  /* the PID inside the tree's PID namespace (inventory pidns), 0 without one */
 	pid_t svm_ph; /* restore-sharedvm.c: the placeholder holding its fds (crshim's child), 0 if none */
 	pid_t ns_ids[RST_PID_LEVELS]; /* restore-pidns.c: its PID in each namespace below ours, outermost

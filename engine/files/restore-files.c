@@ -38,29 +38,22 @@ static int to_helper(struct fd_plan *p, int fd, bool close_old)
 	return nfd;
 }
 
-static bool is_helper(const struct fd_plan *p, int fd)
-{
-	for (size_t i = 0; i < p->nr_helper; i++)
-		if (p->helper[i] == fd)
-			return true;
-	return false;
-}
-
-/* Close every fd of crshim that is not a helper. */
+/* Close every fd of crshim that is not a helper: one close_range per gap between helpers (a task of a big
+ * tree inherits two pipe fds per task; one close() each made the tree O(n^2) in syscalls). */
 static int close_others(const struct fd_plan *p, char *msg, size_t len)
 {
-	int max = p->lo;
-	for (size_t i = 0; i < p->nr_helper; i++)
-		if (p->helper[i] > max)
-			max = p->helper[i];
-	if (p->lo > 0 && syscall(SYS_close_range, 0u, (unsigned)p->lo - 1, 0u))
-		return rst_errmsg(msg, len, "close_range");
-	for (int fd = p->lo; fd < max; fd++)
-		if (!is_helper(p, fd))
-			close(fd);
-	if (syscall(SYS_close_range, (unsigned)max + 1, ~0u, 0u))
-		return rst_errmsg(msg, len, "close_range");
-	return 0;
+	for (unsigned from = 0;;) {
+		unsigned next = ~0u; /* the lowest helper at or above from */
+		for (size_t i = 0; i < p->nr_helper; i++)
+			if (p->helper[i] >= 0 && (unsigned)p->helper[i] >= from &&
+			    (unsigned)p->helper[i] < next)
+				next = (unsigned)p->helper[i];
+		if (next > from && syscall(SYS_close_range, from, next == ~0u ? ~0u : next - 1, 0u))
+			return rst_errmsg(msg, len, "close_range");
+		if (next == ~0u)
+			return 0;
+		from = next + 1;
+	}
 }
 
 /* The fds that children sharing our fd table need (restore-fdtable.c places them at the end). */

@@ -252,8 +252,10 @@ int rst_tree_plan(struct cr_opts *o, struct rst_task **tsp, size_t *np, struct c
 		return -1;
 	struct rst_task *ts = *tsp;
 	for (size_t i = 0; i < *np; i++) {
+		const struct rst_task *s = i ? rst_tree_task(ts, *np, ts[i].spawn_ppid) : NULL;
 		ts[i].tree = ts;
 		ts[i].ntree = *np;
+		ts[i].spawn_idx = s ? s - ts : -1;
 	}
 	if (*np > nimg)
 		pr_info("%zu helper tasks for sessions/groups whose leader is gone\n", *np - nimg);
