@@ -1,10 +1,11 @@
 #!/bin/bash
 # crshim benchmark of process trees: dump and restore of trees of 100 and 500 sleeping processes, and of 500
 # with 1 MiB of private memory each (images on tmpfs), and a check that the restored tree (restored with --restore-sibling, so the root keeps its parent) has every pid, ppid, pgid and sid equal (`ps -eo pid,ppid,pgid,sid`
-# of the tree's session before and after). With a real `criu` on PATH the same runs are done with it.
+# of the tree's session before and after). With CRIU=path (or a real `criu` on PATH) the same runs are done with it.
 #
 #   usage: contrib/bench-tree.sh /absolute/path/to/crshim     (`make bench` runs it after bench.sh, as root)
-#   env:   CRSHIM_BENCH_TREES="100 500 500m" (Nm: N processes with 1 MiB each)
+#   env:   CRSHIM_BENCH_TREES="100 500 500m" (Nm: N processes with 1 MiB each), e.g. "500 500m 2000 2000m"
+#          CRIU=/path/to/criu (else a criu on PATH): the same runs with it, and crshim's time / CRIU's
 # Speed never fails the run; exit status 1 means a step failed or a restored tree differs.
 set -uo pipefail
 
@@ -33,7 +34,7 @@ if [ ! -x "$PROG" ]; then
 	mkdir -p "$(dirname "$PROG")"
 	cc -O2 -g -Wall -o "$PROG" "$HERE/bench-tree.c" || exit 1
 fi
-CRIU=$(command -v criu || true)
+CRIU=${CRIU:-$(command -v criu || true)} # CRIU=/path/to/criu (make bench CRIU=...): side by side, with the ratio
 if [ -n "$CRIU" ] && { [ "$(readlink -f "$CRIU")" = "$(readlink -f "$CRSHIM")" ] || cmp -s "$CRIU" "$CRSHIM"; }; then
 	CRIU=
 fi
@@ -76,15 +77,24 @@ run_one() {
 		diff "$dir/before" "$dir/after" | head -n 5 | sed 's/^/    /'
 		STATUS=1
 	fi
+	LAST_DUMP=$(awk "BEGIN { print $t1 - $t0 }") LAST_RST=$(awk "BEGIN { print $t2 - $t1b }")
 	printf '%-6s %4d processes%s: dump %.3f s, restore %.3f s; %s\n' "$tool" "$n" "$what" \
-		"$(awk "BEGIN { print $t1 - $t0 }")" "$(awk "BEGIN { print $t2 - $t1b }")" "$same"
+		"$LAST_DUMP" "$LAST_RST" "$same"
 	ps -o pid= -s "$root" | xargs -r kill -KILL 2>/dev/null
 	rm -rf "$dir"
 }
 
 echo "crshim bench: process trees, images in $BASE; ${CRIU:-no criu on PATH, crshim only}"
+LAST_DUMP='' LAST_RST=''
 for n in $SIZES; do
+	LAST_DUMP='' LAST_RST=''
 	run_one crshim "$CRSHIM" "$n" || STATUS=1
+	cd=$LAST_DUMP cr=$LAST_RST
+	LAST_DUMP='' LAST_RST=''
 	[ -z "$CRIU" ] || run_one criu "$CRIU" "$n" || true
+	if [ -n "$cd" ] && [ -n "$LAST_DUMP" ]; then
+		printf 'ratio  %5s: crshim/criu dump %.2fx, restore %.2fx (1.00x or less: as fast as CRIU per process)\n' \
+			"$n" "$(awk "BEGIN { print $cd / $LAST_DUMP }")" "$(awk "BEGIN { print $cr / $LAST_RST }")"
+	fi
 done
 exit $STATUS
