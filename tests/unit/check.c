@@ -34,7 +34,8 @@ int main(void)
 	char *out = run(NULL, &ret, &e);
 	ok(ret == 0 || (ret < 0 && strstr(e.msg, "missing")), "full check returns (%s)",
 	   ret ? e.msg : "all good");
-	is_int(count_lines(out), 19, "one line per feature");
+	is_int(count_lines(out), 20, "one line per feature");
+	like(out, "external_net_ns", "reports external_net_ns");
 	like(out, "ptrace_seize", "reports ptrace_seize");
 	like(out, "mem_dirty_track", "reports mem_dirty_track");
 	like(out, "soft_dirty", "reports soft_dirty");
