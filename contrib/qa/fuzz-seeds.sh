@@ -33,6 +33,7 @@ trap 'rm -rf "$TMP"' EXIT
 launch() {
 	(
 		for fd in /proc/$BASHPID/fd/*; do fd=${fd##*/}; [ "$fd" -gt 2 ] && eval "exec $fd>&-"; done
+		cd "$TMP" || exit 1 # files a test makes in its cwd (fd_files) go with $TMP
 		exec setsid "$@" </dev/null >/dev/null 2>&1
 	) &
 	LAUNCHED=$!
@@ -48,6 +49,10 @@ dump() { # name pid
 		tail -3 "$TMP/img/$1/dump.log" 2>/dev/null | sed 's/^/    /'
 		rm -rf "$TMP/img/$1"
 	fi
+	# its whole process group: a test's children (shm_anon_shared) outlive a kill of the test alone
+	local pg
+	pg=$(ps -o pgid= -p "$2" | tr -d ' ')
+	[ -n "$pg" ] && [ "$pg" != "$(ps -o pgid= -p $$ | tr -d ' ')" ] && kill -9 -- "-$pg" 2>/dev/null
 	kill -9 "$2" 2>/dev/null
 }
 
