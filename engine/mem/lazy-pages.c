@@ -540,7 +540,7 @@ static int events(struct lz *z, struct lz_mm *m, struct cr_err *e)
 		 * lost). */
 		size_t nm = (size_t)n / sizeof(msg[0]);
 		for (size_t j = 0; j < 2 * nm; j++) {
-			const struct uffd_msg *u = &msg[j % nm];
+			const struct uffd_msg *u = &msg[j < nm ? j : j - nm];
 			int r = 0;
 			if ((j < nm) == (u->event == UFFD_EVENT_PAGEFAULT))
 				continue;
@@ -649,6 +649,20 @@ static int add_task(struct lz *z, const struct lz_hdr *h, const struct lz_range 
 	return 0;
 }
 
+static int pwrite_all(int fd, const uint8_t *buf, uint64_t len, uint64_t off)
+{
+	errno = 0;
+	while (len) {
+		ssize_t w = pwrite(fd, buf, len, (off_t)off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		buf += w, len -= (uint64_t)w, off += (uint64_t)w;
+	}
+	return 0;
+}
+
 /* LZ_FETCH (lazy-pages --page-server): the byte ranges of pages-IMG_PID.img the restore reads itself (the
  * blocks it fills eagerly), from the source into the local (sparse) pages file. Nothing to do when the
  * pages are here. */
@@ -669,14 +683,8 @@ static int fetch(struct lz *z, const struct lz_hdr *h, const struct lz_range *r,
 			uint64_t n = r[i].end - off < LZ_REMOTE_MAX ? r[i].end - off : LZ_REMOTE_MAX;
 			if (buf_grow(z, n, e) || lzr_get(z->rsk, h->img_pid, off, z->buf, n, e))
 				return -1;
-			for (uint64_t put = 0; put < n;) {
-				ssize_t w = pwrite(fd, z->buf + put, n - put, (off_t)(off + put));
-				if (w < 0 && errno == EINTR)
-					continue;
-				if (w <= 0)
-					return cr_fail_errno(e, w ? errno : EIO, "write %s", name);
-				put += (uint64_t)w;
-			}
+			if (pwrite_all(fd, z->buf, n, off))
+				return cr_fail_errno(e, errno ? errno : EIO, "write %s", name);
 			off += n, bytes += n;
 		}
 	}

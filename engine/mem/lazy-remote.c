@@ -191,8 +191,9 @@ static int srv_get(struct lzr_srv *s, const struct lzr_req *q)
 		return srv_reply(s, EINVAL, "bad request", NULL, 0);
 	int fd = srv_file(s, q->id, &size);
 	if (fd < 0) {
-		snprintf(m, sizeof(m), "pages-%d.img: %s", q->id, strerror(errno));
-		return srv_reply(s, errno, m, NULL, 0);
+		int er = errno;
+		snprintf(m, sizeof(m), "pages-%d.img: %s", q->id, strerror(er));
+		return srv_reply(s, er, m, NULL, 0);
 	}
 	if (q->off > size || q->len > size - q->off) {
 		snprintf(m, sizeof(m), "pages-%d.img: beyond its end", q->id);
