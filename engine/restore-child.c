@@ -316,6 +316,8 @@ static int child_root(const struct rst_task *t, char *msg, size_t len)
 	return 0;
 }
 
+static void drop_other_areas(const struct rst_task *t, bool keep_spawned);
+
 static int child_setup(struct rst_task *t, char *msg, size_t len)
 {
 	if (!rst_files_shared(t)) /* in a table restored by the parent the log's fd number is the task's */
@@ -330,7 +332,7 @@ static int child_setup(struct rst_task *t, char *msg, size_t len)
 	if ((!files_shared && (rst_child_files(t, msg, len) || spawn_children(t, false, true, msg, len))) ||
 	    t->fault == FI_RESTORE_FILES || (!fs_shared && child_fs(t, msg, len)) ||
 	    child_misc(t, msg, len) || child_bounding(t, msg, len) || child_rseq_off(msg, len) ||
-	    rst_child_fill_unmap(t, msg, len) || rst_procfd_open(t, msg, len) ||
+	    (drop_other_areas(t, false), rst_child_fill_unmap(t, msg, len)) || rst_procfd_open(t, msg, len) ||
 	    (!fs_shared && child_root(t, msg, len)))
 		return -1;
 	return 0;
@@ -350,15 +352,17 @@ static bool spawned_by(const struct rst_task *t, const struct rst_task *x)
 
 /* The restore areas (restore-mm.c) of the tasks this one does not clone: every task inherited every area
  * from crshim, so clone3 copied and each blob removed n of them per task (O(n^2) VMAs for a tree). Its own
- * and those of the tasks it clones stay; with shared address spaces (rst_svm_keep) all of them stay. */
-static void drop_other_areas(const struct rst_task *t)
+ * and (keep_spawned) those of the tasks it clones stay: once it cloned them, only its own (its maps, which
+ * the blob reads, stay short: 2000 tasks' areas overflowed them); with shared address spaces (rst_svm_keep)
+ * all of them stay. */
+static void drop_other_areas(const struct rst_task *t, bool keep_spawned)
 {
 	for (size_t i = 0; i < t->ntree; i++)
 		if (rst_svm_sharer(&t->tree[i]))
 			return;
 	for (size_t i = 0; i < t->ntree; i++) {
 		const struct rst_task *x = &t->tree[i];
-		if (x != t && x->area && !spawned_by(t, x))
+		if (x != t && x->area && (!keep_spawned || !spawned_by(t, x)))
 			munmap(x->area, x->area_len);
 	}
 }
@@ -389,7 +393,7 @@ void rst_child(struct rst_task *t)
 	if (!t->root && write(t->err_pipe[1], (char[]){RST_BORN_MARK}, 1) != 1)
 		_exit(2);
 	if (!t->root) /* while crshim seizes it */
-		drop_other_areas(t);
+		drop_other_areas(t, true);
 	do
 		n = read(t->go_pipe[0], &c, 1);
 	while (n < 0 && errno == EINTR);
