@@ -298,6 +298,25 @@ static void err_line(const struct shim_rpc_req *r, const struct cr_err *err, cha
 		snprintf(m + n, len - n, " (%s)", r->cmd.fault_src);
 }
 
+/* DUMP with lazy_pages: the images are written; say so (runc waits for the notification "status-ready" from
+ * a CRIU of 3.15 or later, older clients for a zero byte on status_fd), then serve the pages to one
+ * `lazy-pages --page-server` until it has them all; only then is the DUMP answered. */
+static int serve_lazy(struct srv *s, struct shim_rpc_req *r, int lfd, int port, struct cr_err *err)
+{
+	int sfd = r->cmd.status_fd;
+	pr_info("lazy pages served on port %d\n", port);
+	if (sfd >= 0) {
+		char z = 0;
+		if (write(sfd, &z, 1) != 1)
+			pr_warn("status_fd %d: %s\n", sfd, strerror(errno));
+		close(sfd);
+		r->cmd.status_fd = -1;
+	}
+	if (notify(s, "status-ready", 0, -1))
+		return cr_fail_errno(err, EPIPE, "notify status-ready: the client did not take it");
+	return eng_lazy_src_serve(&r->cmd.opts, lfd, err);
+}
+
 static int do_dump(struct srv *s, struct shim_rpc_req *r)
 {
 	struct cr_err err = {0};
@@ -305,9 +324,16 @@ static int do_dump(struct srv *s, struct shim_rpc_req *r)
 	int type = r->req->type;
 	struct timespec t0;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	int ret = prepare(s, r, &err);
+	int ret = prepare(s, r, &err), lfd = -1, port = 0;
+	bool lazy = type == RPC_REQ_TYPE__DUMP && o->lazy_pages;
+	if (!ret && lazy) /* where the pages are served: listening before the tree is touched */
+		ret = eng_lazy_src_listen(o, &lfd, &port, &err);
 	if (!ret)
 		ret = (type == RPC_REQ_TYPE__PRE_DUMP ? eng_pre_dump : eng_dump)(o, &err);
+	if (!ret && lazy)
+		ret = serve_lazy(s, r, lfd, port, &err);
+	if (lfd >= 0)
+		close(lfd);
 	if (ret) {
 		char m[1100];
 		err_line(r, &err, m, sizeof(m));
@@ -362,8 +388,18 @@ static int do_version(struct srv *s)
 	return send_resp(s, &resp, -1);
 }
 
-/* Each asked feature answered truthfully: memory tracking as the engine finds it on this kernel; lazy
- * pages and the pidfd store are not there. */
+/* Each asked feature answered truthfully: memory tracking and lazy pages (userfaultfd with its fork, remap,
+ * remove and unmap events) as the engine finds them on this kernel; the pidfd store is not there. */
+static int lazy_supported(void)
+{
+	struct cr_err e;
+	FILE *out = fopen("/dev/null", "w");
+	int ok = out && !eng_check("uffd-noncoop", out, &e);
+	if (out)
+		fclose(out);
+	return ok;
+}
+
 static int do_features(struct srv *s, const RpcReq *q)
 {
 	RpcResp resp = RPC_RESP__INIT;
@@ -375,7 +411,7 @@ static int do_features(struct srv *s, const RpcReq *q)
 	if (q->features && q->features->has_mem_track)
 		f.has_mem_track = 1, f.mem_track = eng_mem_track_supported(why, sizeof(why)) == 1;
 	if (q->features && q->features->has_lazy_pages)
-		f.has_lazy_pages = 1, f.lazy_pages = 0;
+		f.has_lazy_pages = 1, f.lazy_pages = lazy_supported();
 	if (q->features && q->features->has_pidfd_store)
 		f.has_pidfd_store = 1, f.pidfd_store = 0;
 	return send_resp(s, &resp, -1);
