@@ -115,9 +115,14 @@ int eng_lazy_pages_listen(struct cr_opts *o, int *lfd, struct cr_err *err);
 int eng_lazy_pages_serve(struct cr_opts *o, int lfd, struct cr_err *err);
 
 /* dump --lazy-pages (mem/lazy-remote.c): listen on o->ps_address:o->ps_port (port 0: the kernel chooses;
- * *port gets it) before the dump; after it, serve the pages files of o->images_dir to one
- * `lazy-pages --page-server` until it says it has every page (0), or -1 when it went away before. */
+ * *port gets it) before the dump; after it, eng_lazy_src_ready moves the dump's pages files out of
+ * o->images_dir (into its LAZY_SRC_DIR, so that the images dir holds no pages, as CRIU's lazy dump, and a
+ * `lazy-pages --page-server` may use that same dir), before the caller says it is ready; then serve them to
+ * one `lazy-pages --page-server` until it says it has every page (0), or -1 when it went away before.
+ * Serving removes LAZY_SRC_DIR, whatever the outcome. */
+#define LAZY_SRC_DIR ".lazy-src"
 int eng_lazy_src_listen(struct cr_opts *o, int *lfd, int *port, struct cr_err *err);
+int eng_lazy_src_ready(struct cr_opts *o, struct cr_err *err);
 int eng_lazy_src_serve(struct cr_opts *o, int lfd, struct cr_err *err);
 
 /* check: probe the kernel features crshim needs. feature NULL = all. Writes a report to out. */

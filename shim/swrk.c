@@ -304,6 +304,8 @@ static void err_line(const struct shim_rpc_req *r, const struct cr_err *err, cha
 static int serve_lazy(struct srv *s, struct shim_rpc_req *r, int lfd, int port, struct cr_err *err)
 {
 	int sfd = r->cmd.status_fd;
+	if (eng_lazy_src_ready(&r->cmd.opts, err))
+		return -1;
 	pr_info("lazy pages served on port %d\n", port);
 	if (sfd >= 0) {
 		char z = 0;

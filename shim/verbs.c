@@ -173,6 +173,10 @@ static int run_dump(struct shim_cmd *c)
 		return report_run(c, what, &err, !c->log_to_stderr);
 	}
 	pr_info("%s of %d finished\n", what, c->opts.pid);
+	if (lfd >= 0 && eng_lazy_src_ready(&c->opts, &err)) {
+		close(lfd);
+		return report_run(c, what, &err, !c->log_to_stderr);
+	}
 	if (lfd >= 0)
 		return serve_lazy_src(c, lfd, port);
 	log_close();

@@ -5,6 +5,7 @@
  * the server answers each with struct lzr_rep, a GET's data after it (csum64 of the data in csum). */
 #define LOG_PREFIX "lazy-remote: "
 #include <endian.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -264,9 +265,66 @@ static int srv_session(struct lzr_srv *s, const char *peer, struct cr_err *e)
 	}
 }
 
+static int src_serve(int lfd, int dirfd, struct cr_err *e);
+
+/* Each pages-*.img of the images dir renamed into LAZY_SRC_DIR (same filesystem: nothing is copied). */
+int eng_lazy_src_ready(struct cr_opts *o, struct cr_err *e)
+{
+	if (mkdirat(o->imgdir_fd, LAZY_SRC_DIR, 0700) && errno != EEXIST)
+		return cr_fail_sys(e, "dump --lazy-pages: make %s/%s", o->images_dir, LAZY_SRC_DIR);
+	int dfd = dup(o->imgdir_fd);
+	DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
+	if (!d) {
+		if (dfd >= 0)
+			close(dfd);
+		return cr_fail_sys(e, "dump --lazy-pages: read %s", o->images_dir);
+	}
+	struct dirent *de;
+	int ret = 0, id, n = 0;
+	char to[300];
+	while (!ret && (de = readdir(d))) {
+		if (img_kind_of(de->d_name, &id) != IMG_PAGES)
+			continue;
+		snprintf(to, sizeof(to), LAZY_SRC_DIR "/%s", de->d_name);
+		if (renameat(o->imgdir_fd, de->d_name, o->imgdir_fd, to))
+			ret = cr_fail_sys(e, "dump --lazy-pages: move %s aside", de->d_name);
+		n++;
+	}
+	closedir(d);
+	pr_info("dump --lazy-pages: %d pages files moved to %s/%s, served from there\n", n, o->images_dir,
+		LAZY_SRC_DIR);
+	return ret;
+}
+
+/* LAZY_SRC_DIR and what it holds removed: the pages are the client's now (or lost with it). */
+static void src_dir_remove(int imgdir_fd, int fd)
+{
+	DIR *d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return;
+	}
+	struct dirent *de;
+	while ((de = readdir(d)))
+		if (de->d_name[0] != '.')
+			unlinkat(fd, de->d_name, 0);
+	closedir(d);
+	unlinkat(imgdir_fd, LAZY_SRC_DIR, AT_REMOVEDIR);
+}
+
 int eng_lazy_src_serve(struct cr_opts *o, int lfd, struct cr_err *e)
 {
-	struct lzr_srv s = {.sk = -1, .dirfd = o->imgdir_fd};
+	int dirfd = openat(o->imgdir_fd, LAZY_SRC_DIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dirfd < 0)
+		return cr_fail_sys(e, "dump --lazy-pages: open %s/%s", o->images_dir, LAZY_SRC_DIR);
+	int ret = src_serve(lfd, dirfd, e);
+	src_dir_remove(o->imgdir_fd, dirfd);
+	return ret;
+}
+
+static int src_serve(int lfd, int dirfd, struct cr_err *e)
+{
+	struct lzr_srv s = {.sk = -1, .dirfd = dirfd};
 	struct timespec t0, t1;
 	char peer[64] = "?";
 	int ret;

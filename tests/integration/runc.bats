@@ -175,6 +175,34 @@ gone() {
 	count_beyond "$B/rootfs/tmp/rpc-cnt" $((at + 3))
 }
 
+@test "runc: --lazy-pages: the checkpoint serves the pages, runc restore --lazy-pages gets them through lazy-pages" {
+	start_counter
+	local port=$((20000 + RANDOM % 20000)) id2=$ID-lazy
+	mkdir -p "$D/img" "$D/wk"
+	runc --criu "$CRSHIM" checkpoint --lazy-pages --page-server "127.0.0.1:$port" --image-path "$D/img" \
+		--work-path "$D/wk" "$ID" 2>"$D/ck.err" &
+	local ck=$!
+	for _ in $(seq 600); do
+		grep -q "lazy pages served" "$D/wk/dump.log" 2>/dev/null && break
+		sleep 0.05
+	done
+	grep -q "lazy pages served" "$D/wk/dump.log"
+	# as CRIU's lazy dump: no pages in the images dir (the source serves them), the container is stopped
+	! ls "$D/img"/pages-*.img 2>/dev/null
+	at=$(count_of "$B/rootfs/tmp/rpc-cnt")
+	"$CRSHIM" lazy-pages --page-server --address 127.0.0.1 --port "$port" -D "$D/img" -o "$D/lazy.log" -v4 &
+	local lp=$!
+	piped runc --criu "$CRSHIM" restore -d --bundle "$B" --image-path "$D/img" --work-path "$D/wk2" \
+		--lazy-pages "$id2"
+	wait "$ck" || { cat "$D/ck.err" >&2; tail -5 "$D/wk/dump.log" >&2; false; }
+	wait "$lp" || { tail -5 "$D/lazy.log" >&2; false; }
+	ID=$id2 # the checkpointed container is gone: the teardown removes this one
+	[ "$(status_of "$ID")" = running ]
+	grep -q "done: .*(from the source)" "$D/lazy.log"
+	count_beyond "$B/rootfs/tmp/rpc-cnt" $((at + 3))
+	[ ! -e "$D/img/.lazy-src" ] # served, then removed
+}
+
 @test "runc: --file-locks: a flock and a POSIX lock of the container are held again after restore" {
 	make_bundle "$B" "exec lockhold /lockf sh -c '$COUNTER # $ID'"
 	piped runc run -d --bundle "$B" "$ID"
