@@ -11,9 +11,22 @@
 #include <unistd.h>
 #include "bundle.h"
 
+/* Running: the pid is there and not a zombie (a killed init whose parent, often pid 1 for a container
+ * crshim restored, has not reaped it yet is stopped: its delete must not be refused as "running"). */
 static bool alive(pid_t pid)
 {
-	return pid > 0 && (kill(pid, 0) == 0 || errno == EPERM);
+	if (pid <= 0 || (kill(pid, 0) && errno != EPERM))
+		return false;
+	char path[40], buf[512];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return true; /* no /proc to ask: kill(0) said it is there */
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	const char *r = strrchr(buf, ')');
+	return !(r && r[1] == ' ' && (r[2] == 'Z' || r[2] == 'X'));
 }
 
 /* A registered container whose init is gone is stopped (a crshim restore without --detach, a crash). */
