@@ -8,6 +8,7 @@
 load helpers
 
 PODMAN=pc
+REG=/run/crshim # crshim's registry (shim_run_dir)
 
 COUNTER='i=0; while :; do i=$((i+1)); echo $i; sleep 0.1; done'
 
@@ -25,11 +26,14 @@ teardown_file() {
 	podman_teardown "${PC:-}"
 }
 
-# podman in the private storage, crshim-runtime as the runtime (its registry in $PC/reg: --runtime-flag)
+# podman in the private storage, crshim-runtime as the runtime. Its registry is crshim's default one ($REG):
+# `--runtime-flag crshim-run-dir=...` reaches the runtime when podman itself calls it, but not when conmon's
+# exit command (`podman container cleanup`, which drops runtime flags and the environment) deletes the
+# container, and then the entry of a restored container would stay behind.
 pc() {
 	unshare -m --propagation private sh -c 'umount /sys/fs/cgroup/unified 2>/dev/null; exec "$@"' - \
 		podman --root "$PC/storage" --runroot "$PC/run" --runtime "$CRSHIM_RUNTIME" \
-		--runtime-flag "crshim-run-dir=$PC/reg" --cgroup-manager cgroupfs --events-backend none "$@"
+		--cgroup-manager cgroupfs --events-backend none "$@"
 }
 
 setup() {
@@ -65,7 +69,7 @@ procs_of() {
 	[ "$(state_of "$ID")" = running ]
 	# restored by crshim: in crshim's registry, not crun's
 	full=$(pc inspect -f '{{.Id}}' "$ID")
-	grep -q '"runtime": "crshim"' "$PC/reg/$full.json"
+	grep -q '"runtime": "crshim"' "$REG/$full.json"
 	! crun state "$full" 2>/dev/null
 	# the counter goes on from where it was, on conmon's pipes (podman logs)
 	logs_beyond "$ID" $((at + 5))
@@ -75,7 +79,7 @@ procs_of() {
 	[ "$(state_of "$ID")" = exited ]
 	[ -z "$(procs_of "$ID")" ]
 	pc rm "$ID" >/dev/null
-	[ ! -e "$PC/reg/$full.json" ]
+	[ ! -e "$REG/$full.json" ]
 }
 
 # bats test_tags=extra
@@ -107,7 +111,7 @@ procs_of() {
 	[[ "$output" == *"restore-root-only"*"annotation cr.fault"* ]]
 	[ "$(state_of "$ID")" = exited ]
 	[ -z "$(procs_of "$ID")" ]
-	[ ! -e "$PC/reg/$full.json" ]
+	[ ! -e "$REG/$full.json" ]
 	[ ! -d "/sys/fs/cgroup/memory/libpod_parent/libpod-$full" ]
 	[ ! -d "/sys/fs/cgroup/pids/libpod_parent/libpod-$full" ]
 }
