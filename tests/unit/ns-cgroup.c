@@ -227,8 +227,13 @@ static void test_pid(void)
 	ok(!ns_other(getpid(), "net") && !ns_other(999999999, "net"),
 	   "ns_other: not for ourselves nor the gone");
 
-	if (geteuid() || unshare(CLONE_NEWPID)) {
+	/* our own PID namespace, to go back to for our later children (LeakSanitizer clones at exit: into a
+	 * namespace whose init is gone that fails) */
+	int self_ns = open("/proc/self/ns/pid", O_RDONLY | O_CLOEXEC);
+	if (geteuid() || self_ns < 0 || unshare(CLONE_NEWPID)) {
 		diag("skip PID namespace ids: %s", geteuid() ? "not root" : strerror(errno));
+		if (self_ns >= 0)
+			close(self_ns);
 		return;
 	}
 	int p[2];
@@ -253,6 +258,8 @@ static void test_pid(void)
 	ok(ns_same(getpid(), "pid_for_children", c, "pid"), "our pid_for_children is its pid namespace");
 	close(p[1]);
 	waitpid(c, NULL, 0);
+	ok(setns(self_ns, CLONE_NEWPID) == 0, "our children in our own PID namespace again");
+	close(self_ns);
 }
 
 int main(void)
