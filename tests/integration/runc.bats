@@ -279,35 +279,33 @@ on_own_pty() {
 	[ "$(stat -L -c %d "/proc/$pid/fd/0")" != "$(stat -c %d /dev/pts/ptmx)" ]
 }
 
+# One round on a terminal container: checkpoint into $D/IMG (the receiver of tty FROM reads all there was),
+# restore with a new receiver on tty TO; the restored shell prints on through a new pty whose master runc got
+# from crshim (orphan-pts-master), on a pty of its own devpts.
+console_round() { # img from to
+	local recv=$RECV at
+	checkpoint "$D/$1"
+	[ -z "$(status_of "$ID")" ] || [ "$(status_of "$ID")" = stopped ]
+	wait "$recv"
+	at=$(count_of "$D/$2")
+	recv_console "$3"
+	restore "$D/$1" --console-socket "$D/$3.sock"
+	[ "$(status_of "$ID")" = running ]
+	on_own_pty
+	count_beyond "$D/$3" $((at + 5))
+	grep -q "orphan-pts-master" "$D/$1/restore.log"
+}
+
 @test "runc: a container with a terminal (-t, --console-socket): its console goes on after restore, twice" {
 	make_bundle "$B" "$COUNTER # $ID"
 	bundle_jq "$B" '.process.terminal = true'
 	recv_console tty1
-	first=$RECV
 	runc run -d --console-socket "$D/tty1.sock" --bundle "$B" "$ID" </dev/null
 	count_beyond "$D/tty1" 5
 	on_own_pty
-	checkpoint "$D/img"
-	[ -z "$(status_of "$ID")" ] || [ "$(status_of "$ID")" = stopped ]
-	wait "$first" # the terminal is gone with the container: the first receiver read all of it
-	at=$(count_of "$D/tty1")
-	recv_console tty2
-	restore "$D/img" --console-socket "$D/tty2.sock"
-	[ "$(status_of "$ID")" = running ]
-	on_own_pty
-	# the restored shell prints on through a new pty whose master runc got from crshim (orphan-pts-master)
-	count_beyond "$D/tty2" $((at + 5))
-	grep -q "orphan-pts-master" "$D/img/restore.log"
+	console_round img tty1 tty2
 	# a second round: after a restore, /dev/console (a bind of the pty) comes before /dev/pts in mountinfo
-	second=$RECV
-	checkpoint "$D/img2"
-	wait "$second"
-	at=$(count_of "$D/tty2")
-	recv_console tty3
-	restore "$D/img2" --console-socket "$D/tty3.sock"
-	[ "$(status_of "$ID")" = running ]
-	on_own_pty
-	count_beyond "$D/tty3" $((at + 5))
+	console_round img2 tty2 tty3
 	cat "$D/tty1" "$D/tty2" "$D/tty3" >"$D/all"
 	sequence_unbroken "$D/all"
 	runc kill "$ID" KILL
