@@ -178,6 +178,7 @@ static int run_hook(const struct oci_hook *h, const char *js, const char *point,
 		static char *const no_env[] = {NULL};
 		const char *argv0[] = {h->path, NULL};
 		dup2(p[0], 0);
+		signal(SIGPIPE, SIG_DFL); /* crshim ignores it (shim/main.c); the hook gets the default */
 		execve(h->path, (char *const *)(h->args.n ? h->args.v : argv0),
 		       h->env.n ? (char *const *)h->env.v : no_env);
 		_exit(127);

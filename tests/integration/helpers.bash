@@ -136,3 +136,14 @@ leave_running_then_restore() { # name step
 	[ "$(state_of "$1")" = running ] || return 1
 	logs_beyond "$1" $((at + $2))
 }
+
+# Close every fd above 2 of the calling shell (bats keeps its own open: a tree started with them would hold files
+# that bats removes, and a dump of it would save them). Call it in the subshell that starts the tree.
+close_bats_fds() {
+	local f
+	for f in /proc/$BASHPID/fd/*; do
+		f=${f##*/}
+		[ "$f" -gt 2 ] && eval "exec $f>&-"
+	done
+	return 0
+}

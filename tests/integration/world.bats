@@ -49,10 +49,10 @@ world_procs() {
 
 # The PID of the tree's init as the host sees it: the child of the unshare process.
 start_world() {
-	unshare --pid --mount --net --ipc --uts --fork --propagation private /bin/sh -c "
+	(close_bats_fds; exec unshare --pid --mount --net --ipc --uts --fork --propagation private /bin/sh -c "
 		mount --bind '$W/rootfs' '$W/rootfs' && mount -t proc proc '$W/rootfs/proc' &&
 		mount -t tmpfs -o size=4m,mode=755 world-tmp '$W/rootfs/tmp' &&
-		cd '$W/rootfs' && mkdir .old && pivot_root . .old && exec /bin/sh /init.sh" </dev/null >/dev/null 2>&1 &
+		cd '$W/rootfs' && mkdir .old && pivot_root . .old && exec /bin/sh /init.sh" </dev/null >/dev/null 2>&1) &
 	local u=$! i
 	for i in $(seq 100); do
 		PID=$(cat /proc/$u/task/$u/children 2>/dev/null | tr -d ' ')
@@ -143,7 +143,7 @@ world_leftovers() {
 		run env CRSHIM_FAULT="$f" "$CRSHIM" restore -D "$W/img" -o "restore-$f.log" -d --root "$W/rootfs" \
 			--pidfile "$W/pid-$f" --external "veth[$IN]:$OUT"
 		[ "$status" != 0 ] || { echo "fault $f: the restore succeeded"; false; }
-		echo "$output" | grep -q "$f" || { echo "fault $f not named: $output"; false; }
+		echo "$output" | grep -q "$f" || { echo "fault $f not named (status $status): $output"; false; }
 		for i in $(seq 50); do
 			[ -z "$(world_leftovers)" ] && break
 			sleep 0.1
