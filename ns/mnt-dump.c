@@ -349,46 +349,63 @@ static int classify(const struct cr_opts *o, struct mi **v, size_t n, struct cr_
 	return 0;
 }
 
-/* How many mounts are stacked on m at its own mount point (they hide it). */
-static int stacked_on(struct mi **v, size_t n, const struct mi *m)
+/* Take off the mounts stacked on m at its own mount point (they hide it) that are still there; mark them gone. */
+static int unstack(struct mi **v, size_t n, const struct mi *m, bool *gone)
 {
-	int k = 0;
 	for (bool more = true; more;) {
 		more = false;
 		for (size_t i = 0; i < n && !more; i++)
-			if (v[i]->e.parent_id == m->e.mnt_id && !strcmp(v[i]->e.mountpoint, m->e.mountpoint))
-				m = v[i], k++, more = true;
+			if (v[i]->e.parent_id == m->e.mnt_id && !strcmp(v[i]->e.mountpoint, m->e.mountpoint)) {
+				m = v[i], more = true;
+				if (!gone[i] && umount2(m->e.mountpoint, MNT_DETACH))
+					return -1;
+				gone[i] = true;
+			}
 	}
-	return k;
+	return 0;
 }
 
-/* In the tree's mount namespace (at its root), then in a private copy of it: the mounts stacked on m are
- * taken off there (the tree's own are untouched), m cloned and walked. */
-static int child_tmpfs(pid_t pid, int root, int imgdir, struct mi *m, int stacked, int errfd)
+/* In the tree's mount namespace (at its root), then in a private copy of it (the tree's own mounts are
+ * untouched): each tmpfs cloned and walked, the last mounts first, so that taking off what is stacked on one
+ * (unstack) never hides one still to walk. One child for all: entering and copying a container's mount
+ * namespace costs milliseconds. */
+static void child_tmpfs(pid_t pid, int root, int imgdir, struct mi **v, size_t n, int errfd)
 {
 	char path[64], msg[1100];
 	struct cr_err e = {0};
+	bool *gone = calloc(n, sizeof(*gone));
 	snprintf(path, sizeof(path), "/proc/%d/ns/mnt", pid);
 	int ns = open(path, O_RDONLY | O_CLOEXEC);
-	int fd = -1;
-	if (root < 0 || ns < 0 || setns(ns, CLONE_NEWNS) || fchdir(root) || chroot(".") ||
+	if (!gone || root < 0 || ns < 0 || setns(ns, CLONE_NEWNS) || fchdir(root) || chroot(".") ||
 	    unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL)) {
 		snprintf(msg, sizeof(msg), "enter a copy of the mount namespace of %d: %s", pid,
 			 strerror(errno));
 		goto out;
 	}
-	for (int i = 0; i < stacked; i++)
-		if (umount2(m->e.mountpoint, MNT_DETACH)) {
-			snprintf(msg, sizeof(msg), "take the mounts on top of it off: %s", strerror(errno));
+	for (size_t i = n; i-- > 0;) {
+		struct mi *m = v[i];
+		int fd;
+		if (!m->tmpfs)
+			continue;
+		if (unstack(v, n, m, gone)) {
+			snprintf(msg, sizeof(msg), "mount %s (%s): take the mounts on top of it off: %s",
+				 m->e.mountpoint, m->e.fstype, strerror(errno));
 			goto out;
 		}
-	if ((fd = (int)syscall(SYS_open_tree, AT_FDCWD, m->e.mountpoint,
-			       OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC)) < 0)
-		snprintf(msg, sizeof(msg), "open_tree %s: %s", m->e.mountpoint, strerror(errno));
-	else if (ns_tmpfs_dump(fd, imgdir, (int)m->e.mnt_id, TMPFS_LIMIT, &e))
-		snprintf(msg, sizeof(msg), "%s", e.msg);
-	else
-		_exit(0);
+		if ((fd = (int)syscall(SYS_open_tree, AT_FDCWD, m->e.mountpoint,
+				       OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC)) < 0) {
+			snprintf(msg, sizeof(msg), "mount %s (%s): open_tree: %s", m->e.mountpoint, m->e.fstype,
+				 strerror(errno));
+			goto out;
+		}
+		int r = ns_tmpfs_dump(fd, imgdir, (int)m->e.mnt_id, TMPFS_LIMIT, &e);
+		close(fd);
+		if (r) {
+			snprintf(msg, sizeof(msg), "mount %s (%s): %s", m->e.mountpoint, m->e.fstype, e.msg);
+			goto out;
+		}
+	}
+	_exit(0);
 out:
 	if (write(errfd, msg, strlen(msg)) < 0)
 		_exit(2);
@@ -396,17 +413,22 @@ out:
 }
 
 /* In a child that enters the tree's mount namespace (crshim keeps its own root and cwd). */
-static int dump_tmpfs(const struct ns_dump_args *a, pid_t pid, int root, struct mi *m, int stacked,
+static int dump_tmpfs(const struct ns_dump_args *a, pid_t pid, int root, struct mi **v, size_t n,
 		      struct cr_err *e)
 {
 	int p[2];
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		k += v[i]->tmpfs;
+	if (!k)
+		return 0;
 	if (pipe2(p, O_CLOEXEC))
 		return cr_fail_sys(e, "pipe");
 	fflush(NULL);
 	pid_t c = fork();
 	if (c == 0) {
 		close(p[0]);
-		child_tmpfs(pid, root, a->dirfd, m, stacked, p[1]);
+		child_tmpfs(pid, root, a->dirfd, v, n, p[1]);
 	}
 	close(p[1]);
 	char msg[1100] = "";
@@ -419,11 +441,17 @@ static int dump_tmpfs(const struct ns_dump_args *a, pid_t pid, int root, struct 
 		;
 	if (!WIFEXITED(st) || WEXITSTATUS(st)) {
 		msg[r > 0 ? r : 0] = 0;
-		return cr_fail(e, "mount %s (%s): %s", m->e.mountpoint, m->e.fstype,
-			       msg[0] ? msg : "the dumping child died");
+		return cr_fail(e, "%s", msg[0] ? msg : "the child that saves the tmpfs files died");
 	}
-	pr_info("mount %d at %s: the files of its %s saved\n", m->e.mnt_id, m->e.mountpoint, m->e.fstype);
-	return a->created(a->created_arg, IMG_TMPFS, (int)m->e.mnt_id, e);
+	for (size_t i = 0; i < n; i++) {
+		if (!v[i]->tmpfs)
+			continue;
+		pr_info("mount %d at %s: the files of its %s saved\n", v[i]->e.mnt_id, v[i]->e.mountpoint,
+			v[i]->e.fstype);
+		if (a->created(a->created_arg, IMG_TMPFS, (int)v[i]->e.mnt_id, e))
+			return -1;
+	}
+	return 0;
 }
 
 static void mark_files(int root, struct mi **v, size_t n)
@@ -480,9 +508,8 @@ int ns_mnt_dump(const struct ns_dump_args *a, pid_t root, struct cr_err *e)
 	if (read_mountinfo(mifd, &v, &n, e) || order(v, n, &o, e) || classify(a->o, o, n, e))
 		goto out;
 	mark_files(nsroot, o, n);
-	for (size_t i = 0; i < n; i++)
-		if (o[i]->tmpfs && dump_tmpfs(a, root, nsroot, o[i], stacked_on(o, n, o[i]), e))
-			goto out;
+	if (dump_tmpfs(a, root, nsroot, o, n, e))
+		goto out;
 	ret = write_tree(a, o, n, e);
 out:
 	free(o);
