@@ -349,13 +349,15 @@ static int classify(const struct cr_opts *o, struct mi **v, size_t n, struct cr_
 	return 0;
 }
 
-/* Take off the mounts stacked on m at its own mount point (they hide it) that are still there; mark them gone. */
+/* Take off the mounts stacked on m at its own mount point (they hide it) that are still there; mark them
+ * gone. */
 static int unstack(struct mi **v, size_t n, const struct mi *m, bool *gone)
 {
 	for (bool more = true; more;) {
 		more = false;
 		for (size_t i = 0; i < n && !more; i++)
-			if (v[i]->e.parent_id == m->e.mnt_id && !strcmp(v[i]->e.mountpoint, m->e.mountpoint)) {
+			if (v[i]->e.parent_id == m->e.mnt_id &&
+			    !strcmp(v[i]->e.mountpoint, m->e.mountpoint)) {
 				m = v[i], more = true;
 				if (!gone[i] && umount2(m->e.mountpoint, MNT_DETACH))
 					return -1;
@@ -394,8 +396,8 @@ static void child_tmpfs(pid_t pid, int root, int imgdir, struct mi **v, size_t n
 		}
 		if ((fd = (int)syscall(SYS_open_tree, AT_FDCWD, m->e.mountpoint,
 				       OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC)) < 0) {
-			snprintf(msg, sizeof(msg), "mount %s (%s): open_tree: %s", m->e.mountpoint, m->e.fstype,
-				 strerror(errno));
+			snprintf(msg, sizeof(msg), "mount %s (%s): open_tree: %s", m->e.mountpoint,
+				 m->e.fstype, strerror(errno));
 			goto out;
 		}
 		int r = ns_tmpfs_dump(fd, imgdir, (int)m->e.mnt_id, TMPFS_LIMIT, &e);

@@ -16,8 +16,9 @@ int main(int argc, char **argv)
 	__attribute__((cleanup(args_release))) struct shim_args args = {0};
 	char msg[512];
 
-	/* A peer that went away (a restored task killed with its PID namespace, a client that closed its end) is
-	 * an error of the write that found it, reported with the cause; the signal would end crshim silently. */
+	/* A peer that went away (a restored task killed with its PID namespace, a client that closed its end)
+	 * is an error of the write that found it, reported with the cause; the signal would end crshim
+	 * silently. */
 	signal(SIGPIPE, SIG_IGN);
 	/* Configuration files are options in front of the command line (CRIU's order). */
 	if (shim_config_expand(argc, argv, getenv("HOME"), getenv("CRIU_CONFIG_FILE"), true, &args, msg,
