@@ -285,7 +285,7 @@ static int check_mapped_files(struct rst_task *t, struct cr_err *e)
 		int acc = (v->file_flags & O_ACCMODE) == O_RDWR ? O_RDWR : O_RDONLY;
 		t->vma_mfile[i] = add_mfile(t, v->path, acc);
 	}
-	if (!t->mm->exe_path || access(t->mm->exe_path, F_OK))
+	if (!t->mm->exe_path || (!t->paths_later && access(t->mm->exe_path, F_OK))) /* later: as above */
 		return cr_fail_sys(e, "executable %s",
 				   t->mm->exe_path ? t->mm->exe_path : "(none in the image)");
 	return 0;

@@ -25,14 +25,17 @@ measure() { # criu cmd rounds
 	local criu=$1 cmd=$2 rounds=$3 ck=() rs=() i t0 t1 t2
 	rm -rf "$D/b"
 	make_bundle "$D/b" "$cmd" >/dev/null || return 1
-	runc run -d --bundle "$D/b" "$ID" </dev/null >"$D/out" 2>&1 || { cat "$D/out" >&2; return 1; }
+	# stdout a pipe, as runtimes give it, also after each restore (CRIU refuses a file outside the container:
+	# "Can't lookup mount")
+	runc run -d --bundle "$D/b" "$ID" </dev/null > >(exec cat >"$D/out") 2>&1 || { cat "$D/out" >&2; return 1; }
 	for _ in $(seq 600); do grep -q ready "$D/out" && break; sleep 0.1; done
 	for i in $(seq "$rounds"); do
 		rm -rf "$D/img"
 		t0=$(now)
 		runc --criu "$criu" checkpoint --image-path "$D/img" "$ID" || { tail -3 "$D/img/dump.log" >&2; return 1; }
 		t1=$(now)
-		runc --criu "$criu" restore -d --bundle "$D/b" --image-path "$D/img" "$ID" </dev/null >>"$D/out" 2>&1 ||
+		runc --criu "$criu" restore -d --bundle "$D/b" --image-path "$D/img" "$ID" </dev/null \
+			> >(exec cat >>"$D/out") 2>&1 ||
 			{ tail -3 "$D/img/restore.log" >&2; return 1; }
 		t2=$(now)
 		ck+=("$(awk "BEGIN { print $t1 - $t0 }")") rs+=("$(awk "BEGIN { print $t2 - $t1 }")")

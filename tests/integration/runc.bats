@@ -129,6 +129,21 @@ gone() {
 	[ -z "$(status_of "$ID")" ]
 }
 
+@test "runc: a program that exists only in the container's root filesystem is restored" {
+	[ ! -e /bin/memhog ] && [ ! -e /usr/bin/memhog ] # else this would not test the lookup under the root
+	make_bundle "$B" "memhog 4 >/dev/null & $COUNTER # $ID"
+	piped runc run -d --bundle "$B" "$ID"
+	count_beyond "$B/rootfs/tmp/rpc-cnt" 5
+	runc ps "$ID" | grep -qw memhog
+	checkpoint "$D/img"
+	gone
+	at=$(count_of "$D/out")
+	restore "$D/img"
+	count_beyond "$D/out" $((at + 5))
+	sequence_unbroken "$D/out"
+	runc ps "$ID" | grep -qw memhog
+}
+
 # The container's init is gone but may not be reaped yet (this machine's PID 1 reaps late): its host PID must
 # not matter to a tree in its own PID namespace.
 @test "runc: checkpoint --leave-running, then restore from that checkpoint" {
