@@ -116,11 +116,7 @@ static int seize_child(struct rst_task *t, struct cr_err *e)
 {
 	if (ptrace_seize_sc(t->pid, PTRACE_O_EXITKILL | PTRACE_O_TRACESYSGOOD))
 		return cr_fail_sys(e, "PTRACE_SEIZE %d", t->pid);
-	if (write(t->go_pipe[1], "g", 1) != 1)
-		return cr_fail_sys(e, "start task %d", t->pid);
-	close(t->go_pipe[1]);
-	t->go_pipe[1] = -1;
-	return 0;
+	return rst_task_go(t, "start task", e);
 }
 
 /* The child died before the blob reported success: say why. Killed (SIGKILL) with its PID namespace, whose
@@ -521,11 +517,7 @@ static int seize_tree_child(struct rst_task *ts, size_t n, struct rst_task *t, s
 	t->seized = true;
 	if (ns_rst_task_spawned(ts[0].ns, t->pid, rst_ipid(t), e))
 		return -1;
-	if (write(t->go_pipe[1], "g", 1) != 1)
-		return cr_fail_sys(e, "start task %d", t->pid);
-	close(t->go_pipe[1]);
-	t->go_pipe[1] = -1;
-	return 0;
+	return rst_task_go(t, "start task", e);
 }
 
 /* Failure: every process of the tree goes (the traced ones are reaped here, the others by init). */

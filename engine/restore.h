@@ -176,6 +176,7 @@ struct rst_task *rst_tree_task(struct rst_task *ts, size_t n, pid_t pid);
 /* task/restore-tree.c: why task t failed, if it said so already (read without waiting): -1 with e filled,
  * else 0. */
 int rst_task_reason(struct rst_task *t, struct cr_err *e);
+int rst_task_go(struct rst_task *t, const char *what, struct cr_err *e);
 int rst_helper_died(struct rst_task *h, struct cr_err *e); /* a helper ended early: why */
 bool rst_helper_ended(pid_t pid);
 int rst_zombie_failed(struct rst_task *z, struct cr_err *e); /* a zombie's message before its exit */

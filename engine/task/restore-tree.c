@@ -50,6 +50,24 @@ int rst_task_reason(struct rst_task *t, struct cr_err *e)
 	return cr_fail_errno(e, 0, "task %d: %s", t->pid, msg + skip);
 }
 
+/* Let task t go on (its go pipe). When it is gone already (killed with its PID namespace when another task
+ * failed), the failure that killed it is the one to report: the first task that said why. */
+int rst_task_go(struct rst_task *t, const char *what, struct cr_err *e)
+{
+	if (write(t->go_pipe[1], "g", 1) != 1) {
+		int err = errno;
+		for (size_t i = 0; i < t->ntree; i++)
+			if (rst_task_reason(&t->tree[i], e))
+				return -1;
+		if (t->ntree == 0 && rst_task_reason(t, e))
+			return -1;
+		return cr_fail_errno(e, err, "%s %d", what, t->pid);
+	}
+	close(t->go_pipe[1]);
+	t->go_pipe[1] = -1;
+	return 0;
+}
+
 struct rst_task *rst_tree_task(struct rst_task *ts, size_t n, pid_t pid)
 {
 	for (size_t i = 0; i < n; i++)
@@ -318,10 +336,8 @@ int rst_tree_zombies(struct rst_task *ts, size_t n, struct cr_err *e)
 		if (!z->zombie)
 			continue;
 		if (z->go_pipe[1] >= 0) { /* its children's reaper is ready: it may exit */
-			if (write(z->go_pipe[1], "g", 1) != 1)
-				return cr_fail_sys(e, "release zombie %d", z->pid);
-			close(z->go_pipe[1]);
-			z->go_pipe[1] = -1;
+			if (rst_task_go(z, "release zombie", e))
+				return -1;
 		}
 		for (int tries = 0; !rst_helper_ended(z->pid); tries++) {
 			if (tries > 20000)
@@ -385,10 +401,8 @@ int rst_tree_release(struct rst_task *ts, size_t n, struct cr_err *e)
 		struct rst_task *h = &ts[i];
 		if (!h->helper)
 			continue;
-		if (write(h->go_pipe[1], "g", 1) != 1)
-			return cr_fail_sys(e, "release helper %d", h->pid);
-		close(h->go_pipe[1]);
-		h->go_pipe[1] = -1;
+		if (rst_task_go(h, "release helper", e))
+			return -1;
 	}
 	pr_info("%zu helpers released\n", nh);
 	return 0;
