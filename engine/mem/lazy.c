@@ -27,10 +27,15 @@ static uint64_t psize(void)
 
 /* Private anonymous memory only; not a stack that grows (the kernel touches it), not locked (mlock
  * fills it), not droppable. Every other VMA is filled by the blob as without --lazy-pages. */
+/* Not a VMA whose final protection has no write: the restorer maps it writable, then takes write away; the
+ * kernel then drops its commit charge (VM_ACCOUNT) unless a page was written into it (an anon_vma), and a
+ * VMA without the charge merges with uncharged neighbours the task kept apart (PROT_NONE guards). Filled
+ * at once, its layout stays as it was (such memory is rare and small: data made read-only). */
 static bool vma_can_be_lazy(const VmaEntry *v)
 {
 	return (v->kind == VMA_KIND__VMA_ANON_PRIVATE || v->kind == VMA_KIND__VMA_HEAP) &&
-	       !(v->flags & (MAP_GROWSDOWN | MAP_DROPPABLE_ | MAP_SHARED)) && !(v->madv & VMA_F_LOCKED);
+	       (v->prot & PROT_WRITE) && !(v->flags & (MAP_GROWSDOWN | MAP_DROPPABLE_ | MAP_SHARED)) &&
+	       !(v->madv & VMA_F_LOCKED);
 }
 
 /* The kernel writes a thread's rseq area while the blob still runs (registration, every return to
