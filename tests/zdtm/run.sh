@@ -756,7 +756,7 @@ run_steps() { # name
 	snap_ref "$TPID" "$TDIR/snap.0"
 
 	local runmode=$MODE
-	[ -n "$(desc_get "$name" dump-expect)" ] && [[ "$MODE" == @(cr|iters|ns|checkpoint|user|compat|lazy) ]] && runmode=refused
+	[ -n "$(desc_get "$name" dump-expect)" ] && [[ "$MODE" == @(cr|iters|ns|checkpoint|user|compat|lazy|snaps) ]] && runmode=refused
 	case "$runmode" in
 	refused) # .desc dump-expect: TEXT: the dump must fail with one line holding TEXT, the tree unchanged
 		d="$TDIR/dump"
