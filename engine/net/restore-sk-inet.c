@@ -155,13 +155,15 @@ static int inet_setup(int sk, const InetSkEntry *ie, char *msg, size_t len)
 {
 	struct sockaddr_storage src, dst;
 	socklen_t slen = mkaddr(ie, false, &src), dlen = mkaddr(ie, true, &dst);
+	/* the saved options first: TCP_REPAIR makes the bind ignore the sockets on the port (a listener of
+	 * the tree restored before this connection), which a saved SO_REUSEADDR set after it would undo */
+	if (rst_sk_opts(sk, ie->opts, ie->n_opts, msg, len))
+		return -1;
 	if (established_tcp(ie)) {
 		int on = 1;
 		if (setsockopt(sk, IPPROTO_TCP, TCP_REPAIR, &on, sizeof(on)))
 			return sk_errmsg(msg, len, "TCP_REPAIR");
 	}
-	if (rst_sk_opts(sk, ie->opts, ie->n_opts, msg, len))
-		return -1;
 	if (established_tcp(ie))
 		return tcp_repair_restore(sk, ie, (struct sockaddr *)&src, slen, (struct sockaddr *)&dst,
 					  dlen, msg, len);

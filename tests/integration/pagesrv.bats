@@ -16,6 +16,7 @@ setup() {
 teardown() {
 	[ -z "$PSPID" ] || kill -KILL "$PSPID" 2>/dev/null
 	[ -z "$SPID" ] || kill -KILL "$SPID" 2>/dev/null
+	[ -z "${HOSTS:-}" ] || { ip netns del "${HOSTS}a"; ip netns del "${HOSTS}b"; ip link del "${HOSTS}br"; } 2>/dev/null
 	rm -rf "$T"
 }
 
@@ -150,4 +151,55 @@ migrate_ok() {
 	migrate_ok -n 1 --lazy
 	[[ "$output" == *"final dump (lazy): done:"* ]] && [[ "$output" == *"all pages in:"* ]]
 	! ls "$T/mig/dst/final"/pages-[0-9]*.img 2>/dev/null
+}
+
+# Two "hosts", network namespaces ${HOSTS}a and ${HOSTS}b, each joined by a veth to a bridge of this namespace
+# (the peers' network), at $NET.1 and $NET.2; the service address $NET.100 on a's eth0.
+two_hosts() {
+	HOSTS=mg$$ NET="10.$((150 + RANDOM % 50)).$((RANDOM % 250))"
+	local h
+	ip link add "${HOSTS}br" type bridge && ip addr add "$NET.254/24" dev "${HOSTS}br" && ip link set "${HOSTS}br" up
+	for h in a b; do
+		ip netns add "$HOSTS$h"
+		ip link add "$HOSTS$h" type veth peer name eth0 netns "$HOSTS$h"
+		ip link set "$HOSTS$h" master "${HOSTS}br" up
+		ip -n "$HOSTS$h" link set lo up && ip -n "$HOSTS$h" link set eth0 up
+	done
+	ip -n "${HOSTS}a" addr add "$NET.1/24" dev eth0 && ip -n "${HOSTS}b" addr add "$NET.2/24" dev eth0
+	ip -n "${HOSTS}a" addr add "$NET.100/24" dev eth0
+}
+
+@test "pagesrv: contrib/migrate.sh between two network namespaces keeps a TCP connection to a peer" {
+	need_cmd ip iproute2
+	need_cmd nsenter util-linux
+	two_hosts
+	local port=$((20000 + RANDOM % 20000)) line
+	# an echo server (upper case) on host a: its listener (SO_REUSEADDR) and the accepted connection
+	setsid nsenter --net="/run/netns/${HOSTS}a" python3 -c "
+import socket
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(('$NET.100', $port)); s.listen(1)
+c, _ = s.accept()
+while True:
+    d = c.recv(4096)
+    if not d: break
+    c.sendall(d.upper())
+" </dev/null >/dev/null 2>&1 &
+	SPID=$!
+	for _ in $(seq 100); do nsenter --net="/run/netns/${HOSTS}a" ss -Hltn "sport = :$port" | grep -q . && break; sleep 0.1; done
+	exec 5<>"/dev/tcp/$NET.100/$port"
+	echo "before the move" >&5
+	read -r -t 10 line <&5
+	[ "$line" = "BEFORE THE MOVE" ]
+	run "$REPO/contrib/migrate.sh" -t "$SPID" -D "$T/mig" -n 1 --crshim "$CRSHIM" --src-netns "${HOSTS}a" \
+		--dst-netns "${HOSTS}b" --address "$NET.2" --tcp-established --move-addr "$NET.100/24:eth0:eth0"
+	echo "$output"
+	[ "$status" = 0 ]
+	[[ "$output" == *"round 1 (pre-dump):"* ]] && [[ "$output" == *"frozen (downtime):"* ]]
+	# the server now runs on host b, and the same connection goes on
+	[ "$(readlink "/proc/$SPID/ns/net")" = "$(nsenter --net="/run/netns/${HOSTS}b" readlink /proc/self/ns/net)" ]
+	echo "after the move" >&5
+	read -r -t 10 line <&5
+	[ "$line" = "AFTER THE MOVE" ] || { echo "read back '$line'"; false; }
+	exec 5>&-
 }

@@ -1,7 +1,8 @@
 /* Both ends of an established TCP connection in the task (like CRIU's socket-tcp tests): a listener, a
  * client connected to it and the accepted socket, with data queued in both directions. After restore
  * (--tcp-established) the listener still listens on its port, the pair is still connected to each other,
- * the queued data reads back exactly and new data flows both ways. */
+ * the queued data reads back exactly and new data flows both ways. The listener has SO_REUSEADDR, as servers
+ * do: the accepted socket inherits it, and its restore must still bind beside the listener. */
 #include <netinet/in.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -31,8 +32,9 @@ int main(int argc, char **argv)
 	test_init(argc, argv);
 	datagen(a, LEN, 1);
 	datagen(b, LEN, 2);
-	int lfd = socket(AF_INET, SOCK_STREAM, 0);
-	if (lfd < 0 || bind(lfd, (struct sockaddr *)&s, l) || listen(lfd, 4) ||
+	int lfd = socket(AF_INET, SOCK_STREAM, 0), one = 1;
+	if (lfd < 0 || setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
+	    bind(lfd, (struct sockaddr *)&s, l) || listen(lfd, 4) ||
 	    getsockname(lfd, (struct sockaddr *)&s, &l))
 		fail("listener");
 	int cfd = socket(AF_INET, SOCK_STREAM, 0);
