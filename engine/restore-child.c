@@ -28,6 +28,7 @@
 #include "base/fault-ids.h"
 #include "base/log.h"
 #include "pid.h"
+#include "files/ghost.h"
 #include "files/procfd.h"
 #include "restore.h"
 #include "task/seccomp.h"
@@ -234,9 +235,15 @@ __attribute__((noreturn)) static void zombie_exit(struct rst_task *t)
 static int child_fs(const struct rst_task *t, char *msg, size_t len)
 {
 	const FsEntry *fs = t->fs;
-	if (fs->cwd && chdir(fs->cwd)) {
-		snprintf(msg, len, "chdir %s: %s", fs->cwd, strerror(errno));
-		return -1;
+	if (fs->cwd) { /* a removed cwd is a ghost: crshim's fd (files/ghost.h) */
+		int d = rst_ghost_open_path(fs->cwd, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (d < 0 || fchdir(d)) {
+			snprintf(msg, len, "chdir %s: %s", fs->cwd, strerror(errno));
+			if (d >= 0)
+				close(d);
+			return -1;
+		}
+		close(d);
 	}
 	if (fs->has_umask)
 		umask((mode_t)fs->umask);

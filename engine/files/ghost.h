@@ -35,5 +35,11 @@ void rst_ghost_free(struct rst_task *t);
  * the open and unlinked, so that the fd names it "PATH (deleted)" as before (if the name is taken, or the
  * link fails, the file is opened by r->path). */
 int rst_ghost_open(const RegFileEntry *r, int flags);
+/* A ghost's path is crshim's fd in /proc. A task restored into a mount tree of its own sees, after
+ * pivot_root, the /proc of its PID namespace, where crshim is not: rst_host_proc (crshim's /proc, opened by
+ * rst_ghost_prepare then, -1 else) is kept among every task's helper fds (restore-files.c), and
+ * rst_ghost_open_path opens such paths through it; other paths as they are. */
+extern int rst_host_proc;
+int rst_ghost_open_path(const char *path, int flags);
 
 #endif

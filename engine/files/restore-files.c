@@ -18,6 +18,7 @@
 #include "base/cleanup.h"
 #include "files/fd-kind.h"
 #include "files/fown.h"
+#include "files/ghost.h"
 #include "files/locks.h"
 #include "restore.h"
 
@@ -86,6 +87,8 @@ static int move_helpers(struct rst_task *t, struct fd_plan *p, char *msg, size_t
 	    (t->userns_fd >= 0 && (t->userns_fd = to_helper(p, t->userns_fd, false)) < 0))
 		return rst_errmsg(msg, len, "move helper fds above %d", p->lo);
 	t->pm.pages_fd = a->pages_fd;
+	if (rst_host_proc >= 0 && (rst_host_proc = to_helper(p, rst_host_proc, true)) < 0)
+		return rst_errmsg(msg, len, "move crshim's /proc above %d", p->lo);
 	for (size_t i = 0; i < t->nr_fdinfo; i++) {
 		const FileEntry *f = rst_file_by_id(t, t->fdinfo[i]->id);
 		p->inherit[i] = -1;
@@ -96,7 +99,8 @@ static int move_helpers(struct rst_task *t, struct fd_plan *p, char *msg, size_t
 	}
 	for (size_t i = 0; i < t->nr_mfiles; i++) {
 		bool own = t->mfiles[i].fd < 0; /* else crshim's fd of a shared memory object */
-		int fd = own ? open(t->mfiles[i].path, t->mfiles[i].oflags | O_CLOEXEC) : t->mfiles[i].fd;
+		int fd = own ? rst_ghost_open_path(t->mfiles[i].path, t->mfiles[i].oflags | O_CLOEXEC)
+			     : t->mfiles[i].fd;
 		if (fd < 0 || (mfd[i] = to_helper(p, fd, own)) < 0)
 			return rst_errmsg(msg, len, "open mapped file %s", t->mfiles[i].path);
 	}

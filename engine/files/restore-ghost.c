@@ -330,10 +330,19 @@ static int point_at_ghosts(struct rst_task *t, struct cr_err *e)
 	return 0;
 }
 
+int rst_host_proc = -1;
+static pid_t host_proc_of; /* crshim, whose fds the ghosts' paths name */
+
 int rst_ghost_prepare(struct rst_task *t, struct cr_err *e)
 {
 	if (img_each(t->dirfd, IMG_GHOST, t->pid, make_ghost, t, e))
 		return -1;
+	if (t->paths_later && t->nr_ghosts && rst_host_proc < 0) {
+		rst_host_proc = open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (rst_host_proc < 0)
+			return cr_fail_sys(e, "open /proc");
+		host_proc_of = getpid();
+	}
 	for (size_t i = 0; i < t->nr_ghosts; i++) /* a file's data is in: its times again */
 		if (t->ghosts[i].has_times && futimens(t->ghosts[i].fd, t->ghosts[i].times))
 			pr_warn("ghost %u: cannot set its times again: %s\n", t->ghosts[i].id,
@@ -343,6 +352,10 @@ int rst_ghost_prepare(struct rst_task *t, struct cr_err *e)
 
 void rst_ghost_free(struct rst_task *t)
 {
+	if (rst_host_proc >= 0) {
+		close(rst_host_proc);
+		rst_host_proc = -1;
+	}
 	for (size_t i = 0; i < t->nr_ghosts; i++)
 		close(t->ghosts[i].fd);
 	free(t->ghosts);
@@ -350,11 +363,20 @@ void rst_ghost_free(struct rst_task *t)
 	t->nr_ghosts = 0;
 }
 
+int rst_ghost_open_path(const char *path, int flags)
+{
+	char pre[32];
+	int n = snprintf(pre, sizeof(pre), "/proc/%d/", (int)host_proc_of);
+	if (rst_host_proc >= 0 && !strncmp(path, pre, (size_t)n))
+		return openat(rst_host_proc, path + 6, flags);
+	return open(path, flags);
+}
+
 /* A file the task made with O_TMPFILE (r->tmpfile_dir): a new O_TMPFILE there with the ghost's contents,
  * so that it has no name and the same flags. */
 static int open_tmpfile(const RegFileEntry *r, int flags)
 {
-	__cleanup_close int src = open(r->path, O_RDONLY | O_CLOEXEC);
+	__cleanup_close int src = rst_ghost_open_path(r->path, O_RDONLY | O_CLOEXEC);
 	if (src < 0)
 		return -1;
 	int fd = open(r->tmpfile_dir, flags | O_TMPFILE, r->has_mode ? (mode_t)(r->mode & 07777) : 0600);
@@ -379,7 +401,7 @@ int rst_ghost_open(const RegFileEntry *r, int flags)
 	if (r->tmpfile_dir && r->deleted)
 		return open_tmpfile(r, flags & ~(O_TMPFILE | O_CREAT | O_EXCL));
 	if (!r->deleted_name || link(r->path, r->deleted_name))
-		return open(r->path, flags);
+		return rst_ghost_open_path(r->path, flags);
 	int fd = open(r->deleted_name, flags), saved = errno;
 	unlink(r->deleted_name);
 	errno = saved;
