@@ -265,6 +265,13 @@ static int seize_one(struct dump_tree *tr, size_t idx, bool *dropped, struct cr_
 		}
 	}
 	if (seize_task(c->pid, &c->s, e)) {
+		/* a thread of it exec'ed while it was seized: its pid is that thread's now, which we do not
+		 * trace (the wait says ECHILD); seize the tree again */
+		if (e->errnum == ECHILD) {
+			pr_debug("task %d: a thread exec'ed while it was seized\n", c->pid);
+			cr_err_clear(e);
+			return 2;
+		}
 		/* gone (ESRCH), exited before the stop (ESRCH) or a zombie (EPERM) */
 		int k =
 		    idx && (e->errnum == ESRCH || e->errnum == EPERM) ? child_ended(tr, idx, dropped) : -1;
