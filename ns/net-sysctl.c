@@ -171,15 +171,19 @@ static int nft_tables(void)
 	if (sk < 0 || send(sk, &req, sizeof(req), 0) != (ssize_t)sizeof(req))
 		return -1;
 	for (;;) {
-		int len = (int)recv(sk, buf, sizeof(buf), 0);
+		ssize_t len = recv(sk, buf, sizeof(buf), 0);
 		if (len <= 0)
 			return -1;
-		for (struct nlmsghdr *h = (struct nlmsghdr *)buf; NLMSG_OK(h, len); h = NLMSG_NEXT(h, len)) {
+		for (size_t off = 0; off + sizeof(struct nlmsghdr) <= (size_t)len;) {
+			const struct nlmsghdr *h = (const struct nlmsghdr *)(buf + off);
+			if (h->nlmsg_len < sizeof(*h) || off + h->nlmsg_len > (size_t)len)
+				return -1;
 			if (h->nlmsg_type == NLMSG_DONE)
 				return n;
 			if (h->nlmsg_type == NLMSG_ERROR)
 				return -1;
 			n++;
+			off += NLMSG_ALIGN(h->nlmsg_len);
 		}
 	}
 }
