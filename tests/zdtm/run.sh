@@ -170,13 +170,15 @@ snapshot() { # pid
 }
 
 status_field() { # pid key (builtins only: polled)
-	local l
-	while IFS= read -r l; do
-		[[ "$l" == "$2:"* ]] || continue
-		l=${l#"$2:"}
-		printf '%s\n' "${l#"${l%%[![:space:]]*}"}"
-		return 0
-	done 2>/dev/null <"/proc/$1/status"
+	# the file in one read: read line by line, bash reads it again for every line, and a task that
+	# changes meanwhile (its State) shifts the lines under it (a line lost: "traced by " with no pid)
+	local s='' l
+	IFS= read -r -d '' s 2>/dev/null <"/proc/$1/status"
+	s=$'\n'$s
+	l=${s#*$'\n'"$2":}
+	[ "$l" != "$s" ] || return 0
+	l=${l%%$'\n'*}
+	printf '%s\n' "${l#"${l%%[![:space:]]*}"}"
 }
 
 # alive = exists and not a zombie
