@@ -248,6 +248,13 @@ void pass(void)
 	write_all(1, "PASS\n", 5);
 }
 
+int test_pass(void)
+{
+	if (!test_failures)
+		pass();
+	return 0;
+}
+
 void test_fail(const char *file, int line, int err, const char *fmt, ...)
 {
 	char pre[256], suf[128];
@@ -300,6 +307,21 @@ int read_exact(int fd, void *buf, size_t n, int ms)
 	return 0;
 }
 
+int child_ready(int p[2])
+{
+	close(p[0]);
+	int r = write(p[1], "r", 1) == 1 ? 0 : -1;
+	close(p[1]);
+	return r;
+}
+
+void child_exit_ok(pid_t ch, const char *why)
+{
+	int st = -1;
+	if (waitpid(ch, &st, 0) != ch || !WIFEXITED(st) || WEXITSTATUS(st))
+		fail("child %d: status %#x%s%s%s", ch, st, why ? " (" : "", why ? why : "", why ? ")" : "");
+}
+
 int child_started(int p[2])
 {
 	char c;
@@ -318,6 +340,15 @@ static void pair_move(const int p[2], int a, int b, const char *what)
 		close(p[0]);
 	if (p[1] != a && p[1] != b)
 		close(p[1]);
+}
+
+void open_at(int at, const char *path, int flags, const char *what)
+{
+	int fd = open(path, flags, 0600);
+	if (fd < 0 || (fd != at && dup2(fd, at) != at))
+		fail("%s", what);
+	if (fd >= 0 && fd != at)
+		close(fd);
 }
 
 void pipe_at(int r, int w, int flags)

@@ -190,9 +190,7 @@ void tree_cr_check(const struct tree_ids *tab, int n)
 int tree_pass(const pid_t *pids, int n)
 {
 	tree_end(pids, n);
-	if (!test_failures)
-		pass();
-	return 0;
+	return test_pass();
 }
 
 void tree_expect_exit(pid_t pid, int code, const char *what)
@@ -228,9 +226,7 @@ void tree_record_slots(struct tree_ids *tab, pid_t *pids, int n)
 
 pid_t tree_sleeper(void)
 {
-	pid_t p = fork();
-	if (p < 0)
-		fail("fork");
+	pid_t p = test_fork();
 	if (p == 0)
 		tree_sleep();
 	return p;

@@ -47,6 +47,8 @@ const char *test_opt(const char *name);
 
 /* Result reporting: written to the outfile (stdout). */
 void pass(void);
+/* The end of main: pass() unless a check failed; returns 0 (for main's return). */
+int test_pass(void);
 #define fail(fmt, ...) test_fail(__FILE__, __LINE__, errno, fmt, ##__VA_ARGS__)
 void test_fail(const char *file, int line, int err, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
@@ -70,9 +72,16 @@ ssize_t read_file(const char *path, char **out);
 int read_exact(int fd, void *buf, size_t n, int ms);
 /* The parent's end of a start pipe p: close p[1], wait for the child's one byte, close p[0]; 0 or -1. */
 int child_started(int p[2]);
+/* The child's end of it: close p[0], write the one byte, close p[1]; 0 or -1. */
+int child_ready(int p[2]);
+/* Reap child ch: fail() with its wait status (and why, what its exit code bits mean; may be NULL) unless it
+ * exited with 0. */
+void child_exit_ok(pid_t ch, const char *why);
 /* pipe_at: a pipe (pipe2 flags) with its read end at fd r, its write end at fd w; sockpair_at: a unix
  * socketpair of type (SOCK_NONBLOCK etc. or'ed in) at fds a and b. Both fail() on error. */
 void pipe_at(int r, int w, int flags);
+/* open_at: path opened (flags, mode 0600 when it creates) at fd at; fail(what) on error. */
+void open_at(int at, const char *path, int flags, const char *what);
 void sockpair_at(int type, int a, int b);
 /* The checkpoint of a test whose state of fd get() writes as text: get, test_daemon, test_waitsig, get
  * again, fail() naming what unless both texts are the same (4 KiB at most). */

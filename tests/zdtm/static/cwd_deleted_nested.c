@@ -81,7 +81,5 @@ int main(int argc, char **argv)
 	kill(fskid, SIGKILL);
 	waitpid(kid, NULL, 0);
 	waitpid(fskid, NULL, 0);
-	if (!test_failures)
-		pass();
-	return 0;
+	return test_pass();
 }

@@ -45,11 +45,8 @@ int main(int argc, char **argv)
 	ep = epoll_create1(0);
 	if (ep < 0 || pipe(p) || pipe(go) || pipe(done) || epoll_ctl(ep, EPOLL_CTL_ADD, p[0], &ev))
 		fail("setup");
-	pid = fork();
-	if (pid < 0)
-		fail("fork");
+	pid = test_fork();
 	if (pid == 0) {
-		test_forked();
 		close(go[1]);
 		close(done[0]);
 		child(ep, go[0], done[1]);

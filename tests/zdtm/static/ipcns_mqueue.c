@@ -45,7 +45,5 @@ int main(int argc, char **argv)
 		fail("/nsworld_q2 is gone");
 	mq_unlink("/nsworld_q1");
 	mq_unlink("/nsworld_q2");
-	if (!test_failures)
-		pass();
-	return 0;
+	return test_pass();
 }

@@ -55,7 +55,5 @@ int main(int argc, char **argv)
 		fail("private queue %d", b);
 	msgctl(a, IPC_RMID, NULL);
 	msgctl(b, IPC_RMID, NULL);
-	if (!test_failures)
-		pass();
-	return 0;
+	return test_pass();
 }

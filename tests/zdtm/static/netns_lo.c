@@ -30,7 +30,5 @@ int main(int argc, char **argv)
 	    sendto(c, "nsw", 3, 0, (struct sockaddr *)&a, sizeof(a)) != 3 ||
 	    recv(s, buf, sizeof(buf), 0) != 3)
 		fail("UDP over 127.0.0.2");
-	if (!test_failures)
-		pass();
-	return 0;
+	return test_pass();
 }

@@ -27,7 +27,5 @@ int main(int argc, char **argv)
 	if (!strstr(v[0].before, "10.93.0.0/16 via 10.92.0.2") || !strstr(v[1].before, "fd00:93::/48"))
 		fail("setup:\n%s%s", v[0].before, v[1].before);
 	nsw_cr(v, 2, "net", host);
-	if (!test_failures)
-		pass();
-	return 0;
+	return test_pass();
 }

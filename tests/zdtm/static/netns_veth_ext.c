@@ -56,7 +56,5 @@ int main(int argc, char **argv)
 			fail("the datagram from the host did not cross the veth pair");
 	}
 	nsw_hsh(NULL, "ip link del " OUT " 2>/dev/null");
-	if (!test_failures)
-		pass();
-	return 0;
+	return test_pass();
 }

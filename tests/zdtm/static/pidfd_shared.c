@@ -41,9 +41,8 @@ int main(int argc, char **argv)
 	ext = (int)syscall(SYS_pidfd_open, parent, 0);
 	if (kid < 0 || ext < 0 || dead < 0 || pipe(go) || pipe(done))
 		fail("setup");
-	other = fork();
+	other = test_fork();
 	if (other == 0) {
-		test_forked();
 		close(go[1]);
 		close(done[0]);
 		second(kid, go[0], done[1]);

@@ -12,9 +12,7 @@ int main(int argc, char **argv)
 	pid_t w;
 	int st;
 	test_init_pidns(argc, argv);
-	w = fork();
-	if (w < 0)
-		fail("fork");
+	w = test_fork();
 	if (w == 0)
 		tree_sleep();
 	test_daemon();
@@ -24,7 +22,5 @@ int main(int argc, char **argv)
 		     proc_state(w));
 	kill(w, SIGKILL);
 	waitpid(w, &st, 0);
-	if (!test_failures)
-		pass();
-	return 0;
+	return test_pass();
 }

@@ -120,15 +120,13 @@ static void child(volatile int *ready)
 int main(int argc, char **argv)
 {
 	pid_t before[64], c;
-	int nb, st;
+	int nb;
 	volatile int *ready;
 	test_init_pidns(argc, argv);
 	ready = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (ready == MAP_FAILED)
 		fail("mmap");
-	c = fork();
-	if (c < 0)
-		fail("fork");
+	c = test_fork();
 	if (c == 0) {
 		child(ready);
 	}
@@ -145,9 +143,6 @@ int main(int argc, char **argv)
 	test_waitsig();
 	check_threads(NT, before, nb, "init");
 	kill(c, SIGTERM);
-	if (waitpid(c, &st, 0) != c || !WIFEXITED(st) || WEXITSTATUS(st))
-		fail("child %d: status %#x (its threads or TIDs differ)", c, st);
-	if (!test_failures)
-		pass();
-	return 0;
+	child_exit_ok(c, "its threads or TIDs differ");
+	return test_pass();
 }

@@ -37,7 +37,5 @@ int main(int argc, char **argv)
 		fail("fd %d: not our maps", MAPS);
 	kill(ch, SIGKILL);
 	waitpid(ch, NULL, 0);
-	if (!test_failures)
-		pass();
-	return 0;
+	return test_pass();
 }

@@ -90,7 +90,5 @@ int main(int argc, char **argv)
 		fail("fd %d: not the status of our thread", TASK_STATUS);
 	kill(ch, SIGKILL);
 	waitpid(ch, NULL, 0);
-	if (!test_failures)
-		pass();
-	return 0;
+	return test_pass();
 }

@@ -27,7 +27,5 @@ int main(int argc, char **argv)
 	procfds_check(off, 1, ch);
 	kill(ch, SIGKILL);
 	waitpid(ch, NULL, 0);
-	if (!test_failures)
-		pass();
-	return 0;
+	return test_pass();
 }

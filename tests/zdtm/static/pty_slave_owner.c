@@ -23,7 +23,5 @@ int main(int argc, char **argv)
 	else if (st.st_uid != 1234 || st.st_gid != 5678 || (st.st_mode & 07777) != 0640)
 		fail("slave: owner %u:%u mode %o after restore, want 1234:5678 640", st.st_uid, st.st_gid,
 		     st.st_mode & 07777);
-	if (!test_failures)
-		pass();
-	return 0;
+	return test_pass();
 }

@@ -107,7 +107,5 @@ int main(int argc, char **argv)
 		if (waitpid(ch[k], &st, 0) != ch[k] || !WIFEXITED(st) || WEXITSTATUS(st))
 			fail("child %d: status %#x after SIGCONT, want exit 0", k, st);
 	}
-	if (!test_failures)
-		pass();
-	return 0;
+	return test_pass();
 }
