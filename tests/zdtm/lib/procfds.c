@@ -80,3 +80,14 @@ int dead_dir(const char *what, const char *link_path, const char *want_link)
 	}
 	return 0;
 }
+
+void dead_dirs_cr(const char *cwd_link, const char *fd_link)
+{
+	dead_dir("setup cwd", "/proc/self/cwd", cwd_link);
+	dead_dir("setup fd 20", "/proc/self/fd/20", fd_link);
+	test_daemon();
+	test_waitsig();
+
+	dead_dir("cwd", "/proc/self/cwd", cwd_link);
+	dead_dir("fd 20", "/proc/self/fd/20", fd_link);
+}

@@ -153,8 +153,11 @@ void tree_subreaper(void)
 		fail("PR_SET_CHILD_SUBREAPER");
 }
 
+static int tree_pidns; /* tree_init with TREE_PIDNS: the test is PID 1 of its namespace */
+
 volatile pid_t *tree_init(int argc, char **argv, int flags)
 {
+	tree_pidns = flags & TREE_PIDNS;
 	if (flags & TREE_PIDNS)
 		test_init_pidns(argc, argv);
 	else
@@ -184,7 +187,44 @@ void tree_cr_check(const struct tree_ids *tab, int n)
 {
 	test_daemon();
 	test_waitsig();
+	if (tree_pidns && getpid() != 1)
+		fail("getpid %d after restore", getpid());
 	tree_check(tab, n);
+}
+
+pid_t tree_start(int argc, char **argv, int flags, int slot, void (*fn)(void))
+{
+	tree_init(argc, argv, flags);
+	pid_t p = tree_child(slot);
+	if (p == 0) {
+		fn();
+		_exit(0);
+	}
+	return p;
+}
+
+int tree_zombie_leaders(int argc, char **argv, int flags, int code)
+{
+	enum { G, GM, S, SM, N };
+	struct tree_ids tab[N + 1];
+	pid_t pids[N + 1];
+
+	tree_init(argc, argv, flags);
+	tree_dead_leader(G, GM, 0, code);
+	tree_dead_leader(S, SM, 1, code + 1);
+	tree_settle(tab, pids, N);
+	if (tab[G].state != 'Z' || tab[S].state != 'Z' || tab[GM].pgid != pids[G] || tab[SM].sid != pids[S] ||
+	    tab[SM].pgid != pids[S])
+		fail("setup: zombie leaders not as planned");
+	if (tree_pidns && (getpid() != 1 || tab[GM].ppid != 1 || tab[SM].ppid != 1))
+		fail("setup: zombie leaders not as planned (getpid %d, the members' parents %d %d, want 1)",
+		     getpid(), tab[GM].ppid, tab[SM].ppid);
+	tree_cr_check(tab, N + 1);
+	if (kill(-pids[G], 0) || kill(-pids[S], 0))
+		fail("the dead leaders' groups are gone");
+	tree_expect_exit(pids[G], code, "group leader");
+	tree_expect_exit(pids[S], code + 1, "session leader");
+	return tree_pass(pids, N + 1);
 }
 
 int tree_pass(const pid_t *pids, int n)

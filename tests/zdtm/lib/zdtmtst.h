@@ -179,8 +179,9 @@ void tree_wait_slot(int slot);
 void tree_wait_all(int n);
 void tree_record_slots(struct tree_ids *tab, pid_t *pids, int n);
 /* tree_settle: tree_wait_all(n), then tree_record_slots. tree_cr_check: test_daemon, test_waitsig (the
- * checkpoint), then tree_check of tab[0..n-1]. tree_pass: tree_end of pids[0..n-1], pass() if nothing failed;
- * returns 0 (for main). tree_subreaper: PR_SET_CHILD_SUBREAPER (fail() when refused). */
+ * checkpoint), getpid() 1 again under TREE_PIDNS, then tree_check of tab[0..n-1]. tree_pass: tree_end of
+ * pids[0..n-1], pass() if nothing failed; returns 0 (for main). tree_subreaper: PR_SET_CHILD_SUBREAPER
+ * (fail() when refused). */
 void tree_settle(struct tree_ids *tab, pid_t *pids, int n);
 /* tree_settle, but victim (a group leader of the tree) is killed and reaped before the record. */
 void tree_settle_killing(struct tree_ids *tab, pid_t *pids, int n, pid_t victim);
@@ -188,6 +189,13 @@ void tree_settle_killing(struct tree_ids *tab, pid_t *pids, int n, pid_t victim)
 enum { TREE_SUBREAPER = 1, TREE_PIDNS = 2 };
 volatile pid_t *tree_init(int argc, char **argv, int flags);
 void tree_cr_check(const struct tree_ids *tab, int n);
+/* tree_init (flags), then the child of slot runs fn (and exits 0 if fn returns); the child's pid. */
+pid_t tree_start(int argc, char **argv, int flags, int slot, void (*fn)(void));
+/* The zombie_leader tests (tree_init with flags): a child that made its own group, forked a member into it
+ * and exited with code, and one that made its own session with a member and exited with code + 1; zombies
+ * with the same ids after restore (with TREE_PIDNS: we are PID 1 and the members' parent), the members still
+ * in the dead leaders' group and session, and waitpid gets the exit codes. For main's return. */
+int tree_zombie_leaders(int argc, char **argv, int flags, int code);
 int tree_pass(const pid_t *pids, int n);
 void tree_subreaper(void);
 /* tree_leader: the child of slot leads a session (session) or a group of its own with member (sleeping) in
@@ -275,6 +283,9 @@ void procfds_check(off_t off, pid_t pid, pid_t ch);
 /* dead_dir (cwd_deleted*): link_path (/proc/PID/cwd, /proc/PID/fd/N) names want_link, a directory with no
  * links in which mkdir fails with ENOENT; 0, or -1 after fail() (what names it). */
 int dead_dir(const char *what, const char *link_path, const char *want_link);
+/* The checkpoint of cwd and fd 20 in removed directories: dead_dir of both (their links cwd_link and fd_link)
+ * before test_daemon and after test_waitsig. */
+void dead_dirs_cr(const char *cwd_link, const char *fd_link);
 
 #define PAGE 4096UL
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))

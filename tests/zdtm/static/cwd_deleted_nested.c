@@ -52,13 +52,7 @@ int main(int argc, char **argv)
 		fail("setup: fork");
 	snprintf(q_link, sizeof(q_link), "%s/p/q (deleted)", top);
 	snprintf(p_link, sizeof(p_link), "%s/p (deleted)", top);
-	dead_dir("setup cwd", "/proc/self/cwd", q_link);
-	dead_dir("setup fd 20", "/proc/self/fd/20", p_link);
-	test_daemon();
-	test_waitsig();
-
-	dead_dir("cwd", "/proc/self/cwd", q_link);
-	dead_dir("fd 20", "/proc/self/fd/20", p_link);
+	dead_dirs_cr(q_link, p_link);
 	snprintf(a, sizeof(a), "/proc/%d/cwd", kid);
 	dead_dir("child cwd", a, q_link);
 	if (!same_inode(a, "/proc/self/cwd"))

@@ -45,10 +45,6 @@ int main(int argc, char **argv)
 	if (getpid() != 1 || tab[M].ppid != 1 || tab[M].sid != pids[L] || tab[N1].ppid != 1 ||
 	    tab[N1].sid != sh[K] || tab[Y].pgid != g || tab[A1].pgid != pids[A1])
 		fail("setup: tree not as planned");
-	test_daemon();
-	test_waitsig();
-	if (getpid() != 1)
-		fail("getpid %d after restore", getpid());
-	tree_check(tab, N + 1);
+	tree_cr_check(tab, N + 1);
 	return tree_pass(pids, N);
 }

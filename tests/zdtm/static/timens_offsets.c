@@ -29,7 +29,7 @@ int main(int argc, char **argv)
 	}
 	test_init(argc, argv);
 	static struct nsw_view v[] = {
-	    {"time namespace offsets", "cat /proc/self/timens_offsets", NULL, NULL}};
+	    {"time namespace offsets", "cat /proc/self/timens_offsets", NULL, NULL, NULL}};
 	nsw_look(v, 1);
 	if (now(CLOCK_MONOTONIC) < MONO || now(CLOCK_BOOTTIME) < BOOT)
 		fail("setup: clocks not offset: %lld %lld", now(CLOCK_MONOTONIC), now(CLOCK_BOOTTIME));
