@@ -458,3 +458,33 @@ char proc_state(pid_t pid)
 	free(buf);
 	return st;
 }
+
+ssize_t fdinfo_read(int fd, char **out)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	return read_file(path, out);
+}
+
+long file_field(const char *path, const char *key, int base, long dflt)
+{
+	char *buf, *p;
+	size_t kl = strlen(key);
+	long v = dflt;
+	if (read_file(path, &buf) < 0)
+		return dflt;
+	for (p = buf; p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (!strncmp(p, key, kl)) {
+			v = strtol(p + kl, NULL, base);
+			break;
+		}
+	free(buf);
+	return v;
+}
+
+long fdinfo_field(int fd, const char *key, int base, long dflt)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	return file_field(path, key, base, dflt);
+}

@@ -68,6 +68,12 @@ uint64_t datasum(const void *buf, size_t len);
 
 /* Read a whole small file (e.g. under /proc) into a malloc'd buffer; returns length or -1. */
 ssize_t read_file(const char *path, char **out);
+/* read_file of /proc/self/fdinfo/FD. */
+ssize_t fdinfo_read(int fd, char **out);
+/* The number after key at the start of a line of the file path (e.g. "Seccomp:" of /proc/PID/status), in
+ * base; dflt when the file or the key is missing. fdinfo_field: of /proc/self/fdinfo/FD. */
+long file_field(const char *path, const char *key, int base, long dflt);
+long fdinfo_field(int fd, const char *key, int base, long dflt);
 /* Exactly n bytes from fd into buf, each wait for more at most ms: 0, or -1 (timeout, EOF, error). */
 int read_exact(int fd, void *buf, size_t n, int ms);
 /* The parent's end of a start pipe p: close p[1], wait for the child's one byte, close p[0]; 0 or -1. */
@@ -286,6 +292,11 @@ int dead_dir(const char *what, const char *link_path, const char *want_link);
 /* The checkpoint of cwd and fd 20 in removed directories: dead_dir of both (their links cwd_link and fd_link)
  * before test_daemon and after test_waitsig. */
 void dead_dirs_cr(const char *cwd_link, const char *fd_link);
+/* unlinked_check (unlink_fstat00, fifo_unlinked): fds rw and ro are one open file of type (S_IFREG,
+ * S_IFIFO), its name removed (nlink 0, name gone), /proc/self/fd/RW names want; its stat into *a; what names
+ * it in failures ("file", "FIFO"). */
+void unlinked_check(int rw, int ro, unsigned type, const char *name, const char *want, struct stat *a,
+		    const char *what);
 
 #define PAGE 4096UL
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))

@@ -42,9 +42,7 @@ int main(int argc, char **argv)
 	close(fd);
 	if (chdir("p/q") || rmdir(".") == 0 || rmdir("../q") || rmdir("../../p") || futimens(20, ts))
 		fail("setup: rmdir");
-	kid = fork();
-	if (kid == 0)
-		tree_sleep();
+	kid = tree_sleeper();
 	fskid = (pid_t)syscall(SYS_clone, CLONE_FS | SIGCHLD, 0, 0, 0, 0);
 	if (fskid == 0)
 		tree_sleep();

@@ -34,9 +34,8 @@ static int try_flock(const char *path, int op)
 
 static int has_lock(int fd, const char *what)
 {
-	char path[64], *buf;
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-	if (read_file(path, &buf) < 0)
+	char *buf;
+	if (fdinfo_read(fd, &buf) < 0)
 		return 0;
 	int r = strstr(buf, what) != NULL;
 	free(buf);

@@ -39,9 +39,7 @@ int main(int argc, char **argv)
 	if ((p[C1] = fork()) == 0)
 		tree_sleep();
 	if ((p[C2] = fork()) == 0) {
-		pid_t g = fork();
-		if (g == 0)
-			tree_sleep();
+		pid_t g = tree_sleeper();
 		sh[G] = g;
 		tree_sleep();
 	}

@@ -12,9 +12,7 @@ int main(int argc, char **argv)
 	pid_t w;
 	int st;
 	test_init_pidns(argc, argv);
-	w = test_fork();
-	if (w == 0)
-		tree_sleep();
+	w = tree_sleeper();
 	test_daemon();
 	test_waitsig();
 	if (getpid() != 1 || waitpid(w, &st, WNOHANG | WUNTRACED) != 0 || proc_state(w) == 'T')
