@@ -130,20 +130,38 @@ void tree_leader(int slot, int member, int session)
 	tree_sleep();
 }
 
-void tree_orphan_session(int leader, int mid, int orphan)
+void tree_orphan(int mid, int orphan, int session)
 {
-	pid_t x;
-	int st;
-	if (tree_child(leader) != 0)
-		return;
-	setsid();
-	if ((x = tree_child(mid)) == 0) {
+	pid_t x = tree_child(mid);
+	if (x == 0) {
+		if (session)
+			setsid();
 		if (tree_child(orphan) == 0)
 			tree_sleep();
 		tree_wait_slot(orphan);
 		_exit(0);
 	}
-	waitpid(x, &st, 0);
+	waitpid(x, NULL, 0);
+}
+
+pid_t tree_in_group(int slot, pid_t pgid)
+{
+	pid_t p = tree_child(slot);
+	if (p == 0) {
+		setpgid(0, pgid);
+		tree_sleep();
+	}
+	if (pgid == 0)
+		setpgid(p, p); /* ours too: it leads its group by the time we go on */
+	return p;
+}
+
+void tree_orphan_session(int leader, int mid, int orphan)
+{
+	if (tree_child(leader) != 0)
+		return;
+	setsid();
+	tree_orphan(mid, orphan, 0);
 	tree_sleep();
 }
 
@@ -401,17 +419,36 @@ int tree_same_file(pid_t pid, int fd)
 	return syscall(SYS_kcmp, getpid(), pid, KCMP_FILE, fd, fd) == 0;
 }
 
-int pidns_count_proc(void)
+static int pid_cmp(const void *a, const void *b)
 {
-	DIR *d = opendir("/proc");
+	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+	return (x > y) - (x < y);
+}
+
+int proc_pids(const char *dir, pid_t *out, int max)
+{
+	DIR *d = opendir(dir);
 	struct dirent *de;
 	int n = 0;
 	if (!d)
 		return -1;
-	while ((de = readdir(d)))
-		n += atoi(de->d_name) > 0;
+	while ((de = readdir(d))) {
+		pid_t p = atoi(de->d_name);
+		if (p <= 0 || (out && n >= max))
+			continue;
+		if (out)
+			out[n] = p;
+		n++;
+	}
 	closedir(d);
+	if (out)
+		qsort(out, (size_t)n, sizeof(*out), pid_cmp);
 	return n;
+}
+
+int pidns_count_proc(void)
+{
+	return proc_pids("/proc", NULL, 0);
 }
 
 int pidns_proc_self(void)

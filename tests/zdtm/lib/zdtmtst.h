@@ -209,6 +209,11 @@ void tree_subreaper(void);
  * mid forks orphan into it and exits (orphan is adopted); leader sleeps; returns in the caller. */
 void tree_leader(int slot, int member, int session);
 void tree_orphan_session(int leader, int mid, int orphan);
+/* tree_orphan: the child of mid (in a session of its own with session) forks orphan (sleeping) and exits
+ * once orphan runs; mid is reaped here, orphan adopted. tree_in_group: the child of slot sleeps in process
+ * group pgid (0: its own, which we set too); its pid. */
+void tree_orphan(int mid, int orphan, int session);
+pid_t tree_in_group(int slot, pid_t pgid);
 /* A child that sleeps until killed (tree_sleep); fails the test when fork fails. */
 pid_t tree_sleeper(void);
 /* A zombie leader: the child of slot makes a session (session) or a group of its own, forks member into it
@@ -247,6 +252,9 @@ void child_same_devino(pid_t ch, int rfd, int fd, const char *what);
 /* PID namespaces: the number of processes in /proc (the namespace of the mounted /proc), and the pid the
  * /proc/self link names (-1 on error). */
 int pidns_count_proc(void);
+/* The numbered entries of dir (/proc, /proc/PID/task): sorted into out[0..max-1] and their number (at most
+ * max), or only their number with out NULL; -1 if dir cannot be read. */
+int proc_pids(const char *dir, pid_t *out, int max);
 int pidns_proc_self(void);
 
 /* lib/recstream.c: 16-byte sequence records streamed through the non-blocking channel w -> r (a pipe, a

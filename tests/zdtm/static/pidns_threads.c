@@ -56,22 +56,7 @@ static void *thread_fn(void *arg)
 /* The TIDs in /proc/self/task (our namespace's /proc): sorted into out; the count. */
 static int task_list(pid_t *out, int max)
 {
-	DIR *d = opendir("/proc/self/task");
-	struct dirent *de;
-	int n = 0;
-	if (!d)
-		return -1;
-	while ((de = readdir(d)))
-		if (atoi(de->d_name) > 0 && n < max)
-			out[n++] = atoi(de->d_name);
-	closedir(d);
-	for (int i = 0; i < n; i++)
-		for (int j = i + 1; j < n; j++)
-			if (out[j] < out[i]) {
-				pid_t x = out[i];
-				out[i] = out[j], out[j] = x;
-			}
-	return n;
+	return proc_pids("/proc/self/task", out, max);
 }
 
 static int run_threads(int n, pid_t *before, int *nbefore)
