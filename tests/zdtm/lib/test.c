@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/socket.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
@@ -487,4 +488,22 @@ long fdinfo_field(int fd, const char *key, int base, long dflt)
 	char path[64];
 	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
 	return file_field(path, key, base, dflt);
+}
+
+void prctl_cr(const struct prctl_val *t, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (prctl(t[i].set, t[i].v, 0, 0, 0))
+			fail("prctl set %s", t[i].name);
+	test_daemon();
+	test_waitsig();
+
+	for (int i = 0; i < n; i++) {
+		int v = -1;
+		long r = t[i].ptr ? prctl(t[i].get, &v, 0, 0, 0) : prctl(t[i].get, 0, 0, 0, 0);
+		if (t[i].ptr && r == 0)
+			r = v;
+		if (r != (long)t[i].v)
+			fail("%s %ld, want %lu", t[i].name, r, t[i].v);
+	}
 }

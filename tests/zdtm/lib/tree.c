@@ -353,6 +353,28 @@ int wait_byte(const volatile char *p, char v)
 	return -1;
 }
 
+pid_t fork_talker(void (*fn)(int go, int done, void *arg), void *arg, int *go_w, int *done_r)
+{
+	int go[2], done[2];
+	*go_w = *done_r = -1;
+	if (pipe(go) || pipe(done)) {
+		fail("pipe");
+		return -1;
+	}
+	pid_t pid = test_fork();
+	if (pid == 0) {
+		close(go[1]);
+		close(done[0]);
+		fn(go[0], done[1], arg);
+		_exit(0);
+	}
+	close(go[0]);
+	close(done[1]);
+	*go_w = go[1];
+	*done_r = done[0];
+	return pid;
+}
+
 pid_t tree_fork_waiting(int (*fn)(void *), void *arg)
 {
 	sigset_t m;

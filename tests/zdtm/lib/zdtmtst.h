@@ -94,6 +94,14 @@ void sockpair_at(int type, int a, int b);
 void cr_same_state(int fd, void (*get)(int fd, char *out, size_t len), const char *what);
 /* fail() unless this process has no child left (zombie or not). */
 void no_child_left(void);
+/* prctl_cr (prctl, prctl_misc): each value set (prctl(set, v)), the checkpoint, then each read back with get
+ * (its result, or with ptr through an int pointer) must be v again. */
+struct prctl_val {
+	int set, get, ptr;
+	unsigned long v;
+	const char *name;
+};
+void prctl_cr(const struct prctl_val *t, int n);
 /* Value of "Key:" line in /proc/self/status (trimmed, static buffer), or NULL. */
 const char *proc_status(const char *key);
 /* Threads of a thread test (lib/threads.c). Each runs fn(&t[i]) and records what it found wrong in bad/why.
@@ -227,6 +235,10 @@ int tree_pidfd_reaped(void);
  * tree_waiting_go: SIGUSR1 to it, then its exit: 0 when it exited with 0, else its wait status (-1: not
  * reaped). tree_same_file: fd of the test and fd of pid are one open file description (kcmp). */
 pid_t tree_fork_waiting(int (*fn)(void *), void *arg);
+/* A child that talks with the test over two pipes: fn(go, done, arg) in it (it reads go, writes done; it
+ * exits 0 if fn returns); in the test *go_w and *done_r are their other ends. The child's pid (fail() on
+ * errors). */
+pid_t fork_talker(void (*fn)(int go, int done, void *arg), void *arg, int *go_w, int *done_r);
 /* usr1_block: SIGUSR1 caught and blocked, so that a child forked after it that waits with usr1_wait loses
  * none sent early; usr1_wait: sleep (SIGUSR1 let in) until one came. wait_byte: until *p == v (20 s at most,
  * then -1). */
