@@ -507,3 +507,15 @@ void prctl_cr(const struct prctl_val *t, int n)
 			fail("%s %ld, want %lu", t[i].name, r, t[i].v);
 	}
 }
+
+int pty_pair(int mflags, int sflags, int *s)
+{
+	int m = posix_openpt(mflags);
+	*s = -1;
+	if (m < 0 || grantpt(m) || unlockpt(m) || (*s = open(ptsname(m), sflags)) < 0) {
+		if (m >= 0)
+			close(m);
+		return -1;
+	}
+	return m;
+}

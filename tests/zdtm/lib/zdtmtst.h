@@ -102,6 +102,9 @@ struct prctl_val {
 	const char *name;
 };
 void prctl_cr(const struct prctl_val *t, int n);
+/* A pty: its master (posix_openpt(mflags), granted and unlocked) and its slave opened with sflags in *s; the
+ * master, or -1 (nothing left open). */
+int pty_pair(int mflags, int sflags, int *s);
 /* Value of "Key:" line in /proc/self/status (trimmed, static buffer), or NULL. */
 const char *proc_status(const char *key);
 /* Threads of a thread test (lib/threads.c). Each runs fn(&t[i]) and records what it found wrong in bad/why.
@@ -155,6 +158,11 @@ int lo_listen(int family, int *port);
 /* A server process for lfd (test_outside, alarm 300 s, every other fd closed): 0 in it, 1 in the caller. */
 int sockpeer_outside(int lfd);
 uint8_t sockpeer_pat(uint64_t i);
+/* The index of the first of buf[0..n) that is not sockpeer_pat(off + index), -1 if none. */
+ssize_t sockpeer_bad(const uint8_t *buf, size_t n, uint64_t off);
+/* A peer's read of at most len bytes at *off (EINTR retried): their number (0 at EOF, *off moved on), or -1
+ * (msg "ERR errno at off") on a read error, -2 (msg "BAD offset") on a byte that is not the pattern. */
+ssize_t sockpeer_read(int fd, uint8_t *buf, size_t len, uint64_t *off, char *msg, size_t mlen);
 /* Send len pattern bytes from *off (flags e.g. MSG_DONTWAIT: stops at EAGAIN); returns bytes sent. */
 ssize_t sockpeer_send(int fd, uint64_t *off, size_t len, int flags);
 /* Receive exactly len bytes and check them against the pattern from *off; -1 (errno) on a mismatch. */
