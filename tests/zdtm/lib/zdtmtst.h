@@ -134,6 +134,8 @@ int mem_probe(void *addr, int write);
 int vma_info(const void *addr, char *line, size_t llen, char *flags, size_t flen);
 /* 1 if the VMA holding addr has VmFlags flag (e.g. "dc", "dd", "gd"), 0 if not, -1 if no VMA. */
 int vma_has_flag(const void *addr, const char *flag);
+/* fail(what) unless vma_has_flag(addr, flag) is want. */
+void vma_flag_is(const void *addr, const char *flag, int want, const char *what);
 
 /* TCP peer outside the test's tree (lib/sockpeer.c): a server reparented to the runner's subreaper that
  * checks each byte it gets is sockpeer_pat(offset) and echoes it; with gofile it stops reading at byte

@@ -65,8 +65,7 @@ int main(int argc, char **argv)
 
 	if (check(m, seed))
 		fail("contents differ in the parent");
-	if (vma_has_flag(m, "sh") != 1)
-		fail("VMA lost VM_SHARED");
+	vma_flag_is(m, "sh", 1, "VMA lost VM_SHARED");
 	kill(ch, SIGUSR1);
 	c->ping = 1;
 	if (wait_for(&c->pong, 1))
