@@ -34,5 +34,7 @@ int main(int argc, char **argv)
 		fail("contents");
 	if (write(fd, "x", 1) != 1)
 		fail("write after restore");
-	return test_pass();
+	if (!test_failures)
+		pass();
+	return 0;
 }

@@ -91,5 +91,7 @@ int main(int argc, char **argv)
 		else if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
 			fail("child %d: status %#x (memory, parent or grandchild differs)", ch[i], st);
 	}
-	return test_pass();
+	if (!test_failures)
+		pass();
+	return 0;
 }

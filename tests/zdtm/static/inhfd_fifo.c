@@ -14,7 +14,16 @@
 
 static int mnt_id(int fd)
 {
-	return (int)fdinfo_field(fd, "mnt_id:", 10, -1);
+	char path[64], line[128];
+	int id = -1;
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	FILE *f = fopen(path, "r");
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "mnt_id: %d", &id) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return id;
 }
 
 int main(int argc, char **argv)

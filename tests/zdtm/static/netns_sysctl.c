@@ -67,5 +67,7 @@ int main(int argc, char **argv)
 		fail("the host's net sysctls changed:\n--- before\n%s--- after\n%s", hostv, now);
 	free(now);
 	free(hostv);
-	return test_pass();
+	if (!test_failures)
+		pass();
+	return 0;
 }

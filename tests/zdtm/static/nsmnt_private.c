@@ -5,7 +5,9 @@
 int main(int argc, char **argv)
 {
 	test_init(argc, argv);
-	tmpfs_prop("/nsmnt_priv", MS_PRIVATE, "make private");
+	must_mount("nsmnt", "/nsmnt_priv", "tmpfs", 0, NULL);
+	if (mount(NULL, "/nsmnt_priv", NULL, MS_PRIVATE, NULL))
+		fail("make private");
 	test_daemon();
 	test_waitsig();
 

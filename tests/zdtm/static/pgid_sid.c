@@ -103,5 +103,7 @@ int main(int argc, char **argv)
 		if (waitpid(p[i], &st, 0) != p[i] || !WIFEXITED(st) || WEXITSTATUS(st))
 			fail("child %d did not end well", p[i]);
 	}
-	return test_pass();
+	if (!test_failures)
+		pass();
+	return 0;
 }

@@ -39,7 +39,9 @@ int main(int argc, char **argv)
 	if ((p[C1] = fork()) == 0)
 		tree_sleep();
 	if ((p[C2] = fork()) == 0) {
-		pid_t g = tree_sleeper();
+		pid_t g = fork();
+		if (g == 0)
+			tree_sleep();
 		sh[G] = g;
 		tree_sleep();
 	}
@@ -61,5 +63,7 @@ int main(int argc, char **argv)
 	if (waitpid(p[Z], &st, 0) != p[Z] || !WIFEXITED(st) || WEXITSTATUS(st) != 5)
 		fail("zombie %d: status %#x", p[Z], st);
 	tree_end(p, N);
-	return test_pass();
+	if (!test_failures)
+		pass();
+	return 0;
 }

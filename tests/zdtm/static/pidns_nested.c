@@ -110,8 +110,9 @@ int main(int argc, char **argv)
 	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (sh == MAP_FAILED)
 		fail("mmap");
-	c = test_fork();
+	c = fork();
 	if (c == 0) {
+		test_forked();
 		child_c();
 	}
 	for (int n = 0; !sh->done[C] || !sh->done[N] || !sh->done[G]; n++) {
@@ -147,5 +148,7 @@ int main(int argc, char **argv)
 	kill(sh->before[C].child, SIGKILL);
 	while (wait(NULL) > 0)
 		;
-	return test_pass();
+	if (!test_failures)
+		pass();
+	return 0;
 }

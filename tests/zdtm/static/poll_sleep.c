@@ -83,5 +83,7 @@ int main(int argc, char **argv)
 	pthread_join(t2, NULL);
 	if (woke_ep != 1 || woke_sel != 1)
 		fail("threads woke wrong: epoll %d, select %d", woke_ep, woke_sel);
-	return test_pass();
+	if (!test_failures)
+		pass();
+	return 0;
 }

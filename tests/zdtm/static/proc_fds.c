@@ -20,7 +20,9 @@ int main(int argc, char **argv)
 	ssize_t n;
 
 	test_init(argc, argv);
-	ch = tree_sleeper();
+	ch = fork();
+	if (ch == 0)
+		tree_sleep();
 	if (procfds_open(ch, &off) || dup2(open("/proc/self/maps", O_RDONLY), MAPS) != MAPS)
 		fail("setup: open /proc files");
 	test_daemon();
@@ -33,5 +35,9 @@ int main(int argc, char **argv)
 	buf[n > 0 ? n : 0] = '\0';
 	if (n <= 0 || !strstr(buf, "[stack]"))
 		fail("fd %d: not our maps", MAPS);
-	return tree_pass(&ch, 1);
+	kill(ch, SIGKILL);
+	waitpid(ch, NULL, 0);
+	if (!test_failures)
+		pass();
+	return 0;
 }

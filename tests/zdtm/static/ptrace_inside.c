@@ -9,8 +9,9 @@ int main(int argc, char **argv)
 {
 	int st;
 	test_init(argc, argv);
-	pid_t ch = test_fork();
+	pid_t ch = fork();
 	if (ch == 0) {
+		test_forked();
 		for (;;)
 			pause();
 	}

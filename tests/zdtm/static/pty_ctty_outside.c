@@ -59,5 +59,7 @@ int main(int argc, char **argv)
 	test_waitsig();
 	if (tty_nr() != nr0)
 		fail("controlling terminal %ld, was %ld", tty_nr(), nr0);
-	return test_pass();
+	if (!test_failures)
+		pass();
+	return 0;
 }

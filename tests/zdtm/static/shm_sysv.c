@@ -53,5 +53,7 @@ int main(int argc, char **argv)
 		fail("the child's write is not seen: not shared any more");
 	shmdt((void *)m);
 	shmctl(id, IPC_RMID, NULL);
-	return test_pass();
+	if (!test_failures)
+		pass();
+	return 0;
 }

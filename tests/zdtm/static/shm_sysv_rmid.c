@@ -105,5 +105,7 @@ int main(int argc, char **argv)
 	shmdt(rw);
 	shmdt(ro);
 	shmctl(a, IPC_RMID, NULL);
-	return test_pass();
+	if (!test_failures)
+		pass();
+	return 0;
 }

@@ -14,5 +14,7 @@ int main(int argc, char **argv)
 	test_waitsig();
 	if (sigpending(&p) || !sigismember(&p, SIGTRAP))
 		fail("SIGTRAP no longer pending");
-	return test_pass();
+	if (!test_failures)
+		pass();
+	return 0;
 }

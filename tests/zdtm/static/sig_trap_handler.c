@@ -48,5 +48,7 @@ int main(int argc, char **argv)
 	close(p[1]);
 	if (waitpid(ch, &st, 0) != ch || !WIFEXITED(st) || WEXITSTATUS(st))
 		fail("child (SIGTRAP ignored): status %#x", st);
-	return test_pass();
+	if (!test_failures)
+		pass();
+	return 0;
 }

@@ -38,5 +38,7 @@ int main(int argc, char **argv)
 	ssize_t k = recv(r, buf, sizeof(buf), 0);
 	if (k != 6)
 		fail("received %zd bytes, want the 6-byte datagram (the short one filtered)", k);
-	return test_pass();
+	if (!test_failures)
+		pass();
+	return 0;
 }

@@ -24,5 +24,7 @@ int main(int argc, char **argv)
 	test_waitsig();
 	if (mem_probe(ring, 0))
 		fail("the ring is no longer readable");
-	return test_pass();
+	if (!test_failures)
+		pass();
+	return 0;
 }

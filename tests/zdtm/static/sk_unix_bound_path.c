@@ -63,5 +63,7 @@ int main(int argc, char **argv)
 		fail("accept and talk over the restored listener");
 	if (sk_send(CU, "again", 5) || sk_expect_msg(S, "again", 5))
 		fail("the connected client does not reach the server");
-	return test_pass();
+	if (!test_failures)
+		pass();
+	return 0;
 }

@@ -107,5 +107,7 @@ int main(int argc, char **argv)
 	if (sk_send(S, "stream ping", 11) || sk_expect(S, "stream ping", 11))
 		fail("no echo over the stream socket");
 	sk_send(D, "bye", 3);
-	return test_pass();
+	if (!test_failures)
+		pass();
+	return 0;
 }

@@ -80,5 +80,7 @@ int main(int argc, char **argv)
 	if (fd < 0 || connect(fd, (struct sockaddr *)&p, sizeof(p)))
 		fail("connect to the path listener");
 	unlink("netns.sock");
-	return test_pass();
+	if (!test_failures)
+		pass();
+	return 0;
 }

@@ -86,5 +86,7 @@ int main(int argc, char **argv)
 	else if (((struct ucred *)CMSG_DATA(CMSG_FIRSTHDR(&mh)))->pid != getpid())
 		fail("SO_PASSCRED: credentials of pid %d",
 		     ((struct ucred *)CMSG_DATA(CMSG_FIRSTHDR(&mh)))->pid);
-	return test_pass();
+	if (!test_failures)
+		pass();
+	return 0;
 }

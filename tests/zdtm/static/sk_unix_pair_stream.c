@@ -40,5 +40,7 @@ int main(int argc, char **argv)
 	if (sk_send(A, "ping", 4) || sk_expect(B, "ping", 4) || sk_send(B, "pong", 4) ||
 	    sk_expect(A, "pong", 4))
 		fail("the pair does not carry data any more");
-	return test_pass();
+	if (!test_failures)
+		pass();
+	return 0;
 }

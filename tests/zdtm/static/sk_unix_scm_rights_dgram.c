@@ -62,5 +62,7 @@ int main(int argc, char **argv)
 		fail("regular file: offset %lld, want 4", (long long)lseek(F, 0, SEEK_CUR));
 	if (!sk_empty(B))
 		fail("more data queued");
-	return test_pass();
+	if (!test_failures)
+		pass();
+	return 0;
 }

@@ -31,5 +31,7 @@ int main(int argc, char **argv)
 	char buf[8];
 	if (x < 0 || send(c, "hi", 2, 0) != 2 || recv(x, buf, sizeof(buf), 0) != 2)
 		fail("accept/send");
-	return test_pass();
+	if (!test_failures)
+		pass();
+	return 0;
 }

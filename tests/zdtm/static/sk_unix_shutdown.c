@@ -47,5 +47,7 @@ int main(int argc, char **argv)
 		fail("seqpacket pair: not shut down both ways");
 	if (sk_expect(G, "last words", 10) || !is_eof(G) || !epipe(G))
 		fail("G: not its data, then EOF and EPIPE (peer closed)");
-	return test_pass();
+	if (!test_failures)
+		pass();
+	return 0;
 }

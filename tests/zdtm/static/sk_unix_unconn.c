@@ -58,5 +58,7 @@ int main(int argc, char **argv)
 		fail("the pair does not carry data");
 	unlink("bound.sock");
 	unlink("later.sock");
-	return test_pass();
+	if (!test_failures)
+		pass();
+	return 0;
 }

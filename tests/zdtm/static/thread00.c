@@ -82,5 +82,7 @@ int main(int argc, char **argv)
 		fail("thread %d: /proc comm is not zthr-1", t[1].tid);
 	stop = 1;
 	zthr_join(t, NTHR);
-	return test_pass();
+	if (!test_failures)
+		pass();
+	return 0;
 }

@@ -159,5 +159,7 @@ int main(int argc, char **argv)
 			fail("main thread: \"%s\", want \"%s\"", now[k], main0[k]);
 	pthread_barrier_wait(&bar);
 	zthr_join(th, NTH);
-	return test_pass();
+	if (!test_failures)
+		pass();
+	return 0;
 }

@@ -83,5 +83,7 @@ int main(int argc, char **argv)
 		fail("main thread: ids %d/%d, want 0/0", (int)u, (int)g);
 	pthread_barrier_wait(&bar);
 	zthr_join(th, 2);
-	return test_pass();
+	if (!test_failures)
+		pass();
+	return 0;
 }

@@ -72,5 +72,7 @@ int main(int argc, char **argv)
 	pthread_cond_broadcast(&cv);
 	pthread_mutex_unlock(&mu);
 	zthr_join(t, NTHR);
-	return test_pass();
+	if (!test_failures)
+		pass();
+	return 0;
 }

@@ -98,5 +98,7 @@ int main(int argc, char **argv)
 	struct timespec ts = {0, 0};
 	if (sigtimedwait(&m, &si, &ts) != SIG_SHARED || si.si_value.sival_int != 4242)
 		fail("process-wide pending signal lost");
-	return test_pass();
+	if (!test_failures)
+		pass();
+	return 0;
 }

@@ -64,5 +64,7 @@ int main(int argc, char **argv)
 	test_waitsig();
 	pthread_barrier_wait(&bar);
 	zthr_join(t, NTHR);
-	return test_pass();
+	if (!test_failures)
+		pass();
+	return 0;
 }

@@ -58,8 +58,11 @@ int main(int argc, char **argv)
 			ngc = n - idx;
 		int first = idx;
 		idx += ngc;
-		pid_t p = test_fork();
+		pid_t p = fork();
+		if (p < 0)
+			fail("fork");
 		if (p == 0) {
+			test_forked();
 			tab[my] = (struct ent){getpid(), getppid()};
 			for (int g = 0; g < ngc; g++) {
 				pid_t q = fork();
@@ -88,5 +91,7 @@ int main(int argc, char **argv)
 		kill(tab[i].pid, SIGKILL);
 	while (waitpid(-1, NULL, 0) > 0)
 		;
-	return test_pass();
+	if (!test_failures)
+		pass();
+	return 0;
 }

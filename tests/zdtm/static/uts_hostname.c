@@ -24,5 +24,7 @@ int main(int argc, char **argv)
 	h[strcspn(h, "\n")] = '\0';
 	if (strcmp(h, h0.nodename))
 		fail("host name: %s, was %s", h, h0.nodename);
-	return test_pass();
+	if (!test_failures)
+		pass();
+	return 0;
 }
