@@ -43,6 +43,12 @@ CASES=(
 	"inotify00|g \"call (int)inotify_rm_watch(\$(fdof inotify), 2)\""
 	"fanotify00|g \"call (int)close(\$(fdof fanotify))\""
 	"evfd_shared|g \"call (int)eventfd_write(\$(fdof eventfd), 1)\""
+	"cwd_deleted|g 'call (int)chdir(\"/\")'"
+	"unlink_fstat00|g 'call (int)close(40)'"
+	"fifo_unlinked|g 'call (int)close(70)'"
+	"proc_fds|g 'call (int)close(20)'"
+	"subreaper00|g 'call (int)prctl(36, 0)'"
+	"zombie_leader|kill -KILL \$(cat /proc/\$P/task/\$P/children)"
 )
 
 g() {

@@ -11,12 +11,11 @@ static int cmp_str(const void *a, const void *b)
 
 int epoll_tfds(int fd, char *out, size_t len)
 {
-	char path[64], *buf, *p, ent[16][48];
+	char *buf, *p, ent[16][48];
 	size_t off = 0;
 	int n = 0;
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
 	out[0] = '\0';
-	if (read_file(path, &buf) < 0)
+	if (fdinfo_read(fd, &buf) < 0)
 		return -1;
 	for (p = strstr(buf, "tfd:"); p && n < 16; p = strstr(p + 4, "tfd:")) {
 		int t;

@@ -80,3 +80,9 @@ int vma_has_flag(const void *addr, const char *flag)
 			return 1;
 	return 0;
 }
+
+void vma_flag_is(const void *addr, const char *flag, int want, const char *what)
+{
+	if (vma_has_flag(addr, flag) != want)
+		fail("%s", what);
+}

@@ -80,3 +80,31 @@ int dead_dir(const char *what, const char *link_path, const char *want_link)
 	}
 	return 0;
 }
+
+void dead_dirs_cr(const char *cwd_link, const char *fd_link)
+{
+	dead_dir("setup cwd", "/proc/self/cwd", cwd_link);
+	dead_dir("setup fd 20", "/proc/self/fd/20", fd_link);
+	test_daemon();
+	test_waitsig();
+
+	dead_dir("cwd", "/proc/self/cwd", cwd_link);
+	dead_dir("fd 20", "/proc/self/fd/20", fd_link);
+}
+
+void unlinked_check(int rw, int ro, unsigned type, const char *name, const char *want, struct stat *a,
+		    const char *what)
+{
+	char path[64], link[4096];
+	struct stat b;
+	if (fstat(rw, a) || fstat(ro, &b) || (a->st_mode & S_IFMT) != type || a->st_ino != b.st_ino ||
+	    a->st_dev != b.st_dev)
+		fail("fds %d and %d are not one %s", rw, ro, what);
+	if (a->st_nlink != 0 || access(name, F_OK) == 0)
+		fail("the %s is linked again (nlink %lu)", what, (unsigned long)a->st_nlink);
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", rw);
+	ssize_t l = readlink(path, link, sizeof(link) - 1);
+	link[l > 0 ? l : 0] = '\0';
+	if (strcmp(link, want))
+		fail("fd %d -> %s, want %s", rw, link, want);
+}

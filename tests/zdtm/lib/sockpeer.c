@@ -55,23 +55,17 @@ static void serve(int lfd, uint64_t pause_at, const char *gofile)
 				usleep(10000);
 			gofile = NULL;
 		}
-		ssize_t n = read(c, buf, want);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
+		ssize_t n = sockpeer_read(c, buf, want, &off, msg, sizeof(msg));
+		if (n == -1)
 			_exit(3);
+		if (n == -2) {
+			write_all(c, msg, strlen(msg));
+			_exit(4);
+		}
 		if (n == 0)
 			break;
-		for (ssize_t i = 0; i < n; i++)
-			if (buf[i] != sockpeer_pat(off + (uint64_t)i)) {
-				snprintf(msg, sizeof(msg), "BAD %llu\n",
-					 (unsigned long long)(off + (uint64_t)i));
-				write_all(c, msg, strlen(msg));
-				_exit(4);
-			}
 		if (write_all(c, buf, (size_t)n))
 			_exit(5);
-		off += (uint64_t)n;
 	}
 	snprintf(msg, sizeof(msg), "OK %llu\n", (unsigned long long)off);
 	write_all(c, msg, strlen(msg));
@@ -188,6 +182,33 @@ int sockpeer_connect(int family, int port)
 	return fd;
 }
 
+ssize_t sockpeer_bad(const uint8_t *buf, size_t n, uint64_t off)
+{
+	for (size_t i = 0; i < n; i++)
+		if (buf[i] != sockpeer_pat(off + i))
+			return (ssize_t)i;
+	return -1;
+}
+
+ssize_t sockpeer_read(int fd, uint8_t *buf, size_t len, uint64_t *off, char *msg, size_t mlen)
+{
+	ssize_t n;
+	do
+		n = read(fd, buf, len);
+	while (n < 0 && errno == EINTR);
+	if (n < 0) {
+		snprintf(msg, mlen, "ERR %d at %llu\n", errno, (unsigned long long)*off);
+		return -1;
+	}
+	ssize_t bad = sockpeer_bad(buf, (size_t)n, *off);
+	if (bad >= 0) {
+		snprintf(msg, mlen, "BAD %llu\n", (unsigned long long)(*off + (uint64_t)bad));
+		return -2;
+	}
+	*off += (uint64_t)n;
+	return n;
+}
+
 static void fill_pat(uint8_t *buf, size_t n, uint64_t off)
 {
 	for (size_t i = 0; i < n; i++)
@@ -227,12 +248,12 @@ int sockpeer_recv(int fd, uint64_t *off, size_t len)
 				errno = ECONNRESET;
 			return -1;
 		}
-		for (ssize_t i = 0; i < r; i++)
-			if (buf[i] != sockpeer_pat(*off + (uint64_t)i)) {
-				errno = EILSEQ;
-				*off += (uint64_t)i;
-				return -1;
-			}
+		ssize_t bad = sockpeer_bad(buf, (size_t)r, *off);
+		if (bad >= 0) {
+			errno = EILSEQ;
+			*off += (uint64_t)bad;
+			return -1;
+		}
 		*off += (uint64_t)r;
 		len -= (size_t)r;
 	}

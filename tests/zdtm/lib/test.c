@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/socket.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
@@ -248,6 +249,13 @@ void pass(void)
 	write_all(1, "PASS\n", 5);
 }
 
+int test_pass(void)
+{
+	if (!test_failures)
+		pass();
+	return 0;
+}
+
 void test_fail(const char *file, int line, int err, const char *fmt, ...)
 {
 	char pre[256], suf[128];
@@ -300,6 +308,21 @@ int read_exact(int fd, void *buf, size_t n, int ms)
 	return 0;
 }
 
+int child_ready(int p[2])
+{
+	close(p[0]);
+	int r = write(p[1], "r", 1) == 1 ? 0 : -1;
+	close(p[1]);
+	return r;
+}
+
+void child_exit_ok(pid_t ch, const char *why)
+{
+	int st = -1;
+	if (waitpid(ch, &st, 0) != ch || !WIFEXITED(st) || WEXITSTATUS(st))
+		fail("child %d: status %#x%s%s%s", ch, st, why ? " (" : "", why ? why : "", why ? ")" : "");
+}
+
 int child_started(int p[2])
 {
 	char c;
@@ -318,6 +341,15 @@ static void pair_move(const int p[2], int a, int b, const char *what)
 		close(p[0]);
 	if (p[1] != a && p[1] != b)
 		close(p[1]);
+}
+
+void open_at(int at, const char *path, int flags, const char *what)
+{
+	int fd = open(path, flags, 0600);
+	if (fd < 0 || (fd != at && dup2(fd, at) != at))
+		fail("%s", what);
+	if (fd >= 0 && fd != at)
+		close(fd);
 }
 
 void pipe_at(int r, int w, int flags)
@@ -426,4 +458,64 @@ char proc_state(pid_t pid)
 		st = p[2];
 	free(buf);
 	return st;
+}
+
+ssize_t fdinfo_read(int fd, char **out)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	return read_file(path, out);
+}
+
+long file_field(const char *path, const char *key, int base, long dflt)
+{
+	char *buf, *p;
+	size_t kl = strlen(key);
+	long v = dflt;
+	if (read_file(path, &buf) < 0)
+		return dflt;
+	for (p = buf; p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (!strncmp(p, key, kl)) {
+			v = strtol(p + kl, NULL, base);
+			break;
+		}
+	free(buf);
+	return v;
+}
+
+long fdinfo_field(int fd, const char *key, int base, long dflt)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	return file_field(path, key, base, dflt);
+}
+
+void prctl_cr(const struct prctl_val *t, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (prctl(t[i].set, t[i].v, 0, 0, 0))
+			fail("prctl set %s", t[i].name);
+	test_daemon();
+	test_waitsig();
+
+	for (int i = 0; i < n; i++) {
+		int v = -1;
+		long r = t[i].ptr ? prctl(t[i].get, &v, 0, 0, 0) : prctl(t[i].get, 0, 0, 0, 0);
+		if (t[i].ptr && r == 0)
+			r = v;
+		if (r != (long)t[i].v)
+			fail("%s %ld, want %lu", t[i].name, r, t[i].v);
+	}
+}
+
+int pty_pair(int mflags, int sflags, int *s)
+{
+	int m = posix_openpt(mflags);
+	*s = -1;
+	if (m < 0 || grantpt(m) || unlockpt(m) || (*s = open(ptsname(m), sflags)) < 0) {
+		if (m >= 0)
+			close(m);
+		return -1;
+	}
+	return m;
 }

@@ -130,20 +130,38 @@ void tree_leader(int slot, int member, int session)
 	tree_sleep();
 }
 
-void tree_orphan_session(int leader, int mid, int orphan)
+void tree_orphan(int mid, int orphan, int session)
 {
-	pid_t x;
-	int st;
-	if (tree_child(leader) != 0)
-		return;
-	setsid();
-	if ((x = tree_child(mid)) == 0) {
+	pid_t x = tree_child(mid);
+	if (x == 0) {
+		if (session)
+			setsid();
 		if (tree_child(orphan) == 0)
 			tree_sleep();
 		tree_wait_slot(orphan);
 		_exit(0);
 	}
-	waitpid(x, &st, 0);
+	waitpid(x, NULL, 0);
+}
+
+pid_t tree_in_group(int slot, pid_t pgid)
+{
+	pid_t p = tree_child(slot);
+	if (p == 0) {
+		setpgid(0, pgid);
+		tree_sleep();
+	}
+	if (pgid == 0)
+		setpgid(p, p); /* ours too: it leads its group by the time we go on */
+	return p;
+}
+
+void tree_orphan_session(int leader, int mid, int orphan)
+{
+	if (tree_child(leader) != 0)
+		return;
+	setsid();
+	tree_orphan(mid, orphan, 0);
 	tree_sleep();
 }
 
@@ -153,8 +171,11 @@ void tree_subreaper(void)
 		fail("PR_SET_CHILD_SUBREAPER");
 }
 
+static int tree_pidns; /* tree_init with TREE_PIDNS: the test is PID 1 of its namespace */
+
 volatile pid_t *tree_init(int argc, char **argv, int flags)
 {
+	tree_pidns = flags & TREE_PIDNS;
 	if (flags & TREE_PIDNS)
 		test_init_pidns(argc, argv);
 	else
@@ -184,15 +205,50 @@ void tree_cr_check(const struct tree_ids *tab, int n)
 {
 	test_daemon();
 	test_waitsig();
+	if (tree_pidns && getpid() != 1)
+		fail("getpid %d after restore", getpid());
 	tree_check(tab, n);
+}
+
+pid_t tree_start(int argc, char **argv, int flags, int slot, void (*fn)(void))
+{
+	tree_init(argc, argv, flags);
+	pid_t p = tree_child(slot);
+	if (p == 0) {
+		fn();
+		_exit(0);
+	}
+	return p;
+}
+
+int tree_zombie_leaders(int argc, char **argv, int flags, int code)
+{
+	enum { G, GM, S, SM, N };
+	struct tree_ids tab[N + 1];
+	pid_t pids[N + 1];
+
+	tree_init(argc, argv, flags);
+	tree_dead_leader(G, GM, 0, code);
+	tree_dead_leader(S, SM, 1, code + 1);
+	tree_settle(tab, pids, N);
+	if (tab[G].state != 'Z' || tab[S].state != 'Z' || tab[GM].pgid != pids[G] || tab[SM].sid != pids[S] ||
+	    tab[SM].pgid != pids[S])
+		fail("setup: zombie leaders not as planned");
+	if (tree_pidns && (getpid() != 1 || tab[GM].ppid != 1 || tab[SM].ppid != 1))
+		fail("setup: zombie leaders not as planned (getpid %d, the members' parents %d %d, want 1)",
+		     getpid(), tab[GM].ppid, tab[SM].ppid);
+	tree_cr_check(tab, N + 1);
+	if (kill(-pids[G], 0) || kill(-pids[S], 0))
+		fail("the dead leaders' groups are gone");
+	tree_expect_exit(pids[G], code, "group leader");
+	tree_expect_exit(pids[S], code + 1, "session leader");
+	return tree_pass(pids, N + 1);
 }
 
 int tree_pass(const pid_t *pids, int n)
 {
 	tree_end(pids, n);
-	if (!test_failures)
-		pass();
-	return 0;
+	return test_pass();
 }
 
 void tree_expect_exit(pid_t pid, int code, const char *what)
@@ -228,9 +284,7 @@ void tree_record_slots(struct tree_ids *tab, pid_t *pids, int n)
 
 pid_t tree_sleeper(void)
 {
-	pid_t p = fork();
-	if (p < 0)
-		fail("fork");
+	pid_t p = test_fork();
 	if (p == 0)
 		tree_sleep();
 	return p;
@@ -299,6 +353,28 @@ int wait_byte(const volatile char *p, char v)
 	return -1;
 }
 
+pid_t fork_talker(void (*fn)(int go, int done, void *arg), void *arg, int *go_w, int *done_r)
+{
+	int go[2], done[2];
+	*go_w = *done_r = -1;
+	if (pipe(go) || pipe(done)) {
+		fail("pipe");
+		return -1;
+	}
+	pid_t pid = test_fork();
+	if (pid == 0) {
+		close(go[1]);
+		close(done[0]);
+		fn(go[0], done[1], arg);
+		_exit(0);
+	}
+	close(go[0]);
+	close(done[1]);
+	*go_w = go[1];
+	*done_r = done[0];
+	return pid;
+}
+
 pid_t tree_fork_waiting(int (*fn)(void *), void *arg)
 {
 	sigset_t m;
@@ -365,17 +441,36 @@ int tree_same_file(pid_t pid, int fd)
 	return syscall(SYS_kcmp, getpid(), pid, KCMP_FILE, fd, fd) == 0;
 }
 
-int pidns_count_proc(void)
+static int pid_cmp(const void *a, const void *b)
 {
-	DIR *d = opendir("/proc");
+	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+	return (x > y) - (x < y);
+}
+
+int proc_pids(const char *dir, pid_t *out, int max)
+{
+	DIR *d = opendir(dir);
 	struct dirent *de;
 	int n = 0;
 	if (!d)
 		return -1;
-	while ((de = readdir(d)))
-		n += atoi(de->d_name) > 0;
+	while ((de = readdir(d))) {
+		pid_t p = atoi(de->d_name);
+		if (p <= 0 || (out && n >= max))
+			continue;
+		if (out)
+			out[n] = p;
+		n++;
+	}
 	closedir(d);
+	if (out)
+		qsort(out, (size_t)n, sizeof(*out), pid_cmp);
 	return n;
+}
+
+int pidns_count_proc(void)
+{
+	return proc_pids("/proc", NULL, 0);
 }
 
 int pidns_proc_self(void)

@@ -47,6 +47,8 @@ const char *test_opt(const char *name);
 
 /* Result reporting: written to the outfile (stdout). */
 void pass(void);
+/* The end of main: pass() unless a check failed; returns 0 (for main's return). */
+int test_pass(void);
 #define fail(fmt, ...) test_fail(__FILE__, __LINE__, errno, fmt, ##__VA_ARGS__)
 void test_fail(const char *file, int line, int err, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
@@ -66,19 +68,43 @@ uint64_t datasum(const void *buf, size_t len);
 
 /* Read a whole small file (e.g. under /proc) into a malloc'd buffer; returns length or -1. */
 ssize_t read_file(const char *path, char **out);
+/* read_file of /proc/self/fdinfo/FD. */
+ssize_t fdinfo_read(int fd, char **out);
+/* The number after key at the start of a line of the file path (e.g. "Seccomp:" of /proc/PID/status), in
+ * base; dflt when the file or the key is missing. fdinfo_field: of /proc/self/fdinfo/FD. */
+long file_field(const char *path, const char *key, int base, long dflt);
+long fdinfo_field(int fd, const char *key, int base, long dflt);
 /* Exactly n bytes from fd into buf, each wait for more at most ms: 0, or -1 (timeout, EOF, error). */
 int read_exact(int fd, void *buf, size_t n, int ms);
 /* The parent's end of a start pipe p: close p[1], wait for the child's one byte, close p[0]; 0 or -1. */
 int child_started(int p[2]);
+/* The child's end of it: close p[0], write the one byte, close p[1]; 0 or -1. */
+int child_ready(int p[2]);
+/* Reap child ch: fail() with its wait status (and why, what its exit code bits mean; may be NULL) unless it
+ * exited with 0. */
+void child_exit_ok(pid_t ch, const char *why);
 /* pipe_at: a pipe (pipe2 flags) with its read end at fd r, its write end at fd w; sockpair_at: a unix
  * socketpair of type (SOCK_NONBLOCK etc. or'ed in) at fds a and b. Both fail() on error. */
 void pipe_at(int r, int w, int flags);
+/* open_at: path opened (flags, mode 0600 when it creates) at fd at; fail(what) on error. */
+void open_at(int at, const char *path, int flags, const char *what);
 void sockpair_at(int type, int a, int b);
 /* The checkpoint of a test whose state of fd get() writes as text: get, test_daemon, test_waitsig, get
  * again, fail() naming what unless both texts are the same (4 KiB at most). */
 void cr_same_state(int fd, void (*get)(int fd, char *out, size_t len), const char *what);
 /* fail() unless this process has no child left (zombie or not). */
 void no_child_left(void);
+/* prctl_cr (prctl, prctl_misc): each value set (prctl(set, v)), the checkpoint, then each read back with get
+ * (its result, or with ptr through an int pointer) must be v again. */
+struct prctl_val {
+	int set, get, ptr;
+	unsigned long v;
+	const char *name;
+};
+void prctl_cr(const struct prctl_val *t, int n);
+/* A pty: its master (posix_openpt(mflags), granted and unlocked) and its slave opened with sflags in *s; the
+ * master, or -1 (nothing left open). */
+int pty_pair(int mflags, int sflags, int *s);
 /* Value of "Key:" line in /proc/self/status (trimmed, static buffer), or NULL. */
 const char *proc_status(const char *key);
 /* Threads of a thread test (lib/threads.c). Each runs fn(&t[i]) and records what it found wrong in bad/why.
@@ -108,6 +134,8 @@ int mem_probe(void *addr, int write);
 int vma_info(const void *addr, char *line, size_t llen, char *flags, size_t flen);
 /* 1 if the VMA holding addr has VmFlags flag (e.g. "dc", "dd", "gd"), 0 if not, -1 if no VMA. */
 int vma_has_flag(const void *addr, const char *flag);
+/* fail(what) unless vma_has_flag(addr, flag) is want. */
+void vma_flag_is(const void *addr, const char *flag, int want, const char *what);
 
 /* TCP peer outside the test's tree (lib/sockpeer.c): a server reparented to the runner's subreaper that
  * checks each byte it gets is sockpeer_pat(offset) and echoes it; with gofile it stops reading at byte
@@ -132,6 +160,11 @@ int lo_listen(int family, int *port);
 /* A server process for lfd (test_outside, alarm 300 s, every other fd closed): 0 in it, 1 in the caller. */
 int sockpeer_outside(int lfd);
 uint8_t sockpeer_pat(uint64_t i);
+/* The index of the first of buf[0..n) that is not sockpeer_pat(off + index), -1 if none. */
+ssize_t sockpeer_bad(const uint8_t *buf, size_t n, uint64_t off);
+/* A peer's read of at most len bytes at *off (EINTR retried): their number (0 at EOF, *off moved on), or -1
+ * (msg "ERR errno at off") on a read error, -2 (msg "BAD offset") on a byte that is not the pattern. */
+ssize_t sockpeer_read(int fd, uint8_t *buf, size_t len, uint64_t *off, char *msg, size_t mlen);
 /* Send len pattern bytes from *off (flags e.g. MSG_DONTWAIT: stops at EAGAIN); returns bytes sent. */
 ssize_t sockpeer_send(int fd, uint64_t *off, size_t len, int flags);
 /* Receive exactly len bytes and check them against the pattern from *off; -1 (errno) on a mismatch. */
@@ -170,8 +203,9 @@ void tree_wait_slot(int slot);
 void tree_wait_all(int n);
 void tree_record_slots(struct tree_ids *tab, pid_t *pids, int n);
 /* tree_settle: tree_wait_all(n), then tree_record_slots. tree_cr_check: test_daemon, test_waitsig (the
- * checkpoint), then tree_check of tab[0..n-1]. tree_pass: tree_end of pids[0..n-1], pass() if nothing failed;
- * returns 0 (for main). tree_subreaper: PR_SET_CHILD_SUBREAPER (fail() when refused). */
+ * checkpoint), getpid() 1 again under TREE_PIDNS, then tree_check of tab[0..n-1]. tree_pass: tree_end of
+ * pids[0..n-1], pass() if nothing failed; returns 0 (for main). tree_subreaper: PR_SET_CHILD_SUBREAPER
+ * (fail() when refused). */
 void tree_settle(struct tree_ids *tab, pid_t *pids, int n);
 /* tree_settle, but victim (a group leader of the tree) is killed and reaped before the record. */
 void tree_settle_killing(struct tree_ids *tab, pid_t *pids, int n, pid_t victim);
@@ -179,6 +213,13 @@ void tree_settle_killing(struct tree_ids *tab, pid_t *pids, int n, pid_t victim)
 enum { TREE_SUBREAPER = 1, TREE_PIDNS = 2 };
 volatile pid_t *tree_init(int argc, char **argv, int flags);
 void tree_cr_check(const struct tree_ids *tab, int n);
+/* tree_init (flags), then the child of slot runs fn (and exits 0 if fn returns); the child's pid. */
+pid_t tree_start(int argc, char **argv, int flags, int slot, void (*fn)(void));
+/* The zombie_leader tests (tree_init with flags): a child that made its own group, forked a member into it
+ * and exited with code, and one that made its own session with a member and exited with code + 1; zombies
+ * with the same ids after restore (with TREE_PIDNS: we are PID 1 and the members' parent), the members still
+ * in the dead leaders' group and session, and waitpid gets the exit codes. For main's return. */
+int tree_zombie_leaders(int argc, char **argv, int flags, int code);
 int tree_pass(const pid_t *pids, int n);
 void tree_subreaper(void);
 /* tree_leader: the child of slot leads a session (session) or a group of its own with member (sleeping) in
@@ -186,6 +227,11 @@ void tree_subreaper(void);
  * mid forks orphan into it and exits (orphan is adopted); leader sleeps; returns in the caller. */
 void tree_leader(int slot, int member, int session);
 void tree_orphan_session(int leader, int mid, int orphan);
+/* tree_orphan: the child of mid (in a session of its own with session) forks orphan (sleeping) and exits
+ * once orphan runs; mid is reaped here, orphan adopted. tree_in_group: the child of slot sleeps in process
+ * group pgid (0: its own, which we set too); its pid. */
+void tree_orphan(int mid, int orphan, int session);
+pid_t tree_in_group(int slot, pid_t pgid);
 /* A child that sleeps until killed (tree_sleep); fails the test when fork fails. */
 pid_t tree_sleeper(void);
 /* A zombie leader: the child of slot makes a session (session) or a group of its own, forks member into it
@@ -199,6 +245,10 @@ int tree_pidfd_reaped(void);
  * tree_waiting_go: SIGUSR1 to it, then its exit: 0 when it exited with 0, else its wait status (-1: not
  * reaped). tree_same_file: fd of the test and fd of pid are one open file description (kcmp). */
 pid_t tree_fork_waiting(int (*fn)(void *), void *arg);
+/* A child that talks with the test over two pipes: fn(go, done, arg) in it (it reads go, writes done; it
+ * exits 0 if fn returns); in the test *go_w and *done_r are their other ends. The child's pid (fail() on
+ * errors). */
+pid_t fork_talker(void (*fn)(int go, int done, void *arg), void *arg, int *go_w, int *done_r);
 /* usr1_block: SIGUSR1 caught and blocked, so that a child forked after it that waits with usr1_wait loses
  * none sent early; usr1_wait: sleep (SIGUSR1 let in) until one came. wait_byte: until *p == v (20 s at most,
  * then -1). */
@@ -224,6 +274,9 @@ void child_same_devino(pid_t ch, int rfd, int fd, const char *what);
 /* PID namespaces: the number of processes in /proc (the namespace of the mounted /proc), and the pid the
  * /proc/self link names (-1 on error). */
 int pidns_count_proc(void);
+/* The numbered entries of dir (/proc, /proc/PID/task): sorted into out[0..max-1] and their number (at most
+ * max), or only their number with out NULL; -1 if dir cannot be read. */
+int proc_pids(const char *dir, pid_t *out, int max);
 int pidns_proc_self(void);
 
 /* lib/recstream.c: 16-byte sequence records streamed through the non-blocking channel w -> r (a pipe, a
@@ -266,6 +319,14 @@ void procfds_check(off_t off, pid_t pid, pid_t ch);
 /* dead_dir (cwd_deleted*): link_path (/proc/PID/cwd, /proc/PID/fd/N) names want_link, a directory with no
  * links in which mkdir fails with ENOENT; 0, or -1 after fail() (what names it). */
 int dead_dir(const char *what, const char *link_path, const char *want_link);
+/* The checkpoint of cwd and fd 20 in removed directories: dead_dir of both (their links cwd_link and fd_link)
+ * before test_daemon and after test_waitsig. */
+void dead_dirs_cr(const char *cwd_link, const char *fd_link);
+/* unlinked_check (unlink_fstat00, fifo_unlinked): fds rw and ro are one open file of type (S_IFREG,
+ * S_IFIFO), its name removed (nlink 0, name gone), /proc/self/fd/RW names want; its stat into *a; what names
+ * it in failures ("file", "FIFO"). */
+void unlinked_check(int rw, int ro, unsigned type, const char *name, const char *want, struct stat *a,
+		    const char *what);
 
 #define PAGE 4096UL
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))

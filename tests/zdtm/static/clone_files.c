@@ -62,14 +62,10 @@ int main(int argc, char **argv)
 	if (read(20, buf, sizeof(buf)) != 9 || memcmp(buf, "in-flight", 9))
 		fail("pipe data '%s'", buf);
 	kill(ch, SIGUSR1);
-	int st;
-	if (waitpid(ch, &st, 0) != ch || !WIFEXITED(st) || WEXITSTATUS(st))
-		fail("child: status %#x (1: offset, 2: open)", st);
+	child_exit_ok(ch, "1: offset, 2: open");
 	if (fcntl(40, F_GETFD) < 0)
 		fail("the fd the child opened is not in the parent's table");
 	if (fcntl(30, F_GETFD) >= 0)
 		fail("the fd the child closed is still in the parent's table");
-	if (!test_failures)
-		pass();
-	return 0;
+	return test_pass();
 }

@@ -34,8 +34,7 @@ int main(int argc, char **argv)
 	pid_t ch = (pid_t)syscall(SYS_clone, CLONE_FS | SIGCHLD, 0, 0, 0, 0);
 	if (ch == 0) {
 		test_forked();
-		close(pfd[0]);
-		if (write(pfd[1], "r", 1) != 1)
+		if (child_ready(pfd))
 			_exit(9);
 		usr1_wait();
 		int bad = strcmp(cwd_tail(buf, sizeof(buf)), "fs_a") ? 1 : 0;
@@ -46,9 +45,7 @@ int main(int argc, char **argv)
 			bad |= 4;
 		_exit(bad);
 	}
-	char c;
-	close(pfd[1]);
-	if (ch < 0 || read(pfd[0], &c, 1) != 1) {
+	if (ch < 0 || child_started(pfd)) {
 		fail("clone");
 		return 1;
 	}
@@ -64,15 +61,11 @@ int main(int argc, char **argv)
 	if (m != 027)
 		fail("umask %03o, want 027", m);
 	kill(ch, SIGUSR1);
-	int st;
-	if (waitpid(ch, &st, 0) != ch || !WIFEXITED(st) || WEXITSTATUS(st))
-		fail("child: status %#x (1: cwd, 2: umask, 4: chdir)", st);
+	child_exit_ok(ch, "1: cwd, 2: umask, 4: chdir");
 	if (strcmp(cwd_tail(buf, sizeof(buf)), "fs_b"))
 		fail("the child's chdir is not seen: cwd %s", buf);
 	m = umask(0);
 	if (m != 077)
 		fail("the child's umask is not seen: %03o", m);
-	if (!test_failures)
-		pass();
-	return 0;
+	return test_pass();
 }

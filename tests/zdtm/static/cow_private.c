@@ -34,13 +34,11 @@ int main(int argc, char **argv)
 	datagen(heap, HALF / 2, seed + 5);
 	datagen(heap + HALF / 2, HALF / 2, seed + 5);
 	usr1_block();
-	pid_t ch = fork();
+	pid_t ch = test_fork();
 	if (ch == 0) {
-		test_forked();
 		datagen(m + HALF, HALF, seed + 2);
 		datagen(heap, HALF / 2, seed + 6);
-		close(pfd[0]);
-		if (write(pfd[1], "r", 1) != 1)
+		if (child_ready(pfd))
 			_exit(5);
 		usr1_wait();
 		int bad = check(m, seed, 1) || datachk(heap, HALF / 2, seed + 6, NULL) ||
@@ -48,9 +46,7 @@ int main(int argc, char **argv)
 		memset(m, 0x5a, PAGE); /* must not be seen by the parent */
 		_exit(bad);
 	}
-	char c;
-	close(pfd[1]);
-	if (ch < 0 || read(pfd[0], &c, 1) != 1) {
+	if (ch < 0 || child_started(pfd)) {
 		fail("child not ready");
 		return 1;
 	}
@@ -63,12 +59,8 @@ int main(int argc, char **argv)
 	if (datachk(heap, HALF / 2, seed + 5, NULL) || datachk(heap + HALF / 2, HALF / 2, seed + 5, NULL))
 		fail("the parent's heap differs");
 	kill(ch, SIGUSR1);
-	int st;
-	if (waitpid(ch, &st, 0) != ch || !WIFEXITED(st) || WEXITSTATUS(st))
-		fail("child: status %#x (its private memory differs)", st);
+	child_exit_ok(ch, "its private memory differs");
 	if (check(m, seed, 0))
 		fail("the child's write after restore is seen by the parent");
-	if (!test_failures)
-		pass();
-	return 0;
+	return test_pass();
 }

@@ -35,7 +35,5 @@ int main(int argc, char **argv)
 		     g0[1], g0[2], g0[3]);
 	if (memcmp(u0, u1, sizeof(u0)))
 		fail("Uid %u %u %u %u after restore", u1[0], u1[1], u1[2], u1[3]);
-	if (!test_failures)
-		pass();
-	return 0;
+	return test_pass();
 }

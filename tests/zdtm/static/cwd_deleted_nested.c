@@ -42,9 +42,7 @@ int main(int argc, char **argv)
 	close(fd);
 	if (chdir("p/q") || rmdir(".") == 0 || rmdir("../q") || rmdir("../../p") || futimens(20, ts))
 		fail("setup: rmdir");
-	kid = fork();
-	if (kid == 0)
-		tree_sleep();
+	kid = tree_sleeper();
 	fskid = (pid_t)syscall(SYS_clone, CLONE_FS | SIGCHLD, 0, 0, 0, 0);
 	if (fskid == 0)
 		tree_sleep();
@@ -52,13 +50,7 @@ int main(int argc, char **argv)
 		fail("setup: fork");
 	snprintf(q_link, sizeof(q_link), "%s/p/q (deleted)", top);
 	snprintf(p_link, sizeof(p_link), "%s/p (deleted)", top);
-	dead_dir("setup cwd", "/proc/self/cwd", q_link);
-	dead_dir("setup fd 20", "/proc/self/fd/20", p_link);
-	test_daemon();
-	test_waitsig();
-
-	dead_dir("cwd", "/proc/self/cwd", q_link);
-	dead_dir("fd 20", "/proc/self/fd/20", p_link);
+	dead_dirs_cr(q_link, p_link);
 	snprintf(a, sizeof(a), "/proc/%d/cwd", kid);
 	dead_dir("child cwd", a, q_link);
 	if (!same_inode(a, "/proc/self/cwd"))
@@ -81,7 +73,5 @@ int main(int argc, char **argv)
 	kill(fskid, SIGKILL);
 	waitpid(kid, NULL, 0);
 	waitpid(fskid, NULL, 0);
-	if (!test_failures)
-		pass();
-	return 0;
+	return test_pass();
 }

@@ -20,12 +20,11 @@ int main(int argc, char **argv)
 	char buf[16];
 
 	test_init(argc, argv);
-	int m = posix_openpt(O_RDWR | O_NOCTTY);
-	if (m < 0 || grantpt(m) || unlockpt(m))
+	int s, m = pty_pair(O_RDWR | O_NOCTTY, O_RDWR, &s);
+	if (m < 0)
 		return fail("posix_openpt"), 1;
-	int s = open(ptsname(m), O_RDWR);
 	int tty = open("/dev/tty", O_RDWR);
-	if (s < 0 || tty < 0 || ioctl(s, TIOCSWINSZ, &ws) || tcgetattr(s, &t))
+	if (tty < 0 || ioctl(s, TIOCSWINSZ, &ws) || tcgetattr(s, &t))
 		return fail("open"), 1;
 	cfmakeraw(&t);
 	tcsetattr(s, TCSANOW, &t);

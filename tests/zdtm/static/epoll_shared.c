@@ -12,8 +12,9 @@
 #include <linux/kcmp.h>
 #include "zdtmtst.h"
 
-static void child(int ep, int go, int done)
+static void child(int go, int done, void *arg)
 {
+	int ep = *(int *)arg;
 	int mine[2], late[2];
 	char c;
 	struct epoll_event ev = {.events = EPOLLIN, .data.u64 = 2};
@@ -35,7 +36,7 @@ static void child(int ep, int go, int done)
 
 int main(int argc, char **argv)
 {
-	int ep, p[2], go[2], done[2], st = 0, n;
+	int ep, p[2], go, done, st = 0, n;
 	uint64_t seen = 0;
 	char c;
 	struct epoll_event ev = {.events = EPOLLIN, .data.u64 = 1}, out[8];
@@ -43,27 +44,17 @@ int main(int argc, char **argv)
 
 	test_init(argc, argv);
 	ep = epoll_create1(0);
-	if (ep < 0 || pipe(p) || pipe(go) || pipe(done) || epoll_ctl(ep, EPOLL_CTL_ADD, p[0], &ev))
+	if (ep < 0 || pipe(p) || epoll_ctl(ep, EPOLL_CTL_ADD, p[0], &ev))
 		fail("setup");
-	pid = fork();
-	if (pid < 0)
-		fail("fork");
-	if (pid == 0) {
-		test_forked();
-		close(go[1]);
-		close(done[0]);
-		child(ep, go[0], done[1]);
-	}
-	close(go[0]);
-	close(done[1]);
-	if (read(done[0], &c, 1) != 1)
+	pid = fork_talker(child, &ep, &go, &done);
+	if (read(done, &c, 1) != 1)
 		fail("child not ready");
 	test_daemon();
 	test_waitsig();
 
 	if (syscall(SYS_kcmp, getpid(), pid, KCMP_FILE, ep, ep) != 0)
 		fail("the epoll fds of parent and child are not one file any more");
-	if (write(go[1], "g", 1) != 1 || read(done[0], &c, 1) != 1 || c != 'd')
+	if (write(go, "g", 1) != 1 || read(done, &c, 1) != 1 || c != 'd')
 		fail("the child's epoll_ctl MOD/ADD failed");
 	if (write(p[1], "z", 1) != 1)
 		fail("write");
@@ -76,7 +67,7 @@ int main(int argc, char **argv)
 		     n, (unsigned long long)seen);
 	if (epoll_ctl(ep, EPOLL_CTL_DEL, p[0], NULL))
 		fail("EPOLL_CTL_DEL of the parent's target by its fd number");
-	if (write(go[1], "q", 1) != 1 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st))
+	if (write(go, "q", 1) != 1 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st))
 		fail("child exit %#x", st);
 	pass();
 	return 0;

@@ -36,7 +36,7 @@ static uint64_t ready(int ep)
 
 int main(int argc, char **argv)
 {
-	int ep, efd, data[2], ctl[2], ack[2], st;
+	int ep, efd, data[2], ctl[2], ack[2];
 	struct epoll_event e;
 	uint64_t s;
 	pid_t pid;
@@ -53,9 +53,7 @@ int main(int argc, char **argv)
 	e.events = EPOLLIN, e.data.u64 = 2;
 	if (epoll_ctl(ep, EPOLL_CTL_ADD, data[0], &e))
 		fail("add pipe");
-	pid = fork();
-	if (pid < 0)
-		fail("fork");
+	pid = test_fork();
 	if (pid == 0) {
 		close(ep);
 		close(data[1]);
@@ -83,8 +81,7 @@ int main(int argc, char **argv)
 	if ((s = ready(ep)) != 0)
 		fail("ready set %#llx after the child read both, want 0: the targets are not the child's",
 		     (unsigned long long)s);
-	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st))
-		fail("child status %#x", st);
+	child_exit_ok(pid, NULL);
 	pass();
 	return 0;
 }

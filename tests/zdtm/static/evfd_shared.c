@@ -30,13 +30,10 @@ int main(int argc, char **argv)
 	wd = inotify_add_watch(ifd, "shared.d", IN_CREATE);
 	if (wd < 0)
 		fail("watch");
-	pid = fork();
-	if (pid < 0)
-		fail("fork");
+	pid = test_fork();
 	if (pid == 0) {
 		char c;
 		uint64_t five = 5;
-		test_forked();
 		close(go[1]);
 		if (read(go[0], &c, 1) != 1)
 			_exit(1);

@@ -36,11 +36,10 @@ static void mount_of(const char *hexid, char *mp, size_t len)
  * point */
 static void marks(int fd, char *out, size_t len)
 {
-	char path[64], *buf, *p, *nl;
+	char *buf, *p, *nl;
 	size_t off = 0;
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
 	out[0] = '\0';
-	if (read_file(path, &buf) < 0)
+	if (fdinfo_read(fd, &buf) < 0)
 		return;
 	for (p = strstr(buf, "fanotify"); p && off < len; p = strstr(p + 1, "\nfanotify")) {
 		if (*p == '\n')

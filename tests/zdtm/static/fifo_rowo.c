@@ -56,9 +56,7 @@ int main(int argc, char **argv)
 		fail("read %d bytes, want the %zu written", n, sizeof(data));
 	if (write(ctl[1], "g", 1) != 1)
 		fail("write to the child");
-	int st;
-	if (waitpid(ch, &st, 0) != ch || !WIFEXITED(st) || WEXITSTATUS(st))
-		fail("child: status %#x", st);
+	child_exit_ok(ch, NULL);
 	n = read(RD, buf, sizeof(buf));
 	if (n != (int)sizeof(more) || memcmp(buf, more, sizeof(more)))
 		fail("after restore: read %d bytes, want %zu from the child", n, sizeof(more));
@@ -66,7 +64,5 @@ int main(int argc, char **argv)
 	if (n != 0)
 		fail("no EOF when the child's write end is gone (read %d, errno %d)", n, errno);
 	unlink("rowo.fifo");
-	if (!test_failures)
-		pass();
-	return 0;
+	return test_pass();
 }

@@ -14,15 +14,11 @@ int main(int argc, char **argv)
 {
 	char buf[64];
 	struct stat st;
-	int fd;
 	test_init(argc, argv);
-	if ((fd = open("append.file", O_WRONLY | O_CREAT | O_APPEND, 0600)) < 0 || dup2(fd, W) != W ||
-	    dup2(fd, WD) != WD)
+	open_at(W, "append.file", O_WRONLY | O_CREAT | O_APPEND, "open w");
+	if (dup2(W, WD) != WD)
 		fail("open w");
-	close(fd);
-	if ((fd = open("append.file", O_RDWR | O_APPEND)) < 0 || dup2(fd, RW) != RW)
-		fail("open rw");
-	close(fd);
+	open_at(RW, "append.file", O_RDWR | O_APPEND, "open rw");
 	if (write(W, "0123456789", 10) != 10 || write(RW, "abcdef", 6) != 6 || lseek(RW, 3, SEEK_SET) != 3)
 		fail("fill");
 	test_daemon();

@@ -49,7 +49,7 @@ static void check_all(void)
 
 int main(int argc, char **argv)
 {
-	int p[2], fd;
+	int p[2];
 	struct sigaction sa = {.sa_sigaction = on_io, .sa_flags = SA_SIGINFO};
 
 	test_init(argc, argv);
@@ -57,12 +57,8 @@ int main(int argc, char **argv)
 		fail("setup");
 	close(p[0]);
 	wfd = p[1];
-	if ((fd = open("fown.file", O_RDWR | O_CREAT, 0600)) < 0 || dup2(fd, F) != F)
-		fail("open file");
-	close(fd);
-	if ((fd = open("/dev/null", O_RDWR)) < 0 || dup2(fd, N) != N)
-		fail("open /dev/null");
-	close(fd);
+	open_at(F, "fown.file", O_RDWR | O_CREAT, "open file");
+	open_at(N, "/dev/null", O_RDWR, "open /dev/null");
 	own(P, F_OWNER_PID, getpid(), SIGRTMIN + 2);
 	own(F, F_OWNER_PGRP, getpgrp(), 0);
 	own(N, F_OWNER_TID, (pid_t)syscall(SYS_gettid), SIGUSR2);

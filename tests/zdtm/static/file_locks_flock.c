@@ -34,9 +34,8 @@ static int try_flock(const char *path, int op)
 
 static int has_lock(int fd, const char *what)
 {
-	char path[64], *buf;
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-	if (read_file(path, &buf) < 0)
+	char *buf;
+	if (fdinfo_read(fd, &buf) < 0)
 		return 0;
 	int r = strstr(buf, what) != NULL;
 	free(buf);
@@ -45,14 +44,11 @@ static int has_lock(int fd, const char *what)
 
 int main(int argc, char **argv)
 {
-	int fd;
 	test_init(argc, argv);
-	if ((fd = open("flock_ex.file", O_RDWR | O_CREAT, 0600)) < 0 || dup2(fd, A) != A || dup2(fd, C) != C)
+	open_at(A, "flock_ex.file", O_RDWR | O_CREAT, "open ex");
+	if (dup2(A, C) != C)
 		fail("open ex");
-	close(fd);
-	if ((fd = open("flock_sh.file", O_RDONLY | O_CREAT, 0600)) < 0 || dup2(fd, B) != B)
-		fail("open sh");
-	close(fd);
+	open_at(B, "flock_sh.file", O_RDONLY | O_CREAT, "open sh");
 	if (flock(A, LOCK_EX) || flock(B, LOCK_SH))
 		fail("flock");
 	if (try_flock("flock_ex.file", LOCK_SH) != 1 || try_flock("flock_sh.file", LOCK_EX) != 1)

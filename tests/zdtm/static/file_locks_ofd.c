@@ -38,14 +38,9 @@ static void check(void)
 
 int main(int argc, char **argv)
 {
-	int fd;
 	test_init(argc, argv);
-	if ((fd = open("ofd.file", O_RDWR | O_CREAT, 0600)) < 0 || dup2(fd, A) != A)
-		fail("open a");
-	close(fd);
-	if ((fd = open("ofd.file", O_RDONLY)) < 0 || dup2(fd, B) != B)
-		fail("open b");
-	close(fd);
+	open_at(A, "ofd.file", O_RDWR | O_CREAT, "open a");
+	open_at(B, "ofd.file", O_RDONLY, "open b");
 	struct flock w = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 100};
 	struct flock r = {.l_type = F_RDLCK, .l_whence = SEEK_SET, .l_start = 500, .l_len = 100};
 	if (ofd(A, F_OFD_SETLK, &w) || ofd(B, F_OFD_SETLK, &r))

@@ -67,14 +67,9 @@ static void check(void)
 
 int main(int argc, char **argv)
 {
-	int fd;
 	test_init(argc, argv);
-	if ((fd = open("posix_a.file", O_RDWR | O_CREAT, 0600)) < 0 || dup2(fd, A) != A)
-		fail("open a");
-	close(fd);
-	if ((fd = open("posix_b.file", O_RDWR | O_CREAT, 0600)) < 0 || dup2(fd, B) != B)
-		fail("open b");
-	close(fd);
+	open_at(A, "posix_a.file", O_RDWR | O_CREAT, "open a");
+	open_at(B, "posix_b.file", O_RDWR | O_CREAT, "open b");
 	if (ftruncate(A, 4096) || mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, A, 0) == MAP_FAILED)
 		fail("mmap");
 	if (setlk(A, F_SETLK, F_WRLCK, 10, 100) || setlk(A, F_SETLK, F_RDLCK, 200, 0) ||

@@ -42,14 +42,12 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	usr1_block();
-	pid_t ch = fork();
+	pid_t ch = test_fork();
 	if (ch == 0) {
-		test_forked();
 		if (dup2(SHFD, DUPFD) != DUPFD || lseek(SHFD, 50, SEEK_SET) != 50 ||
 		    own_file("child.data", 11))
 			_exit(9);
-		close(pfd[0]);
-		if (write(pfd[1], "r", 1) != 1)
+		if (child_ready(pfd))
 			_exit(9);
 		usr1_wait();
 		int bad = 0;
@@ -61,9 +59,7 @@ int main(int argc, char **argv)
 			bad |= 4;
 		_exit(bad);
 	}
-	char c;
-	close(pfd[1]);
-	if (ch < 0 || read(pfd[0], &c, 1) != 1 || own_file("parent.data", 22)) {
+	if (ch < 0 || child_started(pfd) || own_file("parent.data", 22)) {
 		fail("child not ready");
 		return 1;
 	}
@@ -82,9 +78,7 @@ int main(int argc, char **argv)
 	if (write(SHFD, "PPPP", 4) != 4)
 		fail("write");
 	kill(ch, SIGUSR1);
-	int st;
-	if (waitpid(ch, &st, 0) != ch || !WIFEXITED(st) || WEXITSTATUS(st))
-		fail("child: status %#x (1: offset not shared, 2: write, 4: own offset)", st);
+	child_exit_ok(ch, "1: offset not shared, 2: write, 4: own offset");
 	if (lseek(SHFD, 0, SEEK_CUR) != 58)
 		fail("shared offset %lld after the child's write, want 58",
 		     (long long)lseek(SHFD, 0, SEEK_CUR));
@@ -92,7 +86,5 @@ int main(int argc, char **argv)
 		fail("file contents at 50: '%.8s', want PPPPCCCC", buf);
 	if (lseek(OWNFD, 0, SEEK_CUR) != 22)
 		fail("the parent's own offset %lld, want 22", (long long)lseek(OWNFD, 0, SEEK_CUR));
-	if (!test_failures)
-		pass();
-	return 0;
+	return test_pass();
 }

@@ -34,7 +34,5 @@ int main(int argc, char **argv)
 		fail("contents");
 	if (write(fd, "x", 1) != 1)
 		fail("write after restore");
-	if (!test_failures)
-		pass();
-	return 0;
+	return test_pass();
 }

@@ -91,7 +91,5 @@ int main(int argc, char **argv)
 		else if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
 			fail("child %d: status %#x (memory, parent or grandchild differs)", ch[i], st);
 	}
-	if (!test_failures)
-		pass();
-	return 0;
+	return test_pass();
 }

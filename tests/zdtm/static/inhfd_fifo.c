@@ -14,16 +14,7 @@
 
 static int mnt_id(int fd)
 {
-	char path[64], line[128];
-	int id = -1;
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-	FILE *f = fopen(path, "r");
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "mnt_id: %d", &id) == 1)
-			break;
-	if (f)
-		fclose(f);
-	return id;
+	return (int)fdinfo_field(fd, "mnt_id:", 10, -1);
 }
 
 int main(int argc, char **argv)

@@ -14,11 +14,10 @@
 /* "wd ino mask" of each watch, in fdinfo order */
 static void watches(int fd, char *out, size_t len)
 {
-	char path[64], *buf, *p;
+	char *buf, *p;
 	size_t off = 0;
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
 	out[0] = '\0';
-	if (read_file(path, &buf) < 0)
+	if (fdinfo_read(fd, &buf) < 0)
 		return;
 	for (p = strstr(buf, "inotify wd:"); p && off < len; p = strstr(p + 1, "inotify wd:")) {
 		unsigned wd, sdev, mask;

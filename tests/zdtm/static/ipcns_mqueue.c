@@ -9,8 +9,7 @@
 int main(int argc, char **argv)
 {
 	struct mq_attr at = {.mq_maxmsg = 8, .mq_msgsize = 256}, got = {0};
-	test_init(argc, argv);
-	unsigned long host = nsw_new(CLONE_NEWIPC, "ipc");
+	unsigned long host = nsw_init(argc, argv, CLONE_NEWIPC, "ipc");
 	mqd_t q = mq_open("/nsworld_q1", O_RDWR | O_CREAT | O_EXCL, 0640, &at);
 	mqd_t q2 = mq_open("/nsworld_q2", O_RDWR | O_CREAT | O_EXCL, 0600, &at);
 	if (q == (mqd_t)-1 || q2 == (mqd_t)-1)
@@ -45,7 +44,5 @@ int main(int argc, char **argv)
 		fail("/nsworld_q2 is gone");
 	mq_unlink("/nsworld_q1");
 	mq_unlink("/nsworld_q2");
-	if (!test_failures)
-		pass();
-	return 0;
+	return test_pass();
 }

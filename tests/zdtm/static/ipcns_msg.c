@@ -25,8 +25,7 @@ int main(int argc, char **argv)
 {
 	struct m m, got;
 	struct msqid_ds ds;
-	test_init(argc, argv);
-	unsigned long host = nsw_new(CLONE_NEWIPC, "ipc");
+	unsigned long host = nsw_init(argc, argv, CLONE_NEWIPC, "ipc");
 	int a = msgget(0x4e535702, IPC_CREAT | 0620), b = msgget(IPC_PRIVATE, IPC_CREAT | 0600);
 	if (a < 0 || b < 0 || msgctl(a, IPC_STAT, &ds))
 		fail("setup: msgget");
@@ -55,7 +54,5 @@ int main(int argc, char **argv)
 		fail("private queue %d", b);
 	msgctl(a, IPC_RMID, NULL);
 	msgctl(b, IPC_RMID, NULL);
-	if (!test_failures)
-		pass();
-	return 0;
+	return test_pass();
 }

@@ -33,8 +33,7 @@ static void check(int id, key_t key, int n, const unsigned short *v, unsigned mo
 
 int main(int argc, char **argv)
 {
-	test_init(argc, argv);
-	unsigned long host = nsw_new(CLONE_NEWIPC, "ipc");
+	unsigned long host = nsw_init(argc, argv, CLONE_NEWIPC, "ipc");
 	int a = semget(0x4e535701, 5, IPC_CREAT | 0640), b = semget(IPC_PRIVATE, 2, IPC_CREAT | 0600);
 	unsigned short two[2] = {3, 4};
 	union semun u = {.array = (unsigned short *)want};
@@ -62,7 +61,5 @@ int main(int argc, char **argv)
 		fail("semop on set %d", a);
 	semctl(a, 0, IPC_RMID);
 	semctl(b, 0, IPC_RMID);
-	if (!test_failures)
-		pass();
-	return 0;
+	return test_pass();
 }

@@ -11,8 +11,7 @@
 int main(int argc, char **argv)
 {
 	struct shmid_ds ds;
-	test_init(argc, argv);
-	unsigned long host = nsw_new(CLONE_NEWIPC, "ipc");
+	unsigned long host = nsw_init(argc, argv, CLONE_NEWIPC, "ipc");
 	int a = shmget(0x4e535703, SZ, IPC_CREAT | 0640), b = shmget(IPC_PRIVATE, 4096, IPC_CREAT | 0600);
 	char *p = a < 0 ? NULL : shmat(a, NULL, 0), *q;
 	if (!p || p == (void *)-1 || b < 0)
@@ -38,7 +37,5 @@ int main(int argc, char **argv)
 	shmdt(q);
 	shmctl(a, IPC_RMID, NULL);
 	shmctl(b, IPC_RMID, NULL);
-	if (!test_failures)
-		pass();
-	return 0;
+	return test_pass();
 }

@@ -17,13 +17,11 @@ int main(int argc, char **argv)
 		test_skip("no MAP_DROPPABLE here (errno %d)", errno);
 	datagen(want, sizeof(want), 77);
 	memcpy(p, want, sizeof(want));
-	if (vma_has_flag(p, "dp") != 1)
-		fail("the mapping is not droppable before the dump");
+	vma_flag_is(p, "dp", 1, "the mapping is not droppable before the dump");
 	test_daemon();
 	test_waitsig();
 
-	if (vma_has_flag(p, "dp") != 1)
-		fail("the droppable mapping came back as ordinary memory (no \"dp\" in VmFlags)");
+	vma_flag_is(p, "dp", 1, "the droppable mapping came back as ordinary memory (no \"dp\" in VmFlags)");
 	static const char zero[PAGE];
 	for (int i = 0; i < NP; i++)
 		if (memcmp(p + i * PAGE, want + i * PAGE, PAGE) && memcmp(p + i * PAGE, zero, PAGE))

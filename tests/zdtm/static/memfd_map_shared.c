@@ -72,9 +72,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	usr1_block();
-	pid_t ch = fork();
+	pid_t ch = test_fork();
 	if (ch == 0) {
-		test_forked();
 		char *o = mmap(NULL, MAPLEN - PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, PAGE);
 		char *p = mmap(NULL, 2 * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
 		close(fd);
@@ -93,10 +92,8 @@ int main(int argc, char **argv)
 		_exit(bad);
 	}
 	close(fd);
-	if (ch < 0) {
-		fail("fork");
-		return 1;
-	}
+	if (ch < 0)
+		return 1; /* test_fork failed the test */
 	vma_info(m, l0, sizeof(l0), NULL, 0);
 	test_daemon();
 	test_waitsig();
@@ -117,10 +114,6 @@ int main(int argc, char **argv)
 	m[MAPLEN - PAGE + 8] = 'P';
 	if (wait_byte(m + PAGE + 16, 'C'))
 		fail("the child's write is not seen: not one memfd");
-	int st;
-	if (waitpid(ch, &st, 0) != ch || !WIFEXITED(st) || WEXITSTATUS(st))
-		fail("child: status %#x (1 contents, 2 parent's write not seen, 4 private)", st);
-	if (!test_failures)
-		pass();
-	return 0;
+	child_exit_ok(ch, "1 contents, 2 parent's write not seen, 4 private");
+	return test_pass();
 }

@@ -9,8 +9,7 @@
 
 int main(int argc, char **argv)
 {
-	test_init(argc, argv);
-	unsigned long host = nsw_new(CLONE_NEWNET, "net");
+	unsigned long host = nsw_init(argc, argv, CLONE_NEWNET, "net");
 	nsw_must("ip link set lo up");
 	nsw_must("ip link add nswva0 type veth peer name nswvb0");
 	nsw_must("ip link add nswvc0 mtu 1400 type veth peer name nswvd0 mtu 1400");
@@ -22,8 +21,8 @@ int main(int argc, char **argv)
 	nsw_must("ip addr add 10.97.0.1/24 dev nswbr0");
 	nsw_must("ip link set nswva0 up && ip link set nswvb0 up && ip link set nswbr0 up");
 	static struct nsw_view v[] = {
-	    {"addresses", "ip -o addr | sed -e 's/\\\\.*//' -e 's/ tentative//'", NULL, NULL},
-	    {"links", "ip -o link | sed -E 's/(NO-CARRIER,|,LOWER_UP|state [A-Z]+ )//g'", NULL, NULL}};
+	    {"addresses", "ip -o addr | sed -e 's/\\\\.*//' -e 's/ tentative//'", NULL, NULL, NULL},
+	    {"links", "ip -o link | sed -E 's/(NO-CARRIER,|,LOWER_UP|state [A-Z]+ )//g'", NULL, NULL, NULL}};
 	nsw_look(v, 2);
 	nsw_cr(v, 2, "net", host);
 	if (nsw_sh("ip -o link show nswvc0 | grep -q 'mtu 1400'") ||
@@ -34,7 +33,5 @@ int main(int argc, char **argv)
 	inet_pton(AF_INET, "10.91.0.2", &a.sin_addr);
 	if (s < 0 || sendto(s, "nsw", 3, 0, (struct sockaddr *)&a, sizeof(a)) != 3)
 		fail("send to 10.91.0.2");
-	if (!test_failures)
-		pass();
-	return 0;
+	return test_pass();
 }

@@ -35,7 +35,7 @@ int main(int argc, char **argv)
 		 nsw_ino("net"));
 	host_must(cmd);
 	nsw_must("ip addr add 10.90.0.2/30 dev eth0 && ip link set eth0 up");
-	static struct nsw_view v[] = {{"addresses", "ip -o -4 addr", NULL, NULL}};
+	static struct nsw_view v[] = {{"addresses", "ip -o -4 addr", NULL, NULL, NULL}};
 	nsw_look(v, 1);
 	nsw_cr(v, 1, "net", host);
 	host_must("ip -o link show " OUT " | grep -q '[<,]UP[,>]' || { ip -o link show " OUT "; exit 1; }");
@@ -56,7 +56,5 @@ int main(int argc, char **argv)
 			fail("the datagram from the host did not cross the veth pair");
 	}
 	nsw_hsh(NULL, "ip link del " OUT " 2>/dev/null");
-	if (!test_failures)
-		pass();
-	return 0;
+	return test_pass();
 }

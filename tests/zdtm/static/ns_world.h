@@ -178,18 +178,30 @@ static inline unsigned long nsw_new(int flag, const char *kind)
 	return host;
 }
 
+/* test_init, then nsw_new. */
+static inline unsigned long nsw_init(int argc, char **argv, int flag, const char *kind)
+{
+	test_init(argc, argv);
+	return nsw_new(flag, kind);
+}
+
 /* What a namespace test compares before and after the checkpoint: what cmd prints (lines matching drop, an
- * ERE or NULL, removed). nsw_look: each view's before. nsw_cr: test_daemon, test_waitsig (the checkpoint),
- * then our namespace of kind is still our own (not host) and each view prints what it did. */
+ * ERE or NULL, removed). nsw_look: each view's before, which must hold want (unless NULL: the setup did
+ * what it should). nsw_cr: test_daemon, test_waitsig (the checkpoint), then our namespace of kind is still
+ * our own (not host) and each view prints what it did. */
 struct nsw_view {
 	const char *what, *cmd, *drop;
 	char *before;
+	const char *want;
 };
 
 static inline void nsw_look(struct nsw_view *v, int n)
 {
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n; i++) {
 		v[i].before = nsw_out(v[i].cmd, v[i].drop);
+		if (v[i].want && !strstr(v[i].before, v[i].want))
+			fail("setup: %s have no '%s':\n%s", v[i].what, v[i].want, v[i].before);
+	}
 }
 
 static inline void nsw_cr(const struct nsw_view *v, int n, const char *kind, unsigned long host)

@@ -5,6 +5,7 @@
 #define ZDTM_NSMNT_H
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,6 +93,19 @@ static inline void write_file(const char *p, const char *s)
 		fail("write %s", p);
 }
 
+/* write_file, after mkdirs of each directory above p (mkdir -p of its dirname). */
+static inline void write_file_p(const char *p, const char *s)
+{
+	char d[PATH_MAX];
+	snprintf(d, sizeof(d), "%s", p);
+	for (char *c = strchr(d + 1, '/'); c; c = strchr(c + 1, '/')) {
+		*c = '\0';
+		mkdirs(d);
+		*c = '/';
+	}
+	write_file(p, s);
+}
+
 static inline int file_is(const char *p, const char *want)
 {
 	char b[4096];
@@ -113,6 +127,14 @@ static inline void must_mount(const char *src, const char *dst, const char *type
 		fail("mount %s on %s", type ? type : src, dst);
 		exit(1);
 	}
+}
+
+/* A tmpfs at mp (must_mount) made prop (MS_PRIVATE, MS_SHARED, MS_UNBINDABLE); fail(what) if refused. */
+static inline void tmpfs_prop(const char *mp, unsigned long prop, const char *what)
+{
+	must_mount("nsmnt", mp, "tmpfs", 0, NULL);
+	if (mount(NULL, mp, NULL, prop, NULL))
+		fail("%s", what);
 }
 
 #define CHECK(cond, ...)                                                                                     \

@@ -5,9 +5,7 @@
 int main(int argc, char **argv)
 {
 	test_init(argc, argv);
-	mkdirs("/nsmnt_src");
-	mkdirs("/nsmnt_src/sub");
-	write_file("/nsmnt_src/sub/f", "bind-dir");
+	write_file_p("/nsmnt_src/sub/f", "bind-dir");
 	must_mount("/nsmnt_src/sub", "/nsmnt_dst", NULL, MS_BIND, NULL);
 	struct mnt_line m0;
 	if (mnt_find("/nsmnt_dst", &m0))

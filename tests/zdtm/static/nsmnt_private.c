@@ -5,9 +5,7 @@
 int main(int argc, char **argv)
 {
 	test_init(argc, argv);
-	must_mount("nsmnt", "/nsmnt_priv", "tmpfs", 0, NULL);
-	if (mount(NULL, "/nsmnt_priv", NULL, MS_PRIVATE, NULL))
-		fail("make private");
+	tmpfs_prop("/nsmnt_priv", MS_PRIVATE, "make private");
 	test_daemon();
 	test_waitsig();
 

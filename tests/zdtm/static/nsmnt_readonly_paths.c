@@ -5,9 +5,7 @@
 int main(int argc, char **argv)
 {
 	test_init(argc, argv);
-	mkdirs("/nsmnt_rop");
-	mkdirs("/nsmnt_rop/ro");
-	write_file("/nsmnt_rop/ro/f", "ro");
+	write_file_p("/nsmnt_rop/ro/f", "ro");
 	must_mount("/nsmnt_rop/ro", "/nsmnt_rop/ro", NULL, MS_BIND, NULL);
 	if (mount(NULL, "/nsmnt_rop/ro", NULL, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID, NULL))
 		fail("remount ro");

@@ -5,9 +5,7 @@
 int main(int argc, char **argv)
 {
 	test_init(argc, argv);
-	must_mount("nsmnt", "/nsmnt_sha", "tmpfs", 0, NULL);
-	if (mount(NULL, "/nsmnt_sha", NULL, MS_SHARED, NULL))
-		fail("make shared");
+	tmpfs_prop("/nsmnt_sha", MS_SHARED, "make shared");
 	must_mount("/nsmnt_sha", "/nsmnt_shb", NULL, MS_BIND, NULL);
 	test_daemon();
 	test_waitsig();

@@ -6,9 +6,7 @@ int main(int argc, char **argv)
 {
 	test_init(argc, argv);
 	must_mount("nsmnt", "/nsmnt_t", "tmpfs", 0, NULL);
-	mkdirs("/nsmnt_t/d");
-	mkdirs("/nsmnt_t/d/e");
-	write_file("/nsmnt_t/d/e/f", "deep");
+	write_file_p("/nsmnt_t/d/e/f", "deep");
 	must_mount("/nsmnt_t/d", "/nsmnt_t/bd", NULL, MS_BIND, NULL);
 	must_mount("nsmnt", "/nsmnt_t/bd/e", "tmpfs", 0, NULL);
 	write_file("/nsmnt_t/bd/e/g", "inner");

@@ -6,8 +6,7 @@ int main(int argc, char **argv)
 {
 	test_init(argc, argv);
 	must_mount("nsmnt", "/nsmnt_tf", "tmpfs", 0, "mode=711,uid=0");
-	mkdirs("/nsmnt_tf/dir");
-	write_file("/nsmnt_tf/dir/file", "contents");
+	write_file_p("/nsmnt_tf/dir/file", "contents");
 	if (chown("/nsmnt_tf/dir/file", 1234, 5678) || chmod("/nsmnt_tf/dir/file", 04751))
 		fail("chmod/chown");
 	if (symlink("dir/file", "/nsmnt_tf/link") || link("/nsmnt_tf/dir/file", "/nsmnt_tf/hard"))

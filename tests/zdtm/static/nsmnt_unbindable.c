@@ -5,9 +5,7 @@
 int main(int argc, char **argv)
 {
 	test_init(argc, argv);
-	must_mount("nsmnt", "/nsmnt_unb", "tmpfs", 0, NULL);
-	if (mount(NULL, "/nsmnt_unb", NULL, MS_UNBINDABLE, NULL))
-		fail("make unbindable");
+	tmpfs_prop("/nsmnt_unb", MS_UNBINDABLE, "make unbindable");
 	test_daemon();
 	test_waitsig();
 

@@ -55,10 +55,6 @@ int main(int argc, char **argv)
 	if (get_adj(ch) != 456)
 		fail("child: oom_score_adj %d after restore, want 456", get_adj(ch));
 	close(p[1]);
-	int st;
-	if (waitpid(ch, &st, 0) != ch || !WIFEXITED(st) || WEXITSTATUS(st))
-		fail("child status %#x", st);
-	if (!test_failures)
-		pass();
-	return 0;
+	child_exit_ok(ch, NULL);
+	return test_pass();
 }

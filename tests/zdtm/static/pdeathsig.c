@@ -16,12 +16,9 @@ int main(int argc, char **argv)
 	test_init(argc, argv);
 	if (pipe(go) || pipe(back))
 		fail("pipe");
-	pid = fork();
-	if (pid < 0)
-		fail("fork");
+	pid = test_fork();
 	if (pid == 0) {
 		char c;
-		test_forked();
 		if (prctl(PR_SET_PDEATHSIG, SIGWINCH) || write(back[1], "r", 1) != 1 ||
 		    read(go[0], &c, 1) != 1 || prctl(PR_GET_PDEATHSIG, &sig) ||
 		    write(back[1], &sig, sizeof(sig)) != sizeof(sig))

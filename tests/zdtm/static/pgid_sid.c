@@ -103,7 +103,5 @@ int main(int argc, char **argv)
 		if (waitpid(p[i], &st, 0) != p[i] || !WIFEXITED(st) || WEXITSTATUS(st))
 			fail("child %d did not end well", p[i]);
 	}
-	if (!test_failures)
-		pass();
-	return 0;
+	return test_pass();
 }

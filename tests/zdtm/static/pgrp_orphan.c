@@ -30,33 +30,18 @@ int main(int argc, char **argv)
 	pid_t pids[N + 1], g;
 	int st;
 	sh = tree_init(argc, argv, 0);
-	if ((g = tree_child(G)) == 0) {
-		setpgid(0, 0);
-		tree_sleep();
-	}
-	setpgid(g, g);
+	g = tree_in_group(G, 0);
 	if (tree_child(Y) == 0) {
 		setpgid(0, g);
 		if (tree_child(Y2) == 0)
 			tree_sleep();
 		tree_sleep();
 	}
-	if (tree_child(Y3) == 0) {
-		setpgid(0, g);
-		tree_sleep();
-	}
+	tree_in_group(Y3, g);
 	if (tree_child(S) == 0) {
-		pid_t h;
 		setsid();
-		if ((h = tree_child(H)) == 0) {
-			setpgid(0, 0);
-			tree_sleep();
-		}
-		setpgid(h, h);
-		if (tree_child(Z) == 0) {
-			setpgid(0, h);
-			tree_sleep();
-		}
+		pid_t h = tree_in_group(H, 0);
+		tree_in_group(Z, h);
 		tree_wait_slot(Z);
 		usleep(100000);
 		kill(h, SIGKILL);

@@ -18,15 +18,7 @@
 
 static int pid_of(int fd)
 {
-	char path[64], *buf, *p;
-	int pid = -100;
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-	if (read_file(path, &buf) < 0)
-		return -100;
-	if ((p = strstr(buf, "Pid:")))
-		pid = atoi(p + 4);
-	free(buf);
-	return pid;
+	return (int)fdinfo_field(fd, "Pid:", 10, -100);
 }
 
 int main(int argc, char **argv)

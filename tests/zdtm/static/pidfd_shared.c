@@ -12,8 +12,9 @@
 #include <linux/kcmp.h>
 #include "zdtmtst.h"
 
-static void second(int kid, int go, int done)
+static void second(int go, int done, void *arg)
 {
+	int kid = *(int *)arg;
 	char c;
 	struct pollfd pf = {.fd = kid, .events = POLLIN};
 
@@ -28,7 +29,7 @@ static void second(int kid, int go, int done)
 
 int main(int argc, char **argv)
 {
-	int kid, ext, dead, go[2], done[2], st = 0;
+	int kid, ext, dead, go, done, st = 0;
 	pid_t sleeper, other;
 	char c;
 
@@ -39,17 +40,9 @@ int main(int argc, char **argv)
 	dead = tree_pidfd_reaped();
 	kid = (int)syscall(SYS_pidfd_open, sleeper, 0);
 	ext = (int)syscall(SYS_pidfd_open, parent, 0);
-	if (kid < 0 || ext < 0 || dead < 0 || pipe(go) || pipe(done))
+	if (kid < 0 || ext < 0 || dead < 0)
 		fail("setup");
-	other = fork();
-	if (other == 0) {
-		test_forked();
-		close(go[1]);
-		close(done[0]);
-		second(kid, go[0], done[1]);
-	}
-	close(go[0]);
-	close(done[1]);
+	other = fork_talker(second, &kid, &go, &done);
 	test_daemon();
 	test_waitsig();
 
@@ -57,13 +50,13 @@ int main(int argc, char **argv)
 	    syscall(SYS_kcmp, getpid(), other, KCMP_FILE, ext, ext) ||
 	    syscall(SYS_kcmp, getpid(), other, KCMP_FILE, dead, dead))
 		fail("the pidfds of parent and child are not one file each any more");
-	if (write(go[1], "g", 1) != 1 || read(done[0], &c, 1) != 1)
+	if (write(go, "g", 1) != 1 || read(done, &c, 1) != 1)
 		fail("child");
 	if (!(fcntl(kid, F_GETFL) & O_NONBLOCK))
 		fail("O_NONBLOCK set by the child on its pidfd is not seen on the parent's");
 	if (syscall(SYS_pidfd_send_signal, kid, SIGKILL, NULL, 0) || waitpid(sleeper, NULL, 0) != sleeper)
 		fail("kill the sleeper through the pidfd");
-	if (write(go[1], "k", 1) != 1 || waitpid(other, &st, 0) != other || !WIFEXITED(st) || WEXITSTATUS(st))
+	if (write(go, "k", 1) != 1 || waitpid(other, &st, 0) != other || !WIFEXITED(st) || WEXITSTATUS(st))
 		fail("second child exit %#x", st);
 	pass();
 	return 0;

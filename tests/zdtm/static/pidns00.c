@@ -39,9 +39,7 @@ int main(int argc, char **argv)
 	if ((p[C1] = fork()) == 0)
 		tree_sleep();
 	if ((p[C2] = fork()) == 0) {
-		pid_t g = fork();
-		if (g == 0)
-			tree_sleep();
+		pid_t g = tree_sleeper();
 		sh[G] = g;
 		tree_sleep();
 	}
@@ -63,7 +61,5 @@ int main(int argc, char **argv)
 	if (waitpid(p[Z], &st, 0) != p[Z] || !WIFEXITED(st) || WEXITSTATUS(st) != 5)
 		fail("zombie %d: status %#x", p[Z], st);
 	tree_end(p, N);
-	if (!test_failures)
-		pass();
-	return 0;
+	return test_pass();
 }

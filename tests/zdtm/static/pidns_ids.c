@@ -93,9 +93,8 @@ int main(int argc, char **argv)
 	sigemptyset(&usr2);
 	sigaddset(&usr2, SIGUSR2);
 	sigprocmask(SIG_BLOCK, &usr2, NULL);
-	k = fork();
+	k = test_fork();
 	if (k == 0) {
-		test_forked();
 		setpgid(0, 0);
 		if (sigqueue(1, SIGUSR2, (union sigval){.sival_int = 77}))
 			_exit(1);
@@ -147,7 +146,5 @@ int main(int argc, char **argv)
 	pthread_join(th, NULL);
 	kill(k, SIGKILL);
 	waitpid(k, &st, 0);
-	if (!test_failures)
-		pass();
-	return 0;
+	return test_pass();
 }

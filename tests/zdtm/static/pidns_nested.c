@@ -110,9 +110,8 @@ int main(int argc, char **argv)
 	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (sh == MAP_FAILED)
 		fail("mmap");
-	c = fork();
+	c = test_fork();
 	if (c == 0) {
-		test_forked();
 		child_c();
 	}
 	for (int n = 0; !sh->done[C] || !sh->done[N] || !sh->done[G]; n++) {
@@ -148,7 +147,5 @@ int main(int argc, char **argv)
 	kill(sh->before[C].child, SIGKILL);
 	while (wait(NULL) > 0)
 		;
-	if (!test_failures)
-		pass();
-	return 0;
+	return test_pass();
 }

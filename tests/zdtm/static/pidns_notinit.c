@@ -12,11 +12,7 @@ int main(int argc, char **argv)
 	pid_t w;
 	int st;
 	test_init_pidns(argc, argv);
-	w = fork();
-	if (w < 0)
-		fail("fork");
-	if (w == 0)
-		tree_sleep();
+	w = tree_sleeper();
 	test_daemon();
 	test_waitsig();
 	if (getpid() != 1 || waitpid(w, &st, WNOHANG | WUNTRACED) != 0 || proc_state(w) == 'T')
@@ -24,7 +20,5 @@ int main(int argc, char **argv)
 		     proc_state(w));
 	kill(w, SIGKILL);
 	waitpid(w, &st, 0);
-	if (!test_failures)
-		pass();
-	return 0;
+	return test_pass();
 }

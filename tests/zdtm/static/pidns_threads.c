@@ -56,22 +56,7 @@ static void *thread_fn(void *arg)
 /* The TIDs in /proc/self/task (our namespace's /proc): sorted into out; the count. */
 static int task_list(pid_t *out, int max)
 {
-	DIR *d = opendir("/proc/self/task");
-	struct dirent *de;
-	int n = 0;
-	if (!d)
-		return -1;
-	while ((de = readdir(d)))
-		if (atoi(de->d_name) > 0 && n < max)
-			out[n++] = atoi(de->d_name);
-	closedir(d);
-	for (int i = 0; i < n; i++)
-		for (int j = i + 1; j < n; j++)
-			if (out[j] < out[i]) {
-				pid_t x = out[i];
-				out[i] = out[j], out[j] = x;
-			}
-	return n;
+	return proc_pids("/proc/self/task", out, max);
 }
 
 static int run_threads(int n, pid_t *before, int *nbefore)
@@ -120,15 +105,13 @@ static void child(volatile int *ready)
 int main(int argc, char **argv)
 {
 	pid_t before[64], c;
-	int nb, st;
+	int nb;
 	volatile int *ready;
 	test_init_pidns(argc, argv);
 	ready = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (ready == MAP_FAILED)
 		fail("mmap");
-	c = fork();
-	if (c < 0)
-		fail("fork");
+	c = test_fork();
 	if (c == 0) {
 		child(ready);
 	}
@@ -145,9 +128,6 @@ int main(int argc, char **argv)
 	test_waitsig();
 	check_threads(NT, before, nb, "init");
 	kill(c, SIGTERM);
-	if (waitpid(c, &st, 0) != c || !WIFEXITED(st) || WEXITSTATUS(st))
-		fail("child %d: status %#x (its threads or TIDs differ)", c, st);
-	if (!test_failures)
-		pass();
-	return 0;
+	child_exit_ok(c, "its threads or TIDs differ");
+	return test_pass();
 }

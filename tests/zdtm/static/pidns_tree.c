@@ -12,8 +12,7 @@ enum { L, M, A, A1, N1, Y, N, X, K, G };
 int main(int argc, char **argv)
 {
 	struct tree_ids tab[N + 1];
-	pid_t pids[N + 1], p, g;
-	int st;
+	pid_t pids[N + 1], g;
 	const volatile pid_t *sh = tree_init(argc, argv, TREE_PIDNS);
 	tree_orphan_session(L, X, M); /* a session whose member M loses its parent X */
 	if (tree_child(A) == 0) {     /* a session with a group of its own */
@@ -24,31 +23,13 @@ int main(int argc, char **argv)
 		}
 		tree_sleep();
 	}
-	if ((p = tree_child(K)) == 0) { /* a session leader that dies: N1 is adopted by us */
-		setsid();
-		if (tree_child(N1) == 0)
-			tree_sleep();
-		tree_wait_slot(N1);
-		_exit(0);
-	}
-	waitpid(p, &st, 0);
-	if ((g = tree_child(G)) == 0) { /* a group leader that dies: Y stays in its group */
-		setpgid(0, 0);
-		tree_sleep();
-	}
-	setpgid(g, g);
-	if (tree_child(Y) == 0) {
-		setpgid(0, g);
-		tree_sleep();
-	}
+	tree_orphan(K, N1, 1);	 /* a session leader that dies: N1 is adopted by us */
+	g = tree_in_group(G, 0); /* a group leader that dies: Y stays in its group */
+	tree_in_group(Y, g);
 	tree_settle_killing(tab, pids, N, g);
 	if (getpid() != 1 || tab[M].ppid != 1 || tab[M].sid != pids[L] || tab[N1].ppid != 1 ||
 	    tab[N1].sid != sh[K] || tab[Y].pgid != g || tab[A1].pgid != pids[A1])
 		fail("setup: tree not as planned");
-	test_daemon();
-	test_waitsig();
-	if (getpid() != 1)
-		fail("getpid %d after restore", getpid());
-	tree_check(tab, N + 1);
+	tree_cr_check(tab, N + 1);
 	return tree_pass(pids, N);
 }

@@ -55,7 +55,7 @@ int main(int argc, char **argv)
 {
 	sigset_t m;
 	pid_t ch;
-	int n, st;
+	int n;
 
 	test_init(argc, argv);
 	signal(SIGUSR1, on_usr1);
@@ -63,9 +63,7 @@ int main(int argc, char **argv)
 	pipe_at(AR, AW, 0);
 	pipe_at(BR, BW, 0);
 	pipe_at(CR, CW, 0);
-	ch = fork();
-	if (ch < 0)
-		fail("fork");
+	ch = test_fork();
 	if (ch == 0)
 		child_main();
 	close(AR);
@@ -88,9 +86,6 @@ int main(int argc, char **argv)
 	kill(ch, SIGUSR1);
 	if (expect(BR, "pong", 4))
 		fail("no pong from the child over B");
-	if (waitpid(ch, &st, 0) != ch || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
-		fail("child: status %#x (1: A's data or ping, 2: C's data, 4: write B)", st);
-	if (!test_failures)
-		pass();
-	return 0;
+	child_exit_ok(ch, "1: A's data or ping, 2: C's data, 4: write B");
+	return test_pass();
 }

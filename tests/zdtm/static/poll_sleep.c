@@ -83,7 +83,5 @@ int main(int argc, char **argv)
 	pthread_join(t2, NULL);
 	if (woke_ep != 1 || woke_sel != 1)
 		fail("threads woke wrong: epoll %d, select %d", woke_ep, woke_sel);
-	if (!test_failures)
-		pass();
-	return 0;
+	return test_pass();
 }

@@ -20,9 +20,7 @@ int main(int argc, char **argv)
 	ssize_t n;
 
 	test_init(argc, argv);
-	ch = fork();
-	if (ch == 0)
-		tree_sleep();
+	ch = tree_sleeper();
 	if (procfds_open(ch, &off) || dup2(open("/proc/self/maps", O_RDONLY), MAPS) != MAPS)
 		fail("setup: open /proc files");
 	test_daemon();
@@ -35,9 +33,5 @@ int main(int argc, char **argv)
 	buf[n > 0 ? n : 0] = '\0';
 	if (n <= 0 || !strstr(buf, "[stack]"))
 		fail("fd %d: not our maps", MAPS);
-	kill(ch, SIGKILL);
-	waitpid(ch, NULL, 0);
-	if (!test_failures)
-		pass();
-	return 0;
+	return tree_pass(&ch, 1);
 }

@@ -16,18 +16,12 @@ int main(int argc, char **argv)
 	off_t off;
 
 	test_init_pidns(argc, argv);
-	ch = fork();
-	if (ch == 0)
-		tree_sleep();
+	ch = tree_sleeper();
 	if (getpid() != 1 || procfds_open(ch, &off))
 		fail("setup: open /proc files (pid %d)", getpid());
 	test_daemon();
 	test_waitsig();
 
 	procfds_check(off, 1, ch);
-	kill(ch, SIGKILL);
-	waitpid(ch, NULL, 0);
-	if (!test_failures)
-		pass();
-	return 0;
+	return tree_pass(&ch, 1);
 }

@@ -9,9 +9,8 @@ int main(int argc, char **argv)
 {
 	int st;
 	test_init(argc, argv);
-	pid_t ch = fork();
+	pid_t ch = test_fork();
 	if (ch == 0) {
-		test_forked();
 		for (;;)
 			pause();
 	}

@@ -94,9 +94,8 @@ int main(int argc, char **argv)
 	char *name = strdup(ptsname(m));
 	if (!name || stat(name, &sst))
 		return fail("stat %s", name ? name : "?"), 1;
-	pid_t pid = fork();
+	pid_t pid = test_fork();
 	if (pid == 0) {
-		test_forked();
 		close(m);
 		close(p[0]);
 		_exit(child(name, sst.st_rdev, p[1]));

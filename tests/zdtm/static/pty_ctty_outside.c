@@ -59,7 +59,5 @@ int main(int argc, char **argv)
 	test_waitsig();
 	if (tty_nr() != nr0)
 		fail("controlling terminal %ld, was %ld", tty_nr(), nr0);
-	if (!test_failures)
-		pass();
-	return 0;
+	return test_pass();
 }

@@ -7,12 +7,9 @@
 int main(int argc, char **argv)
 {
 	test_init(argc, argv);
-	int m = posix_openpt(O_RDWR | O_NOCTTY);
-	if (m < 0 || grantpt(m) || unlockpt(m))
+	int s, m = pty_pair(O_RDWR | O_NOCTTY, O_RDWR | O_NOCTTY, &s);
+	if (m < 0)
 		fail("posix_openpt");
-	int s = open(ptsname(m), O_RDWR | O_NOCTTY);
-	if (s < 0)
-		fail("slave");
 	close(m);
 	test_daemon();
 	test_waitsig();

@@ -49,7 +49,7 @@ static int child(const char *name, int ready)
 
 int main(int argc, char **argv)
 {
-	int p[2], st;
+	int p[2];
 	char reply[33] = "";
 
 	test_init(argc, argv);
@@ -57,9 +57,8 @@ int main(int argc, char **argv)
 	if (m < 0 || grantpt(m) || unlockpt(m) || pipe(p))
 		return fail("posix_openpt"), 1;
 	char *name = strdup(ptsname(m));
-	pid_t pid = fork();
+	pid_t pid = test_fork();
 	if (pid == 0) {
-		test_forked();
 		close(m);
 		close(p[0]);
 		_exit(child(name, p[1]));
@@ -75,8 +74,7 @@ int main(int argc, char **argv)
 		fail("no reply from the child through the pty");
 	else if (strcmp(reply, "ok"))
 		fail("child: %s", reply);
-	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st))
-		fail("child exit status %#x", st);
+	child_exit_ok(pid, NULL);
 	pass();
 	return 0;
 }

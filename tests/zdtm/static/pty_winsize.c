@@ -24,13 +24,12 @@ int main(int argc, char **argv)
 	char buf[64];
 
 	test_init(argc, argv);
-	int m = posix_openpt(O_RDWR | O_NOCTTY);
-	if (m < 0 || grantpt(m) || unlockpt(m))
+	int s, m = pty_pair(O_RDWR | O_NOCTTY, O_RDWR | O_NOCTTY, &s);
+	if (m < 0)
 		return fail("posix_openpt"), 1;
-	int s = open(ptsname(m), O_RDWR | O_NOCTTY);
 	int locked = posix_openpt(O_RDWR | O_NOCTTY); /* never unlocked */
 	int one = 1;
-	if (s < 0 || locked < 0)
+	if (locked < 0)
 		return fail("open"), 1;
 	tcgetattr(s, &t);
 	cfmakeraw(&t);

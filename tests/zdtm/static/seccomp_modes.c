@@ -46,17 +46,9 @@ static void *thread_fn(void *arg)
 
 static int seccomp_mode(pid_t pid)
 {
-	char path[64], line[128];
-	int mode = -1;
-	FILE *f;
+	char path[64];
 	snprintf(path, sizeof(path), "/proc/%d/status", pid);
-	f = fopen(path, "r");
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "Seccomp: %d", &mode) == 1)
-			break;
-	if (f)
-		fclose(f);
-	return mode;
+	return (int)file_field(path, "Seccomp:", 10, -1);
 }
 
 int main(int argc, char **argv)

@@ -12,17 +12,14 @@ enum { RD = 40, WR = 41 };
 
 int main(int argc, char **argv)
 {
-	int in[2] = {-1, -1}, out[2] = {-1, -1}, st = -1;
+	int in[2] = {-1, -1}, out[2] = {-1, -1};
 	char buf[32] = "";
 
 	test_init(argc, argv);
 	if (pipe(in) || pipe(out))
 		fail("pipe");
-	pid_t ch = fork();
-	if (ch < 0)
-		fail("fork");
+	pid_t ch = test_fork();
 	if (ch == 0) {
-		test_forked();
 		setpgid(
 		    0,
 		    0); /* a group of its own: the runner compares the group of every process but the root */
@@ -50,8 +47,7 @@ int main(int argc, char **argv)
 	buf[n > 0 ? n : 0] = '\0';
 	if (strcmp(buf, "pong:ping"))
 		fail("the child's stdout gave \"%s\", want \"pong:ping\"", buf);
-	if (waitpid(ch, &st, 0) != ch || !WIFEXITED(st) || WEXITSTATUS(st))
-		fail("child exit %#x", st);
+	child_exit_ok(ch, NULL);
 	pass();
 	return 0;
 }

@@ -25,15 +25,13 @@ int main(int argc, char **argv)
 	}
 	datagen(m, SZ - PAGE, seed); /* last page left untouched */
 	vma_info(m, l0, sizeof(l0), NULL, 0);
-	if (vma_has_flag(m, "sh") != 1)
-		fail("not shared before dump");
+	vma_flag_is(m, "sh", 1, "not shared before dump");
 	test_daemon();
 	test_waitsig();
 
 	if (vma_info(m, l, sizeof(l), NULL, 0) || strcmp(l, l0))
 		fail("mapping '%s', want '%s'", l, l0);
-	if (vma_has_flag(m, "sh") != 1)
-		fail("VMA lost VM_SHARED");
+	vma_flag_is(m, "sh", 1, "VMA lost VM_SHARED");
 	if (datachk(m, SZ - PAGE, seed, &bad))
 		fail("data differs at %#zx", bad);
 	for (size_t i = SZ - PAGE; i < SZ; i++)

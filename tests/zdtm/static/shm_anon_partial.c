@@ -47,9 +47,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	usr1_block();
-	pid_t ch = fork();
+	pid_t ch = test_fork();
 	if (ch == 0) {
-		test_forked();
 		/* the child moves page 30 of the object somewhere else again */
 		char *c30 = mremap(base + OFF(30), PAGE, PAGE, MREMAP_MAYMOVE | MREMAP_FIXED, hole + OFF(50));
 		if (c30 == MAP_FAILED)
@@ -63,10 +62,8 @@ int main(int argc, char **argv)
 		at(5)[PAGE - 8] = 'C';
 		_exit(bad);
 	}
-	if (ch < 0) {
-		fail("fork");
-		return 1;
-	}
+	if (ch < 0)
+		return 1; /* test_fork failed the test */
 	vma_info(base + OFF(4), l0[0], sizeof(l0[0]), NULL, 0);
 	vma_info(mv, l0[1], sizeof(l0[1]), NULL, 0);
 	vma_info(base + OFF(20), l0[2], sizeof(l0[2]), NULL, 0);
@@ -89,10 +86,6 @@ int main(int argc, char **argv)
 	at(30)[PAGE - 8] = 'Q';
 	if (wait_byte(at(5) + PAGE - 8, 'C'))
 		fail("the child's write is not seen: not shared");
-	int st;
-	if (waitpid(ch, &st, 0) != ch || !WIFEXITED(st) || WEXITSTATUS(st))
-		fail("child: status %#x (1: contents, 2: the parent's writes not seen)", st);
-	if (!test_failures)
-		pass();
-	return 0;
+	child_exit_ok(ch, "1: contents, 2: the parent's writes not seen");
+	return test_pass();
 }

@@ -44,9 +44,8 @@ int main(int argc, char **argv)
 	struct ctl *c = (struct ctl *)(m + SZ - PAGE);
 	datagen(m, HALF - PAGE, seed);
 	usr1_block();
-	pid_t ch = fork();
+	pid_t ch = test_fork();
 	if (ch == 0) {
-		test_forked();
 		datagen(m + HALF, HALF - PAGE, seed + 1);
 		c->child_ready = 1;
 		usr1_wait();
@@ -66,8 +65,7 @@ int main(int argc, char **argv)
 
 	if (check(m, seed))
 		fail("contents differ in the parent");
-	if (vma_has_flag(m, "sh") != 1)
-		fail("VMA lost VM_SHARED");
+	vma_flag_is(m, "sh", 1, "VMA lost VM_SHARED");
 	kill(ch, SIGUSR1);
 	c->ping = 1;
 	if (wait_for(&c->pong, 1))
@@ -79,7 +77,5 @@ int main(int argc, char **argv)
 		fail("child: status %#x (1: contents, 2: the parent's write not seen)", st);
 	else if (memcmp(m + HALF - PAGE, "from-child", 10))
 		fail("the child's last write is not seen");
-	if (!test_failures)
-		pass();
-	return 0;
+	return test_pass();
 }

@@ -53,7 +53,5 @@ int main(int argc, char **argv)
 		fail("the child's write is not seen: not shared any more");
 	shmdt((void *)m);
 	shmctl(id, IPC_RMID, NULL);
-	if (!test_failures)
-		pass();
-	return 0;
+	return test_pass();
 }

@@ -105,7 +105,5 @@ int main(int argc, char **argv)
 	shmdt(rw);
 	shmdt(ro);
 	shmctl(a, IPC_RMID, NULL);
-	if (!test_failures)
-		pass();
-	return 0;
+	return test_pass();
 }

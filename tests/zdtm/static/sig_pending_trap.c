@@ -14,7 +14,5 @@ int main(int argc, char **argv)
 	test_waitsig();
 	if (sigpending(&p) || !sigismember(&p, SIGTRAP))
 		fail("SIGTRAP no longer pending");
-	if (!test_failures)
-		pass();
-	return 0;
+	return test_pass();
 }

@@ -13,11 +13,10 @@ static char *sigmask_of(int fd)
 {
 	static char out[2][64];
 	static int k;
-	char path[64], *buf, *p;
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	char *buf, *p;
 	k ^= 1;
 	out[k][0] = '\0';
-	if (read_file(path, &buf) < 0)
+	if (fdinfo_read(fd, &buf) < 0)
 		return out[k];
 	if ((p = strstr(buf, "sigmask:")))
 		sscanf(p, "sigmask: %63s", out[k]);

@@ -21,6 +21,26 @@ static inline void sk_place(int fd, int want, int flags)
 		close(fd);
 }
 
+/* Fds to send (sk_unix_scm_rights_*): sk_scm_file: a new file name holding "0123456789", open O_RDWR at
+ * offset at; sk_scm_pipe: a pipe holding data, its write end placed at wfd; its read end. fail() on errors.
+ */
+static inline int sk_scm_file(const char *name, off_t at)
+{
+	int f = open(name, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	if (f < 0 || write(f, "0123456789", 10) != 10 || lseek(f, at, SEEK_SET) != at)
+		fail("regular file");
+	return f;
+}
+
+static inline int sk_scm_pipe(const char *data, int wfd)
+{
+	int p[2];
+	if (pipe(p) || write(p[1], data, strlen(data)) != (ssize_t)strlen(data))
+		fail("pipe");
+	sk_place(p[1], wfd, 0);
+	return p[0];
+}
+
 static inline void sk_pair(int type, int a, int b)
 {
 	int sp[2];

@@ -63,7 +63,5 @@ int main(int argc, char **argv)
 		fail("accept and talk over the restored listener");
 	if (sk_send(CU, "again", 5) || sk_expect_msg(S, "again", 5))
 		fail("the connected client does not reach the server");
-	if (!test_failures)
-		pass();
-	return 0;
+	return test_pass();
 }

@@ -107,7 +107,5 @@ int main(int argc, char **argv)
 	if (sk_send(S, "stream ping", 11) || sk_expect(S, "stream ping", 11))
 		fail("no echo over the stream socket");
 	sk_send(D, "bye", 3);
-	if (!test_failures)
-		pass();
-	return 0;
+	return test_pass();
 }

@@ -86,7 +86,5 @@ int main(int argc, char **argv)
 	else if (((struct ucred *)CMSG_DATA(CMSG_FIRSTHDR(&mh)))->pid != getpid())
 		fail("SO_PASSCRED: credentials of pid %d",
 		     ((struct ucred *)CMSG_DATA(CMSG_FIRSTHDR(&mh)))->pid);
-	if (!test_failures)
-		pass();
-	return 0;
+	return test_pass();
 }

@@ -46,9 +46,8 @@ int main(int argc, char **argv)
 	    dup2(socket(AF_UNIX, SOCK_STREAM, 0), LS) != LS || bind(LS, (struct sockaddr *)&a, sizeof(a)) ||
 	    listen(LS, 1) || pipe(ctl))
 		fail("setup");
-	ch = fork();
+	ch = test_fork();
 	if (ch == 0) {
-		test_forked();
 		if (setresgid(-1, 4321, -1) || setresuid(-1, 1234, -1))
 			_exit(4);
 		setfsuid(0); /* the test dir is ours (0700) */
@@ -84,7 +83,5 @@ int main(int argc, char **argv)
 	if (write(ctl[1], "g", 1) != 1 || waitpid(ch, &st, 0) != ch || !WIFEXITED(st) || WEXITSTATUS(st))
 		fail("child: its socket's SO_PEERCRED does not name us (status %#x)", st);
 	unlink("peercred.sock");
-	if (!test_failures)
-		pass();
-	return 0;
+	return test_pass();
 }

@@ -31,7 +31,5 @@ int main(int argc, char **argv)
 		fail("the fd in flight is lost");
 	if (n == 1 && epoll_wait(fd, &ev, 1, 0) != 1)
 		fail("the fd received is not the epoll instance");
-	if (!test_failures)
-		pass();
-	return 0;
+	return test_pass();
 }

@@ -58,16 +58,12 @@ int main(int argc, char **argv)
 {
 	uint64_t v = 0;
 	char buf[64];
-	int fds[8], n = 0, p[2];
+	int fds[8], n = 0;
 
 	test_init(argc, argv);
 	sk_pair(SOCK_STREAM, A, B);
-	int f = open("scm_file.txt", O_RDWR | O_CREAT | O_TRUNC, 0600);
-	if (f < 0 || write(f, "0123456789", 10) != 10 || lseek(f, 3, SEEK_SET) != 3)
-		fail("regular file");
-	if (pipe(p) || write(p[1], "pipe data", 9) != 9)
-		fail("pipe");
-	sk_place(p[1], PW, 0);
+	int f = sk_scm_file("scm_file.txt", 3);
+	int pr = sk_scm_pipe("pipe data", PW);
 	int m = memfd_create("scm-memfd", 0);
 	if (m < 0 || write(m, "memfd contents", 14) != 14 || lseek(m, 2, SEEK_SET) != 2)
 		fail("memfd");
@@ -75,11 +71,11 @@ int main(int argc, char **argv)
 	if (ev < 0)
 		fail("eventfd");
 	sk_place(ev, EV, 0);
-	fds[0] = f, fds[1] = p[0], fds[2] = m, fds[3] = EV;
+	fds[0] = f, fds[1] = pr, fds[2] = m, fds[3] = EV;
 	if (sk_send_fds(A, "four", 4, fds, 4))
 		fail("sendmsg");
 	close(f);
-	close(p[0]);
+	close(pr);
 	close(m);
 	test_daemon();
 	test_waitsig();
@@ -98,7 +94,5 @@ int main(int argc, char **argv)
 		fail("eventfd counter %llu, want 7", (unsigned long long)v);
 	if (!sk_empty(B))
 		fail("more data queued");
-	if (!test_failures)
-		pass();
-	return 0;
+	return test_pass();
 }

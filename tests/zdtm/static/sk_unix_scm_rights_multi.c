@@ -25,23 +25,19 @@ static void expect(const char *want, int nwant, int *fds)
 
 int main(int argc, char **argv)
 {
-	int fds[8] = {-1, -1, -1}, p[2], sp[2], xy[2];
+	int fds[8] = {-1, -1, -1}, sp[2], xy[2];
 	char c[8] = "";
 
 	test_init(argc, argv);
 	sk_pair(SOCK_STREAM, A, B);
-	int f = open("scm_multi.txt", O_RDWR | O_CREAT | O_TRUNC, 0600);
-	if (f < 0 || write(f, "0123456789", 10) != 10 || lseek(f, 5, SEEK_SET) != 5)
-		fail("regular file");
-	if (pipe(p) || write(p[1], "abc", 3) != 3)
-		fail("pipe");
-	sk_place(p[1], PW, 0);
+	int f = sk_scm_file("scm_multi.txt", 5);
+	int pr = sk_scm_pipe("abc", PW);
 	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sp) || sk_send(sp[0], "to-D", 4))
 		fail("socketpair");
 	sk_place(sp[0], SC, 0);
 	if (socketpair(AF_UNIX, SOCK_STREAM, 0, xy) || sk_send(xy[0], "xy", 2))
 		fail("socketpair");
-	fds[0] = p[0], fds[1] = sp[1];
+	fds[0] = pr, fds[1] = sp[1];
 	if (sk_send(A, "plain-1", 7) || sk_send_fds(A, "with-1", 6, &f, 1) || sk_send(A, "plain-2", 7) ||
 	    sk_send_fds(A, "with-2", 6, fds, 2) || sk_send(A, "plain-3", 7) ||
 	    sk_send_fds(A, "with-3", 6, xy, 2))
@@ -50,7 +46,7 @@ int main(int argc, char **argv)
 	if (sk_send_fds(A, "with-4", 6, fds, 2))
 		fail("send the pair itself");
 	close(f);
-	close(p[0]);
+	close(pr);
 	close(sp[1]);
 	close(xy[0]);
 	close(xy[1]);
@@ -76,7 +72,5 @@ int main(int argc, char **argv)
 		fail("the pair itself in flight: not fds %d and %d", A, B);
 	if (!sk_empty(B))
 		fail("more data queued");
-	if (!test_failures)
-		pass();
-	return 0;
+	return test_pass();
 }

@@ -47,7 +47,5 @@ int main(int argc, char **argv)
 		fail("seqpacket pair: not shut down both ways");
 	if (sk_expect(G, "last words", 10) || !is_eof(G) || !epipe(G))
 		fail("G: not its data, then EOF and EPIPE (peer closed)");
-	if (!test_failures)
-		pass();
-	return 0;
+	return test_pass();
 }

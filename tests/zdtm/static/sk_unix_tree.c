@@ -44,7 +44,6 @@ int main(int argc, char **argv)
 	sigset_t m;
 	struct sockaddr_un a;
 	pid_t ch;
-	int st;
 
 	test_init(argc, argv);
 	signal(SIGUSR1, on_usr1);
@@ -56,9 +55,7 @@ int main(int argc, char **argv)
 	socklen_t al = sk_addr(name, &a);
 	if (bind(L, (struct sockaddr *)&a, al) || listen(L, 4))
 		fail("listener");
-	ch = fork();
-	if (ch < 0)
-		fail("fork");
+	ch = test_fork();
 	if (ch == 0)
 		child_main();
 	close(C);
@@ -83,9 +80,6 @@ int main(int argc, char **argv)
 	int s = accept(L, NULL, NULL);
 	if (s < 0 || sk_expect(s, "via listener", 12))
 		fail("the child does not reach the shared listener");
-	if (waitpid(ch, &st, 0) != ch || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
-		fail("child: status %#x (1: stream data, 4: pong, 8: listener)", st);
-	if (!test_failures)
-		pass();
-	return 0;
+	child_exit_ok(ch, "1: stream data, 4: pong, 8: listener");
+	return test_pass();
 }

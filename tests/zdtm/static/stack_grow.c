@@ -32,8 +32,7 @@ static __attribute__((noinline)) int recurse(int depth)
 	if (depth == DEPTH) {
 		char l[96];
 		vma_info(frame, l0, sizeof(l0), NULL, 0);
-		if (vma_has_flag(frame, "gd") != 1)
-			fail("stack not growsdown before dump");
+		vma_flag_is(frame, "gd", 1, "stack not growsdown before dump");
 		test_daemon();
 		test_waitsig();
 		/* the SIGTERM frame may have grown it a little: same top, same perms */
@@ -42,8 +41,7 @@ static __attribute__((noinline)) int recurse(int depth)
 		    sscanf(l0, "%lx-%lx", &s0, &e0) != 2 || e1 != e0 || s1 > s0 ||
 		    strcmp(strchr(l, ' '), strchr(l0, ' ')))
 			fail("stack vma '%s', want '%s'", l, l0);
-		if (vma_has_flag(frame, "gd") != 1)
-			fail("stack not growsdown after restore");
+		vma_flag_is(frame, "gd", 1, "stack not growsdown after restore");
 		/* grow the stack by another ~2 MiB below the restored part */
 		if (deeper(500))
 			fail("deeper frames corrupted");

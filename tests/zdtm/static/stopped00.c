@@ -13,9 +13,8 @@ int main(int argc, char **argv)
 	pid_t ch;
 	int st;
 	test_init(argc, argv);
-	ch = fork();
+	ch = test_fork();
 	if (ch == 0) {
-		test_forked();
 		uint8_t *mem = malloc(MEM);
 		datagen(mem, MEM, 77);
 		raise(SIGSTOP);
@@ -33,7 +32,5 @@ int main(int argc, char **argv)
 		fail("waitpid");
 	else if (!WIFEXITED(st) || WEXITSTATUS(st))
 		fail("child: status %#x after SIGCONT, want exit 0", st);
-	if (!test_failures)
-		pass();
-	return 0;
+	return test_pass();
 }

@@ -62,19 +62,15 @@ static void child(int by_thread)
 static int all_stopped(pid_t pid, int *nthreads)
 {
 	char path[64];
-	int n = 0, bad = 0;
+	pid_t t[256];
+	int bad = 0;
 	snprintf(path, sizeof(path), "/proc/%d/task", pid);
-	DIR *d = opendir(path);
-	struct dirent *e;
-	if (!d)
+	int n = proc_pids(path, t, 256);
+	if (n < 0)
 		return 0;
-	while ((e = readdir(d)))
-		if (e->d_name[0] != '.') {
-			n++;
-			if (proc_state(atoi(e->d_name)) != 'T')
-				bad++;
-		}
-	closedir(d);
+	for (int i = 0; i < n; i++)
+		if (proc_state(t[i]) != 'T')
+			bad++;
 	*nthreads = n;
 	return !bad;
 }
@@ -107,7 +103,5 @@ int main(int argc, char **argv)
 		if (waitpid(ch[k], &st, 0) != ch[k] || !WIFEXITED(st) || WEXITSTATUS(st))
 			fail("child %d: status %#x after SIGCONT, want exit 0", k, st);
 	}
-	if (!test_failures)
-		pass();
-	return 0;
+	return test_pass();
 }

@@ -12,9 +12,8 @@ int main(int argc, char **argv)
 	siginfo_t si;
 	int st;
 	test_init(argc, argv);
-	pid_t ch = fork();
+	pid_t ch = test_fork();
 	if (ch == 0) {
-		test_forked();
 		setpgid(0, 0); /* a group that is not orphaned: SIGTSTP stops it */
 		raise(SIGTSTP);
 		_exit(7);
@@ -33,7 +32,5 @@ int main(int argc, char **argv)
 	kill(ch, SIGCONT);
 	if (waitpid(ch, &st, 0) != ch || !WIFEXITED(st) || WEXITSTATUS(st) != 7)
 		fail("child status %#x", st);
-	if (!test_failures)
-		pass();
-	return 0;
+	return test_pass();
 }

@@ -35,13 +35,7 @@ int main(int argc, char **argv)
 		_exit(0);
 	}
 	waitpid(p, &st, 0);
-	if ((p = tree_child(W)) == 0) {
-		if (tree_child(V) == 0)
-			tree_sleep();
-		tree_wait_slot(V);
-		_exit(0);
-	}
-	waitpid(p, &st, 0);
+	tree_orphan(W, V, 0);
 	tree_settle(tab, pids, N);
 	if (tab[M].ppid != getpid() || tab[M].sid != pids[L] || tab[N1].ppid != getpid() ||
 	    tab[N1].sid != sh[K] || tab[N11].ppid != pids[N1] || tab[V].ppid != getpid())
@@ -49,13 +43,7 @@ int main(int argc, char **argv)
 	tree_cr_check(tab, N + 1);
 	if (prctl(PR_GET_CHILD_SUBREAPER, &on, 0, 0, 0) || on != 1)
 		fail("not a child subreaper any more (%d)", on);
-	if ((p = tree_child(T2)) == 0) {
-		if (tree_child(T3) == 0)
-			tree_sleep();
-		tree_wait_slot(T3);
-		_exit(0);
-	}
-	waitpid(p, &st, 0);
+	tree_orphan(T2, T3, 0);
 	tree_wait_slot(T3);
 	for (int n = 0; ppid_of(sh[T3]) != getpid() && n < 2000; n++)
 		usleep(1000);

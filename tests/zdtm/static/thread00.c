@@ -82,7 +82,5 @@ int main(int argc, char **argv)
 		fail("thread %d: /proc comm is not zthr-1", t[1].tid);
 	stop = 1;
 	zthr_join(t, NTHR);
-	if (!test_failures)
-		pass();
-	return 0;
+	return test_pass();
 }

@@ -159,7 +159,5 @@ int main(int argc, char **argv)
 			fail("main thread: \"%s\", want \"%s\"", now[k], main0[k]);
 	pthread_barrier_wait(&bar);
 	zthr_join(th, NTH);
-	if (!test_failures)
-		pass();
-	return 0;
+	return test_pass();
 }

@@ -83,7 +83,5 @@ int main(int argc, char **argv)
 		fail("main thread: ids %d/%d, want 0/0", (int)u, (int)g);
 	pthread_barrier_wait(&bar);
 	zthr_join(th, 2);
-	if (!test_failures)
-		pass();
-	return 0;
+	return test_pass();
 }

@@ -28,6 +28,13 @@ static void block_sigs(void)
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
 }
 
+/* A waiter that is up: signals blocked, counted in started. */
+static void waiter_up(void)
+{
+	block_sigs();
+	__sync_fetch_and_add(&started, 1);
+}
+
 static void *cv_waiter(void *arg)
 {
 	(void)arg;
@@ -44,8 +51,7 @@ static void *cv_waiter(void *arg)
 static void *futex_waiter(void *arg)
 {
 	(void)arg;
-	block_sigs();
-	__sync_fetch_and_add(&started, 1);
+	waiter_up();
 	while (fword == 0)
 		futex(&fword, FUTEX_WAIT, 0, NULL);
 	return fword == 7 ? (void *)1 : NULL;
@@ -54,8 +60,7 @@ static void *futex_waiter(void *arg)
 static void *futex_timed(void *arg)
 {
 	(void)arg;
-	block_sigs();
-	__sync_fetch_and_add(&started, 1);
+	waiter_up();
 	while (!go_to) {
 		struct timespec ts = {0, 20 * 1000 * 1000};
 		if (futex(&fword_to, FUTEX_WAIT, 0, &ts) == 0 && !go_to)
@@ -92,8 +97,7 @@ static void *locker(void *arg)
 static void *bar_waiter(void *arg)
 {
 	(void)arg;
-	block_sigs();
-	__sync_fetch_and_add(&started, 1);
+	waiter_up();
 	pthread_barrier_wait(&bar);
 	return (void *)1;
 }
@@ -141,7 +145,5 @@ int main(int argc, char **argv)
 	}
 	if (!got_held)
 		fail("the mutex waiter ran before the holder let go");
-	if (!test_failures)
-		pass();
-	return 0;
+	return test_pass();
 }

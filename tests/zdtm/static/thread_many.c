@@ -72,7 +72,5 @@ int main(int argc, char **argv)
 	pthread_cond_broadcast(&cv);
 	pthread_mutex_unlock(&mu);
 	zthr_join(t, NTHR);
-	if (!test_failures)
-		pass();
-	return 0;
+	return test_pass();
 }

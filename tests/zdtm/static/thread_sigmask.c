@@ -98,7 +98,5 @@ int main(int argc, char **argv)
 	struct timespec ts = {0, 0};
 	if (sigtimedwait(&m, &si, &ts) != SIG_SHARED || si.si_value.sival_int != 4242)
 		fail("process-wide pending signal lost");
-	if (!test_failures)
-		pass();
-	return 0;
+	return test_pass();
 }

@@ -64,7 +64,5 @@ int main(int argc, char **argv)
 	test_waitsig();
 	pthread_barrier_wait(&bar);
 	zthr_join(t, NTHR);
-	if (!test_failures)
-		pass();
-	return 0;
+	return test_pass();
 }

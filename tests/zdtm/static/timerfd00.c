@@ -33,16 +33,8 @@ static void arm(int fd, int flags, time_t vs, long vns, time_t is, long ins)
 /* "clockid: N" and "settime flags: N" of fd */
 static void info(int fd, int *clk, int *fl)
 {
-	char path[64], *buf, *p;
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-	*clk = *fl = -1;
-	if (read_file(path, &buf) < 0)
-		return;
-	if ((p = strstr(buf, "clockid:")))
-		*clk = atoi(p + 8);
-	if ((p = strstr(buf, "settime flags:")))
-		*fl = (int)strtol(p + 14, NULL, 8);
-	free(buf);
+	*clk = (int)fdinfo_field(fd, "clockid:", 10, -1);
+	*fl = (int)fdinfo_field(fd, "settime flags:", 8, -1);
 }
 
 static void check_info(int fd, int clk, int fl)

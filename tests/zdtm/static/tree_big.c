@@ -58,11 +58,8 @@ int main(int argc, char **argv)
 			ngc = n - idx;
 		int first = idx;
 		idx += ngc;
-		pid_t p = fork();
-		if (p < 0)
-			fail("fork");
+		pid_t p = test_fork();
 		if (p == 0) {
-			test_forked();
 			tab[my] = (struct ent){getpid(), getppid()};
 			for (int g = 0; g < ngc; g++) {
 				pid_t q = fork();
@@ -91,7 +88,5 @@ int main(int argc, char **argv)
 		kill(tab[i].pid, SIGKILL);
 	while (waitpid(-1, NULL, 0) > 0)
 		;
-	if (!test_failures)
-		pass();
-	return 0;
+	return test_pass();
 }

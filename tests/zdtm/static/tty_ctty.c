@@ -47,16 +47,14 @@ int main(int argc, char **argv)
 	int s = open(ptsname(m), O_RDWR); /* we lead our session (test_init): our controlling terminal */
 	if (s < 0 || tcgetsid(s) != getpid() || ioctl(s, TIOCSWINSZ, &ws))
 		return fail("controlling terminal"), 1;
-	pid_t fg = fork();
+	pid_t fg = test_fork();
 	if (fg == 0) {
-		test_forked();
 		close(p[0]);
 		_exit(child(s, 0, p[1]));
 	}
 	setpgid(fg, fg);
-	pid_t bg = fork();
+	pid_t bg = test_fork();
 	if (bg == 0) {
-		test_forked();
 		close(p[0]);
 		_exit(child(s, fg, p[1]));
 	}

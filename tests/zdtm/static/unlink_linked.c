@@ -10,25 +10,17 @@
 
 enum { A = 33, B = 34, C = 35 };
 
-static void open_at(const char *path, int flags, int at)
-{
-	int fd = open(path, flags, 0600);
-	if (fd < 0 || dup2(fd, at) != at)
-		fail("open %s", path);
-	close(fd);
-}
-
 int main(int argc, char **argv)
 {
 	struct stat a, b, c, o;
 	char ch;
 	test_init(argc, argv);
-	open_at("a", O_RDWR | O_CREAT, A);
-	open_at("c", O_RDWR | O_CREAT, C);
+	open_at(A, "a", O_RDWR | O_CREAT, "open a");
+	open_at(C, "c", O_RDWR | O_CREAT, "open c");
 	if (write(A, "aaaa", 4) != 4 || write(C, "cccccc", 6) != 6 || link("a", "a.link") || unlink("a") ||
 	    link("c", "c.other") || unlink("c") || lseek(C, 2, SEEK_SET) != 2)
 		fail("setup");
-	open_at("a.link", O_RDONLY, B);
+	open_at(B, "a.link", O_RDONLY, "open a.link");
 	test_daemon();
 	test_waitsig();
 

@@ -21,15 +21,12 @@ int main(int argc, char **argv)
 	datagen(plain, LEN, 8);
 	if (vma_has_flag(nr, "nr") != 1)
 		test_skip("no VM_NORESERVE on MAP_NORESERVE here (overcommit_memory=2?)");
-	if (vma_has_flag(plain, "nr") != 0)
-		fail("nr set on the plain mapping before dump");
+	vma_flag_is(plain, "nr", 0, "nr set on the plain mapping before dump");
 	test_daemon();
 	test_waitsig();
 
-	if (vma_has_flag(nr, "nr") != 1)
-		fail("MAP_NORESERVE mapping lost its nr flag");
-	if (vma_has_flag(plain, "nr") != 0)
-		fail("the plain mapping got the nr flag");
+	vma_flag_is(nr, "nr", 1, "MAP_NORESERVE mapping lost its nr flag");
+	vma_flag_is(plain, "nr", 0, "the plain mapping got the nr flag");
 	if (datachk(nr, LEN, 7, &bad) || datachk(plain, LEN, 8, &bad))
 		fail("data differs at %#zx", bad);
 	pass();

@@ -12,14 +12,12 @@ int main(int argc, char **argv)
 	pid_t a, b;
 	siginfo_t si;
 	test_init(argc, argv);
-	a = fork();
+	a = test_fork();
 	if (a == 0) {
-		test_forked();
 		_exit(42);
 	}
-	b = fork();
+	b = test_fork();
 	if (b == 0) {
-		test_forked();
 		signal(SIGUSR2, SIG_DFL);
 		for (;;)
 			pause();
@@ -41,7 +39,5 @@ int main(int argc, char **argv)
 		fail("waitpid(%d)", b);
 	else if (!WIFSIGNALED(st) || WTERMSIG(st) != SIGUSR2)
 		fail("child %d: status %#x, want killed by SIGUSR2", b, st);
-	if (!test_failures)
-		pass();
-	return 0;
+	return test_pass();
 }

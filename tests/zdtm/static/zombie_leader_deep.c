@@ -41,9 +41,7 @@ int main(int argc, char **argv)
 	struct tree_ids tab[N + 1];
 	pid_t pids[N + 1];
 
-	tree_init(argc, argv, TREE_SUBREAPER);
-	if (tree_child(P) == 0)
-		parent();
+	tree_start(argc, argv, TREE_SUBREAPER, P, parent);
 	tree_settle(tab, pids, N);
 	if (tab[S].state != 'Z' || tab[G].state != 'Z' || tab[S].ppid != pids[P] || tab[G].ppid != pids[P] ||
 	    tab[SM].ppid != getpid() || tab[GM].ppid != getpid() || tab[SM].sid != pids[S] ||

@@ -28,9 +28,7 @@ int main(int argc, char **argv)
 	struct tree_ids tab[N + 1];
 	pid_t pids[N + 1];
 
-	tree_init(argc, argv, TREE_SUBREAPER);
-	if (tree_child(S) == 0)
-		session_leader();
+	tree_start(argc, argv, TREE_SUBREAPER, S, session_leader);
 	tree_settle(tab, pids, N);
 	if (tab[S].state != 'Z' || tab[G].state != 'Z' || tab[G].ppid != getpid() || tab[X].sid != pids[S] ||
 	    tab[X].pgid != pids[X] || tab[Y].ppid != pids[X] || tab[Y].pgid != pids[X] ||
