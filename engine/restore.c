@@ -666,6 +666,15 @@ static int rst_userns_prepare(struct rst_task *ts, size_t n, struct cr_err *e)
 	return 0;
 }
 
+/* crshim into the tree's namespaces; in a network namespace not the dump's, the locks of the tree's TCP
+ * connections made again there (their restore would meet peers not yet restored). */
+static int rst_ns_enter(struct rst_task *ts, size_t n, struct cr_err *e)
+{
+	if (ns_rst_enter(ts[0].ns, e))
+		return -1;
+	return ns_rst_new_net(ts[0].ns) ? rst_sk_relock(ts, n, e) : 0;
+}
+
 static int restore_tree(struct cr_opts *o, struct rst_task **tsp, size_t *np, struct cr_err *e)
 {
 	struct rst_task *t = &(*tsp)[0];
@@ -674,14 +683,14 @@ static int restore_tree(struct cr_opts *o, struct rst_task **tsp, size_t *np, st
 	t->detached = o->detach;
 	if ((o->lazy_pages && rst_lazy_connect(o->imgdir_fd, &t->lazy_sk, e)) ||
 	    fault_check(o, FI_RESTORE_BEFORE_LOAD, e) || rst_load(o, t, e) || load_tree(o, tsp, np, e) ||
-	    ns_rst_enter((*tsp)[0].ns, e) || rst_svm_prepare(*tsp, *np, e) ||
-	    rst_sk_scm_prepare(*tsp, *np, e) || rst_pipes_share(*tsp, *np, e) ||
-	    rst_fdshare_prepare(*tsp, *np, e) || rst_shmem_prepare(*tsp, *np, e) ||
-	    rst_ipc_shm_prepare(*tsp, *np, e) || rst_memfd_tree(*tsp, *np, e) ||
-	    rst_evfd_share(*tsp, *np, e) || rst_tty_prepare(o, *tsp, *np, e) ||
-	    rst_sk_unix_prepare(*tsp, *np, e) || rst_tree_plan(o, tsp, np, e) ||
-	    rst_pidns_fresh(*tsp, *np, e) || rst_procfd_prepare(*tsp, *np, e) ||
-	    rst_userns_prepare(*tsp, *np, e) || fault_check(o, FI_RESTORE_AFTER_LOAD, e))
+	    rst_ns_enter(*tsp, *np, e) || rst_svm_prepare(*tsp, *np, e) || rst_sk_scm_prepare(*tsp, *np, e) ||
+	    rst_pipes_share(*tsp, *np, e) || rst_fdshare_prepare(*tsp, *np, e) ||
+	    rst_shmem_prepare(*tsp, *np, e) || rst_ipc_shm_prepare(*tsp, *np, e) ||
+	    rst_memfd_tree(*tsp, *np, e) || rst_evfd_share(*tsp, *np, e) ||
+	    rst_tty_prepare(o, *tsp, *np, e) || rst_sk_unix_prepare(*tsp, *np, e) ||
+	    rst_tree_plan(o, tsp, np, e) || rst_pidns_fresh(*tsp, *np, e) ||
+	    rst_procfd_prepare(*tsp, *np, e) || rst_userns_prepare(*tsp, *np, e) ||
+	    fault_check(o, FI_RESTORE_AFTER_LOAD, e))
 		return -1;
 	for (size_t i = 0; i < *np; i++)
 		if (!(*tsp)[i].zombie && !(*tsp)[i].helper && rst_area_build(&(*tsp)[i], e))

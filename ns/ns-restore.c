@@ -197,6 +197,11 @@ uint64_t ns_rst_clone_flags(const struct ns_rst *r)
 	return r && r->mnt ? CLONE_NEWNS : 0;
 }
 
+bool ns_rst_new_net(const struct ns_rst *r)
+{
+	return r && (r->made & CLONE_NEWNET);
+}
+
 bool ns_rst_mounts(const struct ns_rst *r)
 {
 	return r && r->mnt;

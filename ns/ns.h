@@ -84,6 +84,8 @@ int ns_rst_task_spawned(struct ns_rst *r, pid_t pid, pid_t img_pid, struct cr_er
 /* The root task itself, first thing after crshim let it go, before it clones a child or opens a file:
  * its own cgroup namespace, then the mount tree (ns_mnt_restore). A message on failure. */
 int ns_rst_root_child(const struct ns_rst *r, char *msg, size_t len);
+/* crshim is in a network namespace ns_rst_enter made or joined for the tree (not the one of the dump). */
+bool ns_rst_new_net(const struct ns_rst *r);
 /* The images hold the root's mount tree (ns_rst_root_child builds it; no fresh /proc needed then). */
 bool ns_rst_mounts(const struct ns_rst *r);
 /* The --root of a tree with a mount tree of its own (NULL: none): the paths of the images are under it. */

@@ -257,6 +257,18 @@ void rst_sk_unlock(struct rst_task *ts, size_t n)
 			unlock_of(ts[k].files[i], last, sizeof(last));
 }
 
+int rst_sk_relock(const struct rst_task *ts, size_t n, struct cr_err *e)
+{
+	for (size_t k = 0; k < n; k++)
+		for (size_t i = 0; i < ts[k].nr_files; i++) {
+			const InetSkEntry *ie =
+			    ts[k].files[i]->kind == FILE_KIND__FILE_INETSK ? ts[k].files[i]->inet_sk : NULL;
+			if (ie && ie->tcp && net_relock(ie, e))
+				return cr_wrap(e, "task %d", ts[k].pid);
+		}
+	return 0;
+}
+
 /* The locks of the connections of one files image (what cannot be read is passed over). */
 static void unlock_image(int dirfd, const char *fname, char *last, size_t len)
 {

@@ -87,6 +87,10 @@ void tcp_repair_off(int cfd);
 /* Remove the network lock of the dump of root (nft table) in the network namespace of socket skfd (-1: ours);
  * quiet if there is none. */
 int net_unlock(const char *netlock, int skfd, struct cr_err *e);
+/* The lock of ie's connection (its image's netlock) made again in crshim's network namespace: a tree
+ * restored into a new one has none of the dump's, and a restored socket out of repair mode would meet a
+ * peer not yet restored (a listener of the port answers with a reset). */
+int net_relock(const InetSkEntry *ie, struct cr_err *e);
 
 /* The kinds inet, netlink and packet (files/fd-kind.h): one dump, check and open for the three. */
 struct fd_src;
@@ -129,6 +133,8 @@ int tcp_half_closed_probe(char *d, size_t len);
 #define TCP_FIN_MARK 0x63724649
 /* Parent, once the tree runs: remove the network locks of the restored connections. */
 void rst_sk_unlock(struct rst_task *ts, size_t n);
+/* The locks of the tree's connections made again in crshim's network namespace (net_relock). */
+int rst_sk_relock(const struct rst_task *ts, size_t n, struct cr_err *e);
 /* Parent, after a failed restore: remove the network locks named in the files images of dirfd, read again
  * (the restore may have failed before they loaded). */
 void rst_sk_unlock_dir(int dirfd);

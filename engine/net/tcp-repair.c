@@ -149,6 +149,31 @@ static const char *addr_str(const ProtobufCBinaryData *a, bool *v4, char *buf, s
 	return a->len == 16 ? inet_ntop(AF_INET6, a->data, buf, (socklen_t)len) : NULL;
 }
 
+/* The nft script of a lock named table that drops ie's packets both ways (0, or -1: bad address). */
+static int lock_script(const char *table, const InetSkEntry *ie, char *script, size_t len, char *what,
+		       size_t wlen)
+{
+	char src[INET6_ADDRSTRLEN], dst[INET6_ADDRSTRLEN];
+	bool v4s, v4d;
+	if (!addr_str(&ie->src_addr, &v4s, src, sizeof(src)) ||
+	    !addr_str(&ie->dst_addr, &v4d, dst, sizeof(dst)))
+		return -1;
+	const char *ip = v4s ? "ip" : "ip6";
+	snprintf(script, len,
+		 "add table inet %s\n"
+		 "add chain inet %s in { type filter hook input priority -300 ; }\n"
+		 "add chain inet %s out { type filter hook output priority -300 ; }\n"
+		 /* the peer's FIN at restore (tcp-fin.c), also out: a peer in the tree has a lock too */
+		 "add rule inet %s in meta mark %#x accept\n"
+		 "add rule inet %s out meta mark %#x accept\n"
+		 "add rule inet %s in %s saddr %s %s daddr %s tcp sport %u tcp dport %u drop\n"
+		 "add rule inet %s out %s saddr %s %s daddr %s tcp sport %u tcp dport %u drop\n",
+		 table, table, table, table, TCP_FIN_MARK, table, TCP_FIN_MARK, table, ip, dst, ip, src,
+		 ie->dst_port, ie->src_port, table, ip, src, ip, dst, ie->src_port, ie->dst_port);
+	snprintf(what, wlen, "%s %s:%u <-> %s:%u", ip, src, ie->src_port, dst, ie->dst_port);
+	return 0;
+}
+
 static int net_lock(const struct cr_opts *o, int cfd, const InetSkEntry *ie, char **lock, struct cr_err *e)
 {
 	const char *m = lock_method(o);
@@ -159,28 +184,41 @@ static int net_lock(const struct cr_opts *o, int cfd, const InetSkEntry *ie, cha
 	if (strcmp(m, "nftables"))
 		return cr_fail_errno(e, ENOTSUP, "network lock method %s is not supported (nftables, skip)",
 				     m);
-	char src[INET6_ADDRSTRLEN], dst[INET6_ADDRSTRLEN], table[32], script[1024];
-	bool v4s, v4d;
-	if (!addr_str(&ie->src_addr, &v4s, src, sizeof(src)) ||
-	    !addr_str(&ie->dst_addr, &v4d, dst, sizeof(dst)))
-		return cr_fail_errno(e, EINVAL, "network lock: bad connection address");
-	const char *ip = v4s ? "ip" : "ip6";
+	char table[32], script[1024], what[128];
 	snprintf(table, sizeof(table), "crshim_%d", o->pid);
-	snprintf(script, sizeof(script),
-		 "add table inet %s\n"
-		 "add chain inet %s in { type filter hook input priority -300 ; }\n"
-		 "add chain inet %s out { type filter hook output priority -300 ; }\n"
-		 "add rule inet %s in meta mark %#x accept\n" /* the peer's FIN at restore (tcp-fin.c) */
-		 "add rule inet %s in %s saddr %s %s daddr %s tcp sport %u tcp dport %u drop\n"
-		 "add rule inet %s out %s saddr %s %s daddr %s tcp sport %u tcp dport %u drop\n",
-		 table, table, table, table, TCP_FIN_MARK, table, ip, dst, ip, src, ie->dst_port,
-		 ie->src_port, table, ip, src, ip, dst, ie->src_port, ie->dst_port);
+	if (lock_script(table, ie, script, sizeof(script), what, sizeof(what)))
+		return cr_fail_errno(e, EINVAL, "network lock: bad connection address");
 	if (run_nft(script, cfd, e))
 		return -1;
-	pr_info("network lock: %s %s:%u <-> %s:%u dropped (nft table inet %s)\n", ip, src, ie->src_port, dst,
-		ie->dst_port, table);
+	pr_info("network lock: %s dropped (nft table inet %s)\n", what, table);
 	if (asprintf(lock, "nft:%s", table) < 0)
 		return cr_fail_errno(e, ENOMEM, "out of memory");
+	return 0;
+}
+
+/* A lock table's name from the image's netlock ("nft:NAME"; NULL: none, or not one nft can take). */
+static const char *lock_table(const char *netlock)
+{
+	if (!netlock || strncmp(netlock, "nft:", 4))
+		return NULL;
+	for (const char *p = netlock + 4; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '_'))
+			return NULL;
+	return netlock[4] ? netlock + 4 : NULL;
+}
+
+int net_relock(const InetSkEntry *ie, struct cr_err *e)
+{
+	const char *table = lock_table(ie->tcp ? ie->tcp->netlock : NULL);
+	char script[1024], what[128];
+	if (!table)
+		return 0;
+	if (lock_script(table, ie, script, sizeof(script), what, sizeof(what)))
+		return cr_fail_errno(e, EINVAL, "network lock: bad connection address");
+	if (run_nft_here(script, e))
+		return -1;
+	pr_info("network lock again, in the new network namespace: %s dropped (nft table inet %s)\n", what,
+		table);
 	return 0;
 }
 
@@ -188,10 +226,9 @@ int net_unlock(const char *netlock, int skfd, struct cr_err *e)
 {
 	if (!netlock || strncmp(netlock, "nft:", 4))
 		return 0;
-	const char *table = netlock + 4;
-	for (const char *p = table; *p; p++)
-		if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '_'))
-			return cr_fail_errno(e, EINVAL, "bad network lock name %s", netlock);
+	const char *table = lock_table(netlock);
+	if (!table)
+		return cr_fail_errno(e, EINVAL, "bad network lock name %s", netlock);
 	char script[256];
 	/* add first: removing a table that is gone already is no error */
 	snprintf(script, sizeof(script), "add table inet %s\ndelete table inet %s\n", table, table);
