@@ -91,7 +91,8 @@ enum {
 	O_NOEST = 16,
 	O_ICMP = 32,
 	O_ICMP6 = 64,
-	O_NOSTREAM = 128
+	O_NOSTREAM = 128,
+	O_RAW = 256 /* settable on raw sockets only (getsockopt reads it on any) */
 };
 
 struct sk_optdef {
@@ -133,7 +134,7 @@ static const struct sk_optdef optdefs[] = {
     {IPPROTO_IP, IP_TRANSPARENT, O_V4},
     {IPPROTO_IP, IP_MTU_DISCOVER, O_V4},
     {IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, O_V4},
-    {IPPROTO_IP, IP_NODEFRAG, O_V4},
+    {IPPROTO_IP, IP_NODEFRAG, O_V4 | O_RAW},
     {IPPROTO_IP, IP_RECVORIGDSTADDR, O_V4},
     {IPPROTO_IPV6, IPV6_V6ONLY, O_V6},
     {IPPROTO_IPV6, IPV6_UNICAST_HOPS, O_V6},
@@ -183,6 +184,8 @@ static bool opt_applies(const struct sk_optdef *d, int family, int type, int pro
 	if ((o & O_UDP) && proto != IPPROTO_UDP)
 		return false;
 	if ((o & O_NOEST) && est)
+		return false;
+	if ((o & O_RAW) && type != SOCK_RAW)
 		return false;
 	if ((o & O_NOSTREAM) && type == SOCK_STREAM) /* set by accept() from the SYN, not settable */
 		return false;
