@@ -126,7 +126,9 @@ static int du_init(struct dump_ctx *c, struct dump_unix **out, struct cr_err *e)
 		return cr_fail_errno(e, ENOMEM, "out of memory");
 	du->pidfd = (int)syscall(SYS_pidfd_open, c->pid, 0);
 	du->nested = c->pid == getpid();
-	if (ns_unix_collect(c->pid, &du->t, e) || collect_tree(c, du, e)) {
+	/* crshim's copies of files in flight: the sockets are in the tree's network namespace, not ours */
+	pid_t netpid = du->nested && c->tree && c->ntree ? c->tree[0].pid : c->pid;
+	if (ns_unix_collect(netpid, &du->t, e) || collect_tree(c, du, e)) {
 		dump_sk_unix_free(du);
 		return -1;
 	}
