@@ -171,10 +171,8 @@ static int write_pstree(struct dump_tree *tr, struct cr_err *e)
 		pe.n_threads = c->nth + 1, pe.threads = tids;
 		dump_pidns_pstree(c, &pe);
 		dump_tty_pstree(c, &pe);
-		if (img_write(w, &pe.base, e)) {
-			img_abort(w);
+		if (img_write_or_drop(w, &pe.base, e))
 			return -1;
-		}
 	}
 	if (img_commit(w, e))
 		return -1;

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/array.h"
 #include "arch.h"
 #include "base/cleanup.h"
 #include "files/ghost.h"
@@ -60,15 +61,10 @@ static int read_list(int dirfd, enum img_kind k, int id, bool optional, void ***
 	if (!r) /* optional and missing */
 		return 0;
 	while ((ret = img_read(r, &m, e)) > 0) {
-		if (*n == cap) {
-			cap = cap ? cap * 2 : 16;
-			void **nv = realloc(*out, cap * sizeof(*nv));
-			if (!nv) {
-				protobuf_c_message_free_unpacked(m, NULL);
-				ret = cr_fail_errno(e, ENOMEM, "out of memory");
-				break;
-			}
-			*out = nv;
+		if (arr_room(out, &cap, *n, sizeof(**out), 16)) {
+			protobuf_c_message_free_unpacked(m, NULL);
+			ret = cr_fail_errno(e, ENOMEM, "out of memory");
+			break;
 		}
 		(*out)[(*n)++] = m;
 	}

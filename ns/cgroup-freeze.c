@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/array.h"
 #include "base/cleanup.h"
 #include "base/log.h"
 #include "base/proc.h"
@@ -70,13 +71,8 @@ static int list_tids(struct ns_cg_frz *f, struct cr_err *e)
 	int tid;
 	size_t cap = 0;
 	while (fscanf(in, "%d", &tid) == 1) {
-		if (f->n == cap) {
-			cap = cap ? cap * 2 : 64;
-			pid_t *nt = realloc(f->tids, cap * sizeof(*nt));
-			if (!nt)
-				return cr_fail_errno(e, ENOMEM, "out of memory");
-			f->tids = nt;
-		}
+		if (arr_room(&f->tids, &cap, f->n, sizeof(*f->tids), 64))
+			return cr_fail_errno(e, ENOMEM, "out of memory");
 		f->tids[f->n++] = tid;
 	}
 	return 0;

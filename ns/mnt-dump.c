@@ -475,10 +475,8 @@ static int write_tree(const struct ns_dump_args *a, struct mi **v, size_t n, str
 		pr_info("mount %u (parent %u) %s: %s %s root %s%s%s\n", v[i]->e.mnt_id, v[i]->e.parent_id,
 			v[i]->e.mountpoint, v[i]->e.fstype, v[i]->e.source, v[i]->e.root,
 			v[i]->e.ext_key ? " external " : "", v[i]->e.ext_key ? v[i]->e.ext_key : "");
-		if (img_write(w, &v[i]->e.base, e)) {
-			img_abort(w);
+		if (img_write_or_drop(w, &v[i]->e.base, e))
 			return -1;
-		}
 	}
 	if (img_commit(w, e))
 		return -1;

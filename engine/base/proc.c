@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/array.h"
 #include "base/cleanup.h"
 #include "base/log.h"
 #include "base/proc.h"
@@ -122,13 +123,8 @@ static int parse_groups(const char *v, struct proc_status *st)
 		unsigned long g = strtoul(p, &end, 10);
 		if (end == p)
 			return -1;
-		if (st->ngroups == cap) {
-			cap = cap ? cap * 2 : 16;
-			uint32_t *n = realloc(st->groups, cap * sizeof(*n));
-			if (!n)
-				return -1;
-			st->groups = n;
-		}
+		if (arr_room(&st->groups, &cap, st->ngroups, sizeof(*st->groups), 16))
+			return -1;
 		st->groups[st->ngroups++] = (uint32_t)g;
 		p = end;
 	}
@@ -312,15 +308,9 @@ int proc_parse_timers(pid_t pid, struct proc_timer **tp, size_t *np, struct cr_e
 	for (char *l = strtok_r(buf, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
 		int id;
 		if (sscanf(l, "ID: %d", &id) == 1) {
-			if (n == cap) {
-				cap = cap ? cap * 2 : 8;
-				struct proc_timer *nt = realloc(t, cap * sizeof(*nt));
-				if (!nt) {
-					free(t);
-					return cr_fail_errno(e, ENOMEM, "/proc/%d/timers: out of memory",
-							     pid);
-				}
-				t = nt;
+			if (arr_room(&t, &cap, n, sizeof(*t), 8)) {
+				free(t);
+				return cr_fail_errno(e, ENOMEM, "/proc/%d/timers: out of memory", pid);
 			}
 			memset(&t[n], 0, sizeof(t[n]));
 			t[n++].id = id;
@@ -402,13 +392,8 @@ int proc_parse_smaps(pid_t pid, struct proc_vma **vp, size_t *np, struct cr_err 
 				parse_vmflags(&v[n - 1], line + 8);
 			continue;
 		}
-		if (n == cap) {
-			cap = cap ? cap * 2 : 64;
-			struct proc_vma *nv = realloc(v, cap * sizeof(*nv));
-			if (!nv)
-				goto nomem;
-			v = nv;
-		}
+		if (arr_room(&v, &cap, n, sizeof(*v), 64))
+			goto nomem;
 		memset(&v[n], 0, sizeof(v[n]));
 		if (!parse_maps_line(line, &v[n]))
 			continue;

@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <linux/kcmp.h>
 
+#include "base/array.h"
 #include "base/cleanup.h"
 #include "base/log.h"
 #include "dump.h"
@@ -50,14 +51,9 @@ static int collect_fds(struct dump_ctx *c, struct fd_src **out, size_t *nout, st
 	while ((de = readdir(d))) {
 		if (de->d_name[0] == '.')
 			continue;
-		if (n == cap) {
-			cap = cap ? cap * 2 : 16;
-			struct fd_src *nf = realloc(f, cap * sizeof(*nf));
-			if (!nf) {
-				free_fds(f, n);
-				return cr_fail_errno(e, ENOMEM, "out of memory");
-			}
-			f = nf;
+		if (arr_room(&f, &cap, n, sizeof(*f), 16)) {
+			free_fds(f, n);
+			return cr_fail_errno(e, ENOMEM, "out of memory");
 		}
 		memset(&f[n], 0, sizeof(f[n]));
 		f[n].pid = c->pid;

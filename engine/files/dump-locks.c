@@ -111,10 +111,8 @@ static int write_locks(struct dump_ctx *c, const struct lock_list *ll, struct cr
 	if (img_create(c->dirfd, IMG_FILE_LOCKS, c->pid, &w, e))
 		return -1;
 	for (size_t i = 0; i < ll->n; i++)
-		if (img_write(w, &ll->l[i].base, e)) {
-			img_abort(w);
+		if (img_write_or_drop(w, &ll->l[i].base, e))
 			return -1;
-		}
 	if (img_commit(w, e))
 		return -1;
 	return dump_created(c, IMG_FILE_LOCKS, c->pid, e);

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/array.h"
 #include "base/cleanup.h"
 #include "crshim.h"
 #include "image/csum.h"
@@ -170,6 +171,14 @@ int img_write(struct img_writer *w, const ProtobufCMessage *m, struct cr_err *e)
 	return 0;
 }
 
+int img_write_or_drop(struct img_writer *w, const ProtobufCMessage *m, struct cr_err *e)
+{
+	if (!img_write(w, m, e))
+		return 0;
+	img_abort(w);
+	return -1;
+}
+
 static int write_all(int fd, const void *buf, size_t len)
 {
 	const uint8_t *p = buf;
@@ -246,23 +255,15 @@ int img_write_one_fault(int dirfd, enum img_kind k, int id, const ProtobufCMessa
 	if (img_create(dirfd, k, id, &w, e))
 		return -1;
 	w->inject_errno = inject_errno;
-	if (img_write(w, m, e)) {
-		img_abort(w);
+	if (img_write_or_drop(w, m, e))
 		return -1;
-	}
 	return img_commit(w, e);
 }
 
 int img_made_add(struct img_made *m, enum img_kind k, int id, struct cr_err *e)
 {
-	if (m->n == m->cap) {
-		size_t ncap = m->cap ? m->cap * 2 : 16;
-		void *n = realloc(m->name, ncap * sizeof(*m->name));
-		if (!n)
-			return cr_fail_errno(e, ENOMEM, "out of memory");
-		m->name = n;
-		m->cap = ncap;
-	}
+	if (arr_room(&m->name, &m->cap, m->n, sizeof(*m->name), 16))
+		return cr_fail_errno(e, ENOMEM, "out of memory");
 	img_name(k, id, m->name[m->n++], sizeof(m->name[0]));
 	return 0;
 }

@@ -89,6 +89,8 @@ struct img_writer;
 /* Start an image in dirfd. Nothing is visible under the final name until img_commit. */
 int img_create(int dirfd, enum img_kind k, int id, struct img_writer **w, struct cr_err *e);
 int img_write(struct img_writer *w, const ProtobufCMessage *m, struct cr_err *e);
+/* img_write that drops the image (img_abort) when it fails: the caller then only returns -1. */
+int img_write_or_drop(struct img_writer *w, const ProtobufCMessage *m, struct cr_err *e);
 /* Write the trailer, fsync-free close and rename into place. Frees w. */
 int img_commit(struct img_writer *w, struct cr_err *e);
 /* Drop an uncommitted image (removes the temporary file). NULL is fine. */

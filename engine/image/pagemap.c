@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/array.h"
 #include "base/cleanup.h"
 #include "image/csum.h"
 #include "image/image.h"
@@ -43,14 +44,8 @@ int pw_add_parent(struct page_writer *pw, uint64_t vaddr, uint64_t len, struct c
 		pw->pblocks[pw->pnr - 1].len += len;
 		return 0;
 	}
-	if (pw->pnr == pw->pcap) {
-		size_t ncap = pw->pcap ? pw->pcap * 2 : 256;
-		struct page_block *n = realloc(pw->pblocks, ncap * sizeof(*n));
-		if (!n)
-			return cr_fail_errno(e, ENOMEM, "%s: out of memory", pw->name);
-		pw->pblocks = n;
-		pw->pcap = ncap;
-	}
+	if (arr_room(&pw->pblocks, &pw->pcap, pw->pnr, sizeof(*pw->pblocks), 256))
+		return cr_fail_errno(e, ENOMEM, "%s: out of memory", pw->name);
 	pw->pblocks[pw->pnr++] = (struct page_block){vaddr, 0, len, 0, PE_PARENT, 0};
 	return 0;
 }
@@ -123,14 +118,8 @@ int pw_add(struct page_writer *pw, uint64_t vaddr, const void *buf, size_t len, 
 			return cr_fail_sys(e, "write %s", pw->name);
 		done += (size_t)n;
 	}
-	if (pw->nr == pw->cap) {
-		size_t ncap = pw->cap ? pw->cap * 2 : 256;
-		struct page_block *n = realloc(pw->blocks, ncap * sizeof(*n));
-		if (!n)
-			return cr_fail_errno(e, ENOMEM, "%s: out of memory", pw->name);
-		pw->blocks = n;
-		pw->cap = ncap;
-	}
+	if (arr_room(&pw->blocks, &pw->cap, pw->nr, sizeof(*pw->blocks), 256))
+		return cr_fail_errno(e, ENOMEM, "%s: out of memory", pw->name);
 	pw->blocks[pw->nr++] = (struct page_block){vaddr, pw->off, len, csum64(buf, len, 0), 0, 0};
 	pw->off += len;
 	return 0;
@@ -326,14 +315,8 @@ static int pm_add_entry(struct page_map *pm, const PagemapEntry *pe, uint32_t ps
 	if (pm->nr && pe->vaddr < pm->blocks[pm->nr - 1].vaddr + pm->blocks[pm->nr - 1].len)
 		return cr_fail_errno(e, EBADMSG, "image %s: entry %zu overlaps or is out of order", name,
 				     pm->nr);
-	if (pm->nr == *cap) {
-		size_t ncap = *cap ? *cap * 2 : 256;
-		struct page_block *n = realloc(pm->blocks, ncap * sizeof(*n));
-		if (!n)
-			return cr_fail_errno(e, ENOMEM, "out of memory");
-		pm->blocks = n;
-		*cap = ncap;
-	}
+	if (arr_room(&pm->blocks, cap, pm->nr, sizeof(*pm->blocks), 256))
+		return cr_fail_errno(e, ENOMEM, "out of memory");
 	pm->blocks[pm->nr++] =
 	    (struct page_block){pe->vaddr, par ? 0 : pe->offset, len, par ? 0 : pe->csum, flags, 0};
 	pm->nr_parent += par;
@@ -687,14 +670,8 @@ static int chain_open(int dirfd, enum img_kind kmap, enum img_kind kpages, int i
 
 static int pieces_add(struct chain_pieces *ps, const struct chain_piece *q)
 {
-	if (ps->n == ps->cap) {
-		size_t ncap = ps->cap ? ps->cap * 2 : 256;
-		struct chain_piece *n = realloc(ps->p, ncap * sizeof(*n));
-		if (!n)
-			return -1;
-		ps->p = n;
-		ps->cap = ncap;
-	}
+	if (arr_room(&ps->p, &ps->cap, ps->n, sizeof(*ps->p), 256))
+		return -1;
 	ps->p[ps->n++] = *q;
 	return 0;
 }

@@ -253,10 +253,8 @@ int dump_ipc_shm_write(struct dump_ctx *root, struct cr_err *e)
 		ie.cgid = g->cgid, ie.has_cgid = 1;
 		ie.destroyed = g->destroyed, ie.has_destroyed = 1;
 		ie.nattch = g->nattch, ie.has_nattch = 1;
-		if (img_write(w, &ie.base, e)) {
-			img_abort(w);
+		if (img_write_or_drop(w, &ie.base, e))
 			return -1;
-		}
 	}
 	if (img_commit(w, e))
 		return -1;

@@ -207,10 +207,8 @@ int dump_shmem_write(struct dump_ctx *root, struct cr_err *e)
 		se.name = o->name;
 		se.seals = o->seals, se.has_seals = 1;
 		se.mode = o->mode, se.has_mode = 1;
-		if (img_write(w, &se.base, e)) {
-			img_abort(w);
+		if (img_write_or_drop(w, &se.base, e))
 			return -1;
-		}
 	}
 	if (img_commit(w, e))
 		return -1;

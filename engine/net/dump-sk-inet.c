@@ -16,6 +16,7 @@
 #include <linux/icmp.h>
 #include <linux/icmpv6.h>
 
+#include "base/array.h"
 #include "base/cleanup.h"
 #include "dump.h"
 #include "base/log.h"
@@ -317,13 +318,8 @@ static int fill_tcp(struct dump_ctx *c, int cfd, InetSkEntry *ie, struct cr_err 
 		return cr_fail(e, "TCP connection in state %s: dump with --tcp-established (or --tcp-close)",
 			       sk_tcp_state_name(ie->state));
 	struct dump_sk *s = c->sk;
-	if (s->nrepair == s->cap) {
-		size_t ncap = s->cap ? s->cap * 2 : 4;
-		int *nr = realloc(s->repair, ncap * sizeof(*nr));
-		if (!nr)
-			return cr_fail_errno(e, ENOMEM, "out of memory");
-		s->repair = nr, s->cap = ncap;
-	}
+	if (arr_room(&s->repair, &s->cap, s->nrepair, sizeof(*s->repair), 4))
+		return cr_fail_errno(e, ENOMEM, "out of memory");
 	if (tcp_repair_dump(c->o, cfd, ie, &ie->tcp, e))
 		return -1;
 	int keep = fcntl(cfd, F_DUPFD_CLOEXEC, 0);

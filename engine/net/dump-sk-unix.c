@@ -13,6 +13,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "base/array.h"
 #include "base/cleanup.h"
 #include "dump.h"
 #include "files/inherit-fd.h"
@@ -61,14 +62,8 @@ static bool in_tree(const struct dump_unix *du, uint32_t ino)
 
 static int add_ino(struct dump_unix *du, uint32_t ino, size_t *cap, struct cr_err *e)
 {
-	if (du->ntree == *cap) {
-		size_t ncap = *cap ? *cap * 2 : 64;
-		uint32_t *n = realloc(du->tree, ncap * sizeof(*n));
-		if (!n)
-			return cr_fail_errno(e, ENOMEM, "out of memory");
-		du->tree = n;
-		*cap = ncap;
-	}
+	if (arr_room(&du->tree, cap, du->ntree, sizeof(*du->tree), 64))
+		return cr_fail_errno(e, ENOMEM, "out of memory");
 	du->tree[du->ntree++] = ino;
 	return 0;
 }

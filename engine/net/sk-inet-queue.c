@@ -16,6 +16,7 @@
 #include <linux/filter.h>
 #include <linux/sock_diag.h>
 
+#include "base/array.h"
 #include "base/cleanup.h"
 #include "base/log.h"
 #include "restore.h"
@@ -69,13 +70,8 @@ static int add_dgram(InetSkEntry *ie, size_t *cap, const uint8_t *d, size_t n,
 	} else {
 		return cr_fail(e, "queued datagram from address family %d", ss->ss_family);
 	}
-	if (ie->n_rqueue == *cap) {
-		size_t nc = *cap ? *cap * 2 : 8;
-		SkDgramEntry **nq = realloc(ie->rqueue, nc * sizeof(void *)); /* message pointers */
-		if (!nq)
-			return cr_fail_errno(e, ENOMEM, "out of memory");
-		ie->rqueue = nq, *cap = nc;
-	}
+	if (arr_room(&ie->rqueue, cap, ie->n_rqueue, sizeof(*ie->rqueue), 8)) /* message pointers */
+		return cr_fail_errno(e, ENOMEM, "out of memory");
 	SkDgramEntry *g = calloc(1, sizeof(*g));
 	uint8_t *data = malloc(n ? n : 1), *addr = malloc(alen);
 	if (!g || !data || !addr) {

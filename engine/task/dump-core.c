@@ -308,10 +308,8 @@ static int write_sigacts(struct dump_ctx *c, struct cr_err *e)
 		se.flags = a->flags, se.has_flags = 1;
 		se.restorer = a->restorer, se.has_restorer = 1;
 		se.mask = a->mask, se.has_mask = 1;
-		if (img_write(w, &se.base, e)) {
-			img_abort(w);
+		if (img_write_or_drop(w, &se.base, e))
 			return -1;
-		}
 	}
 	if (img_commit(w, e))
 		return -1;

@@ -1,0 +1,27 @@
+/* Growing arrays (base/array.h). */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/array.h"
+
+int arr_room(void *arrp, size_t *cap, size_t n, size_t elem, size_t first)
+{
+	if (n < *cap)
+		return 0;
+	size_t ncap = *cap ? *cap : (first ? first : 1);
+	while (ncap <= n)
+		ncap *= 2;
+	void *old, *p = NULL;
+	memcpy(&old, arrp, sizeof(old)); /* the caller's pointer is of its own element type */
+	if (elem && ncap <= SIZE_MAX / elem)
+		p = realloc(old, ncap * elem);
+	if (!p) {
+		errno = ENOMEM;
+		return -1;
+	}
+	memcpy(arrp, &p, sizeof(p));
+	*cap = ncap;
+	return 0;
+}
