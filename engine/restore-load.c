@@ -10,7 +10,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "base/array.h"
 #include "arch.h"
 #include "base/cleanup.h"
 #include "files/ghost.h"
@@ -38,51 +37,11 @@ static int verify_images(struct rst_task *t, bool lazy, struct cr_err *e)
 	return img_verify_dir_but(t->dirfd, lazy ? IMG_UNSUMMED_ALL : t->pid, e);
 }
 
-/* All records of a list image. Missing file: 0 records if optional. */
-static void free_list(void **v, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		protobuf_c_message_free_unpacked(v[i], NULL);
-	free(v);
-}
-
-static int read_list(int dirfd, enum img_kind k, int id, bool optional, void ***out, size_t *n,
-		     struct cr_err *e)
-{
-	struct img_reader *r;
-	ProtobufCMessage *m;
-	size_t cap = 0;
-	int ret;
-
-	*out = NULL;
-	*n = 0;
-	if ((optional ? img_open_opt(dirfd, k, id, &r, e) : img_open(dirfd, k, id, &r, e)))
-		return -1;
-	if (!r) /* optional and missing */
-		return 0;
-	while ((ret = img_read(r, &m, e)) > 0) {
-		if (arr_room(out, &cap, *n, sizeof(**out), 16)) {
-			protobuf_c_message_free_unpacked(m, NULL);
-			ret = cr_fail_errno(e, ENOMEM, "out of memory");
-			break;
-		}
-		(*out)[(*n)++] = m;
-	}
-	img_close(r);
-	if (ret < 0) { /* the records read so far are not handed out */
-		free_list(*out, *n);
-		*out = NULL;
-		*n = 0;
-		return -1;
-	}
-	return 0;
-}
-
 static int read_pstree(struct rst_task *t, struct cr_err *e)
 {
 	void **v;
 	size_t n;
-	if (read_list(t->dirfd, IMG_PSTREE, 0, false, &v, &n, e))
+	if (img_read_list(t->dirfd, IMG_PSTREE, 0, false, &v, &n, e))
 		return -1;
 	t->all_pst = (PstreeEntry **)v;
 	t->n_all_pst = n;
@@ -194,10 +153,10 @@ static int read_task(struct rst_task *t, struct cr_err *e)
 		cr_err_clear(e);
 		t->creds = NULL;
 	}
-	if (read_list(t->dirfd, IMG_SIGACTS, id, true, (void ***)&t->sigacts, &t->nr_sigacts, e) ||
-	    read_list(t->dirfd, t->root ? IMG_FILES : IMG_FILES_TASK, t->root ? 0 : id, true,
-		      (void ***)&t->files, &t->nr_files, e) ||
-	    read_list(t->dirfd, IMG_FDINFO, id, true, (void ***)&t->fdinfo, &t->nr_fdinfo, e))
+	if (img_read_list(t->dirfd, IMG_SIGACTS, id, true, (void ***)&t->sigacts, &t->nr_sigacts, e) ||
+	    img_read_list(t->dirfd, t->root ? IMG_FILES : IMG_FILES_TASK, t->root ? 0 : id, true,
+			  (void ***)&t->files, &t->nr_files, e) ||
+	    img_read_list(t->dirfd, IMG_FDINFO, id, true, (void ***)&t->fdinfo, &t->nr_fdinfo, e))
 		return -1;
 	if (check_core(t->core, id, e))
 		return -1;
@@ -216,19 +175,19 @@ void rst_free(struct rst_task *t)
 	if (t->inv)
 		protobuf_c_message_free_unpacked(&t->inv->base, NULL);
 	if (t->all_pst)
-		free_list((void **)t->all_pst, t->n_all_pst); /* t->pst is one of them */
+		img_free_list((void **)t->all_pst, t->n_all_pst); /* t->pst is one of them */
 	if (t->core)
 		protobuf_c_message_free_unpacked(&t->core->base, NULL);
-	free_list((void **)t->tcores, t->nr_tcores);
+	img_free_list((void **)t->tcores, t->nr_tcores);
 	if (t->creds)
 		protobuf_c_message_free_unpacked(&t->creds->base, NULL);
 	if (t->fs)
 		protobuf_c_message_free_unpacked(&t->fs->base, NULL);
 	if (t->mm)
 		protobuf_c_message_free_unpacked(&t->mm->base, NULL);
-	free_list((void **)t->sigacts, t->nr_sigacts);
-	free_list((void **)t->files, t->nr_files);
-	free_list((void **)t->fdinfo, t->nr_fdinfo);
+	img_free_list((void **)t->sigacts, t->nr_sigacts);
+	img_free_list((void **)t->files, t->nr_files);
+	img_free_list((void **)t->fdinfo, t->nr_fdinfo);
 	pm_free(&t->pm);
 	rst_ghost_free(t);
 	rst_locks_free(t);

@@ -72,28 +72,6 @@ void ns_mnt_free(struct ns_mnt_state *s)
 	free(s);
 }
 
-static int read_all(int dirfd, enum img_kind k, int id, ProtobufCMessage ***out, size_t *n, struct cr_err *e)
-{
-	struct img_reader *r;
-	ProtobufCMessage *m;
-	int ret;
-	*n = 0;
-	if (img_open(dirfd, k, id, &r, e))
-		return -1;
-	while ((ret = img_read(r, &m, e)) > 0) {
-		ProtobufCMessage **nv = realloc(*out, (*n + 1) * sizeof(void *));
-		if (!nv) {
-			protobuf_c_message_free_unpacked(m, NULL);
-			ret = cr_fail_errno(e, ENOMEM, "out of memory");
-			break;
-		}
-		*out = nv;
-		(*out)[(*n)++] = m;
-	}
-	img_close(r);
-	return ret < 0 ? -1 : 0;
-}
-
 /* --external mnt[KEY]:PATH (or --ext-mount-map KEY:PATH) */
 static const char *ext_path(const struct cr_opts *o, const char *key)
 {
@@ -129,8 +107,8 @@ static int check_entry(const struct cr_opts *o, struct ns_mnt_state *s, size_t i
 		return 0;
 	struct ns_mnt_fs *fs = &s->fs[s->nfs++];
 	fs->mnt_id = m->mnt_id;
-	return read_all(o->imgdir_fd >= 0 ? o->imgdir_fd : -1, IMG_TMPFS, (int)m->mnt_id,
-			(ProtobufCMessage ***)&fs->e, &fs->n, e);
+	return img_read_list(o->imgdir_fd >= 0 ? o->imgdir_fd : -1, IMG_TMPFS, (int)m->mnt_id, false,
+			     (void ***)&fs->e, &fs->n, e);
 }
 
 int ns_mnt_load(const struct cr_opts *o, int dirfd, struct ns_mnt_state **out, struct cr_err *e)
@@ -141,7 +119,7 @@ int ns_mnt_load(const struct cr_opts *o, int dirfd, struct ns_mnt_state **out, s
 	struct ns_mnt_state *s = calloc(1, sizeof(*s));
 	if (!s)
 		return cr_fail_errno(e, ENOMEM, "out of memory");
-	if (read_all(dirfd, IMG_MNT, 0, (ProtobufCMessage ***)&s->m, &s->n, e))
+	if (img_read_list(dirfd, IMG_MNT, 0, false, (void ***)&s->m, &s->n, e))
 		goto fail;
 	if (!s->n) {
 		cr_fail_errno(e, EBADMSG, "mnt.img: no mount");

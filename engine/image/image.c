@@ -444,6 +444,44 @@ int img_read_one(int dirfd, enum img_kind k, int id, ProtobufCMessage **out, str
 	return ret < 0 ? -1 : 0;
 }
 
+void img_free_list(void **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		protobuf_c_message_free_unpacked(v[i], NULL);
+	free(v);
+}
+
+int img_read_list(int dirfd, enum img_kind k, int id, bool optional, void ***out, size_t *n, struct cr_err *e)
+{
+	struct img_reader *r;
+	ProtobufCMessage *m;
+	size_t cap = 0;
+	int ret;
+
+	*out = NULL;
+	*n = 0;
+	if ((optional ? img_open_opt(dirfd, k, id, &r, e) : img_open(dirfd, k, id, &r, e)))
+		return -1;
+	if (!r) /* optional and missing */
+		return 0;
+	while ((ret = img_read(r, &m, e)) > 0) {
+		if (arr_room(out, &cap, *n, sizeof(**out), 16)) {
+			protobuf_c_message_free_unpacked(m, NULL);
+			ret = cr_fail_errno(e, ENOMEM, "out of memory");
+			break;
+		}
+		(*out)[(*n)++] = m;
+	}
+	img_close(r);
+	if (ret < 0) { /* the records read so far are not handed out */
+		img_free_list(*out, *n);
+		*out = NULL;
+		*n = 0;
+		return -1;
+	}
+	return 0;
+}
+
 int img_each(int dirfd, enum img_kind k, int id, img_each_fn fn, void *arg, struct cr_err *e)
 {
 	struct img_reader *r;

@@ -132,6 +132,12 @@ int img_read_one(int dirfd, enum img_kind k, int id, ProtobufCMessage **out, str
 typedef int (*img_each_fn)(ProtobufCMessage *m, void *arg, struct cr_err *e);
 int img_each(int dirfd, enum img_kind k, int id, img_each_fn fn, void *arg, struct cr_err *e);
 
+/* Every record of an image into an array (*out, *n records; free with img_free_list). A missing image has no
+ * records if optional, else it is an error. On an error nothing is handed out (*out NULL, *n 0). */
+int img_read_list(int dirfd, enum img_kind k, int id, bool optional, void ***out, size_t *n,
+		  struct cr_err *e);
+void img_free_list(void **v, size_t n);
+
 /* ---- pages ---- */
 struct page_writer;
 /* Creates pagemap-ID.img and pages-ID.img. */
