@@ -1,6 +1,7 @@
 /* Moving fds out of the way (fd.h). */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <unistd.h>
 
 #include "base/err.h"
@@ -30,6 +31,17 @@ int rst_fd_at(int fd, int target, char *msg, size_t len)
 	}
 	close(fd);
 	return 0;
+}
+
+int rst_fd_made_at(int fd, int target, const char *what, char *msg, size_t len)
+{
+	if (fd >= 0)
+		return rst_fd_at(fd, target, msg, len);
+	char why[512];
+	snprintf(why, sizeof(why), "%s", msg);
+	snprintf(msg, len, "fd %d%s%s%s: %s", target, what ? " (" : "", what ? what : "", what ? ")" : "",
+		 why);
+	return -1;
 }
 
 int rst_fd_above(int fd, int lo)

@@ -11,5 +11,8 @@ int fd_copy_above(int fd, int lo, bool close_old);
 /* Restore, child: the new fd moved to the number target (fd closed, nothing done if it is target already).
  * 0, or -1 with "fd TARGET: dup2: ..." in msg. */
 int rst_fd_at(int fd, int target, char *msg, size_t len);
+/* The same for a file just made: fd, or -1 with the reason in msg, which then becomes
+ * "fd TARGET (WHAT): reason" (without " (WHAT)" when what is NULL). */
+int rst_fd_made_at(int fd, int target, const char *what, char *msg, size_t len);
 
 #endif

@@ -102,6 +102,10 @@ const struct fd_kind *fd_kind_of(int k);
 /* Index of k in fd_kinds() (for per-kind state arrays). */
 size_t fd_kind_index(const struct fd_kind *k);
 
+/* The entry of fe's kind (e.g. fe->inet_sk: the caller stores it), allocated and initialised from its
+ * descriptor; fe's kind set. NULL (e filled) when out of memory. */
+void *fe_sub_new(FileEntry *fe, FileKind kind, const ProtobufCMessageDescriptor *d, struct cr_err *e);
+
 /* restore-files.c: parent, after loading: every fd's file is there and complete (or, for an inherited one,
  * open in crshim). */
 int rst_files_check(struct rst_task *t, struct cr_err *e);

@@ -1,5 +1,6 @@
 /* The table of fd kinds (fd-kind.h): the entries every kind's file defines with FD_KIND, gathered by the
  * linker into the section crshim_fd_kinds, put in dump order once. */
+#include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,4 +58,16 @@ size_t fd_kind_index(const struct fd_kind *k)
 		if (all[i] == k)
 			return i;
 	return n;
+}
+
+void *fe_sub_new(FileEntry *fe, FileKind kind, const ProtobufCMessageDescriptor *d, struct cr_err *e)
+{
+	void *m = calloc(1, d->sizeof_message);
+	if (!m) {
+		cr_fail_errno(e, ENOMEM, "out of memory");
+		return NULL;
+	}
+	protobuf_c_message_init(d, m);
+	fe->kind = kind, fe->has_kind = 1;
+	return m;
 }

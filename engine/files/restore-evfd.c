@@ -332,14 +332,7 @@ int rst_pidfd_open(struct rst_task *t, int lo, const FileEntry *f, const FdinfoE
 int rst_evfd_open(struct rst_task *t, int lo, const FileEntry *f, const FdinfoEntry *fi, char *msg,
 		  size_t len)
 {
-	int fd = make_file(f, msg, len);
-	if (fd < 0) {
-		char why[512];
-		snprintf(why, sizeof(why), "%s", msg);
-		snprintf(msg, len, "fd %d: %s", fi->fd, why);
-		return -1;
-	}
-	return rst_fd_at(fd, fi->fd, msg, len);
+	return rst_fd_made_at(make_file(f, msg, len), fi->fd, NULL, msg, len);
 }
 
 /* ---------------------------------------------------------------- parent: files held by several processes */

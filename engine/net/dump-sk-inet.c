@@ -337,12 +337,9 @@ static int fill_inet(struct dump_ctx *c, int fd, int cfd, int family, uint32_t f
 		     struct cr_err *e)
 {
 	int type, proto;
-	InetSkEntry *ie = calloc(1, sizeof(*ie));
+	InetSkEntry *ie = fe->inet_sk = fe_sub_new(fe, FILE_KIND__FILE_INETSK, &inet_sk_entry__descriptor, e);
 	if (!ie)
-		return cr_fail_errno(e, ENOMEM, "out of memory");
-	inet_sk_entry__init(ie);
-	fe->inet_sk = ie;
-	fe->kind = FILE_KIND__FILE_INETSK, fe->has_kind = 1;
+		return -1;
 	if (getint(cfd, SOL_SOCKET, SO_TYPE, &type) || getint(cfd, SOL_SOCKET, SO_PROTOCOL, &proto))
 		return cr_fail_sys(e, "SO_TYPE");
 	ie->family = (uint32_t)family, ie->has_family = 1;

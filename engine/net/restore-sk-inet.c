@@ -211,14 +211,7 @@ int rst_sk_make(const FileEntry *f, char *msg, size_t len)
 
 int rst_sk_open(const FileEntry *f, const FdinfoEntry *fi, char *msg, size_t len)
 {
-	int sk = rst_sk_make(f, msg, len);
-	if (sk < 0) {
-		char tmp[256];
-		snprintf(tmp, sizeof(tmp), "%s", msg);
-		snprintf(msg, len, "fd %d (socket): %s", fi->fd, tmp);
-		return -1;
-	}
-	return rst_fd_at(sk, fi->fd, msg, len);
+	return rst_fd_made_at(rst_sk_make(f, msg, len), fi->fd, "socket", msg, len);
 }
 
 void rst_sk_tcp_close(struct rst_task *t)

@@ -92,12 +92,10 @@ static int opts(int cfd, int dom, int type, int proto, const struct nlpkt_opt *t
 
 int dump_sk_netlink(int cfd, int type, int proto, uint32_t fl, FileEntry *fe, struct cr_err *e)
 {
-	NetlinkSkEntry *ne = calloc(1, sizeof(*ne));
+	NetlinkSkEntry *ne = fe->netlink_sk =
+	    fe_sub_new(fe, FILE_KIND__FILE_NETLINKSK, &netlink_sk_entry__descriptor, e);
 	if (!ne)
-		return cr_fail_errno(e, ENOMEM, "out of memory");
-	netlink_sk_entry__init(ne);
-	fe->netlink_sk = ne;
-	fe->kind = FILE_KIND__FILE_NETLINKSK, fe->has_kind = 1;
+		return -1;
 	ne->type = (uint32_t)type, ne->has_type = 1;
 	ne->protocol = (uint32_t)proto, ne->has_protocol = 1;
 	ne->flags = fl & ~(uint32_t)O_CLOEXEC, ne->has_flags = 1;
@@ -137,12 +135,10 @@ int dump_sk_netlink(int cfd, int type, int proto, uint32_t fl, FileEntry *fe, st
 
 int dump_sk_packet(int cfd, int type, int proto, uint32_t fl, FileEntry *fe, struct cr_err *e)
 {
-	PacketSkEntry *pe = calloc(1, sizeof(*pe));
+	PacketSkEntry *pe = fe->packet_sk =
+	    fe_sub_new(fe, FILE_KIND__FILE_PACKETSK, &packet_sk_entry__descriptor, e);
 	if (!pe)
-		return cr_fail_errno(e, ENOMEM, "out of memory");
-	packet_sk_entry__init(pe);
-	fe->packet_sk = pe;
-	fe->kind = FILE_KIND__FILE_PACKETSK, fe->has_kind = 1;
+		return -1;
 	struct sockaddr_ll a = {0};
 	socklen_t l = sizeof(a);
 	if (getsockname(cfd, (struct sockaddr *)&a, &l))
