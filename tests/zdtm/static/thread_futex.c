@@ -13,7 +13,7 @@ static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER, held = PTHREAD_MUTEX_INIT
 static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
 static pthread_barrier_t bar;
 static int ready_cv, go_cv, woke_early;
-static volatile int fword, fword_to, go_to, holder_go, got_held;
+static volatile int fword, fword_to, go_to, holder_go, got_held, held_taken;
 static volatile int started;
 
 static long futex(volatile int *p, int op, int val, const struct timespec *ts)
@@ -74,6 +74,7 @@ static void *holder(void *arg)
 	(void)arg;
 	block_sigs();
 	pthread_mutex_lock(&held);
+	held_taken = 1;
 	__sync_fetch_and_add(&started, 1);
 	while (!holder_go)
 		futex(&holder_go, FUTEX_WAIT, 0, NULL);
@@ -85,7 +86,7 @@ static void *locker(void *arg)
 {
 	(void)arg;
 	block_sigs();
-	while (started < 4)
+	while (!held_taken) /* the holder has the mutex (the others' count does not say so) */
 		usleep(1000);
 	__sync_fetch_and_add(&started, 1);
 	pthread_mutex_lock(&held); /* blocks until the holder lets go */
