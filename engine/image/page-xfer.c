@@ -142,28 +142,47 @@ static int px_reply_wait(struct page_xfer *px, const char *what, struct cr_err *
 	return 0;
 }
 
-int px_dial(const char *addr, int port, int *skp, struct cr_err *e)
+/* A TCP socket on the first address of addr:port that connects (passive: that binds and listens, with
+ * SO_REUSEADDR). -1 with *err set (and *gai for a name that does not resolve). */
+static int tcp_first(const char *addr, int port, bool passive, int *err, const char **gai)
 {
-	struct addrinfo hints = {.ai_socktype = SOCK_STREAM}, *ai = NULL;
+	struct addrinfo hints = {.ai_socktype = SOCK_STREAM, .ai_flags = passive ? AI_PASSIVE : 0},
+			*ai = NULL;
 	char ps[16];
 	snprintf(ps, sizeof(ps), "%d", port);
 	int r = getaddrinfo(addr, ps, &hints, &ai);
-	if (r)
-		return cr_fail_errno(e, EINVAL, "page server %s:%d: %s", addr, port, gai_strerror(r));
-	int sk = -1, err = 0;
+	*err = 0, *gai = NULL;
+	if (r) {
+		*err = EINVAL, *gai = gai_strerror(r);
+		return -1;
+	}
+	int sk = -1, one = 1;
 	for (struct addrinfo *a = ai; a; a = a->ai_next) {
 		sk = socket(a->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
 		if (sk < 0) {
-			err = errno;
+			*err = errno;
 			continue;
 		}
-		if (!connect(sk, a->ai_addr, a->ai_addrlen))
+		if (passive)
+			setsockopt(sk, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+		if (passive ? !bind(sk, a->ai_addr, a->ai_addrlen) && !listen(sk, 1)
+			    : !connect(sk, a->ai_addr, a->ai_addrlen))
 			break;
-		err = errno;
+		*err = errno;
 		close(sk);
 		sk = -1;
 	}
 	freeaddrinfo(ai);
+	return sk;
+}
+
+int px_dial(const char *addr, int port, int *skp, struct cr_err *e)
+{
+	int err;
+	const char *gai;
+	int sk = tcp_first(addr, port, false, &err, &gai);
+	if (sk < 0 && gai)
+		return cr_fail_errno(e, EINVAL, "page server %s:%d: %s", addr, port, gai);
 	if (sk < 0)
 		return cr_fail_errno(e, err, "page server %s:%d: connect", addr, port);
 	int one = 1;
@@ -320,31 +339,13 @@ void ps_peer_name(const struct sockaddr_storage *ss, char *buf, size_t len)
 
 int ps_listen(const char *addr, int port, int *lfd, int *bound, struct cr_err *e)
 {
-	struct addrinfo hints = {.ai_socktype = SOCK_STREAM, .ai_flags = AI_PASSIVE}, *ai = NULL;
-	char ps[16];
 	if (port < 0 || port > 65535)
 		return cr_fail_errno(e, EINVAL, "page-server: port %d out of range (0-65535)", port);
-	snprintf(ps, sizeof(ps), "%d", port);
-	int r = getaddrinfo(addr, ps, &hints, &ai);
-	if (r)
-		return cr_fail_errno(e, EINVAL, "page-server: address %s: %s", addr ? addr : "*",
-				     gai_strerror(r));
-	int sk = -1, err = 0;
-	for (struct addrinfo *a = ai; a; a = a->ai_next) {
-		sk = socket(a->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-		if (sk < 0) {
-			err = errno;
-			continue;
-		}
-		int one = 1;
-		setsockopt(sk, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-		if (!bind(sk, a->ai_addr, a->ai_addrlen) && !listen(sk, 1))
-			break;
-		err = errno;
-		close(sk);
-		sk = -1;
-	}
-	freeaddrinfo(ai);
+	int err;
+	const char *gai;
+	int sk = tcp_first(addr, port, true, &err, &gai);
+	if (sk < 0 && gai)
+		return cr_fail_errno(e, EINVAL, "page-server: address %s: %s", addr ? addr : "*", gai);
 	if (sk < 0)
 		return cr_fail_errno(e, err, "page-server: listen on %s:%d", addr ? addr : "*", port);
 	struct sockaddr_storage ss = {0};
