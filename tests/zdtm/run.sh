@@ -306,14 +306,17 @@ crshim_dump() { # dir extra-opts...
 	[ ${#USERRUN[@]} = 0 ] || chown "$ZDTM_USER:" "$d"
 	timeout -k 5 "$CTIMEOUT" "${USERRUN[@]}" "${DUMP_CRSHIM:-$CRSHIM}" "${DUMPVERB:-dump}" -t "$TPID" -D "$d" -o dump.log \
 		-v4 "$@" ${ext:+"$ext"} "${NSDUMP[@]}" "${OPTS[@]}" >"$d/dump.out" 2>&1
-	local rc=$?
-	if [ $rc -ne 0 ]; then
-		diag_file "$d/dump.out" 5
-		diag_file "$d/dump.log" 20
-		[ $rc -eq 124 ] && bad "dump timed out after ${CTIMEOUT}s" && return 1
-		bad "dump failed (exit $rc): $(head -c 300 "$d/dump.out" | head -n1)"
-		return 1
-	fi
+	crshim_status dump "$d" $?
+}
+
+crshim_status() { # step dir rc: 0 when rc is, else why the step (dump, restore) failed, from its .out and .log
+	local what=$1 d=$2 rc=$3
+	[ "$rc" -eq 0 ] && return 0
+	diag_file "$d/$what.out" 5
+	diag_file "$d/$what.log" 20
+	[ "$rc" -eq 124 ] && bad "$what timed out after ${CTIMEOUT}s" && return 1
+	bad "$what failed (exit $rc): $(head -c 300 "$d/$what.out" | head -n1)"
+	return 1
 }
 
 pre_restore() {
@@ -333,14 +336,7 @@ crshim_restore() { # dir
 	fi
 	timeout -k 5 "$CTIMEOUT" "${USERRUN[@]}" "${TTYRUN[@]}" "${inhrun[@]}" "$CRSHIM" restore -D "$d" -o restore.log -v4 -d \
 		--pidfile "$TDIR/restore.pid" "${inh[@]}" "${NSRST[@]}" "${OPTS[@]}" >"$d/restore.out" 2>&1
-	local rc=$?
-	if [ $rc -ne 0 ]; then
-		diag_file "$d/restore.out" 5
-		diag_file "$d/restore.log" 20
-		[ $rc -eq 124 ] && bad "restore timed out after ${CTIMEOUT}s" && return 1
-		bad "restore failed (exit $rc): $(head -c 300 "$d/restore.out" | head -n1)"
-		return 1
-	fi
+	crshim_status restore "$d" $? || return 1
 	local rpid
 	rpid=$(tr -d ' \n' <"$TDIR/restore.pid" 2>/dev/null)
 	[ -n "$rpid" ] || { diag_file "$d/restore.log" 20; bad "restore wrote no --pidfile"; return 1; }
