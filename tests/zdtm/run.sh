@@ -319,9 +319,9 @@ crshim_status() { # step dir rc: 0 when rc is, else why the step (dump, restore)
 	return 1
 }
 
-pre_restore() {
+pre_restore() { # (mode group restores many tests at once: no name, no pre-restore)
 	local c
-	c=$(desc_get "$name" pre-restore)
+	c=$(desc_get "${name:-}" pre-restore)
 	[ -z "$c" ] || TPID=$TPID sh -c "$c"
 }
 
@@ -1090,7 +1090,7 @@ selftest() {
 			bad=$((bad + 1))
 		fi
 	}
-	echo "1..9"
+	echo "1..10"
 	st ok "a healthy test passes without C/R" "" --mode nocr pid
 	st notok "a test that writes FAIL is reported" "deliberate failure" --mode nocr selftest_fail
 	st notok "a state change seen from outside (maps, fds, status) is reported" "^#   +fd 3 -> /dev/null" \
