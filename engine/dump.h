@@ -44,6 +44,7 @@ struct dump_remote {
 	uint64_t tid_address, brk, timerslack;
 	int32_t pdeathsig, dumpable, subreaper, thp_disabled;
 	uint32_t securebits;
+	uint32_t membarrier; /* MEMBARRIER_CMD_REGISTER_* of the address space (dump_core_remote's probe) */
 };
 
 /* One thread other than the leader (the leader's state is in dump_ctx itself). */

@@ -4,6 +4,7 @@
  * Any failure: a message on the error pipe and _exit(1) (the parent reports it and reaps us). */
 #define LOG_PREFIX "restore-child: "
 #include <errno.h>
+#include <linux/membarrier.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
@@ -270,6 +271,13 @@ static int child_misc(const struct rst_task *t, char *msg, size_t len)
 		return fail_msg(msg, len, "prctl(PR_SET_TIMERSLACK)");
 	if (c->thp_disabled && prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0))
 		return fail_msg(msg, len, "prctl(PR_SET_THP_DISABLE)");
+	/* membarrier registrations belong to the address space, which the blob keeps (it only remaps it) */
+	static const unsigned mb_cmds[] = {MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED,
+					   MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_SYNC_CORE,
+					   MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_RSEQ};
+	for (size_t i = 0; c->has_membarrier && i < sizeof(mb_cmds) / sizeof(mb_cmds[0]); i++)
+		if ((c->membarrier & mb_cmds[i]) && syscall(__NR_membarrier, mb_cmds[i], 0, 0))
+			return fail_msg(msg, len, "membarrier (register)");
 	if (c->has_oom_score_adj) {
 		char adj[16];
 		int n = snprintf(adj, sizeof(adj), "%d", c->oom_score_adj);

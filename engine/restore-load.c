@@ -3,6 +3,7 @@
 #define LOG_PREFIX "restore: "
 #include <dirent.h>
 #include <errno.h>
+#include <linux/membarrier.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -97,6 +98,12 @@ static int check_core(const CoreEntry *c, int id, struct cr_err *e)
 	if (c->arch && strcmp(c->arch, arch_name()))
 		return cr_fail_errno(e, EINVAL, "core-%d.img: registers of %s, this is %s", id, c->arch,
 				     arch_name());
+	const uint32_t mb = MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED |
+			    MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_SYNC_CORE |
+			    MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_RSEQ;
+	if (c->has_membarrier && (c->membarrier & ~mb))
+		return cr_fail_errno(e, EBADMSG, "core-%d.img: membarrier registrations 0x%x: unknown ones",
+				     id, c->membarrier & ~mb);
 	return 0;
 }
 

@@ -1,6 +1,7 @@
 /* Dump of registers, signals, timers, rseq, prctl values and rlimits: core-PID.img, sigacts-PID.img. */
 #define LOG_PREFIX "dump-core: "
 #include <errno.h>
+#include <linux/membarrier.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -113,6 +114,37 @@ static int remote_timers(struct dump_ctx *c, struct cr_err *e)
 	return 0;
 }
 
+/* The membarrier registrations of the address space: no call reads them, but an expedited barrier of a kind
+ * not registered fails with EPERM (EINVAL: not supported here, so not registered either). The probe's barrier
+ * itself only orders the task's own threads' memory accesses. */
+static int remote_membarrier(struct dump_ctx *c, struct cr_err *e)
+{
+	static const struct {
+		unsigned long probe, reg;
+		const char *what;
+	} kinds[] = {
+	    {MEMBARRIER_CMD_PRIVATE_EXPEDITED, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED,
+	     "private expedited"},
+	    {MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_SYNC_CORE,
+	     "private expedited sync-core"},
+	    {MEMBARRIER_CMD_PRIVATE_EXPEDITED_RSEQ, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_RSEQ,
+	     "private expedited rseq"},
+	};
+	c->rem.membarrier = 0;
+	for (size_t i = 0; i < ARRAY_SIZE(kinds); i++) {
+		long ret;
+		if (infect_sys(&c->in, &ret, e, __NR_membarrier, kinds[i].probe, 0, 0, 0, 0, 0))
+			return cr_wrap(e, "membarrier (%s)", kinds[i].what);
+		if (!ret) {
+			c->rem.membarrier |= (uint32_t)kinds[i].reg;
+			pr_debug("task %d: membarrier %s registered\n", c->pid, kinds[i].what);
+		} else if (ret != -EPERM && ret != -EINVAL && ret != -ENOSYS) {
+			return cr_fail_errno(e, (int)-ret, "remote membarrier (%s)", kinds[i].what);
+		}
+	}
+	return 0;
+}
+
 int dump_core_remote(struct dump_ctx *c, struct cr_err *e)
 {
 	struct dump_remote *r = &c->rem;
@@ -132,7 +164,7 @@ int dump_core_remote(struct dump_ctx *c, struct cr_err *e)
 	    {__NR_prctl, {PR_GET_TIMERSLACK}, "prctl(PR_GET_TIMERSLACK)", &slack},
 	    {__NR_brk, {0}, "brk(0)", &brk},
 	};
-	if (remote_sigacts(c, e) || run_all(c, calls, ARRAY_SIZE(calls), e))
+	if (remote_sigacts(c, e) || run_all(c, calls, ARRAY_SIZE(calls), e) || remote_membarrier(c, e))
 		return -1;
 	if (dumpable < 0 || thp < 0 || secb < 0)
 		return cr_fail_errno(e,
@@ -413,6 +445,7 @@ int dump_core_write(struct dump_ctx *c, struct cr_err *e)
 	ce.nice = (int32_t)c->stat.f[19], ce.has_nice = 1;
 	ce.in_syscall_eintr = c->in_syscall_eintr != 0, ce.has_in_syscall_eintr = 1;
 	ce.timerslack_ns = r->timerslack, ce.has_timerslack_ns = 1;
+	ce.membarrier = r->membarrier, ce.has_membarrier = r->membarrier != 0;
 	if (fill_sched(c->pid, &ce, e) || dump_seccomp(c->pid, c->pid, &ce.seccomp, e))
 		goto out;
 	if (dump_write_one(c, IMG_CORE, &ce.base, e))
