@@ -346,9 +346,9 @@ static int child_setup(struct rst_task *t, char *msg, size_t len)
 	bool files_shared = rst_files_shared(t); /* the parent restored the fds (and made ours) */
 	if ((!files_shared && (rst_child_files(t, msg, len) || spawn_children(t, false, true, msg, len))) ||
 	    t->fault == FI_RESTORE_FILES || (!fs_shared && child_fs(t, msg, len)) ||
-	    child_misc(t, msg, len) || child_bounding(t, msg, len) || child_rseq_off(msg, len) ||
-	    (drop_other_areas(t, false), rst_child_fill_unmap(t, msg, len)) || rst_procfd_open(t, msg, len) ||
-	    (!fs_shared && child_root(t, msg, len)))
+	    child_misc(t, msg, len) || (t->userns_fd < 0 && child_bounding(t, msg, len)) ||
+	    child_rseq_off(msg, len) || (drop_other_areas(t, false), rst_child_fill_unmap(t, msg, len)) ||
+	    rst_procfd_open(t, msg, len) || (!fs_shared && child_root(t, msg, len)))
 		return -1;
 	return 0;
 }
@@ -427,7 +427,9 @@ void rst_child(struct rst_task *t)
 	}
 	/* the tree's user namespace: now that the children are cloned (their pids set from crshim's user
 	 * namespace) and the files opened; its fd is one of the helper fds the restorer closes */
-	if (ns_rst_user_enter(t->userns_fd, msg, sizeof(msg))) {
+	/* (entering it makes the bounding set full again: it is cut down in there, where we may) */
+	if (ns_rst_user_enter(t->userns_fd, msg, sizeof(msg)) ||
+	    (t->userns_fd >= 0 && child_bounding(t, msg, sizeof(msg)))) {
 		if (write(t->err_pipe[1], msg, strlen(msg)) < 0)
 			_exit(2);
 		_exit(1);
