@@ -6,8 +6,10 @@
 #include <errno.h>
 #include <limits.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <linux/kcmp.h>
@@ -44,6 +46,16 @@ static int check_root(const struct dump_ctx *c, struct cr_err *e)
 	return 0;
 }
 
+/* Is task pid in another user namespace than crshim's? (A task sharing its fs info cannot enter one: the
+ * restore makes each task enter the tree's last, which setns refuses to such a task.) */
+static bool in_other_userns(pid_t pid)
+{
+	char path[64];
+	struct stat a, b;
+	snprintf(path, sizeof(path), "/proc/%d/ns/user", pid);
+	return !stat(path, &a) && !stat("/proc/self/ns/user", &b) && a.st_ino != b.st_ino;
+}
+
 int dump_clone_share(struct dump_ctx *c, size_t n, struct cr_err *e)
 {
 	for (size_t i = 1; i < n; i++) {
@@ -66,6 +78,12 @@ int dump_clone_share(struct dump_ctx *c, size_t n, struct cr_err *e)
 		if (dump_kcmp_same(p->pid, c[i].pid, KCMP_FS)) {
 			if (check_root(&c[i], e))
 				return -1;
+			if (in_other_userns(c[i].pid))
+				return cr_fail(
+				    e,
+				    "task %d shares its fs info (CLONE_FS) with its parent %d inside a user "
+				    "namespace: not supported yet",
+				    c[i].pid, p->pid);
 			c[i].clone_share |= CLONE_FS;
 		}
 		if (c[i].clone_share)
