@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -117,6 +118,10 @@ static void user_enter(void)
 	user_fd = -1;
 	if (setresgid(0, 0, 0) || setgroups(0, NULL) || setresuid(0, 0, 0))
 		die("uns mode: uid 0 in the user namespace");
+	/* the uid change made us not dumpable: as a program exec'ed in the namespace is, again (kcmp and
+	 * /proc of our own processes need it, as they do in a container) */
+	if (prctl(PR_SET_DUMPABLE, 1, 0, 0, 0))
+		die("uns mode: PR_SET_DUMPABLE");
 }
 
 static void at(char *buf, size_t len, const char *root, const char *p)
