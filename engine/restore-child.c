@@ -217,6 +217,13 @@ __attribute__((noreturn)) static void zombie_exit(struct rst_task *t)
 		if (n != 1)
 			_exit(1); /* crshim gave up */
 	}
+	/* In the tree's user namespace: its processes read a zombie's exit code in /proc/PID/stat only if
+	 * they may trace it, which they may not when its credentials are crshim's own, outside. */
+	if (ns_rst_user_enter(t->userns_fd, msg, sizeof(msg))) {
+		if (t->err_pipe[1] < 0 || write(t->err_pipe[1], msg, strlen(msg)) < 0)
+			_exit(2);
+		_exit(1);
+	}
 	/* An unprivileged crshim's zombie keeps none of its file capabilities: the user's tasks read its exit
 	 * code in /proc/PID/stat only from a task that holds no fewer capabilities than it. */
 	if (geteuid() != 0 && cr_caps_drop_all())

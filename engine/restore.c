@@ -654,6 +654,9 @@ static int rst_userns_prepare(struct rst_task *ts, size_t n, struct cr_err *e)
 		return 0;
 	for (size_t i = 0; i < n; i++) {
 		struct rst_task *t = &ts[i];
+		if (t->zombie) /* it enters too before it exits: its exit code is then readable from in there
+				*/
+			t->userns_fd = fd;
 		if (t->zombie || t->helper)
 			continue;
 		if (t->nr_tcores)
