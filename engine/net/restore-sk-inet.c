@@ -193,13 +193,41 @@ static int rst_sk_shutdown(int sk, const InetSkEntry *ie, char *msg, size_t len)
 	return 0;
 }
 
+/* A ping socket (SOCK_DGRAM, ICMP) is allowed to a process whose gid is in the network namespace's
+ * net.ipv4.ping_group_range: that of a tree in a user namespace of its own names the tree's gids, not
+ * ours. Refused (EACCES), it is made with the range's first gid as our effective gid, for that call only. */
+static int ping_socket(int family, int type, int proto)
+{
+	int sk = socket(family, type, proto);
+	if (sk >= 0 || errno != EACCES || (type & 0xf) != SOCK_DGRAM)
+		return sk;
+	unsigned lo = 0, hi = 0;
+	FILE *f = fopen("/proc/sys/net/ipv4/ping_group_range", "re");
+	bool got = f && fscanf(f, "%u %u", &lo, &hi) == 2 && lo <= hi;
+	if (f)
+		fclose(f);
+	gid_t was = getegid();
+	if (!got || lo == was || setresgid((gid_t)-1, (gid_t)lo, (gid_t)-1)) {
+		errno = EACCES;
+		return -1;
+	}
+	sk = socket(family, type, proto);
+	int err = errno;
+	if (setresgid((gid_t)-1, was, (gid_t)-1))
+		_exit(1); /* cannot happen (we had it); never go on as another gid */
+	errno = err;
+	return sk;
+}
+
 int rst_sk_make(const FileEntry *f, char *msg, size_t len)
 {
 	if (f->kind != FILE_KIND__FILE_INETSK)
 		return rst_sk_nlpkt_open(f, msg, len);
 	const InetSkEntry *ie = f->inet_sk;
 	int nb = (ie->flags & O_NONBLOCK) ? SOCK_NONBLOCK : 0;
-	int sk = socket((int)ie->family, (int)ie->type | nb, (int)ie->protocol);
+	int sk = ie->protocol == IPPROTO_ICMP || ie->protocol == IPPROTO_ICMPV6
+		     ? ping_socket((int)ie->family, (int)ie->type | nb, (int)ie->protocol)
+		     : socket((int)ie->family, (int)ie->type | nb, (int)ie->protocol);
 	if (sk < 0)
 		return sk_errmsg(msg, len, "socket(%u, %u, %u)", ie->family, ie->type, ie->protocol);
 	if (inet_setup(sk, ie, msg, len) || rst_sk_shutdown(sk, ie, msg, len)) {
