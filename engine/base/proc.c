@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/array.h"
@@ -466,4 +467,12 @@ int proc_parse_fdinfo(pid_t pid, int fd, struct proc_fdinfo *fi, struct cr_err *
 	if (got != 3)
 		return cr_fail_errno(e, EINVAL, "/proc/%d/fdinfo/%d: no pos/flags", pid, fd);
 	return 0;
+}
+
+bool proc_in_other_userns(pid_t pid)
+{
+	char path[64];
+	struct stat a, b;
+	snprintf(path, sizeof(path), "/proc/%d/ns/user", pid);
+	return !stat(path, &a) && !stat("/proc/self/ns/user", &b) && a.st_ino != b.st_ino;
 }

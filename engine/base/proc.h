@@ -88,5 +88,9 @@ const char *proc_stat_comm_end(pid_t pid, pid_t tid, char *buf, size_t size);
 int proc_read(pid_t pid, const char *name, char **buf, size_t *len, struct cr_err *e);
 /* readlink /proc/PID/<name> into a malloc'ed string. */
 int proc_readlink(pid_t pid, const char *name, char **out, struct cr_err *e);
+/* Is task pid in another user namespace than ours? (The restore makes each task of a tree in one enter it
+ * last, which setns refuses to a task sharing its fs info, and after which it cannot clone with chosen ids in
+ * a PID namespace ours owns.) */
+bool proc_in_other_userns(pid_t pid);
 
 #endif

@@ -15,6 +15,7 @@
 #include "base/cleanup.h"
 #include "dump.h"
 #include "base/log.h"
+#include "base/proc.h"
 
 /* What the sharer shares with its parent when that one is not the owner cannot be recreated. */
 static int check_parent(const struct dump_ctx *s, const struct dump_ctx *own, const struct dump_ctx *p,
@@ -44,6 +45,10 @@ static int check_sharer(const struct dump_ctx *c, size_t n, const struct dump_ct
 	if (s->nth)
 		return cr_fail(e, "task %d shares the address space of %d and has threads: not supported yet",
 			       s->pid, own->pid);
+	if (proc_in_other_userns(s->pid)) /* made by the restorer, in there: no chosen pid */
+		return cr_fail(
+		    e, "task %d shares the address space of %d inside a user namespace: not supported yet",
+		    s->pid, own->pid);
 	for (size_t k = 0; k < n; k++)
 		if (c[k].ppid == s->pid)
 			return cr_fail(

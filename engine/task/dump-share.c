@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <linux/kcmp.h>
@@ -17,6 +16,7 @@
 #include "base/cleanup.h"
 #include "dump.h"
 #include "base/log.h"
+#include "base/proc.h"
 
 bool dump_kcmp_same(pid_t a, pid_t b, int type)
 {
@@ -46,16 +46,6 @@ static int check_root(const struct dump_ctx *c, struct cr_err *e)
 	return 0;
 }
 
-/* Is task pid in another user namespace than crshim's? (A task sharing its fs info cannot enter one: the
- * restore makes each task enter the tree's last, which setns refuses to such a task.) */
-static bool in_other_userns(pid_t pid)
-{
-	char path[64];
-	struct stat a, b;
-	snprintf(path, sizeof(path), "/proc/%d/ns/user", pid);
-	return !stat(path, &a) && !stat("/proc/self/ns/user", &b) && a.st_ino != b.st_ino;
-}
-
 int dump_clone_share(struct dump_ctx *c, size_t n, struct cr_err *e)
 {
 	for (size_t i = 1; i < n; i++) {
@@ -78,7 +68,7 @@ int dump_clone_share(struct dump_ctx *c, size_t n, struct cr_err *e)
 		if (dump_kcmp_same(p->pid, c[i].pid, KCMP_FS)) {
 			if (check_root(&c[i], e))
 				return -1;
-			if (in_other_userns(c[i].pid))
+			if (proc_in_other_userns(c[i].pid)) /* a task sharing its fs info cannot enter one */
 				return cr_fail(
 				    e,
 				    "task %d shares its fs info (CLONE_FS) with its parent %d inside a user "
