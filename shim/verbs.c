@@ -250,6 +250,7 @@ static int run_restore(struct shim_cmd *c)
 	pid_t root = -1;
 	if (setup_log(c, false, &err))
 		return report("restore", &err, false);
+	c->opts.notice = notice_stderr, c->opts.notice_arg = c; /* a restore's warnings too */
 	bool was_fg = c->opts.shell_job && !c->opts.detach && terminal_fg();
 	if (eng_restore(&c->opts, &root, &err))
 		return report_run(c, "restore", &err, !c->log_to_stderr);

@@ -714,7 +714,7 @@ static int to_inherit(struct rst_task *ts, size_t n, struct cr_err *e)
 	return 0;
 }
 
-int rst_sk_unix_prepare(struct rst_task *ts, size_t n, struct cr_err *e)
+int rst_sk_unix_prepare(const struct cr_opts *o, struct rst_task *ts, size_t n, struct cr_err *e)
 {
 	rst_sk_peercred_reset();
 	if (collect(ts, n, e))
@@ -723,6 +723,7 @@ int rst_sk_unix_prepare(struct rst_task *ts, size_t n, struct cr_err *e)
 		return 0;
 	if (make_sockets(e) || make_accepted(e) || make_connects(e) || finish(e) || to_inherit(ts, n, e))
 		return cr_wrap(e, "unix sockets");
+	rst_sk_peercred_notice(o);
 	pr_info("%zu unix sockets made\n", nsks);
 	return 0;
 }

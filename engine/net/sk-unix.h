@@ -72,12 +72,14 @@ int rst_sk_scm_prepare(struct rst_task *ts, size_t n, struct cr_err *e);
 FileEntry *rst_sk_scm_entry(const struct rst_task *t, uint32_t id);
 
 /* Parent, once every process of the tree is loaded: make every unix socket; entries become FILE_INHERIT. */
-int rst_sk_unix_prepare(struct rst_task *ts, size_t n, struct cr_err *e);
+int rst_sk_unix_prepare(const struct cr_opts *o, struct rst_task *ts, size_t n, struct cr_err *e);
 /* restore-sk-peercred.c: call fn(arg) (a socketpair(), listen() or connect() on crshim's fds) in a helper
  * with the pid, euid and egid of u's SO_PEERCRED (the pid as task t sees it), so that the sockets name them
  * again; in crshim when u has none or that pid cannot be had (said once in the log). fn's result, errno. */
 int rst_sk_as_peer(const struct rst_task *t, const UnixSkEntry *u, int (*fn)(void *), void *arg);
 void rst_sk_peercred_reset(void);
+/* The user is told (eng_notice) of the SO_PEERCRED that could not be given back (they name crshim). */
+void rst_sk_peercred_notice(const struct cr_opts *o);
 
 /* Close crshim's sockets (after the tree is created, or after a failure: then the socket files this restore
  * bound are removed too). */
