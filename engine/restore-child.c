@@ -115,6 +115,63 @@ struct child_clone_args {
 /* The processes this one clones (its children, or its siblings/helpers' with CLONE_PARENT), with their
  * PIDs: those born in its old session (before) or the rest (after its setsid). Children that share its fd
  * table are cloned once the table is restored (files_phase, restore-fdtable.c). Each goes on in rst_child. */
+static bool spawned_by(const struct rst_task *t, const struct rst_task *x);
+
+/* Which restore areas (by task index) are MADV_DONTFORK in this process (not copied into the child being
+ * cloned) and which are not mapped here at all: bits of our own, so that keeping them copies one page, not
+ * the tree's array. NULL: not tracked (every area is here; each is removed with munmap). */
+static uint8_t *area_nofork, *area_gone;
+
+static bool bit(const uint8_t *b, size_t i)
+{
+	return b && (b[i / 8] >> (i % 8)) & 1;
+}
+
+static void set_bit(uint8_t *b, size_t i, bool v)
+{
+	b[i / 8] = (uint8_t)(v ? b[i / 8] | (1u << (i % 8)) : b[i / 8] & ~(1u << (i % 8)));
+}
+
+/* Before cloning c: only the restore areas c needs (its own and those of the tasks it clones) are copied
+ * into it; the others are MADV_DONTFORK (flipped back when a later child needs them). Each child removed
+ * every other task's area before, one munmap and one TLB flush each: O(n^2) for a tree. Not with shared
+ * address spaces (drop_other_areas keeps them all then). */
+static void areas_for_child(const struct rst_task *t, const struct rst_task *c)
+{
+	for (size_t i = 0; i < t->ntree; i++)
+		if (rst_svm_sharer(&t->tree[i]))
+			return;
+	if (!area_nofork) {
+		area_nofork = calloc(t->ntree / 8 + 1, 1);
+		area_gone = calloc(t->ntree / 8 + 1, 1);
+		if (!area_nofork || !area_gone) {
+			free(area_nofork), free(area_gone);
+			area_nofork = area_gone = NULL;
+			return;
+		}
+	}
+	for (size_t i = 0; i < t->ntree; i++) {
+		const struct rst_task *y = &t->tree[i];
+		if (!y->area || bit(area_gone, i))
+			continue;
+		bool copy = y == c || spawned_by(c, y);
+		if (copy != bit(area_nofork, i))
+			continue;
+		if (!madvise(y->area, y->area_len, copy ? MADV_DOFORK : MADV_DONTFORK))
+			set_bit(area_nofork, i, !copy);
+	}
+}
+
+/* A new process: the areas its parent did not copy into it are not here. */
+static void areas_born(const struct rst_task *t)
+{
+	for (size_t i = 0; area_nofork && i < t->ntree; i++)
+		if (bit(area_nofork, i)) {
+			set_bit(area_gone, i, true);
+			set_bit(area_nofork, i, false);
+		}
+}
+
 static int spawn_children(struct rst_task *t, bool before, bool files_phase, char *msg, size_t len)
 {
 	for (size_t j = 0; j < t->ntree; j++) {
@@ -134,9 +191,12 @@ static int spawn_children(struct rst_task *t, bool before, bool files_phase, cha
 					      .exit_signal = c->clone_parent ? 0 : SIGCHLD,
 					      .set_tid = (uint64_t)(uintptr_t)want,
 					      .set_tid_size = nwant};
+		areas_for_child(t, c);
 		long r = syscall(SYS_clone3, &ca, sizeof(ca));
-		if (r == 0)
+		if (r == 0) {
+			areas_born(c);
 			rst_child(c);
+		}
 		if (r < 0) {
 			snprintf(msg, len, "clone3 child %d: %s", c->pid, strerror(errno));
 			return -1;
@@ -384,8 +444,11 @@ static void drop_other_areas(const struct rst_task *t, bool keep_spawned)
 			return;
 	for (size_t i = 0; i < t->ntree; i++) {
 		const struct rst_task *x = &t->tree[i];
-		if (x != t && x->area && (!keep_spawned || !spawned_by(t, x)))
+		if (x != t && x->area && !bit(area_gone, i) && (!keep_spawned || !spawned_by(t, x))) {
 			munmap(x->area, x->area_len);
+			if (area_gone)
+				set_bit(area_gone, i, true);
+		}
 	}
 }
 
