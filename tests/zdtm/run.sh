@@ -1051,13 +1051,35 @@ run_test() { # name
 selftest() {
 	local n=0 bad=0 out rc fake
 	fake=$(mktemp -d "$TMPBASE/zdtm.selftest.XXXXXX")
-	# a "crshim" whose dump does nothing (task keeps running) and whose restore succeeds
-	cat >"$fake/crshim-noop" <<-'EOF'
+	# drift PID...: selftest_drift changes its state (SIGUSR1); wait until it did (its comm is the last change)
+	cat >"$fake/drift" <<-'EOF'
 	#!/bin/sh
-	[ "$1" = dump ] && sleep 2
+	for p in "$@"; do
+		kill -USR1 "$p" || exit 1
+		n=0
+		until [ "$(cat "/proc/$p/comm" 2>/dev/null)" = selftest-drift ]; do
+			n=$((n + 1))
+			[ $n -le 1000 ] || exit 1
+			sleep 0.01
+		done
+	done
+	EOF
+	chmod +x "$fake/drift"
+	# a "crshim" whose dump does nothing (task keeps running: a selftest_drift is made to drift meanwhile)
+	# and whose restore succeeds
+	cat >"$fake/crshim-noop" <<-EOF
+	#!/bin/sh
+	[ "\$1" = dump ] && [ "\$2" = -t ] && [ "\$(cat "/proc/\$3/comm")" = selftest_drift ] && exec "$fake/drift" "\$3"
 	exit 0
 	EOF
 	chmod +x "$fake/crshim-noop"
+	# the real crshim, after whose restore a restored selftest_drift drifts
+	cat >"$fake/crshim-drift" <<-EOF
+	#!/bin/sh
+	"$CRSHIM" "\$@" || exit
+	[ "\$1" != restore ] || exec "$fake/drift" \$(pgrep -x selftest_drift)
+	EOF
+	chmod +x "$fake/crshim-drift"
 	# a crshim whose restore under a fault fails as it should but leaves a process behind, and whose dump
 	# under a fault "succeeds"
 	cat >"$fake/crshim-leak" <<-EOF
@@ -1107,7 +1129,7 @@ selftest() {
 		--crshim "$fake/crshim-leak" --mode fault --fault dump-early pid
 	# mode group: the group's C/R is ok (line 1), the drifting member must be not ok
 	st notok "mode group: a member whose state changes is reported" "^not ok 3 - selftest_drift: state seen" \
-		--mode group pid selftest_drift
+		--crshim "$fake/crshim-drift" --mode group pid selftest_drift
 	rm -rf "$fake"
 	[ $bad -eq 0 ]
 }
