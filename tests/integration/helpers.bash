@@ -84,6 +84,14 @@ sequence_unbroken() {
 	awk 'NR == 1 { prev = $1; next } $1 != prev + 1 { printf "line %d: %s after %s\n", NR, $1, prev; bad = 1; exit 1 } { prev = $1 } END { exit bad }' "$1"
 }
 
+# The counter in file $1 goes on: beyond where it is now by $2 (default 3), and every number in it follows the
+# one before (no gap, no restart).
+counts_on() {
+	local at
+	at=$(count_of "$1") || return 1
+	count_beyond "$1" $((at + ${2:-3})) && sequence_unbroken "$1"
+}
+
 # Unmount every mount below dir $1, deepest first (a runtime's storage and state leave overlay and shm mounts).
 umount_under() {
 	awk -v d="$1/" 'index($2, d) == 1 { print $2 }' /proc/mounts | sort -r | while read -r m; do

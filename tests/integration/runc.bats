@@ -238,9 +238,7 @@ gone() {
 	pid=$(runc state "$ID" | jq -r .pid)
 	held FLOCK "$pid" && held POSIX "$pid"
 	! flock -n "$B/rootfs/lockf" true
-	at=$(count_of "$D/out")
-	count_beyond "$D/out" $((at + 3))
-	sequence_unbroken "$D/out"
+	counts_on "$D/out"
 }
 
 @test "runc: --tcp-established: a connection from outside through a veth goes on byte-exact after restore" {
@@ -340,9 +338,7 @@ console_round() { # img from to
 	WORK=$D/work2 restore "$D/img" --work-path "$D/work2"
 	[ -s "$D/work2/restore.log" ] && [ ! -e "$D/img/restore.log" ]
 	[ "$(status_of "$ID")" = running ]
-	at=$(count_of "$D/out")
-	count_beyond "$D/out" $((at + 3))
-	sequence_unbroken "$D/out"
+	counts_on "$D/out"
 }
 
 @test "runc: a failed checkpoint leaves the container running" {
@@ -352,9 +348,7 @@ console_round() { # img from to
 	[[ "$output" == *"criu failed"* ]]
 	tail -n1 "$D/img/dump.log" | grep -q "fault injected at dump-early"
 	[ "$(status_of "$ID")" = running ]
-	at=$(count_of "$D/out")
-	count_beyond "$D/out" $((at + 3))
-	sequence_unbroken "$D/out"
+	counts_on "$D/out"
 	# and a checkpoint without the fault works afterwards
 	checkpoint "$D/img2"
 	gone
@@ -373,9 +367,7 @@ console_round() { # img from to
 	runc delete -f "$ID" 2>/dev/null || true
 	restore "$D/img"
 	[ "$(status_of "$ID")" = running ]
-	at=$(count_of "$D/out")
-	count_beyond "$D/out" $((at + 3))
-	sequence_unbroken "$D/out"
+	counts_on "$D/out"
 }
 
 @test "runc: the restored container has its own root filesystem and mounts" {
@@ -402,9 +394,7 @@ console_round() { # img from to
 	[ -L "$D/img/parent" ] || [ -e "$D/img/parent" ]
 	restore "$D/img"
 	[ "$(status_of "$ID")" = running ]
-	at=$(count_of "$D/out")
-	count_beyond "$D/out" $((at + 3))
-	sequence_unbroken "$D/out"
+	counts_on "$D/out"
 }
 
 # A container in cgroupsPath /rpc-cgroup-PID-N with limits in its config (memory, pids, cpu shares), checkpointed
