@@ -70,7 +70,7 @@ static int add_dgram(InetSkEntry *ie, size_t *cap, const uint8_t *d, size_t n,
 	} else {
 		return cr_fail(e, "queued datagram from address family %d", ss->ss_family);
 	}
-	if (arr_room(&ie->rqueue, cap, ie->n_rqueue, sizeof(*ie->rqueue), 8)) /* message pointers */
+	if (arr_room(&ie->rqueue, cap, ie->n_rqueue, sizeof(void *), 8)) /* an array of message pointers */
 		return cr_fail_errno(e, ENOMEM, "out of memory");
 	SkDgramEntry *g = calloc(1, sizeof(*g));
 	uint8_t *data = malloc(n ? n : 1), *addr = malloc(alen);
