@@ -16,6 +16,7 @@
 
 #include "base/cleanup.h"
 #include "base/log.h"
+#include "base/proc.h"
 #include "restore.h"
 #include "net/sk-inet.h"
 #include "net/sk-inet-queue.h"
@@ -201,11 +202,10 @@ static int ping_socket(int family, int type, int proto)
 	int sk = socket(family, type, proto);
 	if (sk >= 0 || errno != EACCES || (type & 0xf) != SOCK_DGRAM)
 		return sk;
+	char range[64];
 	unsigned lo = 0, hi = 0;
-	FILE *f = fopen("/proc/sys/net/ipv4/ping_group_range", "re");
-	bool got = f && fscanf(f, "%u %u", &lo, &hi) == 2 && lo <= hi;
-	if (f)
-		fclose(f);
+	bool got = !proc_read_value("/proc/sys/net/ipv4/ping_group_range", range, sizeof(range)) &&
+		   sscanf(range, "%u %u", &lo, &hi) == 2 && lo <= hi;
 	gid_t was = getegid();
 	if (!got || lo == was || setresgid((gid_t)-1, (gid_t)lo, (gid_t)-1)) {
 		errno = EACCES;
