@@ -1,6 +1,7 @@
 /* Process trees: the ids of a set of processes before the dump, compared after the restore. */
 #include <dirent.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +9,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include <linux/kcmp.h>
 #include <sys/prctl.h>
@@ -68,9 +70,14 @@ void tree_end(const pid_t *pids, int n)
 		;
 }
 
+static int my_slot = -1; /* the slot tree_child gave this process (its forks inherit it: checked by pid) */
+#define READY_AT 512 /* slots[READY_AT + slot]: 1 once that process sleeps in tree_sleep, its setup done */
+
 void tree_sleep(void)
 {
 	test_forked();
+	if (my_slot >= 0 && tree_slots()[my_slot] == getpid())
+		tree_slots()[READY_AT + my_slot] = 1;
 	for (;;)
 		pause();
 }
@@ -97,8 +104,10 @@ pid_t tree_child(int slot)
 	pid_t p = fork();
 	if (p < 0)
 		fail("fork");
-	if (p == 0)
+	if (p == 0) {
+		my_slot = slot;
 		tree_slots()[slot] = getpid();
+	}
 	return p;
 }
 
@@ -191,7 +200,6 @@ void tree_settle_killing(struct tree_ids *tab, pid_t *pids, int n, pid_t victim)
 	tree_wait_all(n);
 	kill(victim, SIGKILL);
 	waitpid(victim, &st, 0);
-	usleep(100000);
 	tree_record_slots(tab, pids, n);
 }
 
@@ -258,20 +266,63 @@ void tree_expect_exit(pid_t pid, int code, const char *what)
 		fail("%s: status %#x, want exit %d", what, st, code);
 }
 
-void tree_wait_slot(int slot)
+/* Wait (60 s at most: a loaded machine) until ok(slot's pid, arg) holds; what names the wait in a failure. */
+static void wait_until(int slot, bool (*ok)(pid_t, int), int arg, const char *what)
 {
-	for (int n = 0; !tree_slots()[slot]; n++) {
-		if (n > 10000)
-			fail("setup: process %d not there", slot);
+	struct timespec t0, now;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		pid_t p = tree_slots()[slot];
+		if (p && ok(p, arg))
+			return;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (now.tv_sec - t0.tv_sec > 60) {
+			fail("setup: process %d (slot %d) not %s after 60 s", p, slot, what);
+			exit(1);
+		}
 		usleep(1000);
 	}
+}
+
+static bool any(pid_t p, int arg)
+{
+	(void)p, (void)arg;
+	return true;
+}
+
+/* it sleeps in tree_sleep, or it ended (a zombie or reaped): its setup calls are all done */
+static bool settled(pid_t p, int slot)
+{
+	struct tree_ids t;
+	return tree_slots()[READY_AT + slot] || tree_ids_of(p, &t) || t.state == 'Z' || t.state == 'X';
+}
+
+static bool leads_group(pid_t p, int arg)
+{
+	struct tree_ids t;
+	(void)arg;
+	return !tree_ids_of(p, &t) && t.pgid == p;
+}
+
+void tree_wait_slot(int slot)
+{
+	wait_until(slot, any, 0, "there");
+}
+
+void tree_wait_ready(int slot)
+{
+	wait_until(slot, settled, slot, "settled (in tree_sleep or ended)");
+}
+
+void tree_wait_leader(int slot)
+{
+	wait_until(slot, leads_group, 0, "leading a group of its own");
 }
 
 void tree_wait_all(int n)
 {
 	for (int i = 0; i < n; i++)
-		tree_wait_slot(i);
-	usleep(200000); /* let the last setpgid/setsid/exit calls land */
+		tree_wait_ready(i);
 }
 
 void tree_record_slots(struct tree_ids *tab, pid_t *pids, int n)

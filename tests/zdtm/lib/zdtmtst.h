@@ -194,12 +194,17 @@ void tree_end(const pid_t *pids, int n);
 /* A child that only waits to be killed (test_forked() first). */
 void tree_sleep(void) __attribute__((noreturn));
 /* A shared page of pid slots (MAP_SHARED, made once, inherited by every fork). tree_child(slot): fork, the
- * child writes its pid to the slot; tree_wait_slot(slot): wait until the slot is set (10 s at most). */
+ * child writes its pid to the slot; tree_wait_slot(slot): wait until the slot is set; tree_wait_ready(slot):
+ * until its process sleeps in tree_sleep (which marks it) or ended; tree_wait_leader(slot): until its process
+ * leads a group of its own. Each waits 60 s at most (no sleeps that a loaded machine outruns). */
 volatile pid_t *tree_slots(void);
 pid_t tree_child(int slot);
 void tree_wait_slot(int slot);
-/* tree_wait_all(n): wait for slots 0..n-1, then a moment for the tree to settle. tree_record_slots:
- * pids[0..n-1] from the slots, pids[n] ourselves, and tree_record of all n + 1 (tab and pids hold n + 1). */
+void tree_wait_ready(int slot);
+void tree_wait_leader(int slot);
+/* tree_wait_all(n): tree_wait_ready of slots 0..n-1 (every setup call of the tree has landed).
+ * tree_record_slots: pids[0..n-1] from the slots, pids[n] ourselves, and tree_record of all n + 1 (tab and
+ * pids hold n + 1). */
 void tree_wait_all(int n);
 void tree_record_slots(struct tree_ids *tab, pid_t *pids, int n);
 /* tree_settle: tree_wait_all(n), then tree_record_slots. tree_cr_check: test_daemon, test_waitsig (the

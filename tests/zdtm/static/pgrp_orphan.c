@@ -42,12 +42,13 @@ int main(int argc, char **argv)
 		setsid();
 		pid_t h = tree_in_group(H, 0);
 		tree_in_group(Z, h);
-		tree_wait_slot(Z);
-		usleep(100000);
+		tree_wait_ready(H); /* H wrote its slot (a kill before it ran would leave it empty) */
+		tree_wait_ready(Z); /* and Z is in H's group: H can go */
 		kill(h, SIGKILL);
 		waitpid(h, &st, 0);
 		tree_sleep();
 	}
+	tree_wait_ready(G); /* it wrote its slot before it is killed */
 	tree_settle_killing(tab, pids, N, g);
 	if (tab[Y].pgid != sh[G] || tab[Y2].pgid != sh[G] || tab[Y3].pgid != sh[G] || tab[Z].pgid != sh[H] ||
 	    tab[Z].sid != pids[S] || !kill(sh[G], 0) || !kill(sh[H], 0))

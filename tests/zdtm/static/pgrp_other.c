@@ -14,8 +14,7 @@ int main(int argc, char **argv)
 	const volatile pid_t *sh = tree_init(argc, argv, 0);
 	if (tree_child(B) == 0) {
 		setpgid(0, 0);
-		tree_wait_slot(A2);
-		usleep(50000);
+		tree_wait_leader(A2);
 		if (tree_child(B1) == 0) {
 			setpgid(0, sh[A2]);
 			tree_sleep();
@@ -23,8 +22,7 @@ int main(int argc, char **argv)
 		tree_sleep();
 	}
 	if (tree_child(A) == 0) {
-		tree_wait_slot(B);
-		usleep(50000);
+		tree_wait_leader(B);
 		if (tree_child(A1) == 0) {
 			setpgid(0, sh[B]);
 			tree_sleep();
@@ -35,8 +33,7 @@ int main(int argc, char **argv)
 		}
 		tree_sleep();
 	}
-	tree_wait_slot(A2);
-	usleep(50000);
+	tree_wait_leader(A2);
 	if (tree_child(C) == 0) {
 		setpgid(0, sh[A2]);
 		tree_sleep();

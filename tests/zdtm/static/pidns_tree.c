@@ -26,6 +26,7 @@ int main(int argc, char **argv)
 	tree_orphan(K, N1, 1);	 /* a session leader that dies: N1 is adopted by us */
 	g = tree_in_group(G, 0); /* a group leader that dies: Y stays in its group */
 	tree_in_group(Y, g);
+	tree_wait_ready(G); /* it wrote its slot before it is killed */
 	tree_settle_killing(tab, pids, N, g);
 	if (getpid() != 1 || tab[M].ppid != 1 || tab[M].sid != pids[L] || tab[N1].ppid != 1 ||
 	    tab[N1].sid != sh[K] || tab[Y].pgid != g || tab[A1].pgid != pids[A1])

@@ -17,9 +17,8 @@ static void session_leader(void)
 	if (tree_child(Z) == 0)
 		tree_sleep();
 	tree_dead_leader(G, GM, 0, 24); /* a group leader that dies while GM stays in its group */
-	tree_wait_slot(Y);
-	tree_wait_slot(GM);
-	usleep(100000); /* G's exit: its zombie goes to our parent with us, unreaped */
+	tree_wait_ready(Y);
+	tree_wait_ready(G); /* G exited: its zombie goes to our parent with us, unreaped */
 	_exit(23);
 }
 
