@@ -36,10 +36,19 @@ int __wrap_ns_rst_root_child(const struct ns_rst *r, char *msg, size_t len);
 
 static struct stat cov_dir;
 static int cov_dir_ok;
+/* The build dir, held from start-up at a high fd (no fd number crshim or a test uses): a child that entered
+ * another mount namespace and chroot()ed (the dump's tmpfs walker) reaches it through this fd only. */
+#define COV_FD 1017
+static int cov_fd = -1;
 
 __attribute__((constructor)) static void cov_init(void)
 {
 	cov_dir_ok = stat(COV_DIR, &cov_dir) == 0;
+	int fd = cov_dir_ok ? open(COV_DIR, O_PATH | O_DIRECTORY | O_CLOEXEC) : -1;
+	if (fd >= 0 && fd != COV_FD) {
+		cov_fd = dup3(fd, COV_FD, O_CLOEXEC) == COV_FD ? COV_FD : -1;
+		close(fd);
+	}
 }
 
 /* COV_DIR (as seen from here, optionally under the directory prefix) is the build dir of start-up. */
@@ -66,9 +75,31 @@ static void cov_flush(const char *prefix)
 		unsetenv("GCOV_PREFIX");
 }
 
+/* The counters written relative to the held build dir: cwd there, GCOV_PREFIX "." and the build dir's own
+ * path components stripped (the process ends right after: its cwd no longer matters). */
+static void cov_flush_at_fd(void)
+{
+	struct stat st;
+	int parts = 0;
+	if (cov_fd < 0 || fstat(cov_fd, &st) || st.st_dev != cov_dir.st_dev || st.st_ino != cov_dir.st_ino ||
+	    fchdir(cov_fd))
+		return;
+	for (const char *c = COV_DIR; *c; c++)
+		parts += *c == '/';
+	char n[16];
+	snprintf(n, sizeof(n), "%d", parts);
+	setenv("GCOV_PREFIX_STRIP", n, 1);
+	setenv("GCOV_PREFIX", ".", 1);
+	__gcov_dump();
+	__gcov_reset();
+}
+
 void __wrap__exit(int status)
 {
-	cov_flush(NULL);
+	if (same_dir(""))
+		cov_flush(NULL);
+	else
+		cov_flush_at_fd();
 	__real__exit(status);
 }
 
