@@ -10,6 +10,7 @@
 #define LOG_PREFIX "cgroup: "
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -264,6 +265,72 @@ int ns_cg_prepare(struct ns_cg_state *s, struct cr_err *e)
 			if (make_path(s, s->hof[c]->mnt, dir, e))
 				return -1;
 		}
+	return 0;
+}
+
+/* Where the root of the root task's cgroup namespace goes in hierarchy c (out): the cgroup the dump saw as
+ * its root, cgns_root, an ancestor of the root task's cgroup r0 (the namespace was made there, then the task
+ * moved down, as systemd in a container moves itself to /init.scope). Taken from where r0 goes (target:
+ * --cgroup-root moves it) less the part below cgns_root. 0 if it is above the task's cgroup, 1 if it is that
+ * cgroup (or not saved: no namespace made at dump, or a task moved out of it), -1 if --cgroup-root put the
+ * task where that part cannot be taken off. */
+static int cgns_dir(const struct ns_cg_state *s, size_t c, char *out, size_t len)
+{
+	const CgSet *rs = s->ce->sets[s->ce->tasks[0]->set];
+	const char *ns = s->ce->ctls[c]->cgns_root, *r0 = c < rs->n_paths ? rs->paths[c] : "/";
+	size_t nl = ns && strcmp(ns, "/") ? strlen(ns) : 0, ol, dl;
+	if (!ns || !strcmp(ns, r0) || strncmp(r0, ns, nl) || r0[nl] != '/')
+		return 1;
+	const char *below = r0 + nl; /* "/sub" */
+	target(s, c, r0, out, len);
+	ol = strlen(out), dl = strlen(below);
+	if (ol < dl + strlen(s->hof[c]->mnt) || strcmp(out + ol - dl, below))
+		return -1;
+	out[ol - dl] = '\0';
+	return 0;
+}
+
+static int join_self(const char *dir, char *msg, size_t len)
+{
+	char p[PATH_MAX + 16];
+	snprintf(p, sizeof(p), "%s/cgroup.procs", dir);
+	__cleanup_close int fd = open(p, O_WRONLY | O_CLOEXEC);
+	if (fd >= 0 && write(fd, "0", 1) == 1)
+		return 0;
+	snprintf(msg, len, "make the cgroup namespace: into cgroup %s: %s", dir, strerror(errno));
+	return -1;
+}
+
+int ns_cg_unshare(const struct ns_cg_state *s, char *msg, size_t len)
+{
+	const CgSet *rs = s && s->ce->n_tasks ? s->ce->sets[s->ce->tasks[0]->set] : NULL;
+	bool up[CG_MAX_HIER] = {false};
+	char dir[PATH_MAX];
+	for (size_t c = 0; rs && c < s->ce->n_ctls && c < CG_MAX_HIER; c++) {
+		int r = cgns_dir(s, c, dir, sizeof(dir));
+		if (r < 0)
+			pr_warn("--cgroup-root: the root of the cgroup namespace (%s) has no place above the "
+				"tree's cgroup "
+				"in hierarchy '%s': made at the tree's cgroup\n",
+				s->ce->ctls[c]->cgns_root, s->ce->ctls[c]->name);
+		if (r)
+			continue;
+		if (join_self(dir, msg, len))
+			return -1;
+		up[c] = true;
+		pr_info("cgroup namespace made at %s, the root task's cgroup below it\n", dir);
+	}
+	if (unshare(CLONE_NEWCGROUP)) {
+		snprintf(msg, len, "make the cgroup namespace: %s", strerror(errno));
+		return -1;
+	}
+	for (size_t c = 0; rs && c < s->ce->n_ctls && c < CG_MAX_HIER; c++) {
+		if (!up[c])
+			continue;
+		target(s, c, rs->paths[c], dir, sizeof(dir));
+		if (join_self(dir, msg, len))
+			return -1;
+	}
 	return 0;
 }
 
