@@ -35,6 +35,7 @@ teardown() {
 	[ -n "${PID:-}" ] && kill -9 "$PID" 2>/dev/null
 	[ -n "${RPID:-}" ] && kill -9 "$RPID" 2>/dev/null
 	ip link del "$OUT" 2>/dev/null || true
+	umount "$W/netns" 2>/dev/null || true # world: external network namespace
 	for i in $(seq 50); do
 		[ -z "$(world_procs)" ] && break
 		sleep 0.1
@@ -156,4 +157,60 @@ world_leftovers() {
 	[ "$status" = 0 ] || { echo "$output"; tail -5 "$W/img/restore.log"; false; }
 	RPID=$(cat "$W/pid")
 	[ "$(nsenter -t "$RPID" -u hostname)" = world-box ]
+}
+
+# A restore that must fail with one line holding $1 (the rest: crshim restore's options), leaving no process.
+restore_refused() { # text option...
+	local want=$1
+	shift
+	run "$CRSHIM" restore -D "$W/img" -o restore-refused.log -d --root "$W/rootfs" --pidfile "$W/pid-refused" "$@"
+	[ "$status" = 1 ] || { echo "restore $*: status $status, want 1: $output"; return 1; }
+	[ "$(echo "$output" | grep -c .)" = 1 ] || { echo "restore $*: not one line: $output"; return 1; }
+	echo "$output" | grep -qF -- "$want" || { echo "restore $*: '$output' does not say '$want'"; return 1; }
+	[ -z "$(world_procs)" ] || { echo "restore $*: left $(world_procs)"; return 1; }
+}
+
+# The restored tree runs in the network namespace of inode $1, its counter goes on, the host answers its ping.
+in_netns() { # ino
+	RPID=$(cat "$W/pid")
+	[ "$(stat -L -c %i "/proc/$RPID/ns/net")" = "$1" ]
+	[ "$(readlink "/proc/$RPID/ns/uts")" != "$(readlink /proc/self/ns/uts)" ]
+	c=$(count "$RPID")
+	for i in $(seq 100); do
+		[ "$(count "$RPID")" -gt "$c" ] && break
+		sleep 0.1
+	done
+	[ "$(count "$RPID")" -gt "$c" ]
+	nsenter -t "$RPID" -a /bin/ping -c 1 -W 5 10.213.7.1 >/dev/null
+}
+
+@test "world: a network namespace external at dump is joined at restore (--join-ns, --inherit-fd); bad ones: one line" {
+	start_world
+	# the tree's network namespace outlives it (a bind of its nsfs file, as a runtime holds one)
+	touch "$W/netns"
+	mount --bind "/proc/$PID/ns/net" "$W/netns"
+	ino=$(stat -L -c %i "$W/netns")
+	run "$CRSHIM" dump -t "$PID" -D "$W/img" -o dump.log --external "net[$ino]:wnet"
+	[ "$status" = 0 ] || { echo "$output"; tail -5 "$W/img/dump.log"; false; }
+	[ ! -e "$W/img/net.img" ] # not saved: the caller's
+	[ -z "$(world_procs)" ]
+	ip link show "$OUT" >/dev/null # the pair lives on with the namespace
+	restore_refused "the network namespace was external at dump (key wnet)"
+	restore_refused "--join-ns net: malformed" --join-ns net
+	restore_refused "--join-ns pid:/proc/self/ns/pid: not supported for pid" --join-ns pid:/proc/self/ns/pid
+	restore_refused "--join-ns net:$W/none: open $W/none: No such file" --join-ns "net:$W/none"
+	restore_refused "--cgroup-root cpu/x: malformed" --join-ns "net:$W/netns" --cgroup-root cpu/x
+	restore_refused "--cgroup-root /a/../b: a path with '..'" --join-ns "net:$W/netns" --cgroup-root /a/../b
+	# CRIU's KIND:PATH[,EXTRA]: the extra part is ignored
+	run "$CRSHIM" restore -D "$W/img" -o restore.log -d --root "$W/rootfs" --pidfile "$W/pid" \
+		--join-ns "net:$W/netns,extra"
+	[ "$status" = 0 ] || { echo "$output"; tail -5 "$W/img/restore.log"; false; }
+	in_netns "$ino"
+	run "$CRSHIM" dump -t "$RPID" -D "$W/img2" -o dump.log --external "net[$ino]:wnet"
+	[ "$status" = 0 ] || { echo "$output"; tail -5 "$W/img2/dump.log"; false; }
+	RPID=
+	run "$CRSHIM" restore -D "$W/img2" -o restore.log -d --root "$W/rootfs" --pidfile "$W/pid" \
+		--inherit-fd fd[7]:wnet 7<"$W/netns"
+	[ "$status" = 0 ] || { echo "$output"; tail -5 "$W/img2/restore.log"; false; }
+	in_netns "$ino"
 }
