@@ -22,6 +22,7 @@
 #include "files/fdshare.h"
 #include "files/fown.h"
 #include "files/inherit-fd.h"
+#include "files/sk-filter.h"
 #include "files/tty.h"
 
 static int cmp_int(const void *a, const void *b)
@@ -249,10 +250,17 @@ static int dump_kind(struct dump_ctx *c, struct fd_src *f, struct kind_states *k
 	const struct fd_kind *const *k = fd_kinds(&nk);
 	socklen_t filter = 0;
 	f->domain = S_ISSOCK(f->st.st_mode) ? sk_domain(c, f, &filter) : 0;
-	if (filter) /* cannot be restored yet: refused before anything is killed */
+	if (filter && fe->in_flight) /* made by crshim and sent: no task attaches it again */
 		return cr_fail(
-		    e, "fd %d (%s) has a socket filter (SO_ATTACH_FILTER, %u instructions): not supported",
+		    e,
+		    "fd %d (%s) in flight has a socket filter (SO_ATTACH_FILTER, %u instructions): "
+		    "not supported",
 		    f->fd, f->link, (unsigned)filter);
+	if (filter) {
+		__cleanup_close int cfd = dump_evfd_take(c->pid, f->fd, e);
+		if (cfd < 0 || dump_sk_filter(cfd, filter, fe, e))
+			return cr_wrap(e, "fd %d (%s)", f->fd, f->link);
+	}
 	for (size_t i = 0; i < nk; i++) {
 		if (!k[i]->is || !k[i]->dump || !k[i]->is(c, f))
 			continue;
@@ -306,6 +314,7 @@ static int write_one(struct dump_ctx *c, struct fd_src *f, struct img_writer *wf
 		dump_key_log(c->pid, f->fd, fe);
 	if (k && k->release)
 		k->release(fe, f);
+	dump_sk_filter_free(fe);
 	fe->reg = NULL, fe->tty = NULL, fe->fown = NULL, fe->ext_key = NULL; /* this frame */
 	return wr ? -1 : 0;
 }
