@@ -5,8 +5,8 @@
  * not merge (same perms, same file or both anonymous, contiguous offsets) merged first, as a restore may
  *              create them merged; dev:inode of shared anonymous memory and of deleted files (made again by
  * the restore) replaced by "-"
- *   ## fds     "fd N -> TARGET pos P flags F" (pipe/socket inode numbers and the inode of a deleted "/#INO"
- * file left out)
+ *   ## fds     "fd N -> TARGET pos P flags F" (pipe/socket/namespace inode numbers and the inode of a deleted
+ * "/#INO" file left out; a test of namespace files checks them itself)
  *   ## status  the lines of /proc/PID/status that a restore must keep (STATUS_KEYS)
  *   ## tree    "pid ppid pgid sid state threads TIDS" per process under PID, parents before children, state
  * only when it is Z or T (running and sleeping may change); the root without its ppid, pgid and sid
@@ -179,7 +179,10 @@ static void stable_target(char *t, size_t len)
 	char kind[16], *h;
 	int end = 0;
 	if (sscanf(t, "%15[a-z]:[%lu]%n", kind, &n, &end) == 2 && !t[end] &&
-	    (!strcmp(kind, "pipe") || !strcmp(kind, "socket"))) {
+	    (!strcmp(kind, "pipe") || !strcmp(kind, "socket") || !strcmp(kind, "net") ||
+	     !strcmp(kind, "uts") || !strcmp(kind, "ipc") || !strcmp(kind, "mnt") || !strcmp(kind, "pid") ||
+	     !strcmp(kind, "cgroup") || !strcmp(kind, "time") ||
+	     !strcmp(kind, "user"))) { /* namespaces: new ones in modes ns, uns */
 		snprintf(t, len, "%s:[*]", kind);
 		return;
 	}

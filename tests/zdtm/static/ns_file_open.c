@@ -1,29 +1,36 @@
-/* An open namespace file (/proc/self/ns/net, /proc/self/ns/uts): refused at dump with one line (.desc);
- * the fds still name the task's own namespaces afterwards (also meant to hold once they are restored). */
+/* Open namespace files of the task's own namespaces (/proc/self/ns/net, uts, ipc, mnt, pid, cgroup; one
+ * opened O_NONBLOCK): after restore each fd names the namespace the task is in then (the new ones in modes
+ * ns and uns), with its open flags. */
 #include <fcntl.h>
 #include <stdio.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "zdtmtst.h"
 
-static int same(int fd, const char *path)
-{
-	struct stat a, b;
-	return !fstat(fd, &a) && !stat(path, &b) && a.st_ino == b.st_ino && a.st_dev == b.st_dev;
-}
+static const char *const kinds[] = {"net", "uts", "ipc", "mnt", "pid", "cgroup"};
+#define N (sizeof(kinds) / sizeof(kinds[0]))
 
 int main(int argc, char **argv)
 {
+	int fd[N];
+	char p[64];
 	test_init(argc, argv);
-	int n = open("/proc/self/ns/net", O_RDONLY), u = open("/proc/self/ns/uts", O_RDONLY);
-	if (n < 0 || u < 0)
-		fail("open ns");
+	for (size_t i = 0; i < N; i++) {
+		snprintf(p, sizeof(p), "/proc/self/ns/%s", kinds[i]);
+		if ((fd[i] = open(p, i == 1 ? O_RDONLY | O_NONBLOCK : O_RDONLY)) < 0)
+			fail("open %s", p);
+	}
 	test_daemon();
 	test_waitsig();
-	if (!same(n, "/proc/self/ns/net"))
-		fail("net ns fd names another namespace");
-	if (!same(u, "/proc/self/ns/uts"))
-		fail("uts ns fd names another namespace");
+	for (size_t i = 0; i < N; i++) {
+		struct stat a, b;
+		snprintf(p, sizeof(p), "/proc/self/ns/%s", kinds[i]);
+		if (fstat(fd[i], &a) || stat(p, &b) || a.st_ino != b.st_ino || a.st_dev != b.st_dev)
+			fail("fd %d names another %s namespace than the task's", fd[i], kinds[i]);
+		int fl = fcntl(fd[i], F_GETFL);
+		if (fl < 0 || (fl & (O_ACCMODE | O_NONBLOCK)) != (i == 1 ? O_RDONLY | O_NONBLOCK : O_RDONLY))
+			fail("fd %d (%s): open flags %#x", fd[i], kinds[i], fl);
+	}
 	pass();
 	return 0;
 }
