@@ -346,10 +346,10 @@ static int fill_external(struct dump_ctx *c, int fd, const char *link, struct du
 			 struct cr_err *e)
 {
 	size_t n = strlen(link), d = strlen(" (deleted)");
-	if (n > d && !strcmp(link + n - d, " (deleted)")) /* devpts removed the node with the master */
-		return cr_fail(e,
-			       "fd %d is a pty slave (%.*s) whose master was closed (hung up): not supported",
-			       fd, (int)(n - d), link);
+	if (n > d && !strcmp(link + n - d, " (deleted)")) {  /* devpts removed the node with the master */
+		te->t.hung_up = true, te->t.has_hung_up = 1; /* made again, its master closed */
+		return 0;
+	}
 	if (!c->o->shell_job && c->o->orphan_pts) {
 		te->t.orphan = true, te->t.has_orphan = 1;
 		return 0;
@@ -410,7 +410,7 @@ int dump_tty_fill(struct dump_ctx *c, int fd, const char *link, const struct sta
 		t->slave_gid = sst.st_gid, t->has_slave_gid = 1;
 		t->slave_mode = sst.st_mode & 07777, t->has_slave_mode = 1;
 	}
-	if (fill_state(cfd, master, te, e))
+	if (!t->hung_up && fill_state(cfd, master, te, e)) /* hung up: tcgetattr gives EIO */
 		return cr_wrap(e, "fd %d (%s)", fd, link);
 	int v = 0;
 	if (master && dump_queues(c, fd, link, cfd, t, e))

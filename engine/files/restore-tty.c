@@ -228,7 +228,10 @@ static int make_pair(const struct cr_opts *o, const struct rst_task *ts, size_t 
 		return cr_wrap(e, "pty %u", index);
 	nr_pairs++;
 	const TtyEntry *orphan = find_entry(ts, n, dev, index, 0);
-	if (!find_entry(ts, n, dev, index, 1) && !(orphan && orphan->orphan))
+	if (!find_entry(ts, n, dev, index, 1) && orphan && orphan->hung_up)
+		pr_info("pty %u: its master was closed at dump: the new pty's master is closed (hung up)\n",
+			index);
+	else if (!find_entry(ts, n, dev, index, 1) && !(orphan && orphan->orphan))
 		pr_warn("pty %u: its master was not in the tree: the new pty's master is closed\n", index);
 	if (p->now != index)
 		pr_warn("pty %u is taken: restored as /dev/pts/%u\n", index, p->now);
