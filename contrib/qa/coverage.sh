@@ -9,7 +9,8 @@
 #   COV_NS_TESTS="a b"     the ZDTM tests of mode ns (default COV_NS_DEFAULT below; "none": no ns run)
 #   COV_MODES="m ..."      further ZDTM modes, each on its cross-section COV_<MODE>_TESTS (defaults below):
 #                          snaps (pre-dumps with --track-mem: mem/track.c), pagesrv (the page server and its
-#                          client: image/page-xfer.c), lazy (lazy-pages: mem/lazy*.c), uns (user namespaces:
+#                          client: image/page-xfer.c), lazy (lazy-pages: mem/lazy*.c; also with LAZY_KILL=1
+#                          and LAZY_REMOTE=1 on two tests each), uns (user namespaces:
 #                          ns/userns.c); "none": none
 #   COV_INTEGRATION="f g"  the bats files of tests/integration/ (default below; "none": none)
 #   COV_MIN=N              exit non-zero when engine, ns or oci covers less than N% of its lines (the table is
@@ -33,7 +34,7 @@ COV_INTEGRATION_DEFAULT="bundle runc hook world pagesrv"
 COV_MODES_DEFAULT="snaps pagesrv lazy uns"
 COV_SNAPS_DEFAULT="mem_churn mem_incr mem_sparse heap_brk fork00 shm_anon_shared"
 COV_PAGESRV_DEFAULT="pid mem_sparse fork00 shm_anon"
-COV_LAZY_DEFAULT="pid mem_sparse fork00 thread00 heap_brk"
+COV_LAZY_DEFAULT="pid mem_sparse fork00 thread00 heap_brk lazy_touch"
 COV_UNS_DEFAULT="pid fork00 fd_files pipe00 sk_inet_udp ipcns_mqueue ipcns_msg ipcns_shm uts_hostname netns_lo"
 
 exec 9>"$CB.lock"
@@ -77,6 +78,14 @@ if [ "${COV_REPORT_ONLY:-}" != 1 ]; then
 		phase "zdtm ($m)" timeout -k 10 "$ZT" $MAKE -s -C tests/zdtm run CRSHIM="$TOP/$CB/crshim" MODE="$m" \
 			ITERS=1 TESTS="$(echo $MT)"
 	done
+	# mode lazy's variants (tests/zdtm/lazy.sh): the daemon killed (its watchdog kills the tree), and a
+	# migration between two dirs on loopback; each checks its outcome
+	if [[ " $MODES " == *" lazy "* ]]; then
+		phase "zdtm (lazy, daemon killed)" env LAZY_KILL=1 timeout -k 10 "$ZT" $MAKE -s -C tests/zdtm run \
+			CRSHIM="$TOP/$CB/crshim" MODE=lazy ITERS=1 TESTS="pid fork00"
+		phase "zdtm (lazy, remote)" env LAZY_REMOTE=1 timeout -k 10 "$ZT" $MAKE -s -C tests/zdtm run \
+			CRSHIM="$TOP/$CB/crshim" MODE=lazy ITERS=1 TESTS="pid mem_sparse"
+	fi
 	IT=${COV_INTEGRATION:-$COV_INTEGRATION_DEFAULT}
 	if [ "$IT" != none ]; then
 		files=()
