@@ -342,6 +342,47 @@ static int fix_sigtrap(struct rst_task *t, struct cr_err *e)
 	return 0;
 }
 
+/* A pending SIGTRAP of the image: the blob's final trap would take it (a forced SIGTRAP is not queued twice,
+ * and the tracer swallows the stop). Queued here, after that trap, with SIGTRAP blocked first (the force
+ * unblocked it): the remote syscalls go on without its delivery, and finish() sets the image's mask. */
+static int requeue_sigtrap(struct rst_task *t, struct cr_err *e)
+{
+	struct rst_args *a = t->args;
+	const uint8_t *pv = (const uint8_t *)(uintptr_t)a->pending,
+		      *sh = (const uint8_t *)(uintptr_t)a->pending_shared;
+	bool blocked = false;
+	for (uint32_t i = 0; i < a->nr_pending + a->nr_pending_shared; i++) {
+		bool shared = i >= a->nr_pending;
+		const uint8_t *si = shared ? sh + (size_t)(i - a->nr_pending) * RST_SIGINFO_SIZE
+					   : pv + (size_t)i * RST_SIGINFO_SIZE;
+		int32_t sig;
+		memcpy(&sig, si, sizeof(sig));
+		if (sig != SIGTRAP)
+			continue;
+		long ret;
+		if (!blocked) {
+			a->sigtrap_set = 1ull << (SIGTRAP - 1);
+			unsigned long args[6] = {SIG_BLOCK, (unsigned long)(uintptr_t)&a->sigtrap_set, 0,
+						 sizeof(uint64_t)};
+			if (remote_syscall(t, SYS_rt_sigprocmask, args, &ret, e))
+				return cr_wrap(e, "block SIGTRAP");
+			if (ret)
+				return cr_fail_errno(e, (int)-ret, "task %d: block SIGTRAP", t->pid);
+			blocked = true;
+		}
+		unsigned long q[6] = {(unsigned long)a->pid, (unsigned long)a->pid, SIGTRAP,
+				      (unsigned long)(uintptr_t)si};
+		unsigned long qs[6] = {(unsigned long)a->pid, SIGTRAP, (unsigned long)(uintptr_t)si};
+		if (remote_syscall(t, shared ? SYS_rt_sigqueueinfo : SYS_rt_tgsigqueueinfo, shared ? qs : q,
+				   &ret, e))
+			return cr_wrap(e, "queue the pending SIGTRAP");
+		if (ret)
+			return cr_fail_errno(e, (int)-ret, "task %d: queue the pending SIGTRAP", t->pid);
+		pr_info("task %d: its pending SIGTRAP%s queued again\n", t->pid, shared ? " (shared)" : "");
+	}
+	return 0;
+}
+
 /* munmap of the restore area, executed by the task at the blob's syscall instruction. */
 static int unmap_area(struct rst_task *t, struct cr_err *e)
 {
@@ -389,7 +430,8 @@ static int finish(struct rst_task *t, struct cr_err *e)
 {
 	const CoreEntry *c = t->core;
 	uint64_t mask = c->sigmask;
-	if (fix_sigtrap(t, e) || lazy_handover(t, e) || unmap_area(t, e) || finish_threads(t, e))
+	if (fix_sigtrap(t, e) || requeue_sigtrap(t, e) || lazy_handover(t, e) || unmap_area(t, e) ||
+	    finish_threads(t, e))
 		return -1;
 	if (c->has_xstate && c->xstate.len && arch_set_fpstate(t->pid, c->xstate.data, c->xstate.len, e))
 		return cr_wrap(e, "FPU state (an image from another CPU?)");

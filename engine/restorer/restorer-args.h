@@ -204,6 +204,8 @@ struct rst_args {
 	uint64_t pending; /* 128-byte siginfo[] for this thread */
 	uint32_t nr_pending, nr_pending_shared;
 	uint64_t pending_shared; /* 128-byte siginfo[] for the process */
+	uint64_t sigtrap_set;	 /* the parent's scratch: the set {SIGTRAP} it blocks in the task by a remote
+				    syscall */
 
 	/* ---- task ---- */
 	int32_t pid;

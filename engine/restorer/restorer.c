@@ -27,6 +27,7 @@
 #define RST_SS_DISABLE 2
 #define RST_SIGKILL 9
 #define RST_SIGSTOP 19
+#define RST_SIGTRAP 5
 #define RST_READ_CHUNK (4ul << 20)
 #define RST_THREAD_MIN (64ul << 20)
 
@@ -497,16 +498,19 @@ static void restore_signals(struct rst_args *a)
 static void restore_pending(struct rst_args *a)
 {
 	const uint8_t *si = (const uint8_t *)a->pending;
+	/* (a SIGTRAP is queued by the parent after the final trap: engine/restore.c requeue_sigtrap) */
 	for (uint32_t i = 0; i < a->nr_pending; i++, si += RST_SIGINFO_SIZE) {
 		int32_t sig = *(const int32_t *)si;
-		check(a, sys4(__NR_rt_tgsigqueueinfo, a->pid, a->pid, sig, si), "queue pending signal",
-		      (uint64_t)sig, 0);
+		if (sig != RST_SIGTRAP)
+			check(a, sys4(__NR_rt_tgsigqueueinfo, a->pid, a->pid, sig, si),
+			      "queue pending signal", (uint64_t)sig, 0);
 	}
 	si = (const uint8_t *)a->pending_shared;
 	for (uint32_t i = 0; i < a->nr_pending_shared; i++, si += RST_SIGINFO_SIZE) {
 		int32_t sig = *(const int32_t *)si;
-		check(a, sys3(__NR_rt_sigqueueinfo, a->pid, sig, si), "queue shared pending signal",
-		      (uint64_t)sig, 0);
+		if (sig != RST_SIGTRAP)
+			check(a, sys3(__NR_rt_sigqueueinfo, a->pid, sig, si), "queue shared pending signal",
+			      (uint64_t)sig, 0);
 	}
 }
 
