@@ -12,6 +12,7 @@
 #define MEM (256 * 1024)
 
 static volatile sig_atomic_t got_usr1;
+static int ready[2]; /* each child and the grandchild write a byte once set up (no sleep to outrun) */
 
 static void on_usr1(int s)
 {
@@ -47,6 +48,10 @@ __attribute__((noreturn)) static void child_main(int idx, pid_t parent, int gran
 		if (gc == 0)
 			child_main(idx + 10, getppid(), 0);
 	}
+	if (write(ready[1], "r", 1) != 1)
+		_exit(3);
+	close(ready[0]);
+	close(ready[1]);
 	sigemptyset(&empty);
 	while (!got_usr1)
 		sigsuspend(&empty);
@@ -71,6 +76,8 @@ int main(int argc, char **argv)
 	sigemptyset(&m);
 	sigaddset(&m, SIGUSR1);
 	sigprocmask(SIG_BLOCK, &m, NULL); /* children wait for it in sigsuspend */
+	if (pipe(ready))
+		fail("pipe");
 	for (int i = 0; i < NCH; i++) {
 		ch[i] = fork();
 		if (ch[i] < 0)
@@ -78,7 +85,17 @@ int main(int argc, char **argv)
 		if (ch[i] == 0)
 			child_main(i, getppid(), i == 1);
 	}
-	usleep(100000);
+	close(ready[1]);
+	char r[NCH + 1];
+	for (size_t got = 0; got < sizeof(r);) { /* both children and the grandchild are set up */
+		ssize_t n = read(ready[0], r, sizeof(r) - got);
+		if (n <= 0) {
+			fail("setup: %zu of %zu processes ready", got, sizeof(r));
+			break;
+		}
+		got += (size_t)n;
+	}
+	close(ready[0]);
 	test_daemon();
 	test_waitsig();
 	for (int i = 0; i < NCH; i++) {

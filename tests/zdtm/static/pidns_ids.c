@@ -137,7 +137,8 @@ int main(int argc, char **argv)
 	if (sigwaitinfo(&usr2, &si) != SIGUSR2 || si.si_pid != k || si.si_value.sival_int != 77)
 		fail("queued SIGUSR2: si_pid %d value %d, want %d 77", si.si_pid, si.si_value.sival_int, k);
 	before = thr_hits;
-	usleep(300000);
+	for (int i = 0; i < 10000 && thr_hits <= before; i++) /* the timer's next tick (10 s at most) */
+		usleep(1000);
 	if (thr_hits <= before || wrong_hits)
 		fail("timer: %d signals to thread %d after restore, %d to other threads", thr_hits - before,
 		     thr_tid, wrong_hits);

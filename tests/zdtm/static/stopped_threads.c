@@ -88,14 +88,15 @@ int main(int argc, char **argv)
 		if (waitpid(ch[k], &st, WUNTRACED) != ch[k] || !WIFSTOPPED(st))
 			fail("child %d did not stop", k);
 	}
-	usleep(100000);
 	for (int k = 0; k < 2; k++)
 		if (!all_stopped(ch[k], &n) || n != NT + 1)
 			fail("setup: child %d: %d threads, not all stopped", k, n);
 	test_daemon();
 	test_waitsig();
-	usleep(100000);
 	for (int k = 0; k < 2; k++) {
+		/* each restored thread stops once it runs: wait (30 s at most on a loaded machine) */
+		for (int i = 0; i < 30000 && !(all_stopped(ch[k], &n) && n == NT + 1); i++)
+			usleep(1000);
 		if (!all_stopped(ch[k], &n) || n != NT + 1)
 			fail("child %d: %d threads after restore, not all stopped (want %d stopped)", k, n,
 			     NT + 1);
