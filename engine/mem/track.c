@@ -118,7 +118,7 @@ int mem_track_protect(int pagemap_fd, uint64_t start, uint64_t end, struct cr_er
 	return 0;
 }
 
-int eng_mem_track_supported(char *why, size_t len)
+static int mem_track_probe(char *why, size_t len)
 {
 	long psz = sysconf(_SC_PAGESIZE);
 	struct page_region reg[4];
@@ -152,6 +152,22 @@ int eng_mem_track_supported(char *why, size_t len)
 	}
 	snprintf(why, len, "userfaultfd WP_ASYNC + PAGEMAP_SCAN");
 	return 1;
+}
+
+/* The kernel's answer does not change while crshim runs: probed once (a swrk client may ask many times;
+ * each probe maps, registers and scans, slow on a busy machine: the fuzzer's swrk target timed out on 12). */
+int eng_mem_track_supported(char *why, size_t len)
+{
+	static int known = -1;
+	static char known_why[256];
+	if (known < 0)
+		known = mem_track_probe(known_why, sizeof(known_why));
+	if (len) { /* (a copy cut to len: snprintf's truncation warning knows the callers' sizes) */
+		size_t n = strnlen(known_why, len - 1);
+		memcpy(why, known_why, n);
+		why[n] = '\0';
+	}
+	return known;
 }
 
 int mem_track_infect(struct mem_track *t, struct infect *in, pid_t pid, uint64_t start_time, struct cr_err *e)
