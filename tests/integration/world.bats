@@ -112,13 +112,17 @@ count() { cat "/proc/$1/root/tmp/count"; }
 	# The counter goes on from where it was.
 	c1=$(count "$RPID")
 	[ "$c1" -ge "$c0" ]
+	world_alive "$RPID" "$c1"
+}
+
+# The counter of the tree PID goes past FROM (10 s at most), and its network answers through the veth pair.
+world_alive() { # pid from
 	for i in $(seq 100); do
-		[ "$(count "$RPID")" -gt "$c1" ] && break
+		[ "$(count "$1")" -gt "$2" ] && break
 		sleep 0.1
 	done
-	[ "$(count "$RPID")" -gt "$c1" ]
-	# The network works through the restored pair.
-	nsenter -t "$RPID" -a /bin/ping -c 1 -W 5 10.213.7.1 >/dev/null
+	[ "$(count "$1")" -gt "$2" ]
+	nsenter -t "$1" -a /bin/ping -c 1 -W 5 10.213.7.1 >/dev/null
 }
 
 # What a failed restore must not leave behind: a process in the rootfs, the host's veth end, a mount.
@@ -175,13 +179,7 @@ in_netns() { # ino
 	RPID=$(cat "$W/pid")
 	[ "$(stat -L -c %i "/proc/$RPID/ns/net")" = "$1" ]
 	[ "$(readlink "/proc/$RPID/ns/uts")" != "$(readlink /proc/self/ns/uts)" ]
-	c=$(count "$RPID")
-	for i in $(seq 100); do
-		[ "$(count "$RPID")" -gt "$c" ] && break
-		sleep 0.1
-	done
-	[ "$(count "$RPID")" -gt "$c" ]
-	nsenter -t "$RPID" -a /bin/ping -c 1 -W 5 10.213.7.1 >/dev/null
+	world_alive "$RPID" "$(count "$RPID")"
 }
 
 @test "world: a network namespace external at dump is joined at restore (--join-ns, --inherit-fd); bad ones: one line" {
