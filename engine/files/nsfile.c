@@ -1,8 +1,9 @@
 /* Open namespace files (/proc/PID/ns/KIND, "net:[INO]"): an fd of one of the task's own namespaces is saved
  * by its kind, and opened again by the task from /proc/self/ns/KIND once it is in its restored namespaces
  * (the fd table is made after the namespaces: ns/README.md). A namespace file of any other namespace (another
- * process's, one left by unshare, pid_for_children) is refused at dump with one line, and so is the user
- * namespace file of a tree in a user namespace of its own (the task enters that namespace after its fds). */
+ * process's, one left by unshare, pid_for_children) is refused at dump with one line, and so are the user and
+ * time namespace files of a tree with such a namespace of its own (the task enters its user namespace after
+ * its fds; a time namespace is entered through time_for_children, so not checked to be the task's yet). */
 #define LOG_PREFIX "nsfile: "
 #include <errno.h>
 #include <fcntl.h>
@@ -64,16 +65,13 @@ static int dump_nsfile(struct dump_ctx *c, struct fd_src *f, void **state, FileE
 		return 1;
 	const char *kind = kinds[k];
 	if (ns_ino(c->pid, kind) != ino)
-		return cr_fail_errno(
-		    e, ENOTSUP,
-		    "fd %d is the namespace file %s, not the task's own %s namespace: not supported", f->fd,
-		    f->link, kind);
-	if (!strcmp(kind, "user") && ino != ns_ino(0, "user"))
-		return cr_fail_errno(
-		    e, ENOTSUP,
-		    "fd %d is the namespace file %s of the tree's own user namespace: not supported "
-		    "yet",
-		    f->fd, f->link);
+		return cr_fail(
+		    e, "fd %d is the namespace file %s, not the task's own %s namespace: not supported",
+		    f->fd, f->link, kind);
+	if ((!strcmp(kind, "user") || !strcmp(kind, "time")) && ino != ns_ino(0, kind))
+		return cr_fail(
+		    e, "fd %d is the namespace file %s of the tree's own %s namespace: not supported yet",
+		    f->fd, f->link, kind);
 	struct nsfile_priv *p = calloc(1, sizeof(*p));
 	if (!p)
 		return cr_fail_errno(e, ENOMEM, "out of memory");
