@@ -29,6 +29,7 @@
 #include "base/fault-ids.h"
 #include "base/log.h"
 #include "pid.h"
+#include "files/fdshare.h"
 #include "files/ghost.h"
 #include "files/procfd.h"
 #include "restore.h"
@@ -485,7 +486,7 @@ void rst_child(struct rst_task *t)
 	if (n != 1)
 		_exit(1); /* the parent gave up */
 	close(t->go_pipe[0]);
-	if ((t->root && ns_rst_root_child(t->ns, msg, sizeof(msg))) ||
+	if ((t->root && (ns_rst_root_child(t->ns, msg, sizeof(msg)) || rst_fdshare_root(msg, sizeof(msg)))) ||
 	    (t->mntns_proc && !(t->root && ns_rst_mounts(t->ns)) && ns_pid_mount_proc(msg, sizeof(msg))) ||
 	    spawn_children(t, true, false, msg, sizeof(msg)) || child_session(t, msg, sizeof(msg)) ||
 	    rst_tty_child_session(t, msg, sizeof(msg)) || spawn_children(t, false, false, msg, sizeof(msg)) ||

@@ -6,7 +6,9 @@
  * fork, or passed), else a new one.
  * Restore: a description held by several processes is opened once in crshim (path, flags, offset) and
  * becomes FILE_INHERIT in each, inherited through clone3, so that the processes share its offset and status
- * flags again (pipes do the same in restore-pipes.c). */
+ * flags again (pipes do the same in restore-pipes.c). A tree with its own mount tree (--root) sees its
+ * paths only once its root task has built that tree: crshim keeps an fd number for each description and
+ * the root task opens it there (rst_fdshare_root) before it clones the other processes. */
 #ifndef CRSHIM_FDSHARE_H
 #define CRSHIM_FDSHARE_H
 
@@ -32,6 +34,9 @@ int rst_fdshare_prepare(struct rst_task *ts, size_t n, struct cr_err *e);
 /* The description of f opened once in crshim (a file in flight, restore-sk-scm.c): every entry of it
  * becomes FILE_INHERIT. */
 int rst_fdshare_one(struct rst_task *ts, size_t n, FileEntry *f, struct cr_err *e);
+/* The root task of a tree with its own mount tree, once that stands (before it clones the others): open
+ * the descriptions kept for it at their fds; -1 with the reason in msg. */
+int rst_fdshare_root(char *msg, size_t len);
 /* Close crshim's copies (after the tree is created). */
 void rst_fdshare_done(void);
 

@@ -20,6 +20,10 @@
 struct shared_desc {
 	uint32_t id;
 	int fd;
+	/* opened by the root task in the restored mount tree (rst_fdshare_root): fd is a placeholder until
+	 * then */
+	const FileEntry *late;
+	int flags;
 };
 static struct shared_desc *descs;
 static size_t nr_descs;
@@ -52,10 +56,10 @@ static size_t holders(const struct rst_task *ts, size_t n, uint32_t id)
 	return h;
 }
 
-/* A path of a tree with its own mount tree (root: its --root) is opened under that root; the mounts of the
- * tree do not stand yet, so one missing there is looked up as crshim sees it (a device node such as /dev/null
- * on the tree's /dev tmpfs, or a path bound into the tree at the same place, as the external mounts of the
- * zdtm ns mode are). */
+/* A path of a tree with its own mount tree (root: its --root) is opened in crshim only for a file in
+ * flight (crshim sends it): under that root, or as crshim sees it when it is missing there (the mounts of the
+ * tree do not stand yet; a path bound into the tree at the same place, as the external mounts of the zdtm ns
+ * mode are). Every other one is opened by the root task once its mount tree stands (rst_fdshare_root). */
 static int open_path(const FileEntry *f, const char *root, int flags)
 {
 	const char *path = f->reg->path;
@@ -72,7 +76,16 @@ static int open_path(const FileEntry *f, const char *root, int flags)
 	return fd;
 }
 
-static int open_once(const FileEntry *f, const char *root, struct cr_err *e)
+static int seek_to(int fd, const FileEntry *f)
+{
+	const RegFileEntry *r = f->reg;
+	if (r->pos && lseek(fd, (off_t)r->pos, SEEK_SET) < 0 &&
+	    !(f->kind == FILE_KIND__FILE_CHR && (errno == ESPIPE || errno == EINVAL)))
+		return -1;
+	return 0;
+}
+
+static int open_once(const FileEntry *f, const char *root, bool late, struct cr_err *e)
 {
 	const RegFileEntry *r = f->reg;
 	struct shared_desc *nd = realloc(descs, (nr_descs + 1) * sizeof(*nd));
@@ -85,22 +98,53 @@ static int open_once(const FileEntry *f, const char *root, struct cr_err *e)
 		int sk = k->make(f, msg, sizeof(msg));
 		if (sk < 0 || fcntl(sk, F_SETFD, FD_CLOEXEC))
 			return cr_fail_errno(e, EIO, "shared socket (file id %u): %s", f->id, msg);
-		descs[nr_descs++] = (struct shared_desc){f->tree_desc, sk};
+		descs[nr_descs++] = (struct shared_desc){f->tree_desc, sk, NULL, 0};
 		pr_info(
 		    "socket file id %u is one open file description of several processes: made once, fd %d\n",
 		    f->id, sk);
 		return 0;
 	}
 	int fl = (int)(r->flags & ~(uint32_t)OPEN_DROP_FLAGS) | O_NOCTTY | O_CLOEXEC;
+	late = late && root && !r->deleted;
+	if (late) { /* the root task opens it in the restored mount tree: this fd number is kept for it */
+		int fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (fd < 0)
+			return cr_fail_sys(e, "keep an fd for %s", r->path);
+		descs[nr_descs++] = (struct shared_desc){f->tree_desc, fd, f, fl};
+		pr_info("%s (offset %llu) is one open file description of several processes: the root task "
+			"opens it in the restored mount tree, at fd %d\n",
+			r->path, (unsigned long long)r->pos, fd);
+		return 0;
+	}
 	int fd = r->deleted ? rst_ghost_open(r, fl) : open_path(f, root, fl);
 	if (fd < 0)
 		return cr_fail_sys(e, "open %s", r->path);
-	descs[nr_descs++] = (struct shared_desc){f->tree_desc, fd};
-	if (r->pos && lseek(fd, (off_t)r->pos, SEEK_SET) < 0 &&
-	    !(f->kind == FILE_KIND__FILE_CHR && (errno == ESPIPE || errno == EINVAL)))
+	descs[nr_descs++] = (struct shared_desc){f->tree_desc, fd, NULL, 0};
+	if (seek_to(fd, f))
 		return cr_fail_sys(e, "seek %s to %llu", r->path, (unsigned long long)r->pos);
 	pr_info("%s (offset %llu) is one open file description of several processes: opened once, fd %d\n",
 		r->path, (unsigned long long)r->pos, fd);
+	return 0;
+}
+
+int rst_fdshare_root(char *msg, size_t len)
+{
+	for (size_t i = 0; i < nr_descs; i++) {
+		if (!descs[i].late)
+			continue;
+		const RegFileEntry *r = descs[i].late->reg;
+		int fd = open(r->path, descs[i].flags);
+		if (fd < 0)
+			return rst_errmsg(msg, len, "open %s (shared by several processes)", r->path);
+		if (seek_to(fd, descs[i].late) || dup3(fd, descs[i].fd, O_CLOEXEC) < 0) {
+			int err = errno;
+			close(fd);
+			errno = err;
+			return rst_errmsg(msg, len, "%s (shared by several processes): seek to %llu or dup3",
+					  r->path, (unsigned long long)r->pos);
+		}
+		close(fd);
+	}
 	return 0;
 }
 
@@ -125,7 +169,7 @@ int rst_fdshare_prepare(struct rst_task *ts, size_t n, struct cr_err *e)
 			FileEntry *f = ts[k].files[i];
 			if (!shareable(f) || holders(ts, n, f->tree_desc) < 2)
 				continue;
-			if (find(f->tree_desc) < 0 && open_once(f, ns_rst_root(ts[0].ns), e))
+			if (find(f->tree_desc) < 0 && open_once(f, ns_rst_root(ts[0].ns), true, e))
 				return cr_wrap(e, "task %d", ts[k].pid);
 			if (to_inherit(f, e))
 				return -1;
@@ -138,7 +182,7 @@ int rst_fdshare_one(struct rst_task *ts, size_t n, FileEntry *f, struct cr_err *
 	if (!shareable(f))
 		return cr_fail_errno(e, EBADMSG, "file id %u: no path or description number", f->id);
 	uint32_t id = f->tree_desc;
-	if (find(id) < 0 && open_once(f, ns_rst_root(ts[0].ns), e))
+	if (find(id) < 0 && open_once(f, ns_rst_root(ts[0].ns), false, e))
 		return -1;
 	for (size_t k = 0; k < n; k++)
 		for (size_t i = 0; i < ts[k].nr_files; i++) {
