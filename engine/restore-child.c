@@ -484,9 +484,13 @@ void rst_child(struct rst_task *t)
 		n = read(t->go_pipe[0], &c, 1);
 	while (n < 0 && errno == EINTR);
 	if (n != 1)
-		_exit(1); /* the parent gave up */
-	close(t->go_pipe[0]);
-	if ((t->root && (ns_rst_root_child(t->ns, msg, sizeof(msg)) || rst_fdshare_root(msg, sizeof(msg)))) ||
+		_exit(1);					   /* the parent gave up */
+	bool late = t->root && rst_ghosts_late(t->tree, t->ntree); /* a second go, once its mounts stand */
+	if (!late)
+		close(t->go_pipe[0]);
+	if ((t->root &&
+	     (ns_rst_root_child(t->ns, msg, sizeof(msg)) ||
+	      (late && rst_ghost_root_wait(t, msg, sizeof(msg))) || rst_fdshare_root(msg, sizeof(msg)))) ||
 	    (t->mntns_proc && !(t->root && ns_rst_mounts(t->ns)) && ns_pid_mount_proc(msg, sizeof(msg))) ||
 	    spawn_children(t, true, false, msg, sizeof(msg)) || child_session(t, msg, sizeof(msg)) ||
 	    rst_tty_child_session(t, msg, sizeof(msg)) || spawn_children(t, false, false, msg, sizeof(msg)) ||

@@ -20,6 +20,7 @@
 #include "base/cleanup.h"
 #include "base/fault.h"
 #include "base/log.h"
+#include "files/ghost.h"
 #include "files/pipes.h"
 #include "files/procfd.h"
 #include "files/evfd.h"
@@ -591,10 +592,17 @@ static int restore_run(struct cr_opts *o, struct rst_task *ts, size_t n, struct 
 			close(ts[i].go_pipe[0]);
 		ts[i].err_pipe[1] = ts[i].go_pipe[0] = -1;
 	}
-	int ret = rst_svm_spawn(ts, n, e) || fault_check(o, FI_RESTORE_ROOT_ONLY, e) ||
+	/* ghosts made in the tree's own mount tree: the root's second go, once that stands */
+	bool late = rst_ghosts_late(ts, n);
+	int late_go = late ? fcntl(ts[0].go_pipe[1], F_DUPFD_CLOEXEC, 3) : -1;
+	int ret = (late && late_go < 0 && cr_fail_sys(e, "keep the go pipe of task %d", ts[0].pid)) ||
+		  rst_svm_spawn(ts, n, e) || fault_check(o, FI_RESTORE_ROOT_ONLY, e) ||
 		  ns_rst_root_spawned(ts[0].ns, ts[0].pid, rst_ipid(&ts[0]), e) || seize_child(&ts[0], e) ||
+		  (late && rst_ghost_late(ts, n, late_go, e)) ||
 		  eng_notify(o, "setup-namespaces", ts[0].pid, -1, e) ||
 		  eng_notify(o, "post-setup-namespaces", 0, -1, e);
+	if (late_go >= 0)
+		close(late_go);
 	for (size_t i = 1; !ret && i < n; i++)
 		if (!ts[i].zombie && !ts[i].helper && !rst_svm_sharer(&ts[i]))
 			ret = seize_tree_child(ts, n, &ts[i], e);

@@ -105,7 +105,7 @@ static int open_once(const FileEntry *f, const char *root, bool late, struct cr_
 		return 0;
 	}
 	int fl = (int)(r->flags & ~(uint32_t)OPEN_DROP_FLAGS) | O_NOCTTY | O_CLOEXEC;
-	late = late && root && !r->deleted;
+	late = late && root;
 	if (late) { /* the root task opens it in the restored mount tree: this fd number is kept for it */
 		int fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
 		if (fd < 0)
@@ -133,7 +133,7 @@ int rst_fdshare_root(char *msg, size_t len)
 		if (!descs[i].late)
 			continue;
 		const RegFileEntry *r = descs[i].late->reg;
-		int fd = open(r->path, descs[i].flags);
+		int fd = r->deleted ? rst_ghost_open(r, descs[i].flags) : open(r->path, descs[i].flags);
 		if (fd < 0)
 			return rst_errmsg(msg, len, "open %s (shared by several processes)", r->path);
 		if (seek_to(fd, descs[i].late) || dup3(fd, descs[i].fd, O_CLOEXEC) < 0) {
@@ -182,6 +182,8 @@ int rst_fdshare_one(struct rst_task *ts, size_t n, FileEntry *f, struct cr_err *
 	if (!shareable(f))
 		return cr_fail_errno(e, EBADMSG, "file id %u: no path or description number", f->id);
 	uint32_t id = f->tree_desc;
+	if (find(id) < 0 && f->reg->deleted && rst_ghost_early(ts, n, f->reg->path, e))
+		return -1;
 	if (find(id) < 0 && open_once(f, ns_rst_root(ts[0].ns), false, e))
 		return -1;
 	for (size_t k = 0; k < n; k++)

@@ -6,6 +6,7 @@
 #define LOG_PREFIX "restore-ghost: "
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +29,9 @@ struct rst_ghost {
 	bool node;     /* a device node (opened O_PATH) */
 	bool has_times;
 	bool shared; /* the ghost of an earlier process of the tree (its fd dup'ed): made and filled there */
+	bool late; /* made in the tree's own mount tree once it stands (rst_ghost_late); fd is kept for it */
+	bool made;
+	bool early; /* a late one made before the mount tree stood, in crshim's view (rst_ghost_early) */
 	struct timespec times[2]; /* a file's atime, mtime: set once its data is in */
 };
 
@@ -100,24 +104,43 @@ static void ghost_done(const GhostFileEntry *g, struct rst_ghost *rg, int fd, co
 	rg->id = g->id;
 	rg->dev = g->dev, rg->ino = g->ino;
 	snprintf(rg->path, sizeof(rg->path), "/proc/%d/fd/%d", (int)getpid(), fd);
-	pr_info("ghost %u: %s made again as %s, size %llu, mode %#o\n", g->id, g->path, made,
-		(unsigned long long)g->size, g->mode);
+	if (made)
+		pr_info("ghost %u: %s made again as %s, size %llu, mode %#o\n", g->id, g->path, made,
+			(unsigned long long)g->size, g->mode);
 }
 
-static int create_ghost(const GhostFileEntry *g, struct rst_ghost *rg, struct cr_err *e)
+/* A tree with its own mount tree: its ghost is made there once that stands (rst_ghost_late); until then
+ * an fd number is kept for it, so that its path is known now. */
+static int reserve_ghost(const GhostFileEntry *g, struct rst_ghost *rg, struct cr_err *e)
+{
+	int fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return cr_fail_sys(e, "keep an fd for the deleted file %s", g->path);
+	rg->late = true;
+	rg->dir = S_ISDIR(g->mode);
+	rg->node = g->has_rdev;
+	ghost_done(g, rg, fd, NULL);
+	pr_info("ghost %u: %s is made in the tree's mount tree once it stands, at fd %d\n", g->id, g->path,
+		fd);
+	return 0;
+}
+
+/* root: "" (crshim's view), or /proc/PID/root of the tree's root task (its mount tree). */
+static int create_ghost(const GhostFileEntry *g, struct rst_ghost *rg, const char *root, struct cr_err *e)
 {
 	static char dirs[GHOST_MAX_DIRS][4096];
 	int ndirs = 0;
-	char path[4096];
+	char path[4096], at[4000];
 	const int fl = O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY;
-	snprintf(path, sizeof(path), "%s", g->path);
+	snprintf(at, sizeof(at), "%s%s", root, g->path);
+	snprintf(path, sizeof(path), "%s", at);
 	int fd = ghost_open(g, path, fl);
 	if (fd < 0 && errno == ENOENT && g->path[0] == '/') { /* its directory was removed too */
-		make_dirs(g->path, dirs, &ndirs);
+		make_dirs(at, dirs, &ndirs);
 		fd = ghost_open(g, path, fl);
 	}
 	if (fd < 0 && errno == EEXIST) {
-		snprintf(path, sizeof(path), "%s.crshim-ghost.%d.%u", g->path, (int)getpid(), g->id);
+		snprintf(path, sizeof(path), "%s.crshim-ghost.%d.%u", at, (int)getpid(), g->id);
 		fd = ghost_open(g, path, fl);
 	}
 	if (fd < 0) {
@@ -183,21 +206,21 @@ static void set_times(int fd, const GhostFileEntry *g)
 }
 
 /* A removed directory: made again (at its old path if free, else next to it), opened and removed. */
-static int create_ghost_dir(const struct rst_task *t, const GhostFileEntry *g, struct rst_ghost *rg,
-			    struct cr_err *e)
+static int create_ghost_dir(const GhostFileEntry *g, struct rst_ghost *rg, const char *root, struct cr_err *e)
 {
 	static char dirs[GHOST_MAX_DIRS][4096];
 	int ndirs = 0, err;
-	char path[4096];
+	char path[4096], at[4000];
 	rg->dir = true;
-	snprintf(path, sizeof(path), "%s", g->path);
+	snprintf(at, sizeof(at), "%s%s", root, g->path);
+	snprintf(path, sizeof(path), "%s", at);
 	int r = mkdir(path, 0700);
 	if (r && errno == ENOENT && g->path[0] == '/') { /* its parent was removed too */
-		make_dirs(g->path, dirs, &ndirs);
+		make_dirs(at, dirs, &ndirs);
 		r = mkdir(path, 0700);
 	}
 	if (r && errno == EEXIST) {
-		snprintf(path, sizeof(path), "%s.crshim-ghost.%d.%u", g->path, (int)getpid(), g->id);
+		snprintf(path, sizeof(path), "%s.crshim-ghost.%d.%u", at, (int)getpid(), g->id);
 		r = mkdir(path, 0700);
 	}
 	if (r) {
@@ -260,21 +283,76 @@ static int make_ghost(ProtobufCMessage *m, void *arg, struct cr_err *e)
 		t->ghosts = ng;
 		rg = &ng[t->nr_ghosts];
 		rg->fd = -1;
-		rg->dir = rg->node = rg->has_times = rg->shared = false;
+		rg->dir = rg->node = rg->has_times = rg->shared = rg->late = rg->made = rg->early = false;
 		ret = share_ghost(t, g, rg);
 		if (ret < 0)
 			ret = cr_fail_sys(e, "ghost %u: share the deleted file %s of another process", g->id,
 					  g->path);
 		else if (ret > 0) /* its data is written by its first owner (dumped frozen: the same) */
-			rg->shared = true, ret = 0;
+			rg->shared = true, rg->late = t->paths_later, ret = 0;
+		else if (t->paths_later)
+			ret = reserve_ghost(g, rg, e);
 		else
-			ret = S_ISDIR(g->mode) ? create_ghost_dir(t, g, rg, e) : create_ghost(g, rg, e);
+			ret = S_ISDIR(g->mode) ? create_ghost_dir(g, rg, "", e) : create_ghost(g, rg, "", e);
 		if (rg->fd >= 0)
 			t->nr_ghosts++;
 	} else if (!rg) {
 		return cr_fail_errno(e, EBADMSG, "ghost-%d.img: an entry without id, path or size", t->pid);
 	}
-	return ret ? -1 : rg->shared ? 0 : fill_ghost(g, rg, e);
+	return ret ? -1 : rg->shared || rg->late ? 0 : fill_ghost(g, rg, e);
+}
+
+/* The ghost of an earlier process of the tree that rg shares (made already). */
+static const struct rst_ghost *ghost_owner(const struct rst_task *t, const struct rst_ghost *rg)
+{
+	for (size_t i = 0; i < t->ntree && &t->tree[i] != t; i++)
+		for (size_t j = 0; j < t->tree[i].nr_ghosts; j++) {
+			const struct rst_ghost *o = &t->tree[i].ghosts[j];
+			if (!o->shared && o->dev == rg->dev && o->ino == rg->ino && o->dir == rg->dir)
+				return o;
+		}
+	return NULL;
+}
+
+struct late_arg {
+	struct rst_task *t;
+	const char *root;
+	uint32_t only; /* this ghost only (made early, in crshim's view), 0: every one not made early */
+};
+
+/* one record of ghost-PID.img again, for a tree whose ghosts are made late: make it at its kept fd */
+static int make_late(ProtobufCMessage *m, void *arg, struct cr_err *e)
+{
+	const struct late_arg *la = arg;
+	const GhostFileEntry *g = (const GhostFileEntry *)m;
+	struct rst_ghost *rg = g->has_id ? find_ghost(la->t, g->id) : NULL;
+	if (!rg)
+		return cr_fail_errno(e, EBADMSG, "ghost-%d.img changed: no ghost %u", la->t->pid, g->id);
+	if ((la->only && g->id != la->only) || (!la->only && rg->early))
+		return 0;
+	rg->early = la->only != 0;
+	if (rg->made || rg->shared) {
+		if (rg->shared && !rg->made) {
+			const struct rst_ghost *o = ghost_owner(la->t, rg);
+			if (!o || dup3(o->fd, rg->fd, O_CLOEXEC) < 0)
+				return cr_fail_sys(e,
+						   "ghost %u: share the deleted file %s of another process",
+						   g->id, g->path);
+			rg->made = true;
+		}
+		return rg->shared ? 0 : fill_ghost(g, rg, e);
+	}
+	struct rst_ghost n = *rg;
+	if (S_ISDIR(g->mode) ? create_ghost_dir(g, &n, la->root, e) : create_ghost(g, &n, la->root, e))
+		return -1;
+	int r = dup3(n.fd, rg->fd, O_CLOEXEC), err = errno;
+	close(n.fd);
+	if (r < 0)
+		return cr_fail_errno(e, err, "ghost %u: put %s at fd %d", g->id, g->path, rg->fd);
+	rg->made = true;
+	rg->has_times = n.has_times;
+	memcpy(rg->times, n.times, sizeof(rg->times));
+	return fill_ghost(g, rg, e);
 }
 
 static int set_path(char **path, const char *p, struct cr_err *e)
@@ -330,6 +408,16 @@ static int point_at_ghosts(struct rst_task *t, struct cr_err *e)
 	return 0;
 }
 
+/* a file's data is in: its times again */
+static void set_file_times(const struct rst_task *t)
+{
+	for (size_t i = 0; i < t->nr_ghosts; i++)
+		if (t->ghosts[i].has_times && (!t->ghosts[i].late || t->ghosts[i].made) &&
+		    futimens(t->ghosts[i].fd, t->ghosts[i].times))
+			pr_warn("ghost %u: cannot set its times again: %s\n", t->ghosts[i].id,
+				strerror(errno));
+}
+
 int rst_host_proc = -1;
 static pid_t host_proc_of; /* crshim, whose fds the ghosts' paths name */
 
@@ -343,11 +431,98 @@ int rst_ghost_prepare(struct rst_task *t, struct cr_err *e)
 			return cr_fail_sys(e, "open /proc");
 		host_proc_of = getpid();
 	}
-	for (size_t i = 0; i < t->nr_ghosts; i++) /* a file's data is in: its times again */
-		if (t->ghosts[i].has_times && futimens(t->ghosts[i].fd, t->ghosts[i].times))
-			pr_warn("ghost %u: cannot set its times again: %s\n", t->ghosts[i].id,
-				strerror(errno));
+	set_file_times(t);
 	return point_at_ghosts(t, e);
+}
+
+bool rst_ghosts_late(const struct rst_task *ts, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = 0; j < ts[i].nr_ghosts; j++)
+			if (ts[i].ghosts[j].late)
+				return true;
+	return false;
+}
+
+/* The root task's mark on its error pipe: its mount tree stands (or its reason, or its end). */
+static int wait_mounts(struct rst_task *root, struct cr_err *e)
+{
+	char msg[600];
+	for (;;) {
+		struct pollfd pf = {.fd = root->err_pipe[0], .events = POLLIN};
+		if (poll(&pf, 1, -1) < 0 && errno != EINTR)
+			return cr_fail_sys(e, "wait for the mount tree of task %d", root->pid);
+		ssize_t n = read(root->err_pipe[0], msg, sizeof(msg) - 1);
+		if (n < 0 && (errno == EAGAIN || errno == EINTR))
+			continue;
+		if (n == 1 && msg[0] == RST_BORN_MARK)
+			return 0;
+		if (n <= 0)
+			return cr_fail_errno(e, n ? errno : ESRCH,
+					     "task %d ended before its mount tree stood", root->pid);
+		msg[n] = '\0';
+		return cr_fail_errno(e, 0, "task %d: %s", root->pid, msg + (msg[0] == RST_BORN_MARK));
+	}
+}
+
+int rst_ghost_late(struct rst_task *ts, size_t n, int go, struct cr_err *e)
+{
+	char root[64];
+	snprintf(root, sizeof(root), "/proc/%d/root", (int)ts[0].pid);
+	if (wait_mounts(&ts[0], e))
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		struct late_arg la = {&ts[i], root, 0};
+		if (ts[i].nr_ghosts && img_each(ts[i].dirfd, IMG_GHOST, ts[i].pid, make_late, &la, e))
+			return cr_wrap(e, "task %d", ts[i].pid);
+		set_file_times(&ts[i]);
+	}
+	if (write(go, "g", 1) != 1)
+		return cr_fail_sys(e, "let task %d go on", ts[0].pid);
+	return 0;
+}
+
+static int make_early(struct rst_task *t, struct rst_ghost *rg, struct cr_err *e)
+{
+	if (!rg->late || rg->made)
+		return 0;
+	if (rg->shared) { /* its owner first */
+		for (size_t i = 0; i < t->ntree && &t->tree[i] != t; i++)
+			for (size_t j = 0; j < t->tree[i].nr_ghosts; j++) {
+				struct rst_ghost *o = &t->tree[i].ghosts[j];
+				if (!o->shared && o->dev == rg->dev && o->ino == rg->ino &&
+				    o->dir == rg->dir && make_early(&t->tree[i], o, e))
+					return -1;
+			}
+	}
+	struct late_arg la = {t, "", rg->id};
+	pr_info("ghost %u is in flight: made before the tree's mount tree stands, as crshim sees its path\n",
+		rg->id);
+	return img_each(t->dirfd, IMG_GHOST, t->pid, make_late, &la, e);
+}
+
+int rst_ghost_early(struct rst_task *ts, size_t n, const char *path, struct cr_err *e)
+{
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = 0; j < ts[i].nr_ghosts; j++)
+			if (!strcmp(ts[i].ghosts[j].path, path))
+				return make_early(&ts[i], &ts[i].ghosts[j], e);
+	return 0;
+}
+
+int rst_ghost_root_wait(const struct rst_task *t, char *msg, size_t len)
+{
+	char c;
+	ssize_t n;
+	if (write(t->err_pipe[1], (char[]){RST_BORN_MARK}, 1) != 1)
+		return rst_errmsg(msg, len, "tell crshim that the mount tree stands");
+	do
+		n = read(t->go_pipe[0], &c, 1);
+	while (n < 0 && errno == EINTR);
+	if (n != 1)
+		_exit(1); /* crshim gave up */
+	close(t->go_pipe[0]);
+	return 0;
 }
 
 void rst_ghost_free(struct rst_task *t)

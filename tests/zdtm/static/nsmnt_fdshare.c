@@ -53,7 +53,8 @@ int main(int argc, char **argv)
 	CHECK(same_file(TFD, "/nsmnt_fs/log"), "fd %d is not /nsmnt_fs/log of the tmpfs", TFD);
 	CHECK(same_file(BFD, "/nsmnt_fb/data"), "fd %d is not /nsmnt_fb/data of the bind mount", BFD);
 	CHECK(pread(TFD, buf, 9, 0) == 9 && !memcmp(buf, "tmpfs-log", 9), "fd %d reads '%.9s'", TFD, buf);
-	CHECK(pread(BFD, buf, 10, 0) == 10 && !memcmp(buf, "bound-data", 10), "fd %d reads '%.10s'", BFD, buf);
+	CHECK(pread(BFD, buf, 10, 0) == 10 && !memcmp(buf, "bound-data", 10), "fd %d reads '%.10s'", BFD,
+	      buf);
 	CHECK(syscall(SYS_kcmp, getpid(), ch, KCMP_FILE, TFD, TFD) == 0 &&
 		  syscall(SYS_kcmp, getpid(), ch, KCMP_FILE, BFD, BFD) == 0,
 	      "the parent's and the child's fds are not one description any more");
