@@ -35,6 +35,7 @@
 #include "restore.h"
 #include "task/seccomp.h"
 #include "files/tty.h"
+#include "net/sk-unix.h"
 
 #define RSEQ_UNREGISTER 1
 
@@ -453,6 +454,23 @@ static void drop_other_areas(const struct rst_task *t, bool keep_spawned)
 	}
 }
 
+/* The root task of a tree with its own mount tree: it stands; crshim makes what needs it (restore.c), then
+ * the root takes crshim's unix sockets. */
+static int mounts_stand(const struct rst_task *t, char *msg, size_t len)
+{
+	char c;
+	ssize_t n;
+	if (write(t->err_pipe[1], (char[]){RST_BORN_MARK}, 1) != 1)
+		return rst_errmsg(msg, len, "tell crshim that the mount tree stands");
+	do
+		n = read(t->go_pipe[0], &c, 1);
+	while (n < 0 && errno == EINTR);
+	if (n != 1)
+		_exit(1); /* crshim gave up */
+	close(t->go_pipe[0]);
+	return rst_sk_unix_root(msg, len);
+}
+
 void rst_child(struct rst_task *t)
 {
 	char msg[512] = "";
@@ -485,12 +503,12 @@ void rst_child(struct rst_task *t)
 	while (n < 0 && errno == EINTR);
 	if (n != 1)
 		_exit(1);					   /* the parent gave up */
-	bool late = t->root && rst_ghosts_late(t->tree, t->ntree); /* a second go, once its mounts stand */
+	bool late = t->root && rst_mounts_late(t->tree, t->ntree); /* a second go, once its mounts stand */
 	if (!late)
 		close(t->go_pipe[0]);
 	if ((t->root &&
-	     (ns_rst_root_child(t->ns, msg, sizeof(msg)) ||
-	      (late && rst_ghost_root_wait(t, msg, sizeof(msg))) || rst_fdshare_root(msg, sizeof(msg)))) ||
+	     (ns_rst_root_child(t->ns, msg, sizeof(msg)) || (late && mounts_stand(t, msg, sizeof(msg))) ||
+	      rst_fdshare_root(msg, sizeof(msg)))) ||
 	    (t->mntns_proc && !(t->root && ns_rst_mounts(t->ns)) && ns_pid_mount_proc(msg, sizeof(msg))) ||
 	    spawn_children(t, true, false, msg, sizeof(msg)) || child_session(t, msg, sizeof(msg)) ||
 	    rst_tty_child_session(t, msg, sizeof(msg)) || spawn_children(t, false, false, msg, sizeof(msg)) ||

@@ -563,6 +563,40 @@ static int seize_tree_child(struct rst_task *ts, size_t n, struct rst_task *t, s
 	return rst_task_go(t, "start task", e);
 }
 
+bool rst_mounts_late(const struct rst_task *ts, size_t n)
+{
+	return rst_ghosts_late(ts, n) || rst_sk_unix_is_late();
+}
+
+/* The root task's mark on its error pipe: its mount tree stands (or its reason, or its end). */
+static int root_mounts_wait(struct rst_task *root, struct cr_err *e)
+{
+	char msg[600];
+	for (;;) {
+		struct pollfd pf = {.fd = root->err_pipe[0], .events = POLLIN};
+		if (poll(&pf, 1, -1) < 0 && errno != EINTR)
+			return cr_fail_sys(e, "wait for the mount tree of task %d", root->pid);
+		ssize_t n = read(root->err_pipe[0], msg, sizeof(msg) - 1);
+		if (n < 0 && (errno == EAGAIN || errno == EINTR))
+			continue;
+		if (n == 1 && msg[0] == RST_BORN_MARK)
+			return 0;
+		if (n <= 0)
+			return cr_fail_errno(e, n ? errno : ESRCH,
+					     "task %d ended before its mount tree stood", root->pid);
+		msg[n] = '\0';
+		return cr_fail_errno(e, 0, "task %d: %s", root->pid, msg + (msg[0] == RST_BORN_MARK));
+	}
+}
+
+/* What needed the tree's mount tree is made: the root task goes on (its second go). */
+static int root_go_again(const struct rst_task *root, int go, struct cr_err *e)
+{
+	if (write(go, "g", 1) != 1)
+		return cr_fail_sys(e, "let task %d go on", root->pid);
+	return 0;
+}
+
 /* Failure: every process of the tree goes (the traced ones are reaped here, the others by init). */
 static void kill_tree(struct rst_task *ts, size_t n)
 {
@@ -593,12 +627,13 @@ static int restore_run(struct cr_opts *o, struct rst_task *ts, size_t n, struct 
 		ts[i].err_pipe[1] = ts[i].go_pipe[0] = -1;
 	}
 	/* ghosts made in the tree's own mount tree: the root's second go, once that stands */
-	bool late = rst_ghosts_late(ts, n);
+	bool late = rst_mounts_late(ts, n);
 	int late_go = late ? fcntl(ts[0].go_pipe[1], F_DUPFD_CLOEXEC, 3) : -1;
 	int ret = (late && late_go < 0 && cr_fail_sys(e, "keep the go pipe of task %d", ts[0].pid)) ||
 		  rst_svm_spawn(ts, n, e) || fault_check(o, FI_RESTORE_ROOT_ONLY, e) ||
 		  ns_rst_root_spawned(ts[0].ns, ts[0].pid, rst_ipid(&ts[0]), e) || seize_child(&ts[0], e) ||
-		  (late && rst_ghost_late(ts, n, late_go, e)) ||
+		  (late && (root_mounts_wait(&ts[0], e) || rst_ghost_late(ts, n, e) ||
+			    rst_sk_unix_late(o, ts[0].pid, e) || root_go_again(&ts[0], late_go, e))) ||
 		  eng_notify(o, "setup-namespaces", ts[0].pid, -1, e) ||
 		  eng_notify(o, "post-setup-namespaces", 0, -1, e);
 	if (late_go >= 0)

@@ -34,13 +34,11 @@ void dump_ghost_free(struct dump_ctx *c);
 int rst_ghost_prepare(struct rst_task *t, struct cr_err *e);
 void rst_ghost_free(struct rst_task *t);
 /* A tree with its own mount tree (t->paths_later): its paths exist only once the root task has built it, so
- * rst_ghost_prepare only keeps an fd number (and so the path) for each ghost. The root task, its mounts
- * made, says so on its error pipe and waits (rst_ghost_root_wait); crshim then makes the ghosts through
- * /proc/ROOT/root at the fds kept and lets it go on through go, its second end of the root's go pipe
- * (rst_ghost_late). rst_ghosts_late: whether the tree has such ghosts. */
+ * rst_ghost_prepare only keeps an fd number (and so the path) for each ghost; rst_ghost_late makes them
+ * through /proc/ROOT/root at those fds once that tree stands (restore.c: the root's mount mark).
+ * rst_ghosts_late: whether the tree has such ghosts. */
 bool rst_ghosts_late(const struct rst_task *ts, size_t n);
-int rst_ghost_late(struct rst_task *ts, size_t n, int go, struct cr_err *e);
-int rst_ghost_root_wait(const struct rst_task *t, char *msg, size_t len);
+int rst_ghost_late(struct rst_task *ts, size_t n, struct cr_err *e);
 /* The late ghost whose path is path (a deleted file in flight, which crshim sends before the tree exists):
  * made now, where crshim sees its path. */
 int rst_ghost_early(struct rst_task *ts, size_t n, const char *path, struct cr_err *e);

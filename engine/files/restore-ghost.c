@@ -6,7 +6,6 @@
 #define LOG_PREFIX "restore-ghost: "
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -444,41 +443,16 @@ bool rst_ghosts_late(const struct rst_task *ts, size_t n)
 	return false;
 }
 
-/* The root task's mark on its error pipe: its mount tree stands (or its reason, or its end). */
-static int wait_mounts(struct rst_task *root, struct cr_err *e)
-{
-	char msg[600];
-	for (;;) {
-		struct pollfd pf = {.fd = root->err_pipe[0], .events = POLLIN};
-		if (poll(&pf, 1, -1) < 0 && errno != EINTR)
-			return cr_fail_sys(e, "wait for the mount tree of task %d", root->pid);
-		ssize_t n = read(root->err_pipe[0], msg, sizeof(msg) - 1);
-		if (n < 0 && (errno == EAGAIN || errno == EINTR))
-			continue;
-		if (n == 1 && msg[0] == RST_BORN_MARK)
-			return 0;
-		if (n <= 0)
-			return cr_fail_errno(e, n ? errno : ESRCH,
-					     "task %d ended before its mount tree stood", root->pid);
-		msg[n] = '\0';
-		return cr_fail_errno(e, 0, "task %d: %s", root->pid, msg + (msg[0] == RST_BORN_MARK));
-	}
-}
-
-int rst_ghost_late(struct rst_task *ts, size_t n, int go, struct cr_err *e)
+int rst_ghost_late(struct rst_task *ts, size_t n, struct cr_err *e)
 {
 	char root[64];
 	snprintf(root, sizeof(root), "/proc/%d/root", (int)ts[0].pid);
-	if (wait_mounts(&ts[0], e))
-		return -1;
 	for (size_t i = 0; i < n; i++) {
 		struct late_arg la = {&ts[i], root, 0};
 		if (ts[i].nr_ghosts && img_each(ts[i].dirfd, IMG_GHOST, ts[i].pid, make_late, &la, e))
 			return cr_wrap(e, "task %d", ts[i].pid);
 		set_file_times(&ts[i]);
 	}
-	if (write(go, "g", 1) != 1)
-		return cr_fail_sys(e, "let task %d go on", ts[0].pid);
 	return 0;
 }
 
@@ -507,21 +481,6 @@ int rst_ghost_early(struct rst_task *ts, size_t n, const char *path, struct cr_e
 		for (size_t j = 0; j < ts[i].nr_ghosts; j++)
 			if (!strcmp(ts[i].ghosts[j].path, path))
 				return make_early(&ts[i], &ts[i].ghosts[j], e);
-	return 0;
-}
-
-int rst_ghost_root_wait(const struct rst_task *t, char *msg, size_t len)
-{
-	char c;
-	ssize_t n;
-	if (write(t->err_pipe[1], (char[]){RST_BORN_MARK}, 1) != 1)
-		return rst_errmsg(msg, len, "tell crshim that the mount tree stands");
-	do
-		n = read(t->go_pipe[0], &c, 1);
-	while (n < 0 && errno == EINTR);
-	if (n != 1)
-		_exit(1); /* crshim gave up */
-	close(t->go_pipe[0]);
 	return 0;
 }
 

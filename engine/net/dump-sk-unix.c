@@ -174,15 +174,16 @@ static int fill_path(struct dump_ctx *c, const struct ns_unix_sk *s, UnixSkEntry
 {
 	char path[PATH_MAX + 128];
 	__cleanup_free char *cwd = NULL;
+	/* looked up where the task sees it: its root (a tree's own mount tree) or its cwd */
 	if (s->name[0] != '/') {
 		if (proc_readlink(c->pid, "cwd", &cwd, e))
 			return -1;
 		u->cwd = strdup(cwd);
 		if (!u->cwd)
 			return cr_fail_errno(e, ENOMEM, "out of memory");
-		snprintf(path, sizeof(path), "%s/%.*s", cwd, (int)s->namelen, s->name);
+		snprintf(path, sizeof(path), "/proc/%d/cwd/%.*s", (int)c->pid, (int)s->namelen, s->name);
 	} else {
-		snprintf(path, sizeof(path), "%.*s", (int)s->namelen, s->name);
+		snprintf(path, sizeof(path), "/proc/%d/root%.*s", (int)c->pid, (int)s->namelen, s->name);
 	}
 	struct stat st;
 	bool gone = stat(path, &st) || !S_ISSOCK(st.st_mode) ||

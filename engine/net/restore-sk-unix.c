@@ -8,7 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/un.h>
@@ -36,14 +38,21 @@ struct rsk {
 	socklen_t alen;
 	bool unlink_after; /* a deleted socket file: unlinked once every connect is done */
 	char *made;	   /* the socket file this restore bound (absolute path), NULL: none */
+	int made_dir;	   /* its directory (O_PATH): removed through it, also from another mount namespace */
 	dev_t made_dev;	   /* and its inode, so that a failed restore removes only that file */
 	ino_t made_ino;
 	char *dirs[8]; /* directories of a deleted socket file that were removed too: made for the bind,
 			  removed again (absolute, deepest last) */
 	int ndirs;
+	int keep; /* late: the fd number crshim keeps for it until it is made (-1: none) */
 };
 static struct rsk *sks;
 static size_t nsks;
+/* A tree with its own mount tree: its names are bound and connected in that tree once it stands
+ * (rst_sk_unix_late), and the root task takes the sockets from crshim (rst_sk_unix_root, through a pidfd
+ * of crshim) before it clones the others. */
+static bool late;
+static int crshim_pidfd = -1;
 
 static struct rsk *find(uint32_t ino)
 {
@@ -70,8 +79,13 @@ static int collect(struct rst_task *ts, size_t n, struct cr_err *e)
 			if (!ns)
 				return cr_fail_errno(e, ENOMEM, "out of memory");
 			sks = ns;
-			sks[nsks++] = (struct rsk){
-			    .ino = f->unix_sk->ino, .u = f->unix_sk, .t = &ts[k], .fd = -1, .ghost = -1};
+			sks[nsks++] = (struct rsk){.ino = f->unix_sk->ino,
+						   .u = f->unix_sk,
+						   .t = &ts[k],
+						   .fd = -1,
+						   .ghost = -1,
+						   .made_dir = -1,
+						   .keep = -1};
 		}
 	return 0;
 }
@@ -158,12 +172,16 @@ static bool stale(const struct rsk *r)
 static int remember_file(struct rsk *r, struct cr_err *e)
 {
 	struct stat st;
-	char cwd[PATH_MAX];
-	const char *p = r->addr.sun_path;
+	char cwd[PATH_MAX], dir[sizeof(r->addr.sun_path) + 1];
+	const char *p = r->addr.sun_path, *slash = strrchr(p, '/');
 	if (lstat(p, &st))
 		return cr_fail_sys(e, "socket:[%u]: stat %s after bind", r->ino, p);
 	if (p[0] != '/' && !getcwd(cwd, sizeof(cwd)))
 		return cr_fail_sys(e, "socket:[%u]: getcwd", r->ino);
+	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - p) + 1 : 1, slash ? p : ".");
+	r->made_dir = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (r->made_dir < 0)
+		return cr_fail_sys(e, "socket:[%u]: open the directory of %s", r->ino, p);
 	if (asprintf(&r->made, "%s%s%s", p[0] == '/' ? "" : cwd, p[0] == '/' ? "" : "/", p) < 0) {
 		r->made = NULL;
 		return cr_fail_errno(e, ENOMEM, "out of memory");
@@ -173,13 +191,15 @@ static int remember_file(struct rsk *r, struct cr_err *e)
 	return 0;
 }
 
-/* A failed restore: the socket files it bound go again (those still there as it made them). */
+/* A failed restore: the socket files it bound go again (those still there as it made them), through their
+ * directory (a tree's own mount tree is not crshim's). */
 static void unlink_made(struct rsk *r)
 {
 	struct stat st;
-	if (!lstat(r->made, &st) && S_ISSOCK(st.st_mode) && st.st_dev == r->made_dev &&
-	    st.st_ino == r->made_ino) {
-		if (unlink(r->made))
+	const char *base = strrchr(r->made, '/') + 1;
+	if (!fstatat(r->made_dir, base, &st, AT_SYMLINK_NOFOLLOW) && S_ISSOCK(st.st_mode) &&
+	    st.st_dev == r->made_dev && st.st_ino == r->made_ino) {
+		if (unlinkat(r->made_dir, base, 0))
 			pr_warn("socket:[%u]: unlink %s: %s\n", r->ino, r->made, strerror(errno));
 		else
 			pr_info("socket:[%u]: %s removed (restore failed)\n", r->ino, r->made);
@@ -708,9 +728,96 @@ static int to_inherit(struct rst_task *ts, size_t n, struct cr_err *e)
 			snprintf(desc, sizeof(desc), "socket:[%u]", f->unix_sk->ino);
 			if (!r)
 				return cr_fail_errno(e, ENOMEM, "out of memory");
-			if (rst_file_inherit(f, r->fd, desc, e))
+			if (rst_file_inherit(f, late ? r->keep : r->fd, desc, e))
 				return -1;
 		}
+	return 0;
+}
+
+/* The sockets made: each at the fd number kept for it. */
+static int to_kept(struct cr_err *e)
+{
+	for (size_t i = 0; i < nsks; i++) {
+		struct rsk *r = &sks[i];
+		if (dup3(r->fd, r->keep, O_CLOEXEC) < 0)
+			return cr_fail_sys(e, "socket:[%u]: put it at fd %d", r->ino, r->keep);
+		close(r->fd);
+		r->fd = r->keep;
+		r->keep = -1;
+	}
+	return 0;
+}
+
+static int make_all(struct cr_err *e)
+{
+	if (make_sockets(e) || make_accepted(e) || make_connects(e) || finish(e))
+		return cr_wrap(e, "unix sockets");
+	pr_info("%zu unix sockets made\n", nsks);
+	return 0;
+}
+
+bool rst_sk_unix_is_late(void)
+{
+	return late;
+}
+
+/* crshim into the mount namespace of the tree's root task and back: its root and cwd are that tree's. */
+static int mnt_enter(pid_t root, int *self, int *cwd, struct cr_err *e)
+{
+	char p[64];
+	snprintf(p, sizeof(p), "/proc/%d/ns/mnt", (int)root);
+	__cleanup_close int ns = open(p, O_RDONLY | O_CLOEXEC);
+	*self = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
+	*cwd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (ns < 0 || *self < 0 || *cwd < 0 || setns(ns, CLONE_NEWNS))
+		return cr_fail_sys(e, "enter the mount namespace of task %d", (int)root);
+	return 0;
+}
+
+static int mnt_leave(int self, int cwd, struct cr_err *e)
+{
+	int r = self < 0 || cwd < 0 || setns(self, CLONE_NEWNS) || fchdir(cwd);
+	if (r)
+		cr_fail_sys(e, "return to crshim's mount namespace");
+	if (self >= 0)
+		close(self);
+	if (cwd >= 0)
+		close(cwd);
+	return r ? -1 : 0;
+}
+
+int rst_sk_unix_late(const struct cr_opts *o, pid_t root, struct cr_err *e)
+{
+	if (!late)
+		return 0;
+	int self = -1, cwd = -1;
+	int ret = mnt_enter(root, &self, &cwd, e) || make_all(e) ? -1 : 0;
+	if (ret) /* the files it bound and the directories it made, while their paths are these */
+		for (size_t i = 0; i < nsks; i++) {
+			if (sks[i].made)
+				unlink_made(&sks[i]);
+			free(sks[i].made);
+			sks[i].made = NULL;
+			rm_dirs(&sks[i]);
+		}
+	struct cr_err later; /* the first failure is the one said */
+	if ((self >= 0 || cwd >= 0) && mnt_leave(self, cwd, ret ? &later : e))
+		ret = -1;
+	if (ret)
+		return -1;
+	rst_sk_peercred_notice(o);
+	return to_kept(e);
+}
+
+int rst_sk_unix_root(char *msg, size_t len)
+{
+	for (size_t i = 0; late && i < nsks; i++) {
+		int fd = (int)syscall(SYS_pidfd_getfd, crshim_pidfd, sks[i].keep, 0);
+		if (fd < 0 || dup3(fd, sks[i].keep, O_CLOEXEC) < 0)
+			return rst_errmsg(msg, len, "take socket:[%u] from crshim (fd %d)", sks[i].ino,
+					  sks[i].keep);
+		close(fd);
+	}
 	return 0;
 }
 
@@ -721,10 +828,20 @@ int rst_sk_unix_prepare(const struct cr_opts *o, struct rst_task *ts, size_t n, 
 		return -1;
 	if (!nsks)
 		return 0;
-	if (make_sockets(e) || make_accepted(e) || make_connects(e) || finish(e) || to_inherit(ts, n, e))
-		return cr_wrap(e, "unix sockets");
+	late = ts[0].paths_later;
+	if (late) { /* made once the tree's mount tree stands: fd numbers kept for them */
+		crshim_pidfd = (int)syscall(SYS_pidfd_open, getpid(), 0);
+		if (crshim_pidfd < 0)
+			return cr_fail_sys(e, "pidfd_open of crshim");
+		for (size_t i = 0; i < nsks; i++)
+			if ((sks[i].keep = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+				return cr_fail_sys(e, "keep an fd for socket:[%u]", sks[i].ino);
+		pr_info("%zu unix sockets are made in the tree's mount tree once it stands\n", nsks);
+		return to_inherit(ts, n, e);
+	}
+	if (make_all(e) || to_inherit(ts, n, e))
+		return -1;
 	rst_sk_peercred_notice(o);
-	pr_info("%zu unix sockets made\n", nsks);
 	return 0;
 }
 
@@ -735,6 +852,10 @@ void rst_sk_unix_done(bool failed)
 			unlink_made(&sks[i]);
 		rm_dirs(&sks[i]);
 		free(sks[i].made);
+		if (sks[i].made_dir >= 0)
+			close(sks[i].made_dir);
+		if (sks[i].keep >= 0)
+			close(sks[i].keep);
 		if (sks[i].fd >= 0)
 			close(sks[i].fd);
 		if (sks[i].ghost >= 0)
@@ -743,4 +864,8 @@ void rst_sk_unix_done(bool failed)
 	free(sks);
 	sks = NULL;
 	nsks = 0;
+	late = false;
+	if (crshim_pidfd >= 0)
+		close(crshim_pidfd);
+	crshim_pidfd = -1;
 }

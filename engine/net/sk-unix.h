@@ -81,6 +81,14 @@ void rst_sk_peercred_reset(void);
 /* The user is told (eng_notice) of the SO_PEERCRED that could not be given back (they name crshim). */
 void rst_sk_peercred_notice(const struct cr_opts *o);
 
+/* A tree with its own mount tree (paths_later): rst_sk_unix_prepare keeps an fd number for each socket
+ * (the entries become FILE_INHERIT of it); rst_sk_unix_late, once the root task's mount tree stands, makes
+ * them in crshim from inside that mount namespace (names bound and connected where the tree sees them) at
+ * those numbers; the root task then takes them from crshim (rst_sk_unix_root, pidfd_getfd) before it clones
+ * the others. */
+bool rst_sk_unix_is_late(void);
+int rst_sk_unix_late(const struct cr_opts *o, pid_t root, struct cr_err *e);
+int rst_sk_unix_root(char *msg, size_t len);
 /* Close crshim's sockets (after the tree is created, or after a failure: then the socket files this restore
  * bound are removed too). */
 void rst_sk_unix_done(bool failed);
