@@ -633,7 +633,8 @@ static int restore_run(struct cr_opts *o, struct rst_task *ts, size_t n, struct 
 		  rst_svm_spawn(ts, n, e) || fault_check(o, FI_RESTORE_ROOT_ONLY, e) ||
 		  ns_rst_root_spawned(ts[0].ns, ts[0].pid, rst_ipid(&ts[0]), e) || seize_child(&ts[0], e) ||
 		  (late && (root_mounts_wait(&ts[0], e) || rst_ghost_late(ts, n, e) ||
-			    rst_sk_unix_late(o, ts[0].pid, e) || root_go_again(&ts[0], late_go, e))) ||
+			    rst_sk_unix_late(ts[0].pid, e) || fault_check(o, FI_RESTORE_MNT_LATE, e) ||
+			    root_go_again(&ts[0], late_go, e))) ||
 		  eng_notify(o, "setup-namespaces", ts[0].pid, -1, e) ||
 		  eng_notify(o, "post-setup-namespaces", 0, -1, e);
 	if (late_go >= 0)
@@ -833,7 +834,7 @@ int eng_restore(struct cr_opts *o, pid_t *root_pid, struct cr_err *err)
 	rst_evfd_share_done();
 	rst_memfd_tree_done();
 	rst_tty_done(ret);
-	rst_sk_unix_done(ret != 0); /* and of unix sockets (a failure removes their files) */
+	rst_sk_unix_done(o, ret != 0); /* and of unix sockets (a failure removes their files) */
 	/* the connections are back: let their packets in; or the restore failed: the connections lived only
 	 * in the images (a retry needs a new dump), so no lock may stay behind either, also when the failure
 	 * came before the images loaded (read from the images again) */

@@ -786,7 +786,7 @@ static int mnt_leave(int self, int cwd, struct cr_err *e)
 	return r ? -1 : 0;
 }
 
-int rst_sk_unix_late(const struct cr_opts *o, pid_t root, struct cr_err *e)
+int rst_sk_unix_late(pid_t root, struct cr_err *e)
 {
 	if (!late)
 		return 0;
@@ -805,7 +805,6 @@ int rst_sk_unix_late(const struct cr_opts *o, pid_t root, struct cr_err *e)
 		ret = -1;
 	if (ret)
 		return -1;
-	rst_sk_peercred_notice(o);
 	return to_kept(e);
 }
 
@@ -839,14 +838,13 @@ int rst_sk_unix_prepare(const struct cr_opts *o, struct rst_task *ts, size_t n, 
 		pr_info("%zu unix sockets are made in the tree's mount tree once it stands\n", nsks);
 		return to_inherit(ts, n, e);
 	}
-	if (make_all(e) || to_inherit(ts, n, e))
-		return -1;
-	rst_sk_peercred_notice(o);
-	return 0;
+	return make_all(e) || to_inherit(ts, n, e) ? -1 : 0;
 }
 
-void rst_sk_unix_done(bool failed)
+void rst_sk_unix_done(const struct cr_opts *o, bool failed)
 {
+	if (!failed && nsks) /* (a failed restore says one line: why it failed) */
+		rst_sk_peercred_notice(o);
 	for (size_t i = 0; i < nsks; i++) {
 		if (failed && sks[i].made)
 			unlink_made(&sks[i]);

@@ -87,10 +87,10 @@ void rst_sk_peercred_notice(const struct cr_opts *o);
  * those numbers; the root task then takes them from crshim (rst_sk_unix_root, pidfd_getfd) before it clones
  * the others. */
 bool rst_sk_unix_is_late(void);
-int rst_sk_unix_late(const struct cr_opts *o, pid_t root, struct cr_err *e);
+int rst_sk_unix_late(pid_t root, struct cr_err *e);
 int rst_sk_unix_root(char *msg, size_t len);
 /* Close crshim's sockets (after the tree is created, or after a failure: then the socket files this restore
- * bound are removed too). */
-void rst_sk_unix_done(bool failed);
+ * bound are removed too); the SO_PEERCRED not given back is said (rst_sk_peercred_notice) if it succeeded. */
+void rst_sk_unix_done(const struct cr_opts *o, bool failed);
 
 #endif

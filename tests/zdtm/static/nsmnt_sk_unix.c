@@ -1,15 +1,16 @@
 /* Unix sockets bound on a tmpfs of the tree's own mount tree: a stream listener with one accepted
- * connection, and a dgram server with a message queued from a client connected to it by name. After
+ * connection, and a dgram server with a message queued from a client connected to it by name; a listener on
+ * the tree's root directory (a failed restore removes its file again: mode fault). After
  * restore the socket files are on that tmpfs (not made where crshim sees the paths), the names are the same,
  * a new client reaches the listener through its file, the connection and the connected client still work. */
 #include "nsmnt.h"
 #include "sk_unix.h"
 
-enum { L = 50, C = 51, A = 52, S = 53, CU = 54 };
+enum { L = 50, C = 51, A = 52, S = 53, CU = 54, R = 55 };
 
 int main(int argc, char **argv)
 {
-	struct sockaddr_un la, da;
+	struct sockaddr_un la, da, ra;
 	socklen_t ll, dl;
 	struct stat mp, st;
 
@@ -22,6 +23,7 @@ int main(int argc, char **argv)
 	sk_connect_to(CU, SOCK_DGRAM, &da, dl);
 	if (send(CU, "queued", 6, 0) != 6)
 		fail("send");
+	sk_bound(R, SOCK_STREAM, "/nsmnt_su_root.sock", 1, &ra); /* on the tree's root directory */
 	test_daemon();
 	test_waitsig();
 
@@ -30,6 +32,8 @@ int main(int argc, char **argv)
 	      "/nsmnt_su/l.sock is not a socket file on the tmpfs");
 	CHECK(!stat("/nsmnt_su/d.sock", &st) && S_ISSOCK(st.st_mode) && st.st_dev == mp.st_dev,
 	      "/nsmnt_su/d.sock is not a socket file on the tmpfs");
+	CHECK(!stat("/nsmnt_su_root.sock", &st) && S_ISSOCK(st.st_mode) && sk_named(R, "/nsmnt_su_root.sock", 0),
+	      "/nsmnt_su_root.sock");
 	CHECK(sk_named(L, "/nsmnt_su/l.sock", 0) && sk_named(S, "/nsmnt_su/d.sock", 0) &&
 		  sk_named(C, "/nsmnt_su/l.sock", 1) && sk_named(CU, "/nsmnt_su/d.sock", 1),
 	      "names changed");
