@@ -29,7 +29,7 @@ enum fault_id {
 	FI_RESTORE_NS_NET_MID = 20, /* network namespace: links made (veth ends outside), no address yet */
 	FI_DUMP_NS = 21,	    /* dump: namespaces read (net.img written), ns.img not yet */
 	FI_RESTORE_CGROUP_MID = 32, /* restore: the first cgroup made, the rest and the tasks not yet */
-	FI_RESTORE_MNT_MID = 33, /* root task: half of the mount tree made under --root, no pivot_root yet */
+	FI_RESTORE_MNT_MID = 33,  /* root task: half of the mount tree made under --root, no pivot_root yet */
 	FI_RESTORE_MNT_LATE = 34, /* the tree's mount tree stands, its ghosts and unix sockets made in it */
 	FI_PREDUMP_TRACK_MID = 46, /* pre-dump --track-mem: half of the VMAs write-protected, then it fails */
 	FI_DUMP_DEDUP = 47,	   /* --auto-dedup: the chain's new pagemaps written, none put in place */

@@ -53,7 +53,8 @@ static const struct fault_point table[] = {
     {FI_RESTORE_MNT_MID, "restore-mnt-mid", F, 0,
      "restore: the root task made half of the mount tree under --root, before pivot_root"},
     {FI_RESTORE_MNT_LATE, "restore-mnt-late", F, 0,
-     "restore: the tree's mount tree stands, its deleted files and unix sockets made in it, before the others"},
+     "restore: the tree's mount tree stands, its deleted files and unix sockets made in it, before the "
+     "others"},
     {FI_PREDUMP_TRACK_MID, "predump-track-mid", F, 0,
      "pre-dump --track-mem: half of the VMAs registered and write-protected, then it fails"},
     {FI_DUMP_DEDUP, "dump-dedup", F, 0,

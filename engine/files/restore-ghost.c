@@ -449,8 +449,13 @@ int rst_ghost_late(struct rst_task *ts, size_t n, struct cr_err *e)
 	snprintf(root, sizeof(root), "/proc/%d/root", (int)ts[0].pid);
 	for (size_t i = 0; i < n; i++) {
 		struct late_arg la = {&ts[i], root, 0};
-		if (ts[i].nr_ghosts && img_each(ts[i].dirfd, IMG_GHOST, ts[i].pid, make_late, &la, e))
+		if (ts[i].nr_ghosts && img_each(ts[i].dirfd, IMG_GHOST, rst_ipid(&ts[i]), make_late, &la, e))
 			return cr_wrap(e, "task %d", ts[i].pid);
+		for (size_t j = 0; j < ts[i].nr_ghosts; j++)
+			if (ts[i].ghosts[j].late && !ts[i].ghosts[j].made)
+				return cr_fail_errno(e, EBADMSG,
+						     "task %d: ghost-%d.img has no ghost %u any more",
+						     rst_ipid(&ts[i]), rst_ipid(&ts[i]), ts[i].ghosts[j].id);
 		set_file_times(&ts[i]);
 	}
 	return 0;
@@ -472,7 +477,7 @@ static int make_early(struct rst_task *t, struct rst_ghost *rg, struct cr_err *e
 	struct late_arg la = {t, "", rg->id};
 	pr_info("ghost %u is in flight: made before the tree's mount tree stands, as crshim sees its path\n",
 		rg->id);
-	return img_each(t->dirfd, IMG_GHOST, t->pid, make_late, &la, e);
+	return img_each(t->dirfd, IMG_GHOST, rst_ipid(t), make_late, &la, e);
 }
 
 int rst_ghost_early(struct rst_task *ts, size_t n, const char *path, struct cr_err *e)

@@ -383,6 +383,26 @@ console_round() { # img from to
 	[ "$(readlink "/proc/$pid/ns/mnt")" != "$(readlink /proc/self/ns/mnt)" ]
 }
 
+# Files and sockets of the container's own mounts (/dev/shm is a tmpfs of runc's default spec): a unix
+# listener bound there, and a file there the shell and its children hold after it was deleted. The host has a
+# /dev/shm too: a restore that made them where crshim sees the paths would put them on the host's.
+@test "runc: a unix listener and a deleted file on a tmpfs of the container come back on that tmpfs" {
+	make_bundle "$B" "echo ghost-data >/dev/shm/g; exec 7</dev/shm/g; rm /dev/shm/g; unixecho /dev/shm/echo.sock & $COUNTER # $ID"
+	piped runc run -d --bundle "$B" "$ID"
+	count_beyond "$B/rootfs/tmp/rpc-cnt" 5
+	[ "$(runc exec "$ID" unixecho -c /dev/shm/echo.sock before)" = before ]
+	checkpoint "$D/img"
+	gone
+	at=$(count_of "$D/out")
+	restore "$D/img"
+	count_beyond "$D/out" $((at + 5))
+	[ ! -e /dev/shm/echo.sock ] && [ ! -e /dev/shm/g ]
+	[ "$(runc exec "$ID" unixecho -c /dev/shm/echo.sock after)" = after ]
+	[ "$(runc exec "$ID" cat /proc/1/fd/7)" = ghost-data ]
+	[ "$(runc exec "$ID" sh -c 'stat -L -c %d /proc/1/fd/7; stat -c %d /dev/shm' | uniq | wc -l)" = 1 ]
+	runc exec "$ID" sh -c 'readlink /proc/1/fd/7' | grep -q '^/dev/shm/g (deleted)$'
+}
+
 @test "runc: --pre-dump, then a checkpoint with --parent-path, then restore" {
 	start_counter
 	checkpoint "$D/pre" --pre-dump

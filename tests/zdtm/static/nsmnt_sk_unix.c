@@ -32,7 +32,8 @@ int main(int argc, char **argv)
 	      "/nsmnt_su/l.sock is not a socket file on the tmpfs");
 	CHECK(!stat("/nsmnt_su/d.sock", &st) && S_ISSOCK(st.st_mode) && st.st_dev == mp.st_dev,
 	      "/nsmnt_su/d.sock is not a socket file on the tmpfs");
-	CHECK(!stat("/nsmnt_su_root.sock", &st) && S_ISSOCK(st.st_mode) && sk_named(R, "/nsmnt_su_root.sock", 0),
+	CHECK(!stat("/nsmnt_su_root.sock", &st) && S_ISSOCK(st.st_mode) &&
+		  sk_named(R, "/nsmnt_su_root.sock", 0),
 	      "/nsmnt_su_root.sock");
 	CHECK(sk_named(L, "/nsmnt_su/l.sock", 0) && sk_named(S, "/nsmnt_su/d.sock", 0) &&
 		  sk_named(C, "/nsmnt_su/l.sock", 1) && sk_named(CU, "/nsmnt_su/d.sock", 1),
