@@ -576,7 +576,10 @@ static int scm_fds(const struct rsk *r, const UnixSkMsg *m, int *fds, struct cr_
 				     m->n_fds);
 	for (size_t i = 0; i < m->n_fds; i++) {
 		const FileEntry *f = rst_sk_scm_entry(r->t, m->fds[i]);
-		const struct rsk *s = f && f->kind == FILE_KIND__FILE_UNIXSK ? find(f->unix_sk->ino) : NULL;
+		/* (late: the entries are FILE_INHERIT of the kept fds already) */
+		const struct rsk *s = f && f->unix_sk && (f->kind == FILE_KIND__FILE_UNIXSK || late)
+					  ? find(f->unix_sk->ino)
+					  : NULL;
 		fds[i] = s ? s->fd : f && f->kind == FILE_KIND__FILE_INHERIT ? f->inherit_fd : -1;
 		if (fds[i] < 0)
 			return cr_fail_errno(e, EBADMSG, "socket:[%u]: file id %#x in flight was not made",
