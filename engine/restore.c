@@ -565,7 +565,7 @@ static int seize_tree_child(struct rst_task *ts, size_t n, struct rst_task *t, s
 
 bool rst_mounts_late(const struct rst_task *ts, size_t n)
 {
-	return rst_ghosts_late(ts, n) || rst_sk_unix_is_late();
+	return n && ts[0].paths_later;
 }
 
 /* The root task's mark on its error pipe: its mount tree stands (or its reason, or its end). */

@@ -176,8 +176,8 @@ struct rst_task *rst_tree_task(struct rst_task *ts, size_t n, pid_t pid);
 /* task/restore-tree.c: why task t failed, if it said so already (read without waiting): -1 with e filled,
  * else 0. */
 int rst_task_reason(struct rst_task *t, struct cr_err *e);
-/* A tree with its own mount tree and things crshim makes in it (ghosts, unix sockets): once the root task
- * has built it, it says so (RST_BORN_MARK on its error pipe) and waits for a second go. */
+/* A tree with its own mount tree: once the root task has built it, it says so (RST_BORN_MARK on its error
+ * pipe) and waits for a second go, while crshim makes what it makes in that tree (ghosts, unix sockets). */
 bool rst_mounts_late(const struct rst_task *ts, size_t n);
 int rst_task_go(struct rst_task *t, const char *what, struct cr_err *e);
 int rst_helper_died(struct rst_task *h, struct cr_err *e); /* a helper ended early: why */

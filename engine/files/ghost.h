@@ -35,9 +35,7 @@ int rst_ghost_prepare(struct rst_task *t, struct cr_err *e);
 void rst_ghost_free(struct rst_task *t);
 /* A tree with its own mount tree (t->paths_later): its paths exist only once the root task has built it, so
  * rst_ghost_prepare only keeps an fd number (and so the path) for each ghost; rst_ghost_late makes them
- * through /proc/ROOT/root at those fds once that tree stands (restore.c: the root's mount mark).
- * rst_ghosts_late: whether the tree has such ghosts. */
-bool rst_ghosts_late(const struct rst_task *ts, size_t n);
+ * through /proc/ROOT/root at those fds once that tree stands (restore.c: the root's mount mark). */
 int rst_ghost_late(struct rst_task *ts, size_t n, struct cr_err *e);
 /* The late ghost whose path is path (a deleted file in flight, which crshim sends before the tree exists):
  * made now, where crshim sees its path. */

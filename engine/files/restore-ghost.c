@@ -434,15 +434,6 @@ int rst_ghost_prepare(struct rst_task *t, struct cr_err *e)
 	return point_at_ghosts(t, e);
 }
 
-bool rst_ghosts_late(const struct rst_task *ts, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		for (size_t j = 0; j < ts[i].nr_ghosts; j++)
-			if (ts[i].ghosts[j].late)
-				return true;
-	return false;
-}
-
 int rst_ghost_late(struct rst_task *ts, size_t n, struct cr_err *e)
 {
 	char root[64];

@@ -759,11 +759,6 @@ static int make_all(struct cr_err *e)
 	return 0;
 }
 
-bool rst_sk_unix_is_late(void)
-{
-	return late;
-}
-
 /* crshim into the mount namespace of the tree's root task and back: its root and cwd are that tree's. */
 static int mnt_enter(pid_t root, int *self, int *cwd, struct cr_err *e)
 {

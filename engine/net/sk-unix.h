@@ -86,7 +86,6 @@ void rst_sk_peercred_notice(const struct cr_opts *o);
  * them in crshim from inside that mount namespace (names bound and connected where the tree sees them) at
  * those numbers; the root task then takes them from crshim (rst_sk_unix_root, pidfd_getfd) before it clones
  * the others. */
-bool rst_sk_unix_is_late(void);
 int rst_sk_unix_late(pid_t root, struct cr_err *e);
 int rst_sk_unix_root(char *msg, size_t len);
 /* Close crshim's sockets (after the tree is created, or after a failure: then the socket files this restore
