@@ -633,8 +633,8 @@ static int restore_run(struct cr_opts *o, struct rst_task *ts, size_t n, struct 
 		  rst_svm_spawn(ts, n, e) || fault_check(o, FI_RESTORE_ROOT_ONLY, e) ||
 		  ns_rst_root_spawned(ts[0].ns, ts[0].pid, rst_ipid(&ts[0]), e) || seize_child(&ts[0], e) ||
 		  (late && (root_mounts_wait(&ts[0], e) || rst_ghost_late(ts, n, e) ||
-			    rst_sk_unix_late(ts[0].pid, e) || fault_check(o, FI_RESTORE_MNT_LATE, e) ||
-			    root_go_again(&ts[0], late_go, e))) ||
+			    rst_sk_unix_late(ts[0].pid, ts[0].ns_init ? ts[0].ns_levels : 0, e) ||
+			    fault_check(o, FI_RESTORE_MNT_LATE, e) || root_go_again(&ts[0], late_go, e))) ||
 		  eng_notify(o, "setup-namespaces", ts[0].pid, -1, e) ||
 		  eng_notify(o, "post-setup-namespaces", 0, -1, e);
 	if (late_go >= 0)

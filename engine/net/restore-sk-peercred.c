@@ -5,6 +5,7 @@
  * of a process that is gone is taken as well when it is free: the socket names it, as it did. */
 #define LOG_PREFIX "restore-sk-peercred: "
 #include <errno.h>
+#include <stdint.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -26,6 +27,14 @@ struct pc_clone_args {
 
 enum { SAID_PIDNS = 1, SAID_BUSY = 2, SAID_CLONE = 4 };
 static unsigned said; /* what the log already says (once per restore) */
+/* crshim's children are made in the PID namespace of the tree's root (rst_sk_peercred_pidns): the tasks of
+ * that namespace level get their peers' pids there too */
+static uint32_t pidns_levels;
+
+void rst_sk_peercred_pidns(uint32_t levels)
+{
+	pidns_levels = levels;
+}
 
 void rst_sk_peercred_reset(void)
 {
@@ -38,8 +47,9 @@ void rst_sk_peercred_notice(const struct cr_opts *o)
 		eng_notice(o, "SO_PEERCRED of unix sockets inside the tree's PID namespace is not restored: "
 			      "their peer credentials name crshim (pid 0 there)");
 	if (said & (SAID_BUSY | SAID_CLONE))
-		eng_notice(o, "SO_PEERCRED of some unix sockets is not restored (their peer's pid could not "
-			      "be taken again): they name crshim; the restore log says which");
+		eng_notice(
+		    o, "SO_PEERCRED of some unix sockets is not restored (their peer's pid could not "
+		       "be taken again, e.g. the root task's): they name crshim; the restore log says which");
 }
 
 static bool say_once(unsigned what)
@@ -69,10 +79,11 @@ int rst_sk_as_peer(const struct rst_task *t, const UnixSkEntry *u, int (*fn)(voi
 {
 	if (!u || !u->has_peer_pid || u->peer_pid <= 0)
 		return fn(arg);
-	if (t && t->ns_levels) {
+	if (t && t->ns_levels && t->ns_levels != pidns_levels) {
 		if (say_once(SAID_PIDNS))
 			pr_info(
-			    "SO_PEERCRED of sockets inside a PID namespace not restored: they name crshim\n");
+			    "SO_PEERCRED of sockets inside a PID namespace crshim is not in not restored: "
+			    "they name crshim\n");
 		return fn(arg);
 	}
 	pid_t want = u->peer_pid;
@@ -87,9 +98,10 @@ int rst_sk_as_peer(const struct rst_task *t, const UnixSkEntry *u, int (*fn)(voi
 	if (r < 0) {
 		int err = errno;
 		if (err == EEXIST && say_once(SAID_BUSY))
-			pr_info("SO_PEERCRED pid %d is taken by a process outside the tree: such sockets "
-				"name crshim\n",
-				want);
+			pr_info(
+			    "SO_PEERCRED pid %d is taken (by a process outside the tree, or the root task of "
+			    "its PID namespace): such sockets name crshim\n",
+			    want);
 		else if (err != EEXIST && say_once(SAID_CLONE))
 			pr_info("SO_PEERCRED pid %d: clone3: %s: such sockets name crshim\n", want,
 				strerror(err));

@@ -784,12 +784,37 @@ static int mnt_leave(int self, int cwd, struct cr_err *e)
 	return r ? -1 : 0;
 }
 
-int rst_sk_unix_late(pid_t root, struct cr_err *e)
+/* crshim's children (the SO_PEERCRED helpers) into the PID namespace of the root task; *self: crshim's */
+static int pid_enter(pid_t root, int *self, struct cr_err *e)
+{
+	char p[64];
+	snprintf(p, sizeof(p), "/proc/%d/ns/pid", (int)root);
+	__cleanup_close int ns = open(p, O_RDONLY | O_CLOEXEC);
+	*self = open("/proc/self/ns/pid", O_RDONLY | O_CLOEXEC);
+	if (ns < 0 || *self < 0 || setns(ns, CLONE_NEWPID))
+		return cr_fail_sys(e, "enter the PID namespace of task %d for its children", (int)root);
+	return 0;
+}
+
+static int pid_leave(int self, struct cr_err *e)
+{
+	int r = setns(self, CLONE_NEWPID);
+	close(self);
+	return r ? cr_fail_sys(e, "return to crshim's PID namespace for its children") : 0;
+}
+
+int rst_sk_unix_late(pid_t root, uint32_t pidns_levels, struct cr_err *e)
 {
 	if (!late)
 		return 0;
-	int self = -1, cwd = -1;
-	int ret = mnt_enter(root, &self, &cwd, e) || make_all(e) ? -1 : 0;
+	int self = -1, cwd = -1, pself = -1;
+	/* (the PID namespace first: crshim's /proc is not there in the tree's mount namespace) */
+	int ret = (pidns_levels && pid_enter(root, &pself, e)) || mnt_enter(root, &self, &cwd, e) ? -1 : 0;
+	if (!ret) {
+		rst_sk_peercred_pidns(pidns_levels);
+		ret = make_all(e);
+		rst_sk_peercred_pidns(0);
+	}
 	if (ret) /* the files it bound and the directories it made, while their paths are these */
 		for (size_t i = 0; i < nsks; i++) {
 			if (sks[i].made)
@@ -799,6 +824,8 @@ int rst_sk_unix_late(pid_t root, struct cr_err *e)
 			rm_dirs(&sks[i]);
 		}
 	struct cr_err later; /* the first failure is the one said */
+	if (pself >= 0 && pid_leave(pself, ret ? &later : e))
+		ret = -1;
 	if ((self >= 0 || cwd >= 0) && mnt_leave(self, cwd, ret ? &later : e))
 		ret = -1;
 	if (ret)

@@ -78,15 +78,19 @@ int rst_sk_unix_prepare(const struct cr_opts *o, struct rst_task *ts, size_t n, 
  * again; in crshim when u has none or that pid cannot be had (said once in the log). fn's result, errno. */
 int rst_sk_as_peer(const struct rst_task *t, const UnixSkEntry *u, int (*fn)(void *), void *arg);
 void rst_sk_peercred_reset(void);
+/* crshim's children are made in the PID namespace at nesting level levels of the tree (0: crshim's own):
+ * tasks there get their SO_PEERCRED pids in it (the late step of a tree with its own mount tree). */
+void rst_sk_peercred_pidns(uint32_t levels);
 /* The user is told (eng_notice) of the SO_PEERCRED that could not be given back (they name crshim). */
 void rst_sk_peercred_notice(const struct cr_opts *o);
 
 /* A tree with its own mount tree (paths_later): rst_sk_unix_prepare keeps an fd number for each socket
  * (the entries become FILE_INHERIT of it); rst_sk_unix_late, once the root task's mount tree stands, makes
- * them in crshim from inside that mount namespace (names bound and connected where the tree sees them) at
+ * them in crshim from inside that mount namespace (names bound and connected where the tree sees them; the
+ * SO_PEERCRED helpers made in the root's PID namespace, pidns_levels deep, when it has one) at
  * those numbers; the root task then takes them from crshim (rst_sk_unix_root, pidfd_getfd) before it clones
  * the others. */
-int rst_sk_unix_late(pid_t root, struct cr_err *e);
+int rst_sk_unix_late(pid_t root, uint32_t pidns_levels, struct cr_err *e);
 int rst_sk_unix_root(char *msg, size_t len);
 /* Close crshim's sockets (after the tree is created, or after a failure: then the socket files this restore
  * bound are removed too); the SO_PEERCRED not given back is said (rst_sk_peercred_notice) if it succeeded. */

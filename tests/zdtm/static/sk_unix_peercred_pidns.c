@@ -1,0 +1,56 @@
+/* SO_PEERCRED inside the test's own PID namespace (ns: always; the test is its init): a child (euid 1234,
+ * egid 4321) connects to the test's listener and makes a socketpair of its own. After restore the accepted
+ * socket names the child's pid as the namespace sees it, uid and gid, and both ends of the child's pair name
+ * the child. (Sockets made by the init itself name crshim after restore: pid 1 is the restored init's, not
+ * free for the helper that makes the call again; not checked here.) */
+#include <sys/wait.h>
+#include "sk_unix.h"
+
+enum { LS = 10, AC = 11, CL = 12, P0 = 13, P1 = 14 };
+
+static struct ucred peer(int fd)
+{
+	struct ucred cr = {-1, (uid_t)-1, (gid_t)-1};
+	socklen_t l = sizeof(cr);
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &l))
+		cr.pid = -1;
+	return cr;
+}
+
+int main(int argc, char **argv)
+{
+	struct sockaddr_un a;
+	int ctl[2];
+	char c;
+
+	test_init(argc, argv);
+	socklen_t al = sk_bound(LS, SOCK_STREAM, "@crshim-peercred-pidns", 1, &a);
+	if (pipe(ctl))
+		fail("pipe");
+	pid_t ch = test_fork();
+	if (ch == 0) {
+		if (setresgid(-1, 4321, -1) || setresuid(-1, 1234, -1))
+			_exit(4);
+		sk_connect_to(CL, SOCK_STREAM, &a, al);
+		sk_pair(SOCK_STREAM, P0, P1);
+		if (read(ctl[0], &c, 1) != 1) /* after restore */
+			_exit(2);
+		struct ucred p0 = peer(P0), p1 = peer(P1);
+		_exit(p0.pid == getpid() && p1.pid == getpid() && p0.uid == 1234 && p1.gid == 4321 ? 0 : 3);
+	}
+	sk_place(accept(LS, NULL, NULL), AC, 0);
+	struct ucred cr = peer(AC);
+	if (getpid() != 1 || cr.pid != ch || cr.uid != 1234 || cr.gid != 4321)
+		fail("setup: pid %d, peer %d %u %u, want 1 and %d 1234 4321", getpid(), cr.pid, cr.uid, cr.gid, ch);
+	test_daemon();
+	test_waitsig();
+
+	cr = peer(AC);
+	if (cr.pid != ch || cr.uid != 1234 || cr.gid != 4321)
+		fail("accepted socket: SO_PEERCRED %d %u %u, want the child %d 1234 4321", cr.pid, cr.uid, cr.gid,
+		     ch);
+	int st = 0;
+	if (write(ctl[1], "g", 1) != 1 || waitpid(ch, &st, 0) != ch || !WIFEXITED(st) || WEXITSTATUS(st))
+		fail("child: its pair's SO_PEERCRED does not name it (status %#x)", st);
+	return test_pass();
+}
