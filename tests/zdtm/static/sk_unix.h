@@ -12,6 +12,16 @@
 #include <unistd.h>
 #include "zdtmtst.h"
 
+/* SO_PEERCRED of fd (pid -1 if it cannot be read). */
+static inline struct ucred sk_peer(int fd)
+{
+	struct ucred cr = {-1, (uid_t)-1, (gid_t)-1};
+	socklen_t l = sizeof(cr);
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &l))
+		cr.pid = -1;
+	return cr;
+}
+
 /* Move fd to number want (flags: O_CLOEXEC or 0). */
 static inline void sk_place(int fd, int want, int flags)
 {
@@ -190,5 +200,19 @@ static inline ssize_t sk_recv_fds(int fd, void *buf, size_t len, int *fds, int *
 		}
 	}
 	return n;
+}
+
+/* Receive one message that must be want with nwant files in flight (into fds); fail() and -1 if not. */
+static inline int sk_recv_want(int fd, const char *want, int nwant, int *fds)
+{
+	char buf[256];
+	int n = 0;
+	size_t wl = strlen(want);
+	ssize_t got = sk_recv_fds(fd, buf, sizeof(buf), fds, &n, NULL);
+	if (got != (ssize_t)wl || memcmp(buf, want, wl) || n != nwant) {
+		fail("the message: %zd bytes, %d files in flight (want %zu, %d)", got, n, wl, nwant);
+		return -1;
+	}
+	return 0;
 }
 #endif

@@ -8,27 +8,18 @@
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "zdtmtst.h"
+#include "sk_unix.h"
 
 enum { PA = 10, PB = 11, LS = 12, AC = 13, CL = 14 };
 
-static struct ucred peer(int fd)
-{
-	struct ucred cr = {-1, (uid_t)-1, (gid_t)-1};
-	socklen_t l = sizeof(cr);
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &l))
-		cr.pid = -1;
-	return cr;
-}
-
 static pid_t peer_pid(int fd)
 {
-	return peer(fd).pid;
+	return sk_peer(fd).pid;
 }
 
 static void check_ids(int fd, const char *what, uid_t uid, gid_t gid)
 {
-	struct ucred cr = peer(fd);
+	struct ucred cr = sk_peer(fd);
 	if (cr.uid != uid || cr.gid != gid)
 		fail("%s: SO_PEERCRED uid %u gid %u, want %u %u", what, cr.uid, cr.gid, uid, gid);
 }
@@ -57,7 +48,7 @@ int main(int argc, char **argv)
 			_exit(1);
 		if (read(ctl[0], &c, 1) != 1) /* after restore */
 			_exit(2);
-		struct ucred cr = peer(CL);
+		struct ucred cr = sk_peer(CL);
 		_exit(cr.pid == getppid() && cr.uid == 0 && cr.gid == 0 ? 0 : 3);
 	}
 	if (dup2(accept(LS, NULL, NULL), AC) != AC)

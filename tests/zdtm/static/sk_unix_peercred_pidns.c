@@ -8,15 +8,6 @@
 
 enum { LS = 10, AC = 11, CL = 12, P0 = 13, P1 = 14 };
 
-static struct ucred peer(int fd)
-{
-	struct ucred cr = {-1, (uid_t)-1, (gid_t)-1};
-	socklen_t l = sizeof(cr);
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &l))
-		cr.pid = -1;
-	return cr;
-}
-
 int main(int argc, char **argv)
 {
 	struct sockaddr_un a;
@@ -35,20 +26,21 @@ int main(int argc, char **argv)
 		sk_pair(SOCK_STREAM, P0, P1);
 		if (read(ctl[0], &c, 1) != 1) /* after restore */
 			_exit(2);
-		struct ucred p0 = peer(P0), p1 = peer(P1);
+		struct ucred p0 = sk_peer(P0), p1 = sk_peer(P1);
 		_exit(p0.pid == getpid() && p1.pid == getpid() && p0.uid == 1234 && p1.gid == 4321 ? 0 : 3);
 	}
 	sk_place(accept(LS, NULL, NULL), AC, 0);
-	struct ucred cr = peer(AC);
+	struct ucred cr = sk_peer(AC);
 	if (getpid() != 1 || cr.pid != ch || cr.uid != 1234 || cr.gid != 4321)
-		fail("setup: pid %d, peer %d %u %u, want 1 and %d 1234 4321", getpid(), cr.pid, cr.uid, cr.gid, ch);
+		fail("setup: pid %d, peer %d %u %u, want 1 and %d 1234 4321", getpid(), cr.pid, cr.uid,
+		     cr.gid, ch);
 	test_daemon();
 	test_waitsig();
 
-	cr = peer(AC);
+	cr = sk_peer(AC);
 	if (cr.pid != ch || cr.uid != 1234 || cr.gid != 4321)
-		fail("accepted socket: SO_PEERCRED %d %u %u, want the child %d 1234 4321", cr.pid, cr.uid, cr.gid,
-		     ch);
+		fail("accepted socket: SO_PEERCRED %d %u %u, want the child %d 1234 4321", cr.pid, cr.uid,
+		     cr.gid, ch);
 	int st = 0;
 	if (write(ctl[1], "g", 1) != 1 || waitpid(ch, &st, 0) != ch || !WIFEXITED(st) || WEXITSTATUS(st))
 		fail("child: its pair's SO_PEERCRED does not name it (status %#x)", st);

@@ -57,8 +57,7 @@ static void check_memfd(int fd)
 int main(int argc, char **argv)
 {
 	uint64_t v = 0;
-	char buf[64];
-	int fds[8], n = 0;
+	int fds[8];
 
 	test_init(argc, argv);
 	sk_pair(SOCK_STREAM, A, B);
@@ -80,11 +79,8 @@ int main(int argc, char **argv)
 	test_daemon();
 	test_waitsig();
 
-	ssize_t got = sk_recv_fds(B, buf, sizeof(buf), fds, &n, NULL);
-	if (got != 4 || memcmp(buf, "four", 4) || n != 4) {
-		fail("the message: %zd bytes, %d files in flight (want 4, 4)", got, n);
+	if (sk_recv_want(B, "four", 4, fds))
 		return 1;
-	}
 	check_file(fds[0]);
 	check_pipe(fds[1]);
 	check_memfd(fds[2]);
