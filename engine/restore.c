@@ -568,6 +568,47 @@ bool rst_mounts_late(const struct rst_task *ts, size_t n)
 	return n && ts[0].paths_later;
 }
 
+int rst_tree_mnt_enter(pid_t root, int *self, int *cwd, struct cr_err *e)
+{
+	char p[64];
+	snprintf(p, sizeof(p), "/proc/%d/ns/mnt", (int)root);
+	__cleanup_close int ns = open(p, O_RDONLY | O_CLOEXEC);
+	*self = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
+	*cwd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (ns < 0 || *self < 0 || *cwd < 0 || setns(ns, CLONE_NEWNS))
+		return cr_fail_sys(e, "enter the mount namespace of task %d", (int)root);
+	return 0;
+}
+
+int rst_tree_mnt_leave(int self, int cwd, struct cr_err *e)
+{
+	if (self < 0 && cwd < 0)
+		return 0;
+	int r = self < 0 || cwd < 0 || setns(self, CLONE_NEWNS) || fchdir(cwd);
+	if (r)
+		cr_fail_sys(e, "return to crshim's mount namespace");
+	if (self >= 0)
+		close(self);
+	if (cwd >= 0)
+		close(cwd);
+	return r ? -1 : 0;
+}
+
+/* The watches of inotify and fanotify instances crshim made for several processes, by the paths the tree
+ * sees. */
+static int notify_late(pid_t root, struct cr_err *e)
+{
+	int self = -1, cwd = -1;
+	char msg[512] = "";
+	int ret = rst_tree_mnt_enter(root, &self, &cwd, e);
+	if (!ret && rst_notify_late(msg, sizeof(msg)))
+		ret = cr_fail(e, "%s", msg);
+	struct cr_err later;
+	if (rst_tree_mnt_leave(self, cwd, ret ? &later : e))
+		ret = -1;
+	return ret;
+}
+
 /* The root task's mark on its error pipe: its mount tree stands (or its reason, or its end). */
 static int root_mounts_wait(struct rst_task *root, struct cr_err *e)
 {
@@ -634,7 +675,8 @@ static int restore_run(struct cr_opts *o, struct rst_task *ts, size_t n, struct 
 		  ns_rst_root_spawned(ts[0].ns, ts[0].pid, rst_ipid(&ts[0]), e) || seize_child(&ts[0], e) ||
 		  (late && (root_mounts_wait(&ts[0], e) || rst_ghost_late(ts, n, e) ||
 			    rst_sk_unix_late(ts[0].pid, ts[0].ns_init ? ts[0].ns_levels : 0, e) ||
-			    fault_check(o, FI_RESTORE_MNT_LATE, e) || root_go_again(&ts[0], late_go, e))) ||
+			    notify_late(ts[0].pid, e) || fault_check(o, FI_RESTORE_MNT_LATE, e) ||
+			    root_go_again(&ts[0], late_go, e))) ||
 		  eng_notify(o, "setup-namespaces", ts[0].pid, -1, e) ||
 		  eng_notify(o, "post-setup-namespaces", 0, -1, e);
 	if (late_go >= 0)

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <linux/capability.h>
 
@@ -20,9 +21,9 @@
 #include "files/fd-kind.h"
 #include "base/log.h"
 
-/* The mount point of a mount of the device sdev (kernel encoding: major << 20 | minor), or with mount id
- * mnt_id (>= 0), in mountinfo text. malloc'ed, NULL if none. */
-static char *mount_point(const char *mi, unsigned sdev, int mnt_id)
+/* The mount point of the nth mount (from 0) of the device sdev (kernel encoding: major << 20 | minor), or
+ * with mount id mnt_id (>= 0), in mountinfo text. malloc'ed, NULL if none. */
+static char *mount_point_nth(const char *mi, unsigned sdev, int mnt_id, int nth)
 {
 	unsigned maj = sdev >> 20, min = sdev & 0xfffff;
 	for (const char *p = mi; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
@@ -31,10 +32,15 @@ static char *mount_point(const char *mi, unsigned sdev, int mnt_id)
 		char mp[4096];
 		if (sscanf(p, "%d %d %u:%u %*s %4095s%n", &id, &parent, &ma, &mi2, mp, &n) != 5)
 			continue;
-		if (mnt_id >= 0 ? id == mnt_id : (ma == maj && mi2 == min))
+		if ((mnt_id >= 0 ? id == mnt_id : (ma == maj && mi2 == min)) && nth-- == 0)
 			return strdup(mp); /* octal escapes (\040) in names: not handled */
 	}
 	return NULL;
+}
+
+static char *mount_point(const char *mi, unsigned sdev, int mnt_id)
+{
+	return mount_point_nth(mi, sdev, mnt_id, 0);
 }
 
 struct fh {
@@ -62,10 +68,14 @@ static int parse_fh(const char *line, struct fh *fh)
 	return 0;
 }
 
-/* An O_PATH open of the inode of the file handle, through the mount at mp; -1 (errno) on error. */
-static int open_handle(const char *mp, const struct fh *fh)
+/* An O_PATH open of the inode of the file handle, through the mount at mp of task pid (its root: a tree's
+ * own mount tree is not crshim's; the link of the result then reads as the task sees it); -1 (errno) on
+ * error. */
+static int open_handle(pid_t pid, const char *mp, const struct fh *fh)
 {
-	int mfd = open(mp, O_RDONLY | O_CLOEXEC); /* an O_PATH fd gives EBADF */
+	char at[4200];
+	snprintf(at, sizeof(at), "/proc/%d/root%s", (int)pid, mp);
+	int mfd = open(at, O_RDONLY | O_CLOEXEC); /* an O_PATH fd gives EBADF */
 	if (mfd < 0)
 		return -1;
 	struct {
@@ -82,45 +92,70 @@ static int open_handle(const char *mp, const struct fh *fh)
 	return fd;
 }
 
-/* The path of the inode of a file handle on device sdev. */
-static char *handle_path(const char *mi, unsigned sdev, const struct fh *fh, struct cr_err *e)
+/* The path, as task pid sees it (mi: its mountinfo), of the inode ino of a file handle on device sdev:
+ * opened through each mount of the device in turn (a bind of a subdirectory shows only what is below it)
+ * until the path names that inode again. */
+static char *handle_path(pid_t pid, const char *mi, unsigned sdev, unsigned long ino, const struct fh *fh,
+			 struct cr_err *e)
 {
-	char *mp = mount_point(mi, sdev, -1);
-	if (!mp) {
+	char *first = NULL;
+	for (int nth = 0;; nth++) {
+		__cleanup_free char *mp = mount_point_nth(mi, sdev, -1, nth);
+		if (!mp)
+			break;
+		int fd = open_handle(pid, mp, fh);
+		if (fd < 0 && errno == EPERM && !cr_has_cap(CAP_DAC_READ_SEARCH)) {
+			free(first);
+			cr_fail_errno(e, EPERM,
+				      "open the watched inode by its handle on %s needs CAP_DAC_READ_SEARCH",
+				      mp);
+			return NULL;
+		}
+		if (fd < 0)
+			continue;
+		char name[32], *path = NULL, at[4200];
+		snprintf(name, sizeof(name), "fd/%d", fd);
+		int r = proc_readlink(getpid(), name, &path, e);
+		close(fd);
+		if (r) {
+			free(first);
+			return NULL;
+		}
+		size_t l = strlen(path);
+		if (l > 10 && !strcmp(path + l - 10, " (deleted)")) {
+			cr_fail_errno(e, ENOENT, "the watched file %s is deleted (not supported)", path);
+			free(path);
+			free(first);
+			return NULL;
+		}
+		struct stat st;
+		snprintf(at, sizeof(at), "/proc/%d/root%s", (int)pid, path);
+		if (!lstat(at, &st) && st.st_ino == ino) {
+			free(first);
+			return path;
+		}
+		if (!first)
+			first = path;
+		else
+			free(path);
+	}
+	if (first)
+		cr_fail_errno(e, ENOENT,
+			      "the watched inode %lu (seen as %s) has no path from the task's root", ino,
+			      first);
+	else
 		cr_fail_errno(e, ENOENT, "no mount of device %u:%u", sdev >> 20, sdev & 0xfffff);
-		return NULL;
-	}
-	int fd = open_handle(mp, fh);
-	if (fd < 0 && errno == EPERM && !cr_has_cap(CAP_DAC_READ_SEARCH))
-		cr_fail_errno(e, EPERM,
-			      "open the watched inode by its handle on %s needs CAP_DAC_READ_SEARCH", mp);
-	else if (fd < 0)
-		cr_fail_sys(e, "open the watched inode by its handle on %s", mp);
-	free(mp);
-	if (fd < 0)
-		return NULL;
-	char name[32], *path = NULL;
-	snprintf(name, sizeof(name), "fd/%d", fd);
-	int r = proc_readlink(getpid(), name, &path, e);
-	close(fd);
-	if (r)
-		return NULL;
-	size_t l = strlen(path);
-	if (l > 10 && !strcmp(path + l - 10, " (deleted)")) {
-		cr_fail_errno(e, ENOENT, "the watched file %s is deleted (not supported)", path);
-		free(path);
-		return NULL;
-	}
-	return path;
+	free(first);
+	return NULL;
 }
 
+/* The task's mountinfo: its mounts as it sees them (opened through its root by open_handle). */
 static int read_mountinfo(pid_t pid, char **mi, struct cr_err *e)
 {
-	(void)pid; /* paths are opened here, in crshim's mount namespace */
-	return proc_read(getpid(), "mountinfo", mi, NULL, e);
+	return proc_read(pid, "mountinfo", mi, NULL, e);
 }
 
-static int add_wd(InotifyEntry *in, const char *line, const char *mi, struct cr_err *e)
+static int add_wd(InotifyEntry *in, pid_t pid, const char *line, const char *mi, struct cr_err *e)
 {
 	unsigned wd, sdev, mask, ign;
 	unsigned long ino;
@@ -142,7 +177,7 @@ static int add_wd(InotifyEntry *in, const char *line, const char *mi, struct cr_
 	w->mask = mask, w->has_mask = 1;
 	w->ino = ino, w->has_ino = 1;
 	w->dev = sdev, w->has_dev = 1;
-	if (!(w->path = handle_path(mi, sdev, &fh, e)))
+	if (!(w->path = handle_path(pid, mi, sdev, ino, &fh, e)))
 		return cr_wrap(e, "watch %u (inode %lu)", wd, ino);
 	pr_debug("inotify watch %u: %s mask %#x\n", wd, w->path, mask);
 	return 0;
@@ -161,7 +196,7 @@ int dump_inotify_fill(const struct evfd_src *s, FileEntry *fe, struct cr_err *e)
 	fe->inotify = in;
 	fe->kind = FILE_KIND__FILE_INOTIFY, fe->has_kind = 1;
 	for (const char *p = strstr(txt, "inotify wd:"); p; p = strstr(p + 1, "inotify wd:"))
-		if (add_wd(in, p, mi, e)) {
+		if (add_wd(in, s->pid, p, mi, e)) {
 			dump_evfd_release(fe);
 			return cr_wrap(e, "fd %d (inotify)", s->fd);
 		}
@@ -187,19 +222,6 @@ static FanotifyMarkEntry *new_mark(FanotifyEntry *fa, struct cr_err *e)
 }
 
 /* One "fanotify ..." mark line: inode (ino:), mount (mnt_id:) or filesystem (sdev: first). */
-/* The mount point of the task's mount mnt_id, as the task sees it (its mount namespace, its root: the
- * restored task marks it there); NULL if none. */
-static char *task_mount_point(pid_t pid, unsigned mnt, struct cr_err *e)
-{
-	__cleanup_free char *tmi = NULL;
-	if (proc_read(pid, "mountinfo", &tmi, NULL, e))
-		return NULL;
-	char *mp = mount_point(tmi, 0, (int)mnt);
-	if (!mp)
-		cr_fail_errno(e, ENOENT, "fanotify mount mark: no mount %u", mnt);
-	return mp;
-}
-
 static int add_mark(FanotifyEntry *fa, pid_t pid, const char *line, const char *mi, struct cr_err *e)
 {
 	unsigned long ino;
@@ -210,13 +232,13 @@ static int add_mark(FanotifyEntry *fa, pid_t pid, const char *line, const char *
 		return -1;
 	if (sscanf(line, "fanotify ino:%lx sdev:%x mflags:%x mask:%x ignored_mask:%x", &ino, &sdev, &mfl,
 		   &mask, &ign) == 5) {
-		if (parse_fh(line, &fh) || !(m->path = handle_path(mi, sdev, &fh, e)))
+		if (parse_fh(line, &fh) || !(m->path = handle_path(pid, mi, sdev, ino, &fh, e)))
 			return cr_wrap(e, "fanotify inode mark (inode %lu)", ino);
 		m->type = 1;
 	} else if (sscanf(line, "fanotify mnt_id:%x mflags:%x mask:%x ignored_mask:%x", &mnt, &mfl, &mask,
 			  &ign) == 4) {
-		if (!(m->path = task_mount_point(pid, mnt, e)))
-			return -1;
+		if (!(m->path = mount_point(mi, 0, (int)mnt))) /* as the task sees it: it marks it there */
+			return cr_fail_errno(e, ENOENT, "fanotify mount mark: no mount %u", mnt);
 		m->type = 2;
 		m->mnt_id = (int32_t)mnt, m->has_mnt_id = 1;
 	} else if (sscanf(line, "fanotify sdev:%x mflags:%x mask:%x ignored_mask:%x", &sdev, &mfl, &mask,

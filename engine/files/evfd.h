@@ -80,6 +80,11 @@ bool rst_pidfd_dead_once(const FileEntry *f);
 /* A new inotify / fanotify instance for f (close-on-exec, status flags set), -1 on error. */
 int rst_inotify_make(const FileEntry *f, char *msg, size_t len);
 int rst_fanotify_make(const FileEntry *f, char *msg, size_t len);
+/* crshim, for a tree with its own mount tree: the instances made for several processes (rst_evfd_share)
+ * get their watches and marks later, once that tree stands, from inside its mount namespace
+ * (rst_notify_late; engine/restore.c). */
+void rst_notify_later(bool on);
+int rst_notify_late(char *msg, size_t len);
 /* Child, after every other fd: the epoll instances (create all, then their targets of this task). */
 int rst_epoll_create(const FileEntry *f, const FdinfoEntry *fi, char *msg, size_t len);
 int rst_epoll_fill(struct rst_task *t, int lo, const FileEntry *f, const FdinfoEntry *fi, char *msg,

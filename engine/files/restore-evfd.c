@@ -431,7 +431,17 @@ static int fd_of_id(const struct rst_task *t, uint32_t id)
 	return -1;
 }
 
+static int evfd_share(struct rst_task *ts, size_t n, struct cr_err *e);
+
 int rst_evfd_share(struct rst_task *ts, size_t n, struct cr_err *e)
+{
+	rst_notify_later(n && ts[0].paths_later); /* (the children make theirs after pivot_root) */
+	int ret = evfd_share(ts, n, e);
+	rst_notify_later(false);
+	return ret;
+}
+
+static int evfd_share(struct rst_task *ts, size_t n, struct cr_err *e)
 {
 	for (size_t k = 0; k < n; k++)
 		for (size_t i = 0; i < ts[k].nr_files; i++) {

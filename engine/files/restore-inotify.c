@@ -16,6 +16,33 @@
 #include "files/evfd.h"
 #include "restore.h"
 
+/* Instances crshim makes for several processes of a tree with its own mount tree (rst_notify_later): their
+ * watches and marks are added once that tree stands (rst_notify_late), by the paths the tree sees. */
+struct later {
+	int fd;
+	const FileEntry *f;
+};
+static struct later *laters;
+static size_t nr_laters;
+static bool watch_later;
+
+void rst_notify_later(bool on)
+{
+	watch_later = on;
+}
+
+static int later(int fd, const FileEntry *f, char *msg, size_t len)
+{
+	struct later *n = realloc(laters, (nr_laters + 1) * sizeof(*n));
+	if (!n) {
+		close(fd);
+		return rst_errmsg(msg, len, "out of memory");
+	}
+	laters = n;
+	laters[nr_laters++] = (struct later){fd, f};
+	return fd;
+}
+
 /* fd with the image's status flags; -1 (fd closed) on error */
 static int with_fl(int fd, uint32_t flags, char *msg, size_t len)
 {
@@ -52,12 +79,24 @@ static int cmp_wd(const void *a, const void *b)
 	return (x->wd > y->wd) - (x->wd < y->wd);
 }
 
+static int inotify_watches(int ifd, const InotifyEntry *in, char *msg, size_t len);
+
 int rst_inotify_make(const FileEntry *f, char *msg, size_t len)
 {
 	const InotifyEntry *in = f->inotify;
 	int ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
 	if (ifd < 0)
 		return rst_errmsg(msg, len, "inotify_init1");
+	if (watch_later)
+		return (ifd = with_fl(ifd, in->flags, msg, len)) < 0 ? -1 : later(ifd, f, msg, len);
+	if (inotify_watches(ifd, in, msg, len))
+		return -1;
+	return with_fl(ifd, in->flags, msg, len);
+}
+
+/* The watches in wd order (ifd is closed on error). */
+static int inotify_watches(int ifd, const InotifyEntry *in, char *msg, size_t len)
+{
 	InotifyWdEntry **w = calloc(in->n_wd + 1, sizeof(void *));
 	if (!w) {
 		close(ifd);
@@ -74,9 +113,12 @@ int rst_inotify_make(const FileEntry *f, char *msg, size_t len)
 		}
 	free(w);
 	char buf[4096];
+	int fl = fcntl(ifd, F_GETFL);
+	fcntl(ifd, F_SETFL, fl | O_NONBLOCK);
 	while (read(ifd, buf, sizeof(buf)) > 0) /* the IN_IGNORED events of the moves */
 		;
-	return with_fl(ifd, in->flags, msg, len);
+	fcntl(ifd, F_SETFL, fl);
+	return 0;
 }
 
 static int mark_type(uint32_t type)
@@ -98,6 +140,14 @@ static int add_mark(int ffd, const FanotifyMarkEntry *m, char *msg, size_t len)
 	return 0;
 }
 
+static int fanotify_marks(int ffd, const FanotifyEntry *fa, char *msg, size_t len)
+{
+	for (size_t i = fa->n_mark; i-- > 0;) /* fdinfo lists the newest mark first */
+		if (add_mark(ffd, fa->mark[i], msg, len))
+			return -1;
+	return 0;
+}
+
 int rst_fanotify_make(const FileEntry *f, char *msg, size_t len)
 {
 	const FanotifyEntry *fa = f->fanotify;
@@ -105,10 +155,32 @@ int rst_fanotify_make(const FileEntry *f, char *msg, size_t len)
 	if (ffd < 0)
 		return rst_errmsg(msg, len, "fanotify_init flags %#x event flags %#x", fa->init_flags,
 				  fa->event_flags);
-	for (size_t i = fa->n_mark; i-- > 0;) /* fdinfo lists the newest mark first */
-		if (add_mark(ffd, fa->mark[i], msg, len)) {
-			close(ffd);
-			return -1;
-		}
+	if (watch_later)
+		return (ffd = with_fl(ffd, fa->flags, msg, len)) < 0 ? -1 : later(ffd, f, msg, len);
+	if (fanotify_marks(ffd, fa, msg, len)) {
+		close(ffd);
+		return -1;
+	}
 	return with_fl(ffd, fa->flags, msg, len);
+}
+
+int rst_notify_late(char *msg, size_t len)
+{
+	int ret = 0;
+	for (size_t i = 0; i < nr_laters && !ret; i++) {
+		const FileEntry *f = laters[i].f;
+		int fd = fcntl(laters[i].fd, F_DUPFD_CLOEXEC, 3); /* (inotify_watches closes it on error) */
+		if (fd < 0)
+			ret = rst_errmsg(msg, len, "dup");
+		else if (f->inotify)
+			ret = inotify_watches(fd, f->inotify, msg, len) ? -1 : close(fd);
+		else {
+			ret = fanotify_marks(fd, f->fanotify, msg, len);
+			close(fd);
+		}
+	}
+	free(laters);
+	laters = NULL;
+	nr_laters = 0;
+	return ret;
 }

@@ -759,31 +759,6 @@ static int make_all(struct cr_err *e)
 	return 0;
 }
 
-/* crshim into the mount namespace of the tree's root task and back: its root and cwd are that tree's. */
-static int mnt_enter(pid_t root, int *self, int *cwd, struct cr_err *e)
-{
-	char p[64];
-	snprintf(p, sizeof(p), "/proc/%d/ns/mnt", (int)root);
-	__cleanup_close int ns = open(p, O_RDONLY | O_CLOEXEC);
-	*self = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
-	*cwd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (ns < 0 || *self < 0 || *cwd < 0 || setns(ns, CLONE_NEWNS))
-		return cr_fail_sys(e, "enter the mount namespace of task %d", (int)root);
-	return 0;
-}
-
-static int mnt_leave(int self, int cwd, struct cr_err *e)
-{
-	int r = self < 0 || cwd < 0 || setns(self, CLONE_NEWNS) || fchdir(cwd);
-	if (r)
-		cr_fail_sys(e, "return to crshim's mount namespace");
-	if (self >= 0)
-		close(self);
-	if (cwd >= 0)
-		close(cwd);
-	return r ? -1 : 0;
-}
-
 /* crshim's children (the SO_PEERCRED helpers) into the PID namespace of the root task; *self: crshim's */
 static int pid_enter(pid_t root, int *self, struct cr_err *e)
 {
@@ -809,7 +784,8 @@ int rst_sk_unix_late(pid_t root, uint32_t pidns_levels, struct cr_err *e)
 		return 0;
 	int self = -1, cwd = -1, pself = -1;
 	/* (the PID namespace first: crshim's /proc is not there in the tree's mount namespace) */
-	int ret = (pidns_levels && pid_enter(root, &pself, e)) || mnt_enter(root, &self, &cwd, e) ? -1 : 0;
+	int ret =
+	    (pidns_levels && pid_enter(root, &pself, e)) || rst_tree_mnt_enter(root, &self, &cwd, e) ? -1 : 0;
 	if (!ret) {
 		rst_sk_peercred_pidns(pidns_levels);
 		ret = make_all(e);
@@ -826,7 +802,7 @@ int rst_sk_unix_late(pid_t root, uint32_t pidns_levels, struct cr_err *e)
 	struct cr_err later; /* the first failure is the one said */
 	if (pself >= 0 && pid_leave(pself, ret ? &later : e))
 		ret = -1;
-	if ((self >= 0 || cwd >= 0) && mnt_leave(self, cwd, ret ? &later : e))
+	if (rst_tree_mnt_leave(self, cwd, ret ? &later : e))
 		ret = -1;
 	if (ret)
 		return -1;
