@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
 #include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/prctl.h>
@@ -458,6 +459,22 @@ char proc_state(pid_t pid)
 		st = p[2];
 	free(buf);
 	return st;
+}
+
+int inotify_event_for(int fd, int wd, uint32_t mask)
+{
+	char buf[4096] __attribute__((aligned(8)));
+	for (int i = 0; i < 200; i++) {
+		ssize_t n = read(fd, buf, sizeof(buf));
+		for (ssize_t off = 0; n > 0 && off < n;) {
+			struct inotify_event *ev = (struct inotify_event *)(buf + off);
+			if (ev->wd == wd && (ev->mask & mask))
+				return 0;
+			off += (ssize_t)sizeof(*ev) + ev->len;
+		}
+		usleep(10000);
+	}
+	return -1;
 }
 
 ssize_t fdinfo_read(int fd, char **out)

@@ -74,6 +74,9 @@ ssize_t fdinfo_read(int fd, char **out);
  * base; dflt when the file or the key is missing. fdinfo_field: of /proc/self/fdinfo/FD. */
 long file_field(const char *path, const char *key, int base, long dflt);
 long fdinfo_field(int fd, const char *key, int base, long dflt);
+/* Read events of the non-blocking inotify fd until one for wd with a bit of mask comes (2 s at most):
+ * 0, or -1. */
+int inotify_event_for(int fd, int wd, uint32_t mask);
 /* Exactly n bytes from fd into buf, each wait for more at most ms: 0, or -1 (timeout, EOF, error). */
 int read_exact(int fd, void *buf, size_t n, int ms);
 /* The parent's end of a start pipe p: close p[1], wait for the child's one byte, close p[0]; 0 or -1. */

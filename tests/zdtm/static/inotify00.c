@@ -28,20 +28,6 @@ static void watches(int fd, char *out, size_t len)
 	free(buf);
 }
 
-/* Read events until one for wd with mask bit appears (the fd is non-blocking: -1 if none). */
-static int event_for(int fd, int wd, uint32_t bit)
-{
-	char buf[4096] __attribute__((aligned(8)));
-	ssize_t n = read(fd, buf, sizeof(buf));
-	for (ssize_t off = 0; n > 0 && off < n;) {
-		struct inotify_event *ev = (struct inotify_event *)(buf + off);
-		if (ev->wd == wd && (ev->mask & bit))
-			return 0;
-		off += (ssize_t)sizeof(*ev) + ev->len;
-	}
-	return -1;
-}
-
 int main(int argc, char **argv)
 {
 	int fd, w1, w2, w3, w4, f;
@@ -60,21 +46,21 @@ int main(int argc, char **argv)
 	w4 = inotify_add_watch(fd, "inotify.d/b", IN_ATTRIB | IN_ONESHOT);
 	if (w4 != 4)
 		fail("wd %d, want 4", w4);
-	while (event_for(fd, -2, 0) == 0) /* the IN_IGNORED of wd 3 */
+	while (inotify_event_for(fd, -2, 0) == 0) /* the IN_IGNORED of wd 3 */
 		;
 	cr_same_state(fd, watches, "watches");
 
 	if ((fcntl(fd, F_GETFL) & O_NONBLOCK) == 0)
 		fail("IN_NONBLOCK lost");
 	f = open("inotify.d/new", O_CREAT | O_WRONLY, 0644);
-	if (f < 0 || event_for(fd, w1, IN_CREATE))
+	if (f < 0 || inotify_event_for(fd, w1, IN_CREATE))
 		fail("no IN_CREATE for wd %d", w1);
 	close(f);
 	f = open("inotify.d/a", O_WRONLY);
-	if (f < 0 || write(f, "x", 1) != 1 || event_for(fd, w2, IN_MODIFY))
+	if (f < 0 || write(f, "x", 1) != 1 || inotify_event_for(fd, w2, IN_MODIFY))
 		fail("no IN_MODIFY for wd %d", w2);
 	close(f);
-	if (chmod("inotify.d/b", 0600) || event_for(fd, w4, IN_ATTRIB))
+	if (chmod("inotify.d/b", 0600) || inotify_event_for(fd, w4, IN_ATTRIB))
 		fail("no IN_ATTRIB for wd %d", w4);
 	if (inotify_rm_watch(fd, w1) || inotify_rm_watch(fd, w2))
 		fail("inotify_rm_watch by the old wds");

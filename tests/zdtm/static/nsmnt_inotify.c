@@ -9,23 +9,6 @@
 
 enum { SH = 20, OWN = 21 };
 
-/* Until an event for wd with mask bit (2 s at most: the fds are non-blocking); 0 if it came. */
-static int event_for(int fd, int wd, uint32_t bit)
-{
-	char buf[4096] __attribute__((aligned(8)));
-	for (int i = 0; i < 200; i++) {
-		ssize_t n = read(fd, buf, sizeof(buf));
-		for (ssize_t off = 0; n > 0 && off < n;) {
-			struct inotify_event *ev = (struct inotify_event *)(buf + off);
-			if (ev->wd == wd && (ev->mask & bit))
-				return 0;
-			off += (ssize_t)sizeof(*ev) + ev->len;
-		}
-		usleep(10000);
-	}
-	return -1;
-}
-
 int main(int argc, char **argv)
 {
 	int ctl[2];
@@ -52,11 +35,12 @@ int main(int argc, char **argv)
 	test_waitsig();
 
 	write_file("/nsmnt_in/f", "changed");
-	CHECK(!event_for(SH, wfile, IN_MODIFY), "no IN_MODIFY of the tmpfs's file for wd %d", wfile);
+	CHECK(!inotify_event_for(SH, wfile, IN_MODIFY), "no IN_MODIFY of the tmpfs's file for wd %d", wfile);
 	write_file("/nsmnt_in/new", "");
-	CHECK(!event_for(SH, wdir, IN_CREATE), "no IN_CREATE in the tmpfs's directory for wd %d", wdir);
-	CHECK(!chmod("/nsmnt_in/f", 0600) && !event_for(OWN, wown, IN_ATTRIB), "no IN_ATTRIB for wd %d",
-	      wown);
+	CHECK(!inotify_event_for(SH, wdir, IN_CREATE), "no IN_CREATE in the tmpfs's directory for wd %d",
+	      wdir);
+	CHECK(!chmod("/nsmnt_in/f", 0600) && !inotify_event_for(OWN, wown, IN_ATTRIB),
+	      "no IN_ATTRIB for wd %d", wown);
 	if (write(ctl[1], "g", 1) != 1)
 		fail("write");
 	child_exit_ok(ch, "1: read");
