@@ -92,47 +92,49 @@ static int open_handle(pid_t pid, const char *mp, const struct fh *fh)
 	return fd;
 }
 
+/* The path of the inode of a file handle opened through the mount at mp of task pid, into *path: 1 if it
+ * names inode ino again (from the task's root), 0 if not (or the handle does not open there), -1 on error. */
+static int path_through(pid_t pid, const char *mp, unsigned long ino, const struct fh *fh, char **path,
+			struct cr_err *e)
+{
+	*path = NULL;
+	int fd = open_handle(pid, mp, fh);
+	if (fd < 0 && errno == EPERM && !cr_has_cap(CAP_DAC_READ_SEARCH))
+		return cr_fail_errno(
+		    e, EPERM, "open the watched inode by its handle on %s needs CAP_DAC_READ_SEARCH", mp);
+	if (fd < 0)
+		return 0;
+	char name[32], at[4200];
+	snprintf(name, sizeof(name), "fd/%d", fd);
+	int r = proc_readlink(getpid(), name, path, e);
+	close(fd);
+	if (r)
+		return -1;
+	size_t l = strlen(*path);
+	if (l > 10 && !strcmp(*path + l - 10, " (deleted)")) {
+		cr_fail_errno(e, ENOENT, "the watched file %s is deleted (not supported)", *path);
+		free(*path);
+		*path = NULL;
+		return -1;
+	}
+	struct stat st;
+	snprintf(at, sizeof(at), "/proc/%d/root%s", (int)pid, *path);
+	return !lstat(at, &st) && st.st_ino == ino;
+}
+
 /* The path, as task pid sees it (mi: its mountinfo), of the inode ino of a file handle on device sdev:
  * opened through each mount of the device in turn (a bind of a subdirectory shows only what is below it)
  * until the path names that inode again. */
 static char *handle_path(pid_t pid, const char *mi, unsigned sdev, unsigned long ino, const struct fh *fh,
 			 struct cr_err *e)
 {
-	char *first = NULL;
-	for (int nth = 0;; nth++) {
-		__cleanup_free char *mp = mount_point_nth(mi, sdev, -1, nth);
-		if (!mp)
-			break;
-		int fd = open_handle(pid, mp, fh);
-		if (fd < 0 && errno == EPERM && !cr_has_cap(CAP_DAC_READ_SEARCH)) {
-			free(first);
-			cr_fail_errno(e, EPERM,
-				      "open the watched inode by its handle on %s needs CAP_DAC_READ_SEARCH",
-				      mp);
-			return NULL;
-		}
-		if (fd < 0)
-			continue;
-		char name[32], *path = NULL, at[4200];
-		snprintf(name, sizeof(name), "fd/%d", fd);
-		int r = proc_readlink(getpid(), name, &path, e);
-		close(fd);
+	char *first = NULL, *mp, *path;
+	for (int nth = 0; (mp = mount_point_nth(mi, sdev, -1, nth)); nth++) {
+		int r = path_through(pid, mp, ino, fh, &path, e);
+		free(mp);
 		if (r) {
 			free(first);
-			return NULL;
-		}
-		size_t l = strlen(path);
-		if (l > 10 && !strcmp(path + l - 10, " (deleted)")) {
-			cr_fail_errno(e, ENOENT, "the watched file %s is deleted (not supported)", path);
-			free(path);
-			free(first);
-			return NULL;
-		}
-		struct stat st;
-		snprintf(at, sizeof(at), "/proc/%d/root%s", (int)pid, path);
-		if (!lstat(at, &st) && st.st_ino == ino) {
-			free(first);
-			return path;
+			return r > 0 ? path : NULL;
 		}
 		if (!first)
 			first = path;
