@@ -667,7 +667,8 @@ static int restore_run(struct cr_opts *o, struct rst_task *ts, size_t n, struct 
 			close(ts[i].go_pipe[0]);
 		ts[i].err_pipe[1] = ts[i].go_pipe[0] = -1;
 	}
-	/* ghosts made in the tree's own mount tree: the root's second go, once that stands */
+	/* a tree with its own mount tree: crshim makes what it makes in it once it stands (ghosts, unix sockets,
+	 * inotify watches; see ns/README.md), then the root task has its second go */
 	bool late = rst_mounts_late(ts, n);
 	int late_go = late ? fcntl(ts[0].go_pipe[1], F_DUPFD_CLOEXEC, 3) : -1;
 	int ret = (late && late_go < 0 && cr_fail_sys(e, "keep the go pipe of task %d", ts[0].pid)) ||
