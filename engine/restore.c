@@ -594,14 +594,13 @@ int rst_tree_mnt_leave(int self, int cwd, struct cr_err *e)
 	return r ? -1 : 0;
 }
 
-/* The watches of inotify and fanotify instances crshim made for several processes, by the paths the tree
- * sees. */
-static int notify_late(pid_t root, struct cr_err *e)
+/* fn in the mount namespace of the tree's root task: what it opens by path is the tree's. */
+static int in_tree_mnt(pid_t root, int (*fn)(char *msg, size_t len), struct cr_err *e)
 {
 	int self = -1, cwd = -1;
 	char msg[512] = "";
 	int ret = rst_tree_mnt_enter(root, &self, &cwd, e);
-	if (!ret && rst_notify_late(msg, sizeof(msg)))
+	if (!ret && fn(msg, sizeof(msg)))
 		ret = cr_fail(e, "%s", msg);
 	struct cr_err later;
 	if (rst_tree_mnt_leave(self, cwd, ret ? &later : e))
@@ -667,17 +666,18 @@ static int restore_run(struct cr_opts *o, struct rst_task *ts, size_t n, struct 
 			close(ts[i].go_pipe[0]);
 		ts[i].err_pipe[1] = ts[i].go_pipe[0] = -1;
 	}
-	/* a tree with its own mount tree: crshim makes what it makes in it once it stands (ghosts, unix sockets,
-	 * inotify watches; see ns/README.md), then the root task has its second go */
+	/* a tree with its own mount tree: crshim makes what it makes in it once it stands (ghosts, unix
+	 * sockets, inotify watches; see ns/README.md), then the root task has its second go */
 	bool late = rst_mounts_late(ts, n);
 	int late_go = late ? fcntl(ts[0].go_pipe[1], F_DUPFD_CLOEXEC, 3) : -1;
 	int ret = (late && late_go < 0 && cr_fail_sys(e, "keep the go pipe of task %d", ts[0].pid)) ||
 		  rst_svm_spawn(ts, n, e) || fault_check(o, FI_RESTORE_ROOT_ONLY, e) ||
 		  ns_rst_root_spawned(ts[0].ns, ts[0].pid, rst_ipid(&ts[0]), e) || seize_child(&ts[0], e) ||
 		  (late && (root_mounts_wait(&ts[0], e) || rst_ghost_late(ts, n, e) ||
+			    in_tree_mnt(ts[0].pid, rst_fdshare_flight_late, e) ||
 			    rst_sk_unix_late(ts[0].pid, ts[0].ns_init ? ts[0].ns_levels : 0, e) ||
-			    notify_late(ts[0].pid, e) || fault_check(o, FI_RESTORE_MNT_LATE, e) ||
-			    root_go_again(&ts[0], late_go, e))) ||
+			    in_tree_mnt(ts[0].pid, rst_notify_late, e) ||
+			    fault_check(o, FI_RESTORE_MNT_LATE, e) || root_go_again(&ts[0], late_go, e))) ||
 		  eng_notify(o, "setup-namespaces", ts[0].pid, -1, e) ||
 		  eng_notify(o, "post-setup-namespaces", 0, -1, e);
 	if (late_go >= 0)

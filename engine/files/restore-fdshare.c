@@ -5,6 +5,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "files/fd-kind.h"
@@ -24,9 +25,13 @@ struct shared_desc {
 	 * then */
 	const FileEntry *late;
 	int flags;
+	/* a file in flight of such a tree (crshim sends it once the unix sockets are made, in that mount
+	 * tree): opened by crshim there (rst_fdshare_flight_late), taken by the root task from crshim */
+	bool flight;
 };
 static struct shared_desc *descs;
 static size_t nr_descs;
+static int crshim_pidfd = -1; /* (the root task takes the files in flight through it) */
 
 /* A kind that is made (sockets), not opened by path. */
 static const struct fd_kind *made(const FileEntry *f)
@@ -98,28 +103,31 @@ static int open_once(const FileEntry *f, const char *root, bool late, struct cr_
 		int sk = k->make(f, msg, sizeof(msg));
 		if (sk < 0 || fcntl(sk, F_SETFD, FD_CLOEXEC))
 			return cr_fail_errno(e, EIO, "shared socket (file id %u): %s", f->id, msg);
-		descs[nr_descs++] = (struct shared_desc){f->tree_desc, sk, NULL, 0};
+		descs[nr_descs++] = (struct shared_desc){f->tree_desc, sk, NULL, 0, false};
 		pr_info(
 		    "socket file id %u is one open file description of several processes: made once, fd %d\n",
 		    f->id, sk);
 		return 0;
 	}
 	int fl = (int)(r->flags & ~(uint32_t)OPEN_DROP_FLAGS) | O_NOCTTY | O_CLOEXEC;
-	late = late && root;
-	if (late) { /* the root task opens it in the restored mount tree: this fd number is kept for it */
+	bool flight = !late && root && !r->deleted; /* (a deleted one: its ghost is made early) */
+	if (flight && crshim_pidfd < 0 && (crshim_pidfd = (int)syscall(SYS_pidfd_open, getpid(), 0)) < 0)
+		return cr_fail_sys(e, "pidfd_open of crshim");
+	if ((late && root) || flight) { /* opened in the restored mount tree: this fd number is kept for it */
 		int fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
 		if (fd < 0)
 			return cr_fail_sys(e, "keep an fd for %s", r->path);
-		descs[nr_descs++] = (struct shared_desc){f->tree_desc, fd, f, fl};
-		pr_info("%s (offset %llu) is one open file description of several processes: the root task "
-			"opens it in the restored mount tree, at fd %d\n",
-			r->path, (unsigned long long)r->pos, fd);
+		descs[nr_descs++] = (struct shared_desc){f->tree_desc, fd, f, fl, flight};
+		pr_info("%s (offset %llu)%s: %s opens it in the restored mount tree, at fd %d\n", r->path,
+			(unsigned long long)r->pos,
+			flight ? " is in flight" : " is one open file description of several processes",
+			flight ? "crshim" : "the root task", fd);
 		return 0;
 	}
 	int fd = r->deleted ? rst_ghost_open(r, fl) : open_path(f, root, fl);
 	if (fd < 0)
 		return cr_fail_sys(e, "open %s", r->path);
-	descs[nr_descs++] = (struct shared_desc){f->tree_desc, fd, NULL, 0};
+	descs[nr_descs++] = (struct shared_desc){f->tree_desc, fd, NULL, 0, false};
 	if (seek_to(fd, f))
 		return cr_fail_sys(e, "seek %s to %llu", r->path, (unsigned long long)r->pos);
 	pr_info("%s (offset %llu) is one open file description of several processes: opened once, fd %d\n",
@@ -127,23 +135,45 @@ static int open_once(const FileEntry *f, const char *root, bool late, struct cr_
 	return 0;
 }
 
+/* Open the file of description d at its fd (the path as the caller sees it); -1 with errno. */
+static int open_at_kept(const struct shared_desc *d)
+{
+	const RegFileEntry *r = d->late->reg;
+	int fd = r->deleted ? rst_ghost_open(r, d->flags) : open(r->path, d->flags);
+	if (fd < 0)
+		return -1;
+	if (seek_to(fd, d->late) || dup3(fd, d->fd, O_CLOEXEC) < 0) {
+		int err = errno;
+		close(fd);
+		errno = err;
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
+int rst_fdshare_flight_late(char *msg, size_t len)
+{
+	for (size_t i = 0; i < nr_descs; i++)
+		if (descs[i].flight && open_at_kept(&descs[i]))
+			return rst_errmsg(msg, len, "open %s (in flight)", descs[i].late->reg->path);
+	return 0;
+}
+
 int rst_fdshare_root(char *msg, size_t len)
 {
 	for (size_t i = 0; i < nr_descs; i++) {
-		if (!descs[i].late)
-			continue;
-		const RegFileEntry *r = descs[i].late->reg;
-		int fd = r->deleted ? rst_ghost_open(r, descs[i].flags) : open(r->path, descs[i].flags);
-		if (fd < 0)
-			return rst_errmsg(msg, len, "open %s (shared by several processes)", r->path);
-		if (seek_to(fd, descs[i].late) || dup3(fd, descs[i].fd, O_CLOEXEC) < 0) {
-			int err = errno;
+		if (descs[i].flight) { /* crshim opened it: taken from there */
+			int fd = (int)syscall(SYS_pidfd_getfd, crshim_pidfd, descs[i].fd, 0);
+			if (fd < 0 || dup3(fd, descs[i].fd, O_CLOEXEC) < 0)
+				return rst_errmsg(msg, len, "take %s (in flight) from crshim",
+						  descs[i].late->reg->path);
 			close(fd);
-			errno = err;
-			return rst_errmsg(msg, len, "%s (shared by several processes): seek to %llu or dup3",
-					  r->path, (unsigned long long)r->pos);
+		} else if (descs[i].late && open_at_kept(&descs[i])) {
+			return rst_errmsg(msg, len, "open %s (shared by several processes) at offset %llu",
+					  descs[i].late->reg->path,
+					  (unsigned long long)descs[i].late->reg->pos);
 		}
-		close(fd);
 	}
 	return 0;
 }
@@ -202,4 +232,7 @@ void rst_fdshare_done(void)
 	free(descs);
 	descs = NULL;
 	nr_descs = 0;
+	if (crshim_pidfd >= 0)
+		close(crshim_pidfd);
+	crshim_pidfd = -1;
 }

@@ -1,12 +1,13 @@
 /* Unix sockets bound on a tmpfs of the tree's own mount tree: a stream listener with one accepted
  * connection, and a dgram server with a message queued from a client connected to it by name; a listener on
- * the tree's root directory (a failed restore removes its file again: mode fault). After
- * restore the socket files are on that tmpfs (not made where crshim sees the paths), the names are the same,
- * a new client reaches the listener through its file, the connection and the connected client still work. */
+ * the tree's root directory (a failed restore removes its file again: mode fault); a file of the tmpfs in
+ * flight (SCM_RIGHTS), with a file of the same name under the mount point. After restore the socket files are
+ * on that tmpfs (not made where crshim sees the paths), the names are the same, a new client reaches the
+ * listener through its file, the connection and the connected client still work. */
 #include "nsmnt.h"
 #include "sk_unix.h"
 
-enum { L = 50, C = 51, A = 52, S = 53, CU = 54, R = 55 };
+enum { L = 50, C = 51, A = 52, S = 53, CU = 54, R = 55, FA = 56, FB = 57 };
 
 int main(int argc, char **argv)
 {
@@ -15,7 +16,13 @@ int main(int argc, char **argv)
 	struct stat mp, st;
 
 	test_init(argc, argv);
+	write_file_p("/nsmnt_su/inflight", "HIDDEN"); /* under the tmpfs */
 	must_mount("nsmnt", "/nsmnt_su", "tmpfs", 0, NULL);
+	write_file("/nsmnt_su/inflight", "in-flight");
+	sk_pair(SOCK_STREAM, FA, FB);
+	int f = open("/nsmnt_su/inflight", O_RDONLY);
+	if (f < 0 || sk_send_fds(FA, "file", 4, &f, 1) || close(f))
+		fail("a file in flight");
 	ll = sk_bound(L, SOCK_STREAM, "/nsmnt_su/l.sock", 4, &la);
 	sk_connect_to(C, SOCK_STREAM, &la, ll);
 	sk_place(accept(L, NULL, NULL), A, 0);
@@ -39,6 +46,10 @@ int main(int argc, char **argv)
 		  sk_named(C, "/nsmnt_su/l.sock", 1) && sk_named(CU, "/nsmnt_su/d.sock", 1),
 	      "names changed");
 	CHECK(!sk_expect_msg(S, "queued", 6), "the queued message is lost");
+	char buf[16] = "";
+	CHECK(!sk_recv_want(FB, "file", 1, &f) && pread(f, buf, 9, 0) == 9 && !memcmp(buf, "in-flight", 9) &&
+		  !fstat(f, &st) && st.st_dev == mp.st_dev,
+	      "the file in flight is not /nsmnt_su/inflight of the tmpfs ('%.9s')", buf);
 	CHECK(send(CU, "again", 5, 0) == 5 && !sk_expect_msg(S, "again", 5), "the connected client");
 	CHECK(sk_send(C, "ping", 4) == 0 && !sk_expect(A, "ping", 4), "the accepted connection");
 	int c = socket(AF_UNIX, SOCK_STREAM, 0);
