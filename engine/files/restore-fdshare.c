@@ -8,6 +8,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "base/cleanup.h"
 #include "files/fd-kind.h"
 #include "files/fdshare.h"
 #include "files/ghost.h"
@@ -139,17 +140,8 @@ static int open_once(const FileEntry *f, const char *root, bool late, struct cr_
 static int open_at_kept(const struct shared_desc *d)
 {
 	const RegFileEntry *r = d->late->reg;
-	int fd = r->deleted ? rst_ghost_open(r, d->flags) : open(r->path, d->flags);
-	if (fd < 0)
-		return -1;
-	if (seek_to(fd, d->late) || dup3(fd, d->fd, O_CLOEXEC) < 0) {
-		int err = errno;
-		close(fd);
-		errno = err;
-		return -1;
-	}
-	close(fd);
-	return 0;
+	__cleanup_close int fd = r->deleted ? rst_ghost_open(r, d->flags) : open(r->path, d->flags);
+	return fd < 0 || seek_to(fd, d->late) || dup3(fd, d->fd, O_CLOEXEC) < 0 ? -1 : 0;
 }
 
 int rst_fdshare_flight_late(char *msg, size_t len)
