@@ -86,11 +86,20 @@ int rst_sk_as_peer(const struct rst_task *t, const UnixSkEntry *u, int (*fn)(voi
 			    "they name crshim\n");
 		return fn(arg);
 	}
-	pid_t want = u->peer_pid;
+	pid_t want[2] = {u->peer_pid, 0};
+	/* inside the tree's PID namespace: a process of the tree with that pid there gets the helper's pid in
+	 * ours too (when it is known now), so that a later dump, reading SO_PEERCRED from our namespace,
+	 * finds it again */
+	for (size_t i = 0; t && t->ns_levels && i < t->ntree && !want[1]; i++) {
+		const struct rst_task *x = &t->tree[i];
+		if (x->ns_levels == t->ns_levels && x->ns_ids[x->ns_levels - 1] == want[0] &&
+		    !x->fresh_hpid && !x->helper && !x->zombie)
+			want[1] = x->pid;
+	}
 	struct pc_clone_args ca = {.flags = CLONE_FILES,
 				   .exit_signal = SIGCHLD,
-				   .set_tid = (uint64_t)(uintptr_t)&want,
-				   .set_tid_size = 1};
+				   .set_tid = (uint64_t)(uintptr_t)want,
+				   .set_tid_size = want[1] ? 2 : 1};
 	fflush(NULL);
 	long r = syscall(SYS_clone3, &ca, sizeof(ca));
 	if (r == 0)
@@ -101,9 +110,9 @@ int rst_sk_as_peer(const struct rst_task *t, const UnixSkEntry *u, int (*fn)(voi
 			pr_info(
 			    "SO_PEERCRED pid %d is taken (by a process outside the tree, or the root task of "
 			    "its PID namespace): such sockets name crshim\n",
-			    want);
+			    want[0]);
 		else if (err != EEXIST && say_once(SAID_CLONE))
-			pr_info("SO_PEERCRED pid %d: clone3: %s: such sockets name crshim\n", want,
+			pr_info("SO_PEERCRED pid %d: clone3: %s: such sockets name crshim\n", want[0],
 				strerror(err));
 		return fn(arg);
 	}
@@ -112,7 +121,7 @@ int rst_sk_as_peer(const struct rst_task *t, const UnixSkEntry *u, int (*fn)(voi
 		if (errno != EINTR)
 			return -1;
 	if (WIFEXITED(st) && !WEXITSTATUS(st)) {
-		pr_debug("pid %d uid %u gid %u made a socket call\n", want, u->peer_uid, u->peer_gid);
+		pr_debug("pid %d uid %u gid %u made a socket call\n", want[0], u->peer_uid, u->peer_gid);
 		return 0;
 	}
 	errno = WIFEXITED(st) ? WEXITSTATUS(st) : EINTR;
