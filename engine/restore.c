@@ -568,42 +568,16 @@ bool rst_mounts_late(const struct rst_task *ts, size_t n)
 	return n && ts[0].paths_later;
 }
 
-int rst_tree_mnt_enter(pid_t root, int *self, int *cwd, struct cr_err *e)
-{
-	char p[64];
-	snprintf(p, sizeof(p), "/proc/%d/ns/mnt", (int)root);
-	__cleanup_close int ns = open(p, O_RDONLY | O_CLOEXEC);
-	*self = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
-	*cwd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (ns < 0 || *self < 0 || *cwd < 0 || setns(ns, CLONE_NEWNS))
-		return cr_fail_sys(e, "enter the mount namespace of task %d", (int)root);
-	return 0;
-}
-
-int rst_tree_mnt_leave(int self, int cwd, struct cr_err *e)
-{
-	if (self < 0 && cwd < 0)
-		return 0;
-	int r = self < 0 || cwd < 0 || setns(self, CLONE_NEWNS) || fchdir(cwd);
-	if (r)
-		cr_fail_sys(e, "return to crshim's mount namespace");
-	if (self >= 0)
-		close(self);
-	if (cwd >= 0)
-		close(cwd);
-	return r ? -1 : 0;
-}
-
 /* fn in the mount namespace of the tree's root task: what it opens by path is the tree's. */
 static int in_tree_mnt(pid_t root, int (*fn)(char *msg, size_t len), struct cr_err *e)
 {
 	int self = -1, cwd = -1;
 	char msg[512] = "";
-	int ret = rst_tree_mnt_enter(root, &self, &cwd, e);
+	int ret = proc_mntns_enter(root, &self, &cwd, e);
 	if (!ret && fn(msg, sizeof(msg)))
 		ret = cr_fail(e, "%s", msg);
 	struct cr_err later;
-	if (rst_tree_mnt_leave(self, cwd, ret ? &later : e))
+	if (proc_mntns_leave(self, cwd, ret ? &later : e))
 		ret = -1;
 	return ret;
 }

@@ -179,10 +179,6 @@ int rst_task_reason(struct rst_task *t, struct cr_err *e);
 /* A tree with its own mount tree: once the root task has built it, it says so (RST_BORN_MARK on its error
  * pipe) and waits for a second go, while crshim makes what it makes in that tree (ghosts, unix sockets). */
 bool rst_mounts_late(const struct rst_task *ts, size_t n);
-/* crshim into the mount namespace of the tree's root task (its root and cwd that tree's) and back; *self and
- * *cwd: crshim's, -1 until they are open. */
-int rst_tree_mnt_enter(pid_t root, int *self, int *cwd, struct cr_err *e);
-int rst_tree_mnt_leave(int self, int cwd, struct cr_err *e);
 int rst_task_go(struct rst_task *t, const char *what, struct cr_err *e);
 int rst_helper_died(struct rst_task *h, struct cr_err *e); /* a helper ended early: why */
 bool rst_helper_ended(pid_t pid);

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -475,4 +476,30 @@ bool proc_in_other_userns(pid_t pid)
 	struct stat a, b;
 	snprintf(path, sizeof(path), "/proc/%d/ns/user", pid);
 	return !stat(path, &a) && !stat("/proc/self/ns/user", &b) && a.st_ino != b.st_ino;
+}
+
+int proc_mntns_enter(pid_t pid, int *self, int *cwd, struct cr_err *e)
+{
+	char p[64];
+	snprintf(p, sizeof(p), "/proc/%d/ns/mnt", (int)pid);
+	__cleanup_close int ns = open(p, O_RDONLY | O_CLOEXEC);
+	*self = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
+	*cwd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (ns < 0 || *self < 0 || *cwd < 0 || setns(ns, CLONE_NEWNS))
+		return cr_fail_sys(e, "enter the mount namespace of task %d", (int)pid);
+	return 0;
+}
+
+int proc_mntns_leave(int self, int cwd, struct cr_err *e)
+{
+	if (self < 0 && cwd < 0)
+		return 0;
+	int r = self < 0 || cwd < 0 || setns(self, CLONE_NEWNS) || fchdir(cwd);
+	if (r)
+		cr_fail_sys(e, "return to crshim's mount namespace");
+	if (self >= 0)
+		close(self);
+	if (cwd >= 0)
+		close(cwd);
+	return r ? -1 : 0;
 }

@@ -93,4 +93,9 @@ int proc_readlink(pid_t pid, const char *name, char **out, struct cr_err *e);
  * a PID namespace ours owns.) */
 bool proc_in_other_userns(pid_t pid);
 
+/* crshim into the mount namespace of task pid (its root and cwd that namespace's root) and back; *self and
+ * *cwd: crshim's, -1 until they are open (leave does nothing when both are -1). */
+int proc_mntns_enter(pid_t pid, int *self, int *cwd, struct cr_err *e);
+int proc_mntns_leave(int self, int cwd, struct cr_err *e);
+
 #endif

@@ -18,6 +18,7 @@
 
 #include "base/cleanup.h"
 #include "base/log.h"
+#include "base/proc.h"
 #include "restore.h"
 #include "net/sk-unix.h"
 
@@ -785,7 +786,7 @@ int rst_sk_unix_late(pid_t root, uint32_t pidns_levels, struct cr_err *e)
 	int self = -1, cwd = -1, pself = -1;
 	/* (the PID namespace first: crshim's /proc is not there in the tree's mount namespace) */
 	int ret =
-	    (pidns_levels && pid_enter(root, &pself, e)) || rst_tree_mnt_enter(root, &self, &cwd, e) ? -1 : 0;
+	    (pidns_levels && pid_enter(root, &pself, e)) || proc_mntns_enter(root, &self, &cwd, e) ? -1 : 0;
 	if (!ret) {
 		rst_sk_peercred_pidns(pidns_levels);
 		ret = make_all(e);
@@ -802,7 +803,7 @@ int rst_sk_unix_late(pid_t root, uint32_t pidns_levels, struct cr_err *e)
 	struct cr_err later; /* the first failure is the one said */
 	if (pself >= 0 && pid_leave(pself, ret ? &later : e))
 		ret = -1;
-	if (rst_tree_mnt_leave(self, cwd, ret ? &later : e))
+	if (proc_mntns_leave(self, cwd, ret ? &later : e))
 		ret = -1;
 	if (ret)
 		return -1;
