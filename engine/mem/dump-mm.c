@@ -519,10 +519,42 @@ static int fill_buf(struct mm_state *m, struct pbuf *b, size_t *ri, uint64_t *ro
 	return 0;
 }
 
+struct dump_pagebuf {
+	uint8_t *mem; /* PBUF_NR buffers of PBUF_SIZE, mapped at the first task with pages */
+};
+
+int dump_pagebuf_new(struct dump_pagebuf **pb, struct cr_err *e)
+{
+	*pb = calloc(1, sizeof(**pb));
+	return *pb ? 0 : cr_fail_errno(e, ENOMEM, "out of memory");
+}
+
+void dump_pagebuf_free(struct dump_pagebuf *pb)
+{
+	if (pb && pb->mem)
+		munmap(pb->mem, (size_t)PBUF_SIZE * PBUF_NR);
+	free(pb);
+}
+
+/* The buffers stay mapped for the whole dump: a fresh mapping per task cost a page fault per page of it on
+ * the first process_vm_readv (most of the time of a tree of small processes). */
+static uint8_t *pagebuf_get(struct dump_pagebuf *pb, struct cr_err *e)
+{
+	if (pb->mem)
+		return pb->mem;
+	void *a = mmap(NULL, (size_t)PBUF_SIZE * PBUF_NR, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		       -1, 0);
+	if (a == MAP_FAILED) {
+		cr_fail_sys(e, "page buffers");
+		return NULL;
+	}
+	pb->mem = a;
+	return pb->mem;
+}
+
 static int copy_pages(struct mm_state *m, struct page_writer *pw, uint64_t *total, struct cr_err *e)
 {
 	struct pipe_state p = {.pw = pw, .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER};
-	__cleanup_munmap struct cr_map mem = {NULL, (size_t)PBUF_SIZE * PBUF_NR};
 	size_t ri = 0;
 	uint64_t roff = 0;
 	int ret = 0;
@@ -531,11 +563,11 @@ static int copy_pages(struct mm_state *m, struct page_writer *pw, uint64_t *tota
 	*total = 0;
 	if (!m->nr)
 		return 0;
-	mem.addr = mmap(NULL, mem.len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (mem.addr == MAP_FAILED)
-		return cr_fail_sys(e, "page buffers");
+	uint8_t *mem = pagebuf_get(m->c->pbuf, e);
+	if (!mem)
+		return -1;
 	for (int i = 0; i < PBUF_NR; i++)
-		p.buf[i].data = (uint8_t *)mem.addr + (size_t)i * PBUF_SIZE;
+		p.buf[i].data = mem + (size_t)i * PBUF_SIZE;
 	if ((errno = pthread_create(&th, NULL, writer_main, &p)))
 		return cr_fail_sys(e, "page writer thread");
 	while (ri < m->nr) {
