@@ -140,9 +140,8 @@ static void set_bit(uint8_t *b, size_t i, bool v)
  * address spaces (drop_other_areas keeps them all then). */
 static void areas_for_child(const struct rst_task *t, const struct rst_task *c)
 {
-	for (size_t i = 0; i < t->ntree; i++)
-		if (rst_svm_sharer(&t->tree[i]))
-			return;
+	if (t->svm_any)
+		return;
 	if (!area_nofork) {
 		area_nofork = calloc(t->ntree / 8 + 1, 1);
 		area_gone = calloc(t->ntree / 8 + 1, 1);
@@ -154,7 +153,7 @@ static void areas_for_child(const struct rst_task *t, const struct rst_task *c)
 	}
 	for (size_t i = 0; i < t->ntree; i++) {
 		const struct rst_task *y = &t->tree[i];
-		if (!y->area || bit(area_gone, i))
+		if (bit(area_gone, i) || !y->area) /* the bit first: no look at the task's entry */
 			continue;
 		bool copy = y == c || spawned_by(c, y);
 		if (copy != bit(area_nofork, i))
@@ -441,12 +440,11 @@ static bool spawned_by(const struct rst_task *t, const struct rst_task *x)
  * all of them stay. */
 static void drop_other_areas(const struct rst_task *t, bool keep_spawned)
 {
-	for (size_t i = 0; i < t->ntree; i++)
-		if (rst_svm_sharer(&t->tree[i]))
-			return;
+	if (t->svm_any)
+		return;
 	for (size_t i = 0; i < t->ntree; i++) {
 		const struct rst_task *x = &t->tree[i];
-		if (x != t && x->area && !bit(area_gone, i) && (!keep_spawned || !spawned_by(t, x))) {
+		if (!bit(area_gone, i) && x != t && x->area && (!keep_spawned || !spawned_by(t, x))) {
 			munmap(x->area, x->area_len);
 			if (area_gone)
 				set_bit(area_gone, i, true);

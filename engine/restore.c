@@ -798,9 +798,8 @@ static int restore_tree(struct cr_opts *o, struct rst_task **tsp, size_t *np, st
 	    rst_procfd_prepare(*tsp, *np, e) || rst_userns_prepare(*tsp, *np, e) ||
 	    fault_check(o, FI_RESTORE_AFTER_LOAD, e))
 		return -1;
-	for (size_t i = 0; i < *np; i++)
-		if (!(*tsp)[i].zombie && !(*tsp)[i].helper && rst_area_build(&(*tsp)[i], e))
-			return -1;
+	if (rst_areas_build(*tsp, *np, e))
+		return -1;
 	if (rst_svm_fill(*tsp, *np, e) || fault_check(o, FI_RESTORE_BEFORE_FORK, e))
 		return -1;
 	return restore_run(o, *tsp, *np, e);

@@ -1,6 +1,6 @@
 /* Restore of one process (engine-internal). eng_restore (restore.c) drives:
  *   rst_load (restore-load.c)      verify every image, load the root task's images, check files / PID / vDSO
- *   rst_area_build (restore-mm.c)  map the shared restore area, copy the blob, fill struct rst_args
+ *   rst_areas_build (restore-mm.c) map the shared restore areas, copy the blob, fill struct rst_args
  *   clone3(set_tid) -> child:      rst_child (restore-child.c: session, fds (restore-files.c), fs, jump)
  *   blob (engine/restorer/)        address space, signals, timers, creds; trap
  *   rst_finish (restore.c)         remote munmap of the area, registers, sigmask, detach */
@@ -104,6 +104,7 @@ struct rst_task {
 	bool mntns_proc;     /* the root: a new mount namespace with a fresh /proc (ns/pid.c) */
 	bool paths_later; /* the tree's own mount tree is restored: its paths exist only after pivot_root */
 	bool ns_init;	  /* PID 1 of a namespace below its parent's: cloned with CLONE_NEWPID */
+	bool svm_any;	  /* rst_tree_plan: some process of the tree shares another's address space */
 	bool fresh_hpid;  /* restore-pidns.c: the root is PID 1 of a new PID namespace; only the ids
 			     inside it are given back, the kernel chooses those in crshim's */
 };
@@ -149,7 +150,8 @@ int rst_lazy_fetch(const struct rst_task *t, struct cr_err *e);
 int rst_lazy_end(int sk, struct cr_err *e);
 
 /* restore-mm.c */
-int rst_area_build(struct rst_task *t, struct cr_err *e);
+/* every live task's area (not the zombies' and helpers') */
+int rst_areas_build(struct rst_task *ts, size_t n, struct cr_err *e);
 void rst_area_free(struct rst_task *t);
 int rst_self_specials(struct rst_cur_special cur[RST_NR_SPECIAL], struct cr_err *e);
 /* child: list the mappings of this process that the blob removes (everything but the area and vDSO). */

@@ -107,47 +107,83 @@ static int cmp_interval(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
-/* Collect the image's VMAs and this process's mappings: the area must avoid both. */
-static int busy_intervals(const struct rst_task *t, struct interval **out, size_t *n, struct cr_err *e)
+/* crshim's own mappings, sorted: read once for the tree's areas, each new area added (reading
+ * /proc/self/maps per task, with the areas of every task before it in there, made a tree O(n^2)). A mapping
+ * crshim made since is found by MAP_FIXED_NOREPLACE (EEXIST): then the list is read again. */
+struct self_maps {
+	struct interval *iv;
+	size_t n, cap;
+};
+
+static int self_add(struct self_maps *sm, uint64_t s, uint64_t en, struct cr_err *e)
 {
-	size_t cap = t->mm->n_vmas + 256;
-	struct interval *iv = malloc(cap * sizeof(*iv));
+	if (sm->n == sm->cap) {
+		size_t ncap = sm->cap ? sm->cap * 2 : 256;
+		struct interval *ni = realloc(sm->iv, ncap * sizeof(*ni));
+		if (!ni)
+			return cr_fail_errno(e, ENOMEM, "out of memory");
+		sm->iv = ni, sm->cap = ncap;
+	}
+	size_t i = sm->n;
+	while (i && sm->iv[i - 1].start > s) /* keep the order: an area goes below the others */
+		i--;
+	memmove(&sm->iv[i + 1], &sm->iv[i], (sm->n - i) * sizeof(*sm->iv));
+	sm->iv[i] = (struct interval){s, en};
+	sm->n++;
+	return 0;
+}
+
+static int self_read(struct self_maps *sm, struct cr_err *e)
+{
 	__cleanup_fclose FILE *f = fopen("/proc/self/maps", "re");
 	char line[4096];
-	*n = 0;
-	if (!iv || !f) {
-		free(iv);
+	sm->n = 0;
+	if (!f)
 		return cr_fail_sys(e, "busy ranges");
-	}
-	for (size_t i = 0; i < t->mm->n_vmas; i++)
-		if (t->mm->vmas[i]->kind != VMA_KIND__VMA_VSYSCALL)
-			iv[(*n)++] = (struct interval){t->mm->vmas[i]->start, t->mm->vmas[i]->end};
 	while (fgets(line, sizeof(line), f)) {
 		uint64_t s, en;
 		const char *name;
 		if (parse_maps_line(line, &s, &en, &name) || !strncmp(name, "[vsyscall]", 10))
 			continue;
-		if (*n == cap) {
-			struct interval *ni = realloc(iv, (cap *= 2) * sizeof(*iv));
-			if (!ni) {
-				free(iv);
-				return cr_fail_errno(e, ENOMEM, "out of memory");
-			}
-			iv = ni;
-		}
-		iv[(*n)++] = (struct interval){s, en};
+		if (self_add(sm, s, en, e))
+			return -1;
 	}
-	qsort(iv, *n, sizeof(*iv), cmp_interval);
+	return 0;
+}
+
+/* The image's VMAs and crshim's mappings, sorted: the area must avoid both. */
+static int busy_intervals(const struct rst_task *t, const struct self_maps *sm, struct interval **out,
+			  size_t *n, struct cr_err *e)
+{
+	size_t nv = 0;
+	struct interval *iv = malloc((t->mm->n_vmas + sm->n + 1) * sizeof(*iv));
+	*n = 0;
+	if (!iv)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	for (size_t i = 0; i < t->mm->n_vmas; i++)
+		if (t->mm->vmas[i]->kind != VMA_KIND__VMA_VSYSCALL)
+			iv[nv++] = (struct interval){t->mm->vmas[i]->start, t->mm->vmas[i]->end};
+	qsort(iv, nv, sizeof(*iv), cmp_interval);
+	/* merge the two sorted lists from the end, in place */
+	size_t a = nv, b = sm->n, k = nv + sm->n;
+	while (b) {
+		if (a && iv[a - 1].start > sm->iv[b - 1].start)
+			iv[--k] = iv[--a];
+		else
+			iv[--k] = sm->iv[--b];
+	}
+	*n = nv + sm->n;
 	*out = iv;
 	return 0;
 }
 
 /* The highest gap with room for len plus guards on both sides, below the highest busy range. */
-static int choose_area(const struct rst_task *t, uint64_t len, uint64_t *addr, struct cr_err *e)
+static int choose_area(const struct rst_task *t, const struct self_maps *sm, uint64_t len, uint64_t *addr,
+		       struct cr_err *e)
 {
 	struct interval *iv;
 	size_t n, m = 0;
-	if (busy_intervals(t, &iv, &n, e))
+	if (busy_intervals(t, sm, &iv, &n, e))
 		return -1;
 	for (size_t i = 0; i < n; i++) { /* merge in place (sorted by start) */
 		if (m && iv[i].start <= iv[m - 1].end) {
@@ -173,6 +209,32 @@ static int choose_area(const struct rst_task *t, uint64_t len, uint64_t *addr, s
 		return cr_fail_errno(e, ENOMEM, "no free address range of %llu KiB for the restorer",
 				     (unsigned long long)len >> 10);
 	return 0;
+}
+
+/* Map the area where crshim's list of its mappings says there is room; once more after reading the list
+ * again if crshim mapped something there meanwhile. */
+static void *map_area(const struct rst_task *t, struct self_maps *sm, uint64_t len, uint64_t *addr,
+		      struct cr_err *e)
+{
+	for (int tries = 0;; tries++) {
+		if ((tries || !sm->iv) && self_read(sm, e))
+			return NULL;
+		if (choose_area(t, sm, len, addr, e))
+			return NULL;
+		void *p = mmap((void *)(uintptr_t)*addr, len, PROT_READ | PROT_WRITE,
+			       MAP_SHARED | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+		if (p != MAP_FAILED && self_add(sm, *addr, *addr + len, e)) {
+			munmap(p, len);
+			return NULL;
+		}
+		if (p != MAP_FAILED)
+			return p;
+		if (errno != EEXIST || tries) {
+			cr_fail_sys(e, "map the restore area at 0x%llx (%llu KiB)", (unsigned long long)*addr,
+				    (unsigned long long)len >> 10);
+			return NULL;
+		}
+	}
 }
 
 /* Every page block must lie inside VMAs of the image (sorted, non-overlapping, page aligned). */
@@ -428,7 +490,7 @@ static void layout(const struct rst_task *t, size_t task_bytes, struct area_layo
 	l->total = l->stack + RST_STACK_SIZE;
 }
 
-int rst_area_build(struct rst_task *t, struct cr_err *e)
+static int area_build(struct rst_task *t, struct self_maps *sm, struct cr_err *e)
 {
 	struct area_layout l;
 	uint64_t addr;
@@ -444,13 +506,9 @@ int rst_area_build(struct rst_task *t, struct cr_err *e)
 	if (add_page_srcs(t, &src_mfile, e))
 		return -1;
 	layout(t, rst_task_bytes(t), &l);
-	if (choose_area(t, l.total, &addr, e))
+	void *p = map_area(t, sm, l.total, &addr, e);
+	if (!p)
 		return -1;
-	void *p = mmap((void *)(uintptr_t)addr, l.total, PROT_READ | PROT_WRITE,
-		       MAP_SHARED | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
-	if (p == MAP_FAILED)
-		return cr_fail_sys(e, "map the restore area at 0x%llx (%zu KiB)", (unsigned long long)addr,
-				   l.total >> 10);
 	t->area = p;
 	t->area_len = l.total;
 	memcpy(p, crshim_restorer_blob, blob_len);
@@ -484,6 +542,17 @@ int rst_area_build(struct rst_task *t, struct cr_err *e)
 	return 0;
 }
 
+int rst_areas_build(struct rst_task *ts, size_t n, struct cr_err *e)
+{
+	struct self_maps sm = {0};
+	int ret = 0;
+	for (size_t i = 0; !ret && i < n; i++)
+		if (!ts[i].zombie && !ts[i].helper)
+			ret = area_build(&ts[i], &sm, e);
+	free(sm.iv);
+	return ret;
+}
+
 void rst_area_free(struct rst_task *t)
 {
 	if (t->area)
@@ -497,6 +566,10 @@ static int add_range(struct rst_args *a, uint64_t s, uint64_t e)
 	struct rst_range *u = (struct rst_range *)(uintptr_t)a->unmap;
 	if (s >= e)
 		return 0;
+	if (a->nr_unmap && u[a->nr_unmap - 1].start + u[a->nr_unmap - 1].len == s) {
+		u[a->nr_unmap - 1].len += e - s; /* one munmap for neighbours (one TLB flush each) */
+		return 0;
+	}
 	if (a->nr_unmap == RST_MAX_UNMAP)
 		return -1;
 	u[a->nr_unmap++] = (struct rst_range){s, e - s};

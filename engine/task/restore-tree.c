@@ -269,12 +269,16 @@ int rst_tree_plan(struct cr_opts *o, struct rst_task **tsp, size_t *np, struct c
 	if (rst_pidns_helpers(*tsp, *np, e))
 		return -1;
 	struct rst_task *ts = *tsp;
+	bool svm = false;
 	for (size_t i = 0; i < *np; i++) {
 		const struct rst_task *s = i ? rst_tree_task(ts, *np, ts[i].spawn_ppid) : NULL;
 		ts[i].tree = ts;
 		ts[i].ntree = *np;
 		ts[i].spawn_idx = s ? s - ts : -1;
+		svm = svm || rst_svm_sharer(&ts[i]);
 	}
+	for (size_t i = 0; i < *np; i++)
+		ts[i].svm_any = svm;
 	if (*np > nimg)
 		pr_info("%zu helper tasks for sessions/groups whose leader is gone\n", *np - nimg);
 	return 0;
