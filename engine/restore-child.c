@@ -452,6 +452,28 @@ static void drop_other_areas(const struct rst_task *t, bool keep_spawned)
 	}
 }
 
+/* The pipe ends (error, go) of the tasks this one does not clone, which it has from the process that cloned
+ * it (crshim made two pipes per task before the root; each process held every task's ends until its
+ * close_range, and copied them into each child: O(n^2) fds closed for a tree). Open here are those of the
+ * tasks the spawner clones (it closed the others the same way; the root has them all), at their numbers
+ * (not the spawner's own: its go end is closed and the number may be another fd by now). Not with a shared
+ * fd table, nor with shared address spaces (the spawner's numbers may have moved). */
+static void drop_other_pipes(const struct rst_task *t)
+{
+	const struct rst_task *p = t->spawn_idx >= 0 ? &t->tree[t->spawn_idx] : NULL;
+	if (t->root || t->svm_any || !p || rst_files_shared(t) || rst_files_shared(p))
+		return;
+	for (size_t i = 0; i < t->ntree; i++) {
+		const struct rst_task *x = &t->tree[i];
+		if (x == t || !spawned_by(p, x) || spawned_by(t, x))
+			continue;
+		if (x->err_pipe[1] >= 0)
+			close(x->err_pipe[1]);
+		if (x->go_pipe[0] >= 0)
+			close(x->go_pipe[0]);
+	}
+}
+
 /* The root task of a tree with its own mount tree: it stands; crshim makes what needs it (restore.c), then
  * the root takes crshim's unix sockets. */
 static int mounts_stand(const struct rst_task *t, char *msg, size_t len)
@@ -494,8 +516,10 @@ void rst_child(struct rst_task *t)
 		helper_main(t);
 	if (!t->root && write(t->err_pipe[1], (char[]){RST_BORN_MARK}, 1) != 1)
 		_exit(2);
-	if (!t->root) /* while crshim seizes it */
+	if (!t->root) { /* while crshim seizes it */
 		drop_other_areas(t, true);
+		drop_other_pipes(t);
+	}
 	do
 		n = read(t->go_pipe[0], &c, 1);
 	while (n < 0 && errno == EINTR);
