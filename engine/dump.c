@@ -310,10 +310,8 @@ static int dump_tree_images(struct dump_tree *tr, struct cr_err *e)
 		return cr_fail_sys(e, "remove old inventory.img");
 	for (size_t i = 0; i < tr->n; i++)
 		tr->c[i].tree = tr->c, tr->c[i].ntree = tr->n;
-	for (size_t i = 1; i < tr->n; i++) /* address spaces shared (CLONE_VM), then fd tables and fs info */
-		if (!tr->c[i].zombie && dump_sharedvm(tr->c, tr->n, i, e))
-			return -1;
-	if (dump_clone_share(tr->c, tr->n, e))
+	/* address spaces shared (CLONE_VM), then fd tables and fs info */
+	if (dump_sharedvm(tr->c, tr->n, e) || dump_clone_share(tr->c, tr->n, e))
 		return -1;
 	for (size_t i = 0; i < tr->n; i++) {
 		struct dump_ctx *c = &tr->c[i];

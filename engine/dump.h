@@ -161,9 +161,9 @@ int dump_clone_share(struct dump_ctx *c, size_t n, struct cr_err *e);
 bool dump_kcmp_same(pid_t a, pid_t b, int type);
 /* dump-share.c: the process pid among the n of c, or NULL. */
 const struct dump_ctx *dump_ctx_find(const struct dump_ctx *c, size_t n, pid_t pid);
-/* dump-sharedvm.c: processes sharing the address space of an earlier one (vm_owner, vm_flags), called by
- * dump_clone_share for a process that shares its mm with another one of the tree. */
-int dump_sharedvm(struct dump_ctx *c, size_t n, size_t i, struct cr_err *e);
+/* dump-sharedvm.c: the processes of the tree sharing the address space of an earlier one (vm_owner,
+ * vm_flags); refuses what restore cannot make. */
+int dump_sharedvm(struct dump_ctx *c, size_t n, struct cr_err *e);
 /* dump-files.c: files.img and fdinfo-PID.img. */
 int dump_files_write(struct dump_ctx *c, struct cr_err *e);
 /* A file in flight (dump-sk-scm.c): crshim's own fd of it, filled by the per-kind code as an fd of crshim
