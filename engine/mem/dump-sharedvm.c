@@ -130,12 +130,9 @@ static int vm_cmp(const void *pa, const void *pb, void *arg)
 
 /* Each task's owner: the first task of the tree order with its address space. O(n log n) kcmp calls with a
  * sort (kcmp of every pair took most of the dump time of a tree of 2000 processes); one kcmp of every
- * earlier task when kcmp cannot order them. */
-static int find_owners(struct dump_ctx *c, size_t n, size_t *owner, struct cr_err *e)
+ * earlier task when kcmp cannot order them. idx: room for n. */
+static void find_owners(struct dump_ctx *c, size_t n, size_t *owner, size_t *idx)
 {
-	__cleanup_free size_t *idx = calloc(n ? n : 1, sizeof(*idx));
-	if (!idx)
-		return cr_fail_errno(e, ENOMEM, "out of memory");
 	size_t m = 0;
 	for (size_t i = 0; i < n; i++) {
 		owner[i] = i;
@@ -153,7 +150,7 @@ static int find_owners(struct dump_ctx *c, size_t n, size_t *owner, struct cr_er
 			owner[idx[k]] = head;
 	}
 	if (!vs.failed)
-		return 0;
+		return;
 	pr_info("kcmp cannot order the address spaces: comparing every pair\n");
 	for (size_t i = 0; i < n; i++) {
 		owner[i] = i;
@@ -161,20 +158,20 @@ static int find_owners(struct dump_ctx *c, size_t n, size_t *owner, struct cr_er
 			if (!c[j].zombie && dump_kcmp_same(c[j].pid, c[i].pid, KCMP_VM))
 				owner[i] = j;
 	}
-	return 0;
 }
 
 int dump_sharedvm(struct dump_ctx *c, size_t n, struct cr_err *e)
 {
-	__cleanup_free size_t *owner = calloc(n ? n : 1, sizeof(*owner));
+	size_t *owner = calloc(2 * n + 1, sizeof(*owner)); /* owner[n], then find_owners' idx[n] */
 	if (!owner)
 		return cr_fail_errno(e, ENOMEM, "out of memory");
 	for (size_t i = 0; i < n; i++)
 		c[i].vm_owner = 0, c[i].vm_flags = 0;
-	if (find_owners(c, n, owner, e))
-		return -1;
-	for (size_t i = 1; i < n; i++)
-		if (owner[i] != i && sharer(c, n, &c[i], &c[owner[i]], e))
-			return -1;
-	return 0;
+	find_owners(c, n, owner, owner + n);
+	int ret = 0;
+	for (size_t i = 1; !ret && i < n; i++)
+		if (owner[i] != i)
+			ret = sharer(c, n, &c[i], &c[owner[i]], e);
+	free(owner);
+	return ret;
 }
