@@ -39,6 +39,13 @@ int arch_fixup_syscall_restart(void *resume, void *image);
 void arch_prep_syscall(void *regs, uint64_t ip, long nr, const unsigned long args[6]);
 long arch_syscall_result(const void *regs);
 const uint8_t *arch_syscall_insn(size_t *len);
+/* Batched remote syscalls: position-independent code that runs each syscall of a table in turn, then traps
+ * (SIGTRAP, the ip at *trap_ip bytes from its start). A table entry is 8 words: nr, 6 arguments, then the
+ * raw result written back; an entry with nr -1 ends the table. NULL: no such code for this arch (one
+ * remote syscall at a time). */
+const uint8_t *arch_batch_code(size_t *len, size_t *trap_ip);
+/* Set regs so that the task runs that code at ip with the table at table. */
+void arch_prep_batch(void *regs, uint64_t ip, uint64_t table);
 
 /* ---- restore side (arch/<ARCH>/restore.c) ---- */
 /* Switch to stack and jump into the restorer blob entry with arg as its first argument. */

@@ -130,3 +130,16 @@ const uint8_t *arch_syscall_insn(size_t *len)
 	*len = sizeof(insn);
 	return insn;
 }
+
+/* No batch code on aarch64 yet: one remote syscall at a time. */
+const uint8_t *arch_batch_code(size_t *len, size_t *trap_ip)
+{
+	*len = 0;
+	*trap_ip = 0;
+	return NULL;
+}
+
+void arch_prep_batch(void *regs, uint64_t ip, uint64_t table)
+{
+	(void)regs, (void)ip, (void)table;
+}

@@ -130,3 +130,29 @@ const uint8_t *arch_syscall_insn(size_t *len)
 	*len = sizeof(insn);
 	return insn;
 }
+
+/* The table at %r12:
+ *   1: mov (%r12),%rax; cmp $-1,%rax; je 2f
+ *      mov 8(%r12),%rdi; mov 16(%r12),%rsi; mov 24(%r12),%rdx; mov 32(%r12),%r10; mov 40(%r12),%r8
+ *      mov 48(%r12),%r9; syscall; mov %rax,56(%r12); add $64,%r12; jmp 1b
+ *   2: int3
+ *   3: jmp 3b */
+const uint8_t *arch_batch_code(size_t *len, size_t *trap_ip)
+{
+	static const uint8_t code[] = {0x49, 0x8b, 0x04, 0x24, 0x48, 0x83, 0xf8, 0xff, 0x74, 0x2b, 0x49, 0x8b,
+				       0x7c, 0x24, 0x08, 0x49, 0x8b, 0x74, 0x24, 0x10, 0x49, 0x8b, 0x54, 0x24,
+				       0x18, 0x4d, 0x8b, 0x54, 0x24, 0x20, 0x4d, 0x8b, 0x44, 0x24, 0x28, 0x4d,
+				       0x8b, 0x4c, 0x24, 0x30, 0x0f, 0x05, 0x49, 0x89, 0x44, 0x24, 0x38, 0x49,
+				       0x83, 0xc4, 0x40, 0xeb, 0xcb, 0xcc, 0xeb, 0xfe};
+	*len = sizeof(code);
+	*trap_ip = 0x36; /* right after the int3 */
+	return code;
+}
+
+void arch_prep_batch(void *regs, uint64_t ip, uint64_t table)
+{
+	struct user_regs_struct *r = regs;
+	r->r12 = table;
+	r->orig_rax = (unsigned long long)-1;
+	r->rip = ip;
+}

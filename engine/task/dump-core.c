@@ -20,35 +20,36 @@
 #include "base/log.h"
 #include "task/seccomp.h"
 
-/* Scratch page layout for the remote reads (offsets in bytes). */
+/* Scratch layout for the remote reads (offsets in bytes, within INFECT_SCRATCH_USER). */
 #define SCR_SIGACT 0 /* 64 x 32 bytes, signal n at (n-1)*32 */
 #define SCR_SAS 2048
 #define SCR_ITIMER 2080 /* 3 x 32 */
 #define SCR_TIDADDR 2176
 #define SCR_PDEATH 2184
 #define SCR_SUBREAPER 2188
-#define SCR_TIMER 2192 /* one itimerspec at a time */
-#define SCR_END 2224
+#define SCR_TIMER 2192 /* one itimerspec (32 bytes) per timer of a batch */
+#define SCR_NTIMERS ((INFECT_SCRATCH_USER - SCR_TIMER) / 32)
 
-struct rsys {
-	long nr;
-	unsigned long a[6];
-	const char *what;
-	long *ret;
+/* The remote syscalls of a dump, run in one batch (infect_batch): what each is for the messages. */
+struct rcalls {
+	struct infect_call v[DUMP_NSIG + 16 + 2 * SCR_NTIMERS];
+	const char *what[DUMP_NSIG + 16 + 2 * SCR_NTIMERS];
+	size_t n;
 };
 
-static int run_all(struct dump_ctx *c, const struct rsys *r, size_t n, struct cr_err *e)
+static size_t add(struct rcalls *rc, const char *what, long nr, unsigned long a0, unsigned long a1,
+		  unsigned long a2, unsigned long a3)
 {
-	for (size_t i = 0; i < n; i++) {
-		long ret;
-		if (infect_syscall(&c->in, r[i].nr, r[i].a, &ret, e))
-			return cr_wrap(e, "%s", r[i].what);
-		if (r[i].ret)
-			*r[i].ret = ret;
-		else if (ret < 0 && ret > -4096)
-			return cr_fail_errno(e, (int)-ret, "remote %s", r[i].what);
-	}
-	return 0;
+	rc->what[rc->n] = what;
+	rc->v[rc->n] = (struct infect_call){nr, {a0, a1, a2, a3, 0, 0}, 0};
+	return rc->n++;
+}
+
+/* The result of call i, or an error if it failed. */
+static int ok(const struct rcalls *rc, size_t i, struct cr_err *e)
+{
+	long r = rc->v[i].ret;
+	return r < 0 && r > -4096 ? cr_fail_errno(e, (int)-r, "remote %s", rc->what[i]) : 0;
 }
 
 /* The signals whose action is not SIG_DFL (SigIgn | SigCgt of /proc/PID/status, bit n-1 = signal n), all
@@ -65,27 +66,74 @@ static uint64_t non_default_sigs(pid_t pid)
 	return strtoull(ign + 8, NULL, 16) | strtoull(cgt + 8, NULL, 16);
 }
 
-/* One remote rt_sigaction (a ptrace round trip each) per signal that is ignored or caught, and SIGCHLD (whose
- * SA_NOCLDSTOP/SA_NOCLDWAIT matter with SIG_DFL too); the others are SIG_DFL, and their flags and mask
- * have no effect (not saved). */
-static int remote_sigacts(struct dump_ctx *c, struct cr_err *e)
+/* An rt_sigaction per signal that is ignored or caught, and SIGCHLD (whose SA_NOCLDSTOP/SA_NOCLDWAIT matter
+ * with SIG_DFL too); the others are SIG_DFL, and their flags and mask have no effect (not saved). */
+static void add_sigacts(struct dump_ctx *c, struct rcalls *rc)
 {
 	uint64_t s = c->in.scratch, nd = non_default_sigs(c->pid) | (1ULL << (SIGCHLD - 1));
-	for (int sig = 1; sig <= DUMP_NSIG; sig++) {
-		long ret;
-		if (sig == SIGKILL || sig == SIGSTOP || !(nd & (1ULL << (sig - 1))))
-			continue;
-		if (infect_sys(&c->in, &ret, e, __NR_rt_sigaction, (unsigned long)sig, 0,
-			       s + SCR_SIGACT + (uint64_t)(sig - 1) * 32, 8, 0, 0))
-			return cr_wrap(e, "rt_sigaction(%d)", sig);
-		if (ret)
-			return cr_fail_errno(e, (int)-ret, "remote rt_sigaction(%d)", sig);
-		c->rem.sigact_valid[sig] = true;
+	for (int sig = 1; sig <= DUMP_NSIG; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP && (nd & (1ULL << (sig - 1))))
+			add(rc, "rt_sigaction", __NR_rt_sigaction, (unsigned long)sig, 0,
+			    s + SCR_SIGACT + (uint64_t)(sig - 1) * 32, 8);
+}
+
+/* The membarrier registrations of the address space: no call reads them, but an expedited barrier of a kind
+ * not registered fails with EPERM (EINVAL: not supported here, so not registered either). The probe's barrier
+ * itself only orders the task's own threads' memory accesses. */
+static const unsigned long membarrier_probe[] = {MEMBARRIER_CMD_PRIVATE_EXPEDITED,
+						 MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE,
+						 MEMBARRIER_CMD_PRIVATE_EXPEDITED_RSEQ};
+static const char *const membarrier_what[] = {"private expedited", "private expedited sync-core",
+					      "private expedited rseq"};
+/* each kind's registration command is the bit above its own (MEMBARRIER_CMD_REGISTER_*) */
+_Static_assert(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED == MEMBARRIER_CMD_PRIVATE_EXPEDITED << 1 &&
+		   MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_SYNC_CORE ==
+		       MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE << 1 &&
+		   MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_RSEQ == MEMBARRIER_CMD_PRIVATE_EXPEDITED_RSEQ
+									 << 1,
+	       "membarrier command bits");
+
+static int membarrier_result(struct dump_ctx *c, const struct rcalls *rc, size_t first, struct cr_err *e)
+{
+	c->rem.membarrier = 0;
+	for (size_t i = 0; i < ARRAY_SIZE(membarrier_probe); i++) {
+		long ret = rc->v[first + i].ret;
+		if (!ret) {
+			c->rem.membarrier |= (uint32_t)(membarrier_probe[i] << 1);
+			pr_debug("task %d: membarrier %s registered\n", c->pid, membarrier_what[i]);
+		} else if (ret != -EPERM && ret != -EINVAL && ret != -ENOSYS) {
+			return cr_fail_errno(e, (int)-ret, "remote membarrier (%s)", membarrier_what[i]);
+		}
 	}
 	return 0;
 }
 
-static int remote_timers(struct dump_ctx *c, struct cr_err *e)
+/* timer_gettime (into the scratch) and timer_getoverrun of timers [from, from+n) */
+static void add_timers(struct dump_ctx *c, struct rcalls *rc, size_t from, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		unsigned long id = (unsigned long)c->rem.timers[from + i].id;
+		add(rc, "timer_gettime", __NR_timer_gettime, id, c->in.scratch + SCR_TIMER + i * 32, 0, 0);
+		add(rc, "timer_getoverrun", __NR_timer_getoverrun, id, 0, 0, 0);
+	}
+}
+
+static int timers_result(struct dump_ctx *c, const struct rcalls *rc, size_t first, size_t from, size_t n,
+			 struct cr_err *e)
+{
+	struct dump_remote *r = &c->rem;
+	for (size_t i = 0; i < n; i++) {
+		if (ok(rc, first + 2 * i, e))
+			return cr_wrap(e, "timer %d", r->timers[from + i].id);
+		long ov = rc->v[first + 2 * i + 1].ret;
+		r->timer_overrun[from + i] = ov < 0 ? 0 : (int)ov;
+	}
+	return n ? infect_read(&c->in, c->in.scratch + SCR_TIMER, &r->timer_val[from],
+			       n * sizeof(r->timer_val[0]), e)
+		 : 0;
+}
+
+static int timers_alloc(struct dump_ctx *c, struct cr_err *e)
 {
 	struct dump_remote *r = &c->rem;
 	if (proc_parse_timers(c->pid, &r->timers, &r->ntimers, e))
@@ -96,90 +144,79 @@ static int remote_timers(struct dump_ctx *c, struct cr_err *e)
 	r->timer_overrun = calloc(r->ntimers, sizeof(*r->timer_overrun));
 	if (!r->timer_val || !r->timer_overrun)
 		return cr_fail_errno(e, ENOMEM, "out of memory");
-	for (size_t i = 0; i < r->ntimers; i++) {
-		long ret, ov;
-		unsigned long id = (unsigned long)r->timers[i].id;
-		if (infect_sys(&c->in, &ret, e, __NR_timer_gettime, id, c->in.scratch + SCR_TIMER, 0, 0, 0,
-			       0))
-			return cr_wrap(e, "timer_gettime(%lu)", id);
-		if (ret)
-			return cr_fail_errno(e, (int)-ret, "remote timer_gettime(%lu)", id);
-		if (infect_read(&c->in, c->in.scratch + SCR_TIMER, &r->timer_val[i], sizeof(r->timer_val[i]),
-				e))
+	return 0;
+}
+
+/* The timers past the first batch's room, a batch of them at a time. */
+static int remote_timers_rest(struct dump_ctx *c, struct cr_err *e)
+{
+	for (size_t from = SCR_NTIMERS; from < c->rem.ntimers; from += SCR_NTIMERS) {
+		struct rcalls rc = {.n = 0};
+		size_t n = c->rem.ntimers - from < SCR_NTIMERS ? c->rem.ntimers - from : SCR_NTIMERS;
+		add_timers(c, &rc, from, n);
+		if (infect_batch(&c->in, rc.v, rc.n, e) || timers_result(c, &rc, 0, from, n, e))
 			return -1;
-		if (infect_sys(&c->in, &ov, e, __NR_timer_getoverrun, id, 0, 0, 0, 0, 0))
-			return cr_wrap(e, "timer_getoverrun(%lu)", id);
-		r->timer_overrun[i] = ov < 0 ? 0 : (int)ov;
 	}
 	return 0;
 }
 
-/* The membarrier registrations of the address space: no call reads them, but an expedited barrier of a kind
- * not registered fails with EPERM (EINVAL: not supported here, so not registered either). The probe's barrier
- * itself only orders the task's own threads' memory accesses. */
-static int remote_membarrier(struct dump_ctx *c, struct cr_err *e)
-{
-	static const struct {
-		unsigned long probe, reg;
-		const char *what;
-	} kinds[] = {
-	    {MEMBARRIER_CMD_PRIVATE_EXPEDITED, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED,
-	     "private expedited"},
-	    {MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_SYNC_CORE,
-	     "private expedited sync-core"},
-	    {MEMBARRIER_CMD_PRIVATE_EXPEDITED_RSEQ, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_RSEQ,
-	     "private expedited rseq"},
-	};
-	c->rem.membarrier = 0;
-	for (size_t i = 0; i < ARRAY_SIZE(kinds); i++) {
-		long ret;
-		if (infect_sys(&c->in, &ret, e, __NR_membarrier, kinds[i].probe, 0, 0, 0, 0, 0))
-			return cr_wrap(e, "membarrier (%s)", kinds[i].what);
-		if (!ret) {
-			c->rem.membarrier |= (uint32_t)kinds[i].reg;
-			pr_debug("task %d: membarrier %s registered\n", c->pid, kinds[i].what);
-		} else if (ret != -EPERM && ret != -EINVAL && ret != -ENOSYS) {
-			return cr_fail_errno(e, (int)-ret, "remote membarrier (%s)", kinds[i].what);
-		}
-	}
-	return 0;
-}
+static int remote_all(struct dump_ctx *c, struct rcalls *rc, struct cr_err *e);
 
 int dump_core_remote(struct dump_ctx *c, struct cr_err *e)
 {
+	struct rcalls *rc = calloc(1, sizeof(*rc));
+	if (!rc)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	int ret = remote_all(c, rc, e);
+	free(rc);
+	return ret;
+}
+
+/* Every remote read of the task in one batch (but the timers past the scratch's room). */
+static int remote_all(struct dump_ctx *c, struct rcalls *rc, struct cr_err *e)
+{
 	struct dump_remote *r = &c->rem;
 	uint64_t s = c->in.scratch;
-	long dumpable, thp, secb, brk, slack;
-	const struct rsys calls[] = {
-	    {__NR_sigaltstack, {0, s + SCR_SAS}, "sigaltstack", NULL},
-	    {__NR_getitimer, {ITIMER_REAL, s + SCR_ITIMER}, "getitimer(REAL)", NULL},
-	    {__NR_getitimer, {ITIMER_VIRTUAL, s + SCR_ITIMER + 32}, "getitimer(VIRTUAL)", NULL},
-	    {__NR_getitimer, {ITIMER_PROF, s + SCR_ITIMER + 64}, "getitimer(PROF)", NULL},
-	    {__NR_prctl, {PR_GET_TID_ADDRESS, s + SCR_TIDADDR}, "prctl(PR_GET_TID_ADDRESS)", NULL},
-	    {__NR_prctl, {PR_GET_PDEATHSIG, s + SCR_PDEATH}, "prctl(PR_GET_PDEATHSIG)", NULL},
-	    {__NR_prctl, {PR_GET_CHILD_SUBREAPER, s + SCR_SUBREAPER}, "prctl(PR_GET_CHILD_SUBREAPER)", NULL},
-	    {__NR_prctl, {PR_GET_DUMPABLE}, "prctl(PR_GET_DUMPABLE)", &dumpable},
-	    {__NR_prctl, {PR_GET_THP_DISABLE}, "prctl(PR_GET_THP_DISABLE)", &thp},
-	    {__NR_prctl, {PR_GET_SECUREBITS}, "prctl(PR_GET_SECUREBITS)", &secb},
-	    {__NR_prctl, {PR_GET_TIMERSLACK}, "prctl(PR_GET_TIMERSLACK)", &slack},
-	    {__NR_brk, {0}, "brk(0)", &brk},
-	};
-	if (remote_sigacts(c, e) || run_all(c, calls, ARRAY_SIZE(calls), e) || remote_membarrier(c, e))
+	if (timers_alloc(c, e))
 		return -1;
-	if (dumpable < 0 || thp < 0 || secb < 0)
-		return cr_fail_errno(e,
-				     (int)-(dumpable < 0 ? dumpable
-					    : thp < 0	 ? thp
-							 : secb),
-				     "remote prctl");
-	r->dumpable = (int32_t)dumpable;
-	r->thp_disabled = (int32_t)thp;
-	r->securebits = (uint32_t)secb;
-	r->brk = (uint64_t)brk;
-	r->timerslack = (uint64_t)slack;
+	add_sigacts(c, rc);
+	size_t first = rc->n;
+	add(rc, "sigaltstack", __NR_sigaltstack, 0, s + SCR_SAS, 0, 0);
+	add(rc, "getitimer(REAL)", __NR_getitimer, ITIMER_REAL, s + SCR_ITIMER, 0, 0);
+	add(rc, "getitimer(VIRTUAL)", __NR_getitimer, ITIMER_VIRTUAL, s + SCR_ITIMER + 32, 0, 0);
+	add(rc, "getitimer(PROF)", __NR_getitimer, ITIMER_PROF, s + SCR_ITIMER + 64, 0, 0);
+	add(rc, "prctl(PR_GET_TID_ADDRESS)", __NR_prctl, PR_GET_TID_ADDRESS, s + SCR_TIDADDR, 0, 0);
+	add(rc, "prctl(PR_GET_PDEATHSIG)", __NR_prctl, PR_GET_PDEATHSIG, s + SCR_PDEATH, 0, 0);
+	add(rc, "prctl(PR_GET_CHILD_SUBREAPER)", __NR_prctl, PR_GET_CHILD_SUBREAPER, s + SCR_SUBREAPER, 0, 0);
+	size_t dumpable = add(rc, "prctl(PR_GET_DUMPABLE)", __NR_prctl, PR_GET_DUMPABLE, 0, 0, 0);
+	size_t thp = add(rc, "prctl(PR_GET_THP_DISABLE)", __NR_prctl, PR_GET_THP_DISABLE, 0, 0, 0);
+	size_t secb = add(rc, "prctl(PR_GET_SECUREBITS)", __NR_prctl, PR_GET_SECUREBITS, 0, 0, 0);
+	size_t slack = add(rc, "prctl(PR_GET_TIMERSLACK)", __NR_prctl, PR_GET_TIMERSLACK, 0, 0, 0);
+	size_t brk = add(rc, "brk(0)", __NR_brk, 0, 0, 0, 0);
+	size_t mb = rc->n;
+	for (size_t i = 0; i < ARRAY_SIZE(membarrier_probe); i++)
+		add(rc, "membarrier", __NR_membarrier, membarrier_probe[i], 0, 0, 0);
+	size_t tm = rc->n, ntm = r->ntimers < SCR_NTIMERS ? r->ntimers : SCR_NTIMERS;
+	add_timers(c, rc, 0, ntm);
+	if (infect_batch(&c->in, rc->v, rc->n, e))
+		return -1;
+	for (size_t i = 0; i < mb; i++) /* the results: the calls that return a value are read below */
+		if (i != slack && i != brk && ok(rc, i, e))
+			return i < first ? cr_wrap(e, "signal %lu", rc->v[i].a[0]) : -1;
+	if (membarrier_result(c, rc, mb, e) || timers_result(c, rc, tm, 0, ntm, e))
+		return -1;
+	r->dumpable = (int32_t)rc->v[dumpable].ret;
+	r->thp_disabled = (int32_t)rc->v[thp].ret;
+	r->securebits = (uint32_t)rc->v[secb].ret;
+	r->brk = (uint64_t)rc->v[brk].ret;
+	r->timerslack = (uint64_t)rc->v[slack].ret;
 	uint8_t buf[SCR_TIMER];
 	if (infect_read(&c->in, s, buf, sizeof(buf), e))
 		return -1;
+	for (int sig = 1; sig <= DUMP_NSIG; sig++)
+		r->sigact_valid[sig] = false;
+	for (size_t i = 0; i < first; i++)
+		r->sigact_valid[rc->v[i].a[0]] = true;
 	for (int sig = 1; sig <= DUMP_NSIG; sig++)
 		if (r->sigact_valid[sig])
 			memcpy(&r->sigact[sig], buf + SCR_SIGACT + (sig - 1) * 32, sizeof(r->sigact[sig]));
@@ -190,7 +227,7 @@ int dump_core_remote(struct dump_ctx *c, struct cr_err *e)
 	memcpy(&r->tid_address, buf + SCR_TIDADDR, 8);
 	memcpy(&r->pdeathsig, buf + SCR_PDEATH, 4);
 	memcpy(&r->subreaper, buf + SCR_SUBREAPER, 4);
-	return remote_timers(c, e);
+	return remote_timers_rest(c, e);
 }
 
 void dump_core_free(struct dump_ctx *c)

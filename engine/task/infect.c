@@ -2,6 +2,7 @@
 #define LOG_PREFIX "infect: "
 #include <errno.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -145,18 +146,141 @@ fail:
 	return -1;
 }
 
+_Static_assert(sizeof(struct infect_call) == 8 * sizeof(long), "the table layout of arch_batch_code");
+
+#define BATCH_BYTES 8192 /* the batch code, then its table */
+#define BATCH_TABLE 64	 /* offset of the table */
+
+/* SIGTRAP, the batch code's end, would take a pending one's place, and an ignored one would be reset to
+ * SIG_DFL by the kernel (a trap is forced): those tasks get one remote syscall at a time. */
+static bool sigtrap_free(pid_t tid)
+{
+	char path[64], buf[4096];
+	snprintf(path, sizeof(path), "/proc/%d/status", tid);
+	if (proc_read_small(path, buf, sizeof(buf)) < 0)
+		return false;
+	static const char *const keys[] = {"\nSigPnd:", "\nShdPnd:", "\nSigIgn:"};
+	for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
+		const char *p = strstr(buf, keys[i]);
+		if (!p || (strtoull(p + strlen(keys[i]), NULL, 16) & (1ULL << (SIGTRAP - 1))))
+			return false;
+	}
+	return true;
+}
+
+static int remote_mmap(struct infect *in, size_t len, int prot, long *r, struct cr_err *e)
+{
+	/* MAP_SHARED never merges with a neighbouring anonymous VMA, so the layout stays as it was. */
+	return infect_sys(in, r, e, __NR_mmap, 0, len, (unsigned long)prot, MAP_SHARED | MAP_ANONYMOUS,
+			  (unsigned long)-1, 0);
+}
+
 int infect_map_scratch(struct infect *in, struct cr_err *e)
 {
 	long r;
-	size_t len = (size_t)sysconf(_SC_PAGESIZE);
-	/* MAP_SHARED never merges with a neighbouring anonymous VMA, so the layout stays as it was. */
-	if (infect_sys(in, &r, e, __NR_mmap, 0, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
-		       (unsigned long)-1, 0))
+	size_t psz = (size_t)sysconf(_SC_PAGESIZE), code_len, trap;
+	size_t user = (INFECT_SCRATCH_USER + psz - 1) / psz * psz,
+	       batch = (BATCH_BYTES + psz - 1) / psz * psz;
+	bool want = arch_batch_code(&code_len, &trap) && code_len <= BATCH_TABLE && sigtrap_free(in->pid);
+	if (want && remote_mmap(in, user + batch, PROT_READ | PROT_WRITE | PROT_EXEC, &r, e))
+		return -1;
+	if (want && (r == -EACCES || r == -EPERM)) { /* PR_SET_MDWE, an LSM */
+		pr_info("task %d: no writable and executable mapping (%s): one remote syscall at a time\n",
+			in->pid, strerror((int)-r));
+		want = false;
+	}
+	if (!want && remote_mmap(in, user, PROT_READ | PROT_WRITE, &r, e))
 		return -1;
 	if (r < 0 && r > -4096)
 		return cr_fail_errno(e, (int)-r, "task %d: remote mmap of a scratch page", in->pid);
 	in->scratch = (uint64_t)r;
-	in->scratch_len = len;
+	in->scratch_len = want ? user + batch : user;
+	in->batch = want ? in->scratch + user : 0;
+	in->batch_len = want ? batch : 0;
+	return 0;
+}
+
+static int set_sigmask(struct infect *in, uint64_t mask, struct cr_err *e)
+{
+	if (ptrace(PTRACE_SETSIGMASK, in->pid, (void *)sizeof(mask), &mask))
+		return cr_fail_sys(e, "task %d: PTRACE_SETSIGMASK", in->pid);
+	return 0;
+}
+
+/* Resume until the batch code's trap. */
+static int run_to_trap(struct infect *in, uint64_t trap_ip, struct cr_err *e)
+{
+	for (int guard = 0; guard < 128; guard++) {
+		int status;
+		if (ptrace(PTRACE_CONT, in->pid, NULL, NULL))
+			return cr_fail_sys(e, "task %d: PTRACE_CONT", in->pid);
+		if (seize_wait(in->s, &status, e))
+			return -1;
+		int event = status >> 16, ssig = WSTOPSIG(status);
+		if (event == PTRACE_EVENT_STOP)
+			continue; /* a group-stop or our interrupt: keep going */
+		if (!event && seize_is_stop_sig(ssig)) {
+			in->s->stop_sig = ssig; /* re-sent when the task is released */
+			continue;
+		}
+		uint8_t regs[INFECT_REGS_MAX];
+		if (!event && ssig == SIGTRAP && !arch_get_gpregs(in->pid, regs, e) &&
+		    arch_regs_ip(regs) == trap_ip)
+			return 0; /* the signal is dropped: the next resume passes none */
+		return cr_fail_errno(e, EINVAL,
+				     "task %d: unexpected stop (signal %d, event %d) in remote syscalls",
+				     in->pid, ssig, event);
+	}
+	return cr_fail_errno(e, EBUSY, "task %d: remote syscalls do not complete", in->pid);
+}
+
+/* Up to the table's room of calls in one run of the batch code. */
+static int batch_run(struct infect *in, struct infect_call *calls, size_t n, struct cr_err *e)
+{
+	size_t code_len, trap;
+	const uint8_t *code = arch_batch_code(&code_len, &trap);
+	struct infect_call end = {.nr = -1};
+	uint64_t table = in->batch + BATCH_TABLE;
+	struct iovec l[3] = {{(void *)code, code_len}, {calls, n * sizeof(*calls)}, {&end, sizeof(end)}};
+	struct iovec r[2] = {{(void *)(uintptr_t)in->batch, code_len},
+			     {(void *)(uintptr_t)table, (n + 1) * sizeof(*calls)}};
+	ssize_t w = process_vm_writev(in->pid, l, 3, r, 2, 0);
+	if (w != (ssize_t)(code_len + (n + 1) * sizeof(*calls)))
+		return cr_fail_errno(e, w < 0 ? errno : EFAULT, "task %d: write the remote syscalls",
+				     in->pid);
+	uint8_t regs[INFECT_REGS_MAX];
+	memcpy(regs, in->base, arch_gpregs_size());
+	arch_prep_batch(regs, in->batch, table);
+	if (arch_set_gpregs(in->pid, regs, e))
+		return -1;
+	/* SIGTRAP blocked would be forced through with its action reset to SIG_DFL */
+	int ret = set_sigmask(in, ~(1ULL << (SIGTRAP - 1)), e);
+	if (!ret)
+		ret = run_to_trap(in, in->batch + trap, e);
+	struct cr_err e2;
+	if (set_sigmask(in, ~0ULL, ret ? &e2 : e))
+		ret = -1;
+	if (arch_set_gpregs(in->pid, in->base, ret ? &e2 : e))
+		ret = -1;
+	if (!ret)
+		ret = infect_read(in, table, calls, n * sizeof(*calls), e);
+	for (size_t i = 0; !ret && i < n; i++)
+		pr_debug("task %d: remote syscall %ld = %ld (batch)\n", in->pid, calls[i].nr, calls[i].ret);
+	return ret;
+}
+
+int infect_batch(struct infect *in, struct infect_call *calls, size_t n, struct cr_err *e)
+{
+	if (!in->batch) {
+		for (size_t i = 0; i < n; i++)
+			if (infect_syscall(in, calls[i].nr, calls[i].a, &calls[i].ret, e))
+				return -1;
+		return 0;
+	}
+	size_t room = (in->batch_len - BATCH_TABLE) / sizeof(*calls) - 1;
+	for (size_t i = 0; i < n; i += room)
+		if (batch_run(in, calls + i, n - i < room ? n - i : room, e))
+			return -1;
 	return 0;
 }
 

@@ -1,4 +1,5 @@
-/* Remote syscalls in a seized task: one `syscall` instruction at a time, no injected code. */
+/* Remote syscalls in a seized task: one `syscall` instruction at a time, or a batch of them run by a few
+ * bytes of code (arch_batch_code) copied into the scratch mapping, in one stop. */
 #ifndef CRSHIM_INFECT_H
 #define CRSHIM_INFECT_H
 
@@ -18,8 +19,21 @@ struct infect {
 	bool poked;		       /* we wrote the instruction at poke_addr */
 	uint64_t poke_addr;
 	long poke_orig;
-	uint64_t scratch; /* remote scratch page, 0 if none */
+	uint64_t scratch; /* remote scratch mapping (INFECT_SCRATCH_USER bytes for the caller), 0 if none */
 	size_t scratch_len;
+	uint64_t batch; /* remote address of the batch code in the scratch mapping, 0: none */
+	size_t batch_len;
+};
+
+/* The caller's part of the scratch mapping, at in->scratch. */
+#define INFECT_SCRATCH_USER 4096
+
+/* One syscall of a batch: nr and arguments in, the raw result (-errno on failure) out. The layout is the
+ * table that arch_batch_code reads (8 words). */
+struct infect_call {
+	long nr;
+	unsigned long a[6];
+	long ret;
 };
 
 /* Prepare remote calls; base_regs are the registers to put back after each call. no_vdso: do not look for a
@@ -29,8 +43,13 @@ int infect_start(struct infect *in, struct seized *s, const void *base_regs, boo
 int infect_syscall(struct infect *in, long nr, const unsigned long args[6], long *ret, struct cr_err *e);
 #define infect_sys(in, ret, e, nr, ...)                                                                      \
 	infect_syscall((in), (nr), (const unsigned long[6]){__VA_ARGS__}, (ret), (e))
-/* Map one anonymous scratch page in the task (in->scratch). */
+/* Map the scratch memory in the task (in->scratch), with the batch code when it can run there: the arch has
+ * it, the task may map memory that is both writable and executable, and SIGTRAP (its end) is neither
+ * ignored nor pending in the task. */
 int infect_map_scratch(struct infect *in, struct cr_err *e);
+/* Run the n syscalls in the task, in order; calls[i].ret gets each result. With the batch code, one stop for
+ * them all; else one remote syscall each. */
+int infect_batch(struct infect *in, struct infect_call *calls, size_t n, struct cr_err *e);
 /* Read remote memory (process_vm_readv). */
 int infect_read(struct infect *in, uint64_t addr, void *buf, size_t len, struct cr_err *e);
 /* Undo everything: unmap the scratch page, restore poked bytes and the base registers. */
