@@ -552,6 +552,27 @@ static uint8_t *pagebuf_get(struct dump_pagebuf *pb, struct cr_err *e)
 	return pb->mem;
 }
 
+/* Up to this many bytes of pages, read and write in turn in this thread: a writer thread of its own costs
+ * more than it overlaps (its start, and a wait for a CPU at each hand-over on a loaded machine). */
+#ifndef PBUF_INLINE
+#define PBUF_INLINE (2 * PBUF_SIZE)
+#endif
+
+static int copy_inline(struct mm_state *m, struct page_writer *pw, struct pbuf *b, uint64_t *total,
+		       struct cr_err *e)
+{
+	size_t ri = 0;
+	uint64_t roff = 0;
+	while (ri < m->nr) {
+		if (fill_buf(m, b, &ri, &roff, e) || pw_add_batch(pw, b->data, b->used, b->b, b->nb, e))
+			return -1;
+		*total += b->used;
+		if (ri >= (m->nr + 1) / 2 && fault_check(m->c->o, FI_DUMP_MM_MID, e))
+			return -1; /* half of the runs written */
+	}
+	return 0;
+}
+
 static int copy_pages(struct mm_state *m, struct page_writer *pw, uint64_t *total, struct cr_err *e)
 {
 	struct pipe_state p = {.pw = pw, .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER};
@@ -568,6 +589,11 @@ static int copy_pages(struct mm_state *m, struct page_writer *pw, uint64_t *tota
 		return -1;
 	for (int i = 0; i < PBUF_NR; i++)
 		p.buf[i].data = mem + (size_t)i * PBUF_SIZE;
+	uint64_t bytes = 0;
+	for (size_t i = 0; i < m->nr; i++)
+		bytes += m->r[i].len;
+	if (bytes <= PBUF_INLINE)
+		return copy_inline(m, pw, &p.buf[0], total, e);
 	if ((errno = pthread_create(&th, NULL, writer_main, &p)))
 		return cr_fail_sys(e, "page writer thread");
 	while (ri < m->nr) {
