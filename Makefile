@@ -2,7 +2,7 @@
 #   make            build crshim            make test    deps + build + unit + zdtm quick tier
 #   make deps       install Debian packages make demo    checkpoint/restore a running counter
 #   make install    PREFIX=/usr/local       make bench   dump/restore throughput
-#   make zdtm [MODE=cr|checkpoint|iters|fault|snaps|pagesrv|lazy|user|compat|ns|uns] [ITERS=N] [TESTS="a b"] [FAULT=name|all] [REPEAT=N] [LOAD=N]
+#   make zdtm [MODE=cr|checkpoint|iters|fault|snaps|pagesrv|lazy|user|compat|ns|uns|cuns] [ITERS=N] [TESTS="a b"] [FAULT=name|all] [REPEAT=N] [LOAD=N]
 ARCH ?= $(shell uname -m)
 CROSS_COMPILE ?=
 CC := $(CROSS_COMPILE)gcc
@@ -220,8 +220,11 @@ zdtm-ns:
 # make zdtm-uns: the same, all owned by a user namespace of the test's own (uid/gid map 0 100000 65536; MODE=uns)
 zdtm-uns:
 	$(MAKE) zdtm MODE=uns
+# make zdtm-cuns: the user namespace owns the PID and mount namespaces too, as a rootless container's
+zdtm-cuns:
+	$(MAKE) zdtm MODE=cuns
 
-.PHONY: quick-tests zdtm-ns zdtm-uns all deps install unit zdtm test demo bench bench-lazy clean format-check deps-integration integration bench-runc
+.PHONY: quick-tests zdtm-ns zdtm-uns zdtm-cuns all deps install unit zdtm test demo bench bench-lazy clean format-check deps-integration integration bench-runc
 .SECONDARY:
 
 # ==================================================================================================================

@@ -27,6 +27,7 @@
 #include "base/caps.h"
 #include "base/cleanup.h"
 #include "base/fault-ids.h"
+#include "base/late-fds.h"
 #include "base/log.h"
 #include "pid.h"
 #include "files/fdshare.h"
@@ -488,7 +489,7 @@ static int mounts_stand(const struct rst_task *t, char *msg, size_t len)
 	if (n != 1)
 		_exit(1); /* crshim gave up */
 	close(t->go_pipe[0]);
-	return rst_sk_unix_root(msg, len);
+	return late_fds_recv(msg, len) || rst_sk_unix_root(msg, len);
 }
 
 void rst_child(struct rst_task *t)

@@ -19,6 +19,7 @@
 #include "base/caps.h"
 #include "base/cleanup.h"
 #include "base/fault.h"
+#include "base/late-fds.h"
 #include "base/log.h"
 #include "files/ghost.h"
 #include "files/pipes.h"
@@ -68,6 +69,42 @@ static void kill_task(struct rst_task *t)
 	kill_child(t->pid);
 }
 
+/* The root of a tree born in its user namespace (ns_rst_user_born): a child of ours enters it and clones the
+ * root with CLONE_PARENT (our child; with --restore-sibling that child is our parent's, and so the root),
+ * which thus makes its PID, mount (and cgroup) namespaces owned by it, as a container's are. The root's pid
+ * in ours comes back on a pipe. The root's, or -1 (errno). */
+static long born_clone(struct rst_task *t, struct rst_clone_args *ca)
+{
+	int p[2];
+	if (pipe2(p, O_CLOEXEC))
+		return -1;
+	struct rst_clone_args mid = {.flags = t->sibling ? CLONE_PARENT : 0,
+				     .exit_signal = t->sibling ? 0 : SIGCHLD};
+	long m = syscall(SYS_clone3, &mid, sizeof(mid));
+	if (m == 0) {
+		close(p[0]);
+		ca->flags |= CLONE_PARENT;
+		ca->exit_signal = 0; /* with CLONE_PARENT: ours (SIGCHLD, or 0 for our parent) */
+		long r =
+		    setns(ns_rst_user_fd(t->ns), CLONE_NEWUSER) ? -1 : syscall(SYS_clone3, ca, sizeof(*ca));
+		if (r == 0)
+			rst_child(t);
+		int v[2] = {(int)r, errno};
+		_exit(write(p[1], v, sizeof(v)) == (ssize_t)sizeof(v) ? 0 : 1);
+	}
+	int err = errno;
+	close(p[1]);
+	int v[2] = {-1, err};
+	if (m > 0 && read(p[0], v, sizeof(v)) != (ssize_t)sizeof(v))
+		v[0] = -1, v[1] = EIO;
+	close(p[0]);
+	if (m > 0 && !t->sibling)
+		while (waitpid((pid_t)m, NULL, 0) < 0 && errno == EINTR)
+			;
+	errno = v[1];
+	return v[0];
+}
+
 static int spawn_child(struct rst_task *t, struct cr_err *e)
 {
 	sigset_t all, old;
@@ -88,7 +125,8 @@ static int spawn_child(struct rst_task *t, struct cr_err *e)
 	sigfillset(&all);
 	sigprocmask(SIG_SETMASK, &all, &old); /* the child starts with every signal blocked */
 	fflush(NULL);
-	long r = syscall(SYS_clone3, &ca, sizeof(ca));
+	bool born = t->root && ns_rst_user_born(t->ns);
+	long r = born ? born_clone(t, &ca) : syscall(SYS_clone3, &ca, sizeof(ca));
 	if (r == 0)
 		rst_child(t);
 	int err = errno;
@@ -631,7 +669,9 @@ static int restore_run(struct cr_opts *o, struct rst_task *ts, size_t n, struct 
 		if (pipe2(ts[i].err_pipe, O_CLOEXEC) || fcntl(ts[i].err_pipe[0], F_SETFL, O_NONBLOCK) ||
 		    ((!ts[i].zombie || rst_zombie_hands_over(&ts[i])) && pipe2(ts[i].go_pipe, O_CLOEXEC)))
 			return cr_fail_sys(e, "pipe"); /* a zombie: its error message (and a go to exit) */
-	if (spawn_child(&ts[0], e))
+	/* what crshim makes late for the root task: how it takes them (late-fds.h) */
+	if ((rst_mounts_late(ts, n) && late_fds_open(ns_rst_user_born(ts[0].ns), e)) ||
+	    spawn_child(&ts[0], e))
 		return -1;
 	for (size_t i = 1; i < n; i++) { /* the children's ends are theirs now */
 		if (ts[i].err_pipe[1] >= 0)
@@ -644,16 +684,17 @@ static int restore_run(struct cr_opts *o, struct rst_task *ts, size_t n, struct 
 	 * sockets, inotify watches; see ns/README.md), then the root task has its second go */
 	bool late = rst_mounts_late(ts, n);
 	int late_go = late ? fcntl(ts[0].go_pipe[1], F_DUPFD_CLOEXEC, 3) : -1;
-	int ret = (late && late_go < 0 && cr_fail_sys(e, "keep the go pipe of task %d", ts[0].pid)) ||
-		  rst_svm_spawn(ts, n, e) || fault_check(o, FI_RESTORE_ROOT_ONLY, e) ||
-		  ns_rst_root_spawned(ts[0].ns, ts[0].pid, rst_ipid(&ts[0]), e) || seize_child(&ts[0], e) ||
-		  (late && (root_mounts_wait(&ts[0], e) || rst_ghost_late(ts, n, e) ||
-			    in_tree_mnt(ts[0].pid, rst_fdshare_flight_late, e) ||
-			    rst_sk_unix_late(ts[0].pid, ts[0].ns_init ? ts[0].ns_levels : 0, e) ||
-			    in_tree_mnt(ts[0].pid, rst_notify_late, e) ||
-			    fault_check(o, FI_RESTORE_MNT_LATE, e) || root_go_again(&ts[0], late_go, e))) ||
-		  eng_notify(o, "setup-namespaces", ts[0].pid, -1, e) ||
-		  eng_notify(o, "post-setup-namespaces", 0, -1, e);
+	int ret =
+	    (late && late_go < 0 && cr_fail_sys(e, "keep the go pipe of task %d", ts[0].pid)) ||
+	    rst_svm_spawn(ts, n, e) || fault_check(o, FI_RESTORE_ROOT_ONLY, e) ||
+	    ns_rst_root_spawned(ts[0].ns, ts[0].pid, rst_ipid(&ts[0]), e) || seize_child(&ts[0], e) ||
+	    (late && (root_mounts_wait(&ts[0], e) || rst_ghost_late(ts, n, e) ||
+		      in_tree_mnt(ts[0].pid, rst_fdshare_flight_late, e) ||
+		      rst_sk_unix_late(ts[0].pid, ts[0].ns_init ? ts[0].ns_levels : 0, e) ||
+		      in_tree_mnt(ts[0].pid, rst_notify_late, e) || fault_check(o, FI_RESTORE_MNT_LATE, e) ||
+		      late_fds_send(e) || root_go_again(&ts[0], late_go, e))) ||
+	    eng_notify(o, "setup-namespaces", ts[0].pid, -1, e) ||
+	    eng_notify(o, "post-setup-namespaces", 0, -1, e);
 	if (late_go >= 0)
 		close(late_go);
 	for (size_t i = 1; !ret && i < n; i++)
@@ -749,11 +790,13 @@ static int load_tree(struct cr_opts *o, struct rst_task **tsp, size_t *np, struc
 
 /* A tree in a user namespace of its own: each task's credentials made those of the namespace, and the
  * namespace's fd given to every task (it enters it last: restore-child.c). Threads are created by the
- * restorer, after that, with their tids: not possible from inside the namespace. */
+ * restorer, after that, with their tids: possible only when the tasks were born in it (ns_rst_user_born: its
+ * PID namespace is then owned by it), where they enter nothing. */
 static int rst_userns_prepare(struct rst_task *ts, size_t n, struct cr_err *e)
 {
-	int fd = ns_rst_user_fd(ts[0].ns);
-	if (fd < 0)
+	bool born = ns_rst_user_born(ts[0].ns);
+	int fd = born ? -1 : ns_rst_user_fd(ts[0].ns);
+	if (fd < 0 && !born)
 		return 0;
 	for (size_t i = 0; i < n; i++) {
 		struct rst_task *t = &ts[i];
@@ -762,8 +805,10 @@ static int rst_userns_prepare(struct rst_task *ts, size_t n, struct cr_err *e)
 			t->userns_fd = fd;
 		if (t->zombie || t->helper)
 			continue;
-		if (t->nr_tcores)
-			return cr_fail(e, "not supported yet: task %d has threads in a user namespace",
+		if (t->nr_tcores && !born)
+			return cr_fail(e,
+				       "not supported yet: task %d has threads in a user namespace that does "
+				       "not own its PID namespace",
 				       t->pid);
 		if (ns_rst_map_creds(ts[0].ns, t->pid, t->creds, e))
 			return -1;
@@ -794,7 +839,7 @@ static int restore_tree(struct cr_opts *o, struct rst_task **tsp, size_t *np, st
 	    rst_shmem_prepare(*tsp, *np, e) || rst_ipc_shm_prepare(*tsp, *np, e) ||
 	    rst_memfd_tree(*tsp, *np, e) || rst_evfd_share(*tsp, *np, e) ||
 	    rst_tty_prepare(o, *tsp, *np, e) || rst_sk_unix_prepare(o, *tsp, *np, e) ||
-	    rst_tree_plan(o, tsp, np, e) || rst_pidns_fresh(*tsp, *np, e) ||
+	    rst_tree_plan(o, tsp, np, e) || rst_pidns_fresh(*tsp, *np, ns_rst_user_born((*tsp)[0].ns), e) ||
 	    rst_procfd_prepare(*tsp, *np, e) || rst_userns_prepare(*tsp, *np, e) ||
 	    fault_check(o, FI_RESTORE_AFTER_LOAD, e))
 		return -1;
@@ -846,6 +891,7 @@ int eng_restore(struct cr_opts *o, pid_t *root_pid, struct cr_err *err)
 	rst_shmem_done();	/* and of shared memory */
 	rst_ipc_shm_done(ret != 0);
 	rst_fdshare_done(); /* and of shared open files */
+	late_fds_close();   /* and what the root task took from crshim */
 	rst_procfd_done();
 	rst_evfd_share_done();
 	rst_memfd_tree_done();

@@ -237,9 +237,10 @@ pid_t rst_pidns_vid(const struct rst_task *t, pid_t id);
 void rst_pidns_thread(const struct rst_task *t, size_t k, struct rst_thread *th);
 /* fresh_hpid: may the root be restored with fresh PIDs in crshim's namespace (from the pstree, at load)?
  * rst_pidns_fresh (after the plan): keep it only for a tree crshim can follow then (no helpers, zombies
- * or shared address spaces), else check that every image PID is free as without it. */
+ * or shared address spaces), else check that every image PID is free as without it. born: the tree is born
+ * in its user namespace (ns_rst_user_born): fresh PIDs, or one line. */
 bool rst_pidns_fresh_maybe(const struct rst_task *root);
-int rst_pidns_fresh(struct rst_task *ts, size_t n, struct cr_err *e);
+int rst_pidns_fresh(struct rst_task *ts, size_t n, bool born, struct cr_err *e);
 int rst_check_pids(struct rst_task *t, struct cr_err *e); /* task/restore-pidns.c: its PIDs are free */
 /* fresh_hpid: task t (not the root), created by its parent inside the namespace: its pid in ours (t->pid
  * becomes it, t->ipid the image's); 0 when not there yet. Its threads' likewise (t->htids). */

@@ -3,10 +3,12 @@
 #define LOG_PREFIX "mnt-dump: "
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/nsfs.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -367,6 +369,18 @@ static int unstack(struct mi **v, size_t n, const struct mi *m, bool *gone)
 	return 0;
 }
 
+/* A mount namespace owned by another user namespace than ours (a container's): we enter that one first, so
+ * that the copy we make is owned by it too and its mounts are not locked together (in a copy owned by ours
+ * open_tree of a tmpfs with mounts under it fails, EINVAL, and so does taking a mount off). 0, -1. */
+static int enter_mntns_owner(int ns)
+{
+	struct stat a, b;
+	__cleanup_close int u = ioctl(ns, NS_GET_USERNS);
+	if (u < 0 || fstat(u, &a) || stat("/proc/self/ns/user", &b))
+		return -1;
+	return a.st_ino == b.st_ino && a.st_dev == b.st_dev ? 0 : setns(u, CLONE_NEWUSER);
+}
+
 /* In the tree's mount namespace (at its root), then in a private copy of it (the tree's own mounts are
  * untouched): each tmpfs cloned and walked, the last mounts first, so that taking off what is stacked on one
  * (unstack) never hides one still to walk. One child for all: entering and copying a container's mount
@@ -378,8 +392,8 @@ static void child_tmpfs(pid_t pid, int root, int imgdir, struct mi **v, size_t n
 	bool *gone = calloc(n, sizeof(*gone));
 	snprintf(path, sizeof(path), "/proc/%d/ns/mnt", pid);
 	int ns = open(path, O_RDONLY | O_CLOEXEC);
-	if (!gone || root < 0 || ns < 0 || setns(ns, CLONE_NEWNS) || fchdir(root) || chroot(".") ||
-	    unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL)) {
+	if (!gone || root < 0 || ns < 0 || enter_mntns_owner(ns) || setns(ns, CLONE_NEWNS) || fchdir(root) ||
+	    chroot(".") || unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL)) {
 		snprintf(msg, sizeof(msg), "enter a copy of the mount namespace of %d: %s", pid,
 			 strerror(errno));
 		goto out;

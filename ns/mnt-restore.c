@@ -184,7 +184,17 @@ static int clone_at(int dfd, const char *path)
 			    OPEN_TREE_CLONE | O_CLOEXEC | (*path ? 0 : AT_EMPTY_PATH));
 }
 
-/* A new filesystem of the mount's type with its superblock options. */
+/* Files of the images to put into mount m's filesystem (a tmpfs): it is made read-write, then read-only. */
+static bool has_files(const struct build *b, const MntEntry *m)
+{
+	for (size_t i = 0; i < b->s->nfs; i++)
+		if (b->s->fs[i].mnt_id == m->mnt_id)
+			return true;
+	return false;
+}
+
+/* A new filesystem of the mount's type with its superblock options (read-only from the start when there
+ * are no files to put into it: a user namespace may not reconfigure a sysfs, EPERM). */
 static int new_fs(struct build *b, const MntEntry *m)
 {
 	__cleanup_close int fsfd = (int)syscall(SYS_fsopen, m->fstype, FSOPEN_CLOEXEC);
@@ -206,6 +216,8 @@ static int new_fs(struct build *b, const MntEntry *m)
 	if (m->source && *m->source && strcmp(m->source, "none") &&
 	    syscall(SYS_fsconfig, fsfd, FSCONFIG_SET_STRING, "source", m->source, 0))
 		return fail(b, m, "its source");
+	if (m->sb_ro && !has_files(b, m) && syscall(SYS_fsconfig, fsfd, FSCONFIG_SET_FLAG, "ro", NULL, 0))
+		return fail(b, m, "option ro");
 	if (syscall(SYS_fsconfig, fsfd, FSCONFIG_CMD_CREATE, NULL, NULL, 0))
 		return fail(b, m, "make the filesystem");
 	int mfd = (int)syscall(SYS_fsmount, fsfd, FSMOUNT_CLOEXEC, 0);
@@ -270,7 +282,7 @@ static int fill(struct build *b, const MntEntry *m, int mfd)
 /* A read-only superblock: made rw (to be filled), then reconfigured. */
 static int sb_ro(struct build *b, const MntEntry *m, int mfd)
 {
-	if (!m->sb_ro)
+	if (!m->sb_ro || !has_files(b, m))
 		return 0;
 	__cleanup_close int fc = (int)syscall(SYS_fspick, mfd, "", FSPICK_EMPTY_PATH | FSPICK_CLOEXEC);
 	if (fc < 0 || syscall(SYS_fsconfig, fc, FSCONFIG_SET_FLAG, "ro", NULL, 0) ||
@@ -440,8 +452,8 @@ static int place(struct build *b, size_t i)
 	char target[PATH_MAX];
 	snprintf(target, sizeof(target), "%s%s", b->root, i ? m->mountpoint : "");
 	int fd = i ? source(b, i) : clone_at(AT_FDCWD, b->root);
-	if (fd < 0)
-		return fail(b, m, i ? "make it" : "clone --root");
+	if (fd < 0) /* the step that failed said why already, or: */
+		return b->msg[0] ? -1 : fail(b, m, i ? "make it" : "clone --root");
 	b->fd[i] = fd;
 	if (i == 0)
 		b->fsfd[0] = clone_at(AT_FDCWD, b->root);

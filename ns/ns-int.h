@@ -95,4 +95,10 @@ int ns_net_sysctl_restore(const NetEntry *ne, struct cr_err *e);
 int ns_nft_dump(char **out, struct cr_err *e);
 int ns_nft_restore(const char *js, struct cr_err *e);
 
+/* userns.c: a tree born in its user namespace (ns_rst_user_born): the ids of its mount options made the
+ * namespace's (they were crshim's view), or one line for one it does not map. */
+int ns_user_mnt_ids(struct ns_rst *r, struct cr_err *e);
+/* ... the root task, born in it, takes its first uid and gid (ns_rst_root_child). */
+int ns_rst_user_born_ids(const struct ns_rst *r, char *msg, size_t len);
+
 #endif

@@ -226,7 +226,8 @@ int ns_rst_root_child(const struct ns_rst *r, char *msg, size_t len)
 {
 	if (!r)
 		return 0;
-	if ((r->own & CLONE_NEWCGROUP) && ns_cg_unshare(r->cg, msg, len))
+	if (ns_rst_user_born_ids(r, msg, len) ||
+	    ((r->own & CLONE_NEWCGROUP) && ns_cg_unshare(r->cg, msg, len)))
 		return -1;
 	struct ns_mnt_args ma = {.imgdir_fd = r->dirfd, .root = r->o->root, .o = r->o, .mnt = r->mnt};
 	return ns_mnt_restore(&ma, msg, len);

@@ -30,7 +30,7 @@ int ns_rst_load_state(struct ns_rst *r, struct cr_err *e)
 		return -1;
 	if ((r->own & CLONE_NEWNS) && ns_mnt_load(r->o, r->dirfd, &r->mnt, e))
 		return -1;
-	return 0;
+	return ns_user_mnt_ids(r, e); /* a root born in its user namespace makes them with its ids */
 }
 
 static int fill_uts(const struct ns_rst *r, struct cr_err *e)

@@ -104,6 +104,9 @@ void ns_rst_done(struct ns_rst *r, bool failed);
 int ns_rst_map_creds(const struct ns_rst *r, pid_t pid, CredsEntry *c, struct cr_err *e);
 int ns_rst_user_fd(const struct ns_rst *r);
 bool ns_rst_has_user(const struct ns_rst *r); /* ns.img: the root had a user namespace of its own */
+/* ... which owned its PID and mount namespaces (a container's): the root is born in it (engine/restore.c),
+ * then makes those itself (CLONE_NEWPID | CLONE_NEWNS, and its cgroup namespace), so they are owned by it. */
+bool ns_rst_user_born(const struct ns_rst *r);
 int ns_rst_user_enter(int fd, char *msg, size_t len);
 
 /* The mount namespace's restore (ns/mnt*.c, helper nsmnt), called by ns_rst_root_child in the root task,

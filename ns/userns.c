@@ -1,28 +1,40 @@
 /* The user namespace of the tree (README.md): at dump its uid/gid maps, setgroups and which of the root's
  * other namespaces it owns; at restore a helper process makes it (crshim writes the maps from outside), and
- * makes inside it the network, IPC and UTS namespaces it owned, which crshim then joins and fills. Each task
- * enters it last (ns_rst_user_enter), once its children are cloned and its files opened; its credentials
- * are those of the namespace (ns_rst_map_creds). */
+ * makes inside it the network, IPC and UTS namespaces it owned, which crshim then joins and fills. When it
+ * also owns the root's PID and mount namespaces (a container's: USER_BORN_KINDS), the root task is born in
+ * it (engine/restore.c: a child of crshim enters it and clones the root with its new PID, mount and cgroup
+ * namespaces, which the user namespace then owns), and so is every other task; otherwise each task enters
+ * it last (ns_rst_user_enter), once its children are cloned and its files opened. Either way the tasks'
+ * credentials are those of the namespace (ns_rst_map_creds). */
 #define LOG_PREFIX "userns: "
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <linux/nsfs.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "base/cleanup.h"
 #include "base/log.h"
+#include "mnt-int.h"
 #include "ns-int.h"
 
 /* The kinds a helper inside the new user namespace makes (owned by it); crshim joins them. */
 #define USER_MADE_KINDS (CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS)
+/* The kinds the root task makes itself once born in the user namespace (ns_rst_user_born): the PID and mount
+ * ones go together (a root born in it cannot mount in a mount namespace owned by crshim's; one born outside
+ * cannot be PID 1 of a namespace owned by it), the cgroup one is then made by the root (ns_cg_unshare). */
+#define USER_BORN_KINDS (CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWCGROUP)
+#define USER_OWNED_KINDS (USER_MADE_KINDS | USER_BORN_KINDS)
 
 static int read_map(pid_t pid, const char *name, NsIdMap ***out, size_t *n, struct cr_err *e)
 {
@@ -63,6 +75,20 @@ static int owner_ino(int fd, unsigned long req, uint64_t *ino)
 	return 0;
 }
 
+/* Task pid is a zombie. */
+static bool zombie(pid_t pid)
+{
+	char path[64], buf[512];
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	__cleanup_close int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+	if (n <= 0)
+		return false;
+	buf[n] = 0;
+	const char *r = strrchr(buf, ')');
+	return r && r[1] == ' ' && r[2] == 'Z';
+}
+
 /* The number of threads of task pid (0: unknown). */
 static int threads(pid_t pid)
 {
@@ -77,7 +103,7 @@ static int threads(pid_t pid)
 }
 
 /* Who owns the namespace of kind k of task pid: crshim's user namespace (self) or the tree's (user), where
- * only the kinds restored in it may be (USER_MADE_KINDS; owned: add it); another one fails. */
+ * only the kinds restored in it may be (USER_OWNED_KINDS; owned: add it); another one fails. */
 static int check_owner(pid_t pid, int k, uint64_t self, uint64_t user, uint32_t *owned, struct cr_err *e)
 {
 	char path[64];
@@ -95,13 +121,13 @@ static int check_owner(pid_t pid, int k, uint64_t self, uint64_t user, uint32_t 
 		    "not supported yet: the %s namespace of task %d is owned by user:[%llu], neither "
 		    "the tree's nor crshim's",
 		    ns_kinds[k].name, pid, (unsigned long long)o);
-	if (!(USER_MADE_KINDS & flag))
+	if (!(USER_OWNED_KINDS & flag))
 		return cr_fail(e,
 			       "not supported yet: the %s namespace of task %d is owned by the tree's user "
-			       "namespace (only its network, IPC and UTS namespaces are restored in it)",
+			       "namespace (only the root's PID, mount, cgroup, network, IPC and UTS "
+			       "namespaces are restored in it)",
 			       ns_kinds[k].name, pid);
-	if (owned)
-		*owned |= flag;
+	*owned |= flag;
 	return 0;
 }
 
@@ -131,17 +157,53 @@ int ns_user_dump(const struct ns_dump_args *a, const uint64_t self[NS_KINDS], ui
 	if (!f || !fgets(sg, sizeof(sg), f))
 		return cr_fail_sys(e, "read %s", path);
 	ne->setgroups_deny = !strncmp(sg, "deny", 4), ne->has_setgroups_deny = 1;
-	uint32_t owned = 0;
+	uint32_t owned = 0, nested[NS_KINDS] = {0}; /* the root's kinds it owns; the first other task's */
 	for (size_t i = 0; i < a->n; i++)
-		if (threads(a->pids[i]) != 1)
-			return cr_fail(e, "not supported yet: task %d has threads in a user namespace",
-				       a->pids[i]);
-	for (size_t i = 0; i < a->n; i++)
-		for (int k = 0; k < NS_KINDS; k++)
+		for (int k = 0; k < NS_KINDS; k++) {
+			uint32_t o = 0;
 			if (k != NS_USER && ids[i][k] && ids[i][k] != self[k] &&
 			    (i == 0 || ids[i][k] != ids[0][k]) &&
-			    check_owner(a->pids[i], k, self[NS_USER], ids[0][NS_USER], i ? NULL : &owned, e))
+			    check_owner(a->pids[i], k, self[NS_USER], ids[0][NS_USER], &o, e))
 				return -1;
+			if (i == 0)
+				owned |= o;
+			else if (o && !nested[k])
+				nested[k] = (uint32_t)a->pids[i];
+		}
+	/* a task's own PID or mount namespace owned by it is made by its parent: one born in it */
+	for (int k = 0; k < NS_KINDS; k++)
+		if (nested[k] && ((uint32_t)ns_kinds[k].flag & USER_BORN_KINDS) && !(owned & CLONE_NEWPID))
+			return cr_fail(
+			    e,
+			    "not supported yet: the %s namespace of task %u is owned by the tree's "
+			    "user namespace, which does not own the root's PID namespace",
+			    ns_kinds[k].name, nested[k]);
+	uint32_t pm = owned & (CLONE_NEWPID | CLONE_NEWNS);
+	if (pm && pm != (CLONE_NEWPID | CLONE_NEWNS))
+		return cr_fail(e,
+			       "not supported yet: the tree's user namespace owns the root's %s namespace "
+			       "but not its %s namespace (both or neither)",
+			       pm == CLONE_NEWPID ? "PID" : "mount", pm == CLONE_NEWPID ? "mount" : "PID");
+	if ((owned & CLONE_NEWCGROUP) && !pm)
+		return cr_fail(e, "not supported yet: the tree's user namespace owns the root's cgroup "
+				  "namespace but not its PID and mount namespaces");
+	/* born in it, its tasks cannot choose their PIDs in crshim's namespace, which a zombie's restore
+	 * needs (engine/task/restore-pidns.c) */
+	for (size_t i = 0; i < a->n && pm; i++)
+		if (zombie(a->pids[i]))
+			return cr_fail(
+			    e,
+			    "not supported yet: task %d is a zombie in a tree whose user namespace "
+			    "owns its PID namespace",
+			    a->pids[i]);
+	/* born in it, threads are made there with their ids in a PID namespace it owns; entering it last,
+	 * they would be made after the task entered it, in a PID namespace it does not own */
+	for (size_t i = 0; i < a->n && !pm; i++)
+		if (threads(a->pids[i]) != 1)
+			return cr_fail(e,
+				       "not supported yet: task %d has threads in a user namespace that "
+				       "does not own its PID namespace",
+				       a->pids[i]);
 	ne->user_owned = owned, ne->has_user_owned = 1;
 	pr_info("user namespace user:[%llu]: %zu uid and %zu gid extents, setgroups %s, owns 0x%x\n",
 		(unsigned long long)ids[0][NS_USER], ne->n_uid_map, ne->n_gid_map,
@@ -167,11 +229,11 @@ int ns_user_load(struct ns_rst *r, struct cr_err *e)
 		return 0;
 	if (!r->ne || !r->ne->n_uid_map || !r->ne->n_gid_map)
 		return cr_fail_errno(e, EBADMSG, "ns.img: a user namespace without uid/gid maps");
-	if (r->ne->user_owned & ~(uint32_t)USER_MADE_KINDS)
+	if (r->ne->user_owned & ~(uint32_t)USER_OWNED_KINDS)
 		return cr_fail_errno(e, EBADMSG,
-				     "ns.img: the user namespace owns namespaces (0x%x) other than network, "
-				     "IPC and UTS ones",
-				     r->ne->user_owned & ~(uint32_t)USER_MADE_KINDS);
+				     "ns.img: the user namespace owns namespaces (0x%x) other than PID, "
+				     "mount, cgroup, network, IPC and UTS ones",
+				     r->ne->user_owned & ~(uint32_t)USER_OWNED_KINDS);
 	for (int k = 0; k < NS_KINDS; k++)
 		if ((r->ne->user_owned & USER_MADE_KINDS & (uint32_t)ns_kinds[k].flag) && r->join_fd[k] >= 0)
 			return cr_fail(
@@ -305,6 +367,60 @@ static int map_id(NsIdMap *const *m, size_t n, uint32_t *id)
 	return -1;
 }
 
+/* "uid=N" and "gid=N" in a mount's options (crshim's view of the ids, as mountinfo shows them) into the
+ * ids of the user namespace, in which the root task makes the filesystem (ns_rst_user_born). The owners of
+ * tmpfs files are the namespace's already: the dump reads them from inside it (mnt-dump.c). */
+static int mnt_opts_ids(const NsEntry *ne, MntEntry *m, struct cr_err *e)
+{
+	if (!m->sb_opts || (!strstr(m->sb_opts, "uid=") && !strstr(m->sb_opts, "gid=")))
+		return 0;
+	size_t cap = strlen(m->sb_opts) + 64, off = 0;
+	char *out = malloc(cap), *in = strdup(m->sb_opts), *sv = NULL;
+	if (!out || !in) {
+		free(out);
+		free(in);
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	}
+	out[0] = 0;
+	for (char *t = strtok_r(in, ",", &sv); t; t = strtok_r(NULL, ",", &sv)) {
+		unsigned v;
+		bool u = !strncmp(t, "uid=", 4), g = !strncmp(t, "gid=", 4);
+		if ((u || g) && sscanf(t + 4, "%u", &v) == 1) {
+			uint32_t id = v;
+			if (map_id(u ? ne->uid_map : ne->gid_map, u ? ne->n_uid_map : ne->n_gid_map, &id)) {
+				cr_fail(e,
+					"mount %s: its option %s names an id its user namespace does not map",
+					m->mountpoint, t);
+				free(out), free(in);
+				return -1;
+			}
+			off += (size_t)snprintf(out + off, cap - off, "%s%cid=%u", off ? "," : "",
+						u ? 'u' : 'g', id);
+		} else {
+			off += (size_t)snprintf(out + off, cap - off, "%s%s", off ? "," : "", t);
+		}
+		if (off >= cap) {
+			free(out), free(in);
+			return cr_fail_errno(e, E2BIG, "mount %s: its options", m->mountpoint);
+		}
+	}
+	free(in);
+	free(m->sb_opts);
+	m->sb_opts = out;
+	return 0;
+}
+
+int ns_user_mnt_ids(struct ns_rst *r, struct cr_err *e)
+{
+	if (!ns_rst_user_born(r) || !r->mnt)
+		return 0;
+	const NsEntry *ne = r->ne;
+	for (size_t i = 0; i < r->mnt->n; i++)
+		if (mnt_opts_ids(ne, r->mnt->m[i], e))
+			return -1;
+	return 0;
+}
+
 int ns_rst_map_creds(const struct ns_rst *r, pid_t pid, CredsEntry *c, struct cr_err *e)
 {
 	if (!r || !(r->own & CLONE_NEWUSER) || !c)
@@ -357,6 +473,29 @@ int ns_sysctl_as_owner(int k, const char *path, const char *val)
 		return 0;
 	errno = EACCES;
 	return -1;
+}
+
+/* The root task born in the user namespace: its ids the namespace's first ones (0 in a container), as its
+ * uid 0 (crshim's are not mapped: no file could be made on a filesystem of the namespace, EOVERFLOW); it
+ * keeps every capability in the namespace. Its own are set last by the restorer. */
+int ns_rst_user_born_ids(const struct ns_rst *r, char *msg, size_t len)
+{
+	if (!ns_rst_user_born(r))
+		return 0;
+	uid_t u = r->ne->uid_map[0]->first;
+	gid_t g = r->ne->gid_map[0]->first;
+	/* dumpable again (the id change cleared it): its /proc files are its own, not crshim's uid 0's */
+	if (setresgid(g, g, g) || (setgroups(0, NULL) && errno != EPERM) || setresuid(u, u, u) ||
+	    prctl(PR_SET_DUMPABLE, 1, 0, 0, 0)) {
+		snprintf(msg, len, "uid %u and gid %u in the user namespace: %s", u, g, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+bool ns_rst_user_born(const struct ns_rst *r)
+{
+	return r && (r->own & CLONE_NEWUSER) && r->ne && (r->ne->user_owned & CLONE_NEWPID);
 }
 
 bool ns_rst_has_user(const struct ns_rst *r)

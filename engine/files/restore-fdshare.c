@@ -12,6 +12,7 @@
 #include "files/fd-kind.h"
 #include "files/fdshare.h"
 #include "files/ghost.h"
+#include "base/late-fds.h"
 #include "base/log.h"
 #include "files/procfd.h"
 #include "ns.h"
@@ -32,7 +33,6 @@ struct shared_desc {
 };
 static struct shared_desc *descs;
 static size_t nr_descs;
-static int crshim_pidfd = -1; /* (the root task takes the files in flight through it) */
 
 /* A kind that is made (sockets), not opened by path. */
 static const struct fd_kind *made(const FileEntry *f)
@@ -112,8 +112,6 @@ static int open_once(const FileEntry *f, const char *root, bool late, struct cr_
 	}
 	int fl = (int)(r->flags & ~(uint32_t)OPEN_DROP_FLAGS) | O_NOCTTY | O_CLOEXEC;
 	bool flight = !late && root && !r->deleted; /* (a deleted one: its ghost is made early) */
-	if (flight && crshim_pidfd < 0 && (crshim_pidfd = (int)syscall(SYS_pidfd_open, getpid(), 0)) < 0)
-		return cr_fail_sys(e, "pidfd_open of crshim");
 	if ((late && root) || flight) { /* opened in the restored mount tree: this fd number is kept for it */
 		int fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
 		if (fd < 0)
@@ -147,7 +145,7 @@ static int open_at_kept(const struct shared_desc *d)
 int rst_fdshare_flight_late(char *msg, size_t len)
 {
 	for (size_t i = 0; i < nr_descs; i++)
-		if (descs[i].flight && open_at_kept(&descs[i]))
+		if (descs[i].flight && (open_at_kept(&descs[i]) || late_fd_offer(descs[i].fd)))
 			return rst_errmsg(msg, len, "open %s (in flight)", descs[i].late->reg->path);
 	return 0;
 }
@@ -156,7 +154,7 @@ int rst_fdshare_root(char *msg, size_t len)
 {
 	for (size_t i = 0; i < nr_descs; i++) {
 		if (descs[i].flight) { /* crshim opened it: taken from there */
-			int fd = (int)syscall(SYS_pidfd_getfd, crshim_pidfd, descs[i].fd, 0);
+			int fd = late_fd_take(descs[i].fd);
 			if (fd < 0 || dup3(fd, descs[i].fd, O_CLOEXEC) < 0)
 				return rst_errmsg(msg, len, "take %s (in flight) from crshim",
 						  descs[i].late->reg->path);
@@ -224,7 +222,4 @@ void rst_fdshare_done(void)
 	free(descs);
 	descs = NULL;
 	nr_descs = 0;
-	if (crshim_pidfd >= 0)
-		close(crshim_pidfd);
-	crshim_pidfd = -1;
 }

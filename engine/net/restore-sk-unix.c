@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "base/cleanup.h"
+#include "base/late-fds.h"
 #include "base/log.h"
 #include "base/proc.h"
 #include "restore.h"
@@ -53,7 +54,6 @@ static size_t nsks;
  * (rst_sk_unix_late), and the root task takes the sockets from crshim (rst_sk_unix_root, through a pidfd
  * of crshim) before it clones the others. */
 static bool late;
-static int crshim_pidfd = -1;
 
 static struct rsk *find(uint32_t ino)
 {
@@ -748,6 +748,8 @@ static int to_kept(struct cr_err *e)
 		close(r->fd);
 		r->fd = r->keep;
 		r->keep = -1;
+		if (late_fd_offer(r->fd))
+			return cr_fail_sys(e, "socket:[%u]: offer it to the root task", r->ino);
 	}
 	return 0;
 }
@@ -813,7 +815,7 @@ int rst_sk_unix_late(pid_t root, uint32_t pidns_levels, struct cr_err *e)
 int rst_sk_unix_root(char *msg, size_t len)
 {
 	for (size_t i = 0; late && i < nsks; i++) {
-		int fd = (int)syscall(SYS_pidfd_getfd, crshim_pidfd, sks[i].keep, 0);
+		int fd = late_fd_take(sks[i].keep);
 		if (fd < 0 || dup3(fd, sks[i].keep, O_CLOEXEC) < 0)
 			return rst_errmsg(msg, len, "take socket:[%u] from crshim (fd %d)", sks[i].ino,
 					  sks[i].keep);
@@ -831,9 +833,6 @@ int rst_sk_unix_prepare(const struct cr_opts *o, struct rst_task *ts, size_t n, 
 		return 0;
 	late = ts[0].paths_later;
 	if (late) { /* made once the tree's mount tree stands: fd numbers kept for them */
-		crshim_pidfd = (int)syscall(SYS_pidfd_open, getpid(), 0);
-		if (crshim_pidfd < 0)
-			return cr_fail_sys(e, "pidfd_open of crshim");
 		for (size_t i = 0; i < nsks; i++)
 			if ((sks[i].keep = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
 				return cr_fail_sys(e, "keep an fd for socket:[%u]", sks[i].ino);
@@ -865,7 +864,4 @@ void rst_sk_unix_done(const struct cr_opts *o, bool failed)
 	sks = NULL;
 	nsks = 0;
 	late = false;
-	if (crshim_pidfd >= 0)
-		close(crshim_pidfd);
-	crshim_pidfd = -1;
 }

@@ -249,16 +249,26 @@ bool rst_pidns_fresh_maybe(const struct rst_task *root)
 	return root->inv && root->inv->pidns && p->ns_pid == 1 && p->n_threads <= 1;
 }
 
-int rst_pidns_fresh(struct rst_task *ts, size_t n, struct cr_err *e)
+int rst_pidns_fresh(struct rst_task *ts, size_t n, bool born, struct cr_err *e)
 {
-	if (!ts[0].fresh_hpid)
+	if (!ts[0].fresh_hpid && !born)
 		return 0;
-	const char *why = !ts[0].ns_init ? "its root is no namespace's init" : NULL;
+	const char *why = !ts[0].ns_init      ? "its root is no namespace's init"
+			  : !ts[0].fresh_hpid ? "a shared address space"
+					      : NULL;
 	for (size_t i = 0; i < n && !why; i++)
 		if (ts[i].helper || ts[i].zombie || rst_svm_sharer(&ts[i]))
 			why = ts[i].helper   ? "a session or group whose leader is gone"
 			      : ts[i].zombie ? "a zombie"
 					     : "a shared address space";
+	if (born && why) /* its tasks are made in its user namespace: they cannot choose PIDs in ours */
+		return cr_fail(
+		    e, "not supported yet: a tree whose user namespace owns its PID namespace, with %s", why);
+	if (born) {
+		pr_info("the tree is born in its user namespace, which owns its PID namespace: its PIDs in "
+			"ours are fresh\n");
+		return 0;
+	}
 	struct cr_err busy = {0};
 	/* free: kept as they were (the old PIDs, as before); a zombie of the dump still holding one: fresh */
 	for (size_t i = 0; i < n && !why; i++)

@@ -72,18 +72,22 @@ while [ $# -gt 0 ]; do
 	esac
 done
 
-# mode uns: mode ns with a user namespace of the test's own owning the others (uid and gid map below)
-UNS=0
+# mode uns: mode ns with a user namespace of the test's own owning the network, IPC and UTS namespaces (uid
+# and gid map below); mode cuns: owning all of them, PID and mount ones too, as a rootless container's (the
+# test enters it first; its /dev has the host's device nodes bound, named as external mounts)
+UNS=0 CUNS=0
 MODENAME=$MODE
 if [ "$MODE" = uns ]; then
 	UNS=1 MODE=ns
+elif [ "$MODE" = cuns ]; then
+	UNS=1 CUNS=1 MODE=ns
 fi
 UNS_MAP=${ZDTM_UNS_MAP:-0 100000 65536}
 case "$MODE" in
 cr|checkpoint|nocr|dumpfail|group|snaps|ns|user|compat|pagesrv|lazy) ;;
 fault) [ -n "$FAULT" ] || { echo "run.sh: mode fault needs --fault NAME|NUMBER|all (FAULT=...)" >&2; exit 2; } ;;
 iters) [[ "$ITERS" =~ ^[1-9][0-9]*$ ]] || { echo "run.sh: bad --iters $ITERS" >&2; exit 2; } ;;
-*) echo "run.sh: unknown mode $MODE (cr, checkpoint, iters, nocr, dumpfail, fault, group, snaps, ns, uns, user, compat, pagesrv, lazy)" >&2; exit 2 ;;
+*) echo "run.sh: unknown mode $MODE (cr, checkpoint, iters, nocr, dumpfail, fault, group, snaps, ns, uns, cuns, user, compat, pagesrv, lazy)" >&2; exit 2 ;;
 esac
 
 # A restore needs the PIDs it saved to be free. With the kernel's default pid_max of 32768 (hosts without systemd;
@@ -130,7 +134,8 @@ load_stop() {
 # restore-expect, cgroups, ipc-keys (ns_left; @PID@ in a cgroup is the test's pid), pre-restore (a shell command run
 # before each restore with $TPID set, e.g. to remove the test's cgroups), dump-expect (the dump must fail with one line holding this
 # text), ns (always: the test runs in its own namespaces and root in every mode), ns-skip (why the test cannot
-# run in mode ns), uns-skip (why not in mode uns), host-agent (yes: host_agent_start), needs-root (mode user: skipped, with this reason), user-refuse (mode user: crshim must refuse
+# run in mode ns), uns-skip (why not in modes uns and cuns), uns-partial-skip (why not in mode uns, whose user
+# namespace owns only the network, IPC and UTS namespaces), host-agent (yes: host_agent_start), needs-root (mode user: skipped, with this reason), user-refuse (mode user: crshim must refuse
 # with one line naming this capability; see modes.sh), user-start: root (mode user: root starts the test).
 # static/NAME or transition/NAME
 test_dir() {
@@ -240,7 +245,7 @@ NSDUMP=()
 NSRST=()
 ns_setup() { # name
 	NSDUMP=() NSRST=()
-	unset ZDTM_NSROOT ZDTM_NSBINDS ZDTM_NSUSER
+	unset ZDTM_NSROOT ZDTM_NSBINDS ZDTM_NSUSER ZDTM_NSUSER_ALL SNAP_NSPID
 	[ "$MODE" = ns ] || [ "$(desc_get "$1" ns)" = always ] || return 0
 	local binds=(ro=/usr ro=/etc "ro=$BIN" "rw=$TDIR") b i=0
 	mkdir -p "$TDIR/root" || return 1
@@ -263,6 +268,13 @@ ns_setup() { # name
 		local u=${UNS_MAP#* }
 		u=${u%% *}
 		chown -R "$u:$u" "$TDIR" || return 1
+	fi
+	if [ "$CUNS" = 1 ] && [ "$MODE" = ns ]; then
+		export ZDTM_NSUSER_ALL=1 SNAP_NSPID=1
+		for b in null zero full random urandom tty; do # lib/ns.c devs()
+			NSDUMP+=(--external "mnt[/dev/$b]:nsdev$b")
+			NSRST+=(--external "mnt[nsdev$b]:/dev/$b")
+		done
 	fi
 }
 
@@ -340,6 +352,11 @@ crshim_restore() { # dir
 	local rpid
 	rpid=$(tr -d ' \n' <"$TDIR/restore.pid" 2>/dev/null)
 	[ -n "$rpid" ] || { diag_file "$d/restore.log" 20; bad "restore wrote no --pidfile"; return 1; }
+	# mode cuns: the tree is born in its user namespace, which cannot choose PIDs in ours: fresh ones
+	if [ "$CUNS" = 1 ] && [ "$rpid" != "$TPID" ]; then
+		TPID=$rpid
+		echo "$TPID" >"$TDIR/test.pid"
+	fi
 	[ "$rpid" = "$TPID" ] || { bad "restored pid $rpid != original $TPID"; return 1; }
 	alive "$TPID" || { diag_file "$d/restore.log" 20; diag_file "$TDIR/test.out" 10; bad "restored task $TPID is not running"; return 1; }
 }
@@ -1016,6 +1033,11 @@ run_test() { # name
 	fi
 	ms=$(desc_get "$name" uns-skip)
 	if [ "$UNS" = 1 ] && [ -n "$ms" ]; then
+		report skip "$name" "not in mode $MODENAME: $ms"
+		return
+	fi
+	ms=$(desc_get "$name" uns-partial-skip)
+	if [ "$UNS" = 1 ] && [ "$CUNS" = 0 ] && [ -n "$ms" ]; then
 		report skip "$name" "not in mode uns: $ms"
 		return
 	fi

@@ -1,6 +1,8 @@
 /* Run mode ns (run.sh MODE=ns): the test starts as PID 1 of fresh PID, mount, network, IPC and UTS
  * namespaces (mode uns: the network, IPC and UTS ones owned by a user namespace of its own, ZDTM_NSUSER
- * "FIRST LOWER COUNT" its uid and gid map, which the test enters last as its uid and gid 0), under a small
+ * "FIRST LOWER COUNT" its uid and gid map, which the test enters last as its uid and gid 0; mode cuns,
+ * ZDTM_NSUSER_ALL=1: all of them owned by it, as a rootless container's, the test in it from the start
+ * and the device nodes of its /dev bound from the host's), under a small
  * root of its own (ZDTM_NSROOT, pivot_root'ed): the host paths it needs bound at the same place
  * (ZDTM_NSBINDS: "ro=/usr,rw=/tmp/zdtm.x,..."), /proc, /sys (ro), /dev a tmpfs with a few device nodes,
  * /dev/pts (newinstance), /dev/shm, /dev/mqueue, /tmp, loopback up, hostname zdtm-nsmnt. */
@@ -39,6 +41,8 @@ __attribute__((format(printf, 1, 2), noreturn)) static void die(const char *fmt,
 
 /* mode uns: the user namespace made by zdtm_ns_user (its fd, -1), entered last by zdtm_ns_enter */
 static int user_fd = -1;
+/* mode cuns: we are in it already, and make every other namespace in it */
+static int own_all;
 
 int zdtm_ns_flags(void)
 {
@@ -47,6 +51,8 @@ int zdtm_ns_flags(void)
 	/* mode uns: the network, IPC and UTS namespaces are the user namespace's, made by zdtm_ns_user */
 	return user_fd >= 0 ? CLONE_NEWPID : CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS;
 }
+
+static void user_enter(void);
 
 /* Mode uns, before zdtm_ns_flags' unshare: a child makes a user namespace (we write its maps: "allow"
  * setgroups, ZDTM_NSUSER), then in it network, IPC and UTS namespaces, which we join: they are owned by it.
@@ -61,6 +67,7 @@ void zdtm_ns_user(void)
 	char c = 0, path[64];
 	if (!map || !getenv("ZDTM_NSROOT"))
 		return;
+	own_all = getenv("ZDTM_NSUSER_ALL") != NULL;
 	pid_t pid = pipe(up) || pipe(down) ? -1 : fork();
 	if (pid < 0)
 		die("uns mode: pipes and a child");
@@ -68,7 +75,8 @@ void zdtm_ns_user(void)
 		close(up[0]);
 		close(down[1]);
 		if (unshare(CLONE_NEWUSER) || write(up[1], "u", 1) != 1 || read(down[0], &c, 1) != 1 ||
-		    unshare(CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS) || write(up[1], "n", 1) != 1)
+		    (!own_all && unshare(CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS)) ||
+		    write(up[1], "n", 1) != 1)
 			_exit(1);
 		while (read(down[0], &c, 1) > 0)
 			;
@@ -89,7 +97,7 @@ void zdtm_ns_user(void)
 	}
 	if (write(down[1], "m", 1) != 1 || read(up[0], &c, 1) != 1 || c != 'n')
 		die("uns mode: the namespaces of the user namespace");
-	for (size_t i = 0; i < 3; i++) {
+	for (size_t i = 0; i < 3 && !own_all; i++) {
 		snprintf(path, sizeof(path), "/proc/%d/ns/%s", pid, kinds[i]);
 		int fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (fd < 0 || setns(fd, flags[i]))
@@ -105,6 +113,8 @@ void zdtm_ns_user(void)
 	int st;
 	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st))
 		die("uns mode: the user namespace's helper");
+	if (own_all) /* in it now: the namespaces we make next are its */
+		user_enter();
 }
 
 /* Mode uns, last of zdtm_ns_enter: into the user namespace, as its uid and gid 0. */
@@ -188,7 +198,13 @@ static void devs(const char *root)
 	mnt(root, "tmpfs", "/dev", "tmpfs", MS_NOSUID | MS_STRICTATIME, "mode=755,size=65536k");
 	for (size_t i = 0; i < sizeof(d) / sizeof(d[0]); i++) {
 		snprintf(t, sizeof(t), "%s/dev/%s", root, d[i].n);
-		if (mknod(t, S_IFCHR | 0666, makedev(d[i].ma, d[i].mi)) || chmod(t, 0666))
+		if (own_all) { /* no mknod in a user namespace: the host's, bound (run.sh names them) */
+			char h[64];
+			snprintf(h, sizeof(h), "/dev/%s", d[i].n);
+			mkpath(t, 1);
+			if (mount(h, t, NULL, MS_BIND, NULL))
+				die("ns mode: bind %s", h);
+		} else if (mknod(t, S_IFCHR | 0666, makedev(d[i].ma, d[i].mi)) || chmod(t, 0666))
 			die("ns mode: mknod %s", t);
 	}
 	mnt(root, "devpts", "/dev/pts", "devpts", MS_NOSUID | MS_NOEXEC,

@@ -10,6 +10,8 @@
  *   ## status  the lines of /proc/PID/status that a restore must keep (STATUS_KEYS)
  *   ## tree    "pid ppid pgid sid state threads TIDS" per process under PID, parents before children, state
  * only when it is Z or T (running and sleeping may change); the root without its ppid, pgid and sid
+ * SNAP_NSPID=1 (mode cuns, whose tree gets fresh PIDs in ours): the ids of the tree are those of the root's
+ * PID namespace (NSpid), which a restore keeps.
  * SNAP_IGNORE (env, '|'-separated, from the test's .desc "snap-ignore:"): status keys to leave out, and
  * "maps", "threads", "tree", "fdpos", "ttyname" for state that the test changes all the time. Written in C
  * because the runner takes at least three snapshots per test: in shell they cost a few hundred fork()s each
@@ -28,6 +30,35 @@ static const char *const status_keys[] = {"Name",	"Umask",   "State",  "Uid",   
 					  "CapAmb",	"SigBlk",  "SigIgn", "SigCgt", "SigPnd", "ShdPnd"};
 
 static char ignore[1024]; /* "|a|b|c|" */
+static int nslevel = -1;  /* SNAP_NSPID: the index of the root's PID namespace in NSpid, else -1 */
+
+/* The NSpid entries of pid (at most n), or 0. */
+static int nspids(long pid, long *v, int n)
+{
+	char fn[64], line[256];
+	int k = 0;
+	snprintf(fn, sizeof(fn), "/proc/%ld/status", pid);
+	FILE *f = fopen(fn, "r");
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "NSpid:", 6)) {
+			char *p = line + 6, *end;
+			for (long x; k < n && (x = strtol(p, &end, 10), end != p); p = end)
+				v[k++] = x;
+			break;
+		}
+	if (f)
+		fclose(f);
+	return k;
+}
+
+/* pid as the test's tree sees it (SNAP_NSPID), or as is (0 and ids outside the tree stay). */
+static long vid(long pid)
+{
+	long v[8];
+	if (nslevel < 0 || pid <= 0 || nspids(pid, v, 8) <= nslevel)
+		return pid;
+	return v[nslevel];
+}
 
 static bool ignored(const char *what)
 {
@@ -267,9 +298,9 @@ static void snap_tree(int pid, bool root, bool only_root)
 	if (st != 'Z' && st != 'T')
 		st = '-';
 	if (root)
-		printf("%d * * * %c threads ", pid, st);
+		printf("%ld * * * %c threads ", vid(pid), st);
 	else
-		printf("%d %d %d %d %c threads ", pid, ppid, pgid, sid, st);
+		printf("%ld %ld %ld %ld %c threads ", vid(pid), vid(ppid), vid(pgid), vid(sid), st);
 	struct nums tids = {0}, kids = {0};
 	snprintf(fn, sizeof(fn), "/proc/%d/task", pid);
 	numbers_in(fn, &tids);
@@ -277,7 +308,7 @@ static void snap_tree(int pid, bool root, bool only_root)
 		printf("*");
 	else
 		for (size_t i = 0; i < tids.n; i++)
-			printf("%ld ", tids.v[i]);
+			printf("%ld ", vid(tids.v[i]));
 	printf("\n");
 	/* children of every thread, sorted */
 	for (size_t i = 0; !only_root && i < tids.n; i++) {
@@ -305,6 +336,9 @@ int main(int argc, char **argv)
 	int pid = atoi(argv[1]);
 	const char *ig = getenv("SNAP_IGNORE");
 	snprintf(ignore, sizeof(ignore), "|%s|", ig ? ig : "");
+	long v[8];
+	if (getenv("SNAP_NSPID"))
+		nslevel = nspids(pid, v, 8) - 1;
 	printf("## maps\n");
 	if (ignored("maps"))
 		printf("*\n"); /* thread stacks come and go */

@@ -1,5 +1,6 @@
-/* A mount namespace owned by the tree's user namespace (unshare(CLONE_NEWNS) inside it): refused at dump
- * with one line (only the network, IPC and UTS namespaces are restored in a user namespace yet). */
+/* A mount namespace owned by the tree's user namespace (unshare(CLONE_NEWNS) inside it) whose PID namespace
+ * it does not own (the root is no PID namespace's init): refused at dump with one line (a root born in the
+ * user namespace, which its mount namespace needs, could not be in a PID namespace owned by crshim's). */
 #include "userns_refused.h"
 
 int main(int argc, char **argv)

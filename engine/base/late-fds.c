@@ -1,0 +1,149 @@
+/* Files taken by the root task from crshim in the restore's late step: late-fds.h. */
+#define LOG_PREFIX "late-fds: "
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "base/late-fds.h"
+#include "base/log.h"
+
+#define LATE_BATCH 200 /* fds per message (SCM_MAX_FD is 253) */
+
+static int crshim_pidfd = -1; /* pull */
+static int sk[2] = {-1, -1};  /* push: crshim's end [0], the root's [1] */
+static int *offered;	      /* push: the numbers crshim offered */
+static size_t n_offered, cap_offered;
+
+int late_fds_open(bool push, struct cr_err *e)
+{
+	if (!push) {
+		if (crshim_pidfd < 0 && (crshim_pidfd = (int)syscall(SYS_pidfd_open, getpid(), 0)) < 0)
+			return cr_fail_sys(e, "pidfd_open of crshim");
+		return 0;
+	}
+	if (sk[0] < 0 && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sk))
+		return cr_fail_sys(e, "a socket pair for the files the root task takes");
+	return 0;
+}
+
+int late_fd_offer(int fd)
+{
+	if (sk[0] < 0)
+		return 0;
+	if (n_offered == cap_offered) {
+		size_t c = cap_offered ? cap_offered * 2 : 16;
+		int *v = realloc(offered, c * sizeof(*v));
+		if (!v)
+			return -1;
+		offered = v, cap_offered = c;
+	}
+	offered[n_offered++] = fd;
+	return 0;
+}
+
+/* One message: the numbers as data, the fds as SCM_RIGHTS. */
+static int send_batch(const int *fds, size_t n)
+{
+	union {
+		char b[CMSG_SPACE(LATE_BATCH * sizeof(int))];
+		struct cmsghdr align;
+	} ctl = {0};
+	struct iovec iov = {.iov_base = (void *)fds, .iov_len = n * sizeof(int)};
+	struct msghdr mh = {.msg_iov = &iov,
+			    .msg_iovlen = 1,
+			    .msg_control = ctl.b,
+			    .msg_controllen = CMSG_SPACE(n * sizeof(int))};
+	struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+	c->cmsg_level = SOL_SOCKET, c->cmsg_type = SCM_RIGHTS, c->cmsg_len = CMSG_LEN(n * sizeof(int));
+	memcpy(CMSG_DATA(c), fds, n * sizeof(int));
+	return sendmsg(sk[0], &mh, MSG_NOSIGNAL) == (ssize_t)(n * sizeof(int)) ? 0 : -1;
+}
+
+int late_fds_send(struct cr_err *e)
+{
+	if (sk[0] < 0)
+		return 0;
+	for (size_t i = 0; i < n_offered; i += LATE_BATCH) {
+		size_t k = n_offered - i < LATE_BATCH ? n_offered - i : LATE_BATCH;
+		if (send_batch(offered + i, k))
+			return cr_fail_sys(e, "send %zu files to the root task", k);
+	}
+	pr_info("%zu files sent to the root task\n", n_offered);
+	/* the end: an empty message */
+	if (send(sk[0], "", 0, MSG_NOSIGNAL) < 0)
+		return cr_fail_sys(e, "send the files to the root task");
+	return 0;
+}
+
+int late_fds_recv(char *msg, size_t len)
+{
+	if (sk[1] < 0)
+		return 0;
+	for (;;) {
+		int nums[LATE_BATCH];
+		union {
+			char b[CMSG_SPACE(LATE_BATCH * sizeof(int))];
+			struct cmsghdr align;
+		} ctl;
+		struct iovec iov = {.iov_base = nums, .iov_len = sizeof(nums)};
+		struct msghdr mh = {
+		    .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.b, .msg_controllen = sizeof(ctl.b)};
+		ssize_t r = recvmsg(sk[1], &mh, MSG_CMSG_CLOEXEC);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0 || (mh.msg_flags & MSG_CTRUNC)) {
+			snprintf(msg, len, "the files from crshim: %s",
+				 r < 0 ? strerror(errno) : "more than it can take");
+			return -1;
+		}
+		if (r == 0)
+			break;
+		struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+		size_t n = (size_t)r / sizeof(int);
+		if (!c || c->cmsg_type != SCM_RIGHTS || c->cmsg_len != CMSG_LEN(n * sizeof(int))) {
+			snprintf(msg, len, "the files from crshim: a bad message");
+			return -1;
+		}
+		int fds[LATE_BATCH];
+		memcpy(fds, CMSG_DATA(c), n * sizeof(int));
+		for (size_t i = 0; i < n; i++) {
+			if (fds[i] != nums[i] && dup3(fds[i], nums[i], O_CLOEXEC) < 0) {
+				snprintf(msg, len, "the files from crshim: fd %d: %s", nums[i],
+					 strerror(errno));
+				return -1;
+			}
+			if (fds[i] != nums[i])
+				close(fds[i]);
+		}
+	}
+	close(sk[1]);
+	close(sk[0]);
+	sk[0] = sk[1] = -1;
+	return 0;
+}
+
+int late_fd_take(int fd)
+{
+	if (crshim_pidfd >= 0)
+		return (int)syscall(SYS_pidfd_getfd, crshim_pidfd, fd, 0);
+	return fcntl(fd, F_DUPFD_CLOEXEC, 0);
+}
+
+void late_fds_close(void)
+{
+	if (crshim_pidfd >= 0)
+		close(crshim_pidfd);
+	for (int i = 0; i < 2; i++)
+		if (sk[i] >= 0)
+			close(sk[i]);
+	crshim_pidfd = sk[0] = sk[1] = -1;
+	free(offered);
+	offered = NULL;
+	n_offered = cap_offered = 0;
+}
