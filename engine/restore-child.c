@@ -533,6 +533,7 @@ void rst_child(struct rst_task *t)
 	     (ns_rst_root_child(t->ns, msg, sizeof(msg)) || (late && mounts_stand(t, msg, sizeof(msg))) ||
 	      rst_fdshare_root(msg, sizeof(msg)))) ||
 	    (t->mntns_proc && !(t->root && ns_rst_mounts(t->ns)) && ns_pid_mount_proc(msg, sizeof(msg))) ||
+	    rst_cow_fill(t, !rst_files_shared(t), msg, sizeof(msg)) ||
 	    spawn_children(t, true, false, msg, sizeof(msg)) || child_session(t, msg, sizeof(msg)) ||
 	    rst_tty_child_session(t, msg, sizeof(msg)) || spawn_children(t, false, false, msg, sizeof(msg)) ||
 	    child_setup(t, msg, sizeof(msg)) || reap_helpers(t, msg, sizeof(msg))) {

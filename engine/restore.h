@@ -140,6 +140,8 @@ int rst_file_inherit(FileEntry *f, int fd, const char *desc, struct cr_err *e);
  * anonymous VMAs are mapped and filled here already ("prefilled"), the child inherits them. */
 int rst_pages_load(struct rst_task *t, struct cr_err *e);
 void rst_prefill_drop(struct rst_task *t);
+/* pread len bytes at off, all of them (EIO at the end of the file): 0 or -1 with errno */
+int rst_pread_all(int fd, void *buf, uint64_t len, uint64_t off);
 /* restore --lazy-pages (mem/lazy.c, mem/lazy.md) */
 bool *rst_lazy_plan(const struct rst_task *t); /* per pm block: lazy (all false without t->lazy) */
 int rst_lazy_connect(int dirfd, int *sk, struct cr_err *e);
@@ -156,6 +158,11 @@ void rst_area_free(struct rst_task *t);
 int rst_self_specials(struct rst_cur_special cur[RST_NR_SPECIAL], struct cr_err *e);
 /* child: list the mappings of this process that the blob removes (everything but the area and vDSO). */
 int rst_child_fill_unmap(struct rst_task *t, char *msg, size_t msglen);
+
+/* restore-cow.c (child side, before it clones its children): its private anonymous VMAs that a child has
+ * too are mapped and filled in place, those inherited from its spawner get only the pages that differ, so
+ * that clone3 shares them (copy on write) as the fork did before the dump; the blob keeps them. */
+int rst_cow_fill(struct rst_task *t, bool may_log, char *msg, size_t len);
 
 /* restore-sig.c: signals, timers, rlimits, task scalars, creds into args; the variable parts (timers,
  * pending siginfos, groups) go to buf, which has rst_task_bytes(t) bytes inside the area. */

@@ -40,20 +40,27 @@ struct verify_part {
 	int err;		    /* errno of a failed fill */
 };
 
-/* Read block b into its place (a prefilled VMA) and checksum it there, while it is in the cache. */
-static int fill_block(const struct page_map *pm, const struct page_block *b, bool *ok)
+int rst_pread_all(int fd, void *buf, uint64_t len, uint64_t off)
 {
-	uint8_t *dst = (uint8_t *)(uintptr_t)b->vaddr;
-	if (madvise(dst, b->len, MADV_POPULATE_WRITE) && errno != EINVAL)
-		return -1;
-	for (uint64_t got = 0; got < b->len;) {
-		ssize_t n = pread(pm_block_fd(pm, b), dst + got, b->len - got, (off_t)(b->offset + got));
+	for (uint64_t got = 0; got < len;) {
+		ssize_t n = pread(fd, (char *)buf + got, len - got, (off_t)(off + got));
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
 			return n ? -1 : (errno = EIO, -1);
 		got += (uint64_t)n;
 	}
+	return 0;
+}
+
+/* Read block b into its place (a prefilled VMA) and checksum it there, while it is in the cache. */
+static int fill_block(const struct page_map *pm, const struct page_block *b, bool *ok)
+{
+	uint8_t *dst = (uint8_t *)(uintptr_t)b->vaddr;
+	if (madvise(dst, b->len, MADV_POPULATE_WRITE) && errno != EINVAL)
+		return -1;
+	if (rst_pread_all(pm_block_fd(pm, b), dst, b->len, b->offset))
+		return -1;
 	*ok = csum64(dst, b->len, 0) == b->csum;
 	return 0;
 }

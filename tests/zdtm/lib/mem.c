@@ -69,6 +69,28 @@ int vma_info(const void *addr, char *line, size_t llen, char *flags, size_t flen
 	return found ? 0 : -1;
 }
 
+long vma_smaps_kb(pid_t pid, const void *addr, const char *key)
+{
+	char path[64], *buf, *p;
+	unsigned long a = (unsigned long)addr, s, e;
+	size_t klen = strlen(key);
+	long kb = -1;
+	int in = 0;
+
+	snprintf(path, sizeof(path), pid ? "/proc/%d/smaps" : "/proc/self/smaps", pid);
+	if (read_file(path, &buf) < 0)
+		return -1;
+	for (p = buf; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
+		if (sscanf(p, "%lx-%lx ", &s, &e) == 2)
+			in = a >= s && a < e;
+		else if (in && !strncmp(p, key, klen) && p[klen] == ':' &&
+			 sscanf(p + klen + 1, "%ld", &kb) == 1)
+			break;
+	}
+	free(buf);
+	return kb;
+}
+
 int vma_has_flag(const void *addr, const char *flag)
 {
 	char flags[256], *t, *save;

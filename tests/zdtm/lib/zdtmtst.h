@@ -139,6 +139,9 @@ int vma_info(const void *addr, char *line, size_t llen, char *flags, size_t flen
 int vma_has_flag(const void *addr, const char *flag);
 /* fail(what) unless vma_has_flag(addr, flag) is want. */
 void vma_flag_is(const void *addr, const char *flag, int want, const char *what);
+/* The kB of smaps field key (e.g. "Rss", "Shared_Dirty") of the VMA holding addr in process pid (0: this
+ * one), or -1. */
+long vma_smaps_kb(pid_t pid, const void *addr, const char *key);
 
 /* TCP peer outside the test's tree (lib/sockpeer.c): a server reparented to the runner's subreaper that
  * checks each byte it gets is sockpeer_pat(offset) and echoes it; with gofile it stops reading at byte

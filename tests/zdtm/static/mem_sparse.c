@@ -10,24 +10,6 @@
 #define SZ (1UL << 30)
 static const size_t touched[] = {0, 1, 4096, 100000, 262143};
 
-static long vma_rss_kb(void *addr)
-{
-	char *buf, *p;
-	unsigned long a = (unsigned long)addr, s, e;
-	long rss = -1;
-	int in = 0;
-
-	if (read_file("/proc/self/smaps", &buf) < 0)
-		return -1;
-	for (p = buf; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
-		if (sscanf(p, "%lx-%lx ", &s, &e) == 2)
-			in = a >= s && a < e;
-		else if (in && sscanf(p, "Rss: %ld kB", &rss) == 1)
-			break;
-	}
-	return rss;
-}
-
 int main(int argc, char **argv)
 {
 	char *m;
@@ -43,11 +25,11 @@ int main(int argc, char **argv)
 	madvise(m, SZ, MADV_NOHUGEPAGE);
 	for (i = 0; i < ARRAY_SIZE(touched); i++)
 		datagen(m + touched[i] * PAGE, PAGE, 500 + i);
-	rss0 = vma_rss_kb(m);
+	rss0 = vma_smaps_kb(0, m, "Rss");
 	test_daemon();
 	test_waitsig();
 
-	rss1 = vma_rss_kb(m);
+	rss1 = vma_smaps_kb(0, m, "Rss");
 	if (rss1 < 0 || rss1 > rss0 + 1024)
 		fail("Rss of the sparse VMA %ld kB, was %ld kB: restore populated it", rss1, rss0);
 	for (i = 0; i < ARRAY_SIZE(touched); i++)

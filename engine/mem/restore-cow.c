@@ -1,0 +1,269 @@
+/* Restore: copy-on-write sharing of private anonymous memory between a process and the children it clones.
+ *
+ * A process of the tree (child side, before it clones its children) maps its private anonymous VMAs that a
+ * child of its own has too (same start and end) at their final place and fills them from its pages; the
+ * children inherit them with clone3 like any memory of a fork. A child whose spawner did so keeps such a
+ * VMA when its image has one at the same place: it writes only the pages whose contents differ from the
+ * spawner's and drops (MADV_DONTNEED) those its image does not hold, so the pages nobody changed stay one
+ * copy, as before the dump. The blob keeps these VMAs like crshim's prefilled ones (rst_vma.prefilled,
+ * their page runs emptied). Where the place is taken (MAP_FIXED_NOREPLACE) the VMA is left to the blob, as
+ * without sharing. Not with --lazy-pages (lazy-pages copies each page in), nor with shared address spaces. */
+#define LOG_PREFIX "restore-cow: "
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "base/log.h"
+#include "base/proc.h"
+#include "restore.h"
+
+#define COW_BUF (1ul << 20)
+
+static bool cow_able(const struct rst_task *t)
+{
+	return t->mm && t->args && t->vma_prefilled && !t->zombie && !t->helper && !t->lazy && !t->svm_any &&
+	       !rst_svm_sharer(t);
+}
+
+/* The first of the blob's entries of t (sorted by start) that starts at s or above. */
+static size_t rv_from(const struct rst_task *t, uint64_t s)
+{
+	const struct rst_vma *rv = (const struct rst_vma *)(uintptr_t)t->args->vmas;
+	size_t lo = 0, hi = t->args->nr_vmas;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (rv[mid].start < s)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Private anonymous memory that may be shared. */
+static bool cow_ok(const struct rst_vma *r)
+{
+	return r->kind == RST_VMA_ANON && !r->prefilled && !r->lazy &&
+	       !(r->flags & (MAP_GROWSDOWN | MAP_DROPPABLE_));
+}
+
+/* The blob's entry of the VMA [s, e) of t if it may be shared, else NULL. */
+static struct rst_vma *cow_vma(const struct rst_task *t, uint64_t s, uint64_t e)
+{
+	struct rst_vma *r = (struct rst_vma *)(uintptr_t)t->args->vmas + rv_from(t, s);
+	if (r == (struct rst_vma *)(uintptr_t)t->args->vmas + t->args->nr_vmas || r->start != s ||
+	    r->end != e || !cow_ok(r))
+		return NULL;
+	return r;
+}
+
+/* The VMA of the image of p that holds [s, e) whole, if p filled it (rst_cow_fill); else -1. */
+static long filled_holding(const struct rst_task *p, uint64_t s, uint64_t e)
+{
+	size_t lo = 0, hi = p->mm->n_vmas;
+	while (lo < hi) { /* the last one that starts at s or below */
+		size_t mid = lo + (hi - lo) / 2;
+		if (p->mm->vmas[mid]->start <= s)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || !p->vma_prefilled[lo - 1] || p->mm->vmas[lo - 1]->end < e)
+		return -1;
+	return (long)lo - 1;
+}
+
+/* The children t clones that may share memory with it (their areas are mapped here): indexes in kids. */
+static size_t cow_kids(const struct rst_task *t, size_t *kids)
+{
+	long ti = t - t->tree;
+	size_t n = 0;
+	for (size_t j = 0; j < t->ntree; j++)
+		if (t->tree[j].spawn_idx == ti && cow_able(&t->tree[j]))
+			kids[n++] = j;
+	return n;
+}
+
+/* Some of those children has a VMA that may be shared inside [s, e). */
+static bool child_has(const struct rst_task *t, const size_t *kids, size_t nk, uint64_t s, uint64_t e)
+{
+	for (size_t k = 0; k < nk; k++) {
+		const struct rst_task *c = &t->tree[kids[k]];
+		const struct rst_vma *rv = (const struct rst_vma *)(uintptr_t)c->args->vmas;
+		for (size_t i = rv_from(c, s); i < c->args->nr_vmas && rv[i].start < e; i++)
+			if (rv[i].end <= e && cow_ok(&rv[i]))
+				return true;
+	}
+	return false;
+}
+
+/* The file a page run is in: the task's pages, or a parent images dir's (a chained restore; those fds are
+ * kept in mfiles, which a parent restoring our fd table keeps up to date). */
+static int run_fd(const struct rst_task *t, const struct rst_pblock *b)
+{
+	return b->src ? t->mfiles[t->args->src_mfile + b->src - 1u].fd : t->pm.pages_fd;
+}
+
+/* A run into memory of our own: read in place. */
+static int fill_run(const struct rst_task *t, const struct rst_pblock *b)
+{
+	void *dst = (void *)(uintptr_t)b->vaddr;
+	if (madvise(dst, b->len, MADV_POPULATE_WRITE) && errno != EINVAL)
+		return -1;
+	return rst_pread_all(run_fd(t, b), dst, b->len, b->off);
+}
+
+/* A run into memory inherited from the spawner: only the pages that differ are written. */
+static int diff_run(const struct rst_task *t, const struct rst_pblock *b, uint8_t *buf, uint64_t *written)
+{
+	uint64_t psz = (uint64_t)sysconf(_SC_PAGESIZE);
+	for (uint64_t done = 0; done < b->len;) {
+		uint64_t n = b->len - done < COW_BUF ? b->len - done : COW_BUF;
+		if (rst_pread_all(run_fd(t, b), buf, n, b->off + done))
+			return -1;
+		for (uint64_t o = 0; o < n; o += psz) {
+			uint8_t *dst = (uint8_t *)(uintptr_t)(b->vaddr + done + o);
+			if (memcmp(dst, buf + o, psz)) {
+				memcpy(dst, buf + o, psz);
+				*written += psz;
+			}
+		}
+		done += n;
+	}
+	return 0;
+}
+
+/* The inherited pages the image does not hold go: [from, to) between the runs. */
+static int drop_gap(uint64_t from, uint64_t to)
+{
+	if (from >= to)
+		return 0;
+	return madvise((void *)(uintptr_t)from, to - from, MADV_DONTNEED);
+}
+
+/* VMA r (mm->vmas[i]) of t: fill it (own) or bring the spawner's copy to t's contents (inherited). */
+static int cow_take(struct rst_task *t, struct rst_vma *r, bool inherited, uint8_t **buf, uint64_t *written,
+		    char *msg, size_t len)
+{
+	struct rst_pblock *rb = (struct rst_pblock *)(uintptr_t)t->args->blocks;
+	uint64_t at = r->start;
+	if (inherited && !*buf && !(*buf = malloc(COW_BUF)))
+		return snprintf(msg, len, "out of memory"), -1;
+	for (uint32_t k = r->first_block; k < r->first_block + r->nr_blocks; k++) {
+		struct rst_pblock *b = &rb[k];
+		if ((inherited && (drop_gap(at, b->vaddr) || diff_run(t, b, *buf, written))) ||
+		    (!inherited && fill_run(t, b))) {
+			snprintf(msg, len, "task %d: fill the private memory at 0x%llx: %s", t->pid,
+				 (unsigned long long)b->vaddr, strerror(errno));
+			return -1;
+		}
+		at = b->vaddr + b->len;
+		b->len = 0; /* in place: the blob reads nothing there */
+	}
+	if (inherited && drop_gap(at, r->end)) {
+		snprintf(msg, len, "task %d: drop pages at 0x%llx: %s", t->pid, (unsigned long long)at,
+			 strerror(errno));
+		return -1;
+	}
+	r->prefilled = 1;
+	r->thp = 0;
+	return 0;
+}
+
+static void unmap_range(uint64_t from, uint64_t to)
+{
+	if (from < to)
+		munmap((void *)(uintptr_t)from, to - from);
+}
+
+/* t's VMAs that lie in one its spawner p filled: marked in inh. The rest of p's filled VMAs goes (it would
+ * be in the way of t's own). */
+static void cow_inherit(struct rst_task *t, const struct rst_task *p, bool *inh)
+{
+	for (size_t i = 0; i < t->mm->n_vmas; i++) {
+		const VmaEntry *v = t->mm->vmas[i];
+		inh[i] = !t->vma_prefilled[i] && cow_vma(t, v->start, v->end) &&
+			 filled_holding(p, v->start, v->end) >= 0;
+	}
+	size_t i = 0;
+	for (size_t j = 0; j < p->mm->n_vmas; j++) {
+		uint64_t ps = p->mm->vmas[j]->start, pe = p->mm->vmas[j]->end, at = ps;
+		if (!p->vma_prefilled[j])
+			continue;
+		while (i < t->mm->n_vmas && t->mm->vmas[i]->end <= ps)
+			i++;
+		for (size_t k = i; k < t->mm->n_vmas && t->mm->vmas[k]->start < pe; k++)
+			if (inh[k]) {
+				unmap_range(at, t->mm->vmas[k]->start);
+				at = t->mm->vmas[k]->end;
+			}
+		unmap_range(at, pe);
+	}
+}
+
+struct cow_sum {
+	uint64_t kept, written, own; /* bytes inherited, of them written, filled for the children */
+};
+
+/* Each of t's VMAs: inherited (inh), or filled here for a child in kids, or left to the blob. */
+static int cow_vmas(struct rst_task *t, const bool *inh, const size_t *kids, size_t nk, struct cow_sum *sum,
+		    char *msg, size_t len)
+{
+	uint8_t *buf = NULL;
+	for (size_t i = 0; i < t->mm->n_vmas; i++) {
+		const VmaEntry *v = t->mm->vmas[i];
+		struct rst_vma *r = t->vma_prefilled[i] ? NULL : cow_vma(t, v->start, v->end);
+		if (!r || (!inh[i] && (!r->nr_blocks || !child_has(t, kids, nk, v->start, v->end))))
+			continue;
+		if (!inh[i]) {
+			void *m = mmap((void *)(uintptr_t)v->start, v->end - v->start, PROT_READ | PROT_WRITE,
+				       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE |
+					   (r->flags & MAP_NORESERVE),
+				       -1, 0);
+			if (m == MAP_FAILED)
+				continue; /* the place is taken here: the blob maps it, no sharing */
+			if ((uint64_t)(uintptr_t)m != v->start) {
+				munmap(m, v->end - v->start);
+				continue;
+			}
+		}
+		if (cow_take(t, r, inh[i], &buf, &sum->written, msg, len)) {
+			free(buf);
+			return -1;
+		}
+		t->vma_prefilled[i] = true;
+		*(inh[i] ? &sum->kept : &sum->own) += v->end - v->start;
+	}
+	free(buf);
+	return 0;
+}
+
+int rst_cow_fill(struct rst_task *t, bool may_log, char *msg, size_t len)
+{
+	if (!cow_able(t))
+		return 0;
+	const struct rst_task *p = t->spawn_idx >= 0 ? &t->tree[t->spawn_idx] : NULL;
+	bool *inh = calloc(t->mm->n_vmas + 1, sizeof(bool));
+	size_t *kids = calloc(t->ntree + 1, sizeof(size_t));
+	struct cow_sum sum = {0, 0, 0};
+	int ret = -1;
+	if (!inh || !kids) {
+		snprintf(msg, len, "out of memory");
+	} else {
+		size_t nk = cow_kids(t, kids);
+		if (p && cow_able(p))
+			cow_inherit(t, p, inh);
+		ret = cow_vmas(t, inh, kids, nk, &sum, msg, len);
+	}
+	free(inh);
+	free(kids);
+	if (!ret && may_log && (sum.kept || sum.own))
+		pr_debug("task %d: %llu KiB of private memory inherited (%llu KiB of it written), %llu KiB "
+			 "filled for its children\n",
+			 t->pid, (unsigned long long)sum.kept >> 10, (unsigned long long)sum.written >> 10,
+			 (unsigned long long)sum.own >> 10);
+	return ret;
+}
