@@ -233,6 +233,34 @@ static int collect_stopped(struct dump_ctx *c, struct cr_err *e)
 	return ret;
 }
 
+/* A tree born in its user namespace at restore (ns/userns.c) cannot make again a session or group leader
+ * that is gone, nor share an address space: their restore needs PIDs chosen in crshim's namespace. */
+static int born_check(const struct dump_ctx *c, struct cr_err *e)
+{
+	const struct dump_ctx *r = c->tree;
+	if (!c->born || !r || c == r)
+		return 0;
+	if (c->vm_owner)
+		return cr_fail(
+		    e,
+		    "not supported yet: task %d shares an address space (CLONE_VM), in a tree whose "
+		    "user namespace owns its PID and mount namespaces",
+		    c->pid);
+	for (int k = 5; k <= 6; k++) { /* pgid, sid */
+		pid_t id = (pid_t)c->stat.f[k];
+		bool there = id == (pid_t)r->stat.f[5] || id == (pid_t)r->stat.f[6]; /* the root's */
+		for (size_t j = 0; j < c->ntree && !there; j++)
+			there = c->tree[j].pid == id;
+		if (!there)
+			return cr_fail(
+			    e,
+			    "not supported yet: the %s leader %d of task %d is gone, in a tree whose "
+			    "user namespace owns its PID and mount namespaces",
+			    k == 5 ? "group" : "session", id, c->pid);
+	}
+	return 0;
+}
+
 static int dump_images(struct dump_ctx *c, struct cr_err *e)
 {
 	proc_status_free(&c->st);
@@ -240,7 +268,7 @@ static int dump_images(struct dump_ctx *c, struct cr_err *e)
 		return -1;
 	if (collect_stopped(c, e))
 		return -1;
-	if (proc_parse_stat(c->pid, &c->stat, e))
+	if (proc_parse_stat(c->pid, &c->stat, e) || born_check(c, e))
 		return -1;
 	if (c->o->pre_dump) /* memory only */
 		return c->vm_owner ? 0 : dump_mm_write(c, e);
@@ -292,8 +320,11 @@ static int dump_ns(struct dump_tree *tr, struct cr_err *e)
 				 .created = ns_created,
 				 .created_arg = &tr->c[0],
 				 .kept = &tr->ns,
-				 .ipc_self = tr->ipc_self};
+				 .ipc_self = tr->ipc_self,
+				 .born = &tr->c[0].born};
 	int ret = ns_dump(&a, e);
+	for (size_t i = 1; i < tr->n; i++)
+		tr->c[i].born = tr->c[0].born;
 	free(pids);
 	free(zombie);
 	return ret;

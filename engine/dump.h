@@ -68,6 +68,7 @@ struct dump_ctx {
 	pid_t ppid;  /* parent in the dumped tree, 0 for the root */
 	bool root;   /* the root of the dumped tree (owns files.img, pstree.img, inventory.img) */
 	bool zombie; /* a zombie: only its pstree entry and core (exit code) are dumped */
+	bool born;   /* the tree is restored born in its user namespace (ns_dump_args.born) */
 	const struct dump_ctx *tree; /* every process of the dumped tree (tree[0] is the root) */
 	size_t ntree;
 	int exit_code;		       /* of a zombie, as waitpid reports it */

@@ -35,6 +35,8 @@ struct ns_dump_args {
 	void *created_arg;
 	struct ns_dumped **kept; /* out: what ns_dump_killed needs (free with ns_dump_free) */
 	int ipc_self;		 /* ns_dump_enter's *self: crshim's own IPC namespace (-1: crshim is in it) */
+	bool *
+	    born; /* out: the tree's user namespace owns its PID and mount namespaces (restored born in it) */
 };
 /* Reads and checks the namespaces of the tree (one line when one cannot be restored), writes ns.img and
  * the images of the namespaces. */

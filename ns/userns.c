@@ -75,20 +75,6 @@ static int owner_ino(int fd, unsigned long req, uint64_t *ino)
 	return 0;
 }
 
-/* Task pid is a zombie. */
-static bool zombie(pid_t pid)
-{
-	char path[64], buf[512];
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	__cleanup_close int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
-	if (n <= 0)
-		return false;
-	buf[n] = 0;
-	const char *r = strrchr(buf, ')');
-	return r && r[1] == ' ' && r[2] == 'Z';
-}
-
 /* The number of threads of task pid (0: unknown). */
 static int threads(pid_t pid)
 {
@@ -190,7 +176,7 @@ int ns_user_dump(const struct ns_dump_args *a, const uint64_t self[NS_KINDS], ui
 	/* born in it, its tasks cannot choose their PIDs in crshim's namespace, which a zombie's restore
 	 * needs (engine/task/restore-pidns.c) */
 	for (size_t i = 0; i < a->n && pm; i++)
-		if (zombie(a->pids[i]))
+		if (a->zombie && a->zombie[i])
 			return cr_fail(
 			    e,
 			    "not supported yet: task %d is a zombie in a tree whose user namespace "
@@ -205,6 +191,8 @@ int ns_user_dump(const struct ns_dump_args *a, const uint64_t self[NS_KINDS], ui
 				       "does not own its PID namespace",
 				       a->pids[i]);
 	ne->user_owned = owned, ne->has_user_owned = 1;
+	if (a->born)
+		*a->born = pm != 0;
 	pr_info("user namespace user:[%llu]: %zu uid and %zu gid extents, setgroups %s, owns 0x%x\n",
 		(unsigned long long)ids[0][NS_USER], ne->n_uid_map, ne->n_gid_map,
 		ne->setgroups_deny ? "deny" : "allow", owned);

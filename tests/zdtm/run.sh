@@ -135,7 +135,7 @@ load_stop() {
 # before each restore with $TPID set, e.g. to remove the test's cgroups), dump-expect (the dump must fail with one line holding this
 # text), ns (always: the test runs in its own namespaces and root in every mode), ns-skip (why the test cannot
 # run in mode ns), uns-skip (why not in modes uns and cuns), uns-partial-skip (why not in mode uns, whose user
-# namespace owns only the network, IPC and UTS namespaces), host-agent (yes: host_agent_start), needs-root (mode user: skipped, with this reason), user-refuse (mode user: crshim must refuse
+# namespace owns only the network, IPC and UTS namespaces), cuns-skip (why not in mode cuns), host-agent (yes: host_agent_start), needs-root (mode user: skipped, with this reason), user-refuse (mode user: crshim must refuse
 # with one line naming this capability; see modes.sh), user-start: root (mode user: root starts the test).
 # static/NAME or transition/NAME
 test_dir() {
@@ -1034,6 +1034,11 @@ run_test() { # name
 	ms=$(desc_get "$name" uns-skip)
 	if [ "$UNS" = 1 ] && [ -n "$ms" ]; then
 		report skip "$name" "not in mode $MODENAME: $ms"
+		return
+	fi
+	ms=$(desc_get "$name" cuns-skip)
+	if [ "$CUNS" = 1 ] && [ -n "$ms" ]; then
+		report skip "$name" "not in mode cuns: $ms"
 		return
 	fi
 	ms=$(desc_get "$name" uns-partial-skip)
