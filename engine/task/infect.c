@@ -120,18 +120,70 @@ static int step_to_syscall_stop(struct infect *in, struct cr_err *e)
 	return cr_fail_errno(e, EBUSY, "task %d: remote syscall does not complete", in->pid);
 }
 
+static int set_sigmask(struct infect *in, uint64_t mask, struct cr_err *e)
+{
+	if (ptrace(PTRACE_SETSIGMASK, in->pid, (void *)sizeof(mask), &mask))
+		return cr_fail_sys(e, "task %d: PTRACE_SETSIGMASK", in->pid);
+	return 0;
+}
+
+static int resume_to_trap(struct infect *in, long req, uint64_t trap_ip, void *regs, struct cr_err *e)
+{
+	for (int guard = 0; guard < 128; guard++) {
+		int status;
+		if (ptrace((enum __ptrace_request)req, in->pid, NULL, NULL))
+			return cr_fail_sys(e, "task %d: resume to a trap", in->pid);
+		if (seize_wait(in->s, &status, e))
+			return -1;
+		int event = status >> 16, ssig = WSTOPSIG(status);
+		if (event == PTRACE_EVENT_STOP)
+			continue; /* a group-stop or our interrupt: keep going */
+		if (!event && seize_is_stop_sig(ssig)) {
+			in->s->stop_sig = ssig; /* re-sent when the task is released */
+			continue;
+		}
+		if (!event && ssig == SIGTRAP && !arch_get_gpregs(in->pid, regs, e) &&
+		    arch_regs_ip(regs) == trap_ip)
+			return 0; /* the signal is dropped: the next resume passes none */
+		return cr_fail_errno(e, EINVAL,
+				     "task %d: unexpected stop (signal %d, event %d) in remote syscalls",
+				     in->pid, ssig, event);
+	}
+	return cr_fail_errno(e, EBUSY, "task %d: remote syscalls do not complete", in->pid);
+}
+
+/* Resume (req: PTRACE_CONT or PTRACE_SINGLESTEP) until the SIGTRAP at trap_ip, with SIGTRAP unblocked (a
+ * blocked forced trap would reset its action to SIG_DFL); regs: the registers there. */
+static int run_to_trap(struct infect *in, long req, uint64_t trap_ip, void *regs, struct cr_err *e)
+{
+	int ret = set_sigmask(in, ~(1ULL << (SIGTRAP - 1)), e);
+	if (!ret)
+		ret = resume_to_trap(in, req, trap_ip, regs, e);
+	struct cr_err e2;
+	if (set_sigmask(in, ~0ULL, ret ? &e2 : e))
+		ret = -1;
+	return ret;
+}
+
 int infect_syscall(struct infect *in, long nr, const unsigned long args[6], long *ret, struct cr_err *e)
 {
 	uint8_t regs[INFECT_REGS_MAX];
+	size_t ilen;
+	arch_syscall_insn(&ilen);
 	memcpy(regs, in->base, arch_gpregs_size());
 	arch_prep_syscall(regs, in->sys_ip, nr, args);
 	if (arch_set_gpregs(in->pid, regs, e))
 		return -1;
-	for (int stop = 0; stop < 2; stop++) /* the syscall-entry stop, then the syscall-exit stop */
-		if (step_to_syscall_stop(in, e))
+	if (in->trap_ok) { /* one stop: the trap of the single step after the syscall */
+		if (run_to_trap(in, PTRACE_SINGLESTEP, in->sys_ip + ilen, regs, e))
 			goto fail;
-	if (arch_get_gpregs(in->pid, regs, e))
-		goto fail;
+	} else {
+		for (int stop = 0; stop < 2; stop++) /* the syscall-entry stop, then the syscall-exit stop */
+			if (step_to_syscall_stop(in, e))
+				goto fail;
+		if (arch_get_gpregs(in->pid, regs, e))
+			goto fail;
+	}
 	*ret = arch_syscall_result(regs);
 	if (arch_set_gpregs(in->pid, in->base, e))
 		return -1;
@@ -181,7 +233,8 @@ int infect_map_scratch(struct infect *in, struct cr_err *e)
 	size_t psz = (size_t)sysconf(_SC_PAGESIZE), code_len, trap;
 	size_t user = (INFECT_SCRATCH_USER + psz - 1) / psz * psz,
 	       batch = (BATCH_BYTES + psz - 1) / psz * psz;
-	bool want = arch_batch_code(&code_len, &trap) && code_len <= BATCH_TABLE && sigtrap_free(in->pid);
+	in->trap_ok = arch_batch_code(&code_len, &trap) && sigtrap_free(in->pid);
+	bool want = in->trap_ok && code_len <= BATCH_TABLE;
 	if (want && remote_mmap(in, user + batch, PROT_READ | PROT_WRITE | PROT_EXEC, &r, e))
 		return -1;
 	if (want && (r == -EACCES || r == -EPERM)) { /* PR_SET_MDWE, an LSM */
@@ -198,40 +251,6 @@ int infect_map_scratch(struct infect *in, struct cr_err *e)
 	in->batch = want ? in->scratch + user : 0;
 	in->batch_len = want ? batch : 0;
 	return 0;
-}
-
-static int set_sigmask(struct infect *in, uint64_t mask, struct cr_err *e)
-{
-	if (ptrace(PTRACE_SETSIGMASK, in->pid, (void *)sizeof(mask), &mask))
-		return cr_fail_sys(e, "task %d: PTRACE_SETSIGMASK", in->pid);
-	return 0;
-}
-
-/* Resume until the batch code's trap. */
-static int run_to_trap(struct infect *in, uint64_t trap_ip, struct cr_err *e)
-{
-	for (int guard = 0; guard < 128; guard++) {
-		int status;
-		if (ptrace(PTRACE_CONT, in->pid, NULL, NULL))
-			return cr_fail_sys(e, "task %d: PTRACE_CONT", in->pid);
-		if (seize_wait(in->s, &status, e))
-			return -1;
-		int event = status >> 16, ssig = WSTOPSIG(status);
-		if (event == PTRACE_EVENT_STOP)
-			continue; /* a group-stop or our interrupt: keep going */
-		if (!event && seize_is_stop_sig(ssig)) {
-			in->s->stop_sig = ssig; /* re-sent when the task is released */
-			continue;
-		}
-		uint8_t regs[INFECT_REGS_MAX];
-		if (!event && ssig == SIGTRAP && !arch_get_gpregs(in->pid, regs, e) &&
-		    arch_regs_ip(regs) == trap_ip)
-			return 0; /* the signal is dropped: the next resume passes none */
-		return cr_fail_errno(e, EINVAL,
-				     "task %d: unexpected stop (signal %d, event %d) in remote syscalls",
-				     in->pid, ssig, event);
-	}
-	return cr_fail_errno(e, EBUSY, "task %d: remote syscalls do not complete", in->pid);
 }
 
 /* Up to the table's room of calls in one run of the batch code. */
@@ -253,13 +272,8 @@ static int batch_run(struct infect *in, struct infect_call *calls, size_t n, str
 	arch_prep_batch(regs, in->batch, table);
 	if (arch_set_gpregs(in->pid, regs, e))
 		return -1;
-	/* SIGTRAP blocked would be forced through with its action reset to SIG_DFL */
-	int ret = set_sigmask(in, ~(1ULL << (SIGTRAP - 1)), e);
-	if (!ret)
-		ret = run_to_trap(in, in->batch + trap, e);
+	int ret = run_to_trap(in, PTRACE_CONT, in->batch + trap, regs, e);
 	struct cr_err e2;
-	if (set_sigmask(in, ~0ULL, ret ? &e2 : e))
-		ret = -1;
 	if (arch_set_gpregs(in->pid, in->base, ret ? &e2 : e))
 		ret = -1;
 	if (!ret)

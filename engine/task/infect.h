@@ -1,5 +1,6 @@
-/* Remote syscalls in a seized task: one `syscall` instruction at a time, or a batch of them run by a few
- * bytes of code (arch_batch_code) copied into the scratch mapping, in one stop. */
+/* Remote syscalls in a seized task: one `syscall` instruction at a time (two syscall stops, or one
+ * single-step trap), or a batch of them run by a few bytes of code (arch_batch_code) copied into the scratch
+ * mapping, in one stop. */
 #ifndef CRSHIM_INFECT_H
 #define CRSHIM_INFECT_H
 
@@ -21,6 +22,7 @@ struct infect {
 	long poke_orig;
 	uint64_t scratch; /* remote scratch mapping (INFECT_SCRATCH_USER bytes for the caller), 0 if none */
 	size_t scratch_len;
+	bool trap_ok;	/* SIGTRAP may end a remote call: a single step over the syscall, one stop */
 	uint64_t batch; /* remote address of the batch code in the scratch mapping, 0: none */
 	size_t batch_len;
 };
@@ -43,9 +45,10 @@ int infect_start(struct infect *in, struct seized *s, const void *base_regs, boo
 int infect_syscall(struct infect *in, long nr, const unsigned long args[6], long *ret, struct cr_err *e);
 #define infect_sys(in, ret, e, nr, ...)                                                                      \
 	infect_syscall((in), (nr), (const unsigned long[6]){__VA_ARGS__}, (ret), (e))
-/* Map the scratch memory in the task (in->scratch), with the batch code when it can run there: the arch has
- * it, the task may map memory that is both writable and executable, and SIGTRAP (its end) is neither
- * ignored nor pending in the task. */
+/* Map the scratch memory in the task (in->scratch). When SIGTRAP is neither ignored nor pending in the task
+ * and the arch has the batch code (trap_ok), a remote syscall is a single step over the instruction (one
+ * stop, not two), and the scratch holds the batch code when the task may map memory that is both writable
+ * and executable. */
 int infect_map_scratch(struct infect *in, struct cr_err *e);
 /* Run the n syscalls in the task, in order; calls[i].ret gets each result. With the batch code, one stop for
  * them all; else one remote syscall each. */
