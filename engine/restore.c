@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
+#include <sys/fsuid.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -649,6 +650,23 @@ static int root_go_again(const struct rst_task *root, int go, struct cr_err *e)
 	return 0;
 }
 
+/* The unix sockets of a tree with its own mount tree, made there (restore-sk-unix.c). Born in its user
+ * namespace: as the root task's uid and gid there (crshim's are not mapped: binding a name on its tmpfs
+ * fails, EOVERFLOW), so the socket files are owned as the root task would own them. */
+static int late_sk_unix(struct rst_task *ts, struct cr_err *e)
+{
+	uid_t u;
+	gid_t g;
+	bool as = ns_rst_user_born_host_ids(ts[0].ns, &u, &g);
+	int ou = as ? setfsuid(u) : 0, og = as ? setfsgid(g) : 0;
+	int ret = rst_sk_unix_late(ts[0].pid, ts[0].ns_init ? ts[0].ns_levels : 0, e);
+	if (as) {
+		setfsgid((gid_t)og);
+		setfsuid((uid_t)ou);
+	}
+	return ret;
+}
+
 /* Failure: every process of the tree goes (the traced ones are reaped here, the others by init). */
 static void kill_tree(struct rst_task *ts, size_t n)
 {
@@ -689,8 +707,7 @@ static int restore_run(struct cr_opts *o, struct rst_task *ts, size_t n, struct 
 	    rst_svm_spawn(ts, n, e) || fault_check(o, FI_RESTORE_ROOT_ONLY, e) ||
 	    ns_rst_root_spawned(ts[0].ns, ts[0].pid, rst_ipid(&ts[0]), e) || seize_child(&ts[0], e) ||
 	    (late && (root_mounts_wait(&ts[0], e) || rst_ghost_late(ts, n, e) ||
-		      in_tree_mnt(ts[0].pid, rst_fdshare_flight_late, e) ||
-		      rst_sk_unix_late(ts[0].pid, ts[0].ns_init ? ts[0].ns_levels : 0, e) ||
+		      in_tree_mnt(ts[0].pid, rst_fdshare_flight_late, e) || late_sk_unix(ts, e) ||
 		      in_tree_mnt(ts[0].pid, rst_notify_late, e) || fault_check(o, FI_RESTORE_MNT_LATE, e) ||
 		      late_fds_send(e) || root_go_again(&ts[0], late_go, e))) ||
 	    eng_notify(o, "setup-namespaces", ts[0].pid, -1, e) ||

@@ -35,7 +35,8 @@ struct ns_mnt_state {
 	const char **src; /* per mount: the host path of an external one (--external mnt[KEY]:PATH) */
 	struct ns_mnt_fs *fs;
 	size_t nfs;
-	int *pre; /* per mount: its filesystem made by crshim before the tree (ns_rst_devpts), -1 */
+	int *pre;     /* per mount: its filesystem made by crshim before the tree (ns_rst_devpts), -1 */
+	bool *pre_at; /* ... or already this mount, its root taken there (ns_mnt_premake) */
 };
 
 /* mnt-dump.c: the root's mount tree -> mnt.img (+ tmpfs-ID.img), one line for a mount that cannot be
@@ -44,6 +45,10 @@ int ns_mnt_dump(const struct ns_dump_args *a, pid_t root, struct cr_err *e);
 /* mnt-restore.c */
 int ns_mnt_load(const struct cr_opts *o, int dirfd, struct ns_mnt_state **out, struct cr_err *e);
 void ns_mnt_free(struct ns_mnt_state *s);
+/* A tree born in its user namespace: the mounts of a filesystem that a user namespace cannot make (devtmpfs,
+ * a disk's: a masked path bound from /dev/null, a volume) made by crshim before the tree, at their root
+ * (pre, pre_at). 0, -1. */
+int ns_mnt_premake(struct ns_mnt_state *s, struct cr_err *e);
 
 /* tmpfs.c: the files of the filesystem under dirfd (a detached clone of the mount) into tmpfs-ID.img;
  * filling a new one (no logging: the root task). */

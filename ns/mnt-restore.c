@@ -68,7 +68,7 @@ void ns_mnt_free(struct ns_mnt_state *s)
 	for (size_t i = 0; s->pre && i < s->n; i++)
 		if (s->pre[i] >= 0)
 			close(s->pre[i]);
-	free(s->m), free(s->src), free(s->fs), free(s->pre);
+	free(s->m), free(s->src), free(s->fs), free(s->pre), free(s->pre_at);
 	free(s);
 }
 
@@ -132,7 +132,8 @@ int ns_mnt_load(const struct cr_opts *o, int dirfd, struct ns_mnt_state **out, s
 	s->src = calloc(s->n, sizeof(*s->src));
 	s->fs = calloc(s->n, sizeof(*s->fs));
 	s->pre = calloc(s->n, sizeof(*s->pre));
-	if (!s->src || !s->fs || !s->pre) {
+	s->pre_at = calloc(s->n, sizeof(*s->pre_at));
+	if (!s->src || !s->fs || !s->pre || !s->pre_at) {
 		cr_fail_errno(e, ENOMEM, "out of memory");
 		goto fail;
 	}
@@ -247,6 +248,51 @@ int ns_rst_devpts(struct ns_rst *r, uint64_t dev, struct cr_err *e)
 		return fd;
 	}
 	return -2;
+}
+
+/* Made in a user namespace by the root task (a filesystem of one of these kinds it may mount). */
+static bool userns_fs(const char *t)
+{
+	static const char *const k[] = {"tmpfs",  "ramfs",  "proc",    "sysfs",	 "devpts",
+					"mqueue", "cgroup", "cgroup2", "overlay"};
+	for (size_t i = 0; t && i < sizeof(k) / sizeof(k[0]); i++)
+		if (!strcmp(t, k[i]))
+			return true;
+	return false;
+}
+
+int ns_mnt_premake(struct ns_mnt_state *s, struct cr_err *e)
+{
+	char msg[1024] = "";
+	struct build b = {.s = s, .msg = msg, .len = sizeof(msg)};
+	int *fsfd = calloc(s->n, sizeof(*fsfd));
+	if (!fsfd)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	int ret = 0;
+	for (size_t i = 0; i < s->n; i++)
+		fsfd[i] = -1;
+	for (size_t i = 1; i < s->n && !ret; i++) {
+		const MntEntry *m = s->m[i];
+		ssize_t f = m->fs_of ? index_of(&b, m->fs_of) : (ssize_t)i;
+		if (m->ext_key || f <= 0 || userns_fs(s->m[f]->fstype) || s->pre[i] >= 0)
+			continue;
+		if (fsfd[f] < 0 && (fsfd[f] = new_fs(&b, s->m[f])) < 0) {
+			ret = cr_fail(e, "%s", msg);
+			break;
+		}
+		if ((s->pre[i] = clone_at(fsfd[f], m->root)) < 0) {
+			ret = cr_fail_sys(e, "mount %s (%s): its root %s", m->mountpoint, m->fstype, m->root);
+			break;
+		}
+		s->pre_at[i] = true;
+		pr_info("mount %u (%s, %s) made by crshim: a user namespace cannot make it\n", m->mnt_id,
+			m->mountpoint, m->fstype);
+	}
+	for (size_t i = 0; i < s->n; i++)
+		if (fsfd[i] >= 0)
+			close(fsfd[i]);
+	free(fsfd);
+	return ret;
 }
 
 /* mkdir -p of root inside a new filesystem (a tmpfs first seen below its root), then its files. */
@@ -387,6 +433,8 @@ static int make_fs(struct build *b, size_t i)
 static int source(struct build *b, size_t i)
 {
 	const MntEntry *m = b->s->m[i];
+	if (b->s->pre_at && b->s->pre_at[i]) /* made by crshim: ns_mnt_premake */
+		return fcntl(b->s->pre[i], F_DUPFD_CLOEXEC, 0);
 	if (m->ext_key)
 		return clone_at(AT_FDCWD, b->s->src[i]);
 	/* a peer or the master group made before: a clone of it joins its peer group */

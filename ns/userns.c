@@ -403,6 +403,9 @@ int ns_user_mnt_ids(struct ns_rst *r, struct cr_err *e)
 	if (!ns_rst_user_born(r) || !r->mnt)
 		return 0;
 	const NsEntry *ne = r->ne;
+	if (ns_mnt_premake(r->mnt,
+			   e)) /* with crshim's view of the ids: before they are made the namespace's */
+		return -1;
 	for (size_t i = 0; i < r->mnt->n; i++)
 		if (mnt_opts_ids(ne, r->mnt->m[i], e))
 			return -1;
@@ -479,6 +482,14 @@ int ns_rst_user_born_ids(const struct ns_rst *r, char *msg, size_t len)
 		return -1;
 	}
 	return 0;
+}
+
+bool ns_rst_user_born_host_ids(const struct ns_rst *r, uid_t *u, gid_t *g)
+{
+	if (!ns_rst_user_born(r))
+		return false;
+	*u = r->ne->uid_map[0]->lower, *g = r->ne->gid_map[0]->lower;
+	return true;
 }
 
 bool ns_rst_user_born(const struct ns_rst *r)

@@ -482,7 +482,11 @@ static int grow_buf(int sk, int name, int force, size_t bytes)
 	if (!bytes || getsockopt(sk, SOL_SOCKET, name, &cur, &l) || (size_t)cur >= want || want > 1u << 30)
 		return 0;
 	int v = (int)want;
-	return setsockopt(sk, SOL_SOCKET, force, &v, sizeof(v));
+	if (!setsockopt(sk, SOL_SOCKET, force, &v, sizeof(v)))
+		return 0;
+	/* in a user namespace (a tree born in it): without CAP_NET_ADMIN outside, up to the host's
+	 * net.core.[rw]mem_max; enough for most queues, else putting them back fails with one line */
+	return errno == EPERM ? setsockopt(sk, SOL_SOCKET, name, &v, sizeof(v)) : -1;
 }
 
 static int saved_bufs(int sk, const InetSkEntry *ie, char *msg, size_t len)
