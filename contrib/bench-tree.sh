@@ -12,7 +12,7 @@ set -uo pipefail
 CRSHIM=${1:?usage: $0 /path/to/crshim}
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 SIZES=${CRSHIM_BENCH_TREES:-100 500 500m}
-BASE=/dev/shm/crshim-bench-tree
+BASE= # a directory of this run's own under /dev/shm (made below)
 STATUS=0
 ROOTS=()
 
@@ -24,7 +24,7 @@ cleanup() {
 	for r in "${ROOTS[@]}"; do
 		ps -o pid= -s "$r" 2>/dev/null | xargs -r kill -KILL 2>/dev/null
 	done
-	rm -rf "$BASE"
+	[ -z "$BASE" ] || rm -rf "$BASE"
 }
 trap cleanup EXIT
 
@@ -38,15 +38,17 @@ CRIU=${CRIU:-$(command -v criu || true)} # CRIU=/path/to/criu (make bench CRIU=.
 if [ -n "$CRIU" ] && { [ "$(readlink -f "$CRIU")" = "$(readlink -f "$CRSHIM")" ] || cmp -s "$CRIU" "$CRSHIM"; }; then
 	CRIU=
 fi
-rm -rf "$BASE"
-mkdir -m 0700 -p "$BASE"
+# One run at a time (the times of two at once say nothing), each in a directory of its own.
+exec 9>/dev/shm/crshim-bench-tree.lock
+flock -n 9 || { echo "bench-tree: waiting for another run to end" >&2; flock 9; }
+BASE=$(mktemp -d /dev/shm/crshim-bench-tree.XXXXXX) || exit 1
 
 # run_one TOOL BIN N: prints one result line; returns 1 on a failure.
 run_one() {
 	local tool=$1 bin=$2 n=${3%m} dir=$BASE/$1-$3 root t0 t1 t2 i kib=0 what=
 	[[ "$3" == *m ]] && kib=1024 what=", 1 MiB each"
 	mkdir -p "$dir/img"
-	setsid "$PROG" "$n" "$dir" "$kib" </dev/null >/dev/null 2>&1 &
+	setsid "$PROG" "$n" "$dir" "$kib" </dev/null >/dev/null 2>&1 9>&- &
 	root=$!
 	disown "$root"
 	ROOTS+=("$root")
