@@ -86,8 +86,11 @@ static long born_clone(struct rst_task *t, struct rst_clone_args *ca)
 		close(p[0]);
 		ca->flags |= CLONE_PARENT;
 		ca->exit_signal = 0; /* with CLONE_PARENT: ours (SIGCHLD, or 0 for our parent) */
-		long r =
-		    setns(ns_rst_user_fd(t->ns), CLONE_NEWUSER) ? -1 : syscall(SYS_clone3, ca, sizeof(*ca));
+		/* its cwd --root, looked up while we may (ns-restore.c: the root task builds under ".") */
+		const char *root = ns_rst_root(t->ns);
+		long r = (root && chdir(root)) || setns(ns_rst_user_fd(t->ns), CLONE_NEWUSER)
+			     ? -1
+			     : syscall(SYS_clone3, ca, sizeof(*ca));
 		if (r == 0)
 			rst_child(t);
 		int v[2] = {(int)r, errno};
@@ -829,6 +832,10 @@ static int rst_userns_prepare(struct rst_task *ts, size_t n, struct cr_err *e)
 				       t->pid);
 		if (ns_rst_map_creds(ts[0].ns, t->pid, t->creds, e))
 			return -1;
+		for (size_t k = 0; k < t->nr_tcores; k++) /* threads' own (born: they are made in it) */
+			if (t->tcores[k]->thread_creds &&
+			    ns_rst_map_creds(ts[0].ns, t->pid, t->tcores[k]->thread_creds, e))
+				return -1;
 		t->userns_fd = fd;
 	}
 	return 0;

@@ -390,10 +390,24 @@ static void child_tmpfs(pid_t pid, int root, int imgdir, struct mi **v, size_t n
 	char path[64], msg[1100];
 	struct cr_err e = {0};
 	bool *gone = calloc(n, sizeof(*gone));
+	int *out = calloc(n, sizeof(*out));
+	/* the image files made now: in the user namespace we may not create files in the images dir (its
+	 * mode may be 0700, or 0600 as runc makes it) */
+	for (size_t i = 0; out && i < n; i++) {
+		char name[64];
+		img_name(IMG_TMPFS, (int)v[i]->e.mnt_id, name, sizeof(name));
+		out[i] =
+		    v[i]->tmpfs ? openat(imgdir, name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600) : -1;
+		if (v[i]->tmpfs && out[i] < 0) {
+			snprintf(msg, sizeof(msg), "create image %s: %s", name, strerror(errno));
+			goto out;
+		}
+	}
 	snprintf(path, sizeof(path), "/proc/%d/ns/mnt", pid);
 	int ns = open(path, O_RDONLY | O_CLOEXEC);
-	if (!gone || root < 0 || ns < 0 || enter_mntns_owner(ns) || setns(ns, CLONE_NEWNS) || fchdir(root) ||
-	    chroot(".") || unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL)) {
+	if (!gone || !out || root < 0 || ns < 0 || enter_mntns_owner(ns) || setns(ns, CLONE_NEWNS) ||
+	    fchdir(root) || chroot(".") || unshare(CLONE_NEWNS) ||
+	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL)) {
 		snprintf(msg, sizeof(msg), "enter a copy of the mount namespace of %d: %s", pid,
 			 strerror(errno));
 		goto out;
@@ -414,7 +428,7 @@ static void child_tmpfs(pid_t pid, int root, int imgdir, struct mi **v, size_t n
 				 m->e.fstype, strerror(errno));
 			goto out;
 		}
-		int r = ns_tmpfs_dump(fd, imgdir, (int)m->e.mnt_id, TMPFS_LIMIT, &e);
+		int r = ns_tmpfs_dump(fd, imgdir, out[i], (int)m->e.mnt_id, TMPFS_LIMIT, &e);
 		close(fd);
 		if (r) {
 			snprintf(msg, sizeof(msg), "mount %s (%s): %s", m->e.mountpoint, m->e.fstype, e.msg);
@@ -456,6 +470,12 @@ static int dump_tmpfs(const struct ns_dump_args *a, pid_t pid, int root, struct 
 	while (waitpid(c, &st, 0) < 0 && errno == EINTR)
 		;
 	if (!WIFEXITED(st) || WEXITSTATUS(st)) {
+		for (size_t i = 0; i < n; i++) { /* made by the child before it walked them */
+			char name[64];
+			img_name(IMG_TMPFS, (int)v[i]->e.mnt_id, name, sizeof(name));
+			if (v[i]->tmpfs)
+				unlinkat(a->dirfd, name, 0);
+		}
 		msg[r > 0 ? r : 0] = 0;
 		return cr_fail(e, "%s", msg[0] ? msg : "the child that saves the tmpfs files died");
 	}

@@ -50,9 +50,10 @@ void ns_mnt_free(struct ns_mnt_state *s);
  * (pre, pre_at). 0, -1. */
 int ns_mnt_premake(struct ns_mnt_state *s, struct cr_err *e);
 
-/* tmpfs.c: the files of the filesystem under dirfd (a detached clone of the mount) into tmpfs-ID.img;
+/* tmpfs.c: the files of the filesystem under dirfd (a detached clone of the mount) into tmpfs-ID.img (made
+ * in imgdir, or out: that file, made already);
  * filling a new one (no logging: the root task). */
-int ns_tmpfs_dump(int dirfd, int imgdir, int id, uint64_t limit, struct cr_err *e);
+int ns_tmpfs_dump(int dirfd, int imgdir, int out, int id, uint64_t limit, struct cr_err *e);
 int ns_tmpfs_fill(int rootfd, const struct ns_mnt_fs *fs, char *msg, size_t len);
 
 /* "\040" and the like of /proc/PID/mountinfo, in place. */

@@ -512,6 +512,9 @@ static int place(struct build *b, size_t i)
 		return fail(b, m, "make its mount point");
 	if (syscall(SYS_move_mount, fd, "", AT_FDCWD, target, MOVE_MOUNT_F_EMPTY_PATH))
 		return fail(b, m, "move it into place");
+	/* root ".": the cwd is the directory the root was mounted on; the other paths are in the root */
+	if (!i && !strcmp(b->root, ".") && fchdir(fd))
+		return fail(b, m, "enter it");
 	return i ? propagation(b, i) : 0;
 }
 
@@ -532,7 +535,11 @@ static int flags(struct build *b)
 
 static int pivot(struct build *b)
 {
-	if (chdir(b->root) || syscall(SYS_pivot_root, ".", ".") || umount2(".", MNT_DETACH) || chdir("/")) {
+	/* "." (a root born in its user namespace): the cwd is the directory the tree was mounted on, not the
+	 * tree; its mount is */
+	bool here = !strcmp(b->root, ".");
+	if ((here ? fchdir(b->fd[0]) : chdir(b->root)) || syscall(SYS_pivot_root, ".", ".") ||
+	    umount2(".", MNT_DETACH) || chdir("/")) {
 		snprintf(b->msg, b->len, "pivot_root into %s: %s", b->root, strerror(errno));
 		return -1;
 	}

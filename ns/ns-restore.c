@@ -229,7 +229,12 @@ int ns_rst_root_child(const struct ns_rst *r, char *msg, size_t len)
 	if (ns_rst_user_born_ids(r, msg, len) ||
 	    ((r->own & CLONE_NEWCGROUP) && ns_cg_unshare(r->cg, msg, len)))
 		return -1;
-	struct ns_mnt_args ma = {.imgdir_fd = r->dirfd, .root = r->o->root, .o = r->o, .mnt = r->mnt};
+	/* born in its user namespace, the root task may not look --root up (runc's dirs are 0700): it is its
+	 * cwd already (engine/restore.c born_clone), and paths under it are relative to that */
+	struct ns_mnt_args ma = {.imgdir_fd = r->dirfd,
+				 .root = ns_rst_user_born(r) && r->mnt ? "." : r->o->root,
+				 .o = r->o,
+				 .mnt = r->mnt};
 	return ns_mnt_restore(&ma, msg, len);
 }
 

@@ -168,7 +168,7 @@ static int walk_dir(struct walk *wk, int dirfd, const char *path, int depth, str
 	return ret;
 }
 
-int ns_tmpfs_dump(int tree, int imgdir, int id, uint64_t limit, struct cr_err *e)
+int ns_tmpfs_dump(int tree, int imgdir, int out, int id, uint64_t limit, struct cr_err *e)
 {
 	struct walk wk = {.limit = limit};
 	struct stat st;
@@ -187,7 +187,7 @@ int ns_tmpfs_dump(int tree, int imgdir, int id, uint64_t limit, struct cr_err *e
 		img_abort(wk.w);
 		return -1;
 	}
-	return img_commit(wk.w, e);
+	return out >= 0 ? img_commit_to(wk.w, out, e) : img_commit(wk.w, e);
 }
 
 /* ---------------------------------------------------------------- restore (the root task: no logging) */

@@ -119,6 +119,7 @@ struct img_writer {
 	size_t len, cap;
 	uint32_t nr;
 	int inject_errno; /* fault injection: the file write fails with this errno half-way */
+	int out;	  /* img_commit_to: the file to write, made by the caller; -1 */
 };
 
 static int wbuf_reserve(struct img_writer *w, size_t more, struct cr_err *e)
@@ -142,6 +143,7 @@ int img_create(int dirfd, enum img_kind k, int id, struct img_writer **wp, struc
 	if (!w)
 		return cr_fail_errno(e, ENOMEM, "image: out of memory");
 	w->dirfd = dirfd;
+	w->out = -1;
 	w->kind = k;
 	img_name(k, id, w->name, sizeof(w->name));
 	snprintf(w->tmpname, sizeof(w->tmpname), ".%s.tmp", w->name);
@@ -197,6 +199,11 @@ static int write_all(int fd, const void *buf, size_t len)
 
 static int img_write_file(struct img_writer *w, struct cr_err *e)
 {
+	if (w->out >= 0) { /* img_commit_to: made by the caller */
+		if (write_all(w->out, w->buf, w->len))
+			return cr_fail_sys(e, "write image %s", w->name);
+		return 0;
+	}
 	__cleanup_close int fd = openat(w->dirfd, w->tmpname, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return cr_fail_sys(e, "create image %s", w->name);
@@ -213,6 +220,12 @@ static int img_write_file(struct img_writer *w, struct cr_err *e)
 		return -1;
 	}
 	return 0;
+}
+
+int img_commit_to(struct img_writer *w, int fd, struct cr_err *e)
+{
+	w->out = fd;
+	return img_commit(w, e);
 }
 
 int img_commit(struct img_writer *w, struct cr_err *e)

@@ -93,6 +93,9 @@ int img_write(struct img_writer *w, const ProtobufCMessage *m, struct cr_err *e)
 int img_write_or_drop(struct img_writer *w, const ProtobufCMessage *m, struct cr_err *e);
 /* Write the trailer, fsync-free close and rename into place. Frees w. */
 int img_commit(struct img_writer *w, struct cr_err *e);
+/* The same into fd, a file the caller made (under the image's name): e.g. made before the writer lost the
+ * right to create files in the images dir. */
+int img_commit_to(struct img_writer *w, int fd, struct cr_err *e);
 /* Drop an uncommitted image (removes the temporary file). NULL is fine. */
 void img_abort(struct img_writer *w);
 /* Convenience: one-record image. */

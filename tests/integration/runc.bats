@@ -104,6 +104,18 @@ restore() { # dir [runc restore options...]
 	}
 }
 
+# Restore from $1; the container runs and its counter goes on by $2 (default 5) from where its output was,
+# unbroken; PID is the restored init's.
+restore_goes_on() { # img [beyond]
+	local at
+	at=$(count_of "$D/out")
+	restore "$1" || return 1
+	[ "$(status_of "$ID")" = running ] || return 1
+	count_beyond "$D/out" $((at + ${2:-5})) || return 1
+	sequence_unbroken "$D/out" || return 1
+	PID=$(runc state "$ID" | jq -r .pid)
+}
+
 # The container is gone and its first reader has all it wrote.
 gone() {
 	[ -z "$(status_of "$ID")" ] || [ "$(status_of "$ID")" = stopped ]
@@ -127,6 +139,33 @@ gone() {
 	[ "$(status_of "$ID")" = stopped ]
 	runc delete "$ID"
 	[ -z "$(status_of "$ID")" ]
+}
+
+@test "runc: a container with a user namespace (uid/gid maps, owning its PID and mount namespaces) goes on after restore" {
+	chmod 755 "$D" # the container's uid 0 (100000 outside) reaches its bundle
+	make_bundle "$B" "sleep 1000 & $COUNTER # $ID"
+	bundle_jq "$B" '.linux.namespaces += [{"type": "user"}]
+		| .linux.uidMappings = [{"containerID": 0, "hostID": 100000, "size": 65536}]
+		| .linux.gidMappings = [{"containerID": 0, "hostID": 100000, "size": 65536}]'
+	chown -R 100000:100000 "$B/rootfs"
+	piped runc run -d --bundle "$B" "$ID"
+	count_beyond "$B/rootfs/tmp/rpc-cnt" 5
+	pid=$(runc state "$ID" | jq -r .pid)
+	uns=$(readlink "/proc/$pid/ns/user")
+	checkpoint "$D/img"
+	gone
+	restore_goes_on "$D/img"
+	pid=$PID
+	# in a user namespace of its own again, with the same maps, owning its PID and mount namespaces
+	[ "$(readlink "/proc/$pid/ns/user")" != "$(readlink /proc/self/ns/user)" ]
+	[ "$(readlink "/proc/$pid/ns/user")" != "$uns" ]
+	[ "$(awk '{print $1, $2, $3}' "/proc/$pid/uid_map")" = "0 100000 65536" ]
+	[ "$(awk '{print $1, $2, $3}' "/proc/$pid/gid_map")" = "0 100000 65536" ]
+	[ "$(awk '/^Uid:/ {print $2}' "/proc/$pid/status")" = 100000 ]
+	grep -q '^NSpid:.*[[:space:]]1$' "/proc/$pid/status"
+	# its processes, the sleep too, are there, and its mounts are its own: /proc shows its PID namespace
+	[ "$(runc exec "$ID" sh -c 'ls /proc | grep -c "^[0-9]"')" -ge 3 ]
+	runc exec "$ID" sh -c 'pidof sleep'
 }
 
 @test "runc: a program that exists only in the container's root filesystem is restored" {
@@ -510,12 +549,8 @@ left_behind() { # devs cgroup
 	[ "$(grep -c " nsfs " /proc/self/mountinfo || true)" -le "$nsfs" ] # no namespace held by a mount
 	# the same images without the annotation come back whole
 	bundle_jq "$B" 'del(.annotations["cr.fault"])'
-	at=$(count_of "$D/out")
-	restore "$D/img"
-	[ "$(status_of "$ID")" = running ]
-	count_beyond "$D/out" $((at + 3))
-	sequence_unbroken "$D/out"
-	pid=$(runc state "$ID" | jq -r .pid)
+	restore_goes_on "$D/img" 3
+	pid=$PID
 	# (runc restores the network namespace empty, --empty-ns=net: the veth pair is not expected back)
 	nsenter -t "$pid" -i ipcs -q -i "$msq" | grep -q "Message Queue msqid=$msq"
 	grep -Eq "^[0-9]+:pids:$CGP\$" "/proc/$pid/cgroup"
