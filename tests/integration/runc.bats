@@ -143,22 +143,32 @@ gone() {
 
 @test "runc: a container with a user namespace (uid/gid maps, owning its PID and mount namespaces) goes on after restore" {
 	chmod 755 "$D" # the container's uid 0 (100000 outside) reaches its bundle
+	CGP=/ocirt-uns-$$-$BATS_TEST_NUMBER
 	make_bundle "$B" "sleep 1000 & $COUNTER # $ID"
 	bundle_jq "$B" '.linux.namespaces += [{"type": "user"}]
 		| .linux.uidMappings = [{"containerID": 0, "hostID": 100000, "size": 65536}]
-		| .linux.gidMappings = [{"containerID": 0, "hostID": 100000, "size": 65536}]'
+		| .linux.gidMappings = [{"containerID": 0, "hostID": 100000, "size": 65536}]
+		| .linux.cgroupsPath = $p' --arg p "$CGP"
 	chown -R 100000:100000 "$B/rootfs"
 	piped runc run -d --bundle "$B" "$ID"
 	count_beyond "$B/rootfs/tmp/rpc-cnt" 5
-	pid=$(runc state "$ID" | jq -r .pid)
-	uns=$(readlink "/proc/$pid/ns/user")
 	checkpoint "$D/img"
 	gone
+	# a restore that fails once the root task, born in the user namespace, has built its mount tree leaves
+	# nothing behind
+	bundle_jq "$B" '.annotations["cr.fault"] = "restore-mnt-late"'
+	run runc --criu "$CRSHIM" restore -d --bundle "$B" --image-path "$D/img" "$ID" </dev/null
+	[ "$status" -ne 0 ]
+	tail -n1 "$D/img/restore.log" | grep -q "fault injected at restore-mnt-late"
+	runc delete -f "$ID" 2>/dev/null || true
+	sleep 0.3 # what the failure killed is reaped
+	left=$(left_behind "" "$CGP")
+	[ -z "$left" ] || { echo "left behind: $left"; false; }
+	bundle_jq "$B" 'del(.annotations["cr.fault"])'
 	restore_goes_on "$D/img"
 	pid=$PID
 	# in a user namespace of its own again, with the same maps, owning its PID and mount namespaces
 	[ "$(readlink "/proc/$pid/ns/user")" != "$(readlink /proc/self/ns/user)" ]
-	[ "$(readlink "/proc/$pid/ns/user")" != "$uns" ]
 	[ "$(awk '{print $1, $2, $3}' "/proc/$pid/uid_map")" = "0 100000 65536" ]
 	[ "$(awk '{print $1, $2, $3}' "/proc/$pid/gid_map")" = "0 100000 65536" ]
 	[ "$(awk '/^Uid:/ {print $2}' "/proc/$pid/status")" = 100000 ]
