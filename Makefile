@@ -145,6 +145,9 @@ quick-tests:
 
 # Each step prints how long it took (CI must stay under 45 minutes: see the README's table of targets).
 # make test runs a quick cross-section of modes user and compat (the full ones: make zdtm MODE=user|compat).
+# and of mode cuns (a tree born in its user namespace: threads, unix sockets on its tmpfs, a masked path;
+# the full one: make zdtm-cuns)
+CUNS_QUICK_TESTS := pipe00 thread00 sk_unix_tree nsmnt_masked nsmnt_sk_unix
 USER_QUICK_TESTS ?= pid fork00 thread00 fd_files pipe00 sig_pending sk_unix_pair_dgram sk_inet_tcp_established
 COMPAT_QUICK_TESTS ?= pid fork00 thread00 fd_files pipe00 sig_pending shm_anon posix_timers
 TIMED = @t0=$$(date +%s); trap 'echo "make test: [$$(($$(date +%s) - t0)) s] $$step"' EXIT; step=
@@ -156,6 +159,7 @@ test: deps deps-integration
 	$(TIMED)"zdtm LOAD=2"; $(MAKE) zdtm MODE=cr TESTS="fork_churn fork_bomb_exit exec_churn" LOAD=2
 	$(TIMED)"zdtm user (quick)"; $(MAKE) zdtm MODE=user TESTS="$(USER_QUICK_TESTS)"
 	$(TIMED)"zdtm compat (quick)"; $(MAKE) zdtm MODE=compat TESTS="$(COMPAT_QUICK_TESTS)"
+	$(TIMED)"zdtm cuns (quick)"; $(MAKE) zdtm MODE=cuns TESTS="$(CUNS_QUICK_TESTS)"
 	$(TIMED)integration; $(MAKE) integration INTEGRATION_TAGS="$(if $(INTEGRATION_KNOWN_MISSING),$(INTEGRATION_KNOWN_MISSING)$(comma))!extra"
 	$(TIMED)"zdtm snaps"; $(MAKE) zdtm MODE=snaps TESTS="mem_churn mem_incr mem_sparse heap_brk fork00"
 
