@@ -515,6 +515,12 @@ void rst_child(struct rst_task *t)
 		zombie_exit(t);
 	if (t->helper)
 		helper_main(t);
+	/* its memory for its children, before it is seized: the others' goes do not wait for it */
+	if (!t->root && rst_cow_fill(t, !rst_files_shared(t), msg, sizeof(msg))) {
+		if (write(t->err_pipe[1], msg, strlen(msg)) < 0)
+			_exit(2);
+		_exit(1);
+	}
 	if (!t->root && write(t->err_pipe[1], (char[]){RST_BORN_MARK}, 1) != 1)
 		_exit(2);
 	if (!t->root) { /* while crshim seizes it */
@@ -533,7 +539,7 @@ void rst_child(struct rst_task *t)
 	     (ns_rst_root_child(t->ns, msg, sizeof(msg)) || (late && mounts_stand(t, msg, sizeof(msg))) ||
 	      rst_fdshare_root(msg, sizeof(msg)))) ||
 	    (t->mntns_proc && !(t->root && ns_rst_mounts(t->ns)) && ns_pid_mount_proc(msg, sizeof(msg))) ||
-	    rst_cow_fill(t, !rst_files_shared(t), msg, sizeof(msg)) ||
+	    (t->root && rst_cow_fill(t, !rst_files_shared(t), msg, sizeof(msg))) ||
 	    spawn_children(t, true, false, msg, sizeof(msg)) || child_session(t, msg, sizeof(msg)) ||
 	    rst_tty_child_session(t, msg, sizeof(msg)) || spawn_children(t, false, false, msg, sizeof(msg)) ||
 	    child_setup(t, msg, sizeof(msg)) || reap_helpers(t, msg, sizeof(msg))) {
