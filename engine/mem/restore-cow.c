@@ -127,6 +127,12 @@ static int replace(uint8_t *dst, const uint8_t *src, uint64_t len)
 	return 0;
 }
 
+/* Page o of n bytes at a and b differs (false past the end). */
+static bool page_differs(const uint8_t *a, const uint8_t *b, uint64_t o, uint64_t n, uint64_t psz)
+{
+	return o < n && memcmp(a + o, b + o, psz) != 0;
+}
+
 /* A run into memory inherited from the spawner: only the pages that differ are written. */
 static int diff_run(const struct rst_task *t, const struct rst_pblock *b, uint8_t *buf, uint64_t *written)
 {
@@ -137,7 +143,7 @@ static int diff_run(const struct rst_task *t, const struct rst_pblock *b, uint8_
 		if (rst_pread_all(run_fd(t, b), buf, n, b->off + done))
 			return -1;
 		for (uint64_t o = 0; o <= n; o += psz) { /* from: where the pages that differ began */
-			bool differs = o < n && memcmp(dst + o, buf + o, psz);
+			bool differs = page_differs(dst, buf, o, n, psz);
 			if (differs && from == n)
 				from = o;
 			if (differs || from == n)
