@@ -116,6 +116,16 @@ restore_goes_on() { # img [beyond]
 	PID=$(runc state "$ID" | jq -r .pid)
 }
 
+# A restore from $D/img with cr.fault=$1 in the bundle fails; runc's output is in $output, the last line of
+# restore.log in $LAST.
+restore_faulted() { # point
+	bundle_jq "$B" '.annotations["cr.fault"] = $f' --arg f "$1"
+	run runc --criu "$CRSHIM" restore -d --bundle "$B" --image-path "$D/img" "$ID" </dev/null
+	echo "$output"
+	[ "$status" -ne 0 ] || return 1
+	LAST=$(tail -n1 "$D/img/restore.log")
+}
+
 # The container is gone and its first reader has all it wrote.
 gone() {
 	[ -z "$(status_of "$ID")" ] || [ "$(status_of "$ID")" = stopped ]
@@ -156,10 +166,8 @@ gone() {
 	gone
 	# a restore that fails once the root task, born in the user namespace, has built its mount tree leaves
 	# nothing behind
-	bundle_jq "$B" '.annotations["cr.fault"] = "restore-mnt-late"'
-	run runc --criu "$CRSHIM" restore -d --bundle "$B" --image-path "$D/img" "$ID" </dev/null
-	[ "$status" -ne 0 ]
-	tail -n1 "$D/img/restore.log" | grep -q "fault injected at restore-mnt-late"
+	restore_faulted restore-mnt-late
+	[[ "$LAST" == *"fault injected at restore-mnt-late"* ]]
 	runc delete -f "$ID" 2>/dev/null || true
 	sleep 0.3 # what the failure killed is reaped
 	left=$(left_behind "" "$CGP")
@@ -543,13 +551,10 @@ left_behind() { # devs cgroup
 	checkpoint "$D/img"
 	gone
 	[ -z "$(left_behind "oct$$a oct$$b" "$CGP")" ]
-	bundle_jq "$B" '.annotations["cr.fault"] = "restore-root-only"'
 	msq_host=$(ipcs -q | wc -l) nsfs=$(grep -c " nsfs " /proc/self/mountinfo || true)
-	run runc --criu "$CRSHIM" restore -d --bundle "$B" --image-path "$D/img" "$ID" </dev/null
-	echo "$output"
-	[ "$status" -ne 0 ]
+	restore_faulted restore-root-only
 	[[ "$output" == *"criu failed"* ]]
-	tail -n1 "$D/img/restore.log" | grep "fault injected at restore-root-only" | grep -q "from annotation cr.fault=restore-root-only"
+	[[ "$LAST" == *"fault injected at restore-root-only"*"from annotation cr.fault=restore-root-only"* ]]
 	[ "$(status_of "$ID")" != running ]
 	runc delete -f "$ID" 2>/dev/null || true
 	sleep 0.3 # what the failure killed is reaped
@@ -588,9 +593,7 @@ left_behind() { # devs cgroup
 	start_counter
 	checkpoint "$D/img"
 	gone
-	bundle_jq "$B" '.annotations["cr.fault"] = "no-such-point"'
-	run runc --criu "$CRSHIM" restore -d --bundle "$B" --image-path "$D/img" "$ID" </dev/null
-	[ "$status" -ne 0 ]
-	tail -n1 "$D/img/restore.log" | grep -q "annotation cr.fault=no-such-point"
+	restore_faulted no-such-point
+	[[ "$LAST" == *"annotation cr.fault=no-such-point"* ]]
 	! pgrep -f -- "# $ID" >/dev/null
 }
