@@ -653,20 +653,51 @@ static int root_go_again(const struct rst_task *root, int go, struct cr_err *e)
 	return 0;
 }
 
-/* The unix sockets of a tree with its own mount tree, made there (restore-sk-unix.c). Born in its user
- * namespace: as the root task's uid and gid there (crshim's are not mapped: binding a name on its tmpfs
- * fails, EOVERFLOW), so the socket files are owned as the root task would own them. */
-static int late_sk_unix(struct rst_task *ts, struct cr_err *e)
+/* What crshim makes in the mount tree of a tree born in its user namespace (ghosts, unix socket files) it
+ * makes as the root task's uid and gid there: crshim's are not mapped, and making a file on the tree's
+ * filesystems fails (EOVERFLOW). The files are then owned as the root task would own them; crshim keeps its
+ * capabilities (setfsuid drops the file ones), to give a ghost its owner. */
+struct as_root {
+	bool as;
+	int ou, og;
+};
+
+static void as_born_root(const struct rst_task *root, struct as_root *a)
 {
 	uid_t u;
 	gid_t g;
-	bool as = ns_rst_user_born_host_ids(ts[0].ns, &u, &g);
-	int ou = as ? setfsuid(u) : 0, og = as ? setfsgid(g) : 0;
+	a->as = ns_rst_user_born_host_ids(root->ns, &u, &g);
+	if (!a->as)
+		return;
+	a->ou = setfsuid(u), a->og = setfsgid(g);
+	if (cr_caps_effective_all())
+		pr_warn("capabilities as uid %u: %s\n", (unsigned)u, strerror(errno));
+}
+
+static void as_crshim(const struct as_root *a)
+{
+	if (!a->as)
+		return;
+	setfsgid((gid_t)a->og);
+	setfsuid((uid_t)a->ou);
+}
+
+static int late_sk_unix(struct rst_task *ts, struct cr_err *e)
+{
+	struct as_root a;
+	as_born_root(&ts[0], &a);
 	int ret = rst_sk_unix_late(ts[0].pid, ts[0].ns_init ? ts[0].ns_levels : 0, e);
-	if (as) {
-		setfsgid((gid_t)og);
-		setfsuid((uid_t)ou);
-	}
+	as_crshim(&a);
+	return ret;
+}
+
+/* The ghosts (restore-ghost.c), made in the tree's mount tree */
+static int late_ghosts(struct rst_task *ts, size_t n, struct cr_err *e)
+{
+	struct as_root a;
+	as_born_root(&ts[0], &a);
+	int ret = rst_ghost_late(ts, n, e);
+	as_crshim(&a);
 	return ret;
 }
 
@@ -709,7 +740,7 @@ static int restore_run(struct cr_opts *o, struct rst_task *ts, size_t n, struct 
 	    (late && late_go < 0 && cr_fail_sys(e, "keep the go pipe of task %d", ts[0].pid)) ||
 	    rst_svm_spawn(ts, n, e) || fault_check(o, FI_RESTORE_ROOT_ONLY, e) ||
 	    ns_rst_root_spawned(ts[0].ns, ts[0].pid, rst_ipid(&ts[0]), e) || seize_child(&ts[0], e) ||
-	    (late && (root_mounts_wait(&ts[0], e) || rst_ghost_late(ts, n, e) ||
+	    (late && (root_mounts_wait(&ts[0], e) || late_ghosts(ts, n, e) ||
 		      in_tree_mnt(ts[0].pid, rst_fdshare_flight_late, e) || late_sk_unix(ts, e) ||
 		      in_tree_mnt(ts[0].pid, rst_notify_late, e) || fault_check(o, FI_RESTORE_MNT_LATE, e) ||
 		      late_fds_send(e) || root_go_again(&ts[0], late_go, e))) ||

@@ -32,3 +32,15 @@ int cr_caps_drop_all(void)
 	struct __user_cap_data_struct d[2] = {{0}};
 	return (int)syscall(SYS_capset, &h, d);
 }
+
+/* Effective = permitted (setfsuid to a uid other than 0 drops the file capabilities from the effective set).
+ */
+int cr_caps_effective_all(void)
+{
+	struct __user_cap_header_struct h = {_LINUX_CAPABILITY_VERSION_3, 0};
+	struct __user_cap_data_struct d[2] = {{0}};
+	if (syscall(SYS_capget, &h, d))
+		return -1;
+	d[0].effective = d[0].permitted, d[1].effective = d[1].permitted;
+	return (int)syscall(SYS_capset, &h, d);
+}

@@ -9,5 +9,7 @@ bool cr_has_cap(int cap);
 void cr_caps_user_dumpable(void);
 /* Drop all capabilities of this process; 0 or -1 with errno. */
 int cr_caps_drop_all(void);
+/* Every permitted capability made effective again; 0 or -1 with errno. */
+int cr_caps_effective_all(void);
 
 #endif

@@ -18,6 +18,7 @@
 static int crshim_pidfd = -1; /* pull */
 static int sk[2] = {-1, -1};  /* push: crshim's end [0], the root's [1] */
 static int *offered;	      /* push: the numbers crshim offered */
+static bool pushed;	      /* push (kept in the tree's processes: files/ghost.h) */
 static size_t n_offered, cap_offered;
 
 int late_fds_open(bool push, struct cr_err *e)
@@ -29,7 +30,13 @@ int late_fds_open(bool push, struct cr_err *e)
 	}
 	if (sk[0] < 0 && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sk))
 		return cr_fail_sys(e, "a socket pair for the files the root task takes");
+	pushed = true;
 	return 0;
+}
+
+bool late_fds_pushed(void)
+{
+	return pushed;
 }
 
 int late_fd_offer(int fd)
@@ -143,6 +150,7 @@ void late_fds_close(void)
 		if (sk[i] >= 0)
 			close(sk[i]);
 	crshim_pidfd = sk[0] = sk[1] = -1;
+	pushed = false;
 	free(offered);
 	offered = NULL;
 	n_offered = cap_offered = 0;

@@ -13,6 +13,8 @@
 
 /* crshim, before the root is cloned (which inherits what it needs). 0, -1. */
 int late_fds_open(bool push, struct cr_err *e);
+/* Push (crshim, and the tree's processes, which have it from the root's clone). */
+bool late_fds_pushed(void);
 /* crshim: fd, made at its kept number, is one the root takes (push: sent by late_fds_send). 0, -1 (errno).
  */
 int late_fd_offer(int fd);

@@ -240,12 +240,6 @@ int dump_ghost_write(struct dump_ctx *c, struct cr_err *e)
 	struct img_writer *w = NULL;
 	if (!d || !d->n)
 		return 0;
-	/* its tasks could not open crshim's fd of the file made again (restore-ghost.c) */
-	if (c->born)
-		return cr_fail(e,
-			       "not supported yet: task %d holds the deleted file %s, in a tree whose user "
-			       "namespace owns its PID and mount namespaces",
-			       c->pid, d->g[0]->path);
 	if (img_create(c->dirfd, IMG_GHOST, c->pid, &w, e))
 		return -1;
 	for (size_t i = 0; i < d->n; i++)

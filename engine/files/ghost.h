@@ -50,5 +50,12 @@ int rst_ghost_open(const RegFileEntry *r, int flags);
  * rst_ghost_open_path opens such paths through it; other paths as they are. */
 extern int rst_host_proc;
 int rst_ghost_open_path(const char *path, int flags);
+/* A root born in its user namespace (late_fds_pushed) takes crshim's fds of the ghosts (rst_ghost_late
+ * offers them) and its tree inherits them: each task keeps its copies among its helper fds
+ * (restore-files.c) and rst_ghost_open_path opens them as /proc/self/fd/OWN. The count (0 otherwise),
+ * crshim's fd of ghost j, and the task's copy of crshim's fd (0, -1). */
+size_t rst_ghost_count(const struct rst_task *t);
+int rst_ghost_fd(const struct rst_task *t, size_t j);
+int rst_ghost_own_copy(int crshim_fd, int own);
 
 #endif

@@ -83,6 +83,11 @@ static int move_helpers(struct rst_task *t, struct fd_plan *p, char *msg, size_t
 {
 	struct rst_args *a = t->args;
 	int32_t *mfd = (int32_t *)(uintptr_t)a->mfd;
+	for (size_t j = 0; j < rst_ghost_count(t); j++) { /* its copies of crshim's ghosts (ghost.h) */
+		int g = rst_ghost_fd(t, j), own = to_helper(p, g, true);
+		if (own < 0 || rst_ghost_own_copy(g, own))
+			return rst_errmsg(msg, len, "keep the deleted file at fd %d", g);
+	}
 	if ((a->pages_fd = to_helper(p, t->pm.pages_fd, true)) < 0 ||
 	    (t->err_pipe[1] = to_helper(p, t->err_pipe[1], true)) < 0 ||
 	    (t->userns_fd >= 0 && (t->userns_fd = to_helper(p, t->userns_fd, false)) < 0))
@@ -225,7 +230,7 @@ int rst_child_files(struct rst_task *t, char *msg, size_t len)
 	for (size_t j = 0; j < t->ntree; j++)
 		if (rst_files_sharer_of(t, &t->tree[j]))
 			extra += 4 + t->tree[j].nr_mfiles;
-	p.helper = calloc(t->nr_fdinfo + t->nr_mfiles + extra + 5, sizeof(int));
+	p.helper = calloc(t->nr_fdinfo + t->nr_mfiles + rst_ghost_count(t) + extra + 5, sizeof(int));
 	p.inherit = calloc(t->nr_fdinfo + 1, sizeof(int));
 	int ret = -1;
 	if (!p.helper || !p.inherit) {

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "base/cleanup.h"
+#include "base/late-fds.h"
 #include "files/ghost.h"
 #include "base/log.h"
 #include "restore.h"
@@ -448,6 +449,10 @@ int rst_ghost_late(struct rst_task *ts, size_t n, struct cr_err *e)
 						     "task %d: ghost-%d.img has no ghost %u any more",
 						     rst_ipid(&ts[i]), rst_ipid(&ts[i]), ts[i].ghosts[j].id);
 		set_file_times(&ts[i]);
+		/* a root born in its user namespace takes them all (late-fds.h), its tree inherits them */
+		for (size_t j = 0; j < ts[i].nr_ghosts; j++)
+			if (late_fd_offer(ts[i].ghosts[j].fd))
+				return cr_fail_errno(e, ENOMEM, "out of memory");
 	}
 	return 0;
 }
@@ -493,13 +498,51 @@ void rst_ghost_free(struct rst_task *t)
 	t->nr_ghosts = 0;
 }
 
+/* A tree whose root took the ghosts from crshim (late_fds_pushed): this task's copies of crshim's fds of its
+ * ghosts, which it opens through /proc/self (its tasks may not open crshim's fds). */
+static struct own_copy {
+	int crshim, own;
+} * own_copies;
+static size_t n_own_copies;
+
+size_t rst_ghost_count(const struct rst_task *t)
+{
+	return late_fds_pushed() ? t->nr_ghosts : 0;
+}
+
+int rst_ghost_fd(const struct rst_task *t, size_t j)
+{
+	return t->ghosts[j].fd;
+}
+
+int rst_ghost_own_copy(int crshim_fd, int own)
+{
+	struct own_copy *n = realloc(own_copies, (n_own_copies + 1) * sizeof(*n));
+	if (!n)
+		return -1;
+	own_copies = n;
+	own_copies[n_own_copies++] = (struct own_copy){crshim_fd, own};
+	return 0;
+}
+
 int rst_ghost_open_path(const char *path, int flags)
 {
 	char pre[32];
 	int n = snprintf(pre, sizeof(pre), "/proc/%d/", (int)host_proc_of);
-	if (rst_host_proc >= 0 && !strncmp(path, pre, (size_t)n))
+	if (rst_host_proc < 0 || strncmp(path, pre, (size_t)n))
+		return open(path, flags);
+	int fd = -1;
+	if (!late_fds_pushed() || sscanf(path + n, "fd/%d", &fd) != 1)
 		return openat(rst_host_proc, path + 6, flags);
-	return open(path, flags);
+	/* its copy: at crshim's number until restore-files.c moves it (the root opens some before) */
+	for (size_t i = 0; i < n_own_copies; i++)
+		if (own_copies[i].crshim == fd) {
+			fd = own_copies[i].own;
+			break;
+		}
+	char self[32];
+	snprintf(self, sizeof(self), "self/fd/%d", fd);
+	return openat(rst_host_proc, self, flags);
 }
 
 /* A file the task made with O_TMPFILE (r->tmpfile_dir): a new O_TMPFILE there with the ghost's contents,
