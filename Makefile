@@ -147,7 +147,7 @@ quick-tests:
 # make test runs a quick cross-section of modes user and compat (the full ones: make zdtm MODE=user|compat).
 # and of mode cuns (a tree born in its user namespace: threads, unix sockets on its tmpfs, a masked path;
 # the full one: make zdtm-cuns)
-CUNS_QUICK_TESTS := pipe00 thread00 sk_unix_tree nsmnt_masked nsmnt_sk_unix
+CUNS_QUICK_TESTS := pipe00 thread00 sk_unix_tree nsmnt_masked nsmnt_sk_unix zombie_leader nsmnt_ghost
 USER_QUICK_TESTS ?= pid fork00 thread00 fd_files pipe00 sig_pending sk_unix_pair_dgram sk_inet_tcp_established
 COMPAT_QUICK_TESTS ?= pid fork00 thread00 fd_files pipe00 sig_pending shm_anon posix_timers
 TIMED = @t0=$$(date +%s); trap 'echo "make test: [$$(($$(date +%s) - t0)) s] $$step"' EXIT; step=

@@ -233,32 +233,17 @@ static int collect_stopped(struct dump_ctx *c, struct cr_err *e)
 	return ret;
 }
 
-/* A tree born in its user namespace at restore (ns/userns.c) cannot make again a session or group leader
- * that is gone, nor share an address space: their restore needs PIDs chosen in crshim's namespace. */
+/* A tree born in its user namespace at restore (ns/userns.c) cannot share an address space: the sharers'
+ * restore needs PIDs chosen in crshim's namespace. */
 static int born_check(const struct dump_ctx *c, struct cr_err *e)
 {
 	const struct dump_ctx *r = c->tree;
-	if (!c->born || !r || c == r)
+	if (!c->born || !r || c == r || !c->vm_owner)
 		return 0;
-	if (c->vm_owner)
-		return cr_fail(
-		    e,
-		    "not supported yet: task %d shares an address space (CLONE_VM), in a tree whose "
-		    "user namespace owns its PID and mount namespaces",
-		    c->pid);
-	for (int k = 5; k <= 6; k++) { /* pgid, sid */
-		pid_t id = (pid_t)c->stat.f[k];
-		bool there = id == (pid_t)r->stat.f[5] || id == (pid_t)r->stat.f[6]; /* the root's */
-		for (size_t j = 0; j < c->ntree && !there; j++)
-			there = c->tree[j].pid == id;
-		if (!there)
-			return cr_fail(
-			    e,
-			    "not supported yet: the %s leader %d of task %d is gone, in a tree whose "
-			    "user namespace owns its PID and mount namespaces",
-			    k == 5 ? "group" : "session", id, c->pid);
-	}
-	return 0;
+	return cr_fail(e,
+		       "not supported yet: task %d shares an address space (CLONE_VM), in a tree whose user "
+		       "namespace owns its PID and mount namespaces",
+		       c->pid);
 }
 
 static int dump_images(struct dump_ctx *c, struct cr_err *e)

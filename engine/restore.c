@@ -539,13 +539,6 @@ static struct rst_task *tree_task(struct rst_task *ts, size_t n, pid_t pid)
 	return NULL;
 }
 
-/* t->pid names t in our namespace: not a task of fresh PIDs that crshim has not found yet (its image
- * PID may be another process's, e.g. the original's). */
-static bool pid_known(const struct rst_task *t)
-{
-	return !t->fresh_hpid || t->ipid;
-}
-
 /* A process other than the root: its parent creates it once it has its go; seize it when it is there. */
 static int seize_tree_child(struct rst_task *ts, size_t n, struct rst_task *t, struct cr_err *e)
 {
@@ -555,8 +548,8 @@ static int seize_tree_child(struct rst_task *ts, size_t n, struct rst_task *t, s
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (int i = 0;; i++) {
 		/* fresh PIDs: find it first by its ids inside (its parent may not be known yet) */
-		int there = pid_known(t) ? 1 : rst_pidns_find(t, e);
-		struct rst_task *par = found && pid_known(found) ? found : NULL;
+		int there = rst_pid_known(t) ? 1 : rst_pidns_find(t, e);
+		struct rst_task *par = found && rst_pid_known(found) ? found : NULL;
 		if (there < 0)
 			return -1;
 		if (there && !ptrace_seize_sc(t->pid, PTRACE_O_EXITKILL | PTRACE_O_TRACESYSGOOD))
@@ -705,10 +698,10 @@ static int late_ghosts(struct rst_task *ts, size_t n, struct cr_err *e)
 static void kill_tree(struct rst_task *ts, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
-		if (!ts[i].reaped && pid_known(&ts[i]) && (i == 0 || !task_dead(ts[i].pid)))
+		if (!ts[i].reaped && rst_pid_known(&ts[i]) && (i == 0 || !task_dead(ts[i].pid)))
 			kill(ts[i].pid, SIGKILL);
 	for (size_t i = n; i-- > 0;) {
-		if (ts[i].reaped || (i && !ts[i].seized) || !pid_known(&ts[i]))
+		if (ts[i].reaped || (i && !ts[i].seized) || !rst_pid_known(&ts[i]))
 			continue;
 		kill_task(&ts[i]);
 		ts[i].reaped = true;

@@ -114,6 +114,12 @@ static inline pid_t rst_ipid(const struct rst_task *t)
 {
 	return t->ipid ? t->ipid : t->pid;
 }
+/* t->pid names t in our namespace: not a task of fresh PIDs that crshim has not found yet (its image PID
+ * may be another process's, e.g. the original's). */
+static inline bool rst_pid_known(const struct rst_task *t)
+{
+	return !t->fresh_hpid || t->ipid;
+}
 /* Thread k (1..) of t in crshim's namespace. */
 static inline pid_t rst_htid(const struct rst_task *t, size_t k)
 {
@@ -243,8 +249,8 @@ pid_t rst_pidns_vid(const struct rst_task *t, pid_t id);
 /* The ids of thread k (1..) of t for the blob: its tid as t sees it and the set_tid array. */
 void rst_pidns_thread(const struct rst_task *t, size_t k, struct rst_thread *th);
 /* fresh_hpid: may the root be restored with fresh PIDs in crshim's namespace (from the pstree, at load)?
- * rst_pidns_fresh (after the plan): keep it only for a tree crshim can follow then (no helpers, zombies
- * or shared address spaces), else check that every image PID is free as without it. born: the tree is born
+ * rst_pidns_fresh (after the plan): keep it only for a tree crshim can follow then (no shared address
+ * spaces), else check that every image PID is free as without it. born: the tree is born
  * in its user namespace (ns_rst_user_born): fresh PIDs, or one line. */
 bool rst_pidns_fresh_maybe(const struct rst_task *root);
 int rst_pidns_fresh(struct rst_task *ts, size_t n, bool born, struct cr_err *e);
@@ -253,6 +259,9 @@ int rst_check_pids(struct rst_task *t, struct cr_err *e); /* task/restore-pidns.
  * becomes it, t->ipid the image's); 0 when not there yet. Its threads' likewise (t->htids). */
 int rst_pidns_find(struct rst_task *t, struct cr_err *e);
 int rst_pidns_find_threads(struct rst_task *t, struct cr_err *e);
+/* fresh_hpid: the zombies and helpers (never seized) found in our namespace among their parents' children,
+ * once those are known; how many are not found yet. */
+size_t rst_pidns_find_unseized(struct rst_task *ts, size_t n);
 /* Once every thread is there: file owners that are threads other than a leader (F_OWNER_TID). */
 int rst_pidns_fown_threads(struct rst_task *ts, size_t n, struct cr_err *e);
 

@@ -173,15 +173,6 @@ int ns_user_dump(const struct ns_dump_args *a, const uint64_t self[NS_KINDS], ui
 	if ((owned & CLONE_NEWCGROUP) && !pm)
 		return cr_fail(e, "not supported yet: the tree's user namespace owns the root's cgroup "
 				  "namespace but not its PID and mount namespaces");
-	/* born in it, its tasks cannot choose their PIDs in crshim's namespace, which a zombie's restore
-	 * needs (engine/task/restore-pidns.c) */
-	for (size_t i = 0; i < a->n && pm; i++)
-		if (a->zombie && a->zombie[i])
-			return cr_fail(
-			    e,
-			    "not supported yet: task %d is a zombie in a tree whose user namespace "
-			    "owns its PID namespace",
-			    a->pids[i]);
 	/* born in it, threads are made there with their ids in a PID namespace it owns; entering it last,
 	 * they would be made after the task entered it, in a PID namespace it does not own */
 	for (size_t i = 0; i < a->n && !pm; i++)

@@ -257,10 +257,8 @@ int rst_pidns_fresh(struct rst_task *ts, size_t n, bool born, struct cr_err *e)
 			  : !ts[0].fresh_hpid ? "a shared address space"
 					      : NULL;
 	for (size_t i = 0; i < n && !why; i++)
-		if (ts[i].helper || ts[i].zombie || rst_svm_sharer(&ts[i]))
-			why = ts[i].helper   ? "a session or group whose leader is gone"
-			      : ts[i].zombie ? "a zombie"
-					     : "a shared address space";
+		if (rst_svm_sharer(&ts[i]))
+			why = "a shared address space";
 	if (born && why) /* its tasks are made in its user namespace: they cannot choose PIDs in ours */
 		return cr_fail(
 		    e, "not supported yet: a tree whose user namespace owns its PID namespace, with %s", why);
@@ -356,6 +354,48 @@ int rst_pidns_find(struct rst_task *t, struct cr_err *e)
 		return 1;
 	}
 	return 0;
+}
+
+/* Zombie or helper t among the children of host pid par: by its ids inside (a zombie has no
+ * /proc/PID/ns any more to compare). */
+static bool find_child(struct rst_task *t, pid_t par)
+{
+	char path[64], buf[4096];
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", par, par);
+	__cleanup_close int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t r = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+	if (r <= 0)
+		return false;
+	buf[r] = '\0';
+	for (char *s = buf, *end; *s; s = end) {
+		long x = strtol(s, &end, 10);
+		if (end == s)
+			break;
+		if (x > 1 && chain_is((pid_t)x, t->ns_ids, t->ns_levels)) {
+			pr_debug("%s %d is %ld in our PID namespace\n", t->zombie ? "zombie" : "helper",
+				 t->pid, x);
+			t->ipid = t->pid;
+			t->pid = (pid_t)x;
+			return true;
+		}
+	}
+	return false;
+}
+
+size_t rst_pidns_find_unseized(struct rst_task *ts, size_t n)
+{
+	size_t left = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct rst_task *t = &ts[i];
+		if (!t->fresh_hpid || t->ipid || !(t->zombie || t->helper))
+			continue;
+		/* its parent (the spawner's own with CLONE_PARENT), else its spawner */
+		const struct rst_task *p = rst_tree_task(ts, n, t->pst->ppid);
+		const struct rst_task *sp = rst_tree_task(ts, n, t->spawn_ppid);
+		left += !(p && rst_pid_known(p) && find_child(t, p->pid)) &&
+			!(sp && sp != p && rst_pid_known(sp) && find_child(t, sp->pid));
+	}
+	return left;
 }
 
 int rst_pidns_find_threads(struct rst_task *t, struct cr_err *e)

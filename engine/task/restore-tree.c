@@ -124,7 +124,7 @@ static struct rst_task *add_helper(struct rst_task **tsp, size_t *np, pid_t pid,
 	pid_t spawn = like->spawn_ppid;
 	bool cp = like->clone_parent, before = like->before_setsid;
 	snprintf(path, sizeof(path), "/proc/%d", pid);
-	if (!access(path, F_OK)) {
+	if (!like->fresh_hpid && !access(path, F_OK)) { /* fresh PIDs: rst_pidns_fresh checks it */
 		cr_fail_errno(e, EEXIST, "PID %d (a session or group leader, gone in the images) is in use",
 			      pid);
 		return NULL;
@@ -155,6 +155,7 @@ static struct rst_task *add_helper(struct rst_task **tsp, size_t *np, pid_t pid,
 	h->userns_fd = -1;
 	h->spawn_ppid = spawn, h->clone_parent = cp, h->before_setsid = before;
 	h->vpid = vpid;
+	h->fresh_hpid = like->fresh_hpid;
 	pr_info("helper %d (session %d, group %d) cloned by %d%s%s\n", pid, sid, pid, spawn,
 		cp ? " with CLONE_PARENT" : "", before ? " before its setsid" : "");
 	return h;
@@ -343,7 +344,12 @@ int rst_tree_zombies(struct rst_task *ts, size_t n, struct cr_err *e)
 			if (rst_task_go(z, "release zombie", e))
 				return -1;
 		}
-		for (int tries = 0; !rst_helper_ended(z->pid); tries++) {
+		/* fresh PIDs: found first (by its parent, known by now) */
+		for (int tries = 0; !rst_pid_known(z) || !rst_helper_ended(z->pid); tries++) {
+			if (!rst_pid_known(z))
+				rst_pidns_find_unseized(ts, n);
+			if (rst_zombie_failed(z, e))
+				return -1;
 			if (tries > 20000)
 				return cr_fail_errno(e, ETIMEDOUT, "zombie %d did not end", z->pid);
 			usleep(500);
@@ -360,6 +366,13 @@ static bool names_helper(struct rst_task *ts, size_t n, pid_t id)
 	return h && h->helper;
 }
 
+/* Task id of the images in our namespace now (fresh PIDs: the kernel's once found, -1 before). */
+static pid_t now_pid(struct rst_task *ts, size_t n, pid_t id)
+{
+	const struct rst_task *x = rst_tree_task(ts, n, id);
+	return !x ? id : rst_pid_known(x) ? x->pid : -1;
+}
+
 /* Every member of a helper's session or group is in it: the helpers may go. */
 int rst_tree_release(struct rst_task *ts, size_t n, struct cr_err *e)
 {
@@ -369,10 +382,12 @@ int rst_tree_release(struct rst_task *ts, size_t n, struct cr_err *e)
 	if (!nh)
 		return 0;
 	for (int tries = 0;; tries++) {
-		size_t waiting = 0;
+		size_t waiting = rst_pidns_find_unseized(ts, n); /* fresh PIDs: not found yet */
 		for (size_t i = 0; i < n; i++) {
 			struct rst_task *t = &ts[i];
 			int pgid, sid;
+			if (!rst_pid_known(t))
+				continue;
 			if (t->helper) {
 				if (rst_helper_ended(t->pid))
 					return rst_helper_died(t, e);
@@ -392,7 +407,7 @@ int rst_tree_release(struct rst_task *ts, size_t n, struct cr_err *e)
 				}
 				return cr_fail_errno(e, ESRCH, "task %d ended during the restore", t->pid);
 			}
-			waiting += pgid != t->pst->pgid || sid != t->pst->sid;
+			waiting += pgid != now_pid(ts, n, t->pst->pgid) || sid != now_pid(ts, n, t->pst->sid);
 		}
 		if (!waiting)
 			break;

@@ -32,16 +32,17 @@ static const char *const status_keys[] = {"Name",	"Umask",   "State",  "Uid",   
 static char ignore[1024]; /* "|a|b|c|" */
 static int nslevel = -1;  /* SNAP_NSPID: the index of the root's PID namespace in NSpid, else -1 */
 
-/* The NSpid entries of pid (at most n), or 0. */
-static int nspids(long pid, long *v, int n)
+/* The entries of pid's status line key ("NSpid:", "NSpgid:", ...; at most n), or 0. */
+static int ns_ids(long pid, const char *key, long *v, int n)
 {
 	char fn[64], line[256];
 	int k = 0;
+	size_t kl = strlen(key);
 	snprintf(fn, sizeof(fn), "/proc/%ld/status", pid);
 	FILE *f = fopen(fn, "r");
 	while (f && fgets(line, sizeof(line), f))
-		if (!strncmp(line, "NSpid:", 6)) {
-			char *p = line + 6, *end;
+		if (!strncmp(line, key, kl)) {
+			char *p = line + kl, *end;
 			for (long x; k < n && (x = strtol(p, &end, 10), end != p); p = end)
 				v[k++] = x;
 			break;
@@ -51,12 +52,27 @@ static int nspids(long pid, long *v, int n)
 	return k;
 }
 
+static int nspids(long pid, long *v, int n)
+{
+	return ns_ids(pid, "NSpid:", v, n);
+}
+
 /* pid as the test's tree sees it (SNAP_NSPID), or as is (0 and ids outside the tree stay). */
 static long vid(long pid)
 {
 	long v[8];
 	if (nslevel < 0 || pid <= 0 || nspids(pid, v, 8) <= nslevel)
 		return pid;
+	return v[nslevel];
+}
+
+/* pid's group or session (key "NSpgid:", "NSsid:") as the tree sees it, also when its leader is gone
+ * (SNAP_NSPID), else id as is. */
+static long vid_of(long pid, const char *key, long id)
+{
+	long v[8];
+	if (nslevel < 0 || ns_ids(pid, key, v, 8) <= nslevel)
+		return vid(id);
 	return v[nslevel];
 }
 
@@ -99,6 +115,22 @@ static void nums_sort(struct nums *a)
 {
 	if (a->n)
 		qsort(a->v, a->n, sizeof(*a->v), cmp_long);
+}
+
+/* Processes sorted as the tree sees them (SNAP_NSPID: fresh PIDs in ours come in another order). */
+static void nums_sort_vid(struct nums *a)
+{
+	long(*kv)[2] = nslevel < 0 || !a->n ? NULL : calloc(a->n, sizeof(*kv));
+	if (!kv) {
+		nums_sort(a);
+		return;
+	}
+	for (size_t i = 0; i < a->n; i++)
+		kv[i][0] = vid(a->v[i]), kv[i][1] = a->v[i];
+	qsort(kv, a->n, sizeof(*kv), cmp_long); /* on the first of each pair */
+	for (size_t i = 0; i < a->n; i++)
+		a->v[i] = kv[i][1];
+	free(kv);
 }
 
 /* The numeric names of a directory, sorted (none if it cannot be read). */
@@ -300,7 +332,8 @@ static void snap_tree(int pid, bool root, bool only_root)
 	if (root)
 		printf("%ld * * * %c threads ", vid(pid), st);
 	else
-		printf("%ld %ld %ld %ld %c threads ", vid(pid), vid(ppid), vid(pgid), vid(sid), st);
+		printf("%ld %ld %ld %ld %c threads ", vid(pid), vid(ppid), vid_of(pid, "NSpgid:", pgid),
+		       vid_of(pid, "NSsid:", sid), st);
 	struct nums tids = {0}, kids = {0};
 	snprintf(fn, sizeof(fn), "/proc/%d/task", pid);
 	numbers_in(fn, &tids);
@@ -321,7 +354,7 @@ static void snap_tree(int pid, bool root, bool only_root)
 			fclose(c);
 	}
 	free(tids.v);
-	nums_sort(&kids);
+	nums_sort_vid(&kids);
 	for (size_t i = 0; i < kids.n; i++)
 		snap_tree((int)kids.v[i], false, false);
 	free(kids.v);
