@@ -154,7 +154,8 @@ gone() {
 @test "runc: a container with a user namespace (uid/gid maps, owning its PID and mount namespaces) goes on after restore" {
 	chmod 755 "$D" # the container's uid 0 (100000 outside) reaches its bundle
 	CGP=/ocirt-uns-$$-$BATS_TEST_NUMBER
-	make_bundle "$B" "sleep 1000 & $COUNTER # $ID"
+	# its init holds a deleted file (fd 7)
+	make_bundle "$B" "exec 7<>/tmp/ghost; echo ghostdata >&7; rm /tmp/ghost; sleep 1000 & $COUNTER # $ID"
 	bundle_jq "$B" '.linux.namespaces += [{"type": "user"}]
 		| .linux.uidMappings = [{"containerID": 0, "hostID": 100000, "size": 65536}]
 		| .linux.gidMappings = [{"containerID": 0, "hostID": 100000, "size": 65536}]
@@ -184,6 +185,9 @@ gone() {
 	# its processes, the sleep too, are there, and its mounts are its own: /proc shows its PID namespace
 	[ "$(runc exec "$ID" sh -c 'ls /proc | grep -c "^[0-9]"')" -ge 3 ]
 	runc exec "$ID" sh -c 'pidof sleep'
+	# the deleted file, made again in its mount tree, with its data
+	[ "$(runc exec "$ID" cat /proc/1/fd/7)" = ghostdata ]
+	[[ "$(runc exec "$ID" readlink /proc/1/fd/7)" == "/tmp/ghost (deleted)" ]]
 }
 
 @test "runc: a program that exists only in the container's root filesystem is restored" {
