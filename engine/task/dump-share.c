@@ -68,7 +68,8 @@ int dump_clone_share(struct dump_ctx *c, size_t n, struct cr_err *e)
 		if (dump_kcmp_same(p->pid, c[i].pid, KCMP_FS)) {
 			if (check_root(&c[i], e))
 				return -1;
-			if (proc_in_other_userns(c[i].pid)) /* a task sharing its fs info cannot enter one */
+			/* a task sharing its fs info cannot enter one (one born in it enters none) */
+			if (!c[i].born && proc_in_other_userns(c[i].pid))
 				return cr_fail(
 				    e,
 				    "task %d shares its fs info (CLONE_FS) with its parent %d inside a user "
