@@ -2,7 +2,7 @@
 #   make            build crshim            make test    deps + build + unit + zdtm quick tier
 #   make deps       install Debian packages make demo    checkpoint/restore a running counter
 #   make install    PREFIX=/usr/local       make bench   dump/restore throughput
-#   make zdtm [MODE=cr|checkpoint|iters|fault|snaps|pagesrv|lazy|user|compat|ns|uns|cuns] [ITERS=N] [TESTS="a b"] [FAULT=name|all] [REPEAT=N] [LOAD=N]
+#   make zdtm [MODE=cr|checkpoint|iters|fault|snaps|pagesrv|lazy|user|compat|ns|uns|cuns] [ITERS=N] [TESTS="a b"] [FAULT=name|all] [FAULT_NS=ns|uns|cuns] [REPEAT=N] [LOAD=N]
 ARCH ?= $(shell uname -m)
 CROSS_COMPILE ?=
 CC := $(CROSS_COMPILE)gcc
@@ -130,7 +130,7 @@ unit: $(UNIT_BIN)
 
 zdtm: all
 	$(MAKE) -C tests/zdtm run CRSHIM=$(CURDIR)/$(B)/crshim MODE=$(or $(MODE),cr) ITERS=$(or $(ITERS),3) \
-		TESTS="$(TESTS)" FAULT="$(FAULT)" REPEAT="$(or $(REPEAT),1)" LOAD="$(or $(LOAD),0)"
+		TESTS="$(TESTS)" FAULT="$(FAULT)" FAULT_NS="$(FAULT_NS)" REPEAT="$(or $(REPEAT),1)" LOAD="$(or $(LOAD),0)"
 
 # A cross-section of the suite (one or more tests of every area of the engine): make test runs mode checkpoint on
 # it (the whole mode: make zdtm MODE=checkpoint), CI runs the sanitizers on it (make quick-tests prints it).

@@ -82,6 +82,19 @@ if [ "$MODE" = uns ]; then
 elif [ "$MODE" = cuns ]; then
 	UNS=1 CUNS=1 MODE=ns
 fi
+# mode fault with FAULT_NS=ns|uns|cuns: each test in the namespaces of that mode (a failed restore of a tree
+# born in its user namespace leaves nothing either)
+NSWITH=0
+if [ "$MODE" = fault ] && [ -n "${FAULT_NS:-}" ]; then
+	case "$FAULT_NS" in
+	ns) ;;
+	uns) UNS=1 ;;
+	cuns) UNS=1 CUNS=1 ;;
+	*) echo "run.sh: FAULT_NS is ns, uns or cuns, not $FAULT_NS" >&2; exit 2 ;;
+	esac
+	NSWITH=1
+fi
+ns_mode() { [ "$MODE" = ns ] || [ "$NSWITH" = 1 ]; }
 UNS_MAP=${ZDTM_UNS_MAP:-0 100000 65536}
 case "$MODE" in
 cr|checkpoint|nocr|dumpfail|group|snaps|ns|user|compat|pagesrv|lazy) ;;
@@ -246,7 +259,7 @@ NSRST=()
 ns_setup() { # name
 	NSDUMP=() NSRST=()
 	unset ZDTM_NSROOT ZDTM_NSBINDS ZDTM_NSUSER ZDTM_NSUSER_ALL SNAP_NSPID
-	[ "$MODE" = ns ] || [ "$(desc_get "$1" ns)" = always ] || return 0
+	ns_mode || [ "$(desc_get "$1" ns)" = always ] || return 0
 	local binds=(ro=/usr ro=/etc "ro=$BIN" "rw=$TDIR") b i=0
 	mkdir -p "$TDIR/root" || return 1
 	export ZDTM_NSROOT="$TDIR/root" ZDTM_NSBINDS
@@ -262,14 +275,14 @@ ns_setup() { # name
 		fi
 		i=$((i + 1))
 	done
-	if [ "$UNS" = 1 ] && [ "$MODE" = ns ]; then
+	if [ "$UNS" = 1 ] && ns_mode; then
 		# the test's uid 0 is ${UNS_MAP#* } here: its dir is its
 		export ZDTM_NSUSER="$UNS_MAP"
 		local u=${UNS_MAP#* }
 		u=${u%% *}
 		chown -R "$u:$u" "$TDIR" || return 1
 	fi
-	if [ "$CUNS" = 1 ] && [ "$MODE" = ns ]; then
+	if [ "$CUNS" = 1 ] && ns_mode; then
 		export ZDTM_NSUSER_ALL=1 SNAP_NSPID=1
 		for b in null zero full random urandom tty; do # lib/ns.c devs()
 			NSDUMP+=(--external "mnt[/dev/$b]:nsdev$b")
@@ -603,7 +616,7 @@ run_fault_mode() {
 		total=$((total + $#))
 	done
 	echo "1..$total"
-	echo "# mode fault ($FAULT: ${#points[@]} points), crshim $CRSHIM, kernel $(uname -r)"
+	echo "# mode fault ($FAULT: ${#points[@]} points$([ "$NSWITH" = 1 ] && echo ", in the namespaces of mode $FAULT_NS")), crshim $CRSHIM, kernel $(uname -r)"
 	trap 'cleanup_test; exit 130' INT TERM
 	for p in "${points[@]}"; do
 		read -r nr name kind <<<"$p"
@@ -1027,7 +1040,7 @@ run_test() { # name
 		return
 	fi
 	ms=$(desc_get "$name" ns-skip)
-	if [ "$MODE" = ns ] && [ -n "$ms" ]; then
+	if ns_mode && [ -n "$ms" ]; then
 		report skip "$name" "not in mode ns: $ms"
 		return
 	fi
