@@ -69,6 +69,21 @@ checkpoint_restore() {
 	sequence_unbroken "$D/log"
 }
 
+@test "podman: a container with a user namespace (--uidmap/--gidmap): checkpoint and restore" {
+	pm run -d --name "$ID" --network none --log-driver k8s-file --uidmap 0:200000:65536 \
+		--gidmap 0:200000:65536 localhost/rpc-busybox sh -c "sleep 1000 & $COUNTER # $ID" >/dev/null
+	logs_beyond "$ID" 5
+	checkpoint_restore "$ID"
+	logs_beyond "$ID" $((AT + 5))
+	pm logs "$ID" >"$D/log"
+	sequence_unbroken "$D/log"
+	# in a user namespace of its own with the maps, its processes' uid 200000 outside
+	pid=$(pm inspect -f '{{.State.Pid}}' "$ID")
+	[ "$(awk '{print $1, $2, $3}' "/proc/$pid/uid_map")" = "0 200000 65536" ]
+	[ "$(awk '/^Uid:/ {print $2}' "/proc/$pid/status")" = 200000 ]
+	pm exec "$ID" sh -c 'pidof sleep'
+}
+
 # bats test_tags=extra
 @test "podman: a container with a terminal (-t): checkpoint and restore, its console goes on" {
 	pm run -d -t --name "$ID" --network none --log-driver k8s-file --ulimit nofile=1024:1024 \
