@@ -19,6 +19,7 @@
 
 #include "base/cleanup.h"
 #include "base/log.h"
+#include "base/scm.h"
 #include "image/image.h"
 #include "mnt-int.h"
 
@@ -147,18 +148,9 @@ static void child_nsroot(pid_t pid, int sk)
 		      openat(proc, "thread-self/mountinfo", O_RDONLY | O_CLOEXEC)};
 	if (fds[0] < 0 || fds[1] < 0)
 		_exit(1);
-	union {
-		char buf[CMSG_SPACE(sizeof(fds))];
-		struct cmsghdr align;
-	} u;
 	char c = 0;
 	struct iovec iov = {.iov_base = &c, .iov_len = 1};
-	struct msghdr mh = {
-	    .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf, .msg_controllen = sizeof(u.buf)};
-	struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
-	cm->cmsg_level = SOL_SOCKET, cm->cmsg_type = SCM_RIGHTS, cm->cmsg_len = CMSG_LEN(sizeof(fds));
-	memcpy(CMSG_DATA(cm), fds, sizeof(fds));
-	_exit(sendmsg(sk, &mh, 0) == 1 ? 0 : 1);
+	_exit(scm_send(sk, &iov, 1, fds, 2) == 1 ? 0 : 1);
 }
 
 /* The root of the mount namespace of pid (*root, O_PATH) and its mountinfo as seen from there (*mi). */
@@ -174,22 +166,18 @@ static int nsroot_open(pid_t pid, int *root, int *mi, struct cr_err *e)
 		child_nsroot(pid, sk[1]);
 	}
 	close(sk[1]);
-	union {
-		char buf[CMSG_SPACE(sizeof(fds))];
-		struct cmsghdr align;
-	} u;
 	char ch;
+	size_t nf = 0;
 	struct iovec iov = {.iov_base = &ch, .iov_len = 1};
-	struct msghdr mh = {
-	    .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf, .msg_controllen = sizeof(u.buf)};
-	ssize_t r = c < 0 ? -1 : recvmsg(sk[0], &mh, MSG_CMSG_CLOEXEC);
+	ssize_t r = c < 0 ? -1 : scm_recv(sk[0], &iov, 1, fds, 2, &nf, NULL);
 	close(sk[0]);
 	while (c > 0 && waitpid(c, &st, 0) < 0 && errno == EINTR)
 		;
-	struct cmsghdr *cm = r == 1 ? CMSG_FIRSTHDR(&mh) : NULL;
-	if (!cm || cm->cmsg_type != SCM_RIGHTS || cm->cmsg_len != CMSG_LEN(sizeof(fds)))
+	if (r != 1 || nf != 2) {
+		for (size_t i = 0; r >= 0 && i < nf; i++)
+			close(fds[i]);
 		return cr_fail_errno(e, EIO, "enter the mount namespace of task %d: the child failed", pid);
-	memcpy(fds, CMSG_DATA(cm), sizeof(fds));
+	}
 	*root = fds[0], *mi = fds[1];
 	return 0;
 }

@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include "bundle.h"
 #include "base/log.h"
+#include "base/scm.h"
 
 /* The id of the images' container (oci-state.json written by checkpoint). */
 static int images_id(const char *images, char *id, size_t len, struct cr_err *err)
@@ -119,17 +120,7 @@ static int console_notify(void *arg, const char *script, pid_t pid, int fd)
 		return 0;
 	char name[] = "orphan-pts-master";
 	struct iovec iov = {.iov_base = name, .iov_len = sizeof(name) - 1};
-	union {
-		char b[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} ctl;
-	memset(&ctl, 0, sizeof(ctl));
-	struct msghdr mh = {
-	    .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.b, .msg_controllen = sizeof(ctl.b)};
-	struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
-	cm->cmsg_level = SOL_SOCKET, cm->cmsg_type = SCM_RIGHTS, cm->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
-	if (sendmsg(r->console, &mh, MSG_NOSIGNAL) < 0) {
+	if (scm_send(r->console, &iov, 1, &fd, 1) < 0) {
 		pr_err("send the console's master to --console-socket: %s\n", strerror(errno));
 		return -1;
 	}

@@ -17,6 +17,7 @@
 #include "rpc.h"
 #include "stats.h"
 #include "base/log.h"
+#include "base/scm.h"
 
 struct srv {
 	int sk;
@@ -33,24 +34,9 @@ static int send_resp(struct srv *s, const RpcResp *r, int pass_fd)
 		return -1;
 	rpc_resp__pack(r, buf);
 	struct iovec iov = {.iov_base = buf, .iov_len = len};
-	union {
-		char b[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} ctl;
-	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
-	if (pass_fd >= 0) {
-		memset(&ctl, 0, sizeof(ctl));
-		mh.msg_control = ctl.b;
-		mh.msg_controllen = sizeof(ctl.b);
-		struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
-		c->cmsg_level = SOL_SOCKET;
-		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(c), &pass_fd, sizeof(int));
-	}
 	ssize_t n;
 	do
-		n = sendmsg(s->sk, &mh, MSG_NOSIGNAL);
+		n = scm_send(s->sk, &iov, 1, &pass_fd, pass_fd >= 0);
 	while (n < 0 && errno == EINTR);
 	free(buf);
 	if (n != (ssize_t)len) {

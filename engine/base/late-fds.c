@@ -12,6 +12,7 @@
 
 #include "base/late-fds.h"
 #include "base/log.h"
+#include "base/scm.h"
 
 #define LATE_BATCH 200 /* fds per message (SCM_MAX_FD is 253) */
 
@@ -57,19 +58,8 @@ int late_fd_offer(int fd)
 /* One message: the numbers as data, the fds as SCM_RIGHTS. */
 static int send_batch(const int *fds, size_t n)
 {
-	union {
-		char b[CMSG_SPACE(LATE_BATCH * sizeof(int))];
-		struct cmsghdr align;
-	} ctl = {0};
 	struct iovec iov = {.iov_base = (void *)fds, .iov_len = n * sizeof(int)};
-	struct msghdr mh = {.msg_iov = &iov,
-			    .msg_iovlen = 1,
-			    .msg_control = ctl.b,
-			    .msg_controllen = CMSG_SPACE(n * sizeof(int))};
-	struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
-	c->cmsg_level = SOL_SOCKET, c->cmsg_type = SCM_RIGHTS, c->cmsg_len = CMSG_LEN(n * sizeof(int));
-	memcpy(CMSG_DATA(c), fds, n * sizeof(int));
-	return sendmsg(sk[0], &mh, MSG_NOSIGNAL) == (ssize_t)(n * sizeof(int)) ? 0 : -1;
+	return scm_send(sk[0], &iov, 1, fds, n) == (ssize_t)(n * sizeof(int)) ? 0 : -1;
 }
 
 int late_fds_send(struct cr_err *e)
@@ -93,32 +83,28 @@ int late_fds_recv(char *msg, size_t len)
 	if (sk[1] < 0)
 		return 0;
 	for (;;) {
-		int nums[LATE_BATCH];
-		union {
-			char b[CMSG_SPACE(LATE_BATCH * sizeof(int))];
-			struct cmsghdr align;
-		} ctl;
+		int nums[LATE_BATCH], fds[LATE_BATCH], fl;
+		size_t nf;
 		struct iovec iov = {.iov_base = nums, .iov_len = sizeof(nums)};
-		struct msghdr mh = {
-		    .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.b, .msg_controllen = sizeof(ctl.b)};
-		ssize_t r = recvmsg(sk[1], &mh, MSG_CMSG_CLOEXEC);
+		ssize_t r = scm_recv(sk[1], &iov, 1, fds, LATE_BATCH, &nf, &fl);
 		if (r < 0 && errno == EINTR)
 			continue;
-		if (r < 0 || (mh.msg_flags & MSG_CTRUNC)) {
+		if (r < 0 || (fl & MSG_CTRUNC)) {
+			for (size_t i = 0; r >= 0 && i < nf; i++)
+				close(fds[i]);
 			snprintf(msg, len, "the files from crshim: %s",
 				 r < 0 ? strerror(errno) : "more than it can take");
 			return -1;
 		}
 		if (r == 0)
 			break;
-		struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
 		size_t n = (size_t)r / sizeof(int);
-		if (!c || c->cmsg_type != SCM_RIGHTS || c->cmsg_len != CMSG_LEN(n * sizeof(int))) {
+		if (nf != n || (size_t)r != n * sizeof(int)) {
+			for (size_t i = 0; i < nf; i++)
+				close(fds[i]);
 			snprintf(msg, len, "the files from crshim: a bad message");
 			return -1;
 		}
-		int fds[LATE_BATCH];
-		memcpy(fds, CMSG_DATA(c), n * sizeof(int));
 		for (size_t i = 0; i < n; i++) {
 			if (fds[i] != nums[i] && dup3(fds[i], nums[i], O_CLOEXEC) < 0) {
 				snprintf(msg, len, "the files from crshim: fd %d: %s", nums[i],

@@ -25,6 +25,7 @@
 
 #include "base/cleanup.h"
 #include "base/log.h"
+#include "base/scm.h"
 #include "crshim.h"
 #include "image/csum.h"
 #include "image/image.h"
@@ -80,11 +81,6 @@ struct lz_wd_msg {    /* daemon -> watchdog */
 	int32_t nfds; /* LZW_ADD: userfaultfd [, pidfd] */
 };
 enum { LZW_ADD = 1, LZW_DONE = 2, LZW_BYE = 3 };
-
-union lz_cm {
-	char buf[CMSG_SPACE(2 * sizeof(int))];
-	struct cmsghdr align;
-};
 
 static uint64_t psz(void)
 {
@@ -160,22 +156,13 @@ static __attribute__((noreturn)) void watchdog_main(int sk)
 	size_t n = 0;
 	for (;;) {
 		struct lz_wd_msg m;
-		union lz_cm cm;
 		struct iovec iov = {&m, sizeof(m)};
-		struct msghdr mh = {.msg_iov = &iov,
-				    .msg_iovlen = 1,
-				    .msg_control = cm.buf,
-				    .msg_controllen = sizeof(cm.buf)};
-		ssize_t r = recvmsg(sk, &mh, MSG_CMSG_CLOEXEC);
+		int fds[2] = {-1, -1};
+		size_t nf;
+		ssize_t r = scm_recv(sk, &iov, 1, fds, 2, &nf, NULL);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r == (ssize_t)sizeof(m) && m.cmd == LZW_ADD) {
-			struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
-			int fds[2] = {-1, -1};
-			if (c && c->cmsg_type == SCM_RIGHTS)
-				memcpy(fds, CMSG_DATA(c),
-				       c->cmsg_len - CMSG_LEN(0) > sizeof(fds) ? sizeof(fds)
-									       : c->cmsg_len - CMSG_LEN(0));
 			struct wd_ent *ne = realloc(ent, (n + 1) * sizeof(*ne));
 			if (!ne) { /* cannot keep it: the daemon's death would go unnoticed for it */
 				close(fds[0]);
@@ -240,21 +227,9 @@ static int wd_start(struct lz *z, struct cr_err *e)
 static void wd_send(struct lz *z, uint32_t cmd, int id, pid_t pid, int uffd, int pidfd)
 {
 	struct lz_wd_msg m = {cmd, id, pid, cmd == LZW_ADD ? (pidfd >= 0 ? 2 : 1) : 0};
-	union lz_cm cm;
 	struct iovec iov = {&m, sizeof(m)};
-	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
-	memset(&cm, 0, sizeof(cm));
-	if (cmd == LZW_ADD) {
-		int fds[2] = {uffd, pidfd};
-		mh.msg_control = cm.buf;
-		mh.msg_controllen = CMSG_SPACE((size_t)m.nfds * sizeof(int));
-		struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
-		c->cmsg_level = SOL_SOCKET;
-		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN((size_t)m.nfds * sizeof(int));
-		memcpy(CMSG_DATA(c), fds, (size_t)m.nfds * sizeof(int));
-	}
-	if (z->wd >= 0 && sendmsg(z->wd, &mh, MSG_NOSIGNAL) < 0)
+	const int fds[2] = {uffd, pidfd};
+	if (z->wd >= 0 && scm_send(z->wd, &iov, 1, fds, (size_t)m.nfds) < 0)
 		pr_warn("the watchdog is gone (%s): the tree is no longer killed if this daemon dies\n",
 			strerror(errno));
 }
@@ -699,29 +674,26 @@ static int restore_msg(struct lz *z, struct cr_err *e)
 {
 	size_t max = sizeof(struct lz_hdr) + LZ_MAX_RANGES * sizeof(struct lz_range);
 	__cleanup_free uint8_t *buf = malloc(max);
-	union lz_cm cm;
 	struct iovec iov = {buf, max};
-	struct msghdr mh = {
-	    .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cm.buf, .msg_controllen = sizeof(cm.buf)};
-	int fds[2] = {-1, -1};
+	int fds[2] = {-1, -1}, fl = 0;
+	size_t nf;
 	if (!buf)
 		return cr_fail_errno(e, ENOMEM, "out of memory");
-	ssize_t n = recvmsg(z->csk, &mh, MSG_CMSG_CLOEXEC);
+	ssize_t n = scm_recv(z->csk, &iov, 1, fds, 2, &nf, &fl);
 	if (n < 0 && errno == EINTR)
 		// cppcheck-suppress memleak ; buf is freed by its __cleanup_free attribute
 		return 0;
-	struct cmsghdr *c = n > 0 ? CMSG_FIRSTHDR(&mh) : NULL;
-	if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
-	    c->cmsg_len - CMSG_LEN(0) <= sizeof(fds))
-		memcpy(fds, CMSG_DATA(c), c->cmsg_len - CMSG_LEN(0));
 	if (n <= 0) {
+		for (size_t i = 0; i < nf; i++)
+			close(fds[i]);
 		cr_fail_errno(e, n ? errno : EPIPE, "the restore ended before it finished (it failed)");
 		// cppcheck-suppress memleak ; buf is freed by its __cleanup_free attribute
 		return 1;
 	}
 	const struct lz_hdr *h = (const struct lz_hdr *)buf;
 	if ((size_t)n < sizeof(*h) || h->magic != LZ_MAGIC || h->version != LZ_VERSION ||
-	    (mh.msg_flags & MSG_TRUNC) || (h->cmd != LZ_TASK && h->cmd != LZ_END && h->cmd != LZ_FETCH) ||
+	    (fl & (MSG_TRUNC | MSG_CTRUNC)) ||
+	    (h->cmd != LZ_TASK && h->cmd != LZ_END && h->cmd != LZ_FETCH) ||
 	    (h->cmd != LZ_END &&
 	     (h->nr > LZ_MAX_RANGES || (size_t)n != sizeof(*h) + h->nr * sizeof(struct lz_range))) ||
 	    (h->cmd == LZ_TASK && (fds[0] < 0 || fds[1] < 0)) || (h->cmd != LZ_TASK && fds[0] >= 0)) {

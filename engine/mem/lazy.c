@@ -15,6 +15,7 @@
 
 #include "base/cleanup.h"
 #include "base/log.h"
+#include "base/scm.h"
 #include "base/proc.h"
 #include "base/vma-flags.h"
 #include "mem/lazy.h"
@@ -125,11 +126,6 @@ static int wait_ack(int sk, const char *what, struct cr_err *e)
 	return 0;
 }
 
-union lz_cm {
-	char buf[CMSG_SPACE(2 * sizeof(int))];
-	struct cmsghdr align;
-};
-
 static int send_task(struct rst_task *t, int sk, const struct lz_range *r, uint32_t nr, struct cr_err *e)
 {
 	struct lz_hdr h = {LZ_MAGIC, LZ_VERSION, LZ_TASK, t->pid, rst_ipid(t), nr, 0};
@@ -141,17 +137,8 @@ static int send_task(struct rst_task *t, int sk, const struct lz_range *r, uint3
 	if (uffd < 0)
 		return cr_fail_sys(e, "task %d: take its userfaultfd (fd %d)", t->pid, t->args->lazy_uffd);
 	struct iovec iov[2] = {{&h, sizeof(h)}, {(void *)(uintptr_t)r, nr * sizeof(*r)}};
-	union lz_cm cm;
-	memset(&cm, 0, sizeof(cm));
-	struct msghdr mh = {
-	    .msg_iov = iov, .msg_iovlen = 2, .msg_control = cm.buf, .msg_controllen = sizeof(cm.buf)};
-	struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(2 * sizeof(int));
-	int fds[2] = {uffd, pidfd};
-	memcpy(CMSG_DATA(c), fds, sizeof(fds));
-	if (sendmsg(sk, &mh, MSG_NOSIGNAL) < 0)
+	const int fds[2] = {uffd, pidfd};
+	if (scm_send(sk, iov, 2, fds, 2) < 0)
 		return cr_fail_sys(e, "lazy-pages: send task %d", t->pid);
 	snprintf(what, sizeof(what), "task %d", t->pid);
 	if (wait_ack(sk, what, e))

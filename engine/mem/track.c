@@ -21,6 +21,7 @@
 
 #include "base/cleanup.h"
 #include "base/log.h"
+#include "base/scm.h"
 #include "crshim.h"
 #include "image/image.h"
 #include "mem/pagemap-scan.h"
@@ -49,10 +50,7 @@ struct keeper_msg {
 	struct keeper_hdr h;
 	struct keeper_ent ent[MEM_TRACK_MAX];
 };
-union keeper_cm {
-	char buf[CMSG_SPACE(sizeof(int) * MEM_TRACK_MAX)];
-	struct cmsghdr align;
-};
+_Static_assert(MEM_TRACK_MAX <= SCM_FDS_MAX, "one message");
 
 struct mem_track {
 	int parent_dirfd;
@@ -226,26 +224,16 @@ static int sock_addr(int dirfd, struct sockaddr_un *sa, socklen_t *len)
 static int keeper_send(int sk, const struct mem_track *t, uint32_t cmd)
 {
 	struct keeper_msg msg;
-	union keeper_cm cm;
+	int fds[MEM_TRACK_MAX];
 	size_t n = t ? t->n : 0;
 	memset(&msg, 0, sizeof(msg));
 	msg.h = (struct keeper_hdr){KEEPER_MAGIC, KEEPER_VERSION, (uint32_t)n, cmd};
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		msg.ent[i] = (struct keeper_ent){t->task[i].pid, 0, t->task[i].start_time};
-	struct iovec iov = {&msg, sizeof(msg.h) + n * sizeof(msg.ent[0])};
-	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
-	if (n) {
-		mh.msg_control = cm.buf;
-		mh.msg_controllen = CMSG_SPACE(sizeof(int) * n);
-		struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
-		c->cmsg_level = SOL_SOCKET;
-		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(sizeof(int) * n);
-		int *fds = (int *)(void *)CMSG_DATA(c);
-		for (size_t i = 0; i < n; i++)
-			fds[i] = t->task[i].uffd;
+		fds[i] = t->task[i].uffd;
 	}
-	return sendmsg(sk, &mh, MSG_NOSIGNAL) < 0 ? -1 : 0;
+	struct iovec iov = {&msg, sizeof(msg.h) + n * sizeof(msg.ent[0])};
+	return scm_send(sk, &iov, 1, fds, n) < 0 ? -1 : 0;
 }
 
 /* The keeper: holds the userfaultfds (and so the write-protection of the tree) until a later dump takes
@@ -392,22 +380,17 @@ static int keeper_ask(int dirfd, uint32_t cmd, struct mem_track *t, struct cr_er
 	if (send(sk, &h, sizeof(h), MSG_NOSIGNAL) != (ssize_t)sizeof(h))
 		return cr_fail_sys(e, "ask the keeper");
 	struct keeper_msg msg;
-	union keeper_cm cm;
+	int fds[MEM_TRACK_MAX], fl = 0;
 	struct iovec iov = {&msg, sizeof(msg)};
-	struct msghdr mh = {
-	    .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cm.buf, .msg_controllen = sizeof(cm)};
-	ssize_t n = recvmsg(sk, &mh, MSG_CMSG_CLOEXEC);
-	if (n < (ssize_t)sizeof(msg.h))
-		return cr_fail_errno(e, n < 0 ? errno : EPROTO, "the keeper did not answer");
 	size_t nfd = 0;
-	int *fds = NULL;
-	for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c))
-		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
-			fds = (int *)(void *)CMSG_DATA(c);
-			nfd = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-		}
-	bool bad = msg.h.magic != KEEPER_MAGIC || msg.h.version != KEEPER_VERSION || msg.h.cmd != cmd ||
-		   msg.h.n > MEM_TRACK_MAX || nfd != msg.h.n ||
+	ssize_t n = scm_recv(sk, &iov, 1, fds, MEM_TRACK_MAX, &nfd, &fl);
+	if (n < (ssize_t)sizeof(msg.h)) {
+		for (size_t i = 0; n >= 0 && i < nfd; i++)
+			close(fds[i]);
+		return cr_fail_errno(e, n < 0 ? errno : EPROTO, "the keeper did not answer");
+	}
+	bool bad = (fl & MSG_CTRUNC) || msg.h.magic != KEEPER_MAGIC || msg.h.version != KEEPER_VERSION ||
+		   msg.h.cmd != cmd || msg.h.n > MEM_TRACK_MAX || nfd != msg.h.n ||
 		   (size_t)n != sizeof(msg.h) + msg.h.n * sizeof(msg.ent[0]);
 	if (bad || cmd != KCMD_GET || !t) {
 		for (size_t i = 0; i < nfd; i++)
