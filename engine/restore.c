@@ -88,7 +88,8 @@ static long born_clone(struct rst_task *t, struct rst_clone_args *ca)
 		ca->exit_signal = 0; /* with CLONE_PARENT: ours (SIGCHLD, or 0 for our parent) */
 		/* its cwd --root, looked up while we may (ns-restore.c: the root task builds under ".") */
 		const char *root = ns_rst_root(t->ns);
-		long r = (root && chdir(root)) || setns(ns_rst_user_fd(t->ns), CLONE_NEWUSER)
+		long r = (root && chdir(root)) || setns(ns_rst_user_fd(t->ns), CLONE_NEWUSER) ||
+				 ns_rst_user_born_time(t->ns)
 			     ? -1
 			     : syscall(SYS_clone3, ca, sizeof(*ca));
 		if (r == 0)

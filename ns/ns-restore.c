@@ -159,6 +159,10 @@ static int enter_one(struct ns_rst *r, int k, struct cr_err *e)
 	bool join = r->join_fd[k] >= 0;
 	if (!join && !(r->own & (uint32_t)flag))
 		return 0;
+	if (k == NS_TIME && !join && ns_rst_user_time(r)) { /* made by the born root's creator */
+		pr_info("the time namespace is made in the user namespace, before the root task\n");
+		return 0;
+	}
 	if (save_self(r, k, e))
 		return -1;
 	if (r->user_made_fd[k] >= 0) { /* made by the user namespace's helper, owned by it: fill it */

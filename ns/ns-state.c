@@ -44,18 +44,23 @@ static int fill_uts(const struct ns_rst *r, struct cr_err *e)
 	return 0;
 }
 
-/* Offsets of the time namespace crshim unshared: written before any task enters it. */
-static int fill_time(const struct ns_rst *r, struct cr_err *e)
+int ns_time_offsets_write(const NsEntry *ne)
 {
 	char buf[128];
-	const NsEntry *ne = r->ne;
-	if (!ne)
-		return 0;
 	int n =
 	    snprintf(buf, sizeof(buf), "monotonic %lld %lld\nboottime %lld %lld\n", (long long)ne->mono_sec,
 		     (long long)ne->mono_nsec, (long long)ne->boot_sec, (long long)ne->boot_nsec);
 	__cleanup_close int fd = open("/proc/self/timens_offsets", O_WRONLY | O_CLOEXEC);
-	if (fd < 0 || write(fd, buf, (size_t)n) != n)
+	return fd < 0 || write(fd, buf, (size_t)n) != n ? -1 : 0;
+}
+
+/* Offsets of the time namespace crshim unshared: written before any task enters it. */
+static int fill_time(const struct ns_rst *r, struct cr_err *e)
+{
+	const NsEntry *ne = r->ne;
+	if (!ne)
+		return 0;
+	if (ns_time_offsets_write(ne))
 		return cr_fail_sys(e, "write /proc/self/timens_offsets");
 	pr_info("time namespace: monotonic %+lld.%09lld s, boottime %+lld.%09lld s\n",
 		(long long)ne->mono_sec, (long long)ne->mono_nsec, (long long)ne->boot_sec,

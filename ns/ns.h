@@ -109,6 +109,9 @@ bool ns_rst_has_user(const struct ns_rst *r); /* ns.img: the root had a user nam
 /* ... which owned its PID and mount namespaces (a container's): the root is born in it (engine/restore.c),
  * then makes those itself (CLONE_NEWPID | CLONE_NEWNS, and its cgroup namespace), so they are owned by it. */
 bool ns_rst_user_born(const struct ns_rst *r);
+/* ... and owned its time namespace: the child of crshim that clones the born root makes it, in the user
+ * namespace, with its offsets (0, -1 with errno); crshim does not enter it. */
+int ns_rst_user_born_time(const struct ns_rst *r);
 /* ... then the host's ids of its first uid and gid (the root task's, ns_rst_user_born_ids): true. */
 bool ns_rst_user_born_host_ids(const struct ns_rst *r, uid_t *u, gid_t *g);
 int ns_rst_user_enter(int fd, char *msg, size_t len);

@@ -34,7 +34,9 @@
  * ones go together (a root born in it cannot mount in a mount namespace owned by crshim's; one born outside
  * cannot be PID 1 of a namespace owned by it), the cgroup one is then made by the root (ns_cg_unshare). */
 #define USER_BORN_KINDS (CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWCGROUP)
-#define USER_OWNED_KINDS (USER_MADE_KINDS | USER_BORN_KINDS)
+/* A time namespace owned by it: made by the child of crshim that clones the born root
+ * (ns_rst_user_born_time), which enters the user namespace first; so only with the PID and mount ones. */
+#define USER_OWNED_KINDS (USER_MADE_KINDS | USER_BORN_KINDS | CLONE_NEWTIME)
 
 static int read_map(pid_t pid, const char *name, NsIdMap ***out, size_t *n, struct cr_err *e)
 {
@@ -110,7 +112,7 @@ static int check_owner(pid_t pid, int k, uint64_t self, uint64_t user, uint32_t 
 	if (!(USER_OWNED_KINDS & flag))
 		return cr_fail(e,
 			       "not supported yet: the %s namespace of task %d is owned by the tree's user "
-			       "namespace (only the root's PID, mount, cgroup, network, IPC and UTS "
+			       "namespace (only the root's PID, mount, cgroup, time, network, IPC and UTS "
 			       "namespaces are restored in it)",
 			       ns_kinds[k].name, pid);
 	*owned |= flag;
@@ -170,9 +172,12 @@ int ns_user_dump(const struct ns_dump_args *a, const uint64_t self[NS_KINDS], ui
 			       "not supported yet: the tree's user namespace owns the root's %s namespace "
 			       "but not its %s namespace (both or neither)",
 			       pm == CLONE_NEWPID ? "PID" : "mount", pm == CLONE_NEWPID ? "mount" : "PID");
-	if ((owned & CLONE_NEWCGROUP) && !pm)
-		return cr_fail(e, "not supported yet: the tree's user namespace owns the root's cgroup "
-				  "namespace but not its PID and mount namespaces");
+	for (int k = 0; k < NS_KINDS; k++)
+		if ((owned & (uint32_t)ns_kinds[k].flag & (CLONE_NEWCGROUP | CLONE_NEWTIME)) && !pm)
+			return cr_fail(e,
+				       "not supported yet: the tree's user namespace owns the root's %s "
+				       "namespace but not its PID and mount namespaces",
+				       ns_kinds[k].name);
 	/* born in it, threads are made there with their ids in a PID namespace it owns; entering it last,
 	 * they would be made after the task entered it, in a PID namespace it does not own */
 	for (size_t i = 0; i < a->n && !pm; i++)
@@ -211,7 +216,7 @@ int ns_user_load(struct ns_rst *r, struct cr_err *e)
 	if (r->ne->user_owned & ~(uint32_t)USER_OWNED_KINDS)
 		return cr_fail_errno(e, EBADMSG,
 				     "ns.img: the user namespace owns namespaces (0x%x) other than PID, "
-				     "mount, cgroup, network, IPC and UTS ones",
+				     "mount, cgroup, time, network, IPC and UTS ones",
 				     r->ne->user_owned & ~(uint32_t)USER_OWNED_KINDS);
 	for (int k = 0; k < NS_KINDS; k++)
 		if ((r->ne->user_owned & USER_MADE_KINDS & (uint32_t)ns_kinds[k].flag) && r->join_fd[k] >= 0)
@@ -481,6 +486,18 @@ bool ns_rst_user_born_host_ids(const struct ns_rst *r, uid_t *u, gid_t *g)
 		return false;
 	*u = r->ne->uid_map[0]->lower, *g = r->ne->gid_map[0]->lower;
 	return true;
+}
+
+bool ns_rst_user_time(const struct ns_rst *r)
+{
+	return ns_rst_user_born(r) && (r->own & CLONE_NEWTIME) && (r->ne->user_owned & CLONE_NEWTIME);
+}
+
+int ns_rst_user_born_time(const struct ns_rst *r)
+{
+	if (!ns_rst_user_time(r))
+		return 0;
+	return unshare(CLONE_NEWTIME) || ns_time_offsets_write(r->ne) ? -1 : 0;
 }
 
 bool ns_rst_user_born(const struct ns_rst *r)

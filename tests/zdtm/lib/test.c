@@ -67,6 +67,35 @@ static void write_all(int fd, const char *buf, size_t len)
 
 static void init(int argc, char **argv, int pidns);
 
+static const char *timens_offsets; /* zdtm_timens */
+static int timens_errno;
+
+void zdtm_timens(const char *offsets)
+{
+	timens_offsets = offsets;
+}
+
+int zdtm_timens_errno(void)
+{
+	return timens_errno;
+}
+
+static void make_timens(void)
+{
+	if (!timens_offsets)
+		return;
+	if (unshare(CLONE_NEWTIME)) {
+		timens_errno = errno;
+		return;
+	}
+	int fd = open("/proc/self/timens_offsets", O_WRONLY | O_CLOEXEC);
+	ssize_t n = (ssize_t)strlen(timens_offsets);
+	if (fd < 0 || write(fd, timens_offsets, (size_t)n) != n)
+		timens_errno = errno ? errno : EIO;
+	if (fd >= 0)
+		close(fd);
+}
+
 void test_init(int argc, char **argv)
 {
 	init(argc, argv, 0);
@@ -116,6 +145,7 @@ static void init(int argc, char **argv, int pidns)
 		die("pipe");
 	fflush(NULL);
 	zdtm_ns_user();
+	make_timens(); /* (mode cuns: in the user namespace now) */
 	if (zdtm_ns_flags() && unshare(zdtm_ns_flags()))
 		die("ns mode: unshare");
 	else if (pidns && !zdtm_ns_flags() && unshare(CLONE_NEWPID))

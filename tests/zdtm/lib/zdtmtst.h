@@ -27,6 +27,11 @@ int zdtm_ns_flags(void);
 void zdtm_ns_enter(void);
 /* mode uns: the user namespace (ZDTM_NSUSER: its map), before the others */
 void zdtm_ns_user(void);
+/* A time namespace for the test, with the offsets "monotonic S NS\nboottime S NS\n" (set before test_init):
+ * test_init makes it once the test's user namespace is made (mode cuns: owned by it), before the test's
+ * process is forked into it; 0, or the errno of the failure (the test skips). */
+void zdtm_timens(const char *offsets);
+int zdtm_timens_errno(void);
 /* Tell the waiting parent that the state is built. */
 void test_daemon(void);
 /* In a child forked before test_daemon(): let go of the ready pipe (else the starter waits for it). */
