@@ -211,7 +211,7 @@ static int add_mfile(struct rst_task *t, const char *path, int oflags)
 	for (size_t i = 0; i < t->nr_mfiles; i++)
 		if (t->mfiles[i].fd < 0 && t->mfiles[i].oflags == oflags && !strcmp(t->mfiles[i].path, path))
 			return (int)i;
-	t->mfiles[t->nr_mfiles] = (struct rst_mfile){path, oflags, -1};
+	t->mfiles[t->nr_mfiles] = (struct rst_mfile){path, oflags, -1, 0};
 	return (int)t->nr_mfiles++;
 }
 

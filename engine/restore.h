@@ -22,6 +22,8 @@ struct rst_mfile {
 	const char *path; /* points into the mm image */
 	int oflags;	  /* O_RDONLY / O_RDWR */
 	int fd;		  /* >= 0: not opened by path but inherited from crshim's fd (shared memory) */
+	int task_fd1; /* > 0: a packet socket's rings: the task's own fd task_fd1 - 1, once its fds are open
+		       */
 };
 
 /* The vDSO-related mappings of this (and so the child's) process: arch_vdso_names order. */

@@ -103,4 +103,21 @@ int ns_inet_collect(pid_t pid, struct ns_inet_table *t, struct cr_err *e);
 const struct ns_inet_sk *ns_inet_find(const struct ns_inet_table *t, uint32_t ino);
 void ns_inet_table_free(struct ns_inet_table *t);
 
+/* ---- packet sockets (sock-diag-packet.c) ---- */
+struct ns_packet_ring {
+	uint32_t block_size, block_nr, frame_size, frame_nr;
+	uint32_t retire_tmo, sizeof_priv, features; /* TPACKET_V3 receive ring, else 0 */
+};
+
+struct ns_packet_sk {
+	uint32_t ino;
+	uint32_t version, reserve, copy_thresh; /* PACKET_DIAG_INFO */
+	bool has_rx, has_tx;			/* a ring was set up (PACKET_RX_RING / PACKET_TX_RING) */
+	struct ns_packet_ring rx, tx;
+};
+
+/* The packet socket ino of the net namespace of task pid (0: ours): its rings' requests and what getsockopt
+ * does not tell. ENOENT: no such socket there. */
+int ns_packet_get(pid_t pid, uint32_t ino, struct ns_packet_sk *out, struct cr_err *e);
+
 #endif

@@ -104,6 +104,8 @@ static int move_helpers(struct rst_task *t, struct fd_plan *p, char *msg, size_t
 					  f->inherit_fd);
 	}
 	for (size_t i = 0; i < t->nr_mfiles; i++) {
+		if (t->mfiles[i].task_fd1) /* a packet socket of the task: once it is open (ring_fds) */
+			continue;
 		bool own = t->mfiles[i].fd < 0; /* else crshim's fd of a shared memory object */
 		int fd = own ? rst_ghost_open_path(t->mfiles[i].path, t->mfiles[i].oflags | O_CLOEXEC)
 			     : t->mfiles[i].fd;
@@ -116,6 +118,17 @@ static int move_helpers(struct rst_task *t, struct fd_plan *p, char *msg, size_t
 	a->mm.exe_fd = (uint32_t)fd;
 	a->helper_fd_lo = p->lo;
 	return keep_for_sharers(t, p, msg, len);
+}
+
+/* The packet sockets whose rings the task maps, now that its fds are open: a copy each for the blob. */
+static int ring_fds(struct rst_task *t, struct fd_plan *p, char *msg, size_t len)
+{
+	int32_t *mfd = (int32_t *)(uintptr_t)t->args->mfd;
+	for (size_t i = 0; i < t->nr_mfiles; i++)
+		if (t->mfiles[i].task_fd1 && (mfd[i] = to_helper(p, t->mfiles[i].task_fd1 - 1, false)) < 0)
+			return rst_errmsg(msg, len, "fd %d: a copy for the mapping of its rings",
+					  t->mfiles[i].task_fd1 - 1);
+	return 0;
 }
 
 /* The first fdinfo (before i) of the same open file description, i if none. */
@@ -237,7 +250,7 @@ int rst_child_files(struct rst_task *t, char *msg, size_t len)
 		errno = ENOMEM;
 		rst_errmsg(msg, len, "fds");
 	} else if (!move_helpers(t, &p, msg, len) && !close_others(&p, msg, len) &&
-		   !open_targets(t, &p, msg, len))
+		   !open_targets(t, &p, msg, len) && !ring_fds(t, &p, msg, len))
 		ret = 0;
 	if (!ret) {
 		size_t nk;

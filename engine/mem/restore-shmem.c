@@ -14,6 +14,7 @@
 #include "base/log.h"
 #include "restore.h"
 #include "mem/shmem.h"
+#include "net/sk-inet.h"
 
 struct rst_shm {
 	uint64_t ino;
@@ -153,10 +154,34 @@ static int vma_fd(struct rst_shm *o, const VmaEntry *v, struct cr_err *e)
 	return o->rofd;
 }
 
+/* A packet socket's rings: mapped from the task's own fd of the socket (restore-files.c, ring_fds). */
+static int ring_vma(struct rst_task *t, size_t i, const VmaEntry *v, struct cr_err *e)
+{
+	const FileEntry *f = NULL;
+	for (size_t k = 0; v->has_sk_fd && k < t->nr_fdinfo && !f; k++)
+		if (t->fdinfo[k]->fd == v->sk_fd)
+			f = rst_file_by_id(t, t->fdinfo[k]->id);
+	if (!f || f->kind != FILE_KIND__FILE_PACKETSK || !f->packet_sk ||
+	    pkt_ring_map_len(f->packet_sk) != v->end - v->start)
+		return cr_fail_errno(
+		    e, EBADMSG,
+		    "mm-%d.img: vma 0x%llx-0x%llx maps the rings of fd %d, which is no packet socket "
+		    "with rings of that size",
+		    t->pid, (unsigned long long)v->start, (unsigned long long)v->end, v->sk_fd);
+	t->mfiles[t->nr_mfiles] = (struct rst_mfile){"a packet socket's rings", O_RDWR, -1, v->sk_fd + 1};
+	t->vma_mfile[i] = (int)t->nr_mfiles++;
+	return 0;
+}
+
 static int task_vmas(struct rst_task *t, struct cr_err *e)
 {
 	for (size_t i = 0; i < t->mm->n_vmas; i++) {
 		const VmaEntry *v = t->mm->vmas[i];
+		if (v->kind == VMA_KIND__VMA_PACKET_RING) {
+			if (ring_vma(t, i, v, e))
+				return -1;
+			continue;
+		}
 		if (!v->has_shmid || v->kind == VMA_KIND__VMA_SYSV_SHM) /* System V: restore-ipc-shm.c */
 			continue;
 		struct rst_shm *o = find(v->shmid);
@@ -176,7 +201,7 @@ static int task_vmas(struct rst_task *t, struct cr_err *e)
 		for (k = 0; k < t->nr_mfiles && t->mfiles[k].fd != fd; k++)
 			;
 		if (k == t->nr_mfiles)
-			t->mfiles[t->nr_mfiles++] = (struct rst_mfile){v->path, O_RDWR, fd};
+			t->mfiles[t->nr_mfiles++] = (struct rst_mfile){v->path, O_RDWR, fd, 0};
 		t->vma_mfile[i] = (int)k;
 	}
 	return 0;

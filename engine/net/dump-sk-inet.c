@@ -393,7 +393,7 @@ int dump_sk_fill(struct dump_ctx *c, int fd, uint32_t fl, FileEntry *fe, struct 
 	else if (dom == AF_NETLINK)
 		ret = dump_sk_netlink(cfd, type, proto, fl, fe, e);
 	else if (dom == AF_PACKET)
-		ret = dump_sk_packet(cfd, type, proto, fl, fe, e);
+		ret = dump_sk_packet(c->o, c->pid, fd, cfd, type, proto, fl, fe, e);
 	else
 		ret = cr_fail(e, "socket of family %d is not supported yet", dom);
 	if (!ret && (dom == AF_NETLINK || dom == AF_PACKET))
@@ -420,6 +420,7 @@ void dump_sk_entry_free(FileEntry *fe)
 	}
 	if (fe->packet_sk) {
 		dump_sk_opts_free(fe->packet_sk->opts, fe->packet_sk->n_opts);
+		dump_pkt_rings_free(fe->packet_sk);
 		free(fe->packet_sk);
 		fe->packet_sk = NULL;
 	}

@@ -33,7 +33,7 @@ int rst_sk_check(const FileEntry *f, struct cr_err *e)
 			   ? 0
 			   : cr_fail_errno(e, EBADMSG, "file id %u: no netlink socket entry", f->id);
 	if (f->kind == FILE_KIND__FILE_PACKETSK)
-		return f->packet_sk ? 0
+		return f->packet_sk ? rst_pkt_rings_check(f->packet_sk, e)
 				    : cr_fail_errno(e, EBADMSG, "file id %u: no packet socket entry", f->id);
 	const InetSkEntry *ie = f->inet_sk;
 	if (!ie || (ie->family != AF_INET && ie->family != AF_INET6) ||

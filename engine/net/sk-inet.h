@@ -69,7 +69,25 @@ const char *sk_tcp_state_name(unsigned s);
 
 /* dump-sk-nlpkt.c */
 int dump_sk_netlink(int cfd, int type, int proto, uint32_t fl, FileEntry *fe, struct cr_err *e);
-int dump_sk_packet(int cfd, int type, int proto, uint32_t fl, FileEntry *fe, struct cr_err *e);
+struct cr_opts;
+int dump_sk_packet(const struct cr_opts *o, pid_t pid, int fd, int cfd, int type, int proto, uint32_t fl,
+		   FileEntry *fe, struct cr_err *e);
+
+/* sk-pkt-ring.c: a packet socket's mapped rings. Dump: their requests, the receive ring's position and the
+ * frames / blocks the program holds, into pe (cfd: our copy of the socket of task pid). */
+int dump_pkt_rings(const struct cr_opts *o, pid_t pid, int fd, int cfd, PacketSkEntry *pe, struct cr_err *e);
+void dump_pkt_rings_free(PacketSkEntry *pe);
+/* dump-mm.c: the VMA [start, end) maps socket ino; fill ve (VMA_PACKET_RING, the fd that holds it) or
+ * refuse (not a packet socket's whole rings, or no fd of the task holds it). */
+int dump_pkt_ring_vma(pid_t pid, uint64_t start, uint64_t end, uint64_t pgoff, uint64_t ino, VmaEntry *ve,
+		      struct cr_err *e);
+/* The length of the mapping of pe's rings (receive ring first, then transmit). */
+uint64_t pkt_ring_map_len(const PacketSkEntry *pe);
+/* Restore: the image's rings are possible; child: set them up on sk (options set, not bound) with the
+ * receive ring's position and frames; does it bind sk to lo on the way (then sk is made with protocol 0)? */
+int rst_pkt_rings_check(const PacketSkEntry *pe, struct cr_err *e);
+int rst_pkt_rings(int sk, const PacketSkEntry *pe, char *msg, size_t len);
+bool rst_pkt_ring_walks(const PacketSkEntry *pe);
 
 /* options (dump-sk-inet.c): the options of cfd that differ from a fresh socket(family, type, proto) */
 struct sk_optdef;

@@ -1,7 +1,7 @@
 /* Netlink and packet sockets, the plain cases (see sk-inet.h): kind, protocol, bound port id and
  * multicast groups (netlink), bound protocol and interface (packet; SOCK_PACKET: its device), fanout group
- * (not one steered by BPF), options. No queued messages, no packet rings. Dump and restore (restore child:
- * errors as text). */
+ * (not one steered by BPF), options, the mapped rings (sk-pkt-ring.c). No queued messages. Dump and restore
+ * (restore child: errors as text). */
 #define LOG_PREFIX "sk-nlpkt: "
 #include <arpa/inet.h>
 #include <errno.h>
@@ -40,11 +40,15 @@ static const struct nlpkt_opt nl_opts[] = {
 };
 
 static const struct nlpkt_opt pkt_opts[] = {
-    {SOL_SOCKET, SO_SNDBUF},	    {SOL_SOCKET, SO_RCVBUF},	       {SOL_SOCKET, SO_PRIORITY},
-    {SOL_SOCKET, SO_MARK},	    {SOL_PACKET, PACKET_AUXDATA},      {SOL_PACKET, PACKET_ORIGDEV},
-    {SOL_PACKET, PACKET_VNET_HDR},  {SOL_PACKET, PACKET_VERSION},      {SOL_PACKET, PACKET_RESERVE},
-    {SOL_PACKET, PACKET_TIMESTAMP}, {SOL_PACKET, PACKET_QDISC_BYPASS},
-};
+    {SOL_SOCKET, SO_SNDBUF},	       {SOL_SOCKET, SO_RCVBUF},
+    {SOL_SOCKET, SO_PRIORITY},	       {SOL_SOCKET, SO_MARK},
+    {SOL_PACKET, PACKET_AUXDATA},      {SOL_PACKET, PACKET_ORIGDEV},
+    {SOL_PACKET, PACKET_VNET_HDR},     {SOL_PACKET, PACKET_VERSION},
+    {SOL_PACKET, PACKET_RESERVE},      {SOL_PACKET, PACKET_TIMESTAMP},
+    {SOL_PACKET, PACKET_QDISC_BYPASS}, {SOL_PACKET, PACKET_LOSS},
+    {SOL_PACKET, PACKET_TX_HAS_OFF},   {SOL_PACKET, PACKET_IGNORE_OUTGOING},
+}; /* the ones a ring depends on (version, reserve, loss, tx offset) come before it: the kernel refuses them
+    * once a ring is set */
 
 /* Options of cfd that differ from a fresh socket of its kind (ints only). */
 static int opts(int cfd, int dom, int type, int proto, const struct nlpkt_opt *t, size_t nt,
@@ -133,7 +137,8 @@ int dump_sk_netlink(int cfd, int type, int proto, uint32_t fl, FileEntry *fe, st
 	return 0;
 }
 
-int dump_sk_packet(int cfd, int type, int proto, uint32_t fl, FileEntry *fe, struct cr_err *e)
+int dump_sk_packet(const struct cr_opts *o, pid_t pid, int fd, int cfd, int type, int proto, uint32_t fl,
+		   FileEntry *fe, struct cr_err *e)
 {
 	PacketSkEntry *pe = fe->packet_sk =
 	    fe_sub_new(fe, FILE_KIND__FILE_PACKETSK, &packet_sk_entry__descriptor, e);
@@ -177,7 +182,7 @@ int dump_sk_packet(int cfd, int type, int proto, uint32_t fl, FileEntry *fe, str
 		 e))
 		return -1;
 	pe->n_opts = n;
-	return 0;
+	return type == SOCK_PACKET ? 0 : dump_pkt_rings(o, pid, fd, cfd, pe, e);
 }
 
 static int nl_open(const NetlinkSkEntry *ne, char *msg, size_t len)
@@ -219,10 +224,12 @@ fail:
 static int pkt_open(const PacketSkEntry *pe, char *msg, size_t len)
 {
 	int nb = (pe->flags & O_NONBLOCK) ? SOCK_NONBLOCK : 0;
-	int sk = socket(AF_PACKET, (int)pe->type | nb, (int)pe->protocol);
+	/* a ring whose position is walked first (sk-pkt-ring.c) takes no packet of its own before its bind */
+	bool walk = rst_pkt_ring_walks(pe);
+	int sk = socket(AF_PACKET, (int)pe->type | nb, walk ? 0 : (int)pe->protocol);
 	if (sk < 0)
 		return sk_errmsg(msg, len, "packet socket(%u, %#x)", pe->type, pe->protocol);
-	if (rst_sk_opts(sk, pe->opts, pe->n_opts, msg, len))
+	if (rst_sk_opts(sk, pe->opts, pe->n_opts, msg, len) || rst_pkt_rings(sk, pe, msg, len))
 		goto fail;
 	if (pe->device && pe->type == SOCK_PACKET) {
 		struct sockaddr_pkt k = {.spkt_family = AF_PACKET, .spkt_protocol = (uint16_t)pe->protocol};
@@ -232,7 +239,7 @@ static int pkt_open(const PacketSkEntry *pe, char *msg, size_t len)
 			sk_errmsg(msg, len, "SOCK_PACKET bind to device %s", pe->device);
 			goto fail;
 		}
-	} else if (pe->ifindex) {
+	} else if (pe->ifindex || walk) {
 		struct sockaddr_ll a = {.sll_family = AF_PACKET,
 					.sll_protocol = (uint16_t)pe->protocol,
 					.sll_ifindex = pe->ifindex};

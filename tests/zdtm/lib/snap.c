@@ -3,8 +3,8 @@
  * restore). Sections:
  *   ## maps    /proc/PID/maps as "start-end perms offset dev inode path", adjacent VMAs the kernel may or may
  * not merge (same perms, same file or both anonymous, contiguous offsets) merged first, as a restore may
- *              create them merged; dev:inode of shared anonymous memory and of deleted files (made again by
- * the restore) replaced by "-"
+ *              create them merged; dev:inode of shared anonymous memory, of deleted files and of sockets
+ * (made again by the restore) replaced by "-"
  *   ## fds     "fd N -> TARGET pos P flags F" (pipe/socket/namespace inode numbers and the inode of a deleted
  * "/#INO" file left out; a test of namespace files checks them itself)
  *   ## status  the lines of /proc/PID/status that a restore must keep (STATUS_KEYS)
@@ -163,7 +163,8 @@ static bool unstable_id(const char *path)
 {
 	size_t l = strlen(path);
 	return !strncmp(path, "/dev/zero", 9) || !strncmp(path, "/SYSV", 5) || !strncmp(path, "/memfd:", 7) ||
-	       !strncmp(path, "/dev/shm/", 9) || (l >= 10 && !strcmp(path + l - 10, " (deleted)"));
+	       !strncmp(path, "/dev/shm/", 9) || !strncmp(path, "socket:[", 8) ||
+	       (l >= 10 && !strcmp(path + l - 10, " (deleted)"));
 }
 
 static void snap_maps(int pid)
@@ -194,6 +195,8 @@ static void snap_maps(int pid)
 			memcpy(o, w, wl + 1);
 			o += wl;
 		}
+		if (!strncmp(v.path, "socket:[", 8)) /* a packet socket's rings: the socket is new */
+			strcpy(v.path, "socket:[-]");
 		if (unstable_id(v.path)) {
 			strcpy(v.dev, "-");
 			strcpy(v.ino, "-");

@@ -344,6 +344,36 @@ void dead_dirs_cr(const char *cwd_link, const char *fd_link);
 void unlinked_check(int rw, int ro, unsigned type, const char *name, const char *want, struct stat *a,
 		    const char *what);
 
+/* pkring (lib/pktring.c): a packet socket (SOCK_DGRAM) with a TPACKET_V2 or V3 receive ring mapped, bound to
+ * lo for a protocol of its own, and a socket that sends it frames numbered seq (pkring_send). pkring_next
+ * reads the ring at the program's position (V3: a block's packets one by one, the block given back after its
+ * last): 0 and the frame's number, -1 after ms without one. pkring_expect: the frames *want..upto come in
+ * order. pkring_cr: the checkpoint, the ring's mapping (maps line) unchanged, then frames next_held..sent-1
+ * (held in the ring over it, or queued in the transmit ring: sent first) and 40 new ones, each sent and read
+ * in order. The open test_skips without packet sockets. With txreq, the socket has a TPACKET_V2 transmit ring
+ * too, mapped after the receive ring, and sends through it: pkring_queue writes a frame there, pkring_flush
+ * sends the queued ones (to lo, so the receive ring gets them) and waits until the kernel gave them back. */
+#include <linux/if_packet.h>
+struct pkring {
+	int sk, tx, version;
+	uint8_t *map;
+	size_t len;
+	struct tpacket_req3 req;
+	uint32_t idx; /* the frame (V2) or block (V3) the program reads next */
+	uint32_t pkt_i, pkt_off;
+	uint8_t *tmap; /* the transmit ring, NULL: none */
+	struct tpacket_req treq;
+	uint32_t tidx; /* the transmit frame the program writes next */
+};
+void pkring_open(struct pkring *r, int version, const struct tpacket_req3 *req,
+		 const struct tpacket_req *txreq);
+void pkring_queue(struct pkring *r, uint32_t seq);
+void pkring_flush(struct pkring *r);
+void pkring_send(struct pkring *r, uint32_t seq);
+int pkring_next(struct pkring *r, uint32_t *seq, int ms);
+void pkring_expect(struct pkring *r, uint32_t *want, uint32_t upto);
+void pkring_cr(struct pkring *r, uint32_t next_held, uint32_t sent);
+
 #define PAGE 4096UL
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
