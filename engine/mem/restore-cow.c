@@ -127,31 +127,48 @@ static int replace(uint8_t *dst, const uint8_t *src, uint64_t len)
 	return 0;
 }
 
-/* Page o of n bytes at a and b differs (false past the end). */
-static bool page_differs(const uint8_t *a, const uint8_t *b, uint64_t o, uint64_t n, uint64_t psz)
+#define COW_PAGES_MAX (COW_BUF / 4096)
+
+/* Which of the np pages at a and b differ (d), and how many. */
+static uint64_t pages_differ(const uint8_t *a, const uint8_t *b, uint64_t np, uint64_t psz, bool *d)
 {
-	return o < n && memcmp(a + o, b + o, psz) != 0;
+	uint64_t nd = 0;
+	for (uint64_t k = 0; k < np; k++)
+		nd += d[k] = memcmp(a + k * psz, b + k * psz, psz) != 0;
+	return nd;
 }
 
-/* A run into memory inherited from the spawner: only the pages that differ are written. */
-static int diff_run(const struct rst_task *t, const struct rst_pblock *b, uint8_t *buf, uint64_t *written)
+/* A run into memory inherited from the spawner: only the pages that differ are written. *decide: this is
+ * the first chunk of the VMA and it decides (mostly other contents: *other, nothing written; see
+ * worth_keeping). Each page is read and compared once. */
+static int diff_run(const struct rst_task *t, const struct rst_pblock *b, uint8_t *buf, uint64_t *written,
+		    bool *decide, bool *other)
 {
 	uint64_t psz = (uint64_t)sysconf(_SC_PAGESIZE);
+	bool d[COW_PAGES_MAX];
 	for (uint64_t done = 0; done < b->len;) {
-		uint64_t n = b->len - done < COW_BUF ? b->len - done : COW_BUF, from = n;
+		uint64_t n = b->len - done < COW_BUF ? b->len - done : COW_BUF, np = n / psz, from = np;
 		uint8_t *dst = (uint8_t *)(uintptr_t)(b->vaddr + done);
 		if (rst_pread_all(run_fd(t, b), buf, n, b->off + done))
 			return -1;
-		for (uint64_t o = 0; o <= n; o += psz) { /* from: where the pages that differ began */
-			bool differs = page_differs(dst, buf, o, n, psz);
-			if (differs && from == n)
-				from = o;
-			if (differs || from == n)
+		uint64_t nd = pages_differ(dst, buf, np, psz, d);
+		if (*decide) {
+			*decide = false;
+			if (nd * 2 > np) {
+				*other = true;
+				return 0;
+			}
+		}
+		for (uint64_t k = 0; k <= np; k++) { /* from: where the pages that differ began */
+			bool differs = k < np && d[k];
+			if (differs && from == np)
+				from = k;
+			if (differs || from == np)
 				continue;
-			if (replace(dst + from, buf + from, o - from))
+			if (replace(dst + from * psz, buf + from * psz, (k - from) * psz))
 				return -1;
-			*written += o - from;
-			from = n;
+			*written += (k - from) * psz;
+			from = np;
 		}
 		done += n;
 	}
@@ -166,28 +183,35 @@ static int drop_gap(uint64_t from, uint64_t to)
 	return madvise((void *)(uintptr_t)from, to - from, MADV_DONTNEED);
 }
 
-/* VMA r (mm->vmas[i]) of t: fill it (own) or bring the spawner's copy to t's contents (inherited). */
-static int cow_take(struct rst_task *t, struct rst_vma *r, bool inherited, uint8_t *buf, uint64_t *written,
-		    char *msg, size_t len)
+/* VMA r (mm->vmas[i]) of t: fill it (own) or bring the spawner's copy to t's contents (inherited; decide:
+ * its first chunk decides whether to keep it). 1: an inherited one of mostly other contents, left as it was
+ * (not kept). */
+static int cow_take(struct rst_task *t, struct rst_vma *r, bool inherited, bool decide, uint8_t *buf,
+		    uint64_t *written, char *msg, size_t len)
 {
 	struct rst_pblock *rb = (struct rst_pblock *)(uintptr_t)t->args->blocks;
 	uint64_t at = r->start;
+	bool other = false;
 	for (uint32_t k = r->first_block; k < r->first_block + r->nr_blocks; k++) {
 		struct rst_pblock *b = &rb[k];
-		if ((inherited && (drop_gap(at, b->vaddr) || diff_run(t, b, buf, written))) ||
+		if ((inherited &&
+		     (drop_gap(at, b->vaddr) || diff_run(t, b, buf, written, &decide, &other))) ||
 		    (!inherited && fill_run(t, b))) {
 			snprintf(msg, len, "task %d: fill the private memory at 0x%llx: %s", t->pid,
 				 (unsigned long long)b->vaddr, strerror(errno));
 			return -1;
 		}
+		if (other)
+			return 1; /* (nothing of it written yet, no run taken from the blob) */
 		at = b->vaddr + b->len;
-		b->len = 0; /* in place: the blob reads nothing there */
 	}
 	if (inherited && drop_gap(at, r->end)) {
 		snprintf(msg, len, "task %d: drop pages at 0x%llx: %s", t->pid, (unsigned long long)at,
 			 strerror(errno));
 		return -1;
 	}
+	for (uint32_t k = r->first_block; k < r->first_block + r->nr_blocks; k++)
+		rb[k].len = 0; /* in place: the blob reads nothing there */
 	r->prefilled = 1;
 	r->thp = 0;
 	return 0;
@@ -269,20 +293,23 @@ struct cow_sum {
 					      inherited but not kept */
 };
 
-/* An inherited VMA: keep it (*in) or drop it (mostly other contents). */
+/* An inherited VMA: keep it (*in) or drop it (mostly other contents). A first run of COW_DECIDE bytes or
+ * more decides in cow_take (*decide: read and compared once); a shorter one is not enough to tell, the
+ * first MiB is looked at here. */
+#define COW_DECIDE (COW_BUF / 4)
 static int keep_or_drop(const struct rst_task *t, const struct rst_vma *r, uint8_t **buf, bool *in,
-			struct cow_sum *sum, char *msg, size_t len)
+			bool *decide, char *msg, size_t len)
 {
+	const struct rst_pblock *rb = (const struct rst_pblock *)(uintptr_t)t->args->blocks;
 	if (map_buf(t, buf, msg, len))
 		return -1;
+	*decide = r->nr_blocks && rb[r->first_block].len >= COW_DECIDE;
+	if (*decide)
+		return 0;
 	if (worth_keeping(t, r, *buf, in))
 		return snprintf(msg, len, "task %d: read its pages of 0x%llx: %s", t->pid,
 				(unsigned long long)r->start, strerror(errno)),
 		       -1;
-	if (!*in) {
-		munmap((void *)(uintptr_t)r->start, r->end - r->start);
-		sum->left += r->end - r->start;
-	}
 	return 0;
 }
 
@@ -295,26 +322,37 @@ static int cow_vmas(struct rst_task *t, const bool *inh, const size_t *kids, siz
 	for (size_t i = 0; !ret && i < t->mm->n_vmas; i++) {
 		const VmaEntry *v = t->mm->vmas[i];
 		struct rst_vma *r = t->vma_prefilled[i] ? NULL : cow_vma(t, v->start, v->end);
-		bool in = inh[i];
-		if (!r || (in && (ret = keep_or_drop(t, r, &buf, &in, sum, msg, len))) ||
-		    (!in && (!r->nr_blocks || !child_has(t, kids, nk, v->start, v->end))))
+		bool in = inh[i], decide = false;
+		if (r && in && (ret = keep_or_drop(t, r, &buf, &in, &decide, msg, len)))
+			break;
+		if (r && in && (ret = cow_take(t, r, true, decide, buf, &sum->written, msg, len)) == 1)
+			in = false, ret = 0; /* mostly other contents */
+		if (ret < 0)
+			break;
+		if (r && in) {
+			t->vma_prefilled[i] = true;
+			sum->kept += v->end - v->start;
 			continue;
-		if (!in) {
-			void *m = mmap((void *)(uintptr_t)v->start, v->end - v->start, PROT_READ | PROT_WRITE,
-				       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE |
-					   (r->flags & MAP_NORESERVE),
-				       -1, 0);
-			if (m == MAP_FAILED)
-				continue; /* the place is taken here: the blob maps it, no sharing */
-			if ((uint64_t)(uintptr_t)m != v->start) {
-				munmap(m, v->end - v->start);
-				continue;
-			}
 		}
-		if ((ret = cow_take(t, r, in, buf, &sum->written, msg, len)))
+		if (r && inh[i]) { /* not kept */
+			munmap((void *)(uintptr_t)v->start, v->end - v->start);
+			sum->left += v->end - v->start;
+		}
+		if (!r || !r->nr_blocks || !child_has(t, kids, nk, v->start, v->end))
+			continue;
+		void *m = mmap((void *)(uintptr_t)v->start, v->end - v->start, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE | (r->flags & MAP_NORESERVE),
+			       -1, 0);
+		if (m == MAP_FAILED)
+			continue; /* the place is taken here: the blob maps it, no sharing */
+		if ((uint64_t)(uintptr_t)m != v->start) {
+			munmap(m, v->end - v->start);
+			continue;
+		}
+		if ((ret = cow_take(t, r, false, false, buf, &sum->written, msg, len)))
 			break;
 		t->vma_prefilled[i] = true;
-		*(in ? &sum->kept : &sum->own) += v->end - v->start;
+		sum->own += v->end - v->start;
 	}
 	unmap_buf(buf);
 	return ret;
