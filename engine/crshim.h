@@ -43,6 +43,7 @@ struct cr_opts {
 	const char *ps_address; /* dump/pre-dump --page-server --address (page-server: where to listen) */
 	const char *root;	/* --root */
 	bool detach;		/* restore -d */
+	bool check_only;	/* restore --check-only: the restore's checks of the images, nothing made */
 	bool restore_sibling;	/* restore: the root is our sibling (CLONE_PARENT), not our child */
 	bool lazy_pages;	/* restore --lazy-pages: crshim lazy-pages fills the memory (mem/lazy.md) */
 	int lazy_src_sk;      /* lazy-pages --page-server: the source's connection (eng_lazy_pages_listen) */
@@ -100,6 +101,9 @@ int eng_mem_track_supported(char *why, size_t len);
 /* restore: on success *root_pid is the restored root. With o->detach the tasks are left running
  * detached; otherwise the caller should wait for root_pid (it is our child). */
 int eng_restore(struct cr_opts *o, pid_t *root_pid, struct cr_err *err);
+/* restore --check-only: would the restore of o's images dir make every object they hold, here and now? 0 or
+ * -1 with the restore's refusal; nothing is made (engine/restore-check.c). */
+int eng_restore_check(struct cr_opts *o, struct cr_err *err);
 
 /* page-server: listen on o->ps_address:o->ps_port (port 0: the kernel chooses; *port gets it). Then serve
  * one dump's pages into o->images_dir (opened by eng_page_server_listen) and return: 0 when the dump

@@ -457,6 +457,8 @@ int eng_dump(struct cr_opts *o, struct cr_err *err)
 	if (!ret)
 		ret = dump_tree_images(&tr, err);
 	if (!ret)
+		ret = eng_dump_restore_check(o, tr.px != NULL, err);
+	if (!ret)
 		ret = fault_check(o, FI_DUMP_BEFORE_KILL, err);
 	if (!ret && tr.px) /* the server keeps the pages only now; a dropped connection fails the dump */
 		ret = px_finish(tr.px, err);

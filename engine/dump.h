@@ -206,5 +206,9 @@ int dump_ctty_check(const struct dump_ctx *cs, size_t n, struct cr_err *e);
 /* Let a seized task and its threads go (registers set back if they were read). */
 void seize_release_task(struct dump_ctx *c);
 void seize_release_threads(struct dump_ctx *c);
+/* restore-check.c: once every image is written, before the tree is killed or let go: the restore's own
+ * checks of them (nothing made), left out when the pages are elsewhere or the restore's options are needed
+ * (the tree's own network, mount or user namespace). Its refusal fails the dump (one line). */
+int eng_dump_restore_check(const struct cr_opts *o, bool pages_elsewhere, struct cr_err *e);
 
 #endif

@@ -34,8 +34,9 @@ static int verify_images(struct rst_task *t, bool lazy, struct cr_err *e)
 	if (fstatat(t->dirfd, name, &st, AT_SYMLINK_NOFOLLOW))
 		return cr_fail_errno(e, ENOENT, "no %s in the images dir", name);
 	/* --lazy-pages: no task's (each task's eager blocks are checked by its rst_pages_load, the lazy ones
-	 * by lazy-pages as it serves them; with lazy-pages --page-server they are not here yet) */
-	return img_verify_dir_but(t->dirfd, lazy ? IMG_UNSUMMED_ALL : t->pid, e);
+	 * by lazy-pages as it serves them; with lazy-pages --page-server they are not here yet)
+	 * (the dump's check: none, it has just written them) */
+	return img_verify_dir_but(t->dirfd, lazy || t->dry_dump ? IMG_UNSUMMED_ALL : t->pid, e);
 }
 
 static int read_pstree(struct rst_task *t, struct cr_err *e)
@@ -235,11 +236,13 @@ static int check_mapped_files(struct rst_task *t, struct cr_err *e)
 			return cr_fail_errno(e, ENOTSUP,
 					     "vma 0x%llx-0x%llx: mapping of a deleted or unnamed file",
 					     (unsigned long long)v->start, (unsigned long long)v->end);
-		/* In a restored mount tree the path exists only after pivot_root: the open checks it then. */
-		if (!t->paths_later && stat(v->path, &st))
+		/* In a restored mount tree the path exists only after pivot_root: the open checks it then. A
+		 * ghost is made with its size (or, in a dry run, only named). */
+		bool later = t->paths_later || rst_ghost_is(t, v->path);
+		if (!later && stat(v->path, &st))
 			return cr_fail_sys(e, "file %s (mapped at 0x%llx)", v->path,
 					   (unsigned long long)v->start);
-		if (!t->paths_later && v->has_file_size && (uint64_t)st.st_size != v->file_size)
+		if (!later && v->has_file_size && (uint64_t)st.st_size != v->file_size)
 			return cr_fail_errno(
 			    e, 0, "file %s (mapped at 0x%llx) changed since the dump: size %lld, was %llu",
 			    v->path, (unsigned long long)v->start, (long long)st.st_size,
@@ -292,16 +295,17 @@ int rst_load_task(struct cr_opts *o, struct rst_task *t, struct cr_err *e)
 			return -1;
 		pr_info("images verified: task %d, %zu vmas, %llu bytes of pages in %zu blocks\n", t->pid,
 			t->mm->n_vmas, (unsigned long long)pm_data_bytes(&t->pm), t->pm.nr);
-		if (rst_inherit_prepare(o, t, e) || rst_pipes_prepare(o, t, e) || rst_ghost_prepare(t, e) ||
-		    rst_locks_load(t, e) || rst_files_check(t, e) || check_mapped_files(t, e) ||
-		    check_vdso(t, e))
+		if ((!t->dry_dump && rst_inherit_prepare(o, t, e)) || rst_pipes_prepare(o, t, e) ||
+		    rst_ghost_prepare(t, e) || rst_locks_load(t, e) || rst_files_check(t, e) ||
+		    check_mapped_files(t, e) || check_vdso(t, e))
 			return -1;
 		if (t->paths_later)
 			pr_info("task %d: its files and mapped files are checked when opened in the restored "
 				"mount tree\n",
 				t->pid);
 	}
-	return t->fresh_hpid ? 0 : rst_check_pids(t, e); /* fresh: rst_pidns_fresh decides */
+	/* fresh: rst_pidns_fresh decides; the dump's check: they are the live tree's */
+	return t->fresh_hpid || t->dry_dump ? 0 : rst_check_pids(t, e);
 }
 
 int rst_load(struct cr_opts *o, struct rst_task *t, struct cr_err *e)
@@ -313,7 +317,50 @@ int rst_load(struct cr_opts *o, struct rst_task *t, struct cr_err *e)
 		return -1;
 	t->paths_later = ns_rst_mounts(t->ns);
 	t->lazy = o->lazy_pages;
-	t->no_prefill = t->n_all_pst > 1 || t->lazy; /* --lazy-pages: lazy-pages fills them */
+	t->no_prefill = t->n_all_pst > 1 || t->lazy || t->dry; /* --lazy-pages: lazy-pages fills them */
 	t->fresh_hpid = rst_pidns_fresh_maybe(t);
 	return rst_load_task(o, t, e);
+}
+
+/* The other processes of the tree (the root is loaded and knows the pstree). */
+int rst_load_tree(struct cr_opts *o, struct rst_task **tsp, size_t *np, struct cr_err *e)
+{
+	size_t n = (*tsp)[0].n_all_pst;
+	if (n > 1) {
+		struct rst_task *nt = realloc(*tsp, n * sizeof(*nt));
+		if (!nt)
+			return cr_fail_errno(e, ENOMEM, "out of memory");
+		*tsp = nt;
+		memset(&nt[1], 0, (n - 1) * sizeof(*nt));
+	}
+	struct rst_task *ts = *tsp;
+	for (size_t i = 0; i < n; i++) {
+		ts[i].tree = ts;
+		ts[i].ntree = n;
+	}
+	for (size_t i = 1; i < n; i++) {
+		struct rst_task *t = &ts[i];
+		t->dirfd = o->imgdir_fd;
+		t->pst = ts[0].all_pst[i];
+		t->pid = t->pst->pid;
+		t->no_prefill = true;
+		t->lazy = ts[0].lazy;
+		t->paths_later = ts[0].paths_later;
+		t->fresh_hpid = ts[0].fresh_hpid;
+		t->dry = ts[0].dry;
+		t->dry_dump = ts[0].dry_dump;
+		t->pm.pages_fd = -1;
+		t->err_pipe[0] = t->err_pipe[1] = t->go_pipe[0] = t->go_pipe[1] = -1;
+		t->userns_fd = -1;
+		*np = i + 1;
+		if (!rst_tree_task(ts, i, t->pst->ppid) || rst_tree_task(ts, i, t->pid))
+			return cr_fail_errno(e, EBADMSG,
+					     "pstree.img: task %d: parent %d not listed before it", t->pid,
+					     t->pst->ppid);
+		if (rst_load_task(o, t, e))
+			return cr_wrap(e, "task %d", t->pid);
+	}
+	if (n > 1)
+		pr_info("%zu processes in the tree of task %d\n", n, ts[0].pid);
+	return 0;
 }

@@ -792,47 +792,6 @@ static int restore_run(struct cr_opts *o, struct rst_task *ts, size_t n, struct 
 	return 0;
 }
 
-/* The other processes of the tree (the root is loaded and knows the pstree). */
-static int load_tree(struct cr_opts *o, struct rst_task **tsp, size_t *np, struct cr_err *e)
-{
-	size_t n = (*tsp)[0].n_all_pst;
-	if (n > 1) {
-		struct rst_task *nt = realloc(*tsp, n * sizeof(*nt));
-		if (!nt)
-			return cr_fail_errno(e, ENOMEM, "out of memory");
-		*tsp = nt;
-		memset(&nt[1], 0, (n - 1) * sizeof(*nt));
-	}
-	struct rst_task *ts = *tsp;
-	for (size_t i = 0; i < n; i++) {
-		ts[i].tree = ts;
-		ts[i].ntree = n;
-	}
-	for (size_t i = 1; i < n; i++) {
-		struct rst_task *t = &ts[i];
-		t->dirfd = o->imgdir_fd;
-		t->pst = ts[0].all_pst[i];
-		t->pid = t->pst->pid;
-		t->no_prefill = true;
-		t->lazy = ts[0].lazy;
-		t->paths_later = ts[0].paths_later;
-		t->fresh_hpid = ts[0].fresh_hpid;
-		t->pm.pages_fd = -1;
-		t->err_pipe[0] = t->err_pipe[1] = t->go_pipe[0] = t->go_pipe[1] = -1;
-		t->userns_fd = -1;
-		*np = i + 1;
-		if (!tree_task(ts, i, t->pst->ppid) || tree_task(ts, i, t->pid))
-			return cr_fail_errno(e, EBADMSG,
-					     "pstree.img: task %d: parent %d not listed before it", t->pid,
-					     t->pst->ppid);
-		if (rst_load_task(o, t, e))
-			return cr_wrap(e, "task %d", t->pid);
-	}
-	if (n > 1)
-		pr_info("%zu processes in the tree of task %d\n", n, ts[0].pid);
-	return 0;
-}
-
 /* A tree in a user namespace of its own: each task's credentials made those of the namespace, and the
  * namespace's fd given to every task (it enters it last: restore-child.c). Threads are created by the
  * restorer, after that, with their tids: possible only when the tasks were born in it (ns_rst_user_born: its
@@ -882,7 +841,7 @@ static int restore_tree(struct cr_opts *o, struct rst_task **tsp, size_t *np, st
 	t->sibling = o->restore_sibling;
 	t->detached = o->detach;
 	if ((o->lazy_pages && rst_lazy_connect(o->imgdir_fd, &t->lazy_sk, e)) ||
-	    fault_check(o, FI_RESTORE_BEFORE_LOAD, e) || rst_load(o, t, e) || load_tree(o, tsp, np, e) ||
+	    fault_check(o, FI_RESTORE_BEFORE_LOAD, e) || rst_load(o, t, e) || rst_load_tree(o, tsp, np, e) ||
 	    rst_ns_enter(*tsp, *np, e) || rst_svm_prepare(*tsp, *np, e) || rst_sk_scm_prepare(*tsp, *np, e) ||
 	    rst_pipes_share(*tsp, *np, e) || rst_fdshare_prepare(*tsp, *np, e) ||
 	    rst_shmem_prepare(*tsp, *np, e) || rst_ipc_shm_prepare(*tsp, *np, e) ||

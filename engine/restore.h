@@ -109,6 +109,11 @@ struct rst_task {
 	bool svm_any;	  /* rst_tree_plan: some process of the tree shares another's address space */
 	bool fresh_hpid;  /* restore-pidns.c: the root is PID 1 of a new PID namespace; only the ids
 			     inside it are given back, the kernel chooses those in crshim's */
+	bool dry;	  /* restore-check.c: loaded to be checked only: nothing is made (no prefill, the
+			     ghosts only named), the tree's PIDs are checked only if !dry_dump */
+	bool dry_dump;	  /* ... by the dump that just wrote the images: its page blocks are not checksummed
+			     again, what only the restore's options and fds give (inherited files) is not
+			     checked, the PIDs are the live tree's */
 };
 
 /* The pid of t in the images (what other images name it by). */
@@ -132,6 +137,12 @@ static inline pid_t rst_htid(const struct rst_task *t, size_t k)
  * (t->pid, t->pst, t->tree set by the caller; t->pst belongs to the root). */
 int rst_load(struct cr_opts *o, struct rst_task *t, struct cr_err *e);
 int rst_load_task(struct cr_opts *o, struct rst_task *t, struct cr_err *e);
+/* ... and the other processes of the tree (*tsp grows to every pstree entry, *np counts those loaded). */
+int rst_load_tree(struct cr_opts *o, struct rst_task **tsp, size_t *np, struct cr_err *e);
+/* restore-check.c: the restore's own loading and checks over the images dir of o, making nothing: for
+ * restore --check-only (at_dump false) and for the dump once its images are written (at_dump true: what the
+ * dump cannot know, the restore's options and fds and the page blocks' checksums, is left out). */
+int rst_dry_run(const struct cr_opts *o, bool at_dump, struct cr_err *e);
 void rst_free(struct rst_task *t);
 static inline const FileEntry *rst_file_by_id(const struct rst_task *t, uint32_t id)
 {

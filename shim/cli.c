@@ -25,6 +25,7 @@ enum {
 	OPT_NETLOCK,
 	OPT_GHOST_LIMIT,
 	OPT_RESTORE_SIBLING,
+	OPT_CHECK_ONLY,
 	OPT_SKIP_IN_FLIGHT,
 	OPT_TCP_CLOSE,
 	OPT_EMPTY_NS,
@@ -110,6 +111,7 @@ static const struct option long_opts[] = {
     {"force-irmap", no_argument, NULL, OPT_IGNORED},
     {"weak-sysctls", no_argument, NULL, OPT_IGNORED},
     {"restore-sibling", no_argument, NULL, OPT_RESTORE_SIBLING},
+    {"check-only", no_argument, NULL, OPT_CHECK_ONLY},
     {"unprivileged", no_argument, NULL, OPT_IGNORED},
     {"network-lock", required_argument, NULL, OPT_NETLOCK},
     {"file-validation", optional_argument, NULL, OPT_IGNORED},
@@ -361,6 +363,9 @@ static int parse_one(struct shim_cmd *c, int opt, int idx, int argc, char **argv
 		return 0;
 	case OPT_RESTORE_SIBLING:
 		o->restore_sibling = true;
+		return 0;
+	case OPT_CHECK_ONLY: /* restore: engine/restore-check.c */
+		o->check_only = true;
 		return 0;
 	case OPT_FILE_LOCKS:
 		o->file_locks = true;

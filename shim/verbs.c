@@ -251,6 +251,9 @@ static int run_restore(struct shim_cmd *c)
 	if (setup_log(c, false, &err))
 		return report("restore", &err, false);
 	c->opts.notice = notice_stderr, c->opts.notice_arg = c; /* a restore's warnings too */
+	if (c->opts.check_only)					/* nothing made: nothing to wait for */
+		return eng_restore_check(&c->opts, &err) ? report_run(c, "restore", &err, !c->log_to_stderr)
+							 : 0;
 	bool was_fg = c->opts.shell_job && !c->opts.detach && terminal_fg();
 	if (eng_restore(&c->opts, &root, &err))
 		return report_run(c, "restore", &err, !c->log_to_stderr);

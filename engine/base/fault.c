@@ -48,6 +48,8 @@ static const struct fault_point table[] = {
     {FI_RESTORE_NS_NET_MID, "restore-ns-net-mid", F, 0,
      "restore: network namespace links made (veth ends outside), before addresses and routes"},
     {FI_DUMP_NS, "dump-ns", F, 0, "dump: namespaces read and their images written, before ns.img"},
+    {FI_DUMP_RESTORE_CHECK, "dump-restore-check", F, 0,
+     "dump: images written, the restore's dry run over them refuses (tree not yet killed/released)"},
     {FI_RESTORE_CGROUP_MID, "restore-cgroup-mid", F, 0,
      "restore: the first of the tree's cgroups made (mkdir, properties), before the others and the tasks"},
     {FI_RESTORE_MNT_MID, "restore-mnt-mid", F, 0,

@@ -33,6 +33,8 @@ void dump_ghost_free(struct dump_ctx *c);
  * mappings of deleted files at them. */
 int rst_ghost_prepare(struct rst_task *t, struct cr_err *e);
 void rst_ghost_free(struct rst_task *t);
+/* path is one of t's ghosts (made by the restore with the image's size, or only named by a dry run) */
+bool rst_ghost_is(const struct rst_task *t, const char *path);
 /* A tree with its own mount tree (t->paths_later): its paths exist only once the root task has built it, so
  * rst_ghost_prepare only keeps an fd number (and so the path) for each ghost; rst_ghost_late makes them
  * through /proc/ROOT/root at those fds once that tree stands (restore.c: the root's mount mark). */

@@ -290,7 +290,7 @@ static int make_ghost(ProtobufCMessage *m, void *arg, struct cr_err *e)
 					  g->path);
 		else if (ret > 0) /* its data is written by its first owner (dumped frozen: the same) */
 			rg->shared = true, rg->late = t->paths_later, ret = 0;
-		else if (t->paths_later)
+		else if (t->paths_later || t->dry) /* dry (restore-check.c): named only, not made */
 			ret = reserve_ghost(g, rg, e);
 		else
 			ret = S_ISDIR(g->mode) ? create_ghost_dir(g, rg, "", e) : create_ghost(g, rg, "", e);
@@ -483,6 +483,14 @@ int rst_ghost_early(struct rst_task *ts, size_t n, const char *path, struct cr_e
 			if (!strcmp(ts[i].ghosts[j].path, path))
 				return make_early(&ts[i], &ts[i].ghosts[j], e);
 	return 0;
+}
+
+bool rst_ghost_is(const struct rst_task *t, const char *path)
+{
+	for (size_t i = 0; path && i < t->nr_ghosts; i++)
+		if (!strcmp(t->ghosts[i].path, path))
+			return true;
+	return false;
 }
 
 void rst_ghost_free(struct rst_task *t)

@@ -222,7 +222,7 @@ int rst_pages_load(struct rst_task *t, struct cr_err *e)
 		goto fail;
 	}
 	for (size_t i = 0; i < pm->nr; i++)
-		kind[i] = t->blk_lazy[i] ? BLK_LAZY : BLK_VERIFY;
+		kind[i] = t->blk_lazy[i] || t->dry_dump ? BLK_LAZY : BLK_VERIFY; /* dry_dump: just written */
 	if (t->lazy && rst_lazy_fetch(t, e))
 		goto fail;
 	const char *prefill = getenv("CRSHIM_PREFILL");

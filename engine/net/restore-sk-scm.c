@@ -37,8 +37,9 @@ static bool first_of_socket(const struct rst_task *ts, size_t k, size_t i)
 	return true;
 }
 
-/* Carried file f of task t: made once here (unix sockets: by restore-sk-unix.c). */
-static int make_once(struct rst_task *ts, size_t n, const struct rst_task *t, FileEntry *f, struct cr_err *e)
+/* Carried file f of task t: made once here (unix sockets: by restore-sk-unix.c); dry: only checked. */
+static int make_once(struct rst_task *ts, size_t n, const struct rst_task *t, FileEntry *f, bool dry,
+		     struct cr_err *e)
 {
 	if (f->kind == FILE_KIND__FILE_INHERIT) /* made already, for an earlier socket */
 		return 0;
@@ -46,10 +47,10 @@ static int make_once(struct rst_task *ts, size_t n, const struct rst_task *t, Fi
 	if (!k || !k->flight)
 		return cr_fail_errno(e, ENOTSUP, "file id %u of kind %d cannot be made in flight", f->id,
 				     f->kind);
-	return k->flight(ts, n, t, f, e);
+	return dry ? 0 : k->flight(ts, n, t, f, e);
 }
 
-static int prepare_socket(struct rst_task *ts, size_t n, struct rst_task *t, const UnixSkEntry *u,
+static int prepare_socket(struct rst_task *ts, size_t n, struct rst_task *t, const UnixSkEntry *u, bool dry,
 			  struct cr_err *e)
 {
 	size_t nf = 0;
@@ -62,23 +63,33 @@ static int prepare_socket(struct rst_task *ts, size_t n, struct rst_task *t, con
 				    "socket:[%u]: file id %#x in flight is not in the files of "
 				    "task %d",
 				    u->ino, u->queue[m]->fds[j], t->pid);
-			if (make_once(ts, n, t, f, e))
+			if (make_once(ts, n, t, f, dry, e))
 				return cr_wrap(e, "socket:[%u]: a file in flight", u->ino);
 		}
 	if (nf)
-		pr_info("socket:[%u]: %zu files in flight made\n", u->ino, nf);
+		pr_info("socket:[%u]: %zu files in flight %s\n", u->ino, nf, dry ? "can be made" : "made");
 	return 0;
 }
 
-int rst_sk_scm_prepare(struct rst_task *ts, size_t n, struct cr_err *e)
+static int each_socket(struct rst_task *ts, size_t n, bool dry, struct cr_err *e)
 {
 	for (size_t k = 0; k < n; k++)
 		for (size_t i = 0; i < ts[k].nr_files; i++) {
 			const FileEntry *f = ts[k].files[i];
 			if (f->kind != FILE_KIND__FILE_UNIXSK || !f->unix_sk || !first_of_socket(ts, k, i))
 				continue;
-			if (prepare_socket(ts, n, &ts[k], f->unix_sk, e))
+			if (prepare_socket(ts, n, &ts[k], f->unix_sk, dry, e))
 				return cr_wrap(e, "task %d", ts[k].pid);
 		}
 	return 0;
+}
+
+int rst_sk_scm_prepare(struct rst_task *ts, size_t n, struct cr_err *e)
+{
+	return each_socket(ts, n, false, e);
+}
+
+int rst_sk_scm_check(struct rst_task *ts, size_t n, struct cr_err *e)
+{
+	return each_socket(ts, n, true, e);
 }

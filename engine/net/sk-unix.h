@@ -68,6 +68,8 @@ struct rst_task;
  * none cannot be in flight (the dump refuses it). */
 /* Parent, after loading the tree, before the sharing passes: make every carried file once in crshim. */
 int rst_sk_scm_prepare(struct rst_task *ts, size_t n, struct cr_err *e);
+/* ... only whether each can be made (restore-check.c): found, of a kind with a flight hook. */
+int rst_sk_scm_check(struct rst_task *ts, size_t n, struct cr_err *e);
 /* The entry of carried file id of task t (same_fd followed), NULL if none. */
 FileEntry *rst_sk_scm_entry(const struct rst_task *t, uint32_t id);
 

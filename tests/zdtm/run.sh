@@ -359,6 +359,13 @@ crshim_restore() { # dir
 		inhrun=("$BIN/zdtm_inhfd" "$TDIR/inhfd.sock" 100)
 		inh=(--inherit-fd "fd[100]:$(cat "$TDIR/inhfd.key")")
 	fi
+	# the restore's checks alone first (restore --check-only, engine/restore-check.c): these images pass them
+	# (an --inherit-fd restore: its fd is taken from the keeper once, by the restore itself)
+	if [ "$INHFD" != yes ]; then
+		timeout -k 5 "$CTIMEOUT" "${USERRUN[@]}" "$CRSHIM" restore --check-only -D "$d" -o restore-check.log -v4 \
+			"${NSRST[@]}" "${OPTS[@]}" >"$d/restore-check.out" 2>&1
+		crshim_status restore-check "$d" $? || return 1
+	fi
 	timeout -k 5 "$CTIMEOUT" "${USERRUN[@]}" "${TTYRUN[@]}" "${inhrun[@]}" "$CRSHIM" restore -D "$d" -o restore.log -v4 -d \
 		--pidfile "$TDIR/restore.pid" "${inh[@]}" "${NSRST[@]}" "${OPTS[@]}" >"$d/restore.out" 2>&1
 	crshim_status restore "$d" $? || return 1

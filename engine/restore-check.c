@@ -1,0 +1,117 @@
+/* The restore's own checks, without the restore: `restore --check-only`, and every dump once its images are
+ * written and before it kills or lets the tree go (whatever the restore would refuse, the dump refuses first,
+ * and the tree keeps running). The images are loaded by the restore's loader (restore-load.c) and each kind
+ * of object checked by the restore's own checks (the fd kinds' check hooks, files in flight, shared address
+ * spaces, pagemaps against their pages files, paths of files and mappings, credentials, the vDSO layout);
+ * t->dry makes the loader make nothing: no prefill, ghosts only named, no process, no fd of the tree, no
+ * mount, no namespace. What a restore makes in its later stages (sockets bound, namespaces, the mount tree)
+ * is not tried. */
+#define LOG_PREFIX "restore-check: "
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "base/fault.h"
+#include "base/log.h"
+#include "dump.h"
+#include "net/sk-unix.h"
+#include "restore.h"
+
+/* The dump's check cannot make the restore's options: a tree with a network, mount or user namespace of its
+ * own, or one of the caller's, needs them (--root, --external, --inherit-fd, --join-ns). *why: why not. */
+static int ns_needs_options(int dirfd, const char **why, struct cr_err *e)
+{
+	ProtobufCMessage *m;
+	*why = NULL;
+	if (img_read_one(dirfd, IMG_NS, 0, &m, e)) {
+		if (e->errnum != ENOENT)
+			return -1;
+		cr_err_clear(e);
+		return 0;
+	}
+	const NsEntry *ne = (const NsEntry *)m;
+	if (ne->external)
+		*why = "a namespace of the caller's";
+	else if (ne->own & (CLONE_NEWNET | CLONE_NEWNS | CLONE_NEWUSER))
+		*why = "a network, mount or user namespace of its own";
+	protobuf_c_message_free_unpacked(m, NULL);
+	return 0;
+}
+
+static int dry_tree(struct cr_opts *ro, struct rst_task **tsp, size_t *np, struct cr_err *e)
+{
+	if (rst_load(ro, &(*tsp)[0], e) || rst_load_tree(ro, tsp, np, e))
+		return -1;
+	return rst_svm_prepare(*tsp, *np, e) || rst_sk_scm_check(*tsp, *np, e) ? -1 : 0;
+}
+
+int rst_dry_run(const struct cr_opts *o, bool at_dump, struct cr_err *e)
+{
+	struct cr_opts ro = *o;
+	if (at_dump) { /* the restore's options are not known: its defaults */
+		eng_opts_init(&ro);
+		ro.imgdir_fd = o->imgdir_fd;
+		ro.images_dir = o->images_dir;
+		ro.tcp_close = o->tcp_close; /* connections dumped without their stream: restored closed */
+	}
+	struct rst_task *ts = calloc(1, sizeof(*ts));
+	size_t n = 1;
+	if (!ts)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	*ts = (struct rst_task){.dirfd = -1,
+				.pm = {.pages_fd = -1},
+				.err_pipe = {-1, -1},
+				.go_pipe = {-1, -1},
+				.lazy_sk = -1,
+				.dry = true,
+				.dry_dump = at_dump};
+	int ret = dry_tree(&ro, &ts, &n, e);
+	ns_rst_done(ts[0].ns, true); /* entered nothing, made nothing: only freed */
+	ts[0].ns = NULL;
+	for (size_t k = n; k-- > 0;)
+		rst_free(&ts[k]);
+	free(ts);
+	if (!ret)
+		pr_info("the restore's checks pass: %zu processes\n", n);
+	return ret;
+}
+
+int eng_dump_restore_check(const struct cr_opts *o, bool pages_elsewhere, struct cr_err *e)
+{
+	const char *why = NULL;
+	if (fault_check(o, FI_DUMP_RESTORE_CHECK, e))
+		return cr_wrap(e, "the restore could not make the tree again (it keeps running)");
+	if (o->pre_dump || o->lazy_pages || pages_elsewhere)
+		why = "its pages elsewhere than in the images dir";
+	else if (ns_needs_options(o->imgdir_fd, &why, e))
+		return -1;
+	if (why) {
+		pr_info("the restore's checks are left to the restore: the tree has %s\n", why);
+		return 0;
+	}
+	if (rst_dry_run(o, true, e))
+		return cr_wrap(e, "the restore could not make the tree again (it keeps running)");
+	return 0;
+}
+
+int eng_restore_check(struct cr_opts *o, struct cr_err *e)
+{
+	bool own_dir = o->imgdir_fd < 0;
+	if (eng_ext_check(o, e))
+		return -1;
+	if (own_dir) {
+		o->imgdir_fd = open(o->images_dir ? o->images_dir : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (o->imgdir_fd < 0)
+			return cr_fail_sys(e, "open images dir %s", o->images_dir ? o->images_dir : ".");
+	}
+	int ret = rst_dry_run(o, false, e);
+	if (ret)
+		cr_wrap(e, "the restore could not make the tree");
+	if (own_dir) {
+		close(o->imgdir_fd);
+		o->imgdir_fd = -1;
+	}
+	return ret;
+}
