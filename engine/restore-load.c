@@ -34,9 +34,9 @@ static int verify_images(struct rst_task *t, bool lazy, struct cr_err *e)
 	if (fstatat(t->dirfd, name, &st, AT_SYMLINK_NOFOLLOW))
 		return cr_fail_errno(e, ENOENT, "no %s in the images dir", name);
 	/* --lazy-pages: no task's (each task's eager blocks are checked by its rst_pages_load, the lazy ones
-	 * by lazy-pages as it serves them; with lazy-pages --page-server they are not here yet)
-	 * (the dump's check: none, it has just written them) */
-	return img_verify_dir_but(t->dirfd, lazy || t->dry_dump ? IMG_UNSUMMED_ALL : t->pid, e);
+	 * by lazy-pages as it serves them; with lazy-pages --page-server they are not here yet). The dump's
+	 * check: none, the dump has just written them (their loading still parses every record it needs). */
+	return t->dry_dump ? 0 : img_verify_dir_but(t->dirfd, lazy ? IMG_UNSUMMED_ALL : t->pid, e);
 }
 
 static int read_pstree(struct rst_task *t, struct cr_err *e)
@@ -262,7 +262,10 @@ static int check_vdso(struct rst_task *t, struct cr_err *e)
 	static const VmaKind kinds[RST_NR_SPECIAL] = {VMA_KIND__VMA_VVAR, VMA_KIND__VMA_VVAR_VCLOCK,
 						      VMA_KIND__VMA_VDSO};
 	static const char *const names[RST_NR_SPECIAL] = {"[vvar]", "[vvar_vclock]", "[vdso]"};
-	if (rst_self_specials(t->cur_special, e))
+	/* crshim's own, read once (/proc/self/maps) for the tree: the root's */
+	if (t->tree && t != &t->tree[0] && t->tree[0].mm)
+		memcpy(t->cur_special, t->tree[0].cur_special, sizeof(t->cur_special));
+	else if (rst_self_specials(t->cur_special, e))
 		return -1;
 	for (size_t i = 0; i < t->mm->n_vmas; i++) {
 		const VmaEntry *v = t->mm->vmas[i];

@@ -382,26 +382,28 @@ crshim_restore() { # dir
 }
 
 # flags: restore-busy (checkpoint mode): restoring while the pid is still in use
-# must fail cleanly (exit 1, one stderr line) and leave the running task alone.
+# must fail cleanly (exit 1, one stderr line) and leave the running task alone; so must restore --check-only
+# (first: the same refusal, nothing made).
 restore_busy() { # dir
-	local d=$1 rc
-	timeout -k 5 "$CTIMEOUT" "$CRSHIM" restore -D "$d" -o restore-busy.log -v4 -d \
-		--pidfile "$TDIR/busy.pid" "${OPTS[@]}" >"$d/busy.out" 2>&1
-	rc=$?
-	if [ $rc -ne 1 ] || [ "$(grep -c . "$d/busy.out")" -ne 1 ]; then
-		diag_file "$d/busy.out" 5
-		diag_file "$d/restore-busy.log" 10
-		bad "restore while pid $TPID is in use: exit $rc with $(grep -c . "$d/busy.out") stderr lines, want exit 1 and one line"
-		return 1
-	fi
-	local want
-	want=$(desc_get "$name" restore-expect)
-	if [ -n "$want" ] && ! grep -qF -- "$want" "$d/busy.out"; then
-		diag_file "$d/busy.out" 5
-		bad "restore refused, but not with '$want'"
-		return 1
-	fi
-	diag "refused as expected: $(head -n1 "$d/busy.out")"
+	local d=$1 rc how want
+	for how in --check-only -d; do
+		timeout -k 5 "$CTIMEOUT" "$CRSHIM" restore "$how" -D "$d" -o restore-busy.log -v4 \
+			--pidfile "$TDIR/busy.pid" "${OPTS[@]}" >"$d/busy.out" 2>&1
+		rc=$?
+		if [ $rc -ne 1 ] || [ "$(grep -c . "$d/busy.out")" -ne 1 ]; then
+			diag_file "$d/busy.out" 5
+			diag_file "$d/restore-busy.log" 10
+			bad "restore $how while pid $TPID is in use: exit $rc with $(grep -c . "$d/busy.out") stderr lines, want exit 1 and one line"
+			return 1
+		fi
+		want=$(desc_get "$name" restore-expect)
+		if [ -n "$want" ] && ! grep -qF -- "$want" "$d/busy.out"; then
+			diag_file "$d/busy.out" 5
+			bad "restore $how refused, but not with '$want'"
+			return 1
+		fi
+		diag "refused as expected ($how): $(head -n1 "$d/busy.out")"
+	done
 	alive "$TPID" || { bad "the running task died when a restore of its pid was refused"; return 1; }
 	compare_snap "a refused restore of a busy pid" "$TDIR/snap.busy" || return 1
 }
