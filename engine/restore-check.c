@@ -2,7 +2,8 @@
  * written and before it kills or lets the tree go (whatever the restore would refuse, the dump refuses first,
  * and the tree keeps running). The images are loaded by the restore's loader (restore-load.c) and each kind
  * of object checked by the restore's own checks (the fd kinds' check hooks, files in flight, shared address
- * spaces, pagemaps against their pages files, paths of files and mappings, credentials, the vDSO layout);
+ * spaces, pagemaps against their pages files, paths of files and mappings, credentials, the vDSO layout,
+ * the plan of who makes each process in which session and group);
  * t->dry makes the loader make nothing: no prefill, ghosts only named, no process, no fd of the tree, no
  * mount, no namespace. What a restore makes in its later stages (sockets bound, namespaces, the mount tree)
  * is not tried. */
@@ -44,7 +45,12 @@ static int dry_tree(struct cr_opts *ro, struct rst_task **tsp, size_t *np, struc
 {
 	if (rst_load(ro, &(*tsp)[0], e) || rst_load_tree(ro, tsp, np, e))
 		return -1;
-	return rst_svm_prepare(*tsp, *np, e) || rst_sk_scm_check(*tsp, *np, e) ? -1 : 0;
+	/* (rst_tree_plan: who makes each process, with helpers for sessions and groups whose leader is gone)
+	 */
+	return rst_svm_prepare(*tsp, *np, e) || rst_sk_scm_check(*tsp, *np, e) ||
+		       rst_tree_plan(ro, tsp, np, e)
+		   ? -1
+		   : 0;
 }
 
 int rst_dry_run(const struct cr_opts *o, bool at_dump, struct cr_err *e)
@@ -70,8 +76,10 @@ int rst_dry_run(const struct cr_opts *o, bool at_dump, struct cr_err *e)
 	int ret = dry_tree(&ro, &ts, &n, e);
 	ns_rst_done(ts[0].ns, true); /* entered nothing, made nothing: only freed */
 	ts[0].ns = NULL;
-	for (size_t k = n; k-- > 0;)
+	for (size_t k = n; k-- > 0;) {
+		free(ts[k].own_pst); /* a helper's (rst_tree_plan) */
 		rst_free(&ts[k]);
+	}
 	free(ts);
 	if (!ret)
 		pr_info("the restore's checks pass: %zu processes\n", n);
