@@ -62,7 +62,8 @@ uint64_t pkt_ring_map_len(const PacketSkEntry *pe)
 static bool ring_sane(const PacketRingEntry *r)
 {
 	return r->block_size && r->block_nr && r->frame_size && r->frame_size <= r->block_size &&
-	       r->block_size % 4096 == 0 && (uint64_t)r->block_size * r->block_nr <= (1ull << 36);
+	       r->block_size % 4096 == 0 && (uint64_t)r->block_size * r->block_nr <= (1ull << 36) &&
+	       r->frame_nr && r->frame_nr <= (uint64_t)(r->block_size / r->frame_size) * r->block_nr;
 }
 
 /* Offset of frame i of a V1/V2 ring (frames do not cross blocks). */
@@ -535,7 +536,7 @@ static void refill(const PacketRingEntry *r, uint8_t *m, bool tx)
 		memset(m, 0, ring_bytes(r));
 	}
 	bool mark = !blocks && !tx; /* the frame before the head: the latest time, as the next dump looks */
-	uint32_t before = (r->head + r->frame_nr - 1) % r->frame_nr;
+	uint32_t before = r->frame_nr ? (r->head + r->frame_nr - 1) % r->frame_nr : 0;
 	for (size_t i = 0; i < r->n_slots; i++) {
 		const PacketRingSlot *s = r->slots[i];
 		uint64_t off = blocks ? (uint64_t)s->index * r->block_size : frame_off(r, s->index);
