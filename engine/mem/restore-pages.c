@@ -221,9 +221,12 @@ int rst_pages_load(struct rst_task *t, struct cr_err *e)
 		cr_fail_errno(e, ENOMEM, "out of memory");
 		goto fail;
 	}
+	/* a dry run (restore-check.c) checks no block the dump has just written, nor with --lazy-pages any
+	 * (the eager ones may still be at the source, which rst_lazy_fetch would ask lazy-pages for) */
+	bool unchecked = t->dry_dump || (t->dry && t->lazy);
 	for (size_t i = 0; i < pm->nr; i++)
-		kind[i] = t->blk_lazy[i] || t->dry_dump ? BLK_LAZY : BLK_VERIFY; /* dry_dump: just written */
-	if (t->lazy && rst_lazy_fetch(t, e))
+		kind[i] = t->blk_lazy[i] || unchecked ? BLK_LAZY : BLK_VERIFY;
+	if (t->lazy && !t->dry && rst_lazy_fetch(t, e))
 		goto fail;
 	const char *prefill = getenv("CRSHIM_PREFILL");
 	if (!t->no_prefill && (!prefill || strcmp(prefill, "0")) && !fault_hit(t->fault, FI_NO_PREFILL))
