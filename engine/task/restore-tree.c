@@ -122,9 +122,10 @@ static struct rst_task *add_helper(struct rst_task **tsp, size_t *np, pid_t pid,
 {
 	char path[32];
 	pid_t spawn = like->spawn_ppid;
-	bool cp = like->clone_parent, before = like->before_setsid;
+	bool cp = like->clone_parent, before = like->before_setsid, fresh = like->fresh_hpid;
+	/* (like is in the array that the realloc below may move: nothing of it is read after it) */
 	snprintf(path, sizeof(path), "/proc/%d", pid);
-	if (!like->fresh_hpid && !access(path, F_OK)) { /* fresh PIDs: rst_pidns_fresh checks it */
+	if (!fresh && !access(path, F_OK)) { /* fresh PIDs: rst_pidns_fresh checks it */
 		cr_fail_errno(e, EEXIST, "PID %d (a session or group leader, gone in the images) is in use",
 			      pid);
 		return NULL;
@@ -155,7 +156,7 @@ static struct rst_task *add_helper(struct rst_task **tsp, size_t *np, pid_t pid,
 	h->userns_fd = -1;
 	h->spawn_ppid = spawn, h->clone_parent = cp, h->before_setsid = before;
 	h->vpid = vpid;
-	h->fresh_hpid = like->fresh_hpid;
+	h->fresh_hpid = fresh;
 	pr_info("helper %d (session %d, group %d) cloned by %d%s%s\n", pid, sid, pid, spawn,
 		cp ? " with CLONE_PARENT" : "", before ? " before its setsid" : "");
 	return h;
