@@ -56,15 +56,23 @@ static void kill_child(pid_t pid)
 }
 
 /* Kill a restored task whose threads may be traced by us: their exits are reported to us first, and the
- * leader only after them. */
+ * leader only after them. They are reaped in whatever order they end: the thread of a PID namespace's init
+ * that exits last waits in its exit for the others to be reaped (zap_pid_ns_processes), so a wait for that
+ * one first never ended (a born tree's root with threads, failed before its resume). */
 static void kill_task(struct rst_task *t)
 {
 	kill(t->pid, SIGKILL);
-	for (size_t i = 0; i < t->thr_seized; i++) {
-		int st;
-		pid_t tid = rst_htid(t, i + 1);
-		while (waitpid(tid, &st, __WALL) >= 0 && !WIFEXITED(st) && !WIFSIGNALED(st))
-			;
+	for (int pass = 0; t->thr_seized && pass < 30000; pass++) {
+		size_t alive = 0;
+		for (size_t i = 0; i < t->thr_seized; i++) {
+			int st;
+			pid_t r = waitpid(rst_htid(t, i + 1), &st, __WALL | WNOHANG);
+			alive += r == 0 || (r > 0 && !WIFEXITED(st) && !WIFSIGNALED(st)) ||
+				 (r < 0 && errno == EINTR);
+		}
+		if (!alive)
+			break;
+		usleep(1000);
 	}
 	t->thr_seized = 0;
 	kill_child(t->pid);
