@@ -540,18 +540,10 @@ static bool task_dead(pid_t pid)
 	return !p || p[2] == 'Z' || p[2] == 'X';
 }
 
-static struct rst_task *tree_task(struct rst_task *ts, size_t n, pid_t pid)
-{
-	for (size_t i = 0; i < n; i++)
-		if (rst_ipid(&ts[i]) == pid)
-			return &ts[i];
-	return NULL;
-}
-
 /* A process other than the root: its parent creates it once it has its go; seize it when it is there. */
 static int seize_tree_child(struct rst_task *ts, size_t n, struct rst_task *t, struct cr_err *e)
 {
-	struct rst_task *found = tree_task(ts, n, t->spawn_ppid);
+	struct rst_task *found = rst_tree_task(ts, n, t->spawn_ppid);
 	struct timespec t0, now;
 	bool born = false; /* its mark is on its error pipe (RST_BORN_MARK): it is there */
 	clock_gettime(CLOCK_MONOTONIC, &t0);
