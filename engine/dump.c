@@ -233,19 +233,6 @@ static int collect_stopped(struct dump_ctx *c, struct cr_err *e)
 	return ret;
 }
 
-/* A tree born in its user namespace at restore (ns/userns.c) cannot share an address space: the sharers'
- * restore needs PIDs chosen in crshim's namespace. */
-static int born_check(const struct dump_ctx *c, struct cr_err *e)
-{
-	const struct dump_ctx *r = c->tree;
-	if (!c->born || !r || c == r || !c->vm_owner)
-		return 0;
-	return cr_fail(e,
-		       "not supported yet: task %d shares an address space (CLONE_VM), in a tree whose user "
-		       "namespace owns its PID and mount namespaces",
-		       c->pid);
-}
-
 static int dump_images(struct dump_ctx *c, struct cr_err *e)
 {
 	proc_status_free(&c->st);
@@ -253,7 +240,7 @@ static int dump_images(struct dump_ctx *c, struct cr_err *e)
 		return -1;
 	if (collect_stopped(c, e))
 		return -1;
-	if (proc_parse_stat(c->pid, &c->stat, e) || born_check(c, e))
+	if (proc_parse_stat(c->pid, &c->stat, e))
 		return -1;
 	if (c->o->pre_dump) /* memory only */
 		return c->vm_owner ? 0 : dump_mm_write(c, e);

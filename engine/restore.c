@@ -732,7 +732,7 @@ static int restore_run(struct cr_opts *o, struct rst_task *ts, size_t n, struct 
 	int late_go = late ? fcntl(ts[0].go_pipe[1], F_DUPFD_CLOEXEC, 3) : -1;
 	int ret =
 	    (late && late_go < 0 && cr_fail_sys(e, "keep the go pipe of task %d", ts[0].pid)) ||
-	    rst_svm_spawn(ts, n, e) || fault_check(o, FI_RESTORE_ROOT_ONLY, e) ||
+	    fault_check(o, FI_RESTORE_ROOT_ONLY, e) ||
 	    ns_rst_root_spawned(ts[0].ns, ts[0].pid, rst_ipid(&ts[0]), e) || seize_child(&ts[0], e) ||
 	    (late && (root_mounts_wait(&ts[0], e) || late_ghosts(ts, n, e) ||
 		      in_tree_mnt(ts[0].pid, rst_fdshare_flight_late, e) || late_sk_unix(ts, e) ||
@@ -747,10 +747,12 @@ static int restore_run(struct cr_opts *o, struct rst_task *ts, size_t n, struct 
 			ret = seize_tree_child(ts, n, &ts[i], e);
 	if (!ret)
 		ret = rst_tree_release(ts, n, e);
-	for (size_t i = 0; !ret && i < n; i++)
-		if (!ts[i].zombie && !ts[i].helper)
-			ret = (rst_svm_sharer(&ts[i]) && rst_svm_go(&ts[i], e)) || wait_blob(&ts[i], e) ||
-			      park_threads(&ts[i], e);
+	/* the processes sharing an address space last: their placeholders then take no PID of the tree */
+	for (int sharers = 0; sharers < 2; sharers++)
+		for (size_t i = 0; !ret && i < n; i++)
+			if (!ts[i].zombie && !ts[i].helper && rst_svm_sharer(&ts[i]) == sharers)
+				ret = (sharers && rst_svm_go(ts, n, &ts[i], e)) || wait_blob(&ts[i], e) ||
+				      park_threads(&ts[i], e);
 	if (!ret) /* every live process passed its clones: the zombies are there, and end */
 		ret = rst_tree_zombies(ts, n, e);
 	rst_svm_done(ts, n); /* the sharers have their fds: the placeholders go */

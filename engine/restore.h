@@ -226,8 +226,9 @@ int rst_fdtable_place(struct rst_task *t, char *msg, size_t msglen);
  * cloned by their parent: the owner's blob clones them (restorer/sharedvm.c); a placeholder process made by
  * crshim restores their fd table first. rst_svm_load stands for rst_pages_load (the memory is the owner's);
  * rst_svm_prepare checks the tree; rst_svm_fill (areas built) fills the owner's and the sharers' args;
- * rst_svm_spawn makes the placeholders; rst_svm_go (owner trapped) seizes a sharer and lets it go on;
- * rst_svm_done ends the placeholders. rst_svm_keep (child side): a sharer's area the owner keeps. */
+ * rst_svm_go (owner trapped, every other process made) makes the sharer's placeholder, seizes the sharer and
+ * lets it go on; rst_svm_done ends the placeholders. rst_svm_keep (child side): a sharer's area the owner
+ * keeps. */
 static inline bool rst_svm_sharer(const struct rst_task *t)
 {
 	return t->pst && t->pst->has_vm_owner && t->pst->vm_owner > 0;
@@ -236,8 +237,7 @@ int rst_svm_mm_id(const struct rst_task *t);
 int rst_svm_load(struct rst_task *t, struct cr_err *e);
 int rst_svm_prepare(struct rst_task *ts, size_t n, struct cr_err *e);
 int rst_svm_fill(struct rst_task *ts, size_t n, struct cr_err *e);
-int rst_svm_spawn(struct rst_task *ts, size_t n, struct cr_err *e);
-int rst_svm_go(struct rst_task *t, struct cr_err *e);
+int rst_svm_go(struct rst_task *ts, size_t n, struct rst_task *t, struct cr_err *e);
 void rst_svm_done(struct rst_task *ts, size_t n);
 /* waitpid(t->pid, st, __WALL) that reaps placeholders that ended meanwhile: a PID namespace's init cannot
  * finish its exit while one of them (crshim's child inside the namespace) is not reaped. */

@@ -99,7 +99,6 @@ int ns_nft_restore(const char *js, struct cr_err *e);
  * namespace's (they were crshim's view), or one line for one it does not map. */
 int ns_user_mnt_ids(struct ns_rst *r, struct cr_err *e);
 /* ... the root task, born in it, takes its first uid and gid (ns_rst_root_child). */
-int ns_rst_user_born_ids(const struct ns_rst *r, char *msg, size_t len);
 /* ... whose time namespace it owns (made by ns_rst_user_born_time). */
 bool ns_rst_user_time(const struct ns_rst *r);
 /* ns-state.c: the time offsets of ne written for the time namespace of our children (0, -1 with errno). */

@@ -112,6 +112,8 @@ bool ns_rst_user_born(const struct ns_rst *r);
 /* ... and owned its time namespace: the child of crshim that clones the born root makes it, in the user
  * namespace, with its offsets (0, -1 with errno); crshim does not enter it. */
 int ns_rst_user_born_time(const struct ns_rst *r);
+/* ... a process that entered it takes its first uid and gid, as the root task does (0, -1 and msg) */
+int ns_rst_user_born_ids(const struct ns_rst *r, char *msg, size_t len);
 /* ... then the host's ids of its first uid and gid (the root task's, ns_rst_user_born_ids): true. */
 bool ns_rst_user_born_host_ids(const struct ns_rst *r, uid_t *u, gid_t *g);
 int ns_rst_user_enter(int fd, char *msg, size_t len);

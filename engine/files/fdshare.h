@@ -37,6 +37,10 @@ int rst_fdshare_one(struct rst_task *ts, size_t n, FileEntry *f, struct cr_err *
 /* The root task of a tree with its own mount tree, once that stands (before it clones the others): open
  * the descriptions kept for it at their fds; -1 with the reason in msg. */
 int rst_fdshare_root(char *msg, size_t len);
+/* The placeholder of a process sharing an address space (mem/restore-sharedvm.c), in that mount tree: open
+ * the descriptions the root task opens (not those in flight, which crshim holds) at their fds, each again:
+ * its copy does not share the offset with the others'. -1 with the reason in msg. */
+int rst_fdshare_reopen(char *msg, size_t len);
 /* crshim, in the mount namespace of such a tree once it stands: open the files in flight (sent with the
  * unix sockets' queues right after) at the fds kept for them; the root task takes them from crshim
  * (rst_fdshare_root, pidfd_getfd). -1 with the reason in msg. */

@@ -168,6 +168,15 @@ int rst_fdshare_root(char *msg, size_t len)
 	return 0;
 }
 
+int rst_fdshare_reopen(char *msg, size_t len)
+{
+	for (size_t i = 0; i < nr_descs; i++)
+		if (descs[i].late && !descs[i].flight && open_at_kept(&descs[i]))
+			return rst_errmsg(msg, len, "open %s (shared by several processes)",
+					  descs[i].late->reg->path);
+	return 0;
+}
+
 static int find(uint32_t id)
 {
 	for (size_t i = 0; i < nr_descs; i++)

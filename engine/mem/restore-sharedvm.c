@@ -5,7 +5,11 @@
  * no C stage; what the C stage does for others:
  *  - its fd table is restored by a placeholder: a child of crshim with a temporary PID that runs the normal
  *    fd restore (rst_child_files) for it and stops; the sharer takes every fd with pidfd_getfd. Then the
- *    placeholder is killed and reaped. A sharer of the owner's fd table (CLONE_FILES) needs none.
+ *    placeholder is killed and reaped. A sharer of the owner's fd table (CLONE_FILES) needs none. The
+ *    placeholder is made once the rest of the tree is (the sharers are let go last), in the owner's PID and
+ *    mount namespaces and, in a tree born in its user namespace (ns/userns.c), in that one too (ph_enter).
+ *  - its PID: clone3's set_tid from the owner's blob; in a tree of fresh PIDs in crshim's namespace (one
+ *    born in its user namespace) only its ids inside, and crshim finds it by them (rst_pidns_find).
  *  - session/group, cwd, umask, name, personality, nice: set by the sharer in the blob.
  * crshim seizes a sharer once its owner's blob is done (the sharer waits for that), then handles it like
  * any task: wait for its trap, registers, signal mask, detach. */
@@ -24,6 +28,7 @@
 
 #include "base/cleanup.h"
 #include "base/log.h"
+#include "files/fdshare.h"
 #include "restore.h"
 #include "task/seize.h"
 
@@ -49,7 +54,7 @@ int rst_svm_load(struct rst_task *t, struct cr_err *e)
 static struct rst_task *owner_of(struct rst_task *ts, size_t n, const struct rst_task *t)
 {
 	for (size_t i = 0; i < n && &ts[i] != t; i++)
-		if (ts[i].pid == t->pst->vm_owner)
+		if (rst_ipid(&ts[i]) == t->pst->vm_owner)
 			return &ts[i];
 	return NULL;
 }
@@ -121,9 +126,10 @@ static void fill_task(struct rst_task *ts, size_t n, struct rst_task *t, const s
 	a->svm_flags = p->vm_flags & SVM_FLAGS;
 	/* with CLONE_PARENT the kernel gives it the owner's exit signal */
 	a->svm_exit_signal = (p->vm_flags & CLONE_PARENT) ? 0 : p->exit_signal;
-	a->svm_tid[0] = t->vpid ? t->vpid : t->pid;
-	a->svm_tid[1] = t->pid;
-	a->svm_nr_tid = t->vpid ? 2 : 1;
+	pid_t tid[RST_PID_LEVELS]; /* (fresh_hpid: only the ids inside, ours is the kernel's) */
+	a->svm_nr_tid = (int32_t)rst_pidns_set_tid(t, tid);
+	for (int32_t l = 0; l < a->svm_nr_tid; l++)
+		a->svm_tid[l] = tid[l];
 	if (p->sid == t->pid) {
 		a->svm_sess = RST_SVM_SESS_SETSID;
 	} else if (p->pgid != own->pst->pgid) {
@@ -178,14 +184,37 @@ bool rst_svm_keep(const struct rst_args *a, uint64_t start, uint64_t end)
 	return false;
 }
 
+/* The placeholder, in the namespaces of its sharer: its mount namespace (the tree's own mount tree, where
+ * the files are opened by path; crshim keeps only fd numbers for the descriptions the root task opens there,
+ * which the placeholder opens again: rst_fdshare_reopen), and in a tree born in its user namespace that
+ * namespace, as its first uid and gid (the sharer, a task of it, must be able to take its fds). */
+static int ph_enter(const struct rst_task *t, const struct rst_task *own, char *msg, size_t len)
+{
+	const struct rst_task *root = &t->tree[0];
+	bool born = ns_rst_user_born(root->ns);
+	if (root->paths_later || root->mntns_proc || born) {
+		char p[64];
+		snprintf(p, sizeof(p), "/proc/%d/ns/mnt", (int)own->pid);
+		__cleanup_close int fd = open(p, O_RDONLY | O_CLOEXEC);
+		if (fd < 0 || setns(fd, CLONE_NEWNS))
+			return rst_errmsg(msg, len, "placeholder: enter the mount namespace of task %d",
+					  rst_ipid(own));
+	}
+	if (born && setns(ns_rst_user_fd(root->ns), CLONE_NEWUSER))
+		return rst_errmsg(msg, len, "placeholder: enter the user namespace");
+	if (born && ns_rst_user_born_ids(root->ns, msg, len))
+		return -1;
+	return root->paths_later ? rst_fdshare_reopen(msg, len) : 0;
+}
+
 /* The placeholder (crshim's child): restore the fd table, report, stop until it is killed. */
-__attribute__((noreturn)) static void placeholder(struct rst_task *t, int wfd)
+__attribute__((noreturn)) static void placeholder(struct rst_task *t, const struct rst_task *own, int wfd)
 {
 	char msg[512] = "";
 	t->args->svm_ph_pid = getpid(); /* as the sharer sees it */
 	raise(SIGSTOP);			/* crshim checks that it took no PID of the tree */
 	t->err_pipe[1] = wfd;
-	if (rst_child_files(t, msg, sizeof(msg))) {
+	if (ph_enter(t, own, msg, sizeof(msg)) || rst_child_files(t, msg, sizeof(msg))) {
 		if (write(t->err_pipe[1], msg, strlen(msg)) < 0)
 			_exit(2);
 		_exit(1);
@@ -206,26 +235,33 @@ static int wait_placeholder(struct rst_task *t, int rfd, struct cr_err *e)
 	char msg[600];
 	while (waitpid(t->svm_ph, &st, WUNTRACED) < 0)
 		if (errno != EINTR)
-			return cr_fail_sys(e, "wait for the placeholder of task %d", t->pid);
+			return cr_fail_sys(e, "wait for the placeholder of task %d", rst_ipid(t));
 	if (WIFSTOPPED(st))
 		return 0;
 	t->svm_ph = 0; /* reaped */
 	ssize_t r = read(rfd, msg, sizeof(msg) - 1);
 	if (r > 0) {
 		msg[r] = '\0';
-		return cr_fail_errno(e, EFAULT, "task %d: %s", t->pid, msg);
+		return cr_fail_errno(e, EFAULT, "task %d: %s", rst_ipid(t), msg);
 	}
-	return cr_fail_errno(e, EFAULT, "task %d: its placeholder ended with status %#x", t->pid, st);
+	return cr_fail_errno(e, EFAULT, "task %d: its placeholder ended with status %#x", rst_ipid(t), st);
 }
 
-/* A PID the tree needs (in crshim's PID namespace or, as the placeholder sees it, in the tree's). */
-static bool pid_of_tree(const struct rst_task *ts, size_t n, pid_t pid, pid_t nspid)
+/* A PID the tree needs (in crshim's PID namespace or, as the placeholder sees it, in its sharer's). Every
+ * process of the tree is made by now (the sharers are let go last), but a thread of one may not be yet. */
+static bool pid_of_tree(const struct rst_task *t, pid_t pid, pid_t nspid)
 {
-	for (size_t i = 0; i < n; i++) {
-		if (ts[i].pid == pid || (ts[i].vpid ? ts[i].vpid : ts[i].pid) == nspid)
+	uint32_t lv = t->ns_levels;
+	for (size_t i = 0; i < t->ntree; i++) {
+		const struct rst_task *x = &t->tree[i];
+		const PstreeEntry *p = x->pst;
+		if (x->pid == pid ||
+		    (lv ? x->ns_levels >= lv && x->ns_ids[lv - 1] == nspid : x->pid == nspid))
 			return true;
-		for (size_t k = 1; k < ts[i].pst->n_threads; k++)
-			if (ts[i].pst->threads[k] == pid)
+		for (size_t k = 1; !x->helper && k < p->n_threads; k++)
+			if (rst_htid(x, k) == pid ||
+			    (lv && p->n_ns_tids >= p->n_threads * x->ns_levels && x->ns_levels >= lv &&
+			     p->ns_tids[k * x->ns_levels + lv - 1] == nspid))
 				return true;
 	}
 	return false;
@@ -240,7 +276,7 @@ static void kill_reap(pid_t pid)
 }
 
 /* A placeholder stopped before its work, with a PID the tree does not need (else another one). */
-static int clone_placeholder(struct rst_task *ts, size_t n, struct rst_task *t, int pfd[2], struct cr_err *e)
+static int clone_placeholder(struct rst_task *t, const struct rst_task *own, int pfd[2], struct cr_err *e)
 {
 	for (int tries = 0; tries < 64; tries++) {
 		sigset_t all, old;
@@ -251,29 +287,29 @@ static int clone_placeholder(struct rst_task *ts, size_t n, struct rst_task *t, 
 		long r = syscall(SYS_clone3, &ca, sizeof(ca));
 		if (r == 0) {
 			close(pfd[0]);
-			placeholder(t, pfd[1]);
+			placeholder(t, own, pfd[1]);
 		}
 		int err = errno;
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		if (r < 0)
-			return cr_fail_errno(e, err, "clone3 the placeholder of task %d", t->pid);
+			return cr_fail_errno(e, err, "clone3 the placeholder of task %d", rst_ipid(t));
 		t->svm_ph = (pid_t)r;
 		if (wait_placeholder(t, pfd[0], e))
 			return -1;
-		if (!pid_of_tree(ts, n, (pid_t)r, t->args->svm_ph_pid))
+		if (!pid_of_tree(t, (pid_t)r, t->args->svm_ph_pid))
 			return 0;
 		kill_reap((pid_t)r);
 		t->svm_ph = 0;
 	}
-	return cr_fail_errno(e, EAGAIN, "task %d: no free PID for its placeholder", t->pid);
+	return cr_fail_errno(e, EAGAIN, "task %d: no free PID for its placeholder", rst_ipid(t));
 }
 
-static int spawn_one(struct rst_task *ts, size_t n, struct rst_task *t, struct cr_err *e)
+static int spawn_one(struct rst_task *t, const struct rst_task *own, struct cr_err *e)
 {
 	int pfd[2];
 	if (pipe2(pfd, O_CLOEXEC))
 		return cr_fail_sys(e, "pipe");
-	int ret = clone_placeholder(ts, n, t, pfd, e);
+	int ret = clone_placeholder(t, own, pfd, e);
 	close(pfd[1]);
 	if (!ret) { /* now its fds */
 		kill(t->svm_ph, SIGCONT);
@@ -281,39 +317,43 @@ static int spawn_one(struct rst_task *ts, size_t n, struct rst_task *t, struct c
 	}
 	close(pfd[0]);
 	if (!ret)
-		pr_debug("task %d: placeholder %d holds its fds\n", t->pid, t->svm_ph);
+		pr_debug("task %d: placeholder %d holds its fds\n", rst_ipid(t), t->svm_ph);
 	return ret;
 }
 
-/* In the tree's PID namespace (when it has one), so that the sharers can see their placeholders. */
-int rst_svm_spawn(struct rst_task *ts, size_t n, struct cr_err *e)
+/* In the owner's PID namespace, so that the sharer can see its placeholder. */
+static int spawn_placeholder(struct rst_task *t, const struct rst_task *own, struct cr_err *e)
 {
 	__cleanup_close int self = -1, target = -1;
-	int ret = 0;
-	bool any = false;
-	for (size_t i = 0; i < n; i++)
-		any |= rst_svm_sharer(&ts[i]) && !(ts[i].pst->vm_flags & CLONE_FILES);
-	if (!any)
-		return 0;
-	if (ts[0].vpid) {
+	if (own->ns_levels) {
 		self = open("/proc/self/ns/pid", O_RDONLY | O_CLOEXEC);
-		target = (int)syscall(SYS_pidfd_open, ts[0].pid, 0);
+		target = (int)syscall(SYS_pidfd_open, own->pid, 0);
 		if (self < 0 || target < 0 || setns(target, CLONE_NEWPID))
-			return cr_fail_sys(e, "enter the PID namespace of task %d", ts[0].pid);
+			return cr_fail_sys(e, "enter the PID namespace of task %d", rst_ipid(own));
 	}
-	for (size_t i = 0; !ret && i < n; i++)
-		if (rst_svm_sharer(&ts[i]) && !(ts[i].pst->vm_flags & CLONE_FILES))
-			ret = spawn_one(ts, n, &ts[i], e);
+	int ret = spawn_one(t, own, e);
 	if (self >= 0 && setns(self, CLONE_NEWPID) && !ret)
 		ret = cr_fail_sys(e, "back to our PID namespace");
 	return ret;
 }
 
-int rst_svm_go(struct rst_task *t, struct cr_err *e)
+int rst_svm_go(struct rst_task *ts, size_t n, struct rst_task *t, struct cr_err *e)
 {
+	const struct rst_task *own = owner_of(ts, n, t);
+	if (!own)
+		return cr_fail_errno(e, EINVAL, "task %d: no owner of its address space", rst_ipid(t));
+	if (!rst_pid_known(t)) { /* fresh PIDs: made by the owner's blob, found by its ids inside */
+		int r = rst_pidns_find(t, e);
+		if (r < 0)
+			return -1;
+		if (!r)
+			return cr_fail_errno(e, ESRCH, "task %d: not made by the blob of task %d",
+					     rst_ipid(t), rst_ipid(own));
+	}
+	if (!(t->pst->vm_flags & CLONE_FILES) && spawn_placeholder(t, own, e))
+		return -1;
 	if (ptrace_seize_sc(t->pid, PTRACE_O_EXITKILL | PTRACE_O_TRACESYSGOOD))
-		return cr_fail_sys(e, "PTRACE_SEIZE %d (sharing the address space of %d)", t->pid,
-				   t->pst->vm_owner);
+		return cr_fail_sys(e, "PTRACE_SEIZE %d (sharing the address space of %d)", t->pid, own->pid);
 	t->seized = true;
 	__atomic_store_n(&t->args->svm_go, 1, __ATOMIC_SEQ_CST);
 	syscall(SYS_futex, &t->args->svm_go, 1 /* FUTEX_WAKE */, 1, NULL, NULL, 0);

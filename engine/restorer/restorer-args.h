@@ -238,16 +238,16 @@ struct rst_args {
 	/* ---- processes sharing the address space (restore-sharedvm.c, restorer/sharedvm.c) ---- */
 	uint64_t svm_args[RST_MAX_SVM]; /* the owner: struct rst_args * of each sharer it clones */
 	uint32_t nr_svm;
-	uint32_t svm;		 /* 1: a sharer: cloned by the owner's blob, maps nothing itself */
-	uint64_t svm_flags;	 /* clone flags (CLONE_VM | ...) */
-	int32_t svm_exit_signal; /* 0 with CLONE_PARENT */
-	int32_t svm_nr_tid;	 /* set_tid_size */
-	int32_t svm_tid[2];	 /* set_tid: the PID inside the tree's PID namespace first */
-	volatile int32_t svm_go; /* set (and futex-woken) by crshim once it has seized the sharer */
-	int32_t svm_ph_pid;	 /* its placeholder that holds its fds (written by the placeholder) */
-	int32_t svm_sess;	 /* enum rst_svm_sess */
-	int32_t svm_pgid;	 /* RST_SVM_SESS_SETPGID: the group (0: its own) */
-	uint32_t svm_nr_fds;	 /* struct rst_svm_fd[] at svm_fds */
+	uint32_t svm;			 /* 1: a sharer: cloned by the owner's blob, maps nothing itself */
+	uint64_t svm_flags;		 /* clone flags (CLONE_VM | ...) */
+	int32_t svm_exit_signal;	 /* 0 with CLONE_PARENT */
+	int32_t svm_nr_tid;		 /* set_tid_size */
+	int32_t svm_tid[RST_PID_LEVELS]; /* set_tid: the PID in its own PID namespace first */
+	volatile int32_t svm_go;	 /* set (and futex-woken) by crshim once it has seized the sharer */
+	int32_t svm_ph_pid;		 /* its placeholder that holds its fds (written by the placeholder) */
+	int32_t svm_sess;		 /* enum rst_svm_sess */
+	int32_t svm_pgid;		 /* RST_SVM_SESS_SETPGID: the group (0: its own) */
+	uint32_t svm_nr_fds;		 /* struct rst_svm_fd[] at svm_fds */
 	int32_t svm_pad;
 	uint64_t svm_fds; /* in the area's unmap space (a sharer unmaps nothing) */
 	uint64_t svm_cwd; /* char *, 0: shares the fs info (CLONE_FS) */

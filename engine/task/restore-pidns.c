@@ -241,9 +241,6 @@ bool rst_pidns_fresh_maybe(const struct rst_task *root)
 	const PstreeEntry *p = root->n_all_pst ? root->all_pst[0] : NULL;
 	if (!p)
 		return false;
-	for (size_t i = 0; i < root->n_all_pst; i++)
-		if (root->all_pst[i]->has_vm_owner && root->all_pst[i]->vm_owner > 0)
-			return false;
 	if (p->has_ns_levels)
 		return p->ns_levels == 1 && p->n_ns_tids >= 1 && p->ns_tids[0] == 1;
 	return root->inv && root->inv->pidns && p->ns_pid == 1 && p->n_threads <= 1;
@@ -254,11 +251,8 @@ int rst_pidns_fresh(struct rst_task *ts, size_t n, bool born, struct cr_err *e)
 	if (!ts[0].fresh_hpid && !born)
 		return 0;
 	const char *why = !ts[0].ns_init      ? "its root is no namespace's init"
-			  : !ts[0].fresh_hpid ? "a shared address space"
+			  : !ts[0].fresh_hpid ? "no ids of its tasks inside it"
 					      : NULL;
-	for (size_t i = 0; i < n && !why; i++)
-		if (rst_svm_sharer(&ts[i]))
-			why = "a shared address space";
 	if (born && why) /* its tasks are made in its user namespace: they cannot choose PIDs in ours */
 		return cr_fail(
 		    e, "not supported yet: a tree whose user namespace owns its PID namespace, with %s", why);
