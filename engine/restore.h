@@ -257,6 +257,11 @@ int rst_pidns_plan(struct rst_task *ts, size_t n, struct cr_err *e);
 int rst_pidns_helpers(struct rst_task *ts, size_t n, struct cr_err *e);
 /* set_tid for clone3 (innermost first) and its size. */
 uint32_t rst_pidns_set_tid(const struct rst_task *t, pid_t set_tid[RST_PID_LEVELS]);
+/* The pid of t as it sees itself (getpid() in it). */
+static inline pid_t rst_pidns_self(const struct rst_task *t)
+{
+	return t->ns_levels ? t->ns_ids[t->ns_levels - 1] : rst_ipid(t);
+}
 /* A pid or tid of the images (crshim's view) as task t sees it (0: not visible in its namespace). */
 pid_t rst_pidns_vid(const struct rst_task *t, pid_t id);
 /* The ids of thread k (1..) of t for the blob: its tid as t sees it and the set_tid array. */

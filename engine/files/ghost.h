@@ -55,9 +55,17 @@ int rst_ghost_open_path(const char *path, int flags);
 /* A root born in its user namespace (late_fds_pushed) takes crshim's fds of the ghosts (rst_ghost_late
  * offers them) and its tree inherits them: each task keeps its copies among its helper fds
  * (restore-files.c) and rst_ghost_open_path opens them as /proc/self/fd/OWN. The count (0 otherwise),
- * crshim's fd of ghost j, and the task's copy of crshim's fd (0, -1). */
+ * crshim's fd of ghost j, and the task's copy of crshim's fd (0, -1): pid 0, or a child that shares its fd
+ * table (CLONE_FILES) but not its fs info, with its pid as it sees it: the parent keeps that child's copies
+ * too (its own fd restore would close them: a removed cwd of the child; and its blob closes its own helper
+ * fds, rst_host_proc among them, while the child may still open them) and places them in the child's range
+ * of helper fds (restore-fdtable.c), which rst_ghost_sharer_copies walks (fn may move *own). */
 size_t rst_ghost_count(const struct rst_task *t);
 int rst_ghost_fd(const struct rst_task *t, size_t j);
-int rst_ghost_own_copy(int crshim_fd, int own);
+int rst_ghost_own_copy(pid_t pid, int crshim_fd, int own);
+int rst_ghost_sharer_copies(pid_t pid, int (*fn)(int *own, void *arg), void *arg);
+/* The parent's fd restore: the copies (keep returns the copy of fd, -1) of the ghosts of child c, which
+ * shares its fd table, and of crshim's /proc through which it opens them. */
+int rst_ghost_keep_sharer(const struct rst_task *c, int (*keep)(int fd, void *arg), void *arg);
 
 #endif

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "files/ghost.h"
 #include "restore.h"
 
 bool rst_files_shared(const struct rst_task *t)
@@ -60,6 +61,11 @@ static int place(int fd, int *next, bool close_old)
 	return nfd;
 }
 
+static int place_ghost(int *own, void *next)
+{
+	return (*own = place(*own, next, true)) < 0 ? -1 : 0;
+}
+
 static int place_child(struct rst_task *c, int *next, char *msg, size_t len)
 {
 	struct rst_args *a = c->args;
@@ -79,6 +85,8 @@ static int place_child(struct rst_task *c, int *next, char *msg, size_t len)
 		if (fd < 0 || (mfd[i] = place(fd, next, true)) < 0)
 			return fail_msg(msg, len, c->mfiles[i].path, c->pid);
 	}
+	if (rst_ghost_sharer_copies(rst_pidns_self(c), place_ghost, next)) /* its removed cwd */
+		return fail_msg(msg, len, "move its copies of deleted files", c->pid);
 	int fd = open(c->mm->exe_path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0 || (fd = place(fd, next, true)) < 0)
 		return fail_msg(msg, len, c->mm->exe_path, c->pid);

@@ -58,6 +58,11 @@ static int close_others(const struct fd_plan *p, char *msg, size_t len)
 	}
 }
 
+static int keep_copy(int fd, void *p)
+{
+	return to_helper(p, fd, false);
+}
+
 /* The fds that children sharing our fd table need (restore-fdtable.c places them at the end). */
 static int keep_for_sharers(struct rst_task *t, struct fd_plan *p, char *msg, size_t len)
 {
@@ -74,6 +79,8 @@ static int keep_for_sharers(struct rst_task *t, struct fd_plan *p, char *msg, si
 			if (c->mfiles[i].fd >= 0 &&
 			    (c->mfiles[i].fd = to_helper(p, c->mfiles[i].fd, false)) < 0)
 				return rst_errmsg(msg, len, "keep the fds of task %d", c->pid);
+		if (rst_ghost_keep_sharer(c, keep_copy, p)) /* its ghosts (its removed cwd) */
+			return rst_errmsg(msg, len, "keep the deleted files of task %d", c->pid);
 	}
 	return 0;
 }
@@ -85,7 +92,7 @@ static int move_helpers(struct rst_task *t, struct fd_plan *p, char *msg, size_t
 	int32_t *mfd = (int32_t *)(uintptr_t)a->mfd;
 	for (size_t j = 0; j < rst_ghost_count(t); j++) { /* its copies of crshim's ghosts (ghost.h) */
 		int g = rst_ghost_fd(t, j), own = to_helper(p, g, true);
-		if (own < 0 || rst_ghost_own_copy(g, own))
+		if (own < 0 || rst_ghost_own_copy(0, g, own))
 			return rst_errmsg(msg, len, "keep the deleted file at fd %d", g);
 	}
 	if ((a->pages_fd = to_helper(p, t->pm.pages_fd, true)) < 0 ||
@@ -244,7 +251,7 @@ int rst_child_files(struct rst_task *t, char *msg, size_t len)
 	size_t extra = 0; /* fds kept for children sharing the table */
 	for (size_t j = 0; j < t->ntree; j++)
 		if (rst_files_sharer_of(t, &t->tree[j]))
-			extra += 4 + t->tree[j].nr_mfiles;
+			extra += 5 + t->tree[j].nr_mfiles + rst_ghost_count(&t->tree[j]);
 	p.helper = calloc(t->nr_fdinfo + t->nr_mfiles + rst_ghost_count(t) + extra + 5, sizeof(int));
 	p.inherit = calloc(t->nr_fdinfo + 1, sizeof(int));
 	int ret = -1;

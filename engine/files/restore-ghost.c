@@ -510,6 +510,7 @@ void rst_ghost_free(struct rst_task *t)
  * ghosts, which it opens through /proc/self (its tasks may not open crshim's fds). */
 static struct own_copy {
 	int crshim, own;
+	pid_t pid; /* a child sharing the table (its pid as it sees it) whose copy it is, 0: ours */
 } * own_copies;
 static size_t n_own_copies;
 
@@ -523,14 +524,52 @@ int rst_ghost_fd(const struct rst_task *t, size_t j)
 	return t->ghosts[j].fd;
 }
 
-int rst_ghost_own_copy(int crshim_fd, int own)
+int rst_ghost_own_copy(pid_t pid, int crshim_fd, int own)
 {
 	struct own_copy *n = realloc(own_copies, (n_own_copies + 1) * sizeof(*n));
 	if (!n)
 		return -1;
 	own_copies = n;
-	own_copies[n_own_copies++] = (struct own_copy){crshim_fd, own};
+	own_copies[n_own_copies++] = (struct own_copy){crshim_fd, own, pid};
 	return 0;
+}
+
+int rst_ghost_sharer_copies(pid_t pid, int (*fn)(int *own, void *arg), void *arg)
+{
+	for (size_t i = 0; i < n_own_copies; i++)
+		if (pid && own_copies[i].pid == pid && fn(&own_copies[i].own, arg))
+			return -1;
+	return 0;
+}
+
+#define HOST_PROC_KEY (-2) /* own_copies: a copy of rst_host_proc */
+
+int rst_ghost_keep_sharer(const struct rst_task *c, int (*keep)(int fd, void *arg), void *arg)
+{
+	pid_t self = rst_pidns_self(c);
+	for (size_t j = 0; j < rst_ghost_count(c); j++) {
+		int own = keep(c->ghosts[j].fd, arg);
+		if (own < 0 || rst_ghost_own_copy(self, c->ghosts[j].fd, own))
+			return -1;
+	}
+	if (rst_host_proc >= 0 && c->nr_ghosts) {
+		int own = keep(rst_host_proc, arg);
+		if (own < 0 || rst_ghost_own_copy(self, HOST_PROC_KEY, own))
+			return -1;
+	}
+	return 0;
+}
+
+/* Our copy of crshim's fd: a child sharing the table takes those kept for it, which its parent's blob does
+ * not close (restore-fdtable.c), before the parent's own; -1 if none. */
+static int own_copy_of(int crshim_fd)
+{
+	pid_t self = getpid();
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < n_own_copies; i++)
+			if (own_copies[i].crshim == crshim_fd && own_copies[i].pid == (pass ? 0 : self))
+				return own_copies[i].own;
+	return -1;
 }
 
 int rst_ghost_open_path(const char *path, int flags)
@@ -539,18 +578,18 @@ int rst_ghost_open_path(const char *path, int flags)
 	int n = snprintf(pre, sizeof(pre), "/proc/%d/", (int)host_proc_of);
 	if (rst_host_proc < 0 || strncmp(path, pre, (size_t)n))
 		return open(path, flags);
-	int fd = -1;
+	int fd = -1, proc = own_copy_of(HOST_PROC_KEY);
+	if (proc < 0)
+		proc = rst_host_proc;
 	if (!late_fds_pushed() || sscanf(path + n, "fd/%d", &fd) != 1)
-		return openat(rst_host_proc, path + 6, flags);
+		return openat(proc, path + 6, flags);
 	/* its copy: at crshim's number until restore-files.c moves it (the root opens some before) */
-	for (size_t i = 0; i < n_own_copies; i++)
-		if (own_copies[i].crshim == fd) {
-			fd = own_copies[i].own;
-			break;
-		}
+	int own = own_copy_of(fd);
+	if (own >= 0)
+		fd = own;
 	char self[32];
 	snprintf(self, sizeof(self), "self/fd/%d", fd);
-	return openat(rst_host_proc, self, flags);
+	return openat(proc, self, flags);
 }
 
 /* A file the task made with O_TMPFILE (r->tmpfile_dir): a new O_TMPFILE there with the ghost's contents,
