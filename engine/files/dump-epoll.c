@@ -2,7 +2,10 @@
  * for each entry the fd that holds its target file now, found with kcmp(KCMP_EPOLL_TFD): the fd of the
  * same number in the task, else any other fd of the task (the one added was closed or moved), else an fd
  * of another process of the tree. A target that no process of the tree holds any more is skipped (as CRIU
- * does): nothing could make it again. */
+ * does): nothing could make it again.
+ * An epoll instance in flight (SCM_RIGHTS, net/sk-unix.h) is crshim's copy: its tfd numbers are those of
+ * the process that added them, its targets are looked for in every process of the tree; one that only
+ * crshim holds (a copy of another file in flight) fails the dump with one line. */
 #define LOG_PREFIX "dump-epoll: "
 #include <dirent.h>
 #include <errno.h>
@@ -41,14 +44,16 @@ static int scan_process(pid_t pid, pid_t epid, const struct epoll_slot *slot)
 	return -1;
 }
 
-/* Where the target of entry (tfd, toff) of epoll efd lives now: 0 and *tpid, *tfdout; 1 if nowhere. */
+/* Where the target of entry (tfd, toff) of epoll efd lives now: 0 and *tpid, *tfdout; 1 if nowhere; 2 if
+ * only in crshim (efd in flight: crshim's copy, c->pid is crshim's; the target is in flight too). */
 static int find_target(const struct dump_ctx *c, int efd, int tfd, uint32_t toff, pid_t *tpid, int *tfdout)
 {
 	struct epoll_slot slot = {(uint32_t)efd, (uint32_t)tfd, toff};
+	bool carried = c->pid == getpid();
 	int fd = -1;
-	if (is_target(c->pid, tfd, c->pid, &slot))
+	if (!carried && is_target(c->pid, tfd, c->pid, &slot))
 		fd = tfd;
-	else
+	else if (!carried)
 		fd = scan_process(c->pid, c->pid, &slot);
 	if (fd >= 0) {
 		*tpid = c->pid, *tfdout = fd;
@@ -63,7 +68,7 @@ static int find_target(const struct dump_ctx *c, int efd, int tfd, uint32_t toff
 			return 0;
 		}
 	}
-	return 1;
+	return carried && scan_process(c->pid, c->pid, &slot) >= 0 ? 2 : 1;
 }
 
 /* Parse one "tfd:" line. */
@@ -121,7 +126,11 @@ static int fill_list(struct dump_ctx *c, const struct evfd_src *s, const char *t
 		pid_t tpid;
 		if (parse_tfd(p, &tfd, &events, &data))
 			return cr_fail_errno(e, EINVAL, "fd %d: epoll: bad fdinfo line", s->fd);
-		if (find_target(c, s->fd, tfd, same_before(txt, p, tfd), &tpid, &tfdnow)) {
+		int where = find_target(c, s->fd, tfd, same_before(txt, p, tfd), &tpid, &tfdnow);
+		if (where == 2)
+			return cr_fail_errno(e, ENOTSUP, "its target added as fd %d is itself only in flight",
+					     tfd);
+		if (where) {
 			pr_debug("fd %d: epoll target fd %d (events %#x) is held by no process of the tree: "
 				 "skipped\n",
 				 s->fd, tfd, events);
@@ -181,7 +190,7 @@ static int fill_epoll(struct rst_task *t, int lo, const FileEntry *f, const Fdin
 	return rst_epoll_is(f) ? rst_epoll_fill(t, lo, f, fi, msg, len) : 0;
 }
 
-/* (in flight: no; targets in other processes: rst_epoll_tree) */
+/* (targets in other processes, and those of a set in flight: rst_epoll_tree) */
 FD_KIND(fdk_epoll) = {
     .name = "epoll",
     .kind = FILE_KIND__FILE_EPOLL,
@@ -194,4 +203,6 @@ FD_KIND(fdk_epoll) = {
     .pass = 1,
     .fill = fill_epoll,
     .make = rst_epoll_make,
+    .flight = rst_evfd_share_one,
+    .flight_check = rst_epoll_flight_check,
 };

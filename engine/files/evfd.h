@@ -103,7 +103,11 @@ void rst_evfd_share_done(void);
 /* f (of task t) made once in crshim as above (a file in flight, restore-sk-scm.c), or its holder. */
 int rst_evfd_share_one(struct rst_task *ts, size_t n, const struct rst_task *t, FileEntry *f,
 		       struct cr_err *e);
-/* Parent, once every process of the tree has its fds (stopped in the blob): targets in other processes. */
+/* Parent, once every process of the tree has its fds (stopped in the blob): targets in other processes, and
+ * every target of an epoll set in flight (made by crshim, restore-sk-scm.c). */
 int rst_epoll_tree(struct rst_task *ts, size_t n, struct cr_err *e);
+/* An epoll set in flight f (of task t): each target is a file of a live process of the tree. */
+int rst_epoll_flight_check(struct rst_task *ts, size_t n, const struct rst_task *t, const FileEntry *f,
+			   struct cr_err *e);
 
 #endif

@@ -85,6 +85,9 @@ struct fd_kind {
 	 * and handed over (f becomes FILE_INHERIT); NULL: this kind cannot be in flight. */
 	int (*flight)(struct rst_task *ts, size_t n, const struct rst_task *t, FileEntry *f,
 		      struct cr_err *e);
+	/* Parent, before flight and in the dump's dry run: can f in flight be made? NULL: yes. */
+	int (*flight_check)(struct rst_task *ts, size_t n, const struct rst_task *t, const FileEntry *f,
+			    struct cr_err *e);
 };
 
 /* Define the entry of a kind: FD_KIND(my_kind) = { .name = ..., ... }; */

@@ -3,11 +3,18 @@
  * that number is free (or holds the target itself), so that a later EPOLL_CTL_MOD/DEL by that number works.
  * Parent (crshim): targets held only by another process of the tree are added through pidfd_getfd copies
  * once every process has its fds (the key is then crshim's fd number: that process could not name it
- * anyway). */
+ * anyway). An epoll set in flight (SCM_RIGHTS, net/sk-unix.h) is made once by crshim (its flight hook)
+ * and sent with its message; crshim adds all its targets then, from a thread with its own copy of
+ * crshim's fd table where each target is put at the fd number it was added with (the receiver may hold
+ * the target under that number and name it so). */
 #define LOG_PREFIX "restore-epoll: "
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <unistd.h>
@@ -162,10 +169,137 @@ static int tree_task_epolls(struct rst_task *ts, size_t n, struct rst_task *t, s
 	return 0;
 }
 
+/* ---------------------------------------------------------------- an epoll set in flight */
+
+/* f is a set in flight whose list crshim adds (not also held by a process of the tree: then that one's). */
+static bool flight_list(const FileEntry *f)
+{
+	return f->in_flight && f->epoll && !f->epoll->has_shared_pid;
+}
+
+int rst_epoll_flight_check(struct rst_task *ts, size_t n, const struct rst_task *t, const FileEntry *f,
+			   struct cr_err *e)
+{
+	for (size_t i = 0; flight_list(f) && i < f->epoll->n_tfd; i++) {
+		const EpollTfdEntry *te = f->epoll->tfd[i];
+		const struct rst_task *tt = rst_tree_task(ts, n, te->target_pid);
+		bool held = false;
+		for (size_t j = 0; tt && !tt->zombie && j < tt->nr_fdinfo && !held; j++)
+			held = tt->fdinfo[j]->fd == te->target_fd;
+		if (!held)
+			return cr_fail_errno(
+			    e, EBADMSG,
+			    "files.img: epoll set in flight (file id %#x): its target fd %d of "
+			    "task %d is not a file of a live process of the tree",
+			    f->id, te->target_fd, te->target_pid);
+	}
+	return 0;
+}
+
+/* The thread's work: no log, no error text (the fd numbers below hi may be the log's in its table). */
+struct flight_add {
+	int epfd, hi;
+	const EpollEntry *ep;
+	int *copy;  /* crshim's copy of each target */
+	size_t bad; /* the entry that failed */
+	int err;    /* its errno, 0: done */
+	bool keyed; /* under the numbers they were added with (else the copies') */
+};
+
+static void *flight_add_main(void *arg)
+{
+	struct flight_add *a = arg;
+	size_t nt = a->ep->n_tfd;
+	if (unshare(CLONE_FILES)) {
+		a->err = errno, a->bad = nt;
+		return NULL;
+	}
+	int ep = fcntl(a->epfd, F_DUPFD, a->hi); /* above every key: dup2 to a key clobbers nothing needed */
+	a->keyed = ep >= 0;
+	for (size_t i = 0; a->keyed && i < nt; i++) { /* (a copy not moved is still open in this table) */
+		int m = fcntl(a->copy[i], F_DUPFD, a->hi);
+		a->keyed = m >= 0;
+		a->copy[i] = m >= 0 ? m : a->copy[i];
+	}
+	if (!a->keyed) /* (a key above crshim's fd limit) the copies' numbers, as for any other set */
+		ep = a->epfd;
+	for (size_t i = 0; i < nt; i++) {
+		const EpollTfdEntry *te = a->ep->tfd[i];
+		struct epoll_event ev = {.events = te->events, .data.u64 = te->data};
+		int key = a->keyed && te->tfd >= 0 ? te->tfd : a->copy[i];
+		if ((key != a->copy[i] && dup2(a->copy[i], key) < 0) ||
+		    epoll_ctl(ep, EPOLL_CTL_ADD, key, &ev)) {
+			a->err = errno ? errno : EINVAL, a->bad = i;
+			return NULL;
+		}
+		if (key != a->copy[i])
+			close(key);
+	}
+	return NULL; /* the thread's fd table goes with it */
+}
+
+/* Every target of epoll set f in flight (crshim's fd f->inherit_fd). */
+static int flight_fill(struct rst_task *ts, size_t n, const FileEntry *f, struct cr_err *e)
+{
+	const EpollEntry *ep = f->epoll;
+	struct flight_add a = {
+	    .epfd = f->inherit_fd, .ep = ep, .copy = calloc(2 * (ep->n_tfd + 1), sizeof(int))};
+	if (!a.copy)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	int *orig =
+	    a.copy + ep->n_tfd + 1; /* the copies in crshim's table (the thread moves a.copy in its own) */
+	int ret = -1;
+	size_t got = 0;
+	for (; got < ep->n_tfd; got++) {
+		const EpollTfdEntry *te = ep->tfd[got];
+		const struct rst_task *tt = rst_tree_task(ts, n, te->target_pid);
+		if (!tt) {
+			cr_fail_errno(e, EBADMSG, "target fd %d of task %d: no such task", te->target_fd,
+				      te->target_pid);
+			goto out;
+		}
+		if ((orig[got] = dump_evfd_take(tt->pid, te->target_fd, e)) < 0)
+			goto out;
+		if (te->tfd >= a.hi && te->tfd < INT_MAX)
+			a.hi = te->tfd + 1;
+	}
+	memcpy(a.copy, orig, got * sizeof(int));
+	pthread_t th;
+	if ((errno = pthread_create(&th, NULL, flight_add_main, &a))) {
+		cr_fail_sys(e, "a thread to add its targets");
+		goto out;
+	}
+	pthread_join(th, NULL);
+	if (a.err && a.bad == ep->n_tfd) {
+		cr_fail_errno(e, a.err, "a copy of crshim's fd table (unshare)");
+	} else if (a.err) {
+		const EpollTfdEntry *te = ep->tfd[a.bad];
+		cr_fail_errno(e, a.err, "add the target fd %d of task %d (added as fd %d, events %#x)",
+			      te->target_fd, te->target_pid, te->tfd, te->events);
+	} else {
+		pr_info("epoll set in flight (file id %#x): %zu targets added%s\n", f->id, ep->n_tfd,
+			a.keyed ? "" : " (under crshim's fd numbers)");
+		ret = 0;
+	}
+out:
+	for (size_t i = 0; i < got; i++)
+		close(orig[i]);
+	free(a.copy);
+	return ret;
+}
+
 int rst_epoll_tree(struct rst_task *ts, size_t n, struct cr_err *e)
 {
-	for (size_t k = 0; k < n; k++)
-		if (!ts[k].zombie && tree_task_epolls(ts, n, &ts[k], e))
+	for (size_t k = 0; k < n; k++) {
+		if (ts[k].zombie)
+			continue;
+		if (tree_task_epolls(ts, n, &ts[k], e))
 			return -1;
+		for (size_t i = 0; i < ts[k].nr_files; i++) {
+			const FileEntry *f = ts[k].files[i];
+			if (flight_list(f) && f->kind == FILE_KIND__FILE_INHERIT && flight_fill(ts, n, f, e))
+				return cr_wrap(e, "task %d: an epoll set in flight", ts[k].pid);
+		}
+	}
 	return 0;
 }

@@ -47,6 +47,8 @@ static int make_once(struct rst_task *ts, size_t n, const struct rst_task *t, Fi
 	if (!k || !k->flight)
 		return cr_fail_errno(e, ENOTSUP, "file id %u of kind %d cannot be made in flight", f->id,
 				     f->kind);
+	if (k->flight_check && k->flight_check(ts, n, t, f, e))
+		return -1;
 	return dry ? 0 : k->flight(ts, n, t, f, e);
 }
 

@@ -37,11 +37,13 @@ void dump_sk_unix_free(struct dump_unix *du);
  * DUMP_SCM_ID_BASE up; unix_sk_msg.fds lists the ids per message, in order. crshim's copies stay open until
  * the whole dump ends (dump_fdshare_keep: the tree-wide kcmp of later processes compares with them), so
  * that a description held by another process is one description again. Kinds crshim cannot make outside
- * a process's fd table (epoll, pidfd, tty, FIFO, other sockets) fail the dump with one line.
+ * a process's fd table (pidfd, tty, FIFO, other sockets) fail the dump with one line; so does an epoll
+ * instance watching a file that is itself only in flight (files/dump-epoll.c).
  * SCM_CREDENTIALS (SO_PASSCRED): pid, uid and gid are saved; on restore uid and gid are sent again, the pid
  * is crshim's (the sender process does not exist yet when the queue is filled).
  * Restore: before the sharing passes, every carried file is made once in crshim by its kind's own sharing
- * code (pipes, open file descriptions, event fds; unix sockets are made here anyway), and each entry of the
+ * code (pipes, open file descriptions, event fds, epoll sets: their targets added by crshim once every
+ * process has its fds, files/restore-epoll.c; unix sockets are made here anyway), and each entry of the
  * tree of that same file becomes FILE_INHERIT of it; the queue is then filled with sendmsg(SCM_RIGHTS)
  * from the sender's side. */
 #define DUMP_SCM_ID_BASE 0x40000000u

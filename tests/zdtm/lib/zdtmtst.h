@@ -302,6 +302,12 @@ void rec_stream(int r, int w, const char *what);
 /* lib/epollinfo.c: the "tfd: N events: X data: D" triples of epoll fd's fdinfo as "N:X:D " words, sorted
  * (the kernel lists them by file address); their number, -1 if fdinfo cannot be read. */
 int epoll_tfds(int fd, char *out, size_t len);
+/* The data words of the entries of epoll fd ep ready now (epoll_wait without waiting), or'ed together. */
+uint64_t epoll_ready(int ep);
+/* A child holding an epoll set's targets (epoll_tree, sk_unix_scm_epoll_child): once a byte comes on ctl_r,
+ * it reads one byte of pipe data_r and eventfd efd (whose counter must be 1), answers on ack_w and exits 0
+ * (2-4: a step failed). */
+void epoll_child_reads(int efd, int data_r, int ctl_r, int ack_w) __attribute__((noreturn));
 /* lib/inhfd.c, for tests with `inhfd: yes` in their .desc: a keeper outside the test's tree (its own session,
  * adopted by the runner's reaper) holds tfd (the test's end) and ofd (the other end). It writes inhfd.key
  * (the

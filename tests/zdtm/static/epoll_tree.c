@@ -10,30 +10,6 @@
 #include <unistd.h>
 #include "zdtmtst.h"
 
-static void child(int efd, int data_r, int ctl_r, int ack_w)
-{
-	uint64_t v;
-	char c;
-	test_forked();
-	if (read(ctl_r, &c, 1) != 1)
-		_exit(2);
-	if (read(data_r, &c, 1) != 1 || read(efd, &v, sizeof(v)) != sizeof(v) || v != 1)
-		_exit(3);
-	if (write(ack_w, "k", 1) != 1)
-		_exit(4);
-	_exit(0);
-}
-
-static uint64_t ready(int ep)
-{
-	struct epoll_event evs[8];
-	uint64_t seen = 0;
-	int n = epoll_wait(ep, evs, 8, 0);
-	for (int i = 0; i < n; i++)
-		seen |= evs[i].data.u64;
-	return seen;
-}
-
 int main(int argc, char **argv)
 {
 	int ep, efd, data[2], ctl[2], ack[2];
@@ -59,26 +35,26 @@ int main(int argc, char **argv)
 		close(data[1]);
 		close(ctl[1]);
 		close(ack[0]);
-		child(efd, data[0], ctl[0], ack[1]);
+		epoll_child_reads(efd, data[0], ctl[0], ack[1]);
 	}
 	close(efd);
 	close(data[0]);
 	close(ctl[0]);
 	close(ack[1]);
-	if ((s = ready(ep)) != 1)
+	if ((s = epoll_ready(ep)) != 1)
 		fail("before: ready set %#llx, want 1", (unsigned long long)s);
 	test_daemon();
 	test_waitsig();
 
-	if ((s = ready(ep)) != 1)
+	if ((s = epoll_ready(ep)) != 1)
 		fail("after restore: ready set %#llx, want 1 (the child's eventfd)", (unsigned long long)s);
 	if (write(data[1], "d", 1) != 1)
 		fail("write data");
-	if ((s = ready(ep)) != 3)
+	if ((s = epoll_ready(ep)) != 3)
 		fail("ready set %#llx, want 3 (the child's pipe end too)", (unsigned long long)s);
 	if (write(ctl[1], "g", 1) != 1 || read(ack[0], &c, 1) != 1)
 		fail("the child did not answer");
-	if ((s = ready(ep)) != 0)
+	if ((s = epoll_ready(ep)) != 0)
 		fail("ready set %#llx after the child read both, want 0: the targets are not the child's",
 		     (unsigned long long)s);
 	child_exit_ok(pid, NULL);

@@ -215,4 +215,22 @@ static inline int sk_recv_want(int fd, const char *want, int nwant, int *fds)
 	}
 	return 0;
 }
+/* sk_unix_scm_epoll*: send epoll fd ep over socket a and close it, wait to be dumped and restored, then
+ * receive it from b: the fd received, whose interest list (epoll_tfds) must still be before; fail()s. */
+static inline int sk_epoll_round(int a, int b, int ep, const char *before)
+{
+	char buf[8], after[512];
+	int n = 0, fd = -1;
+	if (sk_send_fds(a, "ep", 2, &ep, 1))
+		fail("sendmsg");
+	close(ep);
+	test_daemon();
+	test_waitsig();
+	if (sk_recv_fds(b, buf, sizeof(buf), &fd, &n, NULL) != 2 || n != 1 || fd < 0)
+		fail("the epoll instance in flight is lost");
+	else if (epoll_tfds(fd, after, sizeof(after)) < 0 || strcmp(before, after))
+		fail("interest list: '%s', want '%s'", after, before);
+	return fd;
+}
+
 #endif

@@ -1,8 +1,9 @@
-/* A unix socket with a file in flight that crshim cannot make outside a process's fd table (SCM_RIGHTS: an
- * epoll instance, fd 5, sent and not received yet; files that can be made are in sk_unix_scm_rights_file and
- * others): the dump must fail with one line naming the fd (12), the socket, the kind and the task, and the
- * task keeps running with its state (the epoll fd still arrives and still watches its eventfd). Run by
- * tests/zdtm/fd_unsupported.sh (skipped by the C/R modes). */
+/* An epoll instance in flight (SCM_RIGHTS, fd 5 sent and closed) whose target is itself only in flight: its
+ * eventfd (fd 6) goes in the same message and is closed too. crshim makes an epoll set in flight
+ * (sk_unix_scm_epoll) only with targets that processes of the tree hold: the dump must fail with one line
+ * naming the fd (12), the socket, the kind and the task, and the task keeps running with its state (both
+ * fds still arrive, the epoll instance still watches the eventfd). Run by tests/zdtm/fd_unsupported.sh
+ * (skipped by the C/R modes). */
 #include <stdint.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
@@ -13,23 +14,36 @@ enum { A = 11, B = 12 };
 int main(int argc, char **argv)
 {
 	char buf[8];
-	struct epoll_event ev = {.events = EPOLLIN};
-	int n = 0, fd = -1;
+	struct epoll_event ev = {.events = EPOLLIN, .data.u64 = 7};
+	int n = 0, fds[2] = {-1, -1};
+	uint64_t v = 0;
 
 	test_init(argc, argv);
 	sk_pair(SOCK_STREAM, A, B);
 	int ep = epoll_create1(0), efd = eventfd(1, 0);
-	if (ep < 0 || efd < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, efd, &ev))
+	if (ep < 0 || efd < 0)
+		fail("epoll_create1 / eventfd");
+	int hep = fcntl(ep, F_DUPFD, 20), hefd = fcntl(efd, F_DUPFD, 20); /* (they may be 5 or 6) */
+	close(ep);
+	close(efd);
+	sk_place(hep, 5, 0);
+	sk_place(hefd, 6, 0);
+	ep = 5, efd = 6;
+	if (epoll_ctl(ep, EPOLL_CTL_ADD, efd, &ev))
 		fail("epoll");
-	if (sk_send_fds(A, "fd", 2, &ep, 1))
+	int sent[2] = {ep, efd};
+	if (sk_send_fds(A, "fd", 2, sent, 2))
 		fail("sendmsg");
 	close(ep);
+	close(efd);
 	test_daemon();
 	test_waitsig();
 
-	if (sk_recv_fds(B, buf, sizeof(buf), &fd, &n, NULL) != 2 || n != 1)
-		fail("the fd in flight is lost");
-	if (n == 1 && epoll_wait(fd, &ev, 1, 0) != 1)
-		fail("the fd received is not the epoll instance");
+	if (sk_recv_fds(B, buf, sizeof(buf), fds, &n, NULL) != 2 || n != 2)
+		fail("the fds in flight are lost");
+	if (n == 2 && (epoll_wait(fds[0], &ev, 1, 0) != 1 || ev.data.u64 != 7))
+		fail("the epoll instance received does not report its eventfd");
+	if (n == 2 && (read(fds[1], &v, sizeof(v)) != sizeof(v) || v != 1 || epoll_wait(fds[0], &ev, 1, 0)))
+		fail("the eventfd received is not the epoll instance's target");
 	return test_pass();
 }
