@@ -4,8 +4,9 @@
  * of another process of the tree. A target that no process of the tree holds any more is skipped (as CRIU
  * does): nothing could make it again.
  * An epoll instance in flight (SCM_RIGHTS, net/sk-unix.h) is crshim's copy: its tfd numbers are those of
- * the process that added them, its targets are looked for in every process of the tree; one that only
- * crshim holds (a copy of another file in flight) fails the dump with one line. */
+ * the process that added them, its targets are looked for in every process of the tree, then among the
+ * files in flight of the same process (the entry names that file's id); one that only crshim holds
+ * otherwise (in flight in another process's socket) fails the dump with one line. */
 #define LOG_PREFIX "dump-epoll: "
 #include <dirent.h>
 #include <errno.h>
@@ -21,6 +22,7 @@
 #include "files/evfd.h"
 #include "files/fd-kind.h"
 #include "base/log.h"
+#include "net/sk-unix.h"
 
 struct epoll_slot { /* struct kcmp_epoll_slot */
 	uint32_t efd, tfd, toff;
@@ -44,8 +46,14 @@ static int scan_process(pid_t pid, pid_t epid, const struct epoll_slot *slot)
 	return -1;
 }
 
-/* Where the target of entry (tfd, toff) of epoll efd lives now: 0 and *tpid, *tfdout; 1 if nowhere; 2 if
- * only in crshim (efd in flight: crshim's copy, c->pid is crshim's; the target is in flight too). */
+static bool is_own_target(int fd, void *slot)
+{
+	return is_target(getpid(), fd, getpid(), slot);
+}
+
+/* Where the target of entry (tfd, toff) of epoll efd lives now: 0 and *tpid, *tfdout; 1 if nowhere. efd in
+ * flight (crshim's copy, c->pid is crshim's): 3 and *tfdout the id of the target in flight in the same
+ * process's sockets, 2 if only crshim holds it otherwise. */
 static int find_target(const struct dump_ctx *c, int efd, int tfd, uint32_t toff, pid_t *tpid, int *tfdout)
 {
 	struct epoll_slot slot = {(uint32_t)efd, (uint32_t)tfd, toff};
@@ -68,6 +76,11 @@ static int find_target(const struct dump_ctx *c, int efd, int tfd, uint32_t toff
 			return 0;
 		}
 	}
+	uint32_t id = carried ? dump_scm_find(is_own_target, &slot) : 0;
+	if (id) {
+		*tfdout = (int)id;
+		return 3;
+	}
 	return carried && scan_process(c->pid, c->pid, &slot) >= 0 ? 2 : 1;
 }
 
@@ -82,6 +95,7 @@ static int parse_tfd(const char *p, int *tfd, uint32_t *events, uint64_t *data)
 	return 0;
 }
 
+/* tpid 0: the target is in flight, tfdnow its id */
 static int add_tfd(EpollEntry *ep, int tfd, uint32_t events, uint64_t data, pid_t tpid, int tfdnow,
 		   struct cr_err *e)
 {
@@ -96,8 +110,12 @@ static int add_tfd(EpollEntry *ep, int tfd, uint32_t events, uint64_t data, pid_
 	t->tfd = tfd, t->has_tfd = 1;
 	t->events = events, t->has_events = 1;
 	t->data = data, t->has_data = 1;
-	t->target_pid = tpid, t->has_target_pid = 1;
-	t->target_fd = tfdnow, t->has_target_fd = 1;
+	if (tpid) {
+		t->target_pid = tpid, t->has_target_pid = 1;
+		t->target_fd = tfdnow, t->has_target_fd = 1;
+	} else {
+		t->flight_id = (uint32_t)tfdnow, t->has_flight_id = 1;
+	}
 	ep->tfd[ep->n_tfd++] = t;
 	return 0;
 }
@@ -128,9 +146,13 @@ static int fill_list(struct dump_ctx *c, const struct evfd_src *s, const char *t
 			return cr_fail_errno(e, EINVAL, "fd %d: epoll: bad fdinfo line", s->fd);
 		int where = find_target(c, s->fd, tfd, same_before(txt, p, tfd), &tpid, &tfdnow);
 		if (where == 2)
-			return cr_fail_errno(e, ENOTSUP, "its target added as fd %d is itself only in flight",
+			return cr_fail_errno(e, ENOTSUP,
+					     "its target added as fd %d is only in flight, in another "
+					     "process's socket",
 					     tfd);
-		if (where) {
+		if (where == 3)
+			tpid = 0;
+		if (where == 1) {
 			pr_debug("fd %d: epoll target fd %d (events %#x) is held by no process of the tree: "
 				 "skipped\n",
 				 s->fd, tfd, events);
@@ -138,8 +160,8 @@ static int fill_list(struct dump_ctx *c, const struct evfd_src *s, const char *t
 		}
 		if (add_tfd(ep, tfd, events, data, tpid, tfdnow, e))
 			return -1;
-		pr_debug("fd %d: epoll target %d (now fd %d of %d) events %#x data %#llx\n", s->fd, tfd,
-			 tfdnow, tpid, events, (unsigned long long)data);
+		pr_debug("fd %d: epoll target %d (now %s %#x of %d) events %#x data %#llx\n", s->fd, tfd,
+			 tpid ? "fd" : "in flight, id", tfdnow, tpid, events, (unsigned long long)data);
 	}
 	return 0;
 }

@@ -106,7 +106,8 @@ int rst_evfd_share_one(struct rst_task *ts, size_t n, const struct rst_task *t, 
 /* Parent, once every process of the tree has its fds (stopped in the blob): targets in other processes, and
  * every target of an epoll set in flight (made by crshim, restore-sk-scm.c). */
 int rst_epoll_tree(struct rst_task *ts, size_t n, struct cr_err *e);
-/* An epoll set in flight f (of task t): each target is a file of a live process of the tree. */
+/* An epoll set in flight f (of task t): each target is a file of a live process of the tree or one in flight
+ * that t's sockets carry too. */
 int rst_epoll_flight_check(struct rst_task *ts, size_t n, const struct rst_task *t, const FileEntry *f,
 			   struct cr_err *e);
 

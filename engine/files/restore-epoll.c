@@ -6,7 +6,7 @@
  * anyway). An epoll set in flight (SCM_RIGHTS, net/sk-unix.h) is made once by crshim (its flight hook)
  * and sent with its message; crshim adds all its targets then, from a thread with its own copy of
  * crshim's fd table where each target is put at the fd number it was added with (the receiver may hold
- * the target under that number and name it so). */
+ * the target under that number and name it so); a target in flight too is crshim's own file. */
 #define LOG_PREFIX "restore-epoll: "
 #include <errno.h>
 #include <fcntl.h>
@@ -22,6 +22,8 @@
 #include "base/cleanup.h"
 #include "files/evfd.h"
 #include "base/log.h"
+#include "files/fd-kind.h"
+#include "net/sk-unix.h"
 #include "restore.h"
 
 int rst_epoll_create(const FileEntry *f, const FdinfoEntry *fi, char *msg, size_t len)
@@ -182,6 +184,17 @@ int rst_epoll_flight_check(struct rst_task *ts, size_t n, const struct rst_task 
 {
 	for (size_t i = 0; flight_list(f) && i < f->epoll->n_tfd; i++) {
 		const EpollTfdEntry *te = f->epoll->tfd[i];
+		if (te->has_flight_id) { /* in flight too: made by its kind's flight hook */
+			const FileEntry *g = rst_sk_scm_entry(t, te->flight_id);
+			const struct fd_kind *k = g ? fd_kind_of(g->kind) : NULL;
+			if (!g || (g->kind != FILE_KIND__FILE_INHERIT && !(k && k->flight)))
+				return cr_fail_errno(
+				    e, EBADMSG,
+				    "files.img: epoll set in flight (file id %#x): its target "
+				    "in flight (file id %#x) cannot be made",
+				    f->id, te->flight_id);
+			continue;
+		}
 		const struct rst_task *tt = rst_tree_task(ts, n, te->target_pid);
 		bool held = false;
 		for (size_t j = 0; tt && !tt->zombie && j < tt->nr_fdinfo && !held; j++)
@@ -238,8 +251,30 @@ static void *flight_add_main(void *arg)
 	return NULL; /* the thread's fd table goes with it */
 }
 
-/* Every target of epoll set f in flight (crshim's fd f->inherit_fd). */
-static int flight_fill(struct rst_task *ts, size_t n, const FileEntry *f, struct cr_err *e)
+/* crshim's copy of target te of epoll set f in flight of task t: of a file of a process, or of one in
+ * flight too (made by crshim). */
+static int flight_target(struct rst_task *ts, size_t n, const struct rst_task *t, const EpollTfdEntry *te,
+			 struct cr_err *e)
+{
+	if (te->has_flight_id) {
+		const FileEntry *g = rst_sk_scm_entry(t, te->flight_id);
+		int fd =
+		    g && g->kind == FILE_KIND__FILE_INHERIT ? fcntl(g->inherit_fd, F_DUPFD_CLOEXEC, 0) : -1;
+		if (fd < 0)
+			return cr_fail_errno(e, g ? errno : EBADMSG,
+					     "target in flight (file id %#x): not made", te->flight_id);
+		return fd;
+	}
+	const struct rst_task *tt = rst_tree_task(ts, n, te->target_pid);
+	if (!tt)
+		return cr_fail_errno(e, EBADMSG, "target fd %d of task %d: no such task", te->target_fd,
+				     te->target_pid);
+	return dump_evfd_take(tt->pid, te->target_fd, e);
+}
+
+/* Every target of epoll set f in flight of task t (crshim's fd f->inherit_fd). */
+static int flight_fill(struct rst_task *ts, size_t n, const struct rst_task *t, const FileEntry *f,
+		       struct cr_err *e)
 {
 	const EpollEntry *ep = f->epoll;
 	struct flight_add a = {
@@ -252,13 +287,7 @@ static int flight_fill(struct rst_task *ts, size_t n, const FileEntry *f, struct
 	size_t got = 0;
 	for (; got < ep->n_tfd; got++) {
 		const EpollTfdEntry *te = ep->tfd[got];
-		const struct rst_task *tt = rst_tree_task(ts, n, te->target_pid);
-		if (!tt) {
-			cr_fail_errno(e, EBADMSG, "target fd %d of task %d: no such task", te->target_fd,
-				      te->target_pid);
-			goto out;
-		}
-		if ((orig[got] = dump_evfd_take(tt->pid, te->target_fd, e)) < 0)
+		if ((orig[got] = flight_target(ts, n, t, te, e)) < 0)
 			goto out;
 		if (te->tfd >= a.hi && te->tfd < INT_MAX)
 			a.hi = te->tfd + 1;
@@ -274,8 +303,13 @@ static int flight_fill(struct rst_task *ts, size_t n, const FileEntry *f, struct
 		cr_fail_errno(e, a.err, "a copy of crshim's fd table (unshare)");
 	} else if (a.err) {
 		const EpollTfdEntry *te = ep->tfd[a.bad];
-		cr_fail_errno(e, a.err, "add the target fd %d of task %d (added as fd %d, events %#x)",
-			      te->target_fd, te->target_pid, te->tfd, te->events);
+		if (te->has_flight_id)
+			cr_fail_errno(e, a.err, "add the target in flight (file id %#x, added as fd %d)",
+				      te->flight_id, te->tfd);
+		else
+			cr_fail_errno(e, a.err,
+				      "add the target fd %d of task %d (added as fd %d, events %#x)",
+				      te->target_fd, te->target_pid, te->tfd, te->events);
 	} else {
 		pr_info("epoll set in flight (file id %#x): %zu targets added%s\n", f->id, ep->n_tfd,
 			a.keyed ? "" : " (under crshim's fd numbers)");
@@ -297,7 +331,8 @@ int rst_epoll_tree(struct rst_task *ts, size_t n, struct cr_err *e)
 			return -1;
 		for (size_t i = 0; i < ts[k].nr_files; i++) {
 			const FileEntry *f = ts[k].files[i];
-			if (flight_list(f) && f->kind == FILE_KIND__FILE_INHERIT && flight_fill(ts, n, f, e))
+			if (flight_list(f) && f->kind == FILE_KIND__FILE_INHERIT &&
+			    flight_fill(ts, n, &ts[k], f, e))
 				return cr_wrap(e, "task %d: an epoll set in flight", ts[k].pid);
 		}
 	}

@@ -65,7 +65,7 @@ int dump_sk_scm_add(struct dump_ctx *c, struct dump_scm *s, int rfd, int sk_fd, 
 		rfd = -1;
 	}
 	*id = DUMP_SCM_ID_BASE + (uint32_t)s->n;
-	s->f[s->n++] = (struct dump_scm_file){rfd, same, *id, sk_fd, ino};
+	s->f[s->n++] = (struct dump_scm_file){rfd, -1, same, *id, sk_fd, ino};
 	pr_debug("socket:[%u] (fd %d): a file in flight, id %#x%s%d\n", ino, sk_fd, *id,
 		 same >= 0 ? ": the description of fd " : ", crshim's fd ", same >= 0 ? same : rfd);
 	return 0;
@@ -110,16 +110,33 @@ static int write_file(struct dump_ctx *c, struct dump_scm_file *f, struct img_wr
 				     "(SCM_RIGHTS), not supported: %s",
 				     f->sk_fd, c->pid, f->ino, what, link, why);
 	}
-	int fd = f->fd;
+	f->kept = f->fd;
 	f->fd = -1; /* open until the dump ends */
-	return dump_fdshare_keep(c->fdsh, fd, e);
+	return dump_fdshare_keep(c->fdsh, f->kept, e);
+}
+
+static const struct dump_scm *writing; /* dump_scm_write's list */
+
+uint32_t dump_scm_find(bool (*is_it)(int fd, void *arg), void *arg)
+{
+	for (size_t i = 0; writing && i < writing->n; i++) {
+		const struct dump_scm_file *f = &writing->f[i];
+		int fd = f->fd >= 0 ? f->fd : f->kept;
+		if (fd >= 0 && is_it(fd, arg))
+			return f->id;
+	}
+	return 0;
 }
 
 int dump_scm_write(struct dump_ctx *c, struct dump_scm *s, struct img_writer *wf, struct cr_err *e)
 {
-	for (size_t i = 0; i < s->n; i++)
-		if (write_file(c, &s->f[i], wf, e))
+	for (size_t i = 0; i < s->n; i++) {
+		writing = s;
+		int r = write_file(c, &s->f[i], wf, e);
+		writing = NULL;
+		if (r)
 			return -1;
+	}
 	if (s->n)
 		pr_info("%zu files in flight in unix sockets of task %d\n", s->n, c->pid);
 	return 0;

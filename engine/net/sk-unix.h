@@ -38,7 +38,8 @@ void dump_sk_unix_free(struct dump_unix *du);
  * the whole dump ends (dump_fdshare_keep: the tree-wide kcmp of later processes compares with them), so
  * that a description held by another process is one description again. Kinds crshim cannot make outside
  * a process's fd table (pidfd, tty, FIFO, other sockets) fail the dump with one line; so does an epoll
- * instance watching a file that is itself only in flight (files/dump-epoll.c).
+ * instance watching a file in flight in another process's sockets (files/dump-epoll.c; one in flight in
+ * the same process's is named by its id, dump_scm_find).
  * SCM_CREDENTIALS (SO_PASSCRED): pid, uid and gid are saved; on restore uid and gid are sent again, the pid
  * is crshim's (the sender process does not exist yet when the queue is filled).
  * Restore: before the sharing passes, every carried file is made once in crshim by its kind's own sharing
@@ -48,7 +49,8 @@ void dump_sk_unix_free(struct dump_unix *du);
  * from the sender's side. */
 #define DUMP_SCM_ID_BASE 0x40000000u
 struct dump_scm_file {
-	int fd;	     /* crshim's copy (-1: same_fd) */
+	int fd;	     /* crshim's copy (-1: same_fd, or written: kept) */
+	int kept;    /* crshim's copy once written (open until the dump ends), -1 */
 	int same_fd; /* the process's fd of the same description, -1 */
 	uint32_t id;
 	int sk_fd; /* the first socket carrying it (for messages) */
@@ -64,6 +66,9 @@ int dump_sk_scm_add(struct dump_ctx *c, struct dump_scm *s, int rfd, int sk_fd, 
 /* Write the entries of the carried files (after every fd of the process: the unix kind's finish). */
 int dump_scm_write(struct dump_ctx *c, struct dump_scm *s, struct img_writer *wf, struct cr_err *e);
 void dump_scm_free(struct dump_scm *s);
+/* While dump_scm_write writes a process's files in flight: the id of the one whose copy in crshim is_it(fd,
+ * arg) says it is (an epoll set in flight watching another file in flight, files/dump-epoll.c); 0 if none. */
+uint32_t dump_scm_find(bool (*is_it)(int fd, void *arg), void *arg);
 
 struct rst_task;
 /* How restore makes a carried file once in crshim is its kind's flight hook (files/fd-kind.h); a kind with

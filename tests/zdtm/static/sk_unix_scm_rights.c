@@ -1,9 +1,7 @@
 /* An epoll instance in flight (SCM_RIGHTS, fd 5 sent and closed) whose target is itself only in flight: its
- * eventfd (fd 6) goes in the same message and is closed too. crshim makes an epoll set in flight
- * (sk_unix_scm_epoll) only with targets that processes of the tree hold: the dump must fail with one line
- * naming the fd (12), the socket, the kind and the task, and the task keeps running with its state (both
- * fds still arrive, the epoll instance still watches the eventfd). Run by tests/zdtm/fd_unsupported.sh
- * (skipped by the C/R modes). */
+ * eventfd (fd 6, counter 1) goes in the same message and is closed too. After restore both arrive: the
+ * epoll instance has the same interest list (fdinfo), reports the eventfd it came with, and nothing once
+ * that eventfd is read (the target is the file received, not a copy). */
 #include <stdint.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
@@ -13,7 +11,7 @@ enum { A = 11, B = 12 };
 
 int main(int argc, char **argv)
 {
-	char buf[8];
+	char buf[8], before[512], after[512];
 	struct epoll_event ev = {.events = EPOLLIN, .data.u64 = 7};
 	int n = 0, fds[2] = {-1, -1};
 	uint64_t v = 0;
@@ -29,7 +27,7 @@ int main(int argc, char **argv)
 	sk_place(hep, 5, 0);
 	sk_place(hefd, 6, 0);
 	ep = 5, efd = 6;
-	if (epoll_ctl(ep, EPOLL_CTL_ADD, efd, &ev))
+	if (epoll_ctl(ep, EPOLL_CTL_ADD, efd, &ev) || epoll_tfds(ep, before, sizeof(before)) != 1)
 		fail("epoll");
 	int sent[2] = {ep, efd};
 	if (sk_send_fds(A, "fd", 2, sent, 2))
@@ -41,6 +39,8 @@ int main(int argc, char **argv)
 
 	if (sk_recv_fds(B, buf, sizeof(buf), fds, &n, NULL) != 2 || n != 2)
 		fail("the fds in flight are lost");
+	if (n == 2 && (epoll_tfds(fds[0], after, sizeof(after)) != 1 || strcmp(before, after)))
+		fail("interest list: '%s', want '%s'", after, before);
 	if (n == 2 && (epoll_wait(fds[0], &ev, 1, 0) != 1 || ev.data.u64 != 7))
 		fail("the epoll instance received does not report its eventfd");
 	if (n == 2 && (read(fds[1], &v, sizeof(v)) != sizeof(v) || v != 1 || epoll_wait(fds[0], &ev, 1, 0)))
