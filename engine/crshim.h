@@ -60,6 +60,11 @@ struct cr_opts {
 	/* restore --ext-mount-map KEY:PATH (CRIU's older spelling of --external mnt[KEY]:PATH) */
 	const char *const *ext_mount_map;
 	int n_ext_mount_map;
+	/* The dump's own run of the restore's checks (engine/restore-check.c, check_only too): the dumped
+	 * tree's root, alive and frozen, whose root, mounts and namespaces stand in for what only the
+	 * restore's options give (--root, --external mnt[KEY]:PATH, an external namespace's --inherit-fd or
+	 * --join-ns); 0 else. */
+	pid_t live_root;
 	/* Namespaces (ns/): --empty-ns (CLONE_NEW* flags: made empty, the caller fills them), --join-ns
 	 * KIND:PATH (repeatable: the restore uses that namespace instead of making one). */
 	uint32_t empty_ns;

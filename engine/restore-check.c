@@ -3,15 +3,31 @@
  * and the tree keeps running). The images are loaded by the restore's loader (restore-load.c) and each kind
  * of object checked by the restore's own checks (the fd kinds' check hooks, files in flight, shared address
  * spaces, pagemaps against their pages files, paths of files and mappings, credentials, the vDSO layout,
- * the plan of who makes each process in which session and group);
+ * the plan of who makes each process in which session and group, the namespaces and mount tree of ns.img
+ * and mnt.img);
  * t->dry makes the loader make nothing: no prefill, ghosts only named, no process, no fd of the tree, no
  * mount, no namespace. What a restore makes in its later stages (sockets bound, namespaces, the mount tree)
- * is not tried. */
+ * is not tried.
+ *
+ * At dump the restore's options are not known: the check takes the restore's defaults, and for what only
+ * options give, the live tree (o->live_root: alive and frozen) stands in. This is what lets it run for
+ * containers (a network, mount or user namespace of their own, external ones):
+ * - --root of a tree with its own mount tree: /proc/ROOT/root. The restore opens the paths of files, FIFOs,
+ *   mappings and the executable in the mount tree it makes again from mnt.img; the check looks them up in the
+ *   live one, from each process's /proc/PID/root (openat2 RESOLVE_IN_ROOT, restore-load.c live_root): a
+ *   file held or mapped in a directory over-mounted since is refused there as it is in crshim's own mount
+ *   tree. A process whose root is not its mount namespace's (a chroot) has its paths left to the restore.
+ * - the sources of external mounts (--external mnt[KEY]:PATH) and an external network namespace
+ *   (--inherit-fd / --join-ns): the live tree's own mounts and namespace; nothing is made from them.
+ * Left to the restore, said in the log: the mounts that crshim makes for a tree born in its user namespace
+ * (ns_mnt_premake: making them would make mounts), the PIDs (the live tree's own), files inherited from the
+ * caller (--inherit-fd). */
 #define LOG_PREFIX "restore-check: "
 #include <errno.h>
 #include <fcntl.h>
-#include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/fault.h"
@@ -19,27 +35,6 @@
 #include "dump.h"
 #include "net/sk-unix.h"
 #include "restore.h"
-
-/* The dump's check cannot make the restore's options: a tree with a network, mount or user namespace of its
- * own, or one of the caller's, needs them (--root, --external, --inherit-fd, --join-ns). *why: why not. */
-static int ns_needs_options(int dirfd, const char **why, struct cr_err *e)
-{
-	ProtobufCMessage *m;
-	*why = NULL;
-	if (img_read_one(dirfd, IMG_NS, 0, &m, e)) {
-		if (e->errnum != ENOENT)
-			return -1;
-		cr_err_clear(e);
-		return 0;
-	}
-	const NsEntry *ne = (const NsEntry *)m;
-	if (ne->external)
-		*why = "a namespace of the caller's";
-	else if (ne->own & (CLONE_NEWNET | CLONE_NEWNS | CLONE_NEWUSER))
-		*why = "a network, mount or user namespace of its own";
-	protobuf_c_message_free_unpacked(m, NULL);
-	return 0;
-}
 
 static int dry_tree(struct cr_opts *ro, struct rst_task **tsp, size_t *np, struct cr_err *e)
 {
@@ -56,12 +51,19 @@ static int dry_tree(struct cr_opts *ro, struct rst_task **tsp, size_t *np, struc
 int rst_dry_run(const struct cr_opts *o, bool at_dump, struct cr_err *e)
 {
 	struct cr_opts ro = *o;
-	if (at_dump) { /* the restore's options are not known: its defaults */
+	char root[64];
+	if (at_dump) { /* the restore's options are not known: its defaults, and the live tree for the rest */
 		eng_opts_init(&ro);
 		ro.imgdir_fd = o->imgdir_fd;
 		ro.images_dir = o->images_dir;
 		ro.tcp_close = o->tcp_close; /* connections dumped without their stream: restored closed */
+		ro.check_only = true;
+		ro.live_root = o->pid;
+		snprintf(root, sizeof(root), "/proc/%d/root", o->pid); /* --root of a mount tree of its own */
+		ro.root = root;
 	}
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	struct rst_task *ts = calloc(1, sizeof(*ts));
 	size_t n = 1;
 	if (!ts)
@@ -81,22 +83,20 @@ int rst_dry_run(const struct cr_opts *o, bool at_dump, struct cr_err *e)
 		rst_free(&ts[k]);
 	}
 	free(ts);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
 	if (!ret)
-		pr_info("the restore's checks pass: %zu processes\n", n);
+		pr_info("the restore's checks pass: %zu processes (%.1f ms)\n", n,
+			(double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
 	return ret;
 }
 
 int eng_dump_restore_check(const struct cr_opts *o, bool pages_elsewhere, struct cr_err *e)
 {
-	const char *why = NULL;
 	if (fault_check(o, FI_DUMP_RESTORE_CHECK, e))
 		return cr_wrap(e, "the restore could not make the tree again (it keeps running)");
-	if (o->pre_dump || o->lazy_pages || pages_elsewhere)
-		why = "its pages elsewhere than in the images dir";
-	else if (ns_needs_options(o->imgdir_fd, &why, e))
-		return -1;
-	if (why) {
-		pr_info("the restore's checks are left to the restore: the tree has %s\n", why);
+	if (o->pre_dump || o->lazy_pages || pages_elsewhere) {
+		pr_info("the restore's checks are left to the restore: the tree has its pages elsewhere than "
+			"in the images dir\n");
 		return 0;
 	}
 	if (rst_dry_run(o, true, e))

@@ -202,6 +202,8 @@ void rst_free(struct rst_task *t)
 	free(t->mfiles);
 	free(t->vma_mfile);
 	rst_area_free(t);
+	if (t->live_paths)
+		close(t->live_root);
 	memset(t, 0, sizeof(*t));
 	t->pm.pages_fd = -1;
 	t->dirfd = -1;
@@ -236,13 +238,14 @@ static int check_mapped_files(struct rst_task *t, struct cr_err *e)
 			return cr_fail_errno(e, ENOTSUP,
 					     "vma 0x%llx-0x%llx: mapping of a deleted or unnamed file",
 					     (unsigned long long)v->start, (unsigned long long)v->end);
-		/* In a restored mount tree the path exists only after pivot_root: the open checks it then. A
-		 * ghost is made with its size (or, in a dry run, only named). */
-		bool later = t->paths_later || rst_ghost_is(t, v->path);
-		if (!later && stat(v->path, &st))
+		/* In a restored mount tree the path exists only after pivot_root: the open checks it then
+		 * (rst_path_stat 1; the dump's check looks in the live tree). A ghost is made with its size
+		 * (or, in a dry run, only named): 1 too. */
+		int r = rst_path_stat(t, v->path, &st, true);
+		if (r < 0)
 			return cr_fail_sys(e, "file %s (mapped at 0x%llx)", v->path,
 					   (unsigned long long)v->start);
-		if (!later && v->has_file_size && (uint64_t)st.st_size != v->file_size)
+		if (!r && v->has_file_size && (uint64_t)st.st_size != v->file_size)
 			return cr_fail_errno(
 			    e, 0, "file %s (mapped at 0x%llx) changed since the dump: size %lld, was %llu",
 			    v->path, (unsigned long long)v->start, (long long)st.st_size,
@@ -250,10 +253,35 @@ static int check_mapped_files(struct rst_task *t, struct cr_err *e)
 		int acc = (v->file_flags & O_ACCMODE) == O_RDWR ? O_RDWR : O_RDONLY;
 		t->vma_mfile[i] = add_mfile(t, v->path, acc);
 	}
-	if (!t->mm->exe_path || (!t->paths_later && access(t->mm->exe_path, F_OK))) /* later: as above */
+	struct stat st;
+	if (!t->mm->exe_path || rst_path_stat(t, t->mm->exe_path, &st, true) < 0) /* 1: as above */
 		return cr_fail_sys(e, "executable %s",
 				   t->mm->exe_path ? t->mm->exe_path : "(none in the image)");
 	return 0;
+}
+
+/* The dump's check of a tree with its own mount tree (paths_later): the tree is alive and frozen, so the
+ * paths of its files and mappings are looked up in it, as the restore will open them in the mount tree it
+ * makes again (the root task opens them after pivot_root, before any chroot of its own): from the task's
+ * root (/proc/PID/root) when that is its mount namespace's root. Where it is not (a chroot), they are left
+ * to the restore, as without the live tree. */
+static void live_root(struct rst_task *t)
+{
+	if (!t->dry_dump || !t->paths_later)
+		return;
+	char p[64];
+	snprintf(p, sizeof(p), "/proc/%d/root", t->pid);
+	if (!t->fs->root || strcmp(t->fs->root, "/")) {
+		pr_info(
+		    "task %d: its root is %s, not its mount namespace's: its paths are left to the restore\n",
+		    t->pid, t->fs->root ? t->fs->root : "(none)");
+		return;
+	}
+	t->live_root = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (t->live_root < 0)
+		pr_info("task %d: open %s: %s: its paths are left to the restore\n", t->pid, p,
+			strerror(errno));
+	t->live_paths = t->live_root >= 0;
 }
 
 /* The vDSO/vvar blocks of the image must have the sizes this kernel gives (the blob only moves them). */
@@ -292,6 +320,7 @@ int rst_load_task(struct cr_opts *o, struct rst_task *t, struct cr_err *e)
 	if (read_task(t, e))
 		return -1;
 	if (!t->zombie) {
+		live_root(t);
 		if (o->tcp_close)
 			rst_sk_tcp_close(t);
 		if (rst_svm_sharer(t) ? rst_svm_load(t, e) : rst_pages_load(t, e))
@@ -302,10 +331,11 @@ int rst_load_task(struct cr_opts *o, struct rst_task *t, struct cr_err *e)
 		    rst_ghost_prepare(t, e) || rst_locks_load(t, e) || rst_files_check(t, e) ||
 		    check_mapped_files(t, e) || check_vdso(t, e))
 			return -1;
-		if (t->paths_later)
-			pr_info("task %d: its files and mapped files are checked when opened in the restored "
-				"mount tree\n",
-				t->pid);
+		/* (said once for the tree: for the root, and for a process where it is otherwise) */
+		if (t->paths_later && (t->root || !t->tree || t->live_paths != t->tree[0].live_paths))
+			pr_info("task %d: its files and mapped files are checked %s\n", t->pid,
+				t->live_paths ? "in the live tree, as the restored mount tree will have them"
+					      : "when opened in the restored mount tree");
 	}
 	/* fresh: rst_pidns_fresh decides; the dump's check: they are the live tree's */
 	return t->fresh_hpid || t->dry_dump ? 0 : rst_check_pids(t, e);

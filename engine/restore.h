@@ -114,6 +114,9 @@ struct rst_task {
 	bool dry_dump;	  /* ... by the dump that just wrote the images: its page blocks are not checksummed
 			     again, what only the restore's options and fds give (inherited files) is not
 			     checked, the PIDs are the live tree's */
+	bool live_paths;  /* ... of a tree with its own mount tree (paths_later): its paths are looked up in
+			     the live tree, under live_root (rst_path_stat) */
+	int live_root;	  /* ... /proc/PID/root of the task (O_PATH), its mount namespace's root */
 };
 
 /* The pid of t in the images (what other images name it by). */

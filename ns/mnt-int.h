@@ -47,8 +47,8 @@ int ns_mnt_load(const struct cr_opts *o, int dirfd, struct ns_mnt_state **out, s
 void ns_mnt_free(struct ns_mnt_state *s);
 /* A tree born in its user namespace: the mounts of a filesystem that a user namespace cannot make (devtmpfs,
  * a disk's: a masked path bound from /dev/null, a volume) made by crshim before the tree, at their root
- * (pre, pre_at). 0, -1. */
-int ns_mnt_premake(struct ns_mnt_state *s, struct cr_err *e);
+ * (pre, pre_at); dry (restore --check-only, the dump's check): only named in the log. 0, -1. */
+int ns_mnt_premake(struct ns_mnt_state *s, bool dry, struct cr_err *e);
 
 /* tmpfs.c: the files of the filesystem under dirfd (a detached clone of the mount) into tmpfs-ID.img (made
  * in imgdir, or out: that file, made already);

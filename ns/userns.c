@@ -399,8 +399,9 @@ int ns_user_mnt_ids(struct ns_rst *r, struct cr_err *e)
 	if (!ns_rst_user_born(r) || !r->mnt)
 		return 0;
 	const NsEntry *ne = r->ne;
-	if (ns_mnt_premake(r->mnt,
-			   e)) /* with crshim's view of the ids: before they are made the namespace's */
+	/* with crshim's view of the ids: before they are made the namespace's. A check (restore --check-only,
+	 * the dump's) makes no mount: whether crshim can make them is left to the restore. */
+	if (ns_mnt_premake(r->mnt, r->o->check_only, e))
 		return -1;
 	for (size_t i = 0; i < r->mnt->n; i++)
 		if (mnt_opts_ids(ne, r->mnt->m[i], e))

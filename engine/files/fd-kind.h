@@ -112,6 +112,11 @@ void *fe_sub_new(FileEntry *fe, FileKind kind, const ProtobufCMessageDescriptor 
 /* restore-files.c: parent, after loading: every fd's file is there and complete (or, for an inherited one,
  * open in crshim). */
 int rst_files_check(struct rst_task *t, struct cr_err *e);
+/* file-reg.c: where the restore will find path of task t: stat (lstat unless follow) of it, 0 or -1 with
+ * errno; 1 when it cannot be looked at before the restore (one of t's ghosts, which the restore makes; or
+ * t->paths_later: the tree's own mount tree, which the restore builds). In the dump's check of such a tree
+ * (t->live_paths) it is looked up in the live tree, under t->live_root. */
+int rst_path_stat(const struct rst_task *t, const char *path, struct stat *st, bool follow);
 
 /* file-reg.c: the dump of an fd opened by path (regular file, directory, O_PATH open, character device),
  * for the "socket of the caller" and unsupported messages of dump-files.c. */

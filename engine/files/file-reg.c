@@ -6,10 +6,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/openat2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "base/cleanup.h"
@@ -160,6 +162,19 @@ static int dump_path(struct dump_ctx *c, struct fd_src *f, void **state, FileEnt
 
 /* ---------------------------------------------------------------- restore */
 
+int rst_path_stat(const struct rst_task *t, const char *path, struct stat *st, bool follow)
+{
+	if (rst_ghost_is(t, path)) /* made by the restore with its size (a dry run only names it) */
+		return 1;
+	if (!t->live_paths)
+		return t->paths_later ? 1 : follow ? stat(path, st) : lstat(path, st);
+	/* in the live tree's mount namespace, from its root: an absolute symlink stays inside it too */
+	struct open_how how = {.flags = O_PATH | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW),
+			       .resolve = RESOLVE_IN_ROOT};
+	__cleanup_close int fd = (int)syscall(SYS_openat2, t->live_root, path, &how, sizeof(how));
+	return fd < 0 ? -1 : fstat(fd, st);
+}
+
 static int check_path(const struct rst_task *t, const FileEntry *f, const FdinfoEntry *fi, struct cr_err *e)
 {
 	struct stat st;
@@ -170,11 +185,8 @@ static int check_path(const struct rst_task *t, const FileEntry *f, const Fdinfo
 	if (f->reg->deleted && !f->reg->has_ghost_id)
 		return cr_fail_errno(e, ENOTSUP, "fd %d: deleted file %s is not supported", fi->fd,
 				     f->reg->path);
-	if (t->paths_later)
-		return 0; /* in the restored mount tree: open_path says if it is missing */
-	if (lstat(f->reg->path, &st))
-		return cr_fail_sys(e, "fd %d: file %s", fi->fd, f->reg->path);
-	return 0;
+	int r = rst_path_stat(t, f->reg->path, &st, false); /* 1: open_path says if it is missing */
+	return r < 0 ? cr_fail_sys(e, "fd %d: file %s", fi->fd, f->reg->path) : 0;
 }
 
 /* Open one file description at fd. */

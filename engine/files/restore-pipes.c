@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "base/log.h"
+#include "files/fd-kind.h"
 #include "files/pipes.h"
 #include "restore.h"
 
@@ -45,16 +46,17 @@ static int check_entry(const struct rst_task *t, const FileEntry *f, struct cr_e
 		char *slash = strrchr(dir, '/');
 		if (slash)
 			*(slash == dir ? slash + 1 : slash) = '\0';
-		if (!slash || stat(dir, &st) || !S_ISDIR(st.st_mode))
+		int r = slash ? rst_path_stat(t, dir, &st, true) : -1; /* 1: in the restored mount tree */
+		if (r < 0 || (!r && !S_ISDIR(st.st_mode)))
 			return cr_fail_errno(e, ENOENT, "unlinked FIFO %s: its directory %s is missing",
 					     f->reg->path, dir);
 		return 0;
 	}
-	if (stat(f->reg->path, &st))
+	int r = rst_path_stat(t, f->reg->path, &st, true); /* 1: opened in the restored mount tree */
+	if (r < 0)
 		return cr_fail_sys(e, "FIFO %s", f->reg->path);
-	if (!S_ISFIFO(st.st_mode))
+	if (!r && !S_ISFIFO(st.st_mode))
 		return cr_fail_errno(e, EINVAL, "%s is not a FIFO any more", f->reg->path);
-	(void)t;
 	return 0;
 }
 
