@@ -551,8 +551,9 @@ void rst_child(struct rst_task *t)
 	/* the tree's user namespace: now that the children are cloned (their pids set from crshim's user
 	 * namespace) and the files opened; its fd is one of the helper fds the restorer closes */
 	/* (entering it makes the bounding set full again: it is cut down in there, where we may) */
-	if (ns_rst_user_enter(t->userns_fd, msg, sizeof(msg)) ||
-	    (t->userns_fd >= 0 && child_bounding(t, msg, sizeof(msg)))) {
+	int later = rst_svm_userns_later(t, msg, sizeof(msg)); /* (an owner of sharers: the blob enters) */
+	if (later < 0 || (!later && ns_rst_user_enter(t->userns_fd, msg, sizeof(msg))) ||
+	    (!later && t->userns_fd >= 0 && child_bounding(t, msg, sizeof(msg)))) {
 		if (write(t->err_pipe[1], msg, strlen(msg)) < 0)
 			_exit(2);
 		_exit(1);

@@ -224,6 +224,7 @@ __attribute__((noreturn)) void rst_helper_child(struct rst_task *t);
 bool rst_files_shared(const struct rst_task *t);
 bool rst_files_sharer_of(const struct rst_task *t, const struct rst_task *c);
 int rst_fdtable_place(struct rst_task *t, char *msg, size_t msglen);
+int rst_fd_top(void); /* the highest open fd, -1 if /proc/self/fd cannot be read; no malloc */
 
 /* restore-sharedvm.c: processes sharing the address space of an earlier one (pstree vm_owner). They are not
  * cloned by their parent: the owner's blob clones them (restorer/sharedvm.c); a placeholder process made by
@@ -246,6 +247,10 @@ void rst_svm_done(struct rst_task *ts, size_t n);
  * finish its exit while one of them (crshim's child inside the namespace) is not reaped. */
 pid_t rst_svm_waitpid(struct rst_task *t, int *st);
 bool rst_svm_keep(const struct rst_args *a, uint64_t start, uint64_t end);
+/* Child side, an owner of sharers in a tree whose user namespace does not own its PID namespace: instead of
+ * entering it now, keep its fd for the blob, which enters it once it cloned them (their pids are chosen
+ * from outside it). 1: deferred, 0: not such an owner, -1 and msg. */
+int rst_svm_userns_later(struct rst_task *t, char *msg, size_t len);
 
 /* rst_fd_above: base/fd.h */
 __attribute__((noreturn)) void rst_child(struct rst_task *t);

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "files/ghost.h"
@@ -36,20 +37,24 @@ static int fail_msg(char *msg, size_t len, const char *what, int pid)
 	return -1;
 }
 
-/* The highest open fd. */
-static int top_fd(void)
+/* Without malloc (getdents64 into the stack): the child's memory layout is taken before some callers. */
+int rst_fd_top(void)
 {
-	int top = -1;
-	DIR *d = opendir("/proc/self/fd");
-	struct dirent *de;
-	if (!d)
+	int top = -1, own = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	char buf[4096];
+	long n;
+	if (own < 0)
 		return -1;
-	int own = dirfd(d);
-	while ((de = readdir(d)))
-		if (de->d_name[0] != '.' && atoi(de->d_name) > top && atoi(de->d_name) != own)
-			top = atoi(de->d_name);
-	closedir(d);
-	return top;
+	while ((n = syscall(SYS_getdents64, own, buf, sizeof(buf))) > 0)
+		for (long off = 0; off < n;) {
+			const struct dirent64 *de = (const struct dirent64 *)(buf + off);
+			int fd = atoi(de->d_name);
+			if (de->d_name[0] != '.' && fd > top && fd != own)
+				top = fd;
+			off += de->d_reclen;
+		}
+	close(own);
+	return n < 0 ? -1 : top;
 }
 
 /* fd moved to >= *next (closing fd); *next moves on. */
@@ -103,7 +108,7 @@ int rst_fdtable_place(struct rst_task *t, char *msg, size_t len)
 		if (!rst_files_sharer_of(t, c))
 			continue;
 		if (next < 0) {
-			next = top_fd() + 1;
+			next = rst_fd_top() + 1;
 			if (next <= 0)
 				return fail_msg(msg, len, "/proc/self/fd", c->pid);
 			t->args->helper_fd_hi = next - 1; /* ours end below the children's */

@@ -46,13 +46,13 @@ static int check_sharer(const struct dump_ctx *c, size_t n, const struct dump_ct
 	if (s->nth)
 		return cr_fail(e, "task %d shares the address space of %d and has threads: not supported yet",
 			       s->pid, own->pid);
-	/* made by the restorer once its owner entered the namespace: no chosen pid there, unless the tree is
-	 * born in it (its PID namespace is then the user namespace's) */
-	if (!s->born && proc_in_other_userns(s->pid))
+	/* in a user namespace that does not own the PID namespace: the owner's restorer clones it outside
+	 * (its pid is chosen from there), then each enters it, which a process sharing its fs info may not */
+	if (!s->born && (s->vm_flags & CLONE_FS) && proc_in_other_userns(s->pid))
 		return cr_fail(
 		    e,
-		    "task %d shares the address space of %d inside a user namespace that does not own "
-		    "its PID namespace: not supported yet",
+		    "task %d shares the address space and the fs info (CLONE_FS) of %d inside a user "
+		    "namespace that does not own its PID namespace: not supported yet",
 		    s->pid, own->pid);
 	for (size_t k = 0; k < n; k++)
 		if (c[k].ppid == s->pid)

@@ -117,6 +117,28 @@ static int fill_files(struct rst_task *t, struct cr_err *e)
 	return 0;
 }
 
+/* The bounding set the blob leaves it in the user namespace (svm_bnd_keep). */
+static void bounding(const struct rst_task *t, struct rst_args *a)
+{
+	a->svm_has_bnd = t->creds && t->creds->has_cap_bnd;
+	a->svm_bnd_keep = a->svm_has_bnd ? t->creds->cap_bnd : ~0ull;
+}
+
+int rst_svm_userns_later(struct rst_task *t, char *msg, size_t len)
+{
+	struct rst_args *a = t->args;
+	if (t->userns_fd < 0 || !a->nr_svm)
+		return 0;
+	int top = rst_fd_top(), fd = top < 0 ? -1 : fcntl(t->userns_fd, F_DUPFD_CLOEXEC, top + 1);
+	if (fd < 0)
+		return rst_errmsg(msg, len, "keep the user namespace's fd for the restorer");
+	if (!a->helper_fd_hi) /* it closes its helper fds up to here, not this one */
+		a->helper_fd_hi = fd - 1;
+	a->svm_userns_fd = fd;
+	bounding(t, a);
+	return 1;
+}
+
 static void fill_task(struct rst_task *ts, size_t n, struct rst_task *t, const struct rst_task *own)
 {
 	struct rst_args *a = t->args;
@@ -136,6 +158,9 @@ static void fill_task(struct rst_task *ts, size_t n, struct rst_task *t, const s
 		a->svm_sess = RST_SVM_SESS_SETPGID;
 		a->svm_pgid = p->pgid == t->pid ? 0 : vid(ts, n, p->pgid);
 	}
+	if (t->userns_fd >= 0) /* its pid was chosen from outside: in the user namespace after that */
+		a->svm_owner_pid = rst_pidns_self(own);
+	bounding(t, a);
 	if (c->comm)
 		snprintf(a->svm_comm, sizeof(a->svm_comm), "%s", c->comm);
 	a->svm_has_personality = c->has_personality;

@@ -256,6 +256,14 @@ struct rst_args {
 	int32_t svm_has_nice, svm_nice;
 	uint64_t svm_timerslack; /* 0: keep */
 	char svm_comm[16];
+	/* a tree in a user namespace that does not own its PID namespace (the sharers are cloned with their
+	 * pids from outside it): the owner enters it once it cloned them, through its fd svm_userns_fd (0: it
+	 * entered before the blob, or none); a sharer once it took its fds, as its owner's (svm_owner_pid, as
+	 * it sees it; 0: none); each then drops from its bounding set what svm_bnd_keep lacks (svm_has_bnd)
+	 */
+	int32_t svm_userns_fd, svm_owner_pid;
+	uint64_t svm_bnd_keep;
+	int32_t svm_has_bnd, svm_pad2;
 
 	/* ---- restore --lazy-pages (mem/lazy.md) ---- */
 	int32_t lazy;		    /* 1: make the userfaultfd and register the lazy VMAs */

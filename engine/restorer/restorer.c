@@ -791,6 +791,7 @@ void rst_main(struct rst_args *a)
 	if (a->fault == FI_RESTORER_AFTER_MM)
 		fail(a, "fault injected at restorer-after-mm", -5, 0, 0);
 	rst_svm_clone_all(a); /* the processes sharing this address space */
+	rst_svm_userns(a);    /* ... with their pids from outside the user namespace: it now */
 	create_threads(a);    /* before restore_task: timers may notify a thread */
 	restore_task(a);
 	if (a->fault == FI_RESTORER_BEFORE_CREDS)

@@ -18,6 +18,7 @@ void rst_wait_while(volatile int32_t *p, int32_t v);
 /* sharedvm.c: the owner clones each sharer (after its address space is in place); a sharer runs
  * rst_svm_main on its own area's stack and then stops with a trap for crshim. */
 void rst_svm_clone_all(struct rst_args *a);
+void rst_svm_userns(struct rst_args *a); /* the owner, after rst_svm_clone_all: svm_userns_fd */
 void rst_svm_main(void *arg);
 
 #endif

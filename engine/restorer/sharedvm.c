@@ -120,13 +120,49 @@ static void svm_misc(struct rst_args *a)
 		   "prctl(PR_SET_TIMERSLACK)", a->svm_timerslack, 0);
 }
 
+/* In the tree's user namespace (svm_userns_fd, svm_owner_pid): its bounding set cut down in there. */
+static void svm_bounding(struct rst_args *a)
+{
+	for (int cap = 0; a->svm_has_bnd && cap < 64; cap++) {
+		long r = sys5(__NR_prctl, PR_CAPBSET_READ, cap, 0, 0, 0);
+		if (r < 0)
+			break; /* past the last capability */
+		if (r == 1 && !(a->svm_bnd_keep & (1ull << cap)))
+			ck(a, sys5(__NR_prctl, PR_CAPBSET_DROP, cap, 0, 0, 0), "bounding set drop",
+			   (uint64_t)cap, 0);
+	}
+}
+
+void rst_svm_userns(struct rst_args *a)
+{
+	if (a->svm_userns_fd <= 0)
+		return;
+	ck(a, sys2(__NR_setns, a->svm_userns_fd, CLONE_NEWUSER), "enter the user namespace",
+	   (uint64_t)a->svm_userns_fd, 0);
+	sys1(__NR_close, a->svm_userns_fd);
+	svm_bounding(a);
+}
+
+static void svm_owner_userns(struct rst_args *a)
+{
+	if (!a->svm_owner_pid)
+		return;
+	long p = sys2(__NR_pidfd_open, a->svm_owner_pid, 0);
+	ck(a, p, "pidfd_open owner", (uint64_t)a->svm_owner_pid, 0);
+	long r = sys2(__NR_setns, p, CLONE_NEWUSER);
+	sys1(__NR_close, p);
+	ck(a, r, "enter the user namespace of the owner", (uint64_t)a->svm_owner_pid, 0);
+	svm_bounding(a);
+}
+
 void rst_svm_main(void *arg)
 {
 	struct rst_args *a = arg;
 	rst_wait_while(&a->svm_go, 0);
 	a->t_ns[0] = a->t_ns[1] = a->t_ns[2] = rst_now_ns();
 	svm_session(a);
-	svm_fds(a);
+	svm_fds(a); /* (from its placeholder, outside the user namespace) */
+	svm_owner_userns(a);
 	svm_misc(a);
 	rst_task_state(a);
 	rst_task_creds(a);
