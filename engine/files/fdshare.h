@@ -37,9 +37,12 @@ int rst_fdshare_one(struct rst_task *ts, size_t n, FileEntry *f, struct cr_err *
 /* The root task of a tree with its own mount tree, once that stands (before it clones the others): open
  * the descriptions kept for it at their fds; -1 with the reason in msg. */
 int rst_fdshare_root(char *msg, size_t len);
-/* The placeholder of a process sharing an address space (mem/restore-sharedvm.c), in that mount tree: open
- * the descriptions the root task opens (not those in flight, which crshim holds) at their fds, each again:
- * its copy does not share the offset with the others'. -1 with the reason in msg. */
+/* crshim, once every process of such a tree but those sharing an address space is restored: take each
+ * description the root task opened from a process that holds it, at its kept fd, so that a placeholder of a
+ * sharer (mem/restore-sharedvm.c, crshim's child) hands the very description to its sharer. */
+int rst_fdshare_take_late(const struct rst_task *ts, size_t n, struct cr_err *e);
+/* ... that placeholder, in that mount tree: open those no such process holds at their fds, each again (its
+ * copy does not share the offset with the others'). -1 with the reason in msg. */
 int rst_fdshare_reopen(char *msg, size_t len);
 /* crshim, in the mount namespace of such a tree once it stands: open the files in flight (sent with the
  * unix sockets' queues right after) at the fds kept for them; the root task takes them from crshim

@@ -168,6 +168,41 @@ int rst_fdshare_root(char *msg, size_t len)
 	return 0;
 }
 
+/* Where a restored process other than a sharer holds description id: its pid (ours) and fd, 0 if none. */
+static pid_t holder(const struct rst_task *ts, size_t n, uint32_t id, int *fd)
+{
+	for (size_t k = 0; k < n; k++) {
+		const struct rst_task *x = &ts[k];
+		if (x->zombie || x->helper || rst_svm_sharer(x) || !rst_pid_known(x))
+			continue;
+		for (size_t j = 0; j < x->nr_fdinfo; j++) {
+			const FileEntry *f = rst_file_by_id(x, x->fdinfo[j]->id);
+			if (f && f->has_tree_desc && f->tree_desc == id) {
+				*fd = x->fdinfo[j]->fd;
+				return x->pid;
+			}
+		}
+	}
+	return 0;
+}
+
+int rst_fdshare_take_late(const struct rst_task *ts, size_t n, struct cr_err *e)
+{
+	for (size_t i = 0; i < nr_descs; i++) {
+		int fd = -1;
+		pid_t pid = descs[i].late && !descs[i].flight ? holder(ts, n, descs[i].id, &fd) : 0;
+		if (!pid)
+			continue;
+		__cleanup_close int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+		__cleanup_close int got = pidfd < 0 ? -1 : (int)syscall(SYS_pidfd_getfd, pidfd, fd, 0);
+		if (got < 0 || dup3(got, descs[i].fd, O_CLOEXEC) < 0)
+			return cr_fail_sys(e, "take %s from task %d (fd %d)", descs[i].late->reg->path, pid,
+					   fd);
+		descs[i].late = NULL; /* the very description now */
+	}
+	return 0;
+}
+
 int rst_fdshare_reopen(char *msg, size_t len)
 {
 	for (size_t i = 0; i < nr_descs; i++)

@@ -210,9 +210,10 @@ bool rst_svm_keep(const struct rst_args *a, uint64_t start, uint64_t end)
 }
 
 /* The placeholder, in the namespaces of its sharer: its mount namespace (the tree's own mount tree, where
- * the files are opened by path; crshim keeps only fd numbers for the descriptions the root task opens there,
- * which the placeholder opens again: rst_fdshare_reopen), and in a tree born in its user namespace that
- * namespace, as its first uid and gid (the sharer, a task of it, must be able to take its fds). */
+ * the files are opened by path; the descriptions the root task opened there crshim took from the tree,
+ * rst_fdshare_take_late, and one no other process holds the placeholder opens again: rst_fdshare_reopen),
+ * and in a tree born in its user namespace that namespace, as its first uid and gid (the sharer, a task of
+ * it, must be able to take its fds). */
 static int ph_enter(const struct rst_task *t, const struct rst_task *own, char *msg, size_t len)
 {
 	const struct rst_task *root = &t->tree[0];
@@ -375,7 +376,8 @@ int rst_svm_go(struct rst_task *ts, size_t n, struct rst_task *t, struct cr_err 
 			return cr_fail_errno(e, ESRCH, "task %d: not made by the blob of task %d",
 					     rst_ipid(t), rst_ipid(own));
 	}
-	if (!(t->pst->vm_flags & CLONE_FILES) && spawn_placeholder(t, own, e))
+	if (!(t->pst->vm_flags & CLONE_FILES) &&
+	    (rst_fdshare_take_late(ts, n, e) || spawn_placeholder(t, own, e)))
 		return -1;
 	if (ptrace_seize_sc(t->pid, PTRACE_O_EXITKILL | PTRACE_O_TRACESYSGOOD))
 		return cr_fail_sys(e, "PTRACE_SEIZE %d (sharing the address space of %d)", t->pid, own->pid);

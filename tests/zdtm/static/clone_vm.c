@@ -30,6 +30,7 @@
 #define CMD_W 101
 #define REP_R 102 /* child -> parent */
 #define REP_W 103
+#define BOTH_FD 110 /* kept by the child's close_range */
 
 static volatile int shared_word = 1;
 static char child_stack[256 << 10] __attribute__((aligned(16)));
@@ -180,6 +181,11 @@ static int setup_fds(void)
 	if (fd < 0 || dup2(fd, 50) != 50 || write(50, "PPPPP", 5) != 5 || lseek(50, 2, SEEK_SET) != 2)
 		return -1;
 	close(fd);
+	/* a file opened before the clone: one open file description in both (clone_vm_fds) */
+	fd = open("both.data", O_RDWR | O_CREAT | O_TRUNC, 0600);
+	if (fd < 0 || dup2(fd, BOTH_FD) != BOTH_FD || write(BOTH_FD, "BB", 2) != 2)
+		return -1;
+	close(fd);
 	return 0;
 }
 
@@ -233,6 +239,9 @@ static void check_own(pid_t ch)
 			fail("the parent's fds 50/60 are not its own");
 		if (syscall(SYS_kcmp, getpid(), ch, KCMP_FILE, 70, 70) != 0)
 			fail("the pipe made before the clone is not one open file in both any more");
+		if (syscall(SYS_kcmp, getpid(), ch, KCMP_FILE, BOTH_FD, BOTH_FD) != 0 ||
+		    lseek(BOTH_FD, 0, SEEK_CUR) != 2)
+			fail("the file opened before the clone is not one open file in both any more");
 	}
 	if (CVM_FILES && (ask('o') != 1 || fcntl(80, F_GETFD) < 0))
 		fail("the fd the child opened is not in the shared table");

@@ -1,6 +1,6 @@
 /* A process sharing the address space and the fs info (CLONE_VM | CLONE_FS) of its parent, in a user
  * namespace of its own that does not own the PID namespace: refused at dump with one line (the restorer
- * clones it outside the namespace, to give it its pid, and a process sharing its fs info cannot enter one). */
+ * clones it outside the namespace, to give it its pid, and one sharing its fs info cannot enter it). */
 #include <sched.h>
 #include <signal.h>
 #include <sys/syscall.h>
