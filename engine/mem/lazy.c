@@ -65,7 +65,7 @@ bool *rst_lazy_plan(const struct rst_task *t)
 	if (!lazy || !t->lazy || !t->mm || !root)
 		return lazy;
 	for (size_t i = 0; i < root->n_all_pst; i++) /* its address space is shared (restorer/sharedvm.c) */
-		if (root->all_pst[i]->has_vm_owner && root->all_pst[i]->vm_owner == t->pid)
+		if (root->all_pst[i]->has_vm_owner && root->all_pst[i]->vm_owner == rst_ipid(t))
 			return lazy;
 	for (size_t bi = 0; bi < pm->nr; bi++) {
 		const struct page_block *b = &pm->blocks[bi];
