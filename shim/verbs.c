@@ -136,6 +136,31 @@ static void notice_stderr(void *arg, const char *line)
 		fprintf(stderr, "crshim: warning: %s\n", line);
 }
 
+/* A dump's warnings wait for its end: said if it works; a dump that fails says only its one error line
+ * (the warnings are in its log). */
+static char *dump_notices;
+static size_t dump_notices_len;
+
+static void notice_later(void *arg, const char *line)
+{
+	size_t l = strlen(line) + 1;
+	char *n = realloc(dump_notices, dump_notices_len + l);
+	if (!n) { /* (out of memory: said now) */
+		notice_stderr(arg, line);
+		return;
+	}
+	memcpy(n + dump_notices_len, line, l);
+	dump_notices = n, dump_notices_len += l;
+}
+
+static void notices_end(struct shim_cmd *c, bool say)
+{
+	for (size_t o = 0; say && o < dump_notices_len; o += strlen(dump_notices + o) + 1)
+		notice_stderr(c, dump_notices + o);
+	free(dump_notices);
+	dump_notices = NULL, dump_notices_len = 0;
+}
+
 static int serve_listener(struct shim_cmd *c, const char *verb, int lfd,
 			  int (*serve)(struct cr_opts *, int, struct cr_err *));
 
@@ -162,7 +187,7 @@ static int run_dump(struct shim_cmd *c)
 	}
 	if (setup_log(c, false, &err))
 		return report(what, &err, false);
-	c->opts.notice = notice_stderr, c->opts.notice_arg = c;
+	c->opts.notice = notice_later, c->opts.notice_arg = c;
 	int lfd = -1, port = 0;
 	if (c->opts.lazy_pages &&
 	    eng_lazy_src_listen(&c->opts, &lfd, &port, &err)) /* before the tree is touched */
@@ -170,13 +195,17 @@ static int run_dump(struct shim_cmd *c)
 	if ((c->verb == VERB_PRE_DUMP ? eng_pre_dump : eng_dump)(&c->opts, &err)) {
 		if (lfd >= 0)
 			close(lfd);
+		notices_end(c, false);
 		return report_run(c, what, &err, !c->log_to_stderr);
 	}
 	pr_info("%s of %d finished\n", what, c->opts.pid);
 	if (lfd >= 0 && eng_lazy_src_ready(&c->opts, &err)) {
 		close(lfd);
+		notices_end(c, false);
 		return report_run(c, what, &err, !c->log_to_stderr);
 	}
+	c->opts.notice = notice_stderr; /* (a lazy dump serving its pages: at once) */
+	notices_end(c, true);
 	if (lfd >= 0)
 		return serve_lazy_src(c, lfd, port);
 	log_close();

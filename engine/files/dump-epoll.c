@@ -2,7 +2,8 @@
  * for each entry the fd that holds its target file now, found with kcmp(KCMP_EPOLL_TFD): the fd of the
  * same number in the task, else any other fd of the task (the one added was closed or moved), else an fd
  * of another process of the tree. A target that no process of the tree holds any more is skipped (as CRIU
- * does): nothing could make it again.
+ * does): nothing could make it again; the file lives on (outside the tree, or in flight: an entry goes
+ * with its file), so the user is told (eng_notice).
  * An epoll instance in flight (SCM_RIGHTS, net/sk-unix.h) is crshim's copy: its tfd numbers are those of
  * the process that added them, its targets are looked for in every process of the tree, then among the
  * files in flight of the same process (the entry names that file's id); one that only crshim holds
@@ -152,10 +153,20 @@ static int fill_list(struct dump_ctx *c, const struct evfd_src *s, const char *t
 					     tfd);
 		if (where == 3)
 			tpid = 0;
-		if (where == 1) {
-			pr_debug("fd %d: epoll target fd %d (events %#x) is held by no process of the tree: "
-				 "skipped\n",
-				 s->fd, tfd, events);
+		if (where ==
+		    1) { /* it lives on (an epoll entry goes with its file): outside the tree, in flight */
+			if (s->pid == getpid())
+				eng_notice(
+				    c->o,
+				    "an epoll instance in flight (SCM_RIGHTS): its target added as fd %d "
+				    "(events %#x) is held by no process of the tree: not restored",
+				    tfd, events);
+			else
+				eng_notice(
+				    c->o,
+				    "task %d fd %d (epoll): its target added as fd %d (events %#x) is held "
+				    "by no process of the tree: not restored",
+				    s->pid, s->fd, tfd, events);
 			continue;
 		}
 		if (add_tfd(ep, tfd, events, data, tpid, tfdnow, e))

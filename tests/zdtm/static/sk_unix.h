@@ -51,6 +51,16 @@ static inline int sk_scm_pipe(const char *data, int wfd)
 	return p[0];
 }
 
+/* Move a new fd (< 30) to number want, which may be the number a later call's new fd would get. */
+static inline void sk_place_new(int fd, int want)
+{
+	int hi = fcntl(fd, F_DUPFD, 30);
+	if (fd < 0 || hi < 0)
+		fail("new fd for %d", want);
+	close(fd);
+	sk_place(hi, want, 0);
+}
+
 static inline void sk_pair(int type, int a, int b)
 {
 	int sp[2];

@@ -37,7 +37,7 @@ int main(int argc, char **argv)
 	sk_pair(SOCK_STREAM, A, B);
 	if (pipe(p))
 		fail("pipe");
-	int r = fcntl(p[0], F_DUPFD, 20), w = fcntl(p[1], F_DUPFD, 20); /* (pipe() may give 5 or 6) */
+	int r = fcntl(p[0], F_DUPFD, 30), w = fcntl(p[1], F_DUPFD, 30); /* (pipe() may give 5 or 6) */
 	close(p[0]);
 	close(p[1]);
 	sk_place(r, PR, 0);

@@ -1,10 +1,10 @@
 /* An epoll instance in flight in a child's socket whose target is itself only in flight in its parent's
- * socket: the parent adds an eventfd (counter 1) to an epoll instance and forks; the child sends the epoll
- * fd over a socketpair of its own, the parent the eventfd over another one; both close both. crshim makes a
- * target in flight only when the same process's sockets carry it: a dump of the tree must fail with one
- * line naming the child's socket (fd 24), the kind and the task; the tree keeps running (the child receives
- * the epoll, the parent the eventfd, which the child's epoll still reports). Run by
- * tests/zdtm/fd_unsupported.sh (skipped by the C/R modes). */
+ * socket: the parent adds an eventfd (counter 1, fd 5) to an epoll instance and forks; the child sends the
+ * epoll fd over a socketpair of its own, the parent the eventfd over another one; both close both. crshim
+ * makes a target in flight only when the same process's sockets carry it: a dump of the tree must fail with
+ * one line naming the child's socket (fd 24), the kind and the target's fd (.desc dump-expect); the tree
+ * keeps running (the child receives the epoll, the parent the eventfd, which the child's epoll still
+ * reports). */
 #include <stdint.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
@@ -21,8 +21,9 @@ int main(int argc, char **argv)
 	uint64_t v = 0;
 
 	test_init(argc, argv);
-	int ep = epoll_create1(0), efd = eventfd(1, 0);
-	if (ep < 0 || efd < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, efd, &ev) || pipe(ctl) || pipe(ack))
+	sk_place_new(eventfd(1, 0), 5);
+	int ep = epoll_create1(0), efd = 5;
+	if (ep < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, efd, &ev) || pipe(ctl) || pipe(ack))
 		fail("setup");
 	pid_t pid = test_fork();
 	if (pid == 0) { /* sends the epoll instance to itself; once told, receives it: the eventfd is ready */

@@ -18,15 +18,9 @@ int main(int argc, char **argv)
 
 	test_init(argc, argv);
 	sk_pair(SOCK_STREAM, A, B);
-	int ep = epoll_create1(0), efd = eventfd(1, 0);
-	if (ep < 0 || efd < 0)
-		fail("epoll_create1 / eventfd");
-	int hep = fcntl(ep, F_DUPFD, 20), hefd = fcntl(efd, F_DUPFD, 20); /* (they may be 5 or 6) */
-	close(ep);
-	close(efd);
-	sk_place(hep, 5, 0);
-	sk_place(hefd, 6, 0);
-	ep = 5, efd = 6;
+	sk_place_new(epoll_create1(0), 5);
+	sk_place_new(eventfd(1, 0), 6);
+	int ep = 5, efd = 6;
 	if (epoll_ctl(ep, EPOLL_CTL_ADD, efd, &ev) || epoll_tfds(ep, before, sizeof(before)) != 1)
 		fail("epoll");
 	int sent[2] = {ep, efd};
