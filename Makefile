@@ -197,7 +197,7 @@ demo: deps
 	./contrib/demo.sh $(CURDIR)/$(B)/crshim
 
 bench: all $(CONTRIB_BIN)
-	./contrib/bench.sh $(CURDIR)/$(B)/crshim
+	CRIU='$(CRIU)' ./contrib/bench.sh $(CURDIR)/$(B)/crshim
 	CRIU='$(CRIU)' ./contrib/bench-tree.sh $(CURDIR)/$(B)/crshim
 	./contrib/bench-incr.sh $(CURDIR)/$(B)/crshim
 	./contrib/bench-pagesrv.sh $(CURDIR)/$(B)/crshim

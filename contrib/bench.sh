@@ -6,7 +6,8 @@
 #
 # For each size: start contrib/bench-mem (fills its memory, keeps a checksum), dump it, restore it, tell it to check
 # its memory. Prints seconds and GB/s (10^9 bytes of data per second) for dump and restore, the image size and whether
-# the data came back intact. If a real `criu` is on PATH the same runs are done with it and the ratio is printed.
+# the data came back intact. If a real CRIU is given as CRIU=path (else `criu` on PATH) the same runs are done with it
+# and the ratio is printed.
 # Speed never fails the run; exit status 1 means a crshim step failed or the data did not verify.
 set -euo pipefail
 
@@ -79,7 +80,7 @@ else
 	mkdir -m 0700 "$BASE"
 fi
 
-CRIU=$(command -v criu || true)
+CRIU=${CRIU:-$(command -v criu || true)}
 CRIU_NOTE=
 if [ -z "$CRIU" ]; then
 	CRIU_NOTE="criu: absent (no criu on PATH), crshim only"
