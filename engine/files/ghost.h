@@ -52,6 +52,9 @@ int rst_ghost_open(const RegFileEntry *r, int flags);
  * rst_ghost_open_path opens such paths through it; other paths as they are. */
 extern int rst_host_proc;
 int rst_ghost_open_path(const char *path, int flags);
+/* The same for a child sharing the fd table (restore-fdtable.c, in its parent): self is its pid as it sees
+ * it, so the copies kept for it are taken first. */
+int rst_ghost_open_path_as(pid_t self, const char *path, int flags);
 /* A root born in its user namespace (late_fds_pushed) takes crshim's fds of the ghosts (rst_ghost_late
  * offers them) and its tree inherits them: each task keeps its copies among its helper fds
  * (restore-files.c) and rst_ghost_open_path opens them as /proc/self/fd/OWN. The count (0 otherwise),

@@ -85,7 +85,8 @@ static int place_child(struct rst_task *c, int *next, char *msg, size_t len)
 		bool own = c->mfiles[i].fd < 0; /* a path, else a kept fd of a shared memory object */
 		int fd = c->mfiles[i].task_fd1
 			     ? fcntl(c->mfiles[i].task_fd1 - 1, F_DUPFD_CLOEXEC, 0) /* rings */
-			 : own ? open(c->mfiles[i].path, c->mfiles[i].oflags | O_CLOEXEC)
+			 : own ? rst_ghost_open_path_as(rst_pidns_self(c), c->mfiles[i].path,
+							c->mfiles[i].oflags | O_CLOEXEC)
 			       : c->mfiles[i].fd;
 		if (fd < 0 || (mfd[i] = place(fd, next, true)) < 0)
 			return fail_msg(msg, len, c->mfiles[i].path, c->pid);

@@ -562,9 +562,8 @@ int rst_ghost_keep_sharer(const struct rst_task *c, int (*keep)(int fd, void *ar
 
 /* Our copy of crshim's fd: a child sharing the table takes those kept for it, which its parent's blob does
  * not close (restore-fdtable.c), before the parent's own; -1 if none. */
-static int own_copy_of(int crshim_fd)
+static int own_copy_of(pid_t self, int crshim_fd)
 {
-	pid_t self = getpid();
 	for (int pass = 0; pass < 2; pass++)
 		for (size_t i = 0; i < n_own_copies; i++)
 			if (own_copies[i].crshim == crshim_fd && own_copies[i].pid == (pass ? 0 : self))
@@ -574,22 +573,27 @@ static int own_copy_of(int crshim_fd)
 
 int rst_ghost_open_path(const char *path, int flags)
 {
+	return rst_ghost_open_path_as(getpid(), path, flags);
+}
+
+int rst_ghost_open_path_as(pid_t self, const char *path, int flags)
+{
 	char pre[32];
 	int n = snprintf(pre, sizeof(pre), "/proc/%d/", (int)host_proc_of);
 	if (rst_host_proc < 0 || strncmp(path, pre, (size_t)n))
 		return open(path, flags);
-	int fd = -1, proc = own_copy_of(HOST_PROC_KEY);
+	int fd = -1, proc = own_copy_of(self, HOST_PROC_KEY);
 	if (proc < 0)
 		proc = rst_host_proc;
 	if (!late_fds_pushed() || sscanf(path + n, "fd/%d", &fd) != 1)
 		return openat(proc, path + 6, flags);
 	/* its copy: at crshim's number until restore-files.c moves it (the root opens some before) */
-	int own = own_copy_of(fd);
+	int own = own_copy_of(self, fd);
 	if (own >= 0)
 		fd = own;
-	char self[32];
-	snprintf(self, sizeof(self), "self/fd/%d", fd);
-	return openat(proc, self, flags);
+	char own_path[32];
+	snprintf(own_path, sizeof(own_path), "self/fd/%d", fd);
+	return openat(proc, own_path, flags);
 }
 
 /* A file the task made with O_TMPFILE (r->tmpfile_dir): a new O_TMPFILE there with the ghost's contents,

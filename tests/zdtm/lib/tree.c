@@ -1,5 +1,6 @@
 /* Process trees: the ids of a set of processes before the dump, compared after the restore. */
 #include <dirent.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -392,6 +393,40 @@ void usr1_wait(void)
 	sigemptyset(&none);
 	while (!usr1_came)
 		sigsuspend(&none);
+}
+
+pid_t files_sharer_start(int (*setup)(void), int (*check)(void))
+{
+	int rp[2];
+	char c;
+	if (pipe(rp)) {
+		fail("pipe");
+		return -1;
+	}
+	usr1_block();
+	pid_t ch = (pid_t)syscall(SYS_clone, CLONE_FILES | SIGCHLD, 0, 0, 0, 0);
+	if (ch == 0) { /* no test_forked(): it would close the parent's ready pipe, the table is one */
+		if ((setup && setup()) || write(rp[1], "r", 1) != 1)
+			_exit(9);
+		usr1_wait();
+		_exit(check());
+	}
+	int ok = ch > 0 && read(rp[0], &c, 1) == 1;
+	close(rp[0]);
+	close(rp[1]);
+	if (!ok) {
+		fail("clone(CLONE_FILES) or the child's setup");
+		return -1;
+	}
+	return ch;
+}
+
+void files_sharer_end(pid_t ch, const char *why)
+{
+	if (syscall(SYS_kcmp, getpid(), ch, KCMP_FILES, 0, 0) != 0)
+		fail("the child does not share the parent's fd table any more");
+	kill(ch, SIGUSR1);
+	child_exit_ok(ch, why);
 }
 
 int wait_byte(const volatile char *p, char v)

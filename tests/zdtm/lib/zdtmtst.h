@@ -275,6 +275,12 @@ void usr1_mask(sigset_t *m);
 pid_t test_fork(void);
 void usr1_wait(void);
 int wait_byte(const volatile char *p, char v);
+/* files_sharer_start: a child made with clone(CLONE_FILES) (the test's fd table, not test_forked(): it would
+ * close the test's ready pipe), which runs setup (NULL: none; non-zero: it exits 9), then waits for SIGUSR1
+ * (usr1_block done) and exits with check(); its pid once setup is done (-1 and fail() if not).
+ * files_sharer_end: the table is still one (kcmp KCMP_FILES), SIGUSR1 to it, child_exit_ok(ch, why). */
+pid_t files_sharer_start(int (*setup)(void), int (*check)(void));
+void files_sharer_end(pid_t ch, const char *why);
 int tree_waiting_go(pid_t pid);
 int tree_same_file(pid_t pid, int fd);
 /* fd_devino: "dev:ino" of fd into buf (0, or -1 when fstat fails). child_report: after the checkpoint,
