@@ -103,7 +103,7 @@ RUNTIME_SRC := $(wildcard runtime/*.c)
 $(B)/crshim-runtime: $(patsubst %.c,$(B)/%.o,$(RUNTIME_SRC)) $(B)/libcrshim.a
 	$(CC) $(SAN) $(COV) -o $@ $^ $(LDLIBS)
 
--include $(shell find $(B) -name '*.d' 2>/dev/null)
+-include $(shell find $(B) -path $(B)/zdtm -prune -o -name '*.d' -print 2>/dev/null) # zdtm's are its own
 
 deps:
 	$(call qa_apt_install,$(DEPS_PKGS))
