@@ -168,10 +168,18 @@ int rst_path_stat(const struct rst_task *t, const char *path, struct stat *st, b
 		return 1;
 	if (!t->live_paths)
 		return t->paths_later ? 1 : follow ? stat(path, st) : lstat(path, st);
-	/* in the live tree's mount namespace, from its root: an absolute symlink stays inside it too */
+	/* in the live tree's mount namespace, from its root: an absolute symlink stays inside it too. EAGAIN:
+	 * a ".." met while something was renamed or mounted anywhere (the kernel asks for a retry; after 16,
+	 * and on a kernel without openat2, the path is left to the restore: never a false refusal) */
 	struct open_how how = {.flags = O_PATH | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW),
 			       .resolve = RESOLVE_IN_ROOT};
-	__cleanup_close int fd = (int)syscall(SYS_openat2, t->live_root, path, &how, sizeof(how));
+	__cleanup_close int fd = -1;
+	for (int i = 0; i < 16 && fd < 0; i++)
+		if ((fd = (int)syscall(SYS_openat2, t->live_root, path, &how, sizeof(how))) < 0 &&
+		    errno != EAGAIN)
+			break;
+	if (fd < 0 && (errno == EAGAIN || errno == ENOSYS))
+		return 1;
 	return fd < 0 ? -1 : fstat(fd, st);
 }
 
