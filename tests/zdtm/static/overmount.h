@@ -1,8 +1,9 @@
 /* A file the task holds, in a directory that is over-mounted afterwards (a tmpfs on it): its path now names
  * no file, so the restore could not open or map it again (restore-load.c check_mapped_files, file-reg.c
  * check_path). The dump succeeded before crshim ran the restore's checks over its images; now it must refuse
- * with one line, and the task keep running with its fd or mapping (fd_unsupported.sh --test). C/R modes skip
- * these tests (.desc). The mount is in the host's mount namespace: the test removes it when it ends. */
+ * with one line, and the task keep running with its fd or mapping (.desc dump-expect). The mount is in the
+ * test's mount namespace (the host's; in modes ns and cuns its own, whose live mount tree the dump's check
+ * looks at): the test removes it when it ends. */
 #include <fcntl.h>
 #include <string.h>
 #include <sys/mman.h>
