@@ -70,14 +70,15 @@ static int wait_stop(struct seized *s, int *statusp, int timeout_ms, struct cr_e
 			clock_gettime(CLOCK_MONOTONIC, &now);
 			if ((now.tv_sec - t0.tv_sec) * 1000 + (now.tv_nsec - t0.tv_nsec) / 1000000 >
 			    timeout_ms)
-				return in_vfork_wait(s->pid)
-					   ? cr_fail_errno(e, ETIMEDOUT,
-							   "task %d waits for its vfork child (CLONE_VFORK) "
-							   "to exec or exit: not supported",
-							   s->pid)
-					   : cr_fail_errno(e, ETIMEDOUT,
-							   "task %d does not stop (uninterruptible sleep?)",
-							   s->pid);
+				return in_vfork_wait(s->pid) /* no errno: "Connection timed out" misled */
+					   ? cr_fail(e,
+						     "task %d waits for its vfork child (CLONE_VFORK) "
+						     "to exec or exit: not supported",
+						     s->pid)
+					   : cr_fail(
+						 e,
+						 "task %d does not stop within %d s (uninterruptible sleep?)",
+						 s->pid, timeout_ms / 1000);
 			nanosleep(&nap, NULL);
 			if (nap.tv_nsec <
 			    1000000) /* at most 1 ms late: the tree's tasks are seized one by one */

@@ -19,7 +19,8 @@ static char *shr, *shr2, *prv;
 static int map_deleted(char *p)
 {
 	char link[64], buf[PATH_MAX];
-	snprintf(link, sizeof(link), "/proc/self/map_files/%lx-%lx", (unsigned long)p, (unsigned long)p + LEN);
+	snprintf(link, sizeof(link), "/proc/self/map_files/%lx-%lx", (unsigned long)p,
+		 (unsigned long)p + LEN);
 	ssize_t n = readlink(link, buf, sizeof(buf) - 1);
 	if (n < 10)
 		return 0;
