@@ -108,10 +108,12 @@ static int check_core(const CoreEntry *c, int id, struct cr_err *e)
 	return 0;
 }
 
-/* The tree is in a user namespace of its own (ns/userns.c). */
-static bool tree_in_user(const struct rst_task *t)
+/* Credentials of task (or thread) id of t that crshim can give: in a user namespace of its own
+ * (ns/userns.c) those of the namespace, so each id must map into it (rst_userns_prepare maps them). */
+static int check_creds(const struct rst_task *t, int id, const CredsEntry *c, struct cr_err *e)
 {
-	return ns_rst_has_user(t->root ? t->ns : t->tree ? t->tree[0].ns : NULL);
+	const struct ns_rst *ns = t->root ? t->ns : t->tree ? t->tree[0].ns : NULL;
+	return rst_creds_check(id, c, ns_rst_has_user(ns), e) || ns_rst_check_creds(ns, id, c, e) ? -1 : 0;
 }
 
 /* core-TID.img of every thread but the leader. */
@@ -134,8 +136,7 @@ static int read_thread_cores(struct rst_task *t, struct cr_err *e)
 		t->nr_tcores = i + 1;
 		if (check_core(t->tcores[i], tid, e))
 			return -1;
-		if (t->tcores[i]->thread_creds &&
-		    rst_creds_check(tid, t->tcores[i]->thread_creds, tree_in_user(t), e))
+		if (t->tcores[i]->thread_creds && check_creds(t, tid, t->tcores[i]->thread_creds, e))
 			return -1;
 	}
 	return 0;
@@ -168,7 +169,7 @@ static int read_task(struct rst_task *t, struct cr_err *e)
 		return -1;
 	if (check_core(t->core, id, e))
 		return -1;
-	if (t->creds && rst_creds_check(id, t->creds, tree_in_user(t), e))
+	if (t->creds && check_creds(t, id, t->creds, e))
 		return -1;
 	return read_thread_cores(t, e);
 }

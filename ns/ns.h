@@ -104,6 +104,9 @@ void ns_rst_done(struct ns_rst *r, bool failed);
  * made those of the namespace; the fd of the namespace (-1: none), which each task enters last
  * (ns_rst_user_enter: single-threaded, its children cloned and its files opened). */
 int ns_rst_map_creds(const struct ns_rst *r, pid_t pid, CredsEntry *c, struct cr_err *e);
+/* ... only whether they map, c unchanged (the restore's loader, before anything is made: also the dump's
+ * check). */
+int ns_rst_check_creds(const struct ns_rst *r, pid_t pid, const CredsEntry *c, struct cr_err *e);
 int ns_rst_user_fd(const struct ns_rst *r);
 bool ns_rst_has_user(const struct ns_rst *r); /* ns.img: the root had a user namespace of its own */
 /* ... which owned its PID and mount namespaces (a container's): the root is born in it (engine/restore.c),

@@ -409,27 +409,43 @@ int ns_user_mnt_ids(struct ns_rst *r, struct cr_err *e)
 	return 0;
 }
 
-int ns_rst_map_creds(const struct ns_rst *r, pid_t pid, CredsEntry *c, struct cr_err *e)
+/* The ids of c mapped into the user namespace of ns.img, into out (NULL: only checked). */
+static int map_creds(const struct ns_rst *r, pid_t pid, const CredsEntry *c, CredsEntry *out,
+		     struct cr_err *e)
 {
 	if (!r || !(r->own & CLONE_NEWUSER) || !c)
 		return 0;
 	const NsEntry *ne = r->ne;
-	uint32_t *u[] = {&c->uid, &c->euid, &c->suid, &c->fsuid};
-	uint32_t *g[] = {&c->gid, &c->egid, &c->sgid, &c->fsgid};
+	uint32_t u[] = {c->uid, c->euid, c->suid, c->fsuid}, g[] = {c->gid, c->egid, c->sgid, c->fsgid};
 	for (size_t i = 0; i < 4; i++) {
-		uint32_t was = *u[i];
-		if (map_id(ne->uid_map, ne->n_uid_map, u[i]))
-			return cr_fail(e, "task %d: uid %u is not mapped in its user namespace", pid, was);
-		was = *g[i];
-		if (map_id(ne->gid_map, ne->n_gid_map, g[i]))
-			return cr_fail(e, "task %d: gid %u is not mapped in its user namespace", pid, was);
+		if (map_id(ne->uid_map, ne->n_uid_map, &u[i]))
+			return cr_fail(e, "task %d: uid %u is not mapped in its user namespace", pid, u[i]);
+		if (map_id(ne->gid_map, ne->n_gid_map, &g[i]))
+			return cr_fail(e, "task %d: gid %u is not mapped in its user namespace", pid, g[i]);
 	}
 	for (size_t i = 0; i < c->n_groups; i++) {
-		uint32_t was = c->groups[i];
-		if (map_id(ne->gid_map, ne->n_gid_map, &c->groups[i]))
-			return cr_fail(e, "task %d: group %u is not mapped in its user namespace", pid, was);
+		uint32_t id = c->groups[i];
+		if (map_id(ne->gid_map, ne->n_gid_map, &id))
+			return cr_fail(e, "task %d: group %u is not mapped in its user namespace", pid,
+				       c->groups[i]);
+		if (out)
+			out->groups[i] = id;
+	}
+	if (out) {
+		out->uid = u[0], out->euid = u[1], out->suid = u[2], out->fsuid = u[3];
+		out->gid = g[0], out->egid = g[1], out->sgid = g[2], out->fsgid = g[3];
 	}
 	return 0;
+}
+
+int ns_rst_map_creds(const struct ns_rst *r, pid_t pid, CredsEntry *c, struct cr_err *e)
+{
+	return map_creds(r, pid, c, c, e);
+}
+
+int ns_rst_check_creds(const struct ns_rst *r, pid_t pid, const CredsEntry *c, struct cr_err *e)
+{
+	return map_creds(r, pid, c, NULL, e);
 }
 
 int ns_rst_user_fd(const struct ns_rst *r)
