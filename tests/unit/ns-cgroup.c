@@ -90,6 +90,30 @@ static const struct ns_cg_hier *new_cgroup(const struct ns_cg_hier *h, size_t nh
 	return x;
 }
 
+/* Whether a cgroup v1 hierarchy of /proc/self/cgroup ("cpu,cpuacct", "name=x") is mounted anywhere here: a
+ * named one may be left unmounted (another tool's test suite made it), and then nothing can be found of it.
+ */
+static bool hier_mounted(const char *name)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	char line[4096];
+	bool found = false;
+	while (f && !found && fgets(line, sizeof(line), f)) {
+		char *sep = strstr(line, " - cgroup ");
+		char *opts = sep ? strchr(sep + strlen(" - cgroup "), ' ') : NULL;
+		if (!opts)
+			continue;
+		opts[strcspn(opts, "\n")] = ',';
+		opts[0] = ',';
+		char want[300];
+		snprintf(want, sizeof(want), ",%s,", name);
+		found = strstr(opts, want) != NULL;
+	}
+	if (f)
+		fclose(f);
+	return found;
+}
+
 static void test_hiers(struct ns_cg_hier *h, size_t *nh)
 {
 	*nh = ns_cg_hiers(h, 16);
@@ -107,6 +131,10 @@ static void test_hiers(struct ns_cg_hier *h, size_t *nh)
 		char procs[300];
 		struct stat st;
 		snprintf(procs, sizeof(procs), "%s/cgroup.procs", x ? x->mnt : "/nonexistent");
+		if (!x && strncmp(name, "name=", 5) == 0 && !hier_mounted(name)) {
+			diag("hierarchy '%s' of /proc/self/cgroup is mounted nowhere: not looked for", name);
+			continue;
+		}
 		if (!x || stat(procs, &st)) {
 			diag("hierarchy '%s' of /proc/self/cgroup: %s", name,
 			     x ? "no cgroup.procs" : "not found");
