@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
+#include <time.h>
 #include "base/err.h"
 
 #define CRSHIM_VERSION "0.1.0"
@@ -15,6 +16,35 @@
 
 /* --manage-cgroups modes (CRIU's meanings: ns/cgroup-restore.c). */
 enum cr_cg_mode { CR_CG_SOFT = 0, CR_CG_IGNORE, CR_CG_NONE, CR_CG_PROPS, CR_CG_FULL, CR_CG_STRICT };
+
+/* What a dump or restore measured (CRIU's stats-dump / stats-restore, shim/stats.c; --display-stats):
+ * times in microseconds, summed over the tree's processes where a process has one. The fields under
+ * "progress" are updated while the run goes (atomically: another thread of the caller reads them to show
+ * the progress on a terminal). */
+struct cr_stats {
+	/* dump */
+	uint64_t freezing_us; /* seize (and freeze) of the tree */
+	uint64_t frozen_us;   /* from frozen until killed or resumed */
+	uint64_t memdump_us;  /* finding the pages to save (VMAs, pagemap) */
+	uint64_t memwrite_us; /* copying them into the pages files (or to the page server) */
+	uint64_t pages_scanned, pages_skipped_parent, pages_written;
+	uint64_t shpages_written; /* shared memory (MAP_SHARED anonymous, memfd, SysV) */
+	/* restore */
+	uint64_t forking_us; /* from the first clone until every process restored its state */
+	uint64_t restore_us; /* the whole restore */
+	uint64_t mm_load_us; /* loading, verifying and prefilling the address spaces' pages */
+	uint64_t pages_restored;
+	/* progress */
+	uint64_t tasks_total, tasks_done;
+	uint64_t bytes_total, bytes_done; /* pages, known so far */
+};
+/* Atomic adds to a cr_stats field (NULL stats: nothing). */
+#define CR_STAT_ADD(st, field, v)                                                                            \
+	do {                                                                                                 \
+		if (st)                                                                                      \
+			__atomic_fetch_add(&(st)->field, (uint64_t)(v), __ATOMIC_RELAXED);                   \
+	} while (0)
+uint64_t cr_us_since(const struct timespec *t0);
 
 /* Options of one run (no global options: this is passed down explicitly). */
 struct cr_opts {
@@ -85,6 +115,7 @@ struct cr_opts {
 	 * the run (the client refused). NULL: none. */
 	int (*notify)(void *arg, const char *script, pid_t pid, int fd);
 	void *notify_arg;
+	struct cr_stats *stats; /* filled by eng_dump, eng_pre_dump, eng_restore; NULL: not kept */
 };
 
 void eng_opts_init(struct cr_opts *o);

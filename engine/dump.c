@@ -320,6 +320,7 @@ static int dump_tree_images(struct dump_tree *tr, struct cr_err *e)
 		struct dump_ctx *c = &tr->c[i];
 		if (c->zombie ? (!pre && dump_zombie(c, e)) : dump_images(c, e))
 			return i ? cr_wrap(e, "task %d", c->pid) : -1;
+		CR_STAT_ADD(c->o->stats, tasks_done, 1);
 	}
 	if (!pre && (dump_shmem_write(&tr->c[0], e) || dump_ipc_shm_write(&tr->c[0], e)))
 		return -1;
@@ -431,10 +432,17 @@ int eng_dump(struct cr_opts *o, struct cr_err *err)
 	pthread_sigmask(SIG_BLOCK, &term, &old_mask);
 	bool netlock = false;	      /* RPC notifications: network-lock sent, network-unlock owed */
 	struct ns_cg_frz *frz = NULL; /* --freeze-cgroup */
-	ret = eng_notify(o, "pre-dump", 0, -1, err) ||
-		      ns_cg_freeze(o->freeze_cgroup, seize_preseize, &frz, err) || seize_tree(&tr, err)
-		  ? -1
-		  : 0;
+	ret = eng_notify(o, "pre-dump", 0, -1, err) ? -1 : 0;
+	struct timespec tf; /* freezing, then frozen */
+	clock_gettime(CLOCK_MONOTONIC, &tf);
+	if (!ret)
+		ret = ns_cg_freeze(o->freeze_cgroup, seize_preseize, &frz, err) || seize_tree(&tr, err) ? -1
+													: 0;
+	if (o->stats) {
+		o->stats->freezing_us = cr_us_since(&tf);
+		clock_gettime(CLOCK_MONOTONIC, &tf);
+		__atomic_store_n(&o->stats->tasks_total, (uint64_t)tr.n, __ATOMIC_RELAXED);
+	}
 	if (!ret && own_netns(o->pid)) {
 		netlock = true;
 		ret = eng_notify(o, "network-lock", 0, -1, err);
@@ -483,6 +491,8 @@ int eng_dump(struct cr_opts *o, struct cr_err *err)
 		ns_dump_killed(tr.ns);
 	}
 	ns_cg_freeze_done(frz);
+	if (o->stats)
+		o->stats->frozen_us = cr_us_since(&tf);
 	if (!ret && o->auto_dedup && mem_track_parent_dirfd(tr.trk) >= 0)
 		dump_dedup(o);
 	mem_track_done(tr.trk, !ret, o->pre_dump, o->imgdir_fd);

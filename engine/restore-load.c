@@ -324,8 +324,15 @@ int rst_load_task(struct cr_opts *o, struct rst_task *t, struct cr_err *e)
 		live_root(t);
 		if (o->tcp_close)
 			rst_sk_tcp_close(t);
+		struct timespec t0;
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		t->stats = t->dry ? NULL : o->stats;
 		if (rst_svm_sharer(t) ? rst_svm_load(t, e) : rst_pages_load(t, e))
 			return -1;
+		CR_STAT_ADD(t->stats, mm_load_us, cr_us_since(&t0));
+		CR_STAT_ADD(t->stats, pages_restored,
+			    pm_data_bytes(&t->pm) / (uint64_t)sysconf(_SC_PAGESIZE));
+		CR_STAT_ADD(t->stats, tasks_done, 1);
 		pr_info("images verified: task %d, %zu vmas, %llu bytes of pages in %zu blocks\n", t->pid,
 			t->mm->n_vmas, (unsigned long long)pm_data_bytes(&t->pm), t->pm.nr);
 		if ((!t->dry_dump && rst_inherit_prepare(o, t, e)) || rst_pipes_prepare(o, t, e) ||

@@ -857,7 +857,12 @@ static int restore_tree(struct cr_opts *o, struct rst_task **tsp, size_t *np, st
 		return -1;
 	if (rst_svm_fill(*tsp, *np, e) || fault_check(o, FI_RESTORE_BEFORE_FORK, e))
 		return -1;
-	return restore_run(o, *tsp, *np, e);
+	struct timespec t0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	int ret = restore_run(o, *tsp, *np, e);
+	if (o->stats)
+		o->stats->forking_us = cr_us_since(&t0);
+	return ret;
 }
 
 static double since(const struct timespec *t0)
@@ -919,6 +924,8 @@ int eng_restore(struct cr_opts *o, pid_t *root_pid, struct cr_err *err)
 	if (!ret) {
 		double s = since(&t0);
 		*root_pid = ts[0].pid;
+		if (o->stats)
+			o->stats->restore_us = cr_us_since(&t0);
 		pr_info("restored task %d (%zu processes) in %.3f s (%llu bytes of pages of the root, %.2f "
 			"GB/s)\n",
 			ts[0].pid, n, s, (unsigned long long)pm_data_bytes(&ts[0].pm),

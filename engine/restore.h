@@ -90,10 +90,11 @@ struct rst_task {
 					 first */
 	uint32_t ns_levels;	      /* ... how many (0: in ours); vpid is the last one */
 
-	bool root;	 /* the root of the tree: files.img, owns inv and the pstree list */
-	bool lazy;	 /* restore --lazy-pages: private anonymous memory is filled by lazy-pages */
-	bool zombie;	 /* core task_state 2: created, then exits with core->exit_code */
-	bool no_prefill; /* a tree: every process has its own layout, nothing is prefilled in crshim */
+	bool root;		/* the root of the tree: files.img, owns inv and the pstree list */
+	bool lazy;		/* restore --lazy-pages: private anonymous memory is filled by lazy-pages */
+	bool zombie;		/* core task_state 2: created, then exits with core->exit_code */
+	bool no_prefill;	/* a tree: every process has its own layout, nothing is prefilled in crshim */
+	struct cr_stats *stats; /* the run's (cr_opts.stats), NULL for a check-only load */
 	bool shell_job;
 	bool prefill_mapped; /* the parent still has those mappings */
 	bool reaped;	     /* the child ended and was waited for */

@@ -48,6 +48,7 @@ enum {
 	OPT_DAEMON,
 	OPT_STATUS_FD,
 	OPT_LAZY_PAGES,
+	OPT_DISPLAY_STATS,
 	OPT_IGNORED,	   /* flag without semantics for us: noted in the log */
 	OPT_IGNORED_ARG,   /* same, with an argument */
 	OPT_UNSUPPORTED,   /* changes semantics and we do not have it: error */
@@ -101,7 +102,7 @@ static const struct option long_opts[] = {
     {"ghost-limit", required_argument, NULL, OPT_GHOST_LIMIT},
     /* accepted, no effect for us (noted in the log) */
     {"manage-cgroups", optional_argument, NULL, OPT_MANAGE_CGROUPS},
-    {"display-stats", no_argument, NULL, OPT_IGNORED},
+    {"display-stats", no_argument, NULL, OPT_DISPLAY_STATS},
     {"log-pid", no_argument, NULL, OPT_IGNORED},
     {"link-remap", no_argument, NULL, OPT_IGNORED},
     {"evasive-devices", no_argument, NULL, OPT_IGNORED},
@@ -291,6 +292,9 @@ static int parse_special(struct shim_cmd *c, int opt, int idx, char *msg, size_t
 		if (strcmp(optarg, "net"))
 			return fail(msg, len, "--empty-ns %s: only net is supported", optarg);
 		c->opts.empty_ns |= 0x40000000u; /* CLONE_NEWNET */
+		return 0;
+	case OPT_DISPLAY_STATS:
+		c->display_stats = true;
 		return 0;
 	case OPT_IGNORED:
 	case OPT_IGNORED_ARG:

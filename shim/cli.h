@@ -34,6 +34,7 @@ struct shim_cmd {
 	bool oci_force;
 	bool help, version;
 	bool log_to_stderr; /* no -o: log to stderr (like CRIU) */
+	bool display_stats; /* --display-stats: the stats table on stdout at the end of a dump or restore */
 	struct cr_opts opts;
 	const char *feature;   /* check --feature */
 	bool faults;	       /* check --faults: list the fault injection points */

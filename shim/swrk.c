@@ -316,6 +316,8 @@ static int do_dump(struct srv *s, struct shim_rpc_req *r)
 	bool lazy = type == RPC_REQ_TYPE__DUMP && o->lazy_pages;
 	if (!ret && lazy) /* where the pages are served: listening before the tree is touched */
 		ret = eng_lazy_src_listen(o, &lfd, &port, &err);
+	struct cr_stats st = {0};
+	o->stats = &st;
 	if (!ret)
 		ret = (type == RPC_REQ_TYPE__PRE_DUMP ? eng_pre_dump : eng_dump)(o, &err);
 	if (!ret && lazy)
@@ -328,7 +330,7 @@ static int do_dump(struct srv *s, struct shim_rpc_req *r)
 		return fail_resp(s, type, err.errnum ? err.errnum : EIO, m);
 	}
 	pr_info("%s of %d done in %.3f s\n", shim_rpc_type_name(type), (int)o->pid, since(&t0));
-	shim_stats_write(o->work_dir ? o->work_dir : o->images_dir, o->images_dir, true, since(&t0));
+	shim_stats_write(o->work_dir ? o->work_dir : o->images_dir, &st, true, NULL);
 	RpcResp resp = RPC_RESP__INIT;
 	RpcDumpResp d = RPC_DUMP_RESP__INIT;
 	resp.type = (RpcReqType)type;
@@ -346,13 +348,15 @@ static int do_restore(struct srv *s, struct shim_rpc_req *r)
 	struct timespec t0;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	o->detach = true; /* the tree outlives us: runc's child (rst_sibling) or reparented */
+	struct cr_stats st = {0};
+	o->stats = &st;
 	if (prepare(s, r, &err) || eng_restore(o, &pid, &err)) {
 		char m[1100];
 		err_line(r, &err, m, sizeof(m));
 		return fail_resp(s, RPC_REQ_TYPE__RESTORE, err.errnum ? err.errnum : EIO, m);
 	}
 	pr_info("restored %d in %.3f s\n", (int)pid, since(&t0));
-	shim_stats_write(o->work_dir ? o->work_dir : o->images_dir, o->images_dir, false, since(&t0));
+	shim_stats_write(o->work_dir ? o->work_dir : o->images_dir, &st, false, NULL);
 	RpcResp resp = RPC_RESP__INIT;
 	RpcRestoreResp rr = RPC_RESTORE_RESP__INIT;
 	resp.type = RPC_REQ_TYPE__RESTORE;

@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "cli.h"
+#include "stats.h"
 #include "base/fault.h"
 #include "base/log.h"
 
@@ -174,6 +175,15 @@ static int serve_lazy_src(struct shim_cmd *c, int lfd, int port)
 	return serve_listener(c, "dump --lazy-pages", lfd, eng_lazy_src_serve);
 }
 
+/* The progress line on a terminal; not when the log goes to stderr at more than warnings (the two would
+ * mix). */
+static struct shim_progress *progress_start(const struct shim_cmd *c, const char *what, struct cr_stats *st)
+{
+	if (c->log_to_stderr && c->opts.verbosity > 2)
+		return NULL;
+	return shim_progress_start(what, st);
+}
+
 static int run_dump(struct shim_cmd *c)
 {
 	struct cr_err err = {0};
@@ -192,13 +202,20 @@ static int run_dump(struct shim_cmd *c)
 	if (c->opts.lazy_pages &&
 	    eng_lazy_src_listen(&c->opts, &lfd, &port, &err)) /* before the tree is touched */
 		return report(what, &err, !c->log_to_stderr);
-	if ((c->verb == VERB_PRE_DUMP ? eng_pre_dump : eng_dump)(&c->opts, &err)) {
+	struct cr_stats st = {0};
+	c->opts.stats = &st;
+	struct shim_progress *prog = progress_start(c, what, &st);
+	int r = (c->verb == VERB_PRE_DUMP ? eng_pre_dump : eng_dump)(&c->opts, &err);
+	shim_progress_stop(prog);
+	if (r) {
 		if (lfd >= 0)
 			close(lfd);
 		notices_end(c, false);
 		return report_run(c, what, &err, !c->log_to_stderr);
 	}
 	pr_info("%s of %d finished\n", what, c->opts.pid);
+	shim_stats_write(c->opts.work_dir ? c->opts.work_dir : c->opts.images_dir, &st, true,
+			 c->display_stats ? stdout : NULL);
 	if (lfd >= 0 && eng_lazy_src_ready(&c->opts, &err)) {
 		close(lfd);
 		notices_end(c, false);
@@ -284,9 +301,17 @@ static int run_restore(struct shim_cmd *c)
 		return eng_restore_check(&c->opts, &err) ? report_run(c, "restore", &err, !c->log_to_stderr)
 							 : 0;
 	bool was_fg = c->opts.shell_job && !c->opts.detach && terminal_fg();
-	if (eng_restore(&c->opts, &root, &err))
+	struct cr_stats st = {0};
+	c->opts.stats = &st;
+	struct shim_progress *prog = progress_start(c, "restore", &st);
+	int r = eng_restore(&c->opts, &root, &err);
+	shim_progress_stop(prog);
+	c->opts.stats = NULL;
+	if (r)
 		return report_run(c, "restore", &err, !c->log_to_stderr);
 	pr_info("restored root task %d\n", root);
+	shim_stats_write(c->opts.work_dir ? c->opts.work_dir : c->opts.images_dir, &st, false,
+			 c->display_stats ? stdout : NULL);
 	if (c->opts.pidfile && write_pidfile(c->opts.pidfile, root, &err))
 		return report("restore", &err, !c->log_to_stderr);
 	if (c->opts.detach)

@@ -37,3 +37,11 @@ int eng_notify(const struct cr_opts *o, const char *script, pid_t pid, int fd, s
 		return cr_fail_errno(err, ECANCELED, "notification %s: the RPC client failed it", script);
 	return 0;
 }
+
+uint64_t cr_us_since(const struct timespec *t0)
+{
+	struct timespec t1;
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	int64_t us = (int64_t)(t1.tv_sec - t0->tv_sec) * 1000000 + (t1.tv_nsec - t0->tv_nsec) / 1000;
+	return us > 0 ? (uint64_t)us : 0;
+}

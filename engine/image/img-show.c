@@ -2,6 +2,7 @@
  * The JSON is written by hand (an encoder only) into a memory buffer and printed only if every
  * file decoded, so a corrupt image gives an error and no partial document. */
 #define LOG_PREFIX "show: "
+#include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -17,6 +18,7 @@
 #include "crshim.h"
 #include "image/image.h"
 #include "base/log.h"
+#include "stats.pb-c.h"
 
 struct jw {
 	FILE *f;
@@ -277,8 +279,44 @@ static int show_pages(struct jw *w, int dirfd, int k, int id, struct cr_err *e)
 	return 0;
 }
 
+static bool stats_name(const char *name)
+{
+	return !strcmp(name, "stats-dump") || !strcmp(name, "stats-restore");
+}
+
+/* CRIU's stats-dump / stats-restore (shim/stats.c writes them): magic 0x55105940, magic 0x57093306, a u32
+ * size, one stats_entry. */
+static int show_stats(struct jw *w, int dirfd, const char *name, struct cr_err *e)
+{
+	uint8_t buf[4096];
+	__cleanup_close int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return cr_fail_sys(e, "open %s", name);
+	ssize_t n = read(fd, buf, sizeof(buf));
+	if (n < 0)
+		return cr_fail_sys(e, "read %s", name);
+	uint32_t hdr[3];
+	if (n < 12 || (memcpy(hdr, buf, 12), le32toh(hdr[0]) != 0x55105940u) ||
+	    le32toh(hdr[1]) != 0x57093306u || le32toh(hdr[2]) != (uint32_t)(n - 12))
+		return cr_fail_errno(e, EBADMSG, "%s: not a stats file (bad magic or size)", name);
+	StatsEntry *se = stats_entry__unpack(NULL, (size_t)(n - 12), buf + 12);
+	if (!se)
+		return cr_fail_errno(e, EBADMSG, "%s: bad stats entry", name);
+	fputc('[', w->f);
+	w->depth++;
+	jw_nl(w);
+	show_msg(w, &se->base);
+	w->depth--;
+	jw_nl(w);
+	fputc(']', w->f);
+	stats_entry__free_unpacked(se, NULL);
+	return 0;
+}
+
 static int show_file(struct jw *w, int dirfd, const char *name, struct cr_err *e)
 {
+	if (stats_name(name))
+		return show_stats(w, dirfd, name, e);
 	int id, k = img_kind_of(name, &id);
 	if (k < 0)
 		return cr_fail_errno(e, EINVAL, "%s: not a crshim image file name", name);
@@ -290,7 +328,7 @@ static int show_file(struct jw *w, int dirfd, const char *name, struct cr_err *e
 static int image_filter(const struct dirent *de)
 {
 	int id;
-	return img_kind_of(de->d_name, &id) >= 0;
+	return img_kind_of(de->d_name, &id) >= 0 || stats_name(de->d_name);
 }
 
 static int name_cmp(const struct dirent **a, const struct dirent **b)

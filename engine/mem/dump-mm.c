@@ -433,6 +433,7 @@ struct pbuf {
 
 struct pipe_state {
 	struct page_writer *pw;
+	struct cr_stats *stats;
 	struct pbuf buf[PBUF_NR];
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
@@ -453,6 +454,7 @@ static void *writer_main(void *arg)
 		struct pbuf *b = &p->buf[p->tail % PBUF_NR];
 		pthread_mutex_unlock(&p->lock);
 		int r = pw_add_batch(p->pw, b->data, b->used, b->b, b->nb, &p->err);
+		CR_STAT_ADD(p->stats, bytes_done, b->used);
 		pthread_mutex_lock(&p->lock);
 		p->tail++;
 		if (r) {
@@ -570,6 +572,7 @@ static int copy_inline(struct mm_state *m, struct page_writer *pw, struct pbuf *
 		if (fill_buf(m, b, &ri, &roff, e) || pw_add_batch(pw, b->data, b->used, b->b, b->nb, e))
 			return -1;
 		*total += b->used;
+		CR_STAT_ADD(m->c->o->stats, bytes_done, b->used);
 		if (ri >= (m->nr + 1) / 2 && fault_check(m->c->o, FI_DUMP_MM_MID, e))
 			return -1; /* half of the runs written */
 	}
@@ -578,7 +581,10 @@ static int copy_inline(struct mm_state *m, struct page_writer *pw, struct pbuf *
 
 static int copy_pages(struct mm_state *m, struct page_writer *pw, uint64_t *total, struct cr_err *e)
 {
-	struct pipe_state p = {.pw = pw, .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER};
+	struct pipe_state p = {.pw = pw,
+			       .stats = m->c->o->stats,
+			       .lock = PTHREAD_MUTEX_INITIALIZER,
+			       .cond = PTHREAD_COND_INITIALIZER};
 	size_t ri = 0;
 	uint64_t roff = 0;
 	int ret = 0;
@@ -595,6 +601,7 @@ static int copy_pages(struct mm_state *m, struct page_writer *pw, uint64_t *tota
 	uint64_t bytes = 0;
 	for (size_t i = 0; i < m->nr; i++)
 		bytes += m->r[i].len;
+	CR_STAT_ADD(m->c->o->stats, bytes_total, bytes);
 	if (bytes <= PBUF_INLINE)
 		return copy_inline(m, pw, &p.buf[0], total, e);
 	if ((errno = pthread_create(&th, NULL, writer_main, &p)))
@@ -775,6 +782,12 @@ static int write_pages(struct mm_state *m, struct cr_err *e)
 		return -1;
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	double s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	struct cr_stats *st = m->c->o->stats;
+	uint64_t psz = m->psz;
+	CR_STAT_ADD(st, memwrite_us, cr_us_since(&t0));
+	CR_STAT_ADD(st, pages_written, total / psz);
+	CR_STAT_ADD(st, pages_skipped_parent, m->in_parent / psz);
+	CR_STAT_ADD(st, pages_scanned, (total + m->in_parent) / psz);
 	pr_info("pages: %llu bytes in %zu runs, %.3f s (%.2f GB/s)\n", (unsigned long long)total, m->nr, s,
 		s > 0 ? (double)total / s / 1e9 : 0.0);
 	if (m->have_parent)
@@ -844,8 +857,11 @@ int dump_mm_write(struct dump_ctx *c, struct cr_err *e)
 	}
 	if (track_setup(&m, e))
 		goto out;
+	struct timespec t0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (proc_parse_smaps(c->pid, &pv, &npv, e) || collect_vmas(&m, pv, npv, &vp, e))
 		goto out;
+	CR_STAT_ADD(c->o->stats, memdump_us, cr_us_since(&t0));
 	if (m.trk && m.pre_dump && track_protect(&m, pv, vp, npv, e))
 		goto out;
 	if (fill_mm(c, &me, &auxv, &exe, e))

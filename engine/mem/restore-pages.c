@@ -37,6 +37,7 @@ struct verify_part {
 	const uint8_t *kind;	    /* per block: BLK_* */
 	size_t from, to;	    /* block indexes */
 	size_t bad;		    /* first bad block, or SIZE_MAX */
+	struct cr_stats *stats;	    /* progress: bytes_done */
 	int err;		    /* errno of a failed fill */
 };
 
@@ -87,13 +88,15 @@ static void *verify_main(void *arg)
 			p->bad = i;
 			break;
 		}
+		if (p->kind[i] != BLK_LAZY)
+			CR_STAT_ADD(p->stats, bytes_done, b->len);
 	}
 	return NULL;
 }
 
 /* Split the blocks into n parts of about equal bytes and check them in parallel. */
 static int verify_blocks(const struct page_map *pm, const uint8_t *const *data, const uint8_t *kind,
-			 const char *name, struct cr_err *e)
+			 const char *name, struct cr_stats *st, struct cr_err *e)
 {
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	size_t n = (size_t)(cpus > 0 ? cpus : 1);
@@ -111,10 +114,11 @@ static int verify_blocks(const struct page_map *pm, const uint8_t *const *data, 
 		n = (size_t)by_size;
 	if (!n) /* cannot be (cpus >= 1, by_size >= 1): said for the analyzers, which lose track */
 		n = 1;
+	CR_STAT_ADD(st, bytes_total, total);
 	uint64_t per = total / n + 1, acc = 0;
 	size_t bi = 0;
 	for (size_t k = 0; k < n; k++) {
-		part[k] = (struct verify_part){pm, data, kind, bi, bi, SIZE_MAX, 0};
+		part[k] = (struct verify_part){pm, data, kind, bi, bi, SIZE_MAX, st, 0};
 		while (bi < pm->nr && (k == n - 1 || acc < per * (k + 1)))
 			acc += pm->blocks[bi++].len;
 		part[k].to = bi;
@@ -234,7 +238,7 @@ int rst_pages_load(struct rst_task *t, struct cr_err *e)
 	const uint8_t **data;
 	int ret = pm_map_data(pm, pname, &data, e);
 	if (!ret)
-		ret = verify_blocks(pm, data, kind, pname, e);
+		ret = verify_blocks(pm, data, kind, pname, t->stats, e);
 	pm_unmap_data(pm, data);
 	free(kind);
 	if (!ret)

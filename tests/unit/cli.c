@@ -71,7 +71,8 @@ static void t_verbosity(void)
 
 static void t_ignored(void)
 {
-	ok(parse("dump -t 1 -D d --display-stats --log-pid --timeout 10 --pre-dump-mode read --link-remap") ==
+	ok(parse(
+	       "dump -t 1 -D d --evasive-devices --log-pid --timeout 10 --pre-dump-mode read --link-remap") ==
 	       0,
 	   "ignored CRIU options are accepted");
 	ok(c.verb == VERB_DUMP && c.n_notes == 5, "their arguments are not taken as operands, 5 notes");
@@ -98,8 +99,11 @@ static void t_ignored(void)
 	   "--ghost-limit 2G");
 	ok(parse("dump -t 1 -D d --ghost-limit 5X") < 0, "--ghost-limit 5X refused: %s", msg);
 	ok(parse("dump -t 1 -D d --ghost-limit -1") < 0, "--ghost-limit -1 refused");
-	ok(parse("dump -t 1 -D d --no-default-config --display-stats --evasive-devices --auto-dedup") == 0,
+	ok(parse("dump -t 1 -D d --no-default-config --evasive-devices --auto-dedup") == 0,
 	   "more ignored options");
+	ok(parse("dump -t 1 -D d") == 0 && !c.display_stats, "no --display-stats by default");
+	ok(parse("restore -D d --display-stats") == 0 && c.display_stats && c.n_notes == 0,
+	   "--display-stats is an option, not ignored");
 	ok(parse("dump -t 1 -D d") == 0 && !c.opts.skip_in_flight, "no --skip-in-flight by default");
 	ok(parse("dump -t 1 -D d --skip-in-flight") == 0 && c.opts.skip_in_flight && c.n_notes == 0,
 	   "--skip-in-flight is an option, not ignored");

@@ -95,7 +95,7 @@ static const struct row rows[] = {
     {"unprivileged", 67, 0, NOEFFECT, false},
     {"images_dir", 68, 0, MAPPED, false},
     {"leave_stopped", 69, 0, REFUSED, false},
-    {"display_stats", 70, 0, NOEFFECT, false},
+    {"display_stats", 70, 0, MAPPED, false},
     {"log_to_stderr", 71, 0, MAPPED, false},
 };
 
@@ -295,6 +295,8 @@ static bool reached(int num, const struct shim_rpc_req *r)
 		return c->empty_ns == 0x40000000u;
 	case 39:
 		return c->n_join_ns == 1 && !strcmp(c->join_ns[0], "uts:/proc/1/ns/uts");
+	case 70:
+		return r->cmd.display_stats;
 	case 44:
 		return c->freeze_cgroup && !strcmp(c->freeze_cgroup, "/sys/fs/cgroup/crshim-rpc-opts");
 	case 46:
