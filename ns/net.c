@@ -426,7 +426,7 @@ static int outer_up(struct ns_net_state *s, const char *name, const char *bridge
 	if (r >= 0 && ch) {
 		rtnl_link_set_flags(ch, IFF_UP);
 		if (*bridge) {
-			int br = rtnl_link_name2i(NULL, bridge);
+			int br = 0; /* looked up by name in crshim's own namespace (s->outer) */
 			struct rtnl_link *bl = NULL;
 			if (rtnl_link_get_kernel(s->outer, 0, bridge, &bl) >= 0) {
 				br = rtnl_link_get_ifindex(bl);
