@@ -680,7 +680,7 @@ static int late_sk_unix(struct rst_task *ts, struct cr_err *e)
 {
 	struct as_root a;
 	as_born_root(&ts[0], &a);
-	int ret = rst_sk_unix_late(ts[0].pid, ts[0].ns_init ? ts[0].ns_levels : 0, e);
+	int ret = rst_sk_unix_late(ts, ts[0].ns_init ? ts[0].ns_levels : 0, e);
 	as_crshim(&a);
 	return ret;
 }

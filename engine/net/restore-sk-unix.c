@@ -34,6 +34,7 @@ struct rsk {
 	uint32_t ino;
 	UnixSkEntry *u;
 	const struct rst_task *t; /* whose files the ids of files in flight in u's queue are */
+	size_t ti;		  /* its index in the tree (the tree's array moves: rst_sk_unix_late) */
 	int fd;			  /* crshim's socket, -1: not made yet */
 	int ghost; /* the other end of a pair whose peer was closed: closed once the data is in */
 	struct sockaddr_un addr; /* where it is bound (alen 0: not bound by us) */
@@ -83,6 +84,7 @@ static int collect(struct rst_task *ts, size_t n, struct cr_err *e)
 			sks[nsks++] = (struct rsk){.ino = f->unix_sk->ino,
 						   .u = f->unix_sk,
 						   .t = &ts[k],
+						   .ti = k,
 						   .fd = -1,
 						   .ghost = -1,
 						   .made_dir = -1,
@@ -781,10 +783,15 @@ static int pid_leave(int self, struct cr_err *e)
 	return r ? cr_fail_sys(e, "return to crshim's PID namespace for its children") : 0;
 }
 
-int rst_sk_unix_late(pid_t root, uint32_t pidns_levels, struct cr_err *e)
+int rst_sk_unix_late(const struct rst_task *ts, uint32_t pidns_levels, struct cr_err *e)
 {
 	if (!late)
 		return 0;
+	/* the tree's array was made again since rst_sk_unix_prepare (helpers for sessions and groups whose
+	 * leader is gone: rst_tree_plan); its processes kept their places */
+	for (size_t i = 0; i < nsks; i++)
+		sks[i].t = &ts[sks[i].ti];
+	pid_t root = ts[0].pid;
 	int self = -1, cwd = -1, pself = -1;
 	/* (the PID namespace first: crshim's /proc is not there in the tree's mount namespace) */
 	int ret =

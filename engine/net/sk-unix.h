@@ -99,7 +99,7 @@ void rst_sk_peercred_notice(const struct cr_opts *o);
  * SO_PEERCRED helpers made in the root's PID namespace, pidns_levels deep, when it has one) at
  * those numbers; the root task then takes them from crshim (rst_sk_unix_root, pidfd_getfd) before it clones
  * the others. */
-int rst_sk_unix_late(pid_t root, uint32_t pidns_levels, struct cr_err *e);
+int rst_sk_unix_late(const struct rst_task *ts, uint32_t pidns_levels, struct cr_err *e);
 int rst_sk_unix_root(char *msg, size_t len);
 /* Close crshim's sockets (after the tree is created, or after a failure: then the socket files this restore
  * bound are removed too); the SO_PEERCRED not given back is said (rst_sk_peercred_notice) if it succeeded. */
