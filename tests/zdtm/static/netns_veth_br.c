@@ -4,22 +4,10 @@
  * every mode). After the restore the outer end is back in the host's namespace, up and a port of the bridge
  * again (before, the restore crashed looking the bridge up), and a datagram sent from the host to 10.90.1.2
  * crosses the bridge and the pair to a socket bound there inside. */
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <poll.h>
-#include <sys/socket.h>
 #include "ns_world.h"
 
 #define OUT "nswvbr0"
 #define BR "nswbr1"
-
-static void host_must(const char *cmd)
-{
-	char *o = NULL;
-	if (nsw_hsh(&o, "%s", cmd))
-		fail("host: %s: %s", cmd, o);
-	free(o);
-}
 
 int main(int argc, char **argv)
 {
@@ -28,37 +16,23 @@ int main(int argc, char **argv)
 	nsw_hsh(NULL, "ip link del " OUT " 2>/dev/null; ip link del " BR " 2>/dev/null"); /* stale ones */
 	unsigned long host = nsw_new(CLONE_NEWNET, "net");
 	nsw_must("ip link set lo up");
-	host_must("ip link add " BR " type bridge && ip addr add 10.90.1.1/30 dev " BR " && ip link set " BR
+	nsw_hmust("ip link add " BR " type bridge && ip addr add 10.90.1.1/30 dev " BR " && ip link set " BR
 		  " up");
 	/* the host makes the pair, moves eth0 into our namespace (a process of it, found by its inode) and
 	 * puts its own end into the bridge */
 	snprintf(cmd, sizeof(cmd),
 		 "ip link add " OUT " type veth peer name eth0 netns $(lsns -n -t net -o NS,PID | "
-		 "awk '$1 == %lu { print $2; exit }') && ip link set " OUT " master " BR " && ip link set " OUT
-		 " up",
+		 "awk '$1 == %lu { print $2; exit }') && ip link set " OUT " master " BR
+		 " && ip link set " OUT " up",
 		 nsw_ino("net"));
-	host_must(cmd);
+	nsw_hmust(cmd);
 	nsw_must("ip addr add 10.90.1.2/30 dev eth0 && ip link set eth0 up");
 	static struct nsw_view v[] = {{"addresses", "ip -o -4 addr", NULL, NULL, NULL}};
 	nsw_look(v, 1);
 	nsw_cr(v, 1, "net", host);
-	host_must("ip -o link show " OUT " | grep -q '[<,]UP[,>].* master " BR " ' || { ip -o link show " OUT
+	nsw_hmust("ip -o link show " OUT " | grep -q '[<,]UP[,>].* master " BR " ' || { ip -o link show " OUT
 		  "; exit 1; }");
-	struct sockaddr_in a = {.sin_family = AF_INET};
-	socklen_t al = sizeof(a);
-	inet_pton(AF_INET, "10.90.1.2", &a.sin_addr);
-	int s = socket(AF_INET, SOCK_DGRAM, 0);
-	if (s < 0 || bind(s, (struct sockaddr *)&a, sizeof(a)) || getsockname(s, (struct sockaddr *)&a, &al))
-		fail("bind 10.90.1.2");
-	else {
-		snprintf(cmd, sizeof(cmd), "echo nsw >/dev/udp/10.90.1.2/%d", ntohs(a.sin_port));
-		host_must(cmd);
-		struct pollfd pfd = {.fd = s, .events = POLLIN};
-		char buf[8];
-		if (poll(&pfd, 1, 10000) != 1 || recv(s, buf, sizeof(buf), MSG_DONTWAIT) != 4 ||
-		    memcmp(buf, "nsw", 3))
-			fail("the datagram from the host did not cross the bridge and the veth pair");
-	}
+	nsw_udp_from_host("10.90.1.2", "the bridge and the veth pair");
 	nsw_hsh(NULL, "ip link del " OUT " 2>/dev/null; ip link del " BR " 2>/dev/null");
 	return test_pass();
 }

@@ -4,21 +4,9 @@
  * namespace). After the restore eth0 is there with its address, its other end nswldvo0 is back in the host's
  * namespace, up, and (once the host gives it its address again: the outer end's own state is the host's
  * business) a datagram sent from the host to 10.90.0.2 reaches a socket bound there inside. */
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <poll.h>
-#include <sys/socket.h>
 #include "ns_world.h"
 
 #define OUT "nswldvo0"
-
-static void host_must(const char *cmd)
-{
-	char *o = NULL;
-	if (nsw_hsh(&o, "%s", cmd))
-		fail("host: %s: %s", cmd, o);
-	free(o);
-}
 
 int main(int argc, char **argv)
 {
@@ -33,28 +21,14 @@ int main(int argc, char **argv)
 		 "awk '$1 == %lu { print $2; exit }') && ip addr add 10.90.0.1/30 dev " OUT
 		 " && ip link set " OUT " up",
 		 nsw_ino("net"));
-	host_must(cmd);
+	nsw_hmust(cmd);
 	nsw_must("ip addr add 10.90.0.2/30 dev eth0 && ip link set eth0 up");
 	static struct nsw_view v[] = {{"addresses", "ip -o -4 addr", NULL, NULL, NULL}};
 	nsw_look(v, 1);
 	nsw_cr(v, 1, "net", host);
-	host_must("ip -o link show " OUT " | grep -q '[<,]UP[,>]' || { ip -o link show " OUT "; exit 1; }");
+	nsw_hmust("ip -o link show " OUT " | grep -q '[<,]UP[,>]' || { ip -o link show " OUT "; exit 1; }");
 	nsw_hsh(NULL, "ip addr add 10.90.0.1/30 dev " OUT " 2>/dev/null");
-	struct sockaddr_in a = {.sin_family = AF_INET};
-	socklen_t al = sizeof(a);
-	inet_pton(AF_INET, "10.90.0.2", &a.sin_addr);
-	int s = socket(AF_INET, SOCK_DGRAM, 0);
-	if (s < 0 || bind(s, (struct sockaddr *)&a, sizeof(a)) || getsockname(s, (struct sockaddr *)&a, &al))
-		fail("bind 10.90.0.2");
-	else {
-		snprintf(cmd, sizeof(cmd), "echo nsw >/dev/udp/10.90.0.2/%d", ntohs(a.sin_port));
-		host_must(cmd);
-		struct pollfd pfd = {.fd = s, .events = POLLIN};
-		char buf[8];
-		if (poll(&pfd, 1, 10000) != 1 || recv(s, buf, sizeof(buf), MSG_DONTWAIT) != 4 ||
-		    memcmp(buf, "nsw", 3))
-			fail("the datagram from the host did not cross the veth pair");
-	}
+	nsw_udp_from_host("10.90.0.2", "the veth pair");
 	nsw_hsh(NULL, "ip link del " OUT " 2>/dev/null");
 	return test_pass();
 }

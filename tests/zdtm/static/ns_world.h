@@ -4,12 +4,16 @@
 #ifndef NS_WORLD_H
 #define NS_WORLD_H
 
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
 #include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -125,6 +129,37 @@ static inline int __attribute__((format(printf, 2, 3))) nsw_hsh(char **out, cons
 	}
 	unlink(p);
 	return st;
+}
+
+/* A host command (nsw_hsh) that must work: its failure fails the test. */
+static inline void nsw_hmust(const char *cmd)
+{
+	char *o = NULL;
+	if (nsw_hsh(&o, "%s", cmd))
+		fail("host: %s: %s", cmd, o);
+	free(o);
+}
+
+/* A datagram the host sends to ip (a UDP socket bound there inside, port chosen by the kernel) arrives. */
+static inline void nsw_udp_from_host(const char *ip, const char *what)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET};
+	socklen_t al = sizeof(a);
+	char cmd[128], buf[8];
+	inet_pton(AF_INET, ip, &a.sin_addr);
+	int s = socket(AF_INET, SOCK_DGRAM, 0);
+	if (s < 0 || bind(s, (struct sockaddr *)&a, sizeof(a)) ||
+	    getsockname(s, (struct sockaddr *)&a, &al)) {
+		fail("bind %s", ip);
+		return;
+	}
+	snprintf(cmd, sizeof(cmd), "echo nsw >/dev/udp/%s/%d", ip, ntohs(a.sin_port));
+	nsw_hmust(cmd);
+	struct pollfd pfd = {.fd = s, .events = POLLIN};
+	if (poll(&pfd, 1, 10000) != 1 || recv(s, buf, sizeof(buf), MSG_DONTWAIT) != 4 ||
+	    memcmp(buf, "nsw", 3))
+		fail("the datagram from the host did not cross %s", what);
+	close(s);
 }
 
 /* What cmd prints in the host's namespaces (nsw_hsh) does not hold needle: none of our state leaked there. */
