@@ -28,6 +28,7 @@
 #include "base/log.h"
 #include "ns.h"
 #include "pid.h"
+#include "files/evfd.h"
 #include "files/fdshare.h"
 #include "mem/ipc-shm.h"
 #include "mem/shmem.h"
@@ -322,7 +323,8 @@ static int dump_tree_images(struct dump_tree *tr, struct cr_err *e)
 			return i ? cr_wrap(e, "task %d", c->pid) : -1;
 		CR_STAT_ADD(c->o->stats, tasks_done, 1);
 	}
-	if (!pre && (dump_shmem_write(&tr->c[0], e) || dump_ipc_shm_write(&tr->c[0], e)))
+	if (!pre && (dump_shmem_write(&tr->c[0], e) || dump_ipc_shm_write(&tr->c[0], e) ||
+		     dump_epoll_loose_check(&tr->c[0], e)))
 		return -1;
 	if (write_pstree(tr, e))
 		return -1;

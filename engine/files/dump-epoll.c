@@ -1,13 +1,15 @@
 /* Dump of epoll instances (see evfd.h): the interest list from fdinfo ("tfd: N events: X data: D"), and
  * for each entry the fd that holds its target file now, found with kcmp(KCMP_EPOLL_TFD): the fd of the
  * same number in the task, else any other fd of the task (the one added was closed or moved), else an fd
- * of another process of the tree. A target that no process of the tree holds any more is skipped (as CRIU
- * does): nothing could make it again; the file lives on (outside the tree, or in flight: an entry goes
- * with its file), so the user is told (eng_notice).
- * An epoll instance in flight (SCM_RIGHTS, net/sk-unix.h) is crshim's copy: its tfd numbers are those of
- * the process that added them, its targets are looked for in every process of the tree, then among the
- * files in flight of the same process (the entry names that file's id); one that only crshim holds
- * otherwise (in flight in another process's socket) fails the dump with one line. */
+ * of another process of the tree, else a file in flight (SCM_RIGHTS, net/sk-unix.h) in a socket of this
+ * process or of one dumped before (the entry names its id, and that process): an epoll instance's fds are
+ * written after the process's files in flight (fd_kind.last) so that its own sockets have been peeked. A
+ * target found nowhere is kept in a list (dump_fdshare_loose): once every process is dumped, one that a
+ * socket of a process dumped later carries fails the dump with one line (dump_epoll_loose_check); any
+ * other is outside the tree and skipped (as CRIU does): nothing could make it again; the user is told
+ * (eng_notice).
+ * An epoll instance in flight is crshim's copy: its tfd numbers are those of the process that added them,
+ * its targets are looked for in the same way. */
 #define LOG_PREFIX "dump-epoll: "
 #include <dirent.h>
 #include <errno.h>
@@ -22,6 +24,7 @@
 #include "dump.h"
 #include "files/evfd.h"
 #include "files/fd-kind.h"
+#include "files/fdshare.h"
 #include "base/log.h"
 #include "net/sk-unix.h"
 
@@ -47,14 +50,21 @@ static int scan_process(pid_t pid, pid_t epid, const struct epoll_slot *slot)
 	return -1;
 }
 
-static bool is_own_target(int fd, void *slot)
+struct slot_of {
+	pid_t epid;
+	struct epoll_slot slot;
+};
+
+static bool is_own_target(int fd, void *arg)
 {
-	return is_target(getpid(), fd, getpid(), slot);
+	struct slot_of *s = arg;
+	return is_target(getpid(), fd, s->epid, &s->slot);
 }
 
-/* Where the target of entry (tfd, toff) of epoll efd lives now: 0 and *tpid, *tfdout; 1 if nowhere. efd in
- * flight (crshim's copy, c->pid is crshim's): 3 and *tfdout the id of the target in flight in the same
- * process's sockets, 2 if only crshim holds it otherwise. */
+/* Where the target of entry (tfd, toff) of epoll efd lives now: 0 and *tpid, *tfdout; 1 if nowhere. A target
+ * only in flight, in a socket of this process or of one dumped before: 3, *tfdout the id of its file entry,
+ * *tpid that process (0: this one). efd in flight (crshim's copy, c->pid is crshim's): 2 if only crshim
+ * holds it otherwise. */
 static int find_target(const struct dump_ctx *c, int efd, int tfd, uint32_t toff, pid_t *tpid, int *tfdout)
 {
 	struct epoll_slot slot = {(uint32_t)efd, (uint32_t)tfd, toff};
@@ -77,7 +87,8 @@ static int find_target(const struct dump_ctx *c, int efd, int tfd, uint32_t toff
 			return 0;
 		}
 	}
-	uint32_t id = carried ? dump_scm_find(is_own_target, &slot) : 0;
+	struct slot_of so = {c->pid, slot};
+	uint32_t id = dump_scm_find(c, is_own_target, &so, tpid);
 	if (id) {
 		*tfdout = (int)id;
 		return 3;
@@ -96,9 +107,9 @@ static int parse_tfd(const char *p, int *tfd, uint32_t *events, uint64_t *data)
 	return 0;
 }
 
-/* tpid 0: the target is in flight, tfdnow its id */
-static int add_tfd(EpollEntry *ep, int tfd, uint32_t events, uint64_t data, pid_t tpid, int tfdnow,
-		   struct cr_err *e)
+/* flight: the target is in flight, tfdnow its id in the files of process tpid (0: this one) */
+static int add_tfd(EpollEntry *ep, int tfd, uint32_t events, uint64_t data, bool flight, pid_t tpid,
+		   int tfdnow, struct cr_err *e)
 {
 	EpollTfdEntry **nt = realloc(ep->tfd, (ep->n_tfd + 1) * sizeof(void *));
 	if (!nt)
@@ -111,11 +122,12 @@ static int add_tfd(EpollEntry *ep, int tfd, uint32_t events, uint64_t data, pid_
 	t->tfd = tfd, t->has_tfd = 1;
 	t->events = events, t->has_events = 1;
 	t->data = data, t->has_data = 1;
-	if (tpid) {
+	if (!flight) {
 		t->target_pid = tpid, t->has_target_pid = 1;
 		t->target_fd = tfdnow, t->has_target_fd = 1;
 	} else {
 		t->flight_id = (uint32_t)tfdnow, t->has_flight_id = 1;
+		t->flight_pid = tpid, t->has_flight_pid = tpid != 0;
 	}
 	ep->tfd[ep->n_tfd++] = t;
 	return 0;
@@ -145,14 +157,19 @@ static int fill_list(struct dump_ctx *c, const struct evfd_src *s, const char *t
 		pid_t tpid;
 		if (parse_tfd(p, &tfd, &events, &data))
 			return cr_fail_errno(e, EINVAL, "fd %d: epoll: bad fdinfo line", s->fd);
-		int where = find_target(c, s->fd, tfd, same_before(txt, p, tfd), &tpid, &tfdnow);
+		uint32_t toff = same_before(txt, p, tfd);
+		int where = find_target(c, s->fd, tfd, toff, &tpid, &tfdnow);
 		if (where == 2)
 			return cr_fail_errno(e, ENOTSUP,
 					     "its target added as fd %d is only in flight, in another "
 					     "process's socket",
 					     tfd);
-		if (where == 3)
-			tpid = 0;
+		if (where == 1 &&
+		    dump_fdshare_loose(c->fdsh,
+				       &(struct dump_loose){c->pid == getpid() ? dump_scm_owner() : c->pid,
+							    s->pid, s->fd, tfd, toff},
+				       e))
+			return -1;
 		if (where ==
 		    1) { /* it lives on (an epoll entry goes with its file): outside the tree, in flight */
 			if (s->pid == getpid())
@@ -169,10 +186,10 @@ static int fill_list(struct dump_ctx *c, const struct evfd_src *s, const char *t
 				    s->pid, s->fd, tfd, events);
 			continue;
 		}
-		if (add_tfd(ep, tfd, events, data, tpid, tfdnow, e))
+		if (add_tfd(ep, tfd, events, data, where == 3, tpid, tfdnow, e))
 			return -1;
 		pr_debug("fd %d: epoll target %d (now %s %#x of %d) events %#x data %#llx\n", s->fd, tfd,
-			 tpid ? "fd" : "in flight, id", tfdnow, tpid, events, (unsigned long long)data);
+			 where == 3 ? "in flight, id" : "fd", tfdnow, tpid, events, (unsigned long long)data);
 	}
 	return 0;
 }
@@ -193,6 +210,28 @@ int dump_epoll_fill(struct dump_ctx *c, const struct evfd_src *s, FileEntry *fe,
 	}
 	fe->epoll = ep;
 	fe->kind = FILE_KIND__FILE_EPOLL, fe->has_kind = 1;
+	return 0;
+}
+
+int dump_epoll_loose_check(const struct dump_ctx *c, struct cr_err *e)
+{
+	size_t n;
+	const struct dump_loose *l = dump_fdshare_loose_list(c->fdsh, &n);
+	for (size_t i = 0; i < n; i++, l++) {
+		struct slot_of so = {l->epid, {(uint32_t)l->efd, (uint32_t)l->tfd, l->toff}};
+		pid_t pid;
+		uint32_t id;
+		if (!dump_fdshare_flight(c->fdsh, is_own_target, &so, &pid, &id))
+			continue;
+		char what[64] = "an epoll instance in flight (SCM_RIGHTS)";
+		if (l->epid != getpid())
+			snprintf(what, sizeof(what), "fd %d (epoll)", l->efd);
+		return cr_fail_errno(
+		    e, ENOTSUP,
+		    "task %d: %s: its target added as fd %d is only in flight, in a socket of "
+		    "task %d (dumped after it): not supported",
+		    l->pid, what, l->tfd, pid);
+	}
 	return 0;
 }
 
@@ -230,6 +269,7 @@ FD_KIND(fdk_epoll) = {
     .prio = 51,
     .is = is_epoll,
     .dump = dump_epoll,
+    .last = true,
     .release = dump_evfd_kind_release,
     .check = rst_evfd_check,
     .open = open_epoll,

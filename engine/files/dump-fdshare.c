@@ -18,12 +18,20 @@ struct desc {
 	uint32_t id;
 };
 
+struct kept {
+	int fd;	   /* crshim's copy */
+	pid_t pid; /* the process whose files image has it */
+	uint32_t id;
+};
+
 struct dump_fdshare {
 	struct desc *d;
 	size_t n;
 	uint32_t next;
-	int *keep; /* crshim's copies of files in flight */
+	struct kept *keep; /* crshim's copies of files in flight */
 	size_t nkeep;
+	struct dump_loose *loose; /* epoll targets found nowhere yet */
+	size_t nloose;
 };
 
 int dump_fdshare_new(struct dump_fdshare **out, struct cr_err *e)
@@ -37,22 +45,50 @@ void dump_fdshare_free(struct dump_fdshare *s)
 	if (s) {
 		free(s->d);
 		for (size_t i = 0; i < s->nkeep; i++)
-			close(s->keep[i]);
+			close(s->keep[i].fd);
 		free(s->keep);
+		free(s->loose);
 	}
 	free(s);
 }
 
-int dump_fdshare_keep(struct dump_fdshare *s, int fd, struct cr_err *e)
+int dump_fdshare_keep(struct dump_fdshare *s, int fd, pid_t pid, uint32_t id, struct cr_err *e)
 {
-	int *nk = realloc(s->keep, (s->nkeep + 1) * sizeof(*nk));
+	struct kept *nk = realloc(s->keep, (s->nkeep + 1) * sizeof(*nk));
 	if (!nk) {
 		close(fd);
 		return cr_fail_errno(e, ENOMEM, "out of memory");
 	}
 	s->keep = nk;
-	s->keep[s->nkeep++] = fd;
+	s->keep[s->nkeep++] = (struct kept){fd, pid, id};
 	return 0;
+}
+
+bool dump_fdshare_flight(const struct dump_fdshare *s, bool (*is_it)(int fd, void *arg), void *arg,
+			 pid_t *pid, uint32_t *id)
+{
+	for (size_t i = 0; i < s->nkeep; i++)
+		if (is_it(s->keep[i].fd, arg)) {
+			*pid = s->keep[i].pid, *id = s->keep[i].id;
+			return true;
+		}
+	return false;
+}
+
+int dump_fdshare_loose(struct dump_fdshare *s, const struct dump_loose *l, struct cr_err *e)
+{
+	struct dump_loose *nl = realloc(s->loose, (s->nloose + 1) * sizeof(*nl));
+	if (!nl)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	s->loose = nl;
+	s->loose[s->nloose++] = *l;
+	return 0;
+}
+
+const struct dump_loose *dump_fdshare_loose_list(const struct dump_fdshare *s, size_t *n)
+{
+	*n = s->nloose;
+	return s->loose;
 }
 
 int dump_fdshare_id(struct dump_ctx *c, int fd, const struct stat *st, uint32_t *id, struct cr_err *e)

@@ -358,6 +358,27 @@ static int finish_kinds(struct dump_ctx *c, struct kind_states *ks, struct img_w
 	return 0;
 }
 
+/* f's kind (the first that recognises it) writes it after the files in flight (fd_kind.last). */
+static bool written_last(const struct dump_ctx *c, const struct fd_src *f)
+{
+	size_t nk;
+	const struct fd_kind *const *k = fd_kinds(&nk);
+	for (size_t i = 0; i < nk; i++)
+		if (k[i]->is && k[i]->dump && k[i]->is(c, f))
+			return k[i]->last;
+	return false;
+}
+
+static int write_entry(struct dump_ctx *c, struct fd_src *f, struct img_writer *wf, struct kind_states *ks,
+		       struct cr_err *e)
+{
+	FileEntry fe = FILE_ENTRY__INIT;
+	if (write_one(c, f, wf, ks, &fe, e))
+		return -1;
+	pr_debug("fd %d -> id %u: %s\n", f->fd, f->id, f->link);
+	return 0;
+}
+
 static int write_images(struct dump_ctx *c, struct fd_src *f, size_t n, struct cr_err *e)
 {
 	struct img_writer *wf = NULL, *wi = NULL;
@@ -372,15 +393,14 @@ static int write_images(struct dump_ctx *c, struct fd_src *f, size_t n, struct c
 		fi.fd_flags = (f[i].fi.flags & O_CLOEXEC) ? FD_CLOEXEC : 0, fi.has_fd_flags = 1;
 		if (img_write(wi, &fi.base, e))
 			goto fail;
-		if (f[i].dup)
-			continue;
-		FileEntry fe = FILE_ENTRY__INIT;
-		if (write_one(c, &f[i], wf, &ks, &fe, e))
+		if (!f[i].dup && !written_last(c, &f[i]) && write_entry(c, &f[i], wf, &ks, e))
 			goto fail;
-		pr_debug("fd %d -> id %u: %s\n", f[i].fd, f[i].id, f[i].link);
 	}
 	if (finish_kinds(c, &ks, wf, e))
 		goto fail;
+	for (size_t i = 0; i < n; i++)
+		if (!f[i].dup && written_last(c, &f[i]) && write_entry(c, &f[i], wf, &ks, e))
+			goto fail;
 	free_states(&ks);
 	if (img_commit(wf, e)) {
 		wf = NULL;

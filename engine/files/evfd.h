@@ -51,6 +51,10 @@ int dump_evfd_fdinfo(pid_t pid, int fd, char **out, struct cr_err *e);
 int dump_evfd_take(pid_t pid, int fd, struct cr_err *e);
 /* The kinds in their own files. */
 int dump_epoll_fill(struct dump_ctx *c, const struct evfd_src *s, FileEntry *fe, struct cr_err *e);
+/* Once every process is dumped (c: any of the tree): an epoll entry whose target was found nowhere while
+ * its set was dumped, but is in flight in a socket of a process dumped after it, fails the dump with one
+ * line (the entry is not in the images). */
+int dump_epoll_loose_check(const struct dump_ctx *c, struct cr_err *e);
 int dump_inotify_fill(const struct evfd_src *s, FileEntry *fe, struct cr_err *e);
 int dump_fanotify_fill(const struct evfd_src *s, FileEntry *fe, struct cr_err *e);
 /* Events queued on an inotify / fanotify instance are not saved: one warning (log and user) with their
@@ -106,6 +110,11 @@ int rst_evfd_share_one(struct rst_task *ts, size_t n, const struct rst_task *t, 
 /* Parent, once every process of the tree has its fds (stopped in the blob): targets in other processes, and
  * every target of an epoll set in flight (made by crshim, restore-sk-scm.c). */
 int rst_epoll_tree(struct rst_task *ts, size_t n, struct cr_err *e);
+/* The entry of target te (flight_id: only in flight) of a list of task t: the file in flight of t or of
+ * te->flight_pid (NULL if the images lack it); rst_epoll_flight_ok: that one is in flight and crshim can make
+ * it (restore-sk-scm.c), so it can add it (the dump's dry run too). */
+const FileEntry *rst_epoll_flight_file(const struct rst_task *t, const EpollTfdEntry *te);
+bool rst_epoll_flight_ok(const struct rst_task *t, const EpollTfdEntry *te);
 /* An epoll set in flight f (of task t): each target is a file of a live process of the tree or one in flight
  * that t's sockets carry too. */
 int rst_epoll_flight_check(struct rst_task *ts, size_t n, const struct rst_task *t, const FileEntry *f,

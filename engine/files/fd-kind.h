@@ -61,6 +61,8 @@ struct fd_kind {
 	int (*finish)(struct dump_ctx *c, void *state, struct img_writer *wf, struct cr_err *e);
 	void (*free_state)(void *state);
 	bool tree_desc; /* one open file description may be held across the tree (fdshare: tree_desc) */
+	bool last;	/* its fds are written after the process's files in flight (finish), which its
+			 * entries may name (epoll targets) */
 
 	/* ---- restore ---- */
 	/* Parent, once the images are loaded: is the entry complete and can it be made? */

@@ -12,6 +12,7 @@
 #ifndef CRSHIM_FDSHARE_H
 #define CRSHIM_FDSHARE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/stat.h>
 
@@ -22,9 +23,24 @@ struct dump_ctx;
 struct dump_fdshare;
 int dump_fdshare_new(struct dump_fdshare **out, struct cr_err *e);
 void dump_fdshare_free(struct dump_fdshare *s);
-/* Keep crshim's fd (a file in flight, dump-sk-scm.c) open until dump_fdshare_free: descriptions numbered
- * through it stay comparable (kcmp) for the processes dumped later. fd is taken. */
-int dump_fdshare_keep(struct dump_fdshare *s, int fd, struct cr_err *e);
+/* Keep crshim's fd (a file in flight, dump-sk-scm.c: file id of process pid's files image) open until
+ * dump_fdshare_free: descriptions numbered through it stay comparable (kcmp) for the processes dumped later,
+ * and the same file carried by a later process's socket is found as that one. fd is taken. */
+int dump_fdshare_keep(struct dump_fdshare *s, int fd, pid_t pid, uint32_t id, struct cr_err *e);
+/* The first kept file that is_it(fd, arg) says is the one: true with its process and id. */
+bool dump_fdshare_flight(const struct dump_fdshare *s, bool (*is_it)(int fd, void *arg), void *arg,
+			 pid_t *pid, uint32_t *id);
+/* An epoll entry whose target no process of the tree holds and no file in flight dumped so far is
+ * (files/dump-epoll.c): looked for again once every process is dumped (dump_epoll_loose_check). */
+struct dump_loose {
+	pid_t pid;  /* the process whose files image has the set */
+	pid_t epid; /* who holds efd: that process, or crshim (a set in flight) */
+	int efd;    /* its fd there */
+	int tfd;    /* the entry: added as fd tfd, the toff-th entry of that number */
+	uint32_t toff;
+};
+int dump_fdshare_loose(struct dump_fdshare *s, const struct dump_loose *l, struct cr_err *e);
+const struct dump_loose *dump_fdshare_loose_list(const struct dump_fdshare *s, size_t *n);
 /* The tree-wide number of the description of fd of task c (st: its stat). */
 int dump_fdshare_id(struct dump_ctx *c, int fd, const struct stat *st, uint32_t *id, struct cr_err *e);
 

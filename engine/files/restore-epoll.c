@@ -6,7 +6,9 @@
  * anyway). An epoll set in flight (SCM_RIGHTS, net/sk-unix.h) is made once by crshim (its flight hook)
  * and sent with its message; crshim adds all its targets then, from a thread with its own copy of
  * crshim's fd table where each target is put at the fd number it was added with (the receiver may hold
- * the target under that number and name it so); a target in flight too is crshim's own file. */
+ * the target under that number and name it so); a target in flight too is crshim's own file. A set of a
+ * process's fd table whose target is only in flight gets it so too (flight_targets, from a copy of the
+ * set crshim takes with pidfd_getfd). */
 #define LOG_PREFIX "restore-epoll: "
 #include <errno.h>
 #include <fcntl.h>
@@ -148,6 +150,37 @@ static bool holds_set(const struct rst_task *ts, size_t n, pid_t pid, pid_t hpid
 	return false;
 }
 
+static int flight_fill(struct rst_task *ts, size_t n, const struct rst_task *t, int epfd,
+		       const EpollEntry *ep, const char *what, struct cr_err *e);
+
+/* The targets of list ep of t's epoll set at fd epfd that are only in flight: crshim made them
+ * (restore-sk-scm.c) and adds them, under the fd numbers they were added with. */
+static int flight_targets(struct rst_task *ts, size_t n, const struct rst_task *t, int epfd,
+			  const EpollEntry *ep, struct cr_err *e)
+{
+	size_t nf = 0;
+	for (size_t k = 0; k < ep->n_tfd; k++)
+		nf += ep->tfd[k]->has_flight_id;
+	if (!nf)
+		return 0;
+	EpollTfdEntry **sel = calloc(nf, sizeof(*sel));
+	if (!sel)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	EpollEntry sub = *ep;
+	sub.tfd = sel, sub.n_tfd = 0;
+	for (size_t k = 0; k < ep->n_tfd; k++)
+		if (ep->tfd[k]->has_flight_id)
+			sel[sub.n_tfd++] = ep->tfd[k];
+	char what[64];
+	snprintf(what, sizeof(what), "task %d: epoll fd %d: in flight", t->pid, epfd);
+	int ep_fd = dump_evfd_take(t->pid, epfd, e);
+	int r = ep_fd < 0 ? -1 : flight_fill(ts, n, t, ep_fd, &sub, what, e);
+	if (ep_fd >= 0)
+		close(ep_fd);
+	free(sel);
+	return r;
+}
+
 /* The targets of t's epoll sets that no holder of the set could add itself. A set several processes hold
  * is done once, from its first holder's list. */
 static int tree_task_epolls(struct rst_task *ts, size_t n, struct rst_task *t, struct cr_err *e)
@@ -163,12 +196,31 @@ static int tree_task_epolls(struct rst_task *ts, size_t n, struct rst_task *t, s
 		for (size_t k = 0; k < f->epoll->n_tfd; k++) {
 			const EpollTfdEntry *te = f->epoll->tfd[k];
 			const struct rst_task *tt = rst_tree_task(ts, n, te->target_pid);
-			if (!holds_set(ts, n, te->target_pid, rst_ipid(t), fi->fd) &&
+			if (!te->has_flight_id && !holds_set(ts, n, te->target_pid, rst_ipid(t), fi->fd) &&
 			    add_remote(t->pid, fi->fd, tt ? tt->pid : te->target_pid, te, e))
 				return -1;
 		}
+		if (flight_targets(ts, n, t, fi->fd, f->epoll, e))
+			return cr_wrap(e, "task %d: epoll fd %d", t->pid, fi->fd);
 	}
 	return 0;
+}
+
+/* ---------------------------------------------------------------- targets in flight */
+
+const FileEntry *rst_epoll_flight_file(const struct rst_task *t, const EpollTfdEntry *te)
+{
+	if (te->has_flight_pid)
+		t = rst_tree_task(t->ntree ? t->tree : (struct rst_task *)t, t->ntree ? t->ntree : 1,
+				  te->flight_pid);
+	return t ? rst_sk_scm_entry(t, te->flight_id) : NULL;
+}
+
+bool rst_epoll_flight_ok(const struct rst_task *t, const EpollTfdEntry *te)
+{
+	const FileEntry *g = rst_epoll_flight_file(t, te);
+	const struct fd_kind *k = g ? fd_kind_of(g->kind) : NULL;
+	return g && g->in_flight && (g->kind == FILE_KIND__FILE_INHERIT || (k && k->flight));
 }
 
 /* ---------------------------------------------------------------- an epoll set in flight */
@@ -185,9 +237,7 @@ int rst_epoll_flight_check(struct rst_task *ts, size_t n, const struct rst_task 
 	for (size_t i = 0; flight_list(f) && i < f->epoll->n_tfd; i++) {
 		const EpollTfdEntry *te = f->epoll->tfd[i];
 		if (te->has_flight_id) { /* in flight too: made by its kind's flight hook */
-			const FileEntry *g = rst_sk_scm_entry(t, te->flight_id);
-			const struct fd_kind *k = g ? fd_kind_of(g->kind) : NULL;
-			if (!g || (g->kind != FILE_KIND__FILE_INHERIT && !(k && k->flight)))
+			if (!rst_epoll_flight_ok(t, te))
 				return cr_fail_errno(
 				    e, EBADMSG,
 				    "files.img: epoll set in flight (file id %#x): its target "
@@ -257,7 +307,7 @@ static int flight_target(struct rst_task *ts, size_t n, const struct rst_task *t
 			 struct cr_err *e)
 {
 	if (te->has_flight_id) {
-		const FileEntry *g = rst_sk_scm_entry(t, te->flight_id);
+		const FileEntry *g = rst_epoll_flight_file(t, te);
 		int fd =
 		    g && g->kind == FILE_KIND__FILE_INHERIT ? fcntl(g->inherit_fd, F_DUPFD_CLOEXEC, 0) : -1;
 		if (fd < 0)
@@ -272,13 +322,11 @@ static int flight_target(struct rst_task *ts, size_t n, const struct rst_task *t
 	return dump_evfd_take(tt->pid, te->target_fd, e);
 }
 
-/* Every target of epoll set f in flight of task t (crshim's fd f->inherit_fd). */
-static int flight_fill(struct rst_task *ts, size_t n, const struct rst_task *t, const FileEntry *f,
-		       struct cr_err *e)
+/* Every target of list ep (of task t) in epoll set epfd, crshim's fd (what: the set, for messages). */
+static int flight_fill(struct rst_task *ts, size_t n, const struct rst_task *t, int epfd,
+		       const EpollEntry *ep, const char *what, struct cr_err *e)
 {
-	const EpollEntry *ep = f->epoll;
-	struct flight_add a = {
-	    .epfd = f->inherit_fd, .ep = ep, .copy = calloc(2 * (ep->n_tfd + 1), sizeof(int))};
+	struct flight_add a = {.epfd = epfd, .ep = ep, .copy = calloc(2 * (ep->n_tfd + 1), sizeof(int))};
 	if (!a.copy)
 		return cr_fail_errno(e, ENOMEM, "out of memory");
 	int *orig =
@@ -311,7 +359,7 @@ static int flight_fill(struct rst_task *ts, size_t n, const struct rst_task *t, 
 				      "add the target fd %d of task %d (added as fd %d, events %#x)",
 				      te->target_fd, te->target_pid, te->tfd, te->events);
 	} else {
-		pr_info("epoll set in flight (file id %#x): %zu targets added%s\n", f->id, ep->n_tfd,
+		pr_info("%s: %zu targets added%s\n", what, ep->n_tfd,
 			a.keyed ? "" : " (under crshim's fd numbers)");
 		ret = 0;
 	}
@@ -331,8 +379,10 @@ int rst_epoll_tree(struct rst_task *ts, size_t n, struct cr_err *e)
 			return -1;
 		for (size_t i = 0; i < ts[k].nr_files; i++) {
 			const FileEntry *f = ts[k].files[i];
+			char what[64];
+			snprintf(what, sizeof(what), "epoll set in flight (file id %#x)", f->id);
 			if (flight_list(f) && f->kind == FILE_KIND__FILE_INHERIT &&
-			    flight_fill(ts, n, &ts[k], f, e))
+			    flight_fill(ts, n, &ts[k], f->inherit_fd, f->epoll, what, e))
 				return cr_wrap(e, "task %d: an epoll set in flight", ts[k].pid);
 		}
 	}

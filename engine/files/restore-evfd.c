@@ -47,11 +47,19 @@ int rst_evfd_check(const struct rst_task *t, const FileEntry *f, const FdinfoEnt
 	if ((size_t)f->kind >= ARRAY_SIZE(sub) || !sub[f->kind])
 		return cr_fail_errno(e, EBADMSG, "files.img: file id %u (fd %d, kind %d) has no state", f->id,
 				     fi->fd, f->kind);
-	for (size_t i = 0; f->kind == FILE_KIND__FILE_EPOLL && i < f->epoll->n_tfd; i++)
-		if (!tree_has(t, f->epoll->tfd[i]->target_pid))
+	for (size_t i = 0; f->kind == FILE_KIND__FILE_EPOLL && i < f->epoll->n_tfd; i++) {
+		const EpollTfdEntry *te = f->epoll->tfd[i];
+		if (te->has_flight_id && !rst_epoll_flight_ok(t, te))
+			return cr_fail_errno(
+			    e, EBADMSG,
+			    "files.img: epoll fd %d: its target in flight (file id %#x of task "
+			    "%d) cannot be made",
+			    fi->fd, te->flight_id, te->has_flight_pid ? te->flight_pid : rst_ipid(t));
+		if (!te->has_flight_id && !tree_has(t, te->target_pid))
 			return cr_fail_errno(e, EBADMSG,
 					     "files.img: epoll fd %d: target in task %d, not in the tree",
-					     fi->fd, f->epoll->tfd[i]->target_pid);
+					     fi->fd, te->target_pid);
+	}
 	if (f->kind != FILE_KIND__FILE_PIDFD || f->pidfd->in_tree || f->pidfd->pid <= 0)
 		return 0;
 	pid_t pid = f->pidfd->pid;

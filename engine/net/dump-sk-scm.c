@@ -41,6 +41,11 @@ static int task_fd_of(pid_t pid, int rfd)
 	return best;
 }
 
+static bool same_as_own(int fd, void *rfd)
+{
+	return same_desc(getpid(), fd, getpid(), *(int *)rfd);
+}
+
 int dump_sk_scm_add(struct dump_ctx *c, struct dump_scm *s, int rfd, int sk_fd, uint32_t ino, uint32_t *id,
 		    struct cr_err *e)
 {
@@ -60,12 +65,16 @@ int dump_sk_scm_add(struct dump_ctx *c, struct dump_scm *s, int rfd, int sk_fd, 
 	}
 	s->f = nf;
 	int same = task_fd_of(c->pid, rfd);
-	if (same >= 0) {
+	pid_t rpid = 0;
+	uint32_t rid = 0;
+	if (same < 0 && dump_fdshare_flight(c->fdsh, same_as_own, &rfd, &rpid, &rid))
+		pr_debug("socket:[%u] (fd %d): carries file id %#x of task %d too\n", ino, sk_fd, rid, rpid);
+	if (same >= 0 || rpid) {
 		close(rfd);
 		rfd = -1;
 	}
 	*id = DUMP_SCM_ID_BASE + (uint32_t)s->n;
-	s->f[s->n++] = (struct dump_scm_file){rfd, -1, same, *id, sk_fd, ino};
+	s->f[s->n++] = (struct dump_scm_file){rfd, -1, same, *id, sk_fd, ino, rpid, rid};
 	pr_debug("socket:[%u] (fd %d): a file in flight, id %#x%s%d\n", ino, sk_fd, *id,
 		 same >= 0 ? ": the description of fd " : ", crshim's fd ", same >= 0 ? same : rfd);
 	return 0;
@@ -87,6 +96,11 @@ static int write_file(struct dump_ctx *c, struct dump_scm_file *f, struct img_wr
 	FileEntry fe = FILE_ENTRY__INIT;
 	fe.id = f->id, fe.has_id = 1;
 	fe.in_flight = true, fe.has_in_flight = 1;
+	if (f->fd < 0 && f->ref_pid) { /* carried by an earlier process's socket too: one file */
+		fe.same_flight_pid = f->ref_pid, fe.has_same_flight_pid = 1;
+		fe.same_flight_id = f->ref_id, fe.has_same_flight_id = 1;
+		return img_write(wf, &fe.base, e);
+	}
 	if (f->fd < 0) {
 		fe.same_fd = f->same_fd, fe.has_same_fd = 1;
 		return img_write(wf, &fe.base, e);
@@ -112,26 +126,38 @@ static int write_file(struct dump_ctx *c, struct dump_scm_file *f, struct img_wr
 	}
 	f->kept = f->fd;
 	f->fd = -1; /* open until the dump ends */
-	return dump_fdshare_keep(c->fdsh, f->kept, e);
+	return dump_fdshare_keep(c->fdsh, f->kept, c->pid, f->id, e);
 }
 
 static const struct dump_scm *writing; /* dump_scm_write's list */
+static pid_t writing_pid;	       /* ... of this process */
 
-uint32_t dump_scm_find(bool (*is_it)(int fd, void *arg), void *arg)
+pid_t dump_scm_owner(void)
 {
+	return writing ? writing_pid : 0;
+}
+
+uint32_t dump_scm_find(const struct dump_ctx *c, bool (*is_it)(int fd, void *arg), void *arg, pid_t *pid)
+{
+	*pid = 0;
 	for (size_t i = 0; writing && i < writing->n; i++) {
 		const struct dump_scm_file *f = &writing->f[i];
 		int fd = f->fd >= 0 ? f->fd : f->kept;
 		if (fd >= 0 && is_it(fd, arg))
 			return f->id;
 	}
-	return 0;
+	uint32_t id = 0;
+	if (!dump_fdshare_flight(c->fdsh, is_it, arg, pid, &id))
+		return 0;
+	if (*pid == (writing ? writing_pid : c->pid))
+		*pid = 0;
+	return id;
 }
 
 int dump_scm_write(struct dump_ctx *c, struct dump_scm *s, struct img_writer *wf, struct cr_err *e)
 {
 	for (size_t i = 0; i < s->n; i++) {
-		writing = s;
+		writing = s, writing_pid = c->pid;
 		int r = write_file(c, &s->f[i], wf, e);
 		writing = NULL;
 		if (r)

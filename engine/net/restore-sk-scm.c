@@ -11,9 +11,22 @@
 #include "files/fd-kind.h"
 #include "net/sk-unix.h"
 
-FileEntry *rst_sk_scm_entry(const struct rst_task *t, uint32_t id)
+FileEntry *rst_sk_scm_find(const struct rst_task *t, uint32_t id, const struct rst_task **owner)
 {
 	const FileEntry *f = rst_file_by_id(t, id);
+	/* carried by a process dumped before too: that one's (an earlier process: no loop) */
+	for (int hops = 0; f && f->has_same_flight_pid && f->has_same_flight_id && hops < 1024; hops++) {
+		const struct rst_task *o = rst_tree_task(t->ntree ? t->tree : (struct rst_task *)t,
+							 t->ntree ? t->ntree : 1, f->same_flight_pid);
+		if (!o || o == t)
+			return NULL;
+		t = o;
+		f = rst_file_by_id(t, f->same_flight_id);
+	}
+	if (f && f->has_same_flight_pid)
+		return NULL;
+	if (owner)
+		*owner = t;
 	if (f && f->has_same_fd) {
 		uint32_t fid = 0;
 		for (size_t i = 0; i < t->nr_fdinfo && !fid; i++)
@@ -22,6 +35,11 @@ FileEntry *rst_sk_scm_entry(const struct rst_task *t, uint32_t id)
 		f = fid ? rst_file_by_id(t, fid) : NULL;
 	}
 	return (FileEntry *)f;
+}
+
+FileEntry *rst_sk_scm_entry(const struct rst_task *t, uint32_t id)
+{
+	return rst_sk_scm_find(t, id, NULL);
 }
 
 /* Task k's entry i is the first of its unix socket in the tree (the one restore-sk-unix.c makes from). */
@@ -58,14 +76,15 @@ static int prepare_socket(struct rst_task *ts, size_t n, struct rst_task *t, con
 	size_t nf = 0;
 	for (size_t m = 0; u->queue_saved && m < u->n_queue; m++)
 		for (size_t j = 0; j < u->queue[m]->n_fds; j++, nf++) {
-			FileEntry *f = rst_sk_scm_entry(t, u->queue[m]->fds[j]);
+			const struct rst_task *o = t;
+			FileEntry *f = rst_sk_scm_find(t, u->queue[m]->fds[j], &o);
 			if (!f)
 				return cr_fail_errno(
 				    e, EBADMSG,
 				    "socket:[%u]: file id %#x in flight is not in the files of "
 				    "task %d",
 				    u->ino, u->queue[m]->fds[j], t->pid);
-			if (make_once(ts, n, t, f, dry, e))
+			if (make_once(ts, n, o, f, dry, e))
 				return cr_wrap(e, "socket:[%u]: a file in flight", u->ino);
 		}
 	if (nf)

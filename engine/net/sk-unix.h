@@ -36,17 +36,19 @@ void dump_sk_unix_free(struct dump_unix *du);
  * crshim (dump_files_carried) into the process's files image, with in_flight and an id from
  * DUMP_SCM_ID_BASE up; unix_sk_msg.fds lists the ids per message, in order. crshim's copies stay open until
  * the whole dump ends (dump_fdshare_keep: the tree-wide kcmp of later processes compares with them), so
- * that a description held by another process is one description again. Kinds crshim cannot make outside
- * a process's fd table (pidfd, tty, FIFO, other sockets) fail the dump with one line; so does an epoll
- * instance watching a file in flight in another process's sockets (files/dump-epoll.c; one in flight in
- * the same process's is named by its id, dump_scm_find).
+ * that a description held by another process is one description again; one that a socket of a process
+ * dumped before carries too becomes an entry naming that one (same_flight_pid, same_flight_id): one file.
+ * Kinds crshim cannot make outside a process's fd table (pidfd, tty, FIFO, other sockets) fail the dump
+ * with one line. An epoll entry whose target is only in flight names it by its id (dump_scm_find: in this
+ * process's sockets or in those of one dumped before); one in a socket of a process dumped later fails the
+ * dump with one line (files/dump-epoll.c).
  * SCM_CREDENTIALS (SO_PASSCRED): pid, uid and gid are saved; on restore uid and gid are sent again, the pid
  * is crshim's (the sender process does not exist yet when the queue is filled).
- * Restore: before the sharing passes, every carried file is made once in crshim by its kind's own sharing
- * code (pipes, open file descriptions, event fds, epoll sets: their targets added by crshim once every
- * process has its fds, files/restore-epoll.c; unix sockets are made here anyway), and each entry of the
- * tree of that same file becomes FILE_INHERIT of it; the queue is then filled with sendmsg(SCM_RIGHTS)
- * from the sender's side. */
+ * Restore: before the sharing passes, every carried file (the first process's entry of it) is made once
+ * in crshim by its kind's own sharing code (pipes, open file descriptions, event fds, epoll sets: their
+ * targets added by crshim once every process has its fds, files/restore-epoll.c; unix sockets are made here
+ * anyway), and each entry of the tree of that same file becomes FILE_INHERIT of it; the queue is then filled
+ * with sendmsg(SCM_RIGHTS) from the sender's side. */
 #define DUMP_SCM_ID_BASE 0x40000000u
 struct dump_scm_file {
 	int fd;	     /* crshim's copy (-1: same_fd, or written: kept) */
@@ -55,6 +57,8 @@ struct dump_scm_file {
 	uint32_t id;
 	int sk_fd; /* the first socket carrying it (for messages) */
 	uint32_t ino;
+	pid_t ref_pid;	 /* carried by a socket of this process dumped before (its copy kept), 0 */
+	uint32_t ref_id; /* ... its id there */
 };
 struct dump_scm {
 	struct dump_scm_file *f;
@@ -66,9 +70,12 @@ int dump_sk_scm_add(struct dump_ctx *c, struct dump_scm *s, int rfd, int sk_fd, 
 /* Write the entries of the carried files (after every fd of the process: the unix kind's finish). */
 int dump_scm_write(struct dump_ctx *c, struct dump_scm *s, struct img_writer *wf, struct cr_err *e);
 void dump_scm_free(struct dump_scm *s);
-/* While dump_scm_write writes a process's files in flight: the id of the one whose copy in crshim is_it(fd,
- * arg) says it is (an epoll set in flight watching another file in flight, files/dump-epoll.c); 0 if none. */
-uint32_t dump_scm_find(bool (*is_it)(int fd, void *arg), void *arg);
+/* The id of the file in flight whose copy in crshim is_it(fd, arg) says it is (an epoll target,
+ * files/dump-epoll.c): one of the process dump_scm_write is writing (*pid 0), or of one written so far
+ * (*pid that process, 0 if it is c's); 0 if none. */
+uint32_t dump_scm_find(const struct dump_ctx *c, bool (*is_it)(int fd, void *arg), void *arg, pid_t *pid);
+/* The process whose files in flight dump_scm_write is writing, 0 if none. */
+pid_t dump_scm_owner(void);
 
 struct rst_task;
 /* How restore makes a carried file once in crshim is its kind's flight hook (files/fd-kind.h); a kind with
@@ -79,6 +86,9 @@ int rst_sk_scm_prepare(struct rst_task *ts, size_t n, struct cr_err *e);
 int rst_sk_scm_check(struct rst_task *ts, size_t n, struct cr_err *e);
 /* The entry of carried file id of task t (same_fd followed), NULL if none. */
 FileEntry *rst_sk_scm_entry(const struct rst_task *t, uint32_t id);
+/* ... also the task whose entry it is (*owner): a file carried by sockets of several processes is the entry
+ * of the first one dumped (same_flight_pid, same_flight_id followed). */
+FileEntry *rst_sk_scm_find(const struct rst_task *t, uint32_t id, const struct rst_task **owner);
 
 /* Parent, once every process of the tree is loaded: make every unix socket; entries become FILE_INHERIT. */
 int rst_sk_unix_prepare(const struct cr_opts *o, struct rst_task *ts, size_t n, struct cr_err *e);

@@ -6,6 +6,8 @@
 #include <poll.h>
 #include <stddef.h>
 #include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -61,13 +63,21 @@ static inline void sk_place_new(int fd, int want)
 	sk_place(hi, want, 0);
 }
 
+/* A socketpair of type at fd numbers a and b. Both ends go above a and b first: socketpair() may give one
+ * end the number a (then placing the other end there would close it). */
 static inline void sk_pair(int type, int a, int b)
 {
-	int sp[2];
+	int sp[2], hi[2];
 	if (socketpair(AF_UNIX, type, 0, sp))
 		fail("socketpair");
-	sk_place(sp[0], a, 0);
-	sk_place(sp[1], b, 0);
+	for (int i = 0; i < 2; i++) {
+		hi[i] = fcntl(sp[i], F_DUPFD, (a > b ? a : b) + 1);
+		if (hi[i] < 0)
+			fail("socketpair: move fd %d", sp[i]);
+		close(sp[i]);
+	}
+	sk_place(hi[0], a, 0);
+	sk_place(hi[1], b, 0);
 }
 
 /* A socket of type at fd number fd bound to name (the address in *a, its length returned, for a later
@@ -225,6 +235,27 @@ static inline int sk_recv_want(int fd, const char *want, int nwant, int *fds)
 	}
 	return 0;
 }
+/* sk_unix_scm_epoll_other/_later: an eventfd (counter 1) at fd 5 watched by a new epoll instance (EPOLLIN,
+ * data 7, its fd into *ep), and the pipes ctl and ack; fail() on errors. sk_pair_send: a stream socketpair at
+ * a and b, fd sent over a to b ("xx"), then ep and fd 5 closed; -1 if the send failed. */
+static inline void sk_epoll_efd(int *ep, int *ctl, int *ack)
+{
+	struct epoll_event ev = {.events = EPOLLIN, .data.u64 = 7};
+	sk_place_new(eventfd(1, 0), 5);
+	*ep = epoll_create1(0);
+	if (*ep < 0 || epoll_ctl(*ep, EPOLL_CTL_ADD, 5, &ev) || pipe(ctl) || pipe(ack))
+		fail("setup");
+}
+
+static inline int sk_pair_send(int a, int b, int fd, int ep)
+{
+	sk_pair(SOCK_STREAM, a, b);
+	int r = sk_send_fds(a, "xx", 2, &fd, 1);
+	close(ep);
+	close(5);
+	return r;
+}
+
 /* sk_unix_scm_epoll*: send epoll fd ep over socket a and close it, wait to be dumped and restored, then
  * receive it from b: the fd received, whose interest list (epoll_tfds) must still be before; fail()s. */
 static inline int sk_epoll_round(int a, int b, int ep, const char *before)
