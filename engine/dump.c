@@ -277,10 +277,11 @@ static int ns_created(void *arg, enum img_kind k, int id, struct cr_err *e)
 static int dump_ns(struct dump_tree *tr, struct cr_err *e)
 {
 	pid_t *pids = calloc(tr->n, sizeof(*pids));
-	bool *zombie = calloc(tr->n, sizeof(*zombie));
-	if (!pids || !zombie) {
+	bool *zombie = calloc(tr->n, sizeof(*zombie)), *nested = calloc(tr->n, sizeof(*nested));
+	if (!pids || !zombie || !nested) {
 		free(pids);
 		free(zombie);
+		free(nested);
 		return cr_fail_errno(e, ENOMEM, "out of memory");
 	}
 	for (size_t i = 0; i < tr->n; i++)
@@ -294,12 +295,15 @@ static int dump_ns(struct dump_tree *tr, struct cr_err *e)
 				 .created_arg = &tr->c[0],
 				 .kept = &tr->ns,
 				 .ipc_self = tr->ipc_self,
-				 .born = &tr->c[0].born};
+				 .born = &tr->c[0].born,
+				 .nested = nested};
 	int ret = ns_dump(&a, e);
-	for (size_t i = 1; i < tr->n; i++)
-		tr->c[i].born = tr->c[0].born;
+	/* a task in a user namespace nested in the tree's enters it last, born in the tree's or not */
+	for (size_t i = tr->n; i-- > 0;)
+		tr->c[i].born = tr->c[0].born && !nested[i];
 	free(pids);
 	free(zombie);
+	free(nested);
 	return ret;
 }
 

@@ -806,12 +806,14 @@ static int rst_userns_prepare(struct rst_task *ts, size_t n, struct cr_err *e)
 		return 0;
 	for (size_t i = 0; i < n; i++) {
 		struct rst_task *t = &ts[i];
+		/* a user namespace nested in the tree's: entered last, born or not */
+		int tfd = t->helper ? fd : ns_rst_task_user_fd(ts[0].ns, t->pid, fd);
 		if (t->zombie) /* it enters too before it exits: its exit code is then readable from in there
 				*/
-			t->userns_fd = fd;
+			t->userns_fd = tfd;
 		if (t->zombie || t->helper)
 			continue;
-		if (t->nr_tcores && !born)
+		if (t->nr_tcores && (!born || tfd != fd))
 			return cr_fail(e,
 				       "not supported yet: task %d has threads in a user namespace that does "
 				       "not own its PID namespace",
@@ -822,7 +824,7 @@ static int rst_userns_prepare(struct rst_task *ts, size_t n, struct cr_err *e)
 			if (t->tcores[k]->thread_creds &&
 			    ns_rst_map_creds(ts[0].ns, t->pid, t->tcores[k]->thread_creds, e))
 				return -1;
-		t->userns_fd = fd;
+		t->userns_fd = tfd;
 	}
 	return 0;
 }

@@ -73,13 +73,16 @@ void ns_ids_from_msg(const NsIds *m, uint64_t ino[NS_KINDS])
 	((1u << NS_NET) | (1u << NS_IPC) | (1u << NS_UTS) | (1u << NS_CGROUP) | (1u << NS_TIME) |            \
 	 (1u << NS_USER))
 
-static int check_tree(const struct ns_dump_args *a, uint64_t (*ids)[NS_KINDS], struct cr_err *e)
+static int check_tree(const struct ns_dump_args *a, uint64_t (*ids)[NS_KINDS], uint64_t self_user,
+		      struct cr_err *e)
 {
 	for (size_t i = 1; i < a->n; i++) {
 		if (a->zombie[i])
 			continue;
 		for (int k = 0; k < NS_KINDS; k++)
-			if ((NS_SHARED_KINDS & (1u << k)) && ids[i][k] != ids[0][k])
+			/* in a user namespace of its own, nested ones are the user part's (ns_user_dump) */
+			if ((NS_SHARED_KINDS & (1u << k)) && ids[i][k] != ids[0][k] &&
+			    (k != NS_USER || ids[0][k] == self_user))
 				return cr_fail(
 				    e,
 				    "not supported yet: task %d is in another %s namespace (%s:[%llu]) "
@@ -262,7 +265,7 @@ static int dump_all(const struct ns_dump_args *a, uint64_t (*ids)[NS_KINDS], NsT
 	for (size_t i = 0; i < a->n; i++)
 		if (!a->zombie[i] && ns_read_ids(a->pids[i], ids[i], e))
 			return cr_wrap(e, "task %d", a->pids[i]);
-	if (check_tree(a, ids, e))
+	if (check_tree(a, ids, self[NS_USER], e))
 		return -1;
 	NsEntry ne = NS_ENTRY__INIT;
 	ns_ids__init(&ti[a->n]);

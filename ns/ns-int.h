@@ -40,6 +40,8 @@ struct ns_rst {
 	struct ns_cg_state *cg;	    /* cgroup-restore.c: cgroup.img and the cgroups made */
 	int user_fd;		    /* userns.c: the user namespace made (own & CLONE_NEWUSER), -1 */
 	int user_made_fd[NS_KINDS]; /* ... the namespaces made in it, which crshim joins, -1 */
+	struct ns_user_lvl *lvl;    /* userns.c: [0] the tree's user namespace, then those nested in it */
+	size_t n_lvl;
 };
 /* userns.c: the root's user namespace (maps, setgroups, which kinds it owns) into ne; at restore the
  * check of ns.img (ns_user_load) and the namespace made with the kinds it owns (ns_user_make). */
@@ -48,6 +50,7 @@ int ns_user_dump(const struct ns_dump_args *a, const uint64_t self[NS_KINDS], ui
 void ns_user_dump_free(NsEntry *ne);
 int ns_user_load(struct ns_rst *r, struct cr_err *e);
 int ns_user_make(struct ns_rst *r, struct cr_err *e);
+void ns_user_done(struct ns_rst *r); /* the fds and maps of the user namespaces */
 /* Write sysctl path (of crshim's namespace of kind k) as the root of the user namespace that owns it. */
 int ns_sysctl_as_owner(int k, const char *path, const char *val);
 

@@ -265,8 +265,7 @@ void ns_rst_done(struct ns_rst *r, bool failed)
 		if (r->user_made_fd[k] >= 0)
 			close(r->user_made_fd[k]);
 	}
-	if (r->user_fd >= 0)
-		close(r->user_fd);
+	ns_user_done(r);
 	ns_rst_state_done(r, failed);
 	ns_cg_done(r->cg, failed);
 	if (r->ne)

@@ -37,6 +37,7 @@ struct ns_dump_args {
 	int ipc_self;		 /* ns_dump_enter's *self: crshim's own IPC namespace (-1: crshim is in it) */
 	bool *
 	    born; /* out: the tree's user namespace owns its PID and mount namespaces (restored born in it) */
+	bool *nested; /* out, per pid (NULL: not wanted): in a user namespace nested in the tree's */
 };
 /* Reads and checks the namespaces of the tree (one line when one cannot be restored), writes ns.img and
  * the images of the namespaces. */
@@ -108,6 +109,9 @@ int ns_rst_map_creds(const struct ns_rst *r, pid_t pid, CredsEntry *c, struct cr
  * check). */
 int ns_rst_check_creds(const struct ns_rst *r, pid_t pid, const CredsEntry *c, struct cr_err *e);
 int ns_rst_user_fd(const struct ns_rst *r);
+/* The user namespace task pid (of the images) enters last: the one made for it when it was in a user
+ * namespace nested in the tree's (ns/userns.c), else fd. */
+int ns_rst_task_user_fd(const struct ns_rst *r, pid_t pid, int fd);
 bool ns_rst_has_user(const struct ns_rst *r); /* ns.img: the root had a user namespace of its own */
 /* ... which owned its PID and mount namespaces (a container's): the root is born in it (engine/restore.c),
  * then makes those itself (CLONE_NEWPID | CLONE_NEWNS, and its cgroup namespace), so they are owned by it. */
