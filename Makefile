@@ -148,6 +148,10 @@ quick-tests:
 # and of mode cuns (a tree born in its user namespace: threads, unix sockets on its tmpfs, a masked path;
 # the full one: make zdtm-cuns)
 CUNS_QUICK_TESTS := pipe00 thread00 sk_unix_tree nsmnt_masked nsmnt_sk_unix zombie_leader nsmnt_ghost
+# and of mode ns (PID, mount, network, IPC, UTS namespaces and a root of the test's own; the full one: make zdtm-ns);
+# CI runs the sanitizers on it in mode ns too (a tree with its own mount tree takes other paths of the restore)
+NS_QUICK_TESTS := pidns_tree zombie_leader sk_unix_group_gone nsmnt_ghost nsmnt_sk_unix nsmnt_fifo clone_vm_fds \
+	netns_routes ipcns_sem uts_hostname sk_unix_scm_epoll timens_offsets
 USER_QUICK_TESTS ?= pid fork00 thread00 fd_files pipe00 sig_pending sk_unix_pair_dgram sk_inet_tcp_established
 COMPAT_QUICK_TESTS ?= pid fork00 thread00 fd_files pipe00 sig_pending shm_anon posix_timers
 TIMED = @t0=$$(date +%s); trap 'echo "make test: [$$(($$(date +%s) - t0)) s] $$step"' EXIT; step=
@@ -159,6 +163,7 @@ test: deps deps-integration
 	$(TIMED)"zdtm LOAD=2"; $(MAKE) zdtm MODE=cr TESTS="fork_churn fork_bomb_exit exec_churn" LOAD=2
 	$(TIMED)"zdtm user (quick)"; $(MAKE) zdtm MODE=user TESTS="$(USER_QUICK_TESTS)"
 	$(TIMED)"zdtm compat (quick)"; $(MAKE) zdtm MODE=compat TESTS="$(COMPAT_QUICK_TESTS)"
+	$(TIMED)"zdtm ns (quick)"; $(MAKE) zdtm MODE=ns TESTS="$(NS_QUICK_TESTS)"
 	$(TIMED)"zdtm cuns (quick)"; $(MAKE) zdtm MODE=cuns TESTS="$(CUNS_QUICK_TESTS)"
 	$(TIMED)integration; $(MAKE) integration INTEGRATION_TAGS="$(if $(INTEGRATION_KNOWN_MISSING),$(INTEGRATION_KNOWN_MISSING)$(comma))!extra"
 	$(TIMED)"zdtm snaps"; $(MAKE) zdtm MODE=snaps TESTS="mem_churn mem_incr mem_sparse heap_brk fork00"
@@ -292,7 +297,7 @@ format:
 	clang-format -i $(FORMAT_SRC)
 
 sanitize:
-	$(QA_ENV) contrib/qa/sanitize.sh $(SAN_B)
+	$(QA_ENV) SAN_NS_TESTS="$(NS_QUICK_TESTS)" contrib/qa/sanitize.sh $(SAN_B)
 
 # crshim, the unit tests and the contrib programs, all warning-free for arm64 (they cannot run here).
 cross:

@@ -1,6 +1,6 @@
 #!/bin/bash
 # make sanitize: ASan + UBSan build of crshim in its own dir (the restorer blob keeps its own freestanding flags),
-# then the unit tests and the ZDTM suite (mode cr) with that binary. Any sanitizer report fails: UBSan does not
+# then the unit tests and the ZDTM suite (mode cr; and mode ns on SAN_NS_TESTS) with that binary. Any sanitizer report fails: UBSan does not
 # recover, ASan halts on the first error, LeakSanitizer is on, each exits with its own code (ASan 66, UBSan 67,
 # LSan 68), so a report in crshim or in its restore child (before the blob) fails the crshim call and the test; the
 # output is also searched for sanitizer reports (SAN_B/unit.log, SAN_B/zdtm.log).
@@ -29,12 +29,21 @@ timeout -k 10 "${ZDTM_SUITE_TIMEOUT:-1500}" $MAKE -s -C tests/zdtm run CRSHIM="$
 	tee "$SB/zdtm.log" ||
 	{ echo "sanitize: zdtm (cr) FAILED"; fail=1; }
 echo "sanitize: zdtm took $((SECONDS - t)) s"
+if [ -n "${SAN_NS_TESTS:-}" ]; then # the restore of a tree with its own namespaces and mount tree
+	t=$SECONDS
+	timeout -k 10 "${ZDTM_SUITE_TIMEOUT:-1500}" $MAKE -s -C tests/zdtm run CRSHIM="$TOP/$SB/crshim" MODE=ns ITERS=1 \
+		TESTS="$SAN_NS_TESTS" 2>&1 | tee "$SB/zdtm-ns.log" ||
+		{ echo "sanitize: zdtm (ns) FAILED"; fail=1; }
+	echo "sanitize: zdtm ns took $((SECONDS - t)) s"
+fi
 
 PAT='runtime error:|ERROR: (AddressSanitizer|LeakSanitizer|UndefinedBehaviorSanitizer)'
-if grep -qE "$PAT" "$SB/unit.log" "$SB/zdtm.log"; then
+LOGS=("$SB/unit.log" "$SB/zdtm.log")
+[ -f "$SB/zdtm-ns.log" ] && LOGS+=("$SB/zdtm-ns.log")
+if grep -qE "$PAT" "${LOGS[@]}"; then
 	fail=1
 	echo "sanitize: sanitizer reports (distinct):"
-	grep -hoE "[^ ]*: ?($PAT).*" "$SB/unit.log" "$SB/zdtm.log" | sed 's/^.*not ok [0-9]* - //' | sort | uniq -c
+	grep -hoE "[^ ]*: ?($PAT).*" "${LOGS[@]}" | sed 's/^.*not ok [0-9]* - //' | sort | uniq -c
 fi
 [ "$fail" = 0 ] && echo "sanitize: no sanitizer reports, all tests passed" || echo "sanitize: FAILED"
 exit $fail
