@@ -28,10 +28,16 @@
 #include "ns-int.h"
 
 struct ns_net_state {
-	NetEntry *ne;		    /* net.img */
-	struct nl_sock *outer;	    /* rtnetlink in crshim's own namespace (veth ends outside, bridges) */
+	NetEntry *ne;	       /* net.img */
+	struct nl_sock *outer; /* rtnetlink in crshim's own namespace (veth ends outside, bridges) */
+	struct nl_sock *inner; /* rtnetlink in the new namespace, once a device of the host is moved in */
 	char (*made_out)[IFNAMSIZ]; /* outer veth ends made (removed after a failure) */
 	size_t n_made_out;
+	struct moved {		     /* devices of the host moved in (--external netdev[..]), given back */
+		char host[IFNAMSIZ]; /* after a failure */
+		int ifindex;
+	} * moved;
+	size_t n_moved;
 };
 
 static void sk_free(struct nl_sock **sk)
@@ -97,16 +103,23 @@ static void *grow(void *arr, size_t n, size_t size)
 	return realloc(arr, (n + 1) * size);
 }
 
+/* What follows "TYPE[IFNAME]:" in an --external option (type "veth", "netdev", "macvlan"); NULL if none. */
+static const char *ext_link(const struct cr_opts *o, const char *type, const char *ifname)
+{
+	size_t l = strlen(ifname), t = strlen(type);
+	for (int i = 0; i < o->n_external; i++) {
+		const char *x = o->external[i];
+		if (!strncmp(x, type, t) && x[t] == '[' && !strncmp(x + t + 1, ifname, l) &&
+		    !strncmp(x + t + 1 + l, "]:", 2))
+			return x + t + 1 + l + 2;
+	}
+	return NULL;
+}
+
 /* The --external veth[IFNAME]:OUTNAME[@BRIDGE] naming the outer end of veth ifname. */
 static const char *ext_veth(const struct cr_opts *o, const char *ifname)
 {
-	size_t l = strlen(ifname);
-	for (int i = 0; i < o->n_external; i++) {
-		const char *x = o->external[i];
-		if (!strncmp(x, "veth[", 5) && !strncmp(x + 5, ifname, l) && !strncmp(x + 5 + l, "]:", 2))
-			return x + 5 + l + 2;
-	}
-	return NULL;
+	return ext_link(o, "veth", ifname);
 }
 
 static void set_ext(NetLinkEntry *le, const char *ext)
@@ -121,7 +134,10 @@ static int dump_link(struct net_dump *d, struct rtnl_link *l, struct cr_err *e)
 {
 	const char *type = rtnl_link_get_type(l), *name = rtnl_link_get_name(l);
 	bool lo = rtnl_link_get_arptype(l) == ARPHRD_LOOPBACK;
-	if (!lo && !ns_net_kind_ok(type))
+	const char *netdev = ext_link(d->a->o, "netdev", name);
+	if (netdev && *netdev)
+		type = "netdev"; /* the host's device, given at restore: only its setup is saved */
+	else if (!lo && !ns_net_kind_ok(type))
 		return cr_fail(e,
 			       "not supported yet: network device %s (kind %s) in the tree's network "
 			       "namespace (loopback, veth, bridge, dummy)",
@@ -156,6 +172,8 @@ static int dump_link(struct net_dump *d, struct rtnl_link *l, struct cr_err *e)
 	const char *ext = veth && !le->has_peer ? ext_veth(d->a->o, name) : NULL;
 	if (ext)
 		set_ext(le, ext);
+	if (netdev && *netdev)
+		le->ext_name = strdup(ext = netdev);
 	pr_info("link %u %s (%s) flags 0x%x mtu %u%s%s\n", le->ifindex, name, lo ? "loopback" : type,
 		le->flags, le->mtu, ext ? ", outside: " : "", ext ? ext : "");
 	return 0;
@@ -372,6 +390,16 @@ void ns_net_killed(int netns_fd)
 
 /* ---------------------------------------------------------------- restore */
 
+/* The host's device to move in as link le: --external netdev[IFNAME]:HOSTDEV at restore, else the one named
+ * at dump. NULL: le is made. */
+static const char *netdev_host(const struct cr_opts *o, const NetLinkEntry *le)
+{
+	const char *x = ext_link(o, "netdev", le->name);
+	if (x && *x)
+		return x;
+	return le->kind && !strcmp(le->kind, "netdev") && le->ext_name && *le->ext_name ? le->ext_name : NULL;
+}
+
 int ns_net_load(struct ns_rst *r, struct cr_err *e)
 {
 	ProtobufCMessage *m = NULL;
@@ -387,7 +415,13 @@ int ns_net_load(struct ns_rst *r, struct cr_err *e)
 	s->ne = (NetEntry *)m;
 	for (size_t i = 0; s->ne && i < s->ne->n_links; i++) {
 		const NetLinkEntry *le = s->ne->links[i];
-		if (!le->name || (le->kind && *le->kind && !ns_net_kind_ok(le->kind)))
+		if (le->name && le->kind && !strcmp(le->kind, "netdev") && !netdev_host(r->o, le))
+			return cr_fail(e,
+				       "net.img: link %s is a device of the host (external at dump): "
+				       "name it with --external netdev[%s]:HOSTDEV",
+				       le->name, le->name);
+		if (!le->name ||
+		    (le->kind && *le->kind && !ns_net_kind_ok(le->kind) && !netdev_host(r->o, le)))
 			return cr_fail_errno(e, EBADMSG, "net.img: link %s of kind %s cannot be made",
 					     le->name ? le->name : "?", le->kind);
 	}
@@ -450,6 +484,81 @@ static int outer_up(struct ns_net_state *s, const char *name, const char *bridge
 	return 0;
 }
 
+/* RTM_NEWLINK on sk (the device's namespace): device ifindex to the network namespace nsfd, named name
+ * there, with ifindex new_ifindex (0: any). */
+static int move_link(struct nl_sock *sk, int ifindex, int nsfd, const char *name, int new_ifindex)
+{
+	struct ifinfomsg ifi = {.ifi_family = AF_UNSPEC, .ifi_index = ifindex};
+	struct nl_msg *m = nlmsg_alloc_simple(RTM_NEWLINK, NLM_F_REQUEST | NLM_F_ACK);
+	int r = m ? nlmsg_append(m, &ifi, sizeof(ifi), NLMSG_ALIGNTO) : -NLE_NOMEM;
+	if (!r)
+		r = nla_put_u32(m, IFLA_NET_NS_FD, (uint32_t)nsfd);
+	if (!r)
+		r = nla_put_string(m, IFLA_IFNAME, name);
+	if (!r && new_ifindex)
+		r = nla_put_s32(m, IFLA_NEW_IFINDEX, new_ifindex);
+	if (!r)
+		r = nl_send_auto(sk, m);
+	if (m)
+		nlmsg_free(m);
+	return r < 0 ? r : nl_wait_for_ack(sk);
+}
+
+/* --external netdev[IFNAME]:HOSTDEV: the host's device moved into the new namespace (crshim is in it) as
+ * link le, with its name and ifindex; set_link and the addresses then configure it as dumped. */
+static int move_in(struct ns_rst *r, const NetLinkEntry *le, const char *host, struct cr_err *e)
+{
+	struct ns_net_state *s = r->net;
+	struct rtnl_link *h = NULL;
+	int ret = rtnl_link_get_kernel(s->outer, 0, host, &h);
+	if (ret < 0)
+		return cr_fail_errno(e, ENODEV, "--external netdev[%s]:%s: no device %s outside: %s",
+				     le->name, host, host, nl_geterror(ret));
+	int hidx = rtnl_link_get_ifindex(h);
+	rtnl_link_put(h);
+	struct moved *mv = grow(s->moved, s->n_moved, sizeof(*mv));
+	if (!mv)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	s->moved = mv;
+	if (!s->inner && nl_open(&s->inner, e))
+		return -1;
+	__cleanup_close int nsfd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	if (nsfd < 0)
+		return cr_fail_sys(e, "open /proc/self/ns/net");
+	ret = move_link(s->outer, hidx, nsfd, le->name, (int)le->ifindex);
+	if (ret < 0)
+		return cr_fail_errno(e, EIO,
+				     "move device %s of the host into the namespace as %s (ifindex %u): %s",
+				     host, le->name, le->ifindex, nl_geterror(ret));
+	snprintf(s->moved[s->n_moved].host, IFNAMSIZ, "%s", host);
+	s->moved[s->n_moved++].ifindex = (int)le->ifindex;
+	struct rtnl_link *in = NULL;
+	ret = rtnl_link_get_kernel(s->inner, (int)le->ifindex, NULL, &in);
+	bool same = ret >= 0 && !strcmp(rtnl_link_get_name(in), le->name);
+	if (in)
+		rtnl_link_put(in);
+	if (!same) /* a kernel without IFLA_NEW_IFINDEX gives it another one */
+		return cr_fail(e,
+			       "device %s of the host moved in as %s did not keep ifindex %u (a kernel "
+			       "without IFLA_NEW_IFINDEX?)",
+			       host, le->name, le->ifindex);
+	pr_info("moved device %s of the host in as %s (ifindex %u)\n", host, le->name, le->ifindex);
+	return 0;
+}
+
+/* After a failure: the devices of the host moved in go back out, with their names. */
+static void move_out(struct ns_net_state *s)
+{
+	__cleanup_close int self = s->n_moved ? open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC) : -1;
+	for (size_t i = 0; self >= 0 && s->inner && i < s->n_moved; i++) {
+		int ret = move_link(s->inner, s->moved[i].ifindex, self, s->moved[i].host, 0);
+		if (ret < 0)
+			pr_warn("give device %s back to the host: %s\n", s->moved[i].host, nl_geterror(ret));
+		else
+			pr_info("gave device %s back to the host\n", s->moved[i].host);
+	}
+}
+
 static const NetLinkEntry *link_by_index(const NetEntry *ne, uint32_t ifindex)
 {
 	for (size_t i = 0; i < ne->n_links; i++)
@@ -465,6 +574,9 @@ static int make_link(struct ns_rst *r, struct nl_sock *sk, const NetLinkEntry *l
 	char oname[IFNAMSIZ], bridge[IFNAMSIZ];
 	if (!*kind)
 		return 0; /* the loopback is there */
+	const char *host = netdev_host(r->o, le);
+	if (host)
+		return move_in(r, le, host, e);
 	const NetLinkEntry *pe = le->has_peer ? link_by_index(r->net->ne, le->peer) : NULL;
 	if (le->has_peer && !pe)
 		return cr_fail_errno(e, EBADMSG, "net.img: veth %s: no link %u, its other end", le->name,
@@ -723,11 +835,16 @@ void ns_net_done(struct ns_rst *r, bool failed)
 		else
 			pr_info("removed veth end %s\n", s->made_out[i]);
 	}
+	if (failed) /* crshim is back in its own namespace */
+		move_out(s);
+	if (s->inner)
+		nl_socket_free(s->inner);
 	if (s->outer)
 		nl_socket_free(s->outer);
 	if (s->ne)
 		protobuf_c_message_free_unpacked(&s->ne->base, NULL);
 	free(s->made_out);
+	free(s->moved);
 	free(s);
 	r->net = NULL;
 }

@@ -48,6 +48,8 @@ static const char usage_text[] =
     "                             net[INO]:KEY: that network namespace is the caller's, not\n"
     "                             saved (restore: --inherit-fd fd[N]:KEY or --join-ns net:PATH);\n"
     "                             veth[IFNAME]:OUTNAME[@BRIDGE]: the end outside of veth IFNAME;\n"
+    "                             netdev[IFNAME]:HOSTDEV: link IFNAME is the host's device\n"
+    "                             HOSTDEV, moved in at restore and set up as dumped;\n"
     "                             mnt[MOUNTPOINT]:KEY (dump), mnt[KEY]:PATH (restore): a mount\n"
     "                             from outside; dev, pid, macvlan: accepted (repeatable)\n"
     "      --ext-mount-map KEY:PATH  restore: as --external mnt[KEY]:PATH (CRIU's older spelling)\n"

@@ -93,7 +93,7 @@ static int parse_inherit(const char *arg, int *fd, struct ikey *k)
 /* The CRIU types of --external that name no open file: accepted, nothing to do here. */
 static bool ext_other(const char *type, size_t len)
 {
-	static const char *const other[] = {"mnt", "dev", "net", "pid", "veth", "macvlan"};
+	static const char *const other[] = {"mnt", "dev", "net", "pid", "veth", "netdev", "macvlan"};
 	for (size_t i = 0; i < sizeof(other) / sizeof(other[0]); i++)
 		if (strlen(other[i]) == len && !strncmp(type, other[i], len))
 			return true;
@@ -132,11 +132,11 @@ int eng_ext_check(const struct cr_opts *o, struct cr_err *e)
 	for (int i = 0; i < o->n_external; i++) {
 		int r = parse_external(o->external[i], &k);
 		if (r == -2)
-			return cr_fail(
-			    e,
-			    "--external %s: unknown type (file[MNT_ID:INODE], unix[INO], "
-			    "tty[RDEV:DEV], mnt[..], dev[..], net[..], pid[..], veth[..], macvlan[..])",
-			    o->external[i]);
+			return cr_fail(e,
+				       "--external %s: unknown type (file[MNT_ID:INODE], unix[INO], "
+				       "tty[RDEV:DEV], mnt[..], dev[..], net[..], pid[..], veth[..], "
+				       "netdev[..], macvlan[..])",
+				       o->external[i]);
 		if (r)
 			return cr_fail(
 			    e,

@@ -46,6 +46,7 @@ static void t_external(void)
 					   "net[4026531840]:extRootNetNS",
 					   "pid[4026531836]:extRootPidNS",
 					   "veth[v0]:br0",
+					   "netdev[n0]:eth9",
 					   "macvlan[m0]:eth0"};
 	static const char *const bad[] = {"file[1]", "tty[1:2]x", "unix[a]", "unix[1:2]",
 					  "tty",     "[1]",	  "file[1:2"};
