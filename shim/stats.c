@@ -75,6 +75,7 @@ void shim_stats_write(const char *dir, const struct cr_stats *st, bool dump, FIL
 		de.pages_scanned = st->pages_scanned;
 		de.pages_skipped_parent = st->pages_skipped_parent;
 		de.pages_written = st->pages_written;
+		de.shpages_scanned = de.shpages_written = st->shpages_written; /* saved whole, every page */
 		se.dump = &de;
 	} else {
 		re.has_pages_compared = re.has_pages_skipped_cow = re.has_forking_time = re.has_restore_time =

@@ -159,6 +159,8 @@ int pw_add(struct page_writer *pw, uint64_t vaddr, const void *buf, size_t len, 
 struct page_block;
 int pw_add_batch(struct page_writer *pw, const void *buf, size_t len, const struct page_block *b, size_t nb,
 		 struct cr_err *e);
+/* Bytes of pages added so far. */
+uint64_t pw_bytes(const struct page_writer *pw);
 int pw_commit(struct page_writer *pw, struct cr_err *e);
 /* Fault injection: from now on writes of pw fail with errnum after a partial write (e.g. ENOSPC). */
 void pw_inject_error(struct page_writer *pw, int errnum);

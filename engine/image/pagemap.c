@@ -50,6 +50,11 @@ int pw_add_parent(struct page_writer *pw, uint64_t vaddr, uint64_t len, struct c
 	return 0;
 }
 
+uint64_t pw_bytes(const struct page_writer *pw)
+{
+	return pw->off;
+}
+
 void pw_inject_error(struct page_writer *pw, int errnum)
 {
 	pw->inject_errno = errnum;

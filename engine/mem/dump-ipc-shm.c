@@ -110,7 +110,6 @@ static int seg_dump(struct dump_ctx *c, const struct proc_vma *v, const struct i
 {
 	char path[96];
 	struct statfs sf;
-	struct page_writer *pw;
 	snprintf(path, sizeof(path), "/proc/%d/map_files/%llx-%llx", c->pid, (unsigned long long)v->start,
 		 (unsigned long long)v->end);
 	__cleanup_close int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -122,15 +121,7 @@ static int seg_dump(struct dump_ctx *c, const struct proc_vma *v, const struct i
 		return cr_fail(
 		    e, "System V shared memory segment %d in huge pages (SHM_HUGETLB) is not supported yet",
 		    g->id);
-	if (pw_open_px(c->dirfd, c->px, IMG_IPC_SHM_PAGEMAP, IMG_IPC_SHM_PAGES, g->id, &pw, e))
-		return -1;
-	if (dump_shmem_contents(pw, fd, g->size, e)) {
-		pw_abort(pw);
-		return -1;
-	}
-	if (pw_commit(pw, e))
-		return -1;
-	return dump_created(c, IMG_IPC_SHM_PAGES, g->id, e) || dump_created(c, IMG_IPC_SHM_PAGEMAP, g->id, e);
+	return dump_shmem_file(c, IMG_IPC_SHM_PAGEMAP, IMG_IPC_SHM_PAGES, g->id, fd, g->size, e);
 }
 
 static struct ipc_seg *seg_find(struct dump_ipc_shm *s, int32_t id)

@@ -142,19 +142,26 @@ int dump_shmem_contents(struct page_writer *pw, int fd, uint64_t size, struct cr
 	return r;
 }
 
-static int shm_dump(struct dump_ctx *c, struct shm_obj *o, int fd, struct cr_err *e)
+int dump_shmem_file(struct dump_ctx *c, enum img_kind kmap, enum img_kind kpages, int id, int fd,
+		    uint64_t size, struct cr_err *e)
 {
 	struct page_writer *pw;
-	if (pw_open_px(c->dirfd, c->px, IMG_SHMEM_PAGEMAP, IMG_SHMEM_PAGES, (int)o->id, &pw, e))
+	if (pw_open_px(c->dirfd, c->px, kmap, kpages, id, &pw, e))
 		return -1;
-	if (dump_shmem_contents(pw, fd, o->size, e)) {
+	if (dump_shmem_contents(pw, fd, size, e)) {
 		pw_abort(pw);
 		return -1;
 	}
+	uint64_t pages = pw_bytes(pw) / (uint64_t)sysconf(_SC_PAGESIZE);
 	if (pw_commit(pw, e))
 		return -1;
-	return dump_created(c, IMG_SHMEM_PAGES, (int)o->id, e) ||
-	       dump_created(c, IMG_SHMEM_PAGEMAP, (int)o->id, e);
+	CR_STAT_ADD(c->o->stats, shpages_written, pages);
+	return dump_created(c, kpages, id, e) || dump_created(c, kmap, id, e);
+}
+
+static int shm_dump(struct dump_ctx *c, struct shm_obj *o, int fd, struct cr_err *e)
+{
+	return dump_shmem_file(c, IMG_SHMEM_PAGEMAP, IMG_SHMEM_PAGES, (int)o->id, fd, o->size, e);
 }
 
 int dump_shmem_add(struct dump_ctx *c, int fd, uint64_t *ino, struct cr_err *e)

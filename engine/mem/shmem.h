@@ -32,6 +32,10 @@ int dump_shmem_add(struct dump_ctx *c, int fd, uint64_t *ino, struct cr_err *e);
 /* The data pages of [0, size) of a tmpfs file (holes skipped) into pw (also System V segments). */
 struct page_writer;
 int dump_shmem_contents(struct page_writer *pw, int fd, uint64_t size, struct cr_err *e);
+/* The same into their own page files (pagemap kmap + pages kpages, id), recorded as created, counted in the
+ * run's stats (shpages_written). */
+int dump_shmem_file(struct dump_ctx *c, enum img_kind kmap, enum img_kind kpages, int id, int fd,
+		    uint64_t size, struct cr_err *e);
 /* shmem.img (the root task writes it once every task is dumped; nothing if there are no objects). */
 int dump_shmem_write(struct dump_ctx *root, struct cr_err *e);
 
