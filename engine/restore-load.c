@@ -367,6 +367,8 @@ int rst_load(struct cr_opts *o, struct rst_task *t, struct cr_err *e)
 int rst_load_tree(struct cr_opts *o, struct rst_task **tsp, size_t *np, struct cr_err *e)
 {
 	size_t n = (*tsp)[0].n_all_pst;
+	if (o->stats && !(*tsp)[0].dry)
+		__atomic_store_n(&o->stats->tasks_total, (uint64_t)n, __ATOMIC_RELAXED);
 	if (n > 1) {
 		struct rst_task *nt = realloc(*tsp, n * sizeof(*nt));
 		if (!nt)

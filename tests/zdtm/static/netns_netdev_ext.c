@@ -17,12 +17,14 @@ int main(int argc, char **argv)
 	nsw_must("ip link set lo up");
 	snprintf(cmd, sizeof(cmd),
 		 "ip link add nswnda0 type veth peer name eth1 netns $(lsns -n -t net -o NS,PID | "
-		 "awk '$1 == %lu { print $2; exit }') && ip link set nswnda0 up && ip link add nswndb0 type veth peer name nswndb1 && "
+		 "awk '$1 == %lu { print $2; exit }') && ip link set nswnda0 up && ip link add nswndb0 type "
+		 "veth peer name nswndb1 && "
 		 "ip addr add 10.90.2.1/24 dev nswndb0 && ip link set nswndb0 up",
 		 nsw_ino("net"));
 	nsw_hmust(cmd);
-	nsw_must("ip link set eth1 mtu 1400 address 02:00:5e:10:20:31 && ip addr add 10.90.2.2/24 dev eth1 && "
-		 "ip link set eth1 up && ip route add 10.91.0.0/16 via 10.90.2.1 dev eth1");
+	nsw_must(
+	    "ip link set eth1 mtu 1400 address 02:00:5e:10:20:31 && ip addr add 10.90.2.2/24 dev eth1 && "
+	    "ip link set eth1 up && ip route add 10.91.0.0/16 via 10.90.2.1 dev eth1");
 	static struct nsw_view v[] = {
 	    {"links", "ip -o link show eth1 | sed 's/@[^:]*:/:/; s/ qdisc .* state [A-Z]*//'", NULL, NULL,
 	     "mtu 1400"},
