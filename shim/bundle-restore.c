@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "bundle.h"
+#include "stats.h"
 #include "base/log.h"
 #include "base/scm.h"
 
@@ -235,13 +236,18 @@ int bundle_restore(struct shim_cmd *c)
 		ret = bundle_fail(c, "restore", &err);
 		goto out;
 	}
+	struct cr_stats cst = {0};
+	c->opts.stats = &cst;
 	int rr = eng_restore(&c->opts, &root, &err);
+	c->opts.stats = NULL;
 	bundle_cg_leave(&r->cg);
 	if (rr) {
 		bundle_cg_remove(r->cf->cgroups_path, &r->cg);
 		ret = shim_report_run(c, "restore", &err);
 		goto out;
 	}
+	shim_stats_write(c->opts.work_dir ? c->opts.work_dir : c->opts.images_dir, &cst, false,
+			 c->display_stats ? stdout : NULL);
 	r->st.pid = root;
 	r->st.status = "running";
 	if (apply_sysctls(r->cf, root, &err) || oci_reg_put(shim_run_dir(), &r->st, &err) ||

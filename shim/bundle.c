@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "bundle.h"
+#include "stats.h"
 #include "base/fault.h"
 #include "base/log.h"
 
@@ -262,11 +263,17 @@ static int run_checkpoint(struct shim_cmd *c)
 		goto out;
 	pr_info("checkpoint of container %s (init %d, bundle %s, runtime %s)\n", c->oci_id ? c->oci_id : "-",
 		st->pid, st->bundle, st->runtime ? st->runtime : "?");
-	if (eng_dump(&c->opts, &err)) {
+	struct cr_stats cst = {0};
+	c->opts.stats = &cst;
+	int rd = eng_dump(&c->opts, &err);
+	c->opts.stats = NULL;
+	if (rd) {
 		ret = shim_report_run(c, "checkpoint", &err);
 		goto done;
 	}
 	pr_info("checkpoint of %s finished\n", c->oci_id ? c->oci_id : "-");
+	shim_stats_write(c->opts.work_dir ? c->opts.work_dir : c->opts.images_dir, &cst, true,
+			 c->display_stats ? stdout : NULL);
 	/* A container crshim restored is ours to mark stopped; a runtime's goes through its own hooks. */
 	if (c->oci_id && !c->opts.leave_running && st->runtime && !strcmp(st->runtime, "crshim")) {
 		st->status = "stopped";
