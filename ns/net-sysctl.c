@@ -1,6 +1,11 @@
 /* Per-namespace network sysctls and the nftables ruleset of the tree's network namespace (net.img). Both
  * run with crshim inside the namespace: /proc/sys/net shows the opener's network namespace, and nft talks
- * netlink in the namespace it runs in. */
+ * netlink in the namespace it runs in. The interface settings (net.ipv4.conf.*, net.ipv6.conf.*: every
+ * writable one of "all", "default" and each link) go in the order the kernel needs: "all" first (writing
+ * all.forwarding, all.disable_ipv6 sets default's and every link's too), then "default" (IPv4: copied to the
+ * links that never had theirs written; both: new links start with it), both before the links are made;
+ * each link's own once it is made, its IPv6 MTU once it is up. */
+#include <dirent.h>
 #define LOG_PREFIX "ns-net: "
 #include <errno.h>
 #include <fcntl.h>
@@ -46,39 +51,86 @@ static const char *const sysctls[] = {
     "ipv4/tcp_max_syn_backlog",
     "ipv4/icmp_echo_ignore_all",
     "ipv4/icmp_echo_ignore_broadcasts",
-    "ipv4/conf/all/forwarding",
-    "ipv4/conf/all/rp_filter",
-    "ipv4/conf/default/forwarding",
-    "ipv4/conf/default/rp_filter",
-    "ipv6/conf/all/disable_ipv6",
-    "ipv6/conf/all/forwarding",
-    "ipv6/conf/default/disable_ipv6",
-    "ipv6/conf/default/forwarding",
     "unix/max_dgram_qlen",
 };
 
+static int add(NetEntry *ne, const char *name, const char *val, struct cr_err *e)
+{
+	NetSysctlEntry **n = realloc(ne->sysctls, (ne->n_sysctls + 1) * sizeof(*n));
+	if (!n)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	ne->sysctls = n;
+	NetSysctlEntry *se = malloc(sizeof(*se));
+	if (!se)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	net_sysctl_entry__init(se);
+	se->name = strdup(name);
+	se->value = strdup(val);
+	ne->sysctls[ne->n_sysctls++] = se;
+	if (!se->name || !se->value)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	return 0;
+}
+
+/* Every writable and readable setting of /proc/sys/net/FAM/conf/DEV (stable_secret reads only once set;
+ * mc_forwarding is read-only). */
+static int dump_conf(NetEntry *ne, const char *fam, const char *dev, struct cr_err *e)
+{
+	char dir[96];
+	snprintf(dir, sizeof(dir), "/proc/sys/net/%s/conf/%s", fam, dev);
+	DIR *d = opendir(dir);
+	if (!d)
+		return 0; /* no IPv6 in this kernel, or on this link */
+	int ret = 0;
+	for (struct dirent *de; !ret && (de = readdir(d));) {
+		char path[384], name[320], val[256];
+		struct stat st;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		if (de->d_name[0] == '.' || stat(path, &st) || !(st.st_mode & S_IWUSR) ||
+		    proc_read_value(path, val, sizeof(val)))
+			continue;
+		snprintf(name, sizeof(name), "%s/conf/%s/%s", fam, dev, de->d_name);
+		ret = add(ne, name, val, e);
+	}
+	closedir(d);
+	return ret;
+}
+
 int ns_net_sysctl_dump(NetEntry *ne, struct cr_err *e)
 {
-	size_t n = sizeof(sysctls) / sizeof(sysctls[0]);
-	ne->sysctls = calloc(n, sizeof(void *));
-	if (!ne->sysctls)
-		return cr_fail_errno(e, ENOMEM, "out of memory");
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < sizeof(sysctls) / sizeof(sysctls[0]); i++) {
 		char path[128], val[256];
 		snprintf(path, sizeof(path), "/proc/sys/net/%s", sysctls[i]);
 		if (proc_read_value(path, val, sizeof(val)))
 			continue; /* not in this kernel, or not per namespace */
-		NetSysctlEntry *se = malloc(sizeof(*se));
-		if (!se)
-			return cr_fail_errno(e, ENOMEM, "out of memory");
-		net_sysctl_entry__init(se);
-		se->name = strdup(sysctls[i]);
-		se->value = strdup(val);
-		ne->sysctls[ne->n_sysctls++] = se;
-		if (!se->name || !se->value)
-			return cr_fail_errno(e, ENOMEM, "out of memory");
+		if (add(ne, sysctls[i], val, e))
+			return -1;
 	}
+	static const char *const fams[] = {"ipv4", "ipv6"};
+	for (size_t f = 0; f < 2; f++) /* all, then default, then the links: the order of the restore */
+		if (dump_conf(ne, fams[f], "all", e) || dump_conf(ne, fams[f], "default", e))
+			return -1;
+	for (size_t i = 0; i < ne->n_links; i++)
+		for (size_t f = 0; f < 2; f++)
+			if (ne->links[i]->name && dump_conf(ne, fams[f], ne->links[i]->name, e))
+				return -1;
 	return 0;
+}
+
+/* ipv4/conf/DEV/KEY or ipv6/conf/DEV/KEY (DEV all, default or a link's name): the phase of the restore it
+ * is written in (-1: not one of them). */
+static int conf_name(const char *name)
+{
+	if (strncmp(name, "ipv4/conf/", 10) && strncmp(name, "ipv6/conf/", 10))
+		return -1;
+	const char *dev = name + 10, *key = strchr(dev, '/');
+	if (!key || key == dev || key - dev >= 16 || dev[0] == '.' || !key[1] || key[1] == '.' ||
+	    strchr(key + 1, '/'))
+		return -1;
+	if (!strncmp(dev, "all/", 4) || !strncmp(dev, "default/", 8))
+		return NS_SYSCTL_DFLT;
+	/* a link going up takes its MTU as its IPv6 MTU */
+	return !strncmp(name, "ipv6/", 5) && !strcmp(key, "/mtu") ? NS_SYSCTL_UP : NS_SYSCTL_LINKS;
 }
 
 static bool known(const char *name)
@@ -86,24 +138,31 @@ static bool known(const char *name)
 	for (size_t i = 0; i < sizeof(sysctls) / sizeof(sysctls[0]); i++)
 		if (!strcmp(sysctls[i], name))
 			return true;
-	return false;
+	return conf_name(name) >= 0;
 }
 
-int ns_net_sysctl_restore(const NetEntry *ne, struct cr_err *e)
+int ns_net_sysctl_restore(const NetEntry *ne, int phase, struct cr_err *e)
 {
 	for (size_t i = 0; i < ne->n_sysctls; i++) {
 		const NetSysctlEntry *se = ne->sysctls[i];
-		char path[128], cur[256];
+		char path[384], cur[256];
 		if (!se->name || !se->value || !known(se->name))
 			return cr_fail_errno(e, EBADMSG, "net.img: sysctl %s is not one crshim restores",
 					     se->name ? se->name : "?");
+		int ph = conf_name(se->name);
+		if ((ph < 0 ? NS_SYSCTL_LINKS : ph) != phase)
+			continue;
 		snprintf(path, sizeof(path), "/proc/sys/net/%s", se->name);
 		if (!proc_read_value(path, cur, sizeof(cur)) && !strcmp(cur, se->value))
 			continue;
 		__cleanup_close int fd = open(path, O_WRONLY | O_CLOEXEC);
+		if (fd < 0 && errno == ENOENT && conf_name(se->name) >= 0) {
+			pr_warn("sysctl net.%s: not in this kernel, left out\n", se->name);
+			continue;
+		}
 		if (fd < 0 || write(fd, se->value, strlen(se->value)) != (ssize_t)strlen(se->value))
 			return cr_fail_sys(e, "sysctl net.%s = %s", se->name, se->value);
-		pr_info("sysctl net.%s = %s\n", se->name, se->value);
+		pr_debug("sysctl net.%s = %s\n", se->name, se->value);
 	}
 	return 0;
 }

@@ -788,6 +788,9 @@ int ns_net_restore(struct ns_rst *r, struct cr_err *e)
 		return -1;
 	if (!ne)
 		return lo_up(sk, e);
+	if (ns_net_sysctl_restore(ne, NS_SYSCTL_DFLT,
+				  e)) /* conf/all, conf/default: new links start with it */
+		return -1;
 	for (size_t i = 0; i < ne->n_links; i++)
 		if (make_link(r, sk, ne->links[i], e))
 			return -1;
@@ -796,11 +799,14 @@ int ns_net_restore(struct ns_rst *r, struct cr_err *e)
 	for (size_t i = 0; i < ne->n_links; i++)
 		if (set_link(sk, ne->links[i], false, e))
 			return -1;
-	if (ns_net_sysctl_restore(ne, e)) /* before addresses: disable_ipv6, forwarding, ... */
+	if (ns_net_sysctl_restore(ne, NS_SYSCTL_LINKS,
+				  e)) /* before addresses: disable_ipv6, forwarding, ... */
 		return -1;
 	for (size_t i = 0; i < ne->n_links; i++)
 		if (set_link(sk, ne->links[i], true, e))
 			return -1;
+	if (ns_net_sysctl_restore(ne, NS_SYSCTL_UP, e))
+		return -1;
 	for (size_t i = 0; i < ne->n_addrs; i++)
 		if (make_addr(sk, ne->addrs[i], e))
 			return -1;

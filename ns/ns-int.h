@@ -94,7 +94,10 @@ int ns_mq_dump(const struct ns_dump_args *a, size_t *n, struct cr_err *e);
 int ns_mq_restore(int dirfd, struct cr_err *e);
 /* net-sysctl.c: per-namespace sysctls and the nftables ruleset, crshim inside the namespace. */
 int ns_net_sysctl_dump(NetEntry *ne, struct cr_err *e);
-int ns_net_sysctl_restore(const NetEntry *ne, struct cr_err *e);
+/* The phases of the restore: the interface settings of all and default (before the links are made); the
+ * others (each link's own once it is made, and the rest); the IPv6 MTU of the links (once they are up). */
+enum { NS_SYSCTL_DFLT, NS_SYSCTL_LINKS, NS_SYSCTL_UP };
+int ns_net_sysctl_restore(const NetEntry *ne, int phase, struct cr_err *e);
 int ns_nft_dump(char **out, struct cr_err *e);
 int ns_nft_restore(const char *js, struct cr_err *e);
 
