@@ -141,10 +141,15 @@ static bool known(const char *name)
 	return conf_name(name) >= 0;
 }
 
+/* forwarding first (IPv4: writing all.forwarding sets all.accept_redirects to its opposite), then the rest */
 int ns_net_sysctl_restore(const NetEntry *ne, int phase, struct cr_err *e)
 {
-	for (size_t i = 0; i < ne->n_sysctls; i++) {
+	for (size_t k = 0; k < 2 * ne->n_sysctls; k++) {
+		size_t i = k % ne->n_sysctls;
 		const NetSysctlEntry *se = ne->sysctls[i];
+		size_t l = se->name ? strlen(se->name) : 0;
+		if ((k < ne->n_sysctls) != (l > 11 && !strcmp(se->name + l - 11, "/forwarding")))
+			continue;
 		char path[384], cur[256];
 		if (!se->name || !se->value || !known(se->name))
 			return cr_fail_errno(e, EBADMSG, "net.img: sysctl %s is not one crshim restores",
