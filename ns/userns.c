@@ -366,8 +366,7 @@ static const char *const kind_names[NS_KINDS] = {"network", "IPC",    "UTS",  "m
 /* Who owns the namespace of kind k of task pid (the root: root): crshim's user namespace or the tree's
  * (l[0]), where only the kinds restored in it may be (USER_OWNED_KINDS; owned: add it); one nested in it
  * or another one fails. */
-static int check_owner(const struct dump_lvls *L, pid_t pid, bool root, int k, uint32_t *owned,
-		       struct cr_err *e)
+static int check_owner(struct dump_lvls *L, pid_t pid, bool root, int k, uint32_t *owned, struct cr_err *e)
 {
 	char path[64];
 	uint64_t o;
@@ -385,6 +384,10 @@ static int check_owner(const struct dump_lvls *L, pid_t pid, bool root, int k, u
 		    "not supported yet: the %s namespace of task %d is owned by user:[%llu], neither "
 		    "the tree's nor crshim's",
 		    ns_kinds[k].name, pid, (unsigned long long)o);
+	if (at > 0 && root && (USER_MADE_KINDS & flag)) { /* made by the helper of that one, as the tree's */
+		L->l[at].m->owned |= flag, L->l[at].m->has_owned = 1;
+		return 0;
+	}
 	if (at > 0 && root)
 		return cr_fail(
 		    e,
@@ -436,7 +439,7 @@ static int check_nested(const struct ns_dump_args *a, const bool *nested, struct
 }
 
 static int dump_owned(const struct ns_dump_args *a, const uint64_t self[NS_KINDS], uint64_t (*ids)[NS_KINDS],
-		      const struct dump_lvls *L, bool *nested, NsEntry *ne, struct cr_err *e)
+		      struct dump_lvls *L, bool *nested, NsEntry *ne, struct cr_err *e)
 {
 	uint32_t owned = 0, other[NS_KINDS] = {0}; /* the root's kinds it owns; the first other task's */
 	for (size_t i = 0; i < a->n; i++)
@@ -626,8 +629,18 @@ int ns_user_load(struct ns_rst *r, struct cr_err *e)
 				     "ns.img: the user namespace owns namespaces (0x%x) other than PID, "
 				     "mount, cgroup, time, network, IPC and UTS ones",
 				     r->ne->user_owned & ~(uint32_t)USER_OWNED_KINDS);
+	uint32_t made = r->ne->user_owned;
+	for (size_t i = 0; i < r->ne->n_nested_users; i++) {
+		if (r->ne->nested_users[i]->owned & ~(uint32_t)USER_MADE_KINDS)
+			return cr_fail_errno(
+			    e, EBADMSG,
+			    "ns.img: a nested user namespace owns namespaces (0x%x) other than "
+			    "network, IPC and UTS ones",
+			    r->ne->nested_users[i]->owned);
+		made |= r->ne->nested_users[i]->owned;
+	}
 	for (int k = 0; k < NS_KINDS; k++)
-		if ((r->ne->user_owned & USER_MADE_KINDS & (uint32_t)ns_kinds[k].flag) && r->join_fd[k] >= 0)
+		if ((made & USER_MADE_KINDS & (uint32_t)ns_kinds[k].flag) && r->join_fd[k] >= 0)
 			return cr_fail(
 			    e, "--join-ns %s: not supported for a tree in a user namespace of its own",
 			    ns_kinds[k].name);
@@ -677,7 +690,8 @@ static int pipes(int up[2], int down[2], struct cr_err *e)
 
 /* The helper of a nested user namespace: in its parent (parent_fd, with every capability there), a child
  * of it takes the owner's uid (and group) and unshares it; the helper writes the child's setgroups and maps
- * from the parent's side, sends crshim {the child's pid, 0} (or {-1, errno}), and waits for EOF. */
+ * from the parent's side, then the child makes in it the kinds it owns; the helper sends crshim {the child's
+ * pid, 0} (or {-1, errno}), and waits for EOF. */
 __attribute__((noreturn)) static void level_helper(int parent_fd, const NsUserLevel *m, gid_t group,
 						   int to_crshim, int from_crshim)
 {
@@ -693,7 +707,8 @@ __attribute__((noreturn)) static void level_helper(int parent_fd, const NsUserLe
 		close(down[1]);
 		if (setresgid(group, group, group) || (setgroups(0, NULL) && errno != EPERM) ||
 		    setresuid(m->owner_uid, m->owner_uid, m->owner_uid) || unshare(CLONE_NEWUSER) ||
-		    write(up[1], "u", 1) != 1)
+		    write(up[1], "u", 1) != 1 || read(down[0], &c, 1) != 1 ||
+		    unshare((int)(m->owned & USER_MADE_KINDS)) || write(up[1], "n", 1) != 1)
 			_exit(1);
 		while (read(down[0], &c, 1) > 0)
 			;
@@ -704,8 +719,12 @@ __attribute__((noreturn)) static void level_helper(int parent_fd, const NsUserLe
 	if (k < 0 || read(up[0], &c, 1) != 1 ||
 	    write_file(k, "setgroups", m->setgroups_deny ? "deny" : "allow") ||
 	    write_map(k, "uid_map", m->uid_map, m->n_uid_map) ||
-	    write_map(k, "gid_map", m->gid_map, m->n_gid_map))
+	    write_map(k, "gid_map", m->gid_map, m->n_gid_map) || write(down[1], "m", 1) != 1)
 		goto fail;
+	if (read(up[0], &c, 1) != 1) {
+		errno = EPERM; /* (the child could not make the kinds it owns) */
+		goto fail;
+	}
 	res[0] = k;
 	if (write(to_crshim, res, sizeof(res)) == (ssize_t)sizeof(res))
 		while (read(from_crshim, &c, 1) > 0)
@@ -755,6 +774,13 @@ static int make_level(struct ns_rst *r, size_t i, struct cr_err *e)
 			cr_fail_sys(e, "open %s", path);
 		else
 			ret = 0;
+		for (int k = 0; k < NS_KINDS && !ret; k++) {
+			if (!(l->m->owned & USER_MADE_KINDS & r->own & (uint32_t)ns_kinds[k].flag))
+				continue;
+			snprintf(path, sizeof(path), "/proc/%d/ns/%s", res[0], ns_kinds[k].name);
+			if ((r->user_made_fd[k] = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+				ret = cr_fail_sys(e, "open %s", path);
+		}
 	}
 	close(up[0]);
 	close(down[1]); /* EOF: the helper and its child exit */
@@ -762,8 +788,10 @@ static int make_level(struct ns_rst *r, size_t i, struct cr_err *e)
 		while (waitpid(h, NULL, 0) < 0 && errno == EINTR)
 			;
 	if (!ret)
-		pr_info("made the nested user namespace of user:[%llu] in that of user:[%llu] (owner %u)\n",
-			(unsigned long long)l->ino, (unsigned long long)p->ino, l->m->owner_uid);
+		pr_info(
+		    "made the nested user namespace of user:[%llu] in that of user:[%llu] (owner %u), in it "
+		    "the namespaces 0x%x\n",
+		    (unsigned long long)l->ino, (unsigned long long)p->ino, l->m->owner_uid, l->m->owned);
 	return ret;
 }
 

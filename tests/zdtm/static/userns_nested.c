@@ -17,33 +17,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "zdtmtst.h"
-
-static void wr(const char *path, const char *v)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0 || write(fd, v, strlen(v)) != (ssize_t)strlen(v))
-		fail("setup: write %s: %m", path);
-	if (fd >= 0)
-		close(fd);
-}
-
-/* The numbers of a uid_map or gid_map (the kernel pads its columns), or the text, is want. */
-static int same(const char *path, const char *want)
-{
-	char *b = NULL, w[256], *p, *q = w;
-	unsigned x[3];
-	int off, r;
-	if (read_file(path, &b) < 0)
-		return 0;
-	w[0] = 0;
-	for (p = b; q < w + sizeof(w) - 40 && sscanf(p, "%u %u %u%n", &x[0], &x[1], &x[2], &off) == 3;
-	     p += off)
-		q += sprintf(q, "%u %u %u\n", x[0], x[1], x[2]);
-	r = !strcmp(w[0] ? w : b, want);
-	free(b);
-	return r;
-}
+#include "userns_nested.h"
 
 static unsigned long ino_of(const char *path)
 {
@@ -67,41 +41,12 @@ static int check_in_b(void)
 		bad |= 4;
 	if (stat("outer", &st) || st.st_uid != 7 || st.st_gid != 7)
 		bad |= 8;
-	if (!same("/proc/self/uid_map", "0 1000 10\n") || !same("/proc/self/gid_map", "0 1000 10\n"))
+	if (!unest_same("/proc/self/uid_map", "0 1000 10\n") ||
+	    !unest_same("/proc/self/gid_map", "0 1000 10\n"))
 		bad |= 16;
-	if (!same("/proc/self/setgroups", "deny\n"))
+	if (!unest_same("/proc/self/setgroups", "deny\n"))
 		bad |= 32;
 	return bad;
-}
-
-/* A user namespace of our own, A, its maps "0 0 2000" written from outside by a child that stays in ours
- * (a process may write no more than its own id for itself). */
-static void enter_a(void)
-{
-	int p[2], st;
-	char c = 0, path[64];
-	if (pipe(p))
-		fail("setup: pipe");
-	pid_t me = getpid(), h = fork();
-	if (h == 0) {
-		test_forked();
-		if (read(p[0], &c, 1) != 1)
-			_exit(1);
-		snprintf(path, sizeof(path), "/proc/%d/uid_map", me);
-		wr(path, "0 0 2000");
-		snprintf(path, sizeof(path), "/proc/%d/gid_map", me);
-		wr(path, "0 0 2000");
-		_exit(test_failures ? 1 : 0);
-	}
-	if (h < 0 || unshare(CLONE_NEWUSER)) {
-		kill(h, SIGKILL);
-		waitpid(h, &st, 0);
-		test_skip("unshare(CLONE_NEWUSER): %m");
-	}
-	if (write(p[1], "u", 1) != 1 || waitpid(h, &st, 0) != h || !WIFEXITED(st) || WEXITSTATUS(st))
-		fail("setup: our maps written from outside");
-	close(p[0]);
-	close(p[1]);
 }
 
 int main(int argc, char **argv)
@@ -109,7 +54,7 @@ int main(int argc, char **argv)
 	int up[2], go[2], fd;
 	char c;
 	test_init(argc, argv);
-	enter_a();
+	unest_enter("0 0 2000", NULL);
 	if (mkdir("d", 0777) || chmod("d", 0777))
 		fail("setup: mkdir d: %m");
 	fd = open("d/outer", O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
@@ -157,11 +102,11 @@ int main(int argc, char **argv)
 		fail("setup: the child's user namespace");
 	char path[64];
 	snprintf(path, sizeof(path), "/proc/%d/setgroups", child);
-	wr(path, "deny");
+	unest_wr(path, "deny");
 	snprintf(path, sizeof(path), "/proc/%d/uid_map", child);
-	wr(path, "0 1000 10");
+	unest_wr(path, "0 1000 10");
 	snprintf(path, sizeof(path), "/proc/%d/gid_map", child);
-	wr(path, "0 1000 10");
+	unest_wr(path, "0 1000 10");
 	if (write(go[1], "m", 1) != 1 || read(up[0], &grand, sizeof(grand)) != sizeof(grand)) {
 		int st = 0;
 		waitpid(child, &st, 0);
@@ -184,7 +129,7 @@ int main(int argc, char **argv)
 		     ino_of(cu), ino_of(gu));
 	if (ufd < 0 || ioctl(ufd, NS_GET_OWNER_UID, &owner) || owner != 0)
 		fail("the owner of the child's user namespace: %u, want 0", owner);
-	if (!same("/proc/self/uid_map", "0 0 2000\n"))
+	if (!unest_same("/proc/self/uid_map", "0 0 2000\n"))
 		fail("our uid_map changed");
 	if (pfd >= 0)
 		close(pfd);
