@@ -212,41 +212,40 @@ static int add_chain(struct dump_lvls *L, pid_t pid, struct cr_err *e)
 	int fds[USER_LEVELS + 1];
 	uint64_t inos[USER_LEVELS + 1];
 	size_t n = 0;
-	int at = -1, fd;
+	int at = -1, fd, bad = 0;
 	struct stat st;
 	snprintf(path, sizeof(path), "/proc/%d/ns/user", pid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	for (;;) {
 		if (fd < 0 || fstat(fd, &st)) {
-			cr_fail_sys(e, "%s: the user namespaces above it", path);
+			bad = cr_fail_sys(e, "%s: the user namespaces above it", path);
 			break;
 		}
-		if ((at = lvl_find(L, (uint64_t)st.st_ino)) >= 0 || (uint64_t)st.st_ino == L->self) {
-			close(fd), fd = -1;
+		if ((at = lvl_find(L, (uint64_t)st.st_ino)) >= 0 || (uint64_t)st.st_ino == L->self)
 			break;
-		}
 		if (n == USER_LEVELS || L->n + n >= USER_LEVELS + 1) {
-			cr_fail(e, "%s: more than %d user namespaces", path, USER_LEVELS);
+			bad = cr_fail(e, "%s: more than %d user namespaces", path, USER_LEVELS);
 			break;
 		}
 		fds[n] = fd, inos[n++] = (uint64_t)st.st_ino;
 		fd = ioctl(fd, NS_GET_PARENT);
 	}
-	if (fd >= 0 || (at < 0 && L->n)) { /* failed, or one outside the tree's */
-		if (fd >= 0)
-			close(fd);
-		else
-			cr_fail(e,
-				"not supported yet: task %d is in user:[%llu], which is not the tree's user "
-				"namespace user:[%llu] nor nested in it",
-				pid, (unsigned long long)(n ? inos[0] : 0), (unsigned long long)L->l[0].ino);
+	if (fd >= 0)
+		close(fd);
+	if (!bad && (!n ? at < 0 : at < 0 && L->n)) /* crshim's own, or one outside the tree's */
+		bad = cr_fail(e,
+			      "not supported yet: task %d is in user:[%llu], which is not the tree's user "
+			      "namespace user:[%llu] nor nested in it",
+			      pid, (unsigned long long)(n ? inos[0] : L->self),
+			      (unsigned long long)(L->n ? L->l[0].ino : 0));
+	if (bad) {
 		while (n)
 			close(fds[--n]);
 		return -1;
 	}
 	while (n) {
-		struct dump_lvl *l = &L->l[L->n];
-		*l = (struct dump_lvl){.ino = inos[--n], .fd = fds[n], .parent = at};
+		n--;
+		L->l[L->n] = (struct dump_lvl){.ino = inos[n], .fd = fds[n], .parent = at};
 		at = (int)L->n++;
 	}
 	return 0;
