@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <mqueue.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +52,11 @@ static const char *const ipc_sysctls[] = {
     "fs/mqueue/queues_max",
     "fs/mqueue/msg_default",
     "fs/mqueue/msgsize_default",
+    /* the ids the next object of each kind gets (-1: none set), written once the objects are made
+     * (making one takes it, and sets it back to -1): ns_rst_ipc_ids */
+    "kernel/sem_next_id",
+    "kernel/msg_next_id",
+    "kernel/shm_next_id",
 };
 #define N_IPC_SYSCTLS (sizeof(ipc_sysctls) / sizeof(ipc_sysctls[0]))
 
@@ -383,6 +389,12 @@ static int msg_fn(ProtobufCMessage *m, void *arg, struct cr_err *e)
 	return make_msq((const IpcMsgEntry *)m, e);
 }
 
+static bool is_next_id(const char *name)
+{
+	size_t l = strlen(name);
+	return l > 8 && !strcmp(name + l - 8, "_next_id");
+}
+
 static bool known_sysctl(const char *name)
 {
 	for (size_t i = 0; i < N_IPC_SYSCTLS; i++)
@@ -400,7 +412,7 @@ static int set_sysctls(const NsEntry *ne, bool mq_only, struct cr_err *e)
 		if (!s->name || !s->value || !known_sysctl(s->name))
 			return cr_fail_errno(e, EBADMSG, "ns.img: IPC sysctl %s is not one crshim restores",
 					     s->name ? s->name : "?");
-		if (mq_only && strncmp(s->name, "fs/mqueue/", 10))
+		if ((mq_only && strncmp(s->name, "fs/mqueue/", 10)) || is_next_id(s->name))
 			continue;
 		if (write_sysctl(s->name, s->value, e))
 			return -1;
@@ -415,5 +427,20 @@ int ns_ipc_restore(struct ns_rst *r, struct cr_err *e)
 	    set_sysctls(r->ne, false, e))
 		return -1;
 	pr_info("IPC namespace filled\n");
+	return 0;
+}
+
+int ns_rst_ipc_ids(struct ns_rst *r, struct cr_err *e)
+{
+	if (!r || !r->ne || !(r->made & CLONE_NEWIPC) || r->join_fd[NS_IPC] >= 0)
+		return 0; /* not made, or the caller's */
+	for (size_t i = 0; i < r->ne->n_ipc_sysctls; i++) {
+		const NsSysctl *s = r->ne->ipc_sysctls[i];
+		if (!s->name || !s->value || !is_next_id(s->name) || !strcmp(s->value, "-1"))
+			continue; /* none set at dump: after the objects are made it is -1 again */
+		if (write_sysctl(s->name, s->value, e))
+			return -1;
+		pr_info("sysctl %s = %s\n", s->name, s->value);
+	}
 	return 0;
 }

@@ -87,6 +87,9 @@ int ns_rst_task_spawned(struct ns_rst *r, pid_t pid, pid_t img_pid, struct cr_er
 /* The root task itself, first thing after crshim let it go, before it clones a child or opens a file:
  * its own cgroup namespace, then the mount tree (ns_mnt_restore). A message on failure. */
 int ns_rst_root_child(const struct ns_rst *r, char *msg, size_t len);
+/* crshim, once every System V object of the tree is made (shared memory last): the IPC namespace's
+ * kernel.{sem,msg,shm}_next_id as they stood at dump (making an object takes and resets them). */
+int ns_rst_ipc_ids(struct ns_rst *r, struct cr_err *e);
 /* crshim is in a network namespace ns_rst_enter made or joined for the tree (not the one of the dump). */
 bool ns_rst_new_net(const struct ns_rst *r);
 /* The images hold the root's mount tree (ns_rst_root_child builds it; no fresh /proc needed then). */
