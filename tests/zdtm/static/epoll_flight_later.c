@@ -11,27 +11,15 @@ enum { C = 23, D = 24, EP = 40 };
 
 int main(int argc, char **argv)
 {
-	struct epoll_event ev;
-	int ctl[2], ack[2], ep, fd = -1, n = 0;
-	char buf[8], c;
-	uint64_t v = 0;
+	int ctl[2], ack[2], ep;
+	char c;
 
 	test_init(argc, argv);
 	sk_epoll_efd(&ep, ctl, ack);
 	sk_place(ep, EP, 0);
 	pid_t pid = test_fork();
-	if (pid == 0) { /* sends the eventfd to itself; told, receives and reads it */
-		test_forked();
-		if (sk_pair_send(C, D, 5, EP))
-			_exit(2);
-		if (write(ack[1], "s", 1) != 1 || read(ctl[0], &c, 1) != 1)
-			_exit(3);
-		if (sk_recv_fds(D, buf, sizeof(buf), &fd, &n, NULL) != 2 || n != 1)
-			_exit(4);
-		if (read(fd, &v, sizeof(v)) != sizeof(v) || v != 1)
-			_exit(5);
-		_exit(write(ack[1], "k", 1) == 1 ? 0 : 6);
-	}
+	if (pid == 0) /* sends the eventfd to itself; told, receives and reads it */
+		sk_child_efd(C, D, EP, ctl[0], ack[1]);
 	close(ctl[0]); /* (a child that fails ends the parent's reads) */
 	close(ack[1]);
 	close(5);
@@ -40,11 +28,10 @@ int main(int argc, char **argv)
 	test_daemon();
 	test_waitsig();
 
-	if (epoll_wait(EP, &ev, 1, 0) != 1 || ev.data.u64 != 7)
+	if (!sk_ep_is(EP, 1))
 		fail("the epoll instance does not report the child's eventfd");
-	if (write(ctl[1], "g", 1) != 1 || read(ack[0], &c, 1) != 1)
-		fail("the child did not receive its eventfd");
-	if (epoll_wait(EP, &ev, 1, 0) != 0)
+	sk_go(ctl[1], ack[0], "the child did not receive its eventfd");
+	if (!sk_ep_is(EP, 0))
 		fail("the epoll instance reports the eventfd the child read");
 	child_exit_ok(pid, NULL);
 	return test_pass();

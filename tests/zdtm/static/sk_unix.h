@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <stdint.h>
 #include <stddef.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -254,6 +255,82 @@ static inline int sk_pair_send(int a, int b, int fd, int ep)
 	close(ep);
 	close(5);
 	return r;
+}
+
+/* The talk of those tests' parent and child over ctl and ack. sk_step (child): a byte to ack, then wait for
+ * one on ctl; -1 if either failed. sk_ep_is (child): epoll set ep reports want (1: the eventfd, data 7;
+ * 0: nothing) right now. sk_go (parent): a byte to ctl, then wait for the child's on ack (fail() with why
+ * if it does not come). */
+static inline int sk_step(int ctl, int ack)
+{
+	char c = 's';
+	return write(ack, &c, 1) == 1 && read(ctl, &c, 1) == 1 ? 0 : -1;
+}
+
+static inline int sk_ep_is(int ep, int want)
+{
+	struct epoll_event ev = {0};
+	int n = epoll_wait(ep, &ev, 1, 0);
+	return n == want && (!n || ev.data.u64 == 7);
+}
+
+static inline void sk_go(int ctl, int ack, const char *why)
+{
+	char c = 'g';
+	if (write(ctl, &c, 1) != 1 || read(ack, &c, 1) != 1)
+		fail("%s", why);
+}
+
+/* Parent of those tests, before the C/R: its ends of ctl and ack only (a child that fails ends its reads);
+ * fd sent over a socketpair at a and b (sk_pair_send); the child's first byte. fail()s. */
+static inline void sk_parent_send(int a, int b, int fd, int ep, int *ctl, int *ack)
+{
+	char c;
+	close(ctl[0]);
+	close(ack[1]);
+	if (sk_pair_send(a, b, fd, ep))
+		fail("sendmsg");
+	if (read(ack[0], &c, 1) != 1)
+		fail("the child did not start");
+}
+
+/* Child of sk_unix_scm_epoll_later and epoll_flight_later: the eventfd at fd 5 sent over its own socketpair
+ * (c, d) and closed (and ep); once told, received and read (counter 1); exits (0: all went well). */
+static inline void sk_child_efd(int c, int d, int ep, int ctl, int ack)
+{
+	char buf[8];
+	int fd = -1, n = 0;
+	uint64_t v = 0;
+	test_forked();
+	if (sk_pair_send(c, d, 5, ep) || sk_step(ctl, ack))
+		_exit(2);
+	if (sk_recv_fds(d, buf, sizeof(buf), &fd, &n, NULL) != 2 || n != 1)
+		_exit(3);
+	if (read(fd, &v, sizeof(v)) != sizeof(v) || v != 1)
+		_exit(4);
+	_exit(write(ack, "k", 1) == 1 ? 0 : 5);
+}
+
+/* Parent of sk_unix_scm_epoll_other and epoll_flight_parent, after the C/R: the eventfd in flight received
+ * from b and read (counter 1); the child checks its set reports nothing; 3 added; it checks the set
+ * reports the eventfd (one file, not a copy). fail()s. */
+static inline void sk_parent_efd(int b, int ctl, int ack)
+{
+	char buf[8];
+	int fd = -1, n = 0;
+	uint64_t v = 0;
+	if (sk_recv_fds(b, buf, sizeof(buf), &fd, &n, NULL) != 2 || n != 1) {
+		fail("the eventfd in flight is lost");
+		return;
+	}
+	if (read(fd, &v, sizeof(v)) != sizeof(v) || v != 1)
+		fail("eventfd counter %llu, want 1", (unsigned long long)v);
+	sk_go(ctl, ack,
+	      "the child's epoll instance is lost, or reports a target though the eventfd was read");
+	v = 3;
+	if (write(fd, &v, sizeof(v)) != sizeof(v))
+		fail("write the eventfd");
+	sk_go(ctl, ack, "the child's epoll instance does not report the eventfd the parent wrote to");
 }
 
 /* sk_unix_scm_epoll*: send epoll fd ep over socket a and close it, wait to be dumped and restored, then

@@ -15,42 +15,24 @@ enum { A = 21, B = 22, C = 23, D = 24 };
 
 int main(int argc, char **argv)
 {
-	struct epoll_event ev = {.events = EPOLLIN, .data.u64 = 7};
 	int ctl[2], ack[2], ep, fd = -1, n = 0;
-	char buf[8], c;
-	uint64_t v = 0;
+	char buf[8];
 
 	test_init(argc, argv);
 	sk_epoll_efd(&ep, ctl, ack);
 	pid_t pid = test_fork();
-	if (pid == 0) { /* sends the eventfd to itself; once told, receives and reads it */
-		test_forked();
-		if (sk_pair_send(C, D, 5, ep))
-			_exit(2);
-		if (write(ack[1], "s", 1) != 1 || read(ctl[0], &c, 1) != 1)
-			_exit(3);
-		if (sk_recv_fds(D, buf, sizeof(buf), &fd, &n, NULL) != 2 || n != 1)
-			_exit(4);
-		if (read(fd, &v, sizeof(v)) != sizeof(v) || v != 1)
-			_exit(5);
-		_exit(write(ack[1], "k", 1) == 1 ? 0 : 6);
-	}
-	close(ctl[0]); /* (a child that fails ends the parent's reads) */
-	close(ack[1]);
-	if (sk_pair_send(A, B, ep, ep))
-		fail("sendmsg");
-	if (read(ack[0], &c, 1) != 1)
-		fail("the child did not send");
+	if (pid == 0) /* sends the eventfd to itself; once told, receives and reads it */
+		sk_child_efd(C, D, ep, ctl[0], ack[1]);
+	sk_parent_send(A, B, ep, ep, ctl, ack);
 	test_daemon();
 	test_waitsig();
 
 	if (sk_recv_fds(B, buf, sizeof(buf), &fd, &n, NULL) != 2 || n != 1)
 		fail("the epoll instance in flight is lost");
-	if (n == 1 && (epoll_wait(fd, &ev, 1, 0) != 1 || ev.data.u64 != 7))
+	if (n == 1 && !sk_ep_is(fd, 1))
 		fail("the epoll instance does not report the child's eventfd");
-	if (write(ctl[1], "g", 1) != 1 || read(ack[0], &c, 1) != 1)
-		fail("the child did not receive its eventfd");
-	if (n == 1 && epoll_wait(fd, &ev, 1, 0) != 0)
+	sk_go(ctl[1], ack[0], "the child did not receive its eventfd");
+	if (n == 1 && !sk_ep_is(fd, 0))
 		fail("the epoll instance reports the eventfd the child read");
 	child_exit_ok(pid, NULL);
 	return test_pass();
