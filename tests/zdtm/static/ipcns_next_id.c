@@ -44,11 +44,12 @@ int main(int argc, char **argv)
 	test_daemon();
 	test_waitsig();
 	nsw_own("ipc", host);
-	if (semget(0x4e535711, 0, 0) != sem || msgget(0x4e535712, 0) != msq || shmget(0x4e535713, 0, 0) != shm)
+	if (semget(0x4e535711, 0, 0) != sem || msgget(0x4e535712, 0) != msq ||
+	    shmget(0x4e535713, 0, 0) != shm)
 		fail("the objects are not there with their ids");
 	if (get("sem") != SEM_NEXT || get("shm") != SHM_NEXT || get("msg") != -1)
-		fail("next ids: sem %ld (want %d), shm %ld (want %d), msg %ld (want -1)", get("sem"), SEM_NEXT,
-		     get("shm"), SHM_NEXT, get("msg"));
+		fail("next ids: sem %ld (want %d), shm %ld (want %d), msg %ld (want -1)", get("sem"),
+		     SEM_NEXT, get("shm"), SHM_NEXT, get("msg"));
 	int s2 = semget(IPC_PRIVATE, 1, IPC_CREAT | 0600), m2 = shmget(IPC_PRIVATE, 4096, IPC_CREAT | 0600);
 	if (s2 != SEM_NEXT || m2 != SHM_NEXT)
 		fail("new objects got ids %d and %d, not %d and %d", s2, m2, SEM_NEXT, SHM_NEXT);

@@ -84,7 +84,12 @@ int main(int argc, char **argv)
 				_exit(103);
 			_exit(check_in_b());
 		}
-		if (g < 0 || write(up[1], &g, sizeof(g)) != sizeof(g))
+		siginfo_t si;
+		pid_t z = fork(); /* a zombie in B */
+		if (z == 0)
+			_exit(7);
+		if (g < 0 || z < 0 || waitid(P_PID, (id_t)z, &si, WEXITED | WNOWAIT) ||
+		    write(up[1], &g, sizeof(g)) != sizeof(g))
 			_exit(104);
 		if (read(go[0], &c, 1) != 1)
 			_exit(105);
@@ -94,6 +99,14 @@ int main(int argc, char **argv)
 			bad |= 64;
 		if (waitpid(g, &st, 0) != g || !WIFEXITED(st) || WEXITSTATUS(st))
 			bad |= 128;
+		/* its exit code, in /proc/Z/stat (last field) only for who may trace it */
+		char zs[64], *txt = NULL, *last;
+		snprintf(zs, sizeof(zs), "/proc/%d/stat", z);
+		if (read_file(zs, &txt) < 0 || !(last = strrchr(txt, ' ')) || atoi(last + 1) != 7 << 8)
+			bad |= 256;
+		free(txt);
+		if (waitpid(z, &st, 0) != z || !WIFEXITED(st) || WEXITSTATUS(st) != 7)
+			bad |= 512;
 		_exit(bad);
 	}
 	close(up[1]);
@@ -141,7 +154,7 @@ int main(int argc, char **argv)
 	else if (!WIFEXITED(st) || WEXITSTATUS(st))
 		fail("in the nested user namespace: status 0x%x (bits: 1 uids, 2 gids, 4 d/inner, 8 d/outer, "
 		     "16 "
-		     "maps, 32 setgroups, 64 fd, 128 grandchild)",
+		     "maps, 32 setgroups, 64 fd, 128 grandchild, 256 zombie's /proc exit code, 512 zombie)",
 		     st);
 	if (!test_failures)
 		pass();
