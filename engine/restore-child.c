@@ -220,8 +220,13 @@ static int reap_helpers(const struct rst_task *t, char *msg, size_t len)
 		int st;
 		if (!h->helper || h->pst->ppid != t->pid)
 			continue;
-		while (waitpid(vid(t, h->pid), &st, 0) < 0)
-			if (errno != EINTR)
+		/* one cloned by another task with CLONE_PARENT may not be there yet: that task has its go
+		 * only after this one (ECHILD until then; crshim kills the tree if the restore fails
+		 * meanwhile) */
+		for (int tries = 0; waitpid(vid(t, h->pid), &st, 0) < 0; tries++)
+			if (errno == ECHILD && h->clone_parent && tries < 60000)
+				usleep(1000);
+			else if (errno != EINTR)
 				return fail_msg(msg, len, "wait for a helper");
 		if (!WIFEXITED(st) || WEXITSTATUS(st)) {
 			snprintf(msg, len, "helper %d failed (status %#x)", h->pid, st);

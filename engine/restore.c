@@ -742,9 +742,14 @@ static int restore_run(struct cr_opts *o, struct rst_task *ts, size_t n, struct 
 	    eng_notify(o, "post-setup-namespaces", 0, -1, e);
 	if (late_go >= 0)
 		close(late_go);
-	for (size_t i = 1; !ret && i < n; i++)
-		if (!ts[i].zombie && !ts[i].helper && !rst_svm_sharer(&ts[i]))
-			ret = seize_tree_child(ts, n, &ts[i], e);
+	__cleanup_free size_t *order = ret ? NULL : rst_tree_order(ts, n); /* spawners first */
+	if (!ret && !order)
+		ret = cr_fail_errno(e, ENOMEM, "out of memory");
+	for (size_t k = 1; !ret && k < n; k++) {
+		struct rst_task *t = &ts[order[k]];
+		if (!t->zombie && !t->helper && !rst_svm_sharer(t))
+			ret = seize_tree_child(ts, n, t, e);
+	}
 	if (!ret)
 		ret = rst_tree_release(ts, n, e);
 	/* the processes sharing an address space last: their placeholders then take no PID of the tree */

@@ -204,6 +204,9 @@ int rst_child_files(struct rst_task *t, char *msg, size_t msglen);
  * helpers exit (their parents reap them before their blob). */
 int rst_tree_plan(struct cr_opts *o, struct rst_task **tsp, size_t *np, struct cr_err *e);
 int rst_tree_release(struct rst_task *ts, size_t n, struct cr_err *e);
+/* The order in which crshim seizes the tasks and gives them their go (indexes into ts, the root first):
+ * every task after the one that clones it. NULL: out of memory. */
+size_t *rst_tree_order(const struct rst_task *ts, size_t n);
 struct rst_task *rst_tree_task(struct rst_task *ts, size_t n, pid_t pid);
 /* task/restore-tree.c: why task t failed, if it said so already (read without waiting): -1 with e filled,
  * else 0. */

@@ -286,6 +286,40 @@ int rst_tree_plan(struct cr_opts *o, struct rst_task **tsp, size_t *np, struct c
 	return 0;
 }
 
+/* The clones between task t and the root: a task's spawner is one less. */
+static size_t spawn_depth(const struct rst_task *t)
+{
+	size_t d = 0;
+	for (; t->spawn_idx >= 0 && d < 4096; d++)
+		t = &t->tree[t->spawn_idx];
+	return d;
+}
+
+/* A task waits for its go before it clones its own, so the one that clones a task has its go first. The
+ * images' order is not enough: a task cloned with CLONE_PARENT (an orphan in its sibling's session, or one
+ * a zombie leader hands over) may come before its spawner among its parent's children (in a PID namespace
+ * whose init is the root, every orphan is the root's child). Sorted by depth in the spawn tree, the images'
+ * order kept within a depth. */
+size_t *rst_tree_order(const struct rst_task *ts, size_t n)
+{
+	__cleanup_free size_t *depth = calloc(n ? n : 1, sizeof(*depth));
+	__cleanup_free size_t *start = calloc(4098, sizeof(*start));
+	size_t *ord = calloc(n ? n : 1, sizeof(*ord));
+	if (!depth || !start || !ord) {
+		free(ord);
+		return NULL;
+	}
+	for (size_t i = 0; i < n; i++) {
+		depth[i] = spawn_depth(&ts[i]);
+		start[depth[i] + 1]++;
+	}
+	for (size_t d = 1; d < 4098; d++)
+		start[d] += start[d - 1];
+	for (size_t i = 0; i < n; i++)
+		ord[start[depth[i]]++] = i;
+	return ord;
+}
+
 static int stat_ids(pid_t pid, int *pgid, int *sid)
 {
 	char buf[512];
