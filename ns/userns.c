@@ -310,9 +310,11 @@ static int read_levels(struct dump_lvls *L, pid_t in0, NsEntry *ne, struct cr_er
 		size_t *nu = &ne->n_uid_map, *ng = &ne->n_gid_map;
 		if (i) {
 			NsUserLevel **v = realloc(ne->nested_users, i * sizeof(*v));
+			if (v)
+				ne->nested_users = v; /* (freed with ne, also when the next calloc fails) */
 			if (!v || !(l->m = calloc(1, sizeof(*l->m))))
 				return cr_fail_errno(e, ENOMEM, "out of memory");
-			ne->nested_users = v, v[i - 1] = l->m, ne->n_nested_users = i;
+			v[i - 1] = l->m, ne->n_nested_users = i;
 			ns_user_level__init(l->m);
 			um = &l->m->uid_map, gm = &l->m->gid_map, nu = &l->m->n_uid_map,
 			ng = &l->m->n_gid_map;

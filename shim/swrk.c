@@ -322,6 +322,7 @@ static int do_dump(struct srv *s, struct shim_rpc_req *r)
 		ret = (type == RPC_REQ_TYPE__PRE_DUMP ? eng_pre_dump : eng_dump)(o, &err);
 	if (!ret && lazy)
 		ret = serve_lazy(s, r, lfd, port, &err);
+	o->stats = NULL; /* st is this call's: r outlives it */
 	if (lfd >= 0)
 		close(lfd);
 	if (ret) {
@@ -350,7 +351,9 @@ static int do_restore(struct srv *s, struct shim_rpc_req *r)
 	o->detach = true; /* the tree outlives us: runc's child (rst_sibling) or reparented */
 	struct cr_stats st = {0};
 	o->stats = &st;
-	if (prepare(s, r, &err) || eng_restore(o, &pid, &err)) {
+	bool failed = prepare(s, r, &err) || eng_restore(o, &pid, &err);
+	o->stats = NULL; /* st is this call's: r outlives it */
+	if (failed) {
 		char m[1100];
 		err_line(r, &err, m, sizeof(m));
 		return fail_resp(s, RPC_REQ_TYPE__RESTORE, err.errnum ? err.errnum : EIO, m);
