@@ -18,6 +18,7 @@
 #include <netlink/netlink.h>
 #include <netlink/route/addr.h>
 #include <netlink/route/link.h>
+#include <netlink/route/link/macvlan.h>
 #include <netlink/route/link/veth.h>
 #include <netlink/route/route.h>
 #include <netlink/route/rule.h>
@@ -135,12 +136,20 @@ static int dump_link(struct net_dump *d, struct rtnl_link *l, struct cr_err *e)
 	const char *type = rtnl_link_get_type(l), *name = rtnl_link_get_name(l);
 	bool lo = rtnl_link_get_arptype(l) == ARPHRD_LOOPBACK;
 	const char *netdev = ext_link(d->a->o, "netdev", name);
+	bool macvlan = type && !strcmp(type, "macvlan");
+	int nsid;
 	if (netdev && *netdev)
 		type = "netdev"; /* the host's device, given at restore: only its setup is saved */
-	else if (!lo && !ns_net_kind_ok(type))
+	else if (macvlan && rtnl_link_get_link_netnsid(l, &nsid) < 0)
+		return cr_fail(
+		    e,
+		    "not supported yet: macvlan %s on a device of the tree's own network namespace "
+		    "(its master must be outside: --external macvlan[%s]:MASTER at restore)",
+		    name, name);
+	else if (!lo && !macvlan && !ns_net_kind_ok(type))
 		return cr_fail(e,
 			       "not supported yet: network device %s (kind %s) in the tree's network "
-			       "namespace (loopback, veth, bridge, dummy)",
+			       "namespace (loopback, veth, bridge, dummy, macvlan)",
 			       name, type ? type : "?");
 	NetLinkEntry *le = calloc(1, sizeof(*le));
 	NetLinkEntry **nl = grow(d->ne->links, d->ne->n_links, sizeof(void *));
@@ -164,7 +173,6 @@ static int dump_link(struct net_dump *d, struct rtnl_link *l, struct cr_err *e)
 	if (!lo)
 		set_bytes(&le->addr, &le->has_addr, rtnl_link_get_addr(l));
 	bool veth = type && !strcmp(type, "veth");
-	int nsid;
 	if (veth && rtnl_link_get_link_netnsid(l, &nsid) < 0 && rtnl_link_get_link(l) > 0)
 		le->peer = (uint32_t)rtnl_link_get_link(l), le->has_peer = 1; /* both ends inside */
 	else if (veth)
@@ -174,6 +182,12 @@ static int dump_link(struct net_dump *d, struct rtnl_link *l, struct cr_err *e)
 		set_ext(le, ext);
 	if (netdev && *netdev)
 		le->ext_name = strdup(ext = netdev);
+	else if (macvlan) { /* its master outside, named at restore (or here) */
+		le->macvlan_mode = rtnl_link_macvlan_get_mode(l), le->has_macvlan_mode = 1;
+		ext = ext_link(d->a->o, "macvlan", name);
+		if (ext && *ext)
+			le->ext_name = strdup(ext);
+	}
 	pr_info("link %u %s (%s) flags 0x%x mtu %u%s%s\n", le->ifindex, name, lo ? "loopback" : type,
 		le->flags, le->mtu, ext ? ", outside: " : "", ext ? ext : "");
 	return 0;
@@ -400,6 +414,18 @@ static const char *netdev_host(const struct cr_opts *o, const NetLinkEntry *le)
 	return le->kind && !strcmp(le->kind, "netdev") && le->ext_name && *le->ext_name ? le->ext_name : NULL;
 }
 
+/* The master outside of macvlan le: --external macvlan[IFNAME]:MASTER at restore, else the one named at dump.
+ */
+static const char *macvlan_master(const struct cr_opts *o, const NetLinkEntry *le)
+{
+	if (!le->kind || strcmp(le->kind, "macvlan"))
+		return NULL;
+	const char *x = ext_link(o, "macvlan", le->name);
+	if (x && *x)
+		return x;
+	return le->ext_name && *le->ext_name ? le->ext_name : NULL;
+}
+
 int ns_net_load(struct ns_rst *r, struct cr_err *e)
 {
 	ProtobufCMessage *m = NULL;
@@ -415,13 +441,18 @@ int ns_net_load(struct ns_rst *r, struct cr_err *e)
 	s->ne = (NetEntry *)m;
 	for (size_t i = 0; s->ne && i < s->ne->n_links; i++) {
 		const NetLinkEntry *le = s->ne->links[i];
+		if (le->name && le->kind && !strcmp(le->kind, "macvlan") && !macvlan_master(r->o, le))
+			return cr_fail(e,
+				       "net.img: link %s is a macvlan whose master is outside: name it with "
+				       "--external macvlan[%s]:MASTER",
+				       le->name, le->name);
 		if (le->name && le->kind && !strcmp(le->kind, "netdev") && !netdev_host(r->o, le))
 			return cr_fail(e,
 				       "net.img: link %s is a device of the host (external at dump): "
 				       "name it with --external netdev[%s]:HOSTDEV",
 				       le->name, le->name);
-		if (!le->name ||
-		    (le->kind && *le->kind && !ns_net_kind_ok(le->kind) && !netdev_host(r->o, le)))
+		if (!le->name || (le->kind && *le->kind && !ns_net_kind_ok(le->kind) &&
+				  !netdev_host(r->o, le) && !macvlan_master(r->o, le)))
 			return cr_fail_errno(e, EBADMSG, "net.img: link %s of kind %s cannot be made",
 					     le->name ? le->name : "?", le->kind);
 	}
@@ -546,6 +577,37 @@ static int move_in(struct ns_rst *r, const NetLinkEntry *le, const char *host, s
 	return 0;
 }
 
+/* A macvlan on a device of crshim's namespace (master), made from there straight into the new namespace
+ * (crshim is in it) with its name, ifindex and mode; set_link and the addresses then configure it. */
+static int make_macvlan(struct ns_rst *r, const NetLinkEntry *le, const char *master, struct cr_err *e)
+{
+	struct rtnl_link *m = NULL, *l = NULL;
+	int ret = rtnl_link_get_kernel(r->net->outer, 0, master, &m);
+	if (ret < 0)
+		return cr_fail_errno(e, ENODEV, "macvlan %s: no master %s outside: %s", le->name, master,
+				     nl_geterror(ret));
+	int midx = rtnl_link_get_ifindex(m);
+	rtnl_link_put(m);
+	__cleanup_close int nsfd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	if (nsfd < 0)
+		return cr_fail_sys(e, "open /proc/self/ns/net");
+	if (!(l = rtnl_link_macvlan_alloc()))
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	rtnl_link_set_name(l, le->name);
+	rtnl_link_set_ifindex(l, (int)le->ifindex);
+	rtnl_link_set_link(l, midx);
+	rtnl_link_set_ns_fd(l, nsfd);
+	if (le->has_macvlan_mode)
+		rtnl_link_macvlan_set_mode(l, le->macvlan_mode);
+	ret = rtnl_link_add(r->net->outer, l, NLM_F_CREATE | NLM_F_EXCL);
+	rtnl_link_put(l);
+	if (ret < 0)
+		return cr_fail_errno(e, EIO, "make macvlan link %s (ifindex %u) on %s outside: %s", le->name,
+				     le->ifindex, master, nl_geterror(ret));
+	pr_info("made macvlan link %s (ifindex %u) on %s outside\n", le->name, le->ifindex, master);
+	return 0;
+}
+
 /* After a failure: the devices of the host moved in go back out, with their names. */
 static void move_out(struct ns_net_state *s)
 {
@@ -577,6 +639,9 @@ static int make_link(struct ns_rst *r, struct nl_sock *sk, const NetLinkEntry *l
 	const char *host = netdev_host(r->o, le);
 	if (host)
 		return move_in(r, le, host, e);
+	const char *master = macvlan_master(r->o, le);
+	if (master)
+		return make_macvlan(r, le, master, e);
 	const NetLinkEntry *pe = le->has_peer ? link_by_index(r->net->ne, le->peer) : NULL;
 	if (le->has_peer && !pe)
 		return cr_fail_errno(e, EBADMSG, "net.img: veth %s: no link %u, its other end", le->name,

@@ -16,11 +16,11 @@ int main(int argc, char **argv)
 	unsigned long host = nsw_new(CLONE_NEWNET, "net");
 	nsw_must("ip link set lo up");
 	snprintf(cmd, sizeof(cmd),
-		 "ip link add nswnda0 type veth peer name eth1 netns $(lsns -n -t net -o NS,PID | "
-		 "awk '$1 == %lu { print $2; exit }') && ip link set nswnda0 up && ip link add nswndb0 type "
+		 "ip link add nswnda0 type veth peer name eth1 netns %s && ip link set nswnda0 up && ip link "
+		 "add nswndb0 type "
 		 "veth peer name nswndb1 && "
 		 "ip addr add 10.90.2.1/24 dev nswndb0 && ip link set nswndb0 up",
-		 nsw_ino("net"));
+		 nsw_netns_pid());
 	nsw_hmust(cmd);
 	nsw_must(
 	    "ip link set eth1 mtu 1400 address 02:00:5e:10:20:31 && ip addr add 10.90.2.2/24 dev eth1 && "

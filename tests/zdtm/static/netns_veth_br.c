@@ -21,10 +21,9 @@ int main(int argc, char **argv)
 	/* the host makes the pair, moves eth0 into our namespace (a process of it, found by its inode) and
 	 * puts its own end into the bridge */
 	snprintf(cmd, sizeof(cmd),
-		 "ip link add " OUT " type veth peer name eth0 netns $(lsns -n -t net -o NS,PID | "
-		 "awk '$1 == %lu { print $2; exit }') && ip link set " OUT " master " BR
+		 "ip link add " OUT " type veth peer name eth0 netns %s && ip link set " OUT " master " BR
 		 " && ip link set " OUT " up",
-		 nsw_ino("net"));
+		 nsw_netns_pid());
 	nsw_hmust(cmd);
 	nsw_must("ip addr add 10.90.1.2/30 dev eth0 && ip link set eth0 up");
 	static struct nsw_view v[] = {{"addresses", "ip -o -4 addr", NULL, NULL, NULL}};

@@ -17,10 +17,9 @@ int main(int argc, char **argv)
 	nsw_must("ip link set lo up");
 	/* the host makes the pair and moves eth0 into our namespace (a process of it, found by its inode) */
 	snprintf(cmd, sizeof(cmd),
-		 "ip link add " OUT " type veth peer name eth0 netns $(lsns -n -t net -o NS,PID | "
-		 "awk '$1 == %lu { print $2; exit }') && ip addr add 10.90.0.1/30 dev " OUT
+		 "ip link add " OUT " type veth peer name eth0 netns %s && ip addr add 10.90.0.1/30 dev " OUT
 		 " && ip link set " OUT " up",
-		 nsw_ino("net"));
+		 nsw_netns_pid());
 	nsw_hmust(cmd);
 	nsw_must("ip addr add 10.90.0.2/30 dev eth0 && ip link set eth0 up");
 	static struct nsw_view v[] = {{"addresses", "ip -o -4 addr", NULL, NULL, NULL}};

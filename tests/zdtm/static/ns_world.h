@@ -131,6 +131,16 @@ static inline int __attribute__((format(printf, 2, 3))) nsw_hsh(char **out, cons
 	return st;
 }
 
+/* For a host command (nsw_hsh): a shell expression that gives a process of our network namespace, found by
+ * its inode (the host moves a device into it with "ip link set DEV netns %s"). A static buffer. */
+static inline const char *nsw_netns_pid(void)
+{
+	static char buf[160];
+	snprintf(buf, sizeof(buf), "$(lsns -n -t net -o NS,PID | awk '$1 == %lu { print $2; exit }')",
+		 nsw_ino("net"));
+	return buf;
+}
+
 /* A host command (nsw_hsh) that must work: its failure fails the test. */
 static inline void nsw_hmust(const char *cmd)
 {
