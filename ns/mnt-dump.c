@@ -259,7 +259,7 @@ static int order(struct mi *v, size_t n, struct mi ***out, struct cr_err *e)
 	return 0;
 }
 
-static bool under(const char *path, const char *dir)
+bool ns_mnt_under(const char *path, const char *dir)
 {
 	size_t l = strlen(dir);
 	if (!strcmp(dir, "/"))
@@ -327,7 +327,7 @@ static int classify(const struct cr_opts *o, struct mi **v, size_t n, struct cr_
 			m->contents = m->has_contents = v[i]->tmpfs;
 			continue;
 		}
-		if (!under(m->root, first->e.root))
+		if (!ns_mnt_under(m->root, first->e.root))
 			return cr_fail(
 			    e,
 			    "mount %s: a bind of %s from outside what the tree sees of its filesystem "
@@ -339,22 +339,81 @@ static int classify(const struct cr_opts *o, struct mi **v, size_t n, struct cr_
 	return 0;
 }
 
-/* Take off the mounts stacked on m at its own mount point (they hide it) that are still there; mark them
- * gone. */
-static int unstack(struct mi **v, size_t n, const struct mi *m, bool *gone)
+static size_t parent_of(struct mi **v, size_t n, size_t x)
 {
-	for (bool more = true; more;) {
-		more = false;
-		for (size_t i = 0; i < n && !more; i++)
-			if (v[i]->e.parent_id == m->e.mnt_id &&
-			    !strcmp(v[i]->e.mountpoint, m->e.mountpoint)) {
-				m = v[i], more = true;
-				if (!gone[i] && umount2(m->e.mountpoint, MNT_DETACH))
-					return -1;
-				gone[i] = true;
-			}
+	for (size_t i = 0; i < n; i++)
+		if (v[i]->e.mnt_id == v[x]->e.parent_id && i != x)
+			return i;
+	return n;
+}
+
+/* Is mount x the mount s or below it? */
+static bool in_subtree(struct mi **v, size_t n, size_t x, size_t s)
+{
+	for (size_t hops = 0; x < n && hops <= n; hops++, x = parent_of(v, n, x))
+		if (x == s)
+			return true;
+	return false;
+}
+
+/* The mount a path walk to p reaches (what the tree shows there): from the root, at each mount its child
+ * (not gone) at the shortest leading part of p, a stack climbed to its top. */
+static size_t walk_to(struct mi **v, size_t n, const bool *gone, const char *p)
+{
+	for (size_t cur = 0, guard = 0;; guard++) {
+		size_t best = n;
+		for (size_t i = 1; i < n && guard <= n; i++)
+			if (!gone[i] && i != cur && v[i]->e.parent_id == v[cur]->e.mnt_id &&
+			    ns_mnt_under(p, v[i]->e.mountpoint) &&
+			    (best == n || strlen(v[i]->e.mountpoint) < strlen(v[best]->e.mountpoint)))
+				best = i;
+		if (best == n)
+			return cur;
+		cur = best;
 	}
-	return 0;
+}
+
+/* Take off the mounts that hide mount k (over it or over one of its parents) until a walk to its mount point
+ * reaches it: each time the top of the stack where that walk leaves k's parents. dry: only marked gone
+ * (gone: a scratch copy), 1 if one of them holds a tmpfs still to walk (not done). 0, -1 (errno). */
+static int uncover(struct mi **v, size_t n, size_t k, bool *gone, const bool *done, bool dry)
+{
+	for (size_t guard = 0; guard <= n; guard++) {
+		size_t r = walk_to(v, n, gone, v[k]->e.mountpoint), h = r;
+		if (r == k)
+			return 0;
+		while (h && h < n && !in_subtree(v, n, k, parent_of(v, n, h)))
+			h = parent_of(v, n, h);
+		if (!h || h >= n)
+			break;
+		size_t top = walk_to(v, n, gone, v[h]->e.mountpoint);
+		for (size_t t = 0; t < n; t++)
+			if (v[t]->tmpfs && !done[t] && t != k && in_subtree(v, n, t, top)) {
+				if (dry)
+					return 1;
+				errno = EBUSY;
+				return -1;
+			}
+		if (!dry && umount2(v[top]->e.mountpoint, MNT_DETACH))
+			return -1;
+		gone[top] = true;
+	}
+	errno = ENOENT;
+	return -1;
+}
+
+/* The next tmpfs to walk: one whose hiders hold no tmpfs still to walk (taking one off takes what is under
+ * it too), the last mounts first; n if none. */
+static size_t next_tmpfs(struct mi **v, size_t n, const bool *gone, const bool *done, bool *scratch)
+{
+	for (size_t k = n; k-- > 0;) {
+		if (!v[k]->tmpfs || done[k])
+			continue;
+		memcpy(scratch, gone, n * sizeof(*gone));
+		if (!uncover(v, n, k, scratch, done, true))
+			return k;
+	}
+	return n;
 }
 
 /* A mount namespace owned by another user namespace than ours (a container's): we enter that one first, so
@@ -370,14 +429,15 @@ static int enter_mntns_owner(int ns)
 }
 
 /* In the tree's mount namespace (at its root), then in a private copy of it (the tree's own mounts are
- * untouched): each tmpfs cloned and walked, the last mounts first, so that taking off what is stacked on one
- * (unstack) never hides one still to walk. One child for all: entering and copying a container's mount
- * namespace costs milliseconds. */
+ * untouched): each tmpfs cloned and walked, the last mounts first, after taking off what hides it (mounts
+ * over it or over one of its parents: uncover), and never one whose hiders hold a tmpfs still to walk. One
+ * child for all: entering and copying a container's mount namespace costs milliseconds. */
 static void child_tmpfs(pid_t pid, int root, int imgdir, struct mi **v, size_t n, int errfd)
 {
 	char path[64], msg[1100];
 	struct cr_err e = {0};
-	bool *gone = calloc(n, sizeof(*gone));
+	bool *gone = calloc(n, sizeof(*gone)), *done = calloc(n, sizeof(*done)),
+	     *scratch = calloc(n, sizeof(*scratch));
 	int *out = calloc(n, sizeof(*out));
 	/* the image files made now: in the user namespace we may not create files in the images dir (its
 	 * mode may be 0700, or 0600 as runc makes it) */
@@ -393,19 +453,20 @@ static void child_tmpfs(pid_t pid, int root, int imgdir, struct mi **v, size_t n
 	}
 	snprintf(path, sizeof(path), "/proc/%d/ns/mnt", pid);
 	int ns = open(path, O_RDONLY | O_CLOEXEC);
-	if (!gone || !out || root < 0 || ns < 0 || enter_mntns_owner(ns) || setns(ns, CLONE_NEWNS) ||
-	    fchdir(root) || chroot(".") || unshare(CLONE_NEWNS) ||
+	if (!gone || !done || !scratch || !out || root < 0 || ns < 0 || enter_mntns_owner(ns) ||
+	    setns(ns, CLONE_NEWNS) || fchdir(root) || chroot(".") || unshare(CLONE_NEWNS) ||
 	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL)) {
 		snprintf(msg, sizeof(msg), "enter a copy of the mount namespace of %d: %s", pid,
 			 strerror(errno));
 		goto out;
 	}
-	for (size_t i = n; i-- > 0;) {
+	for (size_t k = 0; k < n; k++)
+		done[k] = !v[k]->tmpfs;
+	for (size_t i; (i = next_tmpfs(v, n, gone, done, scratch)) < n;) {
 		struct mi *m = v[i];
 		int fd;
-		if (!m->tmpfs)
-			continue;
-		if (unstack(v, n, m, gone)) {
+		done[i] = true;
+		if (uncover(v, n, i, gone, done, false)) {
 			snprintf(msg, sizeof(msg), "mount %s (%s): take the mounts on top of it off: %s",
 				 m->e.mountpoint, m->e.fstype, strerror(errno));
 			goto out;
@@ -423,6 +484,13 @@ static void child_tmpfs(pid_t pid, int root, int imgdir, struct mi **v, size_t n
 			goto out;
 		}
 	}
+	for (size_t k = 0; k < n; k++)
+		if (!done[k]) {
+			snprintf(msg, sizeof(msg),
+				 "mount %s (%s): the mounts that hide it hide other tmpfs too",
+				 v[k]->e.mountpoint, v[k]->e.fstype);
+			goto out;
+		}
 	_exit(0);
 out:
 	if (write(errfd, msg, strlen(msg)) < 0)

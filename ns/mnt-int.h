@@ -56,6 +56,9 @@ int ns_mnt_premake(struct ns_mnt_state *s, bool dry, struct cr_err *e);
 int ns_tmpfs_dump(int dirfd, int imgdir, int out, int id, uint64_t limit, struct cr_err *e);
 int ns_tmpfs_fill(int rootfd, const struct ns_mnt_fs *fs, char *msg, size_t len);
 
+/* Is path dir or below it ("/" holds every path)? */
+bool ns_mnt_under(const char *path, const char *dir);
+
 /* "\040" and the like of /proc/PID/mountinfo, in place. */
 void ns_mnt_unescape(char *s);
 

@@ -162,6 +162,7 @@ struct build {
 	const char *root;
 	int *fd;   /* per mount: the mount once made (attached) */
 	int *fsfd; /* per mount: a detached mount of its filesystem's root (the first mount of it) */
+	int *at;   /* per mount: its mount point (O_PATH) in its parent, opened once the parent is in place */
 	char *msg;
 	size_t len;
 };
@@ -355,18 +356,118 @@ static int set_prop(struct build *b, size_t i, uint64_t prop)
 	return 0;
 }
 
-/* Right after mount i is in place (the root: after pivot_root, which wants it not shared): a slave of a
- * group of the tree was cloned from a member of it (a peer): now its slave; then shared, so that the
- * peers made after it are cloned into its group. Unbindable ones once the tree stands. */
-static int propagation(struct build *b, size_t i)
+#ifndef MOVE_MOUNT_T_EMPTY_PATH
+#define MOVE_MOUNT_T_EMPTY_PATH 0x00000040
+#endif
+#ifndef MOVE_MOUNT_SET_GROUP
+#define MOVE_MOUNT_SET_GROUP 0x00000100
+#endif
+
+/* Mount i joins the peer group of mount f (and becomes a slave of f's master, if f has one). */
+static int join_group(struct build *b, size_t f, size_t i)
 {
-	const MntEntry *m = b->s->m[i];
-	bool master_here = false;
-	for (size_t j = 0; j < b->s->n && m->master; j++)
-		master_here |= b->s->m[j]->shared == m->master;
-	if (master_here && set_prop(b, i, MS_SLAVE))
-		return -1;
-	return m->shared ? set_prop(b, i, MS_SHARED) : 0;
+	if (syscall(SYS_move_mount, b->fd[f], "", b->fd[i], "",
+		    MOVE_MOUNT_SET_GROUP | MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH)) {
+		char what[PATH_MAX + 64];
+		snprintf(what, sizeof(what), "join the peer group of %s", b->s->m[f]->mountpoint);
+		return fail(b, b->s->m[i], what);
+	}
+	return 0;
+}
+
+/* The member of peer group g with the widest root, which must hold the roots of the other members and of
+ * mount m (NULL: none), -1 if there is none such: a mount joins a group through a member whose root is at
+ * or above its own (the members are of one filesystem). */
+static ssize_t group_base(const struct build *b, uint32_t g, const MntEntry *m)
+{
+	ssize_t best = -1;
+	for (size_t j = 0; j < b->s->n; j++) {
+		const MntEntry *p = b->s->m[j];
+		if (p->shared == g && !p->ext_key &&
+		    (best < 0 || strlen(p->root) < strlen(b->s->m[best]->root)))
+			best = (ssize_t)j;
+	}
+	for (size_t j = 0; best >= 0 && j < b->s->n; j++) {
+		const MntEntry *p = b->s->m[j];
+		if ((p->shared == g || p == m) && !p->ext_key && !ns_mnt_under(p->root, b->s->m[best]->root))
+			return -1;
+	}
+	return best;
+}
+
+/* Mount i (private) made a slave of peer group g of the tree, set up already: it joins the group, then
+ * leaves it as its slave. */
+static int slave_of(struct build *b, size_t i, uint32_t g)
+{
+	ssize_t f = group_base(b, g, b->s->m[i]);
+	if (f < 0) {
+		errno = EXDEV;
+		return fail(b, b->s->m[i], "its master group has no member whose root holds its own");
+	}
+	return join_group(b, (size_t)f, i) || set_prop(b, i, MS_SLAVE);
+}
+
+static bool group_here(const struct build *b, uint32_t g)
+{
+	for (size_t j = 0; g && j < b->s->n; j++)
+		if (b->s->m[j]->shared == g && !b->s->m[j]->ext_key)
+			return true;
+	return false;
+}
+
+/* Propagation, once every mount stands (all built private: a mount put under a shared one would propagate
+ * to its peers and slaves, making mounts the dump did not see) and the root is pivot_root'ed into (it
+ * wants the root not shared). Each peer group of the images is made again from its member with the widest
+ * root (its base): that one joins its master group and is made its slave first, then shared; the other
+ * members join its group (MOVE_MOUNT_SET_GROUP, which makes them slaves of the same master too). A group
+ * comes after its master group; the mounts that are only slaves after all groups. A master outside the
+ * tree is not kept (the mount stays as the group's other members say). */
+static int propagation(struct build *b)
+{
+	const size_t n = b->s->n;
+	bool done[n];
+	memset(done, 0, sizeof(done));
+	for (bool more = true; more;) {
+		more = false;
+		for (size_t i = 0; i < n; i++) {
+			const MntEntry *m = b->s->m[i];
+			if (done[i] || !m->shared || m->ext_key)
+				continue;
+			ssize_t base = group_base(b, m->shared, NULL);
+			if (base < 0) {
+				errno = EXDEV;
+				return fail(b, m,
+					    "its peer group has no member whose root holds the others'");
+			}
+			const MntEntry *bm = b->s->m[base];
+			bool master = group_here(b, bm->master);
+			size_t k;
+			for (k = 0; master && k < n && !(done[k] && b->s->m[k]->shared == bm->master); k++)
+				;
+			if (master && k == n)
+				continue; /* its master group first */
+			if ((master && slave_of(b, (size_t)base, bm->master)) ||
+			    set_prop(b, (size_t)base, MS_SHARED))
+				return -1;
+			done[base] = more = true;
+			for (k = 0; k < n; k++)
+				if (!done[k] && b->s->m[k]->shared == m->shared && !b->s->m[k]->ext_key) {
+					if (join_group(b, (size_t)base, k))
+						return -1;
+					done[k] = true;
+				}
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		const MntEntry *m = b->s->m[i];
+		if (!m->ext_key && m->shared && !done[i]) {
+			errno = ELOOP;
+			return fail(b, m, "its peer group is a slave of itself");
+		}
+		if (!m->ext_key && !m->shared && group_here(b, m->master) && slave_of(b, i, m->master))
+			return -1;
+	}
+	return 0;
 }
 
 static int unbindable(struct build *b)
@@ -447,14 +548,8 @@ static int source(struct build *b, size_t i)
 		return fcntl(b->s->pre[i], F_DUPFD_CLOEXEC, 0);
 	if (m->ext_key)
 		return clone_at(AT_FDCWD, b->s->src[i]);
-	/* a peer or the master group made before: a clone of it joins its peer group */
-	for (size_t j = 0; j < i; j++) {
-		const MntEntry *p = b->s->m[j];
-		uint32_t g = m->shared ? m->shared : m->master;
-		if (g && p->shared == g && p->dev == m->dev && !p->ext_key && b->fd[j] >= 0 &&
-		    !strncmp(m->root, p->root, strlen(p->root)))
-			return clone_at(b->fd[j], m->root + strlen(p->root));
-	}
+	/* a clone of its filesystem's detached mount (no mounts on it: a path in it leads where the image
+	 * says), private: peers and slaves are made once the tree stands */
 	ssize_t f = m->fs_of ? index_of(b, m->fs_of) : -1;
 	/* the filesystem's own mount may come later: a console bound from a devpts pty before the /dev/pts it
 	 * belongs to (mountinfo's order after a restore) */
@@ -483,23 +578,51 @@ static int source(struct build *b, size_t i)
 	return fd;
 }
 
-static int make_point(const char *path, bool file)
+/* mkdir -p of path (relative to dfd), an empty file at its end for a mount of a file. */
+static int make_point(int dfd, const char *path, bool file)
 {
 	struct stat st;
-	if (!lstat(path, &st))
+	if (!fstatat(dfd, *path ? path : ".", &st, AT_SYMLINK_NOFOLLOW))
 		return 0;
 	char p[PATH_MAX];
 	snprintf(p, sizeof(p), "%s", path);
 	for (char *s = strchr(p + 1, '/'); s; s = strchr(s + 1, '/')) {
 		*s = 0;
-		if (mkdir(p, 0755) && errno != EEXIST)
+		if (mkdirat(dfd, p, 0755) && errno != EEXIST)
 			return -1;
 		*s = '/';
 	}
 	if (!file)
-		return mkdir(p, 0755) && errno != EEXIST ? -1 : 0;
-	int fd = open(p, O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+		return mkdirat(dfd, p, 0755) && errno != EEXIST ? -1 : 0;
+	int fd = openat(dfd, p, O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
 	return fd < 0 ? -1 : close(fd);
+}
+
+/* The mount points of the mounts on mount i, made in it and opened (b->at) right after it is placed, before
+ * any of them: one may come over the place of another (an overmount of a parent directory), and a mount is
+ * put where its parent has its mount point, not where its path leads once the tree stands. */
+static int points(struct build *b, size_t i)
+{
+	const MntEntry *m = b->s->m[i];
+	size_t l = strcmp(m->mountpoint, "/") ? strlen(m->mountpoint) : 0;
+	for (size_t c = 1; c < b->s->n; c++) {
+		const MntEntry *cm = b->s->m[c];
+		if (c == i || cm->parent_id != m->mnt_id)
+			continue;
+		if (!ns_mnt_under(cm->mountpoint, m->mountpoint)) {
+			errno = EINVAL;
+			return fail(b, cm, "its mount point is not in its parent's");
+		}
+		const char *rel = cm->mountpoint + l;
+		rel += strspn(rel, "/");
+		if (make_point(b->fd[i], rel, cm->is_file))
+			return fail(b, cm, "make its mount point");
+		b->at[c] =
+		    *rel ? openat(b->fd[i], rel, O_PATH | O_CLOEXEC) : fcntl(b->fd[i], F_DUPFD_CLOEXEC, 0);
+		if (b->at[c] < 0)
+			return fail(b, cm, "open its mount point");
+	}
+	return 0;
 }
 
 /* Each mount goes in read-write (a clone keeps its source's flags): the mount points of the mounts below it
@@ -507,8 +630,6 @@ static int make_point(const char *path, bool file)
 static int place(struct build *b, size_t i)
 {
 	const MntEntry *m = b->s->m[i];
-	char target[PATH_MAX];
-	snprintf(target, sizeof(target), "%s%s", b->root, i ? m->mountpoint : "");
 	int fd = i ? source(b, i) : clone_at(AT_FDCWD, b->root);
 	if (fd < 0) /* the step that failed said why already, or: */
 		return b->msg[0] ? -1 : fail(b, m, i ? "make it" : "clone --root");
@@ -518,14 +639,20 @@ static int place(struct build *b, size_t i)
 	struct mnt_attr_arg rw = {.attr_clr = MOUNT_ATTR_RDONLY};
 	if (syscall(SYS_mount_setattr, fd, "", AT_EMPTY_PATH, &rw, sizeof(rw)) && errno != EPERM)
 		return fail(b, m, "make it read-write while the tree is built");
-	if (make_point(target, m->is_file))
+	if (!i && make_point(AT_FDCWD, b->root, false))
 		return fail(b, m, "make its mount point");
-	if (syscall(SYS_move_mount, fd, "", AT_FDCWD, target, MOVE_MOUNT_F_EMPTY_PATH))
+	if (i && b->at[i] < 0) { /* its parent was not placed before it */
+		errno = ENOENT;
+		return fail(b, m, "its parent is not in place");
+	}
+	if (i ? syscall(SYS_move_mount, fd, "", b->at[i], "",
+			MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH)
+	      : syscall(SYS_move_mount, fd, "", AT_FDCWD, b->root, MOVE_MOUNT_F_EMPTY_PATH))
 		return fail(b, m, "move it into place");
 	/* root ".": the cwd is the directory the root was mounted on; the other paths are in the root */
 	if (!i && !strcmp(b->root, ".") && fchdir(fd))
 		return fail(b, m, "enter it");
-	return i ? propagation(b, i) : 0;
+	return points(b, i);
 }
 
 /* The flags of each mount (read-only, nosuid, ...) as the images say, those it does not have cleared. */
@@ -561,9 +688,15 @@ int ns_mnt_restore(const struct ns_mnt_args *a, char *msg, size_t len)
 	const struct ns_mnt_state *s = a->mnt;
 	if (!s)
 		return 0;
-	int fds[2 * s->n];
-	struct build b = {.s = s, .root = a->root, .fd = fds, .fsfd = fds + s->n, .msg = msg, .len = len};
-	for (size_t i = 0; i < 2 * s->n; i++)
+	int fds[3 * s->n];
+	struct build b = {.s = s,
+			  .root = a->root,
+			  .fd = fds,
+			  .fsfd = fds + s->n,
+			  .at = fds + 2 * s->n,
+			  .msg = msg,
+			  .len = len};
+	for (size_t i = 0; i < 3 * s->n; i++)
 		fds[i] = -1;
 	int ret = -1;
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL)) {
@@ -578,12 +711,11 @@ int ns_mnt_restore(const struct ns_mnt_args *a, char *msg, size_t len)
 			goto out;
 		}
 	}
-	/* the root last: pivot_root wants it (its old place) not shared */
-	if (i < s->n || flags(&b) || pivot(&b) || propagation(&b, 0) || unbindable(&b))
+	if (i < s->n || flags(&b) || pivot(&b) || propagation(&b) || unbindable(&b))
 		goto out;
 	ret = 0;
 out:
-	for (size_t k = 0; k < 2 * s->n; k++)
+	for (size_t k = 0; k < 3 * s->n; k++)
 		if (fds[k] >= 0)
 			close(fds[k]);
 	return ret;

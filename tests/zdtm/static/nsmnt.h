@@ -19,7 +19,8 @@ struct mnt_line {
 	char root[512], mp[512], opts[256], tags[256], type[64], src[256], super[512];
 };
 
-/* The n-th (0: the top one... counted from the first) mount at mp in mountinfo order; 0 if found. */
+/* The n-th (0: the top one... counted from the first) mount at mp (NULL: any) in mountinfo order; 0 if
+ * found. */
 static inline int mnt_find_nth(const char *mp, int nth, struct mnt_line *m)
 {
 	FILE *f = fopen("/proc/self/mountinfo", "r");
@@ -40,11 +41,16 @@ static inline int mnt_find_nth(const char *mp, int nth, struct mnt_line *m)
 		snprintf(m->tags, sizeof(m->tags), "%s", l + off);
 		if (sscanf(dash + 3, "%63s %255s %511s", m->type, m->src, m->super) < 2)
 			continue;
-		if (!strcmp(m->mp, mp) && nth-- == 0)
+		if ((!mp || !strcmp(m->mp, mp)) && nth-- == 0)
 			found = 0;
 	}
 	fclose(f);
 	return found;
+}
+
+static inline int mnt_find_nth_any(int nth, struct mnt_line *m)
+{
+	return mnt_find_nth(NULL, nth, m);
 }
 
 static inline int mnt_find(const char *mp, struct mnt_line *m)
@@ -135,6 +141,78 @@ static inline void tmpfs_prop(const char *mp, unsigned long prop, const char *wh
 	must_mount("nsmnt", mp, "tmpfs", 0, NULL);
 	if (mount(NULL, mp, NULL, prop, NULL))
 		fail("%s", what);
+}
+
+/* The shape of the whole mount tree (/proc/self/mountinfo): one line per mount, "MOUNTPOINT ROOT TYPE
+ * [shared:G] [master:G|master:out] [unbindable]", sorted by mount point (a stack at one point kept in
+ * its order), the peer groups renumbered by their first appearance there (a master group not in the tree:
+ * "out"), so that two trees of the same mounts, peers and slaves give the same text whatever their ids. */
+struct mnt_shape_line {
+	int idx, shared, master, unb;
+	char mp[512], root[512], type[64];
+};
+
+static inline int mnt_shape_cmp(const void *a, const void *b)
+{
+	const struct mnt_shape_line *x = a, *y = b;
+	int c = strcmp(x->mp, y->mp);
+	return c ? c : x->idx - y->idx;
+}
+
+static inline char *mnt_shape(void)
+{
+	struct mnt_shape_line *v = calloc(1024, sizeof(*v));
+	int n = 0, ng = 0, map[1024][2];
+	struct mnt_line m;
+	while (v && n < 1024 && !mnt_find_nth_any(n, &m)) {
+		v[n].idx = n, v[n].shared = tag_num(&m, "shared:"), v[n].master = tag_num(&m, "master:");
+		v[n].unb = has_opt(m.tags, "unbindable");
+		snprintf(v[n].mp, sizeof(v[n].mp), "%s", m.mp);
+		snprintf(v[n].root, sizeof(v[n].root), "%s", m.root);
+		snprintf(v[n].type, sizeof(v[n].type), "%s", m.type);
+		n++;
+	}
+	if (!v)
+		return NULL;
+	qsort(v, (size_t)n, sizeof(*v), mnt_shape_cmp);
+	for (int i = 0; i < n; i++) { /* renumber: the groups in order of first appearance */
+		int k;
+		for (k = 0; k < ng && map[k][0] != v[i].shared; k++)
+			;
+		if (v[i].shared && k == ng && ng < 1024)
+			map[ng][0] = v[i].shared, map[ng][1] = ng + 1, ng++;
+	}
+	size_t cap = (size_t)n * 1200 + 1, l = 0;
+	char *out = calloc(1, cap);
+	for (int i = 0; out && i < n; i++) {
+		int sh = 0, ms = v[i].master ? -1 : 0;
+		for (int k = 0; k < ng; k++) {
+			if (map[k][0] == v[i].shared)
+				sh = map[k][1];
+			if (map[k][0] == v[i].master)
+				ms = map[k][1];
+		}
+		l += (size_t)snprintf(out + l, cap - l, "%s %s %s", v[i].mp, v[i].root, v[i].type);
+		if (sh)
+			l += (size_t)snprintf(out + l, cap - l, " shared:%d", sh);
+		if (ms > 0)
+			l += (size_t)snprintf(out + l, cap - l, " master:%d", ms);
+		if (ms < 0)
+			l += (size_t)snprintf(out + l, cap - l, " master:out");
+		l += (size_t)snprintf(out + l, cap - l, "%s\n", v[i].unb ? " unbindable" : "");
+	}
+	free(v);
+	return out;
+}
+
+/* fail() with both shapes unless the tree has the shape of before (mnt_shape() taken then). */
+static inline void mnt_shape_check(const char *before)
+{
+	char *now = mnt_shape();
+	if (!before || !now || strcmp(before, now))
+		fail("the mount tree changed:\n--- before\n%s--- after\n%s", before ? before : "(none)",
+		     now ? now : "(none)");
+	free(now);
 }
 
 #define CHECK(cond, ...)                                                                                     \
