@@ -29,7 +29,8 @@ int main(int argc, char **argv)
 	test_waitsig();
 
 	mnt_shape_check(before);
-	CHECK(file_is("/nsmnt_po/b/top", "top") && file_is("/nsmnt_po_peer/b/top", "top"), "top mount's file");
+	CHECK(file_is("/nsmnt_po/b/top", "top") && file_is("/nsmnt_po_peer/b/top", "top"),
+	      "top mount's file");
 	CHECK(!umount("/nsmnt_po/a/c"), "umount a/c");
 	CHECK(!umount("/nsmnt_po/a"), "umount a (a mount left under it)");
 	CHECK(mnt_count("/nsmnt_po/a/b/c") == 0, "the hidden mount stayed");

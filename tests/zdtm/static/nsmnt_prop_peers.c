@@ -22,7 +22,8 @@ int main(int argc, char **argv)
 	mnt_shape_check(before);
 	must_mount("nsmnt", "/nsmnt_pp/new", "tmpfs", 0, NULL);
 	CHECK(mnt_count("/nsmnt_pp_peer/new") == 1, "a mount under one peer did not propagate to the other");
-	CHECK(mnt_count("/nsmnt_pp_slave/new") == 1, "a mount under the master did not propagate to its slave");
+	CHECK(mnt_count("/nsmnt_pp_slave/new") == 1,
+	      "a mount under the master did not propagate to its slave");
 	must_mount("nsmnt", "/nsmnt_pp_slave/own", "tmpfs", 0, NULL);
 	CHECK(mnt_count("/nsmnt_pp/own") == 0, "a mount under the slave propagated to its master");
 	free(before);
