@@ -363,7 +363,7 @@ int ns_net_dump(const struct ns_dump_args *a, pid_t root, struct cr_err *e)
 	return ret ? -1 : 0;
 }
 
-static int del_veths(void *arg, struct cr_err *e)
+static int del_links(void *arg, struct cr_err *e)
 {
 	__cleanup_nlsk struct nl_sock *sk = NULL;
 	__cleanup_nlcache struct nl_cache *links = NULL;
@@ -375,15 +375,16 @@ static int del_veths(void *arg, struct cr_err *e)
 	for (struct nl_object *o = nl_cache_get_first(links); o; o = nl_cache_get_next(o)) {
 		struct rtnl_link *l = (struct rtnl_link *)o;
 		const char *type = rtnl_link_get_type(l);
-		if (!type || strcmp(type, "veth"))
+		if (!type || (strcmp(type, "veth") && strcmp(type, "macvlan")))
 			continue;
 		r = rtnl_link_delete(sk, l);
 		if (r < 0 && r != -NLE_NODEV && r != -NLE_OBJ_NOTFOUND)
-			pr_warn("remove veth %s of the killed tree: %s\n", rtnl_link_get_name(l),
+			pr_warn("remove %s %s of the killed tree: %s\n", type, rtnl_link_get_name(l),
 				nl_geterror(r));
 		else
-			pr_info("removed veth %s of the killed tree (and its other end)\n",
-				rtnl_link_get_name(l));
+			pr_info("removed %s %s of the killed tree (a veth with its other end; a macvlan "
+				"frees its MAC on its master)\n",
+				type, rtnl_link_get_name(l));
 	}
 	return 0;
 }
@@ -396,7 +397,7 @@ void ns_net_killed(int netns_fd)
 		pr_warn("enter the killed tree's network namespace: %s\n", strerror(errno));
 		return;
 	}
-	if (del_veths(NULL, &e))
+	if (del_links(NULL, &e))
 		pr_warn("%s\n", e.msg);
 	if (setns(self, CLONE_NEWNET))
 		pr_err("cannot return to crshim's network namespace: %s\n", strerror(errno));
@@ -441,6 +442,9 @@ int ns_net_load(struct ns_rst *r, struct cr_err *e)
 	s->ne = (NetEntry *)m;
 	for (size_t i = 0; s->ne && i < s->ne->n_links; i++) {
 		const NetLinkEntry *le = s->ne->links[i];
+		if (r->o->live_root && le->kind &&
+		    (!strcmp(le->kind, "macvlan") || !strcmp(le->kind, "netdev")))
+			continue; /* the dump's check: the restore names the device outside */
 		if (le->name && le->kind && !strcmp(le->kind, "macvlan") && !macvlan_master(r->o, le))
 			return cr_fail(e,
 				       "net.img: link %s is a macvlan whose master is outside: name it with "

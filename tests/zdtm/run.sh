@@ -370,11 +370,11 @@ crshim_restore() { # dir
 	# (an --inherit-fd restore: its fd is taken from the keeper once, by the restore itself)
 	if [ "$INHFD" != yes ]; then
 		timeout -k 5 "$CTIMEOUT" "${USERRUN[@]}" "$CRSHIM" restore --check-only -D "$d" -o restore-check.log -v4 \
-			"${NSRST[@]}" "${OPTS[@]}" >"$d/restore-check.out" 2>&1
+			"${NSRST[@]}" "${OPTS[@]}" "${ROPTS[@]}" >"$d/restore-check.out" 2>&1
 		crshim_status restore-check "$d" $? || return 1
 	fi
 	timeout -k 5 "$CTIMEOUT" "${USERRUN[@]}" "${TTYRUN[@]}" "${inhrun[@]}" "$CRSHIM" restore -D "$d" -o restore.log -v4 -d \
-		--pidfile "$TDIR/restore.pid" "${inh[@]}" "${NSRST[@]}" "${OPTS[@]}" >"$d/restore.out" 2>&1
+		--pidfile "$TDIR/restore.pid" "${inh[@]}" "${NSRST[@]}" "${OPTS[@]}" "${ROPTS[@]}" >"$d/restore.out" 2>&1
 	crshim_status restore "$d" $? || return 1
 	local rpid
 	rpid=$(tr -d ' \n' <"$TDIR/restore.pid" 2>/dev/null)
@@ -395,7 +395,7 @@ restore_busy() { # dir
 	local d=$1 rc how want
 	for how in --check-only -d; do
 		timeout -k 5 "$CTIMEOUT" "$CRSHIM" restore "$how" -D "$d" -o restore-busy.log -v4 \
-			--pidfile "$TDIR/busy.pid" "${OPTS[@]}" >"$d/busy.out" 2>&1
+			--pidfile "$TDIR/busy.pid" "${OPTS[@]}" "${ROPTS[@]}" >"$d/busy.out" 2>&1
 		rc=$?
 		if [ $rc -ne 1 ] || [ "$(grep -c . "$d/busy.out")" -ne 1 ]; then
 			diag_file "$d/busy.out" 5
@@ -539,7 +539,7 @@ fault_steps() {
 	socks0=$(sock_files)
 	pre_restore
 	CRSHIM_FAULT=$FPOINT timeout -k 5 "$CTIMEOUT" "$CRSHIM" restore -D "$d" -o restore-fault.log -v4 -d \
-		--pidfile "$TDIR/fault.pid" "${NSRST[@]}" "${OPTS[@]}" >"$out" 2>&1
+		--pidfile "$TDIR/fault.pid" "${NSRST[@]}" "${OPTS[@]}" "${ROPTS[@]}" >"$out" 2>&1
 	rc=$?
 	expect_fault_fail restore $rc "$out" || return 1
 	wait_free "$TPID" 5 || { bad "the failed restore left pid $TPID ($(status_field "$TPID" State))"; return 1; }
@@ -668,7 +668,7 @@ group_members() { # names...: the ones that can share one dump
 	local t
 	for t in "$@"; do
 		[ -f "$HERE/$(test_dir "$t")/$t.c" ] || continue
-		[ -z "$(desc_get "$t" skip)$(desc_get "$t" opts)" ] || continue
+		[ -z "$(desc_get "$t" skip)$(desc_get "$t" opts)$(desc_get "$t" ropts)" ] || continue
 		local am ms
 		am=$(desc_get "$t" arch)
 		[ -z "$am" ] || [[ " $am " == *" $ARCH "* ]] || continue
@@ -738,7 +738,7 @@ run_group_mode() {
 	for t in "${members[@]}"; do
 		pids+=("$(tr -d ' \n' <"$gdir/$t/test.pid")")
 	done
-	TDIR=$gdir TPID=$gpid OPTS=()
+	TDIR=$gdir TPID=$gpid OPTS=() ROPTS=()
 	REASON=
 	rc=0
 	group_cr "$gpid" || rc=1
@@ -773,6 +773,7 @@ run_steps() { # name
 	local args=()
 	eval "args=($(desc_get "$name" args))"
 	eval "OPTS=($(desc_get "$name" opts))"
+	eval "ROPTS=($(desc_get "$name" ropts))"
 	SNAP_IGNORE=$(desc_get "$name" snap-ignore | tr -s ' ' '|')
 	# tty: yes: the test starts, and crshim restores it, on a terminal of its own (zdtm_pty: a new pty)
 	TTYRUN=()
@@ -1045,7 +1046,7 @@ run_test() { # name
 	DIAG=()
 	REASON=
 	TPID=
-	OPTS=()
+	OPTS=() ROPTS=()
 	if [ ! -f "$HERE/$(test_dir "$name")/$name.c" ]; then
 		report fail "$name" "no such test"
 		return 1
