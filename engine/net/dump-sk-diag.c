@@ -10,9 +10,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <arpa/inet.h>
+#include <linux/sockios.h>
 
 #include "dump.h"
 #include "base/log.h"
@@ -163,7 +165,65 @@ static bool no_table(const InetSkEntry *ie)
 	return ie->protocol == IPPROTO_ICMP || ie->protocol == IPPROTO_ICMPV6;
 }
 
-/* A socket in no table: never bound (nor connected) is fine, it is a fresh one. */
+static int tcp_ended(int cfd, uint32_t ino, InetSkEntry *ie, struct cr_err *e);
+
+/* A TCP socket in state CLOSE that is named (bound, or after a connection: reset, or closed both ways; out of
+ * the tables, but getsockname and SO_PEERNAME still tell its addresses): 1, the addresses are read from the
+ * socket (fill_inet); after a connection also what tcp_ended reads. */
+static int tcp_closed(int cfd, uint32_t ino, InetSkEntry *ie, struct cr_err *e)
+{
+	struct tcp_info ti;
+	socklen_t l = sizeof(ti);
+	memset(&ti, 0, sizeof(ti));
+	if (getsockopt(cfd, IPPROTO_TCP, TCP_INFO, &ti, &l))
+		return cr_fail_sys(e, "socket:[%u]: TCP_INFO", ino);
+	if (ti.tcpi_state != TCP_CLOSE)
+		return cr_fail_errno(e, ENOENT,
+				     "TCP socket:[%u] in state %s is not in the sock_diag tables of its net "
+				     "namespace",
+				     ino, sk_tcp_state_name(ti.tcpi_state));
+	ie->state = TCP_CLOSE, ie->has_state = 1;
+	struct sockaddr_storage ss; /* SO_PEERNAME wants no more room than the name takes */
+	l = ie->family == AF_INET ? sizeof(struct sockaddr_in) : sizeof(struct sockaddr_in6);
+	if (getsockopt(cfd, SOL_SOCKET, SO_PEERNAME, &ss, &l))
+		return 1; /* bound only */
+	return tcp_ended(cfd, ino, ie, e) ? -1 : 1;
+}
+
+/* A TCP connection that ended (state CLOSE, the peer's name kept): the data not yet read and whether an error
+ * is pending, which poll tells without taking it (SO_ERROR would clear it). */
+static int tcp_ended(int cfd, uint32_t ino, InetSkEntry *ie, struct cr_err *e)
+{
+	struct pollfd p = {.fd = cfd, .events = POLLRDHUP};
+	if (poll(&p, 1, 0) == 1) {
+		if (p.revents & POLLRDHUP)
+			ie->shutdown = 3, ie->has_shutdown = 1; /* the connection's end gives both */
+		if (p.revents & POLLERR)
+			ie->closed_err = 1, ie->has_closed_err = 1;
+	}
+	int n = 0;
+	if (ioctl(cfd, SIOCINQ, &n) || n < 0)
+		return cr_fail_sys(e, "socket:[%u]: receive queue length", ino);
+	if (n) {
+		uint8_t *buf = malloc((size_t)n + 1);
+		if (!buf)
+			return cr_fail_errno(e, ENOMEM, "out of memory");
+		ssize_t got = recv(cfd, buf, (size_t)n + 1, MSG_PEEK | MSG_DONTWAIT);
+		if (got != n) {
+			free(buf);
+			return cr_fail_errno(e, got < 0 ? errno : EIO,
+					     "socket:[%u]: peek the receive queue (%zd of %d bytes)", ino,
+					     got, n);
+		}
+		ie->closed_rcv.data = buf, ie->closed_rcv.len = (size_t)n, ie->has_closed_rcv = 1;
+	}
+	pr_debug("socket:[%u]: TCP connection closed, %d bytes not read, error %s\n", ino, n,
+		 ie->closed_err ? "pending" : "none");
+	return 0;
+}
+
+/* A socket in no table: never bound (nor connected) is fine, it is a fresh one; a closed TCP one (tcp_closed)
+ * too. */
 static int not_found(int cfd, uint32_t ino, InetSkEntry *ie, struct cr_err *e)
 {
 	struct sockaddr_storage ss;
@@ -175,6 +235,8 @@ static int not_found(int cfd, uint32_t ino, InetSkEntry *ie, struct cr_err *e)
 	const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)&ss;
 	bool bound = ss.ss_family == AF_INET ? s4->sin_port || s4->sin_addr.s_addr
 					     : s6->sin6_port || !zero(s6->sin6_addr.s6_addr, 16);
+	if (bound && ie->protocol == IPPROTO_TCP)
+		return tcp_closed(cfd, ino, ie, e);
 	if (bound)
 		return cr_fail_errno(
 		    e, ENOENT,
@@ -229,6 +291,10 @@ int sk_diag_fill(struct dump_ctx *c, struct sk_diag **dp, int fd, int cfd, InetS
 			return r < 0 ? -1 : 0;
 	}
 	if (fill_addrs(s, ie, e))
+		return -1;
+	/* bound still (sock_diag lists bound sockets from the bind table): a connection that ended */
+	if (ie->protocol == IPPROTO_TCP && s->state == TCP_CLOSE && ie->has_dst_addr &&
+	    tcp_ended(cfd, ino, ie, e))
 		return -1;
 	if (ie->protocol != IPPROTO_TCP && ie->has_dst_addr)
 		ie->state = TCP_ESTABLISHED, ie->has_state = 1;

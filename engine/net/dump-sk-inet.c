@@ -274,7 +274,12 @@ static int sk_addr(int cfd, bool peer, InetSkEntry *ie, struct cr_err *e)
 	struct sockaddr_storage ss;
 	socklen_t l = sizeof(ss);
 	memset(&ss, 0, sizeof(ss));
-	if ((peer ? getpeername(cfd, (struct sockaddr *)&ss, &l)
+	/* a closed TCP socket keeps its peer's name, which only SO_PEERNAME tells (getpeername: ENOTCONN) */
+	bool closed = ie->protocol == IPPROTO_TCP && ie->state == TCP_CLOSE;
+	if (closed && peer) /* SO_PEERNAME wants no more room than the name takes */
+		l = ie->family == AF_INET ? sizeof(struct sockaddr_in) : sizeof(struct sockaddr_in6);
+	if ((peer ? (closed ? getsockopt(cfd, SOL_SOCKET, SO_PEERNAME, &ss, &l)
+			    : getpeername(cfd, (struct sockaddr *)&ss, &l))
 		  : getsockname(cfd, (struct sockaddr *)&ss, &l))) {
 		if (peer && errno == ENOTCONN)
 			return 0;
@@ -356,11 +361,13 @@ static int fill_inet(struct dump_ctx *c, int fd, int cfd, int family, uint32_t f
 		return -1;
 	if (known > 0 && (sk_addr(cfd, false, ie, e) || sk_addr(cfd, true, ie, e)))
 		return -1;
-	if (known > 0 && ie->has_dst_addr)
+	if (known > 0 && ie->has_dst_addr && proto != IPPROTO_TCP)
 		ie->state = TCP_ESTABLISHED, ie->has_state = 1;
 	/* options before repair mode (which changes SO_REUSEADDR) */
 	size_t n = 0;
-	bool est = proto == IPPROTO_TCP ? sk_tcp_repair_state(ie->state) : ie->state == TCP_ESTABLISHED;
+	/* a connection's MSS and window clamp, also of one that ended, are the connection's (not settable) */
+	bool est = proto == IPPROTO_TCP ? sk_tcp_repair_state(ie->state) || ie->has_dst_addr
+					: ie->state == TCP_ESTABLISHED;
 	if (dump_sk_opts(cfd, family, type, proto, est, &ie->opts, &n, e))
 		return -1;
 	ie->n_opts = n;
@@ -406,6 +413,7 @@ void dump_sk_entry_free(FileEntry *fe)
 	if (fe->inet_sk) {
 		free(fe->inet_sk->src_addr.data);
 		free(fe->inet_sk->dst_addr.data);
+		free(fe->inet_sk->closed_rcv.data);
 		sk_queue_free(fe->inet_sk);
 		dump_sk_opts_free(fe->inet_sk->opts, fe->inet_sk->n_opts);
 		tcp_stream_free(fe->inet_sk->tcp);

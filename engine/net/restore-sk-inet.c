@@ -126,6 +126,13 @@ static bool established_tcp(const InetSkEntry *ie)
 	return ie->protocol == IPPROTO_TCP && sk_tcp_repair_state(ie->state) && ie->tcp;
 }
 
+/* A TCP connection that ended (tcp_closed_restore). */
+static bool closed_tcp(const InetSkEntry *ie)
+{
+	return ie->protocol == IPPROTO_TCP && ie->state == TCP_CLOSE && ie->has_dst_addr &&
+	       ie->has_src_addr && !ie->tcp;
+}
+
 /* bind; an address this host does not have (bound under IP_FREEBIND that was turned off afterwards) is bound
  * with the option on for the bind alone, as it was then; the option is back as the image had it. */
 static int bind_any(int sk, const InetSkEntry *ie, const struct sockaddr *a, socklen_t alen)
@@ -165,6 +172,9 @@ static int inet_setup(int sk, const InetSkEntry *ie, char *msg, size_t len)
 		if (setsockopt(sk, IPPROTO_TCP, TCP_REPAIR, &on, sizeof(on)))
 			return sk_errmsg(msg, len, "TCP_REPAIR");
 	}
+	if (closed_tcp(ie))
+		return tcp_closed_restore(sk, ie, (struct sockaddr *)&src, slen, (struct sockaddr *)&dst,
+					  dlen, msg, len);
 	if (established_tcp(ie))
 		return tcp_repair_restore(sk, ie, (struct sockaddr *)&src, slen, (struct sockaddr *)&dst,
 					  dlen, msg, len);

@@ -12,7 +12,9 @@
  *
  * Restore (restore-sk-inet.c, dump-sk-nlpkt.c, tcp-repair.c): in the restore child, the socket is made
  * again at its fd: options, bind, listen/connect; a TCP connection in repair mode (queue sequences,
- * bind, connect, options, queues, window), then repair off. The parent removes the network lock once the
+ * bind, connect, options, queues, window), then repair off. A TCP connection that ended (state CLOSE, out of
+ * the sock_diag tables: addresses from getsockname and SO_PEERNAME, data not read) is connected in repair
+ * mode and ended by the peer's RST (tcp_closed_restore). The parent removes the network lock once the
  * whole tree runs. */
 #ifndef CRSHIM_SK_INET_H
 #define CRSHIM_SK_INET_H
@@ -60,7 +62,8 @@ void dump_sk_finish(struct dump_ctx *c, enum dump_sk_end how);
 
 /* dump-sk-diag.c: fill ie (family, type, protocol set) from sock_diag for the task's inet socket fd (our copy
  * cfd); *d: the table of the task's net namespace, read at the first call (sk_diag_free it). 0: done,
- * 1: sock_diag does not know this kind (ping sockets; raw ones without raw diag), < 0: error. */
+ * 1: sock_diag does not know this socket, its addresses are read from it (ping sockets; raw ones without raw
+ * diag; a TCP one closed, state set: bound only, or after a connection), < 0: error. */
 struct sk_diag;
 int sk_diag_fill(struct dump_ctx *c, struct sk_diag **d, int fd, int cfd, InetSkEntry *ie, struct cr_err *e);
 void sk_diag_free(struct sk_diag *d);
@@ -137,12 +140,20 @@ int rst_sk_opts(int sk, SkOptEntry *const *o, size_t n, char *msg, size_t len);
 struct sockaddr;
 int tcp_repair_restore(int sk, const InetSkEntry *ie, const struct sockaddr *src, unsigned slen,
 		       const struct sockaddr *dst, unsigned dlen, char *msg, size_t len);
+/* Child: a TCP connection that ended (state CLOSE, the peer's address known, no stream): on sk (options set,
+ * not bound) bound to src and connected to dst in repair mode, the data not read put back, then ended by the
+ * peer's RST (tcp-fin.c): closed both ways, the same names; the pending error (ECONNRESET) cleared unless the
+ * image had one. */
+int tcp_closed_restore(int sk, const InetSkEntry *ie, const struct sockaddr *src, unsigned slen,
+		       const struct sockaddr *dst, unsigned dlen, char *msg, size_t len);
 /* tcp-fin.c, child: send the socket sk (in repair mode) the peer's FIN (FIN|ACK from the connection's peer
- * at seq, acking ack, window win) and wait until it is in want_state (CLOSE_WAIT, CLOSING). */
+ * at seq, acking ack, window win; RST|ACK with rst) and wait until it is in want_state (CLOSE_WAIT, CLOSING;
+ * CLOSE). */
 struct tcp_fin {
 	uint32_t seq, ack;
 	uint16_t win;
 	unsigned want_state;
+	bool rst;
 };
 int tcp_fin_inject(int sk, const InetSkEntry *ie, const struct tcp_fin *f, char *msg, size_t len);
 /* check-tcp.c: does a half-closed connection survive dump and restore here? 1 yes, 0 no (why in d). */

@@ -4,7 +4,8 @@
  * saved rcv_nxt, built whole (IP header included) on a raw socket. The packet carries TCP_FIN_MARK, which the
  * network lock lets through (tcp-repair.c). The kernel then moves the socket the way the FIN moved it before
  * the dump (ESTABLISHED -> CLOSE_WAIT, FIN_WAIT1 -> CLOSING) and the task reads the end of the stream after
- * the data. Errors are text (restore child). */
+ * the data. A connection that ended (state CLOSE) is made the same way: connected in repair mode, then the
+ * peer's RST ends it. Errors are text (restore child). */
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/ip.h>
@@ -59,7 +60,8 @@ static void fin_header(struct tcphdr *th, const InetSkEntry *ie, const struct tc
 	th->seq = htonl(f->seq);
 	th->ack_seq = htonl(f->ack);
 	th->doff = sizeof(*th) / 4;
-	th->fin = 1;
+	th->fin = !f->rst;
+	th->rst = f->rst;
 	th->ack = 1;
 	th->window = htons(f->win);
 	uint8_t proto[4] = {0, 0, 0, IPPROTO_TCP};
@@ -95,7 +97,7 @@ static int send_v4(const InetSkEntry *ie, const struct tcp_fin *f, const uint8_t
 	struct sockaddr_in to = {.sin_family = AF_INET};
 	memcpy(&to.sin_addr, me, 4);
 	if (sendto(raw, &pkt, sizeof(pkt), 0, (struct sockaddr *)&to, sizeof(to)) != (ssize_t)sizeof(pkt))
-		return sk_errmsg(msg, len, "send the peer's FIN");
+		return sk_errmsg(msg, len, "send the peer's %s", f->rst ? "RST" : "FIN");
 	return 0;
 }
 
@@ -122,7 +124,7 @@ static int send_v6(const InetSkEntry *ie, const struct tcp_fin *f, char *msg, si
 	struct sockaddr_in6 to = {.sin6_family = AF_INET6, .sin6_scope_id = ie->scope_id};
 	memcpy(&to.sin6_addr, ie->src_addr.data, 16);
 	if (sendto(raw, &pkt, sizeof(pkt), 0, (struct sockaddr *)&to, sizeof(to)) != (ssize_t)sizeof(pkt))
-		return sk_errmsg(msg, len, "send the peer's FIN");
+		return sk_errmsg(msg, len, "send the peer's %s", f->rst ? "RST" : "FIN");
 	return 0;
 }
 
@@ -150,7 +152,7 @@ int tcp_fin_inject(int sk, const InetSkEntry *ie, const struct tcp_fin *f, char 
 		st = tcp_state_of(sk);
 	}
 	if (st != (int)f->want_state) {
-		snprintf(msg, len, "the peer's FIN was not taken: state %s, want %s",
+		snprintf(msg, len, "the peer's %s was not taken: state %s, want %s", f->rst ? "RST" : "FIN",
 			 sk_tcp_state_name((unsigned)st), sk_tcp_state_name(f->want_state));
 		return -1;
 	}

@@ -527,3 +527,39 @@ int tcp_repair_restore(int sk, const InetSkEntry *ie, const struct sockaddr *src
 		return -1;
 	return saved_bufs(sk, ie, msg, len);
 }
+
+int tcp_closed_restore(int sk, const InetSkEntry *ie, const struct sockaddr *src, unsigned slen,
+		       const struct sockaddr *dst, unsigned dlen, char *msg, size_t len)
+{
+	const uint32_t seq = 1; /* any: the connection is over, nothing sees its numbers */
+	if (set_int(sk, TCP_REPAIR, TCP_REPAIR_ON))
+		return sk_errmsg(msg, len, "TCP_REPAIR (a closed connection; needs CAP_NET_ADMIN)");
+	if (set_int(sk, TCP_REPAIR_QUEUE, TCP_RECV_QUEUE) || set_int(sk, TCP_QUEUE_SEQ, (int)seq) ||
+	    set_int(sk, TCP_REPAIR_QUEUE, TCP_SEND_QUEUE) || set_int(sk, TCP_QUEUE_SEQ, (int)seq))
+		return sk_errmsg(msg, len, "queue sequences");
+	if (bind(sk, src, slen))
+		return sk_errmsg(msg, len, "bind to the connection's local address");
+	if (connect(sk, dst, dlen))
+		return sk_errmsg(msg, len, "connect in repair mode");
+	size_t n = ie->has_closed_rcv ? ie->closed_rcv.len : 0;
+	if (grow_buf(sk, SO_RCVBUF, SO_RCVBUFFORCE, n) || set_int(sk, TCP_REPAIR_QUEUE, TCP_RECV_QUEUE))
+		return sk_errmsg(msg, len, "receive queue");
+	if (put_queue(sk, &ie->closed_rcv, 0, n, "data not read", msg, len))
+		return -1;
+	if (set_int(sk, TCP_REPAIR_QUEUE, TCP_NO_QUEUE))
+		return sk_errmsg(msg, len, "receive queue");
+	struct tcp_fin f = {.seq = seq + (uint32_t)n, .ack = seq, .want_state = TCP_CLOSE, .rst = true};
+	if (tcp_fin_inject(sk, ie, &f, msg, len))
+		return -1;
+	if (set_int(sk, TCP_REPAIR, TCP_REPAIR_OFF))
+		return sk_errmsg(msg, len, "leave repair mode");
+	for (size_t i = 0; i < ie->n_opts; i++) /* leaving repair mode clears SO_REUSEADDR */
+		if (ie->opts[i]->level == SOL_SOCKET && ie->opts[i]->name == SO_REUSEADDR &&
+		    rst_sk_opts(sk, &ie->opts[i], 1, msg, len))
+			return -1;
+	int err = 0;
+	socklen_t el = sizeof(err);
+	if (!ie->closed_err && getsockopt(sk, SOL_SOCKET, SO_ERROR, &err, &el))
+		return sk_errmsg(msg, len, "clear the pending error");
+	return saved_bufs(sk, ie, msg, len);
+}
