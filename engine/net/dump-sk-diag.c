@@ -105,9 +105,10 @@ static int in_flight(const struct dump_ctx *c, int fd, const struct ns_inet_sk *
 				       s->ino, show_addr(s, false, a, sizeof(a)), s->rqueue);
 		return cr_fail(e,
 			       "TCP socket:[%u] %s -> %s is in state %s (connection in flight): dump with "
-			       "--skip-in-flight to drop it",
+			       "--skip-in-flight to drop it%s",
 			       s->ino, show_addr(s, false, a, sizeof(a)), show_addr(s, true, b, sizeof(b)),
-			       sk_tcp_state_name(s->state));
+			       sk_tcp_state_name(s->state),
+			       s->state == TCP_SYN_SENT ? " (or --tcp-established to connect again)" : "");
 	}
 	if (listen) {
 		pr_warn("pid %d fd %d: TCP listening socket:[%u] on %s: %u connections not yet accepted are "
@@ -137,7 +138,8 @@ static int tcp_fill(const struct dump_ctx *c, int fd, const struct ns_inet_sk *s
 	case TCP_LISTEN:
 		ie->backlog = s->wqueue, ie->has_backlog = 1;
 		return s->rqueue ? in_flight(c, fd, s, ie, e) : 0;
-	case TCP_SYN_SENT:
+	case TCP_SYN_SENT: /* --tcp-established: connecting again at restore (restore-sk-inet.c) */
+		return c->o->tcp_established ? 0 : in_flight(c, fd, s, ie, e);
 	case TCP_SYN_RECV:
 		return in_flight(c, fd, s, ie, e);
 	case TCP_ESTABLISHED:
@@ -255,6 +257,20 @@ static int not_found(int cfd, uint32_t ino, InetSkEntry *ie, struct cr_err *e)
 	return 0;
 }
 
+/* A TCP listener or socket bound only whose local port another such one of the table has too. */
+static bool port_shared(const struct ns_inet_table *t, const struct ns_inet_sk *s)
+{
+	if (s->protocol != IPPROTO_TCP || s->raw || (s->state != TCP_LISTEN && s->state != TCP_CLOSE))
+		return false;
+	for (size_t i = 0; i < t->n; i++) {
+		const struct ns_inet_sk *o = &t->sk[i];
+		if (o->ino != s->ino && o->protocol == IPPROTO_TCP && !o->raw && o->sport == s->sport &&
+		    (o->state == TCP_LISTEN || (o->state == TCP_CLOSE && !o->dport)))
+			return true;
+	}
+	return false;
+}
+
 int sk_diag_fill(struct dump_ctx *c, struct sk_diag **dp, int fd, int cfd, InetSkEntry *ie, struct cr_err *e)
 {
 	struct stat st;
@@ -292,6 +308,8 @@ int sk_diag_fill(struct dump_ctx *c, struct sk_diag **dp, int fd, int cfd, InetS
 	}
 	if (fill_addrs(s, ie, e))
 		return -1;
+	if (port_shared(&(*dp)->t, s))
+		ie->port_shared = 1, ie->has_port_shared = 1;
 	/* bound still (sock_diag lists bound sockets from the bind table): a connection that ended */
 	if (ie->protocol == IPPROTO_TCP && s->state == TCP_CLOSE && ie->has_dst_addr &&
 	    tcp_ended(cfd, ino, ie, e))

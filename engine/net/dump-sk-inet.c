@@ -32,7 +32,8 @@ struct dump_sk {
 	int pidfd;
 	int *repair; /* copies of connections in repair mode */
 	size_t nrepair, cap;
-	char *netlock;	      /* the lock of these connections (one per dump) */
+	char *netlock; /* the lock of these connections (one per dump) */
+	int lockfd;    /* + 1: a copy of a connecting socket locked, when no connection is (its netns) */
 	struct sk_diag *diag; /* the inet sockets of the task's net namespace (dump-sk-diag.c) */
 };
 
@@ -338,6 +339,21 @@ static int fill_tcp(struct dump_ctx *c, int cfd, InetSkEntry *ie, struct cr_err 
 	return 0;
 }
 
+/* A connecting socket (--tcp-established): locked as a connection, until the restored tree runs. */
+static int lock_connecting(struct dump_ctx *c, int cfd, InetSkEntry *ie, struct cr_err *e)
+{
+	struct dump_sk *s = c->sk;
+	if (!ie->has_src_addr || !ie->has_dst_addr)
+		return cr_fail(e, "connecting TCP socket without both addresses");
+	if (tcp_lock_only(c->o, cfd, ie, &ie->tcp, e))
+		return -1;
+	if (!s->netlock && ie->tcp->netlock && !(s->netlock = strdup(ie->tcp->netlock)))
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	if (!s->lockfd && (s->lockfd = fcntl(cfd, F_DUPFD_CLOEXEC, 0) + 1) <= 0)
+		return cr_fail_sys(e, "keep the connecting socket's fd");
+	return 0;
+}
+
 static int fill_inet(struct dump_ctx *c, int fd, int cfd, int family, uint32_t fl, FileEntry *fe,
 		     struct cr_err *e)
 {
@@ -371,6 +387,8 @@ static int fill_inet(struct dump_ctx *c, int fd, int cfd, int family, uint32_t f
 	if (dump_sk_opts(cfd, family, type, proto, est, &ie->opts, &n, e))
 		return -1;
 	ie->n_opts = n;
+	if (proto == IPPROTO_TCP && ie->state == TCP_SYN_SENT && lock_connecting(c, cfd, ie, e))
+		return -1;
 	if (proto == IPPROTO_TCP && sk_tcp_repair_state(ie->state)) {
 		if (c->o->tcp_close) /* not read, not locked: restored closed (restore --tcp-close) */
 			pr_info("fd %d: TCP connection in state %s saved without its stream (--tcp-close)\n",
@@ -441,7 +459,7 @@ void dump_sk_finish(struct dump_ctx *c, enum dump_sk_end how)
 		return;
 	if (how == DUMP_SK_RESUME && s->netlock) { /* in the connections' namespace: while one is open */
 		struct cr_err e2 = {0};
-		if (net_unlock(s->netlock, s->nrepair ? s->repair[0] : -1, &e2))
+		if (net_unlock(s->netlock, s->nrepair ? s->repair[0] : s->lockfd - 1, &e2))
 			pr_warn("network unlock: %s\n", e2.msg);
 	}
 	for (size_t i = 0; i < s->nrepair; i++) {
@@ -454,6 +472,8 @@ void dump_sk_finish(struct dump_ctx *c, enum dump_sk_end how)
 			how == DUMP_SK_RESUME ? "left repair mode"
 					      : "stay in repair mode until the task is gone");
 	sk_diag_free(s->diag);
+	if (s->lockfd > 0)
+		close(s->lockfd - 1);
 	free(s->netlock);
 	free(s->repair);
 	if (s->pidfd >= 0)

@@ -159,6 +159,21 @@ static int bind_any(int sk, const InetSkEntry *ie, const struct sockaddr *a, soc
 	return r;
 }
 
+/* A TCP socket that was connecting (SYN_SENT, dumped with --tcp-established): connecting again, without
+ * waiting (the task's connect, restarted, waits if it did; a SYN is sent again, as the socket would have). */
+static int connect_again(int sk, const struct sockaddr *dst, socklen_t dlen, const InetSkEntry *ie, char *msg,
+			 size_t len)
+{
+	int fl = fcntl(sk, F_GETFL);
+	if (fl < 0 || fcntl(sk, F_SETFL, fl | O_NONBLOCK))
+		return sk_errmsg(msg, len, "O_NONBLOCK");
+	if (connect(sk, dst, dlen) && errno != EINPROGRESS)
+		return sk_errmsg(msg, len, "connect to port %u again (state SYN_SENT)", ie->dst_port);
+	if (fcntl(sk, F_SETFL, fl))
+		return sk_errmsg(msg, len, "file status flags");
+	return 0;
+}
+
 static int inet_setup(int sk, const InetSkEntry *ie, char *msg, size_t len)
 {
 	struct sockaddr_storage src, dst;
@@ -179,17 +194,25 @@ static int inet_setup(int sk, const InetSkEntry *ie, char *msg, size_t len)
 		return tcp_repair_restore(sk, ie, (struct sockaddr *)&src, slen, (struct sockaddr *)&dst,
 					  dlen, msg, len);
 	sk_queue_filter(sk, ie);
+	/* TCP sockets sharing a port with SO_REUSEPORT, one of which turned it off since it was bound (the
+	 * kernel checks the flags of both at bind and listen): bound and listening with it on, then as saved
+	 */
+	int rp = 0, on = 1;
+	socklen_t rl = sizeof(rp);
+	bool rp_tmp = ie->port_shared && !getsockopt(sk, SOL_SOCKET, SO_REUSEPORT, &rp, &rl) && !rp &&
+		      !setsockopt(sk, SOL_SOCKET, SO_REUSEPORT, &on, sizeof(on));
 	if (ie->has_src_addr && bind_any(sk, ie, (struct sockaddr *)&src, slen))
 		return sk_errmsg(msg, len, "bind to port %u", ie->src_port);
 	if (sk_queue_restore(sk, ie, msg, len)) /* before connect: from any sender */
 		return -1;
-	if (ie->protocol == IPPROTO_TCP && ie->state == TCP_LISTEN) {
-		if (listen(sk, (int)ie->backlog))
-			return sk_errmsg(msg, len, "listen");
-	} else if (ie->protocol != IPPROTO_TCP && ie->has_dst_addr) {
-		if (connect(sk, (struct sockaddr *)&dst, dlen))
-			return sk_errmsg(msg, len, "connect to port %u", ie->dst_port);
-	}
+	if (ie->protocol == IPPROTO_TCP && ie->state == TCP_LISTEN && listen(sk, (int)ie->backlog))
+		return sk_errmsg(msg, len, "listen");
+	if (rp_tmp && setsockopt(sk, SOL_SOCKET, SO_REUSEPORT, &rp, sizeof(rp)))
+		return sk_errmsg(msg, len, "SO_REUSEPORT");
+	if (ie->protocol == IPPROTO_TCP && ie->state == TCP_SYN_SENT && ie->has_dst_addr)
+		return connect_again(sk, (struct sockaddr *)&dst, dlen, ie, msg, len);
+	if (ie->protocol != IPPROTO_TCP && ie->has_dst_addr && connect(sk, (struct sockaddr *)&dst, dlen))
+		return sk_errmsg(msg, len, "connect to port %u", ie->dst_port);
 	return 0;
 }
 
@@ -256,7 +279,8 @@ void rst_sk_tcp_close(struct rst_task *t)
 {
 	for (size_t i = 0; i < t->nr_files; i++) {
 		InetSkEntry *ie = t->files[i]->kind == FILE_KIND__FILE_INETSK ? t->files[i]->inet_sk : NULL;
-		if (!ie || ie->protocol != IPPROTO_TCP || !sk_tcp_repair_state(ie->state))
+		if (!ie || ie->protocol != IPPROTO_TCP ||
+		    !(sk_tcp_repair_state(ie->state) || ie->state == TCP_SYN_SENT))
 			continue;
 		pr_info("task %d, file id %u: TCP connection in state %s restored closed (--tcp-close)\n",
 			t->pid, t->files[i]->id, sk_tcp_state_name(ie->state));

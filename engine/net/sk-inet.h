@@ -103,6 +103,10 @@ struct cr_opts;
 int tcp_repair_dump(const struct cr_opts *o, int cfd, const InetSkEntry *ie, TcpStreamEntry **out,
 		    struct cr_err *e);
 void tcp_stream_free(TcpStreamEntry *t);
+/* A connecting socket (SYN_SENT): only the network lock of its addresses, in *out (no stream: the restore
+ * connects again, the SYN held by the lock until the tree runs). */
+int tcp_lock_only(const struct cr_opts *o, int cfd, const InetSkEntry *ie, TcpStreamEntry **out,
+		  struct cr_err *e);
 /* Leave repair mode (no window probe); for a failed dump or --leave-running. */
 void tcp_repair_off(int cfd);
 /* Remove the network lock of the dump of root (nft table) in the network namespace of socket skfd (-1: ours);

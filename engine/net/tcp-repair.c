@@ -367,6 +367,17 @@ int tcp_repair_dump(const struct cr_opts *o, int cfd, const InetSkEntry *ie, Tcp
 	return 0;
 }
 
+int tcp_lock_only(const struct cr_opts *o, int cfd, const InetSkEntry *ie, TcpStreamEntry **out,
+		  struct cr_err *e)
+{
+	TcpStreamEntry *t = calloc(1, sizeof(*t));
+	if (!t)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	tcp_stream_entry__init(t);
+	*out = t;
+	return net_lock(o, cfd, ie, &t->netlock, e);
+}
+
 /* ---------------------------------------------------------------- restore (child) */
 
 static int set_int(int sk, int name, int v)
