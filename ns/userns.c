@@ -309,6 +309,7 @@ static int read_levels(struct dump_lvls *L, pid_t in0, NsEntry *ne, struct cr_er
 		NsIdMap ***um = &ne->uid_map, ***gm = &ne->gid_map;
 		size_t *nu = &ne->n_uid_map, *ng = &ne->n_gid_map;
 		if (i) {
+			// NOLINTNEXTLINE(bugprone-sizeof-expression): an array of message pointers
 			NsUserLevel **v = realloc(ne->nested_users, i * sizeof(*v));
 			if (v)
 				ne->nested_users = v; /* (freed with ne, also when the next calloc fails) */

@@ -163,6 +163,7 @@ static int flight_targets(struct rst_task *ts, size_t n, const struct rst_task *
 		nf += ep->tfd[k]->has_flight_id;
 	if (!nf)
 		return 0;
+	// NOLINTNEXTLINE(bugprone-sizeof-expression): an array of message pointers
 	EpollTfdEntry **sel = calloc(nf, sizeof(*sel));
 	if (!sel)
 		return cr_fail_errno(e, ENOMEM, "out of memory");
