@@ -211,14 +211,16 @@ static int spawn_children(struct rst_task *t, bool before, bool files_phase, cha
 	return 0;
 }
 
-/* Wait for the helpers this process is the parent of (they exit once crshim released them). */
-static int reap_helpers(const struct rst_task *t, char *msg, size_t len)
+/* Wait for the helpers this process is the parent of (they exit once crshim released them; handover: those
+ * that exit at once, reaped before this process may become a subreaper, so that their children go to the
+ * PID namespace's init). */
+static int reap_helpers(const struct rst_task *t, bool handover, char *msg, size_t len)
 {
 	bool any = false;
 	for (size_t j = 0; j < t->ntree; j++) {
 		const struct rst_task *h = &t->tree[j];
 		int st;
-		if (!h->helper || h->pst->ppid != t->pid)
+		if (!h->helper || h->pst->ppid != t->pid || h->handover != handover)
 			continue;
 		/* one cloned by another task with CLONE_PARENT may not be there yet: that task has its go
 		 * only after this one (ECHILD until then; crshim kills the tree if the restore fails
@@ -256,6 +258,8 @@ __attribute__((noreturn)) static void helper_main(struct rst_task *t)
 			_exit(2);
 		_exit(1);
 	}
+	if (t->handover)
+		_exit(0);
 	do
 		n = read(t->go_pipe[0], &c, 1);
 	while (n < 0 && errno == EINTR);
@@ -547,7 +551,8 @@ void rst_child(struct rst_task *t)
 	    (t->root && rst_cow_fill(t, !rst_files_shared(t), msg, sizeof(msg))) ||
 	    spawn_children(t, true, false, msg, sizeof(msg)) || child_session(t, msg, sizeof(msg)) ||
 	    rst_tty_child_session(t, msg, sizeof(msg)) || spawn_children(t, false, false, msg, sizeof(msg)) ||
-	    child_setup(t, msg, sizeof(msg)) || reap_helpers(t, msg, sizeof(msg))) {
+	    reap_helpers(t, true, msg, sizeof(msg)) || child_setup(t, msg, sizeof(msg)) ||
+	    reap_helpers(t, false, msg, sizeof(msg))) {
 		rst_procfd_abort(t); /* (a no-op once it opened its /proc files) */
 		if (write(t->err_pipe[1], msg, strlen(msg)) < 0)
 			_exit(2);

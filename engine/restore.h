@@ -102,9 +102,12 @@ struct rst_task {
 	bool clone_parent;   /* CLONE_PARENT: its parent is the parent of spawn_ppid */
 	bool before_setsid;  /* cloned before spawn_ppid's setsid: born in that one's old session */
 	bool helper;	     /* not in the images: leads a session/group whose leader is gone, then exits */
-	bool sibling;	     /* the root, --restore-sibling: cloned with CLONE_PARENT */
-	bool detached;	     /* the root, restore -d: crshim, its parent, exits at once (no pdeathsig then) */
-	bool mntns_proc;     /* the root: a new mount namespace with a fresh /proc (ns/pid.c) */
+	bool
+	    handover;	  /* a helper of a living session leader: clones its members and exits at once, which
+			   * hands them to their PID namespace's init (restore-tree.c); PID not known to crshim */
+	bool sibling;	  /* the root, --restore-sibling: cloned with CLONE_PARENT */
+	bool detached;	  /* the root, restore -d: crshim, its parent, exits at once (no pdeathsig then) */
+	bool mntns_proc;  /* the root: a new mount namespace with a fresh /proc (ns/pid.c) */
 	bool paths_later; /* the tree's own mount tree is restored: its paths exist only after pivot_root */
 	bool ns_init;	  /* PID 1 of a namespace below its parent's: cloned with CLONE_NEWPID */
 	bool svm_any;	  /* rst_tree_plan: some process of the tree shares another's address space */
@@ -129,7 +132,7 @@ static inline pid_t rst_ipid(const struct rst_task *t)
  * may be another process's, e.g. the original's). */
 static inline bool rst_pid_known(const struct rst_task *t)
 {
-	return !t->fresh_hpid || t->ipid;
+	return !t->handover && (!t->fresh_hpid || t->ipid);
 }
 /* Thread k (1..) of t in crshim's namespace. */
 static inline pid_t rst_htid(const struct rst_task *t, size_t k)

@@ -145,7 +145,7 @@ uint32_t rst_pidns_set_tid(const struct rst_task *t, pid_t set_tid[RST_PID_LEVEL
 	uint32_t lv = t->ns_levels;
 	for (uint32_t l = 0; l < lv; l++)
 		set_tid[l] = t->ns_ids[lv - 1 - l];
-	if (t->fresh_hpid) /* ours: what the kernel gives */
+	if (t->fresh_hpid || t->handover) /* ours: what the kernel gives */
 		return lv;
 	set_tid[lv] = t->pid;
 	return lv + 1;
@@ -263,8 +263,8 @@ int rst_pidns_fresh(struct rst_task *ts, size_t n, bool born, struct cr_err *e)
 	}
 	struct cr_err busy = {0};
 	/* free: kept as they were (the old PIDs, as before); a zombie of the dump still holding one: fresh */
-	for (size_t i = 0; i < n && !why; i++)
-		if (check_pids(&ts[i], false, &busy))
+	for (size_t i = 0; i < n && !why; i++) /* (a handover helper's PID is the kernel's) */
+		if (!ts[i].handover && check_pids(&ts[i], false, &busy))
 			break;
 	if (!why && busy.msg[0]) {
 		pr_info(
@@ -381,7 +381,7 @@ size_t rst_pidns_find_unseized(struct rst_task *ts, size_t n)
 	size_t left = 0;
 	for (size_t i = 0; i < n; i++) {
 		struct rst_task *t = &ts[i];
-		if (!t->fresh_hpid || t->ipid || !(t->zombie || t->helper))
+		if (!t->fresh_hpid || t->ipid || !(t->zombie || t->helper) || t->handover)
 			continue;
 		/* its parent (the spawner's own with CLONE_PARENT), else its spawner */
 		const struct rst_task *p = rst_tree_task(ts, n, t->pst->ppid);

@@ -8,7 +8,11 @@
  *  - a session leader of the tree that is its sibling, with CLONE_PARENT (an orphan adopted by a
  *    subreaper, in a session of a living sibling);
  *  - a helper with CLONE_PARENT when its session's leader is gone: the helper takes the dead leader's
- *    PID, calls setsid(), clones the orphans into its session and exits. Its parent reaps it.
+ *    PID, calls setsid(), clones the orphans into its session and exits. Its parent reaps it;
+ *  - a handover helper when it is an orphan of its PID namespace's init in the session of a living leader
+ *    further down (not the init's child): the leader clones a helper (a PID of the kernel's), which clones
+ *    the orphan and exits at once; the leader reaps it before it may become a subreaper, so the kernel hands
+ *    the orphan to the init (what CRIU's restore does too).
  * A group whose leader is gone gets a helper as well (setpgid(0, 0) in the right session), which stays
  * (alive or as a zombie) until every member has joined; then crshim lets the helpers go.
  * A dead leader that is a zombie of the images (its members adopted by a subreaper) is no helper: it is
@@ -123,9 +127,10 @@ static struct rst_task *add_helper(struct rst_task **tsp, size_t *np, pid_t pid,
 	char path[32];
 	pid_t spawn = like->spawn_ppid;
 	bool cp = like->clone_parent, before = like->before_setsid, fresh = like->fresh_hpid;
+	bool handover = like->handover; /* (its PID is the kernel's: pid only names it in the plan) */
 	/* (like is in the array that the realloc below may move: nothing of it is read after it) */
 	snprintf(path, sizeof(path), "/proc/%d", pid);
-	if (!fresh && !access(path, F_OK)) { /* fresh PIDs: rst_pidns_fresh checks it */
+	if (!fresh && !handover && !access(path, F_OK)) { /* fresh PIDs: rst_pidns_fresh checks it */
 		cr_fail_errno(e, EEXIST, "PID %d (a session or group leader, gone in the images) is in use",
 			      pid);
 		return NULL;
@@ -157,8 +162,10 @@ static struct rst_task *add_helper(struct rst_task **tsp, size_t *np, pid_t pid,
 	h->spawn_ppid = spawn, h->clone_parent = cp, h->before_setsid = before;
 	h->vpid = vpid;
 	h->fresh_hpid = fresh;
-	pr_info("helper %d (session %d, group %d) cloned by %d%s%s\n", pid, sid, pid, spawn,
-		cp ? " with CLONE_PARENT" : "", before ? " before its setsid" : "");
+	h->handover = handover;
+	pr_info("helper %d (session %d, group %d) cloned by %d%s%s%s\n", pid, sid, pid, spawn,
+		cp ? " with CLONE_PARENT" : "", before ? " before its setsid" : "",
+		handover ? ", exits at once (its children go to their namespace's init)" : "");
 	return h;
 }
 
@@ -195,6 +202,62 @@ bool rst_zombie_hands_over(const struct rst_task *z)
 		if (z->tree[i].spawn_ppid == z->pid && !z->tree[i].clone_parent)
 			return true;
 	return false;
+}
+
+/* An orphan of par (its PID namespace's init) in the session of l, a living leader below par: a helper that
+ * l clones after its setsid can clone it and exit at once, and the kernel hands it to par, if no process
+ * from l's parent up to par is a subreaper (l sets its own flag only after it reaped the helper). */
+static bool handed_over(struct rst_task *ts, size_t n, const struct rst_task *l, const struct rst_task *par,
+			pid_t sid)
+{
+	if (!par->ns_init || l->helper || l->zombie || l->pst->sid != sid || l->ns_levels != par->ns_levels)
+		return false;
+	const struct rst_task *x = l;
+	for (int depth = 0; depth < 4096; depth++) {
+		x = rst_tree_task(ts, n, x->pst->ppid);
+		if (!x || x->helper)
+			return false;
+		if (x == par)
+			return true;
+		if (x->core && x->core->child_subreaper)
+			return false;
+	}
+	return false;
+}
+
+/* A PID and an id inside the PID namespace that no process or thread of the images has: the handover
+ * helper's (CRIU's restore uses a free PID for it as well). */
+static void free_ids(const struct rst_task *ts, size_t n, pid_t *pid, pid_t *vpid)
+{
+	*pid = *vpid = 0;
+	for (size_t i = 0; i < n; i++) {
+		const PstreeEntry *p = ts[i].pst;
+		*pid = rst_ipid(&ts[i]) > *pid ? rst_ipid(&ts[i]) : *pid;
+		for (size_t k = 0; k < p->n_threads; k++)
+			*pid = p->threads[k] > *pid ? p->threads[k] : *pid;
+		for (size_t k = 0; k < p->n_ns_tids; k++)
+			*vpid = p->ns_tids[k] > *vpid ? p->ns_tids[k] : *vpid;
+		*vpid = ts[i].vpid > *vpid ? ts[i].vpid : *vpid;
+	}
+	(*pid)++, (*vpid)++;
+}
+
+/* Task i is cloned by a handover helper of leader lpid (handed_over). */
+static int plan_handover(struct rst_task **tsp, size_t *np, size_t i, pid_t lpid, struct cr_err *e)
+{
+	struct rst_task *ts = *tsp, *t = &ts[i];
+	pid_t hpid, hvpid, tpid = t->pid, sid = t->pst->sid;
+	free_ids(ts, *np, &hpid, &hvpid);
+	t->spawn_ppid = lpid, t->clone_parent = false, t->handover = true; /* what the helper is like */
+	struct rst_task *h = add_helper(tsp, np, hpid, sid, hvpid, t, e);
+	ts = *tsp, t = &ts[i];
+	t->handover = false;
+	if (!h)
+		return cr_wrap(e, "task %d", tpid);
+	const struct rst_task *l = rst_tree_task(ts, *np, lpid);
+	h->own_pst->pgid = l->pst->pgid; /* it leads nothing: it stays in its creator's group */
+	t->spawn_ppid = hpid;
+	return 0;
 }
 
 /* Who clones task i so that it is born in its session. */
@@ -234,6 +297,8 @@ static int plan_session(struct rst_task **tsp, size_t *np, size_t i, struct cr_e
 		t->spawn_ppid = l->pid, t->clone_parent = true;
 		return 0;
 	}
+	if (l && handed_over(ts, *np, l, par, sid))
+		return plan_handover(tsp, np, i, l->pid, e);
 	return cr_fail(e,
 		       "not supported yet: task %d (child of %d) is in session %d, which neither its parent "
 		       "nor a sibling leads",
@@ -413,7 +478,7 @@ int rst_tree_release(struct rst_task *ts, size_t n, struct cr_err *e)
 {
 	size_t nh = 0;
 	for (size_t i = 0; i < n; i++)
-		nh += ts[i].helper;
+		nh += ts[i].helper && !ts[i].handover; /* (a handover helper is gone by now) */
 	if (!nh)
 		return 0;
 	for (int tries = 0;; tries++) {
@@ -453,7 +518,7 @@ int rst_tree_release(struct rst_task *ts, size_t n, struct cr_err *e)
 	}
 	for (size_t i = 0; i < n; i++) {
 		struct rst_task *h = &ts[i];
-		if (!h->helper)
+		if (!h->helper || h->handover)
 			continue;
 		if (rst_task_go(h, "release helper", e))
 			return -1;
