@@ -132,11 +132,15 @@ static inline int __attribute__((format(printf, 2, 3))) nsw_hsh(char **out, cons
 }
 
 /* For a host command (nsw_hsh): a shell expression that gives a process of our network namespace, found by
- * its inode (the host moves a device into it with "ip link set DEV netns %s"). A static buffer. */
+ * its inode (the host moves a device into it with "ip link set DEV netns %s"). Each /proc/PID is looked at
+ * on its own: lsns, which reads them all, fails now and then when a process goes away meanwhile (seen:
+ * an empty expansion). A static buffer. */
 static inline const char *nsw_netns_pid(void)
 {
-	static char buf[160];
-	snprintf(buf, sizeof(buf), "$(lsns -n -t net -o NS,PID | awk '$1 == %lu { print $2; exit }')",
+	static char buf[200];
+	snprintf(buf, sizeof(buf),
+		 "$(for p in /proc/[0-9]*; do [ \"$(stat -Lc %%i $p/ns/net 2>/dev/null)\" = %lu ] && "
+		 "{ echo ${p#/proc/}; break; }; done)",
 		 nsw_ino("net"));
 	return buf;
 }
