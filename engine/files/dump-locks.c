@@ -33,7 +33,10 @@ static bool seen_desc(const struct dump_ctx *c, const struct lock_list *ll, int 
 
 static const char *kind_name(FileLockKind k)
 {
-	return k == FILE_LOCK_KIND__FL_POSIX ? "POSIX" : k == FILE_LOCK_KIND__FL_FLOCK ? "flock" : "OFD";
+	return k == FILE_LOCK_KIND__FL_POSIX   ? "POSIX"
+	       : k == FILE_LOCK_KIND__FL_FLOCK ? "flock"
+	       : k == FILE_LOCK_KIND__FL_LEASE ? "LEASE"
+					       : "OFD";
 }
 
 /* One "lock:" line of fd into *fl; < 0 with one line for what we cannot take. */
@@ -54,12 +57,18 @@ static int parse_lock(struct dump_ctx *c, int fd, const char *line, FileLockEntr
 		fl->kind = FILE_LOCK_KIND__FL_FLOCK;
 	else if (!strcmp(kind, "OFDLCK"))
 		fl->kind = FILE_LOCK_KIND__FL_OFD;
+	else if (!strcmp(kind, "LEASE") && strcmp(adv, "ACTIVE")) /* BREAKING, BREAKER */
+		return cr_fail(e, "fd %d (%s) holds a lease being broken (%s %s), not supported yet", fd,
+			       target, adv, rw);
+	else if (!strcmp(kind, "LEASE"))
+		fl->kind = FILE_LOCK_KIND__FL_LEASE;
 	else
 		return cr_fail(e, "fd %d (%s) holds a %s lock, not supported yet", fd, target, kind);
 	if (!c->o->file_locks)
 		return cr_fail(e, "fd %d (%s) holds a %s lock: dump with --file-locks", fd, target,
 			       kind_name(fl->kind));
-	if (strcmp(adv, "ADVISORY") || (strcmp(rw, "READ") && strcmp(rw, "WRITE")))
+	if ((strcmp(adv, "ADVISORY") && fl->kind != FILE_LOCK_KIND__FL_LEASE) ||
+	    (strcmp(rw, "READ") && strcmp(rw, "WRITE")))
 		return cr_fail(e, "fd %d (%s) holds a %s %s %s lock, not supported", fd, target, kind, adv,
 			       rw);
 	fl->has_kind = 1;

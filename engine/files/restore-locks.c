@@ -109,6 +109,10 @@ int rst_child_locks(const struct rst_task *t, char *msg, size_t len)
 			if (fcntl(l->fd, F_OFD_SETLK, &fl))
 				return lmsg(msg, len, l, "OFD");
 			break;
+		case FILE_LOCK_KIND__FL_LEASE:
+			if (fcntl(l->fd, F_SETLEASE, l->write ? F_WRLCK : F_RDLCK))
+				return lmsg(msg, len, l, "lease");
+			break;
 		default:
 			errno = EINVAL;
 			return lmsg(msg, len, l, "unknown");
