@@ -110,6 +110,14 @@ static const struct option long_opts[] = {
     {"enable-external-masters", no_argument, NULL, OPT_IGNORED},
     {"auto-dedup", no_argument, NULL, OPT_AUTO_DEDUP},
     {"force-irmap", no_argument, NULL, OPT_IGNORED},
+    /* inotify watches are reopened by file handle: no inode-to-path scan to point anywhere */
+    {"irmap-scan-path", required_argument, NULL, OPT_IGNORED_ARG},
+    /* one mount engine; the restored mount tree is the same either way */
+    {"mntns-compat-mode", no_argument, NULL, OPT_IGNORED},
+    {"no-mntns-compat-mode", no_argument, NULL, OPT_IGNORED},
+    /* ghost files' holes are always kept (SEEK_DATA/SEEK_HOLE), CRIU's result with or without fiemap */
+    {"ghost-fiemap", no_argument, NULL, OPT_IGNORED},
+    {"no-ghost-fiemap", no_argument, NULL, OPT_IGNORED},
     {"weak-sysctls", no_argument, NULL, OPT_IGNORED},
     {"restore-sibling", no_argument, NULL, OPT_RESTORE_SIBLING},
     {"check-only", no_argument, NULL, OPT_CHECK_ONLY},

@@ -77,6 +77,14 @@ static void t_ignored(void)
 	   "ignored CRIU options are accepted");
 	ok(c.verb == VERB_DUMP && c.n_notes == 5, "their arguments are not taken as operands, 5 notes");
 	is_str(c.notes[2], "timeout", "note names the option");
+	/* CRIU's zdtm passes these (mnt_ext_*, pty-console, inotify_irmap, ghost_multi_hole0x): no effect */
+	ok(parse("restore -D d --mntns-compat-mode --no-mntns-compat-mode --ghost-fiemap --no-ghost-fiemap "
+		 "--force-irmap --irmap-scan-path /zdtm/static") == 0 &&
+	       c.verb == VERB_RESTORE && c.n_notes == 6,
+	   "mntns-compat-mode, ghost-fiemap, irmap-scan-path DIR: accepted, 6 notes");
+	is_str(c.notes[5], "irmap-scan-path", "... the scan path is the option's argument, not an operand");
+	ok(parse("dump -t 1 -D d --irmap-scan-path") < 0 && strstr(msg, "needs an argument"),
+	   "--irmap-scan-path without DIR: %s", msg);
 	ok(parse("restore -D d --manage-cgroups=strict --cgroup-root /a --cgroup-root cpu:/b") == 0 &&
 	       c.opts.manage_cgroups == CR_CG_STRICT && c.opts.n_cgroup_root == 2 && c.n_notes == 0,
 	   "--manage-cgroups=MODE and --cgroup-root are options, not notes");

@@ -58,7 +58,7 @@ static const struct row rows[] = {
     {"unix_sk_ino", 33, 0, MAPPED, false},
     {"manage_cgroups_mode", 34, 0, MAPPED, false},
     {"ghost_limit", 35, 0, MAPPED, false},
-    {"irmap_scan_paths", 36, 0, REFUSED, false},
+    {"irmap_scan_paths", 36, 0, NOEFFECT, false},
     {"external", 37, 0, MAPPED, false},
     {"empty_ns", 38, 0, MAPPED, true},
     {"empty_ns", 38, 1, REFUSED, true}, /* a namespace other than net */
@@ -90,7 +90,7 @@ static const struct row rows[] = {
     {"lsm_mount_context", 63, 0, REFUSED, true},
     {"network_lock", 64, 0, MAPPED, false},
     {"network_lock", 64, 1, REFUSED, false}, /* iptables */
-    {"mntns_compat_mode", 65, 0, REFUSED, true},
+    {"mntns_compat_mode", 65, 0, NOEFFECT, true},
     {"skip_file_rwx_check", 66, 0, REFUSED, true},
     {"unprivileged", 67, 0, NOEFFECT, false},
     {"images_dir", 68, 0, MAPPED, false},
