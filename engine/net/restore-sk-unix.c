@@ -236,21 +236,49 @@ static void rm_dirs(struct rsk *r)
 	}
 }
 
+/* A deleted socket is bound at its own path, so that its name stays, and its file then moved to a name of
+ * its own (PATH.crshim-PID-INO: several deleted sockets once bound at one path each get one) where its
+ * peers connect to it, unlinked in the end. A file at that path (a live socket, another file) is moved
+ * aside for the bind and put back. r->addr becomes the file's new name. */
+static int bind_deleted(struct rsk *r, bool taken, struct cr_err *e)
+{
+	char path[sizeof(r->addr.sun_path) + 1], aside[PATH_MAX], tmp[sizeof(r->addr.sun_path)];
+	snprintf(path, sizeof(path), "%.*s", (int)sizeof(r->addr.sun_path), r->addr.sun_path);
+	int n = snprintf(tmp, sizeof(tmp), "%s.crshim-%d-%u", path, (int)getpid(), r->ino);
+	if (n < 0 || (size_t)n >= sizeof(tmp))
+		return cr_fail_errno(e, ENAMETOOLONG, "socket:[%u]: %s: no room for a temporary name", r->ino,
+				     path);
+	snprintf(aside, sizeof(aside), "%s-aside", tmp);
+	if (taken && renameat2(AT_FDCWD, path, AT_FDCWD, aside, RENAME_NOREPLACE))
+		return cr_fail_sys(e, "socket:[%u]: move %s aside to bind the deleted socket there", r->ino,
+				   path);
+	int b = bind(r->fd, (struct sockaddr *)&r->addr, r->alen), err = errno;
+	if (b && err == ENOENT && !taken && !make_dirs(r)) /* its directory was removed too */
+		b = bind(r->fd, (struct sockaddr *)&r->addr, r->alen), err = errno;
+	if (!b && renameat2(AT_FDCWD, path, AT_FDCWD, tmp, RENAME_NOREPLACE)) {
+		b = -1, err = errno;
+		unlink(path);
+	}
+	if (taken && rename(aside, path))
+		pr_warn("socket:[%u]: put %s back from %s: %s\n", r->ino, path, aside, strerror(errno));
+	if (b)
+		return cr_fail_errno(e, err, "socket:[%u]: bind the deleted socket to %s (file %s)", r->ino,
+				     path, tmp);
+	memcpy(r->addr.sun_path, tmp, (size_t)n + 1);
+	r->alen = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + (size_t)n + 1);
+	return 0;
+}
+
 /* A path name: a stale socket file left by the dumped task is removed; a deleted one is bound where it
- * was (or next to it when the name is taken) and unlinked at the end. */
+ * was (bind_deleted) and unlinked at the end. */
 static int bind_path(struct rsk *r, struct cr_err *e)
 {
 	const UnixSkEntry *u = r->u;
 	struct stat st;
 	char nb[128];
-	if (!lstat(r->addr.sun_path, &st)) {
-		if (u->deleted) {
-			size_t l = strnlen(r->addr.sun_path, sizeof(r->addr.sun_path));
-			snprintf(r->addr.sun_path + l, sizeof(r->addr.sun_path) - l, ".crshim-%d",
-				 (int)getpid());
-			r->alen = (socklen_t)(offsetof(struct sockaddr_un, sun_path) +
-					      strlen(r->addr.sun_path) + 1);
-		} else if (S_ISSOCK(st.st_mode) && stale(r)) {
+	bool taken = !lstat(r->addr.sun_path, &st);
+	if (taken && !u->deleted) {
+		if (S_ISSOCK(st.st_mode) && stale(r)) {
 			unlink(r->addr.sun_path);
 		} else if (S_ISSOCK(st.st_mode)) {
 			return cr_fail_errno(e, EADDRINUSE,
@@ -262,11 +290,12 @@ static int bind_path(struct rsk *r, struct cr_err *e)
 					     r->ino, sk_name(u, nb, sizeof(nb)));
 		}
 	}
-	int b = bind(r->fd, (struct sockaddr *)&r->addr, r->alen);
-	if (b && errno == ENOENT && u->deleted && !make_dirs(r)) /* its directory was removed too */
-		b = bind(r->fd, (struct sockaddr *)&r->addr, r->alen);
-	if (b)
+	if (u->deleted) {
+		if (bind_deleted(r, taken, e))
+			return -1;
+	} else if (bind(r->fd, (struct sockaddr *)&r->addr, r->alen)) {
 		return cr_fail_sys(e, "socket:[%u]: bind to %s", r->ino, r->addr.sun_path);
+	}
 	if (remember_file(r, e))
 		return -1;
 	r->unlink_after = u->deleted;
