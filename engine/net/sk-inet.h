@@ -162,6 +162,8 @@ struct tcp_fin {
 int tcp_fin_inject(int sk, const InetSkEntry *ie, const struct tcp_fin *f, char *msg, size_t len);
 /* check-tcp.c: does a half-closed connection survive dump and restore here? 1 yes, 0 no (why in d). */
 int tcp_half_closed_probe(char *d, size_t len);
+/* The nft tool the network lock runs (tcp-repair.c), NULL: none. */
+const char *tcp_nft_path(void);
 /* The mark of that packet: the network lock lets it in. */
 #define TCP_FIN_MARK 0x63724649
 /* Parent, once the tree runs: remove the network locks of the restored connections. */

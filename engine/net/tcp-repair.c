@@ -31,7 +31,7 @@ extern char **environ;
 
 /* ---------------------------------------------------------------- network lock (nftables) */
 
-static const char *nft_path(void)
+const char *tcp_nft_path(void)
 {
 	static const char *const p[] = {"/usr/sbin/nft", "/sbin/nft", "/usr/bin/nft", "/usr/local/sbin/nft"};
 	for (size_t i = 0; i < sizeof(p) / sizeof(p[0]); i++)
@@ -87,7 +87,7 @@ static int run_nft(const char *script, int skfd, struct cr_err *e)
 /* Run `nft -f -` with script on stdin; its stderr (first line) goes into the error. */
 static int run_nft_here(const char *script, struct cr_err *e)
 {
-	const char *nft = nft_path();
+	const char *nft = tcp_nft_path();
 	if (!nft)
 		return cr_fail_errno(e, ENOENT,
 				     "network lock: nft not found (install nftables, or dump with "

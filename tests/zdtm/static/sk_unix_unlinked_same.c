@@ -2,8 +2,8 @@
  * queued) and a listener (with an accepted and a pending connection), each unlinked in turn before the next
  * bind, and a live dgram socket bound there last. After restore every name is the same, the file at the
  * path is the live socket's, no other file was left in the directory, and each socket is still reached by
- * its own peers. Before, the second deleted socket was given the same fallback name as the first (PATH.crshim-PID)
- * and the restore failed with EADDRINUSE (CRIU's sk-unix01). */
+ * its own peers. Before, the second deleted socket was given the same fallback name as the first
+ * (PATH.crshim-PID) and the restore failed with EADDRINUSE (CRIU's sk-unix01). */
 #include <dirent.h>
 #include "sk_unix.h"
 
