@@ -236,6 +236,20 @@ static void rm_dirs(struct rsk *r)
 	}
 }
 
+/* A failed restore: every socket file it bound, then the directories it made for them (several sockets may
+ * share one), those made last first. */
+static void unlink_all_made(void)
+{
+	for (size_t i = 0; i < nsks; i++) {
+		if (sks[i].made)
+			unlink_made(&sks[i]);
+		free(sks[i].made);
+		sks[i].made = NULL;
+	}
+	for (size_t i = nsks; i-- > 0;)
+		rm_dirs(&sks[i]);
+}
+
 /* A deleted socket is bound at its own path, so that its name stays, and its file then moved to a name of
  * its own (PATH.crshim-PID-INO: several deleted sockets once bound at one path each get one) where its
  * peers connect to it, unlinked in the end. A file at that path (a live socket, another file) is moved
@@ -746,8 +760,9 @@ static int finish(struct cr_err *e)
 		leave(here);
 		if (ret)
 			return cr_fail_errno(e, err, "socket:[%u]: unlink %s", r->ino, r->addr.sun_path);
-		rm_dirs(r);
 	}
+	for (size_t i = nsks; i-- > 0;) /* once all the files are gone (sockets may share a directory) */
+		rm_dirs(&sks[i]);
 	return 0;
 }
 
@@ -831,13 +846,7 @@ int rst_sk_unix_late(const struct rst_task *ts, uint32_t pidns_levels, struct cr
 		rst_sk_peercred_pidns(0);
 	}
 	if (ret) /* the files it bound and the directories it made, while their paths are these */
-		for (size_t i = 0; i < nsks; i++) {
-			if (sks[i].made)
-				unlink_made(&sks[i]);
-			free(sks[i].made);
-			sks[i].made = NULL;
-			rm_dirs(&sks[i]);
-		}
+		unlink_all_made();
 	struct cr_err later; /* the first failure is the one said */
 	if (pself >= 0 && pid_leave(pself, ret ? &later : e))
 		ret = -1;
@@ -882,10 +891,11 @@ void rst_sk_unix_done(const struct cr_opts *o, bool failed)
 {
 	if (!failed && nsks) /* (a failed restore says one line: why it failed) */
 		rst_sk_peercred_notice(o);
-	for (size_t i = 0; i < nsks; i++) {
-		if (failed && sks[i].made)
-			unlink_made(&sks[i]);
+	if (failed)
+		unlink_all_made();
+	for (size_t i = nsks; i-- > 0;)
 		rm_dirs(&sks[i]);
+	for (size_t i = 0; i < nsks; i++) {
 		free(sks[i].made);
 		if (sks[i].made_dir >= 0)
 			close(sks[i].made_dir);

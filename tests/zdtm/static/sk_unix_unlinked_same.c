@@ -2,13 +2,17 @@
  * queued) and a listener (with an accepted and a pending connection), each unlinked in turn before the next
  * bind, and a live dgram socket bound there last. After restore every name is the same, the file at the
  * path is the live socket's, no other file was left in the directory, and each socket is still reached by
- * its own peers. Before, the second deleted socket was given the same fallback name as the first
+ * its own peers; the same for two dgram sockets at one path in a directory removed since, which is not
+ * back after the restore. Before, the second deleted socket was given the same fallback name as the first
  * (PATH.crshim-PID) and the restore failed with EADDRINUSE (CRIU's sk-unix01). */
 #include <dirent.h>
 #include "sk_unix.h"
 
 #define P "same.sock"
+#define D "gone-dir"
+#define DP D "/same.sock"
 enum { A = 80, AP = 81, B = 82, BP = 83, L = 84, LC = 85, LA = 86, LQ = 87, E = 88, EP = 89 };
+enum { DA = 90, DAP = 91, DB = 92, DBP = 93 };
 
 /* Files named same.sock* in the cwd. */
 static int count_entries(void)
@@ -47,6 +51,19 @@ int main(int argc, char **argv)
 	sk_connect_to(EP, SOCK_DGRAM, &a, al);
 	if (count_entries() != 1)
 		fail("%d files named " P "* before the dump", count_entries());
+	/* two more at one path in a directory removed since */
+	struct sockaddr_un d;
+	socklen_t dl;
+	if (mkdir(D, 0700))
+		fail("mkdir");
+	dl = sk_bound(DA, SOCK_DGRAM, DP, 0, &d);
+	sk_connect_to(DAP, SOCK_DGRAM, &d, dl);
+	if (unlink(DP))
+		fail("unlink");
+	dl = sk_bound(DB, SOCK_DGRAM, DP, 0, &d);
+	sk_connect_to(DBP, SOCK_DGRAM, &d, dl);
+	if (unlink(DP) || rmdir(D))
+		fail("unlink, rmdir");
 	test_daemon();
 	test_waitsig();
 
@@ -72,5 +89,12 @@ int main(int argc, char **argv)
 		fail("the file at " P " is not the live socket's");
 	if (count_entries() != 1)
 		fail("%d files named " P "* after the restore, 1 before", count_entries());
+	if (!sk_named(DA, DP, 0) || !sk_named(DB, DP, 0))
+		fail("the names of the sockets in " D " changed");
+	if (sk_send(DAP, "da", 2) || sk_expect_msg(DA, "da", 2) || sk_send(DBP, "db", 2) ||
+	    sk_expect_msg(DB, "db", 2))
+		fail("a peer does not reach its socket in " D);
+	if (!access(D, F_OK))
+		fail(D " is back after the restore");
 	return test_pass();
 }
