@@ -356,14 +356,7 @@ static int child_misc(const struct rst_task *t, char *msg, size_t len)
 	for (size_t i = 0; c->has_membarrier && i < sizeof(mb_cmds) / sizeof(mb_cmds[0]); i++)
 		if ((c->membarrier & mb_cmds[i]) && syscall(__NR_membarrier, mb_cmds[i], 0, 0))
 			return fail_msg(msg, len, "membarrier (register)");
-	if (c->has_oom_score_adj) {
-		char adj[16];
-		int n = snprintf(adj, sizeof(adj), "%d", c->oom_score_adj);
-		__cleanup_close int fd = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
-		if (fd < 0 || write(fd, adj, (size_t)n) != n)
-			return fail_msg(msg, len, "write /proc/self/oom_score_adj");
-	}
-	return 0;
+	return 0; /* (oom_score_adj: crshim writes it, rst_task_oom_adj) */
 }
 
 /* Drop from the bounding set what the image's task did not have (needs CAP_SETPCAP: do it as root). */

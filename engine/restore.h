@@ -198,6 +198,9 @@ size_t rst_task_bytes(const struct rst_task *t);
 int rst_creds_check(pid_t pid, const CredsEntry *c, bool in_user, struct cr_err *e);
 bool rst_groups_are_own(const uint32_t *groups, size_t n);
 int rst_args_task(struct rst_task *t, void *buf, struct cr_err *e);
+/* task/restore-procfs.c: crshim writes the image's oom_score_adj to /proc/PID (its mount tree may have no
+ * /proc), once the process exists. */
+int rst_task_oom_adj(const struct rst_task *t, struct cr_err *e);
 
 /* restore-files.c (child side; errors as a message for the error pipe) */
 int rst_child_files(struct rst_task *t, char *msg, size_t msglen);

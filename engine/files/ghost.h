@@ -51,6 +51,9 @@ int rst_ghost_open(const RegFileEntry *r, int flags);
  * rst_ghost_prepare then, -1 else) is kept among every task's helper fds (restore-files.c), and
  * rst_ghost_open_path opens such paths through it; other paths as they are. */
 extern int rst_host_proc;
+/* Child: open /proc/self/REL, through rst_host_proc (where it is itself too) when its mount tree has no
+ * /proc (CRIU's clean_mntns unmounts it). */
+int rst_self_proc_open(const char *rel, int flags);
 int rst_ghost_open_path(const char *path, int flags);
 /* The same for a child sharing the fd table (restore-fdtable.c, in its parent): self is its pid as it sees
  * it, so the copies kept for it are taken first. */

@@ -425,7 +425,7 @@ int rst_ghost_prepare(struct rst_task *t, struct cr_err *e)
 {
 	if (img_each(t->dirfd, IMG_GHOST, t->pid, make_ghost, t, e))
 		return -1;
-	if (t->paths_later && t->nr_ghosts && rst_host_proc < 0) {
+	if (t->paths_later && rst_host_proc < 0) { /* (also for rst_self_proc_open: a tree without /proc) */
 		rst_host_proc = open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);
 		if (rst_host_proc < 0)
 			return cr_fail_sys(e, "open /proc");
@@ -552,7 +552,7 @@ int rst_ghost_keep_sharer(const struct rst_task *c, int (*keep)(int fd, void *ar
 		if (own < 0 || rst_ghost_own_copy(self, c->ghosts[j].fd, own))
 			return -1;
 	}
-	if (rst_host_proc >= 0 && c->nr_ghosts) {
+	if (rst_host_proc >= 0) {
 		int own = keep(rst_host_proc, arg);
 		if (own < 0 || rst_ghost_own_copy(self, HOST_PROC_KEY, own))
 			return -1;
@@ -569,6 +569,18 @@ static int own_copy_of(pid_t self, int crshim_fd)
 			if (own_copies[i].crshim == crshim_fd && own_copies[i].pid == (pass ? 0 : self))
 				return own_copies[i].own;
 	return -1;
+}
+
+int rst_self_proc_open(const char *rel, int flags)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/self/%s", rel);
+	int fd = open(path, flags);
+	if (fd >= 0 || errno != ENOENT || rst_host_proc < 0)
+		return fd;
+	int proc = own_copy_of(getpid(), HOST_PROC_KEY);
+	snprintf(path, sizeof(path), "self/%s", rel);
+	return openat(proc >= 0 ? proc : rst_host_proc, path, flags);
 }
 
 int rst_ghost_open_path(const char *path, int flags)

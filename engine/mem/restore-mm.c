@@ -15,6 +15,7 @@
 #include "base/fault.h"
 #include "base/log.h"
 #include "base/proc.h"
+#include "files/ghost.h"
 #include "restore.h"
 #include "base/vma-flags.h"
 
@@ -597,7 +598,7 @@ int rst_child_fill_unmap(struct rst_task *t, char *msg, size_t msglen)
 	struct rst_args *a = t->args;
 	char *buf = (char *)(uintptr_t)(a->stack_top - RST_STACK_SIZE);
 	size_t len = 0;
-	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+	int fd = rst_self_proc_open("maps", O_RDONLY | O_CLOEXEC); /* (its mount tree may have no /proc) */
 	if (fd < 0)
 		return snprintf(msg, msglen, "open /proc/self/maps: %s", strerror(errno)), -1;
 	for (ssize_t n;

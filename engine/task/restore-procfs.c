@@ -1,0 +1,36 @@
+/* Restore: what is set through a process's own /proc files, written by crshim through its /proc
+ * (/proc/PID/...) once the process exists, as the process's mount tree may have no /proc (CRIU's
+ * clean_mntns unmounts it); before, the process wrote /proc/self/... itself. */
+#define LOG_PREFIX "restore: "
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/cleanup.h"
+#include "base/log.h"
+#include "restore.h"
+
+/* oom_score_adj (one value per process; children copy it when cloned, so any time after t is created
+ * will do). Left alone when it has the value already: a lower one than the minimum needs
+ * CAP_SYS_RESOURCE, as it did for the process itself. */
+int rst_task_oom_adj(const struct rst_task *t, struct cr_err *e)
+{
+	const CoreEntry *c = t->core;
+	char path[64], cur[16] = "", adj[16];
+	if (!c->has_oom_score_adj)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%d/oom_score_adj", (int)t->pid);
+	__cleanup_close int fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return cr_fail_sys(e, "task %d: open %s", rst_ipid(t), path);
+	ssize_t n = read(fd, cur, sizeof(cur) - 1);
+	if (n > 0 && strtol(cur, NULL, 10) == c->oom_score_adj)
+		return 0;
+	int len = snprintf(adj, sizeof(adj), "%d", c->oom_score_adj);
+	if (pwrite(fd, adj, (size_t)len, 0) != len)
+		return cr_fail_sys(e, "task %d: write %s to %s", rst_ipid(t), adj, path);
+	return 0;
+}
