@@ -41,6 +41,7 @@
 #include "base/log.h"
 #include "mem/pagemap-scan.h"
 #include "net/sk-inet.h"
+#include "ns.h"
 #include "sock-diag.h"
 
 /* UAPI of newer kernels than the build host's headers (Linux 6.7+). */
@@ -759,6 +760,14 @@ static int p_nft(struct probe_ctx *c, struct feat_res *r)
 	return res(r, 1, "%s", nft);
 }
 
+static int p_newifindex(struct probe_ctx *c, struct feat_res *r)
+{
+	(void)c;
+	if (!ns_net_has_newifindex())
+		return res(r, 0, "RTM_SETLINK does not take IFLA_NEW_IFINDEX");
+	return res(r, 1, "IFLA_NEW_IFINDEX: a device moved in with --external netdev[..] keeps its ifindex");
+}
+
 struct criu_name {
 	const char *name;
 	int (*probe)(struct probe_ctx *, struct feat_res *); /* NULL: no, for reason */
@@ -782,6 +791,7 @@ static const struct criu_name criu_names[] = {
     {"nftables", p_nft, NULL},
     {"network_lock_nftables", p_nft, NULL},
     {"can_map_vdso", p_vdso, NULL},
+    {"newifindex", p_newifindex, NULL},
     {"aio_remap", NULL, "AIO rings ([aio] mappings) are not dumped"},
     {"tun", NULL, "tun/tap devices and their fds are not dumped"},
     {"tun_ns", NULL, "tun/tap devices and their fds are not dumped"},
@@ -791,7 +801,6 @@ static const struct criu_name criu_names[] = {
     {"sk_unix_file", NULL, "a unix socket bound in another mount namespace is not restored there"},
     {"nsid", NULL, "network namespace ids are not saved"},
     {"link_nsid", NULL, "a tree has one network namespace: no link with a peer in another one of it"},
-    {"newifindex", NULL, "the ifindex of a veth's peer is not set (IFLA_NEW_IFINDEX)"},
     {"has_ipt_legacy", NULL, "iptables is not used: the network lock and the saved rules are nftables"},
     {"apparmor_stacking", NULL, "no LSM label is set on restore"},
     {"sockopt_buf_lock", NULL, "SO_BUF_LOCK is not restored"},

@@ -539,6 +539,31 @@ static int move_link(struct nl_sock *sk, int ifindex, int nsfd, const char *name
 	return r < 0 ? r : nl_wait_for_ack(sk);
 }
 
+int ns_net_has_newifindex(void)
+{
+	struct nl_sock *sk = NULL;
+	struct cr_err e;
+	if (nl_open(&sk, &e))
+		return 0;
+	/* a negative IFLA_NEW_IFINDEX is refused (ERANGE) by a kernel that knows it, before the lookup of the
+	 * name (no such link: ENODEV otherwise) */
+	struct ifinfomsg ifi = {.ifi_family = AF_UNSPEC};
+	struct nl_msg *m = nlmsg_alloc_simple(RTM_SETLINK, NLM_F_REQUEST | NLM_F_ACK);
+	int r = m ? nlmsg_append(m, &ifi, sizeof(ifi), NLMSG_ALIGNTO) : -NLE_NOMEM;
+	if (!r)
+		r = nla_put_s32(m, IFLA_NEW_IFINDEX, -1);
+	if (!r)
+		r = nla_put_string(m, IFLA_IFNAME, "crshim-kdat");
+	if (!r)
+		r = nl_send_auto(sk, m);
+	if (m)
+		nlmsg_free(m);
+	if (r >= 0)
+		r = nl_wait_for_ack(sk);
+	nl_socket_free(sk);
+	return r == -NLE_RANGE;
+}
+
 /* --external netdev[IFNAME]:HOSTDEV: the host's device moved into the new namespace (crshim is in it) as
  * link le, with its name and ifindex; set_link and the addresses then configure it as dumped. */
 static int move_in(struct ns_rst *r, const NetLinkEntry *le, const char *host, struct cr_err *e)

@@ -92,6 +92,8 @@ int ns_rst_root_child(const struct ns_rst *r, char *msg, size_t len);
 int ns_rst_ipc_ids(struct ns_rst *r, struct cr_err *e);
 /* crshim is in a network namespace ns_rst_enter made or joined for the tree (not the one of the dump). */
 bool ns_rst_new_net(const struct ns_rst *r);
+/* check --feature newifindex: the kernel takes IFLA_NEW_IFINDEX (--external netdev[..] keeps the ifindex). */
+int ns_net_has_newifindex(void);
 /* The images hold the root's mount tree (ns_rst_root_child builds it; no fresh /proc needed then). */
 bool ns_rst_mounts(const struct ns_rst *r);
 /* The --root of a tree with a mount tree of its own (NULL: none): the paths of the images are under it. */

@@ -114,11 +114,21 @@ int main(void)
 	   sizeof(criu) / sizeof(criu[0]));
 	ok(waitpid(-1, NULL, WNOHANG) < 0 && errno == ECHILD, "... no child left behind");
 	/* state crshim does not save: denied whatever the kernel has, with the reason */
-	static const char *const no[] = {
-	    "aio_remap",	"tun",	       "tun_ns",	 "loginuid",
-	    "autofs",		"compat_cr",   "sk_unix_file",	 "nsid",
-	    "link_nsid",	"newifindex",  "has_ipt_legacy", "apparmor_stacking",
-	    "sockopt_buf_lock", "breakpoints", "overlayfs_maps", "pagemap_scan_guard_pages"};
+	static const char *const no[] = {"aio_remap",
+					 "tun",
+					 "tun_ns",
+					 "loginuid",
+					 "autofs",
+					 "compat_cr",
+					 "sk_unix_file",
+					 "nsid",
+					 "link_nsid",
+					 "has_ipt_legacy",
+					 "apparmor_stacking",
+					 "sockopt_buf_lock",
+					 "breakpoints",
+					 "overlayfs_maps",
+					 "pagemap_scan_guard_pages"};
 	for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++) {
 		out = run(no[i], &ret, &e);
 		char want[80];
