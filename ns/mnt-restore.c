@@ -348,12 +348,18 @@ static int sb_ro(struct build *b, const MntEntry *m, int mfd)
 	return 0;
 }
 
-static int set_prop(struct build *b, size_t i, uint64_t prop)
+/* Propagation prop on the mount of fd (mount m's, or a stand-in for its group). */
+static int set_prop_fd(struct build *b, int fd, const MntEntry *m, uint64_t prop)
 {
 	struct mnt_attr_arg at = {.propagation = prop};
-	if (syscall(SYS_mount_setattr, b->fd[i], "", AT_EMPTY_PATH, &at, sizeof(at)))
-		return fail(b, b->s->m[i], "set its propagation");
+	if (syscall(SYS_mount_setattr, fd, "", AT_EMPTY_PATH, &at, sizeof(at)))
+		return fail(b, m, "set its propagation");
 	return 0;
+}
+
+static int set_prop(struct build *b, size_t i, uint64_t prop)
+{
+	return set_prop_fd(b, b->fd[i], b->s->m[i], prop);
 }
 
 #ifndef MOVE_MOUNT_T_EMPTY_PATH
@@ -363,97 +369,104 @@ static int set_prop(struct build *b, size_t i, uint64_t prop)
 #define MOVE_MOUNT_SET_GROUP 0x00000100
 #endif
 
-/* Mount i joins the peer group of mount f (and becomes a slave of f's master, if f has one). */
-static int join_group(struct build *b, size_t f, size_t i)
+/* The mount of fd to joins the peer group of the mount of from (and becomes a slave of its master, if it
+ * has one); m: the mount of the images it is or stands for. */
+static int join_group(struct build *b, int from, int to, const MntEntry *m)
 {
-	if (syscall(SYS_move_mount, b->fd[f], "", b->fd[i], "",
-		    MOVE_MOUNT_SET_GROUP | MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH)) {
-		char what[PATH_MAX + 64];
-		snprintf(what, sizeof(what), "join the peer group of %s", b->s->m[f]->mountpoint);
-		return fail(b, b->s->m[i], what);
-	}
+	if (syscall(SYS_move_mount, from, "", to, "",
+		    MOVE_MOUNT_SET_GROUP | MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH))
+		return fail(b, m, "join its peer group");
 	return 0;
 }
 
-/* The member of peer group g with the widest root, which must hold the roots of the other members and of
- * mount m (NULL: none), -1 if there is none such: a mount joins a group through a member whose root is at
- * or above its own (the members are of one filesystem). */
-static ssize_t group_base(const struct build *b, uint32_t g, const MntEntry *m)
+/* The member of peer group g with the widest root (its base). */
+static size_t group_base(const struct build *b, uint32_t g)
 {
-	ssize_t best = -1;
+	size_t best = b->s->n;
 	for (size_t j = 0; j < b->s->n; j++) {
 		const MntEntry *p = b->s->m[j];
 		if (p->shared == g && !p->ext_key &&
-		    (best < 0 || strlen(p->root) < strlen(b->s->m[best]->root)))
-			best = (ssize_t)j;
-	}
-	for (size_t j = 0; best >= 0 && j < b->s->n; j++) {
-		const MntEntry *p = b->s->m[j];
-		if ((p->shared == g || p == m) && !p->ext_key && !ns_mnt_under(p->root, b->s->m[best]->root))
-			return -1;
+		    (best == b->s->n || strlen(p->root) < strlen(b->s->m[best]->root)))
+			best = j;
 	}
 	return best;
 }
 
-/* Mount i (private) made a slave of peer group g of the tree, set up already: it joins the group, then
- * leaves it as its slave. */
-static int slave_of(struct build *b, size_t i, uint32_t g)
+/* The mount through which the members and slaves of the group whose base is mount i join it (a mount joins
+ * a group through one whose root is at or above its own): i itself when its root holds all of theirs, else
+ * a detached clone of the root of their filesystem (*tmp; the root's: --root), which stands in the group
+ * until the end. -1 (msg) if there is none. */
+static int group_src(struct build *b, size_t i, int *tmp)
 {
-	ssize_t f = group_base(b, g, b->s->m[i]);
-	if (f < 0) {
-		errno = EXDEV;
-		return fail(b, b->s->m[i], "its master group has no member whose root holds its own");
+	const MntEntry *m = b->s->m[i];
+	bool wide = true;
+	for (size_t j = 0; j < b->s->n; j++) {
+		const MntEntry *p = b->s->m[j];
+		if ((p->shared == m->shared || p->master == m->shared) && !p->ext_key &&
+		    !ns_mnt_under(p->root, m->root))
+			wide = false;
 	}
-	return join_group(b, (size_t)f, i) || set_prop(b, i, MS_SLAVE);
+	if (wide)
+		return b->fd[i];
+	ssize_t f = m->fs_of ? index_of(b, m->fs_of) : (ssize_t)i;
+	if (f < 0 || b->fsfd[f] < 0 || (*tmp = clone_at(b->fsfd[f], "")) < 0) {
+		errno = f < 0 || b->fsfd[f] < 0 ? EXDEV : errno;
+		return fail(b, m, "a mount of its filesystem's root for its peer group");
+	}
+	return *tmp;
+}
+
+/* The mount through which peer group g (set up already: src) is joined, -1 if g is not in the tree. */
+static int group_fd(const struct build *b, uint32_t g, const int *src)
+{
+	for (size_t j = 0; g && j < b->s->n; j++)
+		if (b->s->m[j]->shared == g && src[j] >= 0)
+			return src[j];
+	return -1;
 }
 
 static bool group_here(const struct build *b, uint32_t g)
 {
-	for (size_t j = 0; g && j < b->s->n; j++)
-		if (b->s->m[j]->shared == g && !b->s->m[j]->ext_key)
-			return true;
-	return false;
+	return g && group_base(b, g) < b->s->n;
 }
 
 /* Propagation, once every mount stands (all built private: a mount put under a shared one would propagate
  * to its peers and slaves, making mounts the dump did not see) and the root is pivot_root'ed into (it
- * wants the root not shared). Each peer group of the images is made again from its member with the widest
- * root (its base): that one joins its master group and is made its slave first, then shared; the other
- * members join its group (MOVE_MOUNT_SET_GROUP, which makes them slaves of the same master too). A group
- * comes after its master group; the mounts that are only slaves after all groups. A master outside the
- * tree is not kept (the mount stays as the group's other members say). */
+ * wants the root not shared). Each peer group of the images is made again through its member with the
+ * widest root (its base, or a stand-in: group_src): that one joins its master group and is made its slave
+ * first, then shared; the members join its group (MOVE_MOUNT_SET_GROUP, which makes them slaves of the same
+ * master too). A group comes after its master group; the mounts that are only slaves after all groups. A
+ * master outside the tree is not kept. */
 static int propagation(struct build *b)
 {
 	const size_t n = b->s->n;
 	bool done[n];
+	int src[n], tmp[n], ret = -1;
 	memset(done, 0, sizeof(done));
+	for (size_t i = 0; i < n; i++)
+		src[i] = tmp[i] = -1;
 	for (bool more = true; more;) {
 		more = false;
 		for (size_t i = 0; i < n; i++) {
 			const MntEntry *m = b->s->m[i];
 			if (done[i] || !m->shared || m->ext_key)
 				continue;
-			ssize_t base = group_base(b, m->shared, NULL);
-			if (base < 0) {
-				errno = EXDEV;
-				return fail(b, m,
-					    "its peer group has no member whose root holds the others'");
-			}
+			size_t base = group_base(b, m->shared);
 			const MntEntry *bm = b->s->m[base];
 			bool master = group_here(b, bm->master);
-			size_t k;
-			for (k = 0; master && k < n && !(done[k] && b->s->m[k]->shared == bm->master); k++)
-				;
-			if (master && k == n)
+			int mfd = group_fd(b, bm->master, src);
+			if (master && mfd < 0)
 				continue; /* its master group first */
-			if ((master && slave_of(b, (size_t)base, bm->master)) ||
-			    set_prop(b, (size_t)base, MS_SHARED))
-				return -1;
-			done[base] = more = true;
-			for (k = 0; k < n; k++)
-				if (!done[k] && b->s->m[k]->shared == m->shared && !b->s->m[k]->ext_key) {
-					if (join_group(b, (size_t)base, k))
-						return -1;
+			int fd = group_src(b, base, &tmp[base]);
+			if (fd < 0 ||
+			    (master && (join_group(b, mfd, fd, bm) || set_prop_fd(b, fd, bm, MS_SLAVE))) ||
+			    set_prop_fd(b, fd, bm, MS_SHARED))
+				goto out;
+			src[base] = fd, more = true;
+			for (size_t k = 0; k < n; k++)
+				if (b->s->m[k]->shared == m->shared && !b->s->m[k]->ext_key) {
+					if (b->fd[k] != fd && join_group(b, fd, b->fd[k], b->s->m[k]))
+						goto out;
 					done[k] = true;
 				}
 		}
@@ -462,12 +475,19 @@ static int propagation(struct build *b)
 		const MntEntry *m = b->s->m[i];
 		if (!m->ext_key && m->shared && !done[i]) {
 			errno = ELOOP;
-			return fail(b, m, "its peer group is a slave of itself");
+			fail(b, m, "its peer group is a slave of itself");
+			goto out;
 		}
-		if (!m->ext_key && !m->shared && group_here(b, m->master) && slave_of(b, i, m->master))
-			return -1;
+		int mfd = m->ext_key || m->shared ? -1 : group_fd(b, m->master, src);
+		if (mfd >= 0 && (join_group(b, mfd, b->fd[i], m) || set_prop(b, i, MS_SLAVE)))
+			goto out;
 	}
-	return 0;
+	ret = 0;
+out:
+	for (size_t i = 0; i < n; i++)
+		if (tmp[i] >= 0)
+			close(tmp[i]);
+	return ret;
 }
 
 static int unbindable(struct build *b)
