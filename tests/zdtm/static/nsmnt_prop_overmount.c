@@ -1,9 +1,10 @@
 /* Overmounts under a shared parent: a shared tmpfs (and its peer) with a tmpfs under it, a tmpfs under that
  * one, then another tmpfs over the first (same mount point: the one below is hidden, its files must still be
- * saved); and a bind of the shared one's a/b over its a, a bind put on a/c (propagated into the shared one
- * at a/b/c, under the overmount: hidden), as CRIU's overmount_with_shared_parent. The whole mount tree must
- * come back with the same shape (no mount propagated twice, each hidden one where it was), and taking a/c
- * then a off must work (the hidden copy goes with a/c). */
+ * saved), and a tmpfs under a dir over which another is mounted (CRIU's tempfs_overmounted); and a bind of
+ * the shared one's a/b over its a, a bind put on a/c (propagated into the shared one at a/b/c, under the
+ * overmount: hidden), as CRIU's overmount_with_shared_parent. The whole mount tree must come back with the
+ * same shape (no mount propagated twice, each hidden one where it was), and taking a/c then a off must work
+ * (the hidden copy goes with a/c). */
 #include "nsmnt.h"
 
 int main(int argc, char **argv)
@@ -24,6 +25,10 @@ int main(int argc, char **argv)
 	must_mount("/nsmnt_po/d", "/nsmnt_po/a/c", NULL, MS_BIND, NULL);
 	CHECK(mnt_count("/nsmnt_po/a/b/c") == 1, "no hidden propagated mount");
 	CHECK(mnt_count("/nsmnt_po/b") == 2 && mnt_count("/nsmnt_po_peer/b") == 2, "stack");
+	mkdirs("/nsmnt_po/e");
+	must_mount("nsmnt", "/nsmnt_po/e/f", "tmpfs", 0, NULL);
+	write_file("/nsmnt_po/e/f/file", "hidden");
+	must_mount("nsmnt", "/nsmnt_po/e", "tmpfs", 0, NULL); /* over the dir above f: f hidden */
 	char *before = mnt_shape();
 	test_daemon();
 	test_waitsig();
@@ -34,6 +39,11 @@ int main(int argc, char **argv)
 	CHECK(!umount("/nsmnt_po/a/c"), "umount a/c");
 	CHECK(!umount("/nsmnt_po/a"), "umount a (a mount left under it)");
 	CHECK(mnt_count("/nsmnt_po/a/b/c") == 0, "the hidden mount stayed");
+	CHECK(!umount("/nsmnt_po/b"), "umount the top b");
+	CHECK(file_is("/nsmnt_po/b/c/f", "under"), "the files of the tmpfs hidden by a stack on its parent");
+	CHECK(!umount("/nsmnt_po/e"), "umount e");
+	CHECK(file_is("/nsmnt_po/e/f/file", "hidden"),
+	      "the files of the tmpfs hidden by a mount over a dir above");
 	pass();
 	free(before);
 	return 0;
