@@ -277,7 +277,8 @@ static int ns_created(void *arg, enum img_kind k, int id, struct cr_err *e)
 static int dump_ns(struct dump_tree *tr, struct cr_err *e)
 {
 	pid_t *pids = calloc(tr->n, sizeof(*pids));
-	bool *zombie = calloc(tr->n, sizeof(*zombie)), *nested = calloc(tr->n, sizeof(*nested));
+	bool *zombie = calloc(tr->n, sizeof(*zombie)), *nested = calloc(tr->n, sizeof(*nested)),
+	     ipc_own = false;
 	if (!pids || !zombie || !nested) {
 		free(pids);
 		free(zombie);
@@ -296,8 +297,11 @@ static int dump_ns(struct dump_tree *tr, struct cr_err *e)
 				 .kept = &tr->ns,
 				 .ipc_self = tr->ipc_self,
 				 .born = &tr->c[0].born,
-				 .nested = nested};
+				 .nested = nested,
+				 .ipc_own = &ipc_own};
 	int ret = ns_dump(&a, e);
+	if (!ret && ipc_own) /* its System V segments attached by nobody are the tree's too */
+		dump_ipc_shm_own_ns(tr->ipc_shm);
 	/* a task in a user namespace nested in the tree's enters it last, born in the tree's or not */
 	for (size_t i = tr->n; i-- > 0;)
 		tr->c[i].born = tr->c[0].born && !nested[i];

@@ -294,6 +294,8 @@ static int dump_all(const struct ns_dump_args *a, uint64_t (*ids)[NS_KINDS], NsT
 	}
 	if (ne.own)
 		pr_info("the root %d has namespaces of its own: 0x%x\n", a->pids[0], ne.own);
+	if (a->ipc_own)
+		*a->ipc_own = (ne.own & ~ne.external & CLONE_NEWIPC) != 0;
 	int ret = ns_dump_state(a, ids[0], ne.own & ~ne.external, &ne, e);
 	if (!ret && (ne.own & ~ne.external & CLONE_NEWNET) && a->kept)
 		ret = keep_netns(a, e);

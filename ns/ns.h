@@ -37,7 +37,8 @@ struct ns_dump_args {
 	int ipc_self;		 /* ns_dump_enter's *self: crshim's own IPC namespace (-1: crshim is in it) */
 	bool *
 	    born; /* out: the tree's user namespace owns its PID and mount namespaces (restored born in it) */
-	bool *nested; /* out, per pid (NULL: not wanted): in a user namespace nested in the tree's */
+	bool *nested;  /* out, per pid (NULL: not wanted): in a user namespace nested in the tree's */
+	bool *ipc_own; /* out (NULL: not wanted): the root's IPC namespace is the tree's own, not external */
 };
 /* Reads and checks the namespaces of the tree (one line when one cannot be restored), writes ns.img and
  * the images of the namespaces. */

@@ -39,7 +39,14 @@ struct dump_ipc_shm {
 	struct ipc_run *r;
 	size_t nr;
 	uint64_t ipc_ns; /* inode of crshim's IPC namespace */
+	bool whole_ns; /* the namespace is the tree's own: its segments no process attaches are the tree's too
+			*/
 };
+
+void dump_ipc_shm_own_ns(struct dump_ipc_shm *s)
+{
+	s->whole_ns = true;
+}
 
 int dump_ipc_shm_new(struct dump_ipc_shm **out, struct cr_err *e)
 {
@@ -105,12 +112,13 @@ static int same_ipc_ns(struct dump_ctx *c, const struct dump_ipc_shm *s, struct 
 	return 0;
 }
 
-/* The contents, read through the task's mapping (a tmpfs file: no attach of crshim's own). */
-static int seg_dump(struct dump_ctx *c, const struct proc_vma *v, const struct ipc_seg *g, struct cr_err *e)
+/* The contents, read through the mapping v of process pid (a task's: no attach of crshim's own). */
+static int seg_dump(struct dump_ctx *c, pid_t pid, const struct proc_vma *v, const struct ipc_seg *g,
+		    struct cr_err *e)
 {
 	char path[96];
 	struct statfs sf;
-	snprintf(path, sizeof(path), "/proc/%d/map_files/%llx-%llx", c->pid, (unsigned long long)v->start,
+	snprintf(path, sizeof(path), "/proc/%d/map_files/%llx-%llx", pid, (unsigned long long)v->start,
 		 (unsigned long long)v->end);
 	__cleanup_close int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -122,6 +130,20 @@ static int seg_dump(struct dump_ctx *c, const struct proc_vma *v, const struct i
 		    e, "System V shared memory segment %d in huge pages (SHM_HUGETLB) is not supported yet",
 		    g->id);
 	return dump_shmem_file(c, IMG_IPC_SHM_PAGEMAP, IMG_IPC_SHM_PAGES, g->id, fd, g->size, e);
+}
+
+/* The contents of a segment no process of the tree attaches (crshim is in the tree's IPC namespace): read
+ * through crshim's own read-only attach, which goes again at once. */
+static int seg_dump_detached(struct dump_ctx *root, const struct ipc_seg *g, struct cr_err *e)
+{
+	void *p = shmat(g->id, NULL, SHM_RDONLY);
+	if (p == (void *)-1)
+		return cr_fail_sys(e, "attach System V shared memory segment %d to read it", g->id);
+	struct proc_vma v = {.start = (uint64_t)(uintptr_t)p, .end = (uint64_t)(uintptr_t)p + g->size};
+	v.end = (v.end + (uint64_t)sysconf(_SC_PAGESIZE) - 1) & ~((uint64_t)sysconf(_SC_PAGESIZE) - 1);
+	int ret = seg_dump(root, getpid(), &v, g, e);
+	shmdt(p);
+	return ret;
 }
 
 static struct ipc_seg *seg_find(struct dump_ipc_shm *s, int32_t id)
@@ -142,7 +164,7 @@ static int seg_add(struct dump_ctx *c, const struct proc_vma *v, int32_t id, str
 	if (!n)
 		return cr_fail_errno(e, ENOMEM, "out of memory");
 	s->s = n;
-	if (seg_dump(c, v, &g, e))
+	if (seg_dump(c, c->pid, v, &g, e))
 		return -1;
 	s->s[s->n++] = g;
 	pr_info("System V shared memory segment %d (key %#x, %llu bytes, nattch %u%s) dumped as "
@@ -223,10 +245,42 @@ static int check_attaches(const struct dump_ipc_shm *s, struct cr_err *e)
 	return 0;
 }
 
+/* The tree's own IPC namespace: the segments no process of it attaches (made and detached, kept for later
+ * or for another process: CRIU saves them too); read from /proc/sysvipc/shm of the namespace crshim is in. */
+static int add_detached(struct dump_ctx *root, struct dump_ipc_shm *s, struct cr_err *e)
+{
+	__cleanup_fclose FILE *f = fopen("/proc/sysvipc/shm", "re");
+	char line[512];
+	if (!f)
+		return cr_fail_sys(e, "open /proc/sysvipc/shm");
+	while (fgets(line, sizeof(line), f)) {
+		int key, id;
+		if (sscanf(line, "%d %d", &key, &id) != 2 || seg_find(s, id))
+			continue;
+		struct ipc_seg g;
+		if (seg_stat(id, &g, e))
+			return -1;
+		struct ipc_seg *n = realloc(s->s, (s->n + 1) * sizeof(*n));
+		if (!n)
+			return cr_fail_errno(e, ENOMEM, "out of memory");
+		s->s = n;
+		if (g.nattch == 0 && seg_dump_detached(root, &g, e))
+			return cr_wrap(e, "System V shared memory segment %d", id);
+		s->s[s->n++] = g; /* (attached only outside the tree: check_attaches refuses it) */
+		pr_info(
+		    "System V shared memory segment %d (key %#x, %llu bytes) attached by no process: dumped "
+		    "as pages-ipcshm-%d.img\n",
+		    id, g.key, (unsigned long long)g.size, id);
+	}
+	return 0;
+}
+
 int dump_ipc_shm_write(struct dump_ctx *root, struct cr_err *e)
 {
 	struct dump_ipc_shm *s = root->ipc_shm;
 	struct img_writer *w;
+	if (s && s->whole_ns && add_detached(root, s, e))
+		return -1;
 	if (!s || !s->n)
 		return 0;
 	if (check_attaches(s, e) || img_create(root->dirfd, IMG_IPC_SHM, 0, &w, e))

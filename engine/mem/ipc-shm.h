@@ -4,8 +4,10 @@
  * Dump: a SysV attach shows in /proc/PID/maps as "/SYSV<key> (deleted)" with the segment's id as inode. Each
  * segment is dumped once per tree: an ipc_shm_entry in ipc-shm.img (id, key, size, mode, owner, whether it
  * was IPC_RMID'ed) and its contents (read through the task's mapping) in pagemap-ipcshm-ID.img +
- * pages-ipcshm-ID.img; the VMAs (kind VMA_SYSV_SHM) name it by id. Only crshim's IPC namespace (the host's
- * for now); an attach must cover the whole segment and nobody outside the tree may have it attached. Once the
+ * pages-ipcshm-ID.img; the VMAs (kind VMA_SYSV_SHM) name it by id. crshim reads them in the IPC namespace
+ * of the tree's root (ns_dump_enter). In an IPC namespace of the tree's own, the segments no process
+ * attaches are the tree's too: each is read through an attach of crshim's own (dump_ipc_shm_own_ns). An
+ * attach must cover the whole segment and nobody outside the tree may have it attached. Once the
  * tree is killed the segments go (IPC_RMID): the images hold them, and the restore needs their ids free.
  *
  * Restore: crshim makes each segment before the tree with the same id (kernel.shm_next_id) and key, fills it,
@@ -27,6 +29,9 @@ struct dump_ctx;
 struct proc_vma;
 struct dump_ipc_shm; /* tree-wide: the segments dumped so far */
 int dump_ipc_shm_new(struct dump_ipc_shm **out, struct cr_err *e);
+/* The tree has its own IPC namespace (crshim is in it): ipc-shm.img also holds the segments none of its
+ * processes attaches. */
+void dump_ipc_shm_own_ns(struct dump_ipc_shm *s);
 void dump_ipc_shm_free(struct dump_ipc_shm *s);
 /* A "/SYSV..." VMA of task c: fills ve (kind, shmid, file_flags), dumps the segment the first time. */
 int dump_ipc_shm_vma(struct dump_ctx *c, const struct proc_vma *v, VmaEntry *ve, struct cr_err *e);
