@@ -440,7 +440,7 @@ static bool group_here(const struct build *b, uint32_t g)
 static int propagation(struct build *b)
 {
 	const size_t n = b->s->n;
-	bool done[n];
+	bool done[n ? n : 1];
 	int src[n], tmp[n], ret = -1;
 	memset(done, 0, sizeof(done));
 	for (size_t i = 0; i < n; i++)

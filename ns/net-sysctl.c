@@ -56,6 +56,7 @@ static const char *const sysctls[] = {
 
 static int add(NetEntry *ne, const char *name, const char *val, struct cr_err *e)
 {
+	// NOLINTNEXTLINE(bugprone-sizeof-expression): an array of message pointers
 	NetSysctlEntry **n = realloc(ne->sysctls, (ne->n_sysctls + 1) * sizeof(*n));
 	if (!n)
 		return cr_fail_errno(e, ENOMEM, "out of memory");
@@ -144,6 +145,8 @@ static bool known(const char *name)
 /* forwarding first (IPv4: writing all.forwarding sets all.accept_redirects to its opposite), then the rest */
 int ns_net_sysctl_restore(const NetEntry *ne, int phase, struct cr_err *e)
 {
+	if (!ne->n_sysctls)
+		return 0;
 	for (size_t k = 0; k < 2 * ne->n_sysctls; k++) {
 		size_t i = k % ne->n_sysctls;
 		const NetSysctlEntry *se = ne->sysctls[i];

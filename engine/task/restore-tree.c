@@ -367,21 +367,23 @@ static size_t spawn_depth(const struct rst_task *t)
  * order kept within a depth. */
 size_t *rst_tree_order(const struct rst_task *ts, size_t n)
 {
-	__cleanup_free size_t *depth = calloc(n ? n : 1, sizeof(*depth));
-	__cleanup_free size_t *start = calloc(4098, sizeof(*start));
+	size_t *depth = calloc(n ? n : 1, sizeof(*depth)), *start = calloc(4098, sizeof(*start));
 	size_t *ord = calloc(n ? n : 1, sizeof(*ord));
-	if (!depth || !start || !ord) {
+	if (depth && start && ord) {
+		for (size_t i = 0; i < n; i++) {
+			depth[i] = spawn_depth(&ts[i]);
+			start[depth[i] + 1]++;
+		}
+		for (size_t d = 1; d < 4098; d++)
+			start[d] += start[d - 1];
+		for (size_t i = 0; i < n; i++)
+			ord[start[depth[i]]++] = i;
+	} else {
 		free(ord);
-		return NULL;
+		ord = NULL;
 	}
-	for (size_t i = 0; i < n; i++) {
-		depth[i] = spawn_depth(&ts[i]);
-		start[depth[i] + 1]++;
-	}
-	for (size_t d = 1; d < 4098; d++)
-		start[d] += start[d - 1];
-	for (size_t i = 0; i < n; i++)
-		ord[start[depth[i]]++] = i;
+	free(depth);
+	free(start);
 	return ord;
 }
 
