@@ -266,7 +266,14 @@ static int parse_special(struct shim_cmd *c, int opt, int idx, char *msg, size_t
 		return -1;
 	case OPT_INHERIT_FD:
 		return add_list(c->inherit_fd, &c->n_inherit_fd, "--inherit-fd", msg, len);
-	case OPT_EXTERNAL:
+	case OPT_EXTERNAL: /* mnt[] (CRIU: find the external mounts by themselves) would be ignored: refused
+			    */
+		if (!strncmp(optarg, "mnt[]", 5))
+			return fail(
+			    msg, len,
+			    "--external %s (automatic external mounts) is not supported yet: name each "
+			    "external mount with --external mnt[MOUNTPOINT]:KEY",
+			    optarg);
 		return add_list(c->external, &c->n_external, "--external", msg, len);
 	case OPT_EXT_MOUNT_MAP: /* restore: KEY:PATH (a dump does not use it); "auto" is refused */
 		if (!strcmp(optarg, "auto"))

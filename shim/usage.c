@@ -142,7 +142,7 @@ static const char usage_text[] =
     "Refused (not supported yet): --stream\n"
     "  --action-script --leave-stopped --cgroup-props --cgroup-props-file --cgroup-yard\n"
     "  --cgroup-dump-controller --skip-mnt --lsm-profile\n"
-    "  --ext-mount-map auto (name an external mount with --external mnt[KEY]:VAL)\n"
+    "  --ext-mount-map auto, --external mnt[] (name an external mount with --external mnt[KEY]:VAL)\n"
     "\n"
     "Exit status: 0 on success, 1 on failure with one line on stderr naming the cause and the log.\n"
     "restore without -d exits with the status of the restored root task.\n"

@@ -83,6 +83,12 @@ static void t_ignored(void)
 	       c.verb == VERB_RESTORE && c.n_notes == 6,
 	   "mntns-compat-mode, ghost-fiemap, irmap-scan-path DIR: accepted, 6 notes");
 	is_str(c.notes[5], "irmap-scan-path", "... the scan path is the option's argument, not an operand");
+	ok(parse("dump -t 1 -D d --external mnt[]") < 0 && strstr(msg, "mnt[MOUNTPOINT]:KEY"),
+	   "--external mnt[] (automatic) refused, not ignored: %s", msg);
+	ok(parse("restore -D d --external mnt[]:sm") < 0 && parse("restore -D d --ext-mount-map auto") < 0,
+	   "--external mnt[]:FLAGS and --ext-mount-map auto refused too");
+	ok(parse("restore -D d --external mnt[KEY]:/p") == 0 && c.opts.n_external == 1,
+	   "mnt[KEY]:PATH is fine");
 	ok(parse("dump -t 1 -D d --irmap-scan-path") < 0 && strstr(msg, "needs an argument"),
 	   "--irmap-scan-path without DIR: %s", msg);
 	ok(parse("restore -D d --manage-cgroups=strict --cgroup-root /a --cgroup-root cpu:/b") == 0 &&
