@@ -57,9 +57,10 @@ static int parse_lock(struct dump_ctx *c, int fd, const char *line, FileLockEntr
 		fl->kind = FILE_LOCK_KIND__FL_FLOCK;
 	else if (!strcmp(kind, "OFDLCK"))
 		fl->kind = FILE_LOCK_KIND__FL_OFD;
-	else if (!strcmp(kind, "LEASE") && strcmp(adv, "ACTIVE")) /* BREAKING, BREAKER */
-		return cr_fail(e, "fd %d (%s) holds a lease being broken (%s %s), not supported yet", fd,
-			       target, adv, rw);
+	else if (!strcmp(kind, "LEASE") && strcmp(adv, "ACTIVE") &&
+		 (strcmp(adv, "BREAKING") || (strcmp(rw, "READ") && strcmp(rw, "UNLCK"))))
+		return cr_fail(e, "fd %d (%s) holds a lease in state %s %s, not supported yet", fd, target,
+			       adv, rw);
 	else if (!strcmp(kind, "LEASE"))
 		fl->kind = FILE_LOCK_KIND__FL_LEASE;
 	else
@@ -67,6 +68,10 @@ static int parse_lock(struct dump_ctx *c, int fd, const char *line, FileLockEntr
 	if (!c->o->file_locks)
 		return cr_fail(e, "fd %d (%s) holds a %s lock: dump with --file-locks", fd, target,
 			       kind_name(fl->kind));
+	if (fl->kind == FILE_LOCK_KIND__FL_LEASE && !strcmp(adv, "BREAKING")) {
+		fl->break_to = strcmp(rw, "READ") ? F_UNLCK : F_RDLCK, fl->has_break_to = 1;
+		strcpy(rw, "READ"); /* the type before the break: the restore takes it from the access mode */
+	}
 	if ((strcmp(adv, "ADVISORY") && fl->kind != FILE_LOCK_KIND__FL_LEASE) ||
 	    (strcmp(rw, "READ") && strcmp(rw, "WRITE")))
 		return cr_fail(e, "fd %d (%s) holds a %s %s %s lock, not supported", fd, target, kind, adv,

@@ -1,5 +1,5 @@
 /* File locks (--file-locks): flock, POSIX (fcntl F_SETLK), OFD (F_OFD_SETLK) locks and leases (F_SETLEASE;
- * one being broken is refused with one line), read from the "lock:" lines of /proc/PID/fdinfo/N (the kernel
+ * one being broken is broken again at restore), read from the "lock:" lines of /proc/PID/fdinfo/N (the kernel
  * lists there the locks held through that open file description: flock and OFD locks of the description,
  * POSIX locks of the process taken through it). They go to filelocks-PID.img and are taken again by the
  * restored process itself at the end of its fd stage, after every fd is opened and every helper fd closed

@@ -87,6 +87,46 @@ static void map_through_locked(const struct rst_task *t)
 	}
 }
 
+/* A lease again. F_SETLEASE makes the caller the file's owner (the lease-break signal goes to it): the owner
+ * restored with the fd is put back. A lease being broken is taken as the fd's access mode allows (a read
+ * lease on a read-only fd, else a write lease), then broken again by an open of the file that does not wait
+ * (through a handle of the fd, else /proc/self/fd), with no owner meanwhile: no signal for a break the task
+ * had seen. */
+static int lease_again(const FileLockEntry *l, char *msg, size_t len)
+{
+	struct f_owner_ex own, none = {F_OWNER_PID, 0};
+	int acc = fcntl(l->fd, F_GETFL) & O_ACCMODE;
+	int type = l->has_break_to ? (acc == O_RDONLY ? F_RDLCK : F_WRLCK) : l->write ? F_WRLCK : F_RDLCK;
+	if (fcntl(l->fd, F_GETOWN_EX, &own) || fcntl(l->fd, F_SETLEASE, type) ||
+	    fcntl(l->fd, F_SETOWN_EX, &none))
+		return lmsg(msg, len, l, "lease");
+	if (l->has_break_to) {
+		union {
+			struct file_handle h;
+			char buf[sizeof(struct file_handle) + MAX_HANDLE_SZ];
+		} fh;
+		int mnt, flags = (l->break_to == F_UNLCK ? O_WRONLY : O_RDONLY) | O_NONBLOCK | O_CLOEXEC;
+		fh.h.handle_bytes = MAX_HANDLE_SZ;
+		int o = -1;
+		errno = EPERM;
+		if (!name_to_handle_at(l->fd, "", &fh.h, &mnt, AT_EMPTY_PATH))
+			o = open_by_handle_at(l->fd, &fh.h, flags);
+		if (o < 0 && errno != EWOULDBLOCK) { /* no CAP_DAC_READ_SEARCH (a user namespace): /proc */
+			char p[64];
+			snprintf(p, sizeof(p), "/proc/self/fd/%d", l->fd);
+			o = open(p, flags);
+		}
+		if (o >= 0 || errno != EWOULDBLOCK) {
+			if (o >= 0)
+				close(o), errno = EAGAIN;
+			return lmsg(msg, len, l, "lease (break it again)");
+		}
+	}
+	if (fcntl(l->fd, F_SETOWN_EX, &own))
+		return lmsg(msg, len, l, "lease (its file owner)");
+	return 0;
+}
+
 int rst_child_locks(const struct rst_task *t, char *msg, size_t len)
 {
 	map_through_locked(t);
@@ -110,8 +150,8 @@ int rst_child_locks(const struct rst_task *t, char *msg, size_t len)
 				return lmsg(msg, len, l, "OFD");
 			break;
 		case FILE_LOCK_KIND__FL_LEASE:
-			if (fcntl(l->fd, F_SETLEASE, l->write ? F_WRLCK : F_RDLCK))
-				return lmsg(msg, len, l, "lease");
+			if (lease_again(l, msg, len))
+				return -1;
 			break;
 		default:
 			errno = EINVAL;

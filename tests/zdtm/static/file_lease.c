@@ -40,7 +40,7 @@ int main(int argc, char **argv)
 		fail("write lease: %d", fcntl(wr, F_GETLEASE));
 	if (fcntl(rd2, F_GETLEASE) != F_UNLCK)
 		fail("a lease on the other description: %d", fcntl(rd2, F_GETLEASE));
-	if (!lease_open_held_off("lease.wr"))
+	if (!lease_open_held_off("lease.wr", O_RDONLY))
 		fail("an open of the write-leased file was not held off by the lease");
 	for (int i = 0; i < 100 && !broke; i++)
 		usleep(10000);

@@ -4,13 +4,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* Another process opens path for reading without waiting: 1 if a lease holds it off (EWOULDBLOCK), which
- * also starts breaking the lease (the holder gets the lease-break signal). */
-static int lease_open_held_off(const char *path)
+/* Another process opens path (flags: O_RDONLY, O_WRONLY) without waiting: 1 if a lease holds it off
+ * (EWOULDBLOCK), which also starts breaking the lease (the holder gets the lease-break signal). */
+static int lease_open_held_off(const char *path, int flags)
 {
 	pid_t p = fork();
 	if (p == 0) {
-		int fd = open(path, O_RDONLY | O_NONBLOCK);
+		int fd = open(path, flags | O_NONBLOCK);
 		_exit(fd < 0 && errno == EWOULDBLOCK ? 0 : 1);
 	}
 	int st;
