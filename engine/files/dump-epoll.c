@@ -26,7 +26,6 @@
 #include "files/fd-kind.h"
 #include "files/fdshare.h"
 #include "base/log.h"
-#include "net/sk-unix.h"
 
 struct epoll_slot { /* struct kcmp_epoll_slot */
 	uint32_t efd, tfd, toff;
@@ -88,7 +87,7 @@ static int find_target(const struct dump_ctx *c, int efd, int tfd, uint32_t toff
 		}
 	}
 	struct slot_of so = {c->pid, slot};
-	uint32_t id = dump_scm_find(c, is_own_target, &so, tpid);
+	uint32_t id = dump_fdshare_find_flight(c, is_own_target, &so, tpid);
 	if (id) {
 		*tfdout = (int)id;
 		return 3;
@@ -165,10 +164,11 @@ static int fill_list(struct dump_ctx *c, const struct evfd_src *s, const char *t
 					     "process's socket",
 					     tfd);
 		if (where == 1 &&
-		    dump_fdshare_loose(c->fdsh,
-				       &(struct dump_loose){c->pid == getpid() ? dump_scm_owner() : c->pid,
-							    s->pid, s->fd, tfd, toff},
-				       e))
+		    dump_fdshare_loose(
+			c->fdsh,
+			&(struct dump_loose){c->pid == getpid() ? dump_fdshare_writer(c->fdsh) : c->pid,
+					     s->pid, s->fd, tfd, toff},
+			e))
 			return -1;
 		if (where ==
 		    1) { /* it lives on (an epoll entry goes with its file): outside the tree, in flight */

@@ -32,7 +32,37 @@ struct dump_fdshare {
 	size_t nkeep;
 	struct dump_loose *loose; /* epoll targets found nowhere yet */
 	size_t nloose;
+	const int *wfd;	     /* the files in flight being written now (dump_fdshare_writing): crshim's fds */
+	const uint32_t *wid; /* ... and their ids */
+	size_t nw;
+	pid_t wpid; /* ... of this process (0: none) */
 };
+
+void dump_fdshare_writing(struct dump_fdshare *s, pid_t pid, const int *fds, const uint32_t *ids, size_t n)
+{
+	s->wpid = pid, s->wfd = fds, s->wid = ids, s->nw = n;
+}
+
+pid_t dump_fdshare_writer(const struct dump_fdshare *s)
+{
+	return s->wpid;
+}
+
+uint32_t dump_fdshare_find_flight(const struct dump_ctx *c, bool (*is_it)(int fd, void *arg), void *arg,
+				  pid_t *pid)
+{
+	const struct dump_fdshare *s = c->fdsh;
+	*pid = 0;
+	for (size_t i = 0; i < s->nw; i++)
+		if (s->wfd[i] >= 0 && is_it(s->wfd[i], arg))
+			return s->wid[i];
+	uint32_t id = 0;
+	if (!dump_fdshare_flight(s, is_it, arg, pid, &id))
+		return 0;
+	if (*pid == (s->wpid ? s->wpid : c->pid))
+		*pid = 0;
+	return id;
+}
 
 int dump_fdshare_new(struct dump_fdshare **out, struct cr_err *e)
 {

@@ -30,6 +30,16 @@ int dump_fdshare_keep(struct dump_fdshare *s, int fd, pid_t pid, uint32_t id, st
 /* The first kept file that is_it(fd, arg) says is the one: true with its process and id. */
 bool dump_fdshare_flight(const struct dump_fdshare *s, bool (*is_it)(int fd, void *arg), void *arg,
 			 pid_t *pid, uint32_t *id);
+/* The files in flight of process pid that engine/net writes now (dump_scm_write): fds[i], crshim's copy,
+ * is file id ids[i]; the arrays stay the caller's until it calls this again with n 0 (and pid 0). */
+void dump_fdshare_writing(struct dump_fdshare *s, pid_t pid, const int *fds, const uint32_t *ids, size_t n);
+/* The process whose files in flight are being written, 0 if none. */
+pid_t dump_fdshare_writer(const struct dump_fdshare *s);
+/* The id of the file in flight whose copy in crshim is_it(fd, arg) says it is (an epoll target,
+ * files/dump-epoll.c): one of the process being written (*pid 0), or of one written so far (*pid that
+ * process, 0 if it is c's); 0 if none. */
+uint32_t dump_fdshare_find_flight(const struct dump_ctx *c, bool (*is_it)(int fd, void *arg), void *arg,
+				  pid_t *pid);
 /* An epoll entry whose target no process of the tree holds and no file in flight dumped so far is
  * (files/dump-epoll.c): looked for again once every process is dumped (dump_epoll_loose_check). */
 struct dump_loose {
@@ -66,5 +76,13 @@ int rst_fdshare_reopen(char *msg, size_t len);
 int rst_fdshare_flight_late(char *msg, size_t len);
 /* Close crshim's copies (after the tree is created). */
 void rst_fdshare_done(void);
+
+/* Files in flight at restore (engine/net/restore-sk-scm.c makes them): the entry of carried file id of
+ * task t (same_fd followed), NULL if none; rst_sk_scm_find also gives the task whose entry it is (*owner): a
+ * file carried by sockets of several processes is the entry of the first one dumped (same_flight_pid,
+ * same_flight_id followed). */
+struct rst_task;
+FileEntry *rst_sk_scm_entry(const struct rst_task *t, uint32_t id);
+FileEntry *rst_sk_scm_find(const struct rst_task *t, uint32_t id, const struct rst_task **owner);
 
 #endif

@@ -25,7 +25,7 @@
 #include "files/evfd.h"
 #include "base/log.h"
 #include "files/fd-kind.h"
-#include "net/sk-unix.h"
+#include "files/fdshare.h"
 #include "restore.h"
 
 int rst_epoll_create(const FileEntry *f, const FdinfoEntry *fi, char *msg, size_t len)

@@ -129,37 +129,19 @@ static int write_file(struct dump_ctx *c, struct dump_scm_file *f, struct img_wr
 	return dump_fdshare_keep(c->fdsh, f->kept, c->pid, f->id, e);
 }
 
-static const struct dump_scm *writing; /* dump_scm_write's list */
-static pid_t writing_pid;	       /* ... of this process */
-
-pid_t dump_scm_owner(void)
-{
-	return writing ? writing_pid : 0;
-}
-
-uint32_t dump_scm_find(const struct dump_ctx *c, bool (*is_it)(int fd, void *arg), void *arg, pid_t *pid)
-{
-	*pid = 0;
-	for (size_t i = 0; writing && i < writing->n; i++) {
-		const struct dump_scm_file *f = &writing->f[i];
-		int fd = f->fd >= 0 ? f->fd : f->kept;
-		if (fd >= 0 && is_it(fd, arg))
-			return f->id;
-	}
-	uint32_t id = 0;
-	if (!dump_fdshare_flight(c->fdsh, is_it, arg, pid, &id))
-		return 0;
-	if (*pid == (writing ? writing_pid : c->pid))
-		*pid = 0;
-	return id;
-}
-
 int dump_scm_write(struct dump_ctx *c, struct dump_scm *s, struct img_writer *wf, struct cr_err *e)
 {
+	/* the files written here are the ones an epoll among them may watch (dump_fdshare_find_flight) */
+	__cleanup_free int *fds = calloc(s->n ? s->n : 1, sizeof(*fds));
+	__cleanup_free uint32_t *ids = calloc(s->n ? s->n : 1, sizeof(*ids));
+	if (!fds || !ids)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
 	for (size_t i = 0; i < s->n; i++) {
-		writing = s, writing_pid = c->pid;
+		for (size_t k = 0; k < s->n; k++) /* (as they are now: one may have been closed) */
+			fds[k] = s->f[k].fd >= 0 ? s->f[k].fd : s->f[k].kept, ids[k] = s->f[k].id;
+		dump_fdshare_writing(c->fdsh, c->pid, fds, ids, s->n);
 		int r = write_file(c, &s->f[i], wf, e);
-		writing = NULL;
+		dump_fdshare_writing(c->fdsh, 0, NULL, NULL, 0);
 		if (r)
 			return -1;
 	}

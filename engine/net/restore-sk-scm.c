@@ -7,40 +7,10 @@
 #include <stdlib.h>
 
 #include "base/log.h"
+#include "files/fdshare.h"
 #include "restore.h"
 #include "files/fd-kind.h"
 #include "net/sk-unix.h"
-
-FileEntry *rst_sk_scm_find(const struct rst_task *t, uint32_t id, const struct rst_task **owner)
-{
-	const FileEntry *f = rst_file_by_id(t, id);
-	/* carried by a process dumped before too: that one's (an earlier process: no loop) */
-	for (int hops = 0; f && f->has_same_flight_pid && f->has_same_flight_id && hops < 1024; hops++) {
-		const struct rst_task *o = rst_tree_task(t->ntree ? t->tree : (struct rst_task *)t,
-							 t->ntree ? t->ntree : 1, f->same_flight_pid);
-		if (!o || o == t)
-			return NULL;
-		t = o;
-		f = rst_file_by_id(t, f->same_flight_id);
-	}
-	if (f && f->has_same_flight_pid)
-		return NULL;
-	if (owner)
-		*owner = t;
-	if (f && f->has_same_fd) {
-		uint32_t fid = 0;
-		for (size_t i = 0; i < t->nr_fdinfo && !fid; i++)
-			if (t->fdinfo[i]->fd == f->same_fd)
-				fid = t->fdinfo[i]->id;
-		f = fid ? rst_file_by_id(t, fid) : NULL;
-	}
-	return (FileEntry *)f;
-}
-
-FileEntry *rst_sk_scm_entry(const struct rst_task *t, uint32_t id)
-{
-	return rst_sk_scm_find(t, id, NULL);
-}
 
 /* Task k's entry i is the first of its unix socket in the tree (the one restore-sk-unix.c makes from). */
 static bool first_of_socket(const struct rst_task *ts, size_t k, size_t i)

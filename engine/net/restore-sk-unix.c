@@ -20,6 +20,7 @@
 #include "base/late-fds.h"
 #include "base/log.h"
 #include "base/proc.h"
+#include "files/fdshare.h"
 #include "restore.h"
 #include "net/sk-unix.h"
 

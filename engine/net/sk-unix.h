@@ -39,16 +39,15 @@ void dump_sk_unix_free(struct dump_unix *du);
  * that a description held by another process is one description again; one that a socket of a process
  * dumped before carries too becomes an entry naming that one (same_flight_pid, same_flight_id): one file.
  * Kinds crshim cannot make outside a process's fd table (pidfd, tty, FIFO, other sockets) fail the dump
- * with one line. An epoll entry whose target is only in flight names it by its id (dump_scm_find: in this
- * process's sockets or in those of one dumped before); one in a socket of a process dumped later fails the
- * dump with one line (files/dump-epoll.c).
- * SCM_CREDENTIALS (SO_PASSCRED): pid, uid and gid are saved; on restore uid and gid are sent again, the pid
- * is crshim's (the sender process does not exist yet when the queue is filled).
- * Restore: before the sharing passes, every carried file (the first process's entry of it) is made once
- * in crshim by its kind's own sharing code (pipes, open file descriptions, event fds, epoll sets: their
- * targets added by crshim once every process has its fds, files/restore-epoll.c; unix sockets are made here
- * anyway), and each entry of the tree of that same file becomes FILE_INHERIT of it; the queue is then filled
- * with sendmsg(SCM_RIGHTS) from the sender's side. */
+ * with one line. An epoll entry whose target is only in flight names it by its id (dump_fdshare_find_flight,
+ * files/fdshare.h: in this process's sockets or in those of one dumped before); one in a socket of a process
+ * dumped later fails the dump with one line (files/dump-epoll.c). SCM_CREDENTIALS (SO_PASSCRED): pid, uid and
+ * gid are saved; on restore uid and gid are sent again, the pid is crshim's (the sender process does not
+ * exist yet when the queue is filled). Restore: before the sharing passes, every carried file (the first
+ * process's entry of it) is made once in crshim by its kind's own sharing code (pipes, open file
+ * descriptions, event fds, epoll sets: their targets added by crshim once every process has its fds,
+ * files/restore-epoll.c; unix sockets are made here anyway), and each entry of the tree of that same file
+ * becomes FILE_INHERIT of it; the queue is then filled with sendmsg(SCM_RIGHTS) from the sender's side. */
 #define DUMP_SCM_ID_BASE 0x40000000u
 struct dump_scm_file {
 	int fd;	     /* crshim's copy (-1: same_fd, or written: kept) */
@@ -70,12 +69,6 @@ int dump_sk_scm_add(struct dump_ctx *c, struct dump_scm *s, int rfd, int sk_fd, 
 /* Write the entries of the carried files (after every fd of the process: the unix kind's finish). */
 int dump_scm_write(struct dump_ctx *c, struct dump_scm *s, struct img_writer *wf, struct cr_err *e);
 void dump_scm_free(struct dump_scm *s);
-/* The id of the file in flight whose copy in crshim is_it(fd, arg) says it is (an epoll target,
- * files/dump-epoll.c): one of the process dump_scm_write is writing (*pid 0), or of one written so far
- * (*pid that process, 0 if it is c's); 0 if none. */
-uint32_t dump_scm_find(const struct dump_ctx *c, bool (*is_it)(int fd, void *arg), void *arg, pid_t *pid);
-/* The process whose files in flight dump_scm_write is writing, 0 if none. */
-pid_t dump_scm_owner(void);
 
 struct rst_task;
 /* How restore makes a carried file once in crshim is its kind's flight hook (files/fd-kind.h); a kind with
@@ -84,11 +77,7 @@ struct rst_task;
 int rst_sk_scm_prepare(struct rst_task *ts, size_t n, struct cr_err *e);
 /* ... only whether each can be made (restore-check.c): found, of a kind with a flight hook. */
 int rst_sk_scm_check(struct rst_task *ts, size_t n, struct cr_err *e);
-/* The entry of carried file id of task t (same_fd followed), NULL if none. */
-FileEntry *rst_sk_scm_entry(const struct rst_task *t, uint32_t id);
-/* ... also the task whose entry it is (*owner): a file carried by sockets of several processes is the entry
- * of the first one dumped (same_flight_pid, same_flight_id followed). */
-FileEntry *rst_sk_scm_find(const struct rst_task *t, uint32_t id, const struct rst_task **owner);
+/* The entry of carried file id of a task: rst_sk_scm_entry, rst_sk_scm_find (files/fdshare.h). */
 
 /* Parent, once every process of the tree is loaded: make every unix socket; entries become FILE_INHERIT. */
 int rst_sk_unix_prepare(const struct cr_opts *o, struct rst_task *ts, size_t n, struct cr_err *e);
