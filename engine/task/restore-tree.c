@@ -237,7 +237,12 @@ static void free_ids(const struct rst_task *ts, size_t n, pid_t *pid, pid_t *vpi
 			*pid = p->threads[k] > *pid ? p->threads[k] : *pid;
 		for (size_t k = 0; k < p->n_ns_tids; k++)
 			*vpid = p->ns_tids[k] > *vpid ? p->ns_tids[k] : *vpid;
-		*vpid = ts[i].vpid > *vpid ? ts[i].vpid : *vpid;
+		/* and the ids of dead leaders, which their helpers take (plan_group runs later) */
+		const pid_t ids[] = {p->pgid, p->sid}, vids[] = {ts[i].vpid, p->ns_pgid, p->ns_sid};
+		for (size_t k = 0; k < 2; k++)
+			*pid = ids[k] > *pid ? ids[k] : *pid;
+		for (size_t k = 0; k < 3; k++)
+			*vpid = vids[k] > *vpid ? vids[k] : *vpid;
 	}
 	(*pid)++, (*vpid)++;
 }
