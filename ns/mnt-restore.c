@@ -478,6 +478,14 @@ static int propagation(struct build *b)
 			fail(b, m, "its peer group is a slave of itself");
 			goto out;
 		}
+		if (m->ext_key && m->shared) {
+			/* an external mount that was shared is shared again, in a group of its own (the
+			 * caller's mount it is made from may be in any group; its peers in other mount
+			 * namespaces are not restored) */
+			if (set_prop(b, i, MS_SHARED))
+				goto out;
+			continue;
+		}
 		int mfd = m->ext_key || m->shared ? -1 : group_fd(b, m->master, src);
 		if (mfd >= 0 && (join_group(b, mfd, b->fd[i], m) || set_prop(b, i, MS_SLAVE)))
 			goto out;
