@@ -350,6 +350,15 @@ static int vma_classify(struct dump_ctx *c, const struct proc_vma *v, VmaEntry *
 		ve->shmid = v->ino, ve->has_shmid = 1;
 		return 0;
 	}
+	if (starts(v->name, "/dev/zero (deleted)") || starts(v->name, "[anon_shmem:")) {
+		/* A private mapping of shared anonymous memory (opened through map_files): mapped from the
+		 * object again (vma_pages), so that pages not copied yet keep following it. */
+		ve->kind = VMA_KIND__VMA_FILE_PRIVATE;
+		ve->deleted = 1, ve->has_deleted = 1;
+		ve->file_flags = O_RDONLY, ve->has_file_flags = 1;
+		ve->path = strdup(v->name);
+		return ve->path ? 0 : cr_fail_errno(e, ENOMEM, "out of memory");
+	}
 	if (starts(v->name, "/SYSV"))
 		return dump_ipc_shm_vma(c, v, ve, e);
 	if (!v->ino && !v->dev_major && !v->dev_minor && v->name[0] != '/') {
