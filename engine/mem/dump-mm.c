@@ -405,6 +405,8 @@ static int vma_pages(struct mm_state *m, const struct proc_vma *v, VmaEntry *ve,
 	int fd = (ve->prot & PROT_READ) ? -1 : m->mem_fd; /* process_vm_readv cannot read PROT_NONE */
 	if (m->no_readv)
 		fd = m->mem_fd;
+	if (ve->flags & MAP_DROPPABLE_)
+		return 0; /* its pages may be dropped at any time: restored empty, as CRIU does */
 	switch (ve->kind) {
 	case VMA_KIND__VMA_ANON_PRIVATE:
 	case VMA_KIND__VMA_HEAP:

@@ -1,8 +1,8 @@
 /* Private mappings of shared anonymous memory (MAP_SHARED | MAP_ANONYMOUS over 4 pages, opened again through
- * /proc/self/map_files and mapped MAP_PRIVATE at an offset of 1 page, that fd closed). Page 0 of the private mapping is written (a private copy), page 1 only read.
- * After restore the copy keeps its data, and a write through the shared mapping is seen in the pages of the
- * private one not copied yet (they still follow the object: a restore that gave the private mapping a copy
- * of the object loses that), not in page 0. */
+ * /proc/self/map_files and mapped MAP_PRIVATE at an offset of 1 page, that fd closed). Page 0 of the private
+ * mapping is written (a private copy), page 1 only read. After restore the copy keeps its data, and a write
+ * through the shared mapping is seen in the pages of the private one not copied yet (they still follow the
+ * object: a restore that gave the private mapping a copy of the object loses that), not in page 0. */
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -44,8 +44,8 @@ static void check(struct obj *o, const char *what)
 		fail("%s: data %c %c %c", what, o->p[0], o->p[PAGE], o->s[PAGE]);
 	o->s[PAGE] = o->s[2 * PAGE] = o->s[3 * PAGE] = 'N';
 	if (o->p[PAGE] != 'N' || o->p[2 * PAGE] != 'N')
-		fail("%s: a page not copied yet does not follow the object any more (%c %c)", what, o->p[PAGE],
-		     o->p[2 * PAGE]);
+		fail("%s: a page not copied yet does not follow the object any more (%c %c)", what,
+		     o->p[PAGE], o->p[2 * PAGE]);
 	if (o->p[0] != 'P')
 		fail("%s: the private copy of page 0 follows the object", what);
 }
