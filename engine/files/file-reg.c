@@ -39,27 +39,27 @@ bool fd_is_deleted(const char *link)
 
 /* ---------------------------------------------------------------- dump */
 
-/* A name in the directory of path that is a link to the inode of st (the file was renamed or has another
- * link there), or NULL. */
-static char *link_in_dir(const char *path, const struct stat *st)
+/* A name in the directory of path (as task pid sees it: looked up under its root) that is a link to the
+ * inode of st (the file was renamed or has another link there), or NULL. */
+static char *link_in_dir(int pid, const char *path, const struct stat *st)
 {
-	char dir[PATH_MAX];
+	char dir[PATH_MAX], at[PATH_MAX + 64];
 	snprintf(dir, sizeof(dir), "%s", path);
 	char *slash = strrchr(dir, '/');
 	if (!slash)
 		return NULL;
 	*(slash == dir ? slash + 1 : slash) = '\0';
-	__cleanup_closedir DIR *d = opendir(dir);
+	snprintf(at, sizeof(at), "/proc/%d/root%s", pid, dir);
+	__cleanup_closedir DIR *d = opendir(at);
 	struct dirent *de;
 	while (d && (de = readdir(d))) {
 		char *p = NULL;
 		struct stat ls;
-		if (de->d_ino != st->st_ino ||
+		if (de->d_ino != st->st_ino || fstatat(dirfd(d), de->d_name, &ls, AT_SYMLINK_NOFOLLOW) ||
+		    ls.st_ino != st->st_ino || ls.st_dev != st->st_dev ||
 		    asprintf(&p, "%s/%s", strcmp(dir, "/") ? dir : "", de->d_name) < 0)
 			continue;
-		if (!lstat(p, &ls) && ls.st_ino == st->st_ino && ls.st_dev == st->st_dev)
-			return p;
-		free(p);
+		return p;
 	}
 	return NULL;
 }
@@ -92,7 +92,7 @@ static int fill_deleted(struct dump_ctx *c, struct fd_src *f, RegFileEntry *re, 
 			return reopen_as(f, p, re);
 		}
 	}
-	char *alias = f->st.st_nlink ? link_in_dir(f->link, &f->st) : NULL;
+	char *alias = f->st.st_nlink ? link_in_dir(c->pid, f->link, &f->st) : NULL;
 	if (alias) {
 		pr_info("fd %d: deleted %s is reopened as its other link %s\n", f->fd, f->link, alias);
 		return reopen_as(f, alias, re);

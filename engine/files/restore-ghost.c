@@ -609,15 +609,24 @@ int rst_ghost_open_path_as(pid_t self, const char *path, int flags)
 }
 
 /* A file the task made with O_TMPFILE (r->tmpfile_dir): a new O_TMPFILE there with the ghost's contents,
- * so that it has no name and the same flags. */
+ * owner and mode, so that it has no name and the same flags. */
 static int open_tmpfile(const RegFileEntry *r, int flags)
 {
 	__cleanup_close int src = rst_ghost_open_path(r->path, O_RDONLY | O_CLOEXEC);
-	if (src < 0)
+	struct stat gs, ns;
+	if (src < 0 || fstat(src, &gs))
 		return -1;
-	int fd = open(r->tmpfile_dir, flags | O_TMPFILE, r->has_mode ? (mode_t)(r->mode & 07777) : 0600);
+	int fd = open(r->tmpfile_dir, flags | O_TMPFILE, 0600);
 	if (fd < 0)
 		return -1;
+	if (fstat(fd, &ns) ||
+	    ((ns.st_uid != gs.st_uid || ns.st_gid != gs.st_gid) && fchown(fd, gs.st_uid, gs.st_gid)) ||
+	    fchmod(fd, gs.st_mode & 07777)) {
+		int saved = errno;
+		close(fd);
+		errno = saved;
+		return -1;
+	}
 	for (;;) {
 		ssize_t n = copy_file_range(src, NULL, fd, NULL, 1 << 30, 0);
 		if (n == 0)

@@ -1,6 +1,6 @@
-/* MADV_WIPEONFORK memory with data, in a parent that forked a child before the dump (the child sees it wiped).
- * After restore the parent still has its data (the restore must not wipe it when it forks the child), the
- * child still sees zeros, and a child forked after restore sees zeros again (the flag is kept). */
+/* MADV_WIPEONFORK memory with data, in a parent that forked a child before the dump (the child sees it
+ * wiped). After restore the parent still has its data (the restore must not wipe it when it forks the child),
+ * the child still sees zeros, and a child forked after restore sees zeros again (the flag is kept). */
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
