@@ -3,7 +3,8 @@
  * then the seals. Several open file descriptions of one memfd in the task (same inode at dump) are new
  * opens of the first one through /proc/self/fd. A memfd held by several processes (one open file description
  * shared, or each its own, e.g. opened through /proc/PID/fd) is made once in crshim (rst_memfd_tree) and
- * each process gets its own open of that one memfd. */
+ * each process gets its own open of that one memfd. The first read-write open of each memfd is the file
+ * memfd_create made itself (hand_out), which is not counted as a writer, so that execveat of it works. */
 #define LOG_PREFIX "restore-memfd: "
 #include <errno.h>
 #include <fcntl.h>
@@ -85,6 +86,35 @@ static int reopen(int hfd, const MemfdEntry *m, char *msg, size_t len)
 	return fd;
 }
 
+/* The memfds (by inode) whose own file, the one memfd_create made, was handed to an fd of the image. */
+static uint64_t *given;
+static size_t nr_given;
+
+/* The fd of the image for the memfd held by hfd. The file memfd_create made does not count as a writer of
+ * the memfd, while every open of it for writing does, and execveat() of a memfd refuses while it has writers
+ * (ETXTBSY): so the first open for reading and writing of each memfd gets that file itself (as it was most
+ * likely the task's own), the others new opens. */
+static int hand_out(int hfd, const MemfdEntry *m, char *msg, size_t len)
+{
+	bool first = m->has_inode && (m->flags & O_ACCMODE) == O_RDWR;
+	for (size_t i = 0; first && i < nr_given; i++)
+		first = given[i] != m->inode;
+	uint64_t *ng = first ? realloc(given, (nr_given + 1) * sizeof(*ng)) : NULL;
+	if (!ng)
+		return reopen(hfd, m, msg, len);
+	given = ng;
+	int fd = fcntl(hfd, F_DUPFD_CLOEXEC, 0);
+	if (fd < 0 || fcntl(fd, F_SETFL, (int)m->flags) || lseek(fd, (off_t)m->pos, SEEK_SET) < 0) {
+		rst_errmsg(msg, len, "memfd %s: its own file: flags %#x, offset %llu", m->name, m->flags,
+			   (unsigned long long)m->pos);
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	given[nr_given++] = m->inode;
+	return fd;
+}
+
 /* crshim: the memfds (by inode at dump) held by several processes of the tree, and the one made of each */
 struct tree_memfd {
 	uint64_t inode;
@@ -143,6 +173,9 @@ bool rst_memfd_in_tree(const FileEntry *f)
 
 void rst_memfd_tree_done(void)
 {
+	free(given);
+	given = NULL;
+	nr_given = 0;
 	for (size_t i = 0; i < nr_tree_memfds; i++)
 		if (tree_memfds[i].fd >= 0)
 			close(tree_memfds[i].fd);
@@ -155,14 +188,14 @@ int rst_memfd_make(const FileEntry *f, char *msg, size_t len)
 {
 	int shm = f->memfd->has_inode ? rst_shmem_fd(f->memfd->inode) : -1;
 	if (shm >= 0) /* also mapped: the object restore-shmem.c made, with its contents */
-		return reopen(shm, f->memfd, msg, len);
+		return hand_out(shm, f->memfd, msg, len);
 	struct tree_memfd *tm = f->memfd->has_inode ? tree_memfd(f->memfd->inode) : NULL;
 	if (tm && tm->fd >= 0) /* made for an earlier holder */
-		return reopen(tm->fd, f->memfd, msg, len);
+		return hand_out(tm->fd, f->memfd, msg, len);
 	int raw = make_raw(f->memfd, msg, len);
 	if (raw < 0)
 		return -1;
-	int fd = reopen(raw, f->memfd, msg, len);
+	int fd = hand_out(raw, f->memfd, msg, len);
 	if (tm && fd >= 0)
 		tm->fd = raw; /* kept for the other holders until the restore ends */
 	else
@@ -200,7 +233,7 @@ int rst_memfd_open(struct rst_task *t, int lo, const FileEntry *f, const FdinfoE
 			hfd = made[i].fd;
 	if (hfd < 0 && (hfd = make(lo, m, fi, msg, len)) < 0)
 		return -1;
-	int fd = reopen(hfd, m, msg, len);
+	int fd = hand_out(hfd, m, msg, len);
 	if (fd < 0)
 		return -1;
 	if (rst_fd_at(fd, fi->fd, msg, len))
@@ -211,6 +244,9 @@ int rst_memfd_open(struct rst_task *t, int lo, const FileEntry *f, const FdinfoE
 
 void rst_memfd_done(void)
 {
+	free(given);
+	given = NULL;
+	nr_given = 0;
 	for (size_t i = 0; i < nr_made; i++)
 		close(made[i].fd);
 	free(made);

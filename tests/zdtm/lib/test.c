@@ -566,3 +566,17 @@ int pty_pair(int mflags, int sflags, int *s)
 	}
 	return m;
 }
+
+int exec_fd_true(int fd)
+{
+	char *argv[] = {"true", NULL}, *envp[] = {NULL};
+	int st = -1;
+	pid_t p = fork();
+	if (p == 0) {
+		syscall(SYS_execveat, fd, "", argv, envp, AT_EMPTY_PATH);
+		_exit(100 + errno);
+	}
+	if (p < 0 || waitpid(p, &st, 0) != p)
+		return -1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 200;
+}

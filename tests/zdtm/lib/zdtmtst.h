@@ -91,6 +91,9 @@ int child_ready(int p[2]);
 /* Reap child ch: fail() with its wait status (and why, what its exit code bits mean; may be NULL) unless it
  * exited with 0. */
 void child_exit_ok(pid_t ch, const char *why);
+/* A child runs execveat(fd, "", AT_EMPTY_PATH) of a copy of /bin/true (argv "true"): its exit code, 100 +
+ * errno if the exec failed, 200 if it died, -1 if it could not be forked or waited for. */
+int exec_fd_true(int fd);
 /* pipe_at: a pipe (pipe2 flags) with its read end at fd r, its write end at fd w; sockpair_at: a unix
  * socketpair of type (SOCK_NONBLOCK etc. or'ed in) at fds a and b. Both fail() on error. */
 void pipe_at(int r, int w, int flags);

@@ -12,20 +12,6 @@
 
 enum { XFD = 30 };
 
-static int run(void)
-{
-	char *argv[] = {"true", NULL}, *envp[] = {NULL};
-	int st = -1;
-	pid_t p = fork();
-	if (p == 0) {
-		syscall(SYS_execveat, XFD, "", argv, envp, AT_EMPTY_PATH);
-		_exit(100 + errno);
-	}
-	if (p < 0 || waitpid(p, &st, 0) != p)
-		return -1;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 200;
-}
-
 int main(int argc, char **argv)
 {
 	char path[64], *buf;
@@ -40,13 +26,13 @@ int main(int argc, char **argv)
 		fail("reopen read-only");
 	close(ro);
 	close(fd);
-	int r = run();
+	int r = exec_fd_true(XFD);
 	if (r)
 		fail("execveat before the dump: exit %d (100 + errno)", r);
 	test_daemon();
 	test_waitsig();
 
-	r = run();
+	r = exec_fd_true(XFD);
 	if (r)
 		fail("execveat of the memfd after restore: exit %d (100 + errno; ETXTBSY is %d)", r, ETXTBSY);
 	if ((fcntl(XFD, F_GETFL) & O_ACCMODE) != O_RDONLY)

@@ -1,7 +1,7 @@
-/* A deleted name of a file still linked in the same directory, on a tmpfs of the tree's own mount tree (a path
- * the dumper cannot see from its own root): fd 7 was opened as /nsmnt_ul/f, which was hard-linked as
- * /nsmnt_ul/f.link and unlinked. After restore fd 7 is the file f.link (one inode, not a ghost copy), with its
- * offset, and a write through it is seen through f.link. */
+/* A deleted name of a file still linked in the same directory, on a tmpfs of the tree's own mount tree (a
+ * path the dumper cannot see from its own root): fd 7 was opened as /nsmnt_ul/f, which was hard-linked as
+ * /nsmnt_ul/f.link and unlinked. After restore fd 7 is the file f.link (one inode, not a ghost copy), with
+ * its offset, and a write through it is seen through f.link. */
 #include "nsmnt.h"
 
 #define FD 7
