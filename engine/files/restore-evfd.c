@@ -11,6 +11,7 @@
 #include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
+#include <poll.h>
 #include <sys/timerfd.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -131,10 +132,16 @@ static int arm_timer(int fd, const TimerfdEntry *tf, char *msg, size_t len)
 	int64_t left = ts_ns(tf->value_sec, tf->value_nsec);
 	int flags = (int)tf->settime_flags;
 	struct timespec now;
-	if (!left)
+	if (!left && !its.it_interval.tv_sec && !its.it_interval.tv_nsec)
 		return 0; /* disarmed */
 	if (clock_gettime(tf->clockid, &now))
 		return rst_errmsg(msg, len, "timerfd clock %d", tf->clockid);
+	if (!left) { /* a periodic timer that expired, re-armed at the next read: expired again at once */
+		its.it_value.tv_nsec = 1;
+		if (timerfd_settime(fd, flags, &its, NULL))
+			return rst_errmsg(msg, len, "timerfd_settime");
+		return 0;
+	}
 	int64_t expiry = ts_ns(tf->dump_now_sec, tf->dump_now_nsec) + left;
 	int64_t rel = expiry - ts_ns((uint64_t)now.tv_sec, (uint64_t)now.tv_nsec);
 	if ((flags & TFD_TIMER_ABSTIME) || rel <= 0) {
@@ -161,6 +168,9 @@ int rst_timerfd_make(const FileEntry *f, char *msg, size_t len)
 	/* expirations not read yet: best effort (needs CONFIG_CHECKPOINT_RESTORE) */
 	if (tf->ticks) {
 		uint64_t ticks = tf->ticks;
+		struct pollfd p = {.fd = fd, .events = POLLIN};
+		if (!tf->value_sec && !tf->value_nsec)
+			poll(&p, 1, 100); /* its expiry above is counted before the count is set */
 		ioctl(fd, TFD_IOC_SET_TICKS, &ticks);
 	}
 	return with_fl(fd, tf->flags, msg, len);

@@ -42,7 +42,8 @@ int main(int argc, char **argv)
 	if (s == MAP_FAILED || p == MAP_FAILED)
 		fail("mmap");
 	if (exec_fd_true(AFD) || exec_fd_true(BFD))
-		fail("execveat before the dump: exit %d %d (100 + errno)", exec_fd_true(AFD), exec_fd_true(BFD));
+		fail("execveat before the dump: exit %d %d (100 + errno)", exec_fd_true(AFD),
+		     exec_fd_true(BFD));
 	test_daemon();
 	test_waitsig();
 
@@ -52,7 +53,8 @@ int main(int argc, char **argv)
 		     ETXTBSY);
 	for (int fd = AFD; fd <= BFD; fd++)
 		if ((fcntl(fd, F_GETFL) & O_ACCMODE) != O_RDWR || lseek(fd, 0, SEEK_CUR) != 100)
-			fail("fd %d: flags %#x offset %lld", fd, fcntl(fd, F_GETFL), (long long)lseek(fd, 0, SEEK_CUR));
+			fail("fd %d: flags %#x offset %lld", fd, fcntl(fd, F_GETFL),
+			     (long long)lseek(fd, 0, SEEK_CUR));
 	if ((fcntl(RFD, F_GETFL) & O_ACCMODE) != O_RDONLY)
 		fail("fd %d is not read-only", RFD);
 	if (pwrite(BFD, "Z", 1, 1) != 1 || s[1] != 'Z')
