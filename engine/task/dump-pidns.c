@@ -9,6 +9,7 @@
  * of CLONE_NEWPID without a fork yet). */
 #define LOG_PREFIX "dump-pidns: "
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -55,6 +56,77 @@ static pid_t inner(const struct dump_ctx *c)
 	return c->ns_levels ? c->ns_tids[c->ns_levels - 1] : c->pid;
 }
 
+/* The mounts of pid's mount namespace as pid sees them, one line each (mount point, root, filesystem,
+ * source, options; not the ids and peer groups, which a copy of a namespace renumbers), sorted; proc mounts
+ * left out when skip_proc. NULL on error. */
+static char **mount_lines(pid_t pid, bool skip_proc, size_t *n)
+{
+	char path[64], line[4096];
+	snprintf(path, sizeof(path), "/proc/%d/mountinfo", pid);
+	FILE *f = fopen(path, "re");
+	char **v = NULL;
+	*n = 0;
+	if (!f)
+		return NULL;
+	while (fgets(line, sizeof(line), f)) {
+		char mp[1024], root[1024], opts[512], fs[64], src[1024], sopts[1024];
+		char *sep = strstr(line, " - ");
+		if (!sep || sscanf(line, "%*s %*s %*s %1023s %1023s %511s", root, mp, opts) != 3 ||
+		    sscanf(sep + 3, "%63s %1023s %1023s", fs, src, sopts) != 3 ||
+		    (skip_proc && !strcmp(fs, "proc")))
+			continue;
+		char **nv = realloc(v, (*n + 1) * sizeof(*nv));
+		if (!nv || asprintf(&nv[*n], "%s %s %s %s %s %s", mp, root, fs, src, opts, sopts) < 0) {
+			v = nv ? nv : v;
+			break;
+		}
+		v = nv, (*n)++;
+	}
+	fclose(f);
+	return v ? v : calloc(1, sizeof(*v));
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void free_lines(char **v, size_t n)
+{
+	for (size_t i = 0; v && i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+/* c is in another mount namespace than its parent p: only its PID namespace's init gets one of its own at
+ * restore (a copy of its parent's with a fresh /proc: ns_mnt_proc); any other process is restored in its
+ * parent's. Refused with one line when that would not give it the mounts it has (a mount namespace it
+ * changed: mounts made, moved, unmounted, options changed, pivot_root). */
+static int mnt_place(const struct dump_ctx *c, const struct dump_ctx *p, struct cr_err *e)
+{
+	if (!p || c->zombie || ns_same(c->pid, "mnt", p->pid, "mnt"))
+		return 0;
+	size_t na, nb;
+	char **a = mount_lines(c->pid, c->ns_init, &na), **b = mount_lines(p->pid, c->ns_init, &nb);
+	bool same = a && b && na == nb;
+	if (same) {
+		qsort(a, na, sizeof(*a), cmp_str);
+		qsort(b, nb, sizeof(*b), cmp_str);
+		for (size_t i = 0; same && i < na; i++)
+			same = !strcmp(a[i], b[i]);
+	}
+	free_lines(a, na);
+	free_lines(b, nb);
+	if (!same)
+		return cr_fail(e,
+			       "not supported yet: task %d is in a mount namespace of its own whose mounts "
+			       "differ from its parent %d's%s",
+			       c->pid, p->pid, c->ns_init ? " (other than its /proc)" : "");
+	pr_info("task %d: a mount namespace of its own with its parent's mounts: restored %s\n", c->pid,
+		c->ns_init ? "as a copy of its parent's with a fresh /proc" : "in its parent's");
+	return 0;
+}
+
 /* Where c is, against its parent p (the root: against us). */
 static int task_place(struct dump_ctx *c, const struct dump_ctx *p, struct cr_err *e)
 {
@@ -83,7 +155,7 @@ static int task_place(struct dump_ctx *c, const struct dump_ctx *p, struct cr_er
 			       "not supported yet: task %d makes its new children in another PID namespace "
 			       "than its own (unshare/setns CLONE_NEWPID without a fork)",
 			       c->pid);
-	return 0;
+	return mnt_place(c, p, e);
 }
 
 int dump_pidns(struct dump_ctx *cs, size_t n, bool *pidns, bool *mntns_proc, struct cr_err *e)
