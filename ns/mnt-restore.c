@@ -441,7 +441,7 @@ static int propagation(struct build *b)
 {
 	const size_t n = b->s->n;
 	bool done[n ? n : 1];
-	int src[n], tmp[n], ret = -1;
+	int src[n ? n : 1], tmp[n ? n : 1], ret = -1;
 	memset(done, 0, sizeof(done));
 	for (size_t i = 0; i < n; i++)
 		src[i] = tmp[i] = -1;

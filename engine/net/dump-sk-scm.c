@@ -132,20 +132,19 @@ static int write_file(struct dump_ctx *c, struct dump_scm_file *f, struct img_wr
 int dump_scm_write(struct dump_ctx *c, struct dump_scm *s, struct img_writer *wf, struct cr_err *e)
 {
 	/* the files written here are the ones an epoll among them may watch (dump_fdshare_find_flight) */
-	__cleanup_free int *fds = calloc(s->n ? s->n : 1, sizeof(*fds));
-	__cleanup_free uint32_t *ids = calloc(s->n ? s->n : 1, sizeof(*ids));
-	if (!fds || !ids)
-		return cr_fail_errno(e, ENOMEM, "out of memory");
-	for (size_t i = 0; i < s->n; i++) {
+	int *fds = calloc(s->n ? s->n : 1, sizeof(*fds));
+	uint32_t *ids = calloc(s->n ? s->n : 1, sizeof(*ids));
+	int r = !fds || !ids ? cr_fail_errno(e, ENOMEM, "out of memory") : 0;
+	for (size_t i = 0; !r && i < s->n; i++) {
 		for (size_t k = 0; k < s->n; k++) /* (as they are now: one may have been closed) */
 			fds[k] = s->f[k].fd >= 0 ? s->f[k].fd : s->f[k].kept, ids[k] = s->f[k].id;
 		dump_fdshare_writing(c->fdsh, c->pid, fds, ids, s->n);
-		int r = write_file(c, &s->f[i], wf, e);
+		r = write_file(c, &s->f[i], wf, e);
 		dump_fdshare_writing(c->fdsh, 0, NULL, NULL, 0);
-		if (r)
-			return -1;
 	}
-	if (s->n)
+	free(fds);
+	free(ids);
+	if (!r && s->n)
 		pr_info("%zu files in flight in unix sockets of task %d\n", s->n, c->pid);
-	return 0;
+	return r ? -1 : 0;
 }
