@@ -1,7 +1,7 @@
-/* A periodic timerfd (first expiry after 50 us, then every 4 s) that expired once and was not read: the kernel
- * shows it with no time left (it is armed again only by the next read). After restore it is still periodic
- * (interval 4 s, not disarmed), the expiry is there to read (at least 1), and after that read it runs again
- * (time left, at most 4 s) (CRIU's timerfd). */
+/* A periodic timerfd (first expiry after 50 us, then every 4 s) that expired once and was not read: the
+ * kernel shows it with no time left (it is armed again only by the next read). After restore it is still
+ * periodic (interval 4 s, not disarmed), the expiry is there to read (at least 1), and after that read it
+ * runs again (time left, at most 4 s) (CRIU's timerfd). */
 #include <stdint.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
