@@ -279,14 +279,21 @@ static int dump_ns(struct dump_tree *tr, struct cr_err *e)
 	pid_t *pids = calloc(tr->n, sizeof(*pids));
 	bool *zombie = calloc(tr->n, sizeof(*zombie)), *nested = calloc(tr->n, sizeof(*nested)),
 	     ipc_own = false;
-	if (!pids || !zombie || !nested) {
+	pid_t *mnt_base = calloc(tr->n, sizeof(*mnt_base));
+	uint32_t *mntns = calloc(tr->n, sizeof(*mntns)), nmntns = 0;
+	if (!pids || !zombie || !nested || !mnt_base || !mntns) {
 		free(pids);
 		free(zombie);
 		free(nested);
+		free(mnt_base);
+		free(mntns);
 		return cr_fail_errno(e, ENOMEM, "out of memory");
 	}
-	for (size_t i = 0; i < tr->n; i++)
+	for (size_t i = 0; i < tr->n; i++) {
 		pids[i] = tr->c[i].pid, zombie[i] = tr->c[i].zombie;
+		if (tr->c[i].mntns) /* a mount namespace of its own, saved against its parent's */
+			tr->c[i].mntns = mntns[i] = ++nmntns, mnt_base[i] = tr->c[i].ppid;
+	}
 	struct ns_dump_args a = {.o = tr->c[0].o,
 				 .dirfd = tr->c[0].dirfd,
 				 .pids = pids,
@@ -298,7 +305,9 @@ static int dump_ns(struct dump_tree *tr, struct cr_err *e)
 				 .ipc_self = tr->ipc_self,
 				 .born = &tr->c[0].born,
 				 .nested = nested,
-				 .ipc_own = &ipc_own};
+				 .ipc_own = &ipc_own,
+				 .mnt_base = mnt_base,
+				 .mntns = mntns};
 	int ret = ns_dump(&a, e);
 	if (!ret && ipc_own) /* its System V segments attached by nobody are the tree's too */
 		dump_ipc_shm_own_ns(tr->ipc_shm);
@@ -308,6 +317,8 @@ static int dump_ns(struct dump_tree *tr, struct cr_err *e)
 	free(pids);
 	free(zombie);
 	free(nested);
+	free(mnt_base);
+	free(mntns);
 	return ret;
 }
 

@@ -76,6 +76,7 @@ struct dump_ctx {
 	uint32_t ns_levels;	       /* dump-pidns.c: PID namespaces below ours it is in */
 	int32_t *ns_tids;	       /* ... the ids of each thread (leader first) in each of them */
 	bool ns_init, ns_mnt_proc;     /* PID 1 of a namespace its parent is not in (with its own mounts) */
+	uint32_t mntns;		       /* a mount namespace of its own with other mounts: mntns-ID.img (0) */
 	int dirfd;
 	struct seized s;
 	struct infect in;

@@ -189,7 +189,7 @@ static int spawn_children(struct rst_task *t, bool before, bool files_phase, cha
 			share = (c->pst->clone_share & CLONE_FS) | (files_phase ? CLONE_FILES : 0);
 		struct child_clone_args ca = {.flags = (c->clone_parent ? CLONE_PARENT : 0) | share |
 						       (c->ns_init ? CLONE_NEWPID : 0) |
-						       (c->mntns_proc ? CLONE_NEWNS : 0),
+						       (c->mntns_proc && !c->pst->mntns ? CLONE_NEWNS : 0),
 					      .exit_signal = c->clone_parent ? 0 : SIGCHLD,
 					      .set_tid = (uint64_t)(uintptr_t)want,
 					      .set_tid_size = nwant};
@@ -540,7 +540,10 @@ void rst_child(struct rst_task *t)
 	if ((t->root &&
 	     (ns_rst_root_child(t->ns, msg, sizeof(msg)) || (late && mounts_stand(t, msg, sizeof(msg))) ||
 	      rst_fdshare_root(msg, sizeof(msg)))) ||
-	    (t->mntns_proc && !(t->root && ns_rst_mounts(t->ns)) && ns_pid_mount_proc(msg, sizeof(msg))) ||
+	    (t->pst->mntns ? ns_rst_mntns(t->tree[0].ns, t->pst->mntns, msg, sizeof(msg)) ||
+				 rst_fdshare_nested(t->pid, msg, sizeof(msg))
+			   : t->mntns_proc && !(t->root && ns_rst_mounts(t->ns)) &&
+				 ns_pid_mount_proc(msg, sizeof(msg))) ||
 	    (t->root && rst_cow_fill(t, !rst_files_shared(t), msg, sizeof(msg))) ||
 	    spawn_children(t, true, false, msg, sizeof(msg)) || child_session(t, msg, sizeof(msg)) ||
 	    rst_tty_child_session(t, msg, sizeof(msg)) || spawn_children(t, false, false, msg, sizeof(msg)) ||

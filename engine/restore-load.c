@@ -169,6 +169,11 @@ static int read_task(struct rst_task *t, struct cr_err *e)
 		return -1;
 	if (check_core(t->core, id, e))
 		return -1;
+	const struct ns_rst *ns = t->root ? t->ns : t->tree ? t->tree[0].ns : NULL;
+	if (t->pst && t->pst->mntns && ns && !ns_rst_has_mntns(ns, t->pst->mntns))
+		return cr_fail_errno(e, EBADMSG,
+				     "pstree.img: task %d: its mount namespace (mntns-%u.img) is missing",
+				     t->pid, t->pst->mntns);
 	if (t->creds && check_creds(t, id, t->creds, e))
 		return -1;
 	return read_thread_cores(t, e);

@@ -606,3 +606,141 @@ out:
 	free_mi(v, n);
 	return ret;
 }
+
+/* ---------------------------------------------------------------- nested mount namespaces */
+
+/* What makes two mounts of two namespaces the same (a copy's): mount point, root, filesystem, source,
+ * superblock options; not the flags, which a namespace may change on its copy. */
+static void mnt_key(const MntEntry *m, char *k, size_t len)
+{
+	snprintf(k, len, "%s %s %s %s %s %d %u", m->mountpoint, m->root, m->fstype, m->source,
+		 m->sb_opts ? m->sb_opts : "", m->sb_ro, m->dev);
+}
+
+/* Which of the mounts v of a nested namespace are copies of mounts of its parent's (w): match[i] the index
+ * in w (+1), 0 for a mount made in it; taken[j] for those of w that are matched. */
+static void nested_match(struct mi **v, size_t n, struct mi **w, size_t nw, size_t *match, bool *taken)
+{
+	char a[4096], b[4096];
+	for (size_t i = 0; i < n; i++) {
+		mnt_key(&v[i]->e, a, sizeof(a));
+		match[i] = 0;
+		for (size_t j = 0; j < nw && !match[i]; j++) {
+			mnt_key(&w[j]->e, b, sizeof(b));
+			if (!taken[j] && !strcmp(a, b))
+				match[i] = j + 1, taken[j] = true;
+		}
+	}
+}
+
+/* A mount made in the nested namespace: made from a mount of the same filesystem there (its parent's, or
+ * one made before it: fs_of, the widest root that holds its own), or a new filesystem (a kind crshim makes
+ * anew; a tmpfs's files saved). */
+static int nested_classify(pid_t pid, struct mi **v, size_t n, const size_t *match, struct cr_err *e)
+{
+	for (size_t i = 0; i < n; i++) {
+		MntEntry *m = &v[i]->e;
+		if (match[i])
+			continue;
+		if (!i)
+			return cr_fail(
+			    e,
+			    "not supported yet: task %d has another root mount (%s from %s, root %s) "
+			    "than its parent's mount namespace (pivot_root)",
+			    pid, m->fstype, m->source, m->root);
+		if (strstr(m->root, "//deleted") || !strcmp(m->fstype, "autofs") ||
+		    !strncmp(m->fstype, "fuse", 4))
+			return cr_fail(
+			    e, "mount %s of task %d's mount namespace (%s, root %s) cannot be restored",
+			    m->mountpoint, pid, m->fstype, m->root);
+		struct mi *first = NULL;
+		for (size_t j = 0; j < n; j++)
+			if (j != i && v[j]->dev == v[i]->dev && (match[j] || (j < i && !v[j]->e.has_fs_of)) &&
+			    ns_mnt_under(m->root, v[j]->e.root) &&
+			    (!first || strlen(v[j]->e.root) < strlen(first->e.root)))
+				first = v[j];
+		if (first) {
+			m->fs_of = first->e.mnt_id, m->has_fs_of = 1;
+			m->fs_root = first->e.root;
+			continue;
+		}
+		if (!fresh_type(m->fstype))
+			return cr_fail(
+			    e,
+			    "mount %s of task %d's mount namespace (%s from %s, root %s): not a bind of "
+			    "what its parent's namespace shows, nor a filesystem crshim makes anew",
+			    m->mountpoint, pid, m->fstype, m->source, m->root);
+		v[i]->tmpfs = !strcmp(m->fstype, "tmpfs") || !strcmp(m->fstype, "ramfs");
+		m->contents = m->has_contents = v[i]->tmpfs;
+	}
+	return 0;
+}
+
+static int nested_write(const struct ns_dump_args *a, uint32_t id, struct mi **v, size_t n,
+			const size_t *match, struct mi **w, size_t nw, const bool *taken, struct cr_err *e)
+{
+	struct img_writer *wr;
+	if (img_create(a->dirfd, IMG_MNTNS, (int)id, &wr, e))
+		return -1;
+	for (size_t k = 0; k < n + nw; k++) {
+		/* its mounts parents first, then those of its parent's it has not, the last first */
+		bool gone = k >= n;
+		size_t i = gone ? n + nw - 1 - k : k;
+		if (gone && taken[i])
+			continue;
+		MntnsMount mm = MNTNS_MOUNT__INIT;
+		mm.m = gone ? &w[i]->e : &v[i]->e;
+		mm.how = gone ? 2 : match[i] ? 1 : 0, mm.has_how = 1;
+		if (!gone && match[i])
+			mm.base_attr = (uint32_t)w[match[i] - 1]->e.attr, mm.has_base_attr = 1,
+			mm.base_shared = w[match[i] - 1]->e.shared, mm.has_base_shared = 1;
+		pr_info("mount namespace %u: mount %u %s (%s, root %s): %s\n", id, mm.m->mnt_id,
+			mm.m->mountpoint, mm.m->fstype, mm.m->root,
+			gone	   ? "its parent's, gone"
+			: match[i] ? "its parent's"
+				   : "made");
+		if (img_write_or_drop(wr, &mm.base, e))
+			return -1;
+	}
+	if (img_commit(wr, e))
+		return -1;
+	return a->created(a->created_arg, IMG_MNTNS, (int)id, e);
+}
+
+int ns_mnt_nested_dump(const struct ns_dump_args *a, pid_t pid, pid_t base, uint32_t id, struct cr_err *e)
+{
+	struct mi *v = NULL, *w = NULL, **o = NULL, **ow = NULL;
+	size_t n = 0, nw = 0, *match = NULL;
+	bool *taken = NULL;
+	int ret = -1, mifd = -1, bmifd = -1;
+	__cleanup_close int nsroot = -1, broot = -1;
+	if (nsroot_open(pid, &nsroot, &mifd, e))
+		return -1;
+	if (nsroot_open(base, &broot, &bmifd, e)) {
+		close(mifd);
+		return -1;
+	}
+	int r1 = read_mountinfo(mifd, &v, &n, e),
+	    r2 = r1 ? (close(bmifd), -1) : read_mountinfo(bmifd, &w, &nw, e);
+	if (r1 || r2 || order(v, n, &o, e) || order(w, nw, &ow, e))
+		goto out;
+	match = calloc(n ? n : 1, sizeof(*match)), taken = calloc(nw ? nw : 1, sizeof(*taken));
+	if (!match || !taken) {
+		cr_fail_errno(e, ENOMEM, "out of memory");
+		goto out;
+	}
+	nested_match(o, n, ow, nw, match, taken);
+	if (nested_classify(pid, o, n, match, e))
+		goto out;
+	mark_files(nsroot, o, n);
+	if (dump_tmpfs(a, pid, nsroot, o, n, e))
+		goto out;
+	ret = nested_write(a, id, o, n, match, ow, nw, taken, e);
+out:
+	if (ret)
+		cr_wrap(e, "the mount namespace of task %d", pid);
+	free(match), free(taken), free(o), free(ow);
+	free_mi(v, n);
+	free_mi(w, nw);
+	return ret;
+}

@@ -42,6 +42,16 @@ struct ns_mnt_state {
 /* mnt-dump.c: the root's mount tree -> mnt.img (+ tmpfs-ID.img), one line for a mount that cannot be
  * restored. */
 int ns_mnt_dump(const struct ns_dump_args *a, pid_t root, struct cr_err *e);
+/* ... a process's mount namespace other than its parent's (base), with other mounts: how it differs from
+ * base's -> mntns-ID.img (+ tmpfs-ID.img of the tmpfs mounted in it); one line for what cannot be made. */
+int ns_mnt_nested_dump(const struct ns_dump_args *a, pid_t pid, pid_t base, uint32_t id, struct cr_err *e);
+/* mnt-nested.c: mntns-1.img, -2, ... and the files of their tmpfs (crshim, nothing made) */
+struct ns_mnt_nested;
+int ns_mnt_nested_load(int dirfd, struct ns_mnt_nested ***out, size_t *n, struct cr_err *e);
+void ns_mnt_nested_free(struct ns_mnt_nested **v, size_t n);
+const struct ns_mnt_state *ns_mnt_nested_state(const struct ns_mnt_nested *x); /* its mounts */
+/* ... in the process, cloned in its parent's namespace: its own made (unshare) from that (-1 and msg) */
+int ns_mnt_nested_restore(const struct ns_mnt_nested *x, char *msg, size_t len);
 /* mnt-restore.c */
 int ns_mnt_load(const struct cr_opts *o, int dirfd, struct ns_mnt_state **out, struct cr_err *e);
 void ns_mnt_free(struct ns_mnt_state *s);
@@ -49,6 +59,17 @@ void ns_mnt_free(struct ns_mnt_state *s);
  * a disk's: a masked path bound from /dev/null, a volume) made by crshim before the tree, at their root
  * (pre, pre_at); dry (restore --check-only, the dump's check): only named in the log. 0, -1. */
 int ns_mnt_premake(struct ns_mnt_state *s, bool dry, struct cr_err *e);
+
+/* For ns/mnt-nested.c: a detached clone of path under dfd (AT_FDCWD; "" or "/": dfd's mount itself), -1
+ * errno; mkdir -p of path under dfd (an empty file at its end: file), -1 errno; a new filesystem for mount i
+ * of s, its files put in (a detached mount of its root), -1 and msg. */
+int ns_mnt_clone_at(int dfd, const char *path);
+/* The propagation of the mount of fd set (MS_SHARED, ...); the mount of fd to made a peer of that of from
+ * (MOVE_MOUNT_SET_GROUP: also a slave of its master). 0, -1 errno. */
+int ns_mnt_prop_fd(int fd, uint64_t prop);
+int ns_mnt_join_fd(int from, int to);
+int ns_mnt_make_point(int dfd, const char *path, bool file);
+int ns_mnt_new_filled(const struct ns_mnt_state *s, size_t i, char *msg, size_t len);
 
 /* tmpfs.c: the files of the filesystem under dirfd (a detached clone of the mount) into tmpfs-ID.img (made
  * in imgdir, or out: that file, made already);

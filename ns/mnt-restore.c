@@ -351,8 +351,7 @@ static int sb_ro(struct build *b, const MntEntry *m, int mfd)
 /* Propagation prop on the mount of fd (mount m's, or a stand-in for its group). */
 static int set_prop_fd(struct build *b, int fd, const MntEntry *m, uint64_t prop)
 {
-	struct mnt_attr_arg at = {.propagation = prop};
-	if (syscall(SYS_mount_setattr, fd, "", AT_EMPTY_PATH, &at, sizeof(at)))
+	if (ns_mnt_prop_fd(fd, prop))
 		return fail(b, m, "set its propagation");
 	return 0;
 }
@@ -373,8 +372,7 @@ static int set_prop(struct build *b, size_t i, uint64_t prop)
  * has one); m: the mount of the images it is or stands for. */
 static int join_group(struct build *b, int from, int to, const MntEntry *m)
 {
-	if (syscall(SYS_move_mount, from, "", to, "",
-		    MOVE_MOUNT_SET_GROUP | MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH))
+	if (ns_mnt_join_fd(from, to))
 		return fail(b, m, "join its peer group");
 	return 0;
 }
@@ -747,4 +745,39 @@ out:
 		if (fds[k] >= 0)
 			close(fds[k]);
 	return ret;
+}
+
+/* ---------------------------------------------------------------- for ns/mnt-nested.c */
+
+int ns_mnt_new_filled(const struct ns_mnt_state *s, size_t i, char *msg, size_t len)
+{
+	struct build b = {.s = s, .msg = msg, .len = len};
+	int mfd = new_fs(&b, s->m[i]);
+	if (mfd >= 0 && (fill(&b, s->m[i], mfd) || sb_ro(&b, s->m[i], mfd))) {
+		close(mfd);
+		return -1;
+	}
+	return mfd;
+}
+
+int ns_mnt_prop_fd(int fd, uint64_t prop)
+{
+	struct mnt_attr_arg at = {.propagation = prop};
+	return (int)syscall(SYS_mount_setattr, fd, "", AT_EMPTY_PATH, &at, sizeof(at));
+}
+
+int ns_mnt_join_fd(int from, int to)
+{
+	return (int)syscall(SYS_move_mount, from, "", to, "",
+			    MOVE_MOUNT_SET_GROUP | MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH);
+}
+
+int ns_mnt_clone_at(int dfd, const char *path)
+{
+	return clone_at(dfd, path);
+}
+
+int ns_mnt_make_point(int dfd, const char *path, bool file)
+{
+	return make_point(dfd, path, file);
 }

@@ -28,15 +28,17 @@ int ns_dump_state(const struct ns_dump_args *a, const uint64_t root_ids[NS_KINDS
 struct ns_rst {
 	const struct cr_opts *o;
 	int dirfd;
-	NsEntry *ne;		    /* ns.img; NULL for older images */
-	uint32_t own;		    /* CLONE_NEW* the root had of its own */
-	uint32_t made;		    /* ... the ones ns_rst_enter made or joined (crshim is in them) */
-	int self_fd[NS_KINDS];	    /* crshim's own namespaces, -1 */
-	int join_fd[NS_KINDS];	    /* --join-ns / --inherit-fd of an external one, -1 */
-	bool empty_net;		    /* --empty-ns net: a new netns left empty */
-	uint64_t ids[NS_KINDS];	    /* the root's at dump */
-	struct ns_net_state *net;   /* net.c */
-	struct ns_mnt_state *mnt;   /* mnt-restore.c: mnt.img and the tmpfs contents */
+	NsEntry *ne;		      /* ns.img; NULL for older images */
+	uint32_t own;		      /* CLONE_NEW* the root had of its own */
+	uint32_t made;		      /* ... the ones ns_rst_enter made or joined (crshim is in them) */
+	int self_fd[NS_KINDS];	      /* crshim's own namespaces, -1 */
+	int join_fd[NS_KINDS];	      /* --join-ns / --inherit-fd of an external one, -1 */
+	bool empty_net;		      /* --empty-ns net: a new netns left empty */
+	uint64_t ids[NS_KINDS];	      /* the root's at dump */
+	struct ns_net_state *net;     /* net.c */
+	struct ns_mnt_state *mnt;     /* mnt-restore.c: mnt.img and the tmpfs contents */
+	struct ns_mnt_nested **mntns; /* mnt-nested.c: mntns-ID.img of the other processes (ID - 1) */
+	size_t n_mntns;
 	struct ns_cg_state *cg;	    /* cgroup-restore.c: cgroup.img and the cgroups made */
 	int user_fd;		    /* userns.c: the user namespace made (own & CLONE_NEWUSER), -1 */
 	int user_made_fd[NS_KINDS]; /* ... the namespaces made in it, which crshim joins, -1 */

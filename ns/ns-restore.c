@@ -16,6 +16,7 @@
 #include "base/cleanup.h"
 #include "base/fault.h"
 #include "base/log.h"
+#include "mnt-int.h"
 #include "ns-int.h"
 
 /* The root's namespaces crshim makes in ns_rst_enter (the others come from the PID/mount code). */
@@ -248,6 +249,20 @@ int ns_rst_root_child(const struct ns_rst *r, char *msg, size_t len)
 				 .o = r->o,
 				 .mnt = r->mnt};
 	return ns_mnt_restore(&ma, msg, len);
+}
+
+int ns_rst_mntns(const struct ns_rst *r, uint32_t id, char *msg, size_t len)
+{
+	if (!r || !id || id > r->n_mntns) {
+		snprintf(msg, len, "mntns-%u.img: not loaded", id);
+		return -1;
+	}
+	return ns_mnt_nested_restore(r->mntns[id - 1], msg, len);
+}
+
+bool ns_rst_has_mntns(const struct ns_rst *r, uint32_t id)
+{
+	return r && id && id <= r->n_mntns;
 }
 
 void ns_rst_done(struct ns_rst *r, bool failed)

@@ -21,6 +21,9 @@ int ns_dump_state(const struct ns_dump_args *a, const uint64_t root_ids[NS_KINDS
 		return -1;
 	if ((own & CLONE_NEWNS) && ns_mnt_dump(a, a->pids[0], e))
 		return -1;
+	for (size_t i = 0; a->mntns && i < a->n; i++)
+		if (a->mntns[i] && ns_mnt_nested_dump(a, a->pids[i], a->mnt_base[i], a->mntns[i], e))
+			return -1;
 	return 0;
 }
 
@@ -28,7 +31,8 @@ int ns_rst_load_state(struct ns_rst *r, struct cr_err *e)
 {
 	if ((r->own & CLONE_NEWNET) && r->join_fd[NS_NET] < 0 && !r->empty_net && ns_net_load(r, e))
 		return -1;
-	if ((r->own & CLONE_NEWNS) && ns_mnt_load(r->o, r->dirfd, &r->mnt, e))
+	if (((r->own & CLONE_NEWNS) && ns_mnt_load(r->o, r->dirfd, &r->mnt, e)) ||
+	    ns_mnt_nested_load(r->dirfd, &r->mntns, &r->n_mntns, e))
 		return -1;
 	return ns_user_mnt_ids(r, e); /* a root born in its user namespace makes them with its ids */
 }
@@ -91,4 +95,6 @@ void ns_rst_state_done(struct ns_rst *r, bool failed)
 	ns_net_done(r, failed);
 	ns_mnt_free(r->mnt);
 	r->mnt = NULL;
+	ns_mnt_nested_free(r->mntns, r->n_mntns);
+	r->mntns = NULL, r->n_mntns = 0;
 }

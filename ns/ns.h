@@ -39,6 +39,11 @@ struct ns_dump_args {
 	    born; /* out: the tree's user namespace owns its PID and mount namespaces (restored born in it) */
 	bool *nested;  /* out, per pid (NULL: not wanted): in a user namespace nested in the tree's */
 	bool *ipc_own; /* out (NULL: not wanted): the root's IPC namespace is the tree's own, not external */
+	/* per pid (NULL: none): the id of its mount namespace when it has one of its own with other mounts
+	 * than its parent's (engine/task/dump-pidns.c; 0: none), and that parent, against whose namespace it
+	 * is saved (mntns-ID.img) */
+	const uint32_t *mntns;
+	const pid_t *mnt_base;
 };
 /* Reads and checks the namespaces of the tree (one line when one cannot be restored), writes ns.img and
  * the images of the namespaces. */
@@ -97,6 +102,11 @@ bool ns_rst_new_net(const struct ns_rst *r);
 int ns_net_has_newifindex(void);
 /* The images hold the root's mount tree (ns_rst_root_child builds it; no fresh /proc needed then). */
 bool ns_rst_mounts(const struct ns_rst *r);
+/* A process of the tree with a mount namespace of its own other than its parent's (pstree_entry.mntns: id),
+ * cloned in its parent's: that namespace made from its parent's (ns/mnt-nested.c), before it opens a file or
+ * clones a child. 0, or -1 and a message (it cannot log). ns_rst_has_mntns: mntns-ID.img was loaded. */
+int ns_rst_mntns(const struct ns_rst *r, uint32_t id, char *msg, size_t len);
+bool ns_rst_has_mntns(const struct ns_rst *r, uint32_t id);
 /* The --root of a tree with a mount tree of its own (NULL: none): the paths of the images are under it. */
 const char *ns_rst_root(const struct ns_rst *r);
 /* crshim, before the tree (engine/files/restore-tty.c): the devpts of the images whose superblock had st_dev

@@ -935,6 +935,12 @@ int ns_user_mnt_ids(struct ns_rst *r, struct cr_err *e)
 	for (size_t i = 0; i < r->mnt->n; i++)
 		if (mnt_opts_ids(&r->lvl[0], r->mnt->m[i], e))
 			return -1;
+	for (size_t k = 0; k < r->n_mntns; k++) { /* the other processes' mount namespaces, made in it */
+		const struct ns_mnt_state *s = ns_mnt_nested_state(r->mntns[k]);
+		for (size_t i = 0; i < s->n; i++)
+			if (mnt_opts_ids(&r->lvl[0], s->m[i], e))
+				return -1;
+	}
 	return 0;
 }
 

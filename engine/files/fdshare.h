@@ -63,6 +63,9 @@ int rst_fdshare_one(struct rst_task *ts, size_t n, FileEntry *f, struct cr_err *
 /* The root task of a tree with its own mount tree, once that stands (before it clones the others): open
  * the descriptions kept for it at their fds; -1 with the reason in msg. */
 int rst_fdshare_root(char *msg, size_t len);
+/* A process of the tree in a mount namespace of its own (pstree mntns), once that stands (before it clones
+ * its children): open the descriptions all of whose holders are in it, at their fds. -1 and msg. */
+int rst_fdshare_nested(pid_t pid, char *msg, size_t len);
 /* crshim, once every process of such a tree but those sharing an address space is restored: take each
  * description the root task opened from a process that holds it, at its kept fd, so that a placeholder of a
  * sharer (mem/restore-sharedvm.c, crshim's child) hands the very description to its sharer. */

@@ -30,6 +30,9 @@ struct shared_desc {
 	/* a file in flight of such a tree (crshim sends it once the unix sockets are made, in that mount
 	 * tree): opened by crshim there (rst_fdshare_flight_late), taken by the root task from crshim */
 	bool flight;
+	/* every holder is in the mount namespace of its own of this process (pstree mntns, or below it):
+	 * opened by it once that stands (rst_fdshare_nested), not by the root task; 0: none */
+	pid_t owner;
 };
 static struct shared_desc *descs;
 static size_t nr_descs;
@@ -91,7 +94,36 @@ static int seek_to(int fd, const FileEntry *f)
 	return 0;
 }
 
-static int open_once(const FileEntry *f, const char *root, bool late, struct cr_err *e)
+/* The process of the tree whose mount namespace of its own (ns/mnt-nested.c) x is in (x or one above it),
+ * 0 when it is in the root's. */
+static pid_t mnt_owner(struct rst_task *ts, size_t n, const struct rst_task *x)
+{
+	for (size_t hops = 0; x && hops <= n; hops++) {
+		if (x->pst && x->pst->mntns)
+			return x->pid;
+		x = x->pst && x->pst->ppid ? rst_tree_task(ts, n, x->pst->ppid) : NULL;
+	}
+	return 0;
+}
+
+/* ... of every holder of description id, when it is one process for all (0: the root's, or several). */
+static pid_t holders_owner(struct rst_task *ts, size_t n, uint32_t id)
+{
+	pid_t o = -1;
+	bool any = false;
+	for (size_t k = 0; k < n && !any; k++)
+		any = ts[k].pst && ts[k].pst->mntns;
+	for (size_t k = 0; k < n && any && o; k++)
+		for (size_t i = 0; i < ts[k].nr_files; i++)
+			if (ts[k].files[i]->has_tree_desc && ts[k].files[i]->tree_desc == id) {
+				pid_t x = mnt_owner(ts, n, &ts[k]);
+				o = o < 0 || o == x ? x : 0;
+				break;
+			}
+	return any && o > 0 ? o : 0;
+}
+
+static int open_once(const FileEntry *f, const char *root, bool late, pid_t owner, struct cr_err *e)
 {
 	const RegFileEntry *r = f->reg;
 	struct shared_desc *nd = realloc(descs, (nr_descs + 1) * sizeof(*nd));
@@ -104,7 +136,7 @@ static int open_once(const FileEntry *f, const char *root, bool late, struct cr_
 		int sk = k->make(f, msg, sizeof(msg));
 		if (sk < 0 || fcntl(sk, F_SETFD, FD_CLOEXEC))
 			return cr_fail_errno(e, EIO, "shared socket (file id %u): %s", f->id, msg);
-		descs[nr_descs++] = (struct shared_desc){f->tree_desc, sk, NULL, 0, false};
+		descs[nr_descs++] = (struct shared_desc){f->tree_desc, sk, NULL, 0, false, 0};
 		pr_info(
 		    "socket file id %u is one open file description of several processes: made once, fd %d\n",
 		    f->id, sk);
@@ -112,11 +144,19 @@ static int open_once(const FileEntry *f, const char *root, bool late, struct cr_
 	}
 	int fl = (int)(r->flags & ~(uint32_t)OPEN_DROP_FLAGS) | O_NOCTTY | O_CLOEXEC;
 	bool flight = !late && root && !r->deleted; /* (a deleted one: its ghost is made early) */
-	if ((late && root) || flight) { /* opened in the restored mount tree: this fd number is kept for it */
+	owner = late && !r->deleted ? owner : 0;
+	if ((late && (root || owner)) || flight) { /* opened in the restored mount tree: this fd number is
+						     kept for it */
 		int fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
 		if (fd < 0)
 			return cr_fail_sys(e, "keep an fd for %s", r->path);
-		descs[nr_descs++] = (struct shared_desc){f->tree_desc, fd, f, fl, flight};
+		descs[nr_descs++] = (struct shared_desc){f->tree_desc, fd, f, fl, flight, owner};
+		if (owner) {
+			pr_info("%s (offset %llu) is one open file description of processes in the mount "
+				"namespace of task %d: it opens it there, at fd %d\n",
+				r->path, (unsigned long long)r->pos, owner, fd);
+			return 0;
+		}
 		pr_info("%s (offset %llu)%s: %s opens it in the restored mount tree, at fd %d\n", r->path,
 			(unsigned long long)r->pos,
 			flight ? " is in flight" : " is one open file description of several processes",
@@ -126,7 +166,7 @@ static int open_once(const FileEntry *f, const char *root, bool late, struct cr_
 	int fd = r->deleted ? rst_ghost_open(r, fl) : open_path(f, root, fl);
 	if (fd < 0)
 		return cr_fail_sys(e, "open %s", r->path);
-	descs[nr_descs++] = (struct shared_desc){f->tree_desc, fd, NULL, 0, false};
+	descs[nr_descs++] = (struct shared_desc){f->tree_desc, fd, NULL, 0, false, 0};
 	if (seek_to(fd, f))
 		return cr_fail_sys(e, "seek %s to %llu", r->path, (unsigned long long)r->pos);
 	pr_info("%s (offset %llu) is one open file description of several processes: opened once, fd %d\n",
@@ -159,12 +199,22 @@ int rst_fdshare_root(char *msg, size_t len)
 				return rst_errmsg(msg, len, "take %s (in flight) from crshim",
 						  descs[i].late->reg->path);
 			close(fd);
-		} else if (descs[i].late && open_at_kept(&descs[i])) {
+		} else if (descs[i].late && !descs[i].owner && open_at_kept(&descs[i])) {
 			return rst_errmsg(msg, len, "open %s (shared by several processes) at offset %llu",
 					  descs[i].late->reg->path,
 					  (unsigned long long)descs[i].late->reg->pos);
 		}
 	}
+	return 0;
+}
+
+int rst_fdshare_nested(pid_t pid, char *msg, size_t len)
+{
+	for (size_t i = 0; i < nr_descs; i++)
+		if (descs[i].late && descs[i].owner == pid && open_at_kept(&descs[i]))
+			return rst_errmsg(msg, len, "open %s (shared by several processes) at offset %llu",
+					  descs[i].late->reg->path,
+					  (unsigned long long)descs[i].late->reg->pos);
 	return 0;
 }
 
@@ -233,7 +283,8 @@ int rst_fdshare_prepare(struct rst_task *ts, size_t n, struct cr_err *e)
 			FileEntry *f = ts[k].files[i];
 			if (!shareable(f) || holders(ts, n, f->tree_desc) < 2)
 				continue;
-			if (find(f->tree_desc) < 0 && open_once(f, ns_rst_root(ts[0].ns), true, e))
+			if (find(f->tree_desc) < 0 &&
+			    open_once(f, ns_rst_root(ts[0].ns), true, holders_owner(ts, n, f->tree_desc), e))
 				return cr_wrap(e, "task %d", ts[k].pid);
 			if (to_inherit(f, e))
 				return -1;
@@ -248,7 +299,7 @@ int rst_fdshare_one(struct rst_task *ts, size_t n, FileEntry *f, struct cr_err *
 	uint32_t id = f->tree_desc;
 	if (find(id) < 0 && f->reg->deleted && rst_ghost_early(ts, n, f->reg->path, e))
 		return -1;
-	if (find(id) < 0 && open_once(f, ns_rst_root(ts[0].ns), false, e))
+	if (find(id) < 0 && open_once(f, ns_rst_root(ts[0].ns), false, 0, e))
 		return -1;
 	for (size_t k = 0; k < n; k++)
 		for (size_t i = 0; i < ts[k].nr_files; i++) {

@@ -66,6 +66,7 @@ static const struct img_kind_desc kinds[IMG__COUNT] = {
     [IMG_IPC_MQ] = {"ipc-mq", "ipc-mq.img", 0x43520074, &ipc_mq_entry__descriptor, &ipc_mq_entry__descriptor},
     [IMG_MNT] = {"mnt", "mnt.img", 0x43520080, &mnt_entry__descriptor, &mnt_entry__descriptor},
     [IMG_TMPFS] = {"tmpfs", "tmpfs-%d.img", 0x43520081, &tmpfs_entry__descriptor, &tmpfs_entry__descriptor},
+    [IMG_MNTNS] = {"mntns", "mntns-%d.img", 0x43520082, &mntns_mount__descriptor, &mntns_mount__descriptor},
     [IMG_CGROUP] = {"cgroup", "cgroup.img", 0x43520090, &cgroup_entry__descriptor, &cgroup_entry__descriptor},
 };
 

@@ -61,6 +61,7 @@ enum img_kind {
 	IMG_IPC_MQ,  /* ipc-mq.img: POSIX message queues, with their messages */
 	IMG_MNT,     /* mnt.img: the mount tree of the root's mount namespace (ns/mnt-dump.c) */
 	IMG_TMPFS,   /* tmpfs-ID.img: the files of the tmpfs first mounted as mount ID */
+	IMG_MNTNS,   /* mntns-ID.img: a nested mount namespace, as it differs from its parent's */
 	IMG_CGROUP,  /* cgroup.img: each task's cgroups, the cgroups and their properties (ns/cgroup.c) */
 	IMG__COUNT
 };

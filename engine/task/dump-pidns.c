@@ -98,12 +98,13 @@ static void free_lines(char **v, size_t n)
 	free(v);
 }
 
-/* c is in another mount namespace than its parent p: only its PID namespace's init gets one of its own at
- * restore (a copy of its parent's with a fresh /proc: ns_mnt_proc); any other process is restored in its
- * parent's. Refused with one line when that would not give it the mounts it has (a mount namespace it
- * changed: mounts made, moved, unmounted, options changed, pivot_root). */
-static int mnt_place(const struct dump_ctx *c, const struct dump_ctx *p, struct cr_err *e)
+/* c is in another mount namespace than its parent p. With the same mounts (a copy it did not change), it is
+ * restored in its parent's (its PID namespace's init: a copy of its parent's with a fresh /proc:
+ * ns_mnt_proc); else its namespace is saved as it differs from its parent's (*nested: ns/mnt-dump.c
+ * ns_mnt_nested_dump) and made again from its parent's at restore (ns/mnt-nested.c). */
+static int mnt_place(const struct dump_ctx *c, const struct dump_ctx *p, bool *nested)
 {
+	*nested = false;
 	if (!p || c->zombie || ns_same(c->pid, "mnt", p->pid, "mnt"))
 		return 0;
 	size_t na, nb;
@@ -117,13 +118,34 @@ static int mnt_place(const struct dump_ctx *c, const struct dump_ctx *p, struct 
 	}
 	free_lines(a, na);
 	free_lines(b, nb);
-	if (!same)
-		return cr_fail(e,
-			       "not supported yet: task %d is in a mount namespace of its own whose mounts "
-			       "differ from its parent %d's%s",
-			       c->pid, p->pid, c->ns_init ? " (other than its /proc)" : "");
-	pr_info("task %d: a mount namespace of its own with its parent's mounts: restored %s\n", c->pid,
-		c->ns_init ? "as a copy of its parent's with a fresh /proc" : "in its parent's");
+	*nested = !same;
+	pr_info("task %d: a mount namespace of its own %s\n", c->pid,
+		!same ? "with other mounts than its parent's: saved as it differs from its parent's"
+		: c->ns_init
+		    ? "with its parent's mounts: restored as a copy of its parent's with a fresh /proc"
+		    : "with its parent's mounts: restored in its parent's");
+	return 0;
+}
+
+/* Every other process in the nested mount namespace of c got it from c (its parent is in it too, up to c):
+ * one that entered it (setns), or whose parent left it, is not restored in it. */
+static int mnt_shared(const struct dump_ctx *cs, size_t n, const struct dump_ctx *c, struct cr_err *e)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct dump_ctx *d = &cs[i];
+		if (d == c || d->zombie || !ns_same(d->pid, "mnt", c->pid, "mnt"))
+			continue;
+		const struct dump_ctx *x = d;
+		for (size_t hops = 0; x && x != c && hops < n; hops++) {
+			const struct dump_ctx *px = parent_of(cs, n, x);
+			x = px && ns_same(px->pid, "mnt", d->pid, "mnt") ? px : NULL;
+		}
+		if (x != c)
+			return cr_fail(e,
+				       "not supported yet: task %d is in the mount namespace of task %d "
+				       "without being its descendant in it (setns)",
+				       d->pid, c->pid);
+	}
 	return 0;
 }
 
@@ -155,7 +177,7 @@ static int task_place(struct dump_ctx *c, const struct dump_ctx *p, struct cr_er
 			       "not supported yet: task %d makes its new children in another PID namespace "
 			       "than its own (unshare/setns CLONE_NEWPID without a fork)",
 			       c->pid);
-	return mnt_place(c, p, e);
+	return 0;
 }
 
 int dump_pidns(struct dump_ctx *cs, size_t n, bool *pidns, bool *mntns_proc, struct cr_err *e)
@@ -164,8 +186,12 @@ int dump_pidns(struct dump_ctx *cs, size_t n, bool *pidns, bool *mntns_proc, str
 	for (size_t i = 0; i < n; i++) {
 		struct dump_ctx *c = &cs[i];
 		struct ns_pid_ids id;
-		if (task_chain(c, e) || task_place(c, i ? parent_of(cs, i, c) : NULL, e))
+		bool nested = false;
+		if (task_chain(c, e) || task_place(c, i ? parent_of(cs, i, c) : NULL, e) ||
+		    mnt_place(c, i ? parent_of(cs, i, c) : NULL, &nested) ||
+		    (nested && mnt_shared(cs, n, c, e)))
 			return -1;
+		c->mntns = nested; /* (its id: dump_ns) */
 		if (ns_pid_ids(c->pid, &id, e))
 			return cr_wrap(e, "task %d", c->pid);
 		c->ns_pid = id.pid, c->ns_pgid = id.pgid, c->ns_sid = id.sid;
@@ -183,6 +209,7 @@ int dump_pidns(struct dump_ctx *cs, size_t n, bool *pidns, bool *mntns_proc, str
 
 void dump_pidns_pstree(const struct dump_ctx *c, PstreeEntry *pe)
 {
+	pe->mntns = c->mntns, pe->has_mntns = c->mntns != 0; /* (dump_ns numbered them) */
 	if (!c->ns_levels)
 		return;
 	pe->ns_pid = c->ns_pid, pe->has_ns_pid = 1;

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -213,6 +214,27 @@ static inline void mnt_shape_check(const char *before)
 		fail("the mount tree changed:\n--- before\n%s--- after\n%s", before ? before : "(none)",
 		     now ? now : "(none)");
 	free(now);
+}
+
+/* A child of the test in a mount namespace of its own: unshare(CLONE_NEWNS), / made rprivate, setup() (not
+ * 0: it exits 9), then it waits for SIGUSR1 and exits with check(). Its pid once setup is done (fail() if
+ * not). usr1_block() before. */
+static inline pid_t nsmnt_child(int (*setup)(void), int (*check)(void))
+{
+	int pfd[2];
+	if (pipe(pfd))
+		fail("pipe");
+	pid_t ch = test_fork();
+	if (ch == 0) {
+		if (unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) || setup() ||
+		    child_ready(pfd))
+			_exit(9);
+		usr1_wait();
+		_exit(check());
+	}
+	if (ch < 0 || child_started(pfd))
+		fail("child not ready");
+	return ch;
 }
 
 #define CHECK(cond, ...)                                                                                     \

@@ -2,10 +2,8 @@
  * root's, made private, then a tmpfs mounted at /nsmnt_cns that the root's namespace does not have), with a
  * file of that tmpfs open and its cwd in it. After restore the child is still in a namespace other than its
  * parent's, sees its tmpfs and its file there (fd and cwd on it), and the parent still does not see it
- * (CRIU's mntns_open, tempfs_subns shape). crshim restores such a process in its parent's namespace, so its
- * dump must refuse it with one line (.desc dump-expect) and the tree keep running as it was; before, the dump
- * went on and the restore failed, or with the file elsewhere would have restored the child without its
- * mounts. Once a second mount namespace is restored this becomes a checkpoint/restore test as it is. */
+ * (CRIU's mntns_open, tempfs_subns shape): ns/mnt-nested.c makes its namespace from its parent's. Before,
+ * the dump refused it. */
 #include <sys/wait.h>
 #include "nsmnt.h"
 
@@ -23,38 +21,36 @@ static ino_t ns_ino(const char *path)
 	return stat(path, &st) ? 0 : st.st_ino;
 }
 
+static int setup(void)
+{
+	if (mount("nsmnt", "/nsmnt_cns", "tmpfs", 0, "size=1m"))
+		return -1;
+	write_file("/nsmnt_cns/data", "child-tmpfs");
+	open_at(CFD, "/nsmnt_cns/data", O_RDONLY, "open /nsmnt_cns/data");
+	return chdir("/nsmnt_cns");
+}
+
+static int check(void)
+{
+	int bad = 0;
+	struct mnt_line m;
+	if (mnt_find("/nsmnt_cns", &m) || strcmp(m.type, "tmpfs"))
+		bad |= 1;
+	if (!same_file(CFD, "/nsmnt_cns/data") || !file_is("/nsmnt_cns/data", "child-tmpfs"))
+		bad |= 2;
+	struct stat c, d;
+	if (stat(".", &c) || stat("/nsmnt_cns", &d) || c.st_dev != d.st_dev || c.st_ino != d.st_ino)
+		bad |= 4;
+	return bad;
+}
+
 int main(int argc, char **argv)
 {
-	int pfd[2];
 	char path[64];
 	test_init(argc, argv);
 	mkdirs("/nsmnt_cns");
-	if (pipe(pfd))
-		fail("pipe");
 	usr1_block();
-	pid_t ch = test_fork();
-	if (ch == 0) {
-		if (unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
-		    mount("nsmnt", "/nsmnt_cns", "tmpfs", 0, "size=1m"))
-			_exit(9);
-		write_file("/nsmnt_cns/data", "child-tmpfs");
-		open_at(CFD, "/nsmnt_cns/data", O_RDONLY, "open /nsmnt_cns/data");
-		if (chdir("/nsmnt_cns") || child_ready(pfd))
-			_exit(9);
-		usr1_wait();
-		int bad = 0;
-		struct mnt_line m;
-		if (mnt_find("/nsmnt_cns", &m) || strcmp(m.type, "tmpfs"))
-			bad |= 1;
-		if (!same_file(CFD, "/nsmnt_cns/data") || !file_is("/nsmnt_cns/data", "child-tmpfs"))
-			bad |= 2;
-		struct stat c, d;
-		if (stat(".", &c) || stat("/nsmnt_cns", &d) || c.st_dev != d.st_dev || c.st_ino != d.st_ino)
-			bad |= 4;
-		_exit(bad);
-	}
-	if (ch < 0 || child_started(pfd))
-		fail("child not ready");
+	pid_t ch = nsmnt_child(setup, check);
 	test_daemon();
 	test_waitsig();
 

@@ -1,0 +1,346 @@
+/* The mount namespaces of processes of the tree other than the root's (mntns-ID.img, ns/mnt-dump.c
+ * ns_mnt_nested_dump): each is made again by its process, cloned in its parent's namespace, which is
+ * restored already: unshare(CLONE_NEWNS), every mount made private (nothing it changes may propagate back),
+ * the parent's mounts it no longer had taken off, the mounts it had made (new filesystems, a tmpfs's files
+ * put in, or binds of a mount of the same filesystem) put in place, flags set, then the peer groups and
+ * slaves joined again (MOVE_MOUNT_SET_GROUP: with the parent's mounts at the same place where the group was
+ * its parent's, or among its own). Then, in it, the process opens its files, cwd and root. ns_mnt_nested_load
+ * reads the images in crshim (nothing is made); ns_rst_mntns runs in the process and cannot log. */
+#define LOG_PREFIX "mnt-nested: "
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "base/cleanup.h"
+#include "base/log.h"
+#include "image/image.h"
+#include "mnt-int.h"
+
+#ifndef MOVE_MOUNT_F_EMPTY_PATH
+#define MOVE_MOUNT_F_EMPTY_PATH 0x00000004
+#endif
+#ifndef OPEN_TREE_CLOEXEC
+#define OPEN_TREE_CLOEXEC O_CLOEXEC
+#endif
+
+enum { HOW_MADE = 0, HOW_KEPT = 1, HOW_GONE = 2 };
+
+struct ns_mnt_nested {
+	MntnsMount **r; /* the records of mntns-ID.img */
+	size_t n;
+	struct ns_mnt_state s; /* s.m[i]: r[i]->m; s.fs: the files of the tmpfs made in it */
+};
+
+struct nested_attr {
+	uint64_t attr_set, attr_clr, propagation, userns_fd;
+};
+
+static void nested_free(struct ns_mnt_nested *x)
+{
+	if (!x)
+		return;
+	for (size_t i = 0; x->r && i < x->n; i++)
+		protobuf_c_message_free_unpacked((ProtobufCMessage *)x->r[i], NULL);
+	for (size_t i = 0; x->s.fs && i < x->s.nfs; i++) {
+		for (size_t k = 0; k < x->s.fs[i].n; k++)
+			protobuf_c_message_free_unpacked((ProtobufCMessage *)x->s.fs[i].e[k], NULL);
+		free(x->s.fs[i].e);
+	}
+	free(x->r), free(x->s.m), free(x->s.fs);
+	free(x);
+}
+
+void ns_mnt_nested_free(struct ns_mnt_nested **v, size_t n)
+{
+	for (size_t i = 0; v && i < n; i++)
+		nested_free(v[i]);
+	free(v);
+}
+
+static int nested_check(int dirfd, uint32_t id, struct ns_mnt_nested *x, struct cr_err *e)
+{
+	x->s.m = calloc(x->n ? x->n : 1, sizeof(*x->s.m));
+	x->s.fs = calloc(x->n ? x->n : 1, sizeof(*x->s.fs));
+	if (!x->s.m || !x->s.fs)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	x->s.n = x->n;
+	for (size_t i = 0; i < x->n; i++) {
+		const MntEntry *m = x->r[i]->m;
+		if (!m || !m->mountpoint || !m->root || !m->fstype || m->mountpoint[0] != '/' ||
+		    strstr(m->mountpoint, "/../") || strstr(m->root, "/../") || x->r[i]->how > HOW_GONE ||
+		    (i == 0 && x->r[i]->how != HOW_KEPT) || m->ext_key)
+			return cr_fail_errno(e, EBADMSG, "mntns-%u.img: mount %zu: bad entry", id, i);
+		x->s.m[i] = x->r[i]->m;
+		if (!m->contents || x->r[i]->how != HOW_MADE)
+			continue;
+		struct ns_mnt_fs *fs = &x->s.fs[x->s.nfs++];
+		fs->mnt_id = m->mnt_id;
+		if (img_read_list(dirfd, IMG_TMPFS, (int)m->mnt_id, false, (void ***)&fs->e, &fs->n, e))
+			return -1;
+	}
+	return 0;
+}
+
+int ns_mnt_nested_load(int dirfd, struct ns_mnt_nested ***out, size_t *n, struct cr_err *e)
+{
+	*out = NULL, *n = 0;
+	for (uint32_t id = 1;; id++) {
+		char name[64];
+		img_name(IMG_MNTNS, (int)id, name, sizeof(name));
+		if (faccessat(dirfd, name, F_OK, 0))
+			return 0;
+		struct ns_mnt_nested **nv = realloc(*out, id * sizeof(*nv)), *x = calloc(1, sizeof(*x));
+		if (nv)
+			*out = nv;
+		if (!nv || !x) {
+			free(x);
+			return cr_fail_errno(e, ENOMEM, "out of memory");
+		}
+		(*out)[(*n)++] = x;
+		if (img_read_list(dirfd, IMG_MNTNS, (int)id, false, (void ***)&x->r, &x->n, e) ||
+		    nested_check(dirfd, id, x, e))
+			return -1;
+		pr_info("mount namespace %u of a process of the tree: %zu mounts and gone ones, %zu tmpfs\n",
+			id, x->n, x->s.nfs);
+	}
+}
+
+const struct ns_mnt_state *ns_mnt_nested_state(const struct ns_mnt_nested *x)
+{
+	return &x->s;
+}
+
+/* ---------------------------------------------------------------- the process */
+
+struct nbuild {
+	const struct ns_mnt_nested *x;
+	int *fd;   /* per record: the mount (made: the detached one, then attached; kept: its place), -1 */
+	int *fsfd; /* per record: a new filesystem's root, made for it and the binds of it */
+	char *msg;
+	size_t len;
+};
+
+static int nfail(struct nbuild *b, const MntEntry *m, const char *what)
+{
+	snprintf(b->msg, b->len, "mount %s (%s) of its mount namespace: %s: %s", m->mountpoint, m->fstype,
+		 what, strerror(errno));
+	return -1;
+}
+
+static const char *rel(const char *p)
+{
+	p += strspn(p, "/");
+	return *p ? p : ".";
+}
+
+static ssize_t nindex(const struct nbuild *b, uint32_t id)
+{
+	for (size_t i = 0; i < b->x->n; i++)
+		if (b->x->r[i]->how != HOW_GONE && b->x->r[i]->m->mnt_id == id)
+			return (ssize_t)i;
+	return -1;
+}
+
+/* The parent's mounts it no longer had, the last first. */
+static int take_off(struct nbuild *b)
+{
+	for (size_t i = 0; i < b->x->n; i++) {
+		const MntEntry *m = b->x->r[i]->m;
+		if (b->x->r[i]->how == HOW_GONE && umount2(m->mountpoint, MNT_DETACH))
+			return nfail(b, m, "take its parent's mount off");
+	}
+	return 0;
+}
+
+/* The detached mount of made mount i: a clone of a kept mount (the place it has now: taken before any
+ * mount is made), or of a filesystem made for it or for an earlier one. */
+static int nsource(struct nbuild *b, size_t i)
+{
+	const MntEntry *m = b->x->r[i]->m;
+	ssize_t f = m->has_fs_of ? nindex(b, m->fs_of) : -1;
+	if (m->has_fs_of && f < 0) {
+		errno = ENOENT;
+		return nfail(b, m, "the mount it is a bind of");
+	}
+	if (f >= 0 && b->x->r[f]->how == HOW_KEPT) {
+		const char *r = b->x->r[f]->m->root;
+		const char *p = strcmp(r, "/") ? m->root + strlen(r) : m->root;
+		int fd = ns_mnt_clone_at(b->fd[f], p);
+		return fd < 0 ? nfail(b, m, "clone its source") : fd;
+	}
+	if (f < 0) {
+		f = (ssize_t)i;
+		if ((b->fsfd[i] = ns_mnt_new_filled(&b->x->s, i, b->msg, b->len)) < 0)
+			return -1;
+	}
+	int fd = ns_mnt_clone_at(b->fsfd[f], m->root);
+	return fd < 0 ? nfail(b, m, "clone its root") : fd;
+}
+
+/* Each kept mount a source of a made one: its place now (O_PATH), before a made one may cover it. */
+static int kept_places(struct nbuild *b)
+{
+	for (size_t i = 0; i < b->x->n; i++) {
+		if (b->x->r[i]->how != HOW_KEPT)
+			continue;
+		const MntEntry *m = b->x->r[i]->m;
+		b->fd[i] = open(m->mountpoint, O_PATH | O_CLOEXEC);
+		if (b->fd[i] < 0)
+			return nfail(b, m, "open its place");
+	}
+	return 0;
+}
+
+static int put(struct nbuild *b)
+{
+	for (size_t i = 0; i < b->x->n; i++) {
+		const MntEntry *m = b->x->r[i]->m;
+		if (b->x->r[i]->how != HOW_MADE)
+			continue;
+		int fd = nsource(b, i);
+		if (fd < 0)
+			return -1;
+		b->fd[i] = fd;
+		if (ns_mnt_make_point(AT_FDCWD, m->mountpoint, m->is_file))
+			return nfail(b, m, "make its mount point");
+		if (syscall(SYS_move_mount, fd, "", AT_FDCWD, m->mountpoint, MOVE_MOUNT_F_EMPTY_PATH))
+			return nfail(b, m, "move it into place");
+	}
+	return 0;
+}
+
+/* The flags of the mounts it made, and of its parent's whose flags it changed. */
+static int nflags(struct nbuild *b)
+{
+	const uint64_t known = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC |
+			       MOUNT_ATTR_NODIRATIME | MOUNT_ATTR_NOSYMFOLLOW;
+	for (size_t i = 0; i < b->x->n; i++) {
+		const MntnsMount *r = b->x->r[i];
+		if (r->how == HOW_GONE || (r->how == HOW_KEPT && r->base_attr == r->m->attr))
+			continue;
+		struct nested_attr at = {.attr_set = r->m->attr,
+					 .attr_clr = MOUNT_ATTR__ATIME | (known & ~r->m->attr)};
+		if (syscall(SYS_mount_setattr, b->fd[i], "", AT_EMPTY_PATH, &at, sizeof(at)))
+			return nfail(b, r->m, "set its flags");
+	}
+	return 0;
+}
+
+static int nprop(struct nbuild *b, int fd, const MntEntry *m, uint64_t prop)
+{
+	return ns_mnt_prop_fd(fd, prop) ? nfail(b, m, "set its propagation") : 0;
+}
+
+static int njoin(struct nbuild *b, int from, int to, const MntEntry *m)
+{
+	return ns_mnt_join_fd(from, to) ? nfail(b, m, "join its peer group") : 0;
+}
+
+/* A mount of peer group g in the parent's namespace (its mount at the place where the dump saw one of g
+ * there: a kept mount whose parent's copy was in g... the parent's mounts as they stood at dump are the
+ * records it kept or lost), opened through proot; -1 if g was not the parent's. */
+static int parent_member(struct nbuild *b, int proot, uint32_t g)
+{
+	for (size_t i = 0; g && i < b->x->n; i++) {
+		const MntnsMount *r = b->x->r[i];
+		if ((r->how == HOW_GONE && r->m->shared == g) || (r->how == HOW_KEPT && r->base_shared == g))
+			return openat(proot, rel(r->m->mountpoint), O_PATH | O_CLOEXEC);
+	}
+	return -1;
+}
+
+/* A mount of group g already set up here, -1. */
+static int own_member(const struct nbuild *b, const bool *done, uint32_t g)
+{
+	for (size_t i = 0; g && i < b->x->n; i++)
+		if (done[i] && b->x->r[i]->how != HOW_GONE && b->x->r[i]->m->shared == g)
+			return b->fd[i];
+	return -1;
+}
+
+/* Its peer groups and slaves, once its mounts stand (all private till now). A group its parent's namespace
+ * had is joined through the parent's mount at the same place; a group of its own is made through its first
+ * member, which first becomes a slave of its master; then the mounts that are only slaves join their master
+ * (its own, or the parent's), and the unbindable ones. */
+static int npropagation(struct nbuild *b, int proot)
+{
+	const size_t n = b->x->n;
+	bool *done = calloc(n ? n : 1, sizeof(*done));
+	int ret = -1;
+	if (!done) {
+		errno = ENOMEM;
+		return nfail(b, b->x->r[0]->m, "propagation");
+	}
+	for (size_t pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < n; i++) {
+			const MntEntry *m = b->x->r[i]->m;
+			if (b->x->r[i]->how == HOW_GONE || done[i] || (pass == 0 && !m->shared) ||
+			    (pass == 1 && (!m->master || m->shared)))
+				continue;
+			uint32_t g = pass ? m->master : m->shared;
+			int own = own_member(b, done, g), pfd = own >= 0 ? -1 : parent_member(b, proot, g);
+			int from = own >= 0 ? own : pfd;
+			if (pass == 0 && from < 0 && m->master) { /* a new group, a slave of its master */
+				int mo = own_member(b, done, m->master),
+				    mp = mo >= 0 ? -1 : parent_member(b, proot, m->master);
+				int r = (mo >= 0 || mp >= 0) && (njoin(b, mo >= 0 ? mo : mp, b->fd[i], m) ||
+								 nprop(b, b->fd[i], m, MS_SLAVE));
+				if (mp >= 0)
+					close(mp);
+				if (r)
+					goto out;
+			}
+			int r = from >= 0 ? njoin(b, from, b->fd[i], m)
+					  : nprop(b, b->fd[i], m, pass ? MS_PRIVATE : MS_SHARED);
+			if (!r && pass == 1 && from >= 0)
+				r = nprop(b, b->fd[i], m, MS_SLAVE);
+			if (pfd >= 0)
+				close(pfd);
+			if (r)
+				goto out;
+			done[i] = pass == 0;
+		}
+	for (size_t i = 0; i < n; i++)
+		if (b->x->r[i]->how != HOW_GONE && b->x->r[i]->m->unbindable &&
+		    nprop(b, b->fd[i], b->x->r[i]->m, MS_UNBINDABLE))
+			goto out;
+	ret = 0;
+out:
+	free(done);
+	return ret;
+}
+
+int ns_mnt_nested_restore(const struct ns_mnt_nested *x, char *msg, size_t len)
+{
+	const size_t n = x->n;
+	int *fds = malloc(2 * (n ? n : 1) * sizeof(*fds)), ret = -1;
+	if (!fds) {
+		snprintf(msg, len, "its mount namespace: out of memory");
+		return -1;
+	}
+	struct nbuild b = {.x = x, .fd = fds, .fsfd = fds + n, .msg = msg, .len = len};
+	for (size_t i = 0; i < 2 * n; i++)
+		fds[i] = -1;
+	/* its parent's namespace, where its peer groups are joined from */
+	__cleanup_close int proot = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (proot < 0 || unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL)) {
+		snprintf(msg, len, "make its mount namespace: %s", strerror(errno));
+		goto out;
+	}
+	if (take_off(&b) || kept_places(&b) || put(&b) || nflags(&b) || npropagation(&b, proot))
+		goto out;
+	ret = 0;
+out:
+	for (size_t i = 0; i < 2 * n; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	free(fds);
+	return ret;
+}
