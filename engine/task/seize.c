@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -228,6 +229,16 @@ int seize_release(struct seized *s, struct cr_err *e)
 	}
 	pr_info("released task %d\n", s->pid);
 	return ret;
+}
+
+void seize_release_mm(pid_t pid)
+{
+	int fd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (fd < 0)
+		return;
+	if (syscall(SYS_process_mrelease, fd, 0))
+		pr_debug("task %d: process_mrelease: %s\n", pid, strerror(errno));
+	close(fd);
 }
 
 void seize_kill(struct seized *s)
