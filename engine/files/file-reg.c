@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -128,12 +129,36 @@ static bool is_reg(const struct dump_ctx *c, const struct fd_src *s)
 	       (S_ISREG(st->st_mode) || S_ISDIR(st->st_mode) || (s->fi.flags & O_PATH));
 }
 
+/* A file reopened by its path at restore: the path, looked up as the task sees it, must reach the same inode
+ * on the same mount. Else (its mount was mounted over, or detached, or the name now links another inode) the
+ * restore would open something else: refused. A path that cannot be looked up is left to the restore's check.
+ */
+static int check_reachable(const struct dump_ctx *c, const struct fd_src *f, struct cr_err *e)
+{
+	char at[PATH_MAX + 64];
+	struct statx sx;
+	snprintf(at, sizeof(at), "/proc/%d/root%s", c->pid, f->link);
+	if (statx(AT_FDCWD, at, AT_SYMLINK_NOFOLLOW, STATX_INO | STATX_MNT_ID, &sx) ||
+	    !(sx.stx_mask & STATX_MNT_ID) || f->fi.mnt_id < 0)
+		return 0;
+	if ((int)sx.stx_mnt_id != f->fi.mnt_id)
+		return cr_fail(e,
+			       "fd %d: %s is on mount %d, which is mounted over (the path reaches mount "
+			       "%llu): it cannot be reopened",
+			       f->fd, f->link, f->fi.mnt_id, (unsigned long long)sx.stx_mnt_id);
+	if (sx.stx_ino != f->st.st_ino || makedev(sx.stx_dev_major, sx.stx_dev_minor) != f->st.st_dev)
+		return cr_fail(e, "fd %d: the path %s now names another file: it cannot be reopened", f->fd,
+			       f->link);
+	return 0;
+}
+
 static int dump_path(struct dump_ctx *c, struct fd_src *f, void **state, FileEntry *fe, struct cr_err *e)
 {
 	const struct stat *st = &f->st;
 	RegFileEntry *re = &f->reg;
 	/* (a live directory may be named "... (deleted)": a removed one has no links) */
-	if (fd_is_deleted(f->link) && !(S_ISDIR(st->st_mode) && st->st_nlink) && fill_deleted(c, f, re, e))
+	bool deleted = fd_is_deleted(f->link) && !(S_ISDIR(st->st_mode) && st->st_nlink);
+	if (deleted ? fill_deleted(c, f, re, e) : check_reachable(c, f, e))
 		return -1;
 	re->path = f->link;
 	if ((f->fi.flags & (O_TMPFILE & ~O_DIRECTORY)) && re->deleted && S_ISREG(st->st_mode)) {
