@@ -3,6 +3,7 @@
 #define LOG_PREFIX "dump-ghost: "
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +33,7 @@ static void ghost_entry_free(GhostFileEntry *g)
 	}
 	free(g->chunks);
 	free(g->path);
+	free(g->symlink);
 	free(g);
 }
 
@@ -117,6 +119,23 @@ static char *strip_deleted(const char *name)
 	return strndup(name, l);
 }
 
+/* src (a magic link) is followed to the symlink itself, not through it */
+static int ghost_symlink(const char *src, const char *what, const char *name, GhostFileEntry *g,
+			 struct cr_err *e)
+{
+	char buf[PATH_MAX];
+	__cleanup_close int fd = open(src, O_PATH | O_CLOEXEC);
+	ssize_t l = fd < 0 ? -1 : readlinkat(fd, "", buf, sizeof(buf) - 1);
+	if (l < 0)
+		return cr_fail_sys(e, "%s: read the deleted symlink %s through %s", what, name, src);
+	buf[l] = '\0';
+	g->size = 0;
+	if (!(g->symlink = strdup(buf)))
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	pr_info("%s: ghost symlink %s -> %s\n", what, g->path, g->symlink);
+	return 0;
+}
+
 static int new_ghost(struct dump_ctx *c, const char *src, const struct stat *st, const char *name,
 		     const char *what, GhostFileEntry *g, struct cr_err *e)
 {
@@ -144,6 +163,8 @@ static int new_ghost(struct dump_ctx *c, const char *src, const struct stat *st,
 			minor(st->st_rdev));
 		return 0;
 	}
+	if (S_ISLNK(st->st_mode)) /* a symlink (an O_PATH | O_NOFOLLOW open): its target, no data */
+		return ghost_symlink(src, what, name, g, e);
 	/* O_NOATIME: reading the data must not change the atime the task sees (--leave-running) */
 	__cleanup_close int fd = open(src, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NOATIME);
 	if (fd < 0 && errno == EPERM)
@@ -167,7 +188,8 @@ static int new_ghost(struct dump_ctx *c, const char *src, const struct stat *st,
 int dump_ghost_add(struct dump_ctx *c, const char *src, const struct stat *st, const char *name,
 		   const char *what, uint32_t *id, struct cr_err *e)
 {
-	if (!S_ISREG(st->st_mode) && !S_ISDIR(st->st_mode) && !S_ISCHR(st->st_mode) && !S_ISBLK(st->st_mode))
+	if (!S_ISREG(st->st_mode) && !S_ISDIR(st->st_mode) && !S_ISCHR(st->st_mode) &&
+	    !S_ISBLK(st->st_mode) && !S_ISLNK(st->st_mode))
 		return cr_fail(e, "%s is a deleted special file (%s), not supported yet", what, name);
 	if (!c->ghosts && !(c->ghosts = calloc(1, sizeof(*c->ghosts))))
 		return cr_fail_errno(e, ENOMEM, "out of memory");

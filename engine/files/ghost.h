@@ -1,8 +1,9 @@
-/* Ghost files: files a task holds open or maps after they were unlinked, and removed directories it holds
- * open or has as its cwd (made again empty with their mode, owner and times, and removed). The dump saves
- * their contents (holes stay holes) into ghost-PID.img up to --ghost-limit bytes of data; the restore makes
- * each one again next to where it was, unlinks it at once and hands out "/proc/CRSHIM/fd/N" as its path, so
- * that the fds and mappings of the restored task open the same (unlinked) inode. */
+/* Ghost files: files a task holds open or maps after they were unlinked (device nodes and symlinks too: no
+ * data; a symlink is made again by each task that holds it, restore-ghost.c), and removed directories it
+ * holds open or has as its cwd (made again empty with their mode, owner and times, and removed). The dump
+ * saves their contents (holes stay holes) into ghost-PID.img up to --ghost-limit bytes of data; the restore
+ * makes each one again next to where it was, unlinks it at once and hands out "/proc/CRSHIM/fd/N" as its
+ * path, so that the fds and mappings of the restored task open the same (unlinked) inode. */
 #ifndef CRSHIM_GHOST_H
 #define CRSHIM_GHOST_H
 

@@ -9,7 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
@@ -18,15 +20,18 @@
 #include "base/late-fds.h"
 #include "files/ghost.h"
 #include "base/log.h"
+#include "base/proc.h"
 #include "restore.h"
 
 struct rst_ghost {
 	uint32_t id;
 	uint64_t dev, ino; /* at dump */
 	int fd;
+	int wfd;       /* a file made through a writable copy of its read-only mount: written there, -1 */
 	char path[64]; /* /proc/CRSHIM/fd/N */
 	bool dir;      /* a removed directory */
-	bool node;     /* a device node (opened O_PATH) */
+	bool node;     /* a device node or a symlink (opened O_PATH) */
+	bool link;     /* a symlink: each task makes its own again (rst_ghost_open) */
 	bool has_times;
 	bool shared; /* the ghost of an earlier process of the tree (its fd dup'ed): made and filled there */
 	bool late; /* made in the tree's own mount tree once it stands (rst_ghost_late); fd is kept for it */
@@ -41,15 +46,17 @@ static struct timespec ns_to_ts(uint64_t ns)
 				 .tv_nsec = (long)(ns % 1000000000ull)};
 }
 
-/* A deleted device node: made with mknod, held by an O_PATH fd (opened again through /proc by the task). */
+/* A deleted device node (made with mknod) or symlink: held by an O_PATH fd (opened again through /proc by
+ * the task: the magic link leads to the node or the symlink itself). */
 static int make_node(const GhostFileEntry *g, const char *path)
 {
-	if (mknod(path, (g->mode & S_IFMT) | 0600, (dev_t)g->rdev))
+	if (g->symlink ? symlink(g->symlink, path) : mknod(path, (g->mode & S_IFMT) | 0600, (dev_t)g->rdev))
 		return -1;
 	int fd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
-	if ((g->has_uid && lchown(path, g->uid, g->gid)) || (g->has_mode && chmod(path, g->mode & 07777))) {
+	if ((g->has_uid && lchown(path, g->uid, g->gid)) ||
+	    (!g->symlink && g->has_mode && chmod(path, g->mode & 07777))) {
 		int err = errno;
 		close(fd);
 		unlink(path);
@@ -65,7 +72,7 @@ static int make_node(const GhostFileEntry *g, const char *path)
 
 static int ghost_open(const GhostFileEntry *g, const char *path, int fl)
 {
-	return g->has_rdev ? make_node(g, path) : open(path, fl, 0600);
+	return g->has_rdev || g->symlink ? make_node(g, path) : open(path, fl, 0600);
 }
 
 static struct rst_ghost *find_ghost(struct rst_task *t, uint32_t id)
@@ -118,20 +125,77 @@ static int reserve_ghost(const GhostFileEntry *g, struct rst_ghost *rg, struct c
 		return cr_fail_sys(e, "keep an fd for the deleted file %s", g->path);
 	rg->late = true;
 	rg->dir = S_ISDIR(g->mode);
-	rg->node = g->has_rdev;
+	rg->node = g->has_rdev || g->symlink;
+	rg->link = g->symlink;
 	ghost_done(g, rg, fd, NULL);
 	pr_info("ghost %u: %s is made in the tree's mount tree once it stands, at fd %d\n", g->id, g->path,
 		fd);
 	return 0;
 }
 
+/* A detached copy of the mount of path's directory, rooted there and made writable (a read-only mount of a
+ * writable filesystem, CRIU's ghost_on_rofs); *name: path's last part. -1 with errno EROFS if there is none.
+ * root: "" or /proc/PID/root (path starts with it), whose mount namespace crshim enters for it (a mount is
+ * copied only there). */
+static int rw_copy(const char *root, const char *path, const char **name)
+{
+	char dir[4096];
+	int pid = 0, self = -1, cwd = -1, m = -1;
+	struct cr_err e = {0};
+	snprintf(dir, sizeof(dir), "%s", path);
+	char *slash = strrchr(dir, '/');
+	if (!slash || slash == dir)
+		return errno = EROFS, -1;
+	*slash = '\0';
+	*name = path + (slash - dir) + 1;
+	struct mount_attr rw = {.attr_clr = MOUNT_ATTR_RDONLY};
+	if (sscanf(root, "/proc/%d/root", &pid) != 1 || !proc_mntns_enter(pid, &self, &cwd, &e)) {
+		/* in there, its root is the tree's root: the path below it */
+		const char *in = pid && *dir ? dir + strlen(root) : dir;
+		m = (int)syscall(SYS_open_tree, AT_FDCWD, *in ? in : "/",
+				 OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+		if (m >= 0 && syscall(SYS_mount_setattr, m, "", AT_EMPTY_PATH, &rw, sizeof(rw))) {
+			close(m);
+			m = -1;
+		}
+	}
+	if (proc_mntns_leave(self, cwd, &e)) /* (crshim's own namespace: cannot fail) */
+		pr_err("%s\n", e.msg);
+	return m < 0 ? (errno = EROFS, -1) : m;
+}
+
+/* Unlink path, in m (rw_copy of its directory's mount) if m >= 0 */
+static int unlink_in(int m, const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	return m < 0 || !slash ? unlink(path) : unlinkat(m, slash + 1, 0);
+}
+
+/* A file on a read-only mount: made through a writable copy of it (*m, *wfd: its writable open, to fill
+ * it), held by a read-only open on the mount itself, so that its path is as before. */
+static int create_on_ro(const char *root, const char *path, int fl, int *m, int *wfd)
+{
+	const char *name;
+	if ((*m = rw_copy(root, path, &name)) < 0 || (*wfd = openat(*m, name, fl, 0600)) < 0)
+		return -1;
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0) {
+		int err = errno;
+		unlinkat(*m, name, 0);
+		errno = err;
+	}
+	pr_info("%s is on a read-only mount: made through a writable copy of it\n", path);
+	return fd;
+}
+
 /* root: "" (crshim's view), or /proc/PID/root of the tree's root task (its mount tree). */
 static int create_ghost(const GhostFileEntry *g, struct rst_ghost *rg, const char *root, struct cr_err *e)
 {
 	static char dirs[GHOST_MAX_DIRS][4096];
-	int ndirs = 0;
+	int ndirs = 0, w = -1;
 	char path[4096], at[4000];
 	const int fl = O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY;
+	__cleanup_close int m = -1; /* a writable copy of its read-only mount (w: the file there) */
 	snprintf(at, sizeof(at), "%s%s", root, g->path);
 	snprintf(path, sizeof(path), "%s", at);
 	int fd = ghost_open(g, path, fl);
@@ -143,31 +207,42 @@ static int create_ghost(const GhostFileEntry *g, struct rst_ghost *rg, const cha
 		snprintf(path, sizeof(path), "%s.crshim-ghost.%d.%u", at, (int)getpid(), g->id);
 		fd = ghost_open(g, path, fl);
 	}
+	if (fd < 0 && errno == EROFS && !g->has_rdev && !g->symlink)
+		fd = create_on_ro(root, path, fl, &m, &w);
 	if (fd < 0) {
 		int err = errno;
+		if (w >= 0)
+			close(w);
 		rmdirs(dirs, ndirs);
 		return cr_fail_errno(e, err, "make the deleted file %s again (as %s)", g->path, path);
 	}
-	rg->node = g->has_rdev;
+	int wr = w >= 0 ? w : fd;
+	rg->node = g->has_rdev || g->symlink;
+	rg->link = g->symlink;
 	rg->has_times = !rg->node && g->has_atime_ns && g->has_mtime_ns;
 	if (rg->has_times)
 		rg->times[0] = ns_to_ts(g->atime_ns), rg->times[1] = ns_to_ts(g->mtime_ns);
-	if (!rg->node && ((g->has_uid && fchown(fd, g->uid, g->gid)) ||
-			  (g->has_mode && fchmod(fd, g->mode & 07777)) || ftruncate(fd, (off_t)g->size))) {
+	if (!rg->node && ((g->has_uid && fchown(wr, g->uid, g->gid)) ||
+			  (g->has_mode && fchmod(wr, g->mode & 07777)) || ftruncate(wr, (off_t)g->size))) {
 		int err = errno;
 		close(fd);
-		unlink(path);
+		unlink_in(m, path);
 		rmdirs(dirs, ndirs);
+		if (w >= 0)
+			close(w);
 		return cr_fail_errno(e, err, "deleted file %s (made as %s): owner, mode or size", g->path,
 				     path);
 	}
-	int un = unlink(path), err = errno;
+	int un = unlink_in(m, path), err = errno;
 	rmdirs(dirs, ndirs);
 	if (un) {
 		close(fd);
+		if (w >= 0)
+			close(w);
 		return cr_fail_errno(e, err, "unlink %s (the deleted file %s made again)", path, g->path);
 	}
 	ghost_done(g, rg, fd, path);
+	rg->wfd = w;
 	return 0;
 }
 
@@ -185,6 +260,7 @@ static int share_ghost(const struct rst_task *t, const GhostFileEntry *g, struct
 			if (fd < 0)
 				return -1;
 			rg->node = o->node;
+			rg->link = o->link;
 			rg->dir = o->dir;
 			ghost_done(g, rg, fd, o->path);
 			return 1;
@@ -257,8 +333,8 @@ static int fill_ghost(const GhostFileEntry *g, const struct rst_ghost *rg, struc
 		if (c->off + c->data.len > g->size)
 			return cr_fail_errno(e, EBADMSG, "ghost-%u: data beyond the file size", g->id);
 		for (size_t done = 0; done < c->data.len;) {
-			ssize_t w =
-			    pwrite(rg->fd, c->data.data + done, c->data.len - done, (off_t)(c->off + done));
+			ssize_t w = pwrite(rg->wfd >= 0 ? rg->wfd : rg->fd, c->data.data + done,
+					   c->data.len - done, (off_t)(c->off + done));
 			if (w < 0 && errno == EINTR)
 				continue;
 			if (w <= 0)
@@ -282,8 +358,9 @@ static int make_ghost(ProtobufCMessage *m, void *arg, struct cr_err *e)
 			return cr_fail_errno(e, ENOMEM, "out of memory");
 		t->ghosts = ng;
 		rg = &ng[t->nr_ghosts];
-		rg->fd = -1;
-		rg->dir = rg->node = rg->has_times = rg->shared = rg->late = rg->made = rg->early = false;
+		rg->fd = rg->wfd = -1;
+		rg->dir = rg->node = rg->link = rg->has_times = rg->shared = rg->late = rg->made = rg->early =
+		    false;
 		ret = share_ghost(t, g, rg);
 		if (ret < 0)
 			ret = cr_fail_sys(e, "ghost %u: share the deleted file %s of another process", g->id,
@@ -350,6 +427,7 @@ static int make_late(ProtobufCMessage *m, void *arg, struct cr_err *e)
 	if (r < 0)
 		return cr_fail_errno(e, err, "ghost %u: put %s at fd %d", g->id, g->path, rg->fd);
 	rg->made = true;
+	rg->wfd = n.wfd;
 	rg->has_times = n.has_times;
 	memcpy(rg->times, n.times, sizeof(rg->times));
 	return fill_ghost(g, rg, e);
@@ -378,7 +456,8 @@ static int point_at_ghosts(struct rst_task *t, struct cr_err *e)
 			return cr_fail_errno(e, EBADMSG,
 					     "file id %u: deleted file %s has no ghost %u in ghost-%d.img",
 					     t->files[i]->id, r->path ? r->path : "?", r->ghost_id, t->pid);
-		if (set_path(&r->path, rg->path, e))
+		/* a symlink: its old name, where the task makes it again (rst_ghost_open) */
+		if ((rg->link && set_path(&r->deleted_name, r->path, e)) || set_path(&r->path, rg->path, e))
 			return -1;
 	}
 	if (t->fs && t->fs->has_cwd_ghost_id) { /* a removed cwd */
@@ -413,7 +492,7 @@ static void set_file_times(const struct rst_task *t)
 {
 	for (size_t i = 0; i < t->nr_ghosts; i++)
 		if (t->ghosts[i].has_times && (!t->ghosts[i].late || t->ghosts[i].made) &&
-		    futimens(t->ghosts[i].fd, t->ghosts[i].times))
+		    futimens(t->ghosts[i].wfd >= 0 ? t->ghosts[i].wfd : t->ghosts[i].fd, t->ghosts[i].times))
 			pr_warn("ghost %u: cannot set its times again: %s\n", t->ghosts[i].id,
 				strerror(errno));
 }
@@ -499,8 +578,11 @@ void rst_ghost_free(struct rst_task *t)
 		close(rst_host_proc);
 		rst_host_proc = -1;
 	}
-	for (size_t i = 0; i < t->nr_ghosts; i++)
+	for (size_t i = 0; i < t->nr_ghosts; i++) {
 		close(t->ghosts[i].fd);
+		if (t->ghosts[i].wfd >= 0)
+			close(t->ghosts[i].wfd);
+	}
 	free(t->ghosts);
 	t->ghosts = NULL;
 	t->nr_ghosts = 0;
@@ -641,10 +723,53 @@ static int open_tmpfile(const RegFileEntry *r, int flags)
 	return fd;
 }
 
+/* A removed symlink held by an O_PATH | O_NOFOLLOW fd: the ghost's /proc link leads to it but drops
+ * O_NOFOLLOW from the open's flags, so the task makes one like it (target, owner, times) again at its old
+ * name (r->deleted_name, or next to it if taken; its removed directories made and removed again), opens it
+ * with the image's flags and removes it. */
+static int open_symlink(const RegFileEntry *r, int flags)
+{
+	static char dirs[GHOST_MAX_DIRS][4096];
+	char target[4096], path[4096];
+	struct stat st;
+	int ndirs = 0, fd = -1, err;
+	__cleanup_close int g = rst_ghost_open_path(r->path, O_PATH | O_CLOEXEC);
+	ssize_t l =
+	    g < 0 || fstatat(g, "", &st, AT_EMPTY_PATH) ? -1 : readlinkat(g, "", target, sizeof(target) - 1);
+	if (l < 0)
+		return -1;
+	target[l] = '\0';
+	snprintf(path, sizeof(path), "%s", r->deleted_name);
+	int s = symlink(target, path);
+	if (s && errno == ENOENT && path[0] == '/') {
+		make_dirs(path, dirs, &ndirs);
+		s = symlink(target, path);
+	}
+	if (s && errno == EEXIST) {
+		snprintf(path, sizeof(path), "%s.crshim-ghost.%d", r->deleted_name, (int)getpid());
+		s = symlink(target, path);
+	}
+	if (!s) {
+		struct timespec ts[2] = {st.st_atim, st.st_mtim};
+		fd = open(path, flags | O_NOFOLLOW);
+		if (fd >= 0 && (lchown(path, st.st_uid, st.st_gid) ||
+				utimensat(AT_FDCWD, path, ts, AT_SYMLINK_NOFOLLOW)))
+			close(fd), fd = -1;
+	}
+	err = errno;
+	if (!s)
+		unlink(path);
+	rmdirs(dirs, ndirs);
+	errno = err;
+	return fd;
+}
+
 int rst_ghost_open(const RegFileEntry *r, int flags)
 {
 	if (r->tmpfile_dir && r->deleted)
 		return open_tmpfile(r, flags & ~(O_TMPFILE | O_CREAT | O_EXCL));
+	if (r->deleted && r->deleted_name)
+		return open_symlink(r, flags);
 	if (!r->deleted_name || link(r->path, r->deleted_name))
 		return rst_ghost_open_path(r->path, flags);
 	int fd = open(r->deleted_name, flags), saved = errno;
