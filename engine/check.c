@@ -768,6 +768,18 @@ static int p_newifindex(struct probe_ctx *c, struct feat_res *r)
 	return res(r, 1, "IFLA_NEW_IFINDEX: a device moved in with --external netdev[..] keeps its ifindex");
 }
 
+/* SO_BUF_LOCK (Linux 5.14), saved and restored with the other socket options */
+static int p_buf_lock(struct probe_ctx *c, struct feat_res *r)
+{
+	(void)c;
+	int v = 0;
+	socklen_t l = sizeof(v);
+	__cleanup_close int sk = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (sk < 0 || getsockopt(sk, SOL_SOCKET, 72 /* SO_BUF_LOCK */, &v, &l))
+		return res(r, 0, "SO_BUF_LOCK: %s", strerror(errno));
+	return res(r, 1, "SO_BUF_LOCK: socket buffer locks");
+}
+
 struct criu_name {
 	const char *name;
 	int (*probe)(struct probe_ctx *, struct feat_res *); /* NULL: no, for reason */
@@ -792,6 +804,7 @@ static const struct criu_name criu_names[] = {
     {"network_lock_nftables", p_nft, NULL},
     {"can_map_vdso", p_vdso, NULL},
     {"newifindex", p_newifindex, NULL},
+    {"sockopt_buf_lock", p_buf_lock, NULL},
     {"aio_remap", NULL, "AIO rings ([aio] mappings) are not dumped"},
     {"tun", NULL, "tun/tap devices and their fds are not dumped"},
     {"tun_ns", NULL, "tun/tap devices and their fds are not dumped"},
@@ -803,7 +816,6 @@ static const struct criu_name criu_names[] = {
     {"link_nsid", NULL, "a tree has one network namespace: no link with a peer in another one of it"},
     {"has_ipt_legacy", NULL, "iptables is not used: the network lock and the saved rules are nftables"},
     {"apparmor_stacking", NULL, "no LSM label is set on restore"},
-    {"sockopt_buf_lock", NULL, "SO_BUF_LOCK is not restored"},
     {"breakpoints", NULL, "hardware breakpoints (debug registers) are not saved"},
     {"overlayfs_maps", NULL, "files mapped from overlayfs are not told apart from their real files"},
     {"pagemap_scan_guard_pages", NULL, "guard regions (MADV_GUARD_INSTALL) are not dumped"},

@@ -11,7 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
+#include <linux/sockios.h>
 #include <unistd.h>
 #include <linux/icmp.h>
 #include <linux/icmpv6.h>
@@ -94,7 +96,8 @@ enum {
 	O_ICMP = 32,
 	O_ICMP6 = 64,
 	O_NOSTREAM = 128,
-	O_RAW = 256 /* settable on raw sockets only (getsockopt reads it on any) */
+	O_RAW = 256, /* settable on raw sockets only (getsockopt reads it on any) */
+	O_KEEP = 512 /* saved even at its default: the restore's own steps may change it (SO_BUF_LOCK) */
 };
 
 struct sk_optdef {
@@ -121,7 +124,10 @@ static const struct sk_optdef optdefs[] = {
     {SOL_SOCKET, SO_PEEK_OFF, O_UDP},
     {SOL_SOCKET, SO_SNDBUF, 0},
     {SOL_SOCKET, SO_RCVBUF, 0},
+    /* after the sizes, which lock them; the restore sets it again last (rst_sk_buf_lock) */
+    {SOL_SOCKET, SO_BUF_LOCK, O_KEEP},
     {IPPROTO_IP, IP_TOS, O_V4},
+    {IPPROTO_IP, IP_HDRINCL, O_V4 | O_RAW},
     {IPPROTO_IP, IP_TTL, O_V4},
     {IPPROTO_IP, IP_MULTICAST_TTL, O_V4 | O_NOSTREAM},
     {IPPROTO_IP, IP_MULTICAST_LOOP, O_V4 | O_NOSTREAM},
@@ -153,6 +159,8 @@ static const struct sk_optdef optdefs[] = {
     {IPPROTO_IPV6, IPV6_DONTFRAG, O_V6},
     {IPPROTO_IPV6, IPV6_RECVPATHMTU, O_V6},
     {IPPROTO_IPV6, IPV6_RECVORIGDSTADDR, O_V6},
+    {IPPROTO_IPV6, IPV6_HDRINCL, O_V6 | O_RAW},
+    {IPPROTO_IPV6, IPV6_CHECKSUM, O_V6 | O_RAW},
     {IPPROTO_TCP, TCP_NODELAY, O_TCP},
     {IPPROTO_TCP, TCP_CORK, O_TCP},
     {IPPROTO_TCP, TCP_KEEPIDLE, O_TCP},
@@ -255,8 +263,8 @@ int dump_sk_opts(int cfd, int family, int type, int proto, bool est, SkOptEntry 
 			continue;
 		if (getsockopt(cfd, d->level, d->name, v, &l))
 			continue; /* not known to this kind of socket */
-		if (fresh >= 0 && !getsockopt(fresh, d->level, d->name, f, &fl) && fl == l &&
-		    !memcmp(f, v, l))
+		if (fresh >= 0 && !(d->only & O_KEEP) && !getsockopt(fresh, d->level, d->name, f, &fl) &&
+		    fl == l && !memcmp(f, v, l))
 			continue;
 		if (opt_add(list, n, d->level, d->name, v, l, e)) {
 			dump_sk_opts_free(list, *n);
@@ -354,6 +362,20 @@ static int lock_connecting(struct dump_ctx *c, int cfd, InetSkEntry *ie, struct 
 	return 0;
 }
 
+/* A corked UDP socket (UDP_CORK) holds the datagram being built in its write queue, which nothing reads or
+ * writes back: refused, as CRIU does (the data would be lost silently). */
+static int udp_corked(int fd, int cfd, const InetSkEntry *ie, struct cr_err *e)
+{
+	int cork = 0, outq = 0;
+	if (ie->type != SOCK_DGRAM || (ie->protocol != IPPROTO_UDP && ie->protocol != IPPROTO_UDPLITE) ||
+	    getint(cfd, SOL_UDP, UDP_CORK, &cork) || !cork || ioctl(cfd, SIOCOUTQ, &outq) || outq <= 0)
+		return 0;
+	return cr_fail(e,
+		       "fd %d: corked UDP socket (UDP_CORK) with data not yet sent (%d bytes in its write "
+		       "queue): cannot be restored",
+		       fd, outq);
+}
+
 static int fill_inet(struct dump_ctx *c, int fd, int cfd, int family, uint32_t fl, FileEntry *fe,
 		     struct cr_err *e)
 {
@@ -379,6 +401,8 @@ static int fill_inet(struct dump_ctx *c, int fd, int cfd, int family, uint32_t f
 		return -1;
 	if (known > 0 && ie->has_dst_addr && proto != IPPROTO_TCP)
 		ie->state = TCP_ESTABLISHED, ie->has_state = 1;
+	if (udp_corked(fd, cfd, ie, e))
+		return -1;
 	/* options before repair mode (which changes SO_REUSEADDR) */
 	size_t n = 0;
 	/* a connection's MSS and window clamp, also of one that ended, are the connection's (not settable) */

@@ -80,10 +80,19 @@ static int rst_sk_buf_unforced(int sk, const SkOptEntry *o, char *msg, size_t le
 	return 0;
 }
 
+/* SO_BUF_LOCK at 0 (as every image of a kernel that has it says): nothing to do on a kernel without it. */
+static bool buf_lock_unknown(const SkOptEntry *o)
+{
+	static const uint8_t zero[sizeof(int)];
+	return errno == ENOPROTOOPT && o->level == SOL_SOCKET && o->name == SO_BUF_LOCK &&
+	       o->val.len == sizeof(int) && !memcmp(o->val.data, zero, sizeof(int));
+}
+
 int rst_sk_opts(int sk, SkOptEntry *const *o, size_t n, char *msg, size_t len)
 {
 	for (size_t i = 0; i < n; i++) {
-		if (!setsockopt(sk, o[i]->level, o[i]->name, o[i]->val.data, (socklen_t)o[i]->val.len))
+		if (!setsockopt(sk, o[i]->level, o[i]->name, o[i]->val.data, (socklen_t)o[i]->val.len) ||
+		    buf_lock_unknown(o[i]))
 			continue;
 		if (errno == EPERM && o[i]->level == SOL_SOCKET &&
 		    (o[i]->name == SO_SNDBUFFORCE || o[i]->name == SO_RCVBUFFORCE) &&
@@ -95,6 +104,14 @@ int rst_sk_opts(int sk, SkOptEntry *const *o, size_t n, char *msg, size_t len)
 		return sk_errmsg(msg, len, "socket option %d/%d (%zu bytes)", o[i]->level, o[i]->name,
 				 o[i]->val.len);
 	}
+	return 0;
+}
+
+int rst_sk_buf_lock(int sk, SkOptEntry *const *o, size_t n, char *msg, size_t len)
+{
+	for (size_t i = 0; i < n; i++)
+		if (o[i]->level == SOL_SOCKET && o[i]->name == SO_BUF_LOCK)
+			return rst_sk_opts(sk, &o[i], 1, msg, len);
 	return 0;
 }
 
@@ -263,7 +280,8 @@ int rst_sk_make(const FileEntry *f, char *msg, size_t len)
 		     : socket((int)ie->family, (int)ie->type | nb, (int)ie->protocol);
 	if (sk < 0)
 		return sk_errmsg(msg, len, "socket(%u, %u, %u)", ie->family, ie->type, ie->protocol);
-	if (inet_setup(sk, ie, msg, len) || rst_sk_shutdown(sk, ie, msg, len)) {
+	if (inet_setup(sk, ie, msg, len) || rst_sk_shutdown(sk, ie, msg, len) ||
+	    rst_sk_buf_lock(sk, ie->opts, ie->n_opts, msg, len)) {
 		close(sk);
 		return -1;
 	}

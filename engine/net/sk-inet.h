@@ -28,6 +28,10 @@
 
 struct dump_ctx;
 
+#ifndef SO_BUF_LOCK
+#define SO_BUF_LOCK 72 /* Linux 5.14 */
+#endif
+
 /* TCP states restored through repair mode: ESTABLISHED; FIN_WAIT1/FIN_WAIT2 (we shut down writing, the peer
  * did not); CLOSE_WAIT (the peer did, we did not); LAST_ACK, CLOSING (both did, our FIN not yet acked). */
 static inline bool sk_tcp_repair_state(unsigned s)
@@ -139,6 +143,9 @@ int rst_sk_open(const FileEntry *f, const FdinfoEntry *fi, char *msg, size_t len
 int rst_sk_nlpkt_open(const FileEntry *f, char *msg, size_t len);
 /* Child: replay the options. */
 int rst_sk_opts(int sk, SkOptEntry *const *o, size_t n, char *msg, size_t len);
+/* Child: SO_BUF_LOCK as saved, set again last (setting a buffer size locks it; so do the restore's own steps
+ * that make room for queues). */
+int rst_sk_buf_lock(int sk, SkOptEntry *const *o, size_t n, char *msg, size_t len);
 /* Child: an established TCP connection in repair mode, on the new socket sk (in repair mode, options
  * set, not yet bound): sequences, bind to src, connect to dst, options, queues, window, repair off. */
 struct sockaddr;

@@ -125,7 +125,6 @@ int main(void)
 					 "link_nsid",
 					 "has_ipt_legacy",
 					 "apparmor_stacking",
-					 "sockopt_buf_lock",
 					 "breakpoints",
 					 "overlayfs_maps",
 					 "pagemap_scan_guard_pages"};
