@@ -125,6 +125,8 @@ int ns_cg_load(const struct cr_opts *o, int dirfd, struct ns_cg_state **out, str
 	for (size_t c = 0; c < s->ce->n_ctls; c++) {
 		const char *name = s->ce->ctls[c]->name ? s->ce->ctls[c]->name : "";
 		s->hof[c] = ns_cg_hier_of(s->h, s->nh, name);
+		if (!s->hof[c] && !ns_cg_yard(s->h, &s->nh, CG_MAX_HIER, name))
+			s->hof[c] = &s->h[s->nh - 1];
 		if (!s->hof[c])
 			return cr_fail(e, "cgroup hierarchy '%s' of the images is not mounted here", name);
 	}
@@ -384,6 +386,7 @@ void ns_cg_done(struct ns_cg_state *s, bool failed)
 		free(s->made[i]);
 	}
 	free(s->made);
+	ns_cg_hiers_close(s->h, s->nh);
 	free(s->hof);
 	free(s->newroot);
 	if (s->ce)

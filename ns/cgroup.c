@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -42,6 +43,7 @@ size_t ns_cg_hiers(struct ns_cg_hier *h, size_t max)
 			continue;
 		struct ns_cg_hier *x = &h[n];
 		x->name[0] = '\0';
+		x->fd = -1;
 		if (!strcmp(fstype, "cgroup2")) {
 			snprintf(x->mnt, sizeof(x->mnt), "%s", mnt);
 			n += !ns_cg_hier_of(h, n, "");
@@ -64,6 +66,49 @@ size_t ns_cg_hiers(struct ns_cg_hier *h, size_t max)
 			n++;
 	}
 	return n;
+}
+
+int ns_cg_yard(struct ns_cg_hier *h, size_t *n, size_t max, const char *name)
+{
+	if (!name[0] || *n >= max || strlen(name) >= sizeof(h->name))
+		return -1;
+	__cleanup_close int fs = fsopen("cgroup", FSOPEN_CLOEXEC);
+	char opts[sizeof(h->name)];
+	snprintf(opts, sizeof(opts), "%s", name);
+	bool named = false;
+	for (char *save = NULL, *t = strtok_r(opts, ",", &save); fs >= 0 && t; t = strtok_r(NULL, ",", &save))
+		if (!strncmp(t, "name=", 5)
+			? (named = true, fsconfig(fs, FSCONFIG_SET_STRING, "name", t + 5, 0))
+			: fsconfig(fs, FSCONFIG_SET_FLAG, t, NULL, 0)) {
+			close(fs);
+			fs = -1;
+		}
+	/* a named hierarchy without controllers: "none" */
+	if (fs >= 0 && named && !strchr(name, ',') && fsconfig(fs, FSCONFIG_SET_FLAG, "none", NULL, 0))
+		close(fs), fs = -1;
+	int mnt = fs >= 0 && !fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0)
+		      ? fsmount(fs, FSMOUNT_CLOEXEC, 0)
+		      : -1;
+	if (mnt < 0) {
+		pr_info("cgroup hierarchy '%s' is mounted nowhere here and could not be mounted: %s\n", name,
+			strerror(errno));
+		return -1;
+	}
+	struct ns_cg_hier *x = &h[(*n)++];
+	snprintf(x->name, sizeof(x->name), "%s", name);
+	snprintf(x->mnt, sizeof(x->mnt), "/proc/self/fd/%d", mnt);
+	x->fd = mnt;
+	pr_info("cgroup hierarchy '%s' is mounted nowhere here: crshim mounted it for itself\n", name);
+	return 0;
+}
+
+void ns_cg_hiers_close(struct ns_cg_hier *h, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (h[i].fd >= 0) {
+			close(h[i].fd);
+			h[i].fd = -1;
+		}
 }
 
 const struct ns_cg_hier *ns_cg_hier_of(const struct ns_cg_hier *h, size_t n, const char *name)
@@ -214,13 +259,15 @@ static int add_dirs(struct cg_dump *d, uint32_t ctl, const char *from, const cha
 	}
 }
 
-/* Drop the hierarchies not mounted in crshim's view (e.g. cgroup v2 in a mount namespace without
- * /sys/fs/cgroup/unified, as Podman+crun run on a hybrid host): nothing can be made or entered there. */
-static size_t only_mounted(const struct cg_dump *d, struct cg_line *l, size_t n)
+/* Drop the hierarchies not mounted in crshim's view that it cannot mount for itself (e.g. cgroup v2 in a
+ * mount namespace without /sys/fs/cgroup/unified, as Podman+crun run on a hybrid host): nothing can be
+ * made or entered there. A v1 one mounted only in the tree's mount namespace is mounted by crshim. */
+static size_t only_mounted(struct cg_dump *d, struct cg_line *l, size_t n)
 {
 	size_t k = 0;
 	for (size_t i = 0; i < n; i++)
-		if (ns_cg_hier_of(d->h, d->nh, l[i].name)) {
+		if (ns_cg_hier_of(d->h, d->nh, l[i].name) ||
+		    !ns_cg_yard(d->h, &d->nh, CG_MAX_HIER, l[i].name)) {
 			if (k != i)
 				l[k] = l[i];
 			k++;
@@ -334,6 +381,7 @@ int ns_cg_dump(const struct ns_dump_args *a, bool own_cgns, struct cr_err *e)
 		*ce = d->ce;
 		protobuf_c_message_free_unpacked(&ce->base, NULL);
 	}
+	ns_cg_hiers_close(d->h, d->nh);
 	free(d);
 	return ret;
 }

@@ -14,9 +14,16 @@
 struct ns_cg_hier {
 	char name[64];
 	char mnt[256];
+	int fd; /* a mount of crshim's own, attached nowhere (mnt is /proc/self/fd/FD), or -1 */
 };
 /* The hierarchies mounted in crshim's mount namespace (at most max); their number. */
 size_t ns_cg_hiers(struct ns_cg_hier *h, size_t max);
+/* A v1 hierarchy named name ("name=X", "cpu,cpuacct") mounted nowhere crshim sees (a tree that mounted
+ * it in a mount namespace of its own, as CRIU's cgroup_stray): crshim mounts it for itself, attached
+ * nowhere, as h[*n] (at most max). 0, or -1 (logged: nothing is made or entered there). */
+int ns_cg_yard(struct ns_cg_hier *h, size_t *n, size_t max, const char *name);
+/* Release the mounts ns_cg_yard made. */
+void ns_cg_hiers_close(struct ns_cg_hier *h, size_t n);
 /* The hierarchy of h named name, or NULL. */
 const struct ns_cg_hier *ns_cg_hier_of(const struct ns_cg_hier *h, size_t n, const char *name);
 
