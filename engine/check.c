@@ -718,6 +718,34 @@ static int p_memfd_hugetlb(struct probe_ctx *c, struct feat_res *r)
 	return res(r, 1, "memfds in huge pages");
 }
 
+/* An AIO ring can be moved (mremap updates the context's id: the restore moves a new ring to the saved
+ * address). */
+static int p_aio_remap(struct probe_ctx *c, struct feat_res *r)
+{
+	(void)c;
+	unsigned long ctx = 0;
+	if (syscall(SYS_io_setup, 1, &ctx))
+		return res(r, 0, "io_setup: %s", strerror(errno));
+	const uint32_t *ring = (const uint32_t *)ctx; /* id, nr, ... 32 bytes, then 32 per event */
+	size_t psz = (size_t)sysconf(_SC_PAGESIZE), len = (32 + (size_t)ring[1] * 32 + psz - 1) & ~(psz - 1);
+	void *to = mmap(NULL, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	void *moved =
+	    to == MAP_FAILED ? MAP_FAILED : mremap((void *)ctx, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, to);
+	int err = errno;
+	if (moved == MAP_FAILED) {
+		if (to != MAP_FAILED)
+			munmap(to, len);
+		syscall(SYS_io_destroy, ctx);
+		return res(r, 0, "mremap of an AIO ring: %s", strerror(err));
+	}
+	if (syscall(SYS_io_destroy, (unsigned long)moved)) {
+		err = errno;
+		syscall(SYS_io_destroy, ctx);
+		return res(r, 0, "an AIO ring moved keeps its old id: %s", strerror(err));
+	}
+	return res(r, 1, "AIO rings (io_setup) are restored at their address");
+}
+
 /* The flag is known when the call fails for its (bad) paths rather than with EINVAL; nothing is moved. */
 static int p_move_mount_set_group(struct probe_ctx *c, struct feat_res *r)
 {
@@ -805,7 +833,7 @@ static const struct criu_name criu_names[] = {
     {"can_map_vdso", p_vdso, NULL},
     {"newifindex", p_newifindex, NULL},
     {"sockopt_buf_lock", p_buf_lock, NULL},
-    {"aio_remap", NULL, "AIO rings ([aio] mappings) are not dumped"},
+    {"aio_remap", p_aio_remap, NULL},
     {"tun", NULL, "tun/tap devices and their fds are not dumped"},
     {"tun_ns", NULL, "tun/tap devices and their fds are not dumped"},
     {"loginuid", NULL, "the audit loginuid of tasks is not restored"},

@@ -336,7 +336,7 @@ static const struct {
     {"nh", VMA_F_NOHUGEPAGE, 0}, {"mg", VMA_F_MERGEABLE, 0}, {"wf", VMA_F_WIPEONFORK, 0},
     {"lo", VMA_F_LOCKED, 0},	 {"sr", VMA_F_SEQ_READ, 0},  {"rr", VMA_F_RAND_READ, 0},
     {"gd", 0, PROC_VMA_GD},	 {"mw", 0, PROC_VMA_MW},     {"nr", 0, PROC_VMA_NR},
-    {"uw", 0, PROC_VMA_UW},	 {"dp", 0, PROC_VMA_DP},
+    {"uw", 0, PROC_VMA_UW},	 {"dp", 0, PROC_VMA_DP},     {"ht", 0, PROC_VMA_HT},
 };
 
 static void parse_vmflags(struct proc_vma *v, const char *s)

@@ -51,6 +51,7 @@ int proc_parse_timers(pid_t pid, struct proc_timer **t, size_t *n, struct cr_err
 #define PROC_VMA_NR (1u << 2) /* noreserve (MAP_NORESERVE) */
 #define PROC_VMA_UW (1u << 3) /* registered for userfaultfd write-protect (mem/track.c) */
 #define PROC_VMA_DP (1u << 4) /* droppable (MAP_DROPPABLE) */
+#define PROC_VMA_HT (1u << 5) /* hugetlb (MAP_HUGETLB, SHM_HUGETLB, MFD_HUGETLB) */
 #define MAP_DROPPABLE_ 0x08   /* MAP_DROPPABLE (Linux 6.11), a mapping type (vma_entry.flags & 0x0f) */
 struct proc_vma {
 	uint64_t start, end, pgoff;

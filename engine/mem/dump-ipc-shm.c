@@ -22,6 +22,7 @@ struct ipc_seg {
 	int32_t id;
 	uint32_t key, mode, uid, gid, cuid, cgid, nattch;
 	uint64_t size;
+	uint64_t huge; /* SHM_HUGETLB: its page size */
 	bool destroyed;
 	uint32_t tree_vmas; /* VMAs of the tree attached to it */
 };
@@ -113,7 +114,7 @@ static int same_ipc_ns(struct dump_ctx *c, const struct dump_ipc_shm *s, struct 
 }
 
 /* The contents, read through the mapping v of process pid (a task's: no attach of crshim's own). */
-static int seg_dump(struct dump_ctx *c, pid_t pid, const struct proc_vma *v, const struct ipc_seg *g,
+static int seg_dump(struct dump_ctx *c, pid_t pid, const struct proc_vma *v, struct ipc_seg *g,
 		    struct cr_err *e)
 {
 	char path[96];
@@ -125,16 +126,17 @@ static int seg_dump(struct dump_ctx *c, pid_t pid, const struct proc_vma *v, con
 		return cr_fail_sys(e, "open %s", path);
 	if (fstatfs(fd, &sf))
 		return cr_fail_sys(e, "statfs %s", path);
-	if (sf.f_type != TMPFS_MAGIC)
-		return cr_fail(
-		    e, "System V shared memory segment %d in huge pages (SHM_HUGETLB) is not supported yet",
-		    g->id);
+	if ((unsigned long)sf.f_type == 0x958458f6ul) /* HUGETLBFS_MAGIC: SHM_HUGETLB */
+		g->huge = (uint64_t)sf.f_bsize;
+	else if (sf.f_type != TMPFS_MAGIC)
+		return cr_fail(e, "System V shared memory segment %d on a file system of type %#lx", g->id,
+			       (unsigned long)sf.f_type);
 	return dump_shmem_file(c, IMG_IPC_SHM_PAGEMAP, IMG_IPC_SHM_PAGES, g->id, fd, g->size, e);
 }
 
 /* The contents of a segment no process of the tree attaches (crshim is in the tree's IPC namespace): read
  * through crshim's own read-only attach, which goes again at once. */
-static int seg_dump_detached(struct dump_ctx *root, const struct ipc_seg *g, struct cr_err *e)
+static int seg_dump_detached(struct dump_ctx *root, struct ipc_seg *g, struct cr_err *e)
 {
 	void *p = shmat(g->id, NULL, SHM_RDONLY);
 	if (p == (void *)-1)
@@ -215,10 +217,11 @@ int dump_ipc_shm_vma(struct dump_ctx *c, const struct proc_vma *v, VmaEntry *ve,
 	return 0;
 }
 
-static uint64_t page_up(uint64_t v)
+/* The length of an attach of segment g: its size rounded up to its pages. */
+static uint64_t page_up(const struct ipc_seg *g)
 {
-	uint64_t psz = (uint64_t)sysconf(_SC_PAGESIZE);
-	return (v + psz - 1) & ~(psz - 1);
+	uint64_t psz = g->huge ? g->huge : (uint64_t)sysconf(_SC_PAGESIZE);
+	return (g->size + psz - 1) & ~(psz - 1);
 }
 
 /* Every attach covers its whole segment; nobody outside the tree has one attached. */
@@ -227,7 +230,7 @@ static int check_attaches(const struct dump_ipc_shm *s, struct cr_err *e)
 	for (size_t i = 0; i < s->nr; i++) {
 		const struct ipc_run *r = &s->r[i];
 		const struct ipc_seg *g = seg_find((struct dump_ipc_shm *)s, r->id);
-		if (r->end - r->start != page_up(g->size))
+		if (r->end - r->start != page_up(g))
 			return cr_fail(
 			    e,
 			    "task %d: System V shared memory segment %d attached at 0x%llx partly unmapped "
@@ -298,6 +301,7 @@ int dump_ipc_shm_write(struct dump_ctx *root, struct cr_err *e)
 		ie.cgid = g->cgid, ie.has_cgid = 1;
 		ie.destroyed = g->destroyed, ie.has_destroyed = 1;
 		ie.nattch = g->nattch, ie.has_nattch = 1;
+		ie.huge_page = g->huge, ie.has_huge_page = g->huge != 0;
 		if (img_write_or_drop(w, &ie.base, e))
 			return -1;
 	}

@@ -11,6 +11,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 #include <linux/fs.h>
 
@@ -306,6 +307,52 @@ static int vma_file(struct dump_ctx *c, const struct proc_vma *v, VmaEntry *ve, 
 	return 0;
 }
 
+/* The ring of an AIO context (io_setup): its header as the kernel lays it out (struct aio_ring). */
+#define AIO_RING_MAGIC 0xa10a10a1u
+struct aio_ring_hdr {
+	uint32_t id, nr, head, tail, magic, compat, incompat, header_length;
+};
+
+/* An AIO ring: restored by a new io_setup whose ring the blob moves here (the address is the context's id),
+ * brought to the same head and tail, with the saved events (its pages are saved whole, vma_pages).
+ * Requests still in flight at the dump are not seen (as with CRIU): their completions are lost. */
+static int vma_aio(struct dump_ctx *c, const struct proc_vma *v, VmaEntry *ve, struct cr_err *e)
+{
+	struct aio_ring_hdr h;
+	struct iovec l = {&h, sizeof(h)}, r = {(void *)(uintptr_t)v->start, sizeof(h)};
+	if (process_vm_readv(c->pid, &l, 1, &r, 1, 0) != (ssize_t)sizeof(h))
+		return cr_fail_sys(e, "read the AIO ring at 0x%llx", (unsigned long long)v->start);
+	if (h.magic != AIO_RING_MAGIC || h.header_length != sizeof(h) || !h.nr || h.head >= h.nr ||
+	    h.tail >= h.nr || sizeof(h) + (uint64_t)h.nr * 32 > v->end - v->start)
+		return cr_fail(e, "AIO ring at 0x%llx: unknown layout (magic %#x, nr %u, head %u, tail %u)",
+			       (unsigned long long)v->start, h.magic, h.nr, h.head, h.tail);
+	ve->kind = VMA_KIND__VMA_AIO_RING;
+	ve->aio_nr = h.nr, ve->has_aio_nr = 1;
+	return 0;
+}
+
+/* Anonymous hugetlb memory (MAP_HUGETLB, "/anon_hugepage (deleted)"): shared, one object of the tree as
+ * other shared anonymous memory (dump-shmem.c knows its page size); private, mapped again with MAP_HUGETLB
+ * and the page size, its pages dumped as those of other private memory. */
+static int vma_hugetlb_anon(struct dump_ctx *c, const struct proc_vma *v, VmaEntry *ve, bool shared,
+			    struct cr_err *e)
+{
+	char name[96];
+	struct statfs sf;
+	ve->flags |= MAP_ANONYMOUS;
+	if (shared) {
+		ve->kind = VMA_KIND__VMA_ANON_SHARED; /* vma_pages: vma_shmem names the object */
+		return 0;
+	}
+	snprintf(name, sizeof(name), "/proc/%d/map_files/%llx-%llx", c->pid, (unsigned long long)v->start,
+		 (unsigned long long)v->end);
+	if (statfs(name, &sf))
+		return cr_fail_sys(e, "statfs %s (hugetlb memory)", name);
+	ve->kind = VMA_KIND__VMA_ANON_PRIVATE;
+	ve->flags |= MAP_HUGETLB | shmem_huge_flag((uint64_t)sf.f_bsize);
+	return 0;
+}
+
 static int vma_classify(struct dump_ctx *c, const struct proc_vma *v, VmaEntry *ve, struct cr_err *e)
 {
 	static const struct {
@@ -361,6 +408,10 @@ static int vma_classify(struct dump_ctx *c, const struct proc_vma *v, VmaEntry *
 	}
 	if (starts(v->name, "/SYSV"))
 		return dump_ipc_shm_vma(c, v, ve, e);
+	if ((v->vmflags & PROC_VMA_HT) && starts(v->name, "/anon_hugepage"))
+		return vma_hugetlb_anon(c, v, ve, shared, e);
+	if (shared && starts(v->name, "/[aio]"))
+		return vma_aio(c, v, ve, e);
 	if (!v->ino && !v->dev_major && !v->dev_minor && v->name[0] != '/') {
 		if (shared)
 			return cr_fail(e, "shared mapping of %s is not supported yet",
@@ -420,6 +471,8 @@ static int vma_pages(struct mm_state *m, const struct proc_vma *v, VmaEntry *ve,
 		return ve->deleted && !ve->has_ino ? vma_shmem(m, v, ve, e) : 0;
 	case VMA_KIND__VMA_ANON_SHARED:
 		return vma_shmem(m, v, ve, e);
+	case VMA_KIND__VMA_AIO_RING: /* the ring's header and events, whole */
+		return add_range(m, v->start, v->end - v->start, fd, fd < 0 ? 0 : v->start, e);
 	default:
 		return 0;
 	}

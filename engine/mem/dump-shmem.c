@@ -18,8 +18,10 @@
 
 #define CHUNK (1u << 20)
 
+#define HUGETLBFS_MAGIC_ 0x958458f6
+
 struct shm_obj {
-	uint64_t ino, dev, size;
+	uint64_t ino, dev, size, huge; /* huge: hugetlbfs, its page size */
 	uint32_t id, seals, mode;
 	ShmemKind kind;
 	char *name; /* memfd name */
@@ -59,7 +61,9 @@ static int shm_identify(int fd, struct shm_obj *o, struct cr_err *e)
 	link[n] = '\0';
 	if (fstatfs(fd, &sf))
 		return cr_fail_sys(e, "statfs of %s", link);
-	if (sf.f_type != TMPFS_MAGIC)
+	if ((unsigned long)sf.f_type == HUGETLBFS_MAGIC_)
+		o->huge = (uint64_t)sf.f_bsize;
+	else if (sf.f_type != TMPFS_MAGIC)
 		return cr_fail(e, "shared memory %s on a file system of type %#lx is not supported yet", link,
 			       (unsigned long)sf.f_type);
 	o->kind = SHMEM_KIND__SHMEM_ANON;
@@ -189,9 +193,9 @@ int dump_shmem_add(struct dump_ctx *c, int fd, uint64_t *ino, struct cr_err *e)
 		return cr_wrap(e, "shared memory object %llu", (unsigned long long)o->ino);
 	}
 	s->n++;
-	pr_info("shared memory %llu (%s%s, %llu bytes) dumped as pages-shmem-%u.img\n",
+	pr_info("shared memory %llu (%s%s, %llu bytes%s) dumped as pages-shmem-%u.img\n",
 		(unsigned long long)o->ino, o->kind == SHMEM_KIND__SHMEM_MEMFD ? "memfd:" : "anonymous",
-		o->name ? o->name : "", (unsigned long long)o->size, o->id);
+		o->name ? o->name : "", (unsigned long long)o->size, o->huge ? ", hugetlb" : "", o->id);
 	return 0;
 }
 
@@ -214,6 +218,7 @@ int dump_shmem_write(struct dump_ctx *root, struct cr_err *e)
 		se.name = o->name;
 		se.seals = o->seals, se.has_seals = 1;
 		se.mode = o->mode, se.has_mode = 1;
+		se.huge_page = o->huge, se.has_huge_page = o->huge != 0;
 		if (img_write_or_drop(w, &se.base, e))
 			return -1;
 	}

@@ -43,11 +43,11 @@ static size_t rv_from(const struct rst_task *t, uint64_t s)
 	return lo;
 }
 
-/* Private anonymous memory that may be shared. */
+/* Private anonymous memory that may be shared (not hugetlb: its pages are huge). */
 static bool cow_ok(const struct rst_vma *r)
 {
 	return r->kind == RST_VMA_ANON && !r->prefilled && !r->lazy &&
-	       !(r->flags & (MAP_GROWSDOWN | MAP_DROPPABLE_));
+	       !(r->flags & (MAP_GROWSDOWN | MAP_DROPPABLE_ | MAP_HUGETLB));
 }
 
 /* The blob's entry of the VMA [s, e) of t if it may be shared, else NULL. */

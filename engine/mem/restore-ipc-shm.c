@@ -48,7 +48,8 @@ static int seg_get(const IpcShmEntry *ie, struct cr_err *e)
 		return cr_fail_sys(e, "System V shared memory segment %d: IPC_STAT", ie->id);
 	if (write_next_id(ie->id, e))
 		return -1;
-	int flags = IPC_CREAT | IPC_EXCL | (int)(ie->mode & 0777);
+	int flags = IPC_CREAT | IPC_EXCL | (int)(ie->mode & 0777) |
+		    (ie->huge_page ? SHM_HUGETLB | (int)shmem_huge_flag(ie->huge_page) : 0);
 	int id = shmget(ie->destroyed ? IPC_PRIVATE : (key_t)ie->key, (size_t)ie->size, flags);
 	int err = errno;
 	struct cr_err e2;

@@ -305,7 +305,7 @@ static size_t vma_blocks(const struct rst_task *t, const VmaEntry *v, size_t *bi
  * not where the task asked for no huge pages. */
 static void mark_thp(struct rst_vma *r, struct rst_pblock *rb)
 {
-	if (r->kind != RST_VMA_ANON || (r->flags & MAP_GROWSDOWN) || (r->flags & MAP_DROPPABLE_) ||
+	if (r->kind != RST_VMA_ANON || (r->flags & (MAP_GROWSDOWN | MAP_DROPPABLE_ | MAP_HUGETLB)) ||
 	    (r->madv & (VMA_F_NOHUGEPAGE | VMA_F_LOCKED)))
 		return;
 	for (uint32_t i = r->first_block; i < r->first_block + r->nr_blocks; i++)
@@ -363,6 +363,20 @@ static void sysv_vma(const VmaEntry *v, struct rst_vma *r)
 		   ((v->prot & PROT_EXEC) ? RST_SHM_EXEC : 0);
 }
 
+/* An AIO ring (restorer.c, aio_restore): io_setup(n) makes a ring of 2 * max(n, 4 * CPUs) + 2 events
+ * rounded up to whole pages, so n = (nr - 2) / 2 gives the saved ring's nr (nr is what its pages hold). */
+static int aio_vma(const struct rst_task *t, const VmaEntry *v, struct rst_vma *r, struct cr_err *e)
+{
+	if (!v->has_aio_nr || v->aio_nr < 4 || 32 + (uint64_t)v->aio_nr * 32 > v->end - v->start)
+		return cr_fail_errno(e, EBADMSG, "mm-%d.img: AIO ring 0x%llx-0x%llx with %u events", t->pid,
+				     (unsigned long long)v->start, (unsigned long long)v->end, v->aio_nr);
+	r->kind = RST_VMA_AIO;
+	r->flags = MAP_PRIVATE;
+	r->prot |= PROT_READ | PROT_WRITE;
+	r->aio_nr = (v->aio_nr - 2) / 2;
+	return 0;
+}
+
 static int fill_vmas(struct rst_task *t, struct rst_vma *rv, struct rst_pblock *rb, struct cr_err *e)
 {
 	struct rst_args *a = t->args;
@@ -380,7 +394,8 @@ static int fill_vmas(struct rst_task *t, struct rst_vma *rv, struct rst_pblock *
 				      .pgoff = v->pgoff,
 				      .prot = v->prot,
 				      .flags = v->flags & (MAP_SHARED | MAP_PRIVATE | MAP_DROPPABLE_ |
-							   MAP_GROWSDOWN | MAP_NORESERVE),
+							   MAP_GROWSDOWN | MAP_NORESERVE | MAP_HUGETLB |
+							   (MAP_HUGE_MASK << MAP_HUGE_SHIFT)),
 				      .madv = v->madv,
 				      .mfile = t->vma_mfile[i],
 				      .first_block = (uint32_t)nb,
@@ -390,6 +405,8 @@ static int fill_vmas(struct rst_task *t, struct rst_vma *rv, struct rst_pblock *
 								 : RST_VMA_ANON;
 		if (v->kind == VMA_KIND__VMA_SYSV_SHM)
 			sysv_vma(v, r);
+		else if (v->kind == VMA_KIND__VMA_AIO_RING && aio_vma(t, v, r, e))
+			return -1;
 		else if (r->kind != RST_VMA_FILE)
 			r->flags |= MAP_ANONYMOUS;
 		nb = vma_blocks(t, v, &bi, rb, nb);
@@ -400,6 +417,9 @@ static int fill_vmas(struct rst_task *t, struct rst_vma *rv, struct rst_pblock *
 		r->nr_blocks = (uint32_t)(nb - r->first_block);
 		for (size_t k = r->first_block; k < nb; k++) /* registered with lazy-pages' userfaultfd */
 			r->lazy |= rb[k].lazy;
+		if (r->lazy && r->kind == RST_VMA_AIO) /* the blob reads the saved ring at once */
+			return cr_fail_errno(e, EOPNOTSUPP, "task %d: AIO ring at 0x%llx with --lazy-pages",
+					     t->pid, (unsigned long long)v->start);
 		a->lazy |= (int32_t)r->lazy;
 		mark_thp(r, rb);
 	}

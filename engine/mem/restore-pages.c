@@ -174,7 +174,7 @@ static void prefill_plan(struct rst_task *t, uint8_t *kind)
 		     bi++)
 			data += pm->blocks[bi].len;
 		if ((v->kind != VMA_KIND__VMA_ANON_PRIVATE && v->kind != VMA_KIND__VMA_HEAP) ||
-		    (v->flags & (MAP_GROWSDOWN | MAP_DROPPABLE_)) || data < PREFILL_MIN)
+		    (v->flags & (MAP_GROWSDOWN | MAP_DROPPABLE_ | MAP_HUGETLB)) || data < PREFILL_MIN)
 			continue;
 		if (bi < pm->nr && pm->blocks[bi].vaddr < v->end)
 			continue; /* a block crosses the end: leave this VMA to the blob */

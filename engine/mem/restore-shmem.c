@@ -68,10 +68,12 @@ static int shm_fill(int dirfd, const ShmemEntry *se, uint8_t *map, uint64_t len,
 static int shm_create_anon(int dirfd, const ShmemEntry *se, uint64_t len, struct cr_err *e)
 {
 	char path[96];
-	if (!len)
-		return cr_fail_errno(e, EBADMSG, "shmem.img: object %u has size 0", se->id);
+	if (!len || (se->huge_page && (len % se->huge_page || (se->huge_page & (se->huge_page - 1)))))
+		return cr_fail_errno(e, EBADMSG, "shmem.img: object %u has size %llu (page size %llu)",
+				     se->id, (unsigned long long)len, (unsigned long long)se->huge_page);
 	__cleanup_munmap struct cr_map m = {NULL, len};
-	m.addr = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	int huge = se->huge_page ? MAP_HUGETLB | (int)shmem_huge_flag(se->huge_page) : 0;
+	m.addr = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS | huge, -1, 0);
 	if (m.addr == MAP_FAILED)
 		return cr_fail_sys(e, "map %llu bytes of shared memory", (unsigned long long)len);
 	if (shm_fill(dirfd, se, m.addr, len, e))
@@ -86,7 +88,9 @@ static int shm_create_anon(int dirfd, const ShmemEntry *se, uint64_t len, struct
 
 static int shm_create_memfd(int dirfd, const ShmemEntry *se, uint64_t len, struct cr_err *e)
 {
-	__cleanup_close int fd = memfd_create(se->name ? se->name : "", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	unsigned huge = se->huge_page ? MFD_HUGETLB | shmem_huge_flag(se->huge_page) : 0;
+	__cleanup_close int fd =
+	    memfd_create(se->name ? se->name : "", MFD_CLOEXEC | MFD_ALLOW_SEALING | huge);
 	if (fd < 0)
 		return cr_fail_sys(e, "memfd_create %s", se->name ? se->name : "");
 	if (ftruncate(fd, (off_t)se->size))

@@ -20,6 +20,13 @@
 #include "crshim.h"
 #include "image/image.h"
 
+/* hugetlb: the MAP_HUGE_* / MFD_HUGE_* / SHM_HUGE_* bits of page size psz (the three encode log2 of it at
+ * bit 26). */
+static inline uint32_t shmem_huge_flag(uint64_t psz)
+{
+	return psz ? (uint32_t)__builtin_ctzll(psz) << 26 : 0;
+}
+
 /* ---- dump-shmem.c ---- */
 struct dump_ctx;
 struct dump_shmem; /* tree-wide: the objects dumped so far */

@@ -34,7 +34,14 @@
 enum rst_state { RST_RUNNING = 0, RST_DONE = 1, RST_FAILED = 2 };
 
 /* Kinds of rst_vma (the blob needs only these). */
-enum rst_vma_kind { RST_VMA_ANON = 0, RST_VMA_ANON_SHARED = 1, RST_VMA_FILE = 2, RST_VMA_SYSV = 3 };
+enum rst_vma_kind {
+	RST_VMA_ANON = 0,
+	RST_VMA_ANON_SHARED = 1,
+	RST_VMA_FILE = 2,
+	RST_VMA_SYSV = 3,
+	RST_VMA_AIO = 4 /* an AIO ring: mapped private anonymous and filled with the saved ring, then replaced
+			 * by the ring of a new io_setup(aio_nr) brought to its head, tail and events */
+};
 /* RST_VMA_SYSV: mfile is the shmid, flags the shmat flags (the attach is made by the VMA at offset 0 and
  * covers the whole segment; the VMAs after it at offsets > 0 are parts of it). */
 #define RST_SHM_RDONLY 010000
@@ -61,7 +68,7 @@ struct rst_vma {
 			     * VMA (which has shm_size), -1 otherwise */
 	uint64_t shm_size;  /* bytes of the whole object (in the lead) */
 	uint32_t lazy;	    /* 1: registered with the lazy-pages userfaultfd at the end (mem/lazy.md) */
-	uint32_t pad;
+	uint32_t aio_nr;    /* RST_VMA_AIO: the nr_events to give io_setup for a ring of the same size */
 };
 _Static_assert(sizeof(struct rst_vma) == 80, "rst_vma");
 

@@ -409,6 +409,73 @@ static void finish_vma(struct rst_args *a, const struct rst_vma *v)
 		check(a, sys2(__NR_mlock, v->start, len), "mlock", v->start, v->end);
 }
 
+/* ---------------- AIO rings ---------------- */
+
+struct aio_ring_hdr { /* the kernel's struct aio_ring */
+	uint32_t id, nr, head, tail, magic, compat, incompat, header_length;
+};
+struct rst_iocb { /* struct iocb */
+	uint64_t data;
+	uint32_t key, rw_flags;
+	uint16_t opcode;
+	int16_t prio;
+	uint32_t fildes;
+	uint64_t buf, nbytes;
+	int64_t offset;
+	uint64_t reserved2;
+	uint32_t flags, resfd;
+};
+struct rst_io_event {
+	uint64_t data, obj;
+	int64_t res, res2;
+};
+#define RST_IOCB_CMD_POLL 5
+#define RST_POLLOUT 4
+
+/* A new context whose ring takes the place of the saved one (v holds it, filled), brought to the same head
+ * and tail with requests that complete at once (a poll for POLLOUT of an eventfd): head times one submitted
+ * and read back, then the events in the ring at the dump submitted and left there (so that the kernel
+ * counts them as completed and not read, as before); then the saved events are copied over them and the
+ * ring moved to the saved address (the context's id). */
+static void aio_restore(struct rst_args *a, const struct rst_vma *v)
+{
+	const struct aio_ring_hdr *old = (const struct aio_ring_hdr *)v->start;
+	uint64_t ctx = 0, len = v->end - v->start;
+	check(a, sys2(__NR_io_setup, v->aio_nr, &ctx), "io_setup", v->start, v->aio_nr);
+	struct aio_ring_hdr *nw = (struct aio_ring_hdr *)ctx;
+	if (nw->nr != old->nr || old->tail >= old->nr || old->head >= old->nr)
+		fail(a, "AIO ring of another size", -22, v->start, nw->nr);
+	uint32_t held = (old->tail + old->nr - old->head) % old->nr;
+	if (old->head || held) {
+		long efd = sys2(__NR_eventfd2, 0, O_CLOEXEC);
+		check(a, efd, "eventfd (AIO ring)", v->start, 0);
+		struct rst_iocb cb = {
+		    .opcode = RST_IOCB_CMD_POLL, .fildes = (uint32_t)efd, .buf = RST_POLLOUT};
+		struct rst_iocb *cbp = &cb;
+		struct rst_io_event ev;
+		int64_t ts[2] = {5, 0};
+		for (uint32_t i = 0; i < old->head + held; i++) {
+			long r = sys3(__NR_io_submit, ctx, 1, &cbp);
+			if (r == 1 && i < old->head)
+				r = sys5(__NR_io_getevents, ctx, 1, 1, &ev, ts);
+			if (r != 1)
+				fail(a, "move the AIO ring's head and tail", RST_ISERR(r) ? r : -5, v->start,
+				     i);
+		}
+		for (int k = 0; k < 5000 && __atomic_load_n(&nw->tail, __ATOMIC_ACQUIRE) != old->tail; k++)
+			sys2(__NR_sched_yield, 0, 0);
+		sys1(__NR_close, efd);
+	}
+	if (nw->tail != old->tail)
+		fail(a, "move the AIO ring's tail", -5, v->start, nw->tail);
+	if (nw->head != old->head)
+		fail(a, "move the AIO ring's head and tail", -5, v->start, nw->head);
+	memcpy((char *)nw + sizeof(*nw), (const char *)old + sizeof(*old), (uint64_t)old->nr * 32);
+	long r = sys5(__NR_mremap, ctx, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, v->start);
+	if (RST_ISERR(r) || (uint64_t)r != v->start)
+		fail(a, "move the AIO ring", RST_ISERR(r) ? r : -22, v->start, ctx);
+}
+
 static void restore_mm(struct rst_args *a)
 {
 	const struct rst_vma *v = (const struct rst_vma *)a->vmas;
@@ -424,6 +491,9 @@ static void restore_mm(struct rst_args *a)
 	a->t_ns[1] = now_ns();
 	read_pages(a);
 	a->t_ns[2] = now_ns();
+	for (uint32_t i = 0; i < a->nr_vmas; i++)
+		if (v[i].kind == RST_VMA_AIO)
+			aio_restore(a, &v[i]);
 	for (uint32_t i = 0; i < a->nr_vmas; i++)
 		finish_vma(a, &v[i]);
 	check(a, sys5(__NR_prctl, PR_SET_MM, PR_SET_MM_MAP, &a->mm, sizeof(a->mm), 0), "prctl(PR_SET_MM_MAP)",
