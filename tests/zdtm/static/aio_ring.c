@@ -65,8 +65,8 @@ int main(int argc, char **argv)
 	test_waitsig();
 
 	if (r->nr != nr || r->head != head || r->tail != tail || re->nr != enr || re->head || re->tail)
-		fail("ring: nr %u head %u tail %u (empty: nr %u head %u tail %u), was %u %u %u (%u 0 0)", r->nr,
-		     r->head, r->tail, re->nr, re->head, re->tail, nr, head, tail, enr);
+		fail("ring: nr %u head %u tail %u (empty: nr %u head %u tail %u), was %u %u %u (%u 0 0)",
+		     r->nr, r->head, r->tail, re->nr, re->head, re->tail, nr, head, tail, enr);
 	if (getevents(empty, 0, 1, ev) != 0)
 		fail("the empty context: io_getevents %m");
 	long n = getevents(ctx, held, held, ev);
@@ -74,8 +74,8 @@ int main(int argc, char **argv)
 		fail("%ld of %u held events read back (%m)", n, held);
 	for (long i = 0; i < n; i++)
 		if (ev[i].data != 1000 + got + (uint64_t)i || ev[i].res != 1) {
-			fail("event %ld: data %llu res %lld, want %u and 1", i, (unsigned long long)ev[i].data,
-			     (long long)ev[i].res, 1000 + got + (unsigned)i);
+			fail("event %ld: data %llu res %lld, want %u and 1", i,
+			     (unsigned long long)ev[i].data, (long long)ev[i].res, 1000 + got + (unsigned)i);
 			break;
 		}
 	/* the kernel counts no event as held any more: the ring takes nr - 1 new requests */

@@ -160,7 +160,8 @@ int main(int argc, char **argv)
 		fail("contents changed");
 	struct shmid_ds ds;
 	if (id >= 0 && (shmctl(id, IPC_STAT, &ds) || ds.shm_segsz != HP || ds.shm_nattch != 2)) /* +child */
-		fail("SysV segment %d: size %zu nattch %lu", id, (size_t)ds.shm_segsz, (unsigned long)ds.shm_nattch);
+		fail("SysV segment %d: size %zu nattch %lu", id, (size_t)ds.shm_segsz,
+		     (unsigned long)ds.shm_nattch);
 	ms[10] ^= 0xff;
 	if (mp[10] != ms[10])
 		fail("the private memfd mapping does not follow the shared one any more");

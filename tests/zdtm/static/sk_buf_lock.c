@@ -20,12 +20,21 @@ struct sk {
 	int fd, lock, snd, rcv;
 };
 
-#define SK(t, o, v) {.type = t, .opt = o, .val = v}
+#define SK(t, o, v)                                                                                          \
+	{                                                                                                    \
+		.type = t, .opt = o, .val = v                                                                \
+	}
 static struct sk sks[] = {
-    SK(SOCK_STREAM, SO_BUF_LOCK, 1), SK(SOCK_STREAM, SO_BUF_LOCK, 2), SK(SOCK_STREAM, SO_BUF_LOCK, 3),
-    SK(SOCK_STREAM, SO_SNDBUF, 16384), SK(SOCK_STREAM, SO_RCVBUF, 16384), SK(SOCK_DGRAM, SO_BUF_LOCK, 3),
-    SK(SOCK_DGRAM, SO_RCVBUF, 32768), SK(SOCK_STREAM, -1, 0), /* a size set, the lock then taken off */
-    SK(SOCK_STREAM, 0, 0), SK(SOCK_STREAM, 0, 0), /* the established pair */
+    SK(SOCK_STREAM, SO_BUF_LOCK, 1),
+    SK(SOCK_STREAM, SO_BUF_LOCK, 2),
+    SK(SOCK_STREAM, SO_BUF_LOCK, 3),
+    SK(SOCK_STREAM, SO_SNDBUF, 16384),
+    SK(SOCK_STREAM, SO_RCVBUF, 16384),
+    SK(SOCK_DGRAM, SO_BUF_LOCK, 3),
+    SK(SOCK_DGRAM, SO_RCVBUF, 32768),
+    SK(SOCK_STREAM, -1, 0), /* a size set, the lock then taken off */
+    SK(SOCK_STREAM, 0, 0),
+    SK(SOCK_STREAM, 0, 0), /* the established pair */
 };
 
 static void take(struct sk *s)

@@ -30,7 +30,8 @@ static uint16_t csum(const void *p, size_t n)
 
 int main(int argc, char **argv)
 {
-	struct sockaddr_in cl = {.sin_family = AF_INET}, sv = {.sin_family = AF_INET, .sin_port = htons(8081)};
+	struct sockaddr_in cl = {.sin_family = AF_INET},
+			   sv = {.sin_family = AF_INET, .sin_port = htons(8081)};
 	char pkt[128], buf[64];
 	int one = 1, two = 2;
 	test_init(argc, argv);
@@ -65,10 +66,16 @@ int main(int argc, char **argv)
 	size_t len = sizeof(*ip) + sizeof(*u) + sizeof(MSG);
 	memset(pkt, 0, sizeof(pkt));
 	memcpy(u + 1, MSG, sizeof(MSG));
-	*ip = (struct iphdr){.ihl = 5, .version = 4, .tot_len = htons((uint16_t)len), .ttl = 64,
-			     .protocol = IPPROTO_UDP, .saddr = cl.sin_addr.s_addr, .daddr = sv.sin_addr.s_addr};
+	*ip = (struct iphdr){.ihl = 5,
+			     .version = 4,
+			     .tot_len = htons((uint16_t)len),
+			     .ttl = 64,
+			     .protocol = IPPROTO_UDP,
+			     .saddr = cl.sin_addr.s_addr,
+			     .daddr = sv.sin_addr.s_addr};
 	ip->check = csum(ip, sizeof(*ip));
-	*u = (struct udphdr){.source = htons(8080), .dest = sv.sin_port, .len = htons(sizeof(*u) + sizeof(MSG))};
+	*u = (struct udphdr){
+	    .source = htons(8080), .dest = sv.sin_port, .len = htons(sizeof(*u) + sizeof(MSG))};
 	if (sendto(r4, pkt, len, 0, (struct sockaddr *)&sv, sizeof(sv)) != (ssize_t)len)
 		fail("sendto on the raw socket");
 	struct pollfd p = {.fd = srv, .events = POLLIN};
