@@ -281,11 +281,8 @@ static int vma_file(struct dump_ctx *c, const struct proc_vma *v, VmaEntry *ve, 
 	struct stat st;
 	if (stat(name, &st))
 		return cr_fail_sys(e, "stat %s (%s)", name, path);
-	if (S_ISSOCK(st.st_mode) && shared) /* a packet socket's rings (PACKET_RX_RING/TX_RING) */
+	if (S_ISSOCK(st.st_mode)) /* a packet socket's rings (PACKET_RX_RING/TX_RING), shared or private */
 		return dump_pkt_ring_vma(c->pid, v->start, v->end, v->pgoff, (uint64_t)st.st_ino, ve, e);
-	if (S_ISSOCK(st.st_mode))
-		return cr_fail(e, "private mapping 0x%llx-0x%llx of a socket (%s): not supported",
-			       (unsigned long long)v->start, (unsigned long long)v->end, path);
 	if (ends(v->name, " (deleted)")) { /* its contents go to ghost-PID.img, found again by dev/ino */
 		char what[64];
 		uint32_t gid;

@@ -84,8 +84,9 @@ int dump_sk_packet(const struct cr_opts *o, pid_t pid, int fd, int cfd, int type
  * frames / blocks the program holds, into pe (cfd: our copy of the socket of task pid). */
 int dump_pkt_rings(const struct cr_opts *o, pid_t pid, int fd, int cfd, PacketSkEntry *pe, struct cr_err *e);
 void dump_pkt_rings_free(PacketSkEntry *pe);
-/* dump-mm.c: the VMA [start, end) maps socket ino; fill ve (VMA_PACKET_RING, the fd that holds it) or
- * refuse (not a packet socket's whole rings, or no fd of the task holds it). */
+/* dump-mm.c: the VMA [start, end) maps socket ino (ve's flags: shared or private); fill ve (VMA_PACKET_RING,
+ * the fd that holds it) or refuse (not a packet socket's whole rings, no fd of the task holds it, a private
+ * mapping with pages the task wrote). */
 int dump_pkt_ring_vma(pid_t pid, uint64_t start, uint64_t end, uint64_t pgoff, uint64_t ino, VmaEntry *ve,
 		      struct cr_err *e);
 /* The length of the mapping of pe's rings (receive ring first, then transmit). */

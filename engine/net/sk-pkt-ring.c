@@ -10,6 +10,10 @@
  * known while the frames used since the ring was set up are a prefix of it (the first still queued, else
  * the first never used); the queued frames are kept.
  *
+ * A mapping of the rings may be private (MAP_PRIVATE): it shows the rings until the task writes one of its
+ * pages, which becomes a copy of the task's own; mapped again privately, refused if the task wrote any
+ * (pagemap: a present page that is no file page).
+ *
  * Restore: a fresh ring has its head at 0, and the program goes on where it left off; so before the socket
  * is bound where it was, the kernel is walked to the saved heads by frames of our own on lo: the transmit
  * ring's by that many small frames sent through it (ethertype ETH_P_802_EX1, the socket bound to no
@@ -21,6 +25,7 @@
 #define LOG_PREFIX "sk-ring: "
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <net/if.h>
 #include <poll.h>
 #include <stdio.h>
@@ -348,6 +353,30 @@ static int fd_of_socket(pid_t pid, uint64_t ino)
 	return best;
 }
 
+/* The pages of a private mapping of the rings that the task wrote (copies of its own, no longer the ring's:
+ * present in pagemap, not a file page), -1 if pagemap cannot be read. */
+static long ring_copied_pages(pid_t pid, uint64_t start, uint64_t end)
+{
+	char path[64];
+	uint64_t ent[64];
+	long psz = sysconf(_SC_PAGESIZE), n = 0;
+	snprintf(path, sizeof(path), "/proc/%d/pagemap", (int)pid);
+	__cleanup_close int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	for (uint64_t a = start; a < end;) {
+		size_t k = (end - a) / (uint64_t)psz;
+		k = k < 64 ? k : 64;
+		ssize_t r = pread(fd, ent, k * 8, (off_t)(a / (uint64_t)psz * 8));
+		if (r <= 0)
+			return -1;
+		for (ssize_t i = 0; i < r / 8; i++)
+			n += (ent[i] >> 63) & 1 && !((ent[i] >> 61) & 1); /* present, not PM_FILE: anon */
+		a += (uint64_t)(r / 8) * (uint64_t)psz;
+	}
+	return n;
+}
+
 int dump_pkt_ring_vma(pid_t pid, uint64_t start, uint64_t end, uint64_t pgoff, uint64_t ino, VmaEntry *ve,
 		      struct cr_err *e)
 {
@@ -375,6 +404,16 @@ int dump_pkt_ring_vma(pid_t pid, uint64_t start, uint64_t end, uint64_t pgoff, u
 		    "the rings mapped at 0x%llx-0x%llx belong to packet socket:[%llu], which no fd of the "
 		    "task holds: not supported",
 		    (unsigned long long)start, (unsigned long long)end, (unsigned long long)ino);
+	/* a private mapping shows the ring until the task writes a page, which then becomes its own copy:
+	 * mapped again privately (the flags kept), unless such copies would be lost */
+	long copied = (ve->flags & MAP_SHARED) ? 0 : ring_copied_pages(pid, start, end);
+	if (copied)
+		return cr_fail(e,
+			       "private mapping 0x%llx-0x%llx of the rings of packet socket:[%llu]: %s: not "
+			       "supported",
+			       (unsigned long long)start, (unsigned long long)end, (unsigned long long)ino,
+			       copied < 0 ? "its pagemap cannot be read"
+					  : "pages written by the task (copies)");
 	ve->kind = VMA_KIND__VMA_PACKET_RING;
 	ve->sk_fd = fd, ve->has_sk_fd = 1;
 	ve->ino = ino, ve->has_ino = 1;
