@@ -311,10 +311,20 @@ __attribute__((noreturn)) static void zombie_exit(struct rst_task *t)
 	_exit(WEXITSTATUS(st));
 }
 
+static int chdir_cb(const char *path, void *arg)
+{
+	return chdir(path);
+}
+
 static int child_fs(const struct rst_task *t, char *msg, size_t len)
 {
 	const FsEntry *fs = t->fs;
-	if (fs->cwd) { /* a removed cwd is a ghost: crshim's fd (files/ghost.h) */
+	if (fs->cwd && fs->cwd_dead_pid) { /* in /proc/N of a process gone (files/procfd.h) */
+		if (rst_procfd_dead(fs->cwd, chdir_cb, NULL)) {
+			snprintf(msg, len, "chdir %s (of a process gone): %s", fs->cwd, strerror(errno));
+			return -1;
+		}
+	} else if (fs->cwd) { /* a removed cwd is a ghost: crshim's fd (files/ghost.h) */
 		int d = rst_ghost_open_path(fs->cwd, O_PATH | O_DIRECTORY | O_CLOEXEC);
 		if (d < 0 || fchdir(d)) {
 			snprintf(msg, len, "chdir %s: %s", fs->cwd, strerror(errno));

@@ -3,6 +3,7 @@
 #include "base/cleanup.h"
 #include "dump.h"
 #include "files/ghost.h"
+#include "files/procfd.h"
 
 int dump_fs_write(struct dump_ctx *c, struct cr_err *e)
 {
@@ -10,7 +11,8 @@ int dump_fs_write(struct dump_ctx *c, struct cr_err *e)
 	__cleanup_free char *cwd = NULL, *root = NULL;
 	if (proc_readlink(c->pid, "cwd", &cwd, e) || proc_readlink(c->pid, "root", &root, e))
 		return cr_wrap(e, "fs");
-	if (dump_ghost_cwd(c, cwd, &fe.cwd_ghost_id, e)) /* a removed cwd */
+	fe.cwd_dead_pid = dump_procfd_dead(c->pid, cwd), fe.has_cwd_dead_pid = fe.cwd_dead_pid;
+	if (!fe.cwd_dead_pid && dump_ghost_cwd(c, cwd, &fe.cwd_ghost_id, e)) /* a removed cwd */
 		return cr_wrap(e, "fs");
 	fe.has_cwd_ghost_id = fe.cwd_ghost_id != 0;
 	fe.cwd = cwd;

@@ -157,8 +157,9 @@ static int dump_path(struct dump_ctx *c, struct fd_src *f, void **state, FileEnt
 	const struct stat *st = &f->st;
 	RegFileEntry *re = &f->reg;
 	/* (a live directory may be named "... (deleted)": a removed one has no links) */
+	re->dead_pid = dump_procfd_dead(c->pid, f->link), re->has_dead_pid = re->dead_pid;
 	bool deleted = fd_is_deleted(f->link) && !(S_ISDIR(st->st_mode) && st->st_nlink);
-	if (deleted ? fill_deleted(c, f, re, e) : check_reachable(c, f, e))
+	if (!re->dead_pid && (deleted ? fill_deleted(c, f, re, e) : check_reachable(c, f, e)))
 		return -1;
 	re->path = f->link;
 	if ((f->fi.flags & (O_TMPFILE & ~O_DIRECTORY)) && re->deleted && S_ISREG(st->st_mode)) {

@@ -17,6 +17,13 @@ int rst_procfd_prepare(struct rst_task *ts, size_t n, struct cr_err *e);
 void rst_procfd_done(void);
 /* Child, after its fds, children and cwd, before its root: wait for the tree, open them. */
 int rst_procfd_open(const struct rst_task *t, char *msg, size_t len);
+/* Dump: link (of an fd or the cwd, as task pid sees it) names a file of /proc/N, N a process that is gone
+ * (its " (deleted)" is cut off then): true. */
+bool dump_procfd_dead(pid_t pid, char *link);
+/* Child: fn(path, arg) while a helper process has the PID N of path (/proc/N...; made with clone3 set_tid
+ * in the task's PID namespace, killed and reaped after), so that the task holds a file or a cwd of a gone
+ * process again (CRIU's remap_dead_pid, unhashed_proc). fn's result, -1 with errno if no helper. */
+int rst_procfd_dead(const char *path, int (*fn)(const char *path, void *arg), void *arg);
 /* Child: it failed before rst_procfd_open (the others must not wait for it). */
 void rst_procfd_abort(const struct rst_task *t);
 

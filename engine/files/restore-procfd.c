@@ -22,9 +22,11 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include <linux/futex.h>
+#include <linux/sched.h>
 
 #include "files/fown.h"
 #include "base/log.h"
@@ -165,12 +167,53 @@ static int arrive(bool wait, char *msg, size_t len)
 	return 0;
 }
 
+bool dump_procfd_dead(pid_t pid, char *link)
+{
+	char at[96];
+	int n = 0;
+	size_t l = strlen(link), s = strlen(" (deleted)");
+	if (strncmp(link, "/proc/", 6) || !isdigit((unsigned char)link[6]) ||
+	    sscanf(link + 6, "%*d%n", &n) < 0 || !n ||
+	    (link[6 + n] && link[6 + n] != '/' && link[6 + n] != ' '))
+		return false;
+	snprintf(at, sizeof(at), "/proc/%d/root/proc/%.*s", (int)pid, n, link + 6);
+	if (!access(at, F_OK) || errno != ENOENT)
+		return false;
+	if (l > s && !strcmp(link + l - s, " (deleted)"))
+		link[l - s] = '\0';
+	pr_info("%s is a file of a process gone\n", link);
+	return true;
+}
+
+int rst_procfd_dead(const char *path, int (*fn)(const char *path, void *arg), void *arg)
+{
+	pid_t want = (pid_t)atoi(path + 6);
+	struct clone_args ca = {.set_tid = (uint64_t)(uintptr_t)&want, .set_tid_size = 1};
+	pid_t pid = (pid_t)syscall(SYS_clone3, &ca, sizeof(ca)); /* (no exit signal: reaped with __WALL) */
+	if (pid == 0)
+		for (;;)
+			pause();
+	if (pid < 0)
+		return -1;
+	int r = fn(path, arg), err = errno;
+	kill(pid, SIGKILL);
+	while (waitpid(pid, NULL, __WALL) < 0 && errno == EINTR)
+		;
+	errno = err;
+	return r;
+}
+
+static int open_cb(const char *path, void *arg)
+{
+	return open(path, *(int *)arg);
+}
+
 static int open_one(const struct rst_task *t, const FileEntry *f, const FdinfoEntry *fi, char *msg,
 		    size_t len)
 {
 	const RegFileEntry *r = f->reg;
 	int flags = (int)(r->flags & ~(uint32_t)(O_CREAT | O_TRUNC | O_EXCL | O_CLOEXEC)) | O_NOCTTY;
-	int tmp = open(r->path, flags);
+	int tmp = r->dead_pid ? rst_procfd_dead(r->path, open_cb, &flags) : open(r->path, flags);
 	if (tmp < 0)
 		return rst_errmsg(msg, len, "fd %d: open %s", fi->fd, r->path);
 	if (rst_fd_at(tmp, fi->fd, msg, len))
