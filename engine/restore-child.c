@@ -504,6 +504,16 @@ static int mounts_stand(const struct rst_task *t, char *msg, size_t len)
 	return late_fds_recv(msg, len) || rst_sk_unix_root(msg, len);
 }
 
+/* Every signal blocked, glibc's own too (its sigprocmask leaves out 32 and 33; 32 is SIGTIMER of SIGEV_THREAD
+ * timers): the blob's threads inherit this mask and the timers it arms may fire at once; crshim sets the
+ * image's masks with PTRACE_SETSIGMASK once every thread is parked (engine/restore.c). */
+static int block_all_signals(const char **what)
+{
+	uint64_t all = ~0ull;
+	*what = "rt_sigprocmask (block every signal)";
+	return (int)syscall(SYS_rt_sigprocmask, SIG_SETMASK, &all, NULL, sizeof(all));
+}
+
 void rst_child(struct rst_task *t)
 {
 	char msg[512] = "";
@@ -576,7 +586,7 @@ void rst_child(struct rst_task *t)
 	}
 	/* last: the children are made; crshim traces us with PTRACE_O_SUSPEND_SECCOMP until we run */
 	const char *what = "";
-	if (rst_seccomp_install(t->core->seccomp, &what)) {
+	if (block_all_signals(&what) || rst_seccomp_install(t->core->seccomp, &what)) {
 		snprintf(msg, sizeof(msg), "%s: %s", what, strerror(errno));
 		if (write(t->err_pipe[1], msg, strlen(msg)) < 0)
 			_exit(2);
