@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <linux/fs.h>
 
+#include "base/array.h"
 #include "base/cleanup.h"
 #include "image/csum.h"
 #include "dump.h"
@@ -27,11 +28,18 @@
 #include "mem/track.h"
 #include "net/sk-inet.h"
 
-/* One run of pages to dump: read with process_vm_readv (fd < 0) or pread(fd, foff). */
+/* One run of pages to dump: read with process_vm_readv (fd < 0) or pread(fd, foff). With scan set, a big VMA
+ * whose pages are found only as the copy comes to it (cur_run). */
 struct prange {
 	uint64_t vaddr, len;
 	int fd;
 	uint64_t foff;
+	bool scan, skip_file;
+};
+
+struct prlist {
+	struct prange *r;
+	size_t nr, cap;
 };
 
 struct mm_state {
@@ -42,8 +50,8 @@ struct mm_state {
 	bool no_readv; /* read every page through /proc/PID/mem (fault point no-vm-readv) */
 	struct page_region *vec;
 	size_t vec_len;
-	struct prange *r;
-	size_t nr, cap;
+	struct prlist runs, part; /* the runs in address order; the part of a scan-later one being copied */
+	struct prlist *out;	  /* where add_range puts the runs it is given: runs, or part in cur_run */
 	/* incremental (mem/track.c): the task's userfaultfd, the parent's pagemap (raw) and VMAs */
 	struct mem_track_task *trk;
 	bool pre_dump;
@@ -70,37 +78,38 @@ static int add_parent(struct mm_state *m, uint64_t vaddr, uint64_t len, struct c
 		m->par = n;
 		m->par_cap = ncap;
 	}
-	m->par[m->npar++] = (struct prange){vaddr, len, -1, 0};
+	m->par[m->npar++] = (struct prange){vaddr, len, -1, 0, false, false};
 	m->in_parent += len;
+	return 0;
+}
+
+static int prlist_add(struct prlist *l, struct prange r, struct cr_err *e)
+{
+	if (arr_room(&l->r, &l->cap, l->nr, sizeof(*l->r), 1024))
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	l->r[l->nr++] = r;
 	return 0;
 }
 
 static int add_range(struct mm_state *m, uint64_t vaddr, uint64_t len, int fd, uint64_t foff,
 		     struct cr_err *e)
 {
-	if (m->nr) {
-		struct prange *p = &m->r[m->nr - 1];
+	struct prlist *l = m->out;
+	if (l->nr) {
+		struct prange *p = &l->r[l->nr - 1];
 		if (vaddr < p->vaddr + p->len) { /* never report a page twice */
 			uint64_t skip = p->vaddr + p->len - vaddr;
 			if (skip >= len)
 				return 0;
 			vaddr += skip, foff += skip, len -= skip;
 		}
-		if (p->fd == fd && p->vaddr + p->len == vaddr && (fd < 0 || p->foff + p->len == foff)) {
+		if (!p->scan && p->fd == fd && p->vaddr + p->len == vaddr &&
+		    (fd < 0 || p->foff + p->len == foff)) {
 			p->len += len;
 			return 0;
 		}
 	}
-	if (m->nr == m->cap) {
-		size_t ncap = m->cap ? m->cap * 2 : 1024;
-		struct prange *n = realloc(m->r, ncap * sizeof(*n));
-		if (!n)
-			return cr_fail_errno(e, ENOMEM, "out of memory");
-		m->r = n;
-		m->cap = ncap;
-	}
-	m->r[m->nr++] = (struct prange){vaddr, len, fd, foff};
-	return 0;
+	return prlist_add(l, (struct prange){vaddr, len, fd, foff, false, false}, e);
 }
 
 /* An unwritten run of a tracked VMA inside [lo, hi) (the parent's VMA there): what the parent's pagemap
@@ -231,6 +240,21 @@ static int scan_range_in(struct mm_state *m, uint64_t start, uint64_t end, bool 
 		a.start = next;
 	}
 	return 0;
+}
+
+/* A VMA of this size or more whose pages are all its own (no parent) is scanned only as the copy comes to it
+ * (cur_run), a step at a time: its scan (15 ms for 1 GiB) then runs in the copy's reading thread while the
+ * writer thread writes, not before either of them starts. */
+#define SCAN_LATER_MIN (8ull << 20)
+#define SCAN_STEP (32ull << 20)
+
+static int scan_vma(struct mm_state *m, uint64_t start, uint64_t end, bool skip_file, int fd, uint64_t plo,
+		    uint64_t phi, struct cr_err *e)
+{
+	if (phi > plo || m->trk || !m->scan_ok || end - start < SCAN_LATER_MIN)
+		return scan_range_in(m, start, end, skip_file, fd, plo, phi, e);
+	return prlist_add(&m->runs,
+			  (struct prange){start, end - start, fd, fd < 0 ? 0 : start, true, skip_file}, e);
 }
 
 /* A shared memory object (shared anonymous memory, a memfd): dumped once for the tree (dump-shmem.c). */
@@ -459,11 +483,11 @@ static int vma_pages(struct mm_state *m, const struct proc_vma *v, VmaEntry *ve,
 	case VMA_KIND__VMA_ANON_PRIVATE:
 	case VMA_KIND__VMA_HEAP:
 	case VMA_KIND__VMA_STACK:
-		return scan_range_in(m, v->start, v->end, false, fd, lo, hi, e);
+		return scan_vma(m, v->start, v->end, false, fd, lo, hi, e);
 	case VMA_KIND__VMA_FILE_PRIVATE:
 		if (ve->deleted && !ve->has_ino && vma_shmem(m, v, ve, e)) /* a memfd (a ghost has dev/ino) */
 			return -1;
-		return scan_range_in(m, v->start, v->end, true, fd, lo, hi, e);
+		return scan_vma(m, v->start, v->end, true, fd, lo, hi, e);
 	case VMA_KIND__VMA_FILE_SHARED:
 		return ve->deleted && !ve->has_ino ? vma_shmem(m, v, ve, e) : 0;
 	case VMA_KIND__VMA_ANON_SHARED:
@@ -529,19 +553,74 @@ static void *writer_main(void *arg)
 	return NULL;
 }
 
-/* Fill one buffer from the ranges starting at (*ri, *roff). */
-static int fill_buf(struct mm_state *m, struct pbuf *b, size_t *ri, uint64_t *roff, struct cr_err *e)
+/* Where the copy is: run ri of m->runs at offset off; in a scan-later run, run pi of m->part (the runs found
+ * in its part up to spos) at offset off. */
+struct copy_pos {
+	size_t ri, pi;
+	uint64_t off, spos;
+	bool scanning;
+};
+
+/* The run at the copy's position; NULL at the end, or on a failure (then *err = -1). A scan-later run is
+ * scanned here, SCAN_STEP at a time, into m->part. */
+static const struct prange *cur_run(struct mm_state *m, struct copy_pos *k, int *err, struct cr_err *e)
+{
+	while (k->ri < m->runs.nr) {
+		const struct prange *r = &m->runs.r[k->ri];
+		if (!r->scan)
+			return r;
+		if (k->pi < m->part.nr)
+			return &m->part.r[k->pi];
+		if (!k->scanning)
+			k->scanning = true, k->spos = r->vaddr;
+		uint64_t end = r->vaddr + r->len, to = end - k->spos > SCAN_STEP ? k->spos + SCAN_STEP : end;
+		if (k->spos >= end) {
+			k->scanning = false, k->ri++;
+			continue;
+		}
+		m->part.nr = 0, k->pi = 0;
+		m->out = &m->part;
+		int ret = scan_range_in(m, k->spos, to, r->skip_file, r->fd, 0, 0, e);
+		m->out = &m->runs;
+		if (ret) {
+			*err = -1;
+			return NULL;
+		}
+		uint64_t found = 0;
+		for (size_t i = 0; i < m->part.nr; i++)
+			found += m->part.r[i].len;
+		CR_STAT_ADD(m->c->o->stats, bytes_total, found);
+		k->spos = to;
+	}
+	return NULL;
+}
+
+static void advance(struct mm_state *m, struct copy_pos *k, const struct prange *r, uint64_t len)
+{
+	k->off += len;
+	if (k->off < r->len)
+		return;
+	k->off = 0;
+	if (m->runs.r[k->ri].scan)
+		k->pi++;
+	else
+		k->ri++;
+}
+
+/* Fill one buffer from the runs at the copy's position k. */
+static int fill_buf(struct mm_state *m, struct pbuf *b, struct copy_pos *k, struct cr_err *e)
 {
 	enum { MAXIOV = 1024 };
 	struct iovec liov[MAXIOV], riov[MAXIOV];
 	size_t niov = 0, iov_bytes = 0;
+	const struct prange *r;
+	int err = 0;
 	b->used = b->nb = 0;
-	while (*ri < m->nr && b->used < PBUF_SIZE && b->nb < PBUF_BLOCKS) {
-		const struct prange *r = &m->r[*ri];
-		uint64_t len = r->len - *roff;
+	while (b->used < PBUF_SIZE && b->nb < PBUF_BLOCKS && (r = cur_run(m, k, &err, e))) {
+		uint64_t len = r->len - k->off;
 		if (len > PBUF_SIZE - b->used)
 			len = PBUF_SIZE - b->used;
-		uint64_t va = r->vaddr + *roff;
+		uint64_t va = r->vaddr + k->off;
 		if (r->fd < 0) {
 			liov[niov] = (struct iovec){b->data + b->used, len};
 			riov[niov] = (struct iovec){(void *)(uintptr_t)va, len};
@@ -551,7 +630,7 @@ static int fill_buf(struct mm_state *m, struct pbuf *b, size_t *ri, uint64_t *ro
 			size_t got = 0;
 			while (got < len) {
 				ssize_t n = pread(r->fd, b->data + b->used + got, len - got,
-						  (off_t)(r->foff + *roff + got));
+						  (off_t)(r->foff + k->off + got));
 				if (n < 0 && errno == EINTR)
 					continue;
 				if (n <= 0)
@@ -563,12 +642,12 @@ static int fill_buf(struct mm_state *m, struct pbuf *b, size_t *ri, uint64_t *ro
 		}
 		b->b[b->nb++] = (struct page_block){va, b->used, len, 0, 0, 0};
 		b->used += len;
-		*roff += len;
-		if (*roff == r->len)
-			(*ri)++, *roff = 0;
+		advance(m, k, r, len);
 		if (niov == MAXIOV)
 			break;
 	}
+	if (err)
+		return -1;
 	if (niov) {
 		ssize_t n = process_vm_readv(m->c->pid, liov, niov, riov, niov, 0);
 		if (n < 0 || (size_t)n != iov_bytes) {
@@ -627,14 +706,13 @@ static uint8_t *pagebuf_get(struct dump_pagebuf *pb, struct cr_err *e)
 static int copy_inline(struct mm_state *m, struct page_writer *pw, struct pbuf *b, uint64_t *total,
 		       struct cr_err *e)
 {
-	size_t ri = 0;
-	uint64_t roff = 0;
-	while (ri < m->nr) {
-		if (fill_buf(m, b, &ri, &roff, e) || pw_add_batch(pw, b->data, b->used, b->b, b->nb, e))
+	struct copy_pos k = {0};
+	while (k.ri < m->runs.nr) {
+		if (fill_buf(m, b, &k, e) || pw_add_batch(pw, b->data, b->used, b->b, b->nb, e))
 			return -1;
 		*total += b->used;
 		CR_STAT_ADD(m->c->o->stats, bytes_done, b->used);
-		if (ri >= (m->nr + 1) / 2 && fault_check(m->c->o, FI_DUMP_MM_MID, e))
+		if (k.ri >= (m->runs.nr + 1) / 2 && fault_check(m->c->o, FI_DUMP_MM_MID, e))
 			return -1; /* half of the runs written */
 	}
 	return 0;
@@ -646,13 +724,12 @@ static int copy_pages(struct mm_state *m, struct page_writer *pw, uint64_t *tota
 			       .stats = m->c->o->stats,
 			       .lock = PTHREAD_MUTEX_INITIALIZER,
 			       .cond = PTHREAD_COND_INITIALIZER};
-	size_t ri = 0;
-	uint64_t roff = 0;
+	struct copy_pos k = {0};
 	int ret = 0;
 	pthread_t th;
 
 	*total = 0;
-	if (!m->nr)
+	if (!m->runs.nr)
 		return 0;
 	uint8_t *mem = pagebuf_get(m->c->pbuf, e);
 	if (!mem)
@@ -660,14 +737,17 @@ static int copy_pages(struct mm_state *m, struct page_writer *pw, uint64_t *tota
 	for (int i = 0; i < PBUF_NR; i++)
 		p.buf[i].data = mem + (size_t)i * PBUF_SIZE;
 	uint64_t bytes = 0;
-	for (size_t i = 0; i < m->nr; i++)
-		bytes += m->r[i].len;
+	bool later = false; /* scan-later runs: their bytes are counted as they are found */
+	for (size_t i = 0; i < m->runs.nr; i++) {
+		later |= m->runs.r[i].scan;
+		bytes += m->runs.r[i].scan ? 0 : m->runs.r[i].len;
+	}
 	CR_STAT_ADD(m->c->o->stats, bytes_total, bytes);
-	if (bytes <= PBUF_INLINE)
+	if (bytes <= PBUF_INLINE && !later)
 		return copy_inline(m, pw, &p.buf[0], total, e);
 	if ((errno = pthread_create(&th, NULL, writer_main, &p)))
 		return cr_fail_sys(e, "page writer thread");
-	while (ri < m->nr) {
+	while (k.ri < m->runs.nr) {
 		pthread_mutex_lock(&p.lock);
 		while (p.head - p.tail == PBUF_NR && !p.failed)
 			pthread_cond_wait(&p.cond, &p.lock);
@@ -676,7 +756,7 @@ static int copy_pages(struct mm_state *m, struct page_writer *pw, uint64_t *tota
 		if (failed)
 			break;
 		struct pbuf *b = &p.buf[p.head % PBUF_NR];
-		if (fill_buf(m, b, &ri, &roff, e)) {
+		if (fill_buf(m, b, &k, e)) {
 			ret = -1;
 			break;
 		}
@@ -685,7 +765,7 @@ static int copy_pages(struct mm_state *m, struct page_writer *pw, uint64_t *tota
 		p.head++;
 		pthread_cond_broadcast(&p.cond);
 		pthread_mutex_unlock(&p.lock);
-		if (ri >= (m->nr + 1) / 2 &&
+		if (k.ri >= (m->runs.nr + 1) / 2 &&
 		    fault_check(m->c->o, FI_DUMP_MM_MID, e)) { /* half of the runs queued */
 			ret = -1;
 			break;
@@ -849,8 +929,8 @@ static int write_pages(struct mm_state *m, struct cr_err *e)
 	CR_STAT_ADD(st, pages_written, total / psz);
 	CR_STAT_ADD(st, pages_skipped_parent, m->in_parent / psz);
 	CR_STAT_ADD(st, pages_scanned, (total + m->in_parent) / psz);
-	pr_info("pages: %llu bytes in %zu runs, %.3f s (%.2f GB/s)\n", (unsigned long long)total, m->nr, s,
-		s > 0 ? (double)total / s / 1e9 : 0.0);
+	pr_info("pages: %llu bytes in %zu runs, %.3f s (%.2f GB/s)\n", (unsigned long long)total, m->runs.nr,
+		s, s > 0 ? (double)total / s / 1e9 : 0.0);
 	if (m->have_parent)
 		pr_info("incremental: %llu bytes written since the parent, %llu bytes left in the parent\n",
 			(unsigned long long)m->written, (unsigned long long)m->in_parent);
@@ -892,6 +972,7 @@ int dump_mm_write(struct dump_ctx *c, struct cr_err *e)
 			     .mem_fd = -1,
 			     .scan_ok = true,
 			     .vec_len = 4096};
+	m.out = &m.runs;
 	struct proc_vma *pv = NULL;
 	size_t npv = 0;
 	VmaEntry **vp = NULL;
@@ -938,7 +1019,8 @@ out:
 		cr_wrap(e, "mm");
 	free_vmas(vp, npv);
 	proc_vmas_free(pv, npv);
-	free(m.r);
+	free(m.runs.r);
+	free(m.part.r);
 	free(m.par);
 	free(m.vec);
 	if (m.have_parent)

@@ -611,7 +611,7 @@ fault_tests() { # point
 	restore-ns-made|dump-ns) echo "${FAULT_TESTS:-pid pidns00 sk_unix_netns netns_veth_ext uts_hostname timens_offsets ipcns_sem ipcns_msg ipcns_shm}" ;;
 	no-prefill) echo "mem_256m heap_brk vma_many" ;;
 	no-populate) echo "mem_256m mem_sparse heap_brk stack_grow" ;;
-	no-pagemap-scan|no-vm-readv) echo "mem_sparse mprotect_sub vma_many file_map_private shm_anon" ;;
+	no-pagemap-scan|no-vm-readv) echo "mem_sparse mprotect_sub vma_many file_map_private shm_anon mem_big_vmas" ;;
 	no-vdso-syscall) echo "pid sig_handlers itimers vdso_clock" ;;
 	dump-mm-mid|dump-enospc|dump-img-write) echo "${FAULT_TESTS:-mem_256m vma_many fd_files sig_pending fork00}" ;;
 	restore-before-load|restore-after-load|restore-after-detach) echo "${FAULT_TESTS:-pid fd_files sig_pending shm_anon shm_sysv_rmid thread00 fork00 subreaper00 zombie_leader sk_unix_bound_path sk_inet_tcp_established pidns00 pidns_tree}" ;;
