@@ -557,7 +557,9 @@ void rst_child(struct rst_task *t)
 	bool late = t->root && rst_mounts_late(t->tree, t->ntree); /* a second go, once its mounts stand */
 	if (!late)
 		close(t->go_pipe[0]);
-	if ((t->root &&
+	pid_t spawner = t->spawn_idx >= 0 && !t->tree[t->spawn_idx].helper ? t->tree[t->spawn_idx].pid : 0;
+	if (ns_rst_task_net(t->tree[0].ns, t->pid, spawner, msg, sizeof(msg)) || /* its network namespace */
+	    (t->root &&
 	     (ns_rst_root_child(t->ns, msg, sizeof(msg)) || (late && mounts_stand(t, msg, sizeof(msg))) ||
 	      rst_fdshare_root(msg, sizeof(msg)))) ||
 	    (t->pst->mntns ? ns_rst_mntns(t->tree[0].ns, t->pst->mntns, msg, sizeof(msg)) ||

@@ -840,7 +840,7 @@ static int rst_userns_prepare(struct rst_task *ts, size_t n, struct cr_err *e)
  * connections made again there (their restore would meet peers not yet restored). */
 static int rst_ns_enter(struct rst_task *ts, size_t n, struct cr_err *e)
 {
-	if (ns_rst_enter(ts[0].ns, e))
+	if (ns_rst_enter(ts[0].ns, e) || rst_nsfile_prepare(ts, n, e))
 		return -1;
 	return ns_rst_new_net(ts[0].ns) ? rst_sk_relock(ts, n, e) : 0;
 }

@@ -161,6 +161,9 @@ static inline const FileEntry *rst_file_by_id(const struct rst_task *t, uint32_t
 /* files/inherit-fd.c: entry f becomes FILE_INHERIT of crshim's fd (made once for the whole tree, or given
  * with --inherit-fd), desc naming it in messages. */
 int rst_file_inherit(FileEntry *f, int fd, const char *desc, struct cr_err *e);
+/* engine/files/nsfile.c, crshim once the namespaces are made: an open file of a network namespace of a tree
+ * with several becomes FILE_INHERIT of crshim's fd of the restored one (ns_rst_net_fd). */
+int rst_nsfile_prepare(struct rst_task *ts, size_t n, struct cr_err *e);
 
 /* restore-pages.c: load the root task's pagemap and verify every block with all CPUs; large private
  * anonymous VMAs are mapped and filled here already ("prefilled"), the child inherits them. */

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <linux/if_arp.h>
+#include <linux/net_namespace.h>
 #include <linux/rtnetlink.h>
 
 #include <netlink/netlink.h>
@@ -75,7 +76,10 @@ static int nl_open(struct nl_sock **out, struct cr_err *e)
 struct net_dump {
 	const struct ns_dump_args *a;
 	NetEntry *ne;
-	size_t veth_out; /* veths with their other end outside */
+	size_t veth_out;	    /* veths with their other end outside */
+	const struct ns_net_set *s; /* the tree's network namespaces; this one is s->fd[id] */
+	int id;
+	int nsid[NS_NET_MAX]; /* ... their ids (RTM_GETNSID) as this one sees them, -1 */
 };
 
 bool ns_net_kind_ok(const char *kind)
@@ -131,6 +135,56 @@ static void set_ext(NetLinkEntry *le, const char *ext)
 		le->ext_bridge = strdup(at + 1);
 }
 
+static int nsid_cb(struct nl_msg *m, void *arg)
+{
+	struct nlattr *tb[NETNSA_MAX + 1];
+	if (nlmsg_parse(nlmsg_hdr(m), sizeof(struct rtgenmsg), tb, NETNSA_MAX, NULL) >= 0 && tb[NETNSA_NSID])
+		*(int *)arg = nla_get_s32(tb[NETNSA_NSID]);
+	return NL_OK;
+}
+
+/* The id this namespace gives the namespace fd is (RTM_GETNSID), -1 when it has none. */
+static int get_nsid(struct nl_sock *sk, int fd)
+{
+	struct rtgenmsg g = {.rtgen_family = AF_UNSPEC};
+	struct nl_msg *m = nlmsg_alloc_simple(RTM_GETNSID, NLM_F_REQUEST);
+	int nsid = -1, r = m ? nlmsg_append(m, &g, sizeof(g), NLMSG_ALIGNTO) : -NLE_NOMEM;
+	if (!r)
+		r = nla_put_u32(m, NETNSA_FD, (uint32_t)fd);
+	if (!r)
+		r = nl_send_auto(sk, m);
+	if (m)
+		nlmsg_free(m);
+	if (r >= 0 && !nl_socket_modify_cb(sk, NL_CB_VALID, NL_CB_CUSTOM, nsid_cb, &nsid))
+		nl_recvmsgs_default(sk);
+	return nsid;
+}
+
+/* The tree's network namespace (index in d->s) of link-netnsid nsid, -1: outside the tree. */
+static int tree_ns(const struct net_dump *d, int nsid)
+{
+	for (size_t i = 0; d->s && i < d->s->n; i++)
+		if ((int)i != d->id && d->nsid[i] >= 0 && d->nsid[i] == nsid)
+			return (int)i;
+	return -1;
+}
+
+static int tree_nsids(struct net_dump *d, struct cr_err *e)
+{
+	__cleanup_nlsk struct nl_sock *sk = NULL;
+	for (size_t i = 0; i < NS_NET_MAX; i++)
+		d->nsid[i] = -1;
+	if (!d->s || d->s->n < 2)
+		return 0;
+	if (nl_open(&sk, e))
+		return -1;
+	nl_socket_disable_auto_ack(sk); /* one answer per question, no ack left behind for the next */
+	for (size_t i = 0; i < d->s->n; i++)
+		if ((int)i != d->id && d->s->fd[i] >= 0)
+			d->nsid[i] = get_nsid(sk, d->s->fd[i]);
+	return 0;
+}
+
 static int dump_link(struct net_dump *d, struct rtnl_link *l, struct cr_err *e)
 {
 	const char *type = rtnl_link_get_type(l), *name = rtnl_link_get_name(l);
@@ -138,6 +192,11 @@ static int dump_link(struct net_dump *d, struct rtnl_link *l, struct cr_err *e)
 	const char *netdev = ext_link(d->a->o, "netdev", name);
 	bool macvlan = type && !strcmp(type, "macvlan");
 	int nsid;
+	if (d->id && ((netdev && *netdev) || macvlan))
+		return cr_fail(e,
+			       "not supported yet: %s %s in a network namespace of the tree other than the "
+			       "root's",
+			       macvlan ? "macvlan" : "the host's device", name);
 	if (netdev && *netdev)
 		type = "netdev"; /* the host's device, given at restore: only its setup is saved */
 	else if (macvlan && rtnl_link_get_link_netnsid(l, &nsid) < 0)
@@ -173,9 +232,13 @@ static int dump_link(struct net_dump *d, struct rtnl_link *l, struct cr_err *e)
 	if (!lo)
 		set_bytes(&le->addr, &le->has_addr, rtnl_link_get_addr(l));
 	bool veth = type && !strcmp(type, "veth");
+	int pns = veth && rtnl_link_get_link_netnsid(l, &nsid) >= 0 ? tree_ns(d, nsid) : -1;
 	if (veth && rtnl_link_get_link_netnsid(l, &nsid) < 0 && rtnl_link_get_link(l) > 0)
 		le->peer = (uint32_t)rtnl_link_get_link(l), le->has_peer = 1; /* both ends inside */
-	else if (veth)
+	else if (pns >= 0 && rtnl_link_get_link(l) > 0) {		      /* in another of the tree */
+		le->peer = (uint32_t)rtnl_link_get_link(l), le->has_peer = 1;
+		le->peer_ns = (uint32_t)pns, le->has_peer_ns = 1;
+	} else if (veth)
 		d->veth_out++;
 	const char *ext = veth && !le->has_peer ? ext_veth(d->a->o, name) : NULL;
 	if (ext)
@@ -325,8 +388,12 @@ static int read_all(void *arg, struct cr_err *e)
 	int r;
 	if (nl_open(&sk, e))
 		return -1;
-	if ((r = rtnl_link_alloc_cache(sk, AF_UNSPEC, &links)) < 0 ||
-	    (r = rtnl_addr_alloc_cache(sk, &addrs)) < 0 ||
+	/* (the links first: their dump gives the namespaces of their other ends an id) */
+	if ((r = rtnl_link_alloc_cache(sk, AF_UNSPEC, &links)) < 0)
+		return cr_fail_errno(e, EIO, "rtnetlink dump: %s", nl_geterror(r));
+	if (tree_nsids(d, e))
+		return -1;
+	if ((r = rtnl_addr_alloc_cache(sk, &addrs)) < 0 ||
 	    (r = rtnl_route_alloc_cache(sk, AF_UNSPEC, 0, &routes)) < 0 ||
 	    (r = rtnl_rule_alloc_cache(sk, AF_UNSPEC, &rules)) < 0)
 		return cr_fail_errno(e, EIO, "rtnetlink dump: %s", nl_geterror(r));
@@ -345,19 +412,20 @@ static int read_all(void *arg, struct cr_err *e)
 	return ns_net_sysctl_dump(d->ne, e) || ns_nft_dump(&d->ne->nft, e);
 }
 
-int ns_net_dump(const struct ns_dump_args *a, pid_t root, struct cr_err *e)
+int ns_net_dump(const struct ns_dump_args *a, const struct ns_net_set *s, int id, struct cr_err *e)
 {
-	struct net_dump d = {.a = a, .ne = malloc(sizeof(NetEntry))};
+	struct net_dump d = {.a = a, .ne = malloc(sizeof(NetEntry)), .s = s, .id = id};
 	if (!d.ne)
 		return cr_fail_errno(e, ENOMEM, "out of memory");
 	net_entry__init(d.ne);
-	int ret = ns_run_in(root, NS_NET, read_all, &d, e);
+	enum img_kind k = id ? IMG_NET_EXTRA : IMG_NET;
+	int ret = ns_run_in_fd(s->fd[id], NS_NET, read_all, &d, e);
 	if (!ret) {
-		pr_info("network namespace: %zu links, %zu addresses, %zu routes, %zu rules, %zu sysctls%s\n",
-			d.ne->n_links, d.ne->n_addrs, d.ne->n_routes, d.ne->n_rules, d.ne->n_sysctls,
-			d.ne->nft ? ", an nftables ruleset" : "");
-		ret = img_write_one(a->dirfd, IMG_NET, 0, &d.ne->base, e) ||
-		      a->created(a->created_arg, IMG_NET, 0, e);
+		pr_info("network namespace net:[%llu]: %zu links, %zu addresses, %zu routes, %zu rules, %zu "
+			"sysctls%s\n",
+			(unsigned long long)s->ino[id], d.ne->n_links, d.ne->n_addrs, d.ne->n_routes,
+			d.ne->n_rules, d.ne->n_sysctls, d.ne->nft ? ", an nftables ruleset" : "");
+		ret = img_write_one(a->dirfd, k, id, &d.ne->base, e) || a->created(a->created_arg, k, id, e);
 	}
 	protobuf_c_message_free_unpacked(&d.ne->base, NULL); /* all of it from malloc */
 	return ret ? -1 : 0;
@@ -427,21 +495,10 @@ static const char *macvlan_master(const struct cr_opts *o, const NetLinkEntry *l
 	return le->ext_name && *le->ext_name ? le->ext_name : NULL;
 }
 
-int ns_net_load(struct ns_rst *r, struct cr_err *e)
+int ns_net_check_links(struct ns_rst *r, const NetEntry *ne, struct cr_err *e)
 {
-	ProtobufCMessage *m = NULL;
-	struct ns_net_state *s = calloc(1, sizeof(*s));
-	if (!s)
-		return cr_fail_errno(e, ENOMEM, "out of memory");
-	r->net = s;
-	if (img_read_one(r->dirfd, IMG_NET, 0, &m, e)) {
-		if (e->errnum != ENOENT)
-			return -1;
-		cr_err_clear(e); /* older images: a new namespace with its loopback up */
-	}
-	s->ne = (NetEntry *)m;
-	for (size_t i = 0; s->ne && i < s->ne->n_links; i++) {
-		const NetLinkEntry *le = s->ne->links[i];
+	for (size_t i = 0; ne && i < ne->n_links; i++) {
+		const NetLinkEntry *le = ne->links[i];
 		if (r->o->live_root && le->kind &&
 		    (!strcmp(le->kind, "macvlan") || !strcmp(le->kind, "netdev")))
 			continue; /* the dump's check: the restore names the device outside */
@@ -460,7 +517,37 @@ int ns_net_load(struct ns_rst *r, struct cr_err *e)
 			return cr_fail_errno(e, EBADMSG, "net.img: link %s of kind %s cannot be made",
 					     le->name ? le->name : "?", le->kind);
 	}
+	return 0;
+}
+
+int ns_net_state_new(struct ns_rst *r, struct cr_err *e)
+{
+	if (r->net)
+		return 0;
+	struct ns_net_state *s = calloc(1, sizeof(*s));
+	if (!s)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	r->net = s;
 	return nl_open(&s->outer, e); /* crshim's own namespace, for the outer ends of veths */
+}
+
+const NetEntry *ns_net_root_entry(const struct ns_rst *r)
+{
+	return r->net ? r->net->ne : NULL;
+}
+
+int ns_net_load(struct ns_rst *r, struct cr_err *e)
+{
+	ProtobufCMessage *m = NULL;
+	if (ns_net_state_new(r, e))
+		return -1;
+	if (img_read_one(r->dirfd, IMG_NET, 0, &m, e)) {
+		if (e->errnum != ENOENT)
+			return -1;
+		cr_err_clear(e); /* older images: a new namespace with its loopback up */
+	}
+	r->net->ne = (NetEntry *)m;
+	return ns_net_check_links(r, r->net->ne, e);
 }
 
 static struct nl_addr *mkaddr(uint32_t family, const ProtobufCBinaryData *b, uint32_t plen)
@@ -658,9 +745,25 @@ static const NetLinkEntry *link_by_index(const NetEntry *ne, uint32_t ifindex)
 	return NULL;
 }
 
-static int make_link(struct ns_rst *r, struct nl_sock *sk, const NetLinkEntry *le, struct cr_err *e)
+/* The other end of veth le when it is in another network namespace of the tree: its entry and that
+ * namespace's fd; 0 when that end is made from there (the namespace of the lower id makes the pair). */
+static int other_ns_end(struct ns_rst *r, const NetLinkEntry *le, uint32_t id, const NetLinkEntry **pe,
+			int *fd, struct cr_err *e)
+{
+	const NetEntry *pne = ns_net_of(r, le->peer_ns, fd);
+	*pe = pne ? link_by_index(pne, le->peer) : NULL;
+	if (!*pe || *fd < 0 || le->peer_ns == id)
+		return cr_fail_errno(e, EBADMSG,
+				     "net image: veth %s: no link %u in network namespace %u, its other end",
+				     le->name, le->peer, le->peer_ns);
+	return le->peer_ns > id;
+}
+
+static int make_link(struct ns_rst *r, struct nl_sock *sk, const NetEntry *ne, uint32_t id,
+		     const NetLinkEntry *le, struct cr_err *e)
 {
 	struct ns_net_state *s = r->net;
+	int pfd = -1;
 	const char *kind = le->kind ? le->kind : "";
 	char oname[IFNAMSIZ], bridge[IFNAMSIZ];
 	if (!*kind)
@@ -671,12 +774,15 @@ static int make_link(struct ns_rst *r, struct nl_sock *sk, const NetLinkEntry *l
 	const char *master = macvlan_master(r->o, le);
 	if (master)
 		return make_macvlan(r, le, master, e);
-	const NetLinkEntry *pe = le->has_peer ? link_by_index(r->net->ne, le->peer) : NULL;
-	if (le->has_peer && !pe)
+	const NetLinkEntry *pe = le->has_peer && !le->has_peer_ns ? link_by_index(ne, le->peer) : NULL;
+	if (le->has_peer && !le->has_peer_ns && !pe)
 		return cr_fail_errno(e, EBADMSG, "net.img: veth %s: no link %u, its other end", le->name,
 				     le->peer);
 	if (pe && pe->ifindex < le->ifindex)
 		return 0; /* made with its other end */
+	int here = le->has_peer_ns ? other_ns_end(r, le, id, &pe, &pfd, e) : 1;
+	if (here <= 0)
+		return here; /* made from the other namespace (or an error) */
 	oname[0] = bridge[0] = '\0';
 	struct rtnl_link *l = !strcmp(kind, "veth") ? rtnl_link_veth_alloc() : rtnl_link_alloc();
 	if (!l)
@@ -687,9 +793,11 @@ static int make_link(struct ns_rst *r, struct nl_sock *sk, const NetLinkEntry *l
 	rtnl_link_set_ifindex(l, (int)le->ifindex);
 	if (!strcmp(kind, "veth")) {
 		struct rtnl_link *peer = rtnl_link_veth_get_peer(l);
-		if (pe) { /* both ends inside */
+		if (pe) { /* both ends inside, or in another namespace of the tree (pfd) */
 			rtnl_link_set_name(peer, pe->name);
 			rtnl_link_set_ifindex(peer, (int)pe->ifindex);
+			if (pfd >= 0)
+				rtnl_link_set_ns_fd(peer, pfd);
 		} else {
 			outer_name(r->o, le, oname, bridge);
 			if (*oname)
@@ -714,9 +822,10 @@ static int make_link(struct ns_rst *r, struct nl_sock *sk, const NetLinkEntry *l
 		if (outer_up(s, oname, bridge, e))
 			return -1;
 	}
-	pr_info("made %s link %s (ifindex %u)%s%s\n", kind, le->name, le->ifindex,
+	pr_info("made %s link %s (ifindex %u)%s%s%s\n", kind, le->name, le->ifindex,
 		!strcmp(kind, "veth") && *oname ? ", other end outside: " : "",
-		!strcmp(kind, "veth") ? oname : "");
+		!strcmp(kind, "veth") ? oname : "",
+		pfd >= 0 ? ", other end in another namespace of the tree" : "");
 	return 0;
 }
 
@@ -876,17 +985,24 @@ static int lo_up(struct nl_sock *sk, struct cr_err *e)
 
 int ns_net_restore(struct ns_rst *r, struct cr_err *e)
 {
-	__cleanup_nlsk struct nl_sock *sk = NULL;
 	const NetEntry *ne = r->net ? r->net->ne : NULL;
-	if (nl_open(&sk, e)) /* in the new namespace: crshim is in it */
-		return -1;
-	if (!ne)
-		return lo_up(sk, e);
+	if (!ne) {
+		__cleanup_nlsk struct nl_sock *sk = NULL;
+		return nl_open(&sk, e) || lo_up(sk, e) ? -1 : 0; /* in the new namespace: crshim is in it */
+	}
 	if (ns_net_sysctl_restore(ne, NS_SYSCTL_DFLT,
 				  e)) /* conf/all, conf/default: new links start with it */
 		return -1;
+	return ns_net_fill(r, ne, 0, e);
+}
+
+int ns_net_fill(struct ns_rst *r, const NetEntry *ne, uint32_t id, struct cr_err *e)
+{
+	__cleanup_nlsk struct nl_sock *sk = NULL;
+	if (nl_open(&sk, e)) /* in the new namespace: crshim is in it */
+		return -1;
 	for (size_t i = 0; i < ne->n_links; i++)
-		if (make_link(r, sk, ne->links[i], e))
+		if (make_link(r, sk, ne, id, ne->links[i], e))
 			return -1;
 	if (fault_check(r->o, FI_RESTORE_NS_NET_MID, e))
 		return -1;
@@ -912,8 +1028,8 @@ int ns_net_restore(struct ns_rst *r, struct cr_err *e)
 			return -1;
 	if (ne->nft && ns_nft_restore(ne->nft, e))
 		return -1;
-	pr_info("network namespace made: %zu links, %zu addresses, %zu routes, %zu rules\n", ne->n_links,
-		ne->n_addrs, ne->n_routes, ne->n_rules);
+	pr_info("network namespace %u made: %zu links, %zu addresses, %zu routes, %zu rules\n", id,
+		ne->n_links, ne->n_addrs, ne->n_routes, ne->n_rules);
 	return 0;
 }
 

@@ -70,8 +70,8 @@ void ns_ids_from_msg(const NsIds *m, uint64_t ino[NS_KINDS])
 
 /* Kinds every process of the tree must share with the root (restore makes one of each). */
 #define NS_SHARED_KINDS                                                                                      \
-	((1u << NS_NET) | (1u << NS_IPC) | (1u << NS_UTS) | (1u << NS_CGROUP) | (1u << NS_TIME) |            \
-	 (1u << NS_USER))
+	((1u << NS_IPC) | (1u << NS_UTS) | (1u << NS_CGROUP) | (1u << NS_TIME) | (1u << NS_USER))
+/* (network namespaces of their own: net-multi.c) */
 
 static int check_tree(const struct ns_dump_args *a, uint64_t (*ids)[NS_KINDS], uint64_t self_user,
 		      struct cr_err *e)
@@ -110,24 +110,33 @@ const char *ns_ext_key(const struct cr_opts *o, const char *kind, uint64_t ino)
 	return NULL;
 }
 
-/* Run fn inside the namespace of kind k of task pid, then come back to crshim's. */
-int ns_run_in(pid_t pid, int k, int (*fn)(void *arg, struct cr_err *e), void *arg, struct cr_err *e)
+/* Run fn inside the namespace of kind k that fd is, then come back to crshim's. */
+int ns_run_in_fd(int target, int k, int (*fn)(void *arg, struct cr_err *e), void *arg, struct cr_err *e)
 {
-	char path[64], sp[64];
-	snprintf(path, sizeof(path), "/proc/%d/ns/%s", pid, ns_kinds[k].name);
+	char sp[64];
 	snprintf(sp, sizeof(sp), "/proc/self/ns/%s", ns_kinds[k].name);
 	__cleanup_close int self = open(sp, O_RDONLY | O_CLOEXEC);
-	__cleanup_close int target = open(path, O_RDONLY | O_CLOEXEC);
-	if (self < 0 || target < 0)
-		return cr_fail_sys(e, "open %s", self < 0 ? sp : path);
+	if (self < 0)
+		return cr_fail_sys(e, "open %s", sp);
 	if (setns(target, ns_kinds[k].flag))
-		return cr_fail_sys(e, "enter %s", path);
+		return cr_fail_sys(e, "enter a %s namespace of the tree", ns_kinds[k].name);
 	int ret = fn(arg, e);
 	if (setns(self, ns_kinds[k].flag)) { /* cannot happen: crshim's own namespace is still there */
 		pr_err("cannot return to crshim's %s namespace: %s\n", ns_kinds[k].name, strerror(errno));
 		return cr_fail_sys(e, "return to crshim's %s namespace", ns_kinds[k].name);
 	}
 	return ret;
+}
+
+/* Run fn inside the namespace of kind k of task pid, then come back to crshim's. */
+int ns_run_in(pid_t pid, int k, int (*fn)(void *arg, struct cr_err *e), void *arg, struct cr_err *e)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/ns/%s", pid, ns_kinds[k].name);
+	__cleanup_close int target = open(path, O_RDONLY | O_CLOEXEC);
+	if (target < 0)
+		return cr_fail_sys(e, "open %s", path);
+	return ns_run_in_fd(target, k, fn, arg, e);
 }
 
 static int read_uts(void *arg, struct cr_err *e)
@@ -218,37 +227,32 @@ void ns_dump_leave(int self)
 }
 
 struct ns_dumped {
-	int netns_fd; /* the root's own network namespace, -1 */
+	struct ns_net_set nets; /* the tree's network namespaces (fd -1: not saved) */
 };
 
-static int keep_netns(const struct ns_dump_args *a, struct cr_err *e)
+static int keep_nets(const struct ns_dump_args *a, struct ns_net_set *nets, struct cr_err *e)
 {
-	char path[64];
 	struct ns_dumped *d = calloc(1, sizeof(*d));
 	if (!d)
 		return cr_fail_errno(e, ENOMEM, "out of memory");
-	snprintf(path, sizeof(path), "/proc/%d/ns/net", a->pids[0]);
-	d->netns_fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (d->netns_fd < 0) {
-		free(d);
-		return cr_fail_sys(e, "open %s", path);
-	}
+	d->nets = *nets; /* the fds handed over */
+	nets->n = 0;
 	*a->kept = d;
 	return 0;
 }
 
 void ns_dump_killed(struct ns_dumped *d)
 {
-	if (d && d->netns_fd >= 0)
-		ns_net_killed(d->netns_fd);
+	for (size_t i = 0; d && i < d->nets.n; i++)
+		if (d->nets.fd[i] >= 0)
+			ns_net_killed(d->nets.fd[i]);
 }
 
 void ns_dump_free(struct ns_dumped *d)
 {
 	if (!d)
 		return;
-	if (d->netns_fd >= 0)
-		close(d->netns_fd);
+	ns_net_set_close(&d->nets);
 	free(d);
 }
 
@@ -296,9 +300,15 @@ static int dump_all(const struct ns_dump_args *a, uint64_t (*ids)[NS_KINDS], NsT
 		pr_info("the root %d has namespaces of its own: 0x%x\n", a->pids[0], ne.own);
 	if (a->ipc_own)
 		*a->ipc_own = (ne.own & ~ne.external & CLONE_NEWIPC) != 0;
-	int ret = ns_dump_state(a, ids[0], ne.own & ~ne.external, &ne, e);
-	if (!ret && (ne.own & ~ne.external & CLONE_NEWNET) && a->kept)
-		ret = keep_netns(a, e);
+	struct ns_net_set nets = {0};
+	int ret = ns_net_collect(a, ids, self[NS_NET], (ne.own & ~ne.external & CLONE_NEWNET) != 0, &nets, e);
+	if (!ret)
+		ret = ns_dump_state(a, &nets, ne.own & ~ne.external, &ne, e);
+	if (!ret)
+		ret = ns_net_dump_extra(a, &nets, self[NS_USER], &ne, e);
+	if (!ret && a->kept)
+		ret = keep_nets(a, &nets, e);
+	ns_net_set_close(&nets);
 	if (!ret)
 		ret = ns_cg_dump(a, (ne.own & CLONE_NEWCGROUP) != 0, e);
 	if (!ret)
@@ -306,6 +316,7 @@ static int dump_all(const struct ns_dump_args *a, uint64_t (*ids)[NS_KINDS], NsT
 		      a->created(a->created_arg, IMG_NS, 0, e);
 	ns_ipc_dump_free(&ne);
 	ns_user_dump_free(&ne);
+	ns_net_dump_extra_free(&ne);
 	return ret ? -1 : 0;
 }
 

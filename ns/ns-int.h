@@ -19,10 +19,13 @@ void ns_ids_from_msg(const NsIds *m, uint64_t ino[NS_KINDS]);
 const char *ns_ext_key(const struct cr_opts *o, const char *kind, uint64_t ino);
 /* fn(arg) run inside task pid's namespace of kind k (setns), crshim back in its own afterwards. */
 int ns_run_in(pid_t pid, int k, int (*fn)(void *arg, struct cr_err *e), void *arg, struct cr_err *e);
+/* ... inside the namespace of kind k that fd is. */
+int ns_run_in_fd(int fd, int k, int (*fn)(void *arg, struct cr_err *e), void *arg, struct cr_err *e);
 
+struct ns_net_set;
 /* ns-state.c: the state of the root's namespaces of the kinds in own (CLONE_NEW* flags) into their images
  * (net.img, ipc-sem.img, ...). */
-int ns_dump_state(const struct ns_dump_args *a, const uint64_t root_ids[NS_KINDS], uint32_t own, NsEntry *ne,
+int ns_dump_state(const struct ns_dump_args *a, const struct ns_net_set *nets, uint32_t own, NsEntry *ne,
 		  struct cr_err *e);
 
 struct ns_rst {
@@ -44,6 +47,10 @@ struct ns_rst {
 	int user_made_fd[NS_KINDS]; /* ... the namespaces made in it, which crshim joins, -1 */
 	struct ns_user_lvl *lvl;    /* userns.c: [0] the tree's user namespace, then those nested in it */
 	size_t n_lvl;
+	struct ns_net_x *xnet; /* net-multi.c: the tree's other network namespaces */
+	size_t n_xnet;
+	int root_net_fd;	   /* ... with them: the root's network namespace (crshim's fd), -1 */
+	uint64_t root_net_new_ino; /* ... its inode */
 };
 /* userns.c: the root's user namespace (maps, setgroups, which kinds it owns) into ne; at restore the
  * check of ns.img (ns_user_load) and the namespace made with the kinds it owns (ns_user_make). */
@@ -78,13 +85,47 @@ int ns_rst_load_state(struct ns_rst *r, struct cr_err *e);
 int ns_rst_fill(struct ns_rst *r, int k, struct cr_err *e);
 void ns_rst_state_done(struct ns_rst *r, bool failed);
 
+/* net-multi.c: the network namespaces of the tree at dump: [0] the root's (fd -1 when it is not saved:
+ * crshim's or external), then the others, each held by an fd of crshim. */
+#define NS_NET_MAX 64
+struct ns_net_set {
+	size_t n;
+	uint64_t ino[NS_NET_MAX];
+	int fd[NS_NET_MAX];
+};
+int ns_net_collect(const struct ns_dump_args *a, uint64_t (*ids)[NS_KINDS], uint64_t self, bool root_saved,
+		   struct ns_net_set *s, struct cr_err *e);
+void ns_net_set_close(struct ns_net_set *s);
+/* ... the others into ne->nets and net-ID.img (ns_net_dump_extra_free frees ne->nets). */
+int ns_net_dump_extra(const struct ns_dump_args *a, const struct ns_net_set *s, uint64_t self_user,
+		      NsEntry *ne, struct cr_err *e);
+void ns_net_dump_extra_free(NsEntry *ne);
+/* Restore: net-ID.img read (ns_rst_load); the namespaces made, their interface defaults written, before the
+ * root's is filled (which makes the veths to them); then each filled; the fds closed. */
+int ns_net_multi_load(struct ns_rst *r, struct cr_err *e);
+int ns_net_multi_make(struct ns_rst *r, struct cr_err *e);
+int ns_net_multi_fill(struct ns_rst *r, struct cr_err *e);
+void ns_net_multi_done(struct ns_rst *r);
+/* The image and namespace fd (-1: none) of the tree's network namespace id (0: the root's). */
+const NetEntry *ns_net_of(const struct ns_rst *r, uint32_t id, int *fd);
+/* userns.c: the fd of the user namespace of inode ino that ns_user_make made (the tree's or nested), -1 */
+int ns_user_fd_of(const struct ns_rst *r, uint64_t ino);
+
 /* net.c (libnl-route-3): the network namespace crshim is in. */
 struct ns_net_state;
-int ns_net_dump(const struct ns_dump_args *a, pid_t root, struct cr_err *e);
+/* Network namespace s->fd[id] into net.img (id 0) or net-ID.img; a veth whose other end is in another of s
+ * is saved as such (peer_ns). */
+int ns_net_dump(const struct ns_dump_args *a, const struct ns_net_set *s, int id, struct cr_err *e);
+/* The links of ne: kinds crshim makes, the outside devices they need named. */
+int ns_net_check_links(struct ns_rst *r, const NetEntry *ne, struct cr_err *e);
+/* Fill the namespace crshim is in with ne (the tree's network namespace id; 0: the root's). */
+int ns_net_fill(struct ns_rst *r, const NetEntry *ne, uint32_t id, struct cr_err *e);
 bool ns_net_kind_ok(const char *kind);
 /* The tree of network namespace netns_fd was killed: its veths go now (see ns_dump_killed). */
 void ns_net_killed(int netns_fd); /* a kind of link crshim makes again (besides the loopback) */
 int ns_net_load(struct ns_rst *r, struct cr_err *e);
+int ns_net_state_new(struct ns_rst *r, struct cr_err *e);  /* r->net with no image (extras only) */
+const NetEntry *ns_net_root_entry(const struct ns_rst *r); /* net.img, NULL */
 int ns_net_restore(struct ns_rst *r, struct cr_err *e);
 void ns_net_done(struct ns_rst *r, bool failed);
 /* ipc.c, ipc-mq.c: the IPC namespace's System V semaphores and message queues, POSIX message queues, its

@@ -32,6 +32,7 @@ static struct ns_rst *rst_new(const struct cr_opts *o, int dirfd)
 	for (int k = 0; k < NS_KINDS; k++)
 		r->self_fd[k] = r->join_fd[k] = r->user_made_fd[k] = -1;
 	r->user_fd = -1;
+	r->root_net_fd = -1;
 	return r;
 }
 
@@ -195,10 +196,11 @@ int ns_rst_enter(struct ns_rst *r, struct cr_err *e)
 	 * and addresses before any socket, IPC objects before the tasks attach them, UTS, time offsets
 	 * before the root task enters the time namespace */
 	static const int order[] = {NS_NET, NS_IPC, NS_UTS, NS_TIME};
-	if (ns_user_make(r, e))
+	if (ns_user_make(r, e) || ns_net_multi_make(r, e)) /* the tree's other network namespaces, empty */
 		return -1;
 	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++)
-		if (enter_one(r, order[i], e) || ns_rst_fill(r, order[i], e))
+		if (enter_one(r, order[i], e) || ns_rst_fill(r, order[i], e) ||
+		    (order[i] == NS_NET && ns_net_multi_fill(r, e)))
 			return -1;
 	if (fault_check(r->o, FI_RESTORE_NS_MADE, e))
 		return -1;

@@ -12,10 +12,10 @@
 #include "base/log.h"
 #include "mnt-int.h"
 
-int ns_dump_state(const struct ns_dump_args *a, const uint64_t root_ids[NS_KINDS], uint32_t own, NsEntry *ne,
+int ns_dump_state(const struct ns_dump_args *a, const struct ns_net_set *nets, uint32_t own, NsEntry *ne,
 		  struct cr_err *e)
 {
-	if ((own & CLONE_NEWNET) && ns_net_dump(a, a->pids[0], e))
+	if ((own & CLONE_NEWNET) && ns_net_dump(a, nets, 0, e))
 		return -1;
 	if ((own & CLONE_NEWIPC) && ns_ipc_dump(a, ne, e))
 		return -1;
@@ -30,6 +30,8 @@ int ns_dump_state(const struct ns_dump_args *a, const uint64_t root_ids[NS_KINDS
 int ns_rst_load_state(struct ns_rst *r, struct cr_err *e)
 {
 	if ((r->own & CLONE_NEWNET) && r->join_fd[NS_NET] < 0 && !r->empty_net && ns_net_load(r, e))
+		return -1;
+	if (r->ne && r->ne->n_nets && (ns_net_state_new(r, e) || ns_net_multi_load(r, e)))
 		return -1;
 	if (((r->own & CLONE_NEWNS) && ns_mnt_load(r->o, r->dirfd, &r->mnt, e)) ||
 	    ns_mnt_nested_load(r->dirfd, &r->mntns, &r->n_mntns, e))
@@ -92,6 +94,7 @@ int ns_rst_fill(struct ns_rst *r, int k, struct cr_err *e)
 
 void ns_rst_state_done(struct ns_rst *r, bool failed)
 {
+	ns_net_multi_done(r);
 	ns_net_done(r, failed);
 	ns_mnt_free(r->mnt);
 	r->mnt = NULL;

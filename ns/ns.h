@@ -98,6 +98,15 @@ int ns_rst_root_child(const struct ns_rst *r, char *msg, size_t len);
 int ns_rst_ipc_ids(struct ns_rst *r, struct cr_err *e);
 /* crshim is in a network namespace ns_rst_enter made or joined for the tree (not the one of the dump). */
 bool ns_rst_new_net(const struct ns_rst *r);
+/* The tree's network namespaces other than the root's (ns/net-multi.c). A task (of the images: pid; its
+ * spawner's pid, 0 if none) enters its own before it clones its children or opens a file, through crshim's
+ * fd of it that it inherited (0, or -1 and a message). */
+int ns_rst_task_net(const struct ns_rst *r, pid_t pid, pid_t spawner, char *msg, size_t len);
+/* crshim's fd of the restored namespace that was net:[ino] at dump (the root's or another of the tree), -1
+ * when the tree has a single one or ino is none of them. */
+int ns_rst_net_fd(const struct ns_rst *r, uint64_t ino);
+/* crshim into the restored namespace of net:[ino] (0 or unknown: the root's); a no-op with a single one. */
+int ns_rst_net_enter(const struct ns_rst *r, uint64_t ino, struct cr_err *e);
 /* check --feature newifindex: the kernel takes IFLA_NEW_IFINDEX (--external netdev[..] keeps the ifindex). */
 int ns_net_has_newifindex(void);
 /* The images hold the root's mount tree (ns_rst_root_child builds it; no fresh /proc needed then). */

@@ -1005,6 +1005,16 @@ int ns_rst_user_fd(const struct ns_rst *r)
 	return r ? r->user_fd : -1;
 }
 
+int ns_user_fd_of(const struct ns_rst *r, uint64_t ino)
+{
+	if (r->ne && r->ne->has_user && ino == r->ne->user)
+		return r->user_fd;
+	for (size_t i = 1; i < r->n_lvl; i++)
+		if (r->lvl[i].ino == ino)
+			return r->lvl[i].fd;
+	return -1;
+}
+
 /* A sysctl of the namespace crshim is in (of kind k) that only the root of the user namespace owning it
  * may write (fs/mqueue/...): written by a child that enters that user namespace as its uid 0. */
 int ns_sysctl_as_owner(int k, const char *path, const char *val)

@@ -1,7 +1,10 @@
 /* Open namespace files (/proc/PID/ns/KIND, "net:[INO]"): an fd of one of the task's own namespaces is saved
  * by its kind, and opened again by the task from /proc/self/ns/KIND once it is in its restored namespaces
- * (the fd table is made after the namespaces: ns/README.md). A namespace file of any other namespace (another
- * process's, one left by unshare, pid_for_children) is refused at dump with one line, and so are the user and
+ * (the fd table is made after the namespaces: ns/README.md). A network namespace file of another of the
+ * tree's network namespaces (ns/net-multi.c saved them all) becomes at restore FILE_INHERIT of crshim's fd of
+ * the restored one (rst_nsfile_prepare); one of crshim's own is refused. A namespace file of any other
+ * namespace of another kind (another process's, one left by unshare, pid_for_children) is refused at dump
+ * with one line, and so are the user and
  * time namespace files of a tree with such a namespace of its own (the task enters its user namespace after
  * its fds; a time namespace is entered through time_for_children, so not checked to be the task's yet). */
 #define LOG_PREFIX "nsfile: "
@@ -64,7 +67,14 @@ static int dump_nsfile(struct dump_ctx *c, struct fd_src *f, void **state, FileE
 	if (k < 0)
 		return 1;
 	const char *kind = kinds[k];
-	if (ns_ino(c->pid, kind) != ino)
+	bool net = !strcmp(kind, "net"); /* another of the tree's (ns/net-multi.c saved it), not crshim's */
+	if (net && ns_ino(c->pid, kind) != ino && ino == ns_ino(0, kind))
+		return cr_fail(
+		    e,
+		    "fd %d is the namespace file %s of crshim's own network namespace, outside the "
+		    "tree: not supported",
+		    f->fd, f->link);
+	if (!net && ns_ino(c->pid, kind) != ino)
 		return cr_fail(
 		    e, "fd %d is the namespace file %s, not the task's own %s namespace: not supported",
 		    f->fd, f->link, kind);
@@ -111,6 +121,26 @@ static int open_nsfile(struct rst_task *t, int lo, const FileEntry *f, const Fdi
 	if (fd < 0)
 		snprintf(msg, len, "open %s: %s", p, strerror(errno));
 	return rst_fd_made_at(fd, fi->fd, "namespace file", msg, len);
+}
+
+int rst_nsfile_prepare(struct rst_task *ts, size_t n, struct cr_err *e)
+{
+	for (size_t k = 0; k < n; k++)
+		for (size_t i = 0; i < ts[k].nr_files; i++) {
+			FileEntry *f = ts[k].files[i];
+			if (f->kind != FILE_KIND__FILE_NSFILE || !f->nsfile || !f->nsfile->kind ||
+			    strcmp(f->nsfile->kind, "net") || !f->nsfile->has_ino)
+				continue;
+			int fd = ns_rst_net_fd(ts[0].ns, f->nsfile->ino);
+			char desc[48];
+			snprintf(desc, sizeof(desc), "net:[%" PRIu64 "]", f->nsfile->ino);
+			if (fd >= 0 && rst_file_inherit(f, fd, desc, e))
+				return -1;
+			if (fd >= 0)
+				pr_debug("task %d: %s is the restored network namespace at crshim's fd %d\n",
+					 ts[k].pid, desc, fd);
+		}
+	return 0;
 }
 
 FD_KIND(fdk_nsfile) = {

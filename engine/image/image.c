@@ -68,6 +68,7 @@ static const struct img_kind_desc kinds[IMG__COUNT] = {
     [IMG_TMPFS] = {"tmpfs", "tmpfs-%d.img", 0x43520081, &tmpfs_entry__descriptor, &tmpfs_entry__descriptor},
     [IMG_MNTNS] = {"mntns", "mntns-%d.img", 0x43520082, &mntns_mount__descriptor, &mntns_mount__descriptor},
     [IMG_CGROUP] = {"cgroup", "cgroup.img", 0x43520090, &cgroup_entry__descriptor, &cgroup_entry__descriptor},
+    [IMG_NET_EXTRA] = {"net-extra", "net-%d.img", 0x43520075, &net_entry__descriptor, &net_entry__descriptor},
 };
 
 const struct img_kind_desc *img_kind_desc(enum img_kind k)

@@ -55,14 +55,15 @@ enum img_kind {
 	IMG_IPC_SHM_PAGEMAP, /* pagemap-ipcshm-ID.img: contents of segment ID (vaddr = offset) */
 	IMG_IPC_SHM_PAGES,   /* pages-ipcshm-ID.img (raw) */
 	IMG_NS,		     /* ns.img: the tree's namespaces by inode, UTS, time offsets (ns/ns-dump.c) */
-	IMG_NET,     /* net.img: links, addresses, routes, rules, sysctls, nftables of the root's netns */
-	IMG_IPC_SEM, /* ipc-sem.img: System V semaphore sets of the root's own IPC namespace (ns/ipc.c) */
-	IMG_IPC_MSG, /* ipc-msg.img: System V message queues, with their messages */
-	IMG_IPC_MQ,  /* ipc-mq.img: POSIX message queues, with their messages */
-	IMG_MNT,     /* mnt.img: the mount tree of the root's mount namespace (ns/mnt-dump.c) */
-	IMG_TMPFS,   /* tmpfs-ID.img: the files of the tmpfs first mounted as mount ID */
-	IMG_MNTNS,   /* mntns-ID.img: a nested mount namespace, as it differs from its parent's */
-	IMG_CGROUP,  /* cgroup.img: each task's cgroups, the cgroups and their properties (ns/cgroup.c) */
+	IMG_NET,       /* net.img: links, addresses, routes, rules, sysctls, nftables of the root's netns */
+	IMG_IPC_SEM,   /* ipc-sem.img: System V semaphore sets of the root's own IPC namespace (ns/ipc.c) */
+	IMG_IPC_MSG,   /* ipc-msg.img: System V message queues, with their messages */
+	IMG_IPC_MQ,    /* ipc-mq.img: POSIX message queues, with their messages */
+	IMG_MNT,       /* mnt.img: the mount tree of the root's mount namespace (ns/mnt-dump.c) */
+	IMG_TMPFS,     /* tmpfs-ID.img: the files of the tmpfs first mounted as mount ID */
+	IMG_MNTNS,     /* mntns-ID.img: a nested mount namespace, as it differs from its parent's */
+	IMG_CGROUP,    /* cgroup.img: each task's cgroups, the cgroups and their properties (ns/cgroup.c) */
+	IMG_NET_EXTRA, /* net-ID.img: another network namespace of the tree, as net.img (ns/net-multi.c) */
 	IMG__COUNT
 };
 

@@ -47,6 +47,7 @@ struct dump_unix {
 	struct dump_scm scm; /* files in flight (dump-sk-scm.c) */
 	bool nested;	     /* crshim's own fds (a unix socket in flight): its queue may carry no files */
 	bool scanned;	     /* the unix sockets in flight in the tree's queues are in tree */
+	uint64_t netns;	     /* the network namespace of the table t (its sockets' own), 0: unknown */
 };
 
 static int cmp_u32(const void *a, const void *b)
@@ -127,6 +128,10 @@ static int du_init(struct dump_ctx *c, struct dump_unix **out, struct cr_err *e)
 		dump_sk_unix_free(du);
 		return -1;
 	}
+	char np[64];
+	struct stat nst;
+	snprintf(np, sizeof(np), "/proc/%d/ns/net", netpid);
+	du->netns = stat(np, &nst) ? 0 : (uint64_t)nst.st_ino; /* where the restore makes them */
 	pr_debug("%zu unix sockets in the namespace, %zu sockets held by the tree\n", du->t.n, du->ntree);
 	*out = du;
 	return 0;
@@ -672,6 +677,7 @@ static int fill_entry(struct dump_ctx *c, struct dump_unix *du, const struct ns_
 	u->flags = flags & ~(uint32_t)O_CLOEXEC, u->has_flags = 1;
 	u->shutdown = s->shutdown, u->has_shutdown = 1;
 	u->peer = s->peer, u->has_peer = 1;
+	u->netns = du->netns, u->has_netns = du->netns != 0;
 	if (s->namelen && set_bytes(&u->name, &u->has_name, s->name, s->namelen, e))
 		return -1;
 	if (s->namelen && s->name[0] && fill_path(c, s, u, e))

@@ -56,6 +56,21 @@ static size_t nsks;
  * (rst_sk_unix_late), and the root task takes the sockets from crshim (rst_sk_unix_root, through a pidfd
  * of crshim) before it clones the others. */
 static bool late;
+/* The tree's namespaces: a socket is made in its own network namespace (ns_rst_net_enter; a no-op when the
+ * tree has only one) */
+static const struct ns_rst *rns;
+
+/* crshim into the network namespace socket r was made in (then back: bind, connect and listen use the
+ * socket's own) */
+static int net_in(const struct rsk *r, struct cr_err *e)
+{
+	return ns_rst_net_enter(rns, r->u->has_netns ? r->u->netns : 0, e);
+}
+
+static int net_back(struct cr_err *e)
+{
+	return ns_rst_net_enter(rns, 0, e);
+}
 
 static struct rsk *find(uint32_t ino)
 {
@@ -349,7 +364,13 @@ static int do_bind(struct rsk *r, struct cr_err *e)
 /* A new socket of r's type, its options set, bound to its name. */
 static int make_one(struct rsk *r, bool bind_it, struct cr_err *e)
 {
+	if (net_in(r, e))
+		return -1;
 	r->fd = socket(AF_UNIX, (int)r->u->type | SOCK_CLOEXEC, 0);
+	int err = errno;
+	if (net_back(e))
+		return -1;
+	errno = err;
 	if (r->fd < 0)
 		return cr_fail_sys(e, "socket:[%u]: socket type %u", r->ino, r->u->type);
 	return apply_opts(r, e) || (bind_it && do_bind(r, e)) ? -1 : 0;
@@ -396,10 +417,14 @@ static int make_pair(struct rsk *a, struct rsk *b, struct cr_err *e)
 	if (pipe2(pc.fd, O_CLOEXEC))
 		return cr_fail_sys(e, "socket:[%u]: pipe", a->ino);
 	const struct rst_task *holder = b && cred == b->u ? b->t : a->t; /* who sees the pid */
-	if (rst_sk_as_peer(holder, cred, pair_fn, &pc)) {
-		int err = errno;
+	int made = net_in(a, e) ? -2 : rst_sk_as_peer(holder, cred, pair_fn, &pc), err = errno;
+	if (made != -2 && net_back(e))
+		made = -2;
+	if (made) {
 		close(pc.fd[0]);
 		close(pc.fd[1]);
+		if (made == -2) /* e says why */
+			return -1;
 		return cr_fail_errno(e, err, "socket:[%u]: socketpair", a->ino);
 	}
 	if (b && cred && !same_cred(a->u, b->u))
@@ -873,6 +898,7 @@ int rst_sk_unix_root(char *msg, size_t len)
 int rst_sk_unix_prepare(const struct cr_opts *o, struct rst_task *ts, size_t n, struct cr_err *e)
 {
 	rst_sk_peercred_reset();
+	rns = ts[0].ns;
 	if (collect(ts, n, e))
 		return -1;
 	if (!nsks)

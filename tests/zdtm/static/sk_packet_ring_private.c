@@ -13,7 +13,8 @@ int main(int argc, char **argv)
 	struct pkring r;
 	struct tpacket_req3 req = {
 	    .tp_block_size = 4096, .tp_block_nr = 4, .tp_frame_size = 1024, .tp_frame_nr = 16};
-	struct tpacket_req treq = {.tp_block_size = 4096, .tp_block_nr = 1, .tp_frame_size = 1024, .tp_frame_nr = 4};
+	struct tpacket_req treq = {
+	    .tp_block_size = 4096, .tp_block_nr = 1, .tp_frame_size = 1024, .tp_frame_nr = 4};
 	char before[128], after[128], fl[256];
 	uint32_t want = 0;
 	test_init(argc, argv);

@@ -1,0 +1,401 @@
+/* Several network namespaces in one tree (README.md "Network namespaces of the tree"): besides the root's
+ * (net.img), each other one a task of the tree is in, or that an open /proc/PID/ns/net file of a task
+ * holds, is saved by inode into net-ID.img (ns.img nets: its inode, id and owning user namespace). The
+ * restore makes each (in the user namespace that owned it), fills it as the root's (net.c), and each task
+ * enters its own (ns_rst_task_net) before it clones its children or makes a socket; crshim makes the unix
+ * sockets of the tree in theirs (ns_rst_net_enter) and gives an open namespace file the restored namespace
+ * (ns_rst_net_fd). */
+#define LOG_PREFIX "ns-net: "
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <linux/nsfs.h>
+
+#include "base/cleanup.h"
+#include "base/log.h"
+#include "ns-int.h"
+
+/* ---------------------------------------------------------------- dump */
+
+static int set_find(const struct ns_net_set *s, uint64_t ino)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (s->ino[i] == ino)
+			return (int)i;
+	return -1;
+}
+
+static int set_add(struct ns_net_set *s, uint64_t ino, const char *path, struct cr_err *e)
+{
+	if (s->n >= NS_NET_MAX)
+		return cr_fail(e, "not supported yet: more than %d network namespaces in the tree",
+			       NS_NET_MAX);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) || (uint64_t)st.st_ino != ino) {
+		if (fd >= 0)
+			close(fd);
+		return cr_fail_sys(e, "open %s (net:[%llu])", path, (unsigned long long)ino);
+	}
+	s->ino[s->n] = ino;
+	s->fd[s->n++] = fd;
+	return 0;
+}
+
+/* The network namespaces the open namespace files of task pid hold ("net:[INO]" fds). */
+static int fd_nets(pid_t pid, uint64_t self, struct ns_net_set *s, struct cr_err *e)
+{
+	char path[64], link[64];
+	snprintf(path, sizeof(path), "/proc/%d/fd", pid);
+	__cleanup_closedir DIR *d = opendir(path);
+	if (!d)
+		return cr_fail_sys(e, "open %s", path);
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		unsigned long long ino;
+		snprintf(path, sizeof(path), "/proc/%d/fd/%.20s", pid, de->d_name);
+		ssize_t l = readlink(path, link, sizeof(link) - 1);
+		if (l <= 0)
+			continue;
+		link[l] = '\0';
+		if (sscanf(link, "net:[%llu]", &ino) != 1 || ino == self || set_find(s, ino) >= 0)
+			continue;
+		if (set_add(s, ino, path, e))
+			return cr_wrap(e, "task %d", pid);
+		pr_info("net:[%llu] is held by fd %s of task %d\n", ino, de->d_name, pid);
+	}
+	return 0;
+}
+
+int ns_net_collect(const struct ns_dump_args *a, uint64_t (*ids)[NS_KINDS], uint64_t self, bool root_saved,
+		   struct ns_net_set *s, struct cr_err *e)
+{
+	char path[64];
+	s->n = 0;
+	/* [0]: the root's, with an fd only when it is saved (a veth to it is then one of the tree's) */
+	s->ino[0] = ids[0][NS_NET], s->fd[0] = -1, s->n = 1;
+	if (root_saved) {
+		snprintf(path, sizeof(path), "/proc/%d/ns/net", a->pids[0]);
+		s->n = 0;
+		if (set_add(s, ids[0][NS_NET], path, e))
+			return -1;
+	}
+	for (size_t i = 1; i < a->n; i++) {
+		uint64_t ino = ids[i][NS_NET];
+		if (a->zombie[i] || !ino || ino == self || set_find(s, ino) >= 0)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/ns/net", a->pids[i]);
+		if (set_add(s, ino, path, e))
+			return -1;
+		pr_info("task %d is in net:[%llu], a network namespace of its own\n", a->pids[i],
+			(unsigned long long)ino);
+	}
+	for (size_t i = 0; i < a->n; i++)
+		if (!a->zombie[i] && fd_nets(a->pids[i], self, s, e))
+			return -1;
+	return 0;
+}
+
+void ns_net_set_close(struct ns_net_set *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (s->fd[i] >= 0)
+			close(s->fd[i]);
+	s->n = 0;
+}
+
+static uint64_t owner_of(int fd)
+{
+	__cleanup_close int u = ioctl(fd, NS_GET_USERNS);
+	struct stat st;
+	return u >= 0 && !fstat(u, &st) ? (uint64_t)st.st_ino : 0;
+}
+
+int ns_net_dump_extra(const struct ns_dump_args *a, const struct ns_net_set *s, uint64_t self_user,
+		      NsEntry *ne, struct cr_err *e)
+{
+	if (s->n <= 1)
+		return 0;
+	ne->nets = calloc(s->n - 1, sizeof(*ne->nets));
+	if (!ne->nets)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	for (size_t i = 1; i < s->n; i++) {
+		NsNetExtra *x = calloc(1, sizeof(*x));
+		if (!x)
+			return cr_fail_errno(e, ENOMEM, "out of memory");
+		ns_net_extra__init(x);
+		ne->nets[ne->n_nets++] = x;
+		x->ino = s->ino[i], x->has_ino = 1;
+		x->id = (uint32_t)i, x->has_id = 1;
+		uint64_t o = owner_of(s->fd[i]);
+		if (!o)
+			return cr_fail_sys(e, "net:[%llu]: its owner", (unsigned long long)s->ino[i]);
+		if (o != self_user)
+			x->owner = o, x->has_owner = 1;
+		if (o != self_user && o != ne->user) {
+			size_t j = 0;
+			while (j < ne->n_nested_users && ne->nested_users[j]->ino != o)
+				j++;
+			if (j == ne->n_nested_users)
+				return cr_fail(
+				    e,
+				    "not supported yet: net:[%llu] is owned by user:[%llu], neither "
+				    "the tree's user namespace, one nested in it, nor crshim's",
+				    (unsigned long long)s->ino[i], (unsigned long long)o);
+		}
+		if (ns_net_dump(a, s, (int)i, e))
+			return cr_wrap(e, "net:[%llu]", (unsigned long long)s->ino[i]);
+	}
+	return 0;
+}
+
+void ns_net_dump_extra_free(NsEntry *ne)
+{
+	for (size_t i = 0; i < ne->n_nets; i++)
+		free(ne->nets[i]);
+	free(ne->nets);
+	ne->nets = NULL, ne->n_nets = 0;
+}
+
+/* ---------------------------------------------------------------- restore */
+
+struct ns_net_x {
+	uint64_t ino, owner; /* at dump */
+	uint32_t id;
+	int fd;		  /* the namespace made, -1 */
+	uint64_t new_ino; /* ... its inode */
+	NetEntry *ne;
+};
+
+int ns_net_multi_load(struct ns_rst *r, struct cr_err *e)
+{
+	const NsEntry *ne = r->ne;
+	if (!ne || !ne->n_nets)
+		return 0;
+	r->xnet = calloc(ne->n_nets, sizeof(*r->xnet));
+	if (!r->xnet)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	for (size_t i = 0; i < ne->n_nets; i++) {
+		struct ns_net_x *x = &r->xnet[i];
+		const NsNetExtra *m = ne->nets[i];
+		ProtobufCMessage *pm;
+		*x = (struct ns_net_x){.ino = m->ino, .owner = m->owner, .id = m->id, .fd = -1};
+		r->n_xnet = i + 1;
+		if (!m->id || !m->ino)
+			return cr_fail_errno(e, EBADMSG, "ns.img: network namespace %zu without id or inode",
+					     i);
+		if (img_read_one(r->dirfd, IMG_NET_EXTRA, (int)m->id, &pm, e))
+			return cr_wrap(e, "net:[%llu]", (unsigned long long)m->ino);
+		x->ne = (NetEntry *)pm;
+		if (ns_net_check_links(r, x->ne, e))
+			return cr_wrap(e, "net-%u.img", m->id);
+	}
+	pr_info("%zu network namespaces of the tree besides the root's\n", r->n_xnet);
+	return 0;
+}
+
+const NetEntry *ns_net_of(const struct ns_rst *r, uint32_t id, int *fd)
+{
+	if (!id) {
+		*fd = r->root_net_fd;
+		return ns_net_root_entry(r);
+	}
+	for (size_t i = 0; i < r->n_xnet; i++)
+		if (r->xnet[i].id == id) {
+			*fd = r->xnet[i].fd;
+			return r->xnet[i].ne;
+		}
+	*fd = -1;
+	return NULL;
+}
+
+/* A new network namespace owned by user namespace userfd (-1: crshim's): a child of crshim enters it
+ * and unshares one; crshim keeps an fd of it. */
+static int make_one(int userfd, struct cr_err *e)
+{
+	int up[2], down[2];
+	if (pipe2(up, O_CLOEXEC))
+		return cr_fail_sys(e, "pipe");
+	if (pipe2(down, O_CLOEXEC)) {
+		close(up[0]), close(up[1]);
+		return cr_fail_sys(e, "pipe");
+	}
+	pid_t pid = fork();
+	if (pid == 0) {
+		char c = 'n';
+		close(up[0]), close(down[1]);
+		if ((userfd >= 0 && setns(userfd, CLONE_NEWUSER)) || unshare(CLONE_NEWNET))
+			c = 'E';
+		if (write(up[1], &c, 1) != 1 || c == 'E')
+			_exit(1);
+		while (read(down[0], &c, 1) > 0)
+			;
+		_exit(0);
+	}
+	int err = errno, fd = -1;
+	char c = 0, path[64];
+	close(up[1]), close(down[0]);
+	if (pid < 0)
+		cr_fail_errno(e, err, "fork");
+	else if (read(up[0], &c, 1) != 1 || c != 'n')
+		cr_fail(e, "make a network namespace%s: the helper failed",
+			userfd >= 0 ? " in the tree's user namespace" : "");
+	else {
+		snprintf(path, sizeof(path), "/proc/%d/ns/net", pid);
+		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+			cr_fail_sys(e, "open %s", path);
+	}
+	close(up[0]), close(down[1]); /* EOF: the helper exits */
+	if (pid > 0)
+		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+			;
+	return fd;
+}
+
+static int enter_fd(int fd, struct cr_err *e)
+{
+	return setns(fd, CLONE_NEWNET) ? cr_fail_sys(e, "enter a network namespace of the tree") : 0;
+}
+
+int ns_net_multi_make(struct ns_rst *r, struct cr_err *e)
+{
+	if (!r->n_xnet)
+		return 0;
+	__cleanup_close int here = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	if (here < 0)
+		return cr_fail_sys(e, "open /proc/self/ns/net");
+	for (size_t i = 0; i < r->n_xnet; i++) {
+		struct ns_net_x *x = &r->xnet[i];
+		int uf = x->owner ? ns_user_fd_of(r, x->owner) : -1;
+		if (x->owner && uf < 0)
+			return cr_fail_errno(e, EBADMSG, "ns.img: net:[%llu] owned by user:[%llu], not made",
+					     (unsigned long long)x->ino, (unsigned long long)x->owner);
+		struct stat st;
+		if ((x->fd = make_one(uf, e)) < 0 || fstat(x->fd, &st))
+			return x->fd < 0 ? -1 : cr_fail_sys(e, "fstat");
+		x->new_ino = (uint64_t)st.st_ino;
+		/* the interface settings of all and default first: ends of veths made from another
+		 * namespace of the tree (ns_net_fill) come in with them */
+		int ret = enter_fd(x->fd, e) || ns_net_sysctl_restore(x->ne, NS_SYSCTL_DFLT, e);
+		if (setns(here, CLONE_NEWNET))
+			return cr_fail_sys(e, "return to the root's network namespace");
+		if (ret)
+			return cr_wrap(e, "net:[%llu]", (unsigned long long)x->ino);
+		pr_info("made net:[%llu] as net:[%llu]%s\n", (unsigned long long)x->ino,
+			(unsigned long long)x->new_ino, uf >= 0 ? ", in the tree's user namespace" : "");
+	}
+	return 0;
+}
+
+int ns_net_multi_fill(struct ns_rst *r, struct cr_err *e)
+{
+	if (!r->n_xnet)
+		return 0;
+	/* the root's: crshim is in it (made, joined, or its own) */
+	struct stat st;
+	if (r->root_net_fd < 0 && (r->root_net_fd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC)) < 0)
+		return cr_fail_sys(e, "open /proc/self/ns/net");
+	if (fstat(r->root_net_fd, &st))
+		return cr_fail_sys(e, "fstat");
+	r->root_net_new_ino = (uint64_t)st.st_ino;
+	for (size_t i = 0; i < r->n_xnet; i++) {
+		struct ns_net_x *x = &r->xnet[i];
+		int ret = enter_fd(x->fd, e) || ns_net_fill(r, x->ne, x->id, e);
+		if (setns(r->root_net_fd, CLONE_NEWNET))
+			return cr_fail_sys(e, "return to the root's network namespace");
+		if (ret)
+			return cr_wrap(e, "net:[%llu]", (unsigned long long)x->ino);
+	}
+	return 0;
+}
+
+void ns_net_multi_done(struct ns_rst *r)
+{
+	for (size_t i = 0; i < r->n_xnet; i++) {
+		if (r->xnet[i].fd >= 0)
+			close(r->xnet[i].fd);
+		if (r->xnet[i].ne)
+			protobuf_c_message_free_unpacked(&r->xnet[i].ne->base, NULL);
+	}
+	free(r->xnet);
+	r->xnet = NULL, r->n_xnet = 0;
+	if (r->root_net_fd >= 0)
+		close(r->root_net_fd);
+	r->root_net_fd = -1;
+}
+
+/* The namespace restored for net:[ino] of the dump: its fd (crshim's, inherited by the tasks), -1. */
+static int fd_of_ino(const struct ns_rst *r, uint64_t ino, uint64_t *new_ino)
+{
+	if (!r || !r->n_xnet || !ino)
+		return -1;
+	if (ino == r->ids[NS_NET]) {
+		*new_ino = r->root_net_new_ino;
+		return r->root_net_fd;
+	}
+	for (size_t i = 0; i < r->n_xnet; i++)
+		if (r->xnet[i].ino == ino) {
+			*new_ino = r->xnet[i].new_ino;
+			return r->xnet[i].fd;
+		}
+	return -1;
+}
+
+int ns_rst_net_fd(const struct ns_rst *r, uint64_t ino)
+{
+	uint64_t n;
+	return fd_of_ino(r, ino, &n);
+}
+
+static uint64_t task_net(const struct ns_rst *r, pid_t pid)
+{
+	for (size_t i = 0; r->ne && i < r->ne->n_tasks; i++)
+		if (r->ne->tasks[i]->pid == pid && r->ne->tasks[i]->ids)
+			return r->ne->tasks[i]->ids->net;
+	return 0;
+}
+
+int ns_rst_task_net(const struct ns_rst *r, pid_t pid, pid_t spawner, char *msg, size_t len)
+{
+	if (!r || !r->n_xnet)
+		return 0;
+	uint64_t want = task_net(r, pid), new_ino = 0;
+	if (!want || (spawner && task_net(r, spawner) == want))
+		return 0; /* (a helper, or in its spawner's: there already) */
+	int fd = fd_of_ino(r, want, &new_ino);
+	struct stat st;
+	if (fd < 0)
+		return 0; /* crshim's own namespace, where the root is too */
+	if (fstat(fd, &st) || (uint64_t)st.st_ino != new_ino) {
+		snprintf(msg, len,
+			 "task %d: the fd %d of its network namespace is no longer crshim's (not supported "
+			 "yet: a process sharing its parent's fd table in another network namespace)",
+			 pid, fd);
+		return -1;
+	}
+	if (setns(fd, CLONE_NEWNET)) {
+		snprintf(msg, len, "task %d: enter its network namespace: %s", pid, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int ns_rst_net_enter(const struct ns_rst *r, uint64_t ino, struct cr_err *e)
+{
+	uint64_t n;
+	int fd = fd_of_ino(r, ino, &n);
+	if (!ino || fd < 0)
+		fd = r ? r->root_net_fd : -1;
+	if (fd < 0)
+		return 0;
+	return setns(fd, CLONE_NEWNET) ? cr_fail_sys(e, "enter net:[%llu]", (unsigned long long)ino) : 0;
+}
