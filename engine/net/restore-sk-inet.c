@@ -322,12 +322,31 @@ static void unlock_of(const FileEntry *f, char *last, size_t len)
 	snprintf(last, len, "%s", l);
 }
 
+/* Does the restore of f send its socket a packet of the peer's (tcp-fin.c: a FIN, or the RST that ends it)?
+ */
+static bool peer_packet(const FileEntry *f)
+{
+	const InetSkEntry *ie = f->kind == FILE_KIND__FILE_INETSK ? f->inet_sk : NULL;
+	return ie && ((established_tcp(ie) && sk_tcp_fin_rcvd(ie->state)) || closed_tcp(ie));
+}
+
+static bool tree_has_peer_packet(const struct rst_task *ts, size_t n)
+{
+	for (size_t k = 0; k < n; k++)
+		for (size_t i = 0; i < ts[k].nr_files; i++)
+			if (peer_packet(ts[k].files[i]))
+				return true;
+	return false;
+}
+
 void rst_sk_unlock(struct rst_task *ts, size_t n)
 {
 	char last[64] = "";
 	for (size_t k = 0; k < n; k++)
 		for (size_t i = 0; i < ts[k].nr_files; i++)
 			unlock_of(ts[k].files[i], last, sizeof(last));
+	if (tree_has_peer_packet(ts, n))
+		tcp_fin_pass_close();
 }
 
 int rst_sk_relock(const struct rst_task *ts, size_t n, struct cr_err *e)
@@ -339,7 +358,8 @@ int rst_sk_relock(const struct rst_task *ts, size_t n, struct cr_err *e)
 			if (ie && ie->tcp && net_relock(ie, e))
 				return cr_wrap(e, "task %d", ts[k].pid);
 		}
-	return 0;
+	/* a network namespace of the tree's: its restored rules must not drop the peers' packets we send */
+	return tree_has_peer_packet(ts, n) ? tcp_fin_pass_open(e) : 0;
 }
 
 /* The locks of the connections of one files image (what cannot be read is passed over). */

@@ -172,6 +172,14 @@ int tcp_fin_inject(int sk, const InetSkEntry *ie, const struct tcp_fin *f, char 
 int tcp_half_closed_probe(char *d, size_t len);
 /* The nft tool the network lock runs (tcp-repair.c), NULL: none. */
 const char *tcp_nft_path(void);
+/* Run `nft [-a] -f -` with script on stdin in our network namespace; out (may be NULL): what it printed. */
+int tcp_nft_run(const char *script, bool handles, char **out, struct cr_err *e);
+/* tcp-fin.c, parent, in a network namespace made for the tree: a rule letting TCP_FIN_MARK's packets through
+ * put first in every base chain of the restored ruleset at prerouting, input and output (an accept of the
+ * lock's own table does not stop another table's drop, e.g. a rule of the program's dropping the port); and
+ * those rules removed again once the tree runs. */
+int tcp_fin_pass_open(struct cr_err *e);
+void tcp_fin_pass_close(void);
 /* The mark of that packet: the network lock lets it in. */
 #define TCP_FIN_MARK 0x63724649
 /* Parent, once the tree runs: remove the network locks of the restored connections. */

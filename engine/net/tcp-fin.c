@@ -4,20 +4,27 @@
  * saved rcv_nxt, built whole (IP header included) on a raw socket. The packet carries TCP_FIN_MARK, which the
  * network lock lets through (tcp-repair.c). The kernel then moves the socket the way the FIN moved it before
  * the dump (ESTABLISHED -> CLOSE_WAIT, FIN_WAIT1 -> CLOSING) and the task reads the end of the stream after
- * the data. A connection that ended (state CLOSE) is made the same way: connected in repair mode, then the
- * peer's RST ends it. Errors are text (restore child). */
+ * the data. The lock's accept does not stop a drop of another table (nftables runs every base chain at a
+ * hook; a drop anywhere is final), e.g. the program's own rule for its port restored with its network
+ * namespace: in a namespace made for the tree, a rule accepting the mark is put first in every base chain of
+ * the ruleset at prerouting, input and output (tcp_fin_pass_open) and removed once the tree runs, found
+ * again by its comment (tcp_fin_pass_close). A connection that ended (state CLOSE) is made the same way:
+ * connected in repair mode, then the peer's RST ends it. Errors are text (restore child). */
+#define LOG_PREFIX "tcp-fin: "
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/ip.h>
 #include <netinet/ip6.h>
 #include <netinet/tcp.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "base/cleanup.h"
+#include "base/log.h"
 #include "restore.h"
 #include "net/sk-inet.h"
 
@@ -157,4 +164,109 @@ int tcp_fin_inject(int sk, const InetSkEntry *ie, const struct tcp_fin *f, char 
 		return -1;
 	}
 	return 0; /* no log here: in the restore child the log fd may be a restored fd by now */
+}
+
+/* ------------------------------------------------------------------ the restored ruleset lets the FIN in */
+
+#define FIN_PASS "crshim-fin-pass" /* the comment of our rules in the tree's chains */
+
+/* A table, chain or family name nft takes as it is. */
+static bool nft_name(const char *s)
+{
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
+		      *s == '_' || *s == '-' || *s == '.'))
+			return false;
+	return true;
+}
+
+/* The table and chain a line of `nft list` output opens (1 table, 2 chain, 0 other). */
+static int nft_scope(const char *line, char *fam, char *tbl, char *chain)
+{
+	char a[16], b[64];
+	if (sscanf(line, " table %15s %63s {", a, b) == 2) {
+		strcpy(fam, a), strcpy(tbl, b), chain[0] = '\0';
+		return 1;
+	}
+	if (sscanf(line, " chain %63s {", b) == 1) {
+		strcpy(chain, b);
+		return 2;
+	}
+	return 0;
+}
+
+static int append(char **buf, size_t *used, size_t *cap, const char *line)
+{
+	size_t l = strlen(line);
+	if (*used + l + 1 > *cap) {
+		size_t nc = (*cap + l + 1) * 2;
+		char *nb = realloc(*buf, nc);
+		if (!nb)
+			return -1;
+		*buf = nb, *cap = nc;
+	}
+	memcpy(*buf + *used, line, l + 1);
+	*used += l;
+	return 0;
+}
+
+/* The script for the chains nft listed (out): insert our rule into each base chain at a hook the FIN passes
+ * (open), or delete our rules by handle (close). */
+static char *fin_pass_script(char *out, bool open)
+{
+	char fam[16] = "", tbl[64] = "", chain[64] = "", hook[16], line[512];
+	char *buf = NULL;
+	size_t used = 0, cap = 0;
+	for (char *l = strtok(out, "\n"); l; l = strtok(NULL, "\n")) {
+		const char *h;
+		unsigned long handle;
+		if (nft_scope(l, fam, tbl, chain) || !chain[0] || !nft_name(fam) || !nft_name(tbl) ||
+		    !nft_name(chain) || (strcmp(fam, "ip") && strcmp(fam, "ip6") && strcmp(fam, "inet")))
+			continue;
+		if (open && sscanf(l, " type %*s hook %15[a-z]", hook) == 1 && strncmp(tbl, "crshim_", 7) &&
+		    (!strcmp(hook, "prerouting") || !strcmp(hook, "input") || !strcmp(hook, "output")))
+			snprintf(line, sizeof(line),
+				 "insert rule %s %s %s meta mark %#x accept comment \"" FIN_PASS "\"\n", fam,
+				 tbl, chain, TCP_FIN_MARK);
+		else if (!open && strstr(l, "comment \"" FIN_PASS "\"") && (h = strstr(l, "# handle ")) &&
+			 sscanf(h, "# handle %lu", &handle) == 1)
+			snprintf(line, sizeof(line), "delete rule %s %s %s handle %lu\n", fam, tbl, chain,
+				 handle);
+		else
+			continue;
+		if (append(&buf, &used, &cap, line)) {
+			free(buf);
+			return NULL;
+		}
+	}
+	return buf ? buf : strdup("");
+}
+
+static int fin_pass(bool open, struct cr_err *e)
+{
+	char *out = NULL;
+	if (tcp_nft_run(open ? "list chains\n" : "list ruleset\n", !open, &out, e))
+		return -1;
+	char *script = fin_pass_script(out, open);
+	free(out);
+	if (!script)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	int r = script[0] ? tcp_nft_run(script, false, NULL, e) : 0;
+	if (!r && script[0])
+		pr_info("%s\n", open ? "the restored ruleset's chains let the peers' FINs in"
+				     : "the rules letting the peers' FINs in removed");
+	free(script);
+	return r;
+}
+
+int tcp_fin_pass_open(struct cr_err *e)
+{
+	return fin_pass(true, e) ? cr_wrap(e, "the peers' FINs through the restored ruleset") : 0;
+}
+
+void tcp_fin_pass_close(void)
+{
+	struct cr_err e = {0};
+	if (fin_pass(false, &e))
+		pr_warn("the rules letting the peers' FINs in: %s\n", e.msg);
 }

@@ -72,6 +72,23 @@ static void netns_leave(int back)
 
 static int run_nft_here(const char *script, struct cr_err *e);
 
+/* The whole of memfd fd into *out (NUL-terminated, malloc'ed). */
+static int read_all(int fd, char **out, struct cr_err *e)
+{
+	off_t n = lseek(fd, 0, SEEK_END);
+	char *b = n < 0 ? NULL : malloc((size_t)n + 1);
+	if (!b)
+		return cr_fail_sys(e, "network lock: nft output");
+	ssize_t r = pread(fd, b, (size_t)n, 0);
+	if (r != (ssize_t)n) {
+		free(b);
+		return cr_fail_sys(e, "network lock: read nft output");
+	}
+	b[n] = '\0';
+	*out = b;
+	return 0;
+}
+
 /* Run `nft -f -` with script on stdin in the network namespace of socket skfd (-1: ours), where the
  * connection's packets pass: a lock made in ours would not see a peer behind a veth. */
 static int run_nft(const char *script, int skfd, struct cr_err *e)
@@ -84,8 +101,14 @@ static int run_nft(const char *script, int skfd, struct cr_err *e)
 	return ret;
 }
 
-/* Run `nft -f -` with script on stdin; its stderr (first line) goes into the error. */
 static int run_nft_here(const char *script, struct cr_err *e)
+{
+	return tcp_nft_run(script, false, NULL, e);
+}
+
+/* Run `nft -f -` (with -a: handles) with script on stdin; its stderr (first line) goes into the error; out
+ * (may be NULL) gets what it printed. */
+int tcp_nft_run(const char *script, bool handles, char **out, struct cr_err *e)
 {
 	const char *nft = tcp_nft_path();
 	if (!nft)
@@ -109,7 +132,9 @@ static int run_nft_here(const char *script, struct cr_err *e)
 	posix_spawn_file_actions_adddup2(&fa, in, 0);
 	posix_spawn_file_actions_adddup2(&fa, err, 1);
 	posix_spawn_file_actions_adddup2(&fa, err, 2);
-	char *argv[] = {(char *)nft, (char *)"-f", (char *)"/dev/stdin", NULL};
+	char *argv[] = {(char *)nft, (char *)"-f", (char *)"/dev/stdin", NULL, NULL};
+	if (handles)
+		argv[1] = (char *)"-a", argv[2] = (char *)"-f", argv[3] = (char *)"/dev/stdin";
 	pid_t pid;
 	int rc = posix_spawn(&pid, nft, &fa, NULL, argv, environ);
 	posix_spawn_file_actions_destroy(&fa);
@@ -120,7 +145,7 @@ static int run_nft_here(const char *script, struct cr_err *e)
 		if (errno != EINTR)
 			return cr_fail_sys(e, "network lock: wait for nft");
 	if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
-		return 0;
+		return out ? read_all(err, out, e) : 0;
 	char msg[256] = "";
 	ssize_t n = pread(err, msg, sizeof(msg) - 1, 0);
 	msg[n > 0 ? n : 0] = '\0';
