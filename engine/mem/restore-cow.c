@@ -1,7 +1,9 @@
-/* Restore: copy-on-write sharing of private anonymous memory between a process and the children it clones.
+/* Restore: copy-on-write sharing of private anonymous memory and private file mappings between a process
+ * and the children it clones.
  *
- * A process of the tree (child side, before it clones its children) maps its private anonymous VMAs that a
- * child of its own has too (same start and end) at their final place and fills them from its pages; the
+ * A process of the tree (child side, before it clones its children) maps its private anonymous VMAs (and
+ * private mappings of files opened by path: the same file at the same offset) that a child of its own has
+ * too (same start and end) at their final place and fills them from its pages; the
  * children inherit them with clone3 like any memory of a fork. A child whose spawner did so keeps such a
  * VMA when its image has one at the same place: it writes only the pages whose contents differ from the
  * spawner's and drops (MADV_DONTNEED) those its image does not hold, so the pages nobody changed stay one
@@ -10,6 +12,7 @@
  * without sharing. Not with --lazy-pages (lazy-pages copies each page in), nor with shared address spaces. */
 #define LOG_PREFIX "restore-cow: "
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,11 +46,39 @@ static size_t rv_from(const struct rst_task *t, uint64_t s)
 	return lo;
 }
 
-/* Private anonymous memory that may be shared (not hugetlb: its pages are huge). */
-static bool cow_ok(const struct rst_vma *r)
+/* The image's VMA of t that starts at s (sorted), NULL if none. */
+static const VmaEntry *vma_at(const struct rst_task *t, uint64_t s)
 {
-	return r->kind == RST_VMA_ANON && !r->prefilled && !r->lazy &&
-	       !(r->flags & (MAP_GROWSDOWN | MAP_DROPPABLE_ | MAP_HUGETLB));
+	size_t lo = 0, hi = t->mm->n_vmas;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (t->mm->vmas[mid]->start < s)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < t->mm->n_vmas && t->mm->vmas[lo]->start == s ? t->mm->vmas[lo] : NULL;
+}
+
+/* A private mapping of a file opened by its path (not a ghost, a memfd or shared memory, which are fds of
+ * crshim's): its VMA in the image, else NULL. */
+static const VmaEntry *cow_file(const struct rst_task *t, const struct rst_vma *r)
+{
+	const VmaEntry *v = vma_at(t, r->start);
+	if (!v || v->kind != VMA_KIND__VMA_FILE_PRIVATE || v->has_shmid || v->deleted || !v->path ||
+	    !v->has_ino || r->mfile < 0 || (size_t)r->mfile >= t->nr_mfiles)
+		return NULL;
+	const struct rst_mfile *f = &t->mfiles[r->mfile];
+	return f->fd < 0 && !f->task_fd1 && !strncmp(f->path, "/", 1) && strncmp(f->path, "/proc/", 6) ? v
+												       : NULL;
+}
+
+/* Private anonymous memory, or a private file mapping, that may be shared (not hugetlb: its pages are
+ * huge). */
+static bool cow_ok(const struct rst_task *t, const struct rst_vma *r)
+{
+	return (r->kind == RST_VMA_ANON || (r->kind == RST_VMA_FILE && cow_file(t, r))) && !r->prefilled &&
+	       !r->lazy && !(r->flags & (MAP_GROWSDOWN | MAP_DROPPABLE_ | MAP_HUGETLB));
 }
 
 /* The blob's entry of the VMA [s, e) of t if it may be shared, else NULL. */
@@ -55,7 +86,7 @@ static struct rst_vma *cow_vma(const struct rst_task *t, uint64_t s, uint64_t e)
 {
 	struct rst_vma *r = (struct rst_vma *)(uintptr_t)t->args->vmas + rv_from(t, s);
 	if (r == (struct rst_vma *)(uintptr_t)t->args->vmas + t->args->nr_vmas || r->start != s ||
-	    r->end != e || !cow_ok(r))
+	    r->end != e || !cow_ok(t, r))
 		return NULL;
 	return r;
 }
@@ -94,7 +125,7 @@ static bool child_has(const struct rst_task *t, const size_t *kids, size_t nk, u
 		const struct rst_task *c = &t->tree[kids[k]];
 		const struct rst_vma *rv = (const struct rst_vma *)(uintptr_t)c->args->vmas;
 		for (size_t i = rv_from(c, s); i < c->args->nr_vmas && rv[i].start < e; i++)
-			if (rv[i].end <= e && cow_ok(&rv[i]))
+			if (rv[i].end <= e && cow_ok(c, &rv[i]))
 				return true;
 	}
 	return false;
@@ -223,14 +254,25 @@ static void unmap_range(uint64_t from, uint64_t to)
 		munmap((void *)(uintptr_t)from, to - from);
 }
 
+/* t's VMA v and p's VMA pv, which holds it, have the same backing: both anonymous, or the same file at the
+ * same offset. */
+static bool same_backing(const VmaEntry *v, const VmaEntry *pv)
+{
+	if (v->kind != VMA_KIND__VMA_FILE_PRIVATE || pv->kind != VMA_KIND__VMA_FILE_PRIVATE)
+		return v->kind != VMA_KIND__VMA_FILE_PRIVATE && pv->kind != VMA_KIND__VMA_FILE_PRIVATE;
+	return pv->path && v->path && !strcmp(pv->path, v->path) && pv->dev == v->dev && pv->ino == v->ino &&
+	       pv->pgoff + (v->start - pv->start) == v->pgoff;
+}
+
 /* t's VMAs that lie in one its spawner p filled: marked in inh. The rest of p's filled VMAs goes (it would
  * be in the way of t's own). */
 static void cow_inherit(struct rst_task *t, const struct rst_task *p, bool *inh)
 {
 	for (size_t i = 0; i < t->mm->n_vmas; i++) {
 		const VmaEntry *v = t->mm->vmas[i];
-		inh[i] = !t->vma_prefilled[i] && cow_vma(t, v->start, v->end) &&
-			 filled_holding(p, v->start, v->end) >= 0;
+		long j = filled_holding(p, v->start, v->end);
+		inh[i] = !t->vma_prefilled[i] && cow_vma(t, v->start, v->end) && j >= 0 &&
+			 same_backing(v, p->mm->vmas[j]);
 	}
 	size_t i = 0;
 	for (size_t j = 0; j < p->mm->n_vmas; j++) {
@@ -313,6 +355,23 @@ static int keep_or_drop(const struct rst_task *t, const struct rst_vma *r, uint8
 	return 0;
 }
 
+/* Map VMA r (v in the image) of t at its place for its children: anonymous, or its file (opened by its
+ * path: the tree's mount tree stands, its files are not open yet) at its offset. */
+static void *own_map(const struct rst_task *t, const struct rst_vma *r, const VmaEntry *v)
+{
+	int flags = MAP_PRIVATE | MAP_FIXED_NOREPLACE | (int)(r->flags & MAP_NORESERVE);
+	if (r->kind != RST_VMA_FILE)
+		return mmap((void *)(uintptr_t)v->start, v->end - v->start, PROT_READ | PROT_WRITE,
+			    flags | MAP_ANONYMOUS, -1, 0);
+	int fd = open(t->mfiles[r->mfile].path, O_RDONLY | O_CLOEXEC); /* (as restore-files.c opens it) */
+	if (fd < 0)
+		return MAP_FAILED; /* the blob fails with one line */
+	void *m = mmap((void *)(uintptr_t)v->start, v->end - v->start, PROT_READ | PROT_WRITE, flags, fd,
+		       (off_t)v->pgoff);
+	close(fd);
+	return m;
+}
+
 /* Each of t's VMAs: inherited (inh), or filled here for a child in kids, or left to the blob. */
 static int cow_vmas(struct rst_task *t, const bool *inh, const size_t *kids, size_t nk, struct cow_sum *sum,
 		    char *msg, size_t len)
@@ -340,9 +399,7 @@ static int cow_vmas(struct rst_task *t, const bool *inh, const size_t *kids, siz
 		}
 		if (!r || !r->nr_blocks || !child_has(t, kids, nk, v->start, v->end))
 			continue;
-		void *m = mmap((void *)(uintptr_t)v->start, v->end - v->start, PROT_READ | PROT_WRITE,
-			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE | (r->flags & MAP_NORESERVE),
-			       -1, 0);
+		void *m = own_map(t, r, v);
 		if (m == MAP_FAILED)
 			continue; /* the place is taken here: the blob maps it, no sharing */
 		if ((uint64_t)(uintptr_t)m != v->start) {

@@ -91,6 +91,15 @@ long vma_smaps_kb(pid_t pid, const void *addr, const char *key)
 	return kb;
 }
 
+void vma_shared_ok(pid_t pid, const void *addr, long min_kb, const char *who)
+{
+	long kb = vma_smaps_kb(pid, addr, "Shared_Dirty");
+	test_msg("%s %d: Shared_Dirty %ld kB, Rss %ld kB\n", who, pid, kb, vma_smaps_kb(pid, addr, "Rss"));
+	if (kb < min_kb)
+		fail("%s %d: only %ld kB of the VMA are shared (Shared_Dirty), at least %ld expected", who,
+		     pid, kb, min_kb);
+}
+
 int vma_has_flag(const void *addr, const char *flag)
 {
 	char flags[256], *t, *save;

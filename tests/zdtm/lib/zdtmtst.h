@@ -150,6 +150,9 @@ void vma_flag_is(const void *addr, const char *flag, int want, const char *what)
 /* The kB of smaps field key (e.g. "Rss", "Shared_Dirty") of the VMA holding addr in process pid (0: this
  * one), or -1. */
 long vma_smaps_kb(pid_t pid, const void *addr, const char *key);
+/* fail() unless at least min_kb of the VMA holding addr in process pid (0: this one) are Shared_Dirty
+ * (copy-on-write pages shared with another process); who names the process in the messages. */
+void vma_shared_ok(pid_t pid, const void *addr, long min_kb, const char *who);
 
 /* TCP peer outside the test's tree (lib/sockpeer.c): a server reparented to the runner's subreaper that
  * checks each byte it gets is sockpeer_pat(offset) and echoes it; with gofile it stops reading at byte

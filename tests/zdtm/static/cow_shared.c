@@ -32,16 +32,6 @@ static void fill(char *m, uint64_t seed)
 		datagen(m + off, PAGE, seed + off / 8);
 }
 
-static void shared_ok(pid_t pid, const char *m, const char *who)
-{
-	long kb = vma_smaps_kb(pid, m, "Shared_Dirty");
-	test_msg("%s %d: Shared_Dirty %ld kB, Rss %ld kB of the 32 MiB\n", who, pid, kb,
-		 vma_smaps_kb(pid, m, "Rss"));
-	if (kb < SHARED_MIN_KB)
-		fail("%s %d: only %ld kB of the 32 MiB are shared (Shared_Dirty), at least %ld expected", who,
-		     pid, kb, SHARED_MIN_KB);
-}
-
 int main(int argc, char **argv)
 {
 	test_init(argc, argv);
@@ -75,15 +65,15 @@ int main(int argc, char **argv)
 		}
 	}
 	datagen(m + PAGE, PAGE, seed + 1);
-	shared_ok(0, m, "parent (before)");
+	vma_shared_ok(0, m, SHARED_MIN_KB, "parent (before)");
 	test_daemon();
 	test_waitsig();
 
 	if (!contents_ok(m, seed, 0))
 		fail("the parent's private memory differs");
-	shared_ok(0, m, "parent");
+	vma_shared_ok(0, m, SHARED_MIN_KB, "parent");
 	for (int i = 0; i < NCHILD; i++)
-		shared_ok(ch[i], m, "child");
+		vma_shared_ok(ch[i], m, SHARED_MIN_KB, "child");
 	for (int i = 0; i < NCHILD; i++) {
 		kill(ch[i], SIGUSR1);
 		child_exit_ok(ch[i], "its private memory differs");
