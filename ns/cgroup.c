@@ -68,27 +68,35 @@ size_t ns_cg_hiers(struct ns_cg_hier *h, size_t max)
 	return n;
 }
 
-int ns_cg_yard(struct ns_cg_hier *h, size_t *n, size_t max, const char *name)
+/* A new mount of the v1 hierarchy name, attached nowhere: its fd, or -1 (errno). */
+static int yard_mount(const char *name)
 {
-	if (!name[0] || *n >= max || strlen(name) >= sizeof(h->name))
-		return -1;
 	__cleanup_close int fs = fsopen("cgroup", FSOPEN_CLOEXEC);
-	char opts[sizeof(h->name)];
+	char opts[64];
 	snprintf(opts, sizeof(opts), "%s", name);
 	bool named = false;
 	for (char *save = NULL, *t = strtok_r(opts, ",", &save); fs >= 0 && t; t = strtok_r(NULL, ",", &save))
 		if (!strncmp(t, "name=", 5)
 			? (named = true, fsconfig(fs, FSCONFIG_SET_STRING, "name", t + 5, 0))
-			: fsconfig(fs, FSCONFIG_SET_FLAG, t, NULL, 0)) {
-			close(fs);
-			fs = -1;
-		}
+			: fsconfig(fs, FSCONFIG_SET_FLAG, t, NULL, 0))
+			return -1;
 	/* a named hierarchy without controllers: "none" */
-	if (fs >= 0 && named && !strchr(name, ',') && fsconfig(fs, FSCONFIG_SET_FLAG, "none", NULL, 0))
-		close(fs), fs = -1;
-	int mnt = fs >= 0 && !fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0)
-		      ? fsmount(fs, FSMOUNT_CLOEXEC, 0)
-		      : -1;
+	if (fs < 0 || (named && !strchr(name, ',') && fsconfig(fs, FSCONFIG_SET_FLAG, "none", NULL, 0)) ||
+	    fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0))
+		return -1;
+	return fsmount(fs, FSMOUNT_CLOEXEC, 0);
+}
+
+int ns_cg_yard(struct ns_cg_hier *h, size_t *n, size_t max, const char *name)
+{
+	if (!name[0] || *n >= max || strlen(name) >= sizeof(h->name))
+		return -1;
+	int mnt = -1;
+	/* EBUSY: a hierarchy of that name being destroyed (its last mount or cgroup just went): the kernel
+	 * restarts the create, which a used fs context refuses; a new context finds it gone */
+	for (int tries = 0; mnt < 0 && tries < 50; tries++)
+		if ((mnt = yard_mount(name)) < 0 && (errno != EBUSY || usleep(10000)))
+			break;
 	if (mnt < 0) {
 		pr_info("cgroup hierarchy '%s' is mounted nowhere here and could not be mounted: %s\n", name,
 			strerror(errno));
@@ -261,13 +269,15 @@ static int add_dirs(struct cg_dump *d, uint32_t ctl, const char *from, const cha
 
 /* Drop the hierarchies not mounted in crshim's view that it cannot mount for itself (e.g. cgroup v2 in a
  * mount namespace without /sys/fs/cgroup/unified, as Podman+crun run on a hybrid host): nothing can be
- * made or entered there. A v1 one mounted only in the tree's mount namespace is mounted by crshim. */
+ * made or entered there. A v1 one mounted only in the tree's mount namespace is mounted by crshim when
+ * the task is in a cgroup of it (not in its root: every process of a hierarchy nobody mounts is, as
+ * crshim and the restored tree would be: nothing to save). */
 static size_t only_mounted(struct cg_dump *d, struct cg_line *l, size_t n)
 {
 	size_t k = 0;
 	for (size_t i = 0; i < n; i++)
 		if (ns_cg_hier_of(d->h, d->nh, l[i].name) ||
-		    !ns_cg_yard(d->h, &d->nh, CG_MAX_HIER, l[i].name)) {
+		    (strcmp(l[i].path, "/") && !ns_cg_yard(d->h, &d->nh, CG_MAX_HIER, l[i].name))) {
 			if (k != i)
 				l[k] = l[i];
 			k++;

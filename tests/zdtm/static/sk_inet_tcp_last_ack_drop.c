@@ -74,8 +74,9 @@ int main(int argc, char **argv)
 		fail("a write after shutdown worked");
 	struct sockaddr_in a2, b2;
 	l = sizeof(a2);
-	if (getsockopt(clt, SOL_SOCKET, SO_PEERNAME, &a2, &l) || getsockname(clt, (struct sockaddr *)&b2, &l) ||
-	    memcmp(&a, &a2, sizeof(a)) || memcmp(&b, &b2, sizeof(b)))
+	if (getsockopt(clt, SOL_SOCKET, SO_PEERNAME, &a2, &l) ||
+	    getsockname(clt, (struct sockaddr *)&b2, &l) || memcmp(&a, &a2, sizeof(a)) ||
+	    memcmp(&b, &b2, sizeof(b)))
 		fail("the client's addresses changed");
 	return test_pass();
 }
