@@ -92,35 +92,34 @@ static bool same_ns(int a, int b)
 
 /* The netlink sockets belong to the namespace they are made in: this thread enters the net namespace of
  * pid for fn and comes back. */
+/* fn inside the network namespace fd target is (-1: ours), crshim back in its own afterwards. */
+static int in_netns_fd(int target, int (*fn)(void *arg, struct cr_err *e), void *arg, struct cr_err *e)
+{
+	int self = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
+	if (self < 0)
+		return cr_fail_sys(e, "open /proc/thread-self/ns/net");
+	bool enter = target >= 0 && !same_ns(target, self);
+	int ret = -1;
+	if (enter && setns(target, CLONE_NEWNET))
+		cr_fail_sys(e, "enter a net namespace of the tree");
+	else
+		ret = fn(arg, e);
+	if (enter && setns(self, CLONE_NEWNET) && !ret) /* (cannot fail: ours is still there) */
+		ret = cr_fail_sys(e, "back to our own net namespace");
+	close(self);
+	return ret;
+}
+
 int ns_diag_in_netns(pid_t pid, int (*fn)(void *arg, struct cr_err *e), void *arg, struct cr_err *e)
 {
 	char path[64];
 	snprintf(path, sizeof(path), "/proc/%d/ns/net", (int)pid);
 	int target = pid ? open(path, O_RDONLY | O_CLOEXEC) : -1;
-	int self = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
-	int ret = -1;
-	bool enter;
-	if (pid && target < 0) {
-		cr_fail_sys(e, "open %s", path);
-		goto out;
-	}
-	if (self < 0) {
-		cr_fail_sys(e, "open /proc/thread-self/ns/net");
-		goto out;
-	}
-	enter = pid && !same_ns(target, self);
-	if (enter && setns(target, CLONE_NEWNET)) {
-		cr_fail_sys(e, "enter the net namespace of task %d", (int)pid);
-		goto out;
-	}
-	ret = fn(arg, e);
-	if (enter && setns(self, CLONE_NEWNET))
-		ret = cr_fail_sys(e, "back to our own net namespace");
-out:
+	if (pid && target < 0)
+		return cr_fail_sys(e, "open %s", path);
+	int ret = in_netns_fd(target, fn, arg, e);
 	if (target >= 0)
 		close(target);
-	if (self >= 0)
-		close(self);
 	return ret;
 }
 
@@ -218,17 +217,30 @@ static int unix_dump(void *arg, struct cr_err *e)
 			     e);
 }
 
-int ns_unix_collect(pid_t pid, struct ns_unix_table *t, struct cr_err *e)
+int ns_unix_collect_fd(int netns_fd, struct ns_unix_table *t, struct cr_err *e)
 {
 	t->sk = NULL;
 	t->n = 0;
-	if (ns_diag_in_netns(pid, unix_dump, t, e)) {
+	if (in_netns_fd(netns_fd, unix_dump, t, e)) {
 		ns_unix_table_free(t);
 		return cr_wrap(e, "unix sockets");
 	}
 	if (t->n)
 		qsort(t->sk, t->n, sizeof(*t->sk), cmp_ino);
 	return 0;
+}
+
+int ns_unix_collect(pid_t pid, struct ns_unix_table *t, struct cr_err *e)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/ns/net", (int)pid);
+	int target = pid ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+	if (pid && target < 0)
+		return cr_fail_sys(e, "open %s", path);
+	int ret = ns_unix_collect_fd(target, t, e);
+	if (target >= 0)
+		close(target);
+	return ret;
 }
 
 const struct ns_unix_sk *ns_unix_find(const struct ns_unix_table *t, uint32_t ino)

@@ -71,6 +71,8 @@ struct ns_unix_table {
 
 /* Every unix socket of the net namespace of task pid (0: ours). */
 int ns_unix_collect(pid_t pid, struct ns_unix_table *t, struct cr_err *e);
+/* ... of the network namespace netns_fd is (a socket's own: SIOCGSKNS). */
+int ns_unix_collect_fd(int netns_fd, struct ns_unix_table *t, struct cr_err *e);
 const struct ns_unix_sk *ns_unix_find(const struct ns_unix_table *t, uint32_t ino);
 void ns_unix_table_free(struct ns_unix_table *t);
 /* One unix socket by inode (an exact query); out->icons is allocated (free it). */

@@ -7,11 +7,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/un.h>
 #include <unistd.h>
+#include <linux/sockios.h>
 
 #include "base/array.h"
 #include "base/cleanup.h"
@@ -702,6 +704,38 @@ static int fill_entry(struct dump_ctx *c, struct dump_unix *du, const struct ns_
 	return ret;
 }
 
+/* A socket not in the table of the task's network namespace: the table of its own (SIOCGSKNS), when it is
+ * another (a socket made before the task changed its namespace: CRIU's netns_sub). 1: none. */
+static int other_netns(struct dump_unix *du, int fd, uint32_t ino, struct ns_unix_table *alt,
+		       uint64_t *alt_ns, struct cr_err *e)
+{
+	int sk = du->pidfd >= 0 ? (int)syscall(SYS_pidfd_getfd, du->pidfd, fd, 0) : -1;
+	int ns = sk >= 0 ? ioctl(sk, SIOCGSKNS) : -1;
+	struct stat st;
+	if (sk >= 0)
+		close(sk);
+	if (ns < 0 || fstat(ns, &st) || (uint64_t)st.st_ino == du->netns) {
+		if (ns >= 0)
+			close(ns);
+		return 1;
+	}
+	int r = ns_unix_collect_fd(ns, alt, e);
+	close(ns);
+	if (r)
+		return -1;
+	if (!ns_unix_find(alt, ino)) {
+		ns_unix_table_free(alt);
+		return 1;
+	}
+	*alt_ns = (uint64_t)st.st_ino;
+	pr_info("fd %d: socket:[%u] is in net:[%llu], not the task's network namespace\n", fd, ino,
+		(unsigned long long)*alt_ns);
+	return 0;
+}
+
+static int fill_one(struct dump_ctx *c, struct dump_unix *du, const struct ns_unix_sk *s, int fd,
+		    uint32_t flags, FileEntry *fe, struct cr_err *e);
+
 int dump_sk_unix_fill(struct dump_ctx *c, struct dump_unix **dup, int fd, const struct stat *st,
 		      uint32_t flags, FileEntry *fe, struct cr_err *e)
 {
@@ -709,8 +743,23 @@ int dump_sk_unix_fill(struct dump_ctx *c, struct dump_unix **dup, int fd, const 
 		return -1;
 	struct dump_unix *du = *dup;
 	const struct ns_unix_sk *s = ns_unix_find(&du->t, (uint32_t)st->st_ino);
-	if (!s)
-		return 1;
+	if (s)
+		return fill_one(c, du, s, fd, flags, fe, e);
+	struct ns_unix_table alt, own = du->t;
+	uint64_t alt_ns = 0, own_ns = du->netns;
+	int r = other_netns(du, fd, (uint32_t)st->st_ino, &alt, &alt_ns, e);
+	if (r)
+		return r;
+	du->t = alt, du->netns = alt_ns; /* its peers and listeners are there too */
+	r = fill_one(c, du, ns_unix_find(&alt, (uint32_t)st->st_ino), fd, flags, fe, e);
+	du->t = own, du->netns = own_ns;
+	ns_unix_table_free(&alt);
+	return r;
+}
+
+static int fill_one(struct dump_ctx *c, struct dump_unix *du, const struct ns_unix_sk *s, int fd,
+		    uint32_t flags, FileEntry *fe, struct cr_err *e)
+{
 	UnixSkEntry **ne = realloc(du->ents, (du->nents + 1) * sizeof(UnixSkEntry *));
 	if (!ne)
 		return cr_fail_errno(e, ENOMEM, "out of memory");

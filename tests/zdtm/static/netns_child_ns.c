@@ -9,31 +9,10 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/ioctl.h>
-#include <sys/un.h>
 #include <linux/nsfs.h>
 #include "ns_world.h"
 
 #define PORT 7093
-
-static socklen_t abstract(struct sockaddr_un *a)
-{
-	static const char name[] = "netns_child_ns";
-	memset(a, 0, sizeof(*a));
-	a->sun_family = AF_UNIX;
-	memcpy(a->sun_path + 1, name, sizeof(name) - 1);
-	return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + sizeof(name));
-}
-
-static int reach_abstract(void)
-{
-	struct sockaddr_un a;
-	socklen_t l = abstract(&a);
-	int s = socket(AF_UNIX, SOCK_DGRAM, 0);
-	int r = s >= 0 && !connect(s, (struct sockaddr *)&a, l);
-	if (s >= 0)
-		close(s);
-	return r;
-}
 
 static unsigned long ino_of(const char *p)
 {
@@ -45,7 +24,7 @@ static int child(int ready)
 {
 	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(PORT)};
 	struct sockaddr_un u;
-	socklen_t ul = abstract(&u);
+	socklen_t ul = nsw_abstract("netns_child_ns", &u);
 	if (unshare(CLONE_NEWNET) || nsw_sh("ip link set lo up") ||
 	    nsw_sh("ip link add nscd0 type bridge && ip addr add 10.93.0.1/24 dev nscd0 && ip link set nscd0 "
 		   "up") ||
@@ -78,7 +57,7 @@ static int child(int ready)
 	if (c < 0 || connect(c, (struct sockaddr *)&a, sizeof(a)) || (k = accept(l, NULL, NULL)) < 0 ||
 	    write(c, "x", 1) != 1 || read(k, p, 1) != 1)
 		bad |= 8;
-	if (!reach_abstract())
+	if (!nsw_reach_abstract("netns_child_ns"))
 		bad |= 16;
 	return bad;
 }
@@ -105,7 +84,7 @@ int main(int argc, char **argv)
 	test_daemon();
 	test_waitsig();
 
-	if (reach_abstract())
+	if (nsw_reach_abstract("netns_child_ns"))
 		fail("the child's abstract unix name is reachable in the parent's network namespace");
 	if (!nsw_sh("ip -o addr | grep -q 10.93.0.1") || !nsw_sh("ip -o link | grep -q nscd0"))
 		fail("the child's address or link is in the parent's network namespace");

@@ -10,11 +10,13 @@
 #include <poll.h>
 #include <sched.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "zdtmtst.h"
@@ -60,6 +62,28 @@ static inline char *nsw_out(const char *cmd, const char *drop)
 	buf[n] = '\0';
 	pclose(f);
 	return buf;
+}
+
+/* The abstract unix address "@name" into a; its length. */
+static inline socklen_t nsw_abstract(const char *name, struct sockaddr_un *a)
+{
+	size_t n = strlen(name);
+	memset(a, 0, sizeof(*a));
+	a->sun_family = AF_UNIX;
+	memcpy(a->sun_path + 1, name, n);
+	return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + n);
+}
+
+/* A datagram socket of our network namespace connects to "@name". */
+static inline int nsw_reach_abstract(const char *name)
+{
+	struct sockaddr_un a;
+	socklen_t l = nsw_abstract(name, &a);
+	int s = socket(AF_UNIX, SOCK_DGRAM, 0);
+	int r = s >= 0 && !connect(s, (struct sockaddr *)&a, l);
+	if (s >= 0)
+		close(s);
+	return r;
 }
 
 /* Must hold: a failed setup step ends the test. */
