@@ -129,6 +129,24 @@ static bool is_reg(const struct dump_ctx *c, const struct fd_src *s)
 	       (S_ISREG(st->st_mode) || S_ISDIR(st->st_mode) || (s->fi.flags & O_PATH));
 }
 
+/* Whether mount id is in pid's mount namespace. An fd opened before the task made a mount namespace of its
+ * own (unshare(CLONE_NEWNS)) is on its parent's mount, of which the task's namespace has a copy under another
+ * id: not a mount that was mounted over. */
+static bool mount_seen(pid_t pid, int id)
+{
+	char p[64], line[512];
+	snprintf(p, sizeof(p), "/proc/%d/mountinfo", (int)pid);
+	__cleanup_fclose FILE *mi = fopen(p, "re");
+	int mid;
+	bool start = true; /* (a long line comes in several pieces: only the first has the id) */
+	while (mi && fgets(line, sizeof(line), mi)) {
+		if (start && sscanf(line, "%d", &mid) == 1 && mid == id)
+			return true;
+		start = strchr(line, '\n') != NULL;
+	}
+	return !mi; /* unreadable: as before, the mount ids alone */
+}
+
 /* A file reopened by its path at restore: the path, looked up as the task sees it, must reach the same inode
  * on the same mount. Else (its mount was mounted over, or detached, or the name now links another inode) the
  * restore would open something else: refused. A path that cannot be looked up is left to the restore's check.
@@ -141,7 +159,7 @@ static int check_reachable(const struct dump_ctx *c, const struct fd_src *f, str
 	if (statx(AT_FDCWD, at, AT_SYMLINK_NOFOLLOW, STATX_INO | STATX_MNT_ID, &sx) ||
 	    !(sx.stx_mask & STATX_MNT_ID) || f->fi.mnt_id < 0)
 		return 0;
-	if ((int)sx.stx_mnt_id != f->fi.mnt_id)
+	if ((int)sx.stx_mnt_id != f->fi.mnt_id && mount_seen(c->pid, f->fi.mnt_id))
 		return cr_fail(e,
 			       "fd %d: %s is on mount %d, which is mounted over (the path reaches mount "
 			       "%llu): it cannot be reopened",
