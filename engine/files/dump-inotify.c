@@ -4,6 +4,7 @@
  * /proc/PID/mountinfo), filesystem marks by the device. Events queued and not read yet are not saved (a
  * queue cannot be read without consuming it): the dump warns with their byte count (FIONREAD). */
 #define LOG_PREFIX "dump-inotify: "
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -19,6 +20,7 @@
 #include "dump.h"
 #include "files/evfd.h"
 #include "files/fd-kind.h"
+#include "files/ghost.h"
 #include "base/log.h"
 
 /* The mount point of the nth mount (from 0) of the device sdev (kernel encoding: major << 20 | minor), or
@@ -93,9 +95,10 @@ static int open_handle(pid_t pid, const char *mp, const struct fh *fh)
 }
 
 /* The path of the inode of a file handle opened through the mount at mp of task pid, into *path: 1 if it
- * names inode ino again (from the task's root), 0 if not (or the handle does not open there), -1 on error. */
+ * names inode ino again (from the task's root), 0 if not (or the handle does not open there), -1 on error.
+ * A removed file: 1, *path its old name "PATH (deleted)", *gone the O_PATH open of it (for its ghost). */
 static int path_through(pid_t pid, const char *mp, unsigned long ino, const struct fh *fh, char **path,
-			struct cr_err *e)
+			int *gone, struct cr_err *e)
 {
 	*path = NULL;
 	int fd = open_handle(pid, mp, fh);
@@ -105,18 +108,16 @@ static int path_through(pid_t pid, const char *mp, unsigned long ino, const stru
 	if (fd < 0)
 		return 0;
 	char name[32], at[4200];
+	struct stat fs;
 	snprintf(name, sizeof(name), "fd/%d", fd);
 	int r = proc_readlink(getpid(), name, path, e);
+	if (!r && fd_is_deleted(*path) && !fstat(fd, &fs) && !fs.st_nlink && !S_ISDIR(fs.st_mode)) {
+		*gone = fd;
+		return 1;
+	}
 	close(fd);
 	if (r)
 		return -1;
-	size_t l = strlen(*path);
-	if (l > 10 && !strcmp(*path + l - 10, " (deleted)")) {
-		cr_fail_errno(e, ENOENT, "the watched file %s is deleted (not supported)", *path);
-		free(*path);
-		*path = NULL;
-		return -1;
-	}
 	struct stat st;
 	snprintf(at, sizeof(at), "/proc/%d/root%s", (int)pid, *path);
 	return !lstat(at, &st) && st.st_ino == ino;
@@ -126,11 +127,11 @@ static int path_through(pid_t pid, const char *mp, unsigned long ino, const stru
  * opened through each mount of the device in turn (a bind of a subdirectory shows only what is below it)
  * until the path names that inode again. */
 static char *handle_path(pid_t pid, const char *mi, unsigned sdev, unsigned long ino, const struct fh *fh,
-			 struct cr_err *e)
+			 int *gone, struct cr_err *e)
 {
 	char *first = NULL, *mp, *path;
 	for (int nth = 0; (mp = mount_point_nth(mi, sdev, -1, nth)); nth++) {
-		int r = path_through(pid, mp, ino, fh, &path, e);
+		int r = path_through(pid, mp, ino, fh, &path, gone, e);
 		free(mp);
 		if (r) {
 			free(first);
@@ -157,7 +158,61 @@ static int read_mountinfo(pid_t pid, char **mi, struct cr_err *e)
 	return proc_read(pid, "mountinfo", mi, NULL, e);
 }
 
-static int add_wd(InotifyEntry *in, pid_t pid, const char *line, const char *mi, struct cr_err *e)
+/* The name of a removed file opened by its handle: a dentry of its own ("/ (deleted)") has lost it; then
+ * that of an fd of task pid on the same inode, else a name of its own on the first mount of its device
+ * (sdev), where the restore makes its ghost. malloc'ed, "PATH (deleted)". */
+static char *gone_name(pid_t pid, const char *link, const struct stat *st, const char *mi, unsigned sdev)
+{
+	char dir[64], *p = NULL;
+	if (strcmp(link, "/ (deleted)"))
+		return strdup(link);
+	snprintf(dir, sizeof(dir), "/proc/%d/fd", (int)pid);
+	__cleanup_closedir DIR *d = opendir(dir);
+	struct dirent *de;
+	while (d && (de = readdir(d))) {
+		struct stat fs;
+		struct cr_err e;
+		char name[300];
+		snprintf(name, sizeof(name), "fd/%s", de->d_name);
+		if (de->d_name[0] == '.' || fstatat(dirfd(d), de->d_name, &fs, 0) ||
+		    fs.st_ino != st->st_ino || fs.st_dev != st->st_dev || proc_readlink(pid, name, &p, &e))
+			continue;
+		if (fd_is_deleted(p) && strcmp(p, "/ (deleted)"))
+			return p;
+		free(p), p = NULL;
+	}
+	__cleanup_free char *mp = mount_point(mi, sdev, -1);
+	if (mp && asprintf(&p, "%s/.inotify-ghost.%lu (deleted)", strcmp(mp, "/") ? mp : "",
+			   (unsigned long)st->st_ino) < 0)
+		p = NULL;
+	return p;
+}
+
+/* A watch of a removed file (its O_PATH open gone): its contents as a ghost, shared with the fds of the
+ * task that hold it (one per inode, dump-ghost.c); w->path loses its " (deleted)". */
+static int watch_ghost(struct dump_ctx *c, InotifyWdEntry *w, int gone, const char *mi, unsigned sdev,
+		       struct cr_err *e)
+{
+	char src[64];
+	struct stat st;
+	uint32_t id;
+	snprintf(src, sizeof(src), "/proc/self/fd/%d", gone);
+	if (fstat(gone, &st))
+		return cr_fail_sys(e, "stat the removed file %s", w->path);
+	char *name = gone_name(c->pid, w->path, &st, mi, sdev);
+	if (!name)
+		return cr_fail_errno(e, ENOENT, "the removed file %s has no name", w->path);
+	free(w->path);
+	w->path = name;
+	if (dump_ghost_add(c, src, &st, w->path, "inotify watch", &id, e))
+		return -1;
+	w->path[strlen(w->path) - strlen(" (deleted)")] = '\0';
+	w->ghost_id = id, w->has_ghost_id = 1;
+	return 0;
+}
+
+static int add_wd(struct dump_ctx *c, InotifyEntry *in, pid_t pid, const char *line, const char *mi,
+		  struct cr_err *e)
 {
 	unsigned wd, sdev, mask, ign;
 	unsigned long ino;
@@ -179,13 +234,15 @@ static int add_wd(InotifyEntry *in, pid_t pid, const char *line, const char *mi,
 	w->mask = mask, w->has_mask = 1;
 	w->ino = ino, w->has_ino = 1;
 	w->dev = sdev, w->has_dev = 1;
-	if (!(w->path = handle_path(pid, mi, sdev, ino, &fh, e)))
+	__cleanup_close int gone = -1;
+	if (!(w->path = handle_path(pid, mi, sdev, ino, &fh, &gone, e)) ||
+	    (gone >= 0 && watch_ghost(c, w, gone, mi, sdev, e)))
 		return cr_wrap(e, "watch %u (inode %lu)", wd, ino);
 	pr_debug("inotify watch %u: %s mask %#x\n", wd, w->path, mask);
 	return 0;
 }
 
-int dump_inotify_fill(const struct evfd_src *s, FileEntry *fe, struct cr_err *e)
+int dump_inotify_fill(struct dump_ctx *c, const struct evfd_src *s, FileEntry *fe, struct cr_err *e)
 {
 	__cleanup_free char *txt = NULL, *mi = NULL;
 	if (dump_evfd_fdinfo(s->pid, s->fd, &txt, e) || read_mountinfo(s->pid, &mi, e))
@@ -198,7 +255,7 @@ int dump_inotify_fill(const struct evfd_src *s, FileEntry *fe, struct cr_err *e)
 	fe->inotify = in;
 	fe->kind = FILE_KIND__FILE_INOTIFY, fe->has_kind = 1;
 	for (const char *p = strstr(txt, "inotify wd:"); p; p = strstr(p + 1, "inotify wd:"))
-		if (add_wd(in, s->pid, p, mi, e)) {
+		if (add_wd(c, in, s->pid, p, mi, e)) {
 			dump_evfd_release(fe);
 			return cr_wrap(e, "fd %d (inotify)", s->fd);
 		}
@@ -234,8 +291,12 @@ static int add_mark(FanotifyEntry *fa, pid_t pid, const char *line, const char *
 		return -1;
 	if (sscanf(line, "fanotify ino:%lx sdev:%x mflags:%x mask:%x ignored_mask:%x", &ino, &sdev, &mfl,
 		   &mask, &ign) == 5) {
-		if (parse_fh(line, &fh) || !(m->path = handle_path(pid, mi, sdev, ino, &fh, e)))
+		__cleanup_close int gone = -1;
+		if (parse_fh(line, &fh) || !(m->path = handle_path(pid, mi, sdev, ino, &fh, &gone, e)))
 			return cr_wrap(e, "fanotify inode mark (inode %lu)", ino);
+		if (gone >= 0)
+			return cr_fail(
+			    e, "fanotify inode mark: the marked file %s is removed (not supported)", m->path);
 		m->type = 1;
 	} else if (sscanf(line, "fanotify mnt_id:%x mflags:%x mask:%x ignored_mask:%x", &mnt, &mfl, &mask,
 			  &ign) == 4) {
@@ -320,7 +381,7 @@ static int dump_inotify(struct dump_ctx *c, struct fd_src *f, void **state, File
 {
 	struct evfd_src s;
 	evfd_src_of(f, &s);
-	return dump_evfd_done(c, &s, fe, dump_inotify_fill(&s, fe, e));
+	return dump_evfd_done(c, &s, fe, dump_inotify_fill(c, &s, fe, e));
 }
 
 static int dump_fanotify(struct dump_ctx *c, struct fd_src *f, void **state, FileEntry *fe, struct cr_err *e)

@@ -55,7 +55,7 @@ int dump_epoll_fill(struct dump_ctx *c, const struct evfd_src *s, FileEntry *fe,
  * its set was dumped, but is in flight in a socket of a process dumped after it, fails the dump with one
  * line (the entry is not in the images). */
 int dump_epoll_loose_check(const struct dump_ctx *c, struct cr_err *e);
-int dump_inotify_fill(const struct evfd_src *s, FileEntry *fe, struct cr_err *e);
+int dump_inotify_fill(struct dump_ctx *c, const struct evfd_src *s, FileEntry *fe, struct cr_err *e);
 int dump_fanotify_fill(const struct evfd_src *s, FileEntry *fe, struct cr_err *e);
 /* Events queued on an inotify / fanotify instance are not saved: one warning (log and user) with their
  * byte count, if there are any. */

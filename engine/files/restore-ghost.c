@@ -460,6 +460,15 @@ static int point_at_ghosts(struct rst_task *t, struct cr_err *e)
 		if ((rg->link && set_path(&r->deleted_name, r->path, e)) || set_path(&r->path, rg->path, e))
 			return -1;
 	}
+	for (size_t i = 0; i < t->nr_files; i++) /* inotify watches of removed files */
+		for (size_t j = 0; t->files[i]->inotify && j < t->files[i]->inotify->n_wd; j++) {
+			InotifyWdEntry *w = t->files[i]->inotify->wd[j];
+			const struct rst_ghost *rg = w->has_ghost_id ? find_ghost(t, w->ghost_id) : NULL;
+			if (w->has_ghost_id && (!rg || rg->dir || set_path(&w->path, rg->path, e)))
+				return rg ? -1
+					  : cr_fail_errno(e, EBADMSG, "inotify watch of %s: no ghost %u",
+							  w->path ? w->path : "?", w->ghost_id);
+		}
 	if (t->fs && t->fs->has_cwd_ghost_id) { /* a removed cwd */
 		const struct rst_ghost *rg = find_ghost(t, t->fs->cwd_ghost_id);
 		if (!rg || !rg->dir)

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "files/evfd.h"
+#include "files/ghost.h"
 #include "restore.h"
 
 /* Instances crshim makes for several processes of a tree with its own mount tree (rst_notify_later): their
@@ -56,14 +57,26 @@ static int with_fl(int fd, uint32_t flags, char *msg, size_t len)
 
 static int add_watch(int ifd, const InotifyWdEntry *w, char *msg, size_t len)
 {
-	/* the path names the watched inode itself (a symlink too) */
-	uint32_t mask = (w->mask & ~(uint32_t)IN_MASK_ADD) | IN_DONT_FOLLOW;
-	int wd = inotify_add_watch(ifd, w->path, mask);
+	/* the path names the watched inode itself (a symlink too); a removed file's is its ghost's /proc
+	 * link (files/ghost.h), followed through an open of it in our own /proc */
+	uint32_t mask = (w->mask & ~(uint32_t)IN_MASK_ADD) | (w->has_ghost_id ? 0 : IN_DONT_FOLLOW);
+	char own[64];
+	int g = w->has_ghost_id ? rst_ghost_open_path(w->path, O_PATH | O_CLOEXEC) : -1;
+	if (w->has_ghost_id && g < 0)
+		return rst_errmsg(msg, len, "inotify: open the removed file %s", w->path);
+	snprintf(own, sizeof(own), "/proc/self/fd/%d", g);
+	const char *path = g >= 0 ? own : w->path;
+	int wd = inotify_add_watch(ifd, path, mask);
 	while (wd >= 0 && wd < w->wd) { /* move the kernel's counter up to the wd of the image */
-		if (inotify_rm_watch(ifd, wd))
+		if (inotify_rm_watch(ifd, wd)) {
+			if (g >= 0)
+				close(g);
 			return rst_errmsg(msg, len, "inotify: move to wd %d", w->wd);
-		wd = inotify_add_watch(ifd, w->path, mask);
+		}
+		wd = inotify_add_watch(ifd, path, mask);
 	}
+	if (g >= 0)
+		close(g);
 	if (wd < 0)
 		return rst_errmsg(msg, len, "inotify: watch %s (mask %#x)", w->path, w->mask);
 	if (wd != w->wd) {

@@ -514,6 +514,26 @@ ssize_t fdinfo_read(int fd, char **out)
 	return read_file(path, out);
 }
 
+void inotify_watch_list(int fd, int with_ino, char *out, size_t len)
+{
+	char *buf, *p;
+	size_t off = 0;
+	out[0] = '\0';
+	if (fdinfo_read(fd, &buf) < 0)
+		return;
+	for (p = strstr(buf, "inotify wd:"); p && off < len; p = strstr(p + 1, "inotify wd:")) {
+		unsigned wd, sdev, mask;
+		unsigned long ino;
+		if (sscanf(p, "inotify wd:%x ino:%lx sdev:%x mask:%x", &wd, &ino, &sdev, &mask) != 4)
+			continue;
+		if (with_ino)
+			off += (size_t)snprintf(out + off, len - off, "%u:%lx:%x ", wd, ino, mask);
+		else
+			off += (size_t)snprintf(out + off, len - off, "%u:%x ", wd, mask);
+	}
+	free(buf);
+}
+
 long file_field(const char *path, const char *key, int base, long dflt)
 {
 	char *buf, *p;

@@ -75,6 +75,8 @@ uint64_t datasum(const void *buf, size_t len);
 ssize_t read_file(const char *path, char **out);
 /* read_file of /proc/self/fdinfo/FD. */
 ssize_t fdinfo_read(int fd, char **out);
+/* "wd:ino:mask " (with_ino) or "wd:mask " of each watch of the inotify fd, in fdinfo order, into out. */
+void inotify_watch_list(int fd, int with_ino, char *out, size_t len);
 /* The number after key at the start of a line of the file path (e.g. "Seccomp:" of /proc/PID/status), in
  * base; dflt when the file or the key is missing. fdinfo_field: of /proc/self/fdinfo/FD. */
 long file_field(const char *path, const char *key, int base, long dflt);

@@ -11,21 +11,9 @@
 #include <unistd.h>
 #include "zdtmtst.h"
 
-/* "wd ino mask" of each watch, in fdinfo order */
 static void watches(int fd, char *out, size_t len)
 {
-	char *buf, *p;
-	size_t off = 0;
-	out[0] = '\0';
-	if (fdinfo_read(fd, &buf) < 0)
-		return;
-	for (p = strstr(buf, "inotify wd:"); p && off < len; p = strstr(p + 1, "inotify wd:")) {
-		unsigned wd, sdev, mask;
-		unsigned long ino;
-		if (sscanf(p, "inotify wd:%x ino:%lx sdev:%x mask:%x", &wd, &ino, &sdev, &mask) == 4)
-			off += (size_t)snprintf(out + off, len - off, "%u:%lx:%x ", wd, ino, mask);
-	}
-	free(buf);
+	inotify_watch_list(fd, 1, out, len);
 }
 
 int main(int argc, char **argv)
