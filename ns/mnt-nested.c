@@ -317,7 +317,7 @@ out:
 	return ret;
 }
 
-int ns_mnt_nested_restore(const struct ns_mnt_nested *x, char *msg, size_t len)
+int ns_mnt_nested_restore(const struct ns_mnt_nested *x, int *parent_root, char *msg, size_t len)
 {
 	const size_t n = x->n;
 	int *fds = malloc(2 * (n ? n : 1) * sizeof(*fds)), ret = -1;
@@ -336,6 +336,9 @@ int ns_mnt_nested_restore(const struct ns_mnt_nested *x, char *msg, size_t len)
 	}
 	if (take_off(&b) || kept_places(&b) || put(&b) || nflags(&b) || npropagation(&b, proot))
 		goto out;
+	if (*parent_root >= 0) /* (inherited from the process it was cloned by) */
+		close(*parent_root);
+	*parent_root = proot, proot = -1;
 	ret = 0;
 out:
 	for (size_t i = 0; i < 2 * n; i++)

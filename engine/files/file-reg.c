@@ -191,6 +191,7 @@ static int dump_path(struct dump_ctx *c, struct fd_src *f, void **state, FileEnt
 	}
 	re->flags = f->fi.flags & ~(uint32_t)O_CLOEXEC, re->has_flags = 1;
 	re->mode = st->st_mode, re->has_mode = 1;
+	re->mnt_up = !re->deleted && dump_mnt_up(c, f->fi.mnt_id), re->has_mnt_up = re->mnt_up;
 	re->pos = f->fi.pos, re->has_pos = 1;
 	if (S_ISCHR(st->st_mode)) {
 		fe->kind = FILE_KIND__FILE_CHR, fe->has_kind = 1;
@@ -249,7 +250,9 @@ static int open_path(struct rst_task *t, int lo, const FileEntry *f, const Fdinf
 	int flags = (int)(r->flags & ~(uint32_t)OPEN_DROP_FLAGS) | O_NOCTTY;
 	if (r->deleted) /* a ghost (restore-ghost.c): its /proc magic link must be followed */
 		flags &= ~O_NOFOLLOW;
-	int tmp = rst_ghost_open(r, flags);
+	int tmp = r->mnt_up && rst_mnt_up_root >= 0
+		      ? openat(rst_mnt_up_root, r->path + strspn(r->path, "/"), flags)
+		      : rst_ghost_open(r, flags);
 	if (tmp < 0)
 		return rst_errmsg(msg, len, "fd %d: open %s", fi->fd, r->path);
 	if (rst_fd_at(tmp, fi->fd, msg, len))

@@ -98,10 +98,11 @@ static void free_lines(char **v, size_t n)
 	free(v);
 }
 
-/* c is in another mount namespace than its parent p. With the same mounts (a copy it did not change), it is
- * restored in its parent's (its PID namespace's init: a copy of its parent's with a fresh /proc:
- * ns_mnt_proc); else its namespace is saved as it differs from its parent's (*nested: ns/mnt-dump.c
- * ns_mnt_nested_dump) and made again from its parent's at restore (ns/mnt-nested.c). */
+/* c is in another mount namespace than its parent p: saved as it differs from its parent's (*nested:
+ * ns/mnt-dump.c ns_mnt_nested_dump) and made again from its parent's at restore (ns/mnt-nested.c), a
+ * copy it did not change too (a file it holds may be on a mount of its parent's namespace, not of its copy:
+ * dump_mnt_up); its PID namespace's init with its parent's mounts but /proc: a copy of its parent's with a
+ * fresh /proc (ns_mnt_proc). */
 static int mnt_place(const struct dump_ctx *c, const struct dump_ctx *p, bool *nested)
 {
 	*nested = false;
@@ -118,12 +119,13 @@ static int mnt_place(const struct dump_ctx *c, const struct dump_ctx *p, bool *n
 	}
 	free_lines(a, na);
 	free_lines(b, nb);
-	*nested = !same;
+	*nested = !same || !c->ns_init;
 	pr_info("task %d: a mount namespace of its own %s\n", c->pid,
-		!same ? "with other mounts than its parent's: saved as it differs from its parent's"
-		: c->ns_init
-		    ? "with its parent's mounts: restored as a copy of its parent's with a fresh /proc"
-		    : "with its parent's mounts: restored in its parent's");
+		*nested
+		    ? "saved as it differs from its parent's (maybe not at all: its files may be on its "
+		      "parent's mounts, not their copies)"
+		    : "with its parent's mounts but /proc: restored as a copy of its parent's with a fresh "
+		      "/proc");
 	return 0;
 }
 
@@ -147,6 +149,31 @@ static int mnt_shared(const struct dump_ctx *cs, size_t n, const struct dump_ctx
 				       d->pid, c->pid);
 	}
 	return 0;
+}
+
+/* Is mount id in pid's mount namespace? */
+static bool mnt_has(pid_t pid, int id)
+{
+	char path[64], line[256];
+	snprintf(path, sizeof(path), "/proc/%d/mountinfo", pid);
+	FILE *f = fopen(path, "re");
+	bool found = false;
+	while (f && !found && fgets(line, sizeof(line), f))
+		found = atoi(line) == id;
+	if (f)
+		fclose(f);
+	return found;
+}
+
+bool dump_mnt_up(const struct dump_ctx *c, int mnt_id)
+{
+	const struct dump_ctx *p = c;
+	if (mnt_id < 0 || c->root || !c->tree)
+		return false;
+	for (size_t hops = 0; p && hops <= c->ntree && (p == c || ns_same(p->pid, "mnt", c->pid, "mnt"));
+	     hops++)
+		p = p->ppid ? parent_of(c->tree, c->ntree, p) : NULL;
+	return p && !mnt_has(c->pid, mnt_id) && mnt_has(p->pid, mnt_id);
 }
 
 /* Where c is, against its parent p (the root: against us). */
