@@ -77,6 +77,7 @@ struct dump_ctx {
 	int32_t *ns_tids;	       /* ... the ids of each thread (leader first) in each of them */
 	bool ns_init, ns_mnt_proc;     /* PID 1 of a namespace its parent is not in (with its own mounts) */
 	uint32_t mntns;		       /* a mount namespace of its own with other mounts: mntns-ID.img (0) */
+	bool mntns_up; /* in the mount namespace its parent's was made from (forked before that unshare) */
 	int dirfd;
 	struct seized s;
 	struct infect in;

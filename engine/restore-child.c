@@ -562,7 +562,9 @@ void rst_child(struct rst_task *t)
 	    (t->root &&
 	     (ns_rst_root_child(t->ns, msg, sizeof(msg)) || (late && mounts_stand(t, msg, sizeof(msg))) ||
 	      rst_fdshare_root(msg, sizeof(msg)))) ||
-	    (t->pst->mntns ? ns_rst_mntns(t->tree[0].ns, t->pst->mntns, &rst_mnt_up_root, msg, sizeof(msg)) ||
+	    (t->pst->mntns_up && ns_rst_mntns_up(&rst_mnt_up_ns, &rst_mnt_up_root, msg, sizeof(msg))) ||
+	    (t->pst->mntns ? ns_rst_mntns(t->tree[0].ns, t->pst->mntns, &rst_mnt_up_ns, &rst_mnt_up_root, msg,
+					  sizeof(msg)) ||
 				 rst_fdshare_nested(t->pid, msg, sizeof(msg))
 			   : t->mntns_proc && !(t->root && ns_rst_mounts(t->ns)) &&
 				 ns_pid_mount_proc(msg, sizeof(msg))) ||

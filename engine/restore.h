@@ -220,7 +220,7 @@ struct rst_task *rst_tree_task(struct rst_task *ts, size_t n, pid_t pid);
 /* A process in a mount namespace of its own (ns/mnt-nested.c) and those it clones in it: the root of the
  * namespace it was made from (O_PATH, kept among the helper fds), where its files with mnt_up are opened;
  * -1. */
-extern int rst_mnt_up_root;
+extern int rst_mnt_up_root, rst_mnt_up_ns; /* (and that namespace) */
 /* task/restore-tree.c: why task t failed, if it said so already (read without waiting): -1 with e filled,
  * else 0. */
 int rst_task_reason(struct rst_task *t, struct cr_err *e);

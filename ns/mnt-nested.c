@@ -317,7 +317,22 @@ out:
 	return ret;
 }
 
-int ns_mnt_nested_restore(const struct ns_mnt_nested *x, int *parent_root, char *msg, size_t len)
+int ns_mnt_nested_up(int *parent_ns, int *parent_root, char *msg, size_t len)
+{
+	if (*parent_ns < 0 || setns(*parent_ns, CLONE_NEWNS)) {
+		snprintf(msg, len, "enter the mount namespace its parent's was made from: %s",
+			 *parent_ns < 0 ? "not kept" : strerror(errno));
+		return -1;
+	}
+	close(*parent_ns);
+	if (*parent_root >= 0)
+		close(*parent_root);
+	*parent_ns = *parent_root = -1; /* (that namespace's own parent is not known here) */
+	return 0;
+}
+
+int ns_mnt_nested_restore(const struct ns_mnt_nested *x, int *parent_ns, int *parent_root, char *msg,
+			  size_t len)
 {
 	const size_t n = x->n;
 	int *fds = malloc(2 * (n ? n : 1) * sizeof(*fds)), ret = -1;
@@ -330,7 +345,9 @@ int ns_mnt_nested_restore(const struct ns_mnt_nested *x, int *parent_root, char 
 		fds[i] = -1;
 	/* its parent's namespace, where its peer groups are joined from */
 	__cleanup_close int proot = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (proot < 0 || unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL)) {
+	__cleanup_close int pns = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
+	if (proot < 0 || pns < 0 || unshare(CLONE_NEWNS) ||
+	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL)) {
 		snprintf(msg, len, "make its mount namespace: %s", strerror(errno));
 		goto out;
 	}
@@ -338,7 +355,10 @@ int ns_mnt_nested_restore(const struct ns_mnt_nested *x, int *parent_root, char 
 		goto out;
 	if (*parent_root >= 0) /* (inherited from the process it was cloned by) */
 		close(*parent_root);
+	if (*parent_ns >= 0)
+		close(*parent_ns);
 	*parent_root = proot, proot = -1;
+	*parent_ns = pns, pns = -1;
 	ret = 0;
 out:
 	for (size_t i = 0; i < 2 * n; i++)

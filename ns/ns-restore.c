@@ -253,13 +253,18 @@ int ns_rst_root_child(const struct ns_rst *r, char *msg, size_t len)
 	return ns_mnt_restore(&ma, msg, len);
 }
 
-int ns_rst_mntns(const struct ns_rst *r, uint32_t id, int *parent_root, char *msg, size_t len)
+int ns_rst_mntns_up(int *parent_ns, int *parent_root, char *msg, size_t len)
+{
+	return ns_mnt_nested_up(parent_ns, parent_root, msg, len);
+}
+
+int ns_rst_mntns(const struct ns_rst *r, uint32_t id, int *parent_ns, int *parent_root, char *msg, size_t len)
 {
 	if (!r || !id || id > r->n_mntns) {
 		snprintf(msg, len, "mntns-%u.img: not loaded", id);
 		return -1;
 	}
-	return ns_mnt_nested_restore(r->mntns[id - 1], parent_root, msg, len);
+	return ns_mnt_nested_restore(r->mntns[id - 1], parent_ns, parent_root, msg, len);
 }
 
 bool ns_rst_has_mntns(const struct ns_rst *r, uint32_t id)

@@ -113,9 +113,14 @@ int ns_net_has_newifindex(void);
 bool ns_rst_mounts(const struct ns_rst *r);
 /* A process of the tree with a mount namespace of its own other than its parent's (pstree_entry.mntns: id),
  * cloned in its parent's: that namespace made from its parent's (ns/mnt-nested.c), before it opens a file or
- * clones a child; *parent_root (closed first if open) becomes an O_PATH fd of its parent's root. 0, or -1
+ * clones a child; *parent_root and *parent_ns (closed first if open) become an O_PATH fd of its parent's
+ * root and an fd of its parent's namespace. 0, or -1
  * and a message (it cannot log). ns_rst_has_mntns: mntns-ID.img was loaded. */
-int ns_rst_mntns(const struct ns_rst *r, uint32_t id, int *parent_root, char *msg, size_t len);
+int ns_rst_mntns(const struct ns_rst *r, uint32_t id, int *parent_ns, int *parent_root, char *msg,
+		 size_t len);
+/* A process back in the namespace its parent's was made from (pstree_entry.mntns_up): it enters it
+ * (*parent_ns, kept by ns_rst_mntns in its parent) and closes both. 0, or -1 and msg. */
+int ns_rst_mntns_up(int *parent_ns, int *parent_root, char *msg, size_t len);
 bool ns_rst_has_mntns(const struct ns_rst *r, uint32_t id);
 /* The --root of a tree with a mount tree of its own (NULL: none): the paths of the images are under it. */
 const char *ns_rst_root(const struct ns_rst *r);

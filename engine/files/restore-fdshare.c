@@ -98,9 +98,12 @@ static int seek_to(int fd, const FileEntry *f)
  * 0 when it is in the root's. */
 static pid_t mnt_owner(struct rst_task *ts, size_t n, const struct rst_task *x)
 {
+	size_t up = 0; /* (one back in the namespace its parent's was made from: that one's) */
 	for (size_t hops = 0; x && hops <= n; hops++) {
-		if (x->pst && x->pst->mntns)
+		if (x->pst && x->pst->mntns && !up)
 			return x->pid;
+		up -= x->pst && x->pst->mntns && up;
+		up += x->pst && x->pst->mntns_up;
 		x = x->pst && x->pst->ppid ? rst_tree_task(ts, n, x->pst->ppid) : NULL;
 	}
 	return 0;
@@ -112,7 +115,7 @@ static pid_t holders_owner(struct rst_task *ts, size_t n, uint32_t id)
 	pid_t o = -1;
 	bool any = false;
 	for (size_t k = 0; k < n && !any; k++)
-		any = ts[k].pst && ts[k].pst->mntns;
+		any = ts[k].pst && (ts[k].pst->mntns || ts[k].pst->mntns_up);
 	for (size_t k = 0; k < n && any && o; k++)
 		for (size_t i = 0; i < ts[k].nr_files; i++)
 			if (ts[k].files[i]->has_tree_desc && ts[k].files[i]->tree_desc == id) {

@@ -85,7 +85,7 @@ static int keep_for_sharers(struct rst_task *t, struct fd_plan *p, char *msg, si
 	return 0;
 }
 
-int rst_mnt_up_root = -1;
+int rst_mnt_up_root = -1, rst_mnt_up_ns = -1;
 
 /* Page file, error pipe, inherit sources, mapped files, exe: all above the targets. */
 static int move_helpers(struct rst_task *t, struct fd_plan *p, char *msg, size_t len)
@@ -104,7 +104,8 @@ static int move_helpers(struct rst_task *t, struct fd_plan *p, char *msg, size_t
 	t->pm.pages_fd = a->pages_fd;
 	if (rst_host_proc >= 0 && (rst_host_proc = to_helper(p, rst_host_proc, true)) < 0)
 		return rst_errmsg(msg, len, "move crshim's /proc above %d", p->lo);
-	if (rst_mnt_up_root >= 0 && (rst_mnt_up_root = to_helper(p, rst_mnt_up_root, true)) < 0)
+	if ((rst_mnt_up_root >= 0 && (rst_mnt_up_root = to_helper(p, rst_mnt_up_root, true)) < 0) ||
+	    (rst_mnt_up_ns >= 0 && (rst_mnt_up_ns = to_helper(p, rst_mnt_up_ns, true)) < 0))
 		return rst_errmsg(msg, len, "move the root of the parent's mount namespace above %d", p->lo);
 	for (size_t i = 0; i < t->nr_fdinfo; i++) {
 		const FileEntry *f = rst_file_by_id(t, t->fdinfo[i]->id);

@@ -103,11 +103,22 @@ static void free_lines(char **v, size_t n)
  * copy it did not change too (a file it holds may be on a mount of its parent's namespace, not of its copy:
  * dump_mnt_up); its PID namespace's init with its parent's mounts but /proc: a copy of its parent's with a
  * fresh /proc (ns_mnt_proc). */
-static int mnt_place(const struct dump_ctx *c, const struct dump_ctx *p, bool *nested)
+static int mnt_place(struct dump_ctx *c, const struct dump_ctx *cs, size_t n, const struct dump_ctx *p,
+		     bool *nested)
 {
 	*nested = false;
 	if (!p || c->zombie || ns_same(c->pid, "mnt", p->pid, "mnt"))
 		return 0;
+	/* back in the namespace p's was made from (forked before p unshared): entered again at restore */
+	const struct dump_ctx *q = p;
+	for (size_t hops = 0; q && hops <= n && (q == p || ns_same(q->pid, "mnt", p->pid, "mnt")); hops++)
+		q = q->ppid ? parent_of(cs, n, q) : NULL;
+	if (q && !p->mntns_up && ns_same(c->pid, "mnt", q->pid, "mnt")) {
+		c->mntns_up = true;
+		pr_info("task %d: in the mount namespace its parent's was made from (task %d's)\n", c->pid,
+			q->pid);
+		return 0;
+	}
 	size_t na, nb;
 	char **a = mount_lines(c->pid, c->ns_init, &na), **b = mount_lines(p->pid, c->ns_init, &nb);
 	bool same = a && b && na == nb;
@@ -129,8 +140,9 @@ static int mnt_place(const struct dump_ctx *c, const struct dump_ctx *p, bool *n
 	return 0;
 }
 
-/* Every other process in the nested mount namespace of c got it from c (its parent is in it too, up to c):
- * one that entered it (setns), or whose parent left it, is not restored in it. */
+/* Every other process in the nested mount namespace of c got it from c (its parent is in it too, up to c,
+ * or up to one back in the namespace its parent's was made from): one that entered it (setns), or whose
+ * parent left it, is not restored in it. */
 static int mnt_shared(const struct dump_ctx *cs, size_t n, const struct dump_ctx *c, struct cr_err *e)
 {
 	for (size_t i = 0; i < n; i++) {
@@ -138,11 +150,11 @@ static int mnt_shared(const struct dump_ctx *cs, size_t n, const struct dump_ctx
 		if (d == c || d->zombie || !ns_same(d->pid, "mnt", c->pid, "mnt"))
 			continue;
 		const struct dump_ctx *x = d;
-		for (size_t hops = 0; x && x != c && hops < n; hops++) {
+		for (size_t hops = 0; x && x != c && !x->mntns_up && hops < n; hops++) {
 			const struct dump_ctx *px = parent_of(cs, n, x);
 			x = px && ns_same(px->pid, "mnt", d->pid, "mnt") ? px : NULL;
 		}
-		if (x != c)
+		if (!x || (x != c && !x->mntns_up))
 			return cr_fail(e,
 				       "not supported yet: task %d is in the mount namespace of task %d "
 				       "without being its descendant in it (setns)",
@@ -215,8 +227,7 @@ int dump_pidns(struct dump_ctx *cs, size_t n, bool *pidns, bool *mntns_proc, str
 		struct ns_pid_ids id;
 		bool nested = false;
 		if (task_chain(c, e) || task_place(c, i ? parent_of(cs, i, c) : NULL, e) ||
-		    mnt_place(c, i ? parent_of(cs, i, c) : NULL, &nested) ||
-		    (nested && mnt_shared(cs, n, c, e)))
+		    mnt_place(c, cs, n, i ? parent_of(cs, i, c) : NULL, &nested))
 			return -1;
 		c->mntns = nested; /* (its id: dump_ns) */
 		if (ns_pid_ids(c->pid, &id, e))
@@ -224,6 +235,9 @@ int dump_pidns(struct dump_ctx *cs, size_t n, bool *pidns, bool *mntns_proc, str
 		c->ns_pid = id.pid, c->ns_pgid = id.pgid, c->ns_sid = id.sid;
 		inits += c->ns_init && i;
 	}
+	for (size_t i = 0; i < n; i++)
+		if (cs[i].mntns && mnt_shared(cs, n, &cs[i], e))
+			return -1;
 	*pidns = cs[0].ns_init;
 	*mntns_proc = cs[0].ns_init && cs[0].ns_mnt_proc;
 	if (*pidns)
@@ -237,6 +251,7 @@ int dump_pidns(struct dump_ctx *cs, size_t n, bool *pidns, bool *mntns_proc, str
 void dump_pidns_pstree(const struct dump_ctx *c, PstreeEntry *pe)
 {
 	pe->mntns = c->mntns, pe->has_mntns = c->mntns != 0; /* (dump_ns numbered them) */
+	pe->mntns_up = c->mntns_up, pe->has_mntns_up = c->mntns_up;
 	if (!c->ns_levels)
 		return;
 	pe->ns_pid = c->ns_pid, pe->has_ns_pid = 1;
