@@ -180,8 +180,9 @@ int dump_files_carried(struct dump_ctx *cc, int fd, uint32_t id, struct img_writ
 int dump_pidns(struct dump_ctx *cs, size_t n, bool *pidns, bool *mntns_proc, struct cr_err *e);
 void dump_pidns_pstree(const struct dump_ctx *c, PstreeEntry *pe);
 /* A file of c on mount mnt_id (fdinfo) that is not in c's mount namespace but in the one it was made from
- * (that of its nearest ancestor in another): opened there at restore (reg_file_entry.mnt_up). */
-bool dump_mnt_up(const struct dump_ctx *c, int mnt_id);
+ * (that of its nearest ancestor in another): opened there at restore (reg_file_entry.mnt_up). That
+ * ancestor's pid, 0 if not so. */
+pid_t dump_mnt_up(const struct dump_ctx *c, int mnt_id);
 
 struct ns_dumped;
 /* The whole tree, parents before children; the root writes it. */

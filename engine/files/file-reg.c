@@ -151,11 +151,11 @@ static bool mount_seen(pid_t pid, int id)
  * on the same mount. Else (its mount was mounted over, or detached, or the name now links another inode) the
  * restore would open something else: refused. A path that cannot be looked up is left to the restore's check.
  */
-static int check_reachable(const struct dump_ctx *c, const struct fd_src *f, struct cr_err *e)
+static int check_reachable(const struct dump_ctx *c, pid_t as, const struct fd_src *f, struct cr_err *e)
 {
 	char at[PATH_MAX + 64];
 	struct statx sx;
-	snprintf(at, sizeof(at), "/proc/%d/root%s", c->pid, f->link);
+	snprintf(at, sizeof(at), "/proc/%d/root%s", as, f->link);
 	if (statx(AT_FDCWD, at, AT_SYMLINK_NOFOLLOW, STATX_INO | STATX_MNT_ID, &sx) ||
 	    !(sx.stx_mask & STATX_MNT_ID) || f->fi.mnt_id < 0)
 		return 0;
@@ -177,7 +177,11 @@ static int dump_path(struct dump_ctx *c, struct fd_src *f, void **state, FileEnt
 	/* (a live directory may be named "... (deleted)": a removed one has no links) */
 	re->dead_pid = dump_procfd_dead(c->pid, f->link), re->has_dead_pid = re->dead_pid;
 	bool deleted = fd_is_deleted(f->link) && !(S_ISDIR(st->st_mode) && st->st_nlink);
-	if (!re->dead_pid && (deleted ? fill_deleted(c, f, re, e) : check_reachable(c, f, e)))
+	/* on a mount of the namespace c's own was made from (reached as the process there sees it) */
+	pid_t up = deleted || re->dead_pid ? 0 : dump_mnt_up(c, f->fi.mnt_id);
+	re->mnt_up = up != 0, re->has_mnt_up = re->mnt_up;
+	if (!re->dead_pid &&
+	    (deleted ? fill_deleted(c, f, re, e) : check_reachable(c, up ? up : c->pid, f, e)))
 		return -1;
 	re->path = f->link;
 	if ((f->fi.flags & (O_TMPFILE & ~O_DIRECTORY)) && re->deleted && S_ISREG(st->st_mode)) {
@@ -191,7 +195,6 @@ static int dump_path(struct dump_ctx *c, struct fd_src *f, void **state, FileEnt
 	}
 	re->flags = f->fi.flags & ~(uint32_t)O_CLOEXEC, re->has_flags = 1;
 	re->mode = st->st_mode, re->has_mode = 1;
-	re->mnt_up = !re->deleted && dump_mnt_up(c, f->fi.mnt_id), re->has_mnt_up = re->mnt_up;
 	re->pos = f->fi.pos, re->has_pos = 1;
 	if (S_ISCHR(st->st_mode)) {
 		fe->kind = FILE_KIND__FILE_CHR, fe->has_kind = 1;

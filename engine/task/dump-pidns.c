@@ -177,15 +177,15 @@ static bool mnt_has(pid_t pid, int id)
 	return found;
 }
 
-bool dump_mnt_up(const struct dump_ctx *c, int mnt_id)
+pid_t dump_mnt_up(const struct dump_ctx *c, int mnt_id)
 {
 	const struct dump_ctx *p = c;
 	if (mnt_id < 0 || c->root || !c->tree)
-		return false;
+		return 0;
 	for (size_t hops = 0; p && hops <= c->ntree && (p == c || ns_same(p->pid, "mnt", c->pid, "mnt"));
 	     hops++)
 		p = p->ppid ? parent_of(c->tree, c->ntree, p) : NULL;
-	return p && !mnt_has(c->pid, mnt_id) && mnt_has(p->pid, mnt_id);
+	return p && !mnt_has(c->pid, mnt_id) && mnt_has(p->pid, mnt_id) ? p->pid : 0;
 }
 
 /* Where c is, against its parent p (the root: against us). */
