@@ -345,6 +345,14 @@ void rst_sk_unlock(struct rst_task *ts, size_t n)
 	for (size_t k = 0; k < n; k++)
 		for (size_t i = 0; i < ts[k].nr_files; i++)
 			unlock_of(ts[k].files[i], last, sizeof(last));
+	for (size_t k = 0; k < n; k++) /* what leaving repair mode sent, behind the lock (tcp_probe_peer) */
+		for (size_t i = 0; i < ts[k].nr_files; i++) {
+			const FileEntry *f = ts[k].files[i];
+			if (f->kind == FILE_KIND__FILE_INETSK && established_tcp(f->inet_sk) &&
+			    tcp_probe_peer(f->inet_sk))
+				pr_warn("task %d, file id %u: probe of the peer: %s\n", ts[k].pid, f->id,
+					strerror(errno));
+		}
 	if (tree_has_peer_packet(ts, n))
 		tcp_fin_pass_close();
 }

@@ -166,8 +166,14 @@ struct tcp_fin {
 	uint16_t win;
 	unsigned want_state;
 	bool rst;
+	bool probe; /* neither FIN nor RST: a bare ACK */
 };
 int tcp_fin_inject(int sk, const InetSkEntry *ie, const struct tcp_fin *f, char *msg, size_t len);
+/* tcp-fin.c, parent, once the lock is gone: the restored connection ie is sent an old segment from its peer,
+ * which the socket answers with an ACK to the peer (as leaving repair mode did, behind the lock): a peer that
+ * is gone answers that with a reset, which ends the connection now rather than at its next retransmission
+ * (CRIU leaves repair mode after the unlock). Best effort: 0 or -1 (errno). */
+int tcp_probe_peer(const InetSkEntry *ie);
 /* check-tcp.c: does a half-closed connection survive dump and restore here? 1 yes, 0 no (why in d). */
 int tcp_half_closed_probe(char *d, size_t len);
 /* The nft tool the network lock runs (tcp-repair.c), NULL: none. */

@@ -67,7 +67,7 @@ static void fin_header(struct tcphdr *th, const InetSkEntry *ie, const struct tc
 	th->seq = htonl(f->seq);
 	th->ack_seq = htonl(f->ack);
 	th->doff = sizeof(*th) / 4;
-	th->fin = !f->rst;
+	th->fin = !f->rst && !f->probe;
 	th->rst = f->rst;
 	th->ack = 1;
 	th->window = htons(f->win);
@@ -164,6 +164,23 @@ int tcp_fin_inject(int sk, const InetSkEntry *ie, const struct tcp_fin *f, char 
 		return -1;
 	}
 	return 0; /* no log here: in the restore child the log fd may be a restored fd by now */
+}
+
+int tcp_probe_peer(const InetSkEntry *ie)
+{
+	const TcpStreamEntry *t = ie->tcp;
+	const uint8_t *peer = v4_of(&ie->dst_addr), *me = v4_of(&ie->src_addr);
+	char msg[128];
+	if (!t || !ie->has_src_addr || !ie->has_dst_addr || (!peer) != (!me) ||
+	    (!peer && (ie->src_addr.len != 16 || ie->dst_addr.len != 16))) {
+		errno = EINVAL;
+		return -1;
+	}
+	/* far before what the socket has taken (rcv_wup <= rcv_nxt, a window is under 1 GiB): out of its
+	 * window, answered with an ACK whatever it received since */
+	struct tcp_fin f = {
+	    .seq = t->inq_seq - (1u << 30), .ack = t->outq_seq - (uint32_t)t->outq_data.len, .probe = true};
+	return peer ? send_v4(ie, &f, peer, me, msg, sizeof(msg)) : send_v6(ie, &f, msg, sizeof(msg));
 }
 
 /* ------------------------------------------------------------------ the restored ruleset lets the FIN in */

@@ -6,54 +6,24 @@
  * dropped port: the lock's accept does not stop another table's drop; before, the restore failed, "the peer's
  * FIN was not taken"). After restore (--tcp-established): the server in LAST_ACK, no rule of crshim's left
  * in the ruleset; the rule removed, both read the end of the stream, writes fail, the addresses kept. */
-#include <errno.h>
-#include <netinet/tcp.h>
-#include <signal.h>
-#include "ns_world.h"
-
-static int state(int sk)
-{
-	struct tcp_info ti;
-	socklen_t l = sizeof(ti);
-	memset(&ti, 0, sizeof(ti));
-	return getsockopt(sk, IPPROTO_TCP, TCP_INFO, &ti, &l) ? -1 : ti.tcpi_state;
-}
-
-static void wait_state(int sk, int want, const char *what)
-{
-	for (int i = 0; i < 500 && state(sk) != want; i++)
-		usleep(10000);
-	if (state(sk) != want)
-		fail("%s: state %d, want %d", what, state(sk), want);
-}
+#include "sk_tcp_netns.h"
 
 int main(int argc, char **argv)
 {
-	struct sockaddr_in s = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)}, a, b;
-	socklen_t l = sizeof(s);
+	struct sockaddr_in s, a, b;
+	socklen_t l;
 	char c;
-	test_init(argc, argv);
-	signal(SIGPIPE, SIG_IGN);
-	if (nsw_sh("nft --version"))
-		test_skip("no nft");
-	nsw_new(CLONE_NEWNET, "net");
-	nsw_must("ip link set lo up");
-	int lfd = socket(AF_INET, SOCK_STREAM, 0), clt = socket(AF_INET, SOCK_STREAM, 0);
-	if (lfd < 0 || clt < 0 || bind(lfd, (struct sockaddr *)&s, l) || listen(lfd, 1) ||
-	    getsockname(lfd, (struct sockaddr *)&s, &l) || connect(clt, (struct sockaddr *)&s, l))
-		fail("connection");
-	int fd = accept(lfd, NULL, NULL);
-	close(lfd);
-	if (fd < 0 || shutdown(clt, SHUT_WR))
-		fail("accept, client shutdown");
-	wait_state(fd, TCP_CLOSE_WAIT, "server");
+	int clt, fd = tcp_netns_pair(argc, argv, NULL, &s, &clt);
+	if (shutdown(clt, SHUT_WR))
+		fail("client shutdown");
+	tcp_must_reach(fd, TCP_CLOSE_WAIT, "server");
 	nsw_must("nft add table ip lastack");
 	nsw_must("nft add chain ip lastack in '{ type filter hook input priority 0; }'");
 	nsw_must("nft add rule ip lastack in tcp dport %u drop", ntohs(s.sin_port));
 	if (shutdown(fd, SHUT_WR))
 		fail("server shutdown");
-	wait_state(fd, TCP_LAST_ACK, "server");
-	wait_state(clt, TCP_CLOSE, "client");
+	tcp_must_reach(fd, TCP_LAST_ACK, "server");
+	tcp_must_reach(clt, TCP_CLOSE, "client");
 	l = sizeof(a);
 	if (getsockopt(clt, SOL_SOCKET, SO_PEERNAME, &a, &l) || getsockname(clt, (struct sockaddr *)&b, &l))
 		fail("client names");
@@ -61,8 +31,8 @@ int main(int argc, char **argv)
 	test_daemon();
 	test_waitsig();
 
-	if (state(fd) != TCP_LAST_ACK)
-		fail("server socket in state %d, not LAST_ACK", state(fd));
+	if (tcp_state(fd) != TCP_LAST_ACK)
+		fail("server socket in state %d, not LAST_ACK", tcp_state(fd));
 	char *rs = nsw_out("nft list ruleset", NULL);
 	if (!strstr(rs, "lastack") || strstr(rs, "crshim"))
 		fail("the ruleset after restore:\n%s", rs);
