@@ -90,6 +90,13 @@ struct cr_opts {
 	/* restore --ext-mount-map KEY:PATH (CRIU's older spelling of --external mnt[KEY]:PATH) */
 	const char *const *ext_mount_map;
 	int n_ext_mount_map;
+	/* Automatic external mounts (ns/mnt-ext.c): dump --external mnt[] (every mount from outside the tree
+	 * found in crshim's mount namespace is external), restore --ext-mount-map auto (or --external mnt[]:
+	 * their sources taken from where the dump found them); --enable-external-sharing (mnt[]:s) and
+	 * --enable-external-masters (mnt[]:m): such a mount may be shared, or a slave of a group outside. */
+	bool ext_mnt_auto;
+	bool ext_sharing;
+	bool ext_masters;
 	/* The dump's own run of the restore's checks (engine/restore-check.c, check_only too): the dumped
 	 * tree's root, alive and frozen, whose root, mounts and namespaces stand in for what only the
 	 * restore's options give (--root, --external mnt[KEY]:PATH, an external namespace's --inherit-fd or

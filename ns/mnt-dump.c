@@ -267,8 +267,7 @@ bool ns_mnt_under(const char *path, const char *dir)
 	return !strncmp(path, dir, l) && (path[l] == 0 || path[l] == '/');
 }
 
-/* A filesystem crshim makes anew (a kernel view or a memory filesystem: contents saved). */
-static bool fresh_type(const char *t)
+bool ns_mnt_fresh_type(const char *t)
 {
 	static const char *const ok[] = {"proc",    "sysfs",	   "tmpfs",	 "ramfs",    "devpts",
 					 "mqueue",  "cgroup",	   "cgroup2",	 "devtmpfs", "bpf",
@@ -280,28 +279,59 @@ static bool fresh_type(const char *t)
 	return false;
 }
 
-/* --external mnt[MOUNTPOINT]:KEY */
-static const char *ext_key(const struct cr_opts *o, const char *mp)
+/* The external mounts: those named (--external mnt[MOUNTPOINT]:KEY), then with --external mnt[] those found
+ * outside the tree (mnt-ext.c). */
+static int ext_keys(const struct cr_opts *o, struct mi **v, size_t n, char **arena, struct cr_err *e)
 {
-	size_t l = strlen(mp);
-	for (int i = 0; i < o->n_external; i++) {
-		const char *x = o->external[i];
-		if (!strncmp(x, "mnt[", 4) && !strncmp(x + 4, mp, l) && !strncmp(x + 4 + l, "]:", 2))
-			return x + 6 + l;
+	MntEntry **m = calloc(n ? n : 1, sizeof(*m));
+	if (!m)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	for (size_t i = 0; i < n; i++) {
+		m[i] = &v[i]->e;
+		m[i]->ext_key = (char *)ns_mnt_ext_opt(o, m[i]->mountpoint); /* mnt[MOUNTPOINT]:KEY */
 	}
-	return NULL;
+	int r = ns_mnt_ext_auto(o, m, n, arena, e);
+	if (!r)
+		ns_mnt_ext_binds(m, n);
+	free(m);
+	return r;
 }
 
-static int classify(const struct cr_opts *o, struct mi **v, size_t n, struct cr_err *e)
+int ns_mnt_own_table(MntEntry ***m, size_t *n, void **keep, struct cr_err *e)
+{
+	struct mi *v = NULL;
+	int fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
+	*m = NULL, *n = 0, *keep = NULL;
+	if (fd < 0)
+		return cr_fail_sys(e, "open /proc/self/mountinfo");
+	if (read_mountinfo(fd, &v, n, e)) {
+		free_mi(v, *n);
+		return -1;
+	}
+	if (!(*m = calloc(*n ? *n : 1, sizeof(**m)))) {
+		free_mi(v, *n);
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < *n; i++)
+		(*m)[i] = &v[i].e;
+	*keep = v;
+	return 0;
+}
+
+void ns_mnt_own_free(MntEntry **m, size_t n, void *keep)
+{
+	free(m);
+	free_mi(keep, n);
+}
+
+static int classify(struct mi **v, size_t n, struct cr_err *e)
 {
 	struct mi *root = v[0];
 	for (size_t i = 0; i < n; i++) {
 		MntEntry *m = &v[i]->e;
-		const char *key = ext_key(o, m->mountpoint);
-		if (key) {
-			m->ext_key = (char *)key;
+		if (m->ext_key || m->fs_of) /* named (ext_keys), found by --external mnt[] or a bind of
+					     * one of those (mnt-ext.c) */
 			continue;
-		}
 		if (strstr(m->root, "//deleted"))
 			return cr_fail(e, "mount %s: its source %s is gone (deleted); it cannot be restored",
 				       m->mountpoint, m->root);
@@ -313,11 +343,11 @@ static int classify(const struct cr_opts *o, struct mi **v, size_t n, struct cr_
 		struct mi *first = v[i]->dev == root->dev ? root : NULL;
 		for (size_t j = 0; j < n && first != root;
 		     j++) /* that superblock's mount with the widest root */
-			if (v[j]->dev == v[i]->dev && !ext_key(o, v[j]->e.mountpoint) &&
+			if (v[j]->dev == v[i]->dev && !v[j]->e.ext_key &&
 			    (!first || strlen(v[j]->e.root) < strlen(first->e.root)))
 				first = v[j];
 		if (!first || first == v[i]) {
-			if (!fresh_type(m->fstype))
+			if (!ns_mnt_fresh_type(m->fstype))
 				return cr_fail(
 				    e,
 				    "mount %s (%s from %s) comes from outside the tree's root: name it "
@@ -582,6 +612,7 @@ int ns_mnt_dump(const struct ns_dump_args *a, pid_t root, struct cr_err *e)
 	struct stat rs, own;
 	int mifd = -1;
 	__cleanup_close int nsroot = -1;
+	__cleanup_free char *arena = NULL; /* the strings ext_keys adds */
 	if (nsroot_open(root, &nsroot, &mifd, e))
 		return -1;
 	if (fstat(nsroot, &rs) || stat("/", &own)) {
@@ -595,7 +626,8 @@ int ns_mnt_dump(const struct ns_dump_args *a, pid_t root, struct cr_err *e)
 			root);
 		return 0;
 	}
-	if (read_mountinfo(mifd, &v, &n, e) || order(v, n, &o, e) || classify(a->o, o, n, e))
+	if (read_mountinfo(mifd, &v, &n, e) || order(v, n, &o, e) || ext_keys(a->o, o, n, &arena, e) ||
+	    classify(o, n, e))
 		goto out;
 	mark_files(nsroot, o, n);
 	if (dump_tmpfs(a, root, nsroot, o, n, e))
@@ -664,7 +696,7 @@ static int nested_classify(pid_t pid, struct mi **v, size_t n, const size_t *mat
 			m->fs_root = first->e.root;
 			continue;
 		}
-		if (!fresh_type(m->fstype))
+		if (!ns_mnt_fresh_type(m->fstype))
 			return cr_fail(
 			    e,
 			    "mount %s of task %d's mount namespace (%s from %s, root %s): not a bind of "

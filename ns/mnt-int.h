@@ -37,7 +37,13 @@ struct ns_mnt_state {
 	size_t nfs;
 	int *pre;     /* per mount: its filesystem made by crshim before the tree (ns_rst_devpts), -1 */
 	bool *pre_at; /* ... or already this mount, its root taken there (ns_mnt_premake) */
+	int *host;    /* per mount: crshim's clone of its source, in the peer group outside the tree it goes
+		       * back to (mnt-ext.c), -1 */
+	uint8_t *out; /* per mount: how (enum ns_mnt_out) */
 };
+
+/* How a mount of the tree is linked to a peer group outside it (mnt-ext.c). */
+enum ns_mnt_out { NS_MNT_OUT_NONE, NS_MNT_OUT_SLAVE, NS_MNT_OUT_PEER };
 
 /* mnt-dump.c: the root's mount tree -> mnt.img (+ tmpfs-ID.img), one line for a mount that cannot be
  * restored. */
@@ -73,6 +79,37 @@ int ns_mnt_prop_fd(int fd, uint64_t prop);
 int ns_mnt_join_fd(int from, int to);
 int ns_mnt_make_point(int dfd, const char *path, bool file);
 int ns_mnt_new_filled(const struct ns_mnt_state *s, size_t i, char *msg, size_t len);
+
+/* mnt-dump.c: crshim's own mount table (/proc/self/mountinfo): *m[i] the mounts (mnt_id, dev, root,
+ * mountpoint, shared, master); *keep what holds them, for ns_mnt_own_free. 0, -1. */
+int ns_mnt_own_table(MntEntry ***m, size_t *n, void **keep, struct cr_err *e);
+void ns_mnt_own_free(MntEntry **m, size_t n, void *keep);
+/* A filesystem crshim makes anew at restore (a kernel view or a memory filesystem: contents saved). */
+bool ns_mnt_fresh_type(const char *t);
+
+/* mnt-ext.c: external mounts. Dump, --external mnt[]: the mounts from outside the tree (of a filesystem
+ * the tree does not hold, or a part of one it does not see) that crshim's namespace shows made external,
+ * m[i]->ext_key (their mount point) and ext_auto (where, kept in *arena); one line for one it may not
+ * make so (shared or a slave of a group outside, without --enable-external-sharing/-masters). 0, -1. */
+int ns_mnt_ext_auto(const struct cr_opts *o, MntEntry **m, size_t n, char **arena, struct cr_err *e);
+/* VAL of --external mnt[KEY]:VAL (dump: KEY a mount point, VAL a key; restore: KEY a key, VAL a path). */
+const char *ns_mnt_ext_opt(const struct cr_opts *o, const char *key);
+/* Dump: a mount of the filesystem of an external mount, inside what that one shows (and not of the root's
+ * filesystem), is a bind of it (fs_of), not a filesystem of its own: it is the caller's too. */
+void ns_mnt_ext_binds(MntEntry **m, size_t n);
+/* Restore: a detached clone of the part of external mount f (its source) that mount m (fs_of f) shows. */
+int ns_mnt_ext_clone(const struct ns_mnt_state *s, size_t f, const MntEntry *m);
+/* Restore: the source of external mount m (--external mnt[KEY]:PATH, --ext-mount-map KEY:PATH, or where the
+ * dump found it with --ext-mount-map auto); NULL with nothing in e for the dump's check (o->live_root),
+ * -1 (e) when none is given. */
+int ns_mnt_ext_source(const struct cr_opts *o, const MntEntry *m, const char **src, struct cr_err *e);
+/* crshim, before the tree: for each mount that was a slave of (or in) a peer group outside the tree and
+ * whose source crshim's namespace shows in one, a clone of that source (s->host, s->out). 0, -1. */
+int ns_mnt_ext_host(struct ns_mnt_state *s, const struct cr_opts *o, struct cr_err *e);
+void ns_mnt_ext_free(struct ns_mnt_state *s);
+/* The root task, tree standing: mount i (fd, private) into that peer group outside: a slave of it, or a
+ * peer; 1 if done, 0 if nothing to do (or the kernel refused: a user namespace's), -1 (msg). */
+int ns_mnt_ext_link(const struct ns_mnt_state *s, size_t i, int fd, char *msg, size_t len);
 
 /* tmpfs.c: the files of the filesystem under dirfd (a detached clone of the mount) into tmpfs-ID.img (made
  * in imgdir, or out: that file, made already);

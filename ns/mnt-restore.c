@@ -68,25 +68,9 @@ void ns_mnt_free(struct ns_mnt_state *s)
 	for (size_t i = 0; s->pre && i < s->n; i++)
 		if (s->pre[i] >= 0)
 			close(s->pre[i]);
+	ns_mnt_ext_free(s);
 	free(s->m), free(s->src), free(s->fs), free(s->pre), free(s->pre_at);
 	free(s);
-}
-
-/* --external mnt[KEY]:PATH (or --ext-mount-map KEY:PATH) */
-static const char *ext_path(const struct cr_opts *o, const char *key)
-{
-	size_t l = strlen(key);
-	for (int i = 0; i < o->n_external; i++) {
-		const char *x = o->external[i];
-		if (!strncmp(x, "mnt[", 4) && !strncmp(x + 4, key, l) && !strncmp(x + 4 + l, "]:", 2))
-			return x + 6 + l;
-	}
-	for (int i = 0; i < o->n_ext_mount_map; i++) {
-		const char *x = o->ext_mount_map[i];
-		if (!strncmp(x, key, l) && x[l] == ':')
-			return x + l + 1;
-	}
-	return NULL;
 }
 
 static int check_entry(const struct cr_opts *o, struct ns_mnt_state *s, size_t i, struct cr_err *e)
@@ -97,15 +81,8 @@ static int check_entry(const struct cr_opts *o, struct ns_mnt_state *s, size_t i
 		return cr_fail_errno(e, EBADMSG, "mnt.img: mount %u: bad paths", m->mnt_id);
 	if (i && !m->parent_id)
 		return cr_fail_errno(e, EBADMSG, "mnt.img: mount %u has no parent", m->mnt_id);
-	if (m->ext_key && !(s->src[i] = ext_path(o, m->ext_key)) && o->live_root)
-		pr_info("mount %s is external (key %s): the live tree's stands in for its source\n",
-			m->mountpoint, m->ext_key); /* the dump's check: nothing is made from it */
-	else if (m->ext_key && !s->src[i])
-		return cr_fail(
-		    e,
-		    "mount %s is external (key %s): give its source with --external mnt[%s]:PATH or "
-		    "--ext-mount-map %s:PATH",
-		    m->mountpoint, m->ext_key, m->ext_key, m->ext_key);
+	if (m->ext_key && ns_mnt_ext_source(o, m, &s->src[i], e))
+		return -1;
 	if (!m->contents)
 		return 0;
 	struct ns_mnt_fs *fs = &s->fs[s->nfs++];
@@ -147,6 +124,8 @@ int ns_mnt_load(const struct cr_opts *o, int dirfd, struct ns_mnt_state **out, s
 	for (size_t i = 0; i < s->n; i++)
 		if (check_entry(&oo, s, i, e))
 			goto fail;
+	if (ns_mnt_ext_host(s, o, e))
+		goto fail;
 	pr_info("%zu mounts to restore under %s, %zu tmpfs with files\n", s->n, o->root, s->nfs);
 	*out = s;
 	return 0;
@@ -278,7 +257,7 @@ int ns_mnt_premake(struct ns_mnt_state *s, bool dry, struct cr_err *e)
 	for (size_t i = 1; i < s->n && !ret; i++) {
 		const MntEntry *m = s->m[i];
 		ssize_t f = m->fs_of ? index_of(&b, m->fs_of) : (ssize_t)i;
-		if (m->ext_key || f <= 0 || userns_fs(s->m[f]->fstype) || s->pre[i] >= 0)
+		if (m->ext_key || f <= 0 || s->m[f]->ext_key || userns_fs(s->m[f]->fstype) || s->pre[i] >= 0)
 			continue;
 		if (dry) { /* a check makes no mount */
 			pr_info(
@@ -428,6 +407,49 @@ static bool group_here(const struct build *b, uint32_t g)
 	return g && group_base(b, g) < b->s->n;
 }
 
+/* The external mounts, once the groups of the tree stand: each into the peer group outside the tree it was
+ * in or a slave of (mnt-ext.c), else a slave of its master group in the tree as far as the kernel lets it
+ * join that (the same filesystem, a root that holds its own: a source the caller names may be another one;
+ * else it stays private), then shared again if it was, in a group of its own (the caller's mount it is
+ * made from may be in any group; its peers in other mount namespaces are not restored). A mount comes
+ * after the external mounts of the group it is a slave of. */
+static int ext_propagation(struct build *b, const int *src)
+{
+	const size_t n = b->s->n;
+	bool done[n ? n : 1];
+	for (size_t i = 0; i < n; i++)
+		done[i] = !b->s->m[i]->ext_key;
+	for (bool more = true; more;) {
+		more = false;
+		for (size_t i = 0; i < n; i++) {
+			const MntEntry *m = b->s->m[i];
+			bool wait = false;
+			int mfd = -1;
+			for (size_t k = 0; !done[i] && m->master && k < n; k++)
+				if (k != i && b->s->m[k]->ext_key && b->s->m[k]->shared == m->master) {
+					wait |= !done[k];
+					mfd = mfd < 0 ? b->fd[k] : mfd;
+				}
+			if (done[i] || wait)
+				continue;
+			int out = ns_mnt_ext_link(b->s, i, b->fd[i], b->msg, b->len);
+			mfd = mfd < 0 ? group_fd(b, m->master, src) : mfd;
+			if (out < 0)
+				return -1;
+			if (!out && mfd >= 0 &&
+			    !syscall(SYS_move_mount, mfd, "", b->fd[i], "",
+				     MOVE_MOUNT_SET_GROUP | MOVE_MOUNT_F_EMPTY_PATH |
+					 MOVE_MOUNT_T_EMPTY_PATH) &&
+			    set_prop(b, i, MS_SLAVE))
+				return -1;
+			if (m->shared && b->s->out[i] != NS_MNT_OUT_PEER && set_prop(b, i, MS_SHARED))
+				return -1;
+			done[i] = more = true;
+		}
+	}
+	return 0;
+}
+
 /* Propagation, once every mount stands (all built private: a mount put under a shared one would propagate
  * to its peers and slaves, making mounts the dump did not see) and the root is pivot_root'ed into (it
  * wants the root not shared). Each peer group of the images is made again through its member with the
@@ -476,18 +498,16 @@ static int propagation(struct build *b)
 			fail(b, m, "its peer group is a slave of itself");
 			goto out;
 		}
-		if (m->ext_key && m->shared) {
-			/* an external mount that was shared is shared again, in a group of its own (the
-			 * caller's mount it is made from may be in any group; its peers in other mount
-			 * namespaces are not restored) */
-			if (set_prop(b, i, MS_SHARED))
-				goto out;
-			continue;
-		}
-		int mfd = m->ext_key || m->shared ? -1 : group_fd(b, m->master, src);
-		if (mfd >= 0 && (join_group(b, mfd, b->fd[i], m) || set_prop(b, i, MS_SLAVE)))
+		if (m->ext_key)
+			continue; /* ext_propagation */
+		/* the root, a slave of a group outside the tree only: back into it (mnt-ext.c) */
+		int out = !i && !m->shared ? ns_mnt_ext_link(b->s, i, b->fd[i], b->msg, b->len) : 0;
+		int mfd = m->shared || out ? -1 : group_fd(b, m->master, src);
+		if (out < 0 || (mfd >= 0 && (join_group(b, mfd, b->fd[i], m) || set_prop(b, i, MS_SLAVE))))
 			goto out;
 	}
+	if (ext_propagation(b, src))
+		goto out;
 	ret = 0;
 out:
 	for (size_t i = 0; i < n; i++)
@@ -572,11 +592,11 @@ static int source(struct build *b, size_t i)
 	const MntEntry *m = b->s->m[i];
 	if (b->s->pre_at && b->s->pre_at[i]) /* made by crshim: ns_mnt_premake */
 		return fcntl(b->s->pre[i], F_DUPFD_CLOEXEC, 0);
-	if (m->ext_key)
-		return clone_at(AT_FDCWD, b->s->src[i]);
+	ssize_t f = m->fs_of ? index_of(b, m->fs_of) : -1;
+	if (m->ext_key || (f > 0 && b->s->m[f]->ext_key)) /* external, or a bind of an external one */
+		return ns_mnt_ext_clone(b->s, m->ext_key ? i : (size_t)f, m);
 	/* a clone of its filesystem's detached mount (no mounts on it: a path in it leads where the image
 	 * says), private: peers and slaves are made once the tree stands */
-	ssize_t f = m->fs_of ? index_of(b, m->fs_of) : -1;
 	/* the filesystem's own mount may come later: a console bound from a devpts pty before the /dev/pts it
 	 * belongs to (mountinfo's order after a restore) */
 	if (f > (ssize_t)i && make_fs(b, (size_t)f))

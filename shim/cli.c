@@ -49,6 +49,8 @@ enum {
 	OPT_STATUS_FD,
 	OPT_LAZY_PAGES,
 	OPT_DISPLAY_STATS,
+	OPT_EXT_SHARING,
+	OPT_EXT_MASTERS,
 	OPT_IGNORED,	   /* flag without semantics for us: noted in the log */
 	OPT_IGNORED_ARG,   /* same, with an argument */
 	OPT_UNSUPPORTED,   /* changes semantics and we do not have it: error */
@@ -106,8 +108,8 @@ static const struct option long_opts[] = {
     {"log-pid", no_argument, NULL, OPT_IGNORED},
     {"link-remap", no_argument, NULL, OPT_IGNORED},
     {"evasive-devices", no_argument, NULL, OPT_IGNORED},
-    {"enable-external-sharing", no_argument, NULL, OPT_IGNORED},
-    {"enable-external-masters", no_argument, NULL, OPT_IGNORED},
+    {"enable-external-sharing", no_argument, NULL, OPT_EXT_SHARING},
+    {"enable-external-masters", no_argument, NULL, OPT_EXT_MASTERS},
     {"auto-dedup", no_argument, NULL, OPT_AUTO_DEDUP},
     {"force-irmap", no_argument, NULL, OPT_IGNORED},
     /* inotify watches are reopened by file handle: no inode-to-path scan to point anywhere */
@@ -144,7 +146,7 @@ static const struct option long_opts[] = {
     {"cgroup-dump-controller", required_argument, NULL, OPT_UNSUPPORTED},
     {"cgroup-yard", required_argument, NULL, OPT_UNSUPPORTED},
     {"skip-mnt", required_argument, NULL, OPT_UNSUPPORTED},	   /* every mount of the tree is dumped */
-    {"ext-mount-map", required_argument, NULL, OPT_EXT_MOUNT_MAP}, /* KEY:PATH; auto refused */
+    {"ext-mount-map", required_argument, NULL, OPT_EXT_MOUNT_MAP}, /* KEY:PATH or auto */
     {"lsm-profile", required_argument, NULL, OPT_UNSUPPORTED},	   /* no LSM label is set on restore */
     {NULL, 0, NULL, 0},
 };
@@ -266,23 +268,25 @@ static int parse_special(struct shim_cmd *c, int opt, int idx, char *msg, size_t
 		return -1;
 	case OPT_INHERIT_FD:
 		return add_list(c->inherit_fd, &c->n_inherit_fd, "--inherit-fd", msg, len);
-	case OPT_EXTERNAL: /* mnt[] (CRIU: find the external mounts by themselves) would be ignored: refused
-			    */
-		if (!strncmp(optarg, "mnt[]", 5))
-			return fail(
-			    msg, len,
-			    "--external %s (automatic external mounts) is not supported yet: name each "
-			    "external mount with --external mnt[MOUNTPOINT]:KEY",
-			    optarg);
+	case OPT_EXTERNAL: /* mnt[] (CRIU: find the external mounts by themselves), mnt[]:s, mnt[]:m */
+		if (!strncmp(optarg, "mnt[]", 5)) {
+			const char *f = optarg + 5;
+			c->opts.ext_mnt_auto = true;
+			c->opts.ext_sharing |= !strcmp(f, ":s");
+			c->opts.ext_masters |= !strcmp(f, ":m");
+			if (*f && strcmp(f, ":s") && strcmp(f, ":m"))
+				return fail(msg, len, "--external %s: want mnt[], mnt[]:s or mnt[]:m",
+					    optarg);
+			return 0;
+		}
 		return add_list(c->external, &c->n_external, "--external", msg, len);
-	case OPT_EXT_MOUNT_MAP: /* restore: KEY:PATH (a dump does not use it); "auto" is refused */
-		if (!strcmp(optarg, "auto"))
-			return fail(
-			    msg, len,
-			    "--ext-mount-map auto is not supported yet: name each external mount with "
-			    "--external mnt[MOUNTPOINT]:KEY");
+	case OPT_EXT_MOUNT_MAP: /* restore: KEY:PATH (a dump does not use it), or auto */
+		if (!strcmp(optarg, "auto")) {
+			c->opts.ext_mnt_auto = true;
+			return 0;
+		}
 		if (!strchr(optarg, ':') || optarg[0] == ':' || !strchr(optarg, ':')[1])
-			return fail(msg, len, "--ext-mount-map %s: want KEY:PATH", optarg);
+			return fail(msg, len, "--ext-mount-map %s: want KEY:PATH or auto", optarg);
 		return add_list(c->ext_mount_map, &c->n_ext_mount_map, "--ext-mount-map", msg, len);
 	case OPT_JOIN_NS:
 		return add_list(c->join_ns, &c->n_join_ns, "--join-ns", msg, len);
@@ -369,6 +373,12 @@ static int parse_one(struct shim_cmd *c, int opt, int idx, int argc, char **argv
 		return 0;
 	case OPT_SKIP_IN_FLIGHT:
 		o->skip_in_flight = true;
+		return 0;
+	case OPT_EXT_SHARING:
+		o->ext_sharing = true;
+		return 0;
+	case OPT_EXT_MASTERS:
+		o->ext_masters = true;
 		return 0;
 	case OPT_TCP_CLOSE:
 		o->tcp_close = true;

@@ -281,12 +281,6 @@ static const char *refused_field(const RpcOpts *o, char *why, size_t len)
 			 o->skip_mnt[0]);
 		return "skip_mnt";
 	}
-	if (o->has_auto_ext_mnt && o->auto_ext_mnt) {
-		snprintf(why, len,
-			 "automatic external mounts are not supported: name each one (ext_mnt or external "
-			 "mnt[PATH]:KEY)");
-		return "auto_ext_mnt";
-	}
 	if (o->lsm_profile && *o->lsm_profile) {
 		snprintf(why, len, "LSM profile '%s': crshim does not set LSM labels on restore",
 			 o->lsm_profile);

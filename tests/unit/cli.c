@@ -83,10 +83,19 @@ static void t_ignored(void)
 	       c.verb == VERB_RESTORE && c.n_notes == 6,
 	   "mntns-compat-mode, ghost-fiemap, irmap-scan-path DIR: accepted, 6 notes");
 	is_str(c.notes[5], "irmap-scan-path", "... the scan path is the option's argument, not an operand");
-	ok(parse("dump -t 1 -D d --external mnt[]") < 0 && strstr(msg, "mnt[MOUNTPOINT]:KEY"),
-	   "--external mnt[] (automatic) refused, not ignored: %s", msg);
-	ok(parse("restore -D d --external mnt[]:sm") < 0 && parse("restore -D d --ext-mount-map auto") < 0,
-	   "--external mnt[]:FLAGS and --ext-mount-map auto refused too");
+	ok(parse("dump -t 1 -D d --external mnt[]") == 0 && c.opts.ext_mnt_auto && !c.opts.ext_sharing &&
+	       !c.opts.ext_masters && c.opts.n_external == 0,
+	   "--external mnt[]: automatic external mounts, not a named one");
+	ok(parse("dump -t 1 -D d --external mnt[]:s") == 0 && c.opts.ext_sharing && !c.opts.ext_masters &&
+	       parse("dump -t 1 -D d --external mnt[]:m") == 0 && c.opts.ext_masters && !c.opts.ext_sharing,
+	   "mnt[]:s and mnt[]:m: external sharing, external masters");
+	ok(parse("dump -t 1 -D d --external mnt[]:sm") < 0 && strstr(msg, "mnt[]:s"), "mnt[]:sm refused: %s",
+	   msg);
+	ok(parse("restore -D d --ext-mount-map auto --enable-external-sharing --enable-external-masters") ==
+		   0 &&
+	       c.opts.ext_mnt_auto && c.opts.ext_sharing && c.opts.ext_masters && c.n_ext_mount_map == 0 &&
+	       c.n_notes == 0,
+	   "--ext-mount-map auto, --enable-external-sharing/-masters: taken, not ignored");
 	ok(parse("restore -D d --external mnt[KEY]:/p") == 0 && c.opts.n_external == 1,
 	   "mnt[KEY]:PATH is fine");
 	ok(parse("dump -t 1 -D d --irmap-scan-path") < 0 && strstr(msg, "needs an argument"),

@@ -50,9 +50,9 @@ static const struct row rows[] = {
     {"cg_root", 25, 0, MAPPED, true},
     {"rst_sibling", 26, 0, MAPPED, true},
     {"inherit_fd", 27, 0, MAPPED, true},
-    {"auto_ext_mnt", 28, 0, REFUSED, false},
-    {"ext_sharing", 29, 0, NOEFFECT, false},
-    {"ext_masters", 30, 0, NOEFFECT, false},
+    {"auto_ext_mnt", 28, 0, MAPPED, false},
+    {"ext_sharing", 29, 0, MAPPED, false},
+    {"ext_masters", 30, 0, MAPPED, false},
     {"skip_mnt", 31, 0, REFUSED, false},
     {"enable_fs", 32, 0, REFUSED, false},
     {"unix_sk_ino", 33, 0, MAPPED, false},
@@ -283,6 +283,12 @@ static bool reached(int num, const struct shim_rpc_req *r)
 		return c->restore_sibling;
 	case 27:
 		return c->n_inherit_fd == 1 && !strcmp(c->inherit_fd[0], "fd[0]:pipe:[1234]");
+	case 28:
+		return c->ext_mnt_auto;
+	case 29:
+		return c->ext_sharing;
+	case 30:
+		return c->ext_masters;
 	case 33:
 		return has_ext(c, "unix[4321]");
 	case 34:

@@ -265,6 +265,13 @@ ns_setup() { # name
 	export ZDTM_NSROOT="$TDIR/root" ZDTM_NSBINDS
 	ZDTM_NSBINDS=$(IFS=,; echo "${binds[*]}")
 	NSRST=(--root "$TDIR/root")
+	# .desc ns-ext: auto: the binds are not named, the dump finds them (--external mnt[]) and the restore
+	# binds them from where it found them (--ext-mount-map auto)
+	if [ "$(desc_get "$1" ns-ext)" = auto ]; then
+		binds=()
+		NSDUMP=(--external "mnt[]")
+		NSRST+=(--ext-mount-map auto)
+	fi
 	for b in "${binds[@]}"; do
 		NSDUMP+=(--external "mnt[${b#*=}]:nsmnt$i")
 		# /etc's with CRIU's older spelling, --ext-mount-map KEY:PATH
@@ -1026,6 +1033,14 @@ leftovers() {
 	return 1
 }
 
+# The mounts a test made in the runner's namespace under its dir (the sources of its external mounts:
+# nsmnt_ext_auto), deepest first.
+umount_under() { # dir
+	local m
+	awk -v d="$1" '$5 == d || index($5, d "/") == 1 { print $5 }' /proc/self/mountinfo | sort -r |
+		while read -r m; do umount -l "$m"; done
+}
+
 KIDS0=
 TAPN=0
 FAILED=0
@@ -1095,6 +1110,7 @@ run_test() { # name
 	host_agent_stop
 	[ $rc -ne 0 ] || leftovers || rc=1
 	cleanup_test
+	umount_under "$TDIR"
 	case $rc in
 	0) report ok "$name" ;;
 	2) report skip "$name" "${REASON#SKIP }" ;;

@@ -4,8 +4,9 @@
  * ZDTM_NSUSER_ALL=1: all of them owned by it, as a rootless container's, the test in it from the start
  * and the device nodes of its /dev bound from the host's), under a small
  * root of its own (ZDTM_NSROOT, pivot_root'ed): the host paths it needs bound at the same place
- * (ZDTM_NSBINDS: "ro=/usr,rw=/tmp/zdtm.x,..."), /proc, /sys (ro), /dev a tmpfs with a few device nodes,
- * /dev/pts (newinstance), /dev/shm, /dev/mqueue, /tmp, loopback up, hostname zdtm-nsmnt. */
+ * (ZDTM_NSBINDS: "ro=/usr,rw=/tmp/zdtm.x,...", slave=PATH: a slave of PATH's peer group in the host's),
+ * /proc, /sys (ro), /dev a tmpfs with a few device nodes, /dev/pts (newinstance), /dev/shm, /dev/mqueue,
+ * /tmp, loopback up, hostname zdtm-nsmnt. */
 #include <errno.h>
 #include <stdarg.h>
 #include <fcntl.h>
@@ -167,6 +168,33 @@ static void mnt(const char *root, const char *src, const char *p, const char *ty
 		die("ns mode: mount %s on %s", type, t);
 }
 
+/* "slave=PATH" binds: a clone of PATH taken in the host's mount namespace, before ours is made (in the peer
+ * group of PATH's mount there, when that is shared), placed by binds() and made a slave of that group: a
+ * mount whose master is outside the tree. -1: a plain bind (mode cuns: no clone in the host's namespace). */
+static int slave_fd[8];
+static size_t n_slave, used_slave;
+
+static void slaves_clone(const char *list)
+{
+	char *l = strdup(list), *sv = NULL;
+	for (char *x = strtok_r(l, ",", &sv); x && n_slave < 8; x = strtok_r(NULL, ",", &sv))
+		if (!strncmp(x, "slave=", 6))
+			slave_fd[n_slave++] =
+			    (int)syscall(SYS_open_tree, AT_FDCWD, x + 6, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+	free(l);
+}
+
+static int bind_one(const char *p, const char *t, int slave)
+{
+	int fd = slave && used_slave < n_slave ? slave_fd[used_slave++] : -1;
+	if (fd < 0)
+		return mount(p, t, NULL, MS_BIND, NULL);
+	if (syscall(SYS_move_mount, fd, "", AT_FDCWD, t, MOVE_MOUNT_F_EMPTY_PATH))
+		return -1;
+	close(fd);
+	return mount(NULL, t, NULL, MS_SLAVE, NULL);
+}
+
 static void binds(const char *root, const char *list)
 {
 	char *l = strdup(list), *sv = NULL;
@@ -179,7 +207,7 @@ static void binds(const char *root, const char *list)
 			continue;
 		at(t, sizeof(t), root, p);
 		mkpath(t, !S_ISDIR(st.st_mode));
-		if (mount(p, t, NULL, MS_BIND, NULL) ||
+		if (bind_one(p, t, !strncmp(x, "slave=", 6)) ||
 		    (ro &&
 		     mount(NULL, t, NULL, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV, NULL)))
 			die("ns mode: bind %s", p);
@@ -238,6 +266,7 @@ void zdtm_ns_enter(void)
 		return;
 	if (!getcwd(cwd, sizeof(cwd)))
 		die("getcwd");
+	slaves_clone(list ? list : "");
 	if (unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
 	    mount(root, root, NULL, MS_BIND, NULL))
 		die("ns mode: a mount namespace with %s as its root", root);
