@@ -115,6 +115,29 @@ static int may_be_external(const struct cr_opts *o, MntEntry **m, size_t n, size
 	return 0;
 }
 
+/* Mount i from outside the tree that crshim's namespace does not show: a memory filesystem (a part the tree
+ * holds whole) is saved as a copy (0); a mount the restore could not make from the images fails the dump
+ * with one line (-1). */
+static int nowhere(MntEntry **m, size_t n, size_t i, const bool *named, struct cr_err *e)
+{
+	const MntEntry *x = m[i], *first = x;
+	for (size_t j = 1; j < n; j++)
+		if (m[j]->dev == x->dev && !named[j] && strlen(m[j]->root) < strlen(first->root))
+			first = m[j];
+	if (x->dev != m[0]->dev && ns_mnt_fresh_type(first->fstype) && ns_mnt_under(x->root, first->root)) {
+		pr_info(
+		    "mount %s (%s): its filesystem is mounted outside too, but crshim sees no path to its "
+		    "root: its files are saved\n",
+		    x->mountpoint, x->fstype);
+		return 0;
+	}
+	return cr_fail(
+	    e,
+	    "mount %s (%s from %s, root %s) comes from outside the tree and crshim's mount namespace "
+	    "shows no path to it (--external mnt[]): name it with --external mnt[%s]:KEY",
+	    x->mountpoint, x->fstype, x->source, x->root, x->mountpoint);
+}
+
 int ns_mnt_ext_auto(const struct cr_opts *o, MntEntry **m, size_t n, char **arena, struct cr_err *e)
 {
 	if (!o->ext_mnt_auto || n < 2)
@@ -137,10 +160,8 @@ int ns_mnt_ext_auto(const struct cr_opts *o, MntEntry **m, size_t n, char **aren
 		if (named[i] || !from_outside(m, n, i, named, h, nh))
 			continue;
 		if (!host_path(h, nh, m[i], p, PATH_MAX, &hm)) {
-			pr_info("mount %s (%s, root %s) comes from outside the tree, but crshim's mount "
-				"namespace "
-				"does not show its root: not external\n",
-				m[i]->mountpoint, m[i]->fstype, m[i]->root);
+			if ((ret = nowhere(m, n, i, named, e)))
+				break;
 			continue;
 		}
 		if ((ret = may_be_external(o, m, n, i, e)))

@@ -243,4 +243,31 @@ static inline pid_t nsmnt_child(int (*setup)(void), int (*check)(void))
 			fail(__VA_ARGS__);                                                                   \
 	} while (0)
 
+/* Before test_init, in the host's mount namespace (nsmnt_ext_auto*): a tmpfs at ext.host in the test's dir,
+ * shared there, with a directory sub and a file file owned by the dir's owner (mode uns: the test's uid 0);
+ * their paths (dir, file) added to the binds of lib/ns.c, the directory's as KIND ("rw", "slave"), the
+ * file's rw. run.sh unmounts it after the test. */
+static inline void nsmnt_host_tmpfs(const char *kind, char *dir, char *file, size_t len)
+{
+	char cwd[1024], top[1100], list[16384];
+	const char *old = getenv("ZDTM_NSBINDS");
+	struct stat st;
+	if (!getcwd(cwd, sizeof(cwd)))
+		exit(1);
+	snprintf(top, sizeof(top), "%s/ext.host", cwd);
+	snprintf(dir, len, "%s/sub", top);
+	snprintf(file, len, "%s/file", top);
+	mkdir(top, 0755);
+	if (mount("zdtm_ext_auto", top, "tmpfs", 0, "size=1m") || mount(NULL, top, NULL, MS_SHARED, NULL) ||
+	    mkdir(dir, 0755) || close(open(file, O_CREAT | O_WRONLY, 0644)) || stat(cwd, &st) ||
+	    chown(top, st.st_uid, st.st_gid) || chown(dir, st.st_uid, st.st_gid) ||
+	    chown(file, st.st_uid, st.st_gid)) {
+		perror("host tmpfs");
+		exit(1);
+	}
+	snprintf(list, sizeof(list), "%s%s%s=%s,rw=%s", old ? old : "", old && *old ? "," : "", kind, dir,
+		 file);
+	setenv("ZDTM_NSBINDS", list, 1);
+}
+
 #endif

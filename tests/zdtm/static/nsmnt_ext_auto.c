@@ -6,32 +6,6 @@
 #include <sys/sysmacros.h>
 #include "nsmnt.h"
 
-#define HOSTDIR "ext.host"
-
-/* Before test_init, in the host's mount namespace: the tmpfs, shared, and its two paths added to the
- * binds of lib/ns.c. */
-static void host_setup(char *dir, char *file, size_t len)
-{
-	char cwd[1024], top[1100], list[16384];
-	const char *old = getenv("ZDTM_NSBINDS");
-	struct stat st;
-	if (!getcwd(cwd, sizeof(cwd)))
-		exit(1);
-	snprintf(top, sizeof(top), "%s/" HOSTDIR, cwd);
-	snprintf(dir, len, "%s/sub", top);
-	snprintf(file, len, "%s/file", top);
-	mkdir(top, 0755);
-	if (mount("zdtm_ext_auto", top, "tmpfs", 0, "size=1m") || mount(NULL, top, NULL, MS_SHARED, NULL) ||
-	    mkdir(dir, 0755) || close(open(file, O_CREAT | O_WRONLY, 0644)) || stat(cwd, &st) ||
-	    chown(top, st.st_uid, st.st_gid) || chown(dir, st.st_uid, st.st_gid) ||
-	    chown(file, st.st_uid, st.st_gid)) { /* mode uns: the test's uid 0 is the dir's owner */
-		perror("host tmpfs");
-		exit(1);
-	}
-	snprintf(list, sizeof(list), "%s%sslave=%s,rw=%s", old ? old : "", old && *old ? "," : "", dir, file);
-	setenv("ZDTM_NSBINDS", list, 1);
-}
-
 static int read_tags(const char *mp, struct mnt_line *m, char *master, size_t len)
 {
 	if (mnt_find(mp, m))
@@ -47,7 +21,7 @@ int main(int argc, char **argv)
 	char dir[1200], file[1200], m0[64], m1[64], data[64] = "";
 	struct stat d0, f0, d1, f1;
 	struct mnt_line u0, u, s0, s;
-	host_setup(dir, file, sizeof(dir));
+	nsmnt_host_tmpfs("slave", dir, file, sizeof(dir));
 	test_init(argc, argv);
 	if (mnt_find("/usr", &u0) || read_tags(dir, &s0, m0, sizeof(m0)) || stat(dir, &d0) || stat(file, &f0))
 		fail("the binds are not there");

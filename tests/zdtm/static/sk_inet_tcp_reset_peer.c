@@ -13,10 +13,11 @@ int main(int argc, char **argv)
 	char buf[16];
 	/* the server retransmits late (rto_min, no tail loss probe): it must not learn before the dump that
 	 * the client is gone */
-	int clt, fd = tcp_netns_pair(argc, argv,
-				     "ip route replace local 127.0.0.1 dev lo table local proto kernel scope host "
-				     "src 127.0.0.1 rto_min 60s && echo 0 > /proc/sys/net/ipv4/tcp_early_retrans",
-				     &s, &clt);
+	int clt,
+	    fd = tcp_netns_pair(argc, argv,
+				"ip route replace local 127.0.0.1 dev lo table local proto kernel scope host "
+				"src 127.0.0.1 rto_min 60s && echo 0 > /proc/sys/net/ipv4/tcp_early_retrans",
+				&s, &clt);
 	if (write(clt, "asd", 3) != 3)
 		fail("client write");
 	nsw_must("nft add table ip rst");
