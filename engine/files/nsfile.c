@@ -20,6 +20,7 @@
 #include "base/fd.h"
 #include "base/log.h"
 #include "dump.h"
+#include "files/ghost.h"
 #include "files/fd-kind.h"
 #include "restore.h"
 
@@ -115,11 +116,11 @@ static int check_nsfile(const struct rst_task *t, const FileEntry *f, const Fdin
 static int open_nsfile(struct rst_task *t, int lo, const FileEntry *f, const FdinfoEntry *fi, char *msg,
 		       size_t len)
 {
-	char p[64];
-	snprintf(p, sizeof(p), "/proc/self/ns/%s", f->nsfile->kind);
-	int fd = open(p, (int)(f->nsfile->flags & (O_ACCMODE | O_NONBLOCK)) | O_CLOEXEC);
+	char p[64]; /* (through crshim's /proc in a mount tree without one: files/ghost.h) */
+	snprintf(p, sizeof(p), "ns/%s", f->nsfile->kind);
+	int fd = rst_self_proc_open(p, (int)(f->nsfile->flags & (O_ACCMODE | O_NONBLOCK)) | O_CLOEXEC);
 	if (fd < 0)
-		snprintf(msg, len, "open %s: %s", p, strerror(errno));
+		snprintf(msg, len, "open /proc/self/%s: %s", p, strerror(errno));
 	return rst_fd_made_at(fd, fi->fd, "namespace file", msg, len);
 }
 

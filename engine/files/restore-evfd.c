@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "base/cleanup.h"
+#include "files/ghost.h"
 #include "files/evfd.h"
 #include "files/fd-kind.h"
 #include "base/log.h"
@@ -222,8 +223,8 @@ static int dead_pidfd_of(const PidfdEntry *pf, unsigned flags)
 		if (deads[i].inode == pf->inode) {
 			if (deads[i].zombie > 0)
 				return (int)syscall(SYS_pidfd_open, deads[i].zombie, flags);
-			snprintf(path, sizeof(path), "/proc/self/fd/%d", deads[i].fd);
-			return open(path, O_RDWR | O_CLOEXEC | (int)(flags & O_NONBLOCK));
+			snprintf(path, sizeof(path), "fd/%d", deads[i].fd); /* (files/ghost.h) */
+			return rst_self_proc_open(path, O_RDWR | O_CLOEXEC | (int)(flags & O_NONBLOCK));
 		}
 	struct dead_pidfd *nd = realloc(deads, (nr_deads + 1) * sizeof(*nd));
 	if (!nd)
@@ -289,10 +290,15 @@ static int dead_pidfd(unsigned flags)
 /* fd is a pidfd of pid ("Pid:" in its fdinfo). */
 static bool pidfd_of(int fd, pid_t pid)
 {
-	char path[64], buf[512], *p;
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-	if (proc_read_small(path, buf, sizeof(buf)) < 0)
+	char rel[32], buf[512], *p;
+	snprintf(rel, sizeof(rel), "fdinfo/%d", fd);
+	int f = rst_self_proc_open(rel, O_RDONLY | O_CLOEXEC);
+	ssize_t n = f < 0 ? -1 : read(f, buf, sizeof(buf) - 1);
+	if (f >= 0)
+		close(f);
+	if (n < 0)
 		return false;
+	buf[n] = '\0';
 	return (p = strstr(buf, "\nPid:")) && atoi(p + 6) == pid;
 }
 

@@ -40,7 +40,7 @@ static int fail_msg(char *msg, size_t len, const char *what, int pid)
 /* Without malloc (getdents64 into the stack): the child's memory layout is taken before some callers. */
 int rst_fd_top(void)
 {
-	int top = -1, own = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int top = -1, own = rst_self_proc_open("fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	char buf[4096];
 	long n;
 	if (own < 0)

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "files/ghost.h"
 #include "files/locks.h"
 #include "base/log.h"
 #include "restore.h"
@@ -112,9 +113,9 @@ static int lease_again(const FileLockEntry *l, char *msg, size_t len)
 		if (!name_to_handle_at(l->fd, "", &fh.h, &mnt, AT_EMPTY_PATH))
 			o = open_by_handle_at(l->fd, &fh.h, flags);
 		if (o < 0 && errno != EWOULDBLOCK) { /* no CAP_DAC_READ_SEARCH (a user namespace): /proc */
-			char p[64];
-			snprintf(p, sizeof(p), "/proc/self/fd/%d", l->fd);
-			o = open(p, flags);
+			char p[32];
+			snprintf(p, sizeof(p), "fd/%d", l->fd);
+			o = rst_self_proc_open(p, flags);
 		}
 		if (o >= 0 || errno != EWOULDBLOCK) {
 			if (o >= 0)

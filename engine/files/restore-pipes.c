@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "base/log.h"
+#include "files/ghost.h"
 #include "files/fd-kind.h"
 #include "files/pipes.h"
 #include "restore.h"
@@ -234,10 +235,10 @@ static int end_for(struct rpipe *rp, const FileEntry *f, bool *fresh)
 	*fresh = true;
 	if (rp->fifo && !f->reg->deleted)
 		return open(f->reg->path, flags | O_NOCTTY);
+	char rel[32];	/* (through crshim's /proc in a mount tree without one: files/ghost.h) */
 	if (rp->fifo) { /* unlinked: another open of our helper's FIFO */
-		char path[64];
-		snprintf(path, sizeof(path), "/proc/self/fd/%d", rp->rfd);
-		return open(path, flags | O_NOCTTY);
+		snprintf(rel, sizeof(rel), "fd/%d", rp->rfd);
+		return rst_self_proc_open(rel, flags | O_NOCTTY);
 	}
 	bool wr = (flags & O_ACCMODE) == O_WRONLY;
 	bool *used = wr ? &rp->wused : &rp->rused;
@@ -247,9 +248,8 @@ static int end_for(struct rpipe *rp, const FileEntry *f, bool *fresh)
 		*fresh = false;
 		return src;
 	}
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", src);
-	return open(path, (flags & ~O_ACCMODE) | (wr ? O_WRONLY : O_RDONLY) | O_NONBLOCK);
+	snprintf(rel, sizeof(rel), "fd/%d", src);
+	return rst_self_proc_open(rel, (flags & ~O_ACCMODE) | (wr ? O_WRONLY : O_RDONLY) | O_NONBLOCK);
 }
 
 int rst_pipe_open(struct rst_task *t, int lo, const FileEntry *f, const FdinfoEntry *fi, char *msg,
