@@ -29,6 +29,7 @@ struct nlpkt_opt {
 static const struct nlpkt_opt nl_opts[] = {
     {SOL_SOCKET, SO_SNDBUF},
     {SOL_SOCKET, SO_RCVBUF},
+    {SOL_SOCKET, SO_BUF_LOCK}, /* after the sizes, which lock them; saved even at its default */
     {SOL_SOCKET, SO_PASSCRED},
     {SOL_NETLINK, NETLINK_PKTINFO},
     {SOL_NETLINK, NETLINK_BROADCAST_ERROR},
@@ -40,13 +41,11 @@ static const struct nlpkt_opt nl_opts[] = {
 };
 
 static const struct nlpkt_opt pkt_opts[] = {
-    {SOL_SOCKET, SO_SNDBUF},	       {SOL_SOCKET, SO_RCVBUF},
-    {SOL_SOCKET, SO_PRIORITY},	       {SOL_SOCKET, SO_MARK},
-    {SOL_PACKET, PACKET_AUXDATA},      {SOL_PACKET, PACKET_ORIGDEV},
-    {SOL_PACKET, PACKET_VNET_HDR},     {SOL_PACKET, PACKET_VERSION},
-    {SOL_PACKET, PACKET_RESERVE},      {SOL_PACKET, PACKET_TIMESTAMP},
-    {SOL_PACKET, PACKET_QDISC_BYPASS}, {SOL_PACKET, PACKET_LOSS},
-    {SOL_PACKET, PACKET_TX_HAS_OFF},   {SOL_PACKET, PACKET_IGNORE_OUTGOING},
+    {SOL_SOCKET, SO_SNDBUF},	  {SOL_SOCKET, SO_RCVBUF},	   {SOL_SOCKET, SO_BUF_LOCK},
+    {SOL_SOCKET, SO_PRIORITY},	  {SOL_SOCKET, SO_MARK},	   {SOL_PACKET, PACKET_AUXDATA},
+    {SOL_PACKET, PACKET_ORIGDEV}, {SOL_PACKET, PACKET_VNET_HDR},   {SOL_PACKET, PACKET_VERSION},
+    {SOL_PACKET, PACKET_RESERVE}, {SOL_PACKET, PACKET_TIMESTAMP},  {SOL_PACKET, PACKET_QDISC_BYPASS},
+    {SOL_PACKET, PACKET_LOSS},	  {SOL_PACKET, PACKET_TX_HAS_OFF}, {SOL_PACKET, PACKET_IGNORE_OUTGOING},
 }; /* the ones a ring depends on (version, reserve, loss, tx offset) come before it: the kernel refuses them
     * once a ring is set */
 
@@ -64,7 +63,8 @@ static int opts(int cfd, int dom, int type, int proto, const struct nlpkt_opt *t
 		socklen_t l = sizeof(v), fl = sizeof(f);
 		if (getsockopt(cfd, t[i].level, t[i].name, &v, &l) || l != sizeof(v))
 			continue;
-		if (fresh >= 0 && !getsockopt(fresh, t[i].level, t[i].name, &f, &fl) && f == v)
+		if (fresh >= 0 && !(t[i].level == SOL_SOCKET && t[i].name == SO_BUF_LOCK) &&
+		    !getsockopt(fresh, t[i].level, t[i].name, &f, &fl) && f == v)
 			continue;
 		SkOptEntry *o = malloc(sizeof(*o));
 		void *d = malloc(sizeof(v));

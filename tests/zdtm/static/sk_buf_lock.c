@@ -1,8 +1,9 @@
-/* SO_BUF_LOCK (Linux 5.14) on inet sockets, as CRIU's sock_opts02 sets it: TCP and UDP sockets with the
- * send, the receive or both buffer sizes locked by SO_BUF_LOCK itself, or by SO_SNDBUF / SO_RCVBUF, and one
- * with a size set and its lock taken off again; an established pair with data queued both ways and no lock
- * (the restore grows its buffers to put the queues back, which locks them). After restore each socket reads
- * back the same locks (and buffer sizes, but the pair's, which the kernel tunes as they are used). */
+/* SO_BUF_LOCK (Linux 5.14), as CRIU's sock_opts02 sets it: TCP and UDP sockets with the send, the receive or
+ * both buffer sizes locked by SO_BUF_LOCK itself, or by SO_SNDBUF / SO_RCVBUF, and one with a size set and
+ * its lock taken off again; two netlink sockets, one locked, one with a size set and no lock; an established
+ * pair with data queued both ways and no lock (the restore grows its buffers to put the queues back, which
+ * locks them). After restore each socket reads back the same locks (and buffer sizes, but the pair's, which
+ * the kernel tunes as they are used). */
 #include <netinet/in.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -16,13 +17,17 @@
 #define LEN 40000
 
 struct sk {
-	int type, opt, val;
+	int dom, type, opt, val;
 	int fd, lock, snd, rcv;
 };
 
 #define SK(t, o, v)                                                                                          \
 	{                                                                                                    \
-		.type = t, .opt = o, .val = v                                                                \
+		.dom = AF_INET, .type = t, .opt = o, .val = v                                                \
+	}
+#define NL(o, v)                                                                                             \
+	{                                                                                                    \
+		.dom = AF_NETLINK, .type = SOCK_RAW, .opt = o, .val = v                                      \
 	}
 static struct sk sks[] = {
     SK(SOCK_STREAM, SO_BUF_LOCK, 1),
@@ -33,6 +38,8 @@ static struct sk sks[] = {
     SK(SOCK_DGRAM, SO_BUF_LOCK, 3),
     SK(SOCK_DGRAM, SO_RCVBUF, 32768),
     SK(SOCK_STREAM, -1, 0), /* a size set, the lock then taken off */
+    NL(SO_BUF_LOCK, 3),
+    NL(-1, 0), /* netlink sockets */
     SK(SOCK_STREAM, 0, 0),
     SK(SOCK_STREAM, 0, 0), /* the established pair */
 };
@@ -54,7 +61,7 @@ int main(int argc, char **argv)
 	test_init(argc, argv);
 	for (size_t i = 0; i < n - 2; i++) {
 		struct sk *s = &sks[i];
-		s->fd = socket(AF_INET, s->type, 0);
+		s->fd = socket(s->dom, s->type, 0);
 		if (s->fd < 0)
 			fail("socket");
 		if (s->opt > 0 && setsockopt(s->fd, SOL_SOCKET, s->opt, &s->val, sizeof(s->val)))
@@ -77,9 +84,10 @@ int main(int argc, char **argv)
 		fail("queue data");
 	for (size_t i = 0; i < n; i++)
 		take(&sks[i]);
-	if (sks[0].lock != 1 || sks[3].lock != 1 || sks[4].lock != 2 || sks[7].lock != 0 || sks[8].lock)
-		fail("SO_BUF_LOCK did not take (%d %d %d %d %d)", sks[0].lock, sks[3].lock, sks[4].lock,
-		     sks[7].lock, sks[8].lock);
+	if (sks[0].lock != 1 || sks[3].lock != 1 || sks[4].lock != 2 || sks[7].lock || sks[8].lock != 3 ||
+	    sks[9].lock || sks[10].lock)
+		fail("SO_BUF_LOCK did not take (%d %d %d %d %d %d %d)", sks[0].lock, sks[3].lock, sks[4].lock,
+		     sks[7].lock, sks[8].lock, sks[9].lock, sks[10].lock);
 
 	test_daemon();
 	test_waitsig();
