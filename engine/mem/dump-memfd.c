@@ -22,10 +22,43 @@
 #define HUGETLBFS_MAGIC_ 0x958458f6
 #define PFX "/memfd:"
 #define DEL " (deleted)"
+#define SHM_ANON "/dev/zero (deleted)"
+
+/* An fd of shared anonymous memory (MAP_SHARED | MAP_ANONYMOUS, opened through /proc/PID/map_files). */
+static bool shm_anon_is(const char *link, const struct stat *st)
+{
+	return !strcmp(link, SHM_ANON) && st->st_nlink == 0 && S_ISREG(st->st_mode);
+}
 
 bool dump_memfd_is(const char *link, const struct stat *st)
 {
-	return !strncmp(link, PFX, strlen(PFX)) && st->st_nlink == 0 && S_ISREG(st->st_mode);
+	return (!strncmp(link, PFX, strlen(PFX)) && st->st_nlink == 0 && S_ISREG(st->st_mode)) ||
+	       shm_anon_is(link, st);
+}
+
+/* An fd of shared anonymous memory: the object goes to shmem.img (dump-shmem.c, once for the tree, also
+ * when nothing maps it any more), the entry names it by inode; restore hands out an open of the object
+ * restore-shmem.c made, so that the fd and the mappings are one object again. */
+static int fill_shm_anon(struct dump_ctx *c, const struct evfd_src *s, MemfdEntry *m, struct cr_err *e)
+{
+	char path[64];
+	struct stat st;
+	uint64_t ino;
+	snprintf(path, sizeof(path), "/proc/%d/fd/%d", s->pid, s->fd);
+	__cleanup_close int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st))
+		return cr_fail_sys(e, "open %s", path);
+	if (dump_shmem_add(c, fd, &ino, e))
+		return -1;
+	m->shmem_anon = 1, m->has_shmem_anon = 1;
+	m->size = (uint64_t)st.st_size, m->has_size = 1;
+	m->flags = s->flags, m->has_flags = 1;
+	m->pos = s->pos, m->has_pos = 1;
+	m->inode = ino, m->has_inode = 1;
+	m->mode = st.st_mode & 07777, m->has_mode = 1;
+	pr_debug("fd %d: shared anonymous memory %llu (%lld bytes)\n", s->fd, (unsigned long long)ino,
+		 (long long)st.st_size);
+	return 0;
 }
 
 static char *memfd_name(const char *link)
@@ -151,7 +184,14 @@ static int dump_memfd(struct dump_ctx *c, struct fd_src *f, void **state, FileEn
 {
 	struct evfd_src s;
 	evfd_src_of(f, &s);
-	return dump_evfd_done(c, &s, fe, dump_memfd_fill(&s, fe, e));
+	if (!shm_anon_is(f->link, &f->st))
+		return dump_evfd_done(c, &s, fe, dump_memfd_fill(&s, fe, e));
+	MemfdEntry *m = fe_sub_new(fe, FILE_KIND__FILE_MEMFD, &memfd_entry__descriptor, e);
+	if (!m)
+		return -1;
+	fe->memfd = m;
+	int r = fill_shm_anon(c, &s, m, e);
+	return dump_evfd_done(c, &s, fe, r ? cr_wrap(e, "fd %d (%s)", s.fd, s.link) : 0);
 }
 
 /* Also mapped (opened from the object restore-shmem.c made), or held by several processes (made once by

@@ -13,7 +13,8 @@
 
 struct evfd_src;
 struct rst_task;
-/* link is a memfd ("/memfd:NAME (deleted)") */
+/* link is a memfd ("/memfd:NAME (deleted)") or shared anonymous memory ("/dev/zero (deleted)", an fd opened
+ * through /proc/PID/map_files: memfd_entry.shmem_anon, its object in shmem.img) */
 bool dump_memfd_is(const char *link, const struct stat *st);
 int dump_memfd_fill(const struct evfd_src *s, FileEntry *fe, struct cr_err *e);
 /* crshim, before the fds shared in the tree are made: the memfds (inodes) held by several processes, each

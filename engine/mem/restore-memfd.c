@@ -50,6 +50,11 @@ static int write_all(int fd, const MemfdEntry *m)
 /* A new memfd (O_RDWR) with the image's name, size, contents, mode and seals; -1 on error. */
 static int make_raw(const MemfdEntry *m, char *msg, size_t len)
 {
+	if (m->shmem_anon) { /* (rst_memfd_make hands out the object when shmem.img has it) */
+		errno = EBADMSG;
+		return rst_errmsg(msg, len, "shared anonymous memory %llu is not in shmem.img",
+				  (unsigned long long)m->inode);
+	}
 	unsigned flags = MFD_CLOEXEC | MFD_ALLOW_SEALING | (m->hugetlb ? MFD_HUGETLB : 0);
 	int fd = memfd_create(m->name ? m->name : "", flags);
 	if (fd < 0)

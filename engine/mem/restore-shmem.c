@@ -68,9 +68,11 @@ static int shm_fill(int dirfd, const ShmemEntry *se, uint8_t *map, uint64_t len,
 static int shm_create_anon(int dirfd, const ShmemEntry *se, uint64_t len, struct cr_err *e)
 {
 	char path[96];
-	if (!len || (se->huge_page && (len % se->huge_page || (se->huge_page & (se->huge_page - 1)))))
+	if (se->huge_page && (!len || len % se->huge_page || (se->huge_page & (se->huge_page - 1))))
 		return cr_fail_errno(e, EBADMSG, "shmem.img: object %u has size %llu (page size %llu)",
 				     se->id, (unsigned long long)len, (unsigned long long)se->huge_page);
+	if (!len) /* (an fd's object truncated to 0: made with a page, truncated below) */
+		len = (uint64_t)sysconf(_SC_PAGESIZE);
 	__cleanup_munmap struct cr_map m = {NULL, len};
 	int huge = se->huge_page ? MAP_HUGETLB | (int)shmem_huge_flag(se->huge_page) : 0;
 	m.addr = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS | huge, -1, 0);
@@ -80,10 +82,12 @@ static int shm_create_anon(int dirfd, const ShmemEntry *se, uint64_t len, struct
 		return -1;
 	snprintf(path, sizeof(path), "/proc/self/map_files/%llx-%llx", (unsigned long long)(uintptr_t)m.addr,
 		 (unsigned long long)(uintptr_t)m.addr + len);
-	int fd = open(path, O_RDWR | O_CLOEXEC);
+	__cleanup_close int fd = open(path, O_RDWR | O_CLOEXEC);
 	if (fd < 0)
 		return cr_fail_sys(e, "open %s", path);
-	return fd;
+	if (se->size != len && ftruncate(fd, (off_t)se->size)) /* held by an fd, truncated or grown */
+		return cr_fail_sys(e, "shared memory: size %llu", (unsigned long long)se->size);
+	return steal_fd(fd);
 }
 
 static int shm_create_memfd(int dirfd, const ShmemEntry *se, uint64_t len, struct cr_err *e)
