@@ -340,6 +340,11 @@ static int classify(struct mi **v, size_t n, struct cr_err *e)
 				       m->fstype);
 		if (i == 0)
 			continue;
+		unsigned long long nsino;
+		if (!strcmp(m->fstype, "nsfs") && sscanf(m->root, "net:[%llu]", &nsino) == 1) {
+			m->nsfs_net = nsino, m->has_nsfs_net = 1; /* saved by ns/net-multi.c */
+			continue;
+		}
 		struct mi *first = v[i]->dev == root->dev ? root : NULL;
 		for (size_t j = 0; j < n && first != root;
 		     j++) /* that superblock's mount with the widest root */

@@ -257,9 +257,10 @@ int ns_mnt_premake(struct ns_mnt_state *s, bool dry, struct cr_err *e)
 	for (size_t i = 1; i < s->n && !ret; i++) {
 		const MntEntry *m = s->m[i];
 		ssize_t f = m->fs_of ? index_of(&b, m->fs_of) : (ssize_t)i;
-		if (m->ext_key || f <= 0 || s->m[f]->ext_key || userns_fs(s->m[f]->fstype) || s->pre[i] >= 0)
-			continue;
-		if (dry) { /* a check makes no mount */
+		if (m->ext_key || m->nsfs_net || f <= 0 || s->m[f]->ext_key || userns_fs(s->m[f]->fstype) ||
+		    s->pre[i] >= 0)
+			continue; /* (a network namespace's file: ns_net_mnt_premake) */
+		if (dry) {	  /* a check makes no mount */
 			pr_info(
 			    "mount %u (%s, %s): made by crshim at restore (a user namespace cannot make it), "
 			    "not tried by the check\n",

@@ -10,19 +10,22 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <linux/mount.h>
 #include <linux/nsfs.h>
 
 #include "base/cleanup.h"
 #include "base/log.h"
-#include "ns-int.h"
+#include "mnt-int.h"
 
 /* ---------------------------------------------------------------- dump */
 
@@ -76,8 +79,35 @@ static int fd_nets(pid_t pid, uint64_t self, struct ns_net_set *s, struct cr_err
 	return 0;
 }
 
-int ns_net_collect(const struct ns_dump_args *a, uint64_t (*ids)[NS_KINDS], uint64_t self, bool root_saved,
-		   struct ns_net_set *s, struct cr_err *e)
+/* The network namespaces kept by a bind of their namespace file in the root's own mount namespace
+ * (`ip netns add`): nsfs mounts whose root is "net:[INO]" (ns/mnt-dump.c saves them as such). */
+static int mnt_nets(pid_t root, uint64_t self, struct ns_net_set *s, struct cr_err *e)
+{
+	char path[PATH_MAX + 64], *line = NULL;
+	size_t cap = 0;
+	snprintf(path, sizeof(path), "/proc/%d/mountinfo", root);
+	__cleanup_fclose FILE *f = fopen(path, "re");
+	if (!f)
+		return cr_fail_sys(e, "open %s", path);
+	int ret = 0;
+	while (!ret && getline(&line, &cap, f) > 0) {
+		char rt[64], mp[PATH_MAX], *dash = strstr(line, " - nsfs ");
+		unsigned long long ino;
+		if (!dash || sscanf(line, "%*s %*s %*s %63s %4095s", rt, mp) != 2 ||
+		    sscanf(rt, "net:[%llu]", &ino) != 1 || ino == self || set_find(s, ino) >= 0)
+			continue;
+		ns_mnt_unescape(mp);
+		snprintf(path, sizeof(path), "/proc/%d/root%s", root, mp);
+		ret = set_add(s, ino, path, e);
+		if (!ret)
+			pr_info("net:[%llu] is kept by a bind mount of its file on %s\n", ino, mp);
+	}
+	free(line);
+	return ret;
+}
+
+int ns_net_collect(const struct ns_dump_args *a, uint64_t (*ids)[NS_KINDS], uint64_t self, bool own_mnt,
+		   bool root_saved, struct ns_net_set *s, struct cr_err *e)
 {
 	char path[64];
 	s->n = 0;
@@ -102,7 +132,7 @@ int ns_net_collect(const struct ns_dump_args *a, uint64_t (*ids)[NS_KINDS], uint
 	for (size_t i = 0; i < a->n; i++)
 		if (!a->zombie[i] && fd_nets(a->pids[i], self, s, e))
 			return -1;
-	return 0;
+	return own_mnt ? mnt_nets(a->pids[0], self, s, e) : 0;
 }
 
 void ns_net_set_close(struct ns_net_set *s)
@@ -398,4 +428,32 @@ int ns_rst_net_enter(const struct ns_rst *r, uint64_t ino, struct cr_err *e)
 	if (fd < 0)
 		return 0;
 	return setns(fd, CLONE_NEWNET) ? cr_fail_sys(e, "enter net:[%llu]", (unsigned long long)ino) : 0;
+}
+
+int ns_net_mnt_premake(struct ns_rst *r, struct cr_err *e)
+{
+	struct ns_mnt_state *ms = r->mnt;
+	for (size_t i = 0; ms && !r->o->check_only && i < ms->n; i++) {
+		const MntEntry *m = ms->m[i];
+		if (!m->nsfs_net || ms->pre[i] >= 0)
+			continue;
+		int fd = ns_rst_net_fd(r, m->nsfs_net), own = -1;
+		if (fd < 0 && m->nsfs_net == r->ids[NS_NET]) /* the root's, the only one: crshim is in it */
+			fd = own = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return cr_fail_errno(e, EBADMSG, "mount %s: net:[%llu] was not restored",
+					     m->mountpoint, (unsigned long long)m->nsfs_net);
+		ms->pre[i] =
+		    (int)syscall(SYS_open_tree, fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH);
+		int err = errno;
+		if (own >= 0)
+			close(own);
+		if (ms->pre[i] < 0)
+			return cr_fail_errno(e, err, "mount %s: a bind of the restored net:[%llu]",
+					     m->mountpoint, (unsigned long long)m->nsfs_net);
+		ms->pre_at[i] = true;
+		pr_info("mount %s: a bind of the restored net:[%llu]\n", m->mountpoint,
+			(unsigned long long)m->nsfs_net);
+	}
+	return 0;
 }

@@ -301,7 +301,8 @@ static int dump_all(const struct ns_dump_args *a, uint64_t (*ids)[NS_KINDS], NsT
 	if (a->ipc_own)
 		*a->ipc_own = (ne.own & ~ne.external & CLONE_NEWIPC) != 0;
 	struct ns_net_set nets = {0};
-	int ret = ns_net_collect(a, ids, self[NS_NET], (ne.own & ~ne.external & CLONE_NEWNET) != 0, &nets, e);
+	int ret = ns_net_collect(a, ids, self[NS_NET], (ne.own & CLONE_NEWNS) != 0,
+				 (ne.own & ~ne.external & CLONE_NEWNET) != 0, &nets, e);
 	if (!ret)
 		ret = ns_dump_state(a, &nets, ne.own & ~ne.external, &ne, e);
 	if (!ret)

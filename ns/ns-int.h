@@ -93,8 +93,11 @@ struct ns_net_set {
 	uint64_t ino[NS_NET_MAX];
 	int fd[NS_NET_MAX];
 };
-int ns_net_collect(const struct ns_dump_args *a, uint64_t (*ids)[NS_KINDS], uint64_t self, bool root_saved,
-		   struct ns_net_set *s, struct cr_err *e);
+int ns_net_collect(const struct ns_dump_args *a, uint64_t (*ids)[NS_KINDS], uint64_t self, bool own_mnt,
+		   bool root_saved, struct ns_net_set *s, struct cr_err *e);
+/* Restore, crshim once they are made: a bind mount of one of them (mnt.img nsfs_net) made detached from the
+ * restored namespace, for the root task to attach (ns_mnt_state pre). */
+int ns_net_mnt_premake(struct ns_rst *r, struct cr_err *e);
 void ns_net_set_close(struct ns_net_set *s);
 /* ... the others into ne->nets and net-ID.img (ns_net_dump_extra_free frees ne->nets). */
 int ns_net_dump_extra(const struct ns_dump_args *a, const struct ns_net_set *s, uint64_t self_user,

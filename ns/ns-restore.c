@@ -200,7 +200,7 @@ int ns_rst_enter(struct ns_rst *r, struct cr_err *e)
 		return -1;
 	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++)
 		if (enter_one(r, order[i], e) || ns_rst_fill(r, order[i], e) ||
-		    (order[i] == NS_NET && ns_net_multi_fill(r, e)))
+		    (order[i] == NS_NET && (ns_net_multi_fill(r, e) || ns_net_mnt_premake(r, e))))
 			return -1;
 	if (fault_check(r->o, FI_RESTORE_NS_MADE, e))
 		return -1;
