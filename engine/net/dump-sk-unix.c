@@ -220,6 +220,9 @@ static int fill_opts(int sk, UnixSkEntry *u, struct cr_err *e)
 	if (!getsockopt(sk, SOL_SOCKET, SO_RCVBUF, &v, &l))
 		o->rcvbuf = (uint32_t)v, o->has_rcvbuf = 1;
 	l = sizeof(v);
+	if (!getsockopt(sk, SOL_SOCKET, SO_BUF_LOCK, &v, &l))
+		o->buf_lock = (uint32_t)v, o->has_buf_lock = 1;
+	l = sizeof(v);
 	if (!getsockopt(sk, SOL_SOCKET, SO_PASSCRED, &v, &l))
 		o->passcred = v, o->has_passcred = 1;
 	l = sizeof(v);

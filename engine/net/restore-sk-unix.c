@@ -154,6 +154,11 @@ static int apply_opts(const struct rsk *r, struct cr_err *e)
 	if (o->has_rcvbuf && !getsockopt(r->fd, SOL_SOCKET, SO_RCVBUF, &cur, &l) &&
 	    (uint32_t)cur != o->rcvbuf && setsockopt(r->fd, SOL_SOCKET, SO_RCVBUF, &half, sizeof(half)))
 		return cr_fail_sys(e, "socket:[%u]: SO_RCVBUF %u", r->ino, o->rcvbuf);
+	/* after the sizes, which lock them; 0 needs nothing on a kernel without it */
+	if (o->has_buf_lock &&
+	    setsockopt(r->fd, SOL_SOCKET, SO_BUF_LOCK, &o->buf_lock, sizeof(o->buf_lock)) &&
+	    (o->buf_lock || errno != ENOPROTOOPT))
+		return cr_fail_sys(e, "socket:[%u]: SO_BUF_LOCK %u", r->ino, o->buf_lock);
 	if (o->passcred)
 		set_int(r->fd, SO_PASSCRED, 1);
 	if (o->passsec)

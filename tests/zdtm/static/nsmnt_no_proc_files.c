@@ -11,7 +11,7 @@
 #include <sys/syscall.h>
 #include "nsmnt.h"
 
-#define R2 40 /* the second description of the read end */
+#define R2 40  /* the second description of the read end */
 #define NSF 41 /* /proc/self/ns/uts */
 
 int main(int argc, char **argv)

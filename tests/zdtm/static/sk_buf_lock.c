@@ -1,9 +1,9 @@
 /* SO_BUF_LOCK (Linux 5.14), as CRIU's sock_opts02 sets it: TCP and UDP sockets with the send, the receive or
  * both buffer sizes locked by SO_BUF_LOCK itself, or by SO_SNDBUF / SO_RCVBUF, and one with a size set and
- * its lock taken off again; two netlink sockets, one locked, one with a size set and no lock; an established
- * pair with data queued both ways and no lock (the restore grows its buffers to put the queues back, which
- * locks them). After restore each socket reads back the same locks (and buffer sizes, but the pair's, which
- * the kernel tunes as they are used). */
+ * its lock taken off again; two netlink and two unix sockets, one locked, one with a size set and no lock; an
+ * established pair with data queued both ways and no lock (the restore grows its buffers to put the queues
+ * back, which locks them). After restore each socket reads back the same locks (and buffer sizes, but the
+ * pair's, which the kernel tunes as they are used). */
 #include <netinet/in.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -25,6 +25,10 @@ struct sk {
 	{                                                                                                    \
 		.dom = AF_INET, .type = t, .opt = o, .val = v                                                \
 	}
+#define UX(o, v)                                                                                             \
+	{                                                                                                    \
+		.dom = AF_UNIX, .type = SOCK_DGRAM, .opt = o, .val = v                                       \
+	}
 #define NL(o, v)                                                                                             \
 	{                                                                                                    \
 		.dom = AF_NETLINK, .type = SOCK_RAW, .opt = o, .val = v                                      \
@@ -40,6 +44,8 @@ static struct sk sks[] = {
     SK(SOCK_STREAM, -1, 0), /* a size set, the lock then taken off */
     NL(SO_BUF_LOCK, 3),
     NL(-1, 0), /* netlink sockets */
+    UX(SO_BUF_LOCK, 2),
+    UX(-1, 0), /* unix sockets */
     SK(SOCK_STREAM, 0, 0),
     SK(SOCK_STREAM, 0, 0), /* the established pair */
 };
@@ -85,9 +91,10 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < n; i++)
 		take(&sks[i]);
 	if (sks[0].lock != 1 || sks[3].lock != 1 || sks[4].lock != 2 || sks[7].lock || sks[8].lock != 3 ||
-	    sks[9].lock || sks[10].lock)
-		fail("SO_BUF_LOCK did not take (%d %d %d %d %d %d %d)", sks[0].lock, sks[3].lock, sks[4].lock,
-		     sks[7].lock, sks[8].lock, sks[9].lock, sks[10].lock);
+	    sks[9].lock || sks[10].lock != 2 || sks[11].lock || sks[12].lock)
+		fail("SO_BUF_LOCK did not take (%d %d %d %d %d %d %d %d %d)", sks[0].lock, sks[3].lock,
+		     sks[4].lock, sks[7].lock, sks[8].lock, sks[9].lock, sks[10].lock, sks[11].lock,
+		     sks[12].lock);
 
 	test_daemon();
 	test_waitsig();
