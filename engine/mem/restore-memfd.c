@@ -30,8 +30,30 @@ struct rmemfd {
 static struct rmemfd *made;
 static size_t nr_made;
 
+/* A hugetlbfs memfd cannot be written to (no write()): its contents go in through a mapping. */
+static int write_huge(int fd, const MemfdEntry *m)
+{
+	if (!m->n_data)
+		return 0;
+	void *p = mmap(NULL, m->size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED)
+		return -1;
+	int r = 0;
+	for (size_t i = 0; i < m->n_data && !r; i++) {
+		const MemfdExtent *x = m->data[i];
+		if (x->off > m->size || x->data.len > m->size - x->off)
+			errno = EBADMSG, r = -1;
+		else
+			memcpy((char *)p + x->off, x->data.data, x->data.len);
+	}
+	munmap(p, m->size);
+	return r;
+}
+
 static int write_all(int fd, const MemfdEntry *m)
 {
+	if (m->hugetlb)
+		return write_huge(fd, m);
 	for (size_t i = 0; i < m->n_data; i++) {
 		const MemfdExtent *x = m->data[i];
 		size_t off = 0;

@@ -1,10 +1,11 @@
 /* hugetlb memory of every kind (CRIU's maps09, maps10, shm-hugetlb, memfd02-hugetlb): private and shared
  * anonymous MAP_HUGETLB memory in a parent and its child (the child wrote its copy of one private mapping
  * and reads the parent's data in another), a System V SHM_HUGETLB segment and an MFD_HUGETLB memfd mapped
- * shared and privately (its fd kept). After restore: the contents, each range still in huge pages
- * (KernelPageSize) on the same device as before, the shared ones still shared (a write of the child is seen
- * by the parent, a write to the memfd by its private mapping). The huge pages are reserved before the test
- * (vm.nr_hugepages raised if fewer are free, given back at the end); it skips when none can be had. */
+ * shared and privately (its fd kept), and one held as an fd only. After restore: the contents, each range
+ * still in huge pages (KernelPageSize) on the same device as before, the shared ones still shared (a write of
+ * the child is seen by the parent, a write to the memfd by its private mapping). The huge pages are reserved
+ * before the test (vm.nr_hugepages raised if fewer are free, given back at the end); it skips when none can
+ * be had. */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,7 +18,7 @@
 #include "zdtmtst.h"
 
 #define HP (2ul << 20)
-#define NEED 10 /* huge pages: 6 before the dump, 7 after the restore, some slack */
+#define NEED 12 /* huge pages: 7 before the dump, 8 after the restore, some slack */
 #define NR "/proc/sys/vm/nr_hugepages"
 
 static long read_long(const char *path, const char *key)
@@ -118,8 +119,14 @@ int main(int argc, char **argv)
 	if (id < 0 && errno == EPERM)
 		y = mmap(NULL, HP, PROT_READ | PROT_WRITE, sa, -1, 0), test_msg("no SHM_HUGETLB here\n");
 	mfd = memfd_create("hugetlb_mem", MFD_HUGETLB);
+	int ufd = memfd_create("hugetlb_fd_only", MFD_HUGETLB); /* held as an fd only: contents via a map */
+	uint8_t *u = ufd < 0 || ftruncate(ufd, HP)
+			 ? MAP_FAILED
+			 : mmap(NULL, HP, PROT_READ | PROT_WRITE, MAP_SHARED, ufd, 0);
+	if (u != MAP_FAILED)
+		datagen(u, HP, 8), munmap(u, HP);
 	if (p == MAP_FAILED || q == MAP_FAILED || s == MAP_FAILED || y == (void *)-1 || y == MAP_FAILED ||
-	    mfd < 0 || ftruncate(mfd, HP))
+	    mfd < 0 || ftruncate(mfd, HP) || u == MAP_FAILED)
 		test_skip("hugetlb memory cannot be had (%m)");
 	uint8_t *ms = mmap(NULL, HP, PROT_READ | PROT_WRITE, MAP_SHARED, mfd, 0);
 	volatile uint8_t *mp = mmap(NULL, HP, PROT_READ | PROT_WRITE, MAP_PRIVATE, mfd, 0);
@@ -171,6 +178,10 @@ int main(int argc, char **argv)
 	uint8_t b;
 	if (pread(mfd, &b, 1, 10) != 1 || b != ms[10])
 		fail("the memfd fd is not the mapped memfd");
+	u = mmap(NULL, HP, PROT_READ, MAP_SHARED, ufd, 0);
+	if (u == MAP_FAILED || datachk(u, HP, 8, NULL) || mapping_of(u, &ar[0].maj, &ar[0].min, &kps) ||
+	    kps != (long)(HP >> 10))
+		fail("the memfd held as an fd only: not in huge pages or contents changed (%m)");
 	if (write(ctl[1], "g", 1) != 1 || waitpid(ch, &st, 0) != ch || !WIFEXITED(st) || WEXITSTATUS(st))
 		fail("child: status %#x", st);
 	if (s[HP - 1] != 0x5a)
