@@ -302,14 +302,21 @@ static const MntEntry *mount_of(MntEntry **h, size_t nh, const char *path)
 	return NULL;
 }
 
-/* Mount i: the root (from --root) or an external one (from its source) that was a slave of a group, or
- * shared with one, not in the tree. */
-static const char *out_source(const struct ns_mnt_state *s, const struct cr_opts *o, size_t i)
+/* Where crshim's namespace has mount i, when it was a slave of a group (or, external, shared with one) not
+ * in the tree: an external mount's source; the root, and a bind of its filesystem that was only a slave,
+ * under --root (as the restore makes them). NULL otherwise. */
+static const char *out_source(const struct ns_mnt_state *s, const struct cr_opts *o, size_t i, char *buf,
+			      size_t len)
 {
-	const MntEntry *m = s->m[i];
-	if (!m->master && !m->shared)
+	const MntEntry *m = s->m[i], *r = s->m[0];
+	if ((!m->master && !m->shared) || (!m->ext_key && m->shared))
 		return NULL;
-	return i ? (m->ext_key ? s->src[i] : NULL) : o->root;
+	if (m->ext_key)
+		return s->src[i] ? abs_src(s->src[i], buf, len) : NULL;
+	if (!i || !o->root || m->fs_of != r->mnt_id || !ns_mnt_under(m->root, r->root))
+		return i ? NULL : o->root;
+	const char *rest = m->root + (strcmp(r->root, "/") ? strlen(r->root) : 0);
+	return (size_t)snprintf(buf, len, "%s%s", o->root, rest) < len ? buf : NULL;
 }
 
 int ns_mnt_ext_host(struct ns_mnt_state *s, const struct cr_opts *o, struct cr_err *e)
@@ -320,8 +327,9 @@ int ns_mnt_ext_host(struct ns_mnt_state *s, const struct cr_opts *o, struct cr_e
 		return cr_fail_errno(e, ENOMEM, "out of memory");
 	bool any = false;
 	for (size_t i = 0; i < s->n; i++) {
+		char buf[PATH_MAX];
 		s->host[i] = -1;
-		any |= out_source(s, o, i) != NULL;
+		any |= out_source(s, o, i, buf, sizeof(buf)) != NULL;
 	}
 	if (!any || o->check_only || o->live_root)
 		return 0;
@@ -333,8 +341,8 @@ int ns_mnt_ext_host(struct ns_mnt_state *s, const struct cr_opts *o, struct cr_e
 		return -1;
 	for (size_t i = 0; i < s->n && !ret; i++) {
 		char buf[PATH_MAX];
-		const char *src = out_source(s, o, i);
-		const MntEntry *hx = src ? mount_of(h, nh, src = abs_src(src, buf, sizeof(buf))) : NULL;
+		const char *src = out_source(s, o, i, buf, sizeof(buf));
+		const MntEntry *hx = src ? mount_of(h, nh, src) : NULL;
 		if (!hx || !(s->out[i] = (uint8_t)out_kind(s, i, hx)))
 			continue;
 		s->host[i] = (int)syscall(SYS_open_tree, AT_FDCWD, src, OPEN_TREE_CLONE | O_CLOEXEC);

@@ -501,8 +501,9 @@ static int propagation(struct build *b)
 		}
 		if (m->ext_key)
 			continue; /* ext_propagation */
-		/* the root, a slave of a group outside the tree only: back into it (mnt-ext.c) */
-		int out = !i && !m->shared ? ns_mnt_ext_link(b->s, i, b->fd[i], b->msg, b->len) : 0;
+		/* the root or a bind of its filesystem, a slave of a group outside the tree only: back into
+		 * it (mnt-ext.c) */
+		int out = !m->shared ? ns_mnt_ext_link(b->s, i, b->fd[i], b->msg, b->len) : 0;
 		int mfd = m->shared || out ? -1 : group_fd(b, m->master, src);
 		if (out < 0 || (mfd >= 0 && (join_group(b, mfd, b->fd[i], m) || set_prop(b, i, MS_SLAVE))))
 			goto out;
