@@ -360,7 +360,8 @@ static int child_misc(const struct rst_task *t, char *msg, size_t len)
 	if (c->thp_disabled && prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0))
 		return fail_msg(msg, len, "prctl(PR_SET_THP_DISABLE)");
 	/* membarrier registrations belong to the address space, which the blob keeps (it only remaps it) */
-	static const unsigned mb_cmds[] = {MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED,
+	static const unsigned mb_cmds[] = {MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED,
+					   MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED,
 					   MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_SYNC_CORE,
 					   MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_RSEQ};
 	for (size_t i = 0; c->has_membarrier && i < sizeof(mb_cmds) / sizeof(mb_cmds[0]); i++)

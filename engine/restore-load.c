@@ -99,7 +99,8 @@ static int check_core(const CoreEntry *c, int id, struct cr_err *e)
 	if (c->arch && strcmp(c->arch, arch_name()))
 		return cr_fail_errno(e, EINVAL, "core-%d.img: registers of %s, this is %s", id, c->arch,
 				     arch_name());
-	const uint32_t mb = MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED |
+	const uint32_t mb = MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED |
+			    MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED |
 			    MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_SYNC_CORE |
 			    MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_RSEQ;
 	if (c->has_membarrier && (c->membarrier & ~mb))

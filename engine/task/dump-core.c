@@ -93,9 +93,21 @@ _Static_assert(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED == MEMBARRIER_CMD_PRIVA
 									 << 1,
 	       "membarrier command bits");
 
+/* Linux 6.3+ reads them: the MEMBARRIER_CMD_REGISTER_* bits of the kinds registered, the global expedited
+ * one too (which no barrier tells: its barrier works whether registered or not); before, the probes. */
+#define CR_MEMBARRIER_CMD_GET_REGISTRATIONS (1 << 9)
+
 static int membarrier_result(struct dump_ctx *c, const struct rcalls *rc, size_t first, struct cr_err *e)
 {
+	long regs = rc->v[first++].ret;
 	c->rem.membarrier = 0;
+	if (regs >= 0) {
+		c->rem.membarrier = (uint32_t)regs;
+		pr_debug("task %d: membarrier registrations 0x%lx\n", c->pid, regs);
+		return 0;
+	}
+	if (regs != -EINVAL && regs != -ENOSYS)
+		return cr_fail_errno(e, (int)-regs, "remote membarrier (get registrations)");
 	for (size_t i = 0; i < ARRAY_SIZE(membarrier_probe); i++) {
 		long ret = rc->v[first + i].ret;
 		if (!ret) {
@@ -193,7 +205,7 @@ static int remote_all(struct dump_ctx *c, struct rcalls *rc, struct cr_err *e)
 	size_t secb = add(rc, "prctl(PR_GET_SECUREBITS)", __NR_prctl, PR_GET_SECUREBITS, 0, 0, 0);
 	size_t slack = add(rc, "prctl(PR_GET_TIMERSLACK)", __NR_prctl, PR_GET_TIMERSLACK, 0, 0, 0);
 	size_t brk = add(rc, "brk(0)", __NR_brk, 0, 0, 0, 0);
-	size_t mb = rc->n;
+	size_t mb = add(rc, "membarrier", __NR_membarrier, CR_MEMBARRIER_CMD_GET_REGISTRATIONS, 0, 0, 0);
 	for (size_t i = 0; i < ARRAY_SIZE(membarrier_probe); i++)
 		add(rc, "membarrier", __NR_membarrier, membarrier_probe[i], 0, 0, 0);
 	size_t tm = rc->n, ntm = r->ntimers < SCR_NTIMERS ? r->ntimers : SCR_NTIMERS;
