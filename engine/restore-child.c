@@ -29,6 +29,7 @@
 #include "base/fault-ids.h"
 #include "base/late-fds.h"
 #include "base/log.h"
+#include "base/proc.h"
 #include "pid.h"
 #include "files/fdshare.h"
 #include "files/ghost.h"
@@ -339,6 +340,44 @@ static int child_fs(const struct rst_task *t, char *msg, size_t len)
 	return 0;
 }
 
+/* Uid g of the initial user namespace as this task's user namespace sees it (a tree born in its user
+ * namespace runs in it here; /proc/self/uid_map names the parent's ids, which is the initial one's for the
+ * user namespace of a tree); 4294967295 if it maps no such uid. */
+static uint32_t uid_here(uint32_t g)
+{
+	__cleanup_fclose FILE *f = fopen("/proc/self/uid_map", "re");
+	unsigned long in, out, n;
+	while (f && fscanf(f, "%lu %lu %lu", &in, &out, &n) == 3)
+		if (g >= out && g - out < n)
+			return (uint32_t)(in + (g - out));
+	return UINT32_MAX;
+}
+
+/* The audit login uid (per task, inherited from crshim): written when it differs, which needs no privilege
+ * while ours is unset and CAP_AUDIT_CONTROL otherwise; before the fd table (its fds are passing) and the
+ * user namespace (CAP_AUDIT_CONTROL counts only in the first one). A tree born in its user namespace reads
+ * and writes it as that namespace maps it: one it does not map is left as it is (it reads as unset there). */
+static int child_loginuid(const CoreEntry *c, char *msg, size_t len)
+{
+	char cur[16], want[16];
+	if (!c->has_loginuid || proc_read_small("/proc/self/loginuid", cur, sizeof(cur)) <= 0)
+		return 0; /* (no file: a kernel without audit, nothing to keep) */
+	uint32_t v = c->loginuid == UINT32_MAX ? UINT32_MAX : uid_here(c->loginuid);
+	if (strtoul(cur, NULL, 10) == v || (v == UINT32_MAX && c->loginuid != UINT32_MAX))
+		return 0;
+	snprintf(want, sizeof(want), "%u", v);
+	int fd = open("/proc/self/loginuid", O_WRONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : write(fd, want, strlen(want));
+	int err = errno;
+	if (fd >= 0)
+		close(fd);
+	if (n != (ssize_t)strlen(want)) {
+		snprintf(msg, len, "write %s to /proc/self/loginuid: %s", want, strerror(err));
+		return -1;
+	}
+	return 0;
+}
+
 static int child_misc(const struct rst_task *t, char *msg, size_t len)
 {
 	const CoreEntry *c = t->core;
@@ -426,7 +465,8 @@ static int child_setup(struct rst_task *t, char *msg, size_t len)
 	    (t->pst->clone_share & CLONE_FS) && !t->clone_parent && !t->helper &&
 	    t->spawn_ppid == t->pst->ppid;	 /* cloned with CLONE_FS: the parent sets cwd, umask, root */
 	bool files_shared = rst_files_shared(t); /* the parent restored the fds (and made ours) */
-	if ((!files_shared && (rst_child_files(t, msg, len) || spawn_children(t, false, true, msg, len))) ||
+	if (child_loginuid(t->core, msg, len) ||
+	    (!files_shared && (rst_child_files(t, msg, len) || spawn_children(t, false, true, msg, len))) ||
 	    t->fault == FI_RESTORE_FILES || (!fs_shared && child_fs(t, msg, len)) ||
 	    child_misc(t, msg, len) || (t->userns_fd < 0 && child_bounding(t, msg, len)) ||
 	    child_rseq_off(msg, len) || (drop_other_areas(t, false), rst_child_fill_unmap(t, msg, len)) ||
