@@ -1,6 +1,7 @@
 /* Dump of System V shared memory (see ipc-shm.h): ipc-shm.img and one page store per segment. */
 #define LOG_PREFIX "dump-ipc-shm: "
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -134,6 +135,19 @@ static int seg_dump(struct dump_ctx *c, pid_t pid, const struct proc_vma *v, str
 	return dump_shmem_file(c, IMG_IPC_SHM_PAGEMAP, IMG_IPC_SHM_PAGES, g->id, fd, g->size, e);
 }
 
+/* The end of crshim's attach at start (its VMA: the size rounded up to the segment's pages, huge ones for
+ * SHM_HUGETLB), from /proc/self/maps; end rounded up to a page if it is not found there. */
+static uint64_t attach_end(uint64_t start, uint64_t end)
+{
+	uint64_t psz = (uint64_t)sysconf(_SC_PAGESIZE), s, en;
+	char line[512];
+	__cleanup_fclose FILE *f = fopen("/proc/self/maps", "re");
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%" SCNx64 "-%" SCNx64, &s, &en) == 2 && s == start)
+			return en;
+	return (end + psz - 1) & ~(psz - 1);
+}
+
 /* The contents of a segment no process of the tree attaches (crshim is in the tree's IPC namespace): read
  * through crshim's own read-only attach, which goes again at once. */
 static int seg_dump_detached(struct dump_ctx *root, struct ipc_seg *g, struct cr_err *e)
@@ -142,7 +156,7 @@ static int seg_dump_detached(struct dump_ctx *root, struct ipc_seg *g, struct cr
 	if (p == (void *)-1)
 		return cr_fail_sys(e, "attach System V shared memory segment %d to read it", g->id);
 	struct proc_vma v = {.start = (uint64_t)(uintptr_t)p, .end = (uint64_t)(uintptr_t)p + g->size};
-	v.end = (v.end + (uint64_t)sysconf(_SC_PAGESIZE) - 1) & ~((uint64_t)sysconf(_SC_PAGESIZE) - 1);
+	v.end = attach_end(v.start, v.end);
 	int ret = seg_dump(root, getpid(), &v, g, e);
 	shmdt(p);
 	return ret;

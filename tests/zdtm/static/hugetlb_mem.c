@@ -1,11 +1,11 @@
 /* hugetlb memory of every kind (CRIU's maps09, maps10, shm-hugetlb, memfd02-hugetlb): private and shared
  * anonymous MAP_HUGETLB memory in a parent and its child (the child wrote its copy of one private mapping
  * and reads the parent's data in another), a System V SHM_HUGETLB segment and an MFD_HUGETLB memfd mapped
- * shared and privately (its fd kept), and one held as an fd only. After restore: the contents, each range
- * still in huge pages (KernelPageSize) on the same device as before, the shared ones still shared (a write of
- * the child is seen by the parent, a write to the memfd by its private mapping). The huge pages are reserved
- * before the test (vm.nr_hugepages raised if fewer are free, given back at the end); it skips when none can
- * be had. */
+ * shared and privately (its fd kept), and one held as an fd only; a SysV hugetlb segment nobody attaches.
+ * After restore: the contents, each range still in huge pages (KernelPageSize) on the same device as before,
+ * the shared ones still shared (a write of the child is seen by the parent, a write to the memfd by its
+ * private mapping). The huge pages are reserved before the test (vm.nr_hugepages raised if fewer are free,
+ * given back at the end); it skips when none can be had. */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,7 +18,7 @@
 #include "zdtmtst.h"
 
 #define HP (2ul << 20)
-#define NEED 12 /* huge pages: 7 before the dump, 8 after the restore, some slack */
+#define NEED 14 /* huge pages: 8 before the dump, 9 after the restore, some slack */
 #define NR "/proc/sys/vm/nr_hugepages"
 
 static long read_long(const char *path, const char *key)
@@ -116,6 +116,12 @@ int main(int argc, char **argv)
 	/* SHM_HUGETLB needs CAP_IPC_LOCK of the first user namespace (or vm.hugetlb_shm_group): not in uns */
 	id = shmget(IPC_PRIVATE, HP, IPC_CREAT | SHM_HUGETLB | 0600);
 	uint8_t *y = id < 0 ? (void *)-1 : shmat(id, NULL, 0);
+	/* and one no process attaches, of a size that is no multiple of its pages (mode ns: the tree's own
+	 * IPC namespace, where the dump saves it through an attach of its own) */
+	int did = shmget(IPC_PRIVATE, HP / 2 + PAGE, IPC_CREAT | SHM_HUGETLB | 0600);
+	uint8_t *d = did < 0 ? (void *)-1 : shmat(did, NULL, 0);
+	if (d != (void *)-1)
+		datagen(d, HP / 2 + PAGE, 9), shmdt(d);
 	if (id < 0 && errno == EPERM)
 		y = mmap(NULL, HP, PROT_READ | PROT_WRITE, sa, -1, 0), test_msg("no SHM_HUGETLB here\n");
 	mfd = memfd_create("hugetlb_mem", MFD_HUGETLB);
@@ -188,6 +194,11 @@ int main(int argc, char **argv)
 		fail("the child's write to shared hugetlb memory is not seen: not shared any more");
 	if (id >= 0)
 		shmdt(y), shmctl(id, IPC_RMID, NULL);
+	d = did < 0 ? (void *)-1 : shmat(did, NULL, SHM_RDONLY);
+	if (did >= 0 && (d == (void *)-1 || datachk(d, HP / 2 + PAGE, 9, NULL)))
+		fail("the SysV hugetlb segment nobody attached: gone or contents changed (%m)");
+	if (did >= 0)
+		shmdt(d), shmctl(did, IPC_RMID, NULL);
 	munmap(p, HP), munmap(q, HP), munmap((void *)s, HP), munmap(ms, HP), munmap((void *)mp, HP);
 	close(mfd);
 	if (added > 0)
