@@ -396,6 +396,8 @@ static int check_owner(struct dump_lvls *L, pid_t pid, bool root, int k, uint32_
 		    "not supported yet: user:[%llu], a user namespace nested in the tree's, owns the "
 		    "root's %s namespace (what a nested user namespace owns is not restored)",
 		    (unsigned long long)o, kind_names[k]);
+	if (at > 0 && k == NS_NET) /* another network namespace of the tree: made in it (net-multi.c) */
+		return 0;
 	if (at > 0)
 		return cr_fail(
 		    e,
