@@ -27,7 +27,8 @@ static uint64_t psize(void)
 }
 
 /* Private anonymous memory only; not a stack that grows (the kernel touches it), not locked (mlock
- * fills it), not droppable. Every other VMA is filled by the blob as without --lazy-pages. */
+ * fills it), not droppable, not hugetlb (lazy-pages copies 4 KiB pages). Every other VMA is filled by the
+ * blob as without --lazy-pages. */
 /* Not a VMA whose final protection has no write: the restorer maps it writable, then takes write away; the
  * kernel then drops its commit charge (VM_ACCOUNT) unless a page was written into it (an anon_vma), and a
  * VMA without the charge merges with uncharged neighbours the task kept apart (PROT_NONE guards). Filled
@@ -35,7 +36,8 @@ static uint64_t psize(void)
 static bool vma_can_be_lazy(const VmaEntry *v)
 {
 	return (v->kind == VMA_KIND__VMA_ANON_PRIVATE || v->kind == VMA_KIND__VMA_HEAP) &&
-	       (v->prot & PROT_WRITE) && !(v->flags & (MAP_GROWSDOWN | MAP_DROPPABLE_ | MAP_SHARED)) &&
+	       (v->prot & PROT_WRITE) &&
+	       !(v->flags & (MAP_GROWSDOWN | MAP_DROPPABLE_ | MAP_SHARED | MAP_HUGETLB)) &&
 	       !(v->madv & VMA_F_LOCKED);
 }
 
