@@ -216,6 +216,13 @@ static int task_place(struct dump_ctx *c, const struct dump_ctx *p, struct cr_er
 			       "not supported yet: task %d makes its new children in another PID namespace "
 			       "than its own (unshare/setns CLONE_NEWPID without a fork)",
 			       c->pid);
+	/* (the offsets of a time namespace not entered yet could be read and written, but not which of the
+	 * tree's tasks it is shared with: CRIU refuses it too) */
+	if (!c->zombie && !ns_same(c->pid, "time", c->pid, "time_for_children"))
+		return cr_fail(e,
+			       "not supported yet: task %d makes its new children in another time namespace "
+			       "than its own (unshare(CLONE_NEWTIME) without a fork)",
+			       c->pid);
 	return 0;
 }
 
