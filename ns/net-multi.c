@@ -20,6 +20,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <linux/kcmp.h>
 #include <linux/mount.h>
 #include <linux/nsfs.h>
 
@@ -106,6 +107,21 @@ static int mnt_nets(pid_t root, uint64_t self, struct ns_net_set *s, struct cr_e
 	return ret;
 }
 
+/* Two processes sharing one fd table (CLONE_FILES) in two network namespaces: the one cloned second would
+ * find the fd of its namespace taken by the other's files at restore (ns_rst_task_net). */
+static int check_shared_files(const struct ns_dump_args *a, uint64_t (*ids)[NS_KINDS], struct cr_err *e)
+{
+	for (size_t i = 0; i < a->n; i++)
+		for (size_t j = i + 1; j < a->n && !a->zombie[i]; j++)
+			if (!a->zombie[j] && ids[i][NS_NET] != ids[j][NS_NET] &&
+			    !syscall(SYS_kcmp, a->pids[i], a->pids[j], KCMP_FILES, 0, 0))
+				return cr_fail(e,
+					       "not supported yet: tasks %d and %d share their fd table "
+					       "(CLONE_FILES) in two network namespaces",
+					       a->pids[i], a->pids[j]);
+	return 0;
+}
+
 int ns_net_collect(const struct ns_dump_args *a, uint64_t (*ids)[NS_KINDS], uint64_t self, bool own_mnt,
 		   bool root_saved, struct ns_net_set *s, struct cr_err *e)
 {
@@ -132,6 +148,8 @@ int ns_net_collect(const struct ns_dump_args *a, uint64_t (*ids)[NS_KINDS], uint
 	for (size_t i = 0; i < a->n; i++)
 		if (!a->zombie[i] && fd_nets(a->pids[i], self, s, e))
 			return -1;
+	if (s->n > 1 && check_shared_files(a, ids, e))
+		return -1;
 	return own_mnt ? mnt_nets(a->pids[0], self, s, e) : 0;
 }
 
@@ -406,10 +424,8 @@ int ns_rst_task_net(const struct ns_rst *r, pid_t pid, pid_t spawner, char *msg,
 	if (fd < 0)
 		return 0; /* crshim's own namespace, where the root is too */
 	if (fstat(fd, &st) || (uint64_t)st.st_ino != new_ino) {
-		snprintf(msg, len,
-			 "task %d: the fd %d of its network namespace is no longer crshim's (not supported "
-			 "yet: a process sharing its parent's fd table in another network namespace)",
-			 pid, fd);
+		snprintf(msg, len, "task %d: the fd %d of its network namespace is no longer crshim's", pid,
+			 fd);
 		return -1;
 	}
 	if (setns(fd, CLONE_NEWNET)) {
