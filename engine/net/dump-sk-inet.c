@@ -364,16 +364,16 @@ static int lock_connecting(struct dump_ctx *c, int cfd, InetSkEntry *ie, struct 
 
 /* A corked UDP socket (UDP_CORK) holds the datagram being built in its write queue, which nothing reads or
  * writes back: refused, as CRIU does (the data would be lost silently). */
-static int udp_corked(int fd, int cfd, const InetSkEntry *ie, struct cr_err *e)
+static int udp_corked(int cfd, const InetSkEntry *ie, struct cr_err *e)
 {
 	int cork = 0, outq = 0;
 	if (ie->type != SOCK_DGRAM || (ie->protocol != IPPROTO_UDP && ie->protocol != IPPROTO_UDPLITE) ||
 	    getint(cfd, SOL_UDP, UDP_CORK, &cork) || !cork || ioctl(cfd, SIOCOUTQ, &outq) || outq <= 0)
 		return 0;
 	return cr_fail(e,
-		       "fd %d: corked UDP socket (UDP_CORK) with data not yet sent (%d bytes in its write "
-		       "queue): cannot be restored",
-		       fd, outq);
+		       "corked UDP socket (UDP_CORK) with data not yet sent (%d bytes in its write queue): "
+		       "cannot be restored",
+		       outq);
 }
 
 static int fill_inet(struct dump_ctx *c, int fd, int cfd, int family, uint32_t fl, FileEntry *fe,
@@ -401,7 +401,7 @@ static int fill_inet(struct dump_ctx *c, int fd, int cfd, int family, uint32_t f
 		return -1;
 	if (known > 0 && ie->has_dst_addr && proto != IPPROTO_TCP)
 		ie->state = TCP_ESTABLISHED, ie->has_state = 1;
-	if (udp_corked(fd, cfd, ie, e))
+	if (udp_corked(cfd, ie, e))
 		return -1;
 	/* options before repair mode (which changes SO_REUSEADDR) */
 	size_t n = 0;
