@@ -7,13 +7,13 @@
 #include <linux/kcmp.h>
 #include "ns_world.h"
 
-static int pfd[2];
+static int ready_pipe[2];
 static char stack[64 * 1024] __attribute__((aligned(16)));
 
 static int child(void *arg)
 {
 	(void)arg;
-	if (unshare(CLONE_NEWNET) || write(pfd[1], "r", 1) != 1)
+	if (unshare(CLONE_NEWNET) || write(ready_pipe[1], "r", 1) != 1)
 		_exit(64);
 	for (;;)
 		pause();
@@ -24,10 +24,10 @@ int main(int argc, char **argv)
 {
 	char c, p[64];
 	test_init(argc, argv);
-	if (pipe(pfd))
+	if (pipe(ready_pipe))
 		fail("pipe");
 	pid_t ch = clone(child, stack + sizeof(stack), CLONE_FILES | SIGCHLD, NULL);
-	if (ch < 0 || read(pfd[0], &c, 1) != 1) {
+	if (ch < 0 || read(ready_pipe[0], &c, 1) != 1) {
 		fail("child not ready");
 		return 1;
 	}
