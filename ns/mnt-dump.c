@@ -670,32 +670,39 @@ static void nested_match(struct mi **v, size_t n, struct mi **w, size_t nw, size
 	}
 }
 
-/* A mount made in the nested namespace: made from a mount of the same filesystem there (its parent's, or
- * one made before it: fs_of, the widest root that holds its own), or a new filesystem (a kind crshim makes
- * anew; a tmpfs's files saved). */
-static int nested_classify(pid_t pid, struct mi **v, size_t n, const size_t *match, struct cr_err *e)
+/* The widest mount of dev whose root holds root: of the nested namespace (one it kept, or made before i),
+ * else of its parent's that it no longer has (still there in the parent's: a source through its root). */
+static struct mi *nested_first(struct mi **v, size_t n, size_t i, const size_t *match, struct mi **w,
+			       size_t nw, const bool *taken)
+{
+	struct mi *first = NULL;
+	for (size_t j = 0; j < n; j++)
+		if (j != i && v[j]->dev == v[i]->dev && (match[j] || (j < i && !v[j]->e.has_fs_of)) &&
+		    ns_mnt_under(v[i]->e.root, v[j]->e.root) &&
+		    (!first || strlen(v[j]->e.root) < strlen(first->e.root)))
+			first = v[j];
+	for (size_t j = 0; j < nw && !first; j++)
+		if (!taken[j] && w[j]->dev == v[i]->dev && ns_mnt_under(v[i]->e.root, w[j]->e.root))
+			first = w[j];
+	return first;
+}
+
+/* A mount made in the nested namespace: made from a mount of the same filesystem there or in its parent's
+ * (nested_first: fs_of), or a new filesystem (a kind crshim makes anew; a tmpfs's files saved). Its root
+ * mount too when it pivot_root'ed. */
+static int nested_classify(pid_t pid, struct mi **v, size_t n, const size_t *match, struct mi **w, size_t nw,
+			   const bool *taken, struct cr_err *e)
 {
 	for (size_t i = 0; i < n; i++) {
 		MntEntry *m = &v[i]->e;
 		if (match[i])
 			continue;
-		if (!i)
-			return cr_fail(
-			    e,
-			    "not supported yet: task %d has another root mount (%s from %s, root %s) "
-			    "than its parent's mount namespace (pivot_root)",
-			    pid, m->fstype, m->source, m->root);
 		if (strstr(m->root, "//deleted") || !strcmp(m->fstype, "autofs") ||
 		    !strncmp(m->fstype, "fuse", 4))
 			return cr_fail(
 			    e, "mount %s of task %d's mount namespace (%s, root %s) cannot be restored",
 			    m->mountpoint, pid, m->fstype, m->root);
-		struct mi *first = NULL;
-		for (size_t j = 0; j < n; j++)
-			if (j != i && v[j]->dev == v[i]->dev && (match[j] || (j < i && !v[j]->e.has_fs_of)) &&
-			    ns_mnt_under(m->root, v[j]->e.root) &&
-			    (!first || strlen(v[j]->e.root) < strlen(first->e.root)))
-				first = v[j];
+		struct mi *first = nested_first(v, n, i, match, w, nw, taken);
 		if (first) {
 			m->fs_of = first->e.mnt_id, m->has_fs_of = 1;
 			m->fs_root = first->e.root;
@@ -767,7 +774,15 @@ int ns_mnt_nested_dump(const struct ns_dump_args *a, pid_t pid, pid_t base, uint
 		goto out;
 	}
 	nested_match(o, n, ow, nw, match, taken);
-	if (nested_classify(pid, o, n, match, e))
+	if (n &&
+	    !match[0]) { /* another root (pivot_root): its whole tree is made, none of its parent's kept */
+		pr_info(
+		    "task %d has another root mount than its parent's namespace: all its mounts are made\n",
+		    pid);
+		memset(match, 0, n * sizeof(*match));
+		memset(taken, 0, nw * sizeof(*taken));
+	}
+	if (nested_classify(pid, o, n, match, ow, nw, taken, e))
 		goto out;
 	mark_files(nsroot, o, n);
 	if (dump_tmpfs(a, pid, nsroot, o, n, e))

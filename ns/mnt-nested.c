@@ -75,7 +75,7 @@ static int nested_check(int dirfd, uint32_t id, struct ns_mnt_nested *x, struct 
 		const MntEntry *m = x->r[i]->m;
 		if (!m || !m->mountpoint || !m->root || !m->fstype || m->mountpoint[0] != '/' ||
 		    strstr(m->mountpoint, "/../") || strstr(m->root, "/../") || x->r[i]->how > HOW_GONE ||
-		    (i == 0 && x->r[i]->how != HOW_KEPT) || m->ext_key)
+		    (i == 0 && (x->r[i]->how == HOW_GONE || strcmp(m->mountpoint, "/"))) || m->ext_key)
 			return cr_fail_errno(e, EBADMSG, "mntns-%u.img: mount %zu: bad entry", id, i);
 		x->s.m[i] = x->r[i]->m;
 		if (!m->contents || x->r[i]->how != HOW_MADE)
@@ -121,8 +121,9 @@ const struct ns_mnt_state *ns_mnt_nested_state(const struct ns_mnt_nested *x)
 
 struct nbuild {
 	const struct ns_mnt_nested *x;
-	int *fd;   /* per record: the mount (made: the detached one, then attached; kept: its place), -1 */
-	int *fsfd; /* per record: a new filesystem's root, made for it and the binds of it */
+	bool pivot; /* its root mount is made (it pivot_root'ed): the rest is made under it */
+	int *fd;    /* per record: the mount (made: the detached one, then attached; kept: its place), -1 */
+	int *fsfd;  /* per record: a new filesystem's root, made for it and the binds of it */
 	char *msg;
 	size_t len;
 };
@@ -143,7 +144,7 @@ static const char *rel(const char *p)
 static ssize_t nindex(const struct nbuild *b, uint32_t id)
 {
 	for (size_t i = 0; i < b->x->n; i++)
-		if (b->x->r[i]->how != HOW_GONE && b->x->r[i]->m->mnt_id == id)
+		if (b->x->r[i]->m->mnt_id == id)
 			return (ssize_t)i;
 	return -1;
 }
@@ -159,8 +160,31 @@ static int take_off(struct nbuild *b)
 	return 0;
 }
 
+/* The path of m's root inside the mount f (a mount of its filesystem whose root holds it). */
+static const char *sub_root(const MntEntry *f, const MntEntry *m)
+{
+	return strcmp(f->root, "/") ? m->root + strlen(f->root) : m->root;
+}
+
+/* In its parent's namespace still: the mounts it made of a mount of that namespace it no longer has,
+ * cloned there (a mount of another namespace cannot be cloned, EINVAL) into fsfd. */
+static int pre_clone(struct nbuild *b)
+{
+	for (size_t i = 0; i < b->x->n; i++) {
+		const MntEntry *m = b->x->r[i]->m;
+		ssize_t f = b->x->r[i]->how == HOW_MADE && m->has_fs_of ? nindex(b, m->fs_of) : -1;
+		if (f < 0 || b->x->r[f]->how != HOW_GONE)
+			continue;
+		__cleanup_close int at = open(b->x->r[f]->m->mountpoint, O_PATH | O_CLOEXEC);
+		if (at < 0 || (b->fsfd[i] = ns_mnt_clone_at(at, sub_root(b->x->r[f]->m, m))) < 0)
+			return nfail(b, m, "clone its source in its parent's namespace");
+	}
+	return 0;
+}
+
 /* The detached mount of made mount i: a clone of a kept mount (the place it has now: taken before any
- * mount is made), or of a filesystem made for it or for an earlier one. */
+ * mount is made), of one of its parent's namespace (through its root), or of a filesystem made for it or for
+ * an earlier one. */
 static int nsource(struct nbuild *b, size_t i)
 {
 	const MntEntry *m = b->x->r[i]->m;
@@ -169,10 +193,13 @@ static int nsource(struct nbuild *b, size_t i)
 		errno = ENOENT;
 		return nfail(b, m, "the mount it is a bind of");
 	}
+	if (f >= 0 && b->x->r[f]->how == HOW_GONE) { /* cloned before the unshare: pre_clone */
+		int fd = b->fsfd[i];
+		b->fsfd[i] = -1;
+		return fd;
+	}
 	if (f >= 0 && b->x->r[f]->how == HOW_KEPT) {
-		const char *r = b->x->r[f]->m->root;
-		const char *p = strcmp(r, "/") ? m->root + strlen(r) : m->root;
-		int fd = ns_mnt_clone_at(b->fd[f], p);
+		int fd = ns_mnt_clone_at(b->fd[f], sub_root(b->x->r[f]->m, m));
 		return fd < 0 ? nfail(b, m, "clone its source") : fd;
 	}
 	if (f < 0) {
@@ -208,9 +235,12 @@ static int put(struct nbuild *b)
 		if (fd < 0)
 			return -1;
 		b->fd[i] = fd;
-		if (ns_mnt_make_point(AT_FDCWD, m->mountpoint, m->is_file))
+		/* pivot: its root on top of "/" for now, the others under it */
+		int at = b->pivot && i ? b->fd[0] : AT_FDCWD;
+		const char *p = b->pivot && i ? rel(m->mountpoint) : m->mountpoint;
+		if ((i || !b->pivot) && ns_mnt_make_point(at, p, m->is_file))
 			return nfail(b, m, "make its mount point");
-		if (syscall(SYS_move_mount, fd, "", AT_FDCWD, m->mountpoint, MOVE_MOUNT_F_EMPTY_PATH))
+		if (syscall(SYS_move_mount, fd, "", at, p, MOVE_MOUNT_F_EMPTY_PATH))
 			return nfail(b, m, "move it into place");
 	}
 	return 0;
@@ -317,6 +347,14 @@ out:
 	return ret;
 }
 
+/* Into its root mount (on top of "/" now): the parent's mounts go with the old root. */
+static int npivot(struct nbuild *b)
+{
+	if (fchdir(b->fd[0]) || syscall(SYS_pivot_root, ".", ".") || umount2(".", MNT_DETACH) || chdir("/"))
+		return nfail(b, b->x->r[0]->m, "pivot_root into it");
+	return 0;
+}
+
 int ns_mnt_nested_up(int *parent_ns, int *parent_root, char *msg, size_t len)
 {
 	if (*parent_ns < 0 || setns(*parent_ns, CLONE_NEWNS)) {
@@ -340,18 +378,29 @@ int ns_mnt_nested_restore(const struct ns_mnt_nested *x, int *parent_ns, int *pa
 		snprintf(msg, len, "its mount namespace: out of memory");
 		return -1;
 	}
-	struct nbuild b = {.x = x, .fd = fds, .fsfd = fds + n, .msg = msg, .len = len};
+	struct nbuild b = {.x = x,
+			   .pivot = n && x->r[0]->how == HOW_MADE,
+			   .fd = fds,
+			   .fsfd = fds + n,
+			   .msg = msg,
+			   .len = len};
 	for (size_t i = 0; i < 2 * n; i++)
 		fds[i] = -1;
 	/* its parent's namespace, where its peer groups are joined from */
 	__cleanup_close int proot = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	__cleanup_close int pns = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
-	if (proot < 0 || pns < 0 || unshare(CLONE_NEWNS) ||
-	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL)) {
+	if (proot < 0 || pns < 0) {
+		snprintf(msg, len, "keep its parent's mount namespace: %s", strerror(errno));
+		goto out;
+	}
+	if (pre_clone(&b))
+		goto out;
+	if (unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL)) {
 		snprintf(msg, len, "make its mount namespace: %s", strerror(errno));
 		goto out;
 	}
-	if (take_off(&b) || kept_places(&b) || put(&b) || nflags(&b) || npropagation(&b, proot))
+	if ((!b.pivot && take_off(&b)) || kept_places(&b) || put(&b) || nflags(&b) ||
+	    (b.pivot && npivot(&b)) || npropagation(&b, proot))
 		goto out;
 	if (*parent_root >= 0) /* (inherited from the process it was cloned by) */
 		close(*parent_root);

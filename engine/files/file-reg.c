@@ -210,7 +210,33 @@ static int dump_path(struct dump_ctx *c, struct fd_src *f, void **state, FileEnt
 
 /* ---------------------------------------------------------------- restore */
 
+/* The process of the tree a process in a mount namespace of its own (or below it) had it made from: the
+ * parent of its first process (pstree mntns); NULL if none. */
+static const struct rst_task *nested_base(const struct rst_task *t)
+{
+	const struct rst_task *x = t;
+	for (size_t hops = 0; x && t->tree && hops <= t->ntree; hops++) {
+		const struct rst_task *p =
+		    x->pst && x->pst->ppid ? rst_tree_task(t->tree, t->ntree, x->pst->ppid) : NULL;
+		if (x->pst && x->pst->mntns)
+			return p;
+		x = p;
+	}
+	return NULL;
+}
+
+static int path_stat(const struct rst_task *t, const char *path, struct stat *st, bool follow);
+
+/* ... its files on a mount of that namespace (mnt_up), the files it maps or runs: looked up there when they
+ * are not in its own */
 int rst_path_stat(const struct rst_task *t, const char *path, struct stat *st, bool follow)
+{
+	int r = path_stat(t, path, st, follow);
+	const struct rst_task *b = r < 0 && errno == ENOENT ? nested_base(t) : NULL;
+	return b ? rst_path_stat(b, path, st, follow) : r;
+}
+
+static int path_stat(const struct rst_task *t, const char *path, struct stat *st, bool follow)
 {
 	if (rst_ghost_is(t, path)) /* made by the restore with its size (a dry run only names it) */
 		return 1;

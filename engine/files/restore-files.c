@@ -87,6 +87,15 @@ static int keep_for_sharers(struct rst_task *t, struct fd_plan *p, char *msg, si
 
 int rst_mnt_up_root = -1, rst_mnt_up_ns = -1;
 
+/* A file the process maps or runs, missing in its mount namespace of its own: the one of the namespace it
+ * was made from (a process that pivot_root'ed still runs its parent's binary). */
+static int open_or_up(int fd, const char *path, int flags)
+{
+	if (fd >= 0 || errno != ENOENT || rst_mnt_up_root < 0)
+		return fd;
+	return openat(rst_mnt_up_root, path + strspn(path, "/"), flags);
+}
+
 /* Page file, error pipe, inherit sources, mapped files, exe: all above the targets. */
 static int move_helpers(struct rst_task *t, struct fd_plan *p, char *msg, size_t len)
 {
@@ -119,12 +128,15 @@ static int move_helpers(struct rst_task *t, struct fd_plan *p, char *msg, size_t
 		if (t->mfiles[i].task_fd1) /* a packet socket of the task: once it is open (ring_fds) */
 			continue;
 		bool own = t->mfiles[i].fd < 0; /* else crshim's fd of a shared memory object */
-		int fd = own ? rst_ghost_open_path(t->mfiles[i].path, t->mfiles[i].oflags | O_CLOEXEC)
-			     : t->mfiles[i].fd;
+		int fd =
+		    own ? open_or_up(rst_ghost_open_path(t->mfiles[i].path, t->mfiles[i].oflags | O_CLOEXEC),
+				     t->mfiles[i].path, t->mfiles[i].oflags | O_CLOEXEC)
+			: t->mfiles[i].fd;
 		if (fd < 0 || (mfd[i] = to_helper(p, fd, own)) < 0)
 			return rst_errmsg(msg, len, "open mapped file %s", t->mfiles[i].path);
 	}
-	int fd = open(t->mm->exe_path, O_RDONLY | O_CLOEXEC);
+	int fd =
+	    open_or_up(open(t->mm->exe_path, O_RDONLY | O_CLOEXEC), t->mm->exe_path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0 || (fd = to_helper(p, fd, true)) < 0)
 		return rst_errmsg(msg, len, "open executable %s", t->mm->exe_path);
 	a->mm.exe_fd = (uint32_t)fd;

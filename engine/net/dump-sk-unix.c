@@ -196,6 +196,17 @@ static int fill_path(struct dump_ctx *c, const struct ns_unix_sk *s, UnixSkEntry
 	bool gone = stat(path, &st) || !S_ISSOCK(st.st_mode) ||
 		    (s->has_vfs && (st.st_ino != s->vfs_ino || st.st_dev != s->vfs_dev));
 	u->deleted = gone, u->has_deleted = 1;
+	/* crshim binds it in the root's mount namespace: a name in another's (ns/mnt-nested.c) is not yet */
+	struct stat rs;
+	char rpath[PATH_MAX + 128];
+	snprintf(rpath, sizeof(rpath), "/proc/%d/root%.*s", c->tree ? (int)c->tree[0].pid : (int)c->pid,
+		 (int)s->namelen, s->name);
+	if (!gone && s->name[0] == '/' && c->tree && c->pid != c->tree[0].pid &&
+	    (stat(rpath, &rs) || rs.st_ino != st.st_ino || rs.st_dev != st.st_dev))
+		return cr_fail(e,
+			       "not supported yet: unix socket %.*s of task %d is bound in a mount namespace "
+			       "other than the root's",
+			       (int)s->namelen, s->name, c->pid);
 	if (!gone) {
 		u->file_mode = st.st_mode & 07777, u->has_file_mode = 1;
 		u->file_uid = st.st_uid, u->has_file_uid = 1;

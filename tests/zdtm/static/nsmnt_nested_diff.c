@@ -1,9 +1,10 @@
 /* A child in a mount namespace of its own that differs from its parent's in every way ns/mnt-nested.c
- * makes again: a tmpfs of the parent's taken off (/nsmnt_nd_b), a directory of another of the parent's
- * tmpfs bound elsewhere (/nsmnt_nd_a/sub on /nsmnt_nd_c, a file of it open at fd 7), that tmpfs made
- * read-only, a proc mounted of its own (/nsmnt_nd_p); its own child (a grandchild) stays in its namespace.
- * After restore the child's namespace is that, the grandchild shares it, and the parent's is unchanged (b
- * still there, a read-write, no c, no p). Before, the dump refused the child. */
+ * makes again: a tmpfs of the parent's taken off (/nsmnt_nd_b) after a directory of it was bound on
+ * /nsmnt_nd_e (made at restore from the parent's mount, cloned before the unshare), a directory of another
+ * of the parent's tmpfs bound elsewhere (/nsmnt_nd_a/sub on /nsmnt_nd_c, a file of it open at fd 7), that
+ * tmpfs made read-only, a proc mounted of its own (/nsmnt_nd_p); its own child (a grandchild) stays in its
+ * namespace. After restore the child's namespace is that, the grandchild shares it, and the parent's is
+ * unchanged (b still there, a read-write, no c, no p). Before, the dump refused the child. */
 #include <sys/statvfs.h>
 #include <sys/wait.h>
 #include "nsmnt.h"
@@ -40,6 +41,8 @@ static int child_check(void)
 		bad |= 8;
 	if (mnt_find("/nsmnt_nd_p", &m) || strcmp(m.type, "proc"))
 		bad |= 16;
+	if (mnt_find("/nsmnt_nd_e", &m) || strcmp(m.root, "/sub") || !file_is("/nsmnt_nd_e/g", "b-sub"))
+		bad |= 128;
 	return bad;
 }
 
@@ -47,7 +50,8 @@ static pid_t gc;
 
 static int setup(void)
 {
-	if (umount2("/nsmnt_nd_b", 0) || mount("/nsmnt_nd_a/sub", "/nsmnt_nd_c", NULL, MS_BIND, NULL) ||
+	if (mount("/nsmnt_nd_b/sub", "/nsmnt_nd_e", NULL, MS_BIND, NULL) || umount2("/nsmnt_nd_b", 0) ||
+	    mount("/nsmnt_nd_a/sub", "/nsmnt_nd_c", NULL, MS_BIND, NULL) ||
 	    mount(NULL, "/nsmnt_nd_a", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL) ||
 	    mount("proc", "/nsmnt_nd_p", "proc", MS_NOSUID, NULL))
 		return -1;
@@ -79,6 +83,9 @@ int main(int argc, char **argv)
 	mkdirs("/nsmnt_nd_a/sub");
 	mkdirs("/nsmnt_nd_c");
 	mkdirs("/nsmnt_nd_p");
+	mkdirs("/nsmnt_nd_e");
+	mkdirs("/nsmnt_nd_b/sub");
+	write_file("/nsmnt_nd_b/sub/g", "b-sub");
 	write_file("/nsmnt_nd_a/sub/f", "sub-file");
 	usr1_block();
 	pid_t ch = nsmnt_child(setup, check);
@@ -95,6 +102,6 @@ int main(int argc, char **argv)
 	child_exit_ok(ch,
 		      "1: b still there, 2: c not the bind of a/sub, 4: fd 7 not its file, 8: a not "
 		      "read-only (or c), 16: no proc on p, 32: the grandchild in another namespace, 64: the "
-		      "grandchild's checks");
+		      "grandchild's checks, 128: e not the bind of b/sub");
 	return test_pass();
 }
