@@ -313,6 +313,7 @@ FD_KIND(fdk_pipe) = {
     .prio = 10,
     .is = is_pipe,
     .dump = dump_pipe,
+    .tree_desc = true, /* several descriptions of one end in a shared pipe (restore-pipes.c) */
     .release = release_pipe,
     .free_state = free_pipes,
     .open = open_pipe,

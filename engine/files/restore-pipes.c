@@ -294,6 +294,12 @@ void rst_pipes_done(void)
 struct shared_pipe {
 	uint64_t id, dev;
 	int rfd, wfd;
+	uint32_t rdesc, wdesc; /* file_entry.tree_desc of the descriptions rfd, wfd are (0: not known yet) */
+	struct {
+		uint32_t desc;
+		int fd;
+	} more[8]; /* other descriptions of an end: reopens of it through /proc/self/fd */
+	size_t nr_more;
 };
 static struct shared_pipe *shared;
 static size_t nr_shared;
@@ -338,7 +344,8 @@ static int make_shared(const struct rst_task *ts, size_t n, const PipeEntry *pe,
 	int p[2];
 	if (pipe2(p, O_CLOEXEC | O_NONBLOCK))
 		return cr_fail_sys(e, "pipe");
-	shared[nr_shared++] = (struct shared_pipe){pe->pipe_id, pe->dev, p[0], p[1]};
+	shared[nr_shared++] =
+	    (struct shared_pipe){.id = pe->pipe_id, .dev = pe->dev, .rfd = p[0], .wfd = p[1]};
 	if (pe->pipe_size && fcntl(p[1], F_SETPIPE_SZ, pe->pipe_size) < 0)
 		return cr_fail_sys(e, "pipe:[%" PRIu64 "]: set its size to %u", pe->pipe_id, pe->pipe_size);
 	const PipeEntry *d = first_entry(ts, n, pe, -1);
@@ -354,7 +361,7 @@ static int make_shared(const struct rst_task *ts, size_t n, const PipeEntry *pe,
 	return 0;
 }
 
-static const struct shared_pipe *find_shared(const PipeEntry *pe)
+static struct shared_pipe *find_shared(const PipeEntry *pe)
 {
 	for (size_t i = 0; i < nr_shared; i++)
 		if (shared[i].id == pe->pipe_id && shared[i].dev == pe->dev)
@@ -362,12 +369,42 @@ static const struct shared_pipe *find_shared(const PipeEntry *pe)
 	return NULL;
 }
 
-/* An entry of a shared pipe becomes FILE_INHERIT of crshim's end. */
-static int inherit_shared(FileEntry *f, const struct shared_pipe *sp, struct cr_err *e)
+/* crshim's fd of the description of f (tree_desc, as kcmp found them at dump): the end itself for the
+ * first description of that end, a reopen of it for each other one (its own status flags). */
+static int desc_fd(struct shared_pipe *sp, const FileEntry *f, struct cr_err *e)
+{
+	bool wr = (f->pipe->flags & O_ACCMODE) == O_WRONLY;
+	uint32_t *first = wr ? &sp->wdesc : &sp->rdesc, d = f->has_tree_desc ? f->tree_desc : 0;
+	int end = wr ? sp->wfd : sp->rfd;
+	if (!d || !*first || *first == d) { /* (an image without tree_desc: one description per end) */
+		*first = d;
+		return end;
+	}
+	for (size_t i = 0; i < sp->nr_more; i++)
+		if (sp->more[i].desc == d)
+			return sp->more[i].fd;
+	if (sp->nr_more == sizeof(sp->more) / sizeof(sp->more[0]))
+		return cr_fail_errno(e, ENOTSUP, "pipe:[%" PRIu64 "]: more than %zu descriptions of an end",
+				     sp->id, sp->nr_more + 1);
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", end);
+	int fd = open(path, (wr ? O_WRONLY : O_RDONLY) | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0 || fcntl(fd, F_SETFL, (int)(f->pipe->flags & ~(uint32_t)O_ACCMODE)) < 0) {
+		if (fd >= 0)
+			close(fd);
+		return cr_fail_sys(e, "pipe:[%" PRIu64 "]: another description of an end", sp->id);
+	}
+	sp->more[sp->nr_more].desc = d, sp->more[sp->nr_more++].fd = fd;
+	return fd;
+}
+
+/* An entry of a shared pipe becomes FILE_INHERIT of crshim's end (or of its own description of it). */
+static int inherit_shared(FileEntry *f, struct shared_pipe *sp, struct cr_err *e)
 {
 	char desc[48];
+	int fd = desc_fd(sp, f, e);
 	snprintf(desc, sizeof(desc), "pipe:[%" PRIu64 "]", sp->id);
-	return rst_file_inherit(f, (f->pipe->flags & O_ACCMODE) == O_WRONLY ? sp->wfd : sp->rfd, desc, e);
+	return fd < 0 ? -1 : rst_file_inherit(f, fd, desc, e);
 }
 
 int rst_pipes_share(struct rst_task *ts, size_t n, struct cr_err *e)
@@ -385,7 +422,7 @@ int rst_pipes_share(struct rst_task *ts, size_t n, struct cr_err *e)
 					f->pipe->data_saved = false;
 				continue;
 			}
-			const struct shared_pipe *sp = find_shared(f->pipe);
+			struct shared_pipe *sp = find_shared(f->pipe);
 			if (!sp && make_shared(ts, n, f->pipe, e))
 				return cr_wrap(e, "task %d", ts[k].pid);
 			if (inherit_shared(f, sp ? sp : &shared[nr_shared - 1], e))
@@ -396,7 +433,7 @@ int rst_pipes_share(struct rst_task *ts, size_t n, struct cr_err *e)
 
 int rst_pipes_share_one(struct rst_task *ts, size_t n, const PipeEntry *pe, struct cr_err *e)
 {
-	const struct shared_pipe *sp = find_shared(pe);
+	struct shared_pipe *sp = find_shared(pe);
 	if (!sp && make_shared(ts, n, pe, e))
 		return -1;
 	sp = sp ? sp : &shared[nr_shared - 1];
@@ -415,6 +452,8 @@ void rst_pipes_share_done(void)
 	for (size_t i = 0; i < nr_shared; i++) {
 		close(shared[i].rfd);
 		close(shared[i].wfd);
+		for (size_t j = 0; j < shared[i].nr_more; j++)
+			close(shared[i].more[j].fd);
 	}
 	free(shared);
 	shared = NULL;
