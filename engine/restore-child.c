@@ -631,7 +631,8 @@ void rst_child(struct rst_task *t)
 	}
 	/* last: the children are made; crshim traces us with PTRACE_O_SUSPEND_SECCOMP until we run */
 	const char *what = "";
-	if (block_all_signals(&what) || rst_seccomp_install(t->core->seccomp, &what)) {
+	if (block_all_signals(&what) ||
+	    rst_seccomp_install(t->core->seccomp, rst_task_seccomp_common(t), &what)) {
 		snprintf(msg, sizeof(msg), "%s: %s", what, strerror(errno));
 		if (write(t->err_pipe[1], msg, strlen(msg)) < 0)
 			_exit(2);

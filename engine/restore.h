@@ -196,6 +196,8 @@ int rst_cow_fill(struct rst_task *t, bool may_log, char *msg, size_t len);
 /* restore-sig.c: signals, timers, rlimits, task scalars, creds into args; the variable parts (timers,
  * pending siginfos, groups) go to buf, which has rst_task_bytes(t) bytes inside the area. */
 size_t rst_task_bytes(const struct rst_task *t);
+/* How many seccomp filters the leader and every thread of t share (the restoring child installs them). */
+size_t rst_task_seccomp_common(const struct rst_task *t);
 /* task/restore-creds.c: can crshim set these creds (one line naming the capability it lacks)? Are these
  * groups crshim's own (then the blob leaves them: setgroups needs CAP_SETGID even for the same list)? */
 int rst_creds_check(pid_t pid, const CredsEntry *c, bool in_user, struct cr_err *e);

@@ -151,8 +151,18 @@ struct rst_thread {
 	uint32_t set_tid_size, pad;	 /* 0: just tid */
 	uint64_t creds;			 /* struct rst_creds * of its own, 0: the leader's */
 	uint64_t cap_bnd_drop;		 /* capabilities to drop from its bounding set (with creds) */
+	uint64_t seccomp; /* struct rst_seccomp[nr_seccomp]: its filters past the shared ones */
+	uint32_t nr_seccomp, pad2;
 };
-_Static_assert(sizeof(struct rst_thread) == 176, "rst_thread");
+_Static_assert(sizeof(struct rst_thread) == 192, "rst_thread");
+
+/* A seccomp filter a thread installs itself (seccomp(SECCOMP_SET_MODE_FILTER)): the filters all threads
+ * share are installed by the restoring child before the blob and inherited; the rest differ by thread. */
+struct rst_seccomp {
+	uint64_t insns; /* struct sock_filter[len] */
+	uint32_t len, flags;
+};
+_Static_assert(sizeof(struct rst_seccomp) == 16, "rst_seccomp");
 
 #define RST_THREAD_STACK (32u << 10)
 
@@ -237,6 +247,9 @@ struct rst_args {
 
 	/* ---- threads other than the leader ---- */
 	uint64_t threads; /* struct rst_thread[nr_threads] */
+	uint64_t
+	    seccomp; /* struct rst_seccomp[nr_seccomp]: the leader's own filters, after the threads' clone */
+	uint32_t nr_seccomp, pad_seccomp;
 	uint32_t nr_threads;
 	volatile int32_t threads_ready; /* threads that restored their state and wait for threads_go */
 	volatile int32_t threads_go;	/* set (and futex-woken) by crshim once it has seized them all */

@@ -716,6 +716,28 @@ static void restore_creds(struct rst_args *a, const struct rst_creds *c)
 	capset(a, c->cap_eff, c->cap_prm, c->cap_inh, "capset");
 }
 
+/* ---------------- seccomp filters of a thread's own ---------------- */
+
+struct k_sock_fprog {
+	uint16_t len, pad[3];
+	uint64_t filter;
+};
+
+/* The filters past those the whole process shares (installed before the blob): each thread's own, while
+ * crshim traces it with PTRACE_O_SUSPEND_SECCOMP (a thread: once seized, last). After the creds: without
+ * no_new_privs that needs CAP_SYS_ADMIN, which a task of another uid lacks (the step fails, EACCES). */
+static void install_seccomp(struct rst_args *a, uint64_t filters, uint32_t n, int32_t tid)
+{
+	const struct rst_seccomp *f = (const struct rst_seccomp *)filters;
+	for (uint32_t i = 0; i < n; i++) {
+		struct k_sock_fprog prog = {(uint16_t)f[i].len, {0}, f[i].insns};
+		check(a,
+		      sys3(__NR_seccomp, 1 /* SECCOMP_SET_MODE_FILTER */, f[i].flags & 2 /* _FLAG_LOG */,
+			   &prog),
+		      "seccomp(SECCOMP_SET_MODE_FILTER)", (uint64_t)tid, i);
+	}
+}
+
 /* ---------------- threads other than the leader ---------------- */
 
 static void futex_wait_while(volatile int32_t *p, int32_t v)
@@ -773,6 +795,8 @@ static void thread_main(void *arg)
 	__atomic_add_fetch(&a->threads_ready, 1, __ATOMIC_SEQ_CST);
 	sys6(__NR_futex, (long)&a->threads_ready, FUTEX_WAKE, 1, 0, 0, 0);
 	futex_wait_while(&a->threads_go, 0);
+	/* seized now, with PTRACE_O_SUSPEND_SECCOMP: its filters cannot refuse what the blob still does */
+	install_seccomp(a, th->seccomp, th->nr_seccomp, th->tid);
 }
 
 struct k_clone_args {
@@ -863,6 +887,7 @@ void rst_main(struct rst_args *a)
 	rst_svm_clone_all(a); /* the processes sharing this address space */
 	rst_svm_userns(a);    /* ... with their pids from outside the user namespace: it now */
 	create_threads(a);    /* before restore_task: timers may notify a thread */
+	install_seccomp(a, a->seccomp, a->nr_seccomp, a->pid); /* after: the threads have their own */
 	restore_task(a);
 	if (a->fault == FI_RESTORER_BEFORE_CREDS)
 		fail(a, "fault injected at restorer-before-creds", -5, 0, 0);

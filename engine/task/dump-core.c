@@ -2,6 +2,7 @@
 #define LOG_PREFIX "dump-core: "
 #include <errno.h>
 #include <linux/membarrier.h>
+#include <linux/seccomp.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -547,17 +548,22 @@ int dump_core_thread_remote(struct dump_ctx *c, struct dump_thread *t, struct cr
 	return 0;
 }
 
-/* A thread's seccomp state: the restored threads inherit their leader's, so it must be the same. */
+/* A thread's seccomp state: filters of its own (installed by each thread at restore, past those all share)
+ * are kept; strict mode must be the leader's (it allows no seccomp call afterwards). */
 static int thread_seccomp(struct dump_ctx *c, pid_t tid, SeccompEntry **sc, struct cr_err *e)
 {
 	SeccompEntry *lead = NULL;
 	if (dump_seccomp(c->pid, tid, sc, e) || dump_seccomp(c->pid, c->pid, &lead, e))
 		return -1;
+	bool strict =
+	    (*sc && (*sc)->mode == SECCOMP_MODE_STRICT) || (lead && lead->mode == SECCOMP_MODE_STRICT);
 	int same = dump_seccomp_same(*sc, lead);
 	dump_seccomp_free(lead);
-	if (same)
+	if (same && strict)
 		return cr_fail(
-		    e, "thread %d of task %d has other seccomp filters than its leader: not supported yet",
+		    e,
+		    "thread %d of task %d has another seccomp mode than its leader (one of them strict): "
+		    "not supported yet",
 		    tid, c->pid);
 	return 0;
 }

@@ -7,23 +7,67 @@
 
 #include "base/log.h"
 #include "restore.h"
+#include "task/seccomp.h"
 
 static size_t align8(size_t v)
 {
 	return (v + 7) & ~(size_t)7;
 }
 
+size_t rst_task_seccomp_common(const struct rst_task *t)
+{
+	const SeccompEntry *lead = t->core->seccomp;
+	size_t k = rst_seccomp_common(lead, NULL, 0);
+	for (size_t i = 0; i < t->nr_tcores; i++) {
+		const SeccompEntry *th = t->tcores[i]->seccomp;
+		size_t j = rst_seccomp_common(lead, &th, 1);
+		k = j < k ? j : k;
+	}
+	return k;
+}
+
+/* The filters of s from the shared ones on, which the blob installs: bytes, and copied to *p (moved on). */
+static size_t seccomp_bytes(const SeccompEntry *s, size_t from)
+{
+	size_t n = 0;
+	for (const SeccompFilterEntry *f; (f = rst_seccomp_filter(s, from)); from++)
+		n += sizeof(struct rst_seccomp) + align8(f->insns.len);
+	return n;
+}
+
+static int fill_seccomp(const SeccompEntry *s, size_t from, uint8_t **p, uint64_t *where, uint32_t *nr,
+			struct cr_err *e)
+{
+	size_t n = 0;
+	while (rst_seccomp_filter(s, from + n))
+		n++;
+	struct rst_seccomp *v = (struct rst_seccomp *)(void *)*p;
+	*p += n * sizeof(*v);
+	*where = (uint64_t)(uintptr_t)v, *nr = (uint32_t)n;
+	for (size_t i = 0; i < n; i++) {
+		const SeccompFilterEntry *f = rst_seccomp_filter(s, from + i);
+		if (!f->insns.len || f->insns.len % 8 || f->insns.len > 0xffff * 8)
+			return cr_fail_errno(e, EBADMSG, "a seccomp filter of %zu bytes", f->insns.len);
+		memcpy(*p, f->insns.data, f->insns.len);
+		v[i] = (struct rst_seccomp){(uint64_t)(uintptr_t)*p, (uint32_t)(f->insns.len / 8),
+					    (uint32_t)(f->has_flags ? f->flags : 0)};
+		*p += align8(f->insns.len);
+	}
+	return 0;
+}
+
 size_t rst_task_bytes(const struct rst_task *t)
 {
 	const CoreEntry *c = t->core;
-	size_t n = align8(c->n_posix_timers * sizeof(struct rst_timer));
+	size_t k = rst_task_seccomp_common(t);
+	size_t n = align8(c->n_posix_timers * sizeof(struct rst_timer)) + seccomp_bytes(c->seccomp, k);
 	n += (c->n_pending + c->n_pending_shared) * RST_SIGINFO_SIZE;
 	if (t->creds)
 		n += align8(t->creds->n_groups * sizeof(uint32_t));
 	for (size_t i = 0; i < t->nr_tcores; i++) {
 		const CredsEntry *tc = t->tcores[i]->thread_creds;
-		n +=
-		    sizeof(struct rst_thread) + t->tcores[i]->n_pending * RST_SIGINFO_SIZE + RST_THREAD_STACK;
+		n += sizeof(struct rst_thread) + t->tcores[i]->n_pending * RST_SIGINFO_SIZE +
+		     RST_THREAD_STACK + seccomp_bytes(t->tcores[i]->seccomp, k);
 		if (tc)
 			n += sizeof(struct rst_creds) + align8(tc->n_groups * sizeof(uint32_t));
 	}
@@ -223,7 +267,7 @@ static uint8_t *align_ptr(uint8_t *p, size_t a)
 }
 
 /* The other threads: their state, pending signals and stacks. */
-static int fill_threads(struct rst_task *t, uint8_t *p, struct cr_err *e)
+static int fill_threads(struct rst_task *t, uint8_t *p, size_t k, struct cr_err *e)
 {
 	struct rst_args *a = t->args;
 	struct rst_thread *th = (struct rst_thread *)(void *)align_ptr(p, 64);
@@ -261,6 +305,8 @@ static int fill_threads(struct rst_task *t, uint8_t *p, struct cr_err *e)
 		if (copy_siginfos(t, c->pending, c->n_pending, &p, &h->pending))
 			return cr_fail_errno(e, EBADMSG, "core-%d.img: a pending siginfo is not %d bytes",
 					     h->tid, RST_SIGINFO_SIZE);
+		if (fill_seccomp(c->seccomp, k, &p, &h->seccomp, &h->nr_seccomp, e))
+			return cr_wrap(e, "core-%d.img", h->tid);
 	}
 	p = align_ptr(p, 64);
 	for (size_t i = 0; i < t->nr_tcores; i++) {
@@ -288,7 +334,10 @@ int rst_args_task(struct rst_task *t, void *buf, struct cr_err *e)
 	fill_creds(t, (uint32_t *)p);
 	if (t->creds)
 		p += align8(t->creds->n_groups * sizeof(uint32_t));
-	if (t->nr_tcores && fill_threads(t, p, e))
+	size_t k = rst_task_seccomp_common(t);
+	if (fill_seccomp(c->seccomp, k, &p, &t->args->seccomp, &t->args->nr_seccomp, e))
+		return cr_wrap(e, "core-%d.img", t->pid);
+	if (t->nr_tcores && fill_threads(t, p, k, e))
 		return -1;
 	pr_debug("task args: %zu sigactions, %zu timers, %zu+%zu pending signals\n", t->nr_sigacts,
 		 c->n_posix_timers, c->n_pending, c->n_pending_shared);

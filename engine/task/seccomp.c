@@ -1,6 +1,7 @@
 /* Seccomp at dump and restore (see seccomp.h). */
 #define LOG_PREFIX "seccomp: "
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -121,19 +122,44 @@ int dump_seccomp(pid_t pid, pid_t tid, SeccompEntry **out, struct cr_err *e)
 	return 0;
 }
 
+static bool same_filter(const SeccompFilterEntry *x, const SeccompFilterEntry *y)
+{
+	return x->flags == y->flags && x->insns.len == y->insns.len &&
+	       !memcmp(x->insns.data, y->insns.data, x->insns.len);
+}
+
 int dump_seccomp_same(const SeccompEntry *a, const SeccompEntry *b)
 {
 	if (!a || !b)
 		return a == b ? 0 : -1;
 	if (a->mode != b->mode || a->n_filters != b->n_filters)
 		return -1;
-	for (size_t i = 0; i < a->n_filters; i++) {
-		const SeccompFilterEntry *x = a->filters[i], *y = b->filters[i];
-		if (x->flags != y->flags || x->insns.len != y->insns.len ||
-		    memcmp(x->insns.data, y->insns.data, x->insns.len))
+	for (size_t i = 0; i < a->n_filters; i++)
+		if (!same_filter(a->filters[i], b->filters[i]))
 			return -1;
-	}
 	return 0;
+}
+
+static size_t nr_filters(const SeccompEntry *s)
+{
+	return s && s->has_mode && s->mode == SECCOMP_MODE_FILTER ? s->n_filters : 0;
+}
+
+size_t rst_seccomp_common(const SeccompEntry *lead, const SeccompEntry *const *th, size_t n)
+{
+	size_t k = nr_filters(lead);
+	for (size_t i = 0; i < n; i++) {
+		size_t j = 0, m = nr_filters(th[i]);
+		while (j < k && j < m && same_filter(lead->filters[j], th[i]->filters[j]))
+			j++;
+		k = j;
+	}
+	return k;
+}
+
+const SeccompFilterEntry *rst_seccomp_filter(const SeccompEntry *s, size_t i)
+{
+	return i < nr_filters(s) ? s->filters[i] : NULL;
 }
 
 void dump_seccomp_free(SeccompEntry *s)
@@ -149,7 +175,7 @@ void dump_seccomp_free(SeccompEntry *s)
 	free(s);
 }
 
-int rst_seccomp_install(const SeccompEntry *s, const char **what)
+int rst_seccomp_install(const SeccompEntry *s, size_t n, const char **what)
 {
 	if (!s || !s->has_mode)
 		return 0;
@@ -162,7 +188,7 @@ int rst_seccomp_install(const SeccompEntry *s, const char **what)
 		errno = EINVAL;
 		return -1;
 	}
-	for (size_t i = 0; i < s->n_filters; i++) {
+	for (size_t i = 0; i < s->n_filters && i < n; i++) {
 		const SeccompFilterEntry *f = s->filters[i];
 		struct sock_fprog prog = {.len = (unsigned short)(f->insns.len / sizeof(struct sock_filter)),
 					  .filter = (struct sock_filter *)f->insns.data};

@@ -14,7 +14,13 @@ int dump_seccomp(pid_t pid, pid_t tid, SeccompEntry **out, struct cr_err *e);
 /* 0 if a thread's state equals its leader's (both may be NULL). */
 int dump_seccomp_same(const SeccompEntry *a, const SeccompEntry *b);
 void dump_seccomp_free(SeccompEntry *s);
-/* Restore side, in the task itself: install s (strict mode, or the filters oldest first). -1 and errno. */
-int rst_seccomp_install(const SeccompEntry *s, const char **what);
+/* Restore side, in the task itself: install s (strict mode, or its first n filters oldest first). -1 and
+ * errno. */
+int rst_seccomp_install(const SeccompEntry *s, size_t n, const char **what);
+/* How many of the leader's filters (lead) each of the n threads (their seccomp states: th[i]) has too, the
+ * same and in the same order: the restoring child installs those, the blob the rest of each thread's. */
+size_t rst_seccomp_common(const SeccompEntry *lead, const SeccompEntry *const *th, size_t n);
+/* A filter installed in the blob: its length, flags and instructions. */
+const SeccompFilterEntry *rst_seccomp_filter(const SeccompEntry *s, size_t i);
 
 #endif
