@@ -269,7 +269,9 @@ int rst_child_files(struct rst_task *t, char *msg, size_t len)
 	for (size_t j = 0; j < t->ntree; j++)
 		if (rst_files_sharer_of(t, &t->tree[j]))
 			extra += 5 + t->tree[j].nr_mfiles + rst_ghost_count(&t->tree[j]);
-	p.helper = calloc(t->nr_fdinfo + t->nr_mfiles + rst_ghost_count(t) + extra + 5, sizeof(int));
+	/* + pages, error pipe, user namespace, crshim's /proc, executable, the parent mount namespace's root
+	 * and namespace (rst_mnt_up_root, rst_mnt_up_ns) */
+	p.helper = calloc(t->nr_fdinfo + t->nr_mfiles + rst_ghost_count(t) + extra + 7, sizeof(int));
 	p.inherit = calloc(t->nr_fdinfo + 1, sizeof(int));
 	int ret = -1;
 	if (!p.helper || !p.inherit) {
