@@ -139,7 +139,7 @@ QUICK_TESTS := pid thread00 fork00 session_child subreaper00 pidns_tree zombie00
 	fd_shared file_shared_offset unlink_fstat00 file_locks_posix pipe_shared pipe_full eventfd00 epoll_tree \
 	signalfd00 timerfd00 inotify00 memfd00 pidfd00 sk_unix_listen_queue sk_unix_queued_data sk_unix_tree \
 	sk_inet_tcp_listen sk_inet_udp sk_inet_tcp_established pty00 tty_ctty shell_job_tty clone_vm pidns_threads \
-	sk_unix_scm_rights_file epoll_shared
+	sk_unix_scm_rights_file epoll_shared cow_shared
 quick-tests:
 	@echo $(QUICK_TESTS)
 
