@@ -983,10 +983,11 @@ int dump_mm_write(struct dump_ctx *c, struct cr_err *e)
 	int ret = -1;
 
 	m.scan_ok = !fault_injected(c->o, FI_NO_PAGEMAP_SCAN);
-	/* A tree left running is read through /proc/PID/mem: process_vm_readv pins the pages it reads, and the
-	 * kernel gives a pinned anonymous page shared copy-on-write with another process (a parent's, a
-	 * child's) a copy of its own first, so the dump unshared all the copy-on-write memory of a forked tree
-	 * (a 32 MiB region shared by three processes became three). A killed tree's sharing does not matter. */
+	/* A tree left running is read through /proc/PID/mem: process_vm_readv pins the pages it reads, and
+	 * the kernel gives a pinned anonymous page shared copy-on-write with another process (a parent's, a
+	 * child's) a copy of its own first, so the dump unshared all the copy-on-write memory of a forked
+	 * tree (a 32 MiB region shared by three processes became three). A killed tree's sharing does not
+	 * matter. */
 	m.no_readv = fault_injected(c->o, FI_NO_VM_READV) || c->o->leave_running || c->o->pre_dump;
 	snprintf(path, sizeof(path), "/proc/%d/pagemap", c->pid);
 	m.pagemap_fd = open(path, O_RDONLY | O_CLOEXEC);
