@@ -26,6 +26,7 @@ int arch_get_fpstate(pid_t tid, void **buf, size_t *len, struct cr_err *e);
 int arch_set_fpstate(pid_t tid, const void *buf, size_t len, struct cr_err *e);
 
 uint64_t arch_regs_ip(const void *regs);
+void arch_regs_set_ip(void *regs, uint64_t ip);
 uint64_t arch_regs_sp(const void *regs);
 
 /* A task stopped by PTRACE_INTERRUPT may sit inside an interrupted syscall. Fix the registers up:

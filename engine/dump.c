@@ -139,6 +139,7 @@ static int collect_thread(struct dump_ctx *c, struct dump_thread *t, struct cr_e
 	memcpy(t->regs_image, t->regs_resume, arch_gpregs_size());
 	t->regs_ok = true;
 	t->in_syscall_eintr = arch_fixup_syscall_restart(t->regs_resume, t->regs_image);
+	dump_rseq_cs_abort(t->tid, t->regs_resume, t->regs_image);
 	return 0;
 }
 
@@ -210,6 +211,7 @@ static int collect_stopped(struct dump_ctx *c, struct cr_err *e)
 	memcpy(c->regs_image, c->regs_resume, arch_gpregs_size());
 	c->regs_ok = true;
 	c->in_syscall_eintr = arch_fixup_syscall_restart(c->regs_resume, c->regs_image);
+	dump_rseq_cs_abort(c->pid, c->regs_resume, c->regs_image);
 	for (size_t i = 0; i < c->nth; i++)
 		if (collect_thread(c, &c->th[i], e))
 			return -1;

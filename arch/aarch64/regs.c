@@ -74,6 +74,11 @@ uint64_t arch_regs_ip(const void *regs)
 	return ((const struct user_regs_struct *)regs)->pc;
 }
 
+void arch_regs_set_ip(void *regs, uint64_t ip)
+{
+	((struct user_regs_struct *)regs)->pc = ip;
+}
+
 uint64_t arch_regs_sp(const void *regs)
 {
 	return ((const struct user_regs_struct *)regs)->sp;

@@ -11,6 +11,7 @@
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <unistd.h>
 #include <linux/ptrace.h>
 
@@ -416,6 +417,37 @@ static int fill_task_misc(struct dump_ctx *c, CoreEntry *ce, char **comm, char *
 		return cr_fail_sys(e, "get_robust_list(%d)", c->pid);
 	ce->has_robust_list = ce->has_robust_len = 1;
 	return 0;
+}
+
+/* A thread stopped inside an rseq critical section: the kernel moves it to the section's abort handler on
+ * its way back to user space (it was preempted), and forgets the section (clears rseq_cs) whenever it
+ * returns to user space outside it. The dump's remote syscalls are such a return, and so is the restorer's
+ * rseq registration: a thread resumed (after the dump, or restored) inside the section would finish it
+ * unguarded. So the section is aborted here, before any remote syscall, in the registers the task is
+ * resumed with and in the image's, as the kernel would have done. (The flags that asked for no restart
+ * are refused by kernels since 6.0: the task gets SIGSEGV.) Read what fails: nothing to do. */
+void dump_rseq_cs_abort(pid_t tid, void *regs_resume, void *regs_image)
+{
+	struct ptrace_rseq_conf rc = {0};
+	struct {
+		uint32_t version, flags;
+		uint64_t start_ip, post_commit_offset, abort_ip;
+	} cs;
+	uint64_t csp = 0, ip = arch_regs_ip(regs_image);
+	if (ptrace(PTRACE_GET_RSEQ_CONFIGURATION, tid, (void *)sizeof(rc), &rc) < 0 || !rc.ptr)
+		return;
+	struct iovec l = {&csp, sizeof(csp)}, r = {(void *)(uintptr_t)(rc.ptr + 8), sizeof(csp)};
+	if (process_vm_readv(tid, &l, 1, &r, 1, 0) != (ssize_t)sizeof(csp) || !csp)
+		return;
+	l = (struct iovec){&cs, sizeof(cs)}, r = (struct iovec){(void *)(uintptr_t)csp, sizeof(cs)};
+	if (process_vm_readv(tid, &l, 1, &r, 1, 0) != (ssize_t)sizeof(cs))
+		return; /* a bad pointer: the kernel kills the thread on its next return, dumped or not */
+	if (ip < cs.start_ip || ip - cs.start_ip >= cs.post_commit_offset)
+		return;
+	pr_info("thread %d: ip %#llx in an rseq critical section: it resumes at its abort handler %#llx\n",
+		tid, (unsigned long long)ip, (unsigned long long)cs.abort_ip);
+	arch_regs_set_ip(regs_resume, cs.abort_ip);
+	arch_regs_set_ip(regs_image, cs.abort_ip);
 }
 
 /* What the core image of every thread holds: its sigaltstack (as the thread read it) and its rseq
