@@ -125,6 +125,8 @@ static bool spawned_by(const struct rst_task *t, const struct rst_task *x);
  * cloned) and which are not mapped here at all: bits of our own, so that keeping them copies one page, not
  * the tree's array. NULL: not tracked (every area is here; each is removed with munmap). */
 static uint8_t *area_nofork, *area_gone;
+/* The same for the arenas of the tasks' images (restore-load.c) */
+static uint8_t *arena_nofork, *arena_gone;
 
 static bool bit(const uint8_t *b, size_t i)
 {
@@ -145,34 +147,44 @@ static void areas_for_child(const struct rst_task *t, const struct rst_task *c)
 	if (t->svm_any)
 		return;
 	if (!area_nofork) {
-		area_nofork = calloc(t->ntree / 8 + 1, 1);
-		area_gone = calloc(t->ntree / 8 + 1, 1);
-		if (!area_nofork || !area_gone) {
-			free(area_nofork), free(area_gone);
-			area_nofork = area_gone = NULL;
+		size_t len = t->ntree / 8 + 1;
+		uint8_t *b = calloc(4, len);
+		if (!b)
 			return;
-		}
+		area_nofork = b, area_gone = b + len, arena_nofork = b + 2 * len, arena_gone = b + 3 * len;
 	}
 	for (size_t i = 0; i < t->ntree; i++) {
 		const struct rst_task *y = &t->tree[i];
+		bool mine = y == c || spawned_by(c, y);
+		/* its images: also in the tasks that clone it (restore-cow.c reads its spawner's VMAs), and
+		 * the root's everywhere */
+		bool img = mine || y->root || spawned_by(y, c);
+		if (!bit(arena_gone, i) && y->arena && img == bit(arena_nofork, i)) {
+			img_arena_fork(y->arena, img);
+			set_bit(arena_nofork, i, !img);
+		}
 		if (bit(area_gone, i) || !y->area) /* the bit first: no look at the task's entry */
 			continue;
-		bool copy = y == c || spawned_by(c, y);
-		if (copy != bit(area_nofork, i))
+		if (mine != bit(area_nofork, i))
 			continue;
-		if (!madvise(y->area, y->area_len, copy ? MADV_DOFORK : MADV_DONTFORK))
-			set_bit(area_nofork, i, !copy);
+		if (!madvise(y->area, y->area_len, mine ? MADV_DOFORK : MADV_DONTFORK))
+			set_bit(area_nofork, i, !mine);
 	}
 }
 
 /* A new process: the areas its parent did not copy into it are not here. */
 static void areas_born(const struct rst_task *t)
 {
-	for (size_t i = 0; area_nofork && i < t->ntree; i++)
+	for (size_t i = 0; area_nofork && i < t->ntree; i++) {
 		if (bit(area_nofork, i)) {
 			set_bit(area_gone, i, true);
 			set_bit(area_nofork, i, false);
 		}
+		if (bit(arena_nofork, i)) {
+			set_bit(arena_gone, i, true);
+			set_bit(arena_nofork, i, false);
+		}
+	}
 }
 
 static int spawn_children(struct rst_task *t, bool before, bool files_phase, char *msg, size_t len)

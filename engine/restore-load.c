@@ -132,7 +132,7 @@ static int read_thread_cores(struct rst_task *t, struct cr_err *e)
 		if (tid <= 0 || tid == t->pid)
 			return cr_fail_errno(e, EBADMSG, "pstree.img: task %d: bad thread id %d", t->pid,
 					     tid);
-		if (img_read_one(t->dirfd, IMG_CORE, tid, (ProtobufCMessage **)&t->tcores[i], e))
+		if (img_read_one_in(t->dirfd, IMG_CORE, tid, (ProtobufCMessage **)&t->tcores[i], t->arena, e))
 			return -1;
 		t->nr_tcores = i + 1;
 		if (check_core(t->tcores[i], tid, e))
@@ -146,7 +146,10 @@ static int read_thread_cores(struct rst_task *t, struct cr_err *e)
 static int read_task(struct rst_task *t, struct cr_err *e)
 {
 	int id = t->pid;
-	if (img_read_one(t->dirfd, IMG_CORE, id, (ProtobufCMessage **)&t->core, e))
+	if (!t->arena && !(t->arena = img_arena_new()))
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	struct img_arena *a = t->arena;
+	if (img_read_one_in(t->dirfd, IMG_CORE, id, (ProtobufCMessage **)&t->core, a, e))
 		return -1;
 	if (t->core->task_state == 2) {
 		if (t->root)
@@ -154,16 +157,16 @@ static int read_task(struct rst_task *t, struct cr_err *e)
 		t->zombie = true;
 		return 0;
 	}
-	if (img_read_one(t->dirfd, IMG_FS, id, (ProtobufCMessage **)&t->fs, e) ||
-	    img_read_one(t->dirfd, IMG_MM, rst_svm_mm_id(t), (ProtobufCMessage **)&t->mm, e))
+	if (img_read_one_in(t->dirfd, IMG_FS, id, (ProtobufCMessage **)&t->fs, a, e) ||
+	    img_read_one_in(t->dirfd, IMG_MM, rst_svm_mm_id(t), (ProtobufCMessage **)&t->mm, a, e))
 		return -1;
-	if (img_read_one(t->dirfd, IMG_CREDS, id, (ProtobufCMessage **)&t->creds, e)) {
+	if (img_read_one_in(t->dirfd, IMG_CREDS, id, (ProtobufCMessage **)&t->creds, a, e)) {
 		if (e->errnum != ENOENT)
 			return -1;
 		cr_err_clear(e);
 		t->creds = NULL;
 	}
-	if (img_read_list(t->dirfd, IMG_SIGACTS, id, true, (void ***)&t->sigacts, &t->nr_sigacts, e) ||
+	if (img_read_list_in(t->dirfd, IMG_SIGACTS, id, true, (void ***)&t->sigacts, &t->nr_sigacts, a, e) ||
 	    img_read_list(t->dirfd, t->root ? IMG_FILES : IMG_FILES_TASK, t->root ? 0 : id, true,
 			  (void ***)&t->files, &t->nr_files, e) ||
 	    img_read_list(t->dirfd, IMG_FDINFO, id, true, (void ***)&t->fdinfo, &t->nr_fdinfo, e))
@@ -191,16 +194,9 @@ void rst_free(struct rst_task *t)
 		protobuf_c_message_free_unpacked(&t->inv->base, NULL);
 	if (t->all_pst)
 		img_free_list((void **)t->all_pst, t->n_all_pst); /* t->pst is one of them */
-	if (t->core)
-		protobuf_c_message_free_unpacked(&t->core->base, NULL);
-	img_free_list((void **)t->tcores, t->nr_tcores);
-	if (t->creds)
-		protobuf_c_message_free_unpacked(&t->creds->base, NULL);
-	if (t->fs)
-		protobuf_c_message_free_unpacked(&t->fs->base, NULL);
-	if (t->mm)
-		protobuf_c_message_free_unpacked(&t->mm->base, NULL);
-	img_free_list((void **)t->sigacts, t->nr_sigacts);
+	free(t->tcores);					  /* (arrays of records in the arena) */
+	free(t->sigacts);
+	img_arena_free(t->arena);
 	img_free_list((void **)t->files, t->nr_files);
 	img_free_list((void **)t->fdinfo, t->nr_fdinfo);
 	pm_free(&t->pm);

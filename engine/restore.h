@@ -53,6 +53,9 @@ struct rst_task {
 	FdinfoEntry **fdinfo;
 	size_t nr_fdinfo;
 	struct page_map pm;
+	/* core, tcores, creds, fs, mm and sigacts are unpacked here (restore-load.c), not in the heap: a
+	 * clone3 copies only the arenas of the child's own line (restore-child.c) */
+	struct img_arena *arena;
 
 	struct rst_ghost *ghosts; /* unlinked files made again (restore-ghost.c) */
 	FileLockEntry **locks;	  /* file locks to take again (restore-locks.c) */

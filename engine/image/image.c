@@ -413,14 +413,14 @@ int img_open_opt(int dirfd, enum img_kind k, int id, struct img_reader **r, stru
 	return img_open_name(dirfd, name, r, e);
 }
 
-int img_read(struct img_reader *r, ProtobufCMessage **out, struct cr_err *e)
+static int read_in(struct img_reader *r, ProtobufCMessage **out, ProtobufCAllocator *al, struct cr_err *e)
 {
 	if (r->pos >= r->len)
 		return 0;
 	uint32_t len;
 	memcpy(&len, r->buf + r->pos, 4);
 	const ProtobufCMessageDescriptor *d = r->idx == 0 ? kinds[r->kind].first : kinds[r->kind].rest;
-	ProtobufCMessage *m = protobuf_c_message_unpack(d, NULL, len, r->buf + r->pos + 4);
+	ProtobufCMessage *m = protobuf_c_message_unpack(d, al, len, r->buf + r->pos + 4);
 	if (!m)
 		return cr_fail_errno(e, EBADMSG, "image %s: record %u does not decode as %s", r->name, r->idx,
 				     d->name);
@@ -428,6 +428,11 @@ int img_read(struct img_reader *r, ProtobufCMessage **out, struct cr_err *e)
 	r->idx++;
 	*out = m;
 	return 1;
+}
+
+int img_read(struct img_reader *r, ProtobufCMessage **out, struct cr_err *e)
+{
+	return read_in(r, out, NULL, e);
 }
 
 enum img_kind img_reader_kind(const struct img_reader *r)
@@ -447,12 +452,13 @@ void img_close(struct img_reader *r)
 	free(r);
 }
 
-int img_read_one(int dirfd, enum img_kind k, int id, ProtobufCMessage **out, struct cr_err *e)
+int img_read_one_in(int dirfd, enum img_kind k, int id, ProtobufCMessage **out, struct img_arena *a,
+		    struct cr_err *e)
 {
 	struct img_reader *r;
 	if (img_open(dirfd, k, id, &r, e))
 		return -1;
-	int ret = img_read(r, out, e);
+	int ret = read_in(r, out, img_arena_allocator(a), e);
 	if (ret == 0)
 		ret = cr_fail_errno(e, EBADMSG, "image %s: empty", r->name);
 	img_close(r);
@@ -466,8 +472,20 @@ void img_free_list(void **v, size_t n)
 	free(v);
 }
 
+int img_read_one(int dirfd, enum img_kind k, int id, ProtobufCMessage **out, struct cr_err *e)
+{
+	return img_read_one_in(dirfd, k, id, out, NULL, e);
+}
+
 int img_read_list(int dirfd, enum img_kind k, int id, bool optional, void ***out, size_t *n, struct cr_err *e)
 {
+	return img_read_list_in(dirfd, k, id, optional, out, n, NULL, e);
+}
+
+int img_read_list_in(int dirfd, enum img_kind k, int id, bool optional, void ***out, size_t *n,
+		     struct img_arena *a, struct cr_err *e)
+{
+	ProtobufCAllocator *al = img_arena_allocator(a);
 	struct img_reader *r;
 	ProtobufCMessage *m;
 	size_t cap = 0;
@@ -479,9 +497,9 @@ int img_read_list(int dirfd, enum img_kind k, int id, bool optional, void ***out
 		return -1;
 	if (!r) /* optional and missing */
 		return 0;
-	while ((ret = img_read(r, &m, e)) > 0) {
+	while ((ret = read_in(r, &m, al, e)) > 0) {
 		if (arr_room(out, &cap, *n, sizeof(**out), 16)) {
-			protobuf_c_message_free_unpacked(m, NULL);
+			protobuf_c_message_free_unpacked(m, al);
 			ret = cr_fail_errno(e, ENOMEM, "out of memory");
 			break;
 		}
@@ -489,7 +507,10 @@ int img_read_list(int dirfd, enum img_kind k, int id, bool optional, void ***out
 	}
 	img_close(r);
 	if (ret < 0) { /* the records read so far are not handed out */
-		img_free_list(*out, *n);
+		if (a)
+			free(*out);
+		else
+			img_free_list(*out, *n);
 		*out = NULL;
 		*n = 0;
 		return -1;

@@ -143,6 +143,22 @@ int img_read_list(int dirfd, enum img_kind k, int id, bool optional, void ***out
 		  struct cr_err *e);
 void img_free_list(void **v, size_t n);
 
+/* An arena: records unpacked into memory of their own (mmap'd chunks, none from the heap), freed all at once
+ * with img_arena_free (never with protobuf_c_message_free_unpacked; a list's array is malloc'd: free(v)).
+ * The restore keeps a process's images in one, so that each clone3 copies only the arenas the child needs
+ * (img_arena_fork), not the whole tree's. */
+struct img_arena;
+struct img_arena *img_arena_new(void); /* NULL: out of memory */
+void img_arena_free(struct img_arena *a);
+/* Whether a fork copies the arena into the child (MADV_DOFORK) or not (MADV_DONTFORK). */
+void img_arena_fork(const struct img_arena *a, bool copy);
+ProtobufCAllocator *img_arena_allocator(struct img_arena *a); /* NULL for NULL (protobuf-c's default) */
+/* img_read_one and img_read_list into arena a (NULL: the heap, as they do) */
+int img_read_one_in(int dirfd, enum img_kind k, int id, ProtobufCMessage **out, struct img_arena *a,
+		    struct cr_err *e);
+int img_read_list_in(int dirfd, enum img_kind k, int id, bool optional, void ***out, size_t *n,
+		     struct img_arena *a, struct cr_err *e);
+
 /* ---- pages ---- */
 struct page_writer;
 /* Creates pagemap-ID.img and pages-ID.img. */

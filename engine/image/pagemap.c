@@ -451,6 +451,11 @@ static int pm_open_do(int dirfd, enum img_kind kmap, enum img_kind kpages, int i
 		goto fail;
 	img_close(r);
 	r = NULL;
+	if (pm->nr && pm->nr < cap) { /* room for 256 blocks at first: a process of a tree has a dozen */
+		struct page_block *fit = realloc(pm->blocks, pm->nr * sizeof(*pm->blocks));
+		if (fit)
+			pm->blocks = fit;
+	}
 	if (map_only)
 		return 0;
 	pm->pages_fd = openat(dirfd, pname, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);

@@ -1,0 +1,84 @@
+/* Arenas of unpacked image records (image.h): bump allocation in mmap'd chunks of their own, so that a fork
+ * can leave a whole arena out of the child (MADV_DONTFORK) and its page tables are not copied. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+
+#include "image/image.h"
+
+#define CHUNK_MIN (64u << 10)
+
+struct chunk {
+	struct chunk *next;
+	size_t len, used;
+};
+
+struct img_arena {
+	ProtobufCAllocator alloc; /* first: its allocator_data is the arena */
+	struct chunk *head;	  /* the chunk allocated from; the others follow */
+};
+
+static struct chunk *chunk_new(size_t want)
+{
+	size_t len = want + sizeof(struct chunk) > CHUNK_MIN ? want + sizeof(struct chunk) : CHUNK_MIN;
+	len = (len + 4095) & ~(size_t)4095;
+	struct chunk *c = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (c == MAP_FAILED)
+		return NULL;
+	*c = (struct chunk){.len = len, .used = sizeof(struct chunk)};
+	return c;
+}
+
+static void *arena_alloc(void *data, size_t size)
+{
+	struct img_arena *a = data;
+	size = (size + 15) & ~(size_t)15;
+	if (!a->head || a->head->len - a->head->used < size) {
+		struct chunk *c = chunk_new(size);
+		if (!c)
+			return NULL;
+		c->next = a->head;
+		a->head = c;
+	}
+	void *p = (char *)a->head + a->head->used;
+	a->head->used += size;
+	return p;
+}
+
+static void arena_nofree(void *data, void *p)
+{
+	(void)data, (void)p; /* all at once: img_arena_free */
+}
+
+struct img_arena *img_arena_new(void)
+{
+	struct chunk *c = chunk_new(sizeof(struct img_arena));
+	if (!c)
+		return NULL;
+	/* the arena's own struct lives in its first chunk: a child left without it has nothing of it */
+	struct img_arena *a = (struct img_arena *)(c + 1);
+	c->used += (sizeof(*a) + 15) & ~(size_t)15;
+	*a = (struct img_arena){.alloc = {arena_alloc, arena_nofree, a}, .head = c};
+	return a;
+}
+
+ProtobufCAllocator *img_arena_allocator(struct img_arena *a)
+{
+	return a ? &a->alloc : NULL;
+}
+
+void img_arena_fork(const struct img_arena *a, bool copy)
+{
+	for (struct chunk *c = a ? a->head : NULL; c; c = c->next)
+		madvise(c, c->len, copy ? MADV_DOFORK : MADV_DONTFORK);
+}
+
+void img_arena_free(struct img_arena *a)
+{
+	struct chunk *c = a ? a->head : NULL;
+	while (c) { /* (a is in the last one) */
+		struct chunk *next = c->next;
+		munmap(c, c->len);
+		c = next;
+	}
+}
