@@ -395,7 +395,7 @@ static int fill_vmas(struct rst_task *t, struct rst_vma *rv, struct rst_pblock *
 				      .prot = v->prot,
 				      .flags = v->flags & (MAP_SHARED | MAP_PRIVATE | MAP_DROPPABLE_ |
 							   MAP_GROWSDOWN | MAP_NORESERVE | MAP_HUGETLB |
-							   (MAP_HUGE_MASK << MAP_HUGE_SHIFT)),
+							   ((unsigned)MAP_HUGE_MASK << MAP_HUGE_SHIFT)),
 				      .madv = v->madv,
 				      .mfile = t->vma_mfile[i],
 				      .first_block = (uint32_t)nb,
