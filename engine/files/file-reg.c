@@ -178,7 +178,13 @@ static int dump_path(struct dump_ctx *c, struct fd_src *f, void **state, FileEnt
 	re->dead_pid = dump_procfd_dead(c->pid, f->link), re->has_dead_pid = re->dead_pid;
 	bool deleted = fd_is_deleted(f->link) && !(S_ISDIR(st->st_mode) && st->st_nlink);
 	/* on a mount of the namespace c's own was made from (reached as the process there sees it) */
-	pid_t up = deleted || re->dead_pid ? 0 : dump_mnt_up(c, f->fi.mnt_id);
+	pid_t up = re->dead_pid ? 0 : dump_mnt_up(c, f->fi.mnt_id);
+	if (up && deleted && f->st.st_nlink) /* (a ghost is made there: crshim makes it in that namespace) */
+		return cr_fail(e,
+			       "not supported yet: fd %d: %s, linked elsewhere still, is on a mount of the "
+			       "mount namespace task %d's own was made from",
+			       f->fd, f->link, c->pid);
+	up = deleted ? 0 : up;
 	re->mnt_up = up != 0, re->has_mnt_up = re->mnt_up;
 	if (!re->dead_pid &&
 	    (deleted ? fill_deleted(c, f, re, e) : check_reachable(c, up ? up : c->pid, f, e)))
