@@ -153,7 +153,8 @@ int ns_user_mnt_ids(struct ns_rst *r, struct cr_err *e);
 /* ... the root task, born in it, takes its first uid and gid (ns_rst_root_child). */
 /* ... whose time namespace it owns (made by ns_rst_user_born_time). */
 bool ns_rst_user_time(const struct ns_rst *r);
-/* ns-state.c: the time offsets of ne written for the time namespace of our children (0, -1 with errno). */
-int ns_time_offsets_write(const NsEntry *ne);
+/* ns-state.c: the time offsets of ne written for the time namespace of the children of pid (0: ours; 0, -1
+ * with errno). */
+int ns_time_offsets_write(const NsEntry *ne, pid_t pid);
 
 #endif

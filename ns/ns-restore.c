@@ -173,6 +173,10 @@ static int enter_one(struct ns_rst *r, int k, struct cr_err *e)
 		pr_info("the time namespace is made in the user namespace, before the root task\n");
 		return 0;
 	}
+	if (k == NS_TIME && r->user_made_fd[k] >= 0) { /* crshim's clocks stay: the root task enters it */
+		pr_info("the time namespace is made in the user namespace, entered by the root task\n");
+		return 0;
+	}
 	if (save_self(r, k, e))
 		return -1;
 	if (r->user_made_fd[k] >= 0) { /* made by the user namespace's helper, owned by it: fill it */
@@ -241,6 +245,12 @@ int ns_rst_root_child(const struct ns_rst *r, char *msg, size_t len)
 {
 	if (!r)
 		return 0;
+	int tfd = r->user_made_fd[NS_TIME]; /* made in the user namespace, which the root enters last */
+	if (tfd >= 0 && setns(tfd, CLONE_NEWTIME)) {
+		snprintf(msg, len, "enter the time namespace made in the user namespace: %s",
+			 strerror(errno));
+		return -1;
+	}
 	if (ns_rst_user_born_ids(r, msg, len) ||
 	    ((r->own & CLONE_NEWCGROUP) && ns_cg_unshare(r->cg, msg, len)))
 		return -1;

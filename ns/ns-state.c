@@ -50,13 +50,18 @@ static int fill_uts(const struct ns_rst *r, struct cr_err *e)
 	return 0;
 }
 
-int ns_time_offsets_write(const NsEntry *ne)
+int ns_time_offsets_write(const NsEntry *ne, pid_t pid)
 {
+	char path[64];
+	if (pid)
+		snprintf(path, sizeof(path), "/proc/%d/timens_offsets", pid);
+	else
+		snprintf(path, sizeof(path), "/proc/self/timens_offsets");
 	char buf[128];
 	int n =
 	    snprintf(buf, sizeof(buf), "monotonic %lld %lld\nboottime %lld %lld\n", (long long)ne->mono_sec,
 		     (long long)ne->mono_nsec, (long long)ne->boot_sec, (long long)ne->boot_nsec);
-	__cleanup_close int fd = open("/proc/self/timens_offsets", O_WRONLY | O_CLOEXEC);
+	__cleanup_close int fd = open(path, O_WRONLY | O_CLOEXEC);
 	return fd < 0 || write(fd, buf, (size_t)n) != n ? -1 : 0;
 }
 
@@ -66,7 +71,7 @@ static int fill_time(const struct ns_rst *r, struct cr_err *e)
 	const NsEntry *ne = r->ne;
 	if (!ne)
 		return 0;
-	if (ns_time_offsets_write(ne))
+	if (ns_time_offsets_write(ne, 0))
 		return cr_fail_sys(e, "write /proc/self/timens_offsets");
 	pr_info("time namespace: monotonic %+lld.%09lld s, boottime %+lld.%09lld s\n",
 		(long long)ne->mono_sec, (long long)ne->mono_nsec, (long long)ne->boot_sec,

@@ -40,7 +40,8 @@
  * cannot be PID 1 of a namespace owned by it), the cgroup one is then made by the root (ns_cg_unshare). */
 #define USER_BORN_KINDS (CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWCGROUP)
 /* A time namespace owned by it: made by the child of crshim that clones the born root
- * (ns_rst_user_born_time), which enters the user namespace first; so only with the PID and mount ones. */
+ * (ns_rst_user_born_time), which enters the user namespace first; in a tree not born in it, by the helper
+ * (ns_user_make, crshim writes its offsets), and entered by the root task first thing (ns_rst_root_child). */
 #define USER_OWNED_KINDS (USER_MADE_KINDS | USER_BORN_KINDS | CLONE_NEWTIME)
 
 /* The lines "INSIDE OUTSIDE COUNT" of a uid_map or gid_map (what: its name for the messages) into out. */
@@ -473,7 +474,7 @@ static int dump_owned(const struct ns_dump_args *a, const uint64_t self[NS_KINDS
 			       "but not its %s namespace (both or neither)",
 			       pm == CLONE_NEWPID ? "PID" : "mount", pm == CLONE_NEWPID ? "mount" : "PID");
 	for (int k = 0; k < NS_KINDS; k++)
-		if ((owned & (uint32_t)ns_kinds[k].flag & (CLONE_NEWCGROUP | CLONE_NEWTIME)) && !pm)
+		if ((owned & (uint32_t)ns_kinds[k].flag & CLONE_NEWCGROUP) && !pm)
 			return cr_fail(e,
 				       "not supported yet: the tree's user namespace owns the root's %s "
 				       "namespace but not its PID and mount namespaces",
@@ -820,6 +821,8 @@ int ns_user_make(struct ns_rst *r, struct cr_err *e)
 		return 0;
 	const NsEntry *ne = r->ne;
 	uint32_t kinds = ne->user_owned & USER_MADE_KINDS & r->own;
+	if (!ns_rst_user_born(r) && (ne->user_owned & r->own & CLONE_NEWTIME) && r->join_fd[NS_TIME] < 0)
+		kinds |= CLONE_NEWTIME; /* for its children: the root task enters it (ns_rst_root_child) */
 	int up[2], down[2];
 	if (pipes(up, down, e))
 		return -1;
@@ -862,12 +865,17 @@ int ns_user_make(struct ns_rst *r, struct cr_err *e)
 	for (int k = 0; k < NS_KINDS; k++) {
 		if (!(kinds & (uint32_t)ns_kinds[k].flag))
 			continue;
-		snprintf(path, sizeof(path), "/proc/%d/ns/%s", pid, ns_kinds[k].name);
+		snprintf(path, sizeof(path), "/proc/%d/ns/%s", pid,
+			 k == NS_TIME ? "time_for_children" : ns_kinds[k].name);
 		r->user_made_fd[k] = open(path, O_RDONLY | O_CLOEXEC);
 		if (r->user_made_fd[k] < 0) {
 			cr_fail_sys(e, "open %s", path);
 			goto out;
 		}
+	}
+	if ((kinds & CLONE_NEWTIME) && ns_time_offsets_write(ne, pid)) { /* before any task enters it */
+		cr_fail_sys(e, "write the time namespace's offsets (/proc/%d/timens_offsets)", pid);
+		goto out;
 	}
 	pr_info("made a user namespace (%zu uid, %zu gid extents) and in it the namespaces 0x%x\n",
 		ne->n_uid_map, ne->n_gid_map, kinds);
@@ -1078,7 +1086,7 @@ int ns_rst_user_born_time(const struct ns_rst *r)
 {
 	if (!ns_rst_user_time(r))
 		return 0;
-	return unshare(CLONE_NEWTIME) || ns_time_offsets_write(r->ne) ? -1 : 0;
+	return unshare(CLONE_NEWTIME) || ns_time_offsets_write(r->ne, 0) ? -1 : 0;
 }
 
 bool ns_rst_user_born(const struct ns_rst *r)
