@@ -607,6 +607,22 @@ static void advance(struct mm_state *m, struct copy_pos *k, const struct prange 
 		k->ri++;
 }
 
+/* /proc/PID/pagemap: a guard region page (MADV_GUARD_INSTALL, Linux 6.14+), which no read gets through. */
+#define PM_GUARD_BIT 58
+
+/* A read of the task's memory failed at a: guard pages get a message of their own. */
+static int read_failed(const struct mm_state *m, int err, uint64_t a, const char *what, struct cr_err *e)
+{
+	uint64_t pe = 0;
+	if (err == EFAULT && pread(m->pagemap_fd, &pe, 8, (off_t)(a / m->psz * 8)) == 8 &&
+	    (pe >> PM_GUARD_BIT & 1))
+		return cr_fail_errno(
+		    e, ENOTSUP,
+		    "task %d: guard pages (madvise MADV_GUARD_INSTALL) at 0x%llx: not supported yet",
+		    m->c->pid, (unsigned long long)(a & ~(m->psz - 1)));
+	return cr_fail_errno(e, err, "vma 0x%llx: %s", (unsigned long long)a, what);
+}
+
 /* Fill one buffer from the runs at the copy's position k. */
 static int fill_buf(struct mm_state *m, struct pbuf *b, struct copy_pos *k, struct cr_err *e)
 {
@@ -634,9 +650,8 @@ static int fill_buf(struct mm_state *m, struct pbuf *b, struct copy_pos *k, stru
 				if (n < 0 && errno == EINTR)
 					continue;
 				if (n <= 0)
-					return cr_fail_errno(e, n < 0 ? errno : EFAULT,
-							     "vma 0x%llx: read pages",
-							     (unsigned long long)va);
+					return read_failed(m, n < 0 ? errno : EFAULT, va + got, "read pages",
+							   e);
 				got += (size_t)n;
 			}
 		}
@@ -655,8 +670,8 @@ static int fill_buf(struct mm_state *m, struct pbuf *b, struct copy_pos *k, stru
 			size_t off = n < 0 ? 0 : (size_t)n, i = 0;
 			while (i + 1 < niov && off >= riov[i].iov_len)
 				off -= riov[i++].iov_len;
-			return cr_fail_errno(e, n < 0 ? errno : EFAULT, "vma 0x%llx: process_vm_readv",
-					     (unsigned long long)(uintptr_t)riov[i].iov_base + off);
+			return read_failed(m, n < 0 ? errno : EFAULT, (uintptr_t)riov[i].iov_base + off,
+					   "process_vm_readv", e);
 		}
 	}
 	for (size_t i = 0; i < b->nb; i++)
