@@ -518,12 +518,12 @@ static void drop_other_areas(const struct rst_task *t, bool keep_spawned)
 	}
 }
 
-/* The pipe ends (error, go) of the tasks this one does not clone, which it has from the process that cloned
- * it (crshim made two pipes per task before the root; each process held every task's ends until its
- * close_range, and copied them into each child: O(n^2) fds closed for a tree). Open here are those of the
- * tasks the spawner clones (it closed the others the same way; the root has them all), at their numbers
- * (not the spawner's own: its go end is closed and the number may be another fd by now). Not with a shared
- * fd table, nor with shared address spaces (the spawner's numbers may have moved). */
+/* The pipe ends (error, go) and page files of the tasks this one does not clone, which it has from the
+ * process that cloned it (crshim made two pipes per task before the root; each process held every task's ends
+ * until its close_range, and copied them into each child: O(n^2) fds closed for a tree). Open here are those
+ * of the tasks the spawner clones (it closed the others the same way; the root has them all), at their
+ * numbers (not the spawner's own: its go end is closed and the number may be another fd by now). Not with a
+ * shared fd table, nor with shared address spaces (the spawner's numbers may have moved). */
 static void drop_other_pipes(const struct rst_task *t)
 {
 	const struct rst_task *p = t->spawn_idx >= 0 ? &t->tree[t->spawn_idx] : NULL;
@@ -537,6 +537,8 @@ static void drop_other_pipes(const struct rst_task *t)
 			close(x->err_pipe[1]);
 		if (x->go_pipe[0] >= 0)
 			close(x->go_pipe[0]);
+		if (x->pm.pages_fd >= 0) /* its page file: crshim opened each (restore-load.c) */
+			close(x->pm.pages_fd);
 	}
 }
 
