@@ -303,7 +303,9 @@ static int join_self(const char *dir, char *msg, size_t len)
 	return -1;
 }
 
-int ns_cg_unshare(const struct ns_cg_state *s, char *msg, size_t len)
+/* ns_cg_unshare; user_fd >= 0: a helper's, which enters that user namespace before it unshares (so that it
+ * owns the cgroup namespace) and stays at the namespace's root (it exits once its namespace is taken). */
+static int cg_unshare_in(const struct ns_cg_state *s, int user_fd, char *msg, size_t len)
 {
 	const CgSet *rs = s && s->ce->n_tasks ? s->ce->sets[s->ce->tasks[0]->set] : NULL;
 	bool up[CG_MAX_HIER] = {false};
@@ -322,11 +324,16 @@ int ns_cg_unshare(const struct ns_cg_state *s, char *msg, size_t len)
 		up[c] = true;
 		pr_info("cgroup namespace made at %s, the root task's cgroup below it\n", dir);
 	}
+	if (user_fd >= 0 && setns(user_fd, CLONE_NEWUSER)) {
+		snprintf(msg, len, "make the cgroup namespace: enter the user namespace: %s",
+			 strerror(errno));
+		return -1;
+	}
 	if (unshare(CLONE_NEWCGROUP)) {
 		snprintf(msg, len, "make the cgroup namespace: %s", strerror(errno));
 		return -1;
 	}
-	for (size_t c = 0; rs && c < s->ce->n_ctls && c < CG_MAX_HIER; c++) {
+	for (size_t c = 0; rs && user_fd < 0 && c < s->ce->n_ctls && c < CG_MAX_HIER; c++) {
 		if (!up[c])
 			continue;
 		target(s, c, rs->paths[c], dir, sizeof(dir));
@@ -334,6 +341,67 @@ int ns_cg_unshare(const struct ns_cg_state *s, char *msg, size_t len)
 			return -1;
 	}
 	return 0;
+}
+
+int ns_cg_unshare(const struct ns_cg_state *s, char *msg, size_t len)
+{
+	return cg_unshare_in(s, -1, msg, len);
+}
+
+/* The helper of ns_cg_make_owned: once in the root task's cgroups ('a' on from), its cgroup namespace made
+ * in the user namespace ("n", or "E" and why, on to); it waits for EOF. */
+__attribute__((noreturn)) static void owned_helper(const struct ns_cg_state *s, int user_fd, int to, int from)
+{
+	char buf[512] = "n";
+	if (read(from, buf, 1) != 1 || buf[0] != 'a')
+		_exit(1);
+	buf[0] = 'n';
+	if (cg_unshare_in(s, user_fd, buf + 1, sizeof(buf) - 1))
+		buf[0] = 'E';
+	if (write(to, buf, buf[0] == 'n' ? 1 : strlen(buf)) < 0 || buf[0] == 'E')
+		_exit(1);
+	while (read(from, buf, 1) > 0)
+		;
+	_exit(0);
+}
+
+int ns_cg_make_owned(struct ns_cg_state *s, int user_fd, int *fd, struct cr_err *e)
+{
+	int up[2], down[2];
+	char buf[512] = "", path[64];
+	if (ns_helper_pipes(up, down, e))
+		return -1;
+	pid_t pid = fork();
+	if (pid == 0) {
+		close(up[0]);
+		close(down[1]);
+		owned_helper(s, user_fd, up[1], down[0]);
+	}
+	int err = errno, ret = -1;
+	close(up[1]);
+	close(down[0]);
+	if (pid < 0) {
+		cr_fail_errno(e, err, "fork the cgroup namespace's helper");
+		goto out;
+	}
+	pid_t root = s && s->ce->n_tasks ? (pid_t)s->ce->tasks[0]->pid : 0;
+	if ((root && ns_cg_attach(s, pid, root, e)) || write(down[1], "a", 1) != 1)
+		goto out;
+	ssize_t n = read(up[0], buf, sizeof(buf) - 1);
+	if (n <= 0 || buf[0] != 'n') {
+		buf[n > 0 ? n : 0] = 0;
+		cr_fail(e, "in the user namespace: %s", n > 1 ? buf + 1 : "its helper failed");
+		goto out;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/ns/cgroup", pid);
+	if ((*fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		cr_fail_sys(e, "open %s", path);
+	else
+		ret = 0;
+	pr_info("cgroup namespace made in the user namespace, for the root task\n");
+out:
+	ns_helper_end(up[0], down[1], pid);
+	return ret;
 }
 
 /* Task pid (just cloned, not yet run; img_pid in the images) into its cgroups, where it is not already. */

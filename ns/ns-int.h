@@ -75,6 +75,10 @@ int ns_cg_attach(struct ns_cg_state *s, pid_t pid, pid_t img_pid, struct cr_err 
 /* The root task itself, in its cgroups (ns_cg_attach): its cgroup namespace made (unshare) with the root it
  * had at dump, which may be above its cgroup (s NULL: at its cgroup). -1 with msg set if it cannot. */
 int ns_cg_unshare(const struct ns_cg_state *s, char *msg, size_t len);
+/* A cgroup namespace owned by the user namespace user_fd, for the root task of a tree not born in it: a
+ * helper joins the root task's cgroups and makes it there as ns_cg_unshare would, from inside the user
+ * namespace; *fd: the namespace, which the root task enters (ns_rst_root_child). */
+int ns_cg_make_owned(struct ns_cg_state *s, int user_fd, int *fd, struct cr_err *e);
 /* failed: the cgroups made are removed. Frees s (NULL is fine). */
 void ns_cg_done(struct ns_cg_state *s, bool failed);
 
@@ -153,6 +157,10 @@ int ns_user_mnt_ids(struct ns_rst *r, struct cr_err *e);
 /* ... the root task, born in it, takes its first uid and gid (ns_rst_root_child). */
 /* ... whose time namespace it owns (made by ns_rst_user_born_time). */
 bool ns_rst_user_time(const struct ns_rst *r);
+/* userns.c: two pipes (up: helper to crshim, down: crshim to helper), O_CLOEXEC; and the end of a helper: our
+ * ends closed (EOF on down: it exits), then reaped. */
+int ns_helper_pipes(int up[2], int down[2], struct cr_err *e);
+void ns_helper_end(int up, int down, pid_t pid);
 /* ns-state.c: the time offsets of ne written for the time namespace of the children of pid (0: ours; 0, -1
  * with errno). */
 int ns_time_offsets_write(const NsEntry *ne, pid_t pid);

@@ -208,7 +208,13 @@ int ns_rst_enter(struct ns_rst *r, struct cr_err *e)
 			return -1;
 	if (fault_check(r->o, FI_RESTORE_NS_MADE, e))
 		return -1;
-	return ns_cg_prepare(r->cg, e); /* cgroups made (or checked) before any task */
+	if (ns_cg_prepare(r->cg, e)) /* cgroups made (or checked) before any task */
+		return -1;
+	/* a cgroup namespace owned by the user namespace, which the root (not born in it) enters last */
+	if (!ns_rst_user_born(r) && (r->own & CLONE_NEWCGROUP) && r->user_fd >= 0 && r->ne &&
+	    (r->ne->user_owned & CLONE_NEWCGROUP))
+		return ns_cg_make_owned(r->cg, r->user_fd, &r->user_made_fd[NS_CGROUP], e);
+	return 0;
 }
 
 uint64_t ns_rst_clone_flags(const struct ns_rst *r)
@@ -251,8 +257,14 @@ int ns_rst_root_child(const struct ns_rst *r, char *msg, size_t len)
 			 strerror(errno));
 		return -1;
 	}
+	int cfd = r->user_made_fd[NS_CGROUP]; /* made in the user namespace (ns_cg_make_owned) */
+	if (cfd >= 0 && setns(cfd, CLONE_NEWCGROUP)) {
+		snprintf(msg, len, "enter the cgroup namespace made in the user namespace: %s",
+			 strerror(errno));
+		return -1;
+	}
 	if (ns_rst_user_born_ids(r, msg, len) ||
-	    ((r->own & CLONE_NEWCGROUP) && ns_cg_unshare(r->cg, msg, len)))
+	    (cfd < 0 && (r->own & CLONE_NEWCGROUP) && ns_cg_unshare(r->cg, msg, len)))
 		return -1;
 	/* born in its user namespace, the root task may not look --root up (runc's dirs are 0700): it is its
 	 * cwd already (engine/restore.c born_clone), and paths under it are relative to that */

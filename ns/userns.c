@@ -473,12 +473,6 @@ static int dump_owned(const struct ns_dump_args *a, const uint64_t self[NS_KINDS
 			       "not supported yet: the tree's user namespace owns the root's %s namespace "
 			       "but not its %s namespace (both or neither)",
 			       pm == CLONE_NEWPID ? "PID" : "mount", pm == CLONE_NEWPID ? "mount" : "PID");
-	for (int k = 0; k < NS_KINDS; k++)
-		if ((owned & (uint32_t)ns_kinds[k].flag & CLONE_NEWCGROUP) && !pm)
-			return cr_fail(e,
-				       "not supported yet: the tree's user namespace owns the root's %s "
-				       "namespace but not its PID and mount namespaces",
-				       ns_kinds[k].name);
 	/* born in it, threads are made there with their ids in a PID namespace it owns; entering it last,
 	 * they would be made after the task entered it, in a PID namespace it does not own */
 	for (size_t i = 0; i < a->n && !pm; i++)
@@ -678,7 +672,7 @@ static int write_map(pid_t pid, const char *name, NsIdMap *const *m, size_t n)
 }
 
 /* Two pipes (to and from a helper), all four ends or none. */
-static int pipes(int up[2], int down[2], struct cr_err *e)
+int ns_helper_pipes(int up[2], int down[2], struct cr_err *e)
 {
 	up[0] = up[1] = down[0] = down[1] = -1;
 	if (!pipe2(up, O_CLOEXEC) && !pipe2(down, O_CLOEXEC))
@@ -693,6 +687,15 @@ static int pipes(int up[2], int down[2], struct cr_err *e)
 	return cr_fail_errno(e, err, "pipe");
 }
 
+void ns_helper_end(int up, int down, pid_t pid)
+{
+	close(up);
+	close(down); /* EOF: the helper exits */
+	if (pid > 0)
+		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+			;
+}
+
 /* The helper of a nested user namespace: in its parent (parent_fd, with every capability there), a child
  * of it takes the owner's uid (and group) and unshares it; the helper writes the child's setgroups and maps
  * from the parent's side, then the child makes in it the kinds it owns; the helper sends crshim {the child's
@@ -704,7 +707,7 @@ __attribute__((noreturn)) static void level_helper(int parent_fd, const NsUserLe
 	char c = 0;
 	pid_t k = -1;
 	struct cr_err e;
-	if (setns(parent_fd, CLONE_NEWUSER) || pipes(up, down, &e))
+	if (setns(parent_fd, CLONE_NEWUSER) || ns_helper_pipes(up, down, &e))
 		goto fail;
 	k = fork();
 	if (k == 0) {
@@ -755,7 +758,7 @@ static int make_level(struct ns_rst *r, size_t i, struct cr_err *e)
 	const struct ns_user_lvl *p = &r->lvl[l->parent];
 	int pfd = l->parent ? p->fd : r->user_fd, up[2], down[2], res[2] = {-1, EPIPE}, ret = -1;
 	gid_t group = l->parent ? p->m->gid_map[0]->first : r->ne->gid_map[0]->first; /* mapped there */
-	if (pipes(up, down, e))
+	if (ns_helper_pipes(up, down, e))
 		return -1;
 	pid_t h = fork();
 	if (h == 0) {
@@ -824,7 +827,7 @@ int ns_user_make(struct ns_rst *r, struct cr_err *e)
 	if (!ns_rst_user_born(r) && (ne->user_owned & r->own & CLONE_NEWTIME) && r->join_fd[NS_TIME] < 0)
 		kinds |= CLONE_NEWTIME; /* for its children: the root task enters it (ns_rst_root_child) */
 	int up[2], down[2];
-	if (pipes(up, down, e))
+	if (ns_helper_pipes(up, down, e))
 		return -1;
 	pid_t pid = fork();
 	if (pid == 0) {
@@ -883,11 +886,7 @@ int ns_user_make(struct ns_rst *r, struct cr_err *e)
 	for (size_t i = 1; i < r->n_lvl && !ret; i++)
 		ret = make_level(r, i, e);
 out:
-	close(up[0]);
-	close(down[1]); /* EOF: the helper exits */
-	if (pid > 0)
-		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-			;
+	ns_helper_end(up[0], down[1], pid);
 	return ret;
 }
 

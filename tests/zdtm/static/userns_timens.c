@@ -6,37 +6,15 @@
  * before: the dump refused it with one line ("owns the root's time namespace but not its PID and mount
  * namespaces"; mode cuns restored it, born in its user namespace). */
 #include "ns_owned.h"
-#include "userns_refused.h"
 
 #define MONO 864000LL
 #define BOOT 1728000LL
-
-/* In the initial user namespace (its uid_map is the whole range)? */
-static int in_init_userns(void)
-{
-	char buf[128] = "";
-	int fd = open("/proc/self/uid_map", O_RDONLY | O_CLOEXEC);
-	ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
-	if (fd >= 0)
-		close(fd);
-	return n > 0 && strstr(buf, "4294967295") != NULL;
-}
-
-static void offsets(char *buf, size_t len)
-{
-	int fd = open("/proc/self/timens_offsets", O_RDONLY | O_CLOEXEC);
-	ssize_t n = fd < 0 ? -1 : read(fd, buf, len - 1);
-	buf[n > 0 ? n : 0] = 0;
-	if (fd >= 0)
-		close(fd);
-}
 
 int main(int argc, char **argv)
 {
 	char want[128], before[128], after[128];
 	test_init(argc, argv);
-	if (in_init_userns())
-		uref_enter();
+	nso_own_userns();
 	if (unshare(CLONE_NEWTIME))
 		test_skip("unshare(CLONE_NEWTIME): %m");
 	snprintf(want, sizeof(want), "monotonic %lld 0\nboottime %lld 0\n", MONO, BOOT);
@@ -46,14 +24,14 @@ int main(int argc, char **argv)
 		fail("setup: enter our time namespace: %m");
 	if (fd >= 0)
 		close(fd);
-	offsets(before, sizeof(before));
+	nso_read("/proc/self/timens_offsets", before, sizeof(before));
 	if (!nso_owned_by_ours("time") || nso_now(CLOCK_MONOTONIC) < MONO || nso_now(CLOCK_BOOTTIME) < BOOT)
 		fail("setup: time namespace not ours or clocks not offset (%lld %lld)",
 		     nso_now(CLOCK_MONOTONIC), nso_now(CLOCK_BOOTTIME));
 	long long mono = nso_now(CLOCK_MONOTONIC);
 	test_daemon();
 	test_waitsig();
-	offsets(after, sizeof(after));
+	nso_read("/proc/self/timens_offsets", after, sizeof(after));
 	if (strcmp(before, after))
 		fail("offsets: before '%s', after '%s'", before, after);
 	if (!nso_owned_by_ours("time"))
