@@ -84,7 +84,7 @@ struct net_dump {
 
 bool ns_net_kind_ok(const char *kind)
 {
-	static const char *const ok[] = {"veth", "bridge", "dummy"};
+	static const char *const ok[] = {"veth", "bridge", "dummy", "tun"};
 	for (size_t i = 0; kind && i < sizeof(ok) / sizeof(ok[0]); i++)
 		if (!strcmp(kind, ok[i]))
 			return true;
@@ -208,7 +208,7 @@ static int dump_link(struct net_dump *d, struct rtnl_link *l, struct cr_err *e)
 	else if (!lo && !macvlan && !ns_net_kind_ok(type))
 		return cr_fail(e,
 			       "not supported yet: network device %s (kind %s) in the tree's network "
-			       "namespace (loopback, veth, bridge, dummy, macvlan)",
+			       "namespace (loopback, veth, bridge, dummy, tun/tap, macvlan)",
 			       name, type ? type : "?");
 	NetLinkEntry *le = calloc(1, sizeof(*le));
 	NetLinkEntry **nl = grow(d->ne->links, d->ne->n_links, sizeof(void *));
@@ -227,6 +227,8 @@ static int dump_link(struct net_dump *d, struct rtnl_link *l, struct cr_err *e)
 	le->flags = rtnl_link_get_flags(l), le->has_flags = 1;
 	le->mtu = rtnl_link_get_mtu(l), le->has_mtu = 1;
 	le->txqlen = rtnl_link_get_txqlen(l), le->has_txqlen = 1;
+	if (type && !strcmp(type, "tun") && ns_tun_dump(name, rtnl_link_get_ifindex(l), le, e))
+		return -1;
 	if (rtnl_link_get_master(l))
 		le->master = (uint32_t)rtnl_link_get_master(l), le->has_master = 1;
 	if (!lo)
@@ -774,6 +776,8 @@ static int make_link(struct ns_rst *r, struct nl_sock *sk, const NetEntry *ne, u
 	const char *master = macvlan_master(r->o, le);
 	if (master)
 		return make_macvlan(r, le, master, e);
+	if (!strcmp(kind, "tun"))
+		return ns_tun_make(le, e);
 	const NetLinkEntry *pe = le->has_peer && !le->has_peer_ns ? link_by_index(ne, le->peer) : NULL;
 	if (le->has_peer && !le->has_peer_ns && !pe)
 		return cr_fail_errno(e, EBADMSG, "net.img: veth %s: no link %u, its other end", le->name,

@@ -128,6 +128,10 @@ int ns_net_check_links(struct ns_rst *r, const NetEntry *ne, struct cr_err *e);
 /* Fill the namespace crshim is in with ne (the tree's network namespace id; 0: the root's). */
 int ns_net_fill(struct ns_rst *r, const NetEntry *ne, uint32_t id, struct cr_err *e);
 bool ns_net_kind_ok(const char *kind);
+/* net-tun.c: tun/tap link ifindex (name) into le (flags, owner, group; a persistent one only), made again
+ * with crshim in its namespace. */
+int ns_tun_dump(const char *name, int ifindex, NetLinkEntry *le, struct cr_err *e);
+int ns_tun_make(const NetLinkEntry *le, struct cr_err *e);
 /* The tree of network namespace netns_fd was killed: its veths go now (see ns_dump_killed). */
 void ns_net_killed(int netns_fd); /* a kind of link crshim makes again (besides the loopback) */
 int ns_net_load(struct ns_rst *r, struct cr_err *e);

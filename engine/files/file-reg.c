@@ -170,10 +170,27 @@ static int check_reachable(const struct dump_ctx *c, pid_t as, const struct fd_s
 	return 0;
 }
 
+/* An fd of /dev/net/tun attached to a device (its fdinfo names it, "iff:"): not reopened by path. */
+static int tun_attached(const struct fd_src *f, struct cr_err *e)
+{
+	char p[64], buf[512];
+	if (!S_ISCHR(f->st.st_mode) || f->st.st_rdev != makedev(10, 200))
+		return 0;
+	snprintf(p, sizeof(p), "/proc/%d/fdinfo/%d", f->pid, f->fd);
+	const char *iff = proc_read_small(p, buf, sizeof(buf)) > 0 ? strstr(buf, "iff:\t") : NULL;
+	if (!iff)
+		return 0;
+	iff += 5;
+	return cr_fail(e, "fd %d is a tun/tap fd attached to %.*s (/dev/net/tun), not supported yet", f->fd,
+		       (int)strcspn(iff, "\n"), iff);
+}
+
 static int dump_path(struct dump_ctx *c, struct fd_src *f, void **state, FileEntry *fe, struct cr_err *e)
 {
 	const struct stat *st = &f->st;
 	RegFileEntry *re = &f->reg;
+	if (tun_attached(f, e))
+		return -1;
 	/* (a live directory may be named "... (deleted)": a removed one has no links) */
 	re->dead_pid = dump_procfd_dead(c->pid, f->link), re->has_dead_pid = re->dead_pid;
 	bool deleted = fd_is_deleted(f->link) && !(S_ISDIR(st->st_mode) && st->st_nlink);

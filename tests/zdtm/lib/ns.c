@@ -8,6 +8,7 @@
  * /proc, /sys (ro), /dev a tmpfs with a few device nodes, /dev/pts (newinstance), /dev/shm, /dev/mqueue,
  * /tmp, loopback up, hostname zdtm-nsmnt. */
 #include <errno.h>
+#include <libgen.h>
 #include <stdarg.h>
 #include <fcntl.h>
 #include <net/if.h>
@@ -220,19 +221,22 @@ static void devs(const char *root)
 	static const struct {
 		const char *n;
 		unsigned ma, mi;
-	} d[] = {{"null", 1, 3},   {"zero", 1, 5},    {"full", 1, 7},
-		 {"random", 1, 8}, {"urandom", 1, 9}, {"tty", 5, 0}};
+	} d[] = {{"null", 1, 3},    {"zero", 1, 5}, {"full", 1, 7},	 {"random", 1, 8},
+		 {"urandom", 1, 9}, {"tty", 5, 0},  {"net/tun", 10, 200}};
 	char t[4096];
 	mnt(root, "tmpfs", "/dev", "tmpfs", MS_NOSUID | MS_STRICTATIME, "mode=755,size=65536k");
 	for (size_t i = 0; i < sizeof(d) / sizeof(d[0]); i++) {
 		snprintf(t, sizeof(t), "%s/dev/%s", root, d[i].n);
-		if (own_all) { /* no mknod in a user namespace: the host's, bound (run.sh names them) */
+		if (own_all && strchr(d[i].n, '/'))
+			continue; /* net/tun: the host's is 0600 root, of no use there */
+		if (own_all) {	  /* no mknod in a user namespace: the host's, bound (run.sh names them) */
 			char h[64];
 			snprintf(h, sizeof(h), "/dev/%s", d[i].n);
 			mkpath(t, 1);
 			if (mount(h, t, NULL, MS_BIND, NULL))
 				die("ns mode: bind %s", h);
-		} else if (mknod(t, S_IFCHR | 0666, makedev(d[i].ma, d[i].mi)) || chmod(t, 0666))
+		} else if ((strchr(d[i].n, '/') && mkdir(dirname(strdupa(t)), 0755)) ||
+			   mknod(t, S_IFCHR | 0666, makedev(d[i].ma, d[i].mi)) || chmod(t, 0666))
 			die("ns mode: mknod %s", t);
 	}
 	mnt(root, "devpts", "/dev/pts", "devpts", MS_NOSUID | MS_NOEXEC,

@@ -1,0 +1,30 @@
+/* A persistent tap (nswtapfd0) in the test's own network namespace, attached to an fd of the test: crshim
+ * saves the device but not yet an fd of /dev/net/tun attached to one, so the dump must fail with one line
+ * naming the device (.desc dump-expect; before, the fd was saved as the character device and came back
+ * attached to nothing) and the test keeps running, its fd still attached. */
+#include <fcntl.h>
+#include <net/if.h>
+#include <sched.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+#include <linux/if_tun.h>
+#include "zdtmtst.h"
+
+int main(int argc, char **argv)
+{
+	struct ifreq ifr = {.ifr_flags = IFF_TAP | IFF_NO_PI};
+	test_init(argc, argv);
+	strcpy(ifr.ifr_name, "nswtapfd0");
+	int fd = open("/dev/net/tun", O_RDWR);
+	if (unshare(CLONE_NEWNET) || fd < 0 || ioctl(fd, TUNSETIFF, &ifr) || ioctl(fd, TUNSETPERSIST, 1)) {
+		fail("make the persistent tap nswtapfd0");
+		return 1;
+	}
+	test_daemon();
+	test_waitsig();
+	memset(&ifr, 0, sizeof(ifr));
+	if (ioctl(fd, TUNGETIFF, &ifr) || strcmp(ifr.ifr_name, "nswtapfd0") || !(ifr.ifr_flags & IFF_TAP))
+		fail("the fd is no longer attached to nswtapfd0");
+	return test_pass();
+}
