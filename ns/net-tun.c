@@ -1,7 +1,7 @@
 /* tun/tap links of the tree's network namespaces (net.c's kind "tun"): their flags, owner and group read
  * at dump from the link's IFLA_INFO_DATA (IFLA_TUN_*, rtnetlink through libnl), made again at restore by
  * opening /dev/net/tun in the namespace crshim is in, TUNSETIFF with the name and flags, TUNSETOWNER,
- * TUNSETGROUP and TUNSETPERSIST. Only persistent devices: one held by an fd of a process is refused. */
+ * TUNSETGROUP and TUNSETPERSIST (also one that only fds held: the tree's fd, attached again, clears it). */
 #define LOG_PREFIX "ns-net-tun: "
 #include <errno.h>
 #include <fcntl.h>
@@ -74,11 +74,8 @@ int ns_tun_dump(const char *name, int ifindex, NetLinkEntry *le, struct cr_err *
 		return cr_fail_errno(e, EIO, "tun/tap %s: rtnetlink: %s", name, nl_geterror(r));
 	if (!ti.seen || !(ti.flags & (IFF_TUN | IFF_TAP)))
 		return cr_fail(e, "tun/tap %s: the kernel gave no tun attributes (IFLA_TUN_TYPE)", name);
-	if (!(ti.flags & IFF_PERSIST))
-		return cr_fail(e,
-			       "not supported yet: tun/tap %s is not persistent (held only by a process's "
-			       "fd of /dev/net/tun)",
-			       name);
+	/* one that is not persistent is made persistent at restore; the fd of the tree attached to it
+	 * clears that (engine/files/file-reg.c) */
 	le->tun_flags = ti.flags, le->has_tun_flags = 1;
 	le->tun_owner = ti.has_owner ? (int32_t)ti.owner : -1, le->has_tun_owner = 1;
 	le->tun_group = ti.has_group ? (int32_t)ti.group : -1, le->has_tun_group = 1;

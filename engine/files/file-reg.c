@@ -10,7 +10,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <net/if.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <linux/if_tun.h>
+#include <linux/sockios.h>
 #include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -19,6 +23,7 @@
 #include "base/log.h"
 #include "dump.h"
 #include "files/fd-kind.h"
+#include "files/evfd.h"
 #include "files/fdshare.h"
 #include "files/ghost.h"
 #include "files/procfd.h"
@@ -170,26 +175,54 @@ static int check_reachable(const struct dump_ctx *c, pid_t as, const struct fd_s
 	return 0;
 }
 
-/* An fd of /dev/net/tun attached to a device (its fdinfo names it, "iff:"): not reopened by path. */
-static int tun_attached(const struct fd_src *f, struct cr_err *e)
+/* An fd of /dev/net/tun attached to a device (its fdinfo names it, "iff:"): its device, flags, vnet
+ * header size and send buffer (TUNGET* on a copy of the fd), attached again at restore (open_path). */
+static int tun_attached(const struct fd_src *f, RegFileEntry *re, struct cr_err *e)
 {
 	char p[64], buf[512];
 	if (!S_ISCHR(f->st.st_mode) || f->st.st_rdev != makedev(10, 200))
 		return 0;
 	snprintf(p, sizeof(p), "/proc/%d/fdinfo/%d", f->pid, f->fd);
-	const char *iff = proc_read_small(p, buf, sizeof(buf)) > 0 ? strstr(buf, "iff:\t") : NULL;
-	if (!iff)
+	if (proc_read_small(p, buf, sizeof(buf)) <= 0 || !strstr(buf, "iff:\t"))
 		return 0;
-	iff += 5;
-	return cr_fail(e, "fd %d is a tun/tap fd attached to %.*s (/dev/net/tun), not supported yet", f->fd,
-		       (int)strcspn(iff, "\n"), iff);
+	__cleanup_close int fd = dump_evfd_take(f->pid, f->fd, e);
+	struct ifreq ifr = {0};
+	int hdr = 0, sndbuf = 0;
+	if (fd < 0)
+		return -1;
+	if (ioctl(fd, TUNGETIFF, &ifr) && errno == EBADFD)
+		return cr_fail(e, "fd %d is a detached queue of a multi-queue tun/tap: not supported yet",
+			       f->fd);
+	if (ioctl(fd, TUNGETIFF, &ifr) || ioctl(fd, TUNGETVNETHDRSZ, &hdr) ||
+	    ioctl(fd, TUNGETSNDBUF, &sndbuf))
+		return cr_fail_sys(e, "fd %d: tun/tap fd: TUNGETIFF/TUNGETVNETHDRSZ/TUNGETSNDBUF", f->fd);
+	ifr.ifr_name[IFNAMSIZ - 1] = '\0';
+	struct stat dev_ns, task_ns;
+	__cleanup_close int nsfd = ioctl(fd, SIOCGSKNS);
+	snprintf(p, sizeof(p), "/proc/%d/ns/net", f->pid);
+	if (nsfd < 0 || fstat(nsfd, &dev_ns) || stat(p, &task_ns) || dev_ns.st_ino != task_ns.st_ino)
+		return cr_fail(e,
+			       "fd %d is a tun/tap fd attached to %s of another network namespace than its "
+			       "process's: not supported yet",
+			       f->fd, ifr.ifr_name);
+	if (ifr.ifr_flags & IFF_MULTI_QUEUE)
+		return cr_fail(
+		    e, "fd %d is a tun/tap fd attached to %s, a multi-queue device: not supported yet", f->fd,
+		    ifr.ifr_name);
+	if (!(re->tun_iff = strdup(ifr.ifr_name)))
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	re->tun_flags = (uint16_t)ifr.ifr_flags, re->has_tun_flags = 1;
+	re->tun_vnet_hdr_sz = hdr, re->has_tun_vnet_hdr_sz = 1;
+	re->tun_sndbuf = sndbuf, re->has_tun_sndbuf = 1;
+	pr_info("fd %d: tun/tap fd attached to %s (flags 0x%x)\n", f->fd, ifr.ifr_name, re->tun_flags);
+	return 0;
 }
 
 static int dump_path(struct dump_ctx *c, struct fd_src *f, void **state, FileEntry *fe, struct cr_err *e)
 {
 	const struct stat *st = &f->st;
 	RegFileEntry *re = &f->reg;
-	if (tun_attached(f, e))
+	if (tun_attached(f, re, e))
 		return -1;
 	/* (a live directory may be named "... (deleted)": a removed one has no links) */
 	re->dead_pid = dump_procfd_dead(c->pid, f->link), re->has_dead_pid = re->dead_pid;
@@ -295,6 +328,26 @@ static int check_path(const struct rst_task *t, const FileEntry *f, const Fdinfo
 }
 
 /* Open one file description at fd. */
+/* fd (the task's new open of /dev/net/tun) attached again to r's device, which the restore of the task's
+ * network namespace made (persistent): its flags, vnet header size, send buffer; the device's persist
+ * flag cleared when only fds held it. */
+static int tun_attach(int fd, const RegFileEntry *r, char *msg, size_t len)
+{
+	struct ifreq ifr = {.ifr_flags =
+				(short)(r->tun_flags & (IFF_TUN | IFF_TAP | IFF_NO_PI | IFF_VNET_HDR))};
+	if (strlen(r->tun_iff) >= IFNAMSIZ || !if_nametoindex(r->tun_iff))
+		return rst_errmsg(msg, len, "fd %d: no tun/tap %s in the task's network namespace", fd,
+				  r->tun_iff);
+	memcpy(ifr.ifr_name, r->tun_iff, strlen(r->tun_iff));
+	if (ioctl(fd, TUNSETIFF, &ifr) ||
+	    (r->has_tun_vnet_hdr_sz && ioctl(fd, TUNSETVNETHDRSZ, &r->tun_vnet_hdr_sz)) ||
+	    (r->has_tun_sndbuf && ioctl(fd, TUNSETSNDBUF, &r->tun_sndbuf)) ||
+	    (!(r->tun_flags & IFF_PERSIST) && ioctl(fd, TUNSETPERSIST, 0UL)))
+		return rst_errmsg(msg, len, "fd %d: attach to tun/tap %s (flags 0x%x)", fd, r->tun_iff,
+				  r->tun_flags);
+	return 0;
+}
+
 static int open_path(struct rst_task *t, int lo, const FileEntry *f, const FdinfoEntry *fi, char *msg,
 		     size_t len)
 {
@@ -307,7 +360,7 @@ static int open_path(struct rst_task *t, int lo, const FileEntry *f, const Fdinf
 		      : rst_ghost_open(r, flags);
 	if (tmp < 0)
 		return rst_errmsg(msg, len, "fd %d: open %s", fi->fd, r->path);
-	if (rst_fd_at(tmp, fi->fd, msg, len))
+	if (rst_fd_at(tmp, fi->fd, msg, len) || (r->tun_iff && tun_attach(fi->fd, r, msg, len)))
 		return -1;
 	if (r->pos && lseek(fi->fd, (off_t)r->pos, SEEK_SET) < 0 &&
 	    !(f->kind == FILE_KIND__FILE_CHR && (errno == ESPIPE || errno == EINVAL)))
@@ -322,12 +375,19 @@ static int flight_path(struct rst_task *ts, size_t n, const struct rst_task *t, 
 	return rst_fdshare_one(ts, n, f, e);
 }
 
+static void release_chr(FileEntry *fe, struct fd_src *s)
+{
+	free(s->reg.tun_iff);
+	s->reg.tun_iff = NULL;
+}
+
 FD_KIND(fdk_chr) = {
     .name = "character device",
     .kind = FILE_KIND__FILE_CHR,
     .prio = 90,
     .is = is_chr,
     .dump = dump_path,
+    .release = release_chr,
     .tree_desc = true,
     .check = check_path,
     .open = open_path,
