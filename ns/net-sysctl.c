@@ -142,7 +142,18 @@ static bool known(const char *name)
 	return conf_name(name) >= 0;
 }
 
-/* forwarding first (IPv4: writing all.forwarding sets all.accept_redirects to its opposite), then the rest */
+/* The settings written first: forwarding (IPv4: writing all.forwarding sets all.accept_redirects to its
+ * opposite) and IPv6 stable_secret (writing it sets the link's addr_gen_mode to stable privacy, which a
+ * link of no hardware address that the kernel gave random had not: addr_gen_mode, written after, fixes it).
+ */
+static bool first(const char *name)
+{
+	size_t l = name ? strlen(name) : 0;
+	return (l > 11 && !strcmp(name + l - 11, "/forwarding")) ||
+	       (l > 14 && !strcmp(name + l - 14, "/stable_secret"));
+}
+
+/* the settings first() names first, then the rest */
 int ns_net_sysctl_restore(const NetEntry *ne, int phase, struct cr_err *e)
 {
 	if (!ne->n_sysctls)
@@ -150,8 +161,7 @@ int ns_net_sysctl_restore(const NetEntry *ne, int phase, struct cr_err *e)
 	for (size_t k = 0; k < 2 * ne->n_sysctls; k++) {
 		size_t i = k % ne->n_sysctls;
 		const NetSysctlEntry *se = ne->sysctls[i];
-		size_t l = se->name ? strlen(se->name) : 0;
-		if ((k < ne->n_sysctls) != (l > 11 && !strcmp(se->name + l - 11, "/forwarding")))
+		if ((k < ne->n_sysctls) != first(se->name))
 			continue;
 		char path[384], cur[256];
 		if (!se->name || !se->value || !known(se->name))
