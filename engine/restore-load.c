@@ -120,7 +120,7 @@ static int check_creds(const struct rst_task *t, int id, const CredsEntry *c, st
 /* core-TID.img of every thread but the leader. */
 static int read_thread_cores(struct rst_task *t, struct cr_err *e)
 {
-	size_t n = t->pst->n_threads > 1 ? t->pst->n_threads - 1 : 0;
+	size_t n = t->pst && t->pst->n_threads > 1 ? t->pst->n_threads - 1 : 0;
 	if (!n)
 		return 0;
 	// NOLINTNEXTLINE(bugprone-sizeof-expression): an array of message pointers

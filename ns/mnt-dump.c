@@ -283,6 +283,7 @@ bool ns_mnt_fresh_type(const char *t)
  * outside the tree (mnt-ext.c). */
 static int ext_keys(const struct cr_opts *o, struct mi **v, size_t n, char **arena, struct cr_err *e)
 {
+	// NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers
 	MntEntry **m = calloc(n ? n : 1, sizeof(*m));
 	if (!m)
 		return cr_fail_errno(e, ENOMEM, "out of memory");
@@ -308,6 +309,7 @@ int ns_mnt_own_table(MntEntry ***m, size_t *n, void **keep, struct cr_err *e)
 		free_mi(v, *n);
 		return -1;
 	}
+	// NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers
 	if (!(*m = calloc(*n ? *n : 1, sizeof(**m)))) {
 		free_mi(v, *n);
 		return cr_fail_errno(e, ENOMEM, "out of memory");

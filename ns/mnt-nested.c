@@ -66,6 +66,7 @@ void ns_mnt_nested_free(struct ns_mnt_nested **v, size_t n)
 
 static int nested_check(int dirfd, uint32_t id, struct ns_mnt_nested *x, struct cr_err *e)
 {
+	// NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers
 	x->s.m = calloc(x->n ? x->n : 1, sizeof(*x->s.m));
 	x->s.fs = calloc(x->n ? x->n : 1, sizeof(*x->s.fs));
 	if (!x->s.m || !x->s.fs)
@@ -96,6 +97,7 @@ int ns_mnt_nested_load(int dirfd, struct ns_mnt_nested ***out, size_t *n, struct
 		img_name(IMG_MNTNS, (int)id, name, sizeof(name));
 		if (faccessat(dirfd, name, F_OK, 0))
 			return 0;
+		// NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers
 		struct ns_mnt_nested **nv = realloc(*out, id * sizeof(*nv)), *x = calloc(1, sizeof(*x));
 		if (nv)
 			*out = nv;
@@ -387,8 +389,8 @@ int ns_mnt_nested_restore(const struct ns_mnt_nested *x, int *parent_ns, int *pa
 	for (size_t i = 0; i < 2 * n; i++)
 		fds[i] = -1;
 	/* its parent's namespace, where its peer groups are joined from */
-	__cleanup_close int proot = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	__cleanup_close int pns = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
+	int proot = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	int pns = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
 	if (proot < 0 || pns < 0) {
 		snprintf(msg, len, "keep its parent's mount namespace: %s", strerror(errno));
 		goto out;
@@ -410,6 +412,10 @@ int ns_mnt_nested_restore(const struct ns_mnt_nested *x, int *parent_ns, int *pa
 	*parent_ns = pns, pns = -1;
 	ret = 0;
 out:
+	if (proot >= 0)
+		close(proot);
+	if (pns >= 0)
+		close(pns);
 	for (size_t i = 0; i < 2 * n; i++)
 		if (fds[i] >= 0)
 			close(fds[i]);

@@ -173,6 +173,7 @@ int ns_net_dump_extra(const struct ns_dump_args *a, const struct ns_net_set *s, 
 {
 	if (s->n <= 1)
 		return 0;
+	// NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers
 	ne->nets = calloc(s->n - 1, sizeof(*ne->nets));
 	if (!ne->nets)
 		return cr_fail_errno(e, ENOMEM, "out of memory");

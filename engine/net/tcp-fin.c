@@ -197,16 +197,17 @@ static bool nft_name(const char *s)
 	return true;
 }
 
-/* The table and chain a line of `nft list` output opens (1 table, 2 chain, 0 other). */
+/* The table and chain a line of `nft list` output opens (1 table, 2 chain, 0 other); fam has room for 16
+ * bytes, tbl and chain for 64. */
 static int nft_scope(const char *line, char *fam, char *tbl, char *chain)
 {
 	char a[16], b[64];
 	if (sscanf(line, " table %15s %63s {", a, b) == 2) {
-		strcpy(fam, a), strcpy(tbl, b), chain[0] = '\0';
+		memcpy(fam, a, sizeof(a)), memcpy(tbl, b, sizeof(b)), chain[0] = '\0';
 		return 1;
 	}
 	if (sscanf(line, " chain %63s {", b) == 1) {
-		strcpy(chain, b);
+		memcpy(chain, b, sizeof(b));
 		return 2;
 	}
 	return 0;
