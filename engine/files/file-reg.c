@@ -183,19 +183,28 @@ static int tun_attached(const struct fd_src *f, RegFileEntry *re, struct cr_err 
 	if (!S_ISCHR(f->st.st_mode) || f->st.st_rdev != makedev(10, 200))
 		return 0;
 	snprintf(p, sizeof(p), "/proc/%d/fdinfo/%d", f->pid, f->fd);
-	if (proc_read_small(p, buf, sizeof(buf)) <= 0 || !strstr(buf, "iff:\t"))
-		return 0;
+	const char *iff = proc_read_small(p, buf, sizeof(buf)) > 0 ? strstr(buf, "iff:\t") : NULL;
+	if (!iff || iff[5] == '\n' || !iff[5])
+		return 0; /* attached to no device: opened again by path */
 	__cleanup_close int fd = dump_evfd_take(f->pid, f->fd, e);
 	struct ifreq ifr = {0};
 	int hdr = 0, sndbuf = 0;
 	if (fd < 0)
 		return -1;
-	if (ioctl(fd, TUNGETIFF, &ifr) && errno == EBADFD)
-		return cr_fail(e, "fd %d is a detached queue of a multi-queue tun/tap: not supported yet",
-			       f->fd);
-	if (ioctl(fd, TUNGETIFF, &ifr) || ioctl(fd, TUNGETVNETHDRSZ, &hdr) ||
-	    ioctl(fd, TUNGETSNDBUF, &sndbuf))
-		return cr_fail_sys(e, "fd %d: tun/tap fd: TUNGETIFF/TUNGETVNETHDRSZ/TUNGETSNDBUF", f->fd);
+	/* a queue of a multi-queue device may be detached: attaching it (a moment) works only then */
+	struct ifreq q = {.ifr_flags = IFF_ATTACH_QUEUE};
+	bool detached = !ioctl(fd, TUNSETQUEUE, &q);
+	int r =
+	    ioctl(fd, TUNGETIFF, &ifr) || ioctl(fd, TUNGETVNETHDRSZ, &hdr) || ioctl(fd, TUNGETSNDBUF, &sndbuf)
+		? -errno
+		: 0;
+	q.ifr_flags = IFF_DETACH_QUEUE;
+	if (detached && ioctl(fd, TUNSETQUEUE, &q))
+		return cr_fail_sys(e, "fd %d: queue of multi-queue tun/tap %.*s: detach it again", f->fd,
+				   IFNAMSIZ, ifr.ifr_name);
+	if (r)
+		return cr_fail_errno(e, -r, "fd %d: tun/tap fd: TUNGETIFF/TUNGETVNETHDRSZ/TUNGETSNDBUF",
+				     f->fd);
 	ifr.ifr_name[IFNAMSIZ - 1] = '\0';
 	struct stat dev_ns, task_ns;
 	__cleanup_close int nsfd = ioctl(fd, SIOCGSKNS);
@@ -205,13 +214,9 @@ static int tun_attached(const struct fd_src *f, RegFileEntry *re, struct cr_err 
 			       "fd %d is a tun/tap fd attached to %s of another network namespace than its "
 			       "process's: not supported yet",
 			       f->fd, ifr.ifr_name);
-	if (ifr.ifr_flags & IFF_MULTI_QUEUE)
-		return cr_fail(
-		    e, "fd %d is a tun/tap fd attached to %s, a multi-queue device: not supported yet", f->fd,
-		    ifr.ifr_name);
 	if (!(re->tun_iff = strdup(ifr.ifr_name)))
 		return cr_fail_errno(e, ENOMEM, "out of memory");
-	re->tun_flags = (uint16_t)ifr.ifr_flags, re->has_tun_flags = 1;
+	re->tun_flags = (uint16_t)ifr.ifr_flags | (detached ? IFF_DETACH_QUEUE : 0), re->has_tun_flags = 1;
 	re->tun_vnet_hdr_sz = hdr, re->has_tun_vnet_hdr_sz = 1;
 	re->tun_sndbuf = sndbuf, re->has_tun_sndbuf = 1;
 	pr_info("fd %d: tun/tap fd attached to %s (flags 0x%x)\n", f->fd, ifr.ifr_name, re->tun_flags);
@@ -330,11 +335,12 @@ static int check_path(const struct rst_task *t, const FileEntry *f, const Fdinfo
 /* Open one file description at fd. */
 /* fd (the task's new open of /dev/net/tun) attached again to r's device, which the restore of the task's
  * network namespace made (persistent): its flags, vnet header size, send buffer; the device's persist
- * flag cleared when only fds held it. */
+ * flag cleared when only fds held it; a queue of a multi-queue device that was detached detached again. */
 static int tun_attach(int fd, const RegFileEntry *r, char *msg, size_t len)
 {
-	struct ifreq ifr = {.ifr_flags =
-				(short)(r->tun_flags & (IFF_TUN | IFF_TAP | IFF_NO_PI | IFF_VNET_HDR))};
+	struct ifreq ifr = {.ifr_flags = (short)(r->tun_flags & (IFF_TUN | IFF_TAP | IFF_NO_PI |
+								 IFF_VNET_HDR | IFF_MULTI_QUEUE))},
+		     q = {.ifr_flags = IFF_DETACH_QUEUE};
 	if (strlen(r->tun_iff) >= IFNAMSIZ || !if_nametoindex(r->tun_iff))
 		return rst_errmsg(msg, len, "fd %d: no tun/tap %s in the task's network namespace", fd,
 				  r->tun_iff);
@@ -342,7 +348,8 @@ static int tun_attach(int fd, const RegFileEntry *r, char *msg, size_t len)
 	if (ioctl(fd, TUNSETIFF, &ifr) ||
 	    (r->has_tun_vnet_hdr_sz && ioctl(fd, TUNSETVNETHDRSZ, &r->tun_vnet_hdr_sz)) ||
 	    (r->has_tun_sndbuf && ioctl(fd, TUNSETSNDBUF, &r->tun_sndbuf)) ||
-	    (!(r->tun_flags & IFF_PERSIST) && ioctl(fd, TUNSETPERSIST, 0UL)))
+	    (!(r->tun_flags & IFF_PERSIST) && ioctl(fd, TUNSETPERSIST, 0UL)) ||
+	    ((r->tun_flags & IFF_DETACH_QUEUE) && ioctl(fd, TUNSETQUEUE, &q)))
 		return rst_errmsg(msg, len, "fd %d: attach to tun/tap %s (flags 0x%x)", fd, r->tun_iff,
 				  r->tun_flags);
 	return 0;

@@ -3,8 +3,10 @@
  * header of 12 bytes, send buffer 65536) attached to another fd. After C/R each fd is attached to its
  * device with its flags, vnet header size and send buffer; an ICMP echo request written into the tun fd
  * comes back as a reply read from it (packets both ways); nswtunfd0 is still not persistent (closing the fd
- * removes it); the tun's IPv6 addrgenmode is still random (the kernel's for a link of no hardware address;
- * before, writing its stable_secret at restore made it stable privacy, and the next dump's failed). */
+ * removes it); of a multi-queue tun (nswmq0) with two fds, the queue that was detached is detached again
+ * (only then does IFF_ATTACH_QUEUE work) and the other is attached; the tun's IPv6 addrgenmode is still
+ * random (the kernel's for a link of no hardware address; before, writing its stable_secret at restore made
+ * it stable privacy, and the next dump's failed). */
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <net/if.h>
@@ -73,6 +75,11 @@ int main(int argc, char **argv)
 	if (tun < 0 || tap < 0 || ioctl(tap, TUNSETPERSIST, 1) || ioctl(tap, TUNSETVNETHDRSZ, &hdr) ||
 	    ioctl(tap, TUNSETSNDBUF, &sb))
 		fail("make nswtunfd0 and nswtapfd1");
+	int mq0 = attach("nswmq0", IFF_TUN | IFF_NO_PI | IFF_MULTI_QUEUE);
+	int mq1 = attach("nswmq0", IFF_TUN | IFF_NO_PI | IFF_MULTI_QUEUE);
+	struct ifreq q = {.ifr_flags = IFF_DETACH_QUEUE};
+	if (mq0 < 0 || mq1 < 0 || ioctl(mq1, TUNSETQUEUE, &q))
+		fail("make nswmq0 with a detached queue");
 	nsw_must("ip addr add 10.93.2.1 peer 10.93.2.2 dev nswtunfd0 && ip link set nswtunfd0 up");
 	/* (no packet before the dump: a write moves the fd's position, which no seek can set again) */
 	static struct nsw_view v[] = {
@@ -96,6 +103,9 @@ int main(int argc, char **argv)
 		     ifr.ifr_flags, hdr, sb);
 	if (ping(tun))
 		fail("no echo reply through nswtunfd0 after the restore");
+	q.ifr_flags = IFF_ATTACH_QUEUE;
+	if (ioctl(mq0, TUNSETQUEUE, &q) == 0 || ioctl(mq1, TUNSETQUEUE, &q))
+		fail("nswmq0: the detached queue is not the one detached after the restore");
 	close(tun);
 	if (if_nametoindex("nswtunfd0"))
 		fail("nswtunfd0 outlived its fd: made persistent by the restore");

@@ -1,7 +1,7 @@
-/* A persistent multi-queue tap (nswtapfd0) in the test's own network namespace, attached to an fd of the
- * test: crshim saves the device but not yet an fd attached to a multi-queue one (its queue may be detached),
- * so the dump must fail with one line naming the device (.desc dump-expect; before, the fd was saved as the
- * character device and came back attached to nothing) and the test keeps running, its fd still attached. */
+/* An fd of /dev/net/tun attached to a tap (nswtapfd0) of a network namespace that no process of the tree
+ * is in (made by a first unshare, left by a second; the fd keeps it): crshim does not save it, so the dump
+ * must fail with one line naming the device (.desc dump-expect) and the test keeps running, its fd still
+ * attached. */
 #include <fcntl.h>
 #include <net/if.h>
 #include <sched.h>
@@ -13,11 +13,11 @@
 
 int main(int argc, char **argv)
 {
-	struct ifreq ifr = {.ifr_flags = IFF_TAP | IFF_NO_PI | IFF_MULTI_QUEUE};
+	struct ifreq ifr = {.ifr_flags = IFF_TAP | IFF_NO_PI};
 	test_init(argc, argv);
 	strcpy(ifr.ifr_name, "nswtapfd0");
 	int fd = unshare(CLONE_NEWNET) ? -1 : open("/dev/net/tun", O_RDWR);
-	if (fd < 0 || ioctl(fd, TUNSETIFF, &ifr) || ioctl(fd, TUNSETPERSIST, 1)) {
+	if (fd < 0 || unshare(CLONE_NEWNET) || ioctl(fd, TUNSETIFF, &ifr) || ioctl(fd, TUNSETPERSIST, 1)) {
 		fail("make the persistent tap nswtapfd0");
 		return 1;
 	}
