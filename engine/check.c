@@ -778,6 +778,17 @@ static int p_timer_cr_ids(struct probe_ctx *c, struct feat_res *r)
 	return res(r, 1, "POSIX timers made again with their ids");
 }
 
+/* tun/tap devices and the fds of /dev/net/tun attached to them (ns/net-tun.c, engine/files/file-reg.c) */
+static int p_tun(struct probe_ctx *c, struct feat_res *r)
+{
+	(void)c;
+	int fd = open("/dev/net/tun", O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return res(r, 0, "open /dev/net/tun: %s", strerror(errno));
+	close(fd);
+	return res(r, 1, "tun/tap devices and their fds (multi-queue, detached queues) are saved");
+}
+
 /* The nft tool that the network lock and the saved nftables ruleset run */
 static int p_nft(struct probe_ctx *c, struct feat_res *r)
 {
@@ -834,8 +845,8 @@ static const struct criu_name criu_names[] = {
     {"newifindex", p_newifindex, NULL},
     {"sockopt_buf_lock", p_buf_lock, NULL},
     {"aio_remap", p_aio_remap, NULL},
-    {"tun", NULL, "tun/tap devices and their fds are not dumped"},
-    {"tun_ns", NULL, "tun/tap devices and their fds are not dumped"},
+    {"tun", p_tun, NULL},
+    {"tun_ns", p_tun, NULL},
     {"loginuid", NULL, "the audit loginuid of tasks is not restored"},
     {"autofs", NULL, "autofs mounts are refused"},
     {"compat_cr", NULL, "32-bit (compat) tasks are not dumped"},

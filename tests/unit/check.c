@@ -114,9 +114,7 @@ int main(void)
 	   sizeof(criu) / sizeof(criu[0]));
 	ok(waitpid(-1, NULL, WNOHANG) < 0 && errno == ECHILD, "... no child left behind");
 	/* state crshim does not save: denied whatever the kernel has, with the reason */
-	static const char *const no[] = {"tun",
-					 "tun_ns",
-					 "loginuid",
+	static const char *const no[] = {"loginuid",
 					 "autofs",
 					 "compat_cr",
 					 "sk_unix_file",
