@@ -443,6 +443,19 @@ static int set_path(char **path, const char *p, struct cr_err *e)
 	return 0;
 }
 
+/* The same for a field of a record in the task's arena (fs, mm: restore-load.c): the old string stays there.
+ */
+static int set_path_in(struct rst_task *t, char **path, const char *p, struct cr_err *e)
+{
+	char *n = img_arena_strdup(t->arena, p);
+	if (!n)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	if (!t->arena)
+		free(*path);
+	*path = n;
+	return 0;
+}
+
 /* Deleted files, a removed cwd and mappings of deleted files: their ghost's path. */
 static int point_at_ghosts(struct rst_task *t, struct cr_err *e)
 {
@@ -474,7 +487,7 @@ static int point_at_ghosts(struct rst_task *t, struct cr_err *e)
 		if (!rg || !rg->dir)
 			return cr_fail_errno(e, EBADMSG, "removed cwd %s has no ghost directory %u",
 					     t->fs->cwd ? t->fs->cwd : "?", t->fs->cwd_ghost_id);
-		if (set_path(&t->fs->cwd, rg->path, e))
+		if (set_path_in(t, &t->fs->cwd, rg->path, e))
 			return -1;
 	}
 	for (size_t i = 0; t->mm && i < t->mm->n_vmas; i++) {
@@ -489,7 +502,7 @@ static int point_at_ghosts(struct rst_task *t, struct cr_err *e)
 		if (!rg)
 			return cr_fail_errno(e, EBADMSG, "vma 0x%llx: mapped deleted file %s has no ghost",
 					     (unsigned long long)v->start, v->path ? v->path : "?");
-		if (set_path(&v->path, rg->path, e))
+		if (set_path_in(t, &v->path, rg->path, e))
 			return -1;
 		v->deleted = 0;
 	}

@@ -2,6 +2,7 @@
  * can leave a whole arena out of the child (MADV_DONTFORK) and its page tables are not copied. */
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 
 #include "image/image.h"
@@ -60,6 +61,17 @@ struct img_arena *img_arena_new(void)
 	c->used += (sizeof(*a) + 15) & ~(size_t)15;
 	*a = (struct img_arena){.alloc = {arena_alloc, arena_nofree, a}, .head = c};
 	return a;
+}
+
+char *img_arena_strdup(struct img_arena *a, const char *s)
+{
+	if (!a)
+		return strdup(s);
+	size_t l = strlen(s) + 1;
+	char *n = arena_alloc(a, l);
+	if (n)
+		memcpy(n, s, l);
+	return n;
 }
 
 ProtobufCAllocator *img_arena_allocator(struct img_arena *a)

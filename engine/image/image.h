@@ -153,6 +153,8 @@ void img_arena_free(struct img_arena *a);
 /* Whether a fork copies the arena into the child (MADV_DOFORK) or not (MADV_DONTFORK). */
 void img_arena_fork(const struct img_arena *a, bool copy);
 ProtobufCAllocator *img_arena_allocator(struct img_arena *a); /* NULL for NULL (protobuf-c's default) */
+/* A copy of s in arena a (NULL: strdup), for a string field of a record unpacked there: never free()d */
+char *img_arena_strdup(struct img_arena *a, const char *s);
 /* img_read_one and img_read_list into arena a (NULL: the heap, as they do) */
 int img_read_one_in(int dirfd, enum img_kind k, int id, ProtobufCMessage **out, struct img_arena *a,
 		    struct cr_err *e);
