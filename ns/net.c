@@ -223,7 +223,7 @@ static int dump_link(struct net_dump *d, struct rtnl_link *l, struct cr_err *e)
 	net_link_entry__init(le);
 	le->ifindex = (uint32_t)rtnl_link_get_ifindex(l), le->has_ifindex = 1;
 	le->name = strdup(name);
-	le->kind = strdup(lo ? "" : type);
+	le->kind = strdup(lo || !type ? "" : type);
 	le->flags = rtnl_link_get_flags(l), le->has_flags = 1;
 	le->mtu = rtnl_link_get_mtu(l), le->has_mtu = 1;
 	le->txqlen = rtnl_link_get_txqlen(l), le->has_txqlen = 1;
