@@ -371,6 +371,21 @@ int ns_mnt_nested_up(int *parent_ns, int *parent_root, char *msg, size_t len)
 	return 0;
 }
 
+/* A copy of its parent's namespace it changed in nothing the restore can see (every mount kept, with the
+ * parent's flags and peer group, none a slave or unbindable): the copy unshare makes is the same, peer groups
+ * included. Built mount by mount instead, a mount hidden under another at the same place (CRIU's
+ * mntns_remap) could not be reached to join its group again. */
+static bool unchanged_copy(const struct ns_mnt_nested *x)
+{
+	for (size_t i = 0; i < x->n; i++) {
+		const MntnsMount *r = x->r[i];
+		if (r->how != HOW_KEPT || r->base_attr != r->m->attr || r->base_shared != r->m->shared ||
+		    r->m->master || r->m->unbindable)
+			return false;
+	}
+	return true;
+}
+
 int ns_mnt_nested_restore(const struct ns_mnt_nested *x, int *parent_ns, int *parent_root, char *msg,
 			  size_t len)
 {
@@ -397,12 +412,13 @@ int ns_mnt_nested_restore(const struct ns_mnt_nested *x, int *parent_ns, int *pa
 	}
 	if (pre_clone(&b))
 		goto out;
-	if (unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL)) {
+	bool same = unchanged_copy(x);
+	if (unshare(CLONE_NEWNS) || (!same && mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))) {
 		snprintf(msg, len, "make its mount namespace: %s", strerror(errno));
 		goto out;
 	}
-	if ((!b.pivot && take_off(&b)) || kept_places(&b) || put(&b) || nflags(&b) ||
-	    (b.pivot && npivot(&b)) || npropagation(&b, proot))
+	if (!same && ((!b.pivot && take_off(&b)) || kept_places(&b) || put(&b) || nflags(&b) ||
+		      (b.pivot && npivot(&b)) || npropagation(&b, proot)))
 		goto out;
 	if (*parent_root >= 0) /* (inherited from the process it was cloned by) */
 		close(*parent_root);
