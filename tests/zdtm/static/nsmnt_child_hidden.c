@@ -1,10 +1,10 @@
 /* A child in an unchanged copy of the test's mount namespace (unshare(CLONE_NEWNS) only), where a shared bind
  * is hidden under another mount of its peer group at the same place (CRIU's mntns_remap): /nsmnt_ch/1 a
- * private bind with 1/a a shared bind in it, 2 a tmpfs with 2/a a bind of 1/a (same group), then 2 moved onto 1.
- * After restore the child's copy still has both binds at /nsmnt_ch/1/a, and they are still peers of the
- * test's: a tmpfs the test mounts at /nsmnt_ch/1/a/p after restore shows in the child. Before, the restore
- * rebuilt the copy mount by mount and failed to put the hidden one back in its group ("join its peer group:
- * Invalid argument"). */
+ * private bind with 1/a a shared bind in it, 2 a tmpfs with 2/a a bind of 1/a (same group), then 2 moved
+ * onto 1. After restore the child's copy still has both binds at /nsmnt_ch/1/a, and they are still peers of
+ * the test's: a tmpfs the test mounts at /nsmnt_ch/1/a/p after restore shows in the child. Before, the
+ * restore rebuilt the copy mount by mount and failed to put the hidden one back in its group ("join its peer
+ * group: Invalid argument"). */
 #include <sys/wait.h>
 #include "nsmnt.h"
 
@@ -56,8 +56,8 @@ int main(int argc, char **argv)
 	kill(ch, SIGUSR1);
 	CHECK(waitpid(ch, &st, 0) == ch && WIFEXITED(st), "child: status %#x", st);
 	CHECK(!(WEXITSTATUS(st) & 1), "the child's copy lost a mount at " D "/1/a");
-	CHECK(!(WEXITSTATUS(st) & 2), "the child's copy no longer peers with the test's (no mount at " D
-				      "/1/a/p)");
+	CHECK(!(WEXITSTATUS(st) & 2),
+	      "the child's copy no longer peers with the test's (no mount at " D "/1/a/p)");
 	CHECK(!WEXITSTATUS(st), "child exit %d", WEXITSTATUS(st));
 	pass();
 	return 0;
