@@ -471,6 +471,7 @@ void dump_sk_entry_free(FileEntry *fe)
 	if (fe->packet_sk) {
 		dump_sk_opts_free(fe->packet_sk->opts, fe->packet_sk->n_opts);
 		dump_pkt_rings_free(fe->packet_sk);
+		free(fe->packet_sk->device); /* a SOCK_PACKET socket's device (sk-nlpkt.c) */
 		free(fe->packet_sk);
 		fe->packet_sk = NULL;
 	}
