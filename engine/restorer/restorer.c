@@ -686,7 +686,8 @@ static uint64_t cur_permitted(struct rst_args *a)
 	return d[0].permitted | ((uint64_t)d[1].permitted << 32);
 }
 
-static void restore_creds(struct rst_args *a, const struct rst_creds *c)
+/* All but the last capset (what the thread keeps of its capabilities: see thread_main). */
+static void restore_creds_ids(struct rst_args *a, const struct rst_creds *c)
 {
 	if (c->nr_groups != RST_GROUPS_KEEP)
 		check(a, sys2(__NR_setgroups, c->nr_groups, c->groups), "setgroups", c->nr_groups, 0);
@@ -713,6 +714,11 @@ static void restore_creds(struct rst_args *a, const struct rst_creds *c)
 	else if ((sb & kc) != ((long)c->securebits & kc))
 		check(a, sys5(__NR_prctl, PR_SET_KEEPCAPS, !!(c->securebits & kc), 0, 0, 0),
 		      "prctl(PR_SET_KEEPCAPS)", c->securebits, 0);
+}
+
+static void restore_creds(struct rst_args *a, const struct rst_creds *c)
+{
+	restore_creds_ids(a, c);
 	capset(a, c->cap_eff, c->cap_prm, c->cap_inh, "capset");
 }
 
@@ -724,8 +730,9 @@ struct k_sock_fprog {
 };
 
 /* The filters past those the whole process shares (installed before the blob): each thread's own, while
- * crshim traces it with PTRACE_O_SUSPEND_SECCOMP (a thread: once seized, last). After the creds: without
- * no_new_privs that needs CAP_SYS_ADMIN, which a task of another uid lacks (the step fails, EACCES). */
+ * crshim traces it with PTRACE_O_SUSPEND_SECCOMP (a thread: once seized). Without no_new_privs that needs
+ * CAP_SYS_ADMIN: a thread installs them before it drops the capabilities its creds do not have (EACCES for
+ * a thread of another uid, else). */
 static void install_seccomp(struct rst_args *a, uint64_t filters, uint32_t n, int32_t tid)
 {
 	const struct rst_seccomp *f = (const struct rst_seccomp *)filters;
@@ -787,16 +794,23 @@ static void thread_main(void *arg)
 			if (th->cap_bnd_drop & (1ull << cap))
 				check(a, sys5(__NR_prctl, PR_CAPBSET_DROP, cap, 0, 0, 0),
 				      "thread bounding set drop", (uint64_t)th->tid, (uint64_t)cap);
-		restore_creds(a, (const struct rst_creds *)th->creds);
-	} else if (a->has_creds) {
-		restore_creds(a, &a->creds);
 	}
-	after_creds_thread(a);
+	/* its ids (a change of euid resets the process's dumpable flag: the leader sets it once all threads
+	 * are ready), its capabilities still all it had */
+	const struct rst_creds *c = th->creds	   ? (const struct rst_creds *)th->creds
+				    : a->has_creds ? &a->creds
+						   : 0;
+	if (c)
+		restore_creds_ids(a, c);
 	__atomic_add_fetch(&a->threads_ready, 1, __ATOMIC_SEQ_CST);
 	sys6(__NR_futex, (long)&a->threads_ready, FUTEX_WAKE, 1, 0, 0, 0);
 	futex_wait_while(&a->threads_go, 0);
-	/* seized now, with PTRACE_O_SUSPEND_SECCOMP: its filters cannot refuse what the blob still does */
+	/* seized now, with PTRACE_O_SUSPEND_SECCOMP: its filters cannot refuse what the blob still does; then
+	 * its capabilities (a drop: the dumpable flag stays) and no_new_privs */
 	install_seccomp(a, th->seccomp, th->nr_seccomp, th->tid);
+	if (c)
+		capset(a, c->cap_eff, c->cap_prm, c->cap_inh, "thread capset");
+	after_creds_thread(a);
 }
 
 struct k_clone_args {
