@@ -15,21 +15,10 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include "zdtmtst.h"
+#include "seccomp_errno.h"
 
 static pthread_barrier_t bar;
 static const uid_t uids[2] = {1000, 2000};
-
-static int filter(int nr, int err)
-{
-	struct sock_filter f[] = {
-	    BPF_STMT(BPF_LD + BPF_W + BPF_ABS, offsetof(struct seccomp_data, nr)),
-	    BPF_JUMP(BPF_JMP + BPF_JEQ + BPF_K, (unsigned)nr, 0, 1),
-	    BPF_STMT(BPF_RET + BPF_K, SECCOMP_RET_ERRNO | (unsigned)err),
-	    BPF_STMT(BPF_RET + BPF_K, SECCOMP_RET_ALLOW),
-	};
-	struct sock_fprog p = {.len = 4, .filter = f};
-	return (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &p);
-}
 
 /* 0 if getppid and sysinfo return what thread i's filters say (i 2: the leader, none) */
 static int check(int i)
@@ -76,7 +65,7 @@ static void *fn(void *a)
 	struct zthr *t = a;
 	uid_t u = uids[t->idx];
 	t->tid = (pid_t)syscall(SYS_gettid);
-	if (filter(t->idx == 0 ? SYS_getppid : SYS_sysinfo, t->idx == 0 ? 1002 : 1003))
+	if (seccomp_errno_filter(t->idx == 0 ? SYS_getppid : SYS_sysinfo, t->idx == 0 ? 1002 : 1003, 0))
 		zthr_bad(t, "seccomp: %m");
 	else if (syscall(SYS_setresuid, u, u, u))
 		zthr_bad(t, "setresuid: %m");

@@ -15,22 +15,11 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include "zdtmtst.h"
+#include "seccomp_errno.h"
 
 static pthread_barrier_t bar;
 static volatile int bad[3];
 static volatile pid_t tids[3];
-
-static int filter(int nr, int err, unsigned flags)
-{
-	struct sock_filter f[] = {
-	    BPF_STMT(BPF_LD + BPF_W + BPF_ABS, offsetof(struct seccomp_data, nr)),
-	    BPF_JUMP(BPF_JMP + BPF_JEQ + BPF_K, (unsigned)nr, 0, 1),
-	    BPF_STMT(BPF_RET + BPF_K, SECCOMP_RET_ERRNO | (unsigned)err),
-	    BPF_STMT(BPF_RET + BPF_K, SECCOMP_RET_ALLOW),
-	};
-	struct sock_fprog p = {.len = 4, .filter = f};
-	return (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, flags, &p);
-}
 
 /* 0 if nr returns -1 with errno err (err 0: does not fail with one of ours) */
 static int returns(int nr, int err)
@@ -72,7 +61,7 @@ static void *thread(void *arg)
 	tids[i] = (pid_t)syscall(SYS_gettid);
 	pthread_barrier_wait(&bar); /* started */
 	pthread_barrier_wait(&bar); /* the leader's TSYNC one */
-	if (i == 1 && filter(SYS_getppid, 1002, 0))
+	if (i == 1 && seccomp_errno_filter(SYS_getppid, 1002, 0))
 		bad[i] = 100;
 	pthread_barrier_wait(&bar); /* the filters made */
 	pthread_barrier_wait(&bar); /* after the restore */
@@ -92,10 +81,10 @@ int main(int argc, char **argv)
 		if (pthread_create(&th[i - 1], NULL, thread, (void *)i))
 			fail("pthread_create");
 	pthread_barrier_wait(&bar);
-	if (filter(SYS_mincore, 1001, SECCOMP_FILTER_FLAG_TSYNC))
+	if (seccomp_errno_filter(SYS_mincore, 1001, SECCOMP_FILTER_FLAG_TSYNC))
 		fail("seccomp (TSYNC): %m");
 	pthread_barrier_wait(&bar);
-	if (filter(SYS_sysinfo, 1003, 0))
+	if (seccomp_errno_filter(SYS_sysinfo, 1003, 0))
 		fail("seccomp: %m");
 	pthread_barrier_wait(&bar);
 	int want[3] = {2, 2, 1}, before[3];
