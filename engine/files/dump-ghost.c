@@ -218,6 +218,12 @@ int dump_ghost_add(struct dump_ctx *c, const char *src, const struct stat *st, c
 	return 0;
 }
 
+const char *dump_ghost_path(const struct dump_ctx *c, uint32_t id)
+{
+	const struct dump_ghosts *d = c->ghosts;
+	return d && id >= 1 && id <= d->n ? d->g[id - 1]->path : NULL;
+}
+
 int dump_ghost_cwd(struct dump_ctx *c, char *cwd, uint32_t *id, struct cr_err *e)
 {
 	static const char suf[] = " (deleted)";

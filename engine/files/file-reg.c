@@ -28,6 +28,7 @@
 #include "files/ghost.h"
 #include "files/procfd.h"
 #include "ns.h"
+#include "pid.h"
 #include "restore.h"
 
 #define OPEN_DROP_FLAGS (O_CREAT | O_TRUNC | O_EXCL | O_CLOEXEC)
@@ -223,6 +224,65 @@ static int tun_attached(const struct fd_src *f, RegFileEntry *re, struct cr_err 
 	return 0;
 }
 
+/* The deepest directory of path that task pid sees (path's own, else one above it): its path in dir, its
+ * statx (mount id, device) in sx. -1 if none. */
+static int existing_dir(pid_t pid, const char *path, char *dir, size_t len, struct statx *sx)
+{
+	char at[PATH_MAX + 64];
+	snprintf(dir, len, "%s", path);
+	for (char *slash; (slash = strrchr(dir, '/'));) {
+		*(slash == dir ? slash + 1 : slash) = '\0';
+		snprintf(at, sizeof(at), "/proc/%d/root%s", (int)pid, dir);
+		if (!statx(AT_FDCWD, at, 0, STATX_INO | STATX_MNT_ID, sx) && S_ISDIR(sx->stx_mode) &&
+		    (sx->stx_mask & STATX_MNT_ID))
+			return 0;
+		if (slash == dir)
+			break;
+	}
+	return -1;
+}
+
+/* A ghost of a process in a mount namespace other than the root's: crshim makes it in the root's mount tree
+ * (restore-ghost.c), the task opens it again on its own mount, that of the deepest directory of its path as
+ * it sees it (as = c, or the process of the namespace it was made from: mnt_up), by its file handle
+ * (re->ghost_mnt). Refused: a file that directory is not on the same mount as, a filesystem the root's tree
+ * does not show there (the ghost would be made on another), another mount in a tree born in its user
+ * namespace (no CAP_DAC_READ_SEARCH there: open_by_handle_at opens directories only). */
+static int ghost_mount(struct dump_ctx *c, pid_t as, struct fd_src *f, RegFileEntry *re, struct cr_err *e)
+{
+	char dir[PATH_MAX], rdir[PATH_MAX];
+	struct statx sx, rx;
+	if (!c->tree || f->fi.mnt_id < 0 || (f->fi.flags & (O_TMPFILE & ~O_DIRECTORY)) ||
+	    !(S_ISREG(f->st.st_mode) || S_ISDIR(f->st.st_mode)) ||
+	    (as == c->pid && ns_same(c->pid, "mnt", c->tree[0].pid, "mnt")))
+		return 0;
+	if (existing_dir(as, f->link, dir, sizeof(dir), &sx) || (int)sx.stx_mnt_id != f->fi.mnt_id)
+		return cr_fail(
+		    e,
+		    "not supported yet: fd %d: deleted %s is on mount %d, which no directory of its "
+		    "path reaches (as task %d sees it)",
+		    f->fd, f->link, f->fi.mnt_id, (int)as);
+	const char *made = dump_ghost_path(c, re->ghost_id);
+	if (!made || existing_dir(c->tree[0].pid, made, rdir, sizeof(rdir), &rx) ||
+	    makedev(rx.stx_dev_major, rx.stx_dev_minor) != f->st.st_dev)
+		return cr_fail(e,
+			       "not supported yet: fd %d: deleted %s is on a filesystem the root's mount "
+			       "namespace does not show at %s (where its ghost is made)",
+			       f->fd, f->link, made ? made : "?");
+	if (c->born && rx.stx_mnt_id != sx.stx_mnt_id)
+		return cr_fail(
+		    e,
+		    "not supported yet: fd %d: deleted %s is on mount %d of another mount namespace "
+		    "than the root's, in a tree restored born in its user namespace",
+		    f->fd, f->link, f->fi.mnt_id);
+	if (!(re->ghost_mnt = strdup(dir)))
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	re->mnt_up = as != c->pid, re->has_mnt_up = re->mnt_up;
+	pr_info("fd %d: deleted %s: opened again on the mount of %s (mount %d)%s\n", f->fd, f->link, dir,
+		f->fi.mnt_id, re->mnt_up ? ", in the namespace its own was made from" : "");
+	return 0;
+}
+
 static int dump_path(struct dump_ctx *c, struct fd_src *f, void **state, FileEntry *fe, struct cr_err *e)
 {
 	const struct stat *st = &f->st;
@@ -239,10 +299,13 @@ static int dump_path(struct dump_ctx *c, struct fd_src *f, void **state, FileEnt
 			       "not supported yet: fd %d: %s, linked elsewhere still, is on a mount of the "
 			       "mount namespace task %d's own was made from",
 			       f->fd, f->link, c->pid);
+	pid_t ghost_up = up;
 	up = deleted ? 0 : up;
 	re->mnt_up = up != 0, re->has_mnt_up = re->mnt_up;
 	if (!re->dead_pid &&
 	    (deleted ? fill_deleted(c, f, re, e) : check_reachable(c, up ? up : c->pid, f, e)))
+		return -1;
+	if (re->has_ghost_id && ghost_mount(c, ghost_up ? ghost_up : c->pid, f, re, e))
 		return -1;
 	re->path = f->link;
 	if ((f->fi.flags & (O_TMPFILE & ~O_DIRECTORY)) && re->deleted && S_ISREG(st->st_mode)) {
@@ -355,6 +418,47 @@ static int tun_attach(int fd, const RegFileEntry *r, char *msg, size_t len)
 	return 0;
 }
 
+/* tmp (a ghost, opened on the mount crshim made it on) opened again on the mount of r->ghost_mnt, by its file
+ * handle (the same inode, unlinked: no name to open it by), when that is another. */
+static int ghost_on_mount(int tmp, const RegFileEntry *r, int flags)
+{
+	struct {
+		struct file_handle h;
+		unsigned char buf[MAX_HANDLE_SZ];
+	} fh = {.h.handle_bytes = MAX_HANDLE_SZ};
+	struct statx a, b;
+	struct stat sa, sb;
+	int mid, err;
+	const char *dir = r->ghost_mnt;
+	__cleanup_close int m =
+	    r->mnt_up && rst_mnt_up_root >= 0
+		? openat(rst_mnt_up_root, *(dir + strspn(dir, "/")) ? dir + strspn(dir, "/") : ".",
+			 O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+		: open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC); /* (not O_PATH: EBADF) */
+	if (m < 0 || statx(m, "", AT_EMPTY_PATH, STATX_MNT_ID, &a) ||
+	    statx(tmp, "", AT_EMPTY_PATH, STATX_MNT_ID, &b))
+		goto fail;
+	if (a.stx_mnt_id == b.stx_mnt_id)
+		return tmp;
+	if (name_to_handle_at(tmp, "", &fh.h, &mid, AT_EMPTY_PATH))
+		goto fail;
+	int fd = open_by_handle_at(m, &fh.h, flags | O_CLOEXEC);
+	if (fd >= 0 &&
+	    (fstat(fd, &sa) || fstat(tmp, &sb) || sa.st_dev != sb.st_dev || sa.st_ino != sb.st_ino)) {
+		close(fd);
+		fd = -1, errno = ESTALE;
+	}
+	err = errno;
+	close(tmp);
+	errno = err;
+	return fd;
+fail:
+	err = errno;
+	close(tmp);
+	errno = err;
+	return -1;
+}
+
 static int open_path(struct rst_task *t, int lo, const FileEntry *f, const FdinfoEntry *fi, char *msg,
 		     size_t len)
 {
@@ -362,9 +466,12 @@ static int open_path(struct rst_task *t, int lo, const FileEntry *f, const Fdinf
 	int flags = (int)(r->flags & ~(uint32_t)OPEN_DROP_FLAGS) | O_NOCTTY;
 	if (r->deleted) /* a ghost (restore-ghost.c): its /proc magic link must be followed */
 		flags &= ~O_NOFOLLOW;
-	int tmp = r->mnt_up && rst_mnt_up_root >= 0
+	int tmp = r->mnt_up && rst_mnt_up_root >= 0 && !r->deleted
 		      ? openat(rst_mnt_up_root, r->path + strspn(r->path, "/"), flags)
 		      : rst_ghost_open(r, flags);
+	if (tmp >= 0 && r->deleted && r->ghost_mnt && (tmp = ghost_on_mount(tmp, r, flags)) < 0)
+		return rst_errmsg(msg, len, "fd %d: open the deleted %s again on the mount of %s", fi->fd,
+				  r->path, r->ghost_mnt);
 	if (tmp < 0)
 		return rst_errmsg(msg, len, "fd %d: open %s", fi->fd, r->path);
 	if (rst_fd_at(tmp, fi->fd, msg, len) || (r->tun_iff && tun_attach(fi->fd, r, msg, len)))
@@ -382,10 +489,12 @@ static int flight_path(struct rst_task *ts, size_t n, const struct rst_task *t, 
 	return rst_fdshare_one(ts, n, f, e);
 }
 
-static void release_chr(FileEntry *fe, struct fd_src *s)
+static void release_path(FileEntry *fe, struct fd_src *s)
 {
 	free(s->reg.tun_iff);
 	s->reg.tun_iff = NULL;
+	free(s->reg.ghost_mnt);
+	s->reg.ghost_mnt = NULL;
 }
 
 FD_KIND(fdk_chr) = {
@@ -394,7 +503,7 @@ FD_KIND(fdk_chr) = {
     .prio = 90,
     .is = is_chr,
     .dump = dump_path,
-    .release = release_chr,
+    .release = release_path,
     .tree_desc = true,
     .check = check_path,
     .open = open_path,
@@ -407,6 +516,7 @@ FD_KIND(fdk_reg) = {
     .prio = 91,
     .is = is_reg,
     .dump = dump_path,
+    .release = release_path,
     .tree_desc = true,
     .check = check_path,
     .open = open_path,

@@ -23,6 +23,8 @@ struct rst_task;
  * (one per inode). Fails with one line if its data is above the limit. */
 int dump_ghost_add(struct dump_ctx *c, const char *src, const struct stat *st, const char *name,
 		   const char *what, uint32_t *id, struct cr_err *e);
+/* The path ghost id of c is made at again (that of the first fd or mapping of its inode), NULL if none. */
+const char *dump_ghost_path(const struct dump_ctx *c, uint32_t id);
 /* cwd (the link of /proc/PID/cwd): if it is a removed directory, *id is its ghost and cwd loses its
  * " (deleted)"; else *id is 0. */
 int dump_ghost_cwd(struct dump_ctx *c, char *cwd, uint32_t *id, struct cr_err *e);

@@ -59,6 +59,24 @@ static inline int mnt_find(const char *mp, struct mnt_line *m)
 	return mnt_find_nth(mp, 0, m);
 }
 
+/* The mount id of fd (fdinfo mnt_id), -1 if unreadable. */
+static inline int fd_mnt_id(int fd)
+{
+	char p[64];
+	snprintf(p, sizeof(p), "/proc/self/fdinfo/%d", fd);
+	return (int)file_field(p, "mnt_id:", 10, -1);
+}
+
+/* Whether mount id is in our mountinfo (a mount of our own namespace). */
+static inline int mnt_listed(int id)
+{
+	struct mnt_line m;
+	for (int i = 0; !mnt_find_nth_any(i, &m); i++)
+		if (m.id == id)
+			return 1;
+	return 0;
+}
+
 /* How many mounts at mp. */
 static inline int mnt_count(const char *mp)
 {

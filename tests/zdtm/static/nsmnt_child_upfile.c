@@ -9,22 +9,6 @@
 #define UPFD 7
 #define OWNFD 8
 
-static int mnt_of(int fd)
-{
-	char p[64];
-	snprintf(p, sizeof(p), "/proc/self/fdinfo/%d", fd);
-	return (int)file_field(p, "mnt_id:", 10, -1);
-}
-
-static int own_mount(int id)
-{
-	struct mnt_line m;
-	for (int i = 0; !mnt_find_nth_any(i, &m); i++)
-		if (m.id == id)
-			return 1;
-	return 0;
-}
-
 static int setup(void)
 {
 	open_at(OWNFD, "/nsmnt_uf/f", O_RDONLY, "open /nsmnt_uf/f in the child");
@@ -33,10 +17,10 @@ static int setup(void)
 
 static int check(void)
 {
-	int up = mnt_of(UPFD), own = mnt_of(OWNFD), bad = 0;
+	int up = fd_mnt_id(UPFD), own = fd_mnt_id(OWNFD), bad = 0;
 	if (up < 0 || own < 0 || up == own)
 		bad |= 1;
-	if (own_mount(up) || !own_mount(own))
+	if (mnt_listed(up) || !mnt_listed(own))
 		bad |= 2;
 	if (!file_is("/proc/self/fd/7", "up") || !file_is("/nsmnt_uf/f", "up"))
 		bad |= 4;

@@ -1,0 +1,63 @@
+/* A deleted file held twice by a child in a mount namespace of its own (CRIU's mntns_link_ghost shape): fd 7
+ * through a bind its parent's namespace has (opened before the child's unshare), fd 8 through a bind only the
+ * child's has, of another directory of the same tmpfs (both names of one inode, then unlinked). After
+ * restore the two fds are one unlinked inode with its data again, each on its own mount (fdinfo mnt_id: fd 7
+ * on a mount the child's mountinfo does not list, fd 8 on one it does). Before, both were opened through
+ * crshim's one ghost, on the mount crshim made it on: one mount id for both. */
+#include "nsmnt.h"
+
+#define UPFD 7
+#define OWNFD 8
+
+static int setup(void)
+{
+	if (umount("/nsmnt_gm/a") || mkdir("/nsmnt_gm/b", 0755) ||
+	    mount("/nsmnt_gm/0/b", "/nsmnt_gm/b", NULL, MS_BIND, NULL) || umount("/nsmnt_gm/0"))
+		return 1;
+	open_at(OWNFD, "/nsmnt_gm/b/f", O_RDWR, "open /nsmnt_gm/b/f in the child");
+	return 0;
+}
+
+static int check(void)
+{
+	int up = fd_mnt_id(UPFD), own = fd_mnt_id(OWNFD), bad = 0;
+	struct stat a, b;
+	char buf[16] = "";
+	if (up < 0 || own < 0 || up == own)
+		bad |= 1;
+	if (mnt_listed(up) || !mnt_listed(own))
+		bad |= 2;
+	if (fstat(UPFD, &a) || fstat(OWNFD, &b) || a.st_ino != b.st_ino || a.st_dev != b.st_dev || a.st_nlink)
+		bad |= 4;
+	if (pwrite(OWNFD, "child", 5, 0) != 5 || pread(UPFD, buf, sizeof(buf) - 1, 0) != 5 ||
+	    strcmp(buf, "child"))
+		bad |= 8;
+	return bad;
+}
+
+int main(int argc, char **argv)
+{
+	test_init(argc, argv);
+	must_mount("nsmnt", "/nsmnt_gm", "tmpfs", 0, "size=1m");
+	mkdirs("/nsmnt_gm/0");
+	must_mount("nsmnt", "/nsmnt_gm/0", "tmpfs", 0, "size=1m");
+	mkdirs("/nsmnt_gm/0/a");
+	mkdirs("/nsmnt_gm/0/b");
+	mkdirs("/nsmnt_gm/a");
+	must_mount("/nsmnt_gm/0/a", "/nsmnt_gm/a", NULL, MS_BIND, NULL);
+	write_file("/nsmnt_gm/0/a/f", "ghost");
+	if (link("/nsmnt_gm/0/a/f", "/nsmnt_gm/0/b/f"))
+		fail("link /nsmnt_gm/0/b/f");
+	open_at(UPFD, "/nsmnt_gm/a/f", O_RDWR, "open /nsmnt_gm/a/f");
+	usr1_block();
+	pid_t ch = nsmnt_child(setup, check);
+	close(UPFD);
+	if (unlink("/nsmnt_gm/0/a/f") || unlink("/nsmnt_gm/0/b/f"))
+		fail("unlink");
+	test_daemon();
+	test_waitsig();
+	kill(ch, SIGUSR1);
+	child_exit_ok(ch, "1: both fds on one mount, 2: fd 7 on a mount of its own namespace or fd 8 not, "
+			  "4: not one unlinked inode, 8: a write through one not read through the other");
+	return test_pass();
+}
