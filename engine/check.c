@@ -681,6 +681,22 @@ static int p_sk_ns(struct probe_ctx *c, struct feat_res *r)
 	return res(r, 1, "SIOCGSKNS: a socket's network namespace");
 }
 
+#ifndef SIOCUNIXFILE
+#define SIOCUNIXFILE (SIOCPROTOPRIVATE + 0) /* linux/un.h */
+#endif
+/* SIOCUNIXFILE answers (ENOENT for a socket bound to no file); a unix socket bound in a nested mount
+ * namespace of the tree is bound there again (engine/net/restore-sk-unix.c) */
+static int p_sk_unix_file(struct probe_ctx *c, struct feat_res *r)
+{
+	(void)c;
+	__cleanup_close int sk = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	__cleanup_close int f = sk < 0 ? -1 : ioctl(sk, SIOCUNIXFILE);
+	if (f >= 0 || errno != ENOENT)
+		return res(r, 0, "SIOCUNIXFILE: %s",
+			   f >= 0 ? "a file for an unbound socket" : strerror(errno));
+	return res(r, 1, "SIOCUNIXFILE; unix sockets bound in the tree's other mount namespaces");
+}
+
 /* A raw socket of ours is in the sock_diag dump of raw sockets */
 static int p_net_diag_raw(struct probe_ctx *c, struct feat_res *r)
 {
@@ -850,7 +866,7 @@ static const struct criu_name criu_names[] = {
     {"loginuid", NULL, "the audit loginuid of tasks is not restored"},
     {"autofs", NULL, "autofs mounts are refused"},
     {"compat_cr", NULL, "32-bit (compat) tasks are not dumped"},
-    {"sk_unix_file", NULL, "a unix socket bound in another mount namespace is not restored there"},
+    {"sk_unix_file", p_sk_unix_file, NULL},
     {"nsid", NULL, "network namespace ids are not saved"},
     {"link_nsid", NULL, "a tree has one network namespace: no link with a peer in another one of it"},
     {"has_ipt_legacy", NULL, "iptables is not used: the network lock and the saved rules are nftables"},

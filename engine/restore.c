@@ -620,24 +620,31 @@ static int in_tree_mnt(pid_t root, int (*fn)(char *msg, size_t len), struct cr_e
 	return ret;
 }
 
-/* The root task's mark on its error pipe: its mount tree stands (or its reason, or its end). */
-static int root_mounts_wait(struct rst_task *root, struct cr_err *e)
+/* A task's mark on its error pipe: its mount tree stands (the root: RST_BORN_MARK; a nested mount namespace:
+ * RST_STAND_MARK, after its RST_BORN_MARK), or its reason, or its end. */
+static int mounts_wait(struct rst_task *t, char mark, struct cr_err *e)
 {
 	char msg[600];
 	for (;;) {
-		struct pollfd pf = {.fd = root->err_pipe[0], .events = POLLIN};
+		struct pollfd pf = {.fd = t->err_pipe[0], .events = POLLIN};
 		if (poll(&pf, 1, -1) < 0 && errno != EINTR)
-			return cr_fail_sys(e, "wait for the mount tree of task %d", root->pid);
-		ssize_t n = read(root->err_pipe[0], msg, sizeof(msg) - 1);
+			return cr_fail_sys(e, "wait for the mount tree of task %d", t->pid);
+		ssize_t n = read(t->err_pipe[0], msg, sizeof(msg) - 1);
 		if (n < 0 && (errno == EAGAIN || errno == EINTR))
 			continue;
-		if (n == 1 && msg[0] == RST_BORN_MARK)
+		ssize_t skip = 0;
+		while (mark != RST_BORN_MARK && skip < n && msg[skip] == RST_BORN_MARK)
+			skip++;
+		if (n > 0 && skip == n)
+			continue;
+		if (n - skip == 1 && msg[skip] == mark)
 			return 0;
 		if (n <= 0)
 			return cr_fail_errno(e, n ? errno : ESRCH,
-					     "task %d ended before its mount tree stood", root->pid);
+					     "task %d ended before its mount tree stood", t->pid);
 		msg[n] = '\0';
-		return cr_fail_errno(e, 0, "task %d: %s", root->pid, msg + (msg[0] == RST_BORN_MARK));
+		skip += msg[skip] == mark;
+		return cr_fail_errno(e, 0, "task %d: %s", t->pid, msg + skip);
 	}
 }
 
@@ -683,6 +690,20 @@ static int late_sk_unix(struct rst_task *ts, struct cr_err *e)
 	struct as_root a;
 	as_born_root(&ts[0], &a);
 	int ret = rst_sk_unix_late(ts, ts[0].ns_init ? ts[0].ns_levels : 0, e);
+	as_crshim(&a);
+	return ret;
+}
+
+/* The unix sockets bound in the nested mount namespace task t makes, once it stands (t waits for them). */
+static int nested_sk_unix(struct rst_task *ts, struct rst_task *t, struct cr_err *e)
+{
+	if (!t->pst->mntns || !rst_sk_unix_nested_has(t->pst->mntns))
+		return 0;
+	struct as_root a;
+	if (mounts_wait(t, RST_STAND_MARK, e))
+		return -1;
+	as_born_root(&ts[0], &a);
+	int ret = rst_sk_unix_nested(ts, t, e);
 	as_crshim(&a);
 	return ret;
 }
@@ -736,7 +757,7 @@ static int restore_run(struct cr_opts *o, struct rst_task *ts, size_t n, struct 
 	    (late && late_go < 0 && cr_fail_sys(e, "keep the go pipe of task %d", ts[0].pid)) ||
 	    fault_check(o, FI_RESTORE_ROOT_ONLY, e) ||
 	    ns_rst_root_spawned(ts[0].ns, ts[0].pid, rst_ipid(&ts[0]), e) || seize_child(&ts[0], e) ||
-	    (late && (root_mounts_wait(&ts[0], e) || late_ghosts(ts, n, e) ||
+	    (late && (mounts_wait(&ts[0], RST_BORN_MARK, e) || late_ghosts(ts, n, e) ||
 		      in_tree_mnt(ts[0].pid, rst_fdshare_flight_late, e) || late_sk_unix(ts, e) ||
 		      in_tree_mnt(ts[0].pid, rst_notify_late, e) || fault_check(o, FI_RESTORE_MNT_LATE, e) ||
 		      late_fds_send(e) || root_go_again(&ts[0], late_go, e))) ||
@@ -750,7 +771,7 @@ static int restore_run(struct cr_opts *o, struct rst_task *ts, size_t n, struct 
 	for (size_t k = 1; !ret && k < n; k++) {
 		struct rst_task *t = &ts[order[k]];
 		if (!t->zombie && !t->helper && !rst_svm_sharer(t))
-			ret = seize_tree_child(ts, n, t, e);
+			ret = seize_tree_child(ts, n, t, e) || nested_sk_unix(ts, t, e);
 	}
 	if (!ret)
 		ret = rst_tree_release(ts, n, e);

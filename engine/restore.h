@@ -279,6 +279,9 @@ __attribute__((noreturn)) void rst_child(struct rst_task *t);
 /* A task cloned by its parent writes this byte on its error pipe as soon as it is there (before it waits for
  * its go): crshim polls the pipe instead of probing the PID on a timer; rst_task_reason skips it. */
 #define RST_BORN_MARK '\1'
+/* ... and this one when its nested mount namespace stands and it waits for what crshim makes in it (the
+ * unix sockets bound there: rst_sk_unix_nested_take); rst_task_reason skips it too. */
+#define RST_STAND_MARK '\2'
 
 /* restore-pidns.c: the tasks' ids in the PID namespaces below ours (pstree ns_levels/ns_tids, or the
  * inventory pidns of older images); rst_pidns_helpers: the same for helper tasks (after rst_tree_plan added

@@ -56,37 +56,38 @@ int late_fd_offer(int fd)
 }
 
 /* One message: the numbers as data, the fds as SCM_RIGHTS. */
-static int send_batch(const int *fds, size_t n)
+static int send_batch(int to, const int *fds, size_t n)
 {
 	struct iovec iov = {.iov_base = (void *)fds, .iov_len = n * sizeof(int)};
-	return scm_send(sk[0], &iov, 1, fds, n) == (ssize_t)(n * sizeof(int)) ? 0 : -1;
+	return scm_send(to, &iov, 1, fds, n) == (ssize_t)(n * sizeof(int)) ? 0 : -1;
+}
+
+int late_fds_push(int to, const int *fds, size_t n)
+{
+	for (size_t i = 0; i < n; i += LATE_BATCH)
+		if (send_batch(to, fds + i, n - i < LATE_BATCH ? n - i : LATE_BATCH))
+			return -1;
+	/* the end: an empty message */
+	return send(to, "", 0, MSG_NOSIGNAL) < 0 ? -1 : 0;
 }
 
 int late_fds_send(struct cr_err *e)
 {
 	if (sk[0] < 0)
 		return 0;
-	for (size_t i = 0; i < n_offered; i += LATE_BATCH) {
-		size_t k = n_offered - i < LATE_BATCH ? n_offered - i : LATE_BATCH;
-		if (send_batch(offered + i, k))
-			return cr_fail_sys(e, "send %zu files to the root task", k);
-	}
+	if (late_fds_push(sk[0], offered, n_offered))
+		return cr_fail_sys(e, "send %zu files to the root task", n_offered);
 	pr_info("%zu files sent to the root task\n", n_offered);
-	/* the end: an empty message */
-	if (send(sk[0], "", 0, MSG_NOSIGNAL) < 0)
-		return cr_fail_sys(e, "send the files to the root task");
 	return 0;
 }
 
-int late_fds_recv(char *msg, size_t len)
+int late_fds_pull(int from, char *msg, size_t len)
 {
-	if (sk[1] < 0)
-		return 0;
 	for (;;) {
 		int nums[LATE_BATCH], fds[LATE_BATCH], fl;
 		size_t nf;
 		struct iovec iov = {.iov_base = nums, .iov_len = sizeof(nums)};
-		ssize_t r = scm_recv(sk[1], &iov, 1, fds, LATE_BATCH, &nf, &fl);
+		ssize_t r = scm_recv(from, &iov, 1, fds, LATE_BATCH, &nf, &fl);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0 || (fl & MSG_CTRUNC)) {
@@ -115,6 +116,15 @@ int late_fds_recv(char *msg, size_t len)
 				close(fds[i]);
 		}
 	}
+	return 0;
+}
+
+int late_fds_recv(char *msg, size_t len)
+{
+	if (sk[1] < 0)
+		return 0;
+	if (late_fds_pull(sk[1], msg, len))
+		return -1;
 	close(sk[1]);
 	close(sk[0]);
 	sk[0] = sk[1] = -1;

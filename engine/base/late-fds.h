@@ -22,6 +22,11 @@ int late_fd_offer(int fd);
 int late_fds_send(struct cr_err *e);
 /* The root task, at its second go: the fds sent put at their numbers (push; nothing else). 0, -1 (msg). */
 int late_fds_recv(char *msg, size_t len);
+/* The same on a channel of the caller's (a SOCK_SEQPACKET pair): fds[0..n), each to go at its own number,
+ * then the end (push: 0, -1 errno); each received put at its number, up to the end (pull: 0, -1 msg). Also
+ * the unix sockets of a nested mount namespace (engine/net/restore-sk-unix.c). */
+int late_fds_push(int to, const int *fds, size_t n);
+int late_fds_pull(int from, char *msg, size_t len);
 /* The root task: a copy of crshim's fd (pull: pidfd_getfd; push: of its own, put there by late_fds_recv),
  * or -1. */
 int late_fd_take(int fd);

@@ -176,6 +176,16 @@ static const char *show_name(const char *name, size_t len, char *buf, size_t ble
 	return buf;
 }
 
+/* The id of the saved mount namespace c is in (mntns-ID.img: its process of the tree that has it as its own;
+ * every other process in it descends from that one, engine/task/dump-pidns.c), 0: none. */
+static uint32_t mntns_of(const struct dump_ctx *c)
+{
+	for (size_t i = 0; i < c->ntree; i++)
+		if (c->tree[i].mntns && ns_same(c->tree[i].pid, "mnt", c->pid, "mnt"))
+			return c->tree[i].mntns;
+	return 0;
+}
+
 /* A path name: deleted (the file is gone or another one), or the socket file's mode and owner. */
 static int fill_path(struct dump_ctx *c, const struct ns_unix_sk *s, UnixSkEntry *u, struct cr_err *e)
 {
@@ -196,17 +206,22 @@ static int fill_path(struct dump_ctx *c, const struct ns_unix_sk *s, UnixSkEntry
 	bool gone = stat(path, &st) || !S_ISSOCK(st.st_mode) ||
 		    (s->has_vfs && (st.st_ino != s->vfs_ino || st.st_dev != s->vfs_dev));
 	u->deleted = gone, u->has_deleted = 1;
-	/* crshim binds it in the root's mount namespace: a name in another's (ns/mnt-nested.c) is not yet */
+	/* a name the root task does not see there is bound in the saved mount namespace of the task (that of
+	 * its process in the tree that has it as its own, ns/mnt-nested.c), where the restore binds it */
 	struct stat rs;
 	char rpath[PATH_MAX + 128];
 	snprintf(rpath, sizeof(rpath), "/proc/%d/root%.*s", c->tree ? (int)c->tree[0].pid : (int)c->pid,
 		 (int)s->namelen, s->name);
 	if (!gone && s->name[0] == '/' && c->tree && c->pid != c->tree[0].pid &&
-	    (stat(rpath, &rs) || rs.st_ino != st.st_ino || rs.st_dev != st.st_dev))
-		return cr_fail(e,
-			       "not supported yet: unix socket %.*s of task %d is bound in a mount namespace "
-			       "other than the root's",
-			       (int)s->namelen, s->name, c->pid);
+	    (stat(rpath, &rs) || rs.st_ino != st.st_ino || rs.st_dev != st.st_dev)) {
+		u->mntns = mntns_of(c), u->has_mntns = u->mntns != 0;
+		if (!u->mntns)
+			return cr_fail(e,
+				       "not supported yet: unix socket %.*s of task %d is bound in a mount "
+				       "namespace other than the root's that is not saved (a copy of its "
+				       "parent's)",
+				       (int)s->namelen, s->name, c->pid);
+	}
 	if (!gone) {
 		u->file_mode = st.st_mode & 07777, u->has_file_mode = 1;
 		u->file_uid = st.st_uid, u->has_file_uid = 1;

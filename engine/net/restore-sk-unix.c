@@ -48,10 +48,21 @@ struct rsk {
 	char *dirs[8]; /* directories of a deleted socket file that were removed too: made for the bind,
 			  removed again (absolute, deepest last) */
 	int ndirs;
-	int keep; /* late: the fd number crshim keeps for it until it is made (-1: none) */
+	int keep;     /* late: the fd number crshim keeps for it until it is made (-1: none) */
+	uint32_t grp; /* made in this saved mount namespace of the tree (mntns-ID.img), 0: the root's */
 };
 static struct rsk *sks;
 static size_t nsks;
+/* The sockets of a nested mount namespace (bound in it, or connected to one bound in it): made by crshim
+ * in that namespace once the process that makes it has built it (rst_sk_unix_nested), sent to that process
+ * on a socket pair of its own (made before the tree: every process has it) at the numbers kept for them. */
+struct sk_grp {
+	uint32_t mntns;
+	int ch[2]; /* crshim sends on [0], the process receives on [1] */
+};
+static struct sk_grp *grps;
+static size_t ngrps;
+static uint32_t cur_grp; /* the group the phases make now (0: the root's mount namespace) */
 /* A tree with its own mount tree: its names are bound and connected in that tree once it stands
  * (rst_sk_unix_late), and the root task takes the sockets from crshim (rst_sk_unix_root, through a pidfd
  * of crshim) before it clones the others. */
@@ -80,6 +91,12 @@ static struct rsk *find(uint32_t ino)
 	return NULL;
 }
 
+/* Not of the group made now. */
+static bool other(const struct rsk *r)
+{
+	return r->grp != cur_grp;
+}
+
 static int collect(struct rst_task *ts, size_t n, struct cr_err *e)
 {
 	for (size_t k = 0; k < n; k++)
@@ -91,7 +108,10 @@ static int collect(struct rst_task *ts, size_t n, struct cr_err *e)
 				return cr_fail_errno(e, EBADMSG,
 						     "files of task %d: file id %u: no unix socket",
 						     ts[k].pid, f->id);
-			if (find(f->unix_sk->ino))
+			struct rsk *old = find(f->unix_sk->ino);
+			if (old && !old->grp && f->unix_sk->has_mntns) /* (any holder's entry says it) */
+				old->grp = f->unix_sk->mntns;
+			if (old)
 				continue;
 			struct rsk *ns = realloc(sks, (nsks + 1) * sizeof(*ns));
 			if (!ns)
@@ -104,7 +124,8 @@ static int collect(struct rst_task *ts, size_t n, struct cr_err *e)
 						   .fd = -1,
 						   .ghost = -1,
 						   .made_dir = -1,
-						   .keep = -1};
+						   .keep = -1,
+						   .grp = f->unix_sk->has_mntns ? f->unix_sk->mntns : 0};
 		}
 	return 0;
 }
@@ -484,7 +505,7 @@ static int make_sockets(struct cr_err *e)
 	for (size_t i = 0; i < nsks; i++) {
 		struct rsk *r = &sks[i], *p;
 		const UnixSkEntry *u = r->u;
-		if (r->fd >= 0)
+		if (r->fd >= 0 || other(r))
 			continue;
 		if (u->state == ST_LISTEN) {
 			if (make_one(r, true, e))
@@ -578,7 +599,7 @@ static int make_accepted(struct cr_err *e)
 {
 	for (size_t i = 0; i < nsks; i++) {
 		struct rsk *r = &sks[i], *p = mutual_peer(r), *l, *srv, *cli;
-		if (r->fd >= 0 || !p || r->u->state == ST_LISTEN)
+		if (r->fd >= 0 || !p || r->u->state == ST_LISTEN || other(r))
 			continue;
 		if ((l = listener_named(r)) && !(listener_named(p) && !r->u->peer)) {
 			srv = r, cli = p;
@@ -607,7 +628,7 @@ static int make_connects(struct cr_err *e)
 {
 	for (size_t i = 0; i < nsks; i++) {
 		struct rsk *l = &sks[i];
-		for (size_t k = 0; l->u->state == ST_LISTEN && k < l->u->n_icons; k++) {
+		for (size_t k = 0; !other(l) && l->u->state == ST_LISTEN && k < l->u->n_icons; k++) {
 			struct rsk *c = find(l->u->icons[k]);
 			if (!c || c->fd >= 0)
 				continue;
@@ -617,6 +638,8 @@ static int make_connects(struct cr_err *e)
 	}
 	for (size_t i = 0; i < nsks; i++) {
 		struct rsk *r = &sks[i], *p = find(r->u->peer);
+		if (other(r))
+			continue;
 		if (r->fd < 0)
 			return cr_fail_errno(e, EINVAL, "socket:[%u]: not made (pending on no listener?)",
 					     r->ino);
@@ -640,7 +663,7 @@ static int make_connects(struct cr_err *e)
 static struct rsk *bound_to(const ProtobufCBinaryData *name)
 {
 	for (size_t i = 0; i < nsks; i++)
-		if (same_name(sks[i].u, name) && sks[i].u->state != ST_LISTEN)
+		if (same_name(sks[i].u, name) && sks[i].u->state != ST_LISTEN && sks[i].fd >= 0)
 			return &sks[i];
 	return NULL;
 }
@@ -767,12 +790,14 @@ static int put_msg(struct rsk *r, const UnixSkMsg *m, struct cr_err *e)
 static int finish(struct cr_err *e)
 {
 	for (size_t i = 0; i < nsks; i++)
-		for (size_t k = 0; sks[i].u->queue_saved && k < sks[i].u->n_queue; k++)
+		for (size_t k = 0; !other(&sks[i]) && sks[i].u->queue_saved && k < sks[i].u->n_queue; k++)
 			if (put_msg(&sks[i], sks[i].u->queue[k], e))
 				return -1;
 	for (size_t i = 0; i < nsks; i++) {
 		struct rsk *r = &sks[i];
 		const UnixSkEntry *u = r->u;
+		if (other(r))
+			continue;
 		if (r->ghost >= 0) { /* the peer was closed: it shut both directions */
 			close(r->ghost);
 			r->ghost = -1;
@@ -809,23 +834,25 @@ static int to_inherit(struct rst_task *ts, size_t n, struct cr_err *e)
 			snprintf(desc, sizeof(desc), "socket:[%u]", f->unix_sk->ino);
 			if (!r)
 				return cr_fail_errno(e, ENOMEM, "out of memory");
-			if (rst_file_inherit(f, late ? r->keep : r->fd, desc, e))
+			if (rst_file_inherit(f, late || r->grp ? r->keep : r->fd, desc, e))
 				return -1;
 		}
 	return 0;
 }
 
-/* The sockets made: each at the fd number kept for it. */
-static int to_kept(struct cr_err *e)
+/* The sockets of the group made now: each at the fd number kept for it (offer: one the root task takes). */
+static int to_kept(bool offer, struct cr_err *e)
 {
 	for (size_t i = 0; i < nsks; i++) {
 		struct rsk *r = &sks[i];
+		if (other(r))
+			continue;
 		if (dup3(r->fd, r->keep, O_CLOEXEC) < 0)
 			return cr_fail_sys(e, "socket:[%u]: put it at fd %d", r->ino, r->keep);
 		close(r->fd);
 		r->fd = r->keep;
 		r->keep = -1;
-		if (late_fd_offer(r->fd))
+		if (offer && late_fd_offer(r->fd))
 			return cr_fail_sys(e, "socket:[%u]: offer it to the root task", r->ino);
 	}
 	return 0;
@@ -858,19 +885,18 @@ static int pid_leave(int self, struct cr_err *e)
 	return r ? cr_fail_sys(e, "return to crshim's PID namespace for its children") : 0;
 }
 
-int rst_sk_unix_late(const struct rst_task *ts, uint32_t pidns_levels, struct cr_err *e)
+/* The group cur_grp made in the mount namespace of task pid (crshim's children, the SO_PEERCRED helpers, in
+ * its PID namespace, pidns_levels deep: 0 crshim's). */
+static int make_in(const struct rst_task *ts, pid_t pid, uint32_t pidns_levels, struct cr_err *e)
 {
-	if (!late)
-		return 0;
 	/* the tree's array was made again since rst_sk_unix_prepare (helpers for sessions and groups whose
 	 * leader is gone: rst_tree_plan); its processes kept their places */
 	for (size_t i = 0; i < nsks; i++)
 		sks[i].t = &ts[sks[i].ti];
-	pid_t root = ts[0].pid;
 	int self = -1, cwd = -1, pself = -1;
 	/* (the PID namespace first: crshim's /proc is not there in the tree's mount namespace) */
 	int ret =
-	    (pidns_levels && pid_enter(root, &pself, e)) || proc_mntns_enter(root, &self, &cwd, e) ? -1 : 0;
+	    (pidns_levels && pid_enter(pid, &pself, e)) || proc_mntns_enter(pid, &self, &cwd, e) ? -1 : 0;
 	if (!ret) {
 		rst_sk_peercred_pidns(pidns_levels);
 		ret = make_all(e);
@@ -883,14 +909,21 @@ int rst_sk_unix_late(const struct rst_task *ts, uint32_t pidns_levels, struct cr
 		ret = -1;
 	if (proc_mntns_leave(self, cwd, ret ? &later : e))
 		ret = -1;
-	if (ret)
-		return -1;
-	return to_kept(e);
+	return ret;
+}
+
+int rst_sk_unix_late(const struct rst_task *ts, uint32_t pidns_levels, struct cr_err *e)
+{
+	if (!late)
+		return 0;
+	return make_in(ts, ts[0].pid, pidns_levels, e) ? -1 : to_kept(true, e);
 }
 
 int rst_sk_unix_root(char *msg, size_t len)
 {
 	for (size_t i = 0; late && i < nsks; i++) {
+		if (sks[i].grp) /* made later, for the process of its mount namespace */
+			continue;
 		int fd = late_fd_take(sks[i].keep);
 		if (fd < 0 || dup3(fd, sks[i].keep, O_CLOEXEC) < 0)
 			return rst_errmsg(msg, len, "take socket:[%u] from crshim (fd %d)", sks[i].ino,
@@ -900,23 +933,172 @@ int rst_sk_unix_root(char *msg, size_t len)
 	return 0;
 }
 
+/* s goes with r into r's nested mount namespace (group); *more: it was not there yet. */
+static int join(struct rsk *s, const struct rsk *r, bool *more, struct cr_err *e)
+{
+	char nb[128];
+	if (s->grp == r->grp)
+		return 0;
+	const UnixSkEntry *u = s->u;
+	if (s->grp || (u->has_name && u->name.len && u->name.data[0])) /* bound in another one */
+		return cr_fail_errno(e, ENOTSUP,
+				     "not supported yet: unix socket socket:[%u] (%s) is connected to "
+				     "socket:[%u] (%s), bound in another mount namespace of the tree",
+				     s->ino, sk_name(u, nb, sizeof(nb)), r->ino,
+				     sk_name(r->u, nb + 64, sizeof(nb) - 64));
+	s->grp = r->grp;
+	*more = true;
+	return 0;
+}
+
+/* The sockets a socket of a nested mount namespace needs to be made with go there too: its pair's other
+ * end, the connections of its listener (accepted or not), the dgram sockets connected to its name. */
+static int spread(struct cr_err *e)
+{
+	for (bool more = true; more;) {
+		more = false;
+		for (size_t i = 0; i < nsks; i++)
+			for (size_t k = 0; sks[i].grp && k < nsks; k++) {
+				struct rsk *r = &sks[i], *s = &sks[k], *p = find(s->u->peer),
+					   *sp = mutual_peer(s);
+				bool needs = mutual_peer(r) == s || (p == r && !sp) ||
+					     (r->u->state == ST_LISTEN && s->u->state != ST_LISTEN &&
+					      (listener_named(s) == r || (sp && listener_named(sp) == r)));
+				for (size_t c = 0; r->u->state == ST_LISTEN && c < r->u->n_icons; c++)
+					needs |= r->u->icons[c] == s->ino;
+				if (s != r && needs && join(s, r, &more, e))
+					return -1;
+			}
+	}
+	return 0;
+}
+
+/* Is task t in the nested mount namespace grp (the one it or one of its ancestors made)? */
+static bool in_grp(struct rst_task *ts, size_t n, const struct rst_task *t, uint32_t grp)
+{
+	for (size_t hops = 0; t && hops <= n; hops++) {
+		if (t->pst->mntns == grp)
+			return true;
+		if (t->pst->mntns || t->pst->mntns_up || t->root)
+			return false;
+		t = rst_tree_task(ts, n, t->pst->ppid);
+	}
+	return false;
+}
+
+/* Every holder of a socket of a nested mount namespace is in it (it gets it from the process that made
+ * the namespace, which gets it from crshim); the groups listed. */
+static int groups(struct rst_task *ts, size_t n, struct cr_err *e)
+{
+	if (spread(e))
+		return -1;
+	for (size_t k = 0; k < n; k++)
+		for (size_t i = 0; i < ts[k].nr_files; i++) {
+			const FileEntry *f = ts[k].files[i];
+			const struct rsk *r =
+			    f->kind == FILE_KIND__FILE_UNIXSK ? find(f->unix_sk->ino) : NULL;
+			char nb[64];
+			if (!r || !r->grp || in_grp(ts, n, &ts[k], r->grp))
+				continue;
+			return cr_fail_errno(
+			    e, ENOTSUP,
+			    "not supported yet: unix socket socket:[%u] (%s) of a nested mount "
+			    "namespace (%u) is held by task %d, which is not in it",
+			    r->ino, sk_name(r->u, nb, sizeof(nb)), r->grp, ts[k].pid);
+		}
+	for (size_t i = 0; i < nsks; i++) {
+		bool known = !sks[i].grp;
+		for (size_t g = 0; !known && g < ngrps; g++)
+			known = grps[g].mntns == sks[i].grp;
+		if (known)
+			continue;
+		struct sk_grp *ng = realloc(grps, (ngrps + 1) * sizeof(*ng));
+		if (!ng)
+			return cr_fail_errno(e, ENOMEM, "out of memory");
+		grps = ng;
+		grps[ngrps++] = (struct sk_grp){sks[i].grp, {-1, -1}};
+	}
+	return 0;
+}
+
+static struct sk_grp *grp_of(uint32_t mntns)
+{
+	for (size_t g = 0; mntns && g < ngrps; g++)
+		if (grps[g].mntns == mntns)
+			return &grps[g];
+	return NULL;
+}
+
+int rst_sk_unix_check(struct rst_task *ts, size_t n, struct cr_err *e)
+{
+	int ret = collect(ts, n, e) || groups(ts, n, e) ? -1 : 0;
+	rst_sk_unix_done(NULL, true); /* (nothing made: only freed) */
+	return ret;
+}
+
 int rst_sk_unix_prepare(const struct cr_opts *o, struct rst_task *ts, size_t n, struct cr_err *e)
 {
 	rst_sk_peercred_reset();
 	rns = ts[0].ns;
-	if (collect(ts, n, e))
+	cur_grp = 0;
+	if (collect(ts, n, e) || groups(ts, n, e))
 		return -1;
 	if (!nsks)
 		return 0;
 	late = ts[0].paths_later;
-	if (late) { /* made once the tree's mount tree stands: fd numbers kept for them */
-		for (size_t i = 0; i < nsks; i++)
-			if ((sks[i].keep = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
-				return cr_fail_sys(e, "keep an fd for socket:[%u]", sks[i].ino);
+	for (size_t g = 0; g < ngrps; g++)
+		if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, grps[g].ch))
+			return cr_fail_sys(e, "a socket pair for the unix sockets of mount namespace %u",
+					   grps[g].mntns);
+	/* made once the tree's mount tree (or their nested one) stands: fd numbers kept for them */
+	for (size_t i = 0; i < nsks; i++)
+		if ((late || sks[i].grp) && (sks[i].keep = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+			return cr_fail_sys(e, "keep an fd for socket:[%u]", sks[i].ino);
+	if (ngrps)
+		pr_info("unix sockets of %zu nested mount namespaces are made in them once they stand\n",
+			ngrps);
+	if (late) {
 		pr_info("%zu unix sockets are made in the tree's mount tree once it stands\n", nsks);
 		return to_inherit(ts, n, e);
 	}
 	return make_all(e) || to_inherit(ts, n, e) ? -1 : 0;
+}
+
+bool rst_sk_unix_nested_has(uint32_t mntns)
+{
+	return grp_of(mntns) != NULL;
+}
+
+int rst_sk_unix_nested(const struct rst_task *ts, const struct rst_task *t, struct cr_err *e)
+{
+	struct sk_grp *g = grp_of(t->pst->mntns);
+	if (!g)
+		return 0;
+	cur_grp = g->mntns;
+	int ret = make_in(ts, t->pid, t->ns_levels, e);
+	__cleanup_free int *nums = ret ? NULL : calloc(nsks, sizeof(*nums));
+	size_t nn = 0;
+	if (!ret && !nums)
+		ret = cr_fail_errno(e, ENOMEM, "out of memory");
+	if (!ret)
+		ret = to_kept(false, e);
+	for (size_t i = 0; !ret && i < nsks; i++)
+		if (!other(&sks[i]))
+			nums[nn++] = sks[i].fd;
+	if (!ret && late_fds_push(g->ch[0], nums, nn))
+		ret = cr_fail_sys(e, "send them to task %d", t->pid);
+	cur_grp = 0;
+	return ret ? cr_wrap(e, "unix sockets of the mount namespace of task %d", t->pid) : 0;
+}
+
+int rst_sk_unix_nested_take(const struct rst_task *t, char *msg, size_t len)
+{
+	const struct sk_grp *g = grp_of(t->pst->mntns);
+	if (!g)
+		return 0;
+	if (write(t->err_pipe[1], (char[]){RST_STAND_MARK}, 1) != 1)
+		return rst_errmsg(msg, len, "tell crshim that its mount namespace stands");
+	return late_fds_pull(g->ch[1], msg, len);
 }
 
 void rst_sk_unix_done(const struct cr_opts *o, bool failed)
@@ -942,4 +1124,11 @@ void rst_sk_unix_done(const struct cr_opts *o, bool failed)
 	sks = NULL;
 	nsks = 0;
 	late = false;
+	for (size_t g = 0; g < ngrps; g++)
+		for (int k = 0; k < 2; k++)
+			if (grps[g].ch[k] >= 0)
+				close(grps[g].ch[k]);
+	free(grps);
+	grps = NULL;
+	ngrps = 0;
 }

@@ -100,6 +100,17 @@ void rst_sk_peercred_notice(const struct cr_opts *o);
  * the others. */
 int rst_sk_unix_late(const struct rst_task *ts, uint32_t pidns_levels, struct cr_err *e);
 int rst_sk_unix_root(char *msg, size_t len);
+/* Sockets bound in a nested mount namespace of the tree (unix_sk_entry.mntns), with those connected to them
+ * (the other end of a pair, the connections of a listener, dgram sockets connected to one): made by crshim
+ * in that namespace once it stands, not before the tree; held only by processes in it (else refused).
+ * rst_sk_unix_check: that check alone (the dump's run of the restore's checks). _nested_has: mount
+ * namespace mntns (pstree_entry.mntns) has some. rst_sk_unix_nested (crshim, once task t, which makes that
+ * namespace, said it stands): made inside it and sent to t; rst_sk_unix_nested_take (t): says it stands
+ * (RST_STAND_MARK on its error pipe), takes them at the fd numbers its entries inherit. */
+int rst_sk_unix_check(struct rst_task *ts, size_t n, struct cr_err *e);
+bool rst_sk_unix_nested_has(uint32_t mntns);
+int rst_sk_unix_nested(const struct rst_task *ts, const struct rst_task *t, struct cr_err *e);
+int rst_sk_unix_nested_take(const struct rst_task *t, char *msg, size_t len);
 /* Close crshim's sockets (after the tree is created, or after a failure: then the socket files this restore
  * bound are removed too); the SO_PEERCRED not given back is said (rst_sk_peercred_notice) if it succeeded. */
 void rst_sk_unix_done(const struct cr_opts *o, bool failed);

@@ -45,8 +45,8 @@ int rst_task_reason(struct rst_task *t, struct cr_err *e)
 	if (t->err_pipe[0] < 0)
 		return 0;
 	ssize_t n = read(t->err_pipe[0], msg, sizeof(msg) - 1); /* O_NONBLOCK (restore_run) */
-	size_t skip = 0;
-	while (n > 0 && (size_t)n > skip && msg[skip] == RST_BORN_MARK) /* the child's "I am here" */
+	size_t skip = 0; /* the child's "I am here" (and "my mount namespace stands") */
+	while (n > 0 && (size_t)n > skip && (msg[skip] == RST_BORN_MARK || msg[skip] == RST_STAND_MARK))
 		skip++;
 	if (n <= 0 || (size_t)n == skip)
 		return 0;
