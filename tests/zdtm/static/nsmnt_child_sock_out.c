@@ -13,7 +13,8 @@ static int setup(void)
 	struct sockaddr_un a = {.sun_family = AF_UNIX};
 	char cb[CMSG_SPACE(sizeof(int))] = {0};
 	struct iovec iov = {.iov_base = "s", .iov_len = 1};
-	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cb, .msg_controllen = sizeof(cb)};
+	struct msghdr mh = {
+	    .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cb, .msg_controllen = sizeof(cb)};
 	struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
 	snprintf(a.sun_path, sizeof(a.sun_path), "/nsmnt_co/sk");
 	if (mount("nsmnt", "/nsmnt_co", "tmpfs", 0, "size=1m"))
@@ -36,7 +37,8 @@ static int recv_fd(int s)
 {
 	char b, cb[CMSG_SPACE(sizeof(int))];
 	struct iovec iov = {.iov_base = &b, .iov_len = 1};
-	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cb, .msg_controllen = sizeof(cb)};
+	struct msghdr mh = {
+	    .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cb, .msg_controllen = sizeof(cb)};
 	int fd = -1;
 	struct cmsghdr *cm = recvmsg(s, &mh, 0) == 1 ? CMSG_FIRSTHDR(&mh) : NULL;
 	if (cm && cm->cmsg_type == SCM_RIGHTS)
