@@ -357,7 +357,10 @@ static int child_fs(const struct rst_task *t, char *msg, size_t len)
  * user namespace of a tree); 4294967295 if it maps no such uid. */
 static uint32_t uid_here(uint32_t g)
 {
-	__cleanup_fclose FILE *f = fopen("/proc/self/uid_map", "re");
+	int fd = rst_self_proc_open("uid_map", O_RDONLY | O_CLOEXEC);
+	__cleanup_fclose FILE *f = fd < 0 ? NULL : fdopen(fd, "re");
+	if (fd >= 0 && !f)
+		close(fd);
 	unsigned long in, out, n;
 	while (f && fscanf(f, "%lu %lu %lu", &in, &out, &n) == 3)
 		if (g >= out && g - out < n)
@@ -368,18 +371,37 @@ static uint32_t uid_here(uint32_t g)
 /* The audit login uid (per task, inherited from crshim): written when it differs, which needs no privilege
  * while ours is unset and CAP_AUDIT_CONTROL otherwise; before the fd table (its fds are passing) and the
  * user namespace (CAP_AUDIT_CONTROL counts only in the first one). A tree born in its user namespace reads
- * and writes it as that namespace maps it: one it does not map is left as it is (it reads as unset there). */
+ * and writes it as that namespace maps it: one it does not map is left as it is (it reads as unset there).
+ * Through crshim's /proc when the task's mount tree has none (rst_self_proc_open). */
 static int child_loginuid(const CoreEntry *c, char *msg, size_t len)
 {
-	char cur[16], want[16];
-	if (!c->has_loginuid || proc_read_small("/proc/self/loginuid", cur, sizeof(cur)) <= 0)
-		return 0; /* (no file: a kernel without audit, nothing to keep) */
+	char cur[16] = "", want[16];
+	if (!c->has_loginuid)
+		return 0;
+	int fd = rst_self_proc_open("loginuid", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : read(fd, cur, sizeof(cur) - 1);
+	if (fd >= 0)
+		close(fd);
+	if (fd < 0 && errno == ENOENT) { /* a kernel without audit: nothing to keep; or no /proc at all */
+		int st = rst_self_proc_open("status", O_RDONLY | O_CLOEXEC);
+		if (st >= 0 || c->loginuid == UINT32_MAX) {
+			if (st >= 0)
+				close(st);
+			return 0;
+		}
+		snprintf(msg, len, "loginuid %u: no /proc to set it through", c->loginuid);
+		return -1;
+	}
+	if (n <= 0) {
+		snprintf(msg, len, "read /proc/self/loginuid: %s", n < 0 ? strerror(errno) : "empty");
+		return -1;
+	}
 	uint32_t v = c->loginuid == UINT32_MAX ? UINT32_MAX : uid_here(c->loginuid);
 	if (strtoul(cur, NULL, 10) == v || (v == UINT32_MAX && c->loginuid != UINT32_MAX))
 		return 0;
 	snprintf(want, sizeof(want), "%u", v);
-	int fd = open("/proc/self/loginuid", O_WRONLY | O_CLOEXEC);
-	ssize_t n = fd < 0 ? -1 : write(fd, want, strlen(want));
+	fd = rst_self_proc_open("loginuid", O_WRONLY | O_CLOEXEC);
+	n = fd < 0 ? -1 : write(fd, want, strlen(want));
 	int err = errno;
 	if (fd >= 0)
 		close(fd);
