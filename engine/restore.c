@@ -308,6 +308,8 @@ static int park_threads(struct rst_task *t, struct cr_err *e)
 		if (ptrace_seize_sc(tid, PTRACE_O_EXITKILL | PTRACE_O_TRACESYSGOOD))
 			return cr_fail_sys(e, "PTRACE_SEIZE thread %d", tid);
 		t->thr_seized = i + 1;
+		if (ns_rst_thread_made(t->tree[0].ns, tid, t->pst->threads[i + 1], e))
+			return -1;
 	}
 	__atomic_store_n(&t->args->threads_go, 1, __ATOMIC_SEQ_CST);
 	syscall(SYS_futex, &t->args->threads_go, 1 /* FUTEX_WAKE */, (int)n, NULL, NULL, 0);

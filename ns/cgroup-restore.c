@@ -132,7 +132,8 @@ int ns_cg_load(const struct cr_opts *o, int dirfd, struct ns_cg_state **out, str
 	}
 	for (size_t i = 0; i < s->ce->n_sets; i++)
 		for (size_t c = 0; c < s->ce->sets[i]->n_paths; c++)
-			if (c >= s->ce->n_ctls || s->ce->sets[i]->paths[c][0] != '/' ||
+			if (c >= s->ce->n_ctls || /* "": a thread's, where it is in its process's */
+			    (s->ce->sets[i]->paths[c][0] && s->ce->sets[i]->paths[c][0] != '/') ||
 			    strstr(s->ce->sets[i]->paths[c], "/.."))
 				return cr_fail_errno(e, EBADMSG, "cgroup.img: a bad cgroup path");
 	for (size_t i = 0; i < s->ce->n_dirs; i++)
@@ -411,7 +412,7 @@ int ns_cg_attach(struct ns_cg_state *s, pid_t pid, pid_t img_pid, struct cr_err 
 		return 0;
 	const CgSet *set = NULL;
 	for (size_t i = 0; i < s->ce->n_tasks && !set; i++)
-		if (s->ce->tasks[i]->pid == img_pid)
+		if (s->ce->tasks[i]->pid == img_pid && !s->ce->tasks[i]->thread)
 			set = s->ce->sets[s->ce->tasks[i]->set];
 	if (!set)
 		return 0;
@@ -420,6 +421,8 @@ int ns_cg_attach(struct ns_cg_state *s, pid_t pid, pid_t img_pid, struct cr_err 
 	snprintf(pidv, sizeof(pidv), "%d", (int)pid);
 	for (size_t c = 0; c < set->n_paths; c++) {
 		char dir[PATH_MAX], procs[PATH_MAX + 16], now[PATH_MAX + 256] = "";
+		if (!set->paths[c][0])
+			continue;
 		target(s, c, set->paths[c], dir, sizeof(dir));
 		__cleanup_fclose FILE *f = fopen(cur, "re");
 		while (f && fgets(line, sizeof(line), f)) {
@@ -437,6 +440,34 @@ int ns_cg_attach(struct ns_cg_state *s, pid_t pid, pid_t img_pid, struct cr_err 
 		if (fd < 0 || write(fd, pidv, strlen(pidv)) != (ssize_t)strlen(pidv))
 			return cr_fail_sys(e, "task %d into cgroup %s", (int)pid, dir);
 		pr_info("task %d into cgroup %s\n", (int)pid, dir);
+	}
+	return 0;
+}
+
+/* Thread tid (img_tid in the images) of a restored process, in its cgroups of its own when it has some
+ * (its set's paths; "" where it is in its process's, which it is in since its leader made it): v1 "tasks",
+ * v2 "cgroup.threads". */
+int ns_cg_attach_thread(struct ns_cg_state *s, pid_t tid, pid_t img_tid, struct cr_err *e)
+{
+	if (!s)
+		return 0;
+	const CgSet *set = NULL;
+	for (size_t i = 0; i < s->ce->n_tasks && !set; i++)
+		if (s->ce->tasks[i]->pid == img_tid && s->ce->tasks[i]->thread)
+			set = s->ce->sets[s->ce->tasks[i]->set];
+	char tidv[16];
+	snprintf(tidv, sizeof(tidv), "%d", (int)tid);
+	for (size_t c = 0; set && c < set->n_paths; c++) {
+		char dir[PATH_MAX], file[PATH_MAX + 32];
+		if (!set->paths[c][0]) /* where it is in its process's cgroup */
+			continue;
+		target(s, c, set->paths[c], dir, sizeof(dir));
+		snprintf(file, sizeof(file), "%s/%s", dir,
+			 s->ce->ctls[c]->name && s->ce->ctls[c]->name[0] ? "tasks" : "cgroup.threads");
+		__cleanup_close int fd = open(file, O_WRONLY | O_CLOEXEC);
+		if (fd < 0 || write(fd, tidv, strlen(tidv)) != (ssize_t)strlen(tidv))
+			return cr_fail_sys(e, "thread %d into cgroup %s", (int)tid, dir);
+		pr_info("thread %d into cgroup %s\n", (int)tid, dir);
 	}
 	return 0;
 }

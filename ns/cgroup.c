@@ -12,6 +12,7 @@
 #define LOG_PREFIX "cgroup: "
 #include <errno.h>
 #include <fcntl.h>
+#include <dirent.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -134,11 +135,14 @@ struct cg_line {
 	char path[PATH_MAX];
 };
 
-/* /proc/PID/cgroup: "ID:NAME:PATH" lines, at most max. */
-static int read_cgroups(pid_t pid, struct cg_line *l, size_t max, size_t *n, struct cr_err *e)
+/* /proc/PID/cgroup (tid: /proc/PID/task/TID/cgroup): "ID:NAME:PATH" lines, at most max. */
+static int read_cgroups_of(pid_t pid, pid_t tid, struct cg_line *l, size_t max, size_t *n, struct cr_err *e)
 {
 	char p[64], line[PATH_MAX + 128];
-	snprintf(p, sizeof(p), "/proc/%d/cgroup", (int)pid);
+	if (tid)
+		snprintf(p, sizeof(p), "/proc/%d/task/%d/cgroup", (int)pid, (int)tid);
+	else
+		snprintf(p, sizeof(p), "/proc/%d/cgroup", (int)pid);
 	__cleanup_fclose FILE *f = fopen(p, "re");
 	if (!f)
 		return cr_fail_sys(e, "open %s", p);
@@ -155,6 +159,11 @@ static int read_cgroups(pid_t pid, struct cg_line *l, size_t max, size_t *n, str
 		(*n)++;
 	}
 	return 0;
+}
+
+static int read_cgroups(pid_t pid, struct cg_line *l, size_t max, size_t *n, struct cr_err *e)
+{
+	return read_cgroups_of(pid, 0, l, max, n, e);
 }
 
 struct cg_dump {
@@ -328,14 +337,88 @@ static int dump_cgns(struct cg_dump *d, pid_t root, const struct cg_line *l, siz
 	return ret;
 }
 
+/* Task (or thread) id in the cgroups of l (its set), and the directories from the root task's (root) to
+ * them. */
+static int add_task(struct cg_dump *d, pid_t id, bool thread, const struct cg_line *l, size_t n,
+		    const struct cg_line *root, size_t nroot, struct cr_err *e)
+{
+	int s = set_of(d, l, n, e);
+	if (s < 0)
+		return -1;
+	CgTask **nt = realloc(d->ce.tasks, (d->ce.n_tasks + 1) * sizeof(void *));
+	CgTask *ct = nt ? calloc(1, sizeof(*ct)) : NULL;
+	if (nt)
+		d->ce.tasks = nt;
+	if (!ct)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	cg_task__init(ct);
+	ct->has_pid = ct->has_set = true;
+	ct->pid = id;
+	ct->set = (uint32_t)s;
+	ct->has_thread = ct->thread = thread;
+	d->ce.tasks[d->ce.n_tasks++] = ct;
+	for (size_t i = 0; i < n; i++) {
+		const char *from = "/";
+		for (size_t k = 0; k < nroot; k++)
+			if (!strcmp(root[k].name, l[i].name))
+				from = root[k].path;
+		if (add_dirs(d, (uint32_t)ctl_index(d, l[i].name, e), from, l[i].path, e))
+			return -1;
+	}
+	return 0;
+}
+
+static bool has_line(const struct cg_line *l, size_t n, const struct cg_line *x)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(l[i].name, x->name) && !strcmp(l[i].path, x->path))
+			return true;
+	return false;
+}
+
+/* The threads of pid (its cgroups: l) in other cgroups than it (cgroup v1 "tasks", v2 threaded), each
+ * saved as a thread entry of its own: its set names only those hierarchies (the others' paths are ""). */
+static int add_threads(struct cg_dump *d, pid_t pid, const struct cg_line *l, size_t n,
+		       const struct cg_line *root, size_t nroot, struct cr_err *e)
+{
+	char p[64];
+	snprintf(p, sizeof(p), "/proc/%d/task", (int)pid);
+	__cleanup_closedir DIR *dir = opendir(p);
+	if (!dir)
+		return cr_fail_sys(e, "open %s", p);
+	struct cg_line *tl = malloc(sizeof(*tl) * CG_MAX_HIER * 2);
+	if (!tl)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	int ret = 0;
+	for (struct dirent *de; !ret && (de = readdir(dir));) {
+		pid_t tid = (pid_t)atoi(de->d_name);
+		size_t tn;
+		if (tid <= 0 || tid == pid)
+			continue;
+		if (read_cgroups_of(pid, tid, tl, CG_MAX_HIER * 2, &tn, e)) {
+			ret = errno == ENOENT ? 0 : cr_wrap(e, "thread %d of task %d", tid, pid);
+			continue;
+		}
+		tn = only_mounted(d, tl, tn);
+		size_t k = 0; /* only the hierarchies where it is not in its process's cgroup */
+		for (size_t i = 0; i < tn; i++)
+			if (!has_line(l, n, &tl[i]))
+				tl[k++] = tl[i];
+		if (!k)
+			continue;
+		tn = k;
+		pr_info("thread %d of task %d: in cgroups of its own\n", tid, pid);
+		ret = add_task(d, tid, true, tl, tn, root, nroot, e);
+	}
+	free(tl);
+	return ret;
+}
+
 static int cg_dump_all(struct cg_dump *d, const struct ns_dump_args *a, bool own_cgns, struct cr_err *e)
 {
 	struct cg_line l[CG_MAX_HIER * 2], root[CG_MAX_HIER * 2];
 	size_t n, nroot = 0;
 	d->nh = ns_cg_hiers(d->h, CG_MAX_HIER);
-	d->ce.tasks = calloc(a->n, sizeof(void *));
-	if (!d->ce.tasks)
-		return cr_fail_errno(e, ENOMEM, "out of memory");
 	for (size_t t = 0; t < a->n; t++) {
 		if (a->zombie[t]) /* a zombie has left its cgroups */
 			continue;
@@ -348,25 +431,9 @@ static int cg_dump_all(struct cg_dump *d, const struct ns_dump_args *a, bool own
 			if (own_cgns && dump_cgns(d, a->pids[0], l, n, e))
 				return -1;
 		}
-		int s = set_of(d, l, n, e);
-		if (s < 0)
+		if (add_task(d, a->pids[t], false, l, n, root, nroot, e) ||
+		    add_threads(d, a->pids[t], l, n, root, nroot, e))
 			return -1;
-		CgTask *ct = calloc(1, sizeof(*ct));
-		if (!ct)
-			return cr_fail_errno(e, ENOMEM, "out of memory");
-		cg_task__init(ct);
-		ct->has_pid = ct->has_set = true;
-		ct->pid = a->pids[t];
-		ct->set = (uint32_t)s;
-		d->ce.tasks[d->ce.n_tasks++] = ct;
-		for (size_t i = 0; i < n; i++) {
-			const char *from = "/";
-			for (size_t k = 0; k < nroot; k++)
-				if (!strcmp(root[k].name, l[i].name))
-					from = root[k].path;
-			if (add_dirs(d, (uint32_t)ctl_index(d, l[i].name, e), from, l[i].path, e))
-				return -1;
-		}
 	}
 	return 0;
 }

@@ -247,6 +247,11 @@ int ns_rst_task_spawned(struct ns_rst *r, pid_t pid, pid_t img_pid, struct cr_er
 	return r ? ns_cg_attach(r->cg, pid, img_pid, e) : 0;
 }
 
+int ns_rst_thread_made(struct ns_rst *r, pid_t tid, pid_t img_tid, struct cr_err *e)
+{
+	return r ? ns_cg_attach_thread(r->cg, tid, img_tid, e) : 0;
+}
+
 int ns_rst_root_child(const struct ns_rst *r, char *msg, size_t len)
 {
 	if (!r)

@@ -90,6 +90,10 @@ int ns_rst_root_spawned(struct ns_rst *r, pid_t pid, pid_t img_pid, struct cr_er
 /* crshim, after another task of the tree is cloned and before it runs: into its cgroups, where its parent's
  * are not its own. */
 int ns_rst_task_spawned(struct ns_rst *r, pid_t pid, pid_t img_pid, struct cr_err *e);
+/* crshim, once the threads of a restored process are made and seized (before they run): a thread in other
+ * cgroups than its process at dump goes back into them (tid in crshim's PID namespace, img_tid the images').
+ */
+int ns_rst_thread_made(struct ns_rst *r, pid_t tid, pid_t img_tid, struct cr_err *e);
 /* The root task itself, first thing after crshim let it go, before it clones a child or opens a file:
  * its own cgroup namespace, then the mount tree (ns_mnt_restore). A message on failure. */
 int ns_rst_root_child(const struct ns_rst *r, char *msg, size_t len);
