@@ -43,7 +43,8 @@ static int dry_tree(struct cr_opts *ro, struct rst_task **tsp, size_t *np, struc
 	/* (rst_tree_plan: who makes each process, with helpers for sessions and groups whose leader is gone)
 	 */
 	return rst_svm_prepare(*tsp, *np, e) || rst_sk_scm_check(*tsp, *np, e) ||
-		       rst_sk_unix_check(*tsp, *np, e) || rst_tree_plan(ro, tsp, np, e)
+		       rst_sk_unix_check(*tsp, *np, e) || rst_tree_plan(ro, tsp, np, e) ||
+		       rst_fdtable_check(*tsp, *np, e)
 		   ? -1
 		   : 0;
 }

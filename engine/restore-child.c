@@ -118,7 +118,8 @@ struct child_clone_args {
 
 /* The processes this one clones (its children, or its siblings/helpers' with CLONE_PARENT), with their
  * PIDs: those born in its old session (before) or the rest (after its setsid). Children that share its fd
- * table are cloned once the table is restored (files_phase, restore-fdtable.c). Each goes on in rst_child. */
+ * table are cloned with CLONE_FILES (their turn comes before the table is restored: restore-fdtable.c). Each
+ * goes on in rst_child. */
 static bool spawned_by(const struct rst_task *t, const struct rst_task *x);
 
 /* Which restore areas (by task index) are MADV_DONTFORK in this process (not copied into the child being
@@ -187,22 +188,27 @@ static void areas_born(const struct rst_task *t)
 	}
 }
 
-static int spawn_children(struct rst_task *t, bool before, bool files_phase, char *msg, size_t len)
+static int spawn_children(struct rst_task *t, bool before, char *msg, size_t len)
 {
 	for (size_t j = 0; j < t->ntree; j++) {
 		struct rst_task *c = &t->tree[j];
-		if (c == t || c->spawn_ppid != t->pid || rst_svm_sharer(c) ||
-		    rst_files_sharer_of(t, c) != files_phase || (!files_phase && c->before_setsid != before))
+		if (c == t || c->spawn_ppid != t->pid || rst_svm_sharer(c) || c->before_setsid != before)
 			continue;
 		pid_t want[RST_PID_LEVELS]; /* inner first */
 		uint32_t nwant = rst_pidns_set_tid(c, want);
 		uint64_t share =
 		    0; /* what it shares with its parent (dump-share.c), when the parent clones it */
 		if (!c->clone_parent && c->spawn_ppid == c->pst->ppid)
-			share = (c->pst->clone_share & CLONE_FS) | (files_phase ? CLONE_FILES : 0);
+			share = c->pst->clone_share & CLONE_FS;
+		if (rst_files_sharer_of(t, c)) {
+			if (rst_fdtable_clone_prep(c, msg, len))
+				return -1;
+			share |= CLONE_FILES | CLONE_PIDFD;
+		}
 		struct child_clone_args ca = {.flags = (c->clone_parent ? CLONE_PARENT : 0) | share |
 						       (c->ns_init ? CLONE_NEWPID : 0) |
 						       (c->mntns_proc && !c->pst->mntns ? CLONE_NEWNS : 0),
+					      .pidfd = (uint64_t)(uintptr_t)&c->fdt_pidfd,
 					      .exit_signal = c->clone_parent ? 0 : SIGCHLD,
 					      .set_tid = (uint64_t)(uintptr_t)want,
 					      .set_tid_size = nwant};
@@ -265,8 +271,8 @@ __attribute__((noreturn)) static void helper_main(struct rst_task *t)
 {
 	char msg[512] = "", c;
 	ssize_t n;
-	if (spawn_children(t, true, false, msg, sizeof(msg)) || child_session(t, msg, sizeof(msg)) ||
-	    spawn_children(t, false, false, msg, sizeof(msg))) {
+	if (spawn_children(t, true, msg, sizeof(msg)) || child_session(t, msg, sizeof(msg)) ||
+	    spawn_children(t, false, msg, sizeof(msg))) {
 		if (write(t->err_pipe[1], msg, strlen(msg)) < 0)
 			_exit(2);
 		_exit(1);
@@ -286,8 +292,8 @@ __attribute__((noreturn)) static void zombie_exit(struct rst_task *t)
 {
 	char msg[256] = "";
 	int st = t->core->exit_code;
-	if (spawn_children(t, true, false, msg, sizeof(msg)) || child_session(t, msg, sizeof(msg)) ||
-	    spawn_children(t, false, false, msg, sizeof(msg))) {
+	if (spawn_children(t, true, msg, sizeof(msg)) || child_session(t, msg, sizeof(msg)) ||
+	    spawn_children(t, false, msg, sizeof(msg))) {
 		if (t->err_pipe[1] < 0 || write(t->err_pipe[1], msg, strlen(msg)) < 0)
 			_exit(2);
 		_exit(1); /* not its status: crshim sees the message and fails the restore */
@@ -497,10 +503,11 @@ static int child_setup(struct rst_task *t, char *msg, size_t len)
 		snprintf(msg, len, "fault injected at restore-files");
 	bool fs_shared =
 	    (t->pst->clone_share & CLONE_FS) && !t->clone_parent && !t->helper &&
-	    t->spawn_ppid == t->pst->ppid;	 /* cloned with CLONE_FS: the parent sets cwd, umask, root */
-	bool files_shared = rst_files_shared(t); /* the parent restored the fds (and made ours) */
+	    t->spawn_ppid == t->pst->ppid; /* cloned with CLONE_FS: the parent sets cwd, umask, root */
+	bool files_shared =
+	    rst_files_shared(t); /* a process up the line restores the fds, ours in our turn */
 	if (child_loginuid(t->core, msg, len) ||
-	    (!files_shared && (rst_child_files(t, msg, len) || spawn_children(t, false, true, msg, len))) ||
+	    (files_shared ? rst_fdtable_self(t, msg, len) : rst_child_files(t, msg, len)) ||
 	    t->fault == FI_RESTORE_FILES || (!fs_shared && child_fs(t, msg, len)) ||
 	    child_misc(t, msg, len) || (t->userns_fd < 0 && child_bounding(t, msg, len)) ||
 	    child_rseq_off(msg, len) || (drop_other_areas(t, false), rst_child_fill_unmap(t, msg, len)) ||
@@ -647,8 +654,8 @@ void rst_child(struct rst_task *t)
 			   : t->mntns_proc && !(t->root && ns_rst_mounts(t->ns)) &&
 				 ns_pid_mount_proc(msg, sizeof(msg))) ||
 	    (t->root && rst_cow_fill(t, !rst_files_shared(t), msg, sizeof(msg))) ||
-	    spawn_children(t, true, false, msg, sizeof(msg)) || child_session(t, msg, sizeof(msg)) ||
-	    rst_tty_child_session(t, msg, sizeof(msg)) || spawn_children(t, false, false, msg, sizeof(msg)) ||
+	    spawn_children(t, true, msg, sizeof(msg)) || child_session(t, msg, sizeof(msg)) ||
+	    rst_tty_child_session(t, msg, sizeof(msg)) || spawn_children(t, false, msg, sizeof(msg)) ||
 	    reap_helpers(t, true, msg, sizeof(msg)) || child_setup(t, msg, sizeof(msg)) ||
 	    reap_helpers(t, false, msg, sizeof(msg))) {
 		rst_procfd_abort(t); /* (a no-op once it opened its /proc files) */

@@ -79,11 +79,12 @@ struct rst_task {
 	pid_t pid;  /* in crshim's namespace: the image's, or (fresh_hpid) the kernel's once created */
 	pid_t ipid; /* fresh_hpid, once created: the image's pid (0: pid is the image's); see rst_ipid */
 	int dirfd;
-	int err_pipe[2]; /* child -> parent: error message of the C stage */
-	int go_pipe[2];	 /* parent -> child: seized, go on */
-	int userns_fd;	 /* the tree's user namespace (ns/userns.c), entered last; -1: none */
-	int fault;	 /* fault point of this run (engine/fault.h), 0 = none */
-	int lazy_sk;	 /* the root, restore --lazy-pages: the connection to lazy-pages, else -1 */
+	int err_pipe[2];			 /* child -> parent: error message of the C stage */
+	int go_pipe[2];				 /* parent -> child: seized, go on */
+	int fdt_turn[2], fdt_done[2], fdt_pidfd; /* a sharer of its parent's fd table (restore-fdtable.c) */
+	int userns_fd; /* the tree's user namespace (ns/userns.c), entered last; -1: none */
+	int fault;     /* fault point of this run (engine/fault.h), 0 = none */
+	int lazy_sk;   /* the root, restore --lazy-pages: the connection to lazy-pages, else -1 */
 	/* restore-tree.c: who creates the task and when (sessions and groups) */
 	pid_t spawn_ppid; /* the process that clones it (its parent, or a sibling / helper) */
 	long spawn_idx;	  /* that process's index in tree, -1: crshim clones it (the root) */
@@ -241,11 +242,18 @@ bool rst_zombie_hands_over(const struct rst_task *z); /* it exits on a go: its c
 /* child: a helper's life (session/group, its children, wait for the release, exit) */
 __attribute__((noreturn)) void rst_helper_child(struct rst_task *t);
 /* restore-fdtable.c: processes that share their parent's fd table (CLONE_FILES). rst_files_shared: t is one
- * (it restores no fd); rst_files_sharer_of: c is such a child of t; rst_fdtable_place (t, at the end of its
- * fd restore): give each such child its fds in a range above all of t's. */
+ * (it restores no fd); rst_files_sharer_of: c is such a child of t. rst_fdtable_clone_prep: the pipes of c's
+ * turn, made by its parent right before it clones c (with CLONE_PIDFD into c->fdt_pidfd). rst_fdtable_turns:
+ * t (restoring the table, or a sharer in its turn) gives each sharer child its turn: their fds go at or above
+ * max(lo, the highest fd open + 1) + extra; range: the fds they took (-1 -1: none). rst_fdtable_self: a
+ * sharer's turn, once it cloned its children. rst_fdtable_check (after rst_tree_plan): what a sharer cannot
+ * be. */
 bool rst_files_shared(const struct rst_task *t);
 bool rst_files_sharer_of(const struct rst_task *t, const struct rst_task *c);
-int rst_fdtable_place(struct rst_task *t, char *msg, size_t msglen);
+int rst_fdtable_clone_prep(struct rst_task *c, char *msg, size_t len);
+int rst_fdtable_turns(struct rst_task *t, int lo, int extra, int range[2], char *msg, size_t len);
+int rst_fdtable_self(struct rst_task *t, char *msg, size_t len);
+int rst_fdtable_check(const struct rst_task *ts, size_t n, struct cr_err *e);
 int rst_fd_top(void); /* the highest open fd, -1 if /proc/self/fd cannot be read; no malloc */
 
 /* restore-sharedvm.c: processes sharing the address space of an earlier one (pstree vm_owner). They are not

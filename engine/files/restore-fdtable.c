@@ -1,14 +1,22 @@
 /* Processes that share their parent's fd table (CLONE_FILES, pstree_entry.clone_share; dump-share.c).
  *
- * The parent restores the table (rst_child_files) and only then creates such a child, with CLONE_FILES
- * (restore-child.c). The child restores no fd itself. What it needs until its blob is done (go and error
- * pipes, page file, mapped files, exe) the parent keeps through its own fd restore (restore-files.c) and
- * then places, with the child's mapped files and exe, in a range of fds above everything the parent uses:
- * each blob closes only its own range (helper_fd_lo..helper_fd_hi), so neither closes the other's. */
+ * The parent clones such a child with CLONE_FILES among its other children (restore-child.c), while the table
+ * is still the one inherited from crshim: the child clones its own children from it as any process does (a
+ * child of its own that does not share the table gets a copy of crshim's fds and restores its own set, one
+ * that shares it is cloned the same way). The process that restores the table (the nearest one up the line
+ * that does not share its parent's) then gives each sharer its turn, one at a time, through a pair of pipes
+ * made for it before the clone (rst_fdtable_clone_prep): the sharer first gives the turn to its own sharers,
+ * then moves what it needs until its blob is done (error pipe, page file, mapped files, exe, its copies of
+ * crshim's /proc and ghosts, the user namespace) to a range of fds above everything open and above what the
+ * restoring process will use (reserve: its highest target fd + its helper fds), and says which range it
+ * took. The ranges follow each other: the restoring process keeps them through its fd restore
+ * (restore-files.c) and closes only its own helper fds below them; each blob closes only its own range
+ * (helper_fd_lo..helper_fd_hi), so that none closes another's. A sharer restores no fd itself. */
 #define LOG_PREFIX "restore-fdtable: "
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,7 +65,20 @@ int rst_fd_top(void)
 	return n < 0 ? -1 : top;
 }
 
-/* fd moved to >= *next (closing fd); *next moves on. */
+int rst_fdtable_clone_prep(struct rst_task *c, char *msg, size_t len)
+{
+	c->fdt_pidfd = -1;
+	if (pipe2(c->fdt_turn, O_CLOEXEC))
+		return fail_msg(msg, len, "pipe", c->pid);
+	if (pipe2(c->fdt_done, O_CLOEXEC)) {
+		close(c->fdt_turn[0]);
+		close(c->fdt_turn[1]);
+		return fail_msg(msg, len, "pipe", c->pid);
+	}
+	return 0;
+}
+
+/* fd moved (or copied) to >= *next; *next moves on. */
 static int place(int fd, int *next, bool close_old)
 {
 	int nfd = fd_copy_above(fd, *next, close_old);
@@ -66,56 +87,151 @@ static int place(int fd, int *next, bool close_old)
 	return nfd;
 }
 
-static int place_ghost(int *own, void *next)
+static int keep_ghost(int fd, void *next)
 {
-	return (*own = place(*own, next, true)) < 0 ? -1 : 0;
+	return place(fd, next, false);
 }
 
-static int place_child(struct rst_task *c, int *next, char *msg, size_t len)
+/* t's own fds, from *next on: its ends of the error pipe and page file are its own (moved); crshim's fds it
+ * shares with others (shared memory objects, ghosts, /proc, user namespace) are copied. */
+static int place_self(struct rst_task *t, int *next, char *msg, size_t len)
 {
-	struct rst_args *a = c->args;
+	struct rst_args *a = t->args;
 	int32_t *mfd = (int32_t *)(uintptr_t)a->mfd;
 	a->helper_fd_lo = *next;
-	if ((c->go_pipe[0] = place(c->go_pipe[0], next, true)) < 0 ||
-	    (c->err_pipe[1] = place(c->err_pipe[1], next, true)) < 0 ||
-	    (c->pm.pages_fd = a->pages_fd = place(c->pm.pages_fd, next, true)) < 0 ||
-	    (c->userns_fd >= 0 && (c->userns_fd = place(c->userns_fd, next, false)) < 0))
-		return fail_msg(msg, len, "move its fds", c->pid);
-	for (size_t i = 0; i < c->nr_mfiles; i++) {
-		bool own = c->mfiles[i].fd < 0; /* a path, else a kept fd of a shared memory object */
-		int fd = c->mfiles[i].task_fd1
-			     ? fcntl(c->mfiles[i].task_fd1 - 1, F_DUPFD_CLOEXEC, 0) /* rings */
-			 : own ? rst_ghost_open_path_as(rst_pidns_self(c), c->mfiles[i].path,
-							c->mfiles[i].oflags | O_CLOEXEC)
-			       : c->mfiles[i].fd;
-		if (fd < 0 || (mfd[i] = place(fd, next, true)) < 0)
-			return fail_msg(msg, len, c->mfiles[i].path, c->pid);
+	if ((t->err_pipe[1] = place(t->err_pipe[1], next, true)) < 0 ||
+	    (t->pm.pages_fd = a->pages_fd = place(t->pm.pages_fd, next, true)) < 0 ||
+	    (t->userns_fd >= 0 && (t->userns_fd = place(t->userns_fd, next, false)) < 0))
+		return fail_msg(msg, len, "move its fds", t->pid);
+	/* its copies of crshim's ghosts and /proc first: the paths below open through them */
+	if (rst_ghost_keep_sharer(t, keep_ghost, next))
+		return fail_msg(msg, len, "keep its copies of deleted files", t->pid);
+	for (size_t i = 0; i < t->nr_mfiles; i++) {
+		if (t->mfiles[i].task_fd1) { /* rst_fdtable_check refuses it */
+			errno = ENOTSUP;
+			return fail_msg(msg, len, "a packet ring mapped", t->pid);
+		}
+		bool own = t->mfiles[i].fd < 0; /* a path, else crshim's fd of a shared memory object */
+		int fd = own ? rst_ghost_open_path_as(rst_pidns_self(t), t->mfiles[i].path,
+						      t->mfiles[i].oflags | O_CLOEXEC)
+			     : t->mfiles[i].fd;
+		if (fd < 0 || (mfd[i] = place(fd, next, own)) < 0)
+			return fail_msg(msg, len, t->mfiles[i].path, t->pid);
 	}
-	if (rst_ghost_sharer_copies(rst_pidns_self(c), place_ghost, next)) /* its removed cwd */
-		return fail_msg(msg, len, "move its copies of deleted files", c->pid);
-	int fd = open(c->mm->exe_path, O_RDONLY | O_CLOEXEC);
+	int fd = open(t->mm->exe_path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0 || (fd = place(fd, next, true)) < 0)
-		return fail_msg(msg, len, c->mm->exe_path, c->pid);
+		return fail_msg(msg, len, t->mm->exe_path, t->pid);
 	a->mm.exe_fd = (uint32_t)fd;
 	a->helper_fd_hi = *next - 1;
 	return 0;
 }
 
-int rst_fdtable_place(struct rst_task *t, char *msg, size_t len)
+static int read_full(int fd, void *buf, size_t n)
 {
-	int next = -1;
+	ssize_t r;
+	do
+		r = read(fd, buf, n);
+	while (r < 0 && errno == EINTR);
+	if (r >= 0 && (size_t)r != n)
+		errno = EPIPE;
+	return r == (ssize_t)n ? 0 : -1;
+}
+
+/* The turn of sharer c (a child of the caller): reserve to it, its range back; the pipes closed. */
+static int one_turn(struct rst_task *c, int reserve, int got[2], char *msg, size_t len)
+{
+	struct pollfd pf[2] = {{.fd = c->fdt_done[0], .events = POLLIN},
+			       {.fd = c->fdt_pidfd, .events = POLLIN}};
+	int ret = -1;
+	if (write(c->fdt_turn[1], &reserve, sizeof(reserve)) != sizeof(reserve)) {
+		fail_msg(msg, len, "give it its turn", c->pid);
+	} else {
+		int r;
+		while ((r = poll(pf, 2, -1)) < 0 && errno == EINTR)
+			;
+		if (r < 0)
+			fail_msg(msg, len, "wait for its fds", c->pid);
+		else if (!(pf[0].revents & POLLIN)) /* it ended (crshim has its reason) */
+			snprintf(msg, len, "task %d (shares the fd table) ended before it kept its fds",
+				 c->pid);
+		else if (read_full(c->fdt_done[0], got, 2 * sizeof(int)))
+			fail_msg(msg, len, "read its range of fds", c->pid);
+		else
+			ret = 0;
+	}
+	close(c->fdt_turn[0]);
+	close(c->fdt_turn[1]);
+	close(c->fdt_done[0]);
+	close(c->fdt_done[1]);
+	if (c->fdt_pidfd >= 0)
+		close(c->fdt_pidfd);
+	return ret;
+}
+
+int rst_fdtable_turns(struct rst_task *t, int lo, int extra, int range[2], char *msg, size_t len)
+{
+	int reserve = -1;
+	range[0] = range[1] = -1;
 	for (size_t j = 0; j < t->ntree; j++) {
 		struct rst_task *c = &t->tree[j];
+		int got[2];
 		if (!rst_files_sharer_of(t, c))
 			continue;
-		if (next < 0) {
-			next = rst_fd_top() + 1;
-			if (next <= 0)
+		if (reserve < 0) { /* above every fd open now (crshim's, which t may still move up) */
+			int top = rst_fd_top();
+			if (top < 0)
 				return fail_msg(msg, len, "/proc/self/fd", c->pid);
-			t->args->helper_fd_hi = next - 1; /* ours end below the children's */
+			reserve = (top + 1 > lo ? top + 1 : lo) + extra;
 		}
-		if (place_child(c, &next, msg, len))
+		if (one_turn(c, reserve, got, msg, len))
 			return -1;
+		if (range[0] < 0 || got[0] < range[0])
+			range[0] = got[0];
+		if (got[1] > range[1])
+			range[1] = got[1];
+	}
+	return 0;
+}
+
+int rst_fdtable_self(struct rst_task *t, char *msg, size_t len)
+{
+	int reserve, range[2], next;
+	if (read_full(t->fdt_turn[0], &reserve, sizeof(reserve)))
+		return fail_msg(msg, len, "wait for its turn", t->pid);
+	if (rst_fdtable_turns(t, reserve, 0, range, msg, len))
+		return -1;
+	next = rst_fd_top() + 1;
+	if (next <= 0)
+		return fail_msg(msg, len, "/proc/self/fd", t->pid);
+	if (next < reserve)
+		next = reserve;
+	int lo = next;
+	if (place_self(t, &next, msg, len))
+		return -1;
+	int got[2] = {range[0] >= 0 && range[0] < lo ? range[0] : lo, next - 1};
+	if (write(t->fdt_done[1], got, sizeof(got)) != sizeof(got))
+		return fail_msg(msg, len, "say which fds it keeps", t->pid);
+	return 0;
+}
+
+int rst_fdtable_check(const struct rst_task *ts, size_t n, struct cr_err *e)
+{
+	for (size_t k = 0; k < n; k++) {
+		const struct rst_task *t = &ts[k];
+		if (!t->pst || !(t->pst->clone_share & CLONE_FILES) || t->zombie)
+			continue;
+		if (!rst_files_shared(t))
+			return cr_fail_errno(e, ENOTSUP,
+					     "task %d shares its parent's fd table (CLONE_FILES) but is not "
+					     "created by it (sessions): not supported yet",
+					     t->pid);
+		for (size_t i = 0; i < t->nr_mfiles; i++)
+			if (t->mfiles[i].task_fd1)
+				return cr_fail_errno(
+				    e, ENOTSUP,
+				    "task %d shares its parent's fd table (CLONE_FILES) and maps "
+				    "a packet socket's ring: not supported yet",
+				    t->pid);
 	}
 	return 0;
 }

@@ -28,6 +28,7 @@ struct fd_plan {
 	int *helper; /* helper fds (dense list) */
 	size_t nr_helper;
 	int *inherit; /* per fdinfo: moved inherit source, -1 */
+	int keep[2];  /* the fds of the processes sharing the table (restore-fdtable.c), -1 -1: none */
 };
 
 /* Move fd to >= lo (close-on-exec), remember it as a helper. */
@@ -50,39 +51,16 @@ static int close_others(const struct fd_plan *p, char *msg, size_t len)
 			if (p->helper[i] >= 0 && (unsigned)p->helper[i] >= from &&
 			    (unsigned)p->helper[i] < next)
 				next = (unsigned)p->helper[i];
+		unsigned end = next; /* ... or the sharers' range, kept whole */
+		if (p->keep[0] >= 0 && (unsigned)p->keep[1] >= from && (unsigned)p->keep[0] < next)
+			next = (unsigned)p->keep[0] > from ? (unsigned)p->keep[0] : from,
+			end = (unsigned)p->keep[1];
 		if (next > from && syscall(SYS_close_range, from, next == ~0u ? ~0u : next - 1, 0u))
 			return rst_errmsg(msg, len, "close_range");
 		if (next == ~0u)
 			return 0;
-		from = next + 1;
+		from = end + 1;
 	}
-}
-
-static int keep_copy(int fd, void *p)
-{
-	return to_helper(p, fd, false);
-}
-
-/* The fds that children sharing our fd table need (restore-fdtable.c places them at the end). */
-static int keep_for_sharers(struct rst_task *t, struct fd_plan *p, char *msg, size_t len)
-{
-	for (size_t j = 0; j < t->ntree; j++) {
-		struct rst_task *c = &t->tree[j];
-		if (!rst_files_sharer_of(t, c))
-			continue;
-		if ((c->go_pipe[0] = to_helper(p, c->go_pipe[0], false)) < 0 ||
-		    (c->err_pipe[1] = to_helper(p, c->err_pipe[1], false)) < 0 ||
-		    (c->pm.pages_fd = to_helper(p, c->pm.pages_fd, false)) < 0 ||
-		    (c->userns_fd >= 0 && (c->userns_fd = to_helper(p, c->userns_fd, false)) < 0))
-			return rst_errmsg(msg, len, "keep the fds of task %d", c->pid);
-		for (size_t i = 0; i < c->nr_mfiles; i++)
-			if (c->mfiles[i].fd >= 0 &&
-			    (c->mfiles[i].fd = to_helper(p, c->mfiles[i].fd, false)) < 0)
-				return rst_errmsg(msg, len, "keep the fds of task %d", c->pid);
-		if (rst_ghost_keep_sharer(c, keep_copy, p)) /* its ghosts (its removed cwd) */
-			return rst_errmsg(msg, len, "keep the deleted files of task %d", c->pid);
-	}
-	return 0;
 }
 
 int rst_mnt_up_root = -1, rst_mnt_up_ns = -1;
@@ -141,7 +119,7 @@ static int move_helpers(struct rst_task *t, struct fd_plan *p, char *msg, size_t
 		return rst_errmsg(msg, len, "open executable %s", t->mm->exe_path);
 	a->mm.exe_fd = (uint32_t)fd;
 	a->helper_fd_lo = p->lo;
-	return keep_for_sharers(t, p, msg, len);
+	return 0;
 }
 
 /* The packet sockets whose rings the task maps, now that its fds are open: a copy each for the blob. */
@@ -265,14 +243,18 @@ int rst_child_files(struct rst_task *t, char *msg, size_t len)
 	for (size_t i = 0; i < t->nr_fdinfo; i++)
 		if (t->fdinfo[i]->fd >= p.lo)
 			p.lo = t->fdinfo[i]->fd + 1;
-	size_t extra = 0; /* fds kept for children sharing the table */
-	for (size_t j = 0; j < t->ntree; j++)
-		if (rst_files_sharer_of(t, &t->tree[j]))
-			extra += 5 + t->tree[j].nr_mfiles + rst_ghost_count(&t->tree[j]);
 	/* + pages, error pipe, user namespace, crshim's /proc, executable, the parent mount namespace's root
 	 * and namespace (rst_mnt_up_root, rst_mnt_up_ns) */
-	p.helper = calloc(t->nr_fdinfo + t->nr_mfiles + rst_ghost_count(t) + extra + 7, sizeof(int));
+	size_t nr_helper = t->nr_fdinfo + t->nr_mfiles + rst_ghost_count(t) + 7;
+	p.helper = calloc(nr_helper, sizeof(int));
 	p.inherit = calloc(t->nr_fdinfo + 1, sizeof(int));
+	/* the processes sharing the table take their fds first, above ours: room for our helpers above
+	 * whatever is open (and a margin for what a kind opens for a while) */
+	if (rst_fdtable_turns(t, p.lo, (int)nr_helper + 16, p.keep, msg, len)) {
+		free(p.helper);
+		free(p.inherit);
+		return -1;
+	}
 	int ret = -1;
 	if (!p.helper || !p.inherit) {
 		errno = ENOMEM;
@@ -290,9 +272,10 @@ int rst_child_files(struct rst_task *t, char *msg, size_t len)
 		for (size_t i = 0; i < t->nr_fdinfo; i++)
 			if (p.inherit[i] >= 0)
 				close(p.inherit[i]);
-		/* the fds of children sharing the table; last: closing an fd drops the POSIX locks on its
-		 * file */
-		ret = rst_fdtable_place(t, msg, len) ? -1 : rst_child_locks(t, msg, len);
+		if (p.keep[0] >= 0) /* ours end below the sharers' */
+			t->args->helper_fd_hi = p.keep[0] - 1;
+		/* last: closing an fd drops the POSIX locks on its file */
+		ret = rst_child_locks(t, msg, len);
 	}
 	free(p.helper);
 	free(p.inherit);

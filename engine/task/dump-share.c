@@ -1,7 +1,8 @@
 /* What a process of the tree shares with its parent through clone flags, found with kcmp: the fd table
  * (CLONE_FILES), cwd/root/umask (CLONE_FS). Stored in pstree_entry.clone_share; restore creates the process
- * with those flags from its parent (restore-child.c). A process sharing the address space of another one
- * (CLONE_VM without CLONE_THREAD) is handled by dump-sharedvm.c instead. */
+ * with those flags from its parent (restore-child.c, files/restore-fdtable.c). A table shared other than
+ * through parents that share it too (check_fd_tables) is refused. A process sharing the address space of
+ * another one (CLONE_VM without CLONE_THREAD) is handled by dump-sharedvm.c instead. */
 #define LOG_PREFIX "dump-share: "
 #include <errno.h>
 #include <limits.h>
@@ -46,6 +47,51 @@ static int check_root(const struct dump_ctx *c, struct cr_err *e)
 	return 0;
 }
 
+/* kcmp orders the tables (its result 1: less, 2: greater); qsort_r over indices into c */
+static int table_cmp(const void *a, const void *b, void *arg)
+{
+	const struct dump_ctx *c = arg;
+	pid_t pa = c[*(const size_t *)a].pid, pb = c[*(const size_t *)b].pid;
+	long r = syscall(SYS_kcmp, pa, pb, KCMP_FILES, 0, 0);
+	if (r == 1 || r == 2)
+		return r == 1 ? -1 : 1;
+	return r == 0 ? 0 : (pa > pb) - (pa < pb);
+}
+
+/* A table shared (CLONE_FILES) is restored by one of its processes and the others are created sharing it
+ * by their parent (or address-space owner) of the same table: each group of processes sharing one table must
+ * have just one that is neither (e.g. not a process whose sharing parent ended and that was reparented out of
+ * the group, nor one that got the table through a process of another table). */
+static int check_fd_tables(const struct dump_ctx *c, size_t n, struct cr_err *e)
+{
+	__cleanup_free size_t *ix = calloc(n + 1, sizeof(*ix));
+	size_t m = 0;
+	if (!ix)
+		return cr_fail(e, "out of memory");
+	for (size_t i = 0; i < n; i++)
+		if (!c[i].zombie)
+			ix[m++] = i;
+	qsort_r(ix, m, sizeof(*ix), table_cmp, (void *)c);
+	for (size_t lo = 0, hi; lo < m; lo = hi) {
+		size_t first = SIZE_MAX;
+		for (hi = lo;
+		     hi < m && (hi == lo || dump_kcmp_same(c[ix[lo]].pid, c[ix[hi]].pid, KCMP_FILES)); hi++) {
+			const struct dump_ctx *x = &c[ix[hi]];
+			if ((x->clone_share & CLONE_FILES) || (x->vm_owner && (x->vm_flags & CLONE_FILES)))
+				continue; /* made sharing it */
+			if (first == SIZE_MAX) {
+				first = ix[hi];
+				continue;
+			}
+			return cr_fail(e,
+				       "tasks %d and %d share an fd table (CLONE_FILES), but not through a "
+				       "parent that shares it too: not supported yet",
+				       c[first].pid, x->pid);
+		}
+	}
+	return 0;
+}
+
 int dump_clone_share(struct dump_ctx *c, size_t n, struct cr_err *e)
 {
 	for (size_t i = 1; i < n; i++) {
@@ -55,16 +101,8 @@ int dump_clone_share(struct dump_ctx *c, size_t n, struct cr_err *e)
 			continue;
 		if (c[i].vm_owner || !p || p->zombie)
 			continue;
-		if (dump_kcmp_same(p->pid, c[i].pid, KCMP_FILES)) {
-			for (size_t k = 1; k < n; k++)
-				if (c[k].ppid == c[i].pid)
-					return cr_fail(
-					    e,
-					    "task %d shares its fd table with its parent %d (CLONE_FILES) "
-					    "and has children (%d): not supported yet",
-					    c[i].pid, p->pid, c[k].pid);
+		if (dump_kcmp_same(p->pid, c[i].pid, KCMP_FILES))
 			c[i].clone_share |= CLONE_FILES;
-		}
 		if (dump_kcmp_same(p->pid, c[i].pid, KCMP_FS)) {
 			if (check_root(&c[i], e))
 				return -1;
@@ -82,5 +120,5 @@ int dump_clone_share(struct dump_ctx *c, size_t n, struct cr_err *e)
 				(c[i].clone_share & CLONE_FILES) ? " fd table" : "",
 				(c[i].clone_share & CLONE_FS) ? " fs info" : "");
 	}
-	return 0;
+	return check_fd_tables(c, n, e);
 }
