@@ -326,17 +326,32 @@ void ns_mnt_own_free(MntEntry **m, size_t n, void *keep)
 	free_mi(keep, n);
 }
 
+/* A bind of a removed directory or file (mountinfo root "PATH//deleted"): root made PATH, root_deleted
+ * (made again for the bind at restore, and removed). Another "//deleted" in it: not so. */
+static bool root_deleted(MntEntry *m)
+{
+	static const char suf[] = "//deleted";
+	size_t l = strlen(m->root), s = sizeof(suf) - 1;
+	if (l <= s || strcmp(m->root + l - s, suf) || m->root[0] != '/')
+		return strstr(m->root, suf) != NULL;
+	m->root[l - s] = '\0';
+	m->root_deleted = m->has_root_deleted = 1;
+	return strstr(m->root, suf) != NULL;
+}
+
 static int classify(struct mi **v, size_t n, struct cr_err *e)
 {
 	struct mi *root = v[0];
+	for (size_t i = 0; i < n; i++) /* (first: so that no other mount is made from one of these) */
+		if (!v[i]->e.ext_key && !v[i]->e.fs_of &&
+		    (root_deleted(&v[i]->e) || (!i && v[i]->e.root_deleted)))
+			return cr_fail(e, "mount %s: its source %s is gone (deleted); it cannot be restored",
+				       v[i]->e.mountpoint, v[i]->e.root);
 	for (size_t i = 0; i < n; i++) {
 		MntEntry *m = &v[i]->e;
 		if (m->ext_key || m->fs_of) /* named (ext_keys), found by --external mnt[] or a bind of
 					     * one of those (mnt-ext.c) */
 			continue;
-		if (strstr(m->root, "//deleted"))
-			return cr_fail(e, "mount %s: its source %s is gone (deleted); it cannot be restored",
-				       m->mountpoint, m->root);
 		if (!strcmp(m->fstype, "autofs") || !strncmp(m->fstype, "fuse", 4))
 			return cr_fail(e, "mount %s: a %s mount cannot be restored", m->mountpoint,
 				       m->fstype);
@@ -350,9 +365,15 @@ static int classify(struct mi **v, size_t n, struct cr_err *e)
 		struct mi *first = v[i]->dev == root->dev ? root : NULL;
 		for (size_t j = 0; j < n && first != root;
 		     j++) /* that superblock's mount with the widest root */
-			if (v[j]->dev == v[i]->dev && !v[j]->e.ext_key &&
+			if (v[j]->dev == v[i]->dev && !v[j]->e.ext_key && !v[j]->e.root_deleted &&
 			    (!first || strlen(v[j]->e.root) < strlen(first->e.root)))
 				first = v[j];
+		if (m->root_deleted && (!first || first == v[i]))
+			return cr_fail(
+			    e,
+			    "mount %s: its source %s//deleted is gone, and no other mount shows its "
+			    "filesystem; it cannot be restored",
+			    m->mountpoint, m->root);
 		if (!first || first == v[i]) {
 			if (!ns_mnt_fresh_type(m->fstype))
 				return cr_fail(
@@ -593,6 +614,22 @@ static void mark_files(int root, struct mi **v, size_t n)
 	}
 }
 
+/* A bind of a removed file is made again from an empty one: one with data is refused. */
+static int deleted_files(int root, struct mi **v, size_t n, struct cr_err *e)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct stat st;
+		const char *rel = v[i]->e.mountpoint + strspn(v[i]->e.mountpoint, "/");
+		if (v[i]->e.root_deleted && v[i]->e.is_file && !fstatat(root, *rel ? rel : ".", &st, 0) &&
+		    st.st_size)
+			return cr_fail(e,
+				       "not supported yet: mount %s: a bind of the removed file %s, which "
+				       "holds data (%lld bytes)",
+				       v[i]->e.mountpoint, v[i]->e.root, (long long)st.st_size);
+	}
+	return 0;
+}
+
 static int write_tree(const struct ns_dump_args *a, struct mi **v, size_t n, struct cr_err *e)
 {
 	struct img_writer *w;
@@ -637,7 +674,7 @@ int ns_mnt_dump(const struct ns_dump_args *a, pid_t root, struct cr_err *e)
 	    classify(o, n, e))
 		goto out;
 	mark_files(nsroot, o, n);
-	if (dump_tmpfs(a, root, nsroot, o, n, e))
+	if (deleted_files(nsroot, o, n, e) || dump_tmpfs(a, root, nsroot, o, n, e))
 		goto out;
 	ret = write_tree(a, o, n, e);
 out:

@@ -588,6 +588,54 @@ static int make_fs(struct build *b, size_t i)
 	return 0;
 }
 
+/* A bind of a removed directory or (empty) file (root_deleted): made again at its path in its filesystem
+ * (*dfd: the detached mount of it), cloned, and removed once the clone is in place (a detached mount whose
+ * root is removed cannot be moved), so that the mount's root is "PATH//deleted" again. A name there now is
+ * not taken for it. Its path in *dfd, NULL if it is not such a bind. */
+static const char *removed_source(const struct build *b, const MntEntry *m, int *dfd)
+{
+	ssize_t f = m->root_deleted && m->fs_of ? index_of(b, m->fs_of) : -1;
+	if (f < 0 || b->fsfd[f] < 0)
+		return NULL;
+	const char *base = b->s->m[0]->root; /* the root's filesystem: --root is the root's root */
+	const char *p = m->root + (f || !strcmp(base, "/") ? 0 : strlen(base)); /* f: made anew */
+	*dfd = b->fsfd[f];
+	return p + strspn(p, "/");
+}
+
+static int clone_removed(struct build *b, const MntEntry *m, int dfd, const char *rel)
+{
+	if (!*rel) {
+		errno = EINVAL;
+		return fail(b, m, "its removed source is its filesystem's root");
+	}
+	int made = m->is_file ? openat(dfd, rel, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0600)
+			      : mkdirat(dfd, rel, 0700);
+	if (made < 0)
+		return fail(b, m, "make its removed source again");
+	if (m->is_file)
+		close(made);
+	int fd = clone_at(dfd, rel);
+	if (fd < 0) {
+		int err = errno;
+		unlinkat(dfd, rel, m->is_file ? 0 : AT_REMOVEDIR);
+		errno = err;
+		return fail(b, m, "bind its removed source made again");
+	}
+	return fd;
+}
+
+/* Mount i is in place (or failed to be): its removed source made again goes. */
+static int removed_again(struct build *b, size_t i)
+{
+	int dfd;
+	const MntEntry *m = b->s->m[i];
+	const char *rel = i ? removed_source(b, m, &dfd) : NULL;
+	if (rel && *rel && unlinkat(dfd, rel, m->is_file ? 0 : AT_REMOVEDIR))
+		return fail(b, m, "remove its source made again");
+	return 0;
+}
+
 /* The detached mount of mount i, made from what the images say it is. */
 static int source(struct build *b, size_t i)
 {
@@ -607,6 +655,10 @@ static int source(struct build *b, size_t i)
 		errno = ENOENT;
 		return -1;
 	}
+	int dfd;
+	const char *rel = removed_source(b, m, &dfd);
+	if (rel)
+		return clone_removed(b, m, dfd, rel);
 	if (f >= 0) {
 		const char *base = b->s->m[0]->root; /* the root's filesystem: --root is the root's root */
 		if (f)				     /* a filesystem made anew: its whole root */
@@ -685,18 +737,29 @@ static int place(struct build *b, size_t i)
 	if (i == 0)
 		b->fsfd[0] = clone_at(AT_FDCWD, b->root);
 	struct mnt_attr_arg rw = {.attr_clr = MOUNT_ATTR_RDONLY};
-	if (syscall(SYS_mount_setattr, fd, "", AT_EMPTY_PATH, &rw, sizeof(rw)) && errno != EPERM)
+	if (syscall(SYS_mount_setattr, fd, "", AT_EMPTY_PATH, &rw, sizeof(rw)) && errno != EPERM) {
+		int err = errno;
+		removed_again(b, i);
+		errno = err;
 		return fail(b, m, "make it read-write while the tree is built");
+	}
 	if (!i && make_point(AT_FDCWD, b->root, false))
 		return fail(b, m, "make its mount point");
 	if (i && b->at[i] < 0) { /* its parent was not placed before it */
 		errno = ENOENT;
+		removed_again(b, i);
 		return fail(b, m, "its parent is not in place");
 	}
 	if (i ? syscall(SYS_move_mount, fd, "", b->at[i], "",
 			MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH)
-	      : syscall(SYS_move_mount, fd, "", AT_FDCWD, b->root, MOVE_MOUNT_F_EMPTY_PATH))
+	      : syscall(SYS_move_mount, fd, "", AT_FDCWD, b->root, MOVE_MOUNT_F_EMPTY_PATH)) {
+		int err = errno;
+		removed_again(b, i);
+		errno = err;
 		return fail(b, m, "move it into place");
+	}
+	if (removed_again(b, i))
+		return -1;
 	/* root ".": the cwd is the directory the root was mounted on; the other paths are in the root */
 	if (!i && !strcmp(b->root, ".") && fchdir(fd))
 		return fail(b, m, "enter it");

@@ -1,4 +1,5 @@
-/* A bind whose source is gone: the dump fails with one line, the tree keeps running. */
+/* A bind whose source is gone, a file that held data (a removed empty file or directory is made again:
+ * nsmnt_bind_removed): the dump fails with one line, the tree keeps running. */
 #include <sys/sysmacros.h>
 #include "nsmnt.h"
 
