@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -23,6 +24,7 @@
 #include <linux/kcmp.h>
 #include <linux/mount.h>
 #include <linux/nsfs.h>
+#include <linux/sockios.h>
 
 #include "base/cleanup.h"
 #include "base/log.h"
@@ -38,11 +40,21 @@ static int set_find(const struct ns_net_set *s, uint64_t ino)
 	return -1;
 }
 
-static int set_add(struct ns_net_set *s, uint64_t ino, const char *path, struct cr_err *e)
+/* fd (net:[ino], taken over) into s. */
+static int set_put(struct ns_net_set *s, uint64_t ino, int fd, struct cr_err *e)
 {
-	if (s->n >= NS_NET_MAX)
+	if (s->n >= NS_NET_MAX) {
+		close(fd);
 		return cr_fail(e, "not supported yet: more than %d network namespaces in the tree",
 			       NS_NET_MAX);
+	}
+	s->ino[s->n] = ino;
+	s->fd[s->n++] = fd;
+	return 0;
+}
+
+static int set_add(struct ns_net_set *s, uint64_t ino, const char *path, struct cr_err *e)
+{
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	struct stat st;
 	if (fd < 0 || fstat(fd, &st) || (uint64_t)st.st_ino != ino) {
@@ -50,19 +62,41 @@ static int set_add(struct ns_net_set *s, uint64_t ino, const char *path, struct 
 			close(fd);
 		return cr_fail_sys(e, "open %s (net:[%llu])", path, (unsigned long long)ino);
 	}
-	s->ino[s->n] = ino;
-	s->fd[s->n++] = fd;
-	return 0;
+	return set_put(s, ino, fd, e);
 }
 
-/* The network namespaces the open namespace files of task pid hold ("net:[INO]" fds). */
+/* The network namespace of inet socket fd of task pidfd, when it is none of s nor crshim's own (self): a
+ * socket made before its task's setns or unshare, or passed to it, whose namespace may be kept by it alone.
+ * It is made there at restore (engine/net/dump-sk-diag.c saves it). */
+static int sock_net(int pidfd, int fd, uint64_t self, struct ns_net_set *s, struct cr_err *e)
+{
+	__cleanup_close int sk = (int)syscall(SYS_pidfd_getfd, pidfd, fd, 0);
+	int dom = 0;
+	socklen_t l = sizeof(dom);
+	if (sk < 0 || getsockopt(sk, SOL_SOCKET, SO_DOMAIN, &dom, &l) || (dom != AF_INET && dom != AF_INET6))
+		return 0; /* (gone since, or not inet: the dump of the fd tells) */
+	int ns = ioctl(sk, SIOCGSKNS);
+	struct stat st;
+	if (ns < 0 || fstat(ns, &st) || (uint64_t)st.st_ino == self || set_find(s, st.st_ino) >= 0) {
+		if (ns >= 0)
+			close(ns);
+		return 0;
+	}
+	pr_info("net:[%llu] is the network namespace of an inet socket (fd %d)\n",
+		(unsigned long long)st.st_ino, fd);
+	return set_put(s, (uint64_t)st.st_ino, ns, e);
+}
+
+/* The network namespaces the open namespace files of task pid hold ("net:[INO]" fds), and those of its
+ * inet sockets (sock_net). */
 static int fd_nets(pid_t pid, uint64_t self, struct ns_net_set *s, struct cr_err *e)
 {
 	char path[64], link[64];
 	snprintf(path, sizeof(path), "/proc/%d/fd", pid);
 	__cleanup_closedir DIR *d = opendir(path);
-	if (!d)
-		return cr_fail_sys(e, "open %s", path);
+	__cleanup_close int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (!d || pidfd < 0)
+		return cr_fail_sys(e, "open %s", d ? "a pidfd" : path);
 	struct dirent *de;
 	while ((de = readdir(d))) {
 		unsigned long long ino;
@@ -71,6 +105,8 @@ static int fd_nets(pid_t pid, uint64_t self, struct ns_net_set *s, struct cr_err
 		if (l <= 0)
 			continue;
 		link[l] = '\0';
+		if (!strncmp(link, "socket:[", 8) && sock_net(pidfd, atoi(de->d_name), self, s, e))
+			return cr_wrap(e, "task %d", pid);
 		if (sscanf(link, "net:[%llu]", &ino) != 1 || ino == self || set_find(s, ino) >= 0)
 			continue;
 		if (set_add(s, ino, path, e))
@@ -411,6 +447,12 @@ static uint64_t task_net(const struct ns_rst *r, pid_t pid)
 		if (r->ne->tasks[i]->pid == pid && r->ne->tasks[i]->ids)
 			return r->ne->tasks[i]->ids->net;
 	return 0;
+}
+
+uint64_t ns_rst_task_net_ino(const struct ns_rst *r, pid_t pid)
+{
+	uint64_t ino = r ? task_net(r, pid) : 0;
+	return ino ? ino : r ? r->ids[NS_NET] : 0;
 }
 
 int ns_rst_task_net(const struct ns_rst *r, pid_t pid, pid_t spawner, char *msg, size_t len)

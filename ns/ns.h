@@ -106,6 +106,8 @@ bool ns_rst_new_net(const struct ns_rst *r);
  * spawner's pid, 0 if none) enters its own before it clones its children or opens a file, through crshim's
  * fd of it that it inherited (0, or -1 and a message). */
 int ns_rst_task_net(const struct ns_rst *r, pid_t pid, pid_t spawner, char *msg, size_t len);
+/* The network namespace task pid was in at dump (its inode then; the root's when ns.img does not say). */
+uint64_t ns_rst_task_net_ino(const struct ns_rst *r, pid_t pid);
 /* crshim's fd of the restored namespace that was net:[ino] at dump (the root's or another of the tree), -1
  * when the tree has a single one or ino is none of them. */
 int ns_rst_net_fd(const struct ns_rst *r, uint64_t ino);

@@ -107,16 +107,27 @@ static int collect_here(void *arg, struct cr_err *e)
 	return 0;
 }
 
-int ns_inet_collect(pid_t pid, struct ns_inet_table *t, struct cr_err *e)
+static int collected(int ret, struct ns_inet_table *t, struct cr_err *e)
 {
-	memset(t, 0, sizeof(*t));
-	if (ns_diag_in_netns(pid, collect_here, t, e)) {
+	if (ret) {
 		ns_inet_table_free(t);
 		return cr_wrap(e, "inet sockets");
 	}
 	if (t->n)
 		qsort(t->sk, t->n, sizeof(*t->sk), cmp_ino);
 	return 0;
+}
+
+int ns_inet_collect(pid_t pid, struct ns_inet_table *t, struct cr_err *e)
+{
+	memset(t, 0, sizeof(*t));
+	return collected(ns_diag_in_netns(pid, collect_here, t, e), t, e);
+}
+
+int ns_inet_collect_fd(int netns_fd, struct ns_inet_table *t, struct cr_err *e)
+{
+	memset(t, 0, sizeof(*t));
+	return collected(ns_diag_in_netns_fd(netns_fd, collect_here, t, e), t, e);
 }
 
 const struct ns_inet_sk *ns_inet_find(const struct ns_inet_table *t, uint32_t ino)

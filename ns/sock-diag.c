@@ -90,10 +90,9 @@ static bool same_ns(int a, int b)
 	return !fstat(a, &x) && !fstat(b, &y) && x.st_ino == y.st_ino && x.st_dev == y.st_dev;
 }
 
-/* The netlink sockets belong to the namespace they are made in: this thread enters the net namespace of
- * pid for fn and comes back. */
-/* fn inside the network namespace fd target is (-1: ours), crshim back in its own afterwards. */
-static int in_netns_fd(int target, int (*fn)(void *arg, struct cr_err *e), void *arg, struct cr_err *e)
+/* The netlink sockets belong to the namespace they are made in: this thread enters the net namespace
+ * target is (-1: ours) for fn and comes back. */
+int ns_diag_in_netns_fd(int target, int (*fn)(void *arg, struct cr_err *e), void *arg, struct cr_err *e)
 {
 	int self = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
 	if (self < 0)
@@ -117,7 +116,7 @@ int ns_diag_in_netns(pid_t pid, int (*fn)(void *arg, struct cr_err *e), void *ar
 	int target = pid ? open(path, O_RDONLY | O_CLOEXEC) : -1;
 	if (pid && target < 0)
 		return cr_fail_sys(e, "open %s", path);
-	int ret = in_netns_fd(target, fn, arg, e);
+	int ret = ns_diag_in_netns_fd(target, fn, arg, e);
 	if (target >= 0)
 		close(target);
 	return ret;
@@ -221,7 +220,7 @@ int ns_unix_collect_fd(int netns_fd, struct ns_unix_table *t, struct cr_err *e)
 {
 	t->sk = NULL;
 	t->n = 0;
-	if (in_netns_fd(netns_fd, unix_dump, t, e)) {
+	if (ns_diag_in_netns_fd(netns_fd, unix_dump, t, e)) {
 		ns_unix_table_free(t);
 		return cr_wrap(e, "unix sockets");
 	}

@@ -37,6 +37,8 @@ int ns_diag_query(const void *req, size_t len, bool dump, size_t hdrlen, int max
 /* Call fn(arg, e) with this thread in the net namespace of task pid (0: ours), then back in ours: the
  * tables of a task that lives in its own net namespace (unshare -n) are read there. */
 int ns_diag_in_netns(pid_t pid, int (*fn)(void *arg, struct cr_err *e), void *arg, struct cr_err *e);
+/* ... in the network namespace fd target is (-1: ours). */
+int ns_diag_in_netns_fd(int target, int (*fn)(void *arg, struct cr_err *e), void *arg, struct cr_err *e);
 
 /* The kernel's encoding of a device number (diag attributes such as UNIX_DIAG_VFS) as a dev_t of stat. */
 dev_t ns_diag_kdev(uint32_t kdev);
@@ -102,6 +104,8 @@ struct ns_inet_table {
 
 /* Every inet socket of the net namespace of task pid (0: ours). */
 int ns_inet_collect(pid_t pid, struct ns_inet_table *t, struct cr_err *e);
+/* ... of the network namespace netns_fd is (a socket's own: SIOCGSKNS). */
+int ns_inet_collect_fd(int netns_fd, struct ns_inet_table *t, struct cr_err *e);
 const struct ns_inet_sk *ns_inet_find(const struct ns_inet_table *t, uint32_t ino);
 void ns_inet_table_free(struct ns_inet_table *t);
 

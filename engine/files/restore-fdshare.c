@@ -15,6 +15,7 @@
 #include "base/late-fds.h"
 #include "base/log.h"
 #include "files/procfd.h"
+#include "net/sk-inet.h"
 #include "ns.h"
 #include "restore.h"
 
@@ -279,16 +280,36 @@ static int to_inherit(FileEntry *f, struct cr_err *e)
 	return rst_file_inherit(f, find(f->tree_desc), f->reg && f->reg->path ? f->reg->path : "socket", e);
 }
 
+/* open_once; an inet socket in its network namespace of the dump (crshim goes back to the root's). */
+static int open_once_net(struct rst_task *ts, const FileEntry *f, bool late, pid_t owner, struct cr_err *e)
+{
+	uint64_t net = rst_sk_netns(f);
+	if (net && net != ns_rst_task_net_ino(ts[0].ns, ts[0].pid) && ns_rst_net_fd(ts[0].ns, net) < 0)
+		return cr_fail_errno(e, EBADMSG, "socket file id %u: its net:[%llu] was not restored", f->id,
+				     (unsigned long long)net);
+	if (net && ns_rst_net_enter(ts[0].ns, net, e))
+		return -1;
+	int r = open_once(f, ns_rst_root(ts[0].ns), late, owner, e);
+	if (net && ns_rst_net_enter(ts[0].ns, 0, e))
+		r = -1;
+	return r;
+}
+
 int rst_fdshare_prepare(struct rst_task *ts, size_t n, struct cr_err *e)
 {
-	for (size_t k = 0; k < n && n > 1; k++)
+	for (size_t k = 0; k < n; k++)
 		for (size_t i = 0; i < ts[k].nr_files; i++) {
 			FileEntry *f = ts[k].files[i];
-			if (!shareable(f) || holders(ts, n, f->tree_desc) < 2)
+			/* (a socket of another network namespace than its holder's: crshim makes it there) */
+			bool away = rst_sk_away(ts[0].ns, ts[k].pid, f);
+			if (!shareable(f) || (!away && (n < 2 || holders(ts, n, f->tree_desc) < 2)))
 				continue;
 			if (find(f->tree_desc) < 0 &&
-			    open_once(f, ns_rst_root(ts[0].ns), true, holders_owner(ts, n, f->tree_desc), e))
+			    open_once_net(ts, f, true, holders_owner(ts, n, f->tree_desc), e))
 				return cr_wrap(e, "task %d", ts[k].pid);
+			if (away)
+				pr_info("task %d, socket file id %u: made by crshim in net:[%llu]\n",
+					ts[k].pid, f->id, (unsigned long long)rst_sk_netns(f));
 			if (to_inherit(f, e))
 				return -1;
 		}
@@ -302,7 +323,7 @@ int rst_fdshare_one(struct rst_task *ts, size_t n, FileEntry *f, struct cr_err *
 	uint32_t id = f->tree_desc;
 	if (find(id) < 0 && f->reg->deleted && rst_ghost_early(ts, n, f->reg->path, e))
 		return -1;
-	if (find(id) < 0 && open_once(f, ns_rst_root(ts[0].ns), false, 0, e))
+	if (find(id) < 0 && open_once_net(ts, f, false, 0, e))
 		return -1;
 	for (size_t k = 0; k < n; k++)
 		for (size_t i = 0; i < ts[k].nr_files; i++) {

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -23,6 +24,9 @@
 
 struct sk_diag {
 	struct ns_inet_table t;
+	uint64_t ino;		/* the task's net namespace */
+	struct ns_inet_table o; /* the table of another one, where the last socket made elsewhere was */
+	uint64_t o_ino;		/* ... that one, 0: none */
 };
 
 void sk_diag_free(struct sk_diag *d)
@@ -30,7 +34,57 @@ void sk_diag_free(struct sk_diag *d)
 	if (!d)
 		return;
 	ns_inet_table_free(&d->t);
+	ns_inet_table_free(&d->o);
 	free(d);
+}
+
+static uint64_t ino_of(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) ? 0 : (uint64_t)st.st_ino;
+}
+
+/* The table of the socket's own network namespace (SIOCGSKNS: ie->netns), which is not the task's when the
+ * socket was made before the task's setns or unshare, or passed to it. One of crshim's own namespace is
+ * refused, unless the root is in it too: crshim's at restore is not the tree's. */
+static const struct ns_inet_table *own_table(struct dump_ctx *c, struct sk_diag *d, int cfd, InetSkEntry *ie,
+					     struct cr_err *e)
+{
+	int nsfd = ioctl(cfd, SIOCGSKNS);
+	struct stat st;
+	if (nsfd < 0 || fstat(nsfd, &st) || (uint64_t)st.st_ino == d->ino) {
+		if (nsfd >= 0)
+			close(nsfd);
+		if (d->ino)
+			ie->netns = d->ino, ie->has_netns = 1;
+		return &d->t;
+	}
+	uint64_t ino = (uint64_t)st.st_ino;
+	char p[64];
+	snprintf(p, sizeof(p), "/proc/%d/ns/net", c->tree && c->ntree ? (int)c->tree[0].pid : (int)c->pid);
+	if (ino == ino_of("/proc/self/ns/net") && ino != ino_of(p)) {
+		close(nsfd);
+		return cr_fail(
+			   e,
+			   "inet socket of crshim's own network namespace net:[%llu], outside the tree: not "
+			   "supported",
+			   (unsigned long long)ino),
+		       NULL;
+	}
+	int r = 0;
+	if (d->o_ino != ino) {
+		ns_inet_table_free(&d->o);
+		d->o_ino = 0;
+		if (!(r = ns_inet_collect_fd(nsfd, &d->o, e)))
+			d->o_ino = ino;
+	}
+	close(nsfd);
+	if (r)
+		return cr_wrap(e, "net:[%llu]", (unsigned long long)ino), NULL;
+	ie->netns = ino, ie->has_netns = 1;
+	pr_info("socket of net:[%llu], not its task's network namespace net:[%llu]\n",
+		(unsigned long long)ino, (unsigned long long)d->ino);
+	return &d->o;
 }
 
 const char *sk_tcp_state_name(unsigned s)
@@ -279,16 +333,22 @@ int sk_diag_fill(struct dump_ctx *c, struct sk_diag **dp, int fd, int cfd, InetS
 	uint32_t ino = (uint32_t)st.st_ino;
 	if (!*dp) {
 		struct sk_diag *d = calloc(1, sizeof(*d));
+		char p[64];
 		if (!d)
 			return cr_fail_errno(e, ENOMEM, "out of memory");
 		if (ns_inet_collect(c->pid, &d->t, e)) {
 			free(d);
 			return -1;
 		}
+		snprintf(p, sizeof(p), "/proc/%d/ns/net", (int)c->pid);
+		d->ino = ino_of(p);
 		pr_debug("task %d: %zu inet sockets in its net namespace\n", c->pid, d->t.n);
 		*dp = d;
 	}
-	const struct ns_inet_sk *s = ns_inet_find(&(*dp)->t, ino);
+	const struct ns_inet_table *t = own_table(c, *dp, cfd, ie, e);
+	if (!t)
+		return -1;
+	const struct ns_inet_sk *s = ns_inet_find(t, ino);
 	if (!s && no_table(ie)) {
 		pr_debug("fd %d: socket:[%u] (type %u, protocol %u) in no sock_diag table: getsockname\n", fd,
 			 ino, ie->type, ie->protocol);
@@ -308,7 +368,7 @@ int sk_diag_fill(struct dump_ctx *c, struct sk_diag **dp, int fd, int cfd, InetS
 	}
 	if (fill_addrs(s, ie, e))
 		return -1;
-	if (port_shared(&(*dp)->t, s))
+	if (port_shared(t, s))
 		ie->port_shared = 1, ie->has_port_shared = 1;
 	/* bound still (sock_diag lists bound sockets from the bind table): a connection that ended */
 	if (ie->protocol == IPPROTO_TCP && s->state == TCP_CLOSE && ie->has_dst_addr &&

@@ -310,6 +310,18 @@ void rst_sk_tcp_close(struct rst_task *t)
 	}
 }
 
+uint64_t rst_sk_netns(const FileEntry *f)
+{
+	const InetSkEntry *ie = f->kind == FILE_KIND__FILE_INETSK ? f->inet_sk : NULL;
+	return ie && ie->has_netns ? ie->netns : 0;
+}
+
+bool rst_sk_away(const struct ns_rst *ns, pid_t pid, const FileEntry *f)
+{
+	uint64_t net = rst_sk_netns(f);
+	return net && net != ns_rst_task_net_ino(ns, pid);
+}
+
 /* The lock of f's connection removed, unless it is the one removed last (last: its name). */
 static void unlock_of(const FileEntry *f, char *last, size_t len)
 {
