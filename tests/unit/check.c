@@ -114,17 +114,11 @@ int main(void)
 	   sizeof(criu) / sizeof(criu[0]));
 	ok(waitpid(-1, NULL, WNOHANG) < 0 && errno == ECHILD, "... no child left behind");
 	/* state crshim does not save: denied whatever the kernel has, with the reason */
-	static const char *const no[] = {"loginuid",
-					 "autofs",
-					 "compat_cr",
-					 "sk_unix_file",
-					 "nsid",
-					 "link_nsid",
-					 "has_ipt_legacy",
-					 "apparmor_stacking",
-					 "breakpoints",
-					 "overlayfs_maps",
-					 "pagemap_scan_guard_pages"};
+	static const char *const no[] = {"loginuid",	      "autofs",
+					 "compat_cr",	      "nsid",
+					 "link_nsid",	      "has_ipt_legacy",
+					 "apparmor_stacking", "breakpoints",
+					 "overlayfs_maps",    "pagemap_scan_guard_pages"};
 	for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++) {
 		out = run(no[i], &ret, &e);
 		char want[80];
@@ -134,6 +128,10 @@ int main(void)
 		   "--feature %s: no (%s)", no[i], e.msg);
 		free(out);
 	}
+	/* a unix socket bound in another mount namespace of the tree is bound there again (SIOCUNIXFILE) */
+	out = run("sk_unix_file", &ret, &e);
+	ok(ret == 0 && !strcmp(out, "sk_unix_file is supported\n"), "--feature sk_unix_file: yes");
+	free(out);
 	int vdso_ret;
 	free(run("vdso_layout", &vdso_ret, &e));
 	out = run("can_map_vdso", &ret, &e);
