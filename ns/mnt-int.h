@@ -56,9 +56,10 @@ struct ns_mnt_nested;
 int ns_mnt_nested_load(int dirfd, struct ns_mnt_nested ***out, size_t *n, struct cr_err *e);
 void ns_mnt_nested_free(struct ns_mnt_nested **v, size_t n);
 const struct ns_mnt_state *ns_mnt_nested_state(const struct ns_mnt_nested *x); /* its mounts */
-/* ... in the process, cloned in its parent's namespace: its own made (unshare) from that (-1 and msg) */
-int ns_mnt_nested_restore(const struct ns_mnt_nested *x, int *parent_ns, int *parent_root, char *msg,
-			  size_t len);
+/* ... in the process, cloned in its parent's namespace: its own made (unshare) from that (-1 and msg); fault:
+ * fail once its mounts are placed (fault point restore-mnt-nested) */
+int ns_mnt_nested_restore(const struct ns_mnt_nested *x, bool fault, int *parent_ns, int *parent_root,
+			  char *msg, size_t len);
 /* ... a process back in the namespace its parent's was made from: setns into *parent_ns (its parent's) */
 int ns_mnt_nested_up(int *parent_ns, int *parent_root, char *msg, size_t len);
 /* mnt-restore.c */

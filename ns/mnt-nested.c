@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "base/cleanup.h"
+#include "base/fault.h"
 #include "base/log.h"
 #include "image/image.h"
 #include "mnt-int.h"
@@ -386,8 +387,8 @@ static bool unchanged_copy(const struct ns_mnt_nested *x)
 	return true;
 }
 
-int ns_mnt_nested_restore(const struct ns_mnt_nested *x, int *parent_ns, int *parent_root, char *msg,
-			  size_t len)
+int ns_mnt_nested_restore(const struct ns_mnt_nested *x, bool fault, int *parent_ns, int *parent_root,
+			  char *msg, size_t len)
 {
 	const size_t n = x->n;
 	int *fds = malloc(2 * (n ? n : 1) * sizeof(*fds)), ret = -1;
@@ -417,8 +418,13 @@ int ns_mnt_nested_restore(const struct ns_mnt_nested *x, int *parent_ns, int *pa
 		snprintf(msg, len, "make its mount namespace: %s", strerror(errno));
 		goto out;
 	}
-	if (!same && ((!b.pivot && take_off(&b)) || kept_places(&b) || put(&b) || nflags(&b) ||
-		      (b.pivot && npivot(&b)) || npropagation(&b, proot)))
+	if (!same && ((!b.pivot && take_off(&b)) || kept_places(&b) || put(&b)))
+		goto out;
+	if (fault) { /* (a failed restore kills the tree: the namespace goes with it) */
+		snprintf(msg, len, "fault injected at %s", fault_name(FI_RESTORE_MNT_NESTED));
+		goto out;
+	}
+	if (!same && (nflags(&b) || (b.pivot && npivot(&b)) || npropagation(&b, proot)))
 		goto out;
 	if (*parent_root >= 0) /* (inherited from the process it was cloned by) */
 		close(*parent_root);

@@ -291,7 +291,8 @@ int ns_rst_mntns(const struct ns_rst *r, uint32_t id, int *parent_ns, int *paren
 		snprintf(msg, len, "mntns-%u.img: not loaded", id);
 		return -1;
 	}
-	return ns_mnt_nested_restore(r->mntns[id - 1], parent_ns, parent_root, msg, len);
+	return ns_mnt_nested_restore(r->mntns[id - 1], r->o && r->o->fault == FI_RESTORE_MNT_NESTED,
+				     parent_ns, parent_root, msg, len);
 }
 
 bool ns_rst_has_mntns(const struct ns_rst *r, uint32_t id)

@@ -32,6 +32,8 @@ enum fault_id {
 	FI_RESTORE_CGROUP_MID = 32, /* restore: the first cgroup made, the rest and the tasks not yet */
 	FI_RESTORE_MNT_MID = 33,  /* root task: half of the mount tree made under --root, no pivot_root yet */
 	FI_RESTORE_MNT_LATE = 34, /* the tree's mount tree stands, its ghosts and unix sockets made in it */
+	FI_RESTORE_MNT_NESTED =
+	    35, /* a process made its nested mount namespace, its mounts placed, no flags */
 	FI_PREDUMP_TRACK_MID = 46, /* pre-dump --track-mem: half of the VMAs write-protected, then it fails */
 	FI_DUMP_DEDUP = 47,	   /* --auto-dedup: the chain's new pagemaps written, none put in place */
 	FI_RESTORE_LAZY_MID = 49,  /* restore --lazy-pages: a task handed to lazy-pages, then it fails */

@@ -57,6 +57,9 @@ static const struct fault_point table[] = {
     {FI_RESTORE_MNT_LATE, "restore-mnt-late", F, 0,
      "restore: the tree's mount tree stands, its deleted files and unix sockets made in it, before the "
      "others"},
+    {FI_RESTORE_MNT_NESTED, "restore-mnt-nested", F, 0,
+     "restore: a process of the tree made its nested mount namespace and placed its mounts, before their "
+     "flags and peer groups"},
     {FI_PREDUMP_TRACK_MID, "predump-track-mid", F, 0,
      "pre-dump --track-mem: half of the VMAs registered and write-protected, then it fails"},
     {FI_DUMP_DEDUP, "dump-dedup", F, 0,

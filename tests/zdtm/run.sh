@@ -614,6 +614,7 @@ fault_tests() { # point
 	restore-cgroup-mid) echo "${FAULT_TESTS:-cgroup_soft cgroup_strict}" ;;
 	restore-mnt-mid) echo "${FAULT_TESTS:-nsmnt_submounts nsmnt_tmpfs_files nsmnt_bind_file nsmnt_overmount}" ;;
 	restore-mnt-late) echo "${FAULT_TESTS:-nsmnt_ghost nsmnt_sk_unix}" ;;
+	restore-mnt-nested) echo "${FAULT_TESTS:-nsmnt_child_ns nsmnt_child_pivot nsmnt_child_sock nsmnt_child_back}" ;;
 	restore-ns-net-mid) echo "${FAULT_TESTS:-sk_unix_netns netns_veth_ext netns_routes}" ;;
 	restore-ns-made|dump-ns) echo "${FAULT_TESTS:-pid pidns00 sk_unix_netns netns_veth_ext uts_hostname timens_offsets ipcns_sem ipcns_msg ipcns_shm}" ;;
 	no-prefill) echo "mem_256m heap_brk vma_many" ;;
