@@ -1,0 +1,69 @@
+/* Two processes share an fd table but not through a parent that shares it: X (forked, its own table) clones
+ * C with CLONE_FILES, C clones Y with CLONE_FILES and exits, and Y is reparented to the test (a child
+ * subreaper), whose table is another. The restore would clone Y from its parent, which does not have that
+ * table: the dump must refuse it with one line and leave the tree running (it dumped it, and Y came back
+ * with a table of its own). */
+#include <sched.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <linux/kcmp.h>
+#include <unistd.h>
+#include "zdtmtst.h"
+
+static pid_t clone_files(void)
+{
+	return (pid_t)syscall(SYS_clone, CLONE_FILES | SIGCHLD, 0, 0, 0, 0);
+}
+
+static int x_main(int ready)
+{
+	int st;
+	pid_t c = clone_files();
+	if (c == 0) {
+		pid_t y = clone_files();
+		if (y == 0) {
+			usr1_wait();
+			_exit(0);
+		}
+		_exit(y < 0 || write(ready, &y, sizeof(y)) != sizeof(y)); /* (the pipe: X's table too) */
+	}
+	if (c < 0 || waitpid(c, &st, 0) != c || st)
+		return 1;
+	usr1_wait();
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	int rp[2];
+	pid_t y = -1;
+	test_init(argc, argv);
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) || pipe(rp)) {
+		fail("setup");
+		return 1;
+	}
+	usr1_block();
+	pid_t x = fork();
+	if (x == 0) {
+		test_forked();
+		close(rp[0]);
+		_exit(x_main(rp[1]));
+	}
+	close(rp[1]);
+	if (x < 0 || read(rp[0], &y, sizeof(y)) != sizeof(y)) {
+		fail("fork or the children's setup");
+		return 1;
+	}
+	close(rp[0]);
+	test_daemon();
+	test_waitsig();
+	if (syscall(SYS_kcmp, x, y, KCMP_FILES, 0, 0) != 0)
+		fail("X and Y do not share one fd table any more");
+	kill(x, SIGUSR1);
+	kill(y, SIGUSR1);
+	child_exit_ok(x, NULL);
+	child_exit_ok(y, NULL);
+	return test_pass();
+}
