@@ -105,6 +105,15 @@ static inline int tag_num(const struct mnt_line *m, const char *tag)
 	return p ? atoi(p + strlen(tag)) : 0;
 }
 
+/* The inode of pid's mount namespace (/proc/PID/ns/mnt), 0 if none. */
+static inline ino_t mntns_ino(pid_t pid)
+{
+	char p[64];
+	struct stat st;
+	snprintf(p, sizeof(p), "/proc/%d/ns/mnt", pid);
+	return stat(p, &st) ? 0 : st.st_ino;
+}
+
 static inline void mkdirs(const char *p)
 {
 	if (mkdir(p, 0755) && errno != EEXIST)

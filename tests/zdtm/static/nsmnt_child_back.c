@@ -8,14 +8,6 @@
 
 static pid_t gc;
 
-static ino_t ns_ino(pid_t pid)
-{
-	char p[64];
-	struct stat st;
-	snprintf(p, sizeof(p), "/proc/%d/ns/mnt", pid);
-	return stat(p, &st) ? 0 : st.st_ino;
-}
-
 static int setup(void)
 {
 	if (mount("nsmnt", "/nsmnt_cb", "tmpfs", 0, "size=1m"))
@@ -61,8 +53,9 @@ int main(int argc, char **argv)
 		fail("child not ready");
 	test_daemon();
 	test_waitsig();
-	CHECK(ns_ino(gc) == ns_ino(getpid()), "the grandchild is not in the test's mount namespace");
-	CHECK(ns_ino(ch) && ns_ino(ch) != ns_ino(getpid()), "the child is in the test's mount namespace");
+	CHECK(mntns_ino(gc) == mntns_ino(getpid()), "the grandchild is not in the test's mount namespace");
+	CHECK(mntns_ino(ch) && mntns_ino(ch) != mntns_ino(getpid()),
+	      "the child is in the test's mount namespace");
 	kill(ch, SIGUSR1);
 	child_exit_ok(ch, "1: its tmpfs is gone, 2: the grandchild sees it");
 	return test_pass();

@@ -11,14 +11,6 @@
 
 #define CFD 7
 
-static ino_t ns_ino(pid_t pid)
-{
-	char p[64];
-	struct stat st;
-	snprintf(p, sizeof(p), "/proc/%d/ns/mnt", pid);
-	return stat(p, &st) ? 0 : st.st_ino;
-}
-
 static int is_ro(const char *p)
 {
 	struct statvfs v;
@@ -67,7 +59,7 @@ static int setup(void)
 static int check(void)
 {
 	int bad = child_check(), st;
-	if (ns_ino(gc) != ns_ino(getpid()))
+	if (mntns_ino(gc) != mntns_ino(getpid()))
 		bad |= 32;
 	kill(gc, SIGUSR1);
 	if (waitpid(gc, &st, 0) != gc || !WIFEXITED(st) || WEXITSTATUS(st))
@@ -93,7 +85,8 @@ int main(int argc, char **argv)
 	test_waitsig();
 
 	struct mnt_line m;
-	CHECK(ns_ino(ch) && ns_ino(ch) != ns_ino(getpid()), "the child is in the parent's mount namespace");
+	CHECK(mntns_ino(ch) && mntns_ino(ch) != mntns_ino(getpid()),
+	      "the child is in the parent's mount namespace");
 	CHECK(!mnt_find("/nsmnt_nd_b", &m) && !strcmp(m.type, "tmpfs"), "the parent's /nsmnt_nd_b is gone");
 	CHECK(!is_ro("/nsmnt_nd_a"), "the parent's /nsmnt_nd_a is read-only");
 	CHECK(mnt_find("/nsmnt_nd_c", &m) && mnt_find("/nsmnt_nd_p", &m),
