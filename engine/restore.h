@@ -248,6 +248,7 @@ __attribute__((noreturn)) void rst_helper_child(struct rst_task *t);
  * max(lo, the highest fd open + 1) + extra; range: the fds they took (-1 -1: none). rst_fdtable_self: a
  * sharer's turn, once it cloned its children. rst_fdtable_check (after rst_tree_plan): what a sharer cannot
  * be. */
+#define RST_SHARER_ENDED "(shares the fd table) ended before it kept its fds" /* rst_task_reason: its own */
 bool rst_files_shared(const struct rst_task *t);
 bool rst_files_sharer_of(const struct rst_task *t, const struct rst_task *c);
 int rst_fdtable_clone_prep(struct rst_task *c, char *msg, size_t len);

@@ -152,8 +152,7 @@ static int one_turn(struct rst_task *c, int reserve, int got[2], char *msg, size
 		if (r < 0)
 			fail_msg(msg, len, "wait for its fds", c->pid);
 		else if (!(pf[0].revents & POLLIN)) /* it ended (crshim has its reason) */
-			snprintf(msg, len, "task %d (shares the fd table) ended before it kept its fds",
-				 c->pid);
+			snprintf(msg, len, "task %d " RST_SHARER_ENDED, c->pid);
 		else if (read_full(c->fdt_done[0], got, 2 * sizeof(int)))
 			fail_msg(msg, len, "read its range of fds", c->pid);
 		else

@@ -51,6 +51,11 @@ int rst_task_reason(struct rst_task *t, struct cr_err *e)
 	if (n <= 0 || (size_t)n == skip)
 		return 0;
 	msg[n] = '\0';
+	int sharer, end = 0; /* a process sharing its fd table ended (files/restore-fdtable.c): its reason */
+	if (sscanf(msg + skip, "task %d " RST_SHARER_ENDED "%n", &sharer, &end) == 1 && end > 0)
+		for (size_t i = 0; i < t->ntree; i++)
+			if (t->tree[i].pid == sharer && &t->tree[i] != t && rst_task_reason(&t->tree[i], e))
+				return -1;
 	return cr_fail_errno(e, 0, "task %d: %s", t->pid, msg + skip);
 }
 
