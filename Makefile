@@ -180,9 +180,7 @@ deps-integration:
 #                        --empty-ns net (runc's restore): ns/net.c other_ns_end finds no root entry (nested.bats)
 #   needs:tun-ifindex    a tun/tap made again with its ifindex when there is a gap below it (TUNSETIFINDEX before
 #                        TUNSETIFF in ns/net-tun.c ns_tun_make) (nested.bats)
-#   needs:tun-shared-fd  a /dev/net/tun fd held by several processes attached again to its device, in the
-#                        device's netns (engine/files/restore-fdshare.c opens it once, unattached) (nested.bats)
-INTEGRATION_KNOWN_MISSING := !needs:empty-ns-veth,!needs:tun-ifindex,!needs:tun-shared-fd
+INTEGRATION_KNOWN_MISSING := !needs:empty-ns-veth,!needs:tun-ifindex
 comma := ,
 # Tests tagged `extra` run in make integration only, not in make test (CI's time budget).
 INTEGRATION_FILES ?= $(patsubst tests/integration/%.bats,%,$(wildcard tests/integration/*.bats))

@@ -168,6 +168,11 @@ int rst_file_inherit(FileEntry *f, int fd, const char *desc, struct cr_err *e);
 /* engine/files/nsfile.c, crshim once the namespaces are made: an open file of a network namespace of a tree
  * with several becomes FILE_INHERIT of crshim's fd of the restored one (ns_rst_net_fd). */
 int rst_nsfile_prepare(struct rst_task *ts, size_t n, struct cr_err *e);
+/* files/file-reg.c: fd, a new open of /dev/net/tun, attached again to r's device in the network namespace
+ * the caller is in (by the task, or by crshim for a description of several processes): flags, vnet header
+ * size, send buffer, a detached queue detached again, the persist flag the restore set cleared when only
+ * fds held the device. Errors as text in msg. */
+int rst_tun_attach(int fd, const RegFileEntry *r, char *msg, size_t len);
 
 /* restore-pages.c: load the root task's pagemap and verify every block with all CPUs; large private
  * anonymous VMAs are mapped and filled here already ("prefilled"), the child inherits them. */

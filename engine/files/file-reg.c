@@ -395,11 +395,11 @@ static int check_path(const struct rst_task *t, const FileEntry *f, const Fdinfo
 	return r < 0 ? cr_fail_sys(e, "fd %d: file %s", fi->fd, f->reg->path) : 0;
 }
 
-/* Open one file description at fd. */
-/* fd (the task's new open of /dev/net/tun) attached again to r's device, which the restore of the task's
- * network namespace made (persistent): its flags, vnet header size, send buffer; the device's persist
- * flag cleared when only fds held it; a queue of a multi-queue device that was detached detached again. */
-static int tun_attach(int fd, const RegFileEntry *r, char *msg, size_t len)
+/* fd (the task's new open of /dev/net/tun, or crshim's for several processes) attached again to r's device,
+ * which the restore of the task's network namespace made (persistent): its flags, vnet header size, send
+ * buffer; the device's persist flag cleared when only fds held it; a queue of a multi-queue device that was
+ * detached detached again. */
+int rst_tun_attach(int fd, const RegFileEntry *r, char *msg, size_t len)
 {
 	struct ifreq ifr = {.ifr_flags = (short)(r->tun_flags & (IFF_TUN | IFF_TAP | IFF_NO_PI |
 								 IFF_VNET_HDR | IFF_MULTI_QUEUE))},
@@ -417,6 +417,8 @@ static int tun_attach(int fd, const RegFileEntry *r, char *msg, size_t len)
 				  r->tun_flags);
 	return 0;
 }
+
+/* Open one file description at fd. */
 
 /* tmp (a ghost, opened on the mount crshim made it on) opened again on the mount of r->ghost_mnt, by its file
  * handle (the same inode, unlinked: no name to open it by), when that is another. */
@@ -474,7 +476,7 @@ static int open_path(struct rst_task *t, int lo, const FileEntry *f, const Fdinf
 				  r->path, r->ghost_mnt);
 	if (tmp < 0)
 		return rst_errmsg(msg, len, "fd %d: open %s", fi->fd, r->path);
-	if (rst_fd_at(tmp, fi->fd, msg, len) || (r->tun_iff && tun_attach(fi->fd, r, msg, len)))
+	if (rst_fd_at(tmp, fi->fd, msg, len) || (r->tun_iff && rst_tun_attach(fi->fd, r, msg, len)))
 		return -1;
 	if (r->pos && lseek(fi->fd, (off_t)r->pos, SEEK_SET) < 0 &&
 	    !(f->kind == FILE_KIND__FILE_CHR && (errno == ESPIPE || errno == EINVAL)))

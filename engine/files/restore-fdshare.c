@@ -147,10 +147,13 @@ static int open_once(const FileEntry *f, const char *root, bool late, pid_t owne
 		return 0;
 	}
 	int fl = (int)(r->flags & ~(uint32_t)OPEN_DROP_FLAGS) | O_NOCTTY | O_CLOEXEC;
-	bool flight = !late && root && !r->deleted; /* (a deleted one: its ghost is made early) */
+	/* an fd of /dev/net/tun attached to a device: opened and attached here, in the namespace of the
+	 * device (open_once_net), whatever the mount tree */
+	bool tun = r->tun_iff != NULL;
+	bool flight = !late && root && !r->deleted && !tun; /* (a deleted one: its ghost is made early) */
 	owner = late && !r->deleted ? owner : 0;
-	if ((late && (root || owner)) || flight) { /* opened in the restored mount tree: this fd number is
-						     kept for it */
+	if ((late && (root || owner) && !tun) || flight) { /* opened in the restored mount tree: this fd
+							    number is kept for it */
 		int fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
 		if (fd < 0)
 			return cr_fail_sys(e, "keep an fd for %s", r->path);
@@ -171,6 +174,9 @@ static int open_once(const FileEntry *f, const char *root, bool late, pid_t owne
 	if (fd < 0)
 		return cr_fail_sys(e, "open %s", r->path);
 	descs[nr_descs++] = (struct shared_desc){f->tree_desc, fd, NULL, 0, false, 0};
+	char msg[256] = "";
+	if (tun && rst_tun_attach(fd, r, msg, sizeof(msg)))
+		return cr_fail_errno(e, EIO, "%s", msg);
 	if (seek_to(fd, f))
 		return cr_fail_sys(e, "seek %s to %llu", r->path, (unsigned long long)r->pos);
 	pr_info("%s (offset %llu) is one open file description of several processes: opened once, fd %d\n",
@@ -280,12 +286,13 @@ static int to_inherit(FileEntry *f, struct cr_err *e)
 	return rst_file_inherit(f, find(f->tree_desc), f->reg && f->reg->path ? f->reg->path : "socket", e);
 }
 
-/* open_once; an inet socket in its network namespace of the dump (crshim goes back to the root's). */
-static int open_once_net(struct rst_task *ts, const FileEntry *f, bool late, pid_t owner, struct cr_err *e)
+/* open_once in network namespace net of the dump (0: the root's; crshim goes back to the root's): an inet
+ * socket's own, a tun/tap fd's holder's (where its device is). */
+static int open_once_net(struct rst_task *ts, const FileEntry *f, uint64_t net, bool late, pid_t owner,
+			 struct cr_err *e)
 {
-	uint64_t net = rst_sk_netns(f);
 	if (net && net != ns_rst_task_net_ino(ts[0].ns, ts[0].pid) && ns_rst_net_fd(ts[0].ns, net) < 0)
-		return cr_fail_errno(e, EBADMSG, "socket file id %u: its net:[%llu] was not restored", f->id,
+		return cr_fail_errno(e, EBADMSG, "file id %u: its net:[%llu] was not restored", f->id,
 				     (unsigned long long)net);
 	if (net && ns_rst_net_enter(ts[0].ns, net, e))
 		return -1;
@@ -304,8 +311,10 @@ int rst_fdshare_prepare(struct rst_task *ts, size_t n, struct cr_err *e)
 			bool away = rst_sk_away(ts[0].ns, ts[k].pid, f);
 			if (!shareable(f) || (!away && (n < 2 || holders(ts, n, f->tree_desc) < 2)))
 				continue;
+			uint64_t net = f->reg && f->reg->tun_iff ? ns_rst_task_net_ino(ts[0].ns, ts[k].pid)
+								 : rst_sk_netns(f);
 			if (find(f->tree_desc) < 0 &&
-			    open_once_net(ts, f, true, holders_owner(ts, n, f->tree_desc), e))
+			    open_once_net(ts, f, net, true, holders_owner(ts, n, f->tree_desc), e))
 				return cr_wrap(e, "task %d", ts[k].pid);
 			if (away)
 				pr_info("task %d, socket file id %u: made by crshim in net:[%llu]\n",
@@ -323,7 +332,7 @@ int rst_fdshare_one(struct rst_task *ts, size_t n, FileEntry *f, struct cr_err *
 	uint32_t id = f->tree_desc;
 	if (find(id) < 0 && f->reg->deleted && rst_ghost_early(ts, n, f->reg->path, e))
 		return -1;
-	if (find(id) < 0 && open_once_net(ts, f, false, 0, e))
+	if (find(id) < 0 && open_once_net(ts, f, rst_sk_netns(f), false, 0, e))
 		return -1;
 	for (size_t k = 0; k < n; k++)
 		for (size_t i = 0; i < ts[k].nr_files; i++) {

@@ -272,7 +272,6 @@ bundle_cr() {
 	same_state n1
 }
 
-# bats test_tags=needs:tun-shared-fd
 @test "nested: a tun fd held by a process and its children comes back attached to its device" {
 	runc_start tun-shared
 	bundle_cr
