@@ -42,29 +42,31 @@ nested_procs() {
 	find /proc -mindepth 2 -maxdepth 2 -name root -lname "$B/rootfs" 2>/dev/null | cut -d/ -f3
 }
 
-# What the container runs (sh /nested.sh [root-veth]): a process in a mount namespace of its own (a tmpfs on
-# /mnt with a file), two in network namespaces of their own, N1 and N2 (N2 holds tun device tunh, owner 4321,
-# by an fd), a veth between them: N1's vx 10.78.0.1 <-> N2's vy 10.78.0.2; persistent taps: tapc (the
-# container's, 10.80.0.1), tapn (N1's); tunh 10.79.0.1. With root-veth a veth between the container's netns
-# and N1 too: vc 10.77.0.1 <-> vn 10.77.0.2. A third one, N3, held by a mount only (below). /tmp/ready when
-# all is up.
+# What the container runs (sh /nested.sh ID [option...]; ID marks its command lines): a process in a mount
+# namespace of its own (a tmpfs on /mnt with a file), two in network namespaces of their own, N1 and N2 (N2 holds
+# tun device tunh, owner 4321, by an fd), a veth between them: N1's vx 10.78.0.1 <-> N2's vy 10.78.0.2;
+# persistent taps: tapc (the container's, 10.80.0.1), tapn (N1's); tunh 10.79.0.1. With root-veth a veth between
+# the container's netns and N1 too: vc 10.77.0.1 <-> vn 10.77.0.2. A third one, N3, held by a mount only
+# (below). /tmp/ready when all is up.
 # (busybox's `ip link add X type veth` names the other end veth0.)
 NESTED_SH='
 set -e
 exec </dev/null >/tmp/nested.log 2>&1
 hold="while :; do sleep 1000; done"
 opt() { case " $OPTS " in *" $1 "*) ;; *) return 1 ;; esac; }
+ID=$1
+shift
 OPTS="$*"
 waitfor() { while [ ! -e "$1" ]; do sleep 0.05; done; }
-unshare -m --propagation private sh -c "mount -t tmpfs -o size=1m,mode=750 nested-tmp /mnt && echo nested-data >/mnt/file && touch /tmp/m.ready && $hold # nest-mnt" &
-unshare -n sh -c "touch /tmp/n1.ready; $hold # nest-net1" &
+unshare -m --propagation private sh -c "mount -t tmpfs -o size=1m,mode=750 nested-tmp /mnt && echo nested-data >/mnt/file && touch /tmp/m.ready && $hold # nest-mnt-$ID" &
+unshare -n sh -c "touch /tmp/n1.ready; $hold # nest-net1-$ID" &
 N1=$!
 # the fd of tunh is held by N2 alone, or by a child of it too with tun-shared
-unshare -n tunhold tunh tun 4321 -1 /tmp/n2.ready $(opt tun-shared && echo shared) &
+unshare -n tunhold tunh tun 4321 -1 /tmp/n2-$ID.ready $(opt tun-shared && echo shared) &
 N2=$!
 waitfor /tmp/m.ready
 waitfor /tmp/n1.ready
-waitfor /tmp/n2.ready
+waitfor /tmp/n2-$ID.ready
 ip link set lo up
 # tapn: ifindex 2, or with tap-gap 4 (a veth pair made and deleted before it)
 ! opt tap-gap || nsenter -t $N1 -n sh -c "ip link add vg type veth && ip link del vg"
@@ -92,13 +94,13 @@ nsenter --net=/run/netns/n3 sh -c "ip link set lo up && ip link add vw type veth
 	ip addr add 10.81.0.2/24 dev vw && ip link set vw up"
 nsenter -t $N1 -n sh -c "ip link set veth0 name vz && ip addr add 10.81.0.1/24 dev vz && ip link set vz up"
 touch /tmp/ready
-exec sh -c "$hold # nest-init"
+exec sh -c "$hold # nest-init-$ID"
 '
 
 # The bundle: busybox, sh /nested.sh, every capability (it unshares, mounts, makes links), /dev/net/tun with
 # the device cgroup letting it be opened.
 make_nested_bundle() { # [option...]
-	make_bundle "$B" "exec sh /nested.sh $*"
+	make_bundle "$B" "exec sh /nested.sh $ID $*"
 	echo "$NESTED_SH" >"$B/rootfs/nested.sh"
 	mkdir "$B/rootfs/mnt"
 	local caps
@@ -135,8 +137,8 @@ child_of() { # init marker
 # and N2.
 find_nested() { # init
 	INIT=$1
-	M=$(child_of "$INIT" "# nest-mnt ") && N1=$(child_of "$INIT" "# nest-net1 ") &&
-		N2=$(child_of "$INIT" "tunhold tunh ")
+	M=$(child_of "$INIT" "# nest-mnt-$ID ") && N1=$(child_of "$INIT" "# nest-net1-$ID ") &&
+		N2=$(child_of "$INIT" "tunhold tunh tun 4321 -1 /tmp/n2-$ID.ready")
 }
 
 # Everything of the mount namespaces compared before and after (find_nested gave the PIDs).
@@ -276,4 +278,51 @@ bundle_cr() {
 	runc_start tun-shared
 	bundle_cr
 	same_state fd n2
+}
+
+# What a failed restore of $ID-r could leave: its processes, a mount of $D (in crshim's namespace), the
+# container's registry entry, its cgroup ($1: path below a hierarchy's root), a link of the container's in the
+# host's netns. (No counts of the host's links or nsfs mounts: other tests of the machine make and remove some.)
+nested_leftovers() { # cgroup
+	local p
+	p=$(pgrep -f -- "-$ID( |\$)|/tmp/n2-$ID.ready" || true)
+	[ -z "$p" ] || echo "processes: $p"
+	grep -F "$D" /proc/self/mountinfo | sed 's/^/mount: /'
+	! "$CRSHIM" state "$ID-r" >/dev/null 2>&1 || echo "crshim still has $ID-r"
+	ls -d /sys/fs/cgroup/*"$1" 2>/dev/null | sed 's/^/cgroup: /'
+	ip -o link | grep -E "^[0-9]+: (vc|vn|vx|vy|vz|vw|tapc|tapn|tunh)[@:]" | sed 's/^/link in the host: /'
+	return 0
+}
+
+@test "nested: a restore --bundle failing at each fault point of namespaces, mounts and files leaves nothing behind; then it restores" {
+	runc_start root-veth
+	run "$CRSHIM" checkpoint "$ID" --image-path "$D/img"
+	[ "$status" = 0 ] || { echo "$output"; tail -5 "$D/img/checkpoint.log"; false; }
+	runc delete -f "$ID"
+	own=$(sed -n 's/^[0-9]*:memory://p' /proc/self/cgroup)
+	cg=${own%/}/$ID-r
+	[ -z "$(nested_leftovers "$cg")" ]
+	for f in restore-ns-made restore-ns-net-mid restore-mnt-mid restore-mnt-late restore-mnt-nested restore-files \
+		restorer-after-mm restore-before-resume restore-after-detach; do
+		bundle_jq "$B" '.annotations["cr.fault"] = $f' --arg f "$f"
+		run "$CRSHIM" restore --bundle "$B" --image-path "$D/img" "$ID-r" --detach
+		[ "$status" = 1 ] || { echo "$f: status $status: $output"; false; }
+		[[ "$output" == *"fault injected at $f"* ]] || { echo "$f: $output"; false; }
+		for _ in $(seq 50); do # (what the failure killed is reaped)
+			[ -z "$(nested_leftovers "$cg")" ] && break
+			sleep 0.1
+		done
+		left=$(nested_leftovers "$cg")
+		[ -z "$left" ] || { echo "$f left: $left"; false; }
+	done
+	bundle_jq "$B" 'del(.annotations["cr.fault"])'
+	run "$CRSHIM" restore --bundle "$B" --image-path "$D/img" "$ID-r" --detach
+	[ "$status" = 0 ] || { echo "$output"; tail -15 "$D/img/restore.log"; false; }
+	find_nested "$("$CRSHIM" state "$ID-r" | jq -r .pid)"
+	save_state after
+	same_state mnt init n1 n2 n3 fd
+	ping_ok "$N1" 10.81.0.2
+	# the check sees a restored container (it would see one a failure left)
+	left=$(nested_leftovers "$cg")
+	[[ "$left" == *"processes: "*"crshim still has $ID-r"*"cgroup: "* ]] || { echo "$left"; false; }
 }
