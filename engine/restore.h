@@ -218,6 +218,9 @@ int rst_task_oom_adj(const struct rst_task *t, struct cr_err *e);
 
 /* restore-files.c (child side; errors as a message for the error pipe) */
 int rst_child_files(struct rst_task *t, char *msg, size_t msglen);
+/* The soft limit of open files raised to the hard one: the task may use fd numbers above crshim's soft limit,
+ * and its helper fds go above those (the blob restores its own limits). */
+void rst_nofile_max(void);
 
 /* restore-tree.c: plan who creates whom (sessions, groups) and add helper tasks for sessions and groups
  * whose leader is gone; after every task got its go, wait for them to be in their groups and let the

@@ -78,18 +78,22 @@ int rst_fdtable_clone_prep(struct rst_task *c, char *msg, size_t len)
 	return 0;
 }
 
-/* fd moved (or copied) to >= *next; *next moves on. */
-static int place(int fd, int *next, bool close_old)
+/* *fd moved (or copied) to >= *next: *fd and *next move on; on failure *fd stays (the error pipe too). */
+static int place(int *fd, int *next, bool close_old)
 {
-	int nfd = fd_copy_above(fd, *next, close_old);
-	if (nfd >= 0)
-		*next = nfd + 1;
-	return nfd;
+	int nfd = fd_copy_above(*fd, *next, false);
+	if (nfd < 0)
+		return -1;
+	if (close_old)
+		close(*fd);
+	*fd = nfd;
+	*next = nfd + 1;
+	return 0;
 }
 
 static int keep_ghost(int fd, void *next)
 {
-	return place(fd, next, false);
+	return place(&fd, next, false) ? -1 : fd;
 }
 
 /* t's own fds, from *next on: its ends of the error pipe and page file are its own (moved); crshim's fds it
@@ -99,10 +103,10 @@ static int place_self(struct rst_task *t, int *next, char *msg, size_t len)
 	struct rst_args *a = t->args;
 	int32_t *mfd = (int32_t *)(uintptr_t)a->mfd;
 	a->helper_fd_lo = *next;
-	if ((t->err_pipe[1] = place(t->err_pipe[1], next, true)) < 0 ||
-	    (t->pm.pages_fd = a->pages_fd = place(t->pm.pages_fd, next, true)) < 0 ||
-	    (t->userns_fd >= 0 && (t->userns_fd = place(t->userns_fd, next, false)) < 0))
+	if (place(&t->err_pipe[1], next, true) || place(&t->pm.pages_fd, next, true) ||
+	    (t->userns_fd >= 0 && place(&t->userns_fd, next, false)))
 		return fail_msg(msg, len, "move its fds", t->pid);
+	a->pages_fd = t->pm.pages_fd;
 	/* its copies of crshim's ghosts and /proc first: the paths below open through them */
 	if (rst_ghost_keep_sharer(t, keep_ghost, next))
 		return fail_msg(msg, len, "keep its copies of deleted files", t->pid);
@@ -115,12 +119,19 @@ static int place_self(struct rst_task *t, int *next, char *msg, size_t len)
 		int fd = own ? rst_ghost_open_path_as(rst_pidns_self(t), t->mfiles[i].path,
 						      t->mfiles[i].oflags | O_CLOEXEC)
 			     : t->mfiles[i].fd;
-		if (fd < 0 || (mfd[i] = place(fd, next, own)) < 0)
+		if (fd < 0 || place(&fd, next, own)) {
+			if (own && fd >= 0)
+				close(fd);
 			return fail_msg(msg, len, t->mfiles[i].path, t->pid);
+		}
+		mfd[i] = fd;
 	}
 	int fd = open(t->mm->exe_path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || (fd = place(fd, next, true)) < 0)
+	if (fd < 0 || place(&fd, next, true)) {
+		if (fd >= 0)
+			close(fd);
 		return fail_msg(msg, len, t->mm->exe_path, t->pid);
+	}
 	a->mm.exe_fd = (uint32_t)fd;
 	a->helper_fd_hi = *next - 1;
 	return 0;
@@ -197,6 +208,7 @@ int rst_fdtable_self(struct rst_task *t, char *msg, size_t len)
 	int reserve, range[2], next;
 	if (read_full(t->fdt_turn[0], &reserve, sizeof(reserve)))
 		return fail_msg(msg, len, "wait for its turn", t->pid);
+	rst_nofile_max(); /* (the reserve may be above crshim's soft limit) */
 	if (rst_fdtable_turns(t, reserve, 0, range, msg, len))
 		return -1;
 	next = rst_fd_top() + 1;

@@ -231,15 +231,19 @@ int rst_files_check(struct rst_task *t, struct cr_err *e)
 	return 0;
 }
 
-int rst_child_files(struct rst_task *t, char *msg, size_t len)
+void rst_nofile_max(void)
 {
-	struct fd_plan p = {.lo = 0};
 	struct rlimit nofile;
-	/* the task may use fd numbers above crshim's soft limit (the blob restores its own limits) */
 	if (!getrlimit(RLIMIT_NOFILE, &nofile) && nofile.rlim_cur < nofile.rlim_max) {
 		nofile.rlim_cur = nofile.rlim_max;
 		setrlimit(RLIMIT_NOFILE, &nofile);
 	}
+}
+
+int rst_child_files(struct rst_task *t, char *msg, size_t len)
+{
+	struct fd_plan p = {.lo = 0};
+	rst_nofile_max();
 	for (size_t i = 0; i < t->nr_fdinfo; i++)
 		if (t->fdinfo[i]->fd >= p.lo)
 			p.lo = t->fdinfo[i]->fd + 1;

@@ -2,11 +2,13 @@
  * (each a copy of the table, then fds of its own opened and others closed) and B made with clone(CLONE_FILES)
  * (the same table again). After restore P, C and B still share one table (kcmp) and each sees the fds the
  * others open after restore; D1 and D2 each have their own table with just their fds (offsets kept) and see
- * none of those. The dump refused such a C ("has children"). */
+ * none of those. The table holds an fd above crshim's soft limit of open files (2000): each sharer puts what
+ * it needs until its restorer is done above the table's fds. The dump refused such a C ("has children"). */
 #include <fcntl.h>
 #include <linux/kcmp.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -121,8 +123,12 @@ int main(int argc, char **argv)
 {
 	int rp[2];
 	char c;
+	struct rlimit nf;
 	test_init(argc, argv);
-	if (at("files.data", 10, 3) || pipe(rp)) {
+	if (getrlimit(RLIMIT_NOFILE, &nf) || nf.rlim_max < 4096) /* (run as root, or after ulimit -Hn 4096) */
+		test_skip("RLIMIT_NOFILE hard limit below 4096");
+	nf.rlim_cur = nf.rlim_max;
+	if (setrlimit(RLIMIT_NOFILE, &nf) || at("files.data", 10, 3) || dup2(10, 2000) != 2000 || pipe(rp)) {
 		fail("setup");
 		return 1;
 	}
@@ -141,7 +147,7 @@ int main(int argc, char **argv)
 
 	if (!same_table(p, ch))
 		fail("the child does not share the parent's fd table any more");
-	if (!off_is(10, 3) || !off_is(11, 4) || is_open(50) || is_open(60))
+	if (!off_is(10, 3) || !off_is(11, 4) || !off_is(2000, 3) || is_open(50) || is_open(60))
 		fail("fds: 10 at %lld, 11 at %lld, 50 %d, 60 %d", (long long)lseek(10, 0, SEEK_CUR),
 		     (long long)lseek(11, 0, SEEK_CUR), is_open(50), is_open(60));
 	if (at("p.data", 70, 0))
