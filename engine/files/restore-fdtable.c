@@ -232,17 +232,16 @@ int rst_fdtable_check(const struct rst_task *ts, size_t n, struct cr_err *e)
 		if (!t->pst || !(t->pst->clone_share & CLONE_FILES) || t->zombie)
 			continue;
 		if (!rst_files_shared(t))
-			return cr_fail_errno(e, ENOTSUP,
-					     "task %d shares its parent's fd table (CLONE_FILES) but is not "
-					     "created by it (sessions): not supported yet",
-					     t->pid);
-		for (size_t i = 0; i < t->nr_mfiles; i++)
-			if (t->mfiles[i].task_fd1)
-				return cr_fail_errno(
-				    e, ENOTSUP,
-				    "task %d shares its parent's fd table (CLONE_FILES) and maps "
-				    "a packet socket's ring: not supported yet",
-				    t->pid);
+			return cr_fail(e,
+				       "task %d shares its parent's fd table (CLONE_FILES) but is not "
+				       "created by it (sessions): not supported yet",
+				       t->pid);
+		for (size_t i = 0; t->mm && i < t->mm->n_vmas; i++) /* (mfiles are not made by a check) */
+			if (t->mm->vmas[i]->has_sk_fd)
+				return cr_fail(e,
+					       "task %d shares its parent's fd table (CLONE_FILES) and maps "
+					       "a packet socket's ring: not supported yet",
+					       t->pid);
 	}
 	return 0;
 }
