@@ -34,6 +34,7 @@ teardown() {
 		kill -9 $p 2>/dev/null
 		sleep 0.1
 	done
+	[ -z "${NETNS:-}" ] || ip netns del "$NETNS" 2>/dev/null
 	[ -n "${KEEP_D:-}" ] || rm -rf "$D"
 }
 
@@ -212,9 +213,12 @@ started() { # init [option...]
 	[[ " $* " != *" root-veth "* ]] || ping_ok "$INIT" 10.77.0.2
 }
 
-# runc run, wait for it to be ready: started.
+# runc run, wait for it to be ready: started. With $NETNS set the container's netns is that one of the host's
+# (ip netns add), given by path in config.json, as Podman and CNI give one.
 runc_start() { # [option...]
 	make_nested_bundle "$@"
+	[ -z "${NETNS:-}" ] || bundle_jq "$B" '(.linux.namespaces[] | select(.type == "network")) |= . + {path: $p}' \
+		--arg p "/var/run/netns/$NETNS"
 	runc run -d --bundle "$B" "$ID" </dev/null >/dev/null 2>&1
 	started "$(runc state "$ID" | jq -r .pid)" "$@"
 }
@@ -325,4 +329,17 @@ nested_leftovers() { # cgroup
 	# the check sees a restored container (it would see one a failure left)
 	left=$(nested_leftovers "$cg")
 	[[ "$left" == *"processes: "*"crshim still has $ID-r"*"cgroup: "* ]] || { echo "$left"; false; }
+}
+
+# bats test_tags=needs:ext-netns-veth
+@test "nested: runc --criu crshim, the container's netns given by path: a veth between it and one inside the container" {
+	NETNS=nst-$BATS_TEST_NUMBER-$$
+	ip netns add "$NETNS"
+	runc_start root-veth
+	runc_cr
+	same_state mnt n1 n2 n3 fd
+	# the other end of N1's vn is vc in the container's netns again (external: runc gives crshim --external
+	# net[INO], the host keeps it), not a new link of the host's (crshim's) netns
+	peer=$(nsenter -t "$N1" -n ip -j link show vn | jq -r '.[0].link_index')
+	nsenter -t "$INIT" -n ip -j link show | jq -e --argjson i "$peer" '.[] | select(.ifindex == $i and .ifname == "vc")'
 }
