@@ -126,7 +126,8 @@ static bool spawned_by(const struct rst_task *t, const struct rst_task *x);
  * cloned) and which are not mapped here at all: bits of our own, so that keeping them copies one page, not
  * the tree's array. NULL: not tracked (every area is here; each is removed with munmap). */
 static uint8_t *area_nofork, *area_gone;
-/* The same for the arenas of the tasks' images (restore-load.c) */
+/* The same for the arenas of the tasks' images (restore-load.c): arena, and farena with it (unless the tree's
+ * files_everywhere) */
 static uint8_t *arena_nofork, *arena_gone;
 
 static bool bit(const uint8_t *b, size_t i)
@@ -162,6 +163,8 @@ static void areas_for_child(const struct rst_task *t, const struct rst_task *c)
 		bool img = mine || y->root || spawned_by(y, c);
 		if (!bit(arena_gone, i) && y->arena && img == bit(arena_nofork, i)) {
 			img_arena_fork(y->arena, img);
+			if (!t->tree[0].files_everywhere) /* (else always copied: never gone) */
+				img_arena_fork(y->farena, img);
 			set_bit(arena_nofork, i, !img);
 		}
 		if (bit(area_gone, i) || !y->area) /* the bit first: no look at the task's entry */

@@ -124,7 +124,7 @@ static int read_thread_cores(struct rst_task *t, struct cr_err *e)
 	if (!n)
 		return 0;
 	// NOLINTNEXTLINE(bugprone-sizeof-expression): an array of message pointers
-	t->tcores = calloc(n, sizeof(*t->tcores));
+	t->tcores = img_arena_alloc(t->arena, n * sizeof(*t->tcores));
 	if (!t->tcores)
 		return cr_fail_errno(e, ENOMEM, "out of memory");
 	for (size_t i = 0; i < n; i++) {
@@ -146,7 +146,7 @@ static int read_thread_cores(struct rst_task *t, struct cr_err *e)
 static int read_task(struct rst_task *t, struct cr_err *e)
 {
 	int id = t->pid;
-	if (!t->arena && !(t->arena = img_arena_new()))
+	if ((!t->arena && !(t->arena = img_arena_new())) || (!t->farena && !(t->farena = img_arena_new())))
 		return cr_fail_errno(e, ENOMEM, "out of memory");
 	struct img_arena *a = t->arena;
 	if (img_read_one_in(t->dirfd, IMG_CORE, id, (ProtobufCMessage **)&t->core, a, e))
@@ -167,9 +167,10 @@ static int read_task(struct rst_task *t, struct cr_err *e)
 		t->creds = NULL;
 	}
 	if (img_read_list_in(t->dirfd, IMG_SIGACTS, id, true, (void ***)&t->sigacts, &t->nr_sigacts, a, e) ||
-	    img_read_list(t->dirfd, t->root ? IMG_FILES : IMG_FILES_TASK, t->root ? 0 : id, true,
-			  (void ***)&t->files, &t->nr_files, e) ||
-	    img_read_list(t->dirfd, IMG_FDINFO, id, true, (void ***)&t->fdinfo, &t->nr_fdinfo, e))
+	    img_read_list_in(t->dirfd, t->root ? IMG_FILES : IMG_FILES_TASK, t->root ? 0 : id, true,
+			     (void ***)&t->files, &t->nr_files, t->farena, e) ||
+	    img_read_list_in(t->dirfd, IMG_FDINFO, id, true, (void ***)&t->fdinfo, &t->nr_fdinfo, t->farena,
+			     e))
 		return -1;
 	if (check_core(t->core, id, e))
 		return -1;
@@ -194,11 +195,8 @@ void rst_free(struct rst_task *t)
 		protobuf_c_message_free_unpacked(&t->inv->base, NULL);
 	if (t->all_pst)
 		img_free_list((void **)t->all_pst, t->n_all_pst); /* t->pst is one of them */
-	free(t->tcores);					  /* (arrays of records in the arena) */
-	free(t->sigacts);
-	img_arena_free(t->arena);
-	img_free_list((void **)t->files, t->nr_files);
-	img_free_list((void **)t->fdinfo, t->nr_fdinfo);
+	img_arena_free(t->arena);				  /* (tcores, sigacts, their arrays) */
+	img_arena_free(t->farena);
 	pm_free(&t->pm);
 	rst_ghost_free(t);
 	rst_locks_free(t);
@@ -365,6 +363,29 @@ int rst_load(struct cr_opts *o, struct rst_task *t, struct cr_err *e)
 	return rst_load_task(o, t, e);
 }
 
+/* Whether each process's files records are read only in its own line of the tree (itself, the processes that
+ * clone it, those it clones, the root), so that a clone3 may leave the other processes' farenas out: files
+ * opened by path, pipes, inherited fds; none carried by a socket (in flight) and no process in a mount
+ * namespace of its own (one of its files shared with others is opened by the namespace's owner from the
+ * first holder's entry: restore-fdshare.c). Other kinds (sockets, epoll, event fds, ttys, ...) read other
+ * processes' entries in the child. */
+static bool files_local(const struct rst_task *ts, size_t n)
+{
+	for (size_t k = 0; k < n; k++) {
+		if (ts[k].pst && (ts[k].pst->mntns || ts[k].pst->mntns_up))
+			return false;
+		for (size_t i = 0; i < ts[k].nr_files; i++) {
+			const FileEntry *f = ts[k].files[i];
+			if ((f->kind != FILE_KIND__FILE_REG && f->kind != FILE_KIND__FILE_CHR &&
+			     f->kind != FILE_KIND__FILE_PIPE && f->kind != FILE_KIND__FILE_FIFO &&
+			     f->kind != FILE_KIND__FILE_INHERIT) ||
+			    f->in_flight || f->has_same_flight_pid)
+				return false;
+		}
+	}
+	return true;
+}
+
 /* The other processes of the tree (the root is loaded and knows the pstree). */
 int rst_load_tree(struct cr_opts *o, struct rst_task **tsp, size_t *np, struct cr_err *e)
 {
@@ -405,7 +426,9 @@ int rst_load_tree(struct cr_opts *o, struct rst_task **tsp, size_t *np, struct c
 		if (rst_load_task(o, t, e))
 			return cr_wrap(e, "task %d", t->pid);
 	}
+	ts[0].files_everywhere = !files_local(ts, n);
 	if (n > 1)
-		pr_info("%zu processes in the tree of task %d\n", n, ts[0].pid);
+		pr_info("%zu processes in the tree of task %d%s\n", n, ts[0].pid,
+			ts[0].files_everywhere ? " (each with the files records of all)" : "");
 	return 0;
 }

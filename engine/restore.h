@@ -54,8 +54,11 @@ struct rst_task {
 	size_t nr_fdinfo;
 	struct page_map pm;
 	/* core, tcores, creds, fs, mm and sigacts are unpacked here (restore-load.c), not in the heap: a
-	 * clone3 copies only the arenas of the child's own line (restore-child.c) */
+	 * clone3 copies only the arenas of the child's own line (restore-child.c); the arrays too */
 	struct img_arena *arena;
+	/* files and fdinfo (and their arrays), the same way, unless the tree's processes read each other's
+	 * (files_everywhere): then every process has every one of them */
+	struct img_arena *farena;
 
 	struct rst_ghost *ghosts; /* unlinked files made again (restore-ghost.c) */
 	FileLockEntry **locks;	  /* file locks to take again (restore-locks.c) */
@@ -95,6 +98,8 @@ struct rst_task {
 	uint32_t ns_levels;	      /* ... how many (0: in ours); vpid is the last one */
 
 	bool root;		/* the root of the tree: files.img, owns inv and the pstree list */
+	bool files_everywhere;	/* the root: some process reads another's files records in its child
+				   (restore-load.c files_local): every clone3 copies every farena */
 	bool lazy;		/* restore --lazy-pages: private anonymous memory is filled by lazy-pages */
 	bool zombie;		/* core task_state 2: created, then exits with core->exit_code */
 	bool no_prefill;	/* a tree: every process has its own layout, nothing is prefilled in crshim */
@@ -162,9 +167,9 @@ static inline const FileEntry *rst_file_by_id(const struct rst_task *t, uint32_t
 			return t->files[i];
 	return NULL;
 }
-/* files/inherit-fd.c: entry f becomes FILE_INHERIT of crshim's fd (made once for the whole tree, or given
- * with --inherit-fd), desc naming it in messages. */
-int rst_file_inherit(FileEntry *f, int fd, const char *desc, struct cr_err *e);
+/* files/inherit-fd.c: entry f of task t becomes FILE_INHERIT of crshim's fd (made once for the whole tree, or
+ * given with --inherit-fd), desc naming it in messages (a copy in t's farena). */
+int rst_file_inherit(const struct rst_task *t, FileEntry *f, int fd, const char *desc, struct cr_err *e);
 /* engine/files/nsfile.c, crshim once the namespaces are made: an open file of a network namespace of a tree
  * with several becomes FILE_INHERIT of crshim's fd of the restored one (ns_rst_net_fd). */
 int rst_nsfile_prepare(struct rst_task *ts, size_t n, struct cr_err *e);

@@ -272,12 +272,13 @@ static bool end_ok(const FileEntry *f, int acc, bool ends)
 	return (int)(f->pipe->flags & O_ACCMODE) == acc;
 }
 
-int rst_file_inherit(FileEntry *f, int fd, const char *desc, struct cr_err *e)
+int rst_file_inherit(const struct rst_task *t, FileEntry *f, int fd, const char *desc, struct cr_err *e)
 {
-	char *d = strdup(desc);
+	char *d = img_arena_strdup(t->farena, desc); /* (the old one stays there) */
 	if (!d)
 		return cr_fail_errno(e, ENOMEM, "out of memory");
-	free(f->inherit_desc);
+	if (!t->farena)
+		free(f->inherit_desc);
 	f->inherit_desc = d;
 	f->kind = FILE_KIND__FILE_INHERIT, f->has_kind = 1;
 	f->inherit_fd = fd, f->has_inherit_fd = 1;
@@ -310,7 +311,7 @@ static int inherit_one(struct rst_task *t, const char *arg, struct cr_err *e)
 		FileEntry *f = t->files[i];
 		if (!entry_matches(f, &k) || !end_ok(f, acc, ends != 0))
 			continue;
-		if (rst_file_inherit(f, fd, key, e))
+		if (rst_file_inherit(t, f, fd, key, e))
 			return -1;
 		pr_info("task %d: file id %u (%s) is inherited from crshim's fd %d\n", t->pid, f->id, key,
 			fd);

@@ -135,7 +135,7 @@ int rst_nsfile_prepare(struct rst_task *ts, size_t n, struct cr_err *e)
 			int fd = ns_rst_net_fd(ts[0].ns, f->nsfile->ino);
 			char desc[48];
 			snprintf(desc, sizeof(desc), "net:[%" PRIu64 "]", f->nsfile->ino);
-			if (fd >= 0 && rst_file_inherit(f, fd, desc, e))
+			if (fd >= 0 && rst_file_inherit(&ts[k], f, fd, desc, e))
 				return -1;
 			if (fd >= 0)
 				pr_debug("task %d: %s is the restored network namespace at crshim's fd %d\n",

@@ -405,12 +405,13 @@ static bool shared_of(const FileEntry *f, pid_t *pid, int *fd)
 	return has;
 }
 
-/* The file entry of fd in task pid of the tree, NULL if there is none. */
-static FileEntry *entry_of(struct rst_task *ts, size_t n, pid_t pid, int fd)
+/* The file entry of fd in task pid of the tree (*ht), NULL if there is none. */
+static FileEntry *entry_of(struct rst_task *ts, size_t n, pid_t pid, int fd, const struct rst_task **ht)
 {
 	for (size_t k = 0; k < n; k++) {
 		if (rst_ipid(&ts[k]) != pid)
 			continue;
+		*ht = &ts[k];
 		for (size_t i = 0; i < ts[k].nr_fdinfo; i++)
 			if (ts[k].fdinfo[i]->fd == fd)
 				return (FileEntry *)rst_file_by_id(&ts[k], ts[k].fdinfo[i]->id);
@@ -418,15 +419,16 @@ static FileEntry *entry_of(struct rst_task *ts, size_t n, pid_t pid, int fd)
 	return NULL;
 }
 
-static int to_inherit(FileEntry *f, int fd, pid_t pid, int hfd, struct cr_err *e)
+/* Entry f of task t becomes FILE_INHERIT of fd, the file of fd hfd of task pid. */
+static int to_inherit(const struct rst_task *t, FileEntry *f, int fd, pid_t pid, int hfd, struct cr_err *e)
 {
 	char desc[64];
 	snprintf(desc, sizeof(desc), "event fd %d of task %d", hfd, pid);
-	return rst_file_inherit(f, fd, desc, e);
+	return rst_file_inherit(t, f, fd, desc, e);
 }
 
-/* Make the file of the holder h (fd hfd of task hpid) here, once; h becomes FILE_INHERIT of it. */
-static int make_holder(FileEntry *h, pid_t hpid, int hfd, struct cr_err *e)
+/* Make the file of the holder h (fd hfd of task hpid, ht) here, once; h becomes FILE_INHERIT of it. */
+static int make_holder(const struct rst_task *ht, FileEntry *h, pid_t hpid, int hfd, struct cr_err *e)
 {
 	char msg[512] = "";
 	if (h->kind == FILE_KIND__FILE_INHERIT)
@@ -441,7 +443,7 @@ static int make_holder(FileEntry *h, pid_t hpid, int hfd, struct cr_err *e)
 	shared_fds[nr_shared_fds++] = fd;
 	pr_info("task %d fd %d (file kind %d) is held by several processes: made once (fd %d)\n", hpid, hfd,
 		h->kind, fd);
-	if (to_inherit(h, fd, hpid, hfd, e))
+	if (to_inherit(ht, h, fd, hpid, hfd, e))
 		return -1;
 	return fd;
 }
@@ -476,20 +478,21 @@ static int evfd_share(struct rst_task *ts, size_t n, struct cr_err *e)
 			bool mapped = fk && fk->made_once && fk->made_once(f);
 			if (!shared_of(f, &hpid, &hfd) &&
 			    mapped) { /* also mapped: an open of the mapped memfd */
-				if (make_holder(f, ts[k].pid, fd_of_id(&ts[k], f->id), e) < 0)
+				if (make_holder(&ts[k], f, ts[k].pid, fd_of_id(&ts[k], f->id), e) < 0)
 					return -1;
 				continue;
 			}
 			if (!shared_of(f, &hpid, &hfd))
 				continue;
-			FileEntry *h = entry_of(ts, n, hpid, hfd);
+			const struct rst_task *ht = NULL;
+			FileEntry *h = entry_of(ts, n, hpid, hfd, &ht);
 			if (!h || (h->kind != f->kind && h->kind != FILE_KIND__FILE_INHERIT))
 				return cr_fail_errno(e, EBADMSG,
 						     "task %d: file id %u is shared with fd %d of task %d, "
 						     "which the images lack",
 						     ts[k].pid, f->id, hfd, hpid);
-			int fd = make_holder(h, hpid, hfd, e);
-			if (fd < 0 || to_inherit(f, fd, hpid, hfd, e))
+			int fd = make_holder(ht, h, hpid, hfd, e);
+			if (fd < 0 || to_inherit(&ts[k], f, fd, hpid, hfd, e))
 				return -1;
 		}
 	reap_deads(); /* every pidfd of a reaped process is made: no zombie of crshim while the tree is made
@@ -503,14 +506,15 @@ int rst_evfd_share_one(struct rst_task *ts, size_t n, const struct rst_task *t, 
 	pid_t hpid;
 	int hfd;
 	if (!shared_of(f, &hpid, &hfd))
-		return make_holder(f, t->pid, fd_of_id(t, f->id), e) < 0 ? -1 : 0;
-	FileEntry *h = entry_of(ts, n, hpid, hfd);
+		return make_holder(t, f, t->pid, fd_of_id(t, f->id), e) < 0 ? -1 : 0;
+	const struct rst_task *ht = NULL;
+	FileEntry *h = entry_of(ts, n, hpid, hfd, &ht);
 	if (!h || (h->kind != f->kind && h->kind != FILE_KIND__FILE_INHERIT))
 		return cr_fail_errno(
 		    e, EBADMSG, "task %d: file id %u is shared with fd %d of task %d, which the images lack",
 		    t->pid, f->id, hfd, hpid);
-	int fd = make_holder(h, hpid, hfd, e);
-	return fd < 0 || to_inherit(f, fd, hpid, hfd, e) ? -1 : 0;
+	int fd = make_holder(ht, h, hpid, hfd, e);
+	return fd < 0 || to_inherit(t, f, fd, hpid, hfd, e) ? -1 : 0;
 }
 
 void rst_evfd_share_done(void)

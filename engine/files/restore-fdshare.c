@@ -280,10 +280,11 @@ static int find(uint32_t id)
 	return -1;
 }
 
-/* Entry f becomes FILE_INHERIT of crshim's fd of its description. */
-static int to_inherit(FileEntry *f, struct cr_err *e)
+/* Entry f of task t becomes FILE_INHERIT of crshim's fd of its description. */
+static int to_inherit(const struct rst_task *t, FileEntry *f, struct cr_err *e)
 {
-	return rst_file_inherit(f, find(f->tree_desc), f->reg && f->reg->path ? f->reg->path : "socket", e);
+	return rst_file_inherit(t, f, find(f->tree_desc), f->reg && f->reg->path ? f->reg->path : "socket",
+				e);
 }
 
 /* open_once in network namespace net of the dump (0: the root's; crshim goes back to the root's): an inet
@@ -319,7 +320,7 @@ int rst_fdshare_prepare(struct rst_task *ts, size_t n, struct cr_err *e)
 			if (away)
 				pr_info("task %d, socket file id %u: made by crshim in net:[%llu]\n",
 					ts[k].pid, f->id, (unsigned long long)rst_sk_netns(f));
-			if (to_inherit(f, e))
+			if (to_inherit(&ts[k], f, e))
 				return -1;
 		}
 	return 0;
@@ -337,7 +338,7 @@ int rst_fdshare_one(struct rst_task *ts, size_t n, FileEntry *f, struct cr_err *
 	for (size_t k = 0; k < n; k++)
 		for (size_t i = 0; i < ts[k].nr_files; i++) {
 			FileEntry *g = ts[k].files[i];
-			if (shareable(g) && g->tree_desc == id && to_inherit(g, e))
+			if (shareable(g) && g->tree_desc == id && to_inherit(&ts[k], g, e))
 				return -1;
 		}
 	return 0;

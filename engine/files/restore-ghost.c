@@ -433,24 +433,14 @@ static int make_late(ProtobufCMessage *m, void *arg, struct cr_err *e)
 	return fill_ghost(g, rg, e);
 }
 
-static int set_path(char **path, const char *p, struct cr_err *e)
+/* A string field of a record in arena a (the task's: fs, mm in arena, files in farena; restore-load.c) set to
+ * a copy of p there: the old string stays. */
+static int set_path(struct img_arena *a, char **path, const char *p, struct cr_err *e)
 {
-	char *n = strdup(p);
+	char *n = img_arena_strdup(a, p);
 	if (!n)
 		return cr_fail_errno(e, ENOMEM, "out of memory");
-	free(*path);
-	*path = n;
-	return 0;
-}
-
-/* The same for a field of a record in the task's arena (fs, mm: restore-load.c): the old string stays there.
- */
-static int set_path_in(struct rst_task *t, char **path, const char *p, struct cr_err *e)
-{
-	char *n = img_arena_strdup(t->arena, p);
-	if (!n)
-		return cr_fail_errno(e, ENOMEM, "out of memory");
-	if (!t->arena)
+	if (!a)
 		free(*path);
 	*path = n;
 	return 0;
@@ -470,14 +460,15 @@ static int point_at_ghosts(struct rst_task *t, struct cr_err *e)
 					     "file id %u: deleted file %s has no ghost %u in ghost-%d.img",
 					     t->files[i]->id, r->path ? r->path : "?", r->ghost_id, t->pid);
 		/* a symlink: its old name, where the task makes it again (rst_ghost_open) */
-		if ((rg->link && set_path(&r->deleted_name, r->path, e)) || set_path(&r->path, rg->path, e))
+		if ((rg->link && set_path(t->farena, &r->deleted_name, r->path, e)) ||
+		    set_path(t->farena, &r->path, rg->path, e))
 			return -1;
 	}
 	for (size_t i = 0; i < t->nr_files; i++) /* inotify watches of removed files */
 		for (size_t j = 0; t->files[i]->inotify && j < t->files[i]->inotify->n_wd; j++) {
 			InotifyWdEntry *w = t->files[i]->inotify->wd[j];
 			const struct rst_ghost *rg = w->has_ghost_id ? find_ghost(t, w->ghost_id) : NULL;
-			if (w->has_ghost_id && (!rg || rg->dir || set_path(&w->path, rg->path, e)))
+			if (w->has_ghost_id && (!rg || rg->dir || set_path(t->farena, &w->path, rg->path, e)))
 				return rg ? -1
 					  : cr_fail_errno(e, EBADMSG, "inotify watch of %s: no ghost %u",
 							  w->path ? w->path : "?", w->ghost_id);
@@ -487,7 +478,7 @@ static int point_at_ghosts(struct rst_task *t, struct cr_err *e)
 		if (!rg || !rg->dir)
 			return cr_fail_errno(e, EBADMSG, "removed cwd %s has no ghost directory %u",
 					     t->fs->cwd ? t->fs->cwd : "?", t->fs->cwd_ghost_id);
-		if (set_path_in(t, &t->fs->cwd, rg->path, e))
+		if (set_path(t->arena, &t->fs->cwd, rg->path, e))
 			return -1;
 	}
 	for (size_t i = 0; t->mm && i < t->mm->n_vmas; i++) {
@@ -502,7 +493,7 @@ static int point_at_ghosts(struct rst_task *t, struct cr_err *e)
 		if (!rg)
 			return cr_fail_errno(e, EBADMSG, "vma 0x%llx: mapped deleted file %s has no ghost",
 					     (unsigned long long)v->start, v->path ? v->path : "?");
-		if (set_path_in(t, &v->path, rg->path, e))
+		if (set_path(t->arena, &v->path, rg->path, e))
 			return -1;
 		v->deleted = 0;
 	}

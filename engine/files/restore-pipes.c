@@ -398,13 +398,14 @@ static int desc_fd(struct shared_pipe *sp, const FileEntry *f, struct cr_err *e)
 	return fd;
 }
 
-/* An entry of a shared pipe becomes FILE_INHERIT of crshim's end (or of its own description of it). */
-static int inherit_shared(FileEntry *f, struct shared_pipe *sp, struct cr_err *e)
+/* An entry of a shared pipe (of task t) becomes FILE_INHERIT of crshim's end (or of its own description of
+ * it). */
+static int inherit_shared(const struct rst_task *t, FileEntry *f, struct shared_pipe *sp, struct cr_err *e)
 {
 	char desc[48];
 	int fd = desc_fd(sp, f, e);
 	snprintf(desc, sizeof(desc), "pipe:[%" PRIu64 "]", sp->id);
-	return fd < 0 ? -1 : rst_file_inherit(f, fd, desc, e);
+	return fd < 0 ? -1 : rst_file_inherit(t, f, fd, desc, e);
 }
 
 int rst_pipes_share(struct rst_task *ts, size_t n, struct cr_err *e)
@@ -425,7 +426,7 @@ int rst_pipes_share(struct rst_task *ts, size_t n, struct cr_err *e)
 			struct shared_pipe *sp = find_shared(f->pipe);
 			if (!sp && make_shared(ts, n, f->pipe, e))
 				return cr_wrap(e, "task %d", ts[k].pid);
-			if (inherit_shared(f, sp ? sp : &shared[nr_shared - 1], e))
+			if (inherit_shared(&ts[k], f, sp ? sp : &shared[nr_shared - 1], e))
 				return -1;
 		}
 	return 0;
@@ -441,7 +442,7 @@ int rst_pipes_share_one(struct rst_task *ts, size_t n, const PipeEntry *pe, stru
 		for (size_t i = 0; i < ts[k].nr_files; i++) {
 			FileEntry *f = ts[k].files[i];
 			if (f->kind == FILE_KIND__FILE_PIPE && f->pipe && f->pipe->pipe_id == sp->id &&
-			    f->pipe->dev == sp->dev && inherit_shared(f, sp, e))
+			    f->pipe->dev == sp->dev && inherit_shared(&ts[k], f, sp, e))
 				return -1;
 		}
 	return 0;

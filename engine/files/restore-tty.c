@@ -347,14 +347,14 @@ static int desc_for(const struct rst_task *tk, size_t i, struct cr_err *e)
 	return new_desc(t, occ, 0, e);
 }
 
-static int inherit(FileEntry *f, int fd, struct cr_err *e)
+static int inherit(const struct rst_task *t, FileEntry *f, int fd, struct cr_err *e)
 {
 	char desc[96];
 	if (f->tty->external)
 		snprintf(desc, sizeof(desc), "%s (was %s)", own_path, f->tty->path ? f->tty->path : "?");
 	else
 		snprintf(desc, sizeof(desc), "pty %u %s", f->tty->index, f->tty->master ? "master" : "slave");
-	return rst_file_inherit(f, fd, desc, e);
+	return rst_file_inherit(t, f, fd, desc, e);
 }
 
 static int check_entry(const struct cr_opts *o, const FileEntry *f, struct cr_err *e)
@@ -389,7 +389,7 @@ int rst_tty_prepare(const struct cr_opts *o, struct rst_task *ts, size_t n, stru
 			if (f->kind != FILE_KIND__FILE_TTY)
 				continue;
 			int fd = desc_for(&ts[k], i, e);
-			if (fd < 0 || inherit(f, fd, e))
+			if (fd < 0 || inherit(&ts[k], f, fd, e))
 				return cr_wrap(e, "task %d: %s", ts[k].pid,
 					       f->tty->path ? f->tty->path : "tty");
 		}

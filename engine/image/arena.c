@@ -63,6 +63,11 @@ struct img_arena *img_arena_new(void)
 	return a;
 }
 
+void *img_arena_alloc(struct img_arena *a, size_t size)
+{
+	return a ? arena_alloc(a, size) : calloc(1, size);
+}
+
 char *img_arena_strdup(struct img_arena *a, const char *s)
 {
 	if (!a)

@@ -497,8 +497,15 @@ int img_read_list_in(int dirfd, enum img_kind k, int id, bool optional, void ***
 		return -1;
 	if (!r) /* optional and missing */
 		return 0;
+	if (a && r->nr) { /* the array in the arena too, at its size (the frame counted the records) */
+		cap = r->nr;
+		if (!(*out = img_arena_alloc(a, cap * sizeof(**out)))) {
+			img_close(r);
+			return cr_fail_errno(e, ENOMEM, "out of memory");
+		}
+	}
 	while ((ret = read_in(r, &m, al, e)) > 0) {
-		if (arr_room(out, &cap, *n, sizeof(**out), 16)) {
+		if (!a && arr_room(out, &cap, *n, sizeof(**out), 16)) {
 			protobuf_c_message_free_unpacked(m, al);
 			ret = cr_fail_errno(e, ENOMEM, "out of memory");
 			break;
@@ -507,9 +514,7 @@ int img_read_list_in(int dirfd, enum img_kind k, int id, bool optional, void ***
 	}
 	img_close(r);
 	if (ret < 0) { /* the records read so far are not handed out */
-		if (a)
-			free(*out);
-		else
+		if (!a)
 			img_free_list(*out, *n);
 		*out = NULL;
 		*n = 0;

@@ -144,7 +144,7 @@ int img_read_list(int dirfd, enum img_kind k, int id, bool optional, void ***out
 void img_free_list(void **v, size_t n);
 
 /* An arena: records unpacked into memory of their own (mmap'd chunks, none from the heap), freed all at once
- * with img_arena_free (never with protobuf_c_message_free_unpacked; a list's array is malloc'd: free(v)).
+ * with img_arena_free (never with protobuf_c_message_free_unpacked; a list's array is in the arena too).
  * The restore keeps a process's images in one, so that each clone3 copies only the arenas the child needs
  * (img_arena_fork), not the whole tree's. */
 struct img_arena;
@@ -153,6 +153,8 @@ void img_arena_free(struct img_arena *a);
 /* Whether a fork copies the arena into the child (MADV_DOFORK) or not (MADV_DONTFORK). */
 void img_arena_fork(const struct img_arena *a, bool copy);
 ProtobufCAllocator *img_arena_allocator(struct img_arena *a); /* NULL for NULL (protobuf-c's default) */
+/* size bytes of zeros in arena a (NULL: calloc), never free()d when in an arena */
+void *img_arena_alloc(struct img_arena *a, size_t size);
 /* A copy of s in arena a (NULL: strdup), for a string field of a record unpacked there: never free()d */
 char *img_arena_strdup(struct img_arena *a, const char *s);
 /* img_read_one and img_read_list into arena a (NULL: the heap, as they do) */

@@ -834,7 +834,7 @@ static int to_inherit(struct rst_task *ts, size_t n, struct cr_err *e)
 			snprintf(desc, sizeof(desc), "socket:[%u]", f->unix_sk->ino);
 			if (!r)
 				return cr_fail_errno(e, ENOMEM, "out of memory");
-			if (rst_file_inherit(f, late || r->grp ? r->keep : r->fd, desc, e))
+			if (rst_file_inherit(&ts[k], f, late || r->grp ? r->keep : r->fd, desc, e))
 				return -1;
 		}
 	return 0;
