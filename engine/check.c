@@ -39,6 +39,7 @@
 #include "base/cleanup.h"
 #include "crshim.h"
 #include "base/log.h"
+#include "base/proc.h"
 #include "mem/pagemap-scan.h"
 #include "net/sk-inet.h"
 #include "ns.h"
@@ -346,29 +347,74 @@ static int p_mm_map(struct probe_ctx *c, struct feat_res *r)
 	return res(r, 1, "prctl(PR_SET_MM, PR_SET_MM_MAP) (%u bytes)", size);
 }
 
-static int p_pagemap_scan(struct probe_ctx *c, struct feat_res *r)
+/* PAGEMAP_SCAN of our pages [m, m + 4 pages) for the pages of category cat, page 1 alone made so by mark: 1
+ * if it finds page 1 alone, 0 if it finds others, -1 and errno if it fails. */
+static int scan_page1(int (*mark)(char *p, long psz), uint64_t cat)
 {
 	long psz = sysconf(_SC_PAGESIZE);
 	struct page_region reg[4];
 	__cleanup_close int fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
 	__cleanup_munmap struct cr_map m = {
 	    mmap(NULL, 4 * psz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), 4 * psz};
-	if (fd < 0 || m.addr == MAP_FAILED)
-		return res(r, 0, "setup: %s", strerror(errno));
-	memset((char *)m.addr + psz, 1, (size_t)psz); /* only page 1 present */
+	if (fd < 0 || m.addr == MAP_FAILED || mark((char *)m.addr + psz, psz))
+		return -1;
 	struct pm_scan_arg a = {.size = sizeof(a),
 				.start = (uintptr_t)m.addr,
 				.end = (uintptr_t)m.addr + 4 * psz,
 				.vec = (uintptr_t)reg,
 				.vec_len = 4,
-				.category_mask = PAGE_IS_PRESENT,
-				.return_mask = PAGE_IS_PRESENT};
+				.category_anyof_mask = cat,
+				.return_mask = cat};
 	long n = ioctl(fd, PAGEMAP_SCAN, &a);
 	if (n < 0)
+		return -1;
+	return n == 1 && reg[0].start == (uintptr_t)m.addr + psz && reg[0].end == reg[0].start + psz;
+}
+
+static int mark_present(char *p, long psz)
+{
+	memset(p, 1, (size_t)psz);
+	return 0;
+}
+
+static int mark_guard(char *p, long psz)
+{
+	return madvise(p, (size_t)psz, 102 /* MADV_GUARD_INSTALL */);
+}
+
+static int p_pagemap_scan(struct probe_ctx *c, struct feat_res *r)
+{
+	int ok = scan_page1(mark_present, PAGE_IS_PRESENT);
+	if (ok < 0)
 		return res(r, 0, "ioctl(PAGEMAP_SCAN): %s", strerror(errno));
-	if (n != 1 || reg[0].start != (uintptr_t)m.addr + psz || reg[0].end != reg[0].start + psz)
+	if (!ok)
 		return res(r, 0, "PAGEMAP_SCAN reported the wrong present pages");
 	return res(r, 1, "ioctl(PAGEMAP_SCAN) finds present pages");
+}
+
+/* CRIU's pagemap_scan_guard_pages: PAGEMAP_SCAN tells a guard region (MADV_GUARD_INSTALL, Linux 6.14+), which
+ * the dump saves and the restore installs again (engine/mem). */
+static int p_guard_pages(struct probe_ctx *c, struct feat_res *r)
+{
+	(void)c;
+	int ok = scan_page1(mark_guard, PAGE_IS_GUARD);
+	if (ok < 0)
+		return res(r, 0, "madvise(MADV_GUARD_INSTALL) or ioctl(PAGEMAP_SCAN, PAGE_IS_GUARD): %s",
+			   strerror(errno));
+	if (!ok)
+		return res(r, 0, "PAGEMAP_SCAN reported the wrong guard pages");
+	return res(r, 1, "ioctl(PAGEMAP_SCAN) finds guard pages (MADV_GUARD_INSTALL)");
+}
+
+/* CRIU's loginuid: the audit login uid of each task (/proc/self/loginuid) is restored when the kernel has
+ * it (engine/restore-child.c). */
+static int p_loginuid(struct probe_ctx *c, struct feat_res *r)
+{
+	(void)c;
+	char buf[16];
+	if (proc_read_small("/proc/self/loginuid", buf, sizeof(buf)) <= 0)
+		return res(r, 0, "/proc/self/loginuid: %s (a kernel without audit)", strerror(errno));
+	return res(r, 1, "/proc/self/loginuid: restored per task");
 }
 
 static int uffd_open(void)
@@ -863,7 +909,7 @@ static const struct criu_name criu_names[] = {
     {"aio_remap", p_aio_remap, NULL},
     {"tun", p_tun, NULL},
     {"tun_ns", p_tun, NULL},
-    {"loginuid", NULL, "the audit loginuid of tasks is not restored"},
+    {"loginuid", p_loginuid, NULL},
     {"autofs", NULL, "autofs mounts are refused"},
     {"compat_cr", NULL, "32-bit (compat) tasks are not dumped"},
     {"sk_unix_file", p_sk_unix_file, NULL},
@@ -873,7 +919,7 @@ static const struct criu_name criu_names[] = {
     {"apparmor_stacking", NULL, "no LSM label is set on restore"},
     {"breakpoints", NULL, "hardware breakpoints (debug registers) are not saved"},
     {"overlayfs_maps", NULL, "files mapped from overlayfs are not told apart from their real files"},
-    {"pagemap_scan_guard_pages", NULL, "guard regions (MADV_GUARD_INSTALL) are not dumped"},
+    {"pagemap_scan_guard_pages", p_guard_pages, NULL},
 };
 
 static const struct criu_name *criu_name_find(const char *name)

@@ -47,6 +47,7 @@ struct mm_state {
 	uint64_t psz;
 	int pagemap_fd, mem_fd;
 	bool scan_ok;  /* PAGEMAP_SCAN works */
+	bool guard_ok; /* PAGEMAP_SCAN tells guard regions (PAGE_IS_GUARD, Linux 6.14+) */
 	bool no_readv; /* read every page through /proc/PID/mem (fault point no-vm-readv) */
 	struct page_region *vec;
 	size_t vec_len;
@@ -154,6 +155,99 @@ static int add_unwritten(struct mm_state *m, uint64_t a, uint64_t end, uint64_t 
 
 /* ---------------- finding pages ---------------- */
 
+/* /proc/PID/pagemap: a guard region page (MADV_GUARD_INSTALL, Linux 6.14+), which no read gets through. */
+#define PM_GUARD_BIT 58
+
+static int add_guard(VmaEntry *ve, uint64_t start, uint64_t end, struct cr_err *e)
+{
+	if (ve->n_guards && ve->guards[ve->n_guards - 1] == start) {
+		ve->guards[ve->n_guards - 1] = end;
+		return 0;
+	}
+	uint64_t *g = realloc(ve->guards, (ve->n_guards + 2) * sizeof(*g));
+	if (!g)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	ve->guards = g;
+	g[ve->n_guards++] = start;
+	g[ve->n_guards++] = end;
+	return 0;
+}
+
+/* Without PAGEMAP_SCAN: pagemap's bit of a guard page. */
+static int guards_fallback(struct mm_state *m, const struct proc_vma *v, VmaEntry *ve, struct cr_err *e)
+{
+	enum { CHUNK = 4096 };
+	uint64_t ents[CHUNK];
+	for (uint64_t a = v->start; a < v->end;) {
+		size_t n = (size_t)((v->end - a) / m->psz);
+		n = n > CHUNK ? CHUNK : n;
+		ssize_t r = pread(m->pagemap_fd, ents, n * 8, (off_t)(a / m->psz * 8));
+		if (r < 0 || (size_t)r != n * 8)
+			return cr_fail_sys(e, "read /proc/%d/pagemap at 0x%llx", m->c->pid,
+					   (unsigned long long)a);
+		for (size_t i = 0; i < n; i++, a += m->psz)
+			if ((ents[i] >> PM_GUARD_BIT & 1) && add_guard(ve, a, a + m->psz, e))
+				return -1;
+	}
+	return 0;
+}
+
+/* The guard regions of the VMA (MADV_GUARD_INSTALL, Linux 6.13+) -> ve->guards, installed again by the
+ * blob; their pages are no contents (the scans skip them). PAGEMAP_SCAN (PAGE_IS_GUARD) and pagemap tell
+ * them since Linux 6.14; with an older kernel none are saved, and a read that meets one fails the dump
+ * (read_failed). */
+static int vma_guards(struct mm_state *m, const struct proc_vma *v, VmaEntry *ve, struct cr_err *e)
+{
+	switch (ve->kind) { /* (not vDSO, vvar, vsyscall and the like) */
+	case VMA_KIND__VMA_ANON_PRIVATE:
+	case VMA_KIND__VMA_HEAP:
+	case VMA_KIND__VMA_STACK:
+	case VMA_KIND__VMA_FILE_PRIVATE:
+	case VMA_KIND__VMA_FILE_SHARED:
+	case VMA_KIND__VMA_ANON_SHARED:
+		break;
+	default:
+		return 0;
+	}
+	struct pm_scan_arg a = {.size = sizeof(a),
+				.start = v->start,
+				.end = v->end,
+				.vec = (uint64_t)(uintptr_t)m->vec,
+				.vec_len = m->vec_len,
+				.category_anyof_mask = PAGE_IS_GUARD,
+				.return_mask = PAGE_IS_GUARD};
+	if (!m->scan_ok) /* (no PAGEMAP_SCAN: pagemap is read for the pages too) */
+		return guards_fallback(m, v, ve, e);
+	while (m->guard_ok && a.start < v->end) {
+		long n = ioctl(m->pagemap_fd, PAGEMAP_SCAN, &a);
+		if (n < 0 && errno == ENOTTY) {
+			m->scan_ok = false;
+			return guards_fallback(m, v, ve, e);
+		}
+		if (n < 0 && errno == EINVAL) { /* before Linux 6.14: neither it nor pagemap tells them */
+			pr_info("PAGEMAP_SCAN tells no guard pages: none saved\n");
+			m->guard_ok = false;
+			return 0;
+		}
+		if (n < 0)
+			return cr_fail_sys(e, "PAGEMAP_SCAN (guard pages) 0x%llx-0x%llx",
+					   (unsigned long long)a.start, (unsigned long long)v->end);
+		uint64_t next = a.walk_end;
+		for (long i = 0; i < n; i++) {
+			const struct page_region *p = &m->vec[i];
+			next = p->end > next ? p->end : next;
+			if (add_guard(ve, p->start, p->end, e))
+				return -1;
+		}
+		if (next <= a.start)
+			break;
+		a.start = next;
+	}
+	if (ve->n_guards)
+		pr_info("vma 0x%llx: %zu guard regions\n", (unsigned long long)v->start, ve->n_guards / 2);
+	return 0;
+}
+
 static int scan_fallback(struct mm_state *m, uint64_t start, uint64_t end, bool skip_file, int fd,
 			 struct cr_err *e)
 {
@@ -170,7 +264,8 @@ static int scan_fallback(struct mm_state *m, uint64_t start, uint64_t end, bool 
 		for (size_t i = 0; i < n; i++, a += m->psz) {
 			uint64_t pe = ents[i];
 			bool present = pe >> 63 & 1, swapped = pe >> 62 & 1, file = pe >> 61 & 1;
-			if (!(present || swapped) || (skip_file && file && !swapped))
+			if (!(present || swapped) || (skip_file && file && !swapped) ||
+			    (pe >> PM_GUARD_BIT & 1)) /* a guard page: vma_guards */
 				continue;
 			if (add_range(m, a, m->psz, fd, fd < 0 ? 0 : a, e))
 				return -1;
@@ -199,7 +294,7 @@ static int scan_range_in(struct mm_state *m, uint64_t start, uint64_t end, bool 
 	    .vec_len = m->vec_len,
 	    .category_anyof_mask = PAGE_IS_PRESENT | PAGE_IS_SWAPPED,
 	    .return_mask = PAGE_IS_PRESENT | PAGE_IS_SWAPPED | PAGE_IS_FILE | PAGE_IS_PFNZERO |
-			   (phi > plo ? PAGE_IS_WRITTEN : 0),
+			   (phi > plo ? PAGE_IS_WRITTEN : 0) | (m->guard_ok ? PAGE_IS_GUARD : 0),
 	};
 	while (a.start < end) {
 		long n = ioctl(m->pagemap_fd, PAGEMAP_SCAN, &a);
@@ -219,7 +314,7 @@ static int scan_range_in(struct mm_state *m, uint64_t start, uint64_t end, bool 
 			uint64_t cat = p->categories;
 			if (p->end > next)
 				next = p->end; /* walk_end may lag behind a full vector's last region */
-			if (cat & PAGE_IS_PFNZERO)
+			if (cat & (PAGE_IS_PFNZERO | PAGE_IS_GUARD)) /* (a guard page: vma_guards) */
 				continue;
 			if (skip_file && (cat & PAGE_IS_FILE) && !(cat & PAGE_IS_SWAPPED))
 				continue;
@@ -607,9 +702,6 @@ static void advance(struct mm_state *m, struct copy_pos *k, const struct prange 
 		k->ri++;
 }
 
-/* /proc/PID/pagemap: a guard region page (MADV_GUARD_INSTALL, Linux 6.14+), which no read gets through. */
-#define PM_GUARD_BIT 58
-
 /* A read of the task's memory failed at a: guard pages get a message of their own. */
 static int read_failed(const struct mm_state *m, int err, uint64_t a, const char *what, struct cr_err *e)
 {
@@ -618,7 +710,8 @@ static int read_failed(const struct mm_state *m, int err, uint64_t a, const char
 	    (pe >> PM_GUARD_BIT & 1))
 		return cr_fail_errno(
 		    e, ENOTSUP,
-		    "task %d: guard pages (madvise MADV_GUARD_INSTALL) at 0x%llx: not supported yet",
+		    "task %d: guard pages (madvise MADV_GUARD_INSTALL) at 0x%llx that the dump did not find "
+		    "(PAGEMAP_SCAN tells them since Linux 6.14)",
 		    m->c->pid, (unsigned long long)(a & ~(m->psz - 1)));
 	return cr_fail_errno(e, err, "vma 0x%llx: %s", (unsigned long long)a, what);
 }
@@ -841,6 +934,7 @@ static void free_vmas(VmaEntry **vp, size_t n)
 		if (vp[i]) {
 			free(vp[i]->path);
 			free(vp[i]->anon_name);
+			free(vp[i]->guards);
 		}
 	free(vp[0]);
 	free(vp);
@@ -863,7 +957,8 @@ static int collect_vmas(struct mm_state *m, struct proc_vma *pv, size_t n, VmaEn
 	}
 	*out = vp;
 	for (size_t i = 0; i < n; i++) {
-		if (vma_classify(m->c, &pv[i], &ve[i], e) || vma_pages(m, &pv[i], &ve[i], e))
+		if (vma_classify(m->c, &pv[i], &ve[i], e) || vma_guards(m, &pv[i], &ve[i], e) ||
+		    vma_pages(m, &pv[i], &ve[i], e))
 			return cr_wrap(e, "vma 0x%llx-0x%llx", (unsigned long long)pv[i].start,
 				       (unsigned long long)pv[i].end);
 		pr_debug("vma %llx-%llx %s kind %d %s\n", (unsigned long long)pv[i].start,
@@ -986,6 +1081,7 @@ int dump_mm_write(struct dump_ctx *c, struct cr_err *e)
 			     .pagemap_fd = -1,
 			     .mem_fd = -1,
 			     .scan_ok = true,
+			     .guard_ok = true,
 			     .vec_len = 4096};
 	m.out = &m.runs;
 	struct proc_vma *pv = NULL;

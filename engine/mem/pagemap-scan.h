@@ -24,5 +24,8 @@ struct pm_scan_arg {
 #define PAGE_IS_SWAPPED (1 << 4)
 #define PAGE_IS_PFNZERO (1 << 5)
 #endif
+#ifndef PAGE_IS_GUARD
+#define PAGE_IS_GUARD (1 << 8) /* Linux 6.14+: a guard region's page (MADV_GUARD_INSTALL) */
+#endif
 
 #endif

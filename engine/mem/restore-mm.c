@@ -429,6 +429,28 @@ static int fill_vmas(struct rst_task *t, struct rst_vma *rv, struct rst_pblock *
 	return 0;
 }
 
+/* The guard regions of every VMA (mm.img vma_entry.guards: start, end pairs inside it, page-aligned). */
+static int fill_guards(struct rst_task *t, struct rst_range *g, struct cr_err *e)
+{
+	uint64_t psz = page_size();
+	uint32_t n = 0;
+	for (size_t i = 0; i < t->mm->n_vmas; i++) {
+		const VmaEntry *v = t->mm->vmas[i];
+		for (size_t k = 0; k + 1 < v->n_guards; k += 2) {
+			uint64_t s = v->guards[k], end = v->guards[k + 1];
+			if (v->n_guards % 2 || s < v->start || end > v->end || s >= end || s % psz ||
+			    end % psz)
+				return cr_fail_errno(
+				    e, EBADMSG, "mm-%d.img: guard region 0x%llx-0x%llx in vma 0x%llx-0x%llx",
+				    t->pid, (unsigned long long)s, (unsigned long long)end,
+				    (unsigned long long)v->start, (unsigned long long)v->end);
+			g[n++] = (struct rst_range){s, end - s};
+		}
+	}
+	t->args->nr_guards = n;
+	return 0;
+}
+
 static int fill_specials(struct rst_task *t, uint64_t park)
 {
 	struct rst_args *a = t->args;
@@ -471,7 +493,7 @@ static int fill_mm(struct rst_task *t, struct cr_err *e)
 
 /* Sizes of the variable parts of the args. */
 struct area_layout {
-	size_t code, args, vmas, blocks, unmap, mfd, task, park, stack, total;
+	size_t code, args, vmas, blocks, unmap, guards, mfd, task, park, stack, total;
 };
 
 /* A chained restore: the parents' pages files the blocks point into (pm.src) go to the child as kept fds
@@ -504,7 +526,11 @@ static void layout(const struct rst_task *t, size_t task_bytes, struct area_layo
 	l->vmas = l->args + round_up(sizeof(struct rst_args), 64);
 	l->blocks = l->vmas + round_up((t->mm->n_vmas + 1) * sizeof(struct rst_vma), 64);
 	l->unmap = l->blocks + round_up((t->pm.nr + t->mm->n_vmas + 1) * sizeof(struct rst_pblock), 64);
-	l->mfd = l->unmap + RST_MAX_UNMAP * sizeof(struct rst_range);
+	size_t ng = 0;
+	for (size_t i = 0; i < t->mm->n_vmas; i++)
+		ng += t->mm->vmas[i]->n_guards / 2;
+	l->guards = l->unmap + RST_MAX_UNMAP * sizeof(struct rst_range);
+	l->mfd = l->guards + round_up((ng + 1) * sizeof(struct rst_range), 64);
 	l->task = l->mfd + round_up((t->nr_mfiles + 1) * sizeof(int32_t), 64);
 	l->park = round_up(l->task + task_bytes, psz);
 	l->stack = l->park + park;
@@ -543,6 +569,7 @@ static int area_build(struct rst_task *t, struct self_maps *sm, struct cr_err *e
 	a->vmas = addr + l.vmas;
 	a->blocks = addr + l.blocks;
 	a->unmap = addr + l.unmap;
+	a->guards = addr + l.guards;
 	a->mfd = addr + l.mfd;
 	a->nr_mfiles = (uint32_t)t->nr_mfiles;
 	a->pages_fd = -1;
@@ -554,6 +581,7 @@ static int area_build(struct rst_task *t, struct self_maps *sm, struct cr_err *e
 	a->use_thp = thp && !strcmp(thp, "1"); /* experimental */
 	if (fill_vmas(t, (struct rst_vma *)((char *)p + l.vmas), (struct rst_pblock *)((char *)p + l.blocks),
 		      e) ||
+	    fill_guards(t, (struct rst_range *)((char *)p + l.guards), e) ||
 	    fill_specials(t, addr + l.park) || fill_mm(t, e) || rst_args_task(t, (char *)p + l.task, e))
 		return -1;
 	if (mprotect(p, l.args, PROT_READ | PROT_EXEC))

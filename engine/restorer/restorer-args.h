@@ -202,6 +202,8 @@ struct rst_args {
 	struct rst_special special[RST_NR_SPECIAL];
 	uint64_t unmap; /* struct rst_range[], filled by the child */
 	uint32_t nr_unmap;
+	uint32_t nr_guards; /* guard regions (MADV_GUARD_INSTALL) to install once the VMAs stand */
+	uint64_t guards;    /* struct rst_range[nr_guards] */
 	uint32_t nr_vmas;
 	uint64_t vmas;	 /* struct rst_vma[], sorted */
 	uint64_t blocks; /* struct rst_pblock[], sorted */

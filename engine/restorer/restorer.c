@@ -494,6 +494,11 @@ static void restore_mm(struct rst_args *a)
 	for (uint32_t i = 0; i < a->nr_vmas; i++)
 		if (v[i].kind == RST_VMA_AIO)
 			aio_restore(a, &v[i]);
+	/* the guard regions, in the VMAs filled (no pages there) and before mlock (which they refuse) */
+	const struct rst_range *g = (const struct rst_range *)a->guards;
+	for (uint32_t i = 0; i < a->nr_guards; i++)
+		check(a, sys3(__NR_madvise, g[i].start, g[i].len, 102 /* MADV_GUARD_INSTALL */),
+		      "madvise(MADV_GUARD_INSTALL)", g[i].start, g[i].start + g[i].len);
 	for (uint32_t i = 0; i < a->nr_vmas; i++)
 		finish_vma(a, &v[i]);
 	check(a, sys5(__NR_prctl, PR_SET_MM, PR_SET_MM_MAP, &a->mm, sizeof(a->mm), 0), "prctl(PR_SET_MM_MAP)",
