@@ -185,6 +185,8 @@ void dump_pidns_pstree(const struct dump_ctx *c, PstreeEntry *pe);
  * (that of its nearest ancestor in another): opened there at restore (reg_file_entry.mnt_up). That
  * ancestor's pid, 0 if not so. */
 pid_t dump_mnt_up(const struct dump_ctx *c, int mnt_id);
+/* That ancestor of c (the nearest in another mount namespace than c's), 0 if none. */
+pid_t dump_mnt_base(const struct dump_ctx *c);
 
 struct ns_dumped;
 /* The whole tree, parents before children; the root writes it. */

@@ -23,9 +23,7 @@
 #include "files/ghost.h"
 #include "base/log.h"
 
-/* The mount point of the nth mount (from 0) of the device sdev (kernel encoding: major << 20 | minor), or
- * with mount id mnt_id (>= 0), in mountinfo text. malloc'ed, NULL if none. */
-static char *mount_point_nth(const char *mi, unsigned sdev, int mnt_id, int nth)
+char *mount_point_nth(const char *mi, unsigned sdev, int mnt_id, int nth)
 {
 	unsigned maj = sdev >> 20, min = sdev & 0xfffff;
 	for (const char *p = mi; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
@@ -147,7 +145,10 @@ static char *handle_path(pid_t pid, const char *mi, unsigned sdev, unsigned long
 			      "the watched inode %lu (seen as %s) has no path from the task's root", ino,
 			      first);
 	else
-		cr_fail_errno(e, ENOENT, "no mount of device %u:%u", sdev >> 20, sdev & 0xfffff);
+		cr_fail_errno(e, ENOTSUP,
+			      "not supported yet: the watched inode is on a filesystem (device %u:%u) its "
+			      "task's mount namespace does not show (another process's may)",
+			      sdev >> 20, sdev & 0xfffff);
 	free(first);
 	return NULL;
 }

@@ -124,5 +124,8 @@ int rst_path_stat(const struct rst_task *t, const char *path, struct stat *st, b
  * for the "socket of the caller" and unsupported messages of dump-files.c. */
 bool fd_has_prefix(const char *s, const char *p);
 bool fd_is_deleted(const char *link);
+/* The mount point of the nth mount (from 0) of the device sdev (kernel encoding: major << 20 | minor), or
+ * with mount id mnt_id (>= 0), in mountinfo text. malloc'ed, NULL if none. (dump-inotify.c) */
+char *mount_point_nth(const char *mi, unsigned sdev, int mnt_id, int nth);
 
 #endif

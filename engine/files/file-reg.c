@@ -21,6 +21,7 @@
 
 #include "base/cleanup.h"
 #include "base/log.h"
+#include "base/proc.h"
 #include "dump.h"
 #include "files/fd-kind.h"
 #include "files/evfd.h"
@@ -82,22 +83,32 @@ static int reopen_as(struct fd_src *f, char *path, RegFileEntry *re)
 	return 0;
 }
 
+/* Another fd of the task on the inode of f (deleted, still linked) by a live path, NULL if none (one
+ * reopened by a link on another mount, linked_elsewhere, is not). */
+static const struct fd_src *live_fd(const struct fd_src *f)
+{
+	for (size_t i = 0; i < f->nr_all && f->st.st_nlink; i++) {
+		const struct fd_src *g = &f->all[i];
+		if (g->st.st_ino == f->st.st_ino && g->st.st_dev == f->st.st_dev && g->link[0] == '/' &&
+		    !fd_is_deleted(g->link) && !g->reg.has_ghost_mnt_up)
+			return g;
+	}
+	return NULL;
+}
+
 /* A deleted file: reopened by a live path of its inode (another fd of the task, or another link in its old
  * directory), else its contents are saved as a ghost (dump-ghost.c). f->link becomes the path to use. */
 static int fill_deleted(struct dump_ctx *c, struct fd_src *f, RegFileEntry *re, struct cr_err *e)
 {
 	if (fd_has_prefix(f->link, "/memfd:"))
 		return cr_fail(e, "fd %d is %s (%s), not supported yet", f->fd, "a memfd", f->link);
-	for (size_t i = 0; i < f->nr_all && f->st.st_nlink; i++) {
-		const struct fd_src *g = &f->all[i];
-		if (g->st.st_ino == f->st.st_ino && g->st.st_dev == f->st.st_dev && g->link[0] == '/' &&
-		    !fd_is_deleted(g->link)) {
-			char *p = strdup(g->link);
-			if (!p)
-				return cr_fail_errno(e, ENOMEM, "out of memory");
-			pr_info("fd %d: deleted %s is reopened as %s (fd %d)\n", f->fd, f->link, p, g->fd);
-			return reopen_as(f, p, re);
-		}
+	const struct fd_src *g = live_fd(f);
+	if (g) {
+		char *p = strdup(g->link);
+		if (!p)
+			return cr_fail_errno(e, ENOMEM, "out of memory");
+		pr_info("fd %d: deleted %s is reopened as %s (fd %d)\n", f->fd, f->link, p, g->fd);
+		return reopen_as(f, p, re);
 	}
 	char *alias = f->st.st_nlink ? link_in_dir(c->pid, f->link, &f->st) : NULL;
 	if (alias) {
@@ -157,13 +168,32 @@ static bool mount_seen(pid_t pid, int id)
  * on the same mount. Else (its mount was mounted over, or detached, or the name now links another inode) the
  * restore would open something else: refused. A path that cannot be looked up is left to the restore's check.
  */
+/* A mount of the namespace of another process of the tree, not seen in that of as: that process, else 0. */
+static pid_t mount_of_other(const struct dump_ctx *c, pid_t as, int id)
+{
+	if (!c->tree || id < 0 || mount_seen(as, id))
+		return 0;
+	for (size_t i = 0; i < c->ntree; i++)
+		if (!ns_same(c->tree[i].pid, "mnt", as, "mnt") && mount_seen(c->tree[i].pid, id))
+			return c->tree[i].pid;
+	return 0;
+}
+
 static int check_reachable(const struct dump_ctx *c, pid_t as, const struct fd_src *f, struct cr_err *e)
 {
 	char at[PATH_MAX + 64];
 	struct statx sx;
 	snprintf(at, sizeof(at), "/proc/%d/root%s", as, f->link);
-	if (statx(AT_FDCWD, at, AT_SYMLINK_NOFOLLOW, STATX_INO | STATX_MNT_ID, &sx) ||
-	    !(sx.stx_mask & STATX_MNT_ID) || f->fi.mnt_id < 0)
+	bool found = !statx(AT_FDCWD, at, AT_SYMLINK_NOFOLLOW, STATX_INO | STATX_MNT_ID, &sx) &&
+		     (sx.stx_mask & STATX_MNT_ID) && f->fi.mnt_id >= 0;
+	pid_t other = !found || (int)sx.stx_mnt_id != f->fi.mnt_id ? mount_of_other(c, as, f->fi.mnt_id) : 0;
+	if (other) /* (opened through /proc/OTHER/root, or a file of a child that made its namespace) */
+		return cr_fail(
+		    e,
+		    "not supported yet: fd %d: %s is on mount %d of the mount namespace of task %d, "
+		    "not of its process's",
+		    f->fd, f->link, f->fi.mnt_id, (int)other);
+	if (!found)
 		return 0;
 	if ((int)sx.stx_mnt_id != f->fi.mnt_id && mount_seen(c->pid, f->fi.mnt_id))
 		return cr_fail(e,
@@ -242,26 +272,52 @@ static int existing_dir(pid_t pid, const char *path, char *dir, size_t len, stru
 	return -1;
 }
 
-/* A ghost of a process in a mount namespace other than the root's: crshim makes it in the root's mount tree
- * (restore-ghost.c), the task opens it again on its own mount, that of the deepest directory of its path as
- * it sees it (as = c, or the process of the namespace it was made from: mnt_up), by its file handle
- * (re->ghost_mnt). Refused: a file that directory is not on the same mount as, a filesystem the root's tree
- * does not show there (the ghost would be made on another), another mount in a tree born in its user
- * namespace (no CAP_DAC_READ_SEARCH there: open_by_handle_at opens directories only). */
+/* The directory the task opens a deleted file of a process in a mount namespace other than the root's again
+ * on (re->ghost_mnt: the deepest directory of its deleted name as as sees it, c or the process of the
+ * namespace c's was made from, ghost_mnt_up), by its file handle, when it was opened on another mount (a
+ * ghost, made in the root's mount tree: restore-ghost.c; another link of it, in either namespace). Refused:
+ * a file that directory is not on the same mount as, and another mount in a tree born in its user namespace
+ * (no CAP_DAC_READ_SEARCH there: open_by_handle_at opens directories only); opened_on: the mount it is
+ * opened on at first. */
+static int on_mount(struct dump_ctx *c, pid_t as, struct fd_src *f, RegFileEntry *re, uint64_t opened_on,
+		    struct cr_err *e)
+{
+	char dir[PATH_MAX];
+	struct statx sx;
+	const char *name = f->old ? f->old : f->link;
+	if (existing_dir(as, name, dir, sizeof(dir), &sx) || (int)sx.stx_mnt_id != f->fi.mnt_id)
+		return cr_fail(e,
+			       "not supported yet: fd %d: deleted %s is on mount %d, which no directory of "
+			       "its path reaches (as task %d sees it)",
+			       f->fd, name, f->fi.mnt_id, (int)as);
+	if (c->born && opened_on != sx.stx_mnt_id)
+		return cr_fail(e,
+			       "not supported yet: fd %d: deleted %s is on mount %d of another mount "
+			       "namespace than the root's, in a tree restored born in its user namespace",
+			       f->fd, name, f->fi.mnt_id);
+	if (!(re->ghost_mnt = strdup(dir)))
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	re->ghost_mnt_up = as != c->pid, re->has_ghost_mnt_up = 1; /* (live_fd: even false) */
+	pr_info("fd %d: deleted %s: opened again on the mount of %s (mount %d)%s\n", f->fd, name, dir,
+		f->fi.mnt_id, re->ghost_mnt_up ? ", in the namespace its own was made from" : "");
+	return 0;
+}
+
+static bool in_root_mntns(const struct dump_ctx *c)
+{
+	return ns_same(c->pid, "mnt", c->tree[0].pid, "mnt");
+}
+
+/* A ghost of a process in another mount namespace than the root's: made in the root's mount tree at its
+ * path there, which must show its filesystem (else refused), and opened again on the fd's mount (on_mount).
+ */
 static int ghost_mount(struct dump_ctx *c, pid_t as, struct fd_src *f, RegFileEntry *re, struct cr_err *e)
 {
-	char dir[PATH_MAX], rdir[PATH_MAX];
-	struct statx sx, rx;
+	char rdir[PATH_MAX];
+	struct statx rx;
 	if (!c->tree || f->fi.mnt_id < 0 || (f->fi.flags & (O_TMPFILE & ~O_DIRECTORY)) ||
-	    !(S_ISREG(f->st.st_mode) || S_ISDIR(f->st.st_mode)) ||
-	    (as == c->pid && ns_same(c->pid, "mnt", c->tree[0].pid, "mnt")))
+	    !(S_ISREG(f->st.st_mode) || S_ISDIR(f->st.st_mode)) || (as == c->pid && in_root_mntns(c)))
 		return 0;
-	if (existing_dir(as, f->link, dir, sizeof(dir), &sx) || (int)sx.stx_mnt_id != f->fi.mnt_id)
-		return cr_fail(
-		    e,
-		    "not supported yet: fd %d: deleted %s is on mount %d, which no directory of its "
-		    "path reaches (as task %d sees it)",
-		    f->fd, f->link, f->fi.mnt_id, (int)as);
 	const char *made = dump_ghost_path(c, re->ghost_id);
 	if (!made || existing_dir(c->tree[0].pid, made, rdir, sizeof(rdir), &rx) ||
 	    makedev(rx.stx_dev_major, rx.stx_dev_minor) != f->st.st_dev)
@@ -269,18 +325,109 @@ static int ghost_mount(struct dump_ctx *c, pid_t as, struct fd_src *f, RegFileEn
 			       "not supported yet: fd %d: deleted %s is on a filesystem the root's mount "
 			       "namespace does not show at %s (where its ghost is made)",
 			       f->fd, f->link, made ? made : "?");
-	if (c->born && rx.stx_mnt_id != sx.stx_mnt_id)
-		return cr_fail(
-		    e,
-		    "not supported yet: fd %d: deleted %s is on mount %d of another mount namespace "
-		    "than the root's, in a tree restored born in its user namespace",
-		    f->fd, f->link, f->fi.mnt_id);
-	if (!(re->ghost_mnt = strdup(dir)))
-		return cr_fail_errno(e, ENOMEM, "out of memory");
-	re->mnt_up = as != c->pid, re->has_mnt_up = re->mnt_up;
-	pr_info("fd %d: deleted %s: opened again on the mount of %s (mount %d)%s\n", f->fd, f->link, dir,
-		f->fi.mnt_id, re->mnt_up ? ", in the namespace its own was made from" : "");
-	return 0;
+	return on_mount(c, as, f, re, rx.stx_mnt_id, e);
+}
+
+#define LINK_SEARCH_MAX 8192 /* entries looked at in all, for another link of a deleted file */
+
+/* Another link of the inode of st below the directory dfd, depth first, on its filesystem only: its path
+ * from there appended to out at off. *budget: entries left to look at. */
+static bool link_under(int dfd, const struct stat *st, char *out, size_t len, size_t off, int *budget)
+{
+	int fd = fcntl(dfd, F_DUPFD_CLOEXEC, 0);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	struct dirent *de;
+	bool found = false;
+	if (!d && fd >= 0)
+		close(fd);
+	while (d && !found && (de = readdir(d)) && (*budget)-- > 0) {
+		struct stat s;
+		size_t n = strlen(de->d_name) + 1;
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") || off + n >= len ||
+		    fstatat(dirfd(d), de->d_name, &s, AT_SYMLINK_NOFOLLOW) || s.st_dev != st->st_dev)
+			continue;
+		snprintf(out + off, len - off, "/%s", de->d_name);
+		if (s.st_ino == st->st_ino && !S_ISDIR(s.st_mode)) {
+			found = true;
+		} else if (S_ISDIR(s.st_mode)) {
+			int sub =
+			    openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			found = sub >= 0 && link_under(sub, st, out, len, off + n, budget);
+			if (sub >= 0)
+				close(sub);
+		}
+	}
+	if (d)
+		closedir(d);
+	if (!found)
+		out[off] = '\0';
+	return found;
+}
+
+/* A link of the inode of f in the mount namespace of task as, found through its mounts of that filesystem:
+ * its path there (malloc'ed) and the mount it leads to (*mnt), NULL if none. */
+static char *live_link(pid_t as, const struct fd_src *f, uint64_t *mnt)
+{
+	struct cr_err e;
+	__cleanup_free char *mi = NULL;
+	if (proc_read(as, "mountinfo", &mi, NULL, &e))
+		return NULL;
+	unsigned sdev = major(f->st.st_dev) << 20 | minor(f->st.st_dev);
+	int budget = LINK_SEARCH_MAX;
+	char *mp;
+	for (int nth = 0; budget > 0 && (mp = mount_point_nth(mi, sdev, -1, nth)); nth++) {
+		char at[PATH_MAX + 64], rel[PATH_MAX] = "", *p = NULL;
+		struct statx sx;
+		snprintf(at, sizeof(at), "/proc/%d/root%s", (int)as, mp);
+		int d = open(at, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		bool found = d >= 0 && link_under(d, &f->st, rel, sizeof(rel), 0, &budget);
+		if (d >= 0)
+			close(d);
+		/* the path as a lookup takes it must lead there (nothing mounted over a part of it) */
+		if (found && asprintf(&p, "%s%s", strcmp(mp, "/") ? mp : "", rel) > 0) {
+			snprintf(at, sizeof(at), "/proc/%d/root%s", (int)as, p);
+			if (!statx(AT_FDCWD, at, AT_SYMLINK_NOFOLLOW, STATX_INO | STATX_MNT_ID, &sx) &&
+			    sx.stx_ino == f->st.st_ino &&
+			    makedev(sx.stx_dev_major, sx.stx_dev_minor) == f->st.st_dev) {
+				*mnt = sx.stx_mnt_id;
+				free(mp);
+				return p;
+			}
+			free(p);
+		}
+		free(mp);
+	}
+	return NULL;
+}
+
+/* A deleted file still linked elsewhere, of a process in another mount namespace than the root's (or on a
+ * mount of the one its own was made from, up): reopened by a link found in the namespace of its mount
+ * first, else in the other (one in that one: re->mnt_up), then on its mount again (on_mount). 1 if so, 0 if
+ * no link was found (or one that fill_deleted takes: another fd, its old directory, on its own mount). */
+static int linked_elsewhere(struct dump_ctx *c, struct fd_src *f, pid_t up, RegFileEntry *re,
+			    struct cr_err *e)
+{
+	pid_t base = up ? up : dump_mnt_base(c);
+	uint64_t mnt = 0;
+	__cleanup_free char *alias = up ? NULL : link_in_dir(c->pid, f->link, &f->st);
+	if (!up && (alias || live_fd(f)))
+		return 0;
+	/* first where the fd's mount is (up: the other namespace), so that it is opened on it at once */
+	pid_t where = up ? up : c->pid, second = up ? c->pid : base;
+	char *p = live_link(where, f, &mnt);
+	if (!p && second)
+		p = live_link(where = second, f, &mnt);
+	if (!p)
+		return 0;
+	bool in_base = where != c->pid;
+	pr_info("fd %d: deleted %s is reopened as its other link %s%s\n", f->fd, f->link, p,
+		in_base ? " (in the namespace its own was made from)" : "");
+	f->link[strlen(f->link) - strlen(" (deleted)")] = '\0';
+	free(f->old);
+	f->old = f->link;
+	f->link = p;
+	re->mnt_up = in_base, re->has_mnt_up = re->mnt_up;
+	return on_mount(c, up ? up : c->pid, f, re, mnt, e) ? -1 : 1;
 }
 
 static int dump_path(struct dump_ctx *c, struct fd_src *f, void **state, FileEntry *fe, struct cr_err *e)
@@ -294,15 +441,24 @@ static int dump_path(struct dump_ctx *c, struct fd_src *f, void **state, FileEnt
 	bool deleted = fd_is_deleted(f->link) && !(S_ISDIR(st->st_mode) && st->st_nlink);
 	/* on a mount of the namespace c's own was made from (reached as the process there sees it) */
 	pid_t up = re->dead_pid ? 0 : dump_mnt_up(c, f->fi.mnt_id);
-	if (up && deleted && f->st.st_nlink) /* (a ghost is made there: crshim makes it in that namespace) */
+	int linked = !re->dead_pid && deleted && f->st.st_nlink && c->tree && (up || !in_root_mntns(c)) &&
+			     S_ISREG(st->st_mode) && f->fi.mnt_id >= 0
+			 ? linked_elsewhere(c, f, up, re, e)
+			 : 0;
+	if (linked < 0)
+		return -1;
+	if (linked) {
+		deleted = false, up = 0;
+	} else if (up && deleted && f->st.st_nlink) /* (a ghost is made there: crshim makes it in ours) */
 		return cr_fail(e,
 			       "not supported yet: fd %d: %s, linked elsewhere still, is on a mount of the "
 			       "mount namespace task %d's own was made from",
 			       f->fd, f->link, c->pid);
 	pid_t ghost_up = up;
 	up = deleted ? 0 : up;
-	re->mnt_up = up != 0, re->has_mnt_up = re->mnt_up;
-	if (!re->dead_pid &&
+	if (!linked)
+		re->mnt_up = up != 0, re->has_mnt_up = re->mnt_up;
+	if (!re->dead_pid && !linked &&
 	    (deleted ? fill_deleted(c, f, re, e) : check_reachable(c, up ? up : c->pid, f, e)))
 		return -1;
 	if (re->has_ghost_id && ghost_mount(c, ghost_up ? ghost_up : c->pid, f, re, e))
@@ -420,8 +576,9 @@ int rst_tun_attach(int fd, const RegFileEntry *r, char *msg, size_t len)
 
 /* Open one file description at fd. */
 
-/* tmp (a ghost, opened on the mount crshim made it on) opened again on the mount of r->ghost_mnt, by its file
- * handle (the same inode, unlinked: no name to open it by), when that is another. */
+/* tmp (a ghost, opened on the mount crshim made it on, or another link of a deleted file) opened again on
+ * the mount of r->ghost_mnt, by its file handle (the same inode: its name there is gone), when that is
+ * another. */
 static int ghost_on_mount(int tmp, const RegFileEntry *r, int flags)
 {
 	struct {
@@ -433,7 +590,7 @@ static int ghost_on_mount(int tmp, const RegFileEntry *r, int flags)
 	int mid, err;
 	const char *dir = r->ghost_mnt;
 	__cleanup_close int m =
-	    r->mnt_up && rst_mnt_up_root >= 0
+	    r->ghost_mnt_up && rst_mnt_up_root >= 0
 		? openat(rst_mnt_up_root, *(dir + strspn(dir, "/")) ? dir + strspn(dir, "/") : ".",
 			 O_RDONLY | O_DIRECTORY | O_CLOEXEC)
 		: open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC); /* (not O_PATH: EBADF) */
@@ -471,7 +628,7 @@ static int open_path(struct rst_task *t, int lo, const FileEntry *f, const Fdinf
 	int tmp = r->mnt_up && rst_mnt_up_root >= 0 && !r->deleted
 		      ? openat(rst_mnt_up_root, r->path + strspn(r->path, "/"), flags)
 		      : rst_ghost_open(r, flags);
-	if (tmp >= 0 && r->deleted && r->ghost_mnt && (tmp = ghost_on_mount(tmp, r, flags)) < 0)
+	if (tmp >= 0 && r->ghost_mnt && (tmp = ghost_on_mount(tmp, r, flags)) < 0)
 		return rst_errmsg(msg, len, "fd %d: open the deleted %s again on the mount of %s", fi->fd,
 				  r->path, r->ghost_mnt);
 	if (tmp < 0)

@@ -177,15 +177,21 @@ static bool mnt_has(pid_t pid, int id)
 	return found;
 }
 
-pid_t dump_mnt_up(const struct dump_ctx *c, int mnt_id)
+pid_t dump_mnt_base(const struct dump_ctx *c)
 {
 	const struct dump_ctx *p = c;
-	if (mnt_id < 0 || c->root || !c->tree)
+	if (c->root || !c->tree)
 		return 0;
 	for (size_t hops = 0; p && hops <= c->ntree && (p == c || ns_same(p->pid, "mnt", c->pid, "mnt"));
 	     hops++)
 		p = p->ppid ? parent_of(c->tree, c->ntree, p) : NULL;
-	return p && !mnt_has(c->pid, mnt_id) && mnt_has(p->pid, mnt_id) ? p->pid : 0;
+	return p ? p->pid : 0;
+}
+
+pid_t dump_mnt_up(const struct dump_ctx *c, int mnt_id)
+{
+	pid_t p = mnt_id < 0 ? 0 : dump_mnt_base(c);
+	return p && !mnt_has(c->pid, mnt_id) && mnt_has(p, mnt_id) ? p : 0;
 }
 
 /* Where c is, against its parent p (the root: against us). */

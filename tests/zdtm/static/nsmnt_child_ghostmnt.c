@@ -3,8 +3,13 @@
  * child's has, of another directory of the same tmpfs (both names of one inode, then unlinked). After
  * restore the two fds are one unlinked inode with its data again, each on its own mount (fdinfo mnt_id: fd 7
  * on a mount the child's mountinfo does not list, fd 8 on one it does). Before, both were opened through
- * crshim's one ghost, on the mount crshim made it on: one mount id for both. */
+ * crshim's one ghost, on the mount crshim made it on: one mount id for both. nsmnt_child_linkmnt includes
+ * it with NSMNT_KEPT_LINK 1: a third link stays in the parent's namespace. */
 #include "nsmnt.h"
+
+#ifndef NSMNT_KEPT_LINK
+#define NSMNT_KEPT_LINK 0
+#endif
 
 #define UPFD 7
 #define OWNFD 8
@@ -27,7 +32,8 @@ static int check(void)
 		bad |= 1;
 	if (mnt_listed(up) || !mnt_listed(own))
 		bad |= 2;
-	if (fstat(UPFD, &a) || fstat(OWNFD, &b) || a.st_ino != b.st_ino || a.st_dev != b.st_dev || a.st_nlink)
+	if (fstat(UPFD, &a) || fstat(OWNFD, &b) || a.st_ino != b.st_ino || a.st_dev != b.st_dev ||
+	    a.st_nlink != NSMNT_KEPT_LINK)
 		bad |= 4;
 	if (pwrite(OWNFD, "child", 5, 0) != 5 || pread(UPFD, buf, sizeof(buf) - 1, 0) != 5 ||
 	    strcmp(buf, "child"))
@@ -48,6 +54,8 @@ int main(int argc, char **argv)
 	write_file("/nsmnt_gm/0/a/f", "ghost");
 	if (link("/nsmnt_gm/0/a/f", "/nsmnt_gm/0/b/f"))
 		fail("link /nsmnt_gm/0/b/f");
+	if (NSMNT_KEPT_LINK && link("/nsmnt_gm/0/a/f", "/nsmnt_gm/0/f"))
+		fail("link /nsmnt_gm/0/f");
 	open_at(UPFD, "/nsmnt_gm/a/f", O_RDWR, "open /nsmnt_gm/a/f");
 	usr1_block();
 	pid_t ch = nsmnt_child(setup, check);
@@ -57,7 +65,9 @@ int main(int argc, char **argv)
 	test_daemon();
 	test_waitsig();
 	kill(ch, SIGUSR1);
-	child_exit_ok(ch, "1: both fds on one mount, 2: fd 7 on a mount of its own namespace or fd 8 not, "
-			  "4: not one unlinked inode, 8: a write through one not read through the other");
+	child_exit_ok(ch,
+		      "1: both fds on one mount, 2: fd 7 on a mount of its own namespace or fd 8 not, "
+		      "4: not one inode with its links, 8: a write through one not read through the other");
+	CHECK(!NSMNT_KEPT_LINK || file_is("/nsmnt_gm/0/f", "child"), "the link kept is not the child's file");
 	return test_pass();
 }

@@ -1,0 +1,5 @@
+/* nsmnt_child_ghostmnt with a third link of the file that stays in the parent's namespace (CRIU's
+ * mntns_link_remap shape): the child's two fds are that file again (one link), each on its own mount. Before,
+ * the dump refused it (linked elsewhere, on a mount of the parent's namespace). */
+#define NSMNT_KEPT_LINK 1
+#include "nsmnt_child_ghostmnt.c"
