@@ -580,6 +580,8 @@ static int mounts_stand(const struct rst_task *t, char *msg, size_t len)
 {
 	char c;
 	ssize_t n;
+	if (rst_sk_unix_premake_root(t, msg, len))
+		return -1;
 	if (write(t->err_pipe[1], (char[]){RST_BORN_MARK}, 1) != 1)
 		return rst_errmsg(msg, len, "tell crshim that the mount tree stands");
 	do

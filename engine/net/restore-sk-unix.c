@@ -5,21 +5,25 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sched.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/un.h>
 #include <unistd.h>
+#include <linux/sockios.h>
 
 #include "base/cleanup.h"
 #include "base/late-fds.h"
 #include "base/log.h"
 #include "base/proc.h"
+#include "base/scm.h"
 #include "files/fdshare.h"
 #include "restore.h"
 #include "net/sk-unix.h"
@@ -50,6 +54,7 @@ struct rsk {
 	int ndirs;
 	int keep;     /* late: the fd number crshim keeps for it until it is made (-1: none) */
 	uint32_t grp; /* made in this saved mount namespace of the tree (mntns-ID.img), 0: the root's */
+	int pre[2];   /* its pair made by the process its SO_PEERCRED names (premake), -1: none */
 };
 static struct rsk *sks;
 static size_t nsks;
@@ -63,6 +68,8 @@ struct sk_grp {
 static struct sk_grp *grps;
 static size_t ngrps;
 static uint32_t cur_grp; /* the group the phases make now (0: the root's mount namespace) */
+/* late: the root task sends crshim the pairs it makes itself (premake) on [1], crshim takes them on [0] */
+static int late_ch[2] = {-1, -1};
 /* A tree with its own mount tree: its names are bound and connected in that tree once it stands
  * (rst_sk_unix_late), and the root task takes the sockets from crshim (rst_sk_unix_root, through a pidfd
  * of crshim) before it clones the others. */
@@ -125,6 +132,7 @@ static int collect(struct rst_task *ts, size_t n, struct cr_err *e)
 						   .ghost = -1,
 						   .made_dir = -1,
 						   .keep = -1,
+						   .pre = {-1, -1},
 						   .grp = f->unix_sk->has_mntns ? f->unix_sk->mntns : 0};
 		}
 	return 0;
@@ -435,16 +443,27 @@ static bool orphan_dgram(const UnixSkEntry *u)
 	       u->queue_saved && u->n_queue;
 }
 
+/* The SO_PEERCRED a pair gets (a's, else b's; NULL: none) */
+static const UnixSkEntry *pair_cred(const struct rsk *a, const struct rsk *b)
+{
+	return a->u->has_peer_pid ? a->u : b && b->u->has_peer_pid ? b->u : NULL;
+}
+
 /* socketpair() by the process both ends name (SO_PEERCRED) */
 static int make_pair(struct rsk *a, struct rsk *b, struct cr_err *e)
 {
 	struct pair_call pc = {(int)a->u->type, {-1, -1}};
-	const UnixSkEntry *cred = a->u->has_peer_pid ? a->u : b && b->u->has_peer_pid ? b->u : NULL;
-	if (pipe2(pc.fd, O_CLOEXEC))
+	const UnixSkEntry *cred = pair_cred(a, b);
+	bool pre = a->pre[0] >= 0;
+	if (pre) { /* made by the process it names (premake) */
+		memcpy(pc.fd, a->pre, sizeof(pc.fd));
+		a->pre[0] = a->pre[1] = -1;
+	} else if (pipe2(pc.fd, O_CLOEXEC)) {
 		return cr_fail_sys(e, "socket:[%u]: pipe", a->ino);
+	}
 	const struct rst_task *holder = b && cred == b->u ? b->t : a->t; /* who sees the pid */
-	int made = net_in(a, e) ? -2 : rst_sk_as_peer(holder, cred, pair_fn, &pc), err = errno;
-	if (made != -2 && net_back(e))
+	int made = pre ? 0 : net_in(a, e) ? -2 : rst_sk_as_peer(holder, cred, pair_fn, &pc), err = errno;
+	if (!pre && made != -2 && net_back(e))
 		made = -2;
 	if (made) {
 		close(pc.fd[0]);
@@ -489,6 +508,23 @@ static struct rsk *mutual_peer(const struct rsk *r)
 	return p && p != r && p->u->peer == r->ino ? p : NULL;
 }
 
+/* Phase 1 makes r with socketpair() (make_pair), *p its other end: a pair (not a connection a listener of
+ * the tree accepted), or an end whose peer was closed (*p NULL: a stream one, or a dgram one that got
+ * messages from it: its end sends them again). */
+static bool pair_made(struct rsk *r, struct rsk **p)
+{
+	const UnixSkEntry *u = r->u;
+	*p = NULL;
+	if (u->state == ST_LISTEN)
+		return false;
+	if ((*p = mutual_peer(r)))
+		return u->type == SOCK_DGRAM || !(listener_named(r) || listener_named(*p));
+	if (u->pending)
+		return false;
+	return (u->state == ST_ESTABLISHED && u->type != SOCK_DGRAM && !u->peer && !u->ext_peer) ||
+	       orphan_dgram(u);
+}
+
 struct listen_call {
 	int fd, backlog;
 };
@@ -515,25 +551,13 @@ static int make_sockets(struct cr_err *e)
 				return cr_fail_sys(e, "socket:[%u]: listen", r->ino);
 			continue;
 		}
-		if ((p = mutual_peer(r))) {
-			if (u->type != SOCK_DGRAM && (listener_named(r) || listener_named(p)))
-				continue; /* accepted: phase 2 */
+		if (pair_made(r, &p)) {
 			if (make_pair(r, p, e))
 				return -1;
 			continue;
 		}
-		if (u->pending)
-			continue; /* phase 3 */
-		if (u->state == ST_ESTABLISHED && u->type != SOCK_DGRAM && !u->peer && !u->ext_peer) {
-			if (make_pair(r, NULL, e)) /* its peer was closed */
-				return -1;
-			continue;
-		}
-		if (orphan_dgram(u)) { /* its peer was closed after it sent: its end sends them again */
-			if (make_pair(r, NULL, e))
-				return -1;
-			continue;
-		}
+		if (mutual_peer(r) || u->pending)
+			continue; /* accepted: phase 2; pending: phase 3 */
 		if (make_one(r, true, e))
 			return -1;
 	}
@@ -885,6 +909,124 @@ static int pid_leave(int self, struct cr_err *e)
 	return r ? cr_fail_sys(e, "return to crshim's PID namespace for its children") : 0;
 }
 
+/* A pair made by the process its SO_PEERCRED names, when that process exists already (the tree's root at
+ * the late step, a nested mount namespace's process at its own): crshim's helper cannot have its pid. */
+#define PREMAKE_MAX 64 /* (each waits in the channel until crshim takes it: its buffer bounds them) */
+
+/* id as crshim saw it (its user namespace's) as the process's user namespace has it (its /proc/self/uid_map
+ * or gid_map: "inside outside count" lines), -1 if none. */
+static long id_here(const char *map, uint32_t id)
+{
+	char p[32];
+	unsigned long in, out, cnt;
+	long r = -1;
+	snprintf(p, sizeof(p), "/proc/self/%s", map);
+	FILE *f = fopen(p, "re");
+	while (f && r < 0 && fscanf(f, "%lu %lu %lu", &in, &out, &cnt) == 3)
+		if (id >= out && id - out < cnt)
+			r = (long)(in + (id - out));
+	if (f)
+		fclose(f);
+	return r;
+}
+
+/* The process's side: socketpair() as cred's euid and egid, both ends sent to crshim on ch (1: left to
+ * crshim, those ids are not in the process's user namespace). */
+static int premake_one(const struct rsk *a, const UnixSkEntry *cred, int ch, char *msg, size_t len)
+{
+	uid_t eu = geteuid();
+	gid_t eg = getegid();
+	long u = cred->has_peer_uid ? id_here("uid_map", cred->peer_uid) : (long)eu;
+	long g = cred->has_peer_gid ? id_here("gid_map", cred->peer_gid) : (long)eg;
+	int sp[2] = {-1, -1};
+	if (u < 0 || g < 0)
+		return 1;
+	int r = setresgid((gid_t)-1, (gid_t)g, (gid_t)-1) || setresuid((uid_t)-1, (uid_t)u, (uid_t)-1) ||
+			socketpair(AF_UNIX, (int)a->u->type | SOCK_CLOEXEC, 0, sp)
+		    ? -1
+		    : 0;
+	int err = errno;
+	if (setresuid((uid_t)-1, eu, (uid_t)-1) || setresgid((gid_t)-1, eg, (gid_t)-1))
+		return rst_errmsg(msg, len, "socket:[%u]: back to euid %u: %s", a->ino, eu, strerror(errno));
+	struct iovec iov = {.iov_base = (void *)&a->ino, .iov_len = sizeof(a->ino)};
+	if (!r && scm_send(ch, &iov, 1, sp, 2) < 0)
+		r = -1, err = errno;
+	for (int k = 0; k < 2; k++)
+		if (sp[k] >= 0)
+			close(sp[k]);
+	return r ? rst_errmsg(msg, len, "socket:[%u]: socketpair for crshim: %s", a->ino, strerror(err)) : 0;
+}
+
+/* The process is in the network namespace u was made in (the tree has one, or it is that one's). */
+static bool net_here(const UnixSkEntry *u)
+{
+	int fd = ns_rst_net_fd(rns, u->has_netns ? u->netns : 0);
+	if (fd < 0)
+		return true;
+	int s = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	int own = s < 0 ? -1 : ioctl(s, SIOCGSKNS);
+	struct stat a, b;
+	bool same =
+	    own >= 0 && !fstat(own, &a) && !fstat(fd, &b) && a.st_ino == b.st_ino && a.st_dev == b.st_dev;
+	if (own >= 0)
+		close(own);
+	if (s >= 0)
+		close(s);
+	return same;
+}
+
+/* The pairs of group grp whose SO_PEERCRED names process t, made by t (before it says crshim may go on). */
+static int premake(const struct rst_task *t, uint32_t grp, int ch, char *msg, size_t len)
+{
+	pid_t self = getpid();
+	size_t n = 0;
+	for (size_t i = 0; i < nsks && n < PREMAKE_MAX; i++) {
+		struct rsk *a = &sks[i], *b;
+		/* (a pair is made at its first end; one of another network namespace by crshim) */
+		if (a->grp != grp || !pair_made(a, &b) || (b && b < a) || !net_here(a->u))
+			continue;
+		const UnixSkEntry *cred = pair_cred(a, b);
+		const struct rst_task *holder = &t->tree[b && cred == b->u ? b->ti : a->ti];
+		if (!cred || cred->peer_pid != self || holder->ns_levels != t->ns_levels)
+			continue;
+		int r = premake_one(a, cred, ch, msg, len);
+		if (r < 0)
+			return -1;
+		n += r == 0;
+	}
+	return 0;
+}
+
+/* crshim's side: the pairs the process sent (all before its mark) */
+static void take_premade(int ch)
+{
+	struct pollfd pf = {.fd = ch, .events = POLLIN};
+	while (ch >= 0 && poll(&pf, 1, 0) == 1 && (pf.revents & POLLIN)) {
+		uint32_t ino = 0;
+		int fds[2] = {-1, -1}, fl = 0;
+		size_t nf = 0;
+		struct iovec iov = {.iov_base = &ino, .iov_len = sizeof(ino)};
+		ssize_t got = scm_recv(ch, &iov, 1, fds, 2, &nf, &fl);
+		if (got < 0 && errno == EINTR)
+			continue;
+		struct rsk *a = got == sizeof(ino) && nf == 2 ? find(ino) : NULL;
+		if (a && a->pre[0] < 0) {
+			memcpy(a->pre, fds, sizeof(fds));
+			pr_debug("socket:[%u]: its pair made by the process it names\n", ino);
+			continue;
+		}
+		for (size_t k = 0; k < nf; k++)
+			close(fds[k]);
+		if (got <= 0)
+			break;
+	}
+}
+
+int rst_sk_unix_premake_root(const struct rst_task *t, char *msg, size_t len)
+{
+	return late ? premake(t, 0, late_ch[1], msg, len) : 0;
+}
+
 /* The group cur_grp made in the mount namespace of task pid (crshim's children, the SO_PEERCRED helpers, in
  * its PID namespace, pidns_levels deep: 0 crshim's). */
 static int make_in(const struct rst_task *ts, pid_t pid, uint32_t pidns_levels, struct cr_err *e)
@@ -916,6 +1058,7 @@ int rst_sk_unix_late(const struct rst_task *ts, uint32_t pidns_levels, struct cr
 {
 	if (!late)
 		return 0;
+	take_premade(late_ch[0]);
 	return make_in(ts, ts[0].pid, pidns_levels, e) ? -1 : to_kept(true, e);
 }
 
@@ -1058,6 +1201,8 @@ int rst_sk_unix_prepare(const struct cr_opts *o, struct rst_task *ts, size_t n, 
 		pr_info("unix sockets of %zu nested mount namespaces are made in them once they stand\n",
 			ngrps);
 	if (late) {
+		if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, late_ch))
+			return cr_fail_sys(e, "a socket pair for the unix sockets the root task makes");
 		pr_info("%zu unix sockets are made in the tree's mount tree once it stands\n", nsks);
 		return to_inherit(ts, n, e);
 	}
@@ -1075,6 +1220,7 @@ int rst_sk_unix_nested(const struct rst_task *ts, const struct rst_task *t, stru
 	if (!g)
 		return 0;
 	cur_grp = g->mntns;
+	take_premade(g->ch[0]);
 	int ret = make_in(ts, t->pid, t->ns_levels, e);
 	__cleanup_free int *nums = ret ? NULL : calloc(nsks, sizeof(*nums));
 	size_t nn = 0;
@@ -1096,6 +1242,8 @@ int rst_sk_unix_nested_take(const struct rst_task *t, char *msg, size_t len)
 	const struct sk_grp *g = grp_of(t->pst->mntns);
 	if (!g)
 		return 0;
+	if (premake(t, g->mntns, g->ch[1], msg, len))
+		return -1;
 	if (write(t->err_pipe[1], (char[]){RST_STAND_MARK}, 1) != 1)
 		return rst_errmsg(msg, len, "tell crshim that its mount namespace stands");
 	return late_fds_pull(g->ch[1], msg, len);
@@ -1119,6 +1267,9 @@ void rst_sk_unix_done(const struct cr_opts *o, bool failed)
 			close(sks[i].fd);
 		if (sks[i].ghost >= 0)
 			close(sks[i].ghost);
+		for (int k = 0; k < 2; k++)
+			if (sks[i].pre[k] >= 0)
+				close(sks[i].pre[k]);
 	}
 	free(sks);
 	sks = NULL;
@@ -1131,4 +1282,8 @@ void rst_sk_unix_done(const struct cr_opts *o, bool failed)
 	free(grps);
 	grps = NULL;
 	ngrps = 0;
+	for (int k = 0; k < 2; k++)
+		if (late_ch[k] >= 0)
+			close(late_ch[k]);
+	late_ch[0] = late_ch[1] = -1;
 }

@@ -100,6 +100,10 @@ void rst_sk_peercred_notice(const struct cr_opts *o);
  * the others. */
 int rst_sk_unix_late(const struct rst_task *ts, uint32_t pidns_levels, struct cr_err *e);
 int rst_sk_unix_root(char *msg, size_t len);
+/* The root task t, its mount tree standing, before it says so: the socketpairs whose SO_PEERCRED names it
+ * (the init of the tree's PID namespace, or a pid crshim's helper cannot take as it is t's), made by t and
+ * sent to crshim, which uses them (rst_sk_unix_nested_take does the same for its process). 0, -1 (msg). */
+int rst_sk_unix_premake_root(const struct rst_task *t, char *msg, size_t len);
 /* Sockets bound in a nested mount namespace of the tree (unix_sk_entry.mntns), with those connected to them
  * (the other end of a pair, the connections of a listener, dgram sockets connected to one): made by crshim
  * in that namespace once it stands, not before the tree; held only by processes in it (else refused).

@@ -1,12 +1,12 @@
 /* SO_PEERCRED inside the test's own PID namespace (ns: always; the test is its init): a child (euid 1234,
  * egid 4321) connects to the test's listener and makes a socketpair of its own. After restore the accepted
  * socket names the child's pid as the namespace sees it, uid and gid, and both ends of the child's pair name
- * the child. (Sockets made by the init itself name crshim after restore: pid 1 is the restored init's, not
- * free for the helper that makes the call again; not checked here.) */
+ * the child. A socketpair the init (the test) made names it (pid 1) after restore too: the restored init
+ * makes it again itself (pid 1 is not free for crshim's helper); before, it named crshim (pid 0 there). */
 #include <sys/wait.h>
 #include "sk_unix.h"
 
-enum { LS = 10, AC = 11, CL = 12, P0 = 13, P1 = 14 };
+enum { LS = 10, AC = 11, CL = 12, P0 = 13, P1 = 14, Q0 = 15, Q1 = 16 };
 
 int main(int argc, char **argv)
 {
@@ -29,6 +29,7 @@ int main(int argc, char **argv)
 		struct ucred p0 = sk_peer(P0), p1 = sk_peer(P1);
 		_exit(p0.pid == getpid() && p1.pid == getpid() && p0.uid == 1234 && p1.gid == 4321 ? 0 : 3);
 	}
+	sk_pair(SOCK_DGRAM, Q0, Q1);
 	sk_place(accept(LS, NULL, NULL), AC, 0);
 	struct ucred cr = sk_peer(AC);
 	if (getpid() != 1 || cr.pid != ch || cr.uid != 1234 || cr.gid != 4321)
@@ -37,6 +38,10 @@ int main(int argc, char **argv)
 	test_daemon();
 	test_waitsig();
 
+	struct ucred q0 = sk_peer(Q0), q1 = sk_peer(Q1);
+	if (q0.pid != 1 || q1.pid != 1 || q0.uid != geteuid() || q1.gid != getegid())
+		fail("the init's pair: SO_PEERCRED %d %u %u / %d, want the init 1 %u %u", q0.pid, q0.uid,
+		     q0.gid, q1.pid, geteuid(), getegid());
 	cr = sk_peer(AC);
 	if (cr.pid != ch || cr.uid != 1234 || cr.gid != 4321)
 		fail("accepted socket: SO_PEERCRED %d %u %u, want the child %d 1234 4321", cr.pid, cr.uid,
