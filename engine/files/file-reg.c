@@ -303,9 +303,17 @@ static int on_mount(struct dump_ctx *c, pid_t as, struct fd_src *f, RegFileEntry
 	return 0;
 }
 
+/* Whose view c's paths are looked up in: c's, or for crshim's own copy of a file in flight in a unix socket
+ * (opened again by crshim in the root's mount tree), the root task's. */
+static pid_t seen_by(const struct dump_ctx *c)
+{
+	return c->pid == getpid() && c->tree ? c->tree[0].pid : c->pid;
+}
+
 static bool in_root_mntns(const struct dump_ctx *c)
 {
-	return ns_same(c->pid, "mnt", c->tree[0].pid, "mnt");
+	/* (crshim's own copy of a file in flight in a unix socket: crshim makes it where it sees its path) */
+	return c->pid == getpid() || ns_same(c->pid, "mnt", c->tree[0].pid, "mnt");
 }
 
 /* A ghost of a process in another mount namespace than the root's: made in the root's mount tree at its
@@ -459,7 +467,7 @@ static int dump_path(struct dump_ctx *c, struct fd_src *f, void **state, FileEnt
 	if (!linked)
 		re->mnt_up = up != 0, re->has_mnt_up = re->mnt_up;
 	if (!re->dead_pid && !linked &&
-	    (deleted ? fill_deleted(c, f, re, e) : check_reachable(c, up ? up : c->pid, f, e)))
+	    (deleted ? fill_deleted(c, f, re, e) : check_reachable(c, up ? up : seen_by(c), f, e)))
 		return -1;
 	if (re->has_ghost_id && ghost_mount(c, ghost_up ? ghost_up : c->pid, f, re, e))
 		return -1;
