@@ -26,8 +26,7 @@
 #define QUEUE_MAX (1u << 20) /* datagrams: more than any receive buffer can hold */
 #define INJ_TTL 233	     /* TTL / hop limit of the datagrams put back: the filter lets only them in */
 
-/* Bytes of receive-queue memory of sk (skb sizes, not data), 0 if unknown. */
-static uint32_t rmem(int sk)
+uint32_t sk_rmem(int sk)
 {
 	uint32_t mi[SK_MEMINFO_VARS] = {0};
 	socklen_t l = sizeof(mi);
@@ -49,7 +48,7 @@ static void warn_lost(const struct cr_opts *o, int pid, int fd, const char *kind
 
 void sk_queue_warn(const struct cr_opts *o, int pid, int fd, int cfd, const char *kind)
 {
-	uint32_t q = rmem(cfd);
+	uint32_t q = sk_rmem(cfd);
 	if (q)
 		warn_lost(o, pid, fd, kind, q,
 			  "messages from the kernel or the network cannot be queued again");
@@ -161,7 +160,7 @@ int sk_queue_dump_inet(const struct cr_opts *o, int pid, int fd, int cfd, InetSk
 {
 	if (ie->type == SOCK_STREAM)
 		return 0;
-	uint32_t q = rmem(cfd);
+	uint32_t q = sk_rmem(cfd);
 	if (!is_udp(ie)) {
 		if (q)
 			warn_lost(o, pid, fd, ie->type == SOCK_RAW ? "raw" : "ICMP", q,
@@ -361,7 +360,7 @@ static int send_one(struct inj *j, const struct ep *src, const struct ep *dst, c
 static int wait_queued(int sk, uint32_t before)
 {
 	for (int i = 0; i < 3000; i++) {
-		if (rmem(sk) > before)
+		if (sk_rmem(sk) > before)
 			return 0;
 		if (i < 200)
 			sched_yield();
@@ -387,7 +386,7 @@ static int inject(int sk, const InetSkEntry *ie, struct inj *j, char *msg, size_
 		if (g->data.len > 65507)
 			return rst_errmsg(msg, len, "queued datagram %zu: %zu bytes: too long", i,
 					  g->data.len);
-		uint32_t before = rmem(sk);
+		uint32_t before = sk_rmem(sk);
 		if (send_one(j, &src, &dst, g))
 			return rst_errmsg(msg, len, "queued datagram %zu: cannot send it again from %s%s", i,
 					  ep_str(&src, sa, sizeof(sa)), j->noraw ? " (no CAP_NET_RAW)" : "");

@@ -29,6 +29,8 @@ int sk_queue_dump_inet(const struct cr_opts *o, int pid, int fd, int cfd, InetSk
 /* Dump: warn if the socket cfd (netlink, packet: kind names it) has data queued (not saved). */
 void sk_queue_warn(const struct cr_opts *o, int pid, int fd, int cfd, const char *kind);
 void sk_queue_free(InetSkEntry *ie);
+/* Bytes of receive-queue memory of socket sk (SO_MEMINFO: the skbs' truesize, not the data), 0 if unknown. */
+uint32_t sk_rmem(int sk);
 /* Restore, before bind: from now on only the datagrams put back get into sk (a socket filter). */
 void sk_queue_filter(int sk, const InetSkEntry *ie);
 /* Restore: put ie's datagrams back on sk (bound as ie says, not connected), remove the filter. Errors

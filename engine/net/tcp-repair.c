@@ -25,6 +25,7 @@
 #include "base/caps.h"
 #include "base/cleanup.h"
 #include "base/log.h"
+#include "net/sk-inet-queue.h"
 #include "net/sk-inet.h"
 
 extern char **environ;
@@ -525,12 +526,35 @@ static int grow_buf(int sk, int name, int force, size_t bytes)
 	return errno == EPERM ? setsockopt(sk, SOL_SOCKET, name, &v, sizeof(v)) : -1;
 }
 
-static int saved_bufs(int sk, const InetSkEntry *ie, char *msg, size_t len)
+/* The saved SO_SNDBUF and SO_RCVBUF (set with the FORCE options), the receive buffer grown by room bytes:
+ * the memory the receive queue put back takes. That queue is packed tighter than the kernel had it (64 KiB
+ * pieces against the segments it came in), so the saved size would leave more free space than the original
+ * had, which the kernel offers the peer as window; and segments the network lock dropped at dump come again
+ * after the ones sent behind them, which wait out of order meanwhile. A receive buffer full of such a queue
+ * ran out of memory for data inside the window it had offered (CRIU's zdtm socket-tcpbuf: 3 runs in 7),
+ * shrank its window to nothing, then dropped the peer's segments as out of window, acks and window updates
+ * with them, and both ends waited for each other for good. With the queue's memory on top of the saved size
+ * the socket holds its queue plus as much new data as the original had room for, whatever the packing: once
+ * data was queued at dump, getsockopt(SO_RCVBUF) reads larger than saved by that memory (a program that set
+ * it sees more than it asked for), the saved value when none was. Without CAP_NET_ADMIN (a tree born in a
+ * user namespace) the saved size only. An SO_RCVBUF not saved (the kernel's default, autotuned) stays as
+ * grow_buf left it. */
+static int saved_bufs(int sk, const InetSkEntry *ie, uint32_t room, char *msg, size_t len)
 {
 	for (size_t i = 0; i < ie->n_opts; i++) {
 		const SkOptEntry *o = ie->opts[i];
-		if (o->level == SOL_SOCKET && (o->name == SO_SNDBUFFORCE || o->name == SO_RCVBUFFORCE) &&
-		    rst_sk_opts(sk, &ie->opts[i], 1, msg, len))
+		if (o->level != SOL_SOCKET || (o->name != SO_SNDBUFFORCE && o->name != SO_RCVBUFFORCE))
+			continue;
+		int v;
+		if (o->name == SO_RCVBUFFORCE && room && o->val.len == sizeof(v)) {
+			memcpy(&v, o->val.data, sizeof(v));
+			int64_t want = (int64_t)v + room / 2; /* the kernel doubles it */
+			v = want > INT32_MAX / 2 ? INT32_MAX / 2 : (int)want;
+			if (!setsockopt(sk, SOL_SOCKET, SO_RCVBUFFORCE, &v, sizeof(v)))
+				continue;
+			/* no CAP_NET_ADMIN (a user namespace): the saved size, as the plain option can */
+		}
+		if (rst_sk_opts(sk, &ie->opts[i], 1, msg, len))
 			return -1;
 	}
 	return 0;
@@ -551,6 +575,7 @@ int tcp_repair_restore(int sk, const InetSkEntry *ie, const struct sockaddr *src
 		return sk_errmsg(msg, len, "make room for the queues");
 	if (set_options(sk, t, msg, len) || put_queues(sk, t, msg, len) || half_close(sk, ie, msg, len))
 		return -1;
+	uint32_t room = t->inq_data.len ? sk_rmem(sk) : 0;
 	if (set_int(sk, TCP_REPAIR_QUEUE, TCP_NO_QUEUE) || set_int(sk, TCP_REPAIR, TCP_REPAIR_OFF))
 		return sk_errmsg(msg, len, "leave repair mode");
 	/* leaving repair mode clears SO_REUSEADDR: set it again */
@@ -561,7 +586,7 @@ int tcp_repair_restore(int sk, const InetSkEntry *ie, const struct sockaddr *src
 	size_t sent = t->outq_data.len - (t->unsq_len <= t->outq_data.len ? t->unsq_len : 0);
 	if (put_queue(sk, &t->outq_data, sent, t->outq_data.len, "unsent data", msg, len))
 		return -1;
-	return saved_bufs(sk, ie, msg, len);
+	return saved_bufs(sk, ie, room, msg, len);
 }
 
 int tcp_closed_restore(int sk, const InetSkEntry *ie, const struct sockaddr *src, unsigned slen,
@@ -597,5 +622,5 @@ int tcp_closed_restore(int sk, const InetSkEntry *ie, const struct sockaddr *src
 	socklen_t el = sizeof(err);
 	if (!ie->closed_err && getsockopt(sk, SOL_SOCKET, SO_ERROR, &err, &el))
 		return sk_errmsg(msg, len, "clear the pending error");
-	return saved_bufs(sk, ie, msg, len);
+	return saved_bufs(sk, ie, 0, msg, len); /* closed: no new data to hold */
 }
