@@ -568,8 +568,19 @@ int tcp_repair_restore(int sk, const InetSkEntry *ie, const struct sockaddr *src
 		return -1;
 	if (bind(sk, src, slen))
 		return sk_errmsg(msg, len, "bind to the connection's local address");
+	/* the connect in repair mode sizes the segments (mss_cache) by the MSS then known, the default 536
+	 * but for a user's TCP_MAXSEG; TCP_REPAIR_OPTIONS sets the peer's MSS after it, which the size of the
+	 * segments does not follow (524 with timestamps, until the peer offers a window larger than any
+	 * before). So the saved MSS is the user's for the connect (at most 32767, the kernel's limit:
+	 * loopback's 65483 is not reached), cleared after it: the original had none, or one the dump of an
+	 * established socket does not save. */
+	int user_mss = t->mss > 32767 ? 32767 : t->mss < 88 ? 0 : (int)t->mss; /* 88: TCP_MIN_MSS */
+	if (user_mss && set_int(sk, TCP_MAXSEG, user_mss))
+		return sk_errmsg(msg, len, "TCP_MAXSEG %d", user_mss);
 	if (connect(sk, dst, dlen))
 		return sk_errmsg(msg, len, "connect in repair mode");
+	if (user_mss && set_int(sk, TCP_MAXSEG, 0))
+		return sk_errmsg(msg, len, "TCP_MAXSEG back to none");
 	if (grow_buf(sk, SO_SNDBUF, SO_SNDBUFFORCE, t->outq_data.len) ||
 	    grow_buf(sk, SO_RCVBUF, SO_RCVBUFFORCE, t->inq_data.len))
 		return sk_errmsg(msg, len, "make room for the queues");
