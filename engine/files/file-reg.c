@@ -323,7 +323,10 @@ static int ghost_mount(struct dump_ctx *c, pid_t as, struct fd_src *f, RegFileEn
 {
 	char rdir[PATH_MAX];
 	struct statx rx;
-	if (!c->tree || f->fi.mnt_id < 0 || (f->fi.flags & (O_TMPFILE & ~O_DIRECTORY)) ||
+	/* (a file in flight, held by crshim (dump-sk-scm.c): its mount is the tree's, not crshim's, and it is
+	 * opened again by crshim as before) */
+	if (!c->tree || c->pid == getpid() || f->fi.mnt_id < 0 ||
+	    (f->fi.flags & (O_TMPFILE & ~O_DIRECTORY)) ||
 	    !(S_ISREG(f->st.st_mode) || S_ISDIR(f->st.st_mode)) || (as == c->pid && in_root_mntns(c)))
 		return 0;
 	const char *made = dump_ghost_path(c, re->ghost_id);
