@@ -222,6 +222,25 @@ static int make_path(struct ns_cg_state *s, const char *mnt, const char *dir, st
 	return make_one(s, p, e);
 }
 
+/* The owners and modes of the directory and its files (a delegation) as at dump. */
+static int write_perms(const char *dir, const CgDir *d, struct cr_err *e)
+{
+	__cleanup_close int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return cr_fail_sys(e, "cgroup %s", dir);
+	for (size_t i = 0; i < d->n_perms; i++) {
+		const CgPerm *p = d->perms[i];
+		if (!p->name || strchr(p->name, '/') || !strcmp(p->name, "..") || !strcmp(p->name, "."))
+			return cr_fail_errno(e, EBADMSG, "cgroup.img: a bad file name in %s", dir);
+		const char *f = p->name[0] ? p->name : ".";
+		if ((p->has_uid && fchownat(fd, f, p->uid, p->gid, AT_SYMLINK_NOFOLLOW)) ||
+		    (p->has_mode && fchmodat(fd, f, p->mode & 07777, 0)))
+			return cr_fail_sys(e, "cgroup %s: owner and mode of %s", dir,
+					   p->name[0] ? p->name : "it");
+	}
+	return 0;
+}
+
 static int prepare_dir(struct ns_cg_state *s, const CgDir *d, struct cr_err *e)
 {
 	int mode = s->o->manage_cgroups;
@@ -239,7 +258,7 @@ static int prepare_dir(struct ns_cg_state *s, const CgDir *d, struct cr_err *e)
 		return -1;
 	bool props = mode == CR_CG_FULL || mode == CR_CG_STRICT || mode == CR_CG_PROPS ||
 		     (mode == CR_CG_SOFT && !exists);
-	if (props && ns_cg_props_write(dir, d, e))
+	if (props && (ns_cg_props_write(dir, d, e) || write_perms(dir, d, e)))
 		return cr_wrap(e, "--manage-cgroups %s", mode_names[mode]);
 	if (before == 0 && s->nmade)
 		return fault_check(s->o, FI_RESTORE_CGROUP_MID, e);

@@ -170,6 +170,7 @@ struct cg_dump {
 	CgroupEntry ce;
 	struct ns_cg_hier h[CG_MAX_HIER];
 	size_t nh;
+	size_t nsub; /* directories add_subdirs found */
 };
 
 static int ctl_index(struct cg_dump *d, const char *name, struct cr_err *e)
@@ -238,6 +239,62 @@ static bool dir_known(const struct cg_dump *d, uint32_t ctl, const char *path)
 	return false;
 }
 
+static int add_perm(CgDir *x, const char *name, const struct stat *st, struct cr_err *e)
+{
+	CgPerm **np = realloc(x->perms, (x->n_perms + 1) * sizeof(void *));
+	CgPerm *p = np ? calloc(1, sizeof(*p)) : NULL;
+	if (np)
+		x->perms = np;
+	if (!p)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	cg_perm__init(p);
+	x->perms[x->n_perms++] = p;
+	p->name = strdup(name);
+	p->has_mode = p->has_uid = p->has_gid = true;
+	p->mode = st->st_mode & 07777, p->uid = st->st_uid, p->gid = st->st_gid;
+	return p->name ? 0 : cr_fail_errno(e, ENOMEM, "out of memory");
+}
+
+/* The owner and mode of dir, and those of its files that are not root's (a delegation). */
+static int read_perms(const char *dir, CgDir *x, struct cr_err *e)
+{
+	struct stat st;
+	__cleanup_closedir DIR *dd = opendir(dir);
+	if (!dd || fstat(dirfd(dd), &st))
+		return cr_fail_sys(e, "cgroup %s", dir);
+	if (add_perm(x, "", &st, e))
+		return -1;
+	for (struct dirent *de; (de = readdir(dd));)
+		if (de->d_type == DT_REG && !fstatat(dirfd(dd), de->d_name, &st, AT_SYMLINK_NOFOLLOW) &&
+		    (st.st_uid || st.st_gid) && add_perm(x, de->d_name, &st, e))
+			return -1;
+	return 0;
+}
+
+/* A new cgroup directory sub of hierarchy h (index ctl), with its properties and owners. */
+static int new_dir(struct cg_dump *d, uint32_t ctl, const struct ns_cg_hier *h, const char *sub,
+		   struct cr_err *e)
+{
+	char dir[PATH_MAX + 256];
+	CgDir **nd = realloc(d->ce.dirs, (d->ce.n_dirs + 1) * sizeof(void *));
+	CgDir *x = nd ? calloc(1, sizeof(*x)) : NULL;
+	if (nd)
+		d->ce.dirs = nd;
+	if (!x)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	cg_dir__init(x);
+	nd[d->ce.n_dirs++] = x;
+	x->has_ctl = true;
+	x->ctl = ctl;
+	if (!(x->path = strdup(sub)))
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	snprintf(dir, sizeof(dir), "%s%s", h->mnt, sub);
+	if (ns_cg_props_read(h->name, dir, x, e) || read_perms(dir, x, e))
+		return -1;
+	pr_info("cgroup %s:%s, %zu properties\n", h->name, sub, x->n_props);
+	return 0;
+}
+
 /* path and the directories between from (the root task's cgroup; itself included) and it, parents
  * first, with their properties. The hierarchy's root is never one (it is the host's). */
 static int add_dirs(struct cg_dump *d, uint32_t ctl, const char *from, const char *path, struct cr_err *e)
@@ -251,29 +308,50 @@ static int add_dirs(struct cg_dump *d, uint32_t ctl, const char *from, const cha
 	for (size_t end = start;; end++) {
 		if (path[end] && path[end] != '/')
 			continue;
-		char sub[PATH_MAX], dir[PATH_MAX + 256];
+		char sub[PATH_MAX];
 		snprintf(sub, sizeof(sub), "%.*s", (int)end, path);
-		if (sub[0] && strcmp(sub, "/") && !dir_known(d, ctl, sub)) {
-			CgDir **nd = realloc(d->ce.dirs, (d->ce.n_dirs + 1) * sizeof(void *));
-			CgDir *x = nd ? calloc(1, sizeof(*x)) : NULL;
-			if (nd)
-				d->ce.dirs = nd;
-			if (!x)
-				return cr_fail_errno(e, ENOMEM, "out of memory");
-			cg_dir__init(x);
-			nd[d->ce.n_dirs++] = x;
-			x->has_ctl = true;
-			x->ctl = ctl;
-			if (!(x->path = strdup(sub)))
-				return cr_fail_errno(e, ENOMEM, "out of memory");
-			snprintf(dir, sizeof(dir), "%s%s", h->mnt, sub);
-			if (ns_cg_props_read(h->name, dir, x, e))
-				return -1;
-			pr_info("cgroup %s:%s, %zu properties\n", h->name, sub, x->n_props);
-		}
+		if (sub[0] && strcmp(sub, "/") && !dir_known(d, ctl, sub) && new_dir(d, ctl, h, sub, e))
+			return -1;
 		if (!path[end])
 			return 0;
 	}
+}
+
+#define CG_MAX_SUBDIRS 256 /* below the cgroups of the tree, all told */
+
+/* The directories below a task's cgroup path (not a hierarchy's root), parents first: cgroups no task is in
+ * (CRIU's cgroup01). */
+static int add_subdirs(struct cg_dump *d, uint32_t ctl, const char *path, int depth, struct cr_err *e)
+{
+	const struct ns_cg_hier *h = ns_cg_hier_of(d->h, d->nh, d->ce.ctls[ctl]->name);
+	char dir[PATH_MAX + 256];
+	if (!h || !strcmp(path, "/"))
+		return 0;
+	if (depth > 32)
+		return cr_fail_errno(e, E2BIG, "cgroup %s: more than 32 levels below", path);
+	snprintf(dir, sizeof(dir), "%s%s", h->mnt, path);
+	__cleanup_closedir DIR *dd = opendir(dir);
+	if (!dd)
+		return cr_fail_sys(e, "cgroup %s", dir);
+	for (struct dirent *de; (de = readdir(dd));) {
+		char sub[PATH_MAX];
+		if (de->d_type != DT_DIR || !strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if ((size_t)snprintf(sub, sizeof(sub), "%s/%s", path, de->d_name) >= sizeof(sub))
+			return cr_fail_errno(e, ENAMETOOLONG, "cgroup %s/%s", path, de->d_name);
+		if (dir_known(d, ctl, sub))
+			continue;
+		if (++d->nsub > CG_MAX_SUBDIRS) { /* (a cgroup of others' below: not the tree's to keep) */
+			if (d->nsub == CG_MAX_SUBDIRS + 1)
+				pr_warn("more than %d cgroups below those of the tree's tasks: the others "
+					"not saved\n",
+					CG_MAX_SUBDIRS);
+			return 0;
+		}
+		if (new_dir(d, ctl, h, sub, e) || add_subdirs(d, ctl, sub, depth + 1, e))
+			return -1;
+	}
+	return 0;
 }
 
 /* Drop the hierarchies not mounted in crshim's view that it cannot mount for itself (e.g. cgroup v2 in a
@@ -362,7 +440,8 @@ static int add_task(struct cg_dump *d, pid_t id, bool thread, const struct cg_li
 		for (size_t k = 0; k < nroot; k++)
 			if (!strcmp(root[k].name, l[i].name))
 				from = root[k].path;
-		if (add_dirs(d, (uint32_t)ctl_index(d, l[i].name, e), from, l[i].path, e))
+		uint32_t ctl = (uint32_t)ctl_index(d, l[i].name, e);
+		if (add_dirs(d, ctl, from, l[i].path, e) || add_subdirs(d, ctl, l[i].path, 0, e))
 			return -1;
 	}
 	return 0;

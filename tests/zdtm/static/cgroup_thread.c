@@ -11,39 +11,10 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include "zdtmtst.h"
-
-#define CG "/sys/fs/cgroup/pids"
+#include "cgroup_pids.h"
 
 static char top[512], orig[256];
 static pthread_barrier_t bar;
-
-static int cg_write(const char *path, long v)
-{
-	char b[32];
-	int n = snprintf(b, sizeof(b), "%ld", v), fd = open(path, O_WRONLY);
-	int r = fd < 0 ? -1 : (write(fd, b, (size_t)n) == n ? 0 : -1);
-	if (fd >= 0)
-		close(fd);
-	return r;
-}
-
-/* the pids line of /proc/self/task/TID/cgroup */
-static void cg_of(pid_t tid, char *out, size_t len)
-{
-	char p[64], line[512];
-	snprintf(p, sizeof(p), "/proc/self/task/%d/cgroup", tid);
-	FILE *f = fopen(p, "r");
-	out[0] = '\0';
-	while (f && fgets(line, sizeof(line), f)) {
-		char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
-		if (!c2 || strncmp(c1 + 1, "pids:", 5))
-			continue;
-		c2[1 + strcspn(c2 + 1, "\n")] = '\0';
-		snprintf(out, len, "%s", c2 + 1);
-	}
-	if (f)
-		fclose(f);
-}
 
 static void cleanup(void)
 {
