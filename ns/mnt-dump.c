@@ -717,7 +717,7 @@ static struct mi *nested_first(struct mi **v, size_t n, size_t i, const size_t *
 	struct mi *first = NULL;
 	for (size_t j = 0; j < n; j++)
 		if (j != i && v[j]->dev == v[i]->dev && (match[j] || (j < i && !v[j]->e.has_fs_of)) &&
-		    ns_mnt_under(v[i]->e.root, v[j]->e.root) &&
+		    !v[j]->e.root_deleted && ns_mnt_under(v[i]->e.root, v[j]->e.root) &&
 		    (!first || strlen(v[j]->e.root) < strlen(first->e.root)))
 			first = v[j];
 	for (size_t j = 0; j < nw && !first; j++)
@@ -736,12 +736,17 @@ static int nested_classify(pid_t pid, struct mi **v, size_t n, const size_t *mat
 		MntEntry *m = &v[i]->e;
 		if (match[i])
 			continue;
-		if (strstr(m->root, "//deleted") || !strcmp(m->fstype, "autofs") ||
-		    !strncmp(m->fstype, "fuse", 4))
+		if (root_deleted(m) || !strcmp(m->fstype, "autofs") || !strncmp(m->fstype, "fuse", 4))
 			return cr_fail(
 			    e, "mount %s of task %d's mount namespace (%s, root %s) cannot be restored",
 			    m->mountpoint, pid, m->fstype, m->root);
 		struct mi *first = nested_first(v, n, i, match, w, nw, taken);
+		if (m->root_deleted && !first)
+			return cr_fail(
+			    e,
+			    "mount %s of task %d's mount namespace: its source %s//deleted is gone, and "
+			    "no other mount shows its filesystem; it cannot be restored",
+			    m->mountpoint, pid, m->root);
 		if (first) {
 			m->fs_of = first->e.mnt_id, m->has_fs_of = 1;
 			m->fs_root = first->e.root;
@@ -824,7 +829,7 @@ int ns_mnt_nested_dump(const struct ns_dump_args *a, pid_t pid, pid_t base, uint
 	if (nested_classify(pid, o, n, match, ow, nw, taken, e))
 		goto out;
 	mark_files(nsroot, o, n);
-	if (dump_tmpfs(a, pid, nsroot, o, n, e))
+	if (deleted_files(nsroot, o, n, e) || dump_tmpfs(a, pid, nsroot, o, n, e))
 		goto out;
 	ret = nested_write(a, id, o, n, match, ow, nw, taken, e);
 out:

@@ -79,6 +79,11 @@ int ns_mnt_clone_at(int dfd, const char *path);
 int ns_mnt_prop_fd(int fd, uint64_t prop);
 int ns_mnt_join_fd(int from, int to);
 int ns_mnt_make_point(int dfd, const char *path, bool file);
+/* A bind of a removed directory or empty file (mnt_entry.root_deleted): one made again at path (in dfd), and
+ * cloned (detached); ns_mnt_unmake removes it once the clone is in place (a detached mount whose root is
+ * removed cannot be moved). -1 (errno) if it cannot be made (a name there now is not taken for it). */
+int ns_mnt_clone_removed(int dfd, const char *path, bool file);
+int ns_mnt_unmake(int dfd, const char *path, bool file);
 int ns_mnt_new_filled(const struct ns_mnt_state *s, size_t i, char *msg, size_t len);
 
 /* mnt-dump.c: crshim's own mount table (/proc/self/mountinfo): *m[i] the mounts (mnt_id, dev, root,

@@ -127,6 +127,8 @@ struct nbuild {
 	bool pivot; /* its root mount is made (it pivot_root'ed): the rest is made under it */
 	int *fd;    /* per record: the mount (made: the detached one, then attached; kept: its place), -1 */
 	int *fsfd;  /* per record: a new filesystem's root, made for it and the binds of it */
+	int *rmfd;  /* per record: where its removed source was made again (root_deleted), till it is in place
+		     */
 	char *msg;
 	size_t len;
 };
@@ -169,6 +171,40 @@ static const char *sub_root(const MntEntry *f, const MntEntry *m)
 	return strcmp(f->root, "/") ? m->root + strlen(f->root) : m->root;
 }
 
+/* The path of made mount i's removed source (root_deleted) in the filesystem it was made again in. */
+static const char *removed_rel(const struct nbuild *b, size_t i)
+{
+	const MntEntry *m = b->x->r[i]->m;
+	ssize_t f = nindex(b, m->fs_of);
+	return f < 0 || b->x->r[f]->how == HOW_MADE ? m->root : sub_root(b->x->r[f]->m, m);
+}
+
+/* Made mount i, a bind of a removed source: that made again under dfd (kept in rmfd till it is in place)
+ * and cloned. */
+static int clone_removed(struct nbuild *b, size_t i, int dfd, const char *rel)
+{
+	if ((b->rmfd[i] = fcntl(dfd, F_DUPFD_CLOEXEC, 0)) < 0)
+		return -1;
+	int fd = ns_mnt_clone_removed(dfd, rel, b->x->r[i]->m->is_file);
+	if (fd < 0) {
+		close(b->rmfd[i]);
+		b->rmfd[i] = -1;
+	}
+	return fd;
+}
+
+/* Its removed source made again goes (it is in place, or the restore failed). */
+static int unmake_removed(struct nbuild *b, size_t i)
+{
+	if (b->rmfd[i] < 0)
+		return 0;
+	int r = ns_mnt_unmake(b->rmfd[i], removed_rel(b, i), b->x->r[i]->m->is_file), err = errno;
+	close(b->rmfd[i]);
+	b->rmfd[i] = -1;
+	errno = err;
+	return r;
+}
+
 /* In its parent's namespace still: the mounts it made of a mount of that namespace it no longer has,
  * cloned there (a mount of another namespace cannot be cloned, EINVAL) into fsfd. */
 static int pre_clone(struct nbuild *b)
@@ -179,7 +215,9 @@ static int pre_clone(struct nbuild *b)
 		if (f < 0 || b->x->r[f]->how != HOW_GONE)
 			continue;
 		__cleanup_close int at = open(b->x->r[f]->m->mountpoint, O_PATH | O_CLOEXEC);
-		if (at < 0 || (b->fsfd[i] = ns_mnt_clone_at(at, sub_root(b->x->r[f]->m, m))) < 0)
+		if (at < 0 ||
+		    (b->fsfd[i] = m->root_deleted ? clone_removed(b, i, at, sub_root(b->x->r[f]->m, m))
+						  : ns_mnt_clone_at(at, sub_root(b->x->r[f]->m, m))) < 0)
 			return nfail(b, m, "clone its source in its parent's namespace");
 	}
 	return 0;
@@ -202,7 +240,8 @@ static int nsource(struct nbuild *b, size_t i)
 		return fd;
 	}
 	if (f >= 0 && b->x->r[f]->how == HOW_KEPT) {
-		int fd = ns_mnt_clone_at(b->fd[f], sub_root(b->x->r[f]->m, m));
+		int fd = m->root_deleted ? clone_removed(b, i, b->fd[f], sub_root(b->x->r[f]->m, m))
+					 : ns_mnt_clone_at(b->fd[f], sub_root(b->x->r[f]->m, m));
 		return fd < 0 ? nfail(b, m, "clone its source") : fd;
 	}
 	if (f < 0) {
@@ -210,7 +249,8 @@ static int nsource(struct nbuild *b, size_t i)
 		if ((b->fsfd[i] = ns_mnt_new_filled(&b->x->s, i, b->msg, b->len)) < 0)
 			return -1;
 	}
-	int fd = ns_mnt_clone_at(b->fsfd[f], m->root);
+	int fd = m->root_deleted && f != (ssize_t)i ? clone_removed(b, i, b->fsfd[f], m->root)
+						    : ns_mnt_clone_at(b->fsfd[f], m->root);
 	return fd < 0 ? nfail(b, m, "clone its root") : fd;
 }
 
@@ -245,6 +285,8 @@ static int put(struct nbuild *b)
 			return nfail(b, m, "make its mount point");
 		if (syscall(SYS_move_mount, fd, "", at, p, MOVE_MOUNT_F_EMPTY_PATH))
 			return nfail(b, m, "move it into place");
+		if (unmake_removed(b, i))
+			return nfail(b, m, "remove its source made again");
 	}
 	return 0;
 }
@@ -391,7 +433,7 @@ int ns_mnt_nested_restore(const struct ns_mnt_nested *x, bool fault, int *parent
 			  char *msg, size_t len)
 {
 	const size_t n = x->n;
-	int *fds = malloc(2 * (n ? n : 1) * sizeof(*fds)), ret = -1;
+	int *fds = malloc(3 * (n ? n : 1) * sizeof(*fds)), ret = -1;
 	if (!fds) {
 		snprintf(msg, len, "its mount namespace: out of memory");
 		return -1;
@@ -400,9 +442,10 @@ int ns_mnt_nested_restore(const struct ns_mnt_nested *x, bool fault, int *parent
 			   .pivot = n && x->r[0]->how == HOW_MADE,
 			   .fd = fds,
 			   .fsfd = fds + n,
+			   .rmfd = fds + 2 * n,
 			   .msg = msg,
 			   .len = len};
-	for (size_t i = 0; i < 2 * n; i++)
+	for (size_t i = 0; i < 3 * n; i++)
 		fds[i] = -1;
 	/* its parent's namespace, where its peer groups are joined from */
 	int proot = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -438,7 +481,9 @@ out:
 		close(proot);
 	if (pns >= 0)
 		close(pns);
-	for (size_t i = 0; i < 2 * n; i++)
+	for (size_t i = 0; i < n; i++) /* (a failed restore: those not in place yet) */
+		unmake_removed(&b, i);
+	for (size_t i = 0; i < 3 * n; i++)
 		if (fds[i] >= 0)
 			close(fds[i]);
 	free(fds);

@@ -603,26 +603,36 @@ static const char *removed_source(const struct build *b, const MntEntry *m, int 
 	return p + strspn(p, "/");
 }
 
-static int clone_removed(struct build *b, const MntEntry *m, int dfd, const char *rel)
+int ns_mnt_clone_removed(int dfd, const char *path, bool file)
 {
-	if (!*rel) {
-		errno = EINVAL;
-		return fail(b, m, "its removed source is its filesystem's root");
-	}
-	int made = m->is_file ? openat(dfd, rel, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0600)
-			      : mkdirat(dfd, rel, 0700);
+	const char *rel = path + strspn(path, "/");
+	if (!*rel) /* (its filesystem's root) */
+		return errno = EINVAL, -1;
+	int made =
+	    file ? openat(dfd, rel, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0600) : mkdirat(dfd, rel, 0700);
 	if (made < 0)
-		return fail(b, m, "make its removed source again");
-	if (m->is_file)
+		return -1;
+	if (file)
 		close(made);
 	int fd = clone_at(dfd, rel);
 	if (fd < 0) {
 		int err = errno;
-		unlinkat(dfd, rel, m->is_file ? 0 : AT_REMOVEDIR);
+		ns_mnt_unmake(dfd, rel, file);
 		errno = err;
-		return fail(b, m, "bind its removed source made again");
 	}
 	return fd;
+}
+
+int ns_mnt_unmake(int dfd, const char *path, bool file)
+{
+	const char *rel = path + strspn(path, "/");
+	return *rel ? unlinkat(dfd, rel, file ? 0 : AT_REMOVEDIR) : 0;
+}
+
+static int clone_removed(struct build *b, const MntEntry *m, int dfd, const char *rel)
+{
+	int fd = ns_mnt_clone_removed(dfd, rel, m->is_file);
+	return fd < 0 ? fail(b, m, "bind its removed source made again") : fd;
 }
 
 /* Mount i is in place (or failed to be): its removed source made again goes. */
@@ -631,7 +641,7 @@ static int removed_again(struct build *b, size_t i)
 	int dfd;
 	const MntEntry *m = b->s->m[i];
 	const char *rel = i ? removed_source(b, m, &dfd) : NULL;
-	if (rel && *rel && unlinkat(dfd, rel, m->is_file ? 0 : AT_REMOVEDIR))
+	if (rel && ns_mnt_unmake(dfd, rel, m->is_file))
 		return fail(b, m, "remove its source made again");
 	return 0;
 }

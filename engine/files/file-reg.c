@@ -168,10 +168,19 @@ static bool mount_seen(pid_t pid, int id)
  * on the same mount. Else (its mount was mounted over, or detached, or the name now links another inode) the
  * restore would open something else: refused. A path that cannot be looked up is left to the restore's check.
  */
+/* Is pid a process of the tree (not crshim, whose own fds the files in flight are: dump-sk-scm.c)? */
+static bool of_tree(const struct dump_ctx *c, pid_t pid)
+{
+	for (size_t i = 0; c->tree && i < c->ntree; i++)
+		if (c->tree[i].pid == pid)
+			return true;
+	return false;
+}
+
 /* A mount of the namespace of another process of the tree, not seen in that of as: that process, else 0. */
 static pid_t mount_of_other(const struct dump_ctx *c, pid_t as, int id)
 {
-	if (!c->tree || id < 0 || mount_seen(as, id))
+	if (id < 0 || !of_tree(c, as) || mount_seen(as, id))
 		return 0;
 	for (size_t i = 0; i < c->ntree; i++)
 		if (!ns_same(c->tree[i].pid, "mnt", as, "mnt") && mount_seen(c->tree[i].pid, id))
@@ -452,8 +461,8 @@ static int dump_path(struct dump_ctx *c, struct fd_src *f, void **state, FileEnt
 	bool deleted = fd_is_deleted(f->link) && !(S_ISDIR(st->st_mode) && st->st_nlink);
 	/* on a mount of the namespace c's own was made from (reached as the process there sees it) */
 	pid_t up = re->dead_pid ? 0 : dump_mnt_up(c, f->fi.mnt_id);
-	int linked = !re->dead_pid && deleted && f->st.st_nlink && c->tree && (up || !in_root_mntns(c)) &&
-			     S_ISREG(st->st_mode) && f->fi.mnt_id >= 0
+	int linked = !re->dead_pid && deleted && f->st.st_nlink && of_tree(c, c->pid) &&
+			     (up || !in_root_mntns(c)) && S_ISREG(st->st_mode) && f->fi.mnt_id >= 0
 			 ? linked_elsewhere(c, f, up, re, e)
 			 : 0;
 	if (linked < 0)
