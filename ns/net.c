@@ -30,14 +30,15 @@
 #include "ns-int.h"
 
 struct ns_net_state {
-	NetEntry *ne;	       /* net.img */
-	struct nl_sock *outer; /* rtnetlink in crshim's own namespace (veth ends outside, bridges) */
-	struct nl_sock *inner; /* rtnetlink in the new namespace, once a device of the host is moved in */
+	NetEntry *ne;		    /* net.img */
+	struct nl_sock *outer;	    /* rtnetlink in crshim's own namespace (veth ends outside, bridges) */
 	char (*made_out)[IFNAMSIZ]; /* outer veth ends made (removed after a failure) */
 	size_t n_made_out;
 	struct moved {		     /* devices of the host moved in (--external netdev[..]), given back */
-		char host[IFNAMSIZ]; /* after a failure */
+		char host[IFNAMSIZ]; /* after a failure; and macvlans made, removed then */
 		int ifindex;
+		bool macvlan;
+		struct nl_sock *sk; /* rtnetlink in the namespace of the tree it is in */
 	} * moved;
 	size_t n_moved;
 };
@@ -192,11 +193,6 @@ static int dump_link(struct net_dump *d, struct rtnl_link *l, struct cr_err *e)
 	const char *netdev = ext_link(d->a->o, "netdev", name);
 	bool macvlan = type && !strcmp(type, "macvlan");
 	int nsid;
-	if (d->id && ((netdev && *netdev) || macvlan))
-		return cr_fail(e,
-			       "not supported yet: %s %s in a network namespace of the tree other than the "
-			       "root's",
-			       macvlan ? "macvlan" : "the host's device", name);
 	if (netdev && *netdev)
 		type = "netdev"; /* the host's device, given at restore: only its setup is saved */
 	else if (macvlan && rtnl_link_get_link_netnsid(l, &nsid) < 0)
@@ -205,6 +201,12 @@ static int dump_link(struct net_dump *d, struct rtnl_link *l, struct cr_err *e)
 		    "not supported yet: macvlan %s on a device of the tree's own network namespace "
 		    "(its master must be outside: --external macvlan[%s]:MASTER at restore)",
 		    name, name);
+	else if (macvlan && tree_ns(d, nsid) >= 0)
+		return cr_fail(
+		    e,
+		    "not supported yet: macvlan %s on a device of another network namespace of the "
+		    "tree (its master must be outside)",
+		    name);
 	else if (!lo && !macvlan && !ns_net_kind_ok(type))
 		return cr_fail(e,
 			       "not supported yet: network device %s (kind %s) in the tree's network "
@@ -655,6 +657,21 @@ int ns_net_has_newifindex(void)
 
 /* --external netdev[IFNAME]:HOSTDEV: the host's device moved into the new namespace (crshim is in it) as
  * link le, with its name and ifindex; set_link and the addresses then configure it as dumped. */
+/* The next record of a device of the host moved in or a macvlan made, in the namespace crshim is in (counted
+ * by the caller once it is there); NULL, e filled. */
+static struct moved *inside_new(struct ns_net_state *s, const NetLinkEntry *le, struct cr_err *e)
+{
+	struct moved *mv = grow(s->moved, s->n_moved, sizeof(*mv));
+	if (!mv)
+		return cr_fail_errno(e, ENOMEM, "out of memory"), NULL;
+	s->moved = mv;
+	mv = &s->moved[s->n_moved];
+	*mv = (struct moved){.ifindex = (int)le->ifindex};
+	if (nl_open(&mv->sk, e))
+		return NULL;
+	return mv;
+}
+
 static int move_in(struct ns_rst *r, const NetLinkEntry *le, const char *host, struct cr_err *e)
 {
 	struct ns_net_state *s = r->net;
@@ -665,24 +682,24 @@ static int move_in(struct ns_rst *r, const NetLinkEntry *le, const char *host, s
 				     le->name, host, host, nl_geterror(ret));
 	int hidx = rtnl_link_get_ifindex(h);
 	rtnl_link_put(h);
-	struct moved *mv = grow(s->moved, s->n_moved, sizeof(*mv));
-	if (!mv)
-		return cr_fail_errno(e, ENOMEM, "out of memory");
-	s->moved = mv;
-	if (!s->inner && nl_open(&s->inner, e))
-		return -1;
+	struct moved *mv = inside_new(s, le, e);
 	__cleanup_close int nsfd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
-	if (nsfd < 0)
-		return cr_fail_sys(e, "open /proc/self/ns/net");
+	if (!mv || nsfd < 0) {
+		if (mv)
+			nl_socket_free(mv->sk);
+		return mv ? cr_fail_sys(e, "open /proc/self/ns/net") : -1;
+	}
 	ret = move_link(s->outer, hidx, nsfd, le->name, (int)le->ifindex);
-	if (ret < 0)
+	if (ret < 0) {
+		nl_socket_free(mv->sk);
 		return cr_fail_errno(e, EIO,
 				     "move device %s of the host into the namespace as %s (ifindex %u): %s",
 				     host, le->name, le->ifindex, nl_geterror(ret));
-	snprintf(s->moved[s->n_moved].host, IFNAMSIZ, "%s", host);
-	s->moved[s->n_moved++].ifindex = (int)le->ifindex;
+	}
+	snprintf(mv->host, IFNAMSIZ, "%s", host);
+	s->n_moved++;
 	struct rtnl_link *in = NULL;
-	ret = rtnl_link_get_kernel(s->inner, (int)le->ifindex, NULL, &in);
+	ret = rtnl_link_get_kernel(mv->sk, (int)le->ifindex, NULL, &in);
 	bool same = ret >= 0 && !strcmp(rtnl_link_get_name(in), le->name);
 	if (in)
 		rtnl_link_put(in);
@@ -695,8 +712,8 @@ static int move_in(struct ns_rst *r, const NetLinkEntry *le, const char *host, s
 	return 0;
 }
 
-/* A macvlan on a device of crshim's namespace (master), made from there straight into the new namespace
- * (crshim is in it) with its name, ifindex and mode; set_link and the addresses then configure it. */
+/* A macvlan on a device of crshim's namespace (master), made from there straight into the namespace of the
+ * tree crshim is in with its name, ifindex and mode; set_link and the addresses then configure it. */
 static int make_macvlan(struct ns_rst *r, const NetLinkEntry *le, const char *master, struct cr_err *e)
 {
 	struct rtnl_link *m = NULL, *l = NULL;
@@ -717,21 +734,44 @@ static int make_macvlan(struct ns_rst *r, const NetLinkEntry *le, const char *ma
 	rtnl_link_set_ns_fd(l, nsfd);
 	if (le->has_macvlan_mode)
 		rtnl_link_macvlan_set_mode(l, le->macvlan_mode);
+	struct moved *mv = inside_new(r->net, le, e);
+	if (!mv) {
+		rtnl_link_put(l);
+		return -1;
+	}
 	ret = rtnl_link_add(r->net->outer, l, NLM_F_CREATE | NLM_F_EXCL);
 	rtnl_link_put(l);
-	if (ret < 0)
+	if (ret < 0) {
+		nl_socket_free(mv->sk);
 		return cr_fail_errno(e, EIO, "make macvlan link %s (ifindex %u) on %s outside: %s", le->name,
 				     le->ifindex, master, nl_geterror(ret));
+	}
+	mv->macvlan = true;
+	r->net->n_moved++;
 	pr_info("made macvlan link %s (ifindex %u) on %s outside\n", le->name, le->ifindex, master);
 	return 0;
 }
 
-/* After a failure: the devices of the host moved in go back out, with their names. */
+/* After a failure: the devices of the host moved in go back out, with their names; the macvlans made are
+ * removed (their MACs free on their masters at once, not when the kernel frees their namespace). */
 static void move_out(struct ns_net_state *s)
 {
 	__cleanup_close int self = s->n_moved ? open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC) : -1;
-	for (size_t i = 0; self >= 0 && s->inner && i < s->n_moved; i++) {
-		int ret = move_link(s->inner, s->moved[i].ifindex, self, s->moved[i].host, 0);
+	for (size_t i = 0; self >= 0 && i < s->n_moved; i++) {
+		if (s->moved[i].macvlan) {
+			struct rtnl_link *l = rtnl_link_alloc();
+			int ret = -NLE_NOMEM;
+			if (l) {
+				rtnl_link_set_ifindex(l, s->moved[i].ifindex);
+				ret = rtnl_link_delete(s->moved[i].sk, l);
+				rtnl_link_put(l);
+			}
+			if (ret < 0 && ret != -NLE_NODEV && ret != -NLE_OBJ_NOTFOUND)
+				pr_warn("remove macvlan (ifindex %d): %s\n", s->moved[i].ifindex,
+					nl_geterror(ret));
+			continue;
+		}
+		int ret = move_link(s->moved[i].sk, s->moved[i].ifindex, self, s->moved[i].host, 0);
 		if (ret < 0)
 			pr_warn("give device %s back to the host: %s\n", s->moved[i].host, nl_geterror(ret));
 		else
@@ -1057,8 +1097,8 @@ void ns_net_done(struct ns_rst *r, bool failed)
 	}
 	if (failed) /* crshim is back in its own namespace */
 		move_out(s);
-	if (s->inner)
-		nl_socket_free(s->inner);
+	for (size_t i = 0; i < s->n_moved; i++)
+		nl_socket_free(s->moved[i].sk);
 	if (s->outer)
 		nl_socket_free(s->outer);
 	if (s->ne)
