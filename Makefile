@@ -181,9 +181,7 @@ deps-integration:
 #   needs:ext-netns-veth such a veth with the container's netns given by path (runc: --external net[INO]): the end
 #                        there is made in crshim's own netns instead (ns/net.c: dump veth_out, make_link)
 #                        (nested.bats)
-#   needs:tun-ifindex    a tun/tap made again with its ifindex when there is a gap below it (TUNSETIFINDEX before
-#                        TUNSETIFF in ns/net-tun.c ns_tun_make) (nested.bats)
-INTEGRATION_KNOWN_MISSING := !needs:empty-ns-veth,!needs:tun-ifindex,!needs:ext-netns-veth
+INTEGRATION_KNOWN_MISSING := !needs:empty-ns-veth,!needs:ext-netns-veth
 comma := ,
 # Tests tagged `extra` run in make integration only, not in make test (CI's time budget).
 INTEGRATION_FILES ?= $(patsubst tests/integration/%.bats,%,$(wildcard tests/integration/*.bats))

@@ -1,7 +1,8 @@
 /* tun/tap links of the tree's network namespaces (net.c's kind "tun"): their flags, owner and group read
  * at dump from the link's IFLA_INFO_DATA (IFLA_TUN_*, rtnetlink through libnl), made again at restore by
- * opening /dev/net/tun in the namespace crshim is in, TUNSETIFF with the name and flags, TUNSETOWNER,
- * TUNSETGROUP and TUNSETPERSIST (also one that only fds held: the tree's fd, attached again, clears it). */
+ * opening /dev/net/tun in the namespace crshim is in, TUNSETIFINDEX and TUNSETIFF with the name and flags,
+ * TUNSETOWNER, TUNSETGROUP and TUNSETPERSIST (also one that only fds held: the tree's fd, attached again,
+ * clears it). */
 #define LOG_PREFIX "ns-net-tun: "
 #include <errno.h>
 #include <fcntl.h>
@@ -92,6 +93,10 @@ int ns_tun_make(const NetLinkEntry *le, struct cr_err *e)
 		return cr_fail_sys(e, "make tun/tap %s: open /dev/net/tun", le->name);
 	struct ifreq ifr = {.ifr_flags = (short)(le->tun_flags & TUN_KEPT)};
 	memcpy(ifr.ifr_name, le->name, strlen(le->name));
+	/* its ifindex (TUNSETIFF takes the lowest free one: a gap below it in the namespace) */
+	unsigned idx = le->ifindex;
+	if (idx && ioctl(fd, TUNSETIFINDEX, &idx) < 0)
+		return cr_fail_sys(e, "make tun/tap %s: TUNSETIFINDEX %u", le->name, le->ifindex);
 	if (ioctl(fd, TUNSETIFF, &ifr) < 0)
 		return cr_fail_sys(e, "make tun/tap %s (flags 0x%x): TUNSETIFF", le->name, le->tun_flags);
 	/* until TUNSETPERSIST, closing fd removes the device again */
@@ -101,7 +106,7 @@ int ns_tun_make(const NetLinkEntry *le, struct cr_err *e)
 	if (le->has_tun_group && le->tun_group >= 0 &&
 	    ioctl(fd, TUNSETGROUP, (unsigned long)le->tun_group) < 0)
 		return cr_fail_sys(e, "tun/tap %s: TUNSETGROUP %d", le->name, le->tun_group);
-	unsigned idx = if_nametoindex(le->name);
+	idx = if_nametoindex(le->name);
 	if (idx != le->ifindex)
 		return cr_fail(e, "tun/tap %s was made with ifindex %u, not %u as dumped (not supported yet)",
 			       le->name, idx, le->ifindex);

@@ -270,7 +270,6 @@ bundle_cr() {
 	grep "^addr: vn 10.77.0.2/24" "$D/after.n1"
 }
 
-# bats test_tags=needs:tun-ifindex
 @test "nested: a tap made after a gap in its netns's ifindexes comes back with its ifindex" {
 	runc_start tap-gap
 	grep -q "^link: tapn 4 " "$D/before.n1"
