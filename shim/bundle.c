@@ -78,22 +78,22 @@ static bool is_bind(const struct oci_mount *m)
 	return false;
 }
 
-/* Strings of --external/--join-ns made here live as long as the process. */
-static char ext_buf[SHIM_MAX_LIST][PATH_MAX + 32];
-static int n_ext_buf;
+/* Strings of --external/--join-ns made here live as long as the process (never freed). */
 
 static int add_ext(struct shim_cmd *c, const char **list, int *n, struct cr_err *err, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
 static int add_ext(struct shim_cmd *c, const char **list, int *n, struct cr_err *err, const char *fmt, ...)
 {
 	va_list ap;
-	if (*n >= SHIM_MAX_LIST || n_ext_buf >= SHIM_MAX_LIST)
+	char *b = NULL;
+	if (*n >= SHIM_MAX_LIST)
 		return cr_fail_errno(err, E2BIG, "too many external mounts and namespaces (max %d)",
 				     SHIM_MAX_LIST);
-	char *b = ext_buf[n_ext_buf++];
 	va_start(ap, fmt);
-	vsnprintf(b, sizeof(ext_buf[0]), fmt, ap);
+	int r = vasprintf(&b, fmt, ap);
 	va_end(ap);
+	if (r < 0)
+		return cr_fail_errno(err, ENOMEM, "out of memory");
 	list[(*n)++] = b;
 	c->opts.external = c->external, c->opts.n_external = c->n_external;
 	c->opts.join_ns = c->join_ns, c->opts.n_join_ns = c->n_join_ns;

@@ -24,7 +24,9 @@ enum shim_verb {
 	VERB_LIST,
 };
 
-#define SHIM_MAX_LIST 64
+/* repeatable options (--external, --inherit-fd, ...): runc passes an --external mnt[] per device of a
+ * privileged container, every device of the host */
+#define SHIM_MAX_LIST 1024
 #define SHIM_MAX_NOTES 32
 
 struct shim_cmd {

@@ -4,6 +4,7 @@
 # image made at test time, runs a task with ctr, checkpoints it and restores it; the task's output goes on.
 
 load helpers
+load nested
 
 setup_file() {
 	need_root
@@ -25,6 +26,7 @@ setup_file() {
 		sleep 0.1
 	done
 	make_rootfs "$CD/rootfs"
+	nested_rootfs "$CD/rootfs"
 	mk_oci_image "$CD/rootfs" "$CD/image.tar" docker.io/library/rpc-busybox:latest
 	c images import "$CD/image.tar" >/dev/null
 }
@@ -81,24 +83,72 @@ teardown() {
 	rm -rf "$D"
 }
 
-@test "containerd: ctr checkpoint of a running task, restore, the task goes on" {
-	# the counter goes to a bind mount of $D (ctr's restore does not keep a --log-uri; the mount is in the
-	# checkpoint's spec)
-	c run -d --mount "type=bind,src=$D,dst=/out,options=rbind:rw" docker.io/library/rpc-busybox:latest "$ID" \
-		sh -c 'i=0; while :; do i=$((i+1)); echo $i >>/out/log; sleep 0.1; done' >/dev/null
-	count_beyond "$D/log" 5
-	c containers checkpoint --task "$ID" "rpc/$ID:ckpt"
+# ctr checkpoint of task $ID (it runs on), as image rpc/$ID:ckpt ($@: ctr's options).
+checkpoint_task() {
+	c containers checkpoint --task "$@" "$ID" "rpc/$ID:ckpt" ||
+		{ tail -5 "$CD/state/io.containerd.runtime.v2.task/rpc/$ID/criu-dump.log"; return 1; }
 	c images ls -q | grep -qx "rpc/$ID:ckpt"
-	at=$(count_of "$D/log")
+}
+
+# Task and container $ID removed.
+remove_task() {
 	c task kill -s KILL "$ID" >/dev/null 2>&1
 	for _ in $(seq 50); do c task rm "$ID" >/dev/null 2>&1 && break; sleep 0.1; done
 	c containers rm "$ID"
-	mv "$D/log" "$D/log.first"
-	c containers restore --live "$ID-r" "rpc/$ID:ckpt"
+}
+
+# ctr restore of rpc/$ID:ckpt as $ID-r ($@: ctr's options), running.
+restore_task() {
+	c containers restore --live "$@" "$ID-r" "rpc/$ID:ckpt" ||
+		{ tail -5 "$CD/state/io.containerd.runtime.v2.task/rpc/$ID-r/work/restore.log"; return 1; }
 	c task ls | grep -q "$ID-r .*RUNNING"
+}
+
+# A counter task ($@: ctr run's options) writing to a bind mount of $D (ctr's restore does not keep a --log-uri;
+# the mount is in the checkpoint's spec): checkpointed, removed, restored; the restored one goes on from the
+# checkpoint's count (the task ran on after the checkpoint: its log is put aside).
+counter_cr() {
+	c run -d "$@" --mount "type=bind,src=$D,dst=/out,options=rbind:rw" docker.io/library/rpc-busybox:latest \
+		"$ID" sh -c 'i=0; while :; do i=$((i+1)); echo $i >>/out/log; sleep 0.1; done' >/dev/null
+	count_beyond "$D/log" 5
+	checkpoint_task
+	at=$(count_of "$D/log")
+	remove_task
+	mv "$D/log" "$D/log.first"
+	restore_task
 	count_beyond "$D/log" 0
 	first=$(head -n1 "$D/log")
 	[ "$first" -gt 5 ] && [ "$first" -le $((at + 1)) ]
 	count_beyond "$D/log" $((first + 3))
 	sequence_unbroken "$D/log"
+}
+
+@test "containerd: ctr checkpoint of a running task, restore, the task goes on" {
+	counter_cr
+}
+
+task_pid() { # id
+	c task ls | awk -v i="$1" '$1 == i { print $2 }'
+}
+
+@test "containerd: a task's own mount namespace with a tmpfs, netns with veths and tun/taps inside it: all back" {
+	[ -c /dev/net/tun ] || skip "no /dev/net/tun"
+	c run -d --cap-add CAP_SYS_ADMIN --cap-add CAP_NET_ADMIN --device /dev/net/tun \
+		docker.io/library/rpc-busybox:latest "$ID" sh /nested.sh "$ID" >/dev/null
+	started "$(task_pid "$ID")"
+	# (--rw: the files its processes have open are in its writable layer)
+	checkpoint_task --rw
+	remove_task
+	restore_task --rw
+	find_nested "$(task_pid "$ID-r")"
+	save_state after
+	# (runc restores the task's own netns empty, --empty-ns net: what was in it is not compared)
+	same_state mnt n1 n2 n3 fd
+	ping_ok "$N1" 10.78.0.2
+	ping_ok "$N1" 10.81.0.2
+}
+
+@test "containerd: a privileged task (runc names every device of the host as an external mount) goes on after restore" {
+	[ "$(find /dev -maxdepth 1 \( -type c -o -type b \) | grep -c .)" -gt 64 ] # (the limit crshim had)
+	counter_cr --privileged
 }

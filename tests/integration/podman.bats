@@ -4,6 +4,7 @@
 # The container prints a counter; its log must go on from where it was.
 
 load helpers
+load nested
 
 PODMAN=pm
 
@@ -18,6 +19,7 @@ setup_file() {
 	mkdir -p "$PD/bin"
 	ln -s "$CRSHIM" "$PD/bin/criu"
 	make_rootfs "$PD/rootfs"
+	nested_rootfs "$PD/rootfs"
 	tar -C "$PD/rootfs" -c . | pm import - localhost/rpc-busybox >/dev/null
 }
 
@@ -82,6 +84,23 @@ checkpoint_restore() {
 	[ "$(awk '{print $1, $2, $3}' "/proc/$pid/uid_map")" = "0 200000 65536" ]
 	[ "$(awk '/^Uid:/ {print $2}' "/proc/$pid/status")" = 200000 ]
 	pm exec "$ID" sh -c 'pidof sleep'
+}
+
+@test "podman: a container's own mount namespace with a tmpfs, netns with veths and tun/taps inside it: all back" {
+	[ -c /dev/net/tun ] || skip "no /dev/net/tun"
+	pm run -d --name "$ID" --network none --cap-add all --device /dev/net/tun --log-driver k8s-file \
+		--ulimit nofile=1024:1024 --ulimit nproc=1024:1024 localhost/rpc-busybox sh /nested.sh "$ID" >/dev/null
+	started "$(pm inspect -f '{{.State.Pid}}' "$ID")"
+	pm container checkpoint "$ID"
+	[ "$(state_of "$ID")" = exited ]
+	pm container restore "$ID"
+	[ "$(state_of "$ID")" = running ]
+	find_nested "$(pm inspect -f '{{.State.Pid}}' "$ID")"
+	save_state after
+	# (Podman gives the container a network namespace again: what was in its own is not compared)
+	same_state mnt n1 n2 n3 fd
+	ping_ok "$N1" 10.78.0.2
+	ping_ok "$N1" 10.81.0.2
 }
 
 # bats test_tags=extra
