@@ -1,6 +1,7 @@
 /* The properties of a cgroup that a container runtime sets, per hierarchy (v1 controllers and v2), read at
  * dump where the file is present and written back in the same order at restore (cpuset before the rest,
- * the period before the quota, the device list as deny-all then each allowed line). */
+ * the period before the quota, the device list as deny-all then each allowed line, net_prio.ifpriomap a line
+ * at a time). */
 #define LOG_PREFIX "cgroup: "
 #include <errno.h>
 #include <fcntl.h>
@@ -25,6 +26,8 @@ static const struct {
     {"pids", {"pids.max"}},
     {"blkio", {"blkio.weight", "blkio.bfq.weight"}},
     {"devices", {"devices.list"}},
+    {"net_cls", {"net_cls.classid"}},
+    {"net_prio", {"net_prio.ifpriomap"}},
     {"",
      {"cpuset.cpus", "cpuset.mems", "cpu.weight", "cpu.max", "memory.high", "memory.max", "pids.max",
       "io.weight"}},
@@ -108,6 +111,24 @@ static int write_devices(const char *dir, const char *list, struct cr_err *e)
 	return 0;
 }
 
+/* net_prio.ifpriomap back, a line ("IFNAME PRIO") at a time; a device gone since the dump is left out. */
+static int write_ifpriomap(const char *dir, const char *map, struct cr_err *e)
+{
+	char path[PATH_MAX], line[256];
+	snprintf(path, sizeof(path), "%s/net_prio.ifpriomap", dir);
+	for (const char *p = map; *p;) {
+		size_t l = strcspn(p, "\n");
+		snprintf(line, sizeof(line), "%.*s", (int)l, p);
+		p += l + (p[l] == '\n');
+		if (!line[0] || !write_str(path, line))
+			continue;
+		if (errno != ENODEV)
+			return cr_fail_sys(e, "write '%s' to %s", line, path);
+		pr_info("%s: '%s': no such device here, left out\n", path, line);
+	}
+	return 0;
+}
+
 int ns_cg_props_write(const char *dir, const CgDir *d, struct cr_err *e)
 {
 	char path[PATH_MAX];
@@ -115,8 +136,9 @@ int ns_cg_props_write(const char *dir, const CgDir *d, struct cr_err *e)
 		const CgProp *p = d->props[i];
 		if (!p->name || !p->value || strchr(p->name, '/') || p->name[0] == '.')
 			return cr_fail_errno(e, EBADMSG, "cgroup.img: a bad property of %s", dir);
-		if (!strcmp(p->name, "devices.list")) {
-			if (write_devices(dir, p->value, e))
+		if (!strcmp(p->name, "devices.list") || !strcmp(p->name, "net_prio.ifpriomap")) {
+			if (p->name[0] == 'd' ? write_devices(dir, p->value, e)
+					      : write_ifpriomap(dir, p->value, e))
 				return -1;
 			continue;
 		}
