@@ -44,6 +44,7 @@ enum fault_id {
 	FI_NO_TIMER_RESTORE_IDS = 53, /* restore: no PR_TIMER_CREATE_RESTORE_IDS: create timers in order */
 	FI_NO_POPULATE = 54,	      /* restorer blob: no MADV_POPULATE_WRITE before reading pages */
 	FI_NO_PREFILL = 55,	      /* restore: no parent-side prefill of big anonymous VMAs */
+	FI_TCP_QUEUE_CHANGED = 56,    /* dump: a TCP queue reads as changed once: it is read again */
 };
 
 #endif

@@ -73,6 +73,8 @@ static const struct fault_point table[] = {
      "restorer: no PR_TIMER_CREATE_RESTORE_IDS, timers created in order"},
     {FI_NO_POPULATE, "no-populate", D, 0, "restorer: no MADV_POPULATE_WRITE before reading pages"},
     {FI_NO_PREFILL, "no-prefill", D, 0, "restore: no prefill of big anonymous VMAs in crshim"},
+    {FI_TCP_QUEUE_CHANGED, "tcp-queue-changed", D, 0,
+     "dump: a TCP receive queue seems to change while read: read again"},
 };
 
 const struct fault_point *fault_table(size_t *n)

@@ -24,6 +24,7 @@
 
 #include "base/caps.h"
 #include "base/cleanup.h"
+#include "base/fault.h"
 #include "base/log.h"
 #include "net/sk-inet-queue.h"
 #include "net/sk-inet.h"
@@ -283,18 +284,28 @@ void tcp_repair_off(int cfd)
 		pr_warn("leave TCP repair mode: %s\n", strerror(errno));
 }
 
-/* One queue: its sequence number and contents (peeked in repair mode). */
-static int dump_queue(int cfd, int q, uint32_t *seq, ProtobufCBinaryData *data, uint32_t *unsent, bool fin,
-		      struct cr_err *e)
+/* The current queue's sequence number and length (SIOCINQ, SIOCOUTQ). */
+static int queue_now(int cfd, int q, uint32_t *seq, int *len)
 {
 	socklen_t l = sizeof(*seq);
-	int len = 0;
+	if (getsockopt(cfd, IPPROTO_TCP, TCP_QUEUE_SEQ, seq, &l))
+		return -1;
+	return ioctl(cfd, q == TCP_RECV_QUEUE ? SIOCINQ : SIOCOUTQ, len) || *len < 0 ? -1 : 0;
+}
+
+/* One queue: its sequence number and contents (peeked in repair mode); 1: it changed while it was read
+ * (try again). Repair mode does not stop the kernel: a segment the network lock did not stop (past its hook
+ * already) may still come in, an ack may still take data off the send queue. So the sequence number and
+ * length are read again after the peek: the same, the data is what ends at that sequence number. */
+static int dump_queue(int cfd, int q, uint32_t *seq, ProtobufCBinaryData *data, uint32_t *unsent, bool fin,
+		      bool fake_change, struct cr_err *e)
+{
+	int len = 0, len2 = 0;
+	uint32_t seq2;
 	const char *name = q == TCP_RECV_QUEUE ? "receive" : "send";
-	if (setsockopt(cfd, IPPROTO_TCP, TCP_REPAIR_QUEUE, &q, sizeof(q)) ||
-	    getsockopt(cfd, IPPROTO_TCP, TCP_QUEUE_SEQ, seq, &l))
-		return cr_fail_sys(e, "%s queue sequence", name);
-	if (ioctl(cfd, q == TCP_RECV_QUEUE ? SIOCINQ : SIOCOUTQ, &len) || len < 0)
-		return cr_fail_sys(e, "%s queue length", name);
+	if (setsockopt(cfd, IPPROTO_TCP, TCP_REPAIR_QUEUE, &q, sizeof(q)) || queue_now(cfd, q, seq, &len))
+		return cr_fail_sys(e, "%s queue sequence and length", name);
+	int all = len;
 	if (fin && len > 0)
 		len--; /* the FIN not yet acked takes a sequence number, no byte */
 	if (unsent) {
@@ -303,22 +314,33 @@ static int dump_queue(int cfd, int q, uint32_t *seq, ProtobufCBinaryData *data, 
 			return cr_fail_sys(e, "unsent length");
 		*unsent = (uint32_t)u;
 	}
-	if (!len)
-		return 0;
-	uint8_t *buf = malloc((size_t)len + 1);
-	if (!buf)
+	uint8_t *buf = len ? malloc((size_t)len + 1) : NULL;
+	if (len && !buf)
 		return cr_fail_errno(e, ENOMEM, "out of memory");
-	ssize_t n = recv(cfd, buf, (size_t)len + 1, MSG_PEEK | MSG_DONTWAIT);
-	if (n != len) {
-		int err = n < 0 ? errno : EIO;
+	ssize_t n = len ? recv(cfd, buf, (size_t)len + 1, MSG_PEEK | MSG_DONTWAIT) : 0;
+	int err = n < 0 ? errno : 0;
+	if (queue_now(cfd, q, &seq2, &len2)) {
 		free(buf);
-		return cr_fail_errno(e, err, "peek the %s queue (%zd of %d bytes)", name, n, len);
+		return cr_fail_sys(e, "%s queue sequence and length", name);
 	}
-	data->data = buf, data->len = (size_t)len;
+	if (fake_change) /* fault point tcp-queue-changed */
+		seq2++;
+	if (seq2 != *seq || len2 != all) {
+		free(buf);
+		pr_info("the %s queue changed while it was read (seq %u, %d bytes; then %u, %d): again\n",
+			name, *seq, all, seq2, len2);
+		return 1;
+	}
+	if (n != len) {
+		free(buf);
+		return cr_fail_errno(e, err ? err : EIO, "peek the %s queue (%zd of %d bytes)", name, n, len);
+	}
+	if (len)
+		data->data = buf, data->len = (size_t)len;
 	return 0;
 }
 
-static int dump_conn(int cfd, unsigned state, TcpStreamEntry *t, struct cr_err *e)
+static int dump_conn(int cfd, unsigned state, TcpStreamEntry *t, bool fake_change, struct cr_err *e)
 {
 	struct tcp_info ti;
 	struct tcp_repair_window w;
@@ -335,9 +357,23 @@ static int dump_conn(int cfd, unsigned state, TcpStreamEntry *t, struct cr_err *
 	t->fin_rcvd = sk_tcp_fin_rcvd(state), t->has_fin_rcvd = t->fin_rcvd;
 	/* SIOCINQ counts no FIN; SIOCOUTQ counts ours until it is acked (all but FIN_WAIT2) */
 	bool fin_unacked = t->fin_sent && state != TCP_FIN_WAIT2;
-	if (dump_queue(cfd, TCP_RECV_QUEUE, &t->inq_seq, &t->inq_data, NULL, false, e) ||
-	    dump_queue(cfd, TCP_SEND_QUEUE, &t->outq_seq, &t->outq_data, &t->unsq_len, fin_unacked, e))
-		return -1;
+	for (int tries = 0;; tries++) {
+		int r = dump_queue(cfd, TCP_RECV_QUEUE, &t->inq_seq, &t->inq_data, NULL, false,
+				   fake_change && !tries, e);
+		if (!r)
+			r = dump_queue(cfd, TCP_SEND_QUEUE, &t->outq_seq, &t->outq_data, &t->unsq_len,
+				       fin_unacked, false, e);
+		if (r < 0)
+			return -1;
+		if (!r)
+			break;
+		free(t->inq_data.data), free(t->outq_data.data);
+		t->inq_data = t->outq_data = (ProtobufCBinaryData){0, NULL};
+		if (tries == 9)
+			return cr_fail_errno(e, EAGAIN,
+					     "the connection's queues kept changing while they were read");
+		usleep(10000);
+	}
 	if (t->fin_sent)
 		t->unsq_len = 0; /* all restored as sent, then the FIN */
 	t->has_inq_seq = t->has_outq_seq = t->has_unsq_len = 1;
@@ -386,7 +422,7 @@ int tcp_repair_dump(const struct cr_opts *o, int cfd, const InetSkEntry *ie, Tcp
 	int on = 1;
 	if (setsockopt(cfd, IPPROTO_TCP, TCP_REPAIR, &on, sizeof(on)))
 		return cr_fail_sys(e, "TCP_REPAIR (needs CAP_NET_ADMIN)");
-	if (dump_conn(cfd, ie->state, t, e)) {
+	if (dump_conn(cfd, ie->state, t, fault_injected(o, FI_TCP_QUEUE_CHANGED), e)) {
 		tcp_repair_off(cfd);
 		return -1;
 	}

@@ -618,6 +618,7 @@ fault_tests() { # point
 	restore-ns-net-mid) echo "${FAULT_TESTS:-sk_unix_netns netns_veth_ext netns_routes}" ;;
 	restore-ns-made|dump-ns) echo "${FAULT_TESTS:-pid pidns00 sk_unix_netns netns_veth_ext uts_hostname timens_offsets ipcns_sem ipcns_msg ipcns_shm}" ;;
 	no-prefill) echo "mem_256m heap_brk vma_many" ;;
+	tcp-queue-changed) echo "sk_inet_tcp_established sk_inet6_tcp_established sk_inet_tcp_loop" ;;
 	no-populate) echo "mem_256m mem_sparse heap_brk stack_grow" ;;
 	no-pagemap-scan|no-vm-readv) echo "mem_sparse mprotect_sub vma_many file_map_private shm_anon mem_big_vmas" ;;
 	no-vdso-syscall) echo "pid sig_handlers itimers vdso_clock" ;;
