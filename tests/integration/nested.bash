@@ -138,6 +138,10 @@ save_state() { # name
 		echo "N3 is N1" >>"$D/$1.n3"
 	[ "$(readlink "/proc/$N1/ns/net")" != "$(readlink "/proc/$N2/ns/net")" ] || echo "N1 and N2 share a netns" >>"$D/$1.n2"
 	grep '^iff:' "/proc/$N2/fdinfo/9" >"$D/$1.fd" || echo "fd 9 of N2 is not attached" >"$D/$1.fd"
+	local k
+	for k in $(cat "/proc/$N2/task/$N2/children"); do # (tun-shared: the same open file)
+		echo "child: $(grep '^iff:' "/proc/$k/fdinfo/9")" >>"$D/$1.fd"
+	done
 }
 
 # Process $1's netns reaches address $2 (a ping answered; 5 tries: a veth's carrier comes a moment after it
@@ -172,6 +176,8 @@ started() { # init [option...]
 	grep -q "^link: tapc .* tun " "$D/before.init"
 	grep -q "tunh" "$D/before.fd"
 	grep -q "^addr: vw 10.81.0.2/24" "$D/before.n3"
+	[[ " $* " != *" tap-gap "* ]] || grep -q "^link: tapn 4 " "$D/before.n1"
+	[[ " $* " != *" tun-shared "* ]] || grep -q "^iff:	tunh$" "/proc/$(tr -d " " <"/proc/$N2/task/$N2/children")/fdinfo/9"
 	ping_ok "$N1" 10.78.0.2
 	ping_ok "$N1" 10.81.0.2
 	[[ " $* " != *" root-veth "* ]] || ping_ok "$INIT" 10.77.0.2
