@@ -584,6 +584,8 @@ static int mounts_stand(const struct rst_task *t, char *msg, size_t len)
 		return -1;
 	if (write(t->err_pipe[1], (char[]){RST_BORN_MARK}, 1) != 1)
 		return rst_errmsg(msg, len, "tell crshim that the mount tree stands");
+	if (rst_sk_unix_serve_root(t->go_pipe[0], msg, len))
+		return -1;
 	do
 		n = read(t->go_pipe[0], &c, 1);
 	while (n < 0 && errno == EINTR);

@@ -535,6 +535,71 @@ static int listen_fn(void *arg)
 	return listen(l->fd, l->backlog);
 }
 
+/* A listen() or connect() whose SO_PEERCRED names the root task at the late step (its pid no helper can
+ * take): crshim sends it the socket and the call (srv_req), the root makes it as the saved ids and answers
+ * (0, an errno, -1: those ids are not in its user namespace), on late_ch. */
+enum { SRV_LISTEN = 1, SRV_CONNECT = 2 };
+struct srv_req {
+	int32_t op, backlog;
+	uint32_t uid, gid;
+	uint8_t has_uid, has_gid;
+	uint32_t alen;
+	struct sockaddr_un a;
+};
+static const struct rst_task *serving; /* crshim: the root task, while it serves (rst_sk_unix_late) */
+
+struct srv_call {
+	const struct srv_req *rq;
+	int fd;
+};
+
+static int srv_fn(void *arg)
+{
+	const struct srv_call *c = arg;
+	return c->rq->op == SRV_LISTEN
+		   ? listen(c->fd, c->rq->backlog)
+		   : connect(c->fd, (const struct sockaddr *)&c->rq->a, (socklen_t)c->rq->alen);
+}
+
+/* crshim's side: 1 and *res (errno) when the root task made the call, 0 when it is not one for it. */
+static int by_root(const struct rst_task *t, const UnixSkEntry *cred, int op, int fd, int backlog,
+		   const struct sockaddr_un *a, socklen_t alen, int *res)
+{
+	if (!serving || cur_grp || !cred || !cred->has_peer_pid || !t || t->ns_levels != serving->ns_levels ||
+	    cred->peer_pid != rst_pidns_self(serving) || (a && a->sun_path[0] && a->sun_path[0] != '/'))
+		return 0; /* (a relative name: crshim's cwd is the one it is relative to) */
+	struct srv_req rq = {.op = op,
+			     .backlog = backlog,
+			     .uid = cred->peer_uid,
+			     .gid = cred->peer_gid,
+			     .has_uid = cred->has_peer_uid,
+			     .has_gid = cred->has_peer_gid,
+			     .alen = a ? (uint32_t)alen : 0};
+	if (a)
+		rq.a = *a;
+	struct iovec iov = {.iov_base = &rq, .iov_len = sizeof(rq)};
+	int32_t rep = EPIPE;
+	ssize_t got = scm_send(late_ch[0], &iov, 1, &fd, 1) == (ssize_t)sizeof(rq)
+			  ? recv(late_ch[0], &rep, sizeof(rep), 0)
+			  : -1;
+	if (got == sizeof(rep) && rep == -1)
+		return 0; /* (its ids are not the root's to take: crshim's helper) */
+	if (got != sizeof(rep) && rep == EPIPE)
+		rep = got < 0 ? errno : EPIPE; /* the root task is gone */
+	*res = rep ? -1 : 0;
+	errno = rep;
+	pr_debug("socket call %d made by the root task: %s\n", op, rep ? strerror(rep) : "done");
+	return 1;
+}
+
+/* crshim's helper, or the root task (by_root), makes fn's call. */
+static int as_peer(const struct rst_task *t, const UnixSkEntry *cred, int (*fn)(void *), void *arg, int op,
+		   int fd, int backlog, const struct sockaddr_un *a, socklen_t alen)
+{
+	int res;
+	return by_root(t, cred, op, fd, backlog, a, alen, &res) ? res : rst_sk_as_peer(t, cred, fn, arg);
+}
+
 /* Phase 1: listeners, pairs, lone sockets. Accepted connections and pending clients wait. */
 static int make_sockets(struct cr_err *e)
 {
@@ -547,7 +612,7 @@ static int make_sockets(struct cr_err *e)
 			if (make_one(r, true, e))
 				return -1;
 			struct listen_call lc = {r->fd, (int)u->backlog};
-			if (rst_sk_as_peer(r->t, u, listen_fn, &lc))
+			if (as_peer(r->t, u, listen_fn, &lc, SRV_LISTEN, r->fd, lc.backlog, NULL, 0))
 				return cr_fail_sys(e, "socket:[%u]: listen", r->ino);
 			continue;
 		}
@@ -607,7 +672,7 @@ static int connect_to(struct rsk *c, const struct sockaddr_un *a, socklen_t alen
 	int fl = fcntl(c->fd, F_GETFL);
 	fcntl(c->fd, F_SETFL, fl | O_NONBLOCK);
 	int here = enter(dir, a);
-	int r = as ? rst_sk_as_peer(as->t, as->u, connect_fn, &cc) : connect_fn(&cc);
+	int r = as ? as_peer(as->t, as->u, connect_fn, &cc, SRV_CONNECT, c->fd, 0, a, alen) : connect_fn(&cc);
 	int err = errno;
 	leave(here);
 	fcntl(c->fd, F_SETFL, fl);
@@ -930,31 +995,53 @@ static long id_here(const char *map, uint32_t id)
 	return r;
 }
 
-/* The process's side: socketpair() as cred's euid and egid, both ends sent to crshim on ch (1: left to
- * crshim, those ids are not in the process's user namespace). */
-static int premake_one(const struct rsk *a, const UnixSkEntry *cred, int ch, char *msg, size_t len)
+/* fn(arg) in the process as cred's euid and egid (crshim's ids, mapped into the process's user namespace):
+ * 1 those ids are not there, -2 its own could not be set back, else fn's result (its errno in *err). */
+static int as_ids(const UnixSkEntry *cred, int (*fn)(void *), void *arg, int *err)
 {
 	uid_t eu = geteuid();
 	gid_t eg = getegid();
 	long u = cred->has_peer_uid ? id_here("uid_map", cred->peer_uid) : (long)eu;
 	long g = cred->has_peer_gid ? id_here("gid_map", cred->peer_gid) : (long)eg;
-	int sp[2] = {-1, -1};
 	if (u < 0 || g < 0)
 		return 1;
-	int r = setresgid((gid_t)-1, (gid_t)g, (gid_t)-1) || setresuid((uid_t)-1, (uid_t)u, (uid_t)-1) ||
-			socketpair(AF_UNIX, (int)a->u->type | SOCK_CLOEXEC, 0, sp)
-		    ? -1
-		    : 0;
-	int err = errno;
+	int r =
+	    setresgid((gid_t)-1, (gid_t)g, (gid_t)-1) || setresuid((uid_t)-1, (uid_t)u, (uid_t)-1) || fn(arg)
+		? -1
+		: 0;
+	*err = errno;
 	if (setresuid((uid_t)-1, eu, (uid_t)-1) || setresgid((gid_t)-1, eg, (gid_t)-1))
-		return rst_errmsg(msg, len, "socket:[%u]: back to euid %u: %s", a->ino, eu, strerror(errno));
+		return -2;
+	return r;
+}
+
+struct own_pair {
+	int type, sp[2];
+};
+
+static int own_pair_fn(void *arg)
+{
+	struct own_pair *o = arg;
+	return socketpair(AF_UNIX, o->type | SOCK_CLOEXEC, 0, o->sp);
+}
+
+/* The process's side: the pair made as cred's ids, both ends sent to crshim on ch (1: left to crshim, those
+ * ids are not in the process's user namespace). */
+static int premake_one(const struct rsk *a, const UnixSkEntry *cred, int ch, char *msg, size_t len)
+{
+	struct own_pair o = {(int)a->u->type, {-1, -1}};
+	int err = 0, r = as_ids(cred, own_pair_fn, &o, &err);
+	if (r == -2)
+		return rst_errmsg(msg, len, "socket:[%u]: back to its own euid: %s", a->ino, strerror(err));
 	struct iovec iov = {.iov_base = (void *)&a->ino, .iov_len = sizeof(a->ino)};
-	if (!r && scm_send(ch, &iov, 1, sp, 2) < 0)
+	if (!r && scm_send(ch, &iov, 1, o.sp, 2) < 0)
 		r = -1, err = errno;
 	for (int k = 0; k < 2; k++)
-		if (sp[k] >= 0)
-			close(sp[k]);
-	return r ? rst_errmsg(msg, len, "socket:[%u]: socketpair for crshim: %s", a->ino, strerror(err)) : 0;
+		if (o.sp[k] >= 0)
+			close(o.sp[k]);
+	if (r < 0)
+		return rst_errmsg(msg, len, "socket:[%u]: socketpair for crshim: %s", a->ino, strerror(err));
+	return r;
 }
 
 /* The process is in the network namespace u was made in (the tree has one, or it is that one's). */
@@ -1022,6 +1109,54 @@ static void take_premade(int ch)
 	}
 }
 
+/* The root task's side of by_root. */
+static int serve_one(char *msg, size_t len)
+{
+	struct srv_req rq;
+	int fd = -1, fl = 0;
+	size_t nf = 0;
+	struct iovec iov = {.iov_base = &rq, .iov_len = sizeof(rq)};
+	ssize_t got = scm_recv(late_ch[1], &iov, 1, &fd, 1, &nf, &fl);
+	if (got < 0 && errno == EINTR)
+		return 0;
+	if (got <= 0)
+		return rst_errmsg(msg, len, "crshim's socket calls: %s",
+				  got ? strerror(errno) : "crshim is gone");
+	int32_t rep = EBADMSG;
+	if (got == sizeof(rq) && nf == 1) {
+		UnixSkEntry cred = UNIX_SK_ENTRY__INIT;
+		cred.peer_uid = rq.uid, cred.has_peer_uid = rq.has_uid;
+		cred.peer_gid = rq.gid, cred.has_peer_gid = rq.has_gid;
+		struct srv_call c = {&rq, fd};
+		int err = 0, r = as_ids(&cred, srv_fn, &c, &err);
+		if (r == -2)
+			return rst_errmsg(msg, len, "back to its own euid: %s", strerror(err));
+		rep = r == 1 ? -1 : r ? err : 0;
+	}
+	if (nf)
+		close(fd);
+	if (send(late_ch[1], &rep, sizeof(rep), MSG_NOSIGNAL) != sizeof(rep))
+		return rst_errmsg(msg, len, "answer crshim's socket call: %s", strerror(errno));
+	return 0;
+}
+
+int rst_sk_unix_serve_root(int go, char *msg, size_t len)
+{
+	struct pollfd pf[2] = {{.fd = go, .events = POLLIN},
+			       {.fd = late ? late_ch[1] : -1, .events = POLLIN}};
+	for (;;) {
+		if (poll(pf, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			return rst_errmsg(msg, len, "wait for crshim: %s", strerror(errno));
+		}
+		if (pf[0].revents)
+			return 0;
+		if ((pf[1].revents & (POLLIN | POLLHUP)) && serve_one(msg, len))
+			return -1;
+	}
+}
+
 int rst_sk_unix_premake_root(const struct rst_task *t, char *msg, size_t len)
 {
 	return late ? premake(t, 0, late_ch[1], msg, len) : 0;
@@ -1059,7 +1194,14 @@ int rst_sk_unix_late(const struct rst_task *ts, uint32_t pidns_levels, struct cr
 	if (!late)
 		return 0;
 	take_premade(late_ch[0]);
-	return make_in(ts, ts[0].pid, pidns_levels, e) ? -1 : to_kept(true, e);
+	if (late_ch[1] >= 0) { /* the root's end: a root that ends fails crshim's calls (by_root) */
+		close(late_ch[1]);
+		late_ch[1] = -1;
+	}
+	serving = &ts[0];
+	int ret = make_in(ts, ts[0].pid, pidns_levels, e);
+	serving = NULL;
+	return ret ? -1 : to_kept(true, e);
 }
 
 int rst_sk_unix_root(char *msg, size_t len)

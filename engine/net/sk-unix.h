@@ -104,6 +104,9 @@ int rst_sk_unix_root(char *msg, size_t len);
  * (the init of the tree's PID namespace, or a pid crshim's helper cannot take as it is t's), made by t and
  * sent to crshim, which uses them (rst_sk_unix_nested_take does the same for its process). 0, -1 (msg). */
 int rst_sk_unix_premake_root(const struct rst_task *t, char *msg, size_t len);
+/* The root task, its mark written: until crshim's go (go readable), makes the listen() and connect() calls
+ * crshim asks of it, those whose SO_PEERCRED names it, as the saved ids. 0, -1 (msg). */
+int rst_sk_unix_serve_root(int go, char *msg, size_t len);
 /* Sockets bound in a nested mount namespace of the tree (unix_sk_entry.mntns), with those connected to them
  * (the other end of a pair, the connections of a listener, dgram sockets connected to one): made by crshim
  * in that namespace once it stands, not before the tree; held only by processes in it (else refused).

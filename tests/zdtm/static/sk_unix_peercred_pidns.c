@@ -2,7 +2,9 @@
  * egid 4321) connects to the test's listener and makes a socketpair of its own. After restore the accepted
  * socket names the child's pid as the namespace sees it, uid and gid, and both ends of the child's pair name
  * the child. A socketpair the init (the test) made names it (pid 1) after restore too: the restored init
- * makes it again itself (pid 1 is not free for crshim's helper); before, it named crshim (pid 0 there). */
+ * makes it again itself (pid 1 is not free for crshim's helper); so does the init's listener (its listen()
+ * made by the restored init, at crshim's request), and the child's connection to it names the init too.
+ * Before, they named crshim (pid 0 there). */
 #include <sys/wait.h>
 #include "sk_unix.h"
 
@@ -26,7 +28,9 @@ int main(int argc, char **argv)
 		sk_pair(SOCK_STREAM, P0, P1);
 		if (read(ctl[0], &c, 1) != 1) /* after restore */
 			_exit(2);
-		struct ucred p0 = sk_peer(P0), p1 = sk_peer(P1);
+		struct ucred p0 = sk_peer(P0), p1 = sk_peer(P1), cl = sk_peer(CL);
+		if (cl.pid != 1) /* its connection names the listener's maker: the init */
+			_exit(5);
 		_exit(p0.pid == getpid() && p1.pid == getpid() && p0.uid == 1234 && p1.gid == 4321 ? 0 : 3);
 	}
 	sk_pair(SOCK_DGRAM, Q0, Q1);
@@ -38,6 +42,9 @@ int main(int argc, char **argv)
 	test_daemon();
 	test_waitsig();
 
+	struct ucred ls = sk_peer(LS);
+	if (ls.pid != 1 || ls.uid != geteuid())
+		fail("the init's listener: SO_PEERCRED %d %u, want the init 1 %u", ls.pid, ls.uid, geteuid());
 	struct ucred q0 = sk_peer(Q0), q1 = sk_peer(Q1);
 	if (q0.pid != 1 || q1.pid != 1 || q0.uid != geteuid() || q1.gid != getegid())
 		fail("the init's pair: SO_PEERCRED %d %u %u / %d, want the init 1 %u %u", q0.pid, q0.uid,
@@ -48,6 +55,9 @@ int main(int argc, char **argv)
 		     cr.gid, ch);
 	int st = 0;
 	if (write(ctl[1], "g", 1) != 1 || waitpid(ch, &st, 0) != ch || !WIFEXITED(st) || WEXITSTATUS(st))
-		fail("child: its pair's SO_PEERCRED does not name it (status %#x)", st);
+		fail("child: its pair's SO_PEERCRED does not name it (status %#x; 0x500: its connection does "
+		     "not "
+		     "name the init)",
+		     st);
 	return test_pass();
 }
