@@ -162,15 +162,18 @@ static int vma_fd(struct rst_shm *o, const VmaEntry *v, struct cr_err *e)
 	return o->rofd;
 }
 
-/* A packet socket's rings: mapped from the task's own fd of the socket (restore-files.c, ring_fds). */
+/* A packet socket's rings: mapped from the task's own fd of the socket (restore-files.c, ring_fds). One
+ * that several processes hold (forked after the mmap) is made once by crshim with its rings filled and
+ * inherited by each (files/restore-fdshare.c: its entry is FILE_INHERIT now, its packet_sk kept): each maps
+ * the rings of that one socket, the kernel's pages. */
 static int ring_vma(struct rst_task *t, size_t i, const VmaEntry *v, struct cr_err *e)
 {
 	const FileEntry *f = NULL;
 	for (size_t k = 0; v->has_sk_fd && k < t->nr_fdinfo && !f; k++)
 		if (t->fdinfo[k]->fd == v->sk_fd)
 			f = rst_file_by_id(t, t->fdinfo[k]->id);
-	if (!f || f->kind != FILE_KIND__FILE_PACKETSK || !f->packet_sk ||
-	    pkt_ring_map_len(f->packet_sk) != v->end - v->start)
+	if (!f || (f->kind != FILE_KIND__FILE_PACKETSK && f->kind != FILE_KIND__FILE_INHERIT) ||
+	    !f->packet_sk || pkt_ring_map_len(f->packet_sk) != v->end - v->start)
 		return cr_fail_errno(
 		    e, EBADMSG,
 		    "mm-%d.img: vma 0x%llx-0x%llx maps the rings of fd %d, which is no packet socket "
