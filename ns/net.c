@@ -551,7 +551,7 @@ int ns_net_load(struct ns_rst *r, struct cr_err *e)
 		cr_err_clear(e); /* older images: a new namespace with its loopback up */
 	}
 	r->net->ne = (NetEntry *)m;
-	return ns_net_check_links(r, r->net->ne, e);
+	return r->empty_net ? 0 : ns_net_check_links(r, r->net->ne, e);
 }
 
 static struct nl_addr *mkaddr(uint32_t family, const ProtobufCBinaryData *b, uint32_t plen)
@@ -788,7 +788,8 @@ static const NetLinkEntry *link_by_index(const NetEntry *ne, uint32_t ifindex)
 }
 
 /* The other end of veth le when it is in another network namespace of the tree: its entry and that
- * namespace's fd; 0 when that end is made from there (the namespace of the lower id makes the pair). */
+ * namespace's fd; 0 when that end is made from there (the namespace of the lower id makes the pair, but
+ * crshim fills no root's left empty for the caller). */
 static int other_ns_end(struct ns_rst *r, const NetLinkEntry *le, uint32_t id, const NetLinkEntry **pe,
 			int *fd, struct cr_err *e)
 {
@@ -798,6 +799,9 @@ static int other_ns_end(struct ns_rst *r, const NetLinkEntry *le, uint32_t id, c
 		return cr_fail_errno(e, EBADMSG,
 				     "net image: veth %s: no link %u in network namespace %u, its other end",
 				     le->name, le->peer, le->peer_ns);
+	if (!le->peer_ns && r->empty_net)
+		return 1; /* the root's is the caller's to fill (--empty-ns net): the pair is made from here
+			   */
 	return le->peer_ns > id;
 }
 

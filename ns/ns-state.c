@@ -29,7 +29,10 @@ int ns_dump_state(const struct ns_dump_args *a, const struct ns_net_set *nets, u
 
 int ns_rst_load_state(struct ns_rst *r, struct cr_err *e)
 {
-	if ((r->own & CLONE_NEWNET) && r->join_fd[NS_NET] < 0 && !r->empty_net && ns_net_load(r, e))
+	/* (--empty-ns net: the root's is the caller's to fill, read only for the veths of the tree's other
+	 * network namespaces to it) */
+	if ((r->own & CLONE_NEWNET) && r->join_fd[NS_NET] < 0 &&
+	    (!r->empty_net || (r->ne && r->ne->n_nets)) && ns_net_load(r, e))
 		return -1;
 	if (r->ne && r->ne->n_nets && (ns_net_state_new(r, e) || ns_net_multi_load(r, e)))
 		return -1;

@@ -93,7 +93,6 @@ bundle_cr() {
 	ping_ok "$N1" 10.81.0.2
 }
 
-# bats test_tags=needs:empty-ns-veth
 @test "nested: runc --criu crshim: a veth between the container's netns (restored empty) and one inside it" {
 	runc_start root-veth
 	runc_cr
