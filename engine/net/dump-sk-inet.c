@@ -362,17 +362,32 @@ static int lock_connecting(struct dump_ctx *c, int cfd, InetSkEntry *ie, struct 
 	return 0;
 }
 
-/* A corked UDP socket (UDP_CORK) holds the datagram being built in its write queue, which nothing reads or
- * writes back: refused, as CRIU does (the data would be lost silently). */
+/* A corked UDP socket (UDP_CORK), or one written with MSG_MORE and not yet without it, holds the datagram
+ * being built in its write queue, which nothing reads or writes back: refused, as CRIU does for the cork (the
+ * data would be lost silently). Without the cork SIOCOUTQ also counts datagrams sent and not yet freed by the
+ * device: a queue that stays for half a second is a datagram being built. */
 static int udp_corked(int cfd, const InetSkEntry *ie, struct cr_err *e)
 {
 	int cork = 0, outq = 0;
 	if (ie->type != SOCK_DGRAM || (ie->protocol != IPPROTO_UDP && ie->protocol != IPPROTO_UDPLITE) ||
-	    getint(cfd, SOL_UDP, UDP_CORK, &cork) || !cork || ioctl(cfd, SIOCOUTQ, &outq) || outq <= 0)
+	    getint(cfd, SOL_UDP, UDP_CORK, &cork) || ioctl(cfd, SIOCOUTQ, &outq) || outq <= 0)
+		return 0;
+	if (cork)
+		return cr_fail(
+		    e,
+		    "corked UDP socket (UDP_CORK) with data not yet sent (%d bytes in its write queue): "
+		    "cannot be restored",
+		    outq);
+	for (int i = 0; i < 50 && outq > 0; i++) {
+		usleep(10000);
+		if (ioctl(cfd, SIOCOUTQ, &outq))
+			return 0;
+	}
+	if (outq <= 0)
 		return 0;
 	return cr_fail(e,
-		       "corked UDP socket (UDP_CORK) with data not yet sent (%d bytes in its write queue): "
-		       "cannot be restored",
+		       "UDP socket with a datagram being built (written with MSG_MORE, %d bytes in its write "
+		       "queue): cannot be restored",
 		       outq);
 }
 
