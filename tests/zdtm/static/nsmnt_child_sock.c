@@ -2,8 +2,9 @@
  * sk-unix-mntns shape): a dgram socket with a connected client and a message queued, a stream listener with
  * an accepted connection and one pending. After restore each is bound at its path in the child's namespace
  * (getsockname, and SIOCUNIXFILE gives the file at that path there), not in the test's, the message is
- * there, and both names take new connections. Before, the dump refused them (crshim bound the tree's
- * sockets in the root's mount namespace only). */
+ * there, and both names take new connections; a dgram pair one end of which it bound there names the child
+ * (SO_PEERCRED: the child makes it again itself, its pid being taken). Before, the dump refused them (crshim
+ * bound the tree's sockets in the root's mount namespace only). */
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -14,7 +15,7 @@
 #define SIOCUNIXFILE (SIOCPROTOPRIVATE + 0)
 #endif
 
-static int sk = -1, csk = -1, lsk = -1, acc = -1, cli = -1, pend = -1;
+static int sk = -1, csk = -1, lsk = -1, acc = -1, cli = -1, pend = -1, dp[2] = {-1, -1};
 
 static socklen_t addr(struct sockaddr_un *a, const char *path)
 {
@@ -46,6 +47,10 @@ static int setup(void)
 	cli = sock_at(SOCK_STREAM, "/nsmnt_cs/l", 0);
 	acc = cli < 0 ? -1 : accept(lsk, NULL, NULL);
 	pend = sock_at(SOCK_STREAM, "/nsmnt_cs/l", 0);
+	struct sockaddr_un a;
+	socklen_t l = addr(&a, "/nsmnt_cs/pr");
+	if (socketpair(AF_UNIX, SOCK_DGRAM, 0, dp) || bind(dp[0], (struct sockaddr *)&a, l))
+		return -1;
 	return acc < 0 || pend < 0 ? -1 : 0;
 }
 
@@ -86,6 +91,12 @@ static int check(void)
 	if (write(cli, "c", 1) != 1 || !got(acc, "c") || a2 < 0 || write(pend, "p", 1) != 1 ||
 	    !got(a2, "p") || a3 < 0 || write(n2, "n", 1) != 1 || !got(a3, "n"))
 		bad |= 8;
+	/* a pair one end of which it bound there: made by the child itself (its SO_PEERCRED names it) */
+	struct ucred cr;
+	socklen_t cl = sizeof(cr);
+	if (!bound_here(dp[0], "/nsmnt_cs/pr") || getsockopt(dp[0], SOL_SOCKET, SO_PEERCRED, &cr, &cl) ||
+	    cr.pid != getpid() || send(dp[1], "d", 1, 0) != 1 || !got(dp[0], "d"))
+		bad |= 16;
 	return bad;
 }
 
@@ -101,6 +112,6 @@ int main(int argc, char **argv)
 	      "the child's socket files are in the test's namespace");
 	kill(ch, SIGUSR1);
 	child_exit_ok(ch, "1: not bound at their paths in its namespace, 2: the queued message, 4: no new "
-			  "dgram client, 8: the stream connections");
+			  "dgram client, 8: the stream connections, 16: its pair (name, SO_PEERCRED, data)");
 	return test_pass();
 }
