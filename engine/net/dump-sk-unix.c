@@ -209,10 +209,10 @@ static int fill_path(struct dump_ctx *c, const struct ns_unix_sk *s, UnixSkEntry
 	/* a name the root task does not see there is bound in the saved mount namespace of the task (that of
 	 * its process in the tree that has it as its own, ns/mnt-nested.c), where the restore binds it */
 	struct stat rs;
-	char rpath[PATH_MAX + 128];
-	snprintf(rpath, sizeof(rpath), "/proc/%d/root%.*s", c->tree ? (int)c->tree[0].pid : (int)c->pid,
-		 (int)s->namelen, s->name);
-	if (!gone && s->name[0] == '/' && c->tree && c->pid != c->tree[0].pid &&
+	char rpath[PATH_MAX * 2 + 128];
+	snprintf(rpath, sizeof(rpath), "/proc/%d/root%s%s%.*s", c->tree ? (int)c->tree[0].pid : (int)c->pid,
+		 cwd ? cwd : "", cwd ? "/" : "", (int)s->namelen, s->name);
+	if (!gone && c->tree && c->pid != c->tree[0].pid && !ns_same(c->pid, "mnt", c->tree[0].pid, "mnt") &&
 	    (stat(rpath, &rs) || rs.st_ino != st.st_ino || rs.st_dev != st.st_dev)) {
 		u->mntns = mntns_of(c), u->has_mntns = u->mntns != 0;
 		if (!u->mntns)

@@ -3,8 +3,9 @@
  * an accepted connection and one pending. After restore each is bound at its path in the child's namespace
  * (getsockname, and SIOCUNIXFILE gives the file at that path there), not in the test's, the message is
  * there, and both names take new connections; a dgram pair one end of which it bound there names the child
- * (SO_PEERCRED: the child makes it again itself, its pid being taken). Before, the dump refused them (crshim
- * bound the tree's sockets in the root's mount namespace only). */
+ * (SO_PEERCRED: the child makes it again itself, its pid being taken), and one bound to a relative name in
+ * its cwd there is bound there again. Before, the dump refused them (crshim bound the tree's sockets in the
+ * root's mount namespace only). */
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -15,7 +16,7 @@
 #define SIOCUNIXFILE (SIOCPROTOPRIVATE + 0)
 #endif
 
-static int sk = -1, csk = -1, lsk = -1, acc = -1, cli = -1, pend = -1, dp[2] = {-1, -1};
+static int sk = -1, csk = -1, lsk = -1, acc = -1, cli = -1, pend = -1, dp[2] = {-1, -1}, rel = -1;
 
 static socklen_t addr(struct sockaddr_un *a, const char *path)
 {
@@ -50,6 +51,9 @@ static int setup(void)
 	struct sockaddr_un a;
 	socklen_t l = addr(&a, "/nsmnt_cs/pr");
 	if (socketpair(AF_UNIX, SOCK_DGRAM, 0, dp) || bind(dp[0], (struct sockaddr *)&a, l))
+		return -1;
+	/* a relative name, in its cwd there (kept) */
+	if (chdir("/nsmnt_cs") || (rel = sock_at(SOCK_DGRAM, "rel", 1)) < 0)
 		return -1;
 	return acc < 0 || pend < 0 ? -1 : 0;
 }
@@ -97,6 +101,9 @@ static int check(void)
 	if (!bound_here(dp[0], "/nsmnt_cs/pr") || getsockopt(dp[0], SOL_SOCKET, SO_PEERCRED, &cr, &cl) ||
 	    cr.pid != getpid() || send(dp[1], "d", 1, 0) != 1 || !got(dp[0], "d"))
 		bad |= 16;
+	int n3 = sock_at(SOCK_DGRAM, "/nsmnt_cs/rel", 0);
+	if (!bound_here(rel, "rel") || n3 < 0 || send(n3, "r", 1, 0) != 1 || !got(rel, "r"))
+		bad |= 32;
 	return bad;
 }
 
@@ -112,6 +119,7 @@ int main(int argc, char **argv)
 	      "the child's socket files are in the test's namespace");
 	kill(ch, SIGUSR1);
 	child_exit_ok(ch, "1: not bound at their paths in its namespace, 2: the queued message, 4: no new "
-			  "dgram client, 8: the stream connections, 16: its pair (name, SO_PEERCRED, data)");
+			  "dgram client, 8: the stream connections, 16: its pair (name, SO_PEERCRED, data), "
+			  "32: its socket of a relative name");
 	return test_pass();
 }
