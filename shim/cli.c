@@ -144,7 +144,7 @@ static const struct option long_opts[] = {
     {"cgroup-props", required_argument, NULL, OPT_UNSUPPORTED},
     {"cgroup-props-file", required_argument, NULL, OPT_UNSUPPORTED},
     {"cgroup-dump-controller", required_argument, NULL, OPT_UNSUPPORTED},
-    {"cgroup-yard", required_argument, NULL, OPT_UNSUPPORTED},
+    {"cgroup-yard", required_argument, NULL, OPT_IGNORED_ARG},	   /* the hierarchies: those mounted here */
     {"skip-mnt", required_argument, NULL, OPT_UNSUPPORTED},	   /* every mount of the tree is dumped */
     {"ext-mount-map", required_argument, NULL, OPT_EXT_MOUNT_MAP}, /* KEY:PATH or auto */
     {"lsm-profile", required_argument, NULL, OPT_UNSUPPORTED},	   /* no LSM label is set on restore */

@@ -145,8 +145,10 @@ static const char usage_text[] =
     "  --file-validation[=M] --cpu-cap[=C] --pre-dump-mode M\n"
     "  --timeout N --status-fd FD (but page-server's)\n"
     "  --all --extra --experimental --no-default-config\n"
+    "  --cgroup-yard DIR (crshim uses the cgroup hierarchies mounted in its mount namespace, the yard's "
+    "too)\n"
     "Refused (not supported yet): --stream\n"
-    "  --action-script --leave-stopped --cgroup-props --cgroup-props-file --cgroup-yard\n"
+    "  --action-script --leave-stopped --cgroup-props --cgroup-props-file\n"
     "  --cgroup-dump-controller --skip-mnt --lsm-profile\n"
 
     "\n"

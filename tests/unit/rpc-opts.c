@@ -84,7 +84,7 @@ static const struct row rows[] = {
     {"tls_key", 57, 0, REFUSED, false},
     {"tls", 58, 0, REFUSED, false},
     {"tls_no_cn_verify", 59, 0, REFUSED, false},
-    {"cgroup_yard", 60, 0, REFUSED, true},
+    {"cgroup_yard", 60, 0, NOEFFECT, true},
     {"pre_dump_mode", 61, 0, NOEFFECT, false},
     {"pidfd_store_sk", 62, 0, REFUSED, false},
     {"lsm_mount_context", 63, 0, REFUSED, true},
