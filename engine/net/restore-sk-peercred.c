@@ -47,9 +47,9 @@ void rst_sk_peercred_notice(const struct cr_opts *o)
 		eng_notice(o, "SO_PEERCRED of unix sockets inside the tree's PID namespace is not restored: "
 			      "their peer credentials name crshim (pid 0 there)");
 	if (said & (SAID_BUSY | SAID_CLONE))
-		eng_notice(
-		    o, "SO_PEERCRED of some unix sockets is not restored (their peer's pid could not "
-		       "be taken again, e.g. the root task's): they name crshim; the restore log says which");
+		eng_notice(o, "SO_PEERCRED of some unix sockets is not restored (their peer's pid could not "
+			      "be taken again: a process of the tree that exists then): they name crshim; "
+			      "the restore log says which");
 }
 
 static bool say_once(unsigned what)
