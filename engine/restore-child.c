@@ -550,18 +550,40 @@ static void drop_other_areas(const struct rst_task *t, bool keep_spawned)
 	}
 }
 
+/* fd (close-on-exec) moved to the lowest free number (from 3): see drop_other_pipes */
+static void fd_down(int *fd)
+{
+	int n = *fd < 0 ? -1 : fcntl(*fd, F_DUPFD_CLOEXEC, 3);
+	if (n < 0)
+		return;
+	if (n > *fd) { /* (already as low as it goes) */
+		close(n);
+		return;
+	}
+	close(*fd);
+	*fd = n;
+}
+
 /* The pipe ends (error, go) and page files of the tasks this one does not clone, which it has from the
  * process that cloned it (crshim made two pipes per task before the root; each process held every task's ends
  * until its close_range, and copied them into each child: O(n^2) fds closed for a tree). Open here are those
  * of the tasks the spawner clones (it closed the others the same way; the root has them all), at their
- * numbers (not the spawner's own: its go end is closed and the number may be another fd by now). Not with a
- * shared fd table, nor with shared address spaces (the spawner's numbers may have moved). */
-static void drop_other_pipes(const struct rst_task *t)
+ * numbers (not the spawner's own: its go end is closed and the number may be another fd by now). Those it
+ * keeps, and its own, go down to the lowest free numbers: a clone3 copies a table as long as the highest open
+ * fd and the child's close_range (restore-files.c) goes through all of it (in a tree of 2000 processes, 16384
+ * fds per child). A process that clones none leaves them all to that close_range. Not with a shared fd
+ * table, nor with shared address spaces (the spawner's numbers may have moved). */
+static void drop_other_pipes(struct rst_task *t)
 {
 	const struct rst_task *p = t->spawn_idx >= 0 ? &t->tree[t->spawn_idx] : NULL;
-	if (t->root || t->svm_any || !p || rst_files_shared(t) || rst_files_shared(p))
+	if (t->svm_any || (!t->root && !p) || rst_files_shared(t) || (p && rst_files_shared(p)))
 		return;
-	for (size_t i = 0; i < t->ntree; i++) {
+	bool spawns = false;
+	for (size_t i = 0; i < t->ntree && !spawns; i++)
+		spawns = &t->tree[i] != t && spawned_by(t, &t->tree[i]);
+	if (!spawns)
+		return;
+	for (size_t i = 0; i < t->ntree && p; i++) {
 		const struct rst_task *x = &t->tree[i];
 		if (x == t || !spawned_by(p, x) || spawned_by(t, x))
 			continue;
@@ -571,6 +593,14 @@ static void drop_other_pipes(const struct rst_task *t)
 			close(x->go_pipe[0]);
 		if (x->pm.pages_fd >= 0) /* its page file: crshim opened each (restore-load.c) */
 			close(x->pm.pages_fd);
+	}
+	for (size_t i = 0; i < t->ntree; i++) {
+		struct rst_task *x = &t->tree[i];
+		if (x == t || spawned_by(t, x)) {
+			fd_down(&x->err_pipe[1]);
+			fd_down(&x->go_pipe[0]);
+			fd_down(&x->pm.pages_fd);
+		}
 	}
 }
 
@@ -619,6 +649,7 @@ void rst_child(struct rst_task *t)
 			close(t->tree[i].go_pipe[1]);
 		if (t->tree[i].err_pipe[0] >= 0)
 			close(t->tree[i].err_pipe[0]);
+		t->tree[i].go_pipe[1] = t->tree[i].err_pipe[0] = -1; /* (the numbers become others') */
 	}
 	if (!rst_files_shared(t)) {
 		close(t->go_pipe[1]);
@@ -636,10 +667,9 @@ void rst_child(struct rst_task *t)
 	}
 	if (!t->root && write(t->err_pipe[1], (char[]){RST_BORN_MARK}, 1) != 1)
 		_exit(2);
-	if (!t->root) { /* while crshim seizes it */
+	if (!t->root) /* while crshim seizes it */
 		drop_other_areas(t, true);
-		drop_other_pipes(t);
-	}
+	drop_other_pipes(t);
 	do
 		n = read(t->go_pipe[0], &c, 1);
 	while (n < 0 && errno == EINTR);
