@@ -66,6 +66,31 @@ static size_t holders(const struct rst_task *ts, size_t n, uint32_t id)
 	return h;
 }
 
+/* holders() of every description at once (one pass over the tree, not one per entry: O(n^2) for a file all
+ * the tree's processes hold): nh[id] for ids up to *max, NULL if out of memory or the ids are too sparse for
+ * an array (then holders() it is). */
+static size_t *holders_all(const struct rst_task *ts, size_t n, uint32_t *max)
+{
+	uint64_t m = 0, entries = 0;
+	for (size_t k = 0; k < n; k++)
+		for (size_t i = 0; i < ts[k].nr_files; i++, entries++)
+			if (ts[k].files[i]->has_tree_desc && ts[k].files[i]->tree_desc > m)
+				m = ts[k].files[i]->tree_desc;
+	if (m > 4 * entries + 1024) /* (the dump numbers them from 1) */
+		return NULL;
+	size_t *nh = calloc(2 * (m + 1), sizeof(*nh)), *last = nh ? nh + m + 1 : NULL;
+	for (size_t k = 0; nh && k < n; k++)
+		for (size_t i = 0; i < ts[k].nr_files; i++) {
+			const FileEntry *f = ts[k].files[i];
+			if (f->has_tree_desc && last[f->tree_desc] != k + 1) { /* (each process once) */
+				last[f->tree_desc] = k + 1;
+				nh[f->tree_desc]++;
+			}
+		}
+	*max = (uint32_t)m;
+	return nh;
+}
+
 /* A path of a tree with its own mount tree (root: its --root) is opened in crshim only for a file in
  * flight (crshim sends it): under that root, or as crshim sees it when it is missing there (the mounts of the
  * tree do not stand yet; a path bound into the tree at the same place, as the external mounts of the zdtm ns
@@ -305,12 +330,16 @@ static int open_once_net(struct rst_task *ts, const FileEntry *f, uint64_t net, 
 
 int rst_fdshare_prepare(struct rst_task *ts, size_t n, struct cr_err *e)
 {
+	uint32_t max = 0;
+	__cleanup_free size_t *nh = n > 1 ? holders_all(ts, n, &max) : NULL;
 	for (size_t k = 0; k < n; k++)
 		for (size_t i = 0; i < ts[k].nr_files; i++) {
 			FileEntry *f = ts[k].files[i];
 			/* (a socket of another network namespace than its holder's: crshim makes it there) */
 			bool away = rst_sk_away(ts[0].ns, ts[k].pid, f);
-			if (!shareable(f) || (!away && (n < 2 || holders(ts, n, f->tree_desc) < 2)))
+			if (!shareable(f) || (!away && (n < 2 || (nh && f->tree_desc <= max
+								      ? nh[f->tree_desc]
+								      : holders(ts, n, f->tree_desc)) < 2)))
 				continue;
 			uint64_t net = f->reg && f->reg->tun_iff ? ns_rst_task_net_ino(ts[0].ns, ts[k].pid)
 								 : rst_sk_netns(f);

@@ -413,17 +413,20 @@ int rst_pipes_share(struct rst_task *ts, size_t n, struct cr_err *e)
 	for (size_t k = 0; k < n && n > 1; k++)
 		for (size_t i = 0; i < ts[k].nr_files; i++) {
 			FileEntry *f = ts[k].files[i];
-			if (!f->pipe ||
-			    (f->kind != FILE_KIND__FILE_PIPE && f->kind != FILE_KIND__FILE_FIFO) ||
-			    holders(ts, n, f->pipe, f->kind == FILE_KIND__FILE_FIFO) < 2)
+			bool fifo = f->kind == FILE_KIND__FILE_FIFO;
+			if (!f->pipe || (f->kind != FILE_KIND__FILE_PIPE && !fifo))
 				continue;
-			if (f->kind == FILE_KIND__FILE_FIFO) { /* reopened by path by each: data once */
+			/* made already: held by several (each holder's entry counted again made the tree's
+			 * restore O(n^2) for a pipe all its processes hold) */
+			struct shared_pipe *sp = fifo ? NULL : find_shared(f->pipe);
+			if (!sp && holders(ts, n, f->pipe, fifo) < 2)
+				continue;
+			if (fifo) { /* reopened by path by each: data once */
 				const PipeEntry *d = first_entry(ts, n, f->pipe, -1);
 				if (d && d != f->pipe)
 					f->pipe->data_saved = false;
 				continue;
 			}
-			struct shared_pipe *sp = find_shared(f->pipe);
 			if (!sp && make_shared(ts, n, f->pipe, e))
 				return cr_wrap(e, "task %d", ts[k].pid);
 			if (inherit_shared(&ts[k], f, sp ? sp : &shared[nr_shared - 1], e))
