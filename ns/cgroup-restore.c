@@ -424,6 +424,24 @@ out:
 	return ret;
 }
 
+/* Where /proc/PID/cgroup (read once: cg, its lines) puts controller name: ROOT and the path below it (as in
+ * the images' dirs), "" if it is not there. */
+static void cg_now(const char *cg, const char *name, const char *root, char *now, size_t len)
+{
+	size_t nl = strlen(name);
+	now[0] = '\0';
+	for (const char *l = cg; *l;) {
+		const char *end = l + strcspn(l, "\n"), *c1 = memchr(l, ':', (size_t)(end - l));
+		const char *c2 = c1 ? memchr(c1 + 1, ':', (size_t)(end - c1 - 1)) : NULL;
+		if (c2 && (size_t)(c2 - c1 - 1) == nl && !strncmp(c1 + 1, name, nl)) {
+			int pl = (int)(end - c2 - 1);
+			bool top = pl == 1 && c2[1] == '/';
+			snprintf(now, len, "%s%.*s", root, top ? 0 : pl, c2 + 1);
+		}
+		l = *end ? end + 1 : end;
+	}
+}
+
 /* Task pid (just cloned, not yet run; img_pid in the images) into its cgroups, where it is not already. */
 int ns_cg_attach(struct ns_cg_state *s, pid_t pid, pid_t img_pid, struct cr_err *e)
 {
@@ -435,23 +453,22 @@ int ns_cg_attach(struct ns_cg_state *s, pid_t pid, pid_t img_pid, struct cr_err 
 			set = s->ce->sets[s->ce->tasks[i]->set];
 	if (!set)
 		return 0;
-	char cur[64], line[PATH_MAX + 128], pidv[16];
+	char cur[64], cg[32768], pidv[16];
 	snprintf(cur, sizeof(cur), "/proc/%d/cgroup", (int)pid);
 	snprintf(pidv, sizeof(pidv), "%d", (int)pid);
+	int cfd = open(cur, O_RDONLY | O_CLOEXEC); /* once, not once per controller */
+	size_t got = 0;
+	for (ssize_t r = 1; cfd >= 0 && r > 0 && got<sizeof(cg) - 1; got += r> 0 ? (size_t)r : 0)
+		r = read(cfd, cg + got, sizeof(cg) - 1 - got);
+	if (cfd >= 0)
+		close(cfd);
+	cg[got] = '\0';
 	for (size_t c = 0; c < set->n_paths; c++) {
-		char dir[PATH_MAX], procs[PATH_MAX + 16], now[PATH_MAX + 256] = "";
+		char dir[PATH_MAX], procs[PATH_MAX + 16], now[PATH_MAX + 256];
 		if (!set->paths[c][0])
 			continue;
 		target(s, c, set->paths[c], dir, sizeof(dir));
-		__cleanup_fclose FILE *f = fopen(cur, "re");
-		while (f && fgets(line, sizeof(line), f)) {
-			char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
-			if (!c2 || (size_t)(c2 - c1 - 1) != strlen(s->ce->ctls[c]->name) ||
-			    strncmp(c1 + 1, s->ce->ctls[c]->name, (size_t)(c2 - c1 - 1)))
-				continue;
-			c2[1 + strcspn(c2 + 1, "\n")] = '\0';
-			snprintf(now, sizeof(now), "%s%s", s->hof[c]->mnt, strcmp(c2 + 1, "/") ? c2 + 1 : "");
-		}
+		cg_now(cg, s->ce->ctls[c]->name, s->hof[c]->mnt, now, sizeof(now));
 		if (!strcmp(now, dir))
 			continue;
 		snprintf(procs, sizeof(procs), "%s/cgroup.procs", dir);
