@@ -71,6 +71,8 @@ struct dump_ctx {
 	bool born;   /* the tree is restored born in its user namespace (ns_dump_args.born) */
 	const struct dump_ctx *tree; /* every process of the dumped tree (tree[0] is the root) */
 	size_t ntree;
+	/* dump-pidns.c: its mount namespace, read once (0: not yet, or a zombie) */
+	uint64_t mnt_dev, mnt_ino;
 	int exit_code;		       /* of a zombie, as waitpid reports it */
 	pid_t ns_pid, ns_pgid, ns_sid; /* in the root's PID namespace when it is its init (ns/pid.c) */
 	uint32_t ns_levels;	       /* dump-pidns.c: PID namespaces below ours it is in */
@@ -187,6 +189,9 @@ void dump_pidns_pstree(const struct dump_ctx *c, PstreeEntry *pe);
 pid_t dump_mnt_up(const struct dump_ctx *c, int mnt_id);
 /* That ancestor of c (the nearest in another mount namespace than c's), 0 if none. */
 pid_t dump_mnt_base(const struct dump_ctx *c);
+/* a and b are in one mount namespace (as ns_same: also when one has none, a zombie); from what dump_pidns
+ * read once for each process (the tree stands still while it is dumped), before that from /proc */
+bool dump_same_mnt(const struct dump_ctx *a, const struct dump_ctx *b);
 
 struct ns_dumped;
 /* The whole tree, parents before children; the root writes it. */

@@ -322,7 +322,7 @@ static pid_t seen_by(const struct dump_ctx *c)
 static bool in_root_mntns(const struct dump_ctx *c)
 {
 	/* (crshim's own copy of a file in flight in a unix socket: crshim makes it where it sees its path) */
-	return c->pid == getpid() || ns_same(c->pid, "mnt", c->tree[0].pid, "mnt");
+	return c->pid == getpid() || dump_same_mnt(c, &c->tree[0]);
 }
 
 /* A ghost of a process in another mount namespace than the root's: made in the root's mount tree at its

@@ -181,7 +181,7 @@ static const char *show_name(const char *name, size_t len, char *buf, size_t ble
 static uint32_t mntns_of(const struct dump_ctx *c)
 {
 	for (size_t i = 0; i < c->ntree; i++)
-		if (c->tree[i].mntns && ns_same(c->tree[i].pid, "mnt", c->pid, "mnt"))
+		if (c->tree[i].mntns && dump_same_mnt(&c->tree[i], c))
 			return c->tree[i].mntns;
 	return 0;
 }

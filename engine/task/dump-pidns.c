@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "dump.h"
 #include "base/log.h"
@@ -107,13 +108,13 @@ static int mnt_place(struct dump_ctx *c, const struct dump_ctx *cs, size_t n, co
 		     bool *nested)
 {
 	*nested = false;
-	if (!p || c->zombie || ns_same(c->pid, "mnt", p->pid, "mnt"))
+	if (!p || c->zombie || dump_same_mnt(c, p))
 		return 0;
 	/* back in the namespace p's was made from (forked before p unshared): entered again at restore */
 	const struct dump_ctx *q = p;
-	for (size_t hops = 0; q && hops <= n && (q == p || ns_same(q->pid, "mnt", p->pid, "mnt")); hops++)
+	for (size_t hops = 0; q && hops <= n && (q == p || dump_same_mnt(q, p)); hops++)
 		q = q->ppid ? parent_of(cs, n, q) : NULL;
-	if (q && !p->mntns_up && ns_same(c->pid, "mnt", q->pid, "mnt")) {
+	if (q && !p->mntns_up && dump_same_mnt(c, q)) {
 		c->mntns_up = true;
 		pr_info("task %d: in the mount namespace its parent's was made from (task %d's)\n", c->pid,
 			q->pid);
@@ -147,12 +148,12 @@ static int mnt_shared(const struct dump_ctx *cs, size_t n, const struct dump_ctx
 {
 	for (size_t i = 0; i < n; i++) {
 		const struct dump_ctx *d = &cs[i];
-		if (d == c || d->zombie || !ns_same(d->pid, "mnt", c->pid, "mnt"))
+		if (d == c || d->zombie || !dump_same_mnt(d, c))
 			continue;
 		const struct dump_ctx *x = d;
 		for (size_t hops = 0; x && x != c && !x->mntns_up && hops < n; hops++) {
 			const struct dump_ctx *px = parent_of(cs, n, x);
-			x = px && ns_same(px->pid, "mnt", d->pid, "mnt") ? px : NULL;
+			x = px && dump_same_mnt(px, d) ? px : NULL;
 		}
 		if (!x || (x != c && !x->mntns_up))
 			return cr_fail(e,
@@ -182,8 +183,7 @@ pid_t dump_mnt_base(const struct dump_ctx *c)
 	const struct dump_ctx *p = c;
 	if (c->root || !c->tree)
 		return 0;
-	for (size_t hops = 0; p && hops <= c->ntree && (p == c || ns_same(p->pid, "mnt", c->pid, "mnt"));
-	     hops++)
+	for (size_t hops = 0; p && hops <= c->ntree && (p == c || dump_same_mnt(p, c)); hops++)
 		p = p->ppid ? parent_of(c->tree, c->ntree, p) : NULL;
 	return p ? p->pid : 0;
 }
@@ -205,7 +205,7 @@ static int task_place(struct dump_ctx *c, const struct dump_ctx *p, struct cr_er
 			       c->pid, inner(c), c->ns_levels);
 	if (c->ns_levels == plv + 1 && inner(c) == 1) {
 		c->ns_init = true; /* p is 0: our own PID namespace */
-		c->ns_mnt_proc = p ? !ns_same(c->pid, "mnt", p->pid, "mnt") : ns_other(c->pid, "mnt");
+		c->ns_mnt_proc = p ? !dump_same_mnt(c, p) : ns_other(c->pid, "mnt");
 	} else if (c->ns_levels == plv + 1 && !p) {
 		return cr_fail(e,
 			       "task %d is PID %d of a PID namespace below ours, not its init (PID 1), "
@@ -232,9 +232,23 @@ static int task_place(struct dump_ctx *c, const struct dump_ctx *p, struct cr_er
 	return 0;
 }
 
+bool dump_same_mnt(const struct dump_ctx *a, const struct dump_ctx *b)
+{
+	if (!a->mnt_ino || !b->mnt_ino)
+		return ns_same(a->pid, "mnt", b->pid, "mnt");
+	return a->mnt_ino == b->mnt_ino && a->mnt_dev == b->mnt_dev;
+}
+
 int dump_pidns(struct dump_ctx *cs, size_t n, bool *pidns, bool *mntns_proc, struct cr_err *e)
 {
 	size_t inits = 0;
+	for (size_t i = 0; i < n; i++) { /* (each file's dump_mnt_up compared them again up to the root) */
+		char path[64];
+		struct stat st;
+		snprintf(path, sizeof(path), "/proc/%d/ns/mnt", cs[i].pid);
+		if (!stat(path, &st))
+			cs[i].mnt_dev = st.st_dev, cs[i].mnt_ino = st.st_ino;
+	}
 	for (size_t i = 0; i < n; i++) {
 		struct dump_ctx *c = &cs[i];
 		struct ns_pid_ids id;
