@@ -176,10 +176,7 @@ deps-integration:
 # make integration [INTEGRATION_FILES="runc podman"] [INTEGRATION_TAGS='!needs:X']: the bats files of
 # tests/integration/ with build/crshim as the runtimes' criu. Tests tagged needs:X wait for a missing piece X;
 # `make test` leaves out the tags in INTEGRATION_KNOWN_MISSING (each named with what it waits for).
-#   needs:ext-netns-veth a veth between a netns of the container and the container's own, given by path
-#                        (runc: --external net[INO]): the end there is made in crshim's own netns instead
-#                        (ns/net.c: dump veth_out, make_link) (nested.bats)
-INTEGRATION_KNOWN_MISSING := !needs:ext-netns-veth
+INTEGRATION_KNOWN_MISSING :=
 comma := ,
 # Tests tagged `extra` run in make integration only, not in make test (CI's time budget).
 INTEGRATION_FILES ?= $(patsubst tests/integration/%.bats,%,$(wildcard tests/integration/*.bats))

@@ -163,10 +163,14 @@ int ns_net_collect(const struct ns_dump_args *a, uint64_t (*ids)[NS_KINDS], uint
 {
 	char path[64];
 	s->n = 0;
-	/* [0]: the root's, with an fd only when it is saved (a veth to it is then one of the tree's) */
+	/* [0]: the root's, with an fd only when it is saved (a veth to it is then one of the tree's); one
+	 * of the caller's is kept aside, a veth to it is saved as such (net.c) */
 	s->ino[0] = ids[0][NS_NET], s->fd[0] = -1, s->n = 1;
+	s->root_ext = -1;
+	snprintf(path, sizeof(path), "/proc/%d/ns/net", a->pids[0]);
+	if (!root_saved && ids[0][NS_NET] != self && (s->root_ext = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return cr_fail_sys(e, "open %s", path);
 	if (root_saved) {
-		snprintf(path, sizeof(path), "/proc/%d/ns/net", a->pids[0]);
 		s->n = 0;
 		if (set_add(s, ids[0][NS_NET], path, e))
 			return -1;
@@ -195,6 +199,9 @@ void ns_net_set_close(struct ns_net_set *s)
 		if (s->fd[i] >= 0)
 			close(s->fd[i]);
 	s->n = 0;
+	if (s->root_ext >= 0)
+		close(s->root_ext);
+	s->root_ext = -1;
 }
 
 static uint64_t owner_of(int fd)

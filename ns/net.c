@@ -180,9 +180,36 @@ static int tree_nsids(struct net_dump *d, struct cr_err *e)
 	if (nl_open(&sk, e))
 		return -1;
 	nl_socket_disable_auto_ack(sk); /* one answer per question, no ack left behind for the next */
-	for (size_t i = 0; i < d->s->n; i++)
-		if ((int)i != d->id && d->s->fd[i] >= 0)
-			d->nsid[i] = get_nsid(sk, d->s->fd[i]);
+	for (size_t i = 0; i < d->s->n; i++) {
+		int fd = d->s->fd[i] >= 0 ? d->s->fd[i] : i ? -1 : d->s->root_ext; /* (the caller's root's) */
+		if ((int)i != d->id && fd >= 0)
+			d->nsid[i] = get_nsid(sk, fd);
+	}
+	return 0;
+}
+
+struct end_name {
+	int ifindex;
+	char name[IFNAMSIZ];
+};
+
+static int end_name_here(void *arg, struct cr_err *e)
+{
+	struct end_name *n = arg;
+	return if_indextoname((unsigned)n->ifindex, n->name) ? 0 : cr_fail_sys(e, "link %d", n->ifindex);
+}
+
+/* The other end of veth le in the root's network namespace that the caller keeps (--external net[..], not
+ * saved): its name there, in le->ext_name; it is made there again at restore (make_link). */
+static int root_end(struct net_dump *d, NetLinkEntry *le, struct cr_err *e)
+{
+	struct end_name n = {.ifindex = (int)le->peer};
+	if (ns_run_in_fd(d->s->root_ext, NS_NET, end_name_here, &n, e))
+		return cr_wrap(e, "veth %s: its other end in the root's network namespace", le->name);
+	if (!(le->ext_name = strdup(n.name)))
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	pr_info("veth %s: its other end is %s (ifindex %u) of the root's network namespace, the caller's\n",
+		le->name, n.name, le->peer);
 	return 0;
 }
 
@@ -242,6 +269,8 @@ static int dump_link(struct net_dump *d, struct rtnl_link *l, struct cr_err *e)
 	else if (pns >= 0 && rtnl_link_get_link(l) > 0) {		      /* in another of the tree */
 		le->peer = (uint32_t)rtnl_link_get_link(l), le->has_peer = 1;
 		le->peer_ns = (uint32_t)pns, le->has_peer_ns = 1;
+		if (!pns && d->s->fd[0] < 0 && root_end(d, le, e))
+			return -1;
 	} else if (veth)
 		d->veth_out++;
 	const char *ext = veth && !le->has_peer ? ext_veth(d->a->o, name) : NULL;
@@ -828,7 +857,16 @@ static int make_link(struct ns_rst *r, struct nl_sock *sk, const NetEntry *ne, u
 				     le->peer);
 	if (pe && pe->ifindex < le->ifindex)
 		return 0; /* made with its other end */
-	int here = le->has_peer_ns ? other_ns_end(r, le, id, &pe, &pfd, e) : 1;
+	NetLinkEntry rend = NET_LINK_ENTRY__INIT;
+	int here = 1;
+	if (le->has_peer_ns && !le->peer_ns && !ns_net_root_entry(r) && le->ext_name && r->root_net_fd >= 0) {
+		/* its other end in the root's namespace, the caller's (--external net[..]): by name, ifindex
+		 */
+		rend.name = le->ext_name, rend.ifindex = le->peer;
+		pe = &rend, pfd = r->root_net_fd;
+	} else if (le->has_peer_ns) {
+		here = other_ns_end(r, le, id, &pe, &pfd, e);
+	}
 	if (here <= 0)
 		return here; /* made from the other namespace (or an error) */
 	oname[0] = bridge[0] = '\0';

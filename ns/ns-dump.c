@@ -236,7 +236,7 @@ static int keep_nets(const struct ns_dump_args *a, struct ns_net_set *nets, stru
 	if (!d)
 		return cr_fail_errno(e, ENOMEM, "out of memory");
 	d->nets = *nets; /* the fds handed over */
-	nets->n = 0;
+	nets->n = 0, nets->root_ext = -1;
 	*a->kept = d;
 	return 0;
 }

@@ -97,6 +97,7 @@ struct ns_net_set {
 	size_t n;
 	uint64_t ino[NS_NET_MAX];
 	int fd[NS_NET_MAX];
+	int root_ext; /* the root's when it is the caller's (--external net[..]: fd[0] -1, not saved), -1 */
 };
 int ns_net_collect(const struct ns_dump_args *a, uint64_t (*ids)[NS_KINDS], uint64_t self, bool own_mnt,
 		   bool root_saved, struct ns_net_set *s, struct cr_err *e);

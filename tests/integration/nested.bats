@@ -148,7 +148,6 @@ nested_leftovers() { # cgroup
 	[[ "$left" == *"processes: "*"crshim still has $ID-r"*"cgroup: "* ]] || { echo "$left"; false; }
 }
 
-# bats test_tags=needs:ext-netns-veth
 @test "nested: runc --criu crshim, the container's netns given by path: a veth between it and one inside the container" {
 	NETNS=nst-$BATS_TEST_NUMBER-$$
 	ip netns add "$NETNS"

@@ -545,8 +545,13 @@ fault_steps() {
 	kids0=$(reaper_kids)
 	socks0=$(sock_files)
 	pre_restore
-	CRSHIM_FAULT=$FPOINT timeout -k 5 "$CTIMEOUT" "$CRSHIM" restore -D "$d" -o restore-fault.log -v4 -d \
-		--pidfile "$TDIR/fault.pid" "${NSRST[@]}" "${OPTS[@]}" "${ROPTS[@]}" >"$out" 2>&1
+	local inh=() inhrun=() # (inhfd: the keeper's fd, e.g. a network namespace the restore checks early)
+	if [ "$INHFD" = yes ]; then
+		inhrun=("$BIN/zdtm_inhfd" "$TDIR/inhfd.sock" 100)
+		inh=(--inherit-fd "fd[100]:$(cat "$TDIR/inhfd.key")")
+	fi
+	CRSHIM_FAULT=$FPOINT timeout -k 5 "$CTIMEOUT" "${inhrun[@]}" "$CRSHIM" restore -D "$d" -o restore-fault.log -v4 -d \
+		--pidfile "$TDIR/fault.pid" "${inh[@]}" "${NSRST[@]}" "${OPTS[@]}" "${ROPTS[@]}" >"$out" 2>&1
 	rc=$?
 	expect_fault_fail restore $rc "$out" || return 1
 	wait_free "$TPID" 5 || { bad "the failed restore left pid $TPID ($(status_field "$TPID" State))"; return 1; }

@@ -6,20 +6,22 @@
  * end": the root's links were not read). */
 #include "ns_world.h"
 
-/* A number of `ip -o link show dev` that sed expression x picks (0: none). */
-static unsigned link_num(const char *dev, const char *x)
+#ifdef NSW_EXT_NET
+/* A keeper outside the tree holds our network namespace (lib/inhfd.c): the dump gets --external
+ * net[INO]:extnet, each restore --inherit-fd fd[100]:extnet of it. */
+static void ext_keeper(void)
 {
-	char cmd[160];
-	snprintf(cmd, sizeof(cmd), "ip -o link show %s | sed -n '%s'", dev, x);
-	char *o = nsw_out(cmd, NULL);
-	unsigned r = (unsigned)atoi(o);
-	free(o);
-	return r;
+	char ext[64];
+	struct stat st;
+	int fd = open("/proc/self/ns/net", O_RDONLY);
+	if (fd < 0 || fstat(fd, &st))
+		fail("open our network namespace");
+	snprintf(ext, sizeof(ext), "net[%lu]:extnet", (unsigned long)st.st_ino);
+	if (inhfd_keeper(fd, fd, "extnet", ext, NULL))
+		fail("keeper");
+	close(fd);
 }
-
-/* the ifindex of dev's other end (in another namespace), of dev */
-#define peer_of(dev) link_num(dev, "s/^[0-9]*: [^@]*@if\\([0-9]*\\):.*/\\1/p")
-#define index_of(dev) link_num(dev, "s/^\\([0-9]*\\): .*/\\1/p")
+#endif
 
 static int child(int up, int down)
 {
@@ -33,14 +35,14 @@ static int child(int up, int down)
 	     NULL, NULL, "veth"},
 	    {"addresses", "ip -o -4 addr show dev vn", NULL, NULL, "10.94.0.2/24"}};
 	nsw_look(v, 2);
-	unsigned peer = peer_of("vn");
+	unsigned peer = nsw_peer_of("vn");
 	if (write(up, "r", 1) != 1)
 		return 65;
 	close(up);
 	test_waitsig();
 	for (int i = 0; i < 2; i++)
 		nsw_same(v[i].what, v[i].before, v[i].cmd, v[i].drop);
-	return peer_of("vn") == peer ? 0 : 1;
+	return nsw_peer_of("vn") == peer ? 0 : 1;
 }
 
 int main(int argc, char **argv)
@@ -61,14 +63,20 @@ int main(int argc, char **argv)
 	nsw_must("ip link add vc type veth peer name vn netns %d && ip link set vc up", ch);
 	if (write(down[1], "v", 1) != 1 || read(up[0], &c, 1) != 1)
 		fail("child not ready");
-	unsigned vc = index_of("vc");
+	unsigned vc = nsw_index_of("vc");
+#ifdef NSW_EXT_NET
+	ext_keeper();
+#endif
 	test_daemon();
 	test_waitsig();
-	if (!vc || index_of("vc") != vc)
+	if (!vc || nsw_index_of("vc") != vc)
 		fail("vc is not in the test's namespace with its ifindex %u after the restore", vc);
 	kill(ch, SIGTERM);
 	int st = 0;
 	if (waitpid(ch, &st, 0) != ch || !WIFEXITED(st) || WEXITSTATUS(st))
 		fail("child: status 0x%x (1: vn's other end is not vc; 64+: setup)", st);
+#ifdef NSW_EXT_NET
+	inhfd_stop();
+#endif
 	return test_pass();
 }

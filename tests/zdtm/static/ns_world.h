@@ -169,6 +169,20 @@ static inline const char *nsw_netns_pid(void)
 	return buf;
 }
 
+/* A number of `ip -o link show DEV` that sed expression x picks (0: none); the ifindex of DEV's other end in
+ * another namespace (a veth's), of DEV. */
+static inline unsigned nsw_link_num(const char *dev, const char *x)
+{
+	char cmd[160];
+	snprintf(cmd, sizeof(cmd), "ip -o link show %s | sed -n '%s'", dev, x);
+	char *o = nsw_out(cmd, NULL);
+	unsigned r = (unsigned)atoi(o);
+	free(o);
+	return r;
+}
+#define nsw_peer_of(dev) nsw_link_num(dev, "s/^[0-9]*: [^@]*@if\\([0-9]*\\):.*/\\1/p")
+#define nsw_index_of(dev) nsw_link_num(dev, "s/^\\([0-9]*\\): .*/\\1/p")
+
 /* A host command (nsw_hsh) that must work: its failure fails the test. */
 static inline void nsw_hmust(const char *cmd)
 {
