@@ -22,6 +22,7 @@
 #include "files/fd-kind.h"
 #include "files/ghost.h"
 #include "base/log.h"
+#include "pid.h"
 
 char *mount_point_nth(const char *mi, unsigned sdev, int mnt_id, int nth)
 {
@@ -212,6 +213,45 @@ static int watch_ghost(struct dump_ctx *c, InotifyWdEntry *w, int gone, const ch
 	return 0;
 }
 
+/* A watched inode on a filesystem the watcher's mount namespace does not show: its path as another process
+ * of the tree in another mount namespace (and the watcher's PID namespace) sees it, as
+ * "/proc/PID/root/PATH" (PID: as the watcher sees it), watched through that at restore once that process
+ * made its namespace (restore-procfd.c, with the files of /proc/PID). NULL (e set) if none shows it. */
+static char *down_path(struct dump_ctx *c, pid_t pid, unsigned sdev, unsigned long ino, const struct fh *fh,
+		       struct cr_err *e)
+{
+	for (size_t i = 0; c->tree && i < c->ntree; i++) {
+		pid_t x = c->tree[i].pid, ids[32];
+		__cleanup_free char *mi = NULL, *mp = NULL;
+		if (ns_same(x, "mnt", pid, "mnt") || !ns_same(x, "pid", pid, "pid") ||
+		    read_mountinfo(x, &mi, e))
+			continue;
+		if (!(mp = mount_point_nth(mi, sdev, -1, 0)))
+			continue;
+		int gone = -1, lv = ns_pid_chain(x, ids, 32, e);
+		char *p = lv > 0 ? handle_path(x, mi, sdev, ino, fh, &gone, e) : NULL, *r = NULL;
+		if (gone >= 0) {
+			close(gone);
+			free(p);
+			cr_fail_errno(e, ENOTSUP,
+				      "not supported yet: a removed file of the mount namespace of task %d",
+				      x);
+			return NULL;
+		}
+		if (p && asprintf(&r, "/proc/%d/root%s", ids[lv - 1], p) < 0)
+			r = NULL;
+		free(p);
+		if (r)
+			pr_info("inotify watch of inode %lu: as task %d sees it, %s\n", ino, x, r);
+		return r ? r : (cr_fail_errno(e, ENOMEM, "out of memory"), NULL);
+	}
+	cr_fail_errno(e, ENOTSUP,
+		      "not supported yet: the watched inode is on a filesystem (device %u:%u) neither its "
+		      "task's mount namespace nor another of the tree (in its PID namespace) shows",
+		      sdev >> 20, sdev & 0xfffff);
+	return NULL;
+}
+
 static int add_wd(struct dump_ctx *c, InotifyEntry *in, pid_t pid, const char *line, const char *mi,
 		  struct cr_err *e)
 {
@@ -236,7 +276,10 @@ static int add_wd(struct dump_ctx *c, InotifyEntry *in, pid_t pid, const char *l
 	w->ino = ino, w->has_ino = 1;
 	w->dev = sdev, w->has_dev = 1;
 	__cleanup_close int gone = -1;
-	if (!(w->path = handle_path(pid, mi, sdev, ino, &fh, &gone, e)) ||
+	__cleanup_free char *own = mount_point_nth(mi, sdev, -1, 0); /* (else: down_path) */
+	if (!own && !(w->path = down_path(c, pid, sdev, ino, &fh, e)))
+		return cr_wrap(e, "watch %u (inode %lu)", wd, ino);
+	if ((own && !(w->path = handle_path(pid, mi, sdev, ino, &fh, &gone, e))) ||
 	    (gone >= 0 && watch_ghost(c, w, gone, mi, sdev, e)))
 		return cr_wrap(e, "watch %u (inode %lu)", wd, ino);
 	pr_debug("inotify watch %u: %s mask %#x\n", wd, w->path, mask);
@@ -401,6 +444,7 @@ FD_KIND(fdk_inotify) = {
     .release = dump_evfd_kind_release,
     .check = rst_evfd_check,
     .open = rst_evfd_open,
+    .later = rst_inotify_down, /* a watch through another process's namespace (restore-procfd.c) */
     .make = rst_inotify_make,
     .flight = rst_evfd_share_one,
 };

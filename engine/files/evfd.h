@@ -83,6 +83,9 @@ int rst_pidfd_make(const FileEntry *f, char *msg, size_t len);
 bool rst_pidfd_dead_once(const FileEntry *f);
 /* A new inotify / fanotify instance for f (close-on-exec, status flags set), -1 on error. */
 int rst_inotify_make(const FileEntry *f, char *msg, size_t len);
+/* An inotify instance with a watch through "/proc/PID/root" (an inode of another process's mount
+ * namespace, dump-inotify.c): made with the files of /proc/PID (restore-procfd.c), once the tree is there. */
+bool rst_inotify_down(const FileEntry *f);
 int rst_fanotify_make(const FileEntry *f, char *msg, size_t len);
 /* crshim, for a tree with its own mount tree: the instances made for several processes (rst_evfd_share)
  * get their watches and marks later, once that tree stands, from inside its mount namespace

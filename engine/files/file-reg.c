@@ -450,6 +450,41 @@ static int linked_elsewhere(struct dump_ctx *c, struct fd_src *f, pid_t up, RegF
 	return on_mount(c, up ? up : c->pid, f, re, mnt, e) ? -1 : 1;
 }
 
+/* A file on a mount of the namespace of another process of the tree (opened through /proc/OTHER/root, or by
+ * a child before it made its namespace) in the same PID namespace: its path becomes "/proc/OTHER/root/PATH"
+ * (OTHER as c sees it), a file of /proc/PID opened once the tree is there (restore-procfd.c), when other
+ * has made its namespace. 1 if so, 0 if not such a file, -1 (e) if it is one that cannot be (refused). */
+static int file_down(struct dump_ctx *c, struct fd_src *f, bool deleted, struct cr_err *e)
+{
+	char at[PATH_MAX + 64], *p = NULL;
+	struct statx sx;
+	snprintf(at, sizeof(at), "/proc/%d/root%s", (int)c->pid, f->link);
+	if (!statx(AT_FDCWD, at, AT_SYMLINK_NOFOLLOW, STATX_MNT_ID, &sx) && (sx.stx_mask & STATX_MNT_ID) &&
+	    (int)sx.stx_mnt_id == f->fi.mnt_id)
+		return 0; /* (the common case: its path reaches its mount) */
+	pid_t other = seen_by(c) == c->pid ? mount_of_other(c, c->pid, f->fi.mnt_id) : 0, ids[32];
+	if (!other)
+		return 0;
+	snprintf(at, sizeof(at), "/proc/%d/root%s", (int)other, f->link);
+	int lv = !deleted && ns_same(c->pid, "pid", other, "pid") ? ns_pid_chain(other, ids, 32, e) : -1;
+	if (lv <= 0 || statx(AT_FDCWD, at, AT_SYMLINK_NOFOLLOW, STATX_INO | STATX_MNT_ID, &sx) ||
+	    (int)sx.stx_mnt_id != f->fi.mnt_id || sx.stx_ino != f->st.st_ino ||
+	    makedev(sx.stx_dev_major, sx.stx_dev_minor) != f->st.st_dev)
+		return cr_fail(
+		    e,
+		    "not supported yet: fd %d: %s is on mount %d of the mount namespace of task %d, "
+		    "not of its process's (deleted, or not reached there by its path in its PID "
+		    "namespace)",
+		    f->fd, f->link, f->fi.mnt_id, (int)other);
+	if (asprintf(&p, "/proc/%d/root%s", (int)ids[lv - 1], f->link) < 0)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	pr_info("fd %d: %s is on mount %d of task %d's mount namespace: opened as %s\n", f->fd, f->link,
+		f->fi.mnt_id, (int)other, p);
+	free(f->link);
+	f->link = p;
+	return 1;
+}
+
 static int dump_path(struct dump_ctx *c, struct fd_src *f, void **state, FileEntry *fe, struct cr_err *e)
 {
 	const struct stat *st = &f->st;
@@ -478,7 +513,10 @@ static int dump_path(struct dump_ctx *c, struct fd_src *f, void **state, FileEnt
 	up = deleted ? 0 : up;
 	if (!linked)
 		re->mnt_up = up != 0, re->has_mnt_up = re->mnt_up;
-	if (!re->dead_pid && !linked &&
+	int down = !re->dead_pid && !linked && !ghost_up ? file_down(c, f, deleted, e) : 0;
+	if (down < 0)
+		return -1;
+	if (!re->dead_pid && !linked && !down &&
 	    (deleted ? fill_deleted(c, f, re, e) : check_reachable(c, up ? up : seen_by(c), f, e)))
 		return -1;
 	if (re->has_ghost_id && ghost_mount(c, ghost_up ? ghost_up : c->pid, f, re, e))

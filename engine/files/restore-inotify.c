@@ -4,6 +4,7 @@
  * away before the task runs). fanotify: fanotify_init with the image's flags, then each mark (and its
  * ignore mask) by path. */
 #define LOG_PREFIX "restore-inotify: "
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -93,6 +94,17 @@ static int cmp_wd(const void *a, const void *b)
 }
 
 static int inotify_watches(int ifd, const InotifyEntry *in, char *msg, size_t len);
+
+bool rst_inotify_down(const FileEntry *f)
+{
+	for (size_t i = 0; f->kind == FILE_KIND__FILE_INOTIFY && f->inotify && i < f->inotify->n_wd; i++) {
+		const InotifyWdEntry *w = f->inotify->wd[i];
+		if (!w->has_ghost_id && w->path && !strncmp(w->path, "/proc/", 6) &&
+		    isdigit((unsigned char)w->path[6]))
+			return true;
+	}
+	return false;
+}
 
 int rst_inotify_make(const FileEntry *f, char *msg, size_t len)
 {

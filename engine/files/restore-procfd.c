@@ -28,6 +28,7 @@
 #include <linux/futex.h>
 #include <linux/sched.h>
 
+#include "files/evfd.h"
 #include "files/fown.h"
 #include "base/log.h"
 #include "files/procfd.h"
@@ -50,11 +51,17 @@ bool rst_procfd_is(const FileEntry *f)
 	       !strncmp(r->path, "/proc/", 6) && isdigit((unsigned char)r->path[6]);
 }
 
+/* Opened here: a file of /proc/PID, an inotify instance watching through one (rst_inotify_down). */
+static bool late_here(const FileEntry *f)
+{
+	return f && (rst_procfd_is(f) || rst_inotify_down(f));
+}
+
 static bool has_procfd(const struct rst_task *t)
 {
 	for (size_t i = 0; i < t->nr_fdinfo; i++) {
 		const FileEntry *f = rst_file_by_id(t, t->fdinfo[i]->id);
-		if (f && rst_procfd_is(f))
+		if (late_here(f))
 			return true;
 	}
 	return false;
@@ -224,6 +231,13 @@ static int open_one(const struct rst_task *t, const FileEntry *f, const FdinfoEn
 	return rst_fown_apply(f, fi->fd, f->fown ? rst_pidns_vid(t, f->fown->pid) : 0, msg, len);
 }
 
+/* An inotify instance with its watches, now that the processes whose namespaces they go through exist */
+static int open_notify(const FileEntry *f, const FdinfoEntry *fi, char *msg, size_t len)
+{
+	int fd = rst_inotify_make(f, msg, len);
+	return fd < 0 ? -1 : rst_fd_at(fd, fi->fd, msg, len);
+}
+
 int rst_procfd_open(const struct rst_task *t, char *msg, size_t len)
 {
 	if (!restores_fds(t))
@@ -235,11 +249,13 @@ int rst_procfd_open(const struct rst_task *t, char *msg, size_t len)
 		const FdinfoEntry *fi = t->fdinfo[i];
 		const FileEntry *f = rst_file_by_id(t, fi->id);
 		size_t j = 0;
-		if (!rst_procfd_is(f))
+		if (!late_here(f))
 			continue;
 		while (j < i && t->fdinfo[j]->id != fi->id) /* the first fd of the description */
 			j++;
-		if (j < i ? dup2(t->fdinfo[j]->fd, fi->fd) < 0 : open_one(t, f, fi, msg, len) < 0)
+		if (j < i ? dup2(t->fdinfo[j]->fd, fi->fd) < 0
+			  : (rst_inotify_down(f) ? open_notify(f, fi, msg, len)
+						 : open_one(t, f, fi, msg, len)) < 0)
 			return j < i
 				   ? rst_errmsg(msg, len, "fd %d: dup2 from fd %d", fi->fd, t->fdinfo[j]->fd)
 				   : -1;
