@@ -250,6 +250,8 @@ static int prepare_dir(struct ns_cg_state *s, const CgDir *d, struct cr_err *e)
 	bool exists = !stat(dir, &st);
 	if (exists && mode == CR_CG_STRICT)
 		return cr_fail_errno(e, EEXIST, "cgroup %s exists (--manage-cgroups strict)", dir);
+	if (!exists && (mode == CR_CG_NONE || mode == CR_CG_PROPS) && d->spare)
+		return 0; /* no task's: not required */
 	if (!exists && (mode == CR_CG_NONE || mode == CR_CG_PROPS))
 		return cr_fail_errno(e, ENOENT, "cgroup %s does not exist (--manage-cgroups %s)", dir,
 				     mode_names[mode]);

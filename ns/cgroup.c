@@ -348,7 +348,10 @@ static int add_subdirs(struct cg_dump *d, uint32_t ctl, const char *path, int de
 					CG_MAX_SUBDIRS);
 			return 0;
 		}
-		if (new_dir(d, ctl, h, sub, e) || add_subdirs(d, ctl, sub, depth + 1, e))
+		if (new_dir(d, ctl, h, sub, e))
+			return -1;
+		d->ce.dirs[d->ce.n_dirs - 1]->has_spare = d->ce.dirs[d->ce.n_dirs - 1]->spare = true;
+		if (add_subdirs(d, ctl, sub, depth + 1, e))
 			return -1;
 	}
 	return 0;
@@ -493,6 +496,18 @@ static int add_threads(struct cg_dump *d, pid_t pid, const struct cg_line *l, si
 	return ret;
 }
 
+/* A spare directory (add_subdirs) that is some task's or thread's cgroup after all is not spare. */
+static void unspare_used(struct cg_dump *d)
+{
+	for (size_t i = 0; i < d->ce.n_dirs; i++)
+		for (size_t s = 0; d->ce.dirs[i]->spare && s < d->ce.n_sets; s++) {
+			const CgSet *x = d->ce.sets[s];
+			uint32_t c = d->ce.dirs[i]->ctl;
+			if (c < x->n_paths && !strcmp(x->paths[c], d->ce.dirs[i]->path))
+				d->ce.dirs[i]->has_spare = d->ce.dirs[i]->spare = false;
+		}
+}
+
 static int cg_dump_all(struct cg_dump *d, const struct ns_dump_args *a, bool own_cgns, struct cr_err *e)
 {
 	struct cg_line l[CG_MAX_HIER * 2], root[CG_MAX_HIER * 2];
@@ -514,6 +529,7 @@ static int cg_dump_all(struct cg_dump *d, const struct ns_dump_args *a, bool own
 		    add_threads(d, a->pids[t], l, n, root, nroot, e))
 			return -1;
 	}
+	unspare_used(d);
 	return 0;
 }
 

@@ -19,8 +19,7 @@ static const struct {
 static void cleanup(void)
 {
 	char p[1024];
-	snprintf(p, sizeof(p), CG "%s/cgroup.procs", strcmp(orig, "/") ? orig : "");
-	cg_write(p, getpid());
+	cg_back(orig);
 	for (int i = NW - 1; i >= 0; i--) {
 		snprintf(p, sizeof(p), "%s%s", top, want[i].name);
 		rmdir(p);
@@ -49,10 +48,7 @@ int main(int argc, char **argv)
 {
 	char p[1024], now[512];
 	test_init(argc, argv);
-	if (getuid() != 0 || access(CG "/tasks", W_OK))
-		test_skip("no writable cgroup v1 pids hierarchy at " CG);
-	cg_of(getpid(), orig, sizeof(orig));
-	snprintf(top, sizeof(top), CG "%s/zdtm-cgdel-%d", strcmp(orig, "/") ? orig : "", getpid());
+	cg_test_top("zdtm-cgdel", orig, sizeof(orig), top, sizeof(top));
 	for (size_t i = 0; i < NW; i++) {
 		snprintf(p, sizeof(p), "%s%s", top, want[i].name);
 		if (strcmp(want[i].name, "/cgroup.procs") && mkdir(p, 0755))

@@ -1,5 +1,6 @@
 /* The cgroup v1 pids hierarchy for the cgroup tests that make cgroups of their own there (cgroup_thread,
- * cgroup_deleg): writing a number into a cgroup file, and a task's cgroup in it. */
+ * cgroup_deleg, cgroup_spare_none): writing a number into a cgroup file, a task's cgroup in it, the test's
+ * own cgroup. */
 #ifndef ZDTM_CGROUP_PIDS_H
 #define ZDTM_CGROUP_PIDS_H
 
@@ -36,6 +37,24 @@ static inline void cg_of(pid_t tid, char *out, size_t len)
 	}
 	if (f)
 		fclose(f);
+}
+
+/* The test's cgroup dir to make, CG/ORIG/TAG-PID (orig: its cgroup now); skips the test without the
+ * hierarchy or root. */
+static inline void cg_test_top(const char *tag, char *orig, size_t olen, char *top, size_t tlen)
+{
+	if (getuid() != 0 || access(CG "/tasks", W_OK))
+		test_skip("no writable cgroup v1 pids hierarchy at " CG);
+	cg_of(getpid(), orig, olen);
+	snprintf(top, tlen, CG "%s/%s-%d", strcmp(orig, "/") ? orig : "", tag, getpid());
+}
+
+/* The test back in its cgroup orig. */
+static inline void cg_back(const char *orig)
+{
+	char p[1024];
+	snprintf(p, sizeof(p), CG "%s/cgroup.procs", strcmp(orig, "/") ? orig : "");
+	cg_write(p, getpid());
 }
 
 #endif

@@ -19,8 +19,7 @@ static pthread_barrier_t bar;
 static void cleanup(void)
 {
 	char p[1024];
-	snprintf(p, sizeof(p), CG "%s/cgroup.procs", strcmp(orig, "/") ? orig : "");
-	cg_write(p, getpid());
+	cg_back(orig);
 	snprintf(p, sizeof(p), "%s/b", top);
 	rmdir(p);
 	snprintf(p, sizeof(p), "%s/a", top);
@@ -44,10 +43,7 @@ int main(int argc, char **argv)
 	pthread_t th;
 	char p[1024], want_a[512], want_b[512], a[512], b[512];
 	test_init(argc, argv);
-	if (getuid() != 0 || access(CG "/tasks", W_OK))
-		test_skip("no writable cgroup v1 pids hierarchy at " CG);
-	cg_of(getpid(), orig, sizeof(orig));
-	snprintf(top, sizeof(top), CG "%s/zdtm-cgthr-%d", strcmp(orig, "/") ? orig : "", getpid());
+	cg_test_top("zdtm-cgthr", orig, sizeof(orig), top, sizeof(top));
 	snprintf(want_a, sizeof(want_a), "%s/zdtm-cgthr-%d/a", strcmp(orig, "/") ? orig : "", getpid());
 	snprintf(want_b, sizeof(want_b), "%s/zdtm-cgthr-%d/b", strcmp(orig, "/") ? orig : "", getpid());
 	snprintf(p, sizeof(p), "%s/a", top);
