@@ -307,6 +307,11 @@ static int on_mount(struct dump_ctx *c, pid_t as, struct fd_src *f, RegFileEntry
 	if (!(re->ghost_mnt = strdup(dir)))
 		return cr_fail_errno(e, ENOMEM, "out of memory");
 	re->ghost_mnt_up = as != c->pid, re->has_ghost_mnt_up = 1; /* (live_fd: even false) */
+	size_t dl = strlen(dir);
+	const char *last = strrchr(name, '/');
+	if (last && (size_t)(last - name) == (dl == 1 ? 0 : dl) && !strncmp(name, dir, dl) && last[1] &&
+	    !(re->ghost_name = strdup(last + 1)))
+		return cr_fail_errno(e, ENOMEM, "out of memory");
 	pr_info("fd %d: deleted %s: opened again on the mount of %s (mount %d)%s\n", f->fd, name, dir,
 		f->fi.mnt_id, re->ghost_mnt_up ? ", in the namespace its own was made from" : "");
 	return 0;
@@ -665,6 +670,18 @@ static int ghost_on_mount(int tmp, const RegFileEntry *r, int flags)
 		close(fd);
 		fd = -1, errno = ESTALE;
 	}
+	/* still linked: linked again at its deleted name (the fd is on this mount now) for an open there and
+	 * unlinked, so that its fd names it "PATH (deleted)" (else its name is the other link's, seen from a
+	 * mount that may not show it) */
+	if (fd >= 0 && sa.st_nlink && r->ghost_name && !strchr(r->ghost_name, '/') &&
+	    !linkat(fd, "", m, r->ghost_name, AT_EMPTY_PATH)) {
+		int named = openat(m, r->ghost_name, flags | O_NOFOLLOW | O_CLOEXEC);
+		unlinkat(m, r->ghost_name, 0);
+		if (named >= 0) {
+			close(fd);
+			fd = named;
+		}
+	}
 	err = errno;
 	close(tmp);
 	errno = err;
@@ -712,6 +729,8 @@ static void release_path(FileEntry *fe, struct fd_src *s)
 	s->reg.tun_iff = NULL;
 	free(s->reg.ghost_mnt);
 	s->reg.ghost_mnt = NULL;
+	free(s->reg.ghost_name);
+	s->reg.ghost_name = NULL;
 }
 
 FD_KIND(fdk_chr) = {

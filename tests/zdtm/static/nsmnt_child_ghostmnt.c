@@ -14,6 +14,14 @@
 #define UPFD 7
 #define OWNFD 8
 
+/* fd's link (/proc/self/fd) is want */
+static int file_is_link(int fd, const char *want)
+{
+	char p[64], l[256] = "";
+	snprintf(p, sizeof(p), "/proc/self/fd/%d", fd);
+	return readlink(p, l, sizeof(l) - 1) > 0 && !strcmp(l, want);
+}
+
 static int setup(void)
 {
 	if (umount("/nsmnt_gm/a") || mkdir("/nsmnt_gm/b", 0755) ||
@@ -35,6 +43,9 @@ static int check(void)
 	if (fstat(UPFD, &a) || fstat(OWNFD, &b) || a.st_ino != b.st_ino || a.st_dev != b.st_dev ||
 	    a.st_nlink != NSMNT_KEPT_LINK)
 		bad |= 4;
+	if (NSMNT_KEPT_LINK && (!file_is_link(UPFD, "/nsmnt_gm/a/f (deleted)") ||
+				!file_is_link(OWNFD, "/nsmnt_gm/b/f (deleted)")))
+		bad |= 16;
 	if (pwrite(OWNFD, "child", 5, 0) != 5 || pread(UPFD, buf, sizeof(buf) - 1, 0) != 5 ||
 	    strcmp(buf, "child"))
 		bad |= 8;
@@ -67,7 +78,8 @@ int main(int argc, char **argv)
 	kill(ch, SIGUSR1);
 	child_exit_ok(ch,
 		      "1: both fds on one mount, 2: fd 7 on a mount of its own namespace or fd 8 not, "
-		      "4: not one inode with its links, 8: a write through one not read through the other");
+		      "4: not one inode with its links, 8: a write through one not read through the other, "
+		      "16: a still linked one not named by its deleted name");
 	CHECK(!NSMNT_KEPT_LINK || file_is("/nsmnt_gm/0/f", "child"), "the link kept is not the child's file");
 	return test_pass();
 }
