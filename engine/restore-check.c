@@ -2,9 +2,10 @@
  * written and before it kills or lets the tree go (whatever the restore would refuse, the dump refuses first,
  * and the tree keeps running). The images are loaded by the restore's loader (restore-load.c) and each kind
  * of object checked by the restore's own checks (the fd kinds' check hooks, files in flight, shared address
- * spaces, pagemaps against their pages files, paths of files and mappings, credentials, the vDSO layout,
- * the plan of who makes each process in which session and group, the namespaces and mount tree of ns.img
- * and mnt.img);
+ * spaces, pipes and descriptions shared by several processes, shared memory objects and the VMAs mapping them
+ * or a packet socket's rings, pagemaps against their pages files, paths of files and mappings, credentials,
+ * the vDSO layout, the plan of who makes each process in which session and group, the namespaces and mount
+ * tree of ns.img and mnt.img);
  * t->dry makes the loader make nothing: no prefill, ghosts only named, no process, no fd of the tree, no
  * mount, no namespace. What a restore makes in its later stages (sockets bound, namespaces, the mount tree)
  * is not tried.
@@ -33,6 +34,9 @@
 #include "base/fault.h"
 #include "base/log.h"
 #include "dump.h"
+#include "files/fdshare.h"
+#include "files/pipes.h"
+#include "mem/shmem.h"
 #include "net/sk-unix.h"
 #include "restore.h"
 
@@ -40,11 +44,14 @@ static int dry_tree(struct cr_opts *ro, struct rst_task **tsp, size_t *np, struc
 {
 	if (rst_load(ro, &(*tsp)[0], e) || rst_load_tree(ro, tsp, np, e))
 		return -1;
-	/* (rst_tree_plan: who makes each process, with helpers for sessions and groups whose leader is gone)
-	 */
+	/* in the restore's order: the pipes and other descriptions shared by several processes (their entries
+	 * become inherited, as the checks after them see them at restore), the shared memory objects and the
+	 * VMAs that map them or a packet socket's rings (nothing opened or made by any); rst_tree_plan: who
+	 * makes each process, with helpers for sessions and groups whose leader is gone */
 	return rst_svm_prepare(*tsp, *np, e) || rst_sk_scm_check(*tsp, *np, e) ||
-		       rst_sk_unix_check(*tsp, *np, e) || rst_tree_plan(ro, tsp, np, e) ||
-		       rst_fdtable_check(*tsp, *np, e)
+		       rst_pipes_share(*tsp, *np, e) || rst_fdshare_prepare(*tsp, *np, e) ||
+		       rst_shmem_prepare(*tsp, *np, e) || rst_sk_unix_check(*tsp, *np, e) ||
+		       rst_tree_plan(ro, tsp, np, e) || rst_fdtable_check(*tsp, *np, e)
 		   ? -1
 		   : 0;
 }
@@ -77,6 +84,9 @@ int rst_dry_run(const struct cr_opts *o, bool at_dump, struct cr_err *e)
 				.dry = true,
 				.dry_dump = at_dump};
 	int ret = dry_tree(&ro, &ts, &n, e);
+	rst_pipes_share_done();
+	rst_fdshare_done();
+	rst_shmem_done();
 	ns_rst_done(ts[0].ns, true); /* entered nothing, made nothing: only freed */
 	ts[0].ns = NULL;
 	for (size_t k = n; k-- > 0;) {

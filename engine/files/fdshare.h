@@ -55,7 +55,9 @@ const struct dump_loose *dump_fdshare_loose_list(const struct dump_fdshare *s, s
 int dump_fdshare_id(struct dump_ctx *c, int fd, const struct stat *st, uint32_t *id, struct cr_err *e);
 
 struct rst_task;
-/* Parent, once every process of the tree is loaded: open each shared description once. */
+/* Parent, once every process of the tree is loaded: open each shared description once. A dry run
+ * (ts[0].dry, restore-check.c) opens and makes nothing: the holders' entries only become FILE_INHERIT (of
+ * fd -1), as the restore's later steps see them. */
 int rst_fdshare_prepare(struct rst_task *ts, size_t n, struct cr_err *e);
 /* The description of f opened once in crshim (a file in flight, restore-sk-scm.c): every entry of it
  * becomes FILE_INHERIT. */

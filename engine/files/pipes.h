@@ -48,7 +48,8 @@ int rst_pipes_prepare(const struct cr_opts *o, struct rst_task *t, struct cr_err
 /* Parent, once every process of the tree is loaded: a pipe held by several processes is made once in
  * crshim (size, data, flags) and becomes FILE_INHERIT in each, inherited through clone3; a FIFO held by
  * several keeps its data in one of them only. rst_pipes_share_done closes crshim's copies (after the tree
- * is created, before anyone waits for it). */
+ * is created, before anyone waits for it). A dry run (ts[0].dry, restore-check.c) makes no pipe: the
+ * descriptions of each end are counted and the entries become FILE_INHERIT of fd -1. */
 int rst_pipes_share(struct rst_task *ts, size_t n, struct cr_err *e);
 void rst_pipes_share_done(void);
 /* The pipe of pe made once in crshim as above (a pipe end in flight, restore-sk-scm.c): every entry of it

@@ -343,7 +343,8 @@ int rst_fdshare_prepare(struct rst_task *ts, size_t n, struct cr_err *e)
 				continue;
 			uint64_t net = f->reg && f->reg->tun_iff ? ns_rst_task_net_ino(ts[0].ns, ts[k].pid)
 								 : rst_sk_netns(f);
-			if (find(f->tree_desc) < 0 &&
+			/* (a dry run, restore-check.c: nothing made, the entries only become inherited) */
+			if (!ts[0].dry && find(f->tree_desc) < 0 &&
 			    open_once_net(ts, f, net, true, holders_owner(ts, n, f->tree_desc), e))
 				return cr_wrap(e, "task %d", ts[k].pid);
 			if (away)

@@ -300,6 +300,7 @@ struct shared_pipe {
 		int fd;
 	} more[8]; /* other descriptions of an end: reopens of it through /proc/self/fd */
 	size_t nr_more;
+	bool dry; /* a dry run's (restore-check.c): nothing made, every fd -1 */
 };
 static struct shared_pipe *shared;
 static size_t nr_shared;
@@ -341,6 +342,11 @@ static int make_shared(const struct rst_task *ts, size_t n, const PipeEntry *pe,
 	if (!ns)
 		return cr_fail_errno(e, ENOMEM, "out of memory");
 	shared = ns;
+	if (ts[0].dry) {
+		shared[nr_shared++] = (struct shared_pipe){
+		    .id = pe->pipe_id, .dev = pe->dev, .rfd = -1, .wfd = -1, .dry = true};
+		return 0;
+	}
 	int p[2];
 	if (pipe2(p, O_CLOEXEC | O_NONBLOCK))
 		return cr_fail_sys(e, "pipe");
@@ -371,31 +377,34 @@ static struct shared_pipe *find_shared(const PipeEntry *pe)
 
 /* crshim's fd of the description of f (tree_desc, as kcmp found them at dump): the end itself for the
  * first description of that end, a reopen of it for each other one (its own status flags). */
-static int desc_fd(struct shared_pipe *sp, const FileEntry *f, struct cr_err *e)
+static int desc_fd(struct shared_pipe *sp, const FileEntry *f, int *out, struct cr_err *e)
 {
 	bool wr = (f->pipe->flags & O_ACCMODE) == O_WRONLY;
 	uint32_t *first = wr ? &sp->wdesc : &sp->rdesc, d = f->has_tree_desc ? f->tree_desc : 0;
-	int end = wr ? sp->wfd : sp->rfd;
+	*out = wr ? sp->wfd : sp->rfd;
 	if (!d || !*first || *first == d) { /* (an image without tree_desc: one description per end) */
 		*first = d;
-		return end;
+		return 0;
 	}
 	for (size_t i = 0; i < sp->nr_more; i++)
-		if (sp->more[i].desc == d)
-			return sp->more[i].fd;
+		if (sp->more[i].desc == d) {
+			*out = sp->more[i].fd;
+			return 0;
+		}
 	if (sp->nr_more == sizeof(sp->more) / sizeof(sp->more[0]))
 		return cr_fail_errno(e, ENOTSUP, "pipe:[%" PRIu64 "]: more than %zu descriptions of an end",
 				     sp->id, sp->nr_more + 1);
 	char path[64];
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", end);
-	int fd = open(path, (wr ? O_WRONLY : O_RDONLY) | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0 || fcntl(fd, F_SETFL, (int)(f->pipe->flags & ~(uint32_t)O_ACCMODE)) < 0) {
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", *out);
+	int fd = sp->dry ? -1 : open(path, (wr ? O_WRONLY : O_RDONLY) | O_CLOEXEC | O_NONBLOCK);
+	if (!sp->dry && (fd < 0 || fcntl(fd, F_SETFL, (int)(f->pipe->flags & ~(uint32_t)O_ACCMODE)) < 0)) {
 		if (fd >= 0)
 			close(fd);
 		return cr_fail_sys(e, "pipe:[%" PRIu64 "]: another description of an end", sp->id);
 	}
 	sp->more[sp->nr_more].desc = d, sp->more[sp->nr_more++].fd = fd;
-	return fd;
+	*out = fd;
+	return 0;
 }
 
 /* An entry of a shared pipe (of task t) becomes FILE_INHERIT of crshim's end (or of its own description of
@@ -403,9 +412,9 @@ static int desc_fd(struct shared_pipe *sp, const FileEntry *f, struct cr_err *e)
 static int inherit_shared(const struct rst_task *t, FileEntry *f, struct shared_pipe *sp, struct cr_err *e)
 {
 	char desc[48];
-	int fd = desc_fd(sp, f, e);
+	int fd;
 	snprintf(desc, sizeof(desc), "pipe:[%" PRIu64 "]", sp->id);
-	return fd < 0 ? -1 : rst_file_inherit(t, f, fd, desc, e);
+	return desc_fd(sp, f, &fd, e) ? -1 : rst_file_inherit(t, f, fd, desc, e);
 }
 
 int rst_pipes_share(struct rst_task *ts, size_t n, struct cr_err *e)
@@ -453,7 +462,7 @@ int rst_pipes_share_one(struct rst_task *ts, size_t n, const PipeEntry *pe, stru
 
 void rst_pipes_share_done(void)
 {
-	for (size_t i = 0; i < nr_shared; i++) {
+	for (size_t i = 0; i < nr_shared && !shared[i].dry; i++) { /* (a dry run's: all or none) */
 		close(shared[i].rfd);
 		close(shared[i].wfd);
 		for (size_t j = 0; j < shared[i].nr_more; j++)

@@ -43,7 +43,7 @@ int rst_shmem_fill(int dirfd, enum img_kind kpm, enum img_kind kpages, int id, u
 					    (unsigned long long)b->vaddr);
 			break;
 		}
-		for (uint64_t got = 0; got < b->len;) {
+		for (uint64_t got = 0; map && got < b->len;) { /* (no map: the blocks checked only) */
 			ssize_t n = pread(pm_block_fd(&pm, b), map + b->vaddr + got, b->len - got,
 					  (off_t)(b->offset + got));
 			if (n < 0 && errno == EINTR)
@@ -64,13 +64,20 @@ static int shm_fill(int dirfd, const ShmemEntry *se, uint8_t *map, uint64_t len,
 	return rst_shmem_fill(dirfd, IMG_SHMEM_PAGEMAP, IMG_SHMEM_PAGES, (int)se->id, map, len, e);
 }
 
+static int shm_huge_check(const ShmemEntry *se, uint64_t len, struct cr_err *e)
+{
+	if (se->huge_page && (!len || len % se->huge_page || (se->huge_page & (se->huge_page - 1))))
+		return cr_fail_errno(e, EBADMSG, "shmem.img: object %u has size %llu (page size %llu)",
+				     se->id, (unsigned long long)len, (unsigned long long)se->huge_page);
+	return 0;
+}
+
 /* Shared anonymous memory: a fresh MAP_SHARED|MAP_ANONYMOUS object, reopened through map_files. */
 static int shm_create_anon(int dirfd, const ShmemEntry *se, uint64_t len, struct cr_err *e)
 {
 	char path[96];
-	if (se->huge_page && (!len || len % se->huge_page || (se->huge_page & (se->huge_page - 1))))
-		return cr_fail_errno(e, EBADMSG, "shmem.img: object %u has size %llu (page size %llu)",
-				     se->id, (unsigned long long)len, (unsigned long long)se->huge_page);
+	if (shm_huge_check(se, len, e))
+		return -1;
 	if (!len) /* (an fd's object truncated to 0: made with a page, truncated below) */
 		len = (uint64_t)sysconf(_SC_PAGESIZE);
 	__cleanup_munmap struct cr_map m = {NULL, len};
@@ -114,18 +121,32 @@ static int shm_create_memfd(int dirfd, const ShmemEntry *se, uint64_t len, struc
 	return steal_fd(fd);
 }
 
-static int shm_create(int dirfd, const ShmemEntry *se, struct cr_err *e)
+/* What shm_create_* refuse from the images alone, nothing made (a dry run, restore-check.c). */
+static int shm_dry(int dirfd, const ShmemEntry *se, uint64_t len, struct cr_err *e)
+{
+	if (se->kind == SHMEM_KIND__SHMEM_MEMFD)
+		return len ? shm_fill(dirfd, se, NULL, len, e) : 0;
+	return shm_huge_check(se, len, e) ||
+		       shm_fill(dirfd, se, NULL, len ? len : (uint64_t)sysconf(_SC_PAGESIZE), e)
+		   ? -1
+		   : 0;
+}
+
+static int shm_create(const struct rst_task *t, const ShmemEntry *se, struct cr_err *e)
 {
 	uint64_t psz = (uint64_t)sysconf(_SC_PAGESIZE), len = (se->size + psz - 1) & ~(psz - 1);
 	struct rst_shm *no = realloc(objs, (nr_objs + 1) * sizeof(*no));
 	if (!no)
 		return cr_fail_errno(e, ENOMEM, "out of memory");
 	objs = no;
-	int fd = se->kind == SHMEM_KIND__SHMEM_MEMFD ? shm_create_memfd(dirfd, se, len, e)
-						     : shm_create_anon(dirfd, se, len, e);
-	if (fd < 0)
+	int fd = -1;
+	if (t->dry ? shm_dry(t->dirfd, se, len, e)
+		   : (fd = se->kind == SHMEM_KIND__SHMEM_MEMFD ? shm_create_memfd(t->dirfd, se, len, e)
+							       : shm_create_anon(t->dirfd, se, len, e)) < 0)
 		return cr_wrap(e, "shared memory object %llu", (unsigned long long)se->ino);
 	objs[nr_objs++] = (struct rst_shm){se->ino, fd, -1};
+	if (t->dry)
+		return 0;
 	pr_info("shared memory %llu (%s%s, %llu bytes): made once, fd %d\n", (unsigned long long)se->ino,
 		se->kind == SHMEM_KIND__SHMEM_MEMFD ? "memfd:" : "anonymous", se->name ? se->name : "",
 		(unsigned long long)se->size, fd);
@@ -205,6 +226,8 @@ static int task_vmas(struct rst_task *t, struct cr_err *e)
 					     t->pid, (unsigned long long)v->start, (unsigned long long)v->end,
 					     (unsigned long long)v->shmid);
 		}
+		if (t->dry) /* (made by the restore only) */
+			continue;
 		int fd = vma_fd(o, v, e);
 		if (fd < 0)
 			return -1;
@@ -221,12 +244,12 @@ static int task_vmas(struct rst_task *t, struct cr_err *e)
 static int shm_one(ProtobufCMessage *m, void *arg, struct cr_err *e)
 {
 	const ShmemEntry *se = (const ShmemEntry *)m;
-	return find(se->ino) ? 0 : shm_create(*(const int *)arg, se, e);
+	return find(se->ino) ? 0 : shm_create(arg, se, e);
 }
 
 int rst_shmem_prepare(struct rst_task *ts, size_t n, struct cr_err *e)
 {
-	if (img_each(ts[0].dirfd, IMG_SHMEM, 0, shm_one, &ts[0].dirfd, e))
+	if (img_each(ts[0].dirfd, IMG_SHMEM, 0, shm_one, &ts[0], e))
 		return -1;
 	for (size_t i = 0; i < n; i++)
 		if (!ts[i].zombie && task_vmas(&ts[i], e))
@@ -237,7 +260,8 @@ int rst_shmem_prepare(struct rst_task *ts, size_t n, struct cr_err *e)
 void rst_shmem_done(void)
 {
 	for (size_t i = 0; i < nr_objs; i++) {
-		close(objs[i].fd);
+		if (objs[i].fd >= 0) /* (-1: a dry run's) */
+			close(objs[i].fd);
 		if (objs[i].rofd >= 0)
 			close(objs[i].rofd);
 	}

@@ -49,7 +49,9 @@ int dump_shmem_write(struct dump_ctx *root, struct cr_err *e);
 /* ---- restore-shmem.c ---- */
 struct rst_task;
 /* Parent, once every process of the tree is loaded and before the restore areas are built: create every
- * object of shmem.img and point each VMA that maps one at crshim's fd of it (an mfile the child inherits). */
+ * object of shmem.img and point each VMA that maps one at crshim's fd of it (an mfile the child inherits).
+ * A dry run (ts[0].dry, restore-check.c) makes nothing: each object's size and pagemap, and the VMAs that
+ * name one or a packet socket's rings, are only checked. */
 int rst_shmem_prepare(struct rst_task *ts, size_t n, struct cr_err *e);
 /* crshim's fd of the object that had inode ino at dump (valid until rst_shmem_done), -1 if none. For an
  * fd of a memfd: reopen it through /proc/self/fd/N to get an own open file description. */
