@@ -790,6 +790,8 @@ static int restore_run(struct cr_opts *o, struct rst_task *ts, size_t n, struct 
 		ret = rst_ipc_shm_attached(e);
 	if (!ret) /* every process has its fds: epoll targets held by another process */
 		ret = rst_epoll_tree(ts, n, e);
+	for (size_t i = 0; !ret && i < n; i++) /* (and their ghosts' names kept for them go) */
+		rst_ghost_unlink_kept(&ts[i]);
 	if (!ret) /* every thread is there: files owned by one */
 		ret = rst_pidns_fown_threads(ts, n, e);
 	if (!ret) {

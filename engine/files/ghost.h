@@ -36,6 +36,8 @@ void dump_ghost_free(struct dump_ctx *c);
  * mappings of deleted files at them. */
 int rst_ghost_prepare(struct rst_task *t, struct cr_err *e);
 void rst_ghost_free(struct rst_task *t);
+/* Every process has its fds: the names kept for the ghosts opened again on another mount go (restore.c). */
+void rst_ghost_unlink_kept(struct rst_task *t);
 /* path is one of t's ghosts (made by the restore with the image's size, or only named by a dry run) */
 bool rst_ghost_is(const struct rst_task *t, const char *path);
 /* A tree with its own mount tree (t->paths_later): its paths exist only once the root task has built it, so

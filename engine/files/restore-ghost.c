@@ -1,8 +1,10 @@
 /* Restore of ghost files (see ghost.h), in crshim before the tasks are made: each ghost of ghost-PID.img is
  * created again (at its old path if that is free, else next to it as PATH.crshim-ghost.PID.ID) with its
- * data, size, owner and mode, and unlinked at once; crshim keeps it open until the restore ends. The deleted
- * files of files.img and the mappings of deleted files in mm-PID.img get "/proc/CRSHIM/fd/N" as path. A ghost
- * (dev, ino) that an earlier process of the tree has too is that process's ghost again: one inode. */
+ * data, size, owner and mode, and unlinked at once (one that an fd opens again on another mount, ghost_mnt,
+ * once every process has its fds: file-reg.c links it again at that fd's deleted name meanwhile); crshim
+ * keeps it open until the restore ends. The deleted files of files.img and the mappings of deleted files in
+ * mm-PID.img get "/proc/CRSHIM/fd/N" as path. A ghost (dev, ino) that an earlier process of the tree has too
+ * is that process's ghost again: one inode. */
 #define LOG_PREFIX "restore-ghost: "
 #include <errno.h>
 #include <fcntl.h>
@@ -36,7 +38,9 @@ struct rst_ghost {
 	bool shared; /* the ghost of an earlier process of the tree (its fd dup'ed): made and filled there */
 	bool late; /* made in the tree's own mount tree once it stands (rst_ghost_late); fd is kept for it */
 	bool made;
-	bool early; /* a late one made before the mount tree stood, in crshim's view (rst_ghost_early) */
+	bool early;   /* a late one made before the mount tree stood, in crshim's view (rst_ghost_early) */
+	int kept_dir; /* a late file an fd opens again on another mount (ghost_mnt): its name stays */
+	char kept_name[256]; /* there (kept_dir) till every process has its fds (rst_ghost_unlink_kept) */
 	struct timespec times[2]; /* a file's atime, mtime: set once its data is in */
 };
 
@@ -189,7 +193,8 @@ static int create_on_ro(const char *root, const char *path, int fl, int *m, int 
 }
 
 /* root: "" (crshim's view), or /proc/PID/root of the tree's root task (its mount tree). */
-static int create_ghost(const GhostFileEntry *g, struct rst_ghost *rg, const char *root, struct cr_err *e)
+static int create_ghost(const GhostFileEntry *g, struct rst_ghost *rg, const char *root, bool keep,
+			struct cr_err *e)
 {
 	static char dirs[GHOST_MAX_DIRS][4096];
 	int ndirs = 0, w = -1;
@@ -233,7 +238,15 @@ static int create_ghost(const GhostFileEntry *g, struct rst_ghost *rg, const cha
 		return cr_fail_errno(e, err, "deleted file %s (made as %s): owner, mode or size", g->path,
 				     path);
 	}
-	int un = unlink_in(m, path), err = errno;
+	const char *slash = strrchr(path, '/');
+	rg->kept_dir = -1;
+	if (keep && m < 0 && !ndirs && slash && strlen(slash + 1) < sizeof(rg->kept_name)) {
+		char dir[4096];
+		snprintf(dir, sizeof(dir), "%.*s", slash == path ? 1 : (int)(slash - path), path);
+		rg->kept_dir = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		snprintf(rg->kept_name, sizeof(rg->kept_name), "%s", slash + 1);
+	}
+	int un = rg->kept_dir >= 0 ? 0 : unlink_in(m, path), err = errno;
 	rmdirs(dirs, ndirs);
 	if (un) {
 		close(fd);
@@ -358,7 +371,7 @@ static int make_ghost(ProtobufCMessage *m, void *arg, struct cr_err *e)
 			return cr_fail_errno(e, ENOMEM, "out of memory");
 		t->ghosts = ng;
 		rg = &ng[t->nr_ghosts];
-		rg->fd = rg->wfd = -1;
+		rg->fd = rg->wfd = rg->kept_dir = -1;
 		rg->dir = rg->node = rg->link = rg->has_times = rg->shared = rg->late = rg->made = rg->early =
 		    false;
 		ret = share_ghost(t, g, rg);
@@ -370,7 +383,8 @@ static int make_ghost(ProtobufCMessage *m, void *arg, struct cr_err *e)
 		else if (t->paths_later || t->dry) /* dry (restore-check.c): named only, not made */
 			ret = reserve_ghost(g, rg, e);
 		else
-			ret = S_ISDIR(g->mode) ? create_ghost_dir(g, rg, "", e) : create_ghost(g, rg, "", e);
+			ret = S_ISDIR(g->mode) ? create_ghost_dir(g, rg, "", e)
+					       : create_ghost(g, rg, "", false, e);
 		if (rg->fd >= 0)
 			t->nr_ghosts++;
 	} else if (!rg) {
@@ -395,7 +409,26 @@ struct late_arg {
 	struct rst_task *t;
 	const char *root;
 	uint32_t only; /* this ghost only (made early, in crshim's view), 0: every one not made early */
+	const struct rst_task *ts; /* the tree (NULL: its ghosts' names go at once) */
+	size_t n;
 };
+
+/* Does an fd of the tree open the ghost of inode (dev, ino) again on another mount (ghost_mnt)? Then its
+ * name stays till every process has its fds: linked there again for the open (file-reg.c), it is named as
+ * before. */
+static bool rehomed(const struct rst_task *ts, size_t n, uint64_t dev, uint64_t ino)
+{
+	for (size_t i = 0; ts && i < n; i++)
+		for (size_t k = 0; k < ts[i].nr_files; k++) {
+			const RegFileEntry *r = ts[i].files[k]->reg;
+			const struct rst_ghost *rg = r && r->ghost_mnt && r->has_ghost_id
+							 ? find_ghost((struct rst_task *)&ts[i], r->ghost_id)
+							 : NULL;
+			if (rg && rg->dev == dev && rg->ino == ino)
+				return true;
+		}
+	return false;
+}
 
 /* one record of ghost-PID.img again, for a tree whose ghosts are made late: make it at its kept fd */
 static int make_late(ProtobufCMessage *m, void *arg, struct cr_err *e)
@@ -420,7 +453,8 @@ static int make_late(ProtobufCMessage *m, void *arg, struct cr_err *e)
 		return rg->shared ? 0 : fill_ghost(g, rg, e);
 	}
 	struct rst_ghost n = *rg;
-	if (S_ISDIR(g->mode) ? create_ghost_dir(g, &n, la->root, e) : create_ghost(g, &n, la->root, e))
+	if (S_ISDIR(g->mode) ? create_ghost_dir(g, &n, la->root, e)
+			     : create_ghost(g, &n, la->root, rehomed(la->ts, la->n, g->dev, g->ino), e))
 		return -1;
 	int r = dup3(n.fd, rg->fd, O_CLOEXEC), err = errno;
 	close(n.fd);
@@ -428,6 +462,8 @@ static int make_late(ProtobufCMessage *m, void *arg, struct cr_err *e)
 		return cr_fail_errno(e, err, "ghost %u: put %s at fd %d", g->id, g->path, rg->fd);
 	rg->made = true;
 	rg->wfd = n.wfd;
+	rg->kept_dir = n.kept_dir;
+	memcpy(rg->kept_name, n.kept_name, sizeof(rg->kept_name));
 	rg->has_times = n.has_times;
 	memcpy(rg->times, n.times, sizeof(rg->times));
 	return fill_ghost(g, rg, e);
@@ -532,7 +568,7 @@ int rst_ghost_late(struct rst_task *ts, size_t n, struct cr_err *e)
 	char root[64];
 	snprintf(root, sizeof(root), "/proc/%d/root", (int)ts[0].pid);
 	for (size_t i = 0; i < n; i++) {
-		struct late_arg la = {&ts[i], root, 0};
+		struct late_arg la = {&ts[i], root, 0, ts, n};
 		if (ts[i].nr_ghosts && img_each(ts[i].dirfd, IMG_GHOST, rst_ipid(&ts[i]), make_late, &la, e))
 			return cr_wrap(e, "task %d", ts[i].pid);
 		for (size_t j = 0; j < ts[i].nr_ghosts; j++)
@@ -562,7 +598,7 @@ static int make_early(struct rst_task *t, struct rst_ghost *rg, struct cr_err *e
 					return -1;
 			}
 	}
-	struct late_arg la = {t, "", rg->id};
+	struct late_arg la = {t, "", rg->id, NULL, 0};
 	pr_info("ghost %u is in flight: made before the tree's mount tree stands, as crshim sees its path\n",
 		rg->id);
 	return img_each(t->dirfd, IMG_GHOST, rst_ipid(t), make_late, &la, e);
@@ -585,8 +621,22 @@ bool rst_ghost_is(const struct rst_task *t, const char *path)
 	return false;
 }
 
+void rst_ghost_unlink_kept(struct rst_task *t)
+{
+	for (size_t i = 0; i < t->nr_ghosts; i++) {
+		struct rst_ghost *rg = &t->ghosts[i];
+		if (rg->kept_dir < 0)
+			continue;
+		if (unlinkat(rg->kept_dir, rg->kept_name, 0))
+			pr_warn("ghost %u: unlink %s: %s\n", rg->id, rg->kept_name, strerror(errno));
+		close(rg->kept_dir);
+		rg->kept_dir = -1;
+	}
+}
+
 void rst_ghost_free(struct rst_task *t)
 {
+	rst_ghost_unlink_kept(t); /* (a failed restore) */
 	if (rst_host_proc >= 0) {
 		close(rst_host_proc);
 		rst_host_proc = -1;
