@@ -195,13 +195,15 @@ void rst_free(struct rst_task *t)
 		protobuf_c_message_free_unpacked(&t->inv->base, NULL);
 	if (t->all_pst)
 		img_free_list((void **)t->all_pst, t->n_all_pst); /* t->pst is one of them */
-	img_arena_free(t->arena);				  /* (tcores, sigacts, their arrays) */
+	if (!t->arena) {					  /* (else in it: check_mapped_files) */
+		free(t->mfiles);
+		free(t->vma_mfile);
+	}
+	img_arena_free(t->arena); /* (tcores, sigacts, their arrays) */
 	img_arena_free(t->farena);
 	pm_free(&t->pm);
 	rst_ghost_free(t);
 	rst_locks_free(t);
-	free(t->mfiles);
-	free(t->vma_mfile);
 	rst_area_free(t);
 	if (t->live_paths)
 		close(t->live_root);
@@ -223,8 +225,9 @@ static int add_mfile(struct rst_task *t, const char *path, int oflags)
 static int check_mapped_files(struct rst_task *t, struct cr_err *e)
 {
 	const MmEntry *mm = t->mm;
-	t->mfiles = calloc(mm->n_vmas + 1, sizeof(*t->mfiles));
-	t->vma_mfile = calloc(mm->n_vmas + 1, sizeof(*t->vma_mfile));
+	/* in the arena, with mm: a clone3 copies them into the processes of its line only */
+	t->mfiles = img_arena_alloc(t->arena, (mm->n_vmas + 1) * sizeof(*t->mfiles));
+	t->vma_mfile = img_arena_alloc(t->arena, (mm->n_vmas + 1) * sizeof(*t->vma_mfile));
 	t->nr_mfiles = 0;
 	if (!t->mfiles || !t->vma_mfile)
 		return cr_fail_errno(e, ENOMEM, "out of memory");

@@ -505,9 +505,13 @@ static int add_page_srcs(struct rst_task *t, uint32_t *first, struct cr_err *e)
 		return 0;
 	if (t->pm.nr_src > UINT16_MAX)
 		return cr_fail_errno(e, E2BIG, "pagemap-%d.img: a chain of %u levels", t->pid, t->pm.nr_src);
-	struct rst_mfile *n = realloc(t->mfiles, (t->nr_mfiles + t->pm.nr_src + 1) * sizeof(*n));
+	struct rst_mfile *n = img_arena_alloc(t->arena, (t->nr_mfiles + t->pm.nr_src + 1) * sizeof(*n));
 	if (!n)
 		return cr_fail_errno(e, ENOMEM, "out of memory");
+	if (t->nr_mfiles)
+		memcpy(n, t->mfiles, t->nr_mfiles * sizeof(*n));
+	if (!t->arena) /* (else the old one stays in it) */
+		free(t->mfiles);
 	t->mfiles = n;
 	for (uint32_t k = 0; k < t->pm.nr_src; k++)
 		t->mfiles[t->nr_mfiles++] =
