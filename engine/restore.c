@@ -861,13 +861,14 @@ static int rst_userns_prepare(struct rst_task *ts, size_t n, struct cr_err *e)
 	return 0;
 }
 
-/* crshim into the tree's namespaces; in a network namespace not the dump's, the locks of the tree's TCP
- * connections made again there (their restore would meet peers not yet restored). */
+/* crshim into the tree's namespaces; in each network namespace not the dump's (the root's, or another of
+ * the tree's), the locks of its TCP connections made again there (their restore would meet peers not yet
+ * restored). */
 static int rst_ns_enter(struct rst_task *ts, size_t n, struct cr_err *e)
 {
 	if (ns_rst_enter(ts[0].ns, e) || rst_nsfile_prepare(ts, n, e))
 		return -1;
-	return ns_rst_new_net(ts[0].ns) ? rst_sk_relock(ts, n, e) : 0;
+	return rst_sk_relock(ts, n, e);
 }
 
 static int restore_tree(struct cr_opts *o, struct rst_task **tsp, size_t *np, struct cr_err *e)

@@ -310,9 +310,16 @@ void rst_sk_tcp_close(struct rst_task *t)
 	}
 }
 
+/* The inet socket of entry f, also once crshim made it for its holders (restore-fdshare.c) or --inherit-fd
+ * gave it (FILE_INHERIT, its inet_sk kept); NULL: not one. */
+static const InetSkEntry *inet_of(const FileEntry *f)
+{
+	return f->kind == FILE_KIND__FILE_INETSK || f->kind == FILE_KIND__FILE_INHERIT ? f->inet_sk : NULL;
+}
+
 uint64_t rst_sk_netns(const FileEntry *f)
 {
-	const InetSkEntry *ie = f->kind == FILE_KIND__FILE_INETSK ? f->inet_sk : NULL;
+	const InetSkEntry *ie = inet_of(f);
 	return ie && ie->has_netns ? ie->netns : 0;
 }
 
@@ -320,6 +327,50 @@ bool rst_sk_away(const struct ns_rst *ns, pid_t pid, const FileEntry *f)
 {
 	uint64_t net = rst_sk_netns(f);
 	return net && net != ns_rst_task_net_ino(ns, pid);
+}
+
+/* The network namespace (of the dump) of inet socket f of task k: its own, else its holder's. */
+static uint64_t sk_net(const struct rst_task *ts, size_t k, const FileEntry *f)
+{
+	uint64_t net = rst_sk_netns(f);
+	return net ? net : ns_rst_task_net_ino(ts[0].ns, ts[k].pid);
+}
+
+/* Is entry i of task k the tree's first inet socket of network namespace net? */
+static bool first_of_net(const struct rst_task *ts, size_t k, size_t i, uint64_t net)
+{
+	for (size_t a = 0; a <= k; a++)
+		for (size_t b = 0; b < (a == k ? i : ts[a].nr_files); b++)
+			if (inet_of(ts[a].files[b]) && sk_net(ts, a, ts[a].files[b]) == net)
+				return false;
+	return true;
+}
+
+/* Was network namespace net (of the dump) made new by this restore (no lock of the dump's there)? */
+static bool net_new(const struct rst_task *ts, uint64_t net)
+{
+	return net == ns_rst_task_net_ino(ts[0].ns, ts[0].pid) ? ns_rst_new_net(ts[0].ns)
+							       : ns_rst_net_fd(ts[0].ns, net) >= 0;
+}
+
+/* Run fn(ts, n, net) in each network namespace of the tree's inet sockets (all: only the new ones), crshim
+ * back in the root's after each. */
+static int each_net(const struct rst_task *ts, size_t n, bool all,
+		    int (*fn)(const struct rst_task *, size_t, uint64_t, struct cr_err *), struct cr_err *e)
+{
+	for (size_t k = 0; k < n; k++)
+		for (size_t i = 0; i < ts[k].nr_files; i++) {
+			const FileEntry *f = ts[k].files[i];
+			uint64_t net = inet_of(f) ? sk_net(ts, k, f) : 0;
+			if (!inet_of(f) || (!all && !net_new(ts, net)) || !first_of_net(ts, k, i, net))
+				continue;
+			if (ns_rst_net_enter(ts[0].ns, net, e))
+				return -1;
+			int r = fn(ts, n, net, e);
+			if (ns_rst_net_enter(ts[0].ns, 0, e) || r)
+				return -1;
+		}
+	return 0;
 }
 
 /* The lock of f's connection removed, unless it is the one removed last (last: its name). */
@@ -338,53 +389,68 @@ static void unlock_of(const FileEntry *f, char *last, size_t len)
  */
 static bool peer_packet(const FileEntry *f)
 {
-	const InetSkEntry *ie = f->kind == FILE_KIND__FILE_INETSK ? f->inet_sk : NULL;
+	const InetSkEntry *ie = inet_of(f);
 	return ie && ((established_tcp(ie) && sk_tcp_fin_rcvd(ie->state)) || closed_tcp(ie));
 }
 
-static bool tree_has_peer_packet(const struct rst_task *ts, size_t n)
+static bool net_has_peer_packet(const struct rst_task *ts, size_t n, uint64_t net)
 {
 	for (size_t k = 0; k < n; k++)
 		for (size_t i = 0; i < ts[k].nr_files; i++)
-			if (peer_packet(ts[k].files[i]))
+			if (peer_packet(ts[k].files[i]) && sk_net(ts, k, ts[k].files[i]) == net)
 				return true;
 	return false;
 }
 
-void rst_sk_unlock(struct rst_task *ts, size_t n)
+/* The locks of the connections of network namespace net removed (crshim in it), then their peers probed. */
+static int unlock_net(const struct rst_task *ts, size_t n, uint64_t net, struct cr_err *e)
 {
 	char last[64] = "";
+	(void)e;
 	for (size_t k = 0; k < n; k++)
 		for (size_t i = 0; i < ts[k].nr_files; i++)
-			unlock_of(ts[k].files[i], last, sizeof(last));
+			if (inet_of(ts[k].files[i]) && sk_net(ts, k, ts[k].files[i]) == net)
+				unlock_of(ts[k].files[i], last, sizeof(last));
 	for (size_t k = 0; k < n; k++) /* what leaving repair mode sent, behind the lock (tcp_probe_peer) */
 		for (size_t i = 0; i < ts[k].nr_files; i++) {
 			const FileEntry *f = ts[k].files[i];
-			if (f->kind == FILE_KIND__FILE_INETSK && established_tcp(f->inet_sk) &&
-			    tcp_probe_peer(f->inet_sk))
+			const InetSkEntry *ie = inet_of(f);
+			if (ie && established_tcp(ie) && sk_net(ts, k, f) == net && tcp_probe_peer(ie))
 				pr_warn("task %d, file id %u: probe of the peer: %s\n", ts[k].pid, f->id,
 					strerror(errno));
 		}
-	if (tcp_nft_path() && tree_has_peer_packet(ts, n))
+	if (tcp_nft_path() && net_has_peer_packet(ts, n, net))
 		tcp_fin_pass_close();
+	return 0;
+}
+
+void rst_sk_unlock(struct rst_task *ts, size_t n)
+{
+	struct cr_err e = {0};
+	if (each_net(ts, n, true, unlock_net, &e))
+		pr_warn("network unlock: %s\n", e.msg);
+}
+
+/* The locks of the connections of network namespace net made again there (crshim in it). */
+static int relock_net(const struct rst_task *ts, size_t n, uint64_t net, struct cr_err *e)
+{
+	for (size_t k = 0; k < n; k++)
+		for (size_t i = 0; i < ts[k].nr_files; i++) {
+			const InetSkEntry *ie = inet_of(ts[k].files[i]);
+			if (ie && ie->tcp && sk_net(ts, k, ts[k].files[i]) == net && net_relock(ie, e))
+				return cr_wrap(e, "task %d", ts[k].pid);
+		}
+	/* its restored rules must not drop the peers' packets we send (best effort: without nft it has no
+	 * ruleset; a FIN still dropped fails that connection's restore) */
+	struct cr_err e2 = {0};
+	if (tcp_nft_path() && net_has_peer_packet(ts, n, net) && tcp_fin_pass_open(&e2))
+		pr_warn("%s\n", e2.msg);
+	return 0;
 }
 
 int rst_sk_relock(const struct rst_task *ts, size_t n, struct cr_err *e)
 {
-	for (size_t k = 0; k < n; k++)
-		for (size_t i = 0; i < ts[k].nr_files; i++) {
-			const InetSkEntry *ie =
-			    ts[k].files[i]->kind == FILE_KIND__FILE_INETSK ? ts[k].files[i]->inet_sk : NULL;
-			if (ie && ie->tcp && net_relock(ie, e))
-				return cr_wrap(e, "task %d", ts[k].pid);
-		}
-	/* a network namespace of the tree's: its restored rules must not drop the peers' packets we send
-	 * (best effort: without nft it has no ruleset; a FIN still dropped fails that connection's restore)
-	 */
-	struct cr_err e2 = {0};
-	if (tcp_nft_path() && tree_has_peer_packet(ts, n) && tcp_fin_pass_open(&e2))
-		pr_warn("%s\n", e2.msg);
-	return 0;
+	return each_net(ts, n, false, relock_net, e);
 }
 
 /* The locks of the connections of one files image (what cannot be read is passed over). */
