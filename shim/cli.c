@@ -1,11 +1,13 @@
 /* Option parsing: CRIU spellings via getopt_long. No I/O here; errors come back as a message. */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "cli.h"
 #include "base/fault.h"
 
@@ -613,6 +615,44 @@ int shim_parse(int argc, char **argv, struct shim_cmd *c, char *msg, size_t len)
 	c->opts.cgroup_root = c->cgroup_root;
 	c->opts.n_cgroup_root = c->n_cgroup_root;
 	return check_required(c, msg, len);
+}
+
+/* The value of option shrt / lng in argv ("-o X", "-oX", "--log-file X", "--log-file=X"); the last wins.
+ * A plain scan: getopt stopped at the bad option, the log options may come after it. */
+static const char *scan_opt(int argc, char **argv, char shrt, const char *lng)
+{
+	const char *v = NULL;
+	size_t l = strlen(lng);
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "--"))
+			break;
+		if (a[0] == '-' && a[1] == shrt)
+			v = a[2] ? a + 2 : i + 1 < argc ? argv[++i] : v;
+		else if (!strncmp(a, "--", 2) && !strncmp(a + 2, lng, l) && (a[2 + l] == '=' || !a[2 + l]))
+			v = a[2 + l] ? a + 3 + l : i + 1 < argc ? argv[++i] : v;
+	}
+	return v;
+}
+
+void shim_log_early_error(int argc, char **argv, const char *line)
+{
+	const char *log = scan_opt(argc, argv, 'o', "log-file");
+	if (!log || !*log || !strcmp(log, "-"))
+		return;
+	const char *dir = scan_opt(argc, argv, 'W', "work-dir");
+	if (!dir)
+		dir = scan_opt(argc, argv, 'D', "images-dir");
+	char path[PATH_MAX];
+	if (log[0] != '/' && dir && *dir)
+		snprintf(path, sizeof(path), "%s/%s", dir, log);
+	else
+		snprintf(path, sizeof(path), "%s", log);
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return;
+	dprintf(fd, "%s\n", line);
+	close(fd);
 }
 
 int shim_fault_env(struct shim_cmd *c, const char *crshim_fault, const char *criu_fault, char *msg,

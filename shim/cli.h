@@ -69,6 +69,9 @@ const char *shim_verb_name(enum shim_verb v);
 int shim_fault_env(struct shim_cmd *c, const char *crshim_fault, const char *criu_fault, char *msg,
 		   size_t len);
 
+/* After a command-line error: line (no newline) also into the -o log (relative to -W, else -D), when
+ * argv names one, so that a caller reading the log finds the error. Best effort. */
+void shim_log_early_error(int argc, char **argv, const char *line);
 /* The options alone (no verb, no required options): the getopt loop of shim_parse. */
 int shim_parse_options(int argc, char **argv, struct shim_cmd *c, char *msg, size_t len);
 

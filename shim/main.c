@@ -27,7 +27,10 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (shim_parse(args.n, args.v, &c, msg, sizeof(msg))) {
-		fprintf(stderr, "crshim: %s; see crshim --help\n", msg);
+		char line[600];
+		snprintf(line, sizeof(line), "crshim: %s; see crshim --help", msg);
+		shim_log_early_error(args.n, args.v, line);
+		fprintf(stderr, "%s\n", line);
 		return 1;
 	}
 	if (c.help) {

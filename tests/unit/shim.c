@@ -129,6 +129,31 @@ static void t_log_line(void)
 	   "dump of a missing PID: one line, log in the work dir: %.*s", (int)strcspn(r.err, "\n"), r.err);
 }
 
+/* A bad option with -o: the one error line on stderr, and the same line in the log (zdtm reads it). */
+static void t_log_bad_option(void)
+{
+	struct result r;
+	char dir[128], log[256], buf[1024];
+	snprintf(dir, sizeof(dir), "%s/bad", tmp);
+	mkdir(dir, 0700);
+	snprintf(log, sizeof(log), "%s/bad.log", dir);
+	run(&r, bin,
+	    (char *[]){"crshim", "dump", "-t", "1", "--network-lock", "nope", "-D", dir, "-o", "bad.log",
+		       NULL});
+	ok(r.status == 1 && lines(r.err) == 1 && !strncmp(r.err, "crshim: --network-lock nope", 27),
+	   "bad option with -o: one line: %.*s", (int)strcspn(r.err, "\n"), r.err);
+	int fd = open(log, O_RDONLY);
+	ok(fd >= 0, "the log %s exists", log);
+	buf[0] = '\0';
+	if (fd >= 0)
+		slurp_fd(fd, buf, sizeof(buf));
+	ok(!strcmp(buf, r.err), "the log holds the same line: %.*s", (int)strcspn(buf, "\n"), buf);
+	run(&r, bin,
+	    (char *[]){"crshim", "restore", "--bogus", "--log-file=b2.log", "--work-dir", dir, NULL});
+	snprintf(log, sizeof(log), "%s/b2.log", dir);
+	ok(r.status == 1 && access(log, R_OK) == 0, "--log-file= in --work-dir, after the bad option");
+}
+
 static void t_criu_name(void)
 {
 	struct result a, b;
@@ -157,6 +182,7 @@ int main(void)
 	t_usage();
 	t_info();
 	t_log_line();
+	t_log_bad_option();
 	t_criu_name();
 	tap_rm_dir(tmp);
 	return done_testing();
