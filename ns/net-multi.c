@@ -65,16 +65,17 @@ static int set_add(struct ns_net_set *s, uint64_t ino, const char *path, struct 
 	return set_put(s, ino, fd, e);
 }
 
-/* The network namespace of inet socket fd of task pidfd, when it is none of s nor crshim's own (self): a
- * socket made before its task's setns or unshare, or passed to it, whose namespace may be kept by it alone.
- * It is made there at restore (engine/net/dump-sk-diag.c saves it). */
+/* The network namespace of inet, packet or netlink socket fd of task pidfd, when it is none of s nor crshim's
+ * own (self): a socket made before its task's setns or unshare, or passed to it, whose namespace may be kept
+ * by it alone. It is made there at restore (engine/net/dump-sk-diag.c saves it). */
 static int sock_net(int pidfd, int fd, uint64_t self, struct ns_net_set *s, struct cr_err *e)
 {
 	__cleanup_close int sk = (int)syscall(SYS_pidfd_getfd, pidfd, fd, 0);
 	int dom = 0;
 	socklen_t l = sizeof(dom);
-	if (sk < 0 || getsockopt(sk, SOL_SOCKET, SO_DOMAIN, &dom, &l) || (dom != AF_INET && dom != AF_INET6))
-		return 0; /* (gone since, or not inet: the dump of the fd tells) */
+	if (sk < 0 || getsockopt(sk, SOL_SOCKET, SO_DOMAIN, &dom, &l) ||
+	    (dom != AF_INET && dom != AF_INET6 && dom != AF_PACKET && dom != AF_NETLINK))
+		return 0; /* (gone since, or not inet, packet or netlink: the dump of the fd tells) */
 	int ns = ioctl(sk, SIOCGSKNS);
 	struct stat st;
 	if (ns < 0 || fstat(ns, &st) || (uint64_t)st.st_ino == self || set_find(s, st.st_ino) >= 0) {
@@ -82,8 +83,8 @@ static int sock_net(int pidfd, int fd, uint64_t self, struct ns_net_set *s, stru
 			close(ns);
 		return 0;
 	}
-	pr_info("net:[%llu] is the network namespace of an inet socket (fd %d)\n",
-		(unsigned long long)st.st_ino, fd);
+	pr_info("net:[%llu] is the network namespace of a socket (fd %d)\n", (unsigned long long)st.st_ino,
+		fd);
 	return set_put(s, (uint64_t)st.st_ino, ns, e);
 }
 

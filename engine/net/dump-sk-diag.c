@@ -44,33 +44,68 @@ static uint64_t ino_of(const char *path)
 	return stat(path, &st) ? 0 : (uint64_t)st.st_ino;
 }
 
-/* The table of the socket's own network namespace (SIOCGSKNS: ie->netns), which is not the task's when the
- * socket was made before the task's setns or unshare, or passed to it. One of crshim's own namespace is
- * refused, unless the root is in it too: crshim's at restore is not the tree's. */
+/* The network namespace of socket cfd (SIOCGSKNS) into *ino (task: its holder's, also when not known), and
+ * its fd into *nsfd when it is not the holder's (made before the task's setns or unshare, or passed to it;
+ * else -1). One of crshim's own namespace is refused, unless the root is in it too: crshim's at restore is
+ * not the tree's. */
+static int sk_netns_of(const struct dump_ctx *c, int cfd, uint64_t task, uint64_t *ino, int *nsfd,
+		       struct cr_err *e)
+{
+	int ns = ioctl(cfd, SIOCGSKNS);
+	struct stat st;
+	*ino = task, *nsfd = -1;
+	if (ns < 0 || fstat(ns, &st) || (uint64_t)st.st_ino == task) {
+		if (ns >= 0)
+			close(ns);
+		return 0;
+	}
+	char p[64];
+	snprintf(p, sizeof(p), "/proc/%d/ns/net", c->tree && c->ntree ? (int)c->tree[0].pid : (int)c->pid);
+	if ((uint64_t)st.st_ino == ino_of("/proc/self/ns/net") && (uint64_t)st.st_ino != ino_of(p)) {
+		close(ns);
+		return cr_fail(
+		    e, "socket of crshim's own network namespace net:[%llu], outside the tree: not supported",
+		    (unsigned long long)st.st_ino);
+	}
+	*ino = (uint64_t)st.st_ino, *nsfd = ns;
+	pr_info("socket of net:[%llu], not its task's network namespace net:[%llu]\n",
+		(unsigned long long)*ino, (unsigned long long)task);
+	return 0;
+}
+
+static uint64_t task_net(const struct dump_ctx *c)
+{
+	char p[64];
+	snprintf(p, sizeof(p), "/proc/%d/ns/net", (int)c->pid);
+	return ino_of(p);
+}
+
+int sk_netns_save(struct dump_ctx *c, int cfd, uint64_t *netns, protobuf_c_boolean *has, struct cr_err *e)
+{
+	uint64_t ino;
+	int nsfd;
+	if (sk_netns_of(c, cfd, task_net(c), &ino, &nsfd, e))
+		return -1;
+	if (nsfd >= 0)
+		close(nsfd);
+	if (ino)
+		*netns = ino, *has = 1;
+	return 0;
+}
+
+/* The table of the socket's own network namespace (ie->netns), which is not the task's when the socket was
+ * made before the task's setns or unshare, or passed to it (sk_netns_of). */
 static const struct ns_inet_table *own_table(struct dump_ctx *c, struct sk_diag *d, int cfd, InetSkEntry *ie,
 					     struct cr_err *e)
 {
-	int nsfd = ioctl(cfd, SIOCGSKNS);
-	struct stat st;
-	if (nsfd < 0 || fstat(nsfd, &st) || (uint64_t)st.st_ino == d->ino) {
-		if (nsfd >= 0)
-			close(nsfd);
-		if (d->ino)
-			ie->netns = d->ino, ie->has_netns = 1;
+	uint64_t ino;
+	int nsfd;
+	if (sk_netns_of(c, cfd, d->ino, &ino, &nsfd, e))
+		return NULL;
+	if (ino)
+		ie->netns = ino, ie->has_netns = 1;
+	if (nsfd < 0)
 		return &d->t;
-	}
-	uint64_t ino = (uint64_t)st.st_ino;
-	char p[64];
-	snprintf(p, sizeof(p), "/proc/%d/ns/net", c->tree && c->ntree ? (int)c->tree[0].pid : (int)c->pid);
-	if (ino == ino_of("/proc/self/ns/net") && ino != ino_of(p)) {
-		close(nsfd);
-		return cr_fail(
-			   e,
-			   "inet socket of crshim's own network namespace net:[%llu], outside the tree: not "
-			   "supported",
-			   (unsigned long long)ino),
-		       NULL;
-	}
 	int r = 0;
 	if (d->o_ino != ino) {
 		ns_inet_table_free(&d->o);
@@ -81,9 +116,6 @@ static const struct ns_inet_table *own_table(struct dump_ctx *c, struct sk_diag 
 	close(nsfd);
 	if (r)
 		return cr_wrap(e, "net:[%llu]", (unsigned long long)ino), NULL;
-	ie->netns = ino, ie->has_netns = 1;
-	pr_info("socket of net:[%llu], not its task's network namespace net:[%llu]\n",
-		(unsigned long long)ino, (unsigned long long)d->ino);
 	return &d->o;
 }
 
@@ -333,15 +365,13 @@ int sk_diag_fill(struct dump_ctx *c, struct sk_diag **dp, int fd, int cfd, InetS
 	uint32_t ino = (uint32_t)st.st_ino;
 	if (!*dp) {
 		struct sk_diag *d = calloc(1, sizeof(*d));
-		char p[64];
 		if (!d)
 			return cr_fail_errno(e, ENOMEM, "out of memory");
 		if (ns_inet_collect(c->pid, &d->t, e)) {
 			free(d);
 			return -1;
 		}
-		snprintf(p, sizeof(p), "/proc/%d/ns/net", (int)c->pid);
-		d->ino = ino_of(p);
+		d->ino = task_net(c);
 		pr_debug("task %d: %zu inet sockets in its net namespace\n", c->pid, d->t.n);
 		*dp = d;
 	}

@@ -460,6 +460,10 @@ int dump_sk_fill(struct dump_ctx *c, int fd, uint32_t fl, FileEntry *fe, struct 
 		ret = dump_sk_packet(c->o, c->pid, fd, cfd, type, proto, fl, fe, e);
 	else
 		ret = cr_fail(e, "socket of family %d is not supported yet", dom);
+	if (!ret && dom == AF_NETLINK)
+		ret = sk_netns_save(c, cfd, &fe->netlink_sk->netns, &fe->netlink_sk->has_netns, e);
+	else if (!ret && dom == AF_PACKET)
+		ret = sk_netns_save(c, cfd, &fe->packet_sk->netns, &fe->packet_sk->has_netns, e);
 	if (!ret && (dom == AF_NETLINK || dom == AF_PACKET))
 		sk_queue_warn(c->o, c->pid, fd, cfd, dom == AF_NETLINK ? "netlink" : "packet");
 	return ret ? cr_wrap(e, "fd %d (socket, pid %d)", fd, c->pid) : 0;

@@ -320,7 +320,13 @@ static const InetSkEntry *inet_of(const FileEntry *f)
 uint64_t rst_sk_netns(const FileEntry *f)
 {
 	const InetSkEntry *ie = inet_of(f);
-	return ie && ie->has_netns ? ie->netns : 0;
+	if (ie)
+		return ie->has_netns ? ie->netns : 0;
+	if (f->kind == FILE_KIND__FILE_PACKETSK && f->packet_sk)
+		return f->packet_sk->has_netns ? f->packet_sk->netns : 0;
+	if (f->kind == FILE_KIND__FILE_NETLINKSK && f->netlink_sk)
+		return f->netlink_sk->has_netns ? f->netlink_sk->netns : 0;
+	return 0;
 }
 
 bool rst_sk_away(const struct ns_rst *ns, pid_t pid, const FileEntry *f)

@@ -70,6 +70,9 @@ void dump_sk_finish(struct dump_ctx *c, enum dump_sk_end how);
  * diag; a TCP one closed, state set: bound only, or after a connection), < 0: error. */
 struct sk_diag;
 int sk_diag_fill(struct dump_ctx *c, struct sk_diag **d, int fd, int cfd, InetSkEntry *ie, struct cr_err *e);
+/* The network namespace of netlink or packet socket cfd into *netns (*has), made there at restore; one of
+ * crshim's own namespace outside the tree is refused. */
+int sk_netns_save(struct dump_ctx *c, int cfd, uint64_t *netns, protobuf_c_boolean *has, struct cr_err *e);
 void sk_diag_free(struct sk_diag *d);
 /* "ESTABLISHED", "CLOSE_WAIT", ... ("?" for a number it does not know) */
 const char *sk_tcp_state_name(unsigned s);

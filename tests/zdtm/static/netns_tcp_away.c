@@ -24,16 +24,6 @@ static int xread(int fd, char *buf, size_t len)
 	return read_exact(fd, buf, len, 5000);
 }
 
-static unsigned long sk_ns(int fd)
-{
-	struct stat st;
-	int ns = ioctl(fd, SIOCGSKNS);
-	unsigned long ino = ns < 0 || fstat(ns, &st) ? 0 : (unsigned long)st.st_ino;
-	if (ns >= 0)
-		close(ns);
-	return ino;
-}
-
 int main(int argc, char **argv)
 {
 	static char a[LEN], b[LEN], buf[LEN];
@@ -51,7 +41,7 @@ int main(int argc, char **argv)
 	    getsockname(lfd, (struct sockaddr *)&s, &l) || connect(cfd, (struct sockaddr *)&s, sizeof(s)) ||
 	    (afd = accept(lfd, NULL, NULL)) < 0)
 		fail("connection");
-	unsigned long away = sk_ns(cfd);
+	unsigned long away = nsw_sk_ns(cfd, 0);
 	if (setns(home, CLONE_NEWNET) || stat("/proc/self/ns/net", &own) || own.st_ino == away)
 		fail("back home");
 	if (write(cfd, a, LEN) != LEN || write(afd, b, LEN) != LEN)
@@ -70,9 +60,9 @@ int main(int argc, char **argv)
 	if (syscall(SYS_kcmp, getpid(), ch, KCMP_FILE, cfd, cfd) ||
 	    syscall(SYS_kcmp, getpid(), ch, KCMP_FILE, afd, afd))
 		fail("not one description with the child");
-	away = sk_ns(cfd); /* (a new one after C/R) */
-	if (stat("/proc/self/ns/net", &own) || !away || own.st_ino == away || sk_ns(afd) != away ||
-	    sk_ns(lfd) != away)
+	away = nsw_sk_ns(cfd, 0); /* (a new one after C/R) */
+	if (stat("/proc/self/ns/net", &own) || !away || own.st_ino == away || nsw_sk_ns(afd, 0) != away ||
+	    nsw_sk_ns(lfd, 0) != away)
 		fail("not in the second namespace");
 	if (xread(afd, buf, LEN) || memcmp(buf, a, LEN))
 		fail("client to server data lost");

@@ -14,11 +14,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <linux/sockios.h>
 #include "zdtmtst.h"
 
 /* Run a shell command (stdout and stderr to /dev/null); its exit status. */
@@ -100,6 +102,20 @@ static inline void nsw_same(const char *what, const char *before, const char *cm
 	if (strcmp(before, after))
 		fail("%s changed:\n--- before\n%s--- after\n%s", what, before, after);
 	free(after);
+}
+
+/* The inode of the network namespace of socket fd (SIOCGSKNS; 0: none); with enter, this thread goes there
+ * too. */
+static inline unsigned long nsw_sk_ns(int fd, int enter)
+{
+	struct stat st;
+	int ns = ioctl(fd, SIOCGSKNS);
+	unsigned long ino = ns < 0 || fstat(ns, &st) ? 0 : (unsigned long)st.st_ino;
+	if (ino && enter && setns(ns, CLONE_NEWNET))
+		ino = 0;
+	if (ns >= 0)
+		close(ns);
+	return ino;
 }
 
 static inline unsigned long nsw_ino(const char *kind)
