@@ -46,20 +46,8 @@ static int child(int *ready)
 
 int main(int argc, char **argv)
 {
-	int p[2];
-	test_init(argc, argv);
-	if (pipe(p))
-		fail("pipe");
-	pid_t ch = test_fork();
-	if (ch == 0)
-		_exit(child(p));
-	if (child_started(p))
-		fail("child not ready");
-	test_daemon();
-	test_waitsig();
-	kill(ch, SIGTERM);
-	child_exit_ok(ch,
-		      "1: not one description, 2: port, 4: not in the child's namespace, 8: no connection; "
-		      "64+: setup");
-	return test_pass();
+	return nsw_child_main(
+	    argc, argv, child,
+	    "1: not one description, 2: port, 4: not in the child's namespace, 8: no connection; "
+	    "64+: setup");
 }

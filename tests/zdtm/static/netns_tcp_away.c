@@ -24,28 +24,55 @@ static int xread(int fd, char *buf, size_t len)
 	return read_exact(fd, buf, len, 5000);
 }
 
-int main(int argc, char **argv)
+struct pair {
+	int l, c, a; /* listener, client, accepted */
+};
+
+static char a[LEN], b[LEN], buf[LEN];
+
+/* An established connection and its listener in this thread's network namespace, LEN bytes queued each way:
+ * 0, or -1. */
+static int pair_make(struct pair *p)
 {
-	static char a[LEN], b[LEN], buf[LEN];
 	struct sockaddr_in s = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
 	socklen_t l = sizeof(s);
-	struct stat own;
-	test_init(argc, argv);
 	datagen(a, LEN, 1);
 	datagen(b, LEN, 2);
+	p->l = socket(AF_INET, SOCK_STREAM, 0), p->c = socket(AF_INET, SOCK_STREAM, 0), p->a = -1;
+	if (p->l < 0 || p->c < 0 || bind(p->l, (struct sockaddr *)&s, l) || listen(p->l, 4) ||
+	    getsockname(p->l, (struct sockaddr *)&s, &l) || connect(p->c, (struct sockaddr *)&s, sizeof(s)) ||
+	    (p->a = accept(p->l, NULL, NULL)) < 0)
+		return -1;
+	return write(p->c, a, LEN) != LEN || write(p->a, b, LEN) != LEN ? -1 : 0;
+}
+
+/* After C/R: the queued data reads back exactly and new data flows both ways (NULL), or what failed. */
+static const char *pair_check(const struct pair *p)
+{
+	if (xread(p->a, buf, LEN) || memcmp(buf, a, LEN))
+		return "client to server data lost";
+	if (xread(p->c, buf, LEN) || memcmp(buf, b, LEN))
+		return "server to client data lost";
+	if (write(p->c, "more", 4) != 4 || xread(p->a, buf, 4) || memcmp(buf, "more", 4) ||
+	    write(p->a, "back", 4) != 4 || xread(p->c, buf, 4) || memcmp(buf, "back", 4))
+		return "no new data over the connection";
+	return NULL;
+}
+
+#ifndef NTA_OTHER_MAIN
+int main(int argc, char **argv)
+{
+	struct pair p;
+	struct stat own;
+	test_init(argc, argv);
 	int home = open("/proc/self/ns/net", O_RDONLY);
 	if (home < 0 || unshare(CLONE_NEWNET) || nsw_sh("ip link set lo up"))
 		fail("second network namespace");
-	int lfd = socket(AF_INET, SOCK_STREAM, 0), cfd = socket(AF_INET, SOCK_STREAM, 0), afd = -1;
-	if (lfd < 0 || cfd < 0 || bind(lfd, (struct sockaddr *)&s, l) || listen(lfd, 4) ||
-	    getsockname(lfd, (struct sockaddr *)&s, &l) || connect(cfd, (struct sockaddr *)&s, sizeof(s)) ||
-	    (afd = accept(lfd, NULL, NULL)) < 0)
+	if (pair_make(&p))
 		fail("connection");
-	unsigned long away = nsw_sk_ns(cfd, 0);
+	unsigned long away = nsw_sk_ns(p.c, 0);
 	if (setns(home, CLONE_NEWNET) || stat("/proc/self/ns/net", &own) || own.st_ino == away)
 		fail("back home");
-	if (write(cfd, a, LEN) != LEN || write(afd, b, LEN) != LEN)
-		fail("write");
 	pid_t ch = test_fork();
 	if (ch == 0) { /* holds them too */
 		test_waitsig();
@@ -57,22 +84,19 @@ int main(int argc, char **argv)
 	test_daemon();
 	test_waitsig();
 
-	if (syscall(SYS_kcmp, getpid(), ch, KCMP_FILE, cfd, cfd) ||
-	    syscall(SYS_kcmp, getpid(), ch, KCMP_FILE, afd, afd))
+	if (syscall(SYS_kcmp, getpid(), ch, KCMP_FILE, p.c, p.c) ||
+	    syscall(SYS_kcmp, getpid(), ch, KCMP_FILE, p.a, p.a))
 		fail("not one description with the child");
-	away = nsw_sk_ns(cfd, 0); /* (a new one after C/R) */
-	if (stat("/proc/self/ns/net", &own) || !away || own.st_ino == away || nsw_sk_ns(afd, 0) != away ||
-	    nsw_sk_ns(lfd, 0) != away)
+	away = nsw_sk_ns(p.c, 0); /* (a new one after C/R) */
+	if (stat("/proc/self/ns/net", &own) || !away || own.st_ino == away || nsw_sk_ns(p.a, 0) != away ||
+	    nsw_sk_ns(p.l, 0) != away)
 		fail("not in the second namespace");
-	if (xread(afd, buf, LEN) || memcmp(buf, a, LEN))
-		fail("client to server data lost");
-	if (xread(cfd, buf, LEN) || memcmp(buf, b, LEN))
-		fail("server to client data lost");
-	if (write(cfd, "more", 4) != 4 || xread(afd, buf, 4) || memcmp(buf, "more", 4) ||
-	    write(afd, "back", 4) != 4 || xread(cfd, buf, 4) || memcmp(buf, "back", 4))
-		fail("no new data over the connection");
+	const char *w = pair_check(&p);
+	if (w)
+		fail("%s", w);
 	kill(ch, SIGTERM);
 	waitpid(ch, NULL, 0);
 	pass();
 	return 0;
 }
+#endif

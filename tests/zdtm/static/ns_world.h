@@ -118,6 +118,26 @@ static inline unsigned long nsw_sk_ns(int fd, int enter)
 	return ino;
 }
 
+/* The whole main of a test whose child does the work: child(ready) sets up, child_ready(ready), waits for
+ * SIGTERM and checks, its exit code 0 or what why explains (child_exit_ok). */
+static inline int nsw_child_main(int argc, char **argv, int (*child)(int *ready), const char *why)
+{
+	int p[2];
+	test_init(argc, argv);
+	if (pipe(p))
+		fail("pipe");
+	pid_t ch = test_fork();
+	if (ch == 0)
+		_exit(child(p));
+	if (child_started(p))
+		fail("child not ready");
+	test_daemon();
+	test_waitsig();
+	kill(ch, SIGTERM);
+	child_exit_ok(ch, why);
+	return test_pass();
+}
+
 static inline unsigned long nsw_ino(const char *kind)
 {
 	char p[64];
