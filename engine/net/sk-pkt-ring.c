@@ -31,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -38,6 +39,7 @@
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <linux/if_ether.h>
+#include <linux/sockios.h>
 #include <linux/if_packet.h>
 
 #include "base/cleanup.h"
@@ -273,6 +275,16 @@ static int scan_tx(const struct ring_who *w, const uint8_t *m, PacketRingEntry *
 	return 0;
 }
 
+/* Is socket cfd of another network namespace than process pid's (SIOCGSKNS)? */
+static bool sk_away_from(int cfd, pid_t pid)
+{
+	char p[64];
+	struct stat a, b;
+	__cleanup_close int ns = ioctl(cfd, SIOCGSKNS);
+	snprintf(p, sizeof(p), "/proc/%d/ns/net", (int)pid);
+	return ns >= 0 && !fstat(ns, &a) && !stat(p, &b) && a.st_ino != b.st_ino;
+}
+
 int dump_pkt_rings(const struct cr_opts *o, pid_t pid, int fd, int cfd, PacketSkEntry *pe, struct cr_err *e)
 {
 	const struct ring_who w = {o, pid, fd};
@@ -286,8 +298,15 @@ int dump_pkt_rings(const struct cr_opts *o, pid_t pid, int fd, int cfd, PacketSk
 		int v = 0;
 		socklen_t l = sizeof(v);
 		/* the version cannot change once a ring is set up: the same version set again fails then */
-		if (!getsockopt(cfd, SOL_PACKET, PACKET_VERSION, &v, &l) &&
-		    setsockopt(cfd, SOL_PACKET, PACKET_VERSION, &v, sizeof(v)) && errno == EBUSY)
+		bool ring = !getsockopt(cfd, SOL_PACKET, PACKET_VERSION, &v, &l) &&
+			    setsockopt(cfd, SOL_PACKET, PACKET_VERSION, &v, sizeof(v)) && errno == EBUSY;
+		if (ring && sk_away_from(cfd, pid)) /* (its sock_diag table is not its process's) */
+			return cr_fail(
+			    e,
+			    "packet socket:[%u] with a ring, of another network namespace than its "
+			    "process's: not supported",
+			    ino);
+		if (ring)
 			return cr_fail(
 			    e,
 			    "packet socket:[%u] has a ring that sock_diag does not show (%s): not supported",

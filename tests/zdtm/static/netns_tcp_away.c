@@ -19,16 +19,16 @@
 #define LEN 70000
 
 /* (a stalled connection fails, not hangs) */
-static int xread(int fd, char *buf, size_t len)
+static int xread(int fd, char *to, size_t len)
 {
-	return read_exact(fd, buf, len, 5000);
+	return read_exact(fd, to, len, 5000);
 }
 
 struct pair {
 	int l, c, a; /* listener, client, accepted */
 };
 
-static char a[LEN], b[LEN], buf[LEN];
+static char sent_c[LEN], sent_a[LEN], got[LEN]; /* sent by the client, by the accepted socket; read */
 
 /* An established connection and its listener in this thread's network namespace, LEN bytes queued each way:
  * 0, or -1. */
@@ -36,25 +36,25 @@ static int pair_make(struct pair *p)
 {
 	struct sockaddr_in s = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
 	socklen_t l = sizeof(s);
-	datagen(a, LEN, 1);
-	datagen(b, LEN, 2);
+	datagen(sent_c, LEN, 1);
+	datagen(sent_a, LEN, 2);
 	p->l = socket(AF_INET, SOCK_STREAM, 0), p->c = socket(AF_INET, SOCK_STREAM, 0), p->a = -1;
 	if (p->l < 0 || p->c < 0 || bind(p->l, (struct sockaddr *)&s, l) || listen(p->l, 4) ||
 	    getsockname(p->l, (struct sockaddr *)&s, &l) || connect(p->c, (struct sockaddr *)&s, sizeof(s)) ||
 	    (p->a = accept(p->l, NULL, NULL)) < 0)
 		return -1;
-	return write(p->c, a, LEN) != LEN || write(p->a, b, LEN) != LEN ? -1 : 0;
+	return write(p->c, sent_c, LEN) != LEN || write(p->a, sent_a, LEN) != LEN ? -1 : 0;
 }
 
 /* After C/R: the queued data reads back exactly and new data flows both ways (NULL), or what failed. */
 static const char *pair_check(const struct pair *p)
 {
-	if (xread(p->a, buf, LEN) || memcmp(buf, a, LEN))
+	if (xread(p->a, got, LEN) || memcmp(got, sent_c, LEN))
 		return "client to server data lost";
-	if (xread(p->c, buf, LEN) || memcmp(buf, b, LEN))
+	if (xread(p->c, got, LEN) || memcmp(got, sent_a, LEN))
 		return "server to client data lost";
-	if (write(p->c, "more", 4) != 4 || xread(p->a, buf, 4) || memcmp(buf, "more", 4) ||
-	    write(p->a, "back", 4) != 4 || xread(p->c, buf, 4) || memcmp(buf, "back", 4))
+	if (write(p->c, "more", 4) != 4 || xread(p->a, got, 4) || memcmp(got, "more", 4) ||
+	    write(p->a, "back", 4) != 4 || xread(p->c, got, 4) || memcmp(got, "back", 4))
 		return "no new data over the connection";
 	return NULL;
 }
