@@ -181,7 +181,7 @@ static int write_pstree(struct dump_tree *tr, struct cr_err *e)
 	return dump_created(root, IMG_PSTREE, 0, e);
 }
 
-static int write_inventory(struct dump_ctx *c, bool pidns, bool mntns_proc, struct cr_err *e)
+static int write_inventory(struct dump_ctx *c, const struct dump_tree *tr, struct cr_err *e)
 {
 	InventoryEntry ie = INVENTORY_ENTRY__INIT;
 	struct utsname u;
@@ -196,10 +196,13 @@ static int write_inventory(struct dump_ctx *c, bool pidns, bool mntns_proc, stru
 	ie.shell_job = c->o->shell_job, ie.has_shell_job = 1;
 	ie.dump_time_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec, ie.has_dump_time_ns = 1;
 	ie.leave_running = c->o->leave_running, ie.has_leave_running = 1;
-	ie.pidns = pidns, ie.has_pidns = pidns;
-	ie.mntns_proc = mntns_proc, ie.has_mntns_proc = mntns_proc;
+	ie.pidns = tr->pidns, ie.has_pidns = tr->pidns;
+	ie.mntns_proc = tr->mntns_proc, ie.has_mntns_proc = tr->mntns_proc;
+	ie.netns_lock = tr->netns_lock;
 	ie.pre_dump = c->o->pre_dump, ie.has_pre_dump = c->o->pre_dump;
-	return dump_write_one(c, IMG_INVENTORY, &ie.base, e);
+	/* written again (the network namespace lock): the file is in c->created already */
+	return tr->netns_lock ? img_write_one(c->dirfd, IMG_INVENTORY, 0, &ie.base, e)
+			      : dump_write_one(c, IMG_INVENTORY, &ie.base, e);
 }
 
 /* Registers, then everything that needs remote syscalls (the scratch page is gone again afterwards). */
@@ -349,7 +352,7 @@ static int dump_tree_images(struct dump_tree *tr, struct cr_err *e)
 		return -1;
 	if (write_pstree(tr, e))
 		return -1;
-	return write_inventory(&tr->c[0], tr->pidns, tr->mntns_proc, e);
+	return write_inventory(&tr->c[0], tr, e);
 }
 
 /* A killed process with this much memory or more has it freed by us too (seize_release_mm); a small one
@@ -425,6 +428,22 @@ static bool own_netns(pid_t pid)
 	return !stat(p, &a) && !stat("/proc/self/ns/net", &b) && a.st_ino != b.st_ino;
 }
 
+/* The lock of the tree's own network namespace (tr->netns_lock), named in the inventory: the image of the
+ * inventory is written again with it. Without nft or iptables, or CAP_NET_ADMIN, and no --network-lock given:
+ * a warning, the dump goes on unlocked. */
+static int dump_netns_lock(struct dump_tree *tr, struct cr_err *e)
+{
+	struct cr_opts *o = tr->c[0].o;
+	struct cr_err e2 = {0};
+	if (netns_lock(o, o->pid, &tr->netns_lock, o->network_lock ? e : &e2)) {
+		if (o->network_lock)
+			return -1;
+		pr_warn("the tree's network namespace is not locked: %s\n", e2.msg);
+		return 0;
+	}
+	return tr->netns_lock ? write_inventory(&tr->c[0], tr, e) : 0;
+}
+
 /* --auto-dedup once the images are complete: a failure is one line in the log, the dump stands. */
 static void dump_dedup(struct cr_opts *o)
 {
@@ -488,6 +507,10 @@ int eng_dump(struct cr_opts *o, struct cr_err *err)
 		ret = fault_check(o, FI_DUMP_EARLY, err);
 	if (!ret)
 		ret = dump_tree_images(&tr, err);
+	/* after the images of the namespace (its ruleset is the program's, without the lock), before the tree
+	 * is killed: nobody reaches the tree's network namespace until the restored tree runs */
+	if (!ret && own_netns(o->pid))
+		ret = dump_netns_lock(&tr, err);
 	if (!ret)
 		ret = eng_dump_restore_check(o, tr.px != NULL, err);
 	if (!ret)
@@ -496,6 +519,12 @@ int eng_dump(struct cr_opts *o, struct cr_err *err)
 		ret = px_finish(tr.px, err);
 	if (!ret)
 		ret = eng_notify(o, "post-dump", 0, -1, err);
+	if (tr.netns_lock && (ret || o->leave_running)) {
+		struct cr_err e2 = {0};
+		if (netns_unlock_pid(tr.netns_lock, o->pid, &e2))
+			pr_warn("%s\n", e2.msg);
+	}
+	free(tr.netns_lock);
 	if (netlock && (ret || o->leave_running)) {
 		struct cr_err e2;
 		eng_notify(o, "network-unlock", 0, -1, ret ? &e2 : err);

@@ -207,6 +207,7 @@ struct dump_tree {
 	struct dump_pagebuf *pbuf;    /* page buffers, mapped once for the tree (mem/dump-mm.c) */
 	int ipc_self;		/* ns_dump_enter: crshim's own IPC namespace while it is in the tree's */
 	bool pidns, mntns_proc; /* the root is the init of its own PID namespace (and has own mounts) */
+	char *netns_lock;	/* the lock of the tree's own network namespace (net/tcp-repair.c) */
 };
 
 bool dump_tree_has(const struct dump_tree *tr, pid_t pid);

@@ -901,6 +901,28 @@ static int restore_tree(struct cr_opts *o, struct rst_task **tsp, size_t *np, st
 	return ret;
 }
 
+/* The lock of the tree's network namespace the dump left (inventory netns_lock) removed: once the tree runs,
+ * crshim is in its network namespace; after a failure only a namespace that outlives it can hold the lock,
+ * one given by --join-ns net:PATH. */
+static void rst_netns_unlock(const struct cr_opts *o, const InventoryEntry *inv, bool failed)
+{
+	if (!inv || !inv->netns_lock)
+		return;
+	struct cr_err e = {0};
+	__cleanup_close int ns = -1;
+	for (int i = 0; failed && i < o->n_join_ns; i++)
+		if (!strncmp(o->join_ns[i], "net:", 4)) {
+			char p[4096];
+			snprintf(p, sizeof(p), "%.*s", (int)strcspn(o->join_ns[i] + 4, ","),
+				 o->join_ns[i] + 4);
+			ns = open(p, O_RDONLY | O_CLOEXEC);
+		}
+	if (failed && ns < 0)
+		return;
+	if (netns_unlock(inv->netns_lock, ns, &e))
+		pr_warn("network unlock of the tree's namespace: %s\n", e.msg);
+}
+
 static double since(const struct timespec *t0)
 {
 	struct timespec t1;
@@ -951,6 +973,7 @@ int eng_restore(struct cr_opts *o, pid_t *root_pid, struct cr_err *err)
 	/* the connections are back: let their packets in; or the restore failed: the connections lived only
 	 * in the images (a retry needs a new dump), so no lock may stay behind either, also when the failure
 	 * came before the images loaded (read from the images again) */
+	rst_netns_unlock(o, ts[0].inv, ret != 0);
 	if (ret)
 		rst_sk_unlock_dir(o->imgdir_fd);
 	else

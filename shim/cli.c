@@ -386,10 +386,8 @@ static int parse_one(struct shim_cmd *c, int opt, int idx, int argc, char **argv
 		o->tcp_close = true;
 		return 0;
 	case OPT_NETLOCK:
-		if (strcmp(optarg, "nftables") && strcmp(optarg, "skip"))
-			return fail(msg, len,
-				    "--network-lock %s: nftables or skip (iptables is not supported)",
-				    optarg);
+		if (strcmp(optarg, "nftables") && strcmp(optarg, "iptables") && strcmp(optarg, "skip"))
+			return fail(msg, len, "--network-lock %s: nftables, iptables or skip", optarg);
 		o->network_lock = optarg;
 		return 0;
 	case OPT_RESTORE_SIBLING:

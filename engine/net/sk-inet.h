@@ -125,6 +125,19 @@ int net_unlock(const char *netlock, int skfd, struct cr_err *e);
  * peer not yet restored (a listener of the port answers with a reset). */
 int net_relock(const InetSkEntry *ie, struct cr_err *e);
 
+/* The lock of a whole network namespace (the tree's own, during the dump and until the restored tree runs):
+ * all its packets dropped but those marked NETNS_LOCK_PASS_MARK (CRIU's mark for its own tools' packets) or
+ * TCP_FIN_MARK; by o's --network-lock method, in pid's network namespace. *lock: its name for the images
+ * ("nft:crshim_netns", "ipt:CRSHIM_NETNS"; NULL: --network-lock=skip). */
+#define NETNS_LOCK_NAME "CRSHIM_NETNS"
+#define NETNS_LOCK_NAME_NFT "crshim_netns"
+#define NETNS_LOCK_PASS_MARK 0xC114
+int netns_lock(const struct cr_opts *o, pid_t pid, char **lock, struct cr_err *e);
+/* Remove it in the network namespace of file nsfd (-1: ours); quiet if there is none; NULL lock: nothing. */
+int netns_unlock(const char *lock, int nsfd, struct cr_err *e);
+/* The same in pid's network namespace. */
+int netns_unlock_pid(const char *lock, pid_t pid, struct cr_err *e);
+
 /* The kinds inet, netlink and packet (files/fd-kind.h): one dump, check and open for the three. */
 struct fd_src;
 struct rst_task;

@@ -44,6 +44,7 @@ const char *tcp_nft_path(void)
 
 /* Into the network namespace of socket skfd (SIOCGSKNS), for this thread: *back is where we were (-1: we
  * stay, e.g. skfd -1 or a kernel without SIOCGSKNS). */
+static int ns_fd_enter(int ns, int *back, struct cr_err *e);
 static int sk_netns_enter(int skfd, int *back, struct cr_err *e)
 {
 	*back = -1;
@@ -52,6 +53,13 @@ static int sk_netns_enter(int skfd, int *back, struct cr_err *e)
 	__cleanup_close int ns = ioctl(skfd, SIOCGSKNS);
 	if (ns < 0)
 		return 0;
+	return ns_fd_enter(ns, back, e);
+}
+
+/* Into network namespace ns (a file of it), for this thread: *back is where we were. */
+static int ns_fd_enter(int ns, int *back, struct cr_err *e)
+{
+	*back = -1;
 	int self = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
 	if (self < 0)
 		return cr_fail_sys(e, "network lock: our network namespace");
@@ -110,6 +118,8 @@ static int run_nft_here(const char *script, struct cr_err *e)
 
 /* Run `nft -f -` (with -a: handles) with script on stdin; its stderr (first line) goes into the error; out
  * (may be NULL) gets what it printed. */
+static int run_tool(const char *tool, char *const argv[], const char *script, char **out, struct cr_err *e);
+
 int tcp_nft_run(const char *script, bool handles, char **out, struct cr_err *e)
 {
 	const char *nft = tcp_nft_path();
@@ -117,11 +127,22 @@ int tcp_nft_run(const char *script, bool handles, char **out, struct cr_err *e)
 		return cr_fail_errno(e, ENOENT,
 				     "network lock: nft not found (install nftables, or dump with "
 				     "--network-lock=skip)");
-	if (!cr_has_cap(CAP_NET_ADMIN)) /* nft runs with crshim's credentials */
-		return cr_fail_errno(
-		    e, EPERM,
-		    "network lock: nft needs CAP_NET_ADMIN, which crshim lacks (or dump with "
-		    "--network-lock=skip)");
+	char *argv[] = {(char *)nft, (char *)"-f", (char *)"/dev/stdin", NULL, NULL};
+	if (handles)
+		argv[1] = (char *)"-a", argv[2] = (char *)"-f", argv[3] = (char *)"/dev/stdin";
+	return run_tool(nft, argv, script, out, e);
+}
+
+/* Run tool (argv) with script on stdin; its stderr (first line) goes into the error; out (may be NULL) gets
+ * what it printed. */
+static int run_tool(const char *tool, char *const argv[], const char *script, char **out, struct cr_err *e)
+{
+	const char *name = strrchr(tool, '/') ? strrchr(tool, '/') + 1 : tool;
+	if (!cr_has_cap(CAP_NET_ADMIN)) /* the tool runs with crshim's credentials */
+		return cr_fail_errno(e, EPERM,
+				     "network lock: %s needs CAP_NET_ADMIN, which crshim lacks (or dump with "
+				     "--network-lock=skip)",
+				     name);
 	__cleanup_close int in = memfd_create("crshim-nft", MFD_CLOEXEC);
 	__cleanup_close int err = memfd_create("crshim-nft-err", MFD_CLOEXEC);
 	if (in < 0 || err < 0)
@@ -134,25 +155,90 @@ int tcp_nft_run(const char *script, bool handles, char **out, struct cr_err *e)
 	posix_spawn_file_actions_adddup2(&fa, in, 0);
 	posix_spawn_file_actions_adddup2(&fa, err, 1);
 	posix_spawn_file_actions_adddup2(&fa, err, 2);
-	char *argv[] = {(char *)nft, (char *)"-f", (char *)"/dev/stdin", NULL, NULL};
-	if (handles)
-		argv[1] = (char *)"-a", argv[2] = (char *)"-f", argv[3] = (char *)"/dev/stdin";
 	pid_t pid;
-	int rc = posix_spawn(&pid, nft, &fa, NULL, argv, environ);
+	int rc = posix_spawn(&pid, tool, &fa, NULL, argv, environ);
 	posix_spawn_file_actions_destroy(&fa);
 	if (rc)
-		return cr_fail_errno(e, rc, "network lock: run %s", nft);
+		return cr_fail_errno(e, rc, "network lock: run %s", tool);
 	int st;
 	while (waitpid(pid, &st, 0) < 0)
 		if (errno != EINTR)
-			return cr_fail_sys(e, "network lock: wait for nft");
+			return cr_fail_sys(e, "network lock: wait for %s", name);
 	if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
 		return out ? read_all(err, out, e) : 0;
 	char msg[256] = "";
 	ssize_t n = pread(err, msg, sizeof(msg) - 1, 0);
 	msg[n > 0 ? n : 0] = '\0';
 	msg[strcspn(msg, "\n")] = '\0';
-	return cr_fail_errno(e, EIO, "network lock: nft failed: %s", msg[0] ? msg : "(no message)");
+	return cr_fail_errno(e, EIO, "network lock: %s failed: %s", name, msg[0] ? msg : "(no message)");
+}
+
+/* ---------------------------------------------------------------- network lock (iptables) */
+
+/* iptables-restore (v6: ip6tables-restore), or NULL. */
+static const char *ipt_path(bool v6)
+{
+	static const char *const p4[] = {"/usr/sbin/iptables-restore", "/sbin/iptables-restore",
+					 "/usr/bin/iptables-restore"};
+	static const char *const p6[] = {"/usr/sbin/ip6tables-restore", "/sbin/ip6tables-restore",
+					 "/usr/bin/ip6tables-restore"};
+	for (size_t i = 0; i < sizeof(p4) / sizeof(p4[0]); i++)
+		if (!access(v6 ? p6[i] : p4[i], X_OK))
+			return v6 ? p6[i] : p4[i];
+	return NULL;
+}
+
+/* `iptables-restore --noflush` (v6: ip6tables-) with script, in our network namespace. */
+static int run_ipt(bool v6, const char *script, struct cr_err *e)
+{
+	const char *t = ipt_path(v6);
+	if (!t)
+		return cr_fail_errno(e, ENOENT,
+				     "network lock: %s not found (install iptables, or dump with "
+				     "--network-lock=skip)",
+				     v6 ? "ip6tables-restore" : "iptables-restore");
+	char *argv[] = {(char *)t, (char *)"-w", (char *)"--noflush", NULL};
+	return run_tool(t, argv, script, NULL, e);
+}
+
+/* Does chain exist in the filter table (v6: of ip6tables)? `iptables -S CHAIN` fails on one it does not know
+ * (iptables-restore --test does not, with iptables-nft). */
+static bool ipt_chain_exists(bool v6, const char *chain)
+{
+	const char *r = ipt_path(v6);
+	char t[64];
+	if (!r || snprintf(t, sizeof(t), "%.*s", (int)(strlen(r) - strlen("-restore")), r) >= (int)sizeof(t))
+		return false;
+	char *argv[] = {t, (char *)"-w", (char *)"-S", (char *)chain, NULL};
+	struct cr_err e = {0};
+	return run_tool(t, argv, "", NULL, &e) == 0;
+}
+
+/* The chain made (empty but for accepting the marks), jumped to first from INPUT and OUTPUT; rules appended.
+ */
+static int ipt_lock(bool v6, const char *chain, const char *rules, struct cr_err *e)
+{
+	char script[1536];
+	if (ipt_chain_exists(v6, chain))
+		snprintf(script, sizeof(script), "*filter\n%sCOMMIT\n", rules);
+	else
+		snprintf(script, sizeof(script),
+			 "*filter\n:%s - [0:0]\n-I INPUT 1 -j %s\n-I OUTPUT 1 -j %s\n"
+			 /* the peer's FIN at restore (tcp-fin.c); CRIU's restore mark (its tools) */
+			 "-A %s -m mark --mark %#x -j ACCEPT\n-A %s -m mark --mark %#x -j ACCEPT\n%sCOMMIT\n",
+			 chain, chain, chain, chain, TCP_FIN_MARK, chain, NETNS_LOCK_PASS_MARK, rules);
+	return run_ipt(v6, script, e);
+}
+
+/* The chain and its jumps removed (quiet if there is none). */
+static int ipt_unlock(bool v6, const char *chain, struct cr_err *e)
+{
+	if (!ipt_path(v6) || !ipt_chain_exists(v6, chain))
+		return 0;
+	char script[256];
+	snprintf(script, sizeof(script), "*filter\n-D INPUT -j %s\n-D OUTPUT -j %s\n-F %s\n-X %s\nCOMMIT\n",
+		 chain, chain, chain, chain);
+	return run_ipt(v6, script, e);
 }
 
 static const char *lock_method(const struct cr_opts *o)
@@ -201,6 +287,36 @@ static int lock_script(const char *table, const InetSkEntry *ie, char *script, s
 	return 0;
 }
 
+/* The iptables rules (for iptables-restore, in chain) that drop ie's packets both ways; *v6: ip6tables. */
+static int ipt_rules(const char *chain, const InetSkEntry *ie, char *rules, size_t len, bool *v6)
+{
+	char src[INET6_ADDRSTRLEN], dst[INET6_ADDRSTRLEN];
+	bool v4s, v4d;
+	if (!addr_str(&ie->src_addr, &v4s, src, sizeof(src)) ||
+	    !addr_str(&ie->dst_addr, &v4d, dst, sizeof(dst)))
+		return -1;
+	*v6 = !v4s;
+	snprintf(rules, len,
+		 "-A %s -p tcp -s %s -d %s --sport %u --dport %u -j DROP\n"
+		 "-A %s -p tcp -s %s -d %s --sport %u --dport %u -j DROP\n",
+		 chain, dst, src, ie->dst_port, ie->src_port, chain, src, dst, ie->src_port, ie->dst_port);
+	return 0;
+}
+
+/* The lock of ie's connection by iptables in our network namespace (chain: its name). */
+static int ipt_lock_conn(const char *chain, const InetSkEntry *ie, struct cr_err *e)
+{
+	char rules[512];
+	bool v6;
+	if (ipt_rules(chain, ie, rules, sizeof(rules), &v6))
+		return cr_fail_errno(e, EINVAL, "network lock: bad connection address");
+	if (ipt_lock(v6, chain, rules, e))
+		return -1;
+	pr_info("network lock: %s:%u <-> :%u dropped (%s chain %s)\n", v6 ? "ip6" : "ip", ie->src_port,
+		ie->dst_port, v6 ? "ip6tables" : "iptables", chain);
+	return 0;
+}
+
 static int net_lock(const struct cr_opts *o, int cfd, const InetSkEntry *ie, char **lock, struct cr_err *e)
 {
 	const char *m = lock_method(o);
@@ -208,9 +324,23 @@ static int net_lock(const struct cr_opts *o, int cfd, const InetSkEntry *ie, cha
 		*lock = strdup("skip");
 		return *lock ? 0 : cr_fail_errno(e, ENOMEM, "out of memory");
 	}
+	if (!strcmp(m, "iptables")) {
+		char chain[32];
+		snprintf(chain, sizeof(chain), "CRSHIM_%d", o->pid);
+		int back;
+		if (sk_netns_enter(cfd, &back, e))
+			return -1;
+		int r = ipt_lock_conn(chain, ie, e);
+		netns_leave(back);
+		if (r)
+			return -1;
+		if (asprintf(lock, "ipt:%s", chain) < 0)
+			return cr_fail_errno(e, ENOMEM, "out of memory");
+		return 0;
+	}
 	if (strcmp(m, "nftables"))
-		return cr_fail_errno(e, ENOTSUP, "network lock method %s is not supported (nftables, skip)",
-				     m);
+		return cr_fail_errno(e, ENOTSUP,
+				     "network lock method %s is not supported (nftables, iptables, skip)", m);
 	char table[32], script[1024], what[128];
 	snprintf(table, sizeof(table), "crshim_%d", o->pid);
 	if (lock_script(table, ie, script, sizeof(script), what, sizeof(what)))
@@ -223,23 +353,29 @@ static int net_lock(const struct cr_opts *o, int cfd, const InetSkEntry *ie, cha
 	return 0;
 }
 
-/* A lock table's name from the image's netlock ("nft:NAME"; NULL: none, or not one nft can take). */
-static const char *lock_table(const char *netlock)
+/* A lock's table or chain name from the image's netlock ("nft:NAME", "ipt:NAME"; NULL: none, or not one
+ * nft or iptables can take); *ipt: an iptables chain. */
+static const char *lock_name(const char *netlock, bool *ipt)
 {
-	if (!netlock || strncmp(netlock, "nft:", 4))
+	*ipt = netlock && !strncmp(netlock, "ipt:", 4);
+	if (!netlock || (strncmp(netlock, "nft:", 4) && !*ipt))
 		return NULL;
 	for (const char *p = netlock + 4; *p; p++)
-		if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '_'))
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+		      *p == '_'))
 			return NULL;
-	return netlock[4] ? netlock + 4 : NULL;
+	return netlock[4] && strlen(netlock + 4) < 29 ? netlock + 4 : NULL;
 }
 
 int net_relock(const InetSkEntry *ie, struct cr_err *e)
 {
-	const char *table = lock_table(ie->tcp ? ie->tcp->netlock : NULL);
+	bool ipt;
+	const char *table = lock_name(ie->tcp ? ie->tcp->netlock : NULL, &ipt);
 	char script[1024], what[128];
 	if (!table)
 		return 0;
+	if (ipt)
+		return ipt_lock_conn(table, ie, e);
 	if (lock_script(table, ie, script, sizeof(script), what, sizeof(what)))
 		return cr_fail_errno(e, EINVAL, "network lock: bad connection address");
 	if (run_nft_here(script, e))
@@ -249,20 +385,110 @@ int net_relock(const InetSkEntry *ie, struct cr_err *e)
 	return 0;
 }
 
-int net_unlock(const char *netlock, int skfd, struct cr_err *e)
+/* Remove lock netlock ("nft:TABLE", "ipt:CHAIN": of iptables and ip6tables) in our network namespace. */
+static int unlock_here(const char *netlock, struct cr_err *e)
 {
-	if (!netlock || strncmp(netlock, "nft:", 4))
-		return 0;
-	const char *table = lock_table(netlock);
-	if (!table)
+	bool ipt;
+	const char *name = lock_name(netlock, &ipt);
+	if (!name)
 		return cr_fail_errno(e, EINVAL, "bad network lock name %s", netlock);
+	if (ipt) {
+		int r4 = ipt_unlock(false, name, e);
+		if (ipt_unlock(true, name, e) || r4)
+			return -1;
+		pr_info("network unlock: iptables chain %s removed\n", name);
+		return 0;
+	}
 	char script[256];
 	/* add first: removing a table that is gone already is no error */
-	snprintf(script, sizeof(script), "add table inet %s\ndelete table inet %s\n", table, table);
-	if (run_nft(script, skfd, e))
+	snprintf(script, sizeof(script), "add table inet %s\ndelete table inet %s\n", name, name);
+	if (run_nft_here(script, e))
 		return -1;
-	pr_info("network unlock: nft table inet %s removed\n", table);
+	pr_info("network unlock: nft table inet %s removed\n", name);
 	return 0;
+}
+
+int net_unlock(const char *netlock, int skfd, struct cr_err *e)
+{
+	if (!netlock || (strncmp(netlock, "nft:", 4) && strncmp(netlock, "ipt:", 4)))
+		return 0;
+	int back;
+	if (sk_netns_enter(skfd, &back, e))
+		return -1;
+	int ret = unlock_here(netlock, e);
+	netns_leave(back);
+	return ret;
+}
+
+/* ---------------------------------------------------------------- network namespace lock */
+
+int netns_lock(const struct cr_opts *o, pid_t pid, char **lock, struct cr_err *e)
+{
+	const char *m = lock_method(o);
+	*lock = NULL;
+	if (!strcmp(m, "skip"))
+		return 0;
+	char p[64];
+	snprintf(p, sizeof(p), "/proc/%d/ns/net", (int)pid);
+	__cleanup_close int ns = open(p, O_RDONLY | O_CLOEXEC);
+	if (ns < 0)
+		return cr_fail_sys(e, "network lock: %s", p);
+	int back;
+	if (ns_fd_enter(ns, &back, e))
+		return -1;
+	int ret;
+	const char *name = NETNS_LOCK_NAME;
+	if (!strcmp(m, "iptables")) {
+		const char *drop = "-A " NETNS_LOCK_NAME " -j DROP\n";
+		ret = ipt_lock(false, name, drop, e);
+		if (!ret && ipt_lock(true, name, drop, e)) {
+			struct cr_err e2 = {0};
+			ipt_unlock(false, name, &e2);
+			ret = -1;
+		}
+		if (!ret && asprintf(lock, "ipt:%s", name) < 0)
+			ret = cr_fail_errno(e, ENOMEM, "out of memory");
+	} else {
+		char script[512];
+		snprintf(script, sizeof(script),
+			 "add table inet %s\n"
+			 "add chain inet %s in { type filter hook input priority -300 ; policy drop ; }\n"
+			 "add chain inet %s out { type filter hook output priority -300 ; policy drop ; }\n"
+			 "add rule inet %s in meta mark { %#x, %#x } accept\n"
+			 "add rule inet %s out meta mark { %#x, %#x } accept\n",
+			 NETNS_LOCK_NAME_NFT, NETNS_LOCK_NAME_NFT, NETNS_LOCK_NAME_NFT, NETNS_LOCK_NAME_NFT,
+			 TCP_FIN_MARK, NETNS_LOCK_PASS_MARK, NETNS_LOCK_NAME_NFT, TCP_FIN_MARK,
+			 NETNS_LOCK_PASS_MARK);
+		ret = run_nft_here(script, e);
+		if (!ret && asprintf(lock, "nft:%s", NETNS_LOCK_NAME_NFT) < 0)
+			ret = cr_fail_errno(e, ENOMEM, "out of memory");
+	}
+	netns_leave(back);
+	if (!ret)
+		pr_info("network lock: all traffic of the tree's network namespace dropped (%s)\n", *lock);
+	return ret;
+}
+
+int netns_unlock(const char *lock, int nsfd, struct cr_err *e)
+{
+	if (!lock)
+		return 0;
+	int back = -1;
+	if (nsfd >= 0 && ns_fd_enter(nsfd, &back, e))
+		return -1;
+	int ret = unlock_here(lock, e);
+	netns_leave(back);
+	return ret;
+}
+
+int netns_unlock_pid(const char *lock, pid_t pid, struct cr_err *e)
+{
+	char p[64];
+	snprintf(p, sizeof(p), "/proc/%d/ns/net", (int)pid);
+	__cleanup_close int ns = lock ? open(p, O_RDONLY | O_CLOEXEC) : -1;
+	if (lock && ns < 0)
+		return cr_fail_sys(e, "network unlock: %s", p);
+	return netns_unlock(lock, ns, e);
 }
 
 /* ---------------------------------------------------------------- dump */

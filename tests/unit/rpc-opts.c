@@ -89,7 +89,7 @@ static const struct row rows[] = {
     {"pidfd_store_sk", 62, 0, REFUSED, false},
     {"lsm_mount_context", 63, 0, REFUSED, true},
     {"network_lock", 64, 0, MAPPED, false},
-    {"network_lock", 64, 1, REFUSED, false}, /* iptables */
+    {"network_lock", 64, 1, MAPPED, false}, /* iptables */
     {"mntns_compat_mode", 65, 0, NOEFFECT, true},
     {"skip_file_rwx_check", 66, 0, REFUSED, true},
     {"unprivileged", 67, 0, NOEFFECT, false},
@@ -317,7 +317,8 @@ static bool reached(int num, const struct shim_rpc_req *r)
 	case 52:
 		return c->tcp_close;
 	case 64:
-		return c->network_lock && !strcmp(c->network_lock, "nftables");
+		return c->network_lock &&
+		       (!strcmp(c->network_lock, "nftables") || !strcmp(c->network_lock, "iptables"));
 	case 68:
 		return c->images_dir && !strcmp(c->images_dir, tmpdir);
 	case 71:
