@@ -1,0 +1,1 @@
+#include "netns_lock_whole.c"

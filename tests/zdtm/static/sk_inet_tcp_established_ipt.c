@@ -1,0 +1,1 @@
+#include "sk_inet_tcp_established.c"
