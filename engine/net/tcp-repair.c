@@ -133,11 +133,15 @@ int tcp_nft_run(const char *script, bool handles, char **out, struct cr_err *e)
 	return run_tool(nft, argv, script, out, e);
 }
 
-/* Run tool (argv) with script on stdin; its stderr (first line) goes into the error; out (may be NULL) gets
- * what it printed. */
+/* Run tool (argv) with script on stdin; its stderr (first line) goes into the error (e NULL: none logged,
+ * -1); out (may be NULL) gets what it printed. */
 static int run_tool(const char *tool, char *const argv[], const char *script, char **out, struct cr_err *e)
 {
 	const char *name = strrchr(tool, '/') ? strrchr(tool, '/') + 1 : tool;
+	struct cr_err spare = {0};
+	bool quiet = !e; /* NULL e: a tool's failure is an answer (no error logged) */
+	if (quiet)
+		e = &spare;
 	if (!cr_has_cap(CAP_NET_ADMIN)) /* the tool runs with crshim's credentials */
 		return cr_fail_errno(e, EPERM,
 				     "network lock: %s needs CAP_NET_ADMIN, which crshim lacks (or dump with "
@@ -166,6 +170,8 @@ static int run_tool(const char *tool, char *const argv[], const char *script, ch
 			return cr_fail_sys(e, "network lock: wait for %s", name);
 	if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
 		return out ? read_all(err, out, e) : 0;
+	if (quiet)
+		return -1;
 	char msg[256] = "";
 	ssize_t n = pread(err, msg, sizeof(msg) - 1, 0);
 	msg[n > 0 ? n : 0] = '\0';
@@ -210,8 +216,7 @@ static bool ipt_chain_exists(bool v6, const char *chain)
 	if (!r || snprintf(t, sizeof(t), "%.*s", (int)(strlen(r) - strlen("-restore")), r) >= (int)sizeof(t))
 		return false;
 	char *argv[] = {t, (char *)"-w", (char *)"-S", (char *)chain, NULL};
-	struct cr_err e = {0};
-	return run_tool(t, argv, "", NULL, &e) == 0;
+	return cr_has_cap(CAP_NET_ADMIN) && run_tool(t, argv, "", NULL, NULL) == 0;
 }
 
 /* The chain made (empty but for accepting the marks), jumped to first from INPUT and OUTPUT; rules appended.
