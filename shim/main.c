@@ -42,7 +42,10 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (shim_fault_env(&c, getenv("CRSHIM_FAULT"), getenv("CRIU_FAULT"), msg, sizeof(msg))) {
-		fprintf(stderr, "crshim: %s\n", msg);
+		char line[600];
+		snprintf(line, sizeof(line), "crshim: %s", msg);
+		shim_log_early_error(args.n, args.v, line);
+		fprintf(stderr, "%s\n", line);
 		return 1;
 	}
 	return shim_run(&c);
