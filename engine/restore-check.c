@@ -36,6 +36,7 @@
 #include "dump.h"
 #include "files/fdshare.h"
 #include "files/pipes.h"
+#include "files/procfd.h"
 #include "mem/shmem.h"
 #include "net/sk-unix.h"
 #include "restore.h"
@@ -47,11 +48,13 @@ static int dry_tree(struct cr_opts *ro, struct rst_task **tsp, size_t *np, struc
 	/* in the restore's order: the pipes and other descriptions shared by several processes (their entries
 	 * become inherited, as the checks after them see them at restore), the shared memory objects and the
 	 * VMAs that map them or a packet socket's rings (nothing opened or made by any); rst_tree_plan: who
-	 * makes each process, with helpers for sessions and groups whose leader is gone */
+	 * makes each process, with helpers for sessions and groups whose leader is gone; the files of
+	 * /proc/PID (no barrier made) */
 	return rst_svm_prepare(*tsp, *np, e) || rst_sk_scm_check(*tsp, *np, e) ||
 		       rst_pipes_share(*tsp, *np, e) || rst_fdshare_prepare(*tsp, *np, e) ||
 		       rst_shmem_prepare(*tsp, *np, e) || rst_sk_unix_check(*tsp, *np, e) ||
-		       rst_tree_plan(ro, tsp, np, e) || rst_fdtable_check(*tsp, *np, e)
+		       rst_tree_plan(ro, tsp, np, e) || rst_fdtable_check(*tsp, *np, e) ||
+		       rst_procfd_prepare(*tsp, *np, e)
 		   ? -1
 		   : 0;
 }

@@ -12,7 +12,8 @@
 struct rst_task;
 /* A file of /proc/PID (PID a number): not opened with the other fds. */
 bool rst_procfd_is(const FileEntry *f);
-/* Parent, once the tree is planned: check them, make the barrier of a tree that has such files. */
+/* Parent, once the tree is planned: check them, make the barrier of a tree that has such files (a dry run,
+ * ts[0].dry of restore-check.c: checked only). */
 int rst_procfd_prepare(struct rst_task *ts, size_t n, struct cr_err *e);
 void rst_procfd_done(void);
 /* Child, after its fds, children and cwd, before its root: wait for the tree, open them. */

@@ -73,13 +73,20 @@ static bool restores_fds(const struct rst_task *t)
 	return !t->zombie && !t->helper && !rst_svm_sharer(t) && !rst_files_shared(t);
 }
 
-/* A thread of the tree other than a leader: made by its blob, after the /proc files are opened. */
-static bool is_thread(const struct rst_task *ts, size_t n, long id)
+/* A thread of the tree other than a leader (id as task h sees it: in its PID namespace, pstree ns_tids):
+ * made by its blob, after the /proc files are opened. */
+static bool is_thread(const struct rst_task *ts, size_t n, const struct rst_task *h, long id)
 {
-	for (size_t k = 0; k < n; k++)
-		for (size_t i = 1; ts[k].pst && i < ts[k].pst->n_threads; i++)
-			if (ts[k].pst->threads[i] == id)
+	uint32_t lh = h->pst ? h->pst->ns_levels : 0;
+	for (size_t k = 0; k < n; k++) {
+		const PstreeEntry *p = ts[k].pst;
+		for (size_t i = 1; p && i < p->n_threads; i++) {
+			size_t at = i * p->ns_levels + lh - 1; /* (its tid at h's level) */
+			if (lh ? p->ns_levels >= lh && at < p->n_ns_tids && p->ns_tids[at] == id
+			       : p->threads[i] == id)
 				return true;
+		}
+	}
 	return false;
 }
 
@@ -94,7 +101,7 @@ static int check_threads(const struct rst_task *ts, size_t n, const struct rst_t
 		long a = strtol(f->reg->path + 6, &end, 10), b = 0;
 		if (!strncmp(end, "/task/", 6) && isdigit((unsigned char)end[6]))
 			b = strtol(end + 6, NULL, 10);
-		if (is_thread(ts, n, a) || is_thread(ts, n, b))
+		if (is_thread(ts, n, t, a) || is_thread(ts, n, t, b))
 			return cr_fail_errno(e, ENOTSUP,
 					     "fd %d of task %d is %s, a file of a thread: not supported yet",
 					     t->fdinfo[i]->fd, t->pid, f->reg->path);
@@ -118,7 +125,7 @@ int rst_procfd_prepare(struct rst_task *ts, size_t n, struct cr_err *e)
 		any = any || has_procfd(&ts[k]);
 		expected += restores_fds(&ts[k]);
 	}
-	if (!any || n < 2) /* one process: it exists when it opens them */
+	if (!any || n < 2 || ts[0].dry) /* one process: it exists when it opens them (a dry run: checked) */
 		return 0;
 	void *p = mmap(NULL, sizeof(*barrier), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED)
