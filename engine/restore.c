@@ -903,10 +903,12 @@ static int restore_tree(struct cr_opts *o, struct rst_task **tsp, size_t *np, st
 
 /* The lock of the tree's network namespace the dump left (inventory netns_lock) removed: once the tree runs,
  * crshim is in its network namespace; after a failure only a namespace that outlives it can hold the lock,
- * one given by --join-ns net:PATH. */
-static void rst_netns_unlock(const struct cr_opts *o, const InventoryEntry *inv, bool failed)
+ * one given by --join-ns net:PATH. A namespace the restore made has no lock (its ruleset was dumped before
+ * the lock was taken): nothing to do (saves an nft run). */
+static void rst_netns_unlock(const struct cr_opts *o, const struct ns_rst *r, const InventoryEntry *inv,
+			     bool failed)
 {
-	if (!inv || !inv->netns_lock)
+	if (!inv || !inv->netns_lock || (!failed && !ns_rst_joined_net(r)))
 		return;
 	struct cr_err e = {0};
 	__cleanup_close int ns = -1;
@@ -973,7 +975,7 @@ int eng_restore(struct cr_opts *o, pid_t *root_pid, struct cr_err *err)
 	/* the connections are back: let their packets in; or the restore failed: the connections lived only
 	 * in the images (a retry needs a new dump), so no lock may stay behind either, also when the failure
 	 * came before the images loaded (read from the images again) */
-	rst_netns_unlock(o, ts[0].inv, ret != 0);
+	rst_netns_unlock(o, ts[0].ns, ts[0].inv, ret != 0);
 	if (ret)
 		rst_sk_unlock_dir(o->imgdir_fd);
 	else

@@ -227,6 +227,11 @@ bool ns_rst_new_net(const struct ns_rst *r)
 	return r && (r->made & CLONE_NEWNET);
 }
 
+bool ns_rst_joined_net(const struct ns_rst *r)
+{
+	return r && r->join_fd[NS_NET] >= 0;
+}
+
 bool ns_rst_mounts(const struct ns_rst *r)
 {
 	return r && r->mnt;

@@ -102,6 +102,8 @@ int ns_rst_root_child(const struct ns_rst *r, char *msg, size_t len);
 int ns_rst_ipc_ids(struct ns_rst *r, struct cr_err *e);
 /* crshim is in a network namespace ns_rst_enter made or joined for the tree (not the one of the dump). */
 bool ns_rst_new_net(const struct ns_rst *r);
+/* ... and that one is the caller's (--join-ns net:, an external one): it outlives the restore. */
+bool ns_rst_joined_net(const struct ns_rst *r);
 /* The tree's network namespaces other than the root's (ns/net-multi.c). A task (of the images: pid; its
  * spawner's pid, 0 if none) enters its own before it clones its children or opens a file, through crshim's
  * fd of it that it inherited (0, or -1 and a message). */
