@@ -550,18 +550,18 @@ static void drop_other_areas(const struct rst_task *t, bool keep_spawned)
 	}
 }
 
-/* fd (close-on-exec) moved to the lowest free number (from 3): see drop_other_pipes */
-static void fd_down(int *fd)
+/* fd (close-on-exec) moved to the lowest free number (from 3): its new number; see drop_other_pipes */
+static int fd_down(int fd)
 {
-	int n = *fd < 0 ? -1 : fcntl(*fd, F_DUPFD_CLOEXEC, 3);
+	int n = fd < 0 ? -1 : fcntl(fd, F_DUPFD_CLOEXEC, 3);
 	if (n < 0)
-		return;
-	if (n > *fd) { /* (already as low as it goes) */
+		return fd;
+	if (n > fd) { /* (already as low as it goes) */
 		close(n);
-		return;
+		return fd;
 	}
-	close(*fd);
-	*fd = n;
+	close(fd);
+	return n;
 }
 
 /* The pipe ends (error, go) and page files of the tasks this one does not clone, which it has from the
@@ -575,15 +575,16 @@ static void fd_down(int *fd)
  * table, nor with shared address spaces (the spawner's numbers may have moved). */
 static void drop_other_pipes(struct rst_task *t)
 {
-	const struct rst_task *p = t->spawn_idx >= 0 ? &t->tree[t->spawn_idx] : NULL;
-	if (t->svm_any || (!t->root && !p) || rst_files_shared(t) || (p && rst_files_shared(p)))
+	bool spawned = t->spawn_idx >= 0; /* (not p == NULL: scan-build then takes t->tree for NULL) */
+	const struct rst_task *p = spawned ? &t->tree[t->spawn_idx] : NULL;
+	if (t->svm_any || (!t->root && !spawned) || rst_files_shared(t) || (spawned && rst_files_shared(p)))
 		return;
 	bool spawns = false;
 	for (size_t i = 0; i < t->ntree && !spawns; i++)
 		spawns = &t->tree[i] != t && spawned_by(t, &t->tree[i]);
 	if (!spawns)
 		return;
-	for (size_t i = 0; i < t->ntree && p; i++) {
+	for (size_t i = 0; i < t->ntree && spawned; i++) {
 		const struct rst_task *x = &t->tree[i];
 		if (x == t || !spawned_by(p, x) || spawned_by(t, x))
 			continue;
@@ -597,9 +598,9 @@ static void drop_other_pipes(struct rst_task *t)
 	for (size_t i = 0; i < t->ntree; i++) {
 		struct rst_task *x = &t->tree[i];
 		if (x == t || spawned_by(t, x)) {
-			fd_down(&x->err_pipe[1]);
-			fd_down(&x->go_pipe[0]);
-			fd_down(&x->pm.pages_fd);
+			x->err_pipe[1] = fd_down(x->err_pipe[1]);
+			x->go_pipe[0] = fd_down(x->go_pipe[0]);
+			x->pm.pages_fd = fd_down(x->pm.pages_fd);
 		}
 	}
 }

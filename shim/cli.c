@@ -623,7 +623,7 @@ static const char *scan_opt(int argc, char **argv, char shrt, const char *lng)
 	size_t l = strlen(lng);
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
-		if (!strcmp(a, "--"))
+		if (!a || !strcmp(a, "--"))
 			break;
 		if (a[0] == '-' && a[1] == shrt)
 			v = a[2] ? a + 2 : i + 1 < argc ? argv[++i] : v;

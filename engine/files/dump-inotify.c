@@ -222,12 +222,14 @@ static char *down_path(struct dump_ctx *c, pid_t pid, unsigned sdev, unsigned lo
 {
 	for (size_t i = 0; c->tree && i < c->ntree; i++) {
 		pid_t x = c->tree[i].pid, ids[32];
-		__cleanup_free char *mi = NULL, *mp = NULL;
+		__cleanup_free char *mi = NULL;
 		if (ns_same(x, "mnt", pid, "mnt") || !ns_same(x, "pid", pid, "pid") ||
 		    read_mountinfo(x, &mi, e))
 			continue;
-		if (!(mp = mount_point_nth(mi, sdev, -1, 0)))
+		char *mp = mount_point_nth(mi, sdev, -1, 0); /* (only whether x's namespace shows it) */
+		if (!mp)
 			continue;
+		free(mp);
 		int gone = -1, lv = ns_pid_chain(x, ids, 32, e);
 		char *p = lv > 0 ? handle_path(x, mi, sdev, ino, fh, &gone, e) : NULL, *r = NULL;
 		if (gone >= 0) {

@@ -328,10 +328,19 @@ static int open_once_net(struct rst_task *ts, const FileEntry *f, uint64_t net, 
 	return r;
 }
 
+static int fdshare_prepare(struct rst_task *ts, size_t n, const size_t *nh, uint32_t max, struct cr_err *e);
+
 int rst_fdshare_prepare(struct rst_task *ts, size_t n, struct cr_err *e)
 {
 	uint32_t max = 0;
-	__cleanup_free size_t *nh = n > 1 ? holders_all(ts, n, &max) : NULL;
+	size_t *nh = n > 1 ? holders_all(ts, n, &max) : NULL; /* (freed below: not a cleanup, scan-build) */
+	int ret = fdshare_prepare(ts, n, nh, max, e);
+	free(nh);
+	return ret;
+}
+
+static int fdshare_prepare(struct rst_task *ts, size_t n, const size_t *nh, uint32_t max, struct cr_err *e)
+{
 	for (size_t k = 0; k < n; k++)
 		for (size_t i = 0; i < ts[k].nr_files; i++) {
 			FileEntry *f = ts[k].files[i];

@@ -1364,7 +1364,7 @@ int rst_sk_unix_nested(const struct rst_task *ts, const struct rst_task *t, stru
 	cur_grp = g->mntns;
 	take_premade(g->ch[0]);
 	int ret = make_in(ts, t->pid, t->ns_levels, e);
-	__cleanup_free int *nums = ret ? NULL : calloc(nsks, sizeof(*nums));
+	int *nums = ret ? NULL : calloc(nsks, sizeof(*nums)); /* (freed below: not a cleanup, scan-build) */
 	size_t nn = 0;
 	if (!ret && !nums)
 		ret = cr_fail_errno(e, ENOMEM, "out of memory");
@@ -1375,6 +1375,7 @@ int rst_sk_unix_nested(const struct rst_task *ts, const struct rst_task *t, stru
 			nums[nn++] = sks[i].fd;
 	if (!ret && late_fds_push(g->ch[0], nums, nn))
 		ret = cr_fail_sys(e, "send them to task %d", t->pid);
+	free(nums);
 	cur_grp = 0;
 	return ret ? cr_wrap(e, "unix sockets of the mount namespace of task %d", t->pid) : 0;
 }
