@@ -331,8 +331,8 @@ static bool in_root_mntns(const struct dump_ctx *c)
 }
 
 /* A ghost of a process in another mount namespace than the root's: made in the root's mount tree at its
- * path there, which must show its filesystem (else refused), and opened again on the fd's mount (on_mount).
- */
+ * path there, and opened again on the fd's mount (on_mount) when that shows its filesystem there (else on
+ * the filesystem the root's tree has there, as before: a tmpfs only its namespace mounted). */
 static int ghost_mount(struct dump_ctx *c, pid_t as, struct fd_src *f, RegFileEntry *re, struct cr_err *e)
 {
 	char rdir[PATH_MAX];
@@ -344,12 +344,19 @@ static int ghost_mount(struct dump_ctx *c, pid_t as, struct fd_src *f, RegFileEn
 	    !(S_ISREG(f->st.st_mode) || S_ISDIR(f->st.st_mode)) || (as == c->pid && in_root_mntns(c)))
 		return 0;
 	const char *made = dump_ghost_path(c, re->ghost_id);
-	if (!made || existing_dir(c->tree[0].pid, made, rdir, sizeof(rdir), &rx) ||
-	    makedev(rx.stx_dev_major, rx.stx_dev_minor) != f->st.st_dev)
+	if (!made || existing_dir(c->tree[0].pid, made, rdir, sizeof(rdir), &rx))
 		return cr_fail(e,
-			       "not supported yet: fd %d: deleted %s is on a filesystem the root's mount "
-			       "namespace does not show at %s (where its ghost is made)",
+			       "not supported yet: fd %d: deleted %s: no directory of %s (where its ghost is "
+			       "made) in the root's mount namespace",
 			       f->fd, f->link, made ? made : "?");
+	if (makedev(rx.stx_dev_major, rx.stx_dev_minor) != f->st.st_dev) {
+		/* (its filesystem shown only in another namespace than the root's, e.g. a tmpfs the process
+		 * mounted in its own: no handle of it to open there; opened through the ghost, as before) */
+		pr_warn("fd %d: deleted %s: the root's mount namespace does not show its filesystem at %s: "
+			"restored on the filesystem there\n",
+			f->fd, f->link, made);
+		return 0;
+	}
 	return on_mount(c, as, f, re, rx.stx_mnt_id, e);
 }
 
