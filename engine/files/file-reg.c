@@ -750,6 +750,7 @@ FD_KIND(fdk_chr) = {
     .tree_desc = true,
     .check = check_path,
     .open = open_path,
+    .later = rst_procfd_is, /* one of a mount of another process's namespace (/proc/PID/root/PATH) */
     .flight = flight_path,
 };
 

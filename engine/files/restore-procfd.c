@@ -47,8 +47,10 @@ static struct procfd_barrier *barrier;
 bool rst_procfd_is(const FileEntry *f)
 {
 	const RegFileEntry *r = f->reg;
-	return f->kind == FILE_KIND__FILE_REG && r && r->path && !r->deleted && !f->in_flight &&
-	       !strncmp(r->path, "/proc/", 6) && isdigit((unsigned char)r->path[6]);
+	/* (a character device too: one on a mount of another process's namespace, /proc/PID/root/PATH) */
+	return r && (f->kind == FILE_KIND__FILE_REG || (f->kind == FILE_KIND__FILE_CHR && !r->tun_iff)) &&
+	       r->path && !r->deleted && !f->in_flight && !strncmp(r->path, "/proc/", 6) &&
+	       isdigit((unsigned char)r->path[6]);
 }
 
 /* Opened here: a file of /proc/PID, an inotify instance watching through one (rst_inotify_down). */
