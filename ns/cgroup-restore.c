@@ -455,13 +455,19 @@ int ns_cg_attach(struct ns_cg_state *s, pid_t pid, pid_t img_pid, struct cr_err 
 			set = s->ce->sets[s->ce->tasks[i]->set];
 	if (!set)
 		return 0;
-	char cur[64], cg[32768], pidv[16];
+	/* (cg on the heap: the restore areas are mapped just below crshim's stack, which cannot grow far
+	 * then) */
+	const size_t cgsz = 32768;
+	char cur[64], pidv[16];
+	__cleanup_free char *cg = malloc(cgsz);
+	if (!cg)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
 	snprintf(cur, sizeof(cur), "/proc/%d/cgroup", (int)pid);
 	snprintf(pidv, sizeof(pidv), "%d", (int)pid);
 	int cfd = open(cur, O_RDONLY | O_CLOEXEC); /* once, not once per controller */
 	size_t got = 0;
-	for (ssize_t r = 1; cfd >= 0 && r > 0 && got<sizeof(cg) - 1; got += r> 0 ? (size_t)r : 0)
-		r = read(cfd, cg + got, sizeof(cg) - 1 - got);
+	for (ssize_t r = 1; cfd >= 0 && r > 0 && got<cgsz - 1; got += r> 0 ? (size_t)r : 0)
+		r = read(cfd, cg + got, cgsz - 1 - got);
 	if (cfd >= 0)
 		close(cfd);
 	cg[got] = '\0';
