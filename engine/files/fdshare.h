@@ -90,4 +90,12 @@ struct rst_task;
 FileEntry *rst_sk_scm_entry(const struct rst_task *t, uint32_t id);
 FileEntry *rst_sk_scm_find(const struct rst_task *t, uint32_t id, const struct rst_task **owner);
 
+/* The network namespace (of the dump) of socket f (inet, packet, netlink; 0: not one, or not known: older
+ * images), and whether it is not that of its holder pid (a socket made before its process's setns or
+ * unshare, or passed to it): crshim makes such a socket in its namespace (rst_fdshare_prepare), the holder
+ * takes it as FILE_INHERIT. */
+struct ns_rst;
+uint64_t rst_sk_netns(const FileEntry *f);
+bool rst_sk_away(const struct ns_rst *ns, pid_t pid, const FileEntry *f);
+
 #endif

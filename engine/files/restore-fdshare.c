@@ -15,7 +15,6 @@
 #include "base/late-fds.h"
 #include "base/log.h"
 #include "files/procfd.h"
-#include "net/sk-inet.h"
 #include "ns.h"
 #include "restore.h"
 
@@ -326,6 +325,25 @@ static int open_once_net(struct rst_task *ts, const FileEntry *f, uint64_t net, 
 	if (net && ns_rst_net_enter(ts[0].ns, 0, e))
 		r = -1;
 	return r;
+}
+
+uint64_t rst_sk_netns(const FileEntry *f)
+{
+	const InetSkEntry *ie =
+	    f->kind == FILE_KIND__FILE_INETSK || f->kind == FILE_KIND__FILE_INHERIT ? f->inet_sk : NULL;
+	if (ie)
+		return ie->has_netns ? ie->netns : 0;
+	if (f->kind == FILE_KIND__FILE_PACKETSK && f->packet_sk)
+		return f->packet_sk->has_netns ? f->packet_sk->netns : 0;
+	if (f->kind == FILE_KIND__FILE_NETLINKSK && f->netlink_sk)
+		return f->netlink_sk->has_netns ? f->netlink_sk->netns : 0;
+	return 0;
+}
+
+bool rst_sk_away(const struct ns_rst *ns, pid_t pid, const FileEntry *f)
+{
+	uint64_t net = rst_sk_netns(f);
+	return net && net != ns_rst_task_net_ino(ns, pid);
 }
 
 static int fdshare_prepare(struct rst_task *ts, size_t n, const size_t *nh, uint32_t max, struct cr_err *e);

@@ -17,6 +17,7 @@
 #include "base/cleanup.h"
 #include "base/log.h"
 #include "base/proc.h"
+#include "files/fdshare.h"
 #include "restore.h"
 #include "net/sk-inet.h"
 #include "net/sk-inet-queue.h"
@@ -315,24 +316,6 @@ void rst_sk_tcp_close(struct rst_task *t)
 static const InetSkEntry *inet_of(const FileEntry *f)
 {
 	return f->kind == FILE_KIND__FILE_INETSK || f->kind == FILE_KIND__FILE_INHERIT ? f->inet_sk : NULL;
-}
-
-uint64_t rst_sk_netns(const FileEntry *f)
-{
-	const InetSkEntry *ie = inet_of(f);
-	if (ie)
-		return ie->has_netns ? ie->netns : 0;
-	if (f->kind == FILE_KIND__FILE_PACKETSK && f->packet_sk)
-		return f->packet_sk->has_netns ? f->packet_sk->netns : 0;
-	if (f->kind == FILE_KIND__FILE_NETLINKSK && f->netlink_sk)
-		return f->netlink_sk->has_netns ? f->netlink_sk->netns : 0;
-	return 0;
-}
-
-bool rst_sk_away(const struct ns_rst *ns, pid_t pid, const FileEntry *f)
-{
-	uint64_t net = rst_sk_netns(f);
-	return net && net != ns_rst_task_net_ino(ns, pid);
 }
 
 /* The network namespace (of the dump) of inet socket f of task k: its own, else its holder's. */

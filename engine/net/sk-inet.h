@@ -211,13 +211,6 @@ int rst_sk_relock(const struct rst_task *ts, size_t n, struct cr_err *e);
 /* Parent, after a failed restore: remove the network locks named in the files images of dirfd, read again
  * (the restore may have failed before they loaded). */
 void rst_sk_unlock_dir(int dirfd);
-/* Parent: the network namespace of inet socket f at dump (0: not one, or not known: older images), and
- * whether it is not that of its holder pid (a socket made before its process's setns or unshare, or passed
- * to it): crshim makes such a socket in its namespace (engine/files/restore-fdshare.c), the holder takes it
- * as FILE_INHERIT. */
-struct ns_rst;
-uint64_t rst_sk_netns(const FileEntry *f);
-bool rst_sk_away(const struct ns_rst *ns, pid_t pid, const FileEntry *f);
 
 /* errors as text in the restore child */
 #define sk_errmsg rst_errmsg /* restore.h: the child-side error text every fd kind uses */
