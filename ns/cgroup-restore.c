@@ -455,11 +455,12 @@ int ns_cg_attach(struct ns_cg_state *s, pid_t pid, pid_t img_pid, struct cr_err 
 			set = s->ce->sets[s->ce->tasks[i]->set];
 	if (!set)
 		return 0;
-	/* (cg on the heap: the restore areas are mapped just below crshim's stack, which cannot grow far
-	 * then) */
+	/* (cg on the heap: a 32 KiB frame is much for crshim's stack; freed below, not by a cleanup, which
+	 * scan-build takes for a leak) */
 	const size_t cgsz = 32768;
 	char cur[64], pidv[16];
-	__cleanup_free char *cg = malloc(cgsz);
+	char *cg = malloc(cgsz);
+	int ret = 0;
 	if (!cg)
 		return cr_fail_errno(e, ENOMEM, "out of memory");
 	snprintf(cur, sizeof(cur), "/proc/%d/cgroup", (int)pid);
@@ -471,7 +472,7 @@ int ns_cg_attach(struct ns_cg_state *s, pid_t pid, pid_t img_pid, struct cr_err 
 	if (cfd >= 0)
 		close(cfd);
 	cg[got] = '\0';
-	for (size_t c = 0; c < set->n_paths; c++) {
+	for (size_t c = 0; !ret && c < set->n_paths; c++) {
 		char dir[PATH_MAX], procs[PATH_MAX + 16], now[PATH_MAX + 256];
 		if (!set->paths[c][0])
 			continue;
@@ -482,10 +483,12 @@ int ns_cg_attach(struct ns_cg_state *s, pid_t pid, pid_t img_pid, struct cr_err 
 		snprintf(procs, sizeof(procs), "%s/cgroup.procs", dir);
 		__cleanup_close int fd = open(procs, O_WRONLY | O_CLOEXEC);
 		if (fd < 0 || write(fd, pidv, strlen(pidv)) != (ssize_t)strlen(pidv))
-			return cr_fail_sys(e, "task %d into cgroup %s", (int)pid, dir);
-		pr_info("task %d into cgroup %s\n", (int)pid, dir);
+			ret = cr_fail_sys(e, "task %d into cgroup %s", (int)pid, dir);
+		else
+			pr_info("task %d into cgroup %s\n", (int)pid, dir);
 	}
-	return 0;
+	free(cg);
+	return ret;
 }
 
 /* Thread tid (img_tid in the images) of a restored process, in its cgroups of its own when it has some
