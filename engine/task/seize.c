@@ -162,7 +162,8 @@ int seize_task(pid_t pid, struct seized *s, struct cr_err *e)
 	int before = task_state(pid);
 	bool pre = false; /* seized by seize_preseize (--freeze-cgroup): its interrupt stop is pending */
 	if (ptrace_seize_sc(pid, PTRACE_O_TRACESYSGOOD)) {
-		pid_t tracer = errno == EPERM ? tracer_of(pid) : 0;
+		int err = errno; /* tracer_of's /proc read must not replace it (a thread gone: ENOENT) */
+		pid_t tracer = err == EPERM ? tracer_of(pid) : 0;
 		if (tracer > 0 && tracer == getpid()) {
 			pre = true;
 			before = 0; /* its state is our stop now */
@@ -173,7 +174,7 @@ int seize_task(pid_t pid, struct seized *s, struct cr_err *e)
 			    "not supported",
 			    pid, tracer);
 		} else {
-			return cr_fail_sys(e, "PTRACE_SEIZE task %d", pid);
+			return cr_fail_errno(e, err, "PTRACE_SEIZE task %d", pid);
 		}
 	}
 	s->attached = true;
