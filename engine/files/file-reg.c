@@ -287,9 +287,10 @@ static int existing_dir(pid_t pid, const char *path, char *dir, size_t len, stru
  * ghost, made in the root's mount tree: restore-ghost.c; another link of it, in either namespace). Refused:
  * a file that directory is not on the same mount as, and another mount in a tree born in its user namespace
  * (no CAP_DAC_READ_SEARCH there: open_by_handle_at opens directories only); opened_on: the mount it is
- * opened on at first. */
+ * opened on at first. copy: a ghost made on another filesystem (ghost_mount), which the process makes again
+ * on that mount (re->ghost_copy): no handle. */
 static int on_mount(struct dump_ctx *c, pid_t as, struct fd_src *f, RegFileEntry *re, uint64_t opened_on,
-		    struct cr_err *e)
+		    bool copy, struct cr_err *e)
 {
 	char dir[PATH_MAX];
 	struct statx sx;
@@ -299,7 +300,7 @@ static int on_mount(struct dump_ctx *c, pid_t as, struct fd_src *f, RegFileEntry
 			       "not supported yet: fd %d: deleted %s is on mount %d, which no directory of "
 			       "its path reaches (as task %d sees it)",
 			       f->fd, name, f->fi.mnt_id, (int)as);
-	if (c->born && opened_on != sx.stx_mnt_id)
+	if (c->born && !copy && opened_on != sx.stx_mnt_id)
 		return cr_fail(e,
 			       "not supported yet: fd %d: deleted %s is on mount %d of another mount "
 			       "namespace than the root's, in a tree restored born in its user namespace",
@@ -307,13 +308,15 @@ static int on_mount(struct dump_ctx *c, pid_t as, struct fd_src *f, RegFileEntry
 	if (!(re->ghost_mnt = strdup(dir)))
 		return cr_fail_errno(e, ENOMEM, "out of memory");
 	re->ghost_mnt_up = as != c->pid, re->has_ghost_mnt_up = 1; /* (live_fd: even false) */
+	re->ghost_copy = copy, re->has_ghost_copy = copy;
 	size_t dl = strlen(dir);
 	const char *last = strrchr(name, '/');
 	if (last && (size_t)(last - name) == (dl == 1 ? 0 : dl) && !strncmp(name, dir, dl) && last[1] &&
 	    !(re->ghost_name = strdup(last + 1)))
 		return cr_fail_errno(e, ENOMEM, "out of memory");
-	pr_info("fd %d: deleted %s: opened again on the mount of %s (mount %d)%s\n", f->fd, name, dir,
-		f->fi.mnt_id, re->ghost_mnt_up ? ", in the namespace its own was made from" : "");
+	pr_info("fd %d: deleted %s: %s on the mount of %s (mount %d)%s\n", f->fd, name,
+		copy ? "made again by its process" : "opened again", dir, f->fi.mnt_id,
+		re->ghost_mnt_up ? ", in the namespace its own was made from" : "");
 	return 0;
 }
 
@@ -330,9 +333,27 @@ static bool in_root_mntns(const struct dump_ctx *c)
 	return c->pid == getpid() || dump_same_mnt(c, &c->tree[0]);
 }
 
+/* Does pid map the inode of st? (its mappings are made from crshim's ghost: another inode than a copy) */
+static bool maps_inode(pid_t pid, const struct stat *st)
+{
+	struct cr_err e;
+	__cleanup_free char *maps = NULL;
+	if (proc_read(pid, "maps", &maps, NULL, &e))
+		return false;
+	for (const char *l = maps; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+		unsigned ma, mi;
+		unsigned long long ino;
+		if (sscanf(l, "%*s %*s %*s %x:%x %llu", &ma, &mi, &ino) == 3 && ino == st->st_ino &&
+		    makedev(ma, mi) == st->st_dev)
+			return true;
+	}
+	return false;
+}
+
 /* A ghost of a process in another mount namespace than the root's: made in the root's mount tree at its
- * path there, and opened again on the fd's mount (on_mount) when that shows its filesystem there (else on
- * the filesystem the root's tree has there, as before: a tmpfs only its namespace mounted). */
+ * path there, and opened again on the fd's mount (on_mount) when that shows its filesystem there; else (a
+ * tmpfs only its namespace mounted: CRIU's mountpoints) the process makes it again from that ghost on its
+ * own mount (re->ghost_copy), so that its filesystem (st_dev) is its own. */
 static int ghost_mount(struct dump_ctx *c, pid_t as, struct fd_src *f, RegFileEntry *re, struct cr_err *e)
 {
 	char rdir[PATH_MAX];
@@ -349,15 +370,15 @@ static int ghost_mount(struct dump_ctx *c, pid_t as, struct fd_src *f, RegFileEn
 			       "not supported yet: fd %d: deleted %s: no directory of %s (where its ghost is "
 			       "made) in the root's mount namespace",
 			       f->fd, f->link, made ? made : "?");
-	if (makedev(rx.stx_dev_major, rx.stx_dev_minor) != f->st.st_dev) {
-		/* (its filesystem shown only in another namespace than the root's, e.g. a tmpfs the process
-		 * mounted in its own: no handle of it to open there; opened through the ghost, as before) */
-		pr_warn("fd %d: deleted %s: the root's mount namespace does not show its filesystem at %s: "
-			"restored on the filesystem there\n",
-			f->fd, f->link, made);
-		return 0;
-	}
-	return on_mount(c, as, f, re, rx.stx_mnt_id, e);
+	/* (its filesystem shown only in another namespace than the root's, e.g. a tmpfs the process mounted
+	 * in its own: no handle of it to open there) */
+	bool copy = makedev(rx.stx_dev_major, rx.stx_dev_minor) != f->st.st_dev;
+	if (copy && maps_inode(c->pid, &f->st))
+		return cr_fail(e,
+			       "not supported yet: fd %d: deleted %s, on a filesystem the root's mount "
+			       "namespace does not show there, is mapped too",
+			       f->fd, f->link);
+	return on_mount(c, as, f, re, rx.stx_mnt_id, copy, e);
 }
 
 #define LINK_SEARCH_MAX 8192 /* entries looked at in all, for another link of a deleted file */
@@ -459,7 +480,7 @@ static int linked_elsewhere(struct dump_ctx *c, struct fd_src *f, pid_t up, RegF
 	f->old = f->link;
 	f->link = p;
 	re->mnt_up = in_base, re->has_mnt_up = re->mnt_up;
-	return on_mount(c, up ? up : c->pid, f, re, mnt, e) ? -1 : 1;
+	return on_mount(c, up ? up : c->pid, f, re, mnt, false, e) ? -1 : 1;
 }
 
 /* A file on a mount of the namespace of another process of the tree (opened through /proc/OTHER/root, or by
@@ -646,6 +667,92 @@ int rst_tun_attach(int fd, const RegFileEntry *r, char *msg, size_t len)
 
 /* Open one file description at fd. */
 
+/* The directory r->ghost_mnt, as the process sees it or (ghost_mnt_up) through its parent's root. */
+static int ghost_dir(const RegFileEntry *r)
+{
+	const char *dir = r->ghost_mnt;
+	return r->ghost_mnt_up && rst_mnt_up_root >= 0
+		   ? openat(rst_mnt_up_root, *(dir + strspn(dir, "/")) ? dir + strspn(dir, "/") : ".",
+			    O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+		   : open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC); /* (not O_PATH: EBADF) */
+}
+
+/* The data of src (a regular file) into dst, region by region (holes stay holes). */
+static int copy_data(int src, int dst, off_t size)
+{
+	char buf[65536];
+	if (ftruncate(dst, size))
+		return -1;
+	for (off_t at = 0; at < size;) {
+		off_t data = lseek(src, at, SEEK_DATA), hole;
+		if (data < 0 && errno == ENXIO)
+			return 0;
+		if (data < 0 || (hole = lseek(src, data, SEEK_HOLE)) < 0)
+			return -1;
+		for (at = data; at < hole;) {
+			size_t want = (size_t)(hole - at) < sizeof(buf) ? (size_t)(hole - at) : sizeof(buf);
+			ssize_t n = pread(src, buf, want, at);
+			if (n <= 0 || pwrite(dst, buf, (size_t)n, at) != n)
+				return n == 0 ? 0 : -1;
+			at += n;
+		}
+	}
+	return 0;
+}
+
+/* The copies of ghosts a task made (ghost_copy): a second fd of one opens the first again. */
+static struct ghost_made {
+	const struct rst_task *t;
+	uint32_t ghost_id;
+	int fd;
+} ghosts_made[64];
+static size_t n_ghosts_made;
+
+/* tmp (a ghost crshim made on the filesystem the root's tree has at its path: r->ghost_copy) made again on
+ * the mount of r->ghost_mnt, its own filesystem: a file (or a directory) at its deleted name there (or next
+ * to it if taken) with its data, owner, mode and times, opened with flags and removed. fd: the number it
+ * goes to. */
+static int ghost_copy(const struct rst_task *t, int tmp, const RegFileEntry *r, int flags, int fd)
+{
+	for (size_t i = 0; i < n_ghosts_made; i++)
+		if (ghosts_made[i].t == t && ghosts_made[i].ghost_id == r->ghost_id) {
+			char rel[32];
+			close(tmp);
+			snprintf(rel, sizeof(rel), "fd/%d", ghosts_made[i].fd);
+			return rst_self_proc_open(rel, flags | O_CLOEXEC);
+		}
+	__cleanup_close int src = tmp, m = ghost_dir(r), w = -1;
+	char name[NAME_MAX + 1];
+	struct stat st;
+	const char *base = r->ghost_name && !strchr(r->ghost_name, '/') ? r->ghost_name : "crshim-ghost";
+	if (m < 0 || fstat(src, &st))
+		return -1;
+	bool dir = S_ISDIR(st.st_mode);
+	snprintf(name, sizeof(name), "%s", base);
+	for (int i = 0; i < 2; i++) {
+		if (dir ? !mkdirat(m, name, 0700)
+			: (w = openat(m, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600)) >=
+			      0)
+			break;
+		if (errno != EEXIST || i)
+			return -1;
+		snprintf(name, sizeof(name), "%.200s.crshim-ghost.%d.%u", base, (int)getpid(), r->ghost_id);
+	}
+	struct timespec ts[2] = {st.st_atim, st.st_mtim};
+	int ret = (!dir && copy_data(src, w, st.st_size)) ||
+			  fchownat(m, name, st.st_uid, st.st_gid, AT_SYMLINK_NOFOLLOW) ||
+			  fchmodat(m, name, st.st_mode & 07777, 0) ||
+			  utimensat(m, name, ts, AT_SYMLINK_NOFOLLOW)
+		      ? -1
+		      : openat(m, name, flags | O_NOFOLLOW | O_CLOEXEC),
+	    err = errno;
+	unlinkat(m, name, dir ? AT_REMOVEDIR : 0);
+	if (ret >= 0 && n_ghosts_made < sizeof(ghosts_made) / sizeof(ghosts_made[0]))
+		ghosts_made[n_ghosts_made++] = (struct ghost_made){t, r->ghost_id, fd};
+	errno = err;
+	return ret;
+}
+
 /* tmp (a ghost, opened on the mount crshim made it on, or another link of a deleted file) opened again on
  * the mount of r->ghost_mnt, by its file handle (the same inode: its name there is gone), when that is
  * another. */
@@ -658,12 +765,7 @@ static int ghost_on_mount(int tmp, const RegFileEntry *r, int flags)
 	struct statx a, b;
 	struct stat sa, sb;
 	int mid, err;
-	const char *dir = r->ghost_mnt;
-	__cleanup_close int m =
-	    r->ghost_mnt_up && rst_mnt_up_root >= 0
-		? openat(rst_mnt_up_root, *(dir + strspn(dir, "/")) ? dir + strspn(dir, "/") : ".",
-			 O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-		: open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC); /* (not O_PATH: EBADF) */
+	__cleanup_close int m = ghost_dir(r);
 	if (m < 0 || statx(m, "", AT_EMPTY_PATH, STATX_MNT_ID, &a) ||
 	    statx(tmp, "", AT_EMPTY_PATH, STATX_MNT_ID, &b))
 		goto fail;
@@ -709,8 +811,12 @@ static int open_path(struct rst_task *t, int lo, const FileEntry *f, const Fdinf
 		flags &= ~O_NOFOLLOW;
 	int tmp = r->mnt_up && rst_mnt_up_root >= 0 && !r->deleted
 		      ? openat(rst_mnt_up_root, r->path + strspn(r->path, "/"), flags)
-		      : rst_ghost_open(r, flags);
-	if (tmp >= 0 && r->ghost_mnt && (tmp = ghost_on_mount(tmp, r, flags)) < 0)
+		  : r->ghost_copy && r->ghost_mnt ? rst_ghost_open_path(r->path, O_RDONLY | O_CLOEXEC)
+						  : rst_ghost_open(r, flags);
+	if (tmp >= 0 && r->ghost_mnt && r->ghost_copy && (tmp = ghost_copy(t, tmp, r, flags, fi->fd)) < 0)
+		return rst_errmsg(msg, len, "fd %d: make the deleted %s again on the mount of %s", fi->fd,
+				  r->path, r->ghost_mnt);
+	if (tmp >= 0 && r->ghost_mnt && !r->ghost_copy && (tmp = ghost_on_mount(tmp, r, flags)) < 0)
 		return rst_errmsg(msg, len, "fd %d: open the deleted %s again on the mount of %s", fi->fd,
 				  r->path, r->ghost_mnt);
 	if (tmp < 0)

@@ -421,7 +421,7 @@ static bool rehomed(const struct rst_task *ts, size_t n, uint64_t dev, uint64_t 
 	for (size_t i = 0; ts && i < n; i++)
 		for (size_t k = 0; k < ts[i].nr_files; k++) {
 			const RegFileEntry *r = ts[i].files[k]->reg;
-			const struct rst_ghost *rg = r && r->ghost_mnt && r->has_ghost_id
+			const struct rst_ghost *rg = r && r->ghost_mnt && !r->ghost_copy && r->has_ghost_id
 							 ? find_ghost((struct rst_task *)&ts[i], r->ghost_id)
 							 : NULL;
 			if (rg && rg->dev == dev && rg->ino == ino)

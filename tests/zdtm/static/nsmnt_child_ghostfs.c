@@ -1,7 +1,9 @@
 /* A deleted file held by a child on a tmpfs it mounted in its own mount namespace (CRIU's mountpoints
  * shape): the root's namespace has the directory of its path on another filesystem. After restore the fd
- * is an unlinked file with its data again (made on the filesystem the root's tree has there, as before
- * the ghosts of other namespaces were opened on their own mount). Before, the dump refused it. */
+ * is an unlinked file with its data, owner and mode again, on the child's tmpfs (its st_dev, the process
+ * makes it again there from crshim's ghost: reg_file_entry.ghost_copy) and named "PATH (deleted)"; a
+ * second fd of the same file is the same inode. Before, it came back on the filesystem the root's tree has
+ * there (another st_dev, a warning in the log only); before that, the dump refused it. */
 #include "nsmnt.h"
 
 #define GFD 7
@@ -12,20 +14,31 @@ static int setup(void)
 		return 1;
 	write_file("/nsmnt_gf/m/d/f", "ghost");
 	open_at(GFD, "/nsmnt_gf/m/d/f", O_RDWR, "open /nsmnt_gf/m/d/f in the child");
+	open_at(GFD + 1, "/nsmnt_gf/m/d/f", O_RDONLY, "open /nsmnt_gf/m/d/f again in the child");
+	if (fchmod(GFD, 0640) || fchown(GFD, 1234, 2345))
+		return 1;
 	return unlink("/nsmnt_gf/m/d/f");
 }
 
 static int check(void)
 {
-	struct stat st;
-	char buf[16] = "";
+	struct stat st, st2, d;
+	char buf[16] = "", name[128] = "";
 	int bad = 0;
-	if (fstat(GFD, &st) || st.st_nlink != 0 || !S_ISREG(st.st_mode))
+	if (fstat(GFD, &st) || st.st_nlink != 0 || !S_ISREG(st.st_mode) || (st.st_mode & 07777) != 0640 ||
+	    st.st_uid != 1234 || st.st_gid != 2345)
 		bad |= 1;
 	if (pread(GFD, buf, sizeof(buf) - 1, 0) != 5 || strcmp(buf, "ghost"))
 		bad |= 2;
-	if (access("/nsmnt_gf/m/d", F_OK))
+	if (stat("/nsmnt_gf/m/d", &d))
 		bad |= 4;
+	else if (d.st_dev != st.st_dev)
+		bad |= 8;
+	if (readlink("/proc/self/fd/7", name, sizeof(name) - 1) < 0 ||
+	    strcmp(name, "/nsmnt_gf/m/d/f (deleted)"))
+		bad |= 16;
+	if (fstat(GFD + 1, &st2) || st2.st_ino != st.st_ino || st2.st_dev != st.st_dev)
+		bad |= 32;
 	return bad;
 }
 
@@ -39,7 +52,10 @@ int main(int argc, char **argv)
 	test_daemon();
 	test_waitsig();
 	kill(ch, SIGUSR1);
-	child_exit_ok(ch, "1: not an unlinked regular file, 2: not its data, 4: its tmpfs not mounted again");
+	child_exit_ok(
+	    ch, "1: not an unlinked regular file with its owner and mode, 2: not its data, 4: its "
+		"tmpfs not mounted again, 8: not on its tmpfs (st_dev), 16: not named PATH (deleted), 32: "
+		"its second fd another inode");
 	CHECK(access("/nsmnt_gf/m/d", F_OK), "the child's tmpfs is mounted in the parent's namespace");
 	return test_pass();
 }
