@@ -186,10 +186,30 @@ static uint32_t mntns_of(const struct dump_ctx *c)
 	return 0;
 }
 
+/* A removed socket file (path as the task sees it, rpath as the root task does; both end in its name, after
+ * their first tmin and rmin characters): the deepest directory of its path still there for the task is the
+ * one the root task sees at that path (the socket was bound in the root's view), or the root is. */
+static bool dir_seen_by_root(const char *path, size_t tmin, const char *rpath, size_t rmin)
+{
+	char tp[PATH_MAX + 128], rp[PATH_MAX * 2 + 128];
+	snprintf(tp, sizeof(tp), "%s", path);
+	snprintf(rp, sizeof(rp), "%s", rpath);
+	for (;;) {
+		char *ts = strrchr(tp, '/'), *rs = strrchr(rp, '/');
+		if (!ts || !rs || (size_t)(ts - tp) < tmin || (size_t)(rs - rp) < rmin)
+			return true;
+		*ts = *rs = '\0';
+		struct stat a, b;
+		if (!stat(tp, &a))
+			return !stat(rp, &b) && a.st_ino == b.st_ino && a.st_dev == b.st_dev;
+	}
+}
+
 /* A path name: deleted (the file is gone or another one), or the socket file's mode and owner. */
 static int fill_path(struct dump_ctx *c, const struct ns_unix_sk *s, UnixSkEntry *u, struct cr_err *e)
 {
 	char path[PATH_MAX + 128];
+	size_t tmin; /* the length of path's /proc/PID/root or /proc/PID/cwd */
 	__cleanup_free char *cwd = NULL;
 	/* looked up where the task sees it: its root (a tree's own mount tree) or its cwd */
 	if (s->name[0] != '/') {
@@ -198,9 +218,11 @@ static int fill_path(struct dump_ctx *c, const struct ns_unix_sk *s, UnixSkEntry
 		u->cwd = strdup(cwd);
 		if (!u->cwd)
 			return cr_fail_errno(e, ENOMEM, "out of memory");
-		snprintf(path, sizeof(path), "/proc/%d/cwd/%.*s", (int)c->pid, (int)s->namelen, s->name);
+		tmin = (size_t)snprintf(path, sizeof(path), "/proc/%d/cwd", (int)c->pid);
+		snprintf(path + tmin, sizeof(path) - tmin, "/%.*s", (int)s->namelen, s->name);
 	} else {
-		snprintf(path, sizeof(path), "/proc/%d/root%.*s", (int)c->pid, (int)s->namelen, s->name);
+		tmin = (size_t)snprintf(path, sizeof(path), "/proc/%d/root", (int)c->pid);
+		snprintf(path + tmin, sizeof(path) - tmin, "%.*s", (int)s->namelen, s->name);
 	}
 	struct stat st;
 	bool gone = stat(path, &st) || !S_ISSOCK(st.st_mode) ||
@@ -210,10 +232,12 @@ static int fill_path(struct dump_ctx *c, const struct ns_unix_sk *s, UnixSkEntry
 	 * its process in the tree that has it as its own, ns/mnt-nested.c), where the restore binds it */
 	struct stat rs;
 	char rpath[PATH_MAX * 2 + 128];
-	snprintf(rpath, sizeof(rpath), "/proc/%d/root%s%s%.*s", c->tree ? (int)c->tree[0].pid : (int)c->pid,
-		 cwd ? cwd : "", cwd ? "/" : "", (int)s->namelen, s->name);
-	if (!gone && c->tree && c->pid != c->tree[0].pid && !ns_same(c->pid, "mnt", c->tree[0].pid, "mnt") &&
-	    (stat(rpath, &rs) || rs.st_ino != st.st_ino || rs.st_dev != st.st_dev)) {
+	size_t rmin = (size_t)snprintf(rpath, sizeof(rpath), "/proc/%d/root%s",
+				       c->tree ? (int)c->tree[0].pid : (int)c->pid, cwd ? cwd : "");
+	snprintf(rpath + rmin, sizeof(rpath) - rmin, "%s%.*s", cwd ? "/" : "", (int)s->namelen, s->name);
+	if (c->tree && c->pid != c->tree[0].pid && !ns_same(c->pid, "mnt", c->tree[0].pid, "mnt") &&
+	    (gone ? !dir_seen_by_root(path, tmin, rpath, rmin)
+		  : stat(rpath, &rs) || rs.st_ino != st.st_ino || rs.st_dev != st.st_dev)) {
 		u->mntns = mntns_of(c), u->has_mntns = u->mntns != 0;
 		if (!u->mntns)
 			return cr_fail(e,

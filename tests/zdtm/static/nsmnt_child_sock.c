@@ -11,30 +11,13 @@
 #include <sys/un.h>
 #include <linux/sockios.h>
 #include "nsmnt.h"
+#include "sk_unix_at.h"
 
 #ifndef SIOCUNIXFILE
 #define SIOCUNIXFILE (SIOCPROTOPRIVATE + 0)
 #endif
 
 static int sk = -1, csk = -1, lsk = -1, acc = -1, cli = -1, pend = -1, dp[2] = {-1, -1}, rel = -1;
-
-static socklen_t addr(struct sockaddr_un *a, const char *path)
-{
-	memset(a, 0, sizeof(*a));
-	a->sun_family = AF_UNIX;
-	snprintf(a->sun_path, sizeof(a->sun_path), "%s", path);
-	return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + strlen(path) + 1);
-}
-
-static int sock_at(int type, const char *path, int do_bind)
-{
-	struct sockaddr_un a;
-	socklen_t l = addr(&a, path);
-	int fd = socket(AF_UNIX, type, 0);
-	if (fd < 0 || (do_bind ? bind(fd, (struct sockaddr *)&a, l) : connect(fd, (struct sockaddr *)&a, l)))
-		return -1;
-	return fd;
-}
 
 static int setup(void)
 {
@@ -71,13 +54,6 @@ static int bound_here(int fd, const char *path)
 	if (f >= 0)
 		close(f);
 	return ok;
-}
-
-static int got(int fd, const char *want)
-{
-	char b[64];
-	ssize_t n = recv(fd, b, sizeof(b), MSG_DONTWAIT);
-	return n == (ssize_t)strlen(want) && !memcmp(b, want, (size_t)n);
 }
 
 static int check(void)
