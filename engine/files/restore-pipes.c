@@ -295,10 +295,11 @@ struct shared_pipe {
 	uint64_t id, dev;
 	int rfd, wfd;
 	uint32_t rdesc, wdesc; /* file_entry.tree_desc of the descriptions rfd, wfd are (0: not known yet) */
-	struct {
+	struct more_desc {
 		uint32_t desc;
 		int fd;
-	} more[8]; /* other descriptions of an end: reopens of it through /proc/self/fd */
+	} * more; /* other descriptions of an end: reopens of it through /proc/self/fd (as many as there are)
+		   */
 	size_t nr_more;
 	bool dry; /* a dry run's (restore-check.c): nothing made, every fd -1 */
 };
@@ -391,9 +392,10 @@ static int desc_fd(struct shared_pipe *sp, const FileEntry *f, int *out, struct 
 			*out = sp->more[i].fd;
 			return 0;
 		}
-	if (sp->nr_more == sizeof(sp->more) / sizeof(sp->more[0]))
-		return cr_fail_errno(e, ENOTSUP, "pipe:[%" PRIu64 "]: more than %zu descriptions of an end",
-				     sp->id, sp->nr_more + 1);
+	struct more_desc *nm = realloc(sp->more, (sp->nr_more + 1) * sizeof(*nm));
+	if (!nm)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	sp->more = nm;
 	char path[64];
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", *out);
 	int fd = sp->dry ? -1 : open(path, (wr ? O_WRONLY : O_RDONLY) | O_CLOEXEC | O_NONBLOCK);
@@ -462,11 +464,14 @@ int rst_pipes_share_one(struct rst_task *ts, size_t n, const PipeEntry *pe, stru
 
 void rst_pipes_share_done(void)
 {
-	for (size_t i = 0; i < nr_shared && !shared[i].dry; i++) { /* (a dry run's: all or none) */
-		close(shared[i].rfd);
-		close(shared[i].wfd);
-		for (size_t j = 0; j < shared[i].nr_more; j++)
-			close(shared[i].more[j].fd);
+	for (size_t i = 0; i < nr_shared; i++) {
+		if (!shared[i].dry) { /* (a dry run's: all or none) */
+			close(shared[i].rfd);
+			close(shared[i].wfd);
+			for (size_t j = 0; j < shared[i].nr_more; j++)
+				close(shared[i].more[j].fd);
+		}
+		free(shared[i].more);
 	}
 	free(shared);
 	shared = NULL;

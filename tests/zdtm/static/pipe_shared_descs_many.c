@@ -1,7 +1,7 @@
-/* A pipe held by a parent and its child (made once by crshim) whose read end has ten open file descriptions
- * (pipe() and nine reopens through /proc/self/fd), more than the restore makes of one end of a shared pipe:
- * the dump must fail with one line (the restore would refuse it after the dump had killed the tree), the tree
- * keeps running, every description still its own and the data coming through. */
+/* A pipe held by a parent and its child (made once by crshim) whose read end has 41 open file descriptions
+ * (pipe() and 40 reopens through /proc/self/fd): every description is its own after C/R, the child's fds are
+ * the parent's descriptions and the data comes through the last one. Before, the restore made at most nine
+ * of one end of a shared pipe and the dump refused it. */
 #include <fcntl.h>
 #include <linux/kcmp.h>
 #include <signal.h>
@@ -12,7 +12,7 @@
 #include <unistd.h>
 #include "zdtmtst.h"
 
-#define NR_MORE 9
+#define NR_MORE 40
 #define FD0 40
 
 int main(int argc, char **argv)
@@ -40,6 +40,8 @@ int main(int argc, char **argv)
 	for (int i = 0; i < NR_MORE; i++) {
 		if (syscall(SYS_kcmp, me, me, KCMP_FILE, p[0], FD0 + i) <= 0)
 			fail("fd %d is the description of the pipe's read end", FD0 + i);
+		if (i && syscall(SYS_kcmp, me, me, KCMP_FILE, FD0 + i - 1, FD0 + i) <= 0)
+			fail("fds %d and %d are one description", FD0 + i - 1, FD0 + i);
 		if (syscall(SYS_kcmp, me, c, KCMP_FILE, FD0 + i, FD0 + i))
 			fail("the child's fd %d is not the parent's description", FD0 + i);
 	}
