@@ -6,12 +6,18 @@
 #   usage: contrib/bench-tree.sh /absolute/path/to/crshim     (`make bench` runs it after bench.sh, as root)
 #   env:   CRSHIM_BENCH_TREES="100 500 500m" (Nm: N processes with 1 MiB each), e.g. "500 500m 2000 2000m"
 #          CRIU=/path/to/criu (else a criu on PATH): the same runs with it, and crshim's time / CRIU's
+#          CRSHIM_BENCH_ROUNDS=1: rounds over the sizes (each round runs crshim, then CRIU, per size)
+# Each tree runs in a cpuacct cgroup of its own (cgroup v1 cpuacct, else v2 cpu.stat), which crshim or CRIU
+# join for its dump and restore: besides the wall time, the CPU seconds (user+sys) of the dump (the tool and
+# the tree's tasks, e.g. their parasite and their exit) and of the restore (the tool and the restored tasks)
+# are printed; on a loaded machine they compare better than the wall times.
 # Speed never fails the run; exit status 1 means a step failed or a restored tree differs.
 set -uo pipefail
 
 CRSHIM=${1:?usage: $0 /path/to/crshim}
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 SIZES=${CRSHIM_BENCH_TREES:-100 500 500m}
+ROUNDS=${CRSHIM_BENCH_ROUNDS:-1}
 BASE= # a directory of this run's own under /dev/shm (made below)
 STATUS=0
 ROOTS=()
@@ -25,8 +31,50 @@ cleanup() {
 		ps -o pid= -s "$r" 2>/dev/null | xargs -r kill -KILL 2>/dev/null
 	done
 	[ -z "$BASE" ] || rm -rf "$BASE"
+	cg_drop
 }
 trap cleanup EXIT
+
+# The cgroup of the tree being run (CG, its CPU time in CG_FILE), made by cg_new, removed by cg_drop.
+CG='' CG_FILE='' CG_RUNS=0
+cg_new() {
+	local top
+	CG=''
+	if [ -f /sys/fs/cgroup/cpuacct/cpuacct.usage ]; then
+		top=/sys/fs/cgroup/cpuacct CG_FILE=cpuacct.usage
+	elif [ -f /sys/fs/cgroup/cgroup.controllers ]; then
+		top=/sys/fs/cgroup CG_FILE=cpu.stat
+	else
+		return 0
+	fi
+	CG_RUNS=$((CG_RUNS + 1)) # (a name of its own: the last one's killed tree may still be leaving it)
+	mkdir "$top/crshim-bench-tree.$$.$CG_RUNS" 2>/dev/null && CG=$top/crshim-bench-tree.$$.$CG_RUNS
+}
+cg_drop() {
+	local i
+	[ -n "$CG" ] || return 0
+	for ((i = 0; i < 400; i++)); do
+		rmdir "$CG" 2>/dev/null && break
+		sleep 0.05
+	done
+	CG=''
+}
+cg_ns() { # CPU time (user+sys) of the cgroup so far in ns; 0 without one
+	if [ -z "$CG" ]; then
+		echo 0
+	elif [ "$CG_FILE" = cpu.stat ]; then
+		awk '$1 == "usage_usec" { print $2 * 1000 }' "$CG/cpu.stat"
+	else
+		cat "$CG/cpuacct.usage"
+	fi
+}
+in_cg() { # command...: run it in the cgroup
+	if [ -n "$CG" ]; then
+		(echo "$BASHPID" >"$CG/cgroup.procs" && exec "$@")
+	else
+		"$@"
+	fi
+}
 
 [ "$(id -u)" = 0 ] || { echo "bench-tree: run as root" >&2; exit 1; }
 PROG=$(dirname "$CRSHIM")/contrib/bench-tree
@@ -48,7 +96,11 @@ run_one() {
 	local tool=$1 bin=$2 n=${3%m} dir=$BASE/$1-$3 root t0 t1 t2 i kib=0 what=
 	[[ "$3" == *m ]] && kib=1024 what=", 1 MiB each"
 	mkdir -p "$dir/img"
-	setsid "$PROG" "$n" "$dir" "$kib" </dev/null >/dev/null 2>&1 9>&- &
+	cg_new
+	( # (in a subshell of its own, not in_cg's: the root's PID is $!)
+		[ -z "$CG" ] || echo "$BASHPID" >"$CG/cgroup.procs"
+		exec setsid "$PROG" "$n" "$dir" "$kib" </dev/null >/dev/null 2>&1 9>&-
+	) &
 	root=$!
 	disown "$root"
 	ROOTS+=("$root")
@@ -58,8 +110,10 @@ run_one() {
 	done
 	[ -f "$dir/ready" ] || { echo "$tool $n: the tree did not start"; return 1; }
 	ids "$root" >"$dir/before"
+	local c0 c1 c2
+	c0=$(cg_ns)
 	t0=$(now)
-	"$bin" dump -t "$root" -D "$dir/img" -o dump.log >"$dir/dump.out" 2>&1 ||
+	in_cg "$bin" dump -t "$root" -D "$dir/img" -o dump.log >"$dir/dump.out" 2>&1 ||
 		{ echo "$tool $n: dump failed: $(head -n1 "$dir/dump.out")"; return 1; }
 	t1=$(now)
 	for ((i = 0; i < 200; i++)); do
@@ -67,10 +121,12 @@ run_one() {
 		sleep 0.05
 	done
 	local t1b
+	c1=$(cg_ns)
 	t1b=$(now)
-	"$bin" restore -D "$dir/img" -o restore.log -d --restore-sibling >"$dir/restore.out" 2>&1 ||
+	in_cg "$bin" restore -D "$dir/img" -o restore.log -d --restore-sibling >"$dir/restore.out" 2>&1 ||
 		{ echo "$tool $n: restore failed: $(head -n1 "$dir/restore.out")"; return 1; }
 	t2=$(now)
+	c2=$(cg_ns)
 	sleep 0.2
 	ids "$root" >"$dir/after"
 	local same="every pid/ppid/pgid/sid equal"
@@ -80,23 +136,30 @@ run_one() {
 		STATUS=1
 	fi
 	LAST_DUMP=$(awk "BEGIN { print $t1 - $t0 }") LAST_RST=$(awk "BEGIN { print $t2 - $t1b }")
-	printf '%-6s %4d processes%s: dump %.3f s, restore %.3f s; %s\n' "$tool" "$n" "$what" \
-		"$LAST_DUMP" "$LAST_RST" "$same"
+	LAST_CDUMP=$(awk "BEGIN { print ($c1 - $c0) / 1e9 }") LAST_CRST=$(awk "BEGIN { print ($c2 - $c1) / 1e9 }")
+	printf '%-6s %4d processes%s: dump %.3f s (CPU %.3f s), restore %.3f s (CPU %.3f s); %s\n' "$tool" "$n" \
+		"$what" "$LAST_DUMP" "$LAST_CDUMP" "$LAST_RST" "$LAST_CRST" "$same"
 	ps -o pid= -s "$root" | xargs -r kill -KILL 2>/dev/null
 	rm -rf "$dir"
+	cg_drop
 }
 
+LAST_DUMP='' LAST_RST='' LAST_CDUMP='' LAST_CRST=''
 echo "crshim bench: process trees, images in $BASE; ${CRIU:-no criu on PATH, crshim only}"
-LAST_DUMP='' LAST_RST=''
-for n in $SIZES; do
-	LAST_DUMP='' LAST_RST=''
-	run_one crshim "$CRSHIM" "$n" || STATUS=1
-	cd=$LAST_DUMP cr=$LAST_RST
-	LAST_DUMP='' LAST_RST=''
-	[ -z "$CRIU" ] || run_one criu "$CRIU" "$n" || true
-	if [ -n "$cd" ] && [ -n "$LAST_DUMP" ]; then
-		printf 'ratio  %5s: crshim/criu dump %.2fx, restore %.2fx (1.00x or less: as fast as CRIU per process)\n' \
-			"$n" "$(awk "BEGIN { print $cd / $LAST_DUMP }")" "$(awk "BEGIN { print $cr / $LAST_RST }")"
-	fi
+ratio() { awk "BEGIN { if ($2 > 0) printf \"%.2fx\", $1 / $2; else print \"-\" }"; }
+for ((round = 1; round <= ROUNDS; round++)); do
+	[ "$ROUNDS" = 1 ] || echo "round $round"
+	for n in $SIZES; do
+		LAST_DUMP='' LAST_RST=''
+		run_one crshim "$CRSHIM" "$n" || STATUS=1
+		cd=$LAST_DUMP cr=$LAST_RST ccd=$LAST_CDUMP ccr=$LAST_CRST
+		LAST_DUMP='' LAST_RST=''
+		[ -z "$CRIU" ] || run_one criu "$CRIU" "$n" || true
+		if [ -n "$cd" ] && [ -n "$LAST_DUMP" ]; then
+			printf 'ratio  %5s: crshim/criu dump %s (CPU %s), restore %s (CPU %s) (1.00x or less: as fast as CRIU per process)\n' \
+				"$n" "$(ratio "$cd" "$LAST_DUMP")" "$(ratio "$ccd" "$LAST_CDUMP")" \
+				"$(ratio "$cr" "$LAST_RST")" "$(ratio "$ccr" "$LAST_CRST")"
+		fi
+	done
 done
 exit $STATUS
