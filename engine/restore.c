@@ -33,6 +33,7 @@
 #include "mem/memfd.h"
 #include "mem/shmem.h"
 #include "files/fdshare.h"
+#include "net/netns-lock.h"
 #include "net/sk-inet.h"
 #include "files/tty.h"
 #include "net/sk-unix.h"
@@ -797,8 +798,12 @@ static int restore_run(struct cr_opts *o, struct rst_task *ts, size_t n, struct 
 	if (!ret) {
 		rst_tty_foreground(o, &ts[0]);
 		/* the RPC client (runc) takes the restored pid from post-restore */
-		ret = eng_notify(o, "post-restore", ts[0].pid, -1, e) ||
-		      eng_notify(o, "network-unlock", 0, -1, e) || eng_notify(o, "pre-resume", 0, -1, e);
+		ret = eng_notify(o, "post-restore", ts[0].pid, -1, e);
+		if (!ret) { /* the tree resumes next */
+			rst_netns_unlock_made();
+			ret = eng_notify(o, "network-unlock", 0, -1, e) ||
+			      eng_notify(o, "pre-resume", 0, -1, e);
+		}
 	}
 	/* children first: a parent that runs finds them restored */
 	for (size_t i = n; !ret && i-- > 0;)
@@ -864,9 +869,10 @@ static int rst_userns_prepare(struct rst_task *ts, size_t n, struct cr_err *e)
 /* crshim into the tree's namespaces; in each network namespace not the dump's (the root's, or another of
  * the tree's), the locks of its TCP connections made again there (their restore would meet peers not yet
  * restored). */
-static int rst_ns_enter(struct rst_task *ts, size_t n, struct cr_err *e)
+static int rst_ns_enter(const struct cr_opts *o, struct rst_task *ts, size_t n, struct cr_err *e)
 {
-	if (ns_rst_enter(ts[0].ns, e) || rst_nsfile_prepare(ts, n, e))
+	/* each network namespace made locked whole, filled, before any socket (net/netns-lock.h) */
+	if (ns_rst_enter(ts[0].ns, e) || rst_netns_lock_made(o, &ts[0], e) || rst_nsfile_prepare(ts, n, e))
 		return -1;
 	return rst_sk_relock(ts, n, e);
 }
@@ -879,10 +885,11 @@ static int restore_tree(struct cr_opts *o, struct rst_task **tsp, size_t *np, st
 	t->detached = o->detach;
 	if ((o->lazy_pages && rst_lazy_connect(o->imgdir_fd, &t->lazy_sk, e)) ||
 	    fault_check(o, FI_RESTORE_BEFORE_LOAD, e) || rst_load(o, t, e) || rst_load_tree(o, tsp, np, e) ||
-	    rst_ns_enter(*tsp, *np, e) || rst_svm_prepare(*tsp, *np, e) || rst_sk_scm_prepare(*tsp, *np, e) ||
-	    rst_pipes_share(*tsp, *np, e) || rst_fdshare_prepare(*tsp, *np, e) ||
-	    rst_shmem_prepare(*tsp, *np, e) || rst_ipc_shm_prepare(*tsp, *np, e) ||
-	    ns_rst_ipc_ids((*tsp)[0].ns, e) || rst_memfd_tree(*tsp, *np, e) || rst_evfd_share(*tsp, *np, e) ||
+	    rst_ns_enter(o, *tsp, *np, e) || rst_svm_prepare(*tsp, *np, e) ||
+	    rst_sk_scm_prepare(*tsp, *np, e) || rst_pipes_share(*tsp, *np, e) ||
+	    rst_fdshare_prepare(*tsp, *np, e) || rst_shmem_prepare(*tsp, *np, e) ||
+	    rst_ipc_shm_prepare(*tsp, *np, e) || ns_rst_ipc_ids((*tsp)[0].ns, e) ||
+	    rst_memfd_tree(*tsp, *np, e) || rst_evfd_share(*tsp, *np, e) ||
 	    rst_tty_prepare(o, *tsp, *np, e) || rst_sk_unix_prepare(o, *tsp, *np, e) ||
 	    rst_tree_plan(o, tsp, np, e) || rst_fdtable_check(*tsp, *np, e) ||
 	    rst_pidns_fresh(*tsp, *np, ns_rst_user_born((*tsp)[0].ns), e) ||
@@ -903,8 +910,8 @@ static int restore_tree(struct cr_opts *o, struct rst_task **tsp, size_t *np, st
 
 /* The lock of the tree's network namespace the dump left (inventory netns_lock) removed: once the tree runs,
  * crshim is in its network namespace; after a failure only a namespace that outlives it can hold the lock,
- * one given by --join-ns net:PATH. A namespace the restore made has no lock (its ruleset was dumped before
- * the lock was taken): nothing to do (saves an nft run). */
+ * one given by --join-ns net:PATH. A namespace the restore made has not the dump's lock (its ruleset was
+ * dumped before the lock was taken), but its own (rst_netns_lock_made), removed before the tree resumes. */
 static void rst_netns_unlock(const struct cr_opts *o, const struct ns_rst *r, const InventoryEntry *inv,
 			     bool failed)
 {
@@ -976,6 +983,7 @@ int eng_restore(struct cr_opts *o, pid_t *root_pid, struct cr_err *err)
 	 * in the images (a retry needs a new dump), so no lock may stay behind either, also when the failure
 	 * came before the images loaded (read from the images again) */
 	rst_netns_unlock(o, ts[0].ns, ts[0].inv, ret != 0);
+	rst_netns_unlock_made(); /* a failure before the tree's resume: the locks of the namespaces made */
 	if (ret)
 		rst_sk_unlock_dir(o->imgdir_fd);
 	else

@@ -411,6 +411,30 @@ int ns_net_multi_fill(struct ns_rst *r, struct cr_err *e)
 	return 0;
 }
 
+int ns_rst_net_made_each(const struct ns_rst *r, int (*fn)(int nsfd, void *arg, struct cr_err *e), void *arg,
+			 struct cr_err *e)
+{
+	if (!r)
+		return 0;
+	if ((r->made & CLONE_NEWNET) && r->join_fd[NS_NET] < 0 && !r->empty_net) {
+		/* the root's: crshim is in it */
+		__cleanup_close int fd = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return cr_fail_sys(e, "open /proc/thread-self/ns/net");
+		if (fn(fd, arg, e))
+			return -1;
+	}
+	for (size_t i = 0; i < r->n_xnet; i++) {
+		const struct ns_net_x *x = &r->xnet[i];
+		int ret = enter_fd(x->fd, e) || fn(x->fd, arg, e);
+		if (setns(r->root_net_fd, CLONE_NEWNET))
+			return cr_fail_sys(e, "return to the root's network namespace");
+		if (ret)
+			return cr_wrap(e, "net:[%llu]", (unsigned long long)x->ino);
+	}
+	return 0;
+}
+
 void ns_net_multi_done(struct ns_rst *r)
 {
 	for (size_t i = 0; i < r->n_xnet; i++) {
