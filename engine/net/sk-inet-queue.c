@@ -21,6 +21,7 @@
 #include "base/log.h"
 #include "restore.h"
 #include "net/sk-inet-queue.h"
+#include "net/sk-inet.h"
 
 #define PEEK_MAX 65536u	     /* a UDP datagram holds at most 65507 bytes (IPv4), 65527 (IPv6) */
 #define QUEUE_MAX (1u << 20) /* datagrams: more than any receive buffer can hold */
@@ -311,6 +312,14 @@ struct inj {
 	uint8_t *pkt;
 };
 
+/* The datagrams put back pass the lock of a network namespace the restore made (netns_lock: the mark of the
+ * lock's own packets); best effort (no CAP_NET_ADMIN: not marked). */
+static void pass_lock(int sk)
+{
+	int mark = NETNS_LOCK_PASS_MARK;
+	setsockopt(sk, SOL_SOCKET, SO_MARK, &mark, sizeof(mark));
+}
+
 /* Without a raw socket: from a UDP socket bound to the sender's address (free, or shared). */
 static int send_bound(const struct ep *src, const struct ep *dst, const SkDgramEntry *g)
 {
@@ -321,6 +330,7 @@ static int send_bound(const struct ep *src, const struct ep *dst, const SkDgramE
 		return -1;
 	setsockopt(t, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on));
 	setsockopt(t, SOL_SOCKET, SO_REUSEPORT, &on, sizeof(on));
+	pass_lock(t);
 	int ttl = INJ_TTL;
 	if (src->fam == AF_INET) {
 		setsockopt(t, IPPROTO_IP, IP_FREEBIND, &on, sizeof(on));
@@ -345,6 +355,8 @@ static int send_one(struct inj *j, const struct ep *src, const struct ep *dst, c
 			j->noraw = true;
 		else if (j->raw[k] < 0)
 			return -1;
+		else
+			pass_lock(j->raw[k]);
 	}
 	if (j->noraw)
 		return send_bound(src, dst, g);
