@@ -293,7 +293,7 @@ int ns_net_multi_load(struct ns_rst *r, struct cr_err *e)
 			return cr_wrap(e, "net-%u.img", m->id);
 	}
 	pr_info("%zu network namespaces of the tree besides the root's\n", r->n_xnet);
-	return 0;
+	return ns_net_ext_check(r, e);
 }
 
 const NetEntry *ns_net_of(const struct ns_rst *r, uint32_t id, int *fd)
@@ -309,6 +309,27 @@ const NetEntry *ns_net_of(const struct ns_rst *r, uint32_t id, int *fd)
 		}
 	*fd = -1;
 	return NULL;
+}
+
+uint64_t ns_net_ino_of(const struct ns_rst *r, const NetEntry *ne)
+{
+	for (size_t i = 0; i < r->n_xnet; i++)
+		if (r->xnet[i].ne == ne)
+			return r->xnet[i].ino;
+	return r->ids[NS_NET];
+}
+
+const NetEntry *ns_net_nth(const struct ns_rst *r, size_t i, uint64_t *ino)
+{
+	const NetEntry *root = ns_net_root_entry(r);
+	if (root && i-- == 0) {
+		*ino = r->ids[NS_NET];
+		return root;
+	}
+	if (i >= r->n_xnet)
+		return NULL;
+	*ino = r->xnet[i].ino;
+	return r->xnet[i].ne;
 }
 
 /* A new network namespace owned by user namespace userfd (-1: crshim's): a child of crshim enters it

@@ -109,23 +109,57 @@ static void *grow(void *arr, size_t n, size_t size)
 	return realloc(arr, (n + 1) * size);
 }
 
-/* What follows "TYPE[IFNAME]:" in an --external option (type "veth", "netdev", "macvlan"); NULL if none. */
-static const char *ext_link(const struct cr_opts *o, const char *type, const char *ifname)
+/* What follows "TYPE[IFNAME]:" in an --external option (type "veth", "netdev", "macvlan"), or
+ * "TYPE[INO/IFNAME]:", which names the link of the network namespace that was net:[INO] at dump (ino: the
+ * namespace of the link asked for) and wins; NULL if none. */
+static const char *ext_link(const struct cr_opts *o, const char *type, const char *ifname, uint64_t ino)
 {
 	size_t l = strlen(ifname), t = strlen(type);
+	const char *any = NULL;
 	for (int i = 0; i < o->n_external; i++) {
 		const char *x = o->external[i];
-		if (!strncmp(x, type, t) && x[t] == '[' && !strncmp(x + t + 1, ifname, l) &&
-		    !strncmp(x + t + 1 + l, "]:", 2))
-			return x + t + 1 + l + 2;
+		if (strncmp(x, type, t) || x[t] != '[')
+			continue;
+		const char *n = x + t + 1, *end = strstr(n, "]:"), *slash = strchr(n, '/');
+		bool which = end && slash && slash < end;
+		char *ep;
+		if (!end || (which && (strtoull(n, &ep, 10) != ino || ep != slash)))
+			continue;
+		if (which)
+			n = slash + 1;
+		if ((size_t)(end - n) == l && !strncmp(n, ifname, l)) {
+			if (which)
+				return end + 2;
+			any = any ? any : end + 2;
+		}
 	}
-	return NULL;
+	return any;
+}
+
+/* The IFNAME of --external option x when it is netdev[IFNAME]:HOSTDEV (no namespace said), its length in
+ * *len; NULL. */
+static const char *netdev_unsaid(const char *x, size_t *len)
+{
+	const char *end = strstr(x, "]:");
+	if (strncmp(x, "netdev[", 7) || !end || memchr(x + 7, '/', (size_t)(end - x - 7)))
+		return NULL;
+	*len = (size_t)(end - x - 7);
+	return x + 7;
+}
+
+static int netdev_which(const char *x, size_t len, const char *name, uint64_t a, uint64_t b, struct cr_err *e)
+{
+	return cr_fail(e,
+		       "--external %s: network namespaces net:[%llu] and net:[%llu] of the tree both have a "
+		       "device %.*s: say which, netdev[INO/%.*s]:%s",
+		       x, (unsigned long long)a, (unsigned long long)b, (int)len, name, (int)len, name,
+		       strstr(x, "]:") + 2);
 }
 
 /* The --external veth[IFNAME]:OUTNAME[@BRIDGE] naming the outer end of veth ifname. */
-static const char *ext_veth(const struct cr_opts *o, const char *ifname)
+static const char *ext_veth(const struct cr_opts *o, const char *ifname, uint64_t ino)
 {
-	return ext_link(o, "veth", ifname);
+	return ext_link(o, "veth", ifname, ino);
 }
 
 static void set_ext(NetLinkEntry *le, const char *ext)
@@ -217,7 +251,7 @@ static int dump_link(struct net_dump *d, struct rtnl_link *l, struct cr_err *e)
 {
 	const char *type = rtnl_link_get_type(l), *name = rtnl_link_get_name(l);
 	bool lo = rtnl_link_get_arptype(l) == ARPHRD_LOOPBACK;
-	const char *netdev = ext_link(d->a->o, "netdev", name);
+	const char *netdev = ext_link(d->a->o, "netdev", name, d->s->ino[d->id]);
 	bool macvlan = type && !strcmp(type, "macvlan");
 	int nsid;
 	if (netdev && *netdev)
@@ -273,14 +307,14 @@ static int dump_link(struct net_dump *d, struct rtnl_link *l, struct cr_err *e)
 			return -1;
 	} else if (veth)
 		d->veth_out++;
-	const char *ext = veth && !le->has_peer ? ext_veth(d->a->o, name) : NULL;
+	const char *ext = veth && !le->has_peer ? ext_veth(d->a->o, name, d->s->ino[d->id]) : NULL;
 	if (ext)
 		set_ext(le, ext);
 	if (netdev && *netdev)
 		le->ext_name = strdup(ext = netdev);
 	else if (macvlan) { /* its master outside, named at restore (or here) */
 		le->macvlan_mode = rtnl_link_macvlan_get_mode(l), le->has_macvlan_mode = 1;
-		ext = ext_link(d->a->o, "macvlan", name);
+		ext = ext_link(d->a->o, "macvlan", name, d->s->ino[d->id]);
 		if (ext && *ext)
 			le->ext_name = strdup(ext);
 	}
@@ -445,8 +479,48 @@ static int read_all(void *arg, struct cr_err *e)
 	return ns_net_sysctl_dump(d->ne, e) || ns_nft_dump(&d->ne->nft, e);
 }
 
+struct has_dev {
+	char name[IFNAMSIZ];
+	bool has;
+};
+
+static int has_dev_here(void *arg, struct cr_err *e)
+{
+	struct has_dev *h = arg;
+	(void)e;
+	h->has = if_nametoindex(h->name) > 0;
+	return 0;
+}
+
+/* An --external netdev[IFNAME]:HOSTDEV that does not say which namespace, while two saved network namespaces
+ * of the tree have a device IFNAME: refused (it would take both). */
+static int netdev_said_dump(const struct ns_dump_args *a, const struct ns_net_set *s, struct cr_err *e)
+{
+	for (int k = 0; k < a->o->n_external; k++) {
+		size_t len;
+		const char *x = a->o->external[k], *name = netdev_unsaid(x, &len);
+		uint64_t first = 0;
+		for (size_t i = 0; name && len < IFNAMSIZ && i < s->n; i++) {
+			struct has_dev h = {.has = false};
+			memcpy(h.name, name, len);
+			if (s->fd[i] < 0)
+				continue; /* the root's, not saved */
+			if (ns_run_in_fd(s->fd[i], NS_NET, has_dev_here, &h, e))
+				return -1;
+			if (h.has && first)
+				return netdev_which(x, len, name, first, s->ino[i], e);
+			if (h.has)
+				first = s->ino[i];
+		}
+	}
+	return 0;
+}
+
 int ns_net_dump(const struct ns_dump_args *a, const struct ns_net_set *s, int id, struct cr_err *e)
 {
+	if (id == (s->fd[0] >= 0 ? 0 : 1) && netdev_said_dump(a, s, e)) /* once: the first one saved */
+		return -1;
+
 	struct net_dump d = {.a = a, .ne = malloc(sizeof(NetEntry)), .s = s, .id = id};
 	if (!d.ne)
 		return cr_fail_errno(e, ENOMEM, "out of memory");
@@ -506,26 +580,53 @@ void ns_net_killed(int netns_fd)
 
 /* ---------------------------------------------------------------- restore */
 
-/* The host's device to move in as link le: --external netdev[IFNAME]:HOSTDEV at restore, else the one named
- * at dump. NULL: le is made. */
-static const char *netdev_host(const struct cr_opts *o, const NetLinkEntry *le)
+/* The host's device to move in as link le of ne: --external netdev[IFNAME]:HOSTDEV at restore, else the one
+ * named at dump. NULL: le is made. */
+static const char *netdev_host(const struct ns_rst *r, const NetEntry *ne, const NetLinkEntry *le)
 {
-	const char *x = ext_link(o, "netdev", le->name);
+	const char *x = ext_link(r->o, "netdev", le->name, ns_net_ino_of(r, ne));
 	if (x && *x)
 		return x;
 	return le->kind && !strcmp(le->kind, "netdev") && le->ext_name && *le->ext_name ? le->ext_name : NULL;
 }
 
-/* The master outside of macvlan le: --external macvlan[IFNAME]:MASTER at restore, else the one named at dump.
- */
-static const char *macvlan_master(const struct cr_opts *o, const NetLinkEntry *le)
+/* The master outside of macvlan le of ne: --external macvlan[IFNAME]:MASTER at restore, else the one named at
+ * dump. */
+static const char *macvlan_master(const struct ns_rst *r, const NetEntry *ne, const NetLinkEntry *le)
 {
 	if (!le->kind || strcmp(le->kind, "macvlan"))
 		return NULL;
-	const char *x = ext_link(o, "macvlan", le->name);
+	const char *x = ext_link(r->o, "macvlan", le->name, ns_net_ino_of(r, ne));
 	if (x && *x)
 		return x;
 	return le->ext_name && *le->ext_name ? le->ext_name : NULL;
+}
+
+static bool has_link(const NetEntry *ne, const char *name, size_t len)
+{
+	for (size_t i = 0; ne && i < ne->n_links; i++)
+		if (ne->links[i]->name && strlen(ne->links[i]->name) == len &&
+		    !strncmp(ne->links[i]->name, name, len))
+			return true;
+	return false;
+}
+
+int ns_net_ext_check(const struct ns_rst *r, struct cr_err *e)
+{
+	for (int k = 0; k < r->o->n_external; k++) {
+		size_t len;
+		const char *x = r->o->external[k], *name = netdev_unsaid(x, &len);
+		uint64_t ino, first = 0;
+		const NetEntry *ne;
+		for (size_t i = 0; name && (ne = ns_net_nth(r, i, &ino)); i++) {
+			if (!has_link(ne, name, len))
+				continue;
+			if (first)
+				return netdev_which(x, len, name, first, ino, e);
+			first = ino;
+		}
+	}
+	return 0;
 }
 
 int ns_net_check_links(struct ns_rst *r, const NetEntry *ne, struct cr_err *e)
@@ -535,18 +636,18 @@ int ns_net_check_links(struct ns_rst *r, const NetEntry *ne, struct cr_err *e)
 		if (r->o->live_root && le->kind &&
 		    (!strcmp(le->kind, "macvlan") || !strcmp(le->kind, "netdev")))
 			continue; /* the dump's check: the restore names the device outside */
-		if (le->name && le->kind && !strcmp(le->kind, "macvlan") && !macvlan_master(r->o, le))
+		if (le->name && le->kind && !strcmp(le->kind, "macvlan") && !macvlan_master(r, ne, le))
 			return cr_fail(e,
 				       "net.img: link %s is a macvlan whose master is outside: name it with "
 				       "--external macvlan[%s]:MASTER",
 				       le->name, le->name);
-		if (le->name && le->kind && !strcmp(le->kind, "netdev") && !netdev_host(r->o, le))
+		if (le->name && le->kind && !strcmp(le->kind, "netdev") && !netdev_host(r, ne, le))
 			return cr_fail(e,
 				       "net.img: link %s is a device of the host (external at dump): "
 				       "name it with --external netdev[%s]:HOSTDEV",
 				       le->name, le->name);
 		if (!le->name || (le->kind && *le->kind && !ns_net_kind_ok(le->kind) &&
-				  !netdev_host(r->o, le) && !macvlan_master(r->o, le)))
+				  !netdev_host(r, ne, le) && !macvlan_master(r, ne, le)))
 			return cr_fail_errno(e, EBADMSG, "net.img: link %s of kind %s cannot be made",
 					     le->name ? le->name : "?", le->kind);
 	}
@@ -599,9 +700,10 @@ static void addr_put(struct nl_addr **a)
 #define __cleanup_nladdr __attribute__((cleanup(addr_put)))
 
 /* --external veth[IFNAME]:OUTNAME[@BRIDGE] at restore wins over the name saved at dump. */
-static void outer_name(const struct cr_opts *o, const NetLinkEntry *le, char *name, char *bridge)
+static void outer_name(const struct ns_rst *r, const NetEntry *ne, const NetLinkEntry *le, char *name,
+		       char *bridge)
 {
-	const char *x = ext_veth(o, le->name);
+	const char *x = ext_veth(r->o, le->name, ns_net_ino_of(r, ne));
 	const char *n = x ? x : le->ext_name, *at = x ? strchr(x, '@') : NULL;
 	const char *b = x ? (at ? at + 1 : NULL) : le->ext_bridge;
 	snprintf(name, IFNAMSIZ, "%.*s", n ? (at ? (int)(at - n) : (int)strlen(n)) : 0, n ? n : "");
@@ -843,10 +945,10 @@ static int make_link(struct ns_rst *r, struct nl_sock *sk, const NetEntry *ne, u
 	char oname[IFNAMSIZ], bridge[IFNAMSIZ];
 	if (!*kind)
 		return 0; /* the loopback is there */
-	const char *host = netdev_host(r->o, le);
+	const char *host = netdev_host(r, ne, le);
 	if (host)
 		return move_in(r, le, host, e);
-	const char *master = macvlan_master(r->o, le);
+	const char *master = macvlan_master(r, ne, le);
 	if (master)
 		return make_macvlan(r, le, master, e);
 	if (!strcmp(kind, "tun"))
@@ -885,7 +987,7 @@ static int make_link(struct ns_rst *r, struct nl_sock *sk, const NetEntry *ne, u
 			if (pfd >= 0)
 				rtnl_link_set_ns_fd(peer, pfd);
 		} else {
-			outer_name(r->o, le, oname, bridge);
+			outer_name(r, ne, le, oname, bridge);
 			if (*oname)
 				rtnl_link_set_name(peer, oname);
 			rtnl_link_set_ns_fd(peer, r->self_fd[NS_NET]);

@@ -127,6 +127,13 @@ struct ns_net_state;
 int ns_net_dump(const struct ns_dump_args *a, const struct ns_net_set *s, int id, struct cr_err *e);
 /* The links of ne: kinds crshim makes, the outside devices they need named. */
 int ns_net_check_links(struct ns_rst *r, const NetEntry *ne, struct cr_err *e);
+/* net-multi.c: the inode at dump of the tree's network namespace whose image is ne; the image of the i-th
+ * one of the tree (0: the root's, when read), its inode in *ino, NULL past the last. */
+uint64_t ns_net_ino_of(const struct ns_rst *r, const NetEntry *ne);
+const NetEntry *ns_net_nth(const struct ns_rst *r, size_t i, uint64_t *ino);
+/* An --external netdev[IFNAME]:HOSTDEV that does not say which namespace (netdev[INO/IFNAME]) while two of
+ * the tree's network namespaces had a device IFNAME: refused with one line. After every image is read. */
+int ns_net_ext_check(const struct ns_rst *r, struct cr_err *e);
 /* Fill the namespace crshim is in with ne (the tree's network namespace id; 0: the root's). */
 int ns_net_fill(struct ns_rst *r, const NetEntry *ne, uint32_t id, struct cr_err *e);
 bool ns_net_kind_ok(const char *kind);
