@@ -118,11 +118,21 @@ static int fd_nets(pid_t pid, uint64_t self, struct ns_net_set *s, struct cr_err
 }
 
 /* The network namespaces kept by a bind of their namespace file in the root's own mount namespace
- * (`ip netns add`): nsfs mounts whose root is "net:[INO]" (ns/mnt-dump.c saves them as such). */
+ * (`ip netns add`): nsfs mounts whose root is "net:[INO]" (ns/mnt-dump.c saves them as such). None when
+ * that namespace has crshim's root: ns_mnt_dump saves none of its mounts then, and its nsfs mounts are
+ * copies of crshim's own (the host's `ip netns add`, another test's), whose namespaces are not the tree's
+ * (taken, they were dumped and made again with whatever they held: another dump's lock table, a veth to a
+ * third namespace). */
 static int mnt_nets(pid_t root, uint64_t self, struct ns_net_set *s, struct cr_err *e)
 {
 	char path[PATH_MAX + 64], *line = NULL;
 	size_t cap = 0;
+	struct stat rs, own;
+	snprintf(path, sizeof(path), "/proc/%d/root", root);
+	if (stat(path, &rs) || stat("/", &own))
+		return cr_fail_sys(e, "stat %s", path);
+	if (rs.st_dev == own.st_dev && rs.st_ino == own.st_ino)
+		return 0;
 	snprintf(path, sizeof(path), "/proc/%d/mountinfo", root);
 	__cleanup_fclose FILE *f = fopen(path, "re");
 	if (!f)
