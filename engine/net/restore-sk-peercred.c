@@ -108,8 +108,8 @@ int rst_sk_as_peer(const struct rst_task *t, const UnixSkEntry *u, int (*fn)(voi
 		int err = errno;
 		if (err == EEXIST && say_once(SAID_BUSY))
 			pr_info(
-			    "SO_PEERCRED pid %d is taken (by a process outside the tree, or the root task of "
-			    "its PID namespace): such sockets name crshim\n",
+			    "SO_PEERCRED pid %d is taken (by a process outside the tree, or one of the tree "
+			    "made already that does not make these sockets): such sockets name crshim\n",
 			    want[0]);
 		else if (err != EEXIST && say_once(SAID_CLONE))
 			pr_info("SO_PEERCRED pid %d: clone3: %s: such sockets name crshim\n", want[0],

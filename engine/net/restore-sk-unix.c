@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sched.h>
+#include <sys/fsuid.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -63,7 +64,8 @@ static size_t nsks;
  * on a socket pair of its own (made before the tree: every process has it) at the numbers kept for them. */
 struct sk_grp {
 	uint32_t mntns;
-	int ch[2]; /* crshim sends on [0], the process receives on [1] */
+	int ch[2];  /* crshim sends on [0], the process receives on [1] */
+	int srv[2]; /* the calls crshim asks of the process (by_named) on [0], the process serves on [1] */
 };
 static struct sk_grp *grps;
 static size_t ngrps;
@@ -535,9 +537,11 @@ static int listen_fn(void *arg)
 	return listen(l->fd, l->backlog);
 }
 
-/* A listen() or connect() whose SO_PEERCRED names the root task at the late step (its pid no helper can
- * take): crshim sends it the socket and the call (srv_req), the root makes it as the saved ids and answers
- * (0, an errno, -1: those ids are not in its user namespace), on late_ch. */
+/* A listen() or connect() whose SO_PEERCRED names a process that exists when crshim makes it (its pid no
+ * helper can take: the root task at the late step, a nested mount namespace's process at its own): crshim
+ * sends it the socket and the call (srv_req; for a relative name, the directory it is relative to as a
+ * second fd), the process makes it as the saved ids and answers (0, an errno, -1: those ids are not in its
+ * user namespace), on its channel (late_ch, sk_grp.srv). */
 enum { SRV_LISTEN = 1, SRV_CONNECT = 2 };
 struct srv_req {
 	int32_t op, backlog;
@@ -546,7 +550,8 @@ struct srv_req {
 	uint32_t alen;
 	struct sockaddr_un a;
 };
-static const struct rst_task *serving; /* crshim: the root task, while it serves (rst_sk_unix_late) */
+static const struct rst_task *serving; /* crshim: the process that serves now (rst_sk_unix_late, _nested) */
+static int serve_ch = -1;	       /* ... crshim's end of its channel */
 
 struct srv_call {
 	const struct srv_req *rq;
@@ -561,13 +566,39 @@ static int srv_fn(void *arg)
 		   : connect(c->fd, (const struct sockaddr *)&c->rq->a, (socklen_t)c->rq->alen);
 }
 
-/* crshim's side: 1 and *res (errno) when the root task made the call, 0 when it is not one for it. */
-static int by_root(const struct rst_task *t, const UnixSkEntry *cred, int op, int fd, int backlog,
-		   const struct sockaddr_un *a, socklen_t alen, int *res)
+/* crshim's side: the answer of the serving process (its end of the error pipe readable first: it ended or
+ * failed, EPIPE). */
+static int32_t srv_answer(void)
 {
-	if (!serving || cur_grp || !cred || !cred->has_peer_pid || !t || t->ns_levels != serving->ns_levels ||
-	    cred->peer_pid != rst_pidns_self(serving) || (a && a->sun_path[0] && a->sun_path[0] != '/'))
-		return 0; /* (a relative name: crshim's cwd is the one it is relative to) */
+	int32_t rep = EPIPE;
+	struct pollfd pf[2] = {{.fd = serve_ch, .events = POLLIN},
+			       {.fd = serving->err_pipe[0], .events = POLLIN}};
+	for (;;) {
+		if (poll(pf, 2, -1) < 0 && errno != EINTR)
+			return errno;
+		if (pf[0].revents) {
+			ssize_t got = recv(serve_ch, &rep, sizeof(rep), 0);
+			if (got < 0 && errno == EINTR)
+				continue;
+			return got == sizeof(rep) ? rep : got < 0 ? errno : EPIPE;
+		}
+		if (pf[1].revents)
+			return EPIPE;
+	}
+}
+
+/* crshim's side: 1 and *res (errno) when the serving process made the call, 0 when it is not one for it. */
+static int by_named(const struct rst_task *t, const UnixSkEntry *cred, int op, int fd, int backlog,
+		    const struct sockaddr_un *a, socklen_t alen, int *res)
+{
+	if (!serving || !cred || !cred->has_peer_pid || !t || t->ns_levels != serving->ns_levels ||
+	    cred->peer_pid != rst_pidns_self(serving))
+		return 0;
+	/* a relative name: crshim is in its directory (connect_to), which goes along */
+	bool rel = a && a->sun_path[0] && a->sun_path[0] != '/';
+	__cleanup_close int dir = rel ? open(".", O_PATH | O_DIRECTORY | O_CLOEXEC) : -1;
+	if (rel && dir < 0)
+		return 0;
 	struct srv_req rq = {.op = op,
 			     .backlog = backlog,
 			     .uid = cred->peer_uid,
@@ -578,26 +609,23 @@ static int by_root(const struct rst_task *t, const UnixSkEntry *cred, int op, in
 	if (a)
 		rq.a = *a;
 	struct iovec iov = {.iov_base = &rq, .iov_len = sizeof(rq)};
-	int32_t rep = EPIPE;
-	ssize_t got = scm_send(late_ch[0], &iov, 1, &fd, 1) == (ssize_t)sizeof(rq)
-			  ? recv(late_ch[0], &rep, sizeof(rep), 0)
-			  : -1;
-	if (got == sizeof(rep) && rep == -1)
-		return 0; /* (its ids are not the root's to take: crshim's helper) */
-	if (got != sizeof(rep) && rep == EPIPE)
-		rep = got < 0 ? errno : EPIPE; /* the root task is gone */
+	int fds[2] = {fd, dir};
+	int32_t rep =
+	    scm_send(serve_ch, &iov, 1, fds, rel ? 2 : 1) == (ssize_t)sizeof(rq) ? srv_answer() : errno;
+	if (rep == -1)
+		return 0; /* (its ids are not the process's to take: crshim's helper) */
 	*res = rep ? -1 : 0;
 	errno = rep;
-	pr_debug("socket call %d made by the root task: %s\n", op, rep ? strerror(rep) : "done");
+	pr_debug("socket call %d made by task %d: %s\n", op, serving->pid, rep ? strerror(rep) : "done");
 	return 1;
 }
 
-/* crshim's helper, or the root task (by_root), makes fn's call. */
+/* crshim's helper, or the process named (by_named), makes fn's call. */
 static int as_peer(const struct rst_task *t, const UnixSkEntry *cred, int (*fn)(void *), void *arg, int op,
 		   int fd, int backlog, const struct sockaddr_un *a, socklen_t alen)
 {
 	int res;
-	return by_root(t, cred, op, fd, backlog, a, alen, &res) ? res : rst_sk_as_peer(t, cred, fn, arg);
+	return by_named(t, cred, op, fd, backlog, a, alen, &res) ? res : rst_sk_as_peer(t, cred, fn, arg);
 }
 
 /* Phase 1: listeners, pairs, lone sockets. Accepted connections and pending clients wait. */
@@ -995,8 +1023,10 @@ static long id_here(const char *map, uint32_t id)
 	return r;
 }
 
-/* fn(arg) in the process as cred's euid and egid (crshim's ids, mapped into the process's user namespace):
- * 1 those ids are not there, -2 its own could not be set back, else fn's result (its errno in *err). */
+/* fn(arg) in the process as cred's euid and egid (crshim's ids, mapped into the process's user namespace;
+ * paths still looked up as the process's own ids, fsuid and fsgid, as crshim's helper does: a socket file
+ * crshim made may not be the saved ids' to connect to): 1 those ids are not there, -2 its own could not be
+ * set back, else fn's result (its errno in *err). */
 static int as_ids(const UnixSkEntry *cred, int (*fn)(void *), void *arg, int *err)
 {
 	uid_t eu = geteuid();
@@ -1005,10 +1035,13 @@ static int as_ids(const UnixSkEntry *cred, int (*fn)(void *), void *arg, int *er
 	long g = cred->has_peer_gid ? id_here("gid_map", cred->peer_gid) : (long)eg;
 	if (u < 0 || g < 0)
 		return 1;
-	int r =
-	    setresgid((gid_t)-1, (gid_t)g, (gid_t)-1) || setresuid((uid_t)-1, (uid_t)u, (uid_t)-1) || fn(arg)
-		? -1
-		: 0;
+	int r = setresgid((gid_t)-1, (gid_t)g, (gid_t)-1) ? -1 : 0;
+	if (!r) /* (before the euid: CAP_SETGID still effective) */
+		setfsgid(eg);
+	r = r || setresuid((uid_t)-1, (uid_t)u, (uid_t)-1) ? -1 : 0;
+	if (!r)
+		setfsuid(eu);
+	r = r || fn(arg) ? -1 : 0;
 	*err = errno;
 	if (setresuid((uid_t)-1, eu, (uid_t)-1) || setresgid((gid_t)-1, eg, (gid_t)-1))
 		return -2;
@@ -1109,41 +1142,55 @@ static void take_premade(int ch)
 	}
 }
 
-/* The root task's side of by_root. */
-static int serve_one(char *msg, size_t len)
+/* The call of rq on fd, as its ids, in directory dir (-1: where the process is): 0, an errno, -1 (those ids
+ * are not in its user namespace), -2 (msg: its own could not be had back). */
+static int32_t serve_call(const struct srv_req *rq, int fd, int dir, char *msg, size_t len)
+{
+	UnixSkEntry cred = UNIX_SK_ENTRY__INIT;
+	cred.peer_uid = rq->uid, cred.has_peer_uid = rq->has_uid;
+	cred.peer_gid = rq->gid, cred.has_peer_gid = rq->has_gid;
+	struct srv_call c = {rq, fd};
+	__cleanup_close int here = dir < 0 ? -1 : open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dir >= 0 && (here < 0 || fchdir(dir)))
+		return errno;
+	int err = 0, r = as_ids(&cred, srv_fn, &c, &err);
+	if (r == -2 || (here >= 0 && fchdir(here))) {
+		rst_errmsg(msg, len, "back to its own %s: %s", r == -2 ? "euid" : "cwd",
+			   strerror(r == -2 ? err : errno));
+		return -2;
+	}
+	return r == 1 ? -1 : r ? err : 0;
+}
+
+/* The named process's side of by_named: one call on ch. */
+static int serve_one(int ch, char *msg, size_t len)
 {
 	struct srv_req rq;
-	int fd = -1, fl = 0;
+	int fds[2] = {-1, -1}, fl = 0;
 	size_t nf = 0;
 	struct iovec iov = {.iov_base = &rq, .iov_len = sizeof(rq)};
-	ssize_t got = scm_recv(late_ch[1], &iov, 1, &fd, 1, &nf, &fl);
+	ssize_t got = scm_recv(ch, &iov, 1, fds, 2, &nf, &fl);
 	if (got < 0 && errno == EINTR)
 		return 0;
 	if (got <= 0)
 		return rst_errmsg(msg, len, "crshim's socket calls: %s",
 				  got ? strerror(errno) : "crshim is gone");
 	int32_t rep = EBADMSG;
-	if (got == sizeof(rq) && nf == 1) {
-		UnixSkEntry cred = UNIX_SK_ENTRY__INIT;
-		cred.peer_uid = rq.uid, cred.has_peer_uid = rq.has_uid;
-		cred.peer_gid = rq.gid, cred.has_peer_gid = rq.has_gid;
-		struct srv_call c = {&rq, fd};
-		int err = 0, r = as_ids(&cred, srv_fn, &c, &err);
-		if (r == -2)
-			return rst_errmsg(msg, len, "back to its own euid: %s", strerror(err));
-		rep = r == 1 ? -1 : r ? err : 0;
-	}
-	if (nf)
-		close(fd);
-	if (send(late_ch[1], &rep, sizeof(rep), MSG_NOSIGNAL) != sizeof(rep))
+	if (got == sizeof(rq) && nf >= 1 && nf <= 2)
+		rep = serve_call(&rq, fds[0], nf == 2 ? fds[1] : -1, msg, len);
+	for (size_t k = 0; k < nf; k++)
+		close(fds[k]);
+	if (rep == -2)
+		return -1;
+	if (send(ch, &rep, sizeof(rep), MSG_NOSIGNAL) != sizeof(rep))
 		return rst_errmsg(msg, len, "answer crshim's socket call: %s", strerror(errno));
 	return 0;
 }
 
-int rst_sk_unix_serve_root(int go, char *msg, size_t len)
+/* The calls crshim asks on ch (-1: none), until end is readable. */
+static int serve(int end, int ch, char *msg, size_t len)
 {
-	struct pollfd pf[2] = {{.fd = go, .events = POLLIN},
-			       {.fd = late ? late_ch[1] : -1, .events = POLLIN}};
+	struct pollfd pf[2] = {{.fd = end, .events = POLLIN}, {.fd = ch, .events = POLLIN}};
 	for (;;) {
 		if (poll(pf, 2, -1) < 0) {
 			if (errno == EINTR)
@@ -1152,9 +1199,14 @@ int rst_sk_unix_serve_root(int go, char *msg, size_t len)
 		}
 		if (pf[0].revents)
 			return 0;
-		if ((pf[1].revents & (POLLIN | POLLHUP)) && serve_one(msg, len))
+		if ((pf[1].revents & (POLLIN | POLLHUP)) && serve_one(ch, msg, len))
 			return -1;
 	}
+}
+
+int rst_sk_unix_serve_root(int go, char *msg, size_t len)
+{
+	return serve(go, late ? late_ch[1] : -1, msg, len);
 }
 
 int rst_sk_unix_premake_root(const struct rst_task *t, char *msg, size_t len)
@@ -1194,13 +1246,13 @@ int rst_sk_unix_late(const struct rst_task *ts, uint32_t pidns_levels, struct cr
 	if (!late)
 		return 0;
 	take_premade(late_ch[0]);
-	if (late_ch[1] >= 0) { /* the root's end: a root that ends fails crshim's calls (by_root) */
+	if (late_ch[1] >= 0) { /* the root's end: a root that ends fails crshim's calls (by_named) */
 		close(late_ch[1]);
 		late_ch[1] = -1;
 	}
-	serving = &ts[0];
+	serving = &ts[0], serve_ch = late_ch[0];
 	int ret = make_in(ts, ts[0].pid, pidns_levels, e);
-	serving = NULL;
+	serving = NULL, serve_ch = -1;
 	return ret ? -1 : to_kept(true, e);
 }
 
@@ -1301,7 +1353,7 @@ static int groups(struct rst_task *ts, size_t n, struct cr_err *e)
 		if (!ng)
 			return cr_fail_errno(e, ENOMEM, "out of memory");
 		grps = ng;
-		grps[ngrps++] = (struct sk_grp){sks[i].grp, {-1, -1}};
+		grps[ngrps++] = (struct sk_grp){sks[i].grp, {-1, -1}, {-1, -1}};
 	}
 	return 0;
 }
@@ -1332,8 +1384,9 @@ int rst_sk_unix_prepare(const struct cr_opts *o, struct rst_task *ts, size_t n, 
 		return 0;
 	late = ts[0].paths_later;
 	for (size_t g = 0; g < ngrps; g++)
-		if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, grps[g].ch))
-			return cr_fail_sys(e, "a socket pair for the unix sockets of mount namespace %u",
+		if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, grps[g].ch) ||
+		    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, grps[g].srv))
+			return cr_fail_sys(e, "socket pairs for the unix sockets of mount namespace %u",
 					   grps[g].mntns);
 	/* made once the tree's mount tree (or their nested one) stands: fd numbers kept for them */
 	for (size_t i = 0; i < nsks; i++)
@@ -1363,7 +1416,9 @@ int rst_sk_unix_nested(const struct rst_task *ts, const struct rst_task *t, stru
 		return 0;
 	cur_grp = g->mntns;
 	take_premade(g->ch[0]);
+	serving = t, serve_ch = g->srv[0];
 	int ret = make_in(ts, t->pid, t->ns_levels, e);
+	serving = NULL, serve_ch = -1;
 	int *nums = ret ? NULL : calloc(nsks, sizeof(*nums)); /* (freed below: not a cleanup, scan-build) */
 	size_t nn = 0;
 	if (!ret && !nums)
@@ -1389,7 +1444,8 @@ int rst_sk_unix_nested_take(const struct rst_task *t, char *msg, size_t len)
 		return -1;
 	if (write(t->err_pipe[1], (char[]){RST_STAND_MARK}, 1) != 1)
 		return rst_errmsg(msg, len, "tell crshim that its mount namespace stands");
-	return late_fds_pull(g->ch[1], msg, len);
+	/* (crshim asks its calls before it sends the sockets) */
+	return serve(g->ch[1], g->srv[1], msg, len) || late_fds_pull(g->ch[1], msg, len) ? -1 : 0;
 }
 
 void rst_sk_unix_done(const struct cr_opts *o, bool failed)
@@ -1419,9 +1475,12 @@ void rst_sk_unix_done(const struct cr_opts *o, bool failed)
 	nsks = 0;
 	late = false;
 	for (size_t g = 0; g < ngrps; g++)
-		for (int k = 0; k < 2; k++)
+		for (int k = 0; k < 2; k++) {
 			if (grps[g].ch[k] >= 0)
 				close(grps[g].ch[k]);
+			if (grps[g].srv[k] >= 0)
+				close(grps[g].srv[k]);
+		}
 	free(grps);
 	grps = NULL;
 	ngrps = 0;

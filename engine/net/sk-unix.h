@@ -105,7 +105,8 @@ int rst_sk_unix_root(char *msg, size_t len);
  * sent to crshim, which uses them (rst_sk_unix_nested_take does the same for its process). 0, -1 (msg). */
 int rst_sk_unix_premake_root(const struct rst_task *t, char *msg, size_t len);
 /* The root task, its mark written: until crshim's go (go readable), makes the listen() and connect() calls
- * crshim asks of it, those whose SO_PEERCRED names it, as the saved ids. 0, -1 (msg). */
+ * crshim asks of it, those whose SO_PEERCRED names it, as the saved ids (paths looked up as its own; a
+ * relative name in the directory crshim sends with the call). 0, -1 (msg). */
 int rst_sk_unix_serve_root(int go, char *msg, size_t len);
 /* Sockets bound in a nested mount namespace of the tree (unix_sk_entry.mntns), with those connected to them
  * (the other end of a pair, the connections of a listener, dgram sockets connected to one): made by crshim
@@ -113,7 +114,9 @@ int rst_sk_unix_serve_root(int go, char *msg, size_t len);
  * rst_sk_unix_check: that check alone (the dump's run of the restore's checks). _nested_has: mount
  * namespace mntns (pstree_entry.mntns) has some. rst_sk_unix_nested (crshim, once task t, which makes that
  * namespace, said it stands): made inside it and sent to t; rst_sk_unix_nested_take (t): says it stands
- * (RST_STAND_MARK on its error pipe), takes them at the fd numbers its entries inherit. */
+ * (RST_STAND_MARK on its error pipe), makes the listen() and connect() calls crshim asks of it (those whose
+ * SO_PEERCRED names it: rst_sk_unix_serve_root's) until they come, takes them at the fd numbers its
+ * entries inherit. */
 int rst_sk_unix_check(struct rst_task *ts, size_t n, struct cr_err *e);
 bool rst_sk_unix_nested_has(uint32_t mntns);
 int rst_sk_unix_nested(const struct rst_task *ts, const struct rst_task *t, struct cr_err *e);
