@@ -24,6 +24,11 @@
 #include "restore.h"
 
 #define COW_BUF (1ul << 20)
+/* What decides whether an inherited VMA is kept (mostly the same contents as the spawner's): its first 64
+ * KiB. A whole MiB was read and compared first: in a tree whose processes each hold memory of their own at
+ * their parent's place, a MiB read twice (here and by the blob) per process, and the buffer's MiB populated.
+ */
+#define COW_SAMPLE (64ul << 10)
 
 static bool cow_able(const struct rst_task *t)
 {
@@ -169,18 +174,27 @@ static uint64_t pages_differ(const uint8_t *a, const uint8_t *b, uint64_t np, ui
 	return nd;
 }
 
+/* n bytes of fd at off into buf (its pages populated in one go as far as they are used). */
+static int read_buf(int fd, uint8_t *buf, uint64_t n, uint64_t off)
+{
+	if (madvise(buf, n, MADV_POPULATE_WRITE) && errno != EINVAL)
+		return -1;
+	return rst_pread_all(fd, buf, n, off);
+}
+
 /* A run into memory inherited from the spawner: only the pages that differ are written. *decide: this is
  * the first chunk of the VMA and it decides (mostly other contents: *other, nothing written; see
- * worth_keeping). Each page is read and compared once. */
+ * worth_keeping); that chunk is COW_SAMPLE bytes. Each page is read and compared once. */
 static int diff_run(const struct rst_task *t, const struct rst_pblock *b, uint8_t *buf, uint64_t *written,
 		    bool *decide, bool *other)
 {
 	uint64_t psz = (uint64_t)sysconf(_SC_PAGESIZE);
 	bool d[COW_PAGES_MAX];
 	for (uint64_t done = 0; done < b->len;) {
-		uint64_t n = b->len - done < COW_BUF ? b->len - done : COW_BUF, np = n / psz, from = np;
+		uint64_t most = *decide ? COW_SAMPLE : COW_BUF;
+		uint64_t n = b->len - done < most ? b->len - done : most, np = n / psz, from = np;
 		uint8_t *dst = (uint8_t *)(uintptr_t)(b->vaddr + done);
-		if (rst_pread_all(run_fd(t, b), buf, n, b->off + done))
+		if (read_buf(run_fd(t, b), buf, n, b->off + done))
 			return -1;
 		uint64_t nd = pages_differ(dst, buf, np, psz, d);
 		if (*decide) {
@@ -296,31 +310,30 @@ static void unmap_buf(uint8_t *buf)
 		munmap(buf, COW_BUF);
 }
 
-/* A buffer for the pages read, populated at once (a fault per page costs; malloc's memory is crshim's,
- * copy on write). */
+/* A buffer for the pages read, populated as it is used (read_buf: a fault per page costs; malloc's memory is
+ * crshim's, copy on write). */
 static int map_buf(const struct rst_task *t, uint8_t **buf, char *msg, size_t len)
 {
 	if (*buf)
 		return 0;
-	void *m =
-	    mmap(NULL, COW_BUF, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	void *m = mmap(NULL, COW_BUF, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (m == MAP_FAILED)
 		return snprintf(msg, len, "task %d: a buffer: %s", t->pid, strerror(errno)), -1;
 	*buf = m;
 	return 0;
 }
 
-/* Most of the first MiB of t's pages in r are the same as the inherited ones. Else the spawner's copy is
- * not kept: writing most of it costs a TLB flush per run of pages that differ (an IPI to each CPU the
+/* Most of the first COW_SAMPLE bytes of t's pages in r are the same as the inherited ones. Else the spawner's
+ * copy is not kept: writing most of it costs a TLB flush per run of pages that differ (an IPI to each CPU the
  * process ran on), more than the blob's fresh mapping (a tree of 500 processes with 1 MiB each of their
  * own at the same place: a restore of 18 s instead of 11). */
 static int worth_keeping(const struct rst_task *t, const struct rst_vma *r, uint8_t *buf, bool *yes)
 {
 	const struct rst_pblock *rb = (const struct rst_pblock *)(uintptr_t)t->args->blocks;
 	uint64_t psz = (uint64_t)sysconf(_SC_PAGESIZE), seen = 0, differ = 0;
-	for (uint32_t k = r->first_block; k < r->first_block + r->nr_blocks && seen < COW_BUF; k++) {
-		uint64_t n = rb[k].len < COW_BUF - seen ? rb[k].len : COW_BUF - seen;
-		if (rst_pread_all(run_fd(t, &rb[k]), buf, n, rb[k].off))
+	for (uint32_t k = r->first_block; k < r->first_block + r->nr_blocks && seen < COW_SAMPLE; k++) {
+		uint64_t n = rb[k].len < COW_SAMPLE - seen ? rb[k].len : COW_SAMPLE - seen;
+		if (read_buf(run_fd(t, &rb[k]), buf, n, rb[k].off))
 			return -1;
 		for (uint64_t o = 0; o < n; o += psz)
 			differ += memcmp((const uint8_t *)(uintptr_t)(rb[k].vaddr + o), buf + o, psz) != 0;
@@ -335,17 +348,16 @@ struct cow_sum {
 					      inherited but not kept */
 };
 
-/* An inherited VMA: keep it (*in) or drop it (mostly other contents). A first run of COW_DECIDE bytes or
+/* An inherited VMA: keep it (*in) or drop it (mostly other contents). A first run of COW_SAMPLE bytes or
  * more decides in cow_take (*decide: read and compared once); a shorter one is not enough to tell, the
- * first MiB is looked at here. */
-#define COW_DECIDE (COW_BUF / 4)
+ * first COW_SAMPLE bytes of its runs are looked at here. */
 static int keep_or_drop(const struct rst_task *t, const struct rst_vma *r, uint8_t **buf, bool *in,
 			bool *decide, char *msg, size_t len)
 {
 	const struct rst_pblock *rb = (const struct rst_pblock *)(uintptr_t)t->args->blocks;
 	if (map_buf(t, buf, msg, len))
 		return -1;
-	*decide = r->nr_blocks && rb[r->first_block].len >= COW_DECIDE;
+	*decide = r->nr_blocks && rb[r->first_block].len >= COW_SAMPLE;
 	if (*decide)
 		return 0;
 	if (worth_keeping(t, r, *buf, in))
