@@ -231,9 +231,12 @@ static int check_mapped_files(struct rst_task *t, struct cr_err *e)
 	t->nr_mfiles = 0;
 	if (!t->mfiles || !t->vma_mfile)
 		return cr_fail_errno(e, ENOMEM, "out of memory");
+	const char *last = NULL; /* the path stat'ed last, its result in r and st */
+	bool exe_seen = false;	 /* the executable's path was stat'ed (and found) */
+	int r = 0;
+	struct stat st;
 	for (size_t i = 0; i < mm->n_vmas; i++) {
 		const VmaEntry *v = mm->vmas[i];
-		struct stat st;
 		t->vma_mfile[i] = -1;
 		if ((v->kind != VMA_KIND__VMA_FILE_PRIVATE && v->kind != VMA_KIND__VMA_FILE_SHARED) ||
 		    v->has_shmid)
@@ -244,8 +247,12 @@ static int check_mapped_files(struct rst_task *t, struct cr_err *e)
 					     (unsigned long long)v->start, (unsigned long long)v->end);
 		/* In a restored mount tree the path exists only after pivot_root: the open checks it then
 		 * (rst_path_stat 1; the dump's check looks in the live tree). A ghost is made with its size
-		 * (or, in a dry run, only named): 1 too. */
-		int r = rst_path_stat(t, v->path, &st, true);
+		 * (or, in a dry run, only named): 1 too. The VMAs of one file follow each other (a library's
+		 * 4 or 5): looked up once. */
+		if (!last || strcmp(last, v->path))
+			r = rst_path_stat(t, v->path, &st, true);
+		last = v->path;
+		exe_seen = exe_seen || (t->mm->exe_path && !strcmp(v->path, t->mm->exe_path));
 		if (r < 0)
 			return cr_fail_sys(e, "file %s (mapped at 0x%llx)", v->path,
 					   (unsigned long long)v->start);
@@ -257,8 +264,8 @@ static int check_mapped_files(struct rst_task *t, struct cr_err *e)
 		int acc = (v->file_flags & O_ACCMODE) == O_RDWR ? O_RDWR : O_RDONLY;
 		t->vma_mfile[i] = add_mfile(t, v->path, acc);
 	}
-	struct stat st;
-	if (!t->mm->exe_path || rst_path_stat(t, t->mm->exe_path, &st, true) < 0) /* 1: as above */
+	if (!t->mm->exe_path ||
+	    (!exe_seen && rst_path_stat(t, t->mm->exe_path, &st, true) < 0)) /* 1: as above */
 		return cr_fail_sys(e, "executable %s",
 				   t->mm->exe_path ? t->mm->exe_path : "(none in the image)");
 	return 0;
