@@ -53,13 +53,24 @@ static int pkt_dump(void *arg, struct cr_err *e)
 			     arg, e);
 }
 
-int ns_packet_get(pid_t pid, uint32_t ino, struct ns_packet_sk *out, struct cr_err *e)
+/* In pid's network namespace (nsfd < 0), else in nsfd's. */
+static int pkt_get(pid_t pid, int nsfd, uint32_t ino, struct ns_packet_sk *out, struct cr_err *e)
 {
 	struct pkt_query q = {.ino = ino, .out = out};
 	memset(out, 0, sizeof(*out));
-	if (ns_diag_in_netns(pid, pkt_dump, &q, e))
+	if (nsfd >= 0 ? ns_diag_in_netns_fd(nsfd, pkt_dump, &q, e) : ns_diag_in_netns(pid, pkt_dump, &q, e))
 		return cr_wrap(e, "packet socket:[%u]", ino);
 	if (!q.found)
 		return cr_fail_errno(e, ENOENT, "packet socket:[%u]: not in the sock_diag table", ino);
 	return 0;
+}
+
+int ns_packet_get(pid_t pid, uint32_t ino, struct ns_packet_sk *out, struct cr_err *e)
+{
+	return pkt_get(pid, -1, ino, out, e);
+}
+
+int ns_packet_get_ns(int nsfd, uint32_t ino, struct ns_packet_sk *out, struct cr_err *e)
+{
+	return pkt_get(0, nsfd, ino, out, e);
 }

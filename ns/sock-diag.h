@@ -125,5 +125,7 @@ struct ns_packet_sk {
 /* The packet socket ino of the net namespace of task pid (0: ours): its rings' requests and what getsockopt
  * does not tell. ENOENT: no such socket there. */
 int ns_packet_get(pid_t pid, uint32_t ino, struct ns_packet_sk *out, struct cr_err *e);
+/* The same in the network namespace of file nsfd (a socket's own, SIOCGSKNS). */
+int ns_packet_get_ns(int nsfd, uint32_t ino, struct ns_packet_sk *out, struct cr_err *e);
 
 #endif

@@ -35,6 +35,7 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 #include <arpa/inet.h>
@@ -275,14 +276,18 @@ static int scan_tx(const struct ring_who *w, const uint8_t *m, PacketRingEntry *
 	return 0;
 }
 
-/* Is socket cfd of another network namespace than process pid's (SIOCGSKNS)? */
-static bool sk_away_from(int cfd, pid_t pid)
+/* The sock_diag entry of packet socket ino, read in its own network namespace (which may not be its
+ * process's: a socket made before the process's setns or unshare): that of cfd (SIOCGSKNS), or of a copy of
+ * fd of task pid (cfd -1); without SIOCGSKNS, pid's. */
+static int pkt_diag(pid_t pid, int fd, int cfd, uint32_t ino, struct ns_packet_sk *d, struct cr_err *e)
 {
-	char p[64];
-	struct stat a, b;
-	__cleanup_close int ns = ioctl(cfd, SIOCGSKNS);
-	snprintf(p, sizeof(p), "/proc/%d/ns/net", (int)pid);
-	return ns >= 0 && !fstat(ns, &a) && !stat(p, &b) && a.st_ino != b.st_ino;
+	__cleanup_close int own = -1;
+	if (cfd < 0 && fd >= 0) {
+		__cleanup_close int pfd = (int)syscall(SYS_pidfd_open, pid, 0);
+		cfd = own = pfd >= 0 ? (int)syscall(SYS_pidfd_getfd, pfd, fd, 0) : -1;
+	}
+	__cleanup_close int ns = cfd >= 0 ? ioctl(cfd, SIOCGSKNS) : -1;
+	return ns >= 0 ? ns_packet_get_ns(ns, ino, d, e) : ns_packet_get(pid, ino, d, e);
 }
 
 int dump_pkt_rings(const struct cr_opts *o, pid_t pid, int fd, int cfd, PacketSkEntry *pe, struct cr_err *e)
@@ -294,18 +299,12 @@ int dump_pkt_rings(const struct cr_opts *o, pid_t pid, int fd, int cfd, PacketSk
 		return cr_fail_sys(e, "packet socket: fstat");
 	uint32_t ino = (uint32_t)st.st_ino;
 	struct cr_err e2 = {0};
-	if (ns_packet_get(pid, ino, &d, &e2)) { /* no packet_diag, or a socket of another namespace */
+	if (pkt_diag(pid, fd, cfd, ino, &d, &e2)) { /* no packet_diag */
 		int v = 0;
 		socklen_t l = sizeof(v);
 		/* the version cannot change once a ring is set up: the same version set again fails then */
 		bool ring = !getsockopt(cfd, SOL_PACKET, PACKET_VERSION, &v, &l) &&
 			    setsockopt(cfd, SOL_PACKET, PACKET_VERSION, &v, sizeof(v)) && errno == EBUSY;
-		if (ring && sk_away_from(cfd, pid)) /* (its sock_diag table is not its process's) */
-			return cr_fail(
-			    e,
-			    "packet socket:[%u] with a ring, of another network namespace than its "
-			    "process's: not supported",
-			    ino);
 		if (ring)
 			return cr_fail(
 			    e,
@@ -401,7 +400,8 @@ int dump_pkt_ring_vma(pid_t pid, uint64_t start, uint64_t end, uint64_t pgoff, u
 {
 	struct ns_packet_sk d;
 	struct cr_err e2 = {0};
-	if (ns_packet_get(pid, (uint32_t)ino, &d, &e2))
+	int fd = fd_of_socket(pid, ino); /* (its namespace: that of the socket, read through it) */
+	if (pkt_diag(pid, fd, -1, (uint32_t)ino, &d, &e2))
 		return cr_fail(
 		    e,
 		    "mapping 0x%llx-0x%llx of socket:[%llu], which is no packet socket with a ring "
@@ -416,7 +416,6 @@ int dump_pkt_ring_vma(pid_t pid, uint64_t start, uint64_t end, uint64_t pgoff, u
 		    "socket:[%llu] (split or partly unmapped): not supported",
 		    (unsigned long long)start, (unsigned long long)end, (unsigned long long)pgoff,
 		    (unsigned long long)len, (unsigned long long)ino);
-	int fd = fd_of_socket(pid, ino);
 	if (fd < 0)
 		return cr_fail(
 		    e,
