@@ -284,9 +284,10 @@ static int pkt_diag(pid_t pid, int fd, int cfd, uint32_t ino, struct ns_packet_s
 	__cleanup_close int own = -1;
 	if (cfd < 0 && fd >= 0) {
 		__cleanup_close int pfd = (int)syscall(SYS_pidfd_open, pid, 0);
-		cfd = own = pfd >= 0 ? (int)syscall(SYS_pidfd_getfd, pfd, fd, 0) : -1;
+		own = pfd >= 0 ? (int)syscall(SYS_pidfd_getfd, pfd, fd, 0) : -1;
 	}
-	__cleanup_close int ns = cfd >= 0 ? ioctl(cfd, SIOCGSKNS) : -1;
+	int sk = cfd >= 0 ? cfd : own;
+	__cleanup_close int ns = sk >= 0 ? ioctl(sk, SIOCGSKNS) : -1;
 	return ns >= 0 ? ns_packet_get_ns(ns, ino, d, e) : ns_packet_get(pid, ino, d, e);
 }
 
