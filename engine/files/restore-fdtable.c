@@ -11,7 +11,12 @@
  * restoring process will use (reserve: its highest target fd + its helper fds), and says which range it
  * took. The ranges follow each other: the restoring process keeps them through its fd restore
  * (restore-files.c) and closes only its own helper fds below them; each blob closes only its own range
- * (helper_fd_lo..helper_fd_hi), so that none closes another's. A sharer restores no fd itself. */
+ * (helper_fd_lo..helper_fd_hi), so that none closes another's. A sharer restores no fd itself.
+ * A sharer that maps a packet socket's rings needs a copy of that socket of the table, which only the
+ * restoring process makes: the sharer keeps a slot for it in its range and a pipe, and says so with its range
+ * (struct late, passed up by the sharers in between); the restoring process, once its fds are open
+ * (rst_fdtable_late), puts the socket in each slot and wakes the sharer, which waits for it before its blob.
+ */
 #define LOG_PREFIX "restore-fdtable: "
 #include <dirent.h>
 #include <errno.h>
@@ -78,6 +83,27 @@ int rst_fdtable_clone_prep(struct rst_task *c, char *msg, size_t len)
 	return 0;
 }
 
+/* What a sharer asks of the restoring process once the table stands: a copy of fd src at slot (in the
+ * sharer's range), or (src -1) a byte written to slot, the write end of the sharer's wake pipe. */
+struct late {
+	int32_t slot, src;
+};
+static struct late *lates; /* this process's: its own and those its sharers passed up (rst_fdtable_turns) */
+static size_t nr_lates;
+static int wake_rfd = -1; /* a sharer's end of its wake pipe (in its range) */
+
+static int late_add(int slot, int src)
+{
+	struct late *nl = realloc(lates, (nr_lates + 1) * sizeof(*nl));
+	if (!nl) {
+		errno = ENOMEM;
+		return -1;
+	}
+	lates = nl;
+	lates[nr_lates++] = (struct late){slot, src};
+	return 0;
+}
+
 /* *fd moved (or copied) to >= *next: *fd and *next move on; on failure *fd stays (the error pipe too). */
 static int place(int *fd, int *next, bool close_old)
 {
@@ -88,6 +114,26 @@ static int place(int *fd, int *next, bool close_old)
 		close(*fd);
 	*fd = nfd;
 	*next = nfd + 1;
+	return 0;
+}
+
+/* A sharer with slots to fill: its wake pipe, both ends in its range. */
+static int wake_pipe(const struct rst_task *t, int *next, char *msg, size_t len)
+{
+	int p[2];
+	bool any = false;
+	for (size_t i = 0; i < t->nr_mfiles; i++)
+		any = any || t->mfiles[i].task_fd1;
+	if (!any)
+		return 0;
+	if (pipe2(p, O_CLOEXEC))
+		return fail_msg(msg, len, "pipe", t->pid);
+	if (place(&p[0], next, true) || place(&p[1], next, true) || late_add(p[1], -1)) {
+		close(p[0]);
+		close(p[1]);
+		return fail_msg(msg, len, "its wake pipe", t->pid);
+	}
+	wake_rfd = p[0];
 	return 0;
 }
 
@@ -111,9 +157,12 @@ static int place_self(struct rst_task *t, int *next, char *msg, size_t len)
 	if (rst_ghost_keep_sharer(t, keep_ghost, next))
 		return fail_msg(msg, len, "keep its copies of deleted files", t->pid);
 	for (size_t i = 0; i < t->nr_mfiles; i++) {
-		if (t->mfiles[i].task_fd1) { /* rst_fdtable_check refuses it */
-			errno = ENOTSUP;
-			return fail_msg(msg, len, "a packet ring mapped", t->pid);
+		if (t->mfiles[i].task_fd1) { /* a packet socket: a slot, filled once the table stands */
+			int slot = dup(t->err_pipe[1]);
+			if (slot < 0 || place(&slot, next, true) || late_add(slot, t->mfiles[i].task_fd1 - 1))
+				return fail_msg(msg, len, "a slot for a packet socket's rings", t->pid);
+			mfd[i] = slot;
+			continue;
 		}
 		bool own = t->mfiles[i].fd < 0; /* a path, else crshim's fd of a shared memory object */
 		int fd = own ? rst_ghost_open_path_as(rst_pidns_self(t), t->mfiles[i].path,
@@ -133,6 +182,8 @@ static int place_self(struct rst_task *t, int *next, char *msg, size_t len)
 		return fail_msg(msg, len, t->mm->exe_path, t->pid);
 	}
 	a->mm.exe_fd = (uint32_t)fd;
+	if (wake_pipe(t, next, msg, len))
+		return -1;
 	a->helper_fd_hi = *next - 1;
 	return 0;
 }
@@ -146,6 +197,38 @@ static int read_full(int fd, void *buf, size_t n)
 	if (r >= 0 && (size_t)r != n)
 		errno = EPIPE;
 	return r == (ssize_t)n ? 0 : -1;
+}
+
+/* The slots and wake pipes a sharer passed up with its range: a count, then each. */
+static int read_lates(int fd)
+{
+	uint32_t n;
+	if (read_full(fd, &n, sizeof(n)))
+		return -1;
+	for (uint32_t i = 0; i < n; i++) {
+		struct late l;
+		if (read_full(fd, &l, sizeof(l)) || late_add(l.slot, l.src))
+			return -1;
+	}
+	return 0;
+}
+
+int rst_fdtable_late(char *msg, size_t len)
+{
+	for (size_t i = 0; i < nr_lates; i++)
+		if (lates[i].src >= 0 && dup3(lates[i].src, lates[i].slot, O_CLOEXEC) < 0) {
+			snprintf(msg, len, "fd %d: a copy for a sharer's mapping of its rings: %s",
+				 lates[i].src, strerror(errno));
+			return -1;
+		}
+	for (size_t i = 0; i < nr_lates; i++)
+		if (lates[i].src < 0 && write(lates[i].slot, "", 1) != 1) {
+			snprintf(msg, len, "wake a sharer of the fd table: %s", strerror(errno));
+			return -1;
+		}
+	free(lates);
+	lates = NULL, nr_lates = 0;
+	return 0;
 }
 
 /* The turn of sharer c (a child of the caller): reserve to it, its range back; the pipes closed. */
@@ -164,7 +247,7 @@ static int one_turn(struct rst_task *c, int reserve, int got[2], char *msg, size
 			fail_msg(msg, len, "wait for its fds", c->pid);
 		else if (!(pf[0].revents & POLLIN)) /* it ended (crshim has its reason) */
 			snprintf(msg, len, "task %d " RST_SHARER_ENDED, c->pid);
-		else if (read_full(c->fdt_done[0], got, 2 * sizeof(int)))
+		else if (read_full(c->fdt_done[0], got, 2 * sizeof(int)) || read_lates(c->fdt_done[0]))
 			fail_msg(msg, len, "read its range of fds", c->pid);
 		else
 			ret = 0;
@@ -182,6 +265,8 @@ int rst_fdtable_turns(struct rst_task *t, int lo, int extra, int range[2], char 
 {
 	int reserve = -1;
 	range[0] = range[1] = -1;
+	free(lates); /* (a copy of its parent's, if any) */
+	lates = NULL, nr_lates = 0;
 	for (size_t j = 0; j < t->ntree; j++) {
 		struct rst_task *c = &t->tree[j];
 		int got[2];
@@ -220,8 +305,22 @@ int rst_fdtable_self(struct rst_task *t, char *msg, size_t len)
 	if (place_self(t, &next, msg, len))
 		return -1;
 	int got[2] = {range[0] >= 0 && range[0] < lo ? range[0] : lo, next - 1};
-	if (write(t->fdt_done[1], got, sizeof(got)) != sizeof(got))
+	uint32_t nl = (uint32_t)nr_lates;
+	if (write(t->fdt_done[1], got, sizeof(got)) != sizeof(got) ||
+	    write(t->fdt_done[1], &nl, sizeof(nl)) != sizeof(nl) ||
+	    (nl && write(t->fdt_done[1], lates, nl * sizeof(*lates)) != (ssize_t)(nl * sizeof(*lates))))
 		return fail_msg(msg, len, "say which fds it keeps", t->pid);
+	free(lates);
+	lates = NULL, nr_lates = 0;
+	if (wake_rfd >= 0) { /* the socket of its rings, once the table stands */
+		char c;
+		ssize_t r;
+		do
+			r = read(wake_rfd, &c, 1);
+		while (r < 0 && errno == EINTR);
+		if (r != 1)
+			return fail_msg(msg, len, "wait for the fd table", t->pid);
+	}
 	return 0;
 }
 
@@ -236,12 +335,6 @@ int rst_fdtable_check(const struct rst_task *ts, size_t n, struct cr_err *e)
 				       "task %d shares its parent's fd table (CLONE_FILES) but is not "
 				       "created by it (sessions): not supported yet",
 				       t->pid);
-		for (size_t i = 0; t->mm && i < t->mm->n_vmas; i++) /* (mfiles are not made by a check) */
-			if (t->mm->vmas[i]->has_sk_fd)
-				return cr_fail(e,
-					       "task %d shares its parent's fd table (CLONE_FILES) and maps "
-					       "a packet socket's ring: not supported yet",
-					       t->pid);
 	}
 	return 0;
 }

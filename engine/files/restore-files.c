@@ -264,7 +264,8 @@ int rst_child_files(struct rst_task *t, char *msg, size_t len)
 		errno = ENOMEM;
 		rst_errmsg(msg, len, "fds");
 	} else if (!move_helpers(t, &p, msg, len) && !close_others(&p, msg, len) &&
-		   !open_targets(t, &p, msg, len) && !ring_fds(t, &p, msg, len))
+		   !open_targets(t, &p, msg, len) && !ring_fds(t, &p, msg, len) &&
+		   !rst_fdtable_late(msg, len))
 		ret = 0;
 	if (!ret) {
 		size_t nk;
