@@ -165,6 +165,7 @@ static int write_pstree(struct dump_tree *tr, struct cr_err *e)
 		pe.pgid = (int32_t)c->stat.f[5], pe.has_pgid = 1;
 		pe.sid = (int32_t)c->stat.f[6], pe.has_sid = 1;
 		pe.clone_share = c->clone_share, pe.has_clone_share = c->clone_share != 0;
+		pe.files_with = c->files_with, pe.has_files_with = c->files_with != 0;
 		if (c->vm_owner) {
 			pe.vm_owner = c->vm_owner, pe.has_vm_owner = 1;
 			pe.vm_flags = c->vm_flags, pe.has_vm_flags = 1;

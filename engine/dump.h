@@ -96,10 +96,11 @@ struct dump_ctx {
 	struct dump_ipc_shm *ipc_shm; /* tree-wide: System V shared memory segments (dump-ipc-shm.c) */
 	struct dump_fdshare *fdsh;    /* tree-wide: open file descriptions (dump-fdshare.c) */
 	uint32_t clone_share;	      /* CLONE_FILES | CLONE_FS shared with its parent (dump-share.c) */
-	pid_t vm_owner;		      /* shares the address space of this earlier process (dump-sharedvm.c) */
-	uint32_t vm_flags;	      /* clone flags relative to vm_owner */
-	int exit_signal;	      /* of a vm sharer (stat field 38) */
-	struct dump_thread *th;	      /* the other threads, seized */
+	pid_t files_with;	/* ... or the fd table of this sibling, not the parent's (dump-share.c) */
+	pid_t vm_owner;		/* shares the address space of this earlier process (dump-sharedvm.c) */
+	uint32_t vm_flags;	/* clone flags relative to vm_owner */
+	int exit_signal;	/* of a vm sharer (stat field 38) */
+	struct dump_thread *th; /* the other threads, seized */
 	size_t nth, th_cap;
 	struct dump_sk *sk;	    /* sockets: pidfd, connections in repair mode (dump-sk-inet.c) */
 	struct dump_ghosts *ghosts; /* unlinked files held open or mapped (dump-ghost.c) */

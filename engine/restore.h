@@ -261,7 +261,8 @@ __attribute__((noreturn)) void rst_helper_child(struct rst_task *t);
  * max(lo, the highest fd open + 1) + extra; range: the fds they took (-1 -1: none). rst_fdtable_self: a
  * sharer's turn, once it cloned its children. rst_fdtable_late: the restoring process, once its fds are open:
  * the copies of packet sockets its sharers map the rings of, in their slots; then it wakes them.
- * rst_fdtable_check (after rst_tree_plan): what a sharer cannot be. */
+ * rst_fdtable_check (after rst_tree_plan): a process sharing the table of its sibling (files_with) is cloned
+ * by that one with CLONE_PARENT; what a sharer cannot be. */
 #define RST_SHARER_ENDED "(shares the fd table) ended before it kept its fds" /* rst_task_reason: its own */
 bool rst_files_shared(const struct rst_task *t);
 bool rst_files_sharer_of(const struct rst_task *t, const struct rst_task *c);
@@ -269,7 +270,7 @@ int rst_fdtable_clone_prep(struct rst_task *c, char *msg, size_t len);
 int rst_fdtable_turns(struct rst_task *t, int lo, int extra, int range[2], char *msg, size_t len);
 int rst_fdtable_self(struct rst_task *t, char *msg, size_t len);
 int rst_fdtable_late(char *msg, size_t len);
-int rst_fdtable_check(const struct rst_task *ts, size_t n, struct cr_err *e);
+int rst_fdtable_check(struct rst_task *ts, size_t n, struct cr_err *e);
 int rst_fd_top(void); /* the highest open fd, -1 if /proc/self/fd cannot be read; no malloc */
 
 /* restore-sharedvm.c: processes sharing the address space of an earlier one (pstree vm_owner). They are not

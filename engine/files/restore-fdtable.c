@@ -29,13 +29,17 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "base/log.h"
 #include "files/ghost.h"
 #include "restore.h"
 
 bool rst_files_shared(const struct rst_task *t)
 {
-	return !t->zombie && !t->helper && !t->clone_parent && t->pst &&
-	       (t->pst->clone_share & CLONE_FILES) &&
+	if (t->zombie || t->helper || !t->pst)
+		return false;
+	if (t->pst->files_with) /* cloned by the sibling it shares the table with (rst_fdtable_check) */
+		return t->clone_parent && t->spawn_ppid == t->pst->files_with;
+	return !t->clone_parent && (t->pst->clone_share & CLONE_FILES) &&
 	       t->spawn_ppid == t->pst->ppid; /* cloned by the parent it shares the table with */
 }
 
@@ -324,8 +328,47 @@ int rst_fdtable_self(struct rst_task *t, char *msg, size_t len)
 	return 0;
 }
 
-int rst_fdtable_check(const struct rst_task *ts, size_t n, struct cr_err *e)
+/* t shares the fd table of its sibling s (files_with) but not its parent's: s clones it with CLONE_PARENT |
+ * CLONE_FILES, after its setsid (so t is born in s's session), if nothing else decides who clones t. */
+static int plan_sibling(struct rst_task *ts, size_t n, struct rst_task *t, struct cr_err *e)
 {
+	const PstreeEntry *p = t->pst;
+	struct rst_task *s = NULL;
+	for (size_t i = 0; i < n && !s; i++)
+		s = !ts[i].helper && ts[i].pid == p->files_with ? &ts[i] : NULL;
+	if (!s || s == t || s->pst->ppid != p->ppid || s->zombie || s->pst->files_with)
+		return cr_fail_errno(e, EBADMSG,
+				     "pstree.img: task %d shares the fd table of %d, not a sibling", t->pid,
+				     p->files_with);
+	const char *why = NULL;
+	if (t->spawn_ppid != p->ppid || t->clone_parent || t->before_setsid)
+		why = "its session is made by another process";
+	else if (p->sid != t->pid && p->sid != s->pst->sid)
+		why = "it is in another session";
+	else if (s->ns_init || t->ns_init)
+		why = "one is the init of a PID namespace";
+	else if (p->clone_share & CLONE_FS)
+		why = "it shares its fs info with its parent";
+	else if (rst_svm_sharer(t) || rst_svm_sharer(s))
+		why = "one shares an address space";
+	if (why)
+		return cr_fail(
+		    e,
+		    "task %d shares the fd table (CLONE_FILES) of its sibling %d, not its parent's, "
+		    "and %s: not supported yet",
+		    t->pid, s->pid, why);
+	t->spawn_ppid = s->pid, t->clone_parent = true, t->spawn_idx = s - ts;
+	pr_info("task %d: cloned by its sibling %d with CLONE_PARENT | CLONE_FILES (their fd table)\n",
+		t->pid, s->pid);
+	return 0;
+}
+
+int rst_fdtable_check(struct rst_task *ts, size_t n, struct cr_err *e)
+{
+	for (size_t k = 0; k < n; k++)
+		if (ts[k].pst && ts[k].pst->files_with && !ts[k].zombie && !ts[k].helper &&
+		    plan_sibling(ts, n, &ts[k], e))
+			return -1;
 	for (size_t k = 0; k < n; k++) {
 		const struct rst_task *t = &ts[k];
 		if (!t->pst || !(t->pst->clone_share & CLONE_FILES) || t->zombie)

@@ -1,7 +1,8 @@
 /* What a process of the tree shares with its parent through clone flags, found with kcmp: the fd table
  * (CLONE_FILES), cwd/root/umask (CLONE_FS). Stored in pstree_entry.clone_share; restore creates the process
- * with those flags from its parent (restore-child.c, files/restore-fdtable.c). A table shared other than
- * through parents that share it too (check_fd_tables) is refused. A process sharing the address space of
+ * with those flags from its parent (restore-child.c, files/restore-fdtable.c). A process whose table is
+ * that of a sibling but not of its parent gets that sibling's pid (files_with). A table shared other than
+ * through these (check_fd_tables) is refused. A process sharing the address space of
  * another one (CLONE_VM without CLONE_THREAD) is handled by dump-sharedvm.c instead. */
 #define LOG_PREFIX "dump-share: "
 #include <errno.h>
@@ -58,10 +59,25 @@ static int table_cmp(const void *a, const void *b, void *arg)
 	return r == 0 ? 0 : (pa > pb) - (pa < pb);
 }
 
+/* A process of the table of x that is neither made sharing it by its parent nor by its address-space owner
+ * (the one that restores it), a sibling of x (same parent, not a zombie). */
+static const struct dump_ctx *table_sibling(const struct dump_ctx *c, size_t n, const struct dump_ctx *x)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct dump_ctx *s = &c[i];
+		if (s != x && !s->zombie && s->ppid == x->ppid && !s->vm_owner &&
+		    !(s->clone_share & CLONE_FILES) && dump_kcmp_same(s->pid, x->pid, KCMP_FILES))
+			return s;
+	}
+	return NULL;
+}
+
 /* A table shared (CLONE_FILES) is restored by one of its processes and the others are created sharing it
- * by their parent (or address-space owner) of the same table: each group of processes sharing one table must
- * have just one that is neither (e.g. not a process whose sharing parent ended and that was reparented out of
- * the group, nor one that got the table through a process of another table). */
+ * by their parent (or address-space owner) of the same table, or (files_with) by a sibling that restores it
+ * (a process whose sharing parent ended and that was reparented to that sibling's parent, which has another
+ * table): each group of processes sharing one table must have just one that is none of these (e.g. not one
+ * reparented to a process none of whose children restores the table, nor one that got the table through a
+ * process of another table). */
 static int check_fd_tables(const struct dump_ctx *c, size_t n, struct cr_err *e)
 {
 	__cleanup_free size_t *ix = calloc(n + 1, sizeof(*ix));
@@ -77,7 +93,8 @@ static int check_fd_tables(const struct dump_ctx *c, size_t n, struct cr_err *e)
 		for (hi = lo;
 		     hi < m && (hi == lo || dump_kcmp_same(c[ix[lo]].pid, c[ix[hi]].pid, KCMP_FILES)); hi++) {
 			const struct dump_ctx *x = &c[ix[hi]];
-			if ((x->clone_share & CLONE_FILES) || (x->vm_owner && (x->vm_flags & CLONE_FILES)))
+			if ((x->clone_share & CLONE_FILES) || (x->vm_owner && (x->vm_flags & CLONE_FILES)) ||
+			    x->files_with)
 				continue; /* made sharing it */
 			if (first == SIZE_MAX) {
 				first = ix[hi];
@@ -119,6 +136,15 @@ int dump_clone_share(struct dump_ctx *c, size_t n, struct cr_err *e)
 			pr_info("task %d shares with its parent %d:%s%s\n", c[i].pid, p->pid,
 				(c[i].clone_share & CLONE_FILES) ? " fd table" : "",
 				(c[i].clone_share & CLONE_FS) ? " fs info" : "");
+	}
+	for (size_t i = 1; i < n; i++) { /* (once every process's clone_share is known) */
+		const struct dump_ctx *s = c[i].zombie || c[i].vm_owner || (c[i].clone_share & CLONE_FILES)
+					       ? NULL
+					       : table_sibling(c, n, &c[i]);
+		/* the first of such siblings (in c) restores the table, the others are cloned by it */
+		c[i].files_with = s && s < &c[i] ? s->pid : 0;
+		if (c[i].files_with)
+			pr_info("task %d shares the fd table of its sibling %d\n", c[i].pid, s->pid);
 	}
 	return check_fd_tables(c, n, e);
 }

@@ -1,9 +1,11 @@
 /* Two processes share an fd table but not through a parent that shares it: X (forked, its own table) clones
  * C with CLONE_FILES, C clones Y with CLONE_FILES and exits, and Y is reparented to the test (a child
- * subreaper), whose table is another. The restore would clone Y from its parent, which does not have that
- * table: the dump must refuse it with one line and leave the tree running (it dumped it, and Y came back
- * with a table of its own). */
+ * subreaper), whose table is another. After C/R X and Y still share one table (kcmp), the test's is another
+ * and Y is still the test's child: the restore has X clone Y with CLONE_PARENT | CLONE_FILES
+ * (engine/files/restore-fdtable.c). Before, the dump refused it ("not through a parent that shares it"). */
 #include <sched.h>
+#include <stdio.h>
+#include <string.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -61,6 +63,17 @@ int main(int argc, char **argv)
 	test_waitsig();
 	if (syscall(SYS_kcmp, x, y, KCMP_FILES, 0, 0) != 0)
 		fail("X and Y do not share one fd table any more");
+	if (syscall(SYS_kcmp, getpid(), y, KCMP_FILES, 0, 0) == 0)
+		fail("Y shares the test's fd table");
+	char path[64], buf[512];
+	snprintf(path, sizeof(path), "/proc/%d/stat", y);
+	FILE *f = fopen(path, "r");
+	int ppid = -1;
+	if (!f || !fgets(buf, sizeof(buf), f) || !strrchr(buf, ')') ||
+	    sscanf(strrchr(buf, ')') + 2, "%*c %d", &ppid) != 1 || ppid != getpid())
+		fail("Y's parent is %d, not the test", ppid);
+	if (f)
+		fclose(f);
 	kill(x, SIGUSR1);
 	kill(y, SIGUSR1);
 	child_exit_ok(x, NULL);
