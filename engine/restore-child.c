@@ -501,7 +501,7 @@ static int child_setup(struct rst_task *t, char *msg, size_t len)
 {
 	if (!rst_files_shared(t)) /* in a table restored by the parent the log's fd number is the task's */
 		pr_debug("task %d: session, fds, fs\n", t->pid);
-	/* from here on nothing may be logged: the log's fd number may become one of the task's */
+	/* from here on nothing is logged (log_drop): the log's fd number may become one of the task's */
 	if (t->fault == FI_RESTORE_FILES) /* no fault_hit(): it logs */
 		snprintf(msg, len, "fault injected at restore-files");
 	bool fs_shared =

@@ -48,6 +48,11 @@ void log_close(void)
 	log_f = NULL;
 }
 
+void log_drop(void)
+{
+	log_f = NULL; /* (not closed: the fd goes with the others, and stderr is the program's) */
+}
+
 int log_level(void)
 {
 	return log_lvl;

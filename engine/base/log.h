@@ -15,6 +15,9 @@ enum { LOG_MSG = 0, LOG_ERROR = 1, LOG_WARN = 2, LOG_INFO = 3, LOG_DEBUG = 4 };
 /* Open the log (path NULL or "-" = stderr). Level is -v N (default 2). */
 int log_open(const char *path, int level);
 void log_close(void);
+/* A restored process whose fd table becomes the program's (engine/files/restore-files.c): nothing more goes
+ * to the log from it (its fd number may be one of the program's fds by then); its errors go to crshim. */
+void log_drop(void);
 int log_level(void);
 const char *log_path(void);
 /* After fork in a child that must not share buffered state. */

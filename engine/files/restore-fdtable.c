@@ -295,6 +295,7 @@ int rst_fdtable_turns(struct rst_task *t, int lo, int extra, int range[2], char 
 int rst_fdtable_self(struct rst_task *t, char *msg, size_t len)
 {
 	int reserve, range[2], next;
+	log_drop(); /* the table becomes the task's once its turn is over (rst_child_files) */
 	if (read_full(t->fdt_turn[0], &reserve, sizeof(reserve)))
 		return fail_msg(msg, len, "wait for its turn", t->pid);
 	rst_nofile_max(); /* (the reserve may be above crshim's soft limit) */

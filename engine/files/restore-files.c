@@ -2,8 +2,8 @@
  * fds to inherit) move above the highest target fd, every other fd of crshim is closed, then each target
  * fd is opened (or inherited) at its number with its offset and flags. The files of file mappings and the
  * executable are opened here too; the blob gets them by number and closes them all (>= helper_fd_lo).
- * Errors are returned as text for the error pipe: this runs in the child, where nothing may be logged once
- * the fd table is changed. */
+ * Errors are returned as text for the error pipe: this runs in the child, where nothing is logged once the
+ * fd table is changed (log_drop: a line would go into the program's fd of that number). */
 #define LOG_PREFIX "restore-files: "
 #include <errno.h>
 #include <fcntl.h>
@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "base/cleanup.h"
+#include "base/log.h"
 #include "files/fd-kind.h"
 #include "files/fown.h"
 #include "files/ghost.h"
@@ -243,6 +244,7 @@ void rst_nofile_max(void)
 int rst_child_files(struct rst_task *t, char *msg, size_t len)
 {
 	struct fd_plan p = {.lo = 0};
+	log_drop(); /* the log's fd number becomes one of the task's */
 	rst_nofile_max();
 	for (size_t i = 0; i < t->nr_fdinfo; i++)
 		if (t->fdinfo[i]->fd >= p.lo)
