@@ -2,13 +2,12 @@
  * written and before it kills or lets the tree go (whatever the restore would refuse, the dump refuses first,
  * and the tree keeps running). The images are loaded by the restore's loader (restore-load.c) and each kind
  * of object checked by the restore's own checks (the fd kinds' check hooks, files in flight, shared address
- * spaces, pipes and descriptions shared by several processes, shared memory objects and the VMAs mapping them
- * or a packet socket's rings, pagemaps against their pages files, paths of files and mappings, credentials,
- * the vDSO layout, the plan of who makes each process in which session and group, the namespaces and mount
- * tree of ns.img and mnt.img);
- * t->dry makes the loader make nothing: no prefill, ghosts only named, no process, no fd of the tree, no
- * mount, no namespace. What a restore makes in its later stages (sockets bound, namespaces, the mount tree)
- * is not tried.
+ * spaces, pipes, descriptions and event fds shared by several processes, shared memory objects and the VMAs
+ * mapping them or a packet socket's rings, pagemaps against their pages files, paths of files and mappings,
+ * credentials, the vDSO layout, the plan of who makes each process in which session and group, the namespaces
+ * and mount tree of ns.img and mnt.img); t->dry makes the loader make nothing: no prefill, ghosts only named,
+ * no process, no fd of the tree, no mount, no namespace. What a restore makes in its later stages (sockets
+ * bound, namespaces, the mount tree) is not tried.
  *
  * At dump the restore's options are not known: the check takes the restore's defaults, and for what only
  * options give, the live tree (o->live_root: alive and frozen) stands in. This is what lets it run for
@@ -34,6 +33,7 @@
 #include "base/fault.h"
 #include "base/log.h"
 #include "dump.h"
+#include "files/evfd.h"
 #include "files/fdshare.h"
 #include "files/pipes.h"
 #include "files/procfd.h"
@@ -47,14 +47,15 @@ static int dry_tree(struct cr_opts *ro, struct rst_task **tsp, size_t *np, struc
 		return -1;
 	/* in the restore's order: the pipes and other descriptions shared by several processes (their entries
 	 * become inherited, as the checks after them see them at restore), the shared memory objects and the
-	 * VMAs that map them or a packet socket's rings (nothing opened or made by any); rst_tree_plan: who
+	 * VMAs that map them or a packet socket's rings, the event fds held by several processes (nothing
+	 * opened or made by any); rst_tree_plan: who
 	 * makes each process, with helpers for sessions and groups whose leader is gone; the files of
 	 * /proc/PID (no barrier made) */
 	return rst_svm_prepare(*tsp, *np, e) || rst_sk_scm_check(*tsp, *np, e) ||
 		       rst_pipes_share(*tsp, *np, e) || rst_fdshare_prepare(*tsp, *np, e) ||
-		       rst_shmem_prepare(*tsp, *np, e) || rst_sk_unix_check(*tsp, *np, e) ||
-		       rst_tree_plan(ro, tsp, np, e) || rst_fdtable_check(*tsp, *np, e) ||
-		       rst_procfd_prepare(*tsp, *np, e)
+		       rst_shmem_prepare(*tsp, *np, e) || rst_evfd_share(*tsp, *np, e) ||
+		       rst_sk_unix_check(*tsp, *np, e) || rst_tree_plan(ro, tsp, np, e) ||
+		       rst_fdtable_check(*tsp, *np, e) || rst_procfd_prepare(*tsp, *np, e)
 		   ? -1
 		   : 0;
 }
@@ -90,6 +91,7 @@ int rst_dry_run(const struct cr_opts *o, bool at_dump, struct cr_err *e)
 	rst_pipes_share_done();
 	rst_fdshare_done();
 	rst_shmem_done();
+	rst_evfd_share_done();
 	ns_rst_done(ts[0].ns, true); /* entered nothing, made nothing: only freed */
 	ts[0].ns = NULL;
 	for (size_t k = n; k-- > 0;) {

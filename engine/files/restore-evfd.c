@@ -427,25 +427,27 @@ static int to_inherit(const struct rst_task *t, FileEntry *f, int fd, pid_t pid,
 	return rst_file_inherit(t, f, fd, desc, e);
 }
 
-/* Make the file of the holder h (fd hfd of task hpid, ht) here, once; h becomes FILE_INHERIT of it. */
-static int make_holder(const struct rst_task *ht, FileEntry *h, pid_t hpid, int hfd, struct cr_err *e)
+/* Make the file of the holder h (fd hfd of task hpid, ht) here, once, into *fd; h becomes FILE_INHERIT of
+ * it. A dry run (restore-check.c) makes nothing: every such entry becomes FILE_INHERIT of fd -1. */
+static int make_holder(const struct rst_task *ht, FileEntry *h, pid_t hpid, int hfd, int *fd,
+		       struct cr_err *e)
 {
 	char msg[512] = "";
+	*fd = h->inherit_fd;
 	if (h->kind == FILE_KIND__FILE_INHERIT)
-		return h->inherit_fd;
-	int *n = realloc(shared_fds, (nr_shared_fds + 1) * sizeof(*n));
-	if (!n)
+		return 0;
+	int *n = ht->dry ? NULL : realloc(shared_fds, (nr_shared_fds + 1) * sizeof(*n));
+	if (!n && !ht->dry)
 		return cr_fail_errno(e, ENOMEM, "out of memory");
-	shared_fds = n;
-	int fd = make_file(h, msg, sizeof(msg));
-	if (fd < 0)
+	shared_fds = n ? n : shared_fds;
+	*fd = ht->dry ? -1 : make_file(h, msg, sizeof(msg));
+	if (*fd < 0 && !ht->dry)
 		return cr_fail(e, "task %d fd %d (held by several processes): %s", hpid, hfd, msg);
-	shared_fds[nr_shared_fds++] = fd;
+	if (!ht->dry)
+		shared_fds[nr_shared_fds++] = *fd;
 	pr_info("task %d fd %d (file kind %d) is held by several processes: made once (fd %d)\n", hpid, hfd,
-		h->kind, fd);
-	if (to_inherit(ht, h, fd, hpid, hfd, e))
-		return -1;
-	return fd;
+		h->kind, *fd);
+	return to_inherit(ht, h, *fd, hpid, hfd, e);
 }
 
 /* The first fd of file id in task t. */
@@ -476,9 +478,10 @@ static int evfd_share(struct rst_task *ts, size_t n, struct cr_err *e)
 			int hfd;
 			const struct fd_kind *fk = fd_kind_of(f->kind);
 			bool mapped = fk && fk->made_once && fk->made_once(f);
+			int fd;
 			if (!shared_of(f, &hpid, &hfd) &&
 			    mapped) { /* also mapped: an open of the mapped memfd */
-				if (make_holder(&ts[k], f, ts[k].pid, fd_of_id(&ts[k], f->id), e) < 0)
+				if (make_holder(&ts[k], f, ts[k].pid, fd_of_id(&ts[k], f->id), &fd, e))
 					return -1;
 				continue;
 			}
@@ -491,8 +494,7 @@ static int evfd_share(struct rst_task *ts, size_t n, struct cr_err *e)
 						     "task %d: file id %u is shared with fd %d of task %d, "
 						     "which the images lack",
 						     ts[k].pid, f->id, hfd, hpid);
-			int fd = make_holder(ht, h, hpid, hfd, e);
-			if (fd < 0 || to_inherit(&ts[k], f, fd, hpid, hfd, e))
+			if (make_holder(ht, h, hpid, hfd, &fd, e) || to_inherit(&ts[k], f, fd, hpid, hfd, e))
 				return -1;
 		}
 	reap_deads(); /* every pidfd of a reaped process is made: no zombie of crshim while the tree is made
@@ -504,17 +506,16 @@ int rst_evfd_share_one(struct rst_task *ts, size_t n, const struct rst_task *t, 
 		       struct cr_err *e)
 {
 	pid_t hpid;
-	int hfd;
+	int hfd, fd;
 	if (!shared_of(f, &hpid, &hfd))
-		return make_holder(t, f, t->pid, fd_of_id(t, f->id), e) < 0 ? -1 : 0;
+		return make_holder(t, f, t->pid, fd_of_id(t, f->id), &fd, e);
 	const struct rst_task *ht = NULL;
 	FileEntry *h = entry_of(ts, n, hpid, hfd, &ht);
 	if (!h || (h->kind != f->kind && h->kind != FILE_KIND__FILE_INHERIT))
 		return cr_fail_errno(
 		    e, EBADMSG, "task %d: file id %u is shared with fd %d of task %d, which the images lack",
 		    t->pid, f->id, hfd, hpid);
-	int fd = make_holder(ht, h, hpid, hfd, e);
-	return fd < 0 || to_inherit(t, f, fd, hpid, hfd, e) ? -1 : 0;
+	return make_holder(ht, h, hpid, hfd, &fd, e) || to_inherit(t, f, fd, hpid, hfd, e) ? -1 : 0;
 }
 
 void rst_evfd_share_done(void)
