@@ -509,9 +509,12 @@ static int child_setup(struct rst_task *t, char *msg, size_t len)
 	    t->spawn_ppid == t->pst->ppid; /* cloned with CLONE_FS: the parent sets cwd, umask, root */
 	bool files_shared =
 	    rst_files_shared(t); /* a process up the line restores the fds, ours in our turn */
-	if (child_loginuid(t->core, msg, len) ||
+	/* a sharer's cwd before its turn ends: then the process restoring the table closes crshim's fds in it
+	 * (a removed cwd opens through them) */
+	bool fs_early = files_shared && !fs_shared;
+	if (child_loginuid(t->core, msg, len) || (fs_early && child_fs(t, msg, len)) ||
 	    (files_shared ? rst_fdtable_self(t, msg, len) : rst_child_files(t, msg, len)) ||
-	    t->fault == FI_RESTORE_FILES || (!fs_shared && child_fs(t, msg, len)) ||
+	    t->fault == FI_RESTORE_FILES || (!fs_shared && !fs_early && child_fs(t, msg, len)) ||
 	    child_misc(t, msg, len) || (t->userns_fd < 0 && child_bounding(t, msg, len)) ||
 	    child_rseq_off(msg, len) || (drop_other_areas(t, false), rst_child_fill_unmap(t, msg, len)) ||
 	    rst_procfd_open(t, msg, len) || (!fs_shared && child_root(t, msg, len)))

@@ -59,26 +59,42 @@ static int table_cmp(const void *a, const void *b, void *arg)
 	return r == 0 ? 0 : (pa > pb) - (pa < pb);
 }
 
-/* A process of the table of x that is neither made sharing it by its parent nor by its address-space owner
- * (the one that restores it), a sibling of x (same parent, not a zombie). */
-static const struct dump_ctx *table_sibling(const struct dump_ctx *c, size_t n, const struct dump_ctx *x)
+/* x is not made sharing its table by its parent nor by its address-space owner */
+static bool table_root(const struct dump_ctx *x)
 {
-	for (size_t i = 0; i < n; i++) {
-		const struct dump_ctx *s = &c[i];
-		if (s != x && !s->zombie && s->ppid == x->ppid && !s->vm_owner &&
-		    !(s->clone_share & CLONE_FILES) && dump_kcmp_same(s->pid, x->pid, KCMP_FILES))
-			return s;
+	return !(x->clone_share & CLONE_FILES) && !(x->vm_owner && (x->vm_flags & CLONE_FILES));
+}
+
+/* In the group ix[lo..hi) of processes sharing one table: each such process that has a sibling (same parent)
+ * of the group that is one too, earlier in c, gets that sibling's pid (files_with): the first of them
+ * restores the table, the restore has it clone the others (a process whose sharing parent ended and that was
+ * reparented to a parent of another table). */
+static void table_siblings(struct dump_ctx *c, const size_t *ix, size_t lo, size_t hi)
+{
+	for (size_t a = lo; a < hi; a++) {
+		struct dump_ctx *x = &c[ix[a]];
+		size_t best = ix[a];
+		x->files_with = 0;
+		if (!table_root(x) || x->vm_owner)
+			continue;
+		for (size_t b = lo; b < hi; b++) {
+			const struct dump_ctx *s = &c[ix[b]];
+			if (ix[b] < best && table_root(s) && !s->vm_owner && s->ppid == x->ppid)
+				best = ix[b];
+		}
+		if (best != ix[a]) {
+			x->files_with = c[best].pid;
+			pr_info("task %d shares the fd table of its sibling %d\n", x->pid, c[best].pid);
+		}
 	}
-	return NULL;
 }
 
 /* A table shared (CLONE_FILES) is restored by one of its processes and the others are created sharing it
- * by their parent (or address-space owner) of the same table, or (files_with) by a sibling that restores it
- * (a process whose sharing parent ended and that was reparented to that sibling's parent, which has another
- * table): each group of processes sharing one table must have just one that is none of these (e.g. not one
+ * by their parent (or address-space owner) of the same table, or (files_with) by a sibling that restores it:
+ * each group of processes sharing one table must have just one that is none of these (e.g. not one
  * reparented to a process none of whose children restores the table, nor one that got the table through a
  * process of another table). */
-static int check_fd_tables(const struct dump_ctx *c, size_t n, struct cr_err *e)
+static int check_fd_tables(struct dump_ctx *c, size_t n, struct cr_err *e)
 {
 	__cleanup_free size_t *ix = calloc(n + 1, sizeof(*ix));
 	size_t m = 0;
@@ -90,14 +106,16 @@ static int check_fd_tables(const struct dump_ctx *c, size_t n, struct cr_err *e)
 	qsort_r(ix, m, sizeof(*ix), table_cmp, (void *)c);
 	for (size_t lo = 0, hi; lo < m; lo = hi) {
 		size_t first = SIZE_MAX;
-		for (hi = lo;
-		     hi < m && (hi == lo || dump_kcmp_same(c[ix[lo]].pid, c[ix[hi]].pid, KCMP_FILES)); hi++) {
-			const struct dump_ctx *x = &c[ix[hi]];
-			if ((x->clone_share & CLONE_FILES) || (x->vm_owner && (x->vm_flags & CLONE_FILES)) ||
-			    x->files_with)
+		for (hi = lo + 1; hi < m && dump_kcmp_same(c[ix[lo]].pid, c[ix[hi]].pid, KCMP_FILES); hi++)
+			;
+		if (hi - lo > 1)
+			table_siblings(c, ix, lo, hi);
+		for (size_t k = lo; k < hi; k++) {
+			const struct dump_ctx *x = &c[ix[k]];
+			if (!table_root(x) || x->files_with)
 				continue; /* made sharing it */
 			if (first == SIZE_MAX) {
-				first = ix[hi];
+				first = ix[k];
 				continue;
 			}
 			return cr_fail(e,
@@ -113,7 +131,7 @@ int dump_clone_share(struct dump_ctx *c, size_t n, struct cr_err *e)
 {
 	for (size_t i = 1; i < n; i++) {
 		const struct dump_ctx *p = dump_ctx_find(c, n, c[i].ppid);
-		c[i].clone_share = 0;
+		c[i].clone_share = 0, c[i].files_with = 0;
 		if (c[i].zombie)
 			continue;
 		if (c[i].vm_owner || !p || p->zombie)
@@ -136,15 +154,6 @@ int dump_clone_share(struct dump_ctx *c, size_t n, struct cr_err *e)
 			pr_info("task %d shares with its parent %d:%s%s\n", c[i].pid, p->pid,
 				(c[i].clone_share & CLONE_FILES) ? " fd table" : "",
 				(c[i].clone_share & CLONE_FS) ? " fs info" : "");
-	}
-	for (size_t i = 1; i < n; i++) { /* (once every process's clone_share is known) */
-		const struct dump_ctx *s = c[i].zombie || c[i].vm_owner || (c[i].clone_share & CLONE_FILES)
-					       ? NULL
-					       : table_sibling(c, n, &c[i]);
-		/* the first of such siblings (in c) restores the table, the others are cloned by it */
-		c[i].files_with = s && s < &c[i] ? s->pid : 0;
-		if (c[i].files_with)
-			pr_info("task %d shares the fd table of its sibling %d\n", c[i].pid, s->pid);
 	}
 	return check_fd_tables(c, n, e);
 }
