@@ -1,4 +1,7 @@
-/* Processes that share their parent's fd table (CLONE_FILES, pstree_entry.clone_share; dump-share.c).
+/* Processes that share their parent's fd table (CLONE_FILES, pstree_entry.clone_share; dump-share.c), or a
+ * sibling's whose parent does not share it (pstree_entry.files_with: its sharing parent ended and it was
+ * reparented): that sibling clones it with CLONE_PARENT | CLONE_FILES (rst_fdtable_check plans it) and
+ * gives it its turn as a parent does.
  *
  * The parent clones such a child with CLONE_FILES among its other children (restore-child.c), while the table
  * is still the one inherited from crshim: the child clones its own children from it as any process does (a
