@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -204,6 +205,32 @@ static int open_targets(struct rst_task *t, const struct fd_plan *p, char *msg, 
 	return 0;
 }
 
+/* The restore's own fds go above the task's highest one (rst_child_files: its helpers, a kind's fds for a
+ * while, the ranges of the processes sharing the table), below crshim's hard limit of open files, which it
+ * may not raise (no CAP_SYS_RESOURCE): a task with an fd too close to it is refused (at dump too, where the
+ * dumper's limit stands in for the restore's). A count that errs high: one per fd and per VMA that is not
+ * private anonymous memory, and 64. */
+static int check_room(const struct rst_task *t, struct cr_err *e)
+{
+	struct rlimit nofile;
+	int top = -1;
+	for (size_t i = 0; i < t->nr_fdinfo; i++)
+		top = t->fdinfo[i]->fd > top ? t->fdinfo[i]->fd : top;
+	uint64_t need = (uint64_t)top + 1 + t->nr_fdinfo + 64;
+	for (size_t i = 0; t->mm && i < t->mm->n_vmas; i++) /* (an fd per mapped file, at most) */
+		need += t->mm->vmas[i]->kind != VMA_KIND__VMA_ANON_PRIVATE &&
+			t->mm->vmas[i]->kind != VMA_KIND__VMA_HEAP &&
+			t->mm->vmas[i]->kind != VMA_KIND__VMA_STACK;
+	if (top < 0 || getrlimit(RLIMIT_NOFILE, &nofile) || nofile.rlim_max == RLIM_INFINITY ||
+	    need <= nofile.rlim_max)
+		return 0;
+	return cr_fail_errno(
+	    e, EMFILE,
+	    "task %d: fd %d is too close to crshim's limit of open files (%llu): the restore "
+	    "needs about %llu fds above it for its own",
+	    t->pid, top, (unsigned long long)nofile.rlim_max, (unsigned long long)(need - (uint64_t)top - 1));
+}
+
 int rst_files_check(struct rst_task *t, struct cr_err *e)
 {
 	for (size_t i = 0; i < t->nr_fdinfo; i++) {
@@ -229,7 +256,7 @@ int rst_files_check(struct rst_task *t, struct cr_err *e)
 		if (k->check && k->check(t, f, fi, e))
 			return -1;
 	}
-	return 0;
+	return check_room(t, e);
 }
 
 void rst_nofile_max(void)
