@@ -339,7 +339,7 @@ static int plan_sibling(struct rst_task *ts, size_t n, struct rst_task *t, struc
 	const PstreeEntry *p = t->pst;
 	struct rst_task *s = NULL;
 	for (size_t i = 0; i < n && !s; i++)
-		s = !ts[i].helper && ts[i].pid == p->files_with ? &ts[i] : NULL;
+		s = !ts[i].helper && ts[i].pst && ts[i].pid == p->files_with ? &ts[i] : NULL;
 	if (!s || s == t || s->pst->ppid != p->ppid || s->zombie || s->pst->files_with)
 		return cr_fail_errno(e, EBADMSG,
 				     "pstree.img: task %d shares the fd table of %d, not a sibling", t->pid,
