@@ -14,6 +14,12 @@
 #include <unistd.h>
 #include "zdtmtst.h"
 
+#ifdef FDT_OWN_SID
+#define FDT_SID_WAIT 1
+#else
+#define FDT_SID_WAIT 0
+#endif
+
 static pid_t clone_files(void)
 {
 	return (pid_t)syscall(SYS_clone, CLONE_FILES | SIGCHLD, 0, 0, 0, 0);
@@ -33,6 +39,10 @@ static int x_main(int ready)
 	}
 	if (c < 0 || waitpid(c, &st, 0) != c || st)
 		return 1;
+#ifdef FDT_OWN_SID /* X in a session of its own, Y still in the test's: then X says so */
+	if (setsid() < 0 || write(ready, "s", 1) != 1)
+		return 1;
+#endif
 	usr1_wait();
 	return 0;
 }
@@ -54,7 +64,8 @@ int main(int argc, char **argv)
 		_exit(x_main(rp[1]));
 	}
 	close(rp[1]);
-	if (x < 0 || read(rp[0], &y, sizeof(y)) != sizeof(y)) {
+	char sid;
+	if (x < 0 || read(rp[0], &y, sizeof(y)) != sizeof(y) || (FDT_SID_WAIT && read(rp[0], &sid, 1) != 1)) {
 		fail("fork or the children's setup");
 		return 1;
 	}
