@@ -147,10 +147,13 @@ int lo_listen(int family, int *port)
 	return lfd;
 }
 
-/* The server's process: outside the tree, only lfd kept. 0 in it, 1 in the caller, -1 on error. */
-int sockpeer_outside(int lfd)
+/* The server's process (outside the tree, or a child: in it), only lfd kept. 0 in it, 1 in the caller, -1 on
+ * error. */
+static int server_proc(int lfd, int child)
 {
-	int r = test_outside();
+	int r = child ? fork() : test_outside();
+	if (r > 0)
+		r = 1;
 	if (r == 0) {
 		alarm(300);
 		for (int fd = 3; fd < 1024; fd++)
@@ -160,16 +163,31 @@ int sockpeer_outside(int lfd)
 	return r;
 }
 
-int sockpeer_start(int family, uint64_t pause_at, const char *gofile)
+int sockpeer_outside(int lfd)
+{
+	return server_proc(lfd, 0);
+}
+
+static int start(int family, int child, uint64_t pause_at, const char *gofile)
 {
 	int port, lfd = lo_listen(family, &port);
 	if (lfd < 0)
 		return -1;
-	int r = sockpeer_outside(lfd);
+	int r = server_proc(lfd, child);
 	if (r == 0)
 		serve(lfd, pause_at, gofile);
 	close(lfd);
 	return r < 0 ? -1 : port;
+}
+
+int sockpeer_start(int family, uint64_t pause_at, const char *gofile)
+{
+	return start(family, 0, pause_at, gofile);
+}
+
+int sockpeer_start_child(int family)
+{
+	return start(family, 1, 0, NULL);
 }
 
 int sockpeer_connect(int family, int port)

@@ -160,6 +160,8 @@ void vma_shared_ok(pid_t pid, const void *addr, long min_kb, const char *who);
  * checks each byte it gets is sockpeer_pat(offset) and echoes it; with gofile it stops reading at byte
  * pause_at until gofile exists. Returns the loopback port or -1. */
 int sockpeer_start(int family, uint64_t pause_at, const char *gofile);
+/* The same server as a child of the test, in its tree (dumped and restored with it). */
+int sockpeer_start_child(int family);
 int sockpeer_connect(int family, int port);
 /* The loopback address of family (AF_INET, AF_INET6) with port into *ss, its length. lo_listen: a stream
  * socket listening on a port the kernel chose (*port), -1 on error. */

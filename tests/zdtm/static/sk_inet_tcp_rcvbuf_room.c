@@ -12,6 +12,9 @@
 #include <unistd.h>
 #include "zdtmtst.h"
 
+#ifndef PEER_START /* sk_inet_tcp_rcvbuf_inside: the echo server in the tree */
+#define PEER_START(family) sockpeer_start(family, 0, NULL)
+#endif
 #define QUEUED 100000
 #define RCVBUF (256 * 1024) /* under the default net.core.rmem_max: the kernel doubles it */
 
@@ -28,7 +31,7 @@ int main(int argc, char **argv)
 	int rb = RCVBUF;
 
 	test_init(argc, argv);
-	int port = sockpeer_start(AF_INET, 0, NULL);
+	int port = PEER_START(AF_INET);
 	int fd = port < 0 ? -1 : sockpeer_connect(AF_INET, port);
 	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rb, sizeof(rb)))
 		fail("connect to the peer");
