@@ -1,14 +1,16 @@
-/* Full TCP buffers both ways, of small segments, across --tcp-established (the case of CRIU's zdtm
- * socket-tcpbuf): the test and a peer outside the tree (test_outside) share a data connection, whose buffers
- * the test set large (SO_RCVBUF, SO_SNDBUF: locked), and a control one. In turns each fills the data
- * connection with 17-byte writes until they block (its own send buffer and the other's receive buffer full),
- * says on the control connection how many bytes it wrote, and reads back half of what the other one wrote
- * and it has not read yet. The dump comes in the middle. After it every byte written arrives, in order, at
- * both ends, and no turn waits for ever: before the fix the restored socket (its receive queue packed tighter
- * than the kernel had it, the saved SO_RCVBUF set again) offered a window it could not hold, ran out of
- * memory, closed the window under the peer's segments, dropped them as out of window with the acks they
- * carried, and both ends waited for each other (a turn, or the end, not done within 60 s: a failed read).
- * SO_RCVBUF reads at least what the test set. */
+/* Full TCP buffers both ways across --tcp-established, in the lockstep of CRIU's zdtm socket-tcpbuf: the
+ * test and a peer outside the tree (test_outside) share a data connection, whose buffers the test set large
+ * (SO_RCVBUF, SO_SNDBUF: locked), and a control one. Each turn the test reads half of what the peer wrote and
+ * it has not read yet, says on the control connection how much it wrote, and waits while the peer fills the
+ * test's receive buffer with 17-byte writes (until they block), reads half of what the test wrote (the test's
+ * send queue must flow meanwhile) and answers how much it wrote; then the test fills the peer's buffers
+ * (4 KiB writes: the turns spend their time in the peer's). The dump mostly comes while the peer fills, the
+ * test waiting on the control connection. After it every byte written arrives, in order, at both ends, and
+ * no turn waits for ever (a 20 s read timeout). Without the restore's room in the receive buffer
+ * (tcp-repair.c saved_bufs) the restored socket could run out of memory for data inside the window it had
+ * offered, closed that window under the peer's segments and then dropped them as out of window with the acks
+ * they carried (kernel 6.17+), so it never learned that the peer's window had opened: its data waited, the
+ * peer waited for it, the test for the peer. SO_RCVBUF reads at least what the test set. */
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -19,9 +21,10 @@
 #include <unistd.h>
 #include "zdtmtst.h"
 
-#define BUF (4 << 20) /* SO_RCVBUF, SO_SNDBUF asked (FORCE): the kernel doubles it */
-#define PIECE 17
-#define PRE 3 /* turns before the dump may come */
+#define BUF (4 << 20)  /* SO_RCVBUF, SO_SNDBUF asked (FORCE): the kernel doubles it */
+#define PIECE 17       /* the peer's writes */
+#define OUR_PIECE 4096 /* ours: the turns spend their time in the peer's (see main) */
+#define PRE 3	       /* turns before the dump may come */
 
 struct side {
 	int fd, ctl;
@@ -46,16 +49,16 @@ static int full_read(int fd, void *b, size_t n)
 	return 0;
 }
 
-/* Write pattern bytes PIECE at a time until the connection takes no more; the count. */
-static int64_t fill(struct side *s)
+/* Write pattern bytes piece at a time until the connection takes no more; the count. */
+static int64_t fill(struct side *s, int piece)
 {
-	uint8_t p[PIECE];
+	uint8_t p[OUR_PIECE];
 	uint64_t start = s->wrote;
 	fcntl(s->fd, F_SETFL, O_NONBLOCK);
 	for (;;) {
-		for (int i = 0; i < PIECE; i++)
+		for (int i = 0; i < piece; i++)
 			p[i] = sockpeer_pat(s->wrote + (uint64_t)i);
-		ssize_t w = write(s->fd, p, PIECE);
+		ssize_t w = write(s->fd, p, (size_t)piece);
 		if (w < 0 && errno == EAGAIN)
 			break;
 		if (w <= 0)
@@ -69,7 +72,7 @@ static int64_t fill(struct side *s)
 /* Read n of the other side's bytes (0: to EOF), checking them; -1 on an error or a wrong byte. */
 static int drain(struct side *s, uint64_t n)
 {
-	static uint8_t b[65536];
+	static uint8_t b[4096];
 	for (uint64_t done = 0; !n || done < n;) {
 		size_t want = n && n - done < sizeof(b) ? (size_t)(n - done) : sizeof(b);
 		ssize_t r = read(s->fd, b, want);
@@ -104,13 +107,16 @@ static void peer(int lfd)
 	close(lfd);
 	if (s.fd < 0 || s.ctl < 0)
 		_exit(2);
+	/* each turn: fill the test's receive buffer while it waits, then read half of what it wrote (its
+	 * send queue must flow to us meanwhile), then tell it how much we wrote */
 	for (;;) {
 		if (full_read(s.ctl, &theirs, sizeof(theirs)))
 			_exit(3);
 		if (theirs < 0)
 			break;
 		s.owed += (uint64_t)theirs;
-		if (drain(&s, s.owed / 2) || (mine = fill(&s)) < 0 || full_write(s.ctl, &mine, sizeof(mine)))
+		if ((mine = fill(&s, PIECE)) < 0 || (s.owed > 1 && drain(&s, s.owed / 2)) ||
+		    full_write(s.ctl, &mine, sizeof(mine)))
 			_exit(4);
 	}
 	/* the end: all of the test's bytes, then the totals */
@@ -124,7 +130,7 @@ static void peer(int lfd)
 int main(int argc, char **argv)
 {
 	struct side s = {-1, -1, 0, 0, 0};
-	struct timeval tv = {60, 0};
+	struct timeval tv = {20, 0}; /* under the runner's 30 s after SIGTERM */
 	int port, big = BUF;
 	int64_t mine, theirs;
 
@@ -148,19 +154,23 @@ int main(int argc, char **argv)
 	    setsockopt(s.ctl, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)))
 		fail("setsockopt");
 	int rb0 = sk_getint(s.fd, SOL_SOCKET, SO_RCVBUF);
-	if ((mine = fill(&s)) < 0 || turn(&s, mine, &theirs))
-		fail("first turn");
+	if ((mine = fill(&s, OUR_PIECE)) < 0)
+		fail("first fill");
 
+	/* each turn: read half of what the peer wrote, tell it how much we wrote, wait while it fills our
+	 * receive buffer and reads from us, learn how much it wrote, fill again */
 	int turns = 0;
 	while (turns < PRE || test_go()) {
 		if (turns == PRE)
 			test_daemon();
-		if (drain(&s, s.owed / 2))
+		if (s.owed > 1 && drain(&s, s.owed / 2))
 			fail("turn %d: read %llu bytes (of %llu owed) at %llu", turns,
 			     (unsigned long long)(s.owed / 2), (unsigned long long)s.owed,
 			     (unsigned long long)s.got);
-		if ((mine = fill(&s)) < 0 || turn(&s, mine, &theirs))
+		if (turn(&s, mine, &theirs))
 			fail("turn %d: the peer did not answer", turns);
+		if ((mine = fill(&s, OUR_PIECE)) < 0)
+			fail("turn %d: fill", turns);
 		turns++;
 	}
 
