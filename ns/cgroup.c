@@ -166,11 +166,21 @@ static int read_cgroups(pid_t pid, struct cg_line *l, size_t max, size_t *n, str
 	return read_cgroups_of(pid, 0, l, max, n, e);
 }
 
+struct cg_owned { /* tree_owns's answers */
+	uint32_t ctl;
+	char *path;
+	bool own;
+};
+
 struct cg_dump {
 	CgroupEntry ce;
 	struct ns_cg_hier h[CG_MAX_HIER];
 	size_t nh;
 	size_t nsub; /* directories add_subdirs found */
+	pid_t *pids; /* the tree, sorted */
+	size_t npids;
+	struct cg_owned *owned;
+	size_t nowned;
 };
 
 static int ctl_index(struct cg_dump *d, const char *name, struct cr_err *e)
@@ -319,13 +329,49 @@ static int add_dirs(struct cg_dump *d, uint32_t ctl, const char *from, const cha
 
 #define CG_MAX_SUBDIRS 256 /* below the cgroups of the tree, all told */
 
-/* The directories below a task's cgroup path (not a hierarchy's root), parents first: cgroups no task is in
- * (CRIU's cgroup01). */
+static int cmp_pid(const void *a, const void *b)
+{
+	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* Is cgroup path of hierarchy h (index ctl) the tree's own: no process outside the tree in it? One it
+ * shares (a login session's, a test runner's) has others' cgroups below it (their containers', their
+ * tests'): those are not saved, or the restore would make them again after their owners removed them. */
+static bool tree_owns(struct cg_dump *d, const struct ns_cg_hier *h, uint32_t ctl, const char *path)
+{
+	for (size_t i = 0; i < d->nowned; i++)
+		if (d->owned[i].ctl == ctl && !strcmp(d->owned[i].path, path))
+			return d->owned[i].own;
+	char f[PATH_MAX + 300];
+	snprintf(f, sizeof(f), "%s%s/cgroup.procs", h->mnt, path);
+	__cleanup_fclose FILE *fp = fopen(f, "re");
+	bool own = true;
+	long p;
+	while (fp && own && fscanf(fp, "%ld", &p) == 1)
+		own = bsearch(&(pid_t){(pid_t)p}, d->pids, d->npids, sizeof(pid_t), cmp_pid) != NULL;
+	if (!own)
+		pr_info("cgroup %s:%s holds processes outside the tree: the cgroups below it are not "
+			"saved\n",
+			h->name, path);
+	struct cg_owned *no = realloc(d->owned, (d->nowned + 1) * sizeof(*no));
+	if (no) {
+		d->owned = no;
+		if ((no[d->nowned].path = strdup(path))) {
+			no[d->nowned].ctl = ctl;
+			no[d->nowned++].own = own;
+		}
+	}
+	return own;
+}
+
+/* The directories below a task's cgroup path (not a hierarchy's root, nor one it shares with processes
+ * outside the tree), parents first: cgroups no task is in (CRIU's cgroup01). */
 static int add_subdirs(struct cg_dump *d, uint32_t ctl, const char *path, int depth, struct cr_err *e)
 {
 	const struct ns_cg_hier *h = ns_cg_hier_of(d->h, d->nh, d->ce.ctls[ctl]->name);
 	char dir[PATH_MAX + 256];
-	if (!h || !strcmp(path, "/"))
+	if (!h || !strcmp(path, "/") || (!depth && !tree_owns(d, h, ctl, path)))
 		return 0;
 	if (depth > 32)
 		return cr_fail_errno(e, E2BIG, "cgroup %s: more than 32 levels below", path);
@@ -513,6 +559,11 @@ static int cg_dump_all(struct cg_dump *d, const struct ns_dump_args *a, bool own
 	struct cg_line l[CG_MAX_HIER * 2], root[CG_MAX_HIER * 2];
 	size_t n, nroot = 0;
 	d->nh = ns_cg_hiers(d->h, CG_MAX_HIER);
+	if (!(d->pids = malloc((a->n ? a->n : 1) * sizeof(pid_t))))
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	memcpy(d->pids, a->pids, a->n * sizeof(pid_t));
+	d->npids = a->n;
+	qsort(d->pids, d->npids, sizeof(pid_t), cmp_pid);
 	for (size_t t = 0; t < a->n; t++) {
 		if (a->zombie[t]) /* a zombie has left its cgroups */
 			continue;
@@ -554,6 +605,10 @@ int ns_cg_dump(const struct ns_dump_args *a, bool own_cgns, struct cr_err *e)
 		protobuf_c_message_free_unpacked(&ce->base, NULL);
 	}
 	ns_cg_hiers_close(d->h, d->nh);
+	for (size_t i = 0; i < d->nowned; i++)
+		free(d->owned[i].path);
+	free(d->owned);
+	free(d->pids);
 	free(d);
 	return ret;
 }
