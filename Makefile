@@ -176,7 +176,7 @@ deps-integration:
 # make integration [INTEGRATION_FILES="runc podman"] [INTEGRATION_TAGS='!needs:X']: the bats files of
 # tests/integration/ with build/crshim as the runtimes' criu. Tests tagged needs:X wait for a missing piece X;
 # `make test` leaves out the tags in INTEGRATION_KNOWN_MISSING (each named with what it waits for).
-INTEGRATION_KNOWN_MISSING := !needs:mnt-nested-cgroup-left
+INTEGRATION_KNOWN_MISSING :=
 comma := ,
 # Tests tagged `extra` run in make integration only, not in make test (CI's time budget).
 INTEGRATION_FILES ?= $(patsubst tests/integration/%.bats,%,$(wildcard tests/integration/*.bats))

@@ -180,7 +180,28 @@ void bundle_cg_leave(struct bundle_cg *cg)
 	}
 }
 
-/* Remove what bundle_cg_enter made, deepest first (the killed tree's tasks may take a moment to go). */
+/* rmdir of cgroup p once the killed tree's tasks have left it (each as it is reaped: a moment, more on a
+ * loaded machine): 30 s at most; one that stays is named in the log with the tasks still in it. */
+static void rmdir_wait(const char *p)
+{
+	for (int t = 0; t < 3000; t++) {
+		if (!rmdir(p) || errno != EBUSY)
+			return;
+		usleep(10000);
+	}
+	char f[PATH_MAX + 16], tasks[256] = "";
+	snprintf(f, sizeof(f), "%s/tasks", p);
+	FILE *x = fopen(f, "re");
+	size_t n = x ? fread(tasks, 1, sizeof(tasks) - 1, x) : 0;
+	if (x)
+		fclose(x);
+	tasks[n] = '\0';
+	for (char *c = tasks; *c; c++)
+		*c = *c == '\n' ? ' ' : *c;
+	pr_warn("cgroup %s: still busy after 30 s (tasks: %s), left behind\n", p, tasks[0] ? tasks : "none");
+}
+
+/* Remove what bundle_cg_enter made, deepest first. */
 void bundle_cg_remove(const char *cgroups_path, struct bundle_cg *cg)
 {
 	for (int i = 0; i < BUNDLE_CG_N; i++) {
@@ -191,8 +212,7 @@ void bundle_cg_remove(const char *cgroups_path, struct bundle_cg *cg)
 			continue;
 		size_t stop = strlen(cg->made[i]);
 		while (strlen(p) >= stop) {
-			for (int t = 0; t < 100 && rmdir(p) && errno == EBUSY; t++)
-				usleep(10000);
+			rmdir_wait(p);
 			char *slash = strrchr(p, '/');
 			if (!slash)
 				break;
@@ -213,8 +233,8 @@ void bundle_cg_remove_leaf(const char *cgroups_path)
 		if (de->d_name[0] == '.' ||
 		    snprintf(p, sizeof(p), "/sys/fs/cgroup/%s%s", de->d_name, cgroups_path) >= (int)sizeof(p))
 			continue;
-		for (int t = 0; t < 100 && rmdir(p) && errno == EBUSY; t++)
-			usleep(10000);
+		if (!access(p, F_OK))
+			rmdir_wait(p);
 	}
 	if (d)
 		closedir(d);

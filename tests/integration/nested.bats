@@ -115,76 +115,51 @@ nested_leftovers() { # cgroup
 	return 0
 }
 
-@test "nested: a restore --bundle failing at each fault point of namespaces, mounts and files leaves nothing behind; then it restores" {
+# crshim checkpoint of the container (root-veth); a restore --bundle failing at each fault point of $@ (through
+# the annotation cr.fault) must leave nothing behind; then the restore without a fault gives all back.
+faults_leave_nothing() { # fault-point...
 	runc_start root-veth
 	run "$CRSHIM" checkpoint "$ID" --image-path "$D/img"
-	[ "$status" = 0 ] || { echo "$output"; tail -5 "$D/img/checkpoint.log"; false; }
+	[ "$status" = 0 ] || { echo "$output"; tail -5 "$D/img/checkpoint.log"; return 1; }
 	runc delete -f "$ID"
 	own=$(sed -n 's/^[0-9]*:memory://p' /proc/self/cgroup)
 	cg=${own%/}/$ID-r
 	[ -z "$(nested_leftovers "$cg")" ]
-	# (restore-mnt-nested: the test below)
-	for f in ${FAULTS:-restore-ns-made restore-ns-net-mid restore-mnt-mid restore-mnt-late restore-files \
-		restorer-after-mm restore-before-resume restore-after-detach}; do
+	for f in "$@"; do
 		bundle_jq "$B" '.annotations["cr.fault"] = $f' --arg f "$f"
 		run "$CRSHIM" restore --bundle "$B" --image-path "$D/img" "$ID-r" --detach
-		[ "$status" = 1 ] || { echo "$f: status $status: $output"; false; }
-		[[ "$output" == *"fault injected at $f"* ]] || { echo "$f: $output"; false; }
+		[ "$status" = 1 ] || { echo "$f: status $status: $output"; return 1; }
+		[[ "$output" == *"fault injected at $f"* ]] || { echo "$f: $output"; return 1; }
 		for _ in $(seq 50); do # (what the failure killed is reaped)
 			[ -z "$(nested_leftovers "$cg")" ] && break
 			sleep 0.1
 		done
 		left=$(nested_leftovers "$cg")
-		[ -z "$left" ] || { echo "$f left: $left"; false; }
+		[ -z "$left" ] || { echo "$f left: $left"; return 1; }
 	done
 	bundle_jq "$B" 'del(.annotations["cr.fault"])'
 	run "$CRSHIM" restore --bundle "$B" --image-path "$D/img" "$ID-r" --detach
-	[ "$status" = 0 ] || { echo "$output"; tail -15 "$D/img/restore.log"; false; }
+	[ "$status" = 0 ] || { echo "$output"; tail -15 "$D/img/restore.log"; return 1; }
 	find_nested "$("$CRSHIM" state "$ID-r" | jq -r .pid)"
 	save_state after
 	same_state mnt init n1 n2 n3 fd
 	ping_ok "$N1" 10.81.0.2
 	# the check sees a restored container (it would see one a failure left)
 	left=$(nested_leftovers "$cg")
-	[[ "$left" == *"processes: "*"crshim still has $ID-r"*"cgroup: "* ]] || { echo "$left"; false; }
+	[[ "$left" == *"processes: "*"crshim still has $ID-r"*"cgroup: "* ]] || { echo "$left"; return 1; }
 }
 
-# The clean-clone CI (a loaded machine) found the container's memory cgroup left after this point, twice;
-# it passed on the lead's runs. Left out of make test until that is found (Makefile INTEGRATION_KNOWN_MISSING).
-# bats test_tags=needs:mnt-nested-cgroup-left
-@test "nested: a restore --bundle failing at restore-mnt-nested leaves nothing behind; then it restores" {
-	FAULTS=restore-mnt-nested
-	runc_start root-veth
-	run "$CRSHIM" checkpoint "$ID" --image-path "$D/img"
-	[ "$status" = 0 ] || { echo "$output"; tail -5 "$D/img/checkpoint.log"; false; }
-	runc delete -f "$ID"
-	own=$(sed -n 's/^[0-9]*:memory://p' /proc/self/cgroup)
-	cg=${own%/}/$ID-r
-	[ -z "$(nested_leftovers "$cg")" ]
+@test "nested: a restore --bundle failing at each fault point of namespaces, mounts and files leaves nothing behind; then it restores" {
 	# (restore-mnt-nested: the test below)
-	for f in ${FAULTS:-restore-ns-made restore-ns-net-mid restore-mnt-mid restore-mnt-late restore-files \
-		restorer-after-mm restore-before-resume restore-after-detach}; do
-		bundle_jq "$B" '.annotations["cr.fault"] = $f' --arg f "$f"
-		run "$CRSHIM" restore --bundle "$B" --image-path "$D/img" "$ID-r" --detach
-		[ "$status" = 1 ] || { echo "$f: status $status: $output"; false; }
-		[[ "$output" == *"fault injected at $f"* ]] || { echo "$f: $output"; false; }
-		for _ in $(seq 50); do # (what the failure killed is reaped)
-			[ -z "$(nested_leftovers "$cg")" ] && break
-			sleep 0.1
-		done
-		left=$(nested_leftovers "$cg")
-		[ -z "$left" ] || { echo "$f left: $left"; false; }
-	done
-	bundle_jq "$B" 'del(.annotations["cr.fault"])'
-	run "$CRSHIM" restore --bundle "$B" --image-path "$D/img" "$ID-r" --detach
-	[ "$status" = 0 ] || { echo "$output"; tail -15 "$D/img/restore.log"; false; }
-	find_nested "$("$CRSHIM" state "$ID-r" | jq -r .pid)"
-	save_state after
-	same_state mnt init n1 n2 n3 fd
-	ping_ok "$N1" 10.81.0.2
-	# the check sees a restored container (it would see one a failure left)
-	left=$(nested_leftovers "$cg")
-	[[ "$left" == *"processes: "*"crshim still has $ID-r"*"cgroup: "* ]] || { echo "$left"; false; }
+	faults_leave_nothing ${FAULTS:-restore-ns-made restore-ns-net-mid restore-mnt-mid restore-mnt-late restore-files \
+		restorer-after-mm restore-before-resume restore-after-detach}
+}
+
+# (The clean-clone CI found this container's memory cgroup "left" here: it was made again after the failed
+# restore removed it, by the restore of a ZDTM test run in the same session, whose dump had saved every cgroup
+# below the test's own, the session's; ns/cgroup.c no longer saves those below a cgroup the tree shares.)
+@test "nested: a restore --bundle failing at restore-mnt-nested leaves nothing behind; then it restores" {
+	faults_leave_nothing restore-mnt-nested
 }
 
 @test "nested: runc --criu crshim, the container's netns given by path: a veth between it and one inside the container" {
