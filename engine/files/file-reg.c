@@ -13,6 +13,8 @@
 #include <net/if.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
+#include <linux/magic.h>
 #include <linux/if_tun.h>
 #include <linux/sockios.h>
 #include <sys/sysmacros.h>
@@ -628,6 +630,24 @@ static int path_stat(const struct rst_task *t, const char *path, struct stat *st
 	return fd < 0 ? -1 : fstat(fd, st);
 }
 
+/* A missing path whose nearest existing parent is on a cgroup filesystem: a cgroup the restore makes (after
+ * this check, before the files are opened), e.g. one removed between dump and restore; its open says if it
+ * is still missing. */
+static bool cgroup_later(const char *path)
+{
+	char p[PATH_MAX];
+	struct statfs sf;
+	snprintf(p, sizeof(p), "%s", path);
+	for (char *s = strrchr(p, '/'); s && s != p; s = strrchr(p, '/')) {
+		*s = '\0';
+		if (!statfs(p, &sf))
+			return sf.f_type == CGROUP_SUPER_MAGIC || sf.f_type == CGROUP2_SUPER_MAGIC;
+		if (errno != ENOENT)
+			return false;
+	}
+	return false;
+}
+
 static int check_path(const struct rst_task *t, const FileEntry *f, const FdinfoEntry *fi, struct cr_err *e)
 {
 	struct stat st;
@@ -638,8 +658,10 @@ static int check_path(const struct rst_task *t, const FileEntry *f, const Fdinfo
 	if (f->reg->deleted && !f->reg->has_ghost_id)
 		return cr_fail_errno(e, ENOTSUP, "fd %d: deleted file %s is not supported", fi->fd,
 				     f->reg->path);
-	int r = rst_path_stat(t, f->reg->path, &st, false); /* 1: open_path says if it is missing */
-	return r < 0 ? cr_fail_sys(e, "fd %d: file %s", fi->fd, f->reg->path) : 0;
+	int r = rst_path_stat(t, f->reg->path, &st, false), err = errno; /* 1: open_path says if missing */
+	if (r < 0 && err == ENOENT && !t->live_paths && cgroup_later(f->reg->path))
+		return 0;
+	return r < 0 ? cr_fail_errno(e, err, "fd %d: file %s", fi->fd, f->reg->path) : 0;
 }
 
 /* fd (the task's new open of /dev/net/tun, or crshim's for several processes) attached again to r's device,
