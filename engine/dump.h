@@ -79,7 +79,8 @@ struct dump_ctx {
 	int32_t *ns_tids;	       /* ... the ids of each thread (leader first) in each of them */
 	bool ns_init, ns_mnt_proc;     /* PID 1 of a namespace its parent is not in (with its own mounts) */
 	uint32_t mntns;		       /* a mount namespace of its own with other mounts: mntns-ID.img (0) */
-	bool mntns_up; /* in the mount namespace its parent's was made from (forked before that unshare) */
+	bool mntns_up;	  /* in the mount namespace its parent's was made from (forked before that unshare) */
+	pid_t mntns_join; /* entered (setns) the nested mount namespace of that process of the tree (0) */
 	int dirfd;
 	struct seized s;
 	struct infect in;

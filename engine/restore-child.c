@@ -608,6 +608,25 @@ static void drop_other_pipes(struct rst_task *t)
 	}
 }
 
+bool rst_mntns_joined(const struct rst_task *ts, size_t n, const struct rst_task *t)
+{
+	for (size_t i = 0; t->pst && t->pst->mntns && i < n; i++)
+		if (ts[i].pst && ts[i].pst->mntns_join && ts[i].pst->mntns_join == t->pst->pid)
+			return true;
+	return false;
+}
+
+/* A nested mount namespace another process enters: it stands (said already when crshim makes unix sockets in
+ * it: rst_sk_unix_nested_take). */
+static int mntns_stand(const struct rst_task *t, char *msg, size_t len)
+{
+	if (rst_sk_unix_nested_has(t->pst->mntns) || !rst_mntns_joined(t->tree, t->ntree, t))
+		return 0;
+	if (write(t->err_pipe[1], (char[]){RST_STAND_MARK}, 1) != 1)
+		return rst_errmsg(msg, len, "tell crshim that its mount namespace stands");
+	return 0;
+}
+
 /* The root task of a tree with its own mount tree: it stands; crshim makes what needs it (restore.c), then
  * the root takes crshim's unix sockets. */
 static int mounts_stand(const struct rst_task *t, char *msg, size_t len)
@@ -688,12 +707,15 @@ void rst_child(struct rst_task *t)
 	     (ns_rst_root_child(t->ns, msg, sizeof(msg)) || (late && mounts_stand(t, msg, sizeof(msg))) ||
 	      rst_fdshare_root(msg, sizeof(msg)))) ||
 	    (t->pst->mntns_up && ns_rst_mntns_up(&rst_mnt_up_ns, &rst_mnt_up_root, msg, sizeof(msg))) ||
-	    (t->pst->mntns ? ns_rst_mntns(t->tree[0].ns, t->pst->mntns, &rst_mnt_up_ns, &rst_mnt_up_root, msg,
-					  sizeof(msg)) ||
-				 rst_fdshare_nested(t->pid, msg, sizeof(msg)) ||
-				 rst_sk_unix_nested_take(t, msg, sizeof(msg))
-			   : t->mntns_proc && !(t->root && ns_rst_mounts(t->ns)) &&
-				 ns_pid_mount_proc(msg, sizeof(msg))) ||
+	    (t->pst->mntns_join && ns_rst_mntns_join(rst_pidns_vid(t, t->pst->mntns_join), &rst_mnt_up_ns,
+						     &rst_mnt_up_root, msg, sizeof(msg))) ||
+	    (t->pst->mntns
+		 ? ns_rst_mntns(t->tree[0].ns, t->pst->mntns, &rst_mnt_up_ns, &rst_mnt_up_root, msg,
+				sizeof(msg)) ||
+		       rst_fdshare_nested(t->pid, msg, sizeof(msg)) ||
+		       rst_sk_unix_nested_take(t, msg, sizeof(msg)) || mntns_stand(t, msg, sizeof(msg))
+		 : t->mntns_proc && !(t->root && ns_rst_mounts(t->ns)) &&
+		       ns_pid_mount_proc(msg, sizeof(msg))) ||
 	    (t->root && rst_cow_fill(t, !rst_files_shared(t), msg, sizeof(msg))) ||
 	    spawn_children(t, true, msg, sizeof(msg)) || child_session(t, msg, sizeof(msg)) ||
 	    rst_tty_child_session(t, msg, sizeof(msg)) || spawn_children(t, false, msg, sizeof(msg)) ||

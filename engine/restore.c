@@ -698,17 +698,38 @@ static int late_sk_unix(struct rst_task *ts, struct cr_err *e)
 }
 
 /* The unix sockets bound in the nested mount namespace task t makes, once it stands (t waits for them). */
-static int nested_sk_unix(struct rst_task *ts, struct rst_task *t, struct cr_err *e)
+static int nested_sk_unix(struct rst_task *ts, size_t n, struct rst_task *t, struct cr_err *e)
 {
-	if (!t->pst->mntns || !rst_sk_unix_nested_has(t->pst->mntns))
+	bool sks = t->pst->mntns && rst_sk_unix_nested_has(t->pst->mntns);
+	if (!sks && !rst_mntns_joined(ts, n, t))
 		return 0;
 	struct as_root a;
 	if (mounts_wait(t, RST_STAND_MARK, e))
 		return -1;
+	if (!sks) /* (only entered by another process: that one may go now) */
+		return 0;
 	as_born_root(&ts[0], &a);
 	int ret = rst_sk_unix_nested(ts, t, e);
 	as_crshim(&a);
 	return ret;
+}
+
+/* A process that enters the nested mount namespace another one makes (pstree_entry.mntns_join) goes once
+ * that one made it: that one first, out of turn if need be (its spawner went already). */
+static int join_maker(struct rst_task *ts, size_t n, struct rst_task *t, struct cr_err *e)
+{
+	struct rst_task *m = t->pst->mntns_join ? rst_tree_task(ts, n, t->pst->mntns_join) : NULL;
+	if (!t->pst->mntns_join || (m && m->seized))
+		return 0;
+	const struct rst_task *sp = m && m->spawn_idx >= 0 ? &ts[m->spawn_idx] : NULL;
+	if (!m || !m->pst->mntns || m->zombie || m->helper || rst_svm_sharer(m) ||
+	    (sp && sp != &ts[0] && !sp->seized && !sp->helper && !sp->zombie))
+		return cr_fail_errno(
+		    e, EBADMSG,
+		    "pstree.img: task %d enters the mount namespace of task %d, which is not "
+		    "made before it",
+		    rst_ipid(t), t->pst->mntns_join);
+	return seize_tree_child(ts, n, m, e) || nested_sk_unix(ts, n, m, e);
 }
 
 /* The ghosts (restore-ghost.c), made in the tree's mount tree */
@@ -773,8 +794,9 @@ static int restore_run(struct cr_opts *o, struct rst_task *ts, size_t n, struct 
 		ret = cr_fail_errno(e, ENOMEM, "out of memory");
 	for (size_t k = 1; !ret && k < n; k++) {
 		struct rst_task *t = &ts[order[k]];
-		if (!t->zombie && !t->helper && !rst_svm_sharer(t))
-			ret = seize_tree_child(ts, n, t, e) || nested_sk_unix(ts, t, e);
+		if (!t->zombie && !t->helper && !rst_svm_sharer(t) && !t->seized)
+			ret = join_maker(ts, n, t, e) || seize_tree_child(ts, n, t, e) ||
+			      nested_sk_unix(ts, n, t, e);
 	}
 	if (!ret)
 		ret = rst_tree_release(ts, n, e);

@@ -246,6 +246,9 @@ int rst_task_reason(struct rst_task *t, struct cr_err *e);
 /* A tree with its own mount tree: once the root task has built it, it says so (RST_BORN_MARK on its error
  * pipe) and waits for a second go, while crshim makes what it makes in that tree (ghosts, unix sockets). */
 bool rst_mounts_late(const struct rst_task *ts, size_t n);
+/* Does another process of the tree enter the nested mount namespace t makes (pstree_entry.mntns_join)? Then
+ * t says it stands (RST_STAND_MARK) once made, and crshim lets that one go only after (restore.c). */
+bool rst_mntns_joined(const struct rst_task *ts, size_t n, const struct rst_task *t);
 int rst_task_go(struct rst_task *t, const char *what, struct cr_err *e);
 int rst_helper_died(struct rst_task *h, struct cr_err *e); /* a helper ended early: why */
 bool rst_helper_ended(pid_t pid);

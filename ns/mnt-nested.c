@@ -414,6 +414,34 @@ int ns_mnt_nested_up(int *parent_ns, int *parent_root, char *msg, size_t len)
 	return 0;
 }
 
+int ns_rst_mntns_join(pid_t maker, int *parent_ns, int *parent_root, char *msg, size_t len)
+{
+	char p[64];
+	snprintf(p, sizeof(p), "/proc/%d/ns/mnt", (int)maker);
+	int proot = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	int pns = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
+	int fd = maker > 0 ? open(p, O_RDONLY | O_CLOEXEC) : -1;
+	int ret = proot < 0 || pns < 0 || fd < 0 || setns(fd, CLONE_NEWNS) ? -1 : 0;
+	if (ret)
+		snprintf(msg, len, "enter the mount namespace of task %d (setns): %s", (int)maker,
+			 maker > 0 ? strerror(errno) : "not in its PID namespace");
+	if (fd >= 0)
+		close(fd);
+	if (!ret) {
+		if (*parent_root >= 0) /* (inherited from the process it was cloned by) */
+			close(*parent_root);
+		if (*parent_ns >= 0)
+			close(*parent_ns);
+		*parent_root = proot, *parent_ns = pns;
+		return 0;
+	}
+	if (proot >= 0)
+		close(proot);
+	if (pns >= 0)
+		close(pns);
+	return -1;
+}
+
 /* A copy of its parent's namespace it changed in nothing the restore can see (every mount kept, with the
  * parent's flags and peer group, none a slave or unbindable): the copy unshare makes is the same, peer groups
  * included. Built mount by mount instead, a mount hidden under another at the same place (CRIU's

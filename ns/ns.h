@@ -134,6 +134,10 @@ int ns_rst_mntns(const struct ns_rst *r, uint32_t id, int *parent_ns, int *paren
 /* A process back in the namespace its parent's was made from (pstree_entry.mntns_up): it enters it
  * (*parent_ns, kept by ns_rst_mntns in its parent) and closes both. 0, or -1 and msg. */
 int ns_rst_mntns_up(int *parent_ns, int *parent_root, char *msg, size_t len);
+/* A process that had entered (setns) the nested mount namespace another process of the tree made
+ * (pstree_entry.mntns_join): it enters it again (/proc/MAKER/ns/mnt, MAKER as it sees it), once that one made
+ * it (engine/restore.c orders them), keeping its parent's root and namespace as ns_rst_mntns does. */
+int ns_rst_mntns_join(pid_t maker, int *parent_ns, int *parent_root, char *msg, size_t len);
 bool ns_rst_has_mntns(const struct ns_rst *r, uint32_t id);
 /* The --root of a tree with a mount tree of its own (NULL: none): the paths of the images are under it. */
 const char *ns_rst_root(const struct ns_rst *r);

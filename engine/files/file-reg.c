@@ -584,14 +584,15 @@ static int dump_path(struct dump_ctx *c, struct fd_src *f, void **state, FileEnt
 /* ---------------------------------------------------------------- restore */
 
 /* The process of the tree a process in a mount namespace of its own (or below it) had it made from: the
- * parent of its first process (pstree mntns); NULL if none. */
+ * parent of its first process (pstree mntns; or of the one that entered it, mntns_join: the namespace it
+ * was in before); NULL if none. */
 static const struct rst_task *nested_base(const struct rst_task *t)
 {
 	const struct rst_task *x = t;
 	for (size_t hops = 0; x && t->tree && hops <= t->ntree; hops++) {
 		const struct rst_task *p =
 		    x->pst && x->pst->ppid ? rst_tree_task(t->tree, t->ntree, x->pst->ppid) : NULL;
-		if (x->pst && x->pst->mntns)
+		if (x->pst && (x->pst->mntns || x->pst->mntns_join))
 			return p;
 		x = p;
 	}

@@ -99,6 +99,29 @@ static void free_lines(char **v, size_t n)
 	free(v);
 }
 
+static size_t tree_depth(const struct dump_ctx *cs, size_t n, const struct dump_ctx *c)
+{
+	size_t d = 0;
+	for (const struct dump_ctx *x = c; x && x->ppid && d <= n; d++)
+		x = parent_of(cs, n, x);
+	return d;
+}
+
+/* A process before c in the tree (cs, made before it at restore: not deeper) whose nested mount namespace
+ * (mntns) c is in, in its PID namespace, not a zombie: c entered it (setns) and enters it again once that
+ * process made it (pstree_entry.mntns_join). NULL if none. */
+static const struct dump_ctx *mnt_maker(const struct dump_ctx *cs, const struct dump_ctx *c)
+{
+	size_t i = (size_t)(c - cs);
+	for (size_t j = 0; j < i; j++) {
+		const struct dump_ctx *m = &cs[j];
+		if (m->mntns && !m->zombie && !c->ns_init && dump_same_mnt(m, c) &&
+		    ns_same(m->pid, "pid", c->pid, "pid") && tree_depth(cs, i, m) <= tree_depth(cs, i, c))
+			return m;
+	}
+	return NULL;
+}
+
 /* c is in another mount namespace than its parent p: saved as it differs from its parent's (*nested:
  * ns/mnt-dump.c ns_mnt_nested_dump) and made again from its parent's at restore (ns/mnt-nested.c), a
  * copy it did not change too (a file it holds may be on a mount of its parent's namespace, not of its copy:
@@ -118,6 +141,13 @@ static int mnt_place(struct dump_ctx *c, const struct dump_ctx *cs, size_t n, co
 		c->mntns_up = true;
 		pr_info("task %d: in the mount namespace its parent's was made from (task %d's)\n", c->pid,
 			q->pid);
+		return 0;
+	}
+	const struct dump_ctx *m = mnt_maker(cs, c);
+	if (m) {
+		c->mntns_join = m->pid;
+		pr_info("task %d: entered the mount namespace task %d made (setns): enters it again\n",
+			c->pid, m->pid);
 		return 0;
 	}
 	size_t na, nb;
@@ -151,11 +181,12 @@ static int mnt_shared(const struct dump_ctx *cs, size_t n, const struct dump_ctx
 		if (d == c || d->zombie || !dump_same_mnt(d, c))
 			continue;
 		const struct dump_ctx *x = d;
-		for (size_t hops = 0; x && x != c && !x->mntns_up && hops < n; hops++) {
+		for (size_t hops = 0; x && x != c && !x->mntns_up && x->mntns_join != c->pid && hops < n;
+		     hops++) {
 			const struct dump_ctx *px = parent_of(cs, n, x);
 			x = px && dump_same_mnt(px, d) ? px : NULL;
 		}
-		if (!x || (x != c && !x->mntns_up))
+		if (!x || (x != c && !x->mntns_up && x->mntns_join != c->pid))
 			return cr_fail(e,
 				       "not supported yet: task %d is in the mount namespace of task %d "
 				       "without being its descendant in it (setns)",
@@ -278,6 +309,7 @@ int dump_pidns(struct dump_ctx *cs, size_t n, bool *pidns, bool *mntns_proc, str
 void dump_pidns_pstree(const struct dump_ctx *c, PstreeEntry *pe)
 {
 	pe->mntns = c->mntns, pe->has_mntns = c->mntns != 0; /* (dump_ns numbered them) */
+	pe->mntns_join = c->mntns_join, pe->has_mntns_join = c->mntns_join != 0;
 	pe->mntns_up = c->mntns_up, pe->has_mntns_up = c->mntns_up;
 	if (!c->ns_levels)
 		return;

@@ -1,7 +1,9 @@
-/* A child unshares its mount namespace and mounts a tmpfs of its own (/nsmnt_ss); its sibling setns()es into
- * that namespace while the child lives: crshim makes a nested namespace in the process that made it and its
- * descendants only, so the dump refuses the sibling with one line (.desc dump-expect) and the tree keeps
- * running, both still in that namespace (nsmnt_child_setns: the shapes that are restored). */
+/* A child unshares its mount namespace and mounts a tmpfs of its own (/nsmnt_ss, over a directory of the
+ * test's with a file p); its sibling setns()es into that namespace while the child lives, holding fd 7 on p
+ * (opened before, on the test's mount) and fd 8 on the tmpfs's f (opened after). After restore both are in
+ * one namespace other than the test's (the sibling entered the one the child made again:
+ * pstree_entry.mntns_join, crshim lets it go once the child's namespace stands), fd 7 reads p, fd 8 is f on
+ * the child's tmpfs. Before, the dump refused the sibling with one line. */
 #include "nsmnt.h"
 
 static int setup(void)
@@ -17,11 +19,26 @@ static int check(void)
 	return file_is("/nsmnt_ss/f", "c") ? 0 : 1;
 }
 
+static int sib_check(void)
+{
+	char buf[8] = "";
+	struct stat a, b;
+	int bad = check();
+	if (pread(7, buf, sizeof(buf) - 1, 0) != 1 || strcmp(buf, "p"))
+		bad |= 2;
+	memset(buf, 0, sizeof(buf));
+	if (pread(8, buf, sizeof(buf) - 1, 0) != 1 || strcmp(buf, "c") || fstat(8, &a) ||
+	    stat("/nsmnt_ss", &b) || a.st_dev != b.st_dev)
+		bad |= 4;
+	return bad;
+}
+
 int main(int argc, char **argv)
 {
 	int pfd[2];
 	test_init(argc, argv);
 	mkdirs("/nsmnt_ss");
+	write_file("/nsmnt_ss/p", "p");
 	usr1_block();
 	pid_t c = nsmnt_child(setup, check);
 	if (pipe(pfd))
@@ -30,11 +47,16 @@ int main(int argc, char **argv)
 	if (s == 0) {
 		char p[64];
 		snprintf(p, sizeof(p), "/proc/%d/ns/mnt", c);
+		open_at(7, "/nsmnt_ss/p", O_RDONLY, "open /nsmnt_ss/p");
 		int fd = open(p, O_RDONLY);
-		if (fd < 0 || setns(fd, CLONE_NEWNS) || chdir("/") || child_ready(pfd))
+		if (fd < 0 || setns(fd, CLONE_NEWNS) || chdir("/"))
+			_exit(9);
+		close(fd);
+		open_at(8, "/nsmnt_ss/f", O_RDONLY, "open /nsmnt_ss/f in the child's namespace");
+		if (child_ready(pfd))
 			_exit(9);
 		usr1_wait();
-		_exit(check());
+		_exit(sib_check());
 	}
 	if (s < 0 || child_started(pfd))
 		fail("sibling not ready");
@@ -42,9 +64,11 @@ int main(int argc, char **argv)
 	test_waitsig();
 	CHECK(mntns_ino(s) && mntns_ino(s) == mntns_ino(c) && mntns_ino(c) != mntns_ino(getpid()),
 	      "the sibling is not in the child's namespace");
+	CHECK(file_is("/nsmnt_ss/p", "p"), "the test's /nsmnt_ss/p is gone");
 	kill(c, SIGUSR1);
 	kill(s, SIGUSR1);
 	child_exit_ok(c, "1: its tmpfs is gone");
-	child_exit_ok(s, "1: the child's tmpfs is gone");
+	child_exit_ok(s, "1: the child's tmpfs is gone, 2: fd 7 is not the test's p, 4: fd 8 is not f on the "
+			 "child's tmpfs");
 	return test_pass();
 }
