@@ -620,11 +620,20 @@ bool rst_mntns_joined(const struct rst_task *ts, size_t n, const struct rst_task
  * it: rst_sk_unix_nested_take). */
 static int mntns_stand(const struct rst_task *t, char *msg, size_t len)
 {
-	if (rst_sk_unix_nested_has(t->pst->mntns) || !rst_mntns_joined(t->tree, t->ntree, t))
-		return 0;
-	if (write(t->err_pipe[1], (char[]){RST_STAND_MARK}, 1) != 1)
+	bool links = rst_ghost_links(t);
+	if (!rst_sk_unix_nested_has(t->pst->mntns) && (links || rst_mntns_joined(t->tree, t->ntree, t)) &&
+	    write(t->err_pipe[1], (char[]){RST_STAND_MARK}, 1) != 1)
 		return rst_errmsg(msg, len, "tell crshim that its mount namespace stands");
-	return 0;
+	if (!links)
+		return 0;
+	/* crshim links the ghosts it opens on its mounts there (rst_ghost_link_nested), then says go */
+	char c;
+	ssize_t n;
+	do
+		n = read(t->go_pipe[0], &c, 1);
+	while (n < 0 && errno == EINTR);
+	close(t->go_pipe[0]);
+	return n == 1 ? 0 : rst_errmsg(msg, len, "wait for crshim in its mount namespace");
 }
 
 /* The root task of a tree with its own mount tree: it stands; crshim makes what needs it (restore.c), then
@@ -699,7 +708,7 @@ void rst_child(struct rst_task *t)
 	if (n != 1)
 		_exit(1);					   /* the parent gave up */
 	bool late = t->root && rst_mounts_late(t->tree, t->ntree); /* a second go, once its mounts stand */
-	if (!late)
+	if (!late && !(t->pst->mntns && rst_ghost_links(t)))	   /* (... or its nested ones: mntns_stand) */
 		close(t->go_pipe[0]);
 	pid_t spawner = t->spawn_idx >= 0 && !t->tree[t->spawn_idx].helper ? t->tree[t->spawn_idx].pid : 0;
 	if (ns_rst_task_net(t->tree[0].ns, t->pid, spawner, msg, sizeof(msg)) || /* its network namespace */

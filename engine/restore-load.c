@@ -326,7 +326,7 @@ static int check_vdso(struct rst_task *t, struct cr_err *e)
 int rst_load_task(struct cr_opts *o, struct rst_task *t, struct cr_err *e)
 {
 	t->pm.pages_fd = -1;
-	t->err_pipe[0] = t->err_pipe[1] = t->go_pipe[0] = t->go_pipe[1] = -1;
+	t->err_pipe[0] = t->err_pipe[1] = t->go_pipe[0] = t->go_pipe[1] = t->go_again = -1;
 	t->userns_fd = -1;
 	if (read_task(t, e))
 		return -1;
@@ -426,7 +426,7 @@ int rst_load_tree(struct cr_opts *o, struct rst_task **tsp, size_t *np, struct c
 		t->dry = ts[0].dry;
 		t->dry_dump = ts[0].dry_dump;
 		t->pm.pages_fd = -1;
-		t->err_pipe[0] = t->err_pipe[1] = t->go_pipe[0] = t->go_pipe[1] = -1;
+		t->err_pipe[0] = t->err_pipe[1] = t->go_pipe[0] = t->go_pipe[1] = t->go_again = -1;
 		t->userns_fd = -1;
 		*np = i + 1;
 		if (!rst_tree_task(ts, i, t->pst->ppid) || rst_tree_task(ts, i, t->pid))

@@ -601,6 +601,9 @@ static int seize_tree_child(struct rst_task *ts, size_t n, struct rst_task *t, s
 	t->seized = true;
 	if (ns_rst_task_spawned(ts[0].ns, t->pid, rst_ipid(t), e))
 		return -1;
+	if (t->pst->mntns && rst_ghost_links(t) &&
+	    (t->go_again = fcntl(t->go_pipe[1], F_DUPFD_CLOEXEC, 3)) < 0)
+		return cr_fail_sys(e, "keep the go pipe of task %d", t->pid);
 	return rst_task_go(t, "start task", e);
 }
 
@@ -700,17 +703,27 @@ static int late_sk_unix(struct rst_task *ts, struct cr_err *e)
 /* The unix sockets bound in the nested mount namespace task t makes, once it stands (t waits for them). */
 static int nested_sk_unix(struct rst_task *ts, size_t n, struct rst_task *t, struct cr_err *e)
 {
-	bool sks = t->pst->mntns && rst_sk_unix_nested_has(t->pst->mntns);
-	if (!sks && !rst_mntns_joined(ts, n, t))
+	bool sks = t->pst->mntns && rst_sk_unix_nested_has(t->pst->mntns), links = t->go_again >= 0;
+	if (!sks && !links && !rst_mntns_joined(ts, n, t))
 		return 0;
 	struct as_root a;
 	if (mounts_wait(t, RST_STAND_MARK, e))
 		return -1;
-	if (!sks) /* (only entered by another process: that one may go now) */
+	if (!sks && !links) /* (only entered by another process: that one may go now) */
 		return 0;
 	as_born_root(&ts[0], &a);
-	int ret = rst_sk_unix_nested(ts, t, e);
+	int ret = sks ? rst_sk_unix_nested(ts, t, e) : 0;
+	/* the ghosts it opens on its mounts, linked there (as the tree's root: crshim's ids are not mapped
+	 * there); then its second go */
+	if (!ret && links)
+		ret = rst_ghost_link_nested(t, e);
 	as_crshim(&a);
+	if (!ret && links)
+		ret = root_go_again(t, t->go_again, e);
+	if (links) {
+		close(t->go_again);
+		t->go_again = -1;
+	}
 	return ret;
 }
 

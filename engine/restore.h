@@ -82,8 +82,10 @@ struct rst_task {
 	pid_t pid;  /* in crshim's namespace: the image's, or (fresh_hpid) the kernel's once created */
 	pid_t ipid; /* fresh_hpid, once created: the image's pid (0: pid is the image's); see rst_ipid */
 	int dirfd;
-	int err_pipe[2];			 /* child -> parent: error message of the C stage */
-	int go_pipe[2];				 /* parent -> child: seized, go on */
+	int err_pipe[2]; /* child -> parent: error message of the C stage */
+	int go_pipe[2];	 /* parent -> child: seized, go on */
+	int go_again; /* crshim's copy of go_pipe[1] for a second go (its nested mount namespace stands, what
+			 crshim makes in it is there: rst_ghost_links), -1 */
 	int fdt_turn[2], fdt_done[2], fdt_pidfd; /* a sharer of its parent's fd table (restore-fdtable.c) */
 	int userns_fd; /* the tree's user namespace (ns/userns.c), entered last; -1: none */
 	int fault;     /* fault point of this run (engine/fault.h), 0 = none */

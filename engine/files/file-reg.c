@@ -302,23 +302,33 @@ static int on_mount(struct dump_ctx *c, pid_t as, struct fd_src *f, RegFileEntry
 			       "not supported yet: fd %d: deleted %s is on mount %d, which no directory of "
 			       "its path reaches (as task %d sees it)",
 			       f->fd, name, f->fi.mnt_id, (int)as);
-	if (c->born && !copy && opened_on != sx.stx_mnt_id)
+	size_t dl = strlen(dir);
+	const char *last = strrchr(name, '/');
+	bool named =
+	    last && (size_t)(last - name) == (dl == 1 ? 0 : dl) && !strncmp(name, dir, dl) && last[1];
+	/* born: a ghost (a regular file) of the process that made its namespace, at its deleted name there,
+	 * is linked there by crshim (which may open it by its handle) for the process's open by that name */
+	bool link = c->born && !copy && opened_on != sx.stx_mnt_id;
+	if (link &&
+	    !(re->has_ghost_id && re->deleted && S_ISREG(f->st.st_mode) && as == c->pid && c->mntns && named))
 		return cr_fail(e,
 			       "not supported yet: fd %d: deleted %s is on mount %d of another mount "
-			       "namespace than the root's, in a tree restored born in its user namespace",
+			       "namespace than the root's, in a tree restored born in its user namespace (a "
+			       "file still linked, a directory, one at another name than its own, or one of "
+			       "a process that did not make its namespace)",
 			       f->fd, name, f->fi.mnt_id);
 	if (!(re->ghost_mnt = strdup(dir)))
 		return cr_fail_errno(e, ENOMEM, "out of memory");
 	re->ghost_mnt_up = as != c->pid, re->has_ghost_mnt_up = 1; /* (live_fd: even false) */
 	re->ghost_copy = copy, re->has_ghost_copy = copy;
-	size_t dl = strlen(dir);
-	const char *last = strrchr(name, '/');
-	if (last && (size_t)(last - name) == (dl == 1 ? 0 : dl) && !strncmp(name, dir, dl) && last[1] &&
-	    !(re->ghost_name = strdup(last + 1)))
+	re->ghost_link = link, re->has_ghost_link = link;
+	if (named && !(re->ghost_name = strdup(last + 1)))
 		return cr_fail_errno(e, ENOMEM, "out of memory");
 	pr_info("fd %d: deleted %s: %s on the mount of %s (mount %d)%s\n", f->fd, name,
-		copy ? "made again by its process" : "opened again", dir, f->fi.mnt_id,
-		re->ghost_mnt_up ? ", in the namespace its own was made from" : "");
+		copy   ? "made again by its process"
+		: link ? "linked there by crshim for its process's open"
+		       : "opened again",
+		dir, f->fi.mnt_id, re->ghost_mnt_up ? ", in the namespace its own was made from" : "");
 	return 0;
 }
 
@@ -794,9 +804,12 @@ static int ghost_on_mount(int tmp, const RegFileEntry *r, int flags)
 		goto fail;
 	if (a.stx_mnt_id == b.stx_mnt_id)
 		return tmp;
-	if (name_to_handle_at(tmp, "", &fh.h, &mid, AT_EMPTY_PATH))
-		goto fail;
-	int fd = open_by_handle_at(m, &fh.h, flags | O_CLOEXEC);
+	/* (r->ghost_link: crshim linked it at its deleted name there, rst_ghost_link_nested, and unlinks it
+	 * once every process has its fds) */
+	int fd = r->ghost_link ? openat(m, r->ghost_name, flags | O_NOFOLLOW | O_CLOEXEC)
+		 : name_to_handle_at(tmp, "", &fh.h, &mid, AT_EMPTY_PATH)
+		     ? -1
+		     : open_by_handle_at(m, &fh.h, flags | O_CLOEXEC);
 	if (fd >= 0 &&
 	    (fstat(fd, &sa) || fstat(tmp, &sb) || sa.st_dev != sb.st_dev || sa.st_ino != sb.st_ino)) {
 		close(fd);

@@ -38,6 +38,11 @@ int rst_ghost_prepare(struct rst_task *t, struct cr_err *e);
 void rst_ghost_free(struct rst_task *t);
 /* Every process has its fds: the names kept for the ghosts opened again on another mount go (restore.c). */
 void rst_ghost_unlink_kept(struct rst_task *t);
+/* A tree born in its user namespace: t (which made its nested mount namespace, now standing) has ghosts to
+ * open on a mount of it (reg_file_entry.ghost_link): crshim links each there at its deleted name (by its
+ * handle: crshim may), t opens it by that name; the names go with rst_ghost_unlink_kept. */
+bool rst_ghost_links(const struct rst_task *t);
+int rst_ghost_link_nested(struct rst_task *t, struct cr_err *e);
 /* path is one of t's ghosts (made by the restore with the image's size, or only named by a dry run) */
 bool rst_ghost_is(const struct rst_task *t, const char *path);
 /* A tree with its own mount tree (t->paths_later): its paths exist only once the root task has built it, so

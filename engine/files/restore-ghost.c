@@ -621,8 +621,105 @@ bool rst_ghost_is(const struct rst_task *t, const char *path)
 	return false;
 }
 
+/* The names crshim linked ghosts at in nested mount namespaces (rst_ghost_link_nested): unlinked once every
+ * process has its fds (or the restore failed), each if it still names that inode. */
+static struct ghost_linked {
+	int dir;
+	char name[256];
+	dev_t dev;
+	ino_t ino;
+} * linked;
+static size_t n_linked;
+
+bool rst_ghost_links(const struct rst_task *t)
+{
+	for (size_t i = 0; i < t->nr_files; i++)
+		if (t->files[i]->reg && t->files[i]->reg->ghost_link)
+			return true;
+	return false;
+}
+
+/* the ghost of r (rg) linked at r->ghost_name in dir m (a directory of t's namespace) */
+static int link_one(const struct rst_task *t, const RegFileEntry *r, const struct rst_ghost *rg, int m,
+		    struct cr_err *e)
+{
+	struct {
+		struct file_handle h;
+		unsigned char buf[MAX_HANDLE_SZ];
+	} fh = {.h.handle_bytes = MAX_HANDLE_SZ};
+	struct stat hs, ns;
+	int mid;
+	__cleanup_close int h = name_to_handle_at(rg->fd, "", &fh.h, &mid, AT_EMPTY_PATH)
+				    ? -1
+				    : open_by_handle_at(m, &fh.h, O_PATH | O_CLOEXEC);
+	if (h < 0 || fstat(h, &hs))
+		return cr_fail_sys(e, "ghost %u: open it by its handle on the mount of %s", rg->id,
+				   r->ghost_mnt);
+	if (linkat(h, "", m, r->ghost_name, AT_EMPTY_PATH)) {
+		if (errno == EEXIST && !fstatat(m, r->ghost_name, &ns, AT_SYMLINK_NOFOLLOW) &&
+		    ns.st_dev == hs.st_dev && ns.st_ino == hs.st_ino)
+			return 0; /* (for another fd of it) */
+		return cr_fail_sys(e, "ghost %u: link it at %s/%s", rg->id, r->ghost_mnt, r->ghost_name);
+	}
+	struct ghost_linked *n = realloc(linked, (n_linked + 1) * sizeof(*n));
+	int d = fcntl(m, F_DUPFD_CLOEXEC, 3);
+	if (!n || d < 0) {
+		unlinkat(m, r->ghost_name, 0);
+		if (d >= 0)
+			close(d);
+		if (n)
+			linked = n;
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	}
+	linked = n;
+	linked[n_linked] = (struct ghost_linked){.dir = d, .dev = hs.st_dev, .ino = hs.st_ino};
+	snprintf(linked[n_linked++].name, sizeof(linked[0].name), "%s", r->ghost_name);
+	pr_info("ghost %u: linked at %s/%s in the mount namespace of task %d\n", rg->id, r->ghost_mnt,
+		r->ghost_name, t->pid);
+	return 0;
+}
+
+int rst_ghost_link_nested(struct rst_task *t, struct cr_err *e)
+{
+	for (size_t i = 0; i < t->nr_files; i++) {
+		const RegFileEntry *r = t->files[i]->reg;
+		if (!r || !r->ghost_link)
+			continue;
+		const struct rst_ghost *rg = r->has_ghost_id ? find_ghost(t, r->ghost_id) : NULL;
+		if (!rg || !r->ghost_mnt || !r->ghost_name || strchr(r->ghost_name, '/'))
+			return cr_fail_errno(e, EBADMSG,
+					     "files.img: file id %u: a ghost to link without its ghost, "
+					     "directory or name",
+					     t->files[i]->id);
+		char at[4200];
+		snprintf(at, sizeof(at), "/proc/%d/root%s", (int)t->pid, r->ghost_mnt);
+		__cleanup_close int m = open(at, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (m < 0)
+			return cr_fail_sys(e, "ghost %u: open %s", rg->id, at);
+		if (link_one(t, r, rg, m, e))
+			return -1;
+	}
+	return 0;
+}
+
+static void unlink_linked(void)
+{
+	for (size_t i = 0; i < n_linked; i++) {
+		struct stat st;
+		if (!fstatat(linked[i].dir, linked[i].name, &st, AT_SYMLINK_NOFOLLOW) &&
+		    st.st_dev == linked[i].dev && st.st_ino == linked[i].ino &&
+		    unlinkat(linked[i].dir, linked[i].name, 0))
+			pr_warn("unlink the ghost's name %s: %s\n", linked[i].name, strerror(errno));
+		close(linked[i].dir);
+	}
+	free(linked);
+	linked = NULL;
+	n_linked = 0;
+}
+
 void rst_ghost_unlink_kept(struct rst_task *t)
 {
+	unlink_linked();
 	for (size_t i = 0; i < t->nr_ghosts; i++) {
 		struct rst_ghost *rg = &t->ghosts[i];
 		if (rg->kept_dir < 0)
