@@ -707,12 +707,15 @@ static int nested_sk_unix(struct rst_task *ts, size_t n, struct rst_task *t, str
 	if (!sks && !links && !rst_mntns_joined(ts, n, t))
 		return 0;
 	struct as_root a;
-	if (mounts_wait(t, RST_STAND_MARK, e))
-		return -1;
-	if (!sks && !links) /* (only entered by another process: that one may go now) */
-		return 0;
+	int ret = mounts_wait(t, RST_STAND_MARK, e);
+	if (ret || (!sks && !links)) { /* (only entered by another process: that one may go now) */
+		if (links)
+			close(t->go_again);
+		t->go_again = -1;
+		return ret;
+	}
 	as_born_root(&ts[0], &a);
-	int ret = sks ? rst_sk_unix_nested(ts, t, e) : 0;
+	ret = sks ? rst_sk_unix_nested(ts, t, e) : 0;
 	/* the ghosts it opens on its mounts, linked there (as the tree's root: crshim's ids are not mapped
 	 * there); then its second go */
 	if (!ret && links)
