@@ -8,7 +8,7 @@
 
 #define GFD 7
 
-static char *map;
+static char *gmap;
 
 static int setup(void)
 {
@@ -16,14 +16,14 @@ static int setup(void)
 		return 1;
 	write_file("/nsmnt_gm/m/f", "ghost");
 	open_at(GFD, "/nsmnt_gm/m/f", O_RDWR, "open /nsmnt_gm/m/f in the child");
-	map = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, GFD, 0);
-	return map == MAP_FAILED || unlink("/nsmnt_gm/m/f");
+	gmap = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, GFD, 0);
+	return gmap == MAP_FAILED || unlink("/nsmnt_gm/m/f");
 }
 
 static int check(void)
 {
 	char buf[8] = "";
-	map[0] = 'G';
+	gmap[0] = 'G';
 	return pread(GFD, buf, 5, 0) != 5 || strcmp(buf, "Ghost");
 }
 
