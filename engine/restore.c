@@ -737,9 +737,9 @@ static int join_maker(struct rst_task *ts, size_t n, struct rst_task *t, struct 
 	struct rst_task *m = t->pst->mntns_join ? rst_tree_task(ts, n, t->pst->mntns_join) : NULL;
 	if (!t->pst->mntns_join || (m && m->seized))
 		return 0;
-	const struct rst_task *sp = m && m->spawn_idx >= 0 ? &ts[m->spawn_idx] : NULL;
+	long sp = m ? m->spawn_idx : -1; /* (the root, 0, went first) */
 	if (!m || !m->pst->mntns || m->zombie || m->helper || rst_svm_sharer(m) ||
-	    (sp && sp != &ts[0] && !sp->seized && !sp->helper && !sp->zombie))
+	    (sp > 0 && !ts[sp].seized && !ts[sp].helper && !ts[sp].zombie))
 		return cr_fail_errno(
 		    e, EBADMSG,
 		    "pstree.img: task %d enters the mount namespace of task %d, which is not "
