@@ -264,6 +264,31 @@ static inline pid_t nsmnt_child(int (*setup)(void), int (*check)(void))
 	return ch;
 }
 
+/* Another child of the test that enters c's mount namespace (setns, cwd /) between before() and in() (NULL:
+ * none; not 0: it exits 9), then waits for SIGUSR1 and exits with check(). Its pid (fail() if not ready). */
+static inline pid_t nsmnt_sibling(pid_t c, int (*before)(void), int (*in)(void), int (*check)(void))
+{
+	int pfd[2];
+	if (pipe(pfd))
+		fail("pipe");
+	pid_t s = test_fork();
+	if (s == 0) {
+		char p[64];
+		snprintf(p, sizeof(p), "/proc/%d/ns/mnt", c);
+		if (before && before())
+			_exit(9);
+		int fd = open(p, O_RDONLY);
+		if (fd < 0 || setns(fd, CLONE_NEWNS) || chdir("/") || close(fd) || (in && in()) ||
+		    child_ready(pfd))
+			_exit(9);
+		usr1_wait();
+		_exit(check());
+	}
+	if (s < 0 || child_started(pfd))
+		fail("sibling not ready");
+	return s;
+}
+
 #define CHECK(cond, ...)                                                                                     \
 	do {                                                                                                 \
 		if (!(cond))                                                                                 \

@@ -33,33 +33,26 @@ static int sib_check(void)
 	return bad;
 }
 
+static int before(void)
+{
+	open_at(7, "/nsmnt_ss/p", O_RDONLY, "open /nsmnt_ss/p");
+	return 0;
+}
+
+static int in(void)
+{
+	open_at(8, "/nsmnt_ss/f", O_RDONLY, "open /nsmnt_ss/f in the child's namespace");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
-	int pfd[2];
 	test_init(argc, argv);
 	mkdirs("/nsmnt_ss");
 	write_file("/nsmnt_ss/p", "p");
 	usr1_block();
 	pid_t c = nsmnt_child(setup, check);
-	if (pipe(pfd))
-		fail("pipe");
-	pid_t s = test_fork();
-	if (s == 0) {
-		char p[64];
-		snprintf(p, sizeof(p), "/proc/%d/ns/mnt", c);
-		open_at(7, "/nsmnt_ss/p", O_RDONLY, "open /nsmnt_ss/p");
-		int fd = open(p, O_RDONLY);
-		if (fd < 0 || setns(fd, CLONE_NEWNS) || chdir("/"))
-			_exit(9);
-		close(fd);
-		open_at(8, "/nsmnt_ss/f", O_RDONLY, "open /nsmnt_ss/f in the child's namespace");
-		if (child_ready(pfd))
-			_exit(9);
-		usr1_wait();
-		_exit(sib_check());
-	}
-	if (s < 0 || child_started(pfd))
-		fail("sibling not ready");
+	pid_t s = nsmnt_sibling(c, before, in, sib_check);
 	test_daemon();
 	test_waitsig();
 	CHECK(mntns_ino(s) && mntns_ino(s) == mntns_ino(c) && mntns_ino(c) != mntns_ino(getpid()),

@@ -17,30 +17,26 @@ static int check(void)
 	return 0;
 }
 
+static int bind_there(void)
+{
+	struct sockaddr_un a = {.sun_family = AF_UNIX, .sun_path = "/nsmnt_sk/s"};
+	int sk = socket(AF_UNIX, SOCK_DGRAM, 0);
+	return sk < 0 || bind(sk, (struct sockaddr *)&a, sizeof(a));
+}
+
+static int sock_there(void)
+{
+	struct stat st;
+	return stat("/nsmnt_sk/s", &st) || !S_ISSOCK(st.st_mode);
+}
+
 int main(int argc, char **argv)
 {
-	int pfd[2];
 	test_init(argc, argv);
 	mkdirs("/nsmnt_sk");
 	usr1_block();
 	pid_t c = nsmnt_child(setup, check);
-	if (pipe(pfd))
-		fail("pipe");
-	pid_t s = test_fork();
-	if (s == 0) {
-		char p[64];
-		struct sockaddr_un a = {.sun_family = AF_UNIX, .sun_path = "/nsmnt_sk/s"};
-		struct stat st;
-		snprintf(p, sizeof(p), "/proc/%d/ns/mnt", c);
-		int fd = open(p, O_RDONLY), sk = socket(AF_UNIX, SOCK_DGRAM, 0);
-		if (fd < 0 || sk < 0 || setns(fd, CLONE_NEWNS) || chdir("/") ||
-		    bind(sk, (struct sockaddr *)&a, sizeof(a)) || child_ready(pfd))
-			_exit(9);
-		usr1_wait();
-		_exit(stat("/nsmnt_sk/s", &st) || !S_ISSOCK(st.st_mode));
-	}
-	if (s < 0 || child_started(pfd))
-		fail("sibling not ready");
+	pid_t s = nsmnt_sibling(c, NULL, bind_there, sock_there);
 	test_daemon();
 	test_waitsig();
 	kill(c, SIGUSR1);
