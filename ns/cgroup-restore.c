@@ -20,6 +20,7 @@
 #include "base/cleanup.h"
 #include "base/fault.h"
 #include "base/log.h"
+#include "base/proc.h"
 #include "ns-int.h"
 #include "cgroup.h"
 
@@ -524,14 +525,7 @@ void ns_cg_done(struct ns_cg_state *s, bool failed)
 	if (!s)
 		return;
 	for (size_t i = s->nmade; i-- > 0;) {
-		/* the killed tree's tasks leave their cgroups as they are reaped: a moment, more on a busy
-		 * machine (2 s was not enough for a tree with nested namespaces under load); 30 s at most */
-		int busy = 0;
-		for (int t = 0; failed && t < 3000 && (busy = rmdir(s->made[i]) && errno == EBUSY); t++)
-			usleep(10000);
-		if (failed && busy)
-			pr_warn("cgroup %s: still busy after 30 s, left behind\n", s->made[i]);
-		else if (failed)
+		if (failed && !cg_rmdir_wait(s->made[i]))
 			pr_info("removed cgroup %s\n", s->made[i]);
 		free(s->made[i]);
 	}

@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include "bundle.h"
 #include "base/log.h"
+#include "base/proc.h"
 
 static const char *const ctrls[BUNDLE_CG_N] = {"memory", "cpu", "pids", "freezer"};
 
@@ -180,27 +181,6 @@ void bundle_cg_leave(struct bundle_cg *cg)
 	}
 }
 
-/* rmdir of cgroup p once the killed tree's tasks have left it (each as it is reaped: a moment, more on a
- * loaded machine): 30 s at most; one that stays is named in the log with the tasks still in it. */
-static void rmdir_wait(const char *p)
-{
-	for (int t = 0; t < 3000; t++) {
-		if (!rmdir(p) || errno != EBUSY)
-			return;
-		usleep(10000);
-	}
-	char f[PATH_MAX + 16], tasks[256] = "";
-	snprintf(f, sizeof(f), "%s/tasks", p);
-	FILE *x = fopen(f, "re");
-	size_t n = x ? fread(tasks, 1, sizeof(tasks) - 1, x) : 0;
-	if (x)
-		fclose(x);
-	tasks[n] = '\0';
-	for (char *c = tasks; *c; c++)
-		*c = *c == '\n' ? ' ' : *c;
-	pr_warn("cgroup %s: still busy after 30 s (tasks: %s), left behind\n", p, tasks[0] ? tasks : "none");
-}
-
 /* Remove what bundle_cg_enter made, deepest first. */
 void bundle_cg_remove(const char *cgroups_path, struct bundle_cg *cg)
 {
@@ -212,7 +192,7 @@ void bundle_cg_remove(const char *cgroups_path, struct bundle_cg *cg)
 			continue;
 		size_t stop = strlen(cg->made[i]);
 		while (strlen(p) >= stop) {
-			rmdir_wait(p);
+			(void)cg_rmdir_wait(p);
 			char *slash = strrchr(p, '/');
 			if (!slash)
 				break;
@@ -234,7 +214,7 @@ void bundle_cg_remove_leaf(const char *cgroups_path)
 		    snprintf(p, sizeof(p), "/sys/fs/cgroup/%s%s", de->d_name, cgroups_path) >= (int)sizeof(p))
 			continue;
 		if (!access(p, F_OK))
-			rmdir_wait(p);
+			(void)cg_rmdir_wait(p);
 	}
 	if (d)
 		closedir(d);

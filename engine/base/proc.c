@@ -503,3 +503,24 @@ int proc_mntns_leave(int self, int cwd, struct cr_err *e)
 		close(cwd);
 	return r ? -1 : 0;
 }
+
+int cg_rmdir_wait(const char *path)
+{
+	for (int t = 0; t < 3000; t++) {
+		if (!rmdir(path) || errno == ENOENT)
+			return 0;
+		if (errno != EBUSY)
+			return -1;
+		usleep(10000);
+	}
+	char f[PATH_MAX + 16], tasks[256] = "";
+	snprintf(f, sizeof(f), "%s/tasks", path);
+	if (proc_read_small(f, tasks, sizeof(tasks)) < 0)
+		tasks[0] = '\0';
+	for (char *c = tasks; *c; c++)
+		*c = *c == '\n' ? ' ' : *c;
+	pr_warn("cgroup %s: still busy after 30 s (tasks: %s), left behind\n", path,
+		tasks[0] ? tasks : "none");
+	errno = EBUSY;
+	return -1;
+}

@@ -94,6 +94,11 @@ int proc_readlink(pid_t pid, const char *name, char **out, struct cr_err *e);
  * a PID namespace ours owns.) */
 bool proc_in_other_userns(pid_t pid);
 
+/* rmdir of cgroup directory path once a killed tree's tasks have left it (each leaves as it is reaped: a
+ * moment, more on a loaded machine): 0 once removed or gone, -1 (errno EBUSY) when it is still busy after 30
+ * s; the log then names it with the tasks still in it. */
+int cg_rmdir_wait(const char *path);
+
 /* crshim into the mount namespace of task pid (its root and cwd that namespace's root) and back; *self and
  * *cwd: crshim's, -1 until they are open (leave does nothing when both are -1). */
 int proc_mntns_enter(pid_t pid, int *self, int *cwd, struct cr_err *e);
