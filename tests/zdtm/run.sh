@@ -1015,9 +1015,13 @@ cleanup_test() {
 	pids=$( (tree_pids "$TPID"; ps -o pid= -s "$TPID" 2>/dev/null
 		for k in $(comm -13 <(echo "$KIDS0") <(reaper_kids)); do tree_pids "$k"; done) |
 		tr -d ' ' | grep . | sort -u)
-	[ -n "$pids" ] || return 0
 	for p in $pids; do kill -KILL "$p" 2>/dev/null; kill -CONT "$p" 2>/dev/null; done
 	for p in $pids; do wait_gone "$p" 5; done
+	# the cgroups a killed cgroup_* test made for itself (cgroup_test.h; it removes them when it ends)
+	for p in /sys/fs/cgroup/*/zdtm-cgroup-"$TPID"; do
+		[ -d "$p" ] && find "$p" -depth -type d -exec rmdir {} + 2>/dev/null
+	done
+	return 0
 }
 
 # What a test left behind when it ended: processes the reaper adopted since KIDS0 (the reaper waits for
