@@ -136,24 +136,38 @@ static const char *ext_link(const struct cr_opts *o, const char *type, const cha
 	return any;
 }
 
-/* The IFNAME of --external option x when it is netdev[IFNAME]:HOSTDEV (no namespace said), its length in
- * *len; NULL. */
-static const char *netdev_unsaid(const char *x, size_t *len)
+/* The kinds of links an --external TYPE[IFNAME]:X names; what the refusal calls them. */
+enum { EXT_NETDEV, EXT_VETH, EXT_MACVLAN, EXT_KINDS };
+static const char *const ext_type[EXT_KINDS] = {"netdev", "veth", "macvlan"};
+static const char *const ext_noun[EXT_KINDS] = {"device", "veth", "macvlan"};
+
+/* The IFNAME of --external option x when it is TYPE[IFNAME]:X with one of ext_type (no namespace said), its
+ * length in *len, its type in *t; NULL. */
+static const char *ext_unsaid(const char *x, int *t, size_t *len)
 {
 	const char *end = strstr(x, "]:");
-	if (strncmp(x, "netdev[", 7) || !end || memchr(x + 7, '/', (size_t)(end - x - 7)))
-		return NULL;
-	*len = (size_t)(end - x - 7);
-	return x + 7;
+	for (*t = 0; end && *t < EXT_KINDS; (*t)++) {
+		size_t tl = strlen(ext_type[*t]);
+		if (strncmp(x, ext_type[*t], tl) || x[tl] != '[')
+			continue;
+		const char *n = x + tl + 1; /* (end is after it: no "]:" in TYPE[) */
+		if (memchr(n, '/', (size_t)(end - n)))
+			return NULL;
+		*len = (size_t)(end - n);
+		return n;
+	}
+	return NULL;
 }
 
-static int netdev_which(const char *x, size_t len, const char *name, uint64_t a, uint64_t b, struct cr_err *e)
+/* The refusal of option x of type t: two namespaces of the tree, net:[a] and net:[b], have such a link. */
+static int ext_which(const char *x, int t, size_t len, const char *name, uint64_t a, uint64_t b,
+		     struct cr_err *e)
 {
 	return cr_fail(e,
 		       "--external %s: network namespaces net:[%llu] and net:[%llu] of the tree both have a "
-		       "device %.*s: say which, netdev[INO/%.*s]:%s",
-		       x, (unsigned long long)a, (unsigned long long)b, (int)len, name, (int)len, name,
-		       strstr(x, "]:") + 2);
+		       "%s %.*s: say which, %s[INO/%.*s]:%s",
+		       x, (unsigned long long)a, (unsigned long long)b, ext_noun[t], (int)len, name,
+		       ext_type[t], (int)len, name, strstr(x, "]:") + 2);
 }
 
 /* The --external veth[IFNAME]:OUTNAME[@BRIDGE] naming the outer end of veth ifname. */
@@ -479,7 +493,25 @@ static int read_all(void *arg, struct cr_err *e)
 	return ns_net_sysctl_dump(d->ne, e) || ns_nft_dump(&d->ne->nft, e);
 }
 
+/* Link l of the namespace crshim is in (d: the tree's namespaces as it sees them) is one an --external option
+ * of type t names by its name: any (netdev[..]: the host's device in its place), a veth whose other end is
+ * outside the tree (veth[..]: that end's name), a macvlan (macvlan[..]: its master). */
+static bool ext_names(const struct net_dump *d, struct rtnl_link *l, int t)
+{
+	const char *kind = rtnl_link_get_type(l);
+	int nsid;
+	if (t == EXT_NETDEV)
+		return true;
+	if (t == EXT_MACVLAN)
+		return kind && !strcmp(kind, "macvlan");
+	return kind && !strcmp(kind, "veth") && /* as dump_link tells them */
+	       (rtnl_link_get_link(l) <= 0 ||
+		(rtnl_link_get_link_netnsid(l, &nsid) >= 0 && tree_ns(d, nsid) < 0));
+}
+
 struct has_dev {
+	struct net_dump d; /* (s, id: the namespace looked in) */
+	int t;		   /* the option's type */
 	char name[IFNAMSIZ];
 	bool has;
 };
@@ -487,28 +519,38 @@ struct has_dev {
 static int has_dev_here(void *arg, struct cr_err *e)
 {
 	struct has_dev *h = arg;
-	(void)e;
-	h->has = if_nametoindex(h->name) > 0;
+	__cleanup_nlsk struct nl_sock *sk = NULL;
+	struct rtnl_link *l = NULL;
+	if (tree_nsids(&h->d, e) || nl_open(&sk, e))
+		return -1;
+	int r = rtnl_link_get_kernel(sk, 0, h->name, &l);
+	if (r < 0 && r != -NLE_NODEV && r != -NLE_OBJ_NOTFOUND)
+		return cr_fail_errno(e, EIO, "link %s: %s", h->name, nl_geterror(r));
+	h->has = r >= 0 && ext_names(&h->d, l, h->t);
+	if (l)
+		rtnl_link_put(l);
 	return 0;
 }
 
-/* An --external netdev[IFNAME]:HOSTDEV that does not say which namespace, while two saved network namespaces
- * of the tree have a device IFNAME: refused (it would take both). */
-static int netdev_said_dump(const struct ns_dump_args *a, const struct ns_net_set *s, struct cr_err *e)
+/* An --external netdev[IFNAME]:HOSTDEV, veth[IFNAME]:OUTNAME or macvlan[IFNAME]:MASTER that does not say
+ * which namespace, while two saved network namespaces of the tree have a link IFNAME it names: refused (it
+ * would take both). */
+static int ext_said_dump(const struct ns_dump_args *a, const struct ns_net_set *s, struct cr_err *e)
 {
 	for (int k = 0; k < a->o->n_external; k++) {
 		size_t len;
-		const char *x = a->o->external[k], *name = netdev_unsaid(x, &len);
+		int t;
+		const char *x = a->o->external[k], *name = ext_unsaid(x, &t, &len);
 		uint64_t first = 0;
 		for (size_t i = 0; name && len < IFNAMSIZ && i < s->n; i++) {
-			struct has_dev h = {.has = false};
+			struct has_dev h = {.d = {.a = a, .s = s, .id = (int)i}, .t = t, .has = false};
 			memcpy(h.name, name, len);
 			if (s->fd[i] < 0)
 				continue; /* the root's, not saved */
 			if (ns_run_in_fd(s->fd[i], NS_NET, has_dev_here, &h, e))
 				return -1;
 			if (h.has && first)
-				return netdev_which(x, len, name, first, s->ino[i], e);
+				return ext_which(x, t, len, name, first, s->ino[i], e);
 			if (h.has)
 				first = s->ino[i];
 		}
@@ -518,7 +560,7 @@ static int netdev_said_dump(const struct ns_dump_args *a, const struct ns_net_se
 
 int ns_net_dump(const struct ns_dump_args *a, const struct ns_net_set *s, int id, struct cr_err *e)
 {
-	if (id == (s->fd[0] >= 0 ? 0 : 1) && netdev_said_dump(a, s, e)) /* once: the first one saved */
+	if (id == (s->fd[0] >= 0 ? 0 : 1) && ext_said_dump(a, s, e)) /* once: the first one saved */
 		return -1;
 
 	struct net_dump d = {.a = a, .ne = malloc(sizeof(NetEntry)), .s = s, .id = id};
@@ -602,12 +644,18 @@ static const char *macvlan_master(const struct ns_rst *r, const NetEntry *ne, co
 	return le->ext_name && *le->ext_name ? le->ext_name : NULL;
 }
 
-static bool has_link(const NetEntry *ne, const char *name, size_t len)
+/* ne has a link name (len bytes) that an --external option of type t names (ext_names, from the image). */
+static bool has_link(const NetEntry *ne, const char *name, size_t len, int t)
 {
-	for (size_t i = 0; ne && i < ne->n_links; i++)
-		if (ne->links[i]->name && strlen(ne->links[i]->name) == len &&
-		    !strncmp(ne->links[i]->name, name, len))
+	for (size_t i = 0; ne && i < ne->n_links; i++) {
+		const NetLinkEntry *le = ne->links[i];
+		const char *kind = le->kind ? le->kind : "";
+		if (!le->name || strlen(le->name) != len || strncmp(le->name, name, len))
+			continue;
+		if (t == EXT_NETDEV || (t == EXT_MACVLAN && !strcmp(kind, "macvlan")) ||
+		    (t == EXT_VETH && !strcmp(kind, "veth") && !le->has_peer))
 			return true;
+	}
 	return false;
 }
 
@@ -615,14 +663,15 @@ int ns_net_ext_check(const struct ns_rst *r, struct cr_err *e)
 {
 	for (int k = 0; k < r->o->n_external; k++) {
 		size_t len;
-		const char *x = r->o->external[k], *name = netdev_unsaid(x, &len);
+		int t;
+		const char *x = r->o->external[k], *name = ext_unsaid(x, &t, &len);
 		uint64_t ino, first = 0;
 		const NetEntry *ne;
 		for (size_t i = 0; name && (ne = ns_net_nth(r, i, &ino)); i++) {
-			if (!has_link(ne, name, len))
+			if (!has_link(ne, name, len, t))
 				continue;
 			if (first)
-				return netdev_which(x, len, name, first, ino, e);
+				return ext_which(x, t, len, name, first, ino, e);
 			first = ino;
 		}
 	}

@@ -131,8 +131,9 @@ int ns_net_check_links(struct ns_rst *r, const NetEntry *ne, struct cr_err *e);
  * one of the tree (0: the root's, when read), its inode in *ino, NULL past the last. */
 uint64_t ns_net_ino_of(const struct ns_rst *r, const NetEntry *ne);
 const NetEntry *ns_net_nth(const struct ns_rst *r, size_t i, uint64_t *ino);
-/* An --external netdev[IFNAME]:HOSTDEV that does not say which namespace (netdev[INO/IFNAME]) while two of
- * the tree's network namespaces had a device IFNAME: refused with one line. After every image is read. */
+/* An --external netdev[IFNAME]:HOSTDEV, veth[IFNAME]:OUTNAME or macvlan[IFNAME]:MASTER that does not say
+ * which namespace (TYPE[INO/IFNAME]) while two of the tree's network namespaces had a link IFNAME it names
+ * (any, a veth with its other end outside, a macvlan): refused with one line. After every image is read. */
 int ns_net_ext_check(const struct ns_rst *r, struct cr_err *e);
 /* Fill the namespace crshim is in with ne (the tree's network namespace id; 0: the root's). */
 int ns_net_fill(struct ns_rst *r, const NetEntry *ne, uint32_t id, struct cr_err *e);
