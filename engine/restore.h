@@ -24,6 +24,8 @@ struct rst_mfile {
 	int fd;		  /* >= 0: not opened by path but inherited from crshim's fd (shared memory) */
 	int task_fd1; /* > 0: a packet socket's rings: the task's own fd task_fd1 - 1, once its fds are open
 		       */
+	bool reopen;  /* task_fd1's file opened again through /proc/self/fd with oflags, not a copy of the fd
+		       * (a ghost the task made again on its own mount: rst_ghost_copy_fd) */
 };
 
 /* The vDSO-related mappings of this (and so the child's) process: arch_vdso_names order. */

@@ -345,27 +345,11 @@ static bool in_root_mntns(const struct dump_ctx *c)
 	return c->pid == getpid() || dump_same_mnt(c, &c->tree[0]);
 }
 
-/* Does pid map the inode of st? (its mappings are made from crshim's ghost: another inode than a copy) */
-static bool maps_inode(pid_t pid, const struct stat *st)
-{
-	struct cr_err e;
-	__cleanup_free char *maps = NULL;
-	if (proc_read(pid, "maps", &maps, NULL, &e))
-		return false;
-	for (const char *l = maps; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
-		unsigned ma, mi;
-		unsigned long long ino;
-		if (sscanf(l, "%*s %*s %*s %x:%x %llu", &ma, &mi, &ino) == 3 && ino == st->st_ino &&
-		    makedev(ma, mi) == st->st_dev)
-			return true;
-	}
-	return false;
-}
-
 /* A ghost of a process in another mount namespace than the root's: made in the root's mount tree at its
  * path there, and opened again on the fd's mount (on_mount) when that shows its filesystem there; else (a
  * tmpfs only its namespace mounted: CRIU's mountpoints) the process makes it again from that ghost on its
- * own mount (re->ghost_copy), so that its filesystem (st_dev) is its own. */
+ * own mount (re->ghost_copy), so that its filesystem (st_dev) is its own; its mappings of it map that copy
+ * (rst_ghost_copy_fd). */
 static int ghost_mount(struct dump_ctx *c, pid_t as, struct fd_src *f, RegFileEntry *re, struct cr_err *e)
 {
 	char rdir[PATH_MAX];
@@ -385,11 +369,6 @@ static int ghost_mount(struct dump_ctx *c, pid_t as, struct fd_src *f, RegFileEn
 	/* (its filesystem shown only in another namespace than the root's, e.g. a tmpfs the process mounted
 	 * in its own: no handle of it to open there) */
 	bool copy = makedev(rx.stx_dev_major, rx.stx_dev_minor) != f->st.st_dev;
-	if (copy && maps_inode(c->pid, &f->st))
-		return cr_fail(e,
-			       "not supported yet: fd %d: deleted %s, on a filesystem the root's mount "
-			       "namespace does not show there, is mapped too",
-			       f->fd, f->link);
 	return on_mount(c, as, f, re, rx.stx_mnt_id, copy, e);
 }
 
@@ -784,6 +763,17 @@ static int ghost_copy(const struct rst_task *t, int tmp, const RegFileEntry *r, 
 		ghosts_made[n_ghosts_made++] = (struct ghost_made){t, r->ghost_id, fd};
 	errno = err;
 	return ret;
+}
+
+int rst_ghost_copy_fd(const struct rst_task *t, const char *path)
+{
+	for (size_t i = 0; path && i < t->nr_fdinfo; i++) {
+		const FileEntry *f = rst_file_by_id(t, t->fdinfo[i]->id);
+		const RegFileEntry *r = f && f->kind == FILE_KIND__FILE_REG ? f->reg : NULL;
+		if (r && r->ghost_copy && r->ghost_mnt && r->path && !strcmp(r->path, path))
+			return t->fdinfo[i]->fd;
+	}
+	return -1;
 }
 
 /* tmp (a ghost, opened on the mount crshim made it on, or another link of a deleted file) opened again on

@@ -43,6 +43,10 @@ void rst_ghost_unlink_kept(struct rst_task *t);
  * handle: crshim may), t opens it by that name; the names go with rst_ghost_unlink_kept. */
 bool rst_ghost_links(const struct rst_task *t);
 int rst_ghost_link_nested(struct rst_task *t, struct cr_err *e);
+/* The fd of t that makes its ghost at path (a deleted file's, a mapping's: "/proc/CRSHIM/fd/N") again on
+ * its own mount (reg_file_entry.ghost_copy, file-reg.c), -1 if none: t's mappings of that ghost map the
+ * task's copy (restore-load.c), the same inode as its fd. */
+int rst_ghost_copy_fd(const struct rst_task *t, const char *path);
 /* path is one of t's ghosts (made by the restore with the image's size, or only named by a dry run) */
 bool rst_ghost_is(const struct rst_task *t, const char *path);
 /* A tree with its own mount tree (t->paths_later): its paths exist only once the root task has built it, so

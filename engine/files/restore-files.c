@@ -124,14 +124,24 @@ static int move_helpers(struct rst_task *t, struct fd_plan *p, char *msg, size_t
 	return 0;
 }
 
-/* The packet sockets whose rings the task maps, now that its fds are open: a copy each for the blob. */
+/* The packet sockets whose rings the task maps, now that its fds are open: a copy each for the blob; the
+ * ghosts it made again on its own mount (reopen): opened again with the mapping's access. */
 static int ring_fds(struct rst_task *t, struct fd_plan *p, char *msg, size_t len)
 {
 	int32_t *mfd = (int32_t *)(uintptr_t)t->args->mfd;
-	for (size_t i = 0; i < t->nr_mfiles; i++)
-		if (t->mfiles[i].task_fd1 && (mfd[i] = to_helper(p, t->mfiles[i].task_fd1 - 1, false)) < 0)
-			return rst_errmsg(msg, len, "fd %d: a copy for the mapping of its rings",
-					  t->mfiles[i].task_fd1 - 1);
+	for (size_t i = 0; i < t->nr_mfiles; i++) {
+		int fd = t->mfiles[i].task_fd1 - 1;
+		if (t->mfiles[i].reopen) {
+			char rel[32];
+			snprintf(rel, sizeof(rel), "fd/%d", fd);
+			int o = rst_self_proc_open(rel, t->mfiles[i].oflags | O_CLOEXEC);
+			if (o < 0 || (mfd[i] = to_helper(p, o, true)) < 0)
+				return rst_errmsg(msg, len,
+						  "fd %d: open its deleted file again for its mapping", fd);
+		} else if (fd >= 0 && (mfd[i] = to_helper(p, fd, false)) < 0) {
+			return rst_errmsg(msg, len, "fd %d: a copy for the mapping of its rings", fd);
+		}
+	}
 	return 0;
 }
 

@@ -289,6 +289,45 @@ static inline pid_t nsmnt_sibling(pid_t c, int (*before)(void), int (*in)(void),
 	return s;
 }
 
+/* The ghost tests on a tmpfs only a child's mount namespace mounts (nsmnt_child_ghostfs*, CRIU's
+ * mountpoints shape): a tmpfs at top in the test's namespace with a directory m, over which the child
+ * mounts a tmpfs of its own (ghostfs_own, in its setup). ghostfs_file: in the child, file (its directories
+ * made) written with "ghost" and opened at fd with flags, then unlinked by the test's setup. nsmnt_ghostfs
+ * runs the test: test_init, the tmpfs, the child (setup, check: nsmnt_child), the wait for SIGTERM, the
+ * child's exit (bits: what its check's bits mean), and then that the parent's namespace does not show the
+ * child's tmpfs at top/m (st_dev of top's). Its caller then passes. */
+static inline int ghostfs_own(const char *top)
+{
+	char m[PATH_MAX];
+	snprintf(m, sizeof(m), "%s/m", top);
+	return mount("nsmnt", m, "tmpfs", 0, "size=1m");
+}
+
+static inline void ghostfs_file(const char *file, int fd, int flags)
+{
+	write_file_p(file, "ghost");
+	open_at(fd, file, flags, file);
+}
+
+static inline void nsmnt_ghostfs(int argc, char **argv, const char *top, int (*setup)(void),
+				 int (*check)(void), const char *bits)
+{
+	char m[PATH_MAX];
+	struct stat a, b;
+	test_init(argc, argv);
+	must_mount("nsmnt", top, "tmpfs", 0, "size=1m");
+	snprintf(m, sizeof(m), "%s/m", top);
+	mkdirs(m);
+	usr1_block();
+	pid_t ch = nsmnt_child(setup, check);
+	test_daemon();
+	test_waitsig();
+	kill(ch, SIGUSR1);
+	child_exit_ok(ch, bits);
+	if (stat(top, &a) || stat(m, &b) || a.st_dev != b.st_dev)
+		fail("the child's tmpfs is mounted at %s in the parent's namespace", m);
+}
+
 #define CHECK(cond, ...)                                                                                     \
 	do {                                                                                                 \
 		if (!(cond))                                                                                 \

@@ -10,10 +10,9 @@
 
 static int setup(void)
 {
-	if (mount("nsmnt", "/nsmnt_gf/m", "tmpfs", 0, "size=1m") || mkdir("/nsmnt_gf/m/d", 0755))
+	if (ghostfs_own("/nsmnt_gf"))
 		return 1;
-	write_file("/nsmnt_gf/m/d/f", "ghost");
-	open_at(GFD, "/nsmnt_gf/m/d/f", O_RDWR, "open /nsmnt_gf/m/d/f in the child");
+	ghostfs_file("/nsmnt_gf/m/d/f", GFD, O_RDWR);
 	open_at(GFD + 1, "/nsmnt_gf/m/d/f", O_RDONLY, "open /nsmnt_gf/m/d/f again in the child");
 	if (fchmod(GFD, 0640) || fchown(GFD, 1234, 2345))
 		return 1;
@@ -44,18 +43,10 @@ static int check(void)
 
 int main(int argc, char **argv)
 {
-	test_init(argc, argv);
-	must_mount("nsmnt", "/nsmnt_gf", "tmpfs", 0, "size=1m");
-	mkdirs("/nsmnt_gf/m");
-	usr1_block();
-	pid_t ch = nsmnt_child(setup, check);
-	test_daemon();
-	test_waitsig();
-	kill(ch, SIGUSR1);
-	child_exit_ok(
-	    ch, "1: not an unlinked regular file with its owner and mode, 2: not its data, 4: its "
-		"tmpfs not mounted again, 8: not on its tmpfs (st_dev), 16: not named PATH (deleted), 32: "
-		"its second fd another inode");
-	CHECK(access("/nsmnt_gf/m/d", F_OK), "the child's tmpfs is mounted in the parent's namespace");
+	nsmnt_ghostfs(
+	    argc, argv, "/nsmnt_gf", setup, check,
+	    "1: not an unlinked regular file with its owner and mode, 2: not its data, 4: its tmpfs "
+	    "not mounted again, 8: not on its tmpfs (st_dev), 16: not named PATH (deleted), 32: its "
+	    "second fd another inode");
 	return test_pass();
 }
