@@ -730,22 +730,45 @@ static int nested_sk_unix(struct rst_task *ts, size_t n, struct rst_task *t, str
 	return ret;
 }
 
+static int join_maker(struct rst_task *ts, size_t n, struct rst_task *t, struct cr_err *e);
+
+static int not_made_before(const struct rst_task *joiner, struct cr_err *e)
+{
+	return cr_fail_errno(e, EBADMSG,
+			     "pstree.img: task %d enters the mount namespace of task %d, which is not "
+			     "made before it",
+			     rst_ipid(joiner), joiner->pst->mntns_join);
+}
+
+/* t goes out of turn (it makes the namespace joiner enters), after the spawners above it that did not go
+ * yet (a helper or zombie among them goes by itself once made: the one above it goes); not joiner itself,
+ * which would wait for a process it has not made yet. */
+static int start_early(struct rst_task *ts, size_t n, struct rst_task *t, const struct rst_task *joiner,
+		       size_t hops, struct cr_err *e)
+{
+	bool self_going = t->zombie || t->helper; /* (go without crshim once their spawner made them) */
+	if (t == &ts[0] || (!self_going && t->seized))
+		return 0;
+	if (t == joiner || rst_svm_sharer(t) || hops > n)
+		return not_made_before(joiner, e);
+	if (t->spawn_idx > 0 && start_early(ts, n, &ts[t->spawn_idx], joiner, hops + 1, e))
+		return -1;
+	if (self_going)
+		return 0;
+	return join_maker(ts, n, t, e) || seize_tree_child(ts, n, t, e) || nested_sk_unix(ts, n, t, e);
+}
+
 /* A process that enters the nested mount namespace another one makes (pstree_entry.mntns_join) goes once
- * that one made it: that one first, out of turn if need be (its spawner went already). */
+ * that one made it: that one first, out of turn if need be, and the spawners above it that did not go yet
+ * (it may be later in the tree, or deeper: zdtm nsmnt_child_setns_deep). */
 static int join_maker(struct rst_task *ts, size_t n, struct rst_task *t, struct cr_err *e)
 {
 	struct rst_task *m = t->pst->mntns_join ? rst_tree_task(ts, n, t->pst->mntns_join) : NULL;
 	if (!t->pst->mntns_join || (m && m->seized))
 		return 0;
-	long sp = m ? m->spawn_idx : -1; /* (the root, 0, went first) */
-	if (!m || !m->pst->mntns || m->zombie || m->helper || rst_svm_sharer(m) ||
-	    (sp > 0 && !ts[sp].seized && !ts[sp].helper && !ts[sp].zombie))
-		return cr_fail_errno(
-		    e, EBADMSG,
-		    "pstree.img: task %d enters the mount namespace of task %d, which is not "
-		    "made before it",
-		    rst_ipid(t), t->pst->mntns_join);
-	return seize_tree_child(ts, n, m, e) || nested_sk_unix(ts, n, m, e);
+	if (!m || !m->pst->mntns || m->zombie || m->helper)
+		return not_made_before(t, e);
+	return start_early(ts, n, m, t, 0, e);
 }
 
 /* The ghosts (restore-ghost.c), made in the tree's mount tree */

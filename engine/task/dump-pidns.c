@@ -171,6 +171,70 @@ static int mnt_place(struct dump_ctx *c, const struct dump_ctx *cs, size_t n, co
 	return 0;
 }
 
+/* How many mounts one of pid's and pp's mount namespaces has and the other not (mount_lines): the fewer,
+ * the likelier pid's was made from pp's (unshare) rather than entered (setns). SIZE_MAX if unreadable. */
+static size_t mnt_diff(pid_t pid, pid_t pp)
+{
+	size_t na, nb, d = 0, i = 0, j = 0;
+	char **a = mount_lines(pid, false, &na), **b = mount_lines(pp, false, &nb);
+	if (!a || !b) {
+		free_lines(a, na);
+		free_lines(b, nb);
+		return SIZE_MAX;
+	}
+	qsort(a, na, sizeof(*a), cmp_str);
+	qsort(b, nb, sizeof(*b), cmp_str);
+	while (i < na || j < nb) {
+		int k = i == na ? 1 : j == nb ? -1 : strcmp(a[i], b[j]);
+		d += k != 0;
+		i += k <= 0, j += k >= 0;
+	}
+	free_lines(a, na);
+	free_lines(b, nb);
+	return d;
+}
+
+/* Is a an ancestor of x? */
+static bool above(const struct dump_ctx *cs, size_t n, const struct dump_ctx *a, const struct dump_ctx *x)
+{
+	for (size_t hops = 0; x && x->ppid && hops <= n; hops++)
+		if ((x = parent_of(cs, n, x)) == a)
+			return true;
+	return false;
+}
+
+/* The nested mount namespace c makes (its first process in the tree) may have been made by one of the
+ * processes that enter it (mntns_join), later in the tree or deeper, from its own parent's namespace (a
+ * namespace of that parent's own: its mounts are kept, not copied): the one whose parent's namespace is the
+ * closest to it makes it instead (the others, c too, enter it), unless a process in it is its ancestor (it
+ * would wait for a child it has not made yet). */
+static void mnt_remaker(struct dump_ctx *cs, size_t n, struct dump_ctx *c)
+{
+	const struct dump_ctx *pc = c->mntns && !c->ns_init ? parent_of(cs, n, c) : NULL;
+	struct dump_ctx *best = c;
+	size_t score = pc ? mnt_diff(c->pid, pc->pid) : 0;
+	for (size_t i = 0; i < n && score; i++) {
+		struct dump_ctx *x = &cs[i];
+		const struct dump_ctx *px = x->mntns_join == c->pid ? parent_of(cs, n, x) : NULL;
+		bool below = px && above(cs, n, c, x);
+		for (size_t j = 0; px && !below && j < n; j++)
+			below = cs[j].mntns_join == c->pid && above(cs, n, &cs[j], x);
+		size_t s = px && !below ? mnt_diff(x->pid, px->pid) : SIZE_MAX;
+		if (s < score)
+			best = x, score = s;
+	}
+	if (best == c)
+		return;
+	pr_info("task %d: made the mount namespace task %d entered (closer to its parent's): it makes it, "
+		"the others enter it\n",
+		best->pid, c->pid);
+	for (size_t i = 0; i < n; i++)
+		if (cs[i].mntns_join == c->pid && &cs[i] != best)
+			cs[i].mntns_join = best->pid;
+	best->mntns = true, best->mntns_join = 0;
+	c->mntns = false, c->mntns_join = best->pid;
+}
+
 /* Every other process in the nested mount namespace of c got it from c (its parent is in it too, up to c,
  * or up to one back in the namespace its parent's was made from): one that entered it (setns), or whose
  * parent left it, is not restored in it. */
@@ -293,6 +357,8 @@ int dump_pidns(struct dump_ctx *cs, size_t n, bool *pidns, bool *mntns_proc, str
 		c->ns_pid = id.pid, c->ns_pgid = id.pgid, c->ns_sid = id.sid;
 		inits += c->ns_init && i;
 	}
+	for (size_t i = 0; i < n; i++)
+		mnt_remaker(cs, n, &cs[i]);
 	for (size_t i = 0; i < n; i++)
 		if (cs[i].mntns && mnt_shared(cs, n, &cs[i], e))
 			return -1;

@@ -243,6 +243,28 @@ static inline void mnt_shape_check(const char *before)
 	free(now);
 }
 
+/* A mount namespace of our own (unshare, / made rprivate) with a tmpfs at dir and file in it holding what;
+ * 0 or -1. */
+static inline int nsmnt_own_tmpfs(const char *dir, const char *file, const char *what)
+{
+	return unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
+		       mount("nsmnt", dir, "tmpfs", 0, "size=1m")
+		   ? -1
+		   : (write_file(file, what), 0);
+}
+
+/* Into pid's mount namespace (setns), cwd /; 0 or -1. */
+static inline int nsmnt_enter(pid_t pid)
+{
+	char p[64];
+	snprintf(p, sizeof(p), "/proc/%d/ns/mnt", pid);
+	int fd = open(p, O_RDONLY);
+	int r = fd < 0 || setns(fd, CLONE_NEWNS) || chdir("/") ? -1 : 0;
+	if (fd >= 0)
+		close(fd);
+	return r;
+}
+
 /* A child of the test in a mount namespace of its own: unshare(CLONE_NEWNS), / made rprivate, setup() (not
  * 0: it exits 9), then it waits for SIGUSR1 and exits with check(). Its pid once setup is done (fail() if
  * not). usr1_block() before. */
@@ -273,13 +295,7 @@ static inline pid_t nsmnt_sibling(pid_t c, int (*before)(void), int (*in)(void),
 		fail("pipe");
 	pid_t s = test_fork();
 	if (s == 0) {
-		char p[64];
-		snprintf(p, sizeof(p), "/proc/%d/ns/mnt", c);
-		if (before && before())
-			_exit(9);
-		int fd = open(p, O_RDONLY);
-		if (fd < 0 || setns(fd, CLONE_NEWNS) || chdir("/") || close(fd) || (in && in()) ||
-		    child_ready(pfd))
+		if ((before && before()) || nsmnt_enter(c) || (in && in()) || child_ready(pfd))
 			_exit(9);
 		usr1_wait();
 		_exit(check());

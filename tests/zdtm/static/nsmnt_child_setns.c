@@ -9,25 +9,6 @@
 
 static int sync_fd[2];
 
-static int own_tmpfs(const char *dir, const char *file, const char *what)
-{
-	return unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
-		       mount("nsmnt", dir, "tmpfs", 0, "size=1m")
-		   ? -1
-		   : (write_file(file, what), 0);
-}
-
-static int enter(pid_t pid)
-{
-	char p[64];
-	snprintf(p, sizeof(p), "/proc/%d/ns/mnt", pid);
-	int fd = open(p, O_RDONLY);
-	int r = fd < 0 || setns(fd, CLONE_NEWNS) || chdir("/") ? -1 : 0;
-	if (fd >= 0)
-		close(fd);
-	return r;
-}
-
 /* read a pid from p[0] (the writer's end closed by the caller) */
 static pid_t got_pid(int fd)
 {
@@ -44,14 +25,14 @@ static void p_main(int out)
 	pid_t c = fork();
 	if (c == 0) {
 		close(pp[0]);
-		if (own_tmpfs("/nsmnt_se", "/nsmnt_se/f", "c") || write(pp[1], "r", 1) != 1)
+		if (nsmnt_own_tmpfs("/nsmnt_se", "/nsmnt_se/f", "c") || write(pp[1], "r", 1) != 1)
 			_exit(9);
 		usr1_wait();
 		_exit(file_is("/nsmnt_se/f", "c") ? 0 : 1);
 	}
 	close(pp[1]);
 	char r;
-	if (c < 0 || read(pp[0], &r, 1) != 1 || enter(c) || !file_is("/nsmnt_se/f", "c") ||
+	if (c < 0 || read(pp[0], &r, 1) != 1 || nsmnt_enter(c) || !file_is("/nsmnt_se/f", "c") ||
 	    write(out, &c, sizeof(c)) != sizeof(c))
 		_exit(9);
 	usr1_wait();
@@ -72,7 +53,7 @@ static void q_main(int out)
 	pid_t c2 = fork();
 	if (c2 == 0) {
 		close(pp[0]);
-		if (own_tmpfs("/nsmnt_sg", "/nsmnt_sg/f", "g") || write(pp[1], "r", 1) != 1)
+		if (nsmnt_own_tmpfs("/nsmnt_sg", "/nsmnt_sg/f", "g") || write(pp[1], "r", 1) != 1)
 			_exit(9);
 		char x;
 		_exit(read(gp[0], &x, 1) == 1 ? 0 : 9); /* G is in */
@@ -83,7 +64,7 @@ static void q_main(int out)
 		_exit(9);
 	pid_t g = fork();
 	if (g == 0) {
-		if (enter(c2) || write(gp[1], "r", 1) != 1)
+		if (nsmnt_enter(c2) || write(gp[1], "r", 1) != 1)
 			_exit(9);
 		usr1_wait();
 		_exit(file_is("/nsmnt_sg/f", "g") ? 0 : 1);
