@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <linux/sockios.h>
 
@@ -19,8 +21,8 @@
 #include "base/cleanup.h"
 #include "dump.h"
 #include "files/inherit-fd.h"
-#include "base/log.h"
 #include "pid.h"
+#include "base/log.h"
 #include "files/fd-kind.h"
 #include "net/sk-unix.h"
 #include "sock-diag.h"
@@ -675,19 +677,53 @@ static int fill_icons(struct dump_ctx *c, struct dump_unix *du, const struct ns_
 	return 0;
 }
 
-/* Pid of the peer credentials (pid in our PID namespace) as task c sees it; 0: not there (or gone). */
-static pid_t peer_vpid(const struct dump_ctx *c, pid_t pid)
+/* SO_PEERCRED pid of sk read by a child of crshim made in the PID namespace of task pid: the pid as that
+ * namespace sees it, also of a process that is gone (its struct pid lives on in the socket); 0: none. */
+static pid_t peer_pid_in(pid_t pid, int sk)
 {
-	pid_t ids[8];
+	char p[64];
+	snprintf(p, sizeof(p), "/proc/%d/ns/pid", (int)pid);
+	__cleanup_close int ns = open(p, O_RDONLY | O_CLOEXEC);
+	__cleanup_close int self = open("/proc/self/ns/pid", O_RDONLY | O_CLOEXEC);
+	int pp[2];
+	pid_t got = 0;
+	if (ns < 0 || self < 0 || pipe2(pp, O_CLOEXEC))
+		return 0;
+	if (!setns(ns, CLONE_NEWPID)) {
+		fflush(NULL);
+		pid_t ch = fork();
+		if (ch == 0) {
+			struct ucred cr = {0};
+			socklen_t l = sizeof(cr);
+			getsockopt(sk, SOL_SOCKET, SO_PEERCRED, &cr, &l);
+			_exit(write(pp[1], &cr.pid, sizeof(cr.pid)) == sizeof(cr.pid) ? 0 : 1);
+		}
+		if (setns(self, CLONE_NEWPID))
+			pr_warn("back to crshim's PID namespace for its children: %s\n", strerror(errno));
+		close(pp[1]);
+		pp[1] = -1;
+		if (ch > 0 && read(pp[0], &got, sizeof(got)) != sizeof(got))
+			got = 0;
+		while (ch > 0 && waitpid(ch, NULL, 0) < 0 && errno == EINTR)
+			;
+	}
+	close(pp[0]);
+	if (pp[1] >= 0)
+		close(pp[1]);
+	return got;
+}
+
+/* Pid of the peer credentials (pid in our PID namespace) as task c sees it; 0: not there. A process of
+ * the tree by its ids; another one (gone, or outside the tree) is read in the task's PID namespace. */
+static pid_t peer_vpid(const struct dump_ctx *c, int sk, pid_t pid)
+{
 	uint32_t lv = c->ns_levels;
 	if (!lv)
 		return pid;
 	for (size_t k = 0; c->tree && k < c->ntree; k++)
 		if (c->tree[k].pid == pid)
 			return c->tree[k].ns_levels >= lv ? c->tree[k].ns_tids[lv - 1] : 0;
-	struct cr_err e2 = {0};
-	int n = ns_pid_chain(pid, ids, 8, &e2);
-	return n > (int)lv ? ids[lv] : 0;
+	return peer_pid_in(c->pid, sk);
 }
 
 /* SO_PEERCRED of crshim's copy sk of fd: the pid as the task sees it, euid and egid. */
@@ -697,9 +733,9 @@ static void fill_peercred(const struct dump_ctx *c, int sk, int fd, UnixSkEntry 
 	socklen_t l = sizeof(cr);
 	if (getsockopt(sk, SOL_SOCKET, SO_PEERCRED, &cr, &l) || cr.pid <= 0)
 		return;
-	pid_t vp = peer_vpid(c, cr.pid);
+	pid_t vp = peer_vpid(c, sk, cr.pid);
 	if (vp <= 0) {
-		pr_info("fd %d of task %d: SO_PEERCRED pid %d is not in the task's PID namespace (or gone): "
+		pr_info("fd %d of task %d: SO_PEERCRED pid %d is not in the task's PID namespace: "
 			"not saved\n",
 			fd, c->pid, cr.pid);
 		return;
