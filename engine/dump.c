@@ -474,7 +474,7 @@ int eng_dump(struct cr_opts *o, struct cr_err *err)
 	    dump_shmem_new(&tr.shm, err) || dump_fdshare_new(&tr.fdsh, err) ||
 	    ns_dump_enter(o->pid, &tr.ipc_self, err) || dump_ipc_shm_new(&tr.ipc_shm, err) ||
 	    mem_track_open(o, o->imgdir_fd, &tr.trk, err) || dump_page_server(o, &tr.px, err) ||
-	    dump_pagebuf_new(&tr.pbuf, err) || dump_tree_add(&tr, o, o->pid, 0, err))
+	    dump_mmtree_new(&tr.mmt, err) || dump_tree_add(&tr, o, o->pid, 0, err))
 		goto out_noseize;
 	tr.c[0].st = st0;
 	st0 = (struct proc_status){0};
@@ -582,7 +582,7 @@ out_noseize:
 	ns_dump_free(tr.ns);
 	mem_track_free(tr.trk);
 	px_free(tr.px);
-	dump_pagebuf_free(tr.pbuf);
+	dump_mmtree_free(tr.mmt);
 	ns_dump_leave(tr.ipc_self); /* crshim back in its own IPC namespace */
 	return ret;
 }

@@ -107,7 +107,7 @@ struct dump_ctx {
 	struct dump_ghosts *ghosts; /* unlinked files held open or mapped (dump-ghost.c) */
 	struct mem_track *trk;	    /* tree-wide: dirty-page tracking and the parent images (mem/track.c) */
 	struct page_xfer *px;	    /* tree-wide: --page-server, where the pages go (image/page-xfer.c) */
-	struct dump_pagebuf *pbuf;  /* tree-wide: page buffers of every task (mem/dump-mm.c) */
+	struct dump_mmtree *mmt;    /* tree-wide: page buffers, files mapped (mem/dump-mm.c) */
 	/* image files this dump created (removed again if it fails) */
 	struct img_made created;
 };
@@ -161,9 +161,10 @@ int dump_creds_thread(struct dump_ctx *c, const struct dump_thread *t, CredsEntr
 		      struct cr_err *e);
 /* dump-mm.c: mm-PID.img, pagemap-PID.img and pages-PID.img. */
 int dump_mm_write(struct dump_ctx *c, struct cr_err *e);
-/* The page buffers of a dump, shared by its tasks (mapped and faulted in once, not once per task). */
-int dump_pagebuf_new(struct dump_pagebuf **pb, struct cr_err *e);
-void dump_pagebuf_free(struct dump_pagebuf *pb);
+/* What dump-mm.c keeps for the whole tree: the page buffers (mapped and faulted in once, not once per task)
+ * and the files mapped (read from /proc once per file, not once per VMA of each task). */
+int dump_mmtree_new(struct dump_mmtree **t, struct cr_err *e);
+void dump_mmtree_free(struct dump_mmtree *t);
 /* dump-share.c: what each process shares with its parent (kcmp); refuses what restore cannot make. */
 int dump_clone_share(struct dump_ctx *c, size_t n, struct cr_err *e);
 /* dump-share.c: kcmp(type) of two processes' resources (KCMP_VM, KCMP_FILES, ...): true when the same. */
@@ -206,7 +207,7 @@ struct dump_tree {
 	struct ns_dumped *ns;	      /* ns/: what is needed once the tree is killed */
 	struct mem_track *trk;	      /* dirty-page tracking, the parent images (mem/track.c) */
 	struct page_xfer *px;	      /* --page-server: the connection (image/page-xfer.c) */
-	struct dump_pagebuf *pbuf;    /* page buffers, mapped once for the tree (mem/dump-mm.c) */
+	struct dump_mmtree *mmt;      /* page buffers, files mapped: once for the tree (mem/dump-mm.c) */
 	int ipc_self;		/* ns_dump_enter: crshim's own IPC namespace while it is in the tree's */
 	bool pidns, mntns_proc; /* the root is the init of its own PID namespace (and has own mounts) */
 	char *netns_lock;	/* the lock of the tree's own network namespace (net/tcp-repair.c) */

@@ -367,6 +367,102 @@ static int vma_shmem(struct mm_state *m, const struct proc_vma *v, VmaEntry *ve,
 	return 0;
 }
 
+/* ---------------- what the tree's tasks share ---------------- */
+
+#ifndef PBUF_SIZE
+#define PBUF_SIZE (1u << 20)
+#endif
+#ifndef PBUF_NR
+#define PBUF_NR 4
+#endif
+
+/* A file mapped by the tree, known by what /proc/PID/maps says of it (device, inode and name: the same for
+ * every VMA of it, in every task): its map_files link read and stat'ed once, not once per VMA (a process's
+ * libc alone is five VMAs, and a tree of 2000 has 2000 of each). */
+struct vmfile {
+	struct vmfile *next;
+	unsigned dev_major, dev_minor;
+	uint64_t ino;
+	char *name; /* the maps name */
+	char *path; /* the link's target */
+	struct stat st;
+};
+
+#define VMFILE_HASH 256
+
+struct dump_mmtree {
+	uint8_t *mem; /* PBUF_NR buffers of PBUF_SIZE, mapped at the first task with pages */
+	struct vmfile *files[VMFILE_HASH];
+};
+
+int dump_mmtree_new(struct dump_mmtree **t, struct cr_err *e)
+{
+	*t = calloc(1, sizeof(**t));
+	return *t ? 0 : cr_fail_errno(e, ENOMEM, "out of memory");
+}
+
+void dump_mmtree_free(struct dump_mmtree *t)
+{
+	if (!t)
+		return;
+	if (t->mem)
+		munmap(t->mem, (size_t)PBUF_SIZE * PBUF_NR);
+	for (size_t i = 0; i < VMFILE_HASH; i++)
+		for (struct vmfile *f = t->files[i], *n; f; f = n) {
+			n = f->next;
+			free(f->name);
+			free(f->path);
+			free(f);
+		}
+	free(t);
+}
+
+static size_t vmfile_hash(const struct proc_vma *v)
+{
+	uint64_t h = v->ino * 0x9E3779B97F4A7C15ull ^ ((uint64_t)v->dev_major << 20 | v->dev_minor);
+	for (const char *p = v->name; *p; p++)
+		h = h * 31 + (unsigned char)*p;
+	return (size_t)(h % VMFILE_HASH);
+}
+
+/* The file of a VMA (name: its map_files link): from the tree's table, else read now and kept. */
+static int vmfile_get(struct dump_mmtree *t, const struct proc_vma *v, const char *name,
+		      const struct vmfile **out, struct cr_err *e)
+{
+	size_t h = vmfile_hash(v);
+	for (const struct vmfile *f = t->files[h]; f; f = f->next)
+		if (f->ino == v->ino && f->dev_major == v->dev_major && f->dev_minor == v->dev_minor &&
+		    !strcmp(f->name, v->name)) {
+			*out = f;
+			return 0;
+		}
+	char path[PATH_MAX + 1];
+	ssize_t n = readlink(name, path, sizeof(path) - 1);
+	if (n < 0)
+		return cr_fail_sys(e, "readlink %s", name);
+	path[n] = '\0';
+	struct vmfile *f = calloc(1, sizeof(*f));
+	if (!f)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	if (stat(name, &f->st)) {
+		free(f);
+		return cr_fail_sys(e, "stat %s (%s)", name, path);
+	}
+	f->dev_major = v->dev_major, f->dev_minor = v->dev_minor, f->ino = v->ino;
+	f->name = strdup(v->name);
+	f->path = strdup(path);
+	if (!f->name || !f->path) {
+		free(f->name);
+		free(f->path);
+		free(f);
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	}
+	f->next = t->files[h];
+	t->files[h] = f;
+	*out = f;
+	return 0;
+}
+
 /* ---------------- VMAs ---------------- */
 
 static bool starts(const char *s, const char *p)
@@ -383,43 +479,41 @@ static bool ends(const char *s, const char *p)
 static int vma_file(struct dump_ctx *c, const struct proc_vma *v, VmaEntry *ve, bool shared, struct cr_err *e)
 {
 	char name[96], path[PATH_MAX + 1];
-	snprintf(name, sizeof(name), "/proc/%d/map_files/%llx-%llx", c->pid, (unsigned long long)v->start,
-		 (unsigned long long)v->end);
-	ssize_t n = readlink(name, path, sizeof(path) - 1);
-	if (n < 0)
-		return cr_fail_sys(e, "readlink %s", name);
-	path[n] = '\0';
+	const struct vmfile *f;
 	ve->kind = shared ? VMA_KIND__VMA_FILE_SHARED : VMA_KIND__VMA_FILE_PRIVATE;
+	bool rw = shared && ((ve->prot & PROT_WRITE) || (v->vmflags & PROC_VMA_MW));
 	if (starts(v->name, "/memfd:")) { /* the object is dumped once (vma_pages), the path names it */
 		ve->deleted = 1, ve->has_deleted = 1;
-		ve->path = strdup(v->name);
-		bool rw = shared && ((ve->prot & PROT_WRITE) || (v->vmflags & PROC_VMA_MW));
 		ve->file_flags = rw ? O_RDWR : O_RDONLY, ve->has_file_flags = 1;
+		ve->path = strdup(v->name);
 		return ve->path ? 0 : cr_fail_errno(e, ENOMEM, "out of memory");
 	}
-	struct stat st;
-	if (stat(name, &st))
-		return cr_fail_sys(e, "stat %s (%s)", name, path);
-	if (S_ISSOCK(st.st_mode)) /* a packet socket's rings (PACKET_RX_RING/TX_RING), shared or private */
-		return dump_pkt_ring_vma(c->pid, v->start, v->end, v->pgoff, (uint64_t)st.st_ino, ve, e);
+	snprintf(name, sizeof(name), "/proc/%d/map_files/%llx-%llx", c->pid, (unsigned long long)v->start,
+		 (unsigned long long)v->end);
+	if (vmfile_get(c->mmt, v, name, &f, e))
+		return -1;
+	const struct stat *st = &f->st;
+	if (S_ISSOCK(st->st_mode)) /* a packet socket's rings (PACKET_RX_RING/TX_RING), shared or private */
+		return dump_pkt_ring_vma(c->pid, v->start, v->end, v->pgoff, (uint64_t)st->st_ino, ve, e);
+	ve->file_flags = rw ? O_RDWR : O_RDONLY, ve->has_file_flags = 1;
+	snprintf(path, sizeof(path), "%s", f->path);
 	if (ends(v->name, " (deleted)")) { /* its contents go to ghost-PID.img, found again by dev/ino */
 		char what[64];
 		uint32_t gid;
 		ve->deleted = 1, ve->has_deleted = 1;
 		snprintf(what, sizeof(what), "mapping 0x%llx-0x%llx", (unsigned long long)v->start,
 			 (unsigned long long)v->end);
-		if (dump_ghost_add(c, name, &st, path, what, &gid, e))
+		if (dump_ghost_add(c, name, st, path, what, &gid, e))
 			return -1;
-		path[strlen(path) - strlen(" (deleted)")] = '\0';
+		if (ends(path, " (deleted)"))
+			path[strlen(path) - strlen(" (deleted)")] = '\0';
 	}
 	ve->path = strdup(path);
 	if (!ve->path)
 		return cr_fail_errno(e, ENOMEM, "out of memory");
-	ve->dev = (uint64_t)st.st_dev, ve->has_dev = 1;
-	ve->ino = (uint64_t)st.st_ino, ve->has_ino = 1;
-	ve->file_size = (uint64_t)st.st_size, ve->has_file_size = 1;
-	bool rw = shared && ((ve->prot & PROT_WRITE) || (v->vmflags & PROC_VMA_MW));
-	ve->file_flags = rw ? O_RDWR : O_RDONLY, ve->has_file_flags = 1;
+	ve->dev = (uint64_t)st->st_dev, ve->has_dev = 1;
+	ve->ino = (uint64_t)st->st_ino, ve->has_ino = 1;
+	ve->file_size = (uint64_t)st->st_size, ve->has_file_size = 1;
 	return 0;
 }
 
@@ -596,12 +690,6 @@ static int vma_pages(struct mm_state *m, const struct proc_vma *v, VmaEntry *ve,
 
 /* ---------------- copying pages ---------------- */
 
-#ifndef PBUF_SIZE
-#define PBUF_SIZE (1u << 20)
-#endif
-#ifndef PBUF_NR
-#define PBUF_NR 4
-#endif
 #define PBUF_BLOCKS 1024
 
 struct pbuf {
@@ -772,26 +860,9 @@ static int fill_buf(struct mm_state *m, struct pbuf *b, struct copy_pos *k, stru
 	return 0;
 }
 
-struct dump_pagebuf {
-	uint8_t *mem; /* PBUF_NR buffers of PBUF_SIZE, mapped at the first task with pages */
-};
-
-int dump_pagebuf_new(struct dump_pagebuf **pb, struct cr_err *e)
-{
-	*pb = calloc(1, sizeof(**pb));
-	return *pb ? 0 : cr_fail_errno(e, ENOMEM, "out of memory");
-}
-
-void dump_pagebuf_free(struct dump_pagebuf *pb)
-{
-	if (pb && pb->mem)
-		munmap(pb->mem, (size_t)PBUF_SIZE * PBUF_NR);
-	free(pb);
-}
-
 /* The buffers stay mapped for the whole dump: a fresh mapping per task cost a page fault per page of it on
  * the first process_vm_readv (most of the time of a tree of small processes). */
-static uint8_t *pagebuf_get(struct dump_pagebuf *pb, struct cr_err *e)
+static uint8_t *pagebuf_get(struct dump_mmtree *pb, struct cr_err *e)
 {
 	if (pb->mem)
 		return pb->mem;
@@ -839,7 +910,7 @@ static int copy_pages(struct mm_state *m, struct page_writer *pw, uint64_t *tota
 	*total = 0;
 	if (!m->runs.nr)
 		return 0;
-	uint8_t *mem = pagebuf_get(m->c->pbuf, e);
+	uint8_t *mem = pagebuf_get(m->c->mmt, e);
 	if (!mem)
 		return -1;
 	for (int i = 0; i < PBUF_NR; i++)

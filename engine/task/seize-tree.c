@@ -151,7 +151,7 @@ int dump_tree_add(struct dump_tree *tr, struct cr_opts *o, pid_t pid, pid_t ppid
 	memset(c, 0, sizeof(*c));
 	c->o = o, c->pid = pid, c->ppid = ppid, c->dirfd = o->imgdir_fd, c->root = tr->n == 0;
 	c->shm = tr->shm, c->fdsh = tr->fdsh, c->ipc_shm = tr->ipc_shm, c->trk = tr->trk, c->px = tr->px;
-	c->pbuf = tr->pbuf;
+	c->mmt = tr->mmt;
 	tr->n++;
 	return 0;
 }
