@@ -18,6 +18,15 @@
 #include <linux/icmp.h>
 #include <linux/icmpv6.h>
 
+#ifndef IP_LOCAL_PORT_RANGE /* Linux 6.3 */
+#define IP_LOCAL_PORT_RANGE 51
+#endif
+#ifndef TCP_RTO_MAX_MS /* Linux 6.15 */
+#define TCP_RTO_MAX_MS 44
+#define TCP_RTO_MIN_US 45
+#define TCP_DELACK_MAX_US 46
+#endif
+
 #include "base/array.h"
 #include "base/cleanup.h"
 #include "dump.h"
@@ -96,8 +105,9 @@ enum {
 	O_ICMP = 32,
 	O_ICMP6 = 64,
 	O_NOSTREAM = 128,
-	O_RAW = 256, /* settable on raw sockets only (getsockopt reads it on any) */
-	O_KEEP = 512 /* saved even at its default: the restore's own steps may change it (SO_BUF_LOCK) */
+	O_RAW = 256,	/* settable on raw sockets only (getsockopt reads it on any) */
+	O_KEEP = 512,	/* saved even at its default: the restore's own steps may change it (SO_BUF_LOCK) */
+	O_TCPUDP = 1024 /* TCP or UDP sockets only */
 };
 
 struct sk_optdef {
@@ -121,6 +131,17 @@ static const struct sk_optdef optdefs[] = {
     {SOL_SOCKET, SO_TIMESTAMP, 0},
     {SOL_SOCKET, SO_TIMESTAMPNS, 0},
     {SOL_SOCKET, SO_NO_CHECK, 0},
+    {SOL_SOCKET, SO_RCVMARK, 0},
+    {SOL_SOCKET, SO_TIMESTAMPING, 0}, /* read as struct so_timestamping, which setsockopt takes */
+    {SOL_SOCKET, SO_ZEROCOPY, O_TCPUDP},
+    {SOL_SOCKET, SO_INCOMING_CPU, 0},
+    {SOL_SOCKET, SO_BUSY_POLL, 0},
+    {SOL_SOCKET, SO_PREFER_BUSY_POLL, 0},
+    {SOL_SOCKET, SO_SELECT_ERR_QUEUE, 0},
+    {SOL_SOCKET, SO_WIFI_STATUS, 0},
+    {SOL_SOCKET, SO_RXQ_OVFL, 0},
+    {SOL_SOCKET, SO_MAX_PACING_RATE, 0},
+    {SOL_SOCKET, SO_TXREHASH, O_TCP},
     {SOL_SOCKET, SO_PEEK_OFF, O_UDP},
     {SOL_SOCKET, SO_SNDBUF, 0},
     {SOL_SOCKET, SO_RCVBUF, 0},
@@ -144,6 +165,14 @@ static const struct sk_optdef optdefs[] = {
     {IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, O_V4},
     {IPPROTO_IP, IP_NODEFRAG, O_V4 | O_RAW},
     {IPPROTO_IP, IP_RECVORIGDSTADDR, O_V4},
+    {IPPROTO_IP, IP_MULTICAST_IF, O_V4 | O_NOSTREAM}, /* the address (one set by ifindex only reads 0) */
+    {IPPROTO_IP, IP_UNICAST_IF, O_V4},
+    {IPPROTO_IP, IP_LOCAL_PORT_RANGE, O_V4},
+    {IPPROTO_IP, IP_CHECKSUM, O_V4},
+    {IPPROTO_IP, IP_RECVFRAGSIZE, O_V4},
+    {IPPROTO_IP, IP_RECVERR_RFC4884, O_V4},
+    {IPPROTO_IP, IP_MINTTL, O_V4},
+    {IPPROTO_IP, IP_PASSSEC, O_V4},
     {IPPROTO_IPV6, IPV6_V6ONLY, O_V6},
     {IPPROTO_IPV6, IPV6_UNICAST_HOPS, O_V6},
     {IPPROTO_IPV6, IPV6_MULTICAST_HOPS, O_V6 | O_NOSTREAM},
@@ -161,6 +190,18 @@ static const struct sk_optdef optdefs[] = {
     {IPPROTO_IPV6, IPV6_RECVORIGDSTADDR, O_V6},
     {IPPROTO_IPV6, IPV6_HDRINCL, O_V6 | O_RAW},
     {IPPROTO_IPV6, IPV6_CHECKSUM, O_V6 | O_RAW},
+    {IPPROTO_IPV6, IPV6_MULTICAST_IF, O_V6 | O_NOSTREAM},
+    {IPPROTO_IPV6, IPV6_MULTICAST_ALL, O_V6},
+    {IPPROTO_IPV6, IPV6_UNICAST_IF, O_V6},
+    {IPPROTO_IPV6, IPV6_RECVRTHDR, O_V6},
+    {IPPROTO_IPV6, IPV6_RECVHOPOPTS, O_V6},
+    {IPPROTO_IPV6, IPV6_RECVDSTOPTS, O_V6},
+    {IPPROTO_IPV6, IPV6_FLOWINFO, O_V6},
+    {IPPROTO_IPV6, IPV6_AUTOFLOWLABEL, O_V6},
+    {IPPROTO_IPV6, IPV6_MINHOPCOUNT, O_V6},
+    {IPPROTO_IPV6, IPV6_ADDR_PREFERENCES, O_V6},
+    {IPPROTO_IPV6, IPV6_RECVFRAGSIZE, O_V6},
+    {IPPROTO_IPV6, IPV6_RECVERR_RFC4884, O_V6},
     {IPPROTO_TCP, TCP_NODELAY, O_TCP},
     {IPPROTO_TCP, TCP_CORK, O_TCP},
     {IPPROTO_TCP, TCP_KEEPIDLE, O_TCP},
@@ -174,9 +215,19 @@ static const struct sk_optdef optdefs[] = {
     {IPPROTO_TCP, TCP_CONGESTION, O_TCP},
     {IPPROTO_TCP, TCP_FASTOPEN, O_TCP},
     {IPPROTO_TCP, TCP_THIN_LINEAR_TIMEOUTS, O_TCP},
+    {IPPROTO_TCP, TCP_SAVE_SYN, O_TCP},
+    {IPPROTO_TCP, TCP_TX_DELAY, O_TCP},
+    {IPPROTO_TCP, TCP_INQ, O_TCP},
+    {IPPROTO_TCP, TCP_RTO_MAX_MS, O_TCP},
+    {IPPROTO_TCP, TCP_RTO_MIN_US, O_TCP},
+    {IPPROTO_TCP, TCP_DELACK_MAX_US, O_TCP},
     {IPPROTO_TCP, TCP_MAXSEG, O_TCP | O_NOEST},
     {IPPROTO_TCP, TCP_WINDOW_CLAMP, O_TCP | O_NOEST},
     {SOL_UDP, UDP_CORK, O_UDP},
+    {SOL_UDP, UDP_SEGMENT, O_UDP},
+    {SOL_UDP, UDP_GRO, O_UDP},
+    {SOL_UDP, UDP_NO_CHECK6_TX, O_UDP | O_V6},
+    {SOL_UDP, UDP_NO_CHECK6_RX, O_UDP | O_V6},
     {SOL_RAW, ICMP_FILTER, O_ICMP},
     {SOL_SOCKET, SO_PRIORITY, 0}, /* after IP_TOS, which sets the priority too */
     {IPPROTO_ICMPV6, ICMPV6_FILTER, O_ICMP6},
@@ -192,6 +243,8 @@ static bool opt_applies(const struct sk_optdef *d, int family, int type, int pro
 	if ((o & O_TCP) && proto != IPPROTO_TCP)
 		return false;
 	if ((o & O_UDP) && proto != IPPROTO_UDP)
+		return false;
+	if ((o & O_TCPUDP) && proto != IPPROTO_TCP && proto != IPPROTO_UDP)
 		return false;
 	if ((o & O_NOEST) && est)
 		return false;
@@ -426,6 +479,8 @@ static int fill_inet(struct dump_ctx *c, int fd, int cfd, int family, uint32_t f
 	if (dump_sk_opts(cfd, family, type, proto, est, &ie->opts, &n, e))
 		return -1;
 	ie->n_opts = n;
+	if (sk_mcast_dump(c->pid, cfd, ie, e))
+		return -1;
 	if (proto == IPPROTO_TCP && ie->state == TCP_SYN_SENT && lock_connecting(c, cfd, ie, e))
 		return -1;
 	if (proto == IPPROTO_TCP && sk_tcp_repair_state(ie->state)) {
@@ -476,6 +531,7 @@ void dump_sk_entry_free(FileEntry *fe)
 		free(fe->inet_sk->dst_addr.data);
 		free(fe->inet_sk->closed_rcv.data);
 		sk_queue_free(fe->inet_sk);
+		sk_mcast_free(fe->inet_sk);
 		dump_sk_opts_free(fe->inet_sk->opts, fe->inet_sk->n_opts);
 		tcp_stream_free(fe->inet_sk->tcp);
 		free(fe->inet_sk);

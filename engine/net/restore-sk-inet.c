@@ -221,7 +221,8 @@ static int inet_setup(int sk, const InetSkEntry *ie, char *msg, size_t len)
 		      !setsockopt(sk, SOL_SOCKET, SO_REUSEPORT, &on, sizeof(on));
 	if (ie->has_src_addr && bind_any(sk, ie, (struct sockaddr *)&src, slen))
 		return sk_errmsg(msg, len, "bind to port %u", ie->src_port);
-	if (sk_queue_restore(sk, ie, msg, len)) /* before connect: from any sender */
+	if (sk_queue_restore(sk, ie, msg, len) || /* before connect: from any sender */
+	    sk_mcast_restore(sk, ie, msg, len))
 		return -1;
 	if (ie->protocol == IPPROTO_TCP && ie->state == TCP_LISTEN && listen(sk, (int)ie->backlog))
 		return sk_errmsg(msg, len, "listen");

@@ -77,6 +77,13 @@ void sk_diag_free(struct sk_diag *d);
 /* "ESTABLISHED", "CLOSE_WAIT", ... ("?" for a number it does not know) */
 const char *sk_tcp_state_name(unsigned s);
 
+/* sk-inet-mcast.c: the multicast groups the datagram socket cfd (of task pid, family and type in ie) joined
+ * into ie->mcast: each group of the task's /proc/PID/net/igmp (igmp6) the socket's MCAST_MSFILTER knows, with
+ * its filter; sk_mcast_free frees them. Restore: joined again on the same interfaces (after bind). */
+int sk_mcast_dump(int pid, int cfd, InetSkEntry *ie, struct cr_err *e);
+void sk_mcast_free(InetSkEntry *ie);
+int sk_mcast_restore(int sk, const InetSkEntry *ie, char *msg, size_t len);
+
 /* dump-sk-nlpkt.c */
 int dump_sk_netlink(int cfd, int type, int proto, uint32_t fl, FileEntry *fe, struct cr_err *e);
 struct cr_opts;

@@ -1,6 +1,6 @@
 /* Socket options at SOL_SOCKET, IPPROTO_IP, IPPROTO_IPV6, IPPROTO_TCP and SOL_UDP on TCP and UDP
  * sockets (IPv4 and IPv6), set to values other than the defaults: after restore each reads back the
- * same. */
+ * same (those from SO_RCVMARK on were lost before: the dump did not read them). */
 #include <netinet/in.h>
 #include <netinet/ip.h>
 #include <netinet/tcp.h>
@@ -9,7 +9,15 @@
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <unistd.h>
+#include <linux/net_tstamp.h>
 #include "zdtmtst.h"
+
+#ifndef IPV6_FLOWINFO
+#define IPV6_FLOWINFO 11
+#endif
+#ifndef IP_LOCAL_PORT_RANGE
+#define IP_LOCAL_PORT_RANGE 51
+#endif
 
 struct opt {
 	int sk, level, name, val;
@@ -48,6 +56,33 @@ static struct opt opts[] = {
     {2, IPPROTO_TCP, TCP_NODELAY, 1, "TCP_NODELAY (v6)"},
     {3, IPPROTO_IPV6, IPV6_MULTICAST_HOPS, 3, "IPV6_MULTICAST_HOPS"},
     {3, IPPROTO_IPV6, IPV6_RECVERR, 1, "IPV6_RECVERR"},
+    {1, SOL_SOCKET, SO_RCVMARK, 1, "SO_RCVMARK"},
+    {1, SOL_SOCKET, SO_ZEROCOPY, 1, "SO_ZEROCOPY"},
+    {1, SOL_SOCKET, SO_INCOMING_CPU, 0, "SO_INCOMING_CPU"},
+    {1, SOL_SOCKET, SO_SELECT_ERR_QUEUE, 1, "SO_SELECT_ERR_QUEUE"},
+    {1, SOL_SOCKET, SO_RXQ_OVFL, 1, "SO_RXQ_OVFL"},
+    {1, SOL_SOCKET, SO_WIFI_STATUS, 1, "SO_WIFI_STATUS"},
+    {1, SOL_SOCKET, SO_MAX_PACING_RATE, 100000, "SO_MAX_PACING_RATE"},
+    {1, SOL_SOCKET, SO_TIMESTAMPING, SOF_TIMESTAMPING_SOFTWARE | SOF_TIMESTAMPING_RX_SOFTWARE,
+     "SO_TIMESTAMPING"},
+    {1, IPPROTO_IP, IP_CHECKSUM, 1, "IP_CHECKSUM"},
+    {1, IPPROTO_IP, IP_RECVFRAGSIZE, 1, "IP_RECVFRAGSIZE"},
+    {1, IPPROTO_IP, IP_MINTTL, 5, "IP_MINTTL"},
+    {1, IPPROTO_IP, IP_LOCAL_PORT_RANGE, 20000 | 30000 << 16, "IP_LOCAL_PORT_RANGE"},
+    {1, SOL_UDP, UDP_SEGMENT, 1000, "UDP_SEGMENT"},
+    {1, SOL_UDP, UDP_GRO, 1, "UDP_GRO"},
+    {0, IPPROTO_TCP, TCP_SAVE_SYN, 1, "TCP_SAVE_SYN"},
+    {0, IPPROTO_TCP, TCP_TX_DELAY, 5, "TCP_TX_DELAY"},
+    {0, IPPROTO_TCP, TCP_INQ, 1, "TCP_INQ"},
+    {3, IPPROTO_IPV6, IPV6_MULTICAST_IF, 1, "IPV6_MULTICAST_IF"},
+    {3, IPPROTO_IPV6, IPV6_RECVRTHDR, 1, "IPV6_RECVRTHDR"},
+    {3, IPPROTO_IPV6, IPV6_RECVHOPOPTS, 1, "IPV6_RECVHOPOPTS"},
+    {3, IPPROTO_IPV6, IPV6_RECVDSTOPTS, 1, "IPV6_RECVDSTOPTS"},
+    {3, IPPROTO_IPV6, IPV6_FLOWINFO, 1, "IPV6_FLOWINFO"},
+    {3, IPPROTO_IPV6, IPV6_MINHOPCOUNT, 3, "IPV6_MINHOPCOUNT"},
+    {3, IPPROTO_IPV6, IPV6_MULTICAST_ALL, 0, "IPV6_MULTICAST_ALL"},
+    {3, IPPROTO_IPV6, IPV6_RECVFRAGSIZE, 1, "IPV6_RECVFRAGSIZE"},
+    {3, SOL_UDP, UDP_NO_CHECK6_TX, 1, "UDP_NO_CHECK6_TX"},
 };
 
 int main(int argc, char **argv)
