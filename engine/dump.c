@@ -225,6 +225,8 @@ static int collect_stopped(struct dump_ctx *c, struct cr_err *e)
 		return -1;
 	int ret = infect_map_scratch(&c->in, e);
 	if (!ret)
+		ret = dump_mm_mlockall(c, e);
+	if (!ret)
 		ret = fault_check(c->o, FI_DUMP_INFECTED, e);
 	if (!ret && c->o->pre_dump && c->o->track_mem && !c->vm_owner)
 		ret = mem_track_infect(c->trk, &c->in, c->pid, mem_track_start_time(c->pid), e);

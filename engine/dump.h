@@ -101,6 +101,7 @@ struct dump_ctx {
 	pid_t vm_owner;		/* shares the address space of this earlier process (dump-sharedvm.c) */
 	uint32_t vm_flags;	/* clone flags relative to vm_owner */
 	int exit_signal;	/* of a vm sharer (stat field 38) */
+	uint32_t mlockall;	/* mlockall() flags in force: MCL_FUTURE [| MCL_ONFAULT] (dump_mm_mlockall) */
 	struct dump_thread *th; /* the other threads, seized */
 	size_t nth, th_cap;
 	struct dump_sk *sk;	    /* sockets: pidfd, connections in repair mode (dump-sk-inet.c) */
@@ -161,6 +162,8 @@ int dump_creds_thread(struct dump_ctx *c, const struct dump_thread *t, CredsEntr
 		      struct cr_err *e);
 /* dump-mm.c: mm-PID.img, pagemap-PID.img and pages-PID.img. */
 int dump_mm_write(struct dump_ctx *c, struct cr_err *e);
+/* With the scratch mapped (after c->st was read): whether mlockall(MCL_FUTURE) is in force -> c->mlockall. */
+int dump_mm_mlockall(struct dump_ctx *c, struct cr_err *e);
 /* What dump-mm.c keeps for the whole tree: the page buffers (mapped and faulted in once, not once per task)
  * and the files mapped (read from /proc once per file, not once per VMA of each task). */
 int dump_mmtree_new(struct dump_mmtree **t, struct cr_err *e);

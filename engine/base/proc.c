@@ -164,6 +164,8 @@ static int status_line(struct proc_status *st, const char *key, const char *v)
 		st->umask = (int)strtol(v, NULL, 8);
 	else if (!strcmp(key, "SigBlk"))
 		st->sigblk = strtoull(v, NULL, 16);
+	else if (!strcmp(key, "VmLck"))
+		st->vmlck_kb = strtoull(v, NULL, 10);
 	return 0;
 }
 
@@ -332,11 +334,12 @@ static const struct {
 	char name[3];
 	uint32_t madv, vmf;
 } vmflag_tab[] = {
-    {"dc", VMA_F_DONTFORK, 0},	 {"dd", VMA_F_DONTDUMP, 0},  {"hg", VMA_F_HUGEPAGE, 0},
-    {"nh", VMA_F_NOHUGEPAGE, 0}, {"mg", VMA_F_MERGEABLE, 0}, {"wf", VMA_F_WIPEONFORK, 0},
-    {"lo", VMA_F_LOCKED, 0},	 {"sr", VMA_F_SEQ_READ, 0},  {"rr", VMA_F_RAND_READ, 0},
-    {"gd", 0, PROC_VMA_GD},	 {"mw", 0, PROC_VMA_MW},     {"nr", 0, PROC_VMA_NR},
-    {"uw", 0, PROC_VMA_UW},	 {"dp", 0, PROC_VMA_DP},     {"ht", 0, PROC_VMA_HT},
+    {"dc", VMA_F_DONTFORK, 0},	  {"dd", VMA_F_DONTDUMP, 0},  {"hg", VMA_F_HUGEPAGE, 0},
+    {"nh", VMA_F_NOHUGEPAGE, 0},  {"mg", VMA_F_MERGEABLE, 0}, {"wf", VMA_F_WIPEONFORK, 0},
+    {"lo", VMA_F_LOCKED, 0},	  {"sr", VMA_F_SEQ_READ, 0},  {"rr", VMA_F_RAND_READ, 0},
+    {"lf", VMA_F_LOCKONFAULT, 0}, {"sl", VMA_F_SEALED, 0},    {"gd", 0, PROC_VMA_GD},
+    {"mw", 0, PROC_VMA_MW},	  {"nr", 0, PROC_VMA_NR},     {"uw", 0, PROC_VMA_UW},
+    {"dp", 0, PROC_VMA_DP},	  {"ht", 0, PROC_VMA_HT},
 };
 
 static void parse_vmflags(struct proc_vma *v, const char *s)

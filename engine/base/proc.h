@@ -20,6 +20,7 @@ struct proc_status {
 	int seccomp; /* 0 none, 1 strict, 2 filter */
 	int umask;   /* -1 if absent */
 	uint64_t sigblk;
+	uint64_t vmlck_kb; /* VmLck */
 };
 int proc_parse_status(pid_t pid, struct proc_status *st, struct cr_err *e);
 /* The same for one thread (tid 0: the process): /proc/PID/task/TID/status. */

@@ -23,6 +23,7 @@
 #include "base/fault.h"
 #include "mem/ipc-shm.h"
 #include "base/log.h"
+#include "base/vma-flags.h"
 #include "mem/pagemap-scan.h"
 #include "mem/shmem.h"
 #include "mem/track.h"
@@ -964,6 +965,32 @@ static int copy_pages(struct mm_state *m, struct page_writer *pw, uint64_t *tota
 
 /* ---------------- mm image ---------------- */
 
+/* mlockall(MCL_FUTURE) is in no file: the kernel locks a VMA mapped under it (its size added to VmLck),
+ * the scratch one too, and marks it "lf" as well under MCL_ONFAULT. */
+int dump_mm_mlockall(struct dump_ctx *c, struct cr_err *e)
+{
+	struct proc_status st = {0};
+	struct proc_vma *pv = NULL;
+	size_t npv = 0;
+	c->mlockall = 0;
+	if (proc_parse_status(c->pid, &st, e))
+		return -1;
+	uint64_t now = st.vmlck_kb;
+	proc_status_free(&st);
+	if (now < c->st.vmlck_kb + c->in.scratch_len / 1024)
+		return 0;
+	if (proc_parse_smaps(c->pid, &pv, &npv, e))
+		return -1;
+	for (size_t i = 0; i < npv; i++)
+		if (pv[i].start == c->in.scratch && (pv[i].madv & VMA_F_LOCKED))
+			c->mlockall = MCL_FUTURE | ((pv[i].madv & VMA_F_LOCKONFAULT) ? MCL_ONFAULT : 0);
+	proc_vmas_free(pv, npv);
+	if (c->mlockall)
+		pr_info("task %d: mlockall(MCL_FUTURE%s) in force\n", c->pid,
+			(c->mlockall & MCL_ONFAULT) ? " | MCL_ONFAULT" : "");
+	return 0;
+}
+
 static int fill_mm(struct dump_ctx *c, MmEntry *me, uint64_t **auxv, char **exe, struct cr_err *e)
 {
 	const int64_t *f = c->stat.f;
@@ -978,6 +1005,7 @@ static int fill_mm(struct dump_ctx *c, MmEntry *me, uint64_t **auxv, char **exe,
 	me->env_start = (uint64_t)f[50], me->has_env_start = 1;
 	me->env_end = (uint64_t)f[51], me->has_env_end = 1;
 	me->brk = c->rem.brk, me->has_brk = 1;
+	me->mlockall = c->mlockall, me->has_mlockall = c->mlockall != 0;
 	char *raw;
 	size_t len;
 	if (proc_read(c->pid, "auxv", &raw, &len, e))

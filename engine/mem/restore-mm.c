@@ -493,6 +493,7 @@ static int fill_mm(struct rst_task *t, struct cr_err *e)
 				    .auxv = (uint64_t)(uintptr_t)a->auxv,
 				    .auxv_size = (uint32_t)(m->n_auxv * sizeof(uint64_t)),
 				    .exe_fd = (uint32_t)-1};
+	a->mlockall = m->mlockall;
 	return 0;
 }
 

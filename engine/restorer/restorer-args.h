@@ -290,6 +290,9 @@ struct rst_args {
 	/* ---- restore --lazy-pages (mem/lazy.md) ---- */
 	int32_t lazy;		    /* 1: make the userfaultfd and register the lazy VMAs */
 	volatile int32_t lazy_uffd; /* written by the blob: its fd of that userfaultfd, -1 none */
+
+	uint32_t mlockall; /* mlockall() flags set at the end (MCL_FUTURE [| MCL_ONFAULT]); 0: none */
+	uint32_t pad_mlockall;
 };
 _Static_assert(sizeof(struct rst_args) % 8 == 0, "rst_args alignment");
 _Static_assert(sizeof(struct rst_args) < 16384, "rst_args size");

@@ -405,8 +405,13 @@ static void finish_vma(struct rst_args *a, const struct rst_vma *v)
 	madv(a, v, VMA_F_WIPEONFORK, MADV_WIPEONFORK);
 	madv(a, v, VMA_F_SEQ_READ, MADV_SEQUENTIAL);
 	madv(a, v, VMA_F_RAND_READ, MADV_RANDOM);
-	if (v->madv & VMA_F_LOCKED)
-		check(a, sys2(__NR_mlock, v->start, len), "mlock", v->start, v->end);
+	if (v->madv & VMA_F_LOCKED) {
+		/* mlock of a PROT_NONE range (as mlockall(MCL_FUTURE) leaves a reservation) locks it, then
+		 * fails with ENOMEM as it cannot fault its pages in: locked is what it was */
+		long r = sys3(__NR_mlock2, v->start, len, (v->madv & VMA_F_LOCKONFAULT) ? MLOCK_ONFAULT : 0);
+		if (!(r == -12 /* ENOMEM */ && v->prot == PROT_NONE))
+			check(a, r, "mlock", v->start, v->end);
+	}
 }
 
 /* ---------------- AIO rings ---------------- */
@@ -501,6 +506,10 @@ static void restore_mm(struct rst_args *a)
 		      "madvise(MADV_GUARD_INSTALL)", g[i].start, g[i].start + g[i].len);
 	for (uint32_t i = 0; i < a->nr_vmas; i++)
 		finish_vma(a, &v[i]);
+	for (uint32_t i = 0; i < a->nr_vmas; i++) /* last: a sealed VMA takes no mprotect or madvise */
+		if (v[i].madv & VMA_F_SEALED)
+			check(a, sys3(__NR_mseal, v[i].start, v[i].end - v[i].start, 0), "mseal", v[i].start,
+			      v[i].end);
 	check(a, sys5(__NR_prctl, PR_SET_MM, PR_SET_MM_MAP, &a->mm, sizeof(a->mm), 0), "prctl(PR_SET_MM_MAP)",
 	      a->mm.start_code, a->mm.brk);
 	/* pages fd, mapped files, exe, error pipe: none of them belongs to the restored task */
@@ -913,6 +922,8 @@ void rst_main(struct rst_args *a)
 	wait_threads(a); /* their credentials first: a change of euid resets the process's dumpable flag */
 	rst_task_creds(a);
 	lazy_register(a);
+	if (a->mlockall) /* last: the mappings made from here on are locked */
+		check(a, sys1(__NR_mlockall, a->mlockall), "mlockall", a->mlockall, 0);
 	a->t_ns[3] = now_ns();
 	__atomic_store_n(&a->state, RST_DONE, __ATOMIC_SEQ_CST);
 }

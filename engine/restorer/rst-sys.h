@@ -6,6 +6,10 @@
 #include <stdint.h>
 #include <asm/unistd.h>
 
+#ifndef __NR_mseal
+#define __NR_mseal 462 /* Linux 6.10, one number on every architecture; older headers lack it */
+#endif
+
 long rst_sys(long nr, long a1, long a2, long a3, long a4, long a5, long a6);
 
 /* A thread running fn(arg) on stack, then exit(0); *ctid is cleared (futex-woken) when it ends. */

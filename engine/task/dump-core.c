@@ -410,6 +410,9 @@ static int fill_task_misc(struct dump_ctx *c, CoreEntry *ce, char **comm, char *
 	snprintf(path, sizeof(path), "/proc/%d/oom_score_adj", c->pid);
 	if (proc_read_small(path, adj, sizeof(adj)) > 0)
 		ce->oom_score_adj = (int32_t)strtol(adj, NULL, 10), ce->has_oom_score_adj = 1;
+	snprintf(path, sizeof(path), "/proc/%d/coredump_filter", c->pid);
+	if (proc_read_small(path, adj, sizeof(adj)) > 0)
+		ce->coredump_filter = (uint32_t)strtoul(adj, NULL, 16), ce->has_coredump_filter = 1;
 	snprintf(path, sizeof(path), "/proc/%d/loginuid", c->pid); /* (no file: a kernel without audit) */
 	if (proc_read_small(path, adj, sizeof(adj)) > 0)
 		ce->loginuid = (uint32_t)strtoul(adj, NULL, 10), ce->has_loginuid = 1;

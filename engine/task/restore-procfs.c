@@ -16,10 +16,27 @@
 /* oom_score_adj (one value per process; children copy it when cloned, so any time after t is created
  * will do). Left alone when it has the value already: a lower one than the minimum needs
  * CAP_SYS_RESOURCE, as it did for the process itself. */
+static int rst_task_coredump_filter(const struct rst_task *t, struct cr_err *e)
+{
+	const CoreEntry *c = t->core;
+	char path[64], val[16];
+	if (!c->has_coredump_filter)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%d/coredump_filter", (int)t->pid);
+	__cleanup_close int fd = open(path, O_WRONLY | O_CLOEXEC);
+	int len = snprintf(val, sizeof(val), "%#x", c->coredump_filter);
+	if (fd < 0 || write(fd, val, (size_t)len) != len)
+		return cr_fail_sys(e, "task %d: write %s to %s", rst_ipid(t), val, path);
+	return 0;
+}
+
+/* oom_score_adj and coredump_filter. */
 int rst_task_oom_adj(const struct rst_task *t, struct cr_err *e)
 {
 	const CoreEntry *c = t->core;
 	char path[64], cur[16] = "", adj[16];
+	if (rst_task_coredump_filter(t, e))
+		return -1;
 	if (!c->has_oom_score_adj)
 		return 0;
 	snprintf(path, sizeof(path), "/proc/%d/oom_score_adj", (int)t->pid);
