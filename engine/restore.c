@@ -933,7 +933,7 @@ static int rst_userns_prepare(struct rst_task *ts, size_t n, struct cr_err *e)
 static int rst_ns_enter(const struct cr_opts *o, struct rst_task *ts, size_t n, struct cr_err *e)
 {
 	/* each network namespace made locked whole, filled, before any socket (net/netns-lock.h) */
-	if (ns_rst_enter(ts[0].ns, e) || rst_netns_lock_made(o, &ts[0], e) || rst_nsfile_prepare(ts, n, e))
+	if (ns_rst_enter(ts[0].ns, e) || rst_netns_lock_made(o, ts, n, e) || rst_nsfile_prepare(ts, n, e))
 		return -1;
 	return rst_sk_relock(ts, n, e);
 }

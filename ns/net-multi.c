@@ -442,7 +442,8 @@ int ns_net_multi_fill(struct ns_rst *r, struct cr_err *e)
 	return 0;
 }
 
-int ns_rst_net_made_each(const struct ns_rst *r, int (*fn)(int nsfd, void *arg, struct cr_err *e), void *arg,
+int ns_rst_net_made_each(const struct ns_rst *r,
+			 int (*fn)(int nsfd, uint64_t ino, void *arg, struct cr_err *e), void *arg,
 			 struct cr_err *e)
 {
 	if (!r)
@@ -452,12 +453,12 @@ int ns_rst_net_made_each(const struct ns_rst *r, int (*fn)(int nsfd, void *arg, 
 		__cleanup_close int fd = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
 		if (fd < 0)
 			return cr_fail_sys(e, "open /proc/thread-self/ns/net");
-		if (fn(fd, arg, e))
+		if (fn(fd, r->ids[NS_NET], arg, e))
 			return -1;
 	}
 	for (size_t i = 0; i < r->n_xnet; i++) {
 		const struct ns_net_x *x = &r->xnet[i];
-		int ret = enter_fd(x->fd, e) || fn(x->fd, arg, e);
+		int ret = enter_fd(x->fd, e) || fn(x->fd, x->ino, arg, e);
 		if (setns(r->root_net_fd, CLONE_NEWNET))
 			return cr_fail_sys(e, "return to the root's network namespace");
 		if (ret)

@@ -115,10 +115,12 @@ uint64_t ns_rst_task_net_ino(const struct ns_rst *r, pid_t pid);
 int ns_rst_net_fd(const struct ns_rst *r, uint64_t ino);
 /* crshim into the restored namespace of net:[ino] (0 or unknown: the root's); a no-op with a single one. */
 int ns_rst_net_enter(const struct ns_rst *r, uint64_t ino, struct cr_err *e);
-/* fn(nsfd, arg, e) for each network namespace this restore made for the tree (the root's unless joined, given
- * or left empty by --empty-ns net; each other one of the tree), with crshim in it (back in the root's after);
- * nsfd is crshim's, valid until ns_rst_done. After ns_rst_enter: the namespaces stand filled. */
-int ns_rst_net_made_each(const struct ns_rst *r, int (*fn)(int nsfd, void *arg, struct cr_err *e), void *arg,
+/* fn(nsfd, ino, arg, e) for each network namespace this restore made for the tree (the root's unless joined,
+ * given or left empty by --empty-ns net; each other one of the tree), with crshim in it (back in the root's
+ * after); nsfd is crshim's, valid until ns_rst_done; ino its inode at dump (as ns_rst_task_net_ino and the
+ * sockets' netns give it). After ns_rst_enter: the namespaces stand filled. */
+int ns_rst_net_made_each(const struct ns_rst *r,
+			 int (*fn)(int nsfd, uint64_t ino, void *arg, struct cr_err *e), void *arg,
 			 struct cr_err *e);
 /* check --feature newifindex: the kernel takes IFLA_NEW_IFINDEX (--external netdev[..] keeps the ifindex). */
 int ns_net_has_newifindex(void);

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "base/log.h"
+#include "files/fdshare.h"
 #include "net/netns-lock.h"
 #include "net/sk-inet.h"
 
@@ -22,13 +23,37 @@ static size_t n_made;
 struct lock_how {
 	struct cr_opts o; /* network_lock: the method */
 	bool must;	  /* given: a failure fails the restore */
+	const struct rst_task *ts;
+	size_t n;
 };
 
-static int lock_one(int nsfd, void *arg, struct cr_err *e)
+/* Does the tree hold an inet or packet socket of network namespace net (its inode at dump): one its restore
+ * makes there, which the lock keeps from traffic until its process runs? (A socket's own namespace, else its
+ * holder's: older images. In flight in a unix socket's queue too: those are in the files of a task.) */
+static bool has_sockets(const struct rst_task *ts, size_t n, uint64_t net)
+{
+	for (size_t k = 0; k < n; k++)
+		for (size_t i = 0; i < ts[k].nr_files; i++) {
+			const FileEntry *f = ts[k].files[i];
+			bool sk = f->kind == FILE_KIND__FILE_INETSK || f->kind == FILE_KIND__FILE_PACKETSK ||
+				  (f->kind == FILE_KIND__FILE_INHERIT && f->inet_sk);
+			uint64_t at = sk ? rst_sk_netns(f) : 0;
+			if (sk && (at ? at : ns_rst_task_net_ino(ts[0].ns, ts[k].pid)) == net)
+				return true;
+		}
+	return false;
+}
+
+static int lock_one(int nsfd, uint64_t ino, void *arg, struct cr_err *e)
 {
 	const struct lock_how *h = arg;
 	struct cr_err e2 = {0};
 	char *lock = NULL;
+	if (!has_sockets(h->ts, h->n, ino)) {
+		pr_info("net:[%llu] holds no inet or packet socket of the tree: not locked\n",
+			(unsigned long long)ino);
+		return 0;
+	}
 	/* crshim (this thread) is in the namespace */
 	if (netns_lock(&h->o, gettid(), &lock, h->must ? e : &e2)) {
 		if (h->must)
@@ -52,9 +77,9 @@ static int lock_one(int nsfd, void *arg, struct cr_err *e)
 	return 0;
 }
 
-int rst_netns_lock_made(const struct cr_opts *o, const struct rst_task *ts, struct cr_err *e)
+int rst_netns_lock_made(const struct cr_opts *o, const struct rst_task *ts, size_t n, struct cr_err *e)
 {
-	struct lock_how h = {.o = *o, .must = o->network_lock != NULL};
+	struct lock_how h = {.o = *o, .must = o->network_lock != NULL, .ts = ts, .n = n};
 	const char *dumped = ts->inv ? ts->inv->netns_lock : NULL;
 	if (!o->network_lock && dumped)
 		h.o.network_lock = !strncmp(dumped, "ipt:", 4) ? "iptables" : "nftables";

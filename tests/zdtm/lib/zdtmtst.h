@@ -396,6 +396,18 @@ int pkring_next(struct pkring *r, uint32_t *seq, int ms);
 void pkring_expect(struct pkring *r, uint32_t *want, uint32_t upto);
 void pkring_cr(struct pkring *r, uint32_t next_held, uint32_t sent);
 
+/* lib/nftwatch.c. nft_has_table: does the current network namespace have an nftables table named name
+ * (prefix: one starting with it)? 1, 0, -1: could not ask (nfnetlink). lockwatch_run: the watcher of the lock
+ * of the network namespace a restore makes, run in the host's namespaces with the test's dir as its cwd (the
+ * host agent starts the test's own binary with --lockwatch: ns_world.h nsw_lockwatch_start): for two minutes
+ * it finds each `crshim restore` of images under that dir and looks into the network namespace crshim is in;
+ * when that is not the host's (the new one), it lists its tables. Its verdict in lockwatch.res: LOCKED (it
+ * saw table crshim_netns there), UNLOCKED (it saw the new namespace without it all along: it found crshim
+ * before it entered it), LATE (found only in the new namespace, no table: maybe after the lock went), NOTSEEN
+ * (no restore). Its pid in lockwatch.pid. */
+int nft_has_table(const char *name, int prefix);
+int lockwatch_run(void);
+
 #define PAGE 4096UL
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -219,6 +220,27 @@ static inline unsigned nsw_link_num(const char *dev, const char *x)
 #define nsw_peer_of(dev) nsw_link_num(dev, "s/^[0-9]*: [^@]*@if\\([0-9]*\\):.*/\\1/p")
 #define nsw_index_of(dev) nsw_link_num(dev, "s/^\\([0-9]*\\): .*/\\1/p")
 
+/* The watcher of the lock of the network namespace the restore makes (lib/nftwatch.c lockwatch_run: a test
+ * whose main runs it when given --lockwatch), started by the host agent in the host's namespaces from our
+ * own binary (a process of our network namespace, found by its inode). nsw_lockwatch_result, after the
+ * checkpoint: its verdict (malloc'd, "" for none; LOCKED, UNLOCKED, LATE, NOTSEEN), the watcher stopped. */
+static inline void nsw_lockwatch_start(void)
+{
+	if (nsw_hsh(NULL,
+		    "rm -f lockwatch.res; p=%s; [ -n \"$p\" ] || exit 1; "
+		    "setsid /proc/$p/exe --lockwatch </dev/null >lockwatch.log 2>&1 &",
+		    nsw_netns_pid()))
+		fail("start the watcher");
+}
+
+static inline char *nsw_lockwatch_result(void)
+{
+	char *res = NULL;
+	nsw_hsh(&res, "for i in $(seq 100); do [ -e lockwatch.res ] && break; sleep 0.05; done; "
+		      "cat lockwatch.res 2>/dev/null; kill $(cat lockwatch.pid) 2>/dev/null; true");
+	return res ? res : strdup("");
+}
+
 /* A host command (nsw_hsh) that must work: its failure fails the test. */
 static inline void nsw_hmust(const char *cmd)
 {
@@ -306,6 +328,41 @@ static inline unsigned long nsw_init(int argc, char **argv, int flag, const char
 {
 	test_init(argc, argv);
 	return nsw_new(flag, kind);
+}
+
+/* A test of the lock of the network namespace the restore makes (netns_lock_new, netns_lock_none): run with
+ * --lockwatch it is the watcher (exits with it); else test_init, a network namespace of its own with lo up,
+ * NSW_LOCK_MEM bytes of data (seed) for the restore to take a while (returned), no crshim table there yet,
+ * and the watcher started. nsw_lock_after, after the checkpoint: the data and no crshim table left (the lock
+ * removed); the watcher's verdict (nsw_lockwatch_result). */
+#define NSW_LOCK_MEM (32u << 20)
+static inline uint8_t *nsw_lock_setup(int argc, char **argv, uint64_t seed)
+{
+	if (argc > 1 && !strcmp(argv[1], "--lockwatch"))
+		exit(lockwatch_run());
+	test_init(argc, argv);
+	nsw_new(CLONE_NEWNET, "net");
+	nsw_must("ip link set lo up");
+	uint8_t *mem = mmap(NULL, NSW_LOCK_MEM, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (mem == MAP_FAILED)
+		fail("mmap");
+	else
+		datagen(mem, NSW_LOCK_MEM, seed);
+	if (nft_has_table("crshim_", 1) != 0)
+		fail("setup: a crshim table in our new network namespace, or nfnetlink refused");
+	nsw_lockwatch_start();
+	return mem;
+}
+
+static inline char *nsw_lock_after(const uint8_t *mem, uint64_t seed)
+{
+	if (mem == MAP_FAILED || datachk(mem, NSW_LOCK_MEM, seed, NULL))
+		fail("memory changed");
+	int left = nft_has_table("crshim_", 1);
+	if (left)
+		fail("%s", left > 0 ? "a crshim_* nftables table left in the restored network namespace"
+				    : "nfnetlink refused after the restore");
+	return nsw_lockwatch_result();
 }
 
 /* What a namespace test compares before and after the checkpoint: what cmd prints (lines matching drop, an
