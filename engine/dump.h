@@ -82,6 +82,9 @@ struct dump_ctx {
 	bool mntns_up;	  /* in the mount namespace its parent's was made from (forked before that unshare) */
 	pid_t mntns_join; /* entered (setns) the nested mount namespace of that process of the tree (0) */
 	int dirfd;
+	/* dump-files.c read the fdinfo of each fd: fd_locks tells whether one had a lock (else
+	 * dump_locks_write has none to look for: a tree of 2000 read each fdinfo twice) */
+	bool fds_read, fd_locks;
 	struct seized s;
 	struct infect in;
 	uint8_t regs_resume[INFECT_REGS_MAX];

@@ -465,6 +465,8 @@ int proc_parse_fdinfo(pid_t pid, int fd, struct proc_fdinfo *fi, struct cr_err *
 			fi->pos = pos, got |= 1;
 		else if (sscanf(l, "flags: %o", &flags) == 1)
 			fi->flags = flags, got |= 2;
+		else if (!strncmp(l, "lock:", 5))
+			fi->locks = true;
 		else
 			sscanf(l, "mnt_id: %d", &fi->mnt_id);
 	}

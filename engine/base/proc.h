@@ -74,6 +74,7 @@ struct proc_fdinfo {
 	uint64_t pos;
 	uint32_t flags;
 	int mnt_id;
+	bool locks; /* a "lock:" line (files/dump-locks.c) */
 };
 int proc_parse_fdinfo(pid_t pid, int fd, struct proc_fdinfo *fi, struct cr_err *e);
 

@@ -427,6 +427,10 @@ int dump_files_write(struct dump_ctx *c, struct cr_err *e)
 	size_t n = 0;
 	if (collect_fds(c, &f, &n, e))
 		return cr_wrap(e, "files");
+	c->fd_locks = false;
+	for (size_t i = 0; i < n; i++)
+		c->fd_locks |= f[i].fi.locks;
+	c->fds_read = true;
 	find_inherited_stdio(c, f, n);
 	dedup_fds(c, f, n);
 	int ret = write_images(c, f, n, e);

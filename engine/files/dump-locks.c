@@ -137,6 +137,8 @@ int dump_locks_write(struct dump_ctx *c, struct cr_err *e)
 	char path[64];
 	struct lock_list ll = {0};
 	int ret = 0;
+	if (c->fds_read && !c->fd_locks)
+		return 0;
 	snprintf(path, sizeof(path), "/proc/%d/fdinfo", c->pid);
 	__cleanup_closedir DIR *d = opendir(path);
 	if (!d)
