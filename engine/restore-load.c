@@ -24,19 +24,22 @@
 #include "restore.h"
 #include "net/sk-inet.h"
 
-/* Verify every image file of the dir (records, trailers, checksums, every page block) but the root task's
- * page blocks, which rst_pages_load checksums with all CPUs once the mm image is known. */
-static int verify_images(struct rst_task *t, bool lazy, struct cr_err *e)
+/* Verify every image file of the dir (records, trailers, checksums, every page block) but the tasks' page
+ * blocks: each task's rst_pages_load checksums them (with all CPUs) once its mm image is known, and every
+ * task of pstree.img is loaded (rst_load_tree) before the restore makes anything; checksummed here too, the
+ * pages of all but the root were summed twice. Their pagemaps and chains of parents are still checked here.
+ */
+static int verify_images(struct rst_task *t, struct cr_err *e)
 {
 	char name[64];
 	struct stat st;
 	img_name(IMG_PAGEMAP, t->pid, name, sizeof(name));
 	if (fstatat(t->dirfd, name, &st, AT_SYMLINK_NOFOLLOW))
 		return cr_fail_errno(e, ENOENT, "no %s in the images dir", name);
-	/* --lazy-pages: no task's (each task's eager blocks are checked by its rst_pages_load, the lazy ones
-	 * by lazy-pages as it serves them; with lazy-pages --page-server they are not here yet). The dump's
+	/* --lazy-pages: each task's eager blocks are checked by its rst_pages_load, the lazy ones by
+	 * lazy-pages as it serves them (with lazy-pages --page-server they are not here yet). The dump's
 	 * check: none, the dump has just written them (their loading still parses every record it needs). */
-	return t->dry_dump ? 0 : img_verify_dir_but(t->dirfd, lazy ? IMG_UNSUMMED_ALL : t->pid, e);
+	return t->dry_dump ? 0 : img_verify_dir_but(t->dirfd, IMG_UNSUMMED_ALL, e);
 }
 
 static int read_pstree(struct rst_task *t, struct cr_err *e)
@@ -369,8 +372,8 @@ int rst_load(struct cr_opts *o, struct rst_task *t, struct cr_err *e)
 {
 	t->dirfd = o->imgdir_fd;
 	t->root = true;
-	if (read_inventory(o, t, e) || verify_images(t, o->lazy_pages, e) ||
-	    ns_rst_load(o, t->dirfd, &t->ns, e) || read_pstree(t, e))
+	if (read_inventory(o, t, e) || verify_images(t, e) || ns_rst_load(o, t->dirfd, &t->ns, e) ||
+	    read_pstree(t, e))
 		return -1;
 	t->paths_later = ns_rst_mounts(t->ns);
 	t->lazy = o->lazy_pages;

@@ -276,6 +276,6 @@ int img_verify_dir(int dirfd, struct cr_err *e);
  * restore with all CPUs); its pagemap is still checked. 0: every id is checksummed. */
 int img_verify_dir_but(int dirfd, int unsummed_id, struct cr_err *e);
 #define IMG_UNSUMMED_ALL                                                                                     \
-	(-1) /* unsummed_id: the page blocks of no task's pages file (restore --lazy-pages) */
+	(-1) /* unsummed_id: the page blocks of no task's pages file (the restore: each rst_pages_load) */
 
 #endif
