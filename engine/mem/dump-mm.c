@@ -378,10 +378,11 @@ static int vma_shmem(struct mm_state *m, const struct proc_vma *v, VmaEntry *ve,
 #endif
 
 /* A file mapped by the tree, known by what /proc/PID/maps says of it (device, inode and name: the same for
- * every VMA of it, in every task): its map_files link read and stat'ed once, not once per VMA (a process's
- * libc alone is five VMAs, and a tree of 2000 has 2000 of each). */
+ * every VMA of it, in every task of a mount namespace): its map_files link read and stat'ed once, not once
+ * per VMA (a process's libc alone is five VMAs, and a tree of 2000 has 2000 of each). */
 struct vmfile {
 	struct vmfile *next;
+	uint64_t mnt_dev, mnt_ino; /* the mount namespace (a name is a path in it) */
 	unsigned dev_major, dev_minor;
 	uint64_t ino;
 	char *name; /* the maps name */
@@ -418,22 +419,31 @@ void dump_mmtree_free(struct dump_mmtree *t)
 	free(t);
 }
 
-static size_t vmfile_hash(const struct proc_vma *v)
+static size_t vmfile_hash(const struct dump_ctx *c, const struct proc_vma *v)
 {
-	uint64_t h = v->ino * 0x9E3779B97F4A7C15ull ^ ((uint64_t)v->dev_major << 20 | v->dev_minor);
+	uint64_t h =
+	    (v->ino + c->mnt_ino) * 0x9E3779B97F4A7C15ull ^ ((uint64_t)v->dev_major << 20 | v->dev_minor);
 	for (const char *p = v->name; *p; p++)
 		h = h * 31 + (unsigned char)*p;
 	return (size_t)(h % VMFILE_HASH);
 }
 
-/* The file of a VMA (name: its map_files link): from the tree's table, else read now and kept. */
-static int vmfile_get(struct dump_mmtree *t, const struct proc_vma *v, const char *name,
+/* The file of a VMA of c (name: its map_files link): from the tree's table, else read now and kept. */
+static int vmfile_get(struct dump_ctx *c, const struct proc_vma *v, const char *name,
 		      const struct vmfile **out, struct cr_err *e)
 {
-	size_t h = vmfile_hash(v);
+	struct dump_mmtree *t = c->mmt;
+	if (!c->mnt_ino) { /* (read by dump_pidns, but for a pre-dump; unknown: 0) */
+		char ns[64];
+		struct stat st;
+		snprintf(ns, sizeof(ns), "/proc/%d/ns/mnt", c->pid);
+		if (!stat(ns, &st))
+			c->mnt_dev = st.st_dev, c->mnt_ino = st.st_ino;
+	}
+	size_t h = vmfile_hash(c, v);
 	for (const struct vmfile *f = t->files[h]; f; f = f->next)
 		if (f->ino == v->ino && f->dev_major == v->dev_major && f->dev_minor == v->dev_minor &&
-		    !strcmp(f->name, v->name)) {
+		    f->mnt_ino == c->mnt_ino && f->mnt_dev == c->mnt_dev && !strcmp(f->name, v->name)) {
 			*out = f;
 			return 0;
 		}
@@ -450,6 +460,7 @@ static int vmfile_get(struct dump_mmtree *t, const struct proc_vma *v, const cha
 		return cr_fail_sys(e, "stat %s (%s)", name, path);
 	}
 	f->dev_major = v->dev_major, f->dev_minor = v->dev_minor, f->ino = v->ino;
+	f->mnt_dev = c->mnt_dev, f->mnt_ino = c->mnt_ino;
 	f->name = strdup(v->name);
 	f->path = strdup(path);
 	if (!f->name || !f->path) {
@@ -491,7 +502,7 @@ static int vma_file(struct dump_ctx *c, const struct proc_vma *v, VmaEntry *ve, 
 	}
 	snprintf(name, sizeof(name), "/proc/%d/map_files/%llx-%llx", c->pid, (unsigned long long)v->start,
 		 (unsigned long long)v->end);
-	if (vmfile_get(c->mmt, v, name, &f, e))
+	if (vmfile_get(c, v, name, &f, e))
 		return -1;
 	const struct stat *st = &f->st;
 	if (S_ISSOCK(st->st_mode)) /* a packet socket's rings (PACKET_RX_RING/TX_RING), shared or private */
