@@ -346,6 +346,18 @@ static int child_fs(const struct rst_task *t, char *msg, size_t len)
 			snprintf(msg, len, "chdir %s (of a process gone): %s", fs->cwd, strerror(errno));
 			return -1;
 		}
+	} else if (fs->cwd && fs->cwd_ghost_mnt) { /* made again on its own filesystem from crshim's ghost */
+		__cleanup_close int g = rst_ghost_open_path(fs->cwd, O_RDONLY | O_DIRECTORY | O_CLOEXEC),
+				    m = g < 0 ? -1
+					      : open(fs->cwd_ghost_mnt, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		__cleanup_close int d = m < 0 ? -1
+					      : rst_ghost_make_copy(g, m, fs->cwd_ghost_name,
+								    fs->cwd_ghost_id, O_PATH | O_DIRECTORY);
+		if (d < 0 || fchdir(d)) {
+			snprintf(msg, len, "chdir %s (removed; made again in %s): %s", fs->cwd,
+				 fs->cwd_ghost_mnt, strerror(errno));
+			return -1;
+		}
 	} else if (fs->cwd) { /* a removed cwd is a ghost: crshim's fd (files/ghost.h) */
 		int d = rst_ghost_open_path(fs->cwd, O_PATH | O_DIRECTORY | O_CLOEXEC);
 		if (d < 0 || fchdir(d)) {

@@ -1,4 +1,5 @@
-/* fs-PID.img: the working directory (a removed one: a ghost, dump-ghost.c), the root and the umask. */
+/* fs-PID.img: the working directory (a removed one: a ghost, dump-ghost.c; made again by its process on a
+ * filesystem only its mount namespace shows: file-reg.c dump_cwd_ghost_mnt), the root and the umask. */
 #define LOG_PREFIX "dump-fs: "
 #include "base/cleanup.h"
 #include "dump.h"
@@ -15,6 +16,10 @@ int dump_fs_write(struct dump_ctx *c, struct cr_err *e)
 	if (!fe.cwd_dead_pid && dump_ghost_cwd(c, cwd, &fe.cwd_ghost_id, e)) /* a removed cwd */
 		return cr_wrap(e, "fs");
 	fe.has_cwd_ghost_id = fe.cwd_ghost_id != 0;
+	int r = fe.has_cwd_ghost_id ? dump_cwd_ghost_mnt(c, cwd, fe.cwd_ghost_id, &fe, e) : 0;
+	__cleanup_free char *gmnt = fe.cwd_ghost_mnt, *gname = fe.cwd_ghost_name;
+	if (r)
+		return cr_wrap(e, "fs");
 	fe.cwd = cwd;
 	fe.root = root;
 	if (c->st.umask >= 0)

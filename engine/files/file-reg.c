@@ -372,6 +372,40 @@ static int ghost_mount(struct dump_ctx *c, pid_t as, struct fd_src *f, RegFileEn
 	return on_mount(c, as, f, re, rx.stx_mnt_id, copy, e);
 }
 
+int dump_cwd_ghost_mnt(struct dump_ctx *c, const char *cwd, uint32_t id, FsEntry *fe, struct cr_err *e)
+{
+	char rdir[PATH_MAX], own[PATH_MAX], src[64];
+	struct statx rx, ox;
+	struct stat st;
+	if (!c->tree || c->pid == getpid() || in_root_mntns(c))
+		return 0;
+	const char *made = dump_ghost_path(c, id);
+	snprintf(src, sizeof(src), "/proc/%d/cwd", (int)c->pid);
+	if (stat(src, &st))
+		return cr_fail_sys(e, "stat %s", src);
+	if (!made || existing_dir(c->tree[0].pid, made, rdir, sizeof(rdir), &rx))
+		return cr_fail(
+		    e,
+		    "not supported yet: removed cwd %s: no directory of %s (where its ghost is made) "
+		    "in the root's mount namespace",
+		    cwd, made ? made : "?");
+	if (makedev(rx.stx_dev_major, rx.stx_dev_minor) == st.st_dev)
+		return 0;
+	if (existing_dir(c->pid, cwd, own, sizeof(own), &ox) ||
+	    makedev(ox.stx_dev_major, ox.stx_dev_minor) != st.st_dev)
+		return cr_fail(e,
+			       "not supported yet: removed cwd %s is on a filesystem that neither the root's "
+			       "mount namespace nor a directory of its path shows",
+			       cwd);
+	size_t dl = strlen(own);
+	const char *last = strrchr(cwd, '/');
+	bool named = last && (size_t)(last - cwd) == (dl == 1 ? 0 : dl) && !strncmp(cwd, own, dl) && last[1];
+	if (!(fe->cwd_ghost_mnt = strdup(own)) || (named && !(fe->cwd_ghost_name = strdup(last + 1))))
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	pr_info("removed cwd %s: made again by its process on the mount of %s\n", cwd, own);
+	return 0;
+}
+
 #define LINK_SEARCH_MAX 8192 /* entries looked at in all, for another link of a deleted file */
 
 /* Another link of the inode of st below the directory dfd, depth first, on its filesystem only: its path
@@ -720,24 +754,13 @@ static struct ghost_made {
 } ghosts_made[64];
 static size_t n_ghosts_made;
 
-/* tmp (a ghost crshim made on the filesystem the root's tree has at its path: r->ghost_copy) made again on
- * the mount of r->ghost_mnt, its own filesystem: a file (or a directory) at its deleted name there (or next
- * to it if taken) with its data, owner, mode and times, opened with flags and removed. fd: the number it
- * goes to. */
-static int ghost_copy(const struct rst_task *t, int tmp, const RegFileEntry *r, int flags, int fd)
+int rst_ghost_make_copy(int src, int m, const char *name_in, uint32_t id, int flags)
 {
-	for (size_t i = 0; i < n_ghosts_made; i++)
-		if (ghosts_made[i].t == t && ghosts_made[i].ghost_id == r->ghost_id) {
-			char rel[32];
-			close(tmp);
-			snprintf(rel, sizeof(rel), "fd/%d", ghosts_made[i].fd);
-			return rst_self_proc_open(rel, flags | O_CLOEXEC);
-		}
-	__cleanup_close int src = tmp, m = ghost_dir(r), w = -1;
+	__cleanup_close int w = -1;
 	char name[NAME_MAX + 1];
 	struct stat st;
-	const char *base = r->ghost_name && !strchr(r->ghost_name, '/') ? r->ghost_name : "crshim-ghost";
-	if (m < 0 || fstat(src, &st))
+	const char *base = name_in && *name_in && !strchr(name_in, '/') ? name_in : "crshim-ghost";
+	if (fstat(src, &st))
 		return -1;
 	bool dir = S_ISDIR(st.st_mode);
 	snprintf(name, sizeof(name), "%s", base);
@@ -748,7 +771,7 @@ static int ghost_copy(const struct rst_task *t, int tmp, const RegFileEntry *r, 
 			break;
 		if (errno != EEXIST || i)
 			return -1;
-		snprintf(name, sizeof(name), "%.200s.crshim-ghost.%d.%u", base, (int)getpid(), r->ghost_id);
+		snprintf(name, sizeof(name), "%.200s.crshim-ghost.%d.%u", base, (int)getpid(), id);
 	}
 	struct timespec ts[2] = {st.st_atim, st.st_mtim};
 	int ret = (!dir && copy_data(src, w, st.st_size)) ||
@@ -759,9 +782,25 @@ static int ghost_copy(const struct rst_task *t, int tmp, const RegFileEntry *r, 
 		      : openat(m, name, flags | O_NOFOLLOW | O_CLOEXEC),
 	    err = errno;
 	unlinkat(m, name, dir ? AT_REMOVEDIR : 0);
+	errno = err;
+	return ret;
+}
+
+/* tmp (a ghost crshim made on the filesystem the root's tree has at its path: r->ghost_copy) made again on
+ * the mount of r->ghost_mnt, its own filesystem (rst_ghost_make_copy); fd: the number it goes to. */
+static int ghost_copy(const struct rst_task *t, int tmp, const RegFileEntry *r, int flags, int fd)
+{
+	for (size_t i = 0; i < n_ghosts_made; i++)
+		if (ghosts_made[i].t == t && ghosts_made[i].ghost_id == r->ghost_id) {
+			char rel[32];
+			close(tmp);
+			snprintf(rel, sizeof(rel), "fd/%d", ghosts_made[i].fd);
+			return rst_self_proc_open(rel, flags | O_CLOEXEC);
+		}
+	__cleanup_close int src = tmp, m = ghost_dir(r);
+	int ret = m < 0 ? -1 : rst_ghost_make_copy(src, m, r->ghost_name, r->ghost_id, flags);
 	if (ret >= 0 && n_ghosts_made < sizeof(ghosts_made) / sizeof(ghosts_made[0]))
 		ghosts_made[n_ghosts_made++] = (struct ghost_made){t, r->ghost_id, fd};
-	errno = err;
 	return ret;
 }
 

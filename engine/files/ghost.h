@@ -28,6 +28,11 @@ const char *dump_ghost_path(const struct dump_ctx *c, uint32_t id);
 /* cwd (the link of /proc/PID/cwd): if it is a removed directory, *id is its ghost and cwd loses its
  * " (deleted)"; else *id is 0. */
 int dump_ghost_cwd(struct dump_ctx *c, char *cwd, uint32_t *id, struct cr_err *e);
+/* A removed cwd (cwd, ghost id) of a process in another mount namespace than the root's, on a filesystem
+ * the root's tree does not show at its path (a tmpfs only its namespace mounted): fe->cwd_ghost_mnt (the
+ * deepest directory of its path it sees, on that filesystem) and cwd_ghost_name, where the process makes
+ * it again from crshim's ghost (rst_ghost_make_copy), so that its filesystem is its own (file-reg.c). */
+int dump_cwd_ghost_mnt(struct dump_ctx *c, const char *cwd, uint32_t id, FsEntry *fe, struct cr_err *e);
 /* ghost-PID.img, if there are ghosts. */
 int dump_ghost_write(struct dump_ctx *c, struct cr_err *e);
 void dump_ghost_free(struct dump_ctx *c);
@@ -47,6 +52,11 @@ int rst_ghost_link_nested(struct rst_task *t, struct cr_err *e);
  * its own mount (reg_file_entry.ghost_copy, file-reg.c), -1 if none: t's mappings of that ghost map the
  * task's copy (restore-load.c), the same inode as its fd. */
 int rst_ghost_copy_fd(const struct rst_task *t, const char *path);
+/* Child: src (crshim's ghost: a regular file or a directory) made again in the directory m, at name (or
+ * next to it if taken; NULL: a name of crshim's) with its data, owner, mode and times, opened with flags and
+ * removed (its process's own copy, on the filesystem of m: reg_file_entry.ghost_copy,
+ * fs_entry.cwd_ghost_mnt). id names the copy if name is taken. */
+int rst_ghost_make_copy(int src, int m, const char *name, uint32_t id, int flags);
 /* path is one of t's ghosts (made by the restore with the image's size, or only named by a dry run) */
 bool rst_ghost_is(const struct rst_task *t, const char *path);
 /* A tree with its own mount tree (t->paths_later): its paths exist only once the root task has built it, so
