@@ -283,6 +283,49 @@ static int existing_dir(pid_t pid, const char *path, char *dir, size_t len, stru
 	return -1;
 }
 
+/* A removed directory (f) is held by another fd or cwd of the tree than f's and those of its process on
+ * its mount (which open the one copy it makes again, ghost_copy: others would have another inode). */
+static bool dir_held_elsewhere(const struct dump_ctx *c, const struct fd_src *f)
+{
+	for (size_t i = 0; i < c->ntree; i++) {
+		char p[64];
+		struct stat st;
+		pid_t pid = c->tree[i].pid;
+		snprintf(p, sizeof(p), "/proc/%d/cwd", (int)pid);
+		if (!stat(p, &st) && st.st_dev == f->st.st_dev && st.st_ino == f->st.st_ino)
+			return true;
+		snprintf(p, sizeof(p), "/proc/%d/fd", (int)pid);
+		__cleanup_closedir DIR *d = opendir(p);
+		for (struct dirent *de; d && (de = readdir(d));) {
+			struct proc_fdinfo fi;
+			struct cr_err e;
+			int fd = atoi(de->d_name);
+			if (de->d_name[0] == '.' || fstatat(dirfd(d), de->d_name, &st, 0) ||
+			    st.st_dev != f->st.st_dev || st.st_ino != f->st.st_ino ||
+			    (pid == c->pid && fd == f->fd))
+				continue;
+			if (pid != c->pid || proc_parse_fdinfo(pid, fd, &fi, &e) || fi.mnt_id != f->fi.mnt_id)
+				return true;
+		}
+	}
+	return false;
+}
+
+/* The name a deleted file gets in dir (as pid sees it) for its process's open there (ghost_name: crshim links
+ * it there, the process links it again or makes its copy there) when its deleted name (name) is not in dir
+ * (its directory removed too): that name's last part if free there at dump, else one of crshim's. */
+static char *link_name(pid_t pid, const char *dir, const char *name, uint32_t id)
+{
+	const char *last = strrchr(name, '/');
+	char at[PATH_MAX + 320], *n = NULL;
+	struct stat st;
+	last = last && last[1] ? last + 1 : "ghost";
+	snprintf(at, sizeof(at), "/proc/%d/root%s/%.255s", (int)pid, strcmp(dir, "/") ? dir : "", last);
+	if (lstat(at, &st) && errno == ENOENT && strlen(last) <= 200)
+		return strdup(last);
+	return asprintf(&n, "%.200s.crshim-ghost.%u", last, id) < 0 ? NULL : n;
+}
+
 /* The directory the task opens a deleted file of a process in a mount namespace other than the root's again
  * on (re->ghost_mnt: the deepest directory of its deleted name as as sees it, c or the process of the
  * namespace c's was made from, ghost_mnt_up), by its file handle, when it was opened on another mount (a
@@ -306,16 +349,25 @@ static int on_mount(struct dump_ctx *c, pid_t as, struct fd_src *f, RegFileEntry
 	const char *last = strrchr(name, '/');
 	bool named =
 	    last && (size_t)(last - name) == (dl == 1 ? 0 : dl) && !strncmp(name, dir, dl) && last[1];
-	/* born: a ghost (a regular file) of the process that made its namespace, at its deleted name there,
-	 * is linked there by crshim (which may open it by its handle) for the process's open by that name */
+	/* born: a ghost (a regular file) of the process that made its namespace is linked there by crshim
+	 * (which may open it by its handle) for the process's open by that name: its deleted name, or when
+	 * its directory is not there (removed too) another (link_name); a removed directory (no data)
+	 * is made again by the process itself (copy), unless the tree holds it elsewhere too */
 	bool link = c->born && !copy && opened_on != sx.stx_mnt_id;
-	if (link &&
-	    !(re->has_ghost_id && re->deleted && S_ISREG(f->st.st_mode) && as == c->pid && c->mntns && named))
+	if (link && re->has_ghost_id && re->deleted && S_ISDIR(f->st.st_mode)) {
+		if (dir_held_elsewhere(c, f))
+			return cr_fail(e,
+				       "not supported yet: fd %d: removed directory %s is on mount %d of "
+				       "another mount namespace than the root's, in a tree restored born in "
+				       "its user namespace, and held by another fd or cwd of the tree too",
+				       f->fd, name, f->fi.mnt_id);
+		copy = true, link = false;
+	}
+	if (link && !(re->has_ghost_id && re->deleted && S_ISREG(f->st.st_mode) && as == c->pid && c->mntns))
 		return cr_fail(e,
 			       "not supported yet: fd %d: deleted %s is on mount %d of another mount "
 			       "namespace than the root's, in a tree restored born in its user namespace (a "
-			       "file still linked, a directory, one at another name than its own, or one of "
-			       "a process that did not make its namespace)",
+			       "file still linked, or one of a process that did not make its namespace)",
 			       f->fd, name, f->fi.mnt_id);
 	if (!(re->ghost_mnt = strdup(dir)))
 		return cr_fail_errno(e, ENOMEM, "out of memory");
@@ -323,6 +375,8 @@ static int on_mount(struct dump_ctx *c, pid_t as, struct fd_src *f, RegFileEntry
 	re->ghost_copy = copy, re->has_ghost_copy = copy;
 	re->ghost_link = link, re->has_ghost_link = link;
 	if (named && !(re->ghost_name = strdup(last + 1)))
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	if (!named && !(re->ghost_name = link_name(as, dir, name, re->ghost_id)))
 		return cr_fail_errno(e, ENOMEM, "out of memory");
 	pr_info("fd %d: deleted %s: %s on the mount of %s (mount %d)%s\n", f->fd, name,
 		copy   ? "made again by its process"

@@ -4,12 +4,17 @@
  * restore the two fds are one unlinked inode with its data again, each on its own mount (fdinfo mnt_id: fd 7
  * on a mount the child's mountinfo does not list, fd 8 on one it does). Before, both were opened through
  * crshim's one ghost, on the mount crshim made it on: one mount id for both. nsmnt_child_linkmnt includes
- * it with NSMNT_KEPT_LINK 1: a third link stays in the parent's namespace. */
+ * it with NSMNT_KEPT_LINK 1: a third link stays in the parent's namespace; nsmnt_child_ghostname with
+ * NSMNT_GONE_DIR 1: the child's name of it is in a directory d removed too. */
 #include "nsmnt.h"
 
 #ifndef NSMNT_KEPT_LINK
 #define NSMNT_KEPT_LINK 0
 #endif
+#ifndef NSMNT_GONE_DIR
+#define NSMNT_GONE_DIR 0
+#endif
+#define OWN_SUB (NSMNT_GONE_DIR ? "/d" : "") /* the directory below b of the child's name */
 
 #define UPFD 7
 #define OWNFD 8
@@ -27,7 +32,9 @@ static int setup(void)
 	if (umount("/nsmnt_gm/a") || mkdir("/nsmnt_gm/b", 0755) ||
 	    mount("/nsmnt_gm/0/b", "/nsmnt_gm/b", NULL, MS_BIND, NULL) || umount("/nsmnt_gm/0"))
 		return 1;
-	open_at(OWNFD, "/nsmnt_gm/b/f", O_RDWR, "open /nsmnt_gm/b/f in the child");
+	char own[64];
+	snprintf(own, sizeof(own), "/nsmnt_gm/b%s/f", OWN_SUB);
+	open_at(OWNFD, own, O_RDWR, "open the child's link in the child");
 	return 0;
 }
 
@@ -43,7 +50,11 @@ static int check(void)
 	if (fstat(UPFD, &a) || fstat(OWNFD, &b) || a.st_ino != b.st_ino || a.st_dev != b.st_dev ||
 	    a.st_nlink != NSMNT_KEPT_LINK)
 		bad |= 4;
-	if (!file_is_link(UPFD, "/nsmnt_gm/a/f (deleted)") || !file_is_link(OWNFD, "/nsmnt_gm/b/f (deleted)"))
+	/* (its directory removed too: after a restore it is named in b, where it is linked again for the
+	 * child's open; mode checkpoint: as it was) */
+	if (!file_is_link(UPFD, "/nsmnt_gm/a/f (deleted)") ||
+	    (!file_is_link(OWNFD, "/nsmnt_gm/b/f (deleted)") &&
+	     !(NSMNT_GONE_DIR && file_is_link(OWNFD, "/nsmnt_gm/b/d/f (deleted)"))))
 		bad |= 16;
 	if (pwrite(OWNFD, "child", 5, 0) != 5 || pread(UPFD, buf, sizeof(buf) - 1, 0) != 5 ||
 	    strcmp(buf, "child"))
@@ -59,18 +70,22 @@ int main(int argc, char **argv)
 	must_mount("nsmnt", "/nsmnt_gm/0", "tmpfs", 0, "size=1m");
 	mkdirs("/nsmnt_gm/0/a");
 	mkdirs("/nsmnt_gm/0/b");
+	if (NSMNT_GONE_DIR)
+		mkdirs("/nsmnt_gm/0/b/d");
 	mkdirs("/nsmnt_gm/a");
 	must_mount("/nsmnt_gm/0/a", "/nsmnt_gm/a", NULL, MS_BIND, NULL);
 	write_file("/nsmnt_gm/0/a/f", "ghost");
-	if (link("/nsmnt_gm/0/a/f", "/nsmnt_gm/0/b/f"))
-		fail("link /nsmnt_gm/0/b/f");
+	char own[64];
+	snprintf(own, sizeof(own), "/nsmnt_gm/0/b%s/f", OWN_SUB);
+	if (link("/nsmnt_gm/0/a/f", own))
+		fail("link %s", own);
 	if (NSMNT_KEPT_LINK && link("/nsmnt_gm/0/a/f", "/nsmnt_gm/0/f"))
 		fail("link /nsmnt_gm/0/f");
 	open_at(UPFD, "/nsmnt_gm/a/f", O_RDWR, "open /nsmnt_gm/a/f");
 	usr1_block();
 	pid_t ch = nsmnt_child(setup, check);
 	close(UPFD);
-	if (unlink("/nsmnt_gm/0/a/f") || unlink("/nsmnt_gm/0/b/f"))
+	if (unlink("/nsmnt_gm/0/a/f") || unlink(own) || (NSMNT_GONE_DIR && rmdir("/nsmnt_gm/0/b/d")))
 		fail("unlink");
 	test_daemon();
 	test_waitsig();

@@ -1,0 +1,52 @@
+/* A child in a mount namespace of its own holds an fd of a directory (mode 0751, owner 1234:2345) of a
+ * tmpfs that both namespaces mount, removed by the test. After restore fd 7 is a removed directory with its
+ * mode and owner on the child's own mount of that tmpfs (fdinfo mnt_id listed in its mountinfo, its st_dev),
+ * named "PATH (deleted)", nothing can be made in it. crshim makes the ghost in the root's mount tree; the
+ * child opens it again by its handle on its own mount, or in mode cuns (no open_by_handle_at there) makes
+ * the directory again itself on its mount (reg_file_entry.ghost_copy). Before, mode cuns refused it at dump
+ * ("a directory"). */
+#include "nsmnt.h"
+
+#define DFD 7
+
+static int setup(void)
+{
+	open_at(DFD, "/nsmnt_gd/0/d", O_RDONLY | O_DIRECTORY, "open /nsmnt_gd/0/d in the child");
+	return 0;
+}
+
+static int check(void)
+{
+	struct stat st, d;
+	char name[128] = "";
+	int bad = 0;
+	if (fstat(DFD, &st) || st.st_nlink != 0 || !S_ISDIR(st.st_mode) || (st.st_mode & 07777) != 0751 ||
+	    st.st_uid != 1234 || st.st_gid != 2345)
+		bad |= 1;
+	if (stat("/nsmnt_gd/0", &d) || d.st_dev != st.st_dev || !mnt_listed(fd_mnt_id(DFD)))
+		bad |= 2;
+	if (readlink("/proc/self/fd/7", name, sizeof(name) - 1) < 0 || strcmp(name, "/nsmnt_gd/0/d (deleted)"))
+		bad |= 4;
+	if (!mkdirat(DFD, "x", 0700) || errno != ENOENT)
+		bad |= 8;
+	return bad;
+}
+
+int main(int argc, char **argv)
+{
+	test_init(argc, argv);
+	must_mount("nsmnt", "/nsmnt_gd", "tmpfs", 0, "size=1m");
+	must_mount("nsmnt", "/nsmnt_gd/0", "tmpfs", 0, "size=1m");
+	if (mkdir("/nsmnt_gd/0/d", 0751) || chmod("/nsmnt_gd/0/d", 0751) || chown("/nsmnt_gd/0/d", 1234, 2345))
+		fail("mkdir /nsmnt_gd/0/d");
+	usr1_block();
+	pid_t ch = nsmnt_child(setup, check);
+	if (rmdir("/nsmnt_gd/0/d"))
+		fail("rmdir /nsmnt_gd/0/d");
+	test_daemon();
+	test_waitsig();
+	kill(ch, SIGUSR1);
+	child_exit_ok(ch, "1: fd 7 not a removed directory with its mode and owner, 2: not on its own mount "
+			  "of the tmpfs, 4: not named PATH (deleted), 8: a directory made in it");
+	return test_pass();
+}
