@@ -146,7 +146,7 @@ load_stop() {
 # One "key: value" per line, '#' comments. Keys: opts, args, skip, flags, arch, mode-skip, snap-ignore, tty, inhfd,
 # restore-expect, cgroups, ipc-keys (ns_left; @PID@ in a cgroup is the test's pid), pre-restore (a shell command run
 # before each restore with $TPID set, e.g. to remove the test's cgroups), dump-expect (the dump must fail with one line holding this
-# text), dump-notice (a dump that works must say this text on stderr, e.g. a state it could not save), ns (always: the test runs in its own namespaces and root in every mode), ns-skip (why the test cannot
+# text), cuns-dump-expect (the same in mode cuns only), dump-notice (a dump that works must say this text on stderr, e.g. a state it could not save), ns (always: the test runs in its own namespaces and root in every mode), ns-skip (why the test cannot
 # run in mode ns), uns-skip (why not in modes uns and cuns), uns-partial-skip (why not in mode uns, whose user
 # namespace owns only the network, IPC and UTS namespaces), cuns-skip (why not in mode cuns), host-agent (yes: host_agent_start), needs-root (mode user: skipped, with this reason), user-refuse (mode user: crshim must refuse
 # with one line naming this capability; see modes.sh), user-start: root (mode user: root starts the test).
@@ -817,18 +817,23 @@ run_steps() { # name
 	alive "$TPID" || { diag_file "$TDIR/test.out" 10; bad "test $TPID not running after start"; return 1; }
 	snap_ref "$TPID" "$TDIR/snap.0"
 
-	local runmode=$MODE
-	[ -n "$(desc_get "$name" dump-expect)" ] && [[ "$MODE" == @(cr|iters|ns|checkpoint|user|compat|lazy|snaps) ]] && runmode=refused
+	local runmode=$MODE dexp
+	dexp=$(desc_get "$name" dump-expect)
+	[ -n "$dexp" ] && [[ "$MODE" == @(cr|iters|ns|checkpoint|user|compat|lazy|snaps) ]] && runmode=refused
+	if [ "$CUNS" = 1 ] && [ "$MODE" = ns ] && [ -n "$(desc_get "$name" cuns-dump-expect)" ]; then
+		dexp=$(desc_get "$name" cuns-dump-expect)
+		runmode=refused
+	fi
 	case "$runmode" in
-	refused) # .desc dump-expect: TEXT: the dump must fail with one line holding TEXT, the tree unchanged
+	refused) # .desc dump-expect (cuns-dump-expect): TEXT: the dump must fail with one line holding TEXT, the tree unchanged
 		d="$TDIR/dump"
 		if crshim_dump "$d"; then
-			bad "the dump worked; it must fail with '$(desc_get "$name" dump-expect)'"
+			bad "the dump worked; it must fail with '$dexp'"
 			return 1
 		fi
-		if [ "$(grep -c . "$d/dump.out")" -ne 1 ] || ! grep -qF -- "$(desc_get "$name" dump-expect)" "$d/dump.out"; then
+		if [ "$(grep -c . "$d/dump.out")" -ne 1 ] || ! grep -qF -- "$dexp" "$d/dump.out"; then
 			diag_file "$d/dump.out" 5
-			bad "the dump failed, but not with one line holding '$(desc_get "$name" dump-expect)'"
+			bad "the dump failed, but not with one line holding '$dexp'"
 			return 1
 		fi
 		REASON=

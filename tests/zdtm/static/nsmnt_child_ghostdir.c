@@ -4,9 +4,14 @@
  * named "PATH (deleted)", nothing can be made in it. crshim makes the ghost in the root's mount tree; the
  * child opens it again by its handle on its own mount, or in mode cuns (no open_by_handle_at there) makes
  * the directory again itself on its mount (reg_file_entry.ghost_copy). Before, mode cuns refused it at dump
- * ("a directory"). */
+ * ("a directory"). nsmnt_child_ghostdir_held includes it with NSMNT_DIR_HELD 1: the test holds the
+ * directory too (fd 8, its own mount), which mode cuns refuses with one line (the child's copy would be
+ * another inode). */
 #include "nsmnt.h"
 
+#ifndef NSMNT_DIR_HELD
+#define NSMNT_DIR_HELD 0
+#endif
 #define DFD 7
 
 static int setup(void)
@@ -25,7 +30,8 @@ static int check(void)
 		bad |= 1;
 	if (stat("/nsmnt_gd/0", &d) || d.st_dev != st.st_dev || !mnt_listed(fd_mnt_id(DFD)))
 		bad |= 2;
-	if (readlink("/proc/self/fd/7", name, sizeof(name) - 1) < 0 || strcmp(name, "/nsmnt_gd/0/d (deleted)"))
+	if (readlink("/proc/self/fd/7", name, sizeof(name) - 1) < 0 ||
+	    strcmp(name, "/nsmnt_gd/0/d (deleted)"))
 		bad |= 4;
 	if (!mkdirat(DFD, "x", 0700) || errno != ENOENT)
 		bad |= 8;
@@ -37,8 +43,11 @@ int main(int argc, char **argv)
 	test_init(argc, argv);
 	must_mount("nsmnt", "/nsmnt_gd", "tmpfs", 0, "size=1m");
 	must_mount("nsmnt", "/nsmnt_gd/0", "tmpfs", 0, "size=1m");
-	if (mkdir("/nsmnt_gd/0/d", 0751) || chmod("/nsmnt_gd/0/d", 0751) || chown("/nsmnt_gd/0/d", 1234, 2345))
+	if (mkdir("/nsmnt_gd/0/d", 0751) || chmod("/nsmnt_gd/0/d", 0751) ||
+	    chown("/nsmnt_gd/0/d", 1234, 2345))
 		fail("mkdir /nsmnt_gd/0/d");
+	if (NSMNT_DIR_HELD)
+		open_at(DFD + 1, "/nsmnt_gd/0/d", O_RDONLY | O_DIRECTORY, "open /nsmnt_gd/0/d");
 	usr1_block();
 	pid_t ch = nsmnt_child(setup, check);
 	if (rmdir("/nsmnt_gd/0/d"))
@@ -48,5 +57,8 @@ int main(int argc, char **argv)
 	kill(ch, SIGUSR1);
 	child_exit_ok(ch, "1: fd 7 not a removed directory with its mode and owner, 2: not on its own mount "
 			  "of the tmpfs, 4: not named PATH (deleted), 8: a directory made in it");
+	struct stat st;
+	if (NSMNT_DIR_HELD && (fstat(DFD + 1, &st) || st.st_nlink || (st.st_mode & 07777) != 0751))
+		fail("the test's fd 8 is not the removed directory");
 	return test_pass();
 }
