@@ -218,10 +218,19 @@ int dump_ghost_add(struct dump_ctx *c, const char *src, const struct stat *st, c
 	return 0;
 }
 
-const char *dump_ghost_path(const struct dump_ctx *c, uint32_t id)
+const char *dump_ghost_made_at(const struct dump_ctx *c, uint32_t id)
 {
 	const struct dump_ghosts *d = c->ghosts;
-	return d && id >= 1 && id <= d->n ? d->g[id - 1]->path : NULL;
+	if (!d || id < 1 || id > d->n)
+		return NULL;
+	const GhostFileEntry *g = d->g[id - 1];
+	for (size_t i = 0; c->tree && i < c->ntree && &c->tree[i] != c; i++) {
+		const struct dump_ghosts *o = c->tree[i].ghosts;
+		for (size_t j = 0; o && j < o->n; j++)
+			if (o->g[j]->dev == g->dev && o->g[j]->ino == g->ino)
+				return o->g[j]->path;
+	}
+	return g->path;
 }
 
 int dump_ghost_cwd(struct dump_ctx *c, char *cwd, uint32_t *id, struct cr_err *e)

@@ -283,6 +283,24 @@ static int existing_dir(pid_t pid, const char *path, char *dir, size_t len, stru
 	return -1;
 }
 
+/* c inherited its nested mount namespace from the process of the tree that made it: each process up its
+ * line to that one is in it and made, entered or left no other. */
+static bool inherits_mntns(const struct dump_ctx *c)
+{
+	const struct dump_ctx *x = c;
+	for (size_t depth = 0; depth < c->ntree && !x->mntns; depth++) {
+		const struct dump_ctx *p = NULL;
+		if (x->mntns_up || x->mntns_join || !x->ppid)
+			return false;
+		for (size_t i = 0; i < c->ntree && !p; i++)
+			p = c->tree[i].pid == x->ppid ? &c->tree[i] : NULL;
+		if (!p || !dump_same_mnt(p, x))
+			return false;
+		x = p;
+	}
+	return x->mntns != 0;
+}
+
 /* A removed directory (f) is held by another fd or cwd of the tree than f's and those of its process on
  * its mount (which open the one copy it makes again, ghost_copy: others would have another inode). */
 static bool dir_held_elsewhere(const struct dump_ctx *c, const struct fd_src *f)
@@ -349,7 +367,8 @@ static int on_mount(struct dump_ctx *c, pid_t as, struct fd_src *f, RegFileEntry
 	const char *last = strrchr(name, '/');
 	bool named =
 	    last && (size_t)(last - name) == (dl == 1 ? 0 : dl) && !strncmp(name, dir, dl) && last[1];
-	/* born: a ghost (a regular file) of the process that made its namespace is linked there by crshim
+	/* born: a ghost (a regular file) of the process that made its namespace (or of one that inherited it
+	 * from that process: cloned after it, rst_ghost_link_nested links them all) is linked there by crshim
 	 * (which may open it by its handle) for the process's open by that name: its deleted name, or when
 	 * its directory is not there (removed too) another (link_name); a removed directory (no data)
 	 * is made again by the process itself (copy), unless the tree holds it elsewhere too */
@@ -363,11 +382,13 @@ static int on_mount(struct dump_ctx *c, pid_t as, struct fd_src *f, RegFileEntry
 				       f->fd, name, f->fi.mnt_id);
 		copy = true, link = false;
 	}
-	if (link && !(re->has_ghost_id && re->deleted && S_ISREG(f->st.st_mode) && as == c->pid && c->mntns))
+	if (link && !(re->has_ghost_id && re->deleted && S_ISREG(f->st.st_mode) && as == c->pid &&
+		      (c->mntns || inherits_mntns(c))))
 		return cr_fail(e,
 			       "not supported yet: fd %d: deleted %s is on mount %d of another mount "
 			       "namespace than the root's, in a tree restored born in its user namespace (a "
-			       "file still linked, or one of a process that did not make its namespace)",
+			       "file still linked, or one of a process that neither made its namespace nor "
+			       "inherited it from the process that did)",
 			       f->fd, name, f->fi.mnt_id);
 	if (!(re->ghost_mnt = strdup(dir)))
 		return cr_fail_errno(e, ENOMEM, "out of memory");
@@ -414,7 +435,7 @@ static int ghost_mount(struct dump_ctx *c, pid_t as, struct fd_src *f, RegFileEn
 	    (f->fi.flags & (O_TMPFILE & ~O_DIRECTORY)) ||
 	    !(S_ISREG(f->st.st_mode) || S_ISDIR(f->st.st_mode)) || (as == c->pid && in_root_mntns(c)))
 		return 0;
-	const char *made = dump_ghost_path(c, re->ghost_id);
+	const char *made = dump_ghost_made_at(c, re->ghost_id);
 	if (!made || existing_dir(c->tree[0].pid, made, rdir, sizeof(rdir), &rx))
 		return cr_fail(e,
 			       "not supported yet: fd %d: deleted %s: no directory of %s (where its ghost is "
@@ -433,7 +454,7 @@ int dump_cwd_ghost_mnt(struct dump_ctx *c, const char *cwd, uint32_t id, FsEntry
 	struct stat st;
 	if (!c->tree || c->pid == getpid() || in_root_mntns(c))
 		return 0;
-	const char *made = dump_ghost_path(c, id);
+	const char *made = dump_ghost_made_at(c, id);
 	snprintf(src, sizeof(src), "/proc/%d/cwd", (int)c->pid);
 	if (stat(src, &st))
 		return cr_fail_sys(e, "stat %s", src);

@@ -23,8 +23,10 @@ struct rst_task;
  * (one per inode). Fails with one line if its data is above the limit. */
 int dump_ghost_add(struct dump_ctx *c, const char *src, const struct stat *st, const char *name,
 		   const char *what, uint32_t *id, struct cr_err *e);
-/* The path ghost id of c is made at again (that of the first fd or mapping of its inode), NULL if none. */
-const char *dump_ghost_path(const struct dump_ctx *c, uint32_t id);
+/* Where the restore makes ghost id of c (NULL if none): its path (that of the first fd or mapping of its
+ * inode), or that of the ghost of the same inode of an earlier process of the tree, whose ghost c's is
+ * then (restore-ghost.c share_ghost). */
+const char *dump_ghost_made_at(const struct dump_ctx *c, uint32_t id);
 /* cwd (the link of /proc/PID/cwd): if it is a removed directory, *id is its ghost and cwd loses its
  * " (deleted)"; else *id is 0. */
 int dump_ghost_cwd(struct dump_ctx *c, char *cwd, uint32_t *id, struct cr_err *e);
@@ -43,9 +45,10 @@ int rst_ghost_prepare(struct rst_task *t, struct cr_err *e);
 void rst_ghost_free(struct rst_task *t);
 /* Every process has its fds: the names kept for the ghosts opened again on another mount go (restore.c). */
 void rst_ghost_unlink_kept(struct rst_task *t);
-/* A tree born in its user namespace: t (which made its nested mount namespace, now standing) has ghosts to
- * open on a mount of it (reg_file_entry.ghost_link): crshim links each there at its deleted name (by its
- * handle: crshim may), t opens it by that name; the names go with rst_ghost_unlink_kept. */
+/* A tree born in its user namespace: t (which made its nested mount namespace, now standing) or a process
+ * that inherits that namespace from it (cloned below it) has ghosts to open on a mount of it
+ * (reg_file_entry.ghost_link): crshim links each there at its deleted name (by its handle: crshim may), the
+ * process opens it by that name; the names go with rst_ghost_unlink_kept. */
 bool rst_ghost_links(const struct rst_task *t);
 int rst_ghost_link_nested(struct rst_task *t, struct cr_err *e);
 /* The fd of t that makes its ghost at path (a deleted file's, a mapping's: "/proc/CRSHIM/fd/N") again on

@@ -631,11 +631,36 @@ static struct ghost_linked {
 } * linked;
 static size_t n_linked;
 
-bool rst_ghost_links(const struct rst_task *t)
+static bool has_links(const struct rst_task *t)
 {
 	for (size_t i = 0; i < t->nr_files; i++)
 		if (t->files[i]->reg && t->files[i]->reg->ghost_link)
 			return true;
+	return false;
+}
+
+/* The process whose nested mount namespace x is in: x, or the nearest up its line of clones that made one
+ * (those below it inherit it: cloned after it stands); NULL if one on the way is in another (entered one,
+ * or its parent's). */
+static const struct rst_task *ns_maker(const struct rst_task *x)
+{
+	for (int depth = 0; x && depth < 4096; depth++) {
+		if (!x->pst || x->pst->mntns_join || x->pst->mntns_up)
+			return NULL;
+		if (x->pst->mntns)
+			return x;
+		x = x->spawn_idx >= 0 ? &x->tree[x->spawn_idx] : NULL;
+	}
+	return NULL;
+}
+
+bool rst_ghost_links(const struct rst_task *t)
+{
+	if (has_links(t))
+		return true;
+	for (size_t i = 0; t->pst && t->pst->mntns && i < t->ntree; i++)
+		if (&t->tree[i] != t && ns_maker(&t->tree[i]) == t && has_links(&t->tree[i]))
+			return true; /* (cloned below t: its files are here in t too, restore-child.c) */
 	return false;
 }
 
@@ -679,26 +704,38 @@ static int link_one(const struct rst_task *t, const RegFileEntry *r, const struc
 	return 0;
 }
 
-int rst_ghost_link_nested(struct rst_task *t, struct cr_err *e)
+/* x's ghosts to link in the namespace t made (x: t or a process that inherits it) */
+static int link_of(struct rst_task *t, struct rst_task *x, struct cr_err *e)
 {
-	for (size_t i = 0; i < t->nr_files; i++) {
-		const RegFileEntry *r = t->files[i]->reg;
+	for (size_t i = 0; i < x->nr_files; i++) {
+		const RegFileEntry *r = x->files[i]->reg;
 		if (!r || !r->ghost_link)
 			continue;
-		const struct rst_ghost *rg = r->has_ghost_id ? find_ghost(t, r->ghost_id) : NULL;
+		const struct rst_ghost *rg = r->has_ghost_id ? find_ghost(x, r->ghost_id) : NULL;
 		if (!rg || !r->ghost_mnt || !r->ghost_name || strchr(r->ghost_name, '/'))
 			return cr_fail_errno(e, EBADMSG,
 					     "files.img: file id %u: a ghost to link without its ghost, "
 					     "directory or name",
-					     t->files[i]->id);
+					     x->files[i]->id);
 		char at[4200];
 		snprintf(at, sizeof(at), "/proc/%d/root%s", (int)t->pid, r->ghost_mnt);
 		__cleanup_close int m = open(at, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (m < 0)
 			return cr_fail_sys(e, "ghost %u: open %s", rg->id, at);
-		if (link_one(t, r, rg, m, e))
+		if (link_one(x, r, rg, m, e))
 			return -1;
 	}
+	return 0;
+}
+
+int rst_ghost_link_nested(struct rst_task *t, struct cr_err *e)
+{
+	if (link_of(t, t, e))
+		return -1;
+	for (size_t i = 0; i < t->ntree; i++)
+		if (&t->tree[i] != t && ns_maker(&t->tree[i]) == t && has_links(&t->tree[i]) &&
+		    link_of(t, &t->tree[i], e))
+			return cr_wrap(e, "task %d", t->tree[i].pid);
 	return 0;
 }
 

@@ -5,7 +5,11 @@
  * on a mount the child's mountinfo does not list, fd 8 on one it does). Before, both were opened through
  * crshim's one ghost, on the mount crshim made it on: one mount id for both. nsmnt_child_linkmnt includes
  * it with NSMNT_KEPT_LINK 1: a third link stays in the parent's namespace; nsmnt_child_ghostname with
- * NSMNT_GONE_DIR 1: the child's name of it is in a directory d removed too. */
+ * NSMNT_GONE_DIR 1: the child's name of it is in a directory d removed too; nsmnt_child_ghostkid with
+ * NSMNT_KID_FD 1: fd 8 is held by a child of the child (forked once its namespace stands), which the child
+ * checks through /proc. */
+#include <sys/wait.h>
+
 #include "nsmnt.h"
 
 #ifndef NSMNT_KEPT_LINK
@@ -14,7 +18,12 @@
 #ifndef NSMNT_GONE_DIR
 #define NSMNT_GONE_DIR 0
 #endif
+#ifndef NSMNT_KID_FD
+#define NSMNT_KID_FD 0
+#endif
 #define OWN_SUB (NSMNT_GONE_DIR ? "/d" : "") /* the directory below b of the child's name */
+
+static pid_t kid; /* NSMNT_KID_FD: the child's child that holds fd 8 */
 
 #define UPFD 7
 #define OWNFD 8
@@ -34,12 +43,38 @@ static int setup(void)
 		return 1;
 	char own[64];
 	snprintf(own, sizeof(own), "/nsmnt_gm/b%s/f", OWN_SUB);
-	open_at(OWNFD, own, O_RDWR, "open the child's link in the child");
-	return 0;
+	if (!NSMNT_KID_FD) {
+		open_at(OWNFD, own, O_RDWR, "open the child's link in the child");
+		return 0;
+	}
+	int p[2];
+	char c;
+	if (pipe(p) || (kid = fork()) < 0)
+		return 1;
+	if (!kid) {
+		close(UPFD);
+		open_at(OWNFD, own, O_RDWR, "open the child's link in its child");
+		if (write(p[1], "k", 1) != 1)
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	close(p[1]);
+	return read(p[0], &c, 1) != 1 || close(p[0]);
 }
 
 static int check(void)
 {
+	if (NSMNT_KID_FD) { /* its child's fd 8, opened again here (the same mount and name) */
+		char p[64];
+		snprintf(p, sizeof(p), "/proc/%d/fd/%d", (int)kid, OWNFD);
+		int fd = open(p, O_RDWR);
+		if (fd < 0 || dup2(fd, OWNFD) != OWNFD)
+			return 32;
+		close(fd);
+		kill(kid, SIGKILL);
+		waitpid(kid, NULL, 0);
+	}
 	int up = fd_mnt_id(UPFD), own = fd_mnt_id(OWNFD), bad = 0;
 	struct stat a, b;
 	char buf[16] = "";
@@ -93,7 +128,7 @@ int main(int argc, char **argv)
 	child_exit_ok(ch,
 		      "1: both fds on one mount, 2: fd 7 on a mount of its own namespace or fd 8 not, "
 		      "4: not one inode with its links, 8: a write through one not read through the other, "
-		      "16: not named by its deleted name");
+		      "16: not named by its deleted name, 32: its child's fd 8 not there");
 	CHECK(!NSMNT_KEPT_LINK || file_is("/nsmnt_gm/0/f", "child"), "the link kept is not the child's file");
 	return test_pass();
 }
