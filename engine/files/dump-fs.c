@@ -1,6 +1,8 @@
 /* fs-PID.img: the working directory (a removed one: a ghost, dump-ghost.c; made again by its process on a
  * filesystem only its mount namespace shows: file-reg.c dump_cwd_ghost_mnt), the root and the umask. */
 #define LOG_PREFIX "dump-fs: "
+#include <stdlib.h>
+
 #include "base/cleanup.h"
 #include "dump.h"
 #include "files/ghost.h"
@@ -16,13 +18,13 @@ int dump_fs_write(struct dump_ctx *c, struct cr_err *e)
 	if (!fe.cwd_dead_pid && dump_ghost_cwd(c, cwd, &fe.cwd_ghost_id, e)) /* a removed cwd */
 		return cr_wrap(e, "fs");
 	fe.has_cwd_ghost_id = fe.cwd_ghost_id != 0;
-	int r = fe.has_cwd_ghost_id ? dump_cwd_ghost_mnt(c, cwd, fe.cwd_ghost_id, &fe, e) : 0;
-	__cleanup_free char *gmnt = fe.cwd_ghost_mnt, *gname = fe.cwd_ghost_name;
-	if (r)
-		return cr_wrap(e, "fs");
 	fe.cwd = cwd;
 	fe.root = root;
 	if (c->st.umask >= 0)
 		fe.umask = (uint32_t)c->st.umask, fe.has_umask = 1;
-	return dump_write_one(c, IMG_FS, &fe.base, e) ? cr_wrap(e, "fs") : 0;
+	int r = (fe.has_cwd_ghost_id && dump_cwd_ghost_mnt(c, cwd, fe.cwd_ghost_id, &fe, e)) ||
+		dump_write_one(c, IMG_FS, &fe.base, e);
+	free(fe.cwd_ghost_mnt);
+	free(fe.cwd_ghost_name);
+	return r ? cr_wrap(e, "fs") : 0;
 }
