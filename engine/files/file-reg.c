@@ -367,11 +367,13 @@ static int on_mount(struct dump_ctx *c, pid_t as, struct fd_src *f, RegFileEntry
 	const char *last = strrchr(name, '/');
 	bool named =
 	    last && (size_t)(last - name) == (dl == 1 ? 0 : dl) && !strncmp(name, dir, dl) && last[1];
-	/* born: a ghost (a regular file) of the process that made its namespace (or of one that inherited it
-	 * from that process: cloned after it, rst_ghost_link_nested links them all) is linked there by crshim
-	 * (which may open it by its handle) for the process's open by that name: its deleted name, or when
-	 * its directory is not there (removed too) another (link_name); a removed directory (no data)
-	 * is made again by the process itself (copy), unless the tree holds it elsewhere too */
+	/* born: a ghost (a regular file) or the other link of a file still linked, of the process that made
+	 * its namespace (or of one that inherited it from that process: cloned after it,
+	 * rst_ghost_link_nested links them all), on a mount of it or of the one it was made from (as), is
+	 * linked there by crshim (which may open it by its handle) for the process's open by that name: its
+	 * deleted name, or when its directory is not there (removed too) another (link_name); a removed
+	 * directory (no data) is made again by the process itself (copy), unless the tree holds it elsewhere
+	 * too */
 	bool link = c->born && !copy && opened_on != sx.stx_mnt_id;
 	if (link && re->has_ghost_id && re->deleted && S_ISDIR(f->st.st_mode)) {
 		if (dir_held_elsewhere(c, f))
@@ -382,14 +384,15 @@ static int on_mount(struct dump_ctx *c, pid_t as, struct fd_src *f, RegFileEntry
 				       f->fd, name, f->fi.mnt_id);
 		copy = true, link = false;
 	}
-	if (link && !(re->has_ghost_id && re->deleted && S_ISREG(f->st.st_mode) && as == c->pid &&
-		      (c->mntns || inherits_mntns(c))))
-		return cr_fail(e,
-			       "not supported yet: fd %d: deleted %s is on mount %d of another mount "
-			       "namespace than the root's, in a tree restored born in its user namespace (a "
-			       "file still linked, or one of a process that neither made its namespace nor "
-			       "inherited it from the process that did)",
-			       f->fd, name, f->fi.mnt_id);
+	bool reg = S_ISREG(f->st.st_mode) && (re->has_ghost_id ? re->deleted : f->old != NULL);
+	if (link && !(reg && (c->mntns || inherits_mntns(c))))
+		return cr_fail(
+		    e,
+		    "not supported yet: fd %d: deleted %s is on mount %d of another mount "
+		    "namespace than the root's, in a tree restored born in its user namespace (not "
+		    "a regular file, or one of a process that neither made its namespace nor "
+		    "inherited it from the process that did)",
+		    f->fd, name, f->fi.mnt_id);
 	if (!(re->ghost_mnt = strdup(dir)))
 		return cr_fail_errno(e, ENOMEM, "out of memory");
 	re->ghost_mnt_up = as != c->pid, re->has_ghost_mnt_up = 1; /* (live_fd: even false) */

@@ -664,8 +664,9 @@ bool rst_ghost_links(const struct rst_task *t)
 	return false;
 }
 
-/* the ghost of r (rg) linked at r->ghost_name in dir m (a directory of t's namespace) */
-static int link_one(const struct rst_task *t, const RegFileEntry *r, const struct rst_ghost *rg, int m,
+/* src (a ghost, or another link of a deleted file still linked: what of file id) linked at r->ghost_name in
+ * dir m (a directory of a namespace of t's, as t sees it) */
+static int link_one(const struct rst_task *t, const RegFileEntry *r, int src, uint32_t id, int m,
 		    struct cr_err *e)
 {
 	struct {
@@ -674,17 +675,17 @@ static int link_one(const struct rst_task *t, const RegFileEntry *r, const struc
 	} fh = {.h.handle_bytes = MAX_HANDLE_SZ};
 	struct stat hs, ns;
 	int mid;
-	__cleanup_close int h = name_to_handle_at(rg->fd, "", &fh.h, &mid, AT_EMPTY_PATH)
+	__cleanup_close int h = name_to_handle_at(src, "", &fh.h, &mid, AT_EMPTY_PATH)
 				    ? -1
 				    : open_by_handle_at(m, &fh.h, O_PATH | O_CLOEXEC);
 	if (h < 0 || fstat(h, &hs))
-		return cr_fail_sys(e, "ghost %u: open it by its handle on the mount of %s", rg->id,
+		return cr_fail_sys(e, "file id %u: open it by its handle on the mount of %s", id,
 				   r->ghost_mnt);
 	if (linkat(h, "", m, r->ghost_name, AT_EMPTY_PATH)) {
 		if (errno == EEXIST && !fstatat(m, r->ghost_name, &ns, AT_SYMLINK_NOFOLLOW) &&
 		    ns.st_dev == hs.st_dev && ns.st_ino == hs.st_ino)
 			return 0; /* (for another fd of it) */
-		return cr_fail_sys(e, "ghost %u: link it at %s/%s", rg->id, r->ghost_mnt, r->ghost_name);
+		return cr_fail_sys(e, "file id %u: link it at %s/%s", id, r->ghost_mnt, r->ghost_name);
 	}
 	struct ghost_linked *n = realloc(linked, (n_linked + 1) * sizeof(*n));
 	int d = fcntl(m, F_DUPFD_CLOEXEC, 3);
@@ -699,30 +700,43 @@ static int link_one(const struct rst_task *t, const RegFileEntry *r, const struc
 	linked = n;
 	linked[n_linked] = (struct ghost_linked){.dir = d, .dev = hs.st_dev, .ino = hs.st_ino};
 	snprintf(linked[n_linked++].name, sizeof(linked[0].name), "%s", r->ghost_name);
-	pr_info("ghost %u: linked at %s/%s in the mount namespace of task %d\n", rg->id, r->ghost_mnt,
+	pr_info("file id %u: linked at %s/%s in a mount namespace of task %d\n", id, r->ghost_mnt,
 		r->ghost_name, t->pid);
 	return 0;
 }
 
-/* x's ghosts to link in the namespace t made (x: t or a process that inherits it) */
+/* x's deleted files to link on a mount of the namespace t made or of the one t's was made from
+ * (ghost_mnt_up: that of the process that clones t), x being t or a process that inherits t's: its ghost,
+ * or (no ghost) the other link of one still linked, at its path (in the namespace mnt_up says) */
 static int link_of(struct rst_task *t, struct rst_task *x, struct cr_err *e)
 {
+	pid_t up = t->spawn_idx >= 0 ? t->tree[t->spawn_idx].pid : 0;
 	for (size_t i = 0; i < x->nr_files; i++) {
 		const RegFileEntry *r = x->files[i]->reg;
+		uint32_t id = x->files[i]->id;
 		if (!r || !r->ghost_link)
 			continue;
 		const struct rst_ghost *rg = r->has_ghost_id ? find_ghost(x, r->ghost_id) : NULL;
-		if (!rg || !r->ghost_mnt || !r->ghost_name || strchr(r->ghost_name, '/'))
-			return cr_fail_errno(e, EBADMSG,
-					     "files.img: file id %u: a ghost to link without its ghost, "
-					     "directory or name",
-					     x->files[i]->id);
+		if ((r->has_ghost_id ? !rg : !r->path) || !r->ghost_mnt || !r->ghost_name ||
+		    strchr(r->ghost_name, '/') || ((r->ghost_mnt_up || r->mnt_up) && !up))
+			return cr_fail_errno(
+			    e, EBADMSG,
+			    "files.img: file id %u: a deleted file to link without its ghost "
+			    "or path, directory or name",
+			    id);
 		char at[4200];
-		snprintf(at, sizeof(at), "/proc/%d/root%s", (int)t->pid, r->ghost_mnt);
+		__cleanup_close int src = -1;
+		if (!rg) {
+			snprintf(at, sizeof(at), "/proc/%d/root%s", (int)(r->mnt_up ? up : t->pid), r->path);
+			if ((src = open(at, O_PATH | O_NOFOLLOW | O_CLOEXEC)) < 0)
+				return cr_fail_sys(e, "file id %u: open its other link %s", id, at);
+		}
+		snprintf(at, sizeof(at), "/proc/%d/root%s", (int)(r->ghost_mnt_up ? up : t->pid),
+			 r->ghost_mnt);
 		__cleanup_close int m = open(at, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (m < 0)
-			return cr_fail_sys(e, "ghost %u: open %s", rg->id, at);
-		if (link_one(x, r, rg, m, e))
+			return cr_fail_sys(e, "file id %u: open %s", id, at);
+		if (link_one(x, r, rg ? rg->fd : src, id, m, e))
 			return -1;
 	}
 	return 0;
