@@ -220,7 +220,7 @@ static int add_mfile(struct rst_task *t, const char *path, int oflags)
 	for (size_t i = 0; i < t->nr_mfiles; i++)
 		if (t->mfiles[i].fd < 0 && t->mfiles[i].oflags == oflags && !strcmp(t->mfiles[i].path, path))
 			return (int)i;
-	t->mfiles[t->nr_mfiles] = (struct rst_mfile){path, oflags, -1, 0, false};
+	t->mfiles[t->nr_mfiles] = (struct rst_mfile){path, oflags, -1, 0, false, NULL};
 	return (int)t->nr_mfiles++;
 }
 
@@ -267,11 +267,13 @@ static int check_mapped_files(struct rst_task *t, struct cr_err *e)
 		int acc = (v->file_flags & O_ACCMODE) == O_RDWR ? O_RDWR : O_RDONLY;
 		t->vma_mfile[i] = add_mfile(t, v->path, acc);
 		/* a ghost its process makes again on its own mount: the mapping maps that copy, once the fd
-		 * that makes it is open (restore-files.c ring_fds) */
+		 * that makes it is open (restore-files.c ring_fds) ... */
 		int cfd = rst_ghost_copy_fd(t, v->path);
+		struct rst_mfile *mf = &t->mfiles[t->vma_mfile[i]];
 		if (cfd >= 0)
-			t->mfiles[t->vma_mfile[i]].task_fd1 = cfd + 1,
-			t->mfiles[t->vma_mfile[i]].reopen = true;
+			mf->task_fd1 = cfd + 1, mf->reopen = true;
+		else if (v->ghost_mnt) /* ... else one made for them (restore-files.c) */
+			mf->copy = v;
 	}
 	if (!t->mm->exe_path ||
 	    (!exe_seen && rst_path_stat(t, t->mm->exe_path, &st, true) < 0)) /* 1: as above */

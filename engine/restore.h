@@ -26,6 +26,8 @@ struct rst_mfile {
 		       */
 	bool reopen;  /* task_fd1's file opened again through /proc/self/fd with oflags, not a copy of the fd
 		       * (a ghost the task made again on its own mount: rst_ghost_copy_fd) */
+	const VmaEntry *copy; /* a ghost the task makes again on its own mount for its mappings (no fd of it
+			       * does: vma_entry.ghost_mnt), from crshim's ghost at path */
 };
 
 /* The vDSO-related mappings of this (and so the child's) process: arch_vdso_names order. */

@@ -1,7 +1,9 @@
 /* fs-PID.img: the working directory (a removed one: a ghost, dump-ghost.c; made again by its process on a
- * filesystem only its mount namespace shows: file-reg.c dump_cwd_ghost_mnt), the root and the umask. */
+ * filesystem only its mount namespace shows: file-reg.c dump_ghost_own_dir), the root and the umask. */
 #define LOG_PREFIX "dump-fs: "
+#include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 
 #include "base/cleanup.h"
 #include "dump.h"
@@ -22,8 +24,14 @@ int dump_fs_write(struct dump_ctx *c, struct cr_err *e)
 	fe.root = root;
 	if (c->st.umask >= 0)
 		fe.umask = (uint32_t)c->st.umask, fe.has_umask = 1;
-	int r = (fe.has_cwd_ghost_id && dump_cwd_ghost_mnt(c, cwd, fe.cwd_ghost_id, &fe, e)) ||
-		dump_write_one(c, IMG_FS, &fe.base, e);
+	char src[64];
+	struct stat st;
+	snprintf(src, sizeof(src), "/proc/%d/cwd", (int)c->pid);
+	int r = fe.has_cwd_ghost_id && stat(src, &st) ? cr_fail_sys(e, "stat %s", src) : 0;
+	r = r ||
+	    (fe.has_cwd_ghost_id && dump_ghost_own_dir(c, "removed cwd", cwd, fe.cwd_ghost_id, st.st_dev,
+						       &fe.cwd_ghost_mnt, &fe.cwd_ghost_name, e)) ||
+	    dump_write_one(c, IMG_FS, &fe.base, e);
 	free(fe.cwd_ghost_mnt);
 	free(fe.cwd_ghost_name);
 	return r ? cr_wrap(e, "fs") : 0;

@@ -450,37 +450,35 @@ static int ghost_mount(struct dump_ctx *c, pid_t as, struct fd_src *f, RegFileEn
 	return on_mount(c, as, f, re, rx.stx_mnt_id, copy, e);
 }
 
-int dump_cwd_ghost_mnt(struct dump_ctx *c, const char *cwd, uint32_t id, FsEntry *fe, struct cr_err *e)
+int dump_ghost_own_dir(struct dump_ctx *c, const char *what, const char *path, uint32_t id, dev_t dev,
+		       char **dir, char **name, struct cr_err *e)
 {
-	char rdir[PATH_MAX], own[PATH_MAX], src[64];
+	char rdir[PATH_MAX], own[PATH_MAX];
 	struct statx rx, ox;
-	struct stat st;
 	if (!c->tree || c->pid == getpid() || in_root_mntns(c))
 		return 0;
 	const char *made = dump_ghost_made_at(c, id);
-	snprintf(src, sizeof(src), "/proc/%d/cwd", (int)c->pid);
-	if (stat(src, &st))
-		return cr_fail_sys(e, "stat %s", src);
 	if (!made || existing_dir(c->tree[0].pid, made, rdir, sizeof(rdir), &rx))
 		return cr_fail(
 		    e,
-		    "not supported yet: removed cwd %s: no directory of %s (where its ghost is made) "
-		    "in the root's mount namespace",
-		    cwd, made ? made : "?");
-	if (makedev(rx.stx_dev_major, rx.stx_dev_minor) == st.st_dev)
+		    "not supported yet: %s %s: no directory of %s (where its ghost is made) in the "
+		    "root's mount namespace",
+		    what, path, made ? made : "?");
+	if (makedev(rx.stx_dev_major, rx.stx_dev_minor) == dev)
 		return 0;
-	if (existing_dir(c->pid, cwd, own, sizeof(own), &ox) ||
-	    makedev(ox.stx_dev_major, ox.stx_dev_minor) != st.st_dev)
+	if (existing_dir(c->pid, path, own, sizeof(own), &ox) ||
+	    makedev(ox.stx_dev_major, ox.stx_dev_minor) != dev)
 		return cr_fail(e,
-			       "not supported yet: removed cwd %s is on a filesystem that neither the root's "
-			       "mount namespace nor a directory of its path shows",
-			       cwd);
+			       "not supported yet: %s %s is on a filesystem that neither the root's mount "
+			       "namespace nor a directory of its path shows",
+			       what, path);
 	size_t dl = strlen(own);
-	const char *last = strrchr(cwd, '/');
-	bool named = last && (size_t)(last - cwd) == (dl == 1 ? 0 : dl) && !strncmp(cwd, own, dl) && last[1];
-	if (!(fe->cwd_ghost_mnt = strdup(own)) || (named && !(fe->cwd_ghost_name = strdup(last + 1))))
+	const char *last = strrchr(path, '/');
+	bool named =
+	    last && (size_t)(last - path) == (dl == 1 ? 0 : dl) && !strncmp(path, own, dl) && last[1];
+	if (!(*dir = strdup(own)) || (named && !(*name = strdup(last + 1))))
 		return cr_fail_errno(e, ENOMEM, "out of memory");
-	pr_info("removed cwd %s: made again by its process on the mount of %s\n", cwd, own);
+	pr_info("%s %s: made again by its process on the mount of %s\n", what, path, own);
 	return 0;
 }
 

@@ -30,11 +30,14 @@ const char *dump_ghost_made_at(const struct dump_ctx *c, uint32_t id);
 /* cwd (the link of /proc/PID/cwd): if it is a removed directory, *id is its ghost and cwd loses its
  * " (deleted)"; else *id is 0. */
 int dump_ghost_cwd(struct dump_ctx *c, char *cwd, uint32_t *id, struct cr_err *e);
-/* A removed cwd (cwd, ghost id) of a process in another mount namespace than the root's, on a filesystem
- * the root's tree does not show at its path (a tmpfs only its namespace mounted): fe->cwd_ghost_mnt (the
- * deepest directory of its path it sees, on that filesystem) and cwd_ghost_name, where the process makes
- * it again from crshim's ghost (rst_ghost_make_copy), so that its filesystem is its own (file-reg.c). */
-int dump_cwd_ghost_mnt(struct dump_ctx *c, const char *cwd, uint32_t id, FsEntry *fe, struct cr_err *e);
+/* A removed cwd or a mapping of a deleted file (what, path: as c sees it; its ghost id, on filesystem dev)
+ * of a process in another mount namespace than the root's, on a filesystem the root's tree does not show
+ * where its ghost is made (a tmpfs only c's namespace mounted): *dir (the deepest directory of path it sees,
+ * on that filesystem) and *name (path's last part when dir is its directory; malloc'ed), where the process
+ * makes it again from crshim's ghost (rst_ghost_make_copy), so that its filesystem is its own; unset else.
+ * Refused with one line if no directory of path shows that filesystem (file-reg.c). */
+int dump_ghost_own_dir(struct dump_ctx *c, const char *what, const char *path, uint32_t id, dev_t dev,
+		       char **dir, char **name, struct cr_err *e);
 /* ghost-PID.img, if there are ghosts. */
 int dump_ghost_write(struct dump_ctx *c, struct cr_err *e);
 void dump_ghost_free(struct dump_ctx *c);

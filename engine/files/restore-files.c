@@ -76,6 +76,22 @@ static int open_or_up(int fd, const char *path, int flags)
 	return openat(rst_mnt_up_root, path + strspn(path, "/"), flags);
 }
 
+/* Mapped file i, a ghost the task makes again on its own mount (rst_mfile.copy): made from crshim's ghost
+ * once, for the first of its mapped files (mfd: those opened already), opened again for the others. */
+static int map_copy(const struct rst_task *t, size_t i, const int32_t *mfd)
+{
+	const struct rst_mfile *f = &t->mfiles[i];
+	for (size_t j = 0; j < i; j++)
+		if (t->mfiles[j].copy && !strcmp(t->mfiles[j].path, f->path)) {
+			char rel[32];
+			snprintf(rel, sizeof(rel), "fd/%d", (int)mfd[j]);
+			return rst_self_proc_open(rel, f->oflags | O_CLOEXEC);
+		}
+	__cleanup_close int src = rst_ghost_open_path(f->path, O_RDONLY | O_CLOEXEC),
+			    m = src < 0 ? -1 : open(f->copy->ghost_mnt, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	return m < 0 ? -1 : rst_ghost_make_copy(src, m, f->copy->ghost_name, 0, f->oflags);
+}
+
 /* Page file, error pipe, inherit sources, mapped files, exe: all above the targets. */
 static int move_helpers(struct rst_task *t, struct fd_plan *p, char *msg, size_t len)
 {
@@ -109,7 +125,9 @@ static int move_helpers(struct rst_task *t, struct fd_plan *p, char *msg, size_t
 			continue;
 		bool own = t->mfiles[i].fd < 0; /* else crshim's fd of a shared memory object */
 		int fd =
-		    own ? open_or_up(rst_ghost_open_path(t->mfiles[i].path, t->mfiles[i].oflags | O_CLOEXEC),
+		    t->mfiles[i].copy ? map_copy(t, i, mfd)
+		    : own
+			? open_or_up(rst_ghost_open_path(t->mfiles[i].path, t->mfiles[i].oflags | O_CLOEXEC),
 				     t->mfiles[i].path, t->mfiles[i].oflags | O_CLOEXEC)
 			: t->mfiles[i].fd;
 		if (fd < 0 || (mfd[i] = to_helper(p, fd, own)) < 0)

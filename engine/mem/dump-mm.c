@@ -519,6 +519,8 @@ static int vma_file(struct dump_ctx *c, const struct proc_vma *v, VmaEntry *ve, 
 			return -1;
 		if (ends(path, " (deleted)"))
 			path[strlen(path) - strlen(" (deleted)")] = '\0';
+		if (dump_ghost_own_dir(c, what, path, gid, st->st_dev, &ve->ghost_mnt, &ve->ghost_name, e))
+			return -1;
 	}
 	ve->path = strdup(path);
 	if (!ve->path)
@@ -1043,6 +1045,8 @@ static void free_vmas(VmaEntry **vp, size_t n)
 	for (size_t i = 0; i < n; i++)
 		if (vp[i]) {
 			free(vp[i]->path);
+			free(vp[i]->ghost_mnt);
+			free(vp[i]->ghost_name);
 			free(vp[i]->anon_name);
 			free(vp[i]->guards);
 		}

@@ -520,8 +520,8 @@ static int add_page_srcs(struct rst_task *t, uint32_t *first, struct cr_err *e)
 		free(t->mfiles);
 	t->mfiles = n;
 	for (uint32_t k = 0; k < t->pm.nr_src; k++)
-		t->mfiles[t->nr_mfiles++] = (struct rst_mfile){"the pages of a parent images dir", O_RDONLY,
-							       t->pm.src[k].fd, 0, false};
+		t->mfiles[t->nr_mfiles++] = (struct rst_mfile){
+		    "the pages of a parent images dir", O_RDONLY, t->pm.src[k].fd, 0, false, NULL};
 	return 0;
 }
 

@@ -201,7 +201,7 @@ static int ring_vma(struct rst_task *t, size_t i, const VmaEntry *v, struct cr_e
 		    "with rings of that size",
 		    t->pid, (unsigned long long)v->start, (unsigned long long)v->end, v->sk_fd);
 	t->mfiles[t->nr_mfiles] =
-	    (struct rst_mfile){"a packet socket's rings", O_RDWR, -1, v->sk_fd + 1, false};
+	    (struct rst_mfile){"a packet socket's rings", O_RDWR, -1, v->sk_fd + 1, false, NULL};
 	t->vma_mfile[i] = (int)t->nr_mfiles++;
 	return 0;
 }
@@ -236,7 +236,7 @@ static int task_vmas(struct rst_task *t, struct cr_err *e)
 		for (k = 0; k < t->nr_mfiles && t->mfiles[k].fd != fd; k++)
 			;
 		if (k == t->nr_mfiles)
-			t->mfiles[t->nr_mfiles++] = (struct rst_mfile){v->path, O_RDWR, fd, 0, false};
+			t->mfiles[t->nr_mfiles++] = (struct rst_mfile){v->path, O_RDWR, fd, 0, false, NULL};
 		t->vma_mfile[i] = (int)k;
 	}
 	return 0;
