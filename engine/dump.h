@@ -43,6 +43,7 @@ struct dump_remote {
 	size_t ntimers;
 	uint64_t tid_address, brk, timerslack;
 	int32_t pdeathsig, dumpable, subreaper, thp_disabled;
+	int32_t tsc, mce_kill; /* PR_GET_TSC, PR_MCE_KILL_GET; -1: no answer (another architecture) */
 	uint32_t securebits;
 	uint32_t membarrier; /* MEMBARRIER_CMD_REGISTER_* of the address space (dump_core_remote's probe) */
 };
@@ -59,7 +60,9 @@ struct dump_thread {
 	size_t xstate_len;
 	struct dump_sas sas;
 	uint64_t tid_address;
-	uint32_t securebits; /* prctl(PR_GET_SECUREBITS) of the thread */
+	uint32_t securebits;		  /* prctl(PR_GET_SECUREBITS) of the thread */
+	uint64_t timerslack;		  /* prctl(PR_GET_TIMERSLACK) of the thread */
+	int32_t pdeathsig, tsc, mce_kill; /* PR_GET_PDEATHSIG, PR_GET_TSC, PR_MCE_KILL_GET (-1: no answer) */
 };
 
 struct dump_ctx {

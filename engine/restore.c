@@ -494,7 +494,7 @@ static int finish(struct rst_task *t, struct cr_err *e)
 		return -1;
 	if (ptrace(PTRACE_SETSIGMASK, t->pid, (void *)sizeof(mask), &mask))
 		return cr_fail_sys(e, "PTRACE_SETSIGMASK %d", t->pid);
-	if (rst_task_oom_adj(t, e))
+	if (rst_task_oom_adj(t, e) || rst_task_sched(t, e))
 		return -1;
 	if (fault_hit(t->fault, FI_RESTORE_BEFORE_RESUME))
 		return fault_fail(e, FI_RESTORE_BEFORE_RESUME);

@@ -226,6 +226,8 @@ int rst_args_task(struct rst_task *t, void *buf, struct cr_err *e);
 /* task/restore-procfs.c: crshim writes the image's oom_score_adj to /proc/PID (its mount tree may have no
  * /proc), once the process exists. */
 int rst_task_oom_adj(const struct rst_task *t, struct cr_err *e);
+/* task/restore-sched.c: each thread's CPU affinity and I/O priority, the other threads' policy and nice. */
+int rst_task_sched(const struct rst_task *t, struct cr_err *e);
 
 /* restore-files.c (child side; errors as a message for the error pipe) */
 int rst_child_files(struct rst_task *t, char *msg, size_t msglen);

@@ -153,8 +153,12 @@ struct rst_thread {
 	uint64_t cap_bnd_drop;		 /* capabilities to drop from its bounding set (with creds) */
 	uint64_t seccomp; /* struct rst_seccomp[nr_seccomp]: its filters past the shared ones */
 	uint32_t nr_seccomp, pad2;
+	/* its own task flags: no_new_privs and the parent death signal (set after its creds), the timer
+	 * slack (0: the leader's), PR_SET_TSC (0: keep) and PR_MCE_KILL (has_mce) */
+	int32_t no_new_privs, pdeathsig, tsc, has_mce, mce_kill, pad3;
+	uint64_t timerslack;
 };
-_Static_assert(sizeof(struct rst_thread) == 192, "rst_thread");
+_Static_assert(sizeof(struct rst_thread) == 224, "rst_thread");
 
 /* A seccomp filter a thread installs itself (seccomp(SECCOMP_SET_MODE_FILTER)): the filters all threads
  * share are installed by the restoring child before the blob and inherited; the rest differ by thread. */
@@ -291,8 +295,9 @@ struct rst_args {
 	int32_t lazy;		    /* 1: make the userfaultfd and register the lazy VMAs */
 	volatile int32_t lazy_uffd; /* written by the blob: its fd of that userfaultfd, -1 none */
 
-	uint32_t mlockall; /* mlockall() flags set at the end (MCL_FUTURE [| MCL_ONFAULT]); 0: none */
-	uint32_t pad_mlockall;
+	uint32_t mlockall;	   /* mlockall() flags set at the end (MCL_FUTURE [| MCL_ONFAULT]); 0: none */
+	int32_t tsc;		   /* PR_SET_TSC at the end (0: keep) */
+	int32_t has_mce, mce_kill; /* PR_MCE_KILL_SET */
 };
 _Static_assert(sizeof(struct rst_args) % 8 == 0, "rst_args alignment");
 _Static_assert(sizeof(struct rst_args) < 16384, "rst_args size");

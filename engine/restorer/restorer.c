@@ -767,12 +767,26 @@ static void futex_wait_while(volatile int32_t *p, int32_t v)
 		sys6(__NR_futex, (long)p, FUTEX_WAIT, v, 0, 0, 0);
 }
 
-/* Settings reset by a credentials change (per thread: no_new_privs). */
-static void after_creds_thread(struct rst_args *a)
+/* Settings reset by a credentials change (per thread: no_new_privs, the parent death signal). */
+static void after_creds_thread(struct rst_args *a, const struct rst_thread *th)
 {
-	if (a->no_new_privs)
+	if (th->no_new_privs)
 		check(a, sys5(__NR_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "prctl(PR_SET_NO_NEW_PRIVS)", 0,
 		      0);
+	if (th->pdeathsig)
+		check(a, sys5(__NR_prctl, PR_SET_PDEATHSIG, th->pdeathsig, 0, 0, 0),
+		      "thread prctl(PR_SET_PDEATHSIG)", (uint64_t)th->tid, (uint64_t)th->pdeathsig);
+}
+
+/* Per thread: PR_SET_TSC (its rdtsc faulting or not) and PR_MCE_KILL (machine check kill policy). */
+static void tsc_mce(struct rst_args *a, int32_t tid, int32_t tsc, int32_t has_mce, int32_t mce)
+{
+	if (tsc)
+		check(a, sys5(__NR_prctl, PR_SET_TSC, tsc, 0, 0, 0), "prctl(PR_SET_TSC)", (uint64_t)tid,
+		      (uint64_t)tsc);
+	if (has_mce)
+		check(a, sys5(__NR_prctl, PR_MCE_KILL, PR_MCE_KILL_SET, mce, 0, 0), "prctl(PR_MCE_KILL)",
+		      (uint64_t)tid, (uint64_t)mce);
 }
 
 /* A new thread: its own state, its creds, then wait until crshim has seized every thread; the caller
@@ -797,6 +811,10 @@ static void thread_main(void *arg)
 	}
 	check(a, sys5(__NR_prctl, PR_SET_NAME, th->comm, 0, 0, 0), "thread prctl(PR_SET_NAME)",
 	      (uint64_t)th->tid, 0);
+	if (th->timerslack)
+		check(a, sys5(__NR_prctl, PR_SET_TIMERSLACK, th->timerslack, 0, 0, 0),
+		      "thread prctl(PR_SET_TIMERSLACK)", (uint64_t)th->tid, th->timerslack);
+	tsc_mce(a, th->tid, th->tsc, th->has_mce, th->mce_kill);
 	const uint8_t *si = (const uint8_t *)th->pending;
 	for (uint32_t i = 0; i < th->nr_pending; i++, si += RST_SIGINFO_SIZE) {
 		int32_t sig = *(const int32_t *)si;
@@ -824,7 +842,7 @@ static void thread_main(void *arg)
 	install_seccomp(a, th->seccomp, th->nr_seccomp, th->tid);
 	if (c)
 		capset(a, c->cap_eff, c->cap_prm, c->cap_inh, "thread capset");
-	after_creds_thread(a);
+	after_creds_thread(a, th);
 }
 
 struct k_clone_args {
@@ -921,6 +939,7 @@ void rst_main(struct rst_args *a)
 		fail(a, "fault injected at restorer-before-creds", -5, 0, 0);
 	wait_threads(a); /* their credentials first: a change of euid resets the process's dumpable flag */
 	rst_task_creds(a);
+	tsc_mce(a, a->pid, a->tsc, a->has_mce, a->mce_kill);
 	lazy_register(a);
 	if (a->mlockall) /* last: the mappings made from here on are locked */
 		check(a, sys1(__NR_mlockall, a->mlockall), "mlockall", a->mlockall, 0);

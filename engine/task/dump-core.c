@@ -25,6 +25,7 @@
 /* Scratch layout for the remote reads (offsets in bytes, within INFECT_SCRATCH_USER). */
 #define SCR_SIGACT 0 /* 64 x 32 bytes, signal n at (n-1)*32 */
 #define SCR_SAS 2048
+#define SCR_TSC 2072	/* after the 24 bytes of the sigaltstack */
 #define SCR_ITIMER 2080 /* 3 x 32 */
 #define SCR_TIDADDR 2176
 #define SCR_PDEATH 2184
@@ -210,6 +211,9 @@ static int remote_all(struct dump_ctx *c, struct rcalls *rc, struct cr_err *e)
 	size_t mb = add(rc, "membarrier", __NR_membarrier, CR_MEMBARRIER_CMD_GET_REGISTRATIONS, 0, 0, 0);
 	for (size_t i = 0; i < ARRAY_SIZE(membarrier_probe); i++)
 		add(rc, "membarrier", __NR_membarrier, membarrier_probe[i], 0, 0, 0);
+	/* (an error, where an architecture has no such thing: not saved) */
+	size_t tsc = add(rc, "prctl(PR_GET_TSC)", __NR_prctl, PR_GET_TSC, s + SCR_TSC, 0, 0);
+	size_t mce = add(rc, "prctl(PR_MCE_KILL_GET)", __NR_prctl, PR_MCE_KILL_GET, 0, 0, 0);
 	size_t tm = rc->n, ntm = r->ntimers < SCR_NTIMERS ? r->ntimers : SCR_NTIMERS;
 	add_timers(c, rc, 0, ntm);
 	if (infect_batch(&c->in, rc->v, rc->n, e))
@@ -224,9 +228,13 @@ static int remote_all(struct dump_ctx *c, struct rcalls *rc, struct cr_err *e)
 	r->securebits = (uint32_t)rc->v[secb].ret;
 	r->brk = (uint64_t)rc->v[brk].ret;
 	r->timerslack = (uint64_t)rc->v[slack].ret;
+	r->mce_kill = rc->v[mce].ret < 0 ? -1 : (int32_t)rc->v[mce].ret;
 	uint8_t buf[SCR_TIMER];
 	if (infect_read(&c->in, s, buf, sizeof(buf), e))
 		return -1;
+	r->tsc = -1;
+	if (!rc->v[tsc].ret)
+		memcpy(&r->tsc, buf + SCR_TSC, 4);
 	for (int sig = 1; sig <= DUMP_NSIG; sig++)
 		r->sigact_valid[sig] = false;
 	for (size_t i = 0; i < first; i++)
@@ -337,6 +345,24 @@ static int fill_sched(pid_t pid, CoreEntry *ce, struct cr_err *e)
 		return cr_fail(e, "task %d runs under SCHED_DEADLINE: not supported yet", pid);
 	ce->sched_policy = (uint32_t)pol, ce->has_sched_policy = 1;
 	ce->sched_prio = (uint32_t)sp.sched_priority, ce->has_sched_prio = 1;
+	return 0;
+}
+
+/* What the kernel keeps of a thread's scheduling besides its policy (read from outside): the CPUs it may
+ * run on and its I/O priority; PR_GET_TSC and PR_MCE_KILL_GET as the thread read them (-1: no answer). */
+static int fill_sched_more(pid_t tid, CoreEntry *ce, cpu_set_t *cpus, int32_t tsc, int32_t mce,
+			   struct cr_err *e)
+{
+	long n = syscall(SYS_sched_getaffinity, tid, sizeof(*cpus), cpus);
+	if (n < 0)
+		return cr_fail_sys(e, "task %d: sched_getaffinity", tid);
+	ce->cpu_affinity = (ProtobufCBinaryData){(size_t)n, (uint8_t *)cpus}, ce->has_cpu_affinity = 1;
+	long io = syscall(SYS_ioprio_get, 1 /* IOPRIO_WHO_PROCESS */, tid);
+	if (io < 0)
+		return cr_fail_sys(e, "task %d: ioprio_get", tid);
+	ce->ioprio = (uint32_t)io, ce->has_ioprio = 1;
+	ce->tsc = tsc, ce->has_tsc = tsc > 0;
+	ce->mce_kill = mce, ce->has_mce_kill = mce >= 0;
 	return 0;
 }
 
@@ -498,6 +524,7 @@ int dump_core_write(struct dump_ctx *c, struct cr_err *e)
 	__cleanup_free char *comm = NULL, *pers = NULL;
 	struct siginfo_list pend = {0}, pend_sh = {0};
 	struct dump_remote *r = &c->rem;
+	cpu_set_t cpus;
 	int ret = -1;
 
 	ce.arch = (char *)arch_name();
@@ -534,7 +561,8 @@ int dump_core_write(struct dump_ctx *c, struct cr_err *e)
 	ce.in_syscall_eintr = c->in_syscall_eintr != 0, ce.has_in_syscall_eintr = 1;
 	ce.timerslack_ns = r->timerslack, ce.has_timerslack_ns = 1;
 	ce.membarrier = r->membarrier, ce.has_membarrier = r->membarrier != 0;
-	if (fill_sched(c->pid, &ce, e) || dump_seccomp(c->pid, c->pid, &ce.seccomp, e))
+	if (fill_sched(c->pid, &ce, e) || fill_sched_more(c->pid, &ce, &cpus, r->tsc, r->mce_kill, e) ||
+	    dump_seccomp(c->pid, c->pid, &ce.seccomp, e))
 		goto out;
 	if (dump_write_one(c, IMG_CORE, &ce.base, e))
 		goto out;
@@ -552,24 +580,31 @@ int dump_core_thread_remote(struct dump_ctx *c, struct dump_thread *t, struct cr
 {
 	struct infect in;
 	uint64_t s = c->in.scratch;
-	long r1, r2, secb = 0;
-	uint8_t buf[SCR_TIDADDR + 8];
+	uint8_t buf[SCR_PDEATH + 4];
+	struct {
+		const char *what;
+		long nr;
+		unsigned long a0, a1;
+		long ret;
+	} q[] = {
+	    {"sigaltstack", __NR_sigaltstack, 0, s + SCR_SAS, 0},
+	    {"PR_GET_TID_ADDRESS", __NR_prctl, PR_GET_TID_ADDRESS, s + SCR_TIDADDR, 0},
+	    /* per thread, as all credentials, and so are the rest */
+	    {"PR_GET_SECUREBITS", __NR_prctl, PR_GET_SECUREBITS, 0, 0},
+	    {"PR_GET_TIMERSLACK", __NR_prctl, PR_GET_TIMERSLACK, 0, 0},
+	    {"PR_GET_PDEATHSIG", __NR_prctl, PR_GET_PDEATHSIG, s + SCR_PDEATH, 0},
+	    /* (an error, where an architecture has no such thing: not saved) */
+	    {"PR_GET_TSC", __NR_prctl, PR_GET_TSC, s + SCR_TSC, 0},
+	    {"PR_MCE_KILL_GET", __NR_prctl, PR_MCE_KILL_GET, 0, 0},
+	};
 	if (infect_start(&in, &t->s, t->regs_resume, fault_injected(c->o, FI_NO_VDSO_SYSCALL), e))
 		return cr_wrap(e, "thread %d", t->tid);
-	int ret = infect_sys(&in, &r1, e, __NR_sigaltstack, 0, s + SCR_SAS, 0, 0, 0, 0);
-	if (!ret)
-		ret = infect_sys(&in, &r2, e, __NR_prctl, PR_GET_TID_ADDRESS, s + SCR_TIDADDR, 0, 0, 0, 0);
-	if (!ret && !r1 && !r2) /* securebits are per thread, like all credentials */
-		ret = infect_sys(&in, &secb, e, __NR_prctl, PR_GET_SECUREBITS, 0, 0, 0, 0, 0);
-	if (!ret && (r1 || r2 || secb < 0))
-		ret = cr_fail_errno(e,
-				    (int)-(r1	? r1
-					   : r2 ? r2
-						: secb),
-				    "remote %s",
-				    r1	 ? "sigaltstack"
-				    : r2 ? "PR_GET_TID_ADDRESS"
-					 : "PR_GET_SECUREBITS");
+	int ret = 0;
+	for (size_t i = 0; !ret && i < ARRAY_SIZE(q); i++) {
+		ret = infect_sys(&in, &q[i].ret, e, q[i].nr, q[i].a0, q[i].a1, 0, 0, 0, 0);
+		if (!ret && i < 5 && q[i].ret < 0 && q[i].ret > -4096)
+			ret = cr_fail_errno(e, (int)-q[i].ret, "remote %s", q[i].what);
+	}
 	struct cr_err e2;
 	if (infect_stop(&in, ret ? &e2 : e)) /* no scratch of its own: only a poked instruction to undo */
 		ret = -1;
@@ -579,7 +614,13 @@ int dump_core_thread_remote(struct dump_ctx *c, struct dump_thread *t, struct cr
 		return -1;
 	memcpy(&t->sas, buf + SCR_SAS, sizeof(t->sas));
 	memcpy(&t->tid_address, buf + SCR_TIDADDR, 8);
-	t->securebits = (uint32_t)secb;
+	memcpy(&t->pdeathsig, buf + SCR_PDEATH, 4);
+	t->securebits = (uint32_t)q[2].ret;
+	t->timerslack = (uint64_t)q[3].ret;
+	t->tsc = -1;
+	if (!q[5].ret)
+		memcpy(&t->tsc, buf + SCR_TSC, 4);
+	t->mce_kill = q[6].ret < 0 ? -1 : (int32_t)q[6].ret;
 	return 0;
 }
 
@@ -610,6 +651,8 @@ int dump_core_write_thread(struct dump_ctx *c, struct dump_thread *t, struct cr_
 	RseqEntry rseq = RSEQ_ENTRY__INIT;
 	CredsEntry tcr = CREDS_ENTRY__INIT;
 	struct proc_status tst = {0};
+	struct proc_stat tstat;
+	cpu_set_t cpus;
 	__cleanup_free char *comm = NULL;
 	struct siginfo_list pend = {0};
 	char name[64];
@@ -640,6 +683,15 @@ int dump_core_write_thread(struct dump_ctx *c, struct dump_thread *t, struct cr_
 		goto out;
 	int own = dump_creds_thread(c, t, &tcr, &tst, e);
 	if (own < 0)
+		goto out;
+	/* its own scheduling and task flags (the leader's are in core-PID.img) */
+	ce.pdeathsig = t->pdeathsig, ce.has_pdeathsig = 1;
+	ce.no_new_privs = tst.no_new_privs != 0, ce.has_no_new_privs = 1;
+	ce.timerslack_ns = t->timerslack, ce.has_timerslack_ns = 1;
+	if (proc_parse_stat(t->tid, &tstat, e))
+		goto out;
+	ce.nice = (int32_t)tstat.f[19], ce.has_nice = 1;
+	if (fill_sched(t->tid, &ce, e) || fill_sched_more(t->tid, &ce, &cpus, t->tsc, t->mce_kill, e))
 		goto out;
 	if (own)
 		ce.thread_creds = &tcr;

@@ -215,6 +215,20 @@ static void fill_misc(struct rst_task *t)
 	}
 	a->dumpable = c->has_dumpable ? c->dumpable : -1;
 	a->no_new_privs = c->no_new_privs;
+	a->tsc = c->has_tsc ? c->tsc : 0;
+	a->has_mce = c->has_mce_kill, a->mce_kill = c->mce_kill;
+}
+
+/* A thread's own task flags (an image without them: the leader's no_new_privs, no parent death signal). */
+static void fill_thread_misc(const struct rst_task *t, const CoreEntry *c, struct rst_thread *h)
+{
+	h->no_new_privs = c->has_no_new_privs ? c->no_new_privs : t->args->no_new_privs;
+	h->pdeathsig = c->pdeathsig;
+	if (t->root && t->detached && !t->sibling) /* as the leader's (fill_misc) */
+		h->pdeathsig = 0;
+	h->timerslack = c->timerslack_ns;
+	h->tsc = c->has_tsc ? c->tsc : 0;
+	h->has_mce = c->has_mce_kill, h->mce_kill = c->mce_kill;
 }
 
 static struct rst_creds creds_of(const CredsEntry *c, uint32_t *groups)
@@ -297,6 +311,7 @@ static int fill_threads(struct rst_task *t, uint8_t *p, size_t k, struct cr_err 
 			h->robust_len = c->robust_len;
 		}
 		h->tid_address = c->tid_address;
+		fill_thread_misc(t, c, h);
 		if (c->thread_creds)
 			fill_thread_creds(t, c->thread_creds, h, &p);
 		if (c->comm)
