@@ -170,6 +170,9 @@ static int write_pstree(struct dump_tree *tr, struct cr_err *e)
 			pe.vm_owner = c->vm_owner, pe.has_vm_owner = 1;
 			pe.vm_flags = c->vm_flags, pe.has_vm_flags = 1;
 			pe.exit_signal = c->exit_signal, pe.has_exit_signal = 1;
+		} else if (c->ppid &&
+			   c->stat.f[38] != SIGCHLD) { /* clone(): its parent's wait needs __WCLONE */
+			pe.exit_signal = (int32_t)c->stat.f[38], pe.has_exit_signal = 1;
 		}
 		pe.n_threads = c->nth + 1, pe.threads = tids;
 		dump_pidns_pstree(c, &pe);

@@ -191,6 +191,16 @@ static void areas_born(const struct rst_task *t)
 	}
 }
 
+/* The signal c sends its parent when it ends: a process made by clone() with another one than SIGCHLD (or
+ * none) is one its parent waits for with __WCLONE. A zombie of such gets none (its parent may be restoring
+ * still, with no handler for it yet): waited for the same way. */
+static uint64_t child_exit_signal(const struct rst_task *c)
+{
+	if (!c->pst || !c->pst->has_exit_signal || c->pst->has_vm_owner || c->pst->exit_signal == SIGCHLD)
+		return SIGCHLD;
+	return c->zombie ? 0 : (uint64_t)c->pst->exit_signal;
+}
+
 static int spawn_children(struct rst_task *t, bool before, char *msg, size_t len)
 {
 	for (size_t j = 0; j < t->ntree; j++) {
@@ -212,7 +222,7 @@ static int spawn_children(struct rst_task *t, bool before, char *msg, size_t len
 						       (c->ns_init ? CLONE_NEWPID : 0) |
 						       (c->mntns_proc && !c->pst->mntns ? CLONE_NEWNS : 0),
 					      .pidfd = (uint64_t)(uintptr_t)&c->fdt_pidfd,
-					      .exit_signal = c->clone_parent ? 0 : SIGCHLD,
+					      .exit_signal = c->clone_parent ? 0 : child_exit_signal(c),
 					      .set_tid = (uint64_t)(uintptr_t)want,
 					      .set_tid_size = nwant};
 		areas_for_child(t, c);
