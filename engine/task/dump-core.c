@@ -439,6 +439,11 @@ static int fill_task_misc(struct dump_ctx *c, CoreEntry *ce, char **comm, char *
 	snprintf(path, sizeof(path), "/proc/%d/coredump_filter", c->pid);
 	if (proc_read_small(path, adj, sizeof(adj)) > 0)
 		ce->coredump_filter = (uint32_t)strtoul(adj, NULL, 16), ce->has_coredump_filter = 1;
+	char ag[64];
+	snprintf(path, sizeof(path), "/proc/%d/autogroup", c->pid); /* "/autogroup-N nice X" */
+	const char *nice = proc_read_small(path, ag, sizeof(ag)) > 0 ? strstr(ag, " nice ") : NULL;
+	if (nice)
+		ce->autogroup_nice = (int32_t)strtol(nice + 6, NULL, 10), ce->has_autogroup_nice = 1;
 	snprintf(path, sizeof(path), "/proc/%d/loginuid", c->pid); /* (no file: a kernel without audit) */
 	if (proc_read_small(path, adj, sizeof(adj)) > 0)
 		ce->loginuid = (uint32_t)strtoul(adj, NULL, 10), ce->has_loginuid = 1;

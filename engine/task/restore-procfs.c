@@ -11,6 +11,7 @@
 
 #include "base/cleanup.h"
 #include "base/log.h"
+#include "base/proc.h"
 #include "restore.h"
 
 /* oom_score_adj (one value per process; children copy it when cloned, so any time after t is created
@@ -30,12 +31,30 @@ static int rst_task_coredump_filter(const struct rst_task *t, struct cr_err *e)
 	return 0;
 }
 
-/* oom_score_adj and coredump_filter. */
+/* The nice value of its autogroup (the restored session's, a new one), when not what it is already. */
+static int rst_task_autogroup(const struct rst_task *t, struct cr_err *e)
+{
+	const CoreEntry *c = t->core;
+	char path[64], cur[64] = "", val[16];
+	if (!c->has_autogroup_nice)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%d/autogroup", (int)t->pid);
+	const char *nice = proc_read_small(path, cur, sizeof(cur)) > 0 ? strstr(cur, " nice ") : NULL;
+	if (nice && strtol(nice + 6, NULL, 10) == c->autogroup_nice)
+		return 0;
+	__cleanup_close int fd = open(path, O_WRONLY | O_CLOEXEC); /* (no seek) */
+	int len = snprintf(val, sizeof(val), "%d", c->autogroup_nice);
+	if (fd < 0 || write(fd, val, (size_t)len) != len)
+		return cr_fail_sys(e, "task %d: write %s to %s", rst_ipid(t), val, path);
+	return 0;
+}
+
+/* oom_score_adj, coredump_filter and the autogroup's nice value. */
 int rst_task_oom_adj(const struct rst_task *t, struct cr_err *e)
 {
 	const CoreEntry *c = t->core;
 	char path[64], cur[16] = "", adj[16];
-	if (rst_task_coredump_filter(t, e))
+	if (rst_task_coredump_filter(t, e) || rst_task_autogroup(t, e))
 		return -1;
 	if (!c->has_oom_score_adj)
 		return 0;
