@@ -461,6 +461,25 @@ pid_t fork_talker(void (*fn)(int go, int done, void *arg), void *arg, int *go_w,
 	return pid;
 }
 
+pid_t fork_talker_ready(void (*fn)(int go, int done, void *arg), void *arg, int *go_w, int *done_r)
+{
+	char c;
+	pid_t pid = fork_talker(fn, arg, go_w, done_r);
+	if (pid < 0 || read(*done_r, &c, 1) != 1) {
+		fail("child not ready");
+		return -1;
+	}
+	return pid;
+}
+
+int talker_end(pid_t pid, int go_w)
+{
+	int st = -1;
+	if (write(go_w, "g", 1) != 1 || waitpid(pid, &st, 0) != pid)
+		return -1;
+	return WIFEXITED(st) && !WEXITSTATUS(st) ? 0 : st;
+}
+
 pid_t tree_fork_waiting(int (*fn)(void *), void *arg)
 {
 	sigset_t m;

@@ -275,6 +275,11 @@ pid_t tree_fork_waiting(int (*fn)(void *), void *arg);
  * exits 0 if fn returns); in the test *go_w and *done_r are their other ends. The child's pid (fail() on
  * errors). */
 pid_t fork_talker(void (*fn)(int go, int done, void *arg), void *arg, int *go_w, int *done_r);
+/* fork_talker whose fn writes one byte to done once its state is set up: that byte read (-1 and fail() if
+ * it does not come). talker_end: a byte to go_w, then the child's exit: 0 when it exited with 0, else its
+ * wait status (-1: not reaped). */
+pid_t fork_talker_ready(void (*fn)(int go, int done, void *arg), void *arg, int *go_w, int *done_r);
+int talker_end(pid_t pid, int go_w);
 /* usr1_block: SIGUSR1 caught and blocked, so that a child forked after it that waits with usr1_wait loses
  * none sent early; usr1_wait: sleep (SIGUSR1 let in) until one came. wait_byte: until *p == v (20 s at most,
  * then -1). */

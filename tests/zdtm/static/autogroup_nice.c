@@ -51,24 +51,21 @@ static void child(int go, int done, void *arg)
 int main(int argc, char **argv)
 {
 	int go, done, st;
-	char c;
 
 	test_init(argc, argv);
 	if (ag_set("7") || ag_nice() != 7) {
 		fail("set the autogroup's nice value");
 		return 1;
 	}
-	pid_t pid = fork_talker(child, NULL, &go, &done);
-	if (pid < 0 || read(done, &c, 1) != 1) {
-		fail("child");
+	pid_t pid = fork_talker_ready(child, NULL, &go, &done);
+	if (pid < 0)
 		return 1;
-	}
 	test_daemon();
 	test_waitsig();
 
 	if (ag_nice() != 7)
 		fail("autogroup nice %ld, want 7", ag_nice());
-	if (write(go, "g", 1) != 1 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st))
+	if ((st = talker_end(pid, go)))
 		fail("child: its autogroup's nice value lost (status %#x)", st);
 	pass();
 	return 0;

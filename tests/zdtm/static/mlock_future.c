@@ -42,7 +42,6 @@ static void child(int go, int done, void *arg)
 int main(int argc, char **argv)
 {
 	int go, done, st;
-	char c;
 
 	test_init(argc, argv);
 	char *lf = mmap(NULL, 8 * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -60,11 +59,9 @@ int main(int argc, char **argv)
 		fail("PROT_NONE reservation under MCL_FUTURE not locked");
 		return 1;
 	}
-	pid_t pid = fork_talker(child, NULL, &go, &done);
-	if (pid < 0 || read(done, &c, 1) != 1) {
-		fail("child");
+	pid_t pid = fork_talker_ready(child, NULL, &go, &done);
+	if (pid < 0)
 		return 1;
-	}
 	test_daemon();
 	test_waitsig();
 
@@ -80,7 +77,7 @@ int main(int argc, char **argv)
 	if (new_map_locked(0))
 		fail("a new mapping is not locked: MCL_FUTURE lost");
 	/* the child checks its own new mapping once woken */
-	if (write(go, "g", 1) != 1 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st)) {
+	if ((st = talker_end(pid, go))) {
 		fail("child: status %#x", st);
 		return 1;
 	}

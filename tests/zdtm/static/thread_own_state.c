@@ -142,15 +142,13 @@ static void child(int gofd, int donefd, void *arg)
 int main(int argc, char **argv)
 {
 	int gofd, donefd, st;
-	char c, msg[1200];
+	char msg[1200];
 
 	test_init(argc, argv);
 	ncpu = (int)sysconf(_SC_NPROCESSORS_ONLN);
-	pid_t pid = fork_talker(child, NULL, &gofd, &donefd);
-	if (pid < 0 || read(donefd, &c, 1) != 1) {
-		fail("child");
+	pid_t pid = fork_talker_ready(child, NULL, &gofd, &donefd);
+	if (pid < 0)
 		return 1;
-	}
 	test_daemon();
 	test_waitsig();
 
