@@ -1019,6 +1019,10 @@ static int fill_mm(struct dump_ctx *c, MmEntry *me, uint64_t **auxv, char **exe,
 	me->env_end = (uint64_t)f[51], me->has_env_end = 1;
 	me->brk = c->rem.brk, me->has_brk = 1;
 	me->mlockall = c->mlockall, me->has_mlockall = c->mlockall != 0;
+	char ksm[512], path[64];
+	snprintf(path, sizeof(path), "/proc/%d/ksm_stat", c->pid); /* (none: a kernel without KSM) */
+	if (proc_read_small(path, ksm, sizeof(ksm)) > 0 && strstr(ksm, "ksm_merge_any: yes"))
+		me->ksm_merge_any = 1, me->has_ksm_merge_any = 1;
 	char *raw;
 	size_t len;
 	if (proc_read(c->pid, "auxv", &raw, &len, e))

@@ -494,6 +494,7 @@ static int fill_mm(struct rst_task *t, struct cr_err *e)
 				    .auxv_size = (uint32_t)(m->n_auxv * sizeof(uint64_t)),
 				    .exe_fd = (uint32_t)-1};
 	a->mlockall = m->mlockall;
+	a->ksm_merge_any = m->ksm_merge_any;
 	return 0;
 }
 

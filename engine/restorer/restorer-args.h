@@ -298,6 +298,8 @@ struct rst_args {
 	uint32_t mlockall;	   /* mlockall() flags set at the end (MCL_FUTURE [| MCL_ONFAULT]); 0: none */
 	int32_t tsc;		   /* PR_SET_TSC at the end (0: keep) */
 	int32_t has_mce, mce_kill; /* PR_MCE_KILL_SET */
+	int32_t ksm_merge_any;	   /* PR_SET_MEMORY_MERGE before the VMAs are mapped */
+	int32_t pad_ksm;
 };
 _Static_assert(sizeof(struct rst_args) % 8 == 0, "rst_args alignment");
 _Static_assert(sizeof(struct rst_args) < 16384, "rst_args size");

@@ -402,6 +402,9 @@ static void finish_vma(struct rst_args *a, const struct rst_vma *v)
 	madv(a, v, VMA_F_DONTFORK, MADV_DONTFORK);
 	madv(a, v, VMA_F_DONTDUMP, MADV_DONTDUMP);
 	madv(a, v, VMA_F_MERGEABLE, MADV_MERGEABLE);
+	if (a->ksm_merge_any && !(v->madv & VMA_F_MERGEABLE))
+		check(a, sys3(__NR_madvise, v->start, len, MADV_UNMERGEABLE), "madvise(MADV_UNMERGEABLE)",
+		      v->start, v->end);
 	madv(a, v, VMA_F_WIPEONFORK, MADV_WIPEONFORK);
 	madv(a, v, VMA_F_SEQ_READ, MADV_SEQUENTIAL);
 	madv(a, v, VMA_F_RAND_READ, MADV_RANDOM);
@@ -488,6 +491,9 @@ static void restore_mm(struct rst_args *a)
 	specials_park(a);
 	unmap_old(a);
 	specials_place(a);
+	if (a->ksm_merge_any) /* each VMA mapped from here on is mergeable: finish_vma takes out the others */
+		check(a, sys5(__NR_prctl, 67 /* PR_SET_MEMORY_MERGE */, 1, 0, 0, 0),
+		      "prctl(PR_SET_MEMORY_MERGE)", 0, 0);
 	for (uint32_t i = 0; i < a->nr_vmas; i++)
 		map_vma(a, &v[i]);
 	for (uint32_t i = 0; i < a->nr_vmas; i++)
