@@ -32,6 +32,15 @@ struct dump_sas {
 };
 
 /* Values only the task itself can tell, read with remote syscalls. */
+#define DUMP_MPOL_NODES 1024
+/* A thread's NUMA memory policy (get_mempolicy): ok when it answered; nodes cut after its last set byte. */
+struct dump_mpol {
+	bool ok;
+	int32_t mode;
+	uint8_t nodes[DUMP_MPOL_NODES / 8];
+	size_t len;
+};
+
 struct dump_remote {
 	struct dump_sigact sigact[DUMP_NSIG + 1]; /* by signal number */
 	bool sigact_valid[DUMP_NSIG + 1];
@@ -44,6 +53,7 @@ struct dump_remote {
 	uint64_t tid_address, brk, timerslack;
 	int32_t pdeathsig, dumpable, subreaper, thp_disabled;
 	int32_t tsc, mce_kill; /* PR_GET_TSC, PR_MCE_KILL_GET; -1: no answer (another architecture) */
+	struct dump_mpol mpol;
 	uint32_t securebits;
 	uint32_t membarrier; /* MEMBARRIER_CMD_REGISTER_* of the address space (dump_core_remote's probe) */
 };
@@ -63,6 +73,7 @@ struct dump_thread {
 	uint32_t securebits;		  /* prctl(PR_GET_SECUREBITS) of the thread */
 	uint64_t timerslack;		  /* prctl(PR_GET_TIMERSLACK) of the thread */
 	int32_t pdeathsig, tsc, mce_kill; /* PR_GET_PDEATHSIG, PR_GET_TSC, PR_MCE_KILL_GET (-1: no answer) */
+	struct dump_mpol mpol;
 };
 
 struct dump_ctx {

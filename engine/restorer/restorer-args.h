@@ -134,6 +134,14 @@ _Static_assert(sizeof(struct rst_creds) == 80, "rst_creds");
 #define RST_PID_LEVELS 8
 
 /* A thread other than the leader: created by the blob with clone3(set_tid) on its own stack. */
+/* A thread's NUMA memory policy: set_mempolicy(mode, nodes) when has. */
+#define RST_MPOL_NODES 1024
+struct rst_mpol {
+	int32_t has, mode;
+	uint64_t nodes[RST_MPOL_NODES / 64];
+};
+_Static_assert(sizeof(struct rst_mpol) == 136, "rst_mpol");
+
 struct rst_thread {
 	int32_t tid, has_sas;
 	uint64_t stack_top;
@@ -157,8 +165,9 @@ struct rst_thread {
 	 * slack (0: the leader's), PR_SET_TSC (0: keep) and PR_MCE_KILL (has_mce) */
 	int32_t no_new_privs, pdeathsig, tsc, has_mce, mce_kill, pad3;
 	uint64_t timerslack;
+	struct rst_mpol mpol;
 };
-_Static_assert(sizeof(struct rst_thread) == 224, "rst_thread");
+_Static_assert(sizeof(struct rst_thread) == 360, "rst_thread");
 
 /* A seccomp filter a thread installs itself (seccomp(SECCOMP_SET_MODE_FILTER)): the filters all threads
  * share are installed by the restoring child before the blob and inherited; the rest differ by thread. */
@@ -300,6 +309,7 @@ struct rst_args {
 	int32_t has_mce, mce_kill; /* PR_MCE_KILL_SET */
 	int32_t ksm_merge_any;	   /* PR_SET_MEMORY_MERGE before the VMAs are mapped */
 	int32_t pad_ksm;
+	struct rst_mpol mpol; /* the leader's, set at the end */
 };
 _Static_assert(sizeof(struct rst_args) % 8 == 0, "rst_args alignment");
 _Static_assert(sizeof(struct rst_args) < 16384, "rst_args size");

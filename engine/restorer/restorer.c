@@ -784,6 +784,14 @@ static void after_creds_thread(struct rst_args *a, const struct rst_thread *th)
 		      "thread prctl(PR_SET_PDEATHSIG)", (uint64_t)th->tid, (uint64_t)th->pdeathsig);
 }
 
+/* Per thread: its NUMA memory policy (last: what the blob allocates does not follow it). */
+static void mpol(struct rst_args *a, int32_t tid, const struct rst_mpol *m)
+{
+	if (m->has)
+		check(a, sys3(__NR_set_mempolicy, m->mode, m->nodes, RST_MPOL_NODES + 1), "set_mempolicy",
+		      (uint64_t)tid, (uint64_t)m->mode);
+}
+
 /* Per thread: PR_SET_TSC (its rdtsc faulting or not) and PR_MCE_KILL (machine check kill policy). */
 static void tsc_mce(struct rst_args *a, int32_t tid, int32_t tsc, int32_t has_mce, int32_t mce)
 {
@@ -849,6 +857,7 @@ static void thread_main(void *arg)
 	if (c)
 		capset(a, c->cap_eff, c->cap_prm, c->cap_inh, "thread capset");
 	after_creds_thread(a, th);
+	mpol(a, th->tid, &th->mpol);
 }
 
 struct k_clone_args {
@@ -946,6 +955,7 @@ void rst_main(struct rst_args *a)
 	wait_threads(a); /* their credentials first: a change of euid resets the process's dumpable flag */
 	rst_task_creds(a);
 	tsc_mce(a, a->pid, a->tsc, a->has_mce, a->mce_kill);
+	mpol(a, a->pid, &a->mpol);
 	lazy_register(a);
 	if (a->mlockall) /* last: the mappings made from here on are locked */
 		check(a, sys1(__NR_mlockall, a->mlockall), "mlockall", a->mlockall, 0);

@@ -30,7 +30,9 @@
 #define SCR_TIDADDR 2176
 #define SCR_PDEATH 2184
 #define SCR_SUBREAPER 2188
-#define SCR_TIMER 2192 /* one itimerspec (32 bytes) per timer of a batch */
+#define SCR_MPOL_MODE 2192  /* get_mempolicy(): the mode (4 bytes) */
+#define SCR_MPOL_NODES 2200 /* ... and its nodemask: DUMP_MPOL_NODES bits */
+#define SCR_TIMER 2328	    /* one itimerspec (32 bytes) per timer of a batch */
 #define SCR_NTIMERS ((INFECT_SCRATCH_USER - SCR_TIMER) / 32)
 
 /* The remote syscalls of a dump, run in one batch (infect_batch): what each is for the messages. */
@@ -177,6 +179,26 @@ static int remote_timers_rest(struct dump_ctx *c, struct cr_err *e)
 
 static int remote_all(struct dump_ctx *c, struct rcalls *rc, struct cr_err *e);
 
+/* The answer of get_mempolicy into the scratch (ret: its result; a kernel without NUMA: none). */
+static void mpol_read(struct dump_mpol *m, long ret, const uint8_t *scratch)
+{
+	m->ok = ret == 0;
+	if (!m->ok)
+		return;
+	memcpy(&m->mode, scratch + SCR_MPOL_MODE, 4);
+	memcpy(m->nodes, scratch + SCR_MPOL_NODES, sizeof(m->nodes));
+	for (m->len = sizeof(m->nodes); m->len && !m->nodes[m->len - 1]; m->len--)
+		;
+}
+
+static void fill_mpol(CoreEntry *ce, const struct dump_mpol *m)
+{
+	if (!m->ok || !m->mode) /* MPOL_DEFAULT */
+		return;
+	ce->mempolicy = m->mode, ce->has_mempolicy = 1;
+	ce->mempolicy_nodes = (ProtobufCBinaryData){m->len, (uint8_t *)m->nodes}, ce->has_mempolicy_nodes = 1;
+}
+
 int dump_core_remote(struct dump_ctx *c, struct cr_err *e)
 {
 	struct rcalls *rc = calloc(1, sizeof(*rc));
@@ -214,6 +236,8 @@ static int remote_all(struct dump_ctx *c, struct rcalls *rc, struct cr_err *e)
 	/* (an error, where an architecture has no such thing: not saved) */
 	size_t tsc = add(rc, "prctl(PR_GET_TSC)", __NR_prctl, PR_GET_TSC, s + SCR_TSC, 0, 0);
 	size_t mce = add(rc, "prctl(PR_MCE_KILL_GET)", __NR_prctl, PR_MCE_KILL_GET, 0, 0, 0);
+	size_t mpol = add(rc, "get_mempolicy", __NR_get_mempolicy, s + SCR_MPOL_MODE, s + SCR_MPOL_NODES,
+			  DUMP_MPOL_NODES, 0);
 	size_t tm = rc->n, ntm = r->ntimers < SCR_NTIMERS ? r->ntimers : SCR_NTIMERS;
 	add_timers(c, rc, 0, ntm);
 	if (infect_batch(&c->in, rc->v, rc->n, e))
@@ -235,6 +259,7 @@ static int remote_all(struct dump_ctx *c, struct rcalls *rc, struct cr_err *e)
 	r->tsc = -1;
 	if (!rc->v[tsc].ret)
 		memcpy(&r->tsc, buf + SCR_TSC, 4);
+	mpol_read(&r->mpol, rc->v[mpol].ret, buf);
 	for (int sig = 1; sig <= DUMP_NSIG; sig++)
 		r->sigact_valid[sig] = false;
 	for (size_t i = 0; i < first; i++)
@@ -566,6 +591,7 @@ int dump_core_write(struct dump_ctx *c, struct cr_err *e)
 	ce.in_syscall_eintr = c->in_syscall_eintr != 0, ce.has_in_syscall_eintr = 1;
 	ce.timerslack_ns = r->timerslack, ce.has_timerslack_ns = 1;
 	ce.membarrier = r->membarrier, ce.has_membarrier = r->membarrier != 0;
+	fill_mpol(&ce, &r->mpol);
 	if (fill_sched(c->pid, &ce, e) || fill_sched_more(c->pid, &ce, &cpus, r->tsc, r->mce_kill, e) ||
 	    dump_seccomp(c->pid, c->pid, &ce.seccomp, e))
 		goto out;
@@ -585,28 +611,29 @@ int dump_core_thread_remote(struct dump_ctx *c, struct dump_thread *t, struct cr
 {
 	struct infect in;
 	uint64_t s = c->in.scratch;
-	uint8_t buf[SCR_PDEATH + 4];
+	uint8_t buf[SCR_TIMER];
 	struct {
 		const char *what;
 		long nr;
-		unsigned long a0, a1;
+		unsigned long a0, a1, a2;
 		long ret;
 	} q[] = {
-	    {"sigaltstack", __NR_sigaltstack, 0, s + SCR_SAS, 0},
-	    {"PR_GET_TID_ADDRESS", __NR_prctl, PR_GET_TID_ADDRESS, s + SCR_TIDADDR, 0},
+	    {"sigaltstack", __NR_sigaltstack, 0, s + SCR_SAS, 0, 0},
+	    {"PR_GET_TID_ADDRESS", __NR_prctl, PR_GET_TID_ADDRESS, s + SCR_TIDADDR, 0, 0},
 	    /* per thread, as all credentials, and so are the rest */
-	    {"PR_GET_SECUREBITS", __NR_prctl, PR_GET_SECUREBITS, 0, 0},
-	    {"PR_GET_TIMERSLACK", __NR_prctl, PR_GET_TIMERSLACK, 0, 0},
-	    {"PR_GET_PDEATHSIG", __NR_prctl, PR_GET_PDEATHSIG, s + SCR_PDEATH, 0},
-	    /* (an error, where an architecture has no such thing: not saved) */
-	    {"PR_GET_TSC", __NR_prctl, PR_GET_TSC, s + SCR_TSC, 0},
-	    {"PR_MCE_KILL_GET", __NR_prctl, PR_MCE_KILL_GET, 0, 0},
+	    {"PR_GET_SECUREBITS", __NR_prctl, PR_GET_SECUREBITS, 0, 0, 0},
+	    {"PR_GET_TIMERSLACK", __NR_prctl, PR_GET_TIMERSLACK, 0, 0, 0},
+	    {"PR_GET_PDEATHSIG", __NR_prctl, PR_GET_PDEATHSIG, s + SCR_PDEATH, 0, 0},
+	    /* (an error, where an architecture or kernel has no such thing: not saved) */
+	    {"PR_GET_TSC", __NR_prctl, PR_GET_TSC, s + SCR_TSC, 0, 0},
+	    {"PR_MCE_KILL_GET", __NR_prctl, PR_MCE_KILL_GET, 0, 0, 0},
+	    {"get_mempolicy", __NR_get_mempolicy, s + SCR_MPOL_MODE, s + SCR_MPOL_NODES, DUMP_MPOL_NODES, 0},
 	};
 	if (infect_start(&in, &t->s, t->regs_resume, fault_injected(c->o, FI_NO_VDSO_SYSCALL), e))
 		return cr_wrap(e, "thread %d", t->tid);
 	int ret = 0;
 	for (size_t i = 0; !ret && i < ARRAY_SIZE(q); i++) {
-		ret = infect_sys(&in, &q[i].ret, e, q[i].nr, q[i].a0, q[i].a1, 0, 0, 0, 0);
+		ret = infect_sys(&in, &q[i].ret, e, q[i].nr, q[i].a0, q[i].a1, q[i].a2, 0, 0, 0);
 		if (!ret && i < 5 && q[i].ret < 0 && q[i].ret > -4096)
 			ret = cr_fail_errno(e, (int)-q[i].ret, "remote %s", q[i].what);
 	}
@@ -626,6 +653,7 @@ int dump_core_thread_remote(struct dump_ctx *c, struct dump_thread *t, struct cr
 	if (!q[5].ret)
 		memcpy(&t->tsc, buf + SCR_TSC, 4);
 	t->mce_kill = q[6].ret < 0 ? -1 : (int32_t)q[6].ret;
+	mpol_read(&t->mpol, q[7].ret, buf);
 	return 0;
 }
 
@@ -696,6 +724,7 @@ int dump_core_write_thread(struct dump_ctx *c, struct dump_thread *t, struct cr_
 	if (proc_parse_stat(t->tid, &tstat, e))
 		goto out;
 	ce.nice = (int32_t)tstat.f[19], ce.has_nice = 1;
+	fill_mpol(&ce, &t->mpol);
 	if (fill_sched(t->tid, &ce, e) || fill_sched_more(t->tid, &ce, &cpus, t->tsc, t->mce_kill, e))
 		goto out;
 	if (own)

@@ -174,6 +174,17 @@ static void fill_timers(struct rst_task *t, struct rst_timer *rt)
 	}
 }
 
+static void fill_mpol(const CoreEntry *c, struct rst_mpol *m)
+{
+	memset(m, 0, sizeof(*m));
+	if (!c->has_mempolicy)
+		return;
+	m->has = 1, m->mode = c->mempolicy;
+	if (c->has_mempolicy_nodes)
+		memcpy(m->nodes, c->mempolicy_nodes.data,
+		       c->mempolicy_nodes.len < sizeof(m->nodes) ? c->mempolicy_nodes.len : sizeof(m->nodes));
+}
+
 static void fill_misc(struct rst_task *t)
 {
 	const CoreEntry *c = t->core;
@@ -217,6 +228,7 @@ static void fill_misc(struct rst_task *t)
 	a->no_new_privs = c->no_new_privs;
 	a->tsc = c->has_tsc ? c->tsc : 0;
 	a->has_mce = c->has_mce_kill, a->mce_kill = c->mce_kill;
+	fill_mpol(c, &a->mpol);
 }
 
 /* A thread's own task flags (an image without them: the leader's no_new_privs, no parent death signal). */
@@ -229,6 +241,7 @@ static void fill_thread_misc(const struct rst_task *t, const CoreEntry *c, struc
 	h->timerslack = c->timerslack_ns;
 	h->tsc = c->has_tsc ? c->tsc : 0;
 	h->has_mce = c->has_mce_kill, h->mce_kill = c->mce_kill;
+	fill_mpol(c, &h->mpol);
 }
 
 static struct rst_creds creds_of(const CredsEntry *c, uint32_t *groups)

@@ -1,9 +1,10 @@
 /* State the kernel keeps per thread, different in each thread of a child process: the CPUs it may run on,
  * its I/O priority, scheduling policy, real-time priority (where allowed) and nice value, timer slack,
- * no_new_privs, parent death signal, PR_SET_TSC and PR_MCE_KILL (the child's leader: its own CPUs, I/O
- * priority and PR_MCE_KILL). Each thread reads its own state before the dump and after the restore: the
- * same (before: the other threads took the leader's scheduling, timer slack and no_new_privs, and lost their
- * parent death signal, TSC and MCE modes, the leader its CPUs, I/O priority and MCE mode, without a word). */
+ * no_new_privs, parent death signal, PR_SET_TSC, PR_MCE_KILL and NUMA memory policy (the child's leader:
+ * its own CPUs, I/O priority, PR_MCE_KILL and memory policy). Each thread reads its own state before the dump
+ * and after the restore: the same (before: the other threads took the leader's scheduling, timer slack and
+ * no_new_privs, and lost their parent death signal, TSC and MCE modes and memory policy, the leader its CPUs,
+ * I/O priority, MCE mode and memory policy, without a word). */
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
@@ -37,8 +38,12 @@ static void read_state(int k, int w)
 	prctl(PR_GET_TSC, &tsc);
 	errno = 0;
 	int nice = getpriority(PRIO_PROCESS, 0);
+	int mpol = -1;
+	unsigned long nodes[1024 / 64] = {0};
+	syscall(SYS_get_mempolicy, &mpol, nodes, 1024, 0, 0);
+	size_t l = (size_t)snprintf(state[k][w], sizeof(state[k][w]), "mempolicy %d/%lx ", mpol, nodes[0]);
 	snprintf(
-	    state[k][w], sizeof(state[k][w]),
+	    state[k][w] + l, sizeof(state[k][w]) - l,
 	    "cpus %d/%lx ioprio %#lx policy %#x prio %d nice %d slack %d nnp %d pdeathsig %d tsc %d mce %d",
 	    CPU_COUNT(&cs), *(unsigned long *)&cs, syscall(SYS_ioprio_get, 1, 0), sched_getscheduler(0),
 	    sp.sched_priority, nice, prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0),
@@ -53,9 +58,18 @@ static void bind_cpu(int cpu)
 	sched_setaffinity(0, sizeof(cs), &cs);
 }
 
+/* NUMA memory policy of thread w on node 0 (there is one): preferred, bind, interleave, the default */
+static void set_mpol(int w)
+{
+	static const int mode[NT] = {1, 2, 3, 0};
+	unsigned long node0 = 1;
+	syscall(SYS_set_mempolicy, mode[w], mode[w] ? &node0 : NULL, mode[w] ? 64 : 0);
+}
+
 static void setup(int w)
 {
 	struct sched_param sp = {0};
+	set_mpol(w);
 	switch (w) {
 	case 0:
 		bind_cpu(0);
