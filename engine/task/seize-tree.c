@@ -23,6 +23,10 @@
 
 /* A tree that is still not stable after this long fails the dump. */
 #define SEIZE_STABLE_MS 20000
+/* A main thread that ended while other threads live is an exec by one of them in progress, which ends within
+ * moments (the other threads are killed), or a pthread_exit in main, which stays: this long and it is that.
+ */
+#define SEIZE_LEADER_DEAD_MS 2000
 
 /* ---------------- threads ---------------- */
 
@@ -399,9 +403,21 @@ static int seize_round(struct dump_tree *tr, const char **why, struct cr_err *e)
 	return 1;
 }
 
+/* The process of the tree whose main thread ended while its other threads live, 0 if none (any more). */
+static pid_t leader_dead_pid(const struct dump_tree *tr)
+{
+	for (size_t i = 0; i < tr->n; i++) {
+		struct proc_stat st;
+		if (stat_state(tr->c[i].pid, &st) == 'Z' && leader_only_dead(&st))
+			return tr->c[i].pid;
+	}
+	return 0;
+}
+
 int seize_tree(struct dump_tree *tr, struct cr_err *e)
 {
-	struct timespec t0;
+	struct timespec t0, ld_t0 = {0, 0};
+	pid_t ld_pid = 0; /* leader_dead_pid since ld_t0 */
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (int round = 1;; round++) {
 		const char *why = "";
@@ -414,6 +430,19 @@ int seize_tree(struct dump_tree *tr, struct cr_err *e)
 		}
 		pr_info("tree of task %d changed while it was seized (%s): seizing it again\n", tr->c[0].pid,
 			why);
+		pid_t ld = !strcmp(why, WHY_LEADER_DEAD) ? leader_dead_pid(tr) : 0;
+		if (ld && ld == ld_pid && ms_since(&ld_t0) > SEIZE_LEADER_DEAD_MS) {
+			seize_reset(tr);
+			return cr_fail_errno(
+			    e, ENOTSUP,
+			    "task %d: its main thread ended (pthread_exit) while its other threads "
+			    "live, for %.1f s: not supported",
+			    ld, (double)ms_since(&ld_t0) / 1000);
+		}
+		if (ld != ld_pid) {
+			ld_pid = ld;
+			clock_gettime(CLOCK_MONOTONIC, &ld_t0);
+		}
 		seize_reset(tr);
 		long ms = ms_since(&t0);
 		if (ms > SEIZE_STABLE_MS)
