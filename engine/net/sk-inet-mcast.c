@@ -53,6 +53,7 @@ static bool igmp6_line(const char *l, struct mc_group *g)
 static int mcast_add(InetSkEntry *ie, const struct mc_group *g, const struct group_filter *gf, size_t alen,
 		     struct cr_err *e)
 {
+	// NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers
 	InetMcastEntry **a = realloc(ie->mcast, (ie->n_mcast + 1) * sizeof(*a));
 	if (!a)
 		return cr_fail_errno(e, ENOMEM, "out of memory");
