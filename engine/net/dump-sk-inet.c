@@ -27,6 +27,13 @@
 #define TCP_DELACK_MAX_US 46
 #endif
 
+#ifndef SO_RCVPRIORITY /* Linux 6.14 */
+#define SO_RCVPRIORITY 82
+#endif
+#ifndef SO_PASSRIGHTS /* Linux 6.16 */
+#define SO_PASSRIGHTS 83
+#endif
+
 #include "base/array.h"
 #include "base/cleanup.h"
 #include "dump.h"
@@ -105,9 +112,10 @@ enum {
 	O_ICMP = 32,
 	O_ICMP6 = 64,
 	O_NOSTREAM = 128,
-	O_RAW = 256,	/* settable on raw sockets only (getsockopt reads it on any) */
-	O_KEEP = 512,	/* saved even at its default: the restore's own steps may change it (SO_BUF_LOCK) */
-	O_TCPUDP = 1024 /* TCP or UDP sockets only */
+	O_RAW = 256,	 /* settable on raw sockets only (getsockopt reads it on any) */
+	O_KEEP = 512,	 /* saved even at its default: the restore's own steps may change it (SO_BUF_LOCK) */
+	O_TCPUDP = 1024, /* TCP or UDP sockets only */
+	O_UXOWN = 2048	 /* unix sockets save it themselves (unix_sk_opts), in an order their queues need */
 };
 
 struct sk_optdef {
@@ -122,16 +130,18 @@ static const struct sk_optdef optdefs[] = {
     {SOL_SOCKET, SO_BROADCAST, 0},
     {SOL_SOCKET, SO_DONTROUTE, 0},
     {SOL_SOCKET, SO_OOBINLINE, 0},
-    {SOL_SOCKET, SO_RCVLOWAT, 0},
+    {SOL_SOCKET, SO_RCVLOWAT, O_UXOWN},
     {SOL_SOCKET, SO_LINGER, 0},
-    {SOL_SOCKET, SO_RCVTIMEO, 0},
-    {SOL_SOCKET, SO_SNDTIMEO, 0},
+    {SOL_SOCKET, SO_RCVTIMEO, O_UXOWN},
+    {SOL_SOCKET, SO_SNDTIMEO, O_UXOWN},
     {SOL_SOCKET, SO_MARK, 0},
-    {SOL_SOCKET, SO_PASSCRED, 0},
+    {SOL_SOCKET, SO_PASSCRED, O_UXOWN},
     {SOL_SOCKET, SO_TIMESTAMP, 0},
     {SOL_SOCKET, SO_TIMESTAMPNS, 0},
     {SOL_SOCKET, SO_NO_CHECK, 0},
     {SOL_SOCKET, SO_RCVMARK, 0},
+    {SOL_SOCKET, SO_RCVPRIORITY, 0},
+    {SOL_SOCKET, SO_PASSRIGHTS, 0},   /* 0: SCM_RIGHTS refused (unix sockets) */
     {SOL_SOCKET, SO_TIMESTAMPING, 0}, /* read as struct so_timestamping, which setsockopt takes */
     {SOL_SOCKET, SO_ZEROCOPY, O_TCPUDP},
     {SOL_SOCKET, SO_INCOMING_CPU, 0},
@@ -143,10 +153,10 @@ static const struct sk_optdef optdefs[] = {
     {SOL_SOCKET, SO_MAX_PACING_RATE, 0},
     {SOL_SOCKET, SO_TXREHASH, O_TCP},
     {SOL_SOCKET, SO_PEEK_OFF, O_UDP},
-    {SOL_SOCKET, SO_SNDBUF, 0},
-    {SOL_SOCKET, SO_RCVBUF, 0},
+    {SOL_SOCKET, SO_SNDBUF, O_UXOWN},
+    {SOL_SOCKET, SO_RCVBUF, O_UXOWN},
     /* after the sizes, which lock them; the restore sets it again last (rst_sk_buf_lock) */
-    {SOL_SOCKET, SO_BUF_LOCK, O_KEEP},
+    {SOL_SOCKET, SO_BUF_LOCK, O_KEEP | O_UXOWN},
     {IPPROTO_IP, IP_TOS, O_V4},
     {IPPROTO_IP, IP_HDRINCL, O_V4 | O_RAW},
     {IPPROTO_IP, IP_TTL, O_V4},
@@ -236,6 +246,8 @@ static const struct sk_optdef optdefs[] = {
 static bool opt_applies(const struct sk_optdef *d, int family, int type, int proto, bool est)
 {
 	int o = d->only;
+	if (family == AF_UNIX && (o & O_UXOWN))
+		return false;
 	if ((o & O_V4) && family != AF_INET)
 		return false;
 	if ((o & O_V6) && family != AF_INET6)

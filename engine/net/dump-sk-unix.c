@@ -24,6 +24,7 @@
 #include "pid.h"
 #include "base/log.h"
 #include "files/fd-kind.h"
+#include "net/sk-inet.h"
 #include "net/sk-unix.h"
 #include "sock-diag.h"
 
@@ -295,6 +296,10 @@ static int fill_opts(int sk, UnixSkEntry *u, struct cr_err *e)
 	l = sizeof(tv);
 	if (!getsockopt(sk, SOL_SOCKET, SO_SNDTIMEO, &tv, &l))
 		o->sndtimeo_us = (uint64_t)tv.tv_sec * 1000000 + (uint64_t)tv.tv_usec, o->has_sndtimeo_us = 1;
+	size_t n = 0;
+	if (dump_sk_opts(sk, AF_UNIX, (int)u->type, 0, false, &u->sk_opts, &n, e))
+		return -1;
+	u->n_sk_opts = n;
 	return 0;
 }
 

@@ -27,6 +27,7 @@
 #include "base/scm.h"
 #include "files/fdshare.h"
 #include "restore.h"
+#include "net/sk-inet.h"
 #include "net/sk-unix.h"
 
 #ifndef SO_PASSPIDFD
@@ -198,6 +199,9 @@ static int apply_opts(const struct rsk *r, struct cr_err *e)
 		set_int(r->fd, SO_PASSPIDFD, 1);
 	if (o->has_rcvlowat && o->rcvlowat > 1)
 		set_int(r->fd, SO_RCVLOWAT, (int)o->rcvlowat);
+	char msg[256];
+	if (rst_sk_opts(r->fd, r->u->sk_opts, r->u->n_sk_opts, msg, sizeof(msg)))
+		return cr_fail(e, "socket:[%u]: %s", r->ino, msg);
 	struct timeval tv;
 	if (o->rcvtimeo_us) {
 		tv = (struct timeval){(time_t)(o->rcvtimeo_us / 1000000),

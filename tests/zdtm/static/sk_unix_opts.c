@@ -1,6 +1,9 @@
 /* Socket options of unix sockets: SO_SNDBUF, SO_RCVBUF, SO_PASSCRED, SO_RCVTIMEO, SO_SNDTIMEO, SO_RCVLOWAT,
- * SO_PEEK_OFF and O_NONBLOCK on a stream pair, a dgram socket with default values next to them: every value
- * reads back the same after restore (and SO_PASSCRED still delivers credentials). */
+ * SO_PEEK_OFF and O_NONBLOCK on a stream pair, SO_PRIORITY, SO_MARK, SO_LINGER, SO_TIMESTAMP(NS),
+ * SO_OOBINLINE, SO_KEEPALIVE, SO_PASSRIGHTS (Linux 6.16: 0 refuses SCM_RIGHTS) on it and a dgram socket,
+ * which keeps default values otherwise: every value reads back the same after restore (and SO_PASSCRED still
+ * delivers credentials). Before, SO_PRIORITY, SO_MARK, SO_LINGER, SO_TIMESTAMP(NS), SO_OOBINLINE and
+ * SO_KEEPALIVE came back off, SO_PASSRIGHTS on. */
 #include <sys/time.h>
 #include "sk_unix.h"
 
@@ -11,7 +14,15 @@ static const int fds[] = {A, B, D};
 struct opts {
 	int snd, rcv, cred, lowat, peek, fl;
 	struct timeval rto, sto;
+	int more[7];
+	struct linger lg;
 };
+
+#ifndef SO_PASSRIGHTS
+#define SO_PASSRIGHTS 83 /* Linux 6.16 */
+#endif
+static const int more[7] = {SO_PRIORITY,  SO_MARK,	SO_TIMESTAMP, SO_TIMESTAMPNS,
+			    SO_OOBINLINE, SO_KEEPALIVE, SO_PASSRIGHTS};
 
 static void get(int fd, struct opts *o)
 {
@@ -24,6 +35,9 @@ static void get(int fd, struct opts *o)
 	l = sizeof(int), getsockopt(fd, SOL_SOCKET, SO_PEEK_OFF, &o->peek, &l);
 	l = sizeof(o->rto), getsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &o->rto, &l);
 	l = sizeof(o->sto), getsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &o->sto, &l);
+	for (int i = 0; i < 7; i++)
+		l = sizeof(int), getsockopt(fd, SOL_SOCKET, more[i], &o->more[i], &l);
+	l = sizeof(o->lg), getsockopt(fd, SOL_SOCKET, SO_LINGER, &o->lg, &l);
 	o->fl = fcntl(fd, F_GETFL);
 }
 
@@ -44,6 +58,16 @@ int main(int argc, char **argv)
 	setsockopt(A, SOL_SOCKET, SO_RCVTIMEO, &rto, sizeof(rto));
 	setsockopt(B, SOL_SOCKET, SO_SNDTIMEO, &sto, sizeof(sto));
 	fcntl(A, F_SETFL, O_NONBLOCK);
+	struct linger lg = {1, 7};
+	v = 6, setsockopt(D, SOL_SOCKET, SO_PRIORITY, &v, sizeof(v));
+	v = 4321, setsockopt(D, SOL_SOCKET, SO_MARK, &v, sizeof(v));
+	v = 1, setsockopt(D, SOL_SOCKET, SO_TIMESTAMPNS, &v, sizeof(v));
+	setsockopt(D, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+	v = 1, setsockopt(A, SOL_SOCKET, SO_TIMESTAMP, &v, sizeof(v));
+	v = 1, setsockopt(A, SOL_SOCKET, SO_OOBINLINE, &v, sizeof(v));
+	v = 1, setsockopt(B, SOL_SOCKET, SO_KEEPALIVE, &v, sizeof(v));
+	v = 2, setsockopt(B, SOL_SOCKET, SO_PRIORITY, &v, sizeof(v));
+	v = 0, setsockopt(D, SOL_SOCKET, SO_PASSRIGHTS, &v, sizeof(v)); /* fails before Linux 6.16 */
 	if (sk_send(A, "0123456789", 10))
 		fail("send");
 	for (int i = 0; i < NFD; i++)
@@ -63,6 +87,13 @@ int main(int argc, char **argv)
 		if (memcmp(&after.rto, &b->rto, sizeof(b->rto)) ||
 		    memcmp(&after.sto, &b->sto, sizeof(b->sto)))
 			fail("fd %d: SO_RCVTIMEO/SO_SNDTIMEO changed", fds[i]);
+		for (int k = 0; k < 7; k++)
+			if (after.more[k] != b->more[k])
+				fail("fd %d: option %d is %d, want %d", fds[i], more[k], after.more[k],
+				     b->more[k]);
+		if (after.lg.l_onoff != b->lg.l_onoff || after.lg.l_linger != b->lg.l_linger)
+			fail("fd %d: SO_LINGER %d %d, want %d %d", fds[i], after.lg.l_onoff,
+			     after.lg.l_linger, b->lg.l_onoff, b->lg.l_linger);
 		if (after.fl != b->fl)
 			fail("fd %d: flags %#x, want %#x", fds[i], after.fl, b->fl);
 	}
