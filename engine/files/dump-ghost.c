@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/sysmacros.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "base/cleanup.h"
@@ -32,6 +33,12 @@ static void ghost_entry_free(GhostFileEntry *g)
 		free(g->chunks[i]);
 	}
 	free(g->chunks);
+	for (size_t i = 0; i < g->n_xattrs; i++) {
+		free(g->xattrs[i]->name);
+		free(g->xattrs[i]->value.data);
+		free(g->xattrs[i]);
+	}
+	free(g->xattrs);
 	free(g->path);
 	free(g->symlink);
 	free(g);
@@ -110,6 +117,48 @@ static int read_extents(GhostFileEntry *g, int fd, uint64_t size, uint64_t limit
 	return 0;
 }
 
+static int add_xattr(GhostFileEntry *g, const char *name, int fd, struct cr_err *e)
+{
+	ssize_t n = fgetxattr(fd, name, NULL, 0);
+	if (n < 0)
+		return errno == ENODATA ? 0 : cr_fail_sys(e, "read extended attribute %s", name);
+	GhostXattr **nx = realloc(g->xattrs, (g->n_xattrs + 1) * sizeof(void *));
+	if (!nx)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	g->xattrs = nx;
+	GhostXattr *x = calloc(1, sizeof(*x));
+	if (!x)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	ghost_xattr__init(x);
+	g->xattrs[g->n_xattrs++] = x;
+	x->name = strdup(name);
+	x->value.data = malloc((size_t)n + 1);
+	if (!x->name || !x->value.data)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	n = fgetxattr(fd, name, x->value.data, (size_t)n);
+	if (n < 0) /* ERANGE: it grew (the task is frozen: another process) */
+		return cr_fail_sys(e, "read extended attribute %s", name);
+	x->value.len = (size_t)n, x->has_value = 1;
+	return 0;
+}
+
+/* The extended attributes of the deleted file open at fd (every namespace listxattr shows us). */
+static int read_xattrs(GhostFileEntry *g, int fd, struct cr_err *e)
+{
+	ssize_t n = flistxattr(fd, NULL, 0);
+	if (n <= 0)
+		return n < 0 && errno != ENOTSUP ? cr_fail_sys(e, "list extended attributes") : 0;
+	__cleanup_free char *names = malloc((size_t)n);
+	if (!names)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	if ((n = flistxattr(fd, names, (size_t)n)) < 0)
+		return cr_fail_sys(e, "list extended attributes");
+	for (char *p = names; p < names + n; p += strlen(p) + 1)
+		if (*p && add_xattr(g, p, fd, e))
+			return -1;
+	return 0;
+}
+
 static char *strip_deleted(const char *name)
 {
 	static const char suf[] = " (deleted)";
@@ -171,7 +220,7 @@ static int new_ghost(struct dump_ctx *c, const char *src, const struct stat *st,
 		fd = open(src, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0)
 		return cr_fail_sys(e, "%s: open the deleted file %s through %s", what, name, src);
-	int r = read_extents(g, fd, (uint64_t)st->st_size, limit, &total, e);
+	int r = read_xattrs(g, fd, e) ? -1 : read_extents(g, fd, (uint64_t)st->st_size, limit, &total, e);
 	if (r < 0)
 		return cr_wrap(e, "%s: deleted file %s", what, name);
 	if (r > 0)
@@ -180,8 +229,8 @@ static int new_ghost(struct dump_ctx *c, const char *src, const struct stat *st,
 		    "%s is a deleted file (%s) with more than %llu bytes of data (size %lld): above "
 		    "--ghost-limit %llu",
 		    what, name, (unsigned long long)limit, (long long)st->st_size, (unsigned long long)limit);
-	pr_info("%s: ghost %s, size %lld, %llu bytes of data in %zu chunks\n", what, g->path,
-		(long long)st->st_size, (unsigned long long)total, g->n_chunks);
+	pr_info("%s: ghost %s, size %lld, %llu bytes of data in %zu chunks, %zu extended attributes\n", what,
+		g->path, (long long)st->st_size, (unsigned long long)total, g->n_chunks, g->n_xattrs);
 	return 0;
 }
 

@@ -16,6 +16,7 @@
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <time.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "base/cleanup.h"
@@ -192,6 +193,19 @@ static int create_on_ro(const char *root, const char *path, int fl, int *m, int 
 	return fd;
 }
 
+/* The file's extended attributes (after owner and mode: an ACL sets the group bits again; the data written
+ * afterwards only drops a security.capability). *bad: the name of the one that failed. */
+static int set_xattrs(int fd, const GhostFileEntry *g, const char **bad)
+{
+	for (size_t i = 0; i < g->n_xattrs; i++) {
+		const GhostXattr *x = g->xattrs[i];
+		if (!x->name ||
+		    fsetxattr(fd, x->name, x->value.data ? (const void *)x->value.data : "", x->value.len, 0))
+			return (errno = x->name ? errno : EBADMSG), (*bad = x->name ? x->name : "?"), -1;
+	}
+	return 0;
+}
+
 /* root: "" (crshim's view), or /proc/PID/root of the tree's root task (its mount tree). */
 static int create_ghost(const GhostFileEntry *g, struct rst_ghost *rg, const char *root, bool keep,
 			struct cr_err *e)
@@ -227,14 +241,19 @@ static int create_ghost(const GhostFileEntry *g, struct rst_ghost *rg, const cha
 	rg->has_times = !rg->node && g->has_atime_ns && g->has_mtime_ns;
 	if (rg->has_times)
 		rg->times[0] = ns_to_ts(g->atime_ns), rg->times[1] = ns_to_ts(g->mtime_ns);
-	if (!rg->node && ((g->has_uid && fchown(wr, g->uid, g->gid)) ||
-			  (g->has_mode && fchmod(wr, g->mode & 07777)) || ftruncate(wr, (off_t)g->size))) {
+	const char *xa = NULL;
+	if (!rg->node &&
+	    ((g->has_uid && fchown(wr, g->uid, g->gid)) || (g->has_mode && fchmod(wr, g->mode & 07777)) ||
+	     ftruncate(wr, (off_t)g->size) || set_xattrs(wr, g, &xa))) {
 		int err = errno;
 		close(fd);
 		unlink_in(m, path);
 		rmdirs(dirs, ndirs);
 		if (w >= 0)
 			close(w);
+		if (xa)
+			return cr_fail_errno(e, err, "deleted file %s (made as %s): extended attribute %s",
+					     g->path, path, xa);
 		return cr_fail_errno(e, err, "deleted file %s (made as %s): owner, mode or size", g->path,
 				     path);
 	}
