@@ -148,15 +148,17 @@ static int read_xattrs(GhostFileEntry *g, int fd, struct cr_err *e)
 	ssize_t n = flistxattr(fd, NULL, 0);
 	if (n <= 0)
 		return n < 0 && errno != ENOTSUP ? cr_fail_sys(e, "list extended attributes") : 0;
-	__cleanup_free char *names = malloc((size_t)n);
+	char *names = malloc((size_t)n);
 	if (!names)
 		return cr_fail_errno(e, ENOMEM, "out of memory");
+	int r = 0;
 	if ((n = flistxattr(fd, names, (size_t)n)) < 0)
-		return cr_fail_sys(e, "list extended attributes");
-	for (char *p = names; p < names + n; p += strlen(p) + 1)
+		r = cr_fail_sys(e, "list extended attributes");
+	for (char *p = names; !r && p < names + n; p += strlen(p) + 1)
 		if (*p && add_xattr(g, p, fd, e))
-			return -1;
-	return 0;
+			r = -1;
+	free(names);
+	return r;
 }
 
 static char *strip_deleted(const char *name)
