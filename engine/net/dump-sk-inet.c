@@ -18,6 +18,9 @@
 #include <linux/icmp.h>
 #include <linux/icmpv6.h>
 
+#ifndef IPV6_FLOWINFO /* linux/in6.h, which glibc's netinet/in.h does not always pull in */
+#define IPV6_FLOWINFO 11
+#endif
 #ifndef IP_LOCAL_PORT_RANGE /* Linux 6.3 */
 #define IP_LOCAL_PORT_RANGE 51
 #endif
