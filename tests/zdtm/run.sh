@@ -149,7 +149,8 @@ load_stop() {
 # text), cuns-dump-expect (the same in mode cuns only), dump-notice (a dump that works must say this text on stderr, e.g. a state it could not save), ns (always: the test runs in its own namespaces and root in every mode), ns-skip (why the test cannot
 # run in mode ns), uns-skip (why not in modes uns and cuns), uns-partial-skip (why not in mode uns, whose user
 # namespace owns only the network, IPC and UTS namespaces), cuns-skip (why not in mode cuns), host-agent (yes: host_agent_start), needs-root (mode user: skipped, with this reason), user-refuse (mode user: crshim must refuse
-# with one line naming this capability; see modes.sh), user-start: root (mode user: root starts the test).
+# with one line naming this capability; see modes.sh), user-start: root (mode user: root starts the test),
+# test-opts (yes: the running test wrote options of its own to test.opts in its dir, one per line).
 # static/NAME or transition/NAME
 test_dir() {
 	if [ -f "$HERE/transition/$1.c" ] && [ ! -f "$HERE/static/$1.c" ]; then echo transition; else echo static; fi
@@ -816,6 +817,13 @@ run_steps() { # name
 	TPID=$(tr -d ' \n' <"$TDIR/test.pid")
 	alive "$TPID" || { diag_file "$TDIR/test.out" 10; bad "test $TPID not running after start"; return 1; }
 	snap_ref "$TPID" "$TDIR/snap.0"
+	# test-opts: yes: options only the running test knows (e.g. a namespace inode in --external TYPE[INO/IF]),
+	# one per line in its dir's test.opts, written before it was ready: for the dump and every restore
+	if [ "$(desc_get "$name" test-opts)" = yes ]; then
+		[ -s "$TDIR/test.opts" ] || { bad "test-opts: yes, but the test wrote no $TDIR/test.opts"; return 1; }
+		local o
+		while IFS= read -r o; do [ -z "$o" ] || OPTS+=("$o"); done <"$TDIR/test.opts"
+	fi
 
 	local runmode=$MODE dexp
 	dexp=$(desc_get "$name" dump-expect)
