@@ -17,8 +17,10 @@ int main(int argc, char **argv)
 		fail("stat the second network namespace");
 	other = (unsigned long)st.st_ino;
 	f = fopen("test.opts", "w");
-	if (!f || fprintf(f, "--external=veth[%lu/ve0]:%s\n--external=veth[%lu/ve0]:%s\n", home, nsw_out_a, other,
-			  nsw_out_b) < 0 || fclose(f))
+	if (!f ||
+	    fprintf(f, "--external=veth[%lu/ve0]:%s\n--external=veth[%lu/ve0]:%s\n", home, nsw_out_a, other,
+		    nsw_out_b) < 0 ||
+	    fclose(f))
 		fail("write test.opts");
 	test_daemon();
 	test_waitsig();
