@@ -274,6 +274,13 @@ static int dump_zombie(struct dump_ctx *c, struct cr_err *e)
 	ce.task_state = 2, ce.has_task_state = 1;
 	ce.exit_code = c->exit_code, ce.has_exit_code = 1;
 	pr_info("task %d (child of %d) is a zombie, exit code %#x\n", c->pid, c->ppid, c->exit_code);
+	/* The restore makes it again by the same signal, with no core file: the status loses its core bit. */
+	if (WIFSIGNALED(c->exit_code) && WCOREDUMP(c->exit_code))
+		eng_notice(
+		    c->o,
+		    "zombie %d (child of %d) was killed by signal %d with a core dump: its status comes back "
+		    "without the core-dump bit (WCOREDUMP)",
+		    c->pid, c->ppid, WTERMSIG(c->exit_code));
 	return dump_write_one(c, IMG_CORE, &ce.base, e);
 }
 
