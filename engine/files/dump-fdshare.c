@@ -2,6 +2,7 @@
 #define LOG_PREFIX "dump-fdshare: "
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <linux/kcmp.h>
@@ -25,11 +26,12 @@ struct kept {
 };
 
 struct dump_fdshare {
-	struct desc *d;
+	struct desc *d; /* one fd per description, by (dev, ino, kcmp order) */
 	size_t n;
 	uint32_t next;
 	struct kept *keep; /* crshim's copies of files in flight */
 	size_t nkeep;
+	bool unordered;		  /* a kcmp failed: d is searched one by one (dump_fdshare_id) */
 	struct dump_loose *loose; /* epoll targets found nowhere yet */
 	size_t nloose;
 	const int *wfd;	     /* the files in flight being written now (dump_fdshare_writing): crshim's fds */
@@ -121,25 +123,77 @@ const struct dump_loose *dump_fdshare_loose_list(const struct dump_fdshare *s, s
 	return s->loose;
 }
 
+/* Where the description of task pid's fd goes among the saved ones of its inode, s->d[lo, hi) (kept in the
+ * order kcmp(KCMP_FILE) gives the kernel's file pointers, a total order that holds for the whole boot): its
+ * index when it is one of them (*same), else where to insert it. -1 when kcmp fails (the order is then not
+ * trusted any more: every later look-up compares one by one). */
+static ssize_t desc_search(const struct dump_fdshare *s, size_t lo, size_t hi, pid_t pid, int fd, bool *same)
+{
+	*same = false;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		long r = syscall(SYS_kcmp, pid, s->d[mid].pid, KCMP_FILE, fd, s->d[mid].fd);
+		if (r == 0) {
+			*same = true;
+			return (ssize_t)mid;
+		}
+		if (r == 1) /* ours is before */
+			hi = mid;
+		else if (r == 2)
+			lo = mid + 1;
+		else
+			return -1;
+	}
+	return (ssize_t)lo;
+}
+
+static bool desc_before(const struct desc *d, const struct stat *st)
+{
+	return d->dev < st->st_dev || (d->dev == st->st_dev && d->ino < st->st_ino);
+}
+
+/* One id per open file description of the tree: s->d holds one fd of each description saved so far, sorted
+ * by (device, inode, kcmp order), so a look-up costs O(log n) kcmp calls even when thousands of processes
+ * each opened /dev/null themselves (a linear scan was quadratic: 1,500 such processes took 13 s to dump). */
 int dump_fdshare_id(struct dump_ctx *c, int fd, const struct stat *st, uint32_t *id, struct cr_err *e)
 {
 	struct dump_fdshare *s = c->fdsh;
-	for (size_t i = 0; i < s->n; i++) {
-		const struct desc *d = &s->d[i];
-		if (d->pid == c->pid || d->dev != st->st_dev || d->ino != st->st_ino)
-			continue;
-		if (syscall(SYS_kcmp, d->pid, c->pid, KCMP_FILE, d->fd, fd) == 0) {
-			*id = d->id;
-			pr_debug("task %d fd %d: the description of task %d fd %d\n", c->pid, fd, d->pid,
-				 d->fd);
-			return 0;
-		}
+	size_t lo = 0, hi = s->n, at;
+	while (lo < hi) { /* the first of the inode's */
+		size_t mid = lo + (hi - lo) / 2;
+		if (desc_before(&s->d[mid], st))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (hi = lo; hi < s->n && s->d[hi].dev == st->st_dev && s->d[hi].ino == st->st_ino; hi++)
+		;
+	bool same = false;
+	ssize_t k = s->unordered ? -1 : desc_search(s, lo, hi, c->pid, fd, &same);
+	if (k < 0) { /* kcmp failed once: one by one (the old way), appended at the end of the inode's */
+		if (!s->unordered)
+			pr_warn("kcmp failed (%s): descriptions compared one by one from now on\n",
+				strerror(errno));
+		s->unordered = true;
+		for (at = lo; at < hi && !same; at++)
+			same = syscall(SYS_kcmp, s->d[at].pid, c->pid, KCMP_FILE, s->d[at].fd, fd) == 0;
+		at = same ? at - 1 : hi;
+	} else {
+		at = (size_t)k;
+	}
+	if (same) {
+		*id = s->d[at].id;
+		pr_debug("task %d fd %d: the description of task %d fd %d\n", c->pid, fd, s->d[at].pid,
+			 s->d[at].fd);
+		return 0;
 	}
 	struct desc *nd = realloc(s->d, (s->n + 1) * sizeof(*nd));
 	if (!nd)
 		return cr_fail_errno(e, ENOMEM, "out of memory");
 	s->d = nd;
+	memmove(&s->d[at + 1], &s->d[at], (s->n - at) * sizeof(*nd));
+	s->n++;
 	*id = ++s->next;
-	s->d[s->n++] = (struct desc){c->pid, fd, st->st_dev, st->st_ino, *id};
+	s->d[at] = (struct desc){c->pid, fd, st->st_dev, st->st_ino, *id};
 	return 0;
 }
