@@ -1,6 +1,10 @@
-/* bench-tree N DIR [KIB]: a tree of N processes (this one, up to 20 children, the rest grandchildren spread
- * over them), all asleep, each with KIB KiB of private memory of its own (written, distinct; default 0);
- * writes DIR/ready once every process is there. Checkpointed by contrib/bench-tree.sh. */
+/* bench-tree N DIR [KIB [f]]: a tree of N processes (this one, up to 20 children, the rest grandchildren
+ * spread over them), all asleep, each with KIB KiB of private memory of its own (written, distinct; default
+ * 0); with f, each opens /dev/null itself as its fds 0-2 (N open file descriptions of one inode, as daemons
+ * started by a shell have); writes DIR/ready once every process is there. Checkpointed by
+ * contrib/bench-tree.sh. */
+#include <fcntl.h>
+#include <string.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,10 +12,18 @@
 #include <unistd.h>
 
 static size_t mem_kib;
+static int own_files;
 
 /* This process's private memory: written after the fork, so not shared with the parent. */
 static void own_memory(void)
 {
+	if (own_files) {
+		int fd = open("/dev/null", O_RDWR);
+		if (fd < 0 || dup2(fd, 0) < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
+			exit(1);
+		if (fd > 2)
+			close(fd);
+	}
 	if (!mem_kib)
 		return;
 	size_t len = mem_kib << 10;
@@ -29,8 +41,9 @@ int main(int argc, char **argv)
 {
 	int n = argc > 1 ? atoi(argv[1]) : 100, nch = 20;
 	mem_kib = argc > 3 ? strtoul(argv[3], NULL, 10) : 0;
+	own_files = argc > 4 && !strcmp(argv[4], "f");
 	if (argc < 3 || n < 2) {
-		fprintf(stderr, "usage: %s N DIR [KIB]\n", argv[0]);
+		fprintf(stderr, "usage: %s N DIR [KIB [f]]\n", argv[0]);
 		return 2;
 	}
 	if (nch > n - 1)

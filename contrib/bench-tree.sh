@@ -4,7 +4,8 @@
 # of the tree's session before and after). With CRIU=path (or a real `criu` on PATH) the same runs are done with it.
 #
 #   usage: contrib/bench-tree.sh /absolute/path/to/crshim     (`make bench` runs it after bench.sh, as root)
-#   env:   CRSHIM_BENCH_TREES="100 500 500m" (Nm: N processes with 1 MiB each), e.g. "500 500m 2000 2000m"
+#   env:   CRSHIM_BENCH_TREES="100 500 500m" (Nm: N processes with 1 MiB each; Nf: each opened /dev/null
+#          itself as fds 0-2, N descriptions of one inode), e.g. "500 500m 500f 2000 2000m"
 #          CRIU=/path/to/criu (else a criu on PATH): the same runs with it, and crshim's time / CRIU's
 #          CRSHIM_BENCH_ROUNDS=1: rounds over the sizes (each round runs crshim, then CRIU, per size)
 # Each tree runs in a cpuacct cgroup of its own (cgroup v1 cpuacct, else v2 cpu.stat), which crshim or CRIU
@@ -93,13 +94,14 @@ BASE=$(mktemp -d /dev/shm/crshim-bench-tree.XXXXXX) || exit 1
 
 # run_one TOOL BIN N: prints one result line; returns 1 on a failure.
 run_one() {
-	local tool=$1 bin=$2 n=${3%m} dir=$BASE/$1-$3 root t0 t1 t2 i kib=0 what=
+	local tool=$1 bin=$2 n=${3%[mf]} dir=$BASE/$1-$3 root t0 t1 t2 i kib=0 what='' files=''
 	[[ "$3" == *m ]] && kib=1024 what=", 1 MiB each"
+	[[ "$3" == *f ]] && files=f what=", each its own /dev/null"
 	mkdir -p "$dir/img"
 	cg_new
 	( # (in a subshell of its own, not in_cg's: the root's PID is $!)
 		[ -z "$CG" ] || echo "$BASHPID" >"$CG/cgroup.procs"
-		exec setsid "$PROG" "$n" "$dir" "$kib" </dev/null >/dev/null 2>&1 9>&-
+		exec setsid "$PROG" "$n" "$dir" "$kib" ${files:+"$files"} </dev/null >/dev/null 2>&1 9>&-
 	) &
 	root=$!
 	disown "$root"
