@@ -643,7 +643,7 @@ bool rst_mntns_joined(const struct rst_task *ts, size_t n, const struct rst_task
 static int mntns_stand(const struct rst_task *t, char *msg, size_t len)
 {
 	bool links = rst_ghost_links(t);
-	if (!rst_sk_unix_nested_has(t->pst->mntns) && (links || rst_mntns_joined(t->tree, t->ntree, t)) &&
+	if (!rst_sk_unix_nested_has(t) && (links || rst_mntns_joined(t->tree, t->ntree, t)) &&
 	    write(t->err_pipe[1], (char[]){RST_STAND_MARK}, 1) != 1)
 		return rst_errmsg(msg, len, "tell crshim that its mount namespace stands");
 	if (!links)
@@ -745,8 +745,9 @@ void rst_child(struct rst_task *t)
 				sizeof(msg)) ||
 		       rst_fdshare_nested(t->pid, msg, sizeof(msg)) ||
 		       rst_sk_unix_nested_take(t, msg, sizeof(msg)) || mntns_stand(t, msg, sizeof(msg))
-		 : t->mntns_proc && !(t->root && ns_rst_mounts(t->ns)) &&
-		       ns_pid_mount_proc(msg, sizeof(msg))) ||
+		 : (t->mntns_proc && !(t->root && ns_rst_mounts(t->ns)) &&
+		    ns_pid_mount_proc(msg, sizeof(msg))) ||
+		       rst_sk_unix_nested_take(t, msg, sizeof(msg))) || /* (a nested PID namespace's) */
 	    (t->root && rst_cow_fill(t, !rst_files_shared(t), msg, sizeof(msg))) ||
 	    spawn_children(t, true, msg, sizeof(msg)) || child_session(t, msg, sizeof(msg)) ||
 	    rst_tty_child_session(t, msg, sizeof(msg)) || spawn_children(t, false, msg, sizeof(msg)) ||

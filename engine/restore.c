@@ -703,7 +703,7 @@ static int late_sk_unix(struct rst_task *ts, struct cr_err *e)
 /* The unix sockets bound in the nested mount namespace task t makes, once it stands (t waits for them). */
 static int nested_sk_unix(struct rst_task *ts, size_t n, struct rst_task *t, struct cr_err *e)
 {
-	bool sks = t->pst->mntns && rst_sk_unix_nested_has(t->pst->mntns), links = t->go_again >= 0;
+	bool sks = rst_sk_unix_nested_has(t), links = t->go_again >= 0;
 	if (!sks && !links && !rst_mntns_joined(ts, n, t))
 		return 0;
 	struct as_root a;

@@ -75,6 +75,23 @@ static int helper(const UnixSkEntry *u, int (*fn)(void *), void *arg)
 	return 0;
 }
 
+/* The init of t's PID namespace below crshim's (its nearest ancestor, or itself, with ns_init), NULL. */
+static const struct rst_task *ns_init_of(const struct rst_task *t)
+{
+	for (size_t hops = 0; t && hops <= t->ntree; hops++) {
+		if (t->ns_init)
+			return t;
+		t = t->root ? NULL : rst_tree_task(t->tree, t->ntree, t->pst->ppid);
+	}
+	return NULL;
+}
+
+/* Are a and b (of one level) in one PID namespace? */
+static bool same_pidns(const struct rst_task *a, const struct rst_task *b)
+{
+	return ns_init_of(a) == ns_init_of(b);
+}
+
 int rst_sk_as_peer(const struct rst_task *t, const UnixSkEntry *u, int (*fn)(void *), void *arg)
 {
 	if (!u || !u->has_peer_pid || u->peer_pid <= 0)
@@ -86,20 +103,21 @@ int rst_sk_as_peer(const struct rst_task *t, const UnixSkEntry *u, int (*fn)(voi
 			    "they name crshim\n");
 		return fn(arg);
 	}
-	pid_t want[2] = {u->peer_pid, 0};
-	/* inside the tree's PID namespace: a process of the tree with that pid there gets the helper's pid in
-	 * ours too (when it is known now), so that a later dump, reading SO_PEERCRED from our namespace,
-	 * finds it again */
-	for (size_t i = 0; t && t->ns_levels && i < t->ntree && !want[1]; i++) {
+	pid_t want[RST_PID_LEVELS] = {u->peer_pid};
+	size_t nwant = 1;
+	/* inside a PID namespace: a process of the tree with that pid there gets the helper's pids in the
+	 * namespaces above too, ours last (when it is known now), so that a later dump, reading SO_PEERCRED
+	 * from our namespace, finds it again */
+	for (size_t i = 0; t && t->ns_levels && i < t->ntree && nwant == 1; i++) {
 		const struct rst_task *x = &t->tree[i];
-		if (x->ns_levels == t->ns_levels && x->ns_ids[x->ns_levels - 1] == want[0] &&
-		    !x->fresh_hpid && !x->helper && !x->zombie)
-			want[1] = x->pid;
+		if (x->ns_levels == t->ns_levels && x->ns_ids[x->ns_levels - 1] == want[0] && !x->helper &&
+		    !x->zombie && same_pidns(t, x))
+			nwant = rst_pidns_set_tid(x, want);
 	}
 	struct pc_clone_args ca = {.flags = CLONE_FILES,
 				   .exit_signal = SIGCHLD,
 				   .set_tid = (uint64_t)(uintptr_t)want,
-				   .set_tid_size = want[1] ? 2 : 1};
+				   .set_tid_size = nwant};
 	fflush(NULL);
 	long r = syscall(SYS_clone3, &ca, sizeof(ca));
 	if (r == 0)

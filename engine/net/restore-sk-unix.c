@@ -1292,31 +1292,154 @@ static int join(struct rsk *s, const struct rsk *r, bool *more, struct cr_err *e
 	return 0;
 }
 
-/* The sockets a socket of a nested mount namespace needs to be made with go there too: its pair's other
- * end, the connections of its listener (accepted or not), the dgram sockets connected to its name. */
+/* The sockets a socket made later (in a nested mount or PID namespace) needs to be made with go there
+ * too: its pair's other end, the connections of its listener (accepted or not), the dgram sockets
+ * connected to its name. */
+static bool needs(const struct rsk *r, const struct rsk *s)
+{
+	const struct rsk *p = find(s->u->peer), *sp = mutual_peer(s);
+	bool n = s != r && (mutual_peer(r) == s || (p == r && !sp) ||
+			    (r->u->state == ST_LISTEN && s->u->state != ST_LISTEN &&
+			     (listener_named(s) == r || (sp && listener_named(sp) == r))));
+	for (size_t c = 0; s != r && r->u->state == ST_LISTEN && c < r->u->n_icons; c++)
+		n |= r->u->icons[c] == s->ino;
+	return n;
+}
+
 static int spread(struct cr_err *e)
 {
 	for (bool more = true; more;) {
 		more = false;
 		for (size_t i = 0; i < nsks; i++)
-			for (size_t k = 0; sks[i].grp && k < nsks; k++) {
-				struct rsk *r = &sks[i], *s = &sks[k], *p = find(s->u->peer),
-					   *sp = mutual_peer(s);
-				bool needs = mutual_peer(r) == s || (p == r && !sp) ||
-					     (r->u->state == ST_LISTEN && s->u->state != ST_LISTEN &&
-					      (listener_named(s) == r || (sp && listener_named(sp) == r)));
-				for (size_t c = 0; r->u->state == ST_LISTEN && c < r->u->n_icons; c++)
-					needs |= r->u->icons[c] == s->ino;
-				if (s != r && needs && join(s, r, &more, e))
+			for (size_t k = 0; sks[i].grp && k < nsks; k++)
+				if (needs(&sks[i], &sks[k]) && join(&sks[k], &sks[i], &more, e))
 					return -1;
-			}
 	}
 	return 0;
+}
+
+/* A nested PID namespace's sockets: those whose SO_PEERCRED its processes see (a pid of it) are made once
+ * its init stands, by crshim's helpers in it (or by the init itself: its own pid, 1), as a nested mount
+ * namespace's are (the same group when the init made one), with all they need (spread); only when every
+ * holder of them is the init or below it, and none is bound to a path the init does not see (else they
+ * name crshim, as before: rst_sk_as_peer's notice). Key of the group of the init at index i of the tree. */
+#define PIDNS_GRP 0x80000000u
+
+static struct rst_task *parent_of(struct rst_task *ts, size_t n, const struct rst_task *t)
+{
+	return t->root ? NULL : rst_tree_task(ts, n, t->pst->ppid);
+}
+
+/* t's PID namespace levels below crshim's, and whether it is the init of one below its parent's, from
+ * its pstree entry (rst_sk_unix_prepare comes before rst_pidns_plan). */
+static uint32_t pst_lv(const struct rst_task *t)
+{
+	const PstreeEntry *p = t->pst;
+	return p->has_ns_levels && p->n_ns_tids >= p->ns_levels ? p->ns_levels : 0;
+}
+
+static bool pst_init(const struct rst_task *t)
+{
+	uint32_t lv = pst_lv(t);
+	return !t->root && lv && t->pst->ns_tids[lv - 1] == 1;
+}
+
+/* The init of t's PID namespace when it is one below the root's, NULL if none. */
+static struct rst_task *pidns_init(struct rst_task *ts, size_t n, struct rst_task *t)
+{
+	for (size_t hops = 0; t && hops <= n && pst_lv(t) > pst_lv(&ts[0]); hops++) {
+		if (pst_init(t))
+			return t;
+		t = parent_of(ts, n, t);
+	}
+	return NULL;
+}
+
+/* The group an init (or a nested mount namespace's maker) makes: 0 none. */
+static uint32_t grp_key(const struct rst_task *t)
+{
+	if (t->pst->mntns)
+		return t->pst->mntns;
+	return pst_init(t) ? PIDNS_GRP | (uint32_t)(t - t->tree) : 0;
+}
+
+/* Is t the process x or below it? */
+static bool below(struct rst_task *ts, size_t n, const struct rst_task *t, const struct rst_task *x)
+{
+	for (size_t hops = 0; t && hops <= n; hops++, t = parent_of(ts, n, t))
+		if (t == x)
+			return true;
+	return false;
+}
+
+/* Does init see the mount namespace of the root (it and its parents made none)? */
+static bool root_mnt(struct rst_task *ts, size_t n, const struct rst_task *init)
+{
+	for (const struct rst_task *t = init; t; t = parent_of(ts, n, t))
+		if (t->pst->mntns || t->pst->mntns_join || t->pst->mntns_up)
+			return false;
+	return true;
+}
+
+#define GRP_TRY 0x40000000u /* (pidns_groups: a group being tried) */
+
+/* The sockets of the group tried, with all they need: none of another group, none bound to a path init
+ * does not see, all held at or below init. */
+static bool pidns_close(struct rst_task *ts, size_t n, struct rst_task *init, uint32_t key)
+{
+	bool mnt = root_mnt(ts, n, init);
+	for (bool more = true; more;) {
+		more = false;
+		for (size_t i = 0; i < nsks; i++)
+			for (size_t k = 0; sks[i].grp == GRP_TRY && k < nsks; k++) {
+				struct rsk *s = &sks[k];
+				if (s->grp == GRP_TRY || s->grp == key || !needs(&sks[i], s))
+					continue;
+				if (s->grp)
+					return false;
+				s->grp = GRP_TRY, more = true;
+			}
+	}
+	for (size_t i = 0; i < nsks; i++) {
+		const UnixSkEntry *u = sks[i].u;
+		if (sks[i].grp == GRP_TRY && !mnt && u->has_name && u->name.len && u->name.data[0])
+			return false;
+	}
+	for (size_t k = 0; k < n; k++)
+		for (size_t i = 0; i < ts[k].nr_files; i++) {
+			const FileEntry *f = ts[k].files[i];
+			const struct rsk *r =
+			    f->kind == FILE_KIND__FILE_UNIXSK ? find(f->unix_sk->ino) : NULL;
+			if (r && r->grp == GRP_TRY && !below(ts, n, &ts[k], init))
+				return false;
+		}
+	return true;
+}
+
+static void pidns_groups(struct rst_task *ts, size_t n)
+{
+	for (size_t i = 0; i < nsks; i++) {
+		struct rsk *r = &sks[i];
+		struct rst_task *init = r->u->has_peer_pid && !r->grp ? pidns_init(ts, n, &ts[r->ti]) : NULL;
+		uint32_t key = init ? grp_key(init) : 0;
+		if (!key)
+			continue;
+		r->grp = GRP_TRY;
+		bool ok = pidns_close(ts, n, init, key);
+		for (size_t k = 0; k < nsks; k++)
+			if (sks[k].grp == GRP_TRY)
+				sks[k].grp = ok ? key : 0;
+		if (ok)
+			pr_info("socket:[%u]: made in the PID namespace of task %d once it stands\n", r->ino,
+				init->pid);
+	}
 }
 
 /* Is task t in the nested mount namespace grp (the one it or one of its ancestors made)? */
 static bool in_grp(struct rst_task *ts, size_t n, const struct rst_task *t, uint32_t grp)
 {
+	if (grp & PIDNS_GRP)
+		return (grp & ~PIDNS_GRP) < n && below(ts, n, t, &ts[grp & ~PIDNS_GRP]);
 	for (size_t hops = 0; t && hops <= n; hops++) {
 		if (t->pst->mntns == grp)
 			return true;
@@ -1331,6 +1454,7 @@ static bool in_grp(struct rst_task *ts, size_t n, const struct rst_task *t, uint
  * the namespace, which gets it from crshim); the groups listed. */
 static int groups(struct rst_task *ts, size_t n, struct cr_err *e)
 {
+	pidns_groups(ts, n);
 	if (spread(e))
 		return -1;
 	for (size_t k = 0; k < n; k++)
@@ -1408,14 +1532,14 @@ int rst_sk_unix_prepare(const struct cr_opts *o, struct rst_task *ts, size_t n, 
 	return make_all(e) || to_inherit(ts, n, e) ? -1 : 0;
 }
 
-bool rst_sk_unix_nested_has(uint32_t mntns)
+bool rst_sk_unix_nested_has(const struct rst_task *t)
 {
-	return grp_of(mntns) != NULL;
+	return grp_of(grp_key(t)) != NULL;
 }
 
 int rst_sk_unix_nested(const struct rst_task *ts, const struct rst_task *t, struct cr_err *e)
 {
-	struct sk_grp *g = grp_of(t->pst->mntns);
+	struct sk_grp *g = grp_of(grp_key(t));
 	if (!g)
 		return 0;
 	cur_grp = g->mntns;
@@ -1441,7 +1565,7 @@ int rst_sk_unix_nested(const struct rst_task *ts, const struct rst_task *t, stru
 
 int rst_sk_unix_nested_take(const struct rst_task *t, char *msg, size_t len)
 {
-	const struct sk_grp *g = grp_of(t->pst->mntns);
+	const struct sk_grp *g = grp_of(grp_key(t));
 	if (!g)
 		return 0;
 	if (premake(t, g->mntns, g->ch[1], msg, len))

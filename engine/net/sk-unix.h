@@ -111,14 +111,19 @@ int rst_sk_unix_serve_root(int go, char *msg, size_t len);
 /* Sockets bound in a nested mount namespace of the tree (unix_sk_entry.mntns), with those connected to them
  * (the other end of a pair, the connections of a listener, dgram sockets connected to one): made by crshim
  * in that namespace once it stands, not before the tree; held only by processes in it (else refused).
- * rst_sk_unix_check: that check alone (the dump's run of the restore's checks). _nested_has: mount
- * namespace mntns (pstree_entry.mntns) has some. rst_sk_unix_nested (crshim, once task t, which makes that
- * namespace, said it stands): made inside it and sent to t; rst_sk_unix_nested_take (t): says it stands
+ * The same for the sockets of a nested PID namespace whose SO_PEERCRED names a pid of it (made in it, in
+ * its init's mount namespace, once its init stands: by crshim's helpers in it, or by the init for its own
+ * pid; one group with the init's own mount namespace's), when every holder is the init or below it and none
+ * is bound to a path of the root's mount namespace the init does not see (else, as before, they name
+ * crshim: the restore's notice). rst_sk_unix_check: that check alone (the dump's run of the restore's
+ * checks). _nested_has: task t (the maker of a mount namespace, pstree_entry.mntns, or a nested PID
+ * namespace's init) has some to make. rst_sk_unix_nested (crshim, once t said it stands): made inside it
+ * and sent to t; rst_sk_unix_nested_take (t): says it stands
  * (RST_STAND_MARK on its error pipe), makes the listen() and connect() calls crshim asks of it (those whose
  * SO_PEERCRED names it: rst_sk_unix_serve_root's) until they come, takes them at the fd numbers its
  * entries inherit. */
 int rst_sk_unix_check(struct rst_task *ts, size_t n, struct cr_err *e);
-bool rst_sk_unix_nested_has(uint32_t mntns);
+bool rst_sk_unix_nested_has(const struct rst_task *t);
 int rst_sk_unix_nested(const struct rst_task *ts, const struct rst_task *t, struct cr_err *e);
 int rst_sk_unix_nested_take(const struct rst_task *t, char *msg, size_t len);
 /* Close crshim's sockets (after the tree is created, or after a failure: then the socket files this restore
