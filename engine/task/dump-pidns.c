@@ -107,16 +107,26 @@ static size_t tree_depth(const struct dump_ctx *cs, size_t n, const struct dump_
 	return d;
 }
 
+/* Does x see m (m's PID namespace is x's or one below it: an ancestor of m, or m, is in x's)? */
+static bool sees(const struct dump_ctx *cs, size_t n, const struct dump_ctx *x, const struct dump_ctx *m)
+{
+	for (size_t hops = 0; m && hops <= n; hops++, m = m->ppid ? parent_of(cs, n, m) : NULL)
+		if (ns_same(m->pid, "pid", x->pid, "pid"))
+			return true;
+	return false;
+}
+
 /* A process before c in the tree (cs, made before it at restore: not deeper) whose nested mount namespace
- * (mntns) c is in, in its PID namespace, not a zombie: c entered it (setns) and enters it again once that
- * process made it (pstree_entry.mntns_join). NULL if none. */
-static const struct dump_ctx *mnt_maker(const struct dump_ctx *cs, const struct dump_ctx *c)
+ * (mntns) c is in, not a zombie, one of them seeing the other's PID: c entered it (setns) and enters it
+ * again once that process made it (pstree_entry.mntns_join; which of them makes it: mnt_remaker). NULL if
+ * none. */
+static const struct dump_ctx *mnt_maker(const struct dump_ctx *cs, size_t n, const struct dump_ctx *c)
 {
 	size_t i = (size_t)(c - cs);
 	for (size_t j = 0; j < i; j++) {
 		const struct dump_ctx *m = &cs[j];
 		if (m->mntns && !m->zombie && !c->ns_init && dump_same_mnt(m, c) &&
-		    ns_same(m->pid, "pid", c->pid, "pid") && tree_depth(cs, i, m) <= tree_depth(cs, i, c))
+		    (sees(cs, n, c, m) || sees(cs, n, m, c)) && tree_depth(cs, i, m) <= tree_depth(cs, i, c))
 			return m;
 	}
 	return NULL;
@@ -143,7 +153,7 @@ static int mnt_place(struct dump_ctx *c, const struct dump_ctx *cs, size_t n, co
 			q->pid);
 		return 0;
 	}
-	const struct dump_ctx *m = mnt_maker(cs, c);
+	const struct dump_ctx *m = mnt_maker(cs, n, c);
 	if (m) {
 		c->mntns_join = m->pid;
 		pr_info("task %d: entered the mount namespace task %d made (setns): enters it again\n",
@@ -203,36 +213,54 @@ static bool above(const struct dump_ctx *cs, size_t n, const struct dump_ctx *a,
 	return false;
 }
 
+/* Do c (the first process of its nested mount namespace) and the processes that enter it (mntns_join)
+ * all see x's PID (the one that makes it: they enter it through /proc/X/ns/mnt)? */
+static bool all_see(const struct dump_ctx *cs, size_t n, const struct dump_ctx *c, const struct dump_ctx *x)
+{
+	for (size_t i = 0; i < n; i++)
+		if ((&cs[i] == c || cs[i].mntns_join == c->pid) && !sees(cs, n, &cs[i], x))
+			return false;
+	return true;
+}
+
 /* The nested mount namespace c makes (its first process in the tree) may have been made by one of the
  * processes that enter it (mntns_join), later in the tree or deeper, from its own parent's namespace (a
  * namespace of that parent's own: its mounts are kept, not copied): the one whose parent's namespace is the
  * closest to it makes it instead (the others, c too, enter it), unless a process in it is its ancestor (it
- * would wait for a child it has not made yet). */
-static void mnt_remaker(struct dump_ctx *cs, size_t n, struct dump_ctx *c)
+ * would wait for a child it has not made yet); so does one every other sees when c is in a PID namespace
+ * one of them does not see. None: refused with one line. */
+static int mnt_remaker(struct dump_ctx *cs, size_t n, struct dump_ctx *c, struct cr_err *e)
 {
-	const struct dump_ctx *pc = c->mntns && !c->ns_init ? parent_of(cs, n, c) : NULL;
+	const struct dump_ctx *pc = c->mntns ? parent_of(cs, n, c) : NULL;
 	struct dump_ctx *best = c;
-	size_t score = pc ? mnt_diff(c->pid, pc->pid) : 0;
+	size_t score = !pc || c->ns_init ? 0 : !all_see(cs, n, c, c) ? SIZE_MAX : mnt_diff(c->pid, pc->pid);
 	for (size_t i = 0; i < n && score; i++) {
 		struct dump_ctx *x = &cs[i];
 		const struct dump_ctx *px = x->mntns_join == c->pid ? parent_of(cs, n, x) : NULL;
 		bool below = px && above(cs, n, c, x);
 		for (size_t j = 0; px && !below && j < n; j++)
 			below = cs[j].mntns_join == c->pid && above(cs, n, &cs[j], x);
-		size_t s = px && !below ? mnt_diff(x->pid, px->pid) : SIZE_MAX;
+		size_t s = px && !below && all_see(cs, n, c, x) ? mnt_diff(x->pid, px->pid) : SIZE_MAX;
 		if (s < score)
 			best = x, score = s;
 	}
+	if (c->mntns && !all_see(cs, n, c, best))
+		return cr_fail(
+		    e,
+		    "not supported yet: task %d is in the mount namespace of task %d (setns), whose "
+		    "PID it does not see, and none of them can make it",
+		    c->pid == best->pid ? 0 : c->pid, best->pid);
 	if (best == c)
-		return;
-	pr_info("task %d: made the mount namespace task %d entered (closer to its parent's): it makes it, "
-		"the others enter it\n",
+		return 0;
+	pr_info("task %d: made the mount namespace task %d entered (closer to its parent's, or seen by the "
+		"others): it makes it, the others enter it\n",
 		best->pid, c->pid);
 	for (size_t i = 0; i < n; i++)
 		if (cs[i].mntns_join == c->pid && &cs[i] != best)
 			cs[i].mntns_join = best->pid;
 	best->mntns = true, best->mntns_join = 0;
 	c->mntns = false, c->mntns_join = best->pid;
+	return 0;
 }
 
 /* Every other process in the nested mount namespace of c got it from c (its parent is in it too, up to c,
@@ -358,7 +386,8 @@ int dump_pidns(struct dump_ctx *cs, size_t n, bool *pidns, bool *mntns_proc, str
 		inits += c->ns_init && i;
 	}
 	for (size_t i = 0; i < n; i++)
-		mnt_remaker(cs, n, &cs[i]);
+		if (mnt_remaker(cs, n, &cs[i], e))
+			return -1;
 	for (size_t i = 0; i < n; i++)
 		if (cs[i].mntns && mnt_shared(cs, n, &cs[i], e))
 			return -1;

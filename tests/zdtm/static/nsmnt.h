@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include "zdtmtst.h"
 
@@ -263,6 +264,97 @@ static inline int nsmnt_enter(pid_t pid)
 	if (fd >= 0)
 		close(fd);
 	return r;
+}
+
+/* The st_dev of path in pid's mount namespace (through /proc/PID/root), 0 if none. */
+static inline dev_t nsmnt_dev_in(pid_t pid, const char *path)
+{
+	char p[PATH_MAX];
+	struct stat st;
+	snprintf(p, sizeof(p), "/proc/%d/root%s", pid, path);
+	return stat(p, &st) ? 0 : st.st_dev;
+}
+
+/* A process that reads a pid from in, enters its mount namespace, opens file at fd 8 there, says so on out
+ * (a byte), waits for SIGUSR1 and exits: 0, or 1 file does not hold want, 2 fd 8 is not on the
+ * filesystem at file's path (9: not ready). */
+static inline void nsmnt_joiner(int in, int out, const char *file, const char *want)
+{
+	pid_t pid = 0;
+	struct stat a, b;
+	if (read(in, &pid, sizeof(pid)) != sizeof(pid) || nsmnt_enter(pid))
+		_exit(9);
+	open_at(8, file, O_RDONLY, "open the file in the namespace entered");
+	if (write(out, "r", 1) != 1)
+		_exit(9);
+	usr1_wait();
+	int bad = file_is(file, want) ? 0 : 1;
+	_exit(bad | (fstat(8, &a) || stat(file, &b) || a.st_dev != b.st_dev ? 2 : 0));
+}
+
+/* SIGUSR1 to ch, then waits for it: 0 if it exited with 0, else 4 (a bit of its parent's exit code). */
+static inline int usr1_reap(pid_t ch)
+{
+	int st;
+	kill(ch, SIGUSR1);
+	return waitpid(ch, &st, 0) == ch && WIFEXITED(st) && !WEXITSTATUS(st) ? 0 : 4;
+}
+
+/* nsmnt_joiner forked as a child of the test (usr1_block() before): its pid; nsmnt_joiner_go sends it the pid
+ * whose namespace it enters and waits until it holds fd 8 (fail() if not). */
+struct nsmnt_jn {
+	pid_t pid;
+	int to, ready;
+};
+
+static inline struct nsmnt_jn nsmnt_joiner_fork(const char *file, const char *want)
+{
+	int tp[2], rp[2];
+	struct nsmnt_jn j;
+	if (pipe(tp) || pipe(rp))
+		fail("pipe");
+	j.pid = test_fork();
+	if (j.pid == 0) {
+		close(tp[1]);
+		close(rp[0]);
+		nsmnt_joiner(tp[0], rp[1], file, want);
+	}
+	close(tp[0]);
+	close(rp[1]);
+	j.to = tp[1], j.ready = rp[0];
+	return j;
+}
+
+static inline void nsmnt_joiner_go(const struct nsmnt_jn *j, pid_t target)
+{
+	char r;
+	if (write(j->to, &target, sizeof(target)) != sizeof(target) || read(j->ready, &r, 1) != 1)
+		fail("the joiner is not ready");
+	close(j->to);
+	close(j->ready);
+}
+
+/* A process with a mount namespace of its own, a tmpfs at /nsmnt_sx (file x: "x"), whose child unshares
+ * from it and mounts one more at /nsmnt_sd (file d: "d"): the child's pid to out; on SIGUSR1 both check
+ * and exit: 0, or 1 it lost x, 2 it sees d, 4 the child lost d or x (9: not ready). */
+static inline void nsmnt_stacked(int out)
+{
+	int pp[2];
+	if (nsmnt_own_tmpfs("/nsmnt_sx", "/nsmnt_sx/x", "x") || pipe(pp))
+		_exit(9);
+	pid_t ch = fork();
+	if (ch == 0) {
+		close(out);
+		if (nsmnt_own_tmpfs("/nsmnt_sd", "/nsmnt_sd/d", "d") || child_ready(pp))
+			_exit(9);
+		usr1_wait();
+		_exit(file_is("/nsmnt_sd/d", "d") && file_is("/nsmnt_sx/x", "x") ? 0 : 1);
+	}
+	if (ch < 0 || child_started(pp) || write(out, &ch, sizeof(ch)) != sizeof(ch))
+		_exit(9);
+	usr1_wait();
+	int bad = access("/nsmnt_sd/d", F_OK) ? 0 : 2;
+	_exit(bad | usr1_reap(ch) | (file_is("/nsmnt_sx/x", "x") ? 0 : 1));
 }
 
 /* A child of the test in a mount namespace of its own: unshare(CLONE_NEWNS), / made rprivate, setup() (not
