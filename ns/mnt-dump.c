@@ -764,6 +764,34 @@ static int nested_classify(pid_t pid, struct mi **v, size_t n, const size_t *mat
 	return 0;
 }
 
+/* The tmpfs pid's namespace makes (not copies of its parent's, nor made from another mount in it) into
+ * made; one line for one another namespace of the tree makes too: one filesystem there, two at restore
+ * (its other maker is not in it any more: a process that entered that one's and outlived its maker). */
+static int nested_made(pid_t pid, struct mi **v, size_t n, const size_t *match, struct ns_mnt_made *made,
+		       struct cr_err *e)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (match[i] || !v[i]->tmpfs)
+			continue;
+		for (size_t k = 0; k < made->n; k++)
+			if (made->v[k].dev == v[i]->dev && made->v[k].pid != pid)
+				return cr_fail(
+				    e,
+				    "not supported yet: the %s at %s of task %d's mount namespace "
+				    "is the one at %s of task %d's, and neither namespace was made "
+				    "from the other: it would be two at restore",
+				    v[i]->e.fstype, v[i]->e.mountpoint, pid, made->v[k].mp, made->v[k].pid);
+		struct ns_mnt_made_fs *nv = realloc(made->v, (made->n + 1) * sizeof(*nv));
+		if (!nv)
+			return cr_fail_errno(e, ENOMEM, "out of memory");
+		made->v = nv;
+		nv[made->n].dev = v[i]->dev, nv[made->n].pid = pid;
+		snprintf(nv[made->n].mp, sizeof(nv[made->n].mp), "%s", v[i]->e.mountpoint);
+		made->n++;
+	}
+	return 0;
+}
+
 static int nested_write(const struct ns_dump_args *a, uint32_t id, struct mi **v, size_t n,
 			const size_t *match, struct mi **w, size_t nw, const bool *taken, struct cr_err *e)
 {
@@ -795,7 +823,8 @@ static int nested_write(const struct ns_dump_args *a, uint32_t id, struct mi **v
 	return a->created(a->created_arg, IMG_MNTNS, (int)id, e);
 }
 
-int ns_mnt_nested_dump(const struct ns_dump_args *a, pid_t pid, pid_t base, uint32_t id, struct cr_err *e)
+int ns_mnt_nested_dump(const struct ns_dump_args *a, pid_t pid, pid_t base, uint32_t id,
+		       struct ns_mnt_made *made, struct cr_err *e)
 {
 	struct mi *v = NULL, *w = NULL, **o = NULL, **ow = NULL;
 	size_t n = 0, nw = 0, *match = NULL;
@@ -826,7 +855,7 @@ int ns_mnt_nested_dump(const struct ns_dump_args *a, pid_t pid, pid_t base, uint
 		memset(match, 0, n * sizeof(*match));
 		memset(taken, 0, nw * sizeof(*taken));
 	}
-	if (nested_classify(pid, o, n, match, ow, nw, taken, e))
+	if (nested_classify(pid, o, n, match, ow, nw, taken, e) || nested_made(pid, o, n, match, made, e))
 		goto out;
 	mark_files(nsroot, o, n);
 	if (deleted_files(nsroot, o, n, e) || dump_tmpfs(a, pid, nsroot, o, n, e))

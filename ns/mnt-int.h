@@ -48,9 +48,20 @@ enum ns_mnt_out { NS_MNT_OUT_NONE, NS_MNT_OUT_SLAVE, NS_MNT_OUT_PEER };
 /* mnt-dump.c: the root's mount tree -> mnt.img (+ tmpfs-ID.img), one line for a mount that cannot be
  * restored. */
 int ns_mnt_dump(const struct ns_dump_args *a, pid_t root, struct cr_err *e);
+/* The tmpfs (and ramfs) the nested namespaces of a tree make anew at restore, each in one namespace only. */
+struct ns_mnt_made {
+	struct ns_mnt_made_fs {
+		unsigned dev;
+		pid_t pid;
+		char mp[256];
+	} * v;
+	size_t n;
+};
 /* ... a process's mount namespace other than its parent's (base), with other mounts: how it differs from
- * base's -> mntns-ID.img (+ tmpfs-ID.img of the tmpfs mounted in it); one line for what cannot be made. */
-int ns_mnt_nested_dump(const struct ns_dump_args *a, pid_t pid, pid_t base, uint32_t id, struct cr_err *e);
+ * base's -> mntns-ID.img (+ tmpfs-ID.img of the tmpfs mounted in it); one line for what cannot be made,
+ * such as a tmpfs another one makes too (in *made, which gets those it makes). */
+int ns_mnt_nested_dump(const struct ns_dump_args *a, pid_t pid, pid_t base, uint32_t id,
+		       struct ns_mnt_made *made, struct cr_err *e);
 /* mnt-nested.c: mntns-1.img, -2, ... and the files of their tmpfs (crshim, nothing made) */
 struct ns_mnt_nested;
 int ns_mnt_nested_load(int dirfd, struct ns_mnt_nested ***out, size_t *n, struct cr_err *e);

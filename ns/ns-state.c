@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -21,10 +22,13 @@ int ns_dump_state(const struct ns_dump_args *a, const struct ns_net_set *nets, u
 		return -1;
 	if ((own & CLONE_NEWNS) && ns_mnt_dump(a, a->pids[0], e))
 		return -1;
-	for (size_t i = 0; a->mntns && i < a->n; i++)
-		if (a->mntns[i] && ns_mnt_nested_dump(a, a->pids[i], a->mnt_base[i], a->mntns[i], e))
-			return -1;
-	return 0;
+	struct ns_mnt_made made = {0};
+	int ret = 0;
+	for (size_t i = 0; !ret && a->mntns && i < a->n; i++)
+		if (a->mntns[i] && ns_mnt_nested_dump(a, a->pids[i], a->mnt_base[i], a->mntns[i], &made, e))
+			ret = -1;
+	free(made.v);
+	return ret;
 }
 
 int ns_rst_load_state(struct ns_rst *r, struct cr_err *e)

@@ -213,14 +213,21 @@ static bool above(const struct dump_ctx *cs, size_t n, const struct dump_ctx *a,
 	return false;
 }
 
-/* Do c (the first process of its nested mount namespace) and the processes that enter it (mntns_join)
- * all see x's PID (the one that makes it: they enter it through /proc/X/ns/mnt)? */
-static bool all_see(const struct dump_ctx *cs, size_t n, const struct dump_ctx *c, const struct dump_ctx *x)
+/* The first of c (the first process of its nested mount namespace) and the processes that enter it
+ * (mntns_join) that does not see x's PID (the one that makes it: they enter it through /proc/X/ns/mnt);
+ * NULL if they all see it. */
+static const struct dump_ctx *unseen_by(const struct dump_ctx *cs, size_t n, const struct dump_ctx *c,
+					const struct dump_ctx *x)
 {
 	for (size_t i = 0; i < n; i++)
 		if ((&cs[i] == c || cs[i].mntns_join == c->pid) && !sees(cs, n, &cs[i], x))
-			return false;
-	return true;
+			return &cs[i];
+	return NULL;
+}
+
+static bool all_see(const struct dump_ctx *cs, size_t n, const struct dump_ctx *c, const struct dump_ctx *x)
+{
+	return !unseen_by(cs, n, c, x);
 }
 
 /* The nested mount namespace c makes (its first process in the tree) may have been made by one of the
@@ -244,12 +251,12 @@ static int mnt_remaker(struct dump_ctx *cs, size_t n, struct dump_ctx *c, struct
 		if (s < score)
 			best = x, score = s;
 	}
-	if (c->mntns && !all_see(cs, n, c, best))
-		return cr_fail(
-		    e,
-		    "not supported yet: task %d is in the mount namespace of task %d (setns), whose "
-		    "PID it does not see, and none of them can make it",
-		    c->pid == best->pid ? 0 : c->pid, best->pid);
+	const struct dump_ctx *u = c->mntns ? unseen_by(cs, n, c, best) : NULL;
+	if (u)
+		return cr_fail(e,
+			       "not supported yet: task %d is in the mount namespace of task %d (setns), "
+			       "whose PID it does not see, and no process in it is seen by all the others",
+			       u->pid, best->pid);
 	if (best == c)
 		return 0;
 	pr_info("task %d: made the mount namespace task %d entered (closer to its parent's, or seen by the "

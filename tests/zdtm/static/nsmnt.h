@@ -11,7 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <linux/sched.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "zdtmtst.h"
@@ -254,12 +256,18 @@ static inline int nsmnt_own_tmpfs(const char *dir, const char *file, const char 
 		   : (write_file(file, what), 0);
 }
 
-/* Into pid's mount namespace (setns), cwd /; 0 or -1. */
-static inline int nsmnt_enter(pid_t pid)
+/* An fd of pid's mount namespace (/proc/PID/ns/mnt), -1 if none. */
+static inline int nsmnt_ns_fd(pid_t pid)
 {
 	char p[64];
 	snprintf(p, sizeof(p), "/proc/%d/ns/mnt", pid);
-	int fd = open(p, O_RDONLY);
+	return open(p, O_RDONLY);
+}
+
+/* Into pid's mount namespace (setns), cwd /; 0 or -1. */
+static inline int nsmnt_enter(pid_t pid)
+{
+	int fd = nsmnt_ns_fd(pid);
 	int r = fd < 0 || setns(fd, CLONE_NEWNS) || chdir("/") ? -1 : 0;
 	if (fd >= 0)
 		close(fd);
@@ -282,7 +290,8 @@ static inline void nsmnt_joiner(int in, int out, const char *file, const char *w
 {
 	pid_t pid = 0;
 	struct stat a, b;
-	if (read(in, &pid, sizeof(pid)) != sizeof(pid) || nsmnt_enter(pid))
+	if (read(in, &pid, sizeof(pid)) != sizeof(pid) || nsmnt_enter(pid) ||
+	    (out == 8 && (out = dup(8)) < 0))
 		_exit(9);
 	open_at(8, file, O_RDONLY, "open the file in the namespace entered");
 	if (write(out, "r", 1) != 1)
@@ -332,6 +341,38 @@ static inline void nsmnt_joiner_go(const struct nsmnt_jn *j, pid_t target)
 		fail("the joiner is not ready");
 	close(j->to);
 	close(j->ready);
+}
+
+/* clone3(CLONE_NEWPID): in the child (0), PID 1 of a new PID namespace, test_forked() and in a mount
+ * namespace of its own with its /proc (_exit(9) if not); its pid in the parent. */
+static inline pid_t nsmnt_pidns_fork(void)
+{
+	struct clone_args ca;
+	memset(&ca, 0, sizeof(ca));
+	ca.flags = CLONE_NEWPID;
+	ca.exit_signal = SIGCHLD;
+	pid_t p = (pid_t)syscall(SYS_clone3, &ca, sizeof(ca));
+	if (p)
+		return p;
+	test_forked();
+	if (unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
+	    mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL))
+		_exit(9);
+	return 0;
+}
+
+/* The pid of p's first child as we see it (/proc/P/task/P/children); fail() if none. */
+static inline pid_t nsmnt_first_child(pid_t p)
+{
+	char path[64];
+	pid_t x = 0;
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", p, p);
+	FILE *f = fopen(path, "r");
+	if (!f || fscanf(f, "%d", &x) != 1 || x <= 0)
+		fail("the pid of %d's child", p);
+	if (f)
+		fclose(f);
+	return x;
 }
 
 /* A process with a mount namespace of its own, a tmpfs at /nsmnt_sx (file x: "x"), whose child unshares

@@ -4,17 +4,13 @@
  * f). A comes before P and M in the tree and holds fd 8 on f. After restore A and M are in one namespace,
  * other than P's and the test's, /nsmnt_sp there is M's tmpfs (same device), fd 8 on it (M makes it from
  * P's, A enters it through M's PID as it sees it). Before, the dump refused it with one line. */
-#include <linux/sched.h>
-#include <sys/syscall.h>
 #include "nsmnt.h"
 
 /* P, init of its PID namespace: a mount namespace with its /proc, then M in one from it with the tmpfs. */
 static void p_main(int out)
 {
 	int pp[2];
-	test_forked();
-	if (unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
-	    mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) || pipe(pp))
+	if (pipe(pp))
 		_exit(9);
 	pid_t m = fork();
 	if (m == 0) {
@@ -37,9 +33,7 @@ static void p_main(int out)
 int main(int argc, char **argv)
 {
 	int pr[2];
-	pid_t m = 0;
-	char r, path[64];
-	struct clone_args ca;
+	char r;
 	test_init(argc, argv);
 	mkdirs("/nsmnt_sp");
 	usr1_block();
@@ -47,20 +41,14 @@ int main(int argc, char **argv)
 		fail("pipe");
 	struct nsmnt_jn j = nsmnt_joiner_fork("/nsmnt_sp/f", "p");
 	pid_t a = j.pid;
-	memset(&ca, 0, sizeof(ca));
-	ca.flags = CLONE_NEWPID;
-	ca.exit_signal = SIGCHLD;
-	pid_t p = (pid_t)syscall(SYS_clone3, &ca, sizeof(ca));
+	pid_t p = nsmnt_pidns_fork();
 	if (p == 0) {
 		close(pr[0]);
 		p_main(pr[1]);
 	}
 	close(pr[1]);
 	CHECK(p > 0 && read(pr[0], &r, 1) == 1, "P not ready");
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", p, p);
-	FILE *f = fopen(path, "r");
-	CHECK(f && fscanf(f, "%d", &m) == 1 && m > 0, "M's pid");
-	fclose(f);
+	pid_t m = nsmnt_first_child(p);
 	nsmnt_joiner_go(&j, m);
 	test_daemon();
 	test_waitsig();
