@@ -96,7 +96,8 @@ struct rst_special {
 _Static_assert(sizeof(struct rst_special) == 32, "rst_special");
 
 struct rst_timer {
-	int32_t id, clock_id, notify, signo, notify_tid, pad;
+	int32_t id, clock_id, notify, signo, notify_tid;
+	int32_t pending; /* 1: its own signal was pending (not in the pending lists: the timer queues it) */
 	uint64_t sival;
 	int64_t isec, insec, vsec, vnsec;
 };

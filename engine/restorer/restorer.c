@@ -611,6 +611,35 @@ struct k_sigevent {
 	int32_t pad[11];
 };
 
+#define NSEC 1000000000LL
+
+/* A timer whose own signal was pending (engine/task/restore-sig.c timer_of): armed to expire at once so that
+ * the kernel queues that signal again (blocked here) as its own; a periodic one on the grid of its next
+ * expiry (its value from now, at most one interval), from which the kernel moves it on when the signal is
+ * taken, counting the expiries missed (si_overrun). Then wait until it fired: a one-shot one is disarmed, a
+ * periodic one's value is no longer the 1 ns of a due timer. A one-shot one armed again after it fired (its
+ * signal is stale: Linux 6.13+ drops it) is armed again by the caller, which makes it stale here too. */
+static void timer_fire_now(struct rst_args *a, const struct rst_timer *t)
+{
+	int64_t now[2] = {0, 0}, cur[4] = {0, 0, 0, 0}, iv = t->isec * NSEC + t->insec,
+		v = t->vsec * NSEC + t->vnsec;
+	check(a, sys2(__NR_clock_gettime, t->clock_id, now), "clock_gettime (timer)", (uint64_t)t->id,
+	      (uint64_t)t->clock_id);
+	int64_t at = now[0] * NSEC + now[1] + (iv && v < iv ? v - iv : 0);
+	at = at < 1 ? 1 : at;
+	int64_t its[4] = {t->isec, t->insec, at / NSEC, at % NSEC};
+	check(a, sys4(__NR_timer_settime, t->id, 1 /* TIMER_ABSTIME */, its, 0), "timer_settime (pending)",
+	      (uint64_t)t->id, 0);
+	for (uint64_t until = now_ns() + 2 * NSEC;;) {
+		check(a, sys2(__NR_timer_gettime, t->id, cur), "timer_gettime (pending)", (uint64_t)t->id, 0);
+		if (iv ? cur[2] || cur[3] != 1 : !cur[2] && !cur[3])
+			return;
+		if (now_ns() > until)
+			fail(a, "timer signal (not queued)", -62 /* ETIME */, (uint64_t)t->id, 0);
+		sys0(__NR_sched_yield);
+	}
+}
+
 static void restore_timers(struct rst_args *a)
 {
 	const struct rst_timer *t = (const struct rst_timer *)a->timers;
@@ -643,7 +672,10 @@ static void restore_timers(struct rst_args *a)
 		}
 		if (id != t[i].id)
 			fail(a, "timer_create (id differs)", -17, (uint64_t)t[i].id, (uint64_t)id);
-		check(a, sys4(__NR_timer_settime, id, 0, its, 0), "timer_settime", (uint64_t)id, 0);
+		if (t[i].pending)
+			timer_fire_now(a, &t[i]);
+		if (!t[i].pending || (!t[i].isec && !t[i].insec && (t[i].vsec || t[i].vnsec)))
+			check(a, sys4(__NR_timer_settime, id, 0, its, 0), "timer_settime", (uint64_t)id, 0);
 	}
 	if (!RST_ISERR(on))
 		sys5(__NR_prctl, PR_TIMER_CREATE_RESTORE_IDS, 0, 0, 0, 0);

@@ -2,6 +2,7 @@
  * robust list, itimers, POSIX timers, rlimits and the prctl values the blob sets (after creds). */
 #define LOG_PREFIX "restore: "
 #include <errno.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/time.h>
 
@@ -87,14 +88,44 @@ static int fill_sigacts(struct rst_task *t, struct cr_err *e)
 	return 0;
 }
 
-static int copy_siginfos(struct rst_task *t, ProtobufCBinaryData *v, size_t n, uint8_t **buf, uint64_t *where)
+/* The POSIX timer (of t->args->timers, filled first) whose own signal si is: Linux queues one per timer,
+ * si_code SI_TIMER and si_timerid its id. That timer queues it again at restore (restorer.c restore_timers):
+ * as a plain siginfo it would be delivered after the timer is disarmed, re-armed or deleted, which the kernel
+ * drops (Linux 6.13+), and without the expiries missed until it is taken (si_overrun). NULL: none. */
+static struct rst_timer *timer_of(const struct rst_task *t, const uint8_t *si)
+{
+	struct rst_timer *rt = (struct rst_timer *)(uintptr_t)t->args->timers;
+	int32_t signo, code, id;
+	memcpy(&signo, si, sizeof(signo));
+	memcpy(&code, si + 8, sizeof(code));
+	memcpy(&id, si + 16, sizeof(id)); /* si_timerid */
+	if (code != SI_TIMER)
+		return NULL;
+	for (uint32_t i = 0; i < t->args->nr_timers; i++)
+		if (rt[i].id == id && rt[i].signo == signo && !rt[i].pending &&
+		    (rt[i].notify == SIGEV_SIGNAL ||
+		     rt[i].notify == (SIGEV_SIGNAL | 4 /* SIGEV_THREAD_ID */)))
+			return &rt[i];
+	return NULL;
+}
+
+/* The siginfos of v to *buf (moved on), but those a timer queues again: how many. */
+static int copy_siginfos(const struct rst_task *t, ProtobufCBinaryData *v, size_t n, uint8_t **buf,
+			 uint64_t *where, uint32_t *nr)
 {
 	*where = (uint64_t)(uintptr_t)*buf;
+	*nr = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (v[i].len != RST_SIGINFO_SIZE)
 			return -1;
+		struct rst_timer *tm = timer_of(t, v[i].data);
+		if (tm) {
+			tm->pending = 1;
+			continue;
+		}
 		memcpy(*buf, v[i].data, RST_SIGINFO_SIZE);
 		*buf += RST_SIGINFO_SIZE;
+		(*nr)++;
 	}
 	return 0;
 }
@@ -329,8 +360,7 @@ static int fill_threads(struct rst_task *t, uint8_t *p, size_t k, struct cr_err 
 			fill_thread_creds(t, c->thread_creds, h, &p);
 		if (c->comm)
 			strncpy(h->comm, c->comm, sizeof(h->comm) - 1);
-		h->nr_pending = (uint32_t)c->n_pending;
-		if (copy_siginfos(t, c->pending, c->n_pending, &p, &h->pending))
+		if (copy_siginfos(t, c->pending, c->n_pending, &p, &h->pending, &h->nr_pending))
 			return cr_fail_errno(e, EBADMSG, "core-%d.img: a pending siginfo is not %d bytes",
 					     h->tid, RST_SIGINFO_SIZE);
 		if (fill_seccomp(c->seccomp, k, &p, &h->seccomp, &h->nr_seccomp, e))
@@ -352,10 +382,9 @@ int rst_args_task(struct rst_task *t, void *buf, struct cr_err *e)
 		return -1;
 	fill_timers(t, (struct rst_timer *)p);
 	p += align8(c->n_posix_timers * sizeof(struct rst_timer));
-	t->args->nr_pending = (uint32_t)c->n_pending;
-	t->args->nr_pending_shared = (uint32_t)c->n_pending_shared;
-	if (copy_siginfos(t, c->pending, c->n_pending, &p, &t->args->pending) ||
-	    copy_siginfos(t, c->pending_shared, c->n_pending_shared, &p, &t->args->pending_shared))
+	if (copy_siginfos(t, c->pending, c->n_pending, &p, &t->args->pending, &t->args->nr_pending) ||
+	    copy_siginfos(t, c->pending_shared, c->n_pending_shared, &p, &t->args->pending_shared,
+			  &t->args->nr_pending_shared))
 		return cr_fail_errno(e, EBADMSG, "core-%d.img: a pending siginfo is not %d bytes", t->pid,
 				     RST_SIGINFO_SIZE);
 	fill_misc(t);
