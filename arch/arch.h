@@ -48,6 +48,10 @@ const uint8_t *arch_batch_code(size_t *len, size_t *trap_ip);
 /* Set regs so that the task runs that code at ip with the table at table. */
 void arch_prep_batch(void *regs, uint64_t ip, uint64_t table);
 
+/* The remote syscall that reads a thread's cpuid faulting (x86_64: arch_prctl(ARCH_GET_CPUID), which
+ * returns 0 when cpuid faults): its number, -1 where an architecture has none (its error: not faulting). */
+long arch_cpuid_get_call(unsigned long *a0, unsigned long *a1);
+
 /* ---- restore side (arch/<ARCH>/restore.c) ---- */
 /* Switch to stack and jump into the restorer blob entry with arg as its first argument. */
 __attribute__((noreturn)) void arch_jump_to_blob(void *entry, void *arg, void *stack);

@@ -53,6 +53,7 @@ struct dump_remote {
 	uint64_t tid_address, brk, timerslack;
 	int32_t pdeathsig, dumpable, subreaper, thp_disabled;
 	int32_t tsc, mce_kill; /* PR_GET_TSC, PR_MCE_KILL_GET; -1: no answer (another architecture) */
+	int32_t cpuid_fault;   /* 1: cpuid faults (arch_cpuid_get_call) */
 	struct dump_mpol mpol;
 	uint32_t securebits;
 	uint32_t membarrier; /* MEMBARRIER_CMD_REGISTER_* of the address space (dump_core_remote's probe) */
@@ -73,6 +74,7 @@ struct dump_thread {
 	uint32_t securebits;		  /* prctl(PR_GET_SECUREBITS) of the thread */
 	uint64_t timerslack;		  /* prctl(PR_GET_TIMERSLACK) of the thread */
 	int32_t pdeathsig, tsc, mce_kill; /* PR_GET_PDEATHSIG, PR_GET_TSC, PR_MCE_KILL_GET (-1: no answer) */
+	int32_t cpuid_fault;		  /* 1: cpuid faults (arch_cpuid_get_call) */
 	struct dump_mpol mpol;
 };
 

@@ -148,3 +148,9 @@ void arch_prep_batch(void *regs, uint64_t ip, uint64_t table)
 {
 	(void)regs, (void)ip, (void)table;
 }
+
+long arch_cpuid_get_call(unsigned long *a0, unsigned long *a1)
+{
+	*a0 = *a1 = 0;
+	return -1;
+}

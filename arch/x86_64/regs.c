@@ -161,3 +161,10 @@ void arch_prep_batch(void *regs, uint64_t ip, uint64_t table)
 	r->orig_rax = (unsigned long long)-1;
 	r->rip = ip;
 }
+
+long arch_cpuid_get_call(unsigned long *a0, unsigned long *a1)
+{
+	*a0 = 0x1011; /* ARCH_GET_CPUID (asm/prctl.h) */
+	*a1 = 0;
+	return __NR_arch_prctl;
+}

@@ -164,7 +164,8 @@ struct rst_thread {
 	uint32_t nr_seccomp, pad2;
 	/* its own task flags: no_new_privs and the parent death signal (set after its creds), the timer
 	 * slack (0: the leader's), PR_SET_TSC (0: keep) and PR_MCE_KILL (has_mce) */
-	int32_t no_new_privs, pdeathsig, tsc, has_mce, mce_kill, pad3;
+	int32_t no_new_privs, pdeathsig, tsc, has_mce, mce_kill;
+	int32_t cpuid_fault; /* 1: cpuid faulting on, the thread's last step (rst-arch.h) */
 	uint64_t timerslack;
 	struct rst_mpol mpol;
 };
@@ -309,8 +310,8 @@ struct rst_args {
 	int32_t tsc;		   /* PR_SET_TSC at the end (0: keep) */
 	int32_t has_mce, mce_kill; /* PR_MCE_KILL_SET */
 	int32_t ksm_merge_any;	   /* PR_SET_MEMORY_MERGE before the VMAs are mapped */
-	int32_t pad_ksm;
-	struct rst_mpol mpol; /* the leader's, set at the end */
+	int32_t cpuid_fault;	   /* 1: cpuid faulting on, the leader's last step (rst-arch.h) */
+	struct rst_mpol mpol;	   /* the leader's, set at the end */
 };
 _Static_assert(sizeof(struct rst_args) % 8 == 0, "rst_args alignment");
 _Static_assert(sizeof(struct rst_args) < 16384, "rst_args size");

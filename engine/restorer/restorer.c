@@ -18,6 +18,7 @@
 #include "restorer-args.h"
 #include "rst-svm.h"
 #include "rst-sys.h"
+#include "rst-arch.h"
 #include "base/vma-flags.h"
 
 #ifndef PR_TIMER_CREATE_RESTORE_IDS
@@ -890,6 +891,8 @@ static void thread_main(void *arg)
 		capset(a, c->cap_eff, c->cap_prm, c->cap_inh, "thread capset");
 	after_creds_thread(a, th);
 	mpol(a, th->tid, &th->mpol);
+	if (th->cpuid_fault)
+		check(a, rst_arch_cpuid_fault(), "thread cpuid faulting", (uint64_t)th->tid, 0);
 }
 
 struct k_clone_args {
@@ -991,6 +994,8 @@ void rst_main(struct rst_args *a)
 	lazy_register(a);
 	if (a->mlockall) /* last: the mappings made from here on are locked */
 		check(a, sys1(__NR_mlockall, a->mlockall), "mlockall", a->mlockall, 0);
+	if (a->cpuid_fault)
+		check(a, rst_arch_cpuid_fault(), "cpuid faulting", (uint64_t)a->pid, 0);
 	a->t_ns[3] = now_ns();
 	__atomic_store_n(&a->state, RST_DONE, __ATOMIC_SEQ_CST);
 }

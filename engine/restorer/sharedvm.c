@@ -13,6 +13,7 @@
 
 #include "restorer-args.h"
 #include "rst-svm.h"
+#include "rst-arch.h"
 #include "rst-sys.h"
 
 #ifndef __NR_pidfd_open
@@ -166,6 +167,8 @@ void rst_svm_main(void *arg)
 	svm_misc(a);
 	rst_task_state(a);
 	rst_task_creds(a);
+	if (a->cpuid_fault)
+		ck(a, rst_arch_cpuid_fault(), "cpuid faulting", (uint64_t)a->pid, 0);
 	a->t_ns[3] = rst_now_ns();
 	__atomic_store_n(&a->state, RST_DONE, __ATOMIC_SEQ_CST);
 }

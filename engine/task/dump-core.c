@@ -236,6 +236,9 @@ static int remote_all(struct dump_ctx *c, struct rcalls *rc, struct cr_err *e)
 	/* (an error, where an architecture has no such thing: not saved) */
 	size_t tsc = add(rc, "prctl(PR_GET_TSC)", __NR_prctl, PR_GET_TSC, s + SCR_TSC, 0, 0);
 	size_t mce = add(rc, "prctl(PR_MCE_KILL_GET)", __NR_prctl, PR_MCE_KILL_GET, 0, 0, 0);
+	unsigned long ca0, ca1;
+	long cnr = arch_cpuid_get_call(&ca0, &ca1);
+	size_t cpuid = cnr < 0 ? SIZE_MAX : add(rc, "cpuid faulting", cnr, ca0, ca1, 0, 0);
 	size_t mpol = add(rc, "get_mempolicy", __NR_get_mempolicy, s + SCR_MPOL_MODE, s + SCR_MPOL_NODES,
 			  DUMP_MPOL_NODES, 0);
 	size_t tm = rc->n, ntm = r->ntimers < SCR_NTIMERS ? r->ntimers : SCR_NTIMERS;
@@ -253,6 +256,7 @@ static int remote_all(struct dump_ctx *c, struct rcalls *rc, struct cr_err *e)
 	r->brk = (uint64_t)rc->v[brk].ret;
 	r->timerslack = (uint64_t)rc->v[slack].ret;
 	r->mce_kill = rc->v[mce].ret < 0 ? -1 : (int32_t)rc->v[mce].ret;
+	r->cpuid_fault = cpuid != SIZE_MAX && rc->v[cpuid].ret == 0;
 	uint8_t buf[SCR_TIMER];
 	if (infect_read(&c->in, s, buf, sizeof(buf), e))
 		return -1;
@@ -592,6 +596,7 @@ int dump_core_write(struct dump_ctx *c, struct cr_err *e)
 	ce.timerslack_ns = r->timerslack, ce.has_timerslack_ns = 1;
 	ce.membarrier = r->membarrier, ce.has_membarrier = r->membarrier != 0;
 	fill_mpol(&ce, &r->mpol);
+	ce.cpuid_faulting = r->cpuid_fault != 0, ce.has_cpuid_faulting = r->cpuid_fault != 0;
 	if (fill_sched(c->pid, &ce, e) || fill_sched_more(c->pid, &ce, &cpus, r->tsc, r->mce_kill, e) ||
 	    dump_seccomp(c->pid, c->pid, &ce.seccomp, e))
 		goto out;
@@ -628,11 +633,17 @@ int dump_core_thread_remote(struct dump_ctx *c, struct dump_thread *t, struct cr
 	    {"PR_GET_TSC", __NR_prctl, PR_GET_TSC, s + SCR_TSC, 0, 0},
 	    {"PR_MCE_KILL_GET", __NR_prctl, PR_MCE_KILL_GET, 0, 0, 0},
 	    {"get_mempolicy", __NR_get_mempolicy, s + SCR_MPOL_MODE, s + SCR_MPOL_NODES, DUMP_MPOL_NODES, 0},
+	    {"cpuid faulting", -1, 0, 0, 0, 0},
 	};
+	q[8].nr = arch_cpuid_get_call(&q[8].a0, &q[8].a1);
 	if (infect_start(&in, &t->s, t->regs_resume, fault_injected(c->o, FI_NO_VDSO_SYSCALL), e))
 		return cr_wrap(e, "thread %d", t->tid);
 	int ret = 0;
 	for (size_t i = 0; !ret && i < ARRAY_SIZE(q); i++) {
+		if (q[i].nr < 0) { /* none on this architecture */
+			q[i].ret = -ENOSYS;
+			continue;
+		}
 		ret = infect_sys(&in, &q[i].ret, e, q[i].nr, q[i].a0, q[i].a1, q[i].a2, 0, 0, 0);
 		if (!ret && i < 5 && q[i].ret < 0 && q[i].ret > -4096)
 			ret = cr_fail_errno(e, (int)-q[i].ret, "remote %s", q[i].what);
@@ -654,6 +665,7 @@ int dump_core_thread_remote(struct dump_ctx *c, struct dump_thread *t, struct cr
 		memcpy(&t->tsc, buf + SCR_TSC, 4);
 	t->mce_kill = q[6].ret < 0 ? -1 : (int32_t)q[6].ret;
 	mpol_read(&t->mpol, q[7].ret, buf);
+	t->cpuid_fault = q[8].ret == 0;
 	return 0;
 }
 
@@ -725,6 +737,7 @@ int dump_core_write_thread(struct dump_ctx *c, struct dump_thread *t, struct cr_
 		goto out;
 	ce.nice = (int32_t)tstat.f[19], ce.has_nice = 1;
 	fill_mpol(&ce, &t->mpol);
+	ce.cpuid_faulting = t->cpuid_fault != 0, ce.has_cpuid_faulting = t->cpuid_fault != 0;
 	if (fill_sched(t->tid, &ce, e) || fill_sched_more(t->tid, &ce, &cpus, t->tsc, t->mce_kill, e))
 		goto out;
 	if (own)

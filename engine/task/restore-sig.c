@@ -259,6 +259,7 @@ static void fill_misc(struct rst_task *t)
 	a->no_new_privs = c->no_new_privs;
 	a->tsc = c->has_tsc ? c->tsc : 0;
 	a->has_mce = c->has_mce_kill, a->mce_kill = c->mce_kill;
+	a->cpuid_fault = c->has_cpuid_faulting && c->cpuid_faulting;
 	fill_mpol(c, &a->mpol);
 }
 
@@ -272,6 +273,7 @@ static void fill_thread_misc(const struct rst_task *t, const CoreEntry *c, struc
 	h->timerslack = c->timerslack_ns;
 	h->tsc = c->has_tsc ? c->tsc : 0;
 	h->has_mce = c->has_mce_kill, h->mce_kill = c->mce_kill;
+	h->cpuid_fault = c->has_cpuid_faulting && c->cpuid_faulting;
 	fill_mpol(c, &h->mpol);
 }
 
