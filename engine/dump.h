@@ -54,6 +54,7 @@ struct dump_remote {
 	int32_t pdeathsig, dumpable, subreaper, thp_disabled;
 	int32_t tsc, mce_kill; /* PR_GET_TSC, PR_MCE_KILL_GET; -1: no answer (another architecture) */
 	int32_t cpuid_fault;   /* 1: cpuid faults (arch_cpuid_get_call) */
+	uint32_t mdwe;	       /* PR_GET_MDWE */
 	struct dump_mpol mpol;
 	uint32_t securebits;
 	uint32_t membarrier; /* MEMBARRIER_CMD_REGISTER_* of the address space (dump_core_remote's probe) */

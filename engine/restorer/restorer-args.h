@@ -311,6 +311,7 @@ struct rst_args {
 	int32_t has_mce, mce_kill; /* PR_MCE_KILL_SET */
 	int32_t ksm_merge_any;	   /* PR_SET_MEMORY_MERGE before the VMAs are mapped */
 	int32_t cpuid_fault;	   /* 1: cpuid faulting on, the leader's last step (rst-arch.h) */
+	uint32_t mdwe, pad_mdwe;   /* PR_SET_MDWE flags, set after the last mapping (0: none) */
 	struct rst_mpol mpol;	   /* the leader's, set at the end */
 };
 _Static_assert(sizeof(struct rst_args) % 8 == 0, "rst_args alignment");

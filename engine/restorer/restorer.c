@@ -994,6 +994,9 @@ void rst_main(struct rst_args *a)
 	lazy_register(a);
 	if (a->mlockall) /* last: the mappings made from here on are locked */
 		check(a, sys1(__NR_mlockall, a->mlockall), "mlockall", a->mlockall, 0);
+	if (a->mdwe) /* after the last mapping: from here on no mapping gains PROT_EXEC */
+		check(a, sys5(__NR_prctl, 65 /* PR_SET_MDWE */, a->mdwe, 0, 0, 0), "prctl(PR_SET_MDWE)",
+		      a->mdwe, 0);
 	if (a->cpuid_fault)
 		check(a, rst_arch_cpuid_fault(), "cpuid faulting", (uint64_t)a->pid, 0);
 	a->t_ns[3] = now_ns();

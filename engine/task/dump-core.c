@@ -101,6 +101,7 @@ _Static_assert(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED == MEMBARRIER_CMD_PRIVA
 /* Linux 6.3+ reads them: the MEMBARRIER_CMD_REGISTER_* bits of the kinds registered, the global expedited
  * one too (which no barrier tells: its barrier works whether registered or not); before, the probes. */
 #define CR_MEMBARRIER_CMD_GET_REGISTRATIONS (1 << 9)
+#define CR_PR_GET_MDWE 66 /* Linux 6.3 */
 
 static int membarrier_result(struct dump_ctx *c, const struct rcalls *rc, size_t first, struct cr_err *e)
 {
@@ -236,6 +237,7 @@ static int remote_all(struct dump_ctx *c, struct rcalls *rc, struct cr_err *e)
 	/* (an error, where an architecture has no such thing: not saved) */
 	size_t tsc = add(rc, "prctl(PR_GET_TSC)", __NR_prctl, PR_GET_TSC, s + SCR_TSC, 0, 0);
 	size_t mce = add(rc, "prctl(PR_MCE_KILL_GET)", __NR_prctl, PR_MCE_KILL_GET, 0, 0, 0);
+	size_t mdwe = add(rc, "prctl(PR_GET_MDWE)", __NR_prctl, CR_PR_GET_MDWE, 0, 0, 0);
 	unsigned long ca0, ca1;
 	long cnr = arch_cpuid_get_call(&ca0, &ca1);
 	size_t cpuid = cnr < 0 ? SIZE_MAX : add(rc, "cpuid faulting", cnr, ca0, ca1, 0, 0);
@@ -256,6 +258,7 @@ static int remote_all(struct dump_ctx *c, struct rcalls *rc, struct cr_err *e)
 	r->brk = (uint64_t)rc->v[brk].ret;
 	r->timerslack = (uint64_t)rc->v[slack].ret;
 	r->mce_kill = rc->v[mce].ret < 0 ? -1 : (int32_t)rc->v[mce].ret;
+	r->mdwe = rc->v[mdwe].ret < 0 ? 0 : (uint32_t)rc->v[mdwe].ret; /* (EINVAL: before Linux 6.3) */
 	r->cpuid_fault = cpuid != SIZE_MAX && rc->v[cpuid].ret == 0;
 	uint8_t buf[SCR_TIMER];
 	if (infect_read(&c->in, s, buf, sizeof(buf), e))
@@ -597,6 +600,7 @@ int dump_core_write(struct dump_ctx *c, struct cr_err *e)
 	ce.membarrier = r->membarrier, ce.has_membarrier = r->membarrier != 0;
 	fill_mpol(&ce, &r->mpol);
 	ce.cpuid_faulting = r->cpuid_fault != 0, ce.has_cpuid_faulting = r->cpuid_fault != 0;
+	ce.mdwe = r->mdwe, ce.has_mdwe = r->mdwe != 0;
 	if (fill_sched(c->pid, &ce, e) || fill_sched_more(c->pid, &ce, &cpus, r->tsc, r->mce_kill, e) ||
 	    dump_seccomp(c->pid, c->pid, &ce.seccomp, e))
 		goto out;

@@ -260,6 +260,7 @@ static void fill_misc(struct rst_task *t)
 	a->tsc = c->has_tsc ? c->tsc : 0;
 	a->has_mce = c->has_mce_kill, a->mce_kill = c->mce_kill;
 	a->cpuid_fault = c->has_cpuid_faulting && c->cpuid_faulting;
+	a->mdwe = c->has_mdwe ? c->mdwe : 0;
 	fill_mpol(c, &a->mpol);
 }
 
