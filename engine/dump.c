@@ -219,8 +219,10 @@ static int collect_stopped(struct dump_ctx *c, struct cr_err *e)
 	c->regs_ok = true;
 	c->in_syscall_eintr = arch_fixup_syscall_restart(c->regs_resume, c->regs_image);
 	dump_rseq_cs_abort(c->pid, c->regs_resume, c->regs_image);
+	if (dump_sud_refuse(c->pid, e))
+		return -1;
 	for (size_t i = 0; i < c->nth; i++)
-		if (collect_thread(c, &c->th[i], e))
+		if (collect_thread(c, &c->th[i], e) || dump_sud_refuse(c->th[i].tid, e))
 			return -1;
 	pr_debug("ip %#llx sp %#llx eintr %d\n", (unsigned long long)arch_regs_ip(c->regs_image),
 		 (unsigned long long)arch_regs_sp(c->regs_image), c->in_syscall_eintr);

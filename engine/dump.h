@@ -169,6 +169,7 @@ int dump_core_write(struct dump_ctx *c, struct cr_err *e);
  * infected: its scratch page is used), then core-TID.img */
 /* Before any remote syscall: a thread inside an rseq critical section is moved to its abort handler. */
 void dump_rseq_cs_abort(pid_t tid, void *regs_resume, void *regs_image);
+int dump_sud_refuse(pid_t tid, struct cr_err *e);
 int dump_core_thread_remote(struct dump_ctx *c, struct dump_thread *t, struct cr_err *e);
 int dump_core_write_thread(struct dump_ctx *c, struct dump_thread *t, struct cr_err *e);
 void dump_core_free(struct dump_ctx *c);

@@ -516,6 +516,21 @@ void dump_rseq_cs_abort(pid_t tid, void *regs_resume, void *regs_image)
 	arch_regs_set_ip(regs_image, cs.abort_ip);
 }
 
+/* Syscall user dispatch (PR_SET_SYSCALL_USER_DISPATCH, per thread) is not restored: refused, before the
+ * parasite's syscalls (which its selector could turn into SIGSYS). ptrace reads it since Linux 6.4 (before:
+ * an error, not known). */
+int dump_sud_refuse(pid_t tid, struct cr_err *e)
+{
+	struct {
+		uint64_t mode, selector, offset, len;
+	} sud = {0, 0, 0, 0};
+	if (ptrace(0x4211 /* PTRACE_GET_SYSCALL_USER_DISPATCH_CONFIG */, tid, (void *)sizeof(sud), &sud) <
+		0 ||
+	    !sud.mode)
+		return 0;
+	return cr_fail_errno(e, ENOTSUP, "thread %d: syscall user dispatch is on: not supported", tid);
+}
+
 /* What the core image of every thread holds: its sigaltstack (as the thread read it) and its rseq
  * registration. ce points into sas and rseq afterwards. */
 static int fill_sas_rseq(CoreEntry *ce, pid_t tid, const struct dump_sas *s, SigaltstackEntry *sas,
