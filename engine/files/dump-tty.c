@@ -237,21 +237,44 @@ static void fill_queues(TtyEntry *t)
 	}
 }
 
-/* The data queued both ways in the pair of the master cfd: taken and put back at once (tty-queue.c). */
+static void fill_flow(TtyEntry *t, const struct tty_flow *fl)
+{
+	if (fl->slave)
+		t->slave_stopped = fl->slave, t->has_slave_stopped = 1;
+	if (fl->master)
+		t->master_stopped = true, t->has_master_stopped = 1;
+}
+
+/* A packet mode status left by tty_flow_read's start and stop of the slave is cleared (none was pending). */
+static void clear_status(int cfd)
+{
+	struct pollfd pf = {.fd = cfd, .events = POLLPRI};
+	int zero = 0, one = 1;
+	if (poll(&pf, 1, 0) == 1 && (pf.revents & POLLPRI) &&
+	    (ioctl(cfd, TIOCPKT, &zero) || ioctl(cfd, TIOCPKT, &one)))
+		pr_warn("TIOCPKT: %s\n", strerror(errno));
+}
+
+/* The data queued both ways in the pair of the master cfd: taken and put back at once (tty-queue.c); and
+ * whether its output is stopped (tcflow, IXON). */
 static int dump_queues(struct dump_ctx *c, int fd, const char *link, int cfd, TtyEntry *t, struct cr_err *e)
 {
 	struct pollfd pf = {.fd = cfd, .events = POLLPRI};
 	struct termios tio;
+	struct tty_flow fl;
 	int out = 0, in = 0;
 	tty_queue_free(&dq);
 	ioctl(cfd, FIONREAD, &out);
-	if (t->packet && poll(&pf, 1, 0) == 1 && (pf.revents & POLLPRI)) {
-		warn_left(c, fd, link, "for the master", out, "a packet mode status is pending");
-		return 0;
-	}
+	bool pending = t->packet && poll(&pf, 1, 0) == 1 && (pf.revents & POLLPRI);
 	__cleanup_close int s = open_peer(cfd);
 	if (s < 0 || tcgetattr(s, &tio)) {
 		warn_left(c, fd, link, "for the master", out, "the slave cannot be opened");
+		return 0;
+	}
+	if (pending) { /* (a stop status in it stays one: tty_flow_read stops the slave last) */
+		warn_left(c, fd, link, "for the master", out, "a packet mode status is pending");
+		tty_flow_read(cfd, s, &fl);
+		fill_flow(t, &fl);
 		return 0;
 	}
 	ioctl(s, FIONREAD, &in);
@@ -264,18 +287,22 @@ static int dump_queues(struct dump_ctx *c, int fd, const char *link, int cfd, Tt
 	if (!input)
 		warn_left(c, fd, link, "for the slave", in,
 			  (tio.c_lflag & EXTPROC) ? "EXTPROC" : "TIOCSTI needs CAP_SYS_ADMIN");
-	int fl = fcntl(cfd, F_GETFL);
-	if (fl < 0 || fcntl(cfd, F_SETFL, fl | O_NONBLOCK))
+	int fl_flags = fcntl(cfd, F_GETFL);
+	if (fl_flags < 0 || fcntl(cfd, F_SETFL, fl_flags | O_NONBLOCK))
 		return cr_fail_sys(e, "set O_NONBLOCK");
 	int r = tty_queue_take(cfd, s, &tio, input, t->packet, &dq, e);
+	tty_flow_read(cfd, s, &fl); /* (the queues out: a full buffer is no stop) */
 	struct cr_err e2 = {0};
-	if (tty_queue_put(cfd, s, &tio, t->packet, &dq, r ? &e2 : e) && !r)
+	if (tty_queue_put(cfd, s, &tio, t->packet, &dq, &fl, r ? &e2 : e) && !r)
 		r = -1;
-	if (fcntl(cfd, F_SETFL, fl) && !r)
+	if (t->packet)
+		clear_status(cfd);
+	if (fcntl(cfd, F_SETFL, fl_flags) && !r)
 		r = cr_fail_sys(e, "restore the file flags");
 	if (r)
 		return cr_wrap(e, "queued data");
 	fill_queues(t);
+	fill_flow(t, &fl);
 	pr_info("fd %d (%s): %zu bytes queued for the slave (%zu lines), %zu for the master: saved\n", fd,
 		link, dq.in.len, dq.nr_lines, dq.out.len);
 	return 0;

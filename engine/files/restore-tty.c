@@ -139,10 +139,28 @@ static int put_queues(const struct rtty_pair *p, const TtyEntry *m, struct cr_er
 		q.out = (struct tty_qbuf){.p = m->out_data.data, .len = m->out_data.len};
 	q.lines = m->in_lines, q.nr_lines = m->n_in_lines;
 	q.eof = m->in_eof, q.nr_eof = m->n_in_eof;
-	if (tcgetattr(p->slave, &t) || tty_queue_put(p->master, p->slave, &t, false, &q, e))
+	if (tcgetattr(p->slave, &t) || tty_queue_put(p->master, p->slave, &t, false, &q, NULL, e))
 		return cr_wrap(e, "queued data");
 	pr_info("pty %u: %zu bytes queued for the slave (%zu lines), %zu for the master: put back\n",
 		p->index, q.in.len, q.nr_lines, q.out.len);
+	return 0;
+}
+
+/* Output stopped at dump (tcflow, IXON), once the queues are in (before packet mode: no status). */
+static int flow_stop(const struct rtty_pair *p, const TtyEntry *m, struct cr_err *e)
+{
+	struct termios t;
+	struct tty_flow fl = {.slave = m->slave_stopped, .master = m->master_stopped};
+	if (fl.slave > TTY_FLOW_TCOOFF)
+		return cr_fail_errno(e, EBADMSG, "files.img: pty %u: bad slave_stopped %u", p->index,
+				     fl.slave);
+	if (tcgetattr(p->slave, &t) || tty_flow_stop(p->master, p->slave, &t, &fl, e))
+		return cr_wrap(e, "output flow");
+	pr_info("pty %u: output stopped again (slave: %s, master: %s)\n", p->index,
+		fl.slave == TTY_FLOW_TCOOFF	 ? "TCOOFF"
+		: fl.slave == TTY_FLOW_STOP_CHAR ? "VSTOP"
+						 : "no",
+		fl.master ? "TCOOFF" : "no");
 	return 0;
 }
 
@@ -171,6 +189,8 @@ static int pair_state(struct rtty_pair *p, const struct rst_task *ts, size_t n, 
 			return cr_fail_sys(e, "TIOCSWINSZ");
 	}
 	if (m && put_queues(p, m, e))
+		return -1;
+	if (m && (m->slave_stopped || m->master_stopped) && flow_stop(p, m, e))
 		return -1;
 	if (m && m->packet && ioctl(p->master, TIOCPKT, &one))
 		return cr_fail_sys(e, "TIOCPKT");

@@ -34,7 +34,24 @@
  * pending; EXTPROC or no CAP_SYS_ADMIN (input); a slave that cannot be opened. Input beyond the line
  * discipline's 4095 bytes (more waits in the flip buffer) is put back by a write to the master and goes
  * through the input processing again (warned). An LNEXT-quoted terminator char right before a VEOF is
- * taken for the line's terminator. */
+ * taken for the line's terminator.
+ *
+ * Output flow control. The kernel keeps, per tty, "stopped" (its output is held: a pty's write gives
+ * nothing, a writer waits) and "tco_stopped" (stopped by tcflow(TCOOFF)): its VSTOP char (IXON) stops it
+ * alone, and then its VSTART char (or any char with IXANY), or IXON switched off, starts it; TCOOFF sets
+ * both, and only TCOON starts it again (TCOON on a tty stopped by VSTOP does nothing). Neither is shown by
+ * any /proc file or get ioctl. Read at dump, once the queues are out: a slave that does not poll
+ * writable (POLLOUT) while the master's side holds less than the line discipline's buffer (so the flip
+ * buffer, 64 KiB, is not full) is stopped; then TCOON tells which: it starts only a TCOOFF stop, which is
+ * stopped again at once (TCOOFF). That start and stop wakes writers (the tree is frozen: none is in
+ * write(2); epoll polls the slave again and finds it not writable), and in packet mode it sets the
+ * master's TIOCPKT_STOP status (cleared when no status was pending before: dump-tty.c). A master (its
+ * termios always raw: no IXON) is stopped only by TCOOFF: it does not poll writable while the slave's
+ * side holds less than a buffer. Output written while stopped is not queued by a pty: the writer waits in
+ * write(2) (restarted after restore), or got EAGAIN; what the slave wrote before is in the master's queue.
+ * Set again (tty_flow_stop), after the queues are in: TCOOFF; a VSTOP stop by TIOCSTI of VSTOP into the
+ * slave (IXON is on), else (not capable) by writing it to the master and waiting until the slave stops.
+ * Echoes held back while stopped (ECHO, input typed during the stop) stay in n_tty and are not saved. */
 #define LOG_PREFIX "tty-queue: "
 #include <errno.h>
 #include <poll.h>
@@ -247,8 +264,80 @@ static int write_all(int fd, const uint8_t *p, size_t len, struct cr_err *e)
 	return 0;
 }
 
+static bool writable(int fd)
+{
+	struct pollfd p = {.fd = fd, .events = POLLOUT};
+	return poll(&p, 1, 0) == 1 && (p.revents & POLLOUT);
+}
+
+/* The other side holds less than the line discipline's buffer: its flip buffer has room. */
+static bool flip_room(int other)
+{
+	int n = 0;
+	return !ioctl(other, FIONREAD, &n) && n < N_TTY_ROOM;
+}
+
+void tty_flow_read(int master, int slave, struct tty_flow *f)
+{
+	*f = (struct tty_flow){0};
+	if (!writable(slave) && flip_room(master)) {
+		if (ioctl(slave, TCXONC, TCOON) || !writable(slave)) {
+			f->slave = TTY_FLOW_STOP_CHAR;
+		} else {
+			f->slave = TTY_FLOW_TCOOFF;
+			if (ioctl(slave, TCXONC,
+				  TCOOFF)) /* not expected: then it runs, and the dump says so */
+				pr_warn("TCOOFF on the slave: %s\n", strerror(errno));
+		}
+	}
+	f->master = !writable(master) && flip_room(slave);
+	if (f->slave || f->master)
+		pr_info("output stopped: slave %s, master %s\n",
+			f->slave == TTY_FLOW_TCOOFF	 ? "by TCOOFF"
+			: f->slave == TTY_FLOW_STOP_CHAR ? "by VSTOP"
+							 : "no",
+			f->master ? "by TCOOFF" : "no");
+}
+
+/* Until fd stops polling writable (an input char on its way through the flip buffer), bounded. */
+static bool wait_stopped(int fd)
+{
+	for (int i = 0; i < 200; i++) {
+		if (!writable(fd))
+			return true;
+		usleep(10000);
+	}
+	return false;
+}
+
+int tty_flow_stop(int master, int slave, const struct termios *t, const struct tty_flow *f, struct cr_err *e)
+{
+	if (f->slave == TTY_FLOW_TCOOFF || (f->slave == TTY_FLOW_STOP_CHAR && !(t->c_iflag & IXON))) {
+		if (ioctl(slave, TCXONC, TCOOFF))
+			return cr_fail_sys(e, "stop the slave's output (TCOOFF)");
+	} else if (f->slave == TTY_FLOW_STOP_CHAR) {
+		uint8_t c = t->c_cc[VSTOP];
+		if (sti(slave, c) && (write(master, &c, 1) != 1 || !wait_stopped(slave)))
+			return cr_fail_sys(e, "stop the slave's output (its VSTOP char)");
+	}
+	if (f->master && ioctl(master, TCXONC, TCOOFF))
+		return cr_fail_sys(e, "stop the master's output (TCOOFF)");
+	return 0;
+}
+
+/* A pair stopped as f says runs (VSTOP: TCOOFF makes it a TCOOFF stop, which TCOON starts). */
+static int flow_start(int master, int slave, const struct tty_flow *f, struct cr_err *e)
+{
+	if ((f->slave == TTY_FLOW_STOP_CHAR && ioctl(slave, TCXONC, TCOOFF)) ||
+	    (f->slave && ioctl(slave, TCXONC, TCOON)))
+		return cr_fail_sys(e, "start the slave's output for the time");
+	if (f->master && ioctl(master, TCXONC, TCOON))
+		return cr_fail_sys(e, "start the master's output for the time");
+	return 0;
+}
+
 int tty_queue_put(int master, int slave, const struct termios *t, bool packet, const struct tty_queue *q,
-		  struct cr_err *e)
+		  const struct tty_flow *fl, struct cr_err *e)
 {
 	struct termios n;
 	size_t done = 0;
@@ -256,6 +345,8 @@ int tty_queue_put(int master, int slave, const struct termios *t, bool packet, c
 	bool in = q->in_taken && (q->in.len || q->nr_lines);
 	if (!in && !q->out.len)
 		return 0;
+	if (fl && flow_start(master, slave, fl, e))
+		return -1;
 	neutral(t, in, &n);
 	if (tcsetattr(slave, TCSANOW, &n))
 		return cr_fail_sys(e, "tcsetattr (neutral)");
@@ -269,8 +360,6 @@ int tty_queue_put(int master, int slave, const struct termios *t, bool packet, c
 		r = cr_wrap(e, "the master's input back through the slave");
 	if (tcsetattr(slave, TCSANOW, t) && !r)
 		r = cr_fail_sys(e, "tcsetattr (back)");
-	if (packet && (ioctl(master, TIOCPKT, &zero) || ioctl(master, TIOCPKT, &one)) && !r)
-		r = cr_fail_sys(e, "TIOCPKT");
 	if (!r && in && done < q->in.len) {
 		pr_warn(
 		    "%zu bytes of input go back through the master (beyond the line discipline's buffer, or "
@@ -278,5 +367,10 @@ int tty_queue_put(int master, int slave, const struct termios *t, bool packet, c
 		    q->in.len - done);
 		r = write_all(master, q->in.p + done, q->in.len - done, e);
 	}
+	struct cr_err e2 = {0}; /* (a first error stays the one said) */
+	if (fl && tty_flow_stop(master, slave, t, fl, r ? &e2 : e) && !r)
+		r = -1;
+	if (packet && (ioctl(master, TIOCPKT, &zero) || ioctl(master, TIOCPKT, &one)) && !r)
+		r = cr_fail_sys(e, "TIOCPKT");
 	return r;
 }

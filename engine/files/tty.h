@@ -6,7 +6,9 @@
  * no process of the tree holds is the caller's terminal ("external"): only with --shell-job. A session
  * leader whose controlling terminal it is marks its entries ctty, with the foreground process group.
  * Data queued in a pty pair, both ways, is taken out and put back at once (tty-queue.c), and saved on the
- * master's entries; where that cannot be exact it is left in place and the dump warns (one line).
+ * master's entries; where that cannot be exact it is left in place and the dump warns (one line). Whether
+ * either side's output is stopped (tcflow(TCOOFF), or the slave's VSTOP char with IXON) is read there too
+ * and set again after the queues at restore (tty-queue.c tells how).
  *
  * Each entry names its devpts instance (pts_dev): crshim's /dev/pts, or a devpts of the tree's saved mount
  * tree (ns mode, containers). With --orphan-pts-master a slave whose master is outside the tree (a
@@ -74,14 +76,26 @@ struct tty_queue {
 	struct tty_qbuf out;	  /* what the master had not read */
 	bool in_taken, out_taken; /* the direction was taken (and must be put back) */
 };
+/* Output flow control of a pair (tcflow, IXON): how it is read and set again is described in tty-queue.c. */
+enum { TTY_FLOW_RUN = 0, TTY_FLOW_STOP_CHAR = 1, TTY_FLOW_TCOOFF = 2 };
+struct tty_flow {
+	uint32_t slave; /* the slave's output: TTY_FLOW_* */
+	bool master;	/* the master's output stopped by TCOOFF */
+};
+/* Dump: the flow state of the pair (master, slave: our nonblocking open), once its queues are taken out. A
+ * slave stopped by TCOOFF is started and stopped again to tell it from a VSTOP stop (see tty-queue.c). */
+void tty_flow_read(int master, int slave, struct tty_flow *f);
+/* A running pair stopped as f says (t: the slave's termios now). */
+int tty_flow_stop(int master, int slave, const struct termios *t, const struct tty_flow *f, struct cr_err *e);
 /* Take the queues of a pair out: master is the master's description (O_NONBLOCK), slave a nonblocking open of
  * the slave, t the slave's termios; input: take the slave's input too; packet: the master is in packet mode.
  * What was taken is in q even when it fails: put it back. */
 int tty_queue_take(int master, int slave, const struct termios *t, bool input, bool packet,
 		   struct tty_queue *q, struct cr_err *e);
-/* Put q into the pair (the slave's termios is t again at the end). */
+/* Put q into the pair (the slave's termios is t again at the end). fl: the pair is stopped so (NULL:
+ * running); it is started for the time and stopped so again. */
 int tty_queue_put(int master, int slave, const struct termios *t, bool packet, const struct tty_queue *q,
-		  struct cr_err *e);
+		  const struct tty_flow *fl, struct cr_err *e);
 void tty_queue_free(struct tty_queue *q);
 
 /* ---- restore-tty.c ---- */
