@@ -7,12 +7,14 @@
  * target found nowhere is kept in a list (dump_fdshare_loose): once every process is dumped, one that a
  * socket of a process dumped later carries fails the dump with one line (dump_epoll_loose_check); any
  * other is outside the tree and skipped (as CRIU does): nothing could make it again; the user is told
- * (eng_notice).
+ * (eng_notice). An EPOLLONESHOT entry that has fired is kept so only where the restore can make it so
+ * exactly (check_fired); else the dump fails with one line.
  * An epoll instance in flight is crshim's copy: its tfd numbers are those of the process that added them,
  * its targets are looked for in the same way. */
 #define LOG_PREFIX "dump-epoll: "
 #include <dirent.h>
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,6 +95,60 @@ static int find_target(const struct dump_ctx *c, int efd, int tfd, uint32_t toff
 		return 3;
 	}
 	return carried && scan_process(c->pid, c->pid, &slot) >= 0 ? 2 : 1;
+}
+
+/* Another process of the tree (not sharing pid's fd table) holds the file of pid's fd: its pid, else 0. */
+static pid_t other_holder(const struct dump_ctx *c, pid_t pid, int fd)
+{
+	for (size_t i = 0; i < c->ntree; i++) {
+		const struct dump_ctx *o = &c->tree[i];
+		if (o->pid == pid || o->zombie || !syscall(SYS_kcmp, pid, o->pid, KCMP_FILES, 0, 0))
+			continue;
+		char path[48];
+		snprintf(path, sizeof(path), "/proc/%d/fd", o->pid);
+		__cleanup_closedir DIR *d = opendir(path);
+		struct dirent *de;
+		while (d && (de = readdir(d)))
+			if (de->d_name[0] != '.' &&
+			    !syscall(SYS_kcmp, pid, o->pid, KCMP_FILE, fd, atoi(de->d_name)))
+				return o->pid;
+	}
+	return 0;
+}
+
+/* An EPOLLONESHOT entry that has fired (evfd.h) is made again by adding it for every event and letting it
+ * fire once in the set, alone (restore-epoll.c): so only in a set one process holds, for a target of that
+ * process, whose file is ready for some event now. Else the dump fails with one line (the restore would
+ * arm it for EPOLLERR|EPOLLHUP: a later error or hangup would wake the set). */
+static int check_fired(const struct dump_ctx *c, const struct evfd_src *s, int tfd, int where, pid_t tpid,
+		       int tfdnow, struct cr_err *e)
+{
+	char why[96] = "";
+	pid_t o;
+	if (s->pid == getpid())
+		snprintf(why, sizeof(why), "the set is in flight (SCM_RIGHTS)");
+	else if (where != 0 || tpid != s->pid)
+		snprintf(why, sizeof(why), "its target is not held by the set's process");
+	else if ((o = other_holder(c, s->pid, s->fd)))
+		snprintf(why, sizeof(why), "task %d holds the set too", o);
+	if (!why[0]) {
+		struct pollfd p = {.events = POLLIN | POLLPRI | POLLOUT | POLLRDNORM | POLLRDBAND |
+					     POLLWRNORM | POLLWRBAND | POLLMSG | POLLRDHUP};
+		p.fd = dump_evfd_take(tpid, tfdnow, e);
+		if (p.fd < 0)
+			return cr_wrap(e, "fd %d (epoll): target fd %d", s->fd, tfd);
+		int n = poll(&p, 1, 0);
+		close(p.fd);
+		if (n <= 0)
+			snprintf(why, sizeof(why), "its file is ready for no event now");
+	}
+	if (!why[0])
+		return 0;
+	return cr_fail_errno(
+	    e, ENOTSUP,
+	    "task %d fd %d (epoll): its EPOLLONESHOT entry for fd %d has fired (disarmed) and %s: "
+	    "the restore could not make it disarmed again: not supported",
+	    s->pid, s->fd, tfd, why);
 }
 
 /* Parse one "tfd:" line. */
@@ -186,6 +242,8 @@ static int fill_list(struct dump_ctx *c, const struct evfd_src *s, const char *t
 				    s->pid, s->fd, tfd, events);
 			continue;
 		}
+		if (EPOLL_FIRED(events) && check_fired(c, s, tfd, where, tpid, tfdnow, e))
+			return -1;
 		if (add_tfd(ep, tfd, events, data, where == 3, tpid, tfdnow, e))
 			return -1;
 		pr_debug("fd %d: epoll target %d (now %s %#x of %d) events %#x data %#llx\n", s->fd, tfd,

@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/epoll.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 
@@ -34,6 +35,11 @@ struct evfd_src {
 	uint32_t flags; /* open flags from fdinfo */
 	uint64_t pos;	/* file position from fdinfo */
 };
+
+/* An EPOLLONESHOT entry that has fired: the kernel cut its events to its private flags (no event bit, not
+ * even EPOLLERR/EPOLLHUP, which EPOLL_CTL_ADD and MOD always add): disarmed until EPOLL_CTL_MOD. */
+#define EPOLL_PRIVATE_BITS (EPOLLWAKEUP | EPOLLONESHOT | EPOLLET | EPOLLEXCLUSIVE)
+#define EPOLL_FIRED(ev) (((ev)&EPOLLONESHOT) && !((ev) & ~(uint32_t)EPOLL_PRIVATE_BITS))
 
 /* ---- dump side ---- */
 /* Each kind (its entry in its dump-*.c file, files/fd-kind.h) fills fe with its sub-message (malloc'ed:

@@ -8,11 +8,12 @@
  * crshim's fd table where each target is put at the fd number it was added with (the receiver may hold
  * the target under that number and name it so); a target in flight too is crshim's own file. A set of a
  * process's fd table whose target is only in flight gets it so too (flight_targets, from a copy of the
- * set crshim takes with pidfd_getfd). */
+ * set crshim takes with pidfd_getfd). An EPOLLONESHOT entry that had fired is made so again (add_fired). */
 #define LOG_PREFIX "restore-epoll: "
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
@@ -67,6 +68,37 @@ static int add_one(int epfd, int lo, const EpollTfdEntry *te, char *msg, size_t 
 	return 0;
 }
 
+/* An EPOLLONESHOT entry that had fired (evfd.h): added for every event and fired here once (epoll_wait),
+ * which cuts its events to its flags as the kernel did. Done first in a set of one process (the dump
+ * refuses others, dump-epoll.c check_fired), so that nothing else in it is ready to be taken by that
+ * epoll_wait: an edge or another EPOLLONESHOT entry would be lost. */
+static int add_fired(int epfd, int lo, const EpollTfdEntry *te, char *msg, size_t len)
+{
+	struct pollfd p = {.fd = epfd, .events = POLLIN};
+	struct epoll_event ev[2];
+	if (poll(&p, 1, 0) != 0) {
+		errno = EBUSY;
+		return rst_errmsg(msg, len,
+				  "epoll fd %d: its fired EPOLLONESHOT entry for fd %d: the set has other "
+				  "entries ready already",
+				  epfd, te->tfd);
+	}
+	EpollTfdEntry all = *te;
+	all.events |= EPOLLIN | EPOLLPRI | EPOLLOUT | EPOLLRDNORM | EPOLLRDBAND | EPOLLWRNORM | EPOLLWRBAND |
+		      EPOLLMSG | EPOLLRDHUP;
+	if (add_one(epfd, lo, &all, msg, len))
+		return -1;
+	int n = epoll_wait(epfd, ev, 2, 0);
+	if (n != 1 || ev[0].data.u64 != te->data) {
+		errno = n < 0 ? errno : EAGAIN;
+		return rst_errmsg(msg, len,
+				  "epoll fd %d: its fired EPOLLONESHOT entry for fd %d: %d events instead "
+				  "of one (its file was ready at dump)",
+				  epfd, te->tfd, n);
+	}
+	return 0;
+}
+
 /* The file entry of fd in task pid of the tree (the tasks' images are loaded before the tree is made, so
  * the child has them too), NULL if none. */
 static const FileEntry *entry_of(const struct rst_task *t, pid_t pid, int fd)
@@ -108,13 +140,15 @@ int rst_epoll_fill(struct rst_task *t, int lo, const FileEntry *f, const FdinfoE
 				  "epoll fd %d: shared with fd %d of task %d, which the images lack", fi->fd,
 				  f->epoll->shared_fd, f->epoll->shared_pid);
 	}
-	for (size_t i = 0; i < ep->n_tfd; i++) {
-		const EpollTfdEntry *te = ep->tfd[i];
-		if (te->target_pid != rst_ipid(t))
-			continue; /* another process: rst_epoll_tree */
-		if (add_one(fi->fd, lo, te, msg, len))
-			return -1;
-	}
+	for (int pass = 0; pass < 2; pass++) /* the fired EPOLLONESHOT entries first: add_fired */
+		for (size_t i = 0; i < ep->n_tfd; i++) {
+			const EpollTfdEntry *te = ep->tfd[i];
+			bool fired = pass == 0;
+			if (te->target_pid != rst_ipid(t) || EPOLL_FIRED(te->events) != fired)
+				continue; /* another process: rst_epoll_tree */
+			if (fired ? add_fired(fi->fd, lo, te, msg, len) : add_one(fi->fd, lo, te, msg, len))
+				return -1;
+		}
 	return 0;
 }
 
