@@ -14,6 +14,7 @@
 #include <linux/sched.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "zdtmtst.h"
@@ -475,6 +476,49 @@ static inline void nsmnt_ghostfs(int argc, char **argv, const char *top, int (*s
 	child_exit_ok(ch, bits);
 	if (stat(top, &a) || stat(m, &b) || a.st_dev != b.st_dev)
 		fail("the child's tmpfs is mounted at %s in the parent's namespace", m);
+}
+
+/* The ghost-copy check of the nsmnt_child_ghostfs* tests: st (the fstat of an fd, the stat of the cwd, or
+ * the dev and ino of a mapping: ghostfs_map) is the child's copy of a deleted file or removed directory on
+ * its own tmpfs, the one mounted at dir: 0, or bits: 1 not unlinked (st_nlink), 2 not on dir's filesystem
+ * (st_dev), 4 link (/proc/self/fd/N, /proc/self/cwd; NULL: not checked) not named "path (deleted)". */
+static inline int ghostfs_copy(const struct stat *st, const char *dir, const char *link, const char *path)
+{
+	struct stat d;
+	char gf_name[PATH_MAX] = "", want[PATH_MAX];
+	int bad = st->st_nlink ? 1 : 0;
+	if (stat(dir, &d) || d.st_dev != st->st_dev)
+		bad |= 2;
+	snprintf(want, sizeof(want), "%s (deleted)", path);
+	if (link && (readlink(link, gf_name, sizeof(gf_name) - 1) < 0 || strcmp(gf_name, want)))
+		bad |= 4;
+	return bad;
+}
+
+/* The mapping of ours at a, named "path (deleted)" in /proc/self/maps: its dev and ino into st (st_nlink
+ * 0, for ghostfs_copy), its flags into perms (8 bytes, "rw-s"; NULL: not wanted); 0, or -1 if none. */
+static inline int ghostfs_map(const void *a, const char *path, struct stat *st, char *perms)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char l[PATH_MAX + 128], p[8], gf_name[PATH_MAX], want[PATH_MAX];
+	unsigned long lo;
+	unsigned ma, mi;
+	unsigned long long ino;
+	int r = -1;
+	snprintf(want, sizeof(want), "%s (deleted)", path);
+	while (f && r && fgets(l, sizeof(l), f))
+		if (sscanf(l, "%lx-%*x %7s %*s %x:%x %llu %4095[^\n]", &lo, p, &ma, &mi, &ino, gf_name) ==
+			6 &&
+		    lo == (unsigned long)a && !strcmp(gf_name, want)) {
+			memset(st, 0, sizeof(*st));
+			st->st_dev = makedev(ma, mi), st->st_ino = (ino_t)ino;
+			if (perms)
+				snprintf(perms, 8, "%s", p);
+			r = 0;
+		}
+	if (f)
+		fclose(f);
+	return r;
 }
 
 #define CHECK(cond, ...)                                                                                     \

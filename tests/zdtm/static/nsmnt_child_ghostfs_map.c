@@ -6,7 +6,6 @@
  * one with the data of the file. Before, the dump refused it ("is mapped too"); before that, the mappings
  * were made from crshim's ghost on the root's filesystem (another inode). */
 #include <sys/mman.h>
-#include <sys/sysmacros.h>
 
 #include "nsmnt.h"
 
@@ -26,42 +25,24 @@ static int setup(void)
 	return gmap == MAP_FAILED || gpriv == MAP_FAILED || unlink("/nsmnt_gm/m/f");
 }
 
-/* The line of /proc/self/maps of the mapping at a: its dev and ino are st's, it is named "PATH (deleted)"
- * and its flags are perms ("rw-s") */
-static int maps_is(const void *a, const struct stat *st, const char *perms)
-{
-	FILE *f = fopen("/proc/self/maps", "r");
-	char l[512], p[8], name[256];
-	unsigned long lo, hi;
-	unsigned ma, mi;
-	unsigned long long ino;
-	int ok = 0;
-	while (f && !ok && fgets(l, sizeof(l), f))
-		ok = sscanf(l, "%lx-%lx %7s %*s %x:%x %llu %255[^\n]", &lo, &hi, p, &ma, &mi, &ino, name) ==
-			 7 &&
-		     lo == (unsigned long)a && !strcmp(p, perms) && makedev(ma, mi) == st->st_dev &&
-		     ino == st->st_ino && !strcmp(name, "/nsmnt_gm/m/f (deleted)");
-	if (f)
-		fclose(f);
-	return ok;
-}
-
 static int check(void)
 {
-	char buf[8] = "";
-	struct stat st, d;
-	int bad = 0;
-	if (fstat(GFD, &st) || stat("/nsmnt_gm/m", &d) || st.st_dev != d.st_dev || st.st_nlink)
-		bad |= 1;
-	if (!maps_is(gmap, &st, "rw-s") || !maps_is(gpriv, &st, "r--p"))
-		bad |= 2;
+	char buf[8] = "", p1[8] = "", p2[8] = "";
+	struct stat st, m1, m2;
+	if (fstat(GFD, &st))
+		return 8;
+	int bad = ghostfs_copy(&st, "/nsmnt_gm/m", "/proc/self/fd/7", "/nsmnt_gm/m/f");
+	if (ghostfs_map(gmap, "/nsmnt_gm/m/f", &m1, p1) || ghostfs_map(gpriv, "/nsmnt_gm/m/f", &m2, p2) ||
+	    m1.st_dev != st.st_dev || m1.st_ino != st.st_ino || m2.st_dev != st.st_dev ||
+	    m2.st_ino != st.st_ino || strcmp(p1, "rw-s") || strcmp(p2, "r--p"))
+		bad |= 8;
 	if (memcmp(gmap, "ghost", 5) || memcmp(gpriv, "second", 6))
-		bad |= 4;
+		bad |= 16;
 	gmap[0] = 'G';
 	if (pread(GFD, buf, 5, 0) != 5 || strcmp(buf, "Ghost"))
-		bad |= 8;
+		bad |= 32;
 	if (pwrite(GFD, "h", 1, 1) != 1 || memcmp(gmap, "Ghost", 5))
-		bad |= 16;
+		bad |= 64;
 	return bad;
 }
 
@@ -69,8 +50,9 @@ int main(int argc, char **argv)
 {
 	nsmnt_ghostfs(
 	    argc, argv, "/nsmnt_gm", setup, check,
-	    "1: its fd not an unlinked file on its tmpfs, 2: a mapping not of that inode, its name or "
-	    "flags, 4: a mapping without the file's data, 8: a write through the shared mapping not "
-	    "seen through the fd, 16: a write through the fd not seen through the mapping");
+	    "1: its fd not unlinked, 2: not on its tmpfs, 4: not named PATH (deleted), 8: a mapping "
+	    "not of that inode, its name or flags, 16: a mapping without the file's data, 32: a "
+	    "write through the shared mapping not seen through the fd, 64: a write through the fd "
+	    "not seen through the mapping");
 	return test_pass();
 }
