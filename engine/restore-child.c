@@ -738,8 +738,9 @@ void rst_child(struct rst_task *t)
 	     (ns_rst_root_child(t->ns, msg, sizeof(msg)) || (late && mounts_stand(t, msg, sizeof(msg))) ||
 	      rst_fdshare_root(msg, sizeof(msg)))) ||
 	    (t->pst->mntns_up && ns_rst_mntns_up(&rst_mnt_up_ns, &rst_mnt_up_root, msg, sizeof(msg))) ||
-	    (t->pst->mntns_join && ns_rst_mntns_join(rst_pidns_vid(t, t->pst->mntns_join), &rst_mnt_up_ns,
-						     &rst_mnt_up_root, msg, sizeof(msg))) ||
+	    (t->pst->mntns_join && (ns_rst_mntns_join(rst_pidns_vid(t, t->pst->mntns_join), &rst_mnt_up_ns,
+						      &rst_mnt_up_root, msg, sizeof(msg)) ||
+				    rst_fdshare_joined(t->pst->mntns_join, msg, sizeof(msg)))) ||
 	    (t->pst->mntns
 		 ? ns_rst_mntns(t->tree[0].ns, t->pst->mntns, &rst_mnt_up_ns, &rst_mnt_up_root, msg,
 				sizeof(msg)) ||

@@ -68,6 +68,10 @@ int rst_fdshare_root(char *msg, size_t len);
 /* A process of the tree in a mount namespace of its own (pstree mntns), once that stands (before it clones
  * its children): open the descriptions all of whose holders are in it, at their fds. -1 and msg. */
 int rst_fdshare_nested(pid_t pid, char *msg, size_t len);
+/* ... and sends each to the processes that entered its namespace (pstree mntns_join), which take them, once
+ * in it (before they clone their children), at their fds: rst_fdshare_joined (maker: the one they entered
+ * the namespace of). -1 and msg. */
+int rst_fdshare_joined(pid_t maker, char *msg, size_t len);
 /* crshim, once every process of such a tree but those sharing an address space is restored: take each
  * description the root task opened from a process that holds it, at its kept fd, so that a placeholder of a
  * sharer (mem/restore-sharedvm.c, crshim's child) hands the very description to its sharer. */

@@ -5,6 +5,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -14,6 +15,7 @@
 #include "files/ghost.h"
 #include "base/late-fds.h"
 #include "base/log.h"
+#include "base/scm.h"
 #include "files/procfd.h"
 #include "ns.h"
 #include "restore.h"
@@ -33,6 +35,11 @@ struct shared_desc {
 	/* every holder is in the mount namespace of its own of this process (pstree mntns, or below it):
 	 * opened by it once that stands (rst_fdshare_nested), not by the root task; 0: none */
 	pid_t owner;
+	/* ... and the processes that entered that namespace (pstree mntns_join) but not from it: owner sends
+	 * it to each of them on chan (a SOCK_SEQPACKET pair made here, inherited by the tree; joiners: how
+	 * many of them, 0: no chan) */
+	unsigned joiners;
+	int chan[2];
 };
 static struct shared_desc *descs;
 static size_t nr_descs;
@@ -119,15 +126,17 @@ static int seek_to(int fd, const FileEntry *f)
 	return 0;
 }
 
-/* The process of the tree whose mount namespace of its own (ns/mnt-nested.c) x is in (x or one above it),
- * 0 when it is in the root's. */
+/* The process of the tree whose mount namespace of its own (ns/mnt-nested.c) x is in (x or one above it,
+ * or the one that makes the namespace x or one above it entered: pstree_entry.mntns_join), 0 when it is
+ * in the root's. */
 static pid_t mnt_owner(struct rst_task *ts, size_t n, const struct rst_task *x)
 {
 	size_t up = 0; /* (one back in the namespace its parent's was made from: that one's) */
 	for (size_t hops = 0; x && hops <= n; hops++) {
-		if (x->pst && x->pst->mntns && !up)
-			return x->pid;
-		up -= x->pst && x->pst->mntns && up;
+		bool own = x->pst && (x->pst->mntns || x->pst->mntns_join);
+		if (own && !up)
+			return x->pst->mntns_join ? (pid_t)x->pst->mntns_join : x->pid;
+		up -= own && up;
 		up += x->pst && x->pst->mntns_up;
 		x = x->pst && x->pst->ppid ? rst_tree_task(ts, n, x->pst->ppid) : NULL;
 	}
@@ -164,7 +173,7 @@ static int open_once(const FileEntry *f, const char *root, bool late, pid_t owne
 		int sk = k->make(f, msg, sizeof(msg));
 		if (sk < 0 || fcntl(sk, F_SETFD, FD_CLOEXEC))
 			return cr_fail_errno(e, EIO, "shared socket (file id %u): %s", f->id, msg);
-		descs[nr_descs++] = (struct shared_desc){f->tree_desc, sk, NULL, 0, false, 0};
+		descs[nr_descs++] = (struct shared_desc){f->tree_desc, sk, NULL, 0, false, 0, 0, {-1, -1}};
 		pr_info(
 		    "socket file id %u is one open file description of several processes: made once, fd %d\n",
 		    f->id, sk);
@@ -181,7 +190,7 @@ static int open_once(const FileEntry *f, const char *root, bool late, pid_t owne
 		int fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
 		if (fd < 0)
 			return cr_fail_sys(e, "keep an fd for %s", r->path);
-		descs[nr_descs++] = (struct shared_desc){f->tree_desc, fd, f, fl, flight, owner};
+		descs[nr_descs++] = (struct shared_desc){f->tree_desc, fd, f, fl, flight, owner, 0, {-1, -1}};
 		if (owner) {
 			pr_info("%s (offset %llu) is one open file description of processes in the mount "
 				"namespace of task %d: it opens it there, at fd %d\n",
@@ -197,7 +206,7 @@ static int open_once(const FileEntry *f, const char *root, bool late, pid_t owne
 	int fd = r->deleted ? rst_ghost_open(r, fl) : open_path(f, root, fl);
 	if (fd < 0)
 		return cr_fail_sys(e, "open %s", r->path);
-	descs[nr_descs++] = (struct shared_desc){f->tree_desc, fd, NULL, 0, false, 0};
+	descs[nr_descs++] = (struct shared_desc){f->tree_desc, fd, NULL, 0, false, 0, 0, {-1, -1}};
 	char msg[256] = "";
 	if (tun && rst_tun_attach(fd, r, msg, sizeof(msg)))
 		return cr_fail_errno(e, EIO, "%s", msg);
@@ -244,11 +253,66 @@ int rst_fdshare_root(char *msg, size_t len)
 
 int rst_fdshare_nested(pid_t pid, char *msg, size_t len)
 {
-	for (size_t i = 0; i < nr_descs; i++)
-		if (descs[i].late && descs[i].owner == pid && open_at_kept(&descs[i]))
+	char b = 'd';
+	struct iovec iov = {.iov_base = &b, .iov_len = 1};
+	for (size_t i = 0; i < nr_descs; i++) {
+		if (!descs[i].late || descs[i].owner != pid)
+			continue;
+		if (open_at_kept(&descs[i]))
 			return rst_errmsg(msg, len, "open %s (shared by several processes) at offset %llu",
 					  descs[i].late->reg->path,
 					  (unsigned long long)descs[i].late->reg->pos);
+		for (unsigned k = 0; k < descs[i].joiners; k++)
+			if (scm_send(descs[i].chan[0], &iov, 1, &descs[i].fd, 1) != 1)
+				return rst_errmsg(msg, len,
+						  "send %s to the processes that entered its mount namespace",
+						  descs[i].late->reg->path);
+	}
+	return 0;
+}
+
+int rst_fdshare_joined(pid_t maker, char *msg, size_t len)
+{
+	for (size_t i = 0; i < nr_descs; i++) {
+		if (!descs[i].late || descs[i].owner != maker || !descs[i].joiners)
+			continue;
+		char b;
+		int fd = -1, fl = 0;
+		size_t nf = 0;
+		struct iovec iov = {.iov_base = &b, .iov_len = 1};
+		ssize_t r;
+		do
+			r = scm_recv(descs[i].chan[1], &iov, 1, &fd, 1, &nf, &fl);
+		while (r < 0 && errno == EINTR);
+		if (r != 1 || nf != 1 || dup3(fd, descs[i].fd, O_CLOEXEC) < 0) {
+			if (nf == 1)
+				close(fd);
+			return rst_errmsg(msg, len,
+					  "take %s (shared with task %d, in its mount namespace) from it",
+					  descs[i].late->reg->path, (int)maker);
+		}
+		close(fd);
+	}
+	return 0;
+}
+
+/* The description id when its owner (holders_owner) is a process others entered the namespace of (pstree
+ * mntns_join): the channel to hand it to them on (rst_fdshare_nested, rst_fdshare_joined). */
+static int joiner_chan(const struct rst_task *ts, size_t n, uint32_t id, struct cr_err *e)
+{
+	struct shared_desc *d = NULL;
+	for (size_t i = 0; i < nr_descs && !d; i++)
+		d = descs[i].id == id && descs[i].late && descs[i].owner ? &descs[i] : NULL;
+	unsigned j = 0;
+	for (size_t k = 0; d && k < n; k++)
+		j += ts[k].pst && !ts[k].zombie && ts[k].pst->mntns_join == d->owner;
+	if (!j)
+		return 0;
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, d->chan))
+		return cr_fail_sys(e, "socketpair for %s", d->late->reg->path);
+	d->joiners = j;
+	pr_info("%s: task %d opens it in its mount namespace and sends it to the %u that entered it\n",
+		d->late->reg->path, d->owner, j);
 	return 0;
 }
 
@@ -372,7 +436,8 @@ static int fdshare_prepare(struct rst_task *ts, size_t n, const size_t *nh, uint
 								 : rst_sk_netns(f);
 			/* (a dry run, restore-check.c: nothing made, the entries only become inherited) */
 			if (!ts[0].dry && find(f->tree_desc) < 0 &&
-			    open_once_net(ts, f, net, true, holders_owner(ts, n, f->tree_desc), e))
+			    (open_once_net(ts, f, net, true, holders_owner(ts, n, f->tree_desc), e) ||
+			     joiner_chan(ts, n, f->tree_desc, e)))
 				return cr_wrap(e, "task %d", ts[k].pid);
 			if (away)
 				pr_info("task %d, socket file id %u: made by crshim in net:[%llu]\n",
@@ -403,8 +468,11 @@ int rst_fdshare_one(struct rst_task *ts, size_t n, FileEntry *f, struct cr_err *
 
 void rst_fdshare_done(void)
 {
-	for (size_t i = 0; i < nr_descs; i++)
+	for (size_t i = 0; i < nr_descs; i++) {
 		close(descs[i].fd);
+		if (descs[i].joiners)
+			close(descs[i].chan[0]), close(descs[i].chan[1]);
+	}
 	free(descs);
 	descs = NULL;
 	nr_descs = 0;
