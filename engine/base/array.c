@@ -25,3 +25,24 @@ int arr_room(void *arrp, size_t *cap, size_t n, size_t elem, size_t first)
 	*cap = ncap;
 	return 0;
 }
+
+void *arr_append_new(void *arrp, size_t *n, size_t size)
+{
+	void *old, *p = NULL;
+	memcpy(&old, arrp, sizeof(old));
+	if (*n < SIZE_MAX / sizeof(void *) - 1)
+		p = realloc(old, (*n + 1) * sizeof(void *));
+	if (!p) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	memcpy(arrp, &p, sizeof(p));
+	void *o = calloc(1, size ? size : 1);
+	if (!o) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	memcpy((char *)p + *n * sizeof(void *), &o, sizeof(o));
+	(*n)++;
+	return o;
+}

@@ -9,4 +9,9 @@
  * errno ENOMEM (the array and *cap unchanged). */
 int arr_room(void *arrp, size_t *cap, size_t n, size_t elem, size_t first);
 
+/* arrp points to an array of *n pointers (of any type, such as a protobuf repeated message field, which has
+ * no capacity): it is reallocated to one more, which points to a new zeroed object of size bytes, counted in
+ * *n. The object, or NULL with errno ENOMEM (*n unchanged; the array may have been moved). */
+void *arr_append_new(void *arrp, size_t *n, size_t size);
+
 #endif

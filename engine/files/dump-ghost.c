@@ -11,6 +11,7 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include "base/array.h"
 #include "base/cleanup.h"
 #include "dump.h"
 #include "files/ghost.h"
@@ -122,15 +123,10 @@ static int add_xattr(GhostFileEntry *g, const char *name, int fd, struct cr_err 
 	ssize_t n = fgetxattr(fd, name, NULL, 0);
 	if (n < 0)
 		return errno == ENODATA ? 0 : cr_fail_sys(e, "read extended attribute %s", name);
-	GhostXattr **nx = realloc(g->xattrs, (g->n_xattrs + 1) * sizeof(void *));
-	if (!nx)
-		return cr_fail_errno(e, ENOMEM, "out of memory");
-	g->xattrs = nx;
-	GhostXattr *x = calloc(1, sizeof(*x));
+	GhostXattr *x = arr_append_new(&g->xattrs, &g->n_xattrs, sizeof(*x));
 	if (!x)
 		return cr_fail_errno(e, ENOMEM, "out of memory");
 	ghost_xattr__init(x);
-	g->xattrs[g->n_xattrs++] = x;
 	x->name = strdup(name);
 	x->value.data = malloc((size_t)n + 1);
 	if (!x->name || !x->value.data)

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "base/array.h"
 #include "base/cleanup.h"
 #include "base/err.h"
 #include "base/log.h"
@@ -53,16 +54,10 @@ static bool igmp6_line(const char *l, struct mc_group *g)
 static int mcast_add(InetSkEntry *ie, const struct mc_group *g, const struct group_filter *gf, size_t alen,
 		     struct cr_err *e)
 {
-	// NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers
-	InetMcastEntry **a = realloc(ie->mcast, (ie->n_mcast + 1) * sizeof(*a));
-	if (!a)
-		return cr_fail_errno(e, ENOMEM, "out of memory");
-	ie->mcast = a;
-	InetMcastEntry *m = calloc(1, sizeof(*m));
+	InetMcastEntry *m = arr_append_new(&ie->mcast, &ie->n_mcast, sizeof(*m));
 	if (!m)
 		return cr_fail_errno(e, ENOMEM, "out of memory");
 	inet_mcast_entry__init(m);
-	a[ie->n_mcast++] = m;
 	m->ifindex = g->ifindex, m->has_ifindex = 1;
 	m->fmode = gf->gf_fmode, m->has_fmode = 1;
 	m->group.data = malloc(alen);
