@@ -7,13 +7,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <linux/sockios.h>
 
 #include "base/array.h"
 #include "base/cleanup.h"
 #include "base/err.h"
 #include "base/log.h"
 #include "net/sk-inet.h"
+#include "sock-diag.h"
 
 #define MCAST_SRC_MAX 64 /* sources of one filter (net.ipv4.igmp_max_msf is 10 by default) */
 
@@ -107,20 +111,55 @@ static int member(int cfd, int family, const struct mc_group *g, struct group_fi
 	return 1;
 }
 
+struct proc_net {
+	const char *name; /* "igmp", "igmp6" */
+	FILE *f;
+};
+
+/* /proc/thread-self/net/NAME, of the network namespace this thread is in (ns_diag_in_netns_fd) */
+static int open_here(void *arg, struct cr_err *e)
+{
+	struct proc_net *o = arg;
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/thread-self/net/%s", o->name);
+	o->f = fopen(path, "re");
+	return o->f || errno == ENOENT ? 0 : cr_fail_sys(e, "open %s", path);
+}
+
+/* The groups of the socket's own network namespace: its holder's, or not when it was made before the task's
+ * setns or unshare, or passed to it (SIOCGSKNS). *f NULL: no multicast support in the kernel. */
+static int igmp_open(int pid, int cfd, const char *name, FILE **f, struct cr_err *e)
+{
+	struct proc_net o = {.name = name};
+	char path[64];
+	struct stat sk, task;
+	__cleanup_close int ns = ioctl(cfd, SIOCGSKNS);
+	snprintf(path, sizeof(path), "/proc/%d/ns/net", pid);
+	if (ns >= 0 && !fstat(ns, &sk) && !stat(path, &task) && sk.st_ino != task.st_ino) {
+		pr_debug("multicast groups of net:[%llu], not the task's\n", (unsigned long long)sk.st_ino);
+		int r = ns_diag_in_netns_fd(ns, open_here, &o, e);
+		*f = o.f;
+		return r;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/net/%s", pid, name);
+	*f = fopen(path, "re");
+	return *f || errno == ENOENT ? 0 : cr_fail_sys(e, "open %s", path);
+}
+
 int sk_mcast_dump(int pid, int cfd, InetSkEntry *ie, struct cr_err *e)
 {
 	if (ie->type == SOCK_STREAM || (ie->family != AF_INET && ie->family != AF_INET6))
 		return 0;
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/%d/net/%s", pid, ie->family == AF_INET ? "igmp" : "igmp6");
 	union {
 		struct group_filter f;
 		char room[GROUP_FILTER_SIZE(MCAST_SRC_MAX)];
 	} u;
 	struct group_filter *gf = &u.f;
-	__cleanup_fclose FILE *f = fopen(path, "re");
+	__cleanup_fclose FILE *f = NULL;
+	if (igmp_open(pid, cfd, ie->family == AF_INET ? "igmp" : "igmp6", &f, e))
+		return -1;
 	if (!f) /* no multicast support in the kernel: nothing joined */
-		return errno == ENOENT ? 0 : cr_fail_sys(e, "open %s", path);
+		return 0;
 	char line[256];
 	unsigned ifindex = 0;
 	struct mc_group g;
