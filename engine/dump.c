@@ -232,6 +232,8 @@ static int collect_stopped(struct dump_ctx *c, struct cr_err *e)
 	if (!ret)
 		ret = dump_mm_mlockall(c, e);
 	if (!ret)
+		ret = dump_mm_mpol(c, e);
+	if (!ret)
 		ret = fault_check(c->o, FI_DUMP_INFECTED, e);
 	if (!ret && c->o->pre_dump && c->o->track_mem && !c->vm_owner)
 		ret = mem_track_infect(c->trk, &c->in, c->pid, mem_track_start_time(c->pid), e);
@@ -425,6 +427,7 @@ static void dump_free(struct dump_ctx *c)
 	dump_sk_finish(c, DUMP_SK_RESUME); /* not finished yet: a dump that stopped early */
 	dump_core_free(c);
 	dump_ghost_free(c);
+	dump_mm_mpol_free(c);
 	proc_status_free(&c->st);
 	free(c->xstate);
 	img_made_free(&c->created);

@@ -41,6 +41,12 @@ struct dump_mpol {
 	size_t len;
 };
 
+/* The NUMA memory policy of a VMA (mbind), read by get_mempolicy(MPOL_F_ADDR) in the task (mem/mpol.c). */
+struct dump_vma_mpol {
+	uint64_t start, end;
+	struct dump_mpol pol;
+};
+
 struct dump_remote {
 	struct dump_sigact sigact[DUMP_NSIG + 1]; /* by signal number */
 	bool sigact_valid[DUMP_NSIG + 1];
@@ -117,11 +123,13 @@ struct dump_ctx {
 	struct dump_ipc_shm *ipc_shm; /* tree-wide: System V shared memory segments (dump-ipc-shm.c) */
 	struct dump_fdshare *fdsh;    /* tree-wide: open file descriptions (dump-fdshare.c) */
 	uint32_t clone_share;	      /* CLONE_FILES | CLONE_FS shared with its parent (dump-share.c) */
-	pid_t files_with;	/* ... or the fd table of this sibling, not the parent's (dump-share.c) */
-	pid_t vm_owner;		/* shares the address space of this earlier process (dump-sharedvm.c) */
-	uint32_t vm_flags;	/* clone flags relative to vm_owner */
-	int exit_signal;	/* of a vm sharer (stat field 38) */
-	uint32_t mlockall;	/* mlockall() flags in force: MCL_FUTURE [| MCL_ONFAULT] (dump_mm_mlockall) */
+	pid_t files_with;  /* ... or the fd table of this sibling, not the parent's (dump-share.c) */
+	pid_t vm_owner;	   /* shares the address space of this earlier process (dump-sharedvm.c) */
+	uint32_t vm_flags; /* clone flags relative to vm_owner */
+	int exit_signal;   /* of a vm sharer (stat field 38) */
+	uint32_t mlockall; /* mlockall() flags in force: MCL_FUTURE [| MCL_ONFAULT] (dump_mm_mlockall) */
+	struct dump_vma_mpol *vma_mpol; /* the VMAs with a policy of their own, by address (dump_mm_mpol) */
+	size_t n_vma_mpol;
 	struct dump_thread *th; /* the other threads, seized */
 	size_t nth, th_cap;
 	struct dump_sk *sk;	    /* sockets: pidfd, connections in repair mode (dump-sk-inet.c) */
@@ -185,6 +193,10 @@ int dump_creds_thread(struct dump_ctx *c, const struct dump_thread *t, CredsEntr
 int dump_mm_write(struct dump_ctx *c, struct cr_err *e);
 /* With the scratch mapped (after c->st was read): whether mlockall(MCL_FUTURE) is in force -> c->mlockall. */
 int dump_mm_mlockall(struct dump_ctx *c, struct cr_err *e);
+/* mem/mpol.c, with the scratch mapped: the NUMA memory policy of each VMA (mbind), get_mempolicy(MPOL_F_ADDR)
+ * in the task -> c->vma_mpol (freed by dump_mm_mpol_free). */
+int dump_mm_mpol(struct dump_ctx *c, struct cr_err *e);
+void dump_mm_mpol_free(struct dump_ctx *c);
 /* What dump-mm.c keeps for the whole tree: the page buffers (mapped and faulted in once, not once per task)
  * and the files mapped (read from /proc once per file, not once per VMA of each task). */
 int dump_mmtree_new(struct dump_mmtree **t, struct cr_err *e);

@@ -22,6 +22,7 @@
 #include "files/ghost.h"
 #include "base/fault.h"
 #include "mem/ipc-shm.h"
+#include "mem/mpol.h"
 #include "base/log.h"
 #include "base/vma-flags.h"
 #include "mem/pagemap-scan.h"
@@ -1079,6 +1080,7 @@ static int collect_vmas(struct mm_state *m, struct proc_vma *pv, size_t n, VmaEn
 		    vma_pages(m, &pv[i], &ve[i], e))
 			return cr_wrap(e, "vma 0x%llx-0x%llx", (unsigned long long)pv[i].start,
 				       (unsigned long long)pv[i].end);
+		dump_mm_mpol_fill(m->c, &ve[i]);
 		pr_debug("vma %llx-%llx %s kind %d %s\n", (unsigned long long)pv[i].start,
 			 (unsigned long long)pv[i].end, pv[i].perms, ve[i].kind, pv[i].name);
 	}

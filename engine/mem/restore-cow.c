@@ -21,6 +21,7 @@
 
 #include "base/log.h"
 #include "base/proc.h"
+#include "mem/mpol.h"
 #include "restore.h"
 
 #define COW_BUF (1ul << 20)
@@ -384,6 +385,17 @@ static void *own_map(const struct rst_task *t, const struct rst_vma *r, const Vm
 	return m;
 }
 
+/* own_map, then its NUMA memory policy before its pages are written, so that they follow it. */
+static void *own_map_mpol(const struct rst_task *t, const struct rst_vma *r, const VmaEntry *v)
+{
+	void *m = own_map(t, r, v);
+	if (m != MAP_FAILED && rst_mpol_apply(v, m, v->end - v->start)) {
+		munmap(m, v->end - v->start);
+		return MAP_FAILED;
+	}
+	return m;
+}
+
 /* Each of t's VMAs: inherited (inh), or filled here for a child in kids, or left to the blob. */
 static int cow_vmas(struct rst_task *t, const bool *inh, const size_t *kids, size_t nk, struct cow_sum *sum,
 		    char *msg, size_t len)
@@ -411,7 +423,7 @@ static int cow_vmas(struct rst_task *t, const bool *inh, const size_t *kids, siz
 		}
 		if (!r || !r->nr_blocks || !child_has(t, kids, nk, v->start, v->end))
 			continue;
-		void *m = own_map(t, r, v);
+		void *m = own_map_mpol(t, r, v);
 		if (m == MAP_FAILED)
 			continue; /* the place is taken here: the blob maps it, no sharing */
 		if ((uint64_t)(uintptr_t)m != v->start) {

@@ -16,6 +16,7 @@
 #include "base/log.h"
 #include "base/proc.h"
 #include "files/ghost.h"
+#include "mem/mpol.h"
 #include "restore.h"
 #include "base/vma-flags.h"
 
@@ -500,7 +501,7 @@ static int fill_mm(struct rst_task *t, struct cr_err *e)
 
 /* Sizes of the variable parts of the args. */
 struct area_layout {
-	size_t code, args, vmas, blocks, unmap, guards, mfd, task, park, stack, total;
+	size_t code, args, vmas, blocks, unmap, guards, mpols, mfd, task, park, stack, total;
 };
 
 /* A chained restore: the parents' pages files the blocks point into (pm.src) go to the child as kept fds
@@ -541,7 +542,8 @@ static void layout(const struct rst_task *t, size_t task_bytes, struct area_layo
 	for (size_t i = 0; i < t->mm->n_vmas; i++)
 		ng += t->mm->vmas[i]->n_guards / 2;
 	l->guards = l->unmap + RST_MAX_UNMAP * sizeof(struct rst_range);
-	l->mfd = l->guards + round_up((ng + 1) * sizeof(struct rst_range), 64);
+	l->mpols = l->guards + round_up((ng + 1) * sizeof(struct rst_range), 64);
+	l->mfd = l->mpols + round_up((rst_mpol_count(t) + 1) * sizeof(struct rst_vma_mpol), 64);
 	l->task = l->mfd + round_up((t->nr_mfiles + 1) * sizeof(int32_t), 64);
 	l->park = round_up(l->task + task_bytes, psz);
 	l->stack = l->park + park;
@@ -581,6 +583,8 @@ static int area_build(struct rst_task *t, struct self_maps *sm, struct cr_err *e
 	a->blocks = addr + l.blocks;
 	a->unmap = addr + l.unmap;
 	a->guards = addr + l.guards;
+	a->vma_mpols = addr + l.mpols;
+	a->nr_vma_mpols = (uint32_t)rst_mpol_fill(t, (struct rst_vma_mpol *)((char *)p + l.mpols));
 	a->mfd = addr + l.mfd;
 	a->nr_mfiles = (uint32_t)t->nr_mfiles;
 	a->pages_fd = -1;

@@ -21,6 +21,7 @@
 #include "base/fault.h"
 #include "base/log.h"
 #include "base/proc.h"
+#include "mem/mpol.h"
 #include "restore.h"
 #include "base/vma-flags.h"
 
@@ -184,7 +185,8 @@ static void prefill_plan(struct rst_task *t, uint8_t *kind)
 			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
 		if (p == MAP_FAILED)
 			continue;
-		if ((uint64_t)(uintptr_t)p != v->start) {
+		/* its NUMA memory policy before its pages are written, so that they follow it */
+		if ((uint64_t)(uintptr_t)p != v->start || rst_mpol_apply(v, p, v->end - v->start)) {
 			munmap(p, v->end - v->start);
 			continue;
 		}
@@ -205,6 +207,8 @@ int rst_pages_load(struct rst_task *t, struct cr_err *e)
 
 	memset(pm, 0, sizeof(*pm));
 	pm->pages_fd = -1;
+	if (rst_mpol_check(t, e)) /* before anything is made */
+		return -1;
 	img_name(IMG_PAGES, t->pid, pname, sizeof(pname));
 	t->vma_prefilled = calloc(t->mm->n_vmas + 1, sizeof(bool));
 	if (!t->vma_prefilled) {

@@ -134,7 +134,6 @@ _Static_assert(sizeof(struct rst_creds) == 80, "rst_creds");
 /* PID namespace levels a restored task can have, ours included (clone3 set_tid, innermost first). */
 #define RST_PID_LEVELS 8
 
-/* A thread other than the leader: created by the blob with clone3(set_tid) on its own stack. */
 /* A thread's NUMA memory policy: set_mempolicy(mode, nodes) when has. */
 #define RST_MPOL_NODES 1024
 struct rst_mpol {
@@ -143,6 +142,16 @@ struct rst_mpol {
 };
 _Static_assert(sizeof(struct rst_mpol) == 136, "rst_mpol");
 
+/* A VMA's NUMA memory policy: mbind(start, len, mode, nodes) once the VMAs stand, before their pages are
+ * read; late: an AIO ring's, set once aio_restore moved the new ring there. */
+struct rst_vma_mpol {
+	uint64_t start, len;
+	int32_t mode, late;
+	uint64_t nodes[RST_MPOL_NODES / 64];
+};
+_Static_assert(sizeof(struct rst_vma_mpol) == 152, "rst_vma_mpol");
+
+/* A thread other than the leader: created by the blob with clone3(set_tid) on its own stack. */
 struct rst_thread {
 	int32_t tid, has_sas;
 	uint64_t stack_top;
@@ -313,6 +322,8 @@ struct rst_args {
 	int32_t cpuid_fault;	   /* 1: cpuid faulting on, the leader's last step (rst-arch.h) */
 	uint32_t mdwe, pad_mdwe;   /* PR_SET_MDWE flags, set after the last mapping (0: none) */
 	struct rst_mpol mpol;	   /* the leader's, set at the end */
+	uint64_t vma_mpols;	   /* struct rst_vma_mpol[nr_vma_mpols]: the VMAs' policies (mbind) */
+	uint32_t nr_vma_mpols, pad_mpol;
 };
 _Static_assert(sizeof(struct rst_args) % 8 == 0, "rst_args alignment");
 _Static_assert(sizeof(struct rst_args) < 16384, "rst_args size");

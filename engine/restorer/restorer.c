@@ -485,6 +485,19 @@ static void aio_restore(struct rst_args *a, const struct rst_vma *v)
 		fail(a, "move the AIO ring", RST_ISERR(r) ? r : -22, v->start, ctx);
 }
 
+/* The VMAs' NUMA memory policies (mbind; it splits a VMA mapped over several of the image's, as at the dump):
+ * before their pages are read, so that the pages follow them; an AIO ring's (late) once its ring is in. */
+static void vma_mpols(struct rst_args *a, int32_t late)
+{
+	const struct rst_vma_mpol *m = (const struct rst_vma_mpol *)a->vma_mpols;
+	for (uint32_t i = 0; i < a->nr_vma_mpols; i++)
+		if (m[i].late == late)
+			check(a,
+			      sys6(__NR_mbind, (long)m[i].start, (long)m[i].len, m[i].mode, (long)m[i].nodes,
+				   RST_MPOL_NODES + 1, 0),
+			      "mbind", m[i].start, m[i].start + m[i].len);
+}
+
 static void restore_mm(struct rst_args *a)
 {
 	const struct rst_vma *v = (const struct rst_vma *)a->vmas;
@@ -500,12 +513,14 @@ static void restore_mm(struct rst_args *a)
 	for (uint32_t i = 0; i < a->nr_vmas; i++)
 		if (v[i].kind == RST_VMA_ANON_SHARED && v[i].shm_lead == (int32_t)i)
 			map_shm_group(a, i);
+	vma_mpols(a, 0);
 	a->t_ns[1] = now_ns();
 	read_pages(a);
 	a->t_ns[2] = now_ns();
 	for (uint32_t i = 0; i < a->nr_vmas; i++)
 		if (v[i].kind == RST_VMA_AIO)
 			aio_restore(a, &v[i]);
+	vma_mpols(a, 1);
 	/* the guard regions, in the VMAs filled (no pages there) and before mlock (which they refuse) */
 	const struct rst_range *g = (const struct rst_range *)a->guards;
 	for (uint32_t i = 0; i < a->nr_guards; i++)
