@@ -3,7 +3,9 @@
 #define LOG_PREFIX "dump-sk-unix: "
 #include <dirent.h>
 #include <errno.h>
+#include <stdint.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -303,19 +305,34 @@ static int fill_opts(int sk, UnixSkEntry *u, struct cr_err *e)
 	return 0;
 }
 
+/* A new message with len bytes of data, put in u's queue at index at (the later ones move up). */
+static UnixSkMsg *insert_msg(UnixSkEntry *u, size_t at, const uint8_t *data, size_t len, struct cr_err *e)
+{
+	// NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers
+	UnixSkMsg **q = realloc(u->queue, (u->n_queue + 1) * sizeof(UnixSkMsg *));
+	if (!q) {
+		cr_fail_errno(e, ENOMEM, "out of memory");
+		return NULL;
+	}
+	u->queue = q;
+	UnixSkMsg *m = malloc(sizeof(*m));
+	if (!m) {
+		cr_fail_errno(e, ENOMEM, "out of memory");
+		return NULL;
+	}
+	unix_sk_msg__init(m);
+	// NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers
+	memmove(q + at + 1, q + at, (u->n_queue - at) * sizeof(*q));
+	q[at] = m;
+	u->n_queue++;
+	return set_bytes(&m->data, &m->has_data, data, len, e) ? NULL : m;
+}
+
 static int add_msg(UnixSkEntry *u, const uint8_t *data, size_t len, const struct sockaddr_un *from,
 		   socklen_t flen, struct cr_err *e)
 {
-	UnixSkMsg **q = realloc(u->queue, (u->n_queue + 1) * sizeof(UnixSkMsg *));
-	if (!q)
-		return cr_fail_errno(e, ENOMEM, "out of memory");
-	u->queue = q;
-	UnixSkMsg *m = malloc(sizeof(*m));
+	UnixSkMsg *m = insert_msg(u, u->n_queue, data, len, e);
 	if (!m)
-		return cr_fail_errno(e, ENOMEM, "out of memory");
-	unix_sk_msg__init(m);
-	q[u->n_queue++] = m;
-	if (set_bytes(&m->data, &m->has_data, data, len, e))
 		return -1;
 	size_t off = offsetof(struct sockaddr_un, sun_path);
 	if (from && flen > off)
@@ -444,6 +461,156 @@ static int one_peek(struct dump_ctx *c, struct dump_unix *du, const struct ns_un
 	return attach(c, du, &ps->pk, u->queue[u->n_queue - 1], fd, s->ino, e);
 }
 
+/* Where each peek of a stream queue ended (its byte offset in the data peeked). */
+struct peek_ends {
+	size_t *at;
+	size_t n;
+	size_t total;
+};
+
+static int peek_end(struct peek_ends *pe, size_t got, struct cr_err *e)
+{
+	size_t *a = realloc(pe->at, (pe->n + 1) * sizeof(*a));
+	if (!a)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	pe->at = a;
+	pe->total += got;
+	a[pe->n++] = pe->total;
+	return 0;
+}
+
+/* What stops a read of sk's stream queue before byte pos (a peek of the bytes at pos - 1 and pos): 0
+ * nothing, 1 the out-of-band mark (the kernel's OOB skb, or one whose byte was read with recv(MSG_OOB)), 2
+ * the mark or files in flight or other credentials (cannot be told apart), -1 an error. */
+static int stop_before(struct dump_ctx *c, int sk, size_t pos, int fd, uint32_t ino, struct cr_err *e)
+{
+	union {
+		char b[CMSG_SPACE(SCM_MAX_FD_ * sizeof(int)) + CMSG_SPACE(sizeof(struct ucred)) +
+		       CMSG_SPACE(sizeof(int)) + CMSG_SPACE(256)];
+		struct cmsghdr align;
+	} cbuf;
+	struct peeked pk[2] = {{.nfds = 0}, {.nfds = 0}};
+	uint8_t two[2] = {0};
+	ssize_t r[2] = {-1, -1};
+	for (int i = 0; i < 2; i++) {
+		int off = (int)pos - 1 + i;
+		struct iovec iov = {two, (size_t)(2 - i)};
+		struct msghdr mh = {NULL, 0, &iov, 1, cbuf.b, sizeof(cbuf.b), 0};
+		if (setsockopt(sk, SOL_SOCKET, SO_PEEK_OFF, &off, sizeof(off)))
+			return cr_fail_sys(e, "fd %d: SO_PEEK_OFF", fd);
+		r[i] = recvmsg(sk, &mh, MSG_PEEK | MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+		int bad = r[i] < 0 ? cr_fail_sys(e, "fd %d: peek the receive queue", fd)
+				   : take_cmsg(&mh, &pk[i], fd, c->pid, ino, e);
+		bool fds = pk[i].nfds;
+		close_peeked(&pk[i]);
+		if (bad)
+			return -1;
+		if (r[i] != 1)
+			return 0;
+		if (!i && fds) /* a read stops after a message with files */
+			return 2;
+	}
+	if (pk[0].creds != pk[1].creds ||
+	    (pk[0].creds && memcmp(&pk[0].cred, &pk[1].cred, sizeof(pk[0].cred))))
+		return 2;
+	return 1;
+}
+
+/* The message of u's stream queue that starts at byte pos of its data (split there if need be): its
+ * index, u->n_queue at the end, -1 on an error. Messages inserted with oob_read hold no byte of the data. */
+static ssize_t msg_at(UnixSkEntry *u, size_t pos, struct cr_err *e)
+{
+	size_t off = 0;
+	for (size_t i = 0; i < u->n_queue; i++) {
+		UnixSkMsg *m = u->queue[i];
+		size_t len = m->oob_read ? 0 : m->data.len;
+		if (off == pos && len)
+			return (ssize_t)i;
+		if (pos > off && pos < off + len) {
+			UnixSkMsg *n = insert_msg(u, i + 1, m->data.data + (pos - off), off + len - pos, e);
+			if (!n)
+				return -1;
+			n->cred_pid = m->cred_pid, n->has_cred_pid = m->has_cred_pid;
+			n->cred_uid = m->cred_uid, n->has_cred_uid = m->has_cred_uid;
+			n->cred_gid = m->cred_gid, n->has_cred_gid = m->has_cred_gid;
+			/* a peek stops after the data that came with files: they are the later part's */
+			n->fds = m->fds, n->n_fds = m->n_fds;
+			m->fds = NULL, m->n_fds = 0;
+			m->data.len = pos - off;
+			return (ssize_t)i + 1;
+		}
+		off += len;
+	}
+	return (ssize_t)u->n_queue;
+}
+
+/* A message of one byte sent with MSG_OOB put in u's queue before byte pos of the data; oob_read: it was
+ * read with recv(MSG_OOB) (its byte is none of the data). */
+static int put_mark(UnixSkEntry *u, size_t pos, uint8_t b, bool oob_read, struct cr_err *e)
+{
+	ssize_t at = msg_at(u, pos, e);
+	UnixSkMsg *m = at < 0 ? NULL : insert_msg(u, (size_t)at, &b, 1, e);
+	if (!m)
+		return -1;
+	m->oob = true, m->has_oob = 1;
+	m->oob_read = oob_read, m->has_oob_read = oob_read;
+	return 0;
+}
+
+/* The out-of-band mark of a stream socket (MSG_OOB, Linux 5.15): a byte not read yet, which a peek from
+ * offset 0 skips when it is at the head and reads as data elsewhere (unless SO_OOBINLINE: always as data),
+ * and the marks of bytes read with recv(MSG_OOB), where reads stop. Each peek stops at a mark; which of
+ * their ends is one the peeks of stop_before tell. */
+static int oob_marks(struct dump_ctx *c, int sk, const struct ns_unix_sk *s, UnixSkEntry *u, int fd,
+		     const struct peek_ends *pe, struct cr_err *e)
+{
+	struct pollfd p = {sk, POLLPRI, 0};
+	bool pending = poll(&p, 1, 0) == 1 && (p.revents & POLLPRI);
+	int inl = 0, atmark = 0;
+	socklen_t l = sizeof(inl);
+	uint8_t b = 0;
+	getsockopt(sk, SOL_SOCKET, SO_OOBINLINE, &inl, &l);
+	if (ioctl(sk, SIOCATMARK, &atmark))
+		atmark = 0; /* a kernel without CONFIG_AF_UNIX_OOB: no mark */
+	if (pending && !inl && recv(sk, &b, 1, MSG_OOB | MSG_PEEK | MSG_DONTWAIT) != 1)
+		return cr_fail_sys(e, "fd %d: peek the out-of-band byte", fd);
+	size_t mark = atmark ? 0 : SIZE_MAX;
+	for (size_t i = pe->n; i-- > 0;) { /* from the end: a mark put in moves no later offset */
+		size_t at = pe->at[i];
+		int k = at && at < pe->total ? stop_before(c, sk, at, fd, s->ino, e) : 0;
+		if (k < 0)
+			return -1;
+		if (k == 1 && pending)
+			mark = at;
+		else if (k == 1 && put_mark(u, at, 0, true, e))
+			return -1;
+	}
+	if (!pending)
+		return atmark && pe->total ? put_mark(u, 0, 0, true, e) : 0;
+	if (mark == SIZE_MAX)
+		return cr_fail_errno(e, ENOTSUP,
+				     "fd %d of task %d is a unix socket (socket:[%u]) whose out-of-band byte "
+				     "(MSG_OOB) comes after files or credentials in flight: its place in the "
+				     "queue cannot be told, not supported",
+				     fd, c->pid, s->ino);
+	pr_info("socket:[%u]: out-of-band byte at offset %zu of %zu%s\n", s->ino, mark, pe->total,
+		inl ? " (SO_OOBINLINE)" : "");
+	if (!inl && mark == 0)
+		return put_mark(u, 0, b, false, e); /* skipped by the peeks */
+	/* the byte at the mark (read as data by the peeks) becomes a message of its own */
+	ssize_t at = mark < pe->total ? msg_at(u, mark + 1, e) : -2;
+	at = at < 0 ? at : msg_at(u, mark, e);
+	if (at == -1)
+		return -1;
+	UnixSkMsg *m = at >= 0 && (size_t)at < u->n_queue ? u->queue[at] : NULL;
+	if (!m || m->data.len != 1 || (!inl && m->data.data[0] != b))
+		return cr_fail(
+		    e, "socket:[%u]: the byte at the out-of-band mark (%zu) is not the out-of-band byte",
+		    s->ino, mark);
+	m->oob = true, m->has_oob = 1;
+	return 0;
+}
+
 /* The receive queue, peeked from offset 0 (SO_PEEK_OFF) message by message; the peek offset is put back. */
 static int peek_queue(struct dump_ctx *c, struct dump_unix *du, int sk, const struct ns_unix_sk *s,
 		      UnixSkEntry *u, int fd, struct cr_err *e)
@@ -455,6 +622,7 @@ static int peek_queue(struct dump_ctx *c, struct dump_unix *du, int sk, const st
 		return cr_fail_sys(e, "fd %d: SO_PEEK_OFF", fd);
 	uint8_t *buf = malloc(PEEK_CHUNK);
 	struct peek_st ps = {0};
+	struct peek_ends pe = {0};
 	int ret = buf ? 0 : cr_fail_errno(e, ENOMEM, "out of memory");
 	while (!ret) {
 		union {
@@ -486,10 +654,15 @@ static int peek_queue(struct dump_ctx *c, struct dump_unix *du, int sk, const st
 		if (!ret)
 			ret = one_peek(c, du, s, u, &ps, buf, got, (size_t)r <= PEEK_CHUNK, &pk, &from,
 				       mh.msg_namelen, fd, e);
+		if (!ret && stream)
+			ret = peek_end(&pe, got, e);
 		close_peeked(&pk);
 	}
 	if (!ret && s->type == SOCK_STREAM && ps.alen)
 		ret = add_msg(u, ps.acc, ps.alen, NULL, 0, e);
+	if (!ret && s->type == SOCK_STREAM && s->state == TCP_ESTABLISHED_)
+		ret = oob_marks(c, sk, s, u, fd, &pe, e);
+	free(pe.at);
 	close_peeked(&ps.pk);
 	free(ps.acc);
 	free(buf);

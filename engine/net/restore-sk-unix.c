@@ -849,7 +849,7 @@ static int send_all(int fd, const UnixSkMsg *m, const int *fds, const struct soc
 		mh.msg_controllen = put_cmsg(cb.b, sizeof(cb.b), m, fds, off == 0, cred);
 		if (!mh.msg_controllen)
 			mh.msg_control = NULL;
-		ssize_t n = sendmsg(fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL);
+		ssize_t n = sendmsg(fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL | (m->oob ? MSG_OOB : 0));
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0 && errno == EPERM && cred && m->has_cred_uid) { /* no CAP_SETUID: crshim's creds */
@@ -862,6 +862,26 @@ static int send_all(int fd, const UnixSkMsg *m, const int *fds, const struct soc
 			return -1;
 		off += (size_t)n;
 	} while (off < len && !msg);
+	return 0;
+}
+
+/* An out-of-band byte that had been read (recv(MSG_OOB)) is read again, SO_OOBINLINE off meanwhile: its
+ * mark stays in the queue (SIOCATMARK, reads stop there). */
+static int read_oob(const struct rsk *r, struct cr_err *e)
+{
+	int inl = 0, off = 0;
+	socklen_t l = sizeof(inl);
+	uint8_t b;
+	if (getsockopt(r->fd, SOL_SOCKET, SO_OOBINLINE, &inl, &l) ||
+	    (inl && setsockopt(r->fd, SOL_SOCKET, SO_OOBINLINE, &off, sizeof(off))))
+		return cr_fail_sys(e, "socket:[%u]: SO_OOBINLINE", r->ino);
+	ssize_t n = recv(r->fd, &b, 1, MSG_OOB | MSG_DONTWAIT);
+	int err = errno;
+	if (inl && setsockopt(r->fd, SOL_SOCKET, SO_OOBINLINE, &inl, sizeof(inl)))
+		return cr_fail_sys(e, "socket:[%u]: SO_OOBINLINE", r->ino);
+	if (n != 1)
+		return cr_fail_errno(e, n < 0 ? err : EIO, "socket:[%u]: read its out-of-band mark back",
+				     r->ino);
 	return 0;
 }
 
@@ -901,6 +921,8 @@ static int put_msg(struct rsk *r, const UnixSkMsg *m, struct cr_err *e)
 	int ret = send_all(src, m, fds, connected ? NULL : &r->addr, r->alen, r->u->type != SOCK_STREAM);
 	int err = errno;
 	leave(here);
+	if (!ret && m->oob_read)
+		return read_oob(r, e);
 	if (ret)
 		return cr_fail_errno(e, err, "socket:[%u]: put back %zu bytes of its receive queue", r->ino,
 				     m->data.len);
