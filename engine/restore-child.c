@@ -745,6 +745,7 @@ void rst_child(struct rst_task *t)
 		 ? ns_rst_mntns(t->tree[0].ns, t->pst->mntns, &rst_mnt_up_ns, &rst_mnt_up_root, msg,
 				sizeof(msg)) ||
 		       rst_fdshare_nested(t->pid, msg, sizeof(msg)) ||
+		       rst_ghost_copy_nested(t, msg, sizeof(msg)) ||
 		       rst_sk_unix_nested_take(t, msg, sizeof(msg)) || mntns_stand(t, msg, sizeof(msg))
 		 : (t->mntns_proc && !(t->root && ns_rst_mounts(t->ns)) &&
 		    ns_pid_mount_proc(msg, sizeof(msg))) ||

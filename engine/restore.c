@@ -953,6 +953,7 @@ static int restore_tree(struct cr_opts *o, struct rst_task **tsp, size_t *np, st
 	    rst_memfd_tree(*tsp, *np, e) || rst_evfd_share(*tsp, *np, e) ||
 	    rst_tty_prepare(o, *tsp, *np, e) || rst_sk_unix_prepare(o, *tsp, *np, e) ||
 	    rst_tree_plan(o, tsp, np, e) || rst_fdtable_check(*tsp, *np, e) ||
+	    rst_ghost_share_copies(*tsp, *np, e) ||
 	    rst_pidns_fresh(*tsp, *np, ns_rst_user_born((*tsp)[0].ns), e) ||
 	    rst_procfd_prepare(*tsp, *np, e) || rst_userns_prepare(*tsp, *np, e) ||
 	    fault_check(o, FI_RESTORE_AFTER_LOAD, e))

@@ -866,6 +866,13 @@ int rst_ghost_make_copy(int src, int m, const char *name_in, uint32_t id, int fl
  * the mount of r->ghost_mnt, its own filesystem (rst_ghost_make_copy); fd: the number it goes to. */
 static int ghost_copy(const struct rst_task *t, int tmp, const RegFileEntry *r, int flags, int fd)
 {
+	int shared = rst_ghost_shared_copy(t, r, flags); /* made once for several processes */
+	if (shared != -2) {
+		int err = errno;
+		close(tmp);
+		errno = err;
+		return shared;
+	}
 	for (size_t i = 0; i < n_ghosts_made; i++)
 		if (ghosts_made[i].t == t && ghosts_made[i].ghost_id == r->ghost_id) {
 			char rel[32];

@@ -102,6 +102,13 @@ static int move_helpers(struct rst_task *t, struct fd_plan *p, char *msg, size_t
 		if (own < 0 || rst_ghost_own_copy(0, g, own))
 			return rst_errmsg(msg, len, "keep the deleted file at fd %d", g);
 	}
+	for (size_t j = 0; j < rst_ghost_shared_count(); j++) { /* a copy made once for several (ghost.h) */
+		int g = rst_ghost_shared_fd(t, j), own = g < 0 ? 0 : to_helper(p, g, true);
+		if (own < 0)
+			return rst_errmsg(msg, len, "keep the deleted file at fd %d", g);
+		if (g >= 0)
+			rst_ghost_shared_moved(j, own);
+	}
 	if ((a->pages_fd = to_helper(p, t->pm.pages_fd, true)) < 0 ||
 	    (t->err_pipe[1] = to_helper(p, t->err_pipe[1], true)) < 0 ||
 	    (t->userns_fd >= 0 && (t->userns_fd = to_helper(p, t->userns_fd, false)) < 0))
@@ -306,7 +313,7 @@ int rst_child_files(struct rst_task *t, char *msg, size_t len)
 			p.lo = t->fdinfo[i]->fd + 1;
 	/* + pages, error pipe, user namespace, crshim's /proc, executable, the parent mount namespace's root
 	 * and namespace (rst_mnt_up_root, rst_mnt_up_ns) */
-	size_t nr_helper = t->nr_fdinfo + t->nr_mfiles + rst_ghost_count(t) + 7;
+	size_t nr_helper = t->nr_fdinfo + t->nr_mfiles + rst_ghost_count(t) + rst_ghost_shared_count() + 7;
 	p.helper = calloc(nr_helper, sizeof(int));
 	p.inherit = calloc(t->nr_fdinfo + 1, sizeof(int));
 	/* the processes sharing the table take their fds first, above ours: room for our helpers above

@@ -772,6 +772,139 @@ int rst_ghost_link_nested(struct rst_task *t, struct cr_err *e)
 	return 0;
 }
 
+/* A ghost that several processes of one nested mount namespace make again on their own mount (ghost_copy),
+ * each through an open of its own: made once, by the process that made that namespace, once it stands
+ * (rst_ghost_copy_nested), at an fd number crshim keeps for it, which the others inherit (cloned below it
+ * afterwards); each of them opens that copy again (rst_ghost_shared_copy). Else each would make a copy of
+ * its own: two inodes, whose writes no longer meet. */
+static struct shared_copy {
+	uint64_t dev, ino; /* the ghost's, at dump */
+	long maker;	   /* the index in the tree of the process that made the namespace */
+	long first;	   /* ... of the first holder, whose entry says where the copy is made */
+	int fd; /* crshim's kept number; in a holder, its own once moved (rst_ghost_shared_moved) */
+	uint32_t id;
+	bool dir;
+	const char *src, *mnt, *name; /* crshim's ghost (as the first holder opens it), directory, name */
+} * copies;
+static size_t n_copies;
+
+/* The ghost of fd entry r of x, when x makes it again on its own mount (in a namespace ns_maker makes), NULL
+ * else (one on a mount of the namespace its own was made from is not shared: another view). */
+static const struct rst_ghost *copied(const struct rst_task *x, const RegFileEntry *r)
+{
+	if (!r || !r->ghost_copy || !r->ghost_mnt || r->ghost_mnt_up || r->mnt_up || !r->has_ghost_id ||
+	    !r->path)
+		return NULL;
+	return find_ghost((struct rst_task *)x, r->ghost_id);
+}
+
+/* The shared copy of ghost rg of x (-1 if none) */
+static long copy_of(const struct rst_task *x, const struct rst_ghost *rg)
+{
+	const struct rst_task *m = rg ? ns_maker(x) : NULL;
+	for (size_t j = 0; m && j < n_copies; j++)
+		if (copies[j].fd >= 0 && copies[j].dev == rg->dev && copies[j].ino == rg->ino &&
+		    copies[j].dir == rg->dir && copies[j].maker == m - x->tree)
+			return (long)j;
+	return -1;
+}
+
+static int note_copy(struct rst_task *ts, size_t k, const RegFileEntry *r, struct cr_err *e)
+{
+	const struct rst_ghost *rg = copied(&ts[k], r);
+	const struct rst_task *m = rg ? ns_maker(&ts[k]) : NULL;
+	if (!m)
+		return 0;
+	for (size_t j = 0; j < n_copies; j++)
+		if (copies[j].dev == rg->dev && copies[j].ino == rg->ino && copies[j].dir == rg->dir &&
+		    copies[j].maker == m - ts) {
+			if (copies[j].first == (long)k || copies[j].fd >= 0)
+				return 0;
+			if ((copies[j].fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+				return cr_fail_sys(e, "keep an fd for the deleted file %s", r->path);
+			pr_info("ghost %u of task %d: made again once in the mount namespace of task %d, at "
+				"fd %d, for task %d too\n",
+				copies[j].id, ts[copies[j].first].pid, m->pid, copies[j].fd, ts[k].pid);
+			return 0;
+		}
+	struct shared_copy *nc = realloc(copies, (n_copies + 1) * sizeof(*nc));
+	if (!nc)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	copies = nc;
+	copies[n_copies++] = (struct shared_copy){rg->dev, rg->ino, m - ts,  (long)k,	   -1,
+						  rg->id,  rg->dir, r->path, r->ghost_mnt, r->ghost_name};
+	return 0;
+}
+
+int rst_ghost_share_copies(struct rst_task *ts, size_t n, struct cr_err *e)
+{
+	for (size_t k = 0; k < n; k++)
+		for (size_t i = 0; !ts[k].zombie && !ts[k].helper && i < ts[k].nr_files; i++)
+			if (note_copy(ts, k, ts[k].files[i]->reg, e))
+				return -1;
+	return 0;
+}
+
+int rst_ghost_copy_nested(const struct rst_task *t, char *msg, size_t len)
+{
+	for (size_t j = 0; j < n_copies; j++) {
+		const struct shared_copy *c = &copies[j];
+		if (c->fd < 0 || c->maker != t - t->tree)
+			continue;
+		int dir = c->dir ? O_DIRECTORY : 0;
+		__cleanup_close int src = rst_ghost_open_path(c->src, O_RDONLY | O_CLOEXEC | dir),
+				    m = src < 0 ? -1 : open(c->mnt, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		__cleanup_close int fd =
+		    m < 0 ? -1 : rst_ghost_make_copy(src, m, c->name, c->id, O_PATH | dir);
+		if (fd < 0 || dup3(fd, c->fd, O_CLOEXEC) < 0)
+			return rst_errmsg(msg, len,
+					  "make the deleted %s again on the mount of %s (for several "
+					  "processes)",
+					  c->src, c->mnt);
+	}
+	return 0;
+}
+
+int rst_ghost_shared_fd(const struct rst_task *t, size_t j)
+{
+	for (size_t i = 0; j < n_copies && copies[j].fd >= 0 && i < t->nr_files; i++) {
+		const RegFileEntry *r = t->files[i]->reg;
+		if (copy_of(t, copied(t, r)) == (long)j)
+			return copies[j].fd;
+	}
+	return -1;
+}
+
+size_t rst_ghost_shared_count(void)
+{
+	return n_copies;
+}
+
+void rst_ghost_shared_moved(size_t j, int fd)
+{
+	copies[j].fd = fd;
+}
+
+int rst_ghost_shared_copy(const struct rst_task *t, const RegFileEntry *r, int flags)
+{
+	long j = copy_of(t, copied(t, r));
+	if (j < 0)
+		return -2;
+	char rel[32];
+	snprintf(rel, sizeof(rel), "fd/%d", copies[j].fd);
+	return rst_self_proc_open(rel, flags | O_CLOEXEC);
+}
+
+static void copies_free(void)
+{
+	for (size_t j = 0; j < n_copies; j++)
+		if (copies[j].fd >= 0)
+			close(copies[j].fd);
+	free(copies);
+	copies = NULL;
+	n_copies = 0;
+}
+
 static void unlink_linked(void)
 {
 	for (size_t i = 0; i < n_linked; i++) {
@@ -790,6 +923,7 @@ static void unlink_linked(void)
 void rst_ghost_unlink_kept(struct rst_task *t)
 {
 	unlink_linked();
+	copies_free(); /* (every process has its copy: crshim's kept numbers go) */
 	for (size_t i = 0; i < t->nr_ghosts; i++) {
 		struct rst_ghost *rg = &t->ghosts[i];
 		if (rg->kept_dir < 0)
