@@ -901,7 +901,54 @@ int rst_ghost_copy_fd(const struct rst_task *t, const char *path)
 /* tmp (a ghost, opened on the mount crshim made it on, or another link of a deleted file) opened again on
  * the mount of r->ghost_mnt, by its file handle (the same inode: its name there is gone), when that is
  * another. */
-static int ghost_on_mount(int tmp, const RegFileEntry *r, int flags)
+/* fd and tmp are one inode (st: fd's) */
+static bool same_inode(int fd, int tmp, struct stat *st)
+{
+	struct stat o;
+	return !fstat(fd, st) && !fstat(tmp, &o) && st->st_dev == o.st_dev && st->st_ino == o.st_ino;
+}
+
+/* r->ghost_link: crshim linked it at its deleted name there (or, taken, at rst_ghost_alt_name's: id is its
+ * file id), rst_ghost_link_nested, and unlinks it once every process has its fds */
+static int open_linked(int m, const RegFileEntry *r, uint32_t id, int tmp, int flags)
+{
+	char alt[NAME_MAX + 1];
+	struct stat st;
+	int fd = openat(m, r->ghost_name, flags | O_NOFOLLOW | O_CLOEXEC);
+	if (fd >= 0 && same_inode(fd, tmp, &st))
+		return fd;
+	if (fd >= 0)
+		close(fd);
+	rst_ghost_alt_name(r->ghost_name, id, alt, sizeof(alt));
+	return openat(m, alt, flags | O_NOFOLLOW | O_CLOEXEC);
+}
+
+/* fd (on the directory m's mount, still linked) linked again at r->ghost_name there (or, taken, at
+ * rst_ghost_alt_name's) for an open by that name, unlinked again: that open, or -1 */
+static int open_named(int fd, int m, const RegFileEntry *r, uint32_t id, int flags)
+{
+	char alt[NAME_MAX + 1];
+	struct stat st;
+	const char *n = r->ghost_name;
+	int l = linkat(fd, "", m, n, AT_EMPTY_PATH);
+	if (l && errno == EEXIST) {
+		int o = openat(m, n, flags | O_NOFOLLOW | O_CLOEXEC);
+		if (o >= 0 && same_inode(o, fd, &st)) /* (linked there for another process's fd) */
+			return o;
+		if (o >= 0)
+			close(o);
+		rst_ghost_alt_name(r->ghost_name, id, alt, sizeof(alt));
+		n = alt;
+		l = linkat(fd, "", m, n, AT_EMPTY_PATH);
+	}
+	if (l)
+		return -1;
+	int named = openat(m, n, flags | O_NOFOLLOW | O_CLOEXEC);
+	unlinkat(m, n, 0);
+	return named;
+}
+
+static int ghost_on_mount(int tmp, const RegFileEntry *r, uint32_t id, int flags)
 {
 	struct {
 		struct file_handle h;
@@ -916,9 +963,7 @@ static int ghost_on_mount(int tmp, const RegFileEntry *r, int flags)
 		goto fail;
 	if (a.stx_mnt_id == b.stx_mnt_id)
 		return tmp;
-	/* (r->ghost_link: crshim linked it at its deleted name there, rst_ghost_link_nested, and unlinks it
-	 * once every process has its fds) */
-	int fd = r->ghost_link ? openat(m, r->ghost_name, flags | O_NOFOLLOW | O_CLOEXEC)
+	int fd = r->ghost_link ? open_linked(m, r, id, tmp, flags)
 		 : name_to_handle_at(tmp, "", &fh.h, &mid, AT_EMPTY_PATH)
 		     ? -1
 		     : open_by_handle_at(m, &fh.h, flags | O_CLOEXEC);
@@ -930,10 +975,8 @@ static int ghost_on_mount(int tmp, const RegFileEntry *r, int flags)
 	/* still linked: linked again at its deleted name (the fd is on this mount now) for an open there and
 	 * unlinked, so that its fd names it "PATH (deleted)" (else its name is the other link's, seen from a
 	 * mount that may not show it) */
-	if (fd >= 0 && sa.st_nlink && r->ghost_name && !strchr(r->ghost_name, '/') &&
-	    !linkat(fd, "", m, r->ghost_name, AT_EMPTY_PATH)) {
-		int named = openat(m, r->ghost_name, flags | O_NOFOLLOW | O_CLOEXEC);
-		unlinkat(m, r->ghost_name, 0);
+	if (fd >= 0 && sa.st_nlink && r->ghost_name && !strchr(r->ghost_name, '/')) {
+		int named = open_named(fd, m, r, id, flags);
 		if (named >= 0) {
 			close(fd);
 			fd = named;
@@ -964,7 +1007,7 @@ static int open_path(struct rst_task *t, int lo, const FileEntry *f, const Fdinf
 	if (tmp >= 0 && r->ghost_mnt && r->ghost_copy && (tmp = ghost_copy(t, tmp, r, flags, fi->fd)) < 0)
 		return rst_errmsg(msg, len, "fd %d: make the deleted %s again on the mount of %s", fi->fd,
 				  r->path, r->ghost_mnt);
-	if (tmp >= 0 && r->ghost_mnt && !r->ghost_copy && (tmp = ghost_on_mount(tmp, r, flags)) < 0)
+	if (tmp >= 0 && r->ghost_mnt && !r->ghost_copy && (tmp = ghost_on_mount(tmp, r, f->id, flags)) < 0)
 		return rst_errmsg(msg, len, "fd %d: open the deleted %s again on the mount of %s", fi->fd,
 				  r->path, r->ghost_mnt);
 	if (tmp < 0)

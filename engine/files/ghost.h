@@ -54,6 +54,11 @@ void rst_ghost_unlink_kept(struct rst_task *t);
  * process opens it by that name; the names go with rst_ghost_unlink_kept. */
 bool rst_ghost_links(const struct rst_task *t);
 int rst_ghost_link_nested(struct rst_task *t, struct cr_err *e);
+/* The name a deleted file of file id gets in its directory there when its ghost_name (picked free at dump)
+ * is another file's at restore (two files whose names end alike in directories removed too): name.crshim-
+ * ghost.ID, which crshim links it at (rst_ghost_link_nested) and its process opens, or (other trees) its
+ * process links it at for its open (file-reg.c). */
+void rst_ghost_alt_name(const char *name, uint32_t id, char *out, size_t len);
 /* A ghost several processes of one nested mount namespace make again on their own mount (ghost_copy), each
  * with an open of its own, is made once (the same inode for all): rst_ghost_share_copies (crshim, once the
  * tree is planned: spawn_idx) keeps an fd number for each such ghost; the process that made the namespace

@@ -8,6 +8,7 @@
 #define LOG_PREFIX "restore-ghost: "
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -683,6 +684,11 @@ bool rst_ghost_links(const struct rst_task *t)
 	return false;
 }
 
+void rst_ghost_alt_name(const char *name, uint32_t id, char *out, size_t len)
+{
+	snprintf(out, len, "%.200s.crshim-ghost.%u", name, id);
+}
+
 /* src (a ghost, or another link of a deleted file still linked: what of file id) linked at r->ghost_name in
  * dir m (a directory of a namespace of t's, as t sees it) */
 static int link_one(const struct rst_task *t, const RegFileEntry *r, int src, uint32_t id, int m,
@@ -700,16 +706,22 @@ static int link_one(const struct rst_task *t, const RegFileEntry *r, int src, ui
 	if (h < 0 || fstat(h, &hs))
 		return cr_fail_sys(e, "file id %u: open it by its handle on the mount of %s", id,
 				   r->ghost_mnt);
-	if (linkat(h, "", m, r->ghost_name, AT_EMPTY_PATH)) {
-		if (errno == EEXIST && !fstatat(m, r->ghost_name, &ns, AT_SYMLINK_NOFOLLOW) &&
+	char alt[NAME_MAX + 1];
+	const char *name = r->ghost_name;
+	for (int i = 0; linkat(h, "", m, name, AT_EMPTY_PATH); i++) {
+		if (errno == EEXIST && !fstatat(m, name, &ns, AT_SYMLINK_NOFOLLOW) &&
 		    ns.st_dev == hs.st_dev && ns.st_ino == hs.st_ino)
 			return 0; /* (for another fd of it) */
-		return cr_fail_sys(e, "file id %u: link it at %s/%s", id, r->ghost_mnt, r->ghost_name);
+		if (errno != EEXIST || i)
+			return cr_fail_sys(e, "file id %u: link it at %s/%s", id, r->ghost_mnt, name);
+		/* (taken: another file's, its name picked free at dump too) the process opens it there */
+		rst_ghost_alt_name(r->ghost_name, id, alt, sizeof(alt));
+		name = alt;
 	}
 	struct ghost_linked *n = realloc(linked, (n_linked + 1) * sizeof(*n));
 	int d = fcntl(m, F_DUPFD_CLOEXEC, 3);
 	if (!n || d < 0) {
-		unlinkat(m, r->ghost_name, 0);
+		unlinkat(m, name, 0);
 		if (d >= 0)
 			close(d);
 		if (n)
@@ -718,9 +730,9 @@ static int link_one(const struct rst_task *t, const RegFileEntry *r, int src, ui
 	}
 	linked = n;
 	linked[n_linked] = (struct ghost_linked){.dir = d, .dev = hs.st_dev, .ino = hs.st_ino};
-	snprintf(linked[n_linked++].name, sizeof(linked[0].name), "%s", r->ghost_name);
-	pr_info("file id %u: linked at %s/%s in a mount namespace of task %d\n", id, r->ghost_mnt,
-		r->ghost_name, t->pid);
+	snprintf(linked[n_linked++].name, sizeof(linked[0].name), "%s", name);
+	pr_info("file id %u: linked at %s/%s in a mount namespace of task %d\n", id, r->ghost_mnt, name,
+		t->pid);
 	return 0;
 }
 
