@@ -283,28 +283,35 @@ static int existing_dir(pid_t pid, const char *path, char *dir, size_t len, stru
 	return -1;
 }
 
-/* c inherited its nested mount namespace from the process of the tree that made it: each process up its
- * line to that one is in it and made, entered or left no other. */
-static bool inherits_mntns(const struct dump_ctx *c)
+/* The process of the tree that made c's nested mount namespace when c is it or inherited it from it (each
+ * process up its line to that one is in it and made, entered or left no other); NULL else. */
+static const struct dump_ctx *mntns_maker(const struct dump_ctx *c)
 {
 	const struct dump_ctx *x = c;
 	for (size_t depth = 0; depth < c->ntree && !x->mntns; depth++) {
 		const struct dump_ctx *p = NULL;
 		if (x->mntns_up || x->mntns_join || !x->ppid)
-			return false;
+			return NULL;
 		for (size_t i = 0; i < c->ntree && !p; i++)
 			p = c->tree[i].pid == x->ppid ? &c->tree[i] : NULL;
 		if (!p || !dump_same_mnt(p, x))
-			return false;
+			return NULL;
 		x = p;
 	}
-	return x->mntns != 0;
+	return x->mntns ? x : NULL;
 }
 
-/* A removed directory (f) is held by another fd or cwd of the tree than f's and those of its process on
- * its mount (which open the one copy it makes again, ghost_copy: others would have another inode). */
+static bool inherits_mntns(const struct dump_ctx *c)
+{
+	return mntns_maker(c) != NULL;
+}
+
+/* A removed directory (f) is held by another fd or cwd of the tree than f's and the fds on its mount of the
+ * processes of c's namespace that made it or inherited it from the one that made it (which open the one copy
+ * made again, ghost_copy: restore-ghost.c rst_ghost_share_copies; others would have another inode). */
 static bool dir_held_elsewhere(const struct dump_ctx *c, const struct fd_src *f)
 {
+	const struct dump_ctx *maker = mntns_maker(c);
 	for (size_t i = 0; i < c->ntree; i++) {
 		char p[64];
 		struct stat st;
@@ -322,7 +329,8 @@ static bool dir_held_elsewhere(const struct dump_ctx *c, const struct fd_src *f)
 			    st.st_dev != f->st.st_dev || st.st_ino != f->st.st_ino ||
 			    (pid == c->pid && fd == f->fd))
 				continue;
-			if (pid != c->pid || proc_parse_fdinfo(pid, fd, &fi, &e) || fi.mnt_id != f->fi.mnt_id)
+			if ((pid != c->pid && (!maker || mntns_maker(&c->tree[i]) != maker)) ||
+			    proc_parse_fdinfo(pid, fd, &fi, &e) || fi.mnt_id != f->fi.mnt_id)
 				return true;
 		}
 	}

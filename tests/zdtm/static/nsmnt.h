@@ -554,4 +554,29 @@ static inline void nsmnt_host_tmpfs(const char *kind, char *dir, char *file, siz
 	setenv("ZDTM_NSBINDS", list, 1);
 }
 
+/* In a child of the test's child (in its mount namespace, once it stands): a child of its own that closes
+ * fd `shut` (-1: none), opens path at fd with flags (on its own: another open file description), seeks it to
+ * pos and waits to be killed. Its pid once it holds the file, -1 if not. */
+static inline pid_t nsmnt_kid_open(const char *path, int fd, int flags, off_t pos, int shut)
+{
+	int p[2];
+	char c;
+	pid_t k;
+	if (pipe(p) || (k = fork()) < 0)
+		return -1;
+	if (!k) {
+		if (shut >= 0)
+			close(shut);
+		open_at(fd, path, flags, path);
+		if (lseek(fd, pos, SEEK_SET) != pos || write(p[1], "k", 1) != 1)
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	close(p[1]);
+	int r = read(p[0], &c, 1) == 1 ? 0 : -1;
+	close(p[0]);
+	return r ? -1 : k;
+}
+
 #endif

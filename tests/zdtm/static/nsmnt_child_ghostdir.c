@@ -6,18 +6,41 @@
  * the directory again itself on its mount (reg_file_entry.ghost_copy). Before, mode cuns refused it at dump
  * ("a directory"). nsmnt_child_ghostdir_held includes it with NSMNT_DIR_HELD 1: the test holds the
  * directory too (fd 8, its own mount), which mode cuns refuses with one line (the child's copy would be
- * another inode). */
+ * another inode). nsmnt_child_ghostdir_kid with NSMNT_DIR_KID 1: a child of the child (forked once its
+ * namespace stands) opens the directory too, on its own (fd 8): after restore the same inode as fd 7 (the
+ * child checks it through /proc); mode cuns makes it again once for both (rst_ghost_share_copies), it was
+ * refused at dump ("held by another fd or cwd of the tree too"). */
+#include <sys/wait.h>
+
 #include "nsmnt.h"
 
 #ifndef NSMNT_DIR_HELD
 #define NSMNT_DIR_HELD 0
 #endif
+#ifndef NSMNT_DIR_KID
+#define NSMNT_DIR_KID 0
+#endif
 #define DFD 7
+
+static pid_t kid; /* NSMNT_DIR_KID: the child's child that holds the directory at fd 8 */
 
 static int setup(void)
 {
 	open_at(DFD, "/nsmnt_gd/0/d", O_RDONLY | O_DIRECTORY, "open /nsmnt_gd/0/d in the child");
-	return 0;
+	return NSMNT_DIR_KID &&
+	       (kid = nsmnt_kid_open("/nsmnt_gd/0/d", DFD + 1, O_RDONLY | O_DIRECTORY, 0, DFD)) < 0;
+}
+
+/* its child's fd 8 is the inode of st (opened again through /proc) */
+static int kid_same(const struct stat *st)
+{
+	char p[64];
+	struct stat k;
+	snprintf(p, sizeof(p), "/proc/%d/fd/%d", (int)kid, DFD + 1);
+	int r = !stat(p, &k) && k.st_dev == st->st_dev && k.st_ino == st->st_ino;
+	kill(kid, SIGKILL);
+	waitpid(kid, NULL, 0);
+	return r;
 }
 
 static int check(void)
@@ -35,6 +58,8 @@ static int check(void)
 		bad |= 4;
 	if (!mkdirat(DFD, "x", 0700) || errno != ENOENT)
 		bad |= 8;
+	if (NSMNT_DIR_KID && !kid_same(&st))
+		bad |= 16;
 	return bad;
 }
 
@@ -56,7 +81,8 @@ int main(int argc, char **argv)
 	test_waitsig();
 	kill(ch, SIGUSR1);
 	child_exit_ok(ch, "1: fd 7 not a removed directory with its mode and owner, 2: not on its own mount "
-			  "of the tmpfs, 4: not named PATH (deleted), 8: a directory made in it");
+			  "of the tmpfs, 4: not named PATH (deleted), 8: a directory made in it, 16: its "
+			  "child's fd 8 another inode");
 	struct stat st;
 	if (NSMNT_DIR_HELD && (fstat(DFD + 1, &st) || st.st_nlink || (st.st_mode & 07777) != 0751))
 		fail("the test's fd 8 is not the removed directory");
