@@ -348,6 +348,15 @@ static int chdir_cb(const char *path, void *arg)
 	return chdir(path);
 }
 
+/* A removed cwd made again on its own filesystem from crshim's ghost: an O_PATH fd of it, -1 */
+static int cwd_copy(const FsEntry *fs)
+{
+	__cleanup_close int g = rst_ghost_open_path(fs->cwd, O_RDONLY | O_DIRECTORY | O_CLOEXEC),
+			    m = g < 0 ? -1 : open(fs->cwd_ghost_mnt, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	return m < 0 ? -1
+		     : rst_ghost_make_copy(g, m, fs->cwd_ghost_name, fs->cwd_ghost_id, O_PATH | O_DIRECTORY);
+}
+
 static int child_fs(const struct rst_task *t, char *msg, size_t len)
 {
 	const FsEntry *fs = t->fs;
@@ -357,12 +366,8 @@ static int child_fs(const struct rst_task *t, char *msg, size_t len)
 			return -1;
 		}
 	} else if (fs->cwd && fs->cwd_ghost_mnt) { /* made again on its own filesystem from crshim's ghost */
-		__cleanup_close int g = rst_ghost_open_path(fs->cwd, O_RDONLY | O_DIRECTORY | O_CLOEXEC),
-				    m = g < 0 ? -1
-					      : open(fs->cwd_ghost_mnt, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		__cleanup_close int d = m < 0 ? -1
-					      : rst_ghost_make_copy(g, m, fs->cwd_ghost_name,
-								    fs->cwd_ghost_id, O_PATH | O_DIRECTORY);
+		int c = rst_ghost_shared_cwd(t, O_PATH | O_DIRECTORY); /* (once for several processes) */
+		__cleanup_close int d = c == -2 ? cwd_copy(fs) : c;
 		if (d < 0 || fchdir(d)) {
 			snprintf(msg, len, "chdir %s (removed; made again in %s): %s", fs->cwd,
 				 fs->cwd_ghost_mnt, strerror(errno));

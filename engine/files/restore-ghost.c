@@ -821,9 +821,19 @@ static long copy_of(const struct rst_task *x, const struct rst_ghost *rg)
 	return -1;
 }
 
-static int note_copy(struct rst_task *ts, size_t k, const RegFileEntry *r, struct cr_err *e)
+/* The ghost of x's removed cwd, when x makes it again on its own mount (fs_entry.cwd_ghost_mnt), NULL else */
+static const struct rst_ghost *cwd_copied(const struct rst_task *x)
 {
-	const struct rst_ghost *rg = copied(&ts[k], r);
+	const FsEntry *fs = x->fs;
+	if (!fs || !fs->cwd || !fs->cwd_ghost_mnt || !fs->has_cwd_ghost_id)
+		return NULL;
+	return find_ghost((struct rst_task *)x, fs->cwd_ghost_id);
+}
+
+/* ghost rg of ts[k] (held by an fd or as its cwd), made again at src's copy in mnt, at name */
+static int note_copy(struct rst_task *ts, size_t k, const struct rst_ghost *rg, const char *src,
+		     const char *mnt, const char *name, struct cr_err *e)
+{
 	const struct rst_task *m = rg ? ns_maker(&ts[k]) : NULL;
 	if (!m)
 		return 0;
@@ -833,7 +843,7 @@ static int note_copy(struct rst_task *ts, size_t k, const RegFileEntry *r, struc
 			if (copies[j].first == (long)k || copies[j].fd >= 0)
 				return 0;
 			if ((copies[j].fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
-				return cr_fail_sys(e, "keep an fd for the deleted file %s", r->path);
+				return cr_fail_sys(e, "keep an fd for the deleted file %s", src);
 			pr_info("ghost %u of task %d: made again once in the mount namespace of task %d, at "
 				"fd %d, for task %d too\n",
 				copies[j].id, ts[copies[j].first].pid, m->pid, copies[j].fd, ts[k].pid);
@@ -843,17 +853,35 @@ static int note_copy(struct rst_task *ts, size_t k, const RegFileEntry *r, struc
 	if (!nc)
 		return cr_fail_errno(e, ENOMEM, "out of memory");
 	copies = nc;
-	copies[n_copies++] = (struct shared_copy){rg->dev, rg->ino, m - ts,  (long)k,	   -1,
-						  rg->id,  rg->dir, r->path, r->ghost_mnt, r->ghost_name};
+	copies[n_copies++] = (struct shared_copy){.dev = rg->dev,
+						  .ino = rg->ino,
+						  .maker = m - ts,
+						  .first = (long)k,
+						  .fd = -1,
+						  .id = rg->id,
+						  .dir = rg->dir,
+						  .src = src,
+						  .mnt = mnt,
+						  .name = name};
 	return 0;
 }
 
 int rst_ghost_share_copies(struct rst_task *ts, size_t n, struct cr_err *e)
 {
-	for (size_t k = 0; k < n; k++)
-		for (size_t i = 0; !ts[k].zombie && !ts[k].helper && i < ts[k].nr_files; i++)
-			if (note_copy(ts, k, ts[k].files[i]->reg, e))
+	for (size_t k = 0; k < n; k++) {
+		const FsEntry *fs = ts[k].fs;
+		if (ts[k].zombie || ts[k].helper)
+			continue;
+		if (note_copy(ts, k, cwd_copied(&ts[k]), fs ? fs->cwd : NULL, fs ? fs->cwd_ghost_mnt : NULL,
+			      fs ? fs->cwd_ghost_name : NULL, e))
+			return -1;
+		for (size_t i = 0; i < ts[k].nr_files; i++) {
+			const RegFileEntry *r = ts[k].files[i]->reg;
+			const struct rst_ghost *rg = copied(&ts[k], r);
+			if (rg && note_copy(ts, k, rg, r->path, r->ghost_mnt, r->ghost_name, e))
 				return -1;
+		}
+	}
 	return 0;
 }
 
@@ -879,6 +907,8 @@ int rst_ghost_copy_nested(const struct rst_task *t, char *msg, size_t len)
 
 int rst_ghost_shared_fd(const struct rst_task *t, size_t j)
 {
+	if (j < n_copies && copies[j].fd >= 0 && copy_of(t, cwd_copied(t)) == (long)j)
+		return copies[j].fd;
 	for (size_t i = 0; j < n_copies && copies[j].fd >= 0 && i < t->nr_files; i++) {
 		const RegFileEntry *r = t->files[i]->reg;
 		if (copy_of(t, copied(t, r)) == (long)j)
@@ -897,14 +927,24 @@ void rst_ghost_shared_moved(size_t j, int fd)
 	copies[j].fd = fd;
 }
 
-int rst_ghost_shared_copy(const struct rst_task *t, const RegFileEntry *r, int flags)
+/* The copy j made once (-2 if none) opened again with flags */
+static int open_copy(long j, int flags)
 {
-	long j = copy_of(t, copied(t, r));
 	if (j < 0)
 		return -2;
 	char rel[32];
 	snprintf(rel, sizeof(rel), "fd/%d", copies[j].fd);
 	return rst_self_proc_open(rel, flags | O_CLOEXEC);
+}
+
+int rst_ghost_shared_copy(const struct rst_task *t, const RegFileEntry *r, int flags)
+{
+	return open_copy(copy_of(t, copied(t, r)), flags);
+}
+
+int rst_ghost_shared_cwd(const struct rst_task *t, int flags)
+{
+	return open_copy(copy_of(t, cwd_copied(t)), flags);
 }
 
 static void copies_free(void)
