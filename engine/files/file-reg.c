@@ -283,27 +283,40 @@ static int existing_dir(pid_t pid, const char *path, char *dir, size_t len, stru
 	return -1;
 }
 
+/* x's parent (of the tree c is in) when it is in x's mount namespace (x made, entered or left none), NULL
+ * else */
+static const struct dump_ctx *same_ns_parent(const struct dump_ctx *c, const struct dump_ctx *x)
+{
+	const struct dump_ctx *p = NULL;
+	if (x->mntns_up || x->mntns_join)
+		return NULL;
+	for (size_t i = 0; x->ppid && i < c->ntree && !p; i++)
+		p = c->tree[i].pid == x->ppid ? &c->tree[i] : NULL;
+	return p && dump_same_mnt(p, x) ? p : NULL;
+}
+
 /* The process of the tree that made c's nested mount namespace when c is it or inherited it from it (each
  * process up its line to that one is in it and made, entered or left no other); NULL else. */
 static const struct dump_ctx *mntns_maker(const struct dump_ctx *c)
 {
 	const struct dump_ctx *x = c;
-	for (size_t depth = 0; depth < c->ntree && !x->mntns; depth++) {
-		const struct dump_ctx *p = NULL;
-		if (x->mntns_up || x->mntns_join || !x->ppid)
-			return NULL;
-		for (size_t i = 0; i < c->ntree && !p; i++)
-			p = c->tree[i].pid == x->ppid ? &c->tree[i] : NULL;
-		if (!p || !dump_same_mnt(p, x))
-			return NULL;
-		x = p;
-	}
-	return x->mntns ? x : NULL;
+	for (size_t depth = 0; x && depth < c->ntree && !x->mntns; depth++)
+		x = same_ns_parent(c, x);
+	return x && x->mntns ? x : NULL;
 }
 
-static bool inherits_mntns(const struct dump_ctx *c)
+/* c is in the nested mount namespace a process of the tree made, which crshim may link its ghosts in at
+ * that process's stand (restore-ghost.c link_maker): c made it, or entered it (setns) or inherited it from a
+ * process that made or entered it. */
+static bool links_in_mntns(const struct dump_ctx *c)
 {
-	return mntns_maker(c) != NULL;
+	const struct dump_ctx *x = c;
+	for (size_t depth = 0; x && depth < c->ntree && !x->mntns && !x->mntns_join; depth++)
+		x = same_ns_parent(c, x);
+	for (size_t i = 0; x && x->mntns_join && i < c->ntree; i++)
+		if (c->tree[i].pid == x->mntns_join)
+			return c->tree[i].mntns != 0;
+	return x && x->mntns != 0;
 }
 
 /* A removed directory (f) is held by another fd or cwd of the tree than f's and the fds on its mount of the
@@ -393,13 +406,13 @@ static int on_mount(struct dump_ctx *c, pid_t as, struct fd_src *f, RegFileEntry
 		copy = true, link = false;
 	}
 	bool reg = S_ISREG(f->st.st_mode) && (re->has_ghost_id ? re->deleted : f->old != NULL);
-	if (link && !(reg && (c->mntns || inherits_mntns(c))))
+	if (link && !(reg && links_in_mntns(c) && (as == c->pid || !c->mntns_join)))
 		return cr_fail(
 		    e,
 		    "not supported yet: fd %d: deleted %s is on mount %d of another mount "
 		    "namespace than the root's, in a tree restored born in its user namespace (not "
 		    "a regular file, or one of a process that neither made its namespace nor "
-		    "inherited it from the process that did)",
+		    "entered or inherited it)",
 		    f->fd, name, f->fi.mnt_id);
 	if (!(re->ghost_mnt = strdup(dir)))
 		return cr_fail_errno(e, ENOMEM, "out of memory");

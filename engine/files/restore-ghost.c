@@ -674,12 +674,33 @@ static const struct rst_task *ns_maker(const struct rst_task *x)
 	return NULL;
 }
 
+/* The process whose nested mount namespace x is in, for crshim's links there (at its stand): ns_maker, or
+ * for x that entered it (setns: pstree_entry.mntns_join) or inherited it from one that did, the process
+ * that made it (x goes after its stand: restore.c join_maker). NULL if none. */
+static const struct rst_task *link_maker(const struct rst_task *x)
+{
+	for (int depth = 0; x && depth < 4096; depth++) {
+		if (!x->pst || x->pst->mntns_up)
+			return NULL;
+		if (x->pst->mntns)
+			return x;
+		if (x->pst->mntns_join) {
+			const struct rst_task *m = NULL;
+			for (size_t i = 0; i < x->ntree && !m; i++)
+				m = rst_ipid(&x->tree[i]) == x->pst->mntns_join ? &x->tree[i] : NULL;
+			return m && m->pst && m->pst->mntns ? m : NULL;
+		}
+		x = x->spawn_idx >= 0 ? &x->tree[x->spawn_idx] : NULL;
+	}
+	return NULL;
+}
+
 bool rst_ghost_links(const struct rst_task *t)
 {
 	if (has_links(t))
 		return true;
 	for (size_t i = 0; t->pst && t->pst->mntns && i < t->ntree; i++)
-		if (&t->tree[i] != t && ns_maker(&t->tree[i]) == t && has_links(&t->tree[i]))
+		if (&t->tree[i] != t && link_maker(&t->tree[i]) == t && has_links(&t->tree[i]))
 			return true; /* (cloned below t: its files are here in t too, restore-child.c) */
 	return false;
 }
@@ -778,7 +799,7 @@ int rst_ghost_link_nested(struct rst_task *t, struct cr_err *e)
 	if (link_of(t, t, e))
 		return -1;
 	for (size_t i = 0; i < t->ntree; i++)
-		if (&t->tree[i] != t && ns_maker(&t->tree[i]) == t && has_links(&t->tree[i]) &&
+		if (&t->tree[i] != t && link_maker(&t->tree[i]) == t && has_links(&t->tree[i]) &&
 		    link_of(t, &t->tree[i], e))
 			return cr_wrap(e, "task %d", t->tree[i].pid);
 	return 0;

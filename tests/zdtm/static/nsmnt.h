@@ -579,4 +579,34 @@ static inline pid_t nsmnt_kid_open(const char *path, int fd, int flags, off_t po
 	return r ? -1 : k;
 }
 
+/* The shape of nsmnt_child_ghostmnt (CRIU's mntns_link_ghost), for the test: a tmpfs at top, another at
+ * top/0 with directories a and b, a bound at top/a (the test's view of a file of top/0/a). nsmnt_own_bind, in
+ * its child (its namespace): top/a and top/0 unmounted, top/0/b bound at top/b (its own view of b); 0 or -1.
+ */
+static inline void nsmnt_two_binds(const char *top)
+{
+	char p[256], q[256];
+	must_mount("nsmnt", top, "tmpfs", 0, "size=1m");
+	snprintf(p, sizeof(p), "%s/0", top);
+	mkdirs(p);
+	must_mount("nsmnt", p, "tmpfs", 0, "size=1m");
+	snprintf(p, sizeof(p), "%s/0/b", top);
+	mkdirs(p);
+	snprintf(p, sizeof(p), "%s/0/a", top);
+	mkdirs(p);
+	snprintf(q, sizeof(q), "%s/a", top);
+	mkdirs(q);
+	must_mount(p, q, NULL, MS_BIND, NULL);
+}
+
+static inline int nsmnt_own_bind(const char *top)
+{
+	char a[256], b[256], ob[256], o[256];
+	snprintf(a, sizeof(a), "%s/a", top);
+	snprintf(b, sizeof(b), "%s/b", top);
+	snprintf(ob, sizeof(ob), "%s/0/b", top);
+	snprintf(o, sizeof(o), "%s/0", top);
+	return umount(a) || mkdir(b, 0755) || mount(ob, b, NULL, MS_BIND, NULL) || umount(o) ? -1 : 0;
+}
+
 #endif

@@ -15,8 +15,7 @@
 
 static int setup(void)
 {
-	if (umount("/nsmnt_gn/a") || mkdir("/nsmnt_gn/b", 0755) ||
-	    mount("/nsmnt_gn/0/b", "/nsmnt_gn/b", NULL, MS_BIND, NULL) || umount("/nsmnt_gn/0"))
+	if (nsmnt_own_bind("/nsmnt_gn"))
 		return 1;
 	open_at(CF1, "/nsmnt_gn/b/d/f", O_RDWR, "open /nsmnt_gn/b/d/f in the child");
 	open_at(CF2, "/nsmnt_gn/b/e/f", O_RDWR, "open /nsmnt_gn/b/e/f in the child");
@@ -69,15 +68,9 @@ static int check(void)
 int main(int argc, char **argv)
 {
 	test_init(argc, argv);
-	must_mount("nsmnt", "/nsmnt_gn", "tmpfs", 0, "size=1m");
-	mkdirs("/nsmnt_gn/0");
-	must_mount("nsmnt", "/nsmnt_gn/0", "tmpfs", 0, "size=1m");
-	mkdirs("/nsmnt_gn/0/a");
-	mkdirs("/nsmnt_gn/0/b");
+	nsmnt_two_binds("/nsmnt_gn");
 	mkdirs("/nsmnt_gn/0/b/d");
 	mkdirs("/nsmnt_gn/0/b/e");
-	mkdirs("/nsmnt_gn/a");
-	must_mount("/nsmnt_gn/0/a", "/nsmnt_gn/a", NULL, MS_BIND, NULL);
 	write_file("/nsmnt_gn/0/a/f1", "one");
 	write_file("/nsmnt_gn/0/a/f2", "two");
 	if (link("/nsmnt_gn/0/a/f1", "/nsmnt_gn/0/b/d/f") || link("/nsmnt_gn/0/a/f2", "/nsmnt_gn/0/b/e/f"))
