@@ -65,8 +65,9 @@ void rst_ghost_alt_name(const char *name, uint32_t id, char *out, size_t len);
  * makes the copy there once its namespace stands (rst_ghost_copy_nested; -1 and msg), the others inherit it
  * (cloned below it afterwards). Each holder keeps its inherited copy among its helper fds (restore-files.c:
  * rst_ghost_shared_fd, -1 if t holds not copy j; rst_ghost_shared_moved) and opens it again for its fds
- * (rst_ghost_shared_copy: the fd, -1 with errno, -2 if r is not such a ghost of t) or its removed cwd
- * (fs_entry.cwd_ghost_mnt: rst_ghost_shared_cwd, the same). */
+ * (rst_ghost_shared_copy: the fd, -1 with errno, -2 if r is not such a ghost of t), its removed cwd
+ * (fs_entry.cwd_ghost_mnt: rst_ghost_shared_cwd, the same) or its mappings of one no fd of it holds (mapped
+ * file i: rst_mfile.copy, rst_ghost_shared_map). */
 int rst_ghost_share_copies(struct rst_task *ts, size_t n, struct cr_err *e);
 int rst_ghost_copy_nested(const struct rst_task *t, char *msg, size_t len);
 size_t rst_ghost_shared_count(void);
@@ -74,6 +75,7 @@ int rst_ghost_shared_fd(const struct rst_task *t, size_t j);
 void rst_ghost_shared_moved(size_t j, int fd);
 int rst_ghost_shared_copy(const struct rst_task *t, const RegFileEntry *r, int flags);
 int rst_ghost_shared_cwd(const struct rst_task *t, int flags);
+int rst_ghost_shared_map(const struct rst_task *t, size_t i, int flags);
 /* The fd of t that makes its ghost at path (a deleted file's, a mapping's: "/proc/CRSHIM/fd/N") again on
  * its own mount (reg_file_entry.ghost_copy, file-reg.c), -1 if none: t's mappings of that ghost map the
  * task's copy (restore-load.c), the same inode as its fd. */

@@ -81,6 +81,9 @@ static int open_or_up(int fd, const char *path, int flags)
 static int map_copy(const struct rst_task *t, size_t i, const int32_t *mfd)
 {
 	const struct rst_mfile *f = &t->mfiles[i];
+	int shared = rst_ghost_shared_map(t, i, f->oflags); /* (made once for several processes) */
+	if (shared != -2)
+		return shared;
 	for (size_t j = 0; j < i; j++)
 		if (t->mfiles[j].copy && !strcmp(t->mfiles[j].path, f->path)) {
 			char rel[32];

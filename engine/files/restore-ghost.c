@@ -851,6 +851,17 @@ static const struct rst_ghost *cwd_copied(const struct rst_task *x)
 	return find_ghost((struct rst_task *)x, fs->cwd_ghost_id);
 }
 
+/* The ghost of x's mapped file i, when x makes it again on its own mount for its mappings (no fd of it:
+ * vma_entry.ghost_mnt), NULL else */
+static const struct rst_ghost *map_copied(const struct rst_task *x, size_t i)
+{
+	const VmaEntry *v = x->mfiles[i].copy;
+	for (size_t j = 0; v && v->ghost_mnt && j < x->nr_ghosts; j++)
+		if (x->ghosts[j].dev == v->dev && x->ghosts[j].ino == v->ino && !x->ghosts[j].dir)
+			return &x->ghosts[j];
+	return NULL;
+}
+
 /* ghost rg of ts[k] (held by an fd or as its cwd), made again at src's copy in mnt, at name */
 static int note_copy(struct rst_task *ts, size_t k, const struct rst_ghost *rg, const char *src,
 		     const char *mnt, const char *name, struct cr_err *e)
@@ -902,6 +913,12 @@ int rst_ghost_share_copies(struct rst_task *ts, size_t n, struct cr_err *e)
 			if (rg && note_copy(ts, k, rg, r->path, r->ghost_mnt, r->ghost_name, e))
 				return -1;
 		}
+		for (size_t i = 0; i < ts[k].nr_mfiles; i++) {
+			const struct rst_ghost *rg = map_copied(&ts[k], i);
+			const VmaEntry *v = ts[k].mfiles[i].copy;
+			if (rg && note_copy(ts, k, rg, ts[k].mfiles[i].path, v->ghost_mnt, v->ghost_name, e))
+				return -1;
+		}
 	}
 	return 0;
 }
@@ -930,6 +947,9 @@ int rst_ghost_shared_fd(const struct rst_task *t, size_t j)
 {
 	if (j < n_copies && copies[j].fd >= 0 && copy_of(t, cwd_copied(t)) == (long)j)
 		return copies[j].fd;
+	for (size_t i = 0; j < n_copies && copies[j].fd >= 0 && i < t->nr_mfiles; i++)
+		if (copy_of(t, map_copied(t, i)) == (long)j)
+			return copies[j].fd;
 	for (size_t i = 0; j < n_copies && copies[j].fd >= 0 && i < t->nr_files; i++) {
 		const RegFileEntry *r = t->files[i]->reg;
 		if (copy_of(t, copied(t, r)) == (long)j)
@@ -966,6 +986,11 @@ int rst_ghost_shared_copy(const struct rst_task *t, const RegFileEntry *r, int f
 int rst_ghost_shared_cwd(const struct rst_task *t, int flags)
 {
 	return open_copy(copy_of(t, cwd_copied(t)), flags);
+}
+
+int rst_ghost_shared_map(const struct rst_task *t, size_t i, int flags)
+{
+	return open_copy(copy_of(t, map_copied(t, i)), flags);
 }
 
 static void copies_free(void)
