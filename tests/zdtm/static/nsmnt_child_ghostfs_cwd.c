@@ -54,9 +54,10 @@ static int check(void)
 
 int main(int argc, char **argv)
 {
-	nsmnt_ghostfs(argc, argv, "/nsmnt_gc", setup, check,
-		      "1: its cwd not removed, 2: not on its tmpfs (st_dev), 4: not named PATH (deleted), 8: "
-		      "not a directory with its mode and owner, 16: a directory made in it, 32: its child's fd 8 "
-		      "another inode");
+	nsmnt_ghostfs(
+	    argc, argv, "/nsmnt_gc", setup, check,
+	    "1: its cwd not removed, 2: not on its tmpfs (st_dev), 4: not named PATH (deleted), 8: "
+	    "not a directory with its mode and owner, 16: a directory made in it, 32: its child's fd 8 "
+	    "another inode");
 	return test_pass();
 }
