@@ -6,7 +6,9 @@
 #      reason:  // cppcheck-suppress <id> ; <why>
 #   3. clang-tidy with .clang-tidy (tests/.clang-tidy for test code) over the files of compile_commands.json
 #      (made by bear from a build), suppressions: // NOLINT(<check>): <why>
-# Usage: analyze.sh BUILD_DIR      (ANALYZE_ONLY="scan cppcheck tidy" to run a subset)
+# Usage: analyze.sh BUILD_DIR      (ANALYZE_ONLY="scan cppcheck tidy" to run a subset;
+#        TIDY_SINCE=REF runs clang-tidy only on the .c files changed since REF and not yet committed: a quick
+#        check of one change; the full run (no TIDY_SINCE) is what CI runs)
 set -u
 AB=${1:-build-analyze}
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -77,8 +79,16 @@ if [[ " $ONLY " == *" tidy "* ]]; then
 	bear --output "$AB/compile_commands.json" -- $MAKE -s -j"$JOBS" B="$AB/tidy/build" \
 		$(build_targets "$AB/tidy") >"$AB/tidy-build.log" 2>&1 ||
 		{ echo "clang-tidy: the build failed (log $AB/tidy-build.log)"; tail -5 "$AB/tidy-build.log"; fail=1; }
+	files="(engine|arch|shim|ns|oci|hooks|runtime|contrib|tests)/.*"
+	if [ -n "${TIDY_SINCE:-}" ]; then
+		changed=$( (git diff --name-only "$TIDY_SINCE" -- '*.c' && git ls-files --others --exclude-standard '*.c') |
+			sort -u | sed 's/[.]c$//; s/[.+]/[&]/g' | paste -sd'|')
+		[ -n "$changed" ] || changed='-no-c-file-changed-'
+		echo "(only the C files changed since $TIDY_SINCE)"
+		files="($changed)"
+	fi
 	run-clang-tidy -quiet -p "$AB" -j "$JOBS" -extra-arg=-Wno-unused-command-line-argument \
-		"^$TOP/(engine|arch|shim|ns|oci|hooks|runtime|contrib|tests)/.*\.c\$" >"$AB/clang-tidy.log" 2>&1
+		"^$TOP/$files\.c\$" >"$AB/clang-tidy.log" 2>&1
 	rc=$?
 	sed 's/\x1b\[[0-9;]*m//g' "$AB/clang-tidy.log" | grep -E '^[^ ]+:[0-9]+:[0-9]+: (warning|error):' |
 		sed "s|^$TOP/||" | sort -u
