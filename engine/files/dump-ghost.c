@@ -3,6 +3,7 @@
 #define LOG_PREFIX "dump-ghost: "
 #include <errno.h>
 #include <fcntl.h>
+#include <dirent.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,9 +21,18 @@
 #define GHOST_CHUNK (1u << 20)	      /* bytes per ghost_chunk */
 #define GHOST_RECORD_DATA (32u << 20) /* chunk bytes per image record (records are <= 64 MiB) */
 
+/* A name picked for a deleted file in a directory (as its process sees it) other than its deleted name's
+ * (dump_ghost_pick_name) */
+struct ghost_pick {
+	char *dir, *name;
+	uint64_t dev, ino;
+};
+
 struct dump_ghosts {
 	GhostFileEntry **g;
 	size_t n;
+	struct ghost_pick *picks;
+	size_t npicks;
 };
 
 static void ghost_entry_free(GhostFileEntry *g)
@@ -53,8 +63,115 @@ void dump_ghost_free(struct dump_ctx *c)
 	for (size_t i = 0; i < d->n; i++)
 		ghost_entry_free(d->g[i]);
 	free(d->g);
+	for (size_t i = 0; i < d->npicks; i++) {
+		free(d->picks[i].dir);
+		free(d->picks[i].name);
+	}
+	free(d->picks);
 	free(d);
 	c->ghosts = NULL;
+}
+
+static struct dump_ghosts *ghosts_of(struct dump_ctx *c)
+{
+	if (!c->ghosts)
+		c->ghosts = calloc(1, sizeof(*c->ghosts));
+	return c->ghosts;
+}
+
+static bool in_tree(const struct dump_ctx *c)
+{
+	return c->tree && c >= c->tree && c < c->tree + c->ntree;
+}
+
+/* The name picked in dir for a file of the tree: for the inode (dev, ino) when same, else name for another */
+static const struct ghost_pick *picked(const struct dump_ctx *c, const char *dir, const char *name,
+				       uint64_t dev, uint64_t ino, bool same)
+{
+	size_t n = c->tree ? c->ntree : 0;
+	for (size_t i = 0; i <= n; i++) {
+		const struct dump_ctx *x = i < n ? &c->tree[i] : c;
+		const struct dump_ghosts *d = i < n || !in_tree(c) ? x->ghosts : NULL;
+		for (size_t j = 0; d && j < d->npicks; j++) {
+			const struct ghost_pick *p = &d->picks[j];
+			bool ours = p->dev == dev && p->ino == ino;
+			if (!strcmp(p->dir, dir) && (same ? ours : !ours && !strcmp(p->name, name)))
+				return p;
+		}
+	}
+	return NULL;
+}
+
+/* path ("DIR/NAME (deleted)") is the link of an fd of the tree of another inode than (dev, ino): a deleted
+ * file that keeps its own name there */
+static bool fd_named(const struct dump_ctx *c, const char *path, uint64_t dev, uint64_t ino)
+{
+	size_t n = c->tree ? c->ntree : 1;
+	for (size_t i = 0; i < n; i++) {
+		char p[64], l[PATH_MAX + 16];
+		struct stat st;
+		snprintf(p, sizeof(p), "/proc/%d/fd", (int)(c->tree ? c->tree[i].pid : c->pid));
+		__cleanup_closedir DIR *dd = opendir(p);
+		for (struct dirent *de; dd && (de = readdir(dd));) {
+			ssize_t r =
+			    de->d_name[0] == '.' ? -1 : readlinkat(dirfd(dd), de->d_name, l, sizeof(l) - 1);
+			if (r <= 0)
+				continue;
+			l[r] = '\0';
+			if (!strcmp(l, path) && !fstatat(dirfd(dd), de->d_name, &st, 0) &&
+			    ((uint64_t)st.st_dev != dev || (uint64_t)st.st_ino != ino))
+				return true;
+		}
+	}
+	return false;
+}
+
+/* name k of the candidates for a file of ghost id whose name's last part is last */
+static char *candidate(const char *last, uint32_t id, unsigned k)
+{
+	char *n = NULL;
+	int r = k == 0	 ? asprintf(&n, "%s", last)
+		: k == 1 ? asprintf(&n, "%.200s.crshim-ghost.%u", last, id)
+			 : asprintf(&n, "%.200s.crshim-ghost.%u.%u", last, id, k);
+	return r < 0 ? NULL : n;
+}
+
+char *dump_ghost_pick_name(struct dump_ctx *c, pid_t pid, const char *dir, const char *last,
+			   const struct stat *st, uint32_t id)
+{
+	uint64_t dev = (uint64_t)st->st_dev, ino = (uint64_t)st->st_ino;
+	const struct ghost_pick *p = picked(c, dir, "", dev, ino, true);
+	struct dump_ghosts *d = ghosts_of(c);
+	if (p || !d)
+		return p ? strdup(p->name) : NULL;
+	const char *dp = strcmp(dir, "/") ? dir : "";
+	char *n = NULL;
+	for (unsigned k = strlen(last) > 200; k < 1000 && !n; k++) {
+		char at[PATH_MAX + 320], del[PATH_MAX + 320];
+		struct stat s;
+		if (!(n = candidate(last, id, k)))
+			return NULL;
+		snprintf(at, sizeof(at), "/proc/%d/root%s/%s", (int)pid, dp, n);
+		snprintf(del, sizeof(del), "%s/%s (deleted)", dp, n);
+		/* free there at dump, and no other deleted file of the tree is named so or was given it (the
+		 * last candidate all the same: taken at restore, rst_ghost_alt_name) */
+		if (k < 999 && (!(lstat(at, &s) && errno == ENOENT) || picked(c, dir, n, dev, ino, false) ||
+				fd_named(c, del, dev, ino))) {
+			free(n);
+			n = NULL;
+		}
+	}
+	struct ghost_pick *np = n ? realloc(d->picks, (d->npicks + 1) * sizeof(*np)) : NULL;
+	if (np)
+		d->picks = np;
+	char *sd = np ? strdup(dir) : NULL, *sn = sd ? strdup(n) : NULL;
+	if (!sn) {
+		free(sd);
+		free(n);
+		return NULL;
+	}
+	d->picks[d->npicks++] = (struct ghost_pick){sd, sn, dev, ino};
+	return n;
 }
 
 static int add_chunk(GhostFileEntry *g, int fd, uint64_t off, size_t len, struct cr_err *e)
@@ -238,9 +355,9 @@ int dump_ghost_add(struct dump_ctx *c, const char *src, const struct stat *st, c
 	if (!S_ISREG(st->st_mode) && !S_ISDIR(st->st_mode) && !S_ISCHR(st->st_mode) &&
 	    !S_ISBLK(st->st_mode) && !S_ISLNK(st->st_mode))
 		return cr_fail(e, "%s is a deleted special file (%s), not supported yet", what, name);
-	if (!c->ghosts && !(c->ghosts = calloc(1, sizeof(*c->ghosts))))
+	struct dump_ghosts *d = ghosts_of(c);
+	if (!d)
 		return cr_fail_errno(e, ENOMEM, "out of memory");
-	struct dump_ghosts *d = c->ghosts;
 	for (size_t i = 0; i < d->n; i++)
 		if (d->g[i]->dev == (uint64_t)st->st_dev && d->g[i]->ino == (uint64_t)st->st_ino) {
 			*id = d->g[i]->id;

@@ -350,21 +350,6 @@ static bool dir_held_elsewhere(const struct dump_ctx *c, const struct fd_src *f)
 	return false;
 }
 
-/* The name a deleted file gets in dir (as pid sees it) for its process's open there (ghost_name: crshim links
- * it there, the process links it again or makes its copy there) when its deleted name (name) is not in dir
- * (its directory removed too): that name's last part if free there at dump, else one of crshim's. */
-static char *link_name(pid_t pid, const char *dir, const char *name, uint32_t id)
-{
-	const char *last = strrchr(name, '/');
-	char at[PATH_MAX + 320], *n = NULL;
-	struct stat st;
-	last = last && last[1] ? last + 1 : "ghost";
-	snprintf(at, sizeof(at), "/proc/%d/root%s/%.255s", (int)pid, strcmp(dir, "/") ? dir : "", last);
-	if (lstat(at, &st) && errno == ENOENT && strlen(last) <= 200)
-		return strdup(last);
-	return asprintf(&n, "%.200s.crshim-ghost.%u", last, id) < 0 ? NULL : n;
-}
-
 /* The directory the task opens a deleted file of a process in a mount namespace other than the root's again
  * on (re->ghost_mnt: the deepest directory of its deleted name as as sees it, c or the process of the
  * namespace c's was made from, ghost_mnt_up), by its file handle, when it was opened on another mount (a
@@ -421,7 +406,8 @@ static int on_mount(struct dump_ctx *c, pid_t as, struct fd_src *f, RegFileEntry
 	re->ghost_link = link, re->has_ghost_link = link;
 	if (named && !(re->ghost_name = strdup(last + 1)))
 		return cr_fail_errno(e, ENOMEM, "out of memory");
-	if (!named && !(re->ghost_name = link_name(as, dir, name, re->ghost_id)))
+	const char *part = last && last[1] ? last + 1 : "ghost";
+	if (!named && !(re->ghost_name = dump_ghost_pick_name(c, as, dir, part, &f->st, re->ghost_id)))
 		return cr_fail_errno(e, ENOMEM, "out of memory");
 	pr_info("fd %d: deleted %s: %s on the mount of %s (mount %d)%s\n", f->fd, name,
 		copy   ? "made again by its process"

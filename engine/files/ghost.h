@@ -38,6 +38,14 @@ int dump_ghost_cwd(struct dump_ctx *c, char *cwd, uint32_t *id, struct cr_err *e
  * Refused with one line if no directory of path shows that filesystem (file-reg.c). */
 int dump_ghost_own_dir(struct dump_ctx *c, const char *what, const char *path, uint32_t id, dev_t dev,
 		       char **dir, char **name, struct cr_err *e);
+/* The name (malloc'ed; NULL: out of memory) a deleted file (st: its inode) gets in dir (as pid sees it;
+ * reg_file_entry.ghost_name) when its deleted name is not there (its directory removed too), for its
+ * process's open there (crshim links it there, or the process links it again or makes its copy there): last
+ * (its name's last part), else last.crshim-ghost.ID (id: its ghost's), if free there at dump and neither the
+ * deleted name of another file an fd of the tree holds nor picked for another file of the tree already; the
+ * name picked for the same inode in dir if any (file-reg.c on_mount). */
+char *dump_ghost_pick_name(struct dump_ctx *c, pid_t pid, const char *dir, const char *last,
+			   const struct stat *st, uint32_t id);
 /* ghost-PID.img, if there are ghosts. */
 int dump_ghost_write(struct dump_ctx *c, struct cr_err *e);
 void dump_ghost_free(struct dump_ctx *c);

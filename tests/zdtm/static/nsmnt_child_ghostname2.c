@@ -1,12 +1,26 @@
 /* nsmnt_child_ghostname with two deleted files whose names in the child's namespace have the same last part
- * in two directories removed too (b/d/f and b/e/f): the dump picks the name f in b, the deepest directory
- * left, for both (reg_file_entry.ghost_name: free at dump), so that at restore the second finds the first
- * there. After restore each of fds 17 and 18 is its own file again (the inode of fd 15, fd 16: opened before
- * the child's unshare, on the parent's bind), with its data, on the child's own mount, named "/nsmnt_gn/b/f
- * (deleted)" or, the second in mode cuns, "/nsmnt_gn/b/f.crshim-ghost.ID (deleted)" (crshim links each there
- * for the child's open: the first has f then; rst_ghost_alt_name). Before, mode cuns failed the restore
- * (crshim's link at f: "File exists"). */
+ * in two directories removed too (b/d/f and b/e/f): each gets a name in b, the deepest directory left
+ * (reg_file_entry.ghost_name), f for one and f.crshim-ghost.ID for the other (dump_ghost_pick_name: a name
+ * picked for another file of the tree is not picked again). After restore each of fds 17 and 18 is its own
+ * file again (the inode of fd 15, fd 16: opened before the child's unshare, on the parent's bind), with its
+ * data, on the child's own mount, named "/nsmnt_gn/b/f (deleted)" or "/nsmnt_gn/b/f.crshim-ghost.ID
+ * (deleted)", not both alike. Before, the dump picked f for both: mode cuns failed the restore (crshim's link
+ * at f: "File exists"), and after a fix at restore (rst_ghost_alt_name) the other modes named both
+ * "/nsmnt_gn/b/f (deleted)". With NSMNT_GN_NAMED (nsmnt_child_ghostname3) the first file is b/f, its
+ * directory left: it keeps its name, the other (b/d/f) is named f.crshim-ghost.ID; before, both b/f. */
 #include "nsmnt.h"
+
+#ifdef NSMNT_GN_NAMED
+#define GN_F1 "/nsmnt_gn/b/f"
+#define GN_F1_0 "/nsmnt_gn/0/b/f"
+#define GN_F2 "/nsmnt_gn/b/d/f"
+#define GN_F2_0 "/nsmnt_gn/0/b/d/f"
+#else
+#define GN_F1 "/nsmnt_gn/b/d/f"
+#define GN_F1_0 "/nsmnt_gn/0/b/d/f"
+#define GN_F2 "/nsmnt_gn/b/e/f"
+#define GN_F2_0 "/nsmnt_gn/0/b/e/f"
+#endif
 
 #define UP1 15 /* (above the child's ready pipe) */
 #define UP2 16
@@ -17,8 +31,8 @@ static int setup(void)
 {
 	if (nsmnt_own_bind("/nsmnt_gn"))
 		return 1;
-	open_at(CF1, "/nsmnt_gn/b/d/f", O_RDWR, "open /nsmnt_gn/b/d/f in the child");
-	open_at(CF2, "/nsmnt_gn/b/e/f", O_RDWR, "open /nsmnt_gn/b/e/f in the child");
+	open_at(CF1, GN_F1, O_RDWR, "open " GN_F1 " in the child");
+	open_at(CF2, GN_F2, O_RDWR, "open " GN_F2 " in the child");
 	return 0;
 }
 
@@ -53,15 +67,20 @@ static int same(int fd, int up, const char *want)
 
 static int check(void)
 {
-	int bad = 0, n7 = name_of(CF1, "/nsmnt_gn/b/d/f (deleted)"),
-	    n8 = name_of(CF2, "/nsmnt_gn/b/e/f (deleted)");
+	int bad = 0, n7 = name_of(CF1, GN_F1 " (deleted)"), n8 = name_of(CF2, GN_F2 " (deleted)");
 	if (!same(CF1, UP1, "one"))
 		bad |= 1;
 	if (!same(CF2, UP2, "two"))
 		bad |= 2;
-	/* (both b/f: each linked there again by the child for its open and unlinked at once, other modes) */
-	if ((n7 == 3) != (n8 == 3) || !n7 || !n8 || (n7 == 2 && n8 == 2))
+#ifdef NSMNT_GN_NAMED
+	if (n7 != 3) /* (its own name, b/f, in every mode) */
+		bad |= 8;
+	if (n8 != 3 && n8 != 2)
 		bad |= 4;
+#else
+	if ((n7 == 3) != (n8 == 3) || !n7 || !n8 || (n7 != 3 && n7 == n8))
+		bad |= 4;
+#endif
 	return bad;
 }
 
@@ -70,10 +89,12 @@ int main(int argc, char **argv)
 	test_init(argc, argv);
 	nsmnt_two_binds("/nsmnt_gn");
 	mkdirs("/nsmnt_gn/0/b/d");
+#ifndef NSMNT_GN_NAMED
 	mkdirs("/nsmnt_gn/0/b/e");
+#endif
 	write_file("/nsmnt_gn/0/a/f1", "one");
 	write_file("/nsmnt_gn/0/a/f2", "two");
-	if (link("/nsmnt_gn/0/a/f1", "/nsmnt_gn/0/b/d/f") || link("/nsmnt_gn/0/a/f2", "/nsmnt_gn/0/b/e/f"))
+	if (link("/nsmnt_gn/0/a/f1", GN_F1_0) || link("/nsmnt_gn/0/a/f2", GN_F2_0))
 		fail("link");
 	open_at(UP1, "/nsmnt_gn/a/f1", O_RDWR, "open /nsmnt_gn/a/f1");
 	open_at(UP2, "/nsmnt_gn/a/f2", O_RDWR, "open /nsmnt_gn/a/f2");
@@ -81,14 +102,18 @@ int main(int argc, char **argv)
 	pid_t ch = nsmnt_child(setup, check);
 	close(UP1);
 	close(UP2);
-	if (unlink("/nsmnt_gn/0/a/f1") || unlink("/nsmnt_gn/0/a/f2") || unlink("/nsmnt_gn/0/b/d/f") ||
-	    unlink("/nsmnt_gn/0/b/e/f") || rmdir("/nsmnt_gn/0/b/d") || rmdir("/nsmnt_gn/0/b/e"))
+	if (unlink("/nsmnt_gn/0/a/f1") || unlink("/nsmnt_gn/0/a/f2") || unlink(GN_F1_0) || unlink(GN_F2_0) ||
+	    rmdir("/nsmnt_gn/0/b/d"))
 		fail("unlink");
+#ifndef NSMNT_GN_NAMED
+	if (rmdir("/nsmnt_gn/0/b/e"))
+		fail("rmdir");
+#endif
 	test_daemon();
 	test_waitsig();
 	kill(ch, SIGUSR1);
 	child_exit_ok(
 	    ch, "1: fd 17 not the first file (fd 15's inode, data, own mount), 2: fd 18 not the second, "
-		"4: not named b/f or b/f.crshim-ghost.ID (deleted)");
+		"4: not named b/f or b/f.crshim-ghost.ID (deleted), or both alike, 8: the first not b/f");
 	return test_pass();
 }
