@@ -585,8 +585,11 @@ static int oob_marks(struct dump_ctx *c, int sk, const struct ns_unix_sk *s, Uni
 		else if (k == 1 && put_mark(u, at, 0, true, e))
 			return -1;
 	}
+	/* none pending and the head a mark: that of a read one (also alone in the queue, all its data read:
+	 * SIOCATMARK and POLLIN until a read drops it); one at the end after data, or hidden behind a pending
+	 * one, no peek can see (the kernel skips it) */
 	if (!pending)
-		return atmark && pe->total ? put_mark(u, 0, 0, true, e) : 0;
+		return atmark ? put_mark(u, 0, 0, true, e) : 0;
 	if (mark == SIZE_MAX)
 		return cr_fail_errno(e, ENOTSUP,
 				     "fd %d of task %d is a unix socket (socket:[%u]) whose out-of-band byte "

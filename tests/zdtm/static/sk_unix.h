@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -173,6 +174,32 @@ static inline int sk_empty(int fd)
 static inline int sk_send(int fd, const void *p, size_t len)
 {
 	return send(fd, p, len, MSG_NOSIGNAL | MSG_DONTWAIT) == (ssize_t)len ? 0 : -1;
+}
+
+/* Send the string p whole (flags: MSG_OOB or 0), else fail. */
+static inline void sk_put(int fd, const char *p, int flags)
+{
+	if (send(fd, p, strlen(p), flags) != (ssize_t)strlen(p))
+		fail("send %s to fd %d (flags %#x)", p, fd, flags);
+}
+
+/* SIOCATMARK of fd: 1 at the out-of-band mark, 0 not, -1 an error. */
+static inline int sk_atmark(int fd)
+{
+	int v = -1;
+	if (ioctl(fd, SIOCATMARK, &v))
+		return -1;
+	return v;
+}
+
+/* Skip the test on a kernel without CONFIG_AF_UNIX_OOB (it refuses MSG_OOB on stream sockets). */
+static inline void sk_need_oob(void)
+{
+	int sp[2];
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sp) ||
+	    (send(sp[0], "x", 1, MSG_OOB) < 0 && errno == EOPNOTSUPP))
+		test_skip("no MSG_OOB on unix stream sockets");
+	close(sp[0]), close(sp[1]);
 }
 
 /* Send len bytes with nfds files in flight (SCM_RIGHTS). */
