@@ -55,7 +55,9 @@ struct dump_sk {
 	size_t nrepair, cap;
 	char *netlock; /* the lock of these connections (one per dump) */
 	int lockfd;    /* + 1: a copy of a connecting socket locked, when no connection is (its netns) */
-	struct sk_diag *diag; /* the inet sockets of the task's net namespace (dump-sk-diag.c) */
+	struct sk_diag *diag;  /* the inet sockets of the task's net namespace (dump-sk-diag.c) */
+	struct sk_mc_table mc; /* multicast interface indexes of its IPv4 sockets (sk-mc-index.c) */
+	bool mc_said;	       /* ... could not be read: the user was told */
 };
 
 static struct dump_sk *sk_state(struct dump_ctx *c, struct cr_err *e)
@@ -178,7 +180,7 @@ static const struct sk_optdef optdefs[] = {
     {IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, O_V4},
     {IPPROTO_IP, IP_NODEFRAG, O_V4 | O_RAW},
     {IPPROTO_IP, IP_RECVORIGDSTADDR, O_V4},
-    {IPPROTO_IP, IP_MULTICAST_IF, O_V4 | O_NOSTREAM}, /* the address (one set by ifindex only reads 0) */
+    {IPPROTO_IP, IP_MULTICAST_IF, O_V4 | O_NOSTREAM}, /* the address; with the index: mc_if_index */
     {IPPROTO_IP, IP_UNICAST_IF, O_V4},
     {IPPROTO_IP, IP_LOCAL_PORT_RANGE, O_V4},
     {IPPROTO_IP, IP_CHECKSUM, O_V4},
@@ -345,6 +347,51 @@ int dump_sk_opts(int cfd, int family, int type, int proto, bool est, SkOptEntry 
 }
 
 /* ---------------------------------------------------------------- inet */
+/* IP_MULTICAST_IF of an IPv4 datagram or raw socket: getsockopt reads back only its address, the index (set
+ * alone with a struct ip_mreqn, or the device of the address) comes from sk_mc_read and is saved with the
+ * address as the ip_mreqn setsockopt takes (in place of the address alone). Without the iterator (no CAP_BPF
+ * and CAP_PERFMON: a dump by a user; no BTF) an index set alone reads as address 0, as when none is set: the
+ * two cannot be told apart and refusing would refuse every such socket, so the user is told, once per
+ * process. An address read is saved alone: set again, it gives the index of its device, as setting it did
+ * (only an ip_mreqn naming both an address and another device would differ). */
+static int mc_if_index(struct dump_ctx *c, int fd, int cfd, InetSkEntry *ie, struct cr_err *e)
+{
+	struct dump_sk *s = c->sk;
+	struct ip_mreqn mr = {0};
+	socklen_t l = sizeof(mr.imr_address);
+	if (getsockopt(cfd, IPPROTO_IP, IP_MULTICAST_IF, &mr.imr_address, &l))
+		return cr_fail_sys(e, "IP_MULTICAST_IF");
+	if (sk_mc_read(s->pidfd, &s->mc, e))
+		return -1;
+	if (!s->mc.known) {
+		if (!mr.imr_address.s_addr && !s->mc_said)
+			eng_notice(
+			    c->o,
+			    "pid %d fd %d: a multicast interface set by index alone (IP_MULTICAST_IF with an "
+			    "ip_mreqn) cannot be read (%s): IPv4 datagram sockets whose interface reads no "
+			    "address are saved without one (said once per process)",
+			    c->pid, fd, s->mc.why);
+		s->mc_said = true;
+		return 0;
+	}
+	mr.imr_ifindex = (int)sk_mc_find(&s->mc, fd);
+	if (!mr.imr_ifindex)
+		return 0;
+	pr_debug("fd %d: multicast interface %d (IP_MULTICAST_IF)\n", fd, mr.imr_ifindex);
+	for (size_t i = 0; i < ie->n_opts; i++) { /* the address alone: dropped, the ip_mreqn in its place */
+		SkOptEntry *o = ie->opts[i];
+		if (o->level != IPPROTO_IP || o->name != IP_MULTICAST_IF)
+			continue;
+		free(o->val.data);
+		free(o);
+		// NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers
+		memmove(&ie->opts[i], &ie->opts[i + 1], (ie->n_opts - i - 1) * sizeof(*ie->opts));
+		ie->n_opts--;
+		break;
+	}
+	return opt_add(ie->opts, &ie->n_opts, IPPROTO_IP, IP_MULTICAST_IF, (const uint8_t *)&mr, sizeof(mr),
+		       e);
+}
 
 static int sk_addr(int cfd, bool peer, InetSkEntry *ie, struct cr_err *e)
 {
@@ -494,6 +541,8 @@ static int fill_inet(struct dump_ctx *c, int fd, int cfd, int family, uint32_t f
 	if (dump_sk_opts(cfd, family, type, proto, est, &ie->opts, &n, e))
 		return -1;
 	ie->n_opts = n;
+	if (family == AF_INET && type != SOCK_STREAM && mc_if_index(c, fd, cfd, ie, e))
+		return -1;
 	if (sk_mcast_dump(c->pid, cfd, ie, e))
 		return -1;
 	if (proto == IPPROTO_TCP && ie->state == TCP_SYN_SENT && lock_connecting(c, cfd, ie, e))
@@ -587,6 +636,7 @@ void dump_sk_finish(struct dump_ctx *c, enum dump_sk_end how)
 			how == DUMP_SK_RESUME ? "left repair mode"
 					      : "stay in repair mode until the task is gone");
 	sk_diag_free(s->diag);
+	sk_mc_free(&s->mc);
 	if (s->lockfd > 0)
 		close(s->lockfd - 1);
 	free(s->netlock);

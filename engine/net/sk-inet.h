@@ -83,6 +83,22 @@ const char *sk_tcp_state_name(unsigned s);
 int sk_mcast_dump(int pid, int cfd, InetSkEntry *ie, struct cr_err *e);
 void sk_mcast_free(InetSkEntry *ie);
 int sk_mcast_restore(int sk, const InetSkEntry *ie, char *msg, size_t len);
+/* sk-mc-index.c: the interface indexes IP_MULTICAST_IF set (by index, which getsockopt does not read back) on
+ * the IPv4 sockets of one process, read in one pass over its fds (a BPF iterator) the first time
+ * sk_mc_read is called for it; sk_mc_find: the index of its fd (0: none). Without BPF or BTF, known stays
+ * false and why says why (not an error: the caller decides). */
+struct sk_mc_index {
+	uint32_t fd, idx;
+};
+struct sk_mc_table {
+	struct sk_mc_index *v; /* by fd */
+	size_t n;
+	bool read, known;
+	char why[256];
+};
+int sk_mc_read(int pidfd, struct sk_mc_table *t, struct cr_err *e);
+uint32_t sk_mc_find(const struct sk_mc_table *t, int fd);
+void sk_mc_free(struct sk_mc_table *t);
 
 /* dump-sk-nlpkt.c */
 int dump_sk_netlink(int cfd, int type, int proto, uint32_t fl, FileEntry *fe, struct cr_err *e);

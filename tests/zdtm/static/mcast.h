@@ -7,9 +7,25 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <net/if.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 #include "zdtmtst.h"
+
+/* lo up, in a network namespace the test made */
+static inline void mc_lo_up(void)
+{
+	struct ifreq ifr = {0};
+	int s = socket(AF_INET, SOCK_DGRAM, 0);
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "lo");
+	if (s < 0 || ioctl(s, SIOCGIFFLAGS, &ifr))
+		fail("lo");
+	ifr.ifr_flags |= IFF_UP;
+	if (ioctl(s, SIOCSIFFLAGS, &ifr))
+		fail("lo up");
+	close(s);
+}
 
 struct grp {
 	int sk; /* 0: the IPv4 socket, 1: the IPv6 one */
@@ -102,7 +118,7 @@ static inline void mc_socks(int *sk, const int *fam)
 /* The port IPv4 socket sk is bound to */
 static inline int mc_port(int sk)
 {
-	struct sockaddr_in a;
+	struct sockaddr_in a = {0};
 	socklen_t l = sizeof(a);
 	if (getsockname(sk, (struct sockaddr *)&a, &l))
 		fail("getsockname");

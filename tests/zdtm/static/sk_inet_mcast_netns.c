@@ -5,7 +5,6 @@
  * same filter for each group, and a datagram sent to 239.7.17.7 in the socket's namespace reaches it. Before:
  * the dump looked for the groups in the holder's namespace and lost them all, without a word. */
 #include <fcntl.h>
-#include <net/if.h>
 #include <sched.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
@@ -22,19 +21,6 @@ static unsigned long ino_fd(int fd)
 {
 	struct stat st;
 	return fstat(fd, &st) ? 0 : (unsigned long)st.st_ino;
-}
-
-static void lo_up(void)
-{
-	struct ifreq ifr = {0};
-	int s = socket(AF_INET, SOCK_DGRAM, 0);
-	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "lo");
-	if (s < 0 || ioctl(s, SIOCGIFFLAGS, &ifr))
-		fail("lo");
-	ifr.ifr_flags |= IFF_UP;
-	if (ioctl(s, SIOCSIFFLAGS, &ifr))
-		fail("lo up");
-	close(s);
 }
 
 /* Into the network namespace of socket sk (-1: the one own is) */
@@ -55,7 +41,7 @@ int main(int argc, char **argv)
 	int own = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
 	if (own < 0 || unshare(CLONE_NEWNET))
 		fail("unshare a network namespace");
-	lo_up();
+	mc_lo_up();
 	mc_socks(sk, fam);
 	mc_join_all(sk, fam, grps, ARRAY_SIZE(grps), before);
 	mc_filter(sk[0], AF_INET, "239.9.17.9", none, sizeof(none));
