@@ -519,6 +519,11 @@ static void report_warnings(const struct rst_task *t)
 				r, (unsigned long long)a->rlimit[r].max);
 	if (a->warn_timer_ids)
 		pr_warn("PR_TIMER_CREATE_RESTORE_IDS is not available: timers created in order\n");
+	if (a->warn_overrun)
+		pr_warn(
+		    "pid %d: the overrun count of POSIX timer %d (timer_getoverrun) reads 0 until its next "
+		    "signal is taken, not as at the dump\n",
+		    t->pid, a->warn_overrun - 1);
 	pr_info("restorer: %llu MiB of pages through huge pages%s\n",
 		(unsigned long long)(a->thp_bytes[0] + a->thp_bytes[1]) >> 20,
 		a->thp_ok ? "" : " (then small pages)");

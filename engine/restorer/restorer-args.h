@@ -100,8 +100,10 @@ struct rst_timer {
 	int32_t pending; /* 1: its own signal was pending (not in the pending lists: the timer queues it) */
 	uint64_t sival;
 	int64_t isec, insec, vsec, vnsec;
+	int32_t overrun; /* timer_getoverrun() at the dump: the blob makes it so (restorer.c timer_overrun) */
+	int32_t pad;
 };
-_Static_assert(sizeof(struct rst_timer) == 64, "rst_timer");
+_Static_assert(sizeof(struct rst_timer) == 72, "rst_timer");
 
 struct rst_itimer {
 	int64_t isec, iusec, vsec, vusec;
@@ -209,6 +211,7 @@ struct rst_args {
 	char err_step[64];	 /* name of the failed step */
 	uint64_t warn_rlimit;	 /* bit r: rlimit r could not be raised (kept at the current hard limit) */
 	uint32_t warn_timer_ids; /* 1: timers created without PR_TIMER_CREATE_RESTORE_IDS */
+	int32_t warn_overrun; /* 1 + the id of a timer whose overrun count could not be given back; 0: none */
 	volatile int32_t helper_tid; /* page-reading helper thread: cleared by the kernel when it exits */
 	uint64_t t_ns[4];	     /* CLOCK_MONOTONIC: start, vmas mapped, pages read, done (for the log) */
 	uint64_t helper_from, helper_to; /* byte range of all page data the helper thread reads */

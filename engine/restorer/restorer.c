@@ -628,32 +628,103 @@ struct k_sigevent {
 };
 
 #define NSEC 1000000000LL
+#define MSEC 1000000LL
+
+static int64_t clock_ns(struct rst_args *a, const struct rst_timer *t)
+{
+	int64_t now[2] = {0, 0};
+	check(a, sys2(__NR_clock_gettime, t->clock_id, now), "clock_gettime (timer)", (uint64_t)t->id,
+	      (uint64_t)t->clock_id);
+	return now[0] * NSEC + now[1];
+}
+
+static void timer_arm_abs(struct rst_args *a, const struct rst_timer *t, int64_t at, const char *step)
+{
+	int64_t its[4] = {t->isec, t->insec, at / NSEC, at % NSEC};
+	check(a, sys4(__NR_timer_settime, t->id, 1 /* TIMER_ABSTIME */, its, 0), step, (uint64_t)t->id, 0);
+}
 
 /* A timer whose own signal was pending (engine/task/restore-sig.c timer_of): armed to expire at once so that
  * the kernel queues that signal again (blocked here) as its own; a periodic one on the grid of its next
  * expiry (its value from now, at most one interval), from which the kernel moves it on when the signal is
  * taken, counting the expiries missed (si_overrun). Then wait until it fired: a one-shot one is disarmed, a
- * periodic one's value is no longer the 1 ns of a due timer. A one-shot one armed again after it fired (its
- * signal is stale: Linux 6.13+ drops it) is armed again by the caller, which makes it stale here too. */
+ * periodic one's value is no longer the 1 ns of a due timer. A CPU-time one fires in timer_settime; one of
+ * the other clocks at the next timer interrupt, which also ends a sleep begun after it was armed: check,
+ * sleep 20 us (a few times at most when the interrupt came on another CPU), check again; 2 s at most. A
+ * timer armed again after it fired (its signal is stale: Linux 6.13+ drops it) is armed again by the
+ * caller, which makes it stale here too. */
 static void timer_fire_now(struct rst_args *a, const struct rst_timer *t)
 {
-	int64_t now[2] = {0, 0}, cur[4] = {0, 0, 0, 0}, iv = t->isec * NSEC + t->insec,
-		v = t->vsec * NSEC + t->vnsec;
-	check(a, sys2(__NR_clock_gettime, t->clock_id, now), "clock_gettime (timer)", (uint64_t)t->id,
-	      (uint64_t)t->clock_id);
-	int64_t at = now[0] * NSEC + now[1] + (iv && v < iv ? v - iv : 0);
-	at = at < 1 ? 1 : at;
-	int64_t its[4] = {t->isec, t->insec, at / NSEC, at % NSEC};
-	check(a, sys4(__NR_timer_settime, t->id, 1 /* TIMER_ABSTIME */, its, 0), "timer_settime (pending)",
-	      (uint64_t)t->id, 0);
-	for (uint64_t until = now_ns() + 2 * NSEC;;) {
+	int64_t cur[4] = {0, 0, 0, 0}, iv = t->isec * NSEC + t->insec, v = t->vsec * NSEC + t->vnsec;
+	int64_t at = clock_ns(a, t) + (iv && v < iv ? v - iv : 0);
+	timer_arm_abs(a, t, at < 1 ? 1 : at, "timer_settime (pending)");
+	for (int n = 0;; n++) {
 		check(a, sys2(__NR_timer_gettime, t->id, cur), "timer_gettime (pending)", (uint64_t)t->id, 0);
 		if (iv ? cur[2] || cur[3] != 1 : !cur[2] && !cur[3])
 			return;
-		if (now_ns() > until)
+		if (n == 100000)
 			fail(a, "timer signal (not queued)", -62 /* ETIME */, (uint64_t)t->id, 0);
-		sys0(__NR_sched_yield);
+		int64_t nap[2] = {0, 20000};
+		sys4(__NR_clock_nanosleep, 1 /* CLOCK_MONOTONIC */, 0, nap, 0);
 	}
+}
+
+/* Whether timer_overrun gives t its overrun count back: a periodic timer without its signal pending (that
+ * signal's taking would count anew), whose signal this thread can take (the process's, or this thread's). */
+static int overrun_here(const struct rst_args *a, const struct rst_timer *t)
+{
+	int64_t iv = t->isec * NSEC + t->insec, v = t->vsec * NSEC + t->vnsec;
+	return t->overrun > 0 && !t->pending && iv && v && v <= iv && t->notify != 1 /* SIGEV_NONE */ &&
+	       (!(t->notify & 4 /* SIGEV_THREAD_ID */) || t->notify_tid == a->pid);
+}
+
+/* A periodic timer whose last signal taken counted N expiries missed (timer_getoverrun() N: the kernel sets
+ * it only when a signal is taken, timer_settime() clears it). Armed N+1 intervals before its next expiry (its
+ * value from now), it expires at once; its signal (blocked; no other of its number pending yet), taken here,
+ * moves it on to that next expiry counting N missed. Taken after that next expiry, the count is one more:
+ * armed again, the next expiry 1, 2 then 4 ms later at most. Not possible (the clock is younger than N+1
+ * intervals, a CPU-time one mostly): armed as usual, overrun 0, and crshim says so (warn_overrun). */
+static void timer_overrun(struct rst_args *a, const struct rst_timer *t)
+{
+	int64_t iv = t->isec * NSEC + t->insec, v = t->vsec * NSEC + t->vnsec;
+	uint64_t set = 1ull << (t->signo - 1);
+	for (int k = 0; k < 4; k++) {
+		int64_t vk = k && v < (MSEC << (k - 1)) ? MSEC << (k - 1) : v, ts[2] = {1, 0}, from;
+		from = clock_ns(a, t) + (vk > iv ? iv : vk);
+		if (from / iv <= (int64_t)t->overrun)
+			break;
+		timer_arm_abs(a, t, from - ((int64_t)t->overrun + 1) * iv, "timer_settime (overrun)");
+		uint8_t si[RST_SIGINFO_SIZE];
+		check(a, sys4(__NR_rt_sigtimedwait, &set, si, ts, 8), "rt_sigtimedwait (timer)",
+		      (uint64_t)t->id, (uint64_t)t->signo);
+		int32_t code = 0, id = -1, ov = 0;
+		memcpy(&code, si + 8, sizeof(code));
+		memcpy(&id, si + 16, sizeof(id)); /* si_timerid */
+		memcpy(&ov, si + 20, sizeof(ov)); /* si_overrun */
+		if (code != -2 /* SI_TIMER */ || id != t->id)
+			fail(a, "rt_sigtimedwait (not the timer's signal)", -5, (uint64_t)t->id,
+			     (uint64_t)id);
+		if (ov == t->overrun)
+			return;
+	}
+	a->warn_overrun = t->id + 1;
+	int64_t its[4] = {t->isec, t->insec, t->vsec, t->vnsec};
+	check(a, sys4(__NR_timer_settime, t->id, 0, its, 0), "timer_settime", (uint64_t)t->id, 0);
+}
+
+static void timer_arm(struct rst_args *a, const struct rst_timer *t)
+{
+	int64_t its[4] = {t->isec, t->insec, t->vsec, t->vnsec}, iv = t->isec * NSEC + t->insec;
+	if (overrun_here(a, t)) {
+		timer_overrun(a, t);
+		return;
+	}
+	if (t->overrun > 0)
+		a->warn_overrun = t->id + 1;
+	if (t->pending)
+		timer_fire_now(a, t);
+	if (!t->pending || (!iv && (t->vsec || t->vnsec)))
+		check(a, sys4(__NR_timer_settime, t->id, 0, its, 0), "timer_settime", (uint64_t)t->id, 0);
 }
 
 static void restore_timers(struct rst_args *a)
@@ -678,7 +749,6 @@ static void restore_timers(struct rst_args *a)
 		uint32_t i = j;
 		struct k_sigevent sev = {t[i].sival, t[i].signo, t[i].notify, t[i].notify_tid, {0}};
 		int32_t id = t[i].id;
-		int64_t its[4] = {t[i].isec, t[i].insec, t[i].vsec, t[i].vnsec};
 		check(a, sys3(__NR_timer_create, t[i].clock_id, &sev, &id), "timer_create", (uint64_t)t[i].id,
 		      0);
 		for (int n = 0; RST_ISERR(on) && id < t[i].id && n < 65536; n++) {
@@ -688,13 +758,16 @@ static void restore_timers(struct rst_args *a)
 		}
 		if (id != t[i].id)
 			fail(a, "timer_create (id differs)", -17, (uint64_t)t[i].id, (uint64_t)id);
-		if (t[i].pending)
-			timer_fire_now(a, &t[i]);
-		if (!t[i].pending || (!t[i].isec && !t[i].insec && (t[i].vsec || t[i].vnsec)))
-			check(a, sys4(__NR_timer_settime, id, 0, its, 0), "timer_settime", (uint64_t)id, 0);
 	}
 	if (!RST_ISERR(on))
 		sys5(__NR_prctl, PR_TIMER_CREATE_RESTORE_IDS, 0, 0, 0, 0);
+	/* those that take their own signal here first, while no timer's signal is pending */
+	for (uint32_t i = 0; i < a->nr_timers; i++)
+		if (overrun_here(a, &t[i]))
+			timer_arm(a, &t[i]);
+	for (uint32_t i = 0; i < a->nr_timers; i++)
+		if (!overrun_here(a, &t[i]))
+			timer_arm(a, &t[i]);
 }
 
 static void restore_rlimits(struct rst_args *a)

@@ -434,6 +434,45 @@ static int fill_timers(struct dump_ctx *c, CoreEntry *ce, PosixTimerEntry **pt, 
 	return 0;
 }
 
+/* Whether l holds the own signal of POSIX timer id (si_code SI_TIMER, si_timerid). */
+static int timer_sig_in(const struct siginfo_list *l, int id)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		int32_t code, tid;
+		memcpy(&code, l->v[i].data + 8, sizeof(code));
+		memcpy(&tid, l->v[i].data + 16, sizeof(tid));
+		if (code == SI_TIMER && tid == id)
+			return 1;
+	}
+	return 0;
+}
+
+/* The restore gives a timer its overrun count back (timer_getoverrun(), set when its last signal was taken)
+ * by having its signal taken again in the process's first thread (engine/restorer/restorer.c timer_overrun):
+ * not when that signal is pending (taken, it counts anew) nor when it goes to another thread. Said here. */
+static void timer_overrun_notice(struct dump_ctx *c, const struct siginfo_list *pend,
+				 const struct siginfo_list *pend_sh)
+{
+	for (size_t i = 0; i < c->rem.ntimers; i++) {
+		const struct proc_timer *p = &c->rem.timers[i];
+		int ov = c->rem.timer_overrun[i];
+		if (ov <= 0)
+			continue;
+		if ((p->notify & 4 /* SIGEV_THREAD_ID */) && p->notify_tid != c->pid)
+			eng_notice(c->o,
+				   "pid %d: the overrun count (timer_getoverrun %d) of POSIX timer %d, which "
+				   "signals "
+				   "thread %d, reads 0 after restore until its next signal is taken",
+				   c->pid, ov, p->id, p->notify_tid);
+		else if (timer_sig_in(pend, p->id) || timer_sig_in(pend_sh, p->id))
+			eng_notice(
+			    c->o,
+			    "pid %d: the overrun count (timer_getoverrun %d) of POSIX timer %d reads 0 after "
+			    "restore until its pending signal is taken",
+			    c->pid, ov, p->id);
+	}
+}
+
 static int write_sigacts(struct dump_ctx *c, struct cr_err *e)
 {
 	struct img_writer *w;
@@ -606,6 +645,7 @@ int dump_core_write(struct dump_ctx *c, struct cr_err *e)
 	ce.itimer_real = &it[0], ce.itimer_virt = &it[1], ce.itimer_prof = &it[2];
 	if (fill_timers(c, &ce, &pt, e) || fill_rlimits(c, &ce, rl, rlp, e))
 		goto out;
+	timer_overrun_notice(c, &pend, &pend_sh);
 	ce.task_state = c->s.was_stopped ? 1 : 0, ce.has_task_state = 1;
 	if (c->s.was_stopped && c->s.group_stop_sig)
 		ce.stop_signo = c->s.group_stop_sig, ce.has_stop_signo = 1;

@@ -194,7 +194,8 @@ static void fill_timers(struct rst_task *t, struct rst_timer *rt)
 					   .isec = (int64_t)p->isec,
 					   .insec = (int64_t)p->insec,
 					   .vsec = (int64_t)p->vsec,
-					   .vnsec = (int64_t)p->vnsec};
+					   .vnsec = (int64_t)p->vnsec,
+					   .overrun = p->has_overrun ? p->overrun : 0};
 		if (!rt[i].vsec && !rt[i].vnsec && (rt[i].isec || rt[i].insec)) { /* see the itimers above */
 			rt[i].vsec = rt[i].isec;
 			rt[i].vnsec = rt[i].insec;
