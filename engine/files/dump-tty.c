@@ -245,36 +245,34 @@ static void fill_flow(TtyEntry *t, const struct tty_flow *fl)
 		t->master_stopped = true, t->has_master_stopped = 1;
 }
 
-/* A packet mode status left by tty_flow_read's start and stop of the slave is cleared (none was pending). */
-static void clear_status(int cfd)
+/* The packet mode status the master had not read (taken out with the queues) pending again, exactly. */
+static int put_status(struct dump_ctx *c, int fd, const char *link, int cfd, int s, const struct termios *tio,
+		      const struct tty_flow *fl, struct cr_err *e)
 {
-	struct pollfd pf = {.fd = cfd, .events = POLLPRI};
-	int zero = 0, one = 1;
-	if (poll(&pf, 1, 0) == 1 && (pf.revents & POLLPRI) &&
-	    (ioctl(cfd, TIOCPKT, &zero) || ioctl(cfd, TIOCPKT, &one)))
-		pr_warn("TIOCPKT: %s\n", strerror(errno));
+	uint8_t lost = 0;
+	bool in_empty = dq.in_taken && !dq.in.len && !dq.nr_lines;
+	if (tty_pkt_status_put(cfd, s, tio, in_empty, dq.out.len, fl, dq.status, &lost, e))
+		return cr_wrap(e, "packet mode status");
+	if (lost)
+		eng_notice(c->o,
+			   "pid %d fd %d (%s): the packet mode status %#x of the master is not saved exactly "
+			   "(%#x cannot be set again with the queues there)",
+			   c->pid, fd, link, dq.status, lost);
+	return 0;
 }
 
-/* The data queued both ways in the pair of the master cfd: taken and put back at once (tty-queue.c); and
- * whether its output is stopped (tcflow, IXON). */
+/* The data queued both ways in the pair of the master cfd: taken and put back at once (tty-queue.c), with a
+ * packet mode status; and whether its output is stopped (tcflow, IXON). */
 static int dump_queues(struct dump_ctx *c, int fd, const char *link, int cfd, TtyEntry *t, struct cr_err *e)
 {
-	struct pollfd pf = {.fd = cfd, .events = POLLPRI};
 	struct termios tio;
 	struct tty_flow fl;
 	int out = 0, in = 0;
 	tty_queue_free(&dq);
 	ioctl(cfd, FIONREAD, &out);
-	bool pending = t->packet && poll(&pf, 1, 0) == 1 && (pf.revents & POLLPRI);
 	__cleanup_close int s = open_peer(cfd);
 	if (s < 0 || tcgetattr(s, &tio)) {
 		warn_left(c, fd, link, "for the master", out, "the slave cannot be opened");
-		return 0;
-	}
-	if (pending) { /* (a stop status in it stays one: tty_flow_read stops the slave last) */
-		warn_left(c, fd, link, "for the master", out, "a packet mode status is pending");
-		tty_flow_read(cfd, s, &fl);
-		fill_flow(t, &fl);
 		return 0;
 	}
 	ioctl(s, FIONREAD, &in);
@@ -293,16 +291,18 @@ static int dump_queues(struct dump_ctx *c, int fd, const char *link, int cfd, Tt
 	int r = tty_queue_take(cfd, s, &tio, input, t->packet, &dq, e);
 	tty_flow_read(cfd, s, &fl); /* (the queues out: a full buffer is no stop) */
 	struct cr_err e2 = {0};
-	if (tty_queue_put(cfd, s, &tio, t->packet, &dq, &fl, r ? &e2 : e) && !r)
+	if (tty_queue_put(cfd, s, &tio, &dq, &fl, r ? &e2 : e) && !r)
 		r = -1;
-	if (t->packet)
-		clear_status(cfd);
+	if (t->packet && put_status(c, fd, link, cfd, s, &tio, &fl, r ? &e2 : e) && !r)
+		r = -1;
 	if (fcntl(cfd, F_SETFL, fl_flags) && !r)
 		r = cr_fail_sys(e, "restore the file flags");
 	if (r)
 		return cr_wrap(e, "queued data");
 	fill_queues(t);
 	fill_flow(t, &fl);
+	if (t->packet && dq.status)
+		t->pkt_status = dq.status, t->has_pkt_status = 1;
 	pr_info("fd %d (%s): %zu bytes queued for the slave (%zu lines), %zu for the master: saved\n", fd,
 		link, dq.in.len, dq.nr_lines, dq.out.len);
 	return 0;

@@ -139,7 +139,7 @@ static int put_queues(const struct rtty_pair *p, const TtyEntry *m, struct cr_er
 		q.out = (struct tty_qbuf){.p = m->out_data.data, .len = m->out_data.len};
 	q.lines = m->in_lines, q.nr_lines = m->n_in_lines;
 	q.eof = m->in_eof, q.nr_eof = m->n_in_eof;
-	if (tcgetattr(p->slave, &t) || tty_queue_put(p->master, p->slave, &t, false, &q, NULL, e))
+	if (tcgetattr(p->slave, &t) || tty_queue_put(p->master, p->slave, &t, &q, NULL, e))
 		return cr_wrap(e, "queued data");
 	pr_info("pty %u: %zu bytes queued for the slave (%zu lines), %zu for the master: put back\n",
 		p->index, q.in.len, q.nr_lines, q.out.len);
@@ -161,6 +161,24 @@ static int flow_stop(const struct rtty_pair *p, const TtyEntry *m, struct cr_err
 		: fl.slave == TTY_FLOW_STOP_CHAR ? "VSTOP"
 						 : "no",
 		fl.master ? "TCOOFF" : "no");
+	return 0;
+}
+
+/* The packet mode status the master had not read, pending again (after the queues and the flow stop). */
+static int put_status(const struct rtty_pair *p, const TtyEntry *m, struct cr_err *e)
+{
+	struct termios t;
+	struct tty_flow fl = {.slave = m->slave_stopped, .master = m->master_stopped};
+	uint8_t lost = 0;
+	bool in_empty = !m->has_in_data && !m->n_in_lines;
+	if (m->pkt_status > 0xff)
+		return cr_fail_errno(e, EBADMSG, "files.img: pty %u: bad pkt_status %#x", p->index,
+				     m->pkt_status);
+	if (tcgetattr(p->slave, &t) || tty_pkt_status_put(p->master, p->slave, &t, in_empty, m->out_data.len,
+							  &fl, (uint8_t)m->pkt_status, &lost, e))
+		return cr_wrap(e, "packet mode status");
+	if (lost)
+		pr_warn("pty %u: packet mode status %#x: %#x not set again\n", p->index, m->pkt_status, lost);
 	return 0;
 }
 
@@ -194,6 +212,8 @@ static int pair_state(struct rtty_pair *p, const struct rst_task *ts, size_t n, 
 		return -1;
 	if (m && m->packet && ioctl(p->master, TIOCPKT, &one))
 		return cr_fail_sys(e, "TIOCPKT");
+	if (m && m->packet && m->pkt_status && put_status(p, m, e))
+		return -1;
 	return 0;
 }
 

@@ -27,11 +27,18 @@
  *   terminator unquoted ('\n', VEOL or VEOL2 itself, VEOF for a line read(2) gave without one), so the
  *   lines end where they did and the partial line stays partial. Output is written to the slave (OPOST off:
  *   byte for byte; the master's side receives it raw). Then the saved termios is set back (ICANON as in the
- *   neutral one, so the line marks stay). In packet mode a termios change can queue a status for the
- *   master (TIOCPKT_DOSTOP/NOSTOP when IXON flips): packet mode is switched off and on, which clears the
- *   status (the dump takes the queues only when none was pending).
- * Not exact, so the dump leaves that direction in place and warns (dump-tty.c): a packet mode status
- * pending; EXTPROC or no CAP_SYS_ADMIN (input); a slave that cannot be opened. Input beyond the line
+ *   neutral one, so the line marks stay).
+ * - Packet mode. The status the master had not read is read first (a read gives it alone) and kept; the
+ *   put-back leaves statuses of its own (TIOCPKT_DOSTOP/NOSTOP when IXON flips, START/STOP), so at the end
+ *   (tty_pkt_status_put) packet mode is switched off and on (no status) and each bit made again by what
+ *   makes it: START by TCOOFF+TCOON of a running slave; FLUSHREAD by tcflush(TCIFLUSH) of the slave, only
+ *   when it has no input; FLUSHWRITE by tcflush(TCOFLUSH) of the slave, which drops output on its way to
+ *   the master, so only once all of it is in the master's line discipline (at most 4095 bytes); DOSTOP/
+ *   NOSTOP by a termios with the other ^S/^Q flow control, then the slave's; IOCTL (EXTPROC) by setting
+ *   the termios again; STOP last, by starting and stopping the stopped slave again. What cannot be made
+ *   (a flush with the queue there; DOSTOP/NOSTOP with EXTPROC, which adds IOCTL) is warned.
+ * Not exact, so the dump leaves that direction in place and warns (dump-tty.c): EXTPROC or no
+ * CAP_SYS_ADMIN (input); a slave that cannot be opened. Input beyond the line
  * discipline's 4095 bytes (more waits in the flip buffer) is put back by a write to the master and goes
  * through the input processing again (warned). An LNEXT-quoted terminator char right before a VEOF is
  * taken for the line's terminator.
@@ -45,7 +52,7 @@
  * buffer, 64 KiB, is not full) is stopped; then TCOON tells which: it starts only a TCOOFF stop, which is
  * stopped again at once (TCOOFF). That start and stop wakes writers (the tree is frozen: none is in
  * write(2); epoll polls the slave again and finds it not writable), and in packet mode it sets the
- * master's TIOCPKT_STOP status (cleared when no status was pending before: dump-tty.c). A master (its
+ * master's TIOCPKT_STOP status (the status is made again after: see above). A master (its
  * termios always raw: no IXON) is stopped only by TCOOFF: it does not poll writable while the slave's
  * side holds less than a buffer. Output written while stopped is not queued by a pty: the writer waits in
  * write(2) (restarted after restore), or got EAGAIN; what the slave wrote before is in the master's queue.
@@ -173,8 +180,9 @@ int tty_queue_take(int master, int slave, const struct termios *t, bool input, b
 	q->out_taken = true;
 	if (drain(master, &q->out, packet, &status, e))
 		return cr_wrap(e, "the master's input");
+	q->status = (uint8_t)status;
 	if (status)
-		pr_warn("packet mode status %#x read from the master: not kept\n", status);
+		pr_info("packet mode status %#x read from the master\n", status);
 	return 0;
 }
 
@@ -336,12 +344,12 @@ static int flow_start(int master, int slave, const struct tty_flow *f, struct cr
 	return 0;
 }
 
-int tty_queue_put(int master, int slave, const struct termios *t, bool packet, const struct tty_queue *q,
+int tty_queue_put(int master, int slave, const struct termios *t, const struct tty_queue *q,
 		  const struct tty_flow *fl, struct cr_err *e)
 {
 	struct termios n;
 	size_t done = 0;
-	int zero = 0, one = 1, r = 0;
+	int r = 0;
 	bool in = q->in_taken && (q->in.len || q->nr_lines);
 	if (!in && !q->out.len)
 		return 0;
@@ -370,7 +378,83 @@ int tty_queue_put(int master, int slave, const struct termios *t, bool packet, c
 	struct cr_err e2 = {0}; /* (a first error stays the one said) */
 	if (fl && tty_flow_stop(master, slave, t, fl, r ? &e2 : e) && !r)
 		r = -1;
-	if (packet && (ioctl(master, TIOCPKT, &zero) || ioctl(master, TIOCPKT, &one)) && !r)
-		r = cr_fail_sys(e, "TIOCPKT");
 	return r;
+}
+
+static bool xon_xoff(const struct termios *t)
+{
+	return (t->c_iflag & IXON) && t->c_cc[VSTOP] == 023 && t->c_cc[VSTART] == 021;
+}
+
+/* TIOCPKT_DOSTOP / TIOCPKT_NOSTOP: a termios whose ^S/^Q flow control differs from t's, then t. */
+static int status_flow(int slave, const struct termios *t, uint8_t want, uint8_t *lost, struct cr_err *e)
+{
+	struct termios o = *t;
+	bool on = xon_xoff(t);
+	if ((t->c_lflag & EXTPROC) || ((want & TIOCPKT_DOSTOP) && !on) || ((want & TIOCPKT_NOSTOP) && on)) {
+		*lost |= want & (TIOCPKT_DOSTOP | TIOCPKT_NOSTOP); /* (EXTPROC: would add TIOCPKT_IOCTL) */
+		return 0;
+	}
+	if (on) {
+		o.c_cc[VSTART] = 0;
+	} else {
+		o.c_iflag |= IXON;
+		o.c_cc[VSTOP] = 023, o.c_cc[VSTART] = 021;
+	}
+	if (tcsetattr(slave, TCSANOW, &o) || tcsetattr(slave, TCSANOW, t))
+		return cr_fail_sys(e, "tcsetattr (a flow control status)");
+	return 0;
+}
+
+/* Until the master's line discipline counts n bytes (output put back on its way), bounded. */
+static bool wait_inq(int master, size_t n)
+{
+	for (int i = 0; i < 200; i++) {
+		int v = 0;
+		if (!ioctl(master, FIONREAD, &v) && (size_t)v >= n)
+			return true;
+		usleep(5000);
+	}
+	return false;
+}
+
+/* TIOCPKT_FLUSHREAD and _FLUSHWRITE: a flush of the slave's input (empty) and of the output on its way to the
+ * master (none: all of it is in the master's line discipline). */
+static int status_flush(int master, int slave, bool in_empty, size_t out_len, uint8_t want, uint8_t *lost,
+			struct cr_err *e)
+{
+	if ((want & TIOCPKT_FLUSHREAD) && !in_empty)
+		*lost |= TIOCPKT_FLUSHREAD;
+	else if ((want & TIOCPKT_FLUSHREAD) && tcflush(slave, TCIFLUSH))
+		return cr_fail_sys(e, "tcflush(TCIFLUSH)");
+	if ((want & TIOCPKT_FLUSHWRITE) && (out_len > N_TTY_ROOM || !wait_inq(master, out_len)))
+		*lost |= TIOCPKT_FLUSHWRITE;
+	else if ((want & TIOCPKT_FLUSHWRITE) && tcflush(slave, TCOFLUSH))
+		return cr_fail_sys(e, "tcflush(TCOFLUSH)");
+	return 0;
+}
+
+int tty_pkt_status_put(int master, int slave, const struct termios *t, bool in_empty, size_t out_len,
+		       const struct tty_flow *fl, uint8_t want, uint8_t *lost, struct cr_err *e)
+{
+	int zero = 0, one = 1;
+	struct tty_flow sf = {.slave = fl->slave};
+	*lost = 0;
+	if (ioctl(master, TIOCPKT, &zero) || ioctl(master, TIOCPKT, &one)) /* none pending */
+		return cr_fail_sys(e, "TIOCPKT");
+	if ((want & TIOCPKT_START) && !fl->slave &&
+	    (ioctl(slave, TCXONC, TCOOFF) || ioctl(slave, TCXONC, TCOON)))
+		return cr_fail_sys(e, "stop and start the slave's output (TIOCPKT_START)");
+	if (status_flush(master, slave, in_empty, out_len, want, lost, e) ||
+	    ((want & (TIOCPKT_DOSTOP | TIOCPKT_NOSTOP)) && status_flow(slave, t, want, lost, e)))
+		return -1;
+	if ((want & TIOCPKT_IOCTL) && !(t->c_lflag & EXTPROC))
+		*lost |= TIOCPKT_IOCTL;
+	else if ((want & TIOCPKT_IOCTL) && tcsetattr(slave, TCSANOW, t))
+		return cr_fail_sys(e, "tcsetattr (TIOCPKT_IOCTL)");
+	if ((want & TIOCPKT_STOP) && fl->slave &&
+	    (flow_start(master, slave, &sf, e) || tty_flow_stop(master, slave, t, &sf, e)))
+		return cr_wrap(e, "TIOCPKT_STOP");
+	*lost |= want & (fl->slave ? TIOCPKT_START : TIOCPKT_STOP);
+	return 0;
 }

@@ -75,6 +75,7 @@ struct tty_queue {
 	size_t nr_eof;
 	struct tty_qbuf out;	  /* what the master had not read */
 	bool in_taken, out_taken; /* the direction was taken (and must be put back) */
+	uint8_t status;		  /* packet mode: the status the master had not read (TIOCPKT_*) */
 };
 /* Output flow control of a pair (tcflow, IXON): how it is read and set again is described in tty-queue.c. */
 enum { TTY_FLOW_RUN = 0, TTY_FLOW_STOP_CHAR = 1, TTY_FLOW_TCOOFF = 2 };
@@ -93,9 +94,15 @@ int tty_flow_stop(int master, int slave, const struct termios *t, const struct t
 int tty_queue_take(int master, int slave, const struct termios *t, bool input, bool packet,
 		   struct tty_queue *q, struct cr_err *e);
 /* Put q into the pair (the slave's termios is t again at the end). fl: the pair is stopped so (NULL:
- * running); it is started for the time and stopped so again. */
-int tty_queue_put(int master, int slave, const struct termios *t, bool packet, const struct tty_queue *q,
+ * running); it is started for the time and stopped so again. A packet mode status is left behind: set it
+ * with tty_pkt_status_put. */
+int tty_queue_put(int master, int slave, const struct termios *t, const struct tty_queue *q,
 		  const struct tty_flow *fl, struct cr_err *e);
+/* The master (packet mode) of a pair that holds its queues (in_empty: no input for the slave; out_len: bytes
+ * for the master) and is stopped as fl says gets exactly the status want pending (tty-queue.c tells how);
+ * *lost: the bits of want that could not be set (or that would come with an extra one). */
+int tty_pkt_status_put(int master, int slave, const struct termios *t, bool in_empty, size_t out_len,
+		       const struct tty_flow *fl, uint8_t want, uint8_t *lost, struct cr_err *e);
 void tty_queue_free(struct tty_queue *q);
 
 /* ---- restore-tty.c ---- */
