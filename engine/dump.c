@@ -81,10 +81,11 @@ static int check_task(pid_t pid, struct proc_status *st, struct cr_err *e)
 		return cr_wrap(e, "task %d", pid);
 	if (st->state == 'Z' || st->state == 'X')
 		return cr_fail_errno(e, ESRCH, "task %d is a zombie", pid);
+	if (cr_has_cap(CAP_DAC_READ_SEARCH) || cr_has_cap(CAP_DAC_OVERRIDE))
+		return 0; /* (what follows checks what these let us pass by) */
 	/* Another user's /proc/PID/fd, map_files, ... are closed to us without it (an unprivileged crshim) */
 	for (int i = 0; i < 4; i++)
-		if (st->uid[i] != geteuid() && !cr_has_cap(CAP_DAC_READ_SEARCH) &&
-		    !cr_has_cap(CAP_DAC_OVERRIDE))
+		if (st->uid[i] != geteuid())
 			return cr_fail_errno(e, EPERM,
 					     "task %d runs as uid %u: dumping another user's task needs "
 					     "CAP_DAC_READ_SEARCH",
@@ -93,8 +94,7 @@ static int check_task(pid_t pid, struct proc_status *st, struct cr_err *e)
 	char path[40];
 	struct stat sb;
 	snprintf(path, sizeof(path), "/proc/%d/fd", (int)pid);
-	if (!stat(path, &sb) && sb.st_uid != geteuid() && !cr_has_cap(CAP_DAC_READ_SEARCH) &&
-	    !cr_has_cap(CAP_DAC_OVERRIDE))
+	if (!stat(path, &sb) && sb.st_uid != geteuid())
 		return cr_fail_errno(
 		    e, EPERM,
 		    "task %d is not dumpable (its /proc files belong to uid %u): dumping it needs "
@@ -236,7 +236,7 @@ static int collect_stopped(struct dump_ctx *c, struct cr_err *e)
 	if (!ret)
 		ret = fault_check(c->o, FI_DUMP_INFECTED, e);
 	if (!ret && c->o->pre_dump && c->o->track_mem && !c->vm_owner)
-		ret = mem_track_infect(c->trk, &c->in, c->pid, mem_track_start_time(c->pid), e);
+		ret = mem_track_infect(c->trk, &c->in, c->pid, (uint64_t)c->stat.f[22], e);
 	if (!ret)
 		ret = dump_core_remote(c, e);
 	for (size_t i = 0; !ret && i < c->nth; i++)
@@ -251,12 +251,7 @@ static int collect_stopped(struct dump_ctx *c, struct cr_err *e)
 
 static int dump_images(struct dump_ctx *c, struct cr_err *e)
 {
-	proc_status_free(&c->st);
-	if (check_task(c->pid, &c->st, e))
-		return -1;
 	if (collect_stopped(c, e))
-		return -1;
-	if (proc_parse_stat(c->pid, &c->stat, e))
 		return -1;
 	if (c->o->pre_dump) /* memory only */
 		return c->vm_owner ? 0 : dump_mm_write(c, e);
@@ -344,9 +339,30 @@ static int dump_ns(struct dump_tree *tr, struct cr_err *e)
 	return ret;
 }
 
+/* The status of each task, read once now that the tree is stopped (its stat: seize_tree's last pass), kept
+ * for all that reads it during the dump. A zombie's is read as well (its ids in PID namespaces). */
+static int read_stopped(struct dump_tree *tr, struct cr_err *e)
+{
+	for (size_t i = 0; i < tr->n; i++) {
+		struct dump_ctx *c = &tr->c[i];
+		struct cr_err e2;
+		proc_status_free(&c->st);
+		if (c->zombie) { /* (not read: dump-pidns.c reads it again, and fails saying why) */
+			if (!c->o->pre_dump && proc_parse_status(c->pid, &c->st, &e2))
+				pr_debug("zombie %d: %s\n", c->pid, e2.msg);
+			continue;
+		}
+		if (check_task(c->pid, &c->st, e))
+			return i ? cr_wrap(e, "task %d", c->pid) : -1;
+	}
+	return 0;
+}
+
 static int dump_tree_images(struct dump_tree *tr, struct cr_err *e)
 {
 	bool pre = tr->c[0].o->pre_dump;
+	if (read_stopped(tr, e))
+		return -1;
 	if (!pre && (dump_ctty_check(tr->c, tr->n, e) ||
 		     dump_pidns(tr->c, tr->n, &tr->pidns, &tr->mntns_proc, e) || dump_ns(tr, e)))
 		return -1;

@@ -132,8 +132,25 @@ static int parse_groups(const char *v, struct proc_status *st)
 	}
 }
 
+/* "A\tB\tC": the first max numbers into v (none with v NULL), the last into *last; how many there are. */
+static int parse_pids(const char *s, pid_t *v, int max, pid_t *last)
+{
+	int n = 0;
+	char *end;
+	for (const char *p = s;; p = end) {
+		long x = strtol(p, &end, 10);
+		if (end == p)
+			return n;
+		if (v && n < max)
+			v[n] = (pid_t)x;
+		*last = (pid_t)x;
+		n++;
+	}
+}
+
 static int status_line(struct proc_status *st, const char *key, const char *v)
 {
+	pid_t last;
 	if (!strcmp(key, "State"))
 		st->state = v[0];
 	else if (!strcmp(key, "Threads"))
@@ -164,8 +181,19 @@ static int status_line(struct proc_status *st, const char *key, const char *v)
 		st->umask = (int)strtol(v, NULL, 8);
 	else if (!strcmp(key, "SigBlk"))
 		st->sigblk = strtoull(v, NULL, 16);
+	else if (!strcmp(key, "SigIgn"))
+		st->sigign = strtoull(v, NULL, 16);
+	else if (!strcmp(key, "SigCgt"))
+		st->sigcgt = strtoull(v, NULL, 16);
 	else if (!strcmp(key, "VmLck"))
 		st->vmlck_kb = strtoull(v, NULL, 10);
+	else if (!strcmp(key, "NSpid")) {
+		int n = parse_pids(v, st->nspid, PROC_NS_LEVELS, &last);
+		st->nspid_n = n <= PROC_NS_LEVELS ? n : 0; /* (more: not kept, read again where needed) */
+	} else if (!strcmp(key, "NSpgid"))
+		st->nspgid = parse_pids(v, NULL, 0, &last) ? last : 0;
+	else if (!strcmp(key, "NSsid"))
+		st->nssid = parse_pids(v, NULL, 0, &last) ? last : 0;
 	return 0;
 }
 

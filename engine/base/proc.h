@@ -8,6 +8,7 @@
 #include <sys/types.h>
 #include "base/err.h"
 
+#define PROC_NS_LEVELS 33 /* NSpid: ours and up to 32 nested PID namespaces (MAX_PID_NS_LEVEL) */
 struct proc_status {
 	char state; /* R, S, D, T, t, Z, ... */
 	int threads;
@@ -20,8 +21,16 @@ struct proc_status {
 	int seccomp; /* 0 none, 1 strict, 2 filter */
 	int umask;   /* -1 if absent */
 	uint64_t sigblk;
-	uint64_t vmlck_kb; /* VmLck */
+	uint64_t sigign, sigcgt; /* SigIgn, SigCgt: the signals ignored, caught (bit n-1 = signal n) */
+	uint64_t vmlck_kb;	 /* VmLck */
+	/* NSpid (its id in each PID namespace, ours first; nspid_n of them, 0 without the line), and the
+	 * innermost of NSpgid and NSsid (0: a group or session outside that namespace) */
+	pid_t nspid[PROC_NS_LEVELS];
+	int nspid_n;
+	pid_t nspgid, nssid;
 };
+/* The status of a stopped task is read once per dump (dump.c) and kept in its dump_ctx: what cannot change
+ * while it is stopped is taken from there (not SigPnd, nor VmLck once crshim maps its scratch). */
 int proc_parse_status(pid_t pid, struct proc_status *st, struct cr_err *e);
 /* The same for one thread (tid 0: the process): /proc/PID/task/TID/status. */
 int proc_parse_task_status(pid_t pid, pid_t tid, struct proc_status *st, struct cr_err *e);

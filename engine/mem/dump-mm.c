@@ -1177,7 +1177,7 @@ static int track_setup(struct mm_state *m, struct cr_err *e)
 	if (!c->trk)
 		return 0;
 	m->pre_dump = c->o->pre_dump;
-	m->trk = mem_track_find(c->trk, c->pid, mem_track_start_time(c->pid));
+	m->trk = mem_track_find(c->trk, c->pid, (uint64_t)c->stat.f[22]);
 	if (!m->trk || !m->trk->inherited || pfd < 0)
 		return 0;
 	if (pm_open_map(pfd, IMG_PAGEMAP, IMG_PAGES, c->pid, &m->ppm, &e2) ||

@@ -484,24 +484,6 @@ void mem_track_free(struct mem_track *t)
 	free(t);
 }
 
-uint64_t mem_track_start_time(pid_t pid)
-{
-	char path[64], buf[1024];
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	__cleanup_close int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	char *p = strrchr(buf, ')');
-	if (!p)
-		return 0;
-	p++; /* " S ppid ...": field 3 is the state; starttime is field 22 */
-	for (int f = 3; f < 22 && p; f++)
-		p = strchr(p + 1, ' ');
-	return p ? strtoull(p + 1, NULL, 10) : 0;
-}
-
 void mem_track_touched(struct mem_track *t)
 {
 	if (t)

@@ -41,8 +41,6 @@ int mem_track_infect(struct mem_track *t, struct infect *in, pid_t pid, uint64_t
 int mem_track_register(int uffd, uint64_t start, uint64_t end);
 /* Write-protect every written page of [start, end) again (PAGEMAP_SCAN with PM_SCAN_WP_MATCHING). */
 int mem_track_protect(int pagemap_fd, uint64_t start, uint64_t end, struct cr_err *e);
-/* /proc/PID/stat starttime (0 when unreadable). */
-uint64_t mem_track_start_time(pid_t pid);
 /* dump-mm.c says it write-protected pages of an inherited userfaultfd again (a failure then ends the
  * parent's tracking: the pages written before are no longer told apart). */
 void mem_track_touched(struct mem_track *t);

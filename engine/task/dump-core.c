@@ -57,25 +57,13 @@ static int ok(const struct rcalls *rc, size_t i, struct cr_err *e)
 	return r < 0 && r > -4096 ? cr_fail_errno(e, (int)-r, "remote %s", rc->what[i]) : 0;
 }
 
-/* The signals whose action is not SIG_DFL (SigIgn | SigCgt of /proc/PID/status, bit n-1 = signal n), all
- * ones if it cannot be read. */
-static uint64_t non_default_sigs(pid_t pid)
-{
-	char path[64], buf[4096];
-	snprintf(path, sizeof(path), "/proc/%d/status", pid);
-	if (proc_read_small(path, buf, sizeof(buf)) < 0)
-		return ~0ULL;
-	const char *ign = strstr(buf, "\nSigIgn:"), *cgt = strstr(buf, "\nSigCgt:");
-	if (!ign || !cgt)
-		return ~0ULL;
-	return strtoull(ign + 8, NULL, 16) | strtoull(cgt + 8, NULL, 16);
-}
-
 /* An rt_sigaction per signal that is ignored or caught, and SIGCHLD (whose SA_NOCLDSTOP/SA_NOCLDWAIT matter
  * with SIG_DFL too); the others are SIG_DFL, and their flags and mask have no effect (not saved). */
 static void add_sigacts(struct dump_ctx *c, struct rcalls *rc)
 {
-	uint64_t s = c->in.scratch, nd = non_default_sigs(c->pid) | (1ULL << (SIGCHLD - 1));
+	/* the signals whose action is not SIG_DFL (c->st: read once the task was stopped; only its threads
+	 * and the processes that share its actions, CLONE_SIGHAND, all stopped, change them) */
+	uint64_t s = c->in.scratch, nd = c->st.sigign | c->st.sigcgt | (1ULL << (SIGCHLD - 1));
 	for (int sig = 1; sig <= DUMP_NSIG; sig++)
 		if (sig != SIGKILL && sig != SIGSTOP && (nd & (1ULL << (sig - 1))))
 			add(rc, "rt_sigaction", __NR_rt_sigaction, (unsigned long)sig, 0,

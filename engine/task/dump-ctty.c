@@ -69,15 +69,11 @@ int dump_ctty_check(const struct dump_ctx *cs, size_t n, struct cr_err *e)
 		return 0; /* the terminal is the shell's, given back by the restore */
 	for (size_t i = 0; i < n; i++) {
 		const struct dump_ctx *c = &cs[i];
-		struct proc_stat st;
+		const struct proc_stat *st = &c->stat; /* (read once the tree was stopped: seize-tree.c) */
 		if (c->zombie)
 			continue;
-		if (proc_parse_stat(c->pid, &st, e)) { /* seized: gone only if killed, seen later */
-			cr_err_clear(e);
-			continue;
-		}
-		int64_t nr = st.f[7];
-		if (!nr || st.f[6] != c->pid)
+		int64_t nr = st->f[7];
+		if (!nr || st->f[6] != c->pid)
 			continue;
 		dev_t tty =
 		    makedev((unsigned)((nr >> 8) & 0xfff), (unsigned)((nr & 0xff) | ((nr >> 12) & 0xfff00)));

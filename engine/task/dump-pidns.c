@@ -28,11 +28,16 @@ static const struct dump_ctx *parent_of(const struct dump_ctx *cs, size_t n, con
 	return NULL;
 }
 
-/* The NSpid chain of the leader and of every thread (below ours) into c->ns_tids. */
+/* The NSpid chain of the leader and of every thread (below ours) into c->ns_tids (the leader's from the
+ * status read once it was stopped, c->st, when that has it). */
 static int task_chain(struct dump_ctx *c, struct cr_err *e)
 {
 	pid_t ids[PIDNS_MAX_LEVELS + 1];
-	int lv = ns_pid_chain(c->pid, ids, PIDNS_MAX_LEVELS + 1, e);
+	int lv = c->st.nspid_n;
+	if (lv > 0 && lv <= PIDNS_MAX_LEVELS + 1)
+		memcpy(ids, c->st.nspid, (size_t)lv * sizeof(*ids));
+	else
+		lv = ns_pid_chain(c->pid, ids, PIDNS_MAX_LEVELS + 1, e);
 	if (lv < 0)
 		return cr_wrap(e, "task %d", c->pid);
 	c->ns_levels = (uint32_t)(lv - 1);
@@ -387,7 +392,10 @@ int dump_pidns(struct dump_ctx *cs, size_t n, bool *pidns, bool *mntns_proc, str
 		    mnt_place(c, cs, n, i ? parent_of(cs, i, c) : NULL, &nested))
 			return -1;
 		c->mntns = nested; /* (its id: dump_ns) */
-		if (ns_pid_ids(c->pid, &id, e))
+		if (c->st.nspid_n) /* (its status, read once it was stopped) */
+			id = (struct ns_pid_ids){c->st.nspid_n, c->st.nspid[c->st.nspid_n - 1], c->st.nspgid,
+						 c->st.nssid};
+		else if (ns_pid_ids(c->pid, &id, e))
 			return cr_wrap(e, "task %d", c->pid);
 		c->ns_pid = id.pid, c->ns_pgid = id.pgid, c->ns_sid = id.sid;
 		inits += c->ns_init && i;

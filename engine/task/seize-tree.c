@@ -255,20 +255,7 @@ static int seize_one(struct dump_tree *tr, size_t idx, bool *dropped, struct cr_
 {
 	struct dump_ctx *c = &tr->c[idx];
 	*dropped = false;
-	if (idx) {
-		proc_status_free(&c->st);
-		int r = proc_parse_status(c->pid, &c->st, e);
-		if (r || c->st.state == 'Z' || c->st.state == 'X') {
-			if (!r)
-				proc_status_free(&c->st);
-			int k = child_ended(tr, idx, dropped);
-			if (k >= 0) {
-				cr_err_clear(e);
-				return k ? k : 1;
-			}
-			return cr_wrap(e, "child %d of task %d", c->pid, c->ppid);
-		}
-	}
+	/* (a child that ended since add_children met it: PTRACE_SEIZE says ESRCH, or EPERM to a zombie) */
 	if (seize_task(c->pid, &c->s, e)) {
 		/* a thread of it exec'ed while it was seized: its pid is that thread's now, which we do not
 		 * trace (the wait says ECHILD); seize the tree again */
@@ -302,8 +289,10 @@ static int seize_verify(struct dump_tree *tr, size_t *added, const char **why, s
 {
 	for (size_t i = 0; i < tr->n; i++) {
 		struct dump_ctx *c = &tr->c[i];
-		struct proc_stat st;
-		char s = stat_state(c->pid, &st);
+		/* c->stat of the last pass, once every task is stopped, is the dump's (fields 5-8, 19, 22,
+		 * 24-28, 38, 45-52: none changes while it is stopped) */
+		struct proc_stat *st = &c->stat;
+		char s = stat_state(c->pid, st);
 		if (c->zombie) {
 			if (s != 'Z') {
 				*why = "a zombie was reaped";
@@ -315,7 +304,7 @@ static int seize_verify(struct dump_tree *tr, size_t *added, const char **why, s
 			*why = s ? "a seized task left its stop" : "a seized task is gone";
 			return 1;
 		}
-		if (i && st.f[4] != c->ppid) {
+		if (i && st->f[4] != c->ppid) {
 			*why = "a task got a new parent";
 			return 1;
 		}
