@@ -249,7 +249,9 @@ static int dump_kind(struct dump_ctx *c, struct fd_src *f, struct kind_states *k
 	size_t nk;
 	const struct fd_kind *const *k = fd_kinds(&nk);
 	socklen_t filter = 0;
-	f->domain = S_ISSOCK(f->st.st_mode) ? sk_domain(c, f, &filter) : 0;
+	/* an O_PATH fd of a socket's node is no socket: opened by path again (file-reg.c), like a FIFO's */
+	bool node = S_ISSOCK(f->st.st_mode) && (f->fi.flags & O_PATH);
+	f->domain = S_ISSOCK(f->st.st_mode) && !node ? sk_domain(c, f, &filter) : 0;
 	if (filter && fe->in_flight) /* made by crshim and sent: no task attaches it again */
 		return cr_fail(
 		    e,
@@ -262,7 +264,8 @@ static int dump_kind(struct dump_ctx *c, struct fd_src *f, struct kind_states *k
 			return cr_wrap(e, "fd %d (%s)", f->fd, f->link);
 	}
 	for (size_t i = 0; i < nk; i++) {
-		if (!k[i]->is || !k[i]->dump || !k[i]->is(c, f))
+		if (!k[i]->is || !k[i]->dump || (node && k[i]->kind != FILE_KIND__FILE_REG) ||
+		    !k[i]->is(c, f))
 			continue;
 		int r = k[i]->dump(c, f, &ks->st[i], fe, e);
 		if (r <= 0) {

@@ -8,7 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/sysmacros.h>
+#include <sys/un.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
@@ -17,6 +19,7 @@
 #include "dump.h"
 #include "files/ghost.h"
 #include "base/log.h"
+#include "base/proc.h"
 
 #define GHOST_CHUNK (1u << 20)	      /* bytes per ghost_chunk */
 #define GHOST_RECORD_DATA (32u << 20) /* chunk bytes per image record (records are <= 64 MiB) */
@@ -320,11 +323,12 @@ static int new_ghost(struct dump_ctx *c, const char *src, const struct stat *st,
 		pr_info("%s: ghost directory %s, mode %#o\n", what, g->path, st->st_mode);
 		return 0;
 	}
-	if (S_ISCHR(st->st_mode) || S_ISBLK(st->st_mode)) { /* a device node: no data, made with mknod */
+	/* a device node, a FIFO or a socket's node (held O_PATH): no data, made with mknod */
+	if (S_ISCHR(st->st_mode) || S_ISBLK(st->st_mode) || S_ISFIFO(st->st_mode) || S_ISSOCK(st->st_mode)) {
 		g->rdev = (uint64_t)st->st_rdev, g->has_rdev = 1;
 		g->size = 0;
-		pr_info("%s: ghost device node %s (%u:%u)\n", what, g->path, major(st->st_rdev),
-			minor(st->st_rdev));
+		pr_info("%s: ghost node %s, mode %#o (%u:%u)\n", what, g->path, st->st_mode,
+			major(st->st_rdev), minor(st->st_rdev));
 		return 0;
 	}
 	if (S_ISLNK(st->st_mode)) /* a symlink (an O_PATH | O_NOFOLLOW open): its target, no data */
@@ -349,12 +353,70 @@ static int new_ghost(struct dump_ctx *c, const char *src, const struct stat *st,
 	return 0;
 }
 
+/* The deleted FIFO st (held O_PATH) is opened for reading or writing by a process of the tree too (a FIFO
+ * fd, files/dump-pipes.c, which makes it again on its own: another inode) */
+static bool fifo_open_in_tree(const struct dump_ctx *c, const struct stat *st)
+{
+	size_t n = c->tree ? c->ntree : 1;
+	for (size_t i = 0; i < n; i++) {
+		pid_t pid = c->tree ? c->tree[i].pid : c->pid;
+		char p[64];
+		snprintf(p, sizeof(p), "/proc/%d/fd", (int)pid);
+		__cleanup_closedir DIR *d = opendir(p);
+		for (struct dirent *de; d && (de = readdir(d));) {
+			struct proc_fdinfo fi;
+			struct cr_err e;
+			struct stat s;
+			if (de->d_name[0] != '.' && !fstatat(dirfd(d), de->d_name, &s, 0) &&
+			    s.st_dev == st->st_dev && s.st_ino == st->st_ino &&
+			    !proc_parse_fdinfo(pid, atoi(de->d_name), &fi, &e) && !(fi.flags & O_PATH))
+				return true;
+		}
+	}
+	return false;
+}
+
+/* The deleted node of a unix socket (held O_PATH at src) is still bound by a live socket, which a connect
+ * through it reaches: a datagram connect (no state on the other side) is refused only when none is. */
+static bool sock_node_bound(const char *src)
+{
+	struct sockaddr_un a = {.sun_family = AF_UNIX};
+	if (strlen(src) >= sizeof(a.sun_path))
+		return true;
+	snprintf(a.sun_path, sizeof(a.sun_path), "%s", src);
+	__cleanup_close int s = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	return s < 0 || connect(s, (const struct sockaddr *)&a, sizeof(a)) == 0 || errno != ECONNREFUSED;
+}
+
+/* A deleted FIFO or socket node (held O_PATH) that its ghost, a node made again with mknod, would not be the
+ * same as: one with a live side (refused with one line) */
+static int node_refused(const struct dump_ctx *c, const char *src, const struct stat *st, const char *name,
+			const char *what, struct cr_err *e)
+{
+	if (S_ISFIFO(st->st_mode) && fifo_open_in_tree(c, st))
+		return cr_fail(
+		    e,
+		    "not supported yet: %s is an O_PATH fd of a deleted FIFO (%s) that a process of the "
+		    "tree has open for reading or writing too",
+		    what, name);
+	if (S_ISSOCK(st->st_mode) && sock_node_bound(src))
+		return cr_fail(
+		    e,
+		    "not supported yet: %s is an O_PATH fd of the deleted node (%s) of a unix socket "
+		    "still bound there",
+		    what, name);
+	return 0;
+}
+
 int dump_ghost_add(struct dump_ctx *c, const char *src, const struct stat *st, const char *name,
 		   const char *what, uint32_t *id, struct cr_err *e)
 {
 	if (!S_ISREG(st->st_mode) && !S_ISDIR(st->st_mode) && !S_ISCHR(st->st_mode) &&
-	    !S_ISBLK(st->st_mode) && !S_ISLNK(st->st_mode))
+	    !S_ISBLK(st->st_mode) && !S_ISLNK(st->st_mode) && !S_ISFIFO(st->st_mode) &&
+	    !S_ISSOCK(st->st_mode))
 		return cr_fail(e, "%s is a deleted special file (%s), not supported yet", what, name);
+	if (node_refused(c, src, st, name, what, e))
+		return -1;
 	struct dump_ghosts *d = ghosts_of(c);
 	if (!d)
 		return cr_fail_errno(e, ENOMEM, "out of memory");

@@ -12,6 +12,7 @@
 
 #include "base/cleanup.h"
 #include "base/log.h"
+#include "dump.h"
 #include "files/fd-kind.h"
 #include "files/pipes.h"
 
@@ -250,6 +251,23 @@ static bool is_fifo(const struct dump_ctx *c, const struct fd_src *f)
 	return S_ISFIFO(f->st.st_mode) && !(f->fi.flags & O_PATH) && f->link[0] == '/';
 }
 
+/* id (as crshim sees it) as pid's user namespace has it (its /proc/PID/uid_map or gid_map: "inside outside
+ * count"), which its process sets again at restore in a tree born in its user namespace (restore-pipes.c
+ * open_fifo): -1 if it has none. */
+static int owner_in_ns(pid_t pid, const char *map, uint32_t id, uint32_t *in_ns)
+{
+	char p[64];
+	unsigned long in, out, cnt;
+	snprintf(p, sizeof(p), "/proc/%d/%s", (int)pid, map);
+	__cleanup_fclose FILE *f = fopen(p, "re");
+	while (f && fscanf(f, "%lu %lu %lu", &in, &out, &cnt) == 3)
+		if (id >= out && id - out < cnt) {
+			*in_ns = (uint32_t)(in + (id - out));
+			return 0;
+		}
+	return -1;
+}
+
 /* A pipe end (FILE_PIPE) or an open of a FIFO by path (FILE_FIFO; an unlinked FIFO: its old path, deleted,
  * and f->link loses its " (deleted)"). */
 static int dump_pipe(struct dump_ctx *c, struct fd_src *f, void **state, FileEntry *fe, struct cr_err *e)
@@ -276,6 +294,18 @@ static int dump_pipe(struct dump_ctx *c, struct fd_src *f, void **state, FileEnt
 		re->path = f->link;
 		re->flags = f->fi.flags & ~(uint32_t)O_CLOEXEC, re->has_flags = 1;
 		re->mode = f->st.st_mode, re->has_mode = 1;
+		/* (as its process sets it: in its user namespace when the tree is born in it, else crshim's)
+		 */
+		re->uid = f->st.st_uid, re->gid = f->st.st_gid;
+		if (deleted && c->born &&
+		    (owner_in_ns(f->pid, "uid_map", f->st.st_uid, &re->uid) ||
+		     owner_in_ns(f->pid, "gid_map", f->st.st_gid, &re->gid)))
+			return cr_fail(
+			    e,
+			    "not supported yet: fd %d: deleted FIFO %s is owned by %u:%u, not mapped in "
+			    "the process's user namespace",
+			    f->fd, f->link, f->st.st_uid, f->st.st_gid);
+		re->has_uid = re->has_gid = deleted;
 		fe->reg = re;
 	}
 	return 0;

@@ -132,7 +132,9 @@ static int fill_deleted(struct dump_ctx *c, struct fd_src *f, RegFileEntry *re, 
 /* Opened by path: not a socket, a block device or an anonymous inode. */
 static bool by_path(const struct fd_src *s)
 {
-	return s->link[0] == '/' && !S_ISSOCK(s->st.st_mode) && !S_ISBLK(s->st.st_mode);
+	/* (an O_PATH fd of a socket's node too) */
+	return s->link[0] == '/' && ((!S_ISSOCK(s->st.st_mode) && !S_ISBLK(s->st.st_mode)) ||
+				     (S_ISSOCK(s->st.st_mode) && (s->fi.flags & O_PATH)));
 }
 
 static bool is_chr(const struct dump_ctx *c, const struct fd_src *s)
@@ -140,7 +142,7 @@ static bool is_chr(const struct dump_ctx *c, const struct fd_src *s)
 	return by_path(s) && S_ISCHR(s->st.st_mode);
 }
 
-/* An O_PATH open of a FIFO is reopened by path like a file. */
+/* An O_PATH open of a FIFO or a socket's node is reopened by path like a file. */
 static bool is_reg(const struct dump_ctx *c, const struct fd_src *s)
 {
 	const struct stat *st = &s->st;

@@ -178,14 +178,19 @@ static int open_fifo(const FileEntry *f, int lo, char *msg, size_t len)
 	}
 	int fd = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
 	int saved = errno;
-	if (r->deleted) {
+	if (r->deleted) { /* (its owner before its mode: a chown drops set-id bits) */
+		if (fd >= 0 && r->has_uid && r->has_gid && fchown(fd, r->uid, r->gid)) {
+			saved = errno;
+			close(fd);
+			fd = -1;
+		}
 		if (fd >= 0 && r->has_mode)
 			fchmod(fd, r->mode & 07777);
 		unlink(path);
 	}
 	errno = saved;
 	if (fd < 0 || (fd = rst_fd_above(fd, lo)) < 0)
-		return rst_errmsg(msg, len, "open FIFO %s", path);
+		return rst_errmsg(msg, len, "open FIFO %s (owner %u:%u)", path, r->uid, r->gid);
 	return fd;
 }
 
