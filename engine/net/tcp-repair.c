@@ -778,19 +778,35 @@ static int half_close(int sk, const InetSkEntry *ie, char *msg, size_t len)
 
 /* Room for the queues while they are written (the kernel counts more than the bytes): the saved buffer
  * sizes are set again once they are in. */
-static int grow_buf(int sk, int name, int force, size_t bytes)
+static int grow_buf(int sk, int name, int force, size_t bytes, int *was)
 {
 	int cur = 0;
 	socklen_t l = sizeof(cur);
 	size_t want = bytes * 2 + 65536;
 	if (!bytes || getsockopt(sk, SOL_SOCKET, name, &cur, &l) || (size_t)cur >= want || want > 1u << 30)
 		return 0;
+	*was = cur;
 	int v = (int)want;
 	if (!setsockopt(sk, SOL_SOCKET, force, &v, sizeof(v)))
 		return 0;
 	/* in a user namespace (a tree born in it): without CAP_NET_ADMIN outside, up to the host's
 	 * net.core.[rw]mem_max; enough for most queues, else putting them back fails with one line */
 	return errno == EPERM ? setsockopt(sk, SOL_SOCKET, name, &v, sizeof(v)) : -1;
+}
+
+/* The program set the receive buffer's size (SOCK_RCVBUF_LOCK in SO_BUF_LOCK, which the dump always saves):
+ * the kernel does not grow it. */
+static bool rcvbuf_locked(const InetSkEntry *ie)
+{
+	for (size_t i = 0; i < ie->n_opts; i++) {
+		const SkOptEntry *o = ie->opts[i];
+		int v;
+		if (o->level == SOL_SOCKET && o->name == SO_BUF_LOCK && o->val.len == sizeof(v)) {
+			memcpy(&v, o->val.data, sizeof(v));
+			return v & 2; /* SOCK_RCVBUF_LOCK */
+		}
+	}
+	return false;
 }
 
 /* The saved SO_SNDBUF and SO_RCVBUF (set with the FORCE options), the receive buffer grown by room bytes:
@@ -804,22 +820,29 @@ static int grow_buf(int sk, int name, int force, size_t bytes)
  * the socket holds its queue plus as much new data as the original had room for, whatever the packing: once
  * data was queued at dump, getsockopt(SO_RCVBUF) reads larger than saved by that memory (a program that set
  * it sees more than it asked for), the saved value when none was (and larger again at each dump and restore
- * while the data stays unread: the dump cannot tell the room from what the program set). On kernel 6.18 the
- * exact size stalls: with it (the queue written with more room, then the saved size set) socket-tcpbuf hung
- * 2 runs of 3, with 128 KiB of room 3 of 4, with 2 MiB 0 of 3: a receive buffer out of memory inside the
- * window it offered closes it under the peer's segments (no collapsing frees much of a queue this tight).
- * Without CAP_NET_ADMIN over the host (SO_RCVBUFFORCE refused: crshim in the tree's user namespace, mode
- * cuns) the room only up to net.core.rmem_max, the plain option's limit (the initial network namespace's,
- * not one per namespace): a saved size already at that limit gets none, and the stall can still come. An
- * SO_RCVBUF not saved (the kernel's default, autotuned) stays as grow_buf left it. */
-static int saved_bufs(int sk, const InetSkEntry *ie, uint32_t room, char *msg, size_t len)
+ * while the data stays unread: the dump cannot tell the room from what the program set). Only a buffer the
+ * program locked (SO_RCVBUF set: SOCK_RCVBUF_LOCK) gets that room: the kernel grows one it was left (not
+ * locked) to what its queue takes when a segment finds it full (tcp_clamp_window), so that one comes back
+ * with the size it had, or the default one when its size was not saved (the raise grow_buf made for the
+ * queue taken back: 131072 read 531072 after a queue of 100000 bytes before; the send buffer likewise). On
+ * kernel 6.18 the exact size stalls: with it (the queue written with more room, then the saved size set)
+ * socket-tcpbuf hung 2 runs of 3, with 128 KiB of room 3 of 4, with 2 MiB 0 of 3: a receive buffer out of
+ * memory inside the window it offered closes it under the peer's segments (no collapsing frees much of a
+ * queue this tight). Without CAP_NET_ADMIN over the host (SO_RCVBUFFORCE refused: crshim in the tree's user
+ * namespace, mode cuns) the room only up to net.core.rmem_max, the plain option's limit (the initial network
+ * namespace's, not one per namespace): a saved size already at that limit gets none, and the stall can still
+ * come. was[0], was[1]: the send and receive buffers' sizes before grow_buf raised them (0: not raised), set
+ * back when no size was saved (the kernel's default: the original read that). */
+static int saved_bufs(int sk, const InetSkEntry *ie, uint32_t room, const int was[2], char *msg, size_t len)
 {
+	bool saved_one[2] = {false, false};
 	for (size_t i = 0; i < ie->n_opts; i++) {
 		const SkOptEntry *o = ie->opts[i];
 		if (o->level != SOL_SOCKET || (o->name != SO_SNDBUFFORCE && o->name != SO_RCVBUFFORCE))
 			continue;
 		int v, saved, got = 0;
 		socklen_t gl = sizeof(got);
+		saved_one[o->name == SO_RCVBUFFORCE] = true;
 		if (o->name == SO_RCVBUFFORCE && room && o->val.len == sizeof(v)) {
 			memcpy(&saved, o->val.data, sizeof(saved));
 			int64_t want = (int64_t)saved + room / 2; /* the kernel doubles it */
@@ -835,6 +858,13 @@ static int saved_bufs(int sk, const InetSkEntry *ie, uint32_t room, char *msg, s
 		}
 		if (rst_sk_opts(sk, &ie->opts[i], 1, msg, len))
 			return -1;
+	}
+	for (int k = 0; k < 2; k++) {
+		int half = was[k] / 2, force = k ? SO_RCVBUFFORCE : SO_SNDBUFFORCE,
+		    plain = k ? SO_RCVBUF : SO_SNDBUF;
+		if (!saved_one[k] && was[k] > 0 && setsockopt(sk, SOL_SOCKET, force, &half, sizeof(half)) &&
+		    (errno != EPERM || setsockopt(sk, SOL_SOCKET, plain, &half, sizeof(half))))
+			return sk_errmsg(msg, len, "%s back to %d", k ? "SO_RCVBUF" : "SO_SNDBUF", was[k]);
 	}
 	return 0;
 }
@@ -860,12 +890,14 @@ int tcp_repair_restore(int sk, const InetSkEntry *ie, const struct sockaddr *src
 		return sk_errmsg(msg, len, "connect in repair mode");
 	if (user_mss && set_int(sk, TCP_MAXSEG, 0))
 		return sk_errmsg(msg, len, "TCP_MAXSEG back to none");
-	if (grow_buf(sk, SO_SNDBUF, SO_SNDBUFFORCE, t->outq_data.len) ||
-	    grow_buf(sk, SO_RCVBUF, SO_RCVBUFFORCE, t->inq_data.len))
+	int was[2] = {0, 0}; /* the send and receive buffers' sizes grow_buf raised */
+	if (grow_buf(sk, SO_SNDBUF, SO_SNDBUFFORCE, t->outq_data.len, &was[0]) ||
+	    grow_buf(sk, SO_RCVBUF, SO_RCVBUFFORCE, t->inq_data.len, &was[1]))
 		return sk_errmsg(msg, len, "make room for the queues");
 	if (set_options(sk, t, msg, len) || put_queues(sk, t, msg, len) || half_close(sk, ie, msg, len))
 		return -1;
-	uint32_t room = t->inq_data.len ? sk_rmem(sk) : 0;
+	/* an unlocked receive buffer needs no room: the kernel grows it to what its queue takes */
+	uint32_t room = t->inq_data.len && rcvbuf_locked(ie) ? sk_rmem(sk) : 0;
 	if (set_int(sk, TCP_REPAIR_QUEUE, TCP_NO_QUEUE) || set_int(sk, TCP_REPAIR, TCP_REPAIR_OFF))
 		return sk_errmsg(msg, len, "leave repair mode");
 	/* leaving repair mode clears SO_REUSEADDR: set it again */
@@ -876,7 +908,7 @@ int tcp_repair_restore(int sk, const InetSkEntry *ie, const struct sockaddr *src
 	size_t sent = t->outq_data.len - (t->unsq_len <= t->outq_data.len ? t->unsq_len : 0);
 	if (put_queue(sk, &t->outq_data, sent, t->outq_data.len, "unsent data", msg, len))
 		return -1;
-	return saved_bufs(sk, ie, room, msg, len);
+	return saved_bufs(sk, ie, room, was, msg, len);
 }
 
 int tcp_closed_restore(int sk, const InetSkEntry *ie, const struct sockaddr *src, unsigned slen,
@@ -893,7 +925,9 @@ int tcp_closed_restore(int sk, const InetSkEntry *ie, const struct sockaddr *src
 	if (connect(sk, dst, dlen))
 		return sk_errmsg(msg, len, "connect in repair mode");
 	size_t n = ie->has_closed_rcv ? ie->closed_rcv.len : 0;
-	if (grow_buf(sk, SO_RCVBUF, SO_RCVBUFFORCE, n) || set_int(sk, TCP_REPAIR_QUEUE, TCP_RECV_QUEUE))
+	int was[2] = {0, 0};
+	if (grow_buf(sk, SO_RCVBUF, SO_RCVBUFFORCE, n, &was[1]) ||
+	    set_int(sk, TCP_REPAIR_QUEUE, TCP_RECV_QUEUE))
 		return sk_errmsg(msg, len, "receive queue");
 	if (put_queue(sk, &ie->closed_rcv, 0, n, "data not read", msg, len))
 		return -1;
@@ -912,5 +946,5 @@ int tcp_closed_restore(int sk, const InetSkEntry *ie, const struct sockaddr *src
 	socklen_t el = sizeof(err);
 	if (!ie->closed_err && getsockopt(sk, SOL_SOCKET, SO_ERROR, &err, &el))
 		return sk_errmsg(msg, len, "clear the pending error");
-	return saved_bufs(sk, ie, 0, msg, len); /* closed: no new data to hold */
+	return saved_bufs(sk, ie, 0, was, msg, len); /* closed: no new data to hold */
 }
