@@ -146,7 +146,7 @@ load_stop() {
 # One "key: value" per line, '#' comments. Keys: opts, args, skip, flags, arch, mode-skip, snap-ignore, tty, inhfd,
 # restore-expect, cgroups, ipc-keys (ns_left; @PID@ in a cgroup is the test's pid), pre-restore (a shell command run
 # before each restore with $TPID set, e.g. to remove the test's cgroups), dump-expect (the dump must fail with one line holding this
-# text), cuns-dump-expect (the same in mode cuns only), dump-notice (a dump that works must say this text on stderr, e.g. a state it could not save), ns (always: the test runs in its own namespaces and root in every mode), ns-skip (why the test cannot
+# text), cuns-dump-expect (the same in mode cuns only), dump-notice (a dump that works must say this text on stderr, e.g. a state it could not save), user-dump-notice (the same in mode user only), ns (always: the test runs in its own namespaces and root in every mode), ns-skip (why the test cannot
 # run in mode ns), uns-skip (why not in modes uns and cuns), uns-partial-skip (why not in mode uns, whose user
 # namespace owns only the network, IPC and UTS namespaces), cuns-skip (why not in mode cuns), host-agent (yes: host_agent_start), needs-root (mode user: skipped, with this reason), user-refuse (mode user: crshim must refuse
 # with one line naming this capability; see modes.sh), user-start: root (mode user: root starts the test),
@@ -340,8 +340,9 @@ crshim_dump() { # dir extra-opts...
 	timeout -k 5 "$CTIMEOUT" "${USERRUN[@]}" "${DUMP_CRSHIM:-$CRSHIM}" "${DUMPVERB:-dump}" -t "$TPID" -D "$d" -o dump.log \
 		-v4 "$@" ${ext:+"$ext"} "${NSDUMP[@]}" "${OPTS[@]}" >"$d/dump.out" 2>&1
 	crshim_status dump "$d" $? || return 1
-	local say # .desc dump-notice: a line of the dump's stderr holds it
+	local say # .desc dump-notice (user-dump-notice in mode user): a line of the dump's stderr holds it
 	say=$(desc_get "$name" dump-notice)
+	[ "$MODE" != user ] || [ -z "$(desc_get "$name" user-dump-notice)" ] || say=$(desc_get "$name" user-dump-notice)
 	if [ -n "$say" ] && [ "${DUMPVERB:-dump}" = dump ] && ! grep -qF -- "$say" "$d/dump.out"; then
 		diag_file "$d/dump.out" 5
 		bad "the dump did not say '$say'"

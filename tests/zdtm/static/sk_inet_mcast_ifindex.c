@@ -6,7 +6,9 @@
  * The test runs in a network namespace of its own (lo up, no route for multicast: a datagram without the
  * interface fails with ENETUNREACH). Before: the index was lost without a word and the send failed after the
  * restore. */
+#include <errno.h>
 #include <sched.h>
+#include <stdbool.h>
 #include <sys/ioctl.h>
 #include "mcast.h"
 
@@ -26,9 +28,13 @@ int main(int argc, char **argv)
 	int sk[2], fam[2] = {AF_INET, AF_INET6};
 	static const struct grp g = {0, "239.7.27.7", NULL, MCAST_EXCLUDE};
 	test_init(argc, argv);
-	if (unshare(CLONE_NEWNET))
+	/* mode user: the host's network namespace, whose routes the test does not know; the dump must say
+	 * that it cannot read the index (no CAP_BPF: .desc user-dump-notice), not refuse the sockets */
+	bool own = !unshare(CLONE_NEWNET);
+	if (!own && (getuid() == 0 || errno != EPERM))
 		fail("unshare a network namespace");
-	mc_lo_up();
+	if (own)
+		mc_lo_up();
 	mc_socks(sk, fam);
 	mc_join(sk[0], AF_INET, &g);
 	int port = mc_port(sk[0]);
@@ -41,10 +47,14 @@ int main(int argc, char **argv)
 	    setsockopt(unbound, IPPROTO_IP, IP_MULTICAST_IF, &mi, sizeof(mi)) ||
 	    setsockopt(byaddr, IPPROTO_IP, IP_MULTICAST_IF, &lo, sizeof(lo)))
 		fail("IP_MULTICAST_IF");
-	if (sends(byidx, sk[0], port) || sends(byaddr, sk[0], port))
+	if (own && (sends(byidx, sk[0], port) || sends(byaddr, sk[0], port)))
 		fail("multicast before C/R");
 	test_daemon();
 	test_waitsig();
+	if (!own) {
+		pass();
+		return 0;
+	}
 
 	if (sends(byidx, sk[0], port))
 		fail("IP_MULTICAST_IF set by index: no datagram through lo");
