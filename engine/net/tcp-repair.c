@@ -794,8 +794,8 @@ static int grow_buf(int sk, int name, int force, size_t bytes, int *was)
 	return errno == EPERM ? setsockopt(sk, SOL_SOCKET, name, &v, sizeof(v)) : -1;
 }
 
-/* The program set the receive buffer's size (SOCK_RCVBUF_LOCK in SO_BUF_LOCK, which the dump always saves):
- * the kernel does not grow it. */
+/* The program set the receive buffer's size (SOCK_RCVBUF_LOCK in SO_BUF_LOCK, which the dump saves wherever
+ * the kernel has it, Linux 5.14 on): the kernel does not grow it. Not saved: taken as locked (the room). */
 static bool rcvbuf_locked(const InetSkEntry *ie)
 {
 	for (size_t i = 0; i < ie->n_opts; i++) {
@@ -806,7 +806,7 @@ static bool rcvbuf_locked(const InetSkEntry *ie)
 			return v & 2; /* SOCK_RCVBUF_LOCK */
 		}
 	}
-	return false;
+	return true;
 }
 
 /* The saved SO_SNDBUF and SO_RCVBUF (set with the FORCE options), the receive buffer grown by room bytes:
