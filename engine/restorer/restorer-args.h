@@ -101,7 +101,7 @@ struct rst_timer {
 	uint64_t sival;
 	int64_t isec, insec, vsec, vnsec;
 	int32_t overrun; /* timer_getoverrun() at the dump: the blob makes it so (restorer.c timer_overrun) */
-	int32_t pad;
+	int32_t gone; /* 1: deleted since it queued its (pending, stale) signal: made for it, then deleted */
 };
 _Static_assert(sizeof(struct rst_timer) == 72, "rst_timer");
 

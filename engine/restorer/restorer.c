@@ -723,8 +723,28 @@ static void timer_arm(struct rst_args *a, const struct rst_timer *t)
 		a->warn_overrun = t->id + 1;
 	if (t->pending)
 		timer_fire_now(a, t);
-	if (!t->pending || (!iv && (t->vsec || t->vnsec)))
+	/* a pending signal is stale when its timer was armed again since: a one-shot one not disarmed, or a
+	 * periodic one further away than an interval (taking its signal moves it to one interval ahead at
+	 * most): armed again after it fired, it is stale here too */
+	if (!t->pending || (!iv && (t->vsec || t->vnsec)) || (iv && t->vsec * NSEC + t->vnsec > iv))
 		check(a, sys4(__NR_timer_settime, t->id, 0, its, 0), "timer_settime", (uint64_t)t->id, 0);
+}
+
+/* The stale signal of a timer deleted since it queued it (engine/task/restore-sig.c timer_of): a timer of
+ * that id queues it and is deleted; taken, the kernel drops it. Without PR_TIMER_CREATE_RESTORE_IDS, left
+ * out. */
+static void timer_gone(struct rst_args *a, const struct rst_timer *t, long ids_on)
+{
+	struct k_sigevent sev = {t->sival, t->signo, t->notify, t->notify_tid, {0}};
+	int32_t id = t->id;
+	if (RST_ISERR(ids_on))
+		return;
+	check(a, sys3(__NR_timer_create, t->clock_id, &sev, &id), "timer_create (deleted timer)",
+	      (uint64_t)t->id, 0);
+	if (id != t->id)
+		fail(a, "timer_create (deleted timer: id differs)", -17, (uint64_t)t->id, (uint64_t)id);
+	timer_fire_now(a, t);
+	check(a, sys1(__NR_timer_delete, id), "timer_delete (deleted timer)", (uint64_t)id, 0);
 }
 
 static void restore_timers(struct rst_args *a)
@@ -747,6 +767,8 @@ static void restore_timers(struct rst_args *a)
 	 * ids in increasing order: the oldest first, and ids below the wanted one are taken and freed) */
 	for (uint32_t j = a->nr_timers; j-- > 0;) {
 		uint32_t i = j;
+		if (t[i].gone)
+			continue;
 		struct k_sigevent sev = {t[i].sival, t[i].signo, t[i].notify, t[i].notify_tid, {0}};
 		int32_t id = t[i].id;
 		check(a, sys3(__NR_timer_create, t[i].clock_id, &sev, &id), "timer_create", (uint64_t)t[i].id,
@@ -759,15 +781,19 @@ static void restore_timers(struct rst_args *a)
 		if (id != t[i].id)
 			fail(a, "timer_create (id differs)", -17, (uint64_t)t[i].id, (uint64_t)id);
 	}
+	/* those that take their own signal here first, while no timer's signal is pending (taking it would
+	 * drop a stale one of its number) */
+	for (uint32_t i = 0; i < a->nr_timers; i++)
+		if (!t[i].gone && overrun_here(a, &t[i]))
+			timer_arm(a, &t[i]);
+	for (uint32_t i = 0; i < a->nr_timers; i++)
+		if (!t[i].gone && !overrun_here(a, &t[i]))
+			timer_arm(a, &t[i]);
+	for (uint32_t i = 0; i < a->nr_timers; i++)
+		if (t[i].gone)
+			timer_gone(a, &t[i], on);
 	if (!RST_ISERR(on))
 		sys5(__NR_prctl, PR_TIMER_CREATE_RESTORE_IDS, 0, 0, 0, 0);
-	/* those that take their own signal here first, while no timer's signal is pending */
-	for (uint32_t i = 0; i < a->nr_timers; i++)
-		if (overrun_here(a, &t[i]))
-			timer_arm(a, &t[i]);
-	for (uint32_t i = 0; i < a->nr_timers; i++)
-		if (!overrun_here(a, &t[i]))
-			timer_arm(a, &t[i]);
 }
 
 static void restore_rlimits(struct rst_args *a)

@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/time.h>
+#include <time.h>
 
 #include "base/log.h"
 #include "restore.h"
@@ -57,11 +58,20 @@ static int fill_seccomp(const SeccompEntry *s, size_t from, uint8_t **p, uint64_
 	return 0;
 }
 
+/* Room for the timers: those of the image, and one per pending siginfo (a deleted timer's, timer_of). */
+static size_t timer_slots(const struct rst_task *t)
+{
+	size_t n = t->core->n_posix_timers + t->core->n_pending + t->core->n_pending_shared;
+	for (size_t i = 0; i < t->nr_tcores; i++)
+		n += t->tcores[i]->n_pending;
+	return n;
+}
+
 size_t rst_task_bytes(const struct rst_task *t)
 {
 	const CoreEntry *c = t->core;
 	size_t k = rst_task_seccomp_common(t);
-	size_t n = align8(c->n_posix_timers * sizeof(struct rst_timer)) + seccomp_bytes(c->seccomp, k);
+	size_t n = align8(timer_slots(t) * sizeof(struct rst_timer)) + seccomp_bytes(c->seccomp, k);
 	n += (c->n_pending + c->n_pending_shared) * RST_SIGINFO_SIZE;
 	if (t->creds)
 		n += align8(t->creds->n_groups * sizeof(uint32_t));
@@ -91,34 +101,51 @@ static int fill_sigacts(struct rst_task *t, struct cr_err *e)
 /* The POSIX timer (of t->args->timers, filled first) whose own signal si is: Linux queues one per timer,
  * si_code SI_TIMER and si_timerid its id. That timer queues it again at restore (restorer.c restore_timers):
  * as a plain siginfo it would be delivered after the timer is disarmed, re-armed or deleted, which the kernel
- * drops (Linux 6.13+), and without the expiries missed until it is taken (si_overrun). NULL: none. */
-static struct rst_timer *timer_of(const struct rst_task *t, const uint8_t *si)
+ * drops (Linux 6.13+), and without the expiries missed until it is taken (si_overrun). The signal of a timer
+ * deleted since it queued it (no timer of that id) is stale: a timer of that id, added to the list (gone),
+ * queues it to where it was (tid, 0: the process) and is deleted. NULL: none (a plain siginfo). */
+static struct rst_timer *timer_of(const struct rst_task *t, const uint8_t *si, int32_t tid)
 {
 	struct rst_timer *rt = (struct rst_timer *)(uintptr_t)t->args->timers;
 	int32_t signo, code, id;
+	uint32_t i;
 	memcpy(&signo, si, sizeof(signo));
 	memcpy(&code, si + 8, sizeof(code));
 	memcpy(&id, si + 16, sizeof(id)); /* si_timerid */
 	if (code != SI_TIMER)
 		return NULL;
-	for (uint32_t i = 0; i < t->args->nr_timers; i++)
-		if (rt[i].id == id && rt[i].signo == signo && !rt[i].pending &&
-		    (rt[i].notify == SIGEV_SIGNAL ||
-		     rt[i].notify == (SIGEV_SIGNAL | 4 /* SIGEV_THREAD_ID */)))
-			return &rt[i];
-	return NULL;
+	for (i = 0; i < t->args->nr_timers && rt[i].id != id; i++)
+		;
+	if (i < t->args->nr_timers)
+		return rt[i].signo == signo && !rt[i].pending &&
+			       (rt[i].notify == SIGEV_SIGNAL ||
+				rt[i].notify == (SIGEV_SIGNAL | 4 /* SIGEV_THREAD_ID */))
+			   ? &rt[i]
+			   : NULL;
+	if (i >= timer_slots(t))
+		return NULL;
+	rt[i] = (struct rst_timer){.id = id,
+				   .clock_id = CLOCK_MONOTONIC,
+				   .notify = tid ? 4 /* SIGEV_THREAD_ID */ : SIGEV_SIGNAL,
+				   .signo = signo,
+				   .notify_tid = tid,
+				   .gone = 1};
+	memcpy(&rt[i].sival, si + 24, sizeof(rt[i].sival)); /* si_value */
+	t->args->nr_timers++;
+	return &rt[i];
 }
 
-/* The siginfos of v to *buf (moved on), but those a timer queues again: how many. */
-static int copy_siginfos(const struct rst_task *t, ProtobufCBinaryData *v, size_t n, uint8_t **buf,
-			 uint64_t *where, uint32_t *nr)
+/* The siginfos of v (queued to thread tid, 0: the process) to *buf (moved on), but those a timer queues
+ * again: how many. */
+static int copy_siginfos(const struct rst_task *t, ProtobufCBinaryData *v, size_t n, int32_t tid,
+			 uint8_t **buf, uint64_t *where, uint32_t *nr)
 {
 	*where = (uint64_t)(uintptr_t)*buf;
 	*nr = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (v[i].len != RST_SIGINFO_SIZE)
 			return -1;
-		struct rst_timer *tm = timer_of(t, v[i].data);
+		struct rst_timer *tm = timer_of(t, v[i].data, tid);
 		if (tm) {
 			tm->pending = 1;
 			continue;
@@ -364,7 +391,7 @@ static int fill_threads(struct rst_task *t, uint8_t *p, size_t k, struct cr_err 
 			fill_thread_creds(t, c->thread_creds, h, &p);
 		if (c->comm)
 			strncpy(h->comm, c->comm, sizeof(h->comm) - 1);
-		if (copy_siginfos(t, c->pending, c->n_pending, &p, &h->pending, &h->nr_pending))
+		if (copy_siginfos(t, c->pending, c->n_pending, h->tid, &p, &h->pending, &h->nr_pending))
 			return cr_fail_errno(e, EBADMSG, "core-%d.img: a pending siginfo is not %d bytes",
 					     h->tid, RST_SIGINFO_SIZE);
 		if (fill_seccomp(c->seccomp, k, &p, &h->seccomp, &h->nr_seccomp, e))
@@ -385,9 +412,10 @@ int rst_args_task(struct rst_task *t, void *buf, struct cr_err *e)
 	if (fill_sigacts(t, e))
 		return -1;
 	fill_timers(t, (struct rst_timer *)p);
-	p += align8(c->n_posix_timers * sizeof(struct rst_timer));
-	if (copy_siginfos(t, c->pending, c->n_pending, &p, &t->args->pending, &t->args->nr_pending) ||
-	    copy_siginfos(t, c->pending_shared, c->n_pending_shared, &p, &t->args->pending_shared,
+	p += align8(timer_slots(t) * sizeof(struct rst_timer));
+	if (copy_siginfos(t, c->pending, c->n_pending, rst_pidns_vid(t, t->pid), &p, &t->args->pending,
+			  &t->args->nr_pending) ||
+	    copy_siginfos(t, c->pending_shared, c->n_pending_shared, 0, &p, &t->args->pending_shared,
 			  &t->args->nr_pending_shared))
 		return cr_fail_errno(e, EBADMSG, "core-%d.img: a pending siginfo is not %d bytes", t->pid,
 				     RST_SIGINFO_SIZE);
