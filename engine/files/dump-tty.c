@@ -231,6 +231,8 @@ static void fill_queues(TtyEntry *t)
 	}
 	t->in_lines = dq.lines, t->n_in_lines = dq.nr_lines;
 	t->in_eof = dq.eof, t->n_in_eof = dq.nr_eof;
+	if (dq.echo.len)
+		t->echo_data.data = dq.echo.p, t->echo_data.len = dq.echo.len, t->has_echo_data = 1;
 	if (dq.out_taken && dq.out.len) {
 		t->out_data.data = dq.out.p, t->out_data.len = dq.out.len, t->has_out_data = 1;
 		t->queued_out = (uint32_t)dq.out.len, t->has_queued_out = 1;
@@ -290,6 +292,14 @@ static int dump_queues(struct dump_ctx *c, int fd, const char *link, int cfd, Tt
 		return cr_fail_sys(e, "set O_NONBLOCK");
 	int r = tty_queue_take(cfd, s, &tio, input, t->packet, &dq, e);
 	tty_flow_read(cfd, s, &fl); /* (the queues out: a full buffer is no stop) */
+	if (!r && fl.slave && (tio.c_lflag & (ECHO | ECHONL)) && !tty_echo_exact(&tio))
+		r = cr_fail_errno(
+		    e, ENOTSUP,
+		    "pid %d fd %d (%s): its output is stopped, with ECHO and output processing "
+		    "(OCRNL, ONOCR, ONLRET or XTABS) that echoes held back cannot be made again with",
+		    c->pid, fd, link);
+	if (!r && input && tty_echo_take(cfd, s, t->packet, &fl, &dq, e))
+		r = cr_wrap(e, "held echoes");
 	struct cr_err e2 = {0};
 	if (tty_queue_put(cfd, s, &tio, &dq, &fl, r ? &e2 : e) && !r)
 		r = -1;

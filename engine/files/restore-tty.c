@@ -129,7 +129,8 @@ static int open_master(int dirfd, uint32_t want, uint32_t *got, struct cr_err *e
 }
 
 /* The data queued in the pair at dump (on the master's entry), before packet mode (no status to clear). */
-static int put_queues(const struct rtty_pair *p, const TtyEntry *m, struct cr_err *e)
+static int put_queues(const struct rtty_pair *p, const TtyEntry *m, const struct tty_flow *fl,
+		      struct cr_err *e)
 {
 	struct termios t;
 	struct tty_queue q = {.in_taken = m->has_in_data || m->n_in_lines, .out_taken = m->has_out_data};
@@ -139,21 +140,23 @@ static int put_queues(const struct rtty_pair *p, const TtyEntry *m, struct cr_er
 		q.out = (struct tty_qbuf){.p = m->out_data.data, .len = m->out_data.len};
 	q.lines = m->in_lines, q.nr_lines = m->n_in_lines;
 	q.eof = m->in_eof, q.nr_eof = m->n_in_eof;
-	if (tcgetattr(p->slave, &t) || tty_queue_put(p->master, p->slave, &t, &q, NULL, e))
+	if (m->has_echo_data)
+		q.echo = (struct tty_qbuf){.p = m->echo_data.data, .len = m->echo_data.len};
+	if (tcgetattr(p->slave, &t) || tty_queue_put(p->master, p->slave, &t, &q, fl, e))
 		return cr_wrap(e, "queued data");
-	pr_info("pty %u: %zu bytes queued for the slave (%zu lines), %zu for the master: put back\n",
-		p->index, q.in.len, q.nr_lines, q.out.len);
+	pr_info(
+	    "pty %u: %zu bytes queued for the slave (%zu lines), %zu for the master, %zu of echoes held: put "
+	    "back\n",
+	    p->index, q.in.len, q.nr_lines, q.out.len, q.echo.len);
 	return 0;
 }
 
-/* Output stopped at dump (tcflow, IXON), once the queues are in (before packet mode: no status). */
+/* Output stopped at dump (tcflow, IXON), once the queues are in (put_queues did when it had some: again is
+ * nothing), before packet mode (no status). */
 static int flow_stop(const struct rtty_pair *p, const TtyEntry *m, struct cr_err *e)
 {
 	struct termios t;
 	struct tty_flow fl = {.slave = m->slave_stopped, .master = m->master_stopped};
-	if (fl.slave > TTY_FLOW_TCOOFF)
-		return cr_fail_errno(e, EBADMSG, "files.img: pty %u: bad slave_stopped %u", p->index,
-				     fl.slave);
 	if (tcgetattr(p->slave, &t) || tty_flow_stop(p->master, p->slave, &t, &fl, e))
 		return cr_wrap(e, "output flow");
 	pr_info("pty %u: output stopped again (slave: %s, master: %s)\n", p->index,
@@ -206,7 +209,11 @@ static int pair_state(struct rtty_pair *p, const struct rst_task *ts, size_t n, 
 		if (ioctl(p->slave, TIOCSWINSZ, &ws))
 			return cr_fail_sys(e, "TIOCSWINSZ");
 	}
-	if (m && put_queues(p, m, e))
+	struct tty_flow fl = {.slave = m ? m->slave_stopped : 0, .master = m && m->master_stopped};
+	if (fl.slave > TTY_FLOW_TCOOFF)
+		return cr_fail_errno(e, EBADMSG, "files.img: pty %u: bad slave_stopped %u", p->index,
+				     fl.slave);
+	if (m && put_queues(p, m, &fl, e)) /* (started for the time, stopped as fl says: held echoes) */
 		return -1;
 	if (m && (m->slave_stopped || m->master_stopped) && flow_stop(p, m, e))
 		return -1;

@@ -58,7 +58,17 @@
  * write(2) (restarted after restore), or got EAGAIN; what the slave wrote before is in the master's queue.
  * Set again (tty_flow_stop), after the queues are in: TCOOFF; a VSTOP stop by TIOCSTI of VSTOP into the
  * slave (IXON is on), else (not capable) by writing it to the master and waiting until the slave stops.
- * Echoes held back while stopped (ECHO, input typed during the stop) stay in n_tty and are not saved. */
+ *
+ * Held echoes. Input typed while the slave's output is stopped (ECHO) leaves its echo in n_tty's echo
+ * buffer; it comes out (through OPOST) before anything else once the output runs and the slave is written
+ * or gets input. At dump (tty_echo_take, the queues out) the slave is started for the time and written
+ * nothing (a write of 0 bytes sends the held echoes) and the master read: those bytes are the echoes as
+ * they would come out; stopped again. Put back (tty_queue_put: after the output, before the input, so that
+ * n_tty_write sends none of them ahead) behind a TCOOFF stop: each byte typed by TIOCSTI under a termios
+ * with ECHO alone (an ONLCR "\r\n" as the '\n' it came from) and read back, which leaves the echo alone;
+ * a VSTOP stop is made again after (TCOON, VSTOP). OCRNL, ONOCR, ONLRET and XTABS would change the bytes
+ * again: the dump refuses a stopped slave with ECHO under them. A slave that runs holds echoes only when
+ * the master's side had no room: they go behind the master's queue. */
 #define LOG_PREFIX "tty-queue: "
 #include <errno.h>
 #include <poll.h>
@@ -108,6 +118,7 @@ void tty_queue_free(struct tty_queue *q)
 	free(q->out.p);
 	free(q->lines);
 	free(q->eof);
+	free(q->echo.p);
 	*q = (struct tty_queue){0};
 }
 
@@ -344,28 +355,63 @@ static int flow_start(int master, int slave, const struct tty_flow *f, struct cr
 	return 0;
 }
 
+/* The held echoes back, behind a TCOOFF stop (for a VSTOP stop too: its IXON off would start it; the caller
+ * starts it then): each byte typed with ECHO alone (an ONLCR "\r\n" as '\n') and read back. */
+static int put_echo(int slave, const struct termios *t, const struct termios *n, const struct tty_qbuf *echo,
+		    struct cr_err *e)
+{
+	struct termios x = *n;
+	size_t typed = 0;
+	bool onlcr = (t->c_oflag & OPOST) && (t->c_oflag & ONLCR);
+	x.c_iflag = 0, x.c_lflag = ECHO;
+	x.c_cc[VMIN] = 1, x.c_cc[VTIME] = 0;
+	if (ioctl(slave, TCXONC, TCOOFF) || tcsetattr(slave, TCSANOW, &x))
+		return cr_fail_sys(e, "stop the slave, termios (echo)");
+	for (size_t i = 0; i < echo->len; i++) {
+		if (onlcr && echo->p[i] == '\r' && i + 1 < echo->len && echo->p[i + 1] == '\n')
+			continue;
+		if (sti(slave, echo->p[i]))
+			return cr_fail_sys(e, "TIOCSTI into the slave (echo)");
+		typed++;
+	}
+	uint8_t buf[4096];
+	size_t got = 0; /* (the slave may block: the restore's open) */
+	struct pollfd pf = {.fd = slave, .events = POLLIN};
+	while (got < typed && poll(&pf, 1, 1000) == 1) {
+		ssize_t k = read(slave, buf, typed - got < sizeof(buf) ? typed - got : sizeof(buf));
+		if (k <= 0)
+			break;
+		got += (size_t)k;
+	}
+	if (got != typed)
+		return cr_fail_errno(e, EIO, "%zu bytes typed for the echoes, %zu read back", typed, got);
+	return tcsetattr(slave, TCSANOW, n) ? cr_fail_sys(e, "tcsetattr (neutral)") : 0;
+}
+
 int tty_queue_put(int master, int slave, const struct termios *t, const struct tty_queue *q,
 		  const struct tty_flow *fl, struct cr_err *e)
 {
 	struct termios n;
 	size_t done = 0;
 	int r = 0;
-	bool in = q->in_taken && (q->in.len || q->nr_lines);
-	if (!in && !q->out.len)
+	bool in = q->in_taken && (q->in.len || q->nr_lines), echo = fl && fl->slave && q->echo.len;
+	if (!in && !q->out.len && !echo)
 		return 0;
 	if (fl && flow_start(master, slave, fl, e))
 		return -1;
 	neutral(t, in, &n);
 	if (tcsetattr(slave, TCSANOW, &n))
 		return cr_fail_sys(e, "tcsetattr (neutral)");
-	if (in && put_in(slave, &n, q, &done)) {
+	if (q->out.len && write_all(slave, q->out.p, q->out.len, e))
+		r = cr_wrap(e, "the master's input back through the slave");
+	if (!r && echo && put_echo(slave, t, &n, &q->echo, e))
+		r = cr_wrap(e, "held echoes");
+	if (!r && in && put_in(slave, &n, q, &done)) {
 		if (done || (errno != EPERM && errno != EIO))
 			r = cr_fail_sys(e, "TIOCSTI into the slave");
 		else /* not capable in the initial user namespace: the slower way below */
 			pr_warn("TIOCSTI refused (%s)\n", strerror(errno));
 	}
-	if (!r && q->out.len && write_all(slave, q->out.p, q->out.len, e))
-		r = cr_wrap(e, "the master's input back through the slave");
 	if (tcsetattr(slave, TCSANOW, t) && !r)
 		r = cr_fail_sys(e, "tcsetattr (back)");
 	if (!r && in && done < q->in.len) {
@@ -376,8 +422,35 @@ int tty_queue_put(int master, int slave, const struct termios *t, const struct t
 		r = write_all(master, q->in.p + done, q->in.len - done, e);
 	}
 	struct cr_err e2 = {0}; /* (a first error stays the one said) */
+	if (echo && fl->slave == TTY_FLOW_STOP_CHAR && ioctl(slave, TCXONC, TCOON) && !r) /* (put_echo's) */
+		r = cr_fail_sys(e, "start the slave's output (TCOON)");
 	if (fl && tty_flow_stop(master, slave, t, fl, r ? &e2 : e) && !r)
 		r = -1;
+	return r;
+}
+
+bool tty_echo_exact(const struct termios *t)
+{
+	return !(t->c_oflag & OPOST) ||
+	       (!(t->c_oflag & (OCRNL | ONOCR | ONLRET)) && (t->c_oflag & TABDLY) != XTABS);
+}
+
+int tty_echo_take(int master, int slave, bool packet, const struct tty_flow *fl, struct tty_queue *q,
+		  struct cr_err *e)
+{
+	struct tty_flow sf = {.slave = fl->slave};
+	struct termios t;
+	int status = 0;
+	if (fl->slave && flow_start(master, slave, &sf, e))
+		return -1;
+	if (write(slave, "", 0) < 0) /* n_tty_write sends the held echoes first */
+		return cr_fail_sys(e, "write nothing to the slave");
+	int r = drain(master, fl->slave ? &q->echo : &q->out, packet, &status, e);
+	struct cr_err e2 = {0};
+	if (fl->slave && (tcgetattr(slave, &t) || tty_flow_stop(master, slave, &t, &sf, r ? &e2 : e)) && !r)
+		r = cr_fail_sys(e, "stop the slave again");
+	if (!r && q->echo.len)
+		pr_info("%zu bytes of echoes held back by the stopped slave\n", q->echo.len);
 	return r;
 }
 

@@ -76,6 +76,7 @@ struct tty_queue {
 	struct tty_qbuf out;	  /* what the master had not read */
 	bool in_taken, out_taken; /* the direction was taken (and must be put back) */
 	uint8_t status;		  /* packet mode: the status the master had not read (TIOCPKT_*) */
+	struct tty_qbuf echo;	  /* echoes the stopped slave held back (as they would come out) */
 };
 /* Output flow control of a pair (tcflow, IXON): how it is read and set again is described in tty-queue.c. */
 enum { TTY_FLOW_RUN = 0, TTY_FLOW_STOP_CHAR = 1, TTY_FLOW_TCOOFF = 2 };
@@ -103,6 +104,12 @@ int tty_queue_put(int master, int slave, const struct termios *t, const struct t
  * *lost: the bits of want that could not be set (or that would come with an extra one). */
 int tty_pkt_status_put(int master, int slave, const struct termios *t, bool in_empty, size_t out_len,
 		       const struct tty_flow *fl, uint8_t want, uint8_t *lost, struct cr_err *e);
+/* Dump, once the queues are out and the flow read: the echoes the slave holds back (its output stopped, or
+ * found no room) into q->echo (stopped: the slave is stopped as fl says again) or the end of q->out. */
+int tty_echo_take(int master, int slave, bool packet, const struct tty_flow *fl, struct tty_queue *q,
+		  struct cr_err *e);
+/* Whether held echoes of a slave with termios t can be made again exactly (its output processing). */
+bool tty_echo_exact(const struct termios *t);
 void tty_queue_free(struct tty_queue *q);
 
 /* ---- restore-tty.c ---- */

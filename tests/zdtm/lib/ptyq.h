@@ -91,6 +91,24 @@ static inline int ptyq_same_termios(const struct termios *a, const struct termio
 	       a->c_lflag == b->c_lflag && !memcmp(a->c_cc, b->c_cc, NCCS);
 }
 
+/* fd polls writable within ms: 1 if so. */
+static inline int ptyq_writable(int fd, int ms)
+{
+	struct pollfd p = {.fd = fd, .events = POLLOUT};
+	return poll(&p, 1, ms) == 1 && (p.revents & POLLOUT);
+}
+
+/* Until fd is not writable (a typed char on its way), bounded: 1 if so. */
+static inline int ptyq_wait_stopped(int fd)
+{
+	for (int i = 0; i < 500; i++) {
+		if (!ptyq_writable(fd, 0))
+			return 1;
+		usleep(10000);
+	}
+	return 0;
+}
+
 /* Wait (bounded) until the line discipline of fd counts n bytes (FIONREAD). */
 static inline void ptyq_wait_inq(int fd, int n)
 {

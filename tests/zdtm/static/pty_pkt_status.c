@@ -38,12 +38,6 @@ static void status(int m, int want, const char *what)
 		fail("%s: status %#x (%zd bytes), want %#x", what, n > 0 ? b[0] : 0, n, want);
 }
 
-static int writable(int fd, int ms)
-{
-	struct pollfd p = {.fd = fd, .events = POLLOUT};
-	return poll(&p, 1, ms) == 1 && (p.revents & POLLOUT);
-}
-
 int main(int argc, char **argv)
 {
 	int pm, ps, qm, qs, rm, rs, sm, ss;
@@ -74,14 +68,14 @@ int main(int argc, char **argv)
 	ptyq_expect(pm, "abc", 3, 1, "P's data");
 	status(qm, TIOCPKT_FLUSHWRITE, "Q");
 	status(qm, 0, "Q after its status");
-	if (writable(qs, 0))
+	if (ptyq_writable(qs, 0))
 		fail("Q's slave: output runs");
-	if (tcflow(qs, TCOON) || !writable(qs, 2000))
+	if (tcflow(qs, TCOON) || !ptyq_writable(qs, 2000))
 		fail("Q's slave: TCOON did not start it");
 	status(qm, TIOCPKT_START, "Q after TCOON");
 	status(rm, TIOCPKT_STOP, "R");
 	ptyq_expect(rm, "r", 1, 1, "R's data");
-	if (writable(rs, 0) || tcflow(rs, TCOON) || !writable(rs, 2000))
+	if (ptyq_writable(rs, 0) || tcflow(rs, TCOON) || !ptyq_writable(rs, 2000))
 		fail("R's slave: not stopped by TCOOFF");
 	status(sm, TIOCPKT_DOSTOP, "S");
 	ptyq_expect(sm, "s", 1, 1, "S's data");

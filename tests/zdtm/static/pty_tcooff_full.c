@@ -6,12 +6,6 @@
  * left the queues in place, and a full queue hid the stop). */
 #include "ptyq.h"
 
-static int writable(int fd, int ms)
-{
-	struct pollfd p = {.fd = fd, .events = POLLOUT};
-	return poll(&p, 1, ms) == 1 && (p.revents & POLLOUT);
-}
-
 static int raw_pair(int *m, int *s)
 {
 	struct termios t;
@@ -38,13 +32,13 @@ int main(int argc, char **argv)
 	if (write(bs, data, 6000) != 6000 || tcflow(bs, TCOOFF))
 		return fail("B"), 1;
 	ptyq_wait_inq(am, 4095), ptyq_wait_inq(bm, 4095);
-	if (writable(as, 0) || writable(bs, 0))
+	if (ptyq_writable(as, 0) || ptyq_writable(bs, 0))
 		return fail("not stopped"), 1;
 
 	test_daemon();
 	test_waitsig();
 
-	if (writable(as, 0))
+	if (ptyq_writable(as, 0))
 		fail("A's slave: output runs");
 	struct pollfd p = {.fd = am, .events = POLLPRI};
 	ssize_t n = poll(&p, 1, 2000) == 1 ? read(am, st, sizeof(st)) : -1;
@@ -52,12 +46,12 @@ int main(int argc, char **argv)
 		fail("A's status: %#x (%zd bytes), want %#x", n > 0 ? st[0] : 0, n,
 		     TIOCPKT_FLUSHREAD | TIOCPKT_STOP);
 	ptyq_expect(am, data, 5000, 1, "A's master");
-	if (tcflow(as, TCOON) || !writable(as, 2000))
+	if (tcflow(as, TCOON) || !ptyq_writable(as, 2000))
 		fail("A's slave: TCOON did not start it");
-	if (writable(bs, 0))
+	if (ptyq_writable(bs, 0))
 		fail("B's slave: output runs");
 	ptyq_expect(bm, data, 6000, 0, "B's master");
-	if (tcflow(bs, TCOON) || !writable(bs, 2000))
+	if (tcflow(bs, TCOON) || !ptyq_writable(bs, 2000))
 		fail("B's slave: TCOON did not start it");
 	pass();
 	return 0;
