@@ -33,6 +33,7 @@
 #include "mem/ipc-shm.h"
 #include "mem/shmem.h"
 #include "files/tty.h"
+#include "task/seccomp.h"
 #include "mem/track.h"
 #include "image/page-xfer.h"
 
@@ -445,6 +446,7 @@ static void dump_free(struct dump_ctx *c)
 	dump_ghost_free(c);
 	dump_mm_mpol_free(c);
 	proc_status_free(&c->st);
+	dump_seccomp_free(c->seccomp);
 	free(c->xstate);
 	img_made_free(&c->created);
 	for (size_t i = 0; i < c->nth; i++)

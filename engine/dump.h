@@ -130,7 +130,8 @@ struct dump_ctx {
 	uint32_t mlockall; /* mlockall() flags in force: MCL_FUTURE [| MCL_ONFAULT] (dump_mm_mlockall) */
 	struct dump_vma_mpol *vma_mpol; /* the VMAs with a policy of their own, by address (dump_mm_mpol) */
 	size_t n_vma_mpol;
-	struct dump_thread *th; /* the other threads, seized */
+	struct SeccompEntry *seccomp; /* the leader's, kept by dump_core_write for its threads' (freed) */
+	struct dump_thread *th;	      /* the other threads, seized */
 	size_t nth, th_cap;
 	struct dump_sk *sk;	    /* sockets: pidfd, connections in repair mode (dump-sk-inet.c) */
 	struct dump_ghosts *ghosts; /* unlinked files held open or mapped (dump-ghost.c) */

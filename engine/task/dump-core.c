@@ -650,6 +650,8 @@ int dump_core_write(struct dump_ctx *c, struct cr_err *e)
 	if (dump_write_one(c, IMG_CORE, &ce.base, e))
 		goto out;
 	ret = write_sigacts(c, e);
+	c->seccomp = ce.seccomp; /* (for thread_seccomp: read once per process, not once per thread) */
+	ce.seccomp = NULL;
 out:
 	dump_seccomp_free(ce.seccomp);
 	free(ce.posix_timers);
@@ -720,13 +722,13 @@ int dump_core_thread_remote(struct dump_ctx *c, struct dump_thread *t, struct cr
  * are kept; strict mode must be the leader's (it allows no seccomp call afterwards). */
 static int thread_seccomp(struct dump_ctx *c, pid_t tid, SeccompEntry **sc, struct cr_err *e)
 {
-	SeccompEntry *lead = NULL;
-	if (dump_seccomp(c->pid, tid, sc, e) || dump_seccomp(c->pid, c->pid, &lead, e))
+	const SeccompEntry *lead =
+	    c->seccomp; /* (dump_core_write's, as the leader's core is written first) */
+	if (dump_seccomp(c->pid, tid, sc, e))
 		return -1;
 	bool strict =
 	    (*sc && (*sc)->mode == SECCOMP_MODE_STRICT) || (lead && lead->mode == SECCOMP_MODE_STRICT);
 	int same = dump_seccomp_same(*sc, lead);
-	dump_seccomp_free(lead);
 	if (same && strict)
 		return cr_fail(
 		    e,
