@@ -825,6 +825,7 @@ static int restore_run(struct cr_opts *o, struct rst_task *ts, size_t n, struct 
 	    (late && late_go < 0 && cr_fail_sys(e, "keep the go pipe of task %d", ts[0].pid)) ||
 	    fault_check(o, FI_RESTORE_ROOT_ONLY, e) ||
 	    ns_rst_root_spawned(ts[0].ns, ts[0].pid, rst_ipid(&ts[0]), e) || seize_child(&ts[0], e) ||
+	    (!late && nested_sk_unix(ts, n, &ts[0], e)) || /* (the root as its PID namespace's init) */
 	    (late && (mounts_wait(&ts[0], RST_BORN_MARK, e) || late_ghosts(ts, n, e) ||
 		      in_tree_mnt(ts[0].pid, rst_fdshare_flight_late, e) || late_sk_unix(ts, e) ||
 		      in_tree_mnt(ts[0].pid, rst_notify_late, e) || fault_check(o, FI_RESTORE_MNT_LATE, e) ||

@@ -1366,7 +1366,16 @@ static bool pst_init(const struct rst_task *t)
 	return !t->root && lv && t->pst->ns_tids[lv - 1] == 1;
 }
 
-/* The init of t's PID namespace when it is one below the root's, NULL if none. */
+/* The root task as the init of a PID namespace of the tree's own when the tree has no mount tree of its own
+ * (as under `unshare --pid --fork`): its sockets are made before the tree, in crshim's PID namespace, unless
+ * they are made as a nested one's, once the root stands (with a mount tree of its own: rst_sk_unix_late). */
+static bool root_init(const struct rst_task *t)
+{
+	uint32_t lv = pst_lv(t);
+	return t->root && !t->paths_later && lv && t->pst->ns_tids[lv - 1] == 1;
+}
+
+/* The init of t's PID namespace when it is one below the root's, or the root's own (root_init); NULL. */
 static struct rst_task *pidns_init(struct rst_task *ts, size_t n, struct rst_task *t)
 {
 	for (size_t hops = 0; t && hops <= n && pst_lv(t) > pst_lv(&ts[0]); hops++) {
@@ -1374,7 +1383,7 @@ static struct rst_task *pidns_init(struct rst_task *ts, size_t n, struct rst_tas
 			return t;
 		t = parent_of(ts, n, t);
 	}
-	return NULL;
+	return t && pst_lv(t) == pst_lv(&ts[0]) && root_init(&ts[0]) ? &ts[0] : NULL;
 }
 
 /* The group an init (or a nested mount namespace's maker) makes: 0 none. */
@@ -1382,7 +1391,7 @@ static uint32_t grp_key(const struct rst_task *t)
 {
 	if (t->pst->mntns)
 		return t->pst->mntns;
-	return pst_init(t) ? PIDNS_GRP | (uint32_t)(t - t->tree) : 0;
+	return pst_init(t) || root_init(t) ? PIDNS_GRP | (uint32_t)(t - t->tree) : 0;
 }
 
 /* Is t the process x or below it? */

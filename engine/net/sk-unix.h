@@ -113,7 +113,9 @@ int rst_sk_unix_serve_root(int go, char *msg, size_t len);
  * in that namespace once it stands, not before the tree; held only by processes in it (else refused).
  * The same for the sockets of a nested PID namespace whose SO_PEERCRED names a pid of it (made in it, in
  * its init's mount namespace, once its init stands: by crshim's helpers in it, or by the init for its own
- * pid; one group with the init's own mount namespace's), when every holder is the init or below it and none
+ * pid; one group with the init's own mount namespace's; the root as the init of the tree's own PID namespace
+ * when the tree has no mount tree of its own, crshim's side called once the root is seized), when every
+ * holder is the init or below it and none
  * is bound to a path of the root's mount namespace the init does not see (else, as before, they name
  * crshim: the restore's notice). rst_sk_unix_check: that check alone (the dump's run of the restore's
  * checks). _nested_has: task t (the maker of a mount namespace, pstree_entry.mntns, or a nested PID

@@ -1,10 +1,12 @@
-/* SO_PEERCRED inside the test's own PID namespace (ns: always; the test is its init): a child (euid 1234,
- * egid 4321) connects to the test's listener and makes a socketpair of its own. After restore the accepted
- * socket names the child's pid as the namespace sees it, uid and gid, and both ends of the child's pair name
- * the child. A socketpair the init (the test) made names it (pid 1) after restore too: the restored init
- * makes it again itself (pid 1 is not free for crshim's helper); so does the init's listener (its listen()
- * made by the restored init, at crshim's request), and the child's connection to it names the init too.
- * Before, they named crshim (pid 0 there). */
+/* SO_PEERCRED inside the test's own PID namespace (test_init_pidns: the test is its init; in mode cr without
+ * a mount tree of its own, as under `unshare --pid --fork --mount-proc`): a child (euid 1234, egid 4321)
+ * connects to the test's listener and makes a socketpair of its own. After restore the accepted socket names
+ * the child's pid as the namespace sees it, uid and gid, and both ends of the child's pair name the child. A
+ * socketpair the init (the test) made names it (pid 1) after restore too: the restored init makes it again
+ * itself (pid 1 is not free for crshim's helper); so does the init's listener (its listen() made by the
+ * restored init, at crshim's request), and the child's connection to it names the init too. Before, they
+ * named crshim (pid 0 there; in mode cr, until the root's sockets were made once it stood, as a nested PID
+ * namespace's init makes its own: crshim, pid 0 too). */
 #include <sys/wait.h>
 #include "sk_unix.h"
 
@@ -16,7 +18,7 @@ int main(int argc, char **argv)
 	int ctl[2];
 	char c;
 
-	test_init(argc, argv);
+	test_init_pidns(argc, argv);
 	socklen_t al = sk_bound(LS, SOCK_STREAM, "@crshim-peercred-pidns", 1, &a);
 	if (pipe(ctl))
 		fail("pipe");
