@@ -758,8 +758,8 @@ void rst_child(struct rst_task *t)
 	    (t->root && rst_cow_fill(t, !rst_files_shared(t), msg, sizeof(msg))) ||
 	    spawn_children(t, true, msg, sizeof(msg)) || child_session(t, msg, sizeof(msg)) ||
 	    rst_tty_child_session(t, msg, sizeof(msg)) || spawn_children(t, false, msg, sizeof(msg)) ||
-	    reap_helpers(t, true, msg, sizeof(msg)) || child_setup(t, msg, sizeof(msg)) ||
-	    reap_helpers(t, false, msg, sizeof(msg))) {
+	    rst_sk_unix_outer_take(t, msg, sizeof(msg)) || reap_helpers(t, true, msg, sizeof(msg)) ||
+	    child_setup(t, msg, sizeof(msg)) || reap_helpers(t, false, msg, sizeof(msg))) {
 		rst_procfd_abort(t); /* (a no-op once it opened its /proc files) */
 		if (write(t->err_pipe[1], msg, strlen(msg)) < 0)
 			_exit(2);

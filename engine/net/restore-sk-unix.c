@@ -57,6 +57,8 @@ struct rsk {
 	int keep;     /* late: the fd number crshim keeps for it until it is made (-1: none) */
 	uint32_t grp; /* made in this saved mount namespace of the tree (mntns-ID.img), 0: the root's */
 	int pre[2];   /* its pair made by the process its SO_PEERCRED names (premake), -1: none */
+	bool above;   /* of a nested PID namespace's group, its entry a process's above the init (its pid as
+			 seen there): its pair's other end gives the SO_PEERCRED (pair_cred) */
 };
 static struct rsk *sks;
 static size_t nsks;
@@ -70,6 +72,16 @@ struct sk_grp {
 };
 static struct sk_grp *grps;
 static size_t ngrps;
+/* The processes above a nested PID namespace's init (its parent's line, outside it) that hold sockets of
+ * its group take them from crshim once it made them (rst_sk_unix_outer_take): a channel for each process
+ * and group. */
+struct sk_out {
+	size_t ti;    /* the process's index in the tree */
+	uint32_t grp; /* the group */
+	int ch[2];    /* crshim sends on [0], the process receives on [1] */
+};
+static struct sk_out *outs;
+static size_t nouts;
 static uint32_t cur_grp; /* the group the phases make now (0: the root's mount namespace) */
 /* late: the root task sends crshim the pairs it makes itself (premake) on [1], crshim takes them on [0] */
 static int late_ch[2] = {-1, -1};
@@ -452,6 +464,8 @@ static bool orphan_dgram(const UnixSkEntry *u)
 /* The SO_PEERCRED a pair gets (a's, else b's; NULL: none) */
 static const UnixSkEntry *pair_cred(const struct rsk *a, const struct rsk *b)
 {
+	if (a->above && b && b->u->has_peer_pid)
+		return b->u;
 	return a->u->has_peer_pid ? a->u : b && b->u->has_peer_pid ? b->u : NULL;
 }
 
@@ -1436,15 +1450,34 @@ static bool pidns_close(struct rst_task *ts, size_t n, struct rst_task *init, ui
 		if (sks[i].grp == GRP_TRY && !mnt && u->has_name && u->name.len && u->name.data[0])
 			return false;
 	}
+	bool pid_only = key & PIDNS_GRP; /* (the init made no mount namespace) */
 	for (size_t k = 0; k < n; k++)
 		for (size_t i = 0; i < ts[k].nr_files; i++) {
 			const FileEntry *f = ts[k].files[i];
 			const struct rsk *r =
 			    f->kind == FILE_KIND__FILE_UNIXSK ? find(f->unix_sk->ino) : NULL;
-			if (r && r->grp == GRP_TRY && !below(ts, n, &ts[k], init))
+			if (r && r->grp == GRP_TRY && !below(ts, n, &ts[k], init) &&
+			    !(pid_only && below(ts, n, init, &ts[k])))
 				return false;
 		}
+	/* one whose entry is a process's above init (it saw the pid from there): a pair whose other end's
+	 * entry is one of init's namespace, which gives the pair its SO_PEERCRED */
+	for (size_t i = 0; i < nsks; i++) {
+		struct rsk *r = &sks[i], *p = NULL;
+		if (r->grp != GRP_TRY || below(ts, n, &ts[r->ti], init))
+			continue;
+		if (r->u->has_peer_pid && (!pair_made(r, &p) || !p || p->grp != GRP_TRY ||
+					   !p->u->has_peer_pid || !below(ts, n, &ts[p->ti], init)))
+			return false;
+	}
 	return true;
+}
+
+/* (pidns_groups, a group made: those of it whose entry is a process's above its init) */
+static void mark_above(struct rst_task *ts, size_t n, const struct rst_task *init, uint32_t key)
+{
+	for (size_t i = 0; i < nsks; i++)
+		sks[i].above |= sks[i].grp == key && !below(ts, n, &ts[sks[i].ti], init);
 }
 
 static void pidns_groups(struct rst_task *ts, size_t n)
@@ -1460,17 +1493,20 @@ static void pidns_groups(struct rst_task *ts, size_t n)
 		for (size_t k = 0; k < nsks; k++)
 			if (sks[k].grp == GRP_TRY)
 				sks[k].grp = ok ? key : 0;
-		if (ok)
-			pr_info("socket:[%u]: made in the PID namespace of task %d once it stands\n", r->ino,
-				init->pid);
+		if (!ok)
+			continue;
+		mark_above(ts, n, init, key);
+		pr_info("socket:[%u]: made in the PID namespace of task %d once it stands\n", r->ino,
+			init->pid);
 	}
 }
 
 /* Is task t in the nested mount namespace grp (the one it or one of its ancestors made)? */
 static bool in_grp(struct rst_task *ts, size_t n, const struct rst_task *t, uint32_t grp)
 {
-	if (grp & PIDNS_GRP)
-		return (grp & ~PIDNS_GRP) < n && below(ts, n, t, &ts[grp & ~PIDNS_GRP]);
+	if (grp & PIDNS_GRP) /* (at or below its init, or above it: rst_sk_unix_outer_take) */
+		return (grp & ~PIDNS_GRP) < n &&
+		       (below(ts, n, t, &ts[grp & ~PIDNS_GRP]) || below(ts, n, &ts[grp & ~PIDNS_GRP], t));
 	for (size_t hops = 0; t && hops <= n; hops++) {
 		if (t->pst->mntns == grp)
 			return true;
@@ -1525,6 +1561,43 @@ static struct sk_grp *grp_of(uint32_t mntns)
 	return NULL;
 }
 
+/* Does task t hold a socket of group grp? */
+static bool holds(const struct rst_task *t, uint32_t grp)
+{
+	for (size_t i = 0; i < t->nr_files; i++) {
+		const FileEntry *f = t->files[i];
+		const struct rsk *r = f->kind == FILE_KIND__FILE_UNIXSK ? find(f->unix_sk->ino) : NULL;
+		if (r && r->grp == grp)
+			return true;
+	}
+	return false;
+}
+
+/* A channel for each process above a PID namespace's init that holds sockets of its group (before
+ * to_inherit: the entries are still the sockets'). */
+static int outs_make(struct rst_task *ts, size_t n, struct cr_err *e)
+{
+	for (size_t g = 0; g < ngrps; g++) {
+		size_t i = grps[g].mntns & ~PIDNS_GRP;
+		for (size_t k = 0; (grps[g].mntns & PIDNS_GRP) && i < n && k < n; k++) {
+			if (k == i || !below(ts, n, &ts[i], &ts[k]) || !holds(&ts[k], grps[g].mntns))
+				continue;
+			struct sk_out *no = realloc(outs, (nouts + 1) * sizeof(*no));
+			if (!no)
+				return cr_fail_errno(e, ENOMEM, "out of memory");
+			outs = no;
+			outs[nouts] = (struct sk_out){k, grps[g].mntns, {-1, -1}};
+			if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, outs[nouts++].ch))
+				return cr_fail_sys(e, "a socket pair for the unix sockets task %d takes",
+						   ts[k].pid);
+			pr_info("task %d, above the init of PID namespace task %d, takes sockets of it once "
+				"they are made\n",
+				ts[k].pid, ts[i].pid);
+		}
+	}
+	return 0;
+}
+
 int rst_sk_unix_check(struct rst_task *ts, size_t n, struct cr_err *e)
 {
 	int ret = collect(ts, n, e) || groups(ts, n, e) ? -1 : 0;
@@ -1551,6 +1624,8 @@ int rst_sk_unix_prepare(const struct cr_opts *o, struct rst_task *ts, size_t n, 
 	for (size_t i = 0; i < nsks; i++)
 		if ((late || sks[i].grp) && (sks[i].keep = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
 			return cr_fail_sys(e, "keep an fd for socket:[%u]", sks[i].ino);
+	if (outs_make(ts, n, e))
+		return -1;
 	if (ngrps)
 		pr_info("unix sockets of %zu nested mount namespaces are made in them once they stand\n",
 			ngrps);
@@ -1589,6 +1664,10 @@ int rst_sk_unix_nested(const struct rst_task *ts, const struct rst_task *t, stru
 			nums[nn++] = sks[i].fd;
 	if (!ret && late_fds_push(g->ch[0], nums, nn))
 		ret = cr_fail_sys(e, "send them to task %d", t->pid);
+	/* (and to the processes above a PID namespace's init that hold some) */
+	for (size_t o = 0; !ret && o < nouts; o++)
+		if (outs[o].grp == g->mntns && late_fds_push(outs[o].ch[0], nums, nn))
+			ret = cr_fail_sys(e, "send them to task %d", ts[outs[o].ti].pid);
 	free(nums);
 	cur_grp = 0;
 	return ret ? cr_wrap(e, "unix sockets of the mount namespace of task %d", t->pid) : 0;
@@ -1605,6 +1684,24 @@ int rst_sk_unix_nested_take(const struct rst_task *t, char *msg, size_t len)
 		return rst_errmsg(msg, len, "tell crshim that its mount namespace stands");
 	/* (crshim asks its calls before it sends the sockets) */
 	return serve(g->ch[1], g->srv[1], msg, len) || late_fds_pull(g->ch[1], msg, len) ? -1 : 0;
+}
+
+int rst_sk_unix_outer_take(const struct rst_task *t, char *msg, size_t len)
+{
+	size_t k = (size_t)(t - t->tree);
+	for (size_t o = 0; o < nouts; o++)
+		if (outs[o].ti == k && late_fds_pull(outs[o].ch[1], msg, len))
+			return -1;
+	return 0;
+}
+
+/* Close both ends of a pair of fds (-1: none) and mark them closed. */
+static void close2(int fd[2])
+{
+	for (int k = 0; k < 2; k++)
+		if (fd[k] >= 0)
+			close(fd[k]);
+	fd[0] = fd[1] = -1;
 }
 
 void rst_sk_unix_done(const struct cr_opts *o, bool failed)
@@ -1625,26 +1722,23 @@ void rst_sk_unix_done(const struct cr_opts *o, bool failed)
 			close(sks[i].fd);
 		if (sks[i].ghost >= 0)
 			close(sks[i].ghost);
-		for (int k = 0; k < 2; k++)
-			if (sks[i].pre[k] >= 0)
-				close(sks[i].pre[k]);
+		close2(sks[i].pre);
 	}
 	free(sks);
 	sks = NULL;
 	nsks = 0;
 	late = false;
-	for (size_t g = 0; g < ngrps; g++)
-		for (int k = 0; k < 2; k++) {
-			if (grps[g].ch[k] >= 0)
-				close(grps[g].ch[k]);
-			if (grps[g].srv[k] >= 0)
-				close(grps[g].srv[k]);
-		}
+	for (size_t g = 0; g < ngrps; g++) {
+		close2(grps[g].ch);
+		close2(grps[g].srv);
+	}
 	free(grps);
 	grps = NULL;
 	ngrps = 0;
-	for (int k = 0; k < 2; k++)
-		if (late_ch[k] >= 0)
-			close(late_ch[k]);
-	late_ch[0] = late_ch[1] = -1;
+	for (size_t k = 0; k < nouts; k++)
+		close2(outs[k].ch);
+	free(outs);
+	outs = NULL;
+	nouts = 0;
+	close2(late_ch);
 }

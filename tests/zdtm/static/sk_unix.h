@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stddef.h>
 #include <string.h>
@@ -190,6 +191,27 @@ static inline int sk_atmark(int fd)
 	if (ioctl(fd, SIOCATMARK, &v))
 		return -1;
 	return v;
+}
+
+/* A child of the test: unshares CLONE_NEWPID and forks the new namespace's init, which runs init_main (it
+ * does not return); then sets its later children's PID namespace back to its own (the dump refuses a
+ * process whose new children go elsewhere), stores the init's pid in *n and waits. */
+static inline void sk_nested_pidns(void (*init_main)(void), volatile int *n)
+{
+	int self = open("/proc/self/ns/pid", O_RDONLY | O_CLOEXEC);
+	if (self < 0 || unshare(CLONE_NEWPID))
+		_exit(20);
+	pid_t init = fork();
+	if (init == 0) {
+		close(self);
+		init_main();
+	}
+	if (init < 0 || setns(self, CLONE_NEWPID))
+		_exit(21);
+	*n = init;
+	close(self);
+	for (;;)
+		pause();
 }
 
 /* Skip the test on a kernel without CONFIG_AF_UNIX_OOB (it refuses MSG_OOB on stream sockets). */

@@ -129,22 +129,9 @@ int main(int argc, char **argv)
 	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (sh == MAP_FAILED)
 		fail("mmap");
-	pid_t c = test_fork(), n = -1;
+	pid_t c = test_fork();
 	if (c == 0) {
-		int self = open("/proc/self/ns/pid", O_RDONLY | O_CLOEXEC);
-		if (self < 0 || unshare(CLONE_NEWPID))
-			_exit(20);
-		n = fork();
-		if (n == 0) {
-			close(self);
-			nested_init();
-		}
-		if (n < 0 || setns(self, CLONE_NEWPID))
-			_exit(21);
-		sh->n = n;
-		close(self);
-		for (;;)
-			pause();
+		sk_nested_pidns(nested_init, &sh->n);
 	}
 	for (int k = 0; c > 0 && !sh->ready && k < 10000; k++)
 		usleep(1000);
