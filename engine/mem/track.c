@@ -363,7 +363,8 @@ static int keeper_spawn(struct mem_track *t, int dirfd, struct cr_err *e)
 	return 0;
 }
 
-/* Ask the keeper of dirfd: GET (its userfaultfds into t) or QUIT. 1: no keeper there. */
+/* Ask the keeper of dirfd: GET (its userfaultfds into t) or QUIT. 1: no keeper there (QUIT: or gone
+ * meanwhile). */
 static int keeper_ask(int dirfd, uint32_t cmd, struct mem_track *t, struct cr_err *e)
 {
 	struct sockaddr_un sa;
@@ -377,13 +378,19 @@ static int keeper_ask(int dirfd, uint32_t cmd, struct mem_track *t, struct cr_er
 	struct keeper_hdr h = {KEEPER_MAGIC, KEEPER_VERSION, 0, cmd};
 	struct timeval tv = {10, 0};
 	setsockopt(sk, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	/* A keeper whose every process ended (the dump killed the tree) exits on its own: a QUIT that meets
+	 * it on its way out (the connection reset or closed unanswered) found what it asked for. */
+	bool gone_ok = cmd == KCMD_QUIT;
 	if (send(sk, &h, sizeof(h), MSG_NOSIGNAL) != (ssize_t)sizeof(h))
-		return cr_fail_sys(e, "ask the keeper");
+		return gone_ok && (errno == ECONNRESET || errno == EPIPE) ? 1
+									  : cr_fail_sys(e, "ask the keeper");
 	struct keeper_msg msg;
 	int fds[MEM_TRACK_MAX], fl = 0;
 	struct iovec iov = {&msg, sizeof(msg)};
 	size_t nfd = 0;
 	ssize_t n = scm_recv(sk, &iov, 1, fds, MEM_TRACK_MAX, &nfd, &fl);
+	if (gone_ok && (n == 0 || (n < 0 && errno == ECONNRESET)))
+		return 1;
 	if (n < (ssize_t)sizeof(msg.h)) {
 		for (size_t i = 0; n >= 0 && i < nfd; i++)
 			close(fds[i]);

@@ -1004,6 +1004,8 @@ snaps_steps() {
 	wait_free "$TPID" 30 || { bad "pid $TPID still taken (zombie) after dump"; return 1; }
 	[ -L "$d/parent" ] || { bad "the dump made no parent link"; return 1; }
 	[ ! -e "$TDIR/pre.$n/mem-track.sock" ] || { bad "the last pre-dump's keeper is still there after the dump"; return 1; }
+	! grep -q "the parent's keeper:" "$d/dump.log" ||
+		{ bad "the dump could not end the last pre-dump's keeper: $(grep -m1 "the parent's keeper:" "$d/dump.log")"; return 1; }
 	if [[ " ${SNAPS_OPTS:-} " == *" --auto-dedup "* ]]; then
 		grep -q "auto-dedup:" "$d/dump.log" || { bad "--auto-dedup: the dump did not dedup its parents"; return 1; }
 	fi
