@@ -198,6 +198,34 @@ static bool has_sys_admin(void)
 	return d[CAP_SYS_ADMIN / 32].effective & (1u << (CAP_SYS_ADMIN % 32));
 }
 
+/* A file of the pty s (our open) with O_ASYNC, in any process: *pid and *fd name it (0: none). */
+static void async_holder(int s, int *pid, int *fd)
+{
+	struct stat ss, st;
+	char path[300], line[128];
+	*pid = *fd = 0;
+	__cleanup_closedir DIR *proc = opendir("/proc");
+	struct dirent *p, *f;
+	if (fstat(s, &ss) || !proc)
+		return;
+	while (!*pid && (p = readdir(proc))) {
+		int n = atoi(p->d_name);
+		snprintf(path, sizeof(path), "/proc/%d/fd", n);
+		__cleanup_closedir DIR *fds = n > 0 ? opendir(path) : NULL;
+		while (fds && !*pid && (f = readdir(fds))) {
+			snprintf(path, sizeof(path), "/proc/%d/fd/%s", n, f->d_name);
+			if (stat(path, &st) || st.st_rdev != ss.st_rdev || st.st_dev != ss.st_dev)
+				continue;
+			snprintf(path, sizeof(path), "/proc/%d/fdinfo/%s", n, f->d_name);
+			__cleanup_fclose FILE *fi = fopen(path, "re");
+			unsigned flags = 0;
+			while (fi && fgets(line, sizeof(line), fi))
+				if (sscanf(line, "flags: %o", &flags) == 1 && (flags & O_ASYNC))
+					*pid = n, *fd = atoi(f->d_name);
+		}
+	}
+}
+
 /* A direction left in place: a warning for the user (eng_notice). */
 static void warn_left(const struct dump_ctx *c, int fd, const char *link, const char *what, int bytes,
 		      const char *why)
@@ -277,6 +305,14 @@ static int dump_queues(struct dump_ctx *c, int fd, const char *link, int cfd, Tt
 		warn_left(c, fd, link, "for the master", out, "the slave cannot be opened");
 		return 0;
 	}
+	int apid, afd;
+	struct pollfd po = {.fd = s, .events = POLLOUT};
+	if (poll(&po, 1, 0) == 0 && (async_holder(s, &apid, &afd), apid)) /* (stopped or full) */
+		return cr_fail_errno(
+		    e, ENOTSUP,
+		    "its slave's output is stopped (or full) and pid %d fd %d holds the slave with "
+		    "O_ASYNC: reading the stop would send it SIGIO",
+		    apid, afd);
 	ioctl(s, FIONREAD, &in);
 	bool input = !(tio.c_lflag & EXTPROC) && has_sys_admin();
 	if (!input && !(tio.c_lflag & EXTPROC) && in > 0) /* an unprivileged crshim: not lost with a notice */

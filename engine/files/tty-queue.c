@@ -47,7 +47,8 @@
  * nothing, a writer waits) and "tco_stopped" (stopped by tcflow(TCOOFF)): its VSTOP char (IXON) stops it
  * alone, and then its VSTART char (or any char with IXANY), or IXON switched off, starts it; TCOOFF sets
  * both, and only TCOON starts it again (TCOON on a tty stopped by VSTOP does nothing). Neither is shown by
- * any /proc file or get ioctl. Read at dump, once the queues are out: a slave that does not poll
+ * any /proc file or get ioctl (with IXON off a stop is a TCOOFF one: IXON switched off starts a VSTOP
+ * one, so no probe). Read at dump, once the queues are out: a slave that does not poll
  * writable (POLLOUT) while the master's side holds less than the line discipline's buffer (so the flip
  * buffer, 64 KiB, is not full) is stopped; then TCOON tells which: it starts only a TCOOFF stop, which is
  * stopped again at once (TCOOFF). That start and stop wakes writers (the tree is frozen: none is in
@@ -298,9 +299,12 @@ static bool flip_room(int other)
 
 void tty_flow_read(int master, int slave, struct tty_flow *f)
 {
+	struct termios t;
 	*f = (struct tty_flow){0};
 	if (!writable(slave) && flip_room(master)) {
-		if (ioctl(slave, TCXONC, TCOON) || !writable(slave)) {
+		if (!tcgetattr(slave, &t) && !(t.c_iflag & IXON)) {
+			f->slave = TTY_FLOW_TCOOFF; /* (IXON off starts a VSTOP stop: no probe) */
+		} else if (ioctl(slave, TCXONC, TCOON) || !writable(slave)) {
 			f->slave = TTY_FLOW_STOP_CHAR;
 		} else {
 			f->slave = TTY_FLOW_TCOOFF;
