@@ -1,7 +1,7 @@
 /* A stopped pty slave held with O_ASYNC (SIGIO to this process), IXON on, stopped by tcflow(TCOOFF), a
  * nonblocking write refused (EAGAIN: the kernel sends SIGIO when the output starts): telling the stop's kind
  * would start the output for a moment and send that SIGIO, so the dump refuses with one line
- * (fd_unsupported.sh --test pty_tcooff_async). After the failed dump no SIGIO came, the slave is still
+ * (dump-expect). After the failed dump no SIGIO came, the slave is still
  * stopped, and TCOON brings the SIGIO. Before, the dump went on and the process got a SIGIO at once. */
 #include <signal.h>
 #include "ptyq.h"
