@@ -7,7 +7,13 @@
 #   env:   CRSHIM_BENCH_TREES="100 500 500m" (Nm: N processes with 1 MiB each; Nf: each opened /dev/null
 #          itself as fds 0-2, N descriptions of one inode), e.g. "500 500m 500f 2000 2000m"
 #          CRIU=/path/to/criu (else a criu on PATH): the same runs with it, and crshim's time / CRIU's
-#          CRSHIM_BENCH_ROUNDS=1: rounds over the sizes (each round runs crshim, then CRIU, per size)
+#          CRSHIM_BENCH_ROUNDS=3: timed rounds over the sizes (each round runs crshim, then CRIU, per size)
+#          CRSHIM_BENCH_WARMUP=1: untimed rounds first (crshim only, each size), 0 for none
+# On this VM memory the guest left free for a while goes back to the host (virtio_balloon free page
+# reporting), and the first run to touch it again pays for that: the first 2000m round right after the small
+# trees took ~1.75x as long. So an untimed warm-up round runs first, and after the timed rounds a
+# summary gives, per tool and size, the best (minimum) and the median of them, wall and CPU, and
+# the ratios of both.
 # Each tree runs in a cpuacct cgroup of its own (cgroup v1 cpuacct, else v2 cpu.stat), which crshim or CRIU
 # join for its dump and restore: besides the wall time, the CPU seconds (user+sys) of the dump (the tool and
 # the tree's tasks, e.g. their parasite and their exit) and of the restore (the tool and the restored tasks)
@@ -18,7 +24,8 @@ set -uo pipefail
 CRSHIM=${1:?usage: $0 /path/to/crshim}
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 SIZES=${CRSHIM_BENCH_TREES:-100 500 500m}
-ROUNDS=${CRSHIM_BENCH_ROUNDS:-1}
+ROUNDS=${CRSHIM_BENCH_ROUNDS:-3}
+WARMUP=${CRSHIM_BENCH_WARMUP:-1}
 BASE= # a directory of this run's own under /dev/shm (made below)
 STATUS=0
 ROOTS=()
@@ -149,19 +156,65 @@ run_one() {
 LAST_DUMP='' LAST_RST='' LAST_CDUMP='' LAST_CRST=''
 echo "crshim bench: process trees, images in $BASE; ${CRIU:-no criu on PATH, crshim only}"
 ratio() { awk "BEGIN { if ($2 > 0) printf \"%.2fx\", $1 / $2; else print \"-\" }"; }
+declare -A RES # RES[tool,size,what]: the timed rounds' values (what: dump, rst, cdump, crst), space-separated
+keep() {       # tool size: the last run's values into RES
+	RES[$1,$2,dump]+=" $LAST_DUMP" RES[$1,$2,rst]+=" $LAST_RST"
+	RES[$1,$2,cdump]+=" $LAST_CDUMP" RES[$1,$2,crst]+=" $LAST_CRST"
+}
+# min and median of a list of numbers: "MIN MEDIAN" ("- -" for none)
+minmed() { tr ' ' '\n' <<<"$1" | awk 'NF' | sort -g | awk '{ v[NR] = $1 } END {
+	if (!NR) { print "- -"; exit }
+	printf "%.3f %.3f\n", v[1], NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+for ((round = 1; round <= WARMUP; round++)); do
+	echo "warm-up round $round (untimed, crshim only: memory the VM gave back to the host is touched again)"
+	for n in $SIZES; do
+		run_one crshim "$CRSHIM" "$n" >"$BASE/warm-up.out" || STATUS=1 # (not in a subshell: ROOTS, CG)
+		sed 's/^/warm-up /' "$BASE/warm-up.out"
+	done
+done
 for ((round = 1; round <= ROUNDS; round++)); do
 	[ "$ROUNDS" = 1 ] || echo "round $round"
 	for n in $SIZES; do
 		LAST_DUMP='' LAST_RST=''
-		run_one crshim "$CRSHIM" "$n" || STATUS=1
+		run_one crshim "$CRSHIM" "$n" && keep crshim "$n" || STATUS=1
 		cd=$LAST_DUMP cr=$LAST_RST ccd=$LAST_CDUMP ccr=$LAST_CRST
 		LAST_DUMP='' LAST_RST=''
-		[ -z "$CRIU" ] || run_one criu "$CRIU" "$n" || true
+		[ -z "$CRIU" ] || { run_one criu "$CRIU" "$n" && keep criu "$n"; } || true
 		if [ -n "$cd" ] && [ -n "$LAST_DUMP" ]; then
 			printf 'ratio  %5s: crshim/criu dump %s (CPU %s), restore %s (CPU %s) (1.00x or less: as fast as CRIU per process)\n' \
 				"$n" "$(ratio "$cd" "$LAST_DUMP")" "$(ratio "$ccd" "$LAST_CDUMP")" \
 				"$(ratio "$cr" "$LAST_RST")" "$(ratio "$ccr" "$LAST_CRST")"
 		fi
 	done
+done
+# The summary: best (minimum) and median of the timed rounds, wall and CPU seconds, per tool and size.
+echo "summary of $ROUNDS timed round(s): best / median in seconds (CPU best / median)"
+TOOLS=crshim
+[ -z "$CRIU" ] || TOOLS="crshim criu"
+declare -A SUM # SUM[tool,i]: dump best, median, CPU best, median, restore best, median, CPU best, median
+sumr() {       # i: crshim's SUM value i over CRIU's
+	local a=${SUM[crshim,$1]} b=${SUM[criu,$1]}
+	if [ "$a" = - ] || [ "$b" = - ]; then echo -; else ratio "$a" "$b"; fi
+}
+for n in $SIZES; do
+	for tool in $TOOLS; do
+		if [ -z "${RES[$tool,$n,dump]:-}" ]; then
+			printf '%-6s %5s: no timed run succeeded\n' "$tool" "$n"
+			SUM[$tool,0]=- SUM[$tool,1]=- SUM[$tool,2]=- SUM[$tool,3]=-
+			SUM[$tool,4]=- SUM[$tool,5]=- SUM[$tool,6]=- SUM[$tool,7]=-
+			continue
+		fi
+		i=0
+		for what in dump cdump rst crst; do
+			read -r lo med <<<"$(minmed "${RES[$tool,$n,$what]:-}")"
+			SUM[$tool,$i]=$lo SUM[$tool,$((i + 1))]=$med
+			i=$((i + 2))
+		done
+		printf '%-6s %5s: dump %s / %s s (CPU %s / %s), restore %s / %s s (CPU %s / %s)\n' "$tool" "$n" \
+			"${SUM[$tool,0]}" "${SUM[$tool,1]}" "${SUM[$tool,2]}" "${SUM[$tool,3]}" \
+			"${SUM[$tool,4]}" "${SUM[$tool,5]}" "${SUM[$tool,6]}" "${SUM[$tool,7]}"
+	done
+	[ -z "$CRIU" ] || printf 'ratio  %5s: crshim/criu best / median: dump %s / %s (CPU %s / %s), restore %s / %s (CPU %s / %s)\n' \
+		"$n" "$(sumr 0)" "$(sumr 1)" "$(sumr 2)" "$(sumr 3)" "$(sumr 4)" "$(sumr 5)" "$(sumr 6)" "$(sumr 7)"
 done
 exit $STATUS

@@ -3,7 +3,11 @@
 #
 #   usage: contrib/bench.sh /absolute/path/to/crshim      (`make bench` builds everything and runs this as root)
 #   env:   CRSHIM_BENCH_SIZES="64 1024"   sizes in MiB
-#          CRSHIM_BENCH_ROUNDS=2          runs of each tool per size, in turned order; the best time is printed
+#          CRSHIM_BENCH_ROUNDS=2          runs of each tool per size, in turned order; the best time is printed,
+#                                         and the median of the rounds below the table
+#          CRSHIM_BENCH_WARMUP=1          untimed runs of crshim per size first (0: none): on this VM memory
+#                                         the guest left free for a while goes back to the host (virtio_balloon
+#                                         free page reporting), and the first run to touch it again pays for it
 #
 # For each size: start contrib/bench-mem (fills its memory, keeps a checksum), dump it, restore it, tell it to check
 # its memory. Prints seconds and GB/s (10^9 bytes of data per second) for dump and restore, the image size and whether
@@ -16,6 +20,7 @@ CRSHIM=${1:?usage: $0 /path/to/crshim}
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 SIZES=${CRSHIM_BENCH_SIZES:-64 1024}
 ROUNDS=${CRSHIM_BENCH_ROUNDS:-2}
+WARMUP=${CRSHIM_BENCH_WARMUP:-1}
 BASE=/tmp/crshim-bench
 KEEP=/tmp/crshim-bench-logs # logs of failed runs are copied here (the tmpfs goes away)
 TIMEOUT=120     # seconds to wait for the program to fill or to verify its memory
@@ -187,9 +192,15 @@ TOOLS=(crshim)
 [ -n "$CRIU" ] && TOOLS+=(criu)
 row tool size "dump s" "dump GB/s" "restore s" "restore GB/s" image data
 # Each size ROUNDS times, the tools' order turned round each round (on a VM, memory the guest has not touched
-# for a while goes back to the host, and the first tool to write it pays for that), the best time of each kept.
-declare -A BEST FAILED
+# for a while goes back to the host, and the first tool to write it pays for that), the best time of each kept
+# (and the median printed below the table); before them WARMUP untimed runs of crshim touch that memory again.
+declare -A BEST FAILED ALL # ALL[tool,size,op]: every timed round's seconds
+median() { tr ' ' '\n' <<<"$1" | awk 'NF' | sort -g | awk '{ v[NR] = $1 } END {
+	if (NR) printf "%.3f\n", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 for mib in $SIZES; do
+	for ((round = 1; round <= WARMUP; round++)); do # (untimed; a failure shows in the timed rounds)
+		run_one crshim "$CRSHIM" "$mib" || true
+	done
 	for ((round = 1; round <= ROUNDS; round++)); do
 		order=("${TOOLS[@]}")
 		if ((round % 2 == 0)); then
@@ -206,6 +217,7 @@ for mib in $SIZES; do
 				continue
 			fi
 			for op in dump restore; do
+				ALL[$tool,$mib,$op]+=" ${RES[$tool,$mib,$op]}"
 				b=${BEST[$tool,$mib,$op]:-}
 				if [ -z "$b" ] || [ "$(calc %d "${RES[$tool,$mib,$op]} < $b")" = 1 ]; then
 					BEST[$tool,$mib,$op]=${RES[$tool,$mib,$op]}
@@ -215,11 +227,20 @@ for mib in $SIZES; do
 	done
 	for tool in "${TOOLS[@]}"; do
 		if [ -n "${FAILED[$tool,$mib]:-}" ]; then
-			RES[$tool,$mib,dump]= RES[$tool,$mib,restore]= RES[$tool,$mib,data]=${FAILED[$tool,$mib]}
+			RES[$tool,$mib,dump]='' RES[$tool,$mib,restore]='' RES[$tool,$mib,data]=${FAILED[$tool,$mib]}
 		else
 			RES[$tool,$mib,dump]=${BEST[$tool,$mib,dump]:-} RES[$tool,$mib,restore]=${BEST[$tool,$mib,restore]:-}
 		fi
 		report "$tool" "$mib"
+	done
+done
+
+say ""
+for mib in $SIZES; do
+	for tool in "${TOOLS[@]}"; do
+		[ -z "${FAILED[$tool,$mib]:-}" ] || continue
+		say "$tool $mib MiB: median of $ROUNDS rounds: dump $(median "${ALL[$tool,$mib,dump]:-}") s," \
+			"restore $(median "${ALL[$tool,$mib,restore]:-}") s (the table: the best)"
 	done
 done
 
