@@ -745,7 +745,8 @@ void rst_child(struct rst_task *t)
 	    (t->pst->mntns_up && ns_rst_mntns_up(&rst_mnt_up_ns, &rst_mnt_up_root, msg, sizeof(msg))) ||
 	    (t->pst->mntns_join && (ns_rst_mntns_join(rst_pidns_vid(t, t->pst->mntns_join), &rst_mnt_up_ns,
 						      &rst_mnt_up_root, msg, sizeof(msg)) ||
-				    rst_fdshare_joined(t->pst->mntns_join, msg, sizeof(msg)))) ||
+				    rst_fdshare_joined(t->pst->mntns_join, msg, sizeof(msg)) ||
+				    rst_ghost_copy_joined(t, msg, sizeof(msg)))) ||
 	    (t->pst->mntns
 		 ? ns_rst_mntns(t->tree[0].ns, t->pst->mntns, &rst_mnt_up_ns, &rst_mnt_up_root, msg,
 				sizeof(msg)) ||

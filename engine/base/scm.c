@@ -1,5 +1,6 @@
 /* Files sent over unix sockets between crshim's processes: scm.h. */
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -65,4 +66,29 @@ ssize_t scm_recv(int sk, const struct iovec *iov, size_t niov, int *fds, size_t 
 	if (flags)
 		*flags = fl;
 	return r;
+}
+
+int scm_send_fd(int sk, int fd)
+{
+	char b = 'f';
+	struct iovec iov = {.iov_base = &b, .iov_len = 1};
+	return scm_send(sk, &iov, 1, &fd, 1) == 1 ? 0 : -1;
+}
+
+int scm_recv_fd_at(int sk, int at)
+{
+	char b;
+	int fd = -1;
+	size_t nf = 0;
+	struct iovec iov = {.iov_base = &b, .iov_len = 1};
+	ssize_t r;
+	do
+		r = scm_recv(sk, &iov, 1, &fd, 1, &nf, NULL);
+	while (r < 0 && errno == EINTR);
+	if (r >= 0 && (r != 1 || nf != 1))
+		errno = EPROTO;
+	int ret = r == 1 && nf == 1 && (fd == at || dup3(fd, at, O_CLOEXEC) >= 0) ? 0 : -1;
+	if (nf == 1 && fd != at)
+		close(fd);
+	return ret;
 }

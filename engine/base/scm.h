@@ -19,5 +19,9 @@ ssize_t scm_send(int sk, const struct iovec *iov, size_t niov, const int *fds, s
  * (EINTR included: the caller decides). */
 ssize_t scm_recv(int sk, const struct iovec *iov, size_t niov, int *fds, size_t maxfds, size_t *nfds,
 		 int *flags);
+/* One message of one byte and fd (scm_send_fd); one such message from sk, EINTR retried, its fd put at number
+ * at (dup3, close-on-exec: scm_recv_fd_at). 0, or -1 with errno (EPROTO: no fd, or not one byte). */
+int scm_send_fd(int sk, int fd);
+int scm_recv_fd_at(int sk, int at);
 
 #endif

@@ -71,13 +71,16 @@ void rst_ghost_alt_name(const char *name, uint32_t id, char *out, size_t len);
  * with an open of its own, is made once (the same inode for all): rst_ghost_share_copies (crshim, once the
  * tree is planned: spawn_idx) keeps an fd number for each such ghost; the process that made the namespace
  * makes the copy there once its namespace stands (rst_ghost_copy_nested; -1 and msg), the others inherit it
- * (cloned below it afterwards). Each holder keeps its inherited copy among its helper fds (restore-files.c:
- * rst_ghost_shared_fd, -1 if t holds not copy j; rst_ghost_shared_moved) and opens it again for its fds
- * (rst_ghost_shared_copy: the fd, -1 with errno, -2 if r is not such a ghost of t), its removed cwd
- * (fs_entry.cwd_ghost_mnt: rst_ghost_shared_cwd, the same) or its mappings of one no fd of it holds (mapped
- * file i: rst_mfile.copy, rst_ghost_shared_map). */
+ * (cloned below it afterwards), and it sends it to those that entered that namespace (setns:
+ * pstree_entry.mntns_join), which take it at that number once in it, before they clone their children
+ * (rst_ghost_copy_joined; -1 and msg). Each holder keeps its inherited copy among its helper fds
+ * (restore-files.c: rst_ghost_shared_fd, -1 if t holds not copy j; rst_ghost_shared_moved) and opens it again
+ * for its fds (rst_ghost_shared_copy: the fd, -1 with errno, -2 if r is not such a ghost of t), its removed
+ * cwd (fs_entry.cwd_ghost_mnt: rst_ghost_shared_cwd, the same) or its mappings of one no fd of it holds
+ * (mapped file i: rst_mfile.copy, rst_ghost_shared_map). */
 int rst_ghost_share_copies(struct rst_task *ts, size_t n, struct cr_err *e);
 int rst_ghost_copy_nested(const struct rst_task *t, char *msg, size_t len);
+int rst_ghost_copy_joined(const struct rst_task *t, char *msg, size_t len);
 size_t rst_ghost_shared_count(void);
 int rst_ghost_shared_fd(const struct rst_task *t, size_t j);
 void rst_ghost_shared_moved(size_t j, int fd);

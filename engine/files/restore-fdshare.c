@@ -253,8 +253,6 @@ int rst_fdshare_root(char *msg, size_t len)
 
 int rst_fdshare_nested(pid_t pid, char *msg, size_t len)
 {
-	char b = 'd';
-	struct iovec iov = {.iov_base = &b, .iov_len = 1};
 	for (size_t i = 0; i < nr_descs; i++) {
 		if (!descs[i].late || descs[i].owner != pid)
 			continue;
@@ -263,7 +261,7 @@ int rst_fdshare_nested(pid_t pid, char *msg, size_t len)
 					  descs[i].late->reg->path,
 					  (unsigned long long)descs[i].late->reg->pos);
 		for (unsigned k = 0; k < descs[i].joiners; k++)
-			if (scm_send(descs[i].chan[0], &iov, 1, &descs[i].fd, 1) != 1)
+			if (scm_send_fd(descs[i].chan[0], descs[i].fd))
 				return rst_errmsg(msg, len,
 						  "send %s to the processes that entered its mount namespace",
 						  descs[i].late->reg->path);
@@ -276,22 +274,10 @@ int rst_fdshare_joined(pid_t maker, char *msg, size_t len)
 	for (size_t i = 0; i < nr_descs; i++) {
 		if (!descs[i].late || descs[i].owner != maker || !descs[i].joiners)
 			continue;
-		char b;
-		int fd = -1, fl = 0;
-		size_t nf = 0;
-		struct iovec iov = {.iov_base = &b, .iov_len = 1};
-		ssize_t r;
-		do
-			r = scm_recv(descs[i].chan[1], &iov, 1, &fd, 1, &nf, &fl);
-		while (r < 0 && errno == EINTR);
-		if (r != 1 || nf != 1 || dup3(fd, descs[i].fd, O_CLOEXEC) < 0) {
-			if (nf == 1)
-				close(fd);
+		if (scm_recv_fd_at(descs[i].chan[1], descs[i].fd))
 			return rst_errmsg(msg, len,
 					  "take %s (shared with task %d, in its mount namespace) from it",
 					  descs[i].late->reg->path, (int)maker);
-		}
-		close(fd);
 	}
 	return 0;
 }

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
@@ -25,6 +26,7 @@
 #include "files/ghost.h"
 #include "base/log.h"
 #include "base/proc.h"
+#include "base/scm.h"
 #include "restore.h"
 
 struct rst_ghost {
@@ -659,24 +661,11 @@ static bool has_links(const struct rst_task *t)
 	return false;
 }
 
-/* The process whose nested mount namespace x is in: x, or the nearest up its line of clones that made one
- * (those below it inherit it: cloned after it stands); NULL if one on the way is in another (entered one,
- * or its parent's). */
-static const struct rst_task *ns_maker(const struct rst_task *x)
-{
-	for (int depth = 0; x && depth < 4096; depth++) {
-		if (!x->pst || x->pst->mntns_join || x->pst->mntns_up)
-			return NULL;
-		if (x->pst->mntns)
-			return x;
-		x = x->spawn_idx >= 0 ? &x->tree[x->spawn_idx] : NULL;
-	}
-	return NULL;
-}
-
-/* The process whose nested mount namespace x is in, for crshim's links there (at its stand): ns_maker, or
- * for x that entered it (setns: pstree_entry.mntns_join) or inherited it from one that did, the process
- * that made it (x goes after its stand: restore.c join_maker). NULL if none. */
+/* The process whose nested mount namespace x is in, for crshim's links there (at its stand) and the copies
+ * made once there: x, or the nearest up its line of clones that made one (those below it inherit it: cloned
+ * after it stands), or for x that entered it (setns: pstree_entry.mntns_join) or inherited it from one that
+ * did, the process that made it (x goes after its stand: restore.c join_maker). NULL if none (one on the way
+ * is in the namespace its parent's was made from). */
 static const struct rst_task *link_maker(const struct rst_task *x)
 {
 	for (int depth = 0; x && depth < 4096; depth++) {
@@ -818,11 +807,15 @@ static struct shared_copy {
 	uint32_t id;
 	bool dir;
 	const char *src, *mnt, *name; /* crshim's ghost (as the first holder opens it), directory, name */
+	/* the processes that entered that namespace (setns: pstree_entry.mntns_join), which the maker sends
+	 * the copy to on chan (rst_ghost_copy_joined): how many, 0 (no chan) if none */
+	unsigned joiners;
+	int chan[2];
 } * copies;
 static size_t n_copies;
 
-/* The ghost of fd entry r of x, when x makes it again on its own mount (in a namespace ns_maker makes), NULL
- * else (one on a mount of the namespace its own was made from is not shared: another view). */
+/* The ghost of fd entry r of x, when x makes it again on its own mount (in a namespace link_maker makes),
+ * NULL else (one on a mount of the namespace its own was made from is not shared: another view). */
 static const struct rst_ghost *copied(const struct rst_task *x, const RegFileEntry *r)
 {
 	if (!r || !r->ghost_copy || !r->ghost_mnt || r->ghost_mnt_up || r->mnt_up || !r->has_ghost_id ||
@@ -834,7 +827,7 @@ static const struct rst_ghost *copied(const struct rst_task *x, const RegFileEnt
 /* The shared copy of ghost rg of x (-1 if none) */
 static long copy_of(const struct rst_task *x, const struct rst_ghost *rg)
 {
-	const struct rst_task *m = rg ? ns_maker(x) : NULL;
+	const struct rst_task *m = rg ? link_maker(x) : NULL;
 	for (size_t j = 0; m && j < n_copies; j++)
 		if (copies[j].fd >= 0 && copies[j].dev == rg->dev && copies[j].ino == rg->ino &&
 		    copies[j].dir == rg->dir && copies[j].maker == m - x->tree)
@@ -866,7 +859,7 @@ static const struct rst_ghost *map_copied(const struct rst_task *x, size_t i)
 static int note_copy(struct rst_task *ts, size_t k, const struct rst_ghost *rg, const char *src,
 		     const char *mnt, const char *name, struct cr_err *e)
 {
-	const struct rst_task *m = rg ? ns_maker(&ts[k]) : NULL;
+	const struct rst_task *m = rg ? link_maker(&ts[k]) : NULL;
 	if (!m)
 		return 0;
 	for (size_t j = 0; j < n_copies; j++)
@@ -894,7 +887,25 @@ static int note_copy(struct rst_task *ts, size_t k, const struct rst_ghost *rg, 
 						  .dir = rg->dir,
 						  .src = src,
 						  .mnt = mnt,
-						  .name = name};
+						  .name = name,
+						  .chan = {-1, -1}};
+	return 0;
+}
+
+/* A copy made once (fd kept) whose namespace others entered: the channel its maker sends it to them on */
+static int joiner_chan(const struct rst_task *ts, size_t n, struct shared_copy *c, struct cr_err *e)
+{
+	for (size_t k = 0; k < n; k++)
+		c->joiners += !ts[k].zombie && !ts[k].helper && ts[k].pst && ts[k].pst->mntns_join &&
+			      link_maker(&ts[k]) == &ts[c->maker];
+	if (!c->joiners)
+		return 0;
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, c->chan)) {
+		c->joiners = 0;
+		return cr_fail_sys(e, "socketpair for the deleted file %s", c->src);
+	}
+	pr_info("ghost %u: task %d sends its copy to the %u that entered its mount namespace\n", c->id,
+		ts[c->maker].pid, c->joiners);
 	return 0;
 }
 
@@ -920,6 +931,9 @@ int rst_ghost_share_copies(struct rst_task *ts, size_t n, struct cr_err *e)
 				return -1;
 		}
 	}
+	for (size_t j = 0; j < n_copies && !ts[0].dry; j++)
+		if (copies[j].fd >= 0 && joiner_chan(ts, n, &copies[j], e))
+			return -1;
 	return 0;
 }
 
@@ -939,7 +953,26 @@ int rst_ghost_copy_nested(const struct rst_task *t, char *msg, size_t len)
 					  "make the deleted %s again on the mount of %s (for several "
 					  "processes)",
 					  c->src, c->mnt);
+		for (unsigned k = 0; k < c->joiners; k++)
+			if (scm_send_fd(c->chan[0], c->fd))
+				return rst_errmsg(
+				    msg, len,
+				    "send the deleted %s to the processes that entered its mount "
+				    "namespace",
+				    c->src);
 	}
+	return 0;
+}
+
+int rst_ghost_copy_joined(const struct rst_task *t, char *msg, size_t len)
+{
+	const struct rst_task *m = t->pst && t->pst->mntns_join ? link_maker(t) : NULL;
+	for (size_t j = 0; m && j < n_copies; j++)
+		if (copies[j].joiners && copies[j].maker == m - t->tree &&
+		    scm_recv_fd_at(copies[j].chan[1], copies[j].fd))
+			return rst_errmsg(msg, len,
+					  "take the deleted %s from task %d, in its mount namespace",
+					  copies[j].src, m->pid);
 	return 0;
 }
 
@@ -995,9 +1028,12 @@ int rst_ghost_shared_map(const struct rst_task *t, size_t i, int flags)
 
 static void copies_free(void)
 {
-	for (size_t j = 0; j < n_copies; j++)
+	for (size_t j = 0; j < n_copies; j++) {
 		if (copies[j].fd >= 0)
 			close(copies[j].fd);
+		if (copies[j].joiners)
+			close(copies[j].chan[0]), close(copies[j].chan[1]);
+	}
 	free(copies);
 	copies = NULL;
 	n_copies = 0;
