@@ -1,14 +1,18 @@
 /* File owner and signal (see fown.h). */
 #define LOG_PREFIX "fown: "
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "base/cleanup.h"
 #include "files/evfd.h"
 #include "files/fown.h"
+#include "files/ghost.h"
 #include "base/log.h"
 
 int dump_fown(pid_t pid, int fd, uint32_t flags, FileEntry *fe, FownEntry *fo, struct cr_err *e)
@@ -34,7 +38,42 @@ int dump_fown(pid_t pid, int fd, uint32_t flags, FileEntry *fe, FownEntry *fo, s
 	return 0;
 }
 
-int rst_fown_apply(const FileEntry *f, int fd, pid_t owner, char *msg, size_t len)
+/* Is euid eu the host's root (uid 0 of a user namespace that maps it to 0 of its parent's: the initial one)?
+ */
+static bool host_root(uid_t eu)
+{
+	char buf[256];
+	long in, out, n;
+	if (eu != 0)
+		return false;
+	__cleanup_close int m = rst_self_proc_open("uid_map", O_RDONLY | O_CLOEXEC);
+	ssize_t len = m < 0 ? -1 : read(m, buf, sizeof(buf) - 1);
+	if (len <= 0)
+		return false;
+	buf[len] = '\0';
+	return sscanf(buf, "%ld %ld %ld", &in, &out, &n) == 3 && in == 0 && out == 0;
+}
+
+int rst_fown_setown(int fd, const struct f_owner_ex *own, const CredsEntry *c)
+{
+	uid_t ru, eu, su;
+	/* the host's root may signal anyone: kept, as the widest (the setter's own ids are not known) */
+	if (!c || getresuid(&ru, &eu, &su) || (ru == c->uid && eu == c->euid) || host_root(eu))
+		return fcntl(fd, F_SETOWN_EX, own);
+	int dumpable = prctl(PR_GET_DUMPABLE, 0, 0, 0, 0);
+	/* the raw call: this thread only (glibc's changes every thread's), crshim's saved uid kept to come
+	 * back */
+	if (syscall(SYS_setresuid, (uid_t)c->uid, (uid_t)c->euid, (uid_t)-1))
+		return -1;
+	int r = fcntl(fd, F_SETOWN_EX, own), err = errno;
+	if (syscall(SYS_setresuid, ru, eu, su) ||
+	    (dumpable >= 0 && prctl(PR_SET_DUMPABLE, dumpable, 0, 0, 0)))
+		return -1;
+	errno = err;
+	return r;
+}
+
+int rst_fown_apply(const FileEntry *f, int fd, pid_t owner, const CredsEntry *c, char *msg, size_t len)
 {
 	const FownEntry *fo = f->fown;
 	if (!fo)
@@ -45,7 +84,7 @@ int rst_fown_apply(const FileEntry *f, int fd, pid_t owner, char *msg, size_t le
 		goto fail;
 	what = "F_SETOWN_EX";
 	/* an owner that is gone (ESRCH) gets no signals: nothing to set */
-	if (owner && fcntl(fd, F_SETOWN_EX, &own) && errno != ESRCH)
+	if (owner && rst_fown_setown(fd, &own, c) && errno != ESRCH)
 		goto fail;
 	what = "F_SETFL O_ASYNC";
 	int fl = fcntl(fd, F_GETFL);

@@ -4,6 +4,7 @@
 #define CRSHIM_FOWN_H
 
 #include <stddef.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -13,7 +14,15 @@
 /* fe->fown = fo when the description has an owner, a signal or O_ASYNC (flags: its fdinfo flags). */
 int dump_fown(pid_t pid, int fd, uint32_t flags, FileEntry *fe, FownEntry *fo, struct cr_err *e);
 /* child: set them on fd (after it is open), owner: the owner's pid as this process sees it (PID namespaces,
- * 0: none it can see); errors as text. */
-int rst_fown_apply(const FileEntry *f, int fd, pid_t owner, char *msg, size_t len);
+ * 0: none it can see), c: the task's creds (NULL: crshim's); errors as text. */
+int rst_fown_apply(const FileEntry *f, int fd, pid_t owner, const CredsEntry *c, char *msg, size_t len);
+/* child: F_SETOWN_EX as the task would set it. The kernel keeps the setter's uid and euid with the owner
+ * and sends SIGIO/SIGURG only to a process they may signal (fs/fcntl.c sigio_perm); until the restorer
+ * gives the task its own ids it has crshim's (root of its user namespace, say, where the task ran as
+ * uid 1000): the call is made with the task's uid and euid (c; NULL: as it is), this thread only, then
+ * crshim's ids and the dumpable flag the switch resets are put back. As the host's root (who may signal
+ * anyone) it is made as it is: the ids of the process that set the owner are not known, the task's may be
+ * narrower than theirs. */
+int rst_fown_setown(int fd, const struct f_owner_ex *own, const CredsEntry *c);
 
 #endif

@@ -211,7 +211,8 @@ static int open_one(struct rst_task *t, const struct fd_plan *p, size_t i, const
 	} else if (open_kind(t, p, i, f, k, msg, len)) {
 		return -1;
 	}
-	if (j == i && rst_fown_apply(f, fi->fd, f->fown ? rst_pidns_vid(t, f->fown->pid) : 0, msg, len))
+	if (j == i &&
+	    rst_fown_apply(f, fi->fd, f->fown ? rst_pidns_vid(t, f->fown->pid) : 0, t->creds, msg, len))
 		return -1;
 	if (fcntl(fi->fd, F_SETFD, (fi->fd_flags & FD_CLOEXEC) ? FD_CLOEXEC : 0))
 		return rst_errmsg(msg, len, "fd %d: set fd flags", fi->fd);

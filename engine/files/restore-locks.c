@@ -9,9 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/fsuid.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "files/fown.h"
 #include "files/ghost.h"
 #include "files/locks.h"
 #include "base/log.h"
@@ -88,18 +91,40 @@ static void map_through_locked(const struct rst_task *t)
 	}
 }
 
+/* F_SETLEASE on fd: the kernel lets only the file's owner (by fsuid) or a holder of CAP_LEASE in the
+ * initial user namespace take one. The restored process still has crshim's credentials here (its own come
+ * later): in a user namespace, root there, not the owner of a file that a process of another uid leased. It
+ * takes the lease as the owner then (setfsuid: this thread's fsuid only, put back at once, with the dumpable
+ * flag). */
+static int set_lease(int fd, int type)
+{
+	struct stat st;
+	if (!fcntl(fd, F_SETLEASE, type))
+		return 0;
+	if (errno != EACCES || fstat(fd, &st))
+		return -1;
+	int dumpable = prctl(PR_GET_DUMPABLE, 0, 0, 0, 0); /* a change of fsuid resets it */
+	uid_t was = (uid_t)setfsuid(st.st_uid);
+	int r = (uid_t)setfsuid((uid_t)-1) == st.st_uid ? fcntl(fd, F_SETLEASE, type) : (errno = EACCES, -1);
+	int err = errno;
+	setfsuid(was);
+	if (dumpable >= 0)
+		prctl(PR_SET_DUMPABLE, dumpable, 0, 0, 0);
+	errno = err;
+	return r;
+}
+
 /* A lease again. F_SETLEASE makes the caller the file's owner (the lease-break signal goes to it): the owner
  * restored with the fd is put back. A lease being broken is taken as the fd's access mode allows (a read
  * lease on a read-only fd, else a write lease), then broken again by an open of the file that does not wait
  * (through a handle of the fd, else /proc/self/fd), with no owner meanwhile: no signal for a break the task
  * had seen. */
-static int lease_again(const FileLockEntry *l, char *msg, size_t len)
+static int lease_again(const struct rst_task *t, const FileLockEntry *l, char *msg, size_t len)
 {
 	struct f_owner_ex own, none = {F_OWNER_PID, 0};
 	int acc = fcntl(l->fd, F_GETFL) & O_ACCMODE;
 	int type = l->has_break_to ? (acc == O_RDONLY ? F_RDLCK : F_WRLCK) : l->write ? F_WRLCK : F_RDLCK;
-	if (fcntl(l->fd, F_GETOWN_EX, &own) || fcntl(l->fd, F_SETLEASE, type) ||
-	    fcntl(l->fd, F_SETOWN_EX, &none))
+	if (fcntl(l->fd, F_GETOWN_EX, &own) || set_lease(l->fd, type) || fcntl(l->fd, F_SETOWN_EX, &none))
 		return lmsg(msg, len, l, "lease");
 	if (l->has_break_to) {
 		union {
@@ -123,7 +148,7 @@ static int lease_again(const FileLockEntry *l, char *msg, size_t len)
 			return lmsg(msg, len, l, "lease (break it again)");
 		}
 	}
-	if (fcntl(l->fd, F_SETOWN_EX, &own))
+	if (rst_fown_setown(l->fd, &own, t->creds))
 		return lmsg(msg, len, l, "lease (its file owner)");
 	return 0;
 }
@@ -151,7 +176,7 @@ int rst_child_locks(const struct rst_task *t, char *msg, size_t len)
 				return lmsg(msg, len, l, "OFD");
 			break;
 		case FILE_LOCK_KIND__FL_LEASE:
-			if (lease_again(l, msg, len))
+			if (lease_again(t, l, msg, len))
 				return -1;
 			break;
 		default:

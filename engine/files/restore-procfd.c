@@ -237,7 +237,7 @@ static int open_one(const struct rst_task *t, const FileEntry *f, const FdinfoEn
 	if (r->pos && lseek(fi->fd, (off_t)r->pos, SEEK_SET) != (off_t)r->pos)
 		return rst_errmsg(msg, len, "fd %d: seek %s to %llu", fi->fd, r->path,
 				  (unsigned long long)r->pos);
-	return rst_fown_apply(f, fi->fd, f->fown ? rst_pidns_vid(t, f->fown->pid) : 0, msg, len);
+	return rst_fown_apply(f, fi->fd, f->fown ? rst_pidns_vid(t, f->fown->pid) : 0, t->creds, msg, len);
 }
 
 /* An inotify instance with its watches, now that the processes whose namespaces they go through exist */
