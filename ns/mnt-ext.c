@@ -322,8 +322,9 @@ static const char *out_source(const struct ns_mnt_state *s, const struct cr_opts
 int ns_mnt_ext_host(struct ns_mnt_state *s, const struct cr_opts *o, struct cr_err *e)
 {
 	s->host = malloc(s->n * sizeof(*s->host));
+	s->hsrc = calloc(s->n, sizeof(*s->hsrc));
 	s->out = calloc(s->n, sizeof(*s->out));
-	if (!s->host || !s->out)
+	if (!s->host || !s->hsrc || !s->out)
 		return cr_fail_errno(e, ENOMEM, "out of memory");
 	bool any = false;
 	for (size_t i = 0; i < s->n; i++) {
@@ -346,8 +347,11 @@ int ns_mnt_ext_host(struct ns_mnt_state *s, const struct cr_opts *o, struct cr_e
 		if (!hx || !(s->out[i] = (uint8_t)out_kind(s, i, hx)))
 			continue;
 		s->host[i] = (int)syscall(SYS_open_tree, AT_FDCWD, src, OPEN_TREE_CLONE | O_CLOEXEC);
+		s->hsrc[i] = strdup(src);
 		if (s->host[i] < 0)
 			ret = cr_fail_sys(e, "mount %s: clone its source %s", s->m[i]->mountpoint, src);
+		else if (!s->hsrc[i])
+			ret = cr_fail_errno(e, ENOMEM, "out of memory");
 		else
 			pr_info("mount %s: %s peer group %u outside the tree (mount %u at %s, master %u)\n",
 				s->m[i]->mountpoint,
@@ -360,24 +364,56 @@ int ns_mnt_ext_host(struct ns_mnt_state *s, const struct cr_opts *o, struct cr_e
 
 void ns_mnt_ext_free(struct ns_mnt_state *s)
 {
-	for (size_t i = 0; s->host && i < s->n; i++)
+	for (size_t i = 0; s->host && i < s->n; i++) {
 		if (s->host[i] >= 0)
 			close(s->host[i]);
-	free(s->host), free(s->out);
+		free(s->hsrc[i]);
+	}
+	free(s->host), free(s->hsrc), free(s->out);
 }
 
-int ns_mnt_ext_link(const struct ns_mnt_state *s, size_t i, int fd, char *msg, size_t len)
+void ns_mnt_ext_own(const struct ns_mnt_state *s, int *own)
+{
+	for (size_t i = 0; i < s->n; i++)
+		own[i] = s->host && s->host[i] >= 0 && s->hsrc[i]
+			     ? (int)syscall(SYS_open_tree, AT_FDCWD, s->hsrc[i], OPEN_TREE_CLONE | O_CLOEXEC)
+			     : -1;
+}
+
+static int set_group(int from, int to)
+{
+	return (int)syscall(SYS_move_mount, from, "", to, "",
+			    MOVE_MOUNT_SET_GROUP | MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH);
+}
+
+int ns_mnt_ext_link(const struct ns_mnt_state *s, size_t i, int fd, int own, char *msg, size_t len)
 {
 	if (!s->host || s->host[i] < 0)
 		return 0;
 	const MntEntry *m = s->m[i];
-	if (syscall(SYS_move_mount, s->host[i], "", fd, "",
-		    MOVE_MOUNT_SET_GROUP | MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH)) {
-		if (errno == EPERM) /* crshim's clone, in a user namespace: left out of the group */
-			return 0;
-		snprintf(msg, len, "mount %s: join its peer group outside the tree: %s", m->mountpoint,
-			 strerror(errno));
-		return -1;
+	if (set_group(s->host[i], fd)) {
+		if (errno != EPERM) {
+			snprintf(msg, len, "mount %s: join its peer group outside the tree: %s",
+				 m->mountpoint, strerror(errno));
+			return -1;
+		}
+		/* crshim's clone, from a user namespace: its own clone, a slave of the group (if the copy
+		 * of the namespace had it so: else the kernel refuses a private one, EINVAL) */
+		if (own >= 0 && !set_group(own, fd)) {
+			struct mount_attr sh = {.propagation = MS_SHARED};
+			if (s->out[i] == NS_MNT_OUT_PEER &&
+			    syscall(SYS_mount_setattr, fd, "", AT_EMPTY_PATH, &sh, sizeof(sh))) {
+				snprintf(msg, len, "mount %s: make it shared: %s", m->mountpoint,
+					 strerror(errno));
+				return -1;
+			}
+			pr_info("mount %s: a slave of its peer group outside the tree (from this user "
+				"namespace%s)\n",
+				m->mountpoint,
+				s->out[i] == NS_MNT_OUT_PEER ? "; was a peer: shared again" : "");
+			return 1;
+		}
+		return 0; /* left out of the group */
 	}
 	struct mount_attr slave = {.propagation = MS_SLAVE};
 	if (s->out[i] == NS_MNT_OUT_SLAVE &&

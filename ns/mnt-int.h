@@ -37,8 +37,12 @@ struct ns_mnt_state {
 	size_t nfs;
 	int *pre;     /* per mount: its filesystem made by crshim before the tree (ns_rst_devpts), -1 */
 	bool *pre_at; /* ... or already this mount, its root taken there (ns_mnt_premake) */
+	int *ext_pre; /* per mount, a tree born in a user namespace: crshim's private clone of an external
+		       * mount's source, for the root task whose own clone is refused (EINVAL: mounts of the
+		       * host's locked under it in its copy of the namespace) (ns_mnt_premake), -1 */
 	int *host;    /* per mount: crshim's clone of its source, in the peer group outside the tree it goes
 		       * back to (mnt-ext.c), -1 */
+	char **hsrc;  /* per mount: that source's path (for the root task's own clone: ns_mnt_ext_own) */
 	uint8_t *out; /* per mount: how (enum ns_mnt_out) */
 };
 
@@ -124,9 +128,17 @@ int ns_mnt_ext_source(const struct cr_opts *o, const MntEntry *m, const char **s
  * whose source crshim's namespace shows in one, a clone of that source (s->host, s->out). 0, -1. */
 int ns_mnt_ext_host(struct ns_mnt_state *s, const struct cr_opts *o, struct cr_err *e);
 void ns_mnt_ext_free(struct ns_mnt_state *s);
+/* The root task, in its new mount namespace before anything is made: own[i], its own clone of each source
+ * crshim cloned (s->host), -1 where none. A namespace owned by a user namespace other than crshim's is a
+ * copy whose mounts of a peer group outside are only slaves of it (the kernel's rule for a less privileged
+ * copy), and crshim's clone may not be joined from there (MOVE_MOUNT_SET_GROUP wants CAP_SYS_ADMIN over
+ * both namespaces): joining its own clone makes a mount a slave of that group all the same. */
+void ns_mnt_ext_own(const struct ns_mnt_state *s, int *own);
 /* The root task, tree standing: mount i (fd, private) into that peer group outside: a slave of it, or a
- * peer; 1 if done, 0 if nothing to do (or the kernel refused: a user namespace's), -1 (msg). */
-int ns_mnt_ext_link(const struct ns_mnt_state *s, size_t i, int fd, char *msg, size_t len);
+ * peer; through own (ns_mnt_ext_own, -1: none) where crshim's clone is refused (a user namespace's): a
+ * slave of it, made shared in a group of its own if it was a peer. 1 if done, 0 if nothing to do (or the
+ * kernel refused), -1 (msg). */
+int ns_mnt_ext_link(const struct ns_mnt_state *s, size_t i, int fd, int own, char *msg, size_t len);
 
 /* tmpfs.c: the files of the filesystem under dirfd (a detached clone of the mount) into tmpfs-ID.img (made
  * in imgdir, or out: that file, made already);

@@ -68,8 +68,11 @@ void ns_mnt_free(struct ns_mnt_state *s)
 	for (size_t i = 0; s->pre && i < s->n; i++)
 		if (s->pre[i] >= 0)
 			close(s->pre[i]);
+	for (size_t i = 0; s->ext_pre && i < s->n; i++)
+		if (s->ext_pre[i] >= 0)
+			close(s->ext_pre[i]);
 	ns_mnt_ext_free(s);
-	free(s->m), free(s->src), free(s->fs), free(s->pre), free(s->pre_at);
+	free(s->m), free(s->src), free(s->fs), free(s->pre), free(s->pre_at), free(s->ext_pre);
 	free(s);
 }
 
@@ -142,6 +145,7 @@ struct build {
 	int *fd;   /* per mount: the mount once made (attached) */
 	int *fsfd; /* per mount: a detached mount of its filesystem's root (the first mount of it) */
 	int *at;   /* per mount: its mount point (O_PATH) in its parent, opened once the parent is in place */
+	int *own;  /* per mount: its source's clone made in this namespace (ns_mnt_ext_own), -1 */
 	char *msg;
 	size_t len;
 };
@@ -244,6 +248,26 @@ static bool userns_fs(const char *t)
 	return false;
 }
 
+/* s->ext_pre: each external mount (or bind of one) cloned in crshim's namespace, private (a clone that
+ * fails here is left to the root task, which says why). */
+static int ext_premake(struct ns_mnt_state *s, struct cr_err *e)
+{
+	struct build b = {.s = s};
+	if (!(s->ext_pre = malloc(s->n * sizeof(*s->ext_pre))))
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	for (size_t i = 0; i < s->n; i++) {
+		const MntEntry *m = s->m[i];
+		ssize_t f = m->fs_of ? index_of(&b, m->fs_of) : -1;
+		bool ext = i && (m->ext_key || (f > 0 && s->m[f]->ext_key));
+		s->ext_pre[i] = ext ? ns_mnt_ext_clone(s, m->ext_key ? i : (size_t)f, m) : -1;
+		if (s->ext_pre[i] >= 0 && ns_mnt_prop_fd(s->ext_pre[i], MS_PRIVATE)) {
+			close(s->ext_pre[i]);
+			s->ext_pre[i] = -1;
+		}
+	}
+	return 0;
+}
+
 int ns_mnt_premake(struct ns_mnt_state *s, bool dry, struct cr_err *e)
 {
 	char msg[1024] = "";
@@ -254,6 +278,10 @@ int ns_mnt_premake(struct ns_mnt_state *s, bool dry, struct cr_err *e)
 	int ret = 0;
 	for (size_t i = 0; i < s->n; i++)
 		fsfd[i] = -1;
+	if (!dry && ext_premake(s, e)) {
+		free(fsfd);
+		return -1;
+	}
 	for (size_t i = 1; i < s->n && !ret; i++) {
 		const MntEntry *m = s->m[i];
 		ssize_t f = m->fs_of ? index_of(&b, m->fs_of) : (ssize_t)i;
@@ -433,7 +461,7 @@ static int ext_propagation(struct build *b, const int *src)
 				}
 			if (done[i] || wait)
 				continue;
-			int out = ns_mnt_ext_link(b->s, i, b->fd[i], b->msg, b->len);
+			int out = ns_mnt_ext_link(b->s, i, b->fd[i], b->own[i], b->msg, b->len);
 			mfd = mfd < 0 ? group_fd(b, m->master, src) : mfd;
 			if (out < 0)
 				return -1;
@@ -503,7 +531,7 @@ static int propagation(struct build *b)
 			continue; /* ext_propagation */
 		/* the root or a bind of its filesystem, a slave of a group outside the tree only: back into
 		 * it (mnt-ext.c) */
-		int out = !m->shared ? ns_mnt_ext_link(b->s, i, b->fd[i], b->msg, b->len) : 0;
+		int out = !m->shared ? ns_mnt_ext_link(b->s, i, b->fd[i], b->own[i], b->msg, b->len) : 0;
 		int mfd = m->shared || out ? -1 : group_fd(b, m->master, src);
 		if (out < 0 || (mfd >= 0 && (join_group(b, mfd, b->fd[i], m) || set_prop(b, i, MS_SLAVE))))
 			goto out;
@@ -653,8 +681,13 @@ static int source(struct build *b, size_t i)
 	if (b->s->pre_at && b->s->pre_at[i]) /* made by crshim: ns_mnt_premake */
 		return fcntl(b->s->pre[i], F_DUPFD_CLOEXEC, 0);
 	ssize_t f = m->fs_of ? index_of(b, m->fs_of) : -1;
-	if (m->ext_key || (f > 0 && b->s->m[f]->ext_key)) /* external, or a bind of an external one */
-		return ns_mnt_ext_clone(b->s, m->ext_key ? i : (size_t)f, m);
+	if (m->ext_key || (f > 0 && b->s->m[f]->ext_key)) { /* external, or a bind of an external one */
+		int fd = ns_mnt_ext_clone(b->s, m->ext_key ? i : (size_t)f, m);
+		if (fd < 0 && errno == EINVAL && b->s->ext_pre && b->s->ext_pre[i] >= 0)
+			fd = fcntl(b->s->ext_pre[i], F_DUPFD_CLOEXEC,
+				   0); /* crshim's: mounts locked under it */
+		return fd;
+	}
 	/* a clone of its filesystem's detached mount (no mounts on it: a path in it leads where the image
 	 * says), private: peers and slaves are made once the tree stands */
 	/* the filesystem's own mount may come later: a console bound from a devpts pty before the /dev/pts it
@@ -809,16 +842,18 @@ int ns_mnt_restore(const struct ns_mnt_args *a, char *msg, size_t len)
 	const struct ns_mnt_state *s = a->mnt;
 	if (!s)
 		return 0;
-	int fds[3 * s->n];
+	int fds[4 * s->n];
 	struct build b = {.s = s,
 			  .root = a->root,
 			  .fd = fds,
 			  .fsfd = fds + s->n,
 			  .at = fds + 2 * s->n,
+			  .own = fds + 3 * s->n,
 			  .msg = msg,
 			  .len = len};
 	for (size_t i = 0; i < 3 * s->n; i++)
 		fds[i] = -1;
+	ns_mnt_ext_own(s, b.own); /* before / is made private */
 	int ret = -1;
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL)) {
 		snprintf(msg, len, "make / private in the new mount namespace: %s", strerror(errno));
@@ -836,7 +871,7 @@ int ns_mnt_restore(const struct ns_mnt_args *a, char *msg, size_t len)
 		goto out;
 	ret = 0;
 out:
-	for (size_t k = 0; k < 3 * s->n; k++)
+	for (size_t k = 0; k < 4 * s->n; k++)
 		if (fds[k] >= 0)
 			close(fds[k]);
 	return ret;

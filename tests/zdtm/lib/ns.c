@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <libgen.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <net/if.h>
 #include <sched.h>
@@ -171,25 +172,60 @@ static void mnt(const char *root, const char *src, const char *p, const char *ty
 
 /* "slave=PATH" binds: a clone of PATH taken in the host's mount namespace, before ours is made (in the peer
  * group of PATH's mount there, when that is shared), placed by binds() and made a slave of that group: a
- * mount whose master is outside the tree. -1: a plain bind (mode cuns: no clone in the host's namespace). */
+ * mount whose master is outside the tree (mode cuns: no clone in the host's namespace, one in our copy of
+ * it, where that mount is a slave of the group already). -1: a plain bind. */
 static int slave_fd[8];
 static size_t n_slave, used_slave;
 
-static void slaves_clone(const char *list)
+static void slaves_clone(const char *list, bool again)
 {
 	char *l = strdup(list), *sv = NULL;
-	for (char *x = strtok_r(l, ",", &sv); x && n_slave < 8; x = strtok_r(NULL, ",", &sv))
-		if (!strncmp(x, "slave=", 6))
-			slave_fd[n_slave++] =
+	size_t k = 0;
+	for (char *x = strtok_r(l, ",", &sv); x && k < 8; x = strtok_r(NULL, ",", &sv)) {
+		if (strncmp(x, "slave=", 6))
+			continue;
+		if (!again || slave_fd[k] < 0)
+			slave_fd[k] =
 			    (int)syscall(SYS_open_tree, AT_FDCWD, x + 6, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+		k++;
+	}
+	n_slave = k;
 	free(l);
+}
+
+/* The mounts under t (not t) that may be unmounted, deepest first: those made in this namespace that a
+ * recursive bind copied; the ones locked to it (from the host's) stay. */
+static void unmount_under(const char *t)
+{
+	char line[8192], mp[4096], *found[64];
+	size_t n = 0, tl = strlen(t);
+	FILE *f = fopen("/proc/self/mountinfo", "r");
+	while (f && n < 64 && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%*s %*s %*s %*s %4095s", mp) == 1 && !strncmp(mp, t, tl) && mp[tl] == '/' &&
+		    (found[n] = strdup(mp)))
+			n++;
+	if (f)
+		fclose(f);
+	while (n--) {
+		umount2(found[n], MNT_DETACH);
+		free(found[n]);
+	}
 }
 
 static int bind_one(const char *p, const char *t, int slave)
 {
 	int fd = slave && used_slave < n_slave ? slave_fd[used_slave++] : -1;
-	if (fd < 0)
-		return mount(p, t, NULL, MS_BIND, NULL);
+	/* a dir with a mount of the host's under it (nsmnt_host_tmpfs), bound in a user namespace's mount
+	 * namespace (mode cuns): not alone (locked to it: EINVAL), but with every mount under it, then those
+	 * of this namespace taken off again (the root's own, when p holds it) */
+	if (fd < 0) {
+		if (!mount(p, t, NULL, MS_BIND, NULL))
+			return 0;
+		if (errno != EINVAL || mount(p, t, NULL, MS_BIND | MS_REC, NULL))
+			return -1;
+		unmount_under(t);
+		return 0;
+	}
 	if (syscall(SYS_move_mount, fd, "", AT_FDCWD, t, MOVE_MOUNT_F_EMPTY_PATH))
 		return -1;
 	close(fd);
@@ -270,9 +306,13 @@ void zdtm_ns_enter(void)
 		return;
 	if (!getcwd(cwd, sizeof(cwd)))
 		die("getcwd");
-	slaves_clone(list ? list : "");
-	if (unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
-	    mount(root, root, NULL, MS_BIND, NULL))
+	slaves_clone(list ? list : "", false);
+	if (unshare(CLONE_NEWNS))
+		die("ns mode: a mount namespace");
+	/* mode cuns (the user namespace entered already: no clone in the host's namespace): the clone from
+	 * our copy of it, where the host's shared mounts are slaves of their groups, before all is private */
+	slaves_clone(list ? list : "", true);
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) || mount(root, root, NULL, MS_BIND, NULL))
 		die("ns mode: a mount namespace with %s as its root", root);
 	static const char *const links[][2] = {
 	    {"bin", "usr/bin"}, {"sbin", "usr/sbin"}, {"lib", "usr/lib"}, {"lib64", "usr/lib64"}};
