@@ -306,6 +306,11 @@ static int dump_pipe(struct dump_ctx *c, struct fd_src *f, void **state, FileEnt
 			    "the process's user namespace",
 			    f->fd, f->link, f->st.st_uid, f->st.st_gid);
 		re->has_uid = re->has_gid = deleted;
+		re->atime_ns =
+		    (uint64_t)f->st.st_atim.tv_sec * 1000000000ull + (uint64_t)f->st.st_atim.tv_nsec;
+		re->mtime_ns =
+		    (uint64_t)f->st.st_mtim.tv_sec * 1000000000ull + (uint64_t)f->st.st_mtim.tv_nsec;
+		re->has_atime_ns = re->has_mtime_ns = deleted;
 		fe->reg = re;
 	}
 	return 0;

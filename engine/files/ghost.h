@@ -96,6 +96,10 @@ int rst_ghost_copy_fd(const struct rst_task *t, const char *path);
  * removed (its process's own copy, on the filesystem of m: reg_file_entry.ghost_copy,
  * fs_entry.cwd_ghost_mnt). id names the copy if name is taken. */
 int rst_ghost_make_copy(int src, int m, const char *name, uint32_t id, int flags);
+/* ts: atime_ns and mtime_ns (nanoseconds since the epoch, as the images have them), each UTIME_OMIT if not
+ * has_ (for futimens) */
+void rst_times_ns(struct timespec ts[2], bool has_atime, uint64_t atime_ns, bool has_mtime,
+		  uint64_t mtime_ns);
 /* path is one of t's ghosts (made by the restore with the image's size, or only named by a dry run) */
 bool rst_ghost_is(const struct rst_task *t, const char *path);
 /* A tree with its own mount tree (t->paths_later): its paths exist only once the root task has built it, so

@@ -303,15 +303,19 @@ static int share_ghost(const struct rst_task *t, const GhostFileEntry *g, struct
 	return 0;
 }
 
+void rst_times_ns(struct timespec ts[2], bool has_atime, uint64_t atime_ns, bool has_mtime, uint64_t mtime_ns)
+{
+	ts[0] = ns_to_ts(atime_ns), ts[1] = ns_to_ts(mtime_ns);
+	if (!has_atime)
+		ts[0].tv_nsec = UTIME_OMIT;
+	if (!has_mtime)
+		ts[1].tv_nsec = UTIME_OMIT;
+}
+
 static void set_times(int fd, const GhostFileEntry *g)
 {
-	struct timespec ts[2] = {
-	    {(time_t)(g->atime_ns / 1000000000ull), (long)(g->atime_ns % 1000000000ull)},
-	    {(time_t)(g->mtime_ns / 1000000000ull), (long)(g->mtime_ns % 1000000000ull)}};
-	if (!g->has_atime_ns)
-		ts[0].tv_nsec = UTIME_OMIT;
-	if (!g->has_mtime_ns)
-		ts[1].tv_nsec = UTIME_OMIT;
+	struct timespec ts[2];
+	rst_times_ns(ts, g->has_atime_ns, g->atime_ns, g->has_mtime_ns, g->mtime_ns);
 	if (futimens(fd, ts))
 		pr_warn("ghost %u: set the times of %s: %s\n", g->id, g->path, strerror(errno));
 }

@@ -194,6 +194,15 @@ static int open_fifo(const FileEntry *f, int lo, char *msg, size_t len)
 	return fd;
 }
 
+/* An unlinked FIFO's atime and mtime again, once its data is back in it (the write gave it new ones) */
+static void fifo_times(const RegFileEntry *r, int fd)
+{
+	struct timespec ts[2];
+	rst_times_ns(ts, r->has_atime_ns, r->atime_ns, r->has_mtime_ns, r->mtime_ns);
+	if ((r->has_atime_ns || r->has_mtime_ns) && futimens(fd, ts))
+		pr_warn("unlinked FIFO %s: set its times: %s\n", r->path, strerror(errno));
+}
+
 /* Make the pipe of f (its first fd): a new pipe, or a helper O_RDWR open of the FIFO; size and data. */
 static struct rpipe *make_pipe(const struct rst_task *t, int lo, const FileEntry *f, char *msg, size_t len)
 {
@@ -220,6 +229,8 @@ static struct rpipe *make_pipe(const struct rst_task *t, int lo, const FileEntry
 	nr_rpipes++;
 	if (fill(t, f->pipe, rp->wfd, msg, len))
 		return NULL;
+	if (rp->fifo && f->reg->deleted)
+		fifo_times(f->reg, rp->rfd);
 	return rp;
 }
 
