@@ -321,6 +321,21 @@ static bool links_in_mntns(const struct dump_ctx *c)
 	return x && x->mntns != 0;
 }
 
+/* c entered (setns) the nested mount namespace its maker made, and as (on a mount of whose namespace a file
+ * of c's is: ghost_mnt_up) is in the one that maker's was made from (its parent's): crshim links it there at
+ * the maker's stand too, through the maker's spawner's root (restore-ghost.c link_of) */
+static bool joined_up(const struct dump_ctx *c, pid_t as)
+{
+	const struct dump_ctx *m = NULL, *p = NULL, *a = NULL;
+	for (size_t i = 0; c->mntns_join && i < c->ntree; i++) {
+		m = c->tree[i].pid == c->mntns_join ? &c->tree[i] : m;
+		a = c->tree[i].pid == as ? &c->tree[i] : a;
+	}
+	for (size_t i = 0; m && m->ppid && i < c->ntree; i++)
+		p = c->tree[i].pid == m->ppid ? &c->tree[i] : p;
+	return m && m->mntns && p && a && dump_same_mnt(p, a);
+}
+
 /* A removed directory (f) is held by another fd or cwd of the tree than f's and the fds on its mount of the
  * processes of c's namespace that made it or inherited it from the one that made it (which open the one copy
  * made again, ghost_copy: restore-ghost.c rst_ghost_share_copies; others would have another inode). */
@@ -393,7 +408,7 @@ static int on_mount(struct dump_ctx *c, pid_t as, struct fd_src *f, RegFileEntry
 		copy = true, link = false;
 	}
 	bool reg = S_ISREG(f->st.st_mode) && (re->has_ghost_id ? re->deleted : f->old != NULL);
-	if (link && !(reg && links_in_mntns(c) && (as == c->pid || !c->mntns_join)))
+	if (link && !(reg && links_in_mntns(c) && (as == c->pid || !c->mntns_join || joined_up(c, as))))
 		return cr_fail(
 		    e,
 		    "not supported yet: fd %d: deleted %s is on mount %d of another mount "
@@ -443,9 +458,12 @@ static int ghost_mount(struct dump_ctx *c, pid_t as, struct fd_src *f, RegFileEn
 	struct statx rx;
 	/* (a file in flight, held by crshim (dump-sk-scm.c): its mount is the tree's, not crshim's, and it is
 	 * opened again by crshim as before) */
+	/* (an O_PATH fd of a FIFO's or a socket's node: its process makes it again, mknod, when the root's
+	 * tree has another filesystem there; else it is opened where crshim makes it) */
+	bool node = (S_ISFIFO(f->st.st_mode) || S_ISSOCK(f->st.st_mode)) && (f->fi.flags & O_PATH);
 	if (!c->tree || c->pid == getpid() || f->fi.mnt_id < 0 ||
 	    (f->fi.flags & (O_TMPFILE & ~O_DIRECTORY)) ||
-	    !(S_ISREG(f->st.st_mode) || S_ISDIR(f->st.st_mode)) || (as == c->pid && in_root_mntns(c)))
+	    !(S_ISREG(f->st.st_mode) || S_ISDIR(f->st.st_mode) || node) || (as == c->pid && in_root_mntns(c)))
 		return 0;
 	const char *made = dump_ghost_made_at(c, re->ghost_id);
 	if (!made || existing_dir(c->tree[0].pid, made, rdir, sizeof(rdir), &rx))
@@ -456,7 +474,7 @@ static int ghost_mount(struct dump_ctx *c, pid_t as, struct fd_src *f, RegFileEn
 	/* (its filesystem shown only in another namespace than the root's, e.g. a tmpfs the process mounted
 	 * in its own: no handle of it to open there) */
 	bool copy = makedev(rx.stx_dev_major, rx.stx_dev_minor) != f->st.st_dev;
-	return on_mount(c, as, f, re, rx.stx_mnt_id, copy, e);
+	return node && !copy ? 0 : on_mount(c, as, f, re, rx.stx_mnt_id, copy, e);
 }
 
 int dump_ghost_own_dir(struct dump_ctx *c, const char *what, const char *path, uint32_t id, dev_t dev,
@@ -847,19 +865,20 @@ int rst_ghost_make_copy(int src, int m, const char *name_in, uint32_t id, int fl
 	const char *base = name_in && *name_in && !strchr(name_in, '/') ? name_in : "crshim-ghost";
 	if (fstat(src, &st))
 		return -1;
-	bool dir = S_ISDIR(st.st_mode);
+	bool dir = S_ISDIR(st.st_mode), node = S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode);
 	snprintf(name, sizeof(name), "%s", base);
 	for (int i = 0; i < 2; i++) {
-		if (dir ? !mkdirat(m, name, 0700)
-			: (w = openat(m, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600)) >=
-			      0)
+		if (dir	   ? !mkdirat(m, name, 0700)
+		    : node ? !mknodat(m, name, (st.st_mode & S_IFMT) | 0600, 0)
+			   : (w = openat(m, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+					 0600)) >= 0)
 			break;
 		if (errno != EEXIST || i)
 			return -1;
 		snprintf(name, sizeof(name), "%.200s.crshim-ghost.%d.%u", base, (int)getpid(), id);
 	}
 	struct timespec ts[2] = {st.st_atim, st.st_mtim};
-	int ret = (!dir && copy_data(src, w, st.st_size)) ||
+	int ret = (!dir && !node && copy_data(src, w, st.st_size)) ||
 			  fchownat(m, name, st.st_uid, st.st_gid, AT_SYMLINK_NOFOLLOW) ||
 			  fchmodat(m, name, st.st_mode & 07777, 0) ||
 			  utimensat(m, name, ts, AT_SYMLINK_NOFOLLOW)
@@ -1002,6 +1021,13 @@ fail:
 	return -1;
 }
 
+/* How a ghost of mode (st_mode) is opened to be copied (rst_ghost_make_copy): a FIFO's or a socket's node
+ * O_PATH (an open of a FIFO for reading would wait for a writer), else for reading */
+static int copy_src_flags(uint32_t mode)
+{
+	return (S_ISFIFO(mode) || S_ISSOCK(mode) ? O_PATH : O_RDONLY) | O_CLOEXEC;
+}
+
 static int open_path(struct rst_task *t, int lo, const FileEntry *f, const FdinfoEntry *fi, char *msg,
 		     size_t len)
 {
@@ -1011,7 +1037,7 @@ static int open_path(struct rst_task *t, int lo, const FileEntry *f, const Fdinf
 		flags &= ~O_NOFOLLOW;
 	int tmp = r->mnt_up && rst_mnt_up_root >= 0 && !r->deleted
 		      ? openat(rst_mnt_up_root, r->path + strspn(r->path, "/"), flags)
-		  : r->ghost_copy && r->ghost_mnt ? rst_ghost_open_path(r->path, O_RDONLY | O_CLOEXEC)
+		  : r->ghost_copy && r->ghost_mnt ? rst_ghost_open_path(r->path, copy_src_flags(r->mode))
 						  : rst_ghost_open(r, flags);
 	if (tmp >= 0 && r->ghost_mnt && r->ghost_copy && (tmp = ghost_copy(t, tmp, r, flags, fi->fd)) < 0)
 		return rst_errmsg(msg, len, "fd %d: make the deleted %s again on the mount of %s", fi->fd,

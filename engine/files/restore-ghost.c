@@ -809,7 +809,7 @@ static struct shared_copy {
 	long first;	   /* ... of the first holder, whose entry says where the copy is made */
 	int fd; /* crshim's kept number; in a holder, its own once moved (rst_ghost_shared_moved) */
 	uint32_t id;
-	bool dir;
+	bool dir, node;		      /* a removed directory; a FIFO's or a socket's node (O_PATH) */
 	const char *src, *mnt, *name; /* crshim's ghost (as the first holder opens it), directory, name */
 	/* the processes that entered that namespace (setns: pstree_entry.mntns_join), which the maker sends
 	 * the copy to on chan (rst_ghost_copy_joined): how many, 0 (no chan) if none */
@@ -889,6 +889,7 @@ static int note_copy(struct rst_task *ts, size_t k, const struct rst_ghost *rg, 
 						  .fd = -1,
 						  .id = rg->id,
 						  .dir = rg->dir,
+						  .node = rg->node,
 						  .src = src,
 						  .mnt = mnt,
 						  .name = name,
@@ -948,7 +949,8 @@ int rst_ghost_copy_nested(const struct rst_task *t, char *msg, size_t len)
 		if (c->fd < 0 || c->maker != t - t->tree)
 			continue;
 		int dir = c->dir ? O_DIRECTORY : 0;
-		__cleanup_close int src = rst_ghost_open_path(c->src, O_RDONLY | O_CLOEXEC | dir),
+		__cleanup_close int src = rst_ghost_open_path(c->src, (c->node ? O_PATH : O_RDONLY | dir) |
+									  O_CLOEXEC),
 				    m = src < 0 ? -1 : open(c->mnt, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		__cleanup_close int fd =
 		    m < 0 ? -1 : rst_ghost_make_copy(src, m, c->name, c->id, O_PATH | dir);
