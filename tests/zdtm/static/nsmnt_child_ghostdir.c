@@ -9,7 +9,9 @@
  * another inode). nsmnt_child_ghostdir_kid with NSMNT_DIR_KID 1: a child of the child (forked once its
  * namespace stands) opens the directory too, on its own (fd 8): after restore the same inode as fd 7 (the
  * child checks it through /proc); mode cuns makes it again once for both (rst_ghost_share_copies), it was
- * refused at dump ("held by another fd or cwd of the tree too"). */
+ * refused at dump ("held by another fd or cwd of the tree too"). nsmnt_child_ghostdir_cwd with NSMNT_DIR_CWD
+ * 1: the child's cwd is that directory too: after restore its cwd is the inode of fd 7 (bit 32); mode cuns
+ * refuses it at dump with one line (its fd's copy and its cwd would be two inodes). */
 #include <sys/wait.h>
 
 #include "nsmnt.h"
@@ -20,6 +22,9 @@
 #ifndef NSMNT_DIR_KID
 #define NSMNT_DIR_KID 0
 #endif
+#ifndef NSMNT_DIR_CWD
+#define NSMNT_DIR_CWD 0
+#endif
 #define DFD 7
 
 static pid_t kid; /* NSMNT_DIR_KID: the child's child that holds the directory at fd 8 */
@@ -27,6 +32,8 @@ static pid_t kid; /* NSMNT_DIR_KID: the child's child that holds the directory a
 static int setup(void)
 {
 	open_at(DFD, "/nsmnt_gd/0/d", O_RDONLY | O_DIRECTORY, "open /nsmnt_gd/0/d in the child");
+	if (NSMNT_DIR_CWD && chdir("/nsmnt_gd/0/d"))
+		return 1;
 	return NSMNT_DIR_KID &&
 	       (kid = nsmnt_kid_open("/nsmnt_gd/0/d", DFD + 1, O_RDONLY | O_DIRECTORY, 0, DFD)) < 0;
 }
@@ -60,6 +67,8 @@ static int check(void)
 		bad |= 8;
 	if (NSMNT_DIR_KID && !kid_same(&st))
 		bad |= 16;
+	if (NSMNT_DIR_CWD && (stat(".", &d) || d.st_dev != st.st_dev || d.st_ino != st.st_ino))
+		bad |= 32;
 	return bad;
 }
 
@@ -82,7 +91,7 @@ int main(int argc, char **argv)
 	kill(ch, SIGUSR1);
 	child_exit_ok(ch, "1: fd 7 not a removed directory with its mode and owner, 2: not on its own mount "
 			  "of the tmpfs, 4: not named PATH (deleted), 8: a directory made in it, 16: its "
-			  "child's fd 8 another inode");
+			  "child's fd 8 another inode, 32: its cwd another inode");
 	struct stat st;
 	if (NSMNT_DIR_HELD && (fstat(DFD + 1, &st) || st.st_nlink || (st.st_mode & 07777) != 0751))
 		fail("the test's fd 8 is not the removed directory");
