@@ -11,7 +11,10 @@
  * child checks it through /proc); mode cuns makes it again once for both (rst_ghost_share_copies), it was
  * refused at dump ("held by another fd or cwd of the tree too"). nsmnt_child_ghostdir_cwd with NSMNT_DIR_CWD
  * 1: the child's cwd is that directory too: after restore its cwd is the inode of fd 7 (bit 32); mode cuns
- * refuses it at dump with one line (its fd's copy and its cwd would be two inodes). */
+ * refuses it at dump with one line (its fd's copy and its cwd would be two inodes). nsmnt_child_ghostdir_bind
+ * with NSMNT_DIR_BIND 1: the child binds that tmpfs at /nsmnt_gd/b too and opens the directory there (fd 8):
+ * after restore fd 8 is the inode of fd 7 on that other mount (bit 64); mode cuns refuses it at dump with one
+ * line (two copies, one per mount). */
 #include <sys/wait.h>
 
 #include "nsmnt.h"
@@ -25,6 +28,9 @@
 #ifndef NSMNT_DIR_CWD
 #define NSMNT_DIR_CWD 0
 #endif
+#ifndef NSMNT_DIR_BIND
+#define NSMNT_DIR_BIND 0
+#endif
 #define DFD 7
 
 static pid_t kid; /* NSMNT_DIR_KID: the child's child that holds the directory at fd 8 */
@@ -34,6 +40,12 @@ static int setup(void)
 	open_at(DFD, "/nsmnt_gd/0/d", O_RDONLY | O_DIRECTORY, "open /nsmnt_gd/0/d in the child");
 	if (NSMNT_DIR_CWD && chdir("/nsmnt_gd/0/d"))
 		return 1;
+	if (NSMNT_DIR_BIND) {
+		mkdirs("/nsmnt_gd/b");
+		if (mount("/nsmnt_gd/0", "/nsmnt_gd/b", NULL, MS_BIND, NULL))
+			return 1;
+		open_at(DFD + 1, "/nsmnt_gd/b/d", O_RDONLY | O_DIRECTORY, "open /nsmnt_gd/b/d in the child");
+	}
 	return NSMNT_DIR_KID &&
 	       (kid = nsmnt_kid_open("/nsmnt_gd/0/d", DFD + 1, O_RDONLY | O_DIRECTORY, 0, DFD)) < 0;
 }
@@ -69,6 +81,9 @@ static int check(void)
 		bad |= 16;
 	if (NSMNT_DIR_CWD && (stat(".", &d) || d.st_dev != st.st_dev || d.st_ino != st.st_ino))
 		bad |= 32;
+	if (NSMNT_DIR_BIND && (fstat(DFD + 1, &d) || d.st_dev != st.st_dev || d.st_ino != st.st_ino ||
+			       fd_mnt_id(DFD + 1) == fd_mnt_id(DFD) || !mnt_listed(fd_mnt_id(DFD + 1))))
+		bad |= 64;
 	return bad;
 }
 
@@ -91,7 +106,8 @@ int main(int argc, char **argv)
 	kill(ch, SIGUSR1);
 	child_exit_ok(ch, "1: fd 7 not a removed directory with its mode and owner, 2: not on its own mount "
 			  "of the tmpfs, 4: not named PATH (deleted), 8: a directory made in it, 16: its "
-			  "child's fd 8 another inode, 32: its cwd another inode");
+			  "child's fd 8 another inode, 32: its cwd another inode, 64: its fd 8 not that "
+			  "inode on its other mount");
 	struct stat st;
 	if (NSMNT_DIR_HELD && (fstat(DFD + 1, &st) || st.st_nlink || (st.st_mode & 07777) != 0751))
 		fail("the test's fd 8 is not the removed directory");
