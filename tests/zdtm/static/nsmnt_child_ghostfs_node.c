@@ -2,7 +2,8 @@
  * bound and closed since (fd 8, mode 0651), both made on a tmpfs the child mounted in its own mount
  * namespace (the root's namespace has the directory of their path on another filesystem), then unlinked.
  * After restore each fd is an unlinked node of its type with its mode, on the child's tmpfs (st_dev), named
- * "PATH (deleted)". */
+ * "PATH (deleted)"; a child of the child (forked once its namespace stands) holds the FIFO too, by an open
+ * of its own (fd 9): the same inode (bit 128; the child makes it once for both: rst_ghost_share_copies). */
 #include <sys/socket.h>
 #include <sys/un.h>
 
@@ -12,6 +13,9 @@
 #define SFD 8
 #define FIFO "/nsmnt_gn/m/d/fifo"
 #define SOCK "/nsmnt_gn/m/d/sock"
+#define KFD 9
+
+static pid_t kid;
 
 static int setup(void)
 {
@@ -26,6 +30,23 @@ static int setup(void)
 		return 1;
 	open_at(FFD, FIFO, O_PATH, FIFO);
 	open_at(SFD, SOCK, O_PATH, SOCK);
+	int p[2];
+	char c;
+	if (pipe(p) || (kid = fork()) < 0)
+		return 1;
+	if (!kid) {
+		close(FFD);
+		close(SFD);
+		open_at(KFD, FIFO, O_PATH, FIFO);
+		if (write(p[1], "k", 1) != 1)
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	close(p[1]);
+	if (read(p[0], &c, 1) != 1)
+		return 1;
+	close(p[0]);
 	return unlink(FIFO) || unlink(SOCK);
 }
 
@@ -46,13 +67,21 @@ static int node_at(int fd, mode_t type, mode_t mode, const char *path, int shift
 
 static int check(void)
 {
-	return node_at(FFD, S_IFIFO, 0604, FIFO, 0) | node_at(SFD, S_IFSOCK, 0651, SOCK, 4);
+	struct stat a, b;
+	char p[64];
+	snprintf(p, sizeof(p), "/proc/%d/fd/%d", (int)kid, KFD);
+	int same = !stat(p, &b) && !fstat(FFD, &a) && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+	kill(kid, SIGKILL);
+	waitpid(kid, NULL, 0);
+	return node_at(FFD, S_IFIFO, 0604, FIFO, 0) | node_at(SFD, S_IFSOCK, 0651, SOCK, 4) |
+	       (same ? 0 : 128);
 }
 
 int main(int argc, char **argv)
 {
-	nsmnt_ghostfs(argc, argv, "/nsmnt_gn", setup, check,
-		      "the FIFO's fd 1: not unlinked, 2: not on its tmpfs, 4: not named PATH (deleted), 8: "
-		      "not a FIFO of its mode; the socket node's: the same << 4");
+	nsmnt_ghostfs(
+	    argc, argv, "/nsmnt_gn", setup, check,
+	    "the FIFO's fd 1: not unlinked, 2: not on its tmpfs, 4: not named PATH (deleted), 8: "
+	    "not a FIFO of its mode; the socket node's: the same << 4; 128: its child's fd 9 another inode");
 	return test_pass();
 }
