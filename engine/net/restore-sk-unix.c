@@ -59,6 +59,16 @@ struct rsk {
 	int pre[2];   /* its pair made by the process its SO_PEERCRED names (premake), -1: none */
 	bool above;   /* of a nested PID namespace's group, its entry a process's above the init (its pid as
 			 seen there): its pair's other end gives the SO_PEERCRED (pair_cred) */
+	/* The entry whose SO_PEERCRED the restore gives back (cu) and its holder (ct, index cti): u's, or,
+	 * for a socket of a nested PID namespace's group, the entry of its deepest holder that saw a pid
+	 * (deep, deepi), or that pid as the namespace's init sees it (xcred: the process of the tree it names
+	 * as an entry above the init saw it, in the init's namespace; its holder that process) */
+	const UnixSkEntry *cu;
+	const struct rst_task *ct;
+	size_t cti;
+	UnixSkEntry *deep;
+	size_t deepi;
+	UnixSkEntry xcred;
 };
 static struct rsk *sks;
 static size_t nsks;
@@ -72,7 +82,7 @@ struct sk_grp {
 };
 static struct sk_grp *grps;
 static size_t ngrps;
-/* The processes above a nested PID namespace's init (its parent's line, outside it) that hold sockets of
+/* The processes outside a nested PID namespace (on its init's parent line or not) that hold sockets of
  * its group take them from crshim once it made them (rst_sk_unix_outer_take): a channel for each process
  * and group. */
 struct sk_out {
@@ -105,6 +115,8 @@ static int net_back(struct cr_err *e)
 	return ns_rst_net_enter(rns, 0, e);
 }
 
+static uint32_t pst_lv(const struct rst_task *t);
+
 static struct rsk *find(uint32_t ino)
 {
 	for (size_t i = 0; ino && i < nsks; i++)
@@ -133,6 +145,9 @@ static int collect(struct rst_task *ts, size_t n, struct cr_err *e)
 			struct rsk *old = find(f->unix_sk->ino);
 			if (old && !old->grp && f->unix_sk->has_mntns) /* (any holder's entry says it) */
 				old->grp = f->unix_sk->mntns;
+			if (old && f->unix_sk->has_peer_pid &&
+			    (!old->deep->has_peer_pid || pst_lv(&ts[k]) > pst_lv(&ts[old->deepi])))
+				old->deep = f->unix_sk, old->deepi = k;
 			if (old)
 				continue;
 			struct rsk *ns = realloc(sks, (nsks + 1) * sizeof(*ns));
@@ -143,6 +158,11 @@ static int collect(struct rst_task *ts, size_t n, struct cr_err *e)
 						   .u = f->unix_sk,
 						   .t = &ts[k],
 						   .ti = k,
+						   .cu = f->unix_sk,
+						   .ct = &ts[k],
+						   .cti = k,
+						   .deep = f->unix_sk,
+						   .deepi = k,
 						   .fd = -1,
 						   .ghost = -1,
 						   .made_dir = -1,
@@ -464,9 +484,9 @@ static bool orphan_dgram(const UnixSkEntry *u)
 /* The SO_PEERCRED a pair gets (a's, else b's; NULL: none) */
 static const UnixSkEntry *pair_cred(const struct rsk *a, const struct rsk *b)
 {
-	if (a->above && b && b->u->has_peer_pid)
-		return b->u;
-	return a->u->has_peer_pid ? a->u : b && b->u->has_peer_pid ? b->u : NULL;
+	if (a->above && b && b->cu->has_peer_pid)
+		return b->cu;
+	return a->cu->has_peer_pid ? a->cu : b && b->cu->has_peer_pid ? b->cu : NULL;
 }
 
 /* socketpair() by the process both ends name (SO_PEERCRED) */
@@ -481,7 +501,7 @@ static int make_pair(struct rsk *a, struct rsk *b, struct cr_err *e)
 	} else if (pipe2(pc.fd, O_CLOEXEC)) {
 		return cr_fail_sys(e, "socket:[%u]: pipe", a->ino);
 	}
-	const struct rst_task *holder = b && cred == b->u ? b->t : a->t; /* who sees the pid */
+	const struct rst_task *holder = b && cred == b->cu ? b->ct : a->ct; /* who sees the pid */
 	int made = pre ? 0 : net_in(a, e) ? -2 : rst_sk_as_peer(holder, cred, pair_fn, &pc), err = errno;
 	if (!pre && made != -2 && net_back(e))
 		made = -2;
@@ -492,10 +512,10 @@ static int make_pair(struct rsk *a, struct rsk *b, struct cr_err *e)
 			return -1;
 		return cr_fail_errno(e, err, "socket:[%u]: socketpair", a->ino);
 	}
-	if (b && cred && !same_cred(a->u, b->u))
+	if (b && cred && !same_cred(a->cu, b->cu))
 		pr_info("socket:[%u]: the two ends named different processes (SO_PEERCRED pids %d, %d): "
 			"both name %d now\n",
-			a->ino, a->u->peer_pid, b->u->peer_pid, cred->peer_pid);
+			a->ino, a->cu->peer_pid, b->cu->peer_pid, cred->peer_pid);
 	a->fd = pc.fd[0];
 	if (b)
 		b->fd = pc.fd[1];
@@ -658,7 +678,7 @@ static int make_sockets(struct cr_err *e)
 			if (make_one(r, true, e))
 				return -1;
 			struct listen_call lc = {r->fd, (int)u->backlog};
-			if (as_peer(r->t, u, listen_fn, &lc, SRV_LISTEN, r->fd, lc.backlog, NULL, 0))
+			if (as_peer(r->ct, r->cu, listen_fn, &lc, SRV_LISTEN, r->fd, lc.backlog, NULL, 0))
 				return cr_fail_sys(e, "socket:[%u]: listen", r->ino);
 			continue;
 		}
@@ -718,7 +738,8 @@ static int connect_to(struct rsk *c, const struct sockaddr_un *a, socklen_t alen
 	int fl = fcntl(c->fd, F_GETFL);
 	fcntl(c->fd, F_SETFL, fl | O_NONBLOCK);
 	int here = enter(dir, a);
-	int r = as ? as_peer(as->t, as->u, connect_fn, &cc, SRV_CONNECT, c->fd, 0, a, alen) : connect_fn(&cc);
+	int r =
+	    as ? as_peer(as->ct, as->cu, connect_fn, &cc, SRV_CONNECT, c->fd, 0, a, alen) : connect_fn(&cc);
 	int err = errno;
 	leave(here);
 	fcntl(c->fd, F_SETFL, fl);
@@ -1146,7 +1167,7 @@ static int premake(const struct rst_task *t, uint32_t grp, int ch, char *msg, si
 		if (a->grp != grp || !pair_made(a, &b) || (b && b < a) || !net_here(a->u))
 			continue;
 		const UnixSkEntry *cred = pair_cred(a, b);
-		const struct rst_task *holder = &t->tree[b && cred == b->u ? b->ti : a->ti];
+		const struct rst_task *holder = &t->tree[b && cred == b->cu ? b->cti : a->cti];
 		if (!cred || cred->peer_pid != self || holder->ns_levels != t->ns_levels)
 			continue;
 		int r = premake_one(a, cred, ch, msg, len);
@@ -1261,7 +1282,7 @@ static int make_in(const struct rst_task *ts, pid_t pid, uint32_t pidns_levels, 
 	/* the tree's array was made again since rst_sk_unix_prepare (helpers for sessions and groups whose
 	 * leader is gone: rst_tree_plan); its processes kept their places */
 	for (size_t i = 0; i < nsks; i++)
-		sks[i].t = &ts[sks[i].ti];
+		sks[i].t = &ts[sks[i].ti], sks[i].ct = &ts[sks[i].cti];
 	int self = -1, cwd = -1, pself = -1;
 	/* (the PID namespace first: crshim's /proc is not there in the tree's mount namespace) */
 	int ret =
@@ -1428,8 +1449,45 @@ static bool root_mnt(struct rst_task *ts, size_t n, const struct rst_task *init)
 
 #define GRP_TRY 0x40000000u /* (pidns_groups: a group being tried) */
 
+/* Does t share its fd table with another process (CLONE_FILES: its parent's, a sibling's, a child's)? */
+static bool shares_table(struct rst_task *ts, size_t n, const struct rst_task *t)
+{
+	if (t->pst->files_with || (t->pst->clone_share & CLONE_FILES))
+		return true;
+	for (size_t k = 0; k < n; k++)
+		if (&ts[k] != t &&
+		    ((ts[k].pst->ppid == t->pst->pid && (ts[k].pst->clone_share & CLONE_FILES)) ||
+		     ts[k].pst->files_with == t->pst->pid))
+			return true;
+	return false;
+}
+
+/* Can t, not at or below a nested PID namespace's init, take the sockets of its group from crshim once it
+ * cloned its children, before its fd table is set (rst_sk_unix_outer_take)? Not when it shares the table. */
+static bool takes_late(struct rst_task *ts, size_t n, const struct rst_task *t)
+{
+	return !t->zombie && !t->helper && !shares_table(ts, n, t);
+}
+
+/* The process of the tree in init's own PID namespace whose pid, as the holder of r's deepest entry (above
+ * init) saw it, that entry names; NULL: none (gone, outside the tree, or not in that namespace). */
+static const struct rst_task *inner_pid(struct rst_task *ts, size_t n, const struct rsk *r,
+					const struct rst_task *init)
+{
+	uint32_t lh = pst_lv(&ts[r->deepi]), li = pst_lv(init);
+	for (size_t k = 0; k < n; k++) {
+		const struct rst_task *x = &ts[k];
+		uint32_t lx = pst_lv(x);
+		pid_t seen = lh ? (lx >= lh ? x->pst->ns_tids[lh - 1] : 0) : (pid_t)x->pst->pid;
+		if (seen == r->deep->peer_pid && lx == li && li && !x->zombie && below(ts, n, x, init))
+			return x;
+	}
+	return NULL;
+}
+
 /* The sockets of the group tried, with all they need: none of another group, none bound to a path init
- * does not see, all held at or below init. */
+ * does not see, all held at or below init (or, init having made no mount namespace, by processes that
+ * take them late: takes_late). */
 static bool pidns_close(struct rst_task *ts, size_t n, struct rst_task *init, uint32_t key)
 {
 	bool mnt = root_mnt(ts, n, init);
@@ -1457,34 +1515,54 @@ static bool pidns_close(struct rst_task *ts, size_t n, struct rst_task *init, ui
 			const struct rsk *r =
 			    f->kind == FILE_KIND__FILE_UNIXSK ? find(f->unix_sk->ino) : NULL;
 			if (r && r->grp == GRP_TRY && !below(ts, n, &ts[k], init) &&
-			    !(pid_only && below(ts, n, init, &ts[k])))
+			    !(pid_only && takes_late(ts, n, &ts[k])))
 				return false;
 		}
-	/* one whose entry is a process's above init (it saw the pid from there): a pair whose other end's
-	 * entry is one of init's namespace, which gives the pair its SO_PEERCRED */
+	/* one whose entries with a pid are all of processes above init (they saw it from there): the
+	 * process of init's namespace they name (inner_pid), or a pair whose other end's entry is one of
+	 * init's namespace, which gives the pair its SO_PEERCRED */
 	for (size_t i = 0; i < nsks; i++) {
 		struct rsk *r = &sks[i], *p = NULL;
-		if (r->grp != GRP_TRY || below(ts, n, &ts[r->ti], init))
+		if (r->grp != GRP_TRY || below(ts, n, &ts[r->deepi], init) || !r->deep->has_peer_pid ||
+		    inner_pid(ts, n, r, init))
 			continue;
-		if (r->u->has_peer_pid && (!pair_made(r, &p) || !p || p->grp != GRP_TRY ||
-					   !p->u->has_peer_pid || !below(ts, n, &ts[p->ti], init)))
+		if (!pair_made(r, &p) || !p || p->grp != GRP_TRY || !p->deep->has_peer_pid ||
+		    !below(ts, n, &ts[p->deepi], init))
 			return false;
 	}
 	return true;
 }
 
-/* (pidns_groups, a group made: those of it whose entry is a process's above its init) */
-static void mark_above(struct rst_task *ts, size_t n, const struct rst_task *init, uint32_t key)
+/* (pidns_groups, a group made) each socket of it gives back the SO_PEERCRED of its deepest entry, or of
+ * the process of init's namespace an entry above init names; else its pair's other end's (above) */
+static void group_creds(struct rst_task *ts, size_t n, const struct rst_task *init, uint32_t key)
 {
-	for (size_t i = 0; i < nsks; i++)
-		sks[i].above |= sks[i].grp == key && !below(ts, n, &ts[sks[i].ti], init);
+	for (size_t i = 0; i < nsks; i++) {
+		struct rsk *r = &sks[i];
+		const struct rst_task *x;
+		if (r->grp != key)
+			continue;
+		r->cu = r->deep, r->cti = r->deepi, r->ct = &ts[r->deepi];
+		if (below(ts, n, r->ct, init) || !r->deep->has_peer_pid)
+			continue;
+		if (!(x = inner_pid(ts, n, r, init))) {
+			r->above = true;
+			continue;
+		}
+		r->xcred = *r->deep;
+		r->xcred.peer_pid = x->pst->ns_tids[pst_lv(x) - 1];
+		r->cu = &r->xcred, r->ct = x, r->cti = (size_t)(x - ts);
+		pr_debug("socket:[%u]: SO_PEERCRED pid %d (as task %d saw it) is %d in its namespace\n",
+			 r->ino, r->deep->peer_pid, ts[r->deepi].pid, r->xcred.peer_pid);
+	}
 }
 
 static void pidns_groups(struct rst_task *ts, size_t n)
 {
 	for (size_t i = 0; i < nsks; i++) {
 		struct rsk *r = &sks[i];
-		struct rst_task *init = r->u->has_peer_pid && !r->grp ? pidns_init(ts, n, &ts[r->ti]) : NULL;
+		struct rst_task *init =
+		    r->deep->has_peer_pid && !r->grp ? pidns_init(ts, n, &ts[r->deepi]) : NULL;
 		uint32_t key = init ? grp_key(init) : 0;
 		if (!key)
 			continue;
@@ -1495,7 +1573,7 @@ static void pidns_groups(struct rst_task *ts, size_t n)
 				sks[k].grp = ok ? key : 0;
 		if (!ok)
 			continue;
-		mark_above(ts, n, init, key);
+		group_creds(ts, n, init, key);
 		pr_info("socket:[%u]: made in the PID namespace of task %d once it stands\n", r->ino,
 			init->pid);
 	}
@@ -1504,9 +1582,9 @@ static void pidns_groups(struct rst_task *ts, size_t n)
 /* Is task t in the nested mount namespace grp (the one it or one of its ancestors made)? */
 static bool in_grp(struct rst_task *ts, size_t n, const struct rst_task *t, uint32_t grp)
 {
-	if (grp & PIDNS_GRP) /* (at or below its init, or above it: rst_sk_unix_outer_take) */
+	if (grp & PIDNS_GRP) /* (at or below its init, or not: rst_sk_unix_outer_take) */
 		return (grp & ~PIDNS_GRP) < n &&
-		       (below(ts, n, t, &ts[grp & ~PIDNS_GRP]) || below(ts, n, &ts[grp & ~PIDNS_GRP], t));
+		       (below(ts, n, t, &ts[grp & ~PIDNS_GRP]) || takes_late(ts, n, t));
 	for (size_t hops = 0; t && hops <= n; hops++) {
 		if (t->pst->mntns == grp)
 			return true;
@@ -1573,14 +1651,14 @@ static bool holds(const struct rst_task *t, uint32_t grp)
 	return false;
 }
 
-/* A channel for each process above a PID namespace's init that holds sockets of its group (before
+/* A channel for each process not at or below a PID namespace's init that holds sockets of its group (before
  * to_inherit: the entries are still the sockets'). */
 static int outs_make(struct rst_task *ts, size_t n, struct cr_err *e)
 {
 	for (size_t g = 0; g < ngrps; g++) {
 		size_t i = grps[g].mntns & ~PIDNS_GRP;
 		for (size_t k = 0; (grps[g].mntns & PIDNS_GRP) && i < n && k < n; k++) {
-			if (k == i || !below(ts, n, &ts[i], &ts[k]) || !holds(&ts[k], grps[g].mntns))
+			if (below(ts, n, &ts[k], &ts[i]) || !holds(&ts[k], grps[g].mntns))
 				continue;
 			struct sk_out *no = realloc(outs, (nouts + 1) * sizeof(*no));
 			if (!no)
@@ -1590,7 +1668,7 @@ static int outs_make(struct rst_task *ts, size_t n, struct cr_err *e)
 			if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, outs[nouts++].ch))
 				return cr_fail_sys(e, "a socket pair for the unix sockets task %d takes",
 						   ts[k].pid);
-			pr_info("task %d, above the init of PID namespace task %d, takes sockets of it once "
+			pr_info("task %d, outside the PID namespace of task %d, takes sockets of it once "
 				"they are made\n",
 				ts[k].pid, ts[i].pid);
 		}

@@ -115,8 +115,9 @@ int rst_sk_unix_serve_root(int go, char *msg, size_t len);
  * its init's mount namespace, once its init stands: by crshim's helpers in it, or by the init for its own
  * pid; one group with the init's own mount namespace's; the root as the init of the tree's own PID namespace
  * when the tree has no mount tree of its own, crshim's side called once the root is seized), when every
- * holder is the init or below it (or above it on its parent line, for an end of a pair made in it whose
- * other end is held in it: rst_sk_unix_outer_take) and none
+ * holder is the init or below it (or, when the init made no mount namespace, outside it and not sharing
+ * its fd table: rst_sk_unix_outer_take; the SO_PEERCRED that of the deepest holder's entry, or of the
+ * process of the namespace an entry outside names) and none
  * is bound to a path of the root's mount namespace the init does not see (else, as before, they name
  * crshim: the restore's notice). rst_sk_unix_check: that check alone (the dump's run of the restore's
  * checks). _nested_has: task t (the maker of a mount namespace, pstree_entry.mntns, or a nested PID
@@ -129,9 +130,9 @@ int rst_sk_unix_check(struct rst_task *ts, size_t n, struct cr_err *e);
 bool rst_sk_unix_nested_has(const struct rst_task *t);
 int rst_sk_unix_nested(const struct rst_task *ts, const struct rst_task *t, struct cr_err *e);
 int rst_sk_unix_nested_take(const struct rst_task *t, char *msg, size_t len);
-/* A process above a nested PID namespace's init (its parent's line) that holds sockets of the init's group
- * (a pair whose other end is held in it): once it cloned its children, it takes them from crshim, which
- * sends them once it made them (rst_sk_unix_nested). 0, -1 (msg). */
+/* A process outside a nested PID namespace (on its init's parent line or not) that holds sockets of the
+ * init's group: once it cloned its children, it takes them from crshim, which sends them once it made them
+ * (rst_sk_unix_nested). 0, -1 (msg). */
 int rst_sk_unix_outer_take(const struct rst_task *t, char *msg, size_t len);
 /* Close crshim's sockets (after the tree is created, or after a failure: then the socket files this restore
  * bound are removed too); the SO_PEERCRED not given back is said (rst_sk_peercred_notice) if it succeeded. */
