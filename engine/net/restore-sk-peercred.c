@@ -25,7 +25,7 @@ struct pc_clone_args {
 	    set_tid_size;
 };
 
-enum { SAID_PIDNS = 1, SAID_BUSY = 2, SAID_CLONE = 4 };
+enum { SAID_PIDNS = 1, SAID_BUSY = 2, SAID_CLONE = 4, SAID_NESTED = 8 };
 static unsigned said; /* what the log already says (once per restore) */
 /* crshim's children are made in the PID namespace of the tree's root (rst_sk_peercred_pidns): the tasks of
  * that namespace level get their peers' pids there too */
@@ -46,6 +46,10 @@ void rst_sk_peercred_notice(const struct cr_opts *o)
 	if (said & SAID_PIDNS)
 		eng_notice(o, "SO_PEERCRED of unix sockets inside the tree's PID namespace is not restored: "
 			      "their peer credentials name crshim (pid 0 there)");
+	if (said & SAID_NESTED)
+		eng_notice(o,
+			   "SO_PEERCRED of some unix sockets of a nested PID namespace is not restored in it "
+			   "(there they name crshim, pid 0): the restore log says which and why");
 	if (said & (SAID_BUSY | SAID_CLONE))
 		eng_notice(o, "SO_PEERCRED of some unix sockets is not restored (their peer's pid could not "
 			      "be taken again: a process of the tree that exists then): they name crshim; "
@@ -57,6 +61,14 @@ static bool say_once(unsigned what)
 	bool first = !(said & what);
 	said |= what;
 	return first;
+}
+
+void rst_sk_peercred_nested_not(uint32_t ino, pid_t init, const char *why)
+{
+	said |= SAID_NESTED;
+	pr_info("socket:[%u]: not made in the PID namespace of task %d (%s): its SO_PEERCRED names crshim "
+		"there\n",
+		ino, (int)init, why);
 }
 
 /* Helper side: the credentials, then fn. Paths are still looked up as crshim's (fsuid, fsgid). */

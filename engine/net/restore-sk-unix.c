@@ -1485,30 +1485,47 @@ static const struct rst_task *inner_pid(struct rst_task *ts, size_t n, const str
 	return NULL;
 }
 
-/* The sockets of the group tried, with all they need: none of another group, none bound to a path init
- * does not see, all held at or below init (or, init having made no mount namespace, by processes that
- * take them late: takes_late). */
-static bool pidns_close(struct rst_task *ts, size_t n, struct rst_task *init, uint32_t key)
+/* The group made before the group of init, or with it: the root's (0), or one of an init or mount namespace
+ * maker above init (made once that one stands, before init is cloned). */
+static bool grp_before(struct rst_task *ts, size_t n, uint32_t grp, const struct rst_task *init)
 {
-	bool mnt = root_mnt(ts, n, init);
-	for (bool more = true; more;) {
-		more = false;
-		for (size_t i = 0; i < nsks; i++)
-			for (size_t k = 0; sks[i].grp == GRP_TRY && k < nsks; k++) {
-				struct rsk *s = &sks[k];
-				if (s->grp == GRP_TRY || s->grp == key || !needs(&sks[i], s))
-					continue;
-				if (s->grp)
-					return false;
-				s->grp = GRP_TRY, more = true;
-			}
-	}
-	for (size_t i = 0; i < nsks; i++) {
-		const UnixSkEntry *u = sks[i].u;
-		if (sks[i].grp == GRP_TRY && !mnt && u->has_name && u->name.len && u->name.data[0])
-			return false;
-	}
-	bool pid_only = key & PIDNS_GRP; /* (the init made no mount namespace) */
+	for (const struct rst_task *t = parent_of(ts, n, init); grp && t; t = parent_of(ts, n, t))
+		if (grp_key(t) == grp)
+			return true;
+	return !grp;
+}
+
+/* A socket of the group tried that crshim connects (by name) to one of another group, made before, not
+ * unlinked, and with no connection in its listen queue (accept() takes the first): NULL, else why not. */
+static const char *outer_peer(struct rst_task *ts, size_t n, struct rsk *r, const struct rst_task *init)
+{
+	struct rsk *p = mutual_peer(r), *l = NULL, *b;
+	if (r->u->state == ST_LISTEN || pair_made(r, &b))
+		return NULL;
+	if (p && !r->u->pending) /* (make_accepted's listener) */
+		l = listener_named(r) && !(listener_named(p) && !r->u->peer) ? listener_named(r)
+									     : listener_named(p);
+	else if (r->u->type == SOCK_DGRAM && !p) /* (make_connects: to its peer's name) */
+		l = find(r->u->peer);
+	for (size_t i = 0; r->u->pending && i < nsks; i++) /* (make_connects: the listener's queue) */
+		for (size_t c = 0; sks[i].u->state == ST_LISTEN && c < sks[i].u->n_icons; c++)
+			if (sks[i].u->icons[c] == r->ino && sks[i].grp != GRP_TRY)
+				return "a connection not accepted yet to a listener of another namespace";
+	if (!l || l->grp == GRP_TRY)
+		return NULL;
+	if (!grp_before(ts, n, l->grp, init))
+		return "connected to a socket made in another nested namespace";
+	if (l->u->deleted)
+		return "connected to a socket whose file was removed";
+	if (l->u->state == ST_LISTEN && l->u->n_icons)
+		return "accepted from a listener with connections not accepted yet";
+	return NULL;
+}
+
+/* Is every holder of the group tried at or below init, or (init made no mount namespace) one that takes
+ * them late? */
+static bool held_in(struct rst_task *ts, size_t n, struct rst_task *init, bool pid_only)
+{
 	for (size_t k = 0; k < n; k++)
 		for (size_t i = 0; i < ts[k].nr_files; i++) {
 			const FileEntry *f = ts[k].files[i];
@@ -1518,9 +1535,14 @@ static bool pidns_close(struct rst_task *ts, size_t n, struct rst_task *init, ui
 			    !(pid_only && takes_late(ts, n, &ts[k])))
 				return false;
 		}
-	/* one whose entries with a pid are all of processes above init (they saw it from there): the
-	 * process of init's namespace they name (inner_pid), or a pair whose other end's entry is one of
-	 * init's namespace, which gives the pair its SO_PEERCRED */
+	return true;
+}
+
+/* Does every socket of the group tried whose entries with a pid are all of processes above init (they saw
+ * it from there) name a process of init's namespace (inner_pid), or is it a pair whose other end's entry is
+ * one of init's namespace, which gives the pair its SO_PEERCRED? */
+static bool creds_in(struct rst_task *ts, size_t n, struct rst_task *init)
+{
 	for (size_t i = 0; i < nsks; i++) {
 		struct rsk *r = &sks[i], *p = NULL;
 		if (r->grp != GRP_TRY || below(ts, n, &ts[r->deepi], init) || !r->deep->has_peer_pid ||
@@ -1531,6 +1553,41 @@ static bool pidns_close(struct rst_task *ts, size_t n, struct rst_task *init, ui
 			return false;
 	}
 	return true;
+}
+
+/* The sockets of the group tried, with all they need: none of another group, none bound to a path init
+ * does not see, all held at or below init (or, init having made no mount namespace, by processes that
+ * take them late: takes_late), connected by name only to sockets made before (outer_peer). NULL, else why
+ * not (the group is not made). */
+static const char *pidns_close(struct rst_task *ts, size_t n, struct rst_task *init, uint32_t key)
+{
+	bool mnt = root_mnt(ts, n, init);
+	for (bool more = true; more;) {
+		more = false;
+		for (size_t i = 0; i < nsks; i++)
+			for (size_t k = 0; sks[i].grp == GRP_TRY && k < nsks; k++) {
+				struct rsk *s = &sks[k];
+				if (s->grp == GRP_TRY || s->grp == key || !needs(&sks[i], s))
+					continue;
+				if (s->grp)
+					return "connected to a socket of another nested namespace";
+				s->grp = GRP_TRY, more = true;
+			}
+	}
+	for (size_t i = 0; i < nsks; i++) {
+		const UnixSkEntry *u = sks[i].u;
+		const char *why = sks[i].grp == GRP_TRY ? outer_peer(ts, n, &sks[i], init) : NULL;
+		if (why)
+			return why;
+		if (sks[i].grp == GRP_TRY && !mnt && u->has_name && u->name.len && u->name.data[0])
+			return "bound to a path of a mount namespace its init does not see";
+	}
+	if (!held_in(ts, n, init, key & PIDNS_GRP))
+		return "held by a process outside the namespace that shares its fd table, or outside the "
+		       "mount namespace its init made";
+	if (!creds_in(ts, n, init))
+		return "its SO_PEERCRED seen only from outside the namespace, naming no process of it";
+	return NULL;
 }
 
 /* (pidns_groups, a group made) each socket of it gives back the SO_PEERCRED of its deepest entry, or of
@@ -1567,12 +1624,14 @@ static void pidns_groups(struct rst_task *ts, size_t n)
 		if (!key)
 			continue;
 		r->grp = GRP_TRY;
-		bool ok = pidns_close(ts, n, init, key);
+		const char *why = pidns_close(ts, n, init, key);
 		for (size_t k = 0; k < nsks; k++)
 			if (sks[k].grp == GRP_TRY)
-				sks[k].grp = ok ? key : 0;
-		if (!ok)
+				sks[k].grp = why ? 0 : key;
+		if (why) { /* (it names crshim in there: the restore's notice) */
+			rst_sk_peercred_nested_not(r->ino, init->pid, why);
 			continue;
+		}
 		group_creds(ts, n, init, key);
 		pr_info("socket:[%u]: made in the PID namespace of task %d once it stands\n", r->ino,
 			init->pid);

@@ -89,6 +89,9 @@ void rst_sk_peercred_reset(void);
 /* crshim's children are made in the PID namespace at nesting level levels of the tree (0: crshim's own):
  * tasks there get their SO_PEERCRED pids in it (the late step of a tree with its own mount tree). */
 void rst_sk_peercred_pidns(uint32_t levels);
+/* Socket ino, whose SO_PEERCRED names a process of the nested PID namespace of init, is not made in it (why):
+ * said in the log, and by the notice. */
+void rst_sk_peercred_nested_not(uint32_t ino, pid_t init, const char *why);
 /* The user is told (eng_notice) of the SO_PEERCRED that could not be given back (they name crshim). */
 void rst_sk_peercred_notice(const struct cr_opts *o);
 
@@ -117,15 +120,16 @@ int rst_sk_unix_serve_root(int go, char *msg, size_t len);
  * when the tree has no mount tree of its own, crshim's side called once the root is seized), when every
  * holder is the init or below it (or, when the init made no mount namespace, outside it and not sharing
  * its fd table: rst_sk_unix_outer_take; the SO_PEERCRED that of the deepest holder's entry, or of the
- * process of the namespace an entry outside names) and none
- * is bound to a path of the root's mount namespace the init does not see (else, as before, they name
- * crshim: the restore's notice). rst_sk_unix_check: that check alone (the dump's run of the restore's
- * checks). _nested_has: task t (the maker of a mount namespace, pstree_entry.mntns, or a nested PID
- * namespace's init) has some to make. rst_sk_unix_nested (crshim, once t said it stands): made inside it
- * and sent to t; rst_sk_unix_nested_take (t): says it stands
- * (RST_STAND_MARK on its error pipe), makes the listen() and connect() calls crshim asks of it (those whose
- * SO_PEERCRED names it: rst_sk_unix_serve_root's) until they come, takes them at the fd numbers its
- * entries inherit. */
+ * process of the namespace an entry outside names), none
+ * is bound to a path of the root's mount namespace the init does not see, and those connected to a socket
+ * of another group (connect() by its name: an accepted connection, a dgram peer) are connected to one made
+ * before (the root's, or of a namespace above), not unlinked, with no connection in its listen queue (else,
+ * as before, they name crshim: the restore's notice, rst_sk_peercred_nested_not). rst_sk_unix_check: that
+ * check alone (the dump's run of the restore's checks). _nested_has: task t (the maker of a mount namespace,
+ * pstree_entry.mntns, or a nested PID namespace's init) has some to make. rst_sk_unix_nested (crshim, once t
+ * said it stands): made inside it and sent to t; rst_sk_unix_nested_take (t): says it stands (RST_STAND_MARK
+ * on its error pipe), makes the listen() and connect() calls crshim asks of it (those whose SO_PEERCRED names
+ * it: rst_sk_unix_serve_root's) until they come, takes them at the fd numbers its entries inherit. */
 int rst_sk_unix_check(struct rst_task *ts, size_t n, struct cr_err *e);
 bool rst_sk_unix_nested_has(const struct rst_task *t);
 int rst_sk_unix_nested(const struct rst_task *ts, const struct rst_task *t, struct cr_err *e);
