@@ -69,6 +69,7 @@ struct rsk {
 	UnixSkEntry *deep;
 	size_t deepi;
 	UnixSkEntry xcred;
+	bool mnt_bound; /* an entry says it is bound in a nested mount namespace (unix_sk_entry.mntns) */
 };
 static struct rsk *sks;
 static size_t nsks;
@@ -145,6 +146,8 @@ static int collect(struct rst_task *ts, size_t n, struct cr_err *e)
 			struct rsk *old = find(f->unix_sk->ino);
 			if (old && !old->grp && f->unix_sk->has_mntns) /* (any holder's entry says it) */
 				old->grp = f->unix_sk->mntns;
+			if (old)
+				old->mnt_bound |= f->unix_sk->has_mntns;
 			if (old && f->unix_sk->has_peer_pid &&
 			    (!old->deep->has_peer_pid || pst_lv(&ts[k]) > pst_lv(&ts[old->deepi])))
 				old->deep = f->unix_sk, old->deepi = k;
@@ -168,7 +171,8 @@ static int collect(struct rst_task *ts, size_t n, struct cr_err *e)
 						   .made_dir = -1,
 						   .keep = -1,
 						   .pre = {-1, -1},
-						   .grp = f->unix_sk->has_mntns ? f->unix_sk->mntns : 0};
+						   .grp = f->unix_sk->has_mntns ? f->unix_sk->mntns : 0,
+						   .mnt_bound = f->unix_sk->has_mntns};
 		}
 	return 0;
 }
@@ -1522,9 +1526,8 @@ static const char *outer_peer(struct rst_task *ts, size_t n, struct rsk *r, cons
 	return NULL;
 }
 
-/* Is every holder of the group tried at or below init, or (init made no mount namespace) one that takes
- * them late? */
-static bool held_in(struct rst_task *ts, size_t n, struct rst_task *init, bool pid_only)
+/* Is every holder of the group tried at or below init, or one that takes them late? */
+static bool held_in(struct rst_task *ts, size_t n, struct rst_task *init)
 {
 	for (size_t k = 0; k < n; k++)
 		for (size_t i = 0; i < ts[k].nr_files; i++) {
@@ -1532,7 +1535,7 @@ static bool held_in(struct rst_task *ts, size_t n, struct rst_task *init, bool p
 			const struct rsk *r =
 			    f->kind == FILE_KIND__FILE_UNIXSK ? find(f->unix_sk->ino) : NULL;
 			if (r && r->grp == GRP_TRY && !below(ts, n, &ts[k], init) &&
-			    !(pid_only && takes_late(ts, n, &ts[k])))
+			    !takes_late(ts, n, &ts[k]))
 				return false;
 		}
 	return true;
@@ -1582,9 +1585,8 @@ static const char *pidns_close(struct rst_task *ts, size_t n, struct rst_task *i
 		if (sks[i].grp == GRP_TRY && !mnt && u->has_name && u->name.len && u->name.data[0])
 			return "bound to a path of a mount namespace its init does not see";
 	}
-	if (!held_in(ts, n, init, key & PIDNS_GRP))
-		return "held by a process outside the namespace that shares its fd table, or outside the "
-		       "mount namespace its init made";
+	if (!held_in(ts, n, init))
+		return "held by a process outside the namespace that shares its fd table";
 	if (!creds_in(ts, n, init))
 		return "its SO_PEERCRED seen only from outside the namespace, naming no process of it";
 	return NULL;
@@ -1638,12 +1640,30 @@ static void pidns_groups(struct rst_task *ts, size_t n)
 	}
 }
 
-/* Is task t in the nested mount namespace grp (the one it or one of its ancestors made)? */
-static bool in_grp(struct rst_task *ts, size_t n, const struct rst_task *t, uint32_t grp)
+/* The init of a nested PID namespace whose group grp is (PIDNS_GRP, or the mount namespace it made), NULL:
+ * none (the maker of a mount namespace that is no PID namespace's init). Processes outside it may hold
+ * sockets of that group: they take them late (rst_sk_unix_outer_take). */
+static struct rst_task *grp_init(struct rst_task *ts, size_t n, uint32_t grp)
 {
-	if (grp & PIDNS_GRP) /* (at or below its init, or not: rst_sk_unix_outer_take) */
-		return (grp & ~PIDNS_GRP) < n &&
-		       (below(ts, n, t, &ts[grp & ~PIDNS_GRP]) || takes_late(ts, n, t));
+	if (grp & PIDNS_GRP)
+		return (grp & ~PIDNS_GRP) < n ? &ts[grp & ~PIDNS_GRP] : NULL;
+	for (size_t k = 0; grp && k < n; k++)
+		if (ts[k].pst->mntns == grp)
+			return pst_init(&ts[k]) ? &ts[k] : NULL;
+	return NULL;
+}
+
+/* Is task t in the nested mount namespace grp (the one it or one of its ancestors made)? */
+static bool in_grp(struct rst_task *ts, size_t n, const struct rst_task *t, const struct rsk *r)
+{
+	uint32_t grp = r->grp;
+	const struct rst_task *init = grp_init(ts, n, grp);
+	/* (rst_sk_unix_outer_take; not one bound in the mount namespace: its holder outside may not see its
+	 * path there, and the dump saves its name as that one sees it) */
+	if (init && !r->mnt_bound && !below(ts, n, t, init) && takes_late(ts, n, t))
+		return true;
+	if (grp & PIDNS_GRP) /* (at or below its init) */
+		return init && below(ts, n, t, init);
 	for (size_t hops = 0; t && hops <= n; hops++) {
 		if (t->pst->mntns == grp)
 			return true;
@@ -1667,7 +1687,7 @@ static int groups(struct rst_task *ts, size_t n, struct cr_err *e)
 			const struct rsk *r =
 			    f->kind == FILE_KIND__FILE_UNIXSK ? find(f->unix_sk->ino) : NULL;
 			char nb[64];
-			if (!r || !r->grp || in_grp(ts, n, &ts[k], r->grp))
+			if (!r || !r->grp || in_grp(ts, n, &ts[k], r))
 				continue;
 			return cr_fail_errno(
 			    e, ENOTSUP,
@@ -1715,9 +1735,9 @@ static bool holds(const struct rst_task *t, uint32_t grp)
 static int outs_make(struct rst_task *ts, size_t n, struct cr_err *e)
 {
 	for (size_t g = 0; g < ngrps; g++) {
-		size_t i = grps[g].mntns & ~PIDNS_GRP;
-		for (size_t k = 0; (grps[g].mntns & PIDNS_GRP) && i < n && k < n; k++) {
-			if (below(ts, n, &ts[k], &ts[i]) || !holds(&ts[k], grps[g].mntns))
+		const struct rst_task *init = grp_init(ts, n, grps[g].mntns);
+		for (size_t k = 0; init && k < n; k++) {
+			if (below(ts, n, &ts[k], init) || !holds(&ts[k], grps[g].mntns))
 				continue;
 			struct sk_out *no = realloc(outs, (nouts + 1) * sizeof(*no));
 			if (!no)
@@ -1729,7 +1749,7 @@ static int outs_make(struct rst_task *ts, size_t n, struct cr_err *e)
 						   ts[k].pid);
 			pr_info("task %d, outside the PID namespace of task %d, takes sockets of it once "
 				"they are made\n",
-				ts[k].pid, ts[i].pid);
+				ts[k].pid, init->pid);
 		}
 	}
 	return 0;

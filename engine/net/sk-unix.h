@@ -118,18 +118,18 @@ int rst_sk_unix_serve_root(int go, char *msg, size_t len);
  * its init's mount namespace, once its init stands: by crshim's helpers in it, or by the init for its own
  * pid; one group with the init's own mount namespace's; the root as the init of the tree's own PID namespace
  * when the tree has no mount tree of its own, crshim's side called once the root is seized), when every
- * holder is the init or below it (or, when the init made no mount namespace, outside it and not sharing
- * its fd table: rst_sk_unix_outer_take; the SO_PEERCRED that of the deepest holder's entry, or of the
- * process of the namespace an entry outside names), none
- * is bound to a path of the root's mount namespace the init does not see, and those connected to a socket
- * of another group (connect() by its name: an accepted connection, a dgram peer) are connected to one made
- * before (the root's, or of a namespace above), not unlinked, with no connection in its listen queue (else,
- * as before, they name crshim: the restore's notice, rst_sk_peercred_nested_not). rst_sk_unix_check: that
- * check alone (the dump's run of the restore's checks). _nested_has: task t (the maker of a mount namespace,
- * pstree_entry.mntns, or a nested PID namespace's init) has some to make. rst_sk_unix_nested (crshim, once t
- * said it stands): made inside it and sent to t; rst_sk_unix_nested_take (t): says it stands (RST_STAND_MARK
- * on its error pipe), makes the listen() and connect() calls crshim asks of it (those whose SO_PEERCRED names
- * it: rst_sk_unix_serve_root's) until they come, takes them at the fd numbers its entries inherit. */
+ * holder is the init or below it (or outside it and not sharing its fd table: rst_sk_unix_outer_take, also
+ * when the init made a mount namespace, but not for the sockets bound in it; the SO_PEERCRED that of the
+ * deepest holder's entry, or of the process of the namespace an entry outside names), none is bound to a path
+ * of the root's mount namespace the init does not see, and those connected to a socket of another group
+ * (connect() by its name: an accepted connection, a dgram peer) are connected to one made before (the root's,
+ * or of a namespace above), not unlinked, with no connection in its listen queue (else, as before, they name
+ * crshim: the restore's notice, rst_sk_peercred_nested_not). rst_sk_unix_check: that check alone (the dump's
+ * run of the restore's checks). _nested_has: task t (the maker of a mount namespace, pstree_entry.mntns, or a
+ * nested PID namespace's init) has some to make. rst_sk_unix_nested (crshim, once t said it stands): made
+ * inside it and sent to t; rst_sk_unix_nested_take (t): says it stands (RST_STAND_MARK on its error pipe),
+ * makes the listen() and connect() calls crshim asks of it (those whose SO_PEERCRED names it:
+ * rst_sk_unix_serve_root's) until they come, takes them at the fd numbers its entries inherit. */
 int rst_sk_unix_check(struct rst_task *ts, size_t n, struct cr_err *e);
 bool rst_sk_unix_nested_has(const struct rst_task *t);
 int rst_sk_unix_nested(const struct rst_task *ts, const struct rst_task *t, struct cr_err *e);

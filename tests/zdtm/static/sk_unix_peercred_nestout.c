@@ -8,10 +8,11 @@
 #include <signal.h>
 #include <stdio.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/wait.h>
 #include "sk_unix.h"
 
-enum { NEND = 10, KEND = 12, TEND = 20, TK = 21 };
+enum { NEND = 10, KEND = 12, TEND = 20, TK = 21, TB = 22 };
 
 static volatile struct shared {
 	int ready, go, done, fails, n;
@@ -41,10 +42,21 @@ static void k_main(int kn)
 		pause();
 }
 
+#ifndef NESTOUT_MNT
+#define NESTOUT_MNT 0
+#endif
+
 static void nested_init(void)
 {
 	int sp[2], kn[2], fds[2], nf = 0;
 	char c;
+	if (NESTOUT_MNT && (unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
+			    mount("nestmnt", "/sk_nestout_mnt", "tmpfs", 0, "size=1m")))
+		_exit(11);
+	struct sockaddr_un ba; /* NESTOUT_MNT 2: a socket bound on N's tmpfs, held by N and the test */
+	if (NESTOUT_MNT == 2 && (!sk_bound(30, SOCK_DGRAM, "/sk_nestout_mnt/sk", 0, &ba) ||
+				 sk_send_fds(ctl[1], "b", 1, (int[]){30}, 1)))
+		_exit(11);
 	if (getpid() != 1 || socketpair(AF_UNIX, SOCK_STREAM, 0, sp) ||
 	    socketpair(AF_UNIX, SOCK_DGRAM, 0, kn) || sk_send_fds(ctl[1], "p", 1, &sp[1], 1))
 		_exit(12);
@@ -79,17 +91,19 @@ int main(int argc, char **argv)
 	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (sh == MAP_FAILED || socketpair(AF_UNIX, SOCK_DGRAM, 0, ctl))
 		fail("mmap, socketpair");
+	if (NESTOUT_MNT && mkdir("/sk_nestout_mnt", 0755) && errno != EEXIST)
+		fail("mkdir /sk_nestout_mnt");
 	pid_t c = test_fork();
 	if (c == 0) {
 		sk_nested_pidns(nested_init, &sh->n);
 	}
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i < 2 + (NESTOUT_MNT == 2); i++) {
 		int fds[2], nf = 0;
 		char ch;
 		struct pollfd p = {.fd = ctl[0], .events = POLLIN};
 		if (poll(&p, 1, 10000) != 1 || sk_recv_fds(ctl[0], &ch, 1, fds, &nf, NULL) != 1 || nf != 1)
 			fail("setup: no end from N or K");
-		sk_place(fds[0], ch == 'k' ? TK : TEND, 0);
+		sk_place(fds[0], ch == 'k' ? TK : ch == 'b' ? TB : TEND, 0);
 	}
 	close(ctl[0]);
 	close(ctl[1]);
