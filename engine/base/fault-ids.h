@@ -45,6 +45,7 @@ enum fault_id {
 	FI_NO_POPULATE = 54,	      /* restorer blob: no MADV_POPULATE_WRITE before reading pages */
 	FI_NO_PREFILL = 55,	      /* restore: no parent-side prefill of big anonymous VMAs */
 	FI_TCP_QUEUE_CHANGED = 56,    /* dump: a TCP queue reads as changed once: it is read again */
+	FI_TIMER_SIGNALS_EARLY = 57,  /* restorer blob: pending signals queued before the timers' dances */
 };
 
 #endif

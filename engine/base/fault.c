@@ -75,6 +75,9 @@ static const struct fault_point table[] = {
     {FI_NO_PREFILL, "no-prefill", D, 0, "restore: no prefill of big anonymous VMAs in crshim"},
     {FI_TCP_QUEUE_CHANGED, "tcp-queue-changed", D, 0,
      "dump: a TCP receive queue seems to change while read: read again"},
+    {FI_TIMER_SIGNALS_EARLY, "timer-signals-early", D, 0,
+     "restorer: the pending signals (but the first thread's own) queued before the timers take their own "
+     "signal to give their overrun count back, as signals sent during the restore: kept and queued back"},
 };
 
 const struct fault_point *fault_table(size_t *n)

@@ -590,8 +590,8 @@ static int area_build(struct rst_task *t, struct self_maps *sm, struct cr_err *e
 	a->pages_fd = -1;
 	a->src_mfile = src_mfile;
 	a->fault = t->fault; /* the blob cannot log: say here that its degrade points are on */
-	if (!fault_hit(t->fault, FI_NO_POPULATE))
-		fault_hit(t->fault, FI_NO_TIMER_RESTORE_IDS);
+	if (!fault_hit(t->fault, FI_NO_POPULATE) && !fault_hit(t->fault, FI_NO_TIMER_RESTORE_IDS))
+		fault_hit(t->fault, FI_TIMER_SIGNALS_EARLY);
 	const char *thp = getenv("CRSHIM_THP");
 	a->use_thp = thp && !strcmp(thp, "1"); /* experimental */
 	if (fill_vmas(t, (struct rst_vma *)((char *)p + l.vmas), (struct rst_pblock *)((char *)p + l.blocks),

@@ -102,8 +102,10 @@ struct rst_timer {
 	int64_t isec, insec, vsec, vnsec;
 	int32_t overrun; /* timer_getoverrun() at the dump: the blob makes it so (restorer.c timer_overrun) */
 	int32_t gone; /* 1: deleted since it queued its (pending, stale) signal: made for it, then deleted */
+	int32_t redo; /* the blob's: its overrun to be given back (again) by the thread dancing now */
+	int32_t pad;
 };
-_Static_assert(sizeof(struct rst_timer) == 72, "rst_timer");
+_Static_assert(sizeof(struct rst_timer) == 80, "rst_timer");
 
 struct rst_itimer {
 	int64_t isec, iusec, vsec, vusec;
@@ -282,6 +284,10 @@ struct rst_args {
 	uint32_t nr_threads;
 	volatile int32_t threads_ready; /* threads that restored their state and wait for threads_go */
 	volatile int32_t threads_go;	/* set (and futex-woken) by crshim once it has seized them all */
+	/* the overrun dances (restorer.c timer_dances), one thread at a time: the leader's first, then each
+	 * thread's with a timer of its own to dance (n-th such: its turn n + 1) */
+	volatile int32_t timer_turn;
+	int32_t pad_turn;
 	int32_t helper_fd_hi; /* last helper fd to close; 0: all from helper_fd_lo on (restore-fdtable.c) */
 
 	/* ---- processes sharing the address space (restore-sharedvm.c, restorer/sharedvm.c) ---- */

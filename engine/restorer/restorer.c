@@ -601,6 +601,17 @@ static void restore_signals(struct rst_args *a)
 	}
 }
 
+static void queue_shared(struct rst_args *a)
+{
+	const uint8_t *si = (const uint8_t *)a->pending_shared;
+	for (uint32_t i = 0; i < a->nr_pending_shared; i++, si += RST_SIGINFO_SIZE) {
+		int32_t sig = *(const int32_t *)si;
+		if (sig != RST_SIGTRAP)
+			check(a, sys3(__NR_rt_sigqueueinfo, a->pid, sig, si), "queue shared pending signal",
+			      (uint64_t)sig, 0);
+	}
+}
+
 static void restore_pending(struct rst_args *a)
 {
 	const uint8_t *si = (const uint8_t *)a->pending;
@@ -611,13 +622,8 @@ static void restore_pending(struct rst_args *a)
 			check(a, sys4(__NR_rt_tgsigqueueinfo, a->pid, a->pid, sig, si),
 			      "queue pending signal", (uint64_t)sig, 0);
 	}
-	si = (const uint8_t *)a->pending_shared;
-	for (uint32_t i = 0; i < a->nr_pending_shared; i++, si += RST_SIGINFO_SIZE) {
-		int32_t sig = *(const int32_t *)si;
-		if (sig != RST_SIGTRAP)
-			check(a, sys3(__NR_rt_sigqueueinfo, a->pid, sig, si), "queue shared pending signal",
-			      (uint64_t)sig, 0);
-	}
+	if (a->fault != FI_TIMER_SIGNALS_EARLY)
+		queue_shared(a);
 }
 
 struct k_sigevent {
@@ -669,42 +675,95 @@ static void timer_fire_now(struct rst_args *a, const struct rst_timer *t)
 	}
 }
 
+/* The thread that takes a timer's signal: the one it names (SIGEV_THREAD_ID), else the first. */
+static int32_t timer_taker(const struct rst_args *a, const struct rst_timer *t)
+{
+	return (t->notify & 4 /* SIGEV_THREAD_ID */) ? t->notify_tid : a->pid;
+}
+
 /* Whether timer_overrun gives t its overrun count back: a periodic timer without its signal pending (that
- * signal's taking would count anew), whose signal this thread can take (the process's, or this thread's). */
-static int overrun_here(const struct rst_args *a, const struct rst_timer *t)
+ * signal's taking would count anew); thread tid takes its signal (tid 0: any thread). */
+static int overrun_here(const struct rst_args *a, const struct rst_timer *t, int32_t tid)
 {
 	int64_t iv = t->isec * NSEC + t->insec, v = t->vsec * NSEC + t->vnsec;
-	return t->overrun > 0 && !t->pending && iv && v && v <= iv && t->notify != 1 /* SIGEV_NONE */ &&
-	       (!(t->notify & 4 /* SIGEV_THREAD_ID */) || t->notify_tid == a->pid);
+	return !t->gone && t->overrun > 0 && !t->pending && iv && v && v <= iv &&
+	       t->notify != 1 /* SIGEV_NONE */ && (!tid || timer_taker(a, t) == tid);
+}
+
+/* Signals of a timer's number a dance took before the timer's own (sent from outside during the restore;
+ * the fault point timer-signals-early queues the image's early): queued back in order once this thread's
+ * dances are done, to the thread for a tkill() one or one a SIGEV_THREAD_ID timer's dance took (taken
+ * from this thread's own queue, which comes first), else to the process. */
+#define RST_KEPT_SIGS 8
+struct kept_sigs {
+	uint32_t n;
+	int32_t own[RST_KEPT_SIGS];
+	uint8_t si[RST_KEPT_SIGS][RST_SIGINFO_SIZE];
+};
+
+static void kept_queue(struct rst_args *a, int32_t tid, const struct kept_sigs *k)
+{
+	for (uint32_t i = 0; i < k->n; i++) {
+		int32_t sig = *(const int32_t *)k->si[i];
+		if (k->own[i])
+			check(a, sys4(__NR_rt_tgsigqueueinfo, a->pid, tid, sig, k->si[i]),
+			      "queue a signal taken during the restore", (uint64_t)tid, (uint64_t)sig);
+		else
+			check(a, sys3(__NR_rt_sigqueueinfo, a->pid, sig, k->si[i]),
+			      "queue a signal taken during the restore", (uint64_t)tid, (uint64_t)sig);
+	}
+}
+
+/* Takes signals of t's number (blocked) until t's own: its si_overrun. One of another timer of ours (one
+ * danced before, expired since: taking it counted anew) has that timer danced again (redo); any other is
+ * kept. */
+static int32_t take_timer_sig(struct rst_args *a, const struct rst_timer *t, struct kept_sigs *k)
+{
+	struct rst_timer *all = (struct rst_timer *)a->timers;
+	uint64_t set = 1ull << (t->signo - 1);
+	for (int n = 0; n < 64; n++) {
+		uint8_t si[RST_SIGINFO_SIZE];
+		int64_t ts[2] = {1, 0};
+		check(a, sys4(__NR_rt_sigtimedwait, &set, si, ts, 8), "rt_sigtimedwait (timer)",
+		      (uint64_t)t->id, (uint64_t)t->signo);
+		int32_t code = 0, id = -1, ov = 0;
+		uint32_t i = 0;
+		memcpy(&code, si + 8, sizeof(code));
+		memcpy(&id, si + 16, sizeof(id)); /* si_timerid */
+		memcpy(&ov, si + 20, sizeof(ov)); /* si_overrun */
+		if (code == -2 /* SI_TIMER */ && id == t->id)
+			return ov;
+		while (code == -2 && i < a->nr_timers && all[i].id != id)
+			i++;
+		if (code == -2 && i < a->nr_timers) {
+			all[i].redo = overrun_here(a, &all[i], 0);
+			continue;
+		}
+		if (k->n == RST_KEPT_SIGS)
+			break;
+		k->own[k->n] = code == -6 /* SI_TKILL */ || (t->notify & 4 /* SIGEV_THREAD_ID */);
+		memcpy(k->si[k->n++], si, RST_SIGINFO_SIZE);
+	}
+	fail(a, "rt_sigtimedwait (too many other signals of the timer's number)", -105 /* ENOBUFS */,
+	     (uint64_t)t->id, (uint64_t)t->signo);
 }
 
 /* A periodic timer whose last signal taken counted N expiries missed (timer_getoverrun() N: the kernel sets
  * it only when a signal is taken, timer_settime() clears it). Armed N+1 intervals before its next expiry (its
- * value from now), it expires at once; its signal (blocked; no other of its number pending yet), taken here,
- * moves it on to that next expiry counting N missed. Taken after that next expiry, the count is one more:
- * armed again, the next expiry 1, 2 then 4 ms later at most. Not possible (the clock is younger than N+1
- * intervals, a CPU-time one mostly): armed as usual, overrun 0, and crshim says so (warn_overrun). */
-static void timer_overrun(struct rst_args *a, const struct rst_timer *t)
+ * value from now), it expires at once; its signal (blocked), taken here, moves it on to that next expiry
+ * counting N missed. Taken after that next expiry, the count is one more: armed again, the next expiry 1, 2
+ * then 4 ms later at most. Not possible (the clock is younger than N+1 intervals, a CPU-time one mostly):
+ * armed as usual, overrun 0, and crshim says so (warn_overrun). */
+static void timer_overrun(struct rst_args *a, const struct rst_timer *t, struct kept_sigs *kept)
 {
 	int64_t iv = t->isec * NSEC + t->insec, v = t->vsec * NSEC + t->vnsec;
-	uint64_t set = 1ull << (t->signo - 1);
 	for (int k = 0; k < 4; k++) {
-		int64_t vk = k && v < (MSEC << (k - 1)) ? MSEC << (k - 1) : v, ts[2] = {1, 0}, from;
+		int64_t vk = k && v < (MSEC << (k - 1)) ? MSEC << (k - 1) : v, from;
 		from = clock_ns(a, t) + (vk > iv ? iv : vk);
 		if (from / iv <= (int64_t)t->overrun)
 			break;
 		timer_arm_abs(a, t, from - ((int64_t)t->overrun + 1) * iv, "timer_settime (overrun)");
-		uint8_t si[RST_SIGINFO_SIZE];
-		check(a, sys4(__NR_rt_sigtimedwait, &set, si, ts, 8), "rt_sigtimedwait (timer)",
-		      (uint64_t)t->id, (uint64_t)t->signo);
-		int32_t code = 0, id = -1, ov = 0;
-		memcpy(&code, si + 8, sizeof(code));
-		memcpy(&id, si + 16, sizeof(id)); /* si_timerid */
-		memcpy(&ov, si + 20, sizeof(ov)); /* si_overrun */
-		if (code != -2 /* SI_TIMER */ || id != t->id)
-			fail(a, "rt_sigtimedwait (not the timer's signal)", -5, (uint64_t)t->id,
-			     (uint64_t)id);
-		if (ov == t->overrun)
+		if (take_timer_sig(a, t, kept) == t->overrun)
 			return;
 	}
 	a->warn_overrun = t->id + 1;
@@ -712,13 +771,70 @@ static void timer_overrun(struct rst_args *a, const struct rst_timer *t)
 	check(a, sys4(__NR_timer_settime, t->id, 0, its, 0), "timer_settime", (uint64_t)t->id, 0);
 }
 
+/* The overrun dances (timer_overrun) of the timers whose signal thread tid takes, while no timer's signal
+ * is pending (taking it would drop a stale one of its number) and no other timer is armed but those danced
+ * before, one thread at a time (engine/restorer/restorer-args.h timer_turn): a timer's signal in a thread's
+ * own queue can only be taken by that thread. A timer danced before whose signal a dance took is danced
+ * again (a process's timer here, whichever thread's turn it is). */
+static void timer_dances(struct rst_args *a, int32_t tid)
+{
+	struct rst_timer *t = (struct rst_timer *)a->timers;
+	struct kept_sigs kept;
+	int left = 1;
+	kept.n = 0;
+	for (uint32_t i = 0; i < a->nr_timers; i++)
+		t[i].redo = overrun_here(a, &t[i], tid);
+	for (int round = 0; left && round < 8; round++) {
+		left = 0;
+		for (uint32_t i = 0; i < a->nr_timers; i++)
+			if (t[i].redo) {
+				t[i].redo = 0;
+				timer_overrun(a, &t[i], &kept);
+			}
+		for (uint32_t i = 0; i < a->nr_timers; i++)
+			left |= t[i].redo;
+	}
+	for (uint32_t i = 0; i < a->nr_timers; i++)
+		if (t[i].redo) /* armed, its count that of the last signal taken here */
+			a->warn_overrun = t[i].id + 1, t[i].redo = 0;
+	kept_queue(a, tid, &kept);
+}
+
+/* Thread th's turn in the dances (timer_dances): 1 + the threads before it with a timer to dance; 0: none
+ * of its own. th NULL: the turn after the last. */
+static int32_t dance_turn(const struct rst_args *a, const struct rst_thread *th)
+{
+	const struct rst_thread *all = (const struct rst_thread *)a->threads;
+	const struct rst_timer *t = (const struct rst_timer *)a->timers;
+	int32_t turn = 1;
+	for (uint32_t j = 0; j < a->nr_threads; j++) {
+		int has = 0;
+		for (uint32_t i = 0; i < a->nr_timers && !has; i++)
+			has = overrun_here(a, &t[i], all[j].tid);
+		if (&all[j] == th)
+			return has ? turn : 0;
+		turn += has;
+	}
+	return turn;
+}
+
+/* Waits for turn (of a->timer_turn), or passes the turn on to turn + 1. */
+static void dance_wait(struct rst_args *a, int32_t turn)
+{
+	for (int32_t v; (v = __atomic_load_n(&a->timer_turn, __ATOMIC_SEQ_CST)) < turn;)
+		sys6(__NR_futex, (long)&a->timer_turn, FUTEX_WAIT, v, 0, 0, 0);
+}
+
+static void dance_pass(struct rst_args *a, int32_t turn)
+{
+	__atomic_store_n(&a->timer_turn, turn + 1, __ATOMIC_SEQ_CST);
+	sys6(__NR_futex, (long)&a->timer_turn, FUTEX_WAKE, 0x7fffffff, 0, 0, 0);
+}
+
+/* A timer not danced (timer_dances): armed, its pending signal queued again by it. */
 static void timer_arm(struct rst_args *a, const struct rst_timer *t)
 {
 	int64_t its[4] = {t->isec, t->insec, t->vsec, t->vnsec}, iv = t->isec * NSEC + t->insec;
-	if (overrun_here(a, t)) {
-		timer_overrun(a, t);
-		return;
-	}
 	if (t->overrun > 0)
 		a->warn_overrun = t->id + 1;
 	if (t->pending)
@@ -781,13 +897,12 @@ static void restore_timers(struct rst_args *a)
 		if (id != t[i].id)
 			fail(a, "timer_create (id differs)", -17, (uint64_t)t[i].id, (uint64_t)id);
 	}
-	/* those that take their own signal here first, while no timer's signal is pending (taking it would
-	 * drop a stale one of its number) */
+	/* those that take their own signal first, the first thread's then the other threads' (thread_main) */
+	timer_dances(a, a->pid);
+	dance_pass(a, 0);
+	dance_wait(a, dance_turn(a, 0));
 	for (uint32_t i = 0; i < a->nr_timers; i++)
-		if (!t[i].gone && overrun_here(a, &t[i]))
-			timer_arm(a, &t[i]);
-	for (uint32_t i = 0; i < a->nr_timers; i++)
-		if (!t[i].gone && !overrun_here(a, &t[i]))
+		if (!t[i].gone && !overrun_here(a, &t[i], 0))
 			timer_arm(a, &t[i]);
 	for (uint32_t i = 0; i < a->nr_timers; i++)
 		if (t[i].gone)
@@ -828,6 +943,10 @@ static void restore_task(struct rst_args *a)
 		check(a, sys4(__NR_rseq, a->rseq_ptr, a->rseq_len, 0, a->rseq_sig), "rseq register",
 		      a->rseq_ptr, a->rseq_len);
 	restore_signals(a);
+	/* fault point timer-signals-early: the process's pending signals (a signal sent from outside) are
+	 * there before the timers take their own (timer_dances keeps and queues them back) */
+	if (a->fault == FI_TIMER_SIGNALS_EARLY)
+		queue_shared(a);
 	restore_timers(a);
 	restore_rlimits(a);
 	restore_pending(a);
@@ -950,6 +1069,16 @@ static void tsc_mce(struct rst_args *a, int32_t tid, int32_t tsc, int32_t has_mc
 		      (uint64_t)tid, (uint64_t)mce);
 }
 
+static void thread_pending(struct rst_args *a, const struct rst_thread *th)
+{
+	const uint8_t *si = (const uint8_t *)th->pending;
+	for (uint32_t i = 0; i < th->nr_pending; i++, si += RST_SIGINFO_SIZE) {
+		int32_t sig = *(const int32_t *)si;
+		check(a, sys4(__NR_rt_tgsigqueueinfo, a->pid, th->tid, sig, si),
+		      "queue thread pending signal", (uint64_t)th->tid, (uint64_t)sig);
+	}
+}
+
 /* A new thread: its own state, its creds, then wait until crshim has seized every thread; the caller
  * (rst_clone3_thread) stops with a trap afterwards, where crshim sets the registers. */
 static void thread_main(void *arg)
@@ -976,12 +1105,18 @@ static void thread_main(void *arg)
 		check(a, sys5(__NR_prctl, PR_SET_TIMERSLACK, th->timerslack, 0, 0, 0),
 		      "thread prctl(PR_SET_TIMERSLACK)", (uint64_t)th->tid, th->timerslack);
 	tsc_mce(a, th->tid, th->tsc, th->has_mce, th->mce_kill);
-	const uint8_t *si = (const uint8_t *)th->pending;
-	for (uint32_t i = 0; i < th->nr_pending; i++, si += RST_SIGINFO_SIZE) {
-		int32_t sig = *(const int32_t *)si;
-		check(a, sys4(__NR_rt_tgsigqueueinfo, a->pid, th->tid, sig, si),
-		      "queue thread pending signal", (uint64_t)th->tid, (uint64_t)sig);
+	/* its pending signals after its timers took their own (timer_dances); before, at the fault point
+	 * timer-signals-early */
+	int32_t turn = dance_turn(a, th);
+	if (a->fault == FI_TIMER_SIGNALS_EARLY)
+		thread_pending(a, th);
+	if (turn) {
+		dance_wait(a, turn);
+		timer_dances(a, th->tid);
+		dance_pass(a, turn);
 	}
+	if (a->fault != FI_TIMER_SIGNALS_EARLY)
+		thread_pending(a, th);
 	if (th->creds) { /* credentials of its own (they are per thread) */
 		for (int cap = 0; cap < 64; cap++)
 			if (th->cap_bnd_drop & (1ull << cap))

@@ -436,23 +436,15 @@ static int timer_sig_in(const struct siginfo_list *l, int id)
 }
 
 /* The restore gives a timer its overrun count back (timer_getoverrun(), set when its last signal was taken)
- * by having its signal taken again in the process's first thread (engine/restorer/restorer.c timer_overrun):
- * not when that signal is pending (taken, it counts anew) nor when it goes to another thread. Said here. */
+ * by having its signal taken again in the thread it goes to (engine/restorer/restorer.c timer_dances): not
+ * when that signal is pending (taken, it counts anew). Said here. */
 static void timer_overrun_notice(struct dump_ctx *c, const struct siginfo_list *pend,
 				 const struct siginfo_list *pend_sh)
 {
 	for (size_t i = 0; i < c->rem.ntimers; i++) {
 		const struct proc_timer *p = &c->rem.timers[i];
 		int ov = c->rem.timer_overrun[i];
-		if (ov <= 0)
-			continue;
-		if ((p->notify & 4 /* SIGEV_THREAD_ID */) && p->notify_tid != c->pid)
-			eng_notice(c->o,
-				   "pid %d: the overrun count (timer_getoverrun %d) of POSIX timer %d, which "
-				   "signals "
-				   "thread %d, reads 0 after restore until its next signal is taken",
-				   c->pid, ov, p->id, p->notify_tid);
-		else if (timer_sig_in(pend, p->id) || timer_sig_in(pend_sh, p->id))
+		if (ov > 0 && (timer_sig_in(pend, p->id) || timer_sig_in(pend_sh, p->id)))
 			eng_notice(
 			    c->o,
 			    "pid %d: the overrun count (timer_getoverrun %d) of POSIX timer %d reads 0 after "

@@ -6,19 +6,8 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include "posix_timer.h"
 #include "zdtmtst.h"
-
-static int qthread(int sig, int val)
-{
-	siginfo_t si;
-	memset(&si, 0, sizeof(si));
-	si.si_signo = sig;
-	si.si_code = SI_QUEUE;
-	si.si_pid = getpid();
-	si.si_uid = getuid();
-	si.si_value.sival_int = val;
-	return syscall(SYS_rt_tgsigqueueinfo, getpid(), syscall(SYS_gettid), sig, &si);
-}
 
 int main(int argc, char **argv)
 {
@@ -42,8 +31,8 @@ int main(int argc, char **argv)
 	v.sival_int = 222;
 	sigqueue(getpid(), r1, v);
 	syscall(SYS_tgkill, getpid(), syscall(SYS_gettid), SIGUSR2); /* per-thread */
-	qthread(r2, 333);					     /* per-thread, with value */
-	qthread(r2, 444);
+	pt_queue(r2, (pid_t)syscall(SYS_gettid), 333);		     /* per-thread, with value */
+	pt_queue(r2, (pid_t)syscall(SYS_gettid), 444);
 	memset(&pend0, 0, sizeof(pend0));
 	sigpending(&pend0);
 	snprintf(shd, sizeof(shd), "%s", proc_status("ShdPnd"));

@@ -1,0 +1,98 @@
+/* What the POSIX timer tests (and sig_pending) share: a periodic timer whose last signal taken counted N
+ * missed expiries (its overrun count), its check after restore, and an ordinary signal queued with its
+ * siginfo. */
+#ifndef ZDTM_POSIX_TIMER_H
+#define ZDTM_POSIX_TIMER_H
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+#include "zdtmtst.h"
+
+#define PT_NS 1000000000LL
+
+struct pt_overrun {
+	clockid_t clock;
+	int notify; /* SIGEV_SIGNAL, or SIGEV_THREAD_ID to tid (0: the calling thread) */
+	long long iv;
+	int n; /* overrun wanted */
+	pid_t tid;
+	timer_t t;
+	int sig, got;
+};
+
+static inline long long pt_now(clockid_t c)
+{
+	struct timespec ts;
+	clock_gettime(c, &ts);
+	return ts.tv_sec * PT_NS + ts.tv_nsec;
+}
+
+/* Timer c of signal sig (blocked), armed on a grid N+1 intervals in the past so that it expires at once;
+ * its signal taken here with sigtimedwait counts N missed and moves it on to the next expiry, 40 % of an
+ * interval ahead. A clock younger than N+1 intervals (a fresh time namespace): as many as fit. 0: its
+ * overrun count (got) is positive. */
+static inline int pt_overrun_make(struct pt_overrun *c, int sig)
+{
+	struct sigevent sev;
+	memset(&sev, 0, sizeof(sev));
+	sev.sigev_notify = c->notify;
+	sev.sigev_signo = sig;
+	sev.sigev_value.sival_int = sig;
+	if (c->notify == SIGEV_THREAD_ID)
+		sev._sigev_un._tid = c->tid ? c->tid : (pid_t)syscall(SYS_gettid);
+	c->sig = sig;
+	if (timer_create(c->clock, &sev, &c->t))
+		return -1;
+	long long next = pt_now(c->clock) + c->iv * 4 / 10;
+	if (next / c->iv <= c->n)
+		c->n = (int)(next / c->iv) - 1;
+	long long at = next - (long long)(c->n + 1) * c->iv;
+	struct itimerspec its = {{c->iv / PT_NS, c->iv % PT_NS}, {at / PT_NS, at % PT_NS}};
+	if (timer_settime(c->t, TIMER_ABSTIME, &its, NULL))
+		return -1;
+	sigset_t s;
+	siginfo_t si;
+	struct timespec wait = {2, 0};
+	sigemptyset(&s);
+	sigaddset(&s, sig);
+	if (sigtimedwait(&s, &si, &wait) != sig || si.si_code != SI_TIMER)
+		return -1;
+	c->got = timer_getoverrun(c->t);
+	test_msg("timer on clock %d, signal %d: overrun %d (si_overrun %d)", (int)c->clock, sig, c->got,
+		 si.si_overrun);
+	return c->got > 0 ? 0 : -1;
+}
+
+/* After restore: the same overrun count, the interval kept, the next expiry within 40 % of an interval. */
+static inline void pt_overrun_check(const struct pt_overrun *c, const char *what)
+{
+	struct itimerspec cur;
+	int ov = timer_getoverrun(c->t);
+	if (ov != c->got)
+		fail("%s (clock %d): timer_getoverrun %d after restore, %d before", what, (int)c->clock, ov,
+		     c->got);
+	if (timer_gettime(c->t, &cur) || cur.it_interval.tv_sec * PT_NS + cur.it_interval.tv_nsec != c->iv ||
+	    cur.it_value.tv_sec * PT_NS + cur.it_value.tv_nsec <= 0 ||
+	    cur.it_value.tv_sec * PT_NS + cur.it_value.tv_nsec > c->iv * 4 / 10)
+		fail("%s: interval %ld s, value %ld.%09ld s after restore", what,
+		     (long)cur.it_interval.tv_sec, (long)cur.it_value.tv_sec, cur.it_value.tv_nsec);
+}
+
+/* An ordinary signal (SI_QUEUE, value val) queued to thread tid, 0: to the process. */
+static inline int pt_queue(int sig, pid_t tid, int val)
+{
+	siginfo_t si;
+	memset(&si, 0, sizeof(si));
+	si.si_signo = sig;
+	si.si_code = SI_QUEUE;
+	si.si_pid = getpid();
+	si.si_uid = getuid();
+	si.si_value.sival_int = val;
+	if (!tid)
+		return (int)syscall(SYS_rt_sigqueueinfo, getpid(), sig, &si);
+	return (int)syscall(SYS_rt_tgsigqueueinfo, getpid(), tid, sig, &si);
+}
+#endif
