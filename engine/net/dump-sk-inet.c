@@ -253,7 +253,7 @@ static bool opt_applies(const struct sk_optdef *d, int family, int type, int pro
 	int o = d->only;
 	if (family == AF_UNIX && (o & O_UXOWN))
 		return false;
-	if ((o & O_V4) && family != AF_INET)
+	if ((o & O_V4) && !sk_has_v4_level(family, type))
 		return false;
 	if ((o & O_V6) && family != AF_INET6)
 		return false;
@@ -347,7 +347,8 @@ int dump_sk_opts(int cfd, int family, int type, int proto, bool est, SkOptEntry 
 }
 
 /* ---------------------------------------------------------------- inet */
-/* IP_MULTICAST_IF of an IPv4 datagram or raw socket: getsockopt reads back only its address, the index (set
+/* IP_MULTICAST_IF of an IPv4 datagram or raw socket, or of an IPv6 datagram one (for its IPv4 traffic; an
+ * IPv6 raw socket has no IPv4 level): getsockopt reads back only its address, the index (set
  * alone with a struct ip_mreqn, or the device of the address) comes from sk_mc_read and is saved with the
  * address as the ip_mreqn setsockopt takes (in place of the address alone). Without the iterator (no CAP_BPF
  * and CAP_PERFMON: a dump by a user; no BTF) an index set alone reads as address 0, as when none is set: the
@@ -368,8 +369,8 @@ static int mc_if_index(struct dump_ctx *c, int fd, int cfd, InetSkEntry *ie, str
 			eng_notice(
 			    c->o,
 			    "pid %d fd %d: a multicast interface set by index alone (IP_MULTICAST_IF with an "
-			    "ip_mreqn) cannot be read (%s): IPv4 datagram sockets whose interface reads no "
-			    "address are saved without one (said once per process)",
+			    "ip_mreqn) cannot be read (%s): datagram sockets whose IPv4 multicast interface "
+			    "reads no address are saved without one (said once per process)",
 			    c->pid, fd, s->mc.why);
 		s->mc_said = true;
 		return 0;
@@ -541,7 +542,7 @@ static int fill_inet(struct dump_ctx *c, int fd, int cfd, int family, uint32_t f
 	if (dump_sk_opts(cfd, family, type, proto, est, &ie->opts, &n, e))
 		return -1;
 	ie->n_opts = n;
-	if (family == AF_INET && type != SOCK_STREAM && mc_if_index(c, fd, cfd, ie, e))
+	if (sk_has_v4_level(family, type) && type != SOCK_STREAM && mc_if_index(c, fd, cfd, ie, e))
 		return -1;
 	if (sk_mcast_dump(c->pid, cfd, ie, e))
 		return -1;

@@ -55,9 +55,11 @@ static bool igmp6_line(const char *l, struct mc_group *g)
 	return true;
 }
 
-static int mcast_add(InetSkEntry *ie, const struct mc_group *g, const struct group_filter *gf, size_t alen,
+/* g (of family fam) and its filter gf into ie */
+static int mcast_add(InetSkEntry *ie, int fam, const struct mc_group *g, const struct group_filter *gf,
 		     struct cr_err *e)
 {
+	size_t alen = fam == AF_INET ? 4 : 16;
 	InetMcastEntry *m = arr_append_new(&ie->mcast, &ie->n_mcast, sizeof(*m));
 	if (!m)
 		return cr_fail_errno(e, ENOMEM, "out of memory");
@@ -73,7 +75,7 @@ static int mcast_add(InetSkEntry *ie, const struct mc_group *g, const struct gro
 	m->group.len = alen, m->has_group = 1;
 	for (uint32_t i = 0; i < gf->gf_numsrc; i++) {
 		const struct sockaddr_storage *ss = &gf->gf_slist[i];
-		const void *src = ie->family == AF_INET
+		const void *src = fam == AF_INET
 				      ? (const void *)&((const struct sockaddr_in *)ss)->sin_addr
 				      : (const void *)&((const struct sockaddr_in6 *)ss)->sin6_addr;
 		if (!(m->sources[i].data = malloc(alen)))
@@ -146,17 +148,16 @@ static int igmp_open(int pid, int cfd, const char *name, FILE **f, struct cr_err
 	return *f || errno == ENOENT ? 0 : cr_fail_sys(e, "open %s", path);
 }
 
-int sk_mcast_dump(int pid, int cfd, InetSkEntry *ie, struct cr_err *e)
+/* The groups of family fam (igmp, igmp6) the socket joined */
+static int mcast_dump_fam(int pid, int cfd, int fam, InetSkEntry *ie, struct cr_err *e)
 {
-	if (ie->type == SOCK_STREAM || (ie->family != AF_INET && ie->family != AF_INET6))
-		return 0;
 	union {
 		struct group_filter f;
 		char room[GROUP_FILTER_SIZE(MCAST_SRC_MAX)];
 	} u;
 	struct group_filter *gf = &u.f;
 	__cleanup_fclose FILE *f = NULL;
-	if (igmp_open(pid, cfd, ie->family == AF_INET ? "igmp" : "igmp6", &f, e))
+	if (igmp_open(pid, cfd, fam == AF_INET ? "igmp" : "igmp6", &f, e))
 		return -1;
 	if (!f) /* no multicast support in the kernel: nothing joined */
 		return 0;
@@ -165,16 +166,26 @@ int sk_mcast_dump(int pid, int cfd, InetSkEntry *ie, struct cr_err *e)
 	struct mc_group g;
 	while (fgets(line, sizeof(line), f)) {
 		memset(&g, 0, sizeof(g));
-		if (!(ie->family == AF_INET ? igmp_line(line, &ifindex, &g) : igmp6_line(line, &g)))
+		if (!(fam == AF_INET ? igmp_line(line, &ifindex, &g) : igmp6_line(line, &g)))
 			continue;
-		int r = member(cfd, (int)ie->family, &g, gf, e);
-		if (r < 0 || (r && mcast_add(ie, &g, gf, ie->family == AF_INET ? 4 : 16, e)))
+		int r = member(cfd, fam, &g, gf, e);
+		if (r < 0 || (r && mcast_add(ie, fam, &g, gf, e)))
 			return -1;
 		if (r)
-			pr_debug("member of a group on interface %u, filter mode %u, %u sources\n", g.ifindex,
-				 gf->gf_fmode, gf->gf_numsrc);
+			pr_debug("member of an IPv%c group on interface %u, filter mode %u, %u sources\n",
+				 fam == AF_INET ? '4' : '6', g.ifindex, gf->gf_fmode, gf->gf_numsrc);
 	}
 	return 0;
+}
+
+int sk_mcast_dump(int pid, int cfd, InetSkEntry *ie, struct cr_err *e)
+{
+	if (ie->type == SOCK_STREAM || (ie->family != AF_INET && ie->family != AF_INET6))
+		return 0;
+	if (ie->family == AF_INET6 && mcast_dump_fam(pid, cfd, AF_INET6, ie, e))
+		return -1;
+	/* an IPv6 socket's IPv4 groups too (joined at the IPv4 level: IP_ADD_MEMBERSHIP, ...) */
+	return sk_has_v4_level((int)ie->family, (int)ie->type) ? mcast_dump_fam(pid, cfd, AF_INET, ie, e) : 0;
 }
 
 void sk_mcast_free(InetSkEntry *ie)
@@ -199,6 +210,15 @@ static bool addr_ok(const ProtobufCBinaryData *a, int family)
 	return a->len == (family == AF_INET ? 4u : 16u);
 }
 
+/* The family of group a of a socket of family skfam, type type: its own, or IPv4 for an IPv6 socket that has
+ * the IPv4 level; -1: neither. */
+static int group_family(const ProtobufCBinaryData *a, int skfam, int type)
+{
+	if (addr_ok(a, skfam))
+		return skfam;
+	return skfam == AF_INET6 && sk_has_v4_level(skfam, type) && addr_ok(a, AF_INET) ? AF_INET : -1;
+}
+
 static void mk_ss(struct sockaddr_storage *ss, int family, const ProtobufCBinaryData *a)
 {
 	memset(ss, 0, sizeof(*ss));
@@ -211,11 +231,12 @@ static void mk_ss(struct sockaddr_storage *ss, int family, const ProtobufCBinary
 
 int sk_mcast_restore(int sk, const InetSkEntry *ie, char *msg, size_t len)
 {
-	int fam = (int)ie->family, level = fam == AF_INET ? IPPROTO_IP : IPPROTO_IPV6;
 	for (size_t i = 0; i < ie->n_mcast; i++) {
 		const InetMcastEntry *m = ie->mcast[i];
 		bool incl = m->fmode == MCAST_INCLUDE;
-		if (!addr_ok(&m->group, fam) || (incl && !m->n_sources))
+		int fam = group_family(&m->group, (int)ie->family, (int)ie->type);
+		int level = fam == AF_INET ? IPPROTO_IP : IPPROTO_IPV6;
+		if (fam < 0 || (incl && !m->n_sources))
 			return errno = EBADMSG, rst_errmsg(msg, len, "bad multicast group entry");
 		struct group_source_req gs = {.gsr_interface = m->ifindex};
 		mk_ss(&gs.gsr_group, fam, &m->group);

@@ -21,6 +21,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/socket.h>
 #include <sys/types.h>
 
 #include "crshim.h"
@@ -48,6 +49,15 @@ static inline bool sk_tcp_fin_rcvd(unsigned s)
 static inline bool sk_tcp_fin_sent(unsigned s)
 {
 	return s == 4 || s == 5 || s == 9 || s == 11;
+}
+
+/* Does a socket of family and type carry IPv4-level state (IPPROTO_IP options, IPv4 multicast groups)? The
+ * IPv4 ones, and the IPv6 ones but raw: an IPv6 TCP, UDP or ping socket keeps its own for its IPv4 traffic
+ * (v4-mapped peers of a dual-stack socket, IPV6_V6ONLY off); IP_LOCAL_PORT_RANGE and IP_BIND_ADDRESS_NO_PORT
+ * act on its IPv6 binds too. */
+static inline bool sk_has_v4_level(int family, int type)
+{
+	return family == AF_INET || (family == AF_INET6 && type != SOCK_RAW);
 }
 
 /* ---- dump ---- */
@@ -79,14 +89,16 @@ const char *sk_tcp_state_name(unsigned s);
 
 /* sk-inet-mcast.c: the multicast groups the datagram socket cfd (of task pid, family and type in ie) joined
  * into ie->mcast: each group of the task's /proc/PID/net/igmp (igmp6) the socket's MCAST_MSFILTER knows, with
- * its filter; sk_mcast_free frees them. Restore: joined again on the same interfaces (after bind). */
+ * its filter (an IPv6 socket: its IPv6 groups and the IPv4 ones it joined at the IPv4 level, which igmp
+ * lists); sk_mcast_free frees them. Restore: joined again on the same interfaces (after bind), each at the
+ * level of its group's family. */
 int sk_mcast_dump(int pid, int cfd, InetSkEntry *ie, struct cr_err *e);
 void sk_mcast_free(InetSkEntry *ie);
 int sk_mcast_restore(int sk, const InetSkEntry *ie, char *msg, size_t len);
 /* sk-mc-index.c: the interface indexes IP_MULTICAST_IF set (by index, which getsockopt does not read back) on
- * the IPv4 sockets of one process, read in one pass over its fds (a BPF iterator) the first time
- * sk_mc_read is called for it; sk_mc_find: the index of its fd (0: none). Without BPF or BTF, known stays
- * false and why says why (not an error: the caller decides). */
+ * the inet sockets of one process (IPv4 ones, and IPv6 ones for their IPv4 traffic), read in one pass over
+ * its fds (a BPF iterator) the first time sk_mc_read is called for it; sk_mc_find: the index of its fd (0:
+ * none). Without BPF or BTF, known stays false and why says why (not an error: the caller decides). */
 struct sk_mc_index {
 	uint32_t fd, idx;
 };

@@ -1,11 +1,11 @@
-/* The interface an IPv4 socket sends multicast on, as IP_MULTICAST_IF set it by index (struct ip_mreqn with
- * imr_ifindex): getsockopt(IP_MULTICAST_IF) reads back only the address (inet_sock.mc_addr), sock_diag and
- * /proc tell neither. A BPF iterator over the files of one process (bpf_iter_task_file, limited to it by its
- * pidfd; field offsets from the kernel's BTF) writes, for each of its IPv4 sockets whose inet_sock.mc_index
- * is not 0, the fd and that index: one pass over a process's fds gives the indexes of all its sockets, bound
- * or not, of any network namespace. Without BTF or BPF (a kernel without them, no CAP_BPF and CAP_PERFMON,
- * the verifier refuses the program) the indexes are not known: sk_mc_read says why and the caller decides.
- */
+/* The interface an IPv4 socket (or an IPv6 one, for its IPv4 traffic) sends multicast on, as IP_MULTICAST_IF
+ * set it by index (struct ip_mreqn with imr_ifindex): getsockopt(IP_MULTICAST_IF) reads back only the address
+ * (inet_sock.mc_addr), sock_diag and /proc tell neither. A BPF iterator over the files of one process
+ * (bpf_iter_task_file, limited to it by its pidfd; field offsets from the kernel's BTF) writes, for each of
+ * its inet sockets whose inet_sock.mc_index is not 0, the fd and that index: one pass over a process's fds
+ * gives the indexes of all its sockets, bound or not, of any network namespace. Without BTF or BPF (a kernel
+ * without them, no CAP_BPF and CAP_PERFMON, the verifier refuses the program) the indexes are not known:
+ * sk_mc_read says why and the caller decides. */
 #define LOG_PREFIX "sk-mcast: "
 #include <errno.h>
 #include <fcntl.h>
@@ -218,20 +218,22 @@ out:
 #define ADDK(d, k) INSN(BPF_ALU64 | BPF_ADD | BPF_K, d, 0, 0, k)
 #define CALL(f) INSN(BPF_JMP | BPF_CALL, 0, 0, 0, f)
 
-/* For each file of the process that is an IPv4 socket whose inet_sock.mc_index is not 0: the record
- * {fd, index} (two u32) written to the iterator's output. The jumps go to the last two instructions. */
+/* For each file of the process that is an IPv4 or IPv6 socket whose inet_sock.mc_index is not 0: the
+ * record {fd, index} (two u32) written to the iterator's output. The jumps go to the last two instructions.
+ */
 static int mcx_load(const struct mcx_offs *o, char *why, size_t len)
 {
 	struct bpf_insn p[] = {
 	    MOVX(6, 1),			   /* r6 = ctx */
 	    LDX(BPF_DW, 1, 6, o->file),	   /* r1 = ctx->file */
-	    JEQ0(1, 23),		   /* to out */
+	    JEQ0(1, 24),		   /* to out */
 	    CALL(BPF_FUNC_sock_from_file), /* r0 = its struct socket, NULL: not a socket */
-	    JEQ0(0, 21),
+	    JEQ0(0, 22),
 	    LDX(BPF_DW, 3, 0, o->sk), /* r3 = socket->sk */
-	    JEQ0(3, 19),
+	    JEQ0(3, 20),
 	    LDX(BPF_H, 2, 3, o->family),
-	    INSN(BPF_JMP | BPF_JNE | BPF_K, 2, 0, 17, AF_INET),
+	    INSN(BPF_JMP | BPF_JEQ | BPF_K, 2, 0, 1, AF_INET), /* an inet_sock: IPv4 or IPv6 */
+	    INSN(BPF_JMP | BPF_JNE | BPF_K, 2, 0, 17, AF_INET6),
 	    ADDK(3, (int32_t)o->mc_index), /* beyond struct sock: bpf_probe_read_kernel */
 	    MOVX(1, 10),
 	    ADDK(1, -8),

@@ -3,6 +3,9 @@
 #ifndef ZDTM_MCAST_H
 #define ZDTM_MCAST_H
 #include <arpa/inet.h>
+#include <errno.h>
+#include <sched.h>
+#include <stdbool.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +28,18 @@ static inline void mc_lo_up(void)
 	if (ioctl(s, SIOCSIFFLAGS, &ifr))
 		fail("lo up");
 	close(s);
+}
+
+/* A network namespace of the test's own with lo up: true. False in mode user (no CAP_SYS_ADMIN: the host's
+ * network namespace, whose routes the test does not know), where the test leaves out what needs its own */
+static inline bool mc_own_netns(void)
+{
+	bool own = !unshare(CLONE_NEWNET);
+	if (!own && (getuid() == 0 || errno != EPERM))
+		fail("unshare a network namespace");
+	if (own)
+		mc_lo_up();
+	return own;
 }
 
 struct grp {

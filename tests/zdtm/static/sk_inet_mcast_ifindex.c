@@ -6,9 +6,6 @@
  * The test runs in a network namespace of its own (lo up, no route for multicast: a datagram without the
  * interface fails with ENETUNREACH). Before: the index was lost without a word and the send failed after the
  * restore. */
-#include <errno.h>
-#include <sched.h>
-#include <stdbool.h>
 #include <sys/ioctl.h>
 #include "mcast.h"
 
@@ -30,11 +27,7 @@ int main(int argc, char **argv)
 	test_init(argc, argv);
 	/* mode user: the host's network namespace, whose routes the test does not know; the dump must say
 	 * that it cannot read the index (no CAP_BPF: .desc user-dump-notice), not refuse the sockets */
-	bool own = !unshare(CLONE_NEWNET);
-	if (!own && (getuid() == 0 || errno != EPERM))
-		fail("unshare a network namespace");
-	if (own)
-		mc_lo_up();
+	bool own = mc_own_netns();
 	mc_socks(sk, fam);
 	mc_join(sk[0], AF_INET, &g);
 	int port = mc_port(sk[0]);
