@@ -652,9 +652,7 @@ void dump_sk_finish(struct dump_ctx *c, enum dump_sk_end how)
 
 static bool is_inet(const struct dump_ctx *c, const struct fd_src *f)
 {
-	/* also a socket whose family could not be read or is not supported: dump_sk_fill says why */
-	return S_ISSOCK(f->st.st_mode) && f->domain != AF_UNIX && f->domain != AF_NETLINK &&
-	       f->domain != AF_PACKET;
+	return S_ISSOCK(f->st.st_mode) && (f->domain == AF_INET || f->domain == AF_INET6);
 }
 
 int dump_sk_kind(struct dump_ctx *c, struct fd_src *f, void **state, FileEntry *fe, struct cr_err *e)
@@ -689,4 +687,36 @@ FD_KIND(fdk_inet) = {
     .check = rst_sk_kind_check,
     .open = rst_sk_kind_open,
     .make = rst_sk_make,
+};
+
+/* ---------------------------------------------------------------- sockets no kind takes */
+
+/* Last of all kinds: an open socket (not an O_PATH fd of a socket's node: a file) that is not a unix one
+ * (whose kind may pass one it cannot find on, for dump-files.c's own line) and that no kind took: of a
+ * family crshim does not support, or whose family could not be read (dump-files.c's sk_domain: -1). */
+static bool is_other_sk(const struct dump_ctx *c, const struct fd_src *f)
+{
+	return S_ISSOCK(f->st.st_mode) && !(f->fi.flags & O_PATH) && f->domain != AF_UNIX;
+}
+
+/* Refused with one line: the family, or why it cannot be read (read again, for the error). */
+static int dump_other_sk(struct dump_ctx *c, struct fd_src *f, void **state, FileEntry *fe, struct cr_err *e)
+{
+	int dom = f->domain >= 0 ? f->domain : dump_sk_domain(c, f->fd, e);
+	if (dom < 0)
+		return cr_wrap(e, "fd %d (socket, pid %d)", f->fd, c->pid);
+	if (f->domain < 0)
+		return cr_fail(e,
+			       "fd %d (socket, pid %d): its family (%d) could be read on a second try only",
+			       f->fd, c->pid, dom);
+	return cr_fail(e, "fd %d (socket, pid %d): socket of family %d is not supported yet", f->fd, c->pid,
+		       dom);
+}
+
+FD_KIND(fdk_other_sk) = {
+    .name = "socket of another family",
+    .kind = -1, /* no entry of its own: it only refuses */
+    .prio = 99,
+    .is = is_other_sk,
+    .dump = dump_other_sk,
 };
