@@ -894,16 +894,35 @@ static pid_t peer_pid_in(pid_t pid, int sk)
 	return got;
 }
 
+/* The process of the tree highest up t's line (parents) that is in t's PID namespace lv levels below ours or
+ * below it: two processes with the same one are in one namespace at that level. */
+static const struct dump_ctx *ns_top(const struct dump_ctx *t, uint32_t lv)
+{
+	for (size_t hops = 0; t && hops <= t->ntree; hops++) {
+		const struct dump_ctx *p = NULL;
+		for (size_t k = 0; t->ppid && k < t->ntree; k++)
+			if (t->tree[k].pid == t->ppid)
+				p = &t->tree[k];
+		if (!p || p->ns_levels < lv)
+			return t;
+		t = p;
+	}
+	return NULL;
+}
+
 /* Pid of the peer credentials (pid in our PID namespace) as task c sees it; 0: not there. A process of
- * the tree by its ids; another one (gone, or outside the tree) is read in the task's PID namespace. */
+ * the tree in c's namespace by its ids; another one (gone, outside the tree, or one of the tree in another
+ * namespace at c's level or one c's line does not show as in c's: a sibling namespace, one entered with
+ * setns) is read in the task's PID namespace. */
 static pid_t peer_vpid(const struct dump_ctx *c, int sk, pid_t pid)
 {
 	uint32_t lv = c->ns_levels;
 	if (!lv)
 		return pid;
 	for (size_t k = 0; c->tree && k < c->ntree; k++)
-		if (c->tree[k].pid == pid)
-			return c->tree[k].ns_levels >= lv ? c->tree[k].ns_tids[lv - 1] : 0;
+		if (c->tree[k].pid == pid && c->tree[k].ns_levels >= lv && ns_top(&c->tree[k], lv) &&
+		    ns_top(&c->tree[k], lv) == ns_top(c, lv))
+			return c->tree[k].ns_tids[lv - 1];
 	return peer_pid_in(c->pid, sk);
 }
 

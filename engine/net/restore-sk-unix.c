@@ -1473,8 +1473,22 @@ static bool takes_late(struct rst_task *ts, size_t n, const struct rst_task *t)
 	return !t->zombie && !t->helper && !shares_table(ts, n, t);
 }
 
+/* The process highest up t's line in t's PID namespace lv levels down or below it (pstree levels): two of
+ * one namespace at that level have the same one. */
+static const struct rst_task *lv_top(struct rst_task *ts, size_t n, const struct rst_task *t, uint32_t lv)
+{
+	for (size_t hops = 0; t && hops <= n; hops++) {
+		const struct rst_task *p = parent_of(ts, n, t);
+		if (!p || pst_lv(p) < lv)
+			return t;
+		t = p;
+	}
+	return NULL;
+}
+
 /* The process of the tree in init's own PID namespace whose pid, as the holder of r's deepest entry (above
- * init) saw it, that entry names; NULL: none (gone, outside the tree, or not in that namespace). */
+ * init) saw it, that entry names (one of the holder's namespace at its level); NULL: none (gone, outside the
+ * tree, or not in that namespace). */
 static const struct rst_task *inner_pid(struct rst_task *ts, size_t n, const struct rsk *r,
 					const struct rst_task *init)
 {
@@ -1483,7 +1497,8 @@ static const struct rst_task *inner_pid(struct rst_task *ts, size_t n, const str
 		const struct rst_task *x = &ts[k];
 		uint32_t lx = pst_lv(x);
 		pid_t seen = lh ? (lx >= lh ? x->pst->ns_tids[lh - 1] : 0) : (pid_t)x->pst->pid;
-		if (seen == r->deep->peer_pid && lx == li && li && !x->zombie && below(ts, n, x, init))
+		if (seen == r->deep->peer_pid && lx == li && li && !x->zombie && below(ts, n, x, init) &&
+		    (!lh || lv_top(ts, n, x, lh) == lv_top(ts, n, &ts[r->deepi], lh)))
 			return x;
 	}
 	return NULL;
