@@ -1467,10 +1467,11 @@ static bool shares_table(struct rst_task *ts, size_t n, const struct rst_task *t
 }
 
 /* Can t, not at or below a nested PID namespace's init, take the sockets of its group from crshim once it
- * cloned its children, before its fd table is set (rst_sk_unix_outer_take)? Not when it shares the table. */
+ * cloned its children, before its fd table is set (rst_sk_unix_outer_take)? Not when it shares the table,
+ * nor when it shares another's address space (a placeholder of crshim's restores its fd table). */
 static bool takes_late(struct rst_task *ts, size_t n, const struct rst_task *t)
 {
-	return !t->zombie && !t->helper && !shares_table(ts, n, t);
+	return !t->zombie && !t->helper && !rst_svm_sharer(t) && !shares_table(ts, n, t);
 }
 
 /* The process highest up t's line in t's PID namespace lv levels down or below it (pstree levels): two of
