@@ -4,7 +4,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/capability.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -291,6 +290,43 @@ static int put_status(struct dump_ctx *c, int fd, const char *link, int cfd, int
 	return 0;
 }
 
+/* What the dump cannot read without changing the tree is refused (one line) before a byte moves. A side held
+ * with O_ASYNC whose write may have found no room (its output stopped or the other side full, or more than
+ * TTY_WAKE_CHARS bytes queued for the other side, left by a read) may be owed a SIGIO (the kernel sends it
+ * once that queue is read down or the output started, and nothing tells whether it is owed): taking the
+ * queue out, or the flow probe, would send it. A stopped (or full) slave with ECHO whose held echoes could
+ * not be made again (tty_echo_exact): put back, the output would send them ahead of itself. */
+static int refuse_early(const struct dump_ctx *c, int fd, const char *link, int cfd, int s,
+			const struct termios *tio, bool input, struct cr_err *e)
+{
+	int in = 0, out = 0, apid, afd, mfl = fcntl(cfd, F_GETFL);
+	bool s_run = tty_writable(s);
+	ioctl(s, FIONREAD, &in);
+	ioctl(cfd, FIONREAD, &out);
+	if ((!s_run || out > TTY_WAKE_CHARS) && (async_holder(s, &apid, &afd), apid))
+		return cr_fail_errno(
+		    e, ENOTSUP,
+		    "its slave's output is stopped (or full, or %d bytes wait for the master) "
+		    "and pid %d fd %d holds the slave with O_ASYNC: reading them (or the stop) "
+		    "would send it the SIGIO the kernel may owe it",
+		    out, apid, afd);
+	bool wake = tty_writable(cfd) ? input && in > TTY_WAKE_CHARS : (input && in > 0) || out > 0;
+	if (mfl >= 0 && (mfl & O_ASYNC) && wake)
+		return cr_fail_errno(
+		    e, ENOTSUP,
+		    "pid %d fd %d (%s): the master with O_ASYNC may wait for room (it is full or "
+		    "stopped, or %d bytes are queued for the slave): reading them (or starting "
+		    "it) would send its owner the SIGIO the kernel may owe it",
+		    c->pid, fd, link, in);
+	if (!s_run && (tio->c_lflag & (ECHO | ECHONL)) && !tty_echo_exact(tio))
+		return cr_fail_errno(
+		    e, ENOTSUP,
+		    "pid %d fd %d (%s): its output is stopped (or full), with ECHO and output processing "
+		    "(OCRNL, ONOCR, ONLRET or XTABS) that echoes held back cannot be made again with",
+		    c->pid, fd, link);
+	return 0;
+}
+
 /* The data queued both ways in the pair of the master cfd: taken and put back at once (tty-queue.c), with a
  * packet mode status; and whether its output is stopped (tcflow, IXON). */
 static int dump_queues(struct dump_ctx *c, int fd, const char *link, int cfd, TtyEntry *t, struct cr_err *e)
@@ -305,16 +341,10 @@ static int dump_queues(struct dump_ctx *c, int fd, const char *link, int cfd, Tt
 		warn_left(c, fd, link, "for the master", out, "the slave cannot be opened");
 		return 0;
 	}
-	int apid, afd;
-	struct pollfd po = {.fd = s, .events = POLLOUT};
-	if (poll(&po, 1, 0) == 0 && (async_holder(s, &apid, &afd), apid)) /* (stopped or full) */
-		return cr_fail_errno(
-		    e, ENOTSUP,
-		    "its slave's output is stopped (or full) and pid %d fd %d holds the slave with "
-		    "O_ASYNC: reading the stop would send it SIGIO",
-		    apid, afd);
 	ioctl(s, FIONREAD, &in);
 	bool input = !(tio.c_lflag & EXTPROC) && has_sys_admin();
+	if (refuse_early(c, fd, link, cfd, s, &tio, input, e))
+		return -1;
 	if (!input && !(tio.c_lflag & EXTPROC) && in > 0) /* an unprivileged crshim: not lost with a notice */
 		return cr_fail_errno(e, EPERM,
 				     "pid %d fd %d (%s): %d bytes queued for the slave: putting them back "
@@ -328,12 +358,6 @@ static int dump_queues(struct dump_ctx *c, int fd, const char *link, int cfd, Tt
 		return cr_fail_sys(e, "set O_NONBLOCK");
 	int r = tty_queue_take(cfd, s, &tio, input, t->packet, &dq, e);
 	tty_flow_read(cfd, s, &fl); /* (the queues out: a full buffer is no stop) */
-	if (!r && fl.slave && (tio.c_lflag & (ECHO | ECHONL)) && !tty_echo_exact(&tio))
-		r = cr_fail_errno(
-		    e, ENOTSUP,
-		    "pid %d fd %d (%s): its output is stopped, with ECHO and output processing "
-		    "(OCRNL, ONOCR, ONLRET or XTABS) that echoes held back cannot be made again with",
-		    c->pid, fd, link);
 	if (!r && input && tty_echo_take(cfd, s, t->packet, &fl, &dq, e))
 		r = cr_wrap(e, "held echoes");
 	struct cr_err e2 = {0};

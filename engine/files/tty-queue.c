@@ -284,7 +284,7 @@ static int write_all(int fd, const uint8_t *p, size_t len, struct cr_err *e)
 	return 0;
 }
 
-static bool writable(int fd)
+bool tty_writable(int fd)
 {
 	struct pollfd p = {.fd = fd, .events = POLLOUT};
 	return poll(&p, 1, 0) == 1 && (p.revents & POLLOUT);
@@ -301,10 +301,10 @@ void tty_flow_read(int master, int slave, struct tty_flow *f)
 {
 	struct termios t;
 	*f = (struct tty_flow){0};
-	if (!writable(slave) && flip_room(master)) {
+	if (!tty_writable(slave) && flip_room(master)) {
 		if (!tcgetattr(slave, &t) && !(t.c_iflag & IXON)) {
 			f->slave = TTY_FLOW_TCOOFF; /* (IXON off starts a VSTOP stop: no probe) */
-		} else if (ioctl(slave, TCXONC, TCOON) || !writable(slave)) {
+		} else if (ioctl(slave, TCXONC, TCOON) || !tty_writable(slave)) {
 			f->slave = TTY_FLOW_STOP_CHAR;
 		} else {
 			f->slave = TTY_FLOW_TCOOFF;
@@ -313,7 +313,7 @@ void tty_flow_read(int master, int slave, struct tty_flow *f)
 				pr_warn("TCOOFF on the slave: %s\n", strerror(errno));
 		}
 	}
-	f->master = !writable(master) && flip_room(slave);
+	f->master = !tty_writable(master) && flip_room(slave);
 	if (f->slave || f->master)
 		pr_info("output stopped: slave %s, master %s\n",
 			f->slave == TTY_FLOW_TCOOFF	 ? "by TCOOFF"
@@ -326,7 +326,7 @@ void tty_flow_read(int master, int slave, struct tty_flow *f)
 static bool wait_stopped(int fd)
 {
 	for (int i = 0; i < 200; i++) {
-		if (!writable(fd))
+		if (!tty_writable(fd))
 			return true;
 		usleep(10000);
 	}

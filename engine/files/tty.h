@@ -84,6 +84,12 @@ struct tty_flow {
 	uint32_t slave; /* the slave's output: TTY_FLOW_* */
 	bool master;	/* the master's output stopped by TCOOFF */
 };
+/* fd polls writable (POLLOUT): its side has room and its output runs. */
+bool tty_writable(int fd);
+/* A read that leaves at most this many bytes in a pty's line discipline wakes the other side's writers, and
+ * sends the SIGIO the kernel owes an O_ASYNC holder of that side whose write found no room (n_tty's
+ * TTY_THRESHOLD_UNTHROTTLE; starting a stopped output does too). */
+#define TTY_WAKE_CHARS 128
 /* Dump: the flow state of the pair (master, slave: our nonblocking open), once its queues are taken out. A
  * slave stopped by TCOOFF is started and stopped again to tell it from a VSTOP stop (see tty-queue.c). */
 void tty_flow_read(int master, int slave, struct tty_flow *f);
