@@ -10,6 +10,7 @@
 #include <sys/ioctl.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <sys/sysmacros.h>
 #include <termios.h>
 #include <unistd.h>
@@ -197,32 +198,134 @@ static bool has_sys_admin(void)
 	return d[CAP_SYS_ADMIN / 32].effective & (1u << (CAP_SYS_ADMIN % 32));
 }
 
-/* A file of the pty s (our open) with O_ASYNC, in any process: *pid and *fd name it (0: none). */
-static void async_holder(int s, int *pid, int *fd)
+/* Each file of the pty s (our open) with O_ASYNC, in any process, to fn(arg, pid, fd) until it returns true.
+ */
+static void async_walk(int s, bool (*fn)(void *arg, int pid, int fd), void *arg)
 {
 	struct stat ss, st;
 	char path[300], line[128];
-	*pid = *fd = 0;
+	bool stop = false;
 	__cleanup_closedir DIR *proc = opendir("/proc");
 	struct dirent *p, *f;
 	if (fstat(s, &ss) || !proc)
 		return;
-	while (!*pid && (p = readdir(proc))) {
+	while (!stop && (p = readdir(proc))) {
 		int n = atoi(p->d_name);
 		snprintf(path, sizeof(path), "/proc/%d/fd", n);
 		__cleanup_closedir DIR *fds = n > 0 ? opendir(path) : NULL;
-		while (fds && !*pid && (f = readdir(fds))) {
+		while (fds && !stop && (f = readdir(fds))) {
 			snprintf(path, sizeof(path), "/proc/%d/fd/%s", n, f->d_name);
 			if (stat(path, &st) || st.st_rdev != ss.st_rdev || st.st_dev != ss.st_dev)
 				continue;
 			snprintf(path, sizeof(path), "/proc/%d/fdinfo/%s", n, f->d_name);
 			__cleanup_fclose FILE *fi = fopen(path, "re");
 			unsigned flags = 0;
-			while (fi && fgets(line, sizeof(line), fi))
+			while (fi && !stop && fgets(line, sizeof(line), fi))
 				if (sscanf(line, "flags: %o", &flags) == 1 && (flags & O_ASYNC))
-					*pid = n, *fd = atoi(f->d_name);
+					stop = fn(arg, n, atoi(f->d_name));
 		}
 	}
+}
+
+static bool first_holder(void *arg, int pid, int fd)
+{
+	int *h = arg;
+	h[0] = pid, h[1] = fd;
+	return true;
+}
+
+/* A file of the pty s (our open) with O_ASYNC, in any process: *pid and *fd name it (0: none). */
+static void async_holder(int s, int *pid, int *fd)
+{
+	int h[2] = {0, 0};
+	async_walk(s, first_holder, h);
+	*pid = h[0], *fd = h[1];
+}
+
+/* The files of a pty pair held with O_ASYNC and an owner, quiet (O_ASYNC off) while the dump moves the
+ * queues: putting them back wakes the readers, which would send each such owner a SIGIO (POLL_IN) it did not
+ * have before. Set again after: the kernel keeps the owner; the signal's si_fd (F_SETSIG) is the number
+ * O_ASYNC is set through, so with a signal of its own it is set through the holder's number, in a child. */
+#define QUIET_MAX 32
+struct tty_quiet {
+	struct {
+		int copy, fd,
+		    sig; /* our copy of the file (the same description), the holder's number, F_GETSIG */
+	} q[QUIET_MAX];
+	size_t n;
+	int err; /* errno of a failure */
+};
+
+/* Make copy (ours: taken) quiet if it has O_ASYNC and an owner; fd: the holder's number. */
+static void quiet_one(struct tty_quiet *qs, int copy, int fd)
+{
+	struct f_owner_ex own = {0};
+	int fl = fcntl(copy, F_GETFL);
+	if (fl < 0 || !(fl & O_ASYNC) || fcntl(copy, F_GETOWN_EX, &own) || !own.pid) {
+		close(copy); /* (no owner: its SIGIO goes nowhere) */
+		return;
+	}
+	if (qs->n == QUIET_MAX || fcntl(copy, F_SETFL, fl & ~O_ASYNC)) {
+		qs->err = qs->n == QUIET_MAX ? EMFILE : errno;
+		close(copy);
+		return;
+	}
+	qs->q[qs->n].copy = copy, qs->q[qs->n].fd = fd, qs->q[qs->n].sig = fcntl(copy, F_GETSIG);
+	qs->n++;
+}
+
+static bool quiet_holder(void *arg, int pid, int fd)
+{
+	struct tty_quiet *qs = arg;
+	struct cr_err e = {0};
+	int copy = take_fd(pid, fd, &e);
+	if (copy < 0)
+		qs->err = e.errnum ? e.errnum : EBADF;
+	else
+		quiet_one(qs, copy, fd);
+	return qs->err != 0;
+}
+
+/* O_ASYNC on copy again, through the number fd when the file has a signal of its own. */
+static int async_on(int copy, int fd, int sig)
+{
+	int fl, st;
+	if (!sig)
+		return (fl = fcntl(copy, F_GETFL)) < 0 || fcntl(copy, F_SETFL, fl | O_ASYNC) ? -1 : 0;
+	pid_t p = fork();
+	if (p == 0)
+		_exit(dup2(copy, fd) < 0 || (fl = fcntl(fd, F_GETFL)) < 0 ||
+		      fcntl(fd, F_SETFL, fl | O_ASYNC));
+	return p < 0 || waitpid(p, &st, 0) != p || !WIFEXITED(st) || WEXITSTATUS(st) ? -1 : 0;
+}
+
+static int quiet_end(struct tty_quiet *qs, struct cr_err *e)
+{
+	int r = 0;
+	for (size_t i = 0; i < qs->n; i++) {
+		if (async_on(qs->q[i].copy, qs->q[i].fd, qs->q[i].sig) && !r)
+			r = cr_fail_sys(e, "O_ASYNC on again (fd %d)", qs->q[i].fd);
+		close(qs->q[i].copy);
+	}
+	qs->n = 0;
+	return r;
+}
+
+/* The master cfd (the holder's fd) and every file of its slave s quiet. */
+static int quiet_begin(struct tty_quiet *qs, int cfd, int fd, int s, struct cr_err *e)
+{
+	int m = fcntl(cfd, F_DUPFD_CLOEXEC, 0);
+	*qs = (struct tty_quiet){0};
+	if (m < 0)
+		return cr_fail_sys(e, "dup");
+	quiet_one(qs, m, fd);
+	if (!qs->err)
+		async_walk(s, quiet_holder, qs);
+	if (!qs->err)
+		return 0;
+	int err = qs->err;
+	quiet_end(qs, e);
+	return cr_fail_errno(e, err, "O_ASYNC off for the time");
 }
 
 /* A direction left in place: a warning for the user (eng_notice). */
@@ -353,9 +456,16 @@ static int dump_queues(struct dump_ctx *c, int fd, const char *link, int cfd, Tt
 	if (!input)
 		warn_left(c, fd, link, "for the slave", in,
 			  (tio.c_lflag & EXTPROC) ? "EXTPROC" : "TIOCSTI needs CAP_SYS_ADMIN");
+	struct tty_quiet qs = {0}; /* (nothing to move, nothing held back: nothing wakes a reader) */
+	bool busy = in > 0 || out > 0 || !tty_writable(s) || !tty_writable(cfd);
+	if (busy && quiet_begin(&qs, cfd, fd, s, e))
+		return cr_wrap(e, "queued data");
 	int fl_flags = fcntl(cfd, F_GETFL);
-	if (fl_flags < 0 || fcntl(cfd, F_SETFL, fl_flags | O_NONBLOCK))
+	if (fl_flags < 0 || fcntl(cfd, F_SETFL, fl_flags | O_NONBLOCK)) {
+		struct cr_err e2 = {0};
+		quiet_end(&qs, &e2);
 		return cr_fail_sys(e, "set O_NONBLOCK");
+	}
 	int r = tty_queue_take(cfd, s, &tio, input, t->packet, &dq, e);
 	tty_flow_read(cfd, s, &fl); /* (the queues out: a full buffer is no stop) */
 	if (!r && input && tty_echo_take(cfd, s, t->packet, &fl, &dq, e))
@@ -367,6 +477,8 @@ static int dump_queues(struct dump_ctx *c, int fd, const char *link, int cfd, Tt
 		r = -1;
 	if (fcntl(cfd, F_SETFL, fl_flags) && !r)
 		r = cr_fail_sys(e, "restore the file flags");
+	if (quiet_end(&qs, r ? &e2 : e) && !r)
+		r = -1;
 	if (r)
 		return cr_wrap(e, "queued data");
 	fill_queues(t);

@@ -337,8 +337,12 @@ static int open_own_tty(const FileEntry *f, struct cr_err *e)
 
 static int new_desc(const TtyEntry *t, uint32_t occ, uint32_t tree_desc, struct cr_err *e)
 {
+	/* (O_ASYNC is set by the process that holds it, rst_fown_apply: through its own fd number, the
+	 * signal's si_fd, and after its owner. Given here it would reach no signal to anyone: an open does
+	 * not arm it, and F_SETFL arms it for crshim, at crshim's number, so that the process's own F_SETFL
+	 * changes nothing.) */
 	int acc = (int)(t->flags & O_ACCMODE),
-	    st = (int)(t->flags & ~(uint32_t)(O_ACCMODE | O_CREAT | O_EXCL | O_TRUNC));
+	    st = (int)(t->flags & ~(uint32_t)(O_ACCMODE | O_CREAT | O_EXCL | O_TRUNC | O_ASYNC));
 	int fd;
 	if (t->external)
 		fd = open(own_path, acc | O_NOCTTY | O_CLOEXEC);

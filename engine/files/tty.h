@@ -6,7 +6,9 @@
  * no process of the tree holds is the caller's terminal ("external"): only with --shell-job. A session
  * leader whose controlling terminal it is marks its entries ctty, with the foreground process group.
  * Data queued in a pty pair, both ways, is taken out and put back at once (tty-queue.c), and saved on the
- * master's entries; where that cannot be exact it is left in place and the dump warns (one line). Whether
+ * master's entries (the pair's files held with O_ASYNC have it off for the time: the put-back wakes their
+ * readers, which would send them a SIGIO; what may owe one is refused first, see dump-tty.c refuse_early);
+ * where that cannot be exact it is left in place and the dump warns (one line). Whether
  * either side's output is stopped (tcflow(TCOOFF), or the slave's VSTOP char with IXON) is read there too
  * and set again after the queues at restore (tty-queue.c tells how).
  *

@@ -55,9 +55,9 @@ int main(int argc, char **argv)
 		fail("%d SIGIO before the slave read", (int)sigio);
 	if (ptyq_writable(m, 0))
 		fail("the master is writable");
-	static unsigned char got[sizeof(data)];
-	int k = ptyq_readn(s, got, n);
-	if ((size_t)k != n || memcmp(got, data, n) || ptyq_ready(s, 200))
+	static unsigned char back[sizeof(data)];
+	int k = ptyq_readn(s, back, n);
+	if ((size_t)k != n || memcmp(back, data, n) || ptyq_ready(s, 200))
 		return fail("the slave read %d bytes of %zu, or others", k, n), 1;
 	for (int i = 0; i < 200 && !sigio; i++)
 		usleep(10000);
