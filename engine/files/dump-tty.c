@@ -398,9 +398,10 @@ static int put_status(struct dump_ctx *c, int fd, const char *link, int cfd, int
  * TTY_WAKE_CHARS bytes queued for the other side, left by a read) may be owed a SIGIO (the kernel sends it
  * once that queue is read down or the output started, and nothing tells whether it is owed): taking the
  * queue out, or the flow probe, would send it. A stopped (or full) slave with ECHO whose held echoes could
- * not be made again (tty_echo_exact): put back, the output would send them ahead of itself. */
+ * not be made again (tty_echo_exact): put back, the output would send them ahead of itself. reads_in: the
+ * slave's input is to be read (no EXTPROC; without CAP_SYS_ADMIN the dump refuses it after this). */
 static int refuse_early(const struct dump_ctx *c, int fd, const char *link, int cfd, int s,
-			const struct termios *tio, bool input, struct cr_err *e)
+			const struct termios *tio, bool reads_in, struct cr_err *e)
 {
 	int in = 0, out = 0, apid, afd, mfl = fcntl(cfd, F_GETFL);
 	bool s_run = tty_writable(s);
@@ -413,7 +414,7 @@ static int refuse_early(const struct dump_ctx *c, int fd, const char *link, int 
 		    "and pid %d fd %d holds the slave with O_ASYNC: reading them (or the stop) "
 		    "would send it the SIGIO the kernel may owe it",
 		    out, apid, afd);
-	bool wake = tty_writable(cfd) ? input && in > TTY_WAKE_CHARS : (input && in > 0) || out > 0;
+	bool wake = tty_writable(cfd) ? reads_in && in > TTY_WAKE_CHARS : (reads_in && in > 0) || out > 0;
 	if (mfl >= 0 && (mfl & O_ASYNC) && wake)
 		return cr_fail_errno(
 		    e, ENOTSUP,
@@ -446,7 +447,7 @@ static int dump_queues(struct dump_ctx *c, int fd, const char *link, int cfd, Tt
 	}
 	ioctl(s, FIONREAD, &in);
 	bool input = !(tio.c_lflag & EXTPROC) && has_sys_admin();
-	if (refuse_early(c, fd, link, cfd, s, &tio, input, e))
+	if (refuse_early(c, fd, link, cfd, s, &tio, !(tio.c_lflag & EXTPROC), e))
 		return -1;
 	if (!input && !(tio.c_lflag & EXTPROC) && in > 0) /* an unprivileged crshim: not lost with a notice */
 		return cr_fail_errno(e, EPERM,
