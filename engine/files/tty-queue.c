@@ -321,12 +321,12 @@ static bool wait_inq(int fd, size_t n)
 
 /* What goes beyond the other side's line discipline (full) into the flip buffer: its last buffer, empty, is
  * freed by a kworker once another follows; the first block goes alone, and a moment is left for that (freed
- * later, it would keep the last block out: see PUT_CHUNK). */
+ * later, it would keep the last block out: see PUT_CHUNK). len > 0. */
 static int write_rest(int fd, const uint8_t *p, size_t len, struct cr_err *e)
 {
 	size_t one = len < PUT_CHUNK ? len : PUT_CHUNK;
-	if (!one || write_all(fd, p, one, e))
-		return one ? -1 : 0;
+	if (write_all(fd, p, one, e))
+		return -1;
 	usleep(20000);
 	return write_all(fd, p + one, len - one, e);
 }
@@ -337,17 +337,27 @@ static int write_rest(int fd, const uint8_t *p, size_t len, struct cr_err *e)
  * full queue fits back: written at once, the flip buffer would still hold the bytes the line discipline
  * takes when it finds no room for the last (write_rest). All but the rest, which wakes no reader, is there
  * before the dump sets O_ASYNC again (dump-tty.c). */
+/* TIOCSTI of n bytes into fd; *done: how many went in (not capable: -1). */
+static int sti_bytes(int fd, const uint8_t *p, size_t n, size_t *done)
+{
+	for (*done = 0; *done < n; ++*done)
+		if (ioctl(fd, TIOCSTI, p + *done))
+			return -1;
+	return 0;
+}
+
 static int write_staged(int fd, int other, const struct tty_qbuf *b, struct cr_err *e)
 {
-	size_t first = b->len < N_TTY_ROOM ? b->len : N_TTY_ROOM, i = 0;
-	while (i < first && !ioctl(other, TIOCSTI, b->p + i))
-		i++;
-	if (i < first && write_all(fd, b->p + i, first - i, e))
-		return -1;
-	if (i < first && !wait_inq(other, first))
-		pr_warn("the first %zu bytes put back did not reach the other side's line discipline\n",
-			first);
-	return write_rest(fd, b->p + first, b->len - first, e);
+	size_t first = b->len < N_TTY_ROOM ? b->len : N_TTY_ROOM, done;
+	if (sti_bytes(other, b->p, first, &done)) {
+		if (write_all(fd, b->p + done, first - done, e))
+			return -1;
+		if (!wait_inq(other, first))
+			pr_warn(
+			    "the first %zu bytes put back did not reach the other side's line discipline\n",
+			    first);
+	}
+	return b->len > first ? write_rest(fd, b->p + first, b->len - first, e) : 0;
 }
 
 bool tty_writable(int fd)
