@@ -210,6 +210,25 @@ static bool dir_seen_by_root(const char *path, size_t tmin, const char *rpath, s
 	}
 }
 
+/* A name the task does not find (or finds another file at): bound in a nested mount namespace of the tree
+ * that the task is not in (a tmpfs only that one has)? The process of the tree that finds this very socket
+ * there, which st then describes; NULL if none (removed, or bound where the tree does not see it). */
+static const struct dump_ctx *bound_nested(const struct dump_ctx *c, const struct ns_unix_sk *s,
+					   struct stat *st)
+{
+	char p[PATH_MAX + 64];
+	for (size_t i = 1; s->has_vfs && s->name[0] == '/' && i < c->ntree; i++) {
+		const struct dump_ctx *t = &c->tree[i];
+		if (t->zombie || dump_same_mnt(t, c) || dump_same_mnt(t, &c->tree[0]))
+			continue;
+		snprintf(p, sizeof(p), "/proc/%d/root%.*s", (int)t->pid, (int)s->namelen, s->name);
+		if (!stat(p, st) && S_ISSOCK(st->st_mode) && st->st_ino == s->vfs_ino &&
+		    st->st_dev == s->vfs_dev)
+			return t;
+	}
+	return NULL;
+}
+
 /* A path name: deleted (the file is gone or another one), or the socket file's mode and owner. */
 static int fill_path(struct dump_ctx *c, const struct ns_unix_sk *s, UnixSkEntry *u, struct cr_err *e)
 {
@@ -232,6 +251,13 @@ static int fill_path(struct dump_ctx *c, const struct ns_unix_sk *s, UnixSkEntry
 	struct stat st;
 	bool gone = stat(path, &st) || !S_ISSOCK(st.st_mode) ||
 		    (s->has_vfs && (st.st_ino != s->vfs_ino || st.st_dev != s->vfs_dev));
+	/* held only outside the nested mount namespace it is bound in: saved as bound there, which the
+	 * restore's check refuses with one line (its holders must be in it), not as removed */
+	const struct dump_ctx *in = gone && c->tree ? bound_nested(c, s, &st) : NULL;
+	if (in) {
+		gone = false;
+		u->mntns = mntns_of(in), u->has_mntns = u->mntns != 0;
+	}
 	u->deleted = gone, u->has_deleted = 1;
 	/* a name the root task does not see there is bound in the saved mount namespace of the task (that of
 	 * its process in the tree that has it as its own, ns/mnt-nested.c), where the restore binds it */
@@ -240,7 +266,7 @@ static int fill_path(struct dump_ctx *c, const struct ns_unix_sk *s, UnixSkEntry
 	size_t rmin = (size_t)snprintf(rpath, sizeof(rpath), "/proc/%d/root%s",
 				       c->tree ? (int)c->tree[0].pid : (int)c->pid, cwd ? cwd : "");
 	snprintf(rpath + rmin, sizeof(rpath) - rmin, "%s%.*s", cwd ? "/" : "", (int)s->namelen, s->name);
-	if (c->tree && c->pid != c->tree[0].pid && !ns_same(c->pid, "mnt", c->tree[0].pid, "mnt") &&
+	if (!in && c->tree && c->pid != c->tree[0].pid && !ns_same(c->pid, "mnt", c->tree[0].pid, "mnt") &&
 	    (gone ? !dir_seen_by_root(path, tmin, rpath, rmin)
 		  : stat(rpath, &rs) || rs.st_ino != st.st_ino || rs.st_dev != st.st_dev)) {
 		u->mntns = mntns_of(c), u->has_mntns = u->mntns != 0;

@@ -53,10 +53,13 @@ static void nested_init(void)
 	if (NESTOUT_MNT && (unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
 			    mount("nestmnt", "/sk_nestout_mnt", "tmpfs", 0, "size=1m")))
 		_exit(11);
-	struct sockaddr_un ba; /* NESTOUT_MNT 2: a socket bound on N's tmpfs, held by N and the test */
-	if (NESTOUT_MNT == 2 && (!sk_bound(30, SOCK_DGRAM, "/sk_nestout_mnt/sk", 0, &ba) ||
+	struct sockaddr_un ba; /* NESTOUT_MNT 2: a socket bound on N's tmpfs, held by N and the test; 3: by
+				* the test only */
+	if (NESTOUT_MNT >= 2 && (!sk_bound(30, SOCK_DGRAM, "/sk_nestout_mnt/sk", 0, &ba) ||
 				 sk_send_fds(ctl[1], "b", 1, (int[]){30}, 1)))
 		_exit(11);
+	if (NESTOUT_MNT == 3)
+		close(30);
 	if (getpid() != 1 || socketpair(AF_UNIX, SOCK_STREAM, 0, sp) ||
 	    socketpair(AF_UNIX, SOCK_DGRAM, 0, kn) || sk_send_fds(ctl[1], "p", 1, &sp[1], 1))
 		_exit(12);
@@ -97,7 +100,7 @@ int main(int argc, char **argv)
 	if (c == 0) {
 		sk_nested_pidns(nested_init, &sh->n);
 	}
-	for (int i = 0; i < 2 + (NESTOUT_MNT == 2); i++) {
+	for (int i = 0; i < 2 + (NESTOUT_MNT >= 2); i++) {
 		int fds[2], nf = 0;
 		char ch;
 		struct pollfd p = {.fd = ctl[0], .events = POLLIN};
