@@ -101,8 +101,9 @@ struct rst_timer {
 	uint64_t sival;
 	int64_t isec, insec, vsec, vnsec;
 	int32_t overrun; /* timer_getoverrun() at the dump: the blob makes it so (restorer.c timer_overrun) */
-	int32_t gone; /* 1: deleted since it queued its (pending, stale) signal: made for it, then deleted */
-	int32_t redo; /* the blob's: its overrun to be given back (again) by the thread dancing now */
+	int32_t gone;	 /* 1: deleted since it queued its (pending, stale) signal: made for it, then deleted;
+			  * 2: so, and a timer of the image has its id: made before that one */
+	int32_t redo;	 /* the blob's: its overrun to be given back (again) by the thread dancing now */
 	int32_t pad;
 };
 _Static_assert(sizeof(struct rst_timer) == 80, "rst_timer");

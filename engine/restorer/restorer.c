@@ -681,13 +681,27 @@ static int32_t timer_taker(const struct rst_args *a, const struct rst_timer *t)
 	return (t->notify & 4 /* SIGEV_THREAD_ID */) ? t->notify_tid : a->pid;
 }
 
+/* Whether a stale signal of t's number made before the timers (gone 2, restore_timers) is where taking
+ * t's signal would take it first (dropped): in the queue of the thread that takes t's, or the process's
+ * when t's goes there too. */
+static int stale_before(const struct rst_args *a, const struct rst_timer *t)
+{
+	const struct rst_timer *all = (const struct rst_timer *)a->timers;
+	for (uint32_t i = 0; i < a->nr_timers; i++)
+		if (all[i].gone == 2 && all[i].signo == t->signo &&
+		    ((all[i].notify & 4) ? all[i].notify_tid == timer_taker(a, t) : !(t->notify & 4)))
+			return 1;
+	return 0;
+}
+
 /* Whether timer_overrun gives t its overrun count back: a periodic timer without its signal pending (that
- * signal's taking would count anew); thread tid takes its signal (tid 0: any thread). */
+ * signal's taking would count anew), nor a stale one in the way; thread tid takes its signal (tid 0: any
+ * thread). */
 static int overrun_here(const struct rst_args *a, const struct rst_timer *t, int32_t tid)
 {
 	int64_t iv = t->isec * NSEC + t->insec, v = t->vsec * NSEC + t->vnsec;
 	return !t->gone && t->overrun > 0 && !t->pending && iv && v && v <= iv &&
-	       t->notify != 1 /* SIGEV_NONE */ && (!tid || timer_taker(a, t) == tid);
+	       t->notify != 1 /* SIGEV_NONE */ && (!tid || timer_taker(a, t) == tid) && !stale_before(a, t);
 }
 
 /* Signals of a timer's number a dance took before the timer's own (sent from outside during the restore;
@@ -878,6 +892,10 @@ static void restore_timers(struct rst_args *a)
 		      : sys5(__NR_prctl, PR_TIMER_CREATE_RESTORE_IDS, 1, 0, 0, 0);
 	if (RST_ISERR(on))
 		a->warn_timer_ids = 1;
+	/* the stale signals of deleted timers whose id a timer of the image took since: first */
+	for (uint32_t i = 0; i < a->nr_timers; i++)
+		if (t[i].gone == 2)
+			timer_gone(a, &t[i], on);
 	/* /proc/PID/timers lists the newest first: create in reverse to get the same order back (with
 	 * PR_TIMER_CREATE_RESTORE_IDS the ids do not depend on the order; without it the kernel hands out
 	 * ids in increasing order: the oldest first, and ids below the wanted one are taken and freed) */
@@ -905,7 +923,7 @@ static void restore_timers(struct rst_args *a)
 		if (!t[i].gone && !overrun_here(a, &t[i], 0))
 			timer_arm(a, &t[i]);
 	for (uint32_t i = 0; i < a->nr_timers; i++)
-		if (t[i].gone)
+		if (t[i].gone == 1)
 			timer_gone(a, &t[i], on);
 	if (!RST_ISERR(on))
 		sys5(__NR_prctl, PR_TIMER_CREATE_RESTORE_IDS, 0, 0, 0, 0);

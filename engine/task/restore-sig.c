@@ -99,29 +99,32 @@ static int fill_sigacts(struct rst_task *t, struct cr_err *e)
 }
 
 /* The POSIX timer (of t->args->timers, filled first) whose own signal si is: Linux queues one per timer,
- * si_code SI_TIMER and si_timerid its id. That timer queues it again at restore (restorer.c restore_timers):
- * as a plain siginfo it would be delivered after the timer is disarmed, re-armed or deleted, which the kernel
- * drops (Linux 6.13+), and without the expiries missed until it is taken (si_overrun). The signal of a timer
- * deleted since it queued it (no timer of that id) is stale: a timer of that id, added to the list (gone),
+ * si_code SI_TIMER and si_timerid its id, to the process (SIGEV_SIGNAL) or to the thread it names. That timer
+ * queues it again at restore (restorer.c restore_timers): as a plain siginfo it would be delivered after the
+ * timer is disarmed, re-armed or deleted, which the kernel drops (Linux 6.13+), and without the expiries
+ * missed until it is taken (si_overrun). The signal of a timer deleted since it queued it (no timer of that
+ * id; or the timer of that id, made since, has another number, another target, or its own signal pending
+ * already) is stale: a timer of that id, added to the list (gone; 2: before the one of its id is made),
  * queues it to where it was (tid, 0: the process) and is deleted. NULL: none (a plain siginfo). */
 static struct rst_timer *timer_of(const struct rst_task *t, const uint8_t *si, int32_t tid)
 {
 	struct rst_timer *rt = (struct rst_timer *)(uintptr_t)t->args->timers;
+	uint32_t live = (uint32_t)t->core->n_posix_timers, i;
 	int32_t signo, code, id;
-	uint32_t i;
 	memcpy(&signo, si, sizeof(signo));
 	memcpy(&code, si + 8, sizeof(code));
 	memcpy(&id, si + 16, sizeof(id)); /* si_timerid */
 	if (code != SI_TIMER)
 		return NULL;
-	for (i = 0; i < t->args->nr_timers && rt[i].id != id; i++)
+	for (i = 0; i < live && rt[i].id != id; i++)
 		;
-	if (i < t->args->nr_timers)
-		return rt[i].signo == signo && !rt[i].pending &&
-			       (rt[i].notify == SIGEV_SIGNAL ||
-				rt[i].notify == (SIGEV_SIGNAL | 4 /* SIGEV_THREAD_ID */))
-			   ? &rt[i]
-			   : NULL;
+	if (i < live && rt[i].signo == signo && !rt[i].pending &&
+	    (rt[i].notify == SIGEV_SIGNAL
+		 ? !tid
+		 : rt[i].notify == (SIGEV_SIGNAL | 4 /* SIGEV_THREAD_ID */) && rt[i].notify_tid == tid))
+		return &rt[i];
+	int shadowed = i < live;
+	i = t->args->nr_timers;
 	if (i >= timer_slots(t))
 		return NULL;
 	rt[i] = (struct rst_timer){.id = id,
@@ -129,7 +132,7 @@ static struct rst_timer *timer_of(const struct rst_task *t, const uint8_t *si, i
 				   .notify = tid ? 4 /* SIGEV_THREAD_ID */ : SIGEV_SIGNAL,
 				   .signo = signo,
 				   .notify_tid = tid,
-				   .gone = 1};
+				   .gone = shadowed ? 2 : 1};
 	memcpy(&rt[i].sival, si + 24, sizeof(rt[i].sival)); /* si_value */
 	t->args->nr_timers++;
 	return &rt[i];

@@ -30,22 +30,13 @@ static inline long long pt_now(clockid_t c)
 	return ts.tv_sec * PT_NS + ts.tv_nsec;
 }
 
-/* Timer c of signal sig (blocked), armed on a grid N+1 intervals in the past so that it expires at once;
- * its signal taken here with sigtimedwait counts N missed and moves it on to the next expiry, 40 % of an
- * interval ahead. A clock younger than N+1 intervals (a fresh time namespace): as many as fit. 0: its
+/* Timer c (made) of signal sig (blocked), armed on a grid N+1 intervals in the past so that it expires at
+ * once; its signal taken here with sigtimedwait counts N missed and moves it on to the next expiry, 40 % of
+ * an interval ahead. A clock younger than N+1 intervals (a fresh time namespace): as many as fit. 0: its
  * overrun count (got) is positive. */
-static inline int pt_overrun_make(struct pt_overrun *c, int sig)
+static inline int pt_overrun_take(struct pt_overrun *c, int sig)
 {
-	struct sigevent sev;
-	memset(&sev, 0, sizeof(sev));
-	sev.sigev_notify = c->notify;
-	sev.sigev_signo = sig;
-	sev.sigev_value.sival_int = sig;
-	if (c->notify == SIGEV_THREAD_ID)
-		sev._sigev_un._tid = c->tid ? c->tid : (pid_t)syscall(SYS_gettid);
 	c->sig = sig;
-	if (timer_create(c->clock, &sev, &c->t))
-		return -1;
 	long long next = pt_now(c->clock) + c->iv * 4 / 10;
 	if (next / c->iv <= c->n)
 		c->n = (int)(next / c->iv) - 1;
@@ -66,6 +57,21 @@ static inline int pt_overrun_make(struct pt_overrun *c, int sig)
 	return c->got > 0 ? 0 : -1;
 }
 
+/* Timer c made (notify, clock of c) and taken as pt_overrun_take does. */
+static inline int pt_overrun_make(struct pt_overrun *c, int sig)
+{
+	struct sigevent sev;
+	memset(&sev, 0, sizeof(sev));
+	sev.sigev_notify = c->notify;
+	sev.sigev_signo = sig;
+	sev.sigev_value.sival_int = sig;
+	if (c->notify == SIGEV_THREAD_ID)
+		sev._sigev_un._tid = c->tid ? c->tid : (pid_t)syscall(SYS_gettid);
+	if (timer_create(c->clock, &sev, &c->t))
+		return -1;
+	return pt_overrun_take(c, sig);
+}
+
 /* After restore: the same overrun count, the interval kept, the next expiry within 40 % of an interval. */
 static inline void pt_overrun_check(const struct pt_overrun *c, const char *what)
 {
@@ -79,6 +85,24 @@ static inline void pt_overrun_check(const struct pt_overrun *c, const char *what
 	    cur.it_value.tv_sec * PT_NS + cur.it_value.tv_nsec > c->iv * 4 / 10)
 		fail("%s: interval %ld s, value %ld.%09ld s after restore", what,
 		     (long)cur.it_interval.tv_sec, (long)cur.it_value.tv_sec, cur.it_value.tv_nsec);
+}
+
+static inline int pt_pending(int sig)
+{
+	sigset_t p;
+	sigpending(&p);
+	return sigismember(&p, sig);
+}
+
+/* A pending signal sig taken: 1, or none (dropped, when stale): 0. */
+static inline int pt_take(int sig)
+{
+	struct timespec zero = {0, 0};
+	sigset_t s;
+	siginfo_t si;
+	sigemptyset(&s);
+	sigaddset(&s, sig);
+	return sigtimedwait(&s, &si, &zero) == sig;
 }
 
 /* An ordinary signal (SI_QUEUE, value val) queued to thread tid, 0: to the process. */

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include "posix_timer.h"
 #include "zdtmtst.h"
 
 #define MS 1000000L
@@ -34,13 +35,6 @@ static int make(struct tm_case *c, int sig, long value_ms, long interval_ms)
 		return -1;
 	}
 	return 0;
-}
-
-static int is_pending(int sig)
-{
-	sigset_t p;
-	sigpending(&p);
-	return sigismember(&p, sig);
 }
 
 /* Act on the timer of case k, then take its signal if it comes: the signal's si_overrun, or -1 if none. */
@@ -87,7 +81,7 @@ int main(int argc, char **argv)
 			return 1;
 	usleep(30000);
 	for (int k = 0; k < NCASE; k++) {
-		if (!is_pending(base[k].sig) || !is_pending(cr[k].sig))
+		if (!pt_pending(base[k].sig) || !pt_pending(cr[k].sig))
 			fail("timer signal of case %s not pending", what[k]);
 		want[k] = act(k, &base[k]);
 		test_msg("kernel: pending signal of a timer %s: %s (si_overrun %d)", what[k],
@@ -108,7 +102,7 @@ int main(int argc, char **argv)
 	}
 	/* the taken one is re-armed by the kernel: it fires again */
 	usleep(25000);
-	if (!is_pending(cr[TAKE].sig))
+	if (!pt_pending(cr[TAKE].sig))
 		fail("the periodic timer does not fire again after its signal was taken");
 	return test_pass();
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include "posix_timer.h"
 #include "zdtmtst.h"
 
 #define MS 1000000L
@@ -29,24 +30,6 @@ static int make(timer_t *t, int sig)
 	return timer_delete(*t);
 }
 
-static int is_pending(int sig)
-{
-	sigset_t p;
-	sigpending(&p);
-	return sigismember(&p, sig);
-}
-
-/* 1: taken, 0: dropped */
-static int take(int sig)
-{
-	struct timespec zero = {0, 0};
-	sigset_t s;
-	siginfo_t si;
-	sigemptyset(&s);
-	sigaddset(&s, sig);
-	return sigtimedwait(&s, &si, &zero) == sig;
-}
-
 int main(int argc, char **argv)
 {
 	int base[NCASE], cr[NCASE], want[NCASE];
@@ -60,7 +43,7 @@ int main(int argc, char **argv)
 	/* signal SIGRTMIN + 2 + k: case (SIGRTMIN + 2 + k) % NCASE */
 	for (int k = 0; k < 2 * NCASE; k++) {
 		int sig = SIGRTMIN + 2 + k, c = sig % NCASE;
-		if (make(&t, sig) || !is_pending(sig)) {
+		if (make(&t, sig) || !pt_pending(sig)) {
 			fail("timer for signal %d (%s): not made or its signal not pending", sig, what[c]);
 			return 1;
 		}
@@ -70,16 +53,16 @@ int main(int argc, char **argv)
 			cr[c] = sig;
 	}
 	for (int c = 0; c < NCASE; c++) {
-		want[c] = take(base[c]);
+		want[c] = pt_take(base[c]);
 		test_msg("kernel: stale signal of a timer %s: %s", what[c], want[c] ? "taken" : "dropped");
 	}
 	test_daemon();
 	test_waitsig();
 
 	for (int c = 0; c < NCASE; c++) {
-		if (!is_pending(cr[c]))
+		if (!pt_pending(cr[c]))
 			fail("after restore, the stale signal of a timer %s is not pending", what[c]);
-		int got = take(cr[c]);
+		int got = pt_take(cr[c]);
 		if (got != want[c])
 			fail("after restore, the stale signal of a timer %s is %s (the kernel: %s)", what[c],
 			     got ? "taken" : "dropped", want[c] ? "taken" : "dropped");
