@@ -386,6 +386,14 @@ static int fill_sched_more(pid_t tid, CoreEntry *ce, cpu_set_t *cpus, int32_t ts
 	return 0;
 }
 
+static int task_has_thread(const struct dump_ctx *c, pid_t tid)
+{
+	for (size_t i = 0; i < c->nth; i++)
+		if (c->th[i].tid == tid)
+			return 1;
+	return tid == c->pid;
+}
+
 static int fill_timers(struct dump_ctx *c, CoreEntry *ce, PosixTimerEntry **pt, struct cr_err *e)
 {
 	struct dump_remote *r = &c->rem;
@@ -406,6 +414,16 @@ static int fill_timers(struct dump_ctx *c, CoreEntry *ce, PosixTimerEntry **pt, 
 		t[i].id = p->id, t[i].has_id = 1;
 		t[i].clock_id = p->clock, t[i].has_clock_id = 1;
 		t[i].notify = p->notify, t[i].has_notify = 1;
+		if ((p->notify & 4 /* SIGEV_THREAD_ID */) && p->notify_tid &&
+		    !task_has_thread(c, p->notify_tid)) {
+			/* its thread exited: it expires without a signal (timer_create refuses such a target)
+			 */
+			t[i].notify = SIGEV_NONE;
+			eng_notice(c->o,
+				   "pid %d: POSIX timer %d signals thread %d, which has exited: restored as "
+				   "SIGEV_NONE (no signal either way; /proc/PID/timers says notify none)",
+				   c->pid, p->id, p->notify_tid);
+		}
 		t[i].signo = p->signo, t[i].has_signo = 1;
 		t[i].sival = p->sival, t[i].has_sival = 1;
 		t[i].notify_tid = p->notify_tid, t[i].has_notify_tid = 1;
