@@ -36,6 +36,14 @@
 #ifndef SO_PASSRIGHTS /* Linux 6.16 */
 #define SO_PASSRIGHTS 83
 #endif
+#ifndef IPV6_FLOWINFO_SEND /* linux/in6.h, not glibc's */
+#define IPV6_FLOWINFO_SEND 33
+#endif
+#ifndef SOL_UDPLITE /* the kernel's net/udplite.h */
+#define SOL_UDPLITE 136
+#endif
+#define UDPLITE_SEND_CSCOV 10
+#define UDPLITE_RECV_CSCOV 11
 
 #include "base/array.h"
 #include "base/cleanup.h"
@@ -120,7 +128,8 @@ enum {
 	O_RAW = 256,	 /* settable on raw sockets only (getsockopt reads it on any) */
 	O_KEEP = 512,	 /* saved even at its default: the restore's own steps may change it (SO_BUF_LOCK) */
 	O_TCPUDP = 1024, /* TCP or UDP sockets only */
-	O_UXOWN = 2048	 /* unix sockets save it themselves (unix_sk_opts), in an order their queues need */
+	O_UXOWN = 2048,	 /* unix sockets save it themselves (unix_sk_opts), in an order their queues need */
+	O_UDPLITE = 4096 /* UDP-Lite sockets only (their UDP options are at SOL_UDPLITE, not SOL_UDP) */
 };
 
 struct sk_optdef {
@@ -148,6 +157,13 @@ static const struct sk_optdef optdefs[] = {
     {SOL_SOCKET, SO_RCVPRIORITY, 0},
     {SOL_SOCKET, SO_PASSRIGHTS, 0},   /* 0: SCM_RIGHTS refused (unix sockets) */
     {SOL_SOCKET, SO_TIMESTAMPING, 0}, /* read as struct so_timestamping, which setsockopt takes */
+    /* after it: the _NEW ones (64-bit time in the cmsg) read 1 only when set so, the old ones then 0 */
+    {SOL_SOCKET, SO_TIMESTAMP_NEW, 0},
+    {SOL_SOCKET, SO_TIMESTAMPNS_NEW, 0},
+    {SOL_SOCKET, SO_DEBUG, 0},
+    {SOL_SOCKET, SO_NOFCS, 0},
+    /* clock and flags; one set with CLOCK_REALTIME and no flags reads as none set */
+    {SOL_SOCKET, SO_TXTIME, 0},
     {SOL_SOCKET, SO_ZEROCOPY, O_TCPUDP},
     {SOL_SOCKET, SO_INCOMING_CPU, 0},
     {SOL_SOCKET, SO_BUSY_POLL, 0},
@@ -163,6 +179,8 @@ static const struct sk_optdef optdefs[] = {
     /* after the sizes, which lock them; the restore sets it again last (rst_sk_buf_lock) */
     {SOL_SOCKET, SO_BUF_LOCK, O_KEEP | O_UXOWN},
     {IPPROTO_IP, IP_TOS, O_V4},
+    {IPPROTO_IP, IP_OPTIONS, O_V4}, /* the options bytes; before TCP_MAXSEG, whose MSS they change */
+    {IPPROTO_IP, IP_ROUTER_ALERT, O_V4 | O_RAW},
     {IPPROTO_IP, IP_HDRINCL, O_V4 | O_RAW},
     {IPPROTO_IP, IP_TTL, O_V4},
     {IPPROTO_IP, IP_MULTICAST_TTL, O_V4 | O_NOSTREAM},
@@ -217,6 +235,20 @@ static const struct sk_optdef optdefs[] = {
     {IPPROTO_IPV6, IPV6_ADDR_PREFERENCES, O_V6},
     {IPPROTO_IPV6, IPV6_RECVFRAGSIZE, O_V6},
     {IPPROTO_IPV6, IPV6_RECVERR_RFC4884, O_V6},
+    {IPPROTO_IPV6, IPV6_FLOWINFO_SEND, O_V6},
+    /* the RFC 2292 receive options: bits of their own beside the RFC 3542 ones */
+    {IPPROTO_IPV6, IPV6_2292PKTINFO, O_V6},
+    {IPPROTO_IPV6, IPV6_2292HOPOPTS, O_V6},
+    {IPPROTO_IPV6, IPV6_2292DSTOPTS, O_V6},
+    {IPPROTO_IPV6, IPV6_2292RTHDR, O_V6},
+    {IPPROTO_IPV6, IPV6_2292HOPLIMIT, O_V6},
+    /* sticky extension headers (up to 2048 bytes each: OPT_MAX) */
+    {IPPROTO_IPV6, IPV6_HOPOPTS, O_V6},
+    {IPPROTO_IPV6, IPV6_DSTOPTS, O_V6},
+    {IPPROTO_IPV6, IPV6_RTHDRDSTOPTS, O_V6},
+    {IPPROTO_IPV6, IPV6_RTHDR, O_V6},
+    {IPPROTO_IPV6, IPV6_ROUTER_ALERT, O_V6 | O_RAW},
+    {IPPROTO_IPV6, IPV6_ROUTER_ALERT_ISOLATE, O_V6 | O_RAW},
     {IPPROTO_TCP, TCP_NODELAY, O_TCP},
     {IPPROTO_TCP, TCP_CORK, O_TCP},
     {IPPROTO_TCP, TCP_KEEPIDLE, O_TCP},
@@ -236,6 +268,9 @@ static const struct sk_optdef optdefs[] = {
     {IPPROTO_TCP, TCP_RTO_MAX_MS, O_TCP},
     {IPPROTO_TCP, TCP_RTO_MIN_US, O_TCP},
     {IPPROTO_TCP, TCP_DELACK_MAX_US, O_TCP},
+    {IPPROTO_TCP, TCP_FASTOPEN_CONNECT, O_TCP}, /* settable in state CLOSE only: the fresh socket's */
+    {IPPROTO_TCP, TCP_FASTOPEN_NO_COOKIE, O_TCP},
+    {IPPROTO_TCP, TCP_FASTOPEN_KEY, O_TCP}, /* a listener's own keys (none: 0 bytes) */
     {IPPROTO_TCP, TCP_MAXSEG, O_TCP | O_NOEST},
     {IPPROTO_TCP, TCP_WINDOW_CLAMP, O_TCP | O_NOEST},
     {SOL_UDP, UDP_CORK, O_UDP},
@@ -243,6 +278,12 @@ static const struct sk_optdef optdefs[] = {
     {SOL_UDP, UDP_GRO, O_UDP},
     {SOL_UDP, UDP_NO_CHECK6_TX, O_UDP | O_V6},
     {SOL_UDP, UDP_NO_CHECK6_RX, O_UDP | O_V6},
+    {SOL_UDP, UDP_ENCAP, O_UDP}, /* ESP in UDP (IKE daemons' port 4500 socket) */
+    {SOL_UDPLITE, UDPLITE_SEND_CSCOV, O_UDPLITE},
+    {SOL_UDPLITE, UDPLITE_RECV_CSCOV, O_UDPLITE},
+    {SOL_UDPLITE, UDP_SEGMENT, O_UDPLITE},
+    {SOL_UDPLITE, UDP_NO_CHECK6_TX, O_UDPLITE | O_V6},
+    {SOL_UDPLITE, UDP_NO_CHECK6_RX, O_UDPLITE | O_V6},
     {SOL_RAW, ICMP_FILTER, O_ICMP},
     {SOL_SOCKET, SO_PRIORITY, 0}, /* after IP_TOS, which sets the priority too */
     {IPPROTO_ICMPV6, ICMPV6_FILTER, O_ICMP6},
@@ -262,6 +303,8 @@ static bool opt_applies(const struct sk_optdef *d, int family, int type, int pro
 	if ((o & O_UDP) && proto != IPPROTO_UDP)
 		return false;
 	if ((o & O_TCPUDP) && proto != IPPROTO_TCP && proto != IPPROTO_UDP)
+		return false;
+	if ((o & O_UDPLITE) && proto != IPPROTO_UDPLITE)
 		return false;
 	if ((o & O_NOEST) && est)
 		return false;
@@ -312,6 +355,18 @@ static int opt_add(SkOptEntry **list, size_t *n, int level, int name, const uint
 	return 0;
 }
 
+/* A value getsockopt gives that no setsockopt set: TCP_MAXSEG of a socket without a connection reads the MSS
+ * the user set, else the socket's own cached one, which is below TCP_MIN_MSS (88, the least setsockopt takes)
+ * once IP_OPTIONS made the socket compute it without a route (saved, it failed the restore). */
+static bool opt_not_set(const struct sk_optdef *d, const uint8_t *v, socklen_t l)
+{
+	int x;
+	if (d->level != IPPROTO_TCP || d->name != TCP_MAXSEG || l != sizeof(x))
+		return false;
+	memcpy(&x, v, sizeof(x));
+	return x < 88;
+}
+
 int dump_sk_opts(int cfd, int family, int type, int proto, bool est, SkOptEntry ***out, size_t *n,
 		 struct cr_err *e)
 {
@@ -327,11 +382,12 @@ int dump_sk_opts(int cfd, int family, int type, int proto, bool est, SkOptEntry 
 			strerror(errno));
 	for (size_t i = 0; i < nd; i++) {
 		const struct sk_optdef *d = &optdefs[i];
-		uint8_t v[256], f[256];
+		/* room for the longest: an IPv6 extension header (IPV6_HOPOPTS, ...) of 2048 bytes */
+		uint8_t v[2048], f[2048];
 		socklen_t l = sizeof(v), fl = sizeof(f);
 		if (!opt_applies(d, family, type, proto, est))
 			continue;
-		if (getsockopt(cfd, d->level, d->name, v, &l))
+		if (getsockopt(cfd, d->level, d->name, v, &l) || opt_not_set(d, v, l))
 			continue; /* not known to this kind of socket */
 		if (fresh >= 0 && !(d->only & O_KEEP) && !getsockopt(fresh, d->level, d->name, f, &fl) &&
 		    fl == l && !memcmp(f, v, l))
