@@ -291,59 +291,102 @@ static int ns_created(void *arg, enum img_kind k, int id, struct cr_err *e)
 	return dump_created(arg, k, id, e);
 }
 
+/* What dump_ns hands ns_dump per task (ns_dump_args). */
+struct ns_per_task {
+	pid_t *pids, *mnt_base;
+	bool *zombie, *nested;
+	uint32_t *mntns;
+	uint64_t (*ids)[NS_TASK_IDS];
+	const pid_t **threads;
+	size_t *nthreads;
+	const struct proc_fd **fds;
+	size_t *nfds;
+};
+
+static void ns_per_task_free(struct ns_per_task *p)
+{
+	free(p->pids), free(p->mnt_base), free(p->zombie), free(p->nested), free(p->mntns), free(p->ids);
+	free(p->threads), free(p->nthreads), free(p->fds), free(p->nfds);
+}
+
+static int ns_per_task_fill(struct dump_tree *tr, struct ns_per_task *p, uint32_t *nmntns, struct cr_err *e)
+{
+	size_t n = tr->n;
+	p->pids = calloc(n, sizeof(*p->pids)), p->mnt_base = calloc(n, sizeof(*p->mnt_base));
+	p->zombie = calloc(n, sizeof(*p->zombie)), p->nested = calloc(n, sizeof(*p->nested));
+	p->mntns = calloc(n, sizeof(*p->mntns)), p->ids = calloc(n, sizeof(*p->ids));
+	// NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers
+	p->threads = calloc(n, sizeof(*p->threads)), p->nthreads = calloc(n, sizeof(*p->nthreads));
+	// NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers
+	p->fds = calloc(n, sizeof(*p->fds)), p->nfds = calloc(n, sizeof(*p->nfds));
+	if (!p->pids || !p->mnt_base || !p->zombie || !p->nested || !p->mntns || !p->ids || !p->threads ||
+	    !p->nthreads || !p->fds || !p->nfds)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	pid_t *tids = NULL;
+	for (size_t i = 0; i < n; i++) {
+		struct dump_ctx *c = &tr->c[i];
+		p->pids[i] = c->pid, p->zombie[i] = c->zombie;
+		if (c->mntns) /* a mount namespace of its own, saved against its parent's */
+			c->mntns = p->mntns[i] = ++*nmntns, p->mnt_base[i] = c->ppid;
+		memcpy(p->ids[i], c->nsid, sizeof(c->nsid));
+		p->fds[i] = c->fds, p->nfds[i] = c->nfds;
+		if (c->nth && !(tids = calloc(c->nth, sizeof(*tids))))
+			return cr_fail_errno(e, ENOMEM, "out of memory");
+		for (size_t k = 0; k < c->nth; k++)
+			tids[k] = c->th[k].tid;
+		p->threads[i] = c->nth ? tids : NULL, p->nthreads[i] = c->nth;
+	}
+	return 0;
+}
+
 /* The tree's namespaces (ns/): ns.img and the images of the root's own namespaces. */
 static int dump_ns(struct dump_tree *tr, struct cr_err *e)
 {
-	pid_t *pids = calloc(tr->n, sizeof(*pids));
-	bool *zombie = calloc(tr->n, sizeof(*zombie)), *nested = calloc(tr->n, sizeof(*nested)),
-	     ipc_own = false;
-	pid_t *mnt_base = calloc(tr->n, sizeof(*mnt_base));
-	uint32_t *mntns = calloc(tr->n, sizeof(*mntns)), nmntns = 0;
-	if (!pids || !zombie || !nested || !mnt_base || !mntns) {
-		free(pids);
-		free(zombie);
-		free(nested);
-		free(mnt_base);
-		free(mntns);
-		return cr_fail_errno(e, ENOMEM, "out of memory");
-	}
-	for (size_t i = 0; i < tr->n; i++) {
-		pids[i] = tr->c[i].pid, zombie[i] = tr->c[i].zombie;
-		if (tr->c[i].mntns) /* a mount namespace of its own, saved against its parent's */
-			tr->c[i].mntns = mntns[i] = ++nmntns, mnt_base[i] = tr->c[i].ppid;
-	}
+	struct ns_per_task p = {0};
+	uint32_t nmntns = 0;
+	bool ipc_own = false;
+	int ret = ns_per_task_fill(tr, &p, &nmntns, e);
 	struct ns_dump_args a = {.o = tr->c[0].o,
 				 .dirfd = tr->c[0].dirfd,
-				 .pids = pids,
-				 .zombie = zombie,
+				 .pids = p.pids,
+				 .zombie = p.zombie,
 				 .n = tr->n,
 				 .created = ns_created,
 				 .created_arg = &tr->c[0],
 				 .kept = &tr->ns,
 				 .ipc_self = tr->ipc_self,
 				 .born = &tr->c[0].born,
-				 .nested = nested,
+				 .nested = p.nested,
 				 .ipc_own = &ipc_own,
-				 .mnt_base = mnt_base,
-				 .mntns = mntns};
-	int ret = ns_dump(&a, e);
+				 .mnt_base = p.mnt_base,
+				 .mntns = p.mntns,
+				 .ids = p.ids,
+				 .threads = p.threads,
+				 .nthreads = p.nthreads,
+				 .fds = p.fds,
+				 .nfds = p.nfds};
+	if (!ret)
+		ret = ns_dump(&a, e);
 	if (!ret && ipc_own) /* its System V segments attached by nobody are the tree's too */
 		dump_ipc_shm_own_ns(tr->ipc_shm);
 	/* a task in a user namespace nested in the tree's enters it last, born in the tree's or not */
-	for (size_t i = tr->n; i-- > 0;)
-		tr->c[i].born = tr->c[0].born && !nested[i];
-	free(pids);
-	free(zombie);
-	free(nested);
-	free(mnt_base);
-	free(mntns);
+	for (size_t i = tr->n; !ret && i-- > 0;)
+		tr->c[i].born = tr->c[0].born && !p.nested[i];
+	for (size_t i = 0; p.threads && i < tr->n; i++)
+		free((void *)p.threads[i]);
+	ns_per_task_free(&p);
 	return ret;
 }
 
+/* At most this many fds of the tree are kept from read_stopped until the dump of their task's files. */
+#define FDS_KEPT_MAX 65536
+
 /* The status of each task, read once now that the tree is stopped (its stat: seize_tree's last pass), kept
- * for all that reads it during the dump. A zombie's is read as well (its ids in PID namespaces). */
+ * for all that reads it during the dump. A zombie's is read as well (its ids in PID namespaces). For a dump
+ * (not a pre-dump) also each task's namespaces and fds (dump_ctx.nsid, fds). */
 static int read_stopped(struct dump_tree *tr, struct cr_err *e)
 {
+	size_t kept = 0;
 	for (size_t i = 0; i < tr->n; i++) {
 		struct dump_ctx *c = &tr->c[i];
 		struct cr_err e2;
@@ -355,6 +398,14 @@ static int read_stopped(struct dump_tree *tr, struct cr_err *e)
 		}
 		if (check_task(c->pid, &c->st, e))
 			return i ? cr_wrap(e, "task %d", c->pid) : -1;
+		if (c->o->pre_dump) /* (memory only) */
+			continue;
+		if (ns_read_task_ids(c->pid, c->nsid, e) || proc_read_fds(c->pid, &c->fds, &c->nfds, e))
+			return cr_wrap(e, "task %d", c->pid);
+		if ((kept += c->nfds) > FDS_KEPT_MAX) { /* (read again where needed) */
+			proc_fds_free(c->fds, c->nfds);
+			c->fds = NULL, c->nfds = 0;
+		}
 	}
 	return 0;
 }
@@ -446,6 +497,7 @@ static void dump_free(struct dump_ctx *c)
 	dump_ghost_free(c);
 	dump_mm_mpol_free(c);
 	proc_status_free(&c->st);
+	proc_fds_free(c->fds, c->nfds);
 	dump_seccomp_free(c->seccomp);
 	free(c->xstate);
 	img_made_free(&c->created);

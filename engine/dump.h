@@ -15,6 +15,7 @@
 #include "image/image.h"
 #include "task/infect.h"
 #include "base/proc.h"
+#include "ns.h"
 #include "task/seize.h"
 
 #define DUMP_NSIG 64
@@ -118,6 +119,12 @@ struct dump_ctx {
 	size_t xstate_len;
 	struct proc_status st;
 	struct proc_stat stat;
+	/* read once the tree was stopped (dump.c read_stopped; not for a pre-dump, nor for a zombie: 0) for
+	 * task/, ns/ and files/: its namespaces by inode (ns_read_task_ids), its fds with their links and
+	 * stats (fds, nfds: taken by dump-files.c; NULL: read where needed) */
+	uint64_t nsid[NS_TASK_IDS];
+	struct proc_fd *fds;
+	size_t nfds;
 	struct dump_remote rem;
 	struct dump_shmem *shm;	      /* tree-wide: shared memory objects (dump-shmem.c) */
 	struct dump_ipc_shm *ipc_shm; /* tree-wide: System V shared memory segments (dump-ipc-shm.c) */

@@ -504,39 +504,52 @@ static bool has_line(const struct cg_line *l, size_t n, const struct cg_line *x)
 	return false;
 }
 
-/* The threads of pid (its cgroups: l) in other cgroups than it (cgroup v1 "tasks", v2 threaded), each
- * saved as a thread entry of its own: its set names only those hierarchies (the others' paths are ""). */
-static int add_threads(struct cg_dump *d, pid_t pid, const struct cg_line *l, size_t n,
-		       const struct cg_line *root, size_t nroot, struct cr_err *e)
+/* Thread tid of pid (its cgroups: l) in other cgroups than pid: saved as a thread entry of its own. */
+static int add_thread(struct cg_dump *d, pid_t pid, pid_t tid, const struct cg_line *l, size_t n,
+		      const struct cg_line *root, size_t nroot, struct cg_line *tl, struct cr_err *e)
 {
-	char p[64];
-	snprintf(p, sizeof(p), "/proc/%d/task", (int)pid);
-	__cleanup_closedir DIR *dir = opendir(p);
-	if (!dir)
-		return cr_fail_sys(e, "open %s", p);
+	size_t tn;
+	if (read_cgroups_of(pid, tid, tl, CG_MAX_HIER * 2, &tn, e))
+		return errno == ENOENT ? 0 : cr_wrap(e, "thread %d of task %d", tid, pid);
+	tn = only_mounted(d, tl, tn);
+	size_t k = 0; /* only the hierarchies where it is not in its process's cgroup */
+	for (size_t i = 0; i < tn; i++)
+		if (!has_line(l, n, &tl[i]))
+			tl[k++] = tl[i];
+	if (!k)
+		return 0;
+	pr_info("thread %d of task %d: in cgroups of its own\n", tid, pid);
+	return add_task(d, tid, true, tl, k, root, nroot, e);
+}
+
+/* The threads of task t (its cgroups: l) in other cgroups than it (cgroup v1 "tasks", v2 threaded), each
+ * saved as a thread entry of its own: its set names only those hierarchies (the others' paths are "").
+ * Its threads from a->threads when the dump gave them, else from /proc/PID/task. */
+static int add_threads(struct cg_dump *d, const struct ns_dump_args *a, size_t t, const struct cg_line *l,
+		       size_t n, const struct cg_line *root, size_t nroot, struct cr_err *e)
+{
+	pid_t pid = a->pids[t];
+	const pid_t *tids = a->threads ? a->threads[t] : NULL;
+	size_t ntids = a->threads ? a->nthreads[t] : 0;
+	if (a->threads && !ntids)
+		return 0;
+	__cleanup_closedir DIR *dir = NULL;
+	if (!a->threads) {
+		char p[64];
+		snprintf(p, sizeof(p), "/proc/%d/task", (int)pid);
+		if (!(dir = opendir(p)))
+			return cr_fail_sys(e, "open %s", p);
+	}
 	struct cg_line *tl = malloc(sizeof(*tl) * CG_MAX_HIER * 2);
 	if (!tl)
 		return cr_fail_errno(e, ENOMEM, "out of memory");
 	int ret = 0;
-	for (struct dirent *de; !ret && (de = readdir(dir));) {
+	for (size_t k = 0; !ret && tids && k < ntids; k++)
+		ret = add_thread(d, pid, tids[k], l, n, root, nroot, tl, e);
+	for (struct dirent *de; !ret && dir && (de = readdir(dir));) {
 		pid_t tid = (pid_t)atoi(de->d_name);
-		size_t tn;
-		if (tid <= 0 || tid == pid)
-			continue;
-		if (read_cgroups_of(pid, tid, tl, CG_MAX_HIER * 2, &tn, e)) {
-			ret = errno == ENOENT ? 0 : cr_wrap(e, "thread %d of task %d", tid, pid);
-			continue;
-		}
-		tn = only_mounted(d, tl, tn);
-		size_t k = 0; /* only the hierarchies where it is not in its process's cgroup */
-		for (size_t i = 0; i < tn; i++)
-			if (!has_line(l, n, &tl[i]))
-				tl[k++] = tl[i];
-		if (!k)
-			continue;
-		tn = k;
-		pr_info("thread %d of task %d: in cgroups of its own\n", tid, pid);
-		ret = add_task(d, tid, true, tl, tn, root, nroot, e);
+		if (tid > 0 && tid != pid)
+			ret = add_thread(d, pid, tid, l, n, root, nroot, tl, e);
 	}
 	free(tl);
 	return ret;
@@ -577,7 +590,7 @@ static int cg_dump_all(struct cg_dump *d, const struct ns_dump_args *a, bool own
 				return -1;
 		}
 		if (add_task(d, a->pids[t], false, l, n, root, nroot, e) ||
-		    add_threads(d, a->pids[t], l, n, root, nroot, e))
+		    add_threads(d, a, t, l, n, root, nroot, e))
 			return -1;
 	}
 	unspare_used(d);

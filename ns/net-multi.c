@@ -28,6 +28,7 @@
 
 #include "base/cleanup.h"
 #include "base/log.h"
+#include "base/proc.h"
 #include "mnt-int.h"
 
 /* ---------------------------------------------------------------- dump */
@@ -88,33 +89,44 @@ static int sock_net(int pidfd, int fd, uint64_t self, struct ns_net_set *s, stru
 	return set_put(s, (uint64_t)st.st_ino, ns, e);
 }
 
-/* The network namespaces the open namespace files of task pid hold ("net:[INO]" fds), and those of its
- * inet sockets (sock_net). */
-static int fd_nets(pid_t pid, uint64_t self, struct ns_net_set *s, struct cr_err *e)
+/* Fd fd of task pid (its link): a namespace file or an inet socket, whose network namespace goes into s. */
+static int fd_net(pid_t pid, int pidfd, int fd, const char *link, uint64_t self, struct ns_net_set *s,
+		  struct cr_err *e)
 {
-	char path[64], link[64];
-	snprintf(path, sizeof(path), "/proc/%d/fd", pid);
-	__cleanup_closedir DIR *d = opendir(path);
-	__cleanup_close int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-	if (!d || pidfd < 0)
-		return cr_fail_sys(e, "open %s", d ? "a pidfd" : path);
-	struct dirent *de;
-	while ((de = readdir(d))) {
-		unsigned long long ino;
-		snprintf(path, sizeof(path), "/proc/%d/fd/%.20s", pid, de->d_name);
-		ssize_t l = readlink(path, link, sizeof(link) - 1);
-		if (l <= 0)
-			continue;
-		link[l] = '\0';
-		if (!strncmp(link, "socket:[", 8) && sock_net(pidfd, atoi(de->d_name), self, s, e))
-			return cr_wrap(e, "task %d", pid);
-		if (sscanf(link, "net:[%llu]", &ino) != 1 || ino == self || set_find(s, ino) >= 0)
-			continue;
-		if (set_add(s, ino, path, e))
-			return cr_wrap(e, "task %d", pid);
-		pr_info("net:[%llu] is held by fd %s of task %d\n", ino, de->d_name, pid);
-	}
+	char path[64];
+	unsigned long long ino;
+	if (!strncmp(link, "socket:[", 8) && sock_net(pidfd, fd, self, s, e))
+		return cr_wrap(e, "task %d", pid);
+	if (sscanf(link, "net:[%llu]", &ino) != 1 || ino == self || set_find(s, ino) >= 0)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%d/fd/%d", pid, fd);
+	if (set_add(s, ino, path, e))
+		return cr_wrap(e, "task %d", pid);
+	pr_info("net:[%llu] is held by fd %d of task %d\n", ino, fd, pid);
 	return 0;
+}
+
+/* The network namespaces the open namespace files of task i hold ("net:[INO]" fds), and those of its
+ * inet sockets (sock_net); its fds from a->fds when the dump read them. */
+static int fd_nets(const struct ns_dump_args *a, size_t i, uint64_t self, struct ns_net_set *s,
+		   struct cr_err *e)
+{
+	pid_t pid = a->pids[i];
+	struct proc_fd *own = NULL;
+	const struct proc_fd *f = a->fds ? a->fds[i] : NULL;
+	size_t n = f ? a->nfds[i] : 0;
+	if (!f && proc_read_fds(pid, &own, &n, e))
+		return cr_wrap(e, "task %d", pid);
+	if (own)
+		f = own;
+	int ret = 0;
+	__cleanup_close int pidfd = n ? (int)syscall(SYS_pidfd_open, pid, 0) : -1;
+	if (n && pidfd < 0)
+		ret = cr_fail_sys(e, "task %d: pidfd_open", pid);
+	for (size_t k = 0; !ret && f && k < n; k++)
+		ret = fd_net(pid, pidfd, f[k].fd, f[k].link, self, s, e);
+	proc_fds_free(own, own ? n : 0);
+	return ret;
 }
 
 /* The network namespaces kept by a bind of their namespace file in the root's own mount namespace
@@ -197,7 +209,7 @@ int ns_net_collect(const struct ns_dump_args *a, uint64_t (*ids)[NS_KINDS], uint
 			(unsigned long long)ino);
 	}
 	for (size_t i = 0; i < a->n; i++)
-		if (!a->zombie[i] && fd_nets(a->pids[i], self, s, e))
+		if (!a->zombie[i] && fd_nets(a, i, self, s, e))
 			return -1;
 	if (s->n > 1 && check_shared_files(a, ids, e))
 		return -1;

@@ -29,26 +29,50 @@ int ns_kind_of(const char *name)
 	return -1;
 }
 
-/* The inodes of pid's namespaces (0 for self: crshim's); a zombie has none (all 0). */
-int ns_read_ids(pid_t pid, uint64_t ino[NS_KINDS], struct cr_err *e)
+/* The inodes of pid's namespaces of the n first kinds of names (0 for self: crshim's); a zombie has none
+ * (all 0). Each read as its link ("net:[INO]", its inode) in the open /proc/PID/ns: a stat would follow
+ * the link into nsfs, twice the time. */
+static int read_ids(pid_t pid, const char *const *names, int n, uint64_t *ino, struct cr_err *e)
 {
-	char path[64];
-	struct stat st;
-	for (int k = 0; k < NS_KINDS; k++) {
-		if (pid)
-			snprintf(path, sizeof(path), "/proc/%d/ns/%s", pid, ns_kinds[k].name);
-		else
-			snprintf(path, sizeof(path), "/proc/self/ns/%s", ns_kinds[k].name);
-		if (stat(path, &st)) {
+	char path[64], link[64];
+	if (pid)
+		snprintf(path, sizeof(path), "/proc/%d/ns", pid);
+	else
+		snprintf(path, sizeof(path), "/proc/self/ns");
+	__cleanup_close int dfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0 && !(errno == ENOENT && pid))
+		return cr_fail_sys(e, "open %s", path);
+	for (int k = 0; k < n; k++) {
+		ssize_t l = dfd < 0 ? -1 : readlinkat(dfd, names[k], link, sizeof(link) - 1);
+		if (l < 0) {
 			if (errno == ENOENT && pid) { /* a zombie, or a kernel without that kind */
 				ino[k] = 0;
 				continue;
 			}
-			return cr_fail_sys(e, "stat %s", path);
+			return cr_fail_sys(e, "readlink %s/%s", path, names[k]);
 		}
-		ino[k] = (uint64_t)st.st_ino;
+		link[l] = '\0';
+		const char *br = strstr(link, ":[");
+		char *end = NULL;
+		ino[k] = br ? strtoull(br + 2, &end, 10) : 0;
+		if (!br || !end || *end != ']' || !ino[k])
+			return cr_fail_errno(e, EINVAL, "%s/%s: not a namespace link: %s", path, names[k],
+					     link);
 	}
 	return 0;
+}
+
+static const char *const task_ids_names[NS_TASK_IDS] = {
+    "net", "ipc", "uts", "mnt", "pid", "cgroup", "time", "user", "pid_for_children", "time_for_children"};
+
+int ns_read_ids(pid_t pid, uint64_t ino[NS_KINDS], struct cr_err *e)
+{
+	return read_ids(pid, task_ids_names, NS_KINDS, ino, e);
+}
+
+int ns_read_task_ids(pid_t pid, uint64_t ino[NS_TASK_IDS], struct cr_err *e)
+{
+	return read_ids(pid, task_ids_names, NS_TASK_IDS, ino, e);
 }
 
 static void ids_to_msg(const uint64_t ino[NS_KINDS], NsIds *m)
@@ -266,9 +290,12 @@ static int dump_all(const struct ns_dump_args *a, uint64_t (*ids)[NS_KINDS], NsT
 	struct stat ist;
 	if (a->ipc_self >= 0 && !fstat(a->ipc_self, &ist)) /* crshim joined the root's for the dump */
 		self[NS_IPC] = (uint64_t)ist.st_ino;
-	for (size_t i = 0; i < a->n; i++)
-		if (!a->zombie[i] && ns_read_ids(a->pids[i], ids[i], e))
+	for (size_t i = 0; i < a->n; i++) {
+		if (a->ids) /* (read once the tree was stopped) */
+			memcpy(ids[i], a->ids[i], sizeof(ids[i]));
+		else if (!a->zombie[i] && ns_read_ids(a->pids[i], ids[i], e))
 			return cr_wrap(e, "task %d", a->pids[i]);
+	}
 	if (check_tree(a, ids, self[NS_USER], e))
 		return -1;
 	NsEntry ne = NS_ENTRY__INIT;

@@ -4,7 +4,6 @@
 
 #include "ns.h"
 
-enum { NS_NET, NS_IPC, NS_UTS, NS_MNT, NS_PID, NS_CGROUP, NS_TIME, NS_USER, NS_KINDS };
 struct ns_kind {
 	const char *name; /* as in /proc/PID/ns/ */
 	int flag;	  /* CLONE_NEW* */

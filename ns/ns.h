@@ -1,7 +1,8 @@
 /* Namespaces of a tree (ns/README.md has the order): what the dump and restore pipelines call.
  *
- * Dump: ns_dump reads every task's namespaces once (by inode), checks that crshim can restore them and
- * writes ns.img plus the state of each namespace the root has apart from crshim (UTS, time offsets, ...).
+ * Dump: ns_dump takes every task's namespaces (by inode, read once per dump: ns_read_task_ids), checks that
+ * crshim can restore them and writes ns.img plus the state of each namespace the root has apart from crshim
+ * (UTS, time offsets, ...).
  * Restore: ns_rst_load reads them (before anything is made); ns_rst_enter makes the namespaces and their
  * contents in crshim itself (user first, then net devices and addresses, IPC objects, UTS, time), so that
  * the objects crshim makes before the tree (sockets, System V segments) are made inside them and the root
@@ -21,6 +22,23 @@
 #include "image/image.h"
 
 /* ---- dump ---- */
+
+struct proc_fd; /* base/proc.h */
+
+/* The kinds of namespaces (ns_kinds: their names in /proc/PID/ns/), then those a task's new children get
+ * (pid_for_children, time_for_children): the inodes of one task's, ns_read_task_ids. */
+enum { NS_NET, NS_IPC, NS_UTS, NS_MNT, NS_PID, NS_CGROUP, NS_TIME, NS_USER, NS_KINDS };
+enum { NS_PID_CHILD = NS_KINDS, NS_TIME_CHILD, NS_TASK_IDS };
+/* The inodes of task pid's namespaces (/proc/PID/ns/KIND: one stat each), 0 where it has none (a zombie, a
+ * kernel without that kind). The dump reads them once per task (engine/dump.c) and hands them over
+ * (ns_dump_args.ids). */
+int ns_read_task_ids(pid_t pid, uint64_t ino[NS_TASK_IDS], struct cr_err *e);
+/* Two tasks' namespaces of a kind (ns_read_task_ids: a, b) are the same, or one of them has none (a zombie):
+ * ns_same from what was read. */
+static inline bool ns_ids_same(uint64_t a, uint64_t b)
+{
+	return !a || !b || a == b;
+}
 
 /* Tells the dump pipeline that an image was written (a failed dump removes it). */
 typedef int (*ns_created_fn)(void *arg, enum img_kind k, int id, struct cr_err *e);
@@ -44,6 +62,14 @@ struct ns_dump_args {
 	 * is saved (mntns-ID.img) */
 	const uint32_t *mntns;
 	const pid_t *mnt_base;
+	/* per pid (NULL: read by ns_dump): its namespaces (ns_read_task_ids), its other threads (nthreads[i]
+	 * ids in threads[i]; NULL: /proc/PID/task is read) and its fds with their links (fds[i], nfds[i];
+	 * NULL: /proc/PID/fd is read), all read once the tree is stopped */
+	const uint64_t (*ids)[NS_TASK_IDS];
+	const pid_t *const *threads;
+	const size_t *nthreads;
+	const struct proc_fd *const *fds;
+	const size_t *nfds;
 };
 /* Reads and checks the namespaces of the tree (one line when one cannot be restored), writes ns.img and
  * the images of the namespaces. */

@@ -1,5 +1,6 @@
 /* /proc/PID parsers for dump (and a few small reads for restore). */
 #define LOG_PREFIX "proc: "
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -100,6 +101,66 @@ int proc_readlink(pid_t pid, const char *name, char **out, struct cr_err *e)
 	*out = strdup(buf);
 	if (!*out)
 		return cr_fail_errno(e, ENOMEM, "readlink %s: out of memory", path);
+	return 0;
+}
+
+static int cmp_fd(const void *a, const void *b)
+{
+	return ((const struct proc_fd *)a)->fd - ((const struct proc_fd *)b)->fd;
+}
+
+void proc_fds_free(struct proc_fd *f, size_t n)
+{
+	for (size_t i = 0; f && i < n; i++)
+		free(f[i].link);
+	free(f);
+}
+
+/* fd's link and stat, read relative to the open /proc/PID/fd (dfd). */
+static int read_fd(pid_t pid, int dfd, struct proc_fd *f, struct cr_err *e)
+{
+	char name[16], buf[PATH_MAX + 1];
+	snprintf(name, sizeof(name), "%d", f->fd);
+	ssize_t n = readlinkat(dfd, name, buf, sizeof(buf) - 1);
+	if (n < 0)
+		return cr_fail_sys(e, "readlink /proc/%d/fd/%d", pid, f->fd);
+	buf[n] = '\0';
+	if (!(f->link = strdup(buf)))
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	if (fstatat(dfd, name, &f->st, 0))
+		return cr_fail_sys(e, "stat /proc/%d/fd/%d", pid, f->fd);
+	return 0;
+}
+
+int proc_read_fds(pid_t pid, struct proc_fd **out, size_t *nout, struct cr_err *e)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/fd", pid);
+	*out = NULL, *nout = 0;
+	__cleanup_closedir DIR *d = opendir(path);
+	if (!d)
+		return cr_fail_sys(e, "open %s", path);
+	struct proc_fd *f = NULL;
+	size_t n = 0, cap = 0;
+	for (struct dirent *de; (de = readdir(d));) {
+		if (de->d_name[0] == '.')
+			continue;
+		if (arr_room(&f, &cap, n, sizeof(*f), 16)) {
+			proc_fds_free(f, n);
+			return cr_fail_errno(e, ENOMEM, "out of memory");
+		}
+		f[n++] = (struct proc_fd){.fd = atoi(de->d_name)};
+	}
+	if (n)
+		qsort(f, n, sizeof(*f), cmp_fd);
+	for (size_t i = 0; i < n; i++)
+		if (read_fd(pid, dirfd(d), &f[i], e)) {
+			proc_fds_free(f, n);
+			return -1;
+		}
+	if (!f && !(f = calloc(1, sizeof(*f)))) /* (none: still not NULL, which is "not read") */
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	*out = f, *nout = n;
 	return 0;
 }
 
@@ -455,23 +516,26 @@ void proc_vmas_free(struct proc_vma *v, size_t n)
 	free(v);
 }
 
-int proc_find_vdso(pid_t pid, uint64_t *start, uint64_t *end, struct cr_err *e)
+int proc_find_vdso(const char *maps, uint64_t *start, uint64_t *end)
 {
-	__cleanup_free char *buf = NULL;
-	if (proc_read(pid, "maps", &buf, NULL, e))
-		return -1;
-	char *save = NULL;
-	for (char *l = strtok_r(buf, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+	for (const char *l = maps; l && *l;) {
+		const char *nl = strchr(l, '\n');
+		size_t len = nl ? (size_t)(nl - l) : strlen(l);
+		char line[PATH_MAX + 128];
 		struct proc_vma v = {0};
-		if (!parse_maps_line(l, &v))
-			continue;
-		int found = v.name && !strcmp(v.name, "[vdso]");
-		free(v.name);
-		if (found) {
-			*start = v.start;
-			*end = v.end;
-			return 0;
+		if (len < sizeof(line) && memmem(l, len, "[vdso]", 6)) {
+			memcpy(line, l, len);
+			line[len] = '\0';
+			if (parse_maps_line(line, &v)) {
+				int found = v.name && !strcmp(v.name, "[vdso]");
+				free(v.name);
+				if (found) {
+					*start = v.start, *end = v.end;
+					return 0;
+				}
+			}
 		}
+		l += len + (nl != NULL);
 	}
 	return 1;
 }

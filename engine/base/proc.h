@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include "base/err.h"
 
@@ -76,8 +77,8 @@ struct proc_vma {
 /* Parse /proc/PID/smaps (with VmFlags). */
 int proc_parse_smaps(pid_t pid, struct proc_vma **v, size_t *n, struct cr_err *e);
 void proc_vmas_free(struct proc_vma *v, size_t n);
-/* The [vdso] range from /proc/PID/maps; 0 if found, 1 if there is none. */
-int proc_find_vdso(pid_t pid, uint64_t *start, uint64_t *end, struct cr_err *e);
+/* The [vdso] range from the text of /proc/PID/maps; 0 if found, 1 if there is none. */
+int proc_find_vdso(const char *maps, uint64_t *start, uint64_t *end);
 
 struct proc_fdinfo {
 	uint64_t pos;
@@ -86,6 +87,17 @@ struct proc_fdinfo {
 	bool locks; /* a "lock:" line (files/dump-locks.c) */
 };
 int proc_parse_fdinfo(pid_t pid, int fd, struct proc_fdinfo *fi, struct cr_err *e);
+
+/* An fd of a task: its link (/proc/PID/fd/N, malloc'ed) and the stat of its file. */
+struct proc_fd {
+	int fd;
+	char *link;
+	struct stat st;
+};
+/* The fds of task pid by number, each link and stat read once (a dump reads them once the tree is stopped,
+ * for ns/ and files/: engine/dump.c); *out is not NULL, also for none; free with proc_fds_free. */
+int proc_read_fds(pid_t pid, struct proc_fd **out, size_t *n, struct cr_err *e);
+void proc_fds_free(struct proc_fd *f, size_t n);
 
 /* A small /proc file (path) into buf, NUL-terminated (at most size - 1 bytes): its length, -1 when it cannot
  * be opened or read or is empty. */

@@ -25,11 +25,6 @@
 #include "files/sk-filter.h"
 #include "files/tty.h"
 
-static int cmp_int(const void *a, const void *b)
-{
-	return ((const struct fd_src *)a)->fd - ((const struct fd_src *)b)->fd;
-}
-
 static void free_fds(struct fd_src *f, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
@@ -39,45 +34,32 @@ static void free_fds(struct fd_src *f, size_t n)
 	free(f);
 }
 
+/* The fds of c, their links and stats (from c->fds, read once the tree was stopped: engine/dump.c, taken
+ * over; else read now), then each one's fdinfo. */
 static int collect_fds(struct dump_ctx *c, struct fd_src **out, size_t *nout, struct cr_err *e)
 {
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/%d/fd", c->pid);
-	__cleanup_closedir DIR *d = opendir(path);
-	if (!d)
-		return cr_fail_sys(e, "open %s", path);
-	struct fd_src *f = NULL;
-	size_t n = 0, cap = 0;
-	struct dirent *de;
-	while ((de = readdir(d))) {
-		if (de->d_name[0] == '.')
-			continue;
-		if (arr_room(&f, &cap, n, sizeof(*f), 16)) {
-			free_fds(f, n);
-			return cr_fail_errno(e, ENOMEM, "out of memory");
-		}
-		memset(&f[n], 0, sizeof(f[n]));
-		f[n].pid = c->pid;
-		f[n++].fd = atoi(de->d_name);
+	struct proc_fd *pf = c->fds;
+	size_t n = c->nfds;
+	c->fds = NULL, c->nfds = 0;
+	if (!pf && proc_read_fds(c->pid, &pf, &n, e))
+		return -1;
+	struct fd_src *f = calloc(n ? n : 1, sizeof(*f));
+	if (!f) {
+		proc_fds_free(pf, n);
+		return cr_fail_errno(e, ENOMEM, "out of memory");
 	}
-	if (n)
-		qsort(f, n, sizeof(*f), cmp_int);
 	for (size_t i = 0; i < n; i++) {
-		char name[32];
-		snprintf(name, sizeof(name), "fd/%d", f[i].fd);
-		snprintf(path, sizeof(path), "/proc/%d/fd/%d", c->pid, f[i].fd);
-		if (proc_readlink(c->pid, name, &f[i].link, e) ||
-		    proc_parse_fdinfo(c->pid, f[i].fd, &f[i].fi, e)) {
+		f[i].pid = c->pid, f[i].fd = pf[i].fd, f[i].st = pf[i].st;
+		f[i].link = pf[i].link;
+		pf[i].link = NULL;
+	}
+	proc_fds_free(pf, n);
+	for (size_t i = 0; i < n; i++)
+		if (proc_parse_fdinfo(c->pid, f[i].fd, &f[i].fi, e)) {
 			int fd = f[i].fd;
 			free_fds(f, n);
 			return cr_wrap(e, "fd %d", fd);
 		}
-		if (stat(path, &f[i].st)) {
-			int err = errno;
-			free_fds(f, n);
-			return cr_fail_errno(e, err, "stat %s", path);
-		}
-	}
 	for (size_t i = 0; i < n; i++)
 		f[i].all = f, f[i].nr_all = n;
 	*out = f;

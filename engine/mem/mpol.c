@@ -80,20 +80,26 @@ struct span {
 	uint64_t start, end;
 };
 
+/* The VMAs from the maps infect_start read (c->in.maps: the scratch not mapped yet, which adds a VMA of its
+ * own and changes no other), else from /proc/PID/maps now. */
 static int list_vmas(const struct dump_ctx *c, struct span **v, size_t *n, struct cr_err *e)
 {
 	__cleanup_free char *buf = NULL;
+	const char *text = c->in.maps;
 	size_t cap = 0;
-	if (proc_read(c->pid, "maps", &buf, NULL, e))
+	if (!text && proc_read(c->pid, "maps", &buf, NULL, e))
 		return -1;
-	char *save = NULL;
-	for (char *l = strtok_r(buf, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+	for (const char *l = text ? text : buf; *l;) {
+		const char *nl = strchr(l, '\n');
+		size_t len = nl ? (size_t)(nl - l) : strlen(l);
 		unsigned long long s, en;
-		if (sscanf(l, "%llx-%llx", &s, &en) != 2 || s == c->in.scratch || strstr(l, "[vsyscall]"))
-			continue;
-		if (arr_room(v, &cap, *n, sizeof(**v), 64))
-			return cr_fail_errno(e, ENOMEM, "out of memory");
-		(*v)[(*n)++] = (struct span){s, en};
+		if (sscanf(l, "%llx-%llx", &s, &en) == 2 && s != c->in.scratch &&
+		    !memmem(l, len, "[vsyscall]", 10)) {
+			if (arr_room(v, &cap, *n, sizeof(**v), 64))
+				return cr_fail_errno(e, ENOMEM, "out of memory");
+			(*v)[(*n)++] = (struct span){s, en};
+		}
+		l += len + (nl != NULL);
 	}
 	return 0;
 }

@@ -655,7 +655,7 @@ int dump_core_write(struct dump_ctx *c, struct cr_err *e)
 	ce.cpuid_faulting = r->cpuid_fault != 0, ce.has_cpuid_faulting = r->cpuid_fault != 0;
 	ce.mdwe = r->mdwe, ce.has_mdwe = r->mdwe != 0;
 	if (fill_sched(c->pid, &ce, e) || fill_sched_more(c->pid, &ce, &cpus, r->tsc, r->mce_kill, e) ||
-	    dump_seccomp(c->pid, c->pid, &ce.seccomp, e))
+	    dump_seccomp(c->pid, c->st.seccomp, &ce.seccomp, e))
 		goto out;
 	if (dump_write_one(c, IMG_CORE, &ce.base, e))
 		goto out;
@@ -695,7 +695,8 @@ int dump_core_thread_remote(struct dump_ctx *c, struct dump_thread *t, struct cr
 	    {"cpuid faulting", -1, 0, 0, 0, 0},
 	};
 	q[8].nr = arch_cpuid_get_call(&q[8].a0, &q[8].a1);
-	if (infect_start(&in, &t->s, t->regs_resume, fault_injected(c->o, FI_NO_VDSO_SYSCALL), e))
+	if (infect_start_thread(&in, &c->in, &t->s, t->regs_resume, fault_injected(c->o, FI_NO_VDSO_SYSCALL),
+				e))
 		return cr_wrap(e, "thread %d", t->tid);
 	int ret = 0;
 	for (size_t i = 0; !ret && i < ARRAY_SIZE(q); i++) {
@@ -730,11 +731,11 @@ int dump_core_thread_remote(struct dump_ctx *c, struct dump_thread *t, struct cr
 
 /* A thread's seccomp state: filters of its own (installed by each thread at restore, past those all share)
  * are kept; strict mode must be the leader's (it allows no seccomp call afterwards). */
-static int thread_seccomp(struct dump_ctx *c, pid_t tid, SeccompEntry **sc, struct cr_err *e)
+static int thread_seccomp(struct dump_ctx *c, pid_t tid, int mode, SeccompEntry **sc, struct cr_err *e)
 {
 	const SeccompEntry *lead =
 	    c->seccomp; /* (dump_core_write's, as the leader's core is written first) */
-	if (dump_seccomp(c->pid, tid, sc, e))
+	if (dump_seccomp(tid, mode, sc, e))
 		return -1;
 	bool strict =
 	    (*sc && (*sc)->mode == SECCOMP_MODE_STRICT) || (lead && lead->mode == SECCOMP_MODE_STRICT);
@@ -783,10 +784,8 @@ int dump_core_write_thread(struct dump_ctx *c, struct dump_thread *t, struct cr_
 		goto out;
 	ce.tid_address = t->tid_address, ce.has_tid_address = 1;
 	ce.in_syscall_eintr = t->in_syscall_eintr != 0, ce.has_in_syscall_eintr = 1;
-	if (thread_seccomp(c, t->tid, &ce.seccomp, e))
-		goto out;
-	int own = dump_creds_thread(c, t, &tcr, &tst, e);
-	if (own < 0)
+	int own = dump_creds_thread(c, t, &tcr, &tst, e); /* (its status read: tst) */
+	if (own < 0 || thread_seccomp(c, t->tid, tst.seccomp, &ce.seccomp, e))
 		goto out;
 	/* its own scheduling and task flags (the leader's are in core-PID.img) */
 	ce.pdeathsig = t->pdeathsig, ce.has_pdeathsig = 1;

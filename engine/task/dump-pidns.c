@@ -116,7 +116,7 @@ static size_t tree_depth(const struct dump_ctx *cs, size_t n, const struct dump_
 static bool sees(const struct dump_ctx *cs, size_t n, const struct dump_ctx *x, const struct dump_ctx *m)
 {
 	for (size_t hops = 0; m && hops <= n; hops++, m = m->ppid ? parent_of(cs, n, m) : NULL)
-		if (ns_same(m->pid, "pid", x->pid, "pid"))
+		if (ns_ids_same(m->nsid[NS_PID], x->nsid[NS_PID]))
 			return true;
 	return false;
 }
@@ -346,20 +346,20 @@ static int task_place(struct dump_ctx *c, const struct dump_ctx *p, struct cr_er
 			       "task %d is PID %d of a PID namespace below ours, not its init (PID 1), "
 			       "which is not in the tree: dump the namespace's init instead",
 			       c->pid, inner(c));
-	} else if (c->ns_levels != plv || (p && !ns_same(c->pid, "pid", p->pid, "pid"))) {
+	} else if (c->ns_levels != plv || (p && !ns_ids_same(c->nsid[NS_PID], p->nsid[NS_PID]))) {
 		return cr_fail(e,
 			       "not supported yet: task %d (PID %d inside) is in a PID namespace that is "
 			       "neither its parent %d's nor one whose init it is",
 			       c->pid, inner(c), c->ppid);
 	}
-	if (!c->zombie && !ns_same(c->pid, "pid", c->pid, "pid_for_children"))
+	if (!c->zombie && !ns_ids_same(c->nsid[NS_PID], c->nsid[NS_PID_CHILD]))
 		return cr_fail(e,
 			       "not supported yet: task %d makes its new children in another PID namespace "
 			       "than its own (unshare/setns CLONE_NEWPID without a fork)",
 			       c->pid);
 	/* (the offsets of a time namespace not entered yet could be read and written, but not which of the
 	 * tree's tasks it is shared with: CRIU refuses it too) */
-	if (!c->zombie && !ns_same(c->pid, "time", c->pid, "time_for_children"))
+	if (!c->zombie && !ns_ids_same(c->nsid[NS_TIME], c->nsid[NS_TIME_CHILD]))
 		return cr_fail(e,
 			       "not supported yet: task %d makes its new children in another time namespace "
 			       "than its own (unshare(CLONE_NEWTIME) without a fork)",
@@ -377,13 +377,9 @@ bool dump_same_mnt(const struct dump_ctx *a, const struct dump_ctx *b)
 int dump_pidns(struct dump_ctx *cs, size_t n, bool *pidns, bool *mntns_proc, struct cr_err *e)
 {
 	size_t inits = 0;
-	for (size_t i = 0; i < n; i++) { /* (each file's dump_mnt_up compared them again up to the root) */
-		char path[64];
-		struct stat st;
-		snprintf(path, sizeof(path), "/proc/%d/ns/mnt", cs[i].pid);
-		if (!stat(path, &st))
-			cs[i].mnt_dev = st.st_dev, cs[i].mnt_ino = st.st_ino;
-	}
+	/* (each file's dump_mnt_up compares them up to the root; a zombie has none: 0) */
+	for (size_t i = 0; i < n; i++)
+		cs[i].mnt_dev = 0, cs[i].mnt_ino = cs[i].nsid[NS_MNT];
 	for (size_t i = 0; i < n; i++) {
 		struct dump_ctx *c = &cs[i];
 		struct ns_pid_ids id;

@@ -35,7 +35,9 @@ static int find_vdso_insn(struct infect *in, struct cr_err *e)
 	uint64_t start, end;
 	size_t ilen;
 	const uint8_t *insn = arch_syscall_insn(&ilen);
-	int r = proc_find_vdso(in->pid, &start, &end, e);
+	if (proc_read(in->pid, "maps", &in->maps, NULL, e))
+		return -1;
+	int r = proc_find_vdso(in->maps, &start, &end);
 	if (r)
 		return r;
 	if (end - start > (16u << 20))
@@ -73,7 +75,7 @@ static int poke_insn(struct infect *in, struct cr_err *e)
 	return 0;
 }
 
-int infect_start(struct infect *in, struct seized *s, const void *base_regs, bool no_vdso, struct cr_err *e)
+static int infect_init(struct infect *in, struct seized *s, const void *base_regs, struct cr_err *e)
 {
 	memset(in, 0, sizeof(*in));
 	in->s = s;
@@ -81,9 +83,31 @@ int infect_start(struct infect *in, struct seized *s, const void *base_regs, boo
 	if (arch_gpregs_size() > sizeof(in->base))
 		return cr_fail_errno(e, EINVAL, "register set too big");
 	memcpy(in->base, base_regs, arch_gpregs_size());
-	int r = no_vdso ? 1 : find_vdso_insn(in, e);
-	if (r < 0)
+	return 0;
+}
+
+int infect_start_thread(struct infect *in, const struct infect *lead, struct seized *s, const void *base_regs,
+			bool no_vdso, struct cr_err *e)
+{
+	if (no_vdso || lead->poked || !lead->sys_ip)
+		return infect_start(in, s, base_regs, no_vdso, e);
+	if (infect_init(in, s, base_regs, e))
 		return -1;
+	in->sys_ip = lead->sys_ip; /* (the vDSO of their address space) */
+	pr_debug("task %d: remote syscalls at 0x%llx\n", in->pid, (unsigned long long)in->sys_ip);
+	return 0;
+}
+
+int infect_start(struct infect *in, struct seized *s, const void *base_regs, bool no_vdso, struct cr_err *e)
+{
+	if (infect_init(in, s, base_regs, e))
+		return -1;
+	int r = no_vdso ? 1 : find_vdso_insn(in, e);
+	if (r < 0) {
+		free(in->maps);
+		in->maps = NULL;
+		return -1;
+	}
 	if (r > 0) {
 		pr_info("task %d: no syscall instruction in [vdso], patching one at the ip\n", in->pid);
 		if (poke_insn(in, e))
@@ -301,6 +325,8 @@ int infect_batch(struct infect *in, struct infect_call *calls, size_t n, struct 
 int infect_stop(struct infect *in, struct cr_err *e)
 {
 	int ret = 0;
+	free(in->maps);
+	in->maps = NULL;
 	if (!in->s || !in->s->attached)
 		return 0;
 	if (in->scratch) {

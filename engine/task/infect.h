@@ -25,6 +25,8 @@ struct infect {
 	bool trap_ok;	/* SIGTRAP may end a remote call: a single step over the syscall, one stop */
 	uint64_t batch; /* remote address of the batch code in the scratch mapping, 0: none */
 	size_t batch_len;
+	char *maps; /* /proc/PID/maps as infect_start read it (no scratch yet; NULL: not read), until
+		       infect_stop */
 };
 
 /* The caller's part of the scratch mapping, at in->scratch. */
@@ -41,6 +43,10 @@ struct infect_call {
 /* Prepare remote calls; base_regs are the registers to put back after each call. no_vdso: do not look for a
  * syscall instruction in the vDSO, patch one at the ip (the fallback; fault point no-vdso-syscall). */
 int infect_start(struct infect *in, struct seized *s, const void *base_regs, bool no_vdso, struct cr_err *e);
+/* The same for another thread of the process whose remote syscalls lead runs (one address space): at the
+ * syscall instruction lead found in the vDSO, without reading the maps again. */
+int infect_start_thread(struct infect *in, const struct infect *lead, struct seized *s, const void *base_regs,
+			bool no_vdso, struct cr_err *e);
 /* Run one syscall in the task. *ret gets the raw result (-errno on failure). */
 int infect_syscall(struct infect *in, long nr, const unsigned long args[6], long *ret, struct cr_err *e);
 #define infect_sys(in, ret, e, nr, ...)                                                                      \
@@ -55,7 +61,7 @@ int infect_map_scratch(struct infect *in, struct cr_err *e);
 int infect_batch(struct infect *in, struct infect_call *calls, size_t n, struct cr_err *e);
 /* Read remote memory (process_vm_readv). */
 int infect_read(struct infect *in, uint64_t addr, void *buf, size_t len, struct cr_err *e);
-/* Undo everything: unmap the scratch page, restore poked bytes and the base registers. */
+/* Undo everything: unmap the scratch page, restore poked bytes and the base registers; in->maps freed. */
 int infect_stop(struct infect *in, struct cr_err *e);
 
 #endif

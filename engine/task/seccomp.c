@@ -31,21 +31,6 @@
 
 #define SECCOMP_MAX_FILTERS 512 /* the kernel's limit on instructions in a chain is 32768 */
 
-/* The Seccomp field of /proc/PID/task/TID/status. */
-static int thread_seccomp_mode(pid_t pid, pid_t tid, struct cr_err *e)
-{
-	char path[64], line[256];
-	int mode = -1;
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", pid, tid);
-	__cleanup_fclose FILE *f = fopen(path, "re");
-	if (!f)
-		return cr_fail_sys(e, "open %s", path);
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "Seccomp: %d", &mode) == 1)
-			break;
-	return mode < 0 ? 0 : mode; /* no field: a kernel without seccomp */
-}
-
 static int read_filter(pid_t tid, long idx, SeccompFilterEntry *fe, struct cr_err *e)
 {
 	long n = ptrace(PTRACE_SECCOMP_GET_FILTER, tid, (void *)idx, NULL);
@@ -100,12 +85,11 @@ static int read_filters(pid_t tid, SeccompEntry *s, struct cr_err *e)
 	return 0;
 }
 
-int dump_seccomp(pid_t pid, pid_t tid, SeccompEntry **out, struct cr_err *e)
+int dump_seccomp(pid_t tid, int mode, SeccompEntry **out, struct cr_err *e)
 {
 	*out = NULL;
-	int mode = thread_seccomp_mode(pid, tid, e);
 	if (mode <= 0)
-		return mode;
+		return 0;
 	if (mode != SECCOMP_MODE_STRICT && mode != SECCOMP_MODE_FILTER)
 		return cr_fail(e, "thread %d: unknown seccomp mode %d", tid, mode);
 	SeccompEntry *s = calloc(1, sizeof(*s));

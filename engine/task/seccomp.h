@@ -9,8 +9,9 @@
 #include "base/err.h"
 #include "seccomp.pb-c.h"
 
-/* The seccomp state of thread tid of process pid (stopped, seized); *out is NULL if it has none. */
-int dump_seccomp(pid_t pid, pid_t tid, SeccompEntry **out, struct cr_err *e);
+/* The seccomp state of thread tid (stopped, seized) in mode (the Seccomp field of its status, read once it
+ * was stopped; 0: none); *out is NULL if it has none. */
+int dump_seccomp(pid_t tid, int mode, SeccompEntry **out, struct cr_err *e);
 /* 0 if a thread's state equals its leader's (both may be NULL). */
 int dump_seccomp_same(const SeccompEntry *a, const SeccompEntry *b);
 void dump_seccomp_free(SeccompEntry *s);

@@ -254,6 +254,15 @@ static void test_pid(void)
 	ok(ns_same(getpid(), "pid", 999999999, "pid"), "a task without namespaces counts as the same");
 	ok(!ns_other(getpid(), "net") && !ns_other(999999999, "net"),
 	   "ns_other: not for ourselves nor the gone");
+	uint64_t nsid[NS_TASK_IDS];
+	struct stat nst;
+	ok(ns_read_task_ids(getpid(), nsid, &err) == 0, "ns_read_task_ids of ours (%s)", err.msg);
+	ok(!stat("/proc/self/ns/net", &nst) && nsid[NS_NET] == (uint64_t)nst.st_ino &&
+	       !stat("/proc/self/ns/pid_for_children", &nst) && nsid[NS_PID_CHILD] == (uint64_t)nst.st_ino &&
+	       !stat("/proc/self/ns/user", &nst) && nsid[NS_USER] == (uint64_t)nst.st_ino,
+	   "ns_read_task_ids: the inodes a stat gives (net, pid_for_children, user)");
+	ok(ns_read_task_ids(999999999, nsid, &err) == 0 && !nsid[NS_NET] && !nsid[NS_TIME_CHILD],
+	   "ns_read_task_ids of a gone task: none (0)");
 
 	/* our own PID namespace, to go back to for our later children (LeakSanitizer clones at exit: into a
 	 * namespace whose init is gone that fails) */

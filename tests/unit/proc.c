@@ -223,9 +223,36 @@ int main(void)
 	proc_vmas_free(v, nv);
 
 	uint64_t vs = 0, ve = 0;
-	int r = proc_find_vdso(pid, &vs, &ve, &err);
+	char *maps = NULL;
+	ok(proc_read(pid, "maps", &maps, NULL, &err) == 0, "maps read (%s)", err.msg);
+	int r = maps ? proc_find_vdso(maps, &vs, &ve) : -1;
 	ok(r == 1 || (r == 0 && vs < ve && (ve - vs) % (uint64_t)pg == 0),
 	   "vdso found page aligned (or none: %d)", r);
+	free(maps);
+	ok(proc_find_vdso("1000-2000 r-xp 00000000 00:00 0 /tmp/a [vdso]\n3000-5000 r-xp 00000000 00:00 0    "
+			  "  [vdso]\n",
+			  &vs, &ve) == 0 &&
+	       vs == 0x3000 && ve == 0x5000,
+	   "vdso: the mapping named [vdso], not a file whose name ends so");
+	ok(proc_find_vdso("1000-2000 r-xp 00000000 00:00 0 /tmp/[vdso]", &vs, &ve) == 1, "no vdso: 1");
+
+	/* fds with links and stats */
+	struct proc_fd *pf = NULL;
+	size_t npf = 0;
+	ok(proc_read_fds(pid, &pf, &npf, &err) == 0 && pf, "fds read (%s)", err.msg);
+	const struct proc_fd *f77 = NULL;
+	for (size_t i = 0; pf && i < npf; i++) {
+		if (i)
+			ok(pf[i - 1].fd < pf[i].fd, "fds by number (%d, %d)", pf[i - 1].fd, pf[i].fd);
+		if (pf[i].fd == 77)
+			f77 = &pf[i];
+	}
+	struct stat st77;
+	char p77[64];
+	snprintf(p77, sizeof(p77), "/proc/%d/fd/77", pid);
+	ok(f77 && !stat(p77, &st77) && f77->st.st_ino == st77.st_ino && strstr(f77->link, "/status"),
+	   "fd 77: its link (%s) and the stat of its file", f77 ? f77->link : "-");
+	proc_fds_free(pf, npf);
 
 	/* fdinfo */
 	struct proc_fdinfo fi;
@@ -280,7 +307,7 @@ int main(void)
 	ok(proc_parse_limits(pid, lim, &err) < 0 && strstr(err.msg, "/limits"), "limits of a gone process");
 	ok(proc_parse_timers(pid, &t, &nt, &err) < 0 && !t && !nt, "timers of a gone process");
 	ok(proc_parse_smaps(pid, &v, &nv, &err) < 0 && strstr(err.msg, "/smaps"), "smaps of a gone process");
-	ok(proc_find_vdso(pid, &vs, &ve, &err) < 0, "vdso of a gone process");
+	ok(proc_read_fds(pid, &pf, &npf, &err) < 0 && strstr(err.msg, "/fd"), "fds of a gone process");
 	ok(proc_readlink(pid, "exe", &s, &err) < 0 && strstr(err.msg, "readlink"),
 	   "readlink of a gone process");
 	ok(proc_stat_comm_end(pid, 0, buf, sizeof(buf)) == NULL, "comm end of a gone process: NULL");
