@@ -39,7 +39,9 @@ static int read_ids(pid_t pid, const char *const *names, int n, uint64_t *ino, s
 		snprintf(path, sizeof(path), "/proc/%d/ns", pid);
 	else
 		snprintf(path, sizeof(path), "/proc/self/ns");
-	__cleanup_close int dfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	/* O_PATH: a crshim with file capabilities is not dumpable, its /proc/self/ns is root's and not
+	 * readable for its uid (mode user); the links are, to itself */
+	__cleanup_close int dfd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0 && !(errno == ENOENT && pid))
 		return cr_fail_sys(e, "open %s", path);
 	for (int k = 0; k < n; k++) {
