@@ -91,6 +91,7 @@ struct rst_task {
 	int go_again; /* crshim's copy of go_pipe[1] for a second go (its nested mount namespace stands, what
 			 crshim makes in it is there: rst_ghost_links), -1 */
 	int fdt_turn[2], fdt_done[2], fdt_pidfd; /* a sharer of its parent's fd table (restore-fdtable.c) */
+	int maps_fd;   /* a sharer's /proc/self/maps, in its range (rst_child_fill_unmap); 0: none */
 	int userns_fd; /* the tree's user namespace (ns/userns.c), entered last; -1: none */
 	int fault;     /* fault point of this run (engine/fault.h), 0 = none */
 	int lazy_sk;   /* the root, restore --lazy-pages: the connection to lazy-pages, else -1 */

@@ -380,18 +380,12 @@ void ns_mnt_ext_own(const struct ns_mnt_state *s, int *own)
 			     : -1;
 }
 
-static int set_group(int from, int to)
-{
-	return (int)syscall(SYS_move_mount, from, "", to, "",
-			    MOVE_MOUNT_SET_GROUP | MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH);
-}
-
 int ns_mnt_ext_link(const struct ns_mnt_state *s, size_t i, int fd, int own, char *msg, size_t len)
 {
 	if (!s->host || s->host[i] < 0)
 		return 0;
 	const MntEntry *m = s->m[i];
-	if (set_group(s->host[i], fd)) {
+	if (ns_mnt_join_fd(s->host[i], fd)) {
 		if (errno != EPERM) {
 			snprintf(msg, len, "mount %s: join its peer group outside the tree: %s",
 				 m->mountpoint, strerror(errno));
@@ -399,10 +393,8 @@ int ns_mnt_ext_link(const struct ns_mnt_state *s, size_t i, int fd, int own, cha
 		}
 		/* crshim's clone, from a user namespace: its own clone, a slave of the group (if the copy
 		 * of the namespace had it so: else the kernel refuses a private one, EINVAL) */
-		if (own >= 0 && !set_group(own, fd)) {
-			struct mount_attr sh = {.propagation = MS_SHARED};
-			if (s->out[i] == NS_MNT_OUT_PEER &&
-			    syscall(SYS_mount_setattr, fd, "", AT_EMPTY_PATH, &sh, sizeof(sh))) {
+		if (own >= 0 && !ns_mnt_join_fd(own, fd)) {
+			if (s->out[i] == NS_MNT_OUT_PEER && ns_mnt_prop_fd(fd, MS_SHARED)) {
 				snprintf(msg, len, "mount %s: make it shared: %s", m->mountpoint,
 					 strerror(errno));
 				return -1;
@@ -415,9 +407,7 @@ int ns_mnt_ext_link(const struct ns_mnt_state *s, size_t i, int fd, int own, cha
 		}
 		return 0; /* left out of the group */
 	}
-	struct mount_attr slave = {.propagation = MS_SLAVE};
-	if (s->out[i] == NS_MNT_OUT_SLAVE &&
-	    syscall(SYS_mount_setattr, fd, "", AT_EMPTY_PATH, &slave, sizeof(slave))) {
+	if (s->out[i] == NS_MNT_OUT_SLAVE && ns_mnt_prop_fd(fd, MS_SLAVE)) {
 		snprintf(msg, len, "mount %s: make it a slave of its peer group outside the tree: %s",
 			 m->mountpoint, strerror(errno));
 		return -1;

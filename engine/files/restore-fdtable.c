@@ -29,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -149,6 +150,46 @@ static int keep_ghost(int fd, void *next)
 	return place(&fd, next, false) ? -1 : fd;
 }
 
+/* Once its turn is over the restoring process fills the table with dup2 at the numbers of the task's fds,
+ * while this process goes on to its blob: an fd it opened then would get the lowest free number, which dup2
+ * may take from it (and its close would then take the task's fd: a restored fd gone, under load). So what it
+ * opens after its turn is opened now, in its range: its /proc/self/maps (read before its blob,
+ * rst_child_fill_unmap) and what the blob would make (restorer.c: pre_fd). The userfaultfd of lazy pages
+ * outlives the blob (crshim closes it once lazy-pages has it): it comes last, out of the range the blob
+ * closes (*keep). */
+static int pre_fds(struct rst_task *t, int *next, int *keep, char *msg, size_t len)
+{
+	struct rst_args *a = t->args;
+	const struct rst_vma *v = (const struct rst_vma *)(uintptr_t)a->vmas;
+	bool thp = false, aio = false;
+	for (uint32_t i = 0; i < a->nr_vmas; i++) {
+		thp = thp || v[i].thp;
+		aio = aio || v[i].kind == RST_VMA_AIO;
+	}
+	enum { MAPS = RST_PRE_FDS };
+	static const int order[] = {RST_PRE_THP_UFFD, RST_PRE_AIO_EFD, MAPS, RST_PRE_LAZY_UFFD};
+	int fd[RST_PRE_FDS + 1] = {
+	    [RST_PRE_THP_UFFD] =
+		a->use_thp && thp ? (int)syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK) : 0,
+	    [RST_PRE_AIO_EFD] = aio ? eventfd(0, EFD_CLOEXEC) : 0,
+	    [RST_PRE_LAZY_UFFD] = a->lazy ? (int)syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK) : 0,
+	    [MAPS] = rst_self_proc_open("maps", O_RDONLY | O_CLOEXEC)};
+	if (fd[RST_PRE_THP_UFFD] < 0) /* (the blob would do without huge pages) */
+		fd[RST_PRE_THP_UFFD] = 0, a->use_thp = 0;
+	*keep = *next - 1;
+	for (size_t k = 0; k < sizeof(order) / sizeof(order[0]); k++) {
+		int i = order[k];
+		if (fd[i] < 0 || (fd[i] && place(&fd[i], next, true))) /* (the tree goes, with its table) */
+			return fail_msg(msg, len, "open what it needs after its turn", t->pid);
+		if (i != RST_PRE_LAZY_UFFD)
+			*keep = *next - 1;
+		if (i < RST_PRE_FDS)
+			a->pre_fd[i] = fd[i];
+	}
+	t->maps_fd = fd[MAPS];
+	return 0;
+}
+
 /* t's own fds, from *next on: its ends of the error pipe and page file are its own (moved); crshim's fds it
  * shares with others (shared memory objects, ghosts, /proc, user namespace) are copied. */
 static int place_self(struct rst_task *t, int *next, char *msg, size_t len)
@@ -189,9 +230,10 @@ static int place_self(struct rst_task *t, int *next, char *msg, size_t len)
 		return fail_msg(msg, len, t->mm->exe_path, t->pid);
 	}
 	a->mm.exe_fd = (uint32_t)fd;
-	if (wake_pipe(t, next, msg, len))
+	int hi;
+	if (wake_pipe(t, next, msg, len) || pre_fds(t, next, &hi, msg, len))
 		return -1;
-	a->helper_fd_hi = *next - 1;
+	a->helper_fd_hi = hi;
 	return 0;
 }
 

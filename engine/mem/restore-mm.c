@@ -661,18 +661,21 @@ int rst_child_fill_unmap(struct rst_task *t, char *msg, size_t msglen)
 	struct rst_args *a = t->args;
 	char *buf = (char *)(uintptr_t)(a->stack_top - RST_STACK_SIZE);
 	size_t len = 0;
-	int fd = rst_self_proc_open("maps", O_RDONLY | O_CLOEXEC); /* (its mount tree may have no /proc) */
+	/* (its mount tree may have no /proc; a sharer of an fd table opened it in its turn:
+	 * restore-fdtable.c) */
+	int fd = t->maps_fd > 0 ? t->maps_fd : rst_self_proc_open("maps", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return snprintf(msg, msglen, "open /proc/self/maps: %s", strerror(errno)), -1;
-	for (ssize_t n;
-	     len < RST_STACK_SIZE - 1 && (n = read(fd, buf + len, RST_STACK_SIZE - 1 - len)) != 0;) {
+	for (ssize_t n; len < RST_STACK_SIZE - 1 &&
+			(n = pread(fd, buf + len, RST_STACK_SIZE - 1 - len, (off_t)len)) != 0;) {
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
 			break;
 		len += (size_t)n;
 	}
-	close(fd);
+	if (fd != t->maps_fd) /* (a sharer's goes with its range, in the blob) */
+		close(fd);
 	buf[len] = '\0';
 	a->nr_unmap = 0;
 	for (char *line = buf, *nl; *line; line = nl + 1) {

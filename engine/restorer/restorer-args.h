@@ -33,6 +33,9 @@
 #ifndef __ASSEMBLER__
 enum rst_state { RST_RUNNING = 0, RST_DONE = 1, RST_FAILED = 2 };
 
+/* rst_args.pre_fd[] */
+enum { RST_PRE_THP_UFFD, RST_PRE_AIO_EFD, RST_PRE_LAZY_UFFD, RST_PRE_FDS };
+
 /* Kinds of rst_vma (the blob needs only these). */
 enum rst_vma_kind {
 	RST_VMA_ANON = 0,
@@ -290,6 +293,11 @@ struct rst_args {
 	volatile int32_t timer_turn;
 	int32_t pad_turn;
 	int32_t helper_fd_hi; /* last helper fd to close; 0: all from helper_fd_lo on (restore-fdtable.c) */
+	/* a sharer of an fd table: the fds the blob would make for itself, made before its turn ended and
+	 * kept in its range (restore-fdtable.c pre_blob_fds): userfaultfd for huge pages, eventfd for AIO
+	 * rings, userfaultfd for lazy pages; 0: none, the blob makes its own. The blob closes none of them
+	 * itself (its helper range goes at the end). */
+	int32_t pre_fd[RST_PRE_FDS];
 
 	/* ---- processes sharing the address space (restore-sharedvm.c, restorer/sharedvm.c) ---- */
 	uint64_t svm_args[RST_MAX_SVM]; /* the owner: struct rst_args * of each sharer it clones */

@@ -230,6 +230,19 @@ static void helper_main(void *arg)
 	read_part(a, a->helper_from, a->helper_to, 1);
 }
 
+/* An fd made for the blob before the turn of a sharer of an fd table ended (pre_fd), else 0. */
+static long made(const struct rst_args *a, int which)
+{
+	return a->pre_fd[which] > 0 ? a->pre_fd[which] : 0;
+}
+
+/* That fd, else a new one: syscall nr (userfaultfd or eventfd2) with arg, flags. */
+static long made_or(const struct rst_args *a, int which, long nr, long arg, long flags)
+{
+	return made(a, which) ? made(a, which)
+			      : (nr == __NR_userfaultfd ? sys1(nr, flags) : sys2(nr, arg, flags));
+}
+
 /* A userfaultfd and a window per thread for huge pages. Any failure: no huge pages (a->uffd = -1). */
 static void thp_setup(struct rst_args *a)
 {
@@ -244,7 +257,7 @@ static void thp_setup(struct rst_args *a)
 		;
 	if (i == a->nr_vmas)
 		return;
-	long fd = sys1(__NR_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+	long fd = made_or(a, RST_PRE_THP_UFFD, __NR_userfaultfd, 0, O_CLOEXEC | O_NONBLOCK);
 	if (RST_ISERR(fd))
 		return;
 	if (RST_ISERR(sys3(__NR_ioctl, fd, UFFDIO_API, &api)))
@@ -261,7 +274,8 @@ static void thp_setup(struct rst_args *a)
 	a->thp_ok = 1;
 	return;
 fail:
-	sys1(__NR_close, fd);
+	if (fd != made(a, RST_PRE_THP_UFFD))
+		sys1(__NR_close, fd);
 	for (int k = 0; k < 2; k++)
 		if (a->win_raw[k])
 			sys2(__NR_munmap, a->win_raw[k], RST_THP_WIN + RST_THP_SIZE);
@@ -272,7 +286,8 @@ static void thp_teardown(struct rst_args *a)
 {
 	if (a->uffd < 0)
 		return;
-	check(a, sys1(__NR_close, a->uffd), "close userfaultfd", 0, 0);
+	if (a->uffd != made(a, RST_PRE_THP_UFFD))
+		check(a, sys1(__NR_close, a->uffd), "close userfaultfd", 0, 0);
 	for (int k = 0; k < 2; k++)
 		check(a, sys2(__NR_munmap, a->win_raw[k], RST_THP_WIN + RST_THP_SIZE), "unmap window",
 		      a->win_raw[k], 0);
@@ -456,7 +471,7 @@ static void aio_restore(struct rst_args *a, const struct rst_vma *v)
 		fail(a, "AIO ring of another size", -22, v->start, nw->nr);
 	uint32_t held = (old->tail + old->nr - old->head) % old->nr;
 	if (old->head || held) {
-		long efd = sys2(__NR_eventfd2, 0, O_CLOEXEC);
+		long efd = made_or(a, RST_PRE_AIO_EFD, __NR_eventfd2, 0, O_CLOEXEC);
 		check(a, efd, "eventfd (AIO ring)", v->start, 0);
 		struct rst_iocb cb = {
 		    .opcode = RST_IOCB_CMD_POLL, .fildes = (uint32_t)efd, .buf = RST_POLLOUT};
@@ -473,7 +488,8 @@ static void aio_restore(struct rst_args *a, const struct rst_vma *v)
 		}
 		for (int k = 0; k < 5000 && __atomic_load_n(&nw->tail, __ATOMIC_ACQUIRE) != old->tail; k++)
 			sys2(__NR_sched_yield, 0, 0);
-		sys1(__NR_close, efd);
+		if (efd != made(a, RST_PRE_AIO_EFD))
+			sys1(__NR_close, efd);
 	}
 	if (nw->tail != old->tail)
 		fail(a, "move the AIO ring's tail", -5, v->start, nw->tail);
@@ -550,7 +566,7 @@ static void lazy_make(struct rst_args *a)
 	a->lazy_uffd = -1;
 	if (!a->lazy)
 		return;
-	long fd = sys1(__NR_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+	long fd = made_or(a, RST_PRE_LAZY_UFFD, __NR_userfaultfd, 0, O_CLOEXEC | O_NONBLOCK);
 	check(a, fd, "userfaultfd (lazy pages)", 0, 0);
 	struct uffdio_api api = {UFFD_API,
 				 UFFD_FEATURE_EVENT_FORK | UFFD_FEATURE_EVENT_REMAP |
