@@ -304,6 +304,13 @@ void rst_pipes_done(void)
 
 /* ---------------------------------------------------------------- parent: pipes shared by processes */
 
+/* The status flags crshim sets on its end of a shared pipe: not O_ASYNC, which the process holding it sets
+ * through its own number (rst_fown_apply): the signal's si_fd is the number O_ASYNC was set through. */
+static int shared_fl(uint32_t flags)
+{
+	return (int)(flags & ~(uint32_t)(O_ACCMODE | O_ASYNC));
+}
+
 /* A pipe held by several processes of the tree is made once, here in crshim, before the root is cloned:
  * every process inherits it through clone3 and takes its ends as FILE_INHERIT (one open file description
  * per end, as after a fork). crshim's copies are closed by rst_pipes_share_done. */
@@ -376,8 +383,8 @@ static int make_shared(const struct rst_task *ts, size_t n, const PipeEntry *pe,
 		return cr_fail_sys(e, "pipe:[%" PRIu64 "]: write back %zu bytes in flight", pe->pipe_id,
 				   d->data.len);
 	const PipeEntry *r = first_entry(ts, n, pe, O_RDONLY), *w = first_entry(ts, n, pe, O_WRONLY);
-	if (fcntl(p[0], F_SETFL, r ? (int)(r->flags & ~(uint32_t)O_ACCMODE) : 0) < 0 ||
-	    fcntl(p[1], F_SETFL, w ? (int)(w->flags & ~(uint32_t)O_ACCMODE) : 0) < 0)
+	if (fcntl(p[0], F_SETFL, r ? shared_fl(r->flags) : 0) < 0 ||
+	    fcntl(p[1], F_SETFL, w ? shared_fl(w->flags) : 0) < 0)
 		return cr_fail_sys(e, "pipe:[%" PRIu64 "]: set flags", pe->pipe_id);
 	pr_info("pipe:[%" PRIu64 "] is shared by processes of the tree: made once (fds %d, %d), %zu bytes\n",
 		pe->pipe_id, p[0], p[1], d ? d->data.len : (size_t)0);
@@ -415,7 +422,7 @@ static int desc_fd(struct shared_pipe *sp, const FileEntry *f, int *out, struct 
 	char path[64];
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", *out);
 	int fd = sp->dry ? -1 : open(path, (wr ? O_WRONLY : O_RDONLY) | O_CLOEXEC | O_NONBLOCK);
-	if (!sp->dry && (fd < 0 || fcntl(fd, F_SETFL, (int)(f->pipe->flags & ~(uint32_t)O_ACCMODE)) < 0)) {
+	if (!sp->dry && (fd < 0 || fcntl(fd, F_SETFL, shared_fl(f->pipe->flags)) < 0)) {
 		if (fd >= 0)
 			close(fd);
 		return cr_fail_sys(e, "pipe:[%" PRIu64 "]: another description of an end", sp->id);
