@@ -275,6 +275,11 @@ __attribute__((noreturn)) void rst_helper_child(struct rst_task *t);
  * the copies of packet sockets its sharers map the rings of, in their slots; then it wakes them.
  * rst_fdtable_check (after rst_tree_plan): a process sharing the table of its sibling (files_with) is cloned
  * by that one with CLONE_PARENT; what a sharer cannot be. */
+/* The status flags of an image's file that open() must not be given again: creation ones, O_CLOEXEC (fd
+ * flags are set on their own), and O_ASYNC: open() keeps it among the flags without arming the signal, and
+ * F_SETFL, seeing no change, then never arms it (no SIGIO at all): rst_fown_apply sets it, through the
+ * task's own number. */
+#define RST_OPEN_DROP_FLAGS (O_CREAT | O_TRUNC | O_EXCL | O_CLOEXEC | O_ASYNC)
 #define RST_SHARER_ENDED "(shares the fd table) ended before it kept its fds" /* rst_task_reason: its own */
 bool rst_files_shared(const struct rst_task *t);
 bool rst_files_sharer_of(const struct rst_task *t, const struct rst_task *c);

@@ -34,8 +34,6 @@
 #include "pid.h"
 #include "restore.h"
 
-#define OPEN_DROP_FLAGS (O_CREAT | O_TRUNC | O_EXCL | O_CLOEXEC)
-
 bool fd_has_prefix(const char *s, const char *p)
 {
 	return !strncmp(s, p, strlen(p));
@@ -1032,7 +1030,7 @@ static int open_path(struct rst_task *t, int lo, const FileEntry *f, const Fdinf
 		     size_t len)
 {
 	const RegFileEntry *r = f->reg;
-	int flags = (int)(r->flags & ~(uint32_t)OPEN_DROP_FLAGS) | O_NOCTTY;
+	int flags = (int)(r->flags & ~(uint32_t)RST_OPEN_DROP_FLAGS) | O_NOCTTY;
 	if (r->deleted) /* a ghost (restore-ghost.c): its /proc magic link must be followed */
 		flags &= ~O_NOFOLLOW;
 	int tmp = r->mnt_up && rst_mnt_up_root >= 0 && !r->deleted

@@ -86,9 +86,13 @@ int rst_fown_apply(const FileEntry *f, int fd, pid_t owner, const CredsEntry *c,
 	/* an owner that is gone (ESRCH) gets no signals: nothing to set */
 	if (owner && rst_fown_setown(fd, &own, c) && errno != ESRCH)
 		goto fail;
+	/* O_ASYNC set here, through the task's number: the kernel keeps the number it was set through for
+	 * the signal's si_fd. Off first: whoever made the file may have set it through its own number
+	 * (crshim, for a file of several processes), or opened it with O_ASYNC, which open() takes as a
+	 * flag without arming it; F_SETFL arms it only when the flag changes. */
 	what = "F_SETFL O_ASYNC";
 	int fl = fcntl(fd, F_GETFL);
-	if (fo->async && (fl < 0 || fcntl(fd, F_SETFL, fl | O_ASYNC)))
+	if (fo->async && (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_ASYNC) || fcntl(fd, F_SETFL, fl | O_ASYNC)))
 		goto fail;
 	return 0;
 fail:

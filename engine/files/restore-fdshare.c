@@ -20,8 +20,6 @@
 #include "ns.h"
 #include "restore.h"
 
-#define OPEN_DROP_FLAGS (O_CREAT | O_TRUNC | O_EXCL | O_CLOEXEC)
-
 struct shared_desc {
 	uint32_t id;
 	int fd;
@@ -179,7 +177,7 @@ static int open_once(const FileEntry *f, const char *root, bool late, pid_t owne
 		    f->id, sk);
 		return 0;
 	}
-	int fl = (int)(r->flags & ~(uint32_t)OPEN_DROP_FLAGS) | O_NOCTTY | O_CLOEXEC;
+	int fl = (int)(r->flags & ~(uint32_t)RST_OPEN_DROP_FLAGS) | O_NOCTTY | O_CLOEXEC;
 	/* an fd of /dev/net/tun attached to a device: opened and attached here, in the namespace of the
 	 * device (open_once_net), whatever the mount tree */
 	bool tun = r->tun_iff != NULL;

@@ -24,8 +24,6 @@
 #define F_SETPIPE_SZ 1031
 #endif
 
-#define OPEN_DROP_FLAGS (O_CREAT | O_TRUNC | O_EXCL | O_CLOEXEC)
-
 /* ---------------------------------------------------------------- parent: checks */
 
 static int check_entry(const struct rst_task *t, const FileEntry *f, struct cr_err *e)
@@ -247,7 +245,7 @@ static struct rpipe *find_pipe(const FileEntry *f)
  * /proc/self/fd for another description of the same end (or any FIFO open, by path). -1 on error. */
 static int end_for(struct rpipe *rp, const FileEntry *f, bool *fresh)
 {
-	int flags = (int)(f->pipe->flags & ~(uint32_t)OPEN_DROP_FLAGS);
+	int flags = (int)(f->pipe->flags & ~(uint32_t)RST_OPEN_DROP_FLAGS);
 	*fresh = true;
 	if (rp->fifo && !f->reg->deleted)
 		return open(f->reg->path, flags | O_NOCTTY);

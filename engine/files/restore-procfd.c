@@ -228,7 +228,7 @@ static int open_one(const struct rst_task *t, const FileEntry *f, const FdinfoEn
 		    size_t len)
 {
 	const RegFileEntry *r = f->reg;
-	int flags = (int)(r->flags & ~(uint32_t)(O_CREAT | O_TRUNC | O_EXCL | O_CLOEXEC)) | O_NOCTTY;
+	int flags = (int)(r->flags & ~(uint32_t)RST_OPEN_DROP_FLAGS) | O_NOCTTY;
 	int tmp = r->dead_pid ? rst_procfd_dead(r->path, open_cb, &flags) : open(r->path, flags);
 	if (tmp < 0)
 		return rst_errmsg(msg, len, "fd %d: open %s", fi->fd, r->path);

@@ -21,8 +21,6 @@
 #include "restore.h"
 #include "mem/shmem.h"
 
-#define OPEN_DROP_FLAGS (O_CREAT | O_TRUNC | O_EXCL | O_CLOEXEC)
-
 struct rmemfd {
 	uint64_t inode;
 	int fd; /* helper >= lo, O_RDWR */
@@ -102,7 +100,7 @@ static int reopen(int hfd, const MemfdEntry *m, char *msg, size_t len)
 {
 	char path[64];
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", hfd);
-	int fd = open(path, (int)(m->flags & ~(uint32_t)OPEN_DROP_FLAGS) | O_CLOEXEC);
+	int fd = open(path, (int)(m->flags & ~(uint32_t)RST_OPEN_DROP_FLAGS) | O_CLOEXEC);
 	if (fd < 0)
 		return rst_errmsg(msg, len, "reopen memfd %s", m->name);
 	if (m->pos && lseek(fd, (off_t)m->pos, SEEK_SET) < 0) {
