@@ -1,5 +1,7 @@
 /* Inet socket discovery through NETLINK_SOCK_DIAG (see sock-diag.h): one dump per table (TCP, UDP, UDP-Lite,
- * raw; IPv4 and IPv6) of the net namespace of a task, sent and parsed by ns_diag_query (libnl-3). */
+ * raw; IPv4 and IPv6) of the net namespace of a task, sent and parsed by ns_diag_query (libnl-3); TCP with
+ * INET_DIAG_INFO asked, for the MD5 keys it brings (and, when a socket has some, whether a VRF device is
+ * there, through libnl-route-3). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +10,9 @@
 #include <linux/inet_diag.h>
 #include <linux/sock_diag.h>
 #include <netlink/attr.h>
+#include <netlink/errno.h>
+#include <netlink/netlink.h>
+#include <netlink/route/link.h>
 
 #include "sock-diag.h"
 
@@ -55,6 +60,13 @@ static int inet_add(const void *hdr, struct nlattr **tb, void *arg, struct cr_er
 		s->shutdown = nla_get_u8(tb[INET_DIAG_SHUTDOWN]);
 	if (s->raw && tb[INET_DIAG_PROTOCOL] && nla_len(tb[INET_DIAG_PROTOCOL]) >= 1)
 		s->protocol = nla_get_u8(tb[INET_DIAG_PROTOCOL]);
+	if (q->proto == IPPROTO_TCP && tb[INET_DIAG_MD5SIG] && nla_len(tb[INET_DIAG_MD5SIG]) > 0) {
+		uint32_t n = (uint32_t)nla_len(tb[INET_DIAG_MD5SIG]);
+		if (!(s->md5 = malloc(n)))
+			return cr_fail_errno(e, ENOMEM, "out of memory");
+		memcpy(s->md5, nla_data(tb[INET_DIAG_MD5SIG]), n);
+		s->md5_len = n;
+	}
 	return 0;
 }
 
@@ -72,6 +84,8 @@ static int inet_dump(struct ns_inet_table *t, uint8_t family, uint8_t proto, str
 		r.idiag_states &= ~((1u << ST_TIME_WAIT) | (1u << ST_NEW_SYN_RECV));
 	if (proto == IPPROTO_RAW)
 		r.pad = IPPROTO_RAW; /* sdiag_raw_protocol: raw sockets of every protocol */
+	if (proto == IPPROTO_TCP)    /* with it (and CAP_NET_ADMIN) the kernel adds INET_DIAG_MD5SIG */
+		r.idiag_ext = 1 << (INET_DIAG_INFO - 1);
 	r.id.idiag_cookie[0] = r.id.idiag_cookie[1] = INET_DIAG_NOCOOKIE;
 	struct cr_err e2 = {0};
 	if (ns_diag_query(&r, sizeof(r), true, sizeof(struct inet_diag_msg), INET_DIAG_MAX, inet_add, &q,
@@ -94,6 +108,26 @@ static int cmp_ino(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* Is there a VRF device in the net namespace this thread is in? */
+static int vrf_here(bool *vrf, struct cr_err *e)
+{
+	struct nl_sock *sk = nl_socket_alloc();
+	struct nl_cache *links = NULL;
+	int r = sk ? nl_connect(sk, NETLINK_ROUTE) : -NLE_NOMEM;
+	if (r >= 0)
+		r = rtnl_link_alloc_cache(sk, AF_UNSPEC, &links);
+	for (struct nl_object *o = r >= 0 ? nl_cache_get_first(links) : NULL; o; o = nl_cache_get_next(o)) {
+		const char *kind = rtnl_link_get_type((struct rtnl_link *)o);
+		if (kind && !strcmp(kind, "vrf"))
+			*vrf = true;
+	}
+	if (links)
+		nl_cache_free(links);
+	if (sk)
+		nl_socket_free(sk);
+	return r < 0 ? cr_fail_errno(e, EIO, "the links of the namespace: %s", nl_geterror(r)) : 0;
+}
+
 /* Every table, in the net namespace this thread is in (ns_diag_in_netns). */
 static int collect_here(void *arg, struct cr_err *e)
 {
@@ -104,6 +138,9 @@ static int collect_here(void *arg, struct cr_err *e)
 		for (size_t f = 0; f < sizeof(fams); f++)
 			if (inet_dump(t, fams[f], protos[p], e))
 				return -1;
+	for (size_t i = 0; i < t->n; i++)
+		if (t->sk[i].md5)
+			return vrf_here(&t->vrf, e);
 	return 0;
 }
 
@@ -140,7 +177,10 @@ const struct ns_inet_sk *ns_inet_find(const struct ns_inet_table *t, uint32_t in
 
 void ns_inet_table_free(struct ns_inet_table *t)
 {
+	for (size_t i = 0; i < t->n; i++)
+		free(t->sk[i].md5);
 	free(t->sk);
 	t->sk = NULL;
 	t->n = 0;
+	t->vrf = false;
 }

@@ -95,11 +95,18 @@ struct ns_inet_sk {
 	 * UDP: memory of the receive and send queues */
 	uint32_t rqueue, wqueue;
 	uint32_t uid;
+	/* TCP: its MD5 keys, the INET_DIAG_MD5SIG attribute (struct tcp_diag_md5sig each, newest first),
+	 * malloc'ed; NULL: none (or no CAP_NET_ADMIN over the namespace, which the kernel asks for) */
+	uint8_t *md5;
+	uint32_t md5_len;
 };
 
 struct ns_inet_table {
 	struct ns_inet_sk *sk; /* sorted by inode */
 	size_t n;
+	/* read when a socket has MD5 keys: the namespace has a VRF device (an L3 master), to which a key may
+	 * be bound (TCP_MD5SIG_FLAG_IFINDEX), which sock_diag does not tell */
+	bool vrf;
 };
 
 /* Every inet socket of the net namespace of task pid (0: ours). */

@@ -27,6 +27,7 @@ struct sk_diag {
 	uint64_t ino;		/* the task's net namespace */
 	struct ns_inet_table o; /* the table of another one, where the last socket made elsewhere was */
 	uint64_t o_ino;		/* ... that one, 0: none */
+	bool md5_said;		/* TCP MD5 keys could not be read: the user was told */
 };
 
 void sk_diag_free(struct sk_diag *d)
@@ -391,6 +392,8 @@ int sk_diag_fill(struct dump_ctx *c, struct sk_diag **dp, int fd, int cfd, InetS
 			       ie->family);
 	if (s->shutdown)
 		ie->shutdown = s->shutdown, ie->has_shutdown = 1;
+	if (ie->protocol == IPPROTO_TCP && tcp_md5_dump(c, &(*dp)->md5_said, t, s, ie, e))
+		return -1;
 	if (ie->protocol == IPPROTO_TCP) {
 		int r = tcp_fill(c, fd, s, ie, e);
 		if (r)

@@ -588,6 +588,8 @@ static int fill_inet(struct dump_ctx *c, int fd, int cfd, int family, uint32_t f
 		return -1;
 	if (known > 0 && ie->has_dst_addr && proto != IPPROTO_TCP)
 		ie->state = TCP_ESTABLISHED, ie->has_state = 1;
+	if (proto == IPPROTO_TCP && tcp_ao_dump(cfd, e)) /* tcp-keys.c; MD5 keys: sk_diag_fill */
+		return -1;
 	if (udp_corked(cfd, ie, e))
 		return -1;
 	/* options before repair mode (which changes SO_REUSEADDR) */
@@ -653,6 +655,7 @@ void dump_sk_entry_free(FileEntry *fe)
 		free(fe->inet_sk->closed_rcv.data);
 		sk_queue_free(fe->inet_sk);
 		sk_mcast_free(fe->inet_sk);
+		tcp_md5_free(fe->inet_sk);
 		dump_sk_opts_free(fe->inet_sk->opts, fe->inet_sk->n_opts);
 		tcp_stream_free(fe->inet_sk->tcp);
 		free(fe->inet_sk);

@@ -53,7 +53,7 @@ int rst_sk_check(const FileEntry *f, struct cr_err *e)
 	for (size_t i = 0; i < ie->n_opts; i++)
 		if (!ie->opts[i]->has_level || !ie->opts[i]->has_name)
 			return cr_fail_errno(e, EBADMSG, "file id %u: bad socket option", f->id);
-	return 0;
+	return tcp_md5_check(ie, e) ? cr_wrap(e, "file id %u", f->id) : 0;
 }
 
 /* SO_SNDBUFFORCE/SO_RCVBUFFORCE need CAP_NET_ADMIN. Without it (a crshim with file capabilities only), the
@@ -151,6 +151,13 @@ static bool closed_tcp(const InetSkEntry *ie)
 	       ie->has_src_addr && !ie->tcp;
 }
 
+/* Its MD5 keys set once it is connected: its restore sends it a packet of the peer's (tcp-fin.c: a FIN, the
+ * RST that ends it), which crshim does not sign (a socket with a key for the peer drops it). */
+static bool md5_late(const InetSkEntry *ie)
+{
+	return (established_tcp(ie) && sk_tcp_fin_rcvd(ie->state)) || closed_tcp(ie);
+}
+
 /* bind; an address this host does not have (bound under IP_FREEBIND that was turned off afterwards) is bound
  * with the option on for the bind alone, as it was then; the option is back as the image had it. */
 static int bind_any(int sk, const InetSkEntry *ie, const struct sockaddr *a, socklen_t alen)
@@ -198,7 +205,8 @@ static int inet_setup(int sk, const InetSkEntry *ie, char *msg, size_t len)
 	socklen_t slen = mkaddr(ie, false, &src), dlen = mkaddr(ie, true, &dst);
 	/* the saved options first: TCP_REPAIR makes the bind ignore the sockets on the port (a listener of
 	 * the tree restored before this connection), which a saved SO_REUSEADDR set after it would undo */
-	if (rst_sk_opts(sk, ie->opts, ie->n_opts, msg, len))
+	if (rst_sk_opts(sk, ie->opts, ie->n_opts, msg, len) ||
+	    (!md5_late(ie) && tcp_md5_restore(sk, ie, msg, len)))
 		return -1;
 	if (established_tcp(ie)) {
 		int on = 1;
@@ -282,8 +290,8 @@ int rst_sk_make(const FileEntry *f, char *msg, size_t len)
 		     : socket((int)ie->family, (int)ie->type | nb, (int)ie->protocol);
 	if (sk < 0)
 		return sk_errmsg(msg, len, "socket(%u, %u, %u)", ie->family, ie->type, ie->protocol);
-	if (inet_setup(sk, ie, msg, len) || rst_sk_shutdown(sk, ie, msg, len) ||
-	    rst_sk_buf_lock(sk, ie->opts, ie->n_opts, msg, len)) {
+	if (inet_setup(sk, ie, msg, len) || (md5_late(ie) && tcp_md5_restore(sk, ie, msg, len)) ||
+	    rst_sk_shutdown(sk, ie, msg, len) || rst_sk_buf_lock(sk, ie->opts, ie->n_opts, msg, len)) {
 		close(sk);
 		return -1;
 	}

@@ -87,6 +87,19 @@ void sk_diag_free(struct sk_diag *d);
 /* "ESTABLISHED", "CLOSE_WAIT", ... ("?" for a number it does not know) */
 const char *sk_tcp_state_name(unsigned s);
 
+/* tcp-keys.c: the keys that sign a TCP socket's segments. Dump: the MD5 keys (TCP_MD5SIG) sock_diag read for
+ * socket s of table t into ie->md5 (refused when t has a VRF device; without CAP_NET_ADMIN none, said once:
+ * *said); tcp_md5_free frees them. A socket with TCP-AO keys (cfd: our copy) is refused. Restore: the keys
+ * checked (parent) and set on the new socket sk before it is bound (child). */
+struct ns_inet_table;
+struct ns_inet_sk;
+int tcp_md5_dump(const struct dump_ctx *c, bool *said, const struct ns_inet_table *t,
+		 const struct ns_inet_sk *s, InetSkEntry *ie, struct cr_err *e);
+void tcp_md5_free(InetSkEntry *ie);
+int tcp_ao_dump(int cfd, struct cr_err *e);
+int tcp_md5_check(const InetSkEntry *ie, struct cr_err *e);
+int tcp_md5_restore(int sk, const InetSkEntry *ie, char *msg, size_t len);
+
 /* sk-inet-mcast.c: the multicast groups the datagram socket cfd (of task pid, family and type in ie) joined
  * into ie->mcast: each group of the task's /proc/PID/net/igmp (igmp6) the socket's MCAST_MSFILTER knows, with
  * its filter (an IPv6 socket: its IPv6 groups and the IPv4 ones it joined at the IPv4 level, which igmp
