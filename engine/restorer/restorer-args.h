@@ -23,6 +23,9 @@
 #define RST_NSIG 64
 #define RST_NR_RLIMITS 16
 #define RST_SIGINFO_SIZE 128
+/* si_signo of a pending siginfo that stands for a POSIX timer's own signal, its index in timers at si_errno:
+ * the timer queues it again at that place of its queue (restorer.c queue_walk) */
+#define RST_SI_TIMER 0
 #define RST_AUXV_MAX 128	     /* u64 words */
 #define RST_MAX_UNMAP 4096	     /* mappings of the child to remove */
 #define RST_NR_SPECIAL 3	     /* [vvar] [vvar_vclock] [vdso] */
@@ -100,7 +103,8 @@ _Static_assert(sizeof(struct rst_special) == 32, "rst_special");
 
 struct rst_timer {
 	int32_t id, clock_id, notify, signo, notify_tid;
-	int32_t pending; /* 1: its own signal was pending (not in the pending lists: the timer queues it) */
+	int32_t pending; /* 1: its own signal was pending (an RST_SI_TIMER mark in its list: the timer queues
+			    it) */
 	uint64_t sival;
 	int64_t isec, insec, vsec, vnsec;
 	int32_t overrun; /* timer_getoverrun() at the dump: the blob makes it so (restorer.c timer_overrun) */

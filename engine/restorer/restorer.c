@@ -617,31 +617,6 @@ static void restore_signals(struct rst_args *a)
 	}
 }
 
-static void queue_shared(struct rst_args *a)
-{
-	const uint8_t *si = (const uint8_t *)a->pending_shared;
-	for (uint32_t i = 0; i < a->nr_pending_shared; i++, si += RST_SIGINFO_SIZE) {
-		int32_t sig = *(const int32_t *)si;
-		if (sig != RST_SIGTRAP)
-			check(a, sys3(__NR_rt_sigqueueinfo, a->pid, sig, si), "queue shared pending signal",
-			      (uint64_t)sig, 0);
-	}
-}
-
-static void restore_pending(struct rst_args *a)
-{
-	const uint8_t *si = (const uint8_t *)a->pending;
-	/* (a SIGTRAP is queued by the parent after the final trap: engine/restore.c requeue_sigtrap) */
-	for (uint32_t i = 0; i < a->nr_pending; i++, si += RST_SIGINFO_SIZE) {
-		int32_t sig = *(const int32_t *)si;
-		if (sig != RST_SIGTRAP)
-			check(a, sys4(__NR_rt_tgsigqueueinfo, a->pid, a->pid, sig, si),
-			      "queue pending signal", (uint64_t)sig, 0);
-	}
-	if (a->fault != FI_TIMER_SIGNALS_EARLY)
-		queue_shared(a);
-}
-
 struct k_sigevent {
 	uint64_t value;
 	int32_t signo, notify;
@@ -861,19 +836,71 @@ static void dance_pass(struct rst_args *a, int32_t turn)
 	sys6(__NR_futex, (long)&a->timer_turn, FUTEX_WAKE, 0x7fffffff, 0, 0, 0);
 }
 
-/* A timer not danced (timer_dances): armed, its pending signal queued again by it. */
+/* A timer not danced (timer_dances): armed; one whose own signal was pending is armed when it queued it
+ * again (timer_requeue, in the walk of its queue). */
 static void timer_arm(struct rst_args *a, const struct rst_timer *t)
 {
-	int64_t its[4] = {t->isec, t->insec, t->vsec, t->vnsec}, iv = t->isec * NSEC + t->insec;
+	int64_t its[4] = {t->isec, t->insec, t->vsec, t->vnsec};
 	if (t->overrun > 0)
 		a->warn_overrun = t->id + 1;
-	if (t->pending)
-		timer_fire_now(a, t);
-	/* a pending signal is stale when its timer was armed again since: a one-shot one not disarmed, or a
-	 * periodic one further away than an interval (taking its signal moves it to one interval ahead at
-	 * most): armed again after it fired, it is stale here too */
-	if (!t->pending || (!iv && (t->vsec || t->vnsec)) || (iv && t->vsec * NSEC + t->vnsec > iv))
+	if (!t->pending)
 		check(a, sys4(__NR_timer_settime, t->id, 0, its, 0), "timer_settime", (uint64_t)t->id, 0);
+}
+
+/* A timer whose own signal was pending: it queues it again (timer_fire_now). That signal is stale when its
+ * timer was armed again since: a one-shot one not disarmed, or a periodic one further away than an interval
+ * (taking its signal moves it to one interval ahead at most): armed again after it fired, it is stale here
+ * too. */
+static void timer_requeue(struct rst_args *a, const struct rst_timer *t)
+{
+	int64_t its[4] = {t->isec, t->insec, t->vsec, t->vnsec}, iv = t->isec * NSEC + t->insec;
+	timer_fire_now(a, t);
+	if ((!iv && (t->vsec || t->vnsec)) || (iv && t->vsec * NSEC + t->vnsec > iv))
+		check(a, sys4(__NR_timer_settime, t->id, 0, its, 0), "timer_settime", (uint64_t)t->id, 0);
+}
+
+#define WALK_ORDINARY 1
+#define WALK_TIMERS 2
+
+/* The pending signals of one queue (n siginfos at si: thread tid's own, 0: the process's), in their order:
+ * an ordinary one queued again, a timer's own (an RST_SI_TIMER mark, engine/task/restore-sig.c
+ * copy_siginfos) by its timer (timer_requeue), but a deleted timer's (restore_timers did it: such a signal
+ * is dropped when taken, wherever it is); what: WALK_ORDINARY, WALK_TIMERS or both (the fault point
+ * timer-signals-early queues the ordinary ones before the timers are made). A SIGTRAP of the first thread
+ * is queued by the parent after the final trap (engine/restore.c requeue_sigtrap). */
+static void queue_walk(struct rst_args *a, uint64_t at, uint32_t n, int32_t tid, int what)
+{
+	const struct rst_timer *t = (const struct rst_timer *)a->timers;
+	const uint8_t *si = (const uint8_t *)at;
+	for (uint32_t i = 0; i < n; i++, si += RST_SIGINFO_SIZE) {
+		int32_t sig = *(const int32_t *)si, k = *(const int32_t *)(si + 4);
+		if (sig == RST_SI_TIMER) {
+			if ((what & WALK_TIMERS) && k >= 0 && (uint32_t)k < a->nr_timers && !t[k].gone)
+				timer_requeue(a, &t[k]);
+		} else if (!(what & WALK_ORDINARY) || (sig == RST_SIGTRAP && tid == a->pid)) {
+			continue;
+		} else if (tid) {
+			check(a, sys4(__NR_rt_tgsigqueueinfo, a->pid, tid, sig, si), "queue pending signal",
+			      (uint64_t)tid, (uint64_t)sig);
+		} else if (sig != RST_SIGTRAP) {
+			check(a, sys3(__NR_rt_sigqueueinfo, a->pid, sig, si), "queue shared pending signal",
+			      (uint64_t)sig, 0);
+		}
+	}
+}
+
+/* Whether n siginfos at si hold the mark of a live timer's own signal. */
+static int queue_has_timer(const struct rst_args *a, uint64_t at, uint32_t n)
+{
+	const struct rst_timer *t = (const struct rst_timer *)a->timers;
+	const uint8_t *si = (const uint8_t *)at;
+	for (uint32_t i = 0; i < n; i++, si += RST_SIGINFO_SIZE) {
+		int32_t k = *(const int32_t *)(si + 4);
+		if (*(const int32_t *)si == RST_SI_TIMER && k >= 0 && (uint32_t)k < a->nr_timers &&
+		    !t[k].gone)
+			return 1;
+	}
+	return 0;
 }
 
 /* The stale signal of a timer deleted since it queued it (engine/task/restore-sig.c timer_of): a timer of
@@ -980,10 +1007,12 @@ static void restore_task(struct rst_args *a)
 	/* fault point timer-signals-early: the process's pending signals (a signal sent from outside) are
 	 * there before the timers take their own (timer_dances keeps and queues them back) */
 	if (a->fault == FI_TIMER_SIGNALS_EARLY)
-		queue_shared(a);
+		queue_walk(a, a->pending_shared, a->nr_pending_shared, 0, WALK_ORDINARY);
 	restore_timers(a);
 	restore_rlimits(a);
-	restore_pending(a);
+	queue_walk(a, a->pending, a->nr_pending, a->pid, WALK_ORDINARY | WALK_TIMERS);
+	queue_walk(a, a->pending_shared, a->nr_pending_shared, 0,
+		   a->fault == FI_TIMER_SIGNALS_EARLY ? WALK_TIMERS : WALK_ORDINARY | WALK_TIMERS);
 }
 
 /* ---------------- creds (last) ---------------- */
@@ -1103,16 +1132,6 @@ static void tsc_mce(struct rst_args *a, int32_t tid, int32_t tsc, int32_t has_mc
 		      (uint64_t)tid, (uint64_t)mce);
 }
 
-static void thread_pending(struct rst_args *a, const struct rst_thread *th)
-{
-	const uint8_t *si = (const uint8_t *)th->pending;
-	for (uint32_t i = 0; i < th->nr_pending; i++, si += RST_SIGINFO_SIZE) {
-		int32_t sig = *(const int32_t *)si;
-		check(a, sys4(__NR_rt_tgsigqueueinfo, a->pid, th->tid, sig, si),
-		      "queue thread pending signal", (uint64_t)th->tid, (uint64_t)sig);
-	}
-}
-
 /* A new thread: its own state, its creds, then wait until crshim has seized every thread; the caller
  * (rst_clone3_thread) stops with a trap afterwards, where crshim sets the registers. */
 static void thread_main(void *arg)
@@ -1139,18 +1158,22 @@ static void thread_main(void *arg)
 		check(a, sys5(__NR_prctl, PR_SET_TIMERSLACK, th->timerslack, 0, 0, 0),
 		      "thread prctl(PR_SET_TIMERSLACK)", (uint64_t)th->tid, th->timerslack);
 	tsc_mce(a, th->tid, th->tsc, th->has_mce, th->mce_kill);
-	/* its pending signals after its timers took their own (timer_dances); before, at the fault point
-	 * timer-signals-early */
+	/* its pending signals after its timers took their own (timer_dances), the ordinary ones before, at
+	 * the fault point timer-signals-early; a timer's own once the timers are made (the first thread's
+	 * dances, turn 0, done) */
 	int32_t turn = dance_turn(a, th);
-	if (a->fault == FI_TIMER_SIGNALS_EARLY)
-		thread_pending(a, th);
+	int early = a->fault == FI_TIMER_SIGNALS_EARLY;
+	if (early)
+		queue_walk(a, th->pending, th->nr_pending, th->tid, WALK_ORDINARY);
 	if (turn) {
 		dance_wait(a, turn);
 		timer_dances(a, th->tid);
 		dance_pass(a, turn);
+	} else if (queue_has_timer(a, th->pending, th->nr_pending)) {
+		dance_wait(a, 1);
 	}
-	if (a->fault != FI_TIMER_SIGNALS_EARLY)
-		thread_pending(a, th);
+	queue_walk(a, th->pending, th->nr_pending, th->tid,
+		   early ? WALK_TIMERS : WALK_ORDINARY | WALK_TIMERS);
 	if (th->creds) { /* credentials of its own (they are per thread) */
 		for (int cap = 0; cap < 64; cap++)
 			if (th->cap_bnd_drop & (1ull << cap))

@@ -138,22 +138,25 @@ static struct rst_timer *timer_of(const struct rst_task *t, const uint8_t *si, i
 	return &rt[i];
 }
 
-/* The siginfos of v (queued to thread tid, 0: the process) to *buf (moved on), but those a timer queues
- * again: how many. */
+/* The siginfos of v (queued to thread tid, 0: the process) to *buf (moved on), in their order: those a timer
+ * queues again as a mark (si_signo RST_SI_TIMER, si_errno the timer's index), which the blob's walk of the
+ * queue has that timer queue there, between the same ordinary ones (the order of signals of one number). */
 static int copy_siginfos(const struct rst_task *t, ProtobufCBinaryData *v, size_t n, int32_t tid,
 			 uint8_t **buf, uint64_t *where, uint32_t *nr)
 {
+	const struct rst_timer *rt = (const struct rst_timer *)(uintptr_t)t->args->timers;
 	*where = (uint64_t)(uintptr_t)*buf;
 	*nr = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (v[i].len != RST_SIGINFO_SIZE)
 			return -1;
 		struct rst_timer *tm = timer_of(t, v[i].data, tid);
-		if (tm) {
-			tm->pending = 1;
-			continue;
-		}
 		memcpy(*buf, v[i].data, RST_SIGINFO_SIZE);
+		if (tm) {
+			int32_t mark[2] = {RST_SI_TIMER, (int32_t)(tm - rt)}; /* si_signo, si_errno */
+			tm->pending = 1;
+			memcpy(*buf, mark, sizeof(mark));
+		}
 		*buf += RST_SIGINFO_SIZE;
 		(*nr)++;
 	}
