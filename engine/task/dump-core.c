@@ -166,6 +166,43 @@ static int remote_timers_rest(struct dump_ctx *c, struct cr_err *e)
 	return 0;
 }
 
+/* Whether clock is the CPU-time clock of the calling thread: CLOCK_THREAD_CPUTIME_ID, or as glibc passes it,
+ * a per-thread CPU clock of tid 0 (the kernel's MAKE_THREAD_CPUCLOCK(0, ...): -2 for its CPUCLOCK_SCHED). */
+static bool own_thread_cpu_clock(int clock)
+{
+	return clock == CLOCK_THREAD_CPUTIME_ID || (clock < 0 && (clock & 4) && !(~clock >> 3));
+}
+
+/* A timer on the CPU-time clock of the thread that made it counts that thread's, which nothing shows
+ * (/proc/PID/timers says ClockID -2 or 3); the restore makes every timer in the first thread. Read twice in a
+ * row by the first thread, the time left drops when it counts that thread's time (it runs between the reads;
+ * the other threads are stopped). Else (another thread's, or disarmed) in a process with threads: refused. */
+static int thread_cpu_timers(struct dump_ctx *c, struct cr_err *e)
+{
+	for (size_t i = 0; c->nth && i < c->rem.ntimers; i++) {
+		int id = c->rem.timers[i].id;
+		if (!own_thread_cpu_clock(c->rem.timers[i].clock))
+			continue;
+		struct rcalls rc = {.n = 0};
+		struct itimerspec v[2];
+		for (size_t k = 0; k < 2; k++)
+			add(&rc, "timer_gettime", __NR_timer_gettime, (unsigned long)id,
+			    c->in.scratch + SCR_TIMER + k * 32, 0, 0);
+		if (infect_batch(&c->in, rc.v, rc.n, e) || ok(&rc, 0, e) || ok(&rc, 1, e) ||
+		    infect_read(&c->in, c->in.scratch + SCR_TIMER, v, sizeof(v), e))
+			return cr_wrap(e, "timer %d", id);
+		if (v[0].it_value.tv_sec == v[1].it_value.tv_sec &&
+		    v[0].it_value.tv_nsec == v[1].it_value.tv_nsec)
+			return cr_fail_errno(
+			    e, ENOTSUP,
+			    "task %d: POSIX timer %d on CLOCK_THREAD_CPUTIME_ID in a process with "
+			    "threads, not made by its first thread: which thread's CPU time it counts "
+			    "cannot be told: not supported",
+			    c->pid, id);
+	}
+	return 0;
+}
+
 static int remote_all(struct dump_ctx *c, struct rcalls *rc, struct cr_err *e);
 
 /* The answer of get_mempolicy into the scratch (ret: its result; a kernel without NUMA: none). */
@@ -269,7 +306,7 @@ static int remote_all(struct dump_ctx *c, struct rcalls *rc, struct cr_err *e)
 	memcpy(&r->tid_address, buf + SCR_TIDADDR, 8);
 	memcpy(&r->pdeathsig, buf + SCR_PDEATH, 4);
 	memcpy(&r->subreaper, buf + SCR_SUBREAPER, 4);
-	return remote_timers_rest(c, e);
+	return remote_timers_rest(c, e) || thread_cpu_timers(c, e) ? -1 : 0;
 }
 
 void dump_core_free(struct dump_ctx *c)
