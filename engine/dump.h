@@ -55,6 +55,7 @@ struct dump_remote {
 	struct itimerval itimer[3]; /* ITIMER_REAL, _VIRTUAL, _PROF */
 	struct proc_timer *timers;
 	struct itimerspec *timer_val;
+	struct timespec *timer_now; /* clock_gettime(its clock) in the task right before (0, -1: none) */
 	int *timer_overrun;
 	size_t ntimers;
 	uint64_t tid_address, brk, timerslack;

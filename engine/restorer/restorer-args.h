@@ -112,8 +112,10 @@ struct rst_timer {
 			  * 2: so, and a timer of the image has its id: made before that one */
 	int32_t redo;	 /* the blob's: its overrun to be given back (again) by the thread dancing now */
 	int32_t pad;
+	int64_t
+	    at; /* its expiry (ns of its clock) the dump read, armed there (TIMER_ABSTIME); 0: the value */
 };
-_Static_assert(sizeof(struct rst_timer) == 80, "rst_timer");
+_Static_assert(sizeof(struct rst_timer) == 88, "rst_timer");
 
 struct rst_itimer {
 	int64_t isec, iusec, vsec, vusec;

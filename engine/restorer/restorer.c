@@ -836,14 +836,17 @@ static void dance_pass(struct rst_args *a, int32_t turn)
 	sys6(__NR_futex, (long)&a->timer_turn, FUTEX_WAKE, 0x7fffffff, 0, 0, 0);
 }
 
-/* A timer not danced (timer_dances): armed; one whose own signal was pending is armed when it queued it
- * again (timer_requeue, in the walk of its queue). */
+/* A timer not danced (timer_dances): armed, at the expiry the dump read when it has it (an expiry passed
+ * meanwhile: at once, a periodic one counting the expiries missed); one whose own signal was pending is armed
+ * when it queued it again (timer_requeue, in the walk of its queue). */
 static void timer_arm(struct rst_args *a, const struct rst_timer *t)
 {
 	int64_t its[4] = {t->isec, t->insec, t->vsec, t->vnsec};
 	if (t->overrun > 0)
 		a->warn_overrun = t->id + 1;
-	if (!t->pending)
+	if (!t->pending && t->at)
+		timer_arm_abs(a, t, t->at, "timer_settime (expiry)");
+	else if (!t->pending)
 		check(a, sys4(__NR_timer_settime, t->id, 0, its, 0), "timer_settime", (uint64_t)t->id, 0);
 }
 

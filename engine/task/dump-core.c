@@ -32,13 +32,14 @@
 #define SCR_SUBREAPER 2188
 #define SCR_MPOL_MODE 2192  /* get_mempolicy(): the mode (4 bytes) */
 #define SCR_MPOL_NODES 2200 /* ... and its nodemask: DUMP_MPOL_NODES bits */
-#define SCR_TIMER 2328	    /* one itimerspec (32 bytes) per timer of a batch */
-#define SCR_NTIMERS ((INFECT_SCRATCH_USER - SCR_TIMER) / 32)
+#define SCR_TIMER 2328	    /* one itimerspec (32 bytes) per timer of a batch, then a timespec (16) each */
+#define SCR_NTIMERS ((INFECT_SCRATCH_USER - SCR_TIMER) / 48)
+#define SCR_TIMER_NOW (SCR_TIMER + SCR_NTIMERS * 32)
 
 /* The remote syscalls of a dump, run in one batch (infect_batch): what each is for the messages. */
 struct rcalls {
-	struct infect_call v[DUMP_NSIG + 16 + 2 * SCR_NTIMERS];
-	const char *what[DUMP_NSIG + 16 + 2 * SCR_NTIMERS];
+	struct infect_call v[DUMP_NSIG + 16 + 3 * SCR_NTIMERS];
+	const char *what[DUMP_NSIG + 16 + 3 * SCR_NTIMERS];
 	size_t n;
 };
 
@@ -114,11 +115,15 @@ static int membarrier_result(struct dump_ctx *c, const struct rcalls *rc, size_t
 	return 0;
 }
 
-/* timer_gettime (into the scratch) and timer_getoverrun of timers [from, from+n) */
+/* clock_gettime of its clock, timer_gettime (into the scratch) and timer_getoverrun of timers [from, from+n):
+ * the expiry is that time plus the time left (read in the task, in its time namespace) */
 static void add_timers(struct dump_ctx *c, struct rcalls *rc, size_t from, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		unsigned long id = (unsigned long)c->rem.timers[from + i].id;
+		add(rc, "clock_gettime", __NR_clock_gettime,
+		    (unsigned long)(long)c->rem.timers[from + i].clock,
+		    c->in.scratch + SCR_TIMER_NOW + i * 16, 0, 0);
 		add(rc, "timer_gettime", __NR_timer_gettime, id, c->in.scratch + SCR_TIMER + i * 32, 0, 0);
 		add(rc, "timer_getoverrun", __NR_timer_getoverrun, id, 0, 0, 0);
 	}
@@ -129,14 +134,21 @@ static int timers_result(struct dump_ctx *c, const struct rcalls *rc, size_t fir
 {
 	struct dump_remote *r = &c->rem;
 	for (size_t i = 0; i < n; i++) {
-		if (ok(rc, first + 2 * i, e))
+		if (ok(rc, first + 3 * i + 1, e))
 			return cr_wrap(e, "timer %d", r->timers[from + i].id);
-		long ov = rc->v[first + 2 * i + 1].ret;
+		long ov = rc->v[first + 3 * i + 2].ret;
 		r->timer_overrun[from + i] = ov < 0 ? 0 : (int)ov;
 	}
-	return n ? infect_read(&c->in, c->in.scratch + SCR_TIMER, &r->timer_val[from],
-			       n * sizeof(r->timer_val[0]), e)
-		 : 0;
+	if (!n ||
+	    infect_read(&c->in, c->in.scratch + SCR_TIMER, &r->timer_val[from], n * sizeof(r->timer_val[0]),
+			e) ||
+	    infect_read(&c->in, c->in.scratch + SCR_TIMER_NOW, &r->timer_now[from],
+			n * sizeof(r->timer_now[0]), e))
+		return n ? -1 : 0;
+	for (size_t i = 0; i < n; i++) /* (a clock it cannot read: no expiry) */
+		if (rc->v[first + 3 * i].ret)
+			r->timer_now[from + i] = (struct timespec){0, -1};
+	return 0;
 }
 
 static int timers_alloc(struct dump_ctx *c, struct cr_err *e)
@@ -148,7 +160,8 @@ static int timers_alloc(struct dump_ctx *c, struct cr_err *e)
 		return 0;
 	r->timer_val = calloc(r->ntimers, sizeof(*r->timer_val));
 	r->timer_overrun = calloc(r->ntimers, sizeof(*r->timer_overrun));
-	if (!r->timer_val || !r->timer_overrun)
+	r->timer_now = calloc(r->ntimers, sizeof(*r->timer_now));
+	if (!r->timer_val || !r->timer_overrun || !r->timer_now)
 		return cr_fail_errno(e, ENOMEM, "out of memory");
 	return 0;
 }
@@ -314,6 +327,8 @@ void dump_core_free(struct dump_ctx *c)
 	free(c->rem.timers);
 	free(c->rem.timer_val);
 	free(c->rem.timer_overrun);
+	free(c->rem.timer_now);
+	c->rem.timer_now = NULL;
 	c->rem.timers = NULL;
 	c->rem.timer_val = NULL;
 	c->rem.timer_overrun = NULL;
@@ -431,11 +446,15 @@ static int task_has_thread(const struct dump_ctx *c, pid_t tid)
 	return tid == c->pid;
 }
 
-static int fill_timers(struct dump_ctx *c, CoreEntry *ce, PosixTimerEntry **pt, struct cr_err *e)
+static int fill_timers(struct dump_ctx *c, CoreEntry *ce, PosixTimerEntry **pt, char *boot_id, size_t len,
+		       struct cr_err *e)
 {
 	struct dump_remote *r = &c->rem;
 	if (!r->ntimers)
 		return 0;
+	if (proc_read_small("/proc/sys/kernel/random/boot_id", boot_id, len) <= 0)
+		*boot_id = '\0';
+	boot_id[strcspn(boot_id, "\n")] = '\0';
 	PosixTimerEntry *t = calloc(r->ntimers, sizeof(*t));
 	// NOLINTNEXTLINE(bugprone-sizeof-expression): an array of message pointers
 	PosixTimerEntry **tp = calloc(r->ntimers, sizeof(*tp));
@@ -469,6 +488,11 @@ static int fill_timers(struct dump_ctx *c, CoreEntry *ce, PosixTimerEntry **pt, 
 		t[i].vsec = (uint64_t)v->it_value.tv_sec, t[i].has_vsec = 1;
 		t[i].vnsec = (uint64_t)v->it_value.tv_nsec, t[i].has_vnsec = 1;
 		t[i].overrun = r->timer_overrun[i], t[i].has_overrun = 1;
+		if (r->timer_now[i].tv_nsec >= 0) {
+			t[i].now_sec = r->timer_now[i].tv_sec, t[i].has_now_sec = 1;
+			t[i].now_nsec = r->timer_now[i].tv_nsec, t[i].has_now_nsec = 1;
+			t[i].boot_id = *boot_id ? boot_id : NULL;
+		}
 		tp[i] = &t[i];
 	}
 	ce->n_posix_timers = r->ntimers;
@@ -650,6 +674,7 @@ int dump_core_write(struct dump_ctx *c, struct cr_err *e)
 	__cleanup_free char *comm = NULL, *pers = NULL;
 	struct siginfo_list pend = {0}, pend_sh = {0};
 	struct dump_remote *r = &c->rem;
+	char boot_id[40];
 	cpu_set_t cpus;
 	int ret = -1;
 
@@ -678,7 +703,7 @@ int dump_core_write(struct dump_ctx *c, struct cr_err *e)
 	for (int i = 0; i < 3; i++)
 		fill_itimer(&it[i], &r->itimer[i]);
 	ce.itimer_real = &it[0], ce.itimer_virt = &it[1], ce.itimer_prof = &it[2];
-	if (fill_timers(c, &ce, &pt, e) || fill_rlimits(c, &ce, rl, rlp, e))
+	if (fill_timers(c, &ce, &pt, boot_id, sizeof(boot_id), e) || fill_rlimits(c, &ce, rl, rlp, e))
 		goto out;
 	timer_overrun_notice(c, &pend, &pend_sh);
 	ce.task_state = c->s.was_stopped ? 1 : 0, ce.has_task_state = 1;

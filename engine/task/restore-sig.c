@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "base/log.h"
+#include "base/proc.h"
 #include "restore.h"
 #include "task/seccomp.h"
 
@@ -193,8 +194,37 @@ static void cpu_itimer_compensate(struct rst_itimer *r)
 	r->vusec = v % 1000000;
 }
 
+/* The expiry of timer p the dump read (its clock's time in the task plus the time left), kept for a clock
+ * that runs on: a wall clock, or a monotonic one on the same boot (in the task's time namespace, which the
+ * restore gives back); a CPU-time clock starts again at 0. 0: none (armed with the time left, as CRIU does,
+ * which moves the expiry on by the time between the dump and the restore). */
+static int64_t timer_expiry(const PosixTimerEntry *p, const char *boot)
+{
+	if (!p->has_now_sec || !p->has_now_nsec || (!p->vsec && !p->vnsec))
+		return 0;
+	switch (p->clock_id) {
+	case CLOCK_MONOTONIC:
+	case CLOCK_BOOTTIME:
+	case CLOCK_BOOTTIME_ALARM:
+		if (!p->boot_id || !*boot || strcmp(p->boot_id, boot))
+			return 0;
+		/* fall through */
+	case CLOCK_REALTIME:
+	case CLOCK_TAI:
+	case CLOCK_REALTIME_ALARM:
+		return p->now_sec * 1000000000LL + p->now_nsec + (int64_t)p->vsec * 1000000000LL +
+		       (int64_t)p->vnsec;
+	default:
+		return 0;
+	}
+}
+
 static void fill_timers(struct rst_task *t, struct rst_timer *rt)
 {
+	char boot[40] = "";
+	if (proc_read_small("/proc/sys/kernel/random/boot_id", boot, sizeof(boot)) <= 0)
+		*boot = '\0';
+	boot[strcspn(boot, "\n")] = '\0';
 	const CoreEntry *c = t->core;
 	const ItimerEntry *it[3] = {c->itimer_real, c->itimer_virt, c->itimer_prof};
 	struct rst_args *a = t->args;
@@ -228,7 +258,8 @@ static void fill_timers(struct rst_task *t, struct rst_timer *rt)
 					   .insec = (int64_t)p->insec,
 					   .vsec = (int64_t)p->vsec,
 					   .vnsec = (int64_t)p->vnsec,
-					   .overrun = p->has_overrun ? p->overrun : 0};
+					   .overrun = p->has_overrun ? p->overrun : 0,
+					   .at = timer_expiry(p, boot)};
 		if (!rt[i].vsec && !rt[i].vnsec && (rt[i].isec || rt[i].insec)) { /* see the itimers above */
 			rt[i].vsec = rt[i].isec;
 			rt[i].vnsec = rt[i].insec;

@@ -105,6 +105,18 @@ static inline int pt_take(int sig)
 	return sigtimedwait(&s, &si, &zero) == sig;
 }
 
+/* sig blocked, and *sev a SIGEV_SIGNAL of it. */
+static inline void pt_sigev_blocked(struct sigevent *sev, int sig)
+{
+	sigset_t s;
+	sigemptyset(&s);
+	sigaddset(&s, sig);
+	sigprocmask(SIG_BLOCK, &s, NULL);
+	memset(sev, 0, sizeof(*sev));
+	sev->sigev_notify = SIGEV_SIGNAL;
+	sev->sigev_signo = sig;
+}
+
 /* An ordinary signal (SI_QUEUE, value val) queued to thread tid, 0: to the process. */
 static inline int pt_queue(int sig, pid_t tid, int val)
 {

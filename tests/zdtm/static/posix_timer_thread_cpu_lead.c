@@ -39,15 +39,9 @@ int main(int argc, char **argv)
 	struct sigevent sev;
 	struct itimerspec its = {{10, 0}, {3600, 0}};
 	pthread_t th;
-	sigset_t s;
 
 	test_init(argc, argv);
-	sigemptyset(&s);
-	sigaddset(&s, SIGRTMIN + 3);
-	sigprocmask(SIG_BLOCK, &s, NULL);
-	memset(&sev, 0, sizeof(sev));
-	sev.sigev_notify = SIGEV_SIGNAL;
-	sev.sigev_signo = SIGRTMIN + 3;
+	pt_sigev_blocked(&sev, SIGRTMIN + 3);
 	if (timer_create(CLOCK_THREAD_CPUTIME_ID, &sev, &tm) || timer_settime(tm, 0, &its, NULL) ||
 	    pthread_create(&th, NULL, thread, NULL)) {
 		fail("timer_create/timer_settime/pthread_create");
