@@ -962,7 +962,7 @@ static int restore_tree(struct cr_opts *o, struct rst_task **tsp, size_t *np, st
 	    rst_ghost_share_copies(*tsp, *np, e) ||
 	    rst_pidns_fresh(*tsp, *np, ns_rst_user_born((*tsp)[0].ns), e) ||
 	    rst_procfd_prepare(*tsp, *np, e) || rst_userns_prepare(*tsp, *np, e) ||
-	    fault_check(o, FI_RESTORE_AFTER_LOAD, e))
+	    rst_sk_priv_start(*tsp, *np, e) || fault_check(o, FI_RESTORE_AFTER_LOAD, e))
 		return -1;
 	if (rst_areas_build(*tsp, *np, e))
 		return -1;
@@ -1042,6 +1042,7 @@ int eng_restore(struct cr_opts *o, pid_t *root_pid, struct cr_err *err)
 	rst_ipc_shm_done(ret != 0);
 	rst_fdshare_done(); /* and of shared open files */
 	late_fds_close();   /* and what the root task took from crshim */
+	rst_sk_priv_stop(); /* the tree's sockets are made */
 	rst_procfd_done();
 	rst_evfd_share_done();
 	rst_memfd_tree_done();

@@ -249,6 +249,9 @@ struct rst_task *rst_tree_task(struct rst_task *ts, size_t n, pid_t pid);
  * namespace it was made from (O_PATH, kept among the helper fds), where its files with mnt_up are opened;
  * -1. */
 extern int rst_mnt_up_root, rst_mnt_up_ns; /* (and that namespace) */
+/* The way in to crshim's server of the socket options only it may set (net/sk-priv.c), -1: none; a helper
+ * fd (restore-files.c). */
+extern int rst_sk_priv_fd;
 /* task/restore-tree.c: why task t failed, if it said so already (read without waiting): -1 with e filled,
  * else 0. */
 int rst_task_reason(struct rst_task *t, struct cr_err *e);

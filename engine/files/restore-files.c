@@ -66,6 +66,7 @@ static int close_others(const struct fd_plan *p, char *msg, size_t len)
 }
 
 int rst_mnt_up_root = -1, rst_mnt_up_ns = -1;
+int rst_sk_priv_fd = -1;
 
 /* A file the process maps or runs, missing in its mount namespace of its own: the one of the namespace it
  * was made from (a process that pivot_root'ed still runs its parent's binary). */
@@ -122,6 +123,8 @@ static int move_helpers(struct rst_task *t, struct fd_plan *p, char *msg, size_t
 	if ((rst_mnt_up_root >= 0 && (rst_mnt_up_root = to_helper(p, rst_mnt_up_root, true)) < 0) ||
 	    (rst_mnt_up_ns >= 0 && (rst_mnt_up_ns = to_helper(p, rst_mnt_up_ns, true)) < 0))
 		return rst_errmsg(msg, len, "move the root of the parent's mount namespace above %d", p->lo);
+	if (rst_sk_priv_fd >= 0 && (rst_sk_priv_fd = to_helper(p, rst_sk_priv_fd, true)) < 0)
+		return rst_errmsg(msg, len, "move the way to crshim's socket options above %d", p->lo);
 	for (size_t i = 0; i < t->nr_fdinfo; i++) {
 		const FileEntry *f = rst_file_by_id(t, t->fdinfo[i]->id);
 		p->inherit[i] = -1;
@@ -316,8 +319,8 @@ int rst_child_files(struct rst_task *t, char *msg, size_t len)
 		if (t->fdinfo[i]->fd >= p.lo)
 			p.lo = t->fdinfo[i]->fd + 1;
 	/* + pages, error pipe, user namespace, crshim's /proc, executable, the parent mount namespace's root
-	 * and namespace (rst_mnt_up_root, rst_mnt_up_ns) */
-	size_t nr_helper = t->nr_fdinfo + t->nr_mfiles + rst_ghost_count(t) + rst_ghost_shared_count() + 7;
+	 * and namespace (rst_mnt_up_root, rst_mnt_up_ns), crshim's socket options (rst_sk_priv_fd) */
+	size_t nr_helper = t->nr_fdinfo + t->nr_mfiles + rst_ghost_count(t) + rst_ghost_shared_count() + 8;
 	p.helper = calloc(nr_helper, sizeof(int));
 	p.inherit = calloc(t->nr_fdinfo + 1, sizeof(int));
 	/* the processes sharing the table take their fds first, above ours: room for our helpers above

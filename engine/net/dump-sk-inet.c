@@ -613,7 +613,7 @@ static int fill_inet(struct dump_ctx *c, int fd, int cfd, int family, uint32_t f
 		else if (fill_tcp(c, cfd, ie, e))
 			return -1;
 	}
-	if (sk_queue_dump_inet(c->o, c->pid, fd, cfd, ie, e))
+	if (sk_queue_dump_inet(c->o, c->pid, fd, cfd, ie, e) || sk_priv_dump_check(ie, e))
 		return -1;
 	pr_debug("fd %d: inet socket family %d type %d proto %d state %u, %zu options\n", fd, family, type,
 		 proto, ie->state, n);

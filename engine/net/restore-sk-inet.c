@@ -92,7 +92,9 @@ static bool buf_lock_unknown(const SkOptEntry *o)
 int rst_sk_opts(int sk, SkOptEntry *const *o, size_t n, char *msg, size_t len)
 {
 	for (size_t i = 0; i < n; i++) {
-		if (!setsockopt(sk, o[i]->level, o[i]->name, o[i]->val.data, (socklen_t)o[i]->val.len) ||
+		/* (one that needs CAP_NET_ADMIN over the host: set by crshim's server, sk-priv.c) */
+		if (!sk_priv_setsockopt(sk, o[i]->level, o[i]->name, o[i]->val.data,
+					(socklen_t)o[i]->val.len) ||
 		    buf_lock_unknown(o[i]))
 			continue;
 		if (errno == EPERM && o[i]->level == SOL_SOCKET &&

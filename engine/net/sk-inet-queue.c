@@ -452,13 +452,13 @@ int sk_queue_restore(int sk, const InetSkEntry *ie, char *msg, size_t len)
 		need += 2 * (ie->rqueue[i]->data.len + 1024);
 	int want = need > (size_t)(INT32_MAX / 4) ? INT32_MAX / 4 : (int)need;
 	bool grown = !getsockopt(sk, SOL_SOCKET, SO_RCVBUF, &rb, &l) && rb < want &&
-		     !setsockopt(sk, SOL_SOCKET, SO_RCVBUFFORCE, &want, sizeof(want));
+		     !sk_priv_setsockopt(sk, SOL_SOCKET, SO_RCVBUFFORCE, &want, sizeof(want));
 	int r = inject(sk, ie, &j, msg, len);
 	int zero = 0; /* the filter of sk_queue_filter, if it could be attached */
 	if (setsockopt(sk, SOL_SOCKET, SO_DETACH_FILTER, &zero, sizeof(zero)) && errno != ENOENT && !r)
 		r = rst_errmsg(msg, len, "SO_DETACH_FILTER");
 	int half = rb / 2;
-	if (grown && setsockopt(sk, SOL_SOCKET, SO_RCVBUFFORCE, &half, sizeof(half)) && !r)
+	if (grown && sk_priv_setsockopt(sk, SOL_SOCKET, SO_RCVBUFFORCE, &half, sizeof(half)) && !r)
 		r = rst_errmsg(msg, len, "SO_RCVBUFFORCE back to %d", half);
 	for (int k = 0; k < 2; k++)
 		if (j.raw[k] >= 0)

@@ -260,6 +260,18 @@ int rst_sk_relock(const struct rst_task *ts, size_t n, struct cr_err *e);
  * (the restore may have failed before they loaded). */
 void rst_sk_unlock_dir(int dirfd);
 
+/* sk-priv.c: the options only CAP_NET_ADMIN over the host sets (SO_SNDBUFFORCE, SO_RCVBUFFORCE, SO_DEBUG,
+ * SO_PREFER_BUSY_POLL). Parent: for a tree born in its user namespace, a server of crshim's credentials that
+ * sets them on the sockets the tree's processes send it (at rst_sk_priv_fd), stopped when the restore ends.
+ * Child: setsockopt, and where the kernel refuses one of them (EPERM, EACCES), the server's (0, -1 errno).
+ * Dump: refuse (one line) a socket whose restore needs one of them (or a buffer above net.core.[wr]mem_max
+ * for its queues) when crshim lacks that capability. */
+bool sk_priv_opt(int level, int name);
+int rst_sk_priv_start(const struct rst_task *ts, size_t n, struct cr_err *e);
+void rst_sk_priv_stop(void);
+int sk_priv_setsockopt(int sk, int level, int name, const void *v, socklen_t l);
+int sk_priv_dump_check(const InetSkEntry *ie, struct cr_err *e);
+
 /* errors as text in the restore child */
 #define sk_errmsg rst_errmsg /* restore.h: the child-side error text every fd kind uses */
 

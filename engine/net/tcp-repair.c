@@ -787,10 +787,11 @@ static int grow_buf(int sk, int name, int force, size_t bytes, int *was)
 		return 0;
 	*was = cur;
 	int v = (int)want;
-	if (!setsockopt(sk, SOL_SOCKET, force, &v, sizeof(v)))
+	if (!sk_priv_setsockopt(sk, SOL_SOCKET, force, &v, sizeof(v)))
 		return 0;
-	/* in a user namespace (a tree born in it): without CAP_NET_ADMIN outside, up to the host's
-	 * net.core.[rw]mem_max; enough for most queues, else putting them back fails with one line */
+	/* a crshim without CAP_NET_ADMIN over the host (a tree born in its user namespace has crshim's server
+	 * of the option, sk-priv.c): up to the host's net.core.[rw]mem_max; a dump by such a crshim refused
+	 * queues that need more (sk_priv_dump_check) */
 	return errno == EPERM ? setsockopt(sk, SOL_SOCKET, name, &v, sizeof(v)) : -1;
 }
 
@@ -828,11 +829,12 @@ static bool rcvbuf_locked(const InetSkEntry *ie)
  * kernel 6.18 the exact size stalls: with it (the queue written with more room, then the saved size set)
  * socket-tcpbuf hung 2 runs of 3, with 128 KiB of room 3 of 4, with 2 MiB 0 of 3: a receive buffer out of
  * memory inside the window it offered closes it under the peer's segments (no collapsing frees much of a
- * queue this tight). Without CAP_NET_ADMIN over the host (SO_RCVBUFFORCE refused: crshim in the tree's user
- * namespace, mode cuns) the room only up to net.core.rmem_max, the plain option's limit (the initial network
- * namespace's, not one per namespace): a saved size already at that limit gets none, and the stall can still
- * come. was[0], was[1]: the send and receive buffers' sizes before grow_buf raised them (0: not raised), set
- * back when no size was saved (the kernel's default: the original read that). */
+ * queue this tight). Without CAP_NET_ADMIN over the host (SO_RCVBUFFORCE refused to crshim and its server: a
+ * crshim in a user namespace; a tree born in its own has the server, sk-priv.c) the room only up to
+ * net.core.rmem_max, the plain option's limit (the initial network namespace's, not one per namespace): a
+ * saved size already at that limit gets none, and the stall can still come. was[0], was[1]: the send and
+ * receive buffers' sizes before grow_buf raised them (0: not raised), set back when no size was saved (the
+ * kernel's default: the original read that). */
 static int saved_bufs(int sk, const InetSkEntry *ie, uint32_t room, const int was[2], char *msg, size_t len)
 {
 	bool saved_one[2] = {false, false};
@@ -847,7 +849,7 @@ static int saved_bufs(int sk, const InetSkEntry *ie, uint32_t room, const int wa
 			memcpy(&saved, o->val.data, sizeof(saved));
 			int64_t want = (int64_t)saved + room / 2; /* the kernel doubles it */
 			v = want > INT32_MAX / 2 ? INT32_MAX / 2 : (int)want;
-			if (!setsockopt(sk, SOL_SOCKET, SO_RCVBUFFORCE, &v, sizeof(v)))
+			if (!sk_priv_setsockopt(sk, SOL_SOCKET, SO_RCVBUFFORCE, &v, sizeof(v)))
 				continue;
 			/* no CAP_NET_ADMIN over the host: the plain option, which the kernel caps at
 			 * net.core.rmem_max, as much of the room as that leaves; a saved size above it:
@@ -862,7 +864,8 @@ static int saved_bufs(int sk, const InetSkEntry *ie, uint32_t room, const int wa
 	for (int k = 0; k < 2; k++) {
 		int half = was[k] / 2, force = k ? SO_RCVBUFFORCE : SO_SNDBUFFORCE,
 		    plain = k ? SO_RCVBUF : SO_SNDBUF;
-		if (!saved_one[k] && was[k] > 0 && setsockopt(sk, SOL_SOCKET, force, &half, sizeof(half)) &&
+		if (!saved_one[k] && was[k] > 0 &&
+		    sk_priv_setsockopt(sk, SOL_SOCKET, force, &half, sizeof(half)) &&
 		    (errno != EPERM || setsockopt(sk, SOL_SOCKET, plain, &half, sizeof(half))))
 			return sk_errmsg(msg, len, "%s back to %d", k ? "SO_RCVBUF" : "SO_SNDBUF", was[k]);
 	}
