@@ -1,4 +1,5 @@
-/* Unix sockets (engine-internal): dump-sk-unix.c (dump side) and restore-sk-unix.c (restore side).
+/* Unix sockets (engine-internal): dump-sk-unix.c (dump side) and restore-sk-unix*.c (restore side: the four
+ * files are listed at the end).
  *
  * Dump: every fd that is a unix socket (found by inode in the sock_diag table of ns/sock-diag.c) becomes a
  * file_entry FILE_UNIXSK with a unix_sk_entry: type, state, name, peer, pending connections of a listener,
@@ -141,5 +142,151 @@ int rst_sk_unix_outer_take(const struct rst_task *t, char *msg, size_t len);
 /* Close crshim's sockets (after the tree is created, or after a failure: then the socket files this restore
  * bound are removed too); the SO_PEERCRED not given back is said (rst_sk_peercred_notice) if it succeeded. */
 void rst_sk_unix_done(const struct cr_opts *o, bool failed);
+
+/* ---------------------------------------------------------------------------------------------------------
+ * The restore of unix sockets, in four files (these declarations are theirs alone):
+ *   restore-sk-unix.c         the sockets of the tree collected, made in phases (listeners, pairs, accepted
+ * and pending connections, connects by name, queues, shutdowns and flags), their entries made FILE_INHERIT;
+ * rst_sk_unix_prepare, _check, _done restore-sk-unix-name.c    names: bind (socket files, stale and deleted
+ * ones, their directories, the files of a failed restore removed), connect by name, relative names in the
+ * binder's cwd restore-sk-unix-queue.c   receive queues put back from the sender's side (SCM_RIGHTS of the
+ * files in flight, SCM_CREDENTIALS, out-of-band bytes) restore-sk-unix-nested.c  sockets made later: in the
+ * tree's own mount tree (rst_sk_unix_late, _root), in nested mount and PID namespaces (which ones:
+ * usk_groups; rst_sk_unix_nested, _nested_take, _outer_take), the pairs, listen() and connect() made by the
+ * process their SO_PEERCRED names when it exists (premake, serve)
+ */
+#include <stdbool.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+#include <sys/un.h>
+
+struct ns_rst;
+#define ST_ESTABLISHED 1 /* unix_sk_entry.state */
+#define ST_LISTEN 10
+/* A unix socket of the tree, made once by crshim (one for all the entries of its inode). */
+struct rsk {
+	uint32_t ino;
+	UnixSkEntry *u;
+	const struct rst_task *t; /* whose files the ids of files in flight in u's queue are */
+	size_t ti;		  /* its index in the tree (the tree's array moves: rst_sk_unix_late) */
+	int fd;			  /* crshim's socket, -1: not made yet */
+	int ghost; /* the other end of a pair whose peer was closed: closed once the data is in */
+	struct sockaddr_un addr; /* where it is bound (alen 0: not bound by us) */
+	socklen_t alen;
+	bool unlink_after; /* a deleted socket file: unlinked once every connect is done */
+	char *made;	   /* the socket file this restore bound (absolute path), NULL: none */
+	int made_dir;	   /* its directory (O_PATH): removed through it, also from another mount namespace */
+	dev_t made_dev;	   /* and its inode, so that a failed restore removes only that file */
+	ino_t made_ino;
+	char *dirs[8]; /* directories of a deleted socket file that were removed too: made for the bind,
+			  removed again (absolute, deepest last) */
+	int ndirs;
+	int keep;     /* late: the fd number crshim keeps for it until it is made (-1: none) */
+	uint32_t grp; /* made in this saved mount namespace of the tree (mntns-ID.img), 0: the root's */
+	int pre[2];   /* its pair made by the process its SO_PEERCRED names (premake), -1: none */
+	bool above;   /* of a nested PID namespace's group, its entry a process's above the init (its pid as
+			 seen there): its pair's other end gives the SO_PEERCRED (usk_pair_cred) */
+	/* The entry whose SO_PEERCRED the restore gives back (cu) and its holder (ct, index cti): u's, or,
+	 * for a socket of a nested PID namespace's group, the entry of its deepest holder that saw a pid
+	 * (deep, deepi), or that pid as the namespace's init sees it (xcred: the process of the tree it names
+	 * as an entry above the init saw it, in the init's namespace; its holder that process) */
+	const UnixSkEntry *cu;
+	const struct rst_task *ct;
+	size_t cti;
+	UnixSkEntry *deep;
+	size_t deepi;
+	UnixSkEntry xcred;
+	bool mnt_bound; /* an entry says it is bound in a nested mount namespace (unix_sk_entry.mntns) */
+};
+/* The sockets of a nested mount namespace (bound in it, or connected to one bound in it): made by crshim
+ * in that namespace once the process that makes it has built it (rst_sk_unix_nested), sent to that process
+ * on a socket pair of its own (made before the tree: every process has it) at the numbers kept for them. */
+struct sk_grp {
+	uint32_t mntns;
+	int ch[2];  /* crshim sends on [0], the process receives on [1] */
+	int srv[2]; /* the calls crshim asks of the process (by_named) on [0], the process serves on [1] */
+};
+/* The processes outside a nested PID namespace (on its init's parent line or not) that hold sockets of
+ * its group take them from crshim once it made them (rst_sk_unix_outer_take): a channel for each process
+ * and group. */
+struct sk_out {
+	size_t ti;    /* the process's index in the tree */
+	uint32_t grp; /* the group */
+	int ch[2];    /* crshim sends on [0], the process receives on [1] */
+};
+/* The call usk_as_peer makes (by the process its SO_PEERCRED names, when that one exists:
+ * restore-sk-unix-nested.c) */
+enum { SRV_LISTEN = 1, SRV_CONNECT = 2 };
+
+/* restore-sk-unix.c: the sockets of the tree and the state of the restore */
+extern struct rsk *usk_sks;
+extern size_t usk_nsks;
+extern uint32_t usk_cur_grp; /* the group the phases make now (0: the root's mount namespace) */
+/* A tree with its own mount tree: its names are bound and connected in that tree once it stands
+ * (rst_sk_unix_late), and the root task takes the sockets from crshim (rst_sk_unix_root, through a pidfd
+ * of crshim) before it clones the others. */
+extern bool usk_late;
+/* The tree's namespaces: a socket is made in its own network namespace (ns_rst_net_enter; a no-op when the
+ * tree has only one) */
+extern const struct ns_rst *usk_rns;
+struct rsk *usk_find(uint32_t ino);
+/* Not of the group made now. */
+bool usk_other(const struct rsk *r);
+/* The SO_PEERCRED a pair gets (a's, else b's; NULL: none) */
+const UnixSkEntry *usk_pair_cred(const struct rsk *a, const struct rsk *b);
+/* The listener of the tree bound to the name of a (a connection it accepted), NULL if none. */
+struct rsk *usk_listener_named(const struct rsk *a);
+/* The socket r is connected to, if that one is connected to r */
+struct rsk *usk_mutual_peer(const struct rsk *r);
+/* Is r made with socketpair() (phase 1; *p its other end, or NULL: its peer was closed)? */
+bool usk_pair_made(struct rsk *r, struct rsk **p);
+/* The sockets of the group made now: each at the fd number kept for it (offer: one the root task takes). */
+int usk_to_kept(bool offer, struct cr_err *e);
+/* Every phase, for the group made now (usk_cur_grp). */
+int usk_make_all(struct cr_err *e);
+
+/* restore-sk-unix-name.c */
+socklen_t usk_mk_addr(const ProtobufCBinaryData *name, struct sockaddr_un *a);
+bool usk_same_name(const UnixSkEntry *a, const ProtobufCBinaryData *n);
+/* u's name to print (in buf) */
+const char *usk_sk_name(const UnixSkEntry *u, char *buf, size_t len);
+/* The directories made for r's deleted socket file removed again */
+void usk_rm_dirs(struct rsk *r);
+/* A failed restore: every socket file it bound, then the directories it made for them (several sockets may
+ * share one), those made last first. */
+void usk_unlink_all_made(void);
+/* r bound to its name (a path relative to the cwd of the task that bound it) */
+int usk_do_bind(struct rsk *r, struct cr_err *e);
+/* A relative path name is relative to the cwd of the task that bound it (dir): go there for the call
+ * (the fd to go back with, usk_leave; -1: not moved). */
+int usk_enter(const char *dir, const struct sockaddr_un *a);
+void usk_leave(int here);
+/* Connect c to a (relative to dir); by the process that as's SO_PEERCRED names (as: the other end of the
+ * connection; NULL: crshim). */
+int usk_connect_to(struct rsk *c, const struct sockaddr_un *a, socklen_t alen, const char *dir,
+		   const struct rsk *as, struct cr_err *e);
+
+/* restore-sk-unix-queue.c: one message of r's receive queue, from its sender's side. */
+int usk_put_msg(struct rsk *r, const UnixSkMsg *m, struct cr_err *e);
+
+/* restore-sk-unix-nested.c */
+extern struct sk_grp *usk_grps;
+extern size_t usk_ngrps;
+extern struct sk_out *usk_outs;
+extern size_t usk_nouts;
+/* late: the root task sends crshim the pairs it makes itself (premake) on [1], crshim takes them on [0] */
+extern int usk_late_ch[2];
+/* crshim's helper, or the process named (by_named), makes fn's call (op: the same call, for the latter). */
+int usk_as_peer(const struct rst_task *t, const UnixSkEntry *cred, int (*fn)(void *), void *arg, int op,
+		int fd, int backlog, const struct sockaddr_un *a, socklen_t alen);
+/* t's PID namespace levels below crshim's, from its pstree entry (rst_sk_unix_prepare comes before
+ * rst_pidns_plan). */
+uint32_t usk_pst_lv(const struct rst_task *t);
+/* Every holder of a socket of a nested mount namespace is in it (it gets it from the process that made
+ * the namespace, which gets it from crshim); the groups listed. */
+int usk_groups(struct rst_task *ts, size_t n, struct cr_err *e);
+/* A channel for each process not at or below a PID namespace's init that holds sockets of its group (before
+ * to_inherit: the entries are still the sockets'). */
+int usk_outs_make(struct rst_task *ts, size_t n, struct cr_err *e);
 
 #endif

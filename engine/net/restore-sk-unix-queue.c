@@ -1,0 +1,166 @@
+/* Restore of unix sockets (see sk-unix.h): receive queues put back, message by message, from the sender's
+ * side (its peer, the socket bound to the sender's name, or an unnamed one), with the files in flight
+ * (SCM_RIGHTS of the fds restore-sk-scm.c made), the sender's uid and gid (SCM_CREDENTIALS), an
+ * out-of-band byte read again. */
+#define LOG_PREFIX "restore-sk-unix: "
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "base/cleanup.h"
+#include "base/log.h"
+#include "files/fdshare.h"
+#include "net/sk-unix.h"
+
+#define SCM_MAX_FD_ 253 /* the kernel's SCM_MAX_FD */
+static struct rsk *bound_to(const ProtobufCBinaryData *name)
+{
+	for (size_t i = 0; i < usk_nsks; i++)
+		if (usk_same_name(usk_sks[i].u, name) && usk_sks[i].u->state != ST_LISTEN &&
+		    usk_sks[i].fd >= 0)
+			return &usk_sks[i];
+	return NULL;
+}
+
+/* crshim's fds of the files in flight of m (restore-sk-scm.c made them; unix sockets are ours). */
+static int scm_fds(const struct rsk *r, const UnixSkMsg *m, int *fds, struct cr_err *e)
+{
+	if (m->n_fds > SCM_MAX_FD_)
+		return cr_fail_errno(e, EBADMSG, "socket:[%u]: %zu files in flight in one message", r->ino,
+				     m->n_fds);
+	for (size_t i = 0; i < m->n_fds; i++) {
+		const FileEntry *f = rst_sk_scm_entry(r->t, m->fds[i]);
+		/* (late: the entries are FILE_INHERIT of the kept fds already) */
+		const struct rsk *s = f && f->unix_sk && (f->kind == FILE_KIND__FILE_UNIXSK || usk_late)
+					  ? usk_find(f->unix_sk->ino)
+					  : NULL;
+		fds[i] = s ? s->fd : f && f->kind == FILE_KIND__FILE_INHERIT ? f->inherit_fd : -1;
+		if (fds[i] < 0)
+			return cr_fail_errno(e, EBADMSG, "socket:[%u]: file id %#x in flight was not made",
+					     r->ino, m->fds[i]);
+	}
+	return 0;
+}
+
+/* Control messages: the files (first part only), the sender's uid and gid (its pid is not there yet). */
+static socklen_t put_cmsg(void *buf, size_t blen, const UnixSkMsg *m, const int *fds, bool first, bool cred)
+{
+	struct msghdr mh = {.msg_control = buf, .msg_controllen = blen};
+	memset(buf, 0, blen);
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
+	socklen_t used = 0;
+	if (first && m->n_fds) {
+		cm->cmsg_level = SOL_SOCKET, cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN(m->n_fds * sizeof(int));
+		memcpy(CMSG_DATA(cm), fds, m->n_fds * sizeof(int));
+		used += (socklen_t)CMSG_SPACE(m->n_fds * sizeof(int));
+		mh.msg_controllen = used + CMSG_SPACE(sizeof(struct ucred));
+		cm = CMSG_NXTHDR(&mh, cm);
+	}
+	if (cred && m->has_cred_uid && cm) {
+		struct ucred uc = {getpid(), m->cred_uid, m->cred_gid};
+		cm->cmsg_level = SOL_SOCKET, cm->cmsg_type = SCM_CREDENTIALS;
+		cm->cmsg_len = CMSG_LEN(sizeof(uc));
+		memcpy(CMSG_DATA(cm), &uc, sizeof(uc));
+		used += (socklen_t)CMSG_SPACE(sizeof(uc));
+	}
+	return used;
+}
+
+static int send_all(int fd, const UnixSkMsg *m, const int *fds, const struct sockaddr_un *to, socklen_t tolen,
+		    bool msg)
+{
+	union {
+		char b[CMSG_SPACE(SCM_MAX_FD_ * sizeof(int)) + CMSG_SPACE(sizeof(struct ucred))];
+		struct cmsghdr align;
+	} cb;
+	size_t off = 0, len = m->data.len;
+	bool cred = true;
+	do {
+		struct iovec iov = {m->data.data + off, len - off};
+		struct msghdr mh = {(void *)to, to ? tolen : 0, &iov, 1, cb.b, 0, 0};
+		mh.msg_controllen = put_cmsg(cb.b, sizeof(cb.b), m, fds, off == 0, cred);
+		if (!mh.msg_controllen)
+			mh.msg_control = NULL;
+		ssize_t n = sendmsg(fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL | (m->oob ? MSG_OOB : 0));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EPERM && cred && m->has_cred_uid) { /* no CAP_SETUID: crshim's creds */
+			pr_info("uid %u gid %u of a queued message cannot be set: crshim's are sent\n",
+				m->cred_uid, m->cred_gid);
+			cred = false;
+			continue;
+		}
+		if (n < 0)
+			return -1;
+		off += (size_t)n;
+	} while (off < len && !msg);
+	return 0;
+}
+
+/* An out-of-band byte that had been read (recv(MSG_OOB)) is read again, SO_OOBINLINE off meanwhile: its
+ * mark stays in the queue (SIOCATMARK, reads stop there). */
+static int read_oob(const struct rsk *r, struct cr_err *e)
+{
+	int inl = 0, off = 0;
+	socklen_t l = sizeof(inl);
+	uint8_t b;
+	if (getsockopt(r->fd, SOL_SOCKET, SO_OOBINLINE, &inl, &l) ||
+	    (inl && setsockopt(r->fd, SOL_SOCKET, SO_OOBINLINE, &off, sizeof(off))))
+		return cr_fail_sys(e, "socket:[%u]: SO_OOBINLINE", r->ino);
+	ssize_t n = recv(r->fd, &b, 1, MSG_OOB | MSG_DONTWAIT);
+	int err = errno;
+	if (inl && setsockopt(r->fd, SOL_SOCKET, SO_OOBINLINE, &inl, sizeof(inl)))
+		return cr_fail_sys(e, "socket:[%u]: SO_OOBINLINE", r->ino);
+	if (n != 1)
+		return cr_fail_errno(e, n < 0 ? err : EIO, "socket:[%u]: read its out-of-band mark back",
+				     r->ino);
+	return 0;
+}
+
+/* One message of r's receive queue, from its sender's side. */
+int usk_put_msg(struct rsk *r, const UnixSkMsg *m, struct cr_err *e)
+{
+	struct rsk *p = usk_find(r->u->peer);
+	int src = p && p->fd >= 0 ? p->fd : r->ghost;
+	bool connected = src >= 0;
+	__cleanup_close int tmp = -1;
+	if (r->u->type == SOCK_DGRAM && r->ghost < 0 && !usk_mutual_peer(r) && !(p && p->fd >= 0)) {
+		struct rsk *s = m->has_sender && m->sender.len ? bound_to(&m->sender) : NULL;
+		connected = false;
+		if (s) {
+			src = s->fd;
+		} else {
+			tmp = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+			src = tmp;
+			if (m->has_sender && m->sender.len)
+				pr_info(
+				    "socket:[%u]: a message's sender is gone: sent from an unnamed socket\n",
+				    r->ino);
+		}
+		if (!r->alen)
+			return cr_fail_errno(
+			    e, ENOTSUP, "socket:[%u]: unnamed, unconnected, with messages queued", r->ino);
+	}
+	if (src < 0)
+		return cr_fail_errno(
+		    e, ENOTSUP,
+		    "socket:[%u]: %zu bytes received from a peer outside the tree cannot be put back", r->ino,
+		    m->data.len);
+	int fds[SCM_MAX_FD_];
+	if (scm_fds(r, m, fds, e))
+		return -1;
+	int here = connected ? -1 : usk_enter(r->u->cwd, &r->addr);
+	int ret = send_all(src, m, fds, connected ? NULL : &r->addr, r->alen, r->u->type != SOCK_STREAM);
+	int err = errno;
+	usk_leave(here);
+	if (!ret && m->oob_read)
+		return read_oob(r, e);
+	if (ret)
+		return cr_fail_errno(e, err, "socket:[%u]: put back %zu bytes of its receive queue", r->ino,
+				     m->data.len);
+	return 0;
+}
