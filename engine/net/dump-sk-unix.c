@@ -961,9 +961,12 @@ static void fill_peercred(const struct dump_ctx *c, int sk, int fd, UnixSkEntry 
 		return;
 	pid_t vp = peer_vpid(c, sk, cr.pid);
 	if (vp <= 0) {
-		pr_info("fd %d of task %d: SO_PEERCRED pid %d is not in the task's PID namespace: "
-			"not saved\n",
-			fd, c->pid, cr.pid);
+		pr_info(
+		    "fd %d of task %d: SO_PEERCRED pid %d is not in the task's PID namespace (pid 0 there): "
+		    "only its uid and gid saved\n",
+		    fd, c->pid, cr.pid);
+		u->peer_uid = cr.uid, u->has_peer_uid = 1;
+		u->peer_gid = cr.gid, u->has_peer_gid = 1;
 		return;
 	}
 	u->peer_pid = vp, u->has_peer_pid = 1;

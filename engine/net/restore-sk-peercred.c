@@ -2,7 +2,9 @@
  * the process that calls socketpair(), listen() or connect(), so that call is made by a short-lived helper
  * with the recorded pid (clone3 set_tid), euid and egid, sharing crshim's fd table (CLONE_FILES): the
  * sockets are crshim's as before. A pid of the tree is free at this point (its process comes later); a pid
- * of a process that is gone is taken as well when it is free: the socket names it, as it did. */
+ * of a process that is gone is taken as well when it is free: the socket names it, as it did. One that named
+ * a process outside its holder's PID namespace (pid 0 there: only uid and gid saved) is made by crshim
+ * itself, whose pid no process of the tree sees either, as those ids for the call (as_ids_here). */
 #define LOG_PREFIX "restore-sk-peercred: "
 #include <errno.h>
 #include <stdint.h>
@@ -25,7 +27,7 @@ struct pc_clone_args {
 	    set_tid_size;
 };
 
-enum { SAID_PIDNS = 1, SAID_BUSY = 2, SAID_CLONE = 4, SAID_NESTED = 8 };
+enum { SAID_PIDNS = 1, SAID_BUSY = 2, SAID_CLONE = 4, SAID_NESTED = 8, SAID_IDS = 16 };
 static unsigned said; /* what the log already says (once per restore) */
 /* crshim's children are made in the PID namespace of the tree's root (rst_sk_peercred_pidns): the tasks of
  * that namespace level get their peers' pids there too */
@@ -54,6 +56,10 @@ void rst_sk_peercred_notice(const struct cr_opts *o)
 		eng_notice(o, "SO_PEERCRED of some unix sockets is not restored (their peer's pid could not "
 			      "be taken again: a process of the tree that exists then): they name crshim; "
 			      "the restore log says which");
+	if (said & SAID_IDS)
+		eng_notice(
+		    o, "SO_PEERCRED uid and gid of some unix sockets (whose pid their holder did not see) "
+		       "are not restored: they are crshim's; the restore log says why");
 }
 
 static bool say_once(unsigned what)
@@ -104,8 +110,45 @@ static bool same_pidns(const struct rst_task *a, const struct rst_task *b)
 	return ns_init_of(a) == ns_init_of(b);
 }
 
+/* fn(arg) by crshim's own thread as u's euid and egid (raw syscalls: this thread's credentials only, its
+ * fsuid and fsgid kept, so that paths are looked up as crshim's): its pid, outside every PID namespace of the
+ * tree, is pid 0 there, as the saved one was. */
+static int as_ids_here(const UnixSkEntry *u, int (*fn)(void *), void *arg)
+{
+	uid_t ru, eu, su;
+	gid_t rg, eg, sg;
+	if (getresuid(&ru, &eu, &su) || getresgid(&rg, &eg, &sg))
+		return fn(arg);
+	uid_t fsu = (uid_t)setfsuid((uid_t)-1);
+	gid_t fsg = (gid_t)setfsgid((gid_t)-1);
+	if ((u->has_peer_gid && syscall(SYS_setresgid, -1, u->peer_gid, -1)) ||
+	    (u->has_peer_uid && syscall(SYS_setresuid, -1, u->peer_uid, -1))) {
+		if (say_once(SAID_IDS))
+			pr_info("SO_PEERCRED uid %u gid %u (pid 0): %s: such sockets name crshim's\n",
+				u->peer_uid, u->peer_gid, strerror(errno));
+		if (syscall(SYS_setresgid, -1, eg, -1))
+			return -1;
+		setfsuid(fsu);
+		setfsgid(fsg);
+		return fn(arg);
+	}
+	setfsuid(fsu);
+	setfsgid(fsg);
+	int r = fn(arg), err = errno;
+	/* (the euid first: back to one that may set the egid) */
+	if (syscall(SYS_setresuid, -1, eu, -1) || syscall(SYS_setresgid, -1, eg, -1))
+		return -1;
+	setfsuid(fsu);
+	setfsgid(fsg);
+	pr_debug("uid %u gid %u (pid 0) made a socket call\n", u->peer_uid, u->peer_gid);
+	errno = err;
+	return r;
+}
+
 int rst_sk_as_peer(const struct rst_task *t, const UnixSkEntry *u, int (*fn)(void *), void *arg)
 {
+	if (u && !u->has_peer_pid && (u->has_peer_uid || u->has_peer_gid))
+		return as_ids_here(u, fn, arg);
 	if (!u || !u->has_peer_pid || u->peer_pid <= 0)
 		return fn(arg);
 	if (t && t->ns_levels && t->ns_levels != pidns_levels) {

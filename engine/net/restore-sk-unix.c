@@ -208,7 +208,10 @@ const UnixSkEntry *usk_pair_cred(const struct rsk *a, const struct rsk *b)
 {
 	if (a->above && b && b->cu->has_peer_pid)
 		return b->cu;
-	return a->cu->has_peer_pid ? a->cu : b && b->cu->has_peer_pid ? b->cu : NULL;
+	if (a->cu->has_peer_pid || (b && b->cu->has_peer_pid))
+		return a->cu->has_peer_pid ? a->cu : b->cu;
+	/* (a pid named by neither end: uid and gid only, of a process outside their PID namespace) */
+	return a->cu->has_peer_uid ? a->cu : b && b->cu->has_peer_uid ? b->cu : NULL;
 }
 
 /* socketpair() by the process both ends name (SO_PEERCRED) */
