@@ -28,11 +28,6 @@ socklen_t usk_mk_addr(const ProtobufCBinaryData *name, struct sockaddr_un *a)
 	return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + l);
 }
 
-bool usk_same_name(const UnixSkEntry *a, const ProtobufCBinaryData *n)
-{
-	return a->has_name && a->name.len == n->len && !memcmp(a->name.data, n->data, n->len);
-}
-
 const char *usk_sk_name(const UnixSkEntry *u, char *buf, size_t len)
 {
 	if (!u->has_name || !u->name.len)

@@ -156,6 +156,7 @@ void rst_sk_unix_done(const struct cr_opts *o, bool failed);
  * process their SO_PEERCRED names when it exists (premake, serve)
  */
 #include <stdbool.h>
+#include <string.h>
 #include <sys/socket.h>
 #include <sys/types.h>
 #include <sys/un.h>
@@ -247,7 +248,10 @@ int usk_make_all(struct cr_err *e);
 
 /* restore-sk-unix-name.c */
 socklen_t usk_mk_addr(const ProtobufCBinaryData *name, struct sockaddr_un *a);
-bool usk_same_name(const UnixSkEntry *a, const ProtobufCBinaryData *n);
+static inline bool usk_same_name(const UnixSkEntry *a, const ProtobufCBinaryData *n)
+{
+	return a->has_name && a->name.len == n->len && !memcmp(a->name.data, n->data, n->len);
+}
 /* u's name to print (in buf) */
 const char *usk_sk_name(const UnixSkEntry *u, char *buf, size_t len);
 /* The directories made for r's deleted socket file removed again */
@@ -284,9 +288,9 @@ int usk_as_peer(const struct rst_task *t, const UnixSkEntry *cred, int (*fn)(voi
 uint32_t usk_pst_lv(const struct rst_task *t);
 /* Every holder of a socket of a nested mount namespace is in it (it gets it from the process that made
  * the namespace, which gets it from crshim); the groups listed. */
-int usk_groups(struct rst_task *ts, size_t n, struct cr_err *e);
+int usk_groups(struct rst_task *ts, size_t n, struct cr_err *e) __attribute__((nonnull(1)));
 /* A channel for each process not at or below a PID namespace's init that holds sockets of its group (before
  * to_inherit: the entries are still the sockets'). */
-int usk_outs_make(struct rst_task *ts, size_t n, struct cr_err *e);
+int usk_outs_make(struct rst_task *ts, size_t n, struct cr_err *e) __attribute__((nonnull(1)));
 
 #endif
