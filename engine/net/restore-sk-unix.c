@@ -262,7 +262,7 @@ struct rsk *usk_listener_named(const struct rsk *a)
 {
 	if (!a->u->has_name || !a->u->name.len)
 		return NULL;
-	for (size_t i = 0; i < usk_nsks; i++)
+	for (size_t i = 0; usk_sks && i < usk_nsks; i++) /* (usk_sks: NULL until collected) */
 		if (usk_sks[i].u->state == ST_LISTEN && usk_same_name(usk_sks[i].u, &a->u->name))
 			return &usk_sks[i];
 	return NULL;
