@@ -295,16 +295,6 @@ static const struct dump_ctx *same_ns_parent(const struct dump_ctx *c, const str
 	return p && dump_same_mnt(p, x) ? p : NULL;
 }
 
-/* The process of the tree that made c's nested mount namespace when c is it or inherited it from it (each
- * process up its line to that one is in it and made, entered or left no other); NULL else. */
-static const struct dump_ctx *mntns_maker(const struct dump_ctx *c)
-{
-	const struct dump_ctx *x = c;
-	for (size_t depth = 0; x && depth < c->ntree && !x->mntns; depth++)
-		x = same_ns_parent(c, x);
-	return x && x->mntns ? x : NULL;
-}
-
 /* c is in the nested mount namespace a process of the tree made, which crshim may link its ghosts in at
  * that process's stand (restore-ghost.c link_maker): c made it, or entered it (setns) or inherited it from a
  * process that made or entered it. */
@@ -334,45 +324,14 @@ static bool joined_up(const struct dump_ctx *c, pid_t as)
 	return m && m->mntns && p && a && dump_same_mnt(p, a);
 }
 
-/* A removed directory (f) is held by another fd or cwd of the tree than f's and the fds on its mount of the
- * processes of c's namespace that made it or inherited it from the one that made it (which open the one copy
- * made again, ghost_copy: restore-ghost.c rst_ghost_share_copies; others would have another inode). */
-static bool dir_held_elsewhere(const struct dump_ctx *c, const struct fd_src *f)
-{
-	const struct dump_ctx *maker = mntns_maker(c);
-	for (size_t i = 0; i < c->ntree; i++) {
-		char p[64];
-		struct stat st;
-		pid_t pid = c->tree[i].pid;
-		snprintf(p, sizeof(p), "/proc/%d/cwd", (int)pid);
-		if (!stat(p, &st) && st.st_dev == f->st.st_dev && st.st_ino == f->st.st_ino)
-			return true;
-		snprintf(p, sizeof(p), "/proc/%d/fd", (int)pid);
-		__cleanup_closedir DIR *d = opendir(p);
-		for (struct dirent *de; d && (de = readdir(d));) {
-			struct proc_fdinfo fi;
-			struct cr_err e;
-			int fd = atoi(de->d_name);
-			if (de->d_name[0] == '.' || fstatat(dirfd(d), de->d_name, &st, 0) ||
-			    st.st_dev != f->st.st_dev || st.st_ino != f->st.st_ino ||
-			    (pid == c->pid && fd == f->fd))
-				continue;
-			if ((pid != c->pid && (!maker || mntns_maker(&c->tree[i]) != maker)) ||
-			    proc_parse_fdinfo(pid, fd, &fi, &e) || fi.mnt_id != f->fi.mnt_id)
-				return true;
-		}
-	}
-	return false;
-}
-
 /* The directory the task opens a deleted file of a process in a mount namespace other than the root's again
  * on (re->ghost_mnt: the deepest directory of its deleted name as as sees it, c or the process of the
  * namespace c's was made from, ghost_mnt_up), by its file handle, when it was opened on another mount (a
  * ghost, made in the root's mount tree: restore-ghost.c; another link of it, in either namespace). Refused:
  * a file that directory is not on the same mount as, and another mount in a tree born in its user namespace
- * (no CAP_DAC_READ_SEARCH there: open_by_handle_at opens directories only); opened_on: the mount it is
- * opened on at first. copy: a ghost made on another filesystem (ghost_mount), which the process makes again
- * on that mount (re->ghost_copy): no handle. */
+ * (no CAP_DAC_READ_SEARCH there: open_by_handle_at opens directories only; crshim links regular files
+ * there); opened_on: the mount it is opened on at first. copy: a ghost made on another filesystem
+ * (ghost_mount), which the process makes again on that mount (re->ghost_copy): no handle. */
 static int on_mount(struct dump_ctx *c, pid_t as, struct fd_src *f, RegFileEntry *re, uint64_t opened_on,
 		    bool copy, struct cr_err *e)
 {
@@ -392,19 +351,13 @@ static int on_mount(struct dump_ctx *c, pid_t as, struct fd_src *f, RegFileEntry
 	 * its namespace (or of one that inherited it from that process: cloned after it,
 	 * rst_ghost_link_nested links them all), on a mount of it or of the one it was made from (as), is
 	 * linked there by crshim (which may open it by its handle) for the process's open by that name: its
-	 * deleted name, or when its directory is not there (removed too) another (link_name); a removed
-	 * directory (no data) is made again by the process itself (copy), unless the tree holds it elsewhere
-	 * too */
-	bool link = c->born && !copy && opened_on != sx.stx_mnt_id;
-	if (link && re->has_ghost_id && re->deleted && S_ISDIR(f->st.st_mode)) {
-		if (dir_held_elsewhere(c, f))
-			return cr_fail(e,
-				       "not supported yet: fd %d: removed directory %s is on mount %d of "
-				       "another mount namespace than the root's, in a tree restored born in "
-				       "its user namespace, and held by another fd or cwd of the tree too",
-				       f->fd, name, f->fi.mnt_id);
-		copy = true, link = false;
-	}
+	 * deleted name, or when its directory is not there (removed too) another (link_name). A removed
+	 * directory is opened by its handle by the process itself, as in a tree not born there: root of the
+	 * user namespace that owns its mount namespace may open a directory so (O_DIRECTORY; the kernel's
+	 * may_decode_fh), the same inode as crshim's ghost, which its other fds, its cwd and the other
+	 * processes' open too (a copy made again would be another inode). */
+	bool removed_dir = re->has_ghost_id && re->deleted && S_ISDIR(f->st.st_mode);
+	bool link = c->born && !copy && !removed_dir && opened_on != sx.stx_mnt_id;
 	bool reg = S_ISREG(f->st.st_mode) && (re->has_ghost_id ? re->deleted : f->old != NULL);
 	if (link && !(reg && links_in_mntns(c) && (as == c->pid || !c->mntns_join || joined_up(c, as))))
 		return cr_fail(
@@ -445,6 +398,28 @@ static bool in_root_mntns(const struct dump_ctx *c)
 	return c->pid == getpid() || dump_same_mnt(c, &c->tree[0]);
 }
 
+/* A removed directory (f) of a process in the root's mount namespace, held on another mount than the one its
+ * ghost is made on (that of the first fd or cwd of its inode: a bind of its parent, say): opened again by
+ * its handle on its own mount (on_mount), as it was (else every fd of it came back on the ghost's mount).
+ * Left on the ghost's mount, as before, when no directory of its path reaches its mount any more. */
+static int root_dir_mount(struct dump_ctx *c, struct fd_src *f, RegFileEntry *re, struct cr_err *e)
+{
+	char dir[PATH_MAX];
+	struct statx rx, sx;
+	const char *made = dump_ghost_made_at(c, re->ghost_id);
+	if (!made || existing_dir(c->pid, made, dir, sizeof(dir), &rx) ||
+	    (int)rx.stx_mnt_id == f->fi.mnt_id || makedev(rx.stx_dev_major, rx.stx_dev_minor) != f->st.st_dev)
+		return 0;
+	if (existing_dir(c->pid, f->link, dir, sizeof(dir), &sx) || (int)sx.stx_mnt_id != f->fi.mnt_id) {
+		pr_warn(
+		    "fd %d: removed directory %s on mount %d comes back on mount %d of its ghost (%s): no "
+		    "directory of its path reaches its own\n",
+		    f->fd, f->link, f->fi.mnt_id, (int)rx.stx_mnt_id, made);
+		return 0;
+	}
+	return on_mount(c, c->pid, f, re, rx.stx_mnt_id, false, e);
+}
+
 /* A ghost of a process in another mount namespace than the root's: made in the root's mount tree at its
  * path there, and opened again on the fd's mount (on_mount) when that shows its filesystem there; else (a
  * tmpfs only its namespace mounted: CRIU's mountpoints) the process makes it again from that ghost on its
@@ -459,10 +434,14 @@ static int ghost_mount(struct dump_ctx *c, pid_t as, struct fd_src *f, RegFileEn
 	/* (an O_PATH fd of a FIFO's or a socket's node: its process makes it again, mknod, when the root's
 	 * tree has another filesystem there; else it is opened where crshim makes it) */
 	bool node = (S_ISFIFO(f->st.st_mode) || S_ISSOCK(f->st.st_mode)) && (f->fi.flags & O_PATH);
+	bool root_ns = as == c->pid && in_root_mntns(c);
 	if (!c->tree || c->pid == getpid() || f->fi.mnt_id < 0 ||
 	    (f->fi.flags & (O_TMPFILE & ~O_DIRECTORY)) ||
-	    !(S_ISREG(f->st.st_mode) || S_ISDIR(f->st.st_mode) || node) || (as == c->pid && in_root_mntns(c)))
+	    !(S_ISREG(f->st.st_mode) || S_ISDIR(f->st.st_mode) || node) ||
+	    (root_ns && !(S_ISDIR(f->st.st_mode) && re->deleted)))
 		return 0;
+	if (root_ns)
+		return root_dir_mount(c, f, re, e);
 	const char *made = dump_ghost_made_at(c, re->ghost_id);
 	if (!made || existing_dir(c->tree[0].pid, made, rdir, sizeof(rdir), &rx))
 		return cr_fail(e,
@@ -974,6 +953,19 @@ static int open_named(int fd, int m, const RegFileEntry *r, uint32_t id, int fla
 	return named;
 }
 
+/* A removed directory opened by its handle h on the mount of m: O_PATH | O_DIRECTORY (root of a user
+ * namespace that owns the mount's namespace, a tree born there, may open only directories so: the kernel's
+ * may_decode_fh), then opened again through /proc with its fd's own flags (O_DIRECTORY not added to them) */
+static int dir_by_handle(int m, struct file_handle *h, int flags)
+{
+	char rel[32];
+	__cleanup_close int p = open_by_handle_at(m, h, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (p < 0)
+		return -1;
+	snprintf(rel, sizeof(rel), "fd/%d", p);
+	return rst_self_proc_open(rel, flags | O_CLOEXEC);
+}
+
 static int ghost_on_mount(int tmp, const RegFileEntry *r, uint32_t id, int flags)
 {
 	struct {
@@ -989,10 +981,12 @@ static int ghost_on_mount(int tmp, const RegFileEntry *r, uint32_t id, int flags
 		goto fail;
 	if (a.stx_mnt_id == b.stx_mnt_id)
 		return tmp;
-	int fd = r->ghost_link ? open_linked(m, r, id, tmp, flags)
-		 : name_to_handle_at(tmp, "", &fh.h, &mid, AT_EMPTY_PATH)
-		     ? -1
-		     : open_by_handle_at(m, &fh.h, flags | O_CLOEXEC);
+	int fd = -1;
+	if (r->ghost_link)
+		fd = open_linked(m, r, id, tmp, flags);
+	else if (!name_to_handle_at(tmp, "", &fh.h, &mid, AT_EMPTY_PATH))
+		fd = S_ISDIR(r->mode) ? dir_by_handle(m, &fh.h, flags)
+				      : open_by_handle_at(m, &fh.h, flags | O_CLOEXEC);
 	if (fd >= 0 &&
 	    (fstat(fd, &sa) || fstat(tmp, &sb) || sa.st_dev != sb.st_dev || sa.st_ino != sb.st_ino)) {
 		close(fd);

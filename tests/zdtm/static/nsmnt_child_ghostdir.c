@@ -2,19 +2,17 @@
  * tmpfs that both namespaces mount, removed by the test. After restore fd 7 is a removed directory with its
  * mode and owner on the child's own mount of that tmpfs (fdinfo mnt_id listed in its mountinfo, its st_dev),
  * named "PATH (deleted)", nothing can be made in it. crshim makes the ghost in the root's mount tree; the
- * child opens it again by its handle on its own mount, or in mode cuns (no open_by_handle_at there) makes
- * the directory again itself on its mount (reg_file_entry.ghost_copy). Before, mode cuns refused it at dump
- * ("a directory"). nsmnt_child_ghostdir_held includes it with NSMNT_DIR_HELD 1: the test holds the
- * directory too (fd 8, its own mount), which mode cuns refuses with one line (the child's copy would be
- * another inode). nsmnt_child_ghostdir_kid with NSMNT_DIR_KID 1: a child of the child (forked once its
- * namespace stands) opens the directory too, on its own (fd 8): after restore the same inode as fd 7 (the
- * child checks it through /proc); mode cuns makes it again once for both (rst_ghost_share_copies), it was
- * refused at dump ("held by another fd or cwd of the tree too"). nsmnt_child_ghostdir_cwd with NSMNT_DIR_CWD
- * 1: the child's cwd is that directory too: after restore its cwd is the inode of fd 7 (bit 32); mode cuns
- * refuses it at dump with one line (its fd's copy and its cwd would be two inodes). nsmnt_child_ghostdir_bind
- * with NSMNT_DIR_BIND 1: the child binds that tmpfs at /nsmnt_gd/b too and opens the directory there (fd 8):
- * after restore fd 8 is the inode of fd 7 on that other mount (bit 64); mode cuns refuses it at dump with one
- * line (two copies, one per mount). */
+ * child opens it again by its handle on its own mount (in mode cuns too: root of the user namespace that
+ * owns its mount namespace may open a directory by its handle). Before, mode cuns refused it at dump ("a
+ * directory"), then made it again in the child (another inode). nsmnt_child_ghostdir_held includes it with
+ * NSMNT_DIR_HELD 1: the test holds the directory too (fd 8, its own mount). nsmnt_child_ghostdir_kid with
+ * NSMNT_DIR_KID 1: a child of the child (forked once its namespace stands) opens the directory too, on its
+ * own (fd 8): after restore the same inode as fd 7 (the child checks it through /proc).
+ * nsmnt_child_ghostdir_cwd with NSMNT_DIR_CWD 1: the child's cwd is that directory too: after restore its cwd
+ * is the inode of fd 7 (bit 32). nsmnt_child_ghostdir_bind with NSMNT_DIR_BIND 1: the child binds that tmpfs
+ * at /nsmnt_gd/b too and opens the directory there (fd 8): after restore fd 8 is the inode of fd 7 on that
+ * other mount (bit 64). Mode cuns refused _held, _cwd and _bind at dump with one line ("held by another fd or
+ * cwd of the tree too": the child's copy would have been another inode). */
 #include <sys/wait.h>
 
 #include "nsmnt.h"

@@ -1,0 +1,97 @@
+/* A removed directory held by fds, as a cwd, on two mounts and in two mount namespaces: a tmpfs at
+ * /nsmnt_gp with p/d (mode 0751, owner 1234:2345); the test's cwd is p/d; its child, in a mount namespace of
+ * its own, binds p (the directory's parent) at /nsmnt_gp/b, holds p/d as fd 7 through the tmpfs and as fd 8
+ * through its bind, and has its cwd there through the bind; then the test removes it. After restore the
+ * test's cwd, the child's fds and cwd are one inode, still removed (no link, nothing can be made in it),
+ * with its mode and owner; the child's fd 7 is on its mount of the tmpfs, fd 8 on its bind (fdinfo mnt_id
+ * as statx of the mount points reads them, both in its mountinfo), each named "PATH (deleted)". Before, mode
+ * cuns refused it at dump ("held by another fd or cwd of the tree too"): the child made the directory again
+ * itself, another inode; now it opens it by its handle on each of its mounts. */
+#include "nsmnt.h"
+
+#define TOP "/nsmnt_gp"
+
+static int mnt_of(const char *path)
+{
+	struct statx sx;
+	return statx(AT_FDCWD, path, 0, STATX_MNT_ID, &sx) || !(sx.stx_mask & STATX_MNT_ID)
+		   ? -1
+		   : (int)sx.stx_mnt_id;
+}
+
+static int named(int fd, const char *want)
+{
+	char p[64], name[PATH_MAX] = "";
+	snprintf(p, sizeof(p), "/proc/self/fd/%d", fd);
+	return readlink(p, name, sizeof(name) - 1) > 0 && !strcmp(name, want);
+}
+
+static int setup(void)
+{
+	mkdirs(TOP "/b");
+	if (mount(TOP "/p", TOP "/b", NULL, MS_BIND, NULL))
+		return 1;
+	open_at(7, TOP "/p/d", O_RDONLY | O_DIRECTORY, "open " TOP "/p/d in the child");
+	open_at(8, TOP "/b/d", O_RDONLY | O_DIRECTORY, "open " TOP "/b/d in the child");
+	return chdir(TOP "/b/d") != 0;
+}
+
+static int check(void)
+{
+	struct stat a, b, c;
+	int bad = 0;
+	if (fstat(7, &a) || a.st_nlink != 0 || !S_ISDIR(a.st_mode) || (a.st_mode & 07777) != 0751 ||
+	    a.st_uid != 1234 || a.st_gid != 2345)
+		bad |= 1;
+	if (fstat(8, &b) || b.st_dev != a.st_dev || b.st_ino != a.st_ino)
+		bad |= 2;
+	if (stat(".", &c) || c.st_dev != a.st_dev || c.st_ino != a.st_ino)
+		bad |= 4;
+	if (openat(7, "x", O_RDWR | O_CREAT, 0600) >= 0 || errno != ENOENT ||
+	    openat(8, "x", O_RDWR | O_CREAT, 0600) >= 0 || errno != ENOENT)
+		bad |= 8;
+	if (fd_mnt_id(7) != mnt_of(TOP) || !mnt_listed(fd_mnt_id(7)))
+		bad |= 16;
+	if (fd_mnt_id(8) != mnt_of(TOP "/b") || mnt_of(TOP "/b") == mnt_of(TOP) || !mnt_listed(fd_mnt_id(8)))
+		bad |= 32;
+	if (!named(7, TOP "/p/d (deleted)") || !named(8, TOP "/b/d (deleted)"))
+		bad |= 64;
+	return bad;
+}
+
+/* what the child holds at p (/proc/CH/...) is the inode of st */
+static int kid_same(pid_t ch, const char *p, const struct stat *st)
+{
+	char at[64];
+	struct stat k;
+	snprintf(at, sizeof(at), "/proc/%d/%s", (int)ch, p);
+	return !stat(at, &k) && k.st_dev == st->st_dev && k.st_ino == st->st_ino;
+}
+
+int main(int argc, char **argv)
+{
+	struct stat st;
+	test_init(argc, argv);
+	must_mount("nsmnt", TOP, "tmpfs", 0, "size=1m");
+	mkdirs(TOP "/p");
+	if (mkdir(TOP "/p/d", 0751) || chmod(TOP "/p/d", 0751) || chown(TOP "/p/d", 1234, 2345))
+		fail("mkdir " TOP "/p/d");
+	usr1_block();
+	pid_t ch = nsmnt_child(setup, check);
+	if (chdir(TOP "/p/d") || rmdir(TOP "/p/d"))
+		fail("chdir, rmdir " TOP "/p/d");
+	test_daemon();
+	test_waitsig();
+
+	CHECK(!stat(".", &st) && st.st_nlink == 0 && S_ISDIR(st.st_mode) && (st.st_mode & 07777) == 0751,
+	      "the test's cwd is not the removed directory");
+	CHECK(mkdir("x", 0700) && errno == ENOENT, "a directory made in the test's cwd");
+	CHECK(kid_same(ch, "fd/7", &st) && kid_same(ch, "fd/8", &st) && kid_same(ch, "cwd", &st),
+	      "the child's fds or cwd are another inode than the test's cwd");
+	kill(ch, SIGUSR1);
+	child_exit_ok(ch,
+		      "1: fd 7 not a removed directory with its mode and owner, 2: fd 8 another inode, 4: "
+		      "its cwd another inode, 8: a file made in it, 16: fd 7 not on its tmpfs's mount, "
+		      "32: fd 8 not on its bind, 64: not named PATH (deleted)");
+	return test_pass();
+}
