@@ -953,19 +953,6 @@ static int open_named(int fd, int m, const RegFileEntry *r, uint32_t id, int fla
 	return named;
 }
 
-/* A removed directory opened by its handle h on the mount of m: O_PATH | O_DIRECTORY (root of a user
- * namespace that owns the mount's namespace, a tree born there, may open only directories so: the kernel's
- * may_decode_fh), then opened again through /proc with its fd's own flags (O_DIRECTORY not added to them) */
-static int dir_by_handle(int m, struct file_handle *h, int flags)
-{
-	char rel[32];
-	__cleanup_close int p = open_by_handle_at(m, h, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (p < 0)
-		return -1;
-	snprintf(rel, sizeof(rel), "fd/%d", p);
-	return rst_self_proc_open(rel, flags | O_CLOEXEC);
-}
-
 static int ghost_on_mount(int tmp, const RegFileEntry *r, uint32_t id, int flags)
 {
 	struct {
@@ -985,7 +972,7 @@ static int ghost_on_mount(int tmp, const RegFileEntry *r, uint32_t id, int flags
 	if (r->ghost_link)
 		fd = open_linked(m, r, id, tmp, flags);
 	else if (!name_to_handle_at(tmp, "", &fh.h, &mid, AT_EMPTY_PATH))
-		fd = S_ISDIR(r->mode) ? dir_by_handle(m, &fh.h, flags)
+		fd = S_ISDIR(r->mode) ? rst_ghost_dir_by_handle(m, &fh.h, flags)
 				      : open_by_handle_at(m, &fh.h, flags | O_CLOEXEC);
 	if (fd >= 0 &&
 	    (fstat(fd, &sa) || fstat(tmp, &sb) || sa.st_dev != sb.st_dev || sa.st_ino != sb.st_ino)) {
@@ -1034,7 +1021,10 @@ static int open_path(struct rst_task *t, int lo, const FileEntry *f, const Fdinf
 	if (tmp >= 0 && r->ghost_mnt && r->ghost_copy && (tmp = ghost_copy(t, tmp, r, flags, fi->fd)) < 0)
 		return rst_errmsg(msg, len, "fd %d: make the deleted %s again on the mount of %s", fi->fd,
 				  r->path, r->ghost_mnt);
-	if (tmp >= 0 && r->ghost_mnt && !r->ghost_copy && (tmp = ghost_on_mount(tmp, r, f->id, flags)) < 0)
+	/* (a removed directory's copy made once for its cwd or another fd too, on its mount: on its own now)
+	 */
+	if (tmp >= 0 && r->ghost_mnt && (!r->ghost_copy || S_ISDIR(r->mode)) &&
+	    (tmp = ghost_on_mount(tmp, r, f->id, flags)) < 0)
 		return rst_errmsg(msg, len, "fd %d: open the deleted %s again on the mount of %s", fi->fd,
 				  r->path, r->ghost_mnt);
 	if (tmp < 0)

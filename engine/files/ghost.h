@@ -16,6 +16,7 @@
 #include "image/image.h"
 
 struct dump_ctx;
+struct file_handle;
 struct rst_task;
 
 /* The ghost of the open file src (a /proc/PID/fd/N or map_files path) whose link was name
@@ -77,7 +78,9 @@ void rst_ghost_alt_name(const char *name, uint32_t id, char *out, size_t len);
  * (restore-files.c: rst_ghost_shared_fd, -1 if t holds not copy j; rst_ghost_shared_moved) and opens it again
  * for its fds (rst_ghost_shared_copy: the fd, -1 with errno, -2 if r is not such a ghost of t), its removed
  * cwd (fs_entry.cwd_ghost_mnt: rst_ghost_shared_cwd, the same) or its mappings of one no fd of it holds
- * (mapped file i: rst_mfile.copy, rst_ghost_shared_map). */
+ * (mapped file i: rst_mfile.copy, rst_ghost_shared_map). A removed directory one process holds twice (its
+ * cwd and an fd, fds on two mounts) is made once so too; its cwd then opens that copy again on the mount of
+ * its own directory (fs_entry.cwd_ghost_mnt) by its handle when the copy is on another. */
 int rst_ghost_share_copies(struct rst_task *ts, size_t n, struct cr_err *e);
 int rst_ghost_copy_nested(const struct rst_task *t, char *msg, size_t len);
 int rst_ghost_copy_joined(const struct rst_task *t, char *msg, size_t len);
@@ -96,6 +99,10 @@ int rst_ghost_copy_fd(const struct rst_task *t, const char *path);
  * removed (its process's own copy, on the filesystem of m: reg_file_entry.ghost_copy,
  * fs_entry.cwd_ghost_mnt). id names the copy if name is taken. */
 int rst_ghost_make_copy(int src, int m, const char *name, uint32_t id, int flags);
+/* A removed directory by its handle h on the mount of the directory m: O_PATH | O_DIRECTORY (root of a user
+ * namespace that owns the mount's namespace, a tree born there, may open only directories so: the kernel's
+ * may_decode_fh), then opened again through /proc with flags (O_DIRECTORY not added to the fd's own). */
+int rst_ghost_dir_by_handle(int m, struct file_handle *h, int flags);
 /* ts: atime_ns and mtime_ns (nanoseconds since the epoch, as the images have them), each UTIME_OMIT if not
  * has_ (for futimens) */
 void rst_times_ns(struct timespec ts[2], bool has_atime, uint64_t atime_ns, bool has_mtime,

@@ -869,7 +869,10 @@ static int note_copy(struct rst_task *ts, size_t k, const struct rst_ghost *rg, 
 	for (size_t j = 0; j < n_copies; j++)
 		if (copies[j].dev == rg->dev && copies[j].ino == rg->ino && copies[j].dir == rg->dir &&
 		    copies[j].maker == m - ts) {
-			if (copies[j].first == (long)k || copies[j].fd >= 0)
+			/* (a removed directory its process holds twice, its cwd and an fd or fds on two
+			 * mounts, is made once too; a second fd of a file opens its process's copy again,
+			 * file-reg.c ghost_copy) */
+			if (copies[j].fd >= 0 || (copies[j].first == (long)k && !copies[j].dir))
 				return 0;
 			if ((copies[j].fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
 				return cr_fail_sys(e, "keep an fd for the deleted file %s", src);
@@ -1022,9 +1025,45 @@ int rst_ghost_shared_copy(const struct rst_task *t, const RegFileEntry *r, int f
 	return open_copy(copy_of(t, copied(t, r)), flags);
 }
 
+int rst_ghost_dir_by_handle(int m, struct file_handle *h, int flags)
+{
+	char rel[32];
+	__cleanup_close int p = open_by_handle_at(m, h, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (p < 0)
+		return -1;
+	snprintf(rel, sizeof(rel), "fd/%d", p);
+	return rst_self_proc_open(rel, flags | O_CLOEXEC);
+}
+
+/* fd (the copy of t's removed cwd made once, on the mount of the first fd of it, maybe another: a bind of
+ * its parent) opened again by its handle on the mount of its cwd's directory (fs_entry.cwd_ghost_mnt) when
+ * that is another (fd closed then) */
+static int cwd_on_own_mount(const struct rst_task *t, int fd, int flags)
+{
+	struct {
+		struct file_handle h;
+		unsigned char buf[MAX_HANDLE_SZ];
+	} fh = {.h.handle_bytes = MAX_HANDLE_SZ};
+	struct statx a, b;
+	int mid, r = -1;
+	__cleanup_close int m = open(t->fs->cwd_ghost_mnt, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (m >= 0 && !statx(m, "", AT_EMPTY_PATH, STATX_MNT_ID, &a) &&
+	    !statx(fd, "", AT_EMPTY_PATH, STATX_MNT_ID, &b)) {
+		if (a.stx_mnt_id == b.stx_mnt_id)
+			return fd;
+		if (!name_to_handle_at(fd, "", &fh.h, &mid, AT_EMPTY_PATH))
+			r = rst_ghost_dir_by_handle(m, &fh.h, flags);
+	}
+	int err = errno;
+	close(fd);
+	errno = err;
+	return r;
+}
+
 int rst_ghost_shared_cwd(const struct rst_task *t, int flags)
 {
-	return open_copy(copy_of(t, cwd_copied(t)), flags);
+	int fd = open_copy(copy_of(t, cwd_copied(t)), flags);
+	return fd < 0 ? fd : cwd_on_own_mount(t, fd, flags);
 }
 
 int rst_ghost_shared_map(const struct rst_task *t, size_t i, int flags)
