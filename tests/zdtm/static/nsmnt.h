@@ -71,6 +71,23 @@ static inline int fd_mnt_id(int fd)
 	return (int)file_field(p, "mnt_id:", 10, -1);
 }
 
+/* The mount id of path (statx), -1 if unreadable. */
+static inline int path_mnt_id(const char *path)
+{
+	struct statx sx;
+	if (statx(AT_FDCWD, path, 0, STATX_MNT_ID, &sx) || !(sx.stx_mask & STATX_MNT_ID))
+		return -1;
+	return (int)sx.stx_mnt_id;
+}
+
+/* Whether our fd's link (/proc/self/fd/N) reads want. */
+static inline int fd_named(int fd, const char *want)
+{
+	char p[64], name[PATH_MAX] = "";
+	snprintf(p, sizeof(p), "/proc/self/fd/%d", fd);
+	return readlink(p, name, sizeof(name) - 1) > 0 && !strcmp(name, want);
+}
+
 /* Whether mount id is in our mountinfo (a mount of our own namespace). */
 static inline int mnt_listed(int id)
 {

@@ -11,21 +11,6 @@
 
 #define TOP "/nsmnt_gp"
 
-static int mnt_of(const char *path)
-{
-	struct statx sx;
-	return statx(AT_FDCWD, path, 0, STATX_MNT_ID, &sx) || !(sx.stx_mask & STATX_MNT_ID)
-		   ? -1
-		   : (int)sx.stx_mnt_id;
-}
-
-static int named(int fd, const char *want)
-{
-	char p[64], name[PATH_MAX] = "";
-	snprintf(p, sizeof(p), "/proc/self/fd/%d", fd);
-	return readlink(p, name, sizeof(name) - 1) > 0 && !strcmp(name, want);
-}
-
 static int setup(void)
 {
 	mkdirs(TOP "/b");
@@ -50,11 +35,12 @@ static int check(void)
 	if (openat(7, "x", O_RDWR | O_CREAT, 0600) >= 0 || errno != ENOENT ||
 	    openat(8, "x", O_RDWR | O_CREAT, 0600) >= 0 || errno != ENOENT)
 		bad |= 8;
-	if (fd_mnt_id(7) != mnt_of(TOP) || !mnt_listed(fd_mnt_id(7)))
+	if (fd_mnt_id(7) != path_mnt_id(TOP) || !mnt_listed(fd_mnt_id(7)))
 		bad |= 16;
-	if (fd_mnt_id(8) != mnt_of(TOP "/b") || mnt_of(TOP "/b") == mnt_of(TOP) || !mnt_listed(fd_mnt_id(8)))
+	if (fd_mnt_id(8) != path_mnt_id(TOP "/b") || path_mnt_id(TOP "/b") == path_mnt_id(TOP) ||
+	    !mnt_listed(fd_mnt_id(8)))
 		bad |= 32;
-	if (!named(7, TOP "/p/d (deleted)") || !named(8, TOP "/b/d (deleted)"))
+	if (!fd_named(7, TOP "/p/d (deleted)") || !fd_named(8, TOP "/b/d (deleted)"))
 		bad |= 64;
 	return bad;
 }

@@ -10,14 +10,6 @@
 
 #define TOP "/nsmnt_gb"
 
-static int mnt_of(const char *path)
-{
-	struct statx sx;
-	return statx(AT_FDCWD, path, 0, STATX_MNT_ID, &sx) || !(sx.stx_mask & STATX_MNT_ID)
-		   ? -1
-		   : (int)sx.stx_mnt_id;
-}
-
 static int setup(void)
 {
 	if (ghostfs_own(TOP) || mkdir(TOP "/m/p", 0755) || mkdir(TOP "/m/p/d", 0751) ||
@@ -43,9 +35,9 @@ static int check(void)
 	if (!mkdir("x", 0700) || errno != ENOENT || openat(7, "x", O_RDWR | O_CREAT, 0600) >= 0 ||
 	    errno != ENOENT)
 		bad |= 32;
-	if (fd_mnt_id(7) != mnt_of(TOP "/m") || !mnt_listed(fd_mnt_id(7)))
+	if (fd_mnt_id(7) != path_mnt_id(TOP "/m") || !mnt_listed(fd_mnt_id(7)))
 		bad |= 64;
-	if (fd_mnt_id(8) != mnt_of(TOP "/b") || mnt_of(TOP "/b") == mnt_of(TOP "/m") ||
+	if (fd_mnt_id(8) != path_mnt_id(TOP "/b") || path_mnt_id(TOP "/b") == path_mnt_id(TOP "/m") ||
 	    !mnt_listed(fd_mnt_id(8)))
 		bad |= 128;
 	return bad;

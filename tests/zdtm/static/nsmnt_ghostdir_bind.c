@@ -11,21 +11,6 @@
 #define FD_A 7 /* TOP/p/d */
 #define FD_B 8 /* TOP/b/d */
 
-static int mnt_of(const char *path)
-{
-	struct statx sx;
-	return statx(AT_FDCWD, path, 0, STATX_MNT_ID, &sx) || !(sx.stx_mask & STATX_MNT_ID)
-		   ? -1
-		   : (int)sx.stx_mnt_id;
-}
-
-static int named(int fd, const char *want)
-{
-	char p[64], name[PATH_MAX] = "";
-	snprintf(p, sizeof(p), "/proc/self/fd/%d", fd);
-	return readlink(p, name, sizeof(name) - 1) > 0 && !strcmp(name, want);
-}
-
 int main(int argc, char **argv)
 {
 	struct stat a, b, c;
@@ -52,11 +37,11 @@ int main(int argc, char **argv)
 	CHECK(openat(FD_B, "x", O_RDWR | O_CREAT, 0600) < 0 && errno == ENOENT, "a file made through fd 8");
 	CHECK(mkdir("x", 0700) && errno == ENOENT, "a directory made in the cwd");
 	CHECK(access(TOP "/p/d", F_OK) && errno == ENOENT, "the removed directory is back");
-	CHECK(fd_mnt_id(FD_A) == mnt_of(TOP) && mnt_listed(fd_mnt_id(FD_A)),
-	      "fd 7 is on mount %d, not the tmpfs's %d", fd_mnt_id(FD_A), mnt_of(TOP));
-	CHECK(fd_mnt_id(FD_B) == mnt_of(TOP "/b") && mnt_of(TOP "/b") != mnt_of(TOP),
-	      "fd 8 is on mount %d, not the bind's %d", fd_mnt_id(FD_B), mnt_of(TOP "/b"));
-	CHECK(named(FD_A, TOP "/p/d (deleted)"), "fd 7 is not named " TOP "/p/d (deleted)");
-	CHECK(named(FD_B, TOP "/b/d (deleted)"), "fd 8 is not named " TOP "/b/d (deleted)");
+	CHECK(fd_mnt_id(FD_A) == path_mnt_id(TOP) && mnt_listed(fd_mnt_id(FD_A)),
+	      "fd 7 is on mount %d, not the tmpfs's %d", fd_mnt_id(FD_A), path_mnt_id(TOP));
+	CHECK(fd_mnt_id(FD_B) == path_mnt_id(TOP "/b") && path_mnt_id(TOP "/b") != path_mnt_id(TOP),
+	      "fd 8 is on mount %d, not the bind's %d", fd_mnt_id(FD_B), path_mnt_id(TOP "/b"));
+	CHECK(fd_named(FD_A, TOP "/p/d (deleted)"), "fd 7 is not named " TOP "/p/d (deleted)");
+	CHECK(fd_named(FD_B, TOP "/b/d (deleted)"), "fd 8 is not named " TOP "/b/d (deleted)");
 	return test_pass();
 }
