@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/capability.h>
 #include <linux/openat2.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +22,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "base/caps.h"
 #include "base/cleanup.h"
 #include "base/log.h"
 #include "base/proc.h"
@@ -401,7 +403,8 @@ static bool in_root_mntns(const struct dump_ctx *c)
 /* A removed directory (f) of a process in the root's mount namespace, held on another mount than the one its
  * ghost is made on (that of the first fd or cwd of its inode: a bind of its parent, say): opened again by
  * its handle on its own mount (on_mount), as it was (else every fd of it came back on the ghost's mount).
- * Left on the ghost's mount, as before, when no directory of its path reaches its mount any more. */
+ * Left on the ghost's mount, as before, when no directory of its path reaches its mount any more, or crshim
+ * may not open by handle (user mode). */
 static int root_dir_mount(struct dump_ctx *c, struct fd_src *f, RegFileEntry *re, struct cr_err *e)
 {
 	char dir[PATH_MAX];
@@ -410,11 +413,14 @@ static int root_dir_mount(struct dump_ctx *c, struct fd_src *f, RegFileEntry *re
 	if (!made || existing_dir(c->pid, made, dir, sizeof(dir), &rx) ||
 	    (int)rx.stx_mnt_id == f->fi.mnt_id || makedev(rx.stx_dev_major, rx.stx_dev_minor) != f->st.st_dev)
 		return 0;
-	if (existing_dir(c->pid, f->link, dir, sizeof(dir), &sx) || (int)sx.stx_mnt_id != f->fi.mnt_id) {
+	/* (an unprivileged crshim, user mode: no open by handle at restore either) */
+	bool handle = cr_has_cap(CAP_DAC_READ_SEARCH);
+	if (!handle || existing_dir(c->pid, f->link, dir, sizeof(dir), &sx) ||
+	    (int)sx.stx_mnt_id != f->fi.mnt_id) {
 		pr_warn(
-		    "fd %d: removed directory %s on mount %d comes back on mount %d of its ghost (%s): no "
-		    "directory of its path reaches its own\n",
-		    f->fd, f->link, f->fi.mnt_id, (int)rx.stx_mnt_id, made);
+		    "fd %d: removed directory %s on mount %d comes back on mount %d of its ghost (%s): %s\n",
+		    f->fd, f->link, f->fi.mnt_id, (int)rx.stx_mnt_id, made,
+		    handle ? "no directory of its path reaches its own" : "no CAP_DAC_READ_SEARCH");
 		return 0;
 	}
 	return on_mount(c, c->pid, f, re, rx.stx_mnt_id, false, e);
