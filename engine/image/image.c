@@ -206,17 +206,27 @@ static int img_write_file(struct img_writer *w, struct cr_err *e)
 			return cr_fail_sys(e, "write image %s", w->name);
 		return 0;
 	}
-	__cleanup_close int fd = openat(w->dirfd, w->tmpname, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	/* A name nobody has yet (a dump's new images dir): made under it at once, one file and no rename (a
+	 * dump of a tree writes some 9 per process); a half-written one is removed as the temporary file was.
+	 * A file of that name already there is replaced whole or not at all: written aside, then renamed. */
+	bool direct = true;
+	__cleanup_close int fd =
+	    openat(w->dirfd, w->name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0 && errno == EEXIST) {
+		direct = false;
+		fd = openat(w->dirfd, w->tmpname, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	}
 	if (fd < 0)
 		return cr_fail_sys(e, "create image %s", w->name);
+	const char *made = direct ? w->name : w->tmpname;
 	if (w->inject_errno && !write_all(fd, w->buf, w->len / 2))
 		errno = w->inject_errno;
 	if (w->inject_errno || write_all(fd, w->buf, w->len)) {
 		cr_fail_sys(e, "write image %s", w->name);
-		unlinkat(w->dirfd, w->tmpname, 0);
+		unlinkat(w->dirfd, made, 0);
 		return -1;
 	}
-	if (renameat(w->dirfd, w->tmpname, w->dirfd, w->name)) {
+	if (!direct && renameat(w->dirfd, w->tmpname, w->dirfd, w->name)) {
 		cr_fail_sys(e, "rename image %s", w->name);
 		unlinkat(w->dirfd, w->tmpname, 0);
 		return -1;
@@ -300,9 +310,13 @@ struct img_reader {
 	uint32_t nr, idx;
 };
 
-static int read_file(int dirfd, const char *name, uint8_t **out, size_t *outlen, struct cr_err *e)
+/* 0, 1 if optional and there is no such file (*out untouched), -1 on error */
+static int read_file(int dirfd, const char *name, bool optional, uint8_t **out, size_t *outlen,
+		     struct cr_err *e)
 {
 	__cleanup_close int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0 && optional && errno == ENOENT)
+		return 1;
 	if (fd < 0)
 		return cr_fail_sys(e, "open image %s", name);
 	struct stat st;
@@ -376,7 +390,8 @@ static int verify_frame(struct img_reader *r, struct cr_err *e)
 	return 0;
 }
 
-int img_open_name(int dirfd, const char *fname, struct img_reader **rp, struct cr_err *e)
+/* img_open_name; optional: a file that is not there is *rp NULL, 0 */
+static int open_name(int dirfd, const char *fname, bool optional, struct img_reader **rp, struct cr_err *e)
 {
 	int id, k = img_kind_of(fname, &id);
 	if (k < 0)
@@ -388,12 +403,23 @@ int img_open_name(int dirfd, const char *fname, struct img_reader **rp, struct c
 		return cr_fail_errno(e, ENOMEM, "image: out of memory");
 	r->kind = (enum img_kind)k;
 	snprintf(r->name, sizeof(r->name), "%s", fname);
-	if (read_file(dirfd, fname, &r->buf, &r->len, e) || verify_frame(r, e)) {
+	int got = read_file(dirfd, fname, optional, &r->buf, &r->len, e);
+	if (got == 1 && optional) { /* optional and missing: quietly none */
+		img_close(r);
+		*rp = NULL;
+		return 0;
+	}
+	if (got || verify_frame(r, e)) {
 		img_close(r);
 		return -1;
 	}
 	*rp = r;
 	return 0;
+}
+
+int img_open_name(int dirfd, const char *fname, struct img_reader **rp, struct cr_err *e)
+{
+	return open_name(dirfd, fname, false, rp, e);
 }
 
 int img_open(int dirfd, enum img_kind k, int id, struct img_reader **r, struct cr_err *e)
@@ -408,9 +434,7 @@ int img_open_opt(int dirfd, enum img_kind k, int id, struct img_reader **r, stru
 	char name[64];
 	img_name(k, id, name, sizeof(name));
 	*r = NULL;
-	if (faccessat(dirfd, name, F_OK, AT_SYMLINK_NOFOLLOW) && errno == ENOENT)
-		return 0; /* optional and missing: quietly none */
-	return img_open_name(dirfd, name, r, e);
+	return open_name(dirfd, name, true, r, e); /* (no file: *r NULL, 0) */
 }
 
 static int read_in(struct img_reader *r, ProtobufCMessage **out, ProtobufCAllocator *al, struct cr_err *e)

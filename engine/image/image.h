@@ -93,7 +93,8 @@ int img_create(int dirfd, enum img_kind k, int id, struct img_writer **w, struct
 int img_write(struct img_writer *w, const ProtobufCMessage *m, struct cr_err *e);
 /* img_write that drops the image (img_abort) when it fails: the caller then only returns -1. */
 int img_write_or_drop(struct img_writer *w, const ProtobufCMessage *m, struct cr_err *e);
-/* Write the trailer, fsync-free close and rename into place. Frees w. */
+/* Write the trailer and the file, fsync-free: made under its name if no file has it yet (removed again if the
+ * write fails), else written aside and renamed over the old one. Frees w. */
 int img_commit(struct img_writer *w, struct cr_err *e);
 /* The same into fd, a file the caller made (under the image's name): e.g. made before the writer lost the
  * right to create files in the images dir. */
