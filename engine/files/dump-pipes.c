@@ -362,6 +362,7 @@ FD_KIND(fdk_fifo) = {
     .prio = 11,
     .is = is_fifo,
     .dump = dump_pipe,
+    .tree_desc = true, /* one description held by several processes (restore-fdshare.c) */
     .release = release_pipe,
     .free_state = free_pipes,
     .open = open_pipe,

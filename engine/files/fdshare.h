@@ -1,18 +1,20 @@
 /* Open file descriptions shared by several processes of a tree (engine-internal): dump-fdshare.c and
  * restore-fdshare.c.
  *
- * Dump: every regular file or device description of a process gets a tree-wide number (file_entry.tree_desc):
- * the one of an earlier process's fd that kcmp(KCMP_FILE) says is the same description (inherited through
- * fork, or passed), else a new one.
- * Restore: a description held by several processes is opened once in crshim (path, flags, offset) and
- * becomes FILE_INHERIT in each, inherited through clone3, so that the processes share its offset and status
- * flags again (pipes do the same in restore-pipes.c). A tree with its own mount tree (--root) sees its
- * paths only once its root task has built that tree: crshim keeps an fd number for each description and
- * the root task opens it there (rst_fdshare_root) before it clones the other processes. */
+ * Dump: every regular file, device or FIFO description of a process gets a tree-wide number
+ * (file_entry.tree_desc): the one of an earlier process's fd that kcmp(KCMP_FILE) says is the same
+ * description (inherited through fork, or passed), else a new one. Restore: a description held by several
+ * processes is opened once in crshim (path, flags, offset) and becomes FILE_INHERIT in each, inherited
+ * through clone3, so that the processes share its offset and status flags again (pipes do the same in
+ * restore-pipes.c; a FIFO is opened through a helper open of it there, rst_fifo_open_desc, which writes its
+ * data in flight too). A tree with its own mount tree (--root) sees its paths only once its root task has
+ * built that tree: crshim keeps an fd number for each description and the root task opens it there
+ * (rst_fdshare_root) before it clones the other processes. */
 #ifndef CRSHIM_FDSHARE_H
 #define CRSHIM_FDSHARE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/stat.h>
 
@@ -55,6 +57,8 @@ const struct dump_loose *dump_fdshare_loose_list(const struct dump_fdshare *s, s
 int dump_fdshare_id(struct dump_ctx *c, int fd, const struct stat *st, uint32_t *id, struct cr_err *e);
 
 struct rst_task;
+/* How many processes hold description id (entries already made FILE_INHERIT count too). */
+size_t rst_fdshare_holders(const struct rst_task *ts, size_t n, uint32_t id);
 /* Parent, once every process of the tree is loaded: open each shared description once. A dry run
  * (ts[0].dry, restore-check.c) opens and makes nothing: the holders' entries only become FILE_INHERIT (of
  * fd -1), as the restore's later steps see them. */

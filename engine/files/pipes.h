@@ -16,7 +16,10 @@
  * its data, or gives EPIPE/SIGPIPE on write. `--inherit-fd fd[N]:pipe:[INODE]` gives the restoring
  * crshim's fd N to the task in place of (the matching end of) that pipe instead. FIFOs are reopened by
  * path, with a helper O_RDWR open of the FIFO as the peer so that no open blocks; an unlinked FIFO is made
- * again at its old path (or "PATH.crshim-PID" if that is taken), opened and unlinked. */
+ * again at its old path (or "PATH.crshim-PID" if that is taken), opened and unlinked. A FIFO's open file
+ * description held by several processes (fork) is opened once (restore-fdshare.c, rst_fifo_open_desc) and
+ * inherited by each, but for an unlinked FIFO with other descriptions in the tree (each process makes it
+ * again for itself). */
 #ifndef CRSHIM_PIPES_H
 #define CRSHIM_PIPES_H
 
@@ -47,14 +50,21 @@ struct rst_task;
 int rst_pipes_prepare(const struct cr_opts *o, struct rst_task *t, struct cr_err *e);
 /* Parent, once every process of the tree is loaded: a pipe held by several processes is made once in
  * crshim (size, data, flags) and becomes FILE_INHERIT in each, inherited through clone3; a FIFO held by
- * several keeps its data in one of them only. rst_pipes_share_done closes crshim's copies (after the tree
- * is created, before anyone waits for it). A dry run (ts[0].dry, restore-check.c) makes no pipe: the
- * descriptions of each end are counted and the entries become FILE_INHERIT of fd -1. */
+ * several keeps its data in one of them only (or in the description that rst_fdshare_prepare, called after
+ * this, opens once; an entry of a FIFO it must leave to its process loses its tree_desc here).
+ * rst_pipes_share_done closes crshim's copies (after the tree is created, before anyone waits for it). A dry
+ * run (ts[0].dry, restore-check.c) makes no pipe: the descriptions of each end are counted and the entries
+ * become FILE_INHERIT of fd -1. */
 int rst_pipes_share(struct rst_task *ts, size_t n, struct cr_err *e);
 void rst_pipes_share_done(void);
 /* The pipe of pe made once in crshim as above (a pipe end in flight, restore-sk-scm.c): every entry of it
  * becomes FILE_INHERIT. */
 int rst_pipes_share_one(struct rst_task *ts, size_t n, const PipeEntry *pe, struct cr_err *e);
+/* A new open file description of the FIFO of f as the caller sees its path (an unlinked one: made again,
+ * opened and unlinked) with open flags flags, status flags as in the image but O_ASYNC (its holder sets
+ * that, files/fown.c), its pipe size, and the data in flight if rst_pipes_share left it to the description
+ * of f (held by several processes, opened once: restore-fdshare.c). Never blocks. fd, or -1 with errno. */
+int rst_fifo_open_desc(const FileEntry *f, int flags);
 /* Child: put the pipe end or FIFO open of file f at fi->fd (creating the pipe on its first fd). Helper
  * fds are made >= lo. Errors as text, like rst_child_files. */
 int rst_pipe_open(struct rst_task *t, int lo, const FileEntry *f, const FdinfoEntry *fi, char *msg,

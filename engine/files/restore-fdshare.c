@@ -13,6 +13,7 @@
 #include "files/fd-kind.h"
 #include "files/fdshare.h"
 #include "files/ghost.h"
+#include "files/pipes.h"
 #include "base/late-fds.h"
 #include "base/log.h"
 #include "base/scm.h"
@@ -53,12 +54,12 @@ static bool shareable(const FileEntry *f)
 {
 	return f->has_tree_desc && f->tree_desc && !rst_procfd_is(f) && /* opened by each holder, late */
 	       ((f->reg && f->reg->path &&
-		 (f->kind == FILE_KIND__FILE_REG || f->kind == FILE_KIND__FILE_CHR)) ||
+		 (f->kind == FILE_KIND__FILE_REG || f->kind == FILE_KIND__FILE_CHR ||
+		  f->kind == FILE_KIND__FILE_FIFO)) ||
 		made(f));
 }
 
-/* How many processes hold description id (entries already made FILE_INHERIT count too). */
-static size_t holders(const struct rst_task *ts, size_t n, uint32_t id)
+size_t rst_fdshare_holders(const struct rst_task *ts, size_t n, uint32_t id)
 {
 	size_t h = 0;
 	for (size_t k = 0; k < n; k++)
@@ -70,9 +71,9 @@ static size_t holders(const struct rst_task *ts, size_t n, uint32_t id)
 	return h;
 }
 
-/* holders() of every description at once (one pass over the tree, not one per entry: O(n^2) for a file all
- * the tree's processes hold): nh[id] for ids up to *max, NULL if out of memory or the ids are too sparse for
- * an array (then holders() it is). */
+/* rst_fdshare_holders() of every description at once (one pass over the tree, not one per entry: O(n^2) for a
+ * file all the tree's processes hold): nh[id] for ids up to *max, NULL if out of memory or the ids are too
+ * sparse for an array (then rst_fdshare_holders() it is). */
 static size_t *holders_all(const struct rst_task *ts, size_t n, uint32_t *max)
 {
 	uint64_t m = 0, entries = 0;
@@ -113,6 +114,15 @@ static int open_path(const FileEntry *f, const char *root, int flags)
 	if (fd < 0 && errno == ENOENT)
 		fd = open(path, flags);
 	return fd;
+}
+
+/* Open the file of f with flags as the caller sees its path (root: see open_path): an unlinked one's ghost,
+ * a FIFO through its helper (restore-pipes.c: never blocks, its data in flight). */
+static int open_file(const FileEntry *f, const char *root, int flags)
+{
+	if (f->pipe) /* (a FIFO's entry, FILE_INHERIT already when the root task opens it late) */
+		return rst_fifo_open_desc(f, flags);
+	return f->reg->deleted ? rst_ghost_open(f->reg, flags) : open_path(f, root, flags);
 }
 
 static int seek_to(int fd, const FileEntry *f)
@@ -182,7 +192,8 @@ static int open_once(const FileEntry *f, const char *root, bool late, pid_t owne
 	 * device (open_once_net), whatever the mount tree */
 	bool tun = r->tun_iff != NULL;
 	bool flight = !late && root && !r->deleted && !tun; /* (a deleted one: its ghost is made early) */
-	owner = late && !r->deleted ? owner : 0;
+	/* (an unlinked FIFO is made again by its opener: in the namespace of its holders too) */
+	owner = late && (!r->deleted || f->kind == FILE_KIND__FILE_FIFO) ? owner : 0;
 	if ((late && (root || owner) && !tun) || flight) { /* opened in the restored mount tree: this fd
 							    number is kept for it */
 		int fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -201,7 +212,7 @@ static int open_once(const FileEntry *f, const char *root, bool late, pid_t owne
 			flight ? "crshim" : "the root task", fd);
 		return 0;
 	}
-	int fd = r->deleted ? rst_ghost_open(r, fl) : open_path(f, root, fl);
+	int fd = open_file(f, root, fl);
 	if (fd < 0)
 		return cr_fail_sys(e, "open %s", r->path);
 	descs[nr_descs++] = (struct shared_desc){f->tree_desc, fd, NULL, 0, false, 0, 0, {-1, -1}};
@@ -218,8 +229,7 @@ static int open_once(const FileEntry *f, const char *root, bool late, pid_t owne
 /* Open the file of description d at its fd (the path as the caller sees it); -1 with errno. */
 static int open_at_kept(const struct shared_desc *d)
 {
-	const RegFileEntry *r = d->late->reg;
-	__cleanup_close int fd = r->deleted ? rst_ghost_open(r, d->flags) : open(r->path, d->flags);
+	__cleanup_close int fd = open_file(d->late, NULL, d->flags);
 	return fd < 0 || seek_to(fd, d->late) || dup3(fd, d->fd, O_CLOEXEC) < 0 ? -1 : 0;
 }
 
@@ -412,9 +422,10 @@ static int fdshare_prepare(struct rst_task *ts, size_t n, const size_t *nh, uint
 			FileEntry *f = ts[k].files[i];
 			/* (a socket of another network namespace than its holder's: crshim makes it there) */
 			bool away = rst_sk_away(ts[0].ns, ts[k].pid, f);
-			if (!shareable(f) || (!away && (n < 2 || (nh && f->tree_desc <= max
-								      ? nh[f->tree_desc]
-								      : holders(ts, n, f->tree_desc)) < 2)))
+			if (!shareable(f) ||
+			    (!away && (n < 2 || (nh && f->tree_desc <= max
+						     ? nh[f->tree_desc]
+						     : rst_fdshare_holders(ts, n, f->tree_desc)) < 2)))
 				continue;
 			uint64_t net = f->reg && f->reg->tun_iff ? ns_rst_task_net_ino(ts[0].ns, ts[k].pid)
 								 : rst_sk_netns(f);

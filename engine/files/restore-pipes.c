@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "base/log.h"
+#include "files/fdshare.h"
 #include "files/ghost.h"
 #include "files/fd-kind.h"
 #include "files/pipes.h"
@@ -440,6 +441,108 @@ static int inherit_shared(const struct rst_task *t, FileEntry *f, struct shared_
 	return desc_fd(sp, f, &fd, e) ? -1 : rst_file_inherit(t, f, fd, desc, e);
 }
 
+/* ---------------------------------------------------------------- parent: FIFO descriptions shared */
+
+/* A description of a FIFO held by several processes (file_entry.tree_desc) is opened once, like a regular
+ * file's (restore-fdshare.c, through rst_fifo_open_desc), and inherited by each. The data in flight of the
+ * FIFO, if that description's entries carry it, is written by whoever opens the description. */
+static struct fifo_data {
+	uint32_t desc;
+	const PipeEntry *d;
+} * fifo_data;
+static size_t nr_fifo_data;
+
+/* Opened once for all its holders: a description of several processes, of a FIFO that has a path, or an
+ * unlinked one no other description of which is in the tree (that one is made again by each process that
+ * holds it: the copies would be different FIFOs). */
+static bool fifo_once(const struct rst_task *ts, size_t n, const FileEntry *f)
+{
+	if (!f->has_tree_desc || !f->tree_desc || rst_fdshare_holders(ts, n, f->tree_desc) < 2)
+		return false;
+	for (size_t k = 0; k < n && f->reg->deleted; k++)
+		for (size_t i = 0; i < ts[k].nr_files; i++) {
+			const FileEntry *g = ts[k].files[i];
+			if (g->kind == FILE_KIND__FILE_FIFO && g->pipe &&
+			    g->pipe->pipe_id == f->pipe->pipe_id && g->pipe->dev == f->pipe->dev &&
+			    (!g->has_tree_desc || g->tree_desc != f->tree_desc))
+				return false;
+		}
+	return true;
+}
+
+/* Entry f of a FIFO held by several processes: its data is written once, by the process of the first
+ * entry that carries it, or by the opener of its description if that is opened once. An entry not opened
+ * once loses its tree_desc (restore-fdshare.c leaves it to its process, which reopens it by path). */
+static int fifo_share(const struct rst_task *ts, size_t n, FileEntry *f, struct cr_err *e)
+{
+	bool once = fifo_once(ts, n, f);
+	if (!once)
+		f->has_tree_desc = false;
+	const PipeEntry *d = first_entry(ts, n, f->pipe, -1);
+	if (d != f->pipe || !d->data_saved)
+		return 0;
+	if (once) { /* (the pointer stays valid: the entries live until the restore ends) */
+		struct fifo_data *nd = realloc(fifo_data, (nr_fifo_data + 1) * sizeof(*nd));
+		if (!nd)
+			return cr_fail_errno(e, ENOMEM, "out of memory");
+		fifo_data = nd;
+		fifo_data[nr_fifo_data++] = (struct fifo_data){f->tree_desc, d};
+	}
+	/* cleared only now (first_entry finds the next one otherwise): every other entry is cleared as the
+	 * loop reaches it, being not the first */
+	for (size_t k = 0; k < n; k++)
+		for (size_t i = 0; i < ts[k].nr_files; i++) {
+			PipeEntry *q = ts[k].files[i]->pipe;
+			if (q && q != f->pipe && q->pipe_id == d->pipe_id && q->dev == d->dev)
+				q->data_saved = false;
+		}
+	f->pipe->data_saved = !once;
+	return 0;
+}
+
+int rst_fifo_open_desc(const FileEntry *f, int flags)
+{
+	char msg[256] = "";
+	int h = open_fifo(f, 0, msg, sizeof(msg)), fd = -1;
+	if (h < 0) {
+		pr_err("%s\n", msg);
+		return -1;
+	}
+	const PipeEntry *pe = f->pipe, *d = NULL;
+	for (size_t i = 0; i < nr_fifo_data && !d; i++)
+		d = fifo_data[i].desc == f->tree_desc ? fifo_data[i].d : NULL;
+	char rel[32];
+	snprintf(rel, sizeof(rel), "fd/%d", h);
+	/* (O_NONBLOCK on the open: it never waits for a peer, the helper being one anyway; O_ASYNC is set by
+	 * the holder, files/fown.c) */
+	int st = (int)(pe->flags & ~(uint32_t)(O_ACCMODE | RST_OPEN_DROP_FLAGS));
+	if (pe->pipe_size && fcntl(h, F_GETPIPE_SZ) != (int)pe->pipe_size &&
+	    fcntl(h, F_SETPIPE_SZ, pe->pipe_size) < 0)
+		goto out;
+	errno = EIO; /* (a short write of the data: more than the FIFO takes) */
+	if (d && write_data(h, d) != (ssize_t)d->data.len)
+		goto out;
+	if (f->reg->deleted)
+		fifo_times(f->reg, h);
+	flags = (flags & ~O_ASYNC) | O_NONBLOCK | O_CLOEXEC;
+	fd = f->reg->deleted ? rst_self_proc_open(rel, flags) : open(f->reg->path, flags);
+	if (fd >= 0 && fcntl(fd, F_SETFL, st) < 0) {
+		int saved = errno;
+		close(fd);
+		fd = -1;
+		errno = saved;
+	}
+	if (fd >= 0)
+		pr_info("FIFO %s (flags %#o) is one open file description of several processes: opened once, "
+			"%zu bytes in flight\n",
+			f->reg->path, pe->flags, d ? d->data.len : (size_t)0);
+out:;
+	int saved = errno;
+	close(h);
+	errno = saved;
+	return fd;
+}
+
 int rst_pipes_share(struct rst_task *ts, size_t n, struct cr_err *e)
 {
 	for (size_t k = 0; k < n && n > 1; k++)
@@ -453,10 +556,9 @@ int rst_pipes_share(struct rst_task *ts, size_t n, struct cr_err *e)
 			struct shared_pipe *sp = fifo ? NULL : find_shared(f->pipe);
 			if (!sp && holders(ts, n, f->pipe, fifo) < 2)
 				continue;
-			if (fifo) { /* reopened by path by each: data once */
-				const PipeEntry *d = first_entry(ts, n, f->pipe, -1);
-				if (d && d != f->pipe)
-					f->pipe->data_saved = false;
+			if (fifo) {
+				if (fifo_share(ts, n, f, e))
+					return -1;
 				continue;
 			}
 			if (!sp && make_shared(ts, n, f->pipe, e))
@@ -497,4 +599,7 @@ void rst_pipes_share_done(void)
 	free(shared);
 	shared = NULL;
 	nr_shared = 0;
+	free(fifo_data);
+	fifo_data = NULL;
+	nr_fifo_data = 0;
 }
