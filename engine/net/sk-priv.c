@@ -235,8 +235,8 @@ int sk_priv_dump_check(const InetSkEntry *ie, struct cr_err *e)
 		if (!sk_priv_opt(o->level, o->name) || o->val.len != sizeof(v))
 			continue;
 		memcpy(&v, o->val.data, sizeof(v));
-		bool snd = o->name == SO_SNDBUFFORCE;
-		int max = snd || o->name == SO_RCVBUFFORCE ? core_max(snd ? "wmem_max" : "rmem_max") : 0;
+		bool snd = o->name == SO_SNDBUFFORCE, rcv = o->name == SO_RCVBUFFORCE;
+		int max = snd ? core_max("wmem_max") : rcv ? core_max("rmem_max") : 0;
 		if ((o->name == SO_DEBUG || o->name == SO_PREFER_BUSY_POLL) && v)
 			return cr_fail_errno(
 			    e, EPERM,

@@ -83,9 +83,9 @@ static inline int path_mnt_id(const char *path)
 /* Whether our fd's link (/proc/self/fd/N) reads want. */
 static inline int fd_named(int fd, const char *want)
 {
-	char p[64], name[PATH_MAX] = "";
+	char p[64], link[PATH_MAX] = "";
 	snprintf(p, sizeof(p), "/proc/self/fd/%d", fd);
-	return readlink(p, name, sizeof(name) - 1) > 0 && !strcmp(name, want);
+	return readlink(p, link, sizeof(link) - 1) > 0 && !strcmp(link, want);
 }
 
 /* Whether mount id is in our mountinfo (a mount of our own namespace). */

@@ -103,7 +103,7 @@ static void queue_check(int q)
 		     (long)cur.it_interval.tv_sec, (long)cur.it_value.tv_sec);
 }
 
-static void wait_for(int *v)
+static void wait_for(const int *v)
 {
 	pthread_mutex_lock(&mu);
 	while (!*v)
