@@ -453,8 +453,6 @@ static void release_mm(const struct dump_ctx *c)
 /* Kill every process of the tree; wait until each is dead (~2 s in all at most). */
 static void kill_tree(struct dump_tree *tr)
 {
-	if (!tr->n)
-		return;
 	if (tr->n == 1) {
 		kill(tr->c[0].pid, SIGKILL);
 		release_mm(&tr->c[0]);
@@ -468,37 +466,26 @@ static void kill_tree(struct dump_tree *tr)
 	for (size_t i = 0; i < tr->n;
 	     i++) /* all killed first: an address space two share is then freed too */
 		release_mm(&tr->c[i]);
-	/* A task whose exit our wait saw is dead: its /proc/PID/stat is not read again below. */
-	bool *dead = calloc(tr->n, sizeof(*dead));
 	/* children first: the init of a PID namespace waits for its children before it can go */
 	for (size_t i = tr->n; i-- > 0;) {
 		struct dump_ctx *c = &tr->c[i];
 		int st;
 		reap_threads(c);
 		/* our ptrace notification first: then the real parent (or init) can reap it */
-		while (c->s.attached && waitpid(c->pid, &st, __WALL) >= 0) {
-			if (WIFEXITED(st) || WIFSIGNALED(st)) {
-				if (dead)
-					dead[i] = true;
-				break;
-			}
-		}
+		while (c->s.attached && waitpid(c->pid, &st, __WALL) >= 0 && !WIFEXITED(st) &&
+		       !WIFSIGNALED(st))
+			;
 		c->s.attached = false;
 	}
 	/* Dead is enough (see seize_kill): the new parents reap the zombies in their own time. */
 	size_t left = tr->n;
 	for (int k = 0; k < 2000 && left; k++) {
 		left = 0;
-		for (size_t i = 0; i < tr->n; i++) {
-			bool d = (dead && dead[i]) || seize_task_dead(tr->c[i].pid);
-			if (d && dead)
-				dead[i] = true;
-			left += !d;
-		}
+		for (size_t i = 0; i < tr->n; i++)
+			left += !seize_task_dead(tr->c[i].pid);
 		if (left)
 			usleep(1000);
 	}
-	free(dead);
 	if (left)
 		pr_info("tree of task %d killed; %zu processes not dead yet\n", tr->c[0].pid, left);
 }

@@ -230,11 +230,20 @@ static int add_children(struct dump_tree *tr, size_t idx, size_t *added, struct 
 				break;
 			if (v <= 0 || dump_tree_has(tr, (pid_t)v))
 				continue;
-			/* (its /proc/PID/stat is not read here: seize_one meets a zombie (EPERM), one reaped
-			 * meanwhile (ESRCH) or an exec by a thread, and child_ended tells which) */
 			if (dump_tree_add(tr, tr->c[idx].o, (pid_t)v, pid, e))
 				return -1;
 			(*added)++;
+			struct dump_ctx *c = &tr->c[tr->n - 1];
+			if (!stat_state(c->pid, &c->stat)) { /* reaped by a thread of its parent meanwhile */
+				tr->n--;
+				continue;
+			}
+			if (leader_only_dead(&c->stat))
+				return 2;
+			if (c->stat.state == 'Z') {
+				c->zombie = true;
+				c->exit_code = (int)c->stat.f[52];
+			}
 		}
 	}
 	return 0;
