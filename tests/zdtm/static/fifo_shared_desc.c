@@ -1,7 +1,7 @@
 /* One open file description of a FIFO (opened O_RDWR by the test, fd 50) held by the test and a forked
  * child, with 100 bytes in it. After restore the two fds are still one description (kcmp KCMP_FILE), so a
  * status flag set by one is seen by the other (O_NONBLOCK set by the test, seen by the child), and the data
- * is there once. */
+ * is there once. FIFO_UNLINK 1 (fifo_shared_unl): the FIFO is unlinked once open. */
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
@@ -14,6 +14,10 @@
 #define KCMP_FILE 0
 #endif
 
+#ifndef FIFO_UNLINK
+#define FIFO_UNLINK 0
+#endif
+
 enum { F = 50 };
 
 int main(int argc, char **argv)
@@ -24,7 +28,8 @@ int main(int argc, char **argv)
 	if (mkfifo("f.fifo", 0600) || pipe(p))
 		fail("setup");
 	int fd = open("f.fifo", O_RDWR);
-	if (fd < 0 || dup2(fd, F) != F || close(fd) || write(F, memset(buf, 'q', 100), 100) != 100)
+	if (fd < 0 || (FIFO_UNLINK && unlink("f.fifo")) || dup2(fd, F) != F || close(fd) ||
+	    write(F, memset(buf, 'q', 100), 100) != 100)
 		fail("open f.fifo at fd %d", F);
 	usr1_block();
 	pid_t ch = test_fork();
