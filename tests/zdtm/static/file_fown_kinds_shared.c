@@ -1,10 +1,11 @@
 /* O_ASYNC with F_SETSIG and an owner on files of several kinds, each held by two processes (a fork after
- * they were set up): a FIFO (fd 50), a unix datagram socket (51, its peer 61), a UDP socket (52) and an
- * inotify instance watching a file (53). Each got its owner (the test), a signal of its own (SIGRTMIN+3)
- * and O_ASYNC through its number. After restore each is as before, and an event on each (a write to the
- * FIFO, a datagram to the sockets, a change to the watched file) raises SIGRTMIN+3 in the test with si_fd
- * naming that fd: the kernel reports the number O_ASYNC was set through, so whoever makes the file at
- * restore must leave O_ASYNC to the process holding it. */
+ * they were set up): a FIFO (fd 50), a unix datagram socket (51, its peer 61), a UDP socket (52), an
+ * inotify instance watching a file (53) and the read end of a pipe (54, its write end 64). Each got its
+ * owner (the test), a signal of its own (SIGRTMIN+3) and O_ASYNC through its number. After restore each is
+ * as before, and an event on each (a write to the FIFO or the pipe, a datagram to the sockets, a change to
+ * the watched file) raises SIGRTMIN+3 in the test with si_fd naming that fd: the kernel reports the number
+ * O_ASYNC was set through, so whoever makes the file at restore must leave O_ASYNC to the process holding
+ * it (before c2c5e89 the pipe, made once by crshim for its two holders, named crshim's fd). */
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -15,8 +16,8 @@
 #include <unistd.h>
 #include "zdtmtst.h"
 
-enum { FIFO = 50, UX = 51, UDP = 52, INO = 53, UX_PEER = 61 };
-static const int fds[] = {FIFO, UX, UDP, INO};
+enum { FIFO = 50, UX = 51, UDP = 52, INO = 53, PIPE = 54, UX_PEER = 61, PIPE_W = 64 };
+static const int fds[] = {FIFO, UX, UDP, INO, PIPE};
 static volatile sig_atomic_t got_fd;
 
 static void on_io(int sig, siginfo_t *si, void *uc)
@@ -52,6 +53,8 @@ static void poke(int fd, const struct sockaddr_in *ua)
 		r = sendto(UDP, "x", 1, 0, (const struct sockaddr *)ua, sizeof(*ua)) == 1;
 	else if (fd == INO)
 		r = chmod("watched", 0640) == 0;
+	else if (fd == PIPE)
+		r = write(PIPE_W, "x", 1) == 1;
 	if (!r)
 		fail("fd %d: make an event", fd);
 	for (int i = 0; i < 2000 && got_fd != fd; i++)
@@ -71,6 +74,7 @@ int main(int argc, char **argv)
 	if (sigaction(SIGRTMIN + 3, &sa, NULL) || mkfifo("f.fifo", 0600) ||
 	    socketpair(AF_UNIX, SOCK_DGRAM, 0, sp) || close(open("watched", O_CREAT | O_WRONLY, 0600)))
 		fail("setup");
+	pipe_at(PIPE, PIPE_W, 0);
 	at(open("f.fifo", O_RDWR), FIFO, "fifo");
 	at(sp[0], UX, "unix socket");
 	at(sp[1], UX_PEER, "its peer");
