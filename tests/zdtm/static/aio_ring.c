@@ -4,36 +4,16 @@
  * read back in order with their data and results, the kernel's count of them right (the ring takes as many
  * new requests as before), new requests complete in the restored ring, io_destroy works. */
 #include <fcntl.h>
-#include <linux/aio_abi.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include "zdtmtst.h"
+#include "aioctx.h"
 
 struct aio_ring {
 	unsigned id, nr, head, tail, magic, compat_features, incompat_features, header_length;
 	struct io_event io_events[];
 };
-
-static long submit(aio_context_t ctx, int fd, uint64_t data)
-{
-	static char buf[1] = {'x'};
-	struct iocb cb, *cbp = &cb;
-	memset(&cb, 0, sizeof(cb));
-	cb.aio_fildes = (uint32_t)fd;
-	cb.aio_buf = (uint64_t)(uintptr_t)buf;
-	cb.aio_nbytes = 1;
-	cb.aio_offset = 0;
-	cb.aio_lio_opcode = IOCB_CMD_PWRITE;
-	cb.aio_data = data;
-	return syscall(__NR_io_submit, ctx, 1, &cbp);
-}
-
-static long getevents(aio_context_t ctx, long min, long nr, struct io_event *ev)
-{
-	struct timespec ts = {5, 0};
-	return syscall(__NR_io_getevents, ctx, min, nr, ev, &ts);
-}
 
 static struct io_event ev[1024];
 
@@ -49,10 +29,10 @@ int main(int argc, char **argv)
 	volatile struct aio_ring *r = (struct aio_ring *)ctx, *re = (struct aio_ring *)empty;
 	nr = r->nr;
 	for (unsigned i = 0; i < nr + 2; i++) { /* every second one read: the ring wraps around */
-		if (submit(ctx, fd, 1000 + sent) != 1)
+		if (aioctx_write(ctx, fd, 1000 + sent) != 1)
 			fail("submit %u: %m", i);
 		sent++;
-		if (i % 2 && getevents(ctx, 1, 1, ev) == 1)
+		if (i % 2 && aioctx_events(ctx, 1, 1, ev) == 1)
 			got++;
 	}
 	head = r->head, tail = r->tail;
@@ -67,9 +47,9 @@ int main(int argc, char **argv)
 	if (r->nr != nr || r->head != head || r->tail != tail || re->nr != enr || re->head || re->tail)
 		fail("ring: nr %u head %u tail %u (empty: nr %u head %u tail %u), was %u %u %u (%u 0 0)",
 		     r->nr, r->head, r->tail, re->nr, re->head, re->tail, nr, head, tail, enr);
-	if (getevents(empty, 0, 1, ev) != 0)
+	if (aioctx_events(empty, 0, 1, ev) != 0)
 		fail("the empty context: io_getevents %m");
-	long n = getevents(ctx, held, held, ev);
+	long n = aioctx_events(ctx, held, held, ev);
 	if (n != (long)held)
 		fail("%ld of %u held events read back (%m)", n, held);
 	for (long i = 0; i < n; i++)
@@ -80,16 +60,16 @@ int main(int argc, char **argv)
 		}
 	/* the kernel counts no event as held any more: the ring takes nr - 1 new requests */
 	unsigned more = 0;
-	while (more < nr - 1 && submit(ctx, fd, 5000 + more) == 1)
+	while (more < nr - 1 && aioctx_write(ctx, fd, 5000 + more) == 1)
 		more++;
 	if (more < nr / 2)
 		fail("only %u new requests taken (ring of %u)", more, nr);
-	n = getevents(ctx, more, more, ev);
+	n = aioctx_events(ctx, more, more, ev);
 	if (n != (long)more || ev[0].data != 5000 || ev[more - 1].data != 5000 + more - 1)
 		fail("%ld of %u new events, data %llu", n, more, (unsigned long long)ev[0].data);
 	if (r->head != r->tail || r->tail != (tail + more) % nr)
 		fail("new events not in the restored ring: head %u tail %u", r->head, r->tail);
-	if (submit(empty, fd, 7) != 1 || getevents(empty, 1, 1, ev) != 1 || ev[0].data != 7)
+	if (aioctx_write(empty, fd, 7) != 1 || aioctx_events(empty, 1, 1, ev) != 1 || ev[0].data != 7)
 		fail("the empty context does not work");
 	if (syscall(__NR_io_destroy, ctx) || syscall(__NR_io_destroy, empty))
 		fail("io_destroy: %m");

@@ -8,7 +8,6 @@
  * load one of the test's fds could be closed by the child (log_fd_stray lost fd 5 or 7 in about 2% of
  * runs with LOAD=4). */
 #include <fcntl.h>
-#include <linux/aio_abi.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
@@ -16,6 +15,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include "zdtmtst.h"
+#include "aioctx.h"
 
 #define TOP 63
 #define MEM (8u << 20)
@@ -24,34 +24,16 @@
 static aio_context_t ctx;
 static uint64_t *mem;
 
-static long submit(int fd, uint64_t data)
-{
-	static char buf[1] = {'x'};
-	struct iocb cb, *cbp = &cb;
-	memset(&cb, 0, sizeof(cb));
-	cb.aio_fildes = (uint32_t)fd;
-	cb.aio_buf = (uint64_t)(uintptr_t)buf;
-	cb.aio_nbytes = 1;
-	cb.aio_lio_opcode = IOCB_CMD_PWRITE;
-	cb.aio_data = data;
-	return syscall(__NR_io_submit, ctx, 1, &cbp);
-}
-
-static long events(long min, long nr, struct io_event *ev)
-{
-	struct timespec ts = {5, 0};
-	return syscall(__NR_io_getevents, ctx, min, nr, ev, &ts);
-}
-
 /* In the child: the ring with HELD events held behind one read (head and tail not 0), the memory. */
 static int setup(void)
 {
 	struct io_event ev;
 	int fd = open("aio.data", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0 || syscall(__NR_io_setup, 16, &ctx) || submit(fd, 99) != 1 || events(1, 1, &ev) != 1)
+	if (fd < 0 || syscall(__NR_io_setup, 16, &ctx) || aioctx_write(ctx, fd, 99) != 1 ||
+	    aioctx_events(ctx, 1, 1, &ev) != 1)
 		return 1;
 	for (uint64_t i = 0; i < HELD; i++)
-		if (submit(fd, 100 + i) != 1)
+		if (aioctx_write(ctx, fd, 100 + i) != 1)
 			return 1;
 	close(fd);
 	void *m = mmap(NULL, MEM + (2u << 20), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -71,14 +53,14 @@ static int check(void)
 	for (size_t i = 0; i < MEM / sizeof(*mem); i++)
 		if (mem[i] != i * 0x9e3779b97f4a7c15ull)
 			return 1;
-	long n = events(HELD, HELD, ev);
+	long n = aioctx_events(ctx, HELD, HELD, ev);
 	if (n != HELD)
 		return 2;
 	for (long i = 0; i < n; i++)
 		if (ev[i].data != 100 + (uint64_t)i || ev[i].res != 1)
 			return 2;
 	int fd = open("aio.data", O_WRONLY | O_CLOEXEC);
-	if (fd < 0 || submit(fd, 7) != 1 || events(1, 1, ev) != 1 || ev[0].data != 7)
+	if (fd < 0 || aioctx_write(ctx, fd, 7) != 1 || aioctx_events(ctx, 1, 1, ev) != 1 || ev[0].data != 7)
 		return 3;
 	close(fd);
 	return 0;
