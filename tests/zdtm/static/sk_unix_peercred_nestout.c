@@ -5,28 +5,27 @@
  * restore the test's ends name N and K as the test's namespace sees them (the pids they named before, uid,
  * gid), N's ends name N (1) and K (2) as N sees them. Before: N's ends named crshim (pid 0 there). */
 #include <sched.h>
-#include <signal.h>
-#include <stdio.h>
-#include <sys/mman.h>
 #include <sys/mount.h>
-#include <sys/wait.h>
 #include "sk_unix.h"
+#include "sk_unix_peercred_nest.h"
 
 enum { NEND = 10, KEND = 12, TEND = 20, TK = 21, TB = 22 };
 
-static volatile struct shared {
-	int ready, go, done, fails, n;
-	char msg[256];
-} * sh;
 static int ctl[2];
 
 static void expect_peer(int fd, const char *what, pid_t pid, uid_t uid, gid_t gid)
 {
 	struct ucred cr = sk_peer(fd);
-	if ((cr.pid != pid || cr.uid != uid || cr.gid != gid) && !sh->fails++)
-		snprintf((char *)sh->msg, sizeof(sh->msg),
-			 "%s: SO_PEERCRED pid %d uid %u gid %u, want %d %u %u", what, cr.pid, cr.uid, cr.gid,
-			 pid, uid, gid);
+	if (cr.pid != pid || cr.uid != uid || cr.gid != gid)
+		nest_fail("%s: SO_PEERCRED pid %d uid %u gid %u, want %d %u %u", what, cr.pid, cr.uid, cr.gid,
+			  pid, uid, gid);
+}
+
+/* N's ends, before the dump and after restore */
+static void n_check(void)
+{
+	expect_peer(NEND, "N's end of its pair", 1, getuid(), getgid());
+	expect_peer(KEND, "N's end of K's pair", 2, 1234, 4321);
 }
 
 /* K: a pair made as 1234/4321, one end to the test, the other to N (on kn) */
@@ -74,26 +73,15 @@ static void nested_init(void)
 	sk_place(fds[0], KEND, 0);
 	close(kn[0]);
 	close(kn[1]);
-	for (int round = 0; round < 2; round++) {
-		expect_peer(NEND, "N's end of its pair", 1, getuid(), getgid());
-		expect_peer(KEND, "N's end of K's pair", 2, 1234, 4321);
-		if (round == 0) {
-			sh->ready = 1 + sh->fails;
-			while (!sh->go)
-				usleep(10000);
-		}
-	}
-	sh->done = 1;
-	for (;;)
-		pause();
+	nest_rounds(n_check);
 }
 
 int main(int argc, char **argv)
 {
 	test_init(argc, argv);
-	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (sh == MAP_FAILED || socketpair(AF_UNIX, SOCK_DGRAM, 0, ctl))
-		fail("mmap, socketpair");
+	nest_shared_map();
+	if (socketpair(AF_UNIX, SOCK_DGRAM, 0, ctl))
+		fail("socketpair");
 	if (NESTOUT_MNT && mkdir("/sk_nestout_mnt", 0755) && errno != EEXIST)
 		fail("mkdir /sk_nestout_mnt");
 	pid_t c = test_fork();
@@ -110,30 +98,21 @@ int main(int argc, char **argv)
 	}
 	close(ctl[0]);
 	close(ctl[1]);
-	for (int k = 0; !sh->ready && k < 10000; k++)
-		usleep(1000);
+	int ready = nest_ready();
 	struct ucred kc = sk_peer(TK);
-	if (sh->ready != 1 || sk_peer(TEND).pid != sh->n || kc.pid <= 0 || kc.uid != 1234 || kc.gid != 4321)
-		fail("setup: %d %s; the test's ends name %d and %d, want %d and K", sh->ready,
+	if (ready != 1 || sk_peer(TEND).pid != sh->n || kc.pid <= 0 || kc.uid != 1234 || kc.gid != 4321)
+		fail("setup: %d %s; the test's ends name %d and %d, want %d and K", ready,
 		     (const char *)sh->msg, sk_peer(TEND).pid, kc.pid, sh->n);
 	test_daemon();
 	test_waitsig();
 	struct ucred cr = sk_peer(TEND), ck = sk_peer(TK);
-	sh->go = 1;
-	for (int k = 0; !sh->done && k < 10000; k++)
-		usleep(1000);
+	nest_check_again();
 	if (cr.pid != sh->n || cr.uid != getuid())
 		fail("after restore: the test's end names %d uid %u, want %d %u", cr.pid, cr.uid, sh->n,
 		     getuid());
 	if (ck.pid != kc.pid || ck.uid != 1234 || ck.gid != 4321)
 		fail("after restore: the test's end of K's pair names %d %u %u, want %d 1234 4321", ck.pid,
 		     ck.uid, ck.gid, kc.pid);
-	if (!sh->done || sh->fails)
-		fail("after restore: %s", sh->done ? (const char *)sh->msg : "N did not answer");
-	kill(c, SIGKILL);
-	if (sh->n > 0)
-		kill(sh->n, SIGKILL);
-	while (wait(NULL) > 0)
-		;
+	nest_end(c);
 	return test_pass();
 }

@@ -5,35 +5,37 @@
  * flows. Before: uid and gid 0 (crshim's: the dump saved no credentials with a pid it could not name there).
  */
 #include <sched.h>
-#include <signal.h>
-#include <stdio.h>
-#include <sys/mman.h>
-#include <sys/wait.h>
 #include "sk_unix.h"
+#include "sk_unix_peercred_nest.h"
 
 enum { S0 = 10, S1 = 11, D0 = 12, D1 = 13 };
 
-static volatile struct shared {
-	int ready, go, done, fails, n;
-	char msg[256];
-} * sh;
 static int ch[2]; /* the test sends the ends to N on [0] */
 
 static void expect_peer(int fd, const char *what)
 {
 	struct ucred cr = sk_peer(fd);
-	if ((cr.pid != 0 || cr.uid != 1234 || cr.gid != 4321) && !sh->fails++)
-		snprintf((char *)sh->msg, sizeof(sh->msg),
-			 "%s: SO_PEERCRED pid %d uid %u gid %u, want 0 1234 4321", what, cr.pid, cr.uid,
-			 cr.gid);
+	if (cr.pid != 0 || cr.uid != 1234 || cr.gid != 4321)
+		nest_fail("%s: SO_PEERCRED pid %d uid %u gid %u, want 0 1234 4321", what, cr.pid, cr.uid,
+			  cr.gid);
 }
 
 static void flows(int a, int b, const char *what)
 {
 	char buf[8] = "";
-	if ((write(a, "ping", 4) != 4 || read(b, buf, sizeof(buf)) != 4 || memcmp(buf, "ping", 4)) &&
-	    !sh->fails++)
-		snprintf((char *)sh->msg, sizeof(sh->msg), "%s: no data through it", what);
+	if (write(a, "ping", 4) != 4 || read(b, buf, sizeof(buf)) != 4 || memcmp(buf, "ping", 4))
+		nest_fail("%s: no data through it", what);
+}
+
+/* N's ends, before the dump and after restore */
+static void n_check(void)
+{
+	expect_peer(S0, "stream pair, end 0");
+	expect_peer(S1, "stream pair, end 1");
+	expect_peer(D0, "dgram pair, end 0");
+	expect_peer(D1, "dgram pair, end 1");
+	flows(S0, S1, "stream pair");
+	flows(D1, D0, "dgram pair");
 }
 
 static void nested_init(void)
@@ -48,31 +50,16 @@ static void nested_init(void)
 		sk_place(fds[k], S0 + k, 0);
 	close(ch[0]);
 	close(ch[1]);
-	for (int round = 0; round < 2; round++) {
-		expect_peer(S0, "stream pair, end 0");
-		expect_peer(S1, "stream pair, end 1");
-		expect_peer(D0, "dgram pair, end 0");
-		expect_peer(D1, "dgram pair, end 1");
-		flows(S0, S1, "stream pair");
-		flows(D1, D0, "dgram pair");
-		if (round == 0) {
-			sh->ready = 1 + sh->fails;
-			while (!sh->go)
-				usleep(10000);
-		}
-	}
-	sh->done = 1;
-	for (;;)
-		pause();
+	nest_rounds(n_check);
 }
 
 int main(int argc, char **argv)
 {
 	int sp[2], dp[2];
 	test_init(argc, argv);
-	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (sh == MAP_FAILED || socketpair(AF_UNIX, SOCK_DGRAM, 0, ch))
-		fail("mmap, socketpair");
+	nest_shared_map();
+	if (socketpair(AF_UNIX, SOCK_DGRAM, 0, ch))
+		fail("socketpair");
 	pid_t c = test_fork();
 	if (c == 0)
 		sk_nested_pidns(nested_init, &sh->n);
@@ -88,21 +75,12 @@ int main(int argc, char **argv)
 	close(sp[0]), close(sp[1]), close(dp[0]), close(dp[1]);
 	close(ch[0]);
 	close(ch[1]);
-	for (int k = 0; !sh->ready && k < 10000; k++)
-		usleep(1000);
-	if (sh->ready != 1)
-		fail("setup: %s", sh->ready ? (const char *)sh->msg : "N did not answer");
+	int ready = nest_ready();
+	if (ready != 1)
+		fail("setup: %s", ready ? (const char *)sh->msg : "N did not answer");
 	test_daemon();
 	test_waitsig();
-	sh->go = 1;
-	for (int k = 0; !sh->done && k < 10000; k++)
-		usleep(1000);
-	if (!sh->done || sh->fails)
-		fail("after restore: %s", sh->done ? (const char *)sh->msg : "N did not answer");
-	kill(c, SIGKILL);
-	if (sh->n > 0)
-		kill(sh->n, SIGKILL);
-	while (wait(NULL) > 0)
-		;
+	nest_check_again();
+	nest_end(c);
 	return test_pass();
 }
