@@ -6,6 +6,9 @@
  * SIGUSR1 it writes PERCENT % of its pages (spread evenly), then writes DIR/written. On SIGUSR2 (after a
  * restore) it checks every page against what it wrote and writes "OK" or "BAD page N" to DIR/result, then
  * exits. Start it detached (setsid) with stdio on /dev/null. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* close_range (the Makefile passes -D_GNU_SOURCE; a plain `cc` build needs it too) */
+#endif
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>

@@ -7,6 +7,9 @@
  * memory twice: the checksum again, and every word against the generator replayed from the seed (which names
  * the first bad offset). It writes "OK ..." or "BAD ..." to DIR/result and exits. Start it detached (setsid)
  * with stdio on /dev/null. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* close_range (the Makefile passes -D_GNU_SOURCE; a plain `cc` build needs it too) */
+#endif
 #include <errno.h>
 #include <inttypes.h>
 #include <signal.h>
