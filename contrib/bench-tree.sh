@@ -43,60 +43,22 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# The cgroup of the tree being run (CG, its CPU time in CG_FILE), made by cg_new, removed by cg_drop.
-CG='' CG_FILE='' CG_RUNS=0
-cg_new() {
-	local top
-	CG=''
-	if [ -f /sys/fs/cgroup/cpuacct/cpuacct.usage ]; then
-		top=/sys/fs/cgroup/cpuacct CG_FILE=cpuacct.usage
-	elif [ -f /sys/fs/cgroup/cgroup.controllers ]; then
-		top=/sys/fs/cgroup CG_FILE=cpu.stat
-	else
-		return 0
-	fi
-	CG_RUNS=$((CG_RUNS + 1)) # (a name of its own: the last one's killed tree may still be leaving it)
-	mkdir "$top/crshim-bench-tree.$$.$CG_RUNS" 2>/dev/null && CG=$top/crshim-bench-tree.$$.$CG_RUNS
-}
-cg_drop() {
-	local i
-	[ -n "$CG" ] || return 0
-	for ((i = 0; i < 400; i++)); do
-		rmdir "$CG" 2>/dev/null && break
-		sleep 0.05
-	done
-	CG=''
-}
-cg_ns() { # CPU time (user+sys) of the cgroup so far in ns; 0 without one
-	if [ -z "$CG" ]; then
-		echo 0
-	elif [ "$CG_FILE" = cpu.stat ]; then
-		awk '$1 == "usage_usec" { print $2 * 1000 }' "$CG/cpu.stat"
-	else
-		cat "$CG/cpuacct.usage"
-	fi
-}
-in_cg() { # command...: run it in the cgroup
-	if [ -n "$CG" ]; then
-		(echo "$BASHPID" >"$CG/cgroup.procs" && exec "$@")
-	else
-		"$@"
-	fi
-}
+ME=bench-tree
+# shellcheck source=contrib/bench-cg.sh
+. "$HERE/bench-cg.sh" # cg_new, cg_drop, cg_ns, in_cg: the CPU seconds; loadavg; bench_lock
 
 [ "$(id -u)" = 0 ] || { echo "bench-tree: run as root" >&2; exit 1; }
 PROG=$(dirname "$CRSHIM")/contrib/bench-tree
 if [ ! -x "$PROG" ]; then
 	mkdir -p "$(dirname "$PROG")"
-	cc -O2 -g -Wall -o "$PROG" "$HERE/bench-tree.c" || exit 1
+	cc -O2 -g -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE -o "$PROG" "$HERE/bench-tree.c" || exit 1
 fi
 CRIU=${CRIU:-$(command -v criu || true)} # CRIU=/path/to/criu (make bench CRIU=...): side by side, with the ratio
 if [ -n "$CRIU" ] && { [ "$(readlink -f "$CRIU")" = "$(readlink -f "$CRSHIM")" ] || cmp -s "$CRIU" "$CRSHIM"; }; then
 	CRIU=
 fi
-# One run at a time (the times of two at once say nothing), each in a directory of its own.
-exec 9>/dev/shm/crshim-bench-tree.lock
-flock -n 9 || { echo "bench-tree: waiting for another run to end" >&2; flock 9; }
+# One bench at a time (the times of two at once say nothing), each in a directory of its own.
+bench_lock
 BASE=$(mktemp -d /dev/shm/crshim-bench-tree.XXXXXX) || exit 1
 
 # run_one TOOL BIN N: prints one result line; returns 1 on a failure.
@@ -108,7 +70,7 @@ run_one() {
 	cg_new
 	( # (in a subshell of its own, not in_cg's: the root's PID is $!)
 		[ -z "$CG" ] || echo "$BASHPID" >"$CG/cgroup.procs"
-		exec setsid "$PROG" "$n" "$dir" "$kib" ${files:+"$files"} </dev/null >/dev/null 2>&1 9>&-
+		exec setsid "$PROG" "$n" "$dir" "$kib" ${files:+"$files"} </dev/null >/dev/null 2>&1 8>&-
 	) &
 	root=$!
 	disown "$root"
@@ -120,6 +82,7 @@ run_one() {
 	[ -f "$dir/ready" ] || { echo "$tool $n: the tree did not start"; return 1; }
 	ids "$root" >"$dir/before"
 	local c0 c1 c2
+	LAST_LOAD=$(loadavg)
 	c0=$(cg_ns)
 	t0=$(now)
 	in_cg "$bin" dump -t "$root" -D "$dir/img" -o dump.log >"$dir/dump.out" 2>&1 ||
@@ -146,25 +109,22 @@ run_one() {
 	fi
 	LAST_DUMP=$(awk "BEGIN { print $t1 - $t0 }") LAST_RST=$(awk "BEGIN { print $t2 - $t1b }")
 	LAST_CDUMP=$(awk "BEGIN { print ($c1 - $c0) / 1e9 }") LAST_CRST=$(awk "BEGIN { print ($c2 - $c1) / 1e9 }")
-	printf '%-6s %4d processes%s: dump %.3f s (CPU %.3f s), restore %.3f s (CPU %.3f s); %s\n' "$tool" "$n" \
-		"$what" "$LAST_DUMP" "$LAST_CDUMP" "$LAST_RST" "$LAST_CRST" "$same"
+	printf '%-6s %4d processes%s: dump %.3f s (CPU %.3f s), restore %.3f s (CPU %.3f s), load %s; %s\n' "$tool" \
+		"$n" "$what" "$LAST_DUMP" "$LAST_CDUMP" "$LAST_RST" "$LAST_CRST" "$LAST_LOAD" "$same"
 	ps -o pid= -s "$root" | xargs -r kill -KILL 2>/dev/null
 	rm -rf "$dir"
 	cg_drop
 }
 
-LAST_DUMP='' LAST_RST='' LAST_CDUMP='' LAST_CRST=''
+LAST_DUMP='' LAST_RST='' LAST_CDUMP='' LAST_CRST='' LAST_LOAD=''
 echo "crshim bench: process trees, images in $BASE; ${CRIU:-no criu on PATH, crshim only}"
+echo "$(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg); $(cg_note)"
 ratio() { awk "BEGIN { if ($2 > 0) printf \"%.2fx\", $1 / $2; else print \"-\" }"; }
 declare -A RES # RES[tool,size,what]: the timed rounds' values (what: dump, rst, cdump, crst), space-separated
 keep() {       # tool size: the last run's values into RES
 	RES[$1,$2,dump]+=" $LAST_DUMP" RES[$1,$2,rst]+=" $LAST_RST"
-	RES[$1,$2,cdump]+=" $LAST_CDUMP" RES[$1,$2,crst]+=" $LAST_CRST"
+	RES[$1,$2,cdump]+=" $LAST_CDUMP" RES[$1,$2,crst]+=" $LAST_CRST" RES[$1,$2,load]+=" $LAST_LOAD"
 }
-# min and median of a list of numbers: "MIN MEDIAN" ("- -" for none)
-minmed() { tr ' ' '\n' <<<"$1" | awk 'NF' | sort -g | awk '{ v[NR] = $1 } END {
-	if (!NR) { print "- -"; exit }
-	printf "%.3f %.3f\n", v[1], NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 for ((round = 1; round <= WARMUP; round++)); do
 	echo "warm-up round $round (untimed, crshim only: memory the VM gave back to the host is touched again)"
 	for n in $SIZES; do
@@ -210,9 +170,9 @@ for n in $SIZES; do
 			SUM[$tool,$i]=$lo SUM[$tool,$((i + 1))]=$med
 			i=$((i + 2))
 		done
-		printf '%-6s %5s: dump %s / %s s (CPU %s / %s), restore %s / %s s (CPU %s / %s)\n' "$tool" "$n" \
+		printf '%-6s %5s: dump %s / %s s (CPU %s / %s), restore %s / %s s (CPU %s / %s), load %s\n' "$tool" "$n" \
 			"${SUM[$tool,0]}" "${SUM[$tool,1]}" "${SUM[$tool,2]}" "${SUM[$tool,3]}" \
-			"${SUM[$tool,4]}" "${SUM[$tool,5]}" "${SUM[$tool,6]}" "${SUM[$tool,7]}"
+			"${SUM[$tool,4]}" "${SUM[$tool,5]}" "${SUM[$tool,6]}" "${SUM[$tool,7]}" "$(minmax "${RES[$tool,$n,load]}")"
 	done
 	[ -z "$CRIU" ] || printf 'ratio  %5s: crshim/criu best / median: dump %s / %s (CPU %s / %s), restore %s / %s (CPU %s / %s)\n' \
 		"$n" "$(sumr 0)" "$(sumr 1)" "$(sumr 2)" "$(sumr 3)" "$(sumr 4)" "$(sumr 5)" "$(sumr 6)" "$(sumr 7)"

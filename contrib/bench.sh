@@ -12,8 +12,12 @@
 # For each size: start contrib/bench-mem (fills its memory, keeps a checksum), dump it, restore it, tell it to check
 # its memory. Prints seconds and GB/s (10^9 bytes of data per second) for dump and restore, the image size and whether
 # the data came back intact. If a real CRIU is given as CRIU=path (else `criu` on PATH) the same runs are done with it
-# and the ratio is printed.
-# Speed never fails the run; exit status 1 means a crshim step failed or the data did not verify.
+# and the ratio (crshim's time / CRIU's) is printed.
+# Beside each wall time: the CPU seconds (user+sys) of the tool and bench-mem (a cgroup of each run's own, see
+# bench-cg.sh: a dump's includes bench-mem's exit, which frees its memory) and the 1-minute load average. On a
+# loaded machine the wall time tells how long the step waited for a CPU, the CPU time what it cost.
+# Speed never fails the run; exit status 1 means a crshim step failed or the data did not verify. Any other stop
+# prints one line "bench: stopped: ..." on stderr and exits non-zero.
 set -euo pipefail
 
 CRSHIM=${1:?usage: $0 /path/to/crshim}
@@ -21,7 +25,7 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 SIZES=${CRSHIM_BENCH_SIZES:-64 1024}
 ROUNDS=${CRSHIM_BENCH_ROUNDS:-2}
 WARMUP=${CRSHIM_BENCH_WARMUP:-1}
-BASE=/tmp/crshim-bench
+BASE= # a tmpfs of this run's own, mounted on a fresh dir under /tmp (else a dir under /dev/shm)
 KEEP=/tmp/crshim-bench-logs # logs of failed runs are copied here (the tmpfs goes away)
 TIMEOUT=120     # seconds to wait for the program to fill or to verify its memory
 STEP_TIMEOUT=300 # seconds after which a dump or restore counts as hung
@@ -29,30 +33,56 @@ STEP_TIMEOUT=300 # seconds after which a dump or restore counts as hung
 MOUNTED=0
 PIDS=()
 STATUS=0
+ME=bench
+# shellcheck source=contrib/bench-cg.sh
+. "$HERE/bench-cg.sh"
+# A command that fails outside a condition stops the script (set -e): say which, not nothing (a `criu --version
+# | head -n 1` that got SIGPIPE under load once ended the whole run before its first line).
+ERR_AT='' SAID=0
+trap '[ "$BASHPID" != "$$" ] || ERR_AT="line $LINENO: $BASH_COMMAND"' ERR
+set -E
 declare -A RES # RES[tool,size,field]
 
 say() { printf '%s\n' "$*"; }
 now() { echo "${EPOCHREALTIME/,/.}"; }
 calc() { awk "BEGIN { printf \"$1\", $2 }"; }
 
-bench_alive() { # pid: running (not a zombie) and still bench-mem
+proc_alive() { # pid: exists and is not a zombie (whatever it runs: right after the fork it is still bash)
 	local st
-	[ -n "$1" ] || return 1
 	st=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f1) || return 1
-	[ -n "$st" ] && [ "$st" != Z ] && [ "$st" != X ] || return 1
+	[ -n "$st" ] && [ "$st" != Z ] && [ "$st" != X ]
+}
+bench_alive() { # pid: running (not a zombie) and still bench-mem
+	[ -n "$1" ] && proc_alive "$1" || return 1
 	tr "\0" " " 2>/dev/null <"/proc/$1/cmdline" | grep -q bench-mem
+}
+kill_left() { # the bench-mem processes of earlier runs that are still there (a failed step left them)
+	local p i
+	for p in "${PIDS[@]}"; do
+		if bench_alive "$p"; then kill -KILL "$p" 2>/dev/null || true; fi
+	done
+	for p in "${PIDS[@]}"; do
+		for ((i = 0; i < 200; i++)); do proc_alive "$p" || break; sleep 0.05; done
+	done
+	PIDS=()
 }
 # shellcheck disable=SC2317 # (called by the EXIT trap)
 cleanup() {
 	local rc=$? p
+	trap - ERR
+	set +eE
+	if [ "$rc" != 0 ] && [ "$SAID" = 0 ]; then
+		printf 'bench: stopped: exit status %s%s\n' "$rc" "${ERR_AT:+ at $ERR_AT}" >&2
+	fi
 	for p in "${PIDS[@]}"; do
 		if bench_alive "$p"; then kill -KILL "$p" 2>/dev/null || true; fi
 	done
 	wait 2>/dev/null || true
 	if [ "$MOUNTED" = 1 ]; then
 		umount "$BASE" 2>/dev/null || umount -l "$BASE" 2>/dev/null || true
-		rmdir "$BASE" 2>/dev/null || true
 	fi
+	[ -z "$BASE" ] || rm -rf "$BASE" 2>/dev/null
+	cg_drop
 	exit "$rc"
 }
 trap cleanup EXIT
@@ -60,6 +90,7 @@ trap 'exit 130' INT TERM
 
 die() {
 	say "bench: $*" >&2
+	SAID=1
 	exit 1
 }
 
@@ -69,22 +100,21 @@ die() {
 PROG=$(dirname "$CRSHIM")/contrib/bench-mem
 if [ ! -x "$PROG" ]; then
 	mkdir -p "$(dirname "$PROG")"
-	cc -O2 -g -Wall -o "$PROG" "$HERE/bench-mem.c" || die "cannot build bench-mem"
+	cc -O2 -g -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE -o "$PROG" "$HERE/bench-mem.c" ||
+		die "cannot build bench-mem"
 fi
+bench_lock
 
 # The images go to a tmpfs of our own, big enough for the largest size plus the logs.
 max=0
 for s in $SIZES; do [ "$s" -gt "$max" ] && max=$s; done
-if mountpoint -q "$BASE" 2>/dev/null; then umount "$BASE" || umount -l "$BASE"; fi
-mkdir -p "$BASE"
+BASE=$(mktemp -d /tmp/crshim-bench.XXXXXX) || die "cannot make a directory under /tmp"
 if mount -t tmpfs -o "size=$((max + 256))m,mode=0700" crshim-bench "$BASE" 2>/dev/null; then
 	MOUNTED=1
 else
 	rmdir "$BASE" 2>/dev/null || true
-	BASE=/dev/shm/crshim-bench
 	[ "$(stat -f -c %T /dev/shm 2>/dev/null)" = tmpfs ] || die "cannot mount a tmpfs and /dev/shm is not one"
-	rm -rf "$BASE"
-	mkdir -m 0700 "$BASE"
+	BASE=$(mktemp -d /dev/shm/crshim-bench.XXXXXX) || die "cannot make a directory under /dev/shm"
 fi
 
 CRIU=${CRIU:-$(command -v criu || true)}
@@ -95,18 +125,31 @@ elif [ "$(readlink -f "$CRIU")" = "$(readlink -f "$CRSHIM")" ] || cmp -s "$CRIU"
 	CRIU_NOTE="criu: $CRIU is crshim itself, not CRIU; crshim only"
 	CRIU=
 else
-	CRIU_NOTE="criu: $CRIU ($("$CRIU" --version 2>&1 | head -n 1 | tr -s ' '))"
+	# (the whole output read: a `| head -n 1` gets CRIU 4.2, which writes its two lines with two write()s, killed
+	# by SIGPIPE when head is quicker, and pipefail and set -e end the script here without a word)
+	CRIU_NOTE="criu: $CRIU ($("$CRIU" --version 2>&1 | sed -n '1s/  */ /gp'))"
 fi
 
 say "crshim bench: dump + restore of a process's random data, images on tmpfs ($BASE)"
-say "crshim: $CRSHIM ($("$CRSHIM" --version 2>&1 | head -n 1))"
+say "crshim: $CRSHIM ($("$CRSHIM" --version 2>&1 | sed -n 1p))"
 say "$CRIU_NOTE"
-say "kernel $(uname -r), $(nproc) CPUs, $(awk '/MemTotal/ { printf "%.1f GiB RAM", $2 / 1048576 }' /proc/meminfo)"
+say "kernel $(uname -r), $(nproc) CPUs, $(awk '/MemTotal/ { printf "%.1f GiB RAM", $2 / 1048576 }' /proc/meminfo)," \
+	"load average $(cut -d' ' -f1-3 /proc/loadavg)"
+say "$(cg_note)"
 say ""
 
-# run_one TOOL BIN MIB: one dump + restore + verify; fills RES[TOOL,MIB,*]; returns 1 if a step failed.
+last_error() { # OUT LOG: the tool's last line of output, else the log's last error line
+	local l
+	l=$(tail -n 1 "$1" 2>/dev/null || true)
+	[ -n "$l" ] || l=$(grep -i 'error' "$2" 2>/dev/null | tail -n 1 || true)
+	echo "$l"
+}
+
+# run_one TOOL BIN MIB: one dump + restore + verify, bench-mem and the tool in a cgroup of their own (cg_new);
+# fills RES[TOOL,MIB,*] (dump, restore: wall s; cdump, crestore: CPU s; load: the load average as the dump
+# started); returns 1 if a step failed.
 run_one() {
-	local tool=$1 bin=$2 mib=$3 dir img pid rpid t0 t1 t2 t3 result i avail
+	local tool=$1 bin=$2 mib=$3 dir img pid rpid t0 t1 t2 t3 c0 c1 c2 result i avail
 	dir=$BASE/$tool-$mib
 	img=$dir/images
 	RES[$tool,$mib,data]=-
@@ -119,38 +162,53 @@ run_one() {
 		return 1
 	fi
 
-	setsid "$PROG" "$mib" "$dir" </dev/null >/dev/null 2>&1 &
+	kill_left
+	cg_drop
+	cg_new
+	( # (a subshell of its own, not in_cg's: bench-mem's pid is $!)
+		[ -z "$CG" ] || echo "$BASHPID" >"$CG/cgroup.procs"
+		exec setsid "$PROG" "$mib" "$dir" </dev/null >/dev/null 2>&1
+	) &
 	pid=$!
 	disown "$pid" # our child, reaped by the shell, but no "Killed" notice when the dump kills it
 	PIDS+=("$pid")
 	for ((i = 0; i < TIMEOUT * 20; i++)); do
 		[ -f "$dir/ready" ] && break
-		bench_alive "$pid" || break
+		proc_alive "$pid" || break
 		sleep 0.05
 	done
-	[ -f "$dir/ready" ] || { RES[$tool,$mib,data]="bench-mem did not get ready"; return 1; }
+	[ -f "$dir/ready" ] || {
+		RES[$tool,$mib,data]="bench-mem did not get ready ($(proc_alive "$pid" && echo "still filling" || echo died))"
+		return 1
+	}
 
+	RES[$tool,$mib,load]=$(loadavg)
+	c0=$(cg_ns)
 	t0=$(now)
-	if ! timeout "$STEP_TIMEOUT" "$bin" dump -t "$pid" -D "$img" -o dump.log >"$dir/dump.out" 2>&1; then
-		RES[$tool,$mib,data]="dump failed: $(tail -n 1 "$dir/dump.out") (log $(keep_logs "$dir")/dump.log)"
+	if ! in_cg timeout "$STEP_TIMEOUT" "$bin" dump -t "$pid" -D "$img" -o dump.log >"$dir/dump.out" 2>&1; then
+		RES[$tool,$mib,data]="dump failed: $(last_error "$dir/dump.out" "$img/dump.log") (log $(keep_logs "$dir")/dump.log)"
 		return 1
 	fi
 	t1=$(now)
 	for ((i = 0; i < 100; i++)); do bench_alive "$pid" || break; sleep 0.05; done
 	if bench_alive "$pid"; then RES[$tool,$mib,data]="still running after the dump"; return 1; fi
 	for ((i = 0; i < 100; i++)); do [ -e "/proc/$pid" ] || break; sleep 0.05; done
+	c1=$(cg_ns) # (the dump's CPU: the tool's and bench-mem's, its exit that frees the memory too)
 	RES[$tool,$mib,image]=$(du -sb --exclude='*.log' "$img" | cut -f1)
 	RES[$tool,$mib,dump]=$(calc %.3f "$t1 - $t0")
+	RES[$tool,$mib,cdump]=$(calc %.3f "($c1 - $c0) / 1e9")
 
 	t2=$(now)
-	if ! timeout "$STEP_TIMEOUT" "$bin" restore -D "$img" -d --pidfile "$dir/restored.pid" -o restore.log >"$dir/restore.out" 2>&1; then
-		RES[$tool,$mib,data]="restore failed: $(tail -n 1 "$dir/restore.out") (log $(keep_logs "$dir")/restore.log)"
+	if ! in_cg timeout "$STEP_TIMEOUT" "$bin" restore -D "$img" -d --pidfile "$dir/restored.pid" -o restore.log >"$dir/restore.out" 2>&1; then
+		RES[$tool,$mib,data]="restore failed: $(last_error "$dir/restore.out" "$img/restore.log") (log $(keep_logs "$dir")/restore.log)"
 		return 1
 	fi
 	t3=$(now)
+	c2=$(cg_ns)
 	rpid=$(tr -d ' \n' <"$dir/restored.pid" 2>/dev/null || true)
 	PIDS+=("$rpid")
 	RES[$tool,$mib,restore]=$(calc %.3f "$t3 - $t2")
+	RES[$tool,$mib,crestore]=$(calc %.3f "($c2 - $c1) / 1e9")
 	if [ "$rpid" != "$pid" ] || ! bench_alive "$rpid"; then
 		RES[$tool,$mib,data]="restored pid '${rpid}' is not running bench-mem $pid"
 		return 1
@@ -179,27 +237,43 @@ keep_logs() { # DIR: copy the logs of a failed run out of the tmpfs; prints wher
 	echo "$to"
 }
 
-row() { printf '%-7s %8s %9s %10s %10s %12s %12s  %s\n' "$@"; }
+# The table: per tool and size the best (minimum) of the timed rounds, of the wall and of the CPU seconds each, with
+# GB/s of both (10^9 bytes per second of wall time, per second of CPU time), and the load averages the rounds
+# started at.
+row() { printf '%-6s %8s %8s %6s %7s %6s  %9s %6s %7s %6s  %-11s %10s  %s\n' "$@"; }
+gbs() { if [ -n "$2" ] && [ "$(calc %d "($2 > 0)")" = 1 ]; then calc %.2f "$1 / $2 / 1e9"; else echo -; fi; }
 report() { # TOOL MIB
-	local tool=$1 mib=$2 bytes=$(($2 << 20)) d r img
-	d=${RES[$tool,$mib,dump]:-} r=${RES[$tool,$mib,restore]:-} img=${RES[$tool,$mib,image]:-}
-	row "$tool" "$mib MiB" "${d:--}" "$([ -n "$d" ] && calc %.2f "$bytes / $d / 1e9" || echo -)" \
-		"${r:--}" "$([ -n "$r" ] && calc %.2f "$bytes / $r / 1e9" || echo -)" \
+	local tool=$1 mib=$2 bytes=$(($2 << 20)) img d cd r cr
+	img=${RES[$tool,$mib,image]:-}
+	if [ -n "${FAILED[$tool,$mib]:-}" ] || [ -z "${ALL[$tool,$mib,dump]:-}" ]; then
+		row "$tool" "$mib MiB" - - - - - - - - - - "${FAILED[$tool,$mib]:-no timed run}"
+		return 0
+	fi
+	read -r d _ <<<"$(minmed "${ALL[$tool,$mib,dump]}")"
+	read -r cd _ <<<"$(minmed "${ALL[$tool,$mib,cdump]}")"
+	read -r r _ <<<"$(minmed "${ALL[$tool,$mib,restore]}")"
+	read -r cr _ <<<"$(minmed "${ALL[$tool,$mib,crestore]}")"
+	row "$tool" "$mib MiB" "$d" "$(gbs "$bytes" "$d")" "$cd" "$(gbs "$bytes" "$cd")" \
+		"$r" "$(gbs "$bytes" "$r")" "$cr" "$(gbs "$bytes" "$cr")" "$(minmax "${ALL[$tool,$mib,load]}")" \
 		"$([ -n "$img" ] && calc '%.1f MiB' "$img / 1048576" || echo -)" "${RES[$tool,$mib,data]:--}"
+}
+runline() { # PREFIX TOOL MIB: the last run's numbers
+	local t=$2 m=$3
+	say "$1$t $m MiB: dump ${RES[$t,$m,dump]:--} s (CPU ${RES[$t,$m,cdump]:--} s), restore" \
+		"${RES[$t,$m,restore]:--} s (CPU ${RES[$t,$m,crestore]:--} s), load ${RES[$t,$m,load]:--}: ${RES[$t,$m,data]:--}"
 }
 
 TOOLS=(crshim)
 [ -n "$CRIU" ] && TOOLS+=(criu)
-row tool size "dump s" "dump GB/s" "restore s" "restore GB/s" image data
 # Each size ROUNDS times, the tools' order turned round each round (on a VM, memory the guest has not touched
 # for a while goes back to the host, and the first tool to write it pays for that), the best time of each kept
 # (and the median printed below the table); before them WARMUP untimed runs of crshim touch that memory again.
-declare -A BEST FAILED ALL # ALL[tool,size,op]: every timed round's seconds
-median() { tr ' ' '\n' <<<"$1" | awk 'NF' | sort -g | awk '{ v[NR] = $1 } END {
-	if (NR) printf "%.3f\n", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+declare -A FAILED ALL # ALL[tool,size,what]: every timed round's value (dump restore cdump crestore load)
 for mib in $SIZES; do
 	for ((round = 1; round <= WARMUP; round++)); do # (untimed; a failure shows in the timed rounds)
+		RES[crshim,$mib,dump]='' RES[crshim,$mib,restore]='' RES[crshim,$mib,cdump]='' RES[crshim,$mib,crestore]=''
 		run_one crshim "$CRSHIM" "$mib" || true
+		runline "warm-up (untimed) " crshim "$mib"
 	done
 	for ((round = 1; round <= ROUNDS; round++)); do
 		order=("${TOOLS[@]}")
@@ -210,51 +284,55 @@ for mib in $SIZES; do
 		for tool in "${order[@]}"; do
 			bin=$CRSHIM
 			[ "$tool" = criu ] && bin=$CRIU
+			RES[$tool,$mib,dump]='' RES[$tool,$mib,restore]='' RES[$tool,$mib,cdump]='' RES[$tool,$mib,crestore]=''
 			if ! run_one "$tool" "$bin" "$mib"; then
+				runline "round $round: " "$tool" "$mib"
 				# CRIU failing (e.g. Debian's 3.17 on this kernel's vDSO layout) is reported, not fatal.
 				[ "$tool" = crshim ] && STATUS=1
 				FAILED[$tool,$mib]=${RES[$tool,$mib,data]}
 				continue
 			fi
-			for op in dump restore; do
-				ALL[$tool,$mib,$op]+=" ${RES[$tool,$mib,$op]}"
-				b=${BEST[$tool,$mib,$op]:-}
-				if [ -z "$b" ] || [ "$(calc %d "${RES[$tool,$mib,$op]} < $b")" = 1 ]; then
-					BEST[$tool,$mib,$op]=${RES[$tool,$mib,$op]}
-				fi
+			runline "round $round: " "$tool" "$mib"
+			for what in dump restore cdump crestore load; do
+				ALL[$tool,$mib,$what]+=" ${RES[$tool,$mib,$what]}"
 			done
 		done
 	done
-	for tool in "${TOOLS[@]}"; do
-		if [ -n "${FAILED[$tool,$mib]:-}" ]; then
-			RES[$tool,$mib,dump]='' RES[$tool,$mib,restore]='' RES[$tool,$mib,data]=${FAILED[$tool,$mib]}
-		else
-			RES[$tool,$mib,dump]=${BEST[$tool,$mib,dump]:-} RES[$tool,$mib,restore]=${BEST[$tool,$mib,restore]:-}
-		fi
-		report "$tool" "$mib"
-	done
+done
+cg_drop
+
+say ""
+say "best of $ROUNDS timed round(s) each (wall s, and CPU s: user+sys of the tool and bench-mem); GB/s = 10^9 bytes per s"
+row tool size "dump s" GB/s "CPU s" GB/s "restore s" GB/s "CPU s" GB/s "load" image data
+for mib in $SIZES; do
+	for tool in "${TOOLS[@]}"; do report "$tool" "$mib"; done
 done
 
 say ""
 for mib in $SIZES; do
 	for tool in "${TOOLS[@]}"; do
-		[ -z "${FAILED[$tool,$mib]:-}" ] || continue
-		say "$tool $mib MiB: median of $ROUNDS rounds: dump $(median "${ALL[$tool,$mib,dump]:-}") s," \
-			"restore $(median "${ALL[$tool,$mib,restore]:-}") s (the table: the best)"
+		if [ -n "${FAILED[$tool,$mib]:-}" ] || [ -z "${ALL[$tool,$mib,dump]:-}" ]; then continue; fi
+		say "$tool $mib MiB: median of $ROUNDS round(s): dump $(minmed "${ALL[$tool,$mib,dump]}" | cut -d' ' -f2) s" \
+			"(CPU $(minmed "${ALL[$tool,$mib,cdump]}" | cut -d' ' -f2) s), restore" \
+			"$(minmed "${ALL[$tool,$mib,restore]}" | cut -d' ' -f2) s (CPU $(minmed "${ALL[$tool,$mib,crestore]}" | cut -d' ' -f2) s)"
 	done
 done
 
+ratio() { # WHAT MIB: crshim's best / CRIU's best, "-" without both
+	local a b
+	a=$(minmed "${ALL[crshim,$2,$1]:-}" | cut -d' ' -f1) b=$(minmed "${ALL[criu,$2,$1]:-}" | cut -d' ' -f1)
+	if [ -n "${FAILED[crshim,$2]:-}${FAILED[criu,$2]:-}" ] || [ "$a" = - ] || [ "$b" = - ] ||
+		[ "$(calc %d "($b > 0)")" != 1 ]; then
+		echo -
+	else
+		calc %.2fx "$a / $b"
+	fi
+}
 if [ -n "$CRIU" ]; then
 	say ""
 	for mib in $SIZES; do
-		for op in dump restore; do
-			a=${RES[crshim,$mib,$op]:-} b=${RES[criu,$mib,$op]:-}
-			if [ -n "$a" ] && [ -n "$b" ]; then
-				say "$mib MiB $op: criu/crshim time ratio $(calc %.2f "$b / $a") (> 1: crshim is faster)"
-			else
-				say "$mib MiB $op: no ratio (a run failed)"
-			fi
-		done
+		say "ratio $mib MiB: crshim/criu best: dump $(ratio dump "$mib") (CPU $(ratio cdump "$mib")), restore" \
+			"$(ratio restore "$mib") (CPU $(ratio crestore "$mib")) (1.00x or less: as fast as CRIU or faster)"
 	done
 fi
 
@@ -264,4 +342,5 @@ if [ "$STATUS" = 0 ]; then
 else
 	say "bench: FAILED: a crshim step failed or the data did not verify (see the data column)"
 fi
+SAID=1
 exit "$STATUS"
