@@ -103,6 +103,20 @@ if [ ! -x "$PROG" ]; then
 	cc -O2 -g -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE -o "$PROG" "$HERE/bench-mem.c" ||
 		die "cannot build bench-mem"
 fi
+CRIU=${CRIU:-$(command -v criu || true)}
+CRIU_NOTE=
+if [ -z "$CRIU" ]; then
+	CRIU_NOTE="criu: absent (no criu on PATH), crshim only"
+elif [ ! -f "$CRIU" ] || [ ! -x "$CRIU" ]; then
+	die "CRIU=$CRIU: no executable file there"
+elif [ "$(readlink -f "$CRIU")" = "$(readlink -f "$CRSHIM")" ] || cmp -s "$CRIU" "$CRSHIM"; then
+	CRIU_NOTE="criu: $CRIU is crshim itself, not CRIU; crshim only"
+	CRIU=
+else
+	# (the whole output read: a `| head -n 1` gets CRIU 4.2, which writes its two lines with two write()s, killed
+	# by SIGPIPE when head is quicker, and pipefail and set -e end the script here without a word)
+	CRIU_NOTE="criu: $CRIU ($("$CRIU" --version 2>&1 | sed -n '1s/  */ /gp'))"
+fi
 bench_lock
 
 # The images go to a tmpfs of our own, big enough for the largest size plus the logs.
@@ -115,19 +129,6 @@ else
 	rmdir "$BASE" 2>/dev/null || true
 	[ "$(stat -f -c %T /dev/shm 2>/dev/null)" = tmpfs ] || die "cannot mount a tmpfs and /dev/shm is not one"
 	BASE=$(mktemp -d /dev/shm/crshim-bench.XXXXXX) || die "cannot make a directory under /dev/shm"
-fi
-
-CRIU=${CRIU:-$(command -v criu || true)}
-CRIU_NOTE=
-if [ -z "$CRIU" ]; then
-	CRIU_NOTE="criu: absent (no criu on PATH), crshim only"
-elif [ "$(readlink -f "$CRIU")" = "$(readlink -f "$CRSHIM")" ] || cmp -s "$CRIU" "$CRSHIM"; then
-	CRIU_NOTE="criu: $CRIU is crshim itself, not CRIU; crshim only"
-	CRIU=
-else
-	# (the whole output read: a `| head -n 1` gets CRIU 4.2, which writes its two lines with two write()s, killed
-	# by SIGPIPE when head is quicker, and pipefail and set -e end the script here without a word)
-	CRIU_NOTE="criu: $CRIU ($("$CRIU" --version 2>&1 | sed -n '1s/  */ /gp'))"
 fi
 
 say "crshim bench: dump + restore of a process's random data, images on tmpfs ($BASE)"
