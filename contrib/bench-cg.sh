@@ -7,6 +7,7 @@
 #   tasks). Wall time on a loaded machine says how long the step waited for a CPU; CPU time says what it cost.
 # - loadavg: the 1-minute load average, printed beside each wall time.
 # - bench_lock: one bench at a time (two at once make each other's numbers meaningless).
+# - last_error: what a failed tool said (its output, else its log's last error line: CRIU logs to -o's file).
 #
 # CG is the cgroup of the run (made by cg_new, removed by cg_drop), CG_FILE the file giving its CPU time.
 CG='' CG_FILE='' CG_RUNS=0
@@ -57,6 +58,13 @@ cg_note() { # one line: where the CPU seconds come from
 	fi
 }
 loadavg() { cut -d' ' -f1 /proc/loadavg; }
+last_error() { # OUT LOG: the tool's last line of output, else the log's last error line
+	local l
+	l=$(tail -n 1 "$1" 2>/dev/null || true)
+	[ -n "$l" ] || l=$(grep -i 'error' "$2" 2>/dev/null | tail -n 1 || true)
+	echo "$l"
+}
+
 # "MIN MEDIAN" of a list of numbers ("- -" for none); minmax: "MIN-MAX" (the load averages of the rounds)
 minmed() { tr ' ' '\n' <<<"$1" | awk 'NF' | sort -g | awk '{ v[NR] = $1 } END {
 	if (!NR) { print "- -"; exit }

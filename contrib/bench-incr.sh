@@ -10,7 +10,6 @@
 set -euo pipefail
 
 CRSHIM=${1:?usage: $0 /path/to/crshim}
-HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 MIB=${CRSHIM_BENCH_INCR_MIB:-1024}
 PCT=${CRSHIM_BENCH_INCR_PCT:-5}
 DEDUP=()

@@ -139,13 +139,6 @@ say "kernel $(uname -r), $(nproc) CPUs, $(awk '/MemTotal/ { printf "%.1f GiB RAM
 say "$(cg_note)"
 say ""
 
-last_error() { # OUT LOG: the tool's last line of output, else the log's last error line
-	local l
-	l=$(tail -n 1 "$1" 2>/dev/null || true)
-	[ -n "$l" ] || l=$(grep -i 'error' "$2" 2>/dev/null | tail -n 1 || true)
-	echo "$l"
-}
-
 # run_one TOOL BIN MIB: one dump + restore + verify, bench-mem and the tool in a cgroup of their own (cg_new);
 # fills RES[TOOL,MIB,*] (dump, restore: wall s; cdump, crestore: CPU s; load: the load average as the dump
 # started); returns 1 if a step failed.
