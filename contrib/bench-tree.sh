@@ -32,6 +32,11 @@ ROOTS=()
 
 now() { echo "${EPOCHREALTIME/,/.}"; }
 ids() { ps -o pid=,ppid=,pgid=,sid= -s "$1" | sort -n; } # every process of session SID
+tree_gone() { # root: kill every process of its session, drop the run's cgroup (a tree a failed dump
+	# left running is not left there until the end: 2000 processes each, and their cgroup)
+	ps -o pid= -s "$1" 2>/dev/null | xargs -r kill -KILL 2>/dev/null
+	cg_drop
+}
 # shellcheck disable=SC2317 # (called by the EXIT trap)
 cleanup() {
 	local r
@@ -79,7 +84,7 @@ run_one() {
 		[ -f "$dir/ready" ] && break
 		sleep 0.05
 	done
-	[ -f "$dir/ready" ] || { echo "$tool $n: the tree did not start"; return 1; }
+	[ -f "$dir/ready" ] || { echo "$tool $n: the tree did not start"; tree_gone "$root"; return 1; }
 	ids "$root" >"$dir/before"
 	local c0 c1 c2
 	LAST_LOAD=$(loadavg)
@@ -88,7 +93,7 @@ run_one() {
 	# (--timeout: CRIU's seize of the tree must end within 10 s by default, which 2000 processes at load 35
 	# do not: "Timeout reached"; crshim takes the option and has no such limit)
 	in_cg "$bin" dump -t "$root" -D "$dir/img" -o dump.log --timeout 600 >"$dir/dump.out" 2>&1 ||
-		{ echo "$tool $n: dump failed: $(last_error "$dir/dump.out" "$dir/img/dump.log")"; return 1; }
+		{ echo "$tool $n: dump failed: $(last_error "$dir/dump.out" "$dir/img/dump.log")"; tree_gone "$root"; return 1; }
 	t1=$(now)
 	for ((i = 0; i < 200; i++)); do
 		[ -z "$(ps -o pid= -s "$root")" ] && break
@@ -98,7 +103,7 @@ run_one() {
 	c1=$(cg_ns)
 	t1b=$(now)
 	in_cg "$bin" restore -D "$dir/img" -o restore.log -d --restore-sibling >"$dir/restore.out" 2>&1 ||
-		{ echo "$tool $n: restore failed: $(last_error "$dir/restore.out" "$dir/img/restore.log")"; return 1; }
+		{ echo "$tool $n: restore failed: $(last_error "$dir/restore.out" "$dir/img/restore.log")"; tree_gone "$root"; return 1; }
 	t2=$(now)
 	c2=$(cg_ns)
 	sleep 0.2
@@ -113,9 +118,8 @@ run_one() {
 	LAST_CDUMP=$(awk "BEGIN { print ($c1 - $c0) / 1e9 }") LAST_CRST=$(awk "BEGIN { print ($c2 - $c1) / 1e9 }")
 	printf '%-6s %4d processes%s: dump %.3f s (CPU %.3f s), restore %.3f s (CPU %.3f s), load %s; %s\n' "$tool" \
 		"$n" "$what" "$LAST_DUMP" "$LAST_CDUMP" "$LAST_RST" "$LAST_CRST" "$LAST_LOAD" "$same"
-	ps -o pid= -s "$root" | xargs -r kill -KILL 2>/dev/null
+	tree_gone "$root"
 	rm -rf "$dir"
-	cg_drop
 }
 
 LAST_DUMP='' LAST_RST='' LAST_CDUMP='' LAST_CRST='' LAST_LOAD=''
