@@ -256,6 +256,7 @@ int rst_fdshare_root(char *msg, size_t len)
 					  (unsigned long long)descs[i].late->reg->pos);
 		}
 	}
+	rst_fifo_helpers_close();
 	return 0;
 }
 
@@ -274,6 +275,7 @@ int rst_fdshare_nested(pid_t pid, char *msg, size_t len)
 						  "send %s to the processes that entered its mount namespace",
 						  descs[i].late->reg->path);
 	}
+	rst_fifo_helpers_close();
 	return 0;
 }
 
@@ -422,10 +424,10 @@ static int fdshare_prepare(struct rst_task *ts, size_t n, const size_t *nh, uint
 			FileEntry *f = ts[k].files[i];
 			/* (a socket of another network namespace than its holder's: crshim makes it there) */
 			bool away = rst_sk_away(ts[0].ns, ts[k].pid, f);
-			if (!shareable(f) ||
-			    (!away && (n < 2 || (nh && f->tree_desc <= max
-						     ? nh[f->tree_desc]
-						     : rst_fdshare_holders(ts, n, f->tree_desc)) < 2)))
+			size_t h = !shareable(f) || n < 2      ? 0
+				   : nh && f->tree_desc <= max ? nh[f->tree_desc]
+							       : rst_fdshare_holders(ts, n, f->tree_desc);
+			if (!shareable(f) || (!away && !rst_fifo_all_once(f) && h < 2))
 				continue;
 			uint64_t net = f->reg && f->reg->tun_iff ? ns_rst_task_net_ino(ts[0].ns, ts[k].pid)
 								 : rst_sk_netns(f);

@@ -452,22 +452,47 @@ static struct fifo_data {
 } * fifo_data;
 static size_t nr_fifo_data;
 
-/* Opened once for all its holders: a description of several processes, of a FIFO that has a path, or an
- * unlinked one no other description of which is in the tree (that one is made again by each process that
- * holds it: the copies would be different FIFOs). */
+/* Unlinked FIFOs held by several processes (pipe id, dev): every description of each is opened once, from
+ * one FIFO made again (its helper: fifo_helper), even a description only one process holds. */
+static struct fifo_key {
+	uint64_t id, dev;
+	int helper; /* made again by rst_fifo_open_desc in this process (-1: not yet) */
+} * fifo_all;
+static size_t nr_fifo_all;
+
+static struct fifo_key *fifo_all_find(const PipeEntry *pe)
+{
+	for (size_t i = 0; i < nr_fifo_all; i++)
+		if (fifo_all[i].id == pe->pipe_id && fifo_all[i].dev == pe->dev)
+			return &fifo_all[i];
+	return NULL;
+}
+
+bool rst_fifo_all_once(const FileEntry *f)
+{
+	return f->kind == FILE_KIND__FILE_FIFO && f->pipe && f->reg && f->reg->deleted &&
+	       fifo_all_find(f->pipe);
+}
+
+/* Opened once for all its holders: a description of several processes of a FIFO that has a path, or any
+ * description of an unlinked FIFO that several processes hold (from one FIFO made again: made again by each
+ * process, the copies would be different FIFOs), when every entry of it has its description's number (an
+ * older image: each process makes its own again). */
 static bool fifo_once(const struct rst_task *ts, size_t n, const FileEntry *f)
 {
-	if (!f->has_tree_desc || !f->tree_desc || rst_fdshare_holders(ts, n, f->tree_desc) < 2)
+	if (!f->has_tree_desc || !f->tree_desc)
 		return false;
-	for (size_t k = 0; k < n && f->reg->deleted; k++)
+	if (!f->reg->deleted)
+		return rst_fdshare_holders(ts, n, f->tree_desc) >= 2;
+	for (size_t k = 0; k < n; k++)
 		for (size_t i = 0; i < ts[k].nr_files; i++) {
 			const FileEntry *g = ts[k].files[i];
 			if (g->kind == FILE_KIND__FILE_FIFO && g->pipe &&
 			    g->pipe->pipe_id == f->pipe->pipe_id && g->pipe->dev == f->pipe->dev &&
-			    (!g->has_tree_desc || g->tree_desc != f->tree_desc))
+			    (!g->has_tree_desc || !g->tree_desc))
 				return false;
 		}
-	return true;
+	return true; /* (held by several processes: rst_pipes_share) */
 }
 
 /* Entry f of a FIFO held by several processes: its data is written once, by the process of the first
@@ -478,6 +503,13 @@ static int fifo_share(const struct rst_task *ts, size_t n, FileEntry *f, struct 
 	bool once = fifo_once(ts, n, f);
 	if (!once)
 		f->has_tree_desc = false;
+	if (once && f->reg->deleted && !fifo_all_find(f->pipe)) {
+		struct fifo_key *nk = realloc(fifo_all, (nr_fifo_all + 1) * sizeof(*nk));
+		if (!nk)
+			return cr_fail_errno(e, ENOMEM, "out of memory");
+		fifo_all = nk;
+		fifo_all[nr_fifo_all++] = (struct fifo_key){f->pipe->pipe_id, f->pipe->dev, -1};
+	}
 	const PipeEntry *d = first_entry(ts, n, f->pipe, -1);
 	if (d != f->pipe || !d->data_saved)
 		return 0;
@@ -500,14 +532,37 @@ static int fifo_share(const struct rst_task *ts, size_t n, FileEntry *f, struct 
 	return 0;
 }
 
-int rst_fifo_open_desc(const FileEntry *f, int flags)
+/* The helper open (O_RDWR) of the FIFO of f, made again if it was unlinked: for an unlinked FIFO several
+ * processes hold, the one made by the first of its descriptions opened here, kept until
+ * rst_fifo_helpers_close (*kept set); -1 with errno. */
+static int fifo_helper(const FileEntry *f, bool *kept)
 {
 	char msg[256] = "";
-	int h = open_fifo(f, 0, msg, sizeof(msg)), fd = -1;
-	if (h < 0) {
+	struct fifo_key *k = f->reg->deleted ? fifo_all_find(f->pipe) : NULL;
+	*kept = k != NULL;
+	int h = k && k->helper >= 0 ? k->helper : open_fifo(f, 0, msg, sizeof(msg));
+	if (h < 0)
 		pr_err("%s\n", msg);
+	else if (k)
+		k->helper = h;
+	return h;
+}
+
+void rst_fifo_helpers_close(void)
+{
+	for (size_t i = 0; i < nr_fifo_all; i++)
+		if (fifo_all[i].helper >= 0) {
+			close(fifo_all[i].helper);
+			fifo_all[i].helper = -1;
+		}
+}
+
+int rst_fifo_open_desc(const FileEntry *f, int flags)
+{
+	bool kept;
+	int h = fifo_helper(f, &kept), fd = -1;
+	if (h < 0)
 		return -1;
-	}
 	const PipeEntry *pe = f->pipe, *d = NULL;
 	for (size_t i = 0; i < nr_fifo_data && !d; i++)
 		d = fifo_data[i].desc == f->tree_desc ? fifo_data[i].d : NULL;
@@ -538,7 +593,8 @@ int rst_fifo_open_desc(const FileEntry *f, int flags)
 			f->reg->path, pe->flags, d ? d->data.len : (size_t)0);
 out:;
 	int saved = errno;
-	close(h);
+	if (!kept)
+		close(h);
 	errno = saved;
 	return fd;
 }
@@ -602,4 +658,8 @@ void rst_pipes_share_done(void)
 	free(fifo_data);
 	fifo_data = NULL;
 	nr_fifo_data = 0;
+	rst_fifo_helpers_close();
+	free(fifo_all);
+	fifo_all = NULL;
+	nr_fifo_all = 0;
 }
