@@ -23,6 +23,7 @@ struct page_writer {
 	enum img_kind kmap, kpages; /* IMG_PAGEMAP + IMG_PAGES, or the shmem pair */
 	int fd;
 	char name[64], tmpname[80];
+	bool direct; /* fd made under name itself (no file had it): no rename */
 	uint64_t off;
 	struct page_block *blocks;
 	size_t nr, cap;
@@ -93,7 +94,15 @@ int pw_open_px(int dirfd, struct page_xfer *px, enum img_kind kmap, enum img_kin
 		*pwp = pw;
 		return 0;
 	}
-	pw->fd = openat(dirfd, pw->tmpname, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	/* as img_create's images: a name nobody has yet (a dump's new images dir) is made at once, one file
+	 * and no rename per process; a file of that name already there is replaced whole or not at all
+	 * (written aside, then renamed) */
+	pw->direct = true;
+	pw->fd = openat(dirfd, pw->name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (pw->fd < 0 && errno == EEXIST) {
+		pw->direct = false;
+		pw->fd = openat(dirfd, pw->tmpname, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	}
 	if (pw->fd < 0) {
 		cr_fail_sys(e, "create %s", pw->name);
 		free(pw);
@@ -246,6 +255,12 @@ static int pw_commit_px(struct page_writer *pw, struct cr_err *e)
 	return 0;
 }
 
+/* The file pw's pages are written to: its own name, or the temporary one renamed to it at the commit. */
+static const char *pw_made(const struct page_writer *pw)
+{
+	return pw->direct ? pw->name : pw->tmpname;
+}
+
 int pw_commit(struct page_writer *pw, struct cr_err *e)
 {
 	int ret = -1;
@@ -259,7 +274,7 @@ int pw_commit(struct page_writer *pw, struct cr_err *e)
 		goto out;
 	}
 	pw->fd = -1;
-	if (renameat(pw->dirfd, pw->tmpname, pw->dirfd, pw->name)) {
+	if (!pw->direct && renameat(pw->dirfd, pw->tmpname, pw->dirfd, pw->name)) {
 		cr_fail_sys(e, "rename %s", pw->name);
 		goto out;
 	}
@@ -271,7 +286,7 @@ int pw_commit(struct page_writer *pw, struct cr_err *e)
 	ret = 0;
 out:
 	if (ret)
-		unlinkat(pw->dirfd, pw->tmpname, 0);
+		unlinkat(pw->dirfd, pw_made(pw), 0);
 out_free:
 	free(pw->blocks);
 	free(pw->pblocks);
@@ -288,7 +303,7 @@ void pw_abort(struct page_writer *pw)
 	if (pw->fd >= 0)
 		close(pw->fd);
 	if (!pw->px)
-		unlinkat(pw->dirfd, pw->tmpname, 0);
+		unlinkat(pw->dirfd, pw_made(pw), 0);
 	free(pw->blocks);
 	free(pw->pblocks);
 	free(pw);
