@@ -192,13 +192,32 @@ static pid_t mount_of_other(const struct dump_ctx *c, pid_t as, int id)
 	return 0;
 }
 
-static int check_reachable(const struct dump_ctx *c, pid_t as, const struct fd_src *f, struct cr_err *e)
+/* A statx of "/proc/PID/root" + an fd's path (AT_SYMLINK_NOFOLLOW, STATX_INO | STATX_MNT_ID), made once per
+ * fd: by file_down in c's view, taken again by check_reachable when it looks in the same (done). */
+struct path_look {
+	bool done, ok;
+	struct statx sx;
+};
+
+static void path_look(pid_t as, const char *link, struct path_look *l)
 {
 	char at[PATH_MAX + 64];
-	struct statx sx;
-	snprintf(at, sizeof(at), "/proc/%d/root%s", as, f->link);
-	bool found = !statx(AT_FDCWD, at, AT_SYMLINK_NOFOLLOW, STATX_INO | STATX_MNT_ID, &sx) &&
-		     (sx.stx_mask & STATX_MNT_ID) && f->fi.mnt_id >= 0;
+	snprintf(at, sizeof(at), "/proc/%d/root%s", (int)as, link);
+	l->ok = !statx(AT_FDCWD, at, AT_SYMLINK_NOFOLLOW, STATX_INO | STATX_MNT_ID, &l->sx);
+	l->done = true;
+}
+
+/* (pre: c's own look at f->link, file_down's; NULL or not done: looked at here) */
+static int check_reachable(const struct dump_ctx *c, pid_t as, const struct fd_src *f,
+			   const struct path_look *pre, struct cr_err *e)
+{
+	struct path_look l = {0};
+	if (pre && pre->done && as == c->pid)
+		l = *pre;
+	else
+		path_look(as, f->link, &l);
+	const struct statx sx = l.sx;
+	bool found = l.ok && (sx.stx_mask & STATX_MNT_ID) && f->fi.mnt_id >= 0;
 	pid_t other = !found || (int)sx.stx_mnt_id != f->fi.mnt_id ? mount_of_other(c, as, f->fi.mnt_id) : 0;
 	if (other) /* (opened through /proc/OTHER/root, or a file of a child that made its namespace) */
 		return cr_fail(
@@ -598,13 +617,13 @@ static int linked_elsewhere(struct dump_ctx *c, struct fd_src *f, pid_t up, RegF
  * a child before it made its namespace) in the same PID namespace: its path becomes "/proc/OTHER/root/PATH"
  * (OTHER as c sees it), a file of /proc/PID opened once the tree is there (restore-procfd.c), when other
  * has made its namespace. 1 if so, 0 if not such a file, -1 (e) if it is one that cannot be (refused). */
-static int file_down(struct dump_ctx *c, struct fd_src *f, bool deleted, struct cr_err *e)
+static int file_down(struct dump_ctx *c, struct fd_src *f, bool deleted, struct path_look *l,
+		     struct cr_err *e)
 {
 	char at[PATH_MAX + 64], *p = NULL;
 	struct statx sx;
-	snprintf(at, sizeof(at), "/proc/%d/root%s", (int)c->pid, f->link);
-	if (!statx(AT_FDCWD, at, AT_SYMLINK_NOFOLLOW, STATX_MNT_ID, &sx) && (sx.stx_mask & STATX_MNT_ID) &&
-	    (int)sx.stx_mnt_id == f->fi.mnt_id)
+	path_look(c->pid, f->link, l);
+	if (l->ok && (l->sx.stx_mask & STATX_MNT_ID) && (int)l->sx.stx_mnt_id == f->fi.mnt_id)
 		return 0; /* (the common case: its path reaches its mount) */
 	pid_t other = seen_by(c) == c->pid ? mount_of_other(c, c->pid, f->fi.mnt_id) : 0, ids[32];
 	if (!other)
@@ -657,11 +676,12 @@ static int dump_path(struct dump_ctx *c, struct fd_src *f, void **state, FileEnt
 	up = deleted ? 0 : up;
 	if (!linked)
 		re->mnt_up = up != 0, re->has_mnt_up = re->mnt_up;
-	int down = !re->dead_pid && !linked && !ghost_up ? file_down(c, f, deleted, e) : 0;
+	struct path_look look = {0}; /* (file_down's, taken by check_reachable: one statx of the path) */
+	int down = !re->dead_pid && !linked && !ghost_up ? file_down(c, f, deleted, &look, e) : 0;
 	if (down < 0)
 		return -1;
 	if (!re->dead_pid && !linked && !down &&
-	    (deleted ? fill_deleted(c, f, re, e) : check_reachable(c, up ? up : seen_by(c), f, e)))
+	    (deleted ? fill_deleted(c, f, re, e) : check_reachable(c, up ? up : seen_by(c), f, &look, e)))
 		return -1;
 	if (re->has_ghost_id && ghost_mount(c, ghost_up ? ghost_up : c->pid, f, re, e))
 		return -1;
