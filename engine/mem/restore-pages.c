@@ -99,16 +99,21 @@ static void *verify_main(void *arg)
 static int verify_blocks(const struct page_map *pm, const uint8_t *const *data, const uint8_t *kind,
 			 const char *name, struct cr_stats *st, struct cr_err *e)
 {
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	size_t n = (size_t)(cpus > 0 ? cpus : 1);
 	struct verify_part part[VERIFY_MAX_THREADS];
 	pthread_t th[VERIFY_MAX_THREADS];
 	bool started[VERIFY_MAX_THREADS] = {false};
 
 	uint64_t total = 0;
-	for (size_t i = 0; i < pm->nr; i++)
-		total += pm->blocks[i].len;		      /* a chain's blocks are in several files */
-	uint64_t by_size = total / VERIFY_PER_THREAD_MIN + 1; /* >= 1 */
+	bool some = false; /* a block to check or fill: else (the dump's dry run) no thread for none */
+	for (size_t i = 0; i < pm->nr; i++) {
+		total += pm->blocks[i].len; /* a chain's blocks are in several files */
+		some |= kind[i] != BLK_LAZY;
+	}
+	uint64_t by_size = some ? total / VERIFY_PER_THREAD_MIN + 1 : 1; /* >= 1 */
+	/* (the CPUs, /sys/devices/system/cpu/online, read only for more than one part: not for each small
+	 * process of a tree) */
+	long cpus = by_size > 1 ? sysconf(_SC_NPROCESSORS_ONLN) : 1;
+	size_t n = (size_t)(cpus > 0 ? cpus : 1);
 	if (n > VERIFY_MAX_THREADS)
 		n = VERIFY_MAX_THREADS;
 	if (n > by_size)
