@@ -64,6 +64,11 @@ struct mm_state {
 	struct prange *par; /* runs left in the parent (PE_PARENT) */
 	size_t npar, par_cap;
 	uint64_t written, in_parent; /* bytes */
+	/* the guard regions of the whole address space (all_guards: one PAGEMAP_SCAN for every VMA), start
+	 * and end pairs in address order, handed to the VMAs by vma_guards */
+	bool guards_read;
+	uint64_t *guards;
+	size_t nguards, guards_cap;
 };
 
 /* A run of [vaddr, vaddr+len) that the parent images hold: referenced, not copied. */
@@ -220,6 +225,18 @@ static int vma_guards(struct mm_state *m, const struct proc_vma *v, VmaEntry *ve
 				.return_mask = PAGE_IS_GUARD};
 	if (!m->scan_ok) /* (no PAGEMAP_SCAN: pagemap is read for the pages too) */
 		return guards_fallback(m, v, ve, e);
+	if (m->guards_read) { /* (all_guards: the regions of the whole address space, this VMA's part) */
+		for (size_t i = 0; i + 1 < m->nguards; i += 2) {
+			uint64_t lo = m->guards[i] > v->start ? m->guards[i] : v->start,
+				 hi = m->guards[i + 1] < v->end ? m->guards[i + 1] : v->end;
+			if (lo < hi && add_guard(ve, lo, hi, e))
+				return -1;
+		}
+		if (ve->n_guards)
+			pr_info("vma 0x%llx: %zu guard regions\n", (unsigned long long)v->start,
+				ve->n_guards / 2);
+		return 0;
+	}
 	while (m->guard_ok && a.start < v->end) {
 		long n = ioctl(m->pagemap_fd, PAGEMAP_SCAN, &a);
 		if (n < 0 && errno == ENOTTY) {
@@ -248,6 +265,43 @@ static int vma_guards(struct mm_state *m, const struct proc_vma *v, VmaEntry *ve
 	if (ve->n_guards)
 		pr_info("vma 0x%llx: %zu guard regions\n", (unsigned long long)v->start, ve->n_guards / 2);
 	return 0;
+}
+
+/* The guard regions of [start, end), the span of every VMA, in one PAGEMAP_SCAN (a few more when they fill
+ * its vector) instead of one per VMA -> m->guards. Left to vma_guards, VMA by VMA as before, without
+ * PAGEMAP_SCAN or PAGE_IS_GUARD (ENOTTY, EINVAL: it says so there), or when a scan fails. */
+static void all_guards(struct mm_state *m, uint64_t start, uint64_t end)
+{
+	struct pm_scan_arg a = {.size = sizeof(a),
+				.start = start,
+				.end = end,
+				.vec = (uint64_t)(uintptr_t)m->vec,
+				.vec_len = m->vec_len,
+				.category_anyof_mask = PAGE_IS_GUARD,
+				.return_mask = PAGE_IS_GUARD};
+	m->nguards = 0;
+	while (m->scan_ok && m->guard_ok && a.start < end) {
+		long n = ioctl(m->pagemap_fd, PAGEMAP_SCAN, &a);
+		if (n < 0)
+			return;
+		uint64_t next = a.walk_end;
+		for (long i = 0; i < n; i++) {
+			const struct page_region *p = &m->vec[i];
+			next = p->end > next ? p->end : next;
+			if (m->nguards && m->guards[m->nguards - 1] == p->start) {
+				m->guards[m->nguards - 1] = p->end;
+				continue;
+			}
+			if (arr_room(&m->guards, &m->guards_cap, m->nguards + 1, sizeof(*m->guards), 16))
+				return;
+			m->guards[m->nguards++] = p->start;
+			m->guards[m->nguards++] = p->end;
+		}
+		if (next <= a.start)
+			break;
+		a.start = next;
+	}
+	m->guards_read = m->scan_ok && m->guard_ok;
 }
 
 static int scan_fallback(struct mm_state *m, uint64_t start, uint64_t end, bool skip_file, int fd,
@@ -1075,6 +1129,11 @@ static int collect_vmas(struct mm_state *m, struct proc_vma *pv, size_t n, VmaEn
 		vp[i] = &ve[i];
 	}
 	*out = vp;
+	size_t last = n; /* (the span of the VMAs of the user address space: not [vsyscall], beyond it) */
+	while (last && !strcmp(pv[last - 1].name, "[vsyscall]"))
+		last--;
+	if (last)
+		all_guards(m, pv[0].start, pv[last - 1].end);
 	for (size_t i = 0; i < n; i++) {
 		if (vma_classify(m->c, &pv[i], &ve[i], e) || vma_guards(m, &pv[i], &ve[i], e) ||
 		    vma_pages(m, &pv[i], &ve[i], e))
@@ -1257,6 +1316,7 @@ out:
 	proc_vmas_free(pv, npv);
 	free(m.runs.r);
 	free(m.part.r);
+	free(m.guards);
 	free(m.par);
 	free(m.vec);
 	if (m.have_parent)
