@@ -8,6 +8,9 @@
  * starting again at 1) shows that the memory, registers and the open log file came back as they were. It
  * never reads stdin and writes nothing to stdout/stderr: start it detached (setsid) with stdio on /dev/null.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* close_range */
+#endif
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>

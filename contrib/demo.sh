@@ -79,7 +79,7 @@ step "Prepare"
 COUNTER=$(dirname "$CRSHIM")/contrib/demo-counter
 if [ ! -x "$COUNTER" ]; then
 	mkdir -p "$(dirname "$COUNTER")"
-	run cc -O2 -g -Wall -o "$COUNTER" "$HERE/demo-counter.c" || fail "cannot build demo-counter"
+	run cc -O2 -g -Wall -Werror -o "$COUNTER" "$HERE/demo-counter.c" || fail "cannot build demo-counter"
 fi
 say "crshim:       $CRSHIM ($("$CRSHIM" --version 2>&1 | head -n 1))"
 say "demo program: $COUNTER"
