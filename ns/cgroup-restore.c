@@ -35,6 +35,7 @@ struct ns_cg_state {
 	const char **newroot;	       /* per ctl: --cgroup-root (NULL: none) */
 	char **made;		       /* directories made, in order */
 	size_t nmade;
+	char *mem_back; /* ns_cg_mem_enter: crshim's own memory cgroup, to go back to */
 };
 
 static const char *const mode_names[] = {
@@ -520,10 +521,94 @@ int ns_cg_attach_thread(struct ns_cg_state *s, pid_t tid, pid_t img_tid, struct 
 	return 0;
 }
 
+/* pid into the cgroup dir (cgroup.procs); 0 or -1 (errno) */
+static int join_pid(const char *dir, pid_t pid)
+{
+	char procs[PATH_MAX + 16], v[16];
+	int n = snprintf(v, sizeof(v), "%d", (int)pid);
+	snprintf(procs, sizeof(procs), "%s/cgroup.procs", dir);
+	__cleanup_close int fd = open(procs, O_WRONLY | O_CLOEXEC);
+	return fd >= 0 && write(fd, v, (size_t)n) == n ? 0 : -1;
+}
+
+/* Index of the hierarchy of the images that holds the memory controller (v1 "memory", or v2 where the
+ * cgroup dir has it among its controllers), or -1. */
+static ssize_t mem_ctl(const struct ns_cg_state *s, const CgSet *set, char *dir, size_t len)
+{
+	for (size_t c = 0; c < s->ce->n_ctls && c < set->n_paths; c++) {
+		const char *name = s->ce->ctls[c]->name ? s->ce->ctls[c]->name : "";
+		if (!set->paths[c][0] || (name[0] && !hier_has(name, "memory")))
+			continue;
+		target(s, c, set->paths[c], dir, len);
+		if (name[0])
+			return (ssize_t)c;
+		char f[PATH_MAX + 32], b[512];
+		snprintf(f, sizeof(f), "%s/cgroup.controllers", dir);
+		__cleanup_close int fd = open(f, O_RDONLY | O_CLOEXEC);
+		ssize_t n = fd < 0 ? -1 : read(fd, b, sizeof(b) - 1);
+		b[n > 0 ? n : 0] = '\0';
+		char *sv = NULL;
+		for (char *t = strtok_r(b, " \n", &sv); t; t = strtok_r(NULL, " \n", &sv))
+			if (!strcmp(t, "memory"))
+				return (ssize_t)c;
+	}
+	return -1;
+}
+
+void ns_cg_mem_enter(struct ns_cg_state *s)
+{
+	if (!s || s->mem_back || !s->ce->n_tasks)
+		return;
+	const CgSet *set = s->ce->sets[s->ce->tasks[0]->set];
+	char dir[PATH_MAX], now[PATH_MAX + 256], cg[8192], b[32] = "";
+	ssize_t c = mem_ctl(s, set, dir, sizeof(dir));
+	if (c < 0)
+		return;
+	__cleanup_close int cfd = open("/proc/self/cgroup", O_RDONLY | O_CLOEXEC);
+	ssize_t n = cfd < 0 ? -1 : read(cfd, cg, sizeof(cg) - 1);
+	cg[n > 0 ? n : 0] = '\0';
+	const char *name = s->ce->ctls[c]->name ? s->ce->ctls[c]->name : "";
+	cg_now(cg, name, s->hof[c]->mnt, now, sizeof(now));
+	if (!now[0] || !strcmp(now, dir))
+		return;
+	/* (a v1 cgroup that moves the charges of the processes it takes would keep crshim's pages) */
+	char mf[PATH_MAX + 48];
+	snprintf(mf, sizeof(mf), "%s/memory.move_charge_at_immigrate", dir);
+	__cleanup_close int mfd = name[0] ? open(mf, O_RDONLY | O_CLOEXEC) : -1;
+	if (mfd >= 0 && read(mfd, b, sizeof(b) - 1) > 0 && atoi(b)) {
+		pr_info("%s moves charges at immigrate: crshim stays in its own memory cgroup\n", dir);
+		return;
+	}
+	if (!(s->mem_back = strdup(now)))
+		return;
+	if (join_pid(dir, getpid())) {
+		pr_info(
+		    "crshim into memory cgroup %s: %s: what it makes for the tree is charged to its own\n",
+		    dir, strerror(errno));
+		free(s->mem_back);
+		s->mem_back = NULL;
+		return;
+	}
+	pr_info("crshim in the tree's memory cgroup %s (from %s)\n", dir, now);
+}
+
+void ns_cg_mem_leave(struct ns_cg_state *s)
+{
+	if (!s || !s->mem_back)
+		return;
+	if (join_pid(s->mem_back, getpid()))
+		pr_err("crshim back into memory cgroup %s: %s\n", s->mem_back, strerror(errno));
+	else
+		pr_info("crshim back in its memory cgroup %s\n", s->mem_back);
+	free(s->mem_back);
+	s->mem_back = NULL;
+}
+
 void ns_cg_done(struct ns_cg_state *s, bool failed)
 {
 	if (!s)
 		return;
+	ns_cg_mem_leave(s);
 	for (size_t i = s->nmade; i-- > 0;) {
 		if (failed && !cg_rmdir_wait(s->made[i]))
 			pr_info("removed cgroup %s\n", s->made[i]);

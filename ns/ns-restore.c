@@ -217,6 +217,18 @@ int ns_rst_enter(struct ns_rst *r, struct cr_err *e)
 	return 0;
 }
 
+void ns_rst_memcg_enter(struct ns_rst *r)
+{
+	if (r)
+		ns_cg_mem_enter(r->cg);
+}
+
+void ns_rst_memcg_leave(struct ns_rst *r)
+{
+	if (r)
+		ns_cg_mem_leave(r->cg);
+}
+
 uint64_t ns_rst_clone_flags(const struct ns_rst *r)
 {
 	return r && r->mnt ? CLONE_NEWNS : 0;

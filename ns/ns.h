@@ -113,6 +113,12 @@ uint64_t ns_rst_clone_flags(const struct ns_rst *r);
  * crshim's PID namespace, img_pid the one of the images (they differ when the root gets a new PID
  * namespace and fresh PIDs in ours). */
 int ns_rst_root_spawned(struct ns_rst *r, pid_t pid, pid_t img_pid, struct cr_err *e);
+/* crshim into the memory cgroup of the root task (cgroup.img: the v1 memory hierarchy, or v2 where memory is
+ * one of that cgroup's controllers) and back: what crshim makes for the tree meanwhile (unix sockets) is
+ * charged there, as it is to the process that makes it, not to crshim's cgroup. Best effort (the log says
+ * why crshim stays in its own); ns_rst_done leaves too. NULL is fine. */
+void ns_rst_memcg_enter(struct ns_rst *r);
+void ns_rst_memcg_leave(struct ns_rst *r);
 /* crshim, after another task of the tree is cloned and before it runs: into its cgroups, where its parent's
  * are not its own. */
 int ns_rst_task_spawned(struct ns_rst *r, pid_t pid, pid_t img_pid, struct cr_err *e);

@@ -393,7 +393,9 @@ int rst_sk_unix_late(const struct rst_task *ts, uint32_t pidns_levels, struct cr
 		usk_late_ch[1] = -1;
 	}
 	serving = &ts[0], serve_ch = usk_late_ch[0];
+	ns_rst_memcg_enter(ts[0].ns); /* (as rst_sk_unix_prepare) */
 	int ret = make_in(ts, ts[0].pid, pidns_levels, e);
+	ns_rst_memcg_leave(ts[0].ns);
 	serving = NULL, serve_ch = -1;
 	return ret ? -1 : usk_to_kept(true, e);
 }
@@ -862,7 +864,9 @@ int rst_sk_unix_nested(const struct rst_task *ts, const struct rst_task *t, stru
 	usk_cur_grp = g->mntns;
 	take_premade(g->ch[0]);
 	serving = t, serve_ch = g->srv[0];
+	ns_rst_memcg_enter(ts[0].ns); /* (as rst_sk_unix_prepare) */
 	int ret = make_in(ts, t->pid, t->ns_levels, e);
+	ns_rst_memcg_leave(ts[0].ns);
 	serving = NULL, serve_ch = -1;
 	int *nums =
 	    ret ? NULL : calloc(usk_nsks, sizeof(*nums)); /* (freed below: not a cleanup, scan-build) */

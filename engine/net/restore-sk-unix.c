@@ -515,7 +515,11 @@ int rst_sk_unix_prepare(const struct cr_opts *o, struct rst_task *ts, size_t n, 
 		pr_info("%zu unix sockets are made in the tree's mount tree once it stands\n", usk_nsks);
 		return to_inherit(ts, n, e);
 	}
-	return usk_make_all(e) || to_inherit(ts, n, e) ? -1 : 0;
+	/* (in the tree's memory cgroup: a socket is charged to its maker's for good) */
+	ns_rst_memcg_enter(ts[0].ns);
+	int ret = usk_make_all(e);
+	ns_rst_memcg_leave(ts[0].ns);
+	return ret || to_inherit(ts, n, e) ? -1 : 0;
 }
 /* Close both ends of a pair of fds (-1: none) and mark them closed. */
 static void close2(int fd[2])

@@ -1,0 +1,109 @@
+/* Unix sockets are charged to the memory cgroup of their tree, not to crshim's: the kernel charges a socket's
+ * objects (sock, inode, file: about 2.4 KiB) to the memory cgroup of the process that makes it, for good. The
+ * test goes into a v1 memory cgroup of its own (zdtm-skmem-PID below its cgroup there) and makes 200 stream
+ * socketpairs, a listener and 50 connections to it, accepted: memory.kmem.usage_in_bytes grows by D (about
+ * 1.2 MB). After restore, closing them all gives back at least half of D to that cgroup. Before: nothing (the
+ * restore made them in crshim, outside the cgroup, which was charged instead). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include "sk_unix.h"
+
+#define CGM "/sys/fs/cgroup/memory"
+enum { NPAIR = 200, NCONN = 50, FD0 = 100, LS = 99 };
+
+static char top[512], orig[256];
+
+static long kmem(void)
+{
+	char p[600], b[32] = "";
+	snprintf(p, sizeof(p), "%s/memory.kmem.usage_in_bytes", top);
+	int fd = open(p, O_RDONLY);
+	ssize_t n = fd < 0 ? -1 : read(fd, b, sizeof(b) - 1);
+	if (fd >= 0)
+		close(fd);
+	return n > 0 ? atol(b) : -1;
+}
+
+static int into(const char *dir)
+{
+	char p[600], v[16];
+	int n = snprintf(v, sizeof(v), "%d", getpid());
+	snprintf(p, sizeof(p), "%s/cgroup.procs", dir);
+	int fd = open(p, O_WRONLY);
+	int r = fd < 0 || write(fd, v, (size_t)n) != n ? -1 : 0;
+	if (fd >= 0)
+		close(fd);
+	return r;
+}
+
+static void cleanup(void)
+{
+	char p[600];
+	snprintf(p, sizeof(p), CGM "%s", orig);
+	into(p);
+	rmdir(top);
+}
+
+static void close_all(void)
+{
+	for (int fd = LS; fd < FD0 + 2 * NPAIR + 2 * NCONN; fd++)
+		close(fd);
+}
+
+int main(int argc, char **argv)
+{
+	struct sockaddr_un a;
+	test_init(argc, argv);
+	FILE *f = fopen("/proc/self/cgroup", "r");
+	char l[512];
+	while (f && fgets(l, sizeof(l), f)) {
+		char *c = strstr(l, ":memory:");
+		if (c && strchr(l, ':') == c)
+			snprintf(orig, sizeof(orig), "%.*s", (int)strcspn(c + 8, "\n"), c + 8);
+	}
+	if (f)
+		fclose(f);
+	if (!orig[0] || getuid() != 0 || access(CGM "/tasks", W_OK))
+		test_skip("no writable cgroup v1 memory hierarchy at " CGM);
+	if (!strcmp(orig, "/"))
+		orig[0] = 0;
+	snprintf(top, sizeof(top), CGM "%s/zdtm-skmem-%d", orig, getpid());
+	if (mkdir(top, 0755) || into(top))
+		fail("setup: into %s: %m", top);
+	long k0 = kmem();
+	for (int i = 0; i < NPAIR; i++)
+		sk_pair(SOCK_STREAM, FD0 + 2 * i, FD0 + 2 * i + 1);
+	socklen_t al = sk_bound(LS, SOCK_STREAM, "@zdtm_skmem", NCONN, &a);
+	for (int i = 0; i < NCONN; i++) {
+		int c = FD0 + 2 * NPAIR + 2 * i;
+		sk_connect_to(c, SOCK_STREAM, &a, al);
+		sk_place_new(accept(LS, NULL, NULL), c + 1);
+	}
+	long d = kmem() - k0;
+	if (k0 < 0 || d < 300000) {
+		close_all();
+		cleanup();
+		test_skip("no kernel memory accounting of sockets seen (%ld bytes for %d sockets)", d,
+			  2 * NPAIR + 2 * NCONN + 1);
+	}
+	test_msg("%d sockets: %ld bytes of kmem in %s\n", 2 * NPAIR + 2 * NCONN + 1, d, top);
+	test_daemon();
+	test_waitsig();
+
+	long k2 = kmem(), k3 = k2;
+	close_all();
+	for (int i = 0; i < 50 && k2 - k3 < d / 2; i++) { /* (inodes are freed after an RCU grace period) */
+		usleep(100000);
+		k3 = kmem();
+	}
+	cleanup();
+	if (k2 < 0 || k2 - k3 < d / 2)
+		fail(
+		    "closing the restored sockets gave back %ld bytes of kernel memory to the test's memory "
+		    "cgroup, want at least %ld (half of what they took at setup): they are charged elsewhere",
+		    k2 - k3, d / 2);
+	return test_pass();
+}
