@@ -872,6 +872,9 @@ static int restore_run(struct cr_opts *o, struct rst_task *ts, size_t n, struct 
 			      eng_notify(o, "pre-resume", 0, -1, e);
 		}
 	}
+	/* every process is in its blob, past its sockets: crshim's server of socket options (net/sk-priv.c)
+	 * ends before any of them runs */
+	rst_sk_priv_stop();
 	/* children first: a parent that runs finds them restored */
 	for (size_t i = n; !ret && i-- > 0;)
 		if (!ts[i].zombie && !ts[i].helper)

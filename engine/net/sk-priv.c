@@ -85,7 +85,8 @@ __attribute__((noreturn)) static void serve(int ch, pid_t crshim)
 	if (getppid() != crshim) /* (crshim went before the line above) */
 		_exit(0);
 	/* nothing of crshim's held open here: its pipes' ends would not see their end */
-	syscall(SYS_close_range, 0u, (unsigned)ch - 1, 0u);
+	if (ch > 0) /* (0 - 1 would be every fd, ch too) */
+		syscall(SYS_close_range, 0u, (unsigned)ch - 1, 0u);
 	syscall(SYS_close_range, (unsigned)ch + 1, ~0u, 0u);
 	for (;;) {
 		struct priv_req q;
@@ -99,7 +100,8 @@ __attribute__((noreturn)) static void serve(int ch, pid_t crshim)
 			err = EINVAL;
 		else if (setsockopt(fds[0], q.level, q.name, q.val, (socklen_t)q.len))
 			err = errno;
-		if (fds[1] >= 0 && send(fds[1], &err, sizeof(err), MSG_NOSIGNAL) < 0)
+		/* (never waits: a full or odd answer socket must not stop the server) */
+		if (fds[1] >= 0 && send(fds[1], &err, sizeof(err), MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
 			err = errno; /* (its process is gone: nothing to tell) */
 		for (int i = 0; i < 2; i++)
 			if (fds[i] >= 0)
