@@ -133,8 +133,10 @@ static int arm_timer(int fd, const TimerfdEntry *tf, char *msg, size_t len)
 	int64_t left = ts_ns(tf->value_sec, tf->value_nsec);
 	int flags = (int)tf->settime_flags;
 	struct timespec now;
-	if (!left && !its.it_interval.tv_sec && !its.it_interval.tv_nsec)
-		return 0; /* disarmed */
+	if (!left && !its.it_interval.tv_sec && !its.it_interval.tv_nsec) /* disarmed, its flags kept */
+		return flags && timerfd_settime(fd, flags, &its, NULL)
+			   ? rst_errmsg(msg, len, "timerfd_settime")
+			   : 0;
 	if (clock_gettime(tf->clockid, &now))
 		return rst_errmsg(msg, len, "timerfd clock %d", tf->clockid);
 	if (!left) { /* a periodic timer that expired, re-armed at the next read: expired again at once */
