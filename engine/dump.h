@@ -57,6 +57,12 @@ struct dump_remote {
 	struct itimerspec *timer_val;
 	struct timespec *timer_now; /* clock_gettime(its clock) in the task right before (0, -1: none) */
 	int *timer_overrun;
+	/* a timer on the CPU-time clock of the thread that made it, in a process with threads: the thread
+	 * (dump-core.c thread_cpu_timers), TIMER_OWNER_* while not known; 0: another clock, or no threads */
+	pid_t *timer_owner;
+	/* a periodic timer's own pending signal: the expiries it counts missed when taken (dump-core.c
+	 * pending_overruns); -1: not known */
+	int *timer_pend_ov;
 	size_t ntimers;
 	uint64_t tid_address, brk, timerslack;
 	int32_t pdeathsig, dumpable, subreaper, thp_disabled;

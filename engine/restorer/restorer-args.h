@@ -111,7 +111,8 @@ struct rst_timer {
 	int32_t gone;	 /* 1: deleted since it queued its (pending, stale) signal: made for it, then deleted;
 			  * 2: so, and a timer of the image has its id: made before that one */
 	int32_t redo;	 /* the blob's: its overrun to be given back (again) by the thread dancing now */
-	int32_t pad;
+	int32_t pend_overrun; /* its own signal pending: the expiries missed it counts (restorer.c
+				 timer_fire_now); -1: it is stale (timer_requeue) */
 	int64_t
 	    at; /* its expiry (ns of its clock) the dump read, armed there (TIMER_ABSTIME); 0: the value */
 };

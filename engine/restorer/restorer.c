@@ -643,8 +643,9 @@ static void timer_arm_abs(struct rst_args *a, const struct rst_timer *t, int64_t
 
 /* A timer whose own signal was pending (engine/task/restore-sig.c timer_of): armed to expire at once so that
  * the kernel queues that signal again (blocked here) as its own; a periodic one on the grid of its next
- * expiry (its value from now, at most one interval), from which the kernel moves it on when the signal is
- * taken, counting the expiries missed (si_overrun). Then wait until it fired: a one-shot one is disarmed, a
+ * expiry (its value from now, at most one interval), as many intervals before the last as it had counted
+ * missed at the dump (pend_overrun), from which the kernel moves it on when the signal is taken, counting
+ * the expiries missed (si_overrun): those too. Then wait until it fired: a one-shot one is disarmed, a
  * periodic one's value is no longer the 1 ns of a due timer. A CPU-time one fires in timer_settime; one of
  * the other clocks at the next timer interrupt, which also ends a sleep begun after it was armed: check,
  * sleep 20 us (a few times at most when the interrupt came on another CPU), check again; 2 s at most. A
@@ -653,7 +654,8 @@ static void timer_arm_abs(struct rst_args *a, const struct rst_timer *t, int64_t
 static void timer_fire_now(struct rst_args *a, const struct rst_timer *t)
 {
 	int64_t cur[4] = {0, 0, 0, 0}, iv = t->isec * NSEC + t->insec, v = t->vsec * NSEC + t->vnsec;
-	int64_t at = clock_ns(a, t) + (iv && v < iv ? v - iv : 0);
+	int64_t at =
+	    clock_ns(a, t) + (iv && v < iv ? v - iv - (t->pend_overrun > 0 ? t->pend_overrun : 0) * iv : 0);
 	timer_arm_abs(a, t, at < 1 ? 1 : at, "timer_settime (pending)");
 	for (int n = 0;; n++) {
 		check(a, sys2(__NR_timer_gettime, t->id, cur), "timer_gettime (pending)", (uint64_t)t->id, 0);
@@ -852,13 +854,13 @@ static void timer_arm(struct rst_args *a, const struct rst_timer *t)
 
 /* A timer whose own signal was pending: it queues it again (timer_fire_now). That signal is stale when its
  * timer was armed again since: a one-shot one not disarmed, or a periodic one further away than an interval
- * (taking its signal moves it to one interval ahead at most): armed again after it fired, it is stale here
- * too. */
+ * (taking its signal moves it to one interval ahead at most), or one the dump found stale (pend_overrun -1):
+ * armed again after it fired, it is stale here too. */
 static void timer_requeue(struct rst_args *a, const struct rst_timer *t)
 {
 	int64_t its[4] = {t->isec, t->insec, t->vsec, t->vnsec}, iv = t->isec * NSEC + t->insec;
 	timer_fire_now(a, t);
-	if ((!iv && (t->vsec || t->vnsec)) || (iv && t->vsec * NSEC + t->vnsec > iv))
+	if ((!iv && (t->vsec || t->vnsec)) || (iv && t->vsec * NSEC + t->vnsec > iv) || t->pend_overrun < 0)
 		check(a, sys4(__NR_timer_settime, t->id, 0, its, 0), "timer_settime", (uint64_t)t->id, 0);
 }
 

@@ -161,8 +161,12 @@ static int timers_alloc(struct dump_ctx *c, struct cr_err *e)
 	r->timer_val = calloc(r->ntimers, sizeof(*r->timer_val));
 	r->timer_overrun = calloc(r->ntimers, sizeof(*r->timer_overrun));
 	r->timer_now = calloc(r->ntimers, sizeof(*r->timer_now));
-	if (!r->timer_val || !r->timer_overrun || !r->timer_now)
+	r->timer_owner = calloc(r->ntimers, sizeof(*r->timer_owner));
+	r->timer_pend_ov = malloc(r->ntimers * sizeof(*r->timer_pend_ov));
+	if (!r->timer_val || !r->timer_overrun || !r->timer_now || !r->timer_owner || !r->timer_pend_ov)
 		return cr_fail_errno(e, ENOMEM, "out of memory");
+	for (size_t i = 0; i < r->ntimers; i++)
+		r->timer_pend_ov[i] = -1;
 	return 0;
 }
 
@@ -186,33 +190,113 @@ static bool own_thread_cpu_clock(int clock)
 	return clock == CLOCK_THREAD_CPUTIME_ID || (clock < 0 && (clock & 4) && !(~clock >> 3));
 }
 
-/* A timer on the CPU-time clock of the thread that made it counts that thread's, which nothing shows
- * (/proc/PID/timers says ClockID -2 or 3); the restore makes every timer in the first thread. Read twice in a
- * row by the first thread, the time left drops when it counts that thread's time (it runs between the reads;
- * the other threads are stopped). Else (another thread's, or disarmed) in a process with threads: refused. */
-static int thread_cpu_timers(struct dump_ctx *c, struct cr_err *e)
+#define TIMER_OWNER_PROBE (-1)
+#define TIMER_OWNER_NONE (-2)
+#define TIMER_PEND_STALE (-2) /* timer_pend_ov: its pending signal is stale (stale_again) */
+static int timer_sig_queued(const struct dump_ctx *c, int id, int *pend, struct cr_err *e);
+static int pending_overruns(struct dump_ctx *c, struct cr_err *e);
+
+static bool timer_disarmed(const struct itimerspec *v)
 {
-	for (size_t i = 0; c->nth && i < c->rem.ntimers; i++) {
-		int id = c->rem.timers[i].id;
-		if (!own_thread_cpu_clock(c->rem.timers[i].clock))
+	return !v->it_value.tv_sec && !v->it_value.tv_nsec;
+}
+
+static int scratch_write(const struct dump_ctx *c, uint64_t at, const void *buf, size_t len, struct cr_err *e)
+{
+	struct iovec l = {(void *)(uintptr_t)buf, len}, r = {(void *)(uintptr_t)at, len};
+	return process_vm_writev(c->pid, &l, 1, &r, 1, 0) == (ssize_t)len
+		   ? 0
+		   : cr_fail_sys(e, "task %d: its scratch memory", c->pid);
+}
+
+/* Whether timer i, on the CPU-time clock of the thread that made it, counts the time of the thread in runs
+ * in: read twice in a row there, its time left drops (that thread runs between the reads; the others are
+ * stopped). A disarmed one (arm) is armed for the reads, 1000 s of CPU time ahead (it cannot expire), and
+ * disarmed again. */
+static int cpu_timer_probe(struct dump_ctx *c, struct infect *in, size_t i, bool arm, bool *mine,
+			   struct cr_err *e)
+{
+	static const struct itimerspec set[2] = {{{0, 0}, {1000, 0}}, {{0, 0}, {0, 0}}};
+	uint64_t s = c->in.scratch + SCR_TIMER;
+	unsigned long id = (unsigned long)c->rem.timers[i].id;
+	struct itimerspec v[2];
+	long r[4] = {0, 0, 0, 0};
+	int ret = 0;
+	if (arm)
+		ret = scratch_write(c, s + 64, set, sizeof(set), e) ||
+		      infect_sys(in, &r[0], e, __NR_timer_settime, id, 0, s + 64, 0, 0, 0);
+	for (size_t k = 0; !ret && !r[0] && k < 2; k++)
+		ret = infect_sys(in, &r[1 + k], e, __NR_timer_gettime, id, s + k * 32, 0, 0, 0, 0);
+	struct cr_err e2;
+	if (arm && !r[0] && infect_sys(in, &r[3], ret ? &e2 : e, __NR_timer_settime, id, 0, s + 96, 0, 0, 0))
+		ret = -1;
+	for (size_t k = 0; !ret && k < 4; k++)
+		if (r[k] < 0)
+			ret = cr_fail_errno(e, (int)-r[k], "remote timer_%s", k % 3 ? "gettime" : "settime");
+	if (ret || infect_read(&c->in, s, v, sizeof(v), e))
+		return cr_wrap(e, "timer %lu", id);
+	*mine =
+	    v[1].it_value.tv_sec < v[0].it_value.tv_sec ||
+	    (v[1].it_value.tv_sec == v[0].it_value.tv_sec && v[1].it_value.tv_nsec < v[0].it_value.tv_nsec);
+	return 0;
+}
+
+/* The timers on the CPU-time clock of the thread that made it (/proc/PID/timers says ClockID -2 or 3: not
+ * which thread) in a process with threads, probed in the thread of in (tid), by the leader first
+ * (timer_owner TIMER_OWNER_PROBE: not known yet). A disarmed one is armed for its probe unless timer_settime
+ * would change something the program sees: its overrun count reset, its own pending signal made stale
+ * (TIMER_OWNER_NONE). The restore makes one of another thread than the first on that thread's clock. */
+static int thread_cpu_timers(struct dump_ctx *c, struct infect *in, pid_t tid, struct cr_err *e)
+{
+	struct dump_remote *r = &c->rem;
+	for (size_t i = 0; c->nth && i < r->ntimers; i++) {
+		bool mine = false;
+		if (r->timer_owner[i] != TIMER_OWNER_PROBE)
 			continue;
-		struct rcalls rc = {.n = 0};
-		struct itimerspec v[2];
-		for (size_t k = 0; k < 2; k++)
-			add(&rc, "timer_gettime", __NR_timer_gettime, (unsigned long)id,
-			    c->in.scratch + SCR_TIMER + k * 32, 0, 0);
-		if (infect_batch(&c->in, rc.v, rc.n, e) || ok(&rc, 0, e) || ok(&rc, 1, e) ||
-		    infect_read(&c->in, c->in.scratch + SCR_TIMER, v, sizeof(v), e))
-			return cr_wrap(e, "timer %d", id);
-		if (v[0].it_value.tv_sec == v[1].it_value.tv_sec &&
-		    v[0].it_value.tv_nsec == v[1].it_value.tv_nsec)
+		if (cpu_timer_probe(c, in, i, timer_disarmed(&r->timer_val[i]), &mine, e))
+			return cr_wrap(e, "thread %d", tid);
+		if (mine) {
+			r->timer_owner[i] = tid;
+			pr_debug("task %d: POSIX timer %d counts the CPU time of thread %d\n", c->pid,
+				 r->timers[i].id, tid);
+		}
+	}
+	return 0;
+}
+
+/* The timers of thread_cpu_timers, TIMER_OWNER_PROBE (TIMER_OWNER_NONE: a disarmed one not to be armed) */
+static int thread_cpu_timers_init(struct dump_ctx *c, struct cr_err *e)
+{
+	struct dump_remote *r = &c->rem;
+	for (size_t i = 0; c->nth && i < r->ntimers; i++) {
+		int pend = 0;
+		if (!own_thread_cpu_clock(r->timers[i].clock))
+			continue;
+		if (timer_disarmed(&r->timer_val[i]) && !r->timer_overrun[i] &&
+		    timer_sig_queued(c, r->timers[i].id, &pend, e))
+			return -1;
+		r->timer_owner[i] = TIMER_OWNER_PROBE;
+		if (timer_disarmed(&r->timer_val[i]) && (r->timer_overrun[i] || pend))
+			r->timer_owner[i] = TIMER_OWNER_NONE;
+	}
+	return thread_cpu_timers(c, &c->in, c->pid, e);
+}
+
+/* A timer of thread_cpu_timers whose thread none of them told: refused (a pending signal of its periodic
+ * expiry: its time left stands still; its thread exited; a disarmed one not armed for the probe). */
+static int thread_cpu_refuse(const struct dump_ctx *c, struct cr_err *e)
+{
+	for (size_t i = 0; c->nth && i < c->rem.ntimers; i++)
+		if (c->rem.timer_owner[i] < 0)
 			return cr_fail_errno(
 			    e, ENOTSUP,
 			    "task %d: POSIX timer %d on CLOCK_THREAD_CPUTIME_ID in a process with "
-			    "threads, not made by its first thread: which thread's CPU time it counts "
-			    "cannot be told: not supported",
-			    c->pid, id);
-	}
+			    "threads: which thread's CPU time it counts cannot be told%s: not "
+			    "supported",
+			    c->pid, c->rem.timers[i].id,
+			    c->rem.timer_owner[i] == TIMER_OWNER_NONE
+				? " (disarmed, with an overrun count or its signal pending)"
+				: "");
 	return 0;
 }
 
@@ -319,7 +403,7 @@ static int remote_all(struct dump_ctx *c, struct rcalls *rc, struct cr_err *e)
 	memcpy(&r->tid_address, buf + SCR_TIDADDR, 8);
 	memcpy(&r->pdeathsig, buf + SCR_PDEATH, 4);
 	memcpy(&r->subreaper, buf + SCR_SUBREAPER, 4);
-	return remote_timers_rest(c, e) || thread_cpu_timers(c, e) ? -1 : 0;
+	return remote_timers_rest(c, e) || thread_cpu_timers_init(c, e) || pending_overruns(c, e) ? -1 : 0;
 }
 
 void dump_core_free(struct dump_ctx *c)
@@ -328,7 +412,11 @@ void dump_core_free(struct dump_ctx *c)
 	free(c->rem.timer_val);
 	free(c->rem.timer_overrun);
 	free(c->rem.timer_now);
+	free(c->rem.timer_owner);
+	free(c->rem.timer_pend_ov);
 	c->rem.timer_now = NULL;
+	c->rem.timer_owner = NULL;
+	c->rem.timer_pend_ov = NULL;
 	c->rem.timers = NULL;
 	c->rem.timer_val = NULL;
 	c->rem.timer_overrun = NULL;
@@ -452,6 +540,8 @@ static int fill_timers(struct dump_ctx *c, CoreEntry *ce, PosixTimerEntry **pt, 
 	struct dump_remote *r = &c->rem;
 	if (!r->ntimers)
 		return 0;
+	if (thread_cpu_refuse(c, e))
+		return -1;
 	if (proc_read_small("/proc/sys/kernel/random/boot_id", boot_id, len) <= 0)
 		*boot_id = '\0';
 	boot_id[strcspn(boot_id, "\n")] = '\0';
@@ -488,6 +578,11 @@ static int fill_timers(struct dump_ctx *c, CoreEntry *ce, PosixTimerEntry **pt, 
 		t[i].vsec = (uint64_t)v->it_value.tv_sec, t[i].has_vsec = 1;
 		t[i].vnsec = (uint64_t)v->it_value.tv_nsec, t[i].has_vnsec = 1;
 		t[i].overrun = r->timer_overrun[i], t[i].has_overrun = 1;
+		if (r->timer_pend_ov[i] > 0 || r->timer_pend_ov[i] == TIMER_PEND_STALE)
+			t[i].pending_overrun = r->timer_pend_ov[i] > 0 ? r->timer_pend_ov[i] : -1;
+		t[i].has_pending_overrun = t[i].pending_overrun != 0;
+		if (r->timer_owner[i] > 0 && r->timer_owner[i] != c->pid)
+			t[i].cpu_tid = r->timer_owner[i], t[i].has_cpu_tid = 1;
 		if (r->timer_now[i].tv_nsec >= 0) {
 			t[i].now_sec = r->timer_now[i].tv_sec, t[i].has_now_sec = 1;
 			t[i].now_nsec = r->timer_now[i].tv_nsec, t[i].has_now_nsec = 1;
@@ -514,15 +609,194 @@ static int timer_sig_in(const struct siginfo_list *l, int id)
 	return 0;
 }
 
+/* Whether timer id's own signal is pending (*pend 1): in the process's queue, or a thread's. */
+static int timer_sig_queued(const struct dump_ctx *c, int id, int *pend, struct cr_err *e)
+{
+	*pend = 0;
+	for (size_t i = 0; !*pend && i < c->nth + 2; i++) {
+		struct siginfo_list l;
+		if (peek_siginfo(i < 2 ? c->pid : c->th[i - 2].tid, i == 1, &l, e))
+			return -1;
+		*pend = timer_sig_in(&l, id);
+		free(l.v), free(l.raw);
+	}
+	return 0;
+}
+
+/* The number of signals of number p->signo in l, and whether timer p's own is one of them (its id, and its
+ * value: not that of a timer of that id deleted since). */
+static size_t sigs_of(const struct siginfo_list *l, const struct proc_timer *p, int *own)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < l->n; i++) {
+		int32_t signo, code, id;
+		uint64_t val;
+		memcpy(&signo, l->v[i].data, 4), memcpy(&code, l->v[i].data + 8, 4);
+		memcpy(&id, l->v[i].data + 16, 4), memcpy(&val, l->v[i].data + 24, 8);
+		n += signo == p->signo;
+		*own |= signo == p->signo && code == SI_TIMER && id == p->id && val == p->sival;
+	}
+	return n;
+}
+
+/* Whether timer i's own signal is the only one of its number in the first thread's queue and the process's
+ * (its taking there takes it; queued again, it is still the first); -1: error. */
+static int timer_sig_alone(const struct dump_ctx *c, size_t i, struct cr_err *e)
+{
+	const struct proc_timer *p = &c->rem.timers[i];
+	struct siginfo_list l[2];
+	int own = 0;
+	if (peek_siginfo(c->pid, 0, &l[0], e))
+		return -1;
+	if (peek_siginfo(c->pid, 1, &l[1], e)) {
+		free(l[0].v), free(l[0].raw);
+		return -1;
+	}
+	size_t n = sigs_of(&l[0], p, &own) + sigs_of(&l[1], p, &own);
+	for (size_t k = 0; k < 2; k++)
+		free(l[k].v), free(l[k].raw);
+	return n == 1 && own;
+}
+
+/* Waits (1 s at most) for timer id's own signal to be queued again. */
+static int timer_sig_wait(const struct dump_ctx *c, int id, struct cr_err *e)
+{
+	for (int n = 0; n < 1000; n++) {
+		int pend;
+		if (timer_sig_queued(c, id, &pend, e))
+			return -1;
+		if (pend)
+			return 0;
+		usleep(1000);
+	}
+	return cr_fail_errno(e, ETIME, "task %d: POSIX timer %d: its signal not queued again", c->pid, id);
+}
+
+/* The scratch of pending_overrun (the signal actions' room, read before) */
+#define SCR_PO_SET 0
+#define SCR_PO_ZERO 8
+#define SCR_PO_INFO 32
+#define SCR_PO_NOW 160
+#define SCR_PO_VAL 176
+#define SCR_PO_ARM 208
+
+/* Timer i's own signal, stale (the timer armed again since it was queued, its time left one interval at
+ * most), dropped by its taking (pending_overrun): queued again as such, the timer armed to expire at once,
+ * then again with the time left and interval it had. */
+static int stale_again(struct dump_ctx *c, size_t i, struct cr_err *e)
+{
+	const struct proc_timer *p = &c->rem.timers[i];
+	const struct itimerspec arm[2] = {{c->rem.timer_val[i].it_interval, {0, 1}}, c->rem.timer_val[i]};
+	uint64_t s = c->in.scratch + SCR_PO_ARM;
+	struct rcalls rc = {.n = 0};
+	if (scratch_write(c, s, arm, sizeof(arm), e))
+		return -1;
+	add(&rc, "timer_settime", __NR_timer_settime, (unsigned long)p->id, TIMER_ABSTIME, s, 0);
+	if (infect_batch(&c->in, rc.v, rc.n, e) || ok(&rc, 0, e) || timer_sig_wait(c, p->id, e))
+		return cr_wrap(e, "POSIX timer %d: its stale signal queued again", p->id);
+	rc.n = 0;
+	add(&rc, "timer_settime", __NR_timer_settime, (unsigned long)p->id, 0, s + sizeof(arm[0]), 0);
+	if (infect_batch(&c->in, rc.v, rc.n, e) || ok(&rc, 0, e))
+		return cr_wrap(e, "POSIX timer %d: armed again", p->id);
+	c->rem.timer_pend_ov[i] = TIMER_PEND_STALE;
+	pr_debug("task %d: POSIX timer %d: its pending signal was stale, queued again\n", c->pid, p->id);
+	return 0;
+}
+
+/* Timer i's own pending signal taken in the task (rt_sigtimedwait): the expiries it counted missed
+ * (si_overrun) to timer_pend_ov, and the timer armed again where that signal was queued: its next expiry
+ * less that many intervals and one (TIMER_ABSTIME: it expires at once, queues its signal, which counts the
+ * same when taken). */
+static int pending_overrun(struct dump_ctx *c, size_t i, struct cr_err *e)
+{
+	const struct proc_timer *p = &c->rem.timers[i];
+	const struct itimerspec *v = &c->rem.timer_val[i];
+	uint64_t s = c->in.scratch, set = 1ULL << (p->signo - 1), zero[2] = {0, 0};
+	int64_t iv = v->it_interval.tv_sec * 1000000000LL + v->it_interval.tv_nsec;
+	struct rcalls rc = {.n = 0};
+	uint8_t info[128];
+	struct timespec now;
+	struct itimerspec val, arm;
+	if (scratch_write(c, s + SCR_PO_SET, &set, sizeof(set), e) ||
+	    scratch_write(c, s + SCR_PO_ZERO, zero, sizeof(zero), e))
+		return -1;
+	add(&rc, "rt_sigtimedwait", __NR_rt_sigtimedwait, s + SCR_PO_SET, s + SCR_PO_INFO, s + SCR_PO_ZERO,
+	    8);
+	add(&rc, "clock_gettime", __NR_clock_gettime, (unsigned long)(long)p->clock, s + SCR_PO_NOW, 0, 0);
+	add(&rc, "timer_gettime", __NR_timer_gettime, (unsigned long)p->id, s + SCR_PO_VAL, 0, 0);
+	if (infect_batch(&c->in, rc.v, rc.n, e))
+		return -1;
+	if (rc.v[0].ret == -EAGAIN) /* stale (its timer armed again since), dropped: made again */
+		return stale_again(c, i, e);
+	if (ok(&rc, 0, e) || ok(&rc, 1, e) || ok(&rc, 2, e) ||
+	    infect_read(&c->in, s + SCR_PO_INFO, info, sizeof(info), e) ||
+	    infect_read(&c->in, s + SCR_PO_NOW, &now, sizeof(now), e) ||
+	    infect_read(&c->in, s + SCR_PO_VAL, &val, sizeof(val), e))
+		return -1;
+	int32_t code, id, ov;
+	memcpy(&code, info + 8, 4), memcpy(&id, info + 16, 4), memcpy(&ov, info + 20, 4);
+	if (rc.v[0].ret != p->signo || code != SI_TIMER || id != p->id || ov < 0)
+		return cr_fail_errno(e, EIO, "task %d: POSIX timer %d: took signal %ld (code %d, timer %d)",
+				     c->pid, p->id, rc.v[0].ret, code, id);
+	int64_t at = now.tv_sec * 1000000000LL + now.tv_nsec + val.it_value.tv_sec * 1000000000LL +
+		     val.it_value.tv_nsec - ((int64_t)ov + 1) * iv;
+	arm = (struct itimerspec){v->it_interval, {at / 1000000000LL, at % 1000000000LL}};
+	rc.n = 0;
+	add(&rc, "timer_settime", __NR_timer_settime, (unsigned long)p->id, TIMER_ABSTIME, s + SCR_PO_ARM, 0);
+	if (at <= 0 || scratch_write(c, s + SCR_PO_ARM, &arm, sizeof(arm), e) ||
+	    infect_batch(&c->in, rc.v, rc.n, e) || ok(&rc, 0, e) || timer_sig_wait(c, p->id, e))
+		return at <= 0 ? cr_fail_errno(e, EIO, "POSIX timer %d: queued before its clock began", p->id)
+			       : cr_wrap(e, "POSIX timer %d: armed again", p->id);
+	c->rem.timer_pend_ov[i] = ov;
+	c->rem.timer_val[i].it_value = val.it_value, c->rem.timer_now[i] = now; /* (its next expiry) */
+	pr_debug("task %d: POSIX timer %d: its pending signal counts %d expiries missed\n", c->pid, p->id,
+		 ov);
+	return 0;
+}
+
+/* The periodic timers whose own signal is pending: taken when the program sees nothing of it but its new
+ * place, the last of its queue (pending_overrun): a timer that signals the process or the first thread,
+ * its signal alone of its number in their queues, its overrun count 0 (timer_settime makes it so), not on a
+ * thread's own CPU-time clock (its time read by the first thread); else timer_overrun_notice says it. */
+static int pending_overruns(struct dump_ctx *c, struct cr_err *e)
+{
+	const struct dump_remote *r = &c->rem;
+	for (size_t i = 0; !c->o->pre_dump && i < r->ntimers; i++) {
+		const struct proc_timer *p = &r->timers[i];
+		const struct itimerspec *v = &r->timer_val[i];
+		int64_t iv = v->it_interval.tv_sec * 1000000000LL + v->it_interval.tv_nsec;
+		/* (further than an interval: armed again since its signal was queued, which is stale) */
+		if (!iv || v->it_value.tv_sec * 1000000000LL + v->it_value.tv_nsec > iv ||
+		    r->timer_overrun[i] || own_thread_cpu_clock(p->clock) || p->signo <= 0 || p->signo > 64 ||
+		    !(p->notify == SIGEV_SIGNAL ||
+		      (p->notify == (SIGEV_SIGNAL | 4 /* SIGEV_THREAD_ID */) && p->notify_tid == c->pid)))
+			continue;
+		int alone = timer_sig_alone(c, i, e);
+		if (alone < 0 || (alone && pending_overrun(c, i, e)))
+			return -1;
+	}
+	return 0;
+}
+
 /* The restore gives a timer its overrun count back (timer_getoverrun(), set when its last signal was taken)
  * by having its signal taken again in the thread it goes to (engine/restorer/restorer.c timer_dances): not
- * when that signal is pending (taken, it counts anew). Said here. */
+ * when that signal is pending (taken, it counts anew). Said here, and a pending signal of a periodic timer
+ * whose missed expiries were not read (pending_overruns). */
 static void timer_overrun_notice(struct dump_ctx *c, const struct siginfo_list *pend,
 				 const struct siginfo_list *pend_sh)
 {
 	for (size_t i = 0; i < c->rem.ntimers; i++) {
 		const struct proc_timer *p = &c->rem.timers[i];
 		int ov = c->rem.timer_overrun[i];
+		const struct itimerspec *v = &c->rem.timer_val[i];
+		bool periodic = v->it_interval.tv_sec || v->it_interval.tv_nsec;
+		if (periodic && c->rem.timer_pend_ov[i] == -1 &&
+		    (timer_sig_in(pend, p->id) || timer_sig_in(pend_sh, p->id)))
+			eng_notice(
+			    c->o,
+			    "pid %d: the pending signal of periodic POSIX timer %d counts (si_overrun) only "
+			    "the expiries after the restore",
+			    c->pid, p->id);
 		if (ov > 0 && (timer_sig_in(pend, p->id) || timer_sig_in(pend_sh, p->id)))
 			eng_notice(
 			    c->o,
@@ -770,6 +1044,8 @@ int dump_core_thread_remote(struct dump_ctx *c, struct dump_thread *t, struct cr
 		if (!ret && i < 5 && q[i].ret < 0 && q[i].ret > -4096)
 			ret = cr_fail_errno(e, (int)-q[i].ret, "remote %s", q[i].what);
 	}
+	if (!ret) /* (its own CPU-time clock's timers) */
+		ret = thread_cpu_timers(c, &in, t->tid, e);
 	struct cr_err e2;
 	if (infect_stop(&in, ret ? &e2 : e)) /* no scratch of its own: only a poked instruction to undo */
 		ret = -1;

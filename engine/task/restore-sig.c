@@ -259,11 +259,15 @@ static void fill_timers(struct rst_task *t, struct rst_timer *rt)
 					   .vsec = (int64_t)p->vsec,
 					   .vnsec = (int64_t)p->vnsec,
 					   .overrun = p->has_overrun ? p->overrun : 0,
+					   .pend_overrun = p->has_pending_overrun ? p->pending_overrun : 0,
 					   .at = timer_expiry(p, boot)};
 		if (!rt[i].vsec && !rt[i].vnsec && (rt[i].isec || rt[i].insec)) { /* see the itimers above */
 			rt[i].vsec = rt[i].isec;
 			rt[i].vnsec = rt[i].insec;
 		}
+		/* on the CPU-time clock of the thread that made it, not the first: made on that thread's */
+		if (p->has_cpu_tid && p->cpu_tid)
+			rt[i].clock_id = (int32_t)(~(uint32_t)rst_pidns_vid(t, p->cpu_tid) << 3 | 6);
 		/* SIGEV_THREAD_ID without a thread: the task itself */
 		if (p->notify_tid == 0 && p->notify == 4 /* SIGEV_THREAD_ID */)
 			rt[i].notify_tid = rst_pidns_vid(t, t->pid);

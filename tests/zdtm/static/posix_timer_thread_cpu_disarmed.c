@@ -1,0 +1,88 @@
+/* Two disarmed POSIX timers on CLOCK_THREAD_CPUTIME_ID in a process with two threads, one made by each
+ * thread: after restore, armed again, each counts the CPU time of the thread that made it: its time left
+ * drops by the 20 ms its thread spins and not while the other thread spins (asleep meanwhile). Before, the
+ * dump refused both (which thread's time they count cannot be told from their time left, which stands
+ * still). */
+#include <pthread.h>
+#include "posix_timer_spin.h"
+
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
+static int made = -1, go, done;
+static timer_t tl, tt; /* the first thread's, the other's */
+static long long lt[2], ll[2];
+
+static void *thread(void *arg)
+{
+	struct sigevent sev;
+	(void)arg;
+	pt_sigev_blocked(&sev, SIGRTMIN + 3);
+	int r = timer_create(CLOCK_THREAD_CPUTIME_ID, &sev, &tt);
+	pthread_mutex_lock(&mu);
+	made = r;
+	pthread_cond_broadcast(&cv);
+	while (!go)
+		pthread_cond_wait(&cv, &mu);
+	pthread_mutex_unlock(&mu);
+	/* the first thread waits on cv meanwhile: its CPU time stands still */
+	lt[0] = pt_left(tt), ll[0] = pt_left(tl);
+	pt_spin(20);
+	lt[1] = pt_left(tt), ll[1] = pt_left(tl);
+	pthread_mutex_lock(&mu);
+	done = 1;
+	pthread_cond_broadcast(&cv);
+	pthread_mutex_unlock(&mu);
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	struct itimerspec its = {{0, 0}, {3600, 0}};
+	struct sigevent sev;
+	pthread_t th;
+
+	test_init(argc, argv);
+	pt_sigev_blocked(&sev, SIGRTMIN + 3);
+	if (timer_create(CLOCK_THREAD_CPUTIME_ID, &sev, &tl) || pthread_create(&th, NULL, thread, NULL)) {
+		fail("timer_create/pthread_create");
+		return 1;
+	}
+	pthread_mutex_lock(&mu);
+	while (made < 0)
+		pthread_cond_wait(&cv, &mu);
+	pthread_mutex_unlock(&mu);
+	if (made) {
+		fail("timer_create in the thread");
+		return 1;
+	}
+	test_daemon();
+	test_waitsig();
+
+	if (pt_left(tl) != 0 || pt_left(tt) != 0)
+		fail("disarmed timers read %lld and %lld ns left", pt_left(tl), pt_left(tt));
+	if (timer_settime(tl, 0, &its, NULL) || timer_settime(tt, 0, &its, NULL)) {
+		fail("timer_settime");
+		return 1;
+	}
+	/* the other thread waits on cv: only the first one runs */
+	long long l0 = pt_left(tl), t0 = pt_left(tt);
+	pt_spin(20);
+	long long l1 = pt_left(tl), t1 = pt_left(tt);
+	if (l0 - l1 < 10 * 1000000LL || t0 != t1)
+		fail("the first thread ran 20 ms: its timer went from %lld to %lld ns left, the other "
+		     "thread's from %lld to %lld",
+		     l0, l1, t0, t1);
+	pthread_mutex_lock(&mu);
+	go = 1;
+	pthread_cond_broadcast(&cv);
+	while (!done)
+		pthread_cond_wait(&cv, &mu);
+	pthread_mutex_unlock(&mu);
+	pthread_join(th, NULL);
+	if (lt[0] - lt[1] < 10 * 1000000LL || ll[0] != ll[1])
+		fail("the other thread ran 20 ms: its timer went from %lld to %lld ns left, the first "
+		     "thread's from %lld to %lld",
+		     lt[0], lt[1], ll[0], ll[1]);
+	pass();
+	return 0;
+}
