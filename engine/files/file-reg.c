@@ -345,6 +345,12 @@ static bool joined_up(const struct dump_ctx *c, pid_t as)
 	return m && m->mntns && p && a && dump_same_mnt(p, a);
 }
 
+static bool in_root_mntns(const struct dump_ctx *c)
+{
+	/* (crshim's own copy of a file in flight in a unix socket: crshim makes it where it sees its path) */
+	return c->pid == getpid() || dump_same_mnt(c, &c->tree[0]);
+}
+
 /* The directory the task opens a deleted file of a process in a mount namespace other than the root's again
  * on (re->ghost_mnt: the deepest directory of its deleted name as as sees it, c or the process of the
  * namespace c's was made from, ghost_mnt_up), by its file handle, when it was opened on another mount (a
@@ -378,7 +384,10 @@ static int on_mount(struct dump_ctx *c, pid_t as, struct fd_src *f, RegFileEntry
 	 * may_decode_fh), the same inode as crshim's ghost, which its other fds, its cwd and the other
 	 * processes' open too (a copy made again would be another inode). */
 	bool removed_dir = re->has_ghost_id && re->deleted && S_ISDIR(f->st.st_mode);
-	bool link = c->born && !copy && !removed_dir && opened_on != sx.stx_mnt_id;
+	/* (a deleted file of the root's mount namespace: its process opens it by its own name there, kept
+	 * till every process has its fds, root_ghost_mount) */
+	bool root_ns = as == c->pid && in_root_mntns(c);
+	bool link = c->born && !copy && !removed_dir && !root_ns && opened_on != sx.stx_mnt_id;
 	bool reg = S_ISREG(f->st.st_mode) && (re->has_ghost_id ? re->deleted : f->old != NULL);
 	if (link && !(reg && links_in_mntns(c) && (as == c->pid || !c->mntns_join || joined_up(c, as))))
 		return cr_fail(
@@ -413,33 +422,35 @@ static pid_t seen_by(const struct dump_ctx *c)
 	return c->pid == getpid() && c->tree ? c->tree[0].pid : c->pid;
 }
 
-static bool in_root_mntns(const struct dump_ctx *c)
+/* A removed directory or a deleted file (f) of a process in the root's mount namespace, held on another
+ * mount than the one its ghost is made on (that of the first fd or cwd of its inode: a bind of its parent,
+ * say): opened again on its own mount (on_mount), as it was (else every fd of it came back on the ghost's
+ * mount): by its handle, or a file by its own name there when its directory is the ghost's (the ghost's
+ * name is kept till every process has its fds: restore-ghost.c rehomed; a tree born in its user namespace
+ * or an unprivileged crshim, user mode, may not open a file by handle). Left on the ghost's mount, as
+ * before, with a warning, when no directory of its path reaches its mount any more, or it may be opened
+ * neither way. */
+static int root_ghost_mount(struct dump_ctx *c, struct fd_src *f, RegFileEntry *re, struct cr_err *e)
 {
-	/* (crshim's own copy of a file in flight in a unix socket: crshim makes it where it sees its path) */
-	return c->pid == getpid() || dump_same_mnt(c, &c->tree[0]);
-}
-
-/* A removed directory (f) of a process in the root's mount namespace, held on another mount than the one its
- * ghost is made on (that of the first fd or cwd of its inode: a bind of its parent, say): opened again by
- * its handle on its own mount (on_mount), as it was (else every fd of it came back on the ghost's mount).
- * Left on the ghost's mount, as before, when no directory of its path reaches its mount any more, or crshim
- * may not open by handle (user mode). */
-static int root_dir_mount(struct dump_ctx *c, struct fd_src *f, RegFileEntry *re, struct cr_err *e)
-{
-	char dir[PATH_MAX];
+	char dir[PATH_MAX], own[PATH_MAX];
 	struct statx rx, sx;
 	const char *made = dump_ghost_made_at(c, re->ghost_id);
 	if (!made || existing_dir(c->pid, made, dir, sizeof(dir), &rx) ||
 	    (int)rx.stx_mnt_id == f->fi.mnt_id || makedev(rx.stx_dev_major, rx.stx_dev_minor) != f->st.st_dev)
 		return 0;
-	/* (an unprivileged crshim, user mode: no open by handle at restore either) */
-	bool handle = cr_has_cap(CAP_DAC_READ_SEARCH);
-	if (!handle || existing_dir(c->pid, f->link, dir, sizeof(dir), &sx) ||
-	    (int)sx.stx_mnt_id != f->fi.mnt_id) {
-		pr_warn(
-		    "fd %d: removed directory %s on mount %d comes back on mount %d of its ghost (%s): %s\n",
-		    f->fd, f->link, f->fi.mnt_id, (int)rx.stx_mnt_id, made,
-		    handle ? "no directory of its path reaches its own" : "no CAP_DAC_READ_SEARCH");
+	bool is_dir = S_ISDIR(f->st.st_mode);
+	bool handle = cr_has_cap(CAP_DAC_READ_SEARCH) && (is_dir || !c->born);
+	const char *mb = strrchr(made, '/'), *fb = strrchr(f->link, '/');
+	bool reaches =
+	    !existing_dir(c->pid, f->link, own, sizeof(own), &sx) && (int)sx.stx_mnt_id == f->fi.mnt_id;
+	bool by_name = !is_dir && reaches && sx.stx_ino == rx.stx_ino && mb && fb && !strcmp(mb, fb) &&
+		       strlen(made) - strlen(mb) == strlen(dir) &&
+		       strlen(f->link) - strlen(fb) == strlen(own);
+	if (!reaches || !(handle || by_name)) {
+		pr_warn("fd %d: deleted %s on mount %d comes back on mount %d of its ghost (%s): %s\n", f->fd,
+			f->link, f->fi.mnt_id, (int)rx.stx_mnt_id, made,
+			!reaches ? "no directory of its path reaches its own"
+				 : "no open by handle at restore, and its directory is not its ghost's");
 		return 0;
 	}
 	return on_mount(c, c->pid, f, re, rx.stx_mnt_id, false, e);
@@ -462,11 +473,10 @@ static int ghost_mount(struct dump_ctx *c, pid_t as, struct fd_src *f, RegFileEn
 	bool root_ns = as == c->pid && in_root_mntns(c);
 	if (!c->tree || c->pid == getpid() || f->fi.mnt_id < 0 ||
 	    (f->fi.flags & (O_TMPFILE & ~O_DIRECTORY)) ||
-	    !(S_ISREG(f->st.st_mode) || S_ISDIR(f->st.st_mode) || node) ||
-	    (root_ns && !(S_ISDIR(f->st.st_mode) && re->deleted)))
+	    !(S_ISREG(f->st.st_mode) || S_ISDIR(f->st.st_mode) || node) || (root_ns && !re->deleted))
 		return 0;
 	if (root_ns)
-		return root_dir_mount(c, f, re, e);
+		return root_ghost_mount(c, f, re, e);
 	const char *made = dump_ghost_made_at(c, re->ghost_id);
 	if (!made || existing_dir(c->tree[0].pid, made, rdir, sizeof(rdir), &rx))
 		return cr_fail(e,
@@ -939,19 +949,29 @@ static bool same_inode(int fd, int tmp, struct stat *st)
 	return !fstat(fd, st) && !fstat(tmp, &o) && st->st_dev == o.st_dev && st->st_ino == o.st_ino;
 }
 
+/* name in the directory m opened with flags (+ O_CLOEXEC), not followed if a symlink: openat2
+ * RESOLVE_NO_SYMLINKS, for O_NOFOLLOW would stay in the fd's flags (fdinfo: not its flags of before); openat
+ * with O_NOFOLLOW on a kernel without openat2 */
+static int open_no_symlink(int m, const char *name, int flags)
+{
+	struct open_how how = {.flags = (uint64_t)(flags | O_CLOEXEC), .resolve = RESOLVE_NO_SYMLINKS};
+	int fd = (int)syscall(SYS_openat2, m, name, &how, sizeof(how));
+	return fd < 0 && errno == ENOSYS ? openat(m, name, flags | O_NOFOLLOW | O_CLOEXEC) : fd;
+}
+
 /* r->ghost_link: crshim linked it at its deleted name there (or, taken, at rst_ghost_alt_name's: id is its
  * file id), rst_ghost_link_nested, and unlinks it once every process has its fds */
 static int open_linked(int m, const RegFileEntry *r, uint32_t id, int tmp, int flags)
 {
 	char alt[NAME_MAX + 1];
 	struct stat st;
-	int fd = openat(m, r->ghost_name, flags | O_NOFOLLOW | O_CLOEXEC);
+	int fd = open_no_symlink(m, r->ghost_name, flags);
 	if (fd >= 0 && same_inode(fd, tmp, &st))
 		return fd;
 	if (fd >= 0)
 		close(fd);
 	rst_ghost_alt_name(r->ghost_name, id, alt, sizeof(alt));
-	return openat(m, alt, flags | O_NOFOLLOW | O_CLOEXEC);
+	return open_no_symlink(m, alt, flags);
 }
 
 /* fd (on the directory m's mount, still linked) linked again at r->ghost_name there (or, taken, at
@@ -963,7 +983,7 @@ static int open_named(int fd, int m, const RegFileEntry *r, uint32_t id, int fla
 	const char *n = r->ghost_name;
 	int l = linkat(fd, "", m, n, AT_EMPTY_PATH);
 	if (l && errno == EEXIST) {
-		int o = openat(m, n, flags | O_NOFOLLOW | O_CLOEXEC);
+		int o = open_no_symlink(m, n, flags);
 		if (o >= 0 && same_inode(o, fd, &st)) /* (linked there for another process's fd) */
 			return o;
 		if (o >= 0)
@@ -974,7 +994,7 @@ static int open_named(int fd, int m, const RegFileEntry *r, uint32_t id, int fla
 	}
 	if (l)
 		return -1;
-	int named = openat(m, n, flags | O_NOFOLLOW | O_CLOEXEC);
+	int named = open_no_symlink(m, n, flags);
 	unlinkat(m, n, 0);
 	return named;
 }
@@ -995,9 +1015,15 @@ static int ghost_on_mount(int tmp, const RegFileEntry *r, uint32_t id, int flags
 	if (a.stx_mnt_id == b.stx_mnt_id)
 		return tmp;
 	int fd = -1;
-	if (r->ghost_link)
+	/* (a file still named there by its own name: the ghost's, kept till every process has its fds, seen
+	 * through a bind of its directory) */
+	if (r->ghost_link || (S_ISREG(r->mode) && r->ghost_name && !strchr(r->ghost_name, '/')))
 		fd = open_linked(m, r, id, tmp, flags);
-	else if (!name_to_handle_at(tmp, "", &fh.h, &mid, AT_EMPTY_PATH))
+	if (fd >= 0 && !same_inode(fd, tmp, &sa)) {
+		close(fd);
+		fd = -1;
+	}
+	if (fd < 0 && !r->ghost_link && !name_to_handle_at(tmp, "", &fh.h, &mid, AT_EMPTY_PATH))
 		fd = S_ISDIR(r->mode) ? rst_ghost_dir_by_handle(m, &fh.h, flags)
 				      : open_by_handle_at(m, &fh.h, flags | O_CLOEXEC);
 	if (fd >= 0 &&
