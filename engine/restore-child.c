@@ -373,8 +373,10 @@ static int child_fs(const struct rst_task *t, char *msg, size_t len)
 				 fs->cwd_ghost_mnt, strerror(errno));
 			return -1;
 		}
-	} else if (fs->cwd) { /* a removed cwd is a ghost: crshim's fd (files/ghost.h) */
+	} else if (fs->cwd) { /* a removed cwd is a ghost: crshim's fd (files/ghost.h), on its own mount */
 		int d = rst_ghost_open_path(fs->cwd, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (d >= 0 && fs->cwd_mnt)
+			d = rst_ghost_dir_on_mount(fs->cwd_mnt, d, O_PATH | O_DIRECTORY);
 		if (d < 0 || fchdir(d)) {
 			snprintf(msg, len, "chdir %s: %s", fs->cwd, strerror(errno));
 			if (d >= 0)

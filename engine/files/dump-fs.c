@@ -31,7 +31,10 @@ int dump_fs_write(struct dump_ctx *c, struct cr_err *e)
 	r = r ||
 	    (fe.has_cwd_ghost_id && dump_ghost_own_dir(c, "removed cwd", cwd, fe.cwd_ghost_id, st.st_dev,
 						       &fe.cwd_ghost_mnt, &fe.cwd_ghost_name, e)) ||
+	    (fe.has_cwd_ghost_id && !fe.cwd_ghost_mnt &&
+	     dump_ghost_cwd_mnt(c, cwd, fe.cwd_ghost_id, src, &fe.cwd_mnt, e)) ||
 	    dump_write_one(c, IMG_FS, &fe.base, e);
+	free(fe.cwd_mnt);
 	free(fe.cwd_ghost_mnt);
 	free(fe.cwd_ghost_name);
 	return r ? cr_wrap(e, "fs") : 0;

@@ -489,6 +489,32 @@ static int ghost_mount(struct dump_ctx *c, pid_t as, struct fd_src *f, RegFileEn
 	return node && !copy ? 0 : on_mount(c, as, f, re, rx.stx_mnt_id, copy, e);
 }
 
+int dump_ghost_cwd_mnt(struct dump_ctx *c, const char *path, uint32_t id, const char *src, char **dir,
+		       struct cr_err *e)
+{
+	char rdir[PATH_MAX], own[PATH_MAX];
+	struct statx cx, rx, ox;
+	const char *made = dump_ghost_made_at(c, id);
+	if (!c->tree || c->pid == getpid() || !made ||
+	    existing_dir(in_root_mntns(c) ? c->pid : c->tree[0].pid, made, rdir, sizeof(rdir), &rx) ||
+	    statx(AT_FDCWD, src, 0, STATX_INO | STATX_MNT_ID, &cx) || !(cx.stx_mask & STATX_MNT_ID) ||
+	    cx.stx_mnt_id == rx.stx_mnt_id || cx.stx_dev_major != rx.stx_dev_major ||
+	    cx.stx_dev_minor != rx.stx_dev_minor)
+		return 0;
+	bool handle = cr_has_cap(CAP_DAC_READ_SEARCH);
+	if (!handle || existing_dir(c->pid, path, own, sizeof(own), &ox) || ox.stx_mnt_id != cx.stx_mnt_id) {
+		pr_warn("removed cwd %s on mount %llu comes back on mount %llu of its ghost (%s): %s\n", path,
+			(unsigned long long)cx.stx_mnt_id, (unsigned long long)rx.stx_mnt_id, made,
+			handle ? "no directory of its path reaches its own" : "no CAP_DAC_READ_SEARCH");
+		return 0;
+	}
+	if (!(*dir = strdup(own)))
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	pr_info("removed cwd %s: opened again on the mount of %s (mount %llu)\n", path, own,
+		(unsigned long long)cx.stx_mnt_id);
+	return 0;
+}
+
 int dump_ghost_own_dir(struct dump_ctx *c, const char *what, const char *path, uint32_t id, dev_t dev,
 		       char **dir, char **name, struct cr_err *e)
 {

@@ -37,6 +37,13 @@ int dump_ghost_cwd(struct dump_ctx *c, char *cwd, uint32_t *id, struct cr_err *e
  * on that filesystem) and *name (path's last part when dir is its directory; malloc'ed), where the process
  * makes it again from crshim's ghost (rst_ghost_make_copy), so that its filesystem is its own; unset else.
  * Refused with one line if no directory of path shows that filesystem (file-reg.c). */
+/* A removed cwd (path, as c sees it; its ghost id; src: /proc/PID/cwd) on another mount than the one its
+ * ghost is made on (that of the first fd of its inode: a bind of its parent, say): *dir (malloc'ed), the
+ * deepest directory of path c sees, on the cwd's own mount, where its process opens it again by its handle
+ * (fs_entry.cwd_mnt: rst_ghost_dir_on_mount); unset else, and with a warning when no directory of path
+ * reaches that mount or crshim may not open by handle (file-reg.c). */
+int dump_ghost_cwd_mnt(struct dump_ctx *c, const char *path, uint32_t id, const char *src, char **dir,
+		       struct cr_err *e);
 int dump_ghost_own_dir(struct dump_ctx *c, const char *what, const char *path, uint32_t id, dev_t dev,
 		       char **dir, char **name, struct cr_err *e);
 /* The name (malloc'ed; NULL: out of memory) a deleted file (st: its inode) gets in dir (as pid sees it;
@@ -103,6 +110,10 @@ int rst_ghost_make_copy(int src, int m, const char *name, uint32_t id, int flags
  * namespace that owns the mount's namespace, a tree born there, may open only directories so: the kernel's
  * may_decode_fh), then opened again through /proc with flags (O_DIRECTORY not added to the fd's own). */
 int rst_ghost_dir_by_handle(int m, struct file_handle *h, int flags);
+/* fd (a removed directory: a ghost or its copy) opened again with flags by its handle on the mount of the
+ * directory mnt (as the task sees it) when it is on another: that fd (fd closed), fd itself if on that
+ * mount, -1 with errno (fd closed). A removed cwd on its own mount: fs_entry.cwd_mnt, cwd_ghost_mnt. */
+int rst_ghost_dir_on_mount(const char *mnt, int fd, int flags);
 /* ts: atime_ns and mtime_ns (nanoseconds since the epoch, as the images have them), each UTIME_OMIT if not
  * has_ (for futimens) */
 void rst_times_ns(struct timespec ts[2], bool has_atime, uint64_t atime_ns, bool has_mtime,

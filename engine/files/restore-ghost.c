@@ -1035,10 +1035,7 @@ int rst_ghost_dir_by_handle(int m, struct file_handle *h, int flags)
 	return rst_self_proc_open(rel, flags | O_CLOEXEC);
 }
 
-/* fd (the copy of t's removed cwd made once, on the mount of the first fd of it, maybe another: a bind of
- * its parent) opened again by its handle on the mount of its cwd's directory (fs_entry.cwd_ghost_mnt) when
- * that is another (fd closed then) */
-static int cwd_on_own_mount(const struct rst_task *t, int fd, int flags)
+int rst_ghost_dir_on_mount(const char *mnt, int fd, int flags)
 {
 	struct {
 		struct file_handle h;
@@ -1046,7 +1043,7 @@ static int cwd_on_own_mount(const struct rst_task *t, int fd, int flags)
 	} fh = {.h.handle_bytes = MAX_HANDLE_SZ};
 	struct statx a, b;
 	int mid, r = -1;
-	__cleanup_close int m = open(t->fs->cwd_ghost_mnt, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	__cleanup_close int m = open(mnt, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (m >= 0 && !statx(m, "", AT_EMPTY_PATH, STATX_MNT_ID, &a) &&
 	    !statx(fd, "", AT_EMPTY_PATH, STATX_MNT_ID, &b)) {
 		if (a.stx_mnt_id == b.stx_mnt_id)
@@ -1062,8 +1059,9 @@ static int cwd_on_own_mount(const struct rst_task *t, int fd, int flags)
 
 int rst_ghost_shared_cwd(const struct rst_task *t, int flags)
 {
+	/* (the copy made once, on the mount of the first fd of it, maybe another: a bind of its parent) */
 	int fd = open_copy(copy_of(t, cwd_copied(t)), flags);
-	return fd < 0 ? fd : cwd_on_own_mount(t, fd, flags);
+	return fd < 0 ? fd : rst_ghost_dir_on_mount(t->fs->cwd_ghost_mnt, fd, flags);
 }
 
 int rst_ghost_shared_map(const struct rst_task *t, size_t i, int flags)
