@@ -59,7 +59,7 @@ int main(int argc, char **argv)
 	long long at[N];
 	test_init(argc, argv);
 	for (int i = 0; i < N; i++) {
-		long long v = flags[i] & TFD_TIMER_ABSTIME ? now_ns() + 3600 * NS : 3600 * NS;
+		long long v = (flags[i] & TFD_TIMER_ABSTIME) ? now_ns() + 3600 * NS : 3600 * NS;
 		struct itimerspec its = {.it_value = {v / NS, v % NS}}, off = {{0, 0}, {0, 0}};
 		fd[i] = timerfd_create(CLOCK_REALTIME, 0);
 		if (fd[i] < 0 || timerfd_settime(fd[i], flags[i], &its, NULL) ||
