@@ -31,6 +31,45 @@
 
 /* ---- the hierarchies crshim sees ---- */
 
+static int yard_mount(const char *name);
+
+/* A mount of a hierarchy at mnt that stays while crshim uses it: the host's, under /sys/fs/cgroup. Another
+ * one (a tool's mount of its own for a while, as CRIU's .criu.cgyard.XXXXXX) may go away under crshim. */
+static bool cg_stable(const char *mnt)
+{
+	return !strncmp(mnt, "/sys/fs/cgroup", 14) && (!mnt[14] || mnt[14] == '/');
+}
+
+/* Hierarchy name is in h already (n of them): true, and it takes mnt if that is the stable one of the two
+ * (the host's mount of it rather than a tool's). */
+static bool prefer_stable(struct ns_cg_hier *h, size_t n, const char *name, const char *mnt)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(h[i].name, name)) {
+			if (!cg_stable(h[i].mnt) && cg_stable(mnt))
+				snprintf(h[i].mnt, sizeof(h[i].mnt), "%s", mnt);
+			return true;
+		}
+	return false;
+}
+
+/* A v1 hierarchy x crshim sees mounted only elsewhere than under /sys/fs/cgroup: crshim mounts it for itself,
+ * attached nowhere (the same hierarchy); where it cannot (no CAP_SYS_ADMIN), it keeps the mount it saw. */
+static void cg_own_mount(struct ns_cg_hier *x)
+{
+	if (!x->name[0] || cg_stable(x->mnt))
+		return;
+	int fd = yard_mount(x->name);
+	if (fd < 0)
+		return;
+	pr_info(
+	    "cgroup hierarchy '%s' is mounted at %s only, not under /sys/fs/cgroup: crshim mounted it for "
+	    "itself\n",
+	    x->name, x->mnt);
+	snprintf(x->mnt, sizeof(x->mnt), "/proc/self/fd/%d", fd);
+	x->fd = fd;
+}
+
 size_t ns_cg_hiers(struct ns_cg_hier *h, size_t max)
 {
 	__cleanup_fclose FILE *f = fopen("/proc/self/mountinfo", "re");
@@ -47,7 +86,7 @@ size_t ns_cg_hiers(struct ns_cg_hier *h, size_t max)
 		x->fd = -1;
 		if (!strcmp(fstype, "cgroup2")) {
 			snprintf(x->mnt, sizeof(x->mnt), "%s", mnt);
-			n += !ns_cg_hier_of(h, n, "");
+			n += !prefer_stable(h, n, "", mnt);
 			continue;
 		}
 		if (strcmp(fstype, "cgroup"))
@@ -63,9 +102,11 @@ size_t ns_cg_hiers(struct ns_cg_hier *h, size_t max)
 			snprintf(x->name + l, sizeof(x->name) - l, "%s%s", l ? "," : "", t);
 		}
 		snprintf(x->mnt, sizeof(x->mnt), "%s", mnt);
-		if (x->name[0] && !ns_cg_hier_of(h, n, x->name))
+		if (x->name[0] && !prefer_stable(h, n, x->name, mnt))
 			n++;
 	}
+	for (size_t i = 0; i < n; i++)
+		cg_own_mount(&h[i]);
 	return n;
 }
 
