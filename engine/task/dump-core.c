@@ -767,7 +767,9 @@ static int pending_overruns(struct dump_ctx *c, struct cr_err *e)
 		int64_t iv = v->it_interval.tv_sec * 1000000000LL + v->it_interval.tv_nsec;
 		/* (further than an interval: armed again since its signal was queued, which is stale) */
 		if (!iv || v->it_value.tv_sec * 1000000000LL + v->it_value.tv_nsec > iv ||
-		    r->timer_overrun[i] || own_thread_cpu_clock(p->clock) || p->signo <= 0 || p->signo > 64 ||
+		    r->timer_overrun[i] || own_thread_cpu_clock(p->clock) ||
+		    /* (a process's CPU clock starts again near 0 at restore: no expiry that far back) */
+		    p->clock == CLOCK_PROCESS_CPUTIME_ID || p->clock < 0 || p->signo <= 0 || p->signo > 64 ||
 		    !(p->notify == SIGEV_SIGNAL ||
 		      (p->notify == (SIGEV_SIGNAL | 4 /* SIGEV_THREAD_ID */) && p->notify_tid == c->pid)))
 			continue;
