@@ -982,7 +982,10 @@ static int open_no_symlink(int m, const char *name, int flags)
 {
 	struct open_how how = {.flags = (uint64_t)(flags | O_CLOEXEC), .resolve = RESOLVE_NO_SYMLINKS};
 	int fd = (int)syscall(SYS_openat2, m, name, &how, sizeof(how));
-	return fd < 0 && errno == ENOSYS ? openat(m, name, flags | O_NOFOLLOW | O_CLOEXEC) : fd;
+	/* (EINVAL: a flag openat2 refuses and openat ignores, from the saved flags) */
+	return fd < 0 && (errno == ENOSYS || errno == EINVAL)
+		   ? openat(m, name, flags | O_NOFOLLOW | O_CLOEXEC)
+		   : fd;
 }
 
 /* r->ghost_link: crshim linked it at its deleted name there (or, taken, at rst_ghost_alt_name's: id is its
