@@ -353,6 +353,7 @@ int rst_fdshare_reopen(char *msg, size_t len)
 		if (descs[i].late && !descs[i].flight && open_at_kept(&descs[i]))
 			return rst_errmsg(msg, len, "open %s (shared by several processes)",
 					  descs[i].late->reg->path);
+	rst_fifo_helpers_close();
 	return 0;
 }
 

@@ -149,6 +149,7 @@ static void test_hiers(struct ns_cg_hier *h, size_t *nh)
 	ok(ns_cg_hier_of(h, *nh, "no-such-controller") == NULL, "an unknown hierarchy: NULL");
 	struct ns_cg_hier one[1];
 	ok(ns_cg_hiers(one, 1) == 1, "at most max hierarchies");
+	ns_cg_hiers_close(one, 1);
 }
 
 /* ns_cg_props_write of the properties name1=value1 and, when name2 is set, name2=value2, into dir. */
@@ -305,6 +306,7 @@ int main(void)
 	size_t nh;
 	test_hiers(h, &nh);
 	test_props(h, nh);
+	ns_cg_hiers_close(h, nh);
 	test_modes();
 	test_pid();
 	ok(waitpid(-1, NULL, WNOHANG) < 0 && errno == ECHILD, "no child left behind");
