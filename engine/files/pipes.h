@@ -66,8 +66,10 @@ int rst_pipes_share_one(struct rst_task *ts, size_t n, const PipeEntry *pe, stru
  * of f (held by several processes, opened once: restore-fdshare.c). Never blocks. fd, or -1 with errno. */
 int rst_fifo_open_desc(const FileEntry *f, int flags);
 /* f is an entry of an unlinked FIFO held by several processes: each of its descriptions is opened once by
- * rst_fifo_open_desc (restore-fdshare.c), also one that a single process holds, so that all of them open one
- * FIFO made again (kept open there until rst_fifo_helpers_close, after the last of them). */
+ * rst_fifo_open_desc (restore-fdshare.c), also one that a single process holds, so that the descriptions one
+ * opener opens (crshim, the root task, or the owner of a nested mount namespace) open one FIFO made again
+ * (kept open there until rst_fifo_helpers_close, after the last of them). Descriptions of one FIFO that
+ * different openers open are still different FIFOs. */
 bool rst_fifo_all_once(const FileEntry *f);
 void rst_fifo_helpers_close(void);
 /* Child: put the pipe end or FIFO open of file f at fi->fd (creating the pipe on its first fd). Helper

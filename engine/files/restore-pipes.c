@@ -453,7 +453,7 @@ static struct fifo_data {
 static size_t nr_fifo_data;
 
 /* Unlinked FIFOs held by several processes (pipe id, dev): every description of each is opened once, from
- * one FIFO made again (its helper: fifo_helper), even a description only one process holds. */
+ * one FIFO made again per opener (its helper: fifo_helper), even a description only one process holds. */
 static struct fifo_key {
 	uint64_t id, dev;
 	int helper; /* made again by rst_fifo_open_desc in this process (-1: not yet) */
