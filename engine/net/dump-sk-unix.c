@@ -858,7 +858,7 @@ static int fill_peer(struct dump_ctx *c, struct dump_unix *du, const struct ns_u
 }
 
 /* A listener's connections not yet accepted: their clients must be in the tree (else --ext-unix-sk drops
- * them). */
+ * them) and still open. */
 static int fill_icons(struct dump_ctx *c, struct dump_unix *du, const struct ns_unix_sk *s, int fd,
 		      UnixSkEntry *u, struct cr_err *e)
 {
@@ -871,6 +871,14 @@ static int fill_icons(struct dump_ctx *c, struct dump_unix *du, const struct ns_
 			u->icons[u->n_icons++] = s->icons[i];
 			continue;
 		}
+		/* The kernel names a closed client's end 0: what it sent is only in the connection, which
+		 * only accept can read (and the dump must not accept). */
+		if (!s->icons[i])
+			return cr_fail(e,
+				       "fd %d of task %d is a listening unix socket (socket:[%u]) with a "
+				       "connection not accepted yet whose client has closed its end: not "
+				       "supported (what the client sent cannot be read without accepting it)",
+				       fd, c->pid, s->ino);
 		if (!c->o->ext_unix_sk)
 			return cr_fail(
 			    e,
