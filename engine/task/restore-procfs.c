@@ -45,7 +45,8 @@ static int rst_task_autogroup(const struct rst_task *t, struct cr_err *e)
 	__cleanup_close int fd = open(path, O_WRONLY | O_CLOEXEC); /* (no seek) */
 	int len = snprintf(val, sizeof(val), "%d", c->autogroup_nice);
 	/* Without CAP_SYS_ADMIN the kernel takes one such change in the whole system every 100 ms and says
-	 * EAGAIN to the others (a restore of two sessions makes two at once): wait for a turn, 5 s at most. */
+	 * EAGAIN to the others (a restore of two sessions makes two at once): wait for a turn, 5 s at most.
+	 */
 	for (int i = 0; fd >= 0 && write(fd, val, (size_t)len) != len; i++) {
 		if (errno != EAGAIN || i == 250)
 			return cr_fail_sys(e, "task %d: write %s to %s", rst_ipid(t), val, path);
