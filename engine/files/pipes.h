@@ -18,8 +18,8 @@
  * path, with a helper O_RDWR open of the FIFO as the peer so that no open blocks; an unlinked FIFO is made
  * again at its old path (or "PATH.crshim-PID" if that is taken), opened and unlinked. A FIFO's open file
  * description held by several processes (fork) is opened once (restore-fdshare.c, rst_fifo_open_desc) and
- * inherited by each, but for an unlinked FIFO with other descriptions in the tree (each process makes it
- * again for itself). */
+ * inherited by each; every description of an unlinked FIFO several processes hold is opened from one FIFO
+ * made again, also when they are opened in different mount namespaces (rst_fifo_opener). */
 #ifndef CRSHIM_PIPES_H
 #define CRSHIM_PIPES_H
 
@@ -63,14 +63,19 @@ int rst_pipes_share_one(struct rst_task *ts, size_t n, const PipeEntry *pe, stru
 /* A new open file description of the FIFO of f as the caller sees its path (an unlinked one: made again,
  * opened and unlinked) with open flags flags, status flags as in the image but O_ASYNC (its holder sets
  * that, files/fown.c), its pipe size, and the data in flight if rst_pipes_share left it to the description
- * of f (held by several processes, opened once: restore-fdshare.c). Never blocks. fd, or -1 with errno. */
-int rst_fifo_open_desc(const FileEntry *f, int flags);
+ * of f (held by several processes, opened once: restore-fdshare.c). opener: who opens it, as given to
+ * rst_fifo_opener (-1: none of those). Never blocks but for an unlinked FIFO that another of its openers
+ * makes again (30 s at most). fd, or -1 with errno. */
+int rst_fifo_open_desc(const FileEntry *f, int flags, pid_t opener);
 /* f is an entry of an unlinked FIFO held by several processes: each of its descriptions is opened once by
- * rst_fifo_open_desc (restore-fdshare.c), also one that a single process holds, so that the descriptions one
- * opener opens (crshim, the root task, or the owner of a nested mount namespace) open one FIFO made again
- * (kept open there until rst_fifo_helpers_close, after the last of them). Descriptions of one FIFO that
- * different openers open are still different FIFOs. */
+ * rst_fifo_open_desc (restore-fdshare.c), also one that a single process holds, from one FIFO made again
+ * (kept open in each opener until rst_fifo_helpers_close, after the last of its descriptions there). */
 bool rst_fifo_all_once(const FileEntry *f);
+/* Parent, from rst_fdshare_prepare before any description is opened: the description of f (an entry of
+ * rst_fifo_all_once) is opened by opener, 0 for crshim or the root task (the root's mount namespace), else
+ * the owner of a nested mount namespace (its pid). A FIFO with two openers or more is made again by the
+ * first of them to come, which hands it to the others (through a channel the tree inherits). */
+int rst_fifo_opener(const FileEntry *f, pid_t opener, struct cr_err *e);
 void rst_fifo_helpers_close(void);
 /* Child: put the pipe end or FIFO open of file f at fi->fd (creating the pipe on its first fd). Helper
  * fds are made >= lo. Errors as text, like rst_child_files. */

@@ -117,11 +117,11 @@ static int open_path(const FileEntry *f, const char *root, int flags)
 }
 
 /* Open the file of f with flags as the caller sees its path (root: see open_path): an unlinked one's ghost,
- * a FIFO through its helper (restore-pipes.c: never blocks, its data in flight). */
-static int open_file(const FileEntry *f, const char *root, int flags)
+ * a FIFO through its helper (restore-pipes.c: its data in flight; opener: rst_fifo_opener's, -1: none). */
+static int open_file(const FileEntry *f, const char *root, int flags, pid_t opener)
 {
 	if (f->pipe) /* (a FIFO's entry, FILE_INHERIT already when the root task opens it late) */
-		return rst_fifo_open_desc(f, flags);
+		return rst_fifo_open_desc(f, flags, opener);
 	return f->reg->deleted ? rst_ghost_open(f->reg, flags) : open_path(f, root, flags);
 }
 
@@ -212,7 +212,7 @@ static int open_once(const FileEntry *f, const char *root, bool late, pid_t owne
 			flight ? "crshim" : "the root task", fd);
 		return 0;
 	}
-	int fd = open_file(f, root, fl);
+	int fd = open_file(f, root, fl, late ? 0 : -1); /* (late: crshim opens the root's) */
 	if (fd < 0)
 		return cr_fail_sys(e, "open %s", r->path);
 	descs[nr_descs++] = (struct shared_desc){f->tree_desc, fd, NULL, 0, false, 0, 0, {-1, -1}};
@@ -226,17 +226,19 @@ static int open_once(const FileEntry *f, const char *root, bool late, pid_t owne
 	return 0;
 }
 
-/* Open the file of description d at its fd (the path as the caller sees it); -1 with errno. */
-static int open_at_kept(const struct shared_desc *d)
+/* Open the file of description d at its fd (the path as the caller sees it); -1 with errno. owner: the
+ * caller is the process rst_fdshare_prepare left it to (its owner, or the root task), as counted by
+ * rst_fifo_opener. */
+static int open_at_kept(const struct shared_desc *d, bool owner)
 {
-	__cleanup_close int fd = open_file(d->late, NULL, d->flags);
+	__cleanup_close int fd = open_file(d->late, NULL, d->flags, owner ? d->owner : -1);
 	return fd < 0 || seek_to(fd, d->late) || dup3(fd, d->fd, O_CLOEXEC) < 0 ? -1 : 0;
 }
 
 int rst_fdshare_flight_late(char *msg, size_t len)
 {
 	for (size_t i = 0; i < nr_descs; i++)
-		if (descs[i].flight && (open_at_kept(&descs[i]) || late_fd_offer(descs[i].fd)))
+		if (descs[i].flight && (open_at_kept(&descs[i], false) || late_fd_offer(descs[i].fd)))
 			return rst_errmsg(msg, len, "open %s (in flight)", descs[i].late->reg->path);
 	return 0;
 }
@@ -250,7 +252,7 @@ int rst_fdshare_root(char *msg, size_t len)
 				return rst_errmsg(msg, len, "take %s (in flight) from crshim",
 						  descs[i].late->reg->path);
 			close(fd);
-		} else if (descs[i].late && !descs[i].owner && open_at_kept(&descs[i])) {
+		} else if (descs[i].late && !descs[i].owner && open_at_kept(&descs[i], true)) {
 			return rst_errmsg(msg, len, "open %s (shared by several processes) at offset %llu",
 					  descs[i].late->reg->path,
 					  (unsigned long long)descs[i].late->reg->pos);
@@ -265,7 +267,7 @@ int rst_fdshare_nested(pid_t pid, char *msg, size_t len)
 	for (size_t i = 0; i < nr_descs; i++) {
 		if (!descs[i].late || descs[i].owner != pid)
 			continue;
-		if (open_at_kept(&descs[i]))
+		if (open_at_kept(&descs[i], true))
 			return rst_errmsg(msg, len, "open %s (shared by several processes) at offset %llu",
 					  descs[i].late->reg->path,
 					  (unsigned long long)descs[i].late->reg->pos);
@@ -350,7 +352,7 @@ int rst_fdshare_take_late(const struct rst_task *ts, size_t n, struct cr_err *e)
 int rst_fdshare_reopen(char *msg, size_t len)
 {
 	for (size_t i = 0; i < nr_descs; i++)
-		if (descs[i].late && !descs[i].flight && open_at_kept(&descs[i]))
+		if (descs[i].late && !descs[i].flight && open_at_kept(&descs[i], false))
 			return rst_errmsg(msg, len, "open %s (shared by several processes)",
 					  descs[i].late->reg->path);
 	rst_fifo_helpers_close();
@@ -418,8 +420,24 @@ int rst_fdshare_prepare(struct rst_task *ts, size_t n, struct cr_err *e)
 	return ret;
 }
 
+/* Who opens each description of an unlinked FIFO opened once (rst_fifo_all_once): open_once's choice for it,
+ * told before anything is opened (rst_fifo_opener). */
+static int fifo_openers(struct rst_task *ts, size_t n, struct cr_err *e)
+{
+	for (size_t k = 0; k < n && !ts[0].dry; k++)
+		for (size_t i = 0; i < ts[k].nr_files; i++) {
+			const FileEntry *f = ts[k].files[i];
+			if (rst_fifo_all_once(f) && shareable(f) &&
+			    rst_fifo_opener(f, holders_owner(ts, n, f->tree_desc), e))
+				return cr_wrap(e, "task %d", ts[k].pid);
+		}
+	return 0;
+}
+
 static int fdshare_prepare(struct rst_task *ts, size_t n, const size_t *nh, uint32_t max, struct cr_err *e)
 {
+	if (fifo_openers(ts, n, e))
+		return -1;
 	for (size_t k = 0; k < n; k++)
 		for (size_t i = 0; i < ts[k].nr_files; i++) {
 			FileEntry *f = ts[k].files[i];

@@ -7,13 +7,17 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/log.h"
+#include "base/scm.h"
 #include "files/fdshare.h"
 #include "files/ghost.h"
 #include "files/fd-kind.h"
@@ -453,12 +457,25 @@ static struct fifo_data {
 static size_t nr_fifo_data;
 
 /* Unlinked FIFOs held by several processes (pipe id, dev): every description of each is opened once, from
- * one FIFO made again per opener (its helper: fifo_helper), even a description only one process holds. */
+ * one FIFO made again (its helper: fifo_helper), even a description only one process holds. The processes
+ * that open its descriptions (its openers: crshim or the root task, and the owners of nested mount
+ * namespaces) share it through chan: crshim puts one token there; the first opener to take it makes the
+ * FIFO again and sends its helper to each other opener (SCM_RIGHTS), which opens its descriptions from
+ * that. The first opener is not known beforehand (siblings in mount namespaces of their own), and none
+ * waits for another that could be waiting for it: whoever holds the token is making the FIFO. */
 static struct fifo_key {
 	uint64_t id, dev;
-	int helper; /* made again by rst_fifo_open_desc in this process (-1: not yet) */
+	int helper; /* made again or taken from chan by this process (-1: not yet) */
+	pid_t
+	    *openers; /* 0: crshim or the root task (the root's mount namespace), else a namespace's owner */
+	size_t nr_openers;
+	uint32_t *descs; /* the descriptions counted already (rst_fifo_opener) */
+	size_t nr_descs;
+	int chan[2]; /* with two openers or more (else -1): [0] sends, [1] (O_NONBLOCK) receives */
 } * fifo_all;
 static size_t nr_fifo_all;
+
+#define FIFO_CHAN_WAIT_MS 30000 /* the maker's word: it is making the FIFO now (only its death delays it) */
 
 static struct fifo_key *fifo_all_find(const PipeEntry *pe)
 {
@@ -466,6 +483,55 @@ static struct fifo_key *fifo_all_find(const PipeEntry *pe)
 		if (fifo_all[i].id == pe->pipe_id && fifo_all[i].dev == pe->dev)
 			return &fifo_all[i];
 	return NULL;
+}
+
+static bool fifo_is_opener(const struct fifo_key *k, pid_t opener)
+{
+	for (size_t i = 0; opener >= 0 && i < k->nr_openers; i++)
+		if (k->openers[i] == opener)
+			return true;
+	return false;
+}
+
+/* The channel of k and its token, once k has a second opener. */
+static int fifo_chan(struct fifo_key *k, struct cr_err *e)
+{
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, k->chan))
+		return cr_fail_sys(e, "socketpair for an unlinked FIFO");
+	int fl = fcntl(k->chan[0], F_GETFL);
+	if (fl < 0 || fcntl(k->chan[0], F_SETFL, fl & ~O_NONBLOCK) < 0 ||
+	    scm_send(k->chan[0], &(struct iovec){"m", 1}, 1, NULL, 0) != 1)
+		return cr_fail_sys(e, "token of an unlinked FIFO");
+	return 0;
+}
+
+int rst_fifo_opener(const FileEntry *f, pid_t opener, struct cr_err *e)
+{
+	struct fifo_key *k = rst_fifo_all_once(f) ? fifo_all_find(f->pipe) : NULL;
+	if (!k)
+		return 0;
+	for (size_t i = 0; i < k->nr_descs; i++)
+		if (k->descs[i] == f->tree_desc)
+			return 0;
+	uint32_t *nd = realloc(k->descs, (k->nr_descs + 1) * sizeof(*nd));
+	if (!nd)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	k->descs = nd;
+	k->descs[k->nr_descs++] = f->tree_desc;
+	if (fifo_is_opener(k, opener))
+		return 0;
+	pid_t *no = realloc(k->openers, (k->nr_openers + 1) * sizeof(*no));
+	if (!no)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	k->openers = no;
+	k->openers[k->nr_openers++] = opener;
+	if (k->nr_openers == 2 && fifo_chan(k, e))
+		return -1;
+	if (k->nr_openers >= 2)
+		pr_info("unlinked FIFO %s: its descriptions are opened in %zu mount namespaces: made again "
+			"once, by the first of their openers to come\n",
+			f->reg->path, k->nr_openers);
+	return 0;
 }
 
 bool rst_fifo_all_once(const FileEntry *f)
@@ -508,7 +574,8 @@ static int fifo_share(const struct rst_task *ts, size_t n, FileEntry *f, struct 
 		if (!nk)
 			return cr_fail_errno(e, ENOMEM, "out of memory");
 		fifo_all = nk;
-		fifo_all[nr_fifo_all++] = (struct fifo_key){f->pipe->pipe_id, f->pipe->dev, -1};
+		fifo_all[nr_fifo_all++] = (struct fifo_key){
+		    .id = f->pipe->pipe_id, .dev = f->pipe->dev, .helper = -1, .chan = {-1, -1}};
 	}
 	const PipeEntry *d = first_entry(ts, n, f->pipe, -1);
 	if (d != f->pipe || !d->data_saved)
@@ -532,15 +599,64 @@ static int fifo_share(const struct rst_task *ts, size_t n, FileEntry *f, struct 
 	return 0;
 }
 
+/* The helper of k from its channel, for opener (one of its openers): the FIFO made again by the first of
+ * them, or made again here, if this is the first (then sent to each other one). -1 with errno, msg. */
+static int fifo_from_chan(struct fifo_key *k, const FileEntry *f, char *msg, size_t len)
+{
+	char c;
+	int fd = -1;
+	size_t nfd = 0;
+	struct iovec iov = {&c, 1};
+	struct timespec t0, now;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		ssize_t r = scm_recv(k->chan[1], &iov, 1, &fd, 1, &nfd, NULL);
+		if (r == 1)
+			break;
+		if (r >= 0 || (errno != EAGAIN && errno != EINTR)) {
+			errno = r >= 0 ? EPROTO : errno;
+			return rst_errmsg(msg, len, "unlinked FIFO %s: take it from the first of its openers",
+					  f->reg->path);
+		}
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		long left = FIFO_CHAN_WAIT_MS - (long)(now.tv_sec - t0.tv_sec) * 1000 -
+			    (now.tv_nsec - t0.tv_nsec) / 1000000;
+		if (left <= 0) {
+			errno = ETIMEDOUT;
+			return rst_errmsg(msg, len, "unlinked FIFO %s: no word from the first of its openers",
+					  f->reg->path);
+		}
+		poll(&(struct pollfd){.fd = k->chan[1], .events = POLLIN}, 1, (int)left);
+	}
+	if (nfd == 1) {
+		pr_info("unlinked FIFO %s: taken from the first of its openers (fd %d)\n", f->reg->path, fd);
+		return fd;
+	}
+	int h = open_fifo(f, 0, msg, len);
+	for (size_t i = 1; h >= 0 && i < k->nr_openers; i++)
+		if (scm_send(k->chan[0], &iov, 1, &h, 1) != 1) {
+			close(h);
+			return rst_errmsg(msg, len, "unlinked FIFO %s: send it to the others of its openers",
+					  f->reg->path);
+		}
+	if (h >= 0)
+		pr_info("unlinked FIFO %s: made again here (fd %d), sent to the %zu other openers\n",
+			f->reg->path, h, k->nr_openers - 1);
+	return h;
+}
+
 /* The helper open (O_RDWR) of the FIFO of f, made again if it was unlinked: for an unlinked FIFO several
- * processes hold, the one made by the first of its descriptions opened here, kept until
- * rst_fifo_helpers_close (*kept set); -1 with errno. */
-static int fifo_helper(const FileEntry *f, bool *kept)
+ * processes hold, the one made by the first of its descriptions opened here (or by another opener: opener
+ * one of its openers, fifo_from_chan), kept until rst_fifo_helpers_close (*kept set); -1 with errno. */
+static int fifo_helper(const FileEntry *f, pid_t opener, bool *kept)
 {
 	char msg[256] = "";
 	struct fifo_key *k = f->reg->deleted ? fifo_all_find(f->pipe) : NULL;
 	*kept = k != NULL;
-	int h = k && k->helper >= 0 ? k->helper : open_fifo(f, 0, msg, sizeof(msg));
+	if (k && k->helper >= 0)
+		return k->helper;
+	int h = k && k->chan[1] >= 0 && fifo_is_opener(k, opener) ? fifo_from_chan(k, f, msg, sizeof(msg))
+								  : open_fifo(f, 0, msg, sizeof(msg));
 	if (h < 0)
 		pr_err("%s\n", msg);
 	else if (k)
@@ -557,10 +673,10 @@ void rst_fifo_helpers_close(void)
 		}
 }
 
-int rst_fifo_open_desc(const FileEntry *f, int flags)
+int rst_fifo_open_desc(const FileEntry *f, int flags, pid_t opener)
 {
 	bool kept;
-	int h = fifo_helper(f, &kept), fd = -1;
+	int h = fifo_helper(f, opener, &kept), fd = -1;
 	if (h < 0)
 		return -1;
 	const PipeEntry *pe = f->pipe, *d = NULL;
@@ -659,6 +775,12 @@ void rst_pipes_share_done(void)
 	fifo_data = NULL;
 	nr_fifo_data = 0;
 	rst_fifo_helpers_close();
+	for (size_t i = 0; i < nr_fifo_all; i++) {
+		if (fifo_all[i].chan[0] >= 0)
+			close(fifo_all[i].chan[0]), close(fifo_all[i].chan[1]);
+		free(fifo_all[i].openers);
+		free(fifo_all[i].descs);
+	}
 	free(fifo_all);
 	fifo_all = NULL;
 	nr_fifo_all = 0;
