@@ -441,12 +441,14 @@ static int fdshare_prepare(struct rst_task *ts, size_t n, const size_t *nh, uint
 	for (size_t k = 0; k < n; k++)
 		for (size_t i = 0; i < ts[k].nr_files; i++) {
 			FileEntry *f = ts[k].files[i];
+			if (!shareable(f))
+				continue;
 			/* (a socket of another network namespace than its holder's: crshim makes it there) */
 			bool away = rst_sk_away(ts[0].ns, ts[k].pid, f);
-			size_t h = !shareable(f) || n < 2      ? 0
+			size_t h = n < 2		       ? 0
 				   : nh && f->tree_desc <= max ? nh[f->tree_desc]
 							       : rst_fdshare_holders(ts, n, f->tree_desc);
-			if (!shareable(f) || (!away && !rst_fifo_all_once(f) && h < 2))
+			if (!away && !rst_fifo_all_once(f) && h < 2)
 				continue;
 			uint64_t net = f->reg && f->reg->tun_iff ? ns_rst_task_net_ino(ts[0].ns, ts[k].pid)
 								 : rst_sk_netns(f);
