@@ -1,8 +1,14 @@
-/* The nsmnt_child_fifo_unl* tests: an unlinked FIFO ("u.fifo" in the test's dir, 40 bytes in flight) whose
- * open file descriptions processes in different mount namespaces hold (nsmnt_child), each its own. */
-#ifndef ZDTM_NSMNT_FIFO_UNL_H
-#define ZDTM_NSMNT_FIFO_UNL_H
-#include "nsmnt.h"
+/* The tests of an unlinked FIFO ("u.fifo" in the test's dir, 40 bytes in flight) whose open file
+ * descriptions the test and its children hold, each its own (fifo_unl_two_desc, nsmnt_child_fifo_unl*). */
+#ifndef ZDTM_FIFO_UNL_H
+#define ZDTM_FIFO_UNL_H
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "zdtmtst.h"
 
 enum { A = 50, B = 51, C = 52, FIFO_INFLIGHT = 40 };
 
@@ -57,5 +63,30 @@ static inline void fifo_kid_open(pid_t ch, int fd, int at)
 	int f = open(p, O_RDONLY | O_NONBLOCK);
 	if (f < 0 || dup2(f, at) != at || close(f))
 		fail("open %s", p);
+}
+/* After restore: fd is an unlinked FIFO, the inode of the child ch's fd kfd, with the 40 bytes in flight. */
+static inline void fifo_unl_expect(int fd, pid_t ch, int kfd)
+{
+	struct stat st;
+	char buf[128];
+	if (fstat(fd, &st) || st.st_nlink || !S_ISFIFO(st.st_mode))
+		fail("fd %d is not an unlinked FIFO", fd);
+	else if (!fifo_kid_is(ch, kfd, &st))
+		fail("fd %d (ino %lu) and the child's fd %d are not one FIFO", fd, (unsigned long)st.st_ino,
+		     kfd);
+	ssize_t n = read(fd, buf, sizeof(buf));
+	if (n != FIFO_INFLIGHT)
+		fail("the data in flight: %zd bytes, want %d", n, FIFO_INFLIGHT);
+}
+
+/* The child ch writes (SIGUSR1: fifo_check_kid), exits 0; its 5 bytes are read through fd. */
+static inline void fifo_kid_write(pid_t ch, int fd)
+{
+	char buf[16];
+	kill(ch, SIGUSR1);
+	child_exit_ok(ch, "1: its fd not an unlinked FIFO, 2: its write");
+	ssize_t n = read(fd, buf, sizeof(buf));
+	if (n != 5 || memcmp(buf, "child", 5))
+		fail("the child's 5 bytes through another description (fd %d): read %zd", fd, n);
 }
 #endif
