@@ -7,42 +7,20 @@
  * as statx of the mount points reads them, both in its mountinfo), each named "PATH (deleted)". Before, mode
  * cuns refused it at dump ("held by another fd or cwd of the tree too"): the child made the directory again
  * itself, another inode; now it opens it by its handle on each of its mounts. */
-#include "nsmnt.h"
-
 #define TOP "/nsmnt_gp"
-
-static int setup(void)
-{
-	mkdirs(TOP "/b");
-	if (mount(TOP "/p", TOP "/b", NULL, MS_BIND, NULL))
-		return 1;
-	open_at(7, TOP "/p/d", O_RDONLY | O_DIRECTORY, "open " TOP "/p/d in the child");
-	open_at(8, TOP "/b/d", O_RDONLY | O_DIRECTORY, "open " TOP "/b/d in the child");
-	return chdir(TOP "/b/d") != 0;
-}
+#define NAME "d"
+#include "nsmnt_child_pbind.h"
 
 static int check(void)
 {
-	struct stat a, b, c;
-	int bad = 0;
-	if (fstat(7, &a) || a.st_nlink != 0 || !S_ISDIR(a.st_mode) || (a.st_mode & 07777) != 0751 ||
-	    a.st_uid != 1234 || a.st_gid != 2345)
+	struct stat a = {0};
+	int bad = pbind_removed(&a, S_IFDIR, 1) | pbind_same(8, &a, 2) | pbind_same(-1, &a, 4);
+	if ((a.st_mode & 07777) != 0751 || a.st_uid != 1234 || a.st_gid != 2345)
 		bad |= 1;
-	if (fstat(8, &b) || b.st_dev != a.st_dev || b.st_ino != a.st_ino)
-		bad |= 2;
-	if (stat(".", &c) || c.st_dev != a.st_dev || c.st_ino != a.st_ino)
-		bad |= 4;
 	if (openat(7, "x", O_RDWR | O_CREAT, 0600) >= 0 || errno != ENOENT ||
 	    openat(8, "x", O_RDWR | O_CREAT, 0600) >= 0 || errno != ENOENT)
 		bad |= 8;
-	if (fd_mnt_id(7) != path_mnt_id(TOP) || !mnt_listed(fd_mnt_id(7)))
-		bad |= 16;
-	if (fd_mnt_id(8) != path_mnt_id(TOP "/b") || path_mnt_id(TOP "/b") == path_mnt_id(TOP) ||
-	    !mnt_listed(fd_mnt_id(8)))
-		bad |= 32;
-	if (!fd_named(7, TOP "/p/d (deleted)") || !fd_named(8, TOP "/b/d (deleted)"))
-		bad |= 64;
-	return bad;
+	return bad | pbind_mounts(fd_mnt_id(7), fd_mnt_id(8), 16) | pbind_named(64);
 }
 
 /* what the child holds at p (/proc/CH/...) is the inode of st */
@@ -54,30 +32,27 @@ static int kid_same(pid_t ch, const char *p, const struct stat *st)
 	return !stat(at, &k) && k.st_dev == st->st_dev && k.st_ino == st->st_ino;
 }
 
-int main(int argc, char **argv)
+static void make(void)
+{
+	if (mkdir(PB_PATH, 0751) || chmod(PB_PATH, 0751) || chown(PB_PATH, 1234, 2345))
+		fail("mkdir " PB_PATH);
+}
+
+static void after(pid_t ch)
 {
 	struct stat st;
-	test_init(argc, argv);
-	must_mount("nsmnt", TOP, "tmpfs", 0, "size=1m");
-	mkdirs(TOP "/p");
-	if (mkdir(TOP "/p/d", 0751) || chmod(TOP "/p/d", 0751) || chown(TOP "/p/d", 1234, 2345))
-		fail("mkdir " TOP "/p/d");
-	usr1_block();
-	pid_t ch = nsmnt_child(setup, check);
-	if (chdir(TOP "/p/d") || rmdir(TOP "/p/d"))
-		fail("chdir, rmdir " TOP "/p/d");
-	test_daemon();
-	test_waitsig();
-
 	CHECK(!stat(".", &st) && st.st_nlink == 0 && S_ISDIR(st.st_mode) && (st.st_mode & 07777) == 0751,
 	      "the test's cwd is not the removed directory");
 	CHECK(mkdir("x", 0700) && errno == ENOENT, "a directory made in the test's cwd");
 	CHECK(kid_same(ch, "fd/7", &st) && kid_same(ch, "fd/8", &st) && kid_same(ch, "cwd", &st),
 	      "the child's fds or cwd are another inode than the test's cwd");
-	kill(ch, SIGUSR1);
-	child_exit_ok(ch,
-		      "1: fd 7 not a removed directory with its mode and owner, 2: fd 8 another inode, 4: "
-		      "its cwd another inode, 8: a file made in it, 16: fd 7 not on its tmpfs's mount, "
-		      "32: fd 8 not on its bind, 64: not named PATH (deleted)");
-	return test_pass();
+}
+
+int main(int argc, char **argv)
+{
+	return pbind_test(
+	    argc, argv, PB_FD8 | PB_CWD | PB_TEST_CWD, make, check, after,
+	    "1: fd 7 not a removed directory with its mode and owner, 2: fd 8 another inode, 4: its "
+	    "cwd another inode, 8: a file made in it, 16: fd 7 not on its tmpfs's mount, 32: fd 8 "
+	    "not on its bind, 64: not named PATH (deleted)");
 }
