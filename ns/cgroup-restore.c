@@ -10,6 +10,7 @@
 #define LOG_PREFIX "cgroup: "
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -316,12 +317,47 @@ static int cgns_dir(const struct ns_cg_state *s, size_t c, char *out, size_t len
 	return 0;
 }
 
+/* id into the cgroup dir: its file ("cgroup.procs"; v1 "tasks" or v2 "cgroup.threads" for a thread); id 0
+ * is the writer itself. 0, or -1 (errno). The one writer of a cgroup's membership files. */
+static int cg_put(const char *dir, const char *file, pid_t id)
+{
+	char p[PATH_MAX + 32], v[16];
+	int n = snprintf(v, sizeof(v), "%d", (int)id);
+	snprintf(p, sizeof(p), "%s/%s", dir, file);
+	__cleanup_close int fd = open(p, O_WRONLY | O_CLOEXEC);
+	return fd >= 0 && write(fd, v, (size_t)n) == n ? 0 : -1;
+}
+
+/* /proc/PID/cgroup (pid 0: crshim's own), read once, on the heap (a 32 KiB frame is much for crshim's stack):
+ * NUL-terminated ("" when it cannot be read), or NULL (ENOMEM). The caller frees it. */
+static char *read_proc_cgroup(pid_t pid)
+{
+	const size_t cgsz = 32768;
+	char p[64];
+	char *cg = malloc(cgsz);
+	if (!cg)
+		return NULL;
+	if (pid)
+		snprintf(p, sizeof(p), "/proc/%d/cgroup", (int)pid);
+	else
+		snprintf(p, sizeof(p), "/proc/self/cgroup");
+	int cfd = open(p, O_RDONLY | O_CLOEXEC);
+	size_t got = 0;
+	while (cfd >= 0 && got < cgsz - 1) {
+		ssize_t r = read(cfd, cg + got, cgsz - 1 - got);
+		if (r <= 0)
+			break;
+		got += (size_t)r;
+	}
+	if (cfd >= 0)
+		close(cfd);
+	cg[got] = '\0';
+	return cg;
+}
+
 static int join_self(const char *dir, char *msg, size_t len)
 {
-	char p[PATH_MAX + 16];
-	snprintf(p, sizeof(p), "%s/cgroup.procs", dir);
-	__cleanup_close int fd = open(p, O_WRONLY | O_CLOEXEC);
-	if (fd >= 0 && write(fd, "0", 1) == 1)
+	if (!cg_put(dir, "cgroup.procs", 0))
 		return 0;
 	snprintf(msg, len, "make the cgroup namespace: into cgroup %s: %s", dir, strerror(errno));
 	return -1;
@@ -457,34 +493,20 @@ int ns_cg_attach(struct ns_cg_state *s, pid_t pid, pid_t img_pid, struct cr_err 
 			set = s->ce->sets[s->ce->tasks[i]->set];
 	if (!set)
 		return 0;
-	/* (cg on the heap: a 32 KiB frame is much for crshim's stack; freed below, not by a cleanup, which
-	 * scan-build takes for a leak) */
-	const size_t cgsz = 32768;
-	char cur[64], pidv[16];
-	char *cg = malloc(cgsz);
+	/* (freed below, not by a cleanup, which scan-build takes for a leak) */
+	char *cg = read_proc_cgroup(pid);
 	int ret = 0;
 	if (!cg)
 		return cr_fail_errno(e, ENOMEM, "out of memory");
-	snprintf(cur, sizeof(cur), "/proc/%d/cgroup", (int)pid);
-	snprintf(pidv, sizeof(pidv), "%d", (int)pid);
-	int cfd = open(cur, O_RDONLY | O_CLOEXEC); /* once, not once per controller */
-	size_t got = 0;
-	for (ssize_t r = 1; cfd >= 0 && r > 0 && got<cgsz - 1; got += r> 0 ? (size_t)r : 0)
-		r = read(cfd, cg + got, cgsz - 1 - got);
-	if (cfd >= 0)
-		close(cfd);
-	cg[got] = '\0';
 	for (size_t c = 0; !ret && c < set->n_paths; c++) {
-		char dir[PATH_MAX], procs[PATH_MAX + 16], now[PATH_MAX + 256];
+		char dir[PATH_MAX], now[PATH_MAX + 256];
 		if (!set->paths[c][0])
 			continue;
 		target(s, c, set->paths[c], dir, sizeof(dir));
 		cg_now(cg, s->ce->ctls[c]->name, s->hof[c]->mnt, now, sizeof(now));
 		if (!strcmp(now, dir))
 			continue;
-		snprintf(procs, sizeof(procs), "%s/cgroup.procs", dir);
-		__cleanup_close int fd = open(procs, O_WRONLY | O_CLOEXEC);
-		if (fd < 0 || write(fd, pidv, strlen(pidv)) != (ssize_t)strlen(pidv))
+		if (cg_put(dir, "cgroup.procs", pid))
 			ret = cr_fail_sys(e, "task %d into cgroup %s", (int)pid, dir);
 		else
 			pr_info("task %d into cgroup %s\n", (int)pid, dir);
@@ -504,31 +526,17 @@ int ns_cg_attach_thread(struct ns_cg_state *s, pid_t tid, pid_t img_tid, struct 
 	for (size_t i = 0; i < s->ce->n_tasks && !set; i++)
 		if (s->ce->tasks[i]->pid == img_tid && s->ce->tasks[i]->thread)
 			set = s->ce->sets[s->ce->tasks[i]->set];
-	char tidv[16];
-	snprintf(tidv, sizeof(tidv), "%d", (int)tid);
 	for (size_t c = 0; set && c < set->n_paths; c++) {
-		char dir[PATH_MAX], file[PATH_MAX + 32];
+		char dir[PATH_MAX];
 		if (!set->paths[c][0]) /* where it is in its process's cgroup */
 			continue;
 		target(s, c, set->paths[c], dir, sizeof(dir));
-		snprintf(file, sizeof(file), "%s/%s", dir,
-			 s->ce->ctls[c]->name && s->ce->ctls[c]->name[0] ? "tasks" : "cgroup.threads");
-		__cleanup_close int fd = open(file, O_WRONLY | O_CLOEXEC);
-		if (fd < 0 || write(fd, tidv, strlen(tidv)) != (ssize_t)strlen(tidv))
+		if (cg_put(dir, s->ce->ctls[c]->name && s->ce->ctls[c]->name[0] ? "tasks" : "cgroup.threads",
+			   tid))
 			return cr_fail_sys(e, "thread %d into cgroup %s", (int)tid, dir);
 		pr_info("thread %d into cgroup %s\n", (int)tid, dir);
 	}
 	return 0;
-}
-
-/* pid into the cgroup dir (cgroup.procs); 0 or -1 (errno) */
-static int join_pid(const char *dir, pid_t pid)
-{
-	char procs[PATH_MAX + 16], v[16];
-	int n = snprintf(v, sizeof(v), "%d", (int)pid);
-	snprintf(procs, sizeof(procs), "%s/cgroup.procs", dir);
-	__cleanup_close int fd = open(procs, O_WRONLY | O_CLOEXEC);
-	return fd >= 0 && write(fd, v, (size_t)n) == n ? 0 : -1;
 }
 
 /* Index of the hierarchy of the images that holds the memory controller (v1 "memory", or v2 where the
@@ -555,33 +563,121 @@ static ssize_t mem_ctl(const struct ns_cg_state *s, const CgSet *set, char *dir,
 	return -1;
 }
 
+/* ns_cg_mem_enter joins the root task's cgroup of the hierarchy that holds the memory controller: a process
+ * is in a cgroup of a hierarchy with all the controllers of it (on v2, every controller of the unified
+ * hierarchy), and what it allocates there is charged to that cgroup. So crshim stays out (what it makes is
+ * then charged to its own memory cgroup, as before the tree) when that cgroup, or one above it up to the
+ * hierarchy's root, could hurt crshim or the tree in the window:
+ *   - frozen: v2 cgroup.freeze, v1 freezer.state (a hierarchy co-mounted with the freezer): crshim would
+ *     freeze itself there;
+ *   - pids.max less pids.current below CG_PIDS_ROOM (v2, or v1 co-mounted with pids): crshim's helpers,
+ *     forked there, would fail or take the tree's room;
+ *   - a memory limit less the usage below CG_MEM_ROOM (v2 memory.max, memory.high; v1
+ *     memory.limit_in_bytes, memory.memsw.limit_in_bytes): what crshim allocates there (its helpers, buffers)
+ *     would bring the cgroup to its limit, where its OOM killer picks crshim or a task of the tree
+ *     (memory.high: throttled).
+ * A limit that is "max" (v1: the page counter's largest value) is none. Looked at once, before crshim joins:
+ * the window is short (sockets made and filled, no image pages read). Other v2 controllers (cpu.max, io.max)
+ * may slow crshim there, not stop it. */
+#define CG_MEM_ROOM (16LL << 20)
+#define CG_PIDS_ROOM 16LL
+
+static const struct {
+	const char *limit, *usage;
+	long long room;
+} cg_rooms[] = {
+    {"memory.max", "memory.current", CG_MEM_ROOM},
+    {"memory.high", "memory.current", CG_MEM_ROOM},
+    {"memory.limit_in_bytes", "memory.usage_in_bytes", CG_MEM_ROOM},
+    {"memory.memsw.limit_in_bytes", "memory.memsw.usage_in_bytes", CG_MEM_ROOM},
+    {"pids.max", "pids.current", CG_PIDS_ROOM},
+};
+
+/* The first line of dir/file into b (len), "" when there is none. */
+static void cg_line(const char *dir, const char *file, char *b, size_t len)
+{
+	char p[PATH_MAX + 48];
+	snprintf(p, sizeof(p), "%s/%s", dir, file);
+	__cleanup_close int fd = open(p, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : read(fd, b, len - 1);
+	b[n > 0 ? n : 0] = '\0';
+	b[strcspn(b, "\n")] = '\0';
+}
+
+/* The number in dir/file: LLONG_MAX for "max" (or the v1 page counter's largest, 2^63 less a page), -1 when
+ * there is no such file. */
+static long long cg_num(const char *dir, const char *file)
+{
+	char b[64], *end;
+	cg_line(dir, file, b, sizeof(b));
+	if (!strcmp(b, "max"))
+		return LLONG_MAX;
+	errno = 0;
+	long long v = strtoll(b, &end, 10);
+	if (end == b || *end || errno || v < 0)
+		return -1;
+	return v >= LLONG_MAX - (1LL << 20) ? LLONG_MAX : v;
+}
+
+/* Whether crshim may join cgroup dir of the hierarchy mounted at mnt for the window (see above); false with
+ * why set when it may not. */
+bool ns_cg_room_for_crshim(const char *dir, const char *mnt, char *why, size_t len)
+{
+	char p[PATH_MAX], b[64];
+	size_t ml = strlen(mnt);
+	snprintf(p, sizeof(p), "%s", dir);
+	for (;;) {
+		for (size_t i = 0; i < sizeof(cg_rooms) / sizeof(cg_rooms[0]); i++) {
+			long long lim = cg_num(p, cg_rooms[i].limit), use = cg_num(p, cg_rooms[i].usage);
+			if (lim < 0 || use < 0 || lim == LLONG_MAX || lim - use >= cg_rooms[i].room)
+				continue;
+			snprintf(why, len, "%s: %s %lld, %s %lld (want %lld left)", p, cg_rooms[i].limit, lim,
+				 cg_rooms[i].usage, use, cg_rooms[i].room);
+			return false;
+		}
+		cg_line(p, "freezer.state", b, sizeof(b));
+		if (cg_num(p, "cgroup.freeze") > 0 || (b[0] && strcmp(b, "THAWED"))) {
+			snprintf(why, len, "%s: frozen", p);
+			return false;
+		}
+		char *sl = strrchr(p, '/');
+		if (strlen(p) <= ml || !sl || (size_t)(sl - p) < ml)
+			return true;
+		*sl = '\0';
+	}
+}
+
 void ns_cg_mem_enter(struct ns_cg_state *s)
 {
 	if (!s || s->mem_back || !s->ce->n_tasks)
 		return;
 	const CgSet *set = s->ce->sets[s->ce->tasks[0]->set];
-	char dir[PATH_MAX], now[PATH_MAX + 256], cg[8192], b[32] = "";
+	char dir[PATH_MAX], now[PATH_MAX + 256], why[PATH_MAX + 128];
 	ssize_t c = mem_ctl(s, set, dir, sizeof(dir));
 	if (c < 0)
 		return;
-	__cleanup_close int cfd = open("/proc/self/cgroup", O_RDONLY | O_CLOEXEC);
-	ssize_t n = cfd < 0 ? -1 : read(cfd, cg, sizeof(cg) - 1);
-	cg[n > 0 ? n : 0] = '\0';
+	char *cg = read_proc_cgroup(0); /* (freed below: scan-build) */
+	if (!cg)
+		return;
 	const char *name = s->ce->ctls[c]->name ? s->ce->ctls[c]->name : "";
 	cg_now(cg, name, s->hof[c]->mnt, now, sizeof(now));
+	free(cg);
 	if (!now[0] || !strcmp(now, dir))
 		return;
 	/* (a v1 cgroup that moves the charges of the processes it takes would keep crshim's pages) */
-	char mf[PATH_MAX + 48];
-	snprintf(mf, sizeof(mf), "%s/memory.move_charge_at_immigrate", dir);
-	__cleanup_close int mfd = name[0] ? open(mf, O_RDONLY | O_CLOEXEC) : -1;
-	if (mfd >= 0 && read(mfd, b, sizeof(b) - 1) > 0 && atoi(b)) {
+	if (name[0] && cg_num(dir, "memory.move_charge_at_immigrate") > 0) {
 		pr_info("%s moves charges at immigrate: crshim stays in its own memory cgroup\n", dir);
+		return;
+	}
+	if (!ns_cg_room_for_crshim(dir, s->hof[c]->mnt, why, sizeof(why))) {
+		pr_info("crshim stays out of the tree's memory cgroup %s (%s): what it makes for the tree is "
+			"charged to its own\n",
+			dir, why);
 		return;
 	}
 	if (!(s->mem_back = strdup(now)))
 		return;
-	if (join_pid(dir, getpid())) {
+	if (cg_put(dir, "cgroup.procs", getpid())) {
 		pr_info(
 		    "crshim into memory cgroup %s: %s: what it makes for the tree is charged to its own\n",
 		    dir, strerror(errno));
@@ -596,7 +692,7 @@ void ns_cg_mem_leave(struct ns_cg_state *s)
 {
 	if (!s || !s->mem_back)
 		return;
-	if (join_pid(s->mem_back, getpid()))
+	if (cg_put(s->mem_back, "cgroup.procs", getpid()))
 		pr_err("crshim back into memory cgroup %s: %s\n", s->mem_back, strerror(errno));
 	else
 		pr_info("crshim back in its memory cgroup %s\n", s->mem_back);
