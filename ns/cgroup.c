@@ -31,7 +31,7 @@
 
 /* ---- the hierarchies crshim sees ---- */
 
-static int yard_mount(const char *name);
+static int yard_mount_retry(const char *name);
 
 /* A mount of a hierarchy at mnt that stays while crshim uses it: the host's, under /sys/fs/cgroup. Another
  * one (a tool's mount of its own for a while, as CRIU's .criu.cgyard.XXXXXX) may go away under crshim. */
@@ -54,12 +54,14 @@ static bool prefer_stable(struct ns_cg_hier *h, size_t n, const char *name, cons
 }
 
 /* A v1 hierarchy x crshim sees mounted only elsewhere than under /sys/fs/cgroup: crshim mounts it for itself,
- * attached nowhere (the same hierarchy); where it cannot (no CAP_SYS_ADMIN), it keeps the mount it saw. */
+ * attached nowhere (the same hierarchy); where it cannot (no CAP_SYS_ADMIN), it keeps the mount it saw. At
+ * dump and restore alike; the mount, never attached, goes with its fd (ns_cg_hiers_close): nothing to
+ * unmount, nothing in any mountinfo (tests/unit/ns-cgroup.c). */
 static void cg_own_mount(struct ns_cg_hier *x)
 {
 	if (!x->name[0] || cg_stable(x->mnt))
 		return;
-	int fd = yard_mount(x->name);
+	int fd = yard_mount_retry(x->name);
 	if (fd < 0)
 		return;
 	pr_info(
@@ -129,16 +131,23 @@ static int yard_mount(const char *name)
 	return fsmount(fs, FSMOUNT_CLOEXEC, 0);
 }
 
+/* yard_mount, again on EBUSY (up to 0.5 s): a hierarchy of that name being destroyed (its last mount or
+ * cgroup just went: a test's, or crshim's own mount of it closed a moment ago) makes the kernel restart the
+ * create, which a used fs context refuses; a new context finds it gone. Its fd, or -1 (errno). */
+static int yard_mount_retry(const char *name)
+{
+	int mnt = -1;
+	for (int tries = 0; mnt < 0 && tries < 50; tries++)
+		if ((mnt = yard_mount(name)) < 0 && (errno != EBUSY || usleep(10000)))
+			break;
+	return mnt;
+}
+
 int ns_cg_yard(struct ns_cg_hier *h, size_t *n, size_t max, const char *name)
 {
 	if (!name[0] || *n >= max || strlen(name) >= sizeof(h->name))
 		return -1;
-	int mnt = -1;
-	/* EBUSY: a hierarchy of that name being destroyed (its last mount or cgroup just went): the kernel
-	 * restarts the create, which a used fs context refuses; a new context finds it gone */
-	for (int tries = 0; mnt < 0 && tries < 50; tries++)
-		if ((mnt = yard_mount(name)) < 0 && (errno != EBUSY || usleep(10000)))
-			break;
+	int mnt = yard_mount_retry(name);
 	if (mnt < 0) {
 		pr_info("cgroup hierarchy '%s' is mounted nowhere here and could not be mounted: %s\n", name,
 			strerror(errno));

@@ -1,7 +1,9 @@
 /* Unit tests of ns/'s cgroup helpers and PID namespace ids on real kernel objects: the hierarchies crshim
  * sees match /proc/self/cgroup, a cgroup's properties read and written back (pids.max, the devices list as
  * deny-all then each allowed line), bad properties refused, the --manage-cgroups mode names, the ids of a
- * task in a PID namespace of its own. Cgroups made here are named cov-unit-PID and removed. */
+ * task in a PID namespace of its own; a v1 hierarchy mounted only outside /sys/fs/cgroup, which crshim mounts
+ * for itself, leaves no mount and no fd behind after a dump or a failed one; when crshim may enter a
+ * cgroup (pids.max, frozen). Cgroups made here are named cov-unit-PID and removed. */
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -10,12 +12,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "cgroup.h"
+#include "ns-int.h"
 #include "ns.h"
 #include "pid.h"
 #include "tap.h"
@@ -300,15 +304,161 @@ static void test_pid(void)
 	close(self_ns);
 }
 
+/* Lines of /proc/self/mountinfo, entries of /proc/self/fd. */
+static int count_lines(const char *path)
+{
+	FILE *f = fopen(path, "re");
+	int n = 0;
+	for (int c; f && (c = fgetc(f)) != EOF;)
+		n += c == '\n';
+	if (f)
+		fclose(f);
+	return n;
+}
+
+static int count_fds(void)
+{
+	int n = 0;
+	for (int fd = 0; fd < 1024; fd++)
+		n += fcntl(fd, F_GETFD) >= 0;
+	return n;
+}
+
+static int no_image(void *arg, enum img_kind k, int id, struct cr_err *e)
+{
+	(void)arg, (void)k, (void)id, (void)e;
+	return 0;
+}
+
+/* ns_cg_dump of the tree pids (1) into dir; its result. */
+static int dump_one(pid_t pid, int dirfd)
+{
+	static struct cr_opts o;
+	bool zombie = false;
+	struct ns_dump_args a = {
+	    .o = &o, .dirfd = dirfd, .pids = &pid, .zombie = &zombie, .n = 1, .created = no_image};
+	o.manage_cgroups = CR_CG_SOFT;
+	cr_err_clear(&err);
+	return ns_cg_dump(&a, false, &err);
+}
+
+/* The pids hierarchy mounted only at a dir of /tmp (a mount namespace of the test's own, the host's
+ * /sys/fs/cgroup/pids taken off there): crshim mounts it for itself (cg_own_mount), attached nowhere; the
+ * hierarchies closed, a dump and a failed dump leave no mount and no fd. */
+static void test_own_mount(void)
+{
+	char mnt[64], cg[128], procs[160], v[16];
+	if (geteuid() || access("/sys/fs/cgroup/pids/tasks", F_OK)) {
+		diag("skip own mount: %s", geteuid() ? "not root" : "no v1 pids hierarchy");
+		return;
+	}
+	snprintf(mnt, sizeof(mnt), "/tmp/cov-unit-cg-%d", getpid());
+	if (unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
+	    umount2("/sys/fs/cgroup/pids", MNT_DETACH) || mkdir(mnt, 0700) ||
+	    mount("cgroup", mnt, "cgroup", 0, "pids")) {
+		diag("skip own mount: %s", strerror(errno));
+		return;
+	}
+	int mi0 = count_lines("/proc/self/mountinfo"), fd0 = count_fds();
+	struct ns_cg_hier h[16];
+	size_t nh = ns_cg_hiers(h, 16);
+	const struct ns_cg_hier *x = ns_cg_hier_of(h, nh, "pids");
+	ok(x && x->fd >= 0 && !strncmp(x->mnt, "/proc/self/fd/", 14),
+	   "pids mounted only at %s: crshim's own mount of it (%s)", mnt, x ? x->mnt : "none");
+	is_int(count_lines("/proc/self/mountinfo"), mi0, "no mount attached for it");
+	ns_cg_hiers_close(h, nh);
+	is_int(count_fds(), fd0, "its fd closed with the hierarchies");
+
+	snprintf(cg, sizeof(cg), "%s/cov-unit-%d", mnt, getpid());
+	snprintf(procs, sizeof(procs), "%s/cgroup.procs", cg);
+	int go[2];
+	if (mkdir(cg, 0755) || pipe(go))
+		abort();
+	pid_t c = fork();
+	if (c == 0) {
+		char b;
+		close(go[1]);
+		(void)!read(go[0], &b, 1);
+		_exit(0);
+	}
+	close(go[0]);
+	snprintf(v, sizeof(v), "%d", c);
+	int pfd = open(procs, O_WRONLY | O_CLOEXEC);
+	ok(pfd >= 0 && write(pfd, v, strlen(v)) == (ssize_t)strlen(v), "a task in pids cgroup %s", cg);
+	if (pfd >= 0)
+		close(pfd);
+	char img[96];
+	snprintf(img, sizeof(img), "/tmp/cov-unit-img-%d", getpid());
+	int dirfd = mkdir(img, 0700) ? -1 : open(img, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	fd0 = count_fds();
+	ok(dump_one(c, dirfd) == 0, "its cgroups dumped (%s)", err.msg);
+	is_int(count_lines("/proc/self/mountinfo"), mi0, "after a dump: no mount left");
+	is_int(count_fds(), fd0, "after a dump: no fd left");
+	ok(dump_one(999999999, dirfd) < 0, "a dump of a gone task fails (%s)", err.msg);
+	is_int(count_lines("/proc/self/mountinfo"), mi0, "after a failed dump: no mount left");
+	is_int(count_fds(), fd0, "after a failed dump: no fd left");
+
+	close(go[1]);
+	waitpid(c, NULL, 0);
+	if (dirfd >= 0)
+		close(dirfd);
+	tap_rm_dir(img);
+	rmdir(cg);
+	umount2(mnt, MNT_DETACH);
+	rmdir(mnt);
+}
+
+/* ns_cg_room_for_crshim on a v1 pids cgroup (pids.max) and a v1 freezer cgroup (freezer.state). */
+static void test_room(const struct ns_cg_hier *h, size_t nh)
+{
+	char dir[400], sub[450], why[600], f[500];
+	const struct ns_cg_hier *p = new_cgroup(h, nh, "pids", true, dir, sizeof(dir));
+	if (!p)
+		return;
+	snprintf(sub, sizeof(sub), "%s/sub", dir);
+	if (mkdir(sub, 0755))
+		abort();
+	ok(ns_cg_room_for_crshim(sub, p->mnt, why, sizeof(why)), "no pids.max: crshim may enter");
+	snprintf(f, sizeof(f), "%s/pids.max", dir);
+	FILE *w = fopen(f, "we");
+	ok(w && fputs("10", w) >= 0 && !fclose(w), "pids.max 10 above it");
+	ok(!ns_cg_room_for_crshim(sub, p->mnt, why, sizeof(why)) && strstr(why, "pids.max 10"),
+	   "pids.max of a cgroup above with room for fewer than 16: not (%s)", why);
+	w = fopen(f, "we");
+	ok(w && fputs("1000", w) >= 0 && !fclose(w), "pids.max 1000");
+	ok(ns_cg_room_for_crshim(sub, p->mnt, why, sizeof(why)), "room enough: crshim may enter");
+	rmdir(sub);
+	rmdir(dir);
+
+	const struct ns_cg_hier *fz = new_cgroup(h, nh, "freezer", true, dir, sizeof(dir));
+	if (!fz)
+		return;
+	snprintf(f, sizeof(f), "%s/freezer.state", dir);
+	ok(ns_cg_room_for_crshim(dir, fz->mnt, why, sizeof(why)),
+	   "a thawed freezer cgroup: crshim may enter");
+	w = fopen(f, "we");
+	ok(w && fputs("FROZEN", w) >= 0 && !fclose(w), "frozen");
+	ok(!ns_cg_room_for_crshim(dir, fz->mnt, why, sizeof(why)) && strstr(why, "frozen"),
+	   "a frozen cgroup: not (%s)", why);
+	w = fopen(f, "we");
+	if (w) {
+		fputs("THAWED", w);
+		fclose(w);
+	}
+	rmdir(dir);
+}
+
 int main(void)
 {
 	struct ns_cg_hier h[16];
 	size_t nh;
 	test_hiers(h, &nh);
 	test_props(h, nh);
+	test_room(h, nh);
 	ns_cg_hiers_close(h, nh);
 	test_modes();
 	test_pid();
+	test_own_mount();
 	ok(waitpid(-1, NULL, WNOHANG) < 0 && errno == ECHILD, "no child left behind");
 	return done_testing();
 }
