@@ -619,9 +619,9 @@ static long long cg_num(const char *dir, const char *file)
 	return v >= LLONG_MAX - (1LL << 20) ? LLONG_MAX : v;
 }
 
-/* Whether crshim may join cgroup dir of the hierarchy mounted at mnt for the window (see above); false with
- * why set when it may not. */
-bool ns_cg_room_for_crshim(const char *dir, const char *mnt, char *why, size_t len)
+/* Whether crshim may join cgroup dir of the hierarchy mounted at mnt for the window (see above), where it
+ * makes bytes of memory for the tree (shared memory it fills) besides; false with why set when it may not. */
+bool ns_cg_room_for_crshim(const char *dir, const char *mnt, uint64_t bytes, char *why, size_t len)
 {
 	char p[PATH_MAX], b[64];
 	size_t ml = strlen(mnt);
@@ -629,10 +629,14 @@ bool ns_cg_room_for_crshim(const char *dir, const char *mnt, char *why, size_t l
 	for (;;) {
 		for (size_t i = 0; i < sizeof(cg_rooms) / sizeof(cg_rooms[0]); i++) {
 			long long lim = cg_num(p, cg_rooms[i].limit), use = cg_num(p, cg_rooms[i].usage);
-			if (lim < 0 || use < 0 || lim == LLONG_MAX || lim - use >= cg_rooms[i].room)
+			long long want = cg_rooms[i].room;
+			if (cg_rooms[i].room == CG_MEM_ROOM) /* (what it makes, too) */
+				want = bytes > (uint64_t)(LLONG_MAX - want) ? LLONG_MAX
+									    : want + (long long)bytes;
+			if (lim < 0 || use < 0 || lim == LLONG_MAX || lim - use >= want)
 				continue;
 			snprintf(why, len, "%s: %s %lld, %s %lld (want %lld left)", p, cg_rooms[i].limit, lim,
-				 cg_rooms[i].usage, use, cg_rooms[i].room);
+				 cg_rooms[i].usage, use, want);
 			return false;
 		}
 		cg_line(p, "freezer.state", b, sizeof(b));
@@ -647,7 +651,7 @@ bool ns_cg_room_for_crshim(const char *dir, const char *mnt, char *why, size_t l
 	}
 }
 
-void ns_cg_mem_enter(struct ns_cg_state *s)
+void ns_cg_mem_enter(struct ns_cg_state *s, uint64_t bytes)
 {
 	if (!s || s->mem_back || !s->ce->n_tasks)
 		return;
@@ -669,7 +673,7 @@ void ns_cg_mem_enter(struct ns_cg_state *s)
 		pr_info("%s moves charges at immigrate: crshim stays in its own memory cgroup\n", dir);
 		return;
 	}
-	if (!ns_cg_room_for_crshim(dir, s->hof[c]->mnt, why, sizeof(why))) {
+	if (!ns_cg_room_for_crshim(dir, s->hof[c]->mnt, bytes, why, sizeof(why))) {
 		pr_info("crshim stays out of the tree's memory cgroup %s (%s): what it makes for the tree is "
 			"charged to its own\n",
 			dir, why);

@@ -72,8 +72,8 @@ int ns_cg_prepare(struct ns_cg_state *s, struct cr_err *e);
 /* A task just cloned (not yet run) into its cgroups. */
 int ns_cg_attach(struct ns_cg_state *s, pid_t pid, pid_t img_pid, struct cr_err *e);
 int ns_cg_attach_thread(struct ns_cg_state *s, pid_t tid, pid_t img_tid, struct cr_err *e);
-/* ns_rst_memcg_enter, ns_rst_memcg_leave (ns_cg_done leaves too) */
-void ns_cg_mem_enter(struct ns_cg_state *s);
+/* ns_rst_memcg_enter(_for: bytes), ns_rst_memcg_leave (ns_cg_done leaves too) */
+void ns_cg_mem_enter(struct ns_cg_state *s, uint64_t bytes);
 void ns_cg_mem_leave(struct ns_cg_state *s);
 /* The root task itself, in its cgroups (ns_cg_attach): its cgroup namespace made (unshare) with the root it
  * had at dump, which may be above its cgroup (s NULL: at its cgroup). -1 with msg set if it cannot. */

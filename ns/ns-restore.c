@@ -219,8 +219,13 @@ int ns_rst_enter(struct ns_rst *r, struct cr_err *e)
 
 void ns_rst_memcg_enter(struct ns_rst *r)
 {
+	ns_rst_memcg_enter_for(r, 0);
+}
+
+void ns_rst_memcg_enter_for(struct ns_rst *r, uint64_t bytes)
+{
 	if (r)
-		ns_cg_mem_enter(r->cg);
+		ns_cg_mem_enter(r->cg, bytes);
 }
 
 void ns_rst_memcg_leave(struct ns_rst *r)

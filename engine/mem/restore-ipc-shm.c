@@ -90,7 +90,7 @@ static int seg_fill(int dirfd, const IpcShmEntry *ie, struct cr_err *e)
 	return 0;
 }
 
-static int seg_create(int dirfd, const IpcShmEntry *ie, struct cr_err *e)
+static int seg_create(const struct rst_task *t, const IpcShmEntry *ie, struct cr_err *e)
 {
 	struct rst_seg *n = realloc(segs, (nr_segs + 1) * sizeof(*n));
 	if (!n)
@@ -101,7 +101,11 @@ static int seg_create(int dirfd, const IpcShmEntry *ie, struct cr_err *e)
 	if (seg_get(ie, e) < 0)
 		return -1;
 	segs[nr_segs++] = (struct rst_seg){ie->id, ie->destroyed, false};
-	if (seg_fill(dirfd, ie, e))
+	/* (its pages charged to the tree's memory cgroup, not crshim's: as restore-shmem.c) */
+	ns_rst_memcg_enter_for(t->ns, ie->size);
+	int r = seg_fill(t->dirfd, ie, e);
+	ns_rst_memcg_leave(t->ns);
+	if (r)
 		return cr_wrap(e, "System V shared memory segment %d", ie->id);
 	pr_info("System V shared memory segment %d (key %#x, %llu bytes%s) made\n", ie->id, ie->key,
 		(unsigned long long)ie->size, ie->destroyed ? ", removed after the attaches" : "");
@@ -131,12 +135,12 @@ static int check_vmas(const struct rst_task *t, struct cr_err *e)
 
 static int seg_one(ProtobufCMessage *m, void *arg, struct cr_err *e)
 {
-	return seg_create(*(const int *)arg, (const IpcShmEntry *)m, e);
+	return seg_create(arg, (const IpcShmEntry *)m, e);
 }
 
 int rst_ipc_shm_prepare(struct rst_task *ts, size_t n, struct cr_err *e)
 {
-	if (img_each(ts[0].dirfd, IMG_IPC_SHM, 0, seg_one, &ts[0].dirfd, e))
+	if (img_each(ts[0].dirfd, IMG_IPC_SHM, 0, seg_one, &ts[0], e))
 		return -1;
 	for (size_t i = 0; i < n; i++)
 		if (!ts[i].zombie && check_vmas(&ts[i], e))

@@ -132,6 +132,18 @@ static int shm_dry(int dirfd, const ShmemEntry *se, uint64_t len, struct cr_err 
 		   : 0;
 }
 
+/* Made and filled in the tree's memory cgroup (when it has room for them): shared memory pages are charged
+ * for good to the cgroup of the process that first touches them, crshim here, not the tree's processes
+ * that map them later (zdtm shm_memcg). */
+static int shm_create_in_memcg(const struct rst_task *t, const ShmemEntry *se, uint64_t len, struct cr_err *e)
+{
+	ns_rst_memcg_enter_for(t->ns, len);
+	int fd = se->kind == SHMEM_KIND__SHMEM_MEMFD ? shm_create_memfd(t->dirfd, se, len, e)
+						     : shm_create_anon(t->dirfd, se, len, e);
+	ns_rst_memcg_leave(t->ns);
+	return fd;
+}
+
 static int shm_create(const struct rst_task *t, const ShmemEntry *se, struct cr_err *e)
 {
 	uint64_t psz = (uint64_t)sysconf(_SC_PAGESIZE), len = (se->size + psz - 1) & ~(psz - 1);
@@ -140,9 +152,7 @@ static int shm_create(const struct rst_task *t, const ShmemEntry *se, struct cr_
 		return cr_fail_errno(e, ENOMEM, "out of memory");
 	objs = no;
 	int fd = -1;
-	if (t->dry ? shm_dry(t->dirfd, se, len, e)
-		   : (fd = se->kind == SHMEM_KIND__SHMEM_MEMFD ? shm_create_memfd(t->dirfd, se, len, e)
-							       : shm_create_anon(t->dirfd, se, len, e)) < 0)
+	if (t->dry ? shm_dry(t->dirfd, se, len, e) : (fd = shm_create_in_memcg(t, se, len, e)) < 0)
 		return cr_wrap(e, "shared memory object %llu", (unsigned long long)se->ino);
 	objs[nr_objs++] = (struct rst_shm){se->ino, fd, -1};
 	if (t->dry)

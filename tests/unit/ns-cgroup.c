@@ -408,7 +408,8 @@ static void test_own_mount(void)
 	rmdir(mnt);
 }
 
-/* ns_cg_room_for_crshim on a v1 pids cgroup (pids.max) and a v1 freezer cgroup (freezer.state). */
+/* ns_cg_room_for_crshim on a v1 pids cgroup (pids.max), a v1 memory one (memory.limit_in_bytes) and a v1
+ * freezer one (freezer.state). */
 static void test_room(const struct ns_cg_hier *h, size_t nh)
 {
 	char dir[400], sub[450], why[600], f[500];
@@ -418,27 +419,42 @@ static void test_room(const struct ns_cg_hier *h, size_t nh)
 	snprintf(sub, sizeof(sub), "%s/sub", dir);
 	if (mkdir(sub, 0755))
 		abort();
-	ok(ns_cg_room_for_crshim(sub, p->mnt, why, sizeof(why)), "no pids.max: crshim may enter");
+	ok(ns_cg_room_for_crshim(sub, p->mnt, 0, why, sizeof(why)), "no pids.max: crshim may enter");
 	snprintf(f, sizeof(f), "%s/pids.max", dir);
 	FILE *w = fopen(f, "we");
 	ok(w && fputs("10", w) >= 0 && !fclose(w), "pids.max 10 above it");
-	ok(!ns_cg_room_for_crshim(sub, p->mnt, why, sizeof(why)) && strstr(why, "pids.max 10"),
+	ok(!ns_cg_room_for_crshim(sub, p->mnt, 0, why, sizeof(why)) && strstr(why, "pids.max 10"),
 	   "pids.max of a cgroup above with room for fewer than 16: not (%s)", why);
 	w = fopen(f, "we");
 	ok(w && fputs("1000", w) >= 0 && !fclose(w), "pids.max 1000");
-	ok(ns_cg_room_for_crshim(sub, p->mnt, why, sizeof(why)), "room enough: crshim may enter");
+	ok(ns_cg_room_for_crshim(sub, p->mnt, 0, why, sizeof(why)), "room enough: crshim may enter");
 	rmdir(sub);
 	rmdir(dir);
+
+	/* a memory limit: 16 MiB and the bytes crshim makes there */
+	const struct ns_cg_hier *m = new_cgroup(h, nh, "memory", true, dir, sizeof(dir));
+	if (m) {
+		snprintf(f, sizeof(f), "%s/memory.limit_in_bytes", dir);
+		w = fopen(f, "we");
+		ok(w && fputs("67108864", w) >= 0 && !fclose(w), "memory.limit_in_bytes 64 MiB");
+		ok(ns_cg_room_for_crshim(dir, m->mnt, 0, why, sizeof(why)),
+		   "an empty cgroup of 64 MiB: crshim may enter");
+		ok(ns_cg_room_for_crshim(dir, m->mnt, 40 << 20, why, sizeof(why)), "and make 40 MiB there");
+		ok(!ns_cg_room_for_crshim(dir, m->mnt, 60 << 20, why, sizeof(why)) &&
+		       strstr(why, "memory.limit_in_bytes 67108864"),
+		   "not to make 60 MiB there (%s)", why);
+		rmdir(dir);
+	}
 
 	const struct ns_cg_hier *fz = new_cgroup(h, nh, "freezer", true, dir, sizeof(dir));
 	if (!fz)
 		return;
 	snprintf(f, sizeof(f), "%s/freezer.state", dir);
-	ok(ns_cg_room_for_crshim(dir, fz->mnt, why, sizeof(why)),
+	ok(ns_cg_room_for_crshim(dir, fz->mnt, 0, why, sizeof(why)),
 	   "a thawed freezer cgroup: crshim may enter");
 	w = fopen(f, "we");
 	ok(w && fputs("FROZEN", w) >= 0 && !fclose(w), "frozen");
-	ok(!ns_cg_room_for_crshim(dir, fz->mnt, why, sizeof(why)) && strstr(why, "frozen"),
+	ok(!ns_cg_room_for_crshim(dir, fz->mnt, 0, why, sizeof(why)) && strstr(why, "frozen"),
 	   "a frozen cgroup: not (%s)", why);
 	w = fopen(f, "we");
 	if (w) {

@@ -1,8 +1,7 @@
 /* Unix sockets are charged to the memory cgroup of their tree, not to crshim's: the kernel charges a socket's
  * objects (sock, inode, file: about 2.4 KiB) to the memory cgroup of the process that makes it, for good. The
- * test goes into a v1 memory cgroup of its own (zdtm-skmem-PID below its cgroup there; in a PID namespace of
- * its own, mode ns: zdtm-skmem-nsINO, the inode of that namespace, the hierarchy mounted by the test in its
- * mount namespace at /zdtm_skmem_cg when /sys/fs/cgroup/memory is not there) and makes 200 stream
+ * test goes into a v1 memory cgroup of its own (memcg_test.h: zdtm-skmem-PID below its cgroup there, or
+ * zdtm-skmem-nsINO in mode ns, in the hierarchy it mounts in its mount namespace) and makes 200 stream
  * socketpairs, a listener and 50 connections to it, accepted: memory.kmem.usage_in_bytes grows by D (about
  * 1.2 MB). After restore, closing them all gives back at least half of D to that cgroup. Before: nothing (the
  * restore made them in crshim, outside the cgroup, which was charged instead).
@@ -10,73 +9,17 @@
  * sockets are made: crshim, which would be charged there too for what it allocates in the window (and be
  * the OOM killer's pick), must stay out of it (ns/cgroup-restore.c ns_cg_room_for_crshim: 16 MiB): closing
  * the sockets gives back less than half of D. Before: crshim entered it all the same. */
-#include <errno.h>
-#include <fcntl.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <sys/mount.h>
-#include <sys/stat.h>
+#include "memcg_test.h"
 #include "sk_unix.h"
 
 #ifndef SKMEM_TIGHT
 #define SKMEM_TIGHT 0
 #endif
-#define CGM_HOST "/sys/fs/cgroup/memory"
-#define CGM_OWN "/zdtm_skmem_cg"
 enum { NPAIR = 200, NCONN = 50, FD0 = 100, LS = 99 };
-
-static char top[512], orig[256];
-static const char *cgm = CGM_HOST;
-
-/* The v1 memory hierarchy: the host's, or (mode ns: a mount namespace without it) a mount of the test's own.
- */
-static void find_cgm(void)
-{
-	if (getuid() != 0)
-		test_skip("not root: no cgroup of its own");
-	if (!access(CGM_HOST "/tasks", W_OK))
-		return;
-	cgm = CGM_OWN;
-	if ((mkdir(CGM_OWN, 0755) && errno != EEXIST) || mount("cgroup", CGM_OWN, "cgroup", 0, "memory") ||
-	    access(CGM_OWN "/tasks", W_OK))
-		test_skip("no writable cgroup v1 memory hierarchy at " CGM_HOST
-			  ", and none mounted here: %m");
-}
-
-static long cg_val(const char *file)
-{
-	char p[600], b[32] = "";
-	snprintf(p, sizeof(p), "%s/%s", top, file);
-	int fd = open(p, O_RDONLY);
-	ssize_t n = fd < 0 ? -1 : read(fd, b, sizeof(b) - 1);
-	if (fd >= 0)
-		close(fd);
-	return n > 0 ? atol(b) : -1;
-}
 
 static long kmem(void)
 {
-	return cg_val("memory.kmem.usage_in_bytes");
-}
-
-static int into(const char *dir)
-{
-	char p[600], v[16];
-	int n = snprintf(v, sizeof(v), "%d", getpid());
-	snprintf(p, sizeof(p), "%s/cgroup.procs", dir);
-	int fd = open(p, O_WRONLY);
-	int r = fd < 0 || write(fd, v, (size_t)n) != n ? -1 : 0;
-	if (fd >= 0)
-		close(fd);
-	return r;
-}
-
-static void cleanup(void)
-{
-	char p[600];
-	snprintf(p, sizeof(p), "%s%s", cgm, orig);
-	into(p);
-	rmdir(top);
+	return memcg_val("memory.kmem.usage_in_bytes");
 }
 
 static void close_all(void)
@@ -89,27 +32,7 @@ int main(int argc, char **argv)
 {
 	struct sockaddr_un a;
 	test_init(argc, argv);
-	FILE *f = fopen("/proc/self/cgroup", "r");
-	char l[512];
-	while (f && fgets(l, sizeof(l), f)) {
-		char *c = strstr(l, ":memory:");
-		if (c && strchr(l, ':') == c)
-			snprintf(orig, sizeof(orig), "%.*s", (int)strcspn(c + 8, "\n"), c + 8);
-	}
-	if (f)
-		fclose(f);
-	if (!orig[0])
-		test_skip("no cgroup v1 memory hierarchy");
-	find_cgm();
-	if (!strcmp(orig, "/"))
-		orig[0] = 0;
-	struct stat pidns;
-	if (getpid() == 1 && !stat("/proc/self/ns/pid", &pidns)) /* (pid 1 of every test in mode ns) */
-		snprintf(top, sizeof(top), "%s%s/zdtm-skmem-ns%lu", cgm, orig, (unsigned long)pidns.st_ino);
-	else
-		snprintf(top, sizeof(top), "%s%s/zdtm-skmem-%d", cgm, orig, getpid());
-	if (mkdir(top, 0755) || into(top))
-		fail("setup: into %s: %m", top);
+	memcg_setup("zdtm-skmem");
 	long k0 = kmem();
 	for (int i = 0; i < NPAIR; i++)
 		sk_pair(SOCK_STREAM, FD0 + 2 * i, FD0 + 2 * i + 1);
@@ -122,15 +45,15 @@ int main(int argc, char **argv)
 	long d = kmem() - k0;
 	if (k0 < 0 || d < 300000) {
 		close_all();
-		cleanup();
+		memcg_cleanup();
 		test_skip("no kernel memory accounting of sockets seen (%ld bytes for %d sockets)", d,
 			  2 * NPAIR + 2 * NCONN + 1);
 	}
-	test_msg("%d sockets: %ld bytes of kmem in %s\n", 2 * NPAIR + 2 * NCONN + 1, d, top);
+	test_msg("%d sockets: %ld bytes of kmem in %s\n", 2 * NPAIR + 2 * NCONN + 1, d, memcg_top);
 	if (SKMEM_TIGHT) {
 		char p[600], v[32];
-		long lim = cg_val("memory.usage_in_bytes") + (4L << 20);
-		snprintf(p, sizeof(p), "%s/memory.limit_in_bytes", top);
+		long lim = memcg_val("memory.usage_in_bytes") + (4L << 20);
+		snprintf(p, sizeof(p), "%s/memory.limit_in_bytes", memcg_top);
 		snprintf(v, sizeof(v), "%ld", lim);
 		int fd = open(p, O_WRONLY);
 		if (fd < 0 || write(fd, v, strlen(v)) != (ssize_t)strlen(v))
@@ -148,7 +71,7 @@ int main(int argc, char **argv)
 		usleep(100000);
 		k3 = kmem();
 	}
-	cleanup();
+	memcg_cleanup();
 	if (SKMEM_TIGHT && k2 >= 0 && k2 - k3 >= d / 2)
 		fail("closing the restored sockets gave back %ld bytes of kernel memory to the test's memory "
 		     "cgroup (%ld at setup): crshim made them in it, though its limit left less than 16 MiB",
