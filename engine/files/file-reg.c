@@ -896,6 +896,27 @@ static struct ghost_made {
 } ghosts_made[64];
 static size_t n_ghosts_made;
 
+/* name in the directory m opened with flags (+ O_CLOEXEC), not followed if a symlink (ELOOP), without
+ * O_NOFOLLOW, which would stay in the fd's flags (fdinfo: not its flags of before): openat2
+ * RESOLVE_NO_SYMLINKS; on a kernel without openat2, or when it refuses (EINVAL) a flag of the saved ones that
+ * openat ignores, an O_PATH | O_NOFOLLOW open opened again through /proc with flags */
+static int open_no_symlink(int m, const char *name, int flags)
+{
+	struct open_how how = {.flags = (uint64_t)(flags | O_CLOEXEC), .resolve = RESOLVE_NO_SYMLINKS};
+	int fd = (int)syscall(SYS_openat2, m, name, &how, sizeof(how));
+	if (fd >= 0 || (errno != ENOSYS && errno != EINVAL))
+		return fd;
+	struct stat st;
+	char rel[32];
+	__cleanup_close int p = openat(m, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (p < 0 || fstat(p, &st))
+		return -1;
+	if (S_ISLNK(st.st_mode))
+		return (errno = ELOOP), -1;
+	snprintf(rel, sizeof(rel), "fd/%d", p);
+	return rst_self_proc_open(rel, flags | O_CLOEXEC);
+}
+
 int rst_ghost_make_copy(int src, int m, const char *name_in, uint32_t id, int flags)
 {
 	__cleanup_close int w = -1;
@@ -922,7 +943,7 @@ int rst_ghost_make_copy(int src, int m, const char *name_in, uint32_t id, int fl
 			  fchmodat(m, name, st.st_mode & 07777, 0) ||
 			  utimensat(m, name, ts, AT_SYMLINK_NOFOLLOW)
 		      ? -1
-		      : openat(m, name, flags | O_NOFOLLOW | O_CLOEXEC),
+		      : open_no_symlink(m, name, flags),
 	    err = errno;
 	unlinkat(m, name, dir ? AT_REMOVEDIR : 0);
 	errno = err;
@@ -973,19 +994,6 @@ static bool same_inode(int fd, int tmp, struct stat *st)
 {
 	struct stat o;
 	return !fstat(fd, st) && !fstat(tmp, &o) && st->st_dev == o.st_dev && st->st_ino == o.st_ino;
-}
-
-/* name in the directory m opened with flags (+ O_CLOEXEC), not followed if a symlink: openat2
- * RESOLVE_NO_SYMLINKS, for O_NOFOLLOW would stay in the fd's flags (fdinfo: not its flags of before); openat
- * with O_NOFOLLOW on a kernel without openat2 */
-static int open_no_symlink(int m, const char *name, int flags)
-{
-	struct open_how how = {.flags = (uint64_t)(flags | O_CLOEXEC), .resolve = RESOLVE_NO_SYMLINKS};
-	int fd = (int)syscall(SYS_openat2, m, name, &how, sizeof(how));
-	/* (EINVAL: a flag openat2 refuses and openat ignores, from the saved flags) */
-	return fd < 0 && (errno == ENOSYS || errno == EINVAL)
-		   ? openat(m, name, flags | O_NOFOLLOW | O_CLOEXEC)
-		   : fd;
 }
 
 /* r->ghost_link: crshim linked it at its deleted name there (or, taken, at rst_ghost_alt_name's: id is its
