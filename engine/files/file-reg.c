@@ -422,6 +422,25 @@ static pid_t seen_by(const struct dump_ctx *c)
 	return c->pid == getpid() && c->tree ? c->tree[0].pid : c->pid;
 }
 
+/* Where ghost id of c is made (dump_ghost_made_at) when that is on another mount than mnt of the same
+ * filesystem dev, as task as sees it (dir, *rx: the deepest directory of its path there); NULL else (no
+ * ghost, no directory of its path, the same mount, another filesystem). */
+static const char *made_elsewhere(const struct dump_ctx *c, pid_t as, uint32_t id, uint64_t mnt, dev_t dev,
+				  char *dir, size_t len, struct statx *rx)
+{
+	const char *made = dump_ghost_made_at(c, id);
+	if (!made || existing_dir(as, made, dir, len, rx) || rx->stx_mnt_id == mnt ||
+	    makedev(rx->stx_dev_major, rx->stx_dev_minor) != dev)
+		return NULL;
+	return made;
+}
+
+/* The deepest directory of path task pid sees (own, *ox) is on mount mnt. */
+static bool dir_on_mount(pid_t pid, const char *path, uint64_t mnt, char *own, size_t len, struct statx *ox)
+{
+	return !existing_dir(pid, path, own, len, ox) && ox->stx_mnt_id == mnt;
+}
+
 /* A removed directory or a deleted file (f) of a process in the root's mount namespace, held on another
  * mount than the one its ghost is made on (that of the first fd or cwd of its inode: a bind of its parent,
  * say): opened again on its own mount (on_mount), as it was (else every fd of it came back on the ghost's
@@ -434,15 +453,14 @@ static int root_ghost_mount(struct dump_ctx *c, struct fd_src *f, RegFileEntry *
 {
 	char dir[PATH_MAX], own[PATH_MAX];
 	struct statx rx, sx;
-	const char *made = dump_ghost_made_at(c, re->ghost_id);
-	if (!made || existing_dir(c->pid, made, dir, sizeof(dir), &rx) ||
-	    (int)rx.stx_mnt_id == f->fi.mnt_id || makedev(rx.stx_dev_major, rx.stx_dev_minor) != f->st.st_dev)
+	const char *made = made_elsewhere(c, c->pid, re->ghost_id, (uint64_t)f->fi.mnt_id, f->st.st_dev, dir,
+					  sizeof(dir), &rx);
+	if (!made)
 		return 0;
 	bool is_dir = S_ISDIR(f->st.st_mode);
 	bool handle = cr_has_cap(CAP_DAC_READ_SEARCH) && (is_dir || !c->born);
 	const char *mb = strrchr(made, '/'), *fb = strrchr(f->link, '/');
-	bool reaches =
-	    !existing_dir(c->pid, f->link, own, sizeof(own), &sx) && (int)sx.stx_mnt_id == f->fi.mnt_id;
+	bool reaches = dir_on_mount(c->pid, f->link, (uint64_t)f->fi.mnt_id, own, sizeof(own), &sx);
 	bool by_name = !is_dir && reaches && sx.stx_ino == rx.stx_ino && mb && fb && !strcmp(mb, fb) &&
 		       strlen(made) - strlen(mb) == strlen(dir) &&
 		       strlen(f->link) - strlen(fb) == strlen(own);
@@ -494,15 +512,15 @@ int dump_ghost_cwd_mnt(struct dump_ctx *c, const char *path, uint32_t id, const 
 {
 	char rdir[PATH_MAX], own[PATH_MAX];
 	struct statx cx, rx, ox;
-	const char *made = dump_ghost_made_at(c, id);
-	if (!c->tree || c->pid == getpid() || !made ||
-	    existing_dir(in_root_mntns(c) ? c->pid : c->tree[0].pid, made, rdir, sizeof(rdir), &rx) ||
-	    statx(AT_FDCWD, src, 0, STATX_INO | STATX_MNT_ID, &cx) || !(cx.stx_mask & STATX_MNT_ID) ||
-	    cx.stx_mnt_id == rx.stx_mnt_id || cx.stx_dev_major != rx.stx_dev_major ||
-	    cx.stx_dev_minor != rx.stx_dev_minor)
+	const char *made = NULL;
+	if (c->tree && c->pid != getpid() && !statx(AT_FDCWD, src, 0, STATX_INO | STATX_MNT_ID, &cx) &&
+	    (cx.stx_mask & STATX_MNT_ID))
+		made = made_elsewhere(c, in_root_mntns(c) ? c->pid : c->tree[0].pid, id, cx.stx_mnt_id,
+				      makedev(cx.stx_dev_major, cx.stx_dev_minor), rdir, sizeof(rdir), &rx);
+	if (!made)
 		return 0;
 	bool handle = cr_has_cap(CAP_DAC_READ_SEARCH);
-	if (!handle || existing_dir(c->pid, path, own, sizeof(own), &ox) || ox.stx_mnt_id != cx.stx_mnt_id) {
+	if (!handle || !dir_on_mount(c->pid, path, cx.stx_mnt_id, own, sizeof(own), &ox)) {
 		pr_warn("removed cwd %s on mount %llu comes back on mount %llu of its ghost (%s): %s\n", path,
 			(unsigned long long)cx.stx_mnt_id, (unsigned long long)rx.stx_mnt_id, made,
 			handle ? "no directory of its path reaches its own" : "no CAP_DAC_READ_SEARCH");
