@@ -441,14 +441,65 @@ static bool dir_on_mount(pid_t pid, const char *path, uint64_t mnt, char *own, s
 	return !existing_dir(pid, path, own, len, ox) && ox->stx_mnt_id == mnt;
 }
 
+/* The rest of path below top ("" for top itself, else "/..."), NULL if path is neither top nor below it. */
+static const char *below(const char *path, const char *top)
+{
+	size_t l = strcmp(top, "/") ? strlen(top) : 0;
+	return !strncmp(path, top, l) && (path[l] == '/' || !path[l]) ? path + l : NULL;
+}
+
+/* The root (in its filesystem) and mount point of mount id in mi (a mountinfo's text): 0, or -1 if not
+ * there. (Octal escapes, \040, are not decoded: such a path is not found by the statx that checks it.) */
+static int mount_root_mp(const char *mi, uint64_t id, char *root, char *mp)
+{
+	for (const char *p = mi; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+		unsigned long long mid;
+		if (sscanf(p, "%llu %*d %*u:%*u %4095s %4095s", &mid, root, mp) == 3 && mid == id)
+			return 0;
+	}
+	return -1;
+}
+
+/* The directory own (as task pid sees it, on mount from; *ox: its statx) as seen on mount to of the same
+ * filesystem (malloc'ed), when that mount shows it and a lookup of that path reaches it there; NULL else. */
+static char *dir_seen_on(pid_t pid, const char *own, const struct statx *ox, uint64_t from, uint64_t to)
+{
+	char root_f[PATH_MAX], mp_f[PATH_MAX], root_t[PATH_MAX], mp_t[PATH_MAX], fs[2 * PATH_MAX],
+	    at[PATH_MAX + 64];
+	struct cr_err e;
+	struct statx vx;
+	__cleanup_free char *mi = NULL;
+	char *via = NULL;
+	if (proc_read(pid, "mountinfo", &mi, NULL, &e) || mount_root_mp(mi, from, root_f, mp_f) ||
+	    mount_root_mp(mi, to, root_t, mp_t))
+		return NULL;
+	const char *rel = below(own, mp_f), *in_to;
+	if (!rel)
+		return NULL;
+	snprintf(fs, sizeof(fs), "%s%s", strcmp(root_f, "/") ? root_f : "", rel);
+	if (!(in_to = below(*fs ? fs : "/", root_t)) ||
+	    asprintf(&via, "%s%s", strcmp(mp_t, "/") ? mp_t : (*in_to ? "" : "/"), in_to) < 0)
+		return NULL;
+	snprintf(at, sizeof(at), "/proc/%d/root%s", (int)pid, via);
+	if (statx(AT_FDCWD, at, AT_SYMLINK_NOFOLLOW, STATX_INO | STATX_MNT_ID, &vx) ||
+	    !(vx.stx_mask & STATX_MNT_ID) || vx.stx_mnt_id != to || !S_ISDIR(vx.stx_mode) ||
+	    vx.stx_ino != ox->stx_ino || vx.stx_dev_major != ox->stx_dev_major ||
+	    vx.stx_dev_minor != ox->stx_dev_minor) {
+		free(via);
+		return NULL;
+	}
+	return via;
+}
+
 /* A removed directory or a deleted file (f) of a process in the root's mount namespace, held on another
  * mount than the one its ghost is made on (that of the first fd or cwd of its inode: a bind of its parent,
  * say): opened again on its own mount (on_mount), as it was (else every fd of it came back on the ghost's
  * mount): by its handle, or a file by its own name there when its directory is the ghost's (the ghost's
  * name is kept till every process has its fds: restore-ghost.c rehomed; a tree born in its user namespace
- * or an unprivileged crshim, user mode, may not open a file by handle). Left on the ghost's mount, as
- * before, with a warning, when no directory of its path reaches its mount any more, or it may be opened
- * neither way. */
+ * or an unprivileged crshim, user mode, may not open a file by handle; a tree born there opens it through
+ * its own directory as the ghost's mount shows it, or the ghost's as its own shows it: re->ghost_via). Left
+ * on the ghost's mount, as before, with a warning, when no directory of its path reaches its mount any more,
+ * or it may be opened none of these ways. */
 static int root_ghost_mount(struct dump_ctx *c, struct fd_src *f, RegFileEntry *re, struct cr_err *e)
 {
 	char dir[PATH_MAX], own[PATH_MAX];
@@ -461,17 +512,34 @@ static int root_ghost_mount(struct dump_ctx *c, struct fd_src *f, RegFileEntry *
 	bool handle = cr_has_cap(CAP_DAC_READ_SEARCH) && (is_dir || !c->born);
 	const char *mb = strrchr(made, '/'), *fb = strrchr(f->link, '/');
 	bool reaches = dir_on_mount(c->pid, f->link, (uint64_t)f->fi.mnt_id, own, sizeof(own), &sx);
-	bool by_name = !is_dir && reaches && sx.stx_ino == rx.stx_ino && mb && fb && !strcmp(mb, fb) &&
-		       strlen(made) - strlen(mb) == strlen(dir) &&
-		       strlen(f->link) - strlen(fb) == strlen(own);
-	if (!reaches || !(handle || by_name)) {
+	/* (a file whose directory and its ghost's are still there, the names' directories) */
+	bool named = !is_dir && reaches && mb && fb && strlen(made) - strlen(mb) == strlen(dir) &&
+		     strlen(f->link) - strlen(fb) == strlen(own);
+	bool by_name = named && sx.stx_ino == rx.stx_ino && !strcmp(mb, fb);
+	/* (else, in a tree born in its user namespace, whose ghosts are made in its mount tree with their
+	 * names kept: the fd's directory seen on the ghost's mount, where the ghost is linked for the open,
+	 * or the ghost's directory seen on the fd's, where it is opened by its own name) */
+	__cleanup_free char *via = NULL;
+	if (!handle && !by_name && c->born && named &&
+	    !(via = dir_seen_on(c->pid, own, &sx, (uint64_t)f->fi.mnt_id, rx.stx_mnt_id)))
+		via = dir_seen_on(c->pid, dir, &rx, rx.stx_mnt_id, (uint64_t)f->fi.mnt_id);
+	if (!reaches || !(handle || by_name || via)) {
 		pr_warn("fd %d: deleted %s on mount %d comes back on mount %d of its ghost (%s): %s\n", f->fd,
 			f->link, f->fi.mnt_id, (int)rx.stx_mnt_id, made,
 			!reaches ? "no directory of its path reaches its own"
-				 : "no open by handle at restore, and its directory is not its ghost's");
+				 : "no open by handle at restore, its directory is not its ghost's, and the "
+				   "ghost's mount does not show it");
 		return 0;
 	}
-	return on_mount(c, c->pid, f, re, rx.stx_mnt_id, false, e);
+	if (on_mount(c, c->pid, f, re, rx.stx_mnt_id, false, e))
+		return -1;
+	if (!handle && !by_name) {
+		pr_info("fd %d: deleted %s: opened through its ghost's directory or its own as seen on the "
+			"other mount, %s\n",
+			f->fd, f->link, via);
+		re->ghost_via = via, via = NULL;
+	}
+	return 0;
 }
 
 /* A ghost of a process in another mount namespace than the root's: made in the root's mount tree at its
@@ -1054,6 +1122,60 @@ static int open_named(int fd, int m, const RegFileEntry *r, uint32_t id, int fla
 	return named;
 }
 
+/* The ghost tmp (st: its stat) by its own name in the directory v (on the fd's own mount: the ghost's
+ * directory seen there, where its name is kept till every process has its fds), opened with flags: that
+ * open, or -1 */
+static int open_kept(int v, int tmp, const struct stat *st, int flags)
+{
+	struct stat s;
+	struct dirent *de;
+	int d = openat(v, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	__cleanup_closedir DIR *dir = d >= 0 ? fdopendir(d) : NULL;
+	if (!dir && d >= 0)
+		close(d);
+	while (dir && (de = readdir(dir)))
+		if ((de->d_type == DT_REG || de->d_type == DT_UNKNOWN) &&
+		    !fstatat(dirfd(dir), de->d_name, &s, AT_SYMLINK_NOFOLLOW) && s.st_ino == st->st_ino &&
+		    s.st_dev == st->st_dev) {
+			int fd = open_no_symlink(dirfd(dir), de->d_name, flags);
+			if (fd < 0 || same_inode(fd, tmp, &s))
+				return fd;
+			close(fd);
+		}
+	return (errno = ENOENT), -1;
+}
+
+/* r->ghost_via: on the mount of tmp (the ghost, still named there), the directory m (on the fd's own mount)
+ * where tmp is linked at r->ghost_name (or, taken, at rst_ghost_alt_name's: id is its file id) for an open by
+ * that name through m, unlinked again; else (on m's mount) the ghost's directory, where it is opened by its
+ * own name. That open, or -1. */
+static int open_via(int tmp, int m, const RegFileEntry *r, uint32_t id, int flags)
+{
+	char self[64], alt[NAME_MAX + 1];
+	const char *n = r->ghost_name;
+	struct statx vx, tx;
+	struct stat st;
+	__cleanup_close int v = open(r->ghost_via, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (v < 0 || fstat(tmp, &st) || statx(v, "", AT_EMPTY_PATH, STATX_MNT_ID, &vx) ||
+	    statx(tmp, "", AT_EMPTY_PATH, STATX_MNT_ID, &tx))
+		return -1;
+	if (vx.stx_mnt_id != tx.stx_mnt_id)
+		return open_kept(v, tmp, &st, flags);
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", tmp);
+	rst_ghost_alt_name(r->ghost_name, id, alt, sizeof(alt));
+	for (int i = 0; i < 2; i++, n = alt) /* (taken there: rst_ghost_alt_name's) */
+		if (!linkat(tmp, "", v, n, AT_EMPTY_PATH) ||
+		    !linkat(AT_FDCWD, self, v, n, AT_SYMLINK_FOLLOW)) {
+			int fd = open_no_symlink(m, n, flags), err = errno;
+			unlinkat(v, n, 0);
+			errno = err;
+			return fd;
+		} else if (errno != EEXIST) {
+			break;
+		}
+	return -1;
+}
+
 static int ghost_on_mount(int tmp, const RegFileEntry *r, uint32_t id, int flags)
 {
 	struct {
@@ -1074,6 +1196,8 @@ static int ghost_on_mount(int tmp, const RegFileEntry *r, uint32_t id, int flags
 	 * through a bind of its directory) */
 	if (r->ghost_link || (S_ISREG(r->mode) && r->ghost_name && !strchr(r->ghost_name, '/')))
 		fd = open_linked(m, r, id, tmp, flags);
+	if (fd < 0 && r->ghost_via && r->ghost_name && !strchr(r->ghost_name, '/'))
+		fd = open_via(tmp, m, r, id, flags);
 	if (fd >= 0 && !same_inode(fd, tmp, &sa)) {
 		close(fd);
 		fd = -1;
@@ -1159,6 +1283,8 @@ static void release_path(FileEntry *fe, struct fd_src *s)
 	s->reg.ghost_mnt = NULL;
 	free(s->reg.ghost_name);
 	s->reg.ghost_name = NULL;
+	free(s->reg.ghost_via);
+	s->reg.ghost_via = NULL;
 }
 
 FD_KIND(fdk_chr) = {
