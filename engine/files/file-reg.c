@@ -512,23 +512,28 @@ static int root_ghost_mount(struct dump_ctx *c, struct fd_src *f, RegFileEntry *
 	bool handle = cr_has_cap(CAP_DAC_READ_SEARCH) && (is_dir || !c->born);
 	const char *mb = strrchr(made, '/'), *fb = strrchr(f->link, '/');
 	bool reaches = dir_on_mount(c->pid, f->link, (uint64_t)f->fi.mnt_id, own, sizeof(own), &sx);
+	/* (a tree with a mount namespace of its own: its ghosts are made in its mount tree, their names kept
+	 * till every process has its fds when their directory is there; else a ghost is unlinked at once) */
+	bool kept = c->tree && !ns_same(c->tree[0].pid, "mnt", getpid(), "mnt");
 	/* (a file whose directory and its ghost's are still there, the names' directories) */
-	bool named = !is_dir && reaches && mb && fb && strlen(made) - strlen(mb) == strlen(dir) &&
+	bool named = kept && !is_dir && reaches && mb && fb && strlen(made) - strlen(mb) == strlen(dir) &&
 		     strlen(f->link) - strlen(fb) == strlen(own);
 	bool by_name = named && sx.stx_ino == rx.stx_ino && !strcmp(mb, fb);
-	/* (else, in a tree born in its user namespace, whose ghosts are made in its mount tree with their
-	 * names kept: the fd's directory seen on the ghost's mount, where the ghost is linked for the open,
-	 * or the ghost's directory seen on the fd's, where it is opened by its own name) */
+	/* (else, with no open by handle: the fd's directory seen on the ghost's mount, where the ghost is
+	 * linked for the open, or the ghost's directory seen on the fd's, where it is opened by its name) */
 	__cleanup_free char *via = NULL;
-	if (!handle && !by_name && c->born && named &&
+	if (!handle && !by_name && named &&
 	    !(via = dir_seen_on(c->pid, own, &sx, (uint64_t)f->fi.mnt_id, rx.stx_mnt_id)))
 		via = dir_seen_on(c->pid, dir, &rx, rx.stx_mnt_id, (uint64_t)f->fi.mnt_id);
 	if (!reaches || !(handle || by_name || via)) {
-		pr_warn("fd %d: deleted %s on mount %d comes back on mount %d of its ghost (%s): %s\n", f->fd,
-			f->link, f->fi.mnt_id, (int)rx.stx_mnt_id, made,
-			!reaches ? "no directory of its path reaches its own"
-				 : "no open by handle at restore, its directory is not its ghost's, and the "
-				   "ghost's mount does not show it");
+		pr_warn(
+		    "fd %d: deleted %s on mount %d comes back on mount %d of its ghost (%s): %s\n", f->fd,
+		    f->link, f->fi.mnt_id, (int)rx.stx_mnt_id, made,
+		    !reaches ? "no directory of its path reaches its own"
+		    : !kept  ? "no open by handle at restore, and its ghost is unlinked at once there (the "
+			       "tree has no mount namespace of its own)"
+		    : !named ? "no open by handle at restore, and its directory or its ghost's was removed"
+			     : "no open by handle at restore, and neither mount shows the other's directory");
 		return 0;
 	}
 	if (on_mount(c, c->pid, f, re, rx.stx_mnt_id, false, e))
