@@ -213,6 +213,8 @@ static int make_path(struct ns_cg_state *s, const char *mnt, const char *dir, st
 {
 	char p[PATH_MAX];
 	snprintf(p, sizeof(p), "%s", dir);
+	if (strlen(p) <= strlen(mnt)) /* the hierarchy's root: its mount, never made */
+		return cr_fail_errno(e, ENOENT, "cgroup hierarchy mounted at %s cannot be reached", mnt);
 	for (char *x = p + strlen(mnt) + 1; x && *x; x = strchr(x + 1, '/')) {
 		char keep = *x;
 		*x = '\0';
@@ -283,7 +285,10 @@ int ns_cg_prepare(struct ns_cg_state *s, struct cr_err *e)
 			char dir[PATH_MAX];
 			struct stat st;
 			target(s, c, s->ce->sets[i]->paths[c], dir, sizeof(dir));
-			if (!stat(dir, &st))
+			/* A hierarchy's root is there as long as it is mounted; crshim may not reach it (a
+			 * capability-only crshim, a mount under another user's directory), which the attach,
+			 * skipped where the task is already, says if it must go there. */
+			if (!stat(dir, &st) || !strcmp(dir, s->hof[c]->mnt))
 				continue;
 			if (s->o->manage_cgroups == CR_CG_NONE || s->o->manage_cgroups == CR_CG_PROPS)
 				return cr_fail_errno(e, ENOENT,
