@@ -1,5 +1,7 @@
 /* A namespace file of a namespace the task is not in (a child's own UTS namespace, held open after the
- * child is gone): refused at dump with one line (.desc), the fd still names that namespace afterwards. */
+ * child is gone): refused at dump with one line (.desc), the fd still names that namespace afterwards.
+ * Without CAP_SYS_ADMIN (mode user) the child makes a user namespace with it, which then owns the UTS one. */
+#include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <stdio.h>
@@ -19,7 +21,7 @@ int main(int argc, char **argv)
 	pid_t c = fork();
 	if (c == 0) {
 		char x;
-		if (unshare(CLONE_NEWUTS))
+		if (unshare(CLONE_NEWUTS) && (errno != EPERM || unshare(CLONE_NEWUSER | CLONE_NEWUTS)))
 			_exit(1);
 		close(pfd[1]);
 		_exit(read(pfd[0], &x, 1) == 0 ? 0 : 1); /* until the parent has the file open */
@@ -33,9 +35,9 @@ int main(int argc, char **argv)
 	fd = open(p, O_RDONLY);
 	close(pfd[1]);
 	if (fd < 0 || waitpid(c, &st, 0) != c || st)
-		fail("setup: the child's uts namespace file");
+		return fail("setup: the child's uts namespace file"), 1;
 	if (fstat(fd, &a) || stat("/proc/self/ns/uts", &b) || a.st_ino == b.st_ino)
-		fail("setup: the fd names our own uts namespace");
+		return fail("setup: the fd names our own uts namespace"), 1;
 	test_daemon();
 	test_waitsig();
 	struct stat c2;
