@@ -6,15 +6,22 @@
  * page file and checksummed from there (one pass over the data instead of two, on all CPUs, while
  * nothing is created yet). The child of clone3 inherits them like any memory of a fork; the blob keeps
  * them instead of mapping and reading them again, and the parent drops its references right after
- * clone3. A VMA whose range crshim itself uses is not prefilled. */
+ * clone3. A VMA whose range crshim itself uses is not prefilled. Where the kernel gives crshim a
+ * userfaultfd, the prefilled VMAs are registered with it while they are filled, and each block goes into
+ * them with UFFDIO_COPY from a buffer it was read into: the kernel then copies into new pages instead of
+ * clearing them first (MADV_POPULATE_WRITE) for the read to overwrite
+ * (CRSHIM_PREFILL=read: the old way, populate then read; CRSHIM_PREFILL=0: no prefill). */
 #define LOG_PREFIX "restore-pages: "
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/userfaultfd.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "image/csum.h"
@@ -29,6 +36,7 @@
 #define VERIFY_PER_THREAD_MIN (32ull << 20)
 
 #define PREFILL_MIN (16ull << 20) /* bytes of data in a VMA worth prefilling */
+#define FILL_BUF (1ull << 20)	  /* a block through the userfaultfd: as large as the dump's (dump-mm.c) */
 
 enum { BLK_VERIFY, BLK_FILL, BLK_LAZY /* restore --lazy-pages: lazy-pages checks it as it serves it */ };
 
@@ -39,7 +47,9 @@ struct verify_part {
 	size_t from, to;	    /* block indexes */
 	size_t bad;		    /* first bad block, or SIZE_MAX */
 	struct cr_stats *stats;	    /* progress: bytes_done */
+	uint8_t *buf;		    /* FILL_BUF bytes for fill_block through the userfaultfd */
 	int err;		    /* errno of a failed fill */
+	int uffd;		    /* the prefilled VMAs registered (prefill_uffd), else -1 */
 };
 
 int rst_pread_all(int fd, void *buf, uint64_t len, uint64_t off)
@@ -55,15 +65,53 @@ int rst_pread_all(int fd, void *buf, uint64_t len, uint64_t off)
 	return 0;
 }
 
-/* Read block b into its place (a prefilled VMA) and checksum it there, while it is in the cache. */
-static int fill_block(const struct page_map *pm, const struct page_block *b, bool *ok)
+/* Copy len bytes from src into new pages at dst, a range registered with uffd (missing pages). */
+static int uffd_copy(int uffd, uint64_t dst, const uint8_t *src, uint64_t len)
+{
+	for (uint64_t done = 0; done < len;) {
+		struct uffdio_copy c = {
+		    .dst = dst + done, .src = (uint64_t)(uintptr_t)(src + done), .len = len - done};
+		if (!ioctl(uffd, UFFDIO_COPY, &c)) {
+			done += (uint64_t)c.copy;
+			continue;
+		}
+		if (c.copy > 0) /* a part was copied (EAGAIN: the layout changed meanwhile; go on) */
+			done += (uint64_t)c.copy;
+		else if (errno != EAGAIN && errno != EINTR)
+			return -1;
+	}
+	return 0;
+}
+
+/* Fill block b in its place (a prefilled VMA) and checksum it while it is in the cache. With the VMAs
+ * registered with a userfaultfd: read it into p->buf (a piece at a time if larger), which the kernel
+ * copies into new pages that it does not clear first (UFFDIO_COPY); the checksum is of the buffer
+ * (of the block in place if larger). Else each page is faulted in (cleared) and then read over. */
+static int fill_block(struct verify_part *p, const struct page_block *b, bool *ok)
 {
 	uint8_t *dst = (uint8_t *)(uintptr_t)b->vaddr;
-	if (madvise(dst, b->len, MADV_POPULATE_WRITE) && errno != EINVAL)
-		return -1;
-	if (rst_pread_all(pm_block_fd(pm, b), dst, b->len, b->offset))
-		return -1;
-	*ok = csum64(dst, b->len, 0) == b->csum;
+	int fd = pm_block_fd(p->pm, b);
+	if (p->uffd < 0) {
+		if ((madvise(dst, b->len, MADV_POPULATE_WRITE) && errno != EINVAL) ||
+		    rst_pread_all(fd, dst, b->len, b->offset))
+			return -1;
+		*ok = csum64(dst, b->len, 0) == b->csum;
+		return 0;
+	}
+	if (!p->buf) {
+		void *m = mmap(NULL, FILL_BUF, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+		if (m == MAP_FAILED)
+			return -1;
+		p->buf = m;
+	}
+	for (uint64_t done = 0, n; done < b->len; done += n) {
+		n = b->len - done < FILL_BUF ? b->len - done : FILL_BUF;
+		if (rst_pread_all(fd, p->buf, n, b->offset + done) ||
+		    uffd_copy(p->uffd, b->vaddr + done, p->buf, n))
+			return -1;
+	}
+	*ok = csum64(b->len <= FILL_BUF ? p->buf : dst, b->len, 0) == b->csum;
 	return 0;
 }
 
@@ -77,7 +125,7 @@ static void *verify_main(void *arg)
 		if (p->kind[i] == BLK_LAZY)
 			continue;
 		if (p->kind[i] == BLK_FILL) {
-			if (fill_block(p->pm, b, &ok)) {
+			if (fill_block(p, b, &ok)) {
 				p->err = errno;
 				p->bad = i;
 				break;
@@ -92,11 +140,13 @@ static void *verify_main(void *arg)
 		if (p->kind[i] != BLK_LAZY)
 			CR_STAT_ADD(p->stats, bytes_done, b->len);
 	}
+	if (p->buf)
+		munmap(p->buf, FILL_BUF);
 	return NULL;
 }
 
 /* Split the blocks into n parts of about equal bytes and check them in parallel. */
-static int verify_blocks(const struct page_map *pm, const uint8_t *const *data, const uint8_t *kind,
+static int verify_blocks(const struct page_map *pm, int uffd, const uint8_t *const *data, const uint8_t *kind,
 			 const char *name, struct cr_stats *st, struct cr_err *e)
 {
 	struct verify_part part[VERIFY_MAX_THREADS];
@@ -124,7 +174,7 @@ static int verify_blocks(const struct page_map *pm, const uint8_t *const *data, 
 	uint64_t per = total / n + 1, acc = 0;
 	size_t bi = 0;
 	for (size_t k = 0; k < n; k++) {
-		part[k] = (struct verify_part){pm, data, kind, bi, bi, SIZE_MAX, st, 0};
+		part[k] = (struct verify_part){pm, data, kind, bi, bi, SIZE_MAX, st, NULL, 0, uffd};
 		while (bi < pm->nr && (k == n - 1 || acc < per * (k + 1)))
 			acc += pm->blocks[bi++].len;
 		part[k].to = bi;
@@ -204,6 +254,61 @@ static void prefill_plan(struct rst_task *t, uint8_t *kind)
 	}
 }
 
+/* Unregister the prefilled VMAs (what clone3 gives the child must fault in zero pages where the image has
+ * none) and close the userfaultfd. */
+static void prefill_uffd_close(const struct rst_task *t, int fd)
+{
+	if (fd < 0)
+		return;
+	for (size_t i = 0; i < t->mm->n_vmas; i++) {
+		const VmaEntry *v = t->mm->vmas[i];
+		struct uffdio_range r = {v->start, v->end - v->start};
+		if (t->vma_prefilled[i] && ioctl(fd, UFFDIO_UNREGISTER, &r) && errno != EINVAL)
+			pr_warn("prefill: unregister 0x%llx-0x%llx: %s\n", (unsigned long long)v->start,
+				(unsigned long long)v->end, strerror(errno));
+	}
+	close(fd); /* (unregisters what is left) */
+}
+
+/* The prefilled VMAs registered with a new userfaultfd (missing pages), for fill_block's UFFDIO_COPY;
+ * -1 if none is prefilled or the kernel refuses (then they are populated and read). User faults only
+ * (UFFD_USER_MODE_ONLY, where the kernel knows it): nothing but fill_block touches those VMAs before
+ * prefill_uffd_close, and a kernel access there fails rather than waits. */
+static int prefill_uffd(const struct rst_task *t, const uint8_t *kind)
+{
+	const char *how = getenv("CRSHIM_PREFILL");
+	if (!t->prefill_mapped || (how && !strcmp(how, "read")))
+		return -1;
+	long pg = sysconf(_SC_PAGESIZE);
+	for (size_t i = 0; i < t->pm.nr; i++) /* (UFFDIO_COPY copies whole pages) */
+		if (kind[i] == BLK_FILL &&
+		    ((t->pm.blocks[i].vaddr | t->pm.blocks[i].len) & (uint64_t)(pg - 1)))
+			return -1;
+	int fd = (int)syscall(SYS_userfaultfd, O_CLOEXEC | UFFD_USER_MODE_ONLY);
+	if (fd < 0 && errno == EINVAL)
+		fd = (int)syscall(SYS_userfaultfd, O_CLOEXEC);
+	struct uffdio_api api = {.api = UFFD_API};
+	if (fd < 0 || ioctl(fd, UFFDIO_API, &api)) {
+		pr_debug("prefill: no userfaultfd (%s): pages cleared, then read\n", strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	for (size_t i = 0; i < t->mm->n_vmas; i++) {
+		const VmaEntry *v = t->mm->vmas[i];
+		struct uffdio_register r = {.range = {v->start, v->end - v->start},
+					    .mode = UFFDIO_REGISTER_MODE_MISSING};
+		if (t->vma_prefilled[i] && ioctl(fd, UFFDIO_REGISTER, &r)) {
+			pr_debug("prefill: register 0x%llx-0x%llx: %s: pages cleared, then read\n",
+				 (unsigned long long)v->start, (unsigned long long)v->end, strerror(errno));
+			prefill_uffd_close(t, fd);
+			return -1;
+		}
+	}
+	pr_debug("prefill through a userfaultfd (UFFDIO_COPY)\n");
+	return fd;
+}
+
 int rst_pages_load(struct rst_task *t, struct cr_err *e)
 {
 	struct page_map *pm = &t->pm;
@@ -245,9 +350,11 @@ int rst_pages_load(struct rst_task *t, struct cr_err *e)
 	if (!t->no_prefill && (!prefill || strcmp(prefill, "0")) && !fault_hit(t->fault, FI_NO_PREFILL))
 		prefill_plan(t, kind);
 	const uint8_t **data;
+	int uffd = prefill_uffd(t, kind);
 	int ret = pm_map_data(pm, pname, &data, e);
 	if (!ret)
-		ret = verify_blocks(pm, data, kind, pname, t->stats, e);
+		ret = verify_blocks(pm, uffd, data, kind, pname, t->stats, e);
+	prefill_uffd_close(t, uffd);
 	pm_unmap_data(pm, data);
 	free(kind);
 	if (!ret)
