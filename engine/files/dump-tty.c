@@ -400,8 +400,7 @@ static int put_status(struct dump_ctx *c, int fd, const char *link, int cfd, int
  * queue out, or the flow probe, would send it. A stopped (or full) slave with ECHO whose held echoes could
  * not be made again (tty_echo_exact): put back, the output would send them ahead of itself. reads_in: the
  * slave's input is to be read (no EXTPROC; without CAP_SYS_ADMIN the dump refuses it after this). */
-static int refuse_early(const struct dump_ctx *c, int fd, const char *link, int cfd, int s,
-			const struct termios *tio, bool reads_in, struct cr_err *e)
+static int refuse_early(int cfd, int s, const struct termios *tio, bool reads_in, struct cr_err *e)
 {
 	int in = 0, out = 0, apid, afd, mfl = fcntl(cfd, F_GETFL);
 	bool s_run = tty_writable(s);
@@ -418,16 +417,15 @@ static int refuse_early(const struct dump_ctx *c, int fd, const char *link, int 
 	if (mfl >= 0 && (mfl & O_ASYNC) && wake)
 		return cr_fail_errno(
 		    e, ENOTSUP,
-		    "pid %d fd %d (%s): the master with O_ASYNC may wait for room (it is full or "
-		    "stopped, or %d bytes are queued for the slave): reading them (or starting "
-		    "it) would send its owner the SIGIO the kernel may owe it",
-		    c->pid, fd, link, in);
+		    "the master with O_ASYNC may wait for room (it is full or stopped, or %d bytes "
+		    "are queued for the slave): reading them (or starting it) would send its owner "
+		    "the SIGIO the kernel may owe it",
+		    in);
 	if (!s_run && (tio->c_lflag & (ECHO | ECHONL)) && !tty_echo_exact(tio))
 		return cr_fail_errno(
 		    e, ENOTSUP,
-		    "pid %d fd %d (%s): its output is stopped (or full), with ECHO and output processing "
-		    "(OCRNL, ONOCR, ONLRET or XTABS) that echoes held back cannot be made again with",
-		    c->pid, fd, link);
+		    "its output is stopped (or full), with ECHO and output processing (OCRNL, ONOCR, "
+		    "ONLRET or XTABS) that echoes held back cannot be made again with");
 	return 0;
 }
 
@@ -447,13 +445,13 @@ static int dump_queues(struct dump_ctx *c, int fd, const char *link, int cfd, Tt
 	}
 	ioctl(s, FIONREAD, &in);
 	bool input = !(tio.c_lflag & EXTPROC) && has_sys_admin();
-	if (refuse_early(c, fd, link, cfd, s, &tio, !(tio.c_lflag & EXTPROC), e))
+	if (refuse_early(cfd, s, &tio, !(tio.c_lflag & EXTPROC), e))
 		return -1;
 	if (!input && !(tio.c_lflag & EXTPROC) && in > 0) /* an unprivileged crshim: not lost with a notice */
 		return cr_fail_errno(e, EPERM,
-				     "pid %d fd %d (%s): %d bytes queued for the slave: putting them back "
-				     "(TIOCSTI) needs CAP_SYS_ADMIN, which crshim lacks",
-				     c->pid, fd, link, in);
+				     "%d bytes queued for the slave: putting them back (TIOCSTI) needs "
+				     "CAP_SYS_ADMIN, which crshim lacks",
+				     in);
 	if (!input)
 		warn_left(c, fd, link, "for the slave", in,
 			  (tio.c_lflag & EXTPROC) ? "EXTPROC" : "TIOCSTI needs CAP_SYS_ADMIN");

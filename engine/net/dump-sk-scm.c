@@ -121,8 +121,10 @@ static int write_file(struct dump_ctx *c, struct dump_scm_file *f, struct img_wr
 		snprintf(why, sizeof(why), "%s", e->msg);
 		return cr_fail_errno(e, e->errnum,
 				     "fd %d of task %d is a unix socket (socket:[%u]) with %s (%s) in flight "
-				     "(SCM_RIGHTS), not supported: %s",
-				     f->sk_fd, c->pid, f->ino, what, link, why);
+				     "(SCM_RIGHTS)%s: %s",
+				     f->sk_fd, c->pid, f->ino, what, link,
+				     e->errnum == ENOTSUP || e->errnum == EOPNOTSUPP ? ", not supported" : "",
+				     why);
 	}
 	f->kept = f->fd;
 	f->fd = -1; /* open until the dump ends */
