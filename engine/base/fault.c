@@ -50,6 +50,9 @@ static const struct fault_point table[] = {
     {FI_DUMP_NS, "dump-ns", F, 0, "dump: namespaces read and their images written, before ns.img"},
     {FI_DUMP_RESTORE_CHECK, "dump-restore-check", F, 0,
      "dump: images written, the restore's dry run over them refuses (tree not yet killed/released)"},
+    {FI_DUMP_TIMER_TAKEN, "dump-timer-taken", F, 0,
+     "dump: a periodic POSIX timer's pending signal taken in the task to read its overrun count, before it "
+     "is queued again"},
     {FI_RESTORE_CGROUP_MID, "restore-cgroup-mid", F, 0,
      "restore: the first of the tree's cgroups made (mkdir, properties), before the others and the tasks"},
     {FI_RESTORE_MNT_MID, "restore-mnt-mid", F, 0,

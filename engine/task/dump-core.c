@@ -738,6 +738,8 @@ static int pending_overrun(struct dump_ctx *c, size_t i, struct cr_err *e)
 	if (rc.v[0].ret != p->signo || code != SI_TIMER || id != p->id || ov < 0)
 		return cr_fail_errno(e, EIO, "task %d: POSIX timer %d: took signal %ld (code %d, timer %d)",
 				     c->pid, p->id, rc.v[0].ret, code, id);
+	if (fault_check(c->o, FI_DUMP_TIMER_TAKEN, e))
+		return -1;
 	int64_t at = now.tv_sec * 1000000000LL + now.tv_nsec + val.it_value.tv_sec * 1000000000LL +
 		     val.it_value.tv_nsec - ((int64_t)ov + 1) * iv;
 	arm = (struct itimerspec){v->it_interval, {at / 1000000000LL, at % 1000000000LL}};
