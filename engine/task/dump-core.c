@@ -703,20 +703,80 @@ static int stale_again(struct dump_ctx *c, size_t i, struct cr_err *e)
 	return 0;
 }
 
-/* Timer i's own pending signal taken in the task (rt_sigtimedwait): the expiries it counted missed
- * (si_overrun) to timer_pend_ov, and the timer armed again where that signal was queued: its next expiry
- * less that many intervals and one (TIMER_ABSTIME: it expires at once, queues its signal, which counts the
- * same when taken). */
-static int pending_overrun(struct dump_ctx *c, size_t i, struct cr_err *e)
+/* What pending_overrun took (its siginfo still in the scratch), queued back by the task as it was (any
+ * si_code: a task may queue its own signals so): to the first thread's own queue (thread), else the
+ * process's; vpid: the task's pid as it sees it. */
+static int po_queue_back(struct dump_ctx *c, int sig, long vpid, bool thread, struct cr_err *e)
+{
+	uint64_t si = c->in.scratch + SCR_PO_INFO;
+	unsigned long pid = (unsigned long)vpid;
+	struct rcalls rc = {.n = 0};
+	if (thread)
+		add(&rc, "rt_tgsigqueueinfo", __NR_rt_tgsigqueueinfo, pid, pid, (unsigned long)sig, si);
+	else
+		add(&rc, "rt_sigqueueinfo", __NR_rt_sigqueueinfo, pid, (unsigned long)sig, si, 0);
+	if (infect_batch(&c->in, rc.v, rc.n, e) || ok(&rc, 0, e))
+		return cr_wrap(e, "signal %d taken, not queued back", sig);
+	return 0;
+}
+
+#define PO_LATE (-2) /* po_rearm: armed, its signal not queued yet (it comes late) */
+
+/* Timer i armed again where the signal pending_overrun took was queued: its next expiry (now + val) less
+ * ov intervals and one (TIMER_ABSTIME: it expires at once, queues its signal, which counts the same when
+ * taken, and every expiry until then too). */
+static int po_rearm(struct dump_ctx *c, size_t i, const struct timespec *now, const struct itimerspec *val,
+		    int ov, struct cr_err *e)
 {
 	const struct proc_timer *p = &c->rem.timers[i];
 	const struct itimerspec *v = &c->rem.timer_val[i];
-	uint64_t s = c->in.scratch, set = 1ULL << (p->signo - 1), zero[2] = {0, 0};
 	int64_t iv = v->it_interval.tv_sec * 1000000000LL + v->it_interval.tv_nsec;
+	int64_t at = now->tv_sec * 1000000000LL + now->tv_nsec + val->it_value.tv_sec * 1000000000LL +
+		     val->it_value.tv_nsec - ((int64_t)ov + 1) * iv;
+	struct itimerspec arm = {v->it_interval, {at / 1000000000LL, at % 1000000000LL}};
+	uint64_t s = c->in.scratch + SCR_PO_ARM;
+	struct rcalls rc = {.n = 0};
+	if (at <= 0)
+		return cr_fail_errno(e, EIO, "POSIX timer %d: queued before its clock began", p->id);
+	add(&rc, "timer_settime", __NR_timer_settime, (unsigned long)p->id, TIMER_ABSTIME, s, 0);
+	if (scratch_write(c, s, &arm, sizeof(arm), e) || infect_batch(&c->in, rc.v, rc.n, e) || ok(&rc, 0, e))
+		return cr_wrap(e, "POSIX timer %d: armed again", p->id);
+	return timer_sig_wait(c, p->id, e) ? PO_LATE : 0;
+}
+
+/* The signal pending_overrun took (timer i's own: its siginfo, ov, now, val) queued again: by the task
+ * (po_queue_back) for a timer on CLOCK_REALTIME, else by the timer armed again (po_rearm), the other way
+ * when that one fails. Both give the program that very siginfo, but a CLOCK_REALTIME timer armed again
+ * (TIMER_ABSTIME) would follow clock_settime from then on, which one armed relative does not; queued back,
+ * a timer's signal no longer stands for its expiries (the next one queues another signal, which counts the
+ * expiries after it). */
+static int po_again(struct dump_ctx *c, size_t i, const struct timespec *now, const struct itimerspec *val,
+		    int ov, long vpid, struct cr_err *e)
+{
+	const struct proc_timer *p = &c->rem.timers[i];
+	bool rearm = p->clock != CLOCK_REALTIME;
+	for (int k = 0; k < 2; k++, rearm = !rearm) {
+		int r = rearm ? po_rearm(c, i, now, val, ov, e)
+			      : po_queue_back(c, p->signo, vpid, p->notify & 4 /* SIGEV_THREAD_ID */, e);
+		if (r == 0 || r == PO_LATE)
+			return r ? -1 : 0;
+		pr_warn("task %d: %s\n", c->pid, e->msg);
+	}
+	return -1;
+}
+
+/* Timer i's own pending signal taken in the task (rt_sigtimedwait): the expiries it counted missed
+ * (si_overrun) to timer_pend_ov, the signal queued again (po_again). Whatever fails once it is taken, it is
+ * queued back: the tree goes on with it when the dump fails. Another signal of its number taken in its
+ * place (sent in between, into the first thread's own queue, which comes first) is queued back there. */
+static int pending_overrun(struct dump_ctx *c, size_t i, struct cr_err *e)
+{
+	const struct proc_timer *p = &c->rem.timers[i];
+	uint64_t s = c->in.scratch, set = 1ULL << (p->signo - 1), zero[2] = {0, 0};
 	struct rcalls rc = {.n = 0};
 	uint8_t info[128];
 	struct timespec now;
-	struct itimerspec val, arm;
+	struct itimerspec val;
 	if (scratch_write(c, s + SCR_PO_SET, &set, sizeof(set), e) ||
 	    scratch_write(c, s + SCR_PO_ZERO, zero, sizeof(zero), e))
 		return -1;
@@ -724,31 +784,40 @@ static int pending_overrun(struct dump_ctx *c, size_t i, struct cr_err *e)
 	    8);
 	add(&rc, "clock_gettime", __NR_clock_gettime, (unsigned long)(long)p->clock, s + SCR_PO_NOW, 0, 0);
 	add(&rc, "timer_gettime", __NR_timer_gettime, (unsigned long)p->id, s + SCR_PO_VAL, 0, 0);
+	add(&rc, "getpid", __NR_getpid, 0, 0, 0, 0);
 	if (infect_batch(&c->in, rc.v, rc.n, e))
 		return -1;
 	if (rc.v[0].ret == -EAGAIN) /* stale (its timer armed again since), dropped: made again */
 		return stale_again(c, i, e);
-	if (ok(&rc, 0, e) || ok(&rc, 1, e) || ok(&rc, 2, e) ||
-	    infect_read(&c->in, s + SCR_PO_INFO, info, sizeof(info), e) ||
-	    infect_read(&c->in, s + SCR_PO_NOW, &now, sizeof(now), e) ||
-	    infect_read(&c->in, s + SCR_PO_VAL, &val, sizeof(val), e))
+	if (ok(&rc, 0, e))
 		return -1;
-	int32_t code, id, ov;
-	memcpy(&code, info + 8, 4), memcpy(&id, info + 16, 4), memcpy(&ov, info + 20, 4);
-	if (rc.v[0].ret != p->signo || code != SI_TIMER || id != p->id || ov < 0)
-		return cr_fail_errno(e, EIO, "task %d: POSIX timer %d: took signal %ld (code %d, timer %d)",
-				     c->pid, p->id, rc.v[0].ret, code, id);
-	if (fault_check(c->o, FI_DUMP_TIMER_TAKEN, e))
-		return -1;
-	int64_t at = now.tv_sec * 1000000000LL + now.tv_nsec + val.it_value.tv_sec * 1000000000LL +
-		     val.it_value.tv_nsec - ((int64_t)ov + 1) * iv;
-	arm = (struct itimerspec){v->it_interval, {at / 1000000000LL, at % 1000000000LL}};
-	rc.n = 0;
-	add(&rc, "timer_settime", __NR_timer_settime, (unsigned long)p->id, TIMER_ABSTIME, s + SCR_PO_ARM, 0);
-	if (at <= 0 || scratch_write(c, s + SCR_PO_ARM, &arm, sizeof(arm), e) ||
-	    infect_batch(&c->in, rc.v, rc.n, e) || ok(&rc, 0, e) || timer_sig_wait(c, p->id, e))
-		return at <= 0 ? cr_fail_errno(e, EIO, "POSIX timer %d: queued before its clock began", p->id)
-			       : cr_wrap(e, "POSIX timer %d: armed again", p->id);
+	bool own = false;
+	int32_t code = 0, id = 0, ov = 0;
+	int ret = ok(&rc, 1, e) || ok(&rc, 2, e) || ok(&rc, 3, e) ||
+			  infect_read(&c->in, s + SCR_PO_INFO, info, sizeof(info), e) ||
+			  infect_read(&c->in, s + SCR_PO_NOW, &now, sizeof(now), e) ||
+			  infect_read(&c->in, s + SCR_PO_VAL, &val, sizeof(val), e)
+		      ? -1
+		      : 0;
+	if (!ret) {
+		memcpy(&code, info + 8, 4), memcpy(&id, info + 16, 4), memcpy(&ov, info + 20, 4);
+		own = rc.v[0].ret == p->signo && code == SI_TIMER && id == p->id && ov >= 0;
+		if (!own)
+			ret = cr_fail_errno(e, EIO,
+					    "task %d: POSIX timer %d: took signal %ld (code %d, timer %d)",
+					    c->pid, p->id, rc.v[0].ret, code, id);
+	}
+	if (!ret)
+		ret = fault_check(c->o, FI_DUMP_TIMER_TAKEN, e);
+	if (!ret)
+		ret = po_again(c, i, &now, &val, ov, rc.v[3].ret, e);
+	else { /* (own or not: the first thread's own queue for a SIGEV_THREAD_ID timer or another signal) */
+		struct cr_err e2;
+		if (po_queue_back(c, (int)rc.v[0].ret, rc.v[3].ret, !own || (p->notify & 4), &e2))
+			pr_err("task %d: POSIX timer %d: %s: lost\n", c->pid, p->id, e2.msg);
+	}
+	if (ret)
+		return ret;
 	c->rem.timer_pend_ov[i] = ov;
 	c->rem.timer_val[i].it_value = val.it_value, c->rem.timer_now[i] = now; /* (its next expiry) */
 	pr_debug("task %d: POSIX timer %d: its pending signal counts %d expiries missed\n", c->pid, p->id,

@@ -105,6 +105,42 @@ static inline int pt_take(int sig)
 	return sigtimedwait(&s, &si, &zero) == sig;
 }
 
+/* The start time of the calling process (/proc/self/stat field 22, clock ticks since boot; -1: not read): a
+ * restored process is a new one, started later. */
+static inline long long pt_starttime(void)
+{
+	char buf[1024];
+	FILE *f = fopen("/proc/self/stat", "r");
+	size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+	long long v = -1;
+	if (f)
+		fclose(f);
+	buf[n] = '\0';
+	char *p = strrchr(buf, ')');
+	/* (after the name: state, then fields 4 to 21, then the start time) */
+	if (p && sscanf(p + 2,
+			"%*c"
+			"%*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %lld",
+			&v) != 1)
+		v = -1;
+	return v;
+}
+
+/* The pending signals sig (SI_TIMER) taken: the expiries they count (1 + si_overrun each) added to *n; their
+ * number. */
+static inline int pt_take_all(int sig, long long *n)
+{
+	struct timespec zero = {0, 0};
+	sigset_t s;
+	siginfo_t si;
+	int k = 0;
+	sigemptyset(&s);
+	sigaddset(&s, sig);
+	while (sigtimedwait(&s, &si, &zero) == sig && si.si_code == SI_TIMER)
+		*n += 1 + si.si_overrun, k++;
+	return k;
+}
+
 /* sig blocked, and *sev a SIGEV_SIGNAL of it. */
 static inline void pt_sigev_blocked(struct sigevent *sev, int sig)
 {
