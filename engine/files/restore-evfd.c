@@ -125,15 +125,19 @@ static struct timespec ns_ts(int64_t v)
 }
 
 /* The value as it would be now: the time left at dump minus the time since. An absolute timer keeps its
- * expiry (dump time + time left); a relative one whose expiry passed while it was not running is armed
- * at that absolute expiry, so the kernel counts the periods missed as ticks. */
-static int arm_timer(int fd, const TimerfdEntry *tf, char *msg, size_t len)
+ * expiry (dump time + time left). A relative one whose expiry passed while it was not running stays
+ * relative (its settime flags as saved: fdinfo shows them): a one-shot one armed to expire at once, a
+ * periodic one at its next expiry on its grid, the expiries passed (*passed) counted as ticks by the
+ * caller; where ticks cannot be set, armed at that absolute expiry (the kernel counts them, TFD_TIMER_ABSTIME
+ * added). */
+static int arm_timer(int fd, const TimerfdEntry *tf, uint64_t *passed, char *msg, size_t len)
 {
 	struct itimerspec its = {.it_interval = ns_ts(ts_ns(tf->interval_sec, tf->interval_nsec))};
-	int64_t left = ts_ns(tf->value_sec, tf->value_nsec);
+	int64_t left = ts_ns(tf->value_sec, tf->value_nsec), iv = ts_ns(tf->interval_sec, tf->interval_nsec);
 	int flags = (int)tf->settime_flags;
 	struct timespec now;
-	if (!left && !its.it_interval.tv_sec && !its.it_interval.tv_nsec) /* disarmed, its flags kept */
+	*passed = 0;
+	if (!left && !iv) /* disarmed, its flags kept */
 		return flags && timerfd_settime(fd, flags, &its, NULL)
 			   ? rst_errmsg(msg, len, "timerfd_settime")
 			   : 0;
@@ -147,13 +151,36 @@ static int arm_timer(int fd, const TimerfdEntry *tf, char *msg, size_t len)
 	}
 	int64_t expiry = ts_ns(tf->dump_now_sec, tf->dump_now_nsec) + left;
 	int64_t rel = expiry - ts_ns((uint64_t)now.tv_sec, (uint64_t)now.tv_nsec);
-	if ((flags & TFD_TIMER_ABSTIME) || rel <= 0) {
+	if (flags & TFD_TIMER_ABSTIME)
 		its.it_value = ns_ts(expiry);
-		flags |= TFD_TIMER_ABSTIME;
-	} else {
+	else if (rel > 0)
 		its.it_value = ns_ts(rel);
+	else if (!iv)
+		its.it_value = ns_ts(1);
+	else { /* expiry + k * iv <= now for k < passed: the next one, (0, iv] ahead */
+		*passed = (uint64_t)(-rel / iv + 1);
+		its.it_value = ns_ts(rel + (int64_t)*passed * iv);
 	}
 	if (timerfd_settime(fd, flags, &its, NULL))
+		return rst_errmsg(msg, len, "timerfd_settime");
+	return 0;
+}
+
+/* The expiries of tf not read yet and those passed while it did not run (arm_timer): its ticks (best
+ * effort, TFD_IOC_SET_TICKS needs CONFIG_CHECKPOINT_RESTORE; passed ones without it: armed absolute). */
+static int set_ticks(int fd, const TimerfdEntry *tf, uint64_t passed, char *msg, size_t len)
+{
+	uint64_t ticks = tf->ticks + passed;
+	struct pollfd p = {.fd = fd, .events = POLLIN};
+	if (!ticks)
+		return 0;
+	if (!tf->value_sec && !tf->value_nsec)
+		poll(&p, 1, 100); /* its expiry above is counted before the count is set */
+	if (!ioctl(fd, TFD_IOC_SET_TICKS, &ticks) || !passed)
+		return 0;
+	int64_t at = ts_ns(tf->dump_now_sec, tf->dump_now_nsec) + ts_ns(tf->value_sec, tf->value_nsec);
+	struct itimerspec its = {ns_ts(ts_ns(tf->interval_sec, tf->interval_nsec)), ns_ts(at)};
+	if (timerfd_settime(fd, (int)tf->settime_flags | TFD_TIMER_ABSTIME, &its, NULL))
 		return rst_errmsg(msg, len, "timerfd_settime");
 	return 0;
 }
@@ -161,20 +188,13 @@ static int arm_timer(int fd, const TimerfdEntry *tf, char *msg, size_t len)
 int rst_timerfd_make(const FileEntry *f, char *msg, size_t len)
 {
 	const TimerfdEntry *tf = f->timerfd;
+	uint64_t passed;
 	int fd = timerfd_create(tf->clockid, TFD_CLOEXEC);
 	if (fd < 0)
 		return rst_errmsg(msg, len, "timerfd_create clock %d", tf->clockid);
-	if (arm_timer(fd, tf, msg, len)) {
+	if (arm_timer(fd, tf, &passed, msg, len) || set_ticks(fd, tf, passed, msg, len)) {
 		close(fd);
 		return -1;
-	}
-	/* expirations not read yet: best effort (needs CONFIG_CHECKPOINT_RESTORE) */
-	if (tf->ticks) {
-		uint64_t ticks = tf->ticks;
-		struct pollfd p = {.fd = fd, .events = POLLIN};
-		if (!tf->value_sec && !tf->value_nsec)
-			poll(&p, 1, 100); /* its expiry above is counted before the count is set */
-		ioctl(fd, TFD_IOC_SET_TICKS, &ticks);
 	}
 	return with_fl(fd, tf->flags, msg, len);
 }
