@@ -4,13 +4,9 @@
  * interval kept, counting the process's CPU time: the first thread's spin moves each on (20 ms of it, or
  * more until the itimers moved by a tick: 2 s at most). (A guard:
  * passes before the change that restores those thread CPU-time timers.) */
-#include <pthread.h>
 #include <sys/time.h>
 #include "posix_timer_spin.h"
 
-static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
-static int made = -1, end;
 static timer_t tm;
 
 static void *thread(void *arg)
@@ -22,12 +18,9 @@ static void *thread(void *arg)
 	pt_sigev_blocked(&sev, SIGRTMIN + 3);
 	int r = timer_create(CLOCK_PROCESS_CPUTIME_ID, &sev, &tm) || timer_settime(tm, 0, &its, NULL) ||
 		setitimer(ITIMER_PROF, &iv, NULL) || setitimer(ITIMER_VIRTUAL, &iv, NULL);
-	pthread_mutex_lock(&mu);
-	made = r;
-	pthread_cond_broadcast(&cv);
-	while (!end)
-		pthread_cond_wait(&cv, &mu);
-	pthread_mutex_unlock(&mu);
+	pt_turn_set(&pt_turns.made, r);
+	pt_turn_wait(&pt_turns.go);
+	pt_turn_set(&pt_turns.done, 1);
 	return NULL;
 }
 
@@ -50,18 +43,8 @@ int main(int argc, char **argv)
 	pthread_t th;
 
 	test_init(argc, argv);
-	if (pthread_create(&th, NULL, thread, NULL)) {
-		fail("pthread_create");
+	if (pt_thread_start(&th, thread, "timer_create/timer_settime/setitimer"))
 		return 1;
-	}
-	pthread_mutex_lock(&mu);
-	while (made < 0)
-		pthread_cond_wait(&cv, &mu);
-	pthread_mutex_unlock(&mu);
-	if (made) {
-		fail("timer_create/timer_settime/setitimer in the thread");
-		return 1;
-	}
 	test_daemon();
 	test_waitsig();
 
@@ -87,11 +70,7 @@ int main(int argc, char **argv)
 		if (isec[i] != 10 || a[i] <= 0 || a[i] > 3601 * 1000000LL || a[i] <= b[i])
 			fail("%s reads interval %ld s, %lld then %lld us left after its spin", name[i],
 			     isec[i], a[i], b[i]);
-	pthread_mutex_lock(&mu);
-	end = 1;
-	pthread_cond_broadcast(&cv);
-	pthread_mutex_unlock(&mu);
-	pthread_join(th, NULL);
+	pt_thread_turn(th);
 	pass();
 	return 0;
 }

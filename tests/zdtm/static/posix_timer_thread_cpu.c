@@ -3,12 +3,8 @@
  * still count that thread's time, not the first thread's: its time left drops by the 20 ms the thread spins
  * and not while the first thread spins (the other asleep); its interval is kept. Before, the dump refused it
  * (the restore made every timer in the first thread). */
-#include <pthread.h>
 #include "posix_timer_spin.h"
 
-static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
-static int made = -1, go, done;
 static timer_t tm;
 static long long left[2];
 
@@ -19,20 +15,13 @@ static void *thread(void *arg)
 	(void)arg;
 	pt_sigev_blocked(&sev, SIGRTMIN + 3);
 	int r = timer_create(CLOCK_THREAD_CPUTIME_ID, &sev, &tm) || timer_settime(tm, 0, &its, NULL);
-	pthread_mutex_lock(&mu);
-	made = r;
-	pthread_cond_broadcast(&cv);
-	while (!go)
-		pthread_cond_wait(&cv, &mu);
-	pthread_mutex_unlock(&mu);
+	pt_turn_set(&pt_turns.made, r);
+	pt_turn_wait(&pt_turns.go);
 	/* the first thread waits on cv meanwhile: its CPU time stands still */
 	left[0] = pt_left(tm);
 	pt_spin(20);
 	left[1] = pt_left(tm);
-	pthread_mutex_lock(&mu);
-	done = 1;
-	pthread_cond_broadcast(&cv);
-	pthread_mutex_unlock(&mu);
+	pt_turn_set(&pt_turns.done, 1);
 	return NULL;
 }
 
@@ -46,18 +35,8 @@ int main(int argc, char **argv)
 	sigemptyset(&s);
 	sigaddset(&s, SIGRTMIN + 3);
 	sigprocmask(SIG_BLOCK, &s, NULL);
-	if (pthread_create(&th, NULL, thread, NULL)) {
-		fail("pthread_create");
+	if (pt_thread_start(&th, thread, "timer_create/timer_settime"))
 		return 1;
-	}
-	pthread_mutex_lock(&mu);
-	while (made < 0)
-		pthread_cond_wait(&cv, &mu);
-	pthread_mutex_unlock(&mu);
-	if (made) {
-		fail("timer_create/timer_settime in the thread");
-		return 1;
-	}
 	test_daemon();
 	test_waitsig();
 
@@ -74,13 +53,7 @@ int main(int argc, char **argv)
 		    "the time left went from %lld to %lld ns while only the first thread ran: it counts that "
 		    "thread's CPU time",
 		    a, b);
-	pthread_mutex_lock(&mu);
-	go = 1;
-	pthread_cond_broadcast(&cv);
-	while (!done)
-		pthread_cond_wait(&cv, &mu);
-	pthread_mutex_unlock(&mu);
-	pthread_join(th, NULL);
+	pt_thread_turn(th);
 	if (left[0] - left[1] < 10 * 1000000LL)
 		fail("the time left went from %lld to %lld ns while its thread ran for 20 ms", left[0],
 		     left[1]);

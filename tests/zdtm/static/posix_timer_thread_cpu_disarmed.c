@@ -3,12 +3,8 @@
  * drops by the 20 ms its thread spins and not while the other thread spins (asleep meanwhile). Before, the
  * dump refused both (which thread's time they count cannot be told from their time left, which stands
  * still). */
-#include <pthread.h>
 #include "posix_timer_spin.h"
 
-static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
-static int made = -1, go, done;
 static timer_t tl, tt; /* the first thread's, the other's */
 static long long lt[2], ll[2];
 /* at most this much CPU time of a thread asleep on cv (of its way into the sleep) while the other spins 20 ms
@@ -21,21 +17,14 @@ static void *thread(void *arg)
 	(void)arg;
 	pt_sigev_blocked(&sev, SIGRTMIN + 3);
 	int r = timer_create(CLOCK_THREAD_CPUTIME_ID, &sev, &tt);
-	pthread_mutex_lock(&mu);
-	made = r;
-	pthread_cond_broadcast(&cv);
-	while (!go)
-		pthread_cond_wait(&cv, &mu);
-	pthread_mutex_unlock(&mu);
+	pt_turn_set(&pt_turns.made, r);
+	pt_turn_wait(&pt_turns.go);
 	/* the first thread waits on cv meanwhile: its CPU time stands still (but for the few microseconds it
 	 * may still run on the other CPU between its broadcast and its sleep: IDLE_NS) */
 	lt[0] = pt_left(tt), ll[0] = pt_left(tl);
 	pt_spin(20);
 	lt[1] = pt_left(tt), ll[1] = pt_left(tl);
-	pthread_mutex_lock(&mu);
-	done = 1;
-	pthread_cond_broadcast(&cv);
-	pthread_mutex_unlock(&mu);
+	pt_turn_set(&pt_turns.done, 1);
 	return NULL;
 }
 
@@ -47,18 +36,12 @@ int main(int argc, char **argv)
 
 	test_init(argc, argv);
 	pt_sigev_blocked(&sev, SIGRTMIN + 3);
-	if (timer_create(CLOCK_THREAD_CPUTIME_ID, &sev, &tl) || pthread_create(&th, NULL, thread, NULL)) {
-		fail("timer_create/pthread_create");
+	if (timer_create(CLOCK_THREAD_CPUTIME_ID, &sev, &tl)) {
+		fail("timer_create");
 		return 1;
 	}
-	pthread_mutex_lock(&mu);
-	while (made < 0)
-		pthread_cond_wait(&cv, &mu);
-	pthread_mutex_unlock(&mu);
-	if (made) {
-		fail("timer_create in the thread");
+	if (pt_thread_start(&th, thread, "timer_create"))
 		return 1;
-	}
 	test_daemon();
 	test_waitsig();
 
@@ -76,13 +59,7 @@ int main(int argc, char **argv)
 		fail("the first thread ran 20 ms: its timer went from %lld to %lld ns left, the other "
 		     "thread's from %lld to %lld",
 		     l0, l1, t0, t1);
-	pthread_mutex_lock(&mu);
-	go = 1;
-	pthread_cond_broadcast(&cv);
-	while (!done)
-		pthread_cond_wait(&cv, &mu);
-	pthread_mutex_unlock(&mu);
-	pthread_join(th, NULL);
+	pt_thread_turn(th);
 	if (lt[0] - lt[1] < 10 * 1000000LL || ll[0] - ll[1] > IDLE_NS)
 		fail("the other thread ran 20 ms: its timer went from %lld to %lld ns left, the first "
 		     "thread's from %lld to %lld",

@@ -3,34 +3,20 @@
  * counts the first thread's CPU time, not the other's: read by the other thread before and after it spins
  * (the first thread asleep meanwhile), the time left is the same; its interval is kept. The dump refuses such
  * a timer of another thread (posix_timer_thread_cpu). */
-#include <pthread.h>
-#include "posix_timer.h"
+#include "posix_timer_spin.h"
 
-static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
-static int go, done;
 static timer_t tm;
 static struct itimerspec got[2];
 
 static void *thread(void *arg)
 {
 	(void)arg;
-	pthread_mutex_lock(&mu);
-	while (!go)
-		pthread_cond_wait(&cv, &mu);
-	pthread_mutex_unlock(&mu);
+	pt_turn_wait(&pt_turns.go);
 	/* the first thread waits on cv meanwhile: its CPU time stands still */
 	timer_gettime(tm, &got[0]);
-	struct timespec a, b;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
-	do
-		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
-	while ((b.tv_sec - a.tv_sec) * PT_NS + b.tv_nsec - a.tv_nsec < 20 * 1000000LL);
+	pt_spin(20);
 	timer_gettime(tm, &got[1]);
-	pthread_mutex_lock(&mu);
-	done = 1;
-	pthread_cond_broadcast(&cv);
-	pthread_mutex_unlock(&mu);
+	pt_turn_set(&pt_turns.done, 1);
 	return NULL;
 }
 
@@ -50,13 +36,7 @@ int main(int argc, char **argv)
 	test_daemon();
 	test_waitsig();
 
-	pthread_mutex_lock(&mu);
-	go = 1;
-	pthread_cond_broadcast(&cv);
-	while (!done)
-		pthread_cond_wait(&cv, &mu);
-	pthread_mutex_unlock(&mu);
-	pthread_join(th, NULL);
+	pt_thread_turn(th);
 	if (got[0].it_interval.tv_sec != 10 || got[0].it_interval.tv_nsec ||
 	    (!got[0].it_value.tv_sec && !got[0].it_value.tv_nsec) || got[0].it_value.tv_sec > 3600)
 		fail("the timer reads interval %ld s, value %ld s", (long)got[0].it_interval.tv_sec,
