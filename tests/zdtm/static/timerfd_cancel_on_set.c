@@ -8,33 +8,14 @@
 #include <stdlib.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
+#include "timerfd_flags.h"
 #include "zdtmtst.h"
 
-#ifndef TFD_TIMER_CANCEL_ON_SET
-#define TFD_TIMER_CANCEL_ON_SET (1 << 1)
-#endif
 #define NS 1000000000LL
 #define N 3
 
 static const int flags[N] = {TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET, TFD_TIMER_CANCEL_ON_SET,
 			     TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET};
-
-/* fdinfo's "settime flags" of fd (-1: none) */
-static int settime_flags(int fd)
-{
-	char path[64], line[256];
-	unsigned v;
-	int r = -1;
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "settime flags: %o", &v) == 1)
-			r = (int)v;
-	fclose(f);
-	return r;
-}
 
 static long long now_ns(void)
 {
@@ -67,7 +48,7 @@ int main(int argc, char **argv)
 			fail("timerfd %d", i);
 			return 1;
 		}
-		fl[i] = settime_flags(fd[i]);
+		fl[i] = tfd_settime_flags(fd[i]);
 		at[i] = expiry(fd[i]);
 		test_msg("timerfd %d: settime flags 0%o, expiry %lld\n", i, fl[i], at[i]);
 		if (fl[i] != flags[i])
@@ -77,7 +58,7 @@ int main(int argc, char **argv)
 	test_waitsig();
 
 	for (int i = 0; i < N; i++) {
-		int f = settime_flags(fd[i]);
+		int f = tfd_settime_flags(fd[i]);
 		long long a = expiry(fd[i]);
 		if (f != fl[i])
 			fail("timerfd %d: settime flags 0%o after restore, 0%o before", i, f, fl[i]);

@@ -11,31 +11,12 @@
 #include <string.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
+#include "timerfd_flags.h"
 #include "zdtmtst.h"
 
-#ifndef TFD_TIMER_CANCEL_ON_SET
-#define TFD_TIMER_CANCEL_ON_SET (1 << 1)
-#endif
 #define NS 1000000000LL
 #define N 24
 #define IV 10
-
-/* fdinfo's "settime flags" of fd (-1: none) */
-static int settime_flags(int fd)
-{
-	char path[64], line[256];
-	unsigned v;
-	int r = -1;
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "settime flags: %o", &v) == 1)
-			r = (int)v;
-	fclose(f);
-	return r;
-}
 
 static long long now_ns(clockid_t c)
 {
@@ -65,7 +46,7 @@ int main(int argc, char **argv)
 	test_waitsig();
 
 	for (int i = 0; i < N; i++) {
-		int f = settime_flags(fd[i]);
+		int f = tfd_settime_flags(fd[i]);
 		uint64_t ticks = 0;
 		struct itimerspec g;
 		long long late = now_ns(clk[i]) - at[i];
