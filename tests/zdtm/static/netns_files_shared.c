@@ -13,7 +13,9 @@ static char stack[64 * 1024] __attribute__((aligned(16)));
 static int child(void *arg)
 {
 	(void)arg;
-	if (unshare(CLONE_NEWNET) || write(ready_pipe[1], "r", 1) != 1)
+	/* (its exit would not close the pipe's write end, which the shared fd table keeps: it says "f") */
+	int bad = unshare(CLONE_NEWNET);
+	if (write(ready_pipe[1], bad ? "f" : "r", 1) != 1 || bad)
 		_exit(64);
 	for (;;)
 		pause();
@@ -27,7 +29,7 @@ int main(int argc, char **argv)
 	if (pipe(ready_pipe))
 		fail("pipe");
 	pid_t ch = clone(child, stack + sizeof(stack), CLONE_FILES | SIGCHLD, NULL);
-	if (ch < 0 || read(ready_pipe[0], &c, 1) != 1) {
+	if (ch < 0 || read(ready_pipe[0], &c, 1) != 1 || c != 'r') {
 		fail("child not ready");
 		return 1;
 	}
