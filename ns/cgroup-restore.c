@@ -36,7 +36,8 @@ struct ns_cg_state {
 	const char **newroot;	       /* per ctl: --cgroup-root (NULL: none) */
 	char **made;		       /* directories made, in order */
 	size_t nmade;
-	char *mem_back; /* ns_cg_mem_enter: crshim's own memory cgroup, to go back to */
+	char *mem_back;	 /* ns_cg_mem_enter: crshim's own memory cgroup, to go back to */
+	int mem_back_fd; /* its cgroup.procs, opened before crshim left it (-1: none) */
 };
 
 static const char *const mode_names[] = {
@@ -119,6 +120,7 @@ int ns_cg_load(const struct cr_opts *o, int dirfd, struct ns_cg_state **out, str
 	}
 	*out = s;
 	s->o = o;
+	s->mem_back_fd = -1;
 	s->ce = (CgroupEntry *)m;
 	s->nh = ns_cg_hiers(s->h, CG_MAX_HIER);
 	s->hof = calloc(s->ce->n_ctls + 1, sizeof(void *));
@@ -582,8 +584,10 @@ static ssize_t mem_ctl(const struct ns_cg_state *s, const CgSet *set, char *dir,
  *     would bring the cgroup to its limit, where its OOM killer picks crshim or a task of the tree
  *     (memory.high: throttled).
  * A limit that is "max" (v1: the page counter's largest value) is none. Looked at once, before crshim joins:
- * the window is short (sockets made and filled, no image pages read). Other v2 controllers (cpu.max, io.max)
- * may slow crshim there, not stop it. */
+ * the window is short (sockets made and filled; a shared memory object made and filled from its image pages,
+ * which the checksum read before has in the page cache, charged where they were read). Other v2 controllers
+ * (cpu.max, io.max) may slow crshim there, not stop it. A crshim that could not write its own cgroup.procs
+ * (a capability-only one in a cgroup of root's) stays out: it opens that file before it joins. */
 #define CG_MEM_ROOM (16LL << 20)
 #define CG_PIDS_ROOM 16LL
 
@@ -684,16 +688,33 @@ void ns_cg_mem_enter(struct ns_cg_state *s, uint64_t bytes)
 			dir, why);
 		return;
 	}
-	if (!(s->mem_back = strdup(now)))
+	/* The way back opened first: a capability-only crshim may join a cgroup delegated to its user and
+	 * not write its own (root's) cgroup.procs, and would stay in the tree's for good. The kernel checks a
+	 * move with the credentials the file was opened with, so the fd is the way back. */
+	char back[PATH_MAX + 300];
+	snprintf(back, sizeof(back), "%s/cgroup.procs", now);
+	int bfd = open(back, O_WRONLY | O_CLOEXEC);
+	if (bfd < 0) {
+		pr_info(
+		    "crshim stays out of the tree's memory cgroup %s (it could not come back: %s: %s): what "
+		    "it makes for the tree is charged to its own\n",
+		    dir, back, strerror(errno));
 		return;
+	}
+	if (!(s->mem_back = strdup(now))) {
+		close(bfd);
+		return;
+	}
 	if (cg_put(dir, "cgroup.procs", getpid())) {
 		pr_info(
 		    "crshim into memory cgroup %s: %s: what it makes for the tree is charged to its own\n",
 		    dir, strerror(errno));
 		free(s->mem_back);
 		s->mem_back = NULL;
+		close(bfd);
 		return;
 	}
+	s->mem_back_fd = bfd;
 	pr_info("crshim in the tree's memory cgroup %s (from %s)\n", dir, now);
 }
 
@@ -701,10 +722,14 @@ void ns_cg_mem_leave(struct ns_cg_state *s)
 {
 	if (!s || !s->mem_back)
 		return;
-	if (cg_put(s->mem_back, "cgroup.procs", getpid()))
+	char v[16];
+	int n = snprintf(v, sizeof(v), "%d", (int)getpid());
+	if (write(s->mem_back_fd, v, (size_t)n) != n)
 		pr_err("crshim back into memory cgroup %s: %s\n", s->mem_back, strerror(errno));
 	else
 		pr_info("crshim back in its memory cgroup %s\n", s->mem_back);
+	close(s->mem_back_fd);
+	s->mem_back_fd = -1;
 	free(s->mem_back);
 	s->mem_back = NULL;
 }
