@@ -500,7 +500,7 @@ static int fifo_chan(struct fifo_key *k, struct cr_err *e)
 		return cr_fail_sys(e, "socketpair for an unlinked FIFO");
 	int fl = fcntl(k->chan[0], F_GETFL);
 	if (fl < 0 || fcntl(k->chan[0], F_SETFL, fl & ~O_NONBLOCK) < 0 ||
-	    scm_send(k->chan[0], &(struct iovec){"m", 1}, 1, NULL, 0) != 1)
+	    scm_send(k->chan[0], &(struct iovec){"t", 1}, 1, NULL, 0) != 1) /* the token */
 		return cr_fail_sys(e, "token of an unlinked FIFO");
 	return 0;
 }
@@ -604,15 +604,25 @@ static int fifo_share(const struct rst_task *ts, size_t n, FileEntry *f, struct 
 static int fifo_from_chan(struct fifo_key *k, const FileEntry *f, char *msg, size_t len)
 {
 	char c;
-	int fd = -1;
+	int fd = -1, fl = 0;
 	size_t nfd = 0;
 	struct iovec iov = {&c, 1};
 	struct timespec t0, now;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (;;) {
-		ssize_t r = scm_recv(k->chan[1], &iov, 1, &fd, 1, &nfd, NULL);
-		if (r == 1)
+		ssize_t r = scm_recv(k->chan[1], &iov, 1, &fd, 1, &nfd, &fl);
+		/* the token ("t", no fd) or the FIFO ("f" and its fd); a FIFO whose fd was lost (MSG_CTRUNC)
+		 * must not be taken for the token, which would make a second FIFO */
+		if (r == 1 && !(fl & MSG_CTRUNC) && ((c == 't' && !nfd) || (c == 'f' && nfd == 1)))
 			break;
+		if (r == 1) {
+			if (nfd)
+				close(fd);
+			errno = EPROTO;
+			return rst_errmsg(msg, len,
+					  "unlinked FIFO %s: a bad word from the first of its openers",
+					  f->reg->path);
+		}
 		if (r >= 0 || (errno != EAGAIN && errno != EINTR)) {
 			errno = r >= 0 ? EPROTO : errno;
 			return rst_errmsg(msg, len, "unlinked FIFO %s: take it from the first of its openers",
@@ -628,11 +638,12 @@ static int fifo_from_chan(struct fifo_key *k, const FileEntry *f, char *msg, siz
 		}
 		poll(&(struct pollfd){.fd = k->chan[1], .events = POLLIN}, 1, (int)left);
 	}
-	if (nfd == 1) {
+	if (c == 'f') {
 		pr_info("unlinked FIFO %s: taken from the first of its openers (fd %d)\n", f->reg->path, fd);
 		return fd;
 	}
 	int h = open_fifo(f, 0, msg, len);
+	c = 'f';
 	for (size_t i = 1; h >= 0 && i < k->nr_openers; i++)
 		if (scm_send(k->chan[0], &iov, 1, &h, 1) != 1) {
 			close(h);
