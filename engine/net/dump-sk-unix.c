@@ -873,12 +873,23 @@ static int fill_icons(struct dump_ctx *c, struct dump_unix *du, const struct ns_
 		}
 		/* The kernel names a closed client's end 0: what it sent is only in the connection, which
 		 * only accept can read (and the dump must not accept). */
-		if (!s->icons[i])
+		if (!s->icons[i] && !c->o->ext_unix_sk)
 			return cr_fail(e,
 				       "fd %d of task %d is a listening unix socket (socket:[%u]) with a "
 				       "connection not accepted yet whose client has closed its end: not "
-				       "supported (what the client sent cannot be read without accepting it)",
+				       "supported (what the client sent cannot be read without accepting it; "
+				       "--ext-unix-sk drops it)",
 				       fd, c->pid, s->ino);
+		if (!s->icons[i]) { /* (as an outside client's, with --ext-unix-sk: dropped, said on stderr)
+				     */
+			eng_notice(
+			    c->o,
+			    "fd %d of task %d: listening unix socket socket:[%u]: a connection not accepted "
+			    "yet whose client has closed its end is dropped (--ext-unix-sk), with what the "
+			    "client sent",
+			    fd, c->pid, s->ino);
+			continue;
+		}
 		if (!c->o->ext_unix_sk)
 			return cr_fail(
 			    e,
