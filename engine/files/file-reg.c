@@ -491,6 +491,28 @@ static char *dir_seen_on(pid_t pid, const char *own, const struct statx *ox, uin
 	return via;
 }
 
+/* The ghost's directory (made: its path, removed too; dir, *rx: the deepest directory of it left, on the
+ * ghost's mount) as the fd f's mount shows it (malloc'ed), when the fd's path is the ghost's seen there (a
+ * bind of a directory above the removed one): the restore keeps that directory made again and the ghost's
+ * name in it till every process has its fds (restore-ghost.c), so that the process opens the ghost by its
+ * own name through its own mount (re->ghost_via, open_kept); NULL else. */
+static char *removed_dir_seen_on(pid_t pid, const char *made, const char *dir, const struct statx *rx,
+				 const struct fd_src *f)
+{
+	const char *tail = below(made, dir), *last = strrchr(made, '/');
+	char *seen, *via = NULL;
+	if (!tail || !*tail || !last || tail == last ||
+	    !(seen = dir_seen_on(pid, dir, rx, rx->stx_mnt_id, (uint64_t)f->fi.mnt_id)))
+		return NULL;
+	const char *s = strcmp(seen, "/") ? seen : "";
+	size_t sl = strlen(s), tl = strlen(tail);
+	if (!strncmp(f->link, s, sl) && !strcmp(f->link + sl, tail) &&
+	    asprintf(&via, "%s%.*s", s, (int)(tl - strlen(last)), tail) < 0)
+		via = NULL;
+	free(seen);
+	return via;
+}
+
 /* A removed directory or a deleted file (f) of a process in the root's mount namespace, held on another
  * mount than the one its ghost is made on (that of the first fd or cwd of its inode: a bind of its parent,
  * say): opened again on its own mount (on_mount), as it was (else every fd of it came back on the ghost's
@@ -525,6 +547,8 @@ static int root_ghost_mount(struct dump_ctx *c, struct fd_src *f, RegFileEntry *
 	if (!handle && !by_name && named &&
 	    !(via = dir_seen_on(c->pid, own, &sx, (uint64_t)f->fi.mnt_id, rx.stx_mnt_id)))
 		via = dir_seen_on(c->pid, dir, &rx, rx.stx_mnt_id, (uint64_t)f->fi.mnt_id);
+	bool removed = !handle && !named && kept && !is_dir && reaches && mb &&
+		       (via = removed_dir_seen_on(c->pid, made, dir, &rx, f));
 	if (!reaches || !(handle || by_name || via)) {
 		pr_warn(
 		    "fd %d: deleted %s on mount %d comes back on mount %d of its ghost (%s): %s\n", f->fd,
@@ -542,6 +566,15 @@ static int root_ghost_mount(struct dump_ctx *c, struct fd_src *f, RegFileEntry *
 		pr_info("fd %d: deleted %s: opened through its ghost's directory or its own as seen on the "
 			"other mount, %s\n",
 			f->fd, f->link, via);
+		/* (its directory removed too: opened by its own name in the ghost's directory made again,
+		 * seen on its mount, where it is kept with the ghost's name till every process has its fds)
+		 */
+		if (removed) {
+			free(re->ghost_mnt), free(re->ghost_name);
+			re->ghost_mnt = strdup(via), re->ghost_name = strdup(mb + 1);
+			if (!re->ghost_mnt || !re->ghost_name)
+				return cr_fail_errno(e, ENOMEM, "out of memory");
+		}
 		re->ghost_via = via, via = NULL;
 	}
 	return 0;

@@ -45,6 +45,9 @@ struct rst_ghost {
 	bool early;   /* a late one made before the mount tree stood, in crshim's view (rst_ghost_early) */
 	int kept_dir; /* a late file an fd opens again on another mount (ghost_mnt): its name stays */
 	char kept_name[256]; /* there (kept_dir) till every process has its fds (rst_ghost_unlink_kept) */
+	/* its directories made again (removed too), kept with its name (malloc'ed; rst_ghost_unlink_kept) */
+	char (*kept_dirs)[4096];
+	int n_kept_dirs;
 	struct timespec times[2]; /* a file's atime, mtime: set once its data is in */
 };
 
@@ -209,8 +212,21 @@ static int set_xattrs(int fd, const GhostFileEntry *g, const char **bad)
 	return 0;
 }
 
-/* root: "" (crshim's view), or /proc/PID/root of the tree's root task (its mount tree). */
-static int create_ghost(const GhostFileEntry *g, struct rst_ghost *rg, const char *root, bool keep,
+/* The directories made again for the ghost rg (removed too) kept with its name: listed in rg (NULL: out of
+ * memory, then removed at once), removed by rst_ghost_unlink_kept */
+static bool keep_dirs(struct rst_ghost *rg, char dirs[][4096], int n)
+{
+	if (!n || !(rg->kept_dirs = malloc((size_t)n * sizeof(*rg->kept_dirs))))
+		return !n;
+	memcpy(rg->kept_dirs, dirs, (size_t)n * sizeof(*rg->kept_dirs));
+	rg->n_kept_dirs = n;
+	return true;
+}
+
+/* root: "" (crshim's view), or /proc/PID/root of the tree's root task (its mount tree). keep: its name stays
+ * till every process has its fds (1: when its directory is there; 2: also in its directories made again, its
+ * directory removed too). */
+static int create_ghost(const GhostFileEntry *g, struct rst_ghost *rg, const char *root, int keep,
 			struct cr_err *e)
 {
 	static char dirs[GHOST_MAX_DIRS][4096];
@@ -262,14 +278,20 @@ static int create_ghost(const GhostFileEntry *g, struct rst_ghost *rg, const cha
 	}
 	const char *slash = strrchr(path, '/');
 	rg->kept_dir = -1;
-	if (keep && m < 0 && !ndirs && slash && strlen(slash + 1) < sizeof(rg->kept_name)) {
+	rg->kept_dirs = NULL, rg->n_kept_dirs = 0;
+	if (keep && m < 0 && (!ndirs || keep > 1) && slash && strlen(slash + 1) < sizeof(rg->kept_name)) {
 		char dir[4096];
 		snprintf(dir, sizeof(dir), "%.*s", slash == path ? 1 : (int)(slash - path), path);
 		rg->kept_dir = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
 		snprintf(rg->kept_name, sizeof(rg->kept_name), "%s", slash + 1);
+		if (rg->kept_dir >= 0 && !keep_dirs(rg, dirs, ndirs)) {
+			close(rg->kept_dir);
+			rg->kept_dir = -1;
+		}
 	}
 	int un = rg->kept_dir >= 0 ? 0 : unlink_in(m, path), err = errno;
-	rmdirs(dirs, ndirs);
+	if (rg->kept_dir < 0)
+		rmdirs(dirs, ndirs);
 	if (un) {
 		close(fd);
 		if (w >= 0)
@@ -441,9 +463,11 @@ struct late_arg {
 
 /* Does an fd of the tree open the ghost of inode (dev, ino) again on another mount (ghost_mnt)? Then its
  * name stays till every process has its fds: linked there again for the open (file-reg.c), it is named as
- * before. */
-static bool rehomed(const struct rst_task *ts, size_t n, uint64_t dev, uint64_t ino)
+ * before. 2 if one opens it so by its own name through a directory of it seen on its mount (ghost_via):
+ * the ghost's directories made again (removed too) stay with it; 1 else; 0 if none. */
+static int rehomed(const struct rst_task *ts, size_t n, uint64_t dev, uint64_t ino)
 {
+	int how = 0;
 	for (size_t i = 0; ts && i < n; i++)
 		for (size_t k = 0; k < ts[i].nr_files; k++) {
 			const RegFileEntry *r = ts[i].files[k]->reg;
@@ -451,9 +475,9 @@ static bool rehomed(const struct rst_task *ts, size_t n, uint64_t dev, uint64_t 
 							 ? find_ghost((struct rst_task *)&ts[i], r->ghost_id)
 							 : NULL;
 			if (rg && rg->dev == dev && rg->ino == ino)
-				return true;
+				how = r->ghost_via ? 2 : how ? how : 1;
 		}
-	return false;
+	return how;
 }
 
 /* one record of ghost-PID.img again, for a tree whose ghosts are made late: make it at its kept fd */
@@ -490,6 +514,7 @@ static int make_late(ProtobufCMessage *m, void *arg, struct cr_err *e)
 	rg->wfd = n.wfd;
 	rg->kept_dir = n.kept_dir;
 	memcpy(rg->kept_name, n.kept_name, sizeof(rg->kept_name));
+	rg->kept_dirs = n.kept_dirs, rg->n_kept_dirs = n.n_kept_dirs;
 	rg->has_times = n.has_times;
 	memcpy(rg->times, n.times, sizeof(rg->times));
 	return fill_ghost(g, rg, e);
@@ -1109,6 +1134,12 @@ void rst_ghost_unlink_kept(struct rst_task *t)
 			pr_warn("ghost %u: unlink %s: %s\n", rg->id, rg->kept_name, strerror(errno));
 		close(rg->kept_dir);
 		rg->kept_dir = -1;
+		for (int k = rg->n_kept_dirs; k-- > 0;)
+			if (rmdir(rg->kept_dirs[k]))
+				pr_warn("ghost %u: rmdir %s (made again): %s\n", rg->id, rg->kept_dirs[k],
+					strerror(errno));
+		free(rg->kept_dirs);
+		rg->kept_dirs = NULL, rg->n_kept_dirs = 0;
 	}
 }
 
