@@ -1201,6 +1201,9 @@ static int open_via(int tmp, int m, const RegFileEntry *r, uint32_t id, int flag
 		return open_kept(v, tmp, &st, flags);
 	snprintf(self, sizeof(self), "/proc/self/fd/%d", tmp);
 	rst_ghost_alt_name(r->ghost_name, id, alt, sizeof(alt));
+	/* (The name lives from the link to the unlink below, a few system calls. A failed restore that kills
+	 * this process in between leaves it, where crshim cannot see it: in the tree's mount namespace, gone
+	 * with the tree, unless that directory is a host directory bound in. Not cleaned up: known.) */
 	for (int i = 0; i < 2; i++, n = alt) /* (taken there: rst_ghost_alt_name's) */
 		if (!linkat(tmp, "", v, n, AT_EMPTY_PATH) ||
 		    !linkat(AT_FDCWD, self, v, n, AT_SYMLINK_FOLLOW)) {

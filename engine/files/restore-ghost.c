@@ -480,6 +480,23 @@ static int rehomed(const struct rst_task *ts, size_t n, uint64_t dev, uint64_t i
 	return how;
 }
 
+/* A ghost's name kept till every process has its fds, and the directories made again for it: gone. */
+static void drop_kept(struct rst_ghost *rg)
+{
+	if (rg->kept_dir < 0)
+		return;
+	if (unlinkat(rg->kept_dir, rg->kept_name, 0))
+		pr_warn("ghost %u: unlink %s: %s\n", rg->id, rg->kept_name, strerror(errno));
+	close(rg->kept_dir);
+	rg->kept_dir = -1;
+	for (int k = rg->n_kept_dirs; k-- > 0;)
+		if (rmdir(rg->kept_dirs[k]))
+			pr_warn("ghost %u: rmdir %s (made again): %s\n", rg->id, rg->kept_dirs[k],
+				strerror(errno));
+	free(rg->kept_dirs);
+	rg->kept_dirs = NULL, rg->n_kept_dirs = 0;
+}
+
 /* one record of ghost-PID.img again, for a tree whose ghosts are made late: make it at its kept fd */
 static int make_late(ProtobufCMessage *m, void *arg, struct cr_err *e)
 {
@@ -508,8 +525,10 @@ static int make_late(ProtobufCMessage *m, void *arg, struct cr_err *e)
 		return -1;
 	int r = dup3(n.fd, rg->fd, O_CLOEXEC), err = errno;
 	close(n.fd);
-	if (r < 0)
+	if (r < 0) {
+		drop_kept(&n); /* (not rg's yet: rst_ghost_unlink_kept would not see them) */
 		return cr_fail_errno(e, err, "ghost %u: put %s at fd %d", g->id, g->path, rg->fd);
+	}
 	rg->made = true;
 	rg->wfd = n.wfd;
 	rg->kept_dir = n.kept_dir;
@@ -1126,21 +1145,8 @@ void rst_ghost_unlink_kept(struct rst_task *t)
 {
 	unlink_linked();
 	copies_free(); /* (every process has its copy: crshim's kept numbers go) */
-	for (size_t i = 0; i < t->nr_ghosts; i++) {
-		struct rst_ghost *rg = &t->ghosts[i];
-		if (rg->kept_dir < 0)
-			continue;
-		if (unlinkat(rg->kept_dir, rg->kept_name, 0))
-			pr_warn("ghost %u: unlink %s: %s\n", rg->id, rg->kept_name, strerror(errno));
-		close(rg->kept_dir);
-		rg->kept_dir = -1;
-		for (int k = rg->n_kept_dirs; k-- > 0;)
-			if (rmdir(rg->kept_dirs[k]))
-				pr_warn("ghost %u: rmdir %s (made again): %s\n", rg->id, rg->kept_dirs[k],
-					strerror(errno));
-		free(rg->kept_dirs);
-		rg->kept_dirs = NULL, rg->n_kept_dirs = 0;
-	}
+	for (size_t i = 0; i < t->nr_ghosts; i++)
+		drop_kept(&t->ghosts[i]);
 }
 
 void rst_ghost_free(struct rst_task *t)
