@@ -251,7 +251,7 @@ QA_PKGS := clang clang-tools clang-tidy clang-format cppcheck lcov bear libclang
 	gcc-aarch64-linux-gnu libc6-dev-arm64-cross
 CROSS_ARCH_PKGS := libprotobuf-c-dev:arm64 libcap-dev:arm64 libnl-3-dev:arm64 libnl-route-3-dev:arm64 libyajl-dev:arm64 qemu-user-static
 # Unit tests that run under qemu-user on arm64 (no ptrace there): the image layer and the CLI parser.
-CROSS_UNIT_TESTS ?= image cli
+CROSS_UNIT_TESTS ?= image cli crc32c
 FUZZ_SECONDS ?= 60
 # targets fuzzed at a time (each libFuzzer run takes one core)
 FUZZ_JOBS ?= 1

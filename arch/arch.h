@@ -25,6 +25,12 @@ int arch_regset_set(pid_t tid, unsigned int note, const char *name, const void *
 int arch_get_fpstate(pid_t tid, void **buf, size_t *len, struct cr_err *e);
 int arch_set_fpstate(pid_t tid, const void *buf, size_t len, struct cr_err *e);
 
+/* CRC32C by the CPU's instruction: the register update (no pre/post inversion, reflected polynomial
+ * 0x82F63B78) of crc by len bytes at p, any alignment. NULL when this CPU (or arch) has none: the caller
+ * uses tables. Safe from several threads once it returned. */
+typedef uint32_t (*arch_crc32c_fn)(uint32_t crc, const void *p, size_t len);
+arch_crc32c_fn arch_crc32c_hw(void);
+
 uint64_t arch_regs_ip(const void *regs);
 void arch_regs_set_ip(void *regs, uint64_t ip);
 uint64_t arch_regs_sp(const void *regs);

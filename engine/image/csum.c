@@ -1,5 +1,8 @@
-/* XXH64, implemented from the algorithm description (xxhash spec). Fast enough for page data. */
+/* XXH64, implemented from the algorithm description (xxhash spec), and CRC32C by tables (the CPU's
+ * instruction through arch_crc32c_hw where there is one). */
+#include <pthread.h>
 #include <string.h>
+#include "arch.h"
 #include "image/csum.h"
 
 #define P1 0x9E3779B185EBCA87ULL
@@ -81,4 +84,59 @@ uint64_t csum64(const void *data, size_t len, uint64_t seed)
 	h *= P3;
 	h ^= h >> 32;
 	return h;
+}
+
+/* ---------------- CRC32C ---------------- */
+
+#define CRC32C_POLY 0x82F63B78u /* reflected Castagnoli polynomial */
+
+static uint32_t crc_tab[8][256];
+static arch_crc32c_fn crc_hw;
+static pthread_once_t crc_once = PTHREAD_ONCE_INIT;
+
+static void crc_init(void)
+{
+	for (uint32_t i = 0; i < 256; i++) {
+		uint32_t c = i;
+		for (int k = 0; k < 8; k++)
+			c = c & 1 ? (c >> 1) ^ CRC32C_POLY : c >> 1;
+		crc_tab[0][i] = c;
+	}
+	for (uint32_t i = 0; i < 256; i++)
+		for (int t = 1; t < 8; t++)
+			crc_tab[t][i] = (crc_tab[t - 1][i] >> 8) ^ crc_tab[0][crc_tab[t - 1][i] & 0xff];
+	crc_hw = arch_crc32c_hw();
+}
+
+/* The register update (no inversions) by tables, eight bytes a step. */
+static uint32_t crc_raw_sw(uint32_t c, const uint8_t *p, size_t len)
+{
+	for (; len && ((uintptr_t)p & 7); len--)
+		c = (c >> 8) ^ crc_tab[0][(c ^ *p++) & 0xff];
+	for (; len >= 8; len -= 8, p += 8) {
+		uint64_t v = rd64(p) ^ c; /* little endian: the arches crshim builds for */
+		c = crc_tab[7][v & 0xff] ^ crc_tab[6][(v >> 8) & 0xff] ^ crc_tab[5][(v >> 16) & 0xff] ^
+		    crc_tab[4][(v >> 24) & 0xff] ^ crc_tab[3][(v >> 32) & 0xff] ^
+		    crc_tab[2][(v >> 40) & 0xff] ^ crc_tab[1][(v >> 48) & 0xff] ^ crc_tab[0][v >> 56];
+	}
+	while (len--)
+		c = (c >> 8) ^ crc_tab[0][(c ^ *p++) & 0xff];
+	return c;
+}
+
+uint32_t crc32c_sw(uint32_t crc, const void *data, size_t len)
+{
+	pthread_once(&crc_once, crc_init);
+	return ~crc_raw_sw(~crc, data, len);
+}
+
+uint32_t crc32c(uint32_t crc, const void *data, size_t len)
+{
+	pthread_once(&crc_once, crc_init);
+	return ~(crc_hw ? crc_hw(~crc, data, len) : crc_raw_sw(~crc, data, len));
+}
+
+uint64_t csum_block(enum csum_kind kind, const void *data, size_t len)
+{
+	return kind == CSUM_CRC32C ? crc32c(0, data, len) : csum64(data, len, 0);
 }
