@@ -11,8 +11,9 @@
 #include "base/err.h"
 
 #define CRSHIM_VERSION "0.1.0"
-/* Image format version written by this release; images with a higher one are refused. */
-#define CRSHIM_IMG_VERSION 1
+/* Image format version written by this release; images with a higher one are refused. 2: page blocks
+ * checked by CRC32C (pagemap_head.csum_kind); 1 (before): XXH64, still restored. */
+#define CRSHIM_IMG_VERSION 2
 
 /* --manage-cgroups modes (CRIU's meanings: ns/cgroup-restore.c). */
 enum cr_cg_mode { CR_CG_SOFT = 0, CR_CG_IGNORE, CR_CG_NONE, CR_CG_PROPS, CR_CG_FULL, CR_CG_STRICT };

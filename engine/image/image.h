@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <protobuf-c/protobuf-c.h>
 #include "base/err.h"
+#include "image/csum.h"
 
 #include "inventory.pb-c.h"
 #include "pstree.pb-c.h"
@@ -178,7 +179,8 @@ int pw_open_px(int dirfd, struct page_xfer *px, enum img_kind kmap, enum img_kin
 	       struct page_writer **pw, struct cr_err *e);
 int pw_add(struct page_writer *pw, uint64_t vaddr, const void *buf, size_t len, struct cr_err *e);
 /* Append a buffer of consecutive blocks whose checksums the caller computed: b[i].offset is the block's
- * offset in buf, b[i].len its length, b[i].csum = csum64(buf + offset, len, 0). Blocks in address order. */
+ * offset in buf, b[i].len its length, b[i].csum = pw_block_csum(buf + offset, len). Blocks in address order.
+ */
 struct page_block;
 int pw_add_batch(struct page_writer *pw, const void *buf, size_t len, const struct page_block *b, size_t nb,
 		 struct cr_err *e);
@@ -213,11 +215,22 @@ struct page_map {
 	size_t nr;
 	struct page_block *blocks; /* address order */
 	uint64_t map_csum;	   /* hash of the entries as written (what a child's parent_map names) */
+	uint32_t csum_kind;	   /* enum csum_kind (image/csum.h) of the blocks' csum */
 	uint64_t parent_map;	   /* the head's parent_map */
 	size_t nr_parent;	   /* PE_PARENT entries (pm_open_raw only: pm_open resolves them) */
 	struct pm_src *src;	   /* pm_open of a chain: the parents' pages files blocks point into */
 	uint32_t nr_src;
 };
+/* The checksum of a block a page writer writes (new images: CRC32C). */
+static inline uint64_t pw_block_csum(const void *buf, size_t len)
+{
+	return csum_block(CSUM_CRC32C, buf, len);
+}
+/* The checksum of len bytes at data, of the kind pm's blocks carry (a resolved chain's are all that). */
+static inline uint64_t pm_csum(const struct page_map *pm, const void *data, size_t len)
+{
+	return csum_block((enum csum_kind)pm->csum_kind, data, len);
+}
 /* Bytes of page data of the blocks (a resolved chain's are in several files: total_size is its own). */
 static inline uint64_t pm_data_bytes(const struct page_map *pm)
 {

@@ -134,7 +134,7 @@ int pw_add(struct page_writer *pw, uint64_t vaddr, const void *buf, size_t len, 
 	}
 	if (arr_room(&pw->blocks, &pw->cap, pw->nr, sizeof(*pw->blocks), 256))
 		return cr_fail_errno(e, ENOMEM, "%s: out of memory", pw->name);
-	pw->blocks[pw->nr++] = (struct page_block){vaddr, pw->off, len, csum64(buf, len, 0), 0, 0};
+	pw->blocks[pw->nr++] = (struct page_block){vaddr, pw->off, len, pw_block_csum(buf, len), 0, 0};
 	pw->off += len;
 	return 0;
 }
@@ -208,6 +208,7 @@ static int pw_write_map(struct page_writer *pw, struct cr_err *e)
 	h.page_size = (uint32_t)sysconf(_SC_PAGESIZE);
 	h.has_page_size = 1;
 	h.parent_map = pw->parent_map, h.has_parent_map = pw->pnr > 0;
+	h.csum_kind = CSUM_CRC32C, h.has_csum_kind = 1;
 	if (img_write(w, &h.base, e))
 		goto fail;
 	for (size_t i = 0, j = 0; i < pw->nr || j < pw->pnr;) { /* data and parent runs, by address */
@@ -377,7 +378,7 @@ void pm_unmap_data(const struct page_map *pm, const uint8_t **data)
 bool pm_block_ok(const struct page_map *pm, const uint8_t *const *data, const struct page_block *b)
 {
 	return b->src <= pm->nr_src && data[b->src] && b->offset + b->len <= src_size(pm, b->src) &&
-	       csum64(data[b->src] + b->offset, b->len, 0) == b->csum;
+	       pm_csum(pm, data[b->src] + b->offset, b->len) == b->csum;
 }
 
 /* Every data block's checksum, in whichever pages file (src) it is. */
@@ -449,11 +450,13 @@ static int pm_open_do(int dirfd, enum img_kind kmap, enum img_kind kpages, int i
 	uint32_t psz = h->has_page_size ? h->page_size : 0;
 	pm->total_size = h->total_size;
 	pm->parent_map = h->parent_map;
-	int bad_head =
-	    !psz || psz != (uint32_t)sysconf(_SC_PAGESIZE) || !h->pages_file || strcmp(h->pages_file, pname);
+	pm->csum_kind = h->has_csum_kind ? h->csum_kind : CSUM_XXH64; /* images from before the field */
+	int bad_head = !psz || psz != (uint32_t)sysconf(_SC_PAGESIZE) || !h->pages_file ||
+		       strcmp(h->pages_file, pname) || pm->csum_kind > CSUM_KIND_MAX;
 	protobuf_c_message_free_unpacked(m, NULL);
 	if (bad_head) {
-		cr_fail_errno(e, EBADMSG, "image %s: bad head (page size or page file name)", mname);
+		cr_fail_errno(e, EBADMSG, "image %s: bad head (page size, page file name or checksum kind)",
+			      mname);
 		goto fail;
 	}
 	while ((ret = img_read(r, &m, e)) > 0) {
@@ -755,14 +758,14 @@ static int chain_sum_pieces(const struct pm_chain *c, struct chain_pieces *ps, c
 			if (!c->data[k])
 				return cr_fail_errno(e, EBADMSG, "image %s: parent %d has no page data",
 						     mname, k);
-			if (q->blk != last && csum64(c->data[k] + b->offset, b->len, 0) != b->csum)
+			if (q->blk != last && pm_csum(p, c->data[k] + b->offset, b->len) != b->csum)
 				return cr_fail_errno(
 				    e, EBADMSG,
 				    "image %s (parent %d levels up): checksum mismatch in the "
 				    "block for 0x%llx (corrupt image)",
 				    mname, k, (unsigned long long)b->vaddr);
 			last = q->blk;
-			q->csum = csum64(c->data[k] + q->off, q->len, 0);
+			q->csum = pm_csum(&c->lv[0], c->data[k] + q->off, q->len); /* the child's kind */
 		}
 	}
 	return 0;
@@ -937,7 +940,7 @@ static int dedup_entries(const struct page_map *p, int k, const struct chain_pie
 				    at,
 				    b->offset + (at - b->vaddr),
 				    c->vaddr - at,
-				    csum64(data + b->offset + (at - b->vaddr), c->vaddr - at, 0),
+				    pm_csum(p, data + b->offset + (at - b->vaddr), c->vaddr - at),
 				    0,
 				    0};
 			at = c->vaddr + c->len;
@@ -945,7 +948,7 @@ static int dedup_entries(const struct page_map *p, int k, const struct chain_pie
 		if (at < end && n < cap)
 			nb[n++] = (struct page_block){
 			    at,	      b->offset + (at - b->vaddr),
-			    end - at, csum64(data + b->offset + (at - b->vaddr), end - at, 0),
+			    end - at, pm_csum(p, data + b->offset + (at - b->vaddr), end - at),
 			    0,	      0};
 	}
 	*out = nb;
@@ -954,7 +957,7 @@ static int dedup_entries(const struct page_map *p, int k, const struct chain_pie
 }
 
 /* A pagemap image (head and entries as given), not committed. */
-static int map_write(int dfd, enum img_kind kmap, enum img_kind kpages, int id, uint64_t total_size,
+static int map_write(int dfd, enum img_kind kmap, enum img_kind kpages, int id, const struct page_map *pm,
 		     uint64_t parent_map, const struct page_block *b, size_t n, struct img_writer **wp,
 		     struct cr_err *e)
 {
@@ -966,7 +969,8 @@ static int map_write(int dfd, enum img_kind kmap, enum img_kind kpages, int id, 
 	if (img_create(dfd, kmap, id, &w, e))
 		return -1;
 	h.pages_file = pname;
-	h.total_size = total_size, h.has_total_size = 1;
+	h.total_size = pm->total_size, h.has_total_size = 1;
+	h.csum_kind = pm->csum_kind, h.has_csum_kind = pm->csum_kind != CSUM_XXH64; /* as it was */
 	h.page_size = psz, h.has_page_size = 1;
 	h.parent_map = parent_map;
 	for (size_t i = 0; i < n; i++)
@@ -1067,7 +1071,7 @@ int pm_dedup(int dirfd, int id, bool fail_before_commit, uint64_t *freed, struct
 				continue;
 			const struct page_block *b = &c->lv[k].blocks[p->blk];
 			last = p->blk;
-			if (!c->data[k] || csum64(c->data[k] + b->offset, b->len, 0) != b->csum) {
+			if (!c->data[k] || pm_csum(&c->lv[k], c->data[k] + b->offset, b->len) != b->csum) {
 				cr_fail_errno(
 				    e, EBADMSG,
 				    "image %s (parent %d levels up): checksum mismatch in the block for "
@@ -1091,7 +1095,7 @@ int pm_dedup(int dirfd, int id, bool fail_before_commit, uint64_t *freed, struct
 		size_t n = nb[k] ? nn[k] : c->lv[k].nr;
 		for (size_t i = 0; i < n; i++)
 			map_csum_add(&newmap[k], &bl[i], psz);
-		if (map_write(k ? c->dfd[k] : dirfd, IMG_PAGEMAP, IMG_PAGES, id, c->lv[k].total_size,
+		if (map_write(k ? c->dfd[k] : dirfd, IMG_PAGEMAP, IMG_PAGES, id, &c->lv[k],
 			      below ? newmap[k + 1] : c->lv[k].parent_map, bl, n, &w[k], e))
 			goto out;
 	}

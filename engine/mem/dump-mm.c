@@ -925,7 +925,7 @@ static int fill_buf(struct mm_state *m, struct pbuf *b, struct copy_pos *k, stru
 		}
 	}
 	for (size_t i = 0; i < b->nb; i++)
-		b->b[i].csum = csum64(b->data + b->b[i].offset, b->b[i].len, 0);
+		b->b[i].csum = pw_block_csum(b->data + b->b[i].offset, b->b[i].len);
 	return 0;
 }
 

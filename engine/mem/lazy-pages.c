@@ -360,7 +360,7 @@ static int read_block(struct lz *z, struct lz_mm *m, const struct page_block *b,
 			got += (uint64_t)n;
 		}
 	}
-	if (csum64(z->buf, b->len, 0) != b->csum)
+	if (pm_csum(&m->pm->pm, z->buf, b->len) != b->csum)
 		return cr_fail_errno(e, EBADMSG,
 				     "pages of task %d: checksum mismatch in the block for 0x%llx",
 				     m->pm->img_pid, (unsigned long long)b->vaddr);

@@ -95,7 +95,7 @@ static int fill_block(struct verify_part *p, const struct page_block *b, bool *o
 		if ((madvise(dst, b->len, MADV_POPULATE_WRITE) && errno != EINVAL) ||
 		    rst_pread_all(fd, dst, b->len, b->offset))
 			return -1;
-		*ok = csum64(dst, b->len, 0) == b->csum;
+		*ok = pm_csum(p->pm, dst, b->len) == b->csum;
 		return 0;
 	}
 	if (!p->buf) {
@@ -111,7 +111,7 @@ static int fill_block(struct verify_part *p, const struct page_block *b, bool *o
 		    uffd_copy(p->uffd, b->vaddr + done, p->buf, n))
 			return -1;
 	}
-	*ok = csum64(b->len <= FILL_BUF ? p->buf : dst, b->len, 0) == b->csum;
+	*ok = pm_csum(p->pm, b->len <= FILL_BUF ? p->buf : dst, b->len) == b->csum;
 	return 0;
 }
 

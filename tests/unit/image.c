@@ -264,7 +264,7 @@ static void t_pages_roundtrip(void)
 		good &= pm.blocks[i].vaddr == 0x400000 + i * 0x10000 && pm.blocks[i].len == len;
 		good &= pread(pm.pages_fd, b, len, (off_t)pm.blocks[i].offset) == (ssize_t)len;
 		good &= !memcmp(b, pages_buf + i * 2 * psz, len);
-		good &= pm.blocks[i].csum == csum64(b, len, 0);
+		good &= pm.blocks[i].csum == pw_block_csum(b, len);
 		free(b);
 	}
 	ok(good, "blocks: addresses, lengths, contents and checksums equal");
@@ -290,7 +290,7 @@ static void t_pages_batch(void)
 	/* two blocks out of one 3-page buffer: page 0 at 0x500000, pages 1-2 at 0x600000 */
 	struct page_block b[2] = {{0x500000, 0, p, 0, 0, 0}, {0x600000, p, 2 * p, 0, 0, 0}};
 	for (int i = 0; i < 2; i++) /* the caller sums its blocks (the dump does as it copies them) */
-		b[i].csum = csum64(pages_buf + b[i].offset, b[i].len, 0);
+		b[i].csum = pw_block_csum(pages_buf + b[i].offset, b[i].len);
 	ok(pw_open(dfd, 11, &pw, &err) == 0 && pw_add_batch(pw, pages_buf, 3 * p, b, 2, &err) == 0 &&
 	       pw_add(pw, 0x700000, pages_buf + 4 * p, p, &err) == 0 && pw_commit(pw, &err) == 0,
 	   "batch: two blocks of one buffer, then a page by pw_add: %s", err.msg);
@@ -402,8 +402,8 @@ static void t_pages_chain(void)
 		uint8_t *buf = malloc(b->len);
 		good &= b->src == want_src[i] && !(b->flags & PE_PARENT);
 		good &= pread(pm_block_fd(&pm, b), buf, b->len, (off_t)b->offset) == (ssize_t)b->len;
-		good &=
-		    !memcmp(buf, pages_buf + want_page[i] * psz, b->len) && b->csum == csum64(buf, b->len, 0);
+		good &= !memcmp(buf, pages_buf + want_page[i] * psz, b->len) &&
+			b->csum == pw_block_csum(buf, b->len);
 		free(buf);
 	}
 	ok(good, "chain: each block reads its data from the level that holds it, checksum of its own");
