@@ -44,6 +44,7 @@ struct ns_mnt_state {
 		       * back to (mnt-ext.c), -1 */
 	char **hsrc;  /* per mount: that source's path (for the root task's own clone: ns_mnt_ext_own) */
 	uint8_t *out; /* per mount: how (enum ns_mnt_out) */
+	bool removed_dropped; /* crshim: its removed sources kept for the ghosts are gone (mnt-restore.c) */
 };
 
 /* How a mount of the tree is linked to a peer group outside it (mnt-ext.c). */

@@ -663,15 +663,66 @@ static int clone_removed(struct build *b, const MntEntry *m, int dfd, const char
 	return fd < 0 ? fail(b, m, "bind its removed source made again") : fd;
 }
 
-/* Mount i is in place (or failed to be): its removed source made again goes. */
-static int removed_again(struct build *b, size_t i)
+/* Mount i, a bind of a removed directory (root_deleted) of a filesystem made anew, no mount on it and no
+ * other bind of a removed directory of that filesystem above, at or below it: the mount of the tree that
+ * shows that directory made again (its filesystem's, or a bind above it), -1 if none. The directory is then
+ * kept till every process has its fds, so that a ghost of a file of it is made in it and opened through the
+ * bind too (zdtm nsmnt_ghostfile_bindrmdir3), and removed by crshim (ns_rst_mnt_removed_drop). */
+static ssize_t removed_shown(const struct ns_mnt_state *s, size_t i)
+{
+	const MntEntry *m = s->m[i];
+	if (!i || !m->root_deleted || m->is_file || !m->fs_of || m->fs_of == s->m[0]->mnt_id)
+		return -1; /* (the root's filesystem is not made anew) */
+	ssize_t shown = -1;
+	for (size_t k = 1; k < s->n; k++) {
+		const MntEntry *o = s->m[k];
+		bool same_fs = o->mnt_id == m->fs_of || o->fs_of == m->fs_of;
+		if (o->mnt_id == m->fs_of && o->ext_key)
+			return -1;
+		if (o->parent_id == m->mnt_id ||
+		    (k != i && same_fs && o->root_deleted &&
+		     (ns_mnt_under(o->root, m->root) || ns_mnt_under(m->root, o->root))))
+			return -1;
+		if (k != i && same_fs && shown < 0 && !o->root_deleted && !o->ext_key && !o->is_file &&
+		    strcmp(o->root, m->root) && ns_mnt_under(m->root, o->root))
+			shown = (ssize_t)k;
+	}
+	return shown;
+}
+
+/* Mount i is in place (placed), or failed to be: its removed source made again goes (if placed, not one
+ * removed_shown keeps). */
+static int removed_again(struct build *b, size_t i, bool placed)
 {
 	int dfd;
 	const MntEntry *m = b->s->m[i];
 	const char *rel = i ? removed_source(b, m, &dfd) : NULL;
+	if (rel && placed && removed_shown(b->s, i) >= 0)
+		return 0;
 	if (rel && ns_mnt_unmake(dfd, rel, m->is_file))
 		return fail(b, m, "remove its source made again");
 	return 0;
+}
+
+void ns_rst_mnt_removed_drop(struct ns_rst *r, pid_t root)
+{
+	struct ns_mnt_state *s = r ? r->mnt : NULL;
+	if (!s || s->removed_dropped)
+		return;
+	s->removed_dropped = true;
+	for (size_t i = s->n; i-- > 1;) { /* (the deepest first) */
+		ssize_t k = removed_shown(s, i);
+		if (k < 0)
+			continue;
+		const MntEntry *o = s->m[k];
+		const char *rel = s->m[i]->root + (strcmp(o->root, "/") ? strlen(o->root) : 0);
+		char p[PATH_MAX];
+		snprintf(p, sizeof(p), "/proc/%d/root%s/%s", (int)root,
+			 strcmp(o->mountpoint, "/") ? o->mountpoint : "", rel + strspn(rel, "/"));
+		if (rmdir(p))
+			pr_warn("mount %s: remove its source made again (%s): %s\n", s->m[i]->mountpoint, p,
+				strerror(errno));
+	}
 }
 
 /* The detached mount of mount i, made from what the images say it is. */
@@ -782,7 +833,7 @@ static int place(struct build *b, size_t i)
 	struct mnt_attr_arg rw = {.attr_clr = MOUNT_ATTR_RDONLY};
 	if (syscall(SYS_mount_setattr, fd, "", AT_EMPTY_PATH, &rw, sizeof(rw)) && errno != EPERM) {
 		int err = errno;
-		removed_again(b, i);
+		removed_again(b, i, false);
 		errno = err;
 		return fail(b, m, "make it read-write while the tree is built");
 	}
@@ -790,18 +841,18 @@ static int place(struct build *b, size_t i)
 		return fail(b, m, "make its mount point");
 	if (i && b->at[i] < 0) { /* its parent was not placed before it */
 		errno = ENOENT;
-		removed_again(b, i);
+		removed_again(b, i, false);
 		return fail(b, m, "its parent is not in place");
 	}
 	if (i ? syscall(SYS_move_mount, fd, "", b->at[i], "",
 			MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH)
 	      : syscall(SYS_move_mount, fd, "", AT_FDCWD, b->root, MOVE_MOUNT_F_EMPTY_PATH)) {
 		int err = errno;
-		removed_again(b, i);
+		removed_again(b, i, false);
 		errno = err;
 		return fail(b, m, "move it into place");
 	}
-	if (removed_again(b, i))
+	if (removed_again(b, i, true))
 		return -1;
 	/* root ".": the cwd is the directory the root was mounted on; the other paths are in the root */
 	if (!i && !strcmp(b->root, ".") && fchdir(fd))

@@ -224,5 +224,9 @@ struct ns_mnt_args {
 };
 struct ns_mnt_state;
 int ns_mnt_restore(const struct ns_mnt_args *a, char *msg, size_t len);
+/* crshim, once every process of the tree (root: its root task) has its fds: the removed directories made
+ * again for binds of them that ns_mnt_restore kept in place (so that a ghost is made in one and opened
+ * through the bind) go. Once; nothing without a mount tree. */
+void ns_rst_mnt_removed_drop(struct ns_rst *r, pid_t root);
 
 #endif

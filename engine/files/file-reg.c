@@ -513,6 +513,33 @@ static char *removed_dir_seen_on(pid_t pid, const char *made, const char *dir, c
 	return via;
 }
 
+/* The fd f's directory is the root of its mount, a bind of a removed directory (mountinfo root
+ * "PATH//deleted"), and that directory is the ghost's (made: its path, on mount gm of the same filesystem):
+ * the restore makes it again for the bind and keeps it till every process has its fds (ns/mnt-restore.c
+ * removed_shown), the ghost is made in it with its name kept, so that the process opens it by its own name
+ * through the bind (zdtm nsmnt_ghostfile_bindrmdir3). */
+static bool removed_root_is_ghost_dir(pid_t pid, const char *made, uint64_t gm, const struct fd_src *f)
+{
+	char root_f[PATH_MAX], mp_f[PATH_MAX], root_g[PATH_MAX], mp_g[PATH_MAX], gdir[2 * PATH_MAX];
+	struct cr_err e;
+	__cleanup_free char *mi = NULL;
+	const char *fb = strrchr(f->link, '/'), *mb = strrchr(made, '/'), *tag = "//deleted";
+	if (!fb || !mb || strcmp(fb, mb) || proc_read(pid, "mountinfo", &mi, NULL, &e) ||
+	    mount_root_mp(mi, (uint64_t)f->fi.mnt_id, root_f, mp_f) || mount_root_mp(mi, gm, root_g, mp_g))
+		return false;
+	size_t rl = strlen(root_f), tl = strlen(tag), ml = strcmp(mp_f, "/") ? strlen(mp_f) : 0;
+	if (rl <= tl || strcmp(root_f + rl - tl, tag) || (size_t)(fb - f->link) != ml ||
+	    strncmp(f->link, mp_f, ml))
+		return false;
+	root_f[rl - tl] = '\0';
+	const char *rel = below(made, mp_g);
+	if (!rel)
+		return false;
+	snprintf(gdir, sizeof(gdir), "%s%.*s", strcmp(root_g, "/") ? root_g : "",
+		 (int)(strlen(rel) - strlen(mb)), rel);
+	return !strcmp(gdir, root_f);
+}
+
 /* A removed directory or a deleted file (f) of a process in the root's mount namespace, held on another
  * mount than the one its ghost is made on (that of the first fd or cwd of its inode: a bind of its parent,
  * say): opened again on its own mount (on_mount), as it was (else every fd of it came back on the ghost's
@@ -540,7 +567,9 @@ static int root_ghost_mount(struct dump_ctx *c, struct fd_src *f, RegFileEntry *
 	/* (a file whose directory and its ghost's are still there, the names' directories) */
 	bool named = kept && !is_dir && reaches && mb && fb && strlen(made) - strlen(mb) == strlen(dir) &&
 		     strlen(f->link) - strlen(fb) == strlen(own);
-	bool by_name = named && sx.stx_ino == rx.stx_ino && !strcmp(mb, fb);
+	bool by_name = (named && sx.stx_ino == rx.stx_ino && !strcmp(mb, fb)) ||
+		       (!handle && kept && !is_dir && reaches &&
+			removed_root_is_ghost_dir(c->pid, made, rx.stx_mnt_id, f));
 	/* (else, with no open by handle: the fd's directory seen on the ghost's mount, where the ghost is
 	 * linked for the open, or the ghost's directory seen on the fd's, where it is opened by its name) */
 	__cleanup_free char *via = NULL;

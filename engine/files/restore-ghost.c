@@ -1141,7 +1141,7 @@ static void unlink_linked(void)
 	n_linked = 0;
 }
 
-void rst_ghost_unlink_kept(struct rst_task *t)
+static void unlink_kept(struct rst_task *t)
 {
 	unlink_linked();
 	copies_free(); /* (every process has its copy: crshim's kept numbers go) */
@@ -1149,9 +1149,19 @@ void rst_ghost_unlink_kept(struct rst_task *t)
 		drop_kept(&t->ghosts[i]);
 }
 
+void rst_ghost_unlink_kept(struct rst_task *t)
+{
+	unlink_kept(t);
+	/* the last process: the removed directories the mount tree kept for the ghosts made in them go, once
+	 * their names kept there did (zdtm nsmnt_ghostfile_bindrmdir3); a failed restore leaves them to the
+	 * tree's mount namespace, which goes with it */
+	if (t->tree && t == &t->tree[t->ntree - 1])
+		ns_rst_mnt_removed_drop(t->tree[0].ns, t->tree[0].pid);
+}
+
 void rst_ghost_free(struct rst_task *t)
 {
-	rst_ghost_unlink_kept(t); /* (a failed restore) */
+	unlink_kept(t); /* (a failed restore) */
 	if (rst_host_proc >= 0) {
 		close(rst_host_proc);
 		rst_host_proc = -1;
