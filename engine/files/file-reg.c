@@ -573,11 +573,15 @@ static int root_ghost_mount(struct dump_ctx *c, struct fd_src *f, RegFileEntry *
 	/* (else, with no open by handle: the fd's directory seen on the ghost's mount, where the ghost is
 	 * linked for the open, or the ghost's directory seen on the fd's, where it is opened by its name) */
 	__cleanup_free char *via = NULL;
-	if (!handle && !by_name && named &&
-	    !(via = dir_seen_on(c->pid, own, &sx, (uint64_t)f->fi.mnt_id, rx.stx_mnt_id)))
-		via = dir_seen_on(c->pid, dir, &rx, rx.stx_mnt_id, (uint64_t)f->fi.mnt_id);
-	bool removed = !handle && !named && kept && !is_dir && reaches && mb &&
-		       (via = removed_dir_seen_on(c->pid, made, dir, &rx, f));
+	bool removed = false;
+	if (!handle && !by_name && named) {
+		via = dir_seen_on(c->pid, own, &sx, (uint64_t)f->fi.mnt_id, rx.stx_mnt_id);
+		if (!via)
+			via = dir_seen_on(c->pid, dir, &rx, rx.stx_mnt_id, (uint64_t)f->fi.mnt_id);
+	} else if (!handle && !named && kept && !is_dir && reaches && mb) {
+		via = removed_dir_seen_on(c->pid, made, dir, &rx, f);
+		removed = via != NULL;
+	}
 	if (!reaches || !(handle || by_name || via)) {
 		pr_warn(
 		    "fd %d: deleted %s on mount %d comes back on mount %d of its ghost (%s): %s\n", f->fd,

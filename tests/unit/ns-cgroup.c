@@ -76,6 +76,16 @@ static const struct ns_cg_hier *hier_with(const struct ns_cg_hier *h, size_t n, 
 	return NULL;
 }
 
+/* val written to the file at path (one write, closed on every path): true when all went in. */
+static bool put_file(const char *path, const char *val)
+{
+	FILE *w = fopen(path, "we");
+	if (!w)
+		return false;
+	bool in = fputs(val, w) >= 0;
+	return !fclose(w) && in;
+}
+
 /* A new cgroup cov-unit-PID in a hierarchy with controller ctrl (v1 only: v1only) into dir; NULL (and a
  * diag line: the caller skips) when there is none or it cannot be made. */
 static const struct ns_cg_hier *new_cgroup(const struct ns_cg_hier *h, size_t nh, const char *ctrl,
@@ -421,12 +431,10 @@ static void test_room(const struct ns_cg_hier *h, size_t nh)
 		abort();
 	ok(ns_cg_room_for_crshim(sub, p->mnt, 0, why, sizeof(why)), "no pids.max: crshim may enter");
 	snprintf(f, sizeof(f), "%s/pids.max", dir);
-	FILE *w = fopen(f, "we");
-	ok(w && fputs("10", w) >= 0 && !fclose(w), "pids.max 10 above it");
+	ok(put_file(f, "10"), "pids.max 10 above it");
 	ok(!ns_cg_room_for_crshim(sub, p->mnt, 0, why, sizeof(why)) && strstr(why, "pids.max 10"),
 	   "pids.max of a cgroup above with room for fewer than 16: not (%s)", why);
-	w = fopen(f, "we");
-	ok(w && fputs("1000", w) >= 0 && !fclose(w), "pids.max 1000");
+	ok(put_file(f, "1000"), "pids.max 1000");
 	ok(ns_cg_room_for_crshim(sub, p->mnt, 0, why, sizeof(why)), "room enough: crshim may enter");
 	rmdir(sub);
 	rmdir(dir);
@@ -435,8 +443,7 @@ static void test_room(const struct ns_cg_hier *h, size_t nh)
 	const struct ns_cg_hier *m = new_cgroup(h, nh, "memory", true, dir, sizeof(dir));
 	if (m) {
 		snprintf(f, sizeof(f), "%s/memory.limit_in_bytes", dir);
-		w = fopen(f, "we");
-		ok(w && fputs("67108864", w) >= 0 && !fclose(w), "memory.limit_in_bytes 64 MiB");
+		ok(put_file(f, "67108864"), "memory.limit_in_bytes 64 MiB");
 		ok(ns_cg_room_for_crshim(dir, m->mnt, 0, why, sizeof(why)),
 		   "an empty cgroup of 64 MiB: crshim may enter");
 		ok(ns_cg_room_for_crshim(dir, m->mnt, 40 << 20, why, sizeof(why)), "and make 40 MiB there");
@@ -452,15 +459,10 @@ static void test_room(const struct ns_cg_hier *h, size_t nh)
 	snprintf(f, sizeof(f), "%s/freezer.state", dir);
 	ok(ns_cg_room_for_crshim(dir, fz->mnt, 0, why, sizeof(why)),
 	   "a thawed freezer cgroup: crshim may enter");
-	w = fopen(f, "we");
-	ok(w && fputs("FROZEN", w) >= 0 && !fclose(w), "frozen");
+	ok(put_file(f, "FROZEN"), "frozen");
 	ok(!ns_cg_room_for_crshim(dir, fz->mnt, 0, why, sizeof(why)) && strstr(why, "frozen"),
 	   "a frozen cgroup: not (%s)", why);
-	w = fopen(f, "we");
-	if (w) {
-		fputs("THAWED", w);
-		fclose(w);
-	}
+	put_file(f, "THAWED");
 	rmdir(dir);
 }
 
