@@ -34,10 +34,8 @@ static int check(void)
 	return bad;
 }
 
-int main(int argc, char **argv)
-{
-	nsmnt_ghostfs(argc, argv, "/nsmnt_gff", setup, check,
-		      "1: not unlinked, 2: not on its tmpfs (st_dev), 4: not named PATH (deleted), 8: its "
-		      "fdinfo flags changed (O_NOFOLLOW added), 16: not its data");
-	return test_pass();
-}
+#define GHOSTFS_TOP "/nsmnt_gff"
+#define GHOSTFS_BITS                                                                                         \
+	"1: not unlinked, 2: not on its tmpfs (st_dev), 4: not named PATH (deleted), 8: its "                \
+	"fdinfo flags changed (O_NOFOLLOW added), 16: not its data"
+#include "nsmnt_ghostfs_main.h"

@@ -36,10 +36,8 @@ static int check(void)
 	return bad;
 }
 
-int main(int argc, char **argv)
-{
-	nsmnt_ghostfs(argc, argv, "/nsmnt_go", setup, check,
-		      "2: not on its tmpfs, 8: a mapping gone or not named PATH (deleted), 16: two inodes, "
-		      "32: not its data, 64: a write through one not seen through the other");
-	return test_pass();
-}
+#define GHOSTFS_TOP "/nsmnt_go"
+#define GHOSTFS_BITS                                                                                         \
+	"2: not on its tmpfs, 8: a mapping gone or not named PATH (deleted), 16: two inodes, "               \
+	"32: not its data, 64: a write through one not seen through the other"
+#include "nsmnt_ghostfs_main.h"

@@ -4,19 +4,15 @@
  * restore the cwd is fd 7's inode, still removed (no link, nothing can be made in it), on the bind's mount
  * (statx STATX_MNT_ID of ".", as of the mount point), named "/nsmnt_gcb/b/d (deleted)" (/proc/self/cwd); fd 7
  * on the tmpfs's mount. Before, the cwd came back on the mount of its ghost (the tmpfs's). */
-#include "nsmnt.h"
-
 #define TOP "/nsmnt_gcb"
+#include "nsmnt_ghostbind.h"
+
+static const struct gbind g = {.dirs = {"p/d"}, .src = "p"};
 
 int main(int argc, char **argv)
 {
 	struct stat a, c;
-	test_init(argc, argv);
-	must_mount("nsmnt", TOP, "tmpfs", 0, "size=1m");
-	mkdirs(TOP "/p");
-	mkdirs(TOP "/p/d");
-	mkdirs(TOP "/b");
-	must_mount(TOP "/p", TOP "/b", NULL, MS_BIND, NULL);
+	gbind_mounts(argc, argv, &g);
 	open_at(7, TOP "/p/d", O_RDONLY | O_DIRECTORY, "open " TOP "/p/d");
 	if (chdir(TOP "/b/d") || rmdir(TOP "/p/d"))
 		fail("chdir, rmdir");
