@@ -15,6 +15,7 @@
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/statvfs.h>
 #include <linux/magic.h>
 #include <linux/if_tun.h>
 #include <linux/sockios.h>
@@ -98,6 +99,25 @@ static const struct fd_src *live_fd(const struct fd_src *f)
 	return NULL;
 }
 
+/* A deleted file or directory held with O_NOFOLLOW (src: its /proc link) whose restored description will
+ * not have that flag: its ghost is opened through a /proc magic link, which refuses it, then opened again
+ * by the name the ghost keeps (not on a read-only mount, where it is made through a writable copy and
+ * unlinked at once; a file only) or by its file handle (not on every filesystem). */
+static bool nofollow_lost(const char *src, const struct stat *st)
+{
+	struct {
+		struct file_handle h;
+		unsigned char buf[MAX_HANDLE_SZ];
+	} fh = {.h.handle_bytes = MAX_HANDLE_SZ};
+	struct statvfs vs;
+	int mid;
+	if (!S_ISREG(st->st_mode) && !S_ISDIR(st->st_mode))
+		return false;
+	if (S_ISREG(st->st_mode) && (statvfs(src, &vs) || !(vs.f_flag & ST_RDONLY)))
+		return false;
+	return name_to_handle_at(AT_FDCWD, src, &fh.h, &mid, AT_SYMLINK_FOLLOW) != 0;
+}
+
 /* A deleted file: reopened by a live path of its inode (another fd of the task, or another link in its old
  * directory), else its contents are saved as a ghost (dump-ghost.c). f->link becomes the path to use. */
 static int fill_deleted(struct dump_ctx *c, struct fd_src *f, RegFileEntry *re, struct cr_err *e)
@@ -123,6 +143,12 @@ static int fill_deleted(struct dump_ctx *c, struct fd_src *f, RegFileEntry *re, 
 	snprintf(what, sizeof(what), "fd %d", f->fd);
 	if (dump_ghost_add(c, src, &f->st, f->link, what, &id, e))
 		return -1;
+	if ((f->fi.flags & O_NOFOLLOW) && nofollow_lost(src, &f->st))
+		eng_notice(
+		    c->o,
+		    "task %d fd %d: the deleted %s, opened O_NOFOLLOW, is restored without O_NOFOLLOW (no "
+		    "file handle on its filesystem%s)",
+		    c->pid, f->fd, f->link, S_ISDIR(f->st.st_mode) ? "" : ", and its mount is read-only");
 	f->link[strlen(f->link) - strlen(" (deleted)")] = '\0';
 	re->deleted = true, re->has_deleted = 1;
 	re->ghost_id = id, re->has_ghost_id = 1;
@@ -1070,8 +1096,8 @@ static int open_no_symlink(int m, const char *name, int flags)
 		return -1;
 	if (S_ISLNK(st.st_mode))
 		return (errno = ELOOP), -1;
-	snprintf(rel, sizeof(rel), "fd/%d", p);
-	return rst_self_proc_open(rel, flags | O_CLOEXEC);
+	snprintf(rel, sizeof(rel), "fd/%d", p); /* (its magic link refuses O_NOFOLLOW: see open_path) */
+	return rst_self_proc_open(rel, (flags & ~O_NOFOLLOW) | O_CLOEXEC);
 }
 
 int rst_ghost_make_copy(int src, int m, const char *name_in, uint32_t id, int flags)
@@ -1111,7 +1137,8 @@ int rst_ghost_make_copy(int src, int m, const char *name_in, uint32_t id, int fl
  * the mount of r->ghost_mnt, its own filesystem (rst_ghost_make_copy); fd: the number it goes to. */
 static int ghost_copy(const struct rst_task *t, int tmp, const RegFileEntry *r, int flags, int fd)
 {
-	int shared = rst_ghost_shared_copy(t, r, flags); /* made once for several processes */
+	/* (opened again through /proc: without O_NOFOLLOW, see open_path) */
+	int shared = rst_ghost_shared_copy(t, r, flags & ~O_NOFOLLOW); /* made once for several processes */
 	if (shared != -2) {
 		int err = errno;
 		close(tmp);
@@ -1123,7 +1150,7 @@ static int ghost_copy(const struct rst_task *t, int tmp, const RegFileEntry *r, 
 			char rel[32];
 			close(tmp);
 			snprintf(rel, sizeof(rel), "fd/%d", ghosts_made[i].fd);
-			return rst_self_proc_open(rel, flags | O_CLOEXEC);
+			return rst_self_proc_open(rel, (flags & ~O_NOFOLLOW) | O_CLOEXEC);
 		}
 	__cleanup_close int src = tmp, m = ghost_dir(r);
 	int ret = m < 0 ? -1 : rst_ghost_make_copy(src, m, r->ghost_name, r->ghost_id, flags);
@@ -1316,24 +1343,29 @@ static int open_path(struct rst_task *t, int lo, const FileEntry *f, const Fdinf
 		     size_t len)
 {
 	const RegFileEntry *r = f->reg;
-	int flags = (int)(r->flags & ~(uint32_t)RST_OPEN_DROP_FLAGS) | O_NOCTTY;
-	if (r->deleted) /* a ghost (restore-ghost.c): its /proc magic link must be followed */
+	int flags = (int)(r->flags & ~(uint32_t)RST_OPEN_DROP_FLAGS) | O_NOCTTY, nflags = flags;
+	/* a ghost (restore-ghost.c): its /proc magic link must be followed, so it is opened there without
+	 * O_NOFOLLOW (rst_ghost_nofollow below opens it again with it); an open by a name keeps it (nflags: a
+	 * copy made on its own filesystem, a regular file's on another mount) */
+	if (r->deleted)
 		flags &= ~O_NOFOLLOW;
 	int tmp = r->mnt_up && rst_mnt_up_root >= 0 && !r->deleted
 		      ? openat(rst_mnt_up_root, r->path + strspn(r->path, "/"), flags)
 		  : r->ghost_copy && r->ghost_mnt ? rst_ghost_open_path(r->path, copy_src_flags(r->mode))
 						  : rst_ghost_open(r, flags);
-	if (tmp >= 0 && r->ghost_mnt && r->ghost_copy && (tmp = ghost_copy(t, tmp, r, flags, fi->fd)) < 0)
+	if (tmp >= 0 && r->ghost_mnt && r->ghost_copy && (tmp = ghost_copy(t, tmp, r, nflags, fi->fd)) < 0)
 		return rst_errmsg(msg, len, "fd %d: make the deleted %s again on the mount of %s", fi->fd,
 				  r->path, r->ghost_mnt);
 	/* (a removed directory's copy made once for its cwd or another fd too, on its mount: on its own now)
 	 */
 	if (tmp >= 0 && r->ghost_mnt && (!r->ghost_copy || S_ISDIR(r->mode)) &&
-	    (tmp = ghost_on_mount(tmp, r, f->id, flags)) < 0)
+	    (tmp = ghost_on_mount(tmp, r, f->id, S_ISREG(r->mode) ? nflags : flags)) < 0)
 		return rst_errmsg(msg, len, "fd %d: open the deleted %s again on the mount of %s", fi->fd,
 				  r->path, r->ghost_mnt);
 	if (tmp < 0)
 		return rst_errmsg(msg, len, "fd %d: open %s", fi->fd, r->path);
+	if (r->deleted && (r->flags & O_NOFOLLOW)) /* (its ghost's /proc link refused it above) */
+		tmp = rst_ghost_nofollow(tmp, flags);
 	if (rst_fd_at(tmp, fi->fd, msg, len) || (r->tun_iff && rst_tun_attach(fi->fd, r, msg, len)))
 		return -1;
 	if (r->pos && lseek(fi->fd, (off_t)r->pos, SEEK_SET) < 0 &&

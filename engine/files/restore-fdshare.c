@@ -122,7 +122,11 @@ static int open_file(const FileEntry *f, const char *root, int flags, pid_t open
 {
 	if (f->pipe) /* (a FIFO's entry, FILE_INHERIT already when the root task opens it late) */
 		return rst_fifo_open_desc(f, flags, opener);
-	return f->reg->deleted ? rst_ghost_open(f->reg, flags) : open_path(f, root, flags);
+	if (!f->reg->deleted)
+		return open_path(f, root, flags);
+	/* (its ghost's /proc magic link refuses O_NOFOLLOW: opened again with it) */
+	int fd = rst_ghost_open(f->reg, flags & ~O_NOFOLLOW);
+	return fd >= 0 && (flags & O_NOFOLLOW) ? rst_ghost_nofollow(fd, flags & ~O_NOFOLLOW) : fd;
 }
 
 static int seek_to(int fd, const FileEntry *f)

@@ -19,6 +19,7 @@
 #include <sys/sysmacros.h>
 #include <time.h>
 #include <sys/xattr.h>
+#include <linux/openat2.h>
 #include <unistd.h>
 
 #include "base/cleanup.h"
@@ -92,6 +93,25 @@ static struct rst_ghost *find_ghost(struct rst_task *t, uint32_t id)
 		if (t->ghosts[i].id == id)
 			return &t->ghosts[i];
 	return NULL;
+}
+
+/* Does an fd of ts[0..n) hold the regular ghost g with O_NOFOLLOW? Its /proc magic link refuses that flag,
+ * so its name is kept till every process has its fds, and the fd opens it again by that name
+ * (rst_ghost_nofollow). A late ghost is found by its inode (every ghost of the tree is known), one made
+ * while the task's images load (n 1) by its id among that task's fds. */
+static bool nofollow_held(const struct rst_task *ts, size_t n, const GhostFileEntry *g)
+{
+	for (size_t i = 0; ts && S_ISREG(g->mode) && i < n; i++)
+		for (size_t k = 0; k < ts[i].nr_files; k++) {
+			const RegFileEntry *r = ts[i].files[k]->reg;
+			if (!r || !r->has_ghost_id || !(r->flags & O_NOFOLLOW))
+				continue;
+			const struct rst_ghost *rg = find_ghost((struct rst_task *)&ts[i], r->ghost_id);
+			if ((rg && rg->dev == g->dev && rg->ino == g->ino) ||
+			    (n == 1 && r->ghost_id == g->id))
+				return true;
+		}
+	return false;
 }
 
 #define GHOST_MAX_DIRS 16
@@ -432,7 +452,7 @@ static int make_ghost(ProtobufCMessage *m, void *arg, struct cr_err *e)
 			ret = reserve_ghost(g, rg, e);
 		else
 			ret = S_ISDIR(g->mode) ? create_ghost_dir(g, rg, "", e)
-					       : create_ghost(g, rg, "", false, e);
+					       : create_ghost(g, rg, "", nofollow_held(t, 1, g) ? 2 : 0, e);
 		if (rg->fd >= 0)
 			t->nr_ghosts++;
 	} else if (!rg) {
@@ -520,8 +540,11 @@ static int make_late(ProtobufCMessage *m, void *arg, struct cr_err *e)
 		return rg->shared ? 0 : fill_ghost(g, rg, e);
 	}
 	struct rst_ghost n = *rg;
-	if (S_ISDIR(g->mode) ? create_ghost_dir(g, &n, la->root, e)
-			     : create_ghost(g, &n, la->root, rehomed(la->ts, la->n, g->dev, g->ino), e))
+	if (S_ISDIR(g->mode)
+		? create_ghost_dir(g, &n, la->root, e)
+		: create_ghost(g, &n, la->root,
+			       nofollow_held(la->ts, la->n, g) ? 2 : rehomed(la->ts, la->n, g->dev, g->ino),
+			       e))
 		return -1;
 	int r = dup3(n.fd, rg->fd, O_CLOEXEC), err = errno;
 	close(n.fd);
@@ -1364,4 +1387,60 @@ int rst_ghost_open(const RegFileEntry *r, int flags)
 	unlink(r->deleted_name);
 	errno = saved;
 	return fd;
+}
+
+/* The fd's link in /proc (its path as this task sees it) in buf */
+static ssize_t fd_link(int fd, char *buf, size_t len)
+{
+	char p[64];
+	snprintf(p, sizeof(p), "/proc/self/fd/%d", fd);
+	ssize_t l = readlink(p, buf, len - 1);
+	if (l < 0 && errno == ENOENT && rst_host_proc >= 0) /* (a mount tree without /proc) */
+		l = readlinkat(rst_host_proc, p + 6, buf, len - 1);
+	if (l >= 0)
+		buf[l] = '\0';
+	return l;
+}
+
+/* o is fd's inode on fd's mount (else it is closed: -1) */
+static int same_file(int o, int fd)
+{
+	struct statx a, b;
+	if (o >= 0 && (statx(o, "", AT_EMPTY_PATH, STATX_INO | STATX_MNT_ID, &a) ||
+		       statx(fd, "", AT_EMPTY_PATH, STATX_INO | STATX_MNT_ID, &b) || a.stx_ino != b.stx_ino ||
+		       a.stx_dev_major != b.stx_dev_major || a.stx_dev_minor != b.stx_dev_minor ||
+		       a.stx_mnt_id != b.stx_mnt_id)) {
+		close(o);
+		o = -1;
+	}
+	return o;
+}
+
+int rst_ghost_nofollow(int fd, int flags)
+{
+	struct {
+		struct file_handle h;
+		unsigned char buf[MAX_HANDLE_SZ];
+	} fh = {.h.handle_bytes = MAX_HANDLE_SZ};
+	char name[PATH_MAX];
+	struct stat st;
+	int fl = fcntl(fd, F_GETFL), o = -1, mid;
+	/* (a FIFO's or a device's open again could wait or act: only files and directories) */
+	if (fl < 0 || (fl & O_NOFOLLOW) || fstat(fd, &st) || !(S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)))
+		return fd;
+	/* by the name it still has (its ghost's, kept: nofollow_held), not "PATH (deleted)" */
+	if (fd_link(fd, name, sizeof(name)) > 0 && name[0] == '/') {
+		struct open_how how = {.flags = (uint64_t)(flags | O_NOFOLLOW),
+				       .resolve = RESOLVE_NO_SYMLINKS};
+		o = (int)syscall(SYS_openat2, AT_FDCWD, name, &how, sizeof(how));
+		if (o < 0 && (errno == EINVAL || errno == ENOSYS)) /* (a flag openat2 refuses, as O_PATH's) */
+			o = open(name, flags | O_NOFOLLOW);
+		o = same_file(o, fd);
+	}
+	if (o < 0 && !name_to_handle_at(fd, "", &fh.h, &mid, AT_EMPTY_PATH))
+		o = same_file(open_by_handle_at(fd, &fh.h, flags | O_NOFOLLOW), fd);
+	if (o < 0) /* (the dump said so, file-reg.c nofollow_lost: the task logs nothing here) */
+		return fd;
+	close(fd);
+	return o;
 }
