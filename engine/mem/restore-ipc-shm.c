@@ -101,8 +101,9 @@ static int seg_create(const struct rst_task *t, const IpcShmEntry *ie, struct cr
 	if (seg_get(ie, e) < 0)
 		return -1;
 	segs[nr_segs++] = (struct rst_seg){ie->id, ie->destroyed, false};
-	/* (its pages charged to the tree's memory cgroup, not crshim's: as restore-shmem.c) */
-	ns_rst_memcg_enter_for(t->ns, ie->size);
+	/* (its pages charged to the tree's memory cgroup, not crshim's: as restore-shmem.c; room for them) */
+	ns_rst_memcg_enter_for(
+	    t->ns, rst_shmem_bytes(t->dirfd, IMG_IPC_SHM_PAGEMAP, IMG_IPC_SHM_PAGES, ie->id, ie->size));
 	int r = seg_fill(t->dirfd, ie, e);
 	ns_rst_memcg_leave(t->ns);
 	if (r)

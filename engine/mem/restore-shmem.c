@@ -59,6 +59,17 @@ int rst_shmem_fill(int dirfd, enum img_kind kpm, enum img_kind kpages, int id, u
 	return ret;
 }
 
+uint64_t rst_shmem_bytes(int dirfd, enum img_kind kpm, enum img_kind kpages, int id, uint64_t size)
+{
+	struct page_map pm;
+	struct cr_err e = {0};
+	if (pm_open_map(dirfd, kpm, kpages, id, &pm, &e)) /* (the fill says why) */
+		return size;
+	uint64_t n = pm_data_bytes(&pm); /* (a block in the parent images too: its pages are filled here) */
+	pm_free(&pm);
+	return n;
+}
+
 static int shm_fill(int dirfd, const ShmemEntry *se, uint8_t *map, uint64_t len, struct cr_err *e)
 {
 	return rst_shmem_fill(dirfd, IMG_SHMEM_PAGEMAP, IMG_SHMEM_PAGES, (int)se->id, map, len, e);
@@ -134,10 +145,12 @@ static int shm_dry(int dirfd, const ShmemEntry *se, uint64_t len, struct cr_err 
 
 /* Made and filled in the tree's memory cgroup (when it has room for them): shared memory pages are charged
  * for good to the cgroup of the process that first touches them, crshim here, not the tree's processes
- * that map them later (zdtm shm_memcg). */
+ * that map them later (zdtm shm_memcg). The room wanted is the pages of its pagemap, not its size: only the
+ * pages filled are allocated (a 4 GiB memfd with 1 MiB written takes 1 MiB: zdtm shm_memcg_sparse). */
 static int shm_create_in_memcg(const struct rst_task *t, const ShmemEntry *se, uint64_t len, struct cr_err *e)
 {
-	ns_rst_memcg_enter_for(t->ns, len);
+	ns_rst_memcg_enter_for(
+	    t->ns, rst_shmem_bytes(t->dirfd, IMG_SHMEM_PAGEMAP, IMG_SHMEM_PAGES, (int)se->id, len));
 	int fd = se->kind == SHMEM_KIND__SHMEM_MEMFD ? shm_create_memfd(t->dirfd, se, len, e)
 						     : shm_create_anon(t->dirfd, se, len, e);
 	ns_rst_memcg_leave(t->ns);

@@ -59,6 +59,9 @@ int rst_shmem_fd(uint64_t ino);
 /* The pages of object id (pagemap kind kpm, pages kind kpages) into map (len bytes). */
 int rst_shmem_fill(int dirfd, enum img_kind kpm, enum img_kind kpages, int id, uint8_t *map, uint64_t len,
 		   struct cr_err *e);
+/* The bytes of pages the pagemap of object id holds (what its fill allocates: not its size, a sparse object
+ * takes only them); size when that pagemap cannot be read (its fill then says why). */
+uint64_t rst_shmem_bytes(int dirfd, enum img_kind kpm, enum img_kind kpages, int id, uint64_t size);
 /* Close crshim's fds (after the tree is created). */
 void rst_shmem_done(void);
 
