@@ -947,6 +947,17 @@ static int rst_ns_enter(const struct cr_opts *o, struct rst_task *ts, size_t n, 
 	return rst_sk_relock(ts, n, e);
 }
 
+/* What crshim makes for the tree before it, in the tree's memory cgroup (with room for the pipes' data): a
+ * pipe's buffer pages and what an open file description holds are charged for good to their maker's memory
+ * cgroup (zdtm pipe_memcg). Shared memory enters for each object (restore-shmem.c), unix sockets later. */
+static int rst_shared_make(struct rst_task *ts, size_t n, struct cr_err *e)
+{
+	ns_rst_memcg_enter_for(ts[0].ns, rst_pipes_share_bytes(ts, n));
+	int r = rst_sk_scm_prepare(ts, n, e) || rst_pipes_share(ts, n, e) || rst_fdshare_prepare(ts, n, e);
+	ns_rst_memcg_leave(ts[0].ns);
+	return r ? -1 : 0;
+}
+
 static int restore_tree(struct cr_opts *o, struct rst_task **tsp, size_t *np, struct cr_err *e)
 {
 	struct rst_task *t = &(*tsp)[0];
@@ -955,11 +966,9 @@ static int restore_tree(struct cr_opts *o, struct rst_task **tsp, size_t *np, st
 	t->detached = o->detach;
 	if ((o->lazy_pages && rst_lazy_connect(o->imgdir_fd, &t->lazy_sk, e)) ||
 	    fault_check(o, FI_RESTORE_BEFORE_LOAD, e) || rst_load(o, t, e) || rst_load_tree(o, tsp, np, e) ||
-	    rst_ns_enter(o, *tsp, *np, e) || rst_svm_prepare(*tsp, *np, e) ||
-	    rst_sk_scm_prepare(*tsp, *np, e) || rst_pipes_share(*tsp, *np, e) ||
-	    rst_fdshare_prepare(*tsp, *np, e) || rst_shmem_prepare(*tsp, *np, e) ||
-	    rst_ipc_shm_prepare(*tsp, *np, e) || ns_rst_ipc_ids((*tsp)[0].ns, e) ||
-	    rst_memfd_tree(*tsp, *np, e) || rst_evfd_share(*tsp, *np, e) ||
+	    rst_ns_enter(o, *tsp, *np, e) || rst_svm_prepare(*tsp, *np, e) || rst_shared_make(*tsp, *np, e) ||
+	    rst_shmem_prepare(*tsp, *np, e) || rst_ipc_shm_prepare(*tsp, *np, e) ||
+	    ns_rst_ipc_ids((*tsp)[0].ns, e) || rst_memfd_tree(*tsp, *np, e) || rst_evfd_share(*tsp, *np, e) ||
 	    rst_tty_prepare(o, *tsp, *np, e) || rst_sk_unix_prepare(o, *tsp, *np, e) ||
 	    rst_tree_plan(o, tsp, np, e) || rst_fdtable_check(*tsp, *np, e) ||
 	    rst_ghost_share_copies(*tsp, *np, e) ||

@@ -629,7 +629,8 @@ static long long cg_num(const char *dir, const char *file)
 }
 
 /* Whether crshim may join cgroup dir of the hierarchy mounted at mnt for the window (see above), where it
- * makes bytes of memory for the tree (shared memory it fills) besides; false with why set when it may not. */
+ * makes bytes of memory for the tree besides (the pages of the shared memory it fills, the data of the pipes
+ * it makes: what is allocated, not an object's size); false with why set when it may not. */
 bool ns_cg_room_for_crshim(const char *dir, const char *mnt, uint64_t bytes, char *why, size_t len)
 {
 	char p[PATH_MAX], b[64];

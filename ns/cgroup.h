@@ -29,8 +29,8 @@ void ns_cg_hiers_close(struct ns_cg_hier *h, size_t n);
 const struct ns_cg_hier *ns_cg_hier_of(const struct ns_cg_hier *h, size_t n, const char *name);
 
 /* cgroup-restore.c: whether crshim may join cgroup dir of the hierarchy mounted at mnt while it makes what
- * the tree is charged for (ns_cg_mem_enter; bytes: the shared memory it fills there): not frozen, and room
- * left under pids.max and the memory limits (16 MiB + bytes), in it and the cgroups above it. false with
+ * the tree is charged for (ns_cg_mem_enter; bytes: the pages and pipe data it writes there): not frozen, and
+ * room left under pids.max and the memory limits (16 MiB + bytes), in it and the cgroups above it. false with
  * why (len) set when it may not. */
 bool ns_cg_room_for_crshim(const char *dir, const char *mnt, uint64_t bytes, char *why, size_t len);
 

@@ -119,8 +119,9 @@ int ns_rst_root_spawned(struct ns_rst *r, pid_t pid, pid_t img_pid, struct cr_er
  * why crshim stays in its own: a cgroup frozen or without room, ns/README.md); ns_rst_done leaves too. NULL
  * is fine. */
 void ns_rst_memcg_enter(struct ns_rst *r);
-/* The same for shared memory crshim makes and fills for the tree (engine/mem: System V segments, shared
- * anonymous memory, memfds), bytes of it: the cgroup must have room for them too. */
+/* The same for what crshim makes and fills for the tree (engine/mem: System V segments, shared anonymous
+ * memory, memfds; shared pipes and their data), bytes it writes there (the pages of an object's pagemap, not
+ * its size): the cgroup must have room for them too. */
 void ns_rst_memcg_enter_for(struct ns_rst *r, uint64_t bytes);
 void ns_rst_memcg_leave(struct ns_rst *r);
 /* crshim, after another task of the tree is cloned and before it runs: into its cgroups, where its parent's

@@ -57,6 +57,9 @@ int rst_pipes_prepare(const struct cr_opts *o, struct rst_task *t, struct cr_err
  * become FILE_INHERIT of fd -1. */
 int rst_pipes_share(struct rst_task *ts, size_t n, struct cr_err *e);
 void rst_pipes_share_done(void);
+/* The bytes in flight that crshim writes into the pipes and FIFOs rst_pipes_share and rst_fdshare_prepare
+ * make once for the tree (those several processes hold): the room they take in the tree's memory cgroup. */
+uint64_t rst_pipes_share_bytes(const struct rst_task *ts, size_t n);
 /* The pipe of pe made once in crshim as above (a pipe end in flight, restore-sk-scm.c): every entry of it
  * becomes FILE_INHERIT. */
 int rst_pipes_share_one(struct rst_task *ts, size_t n, const PipeEntry *pe, struct cr_err *e);

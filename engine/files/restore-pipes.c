@@ -726,6 +726,22 @@ out:;
 	return fd;
 }
 
+uint64_t rst_pipes_share_bytes(const struct rst_task *ts, size_t n)
+{
+	uint64_t b = 0;
+	for (size_t k = 0; k < n && n > 1; k++)
+		for (size_t i = 0; i < ts[k].nr_files; i++) {
+			const FileEntry *f = ts[k].files[i];
+			const PipeEntry *pe = f->pipe;
+			bool fifo = f->kind == FILE_KIND__FILE_FIFO;
+			/* (the data written back is its first entry's: counted once) */
+			if (pe && (f->kind == FILE_KIND__FILE_PIPE || fifo) && pe->data_saved &&
+			    pe->data.len && first_entry(ts, n, pe, -1) == pe && holders(ts, n, pe, fifo) > 1)
+				b += pe->data.len;
+		}
+	return b;
+}
+
 int rst_pipes_share(struct rst_task *ts, size_t n, struct cr_err *e)
 {
 	for (size_t k = 0; k < n && n > 1; k++)
