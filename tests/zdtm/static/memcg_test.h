@@ -48,6 +48,20 @@ static inline long memcg_stat(const char *key)
 	return v;
 }
 
+/* The number v into the test's cgroup's file (fail() when it cannot be written). */
+static inline void memcg_put(const char *file, long v)
+{
+	char p[600], s[32];
+	snprintf(p, sizeof(p), "%s/%s", memcg_top, file);
+	snprintf(s, sizeof(s), "%ld", v);
+	int fd = open(p, O_WRONLY);
+	if (fd < 0 || write(fd, s, strlen(s)) != (ssize_t)strlen(s))
+		fail("setup: %s = %s: %m", p, s);
+	if (fd >= 0)
+		close(fd);
+	test_msg("%s: %s\n", p, s);
+}
+
 static inline int memcg_into(const char *dir)
 {
 	char p[600], v[16];

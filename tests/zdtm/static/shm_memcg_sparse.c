@@ -33,18 +33,6 @@ static int same(const unsigned char *p, uint64_t size, unsigned char seed)
 	return 1;
 }
 
-static void set_limit(long v)
-{
-	char p[600], s[32];
-	snprintf(p, sizeof(p), "%s/memory.limit_in_bytes", memcg_top);
-	snprintf(s, sizeof(s), "%ld", v);
-	int fd = open(p, O_WRONLY);
-	if (fd < 0 || write(fd, s, strlen(s)) != (ssize_t)strlen(s))
-		fail("setup: %s = %s: %m", p, s);
-	if (fd >= 0)
-		close(fd);
-}
-
 int main(int argc, char **argv)
 {
 	test_init(argc, argv);
@@ -80,7 +68,7 @@ int main(int argc, char **argv)
 		test_skip("the test's memory cgroup holds %ld bytes already: no room for a 64 MiB limit",
 			  memcg_val("memory.usage_in_bytes"));
 	}
-	set_limit(LIMIT);
+	memcg_put("memory.limit_in_bytes", LIMIT);
 	test_msg("shmem of %s: %ld, limit %ld\n", memcg_top, s1, LIMIT);
 	test_daemon();
 	test_waitsig();

@@ -50,18 +50,8 @@ int main(int argc, char **argv)
 			  2 * NPAIR + 2 * NCONN + 1);
 	}
 	test_msg("%d sockets: %ld bytes of kmem in %s\n", 2 * NPAIR + 2 * NCONN + 1, d, memcg_top);
-	if (SKMEM_TIGHT) {
-		char p[600], v[32];
-		long lim = memcg_val("memory.usage_in_bytes") + (4L << 20);
-		snprintf(p, sizeof(p), "%s/memory.limit_in_bytes", memcg_top);
-		snprintf(v, sizeof(v), "%ld", lim);
-		int fd = open(p, O_WRONLY);
-		if (fd < 0 || write(fd, v, strlen(v)) != (ssize_t)strlen(v))
-			fail("setup: %s = %s: %m", p, v);
-		if (fd >= 0)
-			close(fd);
-		test_msg("%s: %s\n", p, v);
-	}
+	if (SKMEM_TIGHT)
+		memcg_put("memory.limit_in_bytes", memcg_val("memory.usage_in_bytes") + (4L << 20));
 	test_daemon();
 	test_waitsig();
 
