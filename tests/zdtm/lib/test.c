@@ -24,10 +24,20 @@ static int t_argc;
 static char **t_argv;
 int test_failures;
 
+static volatile pid_t waiter; /* the thread in test_waitsig */
+
+/* Any thread without SIGTERM blocked may take it: one that is not test_waitsig's passes it on, so that the
+ * waiter's sigsuspend ends (the waiter blocks SIGTERM but there; after a dump or restore, its sigsuspend is
+ * restarted with its own mask first, and a SIGTERM sent in between goes to another thread). */
 static void sigterm_handler(int sig)
 {
+	int err = errno;
+	pid_t w = waiter;
 	(void)sig;
 	zdtm_sigterm = 1;
+	if (w > 0 && (pid_t)syscall(SYS_gettid) != w)
+		syscall(SYS_tgkill, getpid(), w, SIGTERM);
+	errno = err;
 }
 
 static void die(const char *what)
@@ -252,8 +262,10 @@ void test_waitsig(void)
 	sigprocmask(SIG_BLOCK, &blk, &old);
 	wait = old;
 	sigdelset(&wait, SIGTERM);
+	waiter = (pid_t)syscall(SYS_gettid);
 	while (!zdtm_sigterm)
 		sigsuspend(&wait);
+	waiter = 0;
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	errno = 0; /* so fail() after this does not report sigsuspend's EINTR */
 }
