@@ -36,7 +36,9 @@ int main(int argc, char **argv)
 	long k0 = kmem();
 	for (int i = 0; i < NPAIR; i++)
 		sk_pair(SOCK_STREAM, FD0 + 2 * i, FD0 + 2 * i + 1);
-	socklen_t al = sk_bound(LS, SOCK_STREAM, "@zdtm_skmem", NCONN, &a);
+	char name[64];
+	snprintf(name, sizeof(name), "@zdtm_skmem-%d", getpid()); /* (runs side by side do not meet) */
+	socklen_t al = sk_bound(LS, SOCK_STREAM, name, NCONN, &a);
 	for (int i = 0; i < NCONN; i++) {
 		int c = FD0 + 2 * NPAIR + 2 * i;
 		sk_connect_to(c, SOCK_STREAM, &a, al);

@@ -12,10 +12,16 @@ struct pc_test {
 	int go[2];
 };
 
-/* The listener at fd ls, bound to name (backlog), and the pipe. */
+/* The listener at fd ls, bound to name (an abstract one: with the time of day in ns added, so that two
+ * runs side by side in one network namespace do not meet, the test being pid 1 of its PID namespace in
+ * some), backlog, and the pipe. */
 static inline void pc_listen(struct pc_test *t, int ls, const char *name, int backlog)
 {
-	t->al = sk_bound(ls, SOCK_STREAM, name, backlog, &t->a);
+	char n[96];
+	struct timespec now;
+	clock_gettime(CLOCK_REALTIME, &now);
+	snprintf(n, sizeof(n), "%s-%d-%ld", name, getpid(), (long)now.tv_nsec);
+	t->al = sk_bound(ls, SOCK_STREAM, n, backlog, &t->a);
 	if (pipe(t->go))
 		fail("setup: pipe");
 }
