@@ -4,6 +4,7 @@
  * out-of-band byte read again. */
 #define LOG_PREFIX "restore-sk-unix: "
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -121,6 +122,27 @@ static int read_oob(const struct rsk *r, struct cr_err *e)
 	return 0;
 }
 
+/* A socket for a message whose sender is no longer there (closed since it sent): bound to the sender's
+ * abstract name again, free now, so that the receiver reads the name it would have read (recvfrom); a path
+ * name is not bound again (it would make a file): sent from an unnamed socket, with a warning. */
+static int gone_sender(const struct rsk *r, const UnixSkMsg *m)
+{
+	int sk = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (sk < 0 || !m->has_sender || !m->sender.len)
+		return sk;
+	struct sockaddr_un a = {.sun_family = AF_UNIX};
+	size_t len = m->sender.len < sizeof(a.sun_path) ? m->sender.len : sizeof(a.sun_path);
+	memcpy(a.sun_path, m->sender.data, len);
+	if (a.sun_path[0] == '\0' &&
+	    !bind(sk, (struct sockaddr *)&a, (socklen_t)(offsetof(struct sockaddr_un, sun_path) + len)))
+		return sk;
+	bool path = a.sun_path[0] != '\0';
+	pr_warn("socket:[%u]: the sender %s%.*s of a queued message is gone%s: sent from an unnamed socket\n",
+		r->ino, path ? "" : "@", (int)(path ? len : len - 1), a.sun_path + !path,
+		path ? "" : " and its name is taken");
+	return sk;
+}
+
 /* One message of r's receive queue, from its sender's side. */
 int usk_put_msg(struct rsk *r, const UnixSkMsg *m, struct cr_err *e)
 {
@@ -134,12 +156,8 @@ int usk_put_msg(struct rsk *r, const UnixSkMsg *m, struct cr_err *e)
 		if (s) {
 			src = s->fd;
 		} else {
-			tmp = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+			tmp = gone_sender(r, m);
 			src = tmp;
-			if (m->has_sender && m->sender.len)
-				pr_info(
-				    "socket:[%u]: a message's sender is gone: sent from an unnamed socket\n",
-				    r->ino);
 		}
 		if (!r->alen)
 			return cr_fail_errno(
