@@ -18,6 +18,7 @@
 #include <linux/capability.h>
 
 #include "arch.h"
+#include "base/array.h"
 #include "base/caps.h"
 #include "base/cleanup.h"
 #include "dump.h"
@@ -381,12 +382,34 @@ static int dump_ns(struct dump_tree *tr, struct cr_err *e)
 /* At most this many fds of the tree are kept from read_stopped until the dump of their task's files. */
 #define FDS_KEPT_MAX 65536
 
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* The sockets of c's fds ("socket:[INO]") added to tr->sks. */
+static int add_sks(struct dump_tree *tr, const struct dump_ctx *c, size_t *cap, struct cr_err *e)
+{
+	for (size_t i = 0; i < c->nfds; i++) {
+		unsigned ino;
+		if (!c->fds[i].link || sscanf(c->fds[i].link, "socket:[%u]", &ino) != 1)
+			continue;
+		if (arr_room(&tr->sks, cap, tr->nsks, sizeof(*tr->sks), 256))
+			return cr_fail_errno(e, ENOMEM, "out of memory");
+		tr->sks[tr->nsks++] = ino;
+	}
+	return 0;
+}
+
 /* The status of each task, read once now that the tree is stopped (its stat: seize_tree's last pass), kept
  * for all that reads it during the dump. A zombie's is read as well (its ids in PID namespaces). For a dump
  * (not a pre-dump) also each task's namespaces and fds (dump_ctx.nsid, fds). */
 static int read_stopped(struct dump_tree *tr, struct cr_err *e)
 {
-	size_t kept = 0;
+	size_t kept = 0, cap = 0;
+	free(tr->sks);
+	tr->sks = NULL, tr->nsks = 0;
 	for (size_t i = 0; i < tr->n; i++) {
 		struct dump_ctx *c = &tr->c[i];
 		struct cr_err e2;
@@ -400,13 +423,16 @@ static int read_stopped(struct dump_tree *tr, struct cr_err *e)
 			return i ? cr_wrap(e, "task %d", c->pid) : -1;
 		if (c->o->pre_dump) /* (memory only) */
 			continue;
-		if (ns_read_task_ids(c->pid, c->nsid, e) || proc_read_fds(c->pid, &c->fds, &c->nfds, e))
+		if (ns_read_task_ids(c->pid, c->nsid, e) || proc_read_fds(c->pid, &c->fds, &c->nfds, e) ||
+		    add_sks(tr, c, &cap, e))
 			return cr_wrap(e, "task %d", c->pid);
 		if ((kept += c->nfds) > FDS_KEPT_MAX) { /* (read again where needed) */
 			proc_fds_free(c->fds, c->nfds);
 			c->fds = NULL, c->nfds = 0;
 		}
 	}
+	if (tr->nsks)
+		qsort(tr->sks, tr->nsks, sizeof(*tr->sks), cmp_u32);
 	return 0;
 }
 
@@ -422,7 +448,8 @@ static int dump_tree_images(struct dump_tree *tr, struct cr_err *e)
 	if (unlinkat(tr->c[0].dirfd, "inventory.img", 0) && errno != ENOENT)
 		return cr_fail_sys(e, "remove old inventory.img");
 	for (size_t i = 0; i < tr->n; i++)
-		tr->c[i].tree = tr->c, tr->c[i].ntree = tr->n;
+		tr->c[i].tree = tr->c, tr->c[i].ntree = tr->n, tr->c[i].tree_sks = pre ? NULL : tr->sks,
+		tr->c[i].ntree_sks = tr->nsks;
 	/* address spaces shared (CLONE_VM), then fd tables and fs info */
 	if (dump_sharedvm(tr->c, tr->n, e) || dump_clone_share(tr->c, tr->n, e))
 		return -1;
@@ -613,6 +640,7 @@ int eng_dump(struct cr_opts *o, struct cr_err *err)
 			pr_warn("%s\n", e2.msg);
 	}
 	free(tr.netns_lock);
+	free(tr.sks);
 	if (netlock && (ret || o->leave_running)) {
 		struct cr_err e2;
 		eng_notify(o, "network-unlock", 0, -1, ret ? &e2 : err);

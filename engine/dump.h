@@ -102,6 +102,10 @@ struct dump_ctx {
 	bool born;   /* the tree is restored born in its user namespace (ns_dump_args.born) */
 	const struct dump_ctx *tree; /* every process of the dumped tree (tree[0] is the root) */
 	size_t ntree;
+	/* the inodes of the sockets the tree's processes hold fds of, sorted (dump.c read_stopped; NULL: not
+	 * read, e.g. a pre-dump): net/dump-sk-unix.c takes them, not reading every process's fds again */
+	const uint32_t *tree_sks;
+	size_t ntree_sks;
 	/* dump-pidns.c: its mount namespace, read once (0: not yet, or a zombie) */
 	uint64_t mnt_dev, mnt_ino;
 	int exit_code;		       /* of a zombie, as waitpid reports it */
@@ -262,6 +266,8 @@ struct dump_tree {
 	int ipc_self;		/* ns_dump_enter: crshim's own IPC namespace while it is in the tree's */
 	bool pidns, mntns_proc; /* the root is the init of its own PID namespace (and has own mounts) */
 	char *netns_lock;	/* the lock of the tree's own network namespace (net/tcp-repair.c) */
+	uint32_t *sks;		/* dump_ctx.tree_sks of every process */
+	size_t nsks;
 };
 
 bool dump_tree_has(const struct dump_tree *tr, pid_t pid);

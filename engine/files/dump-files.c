@@ -217,8 +217,11 @@ static int sk_domain(const struct dump_ctx *c, const struct fd_src *f, socklen_t
 	int dom = -1;
 	socklen_t dl = sizeof(dom);
 	*filter = 0;
-	if (cfd < 0 || getsockopt(cfd, SOL_SOCKET, SO_DOMAIN, &dom, &dl))
+	if (cfd < 0 || getsockopt(cfd, SOL_SOCKET, SO_DOMAIN, &dom, &dl)) {
+		pr_warn("fd %d (%s): its domain cannot be read: %s\n", f->fd, f->link,
+			cfd < 0 ? e2.msg : strerror(errno));
 		return -1;
+	}
 	if (getsockopt(cfd, SOL_SOCKET, SO_GET_FILTER, NULL, filter))
 		*filter = 0;
 	return dom;

@@ -76,10 +76,18 @@ static int add_ino(struct dump_unix *du, uint32_t ino, size_t *cap, struct cr_er
 	return 0;
 }
 
-/* Every "socket:[INO]" fd of the processes of the dumped tree. */
+/* Every "socket:[INO]" fd of the processes of the dumped tree (read once for all by dump.c: copied, the
+ * sockets in flight are added to it). */
 static int collect_tree(const struct dump_ctx *c, struct dump_unix *du, struct cr_err *e)
 {
 	size_t cap = 0;
+	if (c->tree_sks) {
+		if (arr_room(&du->tree, &cap, 0, sizeof(*du->tree), c->ntree_sks + 1))
+			return cr_fail_errno(e, ENOMEM, "out of memory");
+		memcpy(du->tree, c->tree_sks, c->ntree_sks * sizeof(*du->tree));
+		du->ntree = c->ntree_sks;
+		return 0;
+	}
 	for (size_t k = 0; k < (c->tree ? c->ntree : 1); k++) {
 		pid_t pid = c->tree ? c->tree[k].pid : c->pid;
 		char path[64], link[64];
