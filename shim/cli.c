@@ -132,6 +132,9 @@ static const struct option long_opts[] = {
     {"pre-dump-mode", required_argument, NULL, OPT_IGNORED_ARG},
     {"cgroup-root", required_argument, NULL, OPT_CGROUP_ROOT},
     {"timeout", required_argument, NULL, OPT_IGNORED_ARG},
+    /* (CRIU's RPC only) a socket keeping the tree's pidfds between pre-dumps to see a PID reused: crshim
+     * tells a reused PID by its start time (mem/track.c) */
+    {"pidfd-store", required_argument, NULL, OPT_IGNORED_ARG},
     {"freeze-cgroup", required_argument, NULL, OPT_FREEZE_CGROUP},
     {"config", required_argument, NULL, OPT_QUIET_IGNORED}, /* read before parsing (config.c) */
     {"status-fd", required_argument, NULL, OPT_STATUS_FD},

@@ -408,7 +408,7 @@ static int do_features(struct srv *s, const RpcReq *q)
 	if (q->features && q->features->has_lazy_pages)
 		f.has_lazy_pages = 1, f.lazy_pages = lazy_supported();
 	if (q->features && q->features->has_pidfd_store)
-		f.has_pidfd_store = 1, f.pidfd_store = 0;
+		f.has_pidfd_store = 1, f.pidfd_store = 1; /* accepted: PID reuse is seen without it */
 	return send_resp(s, &resp, -1);
 }
 

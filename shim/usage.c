@@ -146,6 +146,7 @@ static const char usage_text[] =
     "  --ghost-fiemap --no-ghost-fiemap (holes of unlinked files are always kept)\n"
     "  --file-validation[=M] --cpu-cap[=C] --pre-dump-mode M\n"
     "  --timeout N --status-fd FD (but page-server's)\n"
+    "  --pidfd-store FD (a PID reused between pre-dumps is told by the process's start time)\n"
     "  --all --extra --experimental --no-default-config\n"
     "  --cgroup-yard DIR (crshim uses the cgroup hierarchies mounted in its mount namespace, the yard's "
     "too)\n"

@@ -86,7 +86,7 @@ static const struct row rows[] = {
     {"tls_no_cn_verify", 59, 0, REFUSED, false},
     {"cgroup_yard", 60, 0, NOEFFECT, true},
     {"pre_dump_mode", 61, 0, NOEFFECT, false},
-    {"pidfd_store_sk", 62, 0, REFUSED, false},
+    {"pidfd_store_sk", 62, 0, NOEFFECT, false},
     {"lsm_mount_context", 63, 0, REFUSED, true},
     {"network_lock", 64, 0, MAPPED, false},
     {"network_lock", 64, 1, MAPPED, false}, /* iptables */
