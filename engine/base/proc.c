@@ -90,6 +90,35 @@ int proc_read(pid_t pid, const char *name, char **bufp, size_t *lenp, struct cr_
 	return 0;
 }
 
+/* A /proc/PID file of one record (a single_open seq file: stat, status, limits) read in one read() into buf
+ * (size bytes): the kernel makes all of it at once, so a read that leaves room is the whole file (no second
+ * read for the end). *out is buf, or a malloc'ed copy (*heap) when it did not fit. */
+static int read_one_record(pid_t pid, const char *name, char *buf, size_t size, char **out, char **heap,
+			   struct cr_err *e)
+{
+	char path[64];
+	*heap = NULL;
+	snprintf(path, sizeof(path), "/proc/%d/%s", pid, name);
+	__cleanup_close int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return cr_fail_sys(e, "open %s", path);
+	ssize_t n;
+	do
+		n = read(fd, buf, size - 1);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return cr_fail_sys(e, "read %s", path);
+	if ((size_t)n < size - 1) {
+		buf[n] = '\0';
+		*out = buf;
+		return 0;
+	}
+	if (proc_read(pid, name, heap, NULL, e)) /* (larger: read again whole) */
+		return -1;
+	*out = *heap;
+	return 0;
+}
+
 int proc_readlink(pid_t pid, const char *name, char **out, struct cr_err *e)
 {
 	char path[96], buf[PATH_MAX + 1];
@@ -265,13 +294,13 @@ int proc_parse_status(pid_t pid, struct proc_status *st, struct cr_err *e)
 
 int proc_parse_task_status(pid_t pid, pid_t tid, struct proc_status *st, struct cr_err *e)
 {
-	__cleanup_free char *buf = NULL;
-	char name[48] = "status";
+	__cleanup_free char *heap = NULL;
+	char name[48] = "status", small[4096], *buf;
 	memset(st, 0, sizeof(*st));
 	st->umask = -1;
 	if (tid)
 		snprintf(name, sizeof(name), "task/%d/status", tid);
-	if (proc_read(pid, name, &buf, NULL, e))
+	if (read_one_record(pid, name, small, sizeof(small), &buf, &heap, e))
 		return -1;
 	char *save = NULL;
 	for (char *l = strtok_r(buf, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
@@ -302,13 +331,17 @@ void proc_status_free(struct proc_status *st)
 
 int proc_parse_stat(pid_t pid, struct proc_stat *st, struct cr_err *e)
 {
-	__cleanup_free char *buf = NULL;
+	__cleanup_free char *heap = NULL;
+	char small[1024], *buf;
 	memset(st, 0, sizeof(*st));
-	if (proc_read(pid, "stat", &buf, NULL, e))
+	if (read_one_record(pid, "stat", small, sizeof(small), &buf, &heap, e))
 		return -1;
-	char *p = strrchr(buf, ')');
-	if (!p || p[1] != ' ' || !p[2])
+	char *p = strrchr(buf, ')'), *c = strchr(buf, '(');
+	if (!p || !c || c > p || p[1] != ' ' || !p[2])
 		return cr_fail_errno(e, EINVAL, "/proc/%d/stat: malformed", pid);
+	size_t clen = (size_t)(p - c - 1) < sizeof(st->comm) - 1 ? (size_t)(p - c - 1) : sizeof(st->comm) - 1;
+	memcpy(st->comm, c + 1, clen);
+	st->comm[clen] = '\0';
 	p += 2;
 	st->state = *p++;
 	int n = 4;
@@ -344,8 +377,9 @@ static int parse_limit(const char *s, uint64_t *v)
 
 int proc_parse_limits(pid_t pid, struct proc_rlimit lim[PROC_NR_RLIMITS], struct cr_err *e)
 {
-	__cleanup_free char *buf = NULL;
-	if (proc_read(pid, "limits", &buf, NULL, e))
+	__cleanup_free char *heap = NULL;
+	char small[2048], *buf;
+	if (read_one_record(pid, "limits", small, sizeof(small), &buf, &heap, e))
 		return -1;
 	/* Fixed layout: "%-25s %-20s %-20s %-10s", one line per resource in RLIMIT_* order. */
 	char *save = NULL, *l;

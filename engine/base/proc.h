@@ -37,10 +37,13 @@ int proc_parse_status(pid_t pid, struct proc_status *st, struct cr_err *e);
 int proc_parse_task_status(pid_t pid, pid_t tid, struct proc_status *st, struct cr_err *e);
 void proc_status_free(struct proc_status *st);
 
-/* /proc/PID/stat: f[n] is field n (1-based, as in proc(5)); field 2 (comm) and 3 (state) are not numeric. */
+/* /proc/PID/stat: f[n] is field n (1-based, as in proc(5)); field 2 (comm) and 3 (state) are not numeric.
+ * comm is field 2 as /proc/PID/comm has it (the same text: a dump of a stopped task takes it from here). */
 #define PROC_STAT_FIELDS 53
+#define PROC_COMM_MAX 64 /* (TASK_COMM_LEN is 16; a kernel thread's name may be longer) */
 struct proc_stat {
 	char state;
+	char comm[PROC_COMM_MAX];
 	int64_t f[PROC_STAT_FIELDS];
 };
 int proc_parse_stat(pid_t pid, struct proc_stat *st, struct cr_err *e);

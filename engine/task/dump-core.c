@@ -902,14 +902,16 @@ static int write_sigacts(struct dump_ctx *c, struct cr_err *e)
 	return dump_created(c, IMG_SIGACTS, c->pid, e);
 }
 
-static int fill_task_misc(struct dump_ctx *c, CoreEntry *ce, char **comm, char **pers, struct cr_err *e)
+/* comm from the stat of the stopped task (seize_verify's, c->stat: the text of /proc/PID/comm, which only the
+ * task itself can change) */
+static int fill_task_misc(struct dump_ctx *c, CoreEntry *ce, struct cr_err *e)
 {
-	if (proc_read(c->pid, "comm", comm, NULL, e) || proc_read(c->pid, "personality", pers, NULL, e))
-		return -1;
-	(*comm)[strcspn(*comm, "\n")] = '\0';
-	ce->comm = *comm;
-	ce->personality = (uint32_t)strtoul(*pers, NULL, 16), ce->has_personality = 1;
 	char path[64], adj[16];
+	ce->comm = c->stat.comm;
+	snprintf(path, sizeof(path), "/proc/%d/personality", c->pid);
+	if (proc_read_small(path, adj, sizeof(adj)) < 0)
+		return cr_fail_sys(e, "read %s", path);
+	ce->personality = (uint32_t)strtoul(adj, NULL, 16), ce->has_personality = 1;
 	snprintf(path, sizeof(path), "/proc/%d/oom_score_adj", c->pid);
 	if (proc_read_small(path, adj, sizeof(adj)) > 0)
 		ce->oom_score_adj = (int32_t)strtol(adj, NULL, 10), ce->has_oom_score_adj = 1;
@@ -1018,7 +1020,6 @@ int dump_core_write(struct dump_ctx *c, struct cr_err *e)
 	RseqEntry rseq = RSEQ_ENTRY__INIT;
 	RlimitEntry rl[PROC_NR_RLIMITS], *rlp[PROC_NR_RLIMITS];
 	__cleanup_free PosixTimerEntry *pt = NULL;
-	__cleanup_free char *comm = NULL, *pers = NULL;
 	struct siginfo_list pend = {0}, pend_sh = {0};
 	struct dump_remote *r = &c->rem;
 	char boot_id[40];
@@ -1029,7 +1030,7 @@ int dump_core_write(struct dump_ctx *c, struct cr_err *e)
 	ce.gpregs = (ProtobufCBinaryData){arch_gpregs_size(), c->regs_image}, ce.has_gpregs = 1;
 	ce.xstate = (ProtobufCBinaryData){c->xstate_len, c->xstate}, ce.has_xstate = 1;
 	ce.sigmask = c->s.sigmask, ce.has_sigmask = 1;
-	if (fill_task_misc(c, &ce, &comm, &pers, e))
+	if (fill_task_misc(c, &ce, e))
 		goto out;
 	if (peek_siginfo(c->pid, 0, &pend, e) || peek_siginfo(c->pid, 1, &pend_sh, e))
 		goto out;
@@ -1169,20 +1170,16 @@ int dump_core_write_thread(struct dump_ctx *c, struct dump_thread *t, struct cr_
 	struct proc_status tst = {0};
 	struct proc_stat tstat;
 	cpu_set_t cpus;
-	__cleanup_free char *comm = NULL;
 	struct siginfo_list pend = {0};
-	char name[64];
 	int ret = -1;
 
 	ce.arch = (char *)arch_name();
 	ce.gpregs = (ProtobufCBinaryData){arch_gpregs_size(), t->regs_image}, ce.has_gpregs = 1;
 	ce.xstate = (ProtobufCBinaryData){t->xstate_len, t->xstate}, ce.has_xstate = 1;
 	ce.sigmask = t->s.sigmask, ce.has_sigmask = 1;
-	snprintf(name, sizeof(name), "task/%d/comm", t->tid);
-	if (proc_read(c->pid, name, &comm, NULL, e))
+	if (proc_parse_stat(t->tid, &tstat, e)) /* (its comm and nice) */
 		return -1;
-	comm[strcspn(comm, "\n")] = '\0';
-	ce.comm = comm;
+	ce.comm = tstat.comm;
 	if (syscall(SYS_get_robust_list, t->tid, &ce.robust_list, &ce.robust_len))
 		return cr_fail_sys(e, "get_robust_list(%d)", t->tid);
 	ce.has_robust_list = ce.has_robust_len = 1;
@@ -1202,8 +1199,6 @@ int dump_core_write_thread(struct dump_ctx *c, struct dump_thread *t, struct cr_
 	ce.pdeathsig = t->pdeathsig, ce.has_pdeathsig = 1;
 	ce.no_new_privs = tst.no_new_privs != 0, ce.has_no_new_privs = 1;
 	ce.timerslack_ns = t->timerslack, ce.has_timerslack_ns = 1;
-	if (proc_parse_stat(t->tid, &tstat, e))
-		goto out;
 	ce.nice = (int32_t)tstat.f[19], ce.has_nice = 1;
 	fill_mpol(&ce, &t->mpol);
 	ce.cpuid_faulting = t->cpuid_fault != 0, ce.has_cpuid_faulting = t->cpuid_fault != 0;
