@@ -313,7 +313,9 @@ static int seize_verify(struct dump_tree *tr, size_t *added, const char **why, s
 				*why = "a seized thread is gone";
 				return 1;
 			}
-		int r = seize_thread_scan(c, e);
+		/* (no thread is made while all are stopped: with as many threads as seized, none is new and
+		 * the list is not read again; stat field 20 is the count) */
+		int r = st->f[20] == (int64_t)c->nth + 1 ? 0 : seize_thread_scan(c, e);
 		if (r == THREADS_EXEC) {
 			*why = WHY_LEADER_DEAD;
 			return 1;
