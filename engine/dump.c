@@ -494,22 +494,31 @@ static void kill_tree(struct dump_tree *tr)
 	     i++) /* all killed first: an address space two share is then freed too */
 		release_mm(&tr->c[i]);
 	/* children first: the init of a PID namespace waits for its children before it can go */
+	__cleanup_free bool *dead = calloc(tr->n, sizeof(*dead));
 	for (size_t i = tr->n; i-- > 0;) {
 		struct dump_ctx *c = &tr->c[i];
 		int st;
 		reap_threads(c);
 		/* our ptrace notification first: then the real parent (or init) can reap it */
-		while (c->s.attached && waitpid(c->pid, &st, __WALL) >= 0 && !WIFEXITED(st) &&
-		       !WIFSIGNALED(st))
-			;
+		while (c->s.attached && waitpid(c->pid, &st, __WALL) >= 0) {
+			if (WIFEXITED(st) || WIFSIGNALED(st)) {
+				if (dead) /* (its exit reported: a zombie now, or reaped) */
+					dead[i] = true;
+				break;
+			}
+		}
 		c->s.attached = false;
 	}
-	/* Dead is enough (see seize_kill): the new parents reap the zombies in their own time. */
+	/* Dead is enough (see seize_kill): the new parents reap the zombies in their own time. Those whose
+	 * exit we were told of are not read again (a /proc/PID/stat each). */
 	size_t left = tr->n;
 	for (int k = 0; k < 2000 && left; k++) {
 		left = 0;
-		for (size_t i = 0; i < tr->n; i++)
-			left += !seize_task_dead(tr->c[i].pid);
+		for (size_t i = 0; i < tr->n; i++) {
+			if (dead && !dead[i])
+				dead[i] = seize_task_dead(tr->c[i].pid);
+			left += dead ? !dead[i] : !seize_task_dead(tr->c[i].pid);
+		}
 		if (left)
 			usleep(1000);
 	}
