@@ -869,6 +869,15 @@ static int p_newifindex(struct probe_ctx *c, struct feat_res *r)
 	return res(r, 1, "IFLA_NEW_IFINDEX: a device moved in with --external netdev[..] keeps its ifindex");
 }
 
+/* Namespace ids (RTM_GETNSID): veth pairs between the tree's network namespaces (IFLA_LINK_NETNSID) */
+static int p_link_nsid(struct probe_ctx *c, struct feat_res *r)
+{
+	(void)c;
+	if (!ns_net_has_link_nsid())
+		return res(r, 0, "RTM_GETNSID: no network namespace ids");
+	return res(r, 1, "IFLA_LINK_NETNSID: veth pairs between the tree's network namespaces");
+}
+
 /* SO_BUF_LOCK (Linux 5.14), saved and restored with the other socket options */
 static int p_buf_lock(struct probe_ctx *c, struct feat_res *r)
 {
@@ -914,7 +923,7 @@ static const struct criu_name criu_names[] = {
     {"compat_cr", NULL, "32-bit (compat) tasks are not dumped"},
     {"sk_unix_file", p_sk_unix_file, NULL},
     {"nsid", NULL, "network namespace ids are not saved"},
-    {"link_nsid", NULL, "a tree has one network namespace: no link with a peer in another one of it"},
+    {"link_nsid", p_link_nsid, NULL},
     {"has_ipt_legacy", NULL, "iptables is not used: the network lock and the saved rules are nftables"},
     {"apparmor_stacking", NULL, "no LSM label is set on restore"},
     {"breakpoints", NULL, "hardware breakpoints (debug registers) are not saved"},

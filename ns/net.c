@@ -6,6 +6,7 @@
 #define LOG_PREFIX "ns-net: "
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <net/if.h>
 #include <sched.h>
 #include <stdio.h>
@@ -192,12 +193,12 @@ static int nsid_cb(struct nl_msg *m, void *arg)
 	return NL_OK;
 }
 
-/* The id this namespace gives the namespace fd is (RTM_GETNSID), -1 when it has none. */
-static int get_nsid(struct nl_sock *sk, int fd)
+/* The id this namespace gives the namespace fd is (RTM_GETNSID), -1 when it has none; none: no answer. */
+static int get_nsid(struct nl_sock *sk, int fd, int none)
 {
 	struct rtgenmsg g = {.rtgen_family = AF_UNSPEC};
 	struct nl_msg *m = nlmsg_alloc_simple(RTM_GETNSID, NLM_F_REQUEST);
-	int nsid = -1, r = m ? nlmsg_append(m, &g, sizeof(g), NLMSG_ALIGNTO) : -NLE_NOMEM;
+	int nsid = none, r = m ? nlmsg_append(m, &g, sizeof(g), NLMSG_ALIGNTO) : -NLE_NOMEM;
 	if (!r)
 		r = nla_put_u32(m, NETNSA_FD, (uint32_t)fd);
 	if (!r)
@@ -231,7 +232,7 @@ static int tree_nsids(struct net_dump *d, struct cr_err *e)
 	for (size_t i = 0; i < d->s->n; i++) {
 		int fd = d->s->fd[i] >= 0 ? d->s->fd[i] : i ? -1 : d->s->root_ext; /* (the caller's root's) */
 		if ((int)i != d->id && fd >= 0)
-			d->nsid[i] = get_nsid(sk, fd);
+			d->nsid[i] = get_nsid(sk, fd, -1);
 	}
 	return 0;
 }
@@ -808,6 +809,18 @@ static int move_link(struct nl_sock *sk, int ifindex, int nsfd, const char *name
 	if (m)
 		nlmsg_free(m);
 	return r < 0 ? r : nl_wait_for_ack(sk);
+}
+
+int ns_net_has_link_nsid(void)
+{
+	struct nl_sock *sk = NULL;
+	struct cr_err e;
+	__cleanup_close int fd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || nl_open(&sk, &e))
+		return 0;
+	int nsid = get_nsid(sk, fd, INT_MIN); /* (a kernel with namespace ids answers, -1 for none given) */
+	nl_socket_free(sk);
+	return nsid != INT_MIN;
 }
 
 int ns_net_has_newifindex(void)

@@ -161,6 +161,9 @@ int ns_rst_net_made_each(const struct ns_rst *r,
 			 struct cr_err *e);
 /* check --feature newifindex: the kernel takes IFLA_NEW_IFINDEX (--external netdev[..] keeps the ifindex). */
 int ns_net_has_newifindex(void);
+/* Whether the kernel gives network namespaces ids (RTM_GETNSID), by which a link names its peer's namespace
+ */
+int ns_net_has_link_nsid(void);
 /* The images hold the root's mount tree (ns_rst_root_child builds it; no fresh /proc needed then). */
 bool ns_rst_mounts(const struct ns_rst *r);
 /* A process of the tree with a mount namespace of its own other than its parent's (pstree_entry.mntns: id),

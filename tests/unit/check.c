@@ -114,9 +114,9 @@ int main(void)
 	   sizeof(criu) / sizeof(criu[0]));
 	ok(waitpid(-1, NULL, WNOHANG) < 0 && errno == ECHILD, "... no child left behind");
 	/* state crshim does not save: denied whatever the kernel has, with the reason */
-	static const char *const no[] = {"autofs",	"compat_cr",	  "nsid",
-					 "link_nsid",	"has_ipt_legacy", "apparmor_stacking",
-					 "breakpoints", "overlayfs_maps"};
+	static const char *const no[] = {"autofs",	   "compat_cr",		"nsid",
+					 "has_ipt_legacy", "apparmor_stacking", "breakpoints",
+					 "overlayfs_maps"};
 	for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++) {
 		out = run(no[i], &ret, &e);
 		char want[80];
