@@ -298,11 +298,13 @@ static uint64_t vma_data(const struct page_map *pm, const VmaEntry *v, size_t bi
 }
 
 /* Map the VMAs worth prefilling at their addresses; mark the blocks in them (BLK_FILL), and those across
- * the edge of one (BLK_FILL_EDGE: a VMA whose edge block cannot be is left to the blob). */
-static void prefill_plan(struct rst_task *t, uint8_t *kind)
+ * the edge of one (BLK_FILL_EDGE: a VMA whose edge block cannot be is left to the blob). The bytes of data
+ * they get. */
+static uint64_t prefill_plan(struct rst_task *t, uint8_t *kind)
 {
 	const struct page_map *pm = &t->pm;
 	size_t bi = 0;
+	uint64_t bytes = 0;
 	for (size_t i = 0; i < t->mm->n_vmas; i++) {
 		const VmaEntry *v = t->mm->vmas[i];
 		size_t first, last;
@@ -328,12 +330,14 @@ static void prefill_plan(struct rst_task *t, uint8_t *kind)
 		}
 		t->vma_prefilled[i] = true;
 		t->prefill_mapped = true;
+		bytes += data;
 		for (size_t j = first; j < last; j++)
 			kind[j] =
 			    (j == first && edge_s) || (j == last - 1 && edge_e) ? BLK_FILL_EDGE : BLK_FILL;
 		pr_debug("prefill vma 0x%llx-0x%llx: %llu bytes\n", (unsigned long long)v->start,
 			 (unsigned long long)v->end, (unsigned long long)data);
 	}
+	return bytes;
 }
 
 /* The prefilled VMAs of t, sorted (fill_edge puts the parts of an edge block there). */
@@ -444,8 +448,13 @@ int rst_pages_load(struct rst_task *t, struct cr_err *e)
 	if (t->lazy && !t->dry && rst_lazy_fetch(t, e))
 		goto fail;
 	const char *prefill = getenv("CRSHIM_PREFILL");
+	uint64_t pbytes = 0;
 	if (!t->no_prefill && (!prefill || strcmp(prefill, "0")) && !fault_hit(t->fault, FI_NO_PREFILL))
-		prefill_plan(t, kind);
+		pbytes = prefill_plan(t, kind);
+	/* The prefilled pages are charged for good to the memory cgroup crshim writes them in: the tree's
+	 * (ns/cgroup-restore.c: where it has room, else crshim's own, which the log says) */
+	if (pbytes)
+		ns_rst_memcg_enter_for(t->ns, pbytes);
 	const uint8_t **data = NULL;
 	struct fill_ranges fr;
 	int uffd = prefill_uffd(t, kind);
@@ -453,6 +462,8 @@ int rst_pages_load(struct rst_task *t, struct cr_err *e)
 					   : pm_map_data(pm, pname, &data, e);
 	if (!ret)
 		ret = verify_blocks(pm, uffd, &fr, data, kind, pname, t->stats, e);
+	if (pbytes)
+		ns_rst_memcg_leave(t->ns);
 	prefill_uffd_close(t, uffd);
 	pm_unmap_data(pm, data);
 	free(fr.r);
