@@ -277,20 +277,33 @@ int infect_map_scratch(struct infect *in, struct cr_err *e)
 	return 0;
 }
 
-/* Up to the table's room of calls in one run of the batch code. */
-static int batch_run(struct infect *in, struct infect_call *calls, size_t n, struct cr_err *e)
+/* Where run_code puts the table after code of code_len bytes (BATCH_TABLE for the batch code). */
+static size_t table_off(size_t code_len)
 {
-	size_t code_len, trap;
-	const uint8_t *code = arch_batch_code(&code_len, &trap);
-	struct infect_call end = {.nr = -1};
-	uint64_t table = in->batch + BATCH_TABLE;
-	struct iovec l[3] = {{(void *)code, code_len}, {calls, n * sizeof(*calls)}, {&end, sizeof(end)}};
-	struct iovec r[2] = {{(void *)(uintptr_t)in->batch, code_len},
-			     {(void *)(uintptr_t)table, (n + 1) * sizeof(*calls)}};
-	ssize_t w = process_vm_writev(in->pid, l, 3, r, 2, 0);
-	if (w != (ssize_t)(code_len + (n + 1) * sizeof(*calls)))
-		return cr_fail_errno(e, w < 0 ? errno : EFAULT, "task %d: write the remote syscalls",
-				     in->pid);
+	return (code_len + BATCH_TABLE - 1) / BATCH_TABLE * BATCH_TABLE;
+}
+
+size_t infect_code_room(const struct infect *in, size_t code_len)
+{
+	size_t off = table_off(code_len);
+	return in->batch && off < in->batch_len ? in->batch_len - off : 0;
+}
+
+/* Copy code and its table (the n iovecs of l, tlen bytes) into the batch area, run the code up to its trap
+ * and read back rlen bytes of the table into back. */
+static int run_code(struct infect *in, const uint8_t *code, size_t code_len, size_t trap, struct iovec *l,
+		    size_t n, size_t tlen, void *back, size_t rlen, struct cr_err *e)
+{
+	uint64_t table = in->batch + table_off(code_len);
+	struct iovec lv[4],
+	    r[2] = {{(void *)(uintptr_t)in->batch, code_len}, {(void *)(uintptr_t)table, tlen}};
+	if (n > 3 || tlen > infect_code_room(in, code_len))
+		return cr_fail_errno(e, E2BIG, "task %d: remote code table too big", in->pid);
+	lv[0] = (struct iovec){(void *)code, code_len};
+	memcpy(lv + 1, l, n * sizeof(*l));
+	ssize_t w = process_vm_writev(in->pid, lv, n + 1, r, 2, 0);
+	if (w != (ssize_t)(code_len + tlen))
+		return cr_fail_errno(e, w < 0 ? errno : EFAULT, "task %d: write the remote code", in->pid);
 	uint8_t regs[INFECT_REGS_MAX];
 	memcpy(regs, in->base, arch_gpregs_size());
 	arch_prep_batch(regs, in->batch, table);
@@ -301,7 +314,28 @@ static int batch_run(struct infect *in, struct infect_call *calls, size_t n, str
 	if (arch_set_gpregs(in->pid, in->base, ret ? &e2 : e))
 		ret = -1;
 	if (!ret)
-		ret = infect_read(in, table, calls, n * sizeof(*calls), e);
+		ret = infect_read(in, table, back, rlen, e);
+	return ret;
+}
+
+int infect_run_code(struct infect *in, const uint8_t *code, size_t code_len, size_t trap, void *table,
+		    size_t len, struct cr_err *e)
+{
+	if (!in->batch)
+		return cr_fail_errno(e, ENOTSUP, "task %d: no remote code", in->pid);
+	struct iovec l = {table, len};
+	return run_code(in, code, code_len, trap, &l, 1, len, table, len, e);
+}
+
+/* Up to the table's room of calls in one run of the batch code. */
+static int batch_run(struct infect *in, struct infect_call *calls, size_t n, struct cr_err *e)
+{
+	size_t code_len, trap;
+	const uint8_t *code = arch_batch_code(&code_len, &trap);
+	struct infect_call end = {.nr = -1};
+	struct iovec l[2] = {{calls, n * sizeof(*calls)}, {&end, sizeof(end)}};
+	int ret =
+	    run_code(in, code, code_len, trap, l, 2, (n + 1) * sizeof(*calls), calls, n * sizeof(*calls), e);
 	for (size_t i = 0; !ret && i < n; i++)
 		pr_debug("task %d: remote syscall %ld = %ld (batch)\n", in->pid, calls[i].nr, calls[i].ret);
 	return ret;
