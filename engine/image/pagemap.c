@@ -139,12 +139,12 @@ int pw_add(struct page_writer *pw, uint64_t vaddr, const void *buf, size_t len, 
 	return 0;
 }
 
-int pw_add_batch(struct page_writer *pw, const void *buf, size_t len, const struct page_block *b, size_t nb,
-		 struct cr_err *e)
+/* Room for nb more blocks, and the new blocks (offsets in a buffer of len bytes) checked: page aligned, in
+ * address order after those already added. */
+static int pw_check_blocks(struct page_writer *pw, size_t len, const struct page_block *b, size_t nb,
+			   struct cr_err *e)
 {
 	uint64_t psz = (uint64_t)sysconf(_SC_PAGESIZE);
-	size_t done = 0;
-
 	if (pw->nr && !pw->blocks) /* cannot happen; says so to the static analyzers */
 		return cr_fail_errno(e, EINVAL, "%s: page writer without blocks", pw->name);
 	if (!pw->blocks || pw->nr + nb > pw->cap) {
@@ -171,6 +171,26 @@ int pw_add_batch(struct page_writer *pw, const void *buf, size_t len, const stru
 			return cr_fail_errno(e, EINVAL, "%s: block at 0x%llx overlaps or is out of order",
 					     pw->name, (unsigned long long)b[i].vaddr);
 	}
+	return 0;
+}
+
+/* The blocks (checked) are the len bytes at pw->off. */
+static void pw_record(struct page_writer *pw, size_t len, const struct page_block *b, size_t nb)
+{
+	for (size_t i = 0; i < nb; i++) {
+		pw->blocks[pw->nr] = b[i];
+		pw->blocks[pw->nr++].offset = pw->off + b[i].offset;
+	}
+	pw->off += len;
+}
+
+int pw_add_batch(struct page_writer *pw, const void *buf, size_t len, const struct page_block *b, size_t nb,
+		 struct cr_err *e)
+{
+	size_t done = 0;
+
+	if (pw_check_blocks(pw, len, b, nb, e))
+		return -1;
 	if (pw->px && px_data(pw->px, buf, len, e))
 		return -1;
 	while (!pw->px && done < len) {
@@ -187,11 +207,24 @@ int pw_add_batch(struct page_writer *pw, const void *buf, size_t len, const stru
 			return cr_fail_sys(e, "write %s", pw->name);
 		done += (size_t)n;
 	}
-	for (size_t i = 0; i < nb; i++) {
-		pw->blocks[pw->nr] = b[i];
-		pw->blocks[pw->nr++].offset = pw->off + b[i].offset;
-	}
-	pw->off += len;
+	pw_record(pw, len, b, nb);
+	return 0;
+}
+
+int pw_data_fd(const struct page_writer *pw, uint64_t *off)
+{
+	*off = pw->off;
+	return pw->px ? -1 : pw->fd;
+}
+
+int pw_add_written(struct page_writer *pw, size_t len, const struct page_block *b, size_t nb,
+		   struct cr_err *e)
+{
+	if (pw_check_blocks(pw, len, b, nb, e))
+		return -1;
+	if (pw->inject_errno) /* the data went in whole: the disk filled up after it */
+		return cr_fail_errno(e, pw->inject_errno, "write %s", pw->name);
+	pw_record(pw, len, b, nb);
 	return 0;
 }
 
