@@ -21,6 +21,7 @@
 #include "dump.h"
 #include "files/ghost.h"
 #include "base/fault.h"
+#include "mem/dump-splice.h"
 #include "mem/ipc-shm.h"
 #include "mem/mpol.h"
 #include "base/log.h"
@@ -966,6 +967,104 @@ static int copy_inline(struct mm_state *m, struct page_writer *pw, struct pbuf *
 	return 0;
 }
 
+/* Blocks of a batch the task's code did not do, read and written by crshim (one at a time: each is at most
+ * PBUF_SIZE). */
+static int copy_blocks(struct mm_state *m, struct page_writer *pw, struct pbuf *b,
+		       const struct page_block *bl, size_t nb, struct cr_err *e)
+{
+	for (size_t i = 0; i < nb; i++) {
+		struct iovec l = {b->data, bl[i].len}, r = {(void *)(uintptr_t)bl[i].vaddr, bl[i].len};
+		ssize_t n = process_vm_readv(m->c->pid, &l, 1, &r, 1, 0);
+		if (n != (ssize_t)bl[i].len)
+			return read_failed(m, n < 0 ? errno : EFAULT, bl[i].vaddr, "process_vm_readv", e);
+		struct page_block one = {bl[i].vaddr, 0, bl[i].len, pw_block_csum(b->data, bl[i].len), 0, 0};
+		if (pw_add_batch(pw, b->data, bl[i].len, &one, 1, e))
+			return -1;
+	}
+	return 0;
+}
+
+/* Bytes of a block the task's code splices: a quarter of its pipe (1 MiB), so that the task checksums the
+ * next blocks while crshim's thread empties the pipe (1 MiB blocks: the two took turns, waiting for a CPU
+ * at each on a loaded machine). At most PBUF_SIZE (copy_blocks). */
+#ifndef SPLICE_BLOCK
+#define SPLICE_BLOCK (256u << 10)
+#endif
+
+/* The next batch of blocks for the task's code: from the runs read by process_vm_readv (fd < 0) at k, up to
+ * room blocks of up to SPLICE_BLOCK each; *len their bytes. */
+static size_t splice_blocks(struct mm_state *m, struct copy_pos *k, struct page_block *bl, size_t room,
+			    uint64_t *len, int *err, struct cr_err *e)
+{
+	const struct prange *r;
+	size_t nb = 0;
+	*len = 0;
+	while (nb < room && (r = cur_run(m, k, err, e)) && r->fd < 0) {
+		uint64_t n = r->len - k->off < SPLICE_BLOCK ? r->len - k->off : SPLICE_BLOCK;
+		bl[nb++] = (struct page_block){r->vaddr + k->off, *len, n, 0, 0, 0};
+		*len += n;
+		advance(m, k, r, n);
+	}
+	return nb;
+}
+
+/* The pages through the task (dump-splice.c), the runs it cannot read (fd >= 0) and what follows them in
+ * one buffer through crshim; after a failure of the task's code, all the rest through crshim. */
+static int copy_spliced(struct mm_state *m, struct page_writer *pw, struct dump_splice *s, struct pbuf *b,
+			uint64_t *total, struct cr_err *e)
+{
+	struct copy_pos k = {0};
+	size_t room = dump_splice_room(s);
+	__cleanup_free struct page_block *bl = calloc(room, sizeof(*bl));
+	const struct prange *r;
+	int err = 0;
+	bool on = true;
+	if (!bl)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	while ((r = cur_run(m, &k, &err, e))) {
+		uint64_t len;
+		size_t nb = on && r->fd < 0 ? splice_blocks(m, &k, bl, room, &len, &err, e) : 0;
+		int ret = nb ? dump_splice_batch(s, pw, bl, nb, len, e) : 0;
+		if (err || ret < 0)
+			return -1;
+		if (ret > 0 && copy_blocks(m, pw, b, bl, nb, e))
+			return -1;
+		on = on && !ret;
+		if (!nb && (fill_buf(m, b, &k, e) || pw_add_batch(pw, b->data, b->used, b->b, b->nb, e)))
+			return -1;
+		len = nb ? len : b->used;
+		*total += len;
+		CR_STAT_ADD(m->c->o->stats, bytes_done, len);
+		if (k.ri >= (m->runs.nr + 1) / 2 && fault_check(m->c->o, FI_DUMP_MM_MID, e))
+			return -1; /* half of the runs written */
+	}
+	return err ? -1 : 0;
+}
+
+/* Pages through the task's code: a dump of a killed tree (one left running or pre-dumped reads
+ * /proc/PID/mem), into a file (not to a page server), of enough memory to pay for the task's setup (a few
+ * remote syscalls; CRSHIM_DUMP_COPY=splice: any). 1: not this way. */
+#define SPLICE_MIN (4u << 20)
+
+static int copy_by_splice(struct mm_state *m, struct page_writer *pw, struct pbuf *b, uint64_t bytes,
+			  bool later, uint64_t *total, struct cr_err *e)
+{
+	struct dump_splice *s;
+	uint64_t off;
+	enum dump_copy how = dump_splice_mode();
+	if (how == DUMP_COPY_READ || m->no_readv || pw_data_fd(pw, &off) < 0 ||
+	    (how == DUMP_COPY_AUTO && !later && bytes < SPLICE_MIN))
+		return 1;
+	int r = dump_splice_open(m->c, &s, e);
+	if (r)
+		return r;
+	r = copy_spliced(m, pw, s, b, total, e);
+	struct cr_err e2;
+	if (dump_splice_close(s, r ? &e2 : e))
+		r = -1;
+	return r;
+}
+
 static int copy_pages(struct mm_state *m, struct page_writer *pw, uint64_t *total, struct cr_err *e)
 {
 	struct pipe_state p = {.pw = pw,
@@ -991,6 +1090,9 @@ static int copy_pages(struct mm_state *m, struct page_writer *pw, uint64_t *tota
 		bytes += m->runs.r[i].scan ? 0 : m->runs.r[i].len;
 	}
 	CR_STAT_ADD(m->c->o->stats, bytes_total, bytes);
+	int r = copy_by_splice(m, pw, &p.buf[0], bytes, later, total, e);
+	if (r <= 0)
+		return r;
 	if (bytes <= PBUF_INLINE && !later)
 		return copy_inline(m, pw, &p.buf[0], total, e);
 	if ((errno = pthread_create(&th, NULL, writer_main, &p)))
