@@ -17,18 +17,6 @@
 
 static uint32_t shift_long[4][256], shift_short[4][256];
 
-/* a * b mod P, polynomials in the reflected order (bit 31 is x^0). */
-static uint32_t mul_mod(uint32_t a, uint32_t b)
-{
-	uint32_t r = 0;
-	for (uint32_t m = 1u << 31; m; m >>= 1) {
-		if (a & m)
-			r ^= b;
-		b = b & 1 ? (b >> 1) ^ POLY : b >> 1;
-	}
-	return r;
-}
-
 /* The tables of x -> x * x^(8n) mod P, one per byte of x. */
 static void shift_tables(uint32_t t[4][256], uint32_t n)
 {
@@ -37,7 +25,7 @@ static void shift_tables(uint32_t t[4][256], uint32_t n)
 		k = k & 1 ? (k >> 1) ^ POLY : k >> 1;
 	for (int byte = 0; byte < 4; byte++)
 		for (uint32_t v = 0; v < 256; v++)
-			t[byte][v] = mul_mod(k, v << (8 * byte));
+			t[byte][v] = arch_crc32c_mul(k, v << (8 * byte));
 }
 
 static inline uint32_t shift(const uint32_t t[4][256], uint32_t x)
