@@ -24,6 +24,9 @@
 #include "task/infect.h"
 
 #define PIPE_BYTES (1 << 20) /* asked for with F_SETPIPE_SZ (pipe-max-size is 1 MiB by default) */
+/* Bytes of one splice: a part of the pipe, so that the task (woken as it frees room) refills it while the
+ * rest is written, instead of both taking turns at a whole pipe. */
+#define SPLICE_CHUNK (256 << 10)
 
 struct dump_splice {
 	struct infect in;
