@@ -1010,17 +1010,14 @@ static size_t splice_blocks(struct mm_state *m, struct copy_pos *k, struct page_
 
 /* The pages through the task (dump-splice.c), the runs it cannot read (fd >= 0) and what follows them in
  * one buffer through crshim; after a failure of the task's code, all the rest through crshim. */
-static int copy_spliced(struct mm_state *m, struct page_writer *pw, struct dump_splice *s, struct pbuf *b,
-			uint64_t *total, struct cr_err *e)
+static int splice_loop(struct mm_state *m, struct page_writer *pw, struct dump_splice *s, struct pbuf *b,
+		       struct page_block *bl, uint64_t *total, struct cr_err *e)
 {
 	struct copy_pos k = {0};
 	size_t room = dump_splice_room(s);
-	__cleanup_free struct page_block *bl = calloc(room, sizeof(*bl));
 	const struct prange *r;
 	int err = 0;
 	bool on = true;
-	if (!bl)
-		return cr_fail_errno(e, ENOMEM, "out of memory");
 	while ((r = cur_run(m, &k, &err, e))) {
 		uint64_t len;
 		size_t nb = on && r->fd < 0 ? splice_blocks(m, &k, bl, room, &len, &err, e) : 0;
@@ -1039,6 +1036,17 @@ static int copy_spliced(struct mm_state *m, struct page_writer *pw, struct dump_
 			return -1; /* half of the runs written */
 	}
 	return err ? -1 : 0;
+}
+
+static int copy_spliced(struct mm_state *m, struct page_writer *pw, struct dump_splice *s, struct pbuf *b,
+			uint64_t *total, struct cr_err *e)
+{
+	struct page_block *bl = calloc(dump_splice_room(s), sizeof(*bl));
+	if (!bl)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	int ret = splice_loop(m, pw, s, b, bl, total, e);
+	free(bl);
+	return ret;
 }
 
 /* Pages through the task's code: a dump of a killed tree (one left running or pre-dumped reads

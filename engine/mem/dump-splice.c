@@ -74,8 +74,7 @@ static void *splicer_main(void *arg)
 		if ((f[0].revents & (POLLIN | POLLHUP | POLLERR)) && splice_some(p) < 0)
 			return NULL;
 		if (f[1].revents & POLLIN) { /* the task is done: what it put in is all in the pipe */
-			int r;
-			while ((r = splice_some(p)) > 0)
+			while (splice_some(p) > 0)
 				;
 			return NULL;
 		}
