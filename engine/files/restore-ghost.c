@@ -1428,14 +1428,22 @@ int rst_ghost_nofollow(int fd, int flags)
 	/* (a FIFO's or a device's open again could wait or act: only files and directories) */
 	if (fl < 0 || (fl & O_NOFOLLOW) || fstat(fd, &st) || !(S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)))
 		return fd;
-	/* by the name it still has (its ghost's, kept: nofollow_held), not "PATH (deleted)" */
-	if (fd_link(fd, name, sizeof(name)) > 0 && name[0] == '/') {
-		struct open_how how = {.flags = (uint64_t)(flags | O_NOFOLLOW),
+	/* by the name it still has (its ghost's, kept: nofollow_held), not "PATH (deleted)", which may be
+	 * another file (opened O_NONBLOCK: a FIFO of that name must not make the restore wait) */
+	ssize_t nl = fd_link(fd, name, sizeof(name));
+	bool gone = nl >= 10 && !strcmp(name + nl - 10, " (deleted)");
+	if (nl > 0 && name[0] == '/' && !gone) {
+		int nb = (flags & (O_PATH | O_NONBLOCK)) ? 0 : O_NONBLOCK;
+		struct open_how how = {.flags = (uint64_t)(flags | O_NOFOLLOW | nb),
 				       .resolve = RESOLVE_NO_SYMLINKS};
 		o = (int)syscall(SYS_openat2, AT_FDCWD, name, &how, sizeof(how));
 		if (o < 0 && (errno == EINVAL || errno == ENOSYS)) /* (a flag openat2 refuses, as O_PATH's) */
-			o = open(name, flags | O_NOFOLLOW);
+			o = open(name, flags | O_NOFOLLOW | nb);
 		o = same_file(o, fd);
+		if (o >= 0 && nb && fcntl(o, F_SETFL, fcntl(o, F_GETFL) & ~O_NONBLOCK)) {
+			close(o);
+			o = -1;
+		}
 	}
 	if (o < 0 && !name_to_handle_at(fd, "", &fh.h, &mid, AT_EMPTY_PATH))
 		o = same_file(open_by_handle_at(fd, &fh.h, flags | O_NOFOLLOW), fd);

@@ -729,16 +729,35 @@ out:;
 uint64_t rst_pipes_share_bytes(const struct rst_task *ts, size_t n)
 {
 	uint64_t b = 0;
+	const PipeEntry **seen = NULL; /* (pipes counted or not shared: one scan of the tree each) */
+	size_t ns = 0, cap = 0;
 	for (size_t k = 0; k < n && n > 1; k++)
 		for (size_t i = 0; i < ts[k].nr_files; i++) {
 			const FileEntry *f = ts[k].files[i];
 			const PipeEntry *pe = f->pipe;
-			bool fifo = f->kind == FILE_KIND__FILE_FIFO;
-			/* (the data written back is its first entry's: counted once) */
-			if (pe && (f->kind == FILE_KIND__FILE_PIPE || fifo) && pe->data_saved &&
-			    pe->data.len && first_entry(ts, n, pe, -1) == pe && holders(ts, n, pe, fifo) > 1)
+			bool fifo = f->kind == FILE_KIND__FILE_FIFO, known = false;
+			if (!pe || (f->kind != FILE_KIND__FILE_PIPE && !fifo) || !pe->data_saved ||
+			    !pe->data.len)
+				continue;
+			for (size_t j = 0; j < ns && !known; j++)
+				known = seen[j]->pipe_id == pe->pipe_id && seen[j]->dev == pe->dev;
+			if (known)
+				continue;
+			if (ns == cap) {
+				size_t nc = cap ? 2 * cap : 16;
+				const PipeEntry **m = realloc(seen, nc * sizeof(*m));
+				if (!m) { /* (the room check without the rest: the log says if it fails) */
+					free(seen);
+					return b;
+				}
+				seen = m, cap = nc;
+			}
+			seen[ns++] = pe;
+			/* (the data written back is this first entry's with data: counted once) */
+			if (holders(ts, n, pe, fifo) > 1)
 				b += pe->data.len;
 		}
+	free(seen);
 	return b;
 }
 

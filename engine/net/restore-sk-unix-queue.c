@@ -137,7 +137,14 @@ static int gone_sender(const struct rsk *r, const UnixSkMsg *m)
 	    !bind(sk, (struct sockaddr *)&a, (socklen_t)(offsetof(struct sockaddr_un, sun_path) + len)))
 		return sk;
 	bool path = a.sun_path[0] != '\0';
-	pr_warn("socket:[%u]: the sender %s%.*s of a queued message is gone%s: sent from an unnamed socket\n",
+	static uint32_t last_ino; /* (once for the messages of one sender in a row, not for each) */
+	static char last[sizeof(a.sun_path)];
+	static size_t last_len;
+	if (last_ino == r->ino && last_len == len && !memcmp(last, a.sun_path, len))
+		return sk;
+	last_ino = r->ino, last_len = len;
+	memcpy(last, a.sun_path, len);
+	pr_warn("socket:[%u]: the sender %s%.*s of queued messages is gone%s: sent from an unnamed socket\n",
 		r->ino, path ? "" : "@", (int)(path ? len : len - 1), a.sun_path + !path,
 		path ? "" : " and its name is taken");
 	return sk;
@@ -157,6 +164,9 @@ int usk_put_msg(struct rsk *r, const UnixSkMsg *m, struct cr_err *e)
 			src = s->fd;
 		} else {
 			tmp = gone_sender(r, m);
+			if (tmp < 0)
+				return cr_fail_sys(e, "socket:[%u]: a socket for its gone sender's messages",
+						   r->ino);
 			src = tmp;
 		}
 		if (!r->alen)
