@@ -494,7 +494,7 @@ static void kill_tree(struct dump_tree *tr)
 	     i++) /* all killed first: an address space two share is then freed too */
 		release_mm(&tr->c[i]);
 	/* children first: the init of a PID namespace waits for its children before it can go */
-	__cleanup_free bool *dead = calloc(tr->n, sizeof(*dead));
+	bool *dead = calloc(tr->n + 1, sizeof(*dead)); /* (freed below: scan-build) */
 	for (size_t i = tr->n; i-- > 0;) {
 		struct dump_ctx *c = &tr->c[i];
 		int st;
@@ -522,6 +522,7 @@ static void kill_tree(struct dump_tree *tr)
 		if (left)
 			usleep(1000);
 	}
+	free(dead);
 	if (left)
 		pr_info("tree of task %d killed; %zu processes not dead yet\n", tr->c[0].pid, left);
 }

@@ -179,7 +179,7 @@ static void *verify_main(void *arg)
 	p->bad = SIZE_MAX;
 	for (size_t i = p->from; i < p->to; i++) {
 		const struct page_block *b = &p->pm->blocks[i];
-		bool ok;
+		bool ok = false;
 		if (p->kind[i] == BLK_LAZY)
 			continue;
 		if (p->kind[i] == BLK_FILL || p->kind[i] == BLK_FILL_EDGE) {

@@ -68,7 +68,7 @@ static void check(const struct nf *n, long before, const char *path)
 		fail(DIR " is back");
 	/* its data, through the fd (or, O_PATH, through its /proc link) */
 	char buf[8] = "";
-	int rfd = n->flags & O_PATH ? open(l, O_RDONLY) : n->fd;
+	int rfd = (n->flags & O_PATH) ? open(l, O_RDONLY) : n->fd;
 	if (rfd < 0 || pread(rfd, buf, 5, 0) != 5 || memcmp(buf, "ghost", 5))
 		fail("fd %d (%s) lost its data", n->fd, n->name);
 	if (rfd != n->fd && rfd >= 0)
