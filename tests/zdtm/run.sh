@@ -150,7 +150,8 @@ load_stop() {
 # run in mode ns), uns-skip (why not in modes uns and cuns), uns-partial-skip (why not in mode uns, whose user
 # namespace owns only the network, IPC and UTS namespaces), cuns-skip (why not in mode cuns), host-agent (yes: host_agent_start), needs-root (mode user: skipped, with this reason), user-refuse (mode user: crshim must refuse
 # with one line naming this capability; see modes.sh), user-start: root (mode user: root starts the test),
-# test-opts (yes: the running test wrote options of its own to test.opts in its dir, one per line).
+# test-opts (yes: the running test wrote options of its own to test.opts in its dir, one per line), env (one
+# VAR=value in the environment of the test's run, its crshim calls too, e.g. CRSHIM_DUMP_COPY=splice).
 # static/NAME or transition/NAME
 test_dir() {
 	if [ -f "$HERE/transition/$1.c" ] && [ ! -f "$HERE/static/$1.c" ]; then echo transition; else echo static; fi
@@ -686,7 +687,7 @@ group_members() { # names...: the ones that can share one dump
 	local t
 	for t in "$@"; do
 		[ -f "$HERE/$(test_dir "$t")/$t.c" ] || continue
-		[ -z "$(desc_get "$t" skip)$(desc_get "$t" opts)$(desc_get "$t" ropts)" ] || continue
+		[ -z "$(desc_get "$t" skip)$(desc_get "$t" opts)$(desc_get "$t" ropts)$(desc_get "$t" env)" ] || continue
 		local am ms
 		am=$(desc_get "$t" arch)
 		[ -z "$am" ] || [[ " $am " == *" $ARCH "* ]] || continue
@@ -1134,8 +1135,12 @@ run_test() { # name
 	fi
 	[ ${#USERRUN[@]} = 0 ] || chown "$ZDTM_USER:" "$TDIR"
 	KIDS0=$(reaper_kids)
+	local tenv
+	tenv=$(desc_get "$name" env)
+	[ -z "$tenv" ] || export "${tenv?}"
 	run_steps "$name"
 	local rc=$?
+	[ -z "$tenv" ] || unset "${tenv%%=*}"
 	host_agent_stop
 	[ $rc -ne 0 ] || leftovers || rc=1
 	cleanup_test
