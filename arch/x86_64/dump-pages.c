@@ -78,7 +78,8 @@ const uint8_t *arch_pages_code(size_t *len, size_t *trap_ip)
 	unsigned int a, b, c, d;
 	if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & bit_SSE4_2))
 		return NULL;
-	*len = (size_t)(pages_end - pages_code);
-	*trap_ip = (size_t)(pages_trap - pages_code);
+	/* (labels of one asm block: their addresses' difference, not a subtraction of C objects) */
+	*len = (size_t)((uintptr_t)pages_end - (uintptr_t)pages_code);
+	*trap_ip = (size_t)((uintptr_t)pages_trap - (uintptr_t)pages_code);
 	return pages_code;
 }

@@ -729,7 +729,9 @@ out:;
 uint64_t rst_pipes_share_bytes(const struct rst_task *ts, size_t n)
 {
 	uint64_t b = 0;
-	const PipeEntry **seen = NULL; /* (pipes counted or not shared: one scan of the tree each) */
+	struct pipe_key {
+		uint64_t id, dev;
+	} *seen = NULL; /* (pipes counted or not shared: one scan of the tree each) */
 	size_t ns = 0, cap = 0;
 	for (size_t k = 0; k < n && n > 1; k++)
 		for (size_t i = 0; i < ts[k].nr_files; i++) {
@@ -740,19 +742,19 @@ uint64_t rst_pipes_share_bytes(const struct rst_task *ts, size_t n)
 			    !pe->data.len)
 				continue;
 			for (size_t j = 0; j < ns && !known; j++)
-				known = seen[j]->pipe_id == pe->pipe_id && seen[j]->dev == pe->dev;
+				known = seen[j].id == pe->pipe_id && seen[j].dev == pe->dev;
 			if (known)
 				continue;
 			if (ns == cap) {
 				size_t nc = cap ? 2 * cap : 16;
-				const PipeEntry **m = realloc(seen, nc * sizeof(*m));
+				struct pipe_key *m = realloc(seen, nc * sizeof(*m));
 				if (!m) { /* (the room check without the rest: the log says if it fails) */
 					free(seen);
 					return b;
 				}
 				seen = m, cap = nc;
 			}
-			seen[ns++] = pe;
+			seen[ns++] = (struct pipe_key){pe->pipe_id, pe->dev};
 			/* (the data written back is this first entry's with data: counted once) */
 			if (holders(ts, n, pe, fifo) > 1)
 				b += pe->data.len;
