@@ -39,8 +39,8 @@ int main(int argc, char **argv)
 		if (setpriority(PRIO_PROCESS, pid[i], want[i].nice) ||
 		    sched_setscheduler(pid[i], want[i].policy, &sp)) {
 			int err = errno;
-			for (int j = 0; j <= i;
-			     j++) /* (no child left behind: the runner's reaper saw them) */
+			/* (no child left behind: the runner's reaper saw them) */
+			for (int j = 0; j <= i; j++)
 				kill(pid[j], SIGKILL);
 			errno = err;
 			test_skip("cannot set policy %d: %m", want[i].policy);
