@@ -133,8 +133,9 @@ int rst_ghost_early(struct rst_task *ts, size_t n, const char *path, struct cr_e
 int rst_ghost_open(const RegFileEntry *r, int flags);
 /* fd, a deleted file's description opened through its ghost's /proc magic link (which refuses O_NOFOLLOW),
  * opened again with flags and O_NOFOLLOW (the image's): by the name its ghost keeps till every process has
- * its fds (a regular file's), else by its handle; fd is closed then. Else fd as it is, without O_NOFOLLOW
- * (the dump said when that would be). */
+ * its fds (a regular file's; a removed directory's whose handle crshim may not open, an unprivileged
+ * restore: zdtm ghost_nofollow_dir in mode user), else by its handle; fd is closed then. Else fd as it is,
+ * without O_NOFOLLOW (the dump said when that would be). */
 int rst_ghost_nofollow(int fd, int flags);
 /* A ghost's path is crshim's fd in /proc. A task restored into a mount tree of its own sees, after
  * pivot_root, the /proc of its PID namespace, where crshim is not: rst_host_proc (crshim's /proc, opened by

@@ -95,13 +95,14 @@ static struct rst_ghost *find_ghost(struct rst_task *t, uint32_t id)
 	return NULL;
 }
 
-/* Does an fd of ts[0..n) hold the regular ghost g with O_NOFOLLOW? Its /proc magic link refuses that flag,
- * so its name is kept till every process has its fds, and the fd opens it again by that name
+/* Does an fd of ts[0..n) hold the regular ghost (or removed directory) g with O_NOFOLLOW? Its /proc magic
+ * link refuses that flag, so its name is kept till every process has its fds (a directory's when crshim may
+ * not open it by its handle: dir_kept), and the fd opens it again by that name
  * (rst_ghost_nofollow). A late ghost is found by its inode (every ghost of the tree is known), one made
  * while the task's images load (n 1) by its id among that task's fds. */
 static bool nofollow_held(const struct rst_task *ts, size_t n, const GhostFileEntry *g)
 {
-	for (size_t i = 0; ts && S_ISREG(g->mode) && i < n; i++)
+	for (size_t i = 0; ts && (S_ISREG(g->mode) || S_ISDIR(g->mode)) && i < n; i++)
 		for (size_t k = 0; k < ts[i].nr_files; k++) {
 			const RegFileEntry *r = ts[i].files[k]->reg;
 			if (!r || !r->has_ghost_id || !(r->flags & O_NOFOLLOW))
@@ -362,8 +363,32 @@ static void set_times(int fd, const GhostFileEntry *g)
 		pr_warn("ghost %u: set the times of %s: %s\n", g->id, g->path, strerror(errno));
 }
 
-/* A removed directory: made again (at its old path if free, else next to it), opened and removed. */
-static int create_ghost_dir(const GhostFileEntry *g, struct rst_ghost *rg, const char *root, struct cr_err *e)
+/* The removed directory fd made again, held O_NOFOLLOW (keep), has a handle that crshim may not open (an
+ * unprivileged restore: open_by_handle_at wants CAP_DAC_READ_SEARCH), so the fd that holds it opens it by its
+ * name (rst_ghost_nofollow): that is kept till every process has its fds. (On a filesystem without handles
+ * it is not: the dump said that it is restored without O_NOFOLLOW, files/file-reg.c nofollow_lost.) */
+static bool dir_kept(int fd, bool keep)
+{
+	struct {
+		struct file_handle h;
+		unsigned char buf[MAX_HANDLE_SZ];
+	} fh = {.h.handle_bytes = MAX_HANDLE_SZ};
+	int mid;
+	if (!keep)
+		return false;
+	if (name_to_handle_at(fd, "", &fh.h, &mid, AT_EMPTY_PATH))
+		return false;
+	int o = open_by_handle_at(fd, &fh.h, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (o < 0)
+		return true;
+	close(o);
+	return false;
+}
+
+/* A removed directory: made again (at its old path if free, else next to it), opened and removed (keep: its
+ * name and the directories made again for it kept when dir_kept says). */
+static int create_ghost_dir(const GhostFileEntry *g, struct rst_ghost *rg, const char *root, bool keep,
+			    struct cr_err *e)
 {
 	static char dirs[GHOST_MAX_DIRS][4096];
 	int ndirs = 0, err;
@@ -397,6 +422,25 @@ static int create_ghost_dir(const GhostFileEntry *g, struct rst_ghost *rg, const
 				     g->path, path);
 	}
 	set_times(fd, g);
+	rg->kept_dir = -1;
+	rg->kept_dirs = NULL, rg->n_kept_dirs = 0;
+	const char *slash = strrchr(path, '/');
+	if (dir_kept(fd, keep) && slash && strlen(slash + 1) < sizeof(rg->kept_name)) {
+		char dir[4096];
+		snprintf(dir, sizeof(dir), "%.*s", slash == path ? 1 : (int)(slash - path), path);
+		rg->kept_dir = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		snprintf(rg->kept_name, sizeof(rg->kept_name), "%s", slash + 1);
+		if (rg->kept_dir >= 0 && !keep_dirs(rg, dirs, ndirs)) {
+			close(rg->kept_dir);
+			rg->kept_dir = -1;
+		}
+		if (rg->kept_dir >= 0) {
+			pr_info("ghost %u: %s kept till every process has its fds (O_NOFOLLOW, no handle)\n",
+				g->id, path);
+			ghost_done(g, rg, fd, path);
+			return 0;
+		}
+	}
 	r = rmdir(path), err = errno;
 	rmdirs(dirs, ndirs);
 	if (r) {
@@ -451,7 +495,7 @@ static int make_ghost(ProtobufCMessage *m, void *arg, struct cr_err *e)
 		else if (t->paths_later || t->dry) /* dry (restore-check.c): named only, not made */
 			ret = reserve_ghost(g, rg, e);
 		else
-			ret = S_ISDIR(g->mode) ? create_ghost_dir(g, rg, "", e)
+			ret = S_ISDIR(g->mode) ? create_ghost_dir(g, rg, "", nofollow_held(t, 1, g), e)
 					       : create_ghost(g, rg, "", nofollow_held(t, 1, g) ? 2 : 0, e);
 		if (rg->fd >= 0)
 			t->nr_ghosts++;
@@ -505,7 +549,7 @@ static void drop_kept(struct rst_ghost *rg)
 {
 	if (rg->kept_dir < 0)
 		return;
-	if (unlinkat(rg->kept_dir, rg->kept_name, 0))
+	if (unlinkat(rg->kept_dir, rg->kept_name, rg->dir ? AT_REMOVEDIR : 0))
 		pr_warn("ghost %u: unlink %s: %s\n", rg->id, rg->kept_name, strerror(errno));
 	close(rg->kept_dir);
 	rg->kept_dir = -1;
@@ -541,7 +585,7 @@ static int make_late(ProtobufCMessage *m, void *arg, struct cr_err *e)
 	}
 	struct rst_ghost n = *rg;
 	if (S_ISDIR(g->mode)
-		? create_ghost_dir(g, &n, la->root, e)
+		? create_ghost_dir(g, &n, la->root, nofollow_held(la->ts, la->n, g), e)
 		: create_ghost(g, &n, la->root,
 			       nofollow_held(la->ts, la->n, g) ? 2 : rehomed(la->ts, la->n, g->dev, g->ino),
 			       e))
