@@ -408,6 +408,38 @@ static int node_refused(const struct dump_ctx *c, const char *src, const struct 
 	return 0;
 }
 
+/* The restore makes the ghost of st (deleted name name, "PATH (deleted)") in the deepest directory of PATH
+ * that is still there, as pid sees it (0: crshim, a file in flight). One of another filesystem (a mount on
+ * its directory or above it since, an overmount: zdtm ghost_dir_overmount; its own mount gone) would give it
+ * to that filesystem, not its own: refused with one line. */
+static int hidden_refused(const struct dump_ctx *c, const struct stat *st, const char *name, const char *what,
+			  struct cr_err *e)
+{
+	char p[PATH_MAX + 64], *s;
+	struct stat ds;
+	int root = snprintf(p, sizeof(p), "/proc/%d/root", (int)c->pid), r;
+	size_t l = strlen(name), suf = strlen(" (deleted)");
+	/* (a process of another mount namespace: its ghost is made, or copied, as file-reg.c says) */
+	bool other_ns =
+	    c->tree && c->mnt_ino && (c->mnt_ino != c->tree[0].mnt_ino || c->mnt_dev != c->tree[0].mnt_dev);
+	if (other_ns || name[0] != '/' || l <= suf || root + l - suf >= sizeof(p))
+		return 0;
+	snprintf(p + root, sizeof(p) - (size_t)root, "%.*s", (int)(l - suf), name);
+	do {
+		s = strrchr(p + root, '/');
+		if (!s)
+			return 0;
+		s[s == p + root ? 1 : 0] = '\0';
+	} while ((r = stat(p, &ds)) && errno == ENOENT && s != p + root);
+	if (r || !S_ISDIR(ds.st_mode) || ds.st_dev == st->st_dev)
+		return 0;
+	return cr_fail(
+	    e,
+	    "not supported yet: %s is a deleted %s (%s) whose directory %s is on another filesystem "
+	    "now (a mount over it, or its own mount gone): its ghost would be made there",
+	    what, S_ISDIR(st->st_mode) ? "directory" : "file", name, p + root);
+}
+
 int dump_ghost_add(struct dump_ctx *c, const char *src, const struct stat *st, const char *name,
 		   const char *what, uint32_t *id, struct cr_err *e)
 {
@@ -435,7 +467,7 @@ int dump_ghost_add(struct dump_ctx *c, const char *src, const struct stat *st, c
 	}
 	ghost_file_entry__init(g);
 	g->id = (uint32_t)d->n + 1, g->has_id = 1;
-	if (new_ghost(c, src, st, name, what, g, e)) {
+	if (hidden_refused(c, st, name, what, e) || new_ghost(c, src, st, name, what, g, e)) {
 		ghost_entry_free(g);
 		return -1;
 	}
