@@ -341,6 +341,14 @@ static int flight_pipe(struct rst_task *ts, size_t n, const struct rst_task *t, 
 		       : cr_fail_errno(e, EBADMSG, "file id %u: no pipe", f->id);
 }
 
+/* An open file description of a FIFO in flight (an unlinked one too): rst_fifo_flight (restore-pipes.c)
+ */
+static int flight_fifo(struct rst_task *ts, size_t n, const struct rst_task *t, FileEntry *f,
+		       struct cr_err *e)
+{
+	return rst_fifo_flight(ts, n, f, e);
+}
+
 /* (their entries are checked by rst_pipes_prepare) */
 FD_KIND(fdk_pipe) = {
     .name = "pipe",
@@ -366,4 +374,5 @@ FD_KIND(fdk_fifo) = {
     .release = release_pipe,
     .free_state = free_pipes,
     .open = open_pipe,
+    .flight = flight_fifo,
 };

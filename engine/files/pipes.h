@@ -63,6 +63,9 @@ uint64_t rst_pipes_share_bytes(const struct rst_task *ts, size_t n);
 /* The pipe of pe made once in crshim as above (a pipe end in flight, restore-sk-scm.c): every entry of it
  * becomes FILE_INHERIT. */
 int rst_pipes_share_one(struct rst_task *ts, size_t n, const PipeEntry *pe, struct cr_err *e);
+/* A FIFO's description in flight (restore-sk-scm.c): opened once by crshim and handed over; an unlinked
+ * one's FIFO is then made again once for every description of it (as for one several processes hold). */
+int rst_fifo_flight(struct rst_task *ts, size_t n, FileEntry *f, struct cr_err *e);
 /* A new open file description of the FIFO of f as the caller sees its path (an unlinked one: made again,
  * opened and unlinked) with open flags flags, status flags as in the image but O_ASYNC (its holder sets
  * that, files/fown.c), its pipe size, and the data in flight if rst_pipes_share left it to the description

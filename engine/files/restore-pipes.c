@@ -561,6 +561,8 @@ static bool fifo_once(const struct rst_task *ts, size_t n, const FileEntry *f)
 	return true; /* (held by several processes: rst_pipes_share) */
 }
 
+static int fifo_data_once(const struct rst_task *ts, size_t n, FileEntry *f, bool once, struct cr_err *e);
+
 /* Entry f of a FIFO held by several processes: its data is written once, by the process of the first
  * entry that carries it, or by the opener of its description if that is opened once. An entry not opened
  * once loses its tree_desc (restore-fdshare.c leaves it to its process, which reopens it by path). */
@@ -577,6 +579,13 @@ static int fifo_share(const struct rst_task *ts, size_t n, FileEntry *f, struct 
 		fifo_all[nr_fifo_all++] = (struct fifo_key){
 		    .id = f->pipe->pipe_id, .dev = f->pipe->dev, .helper = -1, .chan = {-1, -1}};
 	}
+	return fifo_data_once(ts, n, f, once, e);
+}
+
+/* The data of the FIFO of f is written once: by the opener of f's description (once) when f is its first
+ * entry that carries it, else by the process of that entry; the other entries' copies are dropped. */
+static int fifo_data_once(const struct rst_task *ts, size_t n, FileEntry *f, bool once, struct cr_err *e)
+{
 	const PipeEntry *d = first_entry(ts, n, f->pipe, -1);
 	if (d != f->pipe || !d->data_saved)
 		return 0;
@@ -787,6 +796,24 @@ int rst_pipes_share(struct rst_task *ts, size_t n, struct cr_err *e)
 				return -1;
 		}
 	return 0;
+}
+
+int rst_fifo_flight(struct rst_task *ts, size_t n, FileEntry *f, struct cr_err *e)
+{
+	if (!f->pipe || !f->reg)
+		return cr_fail_errno(e, EBADMSG, "file id %u: no FIFO", f->id);
+	if (!f->reg->deleted) /* opened by its path: its data by crshim, once */
+		return fifo_data_once(ts, n, f, true, e) ? -1 : rst_fdshare_one(ts, n, f, e);
+	/* every entry of its FIFO as rst_pipes_share does for one several processes hold (once) */
+	for (size_t k = 0; !fifo_all_find(f->pipe) && k < n; k++)
+		for (size_t i = 0; i < ts[k].nr_files; i++) {
+			FileEntry *g = ts[k].files[i];
+			if (g->kind == FILE_KIND__FILE_FIFO && g->pipe &&
+			    g->pipe->pipe_id == f->pipe->pipe_id && g->pipe->dev == f->pipe->dev &&
+			    fifo_share(ts, n, g, e))
+				return -1;
+		}
+	return rst_fdshare_one(ts, n, f, e);
 }
 
 int rst_pipes_share_one(struct rst_task *ts, size_t n, const PipeEntry *pe, struct cr_err *e)
