@@ -244,6 +244,26 @@ static bool keep_dirs(struct rst_ghost *rg, char dirs[][4096], int n)
 	return true;
 }
 
+/* rg's name path (when keep) and the directories made again for it stay till every process has its fds
+ * (rst_ghost_unlink_kept): rg->kept_dir (-1: not kept), kept_name, kept_dirs. Kept? */
+static bool keep_name(struct rst_ghost *rg, bool keep, const char *path, char dirs[][4096], int ndirs)
+{
+	const char *slash = strrchr(path, '/');
+	rg->kept_dir = -1;
+	rg->kept_dirs = NULL, rg->n_kept_dirs = 0;
+	if (!keep || !slash || strlen(slash + 1) >= sizeof(rg->kept_name))
+		return false;
+	char dir[4096];
+	snprintf(dir, sizeof(dir), "%.*s", slash == path ? 1 : (int)(slash - path), path);
+	rg->kept_dir = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	snprintf(rg->kept_name, sizeof(rg->kept_name), "%s", slash + 1);
+	if (rg->kept_dir >= 0 && !keep_dirs(rg, dirs, ndirs)) {
+		close(rg->kept_dir);
+		rg->kept_dir = -1;
+	}
+	return rg->kept_dir >= 0;
+}
+
 /* root: "" (crshim's view), or /proc/PID/root of the tree's root task (its mount tree). keep: its name stays
  * till every process has its fds (1: when its directory is there; 2: also in its directories made again, its
  * directory removed too). */
@@ -297,19 +317,7 @@ static int create_ghost(const GhostFileEntry *g, struct rst_ghost *rg, const cha
 		return cr_fail_errno(e, err, "deleted file %s (made as %s): owner, mode or size", g->path,
 				     path);
 	}
-	const char *slash = strrchr(path, '/');
-	rg->kept_dir = -1;
-	rg->kept_dirs = NULL, rg->n_kept_dirs = 0;
-	if (keep && m < 0 && (!ndirs || keep > 1) && slash && strlen(slash + 1) < sizeof(rg->kept_name)) {
-		char dir[4096];
-		snprintf(dir, sizeof(dir), "%.*s", slash == path ? 1 : (int)(slash - path), path);
-		rg->kept_dir = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
-		snprintf(rg->kept_name, sizeof(rg->kept_name), "%s", slash + 1);
-		if (rg->kept_dir >= 0 && !keep_dirs(rg, dirs, ndirs)) {
-			close(rg->kept_dir);
-			rg->kept_dir = -1;
-		}
-	}
+	keep_name(rg, keep && m < 0 && (!ndirs || keep > 1), path, dirs, ndirs);
 	int un = rg->kept_dir >= 0 ? 0 : unlink_in(m, path), err = errno;
 	if (rg->kept_dir < 0)
 		rmdirs(dirs, ndirs);
@@ -422,24 +430,11 @@ static int create_ghost_dir(const GhostFileEntry *g, struct rst_ghost *rg, const
 				     g->path, path);
 	}
 	set_times(fd, g);
-	rg->kept_dir = -1;
-	rg->kept_dirs = NULL, rg->n_kept_dirs = 0;
-	const char *slash = strrchr(path, '/');
-	if (dir_kept(fd, keep) && slash && strlen(slash + 1) < sizeof(rg->kept_name)) {
-		char dir[4096];
-		snprintf(dir, sizeof(dir), "%.*s", slash == path ? 1 : (int)(slash - path), path);
-		rg->kept_dir = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
-		snprintf(rg->kept_name, sizeof(rg->kept_name), "%s", slash + 1);
-		if (rg->kept_dir >= 0 && !keep_dirs(rg, dirs, ndirs)) {
-			close(rg->kept_dir);
-			rg->kept_dir = -1;
-		}
-		if (rg->kept_dir >= 0) {
-			pr_info("ghost %u: %s kept till every process has its fds (O_NOFOLLOW, no handle)\n",
-				g->id, path);
-			ghost_done(g, rg, fd, path);
-			return 0;
-		}
+	if (keep_name(rg, dir_kept(fd, keep), path, dirs, ndirs)) {
+		pr_info("ghost %u: %s kept till every process has its fds (O_NOFOLLOW, no handle)\n", g->id,
+			path);
+		ghost_done(g, rg, fd, path);
+		return 0;
 	}
 	r = rmdir(path), err = errno;
 	rmdirs(dirs, ndirs);
