@@ -270,13 +270,99 @@ static int plan_handover(struct rst_task **tsp, size_t *np, size_t i, pid_t lpid
 	return 0;
 }
 
+/* Leader x (a process of the images) may be born in another session than its parent's: cloned by a helper
+ * with CLONE_PARENT, or by its parent before that one's setsid. Not when its birth is planned already, or
+ * it shares anything with its parent (clone_share) or is made otherwise (a namespace's init, a zombie, an
+ * address-space sharer). */
+static bool free_born(const struct rst_task *ts, size_t n, const struct rst_task *x, const struct rst_task *m)
+{
+	return x->pst->sid == x->pid && !x->root && !x->helper && !x->zombie && !x->ns_init &&
+	       !x->clone_parent && !x->before_setsid && !x->handover && x->spawn_ppid == x->pst->ppid &&
+	       x->ns_levels == m->ns_levels && !x->pst->clone_share && !rst_svm_sharer(x) &&
+	       !has_before_children(ts, n, x->pid);
+}
+
+/* The processes that may clone the helper of a gone session leader so that member m is born in its session,
+ * nearest first: m's parent, then, while the last one is a leader that may be born in the session (it is
+ * cloned by the helper, its members below by their parents before their setsid), its parent. */
+#define DEAD_REACH 64
+static size_t dead_reach(struct rst_task *ts, size_t n, const struct rst_task *m, pid_t *out)
+{
+	size_t k = 0;
+	const struct rst_task *x = rst_tree_task(ts, n, m->pst->ppid);
+	while (x && k < DEAD_REACH) {
+		out[k++] = x->pid;
+		if (!free_born(ts, n, x, m))
+			break;
+		x = rst_tree_task(ts, n, x->pst->ppid);
+	}
+	return k;
+}
+
+/* A member of session sid (whose leader is gone) that its parent cannot clone: not in that session. */
+static bool dead_entry(struct rst_task *ts, size_t n, const struct rst_task *m, pid_t sid)
+{
+	const struct rst_task *p = rst_tree_task(ts, n, m->pst->ppid);
+	return !m->helper && !m->root && m->pst->sid == sid && p && p->pst->sid != sid;
+}
+
+/* Member m is born in the session of helper h, cloned by hp: the processes between (leaders) are born in it
+ * as well, the top one cloned by h with CLONE_PARENT, each below by its parent before that one's setsid. */
+static void dead_chain(struct rst_task *ts, size_t n, struct rst_task *m, pid_t hp, pid_t h)
+{
+	for (int depth = 0; m && depth < DEAD_REACH + 1; depth++) {
+		if (m->pst->ppid == hp) {
+			m->spawn_ppid = h, m->clone_parent = true;
+			return;
+		}
+		m->before_setsid = true;
+		m = rst_tree_task(ts, n, m->pst->ppid);
+	}
+}
+
+/* Session sid, whose leader is gone and which task i is in: one helper takes the leader's PID and makes the
+ * session again, cloned by the nearest process from which every member of the session can be reached (its
+ * parent, or a leader above it born in the session: dead_reach). */
+static int plan_dead_session(struct rst_task **tsp, size_t *np, size_t i, struct cr_err *e)
+{
+	struct rst_task *ts = *tsp, *t = &ts[i];
+	pid_t sid = t->pst->sid, tpid = t->pid, cand[DEAD_REACH], other[DEAD_REACH];
+	size_t nc = dead_reach(ts, *np, t, cand);
+	for (size_t k = 0; k < *np && nc; k++) {
+		if (!dead_entry(ts, *np, &ts[k], sid))
+			continue;
+		size_t no = dead_reach(ts, *np, &ts[k], other), keep = 0;
+		for (size_t a = 0; a < nc; a++)
+			for (size_t b = 0; b < no; b++)
+				if (cand[a] == other[b]) {
+					cand[keep++] = cand[a];
+					break;
+				}
+		nc = keep;
+	}
+	if (!nc) /* (their parents lead sessions born elsewhere, e.g. CRIU's session02) */
+		return cr_fail(
+		    e,
+		    "not supported yet: task %d (child of %d) is in session %d: its leader is gone, "
+		    "no one helper can reach all its members",
+		    tpid, t->pst->ppid, sid);
+	struct rst_task like = *t;
+	like.spawn_ppid = cand[0], like.clone_parent = like.before_setsid = like.handover = false;
+	if (!add_helper(tsp, np, sid, sid, t->vpid ? t->pst->ns_sid : 0, &like, e))
+		return cr_wrap(e, "task %d", tpid);
+	ts = *tsp;
+	for (size_t k = 0; k < *np; k++)
+		if (dead_entry(ts, *np, &ts[k], sid))
+			dead_chain(ts, *np, &ts[k], cand[0], sid);
+	return 0;
+}
+
 /* Who clones task i so that it is born in its session. */
 static int plan_session(struct rst_task **tsp, size_t *np, size_t i, struct cr_err *e)
 {
 	struct rst_task *ts = *tsp, *t = &ts[i];
 	const struct rst_task *par = rst_tree_task(ts, *np, t->pst->ppid);
 	pid_t sid = t->pst->sid;
-	t->spawn_ppid = t->pst->ppid;
 	if (!par)
 		return cr_fail_errno(e, EBADMSG, "task %d: parent %d is not in the images", t->pid,
 				     t->pst->ppid);
@@ -295,14 +381,8 @@ static int plan_session(struct rst_task **tsp, size_t *np, size_t i, struct cr_e
 		t->spawn_ppid = l->pid; /* a zombie's child: adopted by par when the zombie exits */
 		return 0;
 	}
-	if (!l && !external_id(ts, sid)) {
-		/* cloned by the parent after its setsid; it calls setsid() itself */
-		pid_t tpid = t->pid;
-		l = add_helper(tsp, np, sid, sid, t->vpid ? t->pst->ns_sid : 0, t, e);
-		if (!l)
-			return cr_wrap(e, "task %d", tpid);
-		ts = *tsp, t = &ts[i];
-	}
+	if (!l && !external_id(ts, sid))
+		return plan_dead_session(tsp, np, i, e);
 	if (l && l->helper && l->pst->ppid == t->pst->ppid && l->pst->sid == sid) {
 		t->spawn_ppid = l->pid, t->clone_parent = true;
 		return 0;
@@ -335,6 +415,8 @@ int rst_tree_plan(struct cr_opts *o, struct rst_task **tsp, size_t *np, struct c
 	(void)o;
 	size_t nimg = *np;
 	(*tsp)[0].spawn_ppid = 0;
+	for (size_t i = 1; i < nimg; i++) /* (plan_session may place a task before its turn) */
+		(*tsp)[i].spawn_ppid = (*tsp)[i].pst->ppid;
 	if (rst_pidns_plan(*tsp, nimg, e)) /* the same PIDs inside PID namespaces (restore-pidns.c) */
 		return -1;
 	for (size_t i = 1; i < nimg; i++)
