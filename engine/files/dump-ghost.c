@@ -408,12 +408,13 @@ static int node_refused(const struct dump_ctx *c, const char *src, const struct 
 	return 0;
 }
 
-/* The restore makes the ghost of st (deleted name name, "PATH (deleted)") in the deepest directory of PATH
- * that is still there, as pid sees it (0: crshim, a file in flight). One of another filesystem (a mount on
- * its directory or above it since, an overmount: zdtm ghost_dir_overmount; its own mount gone) would give it
- * to that filesystem, not its own: refused with one line. */
-static int hidden_refused(const struct dump_ctx *c, const struct stat *st, const char *name, const char *what,
-			  struct cr_err *e)
+/* The restore makes the ghost of st (src: its /proc link; deleted name name, "PATH (deleted)") in the
+ * deepest directory of PATH that is still there, as c's process sees it (crshim, for a file in flight). One
+ * of another filesystem, on another mount than src (a mount on its directory or above it since, an
+ * overmount: zdtm ghost_dir_overmount; its own mount gone), would give it to that filesystem, not its own:
+ * refused with one line. */
+static int hidden_refused(const struct dump_ctx *c, const char *src, const struct stat *st, const char *name,
+			  const char *what, struct cr_err *e)
 {
 	char p[PATH_MAX + 64], *s;
 	struct stat ds;
@@ -432,6 +433,12 @@ static int hidden_refused(const struct dump_ctx *c, const struct stat *st, const
 		s[s == p + root ? 1 : 0] = '\0';
 	} while ((r = stat(p, &ds)) && errno == ENOENT && s != p + root);
 	if (r || !S_ISDIR(ds.st_mode) || ds.st_dev == st->st_dev)
+		return 0;
+	/* (an overlayfs whose layers are on several filesystems gives a file the st_dev of its layer: the
+	 * mount tells, that of the directory and that of the file, src, the same there) */
+	struct statx dx, fx;
+	if (!statx(AT_FDCWD, p, 0, STATX_MNT_ID, &dx) && !statx(AT_FDCWD, src, 0, STATX_MNT_ID, &fx) &&
+	    (dx.stx_mask & fx.stx_mask & STATX_MNT_ID) && dx.stx_mnt_id == fx.stx_mnt_id)
 		return 0;
 	return cr_fail(
 	    e,
@@ -467,7 +474,7 @@ int dump_ghost_add(struct dump_ctx *c, const char *src, const struct stat *st, c
 	}
 	ghost_file_entry__init(g);
 	g->id = (uint32_t)d->n + 1, g->has_id = 1;
-	if (hidden_refused(c, st, name, what, e) || new_ghost(c, src, st, name, what, g, e)) {
+	if (hidden_refused(c, src, st, name, what, e) || new_ghost(c, src, st, name, what, g, e)) {
 		ghost_entry_free(g);
 		return -1;
 	}
