@@ -19,7 +19,9 @@
  * again at its old path (or "PATH.crshim-PID" if that is taken), opened and unlinked. A FIFO's open file
  * description held by several processes (fork) is opened once (restore-fdshare.c, rst_fifo_open_desc) and
  * inherited by each; every description of an unlinked FIFO several processes hold is opened from one FIFO
- * made again, also when they are opened in different mount namespaces (rst_fifo_opener). */
+ * made again, also when they are opened in different mount namespaces (rst_fifo_opener); a description in
+ * flight (SCM_RIGHTS) is opened once by crshim and handed over, an unlinked FIFO's from that one FIFO too
+ * (rst_fifo_flight). */
 #ifndef CRSHIM_PIPES_H
 #define CRSHIM_PIPES_H
 
