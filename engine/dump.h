@@ -63,6 +63,8 @@ struct dump_remote {
 	/* a periodic timer's own pending signal: the expiries it counts missed when taken (dump-core.c
 	 * pending_overruns); -1: not known */
 	int *timer_pend_ov;
+	/* a CLOCK_REALTIME timer: armed relative or absolute (task/timer-list.h TIMER_MODE_*) */
+	int *timer_mode;
 	size_t ntimers;
 	uint64_t tid_address, brk, timerslack;
 	int32_t pdeathsig, dumpable, subreaper, thp_disabled;

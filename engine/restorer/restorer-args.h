@@ -115,8 +115,10 @@ struct rst_timer {
 				 timer_fire_now); -1: it is stale (timer_requeue) */
 	int64_t
 	    at; /* its expiry (ns of its clock) the dump read, armed there (TIMER_ABSTIME); 0: the value */
+	/* 1: on CLOCK_REALTIME, armed relative: armed so again, to expire at at (restorer.c timer_arm) */
+	int32_t rel, pad;
 };
-_Static_assert(sizeof(struct rst_timer) == 88, "rst_timer");
+_Static_assert(sizeof(struct rst_timer) == 96, "rst_timer");
 
 struct rst_itimer {
 	int64_t isec, iusec, vsec, vusec;

@@ -840,16 +840,27 @@ static void dance_pass(struct rst_args *a, int32_t turn)
 
 /* A timer not danced (timer_dances): armed, at the expiry the dump read when it has it (an expiry passed
  * meanwhile: at once, a periodic one counting the expiries missed); one whose own signal was pending is armed
- * when it queued it again (timer_requeue, in the walk of its queue). */
+ * when it queued it again (timer_requeue, in the walk of its queue). A CLOCK_REALTIME one armed relative
+ * (rel) is armed relative, with the time left until that expiry (1 ns when it passed: a periodic one then
+ * counts no expiry missed and goes on from now): TIMER_ABSTIME would put it on the kernel's CLOCK_REALTIME
+ * base, where clock_settime moves its expiry. */
 static void timer_arm(struct rst_args *a, const struct rst_timer *t)
 {
 	int64_t its[4] = {t->isec, t->insec, t->vsec, t->vnsec};
 	if (t->overrun > 0)
 		a->warn_overrun = t->id + 1;
-	if (!t->pending && t->at)
+	if (t->pending)
+		return;
+	if (t->at && !t->rel) {
 		timer_arm_abs(a, t, t->at, "timer_settime (expiry)");
-	else if (!t->pending)
-		check(a, sys4(__NR_timer_settime, t->id, 0, its, 0), "timer_settime", (uint64_t)t->id, 0);
+		return;
+	}
+	if (t->at) {
+		int64_t left = t->at - clock_ns(a, t);
+		left = left < 1 ? 1 : left;
+		its[2] = left / NSEC, its[3] = left % NSEC;
+	}
+	check(a, sys4(__NR_timer_settime, t->id, 0, its, 0), "timer_settime", (uint64_t)t->id, 0);
 }
 
 /* A timer whose own signal was pending: it queues it again (timer_fire_now). That signal is stale when its

@@ -21,6 +21,7 @@
 #include "base/fault.h"
 #include "base/log.h"
 #include "task/seccomp.h"
+#include "task/timer-list.h"
 
 /* Scratch layout for the remote reads (offsets in bytes, within INFECT_SCRATCH_USER). */
 #define SCR_SIGACT 0 /* 64 x 32 bytes, signal n at (n-1)*32 */
@@ -163,7 +164,9 @@ static int timers_alloc(struct dump_ctx *c, struct cr_err *e)
 	r->timer_now = calloc(r->ntimers, sizeof(*r->timer_now));
 	r->timer_owner = calloc(r->ntimers, sizeof(*r->timer_owner));
 	r->timer_pend_ov = malloc(r->ntimers * sizeof(*r->timer_pend_ov));
-	if (!r->timer_val || !r->timer_overrun || !r->timer_now || !r->timer_owner || !r->timer_pend_ov)
+	r->timer_mode = calloc(r->ntimers, sizeof(*r->timer_mode));
+	if (!r->timer_val || !r->timer_overrun || !r->timer_now || !r->timer_owner || !r->timer_pend_ov ||
+	    !r->timer_mode)
 		return cr_fail_errno(e, ENOMEM, "out of memory");
 	for (size_t i = 0; i < r->ntimers; i++)
 		r->timer_pend_ov[i] = -1;
@@ -302,6 +305,36 @@ static int thread_cpu_refuse(const struct dump_ctx *c, struct cr_err *e)
 
 static int remote_all(struct dump_ctx *c, struct rcalls *rc, struct cr_err *e);
 
+/* Timer i's expiry the dump read: its clock's time in the task plus its time left (0: disarmed, no time). */
+static int64_t timer_at(const struct dump_remote *r, size_t i)
+{
+	const struct timespec *now = &r->timer_now[i], *v = &r->timer_val[i].it_value;
+	if (now->tv_nsec < 0 || timer_disarmed(&r->timer_val[i]))
+		return 0;
+	return (now->tv_sec + v->tv_sec) * 1000000000LL + now->tv_nsec + v->tv_nsec;
+}
+
+/* How the armed CLOCK_REALTIME timers were armed (timer_mode): relative or TIMER_ABSTIME. */
+static void timer_modes(struct dump_ctx *c)
+{
+	struct dump_remote *r = &c->rem;
+	if (!r->ntimers)
+		return;
+	int64_t *at = calloc(r->ntimers, sizeof(*at));
+	for (size_t i = 0; at && i < r->ntimers; i++)
+		at[i] = r->timers[i].clock == CLOCK_REALTIME ? timer_at(r, i) : 0;
+	if (at)
+		timer_list_modes(at, r->timer_mode, r->ntimers);
+	for (size_t i = 0; at && i < r->ntimers; i++)
+		if (at[i])
+			pr_debug("task %d: POSIX timer %d (CLOCK_REALTIME) armed %s\n", c->pid,
+				 r->timers[i].id,
+				 r->timer_mode[i] == TIMER_MODE_REL   ? "relative"
+				 : r->timer_mode[i] == TIMER_MODE_ABS ? "absolute"
+								      : "relative or absolute: not known");
+	free(at);
+}
+
 /* The answer of get_mempolicy into the scratch (ret: its result; a kernel without NUMA: none). */
 static void mpol_read(struct dump_mpol *m, long ret, const uint8_t *scratch)
 {
@@ -403,7 +436,10 @@ static int remote_all(struct dump_ctx *c, struct rcalls *rc, struct cr_err *e)
 	memcpy(&r->tid_address, buf + SCR_TIDADDR, 8);
 	memcpy(&r->pdeathsig, buf + SCR_PDEATH, 4);
 	memcpy(&r->subreaper, buf + SCR_SUBREAPER, 4);
-	return remote_timers_rest(c, e) || thread_cpu_timers_init(c, e) || pending_overruns(c, e) ? -1 : 0;
+	if (remote_timers_rest(c, e))
+		return -1;
+	timer_modes(c);
+	return thread_cpu_timers_init(c, e) || pending_overruns(c, e) ? -1 : 0;
 }
 
 void dump_core_free(struct dump_ctx *c)
@@ -414,6 +450,8 @@ void dump_core_free(struct dump_ctx *c)
 	free(c->rem.timer_now);
 	free(c->rem.timer_owner);
 	free(c->rem.timer_pend_ov);
+	free(c->rem.timer_mode);
+	c->rem.timer_mode = NULL;
 	c->rem.timer_now = NULL;
 	c->rem.timer_owner = NULL;
 	c->rem.timer_pend_ov = NULL;
@@ -583,6 +621,8 @@ static int fill_timers(struct dump_ctx *c, CoreEntry *ce, PosixTimerEntry **pt, 
 		t[i].has_pending_overrun = t[i].pending_overrun != 0;
 		if (r->timer_owner[i] > 0 && r->timer_owner[i] != c->pid)
 			t[i].cpu_tid = r->timer_owner[i], t[i].has_cpu_tid = 1;
+		if (r->timer_mode[i] == TIMER_MODE_REL)
+			t[i].relative = 1, t[i].has_relative = 1;
 		if (r->timer_now[i].tv_nsec >= 0) {
 			t[i].now_sec = r->timer_now[i].tv_sec, t[i].has_now_sec = 1;
 			t[i].now_nsec = r->timer_now[i].tv_nsec, t[i].has_now_nsec = 1;

@@ -260,7 +260,9 @@ static void fill_timers(struct rst_task *t, struct rst_timer *rt)
 					   .vnsec = (int64_t)p->vnsec,
 					   .overrun = p->has_overrun ? p->overrun : 0,
 					   .pend_overrun = p->has_pending_overrun ? p->pending_overrun : 0,
-					   .at = timer_expiry(p, boot)};
+					   .at = timer_expiry(p, boot),
+					   .rel = p->has_relative && p->relative &&
+						  p->clock_id == CLOCK_REALTIME};
 		if (!rt[i].vsec && !rt[i].vnsec && (rt[i].isec || rt[i].insec)) { /* see the itimers above */
 			rt[i].vsec = rt[i].isec;
 			rt[i].vnsec = rt[i].insec;

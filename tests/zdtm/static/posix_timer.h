@@ -5,6 +5,7 @@
 #define ZDTM_POSIX_TIMER_H
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -166,5 +167,39 @@ static inline int pt_queue(int sig, pid_t tid, int val)
 	if (!tid)
 		return (int)syscall(SYS_rt_sigqueueinfo, getpid(), sig, &si);
 	return (int)syscall(SYS_rt_tgsigqueueinfo, getpid(), tid, sig, &si);
+}
+/* The base (/proc/timer_list "clock N") of the one posix_timer_fn timer there that expires in left ns (5 ms
+ * either way); -1: none, -2: more than one, -3: not readable. */
+static inline int pt_timer_base(long long left)
+{
+	char line[256];
+	int base = -1, found = -1, cur = -1;
+	FILE *f = fopen("/proc/timer_list", "r");
+	if (!f)
+		return -3;
+	while (fgets(line, sizeof(line), f)) {
+		long long in;
+		if (sscanf(line, " clock %d:", &cur) == 1 || strstr(line, "cpu:"))
+			continue;
+		if (strstr(line, "posix_timer_fn")) {
+			base = cur;
+			continue;
+		}
+		if (base >= 0 && sscanf(line, " # expires at %*d-%*d nsecs [in %lld", &in) == 1 &&
+		    llabs(in - left) < 5000000)
+			found = found == -1 ? base : -2;
+		base = -1;
+	}
+	fclose(f);
+	return found;
+}
+
+/* The base of timer t, read twice (the time left, then the list): -4 timer_gettime failed. */
+static inline int pt_base_of(timer_t t)
+{
+	struct itimerspec cur;
+	if (timer_gettime(t, &cur))
+		return -4;
+	return pt_timer_base(cur.it_value.tv_sec * PT_NS + cur.it_value.tv_nsec);
 }
 #endif

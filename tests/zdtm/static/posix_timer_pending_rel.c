@@ -7,46 +7,10 @@
  * the dump armed the first again with TIMER_ABSTIME. (Restored, the restore arms them as it does: not
  * checked; /proc/timer_list not readable: the bases not checked.) */
 #include <errno.h>
-#include <stdlib.h>
 #include "posix_timer.h"
 
 #define IV (100 * 1000000LL)
 #define NT 2
-
-/* The base (/proc/timer_list "clock N") of the one posix_timer_fn timer there that expires in left ns (5 ms
- * either way); -1: none, -2: more than one, -3: not readable. */
-static int timer_base(long long left)
-{
-	char line[256];
-	int base = -1, found = -1, cur = -1;
-	FILE *f = fopen("/proc/timer_list", "r");
-	if (!f)
-		return -3;
-	while (fgets(line, sizeof(line), f)) {
-		long long in;
-		if (sscanf(line, " clock %d:", &cur) == 1 || strstr(line, "cpu:"))
-			continue;
-		if (strstr(line, "posix_timer_fn")) {
-			base = cur;
-			continue;
-		}
-		if (base >= 0 && sscanf(line, " # expires at %*d-%*d nsecs [in %lld", &in) == 1 &&
-		    llabs(in - left) < 5000000)
-			found = found == -1 ? base : -2;
-		base = -1;
-	}
-	fclose(f);
-	return found;
-}
-
-/* The base of timer t, read twice (the time left, then the list): -4 timer_gettime failed. */
-static int base_of(timer_t t)
-{
-	struct itimerspec cur;
-	if (timer_gettime(t, &cur))
-		return -4;
-	return timer_base(cur.it_value.tv_sec * PT_NS + cur.it_value.tv_nsec);
-}
 
 int main(int argc, char **argv)
 {
@@ -98,7 +62,7 @@ int main(int argc, char **argv)
 	if (sigtimedwait(&s, NULL, &wait) != sig[0])
 		fail("timer 0: no signal after 2 s");
 	for (int i = 0; i < NT && !restored; i++) {
-		int b = base_of(t[i]);
+		int b = pt_base_of(t[i]);
 		test_msg("timer %d: on the kernel's clock base %d\n", i, b);
 		if (b == -3) {
 			test_msg("/proc/timer_list: %s: bases not checked\n", strerror(errno));

@@ -1,0 +1,23 @@
+/* How a CLOCK_REALTIME POSIX timer was armed, told by the kernel's hrtimer list (/proc/timer_list): one armed
+ * relative (timer_settime without TIMER_ABSTIME) sits on the CLOCK_MONOTONIC base ("clock 0") and does not
+ * follow clock_settime; one armed with TIMER_ABSTIME sits on the CLOCK_REALTIME base ("clock 1") and does.
+ * Nothing else the kernel shows (timer_gettime, /proc/PID/timers) tells them apart. */
+#ifndef CRSHIM_TIMER_LIST_H
+#define CRSHIM_TIMER_LIST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum timer_mode {
+	TIMER_MODE_UNKNOWN = 0, /* not armed, expired, list not readable, or no single answer */
+	TIMER_MODE_REL = 1,
+	TIMER_MODE_ABS = 2,
+};
+
+/* mode[i] of the n timers of one task (stopped) whose expiry, read in it, is at[i] (ns of CLOCK_REALTIME;
+ * 0: not asked): the posix_timer_fn hrtimer expiring then (within 5 ms after: the clock was read before
+ * the timer), on the CLOCK_MONOTONIC base (its time plus the base offset of CLOCK_REALTIME) or on the
+ * CLOCK_REALTIME one. Never fails: what cannot be told is TIMER_MODE_UNKNOWN. */
+void timer_list_modes(const int64_t *at, int *mode, size_t n);
+
+#endif
