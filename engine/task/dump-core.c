@@ -664,8 +664,8 @@ static int timer_sig_queued(const struct dump_ctx *c, int id, int *pend, struct 
 }
 
 /* The number of signals of number p->signo in l, and whether timer p's own is one of them (its id, and its
- * value: not that of a timer of that id deleted since). */
-static size_t sigs_of(const struct siginfo_list *l, const struct proc_timer *p, int *own)
+ * value: not that of a timer of that id deleted since; its siginfo, 128 bytes, to si). */
+static size_t sigs_of(const struct siginfo_list *l, const struct proc_timer *p, int *own, uint8_t *si)
 {
 	size_t n = 0;
 	for (size_t i = 0; i < l->n; i++) {
@@ -674,14 +674,15 @@ static size_t sigs_of(const struct siginfo_list *l, const struct proc_timer *p, 
 		memcpy(&signo, l->v[i].data, 4), memcpy(&code, l->v[i].data + 8, 4);
 		memcpy(&id, l->v[i].data + 16, 4), memcpy(&val, l->v[i].data + 24, 8);
 		n += signo == p->signo;
-		*own |= signo == p->signo && code == SI_TIMER && id == p->id && val == p->sival;
+		if (signo == p->signo && code == SI_TIMER && id == p->id && val == p->sival)
+			*own = 1, memcpy(si, l->v[i].data, 128); /* (PTRACE_PEEKSIGINFO: 128 each) */
 	}
 	return n;
 }
 
 /* Whether timer i's own signal is the only one of its number in the first thread's queue and the process's
- * (its taking there takes it; queued again, it is still the first); -1: error. */
-static int timer_sig_alone(const struct dump_ctx *c, size_t i, struct cr_err *e)
+ * (its taking there takes it; queued again, it is still the first; its siginfo to si); -1: error. */
+static int timer_sig_alone(const struct dump_ctx *c, size_t i, uint8_t *si, struct cr_err *e)
 {
 	const struct proc_timer *p = &c->rem.timers[i];
 	struct siginfo_list l[2];
@@ -692,7 +693,7 @@ static int timer_sig_alone(const struct dump_ctx *c, size_t i, struct cr_err *e)
 		free(l[0].v), free(l[0].raw);
 		return -1;
 	}
-	size_t n = sigs_of(&l[0], p, &own) + sigs_of(&l[1], p, &own);
+	size_t n = sigs_of(&l[0], p, &own, si) + sigs_of(&l[1], p, &own, si);
 	for (size_t k = 0; k < 2; k++)
 		free(l[k].v), free(l[k].raw);
 	return n == 1 && own;
@@ -720,29 +721,6 @@ static int timer_sig_wait(const struct dump_ctx *c, int id, struct cr_err *e)
 #define SCR_PO_VAL 176
 #define SCR_PO_ARM 208
 
-/* Timer i's own signal, stale (the timer armed again since it was queued, its time left one interval at
- * most), dropped by its taking (pending_overrun): queued again as such, the timer armed to expire at once,
- * then again with the time left and interval it had. */
-static int stale_again(struct dump_ctx *c, size_t i, struct cr_err *e)
-{
-	const struct proc_timer *p = &c->rem.timers[i];
-	const struct itimerspec arm[2] = {{c->rem.timer_val[i].it_interval, {0, 1}}, c->rem.timer_val[i]};
-	uint64_t s = c->in.scratch + SCR_PO_ARM;
-	struct rcalls rc = {.n = 0};
-	if (scratch_write(c, s, arm, sizeof(arm), e))
-		return -1;
-	add(&rc, "timer_settime", __NR_timer_settime, (unsigned long)p->id, TIMER_ABSTIME, s, 0);
-	if (infect_batch(&c->in, rc.v, rc.n, e) || ok(&rc, 0, e) || timer_sig_wait(c, p->id, e))
-		return cr_wrap(e, "POSIX timer %d: its stale signal queued again", p->id);
-	rc.n = 0;
-	add(&rc, "timer_settime", __NR_timer_settime, (unsigned long)p->id, 0, s + sizeof(arm[0]), 0);
-	if (infect_batch(&c->in, rc.v, rc.n, e) || ok(&rc, 0, e))
-		return cr_wrap(e, "POSIX timer %d: armed again", p->id);
-	c->rem.timer_pend_ov[i] = TIMER_PEND_STALE;
-	pr_debug("task %d: POSIX timer %d: its pending signal was stale, queued again\n", c->pid, p->id);
-	return 0;
-}
-
 /* What pending_overrun took (its siginfo still in the scratch), queued back by the task as it was (any
  * si_code: a task may queue its own signals so): to the first thread's own queue (thread), else the
  * process's; vpid: the task's pid as it sees it. */
@@ -757,6 +735,82 @@ static int po_queue_back(struct dump_ctx *c, int sig, long vpid, bool thread, st
 		add(&rc, "rt_sigqueueinfo", __NR_rt_sigqueueinfo, pid, (unsigned long)sig, si, 0);
 	if (infect_batch(&c->in, rc.v, rc.n, e) || ok(&rc, 0, e))
 		return cr_wrap(e, "signal %d taken, not queued back", sig);
+	return 0;
+}
+
+/* Timer i armed again as it was at the dump's read (from scratch room s): TIMER_ABSTIME at the expiry read
+ * when it is a CLOCK_REALTIME one so armed (timer_mode), else relative with the time left then. */
+static int timer_rearm_as_was(struct dump_ctx *c, size_t i, uint64_t s, struct cr_err *e)
+{
+	struct itimerspec v = c->rem.timer_val[i];
+	int64_t at = timer_at(&c->rem, i);
+	bool abs = c->rem.timer_mode[i] == TIMER_MODE_ABS && at;
+	struct rcalls rc = {.n = 0};
+	if (abs)
+		v.it_value = (struct timespec){at / 1000000000LL, at % 1000000000LL};
+	add(&rc, "timer_settime", __NR_timer_settime, (unsigned long)c->rem.timers[i].id,
+	    abs ? TIMER_ABSTIME : 0, s, 0);
+	if (scratch_write(c, s, &v, sizeof(v), e) || infect_batch(&c->in, rc.v, rc.n, e) || ok(&rc, 0, e))
+		return cr_wrap(e, "POSIX timer %d: armed again", c->rem.timers[i].id);
+	return 0;
+}
+
+/* Timer i's own signal, stale, made again: the timer armed to expire at once (it queues its signal), then,
+ * once that signal is pending (or not, when that fails), armed again as it was (timer_rearm_as_was), which
+ * makes the signal stale. */
+static int stale_make(struct dump_ctx *c, size_t i, struct cr_err *e)
+{
+	const struct proc_timer *p = &c->rem.timers[i];
+	const struct itimerspec now = {c->rem.timer_val[i].it_interval, {0, 1}};
+	uint64_t s = c->in.scratch + SCR_PO_ARM;
+	struct rcalls rc = {.n = 0};
+	struct cr_err e2;
+	add(&rc, "timer_settime", __NR_timer_settime, (unsigned long)p->id, TIMER_ABSTIME, s, 0);
+	if (scratch_write(c, s, &now, sizeof(now), e) || infect_batch(&c->in, rc.v, rc.n, e) || ok(&rc, 0, e))
+		return cr_wrap(e, "POSIX timer %d: armed to expire at once", p->id);
+	int ret = timer_sig_wait(c, p->id, e);
+	if (timer_rearm_as_was(c, i, s + sizeof(now), ret ? &e2 : e))
+		ret = -1;
+	return ret ? cr_wrap(e, "POSIX timer %d: its stale signal queued again", p->id) : 0;
+}
+
+/* Timer i's stale signal, dropped by its taking, put back as the dump fails there (made: stale_make was
+ * tried): made again (stale_make), else, not pending again, its siginfo peeked before (si) queued back by
+ * the task (vpid) as it was, which the kernel then delivers when it is taken (it is no timer's any more). */
+static void stale_back(struct dump_ctx *c, size_t i, const uint8_t *si, long vpid, bool made)
+{
+	const struct proc_timer *p = &c->rem.timers[i];
+	struct cr_err e2;
+	int pend = 0;
+	if (!made && !stale_make(c, i, &e2)) {
+		pr_debug("task %d: POSIX timer %d: its stale signal made again\n", c->pid, p->id);
+		return;
+	}
+	if (!timer_sig_queued(c, p->id, &pend, &e2) && pend) {
+		pr_warn("task %d: POSIX timer %d: its signal pending again, not stale\n", c->pid, p->id);
+		return;
+	}
+	if (scratch_write(c, c->in.scratch + SCR_PO_INFO, si, 128, &e2) ||
+	    po_queue_back(c, p->signo, vpid, p->notify & 4 /* SIGEV_THREAD_ID */, &e2))
+		pr_err("task %d: POSIX timer %d: its stale signal: %s: lost\n", c->pid, p->id, e2.msg);
+	else
+		pr_warn("task %d: POSIX timer %d: its stale signal queued back, no longer stale\n", c->pid,
+			p->id);
+}
+
+/* Timer i's own signal (its siginfo si, peeked before), stale (the timer armed again since it was queued,
+ * its time left one interval at most), dropped by its taking (pending_overrun): made again (stale_make).
+ * Whatever fails, it is put back (stale_back). */
+static int stale_again(struct dump_ctx *c, size_t i, const uint8_t *si, long vpid, struct cr_err *e)
+{
+	const struct proc_timer *p = &c->rem.timers[i];
+	int fault = fault_check(c->o, FI_DUMP_TIMER_STALE, e);
+	if (fault || stale_make(c, i, e)) {
+		stale_back(c, i, si, vpid, !fault);
+		return -1;
+	}
+	c->rem.timer_pend_ov[i] = TIMER_PEND_STALE;
+	pr_debug("task %d: POSIX timer %d: its pending signal was stale, queued again\n", c->pid, p->id);
 	return 0;
 }
 
@@ -809,7 +863,7 @@ static int po_again(struct dump_ctx *c, size_t i, const struct timespec *now, co
  * (si_overrun) to timer_pend_ov, the signal queued again (po_again). Whatever fails once it is taken, it is
  * queued back: the tree goes on with it when the dump fails. Another signal of its number taken in its
  * place (sent in between, into the first thread's own queue, which comes first) is queued back there. */
-static int pending_overrun(struct dump_ctx *c, size_t i, struct cr_err *e)
+static int pending_overrun(struct dump_ctx *c, size_t i, const uint8_t *si, struct cr_err *e)
 {
 	const struct proc_timer *p = &c->rem.timers[i];
 	uint64_t s = c->in.scratch, set = 1ULL << (p->signo - 1), zero[2] = {0, 0};
@@ -828,7 +882,7 @@ static int pending_overrun(struct dump_ctx *c, size_t i, struct cr_err *e)
 	if (infect_batch(&c->in, rc.v, rc.n, e))
 		return -1;
 	if (rc.v[0].ret == -EAGAIN) /* stale (its timer armed again since), dropped: made again */
-		return stale_again(c, i, e);
+		return stale_again(c, i, si, rc.v[3].ret, e);
 	if (ok(&rc, 0, e))
 		return -1;
 	bool own = false;
@@ -884,8 +938,9 @@ static int pending_overruns(struct dump_ctx *c, struct cr_err *e)
 		    !(p->notify == SIGEV_SIGNAL ||
 		      (p->notify == (SIGEV_SIGNAL | 4 /* SIGEV_THREAD_ID */) && p->notify_tid == c->pid)))
 			continue;
-		int alone = timer_sig_alone(c, i, e);
-		if (alone < 0 || (alone && pending_overrun(c, i, e)))
+		uint8_t si[128] = {0};
+		int alone = timer_sig_alone(c, i, si, e);
+		if (alone < 0 || (alone && pending_overrun(c, i, si, e)))
 			return -1;
 	}
 	return 0;
