@@ -10,7 +10,8 @@
 # --repeat N: each test N times in a row; --load N: N CPU- and fork-heavy jobs run beside the tests
 #
 # Environment: CRSHIM, MODE, ITERS, FAULT, REPEAT, LOAD, ZDTM_BIN (built tests, default build/zdtm),
-# ZDTM_TMP (work dirs, default /tmp), ZDTM_TIMEOUT (seconds per crshim call, default 60).
+# ZDTM_TMP (work dirs, default /tmp), ZDTM_TIMEOUT (seconds per crshim call, default 60; a test's .desc
+# `timeout: N` raises it, and the runner's waits for the test, to N for that test).
 set -u
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -37,6 +38,8 @@ LIST=0
 SELFTEST=0
 TMPBASE=${ZDTM_TMP:-${TMPDIR:-/tmp}}
 CTIMEOUT=${ZDTM_TIMEOUT:-60}
+CTIMEOUT0=$CTIMEOUT
+TWAIT=0 # the running test's .desc timeout (0: none): the least bound of every wait for it (wait_gone, ...)
 ARCH=$(uname -m)
 NAMES=()
 TTYRUN=()
@@ -209,8 +212,25 @@ alive() {
 	[ -n "$st" ] && [ "${st:0:1}" != Z ] && [ "${st:0:1}" != X ]
 }
 
-wait_gone() { # pid seconds
-	local n=$(($2 * 20))
+# A test's .desc `timeout: N` (a big tree, slow to start, dump, restore and end on a loaded machine): N seconds
+# at least for each crshim call (CTIMEOUT), each wait for the test (start, gone after the dump, PID free, exit
+# after SIGTERM: wait_gone and wait_free) for that test; ZDTM_TIMEOUT, if larger, still holds for the calls.
+test_timeout() { # name: sets CTIMEOUT and TWAIT for it; 1 (REASON set) if its timeout: is no number
+	local t
+	t=$(desc_get "$1" timeout)
+	CTIMEOUT=$CTIMEOUT0 TWAIT=0
+	[ -n "$t" ] || return 0
+	[[ "$t" =~ ^[1-9][0-9]*$ ]] || { REASON="bad 'timeout: $t' in its .desc (seconds)"; return 1; }
+	TWAIT=$t
+	[ "$t" -le "$CTIMEOUT" ] || CTIMEOUT=$t
+}
+
+twait() { # seconds: the larger of it and the test's timeout
+	echo $(($1 > TWAIT ? $1 : TWAIT))
+}
+
+wait_gone() { # pid seconds (at least the test's timeout: twait)
+	local n=$(($(twait "$2") * 20))
 	while alive "$1"; do
 		n=$((n - 1))
 		[ $n -le 0 ] && return 1
@@ -220,8 +240,8 @@ wait_gone() { # pid seconds
 }
 
 # Wait for the pid to disappear completely (not even a zombie): restore needs it free.
-wait_free() { # pid seconds
-	local n=$(($2 * 20))
+wait_free() { # pid seconds (at least the test's timeout: twait)
+	local n=$(($(twait "$2") * 20))
 	while [ -e "/proc/$1" ]; do
 		n=$((n - 1))
 		[ $n -le 0 ] && return 1
@@ -705,7 +725,7 @@ group_start_cmd() { # test dir
 	bin="$BIN/$(test_dir "$t")/$t"
 	args=$(desc_get "$t" args)
 	ign=$(desc_get "$t" snap-ignore | tr -s ' ' '|')
-	printf '%s' "cd '$d' && timeout -k 5 120 '$bin' --pidfile='$d/test.pid' --outfile='$d/test.out' $args >'$d/start.log' 2>&1 && ZDTM_REAPED=1 SNAP_IGNORE='$ign' '$HERE/run.sh' --snap '$d/test.pid' '$d/snap.0'"
+	printf '%s' "cd '$d' && timeout -k 5 $(twait 120) '$bin' --pidfile='$d/test.pid' --outfile='$d/test.out' $args >'$d/start.log' 2>&1 && ZDTM_REAPED=1 SNAP_IGNORE='$ign' '$HERE/run.sh' --snap '$d/test.pid' '$d/snap.0'"
 }
 
 group_member_check() { # rc-of-the-group-C/R: sets REASON, returns 1 on a failure
@@ -714,7 +734,7 @@ group_member_check() { # rc-of-the-group-C/R: sets REASON, returns 1 on a failur
 	alive "$TPID" || { diag_file "$TDIR/test.out" 10; bad "restored task $TPID is not running"; return 1; }
 	compare_snap "the group's C/R" "$TDIR/snap.1" || return 1
 	kill -TERM "$TPID" 2>/dev/null
-	wait_gone "$TPID" 30 || { bad "test did not exit within 30s after SIGTERM"; return 1; }
+	wait_gone "$TPID" 30 || { bad "test did not exit within $(twait 30)s after SIGTERM"; return 1; }
 	if grep -q '^FAIL' "$TDIR/test.out" || ! grep -q '^PASS$' "$TDIR/test.out"; then
 		diag_file "$TDIR/test.out" 10
 		bad "$(grep -m1 '^FAIL' "$TDIR/test.out" || echo "no PASS")"
@@ -739,6 +759,13 @@ run_group_mode() {
 	echo "# mode group: ${members[*]}, crshim $CRSHIM, kernel $(uname -r)"
 	[ ${#members[@]} -gt 0 ] || { echo "not ok 1 - group: no test to run"; exit 1; }
 	gdir=$(mktemp -d "$TMPBASE/zdtm.group.XXXXXX") || exit 1
+	local gto=$CTIMEOUT0 gwait=0 # the largest .desc timeout of the members holds for the whole group
+	for t in "${members[@]}"; do
+		test_timeout "$t" || { echo "not ok 1 - group: $t: $REASON"; exit 1; }
+		[ "$TWAIT" -le "$gwait" ] || gwait=$TWAIT
+		[ "$CTIMEOUT" -le "$gto" ] || gto=$CTIMEOUT
+	done
+	CTIMEOUT=$gto TWAIT=$gwait
 	for t in "${members[@]}"; do
 		mkdir -p "$gdir/$t"
 		cmds+=("$(group_start_cmd "$t" "$gdir/$t")")
@@ -805,7 +832,7 @@ run_steps() { # name
 	host_agent_start "$name" || { bad "cannot start the host agent in $TDIR"; return 1; }
 	local startrun=("${USERRUN[@]}") # mode user: as the user, unless the test says user-start: root
 	[ "$(desc_get "$name" user-start)" != root ] || startrun=()
-	(cd "$TDIR" && exec timeout -k 5 120 "${startrun[@]}" "${TTYRUN[@]}" "$bin" --pidfile="$TDIR/test.pid" --outfile="$TDIR/test.out" "${args[@]}") \
+	(cd "$TDIR" && exec timeout -k 5 "$(twait 120)" "${startrun[@]}" "${TTYRUN[@]}" "$bin" --pidfile="$TDIR/test.pid" --outfile="$TDIR/test.out" "${args[@]}") \
 		>"$TDIR/start.log" 2>&1
 	local rc=$?
 	if grep -q '^SKIP:' "$TDIR/test.out" 2>/dev/null; then
@@ -940,7 +967,7 @@ run_steps() { # name
 	kill -TERM "$TPID" 2>/dev/null
 	if ! wait_gone "$TPID" 30; then
 		diag_file "$TDIR/test.out" 10
-		bad "test did not exit within 30s after SIGTERM (State: $(status_field "$TPID" State))"
+		bad "test did not exit within $(twait 30)s after SIGTERM (State: $(status_field "$TPID" State))"
 		return 1
 	fi
 	if grep -q '^FAIL' "$TDIR/test.out"; then
@@ -1035,7 +1062,7 @@ cleanup_test() {
 		for k in $(comm -13 <(echo "$KIDS0") <(reaper_kids)); do tree_pids "$k"; done) |
 		tr -d ' ' | grep . | sort -u)
 	for p in $pids; do kill -KILL "$p" 2>/dev/null; kill -CONT "$p" 2>/dev/null; done
-	for p in $pids; do wait_gone "$p" 5; done
+	for p in $pids; do TWAIT=0 wait_gone "$p" 5; done
 	# the cgroups a killed cgroup_* test made for itself (cgroup_test.h; it removes them when it ends)
 	for p in /sys/fs/cgroup/*/zdtm-cgroup-"$TPID"; do
 		[ -d "$p" ] && find "$p" -depth -type d -exec rmdir {} + 2>/dev/null
@@ -1135,12 +1162,14 @@ run_test() { # name
 	fi
 	[ ${#USERRUN[@]} = 0 ] || chown "$ZDTM_USER:" "$TDIR"
 	KIDS0=$(reaper_kids)
+	test_timeout "$name" || { report fail "$name" "$REASON"; rm -rf "$TDIR"; return 1; }
 	local tenv
 	tenv=$(desc_get "$name" env)
 	[ -z "$tenv" ] || export "${tenv?}"
 	run_steps "$name"
 	local rc=$?
 	[ -z "$tenv" ] || unset "${tenv%%=*}"
+	CTIMEOUT=$CTIMEOUT0 TWAIT=0
 	host_agent_stop
 	[ $rc -ne 0 ] || leftovers || rc=1
 	cleanup_test
