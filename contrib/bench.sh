@@ -18,6 +18,16 @@
 # loaded machine the wall time tells how long the step waited for a CPU, the CPU time what it cost.
 # Speed never fails the run; exit status 1 means a crshim step failed or the data did not verify. Any other stop
 # prints one line "bench: stopped: ..." on stderr and exits non-zero.
+#
+# Part unix-tree (CRSHIM_BENCH_PARTS="mem unix-tree", the default; `make bench-unix-tree` runs it alone): trees of N
+# processes that all hold the same P unix socket pairs (contrib/bench-sktree.c; N * 2P socket fds), dumped and
+# restored by crshim (and CRIU): seconds, CPU seconds and the ratio to CRIU, as above.
+#   env:   CRSHIM_BENCH_SKTREES="300x20 300x100"  NxP trees timed ("": none)
+#          CRSHIM_BENCH_SKCOUNT=100x20            the tree of the count check ("": none)
+# Its check can fail: crshim's reads of /proc (openat, readlink(at), getdents64) during a dump of the count tree,
+# counted by strace, must stay under a linear bound (4 per fd of the tree + 100 per process; else exit status 1): a
+# dump quadratic in the tree's fds (reading every process's fds again for each process) makes about N per fd and
+# fails it, at any load.
 set -euo pipefail
 
 CRSHIM=${1:?usage: $0 /path/to/crshim}
@@ -25,6 +35,9 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 SIZES=${CRSHIM_BENCH_SIZES:-64 1024}
 ROUNDS=${CRSHIM_BENCH_ROUNDS:-2}
 WARMUP=${CRSHIM_BENCH_WARMUP:-1}
+# the parts run: mem (the data above) and unix-tree (a tree holding many unix socket fds: below, sk_part)
+PARTS=${CRSHIM_BENCH_PARTS:-mem unix-tree}
+[[ " $PARTS " == *" mem "* ]] || SIZES=
 BASE= # a tmpfs of this run's own, mounted on a fresh dir under /tmp (else a dir under /dev/shm)
 KEEP=/tmp/crshim-bench-logs # logs of failed runs are copied here (the tmpfs goes away)
 TIMEOUT=120     # seconds to wait for the program to fill or to verify its memory
@@ -139,6 +152,18 @@ say "kernel $(uname -r), $(nproc) CPUs, $(awk '/MemTotal/ { printf "%.1f GiB RAM
 say "$(cg_note)"
 say ""
 
+ask_result() { # PID DIR ALIVE: SIGUSR1 to the restored program, then its DIR/result (ALIVE PID: it still runs)
+	local i
+	kill -USR1 "$1"
+	for ((i = 0; i < TIMEOUT * 20; i++)); do
+		[ -f "$2/result" ] && break
+		"$3" "$1" || break
+		sleep 0.05
+	done
+	sleep 0.05
+	cat "$2/result" 2>/dev/null || echo "BAD: no result (the restored program died?)"
+}
+
 # run_one TOOL BIN MIB: one dump + restore + verify, bench-mem and the tool in a cgroup of their own (cg_new);
 # fills RES[TOOL,MIB,*] (dump, restore: wall s; cdump, crestore: CPU s; load: the load average as the dump
 # started); returns 1 if a step failed.
@@ -208,14 +233,7 @@ run_one() {
 		return 1
 	fi
 
-	kill -USR1 "$rpid"
-	for ((i = 0; i < TIMEOUT * 20; i++)); do
-		[ -f "$dir/result" ] && break
-		bench_alive "$rpid" || break
-		sleep 0.05
-	done
-	sleep 0.05
-	result=$(cat "$dir/result" 2>/dev/null || echo "BAD: no result (the restored program died?)")
+	result=$(ask_result "$rpid" "$dir" bench_alive)
 	RES[$tool,$mib,data]=$result
 	[[ "$result" == OK* ]] || keep_logs "$dir" >/dev/null
 	rm -rf "$img" # give the tmpfs memory back before the next size
@@ -263,23 +281,30 @@ TOOLS=(crshim)
 # for a while goes back to the host, and the first tool to write it pays for that), the best time of each kept
 # (and the median printed below the table); before them WARMUP untimed runs of crshim touch that memory again.
 declare -A FAILED ALL # ALL[tool,size,what]: every timed round's value (dump restore cdump crestore load)
+round_tools() { # ROUND: the tools in that round's order (turned round on even rounds) in ORDER
+	local i
+	ORDER=("${TOOLS[@]}")
+	(($1 % 2 == 0)) || return 0
+	ORDER=()
+	for ((i = ${#TOOLS[@]} - 1; i >= 0; i--)); do ORDER+=("${TOOLS[i]}"); done
+}
+tool_bin() { if [ "$1" = criu ]; then echo "$CRIU"; else echo "$CRSHIM"; fi; }
+res_clear() { RES[$1,$2,dump]='' RES[$1,$2,restore]='' RES[$1,$2,cdump]='' RES[$1,$2,crestore]=''; } # TOOL KEY
+res_keep() { # TOOL KEY: the round's values into ALL
+	local what
+	for what in dump restore cdump crestore load; do ALL[$1,$2,$what]+=" ${RES[$1,$2,$what]}"; done
+}
 for mib in $SIZES; do
 	for ((round = 1; round <= WARMUP; round++)); do # (untimed; a failure shows in the timed rounds)
-		RES[crshim,$mib,dump]='' RES[crshim,$mib,restore]='' RES[crshim,$mib,cdump]='' RES[crshim,$mib,crestore]=''
+		res_clear crshim "$mib"
 		run_one crshim "$CRSHIM" "$mib" || true
 		runline "warm-up (untimed) " crshim "$mib"
 	done
 	for ((round = 1; round <= ROUNDS; round++)); do
-		order=("${TOOLS[@]}")
-		if ((round % 2 == 0)); then
-			order=()
-			for ((i = ${#TOOLS[@]} - 1; i >= 0; i--)); do order+=("${TOOLS[i]}"); done
-		fi
-		for tool in "${order[@]}"; do
-			bin=$CRSHIM
-			[ "$tool" = criu ] && bin=$CRIU
-			RES[$tool,$mib,dump]='' RES[$tool,$mib,restore]='' RES[$tool,$mib,cdump]='' RES[$tool,$mib,crestore]=''
-			if ! run_one "$tool" "$bin" "$mib"; then
+		round_tools "$round"
+		for tool in "${ORDER[@]}"; do
+			res_clear "$tool" "$mib"
+			if ! run_one "$tool" "$(tool_bin "$tool")" "$mib"; then
 				runline "round $round: " "$tool" "$mib"
 				# CRIU failing (e.g. Debian's 3.17 on this kernel's vDSO layout) is reported, not fatal.
 				[ "$tool" = crshim ] && STATUS=1
@@ -287,9 +312,7 @@ for mib in $SIZES; do
 				continue
 			fi
 			runline "round $round: " "$tool" "$mib"
-			for what in dump restore cdump crestore load; do
-				ALL[$tool,$mib,$what]+=" ${RES[$tool,$mib,$what]}"
-			done
+			res_keep "$tool" "$mib"
 		done
 	done
 done
@@ -329,6 +352,160 @@ if [ -n "$CRIU" ]; then
 			"$(ratio restore "$mib") (CPU $(ratio crestore "$mib")) (1.00x or less: as fast as CRIU or faster)"
 	done
 fi
+
+# ---------------------------------------------------------------------------------------------------------------------
+# unix-tree part: a tree of processes that all hold the same unix socket pairs (bench-sktree: N processes,
+# PAIRS pairs, N * 2 * PAIRS socket fds, as CRIU's session03 has), dumped and restored by each tool, timed as above
+# (wall and CPU seconds, best and median of the rounds, the ratio to CRIU). Then the check that can fail: the
+# dump's reads of /proc counted under strace (openat, readlink, readlinkat, getdents64 of crshim and its
+# helpers), which must stay linear: at most SK_PER_FD per fd of the tree plus SK_PER_TASK per process. A dump
+# that reads every process's fds again for each process (da125ac's bug, a readlink per fd of the tree per
+# process: 400 thousand calls for the 100-process tree of the check) fails it on any machine at any load;
+# its time is only printed.
+SKTREES=${CRSHIM_BENCH_SKTREES-300x20 300x100}
+SKCOUNT=${CRSHIM_BENCH_SKCOUNT-100x20}
+SK_PER_FD=4 SK_PER_TASK=100
+SKROOTS=() SKPID=
+
+sk_start() { # DIR N PAIRS: starts the tree in the run's cgroup, its root's pid in SKPID; 1 if it did not get ready
+	local dir=$1 pid i
+	( # (a subshell of its own, not in_cg's: the root's pid is $!)
+		[ -z "$CG" ] || echo "$BASHPID" >"$CG/cgroup.procs"
+		exec setsid "$SKPROG" "$2" "$3" "$dir" </dev/null >/dev/null 2>&1 8>&- # (not bench_lock's fd)
+	) &
+	pid=$!
+	disown "$pid"
+	SKROOTS+=("$pid")
+	for ((i = 0; i < TIMEOUT * 20; i++)); do
+		[ -f "$dir/ready" ] && break
+		proc_alive "$pid" || break
+		sleep 0.05
+	done
+	SKPID=$pid
+	[ -f "$dir/ready" ]
+}
+sk_kill() { # the trees of this part still there (their sessions)
+	local p
+	for p in "${SKROOTS[@]}"; do ps -o pid= -s "$p" 2>/dev/null | xargs -r kill -KILL 2>/dev/null || true; done
+	SKROOTS=()
+}
+
+# sk_one TOOL BIN SPEC (NxPAIRS): one dump + restore + check; fills RES[TOOL,SPEC,*] as run_one does.
+sk_one() {
+	local tool=$1 bin=$2 spec=$3 n=${3%x*} pairs=${3#*x} dir img pid rpid t0 t1 t2 c0 c1 c2 i result
+	dir=$BASE/$tool-sk$spec img=$dir/images
+	RES[$tool,$spec,data]=-
+	rm -rf "$dir" && mkdir -p "$img"
+	sk_kill
+	cg_drop
+	cg_new
+	sk_start "$dir" "$n" "$pairs" || { RES[$tool,$spec,data]="bench-sktree did not get ready"; return 1; }
+	pid=$SKPID
+	RES[$tool,$spec,load]=$(loadavg)
+	c0=$(cg_ns) t0=$(now)
+	if ! in_cg timeout "$STEP_TIMEOUT" "$bin" dump -t "$pid" -D "$img" -o dump.log >"$dir/dump.out" 2>&1; then
+		RES[$tool,$spec,data]="dump failed: $(last_error "$dir/dump.out" "$img/dump.log") (log $(keep_logs "$dir")/dump.log)"
+		return 1
+	fi
+	t1=$(now)
+	for ((i = 0; i < 200; i++)); do [ -z "$(ps -o pid= -s "$pid")" ] && break; sleep 0.05; done
+	[ -z "$(ps -o pid= -s "$pid")" ] || { RES[$tool,$spec,data]="the tree still runs after the dump"; return 1; }
+	c1=$(cg_ns)
+	RES[$tool,$spec,dump]=$(calc %.3f "$t1 - $t0")
+	RES[$tool,$spec,cdump]=$(calc %.3f "($c1 - $c0) / 1e9")
+	t1=$(now)
+	if ! in_cg timeout "$STEP_TIMEOUT" "$bin" restore -D "$img" -d --pidfile "$dir/restored.pid" -o restore.log >"$dir/restore.out" 2>&1; then
+		RES[$tool,$spec,data]="restore failed: $(last_error "$dir/restore.out" "$img/restore.log") (log $(keep_logs "$dir")/restore.log)"
+		return 1
+	fi
+	t2=$(now) c2=$(cg_ns)
+	RES[$tool,$spec,restore]=$(calc %.3f "$t2 - $t1")
+	RES[$tool,$spec,crestore]=$(calc %.3f "($c2 - $c1) / 1e9")
+	rpid=$(tr -d ' \n' <"$dir/restored.pid" 2>/dev/null || true)
+	[ "$rpid" = "$pid" ] || { RES[$tool,$spec,data]="restored pid '$rpid', not $pid"; return 1; }
+	result=$(ask_result "$rpid" "$dir" proc_alive)
+	RES[$tool,$spec,data]=$result
+	sk_kill
+	rm -rf "$img"
+	[[ "$result" == OK* ]]
+}
+
+# The check: crshim's reads of /proc during a dump of the SKCOUNT tree, counted by strace -c (not timed).
+sk_count() {
+	local spec=$SKCOUNT n=${SKCOUNT%x*} pairs=${SKCOUNT#*x} dir pid fds calls bound
+	dir=$BASE/count-sk$spec
+	rm -rf "$dir" && mkdir -p "$dir/images"
+	command -v strace >/dev/null || { say "unix-tree count: FAILED: not run: no strace (apt-get install strace)"; return 1; }
+	sk_kill
+	cg_drop
+	sk_start "$dir" "$n" "$pairs" || { say "unix-tree count: FAILED: bench-sktree did not get ready"; return 1; }
+	pid=$SKPID
+	fds=$(ps -o pid= -s "$pid" | while read -r p; do find "/proc/$p/fd" -mindepth 1 -maxdepth 1 | wc -l; done |
+		awk '{ s += $1 } END { print s + 0 }') || fds=0
+	[ "$fds" -gt 0 ] || { say "unix-tree count: FAILED: no fd of the tree seen"; sk_kill; return 1; }
+	if ! timeout "$STEP_TIMEOUT" strace -f -qq --seccomp-bpf -c -o "$dir/strace.out" -e trace=openat,readlink,readlinkat,getdents64 \
+		"$CRSHIM" dump -t "$pid" -D "$dir/images" -o dump.log >"$dir/dump.out" 2>&1; then
+		say "unix-tree count: FAILED: the dump under strace failed: $(last_error "$dir/dump.out" "$dir/images/dump.log")"
+		sk_kill
+		return 1
+	fi
+	sk_kill
+	calls=$(awk '$NF == "total" { print $4 }' "$dir/strace.out")
+	bound=$((SK_PER_FD * fds + SK_PER_TASK * n))
+	say "unix-tree count: the dump of $n processes with $fds fds ($((2 * pairs)) socket fds each) read /proc $calls" \
+		"times ($(calc %.2f "${calls:-0} / $fds") per fd; $(awk '$NF != "total" && $4 ~ /^[0-9]+$/ { printf "%s%s %s", s, $NF, $4; s = ", " }' "$dir/strace.out"));" \
+		"linear bound $SK_PER_FD per fd + $SK_PER_TASK per process: $bound"
+	[ -n "$calls" ] && [ "$calls" -le "$bound" ] && return 0
+	say "unix-tree count: FAILED: more reads than the linear bound (a dump quadratic in the tree's fds?)"
+	return 1
+}
+
+sk_bm() { # WHAT: "BEST s (median MED)" of tool's rounds of spec (sk_part's)
+	local a m
+	read -r a m <<<"$(minmed "${ALL[$tool,$spec,$1]}")"
+	echo "$a s (median $m)"
+}
+
+sk_part() {
+	local spec tool round
+	# (the trees this part started go too however the script ends; cleanup sees the exit status still)
+	trap 'SKRC=$?; sk_kill; (exit $SKRC); cleanup' EXIT
+	SKPROG=$(dirname "$CRSHIM")/contrib/bench-sktree
+	if [ ! -x "$SKPROG" ]; then
+		mkdir -p "$(dirname "$SKPROG")"
+		cc -O2 -g -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE -o "$SKPROG" "$HERE/bench-sktree.c" ||
+			die "cannot build bench-sktree"
+	fi
+	say ""
+	say "unix-tree: trees of N processes holding the same P unix socket pairs (NxP: N * 2P socket fds)"
+	for spec in $SKTREES; do
+		[[ "$spec" =~ ^[1-9][0-9]*x[1-9][0-9]*$ ]] || die "CRSHIM_BENCH_SKTREES: '$spec' is not NxPAIRS"
+		for ((round = 1; round <= ROUNDS; round++)); do
+			round_tools "$round"
+			for tool in "${ORDER[@]}"; do
+				res_clear "$tool" "$spec"
+				if ! sk_one "$tool" "$(tool_bin "$tool")" "$spec"; then
+					[ "$tool" = crshim ] && STATUS=1
+					FAILED[$tool,$spec]=${RES[$tool,$spec,data]}
+				fi
+				say "round $round: $tool $spec: dump ${RES[$tool,$spec,dump]:--} s (CPU ${RES[$tool,$spec,cdump]:--} s)," \
+					"restore ${RES[$tool,$spec,restore]:--} s (CPU ${RES[$tool,$spec,crestore]:--} s), load" \
+					"${RES[$tool,$spec,load]:--}: ${RES[$tool,$spec,data]}"
+				[ -n "${FAILED[$tool,$spec]:-}" ] || res_keep "$tool" "$spec"
+			done
+		done
+		cg_drop
+		for tool in "${TOOLS[@]}"; do
+			if [ -n "${FAILED[$tool,$spec]:-}" ] || [ -z "${ALL[$tool,$spec,dump]:-}" ]; then continue; fi
+			say "unix-tree $tool $spec: best of $ROUNDS: dump $(sk_bm dump) (CPU $(sk_bm cdump)), restore" \
+				"$(sk_bm restore) (CPU $(sk_bm crestore)), load $(minmax "${ALL[$tool,$spec,load]}")"
+		done
+		[ -z "$CRIU" ] || say "unix-tree ratio $spec: crshim/criu best: dump $(ratio dump "$spec") (CPU" \
+			"$(ratio cdump "$spec")), restore $(ratio restore "$spec") (CPU $(ratio crestore "$spec"))"
+	done
+	[ -z "$SKCOUNT" ] || sk_count || STATUS=1
+}
+[[ " $PARTS " != *" unix-tree "* ]] || sk_part
 
 say ""
 if [ "$STATUS" = 0 ]; then
