@@ -525,6 +525,19 @@ reaper_kids() { # processes the reaper adopted, except us
 	ps -o pid= --ppid "$ZDTM_REAPER_PID" 2>/dev/null | tr -d ' ' | grep -v -x -e "$$" | sort
 }
 
+# What a dump puts into the tasks it reads and must take out again: the mappings (its scratch mapping with its code,
+# dump-splice.c's too) and the pipe fds (dump-splice.c's, made in the task by a remote pipe2) of every process of
+# the test's tree; compared before and after a dump that failed (the snapshot has the root's maps and fds only).
+tree_vm_pipes() {
+	local p f l
+	for p in $(tree_pids "$TPID"); do
+		awk -v p="$p" '{ print "process " p ": mapping " $1 " " $2 " " $6 }' "/proc/$p/maps" 2>/dev/null
+		for f in /proc/"$p"/fd/*; do
+			l=$(readlink "$f" 2>/dev/null) && [[ "$l" == pipe:* ]] && echo "process $p: fd ${f##*/} $l"
+		done
+	done | sort
+}
+
 expect_fault_fail() { # verb rc outfile
 	if [ "$2" -ne 1 ] || [ "$(grep -c . "$3")" -ne 1 ] || ! grep -q "fault injected at $FPOINT" "$3"; then
 		diag_file "$3" 5
@@ -547,6 +560,8 @@ fault_steps() {
 		return 0
 	fi
 	if [[ "$FPOINT" == dump-* ]]; then
+		local vm0
+		vm0=$(tree_vm_pipes)
 		mkdir -p "$d"
 		CRSHIM_FAULT=$FPOINT timeout -k 5 "$CTIMEOUT" "$CRSHIM" dump -t "$TPID" -D "$d" -o dump.log -v4 \
 			"${NSDUMP[@]}" "${OPTS[@]}" >"$out" 2>&1
@@ -555,6 +570,15 @@ fault_steps() {
 		sleep 0.1
 		check_running || { REASON="after a dump failed at $FPOINT: $REASON"; return 1; }
 		compare_snap "a dump failed at $FPOINT" "$TDIR/snap.1" || return 1
+		left=$(comm -13 <(echo "$vm0") <(tree_vm_pipes) | grep . | head -n 5 | tr '\n' ';')
+		[ -z "$left" ] || { bad "the failed dump left in the tree: $left"; return 1; }
+		# (.desc env CRSHIM_DUMP_COPY=splice: the points in the pages' copy failed it on that path)
+		if [ "${CRSHIM_DUMP_COPY:-}" = splice ] && [[ "$FPOINT" == @(dump-mm-mid|dump-enospc) ]] &&
+			! grep -q "checksummed in the task and spliced" "$d/dump.log"; then
+			diag_file "$d/dump.log" 10
+			bad "CRSHIM_DUMP_COPY=splice, but the pages did not go through the task (dump-splice.c) before $FPOINT"
+			return 1
+		fi
 		[ ! -e "$d/inventory.img" ] || { bad "the failed dump left inventory.img"; return 1; }
 		left=$(cd "$d" && ls -A | grep -v -x -e dump.log | tr '\n' ' ')
 		[ -z "$left" ] || { bad "the failed dump left files: $left"; return 1; }
@@ -650,9 +674,10 @@ fault_tests() { # point
 	no-prefill) echo "mem_256m heap_brk vma_many" ;;
 	tcp-queue-changed) echo "sk_inet_tcp_established sk_inet6_tcp_established sk_inet_tcp_loop" ;;
 	no-populate) echo "mem_256m mem_sparse heap_brk stack_grow" ;;
-	no-pagemap-scan|no-vm-readv) echo "mem_sparse mprotect_sub vma_many file_map_private shm_anon mem_big_vmas" ;;
-	no-vdso-syscall) echo "pid sig_handlers itimers vdso_clock" ;;
-	dump-mm-mid|dump-enospc|dump-img-write) echo "${FAULT_TESTS:-mem_256m vma_many fd_files sig_pending fork00}" ;;
+	no-pagemap-scan|no-vm-readv) echo "mem_sparse mprotect_sub vma_many file_map_private shm_anon mem_big_vmas mem_splice_mix" ;;
+	no-vdso-syscall) echo "pid sig_handlers itimers vdso_clock mem_splice_mix" ;;
+	# (mem_splice_mix: its .desc env CRSHIM_DUMP_COPY=splice, the pages through the task: dump-splice.c)
+	dump-mm-mid|dump-enospc|dump-img-write) echo "${FAULT_TESTS:-mem_256m vma_many fd_files sig_pending fork00 mem_splice_mix}" ;;
 	restore-before-load|restore-after-load|restore-after-detach) echo "${FAULT_TESTS:-pid fd_files sig_pending shm_anon shm_sysv_rmid thread00 fork00 subreaper00 zombie_leader sk_unix_bound_path sk_inet_tcp_established pidns00 pidns_tree}" ;;
 	restorer-before-creds|restore-before-resume) echo "${FAULT_TESTS:-pid fd_files sig_pending creds thread00 fork00 subreaper00 zombie_leader pidns00 pidns_tree}" ;;
 	*) echo "${FAULT_TESTS:-pid fd_files sig_pending shm_anon thread00 fork00 subreaper00 zombie_leader pidns00 pidns_tree}" ;;
