@@ -362,7 +362,7 @@ crshim_dump() { # dir extra-opts...
 		-v4 "$@" ${ext:+"$ext"} "${NSDUMP[@]}" "${OPTS[@]}" >"$d/dump.out" 2>&1
 	crshim_status dump "$d" $? || return 1
 	local say # .desc dump-notice (user-dump-notice in mode user): a line of the dump's stderr holds it
-	say=$(desc_get "$name" dump-notice)
+	say=$(desc_get "${name:-}" dump-notice) # (mode group: no name)
 	[ "$MODE" != user ] || [ -z "$(desc_get "$name" user-dump-notice)" ] || say=$(desc_get "$name" user-dump-notice)
 	if [ -n "$say" ] && [ "${DUMPVERB:-dump}" = dump ] && ! grep -qF -- "$say" "$d/dump.out"; then
 		diag_file "$d/dump.out" 5
