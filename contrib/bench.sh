@@ -152,6 +152,15 @@ say "kernel $(uname -r), $(nproc) CPUs, $(awk '/MemTotal/ { printf "%.1f GiB RAM
 say "$(cg_note)"
 say ""
 
+wait_ready() { # DIR PID: until the program PID wrote DIR/ready (1: it died first, or TIMEOUT)
+	local i
+	for ((i = 0; i < TIMEOUT * 20; i++)); do
+		[ -f "$1/ready" ] && return 0
+		proc_alive "$2" || break
+		sleep 0.05
+	done
+	[ -f "$1/ready" ]
+}
 ask_result() { # PID DIR ALIVE: SIGUSR1 to the restored program, then its DIR/result (ALIVE PID: it still runs)
 	local i
 	kill -USR1 "$1"
@@ -191,12 +200,7 @@ run_one() {
 	pid=$!
 	disown "$pid" # our child, reaped by the shell, but no "Killed" notice when the dump kills it
 	PIDS+=("$pid")
-	for ((i = 0; i < TIMEOUT * 20; i++)); do
-		[ -f "$dir/ready" ] && break
-		proc_alive "$pid" || break
-		sleep 0.05
-	done
-	[ -f "$dir/ready" ] || {
+	wait_ready "$dir" "$pid" || {
 		RES[$tool,$mib,data]="bench-mem did not get ready ($(proc_alive "$pid" && echo "still filling" || echo died))"
 		return 1
 	}
@@ -368,7 +372,7 @@ SK_PER_FD=4 SK_PER_TASK=100
 SKROOTS=() SKPID=
 
 sk_start() { # DIR N PAIRS: starts the tree in the run's cgroup, its root's pid in SKPID; 1 if it did not get ready
-	local dir=$1 pid i
+	local dir=$1 pid
 	( # (a subshell of its own, not in_cg's: the root's pid is $!)
 		[ -z "$CG" ] || echo "$BASHPID" >"$CG/cgroup.procs"
 		exec setsid "$SKPROG" "$2" "$3" "$dir" </dev/null >/dev/null 2>&1 8>&- # (not bench_lock's fd)
@@ -376,13 +380,8 @@ sk_start() { # DIR N PAIRS: starts the tree in the run's cgroup, its root's pid 
 	pid=$!
 	disown "$pid"
 	SKROOTS+=("$pid")
-	for ((i = 0; i < TIMEOUT * 20; i++)); do
-		[ -f "$dir/ready" ] && break
-		proc_alive "$pid" || break
-		sleep 0.05
-	done
 	SKPID=$pid
-	[ -f "$dir/ready" ]
+	wait_ready "$dir" "$pid"
 }
 sk_kill() { # the trees of this part still there (their sessions)
 	local p
