@@ -31,46 +31,7 @@
 #include "mem/track.h"
 #include "net/sk-inet.h"
 
-/* One run of pages to dump: read with process_vm_readv (fd < 0) or pread(fd, foff). With scan set, a big VMA
- * whose pages are found only as the copy comes to it (cur_run). */
-struct prange {
-	uint64_t vaddr, len;
-	int fd;
-	uint64_t foff;
-	bool scan, skip_file;
-};
-
-struct prlist {
-	struct prange *r;
-	size_t nr, cap;
-};
-
-struct mm_state {
-	struct dump_ctx *c;
-	uint64_t psz;
-	int pagemap_fd, mem_fd;
-	bool scan_ok;  /* PAGEMAP_SCAN works */
-	bool guard_ok; /* PAGEMAP_SCAN tells guard regions (PAGE_IS_GUARD, Linux 6.14+) */
-	bool no_readv; /* read every page through /proc/PID/mem (fault point no-vm-readv) */
-	struct page_region *vec;
-	size_t vec_len;
-	struct prlist runs, part; /* the runs in address order; the part of a scan-later one being copied */
-	struct prlist *out;	  /* where add_range puts the runs it is given: runs, or part in cur_run */
-	/* incremental (mem/track.c): the task's userfaultfd, the parent's pagemap (raw) and VMAs */
-	struct mem_track_task *trk;
-	bool pre_dump;
-	bool have_parent;
-	struct page_map ppm;
-	MmEntry *pmm;
-	struct prange *par; /* runs left in the parent (PE_PARENT) */
-	size_t npar, par_cap;
-	uint64_t written, in_parent; /* bytes */
-	/* the guard regions of the whole address space (all_guards: one PAGEMAP_SCAN for every VMA), start
-	 * and end pairs in address order, handed to the VMAs by vma_guards */
-	bool guards_read;
-	uint64_t *guards;
-	size_t nguards, guards_cap;
-};
+#include "mem/dump-mm-int.h"
 
 /* A run of [vaddr, vaddr+len) that the parent images hold: referenced, not copied. */
 static int add_parent(struct mm_state *m, uint64_t vaddr, uint64_t len, struct cr_err *e)
@@ -164,7 +125,6 @@ static int add_unwritten(struct mm_state *m, uint64_t a, uint64_t end, uint64_t 
 /* ---------------- finding pages ---------------- */
 
 /* /proc/PID/pagemap: a guard region page (MADV_GUARD_INSTALL, Linux 6.14+), which no read gets through. */
-#define PM_GUARD_BIT 58
 
 static int add_guard(VmaEntry *ve, uint64_t start, uint64_t end, struct cr_err *e)
 {
@@ -331,15 +291,10 @@ static int scan_fallback(struct mm_state *m, uint64_t start, uint64_t end, bool 
 	return 0;
 }
 
-/* Pages of [start, end) that hold data of their own: present or swapped, not the zero page, and for
- * private file mappings not page-cache pages. */
-static int scan_range_in(struct mm_state *m, uint64_t start, uint64_t end, bool skip_file, int fd,
-			 uint64_t plo, uint64_t phi, struct cr_err *e);
-
 /* [plo, phi): the part of the range the parent's VMA covered when the VMA is tracked (else empty): pages
  * not written since the parent's dump are the parent's. */
-static int scan_range_in(struct mm_state *m, uint64_t start, uint64_t end, bool skip_file, int fd,
-			 uint64_t plo, uint64_t phi, struct cr_err *e)
+int dmm_scan_range(struct mm_state *m, uint64_t start, uint64_t end, bool skip_file, int fd, uint64_t plo,
+		   uint64_t phi, struct cr_err *e)
 {
 	if (!m->scan_ok)
 		return scan_fallback(m, start, end, skip_file, fd, e);
@@ -398,13 +353,12 @@ static int scan_range_in(struct mm_state *m, uint64_t start, uint64_t end, bool 
  * (cur_run), a step at a time: its scan (15 ms for 1 GiB) then runs in the copy's reading thread while the
  * writer thread writes, not before either of them starts. */
 #define SCAN_LATER_MIN (8ull << 20)
-#define SCAN_STEP (32ull << 20)
 
 static int scan_vma(struct mm_state *m, uint64_t start, uint64_t end, bool skip_file, int fd, uint64_t plo,
 		    uint64_t phi, struct cr_err *e)
 {
 	if (phi > plo || m->trk || !m->scan_ok || end - start < SCAN_LATER_MIN)
-		return scan_range_in(m, start, end, skip_file, fd, plo, phi, e);
+		return dmm_scan_range(m, start, end, skip_file, fd, plo, phi, e);
 	return prlist_add(&m->runs,
 			  (struct prange){start, end - start, fd, fd < 0 ? 0 : start, true, skip_file}, e);
 }
@@ -425,13 +379,6 @@ static int vma_shmem(struct mm_state *m, const struct proc_vma *v, VmaEntry *ve,
 }
 
 /* ---------------- what the tree's tasks share ---------------- */
-
-#ifndef PBUF_SIZE
-#define PBUF_SIZE (1u << 20)
-#endif
-#ifndef PBUF_NR
-#define PBUF_NR 4
-#endif
 
 /* A file mapped by the tree, known by what /proc/PID/maps says of it (device, inode and name: the same for
  * every VMA of it, in every task of a mount namespace): its map_files link read and stat'ed once, not once
@@ -758,181 +705,9 @@ static int vma_pages(struct mm_state *m, const struct proc_vma *v, VmaEntry *ve,
 	}
 }
 
-/* ---------------- copying pages ---------------- */
-
-#define PBUF_BLOCKS 1024
-
-struct pbuf {
-	uint8_t *data;
-	size_t used;
-	struct page_block b[PBUF_BLOCKS];
-	size_t nb;
-};
-
-struct pipe_state {
-	struct page_writer *pw;
-	struct cr_stats *stats;
-	struct pbuf buf[PBUF_NR];
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	size_t head, tail; /* filled: [tail, head) (mod), by sequence number */
-	bool done, failed;
-	struct cr_err err;
-};
-
-static void *writer_main(void *arg)
-{
-	struct pipe_state *p = arg;
-	pthread_mutex_lock(&p->lock);
-	for (;;) {
-		while (p->tail == p->head && !p->done)
-			pthread_cond_wait(&p->cond, &p->lock);
-		if (p->tail == p->head)
-			break;
-		struct pbuf *b = &p->buf[p->tail % PBUF_NR];
-		pthread_mutex_unlock(&p->lock);
-		int r = pw_add_batch(p->pw, b->data, b->used, b->b, b->nb, &p->err);
-		CR_STAT_ADD(p->stats, bytes_done, b->used);
-		pthread_mutex_lock(&p->lock);
-		p->tail++;
-		if (r) {
-			p->failed = true;
-			pthread_cond_broadcast(&p->cond);
-			break;
-		}
-		pthread_cond_broadcast(&p->cond);
-	}
-	pthread_mutex_unlock(&p->lock);
-	return NULL;
-}
-
-/* Where the copy is: run ri of m->runs at offset off; in a scan-later run, run pi of m->part (the runs found
- * in its part up to spos) at offset off. */
-struct copy_pos {
-	size_t ri, pi;
-	uint64_t off, spos;
-	bool scanning;
-};
-
-/* The run at the copy's position; NULL at the end, or on a failure (then *err = -1). A scan-later run is
- * scanned here, SCAN_STEP at a time, into m->part. */
-static const struct prange *cur_run(struct mm_state *m, struct copy_pos *k, int *err, struct cr_err *e)
-{
-	while (k->ri < m->runs.nr) {
-		const struct prange *r = &m->runs.r[k->ri];
-		if (!r->scan)
-			return r;
-		if (k->pi < m->part.nr)
-			return &m->part.r[k->pi];
-		if (!k->scanning)
-			k->scanning = true, k->spos = r->vaddr;
-		uint64_t end = r->vaddr + r->len, to = end - k->spos > SCAN_STEP ? k->spos + SCAN_STEP : end;
-		if (k->spos >= end) {
-			k->scanning = false, k->ri++;
-			continue;
-		}
-		m->part.nr = 0, k->pi = 0;
-		m->out = &m->part;
-		int ret = scan_range_in(m, k->spos, to, r->skip_file, r->fd, 0, 0, e);
-		m->out = &m->runs;
-		if (ret) {
-			*err = -1;
-			return NULL;
-		}
-		uint64_t found = 0;
-		for (size_t i = 0; i < m->part.nr; i++)
-			found += m->part.r[i].len;
-		CR_STAT_ADD(m->c->o->stats, bytes_total, found);
-		k->spos = to;
-	}
-	return NULL;
-}
-
-static void advance(struct mm_state *m, struct copy_pos *k, const struct prange *r, uint64_t len)
-{
-	k->off += len;
-	if (k->off < r->len)
-		return;
-	k->off = 0;
-	if (m->runs.r[k->ri].scan)
-		k->pi++;
-	else
-		k->ri++;
-}
-
-/* A read of the task's memory failed at a: guard pages get a message of their own. */
-static int read_failed(const struct mm_state *m, int err, uint64_t a, const char *what, struct cr_err *e)
-{
-	uint64_t pe = 0;
-	if (err == EFAULT && pread(m->pagemap_fd, &pe, 8, (off_t)(a / m->psz * 8)) == 8 &&
-	    (pe >> PM_GUARD_BIT & 1))
-		return cr_fail_errno(
-		    e, ENOTSUP,
-		    "task %d: guard pages (madvise MADV_GUARD_INSTALL) at 0x%llx that the dump did not find "
-		    "(PAGEMAP_SCAN tells them since Linux 6.14)",
-		    m->c->pid, (unsigned long long)(a & ~(m->psz - 1)));
-	return cr_fail_errno(e, err, "vma 0x%llx: %s", (unsigned long long)a, what);
-}
-
-/* Fill one buffer from the runs at the copy's position k. */
-static int fill_buf(struct mm_state *m, struct pbuf *b, struct copy_pos *k, struct cr_err *e)
-{
-	enum { MAXIOV = 1024 };
-	struct iovec liov[MAXIOV], riov[MAXIOV];
-	size_t niov = 0, iov_bytes = 0;
-	const struct prange *r;
-	int err = 0;
-	b->used = b->nb = 0;
-	while (b->used < PBUF_SIZE && b->nb < PBUF_BLOCKS && (r = cur_run(m, k, &err, e))) {
-		uint64_t len = r->len - k->off;
-		if (len > PBUF_SIZE - b->used)
-			len = PBUF_SIZE - b->used;
-		uint64_t va = r->vaddr + k->off;
-		if (r->fd < 0) {
-			liov[niov] = (struct iovec){b->data + b->used, len};
-			riov[niov] = (struct iovec){(void *)(uintptr_t)va, len};
-			niov++;
-			iov_bytes += len;
-		} else {
-			size_t got = 0;
-			while (got < len) {
-				ssize_t n = pread(r->fd, b->data + b->used + got, len - got,
-						  (off_t)(r->foff + k->off + got));
-				if (n < 0 && errno == EINTR)
-					continue;
-				if (n <= 0)
-					return read_failed(m, n < 0 ? errno : EFAULT, va + got, "read pages",
-							   e);
-				got += (size_t)n;
-			}
-		}
-		b->b[b->nb++] = (struct page_block){va, b->used, len, 0, 0, 0};
-		b->used += len;
-		advance(m, k, r, len);
-		if (niov == MAXIOV)
-			break;
-	}
-	if (err)
-		return -1;
-	if (niov) {
-		ssize_t n = process_vm_readv(m->c->pid, liov, niov, riov, niov, 0);
-		if (n < 0 || (size_t)n != iov_bytes) {
-			/* find the failing address for the message */
-			size_t off = n < 0 ? 0 : (size_t)n, i = 0;
-			while (i + 1 < niov && off >= riov[i].iov_len)
-				off -= riov[i++].iov_len;
-			return read_failed(m, n < 0 ? errno : EFAULT, (uintptr_t)riov[i].iov_base + off,
-					   "process_vm_readv", e);
-		}
-	}
-	for (size_t i = 0; i < b->nb; i++)
-		b->b[i].csum = pw_block_csum(b->data + b->b[i].offset, b->b[i].len);
-	return 0;
-}
-
 /* The buffers stay mapped for the whole dump: a fresh mapping per task cost a page fault per page of it on
  * the first process_vm_readv (most of the time of a tree of small processes). */
-static uint8_t *pagebuf_get(struct dump_mmtree *pb, struct cr_err *e)
+uint8_t *dmm_pagebuf(struct dump_mmtree *pb, struct cr_err *e)
 {
 	if (pb->mem)
 		return pb->mem;
@@ -944,201 +719,6 @@ static uint8_t *pagebuf_get(struct dump_mmtree *pb, struct cr_err *e)
 	}
 	pb->mem = a;
 	return pb->mem;
-}
-
-/* Up to this many bytes of pages, read and write in turn in this thread: a writer thread of its own costs
- * more than it overlaps (its start, and a wait for a CPU at each hand-over on a loaded machine). */
-#ifndef PBUF_INLINE
-#define PBUF_INLINE (2 * PBUF_SIZE)
-#endif
-
-static int copy_inline(struct mm_state *m, struct page_writer *pw, struct pbuf *b, uint64_t *total,
-		       struct cr_err *e)
-{
-	struct copy_pos k = {0};
-	while (k.ri < m->runs.nr) {
-		if (fill_buf(m, b, &k, e) || pw_add_batch(pw, b->data, b->used, b->b, b->nb, e))
-			return -1;
-		*total += b->used;
-		CR_STAT_ADD(m->c->o->stats, bytes_done, b->used);
-		if (k.ri >= (m->runs.nr + 1) / 2 && fault_check(m->c->o, FI_DUMP_MM_MID, e))
-			return -1; /* half of the runs written */
-	}
-	return 0;
-}
-
-/* Blocks of a batch the task's code did not do, read and written by crshim (one at a time: each is at most
- * PBUF_SIZE). */
-static int copy_blocks(struct mm_state *m, struct page_writer *pw, struct pbuf *b,
-		       const struct page_block *bl, size_t nb, struct cr_err *e)
-{
-	for (size_t i = 0; i < nb; i++) {
-		struct iovec l = {b->data, bl[i].len}, r = {(void *)(uintptr_t)bl[i].vaddr, bl[i].len};
-		ssize_t n = process_vm_readv(m->c->pid, &l, 1, &r, 1, 0);
-		if (n != (ssize_t)bl[i].len)
-			return read_failed(m, n < 0 ? errno : EFAULT, bl[i].vaddr, "process_vm_readv", e);
-		struct page_block one = {bl[i].vaddr, 0, bl[i].len, pw_block_csum(b->data, bl[i].len), 0, 0};
-		if (pw_add_batch(pw, b->data, bl[i].len, &one, 1, e))
-			return -1;
-	}
-	return 0;
-}
-
-/* Bytes of a block the task's code splices: a quarter of its pipe (1 MiB), so that the task checksums the
- * next blocks while crshim's thread empties the pipe (1 MiB blocks: the two took turns, waiting for a CPU
- * at each on a loaded machine). At most PBUF_SIZE (copy_blocks). */
-#ifndef SPLICE_BLOCK
-#define SPLICE_BLOCK (256u << 10)
-#endif
-
-/* The next batch of blocks for the task's code: from the runs read by process_vm_readv (fd < 0) at k, up to
- * room blocks of up to SPLICE_BLOCK each; *len their bytes. */
-static size_t splice_blocks(struct mm_state *m, struct copy_pos *k, struct page_block *bl, size_t room,
-			    uint64_t *len, int *err, struct cr_err *e)
-{
-	const struct prange *r;
-	size_t nb = 0;
-	*len = 0;
-	while (nb < room && (r = cur_run(m, k, err, e)) && r->fd < 0) {
-		uint64_t n = r->len - k->off < SPLICE_BLOCK ? r->len - k->off : SPLICE_BLOCK;
-		bl[nb++] = (struct page_block){r->vaddr + k->off, *len, n, 0, 0, 0};
-		*len += n;
-		advance(m, k, r, n);
-	}
-	return nb;
-}
-
-/* The pages through the task (dump-splice.c), the runs it cannot read (fd >= 0) and what follows them in
- * one buffer through crshim; after a failure of the task's code, all the rest through crshim. */
-static int splice_loop(struct mm_state *m, struct page_writer *pw, struct dump_splice *s, struct pbuf *b,
-		       struct page_block *bl, uint64_t *total, struct cr_err *e)
-{
-	struct copy_pos k = {0};
-	size_t room = dump_splice_room(s);
-	const struct prange *r;
-	int err = 0;
-	bool on = true;
-	while ((r = cur_run(m, &k, &err, e))) {
-		uint64_t len;
-		size_t nb = on && r->fd < 0 ? splice_blocks(m, &k, bl, room, &len, &err, e) : 0;
-		int ret = nb ? dump_splice_batch(s, pw, bl, nb, len, e) : 0;
-		if (err || ret < 0)
-			return -1;
-		if (ret > 0 && copy_blocks(m, pw, b, bl, nb, e))
-			return -1;
-		on = on && !ret;
-		if (!nb && (fill_buf(m, b, &k, e) || pw_add_batch(pw, b->data, b->used, b->b, b->nb, e)))
-			return -1;
-		len = nb ? len : b->used;
-		*total += len;
-		CR_STAT_ADD(m->c->o->stats, bytes_done, len);
-		if (k.ri >= (m->runs.nr + 1) / 2 && fault_check(m->c->o, FI_DUMP_MM_MID, e))
-			return -1; /* half of the runs written */
-	}
-	return err ? -1 : 0;
-}
-
-static int copy_spliced(struct mm_state *m, struct page_writer *pw, struct dump_splice *s, struct pbuf *b,
-			uint64_t *total, struct cr_err *e)
-{
-	struct page_block *bl = calloc(dump_splice_room(s), sizeof(*bl));
-	if (!bl)
-		return cr_fail_errno(e, ENOMEM, "out of memory");
-	int ret = splice_loop(m, pw, s, b, bl, total, e);
-	free(bl);
-	return ret;
-}
-
-/* Pages through the task's code: a dump of a killed tree (one left running or pre-dumped reads
- * /proc/PID/mem), into a file (not to a page server), of enough memory to pay for the task's setup (a few
- * remote syscalls; CRSHIM_DUMP_COPY=splice: any). 1: not this way. */
-#define SPLICE_MIN (4u << 20)
-
-static int copy_by_splice(struct mm_state *m, struct page_writer *pw, struct pbuf *b, uint64_t bytes,
-			  bool later, uint64_t *total, struct cr_err *e)
-{
-	struct dump_splice *s;
-	uint64_t off;
-	enum dump_copy how = dump_splice_mode();
-	if (how == DUMP_COPY_READ || m->no_readv || pw_data_fd(pw, &off) < 0 ||
-	    (how == DUMP_COPY_AUTO && !later && bytes < SPLICE_MIN))
-		return 1;
-	int r = dump_splice_open(m->c, &s, e);
-	if (r)
-		return r;
-	r = copy_spliced(m, pw, s, b, total, e);
-	struct cr_err e2;
-	if (dump_splice_close(s, r ? &e2 : e))
-		r = -1;
-	return r;
-}
-
-static int copy_pages(struct mm_state *m, struct page_writer *pw, uint64_t *total, struct cr_err *e)
-{
-	struct pipe_state p = {.pw = pw,
-			       .stats = m->c->o->stats,
-			       .lock = PTHREAD_MUTEX_INITIALIZER,
-			       .cond = PTHREAD_COND_INITIALIZER};
-	struct copy_pos k = {0};
-	int ret = 0;
-	pthread_t th;
-
-	*total = 0;
-	if (!m->runs.nr)
-		return 0;
-	uint8_t *mem = pagebuf_get(m->c->mmt, e);
-	if (!mem)
-		return -1;
-	for (int i = 0; i < PBUF_NR; i++)
-		p.buf[i].data = mem + (size_t)i * PBUF_SIZE;
-	uint64_t bytes = 0;
-	bool later = false; /* scan-later runs: their bytes are counted as they are found */
-	for (size_t i = 0; i < m->runs.nr; i++) {
-		later |= m->runs.r[i].scan;
-		bytes += m->runs.r[i].scan ? 0 : m->runs.r[i].len;
-	}
-	CR_STAT_ADD(m->c->o->stats, bytes_total, bytes);
-	int r = copy_by_splice(m, pw, &p.buf[0], bytes, later, total, e);
-	if (r <= 0)
-		return r;
-	if (bytes <= PBUF_INLINE && !later)
-		return copy_inline(m, pw, &p.buf[0], total, e);
-	if ((errno = pthread_create(&th, NULL, writer_main, &p)))
-		return cr_fail_sys(e, "page writer thread");
-	while (k.ri < m->runs.nr) {
-		pthread_mutex_lock(&p.lock);
-		while (p.head - p.tail == PBUF_NR && !p.failed)
-			pthread_cond_wait(&p.cond, &p.lock);
-		bool failed = p.failed;
-		pthread_mutex_unlock(&p.lock);
-		if (failed)
-			break;
-		struct pbuf *b = &p.buf[p.head % PBUF_NR];
-		if (fill_buf(m, b, &k, e)) {
-			ret = -1;
-			break;
-		}
-		*total += b->used;
-		pthread_mutex_lock(&p.lock);
-		p.head++;
-		pthread_cond_broadcast(&p.cond);
-		pthread_mutex_unlock(&p.lock);
-		if (k.ri >= (m->runs.nr + 1) / 2 &&
-		    fault_check(m->c->o, FI_DUMP_MM_MID, e)) { /* half of the runs queued */
-			ret = -1;
-			break;
-		}
-	}
-	pthread_mutex_lock(&p.lock);
-	p.done = true;
-	pthread_cond_broadcast(&p.cond);
-	pthread_mutex_unlock(&p.lock);
-	pthread_join(th, NULL);
-	if (p.failed && !ret) {
-		*e = p.err;
-		ret = -1;
-	}
-	return ret;
 }
 
 /* ---------------- mm image ---------------- */
@@ -1305,7 +885,7 @@ static int write_pages(struct mm_state *m, struct cr_err *e)
 	bool enospc = fault_injected(m->c->o, FI_DUMP_ENOSPC);
 	if (enospc)
 		pw_inject_error(pw, ENOSPC);
-	if (copy_pages(m, pw, &total, e)) {
+	if (dmm_copy_pages(m, pw, &total, e)) {
 		pw_abort(pw);
 		return enospc ? cr_wrap(e, "fault injected at %s", fault_name(FI_DUMP_ENOSPC)) : -1;
 	}

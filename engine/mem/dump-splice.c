@@ -192,17 +192,21 @@ static int splice_setup(struct dump_ctx *c, struct dump_splice *s, struct cr_err
 
 enum dump_copy dump_splice_mode(void)
 {
-	/* (read by default: on this project's 2-core VM the splice path cost more CPU and wall time at load
-	 * 1.3, README.md's bench section) */
+	/* (not splice by default: on this project's 2-core VM the splice path cost more CPU and wall time at
+	 * load 1.3, README.md's bench section) */
 	const char *how = getenv("CRSHIM_DUMP_COPY");
-	if (!how || !*how || !strcmp(how, "read"))
+	if (!how || !*how)
+		return DUMP_COPY_BEHIND;
+	if (!strcmp(how, "map"))
+		return DUMP_COPY_MAP;
+	if (!strcmp(how, "read"))
 		return DUMP_COPY_READ;
 	if (!strcmp(how, "auto"))
 		return DUMP_COPY_AUTO;
 	if (!strcmp(how, "splice"))
 		return DUMP_COPY_SPLICE;
-	pr_warn("CRSHIM_DUMP_COPY=%s: neither read, auto nor splice, ignored\n", how);
-	return DUMP_COPY_READ;
+	pr_warn("CRSHIM_DUMP_COPY=%s: neither map, read, auto nor splice, ignored\n", how);
+	return DUMP_COPY_BEHIND;
 }
 
 int dump_splice_open(struct dump_ctx *c, struct dump_splice **sp, struct cr_err *e)

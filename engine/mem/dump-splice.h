@@ -12,9 +12,11 @@ struct page_writer;
 struct page_block;
 struct dump_splice;
 
-/* CRSHIM_DUMP_COPY: unset, the task's code for a task with enough pages (the caller decides); read, crshim
- * reads every page (the way before); splice, the task's code whenever it can. */
-enum dump_copy { DUMP_COPY_AUTO, DUMP_COPY_READ, DUMP_COPY_SPLICE };
+/* CRSHIM_DUMP_COPY: unset, crshim reads the pages into its buffers that a thread writes, and straight into
+ * a mapping of a pages file on tmpfs while that thread is behind (dump-copy.c); map, every buffer straight
+ * into such a mapping; read, every page into the buffers and written; auto, the task's code for a task with
+ * enough pages (the caller decides); splice, the task's code whenever it can. */
+enum dump_copy { DUMP_COPY_AUTO, DUMP_COPY_READ, DUMP_COPY_SPLICE, DUMP_COPY_MAP, DUMP_COPY_BEHIND };
 enum dump_copy dump_splice_mode(void);
 /* Set the task up (its scratch with the code, a pipe): 0, *sp set; 1 when the way is not open (not for this
  * arch or CPU, the task may not map code or make a pipe: logged), the task as it was; -1 on
