@@ -192,21 +192,24 @@ static int splice_setup(struct dump_ctx *c, struct dump_splice *s, struct cr_err
 
 enum dump_copy dump_splice_mode(void)
 {
-	/* (not splice by default: on this project's 2-core VM the splice path cost more CPU and wall time at
-	 * load 1.3, README.md's bench section) */
+	/* (read by default: on this project's 2-core VM the splice path cost more CPU and wall time at load
+	 * 1.3, and behind more CPU at load 17-50: README.md's bench section, mem/README.md) */
+	static const struct {
+		const char *name;
+		enum dump_copy how;
+	} ways[] = {{"read", DUMP_COPY_READ},
+		    {"behind", DUMP_COPY_BEHIND},
+		    {"map", DUMP_COPY_MAP},
+		    {"auto", DUMP_COPY_AUTO},
+		    {"splice", DUMP_COPY_SPLICE}};
 	const char *how = getenv("CRSHIM_DUMP_COPY");
 	if (!how || !*how)
-		return DUMP_COPY_BEHIND;
-	if (!strcmp(how, "map"))
-		return DUMP_COPY_MAP;
-	if (!strcmp(how, "read"))
 		return DUMP_COPY_READ;
-	if (!strcmp(how, "auto"))
-		return DUMP_COPY_AUTO;
-	if (!strcmp(how, "splice"))
-		return DUMP_COPY_SPLICE;
-	pr_warn("CRSHIM_DUMP_COPY=%s: neither map, read, auto nor splice, ignored\n", how);
-	return DUMP_COPY_BEHIND;
+	for (size_t i = 0; i < sizeof(ways) / sizeof(ways[0]); i++)
+		if (!strcmp(how, ways[i].name))
+			return ways[i].how;
+	pr_warn("CRSHIM_DUMP_COPY=%s: neither read, behind, map, auto nor splice, ignored\n", how);
+	return DUMP_COPY_READ;
 }
 
 int dump_splice_open(struct dump_ctx *c, struct dump_splice **sp, struct cr_err *e)

@@ -12,10 +12,10 @@ struct page_writer;
 struct page_block;
 struct dump_splice;
 
-/* CRSHIM_DUMP_COPY: unset, crshim reads the pages into its buffers that a thread writes, and straight into
- * a mapping of a pages file on tmpfs while that thread is behind (dump-copy.c); map, every buffer straight
- * into such a mapping; read, every page into the buffers and written; auto, the task's code for a task with
- * enough pages (the caller decides); splice, the task's code whenever it can. */
+/* CRSHIM_DUMP_COPY: unset or read, crshim reads every page into its buffers that a thread writes; behind,
+ * as read, and straight into a mapping of a pages file on tmpfs while that thread is behind (dump-copy.c);
+ * map, every buffer straight into such a mapping; auto, the task's code for a task with enough pages (the
+ * caller decides); splice, the task's code whenever it can. */
 enum dump_copy { DUMP_COPY_AUTO, DUMP_COPY_READ, DUMP_COPY_SPLICE, DUMP_COPY_MAP, DUMP_COPY_BEHIND };
 enum dump_copy dump_splice_mode(void);
 /* Set the task up (its scratch with the code, a pipe): 0, *sp set; 1 when the way is not open (not for this

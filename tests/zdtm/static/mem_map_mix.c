@@ -13,26 +13,47 @@
 #define NONE (1UL << 20)
 #define RO (2UL << 20)
 
-static char *map(size_t len)
+struct part {
+	const char *what;
+	size_t len;
+	uint64_t seed; /* 0: filled by main itself */
+	char *m;
+};
+
+static struct part parts[] = {{"the 72 MiB", BIG, 1, NULL},
+			      {"the holey VMA", HOLEY, 0, NULL},
+			      {"the PROT_NONE VMA", NONE, 2, NULL},
+			      {"the read-only VMA", RO, 3, NULL}};
+
+/* Map and fill each part; 0 or -1. */
+static int setup(void)
 {
-	char *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	return m == MAP_FAILED ? NULL : m;
+	for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
+		struct part *p = &parts[i];
+		p->m = mmap(NULL, p->len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p->m == MAP_FAILED)
+			return -1;
+		if (p->seed)
+			datagen(p->m, p->len, p->seed);
+	}
+	return 0;
 }
 
-static int check(const char *what, const char *m, size_t len, uint64_t seed)
+/* Whether the len bytes at m are not those of seed (then failed, naming them what). */
+static int differs(const char *what, const char *m, size_t len, uint64_t seed)
 {
-	size_t bad;
-	if (!datachk(m, len, seed, &bad))
-		return 0;
-	fail("%s differs at %zu", what, bad);
-	return -1;
+	size_t at;
+	int bad = datachk(m, len, seed, &at) != 0;
+	if (bad)
+		fail("%s differs at %zu", what, at);
+	return bad;
 }
 
 static int check_holey(const char *h)
 {
 	for (size_t i = 0; i < HOLEY / STEP; i++) {
 		if (i % 2 == 0) {
-			if (check("a touched block", h + i * STEP, STEP, 10 + i))
+			if (differs("a touched block", h + i * STEP, STEP, 10 + i))
 				return -1;
 			continue;
 		}
@@ -47,21 +68,18 @@ static int check_holey(const char *h)
 
 int main(int argc, char **argv)
 {
-	char *big, *holey, *none, *ro;
+	char *holey, *none, *ro;
 	int bad = 0;
 
 	test_init(argc, argv);
-	big = map(BIG), holey = map(HOLEY), none = map(NONE), ro = map(RO);
-	if (!big || !holey || !none || !ro) {
+	if (setup()) {
 		fail("mmap");
 		return 1;
 	}
+	holey = parts[1].m, none = parts[2].m, ro = parts[3].m;
 	madvise(holey, HOLEY, MADV_NOHUGEPAGE);
-	datagen(big, BIG, 1);
 	for (size_t i = 0; i < HOLEY / STEP; i += 2)
 		datagen(holey + i * STEP, STEP, 10 + i);
-	datagen(none, NONE, 2);
-	datagen(ro, RO, 3);
 	if (mprotect(none, NONE, PROT_NONE) || mprotect(ro, RO, PROT_READ)) {
 		fail("mprotect");
 		return 1;
@@ -69,13 +87,14 @@ int main(int argc, char **argv)
 	test_daemon();
 	test_waitsig();
 
-	bad |= check("the 72 MiB", big, BIG, 1);
+	if (mprotect(none, NONE, PROT_READ)) {
+		fail("mprotect");
+		return 1;
+	}
+	for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++)
+		if (parts[i].seed)
+			bad |= differs(parts[i].what, parts[i].m, parts[i].len, parts[i].seed);
 	bad |= check_holey(holey);
-	bad |= check("the read-only VMA", ro, RO, 3);
-	if (mprotect(none, NONE, PROT_READ))
-		bad = 1, fail("mprotect");
-	else
-		bad |= check("the PROT_NONE VMA", none, NONE, 2);
 	if (!bad)
 		pass();
 	return 0;
