@@ -520,6 +520,13 @@ int proc_parse_smaps(pid_t pid, struct proc_vma **vp, size_t *np, struct cr_err 
 				parse_vmflags(&v[n - 1], line + 8);
 			continue;
 		}
+		if (!strncmp(line, "Shared_", 7)) {
+			if (n && !strncmp(line + 7, "Clean:", 6))
+				v[n - 1].shared_clean_kb = strtoull(line + 13, NULL, 10);
+			else if (n && !strncmp(line + 7, "Dirty:", 6))
+				v[n - 1].shared_dirty_kb = strtoull(line + 13, NULL, 10);
+			continue;
+		}
 		if (arr_room(&v, &cap, n, sizeof(*v), 64))
 			goto nomem;
 		memset(&v[n], 0, sizeof(v[n]));

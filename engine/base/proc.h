@@ -76,6 +76,9 @@ struct proc_vma {
 	uint32_t madv;	  /* VMA_F_* (vma-flags.h) */
 	uint32_t vmflags; /* PROC_VMA_* */
 	bool has_vmflags;
+	/* smaps' Shared_Clean and Shared_Dirty, kB: pages also mapped by another process (an anonymous one,
+	 * shared copy-on-write with a parent or child) */
+	uint64_t shared_clean_kb, shared_dirty_kb;
 };
 /* Parse /proc/PID/smaps (with VmFlags). */
 int proc_parse_smaps(pid_t pid, struct proc_vma **v, size_t *n, struct cr_err *e);

@@ -681,7 +681,13 @@ static int vma_pages(struct mm_state *m, const struct proc_vma *v, VmaEntry *ve,
 	uint64_t lo, hi;
 	vma_tracked(m, v, ve, &lo, &hi);
 	int fd = (ve->prot & PROT_READ) ? -1 : m->mem_fd; /* process_vm_readv cannot read PROT_NONE */
-	if (m->no_readv)
+	/* (process_vm_readv pins what it reads, and the kernel first gives a pinned anonymous page shared
+	 * copy-on-write with another process a copy of its own: see dump_mm_write. A page of the VMA that
+	 * another process maps too, smaps' Shared_*, is read through /proc/PID/mem, which does not pin: a
+	 * dump that then fails leaves the tree's sharing as it was. A private file VMA's clean shared pages
+	 * are the file's, not copies: only its dirty ones count.) */
+	bool shared = v->shared_dirty_kb || (ve->kind != VMA_KIND__VMA_FILE_PRIVATE && v->shared_clean_kb);
+	if (m->no_readv || shared)
 		fd = m->mem_fd;
 	if (ve->flags & MAP_DROPPABLE_)
 		return 0; /* its pages may be dropped at any time: restored empty, as CRIU does */
@@ -966,8 +972,8 @@ int dump_mm_write(struct dump_ctx *c, struct cr_err *e)
 	/* A tree left running is read through /proc/PID/mem: process_vm_readv pins the pages it reads, and
 	 * the kernel gives a pinned anonymous page shared copy-on-write with another process (a parent's, a
 	 * child's) a copy of its own first, so the dump unshared all the copy-on-write memory of a forked
-	 * tree (a 32 MiB region shared by three processes became three). A killed tree's sharing does not
-	 * matter. */
+	 * tree (a 32 MiB region shared by three processes became three). A tree the dump kills is read so
+	 * too where a VMA has pages another process maps (vma_pages): a dump that fails leaves it running. */
 	m.no_readv = fault_injected(c->o, FI_NO_VM_READV) || c->o->leave_running || c->o->pre_dump;
 	snprintf(path, sizeof(path), "/proc/%d/pagemap", c->pid);
 	m.pagemap_fd = open(path, O_RDONLY | O_CLOEXEC);

@@ -678,7 +678,10 @@ fault_tests() { # point
 	no-pagemap-scan|no-vm-readv) echo "mem_sparse mprotect_sub vma_many file_map_private shm_anon mem_big_vmas mem_splice_mix" ;;
 	no-vdso-syscall) echo "pid sig_handlers itimers vdso_clock mem_splice_mix" ;;
 	# (mem_splice_mix: its .desc env CRSHIM_DUMP_COPY=splice, the pages through the task: dump-splice.c)
-	dump-mm-mid|dump-enospc|dump-img-write) echo "${FAULT_TESTS:-mem_256m vma_many fd_files sig_pending fork00 mem_splice_mix}" ;;
+	# (cow_own_tree: a failed dump must leave the tree's copy-on-write sharing as it was; dump-mm.c reads
+	# shared pages through /proc/PID/mem, as process_vm_readv's pin would unshare them)
+	dump-mm-mid|dump-enospc|dump-img-write) echo "${FAULT_TESTS:-mem_256m vma_many fd_files sig_pending fork00 mem_splice_mix cow_own_tree}" ;;
+	dump-before-kill|dump-restore-check) echo "${FAULT_TESTS:-pid fd_files sig_pending shm_anon thread00 fork00 subreaper00 zombie_leader pidns00 pidns_tree cow_own_tree}" ;;
 	restore-before-load|restore-after-load|restore-after-detach) echo "${FAULT_TESTS:-pid fd_files sig_pending shm_anon shm_sysv_rmid thread00 fork00 subreaper00 zombie_leader sk_unix_bound_path sk_inet_tcp_established pidns00 pidns_tree}" ;;
 	restorer-before-creds|restore-before-resume) echo "${FAULT_TESTS:-pid fd_files sig_pending creds thread00 fork00 subreaper00 zombie_leader pidns00 pidns_tree}" ;;
 	*) echo "${FAULT_TESTS:-pid fd_files sig_pending shm_anon thread00 fork00 subreaper00 zombie_leader pidns00 pidns_tree}" ;;
