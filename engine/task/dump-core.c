@@ -311,7 +311,7 @@ static int64_t timer_at(const struct dump_remote *r, size_t i)
 	const struct timespec *now = &r->timer_now[i], *v = &r->timer_val[i].it_value;
 	if (now->tv_nsec < 0 || timer_disarmed(&r->timer_val[i]))
 		return 0;
-	return (now->tv_sec + v->tv_sec) * 1000000000LL + now->tv_nsec + v->tv_nsec;
+	return timer_ns_sum(now->tv_sec, now->tv_nsec, v->tv_sec, v->tv_nsec);
 }
 
 /* How the armed CLOCK_REALTIME timers were armed (timer_mode): relative or TIMER_ABSTIME. */

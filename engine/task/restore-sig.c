@@ -11,6 +11,7 @@
 #include "base/proc.h"
 #include "restore.h"
 #include "task/seccomp.h"
+#include "task/timer-list.h"
 
 static size_t align8(size_t v)
 {
@@ -212,8 +213,7 @@ static int64_t timer_expiry(const PosixTimerEntry *p, const char *boot)
 	case CLOCK_REALTIME:
 	case CLOCK_TAI:
 	case CLOCK_REALTIME_ALARM:
-		return p->now_sec * 1000000000LL + p->now_nsec + (int64_t)p->vsec * 1000000000LL +
-		       (int64_t)p->vnsec;
+		return timer_ns_sum(p->now_sec, p->now_nsec, (int64_t)p->vsec, (int64_t)p->vnsec);
 	default:
 		return 0;
 	}

@@ -42,8 +42,9 @@ static int tl_read(struct tl_list *l)
 	int base = -1, posix = 0, offset_seen = 0;
 	long long v, soft;
 	if (!f) {
-		pr_debug("/proc/timer_list: %s: the mode of CLOCK_REALTIME timers not known\n",
-			 strerror(errno));
+		pr_warn("/proc/timer_list: %s: whether a CLOCK_REALTIME timer was armed relative is not "
+			"known: it is restored armed absolute (at its expiry)\n",
+			strerror(errno));
 		return -1;
 	}
 	while (getline(&line, &len, f) > 0) {
@@ -81,12 +82,23 @@ void timer_list_modes(const int64_t *at, int *mode, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		int found[2] = {0, 0};
 		for (size_t k = 0; at[i] && k < l.n; k++) {
-			int64_t d = l.v[k].expires + (l.v[k].base ? 0 : l.real_offset) - at[i];
-			found[l.v[k].base] += d >= -before && d <= after;
+			int64_t d; /* (a timer armed for ever, near KTIME_MAX: no overflow) */
+			if (!__builtin_sub_overflow(l.v[k].expires, at[i], &d) &&
+			    !__builtin_add_overflow(d, l.v[k].base ? 0 : l.real_offset, &d))
+				found[l.v[k].base] += d >= -before && d <= after;
 		}
 		if (!found[0] == !found[1])
 			continue;
 		mode[i] = found[0] ? TIMER_MODE_REL : TIMER_MODE_ABS;
 	}
 	free(l.v);
+}
+
+int64_t timer_ns_sum(int64_t sec, int64_t nsec, int64_t vsec, int64_t vnsec)
+{
+	int64_t s, ns;
+	if (__builtin_add_overflow(sec, vsec, &s) || __builtin_mul_overflow(s, 1000000000LL, &ns) ||
+	    __builtin_add_overflow(ns, nsec, &ns) || __builtin_add_overflow(ns, vnsec, &ns))
+		return INT64_MAX;
+	return ns;
 }

@@ -20,4 +20,8 @@ enum timer_mode {
  * CLOCK_REALTIME one. Never fails: what cannot be told is TIMER_MODE_UNKNOWN. */
 void timer_list_modes(const int64_t *at, int *mode, size_t n);
 
+/* A time (sec, nsec) plus a time left (vsec, vnsec), in ns: INT64_MAX (the kernel's KTIME_MAX, which it
+ * clamps a timer to) when that overflows, as for a timer armed for ever (zdtm posix_timer_far). */
+int64_t timer_ns_sum(int64_t sec, int64_t nsec, int64_t vsec, int64_t vnsec);
+
 #endif
