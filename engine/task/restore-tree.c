@@ -299,11 +299,20 @@ static size_t dead_reach(struct rst_task *ts, size_t n, const struct rst_task *m
 	return k;
 }
 
-/* A member of session sid (whose leader is gone) that its parent cannot clone: not in that session. */
+/* A member of session sid (whose leader is gone) that its parent cannot clone: not in that session, nor a
+ * leader born in it below a member (then its parent clones it before its setsid: plan_session's want_born;
+ * zdtm session_dead_below). */
 static bool dead_entry(struct rst_task *ts, size_t n, const struct rst_task *m, pid_t sid)
 {
 	const struct rst_task *p = rst_tree_task(ts, n, m->pst->ppid);
-	return !m->helper && !m->root && m->pst->sid == sid && p && p->pst->sid != sid;
+	if (m->helper || m->root || m->pst->sid != sid || !p || p->pst->sid == sid)
+		return false;
+	for (int depth = 0; p && depth < DEAD_REACH && free_born(ts, n, p, m); depth++) {
+		p = rst_tree_task(ts, n, p->pst->ppid);
+		if (p && p->pst->sid == sid)
+			return false;
+	}
+	return true;
 }
 
 /* Member m is born in the session of helper h, cloned by hp: the processes between (leaders) are born in it
