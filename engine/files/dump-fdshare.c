@@ -25,6 +25,12 @@ struct kept {
 	uint32_t id;
 };
 
+struct memo {
+	uint64_t key;
+	void *val;
+	void (*fr)(void *);
+};
+
 struct dump_fdshare {
 	struct desc *d; /* one fd per description, by (dev, ino, kcmp order) */
 	size_t n;
@@ -37,7 +43,9 @@ struct dump_fdshare {
 	const int *wfd;	     /* the files in flight being written now (dump_fdshare_writing): crshim's fds */
 	const uint32_t *wid; /* ... and their ids */
 	size_t nw;
-	pid_t wpid; /* ... of this process (0: none) */
+	pid_t wpid;	   /* ... of this process (0: none) */
+	struct memo *memo; /* dump_fdshare_memo, sorted by key */
+	size_t nmemo;
 };
 
 void dump_fdshare_writing(struct dump_fdshare *s, pid_t pid, const int *fds, const uint32_t *ids, size_t n)
@@ -80,8 +88,51 @@ void dump_fdshare_free(struct dump_fdshare *s)
 			close(s->keep[i].fd);
 		free(s->keep);
 		free(s->loose);
+		for (size_t i = 0; i < s->nmemo; i++)
+			s->memo[i].fr(s->memo[i].val);
+		free(s->memo);
 	}
 	free(s);
+}
+
+/* The index of key in s->memo, else where it goes. */
+static size_t memo_at(const struct dump_fdshare *s, uint64_t key)
+{
+	size_t lo = 0, hi = s->nmemo;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (s->memo[mid].key < key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+void *dump_fdshare_memo(const struct dump_fdshare *s, uint64_t key)
+{
+	size_t at = s ? memo_at(s, key) : 0;
+	return s && at < s->nmemo && s->memo[at].key == key ? s->memo[at].val : NULL;
+}
+
+int dump_fdshare_memo_put(struct dump_fdshare *s, uint64_t key, void *val, void (*fr)(void *),
+			  struct cr_err *e)
+{
+	size_t at = s ? memo_at(s, key) : 0;
+	if (!s || (at < s->nmemo && s->memo[at].key == key)) { /* no memo, or one already */
+		fr(val);
+		return 0;
+	}
+	struct memo *nm = realloc(s->memo, (s->nmemo + 1) * sizeof(*nm));
+	if (!nm) {
+		fr(val);
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	}
+	s->memo = nm;
+	memmove(&s->memo[at + 1], &s->memo[at], (s->nmemo - at) * sizeof(*nm));
+	s->nmemo++;
+	s->memo[at] = (struct memo){key, val, fr};
+	return 0;
 }
 
 int dump_fdshare_keep(struct dump_fdshare *s, int fd, pid_t pid, uint32_t id, struct cr_err *e)

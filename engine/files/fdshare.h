@@ -23,6 +23,14 @@
 
 struct dump_ctx;
 struct dump_fdshare;
+/* A tree-wide memo of what a kind read of an object that several fds of the tree share (the options of a
+ * unix socket, by inode: the same for each of its fds, the tasks being stopped), so that it is read once per
+ * dump, not once per fd (a tree of 300 processes holding the same 200 sockets read 60,000 times 70 options).
+ * dump_fdshare_memo: the value saved for key (NULL: none, or s NULL); dump_fdshare_memo_put takes val (freed
+ * by fr with the memo; at once when s is NULL, key has one already, or on failure). */
+void *dump_fdshare_memo(const struct dump_fdshare *s, uint64_t key);
+int dump_fdshare_memo_put(struct dump_fdshare *s, uint64_t key, void *val, void (*fr)(void *),
+			  struct cr_err *e);
 int dump_fdshare_new(struct dump_fdshare **out, struct cr_err *e);
 void dump_fdshare_free(struct dump_fdshare *s);
 /* Keep crshim's fd (a file in flight, dump-sk-scm.c: file id of process pid's files image) open until

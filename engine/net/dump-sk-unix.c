@@ -26,6 +26,7 @@
 #include "pid.h"
 #include "base/log.h"
 #include "files/fd-kind.h"
+#include "files/fdshare.h"
 #include "net/sk-inet.h"
 #include "net/sk-unix.h"
 #include "sock-diag.h"
@@ -337,6 +338,73 @@ static int fill_opts(int sk, UnixSkEntry *u, struct cr_err *e)
 		return -1;
 	u->n_sk_opts = n;
 	return 0;
+}
+
+/* The options of a socket read once per dump (dump_fdshare_memo, by inode), copied into the entry of each of
+ * its fds: the same socket held by 300 processes had them read (70 getsockopt and a fresh socket) 300 times.
+ */
+struct opts_memo {
+	UnixSkOpts o;
+	SkOptEntry **so;
+	size_t n;
+};
+
+static void free_opts_memo(void *p)
+{
+	struct opts_memo *m = p;
+	if (m)
+		dump_sk_opts_free(m->so, m->n);
+	free(m);
+}
+
+/* dst[0..n) := deep copies of src[0..n) (*dst NULL when n is 0). */
+static int copy_sk_opts(SkOptEntry *const *src, size_t n, SkOptEntry ***dst, struct cr_err *e)
+{
+	*dst = n ? calloc(n, sizeof(**dst)) : NULL;
+	if (n && !*dst)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	for (size_t i = 0; i < n; i++) {
+		SkOptEntry *o = malloc(sizeof(*o));
+		uint8_t *d = malloc(src[i]->val.len ? src[i]->val.len : 1);
+		if (!o || !d) {
+			free(o);
+			free(d);
+			dump_sk_opts_free(*dst, i);
+			*dst = NULL;
+			return cr_fail_errno(e, ENOMEM, "out of memory");
+		}
+		*o = *src[i];
+		memcpy(d, src[i]->val.data, src[i]->val.len);
+		o->val.data = d;
+		(*dst)[i] = o;
+	}
+	return 0;
+}
+
+/* u->opts and u->sk_opts from the memo of u's socket, or read from sk (and kept in the memo). */
+static int fill_opts_once(struct dump_ctx *c, int sk, UnixSkEntry *u, struct cr_err *e)
+{
+	uint64_t key = (uint64_t)FILE_KIND__FILE_UNIXSK << 32 | u->ino;
+	const struct opts_memo *m = dump_fdshare_memo(c->fdsh, key);
+	if (m) {
+		u->opts = malloc(sizeof(*u->opts));
+		if (!u->opts)
+			return cr_fail_errno(e, ENOMEM, "out of memory");
+		*u->opts = m->o;
+		u->n_sk_opts = m->n;
+		return copy_sk_opts(m->so, m->n, &u->sk_opts, e);
+	}
+	if (fill_opts(sk, u, e))
+		return -1;
+	struct opts_memo *nm = calloc(1, sizeof(*nm));
+	if (!nm)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	nm->o = *u->opts, nm->n = u->n_sk_opts;
+	if (copy_sk_opts(u->sk_opts, u->n_sk_opts, &nm->so, e)) {
+		free(nm);
+		return -1;
+	}
+	return dump_fdshare_memo_put(c->fdsh, key, nm, free_opts_memo, e);
 }
 
 /* A new message with len bytes of data, put in u's queue at index at (the later ones move up). */
@@ -1038,7 +1106,8 @@ static int fill_entry(struct dump_ctx *c, struct dump_unix *du, const struct ns_
 		return cr_fail_sys(e, "fd %d: pidfd_getfd", fd);
 	fill_peercred(c, sk, fd, u);
 	/* an external socket's queue stays with it (given back by --inherit-fd) */
-	int ret = fill_opts(sk, u, e) || (!u->external && peek_queue(c, du, sk, s, u, fd, e)) ? -1 : 0;
+	int ret =
+	    fill_opts_once(c, sk, u, e) || (!u->external && peek_queue(c, du, sk, s, u, fd, e)) ? -1 : 0;
 	close(sk);
 	if (!ret && u->ext_peer && s->type != SOCK_DGRAM && u->n_queue)
 		return cr_fail(
