@@ -360,7 +360,7 @@ static void free_opts_memo(void *p)
 /* dst[0..n) := deep copies of src[0..n) (*dst NULL when n is 0). */
 static int copy_sk_opts(SkOptEntry *const *src, size_t n, SkOptEntry ***dst, struct cr_err *e)
 {
-	*dst = n ? calloc(n, sizeof(**dst)) : NULL;
+	*dst = n ? calloc(n, sizeof(SkOptEntry *)) : NULL;
 	if (n && !*dst)
 		return cr_fail_errno(e, ENOMEM, "out of memory");
 	for (size_t i = 0; i < n; i++) {
