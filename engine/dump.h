@@ -65,6 +65,8 @@ struct dump_remote {
 	int *timer_pend_ov;
 	/* a CLOCK_REALTIME timer: armed relative or absolute (task/timer-list.h TIMER_MODE_*) */
 	int *timer_mode;
+	/* ns between the clock's read before the timer's (timer_now) and one after it */
+	int64_t *timer_read_ns;
 	size_t ntimers;
 	uint64_t tid_address, brk, timerslack;
 	int32_t pdeathsig, dumpable, subreaper, thp_disabled;

@@ -33,14 +33,16 @@
 #define SCR_SUBREAPER 2188
 #define SCR_MPOL_MODE 2192  /* get_mempolicy(): the mode (4 bytes) */
 #define SCR_MPOL_NODES 2200 /* ... and its nodemask: DUMP_MPOL_NODES bits */
-#define SCR_TIMER 2328	    /* one itimerspec (32 bytes) per timer of a batch, then a timespec (16) each */
-#define SCR_NTIMERS ((INFECT_SCRATCH_USER - SCR_TIMER) / 48)
+/* one itimerspec (32 bytes) per timer of a batch, then a timespec (16) each, then another (16) each */
+#define SCR_TIMER 2328
+#define SCR_NTIMERS ((INFECT_SCRATCH_USER - SCR_TIMER) / 64)
 #define SCR_TIMER_NOW (SCR_TIMER + SCR_NTIMERS * 32)
+#define SCR_TIMER_AFTER (SCR_TIMER_NOW + SCR_NTIMERS * 16)
 
 /* The remote syscalls of a dump, run in one batch (infect_batch): what each is for the messages. */
 struct rcalls {
-	struct infect_call v[DUMP_NSIG + 16 + 3 * SCR_NTIMERS];
-	const char *what[DUMP_NSIG + 16 + 3 * SCR_NTIMERS];
+	struct infect_call v[DUMP_NSIG + 16 + 4 * SCR_NTIMERS];
+	const char *what[DUMP_NSIG + 16 + 4 * SCR_NTIMERS];
 	size_t n;
 };
 
@@ -126,6 +128,11 @@ static void add_timers(struct dump_ctx *c, struct rcalls *rc, size_t from, size_
 		    (unsigned long)(long)c->rem.timers[from + i].clock,
 		    c->in.scratch + SCR_TIMER_NOW + i * 16, 0, 0);
 		add(rc, "timer_gettime", __NR_timer_gettime, id, c->in.scratch + SCR_TIMER + i * 32, 0, 0);
+		/* (the clock again: how long the read took, timer_list_modes; one of a task without the
+		 * batch code, a remote syscall each, waits for a CPU in between on a loaded machine) */
+		add(rc, "clock_gettime", __NR_clock_gettime,
+		    (unsigned long)(long)c->rem.timers[from + i].clock,
+		    c->in.scratch + SCR_TIMER_AFTER + i * 16, 0, 0);
 		add(rc, "timer_getoverrun", __NR_timer_getoverrun, id, 0, 0, 0);
 	}
 }
@@ -135,20 +142,26 @@ static int timers_result(struct dump_ctx *c, const struct rcalls *rc, size_t fir
 {
 	struct dump_remote *r = &c->rem;
 	for (size_t i = 0; i < n; i++) {
-		if (ok(rc, first + 3 * i + 1, e))
+		if (ok(rc, first + 4 * i + 1, e))
 			return cr_wrap(e, "timer %d", r->timers[from + i].id);
-		long ov = rc->v[first + 3 * i + 2].ret;
+		long ov = rc->v[first + 4 * i + 3].ret;
 		r->timer_overrun[from + i] = ov < 0 ? 0 : (int)ov;
 	}
+	struct timespec after[SCR_NTIMERS];
 	if (!n ||
 	    infect_read(&c->in, c->in.scratch + SCR_TIMER, &r->timer_val[from], n * sizeof(r->timer_val[0]),
 			e) ||
 	    infect_read(&c->in, c->in.scratch + SCR_TIMER_NOW, &r->timer_now[from],
-			n * sizeof(r->timer_now[0]), e))
+			n * sizeof(r->timer_now[0]), e) ||
+	    infect_read(&c->in, c->in.scratch + SCR_TIMER_AFTER, after, n * sizeof(after[0]), e))
 		return n ? -1 : 0;
-	for (size_t i = 0; i < n; i++) /* (a clock it cannot read: no expiry) */
-		if (rc->v[first + 3 * i].ret)
+	for (size_t i = 0; i < n; i++) { /* (a clock it cannot read: no expiry) */
+		const struct timespec *t0 = &r->timer_now[from + i];
+		r->timer_read_ns[from + i] =
+		    (after[i].tv_sec - t0->tv_sec) * 1000000000LL + after[i].tv_nsec - t0->tv_nsec;
+		if (rc->v[first + 4 * i].ret)
 			r->timer_now[from + i] = (struct timespec){0, -1};
+	}
 	return 0;
 }
 
@@ -165,8 +178,9 @@ static int timers_alloc(struct dump_ctx *c, struct cr_err *e)
 	r->timer_owner = calloc(r->ntimers, sizeof(*r->timer_owner));
 	r->timer_pend_ov = malloc(r->ntimers * sizeof(*r->timer_pend_ov));
 	r->timer_mode = calloc(r->ntimers, sizeof(*r->timer_mode));
+	r->timer_read_ns = calloc(r->ntimers, sizeof(*r->timer_read_ns));
 	if (!r->timer_val || !r->timer_overrun || !r->timer_now || !r->timer_owner || !r->timer_pend_ov ||
-	    !r->timer_mode)
+	    !r->timer_mode || !r->timer_read_ns)
 		return cr_fail_errno(e, ENOMEM, "out of memory");
 	for (size_t i = 0; i < r->ntimers; i++)
 		r->timer_pend_ov[i] = -1;
@@ -324,7 +338,7 @@ static void timer_modes(struct dump_ctx *c)
 	for (size_t i = 0; at && i < r->ntimers; i++)
 		at[i] = r->timers[i].clock == CLOCK_REALTIME ? timer_at(r, i) : 0;
 	if (at)
-		timer_list_modes(at, r->timer_mode, r->ntimers);
+		timer_list_modes(at, r->timer_read_ns, r->timer_mode, r->ntimers);
 	for (size_t i = 0; at && i < r->ntimers; i++)
 		if (at[i])
 			pr_debug("task %d: POSIX timer %d (CLOCK_REALTIME) armed %s\n", c->pid,
@@ -451,7 +465,9 @@ void dump_core_free(struct dump_ctx *c)
 	free(c->rem.timer_owner);
 	free(c->rem.timer_pend_ov);
 	free(c->rem.timer_mode);
+	free(c->rem.timer_read_ns);
 	c->rem.timer_mode = NULL;
+	c->rem.timer_read_ns = NULL;
 	c->rem.timer_now = NULL;
 	c->rem.timer_owner = NULL;
 	c->rem.timer_pend_ov = NULL;
