@@ -29,7 +29,7 @@ int main(int argc, char **argv)
 	struct tree_ids tab[N + 1];
 	pid_t pids[N + 1];
 	int st;
-	volatile pid_t *sh = tree_init(argc, argv, TREE_SUBREAPER);
+	const volatile pid_t *sh = tree_init(argc, argv, TREE_SUBREAPER);
 	pid_t s = tree_child(S);
 	if (s == 0) {
 		setsid();
