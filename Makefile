@@ -16,7 +16,8 @@ SAN ?=
 COV ?=
 
 DEPS_PKGS := build-essential protobuf-c-compiler libprotobuf-c-dev libcap-dev busybox-static \
-	libyajl-dev crun libnl-3-dev libnl-route-3-dev libseccomp-dev pkg-config nftables libcap2-bin git
+	libyajl-dev crun libnl-3-dev libnl-route-3-dev libseccomp-dev pkg-config nftables libcap2-bin git \
+	strace # (make bench-unix-tree counts the dump's /proc reads with it)
 
 WARN := -Wall -Wextra -Werror -Wno-unused-parameter
 CFLAGS ?= -O2 -g
