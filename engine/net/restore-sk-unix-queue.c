@@ -4,15 +4,21 @@
  * out-of-band byte read again. */
 #define LOG_PREFIX "restore-sk-unix: "
 #include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <sys/un.h>
 #include <unistd.h>
 
 #include "base/cleanup.h"
 #include "base/log.h"
+#include "base/scm.h"
 #include "files/fdshare.h"
 #include "net/sk-unix.h"
 
@@ -122,9 +128,100 @@ static int read_oob(const struct rsk *r, struct cr_err *e)
 	return 0;
 }
 
+/* "ID ID 1" into /proc/self/FILE (a user namespace's uid_map or gid_map: the id maps to itself); "deny"
+ * first into setgroups for gid_map. System calls only (after a fork). 0, or -1. */
+static int map_self(const char *file, unsigned id)
+{
+	char num[16], line[40], proc[32] = "/proc/self/";
+	size_t n = 0, l = 0;
+	do
+		num[n++] = (char)('0' + id % 10);
+	while ((id /= 10) && n < sizeof(num));
+	for (int k = 0; k < 2; k++) {
+		for (size_t i = n; i; i--)
+			line[l++] = num[i - 1];
+		line[l++] = ' ';
+	}
+	line[l++] = '1';
+	memcpy(proc + strlen(proc), file, strlen(file) + 1);
+	int fd = open(proc, O_WRONLY | O_CLOEXEC);
+	int r = fd >= 0 && write(fd, line, l) == (ssize_t)l ? 0 : -1;
+	if (fd >= 0)
+		close(fd);
+	return r;
+}
+
+/* A socket bound to the absolute path of a (len bytes of sun_path), made without touching the file system:
+ * a receiver reads only the name a sender bound (recvfrom), not where its file is. A child of crshim's, in a
+ * mount namespace of its own (and a user namespace first where crshim may not make one alone), mounts a
+ * tmpfs over the nearest directory of the path that exists (not the root), makes the directories below it,
+ * binds a socket there and hands it over; its mounts go with it. -1 where it cannot (the path's directories
+ * do not exist up to the root, no namespaces). */
+static int bind_aside(const struct sockaddr_un *a, size_t len)
+{
+	char path[sizeof(a->sun_path) + 1] = "";
+	memcpy(path, a->sun_path, len);
+	int sp[2];
+	if (path[0] != '/' || socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp))
+		return -1;
+	pid_t pid = fork();
+	if (pid == 0) { /* (system calls only) */
+		close(sp[0]);
+		uid_t uid = geteuid();
+		gid_t gid = getegid();
+		if (unshare(CLONE_NEWNS)) {
+			int fd = -1;
+			if (unshare(CLONE_NEWUSER | CLONE_NEWNS) || map_self("uid_map", uid) ||
+			    (fd = open("/proc/self/setgroups", O_WRONLY | O_CLOEXEC)) < 0 ||
+			    write(fd, "deny", 4) != 4 || map_self("gid_map", gid))
+				_exit(1);
+			close(fd);
+		}
+		char dir[sizeof(path)];
+		struct stat st;
+		memcpy(dir, path, sizeof(dir));
+		char *cut = strrchr(dir, '/');
+		*cut = '\0';
+		while (dir[0] && (stat(dir, &st) || !S_ISDIR(st.st_mode)))
+			*strrchr(dir, '/') = '\0';
+		if (!dir[0] || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
+		    mount("crshim-gone", dir, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+			  "size=16k,mode=0755"))
+			_exit(1);
+		for (size_t i = strlen(dir) + 1; path[i]; i++) /* the directories below it */
+			if (path[i] == '/') {
+				path[i] = '\0';
+				int r = mkdir(path, 0755);
+				path[i] = '/';
+				if (r)
+					_exit(1);
+			}
+		int sk = socket(AF_UNIX, SOCK_DGRAM, 0);
+		if (sk < 0 ||
+		    bind(sk, (const struct sockaddr *)a,
+			 (socklen_t)(offsetof(struct sockaddr_un, sun_path) + len)) ||
+		    scm_send_fd(sp[1], sk))
+			_exit(1);
+		_exit(0);
+	}
+	close(sp[1]);
+	int sk = -1, st = 0;
+	char b;
+	size_t n = 0;
+	struct iovec iov = {&b, 1};
+	if (pid > 0 && scm_recv(sp[0], &iov, 1, &sk, 1, &n, NULL) != 1)
+		sk = -1;
+	close(sp[0]);
+	if (pid > 0)
+		while (waitpid(pid, &st, __WALL) < 0 && errno == EINTR)
+			;
+	return sk;
+}
+
 /* A socket for a message whose sender is no longer there (closed since it sent): bound to the sender's
- * abstract name again, free now, so that the receiver reads the name it would have read (recvfrom); a path
- * name is not bound again (it would make a file): sent from an unnamed socket, with a warning. */
+ * name again, so that the receiver reads the name it would have read (recvfrom): an abstract name where it
+ * is free, an absolute path through bind_aside. Where neither can be, sent from an unnamed socket, with a
+ * warning. */
 static int gone_sender(const struct rsk *r, const UnixSkMsg *m)
 {
 	int sk = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
@@ -137,6 +234,11 @@ static int gone_sender(const struct rsk *r, const UnixSkMsg *m)
 	    !bind(sk, (struct sockaddr *)&a, (socklen_t)(offsetof(struct sockaddr_un, sun_path) + len)))
 		return sk;
 	bool path = a.sun_path[0] != '\0';
+	int named = path ? bind_aside(&a, len) : -1;
+	if (named >= 0) {
+		close(sk);
+		return named;
+	}
 	static uint32_t last_ino; /* (once for the messages of one sender in a row, not for each) */
 	static char last[sizeof(a.sun_path)];
 	static size_t last_len;
@@ -145,8 +247,8 @@ static int gone_sender(const struct rsk *r, const UnixSkMsg *m)
 	last_ino = r->ino, last_len = len;
 	memcpy(last, a.sun_path, len);
 	pr_warn("socket:[%u]: the sender %s%.*s of queued messages is gone%s: sent from an unnamed socket\n",
-		r->ino, path ? "" : "@", (int)(path ? len : len - 1), a.sun_path + !path,
-		path ? "" : " and its name is taken");
+		r->ino, path ? "" : "@", (int)(path ? strnlen(a.sun_path, len) : len - 1), a.sun_path + !path,
+		path ? " and its name cannot be bound again" : " and its name is taken");
 	return sk;
 }
 

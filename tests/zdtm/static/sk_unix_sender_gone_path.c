@@ -1,0 +1,75 @@
+/* A unix dgram socket with messages queued from two clients bound to absolute path names and closed since:
+ * the first client's socket file is still there (a closed socket leaves it behind), the second one's was
+ * removed. After restore each message comes back with its sender's path as recvfrom() gave it before; the
+ * first socket file is still there, the same inode, the second path is still free. Before: both messages
+ * came from an unnamed socket (a warning "the sender ... is gone"), an address of 2 bytes. */
+#include <limits.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include "sk_unix.h"
+
+enum { S = 60 };
+
+static void expect(const char *data, const char *name)
+{
+	struct sockaddr_un from, want;
+	socklen_t fl = sizeof(from), wl = sk_addr(name, &want);
+	char buf[32] = "";
+	memset(&from, 0, sizeof(from));
+	ssize_t n = recvfrom(S, buf, sizeof(buf) - 1, MSG_DONTWAIT, (struct sockaddr *)&from, &fl);
+	if (n != (ssize_t)strlen(data) || memcmp(buf, data, (size_t)n)) {
+		fail("message %s: got %zd bytes '%s'", data, n, buf);
+		return;
+	}
+	if (fl != wl || strcmp(from.sun_path, name))
+		fail("message %s: sender address of %u bytes '%s', want %u bytes '%s'", data, (unsigned)fl,
+		     fl > offsetof(struct sockaddr_un, sun_path) ? from.sun_path : "", (unsigned)wl, name);
+}
+
+static void client(const char *name, const struct sockaddr_un *sa, socklen_t sal, const char *data)
+{
+	struct sockaddr_un a;
+	socklen_t al = sk_addr(name, &a);
+	int c = socket(AF_UNIX, SOCK_DGRAM, 0);
+	if (c < 0 || bind(c, (struct sockaddr *)&a, al) ||
+	    sendto(c, data, strlen(data), 0, (const struct sockaddr *)sa, sal) != (ssize_t)strlen(data))
+		fail("client %s", name);
+	close(c);
+}
+
+int main(int argc, char **argv)
+{
+	char dir[PATH_MAX], sn[64], an[128], bn[128];
+	struct sockaddr_un sa;
+	struct stat st0, st1;
+
+	test_init(argc, argv);
+	if (!getcwd(dir, sizeof(dir)) || strlen(dir) > 60)
+		fail("cwd %s too long for a socket path", dir);
+	snprintf(sn, sizeof(sn), "@zdtm-sk-gone-path-%d", getpid());
+	snprintf(an, sizeof(an), "%s/gone-a.%d", dir, getpid());
+	snprintf(bn, sizeof(bn), "%s/gone-b.%d", dir, getpid());
+	unlink(an);
+	unlink(bn);
+	socklen_t sal = sk_bound(S, SOCK_DGRAM, sn, 0, &sa);
+	client(an, &sa, sal, "one");
+	client(bn, &sa, sal, "two");
+	if (unlink(bn) || lstat(an, &st0) || !S_ISSOCK(st0.st_mode))
+		fail("socket files");
+	test_daemon();
+	test_waitsig();
+
+	expect("one", an);
+	expect("two", bn);
+	char buf[4];
+	if (recv(S, buf, sizeof(buf), MSG_DONTWAIT) != -1 || errno != EAGAIN)
+		fail("more messages than sent");
+	if (lstat(an, &st1) || !S_ISSOCK(st1.st_mode) || st1.st_ino != st0.st_ino)
+		fail("%s: not the socket file it was (inode %lu, was %lu): %m", an, (unsigned long)st1.st_ino,
+		     (unsigned long)st0.st_ino);
+	if (!lstat(bn, &st1) || errno != ENOENT)
+		fail("%s is there: %m", bn);
+	unlink(an);
+	pass();
+	return 0;
+}
