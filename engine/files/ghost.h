@@ -132,7 +132,8 @@ int rst_ghost_early(struct rst_task *ts, size_t n, const char *path, struct cr_e
  * link fails, the file is opened by r->path). */
 int rst_ghost_open(const RegFileEntry *r, int flags);
 /* fd, a deleted file's description opened through its ghost's /proc magic link (which refuses O_NOFOLLOW),
- * opened again with flags and O_NOFOLLOW (the image's): by the name its ghost keeps till every process has
+ * opened again with flags and O_NOFOLLOW (the image's): a removed directory by "." in itself (whichever
+ * process made its ghost: zdtm ghost_nofollow_dir2), else by the name its ghost keeps till every process has
  * its fds (a regular file's; a removed directory's whose handle crshim may not open, an unprivileged
  * restore: zdtm ghost_nofollow_dir in mode user), else by its handle; fd is closed then. Else fd as it is,
  * without O_NOFOLLOW (the dump said when that would be). */

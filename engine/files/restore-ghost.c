@@ -373,8 +373,9 @@ static void set_times(int fd, const GhostFileEntry *g)
 
 /* The removed directory fd made again, held O_NOFOLLOW (keep), has a handle that crshim may not open (an
  * unprivileged restore: open_by_handle_at wants CAP_DAC_READ_SEARCH), so the fd that holds it opens it by its
- * name (rst_ghost_nofollow): that is kept till every process has its fds. (On a filesystem without handles
- * it is not: the dump said that it is restored without O_NOFOLLOW, files/file-reg.c nofollow_lost.) */
+ * name (rst_ghost_nofollow) when its "." is closed to it (no search permission there): that is kept till
+ * every process has its fds. (On a filesystem without handles it is not: the dump said that it may be
+ * restored without O_NOFOLLOW, files/file-reg.c nofollow_lost.) */
 static bool dir_kept(int fd, bool keep)
 {
 	struct {
@@ -1467,6 +1468,14 @@ int rst_ghost_nofollow(int fd, int flags)
 	/* (a FIFO's or a device's open again could wait or act: only files and directories) */
 	if (fl < 0 || (fl & O_NOFOLLOW) || fstat(fd, &st) || !(S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)))
 		return fd;
+	/* a directory: by "." in itself, which a removed one still resolves (search permission wanted there),
+	 * whichever process made its ghost and however it holds it (zdtm ghost_nofollow_dir2) */
+	if (S_ISDIR(st.st_mode))
+		o = same_file(openat(fd, ".", flags | O_NOFOLLOW), fd);
+	if (o >= 0) {
+		close(fd);
+		return o;
+	}
 	/* by the name it still has (its ghost's, kept: nofollow_held), not "PATH (deleted)", which may be
 	 * another file (opened O_NONBLOCK: a FIFO of that name must not make the restore wait) */
 	ssize_t nl = fd_link(fd, name, sizeof(name));
