@@ -9,10 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <sys/un.h>
 #include <sys/xattr.h>
 #include <unistd.h>
+#include <linux/openat2.h>
 
 #include "base/array.h"
 #include "base/cleanup.h"
@@ -408,43 +410,57 @@ static int node_refused(const struct dump_ctx *c, const char *src, const struct 
 	return 0;
 }
 
+/* rel (relative to the root of c's process, root_fd: its /proc/PID/root) opened O_PATH, resolved inside
+ * that root as the process resolves it: an absolute symlink on the way leads to the process's /X, not
+ * crshim's (zdtm nsmnt_ghost_symlink_root) */
+static int open_in_root(int root_fd, const char *rel)
+{
+	struct open_how how = {.flags = O_PATH | O_CLOEXEC,
+			       .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS};
+	return (int)syscall(SYS_openat2, root_fd, *rel ? rel : ".", &how, sizeof(how));
+}
+
 /* The restore makes the ghost of st (src: its /proc link; deleted name name, "PATH (deleted)") in the
- * deepest directory of PATH that is still there, as c's process sees it (crshim, for a file in flight). One
- * of another filesystem, on another mount than src (a mount on its directory or above it since, an
- * overmount: zdtm ghost_dir_overmount; its own mount gone), would give it to that filesystem, not its own:
- * refused with one line. */
+ * deepest directory of PATH that is still there, as c's process sees it (crshim, for a file in flight;
+ * resolved in the process's root: open_in_root). One of another filesystem, on another mount than src (a
+ * mount on its directory or above it since, an overmount: zdtm ghost_dir_overmount; its own mount gone),
+ * would give it to that filesystem, not its own: refused with one line. */
 static int hidden_refused(const struct dump_ctx *c, const char *src, const struct stat *st, const char *name,
 			  const char *what, struct cr_err *e)
 {
-	char p[PATH_MAX + 64], *s;
+	char p[PATH_MAX], root[64], *s;
 	struct stat ds;
-	int root = snprintf(p, sizeof(p), "/proc/%d/root", (int)c->pid), r;
+	struct statx dx, fx;
 	size_t l = strlen(name), suf = strlen(" (deleted)");
 	/* (a process of another mount namespace: its ghost is made, or copied, as file-reg.c says) */
 	bool other_ns =
 	    c->tree && c->mnt_ino && (c->mnt_ino != c->tree[0].mnt_ino || c->mnt_dev != c->tree[0].mnt_dev);
-	if (other_ns || name[0] != '/' || l <= suf || root + l - suf >= sizeof(p))
+	if (other_ns || name[0] != '/' || l <= suf || l - suf >= sizeof(p))
 		return 0;
-	snprintf(p + root, sizeof(p) - (size_t)root, "%.*s", (int)(l - suf), name);
+	snprintf(root, sizeof(root), "/proc/%d/root", (int)c->pid);
+	__cleanup_close int rfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC), dfd = -1;
+	if (rfd < 0)
+		return 0;
+	snprintf(p, sizeof(p), "%.*s", (int)(l - suf), name);
 	do {
-		s = strrchr(p + root, '/');
+		s = strrchr(p, '/');
 		if (!s)
 			return 0;
-		s[s == p + root ? 1 : 0] = '\0';
-	} while ((r = stat(p, &ds)) && errno == ENOENT && s != p + root);
-	if (r || !S_ISDIR(ds.st_mode) || ds.st_dev == st->st_dev)
+		s[s == p ? 1 : 0] = '\0';
+	} while ((dfd = open_in_root(rfd, p + 1)) < 0 && errno == ENOENT && s != p);
+	if (dfd < 0 || fstat(dfd, &ds) || !S_ISDIR(ds.st_mode) || ds.st_dev == st->st_dev)
 		return 0;
 	/* (an overlayfs whose layers are on several filesystems gives a file the st_dev of its layer: the
 	 * mount tells, that of the directory and that of the file, src, the same there) */
-	struct statx dx, fx;
-	if (!statx(AT_FDCWD, p, 0, STATX_MNT_ID, &dx) && !statx(AT_FDCWD, src, 0, STATX_MNT_ID, &fx) &&
-	    (dx.stx_mask & fx.stx_mask & STATX_MNT_ID) && dx.stx_mnt_id == fx.stx_mnt_id)
+	if (!statx(dfd, "", AT_EMPTY_PATH, STATX_MNT_ID, &dx) &&
+	    !statx(AT_FDCWD, src, 0, STATX_MNT_ID, &fx) && (dx.stx_mask & fx.stx_mask & STATX_MNT_ID) &&
+	    dx.stx_mnt_id == fx.stx_mnt_id)
 		return 0;
 	return cr_fail(
 	    e,
 	    "not supported yet: %s is a deleted %s (%s) whose directory %s is on another filesystem "
 	    "now (a mount over it, or its own mount gone): its ghost would be made there",
-	    what, S_ISDIR(st->st_mode) ? "directory" : "file", name, p + root);
+	    what, S_ISDIR(st->st_mode) ? "directory" : "file", name, p);
 }
 
 int dump_ghost_add(struct dump_ctx *c, const char *src, const struct stat *st, const char *name,
