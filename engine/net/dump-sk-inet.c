@@ -588,7 +588,7 @@ static int fill_inet(struct dump_ctx *c, int fd, int cfd, int family, uint32_t f
 		return -1;
 	if (known > 0 && ie->has_dst_addr && proto != IPPROTO_TCP)
 		ie->state = TCP_ESTABLISHED, ie->has_state = 1;
-	if (proto == IPPROTO_TCP && tcp_ao_dump(cfd, e)) /* tcp-keys.c; MD5 keys: sk_diag_fill */
+	if (proto == IPPROTO_TCP && tcp_keys_dump(c, fd, cfd, ie, e)) /* tcp-keys.c; MD5 keys: sk_diag_fill */
 		return -1;
 	if (udp_corked(cfd, ie, e))
 		return -1;

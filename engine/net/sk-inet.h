@@ -97,6 +97,10 @@ int tcp_md5_dump(const struct dump_ctx *c, bool *said, const struct ns_inet_tabl
 		 const struct ns_inet_sk *s, InetSkEntry *ie, struct cr_err *e);
 void tcp_md5_free(InetSkEntry *ie);
 int tcp_ao_dump(int cfd, struct cr_err *e);
+/* The dump of both kinds of keys of TCP socket fd of c's process (cfd: our copy; ie filled by sock_diag): a
+ * closed socket sock_diag did not list whose option memory shows MD5 keys is named (one line: restored
+ * without them); then tcp_ao_dump. */
+int tcp_keys_dump(const struct dump_ctx *c, int fd, int cfd, InetSkEntry *ie, struct cr_err *e);
 int tcp_md5_check(const InetSkEntry *ie, struct cr_err *e);
 int tcp_md5_restore(int sk, const InetSkEntry *ie, char *msg, size_t len);
 

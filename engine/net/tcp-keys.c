@@ -6,9 +6,13 @@
  * when INET_DIAG_INFO is asked and the asker has CAP_NET_ADMIN over the namespace; ns/sock-diag-inet.c): for
  * each key its family, prefix, address and key bytes, newest first. sock_diag does not say whether a key is
  * bound to an L3 master device (TCP_MD5SIG_FLAG_IFINDEX, a VRF): a socket with keys in a namespace with a VRF
- * device is refused. A socket sock_diag does not list (TCP, never bound nor connected) cannot be read at all:
- * its keys are not saved. Without CAP_NET_ADMIN no key is read: the dump says so, once. TCP-AO keys
- * (TCP_AO_INFO says the socket has them): refused, they are not restored yet.
+ * device is refused. A socket sock_diag does not list (TCP, never bound nor connected; or closed after a
+ * connection) cannot be read at all: its keys are not saved. That loss is not silent: each key is charged to
+ * the socket's option memory (SO_MEMINFO, SK_MEMINFO_OPTMEM; 136 bytes on Linux 6.18, measured at the dump
+ * on a scratch socket), so a closed socket without keys from sock_diag whose option memory is a whole number
+ * of keys is named, one line with the count (reading the keys themselves would need a BPF iterator, as
+ * sk-mc-index.c reads IP_MULTICAST_IF). Without CAP_NET_ADMIN no key is read: the dump says so, once. TCP-AO
+ * keys (TCP_AO_INFO says the socket has them): refused, they are not restored yet.
  *
  * Restore: the keys are set again oldest first (the kernel lists the newest first, so the order, which
  * decides between keys of the same prefix, is the same), each with TCP_MD5SIG_EXT and its prefix (on an IPv6
@@ -23,8 +27,10 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <linux/capability.h>
+#include <linux/sock_diag.h>
 
 #include "base/caps.h"
+#include "base/cleanup.h"
 #include "base/log.h"
 #include "dump.h"
 #include "net/sk-inet.h"
@@ -122,6 +128,75 @@ int tcp_md5_dump(const struct dump_ctx *c, bool *said, const struct ns_inet_tabl
 	}
 	pr_debug("socket:[%u]: %zu MD5 keys\n", s->ino, n);
 	return 0;
+}
+
+/* The option memory of socket fd (SO_MEMINFO: SK_MEMINFO_OPTMEM, what sock_kmalloc charged it), -1: unknown.
+ */
+static long optmem(int fd)
+{
+	uint32_t m[SK_MEMINFO_VARS];
+	socklen_t l = sizeof(m);
+	memset(m, 0, sizeof(m));
+	return getsockopt(fd, SOL_SOCKET, SO_MEMINFO, m, &l) || l <= SK_MEMINFO_OPTMEM * sizeof(m[0])
+		   ? -1
+		   : (long)m[SK_MEMINFO_OPTMEM];
+}
+
+/* What one MD5 key charges a socket's option memory on this kernel (sizeof struct tcp_md5sig_key), measured
+ * once on a scratch socket; 0: unknown. */
+static long md5_key_mem(void)
+{
+	static long k = -1;
+	if (k >= 0)
+		return k;
+	k = 0;
+	__cleanup_close int sk = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, IPPROTO_TCP);
+	struct tcp_md5sig m;
+	memset(&m, 0, sizeof(m));
+	struct sockaddr_in *a = (struct sockaddr_in *)&m.tcpm_addr;
+	a->sin_family = AF_INET, a->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	m.tcpm_keylen = 1, m.tcpm_key[0] = 'k';
+	long before = sk < 0 ? -1 : optmem(sk);
+	if (before < 0 || setsockopt(sk, IPPROTO_TCP, TCP_MD5SIG, &m, sizeof(m)))
+		return k;
+	long after = optmem(sk);
+	k = after > before ? after - before : 0;
+	return k;
+}
+
+/* A closed TCP socket whose MD5 keys sock_diag did not read (it does not list one never bound, nor one closed
+ * after a connection): no interface reads its keys, but their memory shows in its option memory. A socket
+ * with option memory of a whole number of keys is named, one line with their number; other option memory
+ * (a socket filter, IPv6 options) is only logged. */
+static void md5_unlisted(const struct dump_ctx *c, int fd, int cfd, const InetSkEntry *ie)
+{
+	if (ie->state != TCP_CLOSE || ie->n_md5)
+		return;
+	long om = optmem(cfd), k = om > 0 ? md5_key_mem() : 0;
+	if (om <= 0)
+		return;
+	if (!k || om % k) {
+		pr_info("fd %d: closed TCP socket with %ld bytes of option memory, not a number of MD5 keys "
+			"(%ld bytes each)\n",
+			fd, om, k);
+		return;
+	}
+	eng_notice(
+	    c->o,
+	    "pid %d fd %d: TCP socket (state CLOSE, %s) holds %ld TCP MD5 key%s (TCP_MD5SIG; its option "
+	    "memory shows them), which no kernel interface reads where sock_diag does not list the "
+	    "socket: restored without them",
+	    c->pid, fd,
+	    ie->has_dst_addr   ? "after a connection"
+	    : ie->has_src_addr ? "bound"
+			       : "never bound",
+	    om / k, om / k == 1 ? "" : "s");
+}
+
+int tcp_keys_dump(const struct dump_ctx *c, int fd, int cfd, InetSkEntry *ie, struct cr_err *e)
+{
+	md5_unlisted(c, fd, cfd, ie);
+	return tcp_ao_dump(cfd, e);
 }
 
 int tcp_ao_dump(int cfd, struct cr_err *e)
