@@ -243,6 +243,45 @@ static int spawn_children(struct rst_task *t, bool before, char *msg, size_t len
 	return 0;
 }
 
+/* An adopter (restore-tree.c plan_cross): a subreaper before it clones anything, so that the helper below it
+ * that exits hands it its orphans. */
+static int adopt_begin(const struct rst_task *t, char *msg, size_t len)
+{
+	if (t->adopter && prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0))
+		return fail_msg(msg, len, "prctl(PR_SET_CHILD_SUBREAPER) (an adopter)");
+	return 0;
+}
+
+/* ... one that is no subreaper in the images: once every child of its in the images is its own (adopted as
+ * well), no subreaper any more (a helper that ends later hands its orphans further up), which it tells
+ * crshim, which lets that helper go only then. */
+static int adopt_end(const struct rst_task *t, char *msg, size_t len)
+{
+	if (!t->adopter || t->core->child_subreaper)
+		return 0;
+	for (size_t j = 0, tries = 0; j < t->ntree; tries++) {
+		const struct rst_task *c = &t->tree[j];
+		siginfo_t si;
+		if (c->helper || c->pst->ppid != rst_ipid(t) ||
+		    !waitid(P_PID, (id_t)vid(t, rst_ipid(c)), &si, WEXITED | WNOHANG | WNOWAIT | __WALL)) {
+			j++;
+			continue;
+		}
+		if (errno != ECHILD && errno != EINTR)
+			return fail_msg(msg, len, "waitid (an adopter's children)");
+		if (tries > 120000) {
+			snprintf(msg, len, "task %d: child %d not adopted", rst_ipid(t), rst_ipid(c));
+			return -1;
+		}
+		usleep(500);
+	}
+	if (prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0))
+		return fail_msg(msg, len, "prctl(PR_SET_CHILD_SUBREAPER, 0) (an adopter)");
+	if (write(t->err_pipe[1], (char[]){RST_ADOPTED_MARK}, 1) != 1)
+		return fail_msg(msg, len, "write the adopter's mark");
+	return 0;
+}
+
 /* Wait for the helpers this process is the parent of (they exit once crshim released them; handover: those
  * that exit at once, reaped before this process may become a subreaper, so that their children go to the
  * PID namespace's init). */
@@ -759,9 +798,10 @@ void rst_child(struct rst_task *t)
 		    ns_pid_mount_proc(msg, sizeof(msg))) ||
 		       rst_sk_unix_nested_take(t, msg, sizeof(msg))) || /* (a nested PID namespace's) */
 	    (t->root && rst_cow_fill(t, !rst_files_shared(t), msg, sizeof(msg))) ||
-	    spawn_children(t, true, msg, sizeof(msg)) || child_session(t, msg, sizeof(msg)) ||
-	    rst_tty_child_session(t, msg, sizeof(msg)) || spawn_children(t, false, msg, sizeof(msg)) ||
-	    rst_sk_unix_outer_take(t, msg, sizeof(msg)) || reap_helpers(t, true, msg, sizeof(msg)) ||
+	    adopt_begin(t, msg, sizeof(msg)) || spawn_children(t, true, msg, sizeof(msg)) ||
+	    child_session(t, msg, sizeof(msg)) || rst_tty_child_session(t, msg, sizeof(msg)) ||
+	    spawn_children(t, false, msg, sizeof(msg)) || rst_sk_unix_outer_take(t, msg, sizeof(msg)) ||
+	    reap_helpers(t, true, msg, sizeof(msg)) || adopt_end(t, msg, sizeof(msg)) ||
 	    child_setup(t, msg, sizeof(msg)) || reap_helpers(t, false, msg, sizeof(msg))) {
 		rst_procfd_abort(t); /* (a no-op once it opened its /proc files) */
 		if (write(t->err_pipe[1], msg, strlen(msg)) < 0)

@@ -119,11 +119,17 @@ struct rst_task {
 	bool before_setsid;  /* cloned before spawn_ppid's setsid: born in that one's old session */
 	bool helper;	     /* not in the images: leads a session/group whose leader is gone, then exits */
 	bool
-	    handover;	  /* a helper of a living session leader: clones its members and exits at once, which
-			   * hands them to their PID namespace's init (restore-tree.c); PID not known to crshim */
-	bool sibling;	  /* the root, --restore-sibling: cloned with CLONE_PARENT */
-	bool detached;	  /* the root, restore -d: crshim, its parent, exits at once (no pdeathsig then) */
-	bool mntns_proc;  /* the root: a new mount namespace with a fresh /proc (ns/pid.c) */
+	    handover;	 /* a helper of a living session leader: clones its members and exits at once, which
+			  * hands them to their PID namespace's init (restore-tree.c); PID not known to crshim */
+	bool adopter;	 /* restore-tree.c: adopts the orphans of a helper that exits (PR_SET_CHILD_SUBREAPER
+			    before it clones); one that is no subreaper in the images clears it once every child
+			    of its is its own and says so (RST_ADOPTED_MARK) */
+	bool adopt_done; /* crshim: that mark was read */
+	bool orphaner;	 /* a helper whose own children (not CLONE_PARENT) are adopted when it exits: released
+			    alone, deepest first, once the adopters above it are ready (rst_tree_release) */
+	bool sibling;	 /* the root, --restore-sibling: cloned with CLONE_PARENT */
+	bool detached;	 /* the root, restore -d: crshim, its parent, exits at once (no pdeathsig then) */
+	bool mntns_proc; /* the root: a new mount namespace with a fresh /proc (ns/pid.c) */
 	bool paths_later; /* the tree's own mount tree is restored: its paths exist only after pivot_root */
 	bool ns_init;	  /* PID 1 of a namespace below its parent's: cloned with CLONE_NEWPID */
 	bool svm_any;	  /* rst_tree_plan: some process of the tree shares another's address space */
@@ -327,6 +333,9 @@ __attribute__((noreturn)) void rst_child(struct rst_task *t);
 /* ... and this one when its nested mount namespace stands and it waits for what crshim makes in it (the
  * unix sockets bound there: rst_sk_unix_nested_take); rst_task_reason skips it too. */
 #define RST_STAND_MARK '\2'
+/* ... and this one when, an adopter (restore-tree.c) that is no subreaper in the images, it has every child
+ * and cleared its flag; rst_task_reason skips it too (and notes it: adopt_done). */
+#define RST_ADOPTED_MARK '\3'
 
 /* restore-pidns.c: the tasks' ids in the PID namespaces below ours (pstree ns_levels/ns_tids, or the
  * inventory pidns of older images); rst_pidns_helpers: the same for helper tasks (after rst_tree_plan added

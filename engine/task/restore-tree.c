@@ -46,8 +46,9 @@ int rst_task_reason(struct rst_task *t, struct cr_err *e)
 		return 0;
 	ssize_t n = read(t->err_pipe[0], msg, sizeof(msg) - 1); /* O_NONBLOCK (restore_run) */
 	size_t skip = 0; /* the child's "I am here" (and "my mount namespace stands") */
-	while (n > 0 && (size_t)n > skip && (msg[skip] == RST_BORN_MARK || msg[skip] == RST_STAND_MARK))
-		skip++;
+	while (n > 0 && (size_t)n > skip &&
+	       (msg[skip] == RST_BORN_MARK || msg[skip] == RST_STAND_MARK || msg[skip] == RST_ADOPTED_MARK))
+		t->adopt_done |= msg[skip++] == RST_ADOPTED_MARK;
 	if (n <= 0 || (size_t)n == skip)
 		return 0;
 	msg[n] = '\0';
@@ -329,11 +330,135 @@ static void dead_chain(struct rst_task *ts, size_t n, struct rst_task *m, pid_t 
 	}
 }
 
+/* x is on the spawn line above y: y's spawner, or its spawner's, ... */
+static bool spawns_above(struct rst_task *ts, size_t n, const struct rst_task *x, const struct rst_task *y)
+{
+	for (int depth = 0; depth < 4096 && y; depth++) {
+		y = rst_tree_task(ts, n, y->spawn_ppid);
+		if (y && y == x)
+			return true;
+	}
+	return false;
+}
+
+static bool image_subreaper(const struct rst_task *x)
+{
+	return x->core && x->core->child_subreaper;
+}
+
+/* A member that a helper may clone as it likes: its parent would have, nothing shared with it. */
+static bool cross_member(const struct rst_task *m, const struct rst_task *first)
+{
+	return !m->zombie && !m->helper && !m->ns_init && !m->clone_parent && !m->before_setsid &&
+	       !m->handover && m->spawn_ppid == m->pst->ppid && !m->pst->clone_share && !m->pst->files_with &&
+	       !rst_svm_sharer(m) && m->ns_levels == first->ns_levels;
+}
+
+/* How the helper of a gone session leader, cloned by a, makes the members of parent b (not a):
+ *  CROSS_ADOPT: b is above a on the spawn line: the helper clones them as its own children and b, a
+ *   subreaper for the time (adopter), adopts them when the helper exits;
+ *  CROSS_BORN: b leads a session and its parent q (a subreaper of the images or its PID namespace's init) is
+ *   a or above it: the helper clones b, born in the session, which clones its members before its setsid;
+ *   q adopts b when the helper exits. */
+enum { CROSS_NO, CROSS_ADOPT, CROSS_BORN };
+static int cross_kind(struct rst_task *ts, size_t n, const struct rst_task *a, const struct rst_task *b,
+		      const struct rst_task *m)
+{
+	if (b->ns_init || b->helper || b->zombie || b->ns_levels != m->ns_levels)
+		return CROSS_NO;
+	if (spawns_above(ts, n, b, a))
+		return CROSS_ADOPT;
+	const struct rst_task *q = rst_tree_task(ts, n, b->pst->ppid);
+	if (q && free_born(ts, n, b, m) && (image_subreaper(q) || q->ns_init) &&
+	    (q == a || spawns_above(ts, n, q, a)))
+		return CROSS_BORN;
+	return CROSS_NO;
+}
+
+#define CROSS_MAX 64
+/* The members of session sid that its helper must make (dead_entry), their indices; 0: more than max or one
+ * a helper may not clone. */
+static size_t cross_members(struct rst_task *ts, size_t n, pid_t sid, size_t *out, size_t max)
+{
+	size_t k = 0;
+	for (size_t j = 0; j < n; j++) {
+		if (!dead_entry(ts, n, &ts[j], sid))
+			continue;
+		if (k == max || !cross_member(&ts[j], k ? &ts[out[0]] : &ts[j]))
+			return 0;
+		out[k++] = j;
+	}
+	return k;
+}
+
+/* A parent of the members (by index) that the helper cloned by a can serve, every one. */
+static bool cross_fits(struct rst_task *ts, size_t n, const size_t *mem, size_t nm, const struct rst_task *a)
+{
+	for (size_t k = 0; k < nm; k++) {
+		const struct rst_task *b = rst_tree_task(ts, n, ts[mem[k]].pst->ppid);
+		if (!b || (b != a && cross_kind(ts, n, a, b, &ts[mem[0]]) == CROSS_NO))
+			return false;
+	}
+	return true;
+}
+
+/* Session sid, whose leader is gone, with members under parents that no one helper reaches through clones
+ * (CRIU's session02: two such sessions, each with a member under the same two leaders): the helper is
+ * cloned by one of the parents (a), clones a's members with CLONE_PARENT and the others as cross_kind says;
+ * its orphans are adopted when it exits (rst_tree_release lets such helpers go one by one, deepest first;
+ * cross_check plays that history before anything is made). 1: no parent can clone it. */
+static int plan_cross(struct rst_task **tsp, size_t *np, size_t i, struct cr_err *e)
+{
+	struct rst_task *ts = *tsp, *t = &ts[i];
+	pid_t sid = t->pst->sid, tpid = t->pid;
+	size_t mem[CROSS_MAX], nm = cross_members(ts, *np, sid, mem, CROSS_MAX);
+	const struct rst_task *a = NULL;
+	for (size_t k = 0; k < nm && !a; k++) {
+		const struct rst_task *c = rst_tree_task(ts, *np, ts[mem[k]].pst->ppid);
+		if (c && cross_fits(ts, *np, mem, nm, c))
+			a = c;
+	}
+	if (!a)
+		return 1;
+	int kind[CROSS_MAX];
+	for (size_t k = 0; k < nm; k++) {
+		const struct rst_task *b = rst_tree_task(ts, *np, ts[mem[k]].pst->ppid);
+		kind[k] = b == a ? CROSS_NO : cross_kind(ts, *np, a, b, &ts[mem[0]]);
+	}
+	struct rst_task like = *t;
+	pid_t apid = a->pid;
+	like.spawn_ppid = apid, like.clone_parent = like.before_setsid = like.handover = false;
+	struct rst_task *h = add_helper(tsp, np, sid, sid, t->vpid ? t->pst->ns_sid : 0, &like, e);
+	if (!h)
+		return cr_wrap(e, "task %d", tpid);
+	h->orphaner = true;
+	ts = *tsp;
+	for (size_t k = 0; k < nm; k++) {
+		struct rst_task *m = &ts[mem[k]], *b = rst_tree_task(ts, *np, m->pst->ppid);
+		if (kind[k] == CROSS_BORN) {
+			struct rst_task *q = rst_tree_task(ts, *np, b->pst->ppid);
+			m->before_setsid = true;
+			b->spawn_ppid = sid;
+			q->adopter = q->adopter || !q->ns_init;
+			continue;
+		}
+		m->spawn_ppid = sid;
+		m->clone_parent = kind[k] == CROSS_NO;
+		b->adopter = b->adopter || kind[k] == CROSS_ADOPT;
+	}
+	pr_info("session %d: helper cloned by %d, %zu members, orphans adopted when it exits\n", sid, apid,
+		nm);
+	return 0;
+}
+
 /* Session sid, whose leader is gone and which task i is in: one helper takes the leader's PID and makes the
  * session again, cloned by the nearest process from which every member of the session can be reached (its
  * parent, or a leader above it born in the session: dead_reach). */
-static int plan_dead_session(struct rst_task **tsp, size_t *np, size_t i, struct cr_err *e)
+static int plan_dead_session(struct rst_task **tsp, size_t *np, size_t i, bool cross_first, struct cr_err *e)
 {
+	int r = cross_first ? plan_cross(tsp, np, i, e) : 1;
+	if (r <= 0)
+		return r;
 	struct rst_task *ts = *tsp, *t = &ts[i];
 	pid_t sid = t->pst->sid, tpid = t->pid, cand[DEAD_REACH], other[DEAD_REACH];
 	size_t nc = dead_reach(ts, *np, t, cand);
@@ -349,12 +474,17 @@ static int plan_dead_session(struct rst_task **tsp, size_t *np, size_t i, struct
 				}
 		nc = keep;
 	}
-	if (!nc) /* (their parents lead sessions born elsewhere, e.g. CRIU's session02) */
-		return cr_fail(
-		    e,
-		    "not supported yet: task %d (child of %d) is in session %d: its leader is gone, "
-		    "no one helper can reach all its members",
-		    tpid, t->pst->ppid, sid);
+	r = nc || cross_first ? 1
+			      : plan_cross(tsp, np, i, e); /* (their parents lead sessions born elsewhere) */
+	if (!nc && r)
+		return r < 0 ? -1
+			     : cr_fail(
+				   e,
+				   "not supported yet: task %d (child of %d) is in session %d: its leader is "
+				   "gone, no one helper can reach all its members",
+				   tpid, t->pst->ppid, sid);
+	if (!nc)
+		return 0;
 	struct rst_task like = *t;
 	like.spawn_ppid = cand[0], like.clone_parent = like.before_setsid = like.handover = false;
 	if (!add_helper(tsp, np, sid, sid, t->vpid ? t->pst->ns_sid : 0, &like, e))
@@ -367,7 +497,7 @@ static int plan_dead_session(struct rst_task **tsp, size_t *np, size_t i, struct
 }
 
 /* Who clones task i so that it is born in its session. */
-static int plan_session(struct rst_task **tsp, size_t *np, size_t i, struct cr_err *e)
+static int plan_session(struct rst_task **tsp, size_t *np, size_t i, bool cross_first, struct cr_err *e)
 {
 	struct rst_task *ts = *tsp, *t = &ts[i];
 	const struct rst_task *par = rst_tree_task(ts, *np, t->pst->ppid);
@@ -377,6 +507,8 @@ static int plan_session(struct rst_task **tsp, size_t *np, size_t i, struct cr_e
 				     t->pst->ppid);
 	if (sid == t->pid || sid == par->pst->sid)
 		return 0;
+	if (t->spawn_ppid != t->pst->ppid && born_sid(ts, *np, t) == sid)
+		return 0; /* planned with its session's members already (plan_cross) */
 	if (par->pst->sid == par->pid && want_born(ts, *np, (struct rst_task *)par, sid, 0)) {
 		t->before_setsid = true;
 		return 0;
@@ -391,7 +523,7 @@ static int plan_session(struct rst_task **tsp, size_t *np, size_t i, struct cr_e
 		return 0;
 	}
 	if (!l && !external_id(ts, sid))
-		return plan_dead_session(tsp, np, i, e);
+		return plan_dead_session(tsp, np, i, cross_first, e);
 	if (l && l->helper && l->pst->ppid == t->pst->ppid && l->pst->sid == sid) {
 		t->spawn_ppid = l->pid, t->clone_parent = true;
 		return 0;
@@ -419,17 +551,81 @@ static int plan_group(struct rst_task **tsp, size_t *np, size_t i, struct cr_err
 	return h ? 0 : cr_wrap(e, "task %d", tpid);
 }
 
-int rst_tree_plan(struct cr_opts *o, struct rst_task **tsp, size_t *np, struct cr_err *e)
+/* Adopter p is ready for the next helper's exit: a subreaper for the time whose children are all its own. */
+static void cross_settle(const struct rst_task *ts, size_t n, const long *cur, bool *on)
 {
-	(void)o;
-	size_t nimg = *np;
-	(*tsp)[0].spawn_ppid = 0;
-	for (size_t i = 1; i < nimg; i++) /* (plan_session may place a task before its turn) */
-		(*tsp)[i].spawn_ppid = (*tsp)[i].pst->ppid;
-	if (rst_pidns_plan(*tsp, nimg, e)) /* the same PIDs inside PID namespaces (restore-pidns.c) */
-		return -1;
+	for (size_t p = 0; p < n; p++) {
+		bool all = on[p] && !image_subreaper(&ts[p]);
+		for (size_t c = 0; all && c < n; c++)
+			all = ts[c].helper || ts[c].pst->ppid != rst_ipid(&ts[p]) || cur[c] == (long)p;
+		on[p] = on[p] && !all;
+	}
+}
+
+/* The reaper of the orphans of helper h at its exit (the kernel's choice), -1: none in the tree or one whose
+ * flag's time is not known (a subreaper of the images that is no adopter sets it late). */
+static long cross_reaper(const struct rst_task *ts, const long *cur, const bool *on, size_t h)
+{
+	for (long x = cur[h], depth = 0; x >= 0 && depth < 4096; x = cur[x], depth++) {
+		if (on[x] || ts[x].ns_init || (ts[x].adopter && image_subreaper(&ts[x])))
+			return x;
+		if (image_subreaper(&ts[x]))
+			return -1;
+	}
+	return -1;
+}
+
+/* The history plan_cross planned, played before anything is made: each task's parent after its clone, then
+ * the helpers whose orphans are adopted end one by one, deepest first (rst_tree_release), each adopter for
+ * the time clearing its flag once its children are its own. Every process must end up under its parent. */
+static int cross_check(struct rst_task *ts, size_t n, const size_t *ord, struct cr_err *e)
+{
+	__cleanup_free long *cur = calloc(n, sizeof(*cur));
+	__cleanup_free bool *on = calloc(n, sizeof(*on));
+	if (!cur || !on)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	for (size_t k = 0; k < n; k++) {
+		size_t i = ord[k]; /* (spawners first) */
+		long s = ts[i].spawn_idx;
+		cur[i] = s < 0 ? -1 : ts[i].clone_parent ? cur[s] : s;
+		on[i] = ts[i].adopter;
+		if (ts[i].handover || (s >= 0 && ts[s].zombie && !ts[i].clone_parent))
+			return cr_fail(
+			    e,
+			    "not supported yet: helpers whose orphans are adopted and task %d handed "
+			    "over by a helper or zombie in one tree",
+			    rst_ipid(&ts[i]));
+	}
+	cross_settle(ts, n, cur, on);
+	for (size_t k = n; k-- > 0;) {
+		size_t h = ord[k];
+		if (!ts[h].orphaner)
+			continue;
+		long r = cross_reaper(ts, cur, on, h);
+		for (size_t c = 0; c < n; c++)
+			if (cur[c] == (long)h)
+				cur[c] = r;
+		cur[h] = -1;
+		cross_settle(ts, n, cur, on);
+	}
+	for (size_t i = 1; i < n; i++) {
+		const struct rst_task *p = rst_tree_task(ts, n, ts[i].pst->ppid);
+		if (!ts[i].helper && (!p || cur[i] != p - ts))
+			return cr_fail(
+			    e,
+			    "not supported yet: task %d would not end up under its parent %d (helpers "
+			    "whose orphans are adopted)",
+			    rst_ipid(&ts[i]), ts[i].pst->ppid);
+	}
+	return 0;
+}
+
+/* One plan of who clones whom (cross_first: a gone session leader's helper as plan_cross has it, where
+ * possible, before the one that reaches every member by clones only). */
+static int plan_pass(struct rst_task **tsp, size_t *np, size_t nimg, bool cross_first, struct cr_err *e)
+{
 	for (size_t i = 1; i < nimg; i++)
-		if (plan_session(tsp, np, i, e))
+		if (plan_session(tsp, np, i, cross_first, e))
 			return -1;
 	for (size_t i = 1; i < nimg; i++)
 		if (plan_group(tsp, np, i, e))
@@ -437,14 +633,57 @@ int rst_tree_plan(struct cr_opts *o, struct rst_task **tsp, size_t *np, struct c
 	if (rst_pidns_helpers(*tsp, *np, e))
 		return -1;
 	struct rst_task *ts = *tsp;
-	bool svm = false;
+	bool cross = false;
 	for (size_t i = 0; i < *np; i++) {
 		const struct rst_task *s = i ? rst_tree_task(ts, *np, ts[i].spawn_ppid) : NULL;
 		ts[i].tree = ts;
 		ts[i].ntree = *np;
 		ts[i].spawn_idx = s ? s - ts : -1;
-		svm = svm || rst_svm_sharer(&ts[i]);
+		cross = cross || ts[i].orphaner;
 	}
+	__cleanup_free size_t *ord = cross ? rst_tree_order(ts, *np) : NULL;
+	if (cross && !ord)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	return cross ? cross_check(ts, *np, ord, e) : 0;
+}
+
+/* Back to the images' tree: no helper, each task cloned by its parent. */
+static void plan_reset(struct rst_task *ts, size_t *np, size_t nimg)
+{
+	for (size_t i = nimg; i < *np; i++)
+		free(ts[i].own_pst);
+	*np = nimg;
+	ts[0].spawn_ppid = 0;
+	for (size_t i = 0; i < nimg; i++) {
+		struct rst_task *t = &ts[i];
+		t->spawn_ppid = i ? t->pst->ppid : 0; /* (plan_session may place a task before its turn) */
+		t->clone_parent = t->before_setsid = t->handover = t->adopter = false;
+	}
+}
+
+int rst_tree_plan(struct cr_opts *o, struct rst_task **tsp, size_t *np, struct cr_err *e)
+{
+	(void)o;
+	size_t nimg = *np;
+	plan_reset(*tsp, np, nimg);
+	if (rst_pidns_plan(*tsp, nimg, e)) /* the same PIDs inside PID namespaces (restore-pidns.c) */
+		return -1;
+	if (plan_pass(tsp, np, nimg, false, e)) {
+		/* a tree whose gone session leaders' helpers must be cloned as plan_cross has it, even where
+		 * clones alone reach the members of one (CRIU's session02) */
+		struct cr_err first = *e;
+		plan_reset(*tsp, np, nimg);
+		if (plan_pass(tsp, np, nimg, true, e)) {
+			*e = first;
+			return -1;
+		}
+		pr_info("planned again, with helpers whose orphans are adopted: the error above is not the "
+			"restore's\n");
+	}
+	struct rst_task *ts = *tsp;
+	bool svm = false;
+	for (size_t i = 0; i < *np; i++)
+		svm = svm || rst_svm_sharer(&ts[i]);
 	for (size_t i = 0; i < *np; i++)
 		ts[i].svm_any = svm;
 	if (*np > nimg)
@@ -576,6 +815,73 @@ static pid_t now_pid(struct rst_task *ts, size_t n, pid_t id)
 	return !x ? id : rst_pid_known(x) ? x->pid : -1;
 }
 
+static pid_t stat_ppid(pid_t pid)
+{
+	char buf[512];
+	const char *p = proc_stat_comm_end(pid, 0, buf, sizeof(buf));
+	char st;
+	int ppid;
+	return p && sscanf(p + 2, "%c %d", &st, &ppid) == 2 ? ppid : -1;
+}
+
+/* Each temporary adopter (plan_cross) whose children are all its own has said it is no subreaper any more;
+ * with h, the children h cloned as its own are under their parents too. */
+static int cross_wait(struct rst_task *ts, size_t n, const struct rst_task *h, struct cr_err *e)
+{
+	for (int tries = 0;; tries++) {
+		size_t waiting = rst_pidns_find_unseized(ts, n);
+		for (size_t i = 0; i < n; i++) {
+			struct rst_task *t = &ts[i];
+			if (h && t->spawn_idx == h - ts && !t->clone_parent)
+				waiting +=
+				    !rst_pid_known(t) || stat_ppid(t->pid) != now_pid(ts, n, t->pst->ppid);
+			if (!t->adopter || image_subreaper(t) || t->adopt_done)
+				continue;
+			bool all = rst_pid_known(t);
+			for (size_t c = 0; all && c < n; c++)
+				all = ts[c].helper || ts[c].pst->ppid != rst_ipid(t) ||
+				      (rst_pid_known(&ts[c]) && stat_ppid(ts[c].pid) == t->pid);
+			if (all && rst_task_reason(t, e))
+				return -1;
+			waiting += all && !t->adopt_done;
+		}
+		for (size_t i = 0; tries % 16 == 15 && i < n; i++)
+			if (!ts[i].zombie && !ts[i].helper && rst_task_reason(&ts[i], e))
+				return -1;
+		if (!waiting)
+			return 0;
+		if (tries > 60000)
+			return cr_fail_errno(e, ETIMEDOUT, "orphans of helper %d not adopted",
+					     h ? h->pid : 0);
+		usleep(500);
+	}
+}
+
+/* The helpers whose own children are adopted when they exit (plan_cross): one by one, deepest first, each
+ * once the adopters for the time before it are ready, and its orphans under their parents before the next
+ * (the order cross_check played). */
+static int release_orphaners(struct rst_task *ts, size_t n, struct cr_err *e)
+{
+	bool any = false;
+	for (size_t i = 0; i < n; i++)
+		any = any || ts[i].orphaner;
+	if (!any)
+		return 0;
+	__cleanup_free size_t *ord = rst_tree_order(ts, n);
+	if (!ord)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	for (size_t k = n; k-- > 0;) {
+		struct rst_task *h = &ts[ord[k]];
+		if (!h->orphaner)
+			continue;
+		if (cross_wait(ts, n, NULL, e) || rst_task_go(h, "release helper", e) ||
+		    cross_wait(ts, n, h, e))
+			return -1;
+		pr_info("helper %d released: its orphans are adopted\n", h->pid);
+	}
+	return 0;
+}
+
 /* Every member of a helper's session or group is in it: the helpers may go. */
 int rst_tree_release(struct rst_task *ts, size_t n, struct cr_err *e)
 {
@@ -619,9 +925,11 @@ int rst_tree_release(struct rst_task *ts, size_t n, struct cr_err *e)
 					     waiting);
 		usleep(500);
 	}
+	if (release_orphaners(ts, n, e))
+		return -1;
 	for (size_t i = 0; i < n; i++) {
 		struct rst_task *h = &ts[i];
-		if (!h->helper || h->handover)
+		if (!h->helper || h->handover || h->orphaner)
 			continue;
 		if (rst_task_go(h, "release helper", e))
 			return -1;

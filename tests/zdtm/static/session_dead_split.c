@@ -1,8 +1,9 @@
 /* Two sessions whose leaders are gone (S and T), each with a member under the same two session leaders P
  * and Q (the shape of CRIU's session02): S, P's child, forked P1 into P's children with CLONE_PARENT; Q,
  * born in session S below S, forked T, which forked Q2 into Q's children with CLONE_PARENT and P2 below
- * it, which P (a subreaper then) adopted; then the test adopted Q. Without such a history no one helper of
- * S or T reaches both of its members: the dump must refuse the tree with one line and leave it running. */
+ * it, which P (a subreaper then) adopted; then the test adopted Q. No one helper of S or T reaches both of
+ * its members by clones alone: the restore plays such a history again (restore-tree.c plan_cross: helpers
+ * whose orphans are adopted, P a subreaper for the time). */
 #include <sched.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
