@@ -13,6 +13,10 @@
 
 enum { P, P1, P2, Q, Q1, Q2, N, S, X, T, Y, ROOT = 16, GO = 17 };
 
+#ifndef SPLIT_FLAGS /* (session_split_init: the same tree below its PID namespace's init, no subreaper) */
+#define SPLIT_FLAGS TREE_SUBREAPER
+#endif
+
 /* fork(), but the child (sleeping in slot) is a child of our parent (tree_sleep does not mark it ready:
  * its slot is not the one tree_child gave; its slot is set once it is set up) */
 static void fork_sibling(int slot)
@@ -85,7 +89,7 @@ int main(int argc, char **argv)
 {
 	struct tree_ids tab[N + 1];
 	pid_t pids[N + 1];
-	volatile pid_t *sh = tree_init(argc, argv, TREE_SUBREAPER);
+	volatile pid_t *sh = tree_init(argc, argv, SPLIT_FLAGS);
 	sh[ROOT] = getpid();
 	if (tree_child(P) == 0) {
 		tree_subreaper();
