@@ -17,7 +17,17 @@
  * (alive or as a zombie) until every member has joined; then crshim lets the helpers go.
  * A dead leader that is a zombie of the images (its members adopted by a subreaper) is no helper: it is
  * made like a helper (setsid or setpgid, its members cloned with CLONE_PARENT), then exits with its status;
- * as a zombie it keeps its group and session for the members that join later. */
+ * as a zombie it keeps its group and session for the members that join later.
+ * When no one process reaches every member of a dead leader's session by clones (their parents lead sessions
+ * of their own, each with members of two such sessions: CRIU's session02), the history is played with
+ * orphans (plan_cross): the helper, a child of one parent, clones the other parents' members as its own
+ * children (or that parent itself, born in the session), and when it exits the kernel hands them to their
+ * parent, a subreaper for the time (or of the images, or the PID namespace's init); crshim lets such helpers
+ * exit one by one, deepest first, each once the subreapers for the time above it are ready.
+ * The passes here visit the tasks in the images' order and take a task's parent as planned already (and
+ * rst_pidns_plan looks it up among the tasks before it): restore-load.c refuses images where a
+ * parent is not listed before its children, which the dump never writes (seize-tree.c adds a task's children
+ * after it, and a tree whose parents changed while it was seized is seized again). */
 #define LOG_PREFIX "restore-tree: "
 #include <errno.h>
 #include <fcntl.h>
@@ -369,6 +379,10 @@ static int cross_kind(struct rst_task *ts, size_t n, const struct rst_task *a, c
 	if (spawns_above(ts, n, b, a))
 		return CROSS_ADOPT;
 	const struct rst_task *q = rst_tree_task(ts, n, b->pst->ppid);
+	/* (a sibling sharing b's fd table is cloned by b: rst_fdtable_check) */
+	for (size_t k = 0; k < n; k++)
+		if (ts[k].pst && ts[k].pst->files_with == b->pid)
+			return CROSS_NO;
 	if (q && free_born(ts, n, b, m) && (image_subreaper(q) || q->ns_init) &&
 	    (q == a || spawns_above(ts, n, q, a)))
 		return CROSS_BORN;
