@@ -374,7 +374,7 @@ enum { CROSS_NO, CROSS_ADOPT, CROSS_BORN };
 static int cross_kind(struct rst_task *ts, size_t n, const struct rst_task *a, const struct rst_task *b,
 		      const struct rst_task *m)
 {
-	if (b->ns_init || b->helper || b->zombie || b->ns_levels != m->ns_levels)
+	if (b->ns_init || b->helper || b->zombie || rst_svm_sharer(b) || b->ns_levels != m->ns_levels)
 		return CROSS_NO;
 	if (spawns_above(ts, n, b, a))
 		return CROSS_ADOPT;
