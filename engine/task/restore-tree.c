@@ -565,8 +565,8 @@ static int plan_group(struct rst_task **tsp, size_t *np, size_t i, struct cr_err
 	return h ? 0 : cr_wrap(e, "task %d", tpid);
 }
 
-/* Adopter p is ready for the next helper's exit: a subreaper for the time whose children are all its own. */
-static void cross_settle(const struct rst_task *ts, size_t n, const long *cur, bool *on)
+/* Each adopter for the time whose children (in the images) are all its own clears its flag. */
+static void cross_settle(const struct rst_task *ts, size_t n, const long *cur, long *on)
 {
 	for (size_t p = 0; p < n; p++) {
 		bool all = on[p] && !image_subreaper(&ts[p]);
@@ -578,7 +578,7 @@ static void cross_settle(const struct rst_task *ts, size_t n, const long *cur, b
 
 /* The reaper of the orphans of helper h at its exit (the kernel's choice), -1: none in the tree or one whose
  * flag's time is not known (a subreaper of the images that is no adopter sets it late). */
-static long cross_reaper(const struct rst_task *ts, const long *cur, const bool *on, size_t h)
+static long cross_reaper(const struct rst_task *ts, const long *cur, const long *on, size_t h)
 {
 	for (long x = cur[h], depth = 0; x >= 0 && depth < 4096; x = cur[x], depth++) {
 		if (on[x] || ts[x].ns_init || (ts[x].adopter && image_subreaper(&ts[x])))
@@ -594,21 +594,23 @@ static long cross_reaper(const struct rst_task *ts, const long *cur, const bool 
  * the time clearing its flag once its children are its own. Every process must end up under its parent. */
 static int cross_check(struct rst_task *ts, size_t n, const size_t *ord, struct cr_err *e)
 {
-	__cleanup_free long *cur = calloc(n, sizeof(*cur));
-	__cleanup_free bool *on = calloc(n, sizeof(*on));
-	if (!cur || !on)
-		return cr_fail_errno(e, ENOMEM, "out of memory");
-	for (size_t k = 0; k < n; k++) {
-		size_t i = ord[k]; /* (spawners first) */
+	for (size_t i = 0; i < n; i++) {
 		long s = ts[i].spawn_idx;
-		cur[i] = s < 0 ? -1 : ts[i].clone_parent ? cur[s] : s;
-		on[i] = ts[i].adopter;
 		if (ts[i].handover || (s >= 0 && ts[s].zombie && !ts[i].clone_parent))
 			return cr_fail(
 			    e,
 			    "not supported yet: helpers whose orphans are adopted and task %d handed "
 			    "over by a helper or zombie in one tree",
 			    rst_ipid(&ts[i]));
+	}
+	long *cur = calloc(2 * n, sizeof(*cur)), *on = cur ? cur + n : NULL; /* (on: a subreaper now) */
+	if (!cur)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	for (size_t k = 0; k < n; k++) {
+		size_t i = ord[k]; /* (spawners first) */
+		long s = ts[i].spawn_idx;
+		cur[i] = s < 0 ? -1 : ts[i].clone_parent ? cur[s] : s;
+		on[i] = ts[i].adopter;
 	}
 	cross_settle(ts, n, cur, on);
 	for (size_t k = n; k-- > 0;) {
@@ -622,15 +624,18 @@ static int cross_check(struct rst_task *ts, size_t n, const size_t *ord, struct 
 		cur[h] = -1;
 		cross_settle(ts, n, cur, on);
 	}
-	for (size_t i = 1; i < n; i++) {
+	size_t bad = 0;
+	for (size_t i = 1; i < n && !bad; i++) {
 		const struct rst_task *p = rst_tree_task(ts, n, ts[i].pst->ppid);
-		if (!ts[i].helper && (!p || cur[i] != p - ts))
-			return cr_fail(
-			    e,
-			    "not supported yet: task %d would not end up under its parent %d (helpers "
-			    "whose orphans are adopted)",
-			    rst_ipid(&ts[i]), ts[i].pst->ppid);
+		bad = !ts[i].helper && (!p || cur[i] != p - ts) ? i : 0;
 	}
+	free(cur);
+	if (bad)
+		return cr_fail(
+		    e,
+		    "not supported yet: task %d would not end up under its parent %d (helpers whose "
+		    "orphans are adopted)",
+		    rst_ipid(&ts[bad]), ts[bad].pst->ppid);
 	return 0;
 }
 
