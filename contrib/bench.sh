@@ -173,11 +173,35 @@ ask_result() { # PID DIR ALIVE: SIGUSR1 to the restored program, then its DIR/re
 	cat "$2/result" 2>/dev/null || echo "BAD: no result (the restored program died?)"
 }
 
+# tool_step TOOL KEY BIN DIR VERB ARGS...: `BIN VERB -D DIR/images ARGS -o VERB.log` in the run's cgroup (its
+# output in DIR/VERB.out), its wall time from STEP_T0 to STEP_T1; 1 if it failed (RES[TOOL,KEY,data] says why).
+STEP_T0='' STEP_T1=''
+tool_step() {
+	local tool=$1 key=$2 bin=$3 dir=$4 verb=$5
+	shift 5
+	STEP_T0=$(now)
+	if ! in_cg timeout "$STEP_TIMEOUT" "$bin" "$verb" -D "$dir/images" "$@" -o "$verb.log" >"$dir/$verb.out" 2>&1; then
+		RES[$tool,$key,data]="$verb failed: $(last_error "$dir/$verb.out" "$dir/images/$verb.log") (log $(keep_logs "$dir")/$verb.log)"
+		return 1
+	fi
+	STEP_T1=$(now)
+}
+step_res() { # TOOL KEY WHAT C0 C1: RES[TOOL,KEY,WHAT] the last step's wall s, RES[..,cWHAT] the CPU s from C0 to C1
+	RES[$1,$2,$3]=$(calc %.3f "$STEP_T1 - $STEP_T0")
+	RES[$1,$2,c$3]=$(calc %.3f "($5 - $4) / 1e9")
+}
+# timed_restore TOOL KEY BIN DIR C1: the restore of DIR/images (detached, DIR/restored.pid), timed into RES as
+# above (its CPU: the cgroup's from C1, the dump's end); 1 if it failed.
+timed_restore() {
+	tool_step "$1" "$2" "$3" "$4" restore -d --pidfile "$4/restored.pid" || return 1
+	step_res "$1" "$2" restore "$5" "$(cg_ns)"
+}
+
 # run_one TOOL BIN MIB: one dump + restore + verify, bench-mem and the tool in a cgroup of their own (cg_new);
 # fills RES[TOOL,MIB,*] (dump, restore: wall s; cdump, crestore: CPU s; load: the load average as the dump
 # started); returns 1 if a step failed.
 run_one() {
-	local tool=$1 bin=$2 mib=$3 dir img pid rpid t0 t1 t2 t3 c0 c1 c2 result i avail
+	local tool=$1 bin=$2 mib=$3 dir img pid rpid c0 c1 result i avail
 	dir=$BASE/$tool-$mib
 	img=$dir/images
 	RES[$tool,$mib,data]=-
@@ -207,31 +231,17 @@ run_one() {
 
 	RES[$tool,$mib,load]=$(loadavg)
 	c0=$(cg_ns)
-	t0=$(now)
-	if ! in_cg timeout "$STEP_TIMEOUT" "$bin" dump -t "$pid" -D "$img" -o dump.log >"$dir/dump.out" 2>&1; then
-		RES[$tool,$mib,data]="dump failed: $(last_error "$dir/dump.out" "$img/dump.log") (log $(keep_logs "$dir")/dump.log)"
-		return 1
-	fi
-	t1=$(now)
+	tool_step "$tool" "$mib" "$bin" "$dir" dump -t "$pid" || return 1
 	for ((i = 0; i < 100; i++)); do bench_alive "$pid" || break; sleep 0.05; done
 	if bench_alive "$pid"; then RES[$tool,$mib,data]="still running after the dump"; return 1; fi
 	for ((i = 0; i < 100; i++)); do [ -e "/proc/$pid" ] || break; sleep 0.05; done
 	c1=$(cg_ns) # (the dump's CPU: the tool's and bench-mem's, its exit that frees the memory too)
 	RES[$tool,$mib,image]=$(du -sb --exclude='*.log' "$img" | cut -f1)
-	RES[$tool,$mib,dump]=$(calc %.3f "$t1 - $t0")
-	RES[$tool,$mib,cdump]=$(calc %.3f "($c1 - $c0) / 1e9")
+	step_res "$tool" "$mib" dump "$c0" "$c1"
 
-	t2=$(now)
-	if ! in_cg timeout "$STEP_TIMEOUT" "$bin" restore -D "$img" -d --pidfile "$dir/restored.pid" -o restore.log >"$dir/restore.out" 2>&1; then
-		RES[$tool,$mib,data]="restore failed: $(last_error "$dir/restore.out" "$img/restore.log") (log $(keep_logs "$dir")/restore.log)"
-		return 1
-	fi
-	t3=$(now)
-	c2=$(cg_ns)
+	timed_restore "$tool" "$mib" "$bin" "$dir" "$c1" || return 1
 	rpid=$(tr -d ' \n' <"$dir/restored.pid" 2>/dev/null || true)
 	PIDS+=("$rpid")
-	RES[$tool,$mib,restore]=$(calc %.3f "$t3 - $t2")
-	RES[$tool,$mib,crestore]=$(calc %.3f "($c2 - $c1) / 1e9")
 	if [ "$rpid" != "$pid" ] || ! bench_alive "$rpid"; then
 		RES[$tool,$mib,data]="restored pid '${rpid}' is not running bench-mem $pid"
 		return 1
@@ -391,7 +401,7 @@ sk_kill() { # the trees of this part still there (their sessions)
 
 # sk_one TOOL BIN SPEC (NxPAIRS): one dump + restore + check; fills RES[TOOL,SPEC,*] as run_one does.
 sk_one() {
-	local tool=$1 bin=$2 spec=$3 n=${3%x*} pairs=${3#*x} dir img pid rpid t0 t1 t2 c0 c1 c2 i result
+	local tool=$1 bin=$2 spec=$3 n=${3%x*} pairs=${3#*x} dir img pid rpid c0 c1 i result
 	dir=$BASE/$tool-sk$spec img=$dir/images
 	RES[$tool,$spec,data]=-
 	rm -rf "$dir" && mkdir -p "$img"
@@ -401,25 +411,13 @@ sk_one() {
 	sk_start "$dir" "$n" "$pairs" || { RES[$tool,$spec,data]="bench-sktree did not get ready"; return 1; }
 	pid=$SKPID
 	RES[$tool,$spec,load]=$(loadavg)
-	c0=$(cg_ns) t0=$(now)
-	if ! in_cg timeout "$STEP_TIMEOUT" "$bin" dump -t "$pid" -D "$img" -o dump.log >"$dir/dump.out" 2>&1; then
-		RES[$tool,$spec,data]="dump failed: $(last_error "$dir/dump.out" "$img/dump.log") (log $(keep_logs "$dir")/dump.log)"
-		return 1
-	fi
-	t1=$(now)
+	c0=$(cg_ns)
+	tool_step "$tool" "$spec" "$bin" "$dir" dump -t "$pid" || return 1
 	for ((i = 0; i < 200; i++)); do [ -z "$(ps -o pid= -s "$pid")" ] && break; sleep 0.05; done
 	[ -z "$(ps -o pid= -s "$pid")" ] || { RES[$tool,$spec,data]="the tree still runs after the dump"; return 1; }
 	c1=$(cg_ns)
-	RES[$tool,$spec,dump]=$(calc %.3f "$t1 - $t0")
-	RES[$tool,$spec,cdump]=$(calc %.3f "($c1 - $c0) / 1e9")
-	t1=$(now)
-	if ! in_cg timeout "$STEP_TIMEOUT" "$bin" restore -D "$img" -d --pidfile "$dir/restored.pid" -o restore.log >"$dir/restore.out" 2>&1; then
-		RES[$tool,$spec,data]="restore failed: $(last_error "$dir/restore.out" "$img/restore.log") (log $(keep_logs "$dir")/restore.log)"
-		return 1
-	fi
-	t2=$(now) c2=$(cg_ns)
-	RES[$tool,$spec,restore]=$(calc %.3f "$t2 - $t1")
-	RES[$tool,$spec,crestore]=$(calc %.3f "($c2 - $c1) / 1e9")
+	step_res "$tool" "$spec" dump "$c0" "$c1"
+	timed_restore "$tool" "$spec" "$bin" "$dir" "$c1" || return 1
 	rpid=$(tr -d ' \n' <"$dir/restored.pid" 2>/dev/null || true)
 	[ "$rpid" = "$pid" ] || { RES[$tool,$spec,data]="restored pid '$rpid', not $pid"; return 1; }
 	result=$(ask_result "$rpid" "$dir" proc_alive)
