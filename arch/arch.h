@@ -31,7 +31,7 @@ int arch_set_fpstate(pid_t tid, const void *buf, size_t len, struct cr_err *e);
 typedef uint32_t (*arch_crc32c_fn)(uint32_t crc, const void *p, size_t len);
 arch_crc32c_fn arch_crc32c_hw(void);
 /* a * b mod the CRC32C polynomial, reflected (bit 31 is x^0): x * x^(8n) is what n zero bytes do to the
- * register, which combines the CRCs of pieces (arch/pages-csum.c). */
+ * register, which combines the CRCs of pieces (arch/crc32c-mul.c). */
 uint32_t arch_crc32c_mul(uint32_t a, uint32_t b);
 
 uint64_t arch_regs_ip(const void *regs);

@@ -184,12 +184,6 @@ int pw_add(struct page_writer *pw, uint64_t vaddr, const void *buf, size_t len, 
 struct page_block;
 int pw_add_batch(struct page_writer *pw, const void *buf, size_t len, const struct page_block *b, size_t nb,
 		 struct cr_err *e);
-/* For a caller that puts the pages into the file itself (splice): the pages file, and at *off the offset
- * where the next pages go; -1 when they go to a page server. pw_add_written then adds the blocks of the len
- * bytes it put there (b[i].offset from *off, b[i].csum computed by the caller). */
-int pw_data_fd(const struct page_writer *pw, uint64_t *off);
-int pw_add_written(struct page_writer *pw, size_t len, const struct page_block *b, size_t nb,
-		   struct cr_err *e);
 /* Bytes of pages added so far. */
 uint64_t pw_bytes(const struct page_writer *pw);
 int pw_commit(struct page_writer *pw, struct cr_err *e);

@@ -211,23 +211,6 @@ int pw_add_batch(struct page_writer *pw, const void *buf, size_t len, const stru
 	return 0;
 }
 
-int pw_data_fd(const struct page_writer *pw, uint64_t *off)
-{
-	*off = pw->off;
-	return pw->px ? -1 : pw->fd;
-}
-
-int pw_add_written(struct page_writer *pw, size_t len, const struct page_block *b, size_t nb,
-		   struct cr_err *e)
-{
-	if (pw_check_blocks(pw, len, b, nb, e))
-		return -1;
-	if (pw->inject_errno) /* the data went in whole: the disk filled up after it */
-		return cr_fail_errno(e, pw->inject_errno, "write %s", pw->name);
-	pw_record(pw, len, b, nb);
-	return 0;
-}
-
 static int pw_write_map(struct page_writer *pw, struct cr_err *e)
 {
 	struct img_writer *w;

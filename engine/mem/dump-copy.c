@@ -1,20 +1,15 @@
 /* The dump's pages copied out of the task into the pages image (dump-mm.c found them). */
 #define LOG_PREFIX "dump-mm: "
 #include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/uio.h>
-#include <sys/vfs.h>
 #include <unistd.h>
-#include <linux/magic.h>
 
 #include "base/fault.h"
 #include "base/log.h"
 #include "mem/dump-mm-int.h"
-#include "mem/dump-splice.h"
 
 /* ---------------- copying pages ---------------- */
 
@@ -27,8 +22,6 @@ struct pbuf {
 	size_t nb;
 	int fd[PBUF_BLOCKS]; /* each block's run: read with process_vm_readv (< 0) or pread(fd, foff) */
 	uint64_t foff[PBUF_BLOCKS];
-	uint8_t *own; /* the buffer's memory (data: it, or a mapping of the pages file) */
-	bool mapped;  /* the blocks were read straight into the pages file */
 };
 
 struct pipe_state {
@@ -53,8 +46,7 @@ static void *writer_main(void *arg)
 			break;
 		struct pbuf *b = &p->buf[p->tail % PBUF_NR];
 		pthread_mutex_unlock(&p->lock);
-		int r = b->mapped ? pw_add_written(p->pw, b->used, b->b, b->nb, &p->err)
-				  : pw_add_batch(p->pw, b->data, b->used, b->b, b->nb, &p->err);
+		int r = pw_add_batch(p->pw, b->data, b->used, b->b, b->nb, &p->err);
 		CR_STAT_ADD(p->stats, bytes_done, b->used);
 		pthread_mutex_lock(&p->lock);
 		p->tail++;
@@ -222,196 +214,6 @@ static int copy_inline(struct mm_state *m, struct page_writer *pw, struct pbuf *
 	return 0;
 }
 
-/* Blocks of a batch the task's code did not do, read and written by crshim (one at a time: each is at most
- * PBUF_SIZE). */
-static int copy_blocks(struct mm_state *m, struct page_writer *pw, struct pbuf *b,
-		       const struct page_block *bl, size_t nb, struct cr_err *e)
-{
-	for (size_t i = 0; i < nb; i++) {
-		struct iovec l = {b->data, bl[i].len}, r = {(void *)(uintptr_t)bl[i].vaddr, bl[i].len};
-		ssize_t n = process_vm_readv(m->c->pid, &l, 1, &r, 1, 0);
-		if (n != (ssize_t)bl[i].len)
-			return read_failed(m, n < 0 ? errno : EFAULT, bl[i].vaddr, "process_vm_readv", e);
-		struct page_block one = {bl[i].vaddr, 0, bl[i].len, pw_block_csum(b->data, bl[i].len), 0, 0};
-		if (pw_add_batch(pw, b->data, bl[i].len, &one, 1, e))
-			return -1;
-	}
-	return 0;
-}
-
-/* Bytes of a block the task's code splices: a quarter of its pipe (1 MiB), so that the task checksums the
- * next blocks while crshim's thread empties the pipe (1 MiB blocks: the two took turns, waiting for a CPU
- * at each on a loaded machine). At most PBUF_SIZE (copy_blocks). */
-#ifndef SPLICE_BLOCK
-#define SPLICE_BLOCK (256u << 10)
-#endif
-
-/* The next batch of blocks for the task's code: from the runs read by process_vm_readv (fd < 0) at k, up to
- * room blocks of up to SPLICE_BLOCK each; *len their bytes. */
-static size_t splice_blocks(struct mm_state *m, struct copy_pos *k, struct page_block *bl, size_t room,
-			    uint64_t *len, int *err, struct cr_err *e)
-{
-	const struct prange *r;
-	size_t nb = 0;
-	*len = 0;
-	while (nb < room && (r = cur_run(m, k, err, e)) && r->fd < 0) {
-		uint64_t n = r->len - k->off < SPLICE_BLOCK ? r->len - k->off : SPLICE_BLOCK;
-		bl[nb++] = (struct page_block){r->vaddr + k->off, *len, n, 0, 0, 0};
-		*len += n;
-		advance(m, k, r, n);
-	}
-	return nb;
-}
-
-/* The pages through the task (dump-splice.c), the runs it cannot read (fd >= 0) and what follows them in
- * one buffer through crshim; after a failure of the task's code, all the rest through crshim. */
-static int splice_loop(struct mm_state *m, struct page_writer *pw, struct dump_splice *s, struct pbuf *b,
-		       struct page_block *bl, uint64_t *total, struct cr_err *e)
-{
-	struct copy_pos k = {0};
-	size_t room = dump_splice_room(s);
-	const struct prange *r;
-	int err = 0;
-	bool on = true;
-	while ((r = cur_run(m, &k, &err, e))) {
-		uint64_t len;
-		size_t nb = on && r->fd < 0 ? splice_blocks(m, &k, bl, room, &len, &err, e) : 0;
-		int ret = nb ? dump_splice_batch(s, pw, bl, nb, len, e) : 0;
-		if (err || ret < 0)
-			return -1;
-		if (ret > 0 && copy_blocks(m, pw, b, bl, nb, e))
-			return -1;
-		on = on && !ret;
-		if (!nb && (fill_buf(m, b, &k, e) || pw_add_batch(pw, b->data, b->used, b->b, b->nb, e)))
-			return -1;
-		len = nb ? len : b->used;
-		*total += len;
-		CR_STAT_ADD(m->c->o->stats, bytes_done, len);
-		if (k.ri >= (m->runs.nr + 1) / 2 && fault_check(m->c->o, FI_DUMP_MM_MID, e))
-			return -1; /* half of the runs written */
-	}
-	return err ? -1 : 0;
-}
-
-static int copy_spliced(struct mm_state *m, struct page_writer *pw, struct dump_splice *s, struct pbuf *b,
-			uint64_t *total, struct cr_err *e)
-{
-	struct page_block *bl = calloc(dump_splice_room(s), sizeof(*bl));
-	if (!bl)
-		return cr_fail_errno(e, ENOMEM, "out of memory");
-	int ret = splice_loop(m, pw, s, b, bl, total, e);
-	free(bl);
-	return ret;
-}
-
-/* Pages through the task's code: a dump of a killed tree (one left running or pre-dumped reads
- * /proc/PID/mem), into a file (not to a page server), of enough memory to pay for the task's setup (a few
- * remote syscalls; CRSHIM_DUMP_COPY=splice: any). 1: not this way. */
-#define SPLICE_MIN (4u << 20)
-
-static int copy_by_splice(struct mm_state *m, struct page_writer *pw, struct pbuf *b, uint64_t bytes,
-			  bool later, uint64_t *total, struct cr_err *e)
-{
-	struct dump_splice *s;
-	uint64_t off;
-	enum dump_copy how = dump_splice_mode();
-	if ((how != DUMP_COPY_AUTO && how != DUMP_COPY_SPLICE) || m->no_readv || pw_data_fd(pw, &off) < 0 ||
-	    (how == DUMP_COPY_AUTO && !later && bytes < SPLICE_MIN))
-		return 1;
-	int r = dump_splice_open(m->c, &s, e);
-	if (r)
-		return r;
-	r = copy_spliced(m, pw, s, b, total, e);
-	struct cr_err e2;
-	if (dump_splice_close(s, r ? &e2 : e))
-		r = -1;
-	return r;
-}
-
-/* ---------------- the pages read straight into the pages file ---------------- */
-
-/* On tmpfs a write() allocates and charges each page of the file under the file's lock: the writer thread
- * is the dump's limit (~0.5 s of CPU per GiB) while the reading thread waits for free buffers. When the
- * writer is behind (all buffers but the one to fill are waiting for it), the reading thread reads the next
- * buffer's blocks with process_vm_readv straight into a shared mapping of the pages file at their place
- * (the faults, populated ahead with MADV_POPULATE_WRITE, allocate the file's pages without that lock) and
- * checksums them there; the writer then only adds them to the pagemap, in their order. Copying into the
- * mapping never raises SIGBUS (MADV_POPULATE_WRITE fails, or process_vm_readv stops short, e.g. on a full
- * tmpfs): such a buffer is read into crshim's buffer as before and written, and the write says why. */
-#define MAP_WINDOW (32ull << 20) /* of the file mapped at a time */
-#define MAP_GROW (64ull << 20)	 /* the file is made longer this much at a time */
-
-struct map_win {
-	uint8_t *addr;
-	uint64_t off;
-};
-
-/* The file's bytes [off, off + len) in the thread's window of it (mapped anew when they are not in it). */
-static uint8_t *map_at(int fd, struct map_win *w, uint64_t off, uint64_t len)
-{
-	if (w->addr && off >= w->off && off + len <= w->off + MAP_WINDOW)
-		return w->addr + (off - w->off);
-	if (w->addr)
-		munmap(w->addr, MAP_WINDOW);
-	w->off = off & ~(MAP_WINDOW - 1);
-	if (off + len > w->off + MAP_WINDOW)
-		w->off = off; /* (a page multiple: the file holds whole pages) */
-	void *a = mmap(NULL, MAP_WINDOW, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)w->off);
-	w->addr = a == MAP_FAILED ? NULL : a;
-	return w->addr ? w->addr + (off - w->off) : NULL;
-}
-
-/* A pages file the reading thread may map: on tmpfs (where the write is the limit); with map (a test of
- * that way) also on the local disk filesystems, whose writeback of the mapped pages is the write's. Never
- * on a network or FUSE filesystem, which might say only later that it could not write a mapped page. */
-static bool map_fs(long type, bool any_local)
-{
-	if (type == TMPFS_MAGIC)
-		return true;
-	return any_local &&
-	       (type == EXT4_SUPER_MAGIC || type == XFS_SUPER_MAGIC || type == BTRFS_SUPER_MAGIC);
-}
-
-/* The reader's way into the pages file past the writer (dmm_copy_pages): where the next buffer goes. */
-struct map_side {
-	int fd; /* -1: not this way */
-	uint64_t end, size;
-	uint64_t mapped; /* bytes read into the mapping */
-	struct map_win w;
-};
-
-/* Fill one buffer: into a mapping of the pages file at its place when the writer is behind (map), else
- * (or when the mapping cannot take them) into the buffer. */
-static int fill_side(struct mm_state *m, struct map_side *ms, struct pbuf *b, struct copy_pos *k, bool map,
-		     struct cr_err *e)
-{
-	struct cr_err e2;
-	b->data = b->own, b->mapped = false;
-	if (plan_buf(m, b, k, e))
-		return -1;
-	uint64_t off = ms->end;
-	ms->end += b->used;
-	if (!map || ms->fd < 0 || !b->used)
-		return read_buf(m, b, e);
-	if (ms->end > ms->size) {
-		uint64_t to = ms->size + MAP_GROW > ms->end ? ms->size + MAP_GROW : ms->end;
-		if (ftruncate(ms->fd, (off_t)to))
-			return read_buf(m, b, e);
-		ms->size = to;
-	}
-	uint8_t *to = map_at(ms->fd, &ms->w, off, b->used);
-	if (to && !madvise(to, b->used, MADV_POPULATE_WRITE)) {
-		b->data = to;
-		if (!read_buf(m, b, &e2)) {
-			ms->mapped += b->used;
-			b->mapped = true;
-			return 0;
-		}
-	}
-	b->data = b->own; /* the mapping could not take them (the writer's write says why) */
-	return read_buf(m, b, e);
-}
-
 int dmm_copy_pages(struct mm_state *m, struct page_writer *pw, uint64_t *total, struct cr_err *e)
 {
 	struct pipe_state p = {.pw = pw,
@@ -429,7 +231,7 @@ int dmm_copy_pages(struct mm_state *m, struct page_writer *pw, uint64_t *total, 
 	if (!mem)
 		return -1;
 	for (int i = 0; i < PBUF_NR; i++)
-		p.buf[i].data = p.buf[i].own = mem + (size_t)i * PBUF_SIZE;
+		p.buf[i].data = mem + (size_t)i * PBUF_SIZE;
 	uint64_t bytes = 0;
 	bool later = false; /* scan-later runs: their bytes are counted as they are found */
 	for (size_t i = 0; i < m->runs.nr; i++) {
@@ -437,30 +239,20 @@ int dmm_copy_pages(struct mm_state *m, struct page_writer *pw, uint64_t *total, 
 		bytes += m->runs.r[i].scan ? 0 : m->runs.r[i].len;
 	}
 	CR_STAT_ADD(m->c->o->stats, bytes_total, bytes);
-	int r = copy_by_splice(m, pw, &p.buf[0], bytes, later, total, e);
-	if (r <= 0)
-		return r;
 	if (bytes <= PBUF_INLINE && !later)
 		return copy_inline(m, pw, &p.buf[0], total, e);
-	struct map_side ms = {.fd = -1};
-	struct statfs sf;
-	enum dump_copy how = dump_splice_mode();
-	if ((how == DUMP_COPY_MAP || how == DUMP_COPY_BEHIND) && (ms.fd = pw_data_fd(pw, &ms.end)) >= 0 &&
-	    (fstatfs(ms.fd, &sf) || !map_fs(sf.f_type, how == DUMP_COPY_MAP)))
-		ms.fd = -1; /* (the page server, or not such a filesystem: written) */
-	ms.size = ms.end;
 	if ((errno = pthread_create(&th, NULL, writer_main, &p)))
 		return cr_fail_sys(e, "page writer thread");
 	while (k.ri < m->runs.nr) {
 		pthread_mutex_lock(&p.lock);
 		while (p.head - p.tail == PBUF_NR && !p.failed)
 			pthread_cond_wait(&p.cond, &p.lock);
-		bool failed = p.failed, map = how == DUMP_COPY_MAP || p.head - p.tail >= PBUF_NR - 1;
+		bool failed = p.failed;
 		pthread_mutex_unlock(&p.lock);
 		if (failed)
 			break;
 		struct pbuf *b = &p.buf[p.head % PBUF_NR];
-		if (fill_side(m, &ms, b, &k, map, e)) {
+		if (fill_buf(m, b, &k, e)) {
 			ret = -1;
 			break;
 		}
@@ -480,14 +272,6 @@ int dmm_copy_pages(struct mm_state *m, struct page_writer *pw, uint64_t *total, 
 	pthread_cond_broadcast(&p.cond);
 	pthread_mutex_unlock(&p.lock);
 	pthread_join(th, NULL);
-	if (ms.w.addr)
-		munmap(ms.w.addr, MAP_WINDOW);
-	if (ms.fd >= 0)
-		pr_info("task %d: %llu of %llu bytes of pages read straight into the pages file\n", m->c->pid,
-			(unsigned long long)ms.mapped, (unsigned long long)*total);
-	if (!ret && !p.failed && ms.size > ms.end && ftruncate(ms.fd, (off_t)ms.end))
-		ret = cr_fail_sys(e, "pages of task %d: cut the pages file to %llu bytes", m->c->pid,
-				  (unsigned long long)ms.end);
 	if (p.failed && !ret) {
 		*e = p.err;
 		ret = -1;

@@ -21,7 +21,6 @@
 #include "dump.h"
 #include "files/ghost.h"
 #include "base/fault.h"
-#include "mem/dump-splice.h"
 #include "mem/ipc-shm.h"
 #include "mem/mpol.h"
 #include "base/log.h"

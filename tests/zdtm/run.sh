@@ -155,7 +155,7 @@ load_stop() {
 # namespace owns only the network, IPC and UTS namespaces), cuns-skip (why not in mode cuns), host-agent (yes: host_agent_start), needs-root (mode user: skipped, with this reason), user-refuse (mode user: crshim must refuse
 # with one line naming this capability; see modes.sh), user-start: root (mode user: root starts the test),
 # test-opts (yes: the running test wrote options of its own to test.opts in its dir, one per line), env (one
-# VAR=value in the environment of the test's run, its crshim calls too, e.g. CRSHIM_DUMP_COPY=splice).
+# VAR=value in the environment of the test's run, its crshim calls too, e.g. LC_ALL=C).
 # static/NAME or transition/NAME
 test_dir() {
 	if [ -f "$HERE/transition/$1.c" ] && [ ! -f "$HERE/static/$1.c" ]; then echo transition; else echo static; fi
@@ -526,9 +526,8 @@ reaper_kids() { # processes the reaper adopted, except us
 	ps -o pid= --ppid "$ZDTM_REAPER_PID" 2>/dev/null | tr -d ' ' | grep -v -x -e "$$" | sort
 }
 
-# What a dump puts into the tasks it reads and must take out again: the mappings (its scratch mapping with its code,
-# dump-splice.c's too) and the pipe fds (dump-splice.c's, made in the task by a remote pipe2) of every process of
-# the test's tree; compared before and after a dump that failed (the snapshot has the root's maps and fds only).
+# What a dump puts into the tasks it reads and must take out again: the mappings (its scratch mapping with its code)
+# and the pipe fds of every process of the test's tree; compared before and after a dump that failed (the snapshot has the root's maps and fds only).
 tree_vm_pipes() {
 	local p f l
 	for p in $(tree_pids "$TPID"); do
@@ -595,13 +594,6 @@ fault_steps() {
 		compare_snap "a dump failed at $FPOINT" "$TDIR/snap.1" || return 1
 		left=$(comm -13 <(echo "$vm0") <(tree_vm_pipes) | grep . | head -n 5 | tr '\n' ';')
 		[ -z "$left" ] || { bad "the failed dump left in the tree: $left"; return 1; }
-		# (.desc env CRSHIM_DUMP_COPY=splice: the points in the pages' copy failed it on that path)
-		if [ "${CRSHIM_DUMP_COPY:-}" = splice ] && [[ "$FPOINT" == @(dump-mm-mid|dump-enospc) ]] &&
-			! grep -q "checksummed in the task and spliced" "$d/dump.log"; then
-			diag_file "$d/dump.log" 10
-			bad "CRSHIM_DUMP_COPY=splice, but the pages did not go through the task (dump-splice.c) before $FPOINT"
-			return 1
-		fi
 		[ ! -e "$d/inventory.img" ] || { bad "the failed dump left inventory.img"; return 1; }
 		left=$(cd "$d" && ls -A | grep -v -x -e dump.log | tr '\n' ' ')
 		[ -z "$left" ] || { bad "the failed dump left files: $left"; return 1; }
@@ -717,12 +709,11 @@ fault_own_tests() { # point
 	no-prefill) echo "mem_256m heap_brk vma_many" ;;
 	tcp-queue-changed) echo "sk_inet_tcp_established sk_inet6_tcp_established sk_inet_tcp_loop" ;;
 	no-populate) echo "mem_256m mem_sparse heap_brk stack_grow" ;;
-	no-pagemap-scan|no-vm-readv) echo "mem_sparse mprotect_sub vma_many file_map_private shm_anon mem_big_vmas mem_splice_mix" ;;
-	no-vdso-syscall) echo "pid sig_handlers itimers vdso_clock mem_splice_mix" ;;
-	# (mem_splice_mix: its .desc env CRSHIM_DUMP_COPY=splice, the pages through the task: dump-splice.c)
+	no-pagemap-scan|no-vm-readv) echo "mem_sparse mprotect_sub vma_many file_map_private shm_anon mem_big_vmas" ;;
+	no-vdso-syscall) echo "pid sig_handlers itimers vdso_clock" ;;
 	# (cow_own_tree: a failed dump must leave the tree's copy-on-write sharing as it was; dump-mm.c reads
 	# shared pages through /proc/PID/mem, as process_vm_readv's pin would unshare them)
-	dump-mm-mid|dump-enospc|dump-img-write) echo "${FAULT_TESTS:-mem_256m vma_many fd_files sig_pending fork00 mem_splice_mix cow_own_tree}" ;;
+	dump-mm-mid|dump-enospc|dump-img-write) echo "${FAULT_TESTS:-mem_256m vma_many fd_files sig_pending fork00 cow_own_tree}" ;;
 	dump-before-kill|dump-restore-check) echo "${FAULT_TESTS:-pid fd_files sig_pending shm_anon thread00 fork00 subreaper00 zombie_leader pidns00 pidns_tree cow_own_tree}" ;;
 	restore-before-load|restore-after-load|restore-after-detach) echo "${FAULT_TESTS:-pid fd_files sig_pending shm_anon shm_sysv_rmid thread00 fork00 subreaper00 zombie_leader sk_unix_bound_path sk_inet_tcp_established pidns00 pidns_tree}" ;;
 	restorer-before-creds|restore-before-resume) echo "${FAULT_TESTS:-pid fd_files sig_pending creds thread00 fork00 subreaper00 zombie_leader pidns00 pidns_tree}" ;;
