@@ -194,6 +194,22 @@ static inline int pt_timer_base(long long left)
 	return found;
 }
 
+/* The test ready (test_daemon), then C/R done (test_waitsig): timer_gettime of each of the n timers t into
+ * cur; -1 for one not read (fail() says which; its cur zero). */
+static inline int pt_wait_gettime(const timer_t *t, struct itimerspec *cur, int n)
+{
+	int ret = 0;
+	test_daemon();
+	test_waitsig();
+	for (int i = 0; i < n; i++)
+		if (timer_gettime(t[i], &cur[i])) {
+			memset(&cur[i], 0, sizeof(cur[i]));
+			fail("timer_gettime %d", i);
+			ret = -1;
+		}
+	return ret;
+}
+
 /* The base of timer t, read twice (the time left, then the list): -4 timer_gettime failed. */
 static inline int pt_base_of(timer_t t)
 {
