@@ -328,7 +328,8 @@ static int64_t timer_at(const struct dump_remote *r, size_t i)
 	return timer_ns_sum(now->tv_sec, now->tv_nsec, v->tv_sec, v->tv_nsec);
 }
 
-/* How the armed CLOCK_REALTIME timers were armed (timer_mode): relative or TIMER_ABSTIME. */
+/* How the armed CLOCK_REALTIME timers were armed (timer_mode): relative or TIMER_ABSTIME. The expiry of
+ * one found there is its hrtimer's (timer_now set to that less the time left). */
 static void timer_modes(struct dump_ctx *c)
 {
 	struct dump_remote *r = &c->rem;
@@ -337,15 +338,26 @@ static void timer_modes(struct dump_ctx *c)
 	int64_t *at = calloc(r->ntimers, sizeof(*at));
 	for (size_t i = 0; at && i < r->ntimers; i++)
 		at[i] = r->timers[i].clock == CLOCK_REALTIME ? timer_at(r, i) : 0;
-	if (at)
-		timer_list_modes(at, r->timer_read_ns, r->timer_mode, r->ntimers);
-	for (size_t i = 0; at && i < r->ntimers; i++)
-		if (at[i])
-			pr_debug("task %d: POSIX timer %d (CLOCK_REALTIME) armed %s\n", c->pid,
-				 r->timers[i].id,
-				 r->timer_mode[i] == TIMER_MODE_REL   ? "relative"
-				 : r->timer_mode[i] == TIMER_MODE_ABS ? "absolute"
-								      : "relative or absolute: not known");
+	int *mode = at ? calloc(r->ntimers, sizeof(*mode)) : NULL;
+	if (mode)
+		timer_list_modes(at, r->timer_read_ns, mode, r->ntimers);
+	for (size_t i = 0; mode && i < r->ntimers; i++) {
+		if (!at[i])
+			continue;
+		r->timer_mode[i] = mode[i];
+		const struct timespec *v = &r->timer_val[i].it_value;
+		int64_t was = timer_at(r, i), now = at[i] - v->tv_sec * 1000000000LL - v->tv_nsec;
+		if (mode[i] != TIMER_MODE_UNKNOWN && was != INT64_MAX && at[i] != was && now > 0) {
+			r->timer_now[i] = (struct timespec){now / 1000000000LL, now % 1000000000LL};
+			pr_debug("task %d: POSIX timer %d: its expiry %+lld ns from the one read (its hrtimer's)\n",
+				 c->pid, r->timers[i].id, (long long)(at[i] - was));
+		}
+		pr_debug("task %d: POSIX timer %d (CLOCK_REALTIME) armed %s\n", c->pid, r->timers[i].id,
+			 mode[i] == TIMER_MODE_REL   ? "relative"
+			 : mode[i] == TIMER_MODE_ABS ? "absolute"
+						     : "relative or absolute: not known");
+	}
+	free(mode);
 	free(at);
 }
 

@@ -68,7 +68,7 @@ static int tl_read(struct tl_list *l)
 	return offset_seen ? 0 : -1;
 }
 
-void timer_list_modes(const int64_t *at, const int64_t *read_ns, int *mode, size_t n)
+void timer_list_modes(int64_t *at, const int64_t *read_ns, int *mode, size_t n)
 {
 	const int64_t before = 100000, after = 5000000; /* ns around at (and the read's time) */
 	struct tl_list l = {NULL, 0, 0, 0};
@@ -81,16 +81,21 @@ void timer_list_modes(const int64_t *at, const int64_t *read_ns, int *mode, size
 	}
 	for (size_t i = 0; i < n; i++) {
 		int found[2] = {0, 0};
+		int64_t exact = 0;
 		for (size_t k = 0; at[i] && k < l.n; k++) {
 			int64_t d; /* (a timer armed for ever, near KTIME_MAX: no overflow) */
-			if (!__builtin_sub_overflow(l.v[k].expires, at[i], &d) &&
-			    !__builtin_add_overflow(d, l.v[k].base ? 0 : l.real_offset, &d))
-				found[l.v[k].base] +=
-				    d >= -before && d <= after + (read_ns[i] > 0 ? read_ns[i] : 0);
+			if (__builtin_sub_overflow(l.v[k].expires, at[i], &d) ||
+			    __builtin_add_overflow(d, l.v[k].base ? 0 : l.real_offset, &d) || d < -before ||
+			    d > after + (read_ns[i] > 0 ? read_ns[i] : 0))
+				continue;
+			found[l.v[k].base]++;
+			exact = at[i] + d;
 		}
 		if (!found[0] == !found[1])
 			continue;
 		mode[i] = found[0] ? TIMER_MODE_REL : TIMER_MODE_ABS;
+		if (found[0] + found[1] == 1)
+			at[i] = exact;
 	}
 	free(l.v);
 }

@@ -210,12 +210,36 @@ static inline int pt_wait_gettime(const timer_t *t, struct itimerspec *cur, int 
 	return ret;
 }
 
-/* The base of timer t, read twice (the time left, then the list): -4 timer_gettime failed. */
+/* The base of timer t, read twice (the time left, then the list): -4 timer_gettime failed. (None found: read
+ * again, 5 times at most: on a loaded machine the test may wait for a CPU between the two reads.) */
 static inline int pt_base_of(timer_t t)
 {
 	struct itimerspec cur;
-	if (timer_gettime(t, &cur))
-		return -4;
-	return pt_timer_base(cur.it_value.tv_sec * PT_NS + cur.it_value.tv_nsec);
+	int b = -1;
+	for (int n = 0; b == -1 && n < 5; n++) {
+		if (timer_gettime(t, &cur))
+			return -4;
+		b = pt_timer_base(cur.it_value.tv_sec * PT_NS + cur.it_value.tv_nsec);
+	}
+	return b;
+}
+
+/* The expiry of timer t (ns of clock c): its time left plus the clock, read right before and after it (their
+ * middle), again until the two lie within 10 us (on a loaded machine the test may wait for a CPU between
+ * them; 100 tries at most). -1: timer_gettime failed. */
+static inline long long pt_expiry(timer_t t, clockid_t c)
+{
+	long long best = -1, span = -1;
+	for (int n = 0; n < 100 && (span < 0 || span > 10000); n++) {
+		struct itimerspec cur;
+		long long before = pt_now(c);
+		if (timer_gettime(t, &cur))
+			return -1;
+		long long after = pt_now(c);
+		if (span < 0 || after - before < span)
+			span = after - before,
+			best = (before + after) / 2 + cur.it_value.tv_sec * PT_NS + cur.it_value.tv_nsec;
+	}
+	return best;
 }
 #endif
