@@ -689,11 +689,13 @@ static int stale_before(const struct rst_args *a, const struct rst_timer *t)
 
 /* Whether timer_overrun gives t its overrun count back: a periodic timer without its signal pending (that
  * signal's taking would count anew), nor a stale one in the way; thread tid takes its signal (tid 0: any
- * thread). */
+ * thread). Not a CLOCK_REALTIME one armed relative (rel): the dance arms it with TIMER_ABSTIME, on the
+ * kernel's CLOCK_REALTIME base, where it would stay, following clock_settime; it is armed relative and its
+ * count reads 0 (timer_arm, warn_overrun). */
 static int overrun_here(const struct rst_args *a, const struct rst_timer *t, int32_t tid)
 {
 	int64_t iv = t->isec * NSEC + t->insec, v = t->vsec * NSEC + t->vnsec;
-	return !t->gone && t->overrun > 0 && !t->pending && iv && v && v <= iv &&
+	return !t->gone && !t->rel && t->overrun > 0 && !t->pending && iv && v && v <= iv &&
 	       t->notify != 1 /* SIGEV_NONE */ && (!tid || timer_taker(a, t) == tid) && !stale_before(a, t);
 }
 
@@ -838,41 +840,93 @@ static void dance_pass(struct rst_args *a, int32_t turn)
 	sys6(__NR_futex, (long)&a->timer_turn, FUTEX_WAKE, 0x7fffffff, 0, 0, 0);
 }
 
-/* A timer not danced (timer_dances): armed, at the expiry the dump read when it has it (an expiry passed
- * meanwhile: at once, a periodic one counting the expiries missed); one whose own signal was pending is armed
- * when it queued it again (timer_requeue, in the walk of its queue). A CLOCK_REALTIME one armed relative
- * (rel) is armed relative, with the time left until that expiry (1 ns when it passed: a periodic one then
- * counts no expiry missed and goes on from now): TIMER_ABSTIME would put it on the kernel's CLOCK_REALTIME
- * base, where clock_settime moves its expiry. */
-static void timer_arm(struct rst_args *a, const struct rst_timer *t)
+/* The signal of t, as its own would read (si_code SI_TIMER, its id, value and overrun ov), queued by the
+ * task to thread tid's own queue (0: the process's). A plain siginfo: its taking does not move the timer
+ * on, nor set its overrun count, and the timer's next expiry queues another. */
+static void timer_sig_queue(struct rst_args *a, const struct rst_timer *t, int32_t tid, int64_t ov)
 {
-	int64_t its[4] = {t->isec, t->insec, t->vsec, t->vnsec};
-	if (t->overrun > 0)
-		a->warn_overrun = t->id + 1;
-	if (t->pending)
-		return;
-	if (t->at && !t->rel) {
-		timer_arm_abs(a, t, t->at, "timer_settime (expiry)");
-		return;
-	}
-	if (t->at) {
-		int64_t left = t->at - clock_ns(a, t);
-		left = left < 1 ? 1 : left;
-		its[2] = left / NSEC, its[3] = left % NSEC;
-	}
-	check(a, sys4(__NR_timer_settime, t->id, 0, its, 0), "timer_settime", (uint64_t)t->id, 0);
+	uint8_t si[RST_SIGINFO_SIZE];
+	int32_t head[3] = {t->signo, 0, -2 /* SI_TIMER */}, id = t->id;
+	int32_t ovr = ov > 0x7fffffff ? 0x7fffffff : (int32_t)ov;
+	memset(si, 0, sizeof(si));
+	memcpy(si, head, sizeof(head));
+	memcpy(si + 16, &id, 4), memcpy(si + 20, &ovr, 4), memcpy(si + 24, &t->sival, 8);
+	if (tid)
+		check(a, sys4(__NR_rt_tgsigqueueinfo, a->pid, tid, t->signo, si), "queue timer signal",
+		      (uint64_t)t->id, (uint64_t)tid);
+	else
+		check(a, sys3(__NR_rt_sigqueueinfo, a->pid, t->signo, si), "queue timer signal",
+		      (uint64_t)t->id, 0);
 }
 
-/* A timer whose own signal was pending: it queues it again (timer_fire_now). That signal is stale when its
- * timer was armed again since: a one-shot one not disarmed, or a periodic one further away than an interval
- * (taking its signal moves it to one interval ahead at most), or one the dump found stale (pend_overrun -1):
- * armed again after it fired, it is stale here too. */
-static void timer_requeue(struct rst_args *a, const struct rst_timer *t)
+/* A CLOCK_REALTIME timer armed relative (rel), armed so again (TIMER_ABSTIME would put it on the kernel's
+ * CLOCK_REALTIME base, where clock_settime moves its expiry), to expire at the expiry the dump read (at),
+ * and a periodic one on its grid (at plus intervals). Relative, it cannot be armed in the past (as the
+ * kernel has a periodic one that expired while nothing took its signal: its signal counts the expiries
+ * missed). An expiry passed meanwhile (k of them): a one-shot one expires at once (1 ns); a periodic one is
+ * armed at the next on its grid and a signal counting the k (si_overrun k - 1) is queued now as the
+ * kernel's would be (timer_sig_queue; no signal for SIGEV_NONE). pend (>= 0): its own signal was pending at
+ * the dump, counting pend expiries missed (queued at its place in thread tid's queue, 0: the process's):
+ * queued so, counting the k too. */
+static void timer_arm_rel(struct rst_args *a, const struct rst_timer *t, int64_t pend, int32_t tid)
 {
-	int64_t its[4] = {t->isec, t->insec, t->vsec, t->vnsec}, iv = t->isec * NSEC + t->insec;
-	timer_fire_now(a, t);
-	if ((!iv && (t->vsec || t->vnsec)) || (iv && t->vsec * NSEC + t->vnsec > iv) || t->pend_overrun < 0)
+	int64_t iv = t->isec * NSEC + t->insec, left = t->at - clock_ns(a, t), k = 0;
+	if (left < 1 && iv) {
+		k = -left / iv + 1;
+		left += k * iv;
+	}
+	left = left < 1 ? 1 : left;
+	int64_t its[4] = {t->isec, t->insec, left / NSEC, left % NSEC};
+	check(a, sys4(__NR_timer_settime, t->id, 0, its, 0), "timer_settime (relative)", (uint64_t)t->id, 0);
+	if (pend >= 0 && pend + k > 0) /* (taken, it leaves timer_getoverrun 0) */
+		a->warn_overrun = t->id + 1;
+	if (pend >= 0)
+		timer_sig_queue(a, t, tid, pend + k);
+	else if (k && t->notify != 1 /* SIGEV_NONE */)
+		timer_sig_queue(a, t, (t->notify & 4) ? t->notify_tid : 0, k - 1);
+}
+
+/* t armed: at the expiry the dump read when it has it (an expiry passed meanwhile: at once, a periodic one
+ * counting the expiries missed), relative for a rel one (timer_arm_rel), else with the time left. */
+static void timer_arm_value(struct rst_args *a, const struct rst_timer *t)
+{
+	int64_t its[4] = {t->isec, t->insec, t->vsec, t->vnsec};
+	if (t->at && t->rel)
+		timer_arm_rel(a, t, -1, 0);
+	else if (t->at)
+		timer_arm_abs(a, t, t->at, "timer_settime (expiry)");
+	else
 		check(a, sys4(__NR_timer_settime, t->id, 0, its, 0), "timer_settime", (uint64_t)t->id, 0);
+}
+
+/* A timer not danced (timer_dances): armed (timer_arm_value); one whose own signal was pending is armed
+ * when it queued it again (timer_requeue, in the walk of its queue). */
+static void timer_arm(struct rst_args *a, const struct rst_timer *t)
+{
+	if (t->overrun > 0)
+		a->warn_overrun = t->id + 1;
+	if (!t->pending)
+		timer_arm_value(a, t);
+}
+
+/* A timer whose own signal was pending (in thread tid's queue, 0: the process's): it queues it again
+ * (timer_fire_now). That signal is stale when its timer was armed again since: a one-shot one not
+ * disarmed, or a periodic one further away than an interval (taking its signal moves it to one interval
+ * ahead at most), or one the dump found stale (pend_overrun -1): armed again after it fired, as it was
+ * (timer_arm_value), it is stale here too. A periodic rel one not stale would stay on the CLOCK_REALTIME
+ * base once fired so: armed relative, its signal queued by the task (timer_arm_rel). */
+static void timer_requeue(struct rst_args *a, const struct rst_timer *t, int32_t tid)
+{
+	int64_t iv = t->isec * NSEC + t->insec;
+	int stale =
+	    (!iv && (t->vsec || t->vnsec)) || (iv && t->vsec * NSEC + t->vnsec > iv) || t->pend_overrun < 0;
+	if (iv && t->rel && t->at && !stale) {
+		timer_arm_rel(a, t, t->pend_overrun > 0 ? t->pend_overrun : 0, tid);
+		return;
+	}
+	timer_fire_now(a, t);
+	if (stale)
+		timer_arm_value(a, t);
 }
 
 #define WALK_ORDINARY 1
@@ -892,7 +946,7 @@ static void queue_walk(struct rst_args *a, uint64_t at, uint32_t n, int32_t tid,
 		int32_t sig = *(const int32_t *)si, k = *(const int32_t *)(si + 4);
 		if (sig == RST_SI_TIMER) {
 			if ((what & WALK_TIMERS) && k >= 0 && (uint32_t)k < a->nr_timers && !t[k].gone)
-				timer_requeue(a, &t[k]);
+				timer_requeue(a, &t[k], tid);
 		} else if (!(what & WALK_ORDINARY) || (sig == RST_SIGTRAP && tid == a->pid)) {
 			continue;
 		} else if (tid) {

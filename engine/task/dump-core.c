@@ -328,28 +328,32 @@ static int64_t timer_at(const struct dump_remote *r, size_t i)
 	return timer_ns_sum(now->tv_sec, now->tv_nsec, v->tv_sec, v->tv_nsec);
 }
 
-/* How the armed CLOCK_REALTIME timers were armed (timer_mode): relative or TIMER_ABSTIME. The expiry of
- * one found there is its hrtimer's (timer_now set to that less the time left). */
-static void timer_modes(struct dump_ctx *c)
+/* How the armed CLOCK_REALTIME timers were armed (timer_mode): relative or TIMER_ABSTIME; those not told
+ * yet only (again: a periodic one whose signal was pending is not on the list until pending_overrun took
+ * it). The expiry of one found there is its hrtimer's (timer_now set to that less the time left). */
+static void timer_modes(struct dump_ctx *c, bool again)
 {
 	struct dump_remote *r = &c->rem;
 	if (!r->ntimers)
 		return;
 	int64_t *at = calloc(r->ntimers, sizeof(*at));
 	for (size_t i = 0; at && i < r->ntimers; i++)
-		at[i] = r->timers[i].clock == CLOCK_REALTIME ? timer_at(r, i) : 0;
+		if (r->timers[i].clock == CLOCK_REALTIME &&
+		    (!again || r->timer_mode[i] == TIMER_MODE_UNKNOWN))
+			at[i] = timer_at(r, i);
 	int *mode = at ? calloc(r->ntimers, sizeof(*mode)) : NULL;
 	if (mode)
 		timer_list_modes(at, r->timer_read_ns, mode, r->ntimers);
 	for (size_t i = 0; mode && i < r->ntimers; i++) {
-		if (!at[i])
+		if (!at[i] || (again && mode[i] == TIMER_MODE_UNKNOWN))
 			continue;
 		r->timer_mode[i] = mode[i];
 		const struct timespec *v = &r->timer_val[i].it_value;
 		int64_t was = timer_at(r, i), now = at[i] - v->tv_sec * 1000000000LL - v->tv_nsec;
 		if (mode[i] != TIMER_MODE_UNKNOWN && was != INT64_MAX && at[i] != was && now > 0) {
 			r->timer_now[i] = (struct timespec){now / 1000000000LL, now % 1000000000LL};
-			pr_debug("task %d: POSIX timer %d: its expiry %+lld ns from the one read (its hrtimer's)\n",
+			pr_debug("task %d: POSIX timer %d: its expiry %+lld ns from the one read (its "
+				 "hrtimer's)\n",
 				 c->pid, r->timers[i].id, (long long)(at[i] - was));
 		}
 		pr_debug("task %d: POSIX timer %d (CLOCK_REALTIME) armed %s\n", c->pid, r->timers[i].id,
@@ -464,8 +468,11 @@ static int remote_all(struct dump_ctx *c, struct rcalls *rc, struct cr_err *e)
 	memcpy(&r->subreaper, buf + SCR_SUBREAPER, 4);
 	if (remote_timers_rest(c, e))
 		return -1;
-	timer_modes(c);
-	return thread_cpu_timers_init(c, e) || pending_overruns(c, e) ? -1 : 0;
+	timer_modes(c, false);
+	if (thread_cpu_timers_init(c, e) || pending_overruns(c, e))
+		return -1;
+	timer_modes(c, true);
+	return 0;
 }
 
 void dump_core_free(struct dump_ctx *c)
@@ -748,6 +755,7 @@ static int timer_sig_wait(const struct dump_ctx *c, int id, struct cr_err *e)
 #define SCR_PO_NOW 160
 #define SCR_PO_VAL 176
 #define SCR_PO_ARM 208
+#define SCR_PO_AFTER 272
 
 /* What pending_overrun took (its siginfo still in the scratch), queued back by the task as it was (any
  * si_code: a task may queue its own signals so): to the first thread's own queue (thread), else the
@@ -907,6 +915,8 @@ static int pending_overrun(struct dump_ctx *c, size_t i, const uint8_t *si, stru
 	add(&rc, "clock_gettime", __NR_clock_gettime, (unsigned long)(long)p->clock, s + SCR_PO_NOW, 0, 0);
 	add(&rc, "timer_gettime", __NR_timer_gettime, (unsigned long)p->id, s + SCR_PO_VAL, 0, 0);
 	add(&rc, "getpid", __NR_getpid, 0, 0, 0, 0);
+	/* (the clock again: how long the read took, for timer_modes once the timer is armed again) */
+	add(&rc, "clock_gettime", __NR_clock_gettime, (unsigned long)(long)p->clock, s + SCR_PO_AFTER, 0, 0);
 	if (infect_batch(&c->in, rc.v, rc.n, e))
 		return -1;
 	if (rc.v[0].ret == -EAGAIN) /* stale (its timer armed again since), dropped: made again */
@@ -942,6 +952,11 @@ static int pending_overrun(struct dump_ctx *c, size_t i, const uint8_t *si, stru
 		return ret;
 	c->rem.timer_pend_ov[i] = ov;
 	c->rem.timer_val[i].it_value = val.it_value, c->rem.timer_now[i] = now; /* (its next expiry) */
+	struct timespec after;
+	struct cr_err e2;
+	if (!rc.v[4].ret && !infect_read(&c->in, s + SCR_PO_AFTER, &after, sizeof(after), &e2))
+		c->rem.timer_read_ns[i] =
+		    (after.tv_sec - now.tv_sec) * 1000000000LL + after.tv_nsec - now.tv_nsec;
 	pr_debug("task %d: POSIX timer %d: its pending signal counts %d expiries missed\n", c->pid, p->id,
 		 ov);
 	return 0;
@@ -993,12 +1008,23 @@ static void timer_overrun_notice(struct dump_ctx *c, const struct siginfo_list *
 			    "pid %d: the pending signal of periodic POSIX timer %d counts (si_overrun) only "
 			    "the expiries after the restore",
 			    c->pid, p->id);
-		if (ov > 0 && (timer_sig_in(pend, p->id) || timer_sig_in(pend_sh, p->id)))
+		bool pending = timer_sig_in(pend, p->id) || timer_sig_in(pend_sh, p->id);
+		if (ov > 0 && pending)
 			eng_notice(
 			    c->o,
 			    "pid %d: the overrun count (timer_getoverrun %d) of POSIX timer %d reads 0 after "
 			    "restore until its pending signal is taken",
 			    c->pid, ov, p->id);
+		/* (restorer.c timer_arm_rel: relative, it cannot be armed in the past) */
+		if (periodic && c->rem.timer_mode[i] == TIMER_MODE_REL && (pending || ov > 0))
+			eng_notice(
+			    c->o,
+			    "pid %d: POSIX timer %d (CLOCK_REALTIME, armed relative) is restored relative: "
+			    "its overrun count (timer_getoverrun) reads 0 %s",
+			    c->pid, p->id,
+			    pending ? "after its pending signal (queued by the task) is taken, until "
+				      "its next one"
+				    : "until its next signal is taken");
 	}
 }
 

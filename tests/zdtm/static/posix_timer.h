@@ -3,6 +3,7 @@
  * siginfo. */
 #ifndef ZDTM_POSIX_TIMER_H
 #define ZDTM_POSIX_TIMER_H
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -222,6 +223,25 @@ static inline int pt_base_of(timer_t t)
 		b = pt_timer_base(cur.it_value.tv_sec * PT_NS + cur.it_value.tv_nsec);
 	}
 	return b;
+}
+
+/* Whether timer t (what) is on the hrtimer base want (0: CLOCK_MONOTONIC's, where a relative CLOCK_REALTIME
+ * one is; 1: CLOCK_REALTIME's, where an absolute one follows clock_settime): fail() says it when not. -1:
+ * /proc/timer_list not readable (said), nothing checked. */
+static inline int pt_base_check(timer_t t, int want, const char *what)
+{
+	int b = pt_base_of(t);
+	test_msg("%s: on the kernel's clock base %d\n", what, b);
+	if (b == -3) {
+		test_msg("/proc/timer_list: %s: bases not checked\n", strerror(errno));
+		return -1;
+	}
+	if (b != want)
+		fail("%s: on clock base %d of /proc/timer_list, want %d%s", what, b, want,
+		     b == 1   ? ": armed absolute (follows clock_settime)"
+		     : b == 0 ? ": armed relative"
+			      : "");
+	return 0;
 }
 
 /* The expiry of timer t (ns of clock c): its time left plus the clock, read right before and after it (their
