@@ -791,9 +791,16 @@ static int timer_rearm_as_was(struct dump_ctx *c, size_t i, uint64_t s, struct c
 	return 0;
 }
 
+/* Timer i, armed to expire at once by stale_make (its value 1 ns, its interval), armed again as it was
+ * (timer_rearm_as_was); at the fault point dump-timer-rearm that fails, as a failed remote call would. */
+static int stale_rearm(struct dump_ctx *c, size_t i, uint64_t s, struct cr_err *e)
+{
+	return fault_check(c->o, FI_DUMP_TIMER_REARM, e) || timer_rearm_as_was(c, i, s, e) ? -1 : 0;
+}
+
 /* Timer i's own signal, stale, made again: the timer armed to expire at once (it queues its signal), then,
- * once that signal is pending (or not, when that fails), armed again as it was (timer_rearm_as_was), which
- * makes the signal stale. */
+ * once that signal is pending (or not, when that fails), armed again as it was (stale_rearm), which makes
+ * the signal stale. */
 static int stale_make(struct dump_ctx *c, size_t i, struct cr_err *e)
 {
 	const struct proc_timer *p = &c->rem.timers[i];
@@ -805,7 +812,7 @@ static int stale_make(struct dump_ctx *c, size_t i, struct cr_err *e)
 	if (scratch_write(c, s, &now, sizeof(now), e) || infect_batch(&c->in, rc.v, rc.n, e) || ok(&rc, 0, e))
 		return cr_wrap(e, "POSIX timer %d: armed to expire at once", p->id);
 	int ret = timer_sig_wait(c, p->id, e);
-	if (timer_rearm_as_was(c, i, s + sizeof(now), ret ? &e2 : e))
+	if (stale_rearm(c, i, s + sizeof(now), ret ? &e2 : e))
 		ret = -1;
 	return ret ? cr_wrap(e, "POSIX timer %d: its stale signal queued again", p->id) : 0;
 }

@@ -169,9 +169,10 @@ PY
 	# (dump-dedup is a point of dump --auto-dedup on a chain, after which the dump succeeds by design;
 	# dump-timer-taken is reached only by a process with a periodic POSIX timer's signal pending, which the
 	# counter has not: the ZDTM fault runner takes it with posix_timer_pending_overrun and _pending_rel;
-	# dump-timer-stale, likewise, only by one whose pending timer signal is stale: posix_timer_stale_back)
+	# dump-timer-stale and dump-timer-rearm, likewise, only by one whose pending timer signal is stale:
+	# posix_timer_stale_back)
 	for p in $("$CRSHIM" check --faults |
-		awk '$4 == "fatal" && $2 ~ /^dump/ && $2 != "dump-dedup" && $2 != "dump-timer-taken" && $2 != "dump-timer-stale" { print $2 }'); do
+		awk '$4 == "fatal" && $2 ~ /^dump/ && $2 != "dump-dedup" && $2 != "dump-timer-taken" && $2 != "dump-timer-stale" && $2 != "dump-timer-rearm" { print $2 }'); do
 		python3 - "/run/runc/oci-bt$$-f/state.json" "$p" <<'PY'
 import json, sys
 # runc keeps the config's annotations as labels: the way crshim finds them

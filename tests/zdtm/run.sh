@@ -700,6 +700,7 @@ fault_own_tests() { # point
 	timer-signals-early) echo "posix_timer_overrun_thread posix_timer_overrun sig_pending" ;;
 	dump-timer-taken) echo "${FAULT_TESTS:-posix_timer_pending_overrun posix_timer_pending_rel}" ;;
 	dump-timer-stale) echo "${FAULT_TESTS:-posix_timer_stale_back posix_timer_pending_rel posix_timer_stale_near}" ;;
+	dump-timer-rearm) echo "${FAULT_TESTS:-posix_timer_stale_back posix_timer_stale_near}" ;;
 	restore-cgroup-mid) echo "${FAULT_TESTS:-cgroup_soft cgroup_strict}" ;;
 	restore-mnt-mid) echo "${FAULT_TESTS:-nsmnt_submounts nsmnt_tmpfs_files nsmnt_bind_file nsmnt_overmount}" ;;
 	restore-mnt-late) echo "${FAULT_TESTS:-nsmnt_ghost nsmnt_sk_unix}" ;;
