@@ -792,10 +792,23 @@ static int timer_rearm_as_was(struct dump_ctx *c, size_t i, uint64_t s, struct c
 }
 
 /* Timer i, armed to expire at once by stale_make (its value 1 ns, its interval), armed again as it was
- * (timer_rearm_as_was); at the fault point dump-timer-rearm that fails, as a failed remote call would. */
+ * (timer_rearm_as_was; at the fault point dump-timer-rearm the first try fails, as a failed remote call
+ * would): tried again when that fails (3 times in all), so that a dump failing there leaves it as it was.
+ * Any failure is the dump's (-1, e), even when a later try did it. */
 static int stale_rearm(struct dump_ctx *c, size_t i, uint64_t s, struct cr_err *e)
 {
-	return fault_check(c->o, FI_DUMP_TIMER_REARM, e) || timer_rearm_as_was(c, i, s, e) ? -1 : 0;
+	int ret = fault_check(c->o, FI_DUMP_TIMER_REARM, e);
+	for (int k = ret ? 1 : 0; k < 3; k++) {
+		struct cr_err e2;
+		if (!timer_rearm_as_was(c, i, s, ret ? &e2 : e))
+			return ret;
+		pr_warn("task %d: POSIX timer %d: %s\n", c->pid, c->rem.timers[i].id, ret ? e2.msg : e->msg);
+		ret = -1;
+	}
+	pr_err("task %d: POSIX timer %d: left armed to expire at once (1 ns, then its interval), not as it "
+	       "was\n",
+	       c->pid, c->rem.timers[i].id);
+	return -1;
 }
 
 /* Timer i's own signal, stale, made again: the timer armed to expire at once (it queues its signal), then,
@@ -830,7 +843,7 @@ static void stale_back(struct dump_ctx *c, size_t i, const uint8_t *si, long vpi
 		return;
 	}
 	if (!timer_sig_queued(c, p->id, &pend, &e2) && pend) {
-		pr_warn("task %d: POSIX timer %d: its signal pending again, not stale\n", c->pid, p->id);
+		pr_warn("task %d: POSIX timer %d: its signal pending again\n", c->pid, p->id);
 		return;
 	}
 	if (scratch_write(c, c->in.scratch + SCR_PO_INFO, si, 128, &e2) ||
