@@ -643,7 +643,8 @@ static void timer_arm_abs(struct rst_args *a, const struct rst_timer *t, int64_t
 
 /* A timer whose own signal was pending (engine/task/restore-sig.c timer_of): armed to expire at once so that
  * the kernel queues that signal again (blocked here) as its own; a periodic one on the grid of its next
- * expiry (its value from now, at most one interval), as many intervals before the last as it had counted
+ * expiry (the one the dump read, at, when it has it: the expiries since count too, as in timer_arm_rel;
+ * else its value from now, at most one interval), as many intervals before the last as it had counted
  * missed at the dump (pend_overrun), from which the kernel moves it on when the signal is taken, counting
  * the expiries missed (si_overrun): those too. Then wait until it fired: a one-shot one is disarmed, a
  * periodic one's value is no longer the 1 ns of a due timer. A CPU-time one fires in timer_settime; one of
@@ -654,8 +655,9 @@ static void timer_arm_abs(struct rst_args *a, const struct rst_timer *t, int64_t
 static void timer_fire_now(struct rst_args *a, const struct rst_timer *t)
 {
 	int64_t cur[4] = {0, 0, 0, 0}, iv = t->isec * NSEC + t->insec, v = t->vsec * NSEC + t->vnsec;
+	int64_t next = t->at ? t->at : clock_ns(a, t) + v; /* (the expiry the dump read: those since count) */
 	int64_t at =
-	    clock_ns(a, t) + (iv && v < iv ? v - iv - (t->pend_overrun > 0 ? t->pend_overrun : 0) * iv : 0);
+	    iv && v < iv ? next - iv - (t->pend_overrun > 0 ? t->pend_overrun : 0) * iv : clock_ns(a, t);
 	timer_arm_abs(a, t, at < 1 ? 1 : at, "timer_settime (pending)");
 	for (int n = 0;; n++) {
 		check(a, sys2(__NR_timer_gettime, t->id, cur), "timer_gettime (pending)", (uint64_t)t->id, 0);

@@ -330,7 +330,8 @@ static int64_t timer_at(const struct dump_remote *r, size_t i)
 
 /* How the armed CLOCK_REALTIME timers were armed (timer_mode): relative or TIMER_ABSTIME; those not told
  * yet only (again: a periodic one whose signal was pending is not on the list until pending_overrun took
- * it). The expiry of one found there is its hrtimer's (timer_now set to that less the time left). */
+ * it, and leaves it at its next expiry). The expiry of one found there is its hrtimer's (timer_now set to
+ * that less the time left). */
 static void timer_modes(struct dump_ctx *c, bool again)
 {
 	struct dump_remote *r = &c->rem;
@@ -469,10 +470,7 @@ static int remote_all(struct dump_ctx *c, struct rcalls *rc, struct cr_err *e)
 	if (remote_timers_rest(c, e))
 		return -1;
 	timer_modes(c, false);
-	if (thread_cpu_timers_init(c, e) || pending_overruns(c, e))
-		return -1;
-	timer_modes(c, true);
-	return 0;
+	return thread_cpu_timers_init(c, e) || pending_overruns(c, e) ? -1 : 0;
 }
 
 void dump_core_free(struct dump_ctx *c)
@@ -915,6 +913,21 @@ static int po_again(struct dump_ctx *c, size_t i, const struct timespec *now, co
 	return -1;
 }
 
+/* Timer i moved on by the taking of its signal (pending_overrun): its next expiry (now + val; the clock read
+ * again at after_at in the task, 0: not) for the image, and its mode (timer_modes), told now that it is on
+ * the list. */
+static void po_next(struct dump_ctx *c, size_t i, const struct timespec *now, const struct itimerspec *val,
+		    uint64_t after_at)
+{
+	struct timespec after;
+	struct cr_err e2;
+	c->rem.timer_val[i].it_value = val->it_value, c->rem.timer_now[i] = *now;
+	if (after_at && !infect_read(&c->in, after_at, &after, sizeof(after), &e2))
+		c->rem.timer_read_ns[i] =
+		    (after.tv_sec - now->tv_sec) * 1000000000LL + after.tv_nsec - now->tv_nsec;
+	timer_modes(c, true);
+}
+
 /* Timer i's own pending signal taken in the task (rt_sigtimedwait): the expiries it counted missed
  * (si_overrun) to timer_pend_ov, the signal queued again (po_again). Whatever fails once it is taken, it is
  * queued back: the tree goes on with it when the dump fails. Another signal of its number taken in its
@@ -959,6 +972,9 @@ static int pending_overrun(struct dump_ctx *c, size_t i, const uint8_t *si, stru
 					    "task %d: POSIX timer %d: took signal %ld (code %d, timer %d)",
 					    c->pid, p->id, rc.v[0].ret, code, id);
 	}
+	if (!ret) /* (its mode read right away: at its next expiry it queues its signal, off the list again)
+		   */
+		po_next(c, i, &now, &val, rc.v[4].ret ? 0 : s + SCR_PO_AFTER);
 	if (!ret)
 		ret = fault_check(c->o, FI_DUMP_TIMER_TAKEN, e);
 	if (!ret)
@@ -971,12 +987,6 @@ static int pending_overrun(struct dump_ctx *c, size_t i, const uint8_t *si, stru
 	if (ret)
 		return ret;
 	c->rem.timer_pend_ov[i] = ov;
-	c->rem.timer_val[i].it_value = val.it_value, c->rem.timer_now[i] = now; /* (its next expiry) */
-	struct timespec after;
-	struct cr_err e2;
-	if (!rc.v[4].ret && !infect_read(&c->in, s + SCR_PO_AFTER, &after, sizeof(after), &e2))
-		c->rem.timer_read_ns[i] =
-		    (after.tv_sec - now.tv_sec) * 1000000000LL + after.tv_nsec - now.tv_nsec;
 	pr_debug("task %d: POSIX timer %d: its pending signal counts %d expiries missed\n", c->pid, p->id,
 		 ov);
 	return 0;
