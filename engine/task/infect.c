@@ -318,15 +318,6 @@ static int run_code(struct infect *in, const uint8_t *code, size_t code_len, siz
 	return ret;
 }
 
-int infect_run_code(struct infect *in, const uint8_t *code, size_t code_len, size_t trap, void *table,
-		    size_t len, struct cr_err *e)
-{
-	if (!in->batch)
-		return cr_fail_errno(e, ENOTSUP, "task %d: no remote code", in->pid);
-	struct iovec l = {table, len};
-	return run_code(in, code, code_len, trap, &l, 1, len, table, len, e);
-}
-
 /* Up to the table's room of calls in one run of the batch code. */
 static int batch_run(struct infect *in, struct infect_call *calls, size_t n, struct cr_err *e)
 {

@@ -61,11 +61,6 @@ int infect_map_scratch(struct infect *in, struct cr_err *e);
 int infect_batch(struct infect *in, struct infect_call *calls, size_t n, struct cr_err *e);
 /* Bytes of table room beside code of code_len bytes in the batch area (0: no remote code). */
 size_t infect_code_room(const struct infect *in, size_t code_len);
-/* Run position-independent code (arch_batch_code's conventions: arch_prep_batch with the table, ends at the
- * SIGTRAP at code + trap) in the task, with a copy of the len bytes at table, read back into table once the
- * code is done. Needs the batch area (in->batch). */
-int infect_run_code(struct infect *in, const uint8_t *code, size_t code_len, size_t trap, void *table,
-		    size_t len, struct cr_err *e);
 /* Read remote memory (process_vm_readv). */
 int infect_read(struct infect *in, uint64_t addr, void *buf, size_t len, struct cr_err *e);
 /* Undo everything: unmap the scratch page, restore poked bytes and the base registers; in->maps freed. */
