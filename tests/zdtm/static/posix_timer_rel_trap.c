@@ -5,8 +5,8 @@
  * none, and the relative timers came back armed absolute (clock base 1). Now the dump reads the clock after
  * the timer too and looks that much further, and takes the expiry of the hrtimer it found
  * (/proc/timer_list) instead of the one it read: no timer may expire more than 20 us before its time (read
- * by the test as the kernel has it, pt_expiry; up to 20 ms after it: the restore's own wait). Before, the restore kept the early one: 30-180 us early at
- * load 12-17 (run.sh --load 2), up to 58 ms at load 38. */
+ * by the test as the kernel has it, pt_expiry; up to 20 ms after it: the restore's own wait). Before, the
+ * restore kept the early one: 30-180 us early at load 12-17 (run.sh --load 2), up to 58 ms at load 38. */
 #define PT_SIGTRAP_IGNORED 1
 #define PT_EXPIRY_US 20
 #define PT_LATE_US 20000 /* (late: a restorer waiting for a CPU under load, not the dump's fault) */
