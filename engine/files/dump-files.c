@@ -49,13 +49,16 @@ static int collect_fds(struct dump_ctx *c, struct fd_src **out, size_t *nout, st
 		return cr_fail_errno(e, ENOMEM, "out of memory");
 	}
 	for (size_t i = 0; i < n; i++) {
-		f[i].pid = c->pid, f[i].fd = pf[i].fd, f[i].st = pf[i].st;
+		f[i].pid = c->pid, f[i].fd = pf[i].fd, f[i].st = pf[i].st, f[i].cfd = -1;
 		f[i].link = pf[i].link;
 		pf[i].link = NULL;
 	}
 	proc_fds_free(pf, n);
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/fdinfo", c->pid);
+	__cleanup_close int dfd = n ? open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
 	for (size_t i = 0; i < n; i++)
-		if (proc_parse_fdinfo(c->pid, f[i].fd, &f[i].fi, e)) {
+		if (proc_parse_fdinfo_at(dfd, c->pid, f[i].fd, &f[i].fi, e)) {
 			int fd = f[i].fd;
 			free_fds(f, n);
 			return cr_wrap(e, "fd %d", fd);
@@ -192,9 +195,11 @@ static int unsupported(struct dump_ctx *c, const struct fd_src *f, const char *w
 	return cr_fail(e, "fd %d is %s (%s), not supported yet", f->fd, what, f->link);
 }
 
-/* Per-process state of the kinds (indexed as fd_kinds()). */
+/* Per-process state of the kinds (indexed as fd_kinds()), and the process's pidfd (-1: not open yet), through
+ * which each fd is copied once (fd_copy). */
 struct kind_states {
 	void *st[64];
+	int pidfd;
 };
 
 static void free_states(struct kind_states *ks)
@@ -206,14 +211,32 @@ static void free_states(struct kind_states *ks)
 			k[i]->free_state(ks->st[i]);
 		ks->st[i] = NULL;
 	}
+	if (ks->pidfd >= 0)
+		close(ks->pidfd);
+	ks->pidfd = -1;
+}
+
+/* crshim's copy of f (f->cfd, taken once per fd through the process's one pidfd; closed by write_one): the
+ * domain, the owner, the filter and the kinds read the description through it (three pidfd_open and
+ * pidfd_getfd per socket fd before). */
+static int fd_copy(struct kind_states *ks, struct fd_src *f, struct cr_err *e)
+{
+	if (f->cfd >= 0)
+		return f->cfd;
+	if (ks->pidfd < 0 && (ks->pidfd = (int)syscall(SYS_pidfd_open, f->pid, 0)) < 0)
+		return cr_fail_sys(e, "pidfd_open %d", f->pid);
+	f->cfd = (int)syscall(SYS_pidfd_getfd, ks->pidfd, f->fd, 0);
+	if (f->cfd < 0)
+		return cr_fail_sys(e, "pidfd_getfd %d fd %d", f->pid, f->fd);
+	return f->cfd;
 }
 
 /* The domain of a socket fd of the task (through a copy of it), -1 if it cannot be read; *filter: the
  * number of instructions of its classic BPF filter (SO_ATTACH_FILTER), 0 if none. */
-static int sk_domain(const struct dump_ctx *c, const struct fd_src *f, socklen_t *filter)
+static int sk_domain(struct kind_states *ks, struct fd_src *f, socklen_t *filter)
 {
 	struct cr_err e2 = {0};
-	__cleanup_close int cfd = dump_evfd_take(c->pid, f->fd, &e2);
+	int cfd = fd_copy(ks, f, &e2);
 	int dom = -1;
 	socklen_t dl = sizeof(dom);
 	*filter = 0;
@@ -236,7 +259,7 @@ static int dump_kind(struct dump_ctx *c, struct fd_src *f, struct kind_states *k
 	socklen_t filter = 0;
 	/* an O_PATH fd of a socket's node is no socket: opened by path again (file-reg.c), like a FIFO's */
 	bool node = S_ISSOCK(f->st.st_mode) && (f->fi.flags & O_PATH);
-	f->domain = S_ISSOCK(f->st.st_mode) && !node ? sk_domain(c, f, &filter) : 0;
+	f->domain = S_ISSOCK(f->st.st_mode) && !node ? sk_domain(ks, f, &filter) : 0;
 	if (filter && fe->in_flight) /* made by crshim and sent: no task attaches it again */
 		return cr_fail(
 		    e,
@@ -244,7 +267,7 @@ static int dump_kind(struct dump_ctx *c, struct fd_src *f, struct kind_states *k
 		    "not supported",
 		    f->fd, f->link, (unsigned)filter);
 	if (filter) {
-		__cleanup_close int cfd = dump_evfd_take(c->pid, f->fd, e);
+		int cfd = fd_copy(ks, f, e);
 		if (cfd < 0 || dump_sk_filter(cfd, filter, fe, e))
 			return cr_wrap(e, "fd %d (%s)", f->fd, f->link);
 	}
@@ -288,8 +311,11 @@ static int write_one(struct dump_ctx *c, struct fd_src *f, struct img_writer *wf
 		wr = dump_kind(c, f, ks, fe, &k, e);
 	}
 	FownEntry fo = FOWN_ENTRY__INIT;
-	if (!wr && fe->kind != FILE_KIND__FILE_INHERIT)
-		wr = dump_fown(c->pid, f->fd, f->fi.flags, fe, &fo, e);
+	if (!wr && fe->kind != FILE_KIND__FILE_INHERIT && !(f->fi.flags & O_PATH)) {
+		int cfd = fd_copy(ks, f, e);
+		wr = cfd < 0 ? cr_wrap(e, "fd %d: owner", f->fd)
+			     : dump_fown(cfd, f->fd, f->fi.flags, fe, &fo, e);
+	}
 	if (!wr && k && k->tree_desc)
 		wr = dump_fdshare_id(c, f->fd, &f->st, &fe->tree_desc, e);
 	fe->has_tree_desc = fe->tree_desc != 0;
@@ -303,6 +329,9 @@ static int write_one(struct dump_ctx *c, struct fd_src *f, struct img_writer *wf
 	if (k && k->release)
 		k->release(fe, f);
 	dump_sk_filter_free(fe);
+	if (f->cfd >= 0)
+		close(f->cfd);
+	f->cfd = -1;
 	fe->reg = NULL, fe->tty = NULL, fe->fown = NULL, fe->ext_key = NULL; /* this frame */
 	return wr ? -1 : 0;
 }
@@ -310,7 +339,7 @@ static int write_one(struct dump_ctx *c, struct fd_src *f, struct img_writer *wf
 int dump_files_carried(struct dump_ctx *cc, int fd, uint32_t id, struct img_writer *wf, FileEntry *fe,
 		       const char **what, struct cr_err *e)
 {
-	struct fd_src f = {.pid = cc->pid, .fd = fd, .id = id};
+	struct fd_src f = {.pid = cc->pid, .fd = fd, .id = id, .cfd = -1};
 	char path[64], name[32];
 	snprintf(name, sizeof(name), "fd/%d", fd);
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
@@ -321,7 +350,7 @@ int dump_files_carried(struct dump_ctx *cc, int fd, uint32_t id, struct img_writ
 		return cr_fail_sys(e, "stat %s", path);
 	}
 	f.all = &f, f.nr_all = 1;
-	struct kind_states ks = {{0}};
+	struct kind_states ks = {.pidfd = -1};
 	int dom = AF_UNIX;
 	socklen_t dl = sizeof(dom);
 	*what = f.link[0] == '/' ? "a file" : fd_kind(&f);
@@ -370,7 +399,7 @@ static int write_entry(struct dump_ctx *c, struct fd_src *f, struct img_writer *
 static int write_images(struct dump_ctx *c, struct fd_src *f, size_t n, struct cr_err *e)
 {
 	struct img_writer *wf = NULL, *wi = NULL;
-	struct kind_states ks = {{0}};
+	struct kind_states ks = {.pidfd = -1};
 	if (img_create(c->dirfd, dump_files_kind(c), dump_files_id(c), &wf, e) ||
 	    img_create(c->dirfd, IMG_FDINFO, c->pid, &wi, e))
 		goto fail;

@@ -38,6 +38,7 @@ struct fd_src {
 	struct stat st;
 	struct proc_fdinfo fi;
 	int domain;		  /* a socket's SO_DOMAIN, -1 if it could not be read (not a socket: 0) */
+	int cfd;		  /* crshim's copy of the fd, taken once (dump-files.c); -1: not taken */
 	const struct fd_src *all; /* every fd of the task */
 	size_t nr_all;
 	RegFileEntry reg; /* path, flags, mode of a kind opened by path (fe->reg points here) */

@@ -15,14 +15,11 @@
 #include "files/ghost.h"
 #include "base/log.h"
 
-int dump_fown(pid_t pid, int fd, uint32_t flags, FileEntry *fe, FownEntry *fo, struct cr_err *e)
+int dump_fown(int cfd, int fd, uint32_t flags, FileEntry *fe, FownEntry *fo, struct cr_err *e)
 {
 	struct f_owner_ex own = {0};
 	if (flags & O_PATH) /* no owner on an O_PATH open (fcntl refuses) */
 		return 0;
-	__cleanup_close int cfd = dump_evfd_take(pid, fd, e);
-	if (cfd < 0)
-		return cr_wrap(e, "fd %d: owner", fd);
 	int sig = fcntl(cfd, F_GETSIG);
 	if (fcntl(cfd, F_GETOWN_EX, &own) || sig < 0)
 		return cr_fail_sys(e, "fd %d: F_GETOWN_EX/F_GETSIG", fd);

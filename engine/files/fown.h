@@ -11,8 +11,9 @@
 #include "base/err.h"
 #include "image/image.h"
 
-/* fe->fown = fo when the description has an owner, a signal or O_ASYNC (flags: its fdinfo flags). */
-int dump_fown(pid_t pid, int fd, uint32_t flags, FileEntry *fe, FownEntry *fo, struct cr_err *e);
+/* fe->fown = fo when the description of the task's fd has an owner, a signal or O_ASYNC (cfd: crshim's copy
+ * of it; flags: its fdinfo flags). */
+int dump_fown(int cfd, int fd, uint32_t flags, FileEntry *fe, FownEntry *fo, struct cr_err *e);
 /* child: set them on fd (after it is open), owner: the owner's pid as this process sees it (PID namespaces,
  * 0: none it can see), c: the task's creds (NULL: crshim's); errors as text. */
 int rst_fown_apply(const FileEntry *f, int fd, pid_t owner, const CredsEntry *c, char *msg, size_t len);

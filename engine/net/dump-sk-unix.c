@@ -46,7 +46,6 @@
 #define PEEK_CHUNK (256 * 1024)
 
 struct dump_unix {
-	int pidfd;
 	struct ns_unix_table t;
 	uint32_t *tree; /* inodes of the sockets the tree's processes hold, sorted */
 	size_t ntree;
@@ -55,6 +54,7 @@ struct dump_unix {
 	struct dump_scm scm; /* files in flight (dump-sk-scm.c) */
 	bool nested;	     /* crshim's own fds (a unix socket in flight): its queue may carry no files */
 	bool scanned;	     /* the unix sockets in flight in the tree's queues are in tree */
+	bool borrowed;	     /* t is the memo's (table_of): not freed with du */
 	uint64_t netns;	     /* the network namespace of the table t (its sockets' own), 0: unknown */
 };
 
@@ -131,23 +131,57 @@ static int pid_fd_of(pid_t pid, uint32_t ino)
 	return -1;
 }
 
+/* The unix sockets of a network namespace, collected once per dump (dump_fdshare_memo, by the namespace's
+ * inode; the tasks are stopped) and lent to the dump_unix of each process in it: each of 300 processes
+ * had the namespace's table dumped through sock_diag. */
+#define TABLE_MEMO_KEY(ns) ((uint64_t)FILE_KIND__FILE_UNIXSK << 32 | 1ULL << 62 | ((ns)&0xffffffffu))
+
+static void free_table_memo(void *p)
+{
+	if (p)
+		ns_unix_table_free(p);
+	free(p);
+}
+
+/* du->t: the table of the network namespace of netpid (du->netns), from the memo or collected (and kept
+ * there: crshim's own fds, du->nested, have theirs). */
+static int table_of(struct dump_ctx *c, struct dump_unix *du, pid_t netpid, struct cr_err *e)
+{
+	bool memo = c->fdsh && du->netns && !du->nested;
+	const struct ns_unix_table *mt = memo ? dump_fdshare_memo(c->fdsh, TABLE_MEMO_KEY(du->netns)) : NULL;
+	if (mt) {
+		du->t = *mt, du->borrowed = true;
+		return 0;
+	}
+	if (ns_unix_collect(netpid, &du->t, e))
+		return -1;
+	struct ns_unix_table *nt = memo ? malloc(sizeof(*nt)) : NULL;
+	if (!nt)
+		return 0;
+	*nt = du->t, du->borrowed = true;
+	if (dump_fdshare_memo_put(c->fdsh, TABLE_MEMO_KEY(du->netns), nt, free_table_memo, e)) {
+		du->t = (struct ns_unix_table){0}; /* (freed by the memo) */
+		return -1;
+	}
+	return 0;
+}
+
 static int du_init(struct dump_ctx *c, struct dump_unix **out, struct cr_err *e)
 {
 	struct dump_unix *du = calloc(1, sizeof(*du));
 	if (!du)
 		return cr_fail_errno(e, ENOMEM, "out of memory");
-	du->pidfd = (int)syscall(SYS_pidfd_open, c->pid, 0);
 	du->nested = c->pid == getpid();
 	/* crshim's copies of files in flight: the sockets are in the tree's network namespace, not ours */
 	pid_t netpid = du->nested && c->tree && c->ntree ? c->tree[0].pid : c->pid;
-	if (ns_unix_collect(netpid, &du->t, e) || collect_tree(c, du, e)) {
-		dump_sk_unix_free(du);
-		return -1;
-	}
 	char np[64];
 	struct stat nst;
 	snprintf(np, sizeof(np), "/proc/%d/ns/net", netpid);
 	du->netns = stat(np, &nst) ? 0 : (uint64_t)nst.st_ino; /* where the restore makes them */
+	if (table_of(c, du, netpid, e) || collect_tree(c, du, e)) {
+		dump_sk_unix_free(du);
+		return -1;
+	}
 	pr_debug("%zu unix sockets in the namespace, %zu sockets held by the tree\n", du->t.n, du->ntree);
 	*out = du;
 	return 0;
@@ -157,9 +191,8 @@ void dump_sk_unix_free(struct dump_unix *du)
 {
 	if (!du)
 		return;
-	if (du->pidfd >= 0)
-		close(du->pidfd);
-	ns_unix_table_free(&du->t);
+	if (!du->borrowed)
+		ns_unix_table_free(&du->t);
 	free(du->tree);
 	for (size_t i = 0; i < du->nents; i++)
 		unix_sk_entry__free_unpacked(du->ents[i], NULL);
@@ -779,6 +812,72 @@ static int peek_queue(struct dump_ctx *c, struct dump_unix *du, int sk, const st
 	return ret;
 }
 
+/* The receive queue of a socket peeked once per dump (dump_fdshare_memo, by inode; the tasks are stopped),
+ * each message packed, unpacked into the entry of each of its fds: the 200 sockets that 300 processes hold
+ * were peeked 60,000 times. Not a queue that carries files (the ids of its messages are those of each
+ * holder's files image: peeked by each), nor one of crshim's own sockets. */
+struct queue_memo {
+	ProtobufCBinaryData *m;
+	size_t n;
+};
+#define QUEUE_MEMO_KEY(ino) ((uint64_t)FILE_KIND__FILE_UNIXSK << 32 | 1ULL << 63 | (ino))
+
+static void free_queue_memo(void *p)
+{
+	struct queue_memo *q = p;
+	for (size_t i = 0; q && i < q->n; i++)
+		free(q->m[i].data);
+	if (q)
+		free(q->m);
+	free(q);
+}
+
+static int queue_from_memo(const struct queue_memo *q, UnixSkEntry *u, struct cr_err *e)
+{
+	u->queue = q->n ? calloc(q->n, sizeof(UnixSkMsg *)) : NULL;
+	if (q->n && !u->queue)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	for (size_t i = 0; i < q->n; i++, u->n_queue++)
+		if (!(u->queue[i] = unix_sk_msg__unpack(NULL, q->m[i].len, q->m[i].data)))
+			return cr_fail_errno(e, ENOMEM, "socket:[%u]: copy its queue: out of memory", u->ino);
+	u->queue_saved = true, u->has_queue_saved = 1;
+	return 0;
+}
+
+/* The memo of u's queue just peeked (none when it carries files). */
+static int queue_to_memo(struct dump_ctx *c, const UnixSkEntry *u, struct cr_err *e)
+{
+	for (size_t i = 0; i < u->n_queue; i++)
+		if (u->queue[i]->n_fds)
+			return 0;
+	struct queue_memo *q = calloc(1, sizeof(*q));
+	if (!q || (u->n_queue && !(q->m = calloc(u->n_queue, sizeof(*q->m))))) {
+		free(q);
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	}
+	for (; q->n < u->n_queue; q->n++) {
+		size_t len = unix_sk_msg__get_packed_size(u->queue[q->n]);
+		if (!(q->m[q->n].data = malloc(len ? len : 1))) {
+			free_queue_memo(q);
+			return cr_fail_errno(e, ENOMEM, "out of memory");
+		}
+		q->m[q->n].len = unix_sk_msg__pack(u->queue[q->n], q->m[q->n].data);
+	}
+	return dump_fdshare_memo_put(c->fdsh, QUEUE_MEMO_KEY(u->ino), q, free_queue_memo, e);
+}
+
+/* u's queue: from the memo of its socket, else peeked (and kept in the memo). */
+static int queue_once(struct dump_ctx *c, struct dump_unix *du, int sk, const struct ns_unix_sk *s,
+		      UnixSkEntry *u, int fd, struct cr_err *e)
+{
+	const struct queue_memo *q = du->nested ? NULL : dump_fdshare_memo(c->fdsh, QUEUE_MEMO_KEY(s->ino));
+	if (q)
+		return queue_from_memo(q, u, e);
+	if (peek_queue(c, du, sk, s, u, fd, e))
+		return -1;
+	return du->nested ? 0 : queue_to_memo(c, u, e);
+}
+
 /* Does a listener in the namespace have ino as a client of a connection it has not accepted? */
 static const struct ns_unix_sk *pending_on(const struct dump_unix *du, uint32_t ino)
 {
@@ -1069,21 +1168,18 @@ static void fill_peercred(const struct dump_ctx *c, int sk, int fd, UnixSkEntry 
 	u->peer_gid = cr.gid, u->has_peer_gid = 1;
 }
 
-/* A listener: only its SO_PEERCRED (its own credentials at listen()) is read through a copy. */
-static int fill_listener(struct dump_ctx *c, struct dump_unix *du, const struct ns_unix_sk *s, int fd,
+/* A listener: only its SO_PEERCRED (its own credentials at listen()) is read through the copy sk. */
+static int fill_listener(struct dump_ctx *c, struct dump_unix *du, const struct ns_unix_sk *s, int fd, int sk,
 			 UnixSkEntry *u, struct cr_err *e)
 {
 	if (fill_icons(c, du, s, fd, u, e))
 		return -1;
-	int sk = du->pidfd >= 0 ? (int)syscall(SYS_pidfd_getfd, du->pidfd, fd, 0) : -1;
-	if (sk < 0)
-		return cr_fail_sys(e, "fd %d: pidfd_getfd", fd);
 	fill_peercred(c, sk, fd, u);
-	close(sk);
 	return 0;
 }
 
-static int fill_entry(struct dump_ctx *c, struct dump_unix *du, const struct ns_unix_sk *s, int fd,
+/* u for the task's fd, sk: crshim's copy of it. */
+static int fill_entry(struct dump_ctx *c, struct dump_unix *du, const struct ns_unix_sk *s, int fd, int sk,
 		      uint32_t flags, UnixSkEntry *u, struct cr_err *e)
 {
 	u->ino = s->ino, u->has_ino = 1;
@@ -1098,17 +1194,13 @@ static int fill_entry(struct dump_ctx *c, struct dump_unix *du, const struct ns_
 	if (s->namelen && s->name[0] && fill_path(c, s, u, e))
 		return -1;
 	if (s->state == TCP_LISTEN_)
-		return fill_listener(c, du, s, fd, u, e);
+		return fill_listener(c, du, s, fd, sk, u, e);
 	if (fill_peer(c, du, s, fd, u, e))
 		return -1;
-	int sk = du->pidfd >= 0 ? (int)syscall(SYS_pidfd_getfd, du->pidfd, fd, 0) : -1;
-	if (sk < 0)
-		return cr_fail_sys(e, "fd %d: pidfd_getfd", fd);
 	fill_peercred(c, sk, fd, u);
 	/* an external socket's queue stays with it (given back by --inherit-fd) */
 	int ret =
-	    fill_opts_once(c, sk, u, e) || (!u->external && peek_queue(c, du, sk, s, u, fd, e)) ? -1 : 0;
-	close(sk);
+	    fill_opts_once(c, sk, u, e) || (!u->external && queue_once(c, du, sk, s, u, fd, e)) ? -1 : 0;
 	if (!ret && u->ext_peer && s->type != SOCK_DGRAM && u->n_queue)
 		return cr_fail(
 		    e,
@@ -1120,14 +1212,11 @@ static int fill_entry(struct dump_ctx *c, struct dump_unix *du, const struct ns_
 
 /* A socket not in the table of the task's network namespace: the table of its own (SIOCGSKNS), when it is
  * another (a socket made before the task changed its namespace: CRIU's netns_sub). 1: none. */
-static int other_netns(struct dump_unix *du, int fd, uint32_t ino, struct ns_unix_table *alt,
+static int other_netns(struct dump_unix *du, int fd, int sk, uint32_t ino, struct ns_unix_table *alt,
 		       uint64_t *alt_ns, struct cr_err *e)
 {
-	int sk = du->pidfd >= 0 ? (int)syscall(SYS_pidfd_getfd, du->pidfd, fd, 0) : -1;
-	int ns = sk >= 0 ? ioctl(sk, SIOCGSKNS) : -1;
+	int ns = ioctl(sk, SIOCGSKNS);
 	struct stat st;
-	if (sk >= 0)
-		close(sk);
 	if (ns < 0 || fstat(ns, &st) || (uint64_t)st.st_ino == du->netns) {
 		if (ns >= 0)
 			close(ns);
@@ -1147,10 +1236,10 @@ static int other_netns(struct dump_unix *du, int fd, uint32_t ino, struct ns_uni
 	return 0;
 }
 
-static int fill_one(struct dump_ctx *c, struct dump_unix *du, const struct ns_unix_sk *s, int fd,
+static int fill_one(struct dump_ctx *c, struct dump_unix *du, const struct ns_unix_sk *s, int fd, int sk,
 		    uint32_t flags, FileEntry *fe, struct cr_err *e);
 
-int dump_sk_unix_fill(struct dump_ctx *c, struct dump_unix **dup, int fd, const struct stat *st,
+int dump_sk_unix_fill(struct dump_ctx *c, struct dump_unix **dup, int fd, int sk, const struct stat *st,
 		      uint32_t flags, FileEntry *fe, struct cr_err *e)
 {
 	if (!*dup && du_init(c, dup, e))
@@ -1158,20 +1247,20 @@ int dump_sk_unix_fill(struct dump_ctx *c, struct dump_unix **dup, int fd, const 
 	struct dump_unix *du = *dup;
 	const struct ns_unix_sk *s = ns_unix_find(&du->t, (uint32_t)st->st_ino);
 	if (s)
-		return fill_one(c, du, s, fd, flags, fe, e);
+		return fill_one(c, du, s, fd, sk, flags, fe, e);
 	struct ns_unix_table alt, own = du->t;
 	uint64_t alt_ns = 0, own_ns = du->netns;
-	int r = other_netns(du, fd, (uint32_t)st->st_ino, &alt, &alt_ns, e);
+	int r = other_netns(du, fd, sk, (uint32_t)st->st_ino, &alt, &alt_ns, e);
 	if (r)
 		return r;
 	du->t = alt, du->netns = alt_ns; /* its peers and listeners are there too */
-	r = fill_one(c, du, ns_unix_find(&alt, (uint32_t)st->st_ino), fd, flags, fe, e);
+	r = fill_one(c, du, ns_unix_find(&alt, (uint32_t)st->st_ino), fd, sk, flags, fe, e);
 	du->t = own, du->netns = own_ns;
 	ns_unix_table_free(&alt);
 	return r;
 }
 
-static int fill_one(struct dump_ctx *c, struct dump_unix *du, const struct ns_unix_sk *s, int fd,
+static int fill_one(struct dump_ctx *c, struct dump_unix *du, const struct ns_unix_sk *s, int fd, int sk,
 		    uint32_t flags, FileEntry *fe, struct cr_err *e)
 {
 	UnixSkEntry **ne = realloc(du->ents, (du->nents + 1) * sizeof(UnixSkEntry *));
@@ -1183,7 +1272,7 @@ static int fill_one(struct dump_ctx *c, struct dump_unix *du, const struct ns_un
 		return cr_fail_errno(e, ENOMEM, "out of memory");
 	unix_sk_entry__init(u);
 	du->ents[du->nents++] = u;
-	if (fill_entry(c, du, s, fd, flags, u, e))
+	if (fill_entry(c, du, s, fd, sk, flags, u, e))
 		return -1;
 	fe->kind = FILE_KIND__FILE_UNIXSK, fe->has_kind = 1;
 	fe->unix_sk = u;
@@ -1202,7 +1291,7 @@ static bool is_unix(const struct dump_ctx *c, const struct fd_src *f)
 
 static int dump_unix(struct dump_ctx *c, struct fd_src *f, void **state, FileEntry *fe, struct cr_err *e)
 {
-	return dump_sk_unix_fill(c, (struct dump_unix **)state, f->fd, &f->st, f->fi.flags, fe, e);
+	return dump_sk_unix_fill(c, (struct dump_unix **)state, f->fd, f->cfd, &f->st, f->fi.flags, fe, e);
 }
 
 /* files in flight in the unix sockets' queues */
