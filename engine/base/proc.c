@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -145,19 +146,35 @@ void proc_fds_free(struct proc_fd *f, size_t n)
 	free(f);
 }
 
-/* fd's link and stat, read relative to the open /proc/PID/fd (dfd). */
+/* The device of sockfs, where every socket's inode is (0: not known). */
+static dev_t sockfs_dev(void)
+{
+	static dev_t dev;
+	struct stat st;
+	if (!dev) {
+		__cleanup_close int sk = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+		dev = sk >= 0 && !fstat(sk, &st) ? st.st_dev : 0;
+	}
+	return dev;
+}
+
+/* fd's link and stat, read relative to the open /proc/PID/fd (dfd). The link of a socket (an inode of sockfs,
+ * not an O_PATH open of a socket file, whose link is its path) is "socket:[INO]": made, not read (a third of
+ * the reads of /proc in a tree of processes holding many sockets). */
 static int read_fd(pid_t pid, int dfd, struct proc_fd *f, struct cr_err *e)
 {
 	char name[16], buf[PATH_MAX + 1];
 	snprintf(name, sizeof(name), "%d", f->fd);
-	ssize_t n = readlinkat(dfd, name, buf, sizeof(buf) - 1);
-	if (n < 0)
+	if (fstatat(dfd, name, &f->st, 0))
+		return cr_fail_sys(e, "stat /proc/%d/fd/%d", pid, f->fd);
+	ssize_t n;
+	if (S_ISSOCK(f->st.st_mode) && f->st.st_dev == sockfs_dev() && sockfs_dev())
+		n = snprintf(buf, sizeof(buf), "socket:[%llu]", (unsigned long long)f->st.st_ino);
+	else if ((n = readlinkat(dfd, name, buf, sizeof(buf) - 1)) < 0)
 		return cr_fail_sys(e, "readlink /proc/%d/fd/%d", pid, f->fd);
 	buf[n] = '\0';
 	if (!(f->link = strdup(buf)))
 		return cr_fail_errno(e, ENOMEM, "out of memory");
-	if (fstatat(dfd, name, &f->st, 0))
-		return cr_fail_sys(e, "stat /proc/%d/fd/%d", pid, f->fd);
 	return 0;
 }
 
@@ -581,31 +598,72 @@ int proc_find_vdso(const char *maps, uint64_t *start, uint64_t *end)
 	return 1;
 }
 
-int proc_parse_fdinfo(pid_t pid, int fd, struct proc_fdinfo *fi, struct cr_err *e)
+/* The number after "key:" and blanks at l (base), in *v: 0, or -1 when l is no such line. */
+static int fdinfo_num(const char *l, const char *key, int base, unsigned long long *v)
 {
-	char name[48];
-	__cleanup_free char *buf = NULL;
-	memset(fi, 0, sizeof(*fi));
-	snprintf(name, sizeof(name), "fdinfo/%d", fd);
-	if (proc_read(pid, name, &buf, NULL, e))
+	size_t kl = strlen(key);
+	char *end;
+	if (strncmp(l, key, kl))
 		return -1;
+	l += kl;
+	while (*l == ' ' || *l == '\t')
+		l++;
+	*v = strtoull(l, &end, base);
+	return end == l ? -1 : 0;
+}
+
+/* fdinfo text buf (NUL-terminated) into fi. */
+static int parse_fdinfo(char *buf, pid_t pid, int fd, struct proc_fdinfo *fi, struct cr_err *e)
+{
 	int got = 0;
-	char *save = NULL;
-	for (char *l = strtok_r(buf, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
-		unsigned long long pos;
-		unsigned flags;
-		if (sscanf(l, "pos: %llu", &pos) == 1)
-			fi->pos = pos, got |= 1;
-		else if (sscanf(l, "flags: %o", &flags) == 1)
-			fi->flags = flags, got |= 2;
+	unsigned long long v;
+	for (char *l = buf, *nl; l && *l; l = nl ? nl + 1 : NULL) {
+		nl = strchr(l, '\n');
+		if (!fdinfo_num(l, "pos:", 10, &v))
+			fi->pos = v, got |= 1;
+		else if (!fdinfo_num(l, "flags:", 8, &v))
+			fi->flags = (uint32_t)v, got |= 2;
 		else if (!strncmp(l, "lock:", 5))
 			fi->locks = true;
-		else
-			sscanf(l, "mnt_id: %d", &fi->mnt_id);
+		else if (!fdinfo_num(l, "mnt_id:", 10, &v))
+			fi->mnt_id = (int)v;
 	}
 	if (got != 3)
 		return cr_fail_errno(e, EINVAL, "/proc/%d/fdinfo/%d: no pos/flags", pid, fd);
 	return 0;
+}
+
+int proc_parse_fdinfo_at(int dfd, pid_t pid, int fd, struct proc_fdinfo *fi, struct cr_err *e)
+{
+	char name[48], small[1024];
+	__cleanup_free char *buf = NULL;
+	memset(fi, 0, sizeof(*fi));
+	/* one read: a single_open seq file, made whole at once; one that fills the buffer (an epoll set with
+	 * many targets, locks) is read again whole */
+	if (dfd < 0)
+		snprintf(name, sizeof(name), "/proc/%d/fdinfo/%d", pid, fd);
+	else
+		snprintf(name, sizeof(name), "%d", fd);
+	__cleanup_close int f = openat(dfd < 0 ? AT_FDCWD : dfd, name, O_RDONLY | O_CLOEXEC);
+	if (f < 0)
+		return cr_fail_sys(e, "open /proc/%d/fdinfo/%d", pid, fd);
+	ssize_t n;
+	do
+		n = read(f, small, sizeof(small) - 1);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return cr_fail_sys(e, "read /proc/%d/fdinfo/%d", pid, fd);
+	if ((size_t)n < sizeof(small) - 1) {
+		small[n] = '\0';
+		return parse_fdinfo(small, pid, fd, fi, e);
+	}
+	snprintf(name, sizeof(name), "fdinfo/%d", fd);
+	return proc_read(pid, name, &buf, NULL, e) ? -1 : parse_fdinfo(buf, pid, fd, fi, e);
+}
+
+int proc_parse_fdinfo(pid_t pid, int fd, struct proc_fdinfo *fi, struct cr_err *e)
+{
+	return proc_parse_fdinfo_at(-1, pid, fd, fi, e);
 }
 
 bool proc_in_other_userns(pid_t pid)

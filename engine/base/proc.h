@@ -93,6 +93,8 @@ struct proc_fdinfo {
 	bool locks; /* a "lock:" line (files/dump-locks.c) */
 };
 int proc_parse_fdinfo(pid_t pid, int fd, struct proc_fdinfo *fi, struct cr_err *e);
+/* The same, dfd: /proc/PID/fdinfo open (the file opened relative to it; -1: by its whole path). */
+int proc_parse_fdinfo_at(int dfd, pid_t pid, int fd, struct proc_fdinfo *fi, struct cr_err *e);
 
 /* An fd of a task: its link (/proc/PID/fd/N, malloc'ed) and the stat of its file. */
 struct proc_fd {
