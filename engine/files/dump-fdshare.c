@@ -44,8 +44,8 @@ struct dump_fdshare {
 	const uint32_t *wid; /* ... and their ids */
 	size_t nw;
 	pid_t wpid;	   /* ... of this process (0: none) */
-	struct memo *memo; /* dump_fdshare_memo, sorted by key */
-	size_t nmemo;
+	struct memo *memo; /* dump_fdshare_memo: a hash table of capmemo slots (val NULL: free) */
+	size_t nmemo, capmemo;
 };
 
 void dump_fdshare_writing(struct dump_fdshare *s, pid_t pid, const int *fds, const uint32_t *ids, size_t n)
@@ -88,50 +88,58 @@ void dump_fdshare_free(struct dump_fdshare *s)
 			close(s->keep[i].fd);
 		free(s->keep);
 		free(s->loose);
-		for (size_t i = 0; i < s->nmemo; i++)
-			s->memo[i].fr(s->memo[i].val);
+		for (size_t i = 0; i < s->capmemo; i++)
+			if (s->memo[i].val)
+				s->memo[i].fr(s->memo[i].val);
 		free(s->memo);
 	}
 	free(s);
 }
 
-/* The index of key in s->memo, else where it goes. */
-static size_t memo_at(const struct dump_fdshare *s, uint64_t key)
+/* The slot of key in memo (cap slots, a power of two), else the free one where it goes. (A hash table: a
+ * sorted array moved up on each insertion was quadratic in the sockets of a tree that shares none.) */
+static size_t memo_slot(const struct memo *memo, size_t cap, uint64_t key)
 {
-	size_t lo = 0, hi = s->nmemo;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (s->memo[mid].key < key)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	uint64_t h = key * 0x9e3779b97f4a7c15ull;
+	size_t i = (size_t)(h >> 32) & (cap - 1);
+	while (memo[i].val && memo[i].key != key)
+		i = (i + 1) & (cap - 1);
+	return i;
 }
 
 void *dump_fdshare_memo(const struct dump_fdshare *s, uint64_t key)
 {
-	size_t at = s ? memo_at(s, key) : 0;
-	return s && at < s->nmemo && s->memo[at].key == key ? s->memo[at].val : NULL;
+	return s && s->capmemo ? s->memo[memo_slot(s->memo, s->capmemo, key)].val : NULL;
+}
+
+/* Twice the slots (at least 64), every entry moved over. */
+static int memo_grow(struct dump_fdshare *s)
+{
+	size_t cap = s->capmemo ? s->capmemo * 2 : 64;
+	struct memo *nm = calloc(cap, sizeof(*nm));
+	if (!nm)
+		return -1;
+	for (size_t i = 0; i < s->capmemo; i++)
+		if (s->memo[i].val)
+			nm[memo_slot(nm, cap, s->memo[i].key)] = s->memo[i];
+	free(s->memo);
+	s->memo = nm, s->capmemo = cap;
+	return 0;
 }
 
 int dump_fdshare_memo_put(struct dump_fdshare *s, uint64_t key, void *val, void (*fr)(void *),
 			  struct cr_err *e)
 {
-	size_t at = s ? memo_at(s, key) : 0;
-	if (!s || (at < s->nmemo && s->memo[at].key == key)) { /* no memo, or one already */
+	if (!s || dump_fdshare_memo(s, key)) { /* no memo, or one already */
 		fr(val);
 		return 0;
 	}
-	struct memo *nm = realloc(s->memo, (s->nmemo + 1) * sizeof(*nm));
-	if (!nm) {
+	if ((s->nmemo + 1) * 2 > s->capmemo && memo_grow(s)) {
 		fr(val);
 		return cr_fail_errno(e, ENOMEM, "out of memory");
 	}
-	s->memo = nm;
-	memmove(&s->memo[at + 1], &s->memo[at], (s->nmemo - at) * sizeof(*nm));
+	s->memo[memo_slot(s->memo, s->capmemo, key)] = (struct memo){key, val, fr};
 	s->nmemo++;
-	s->memo[at] = (struct memo){key, val, fr};
 	return 0;
 }
 
