@@ -15,16 +15,23 @@
 #include "files/ghost.h"
 #include "base/log.h"
 
-int dump_fown(int cfd, int fd, uint32_t flags, FileEntry *fe, FownEntry *fo, struct cr_err *e)
+int dump_fown_read(int cfd, int fd, struct dump_fown_raw *r, struct cr_err *e)
 {
-	struct f_owner_ex own = {0};
-	if (flags & O_PATH) /* no owner on an O_PATH open (fcntl refuses) */
-		return 0;
-	int sig = fcntl(cfd, F_GETSIG);
-	if (fcntl(cfd, F_GETOWN_EX, &own) || sig < 0)
+	r->own = (struct f_owner_ex){0};
+	r->sig = fcntl(cfd, F_GETSIG);
+	if (fcntl(cfd, F_GETOWN_EX, &r->own) || r->sig < 0)
 		return cr_fail_sys(e, "fd %d: F_GETOWN_EX/F_GETSIG", fd);
+	return 0;
+}
+
+void dump_fown_fill(const struct dump_fown_raw *r, int fd, uint32_t flags, FileEntry *fe, FownEntry *fo)
+{
+	struct f_owner_ex own = r->own;
+	int sig = r->sig;
+	if (flags & O_PATH) /* no owner on an O_PATH open (fcntl refuses) */
+		return;
 	if (!own.pid && !sig && !(flags & O_ASYNC))
-		return 0;
+		return;
 	fo->type = (uint32_t)own.type, fo->has_type = 1;
 	fo->pid = own.pid, fo->has_pid = 1;
 	fo->signum = (uint32_t)sig, fo->has_signum = 1;
@@ -32,6 +39,16 @@ int dump_fown(int cfd, int fd, uint32_t flags, FileEntry *fe, FownEntry *fo, str
 	fe->fown = fo;
 	pr_info("fd %d: owner type %d pid %d, signal %d%s\n", fd, own.type, own.pid, sig,
 		fo->async ? ", O_ASYNC" : "");
+}
+
+int dump_fown(int cfd, int fd, uint32_t flags, FileEntry *fe, FownEntry *fo, struct cr_err *e)
+{
+	struct dump_fown_raw r;
+	if (flags & O_PATH) /* no owner on an O_PATH open (fcntl refuses) */
+		return 0;
+	if (dump_fown_read(cfd, fd, &r, e))
+		return -1;
+	dump_fown_fill(&r, fd, flags, fe, fo);
 	return 0;
 }
 

@@ -14,6 +14,14 @@
 /* fe->fown = fo when the description of the task's fd has an owner, a signal or O_ASYNC (cfd: crshim's copy
  * of it; flags: its fdinfo flags). */
 int dump_fown(int cfd, int fd, uint32_t flags, FileEntry *fe, FownEntry *fo, struct cr_err *e);
+/* The same in two steps: the owner and signal of the description (its copy cfd), read once for a socket's
+ * fds (dump-files.c); fe->fown = fo from them and the fd's flags. */
+struct dump_fown_raw {
+	struct f_owner_ex own;
+	int sig;
+};
+int dump_fown_read(int cfd, int fd, struct dump_fown_raw *r, struct cr_err *e);
+void dump_fown_fill(const struct dump_fown_raw *r, int fd, uint32_t flags, FileEntry *fe, FownEntry *fo);
 /* child: set them on fd (after it is open), owner: the owner's pid as this process sees it (PID namespaces,
  * 0: none it can see), c: the task's creds (NULL: crshim's); errors as text. */
 int rst_fown_apply(const FileEntry *f, int fd, pid_t owner, const CredsEntry *c, char *msg, size_t len);

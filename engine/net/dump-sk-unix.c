@@ -26,6 +26,7 @@
 #include "pid.h"
 #include "base/log.h"
 #include "files/fd-kind.h"
+#include "files/evfd.h"
 #include "files/fdshare.h"
 #include "net/sk-inet.h"
 #include "net/sk-unix.h"
@@ -57,6 +58,22 @@ struct dump_unix {
 	bool borrowed;	     /* t is the memo's (table_of): not freed with du */
 	uint64_t netns;	     /* the network namespace of the table t (its sockets' own), 0: unknown */
 };
+
+/* crshim's copy of the task's fd, taken when something is read that the memos do not have (a socket's
+ * options, queue and credentials are read through the copy of its first fd; dump-files.c takes that one). */
+struct sk_ref {
+	pid_t pid;
+	int fd;
+	int sk;	  /* -1: not taken yet */
+	bool own; /* taken here: closed by dump_sk_unix_fill */
+};
+
+static int sk_get(struct sk_ref *r, struct cr_err *e)
+{
+	if (r->sk < 0 && (r->sk = dump_evfd_take(r->pid, r->fd, e)) >= 0)
+		r->own = true;
+	return r->sk;
+}
 
 static int cmp_u32(const void *a, const void *b)
 {
@@ -415,7 +432,7 @@ static int copy_sk_opts(SkOptEntry *const *src, size_t n, SkOptEntry ***dst, str
 }
 
 /* u->opts and u->sk_opts from the memo of u's socket, or read from sk (and kept in the memo). */
-static int fill_opts_once(struct dump_ctx *c, int sk, UnixSkEntry *u, struct cr_err *e)
+static int fill_opts_once(struct dump_ctx *c, struct sk_ref *r, UnixSkEntry *u, struct cr_err *e)
 {
 	uint64_t key = (uint64_t)FILE_KIND__FILE_UNIXSK << 32 | u->ino;
 	const struct opts_memo *m = dump_fdshare_memo(c->fdsh, key);
@@ -427,7 +444,8 @@ static int fill_opts_once(struct dump_ctx *c, int sk, UnixSkEntry *u, struct cr_
 		u->n_sk_opts = m->n;
 		return copy_sk_opts(m->so, m->n, &u->sk_opts, e);
 	}
-	if (fill_opts(sk, u, e))
+	int sk = sk_get(r, e);
+	if (sk < 0 || fill_opts(sk, u, e))
 		return -1;
 	struct opts_memo *nm = calloc(1, sizeof(*nm));
 	if (!nm)
@@ -867,13 +885,14 @@ static int queue_to_memo(struct dump_ctx *c, const UnixSkEntry *u, struct cr_err
 }
 
 /* u's queue: from the memo of its socket, else peeked (and kept in the memo). */
-static int queue_once(struct dump_ctx *c, struct dump_unix *du, int sk, const struct ns_unix_sk *s,
+static int queue_once(struct dump_ctx *c, struct dump_unix *du, struct sk_ref *r, const struct ns_unix_sk *s,
 		      UnixSkEntry *u, int fd, struct cr_err *e)
 {
 	const struct queue_memo *q = du->nested ? NULL : dump_fdshare_memo(c->fdsh, QUEUE_MEMO_KEY(s->ino));
 	if (q)
 		return queue_from_memo(q, u, e);
-	if (peek_queue(c, du, sk, s, u, fd, e))
+	int sk = sk_get(r, e);
+	if (sk < 0 || peek_queue(c, du, sk, s, u, fd, e))
 		return -1;
 	return du->nested ? 0 : queue_to_memo(c, u, e);
 }
@@ -1134,7 +1153,7 @@ static const struct dump_ctx *ns_top(const struct dump_ctx *t, uint32_t lv)
  * the tree in c's namespace by its ids; another one (gone, outside the tree, or one of the tree in another
  * namespace at c's level or one c's line does not show as in c's: a sibling namespace, one entered with
  * setns) is read in the task's PID namespace. */
-static pid_t peer_vpid(const struct dump_ctx *c, int sk, pid_t pid)
+static pid_t peer_vpid(const struct dump_ctx *c, struct sk_ref *r, pid_t pid)
 {
 	uint32_t lv = c->ns_levels;
 	if (!lv)
@@ -1143,17 +1162,47 @@ static pid_t peer_vpid(const struct dump_ctx *c, int sk, pid_t pid)
 		if (c->tree[k].pid == pid && c->tree[k].ns_levels >= lv && ns_top(&c->tree[k], lv) &&
 		    ns_top(&c->tree[k], lv) == ns_top(c, lv))
 			return c->tree[k].ns_tids[lv - 1];
-	return peer_pid_in(c->pid, sk);
+	struct cr_err e = {0};
+	int sk = sk_get(r, &e);
+	if (sk < 0)
+		pr_warn("SO_PEERCRED pid %d: %s\n", pid, e.msg);
+	return sk < 0 ? 0 : peer_pid_in(c->pid, sk);
 }
 
-/* SO_PEERCRED of crshim's copy sk of fd: the pid as the task sees it, euid and egid. */
-static void fill_peercred(const struct dump_ctx *c, int sk, int fd, UnixSkEntry *u)
+/* SO_PEERCRED of a socket, read once per dump (dump_fdshare_memo, by inode): as crshim sees it. */
+#define CRED_MEMO_KEY(ino) ((uint64_t)FILE_KIND__FILE_UNIXSK << 32 | 1ULL << 60 | (ino))
+
+static int peercred_once(struct dump_ctx *c, struct sk_ref *r, uint32_t ino, struct ucred *cr,
+			 struct cr_err *e)
 {
-	struct ucred cr;
-	socklen_t l = sizeof(cr);
-	if (getsockopt(sk, SOL_SOCKET, SO_PEERCRED, &cr, &l) || cr.pid <= 0)
-		return;
-	pid_t vp = peer_vpid(c, sk, cr.pid);
+	const struct ucred *m = dump_fdshare_memo(c->fdsh, CRED_MEMO_KEY(ino));
+	if (m) {
+		*cr = *m;
+		return 0;
+	}
+	socklen_t l = sizeof(*cr);
+	int sk = sk_get(r, e);
+	if (sk < 0)
+		return -1;
+	if (getsockopt(sk, SOL_SOCKET, SO_PEERCRED, cr, &l))
+		*cr = (struct ucred){0};
+	struct ucred *nm = malloc(sizeof(*nm));
+	if (!nm)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	*nm = *cr;
+	return dump_fdshare_memo_put(c->fdsh, CRED_MEMO_KEY(ino), nm, free, e);
+}
+
+/* SO_PEERCRED of the socket of fd: the pid as the task sees it, euid and egid. */
+static int fill_peercred(struct dump_ctx *c, struct sk_ref *r, uint32_t ino, int fd, UnixSkEntry *u,
+			 struct cr_err *e)
+{
+	struct ucred cr = {0};
+	if (peercred_once(c, r, ino, &cr, e))
+		return -1;
+	if (cr.pid <= 0)
+		return 0;
+	pid_t vp = peer_vpid(c, r, cr.pid);
 	if (vp <= 0) {
 		pr_info(
 		    "fd %d of task %d: SO_PEERCRED pid %d is not in the task's PID namespace (pid 0 there): "
@@ -1161,26 +1210,26 @@ static void fill_peercred(const struct dump_ctx *c, int sk, int fd, UnixSkEntry 
 		    fd, c->pid, cr.pid);
 		u->peer_uid = cr.uid, u->has_peer_uid = 1;
 		u->peer_gid = cr.gid, u->has_peer_gid = 1;
-		return;
+		return 0;
 	}
 	u->peer_pid = vp, u->has_peer_pid = 1;
 	u->peer_uid = cr.uid, u->has_peer_uid = 1;
 	u->peer_gid = cr.gid, u->has_peer_gid = 1;
-}
-
-/* A listener: only its SO_PEERCRED (its own credentials at listen()) is read through the copy sk. */
-static int fill_listener(struct dump_ctx *c, struct dump_unix *du, const struct ns_unix_sk *s, int fd, int sk,
-			 UnixSkEntry *u, struct cr_err *e)
-{
-	if (fill_icons(c, du, s, fd, u, e))
-		return -1;
-	fill_peercred(c, sk, fd, u);
 	return 0;
 }
 
-/* u for the task's fd, sk: crshim's copy of it. */
-static int fill_entry(struct dump_ctx *c, struct dump_unix *du, const struct ns_unix_sk *s, int fd, int sk,
-		      uint32_t flags, UnixSkEntry *u, struct cr_err *e)
+/* A listener: only its SO_PEERCRED (its own credentials at listen()) is read. */
+static int fill_listener(struct dump_ctx *c, struct dump_unix *du, const struct ns_unix_sk *s, int fd,
+			 struct sk_ref *r, UnixSkEntry *u, struct cr_err *e)
+{
+	if (fill_icons(c, du, s, fd, u, e))
+		return -1;
+	return fill_peercred(c, r, s->ino, fd, u, e);
+}
+
+/* u for the task's fd (r: crshim's copy of it). */
+static int fill_entry(struct dump_ctx *c, struct dump_unix *du, const struct ns_unix_sk *s, int fd,
+		      struct sk_ref *r, uint32_t flags, UnixSkEntry *u, struct cr_err *e)
 {
 	u->ino = s->ino, u->has_ino = 1;
 	u->type = s->type, u->has_type = 1;
@@ -1194,13 +1243,11 @@ static int fill_entry(struct dump_ctx *c, struct dump_unix *du, const struct ns_
 	if (s->namelen && s->name[0] && fill_path(c, s, u, e))
 		return -1;
 	if (s->state == TCP_LISTEN_)
-		return fill_listener(c, du, s, fd, sk, u, e);
-	if (fill_peer(c, du, s, fd, u, e))
+		return fill_listener(c, du, s, fd, r, u, e);
+	if (fill_peer(c, du, s, fd, u, e) || fill_peercred(c, r, s->ino, fd, u, e))
 		return -1;
-	fill_peercred(c, sk, fd, u);
 	/* an external socket's queue stays with it (given back by --inherit-fd) */
-	int ret =
-	    fill_opts_once(c, sk, u, e) || (!u->external && queue_once(c, du, sk, s, u, fd, e)) ? -1 : 0;
+	int ret = fill_opts_once(c, r, u, e) || (!u->external && queue_once(c, du, r, s, u, fd, e)) ? -1 : 0;
 	if (!ret && u->ext_peer && s->type != SOCK_DGRAM && u->n_queue)
 		return cr_fail(
 		    e,
@@ -1212,10 +1259,12 @@ static int fill_entry(struct dump_ctx *c, struct dump_unix *du, const struct ns_
 
 /* A socket not in the table of the task's network namespace: the table of its own (SIOCGSKNS), when it is
  * another (a socket made before the task changed its namespace: CRIU's netns_sub). 1: none. */
-static int other_netns(struct dump_unix *du, int fd, int sk, uint32_t ino, struct ns_unix_table *alt,
-		       uint64_t *alt_ns, struct cr_err *e)
+static int other_netns(struct dump_unix *du, int fd, struct sk_ref *sr, uint32_t ino,
+		       struct ns_unix_table *alt, uint64_t *alt_ns, struct cr_err *e)
 {
-	int ns = ioctl(sk, SIOCGSKNS);
+	struct cr_err e2 = {0};
+	int sk = sk_get(sr, &e2);
+	int ns = sk >= 0 ? ioctl(sk, SIOCGSKNS) : -1;
 	struct stat st;
 	if (ns < 0 || fstat(ns, &st) || (uint64_t)st.st_ino == du->netns) {
 		if (ns >= 0)
@@ -1236,32 +1285,41 @@ static int other_netns(struct dump_unix *du, int fd, int sk, uint32_t ino, struc
 	return 0;
 }
 
-static int fill_one(struct dump_ctx *c, struct dump_unix *du, const struct ns_unix_sk *s, int fd, int sk,
-		    uint32_t flags, FileEntry *fe, struct cr_err *e);
+static int fill_one(struct dump_ctx *c, struct dump_unix *du, const struct ns_unix_sk *s, int fd,
+		    struct sk_ref *sr, uint32_t flags, FileEntry *fe, struct cr_err *e);
+
+static int fill_sk(struct dump_ctx *c, struct dump_unix *du, int fd, struct sk_ref *sr, const struct stat *st,
+		   uint32_t flags, FileEntry *fe, struct cr_err *e)
+{
+	const struct ns_unix_sk *s = ns_unix_find(&du->t, (uint32_t)st->st_ino);
+	if (s)
+		return fill_one(c, du, s, fd, sr, flags, fe, e);
+	struct ns_unix_table alt, own = du->t;
+	uint64_t alt_ns = 0, own_ns = du->netns;
+	int r = other_netns(du, fd, sr, (uint32_t)st->st_ino, &alt, &alt_ns, e);
+	if (r)
+		return r;
+	du->t = alt, du->netns = alt_ns; /* its peers and listeners are there too */
+	r = fill_one(c, du, ns_unix_find(&alt, (uint32_t)st->st_ino), fd, sr, flags, fe, e);
+	du->t = own, du->netns = own_ns;
+	ns_unix_table_free(&alt);
+	return r;
+}
 
 int dump_sk_unix_fill(struct dump_ctx *c, struct dump_unix **dup, int fd, int sk, const struct stat *st,
 		      uint32_t flags, FileEntry *fe, struct cr_err *e)
 {
 	if (!*dup && du_init(c, dup, e))
 		return -1;
-	struct dump_unix *du = *dup;
-	const struct ns_unix_sk *s = ns_unix_find(&du->t, (uint32_t)st->st_ino);
-	if (s)
-		return fill_one(c, du, s, fd, sk, flags, fe, e);
-	struct ns_unix_table alt, own = du->t;
-	uint64_t alt_ns = 0, own_ns = du->netns;
-	int r = other_netns(du, fd, sk, (uint32_t)st->st_ino, &alt, &alt_ns, e);
-	if (r)
-		return r;
-	du->t = alt, du->netns = alt_ns; /* its peers and listeners are there too */
-	r = fill_one(c, du, ns_unix_find(&alt, (uint32_t)st->st_ino), fd, sk, flags, fe, e);
-	du->t = own, du->netns = own_ns;
-	ns_unix_table_free(&alt);
+	struct sk_ref sr = {.pid = c->pid, .fd = fd, .sk = sk};
+	int r = fill_sk(c, *dup, fd, &sr, st, flags, fe, e);
+	if (sr.own)
+		close(sr.sk);
 	return r;
 }
 
-static int fill_one(struct dump_ctx *c, struct dump_unix *du, const struct ns_unix_sk *s, int fd, int sk,
-		    uint32_t flags, FileEntry *fe, struct cr_err *e)
+static int fill_one(struct dump_ctx *c, struct dump_unix *du, const struct ns_unix_sk *s, int fd,
+		    struct sk_ref *sr, uint32_t flags, FileEntry *fe, struct cr_err *e)
 {
 	UnixSkEntry **ne = realloc(du->ents, (du->nents + 1) * sizeof(UnixSkEntry *));
 	if (!ne)
@@ -1272,7 +1330,7 @@ static int fill_one(struct dump_ctx *c, struct dump_unix *du, const struct ns_un
 		return cr_fail_errno(e, ENOMEM, "out of memory");
 	unix_sk_entry__init(u);
 	du->ents[du->nents++] = u;
-	if (fill_entry(c, du, s, fd, sk, flags, u, e))
+	if (fill_entry(c, du, s, fd, sr, flags, u, e))
 		return -1;
 	fe->kind = FILE_KIND__FILE_UNIXSK, fe->has_kind = 1;
 	fe->unix_sk = u;

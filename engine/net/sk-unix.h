@@ -25,9 +25,9 @@
 
 struct dump_ctx;
 struct dump_unix;
-/* Fill fe for fd (a socket; sk: crshim's copy of it): 0 done, 1 not a unix socket (fe untouched), < 0 error.
- * *du is made on first use (the socket table of the namespace, the tree's sockets) and owns what fe points
- * to. */
+/* Fill fe for fd (a socket; sk: crshim's copy of it, -1: taken here if it is needed): 0 done, 1 not a unix
+ * socket (fe untouched), < 0 error. *du is made on first use (the socket table of the namespace, the tree's
+ * sockets) and owns what fe points to. */
 int dump_sk_unix_fill(struct dump_ctx *c, struct dump_unix **du, int fd, int sk, const struct stat *st,
 		      uint32_t flags, FileEntry *fe, struct cr_err *e);
 void dump_sk_unix_free(struct dump_unix *du);
