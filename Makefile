@@ -2,7 +2,7 @@
 #   make            build crshim            make test    deps + build + unit + zdtm quick tier
 #   make deps       install Debian packages make demo    checkpoint/restore a running counter
 #   make install    PREFIX=/usr/local       make bench   dump/restore throughput (bench-unix-tree: socket-fd trees)
-#   make zdtm [MODE=cr|checkpoint|iters|fault|snaps|pagesrv|lazy|user|compat|ns|uns|cuns] [ITERS=N] [TESTS="a b"] [FAULT=name|all] [FAULT_NS=ns|uns|cuns] [REPEAT=N] [LOAD=N]
+#   make zdtm [MODE=cr|checkpoint|iters|fault|snaps|pagesrv|lazy|user|compat|ns|uns|cuns|rootless] [ITERS=N] [TESTS="a b"] [FAULT=name|all] [FAULT_NS=ns|uns|cuns] [REPEAT=N] [LOAD=N]
 ARCH ?= $(shell uname -m)
 CROSS_COMPILE ?=
 CC := $(CROSS_COMPILE)gcc
@@ -238,8 +238,12 @@ zdtm-uns:
 # make zdtm-cuns: the user namespace owns the PID and mount namespaces too, as a rootless container's
 zdtm-cuns:
 	$(MAKE) zdtm MODE=cuns
+# make zdtm-rootless: as cuns, but a non-root user (crshim-zdtm) makes the user namespace (mapping only itself) and
+# the test's mount namespace in it, and crshim runs in it as that user, as a rootless container's runtime does
+zdtm-rootless:
+	$(MAKE) zdtm MODE=rootless
 
-.PHONY: quick-tests zdtm-ns zdtm-uns zdtm-cuns all deps install unit zdtm test demo bench bench-lazy bench-unix-tree clean format-check deps-integration integration bench-runc
+.PHONY: quick-tests zdtm-ns zdtm-uns zdtm-cuns zdtm-rootless all deps install unit zdtm test demo bench bench-lazy bench-unix-tree clean format-check deps-integration integration bench-runc
 .SECONDARY:
 
 # ==================================================================================================================

@@ -1,4 +1,4 @@
-# Modes user and compat of the ZDTM runner (sourced by run.sh; uses its globals and helpers).
+# Modes user, rootless and compat of the ZDTM runner (sourced by run.sh; uses its globals and helpers).
 #
 # user: the test is started by a non-root user (ZDTM_USER, default crshim-zdtm, created with useradd if missing)
 #   and dumped and restored by that user with a copy of crshim that holds only file capabilities
@@ -7,6 +7,14 @@
 #   says `user-refuse: CAP_NAME [CAP_NAME2]`: the dump or the restore must then fail with exit 1 and one line naming
 #   it, a refused dump leaves the task running and unchanged, a refused restore leaves nothing (root then restores
 #   the same images, which must pass); see user_refusal_steps. `user-start: root`: root starts the test.
+# rootless (run.sh's mode ns with ROOTLESS=1; issue 14): as a rootless container. For each test the user ZDTM_USER
+#   makes a user namespace of its own (unshare --user --map-root-user: its uid and gid mapped to 0, setgroups deny),
+#   held by a process of the user in it (as rootless Podman's pause process holds its namespace), and the test, the
+#   dumps and the restores run in it as that user (nsenter --user --preserve-credentials: uid 0 there, every
+#   capability of that namespace, none of the host's), with the plain crshim. The test makes its PID, mount,
+#   network, IPC and UTS namespaces there (lib/ns.c, as in mode cuns: ZDTM_NSUSER_ALL without a map), which the
+#   user namespace owns; the tree's PIDs in ours are fresh. Skipped: what mode cuns skips (uns-skip, cuns-skip) and
+#   `rootless-skip: REASON` (one uid and one gid only, nothing of the host's that needs a capability of it).
 # compat: the test is dumped by the crshim built from the commit named in tests/zdtm/compat-base
 #   (tests/zdtm/compat-build.sh: a git worktree under build/compat/) and restored by CRSHIM (HEAD). Before that, a
 #   copy of the images whose inventory.img claims the next format version must be refused with one line.
@@ -18,8 +26,8 @@ COMPAT_BASE=
 ROOT_CRSHIM=
 
 mode_die() {
-	echo "1..0 # SKIP mode $MODE: $*"
-	echo "run.sh: mode $MODE: $*" >&2
+	echo "1..0 # SKIP mode ${MODENAME:-$MODE}: $*"
+	echo "run.sh: mode ${MODENAME:-$MODE}: $*" >&2
 	exit 1
 }
 
@@ -41,6 +49,10 @@ mode_skip_reason() { # name
 			return 0
 		fi
 		;;
+	ns)
+		r=$(desc_get "$1" rootless-skip)
+		[ "$ROOTLESS" = 1 ] && [ -n "$r" ] && REASON="not in mode rootless: $r" && return 0
+		;;
 	compat)
 		if ! git -C "$TOP" cat-file -e "$COMPAT_BASE:tests/zdtm/$(test_dir "$1")/$1.c" 2>/dev/null; then
 			REASON="newer than the compat base ${COMPAT_BASE:0:12}"
@@ -56,10 +68,9 @@ mode_skip_reason() { # name
 	return 1
 }
 
-user_setup() {
+user_make() { # what-for: ZDTM_USER made if missing; sets AS_USER, the command prefix that runs as it
 	local u
-	[ "$(id -u)" = 0 ] || mode_die "run.sh must run as root (it makes the user $ZDTM_USER and a crshim copy with file capabilities)"
-	command -v setcap >/dev/null || mode_die "setcap not found (Debian: libcap2-bin; make deps)"
+	[ "$(id -u)" = 0 ] || mode_die "run.sh must run as root (it makes the user $ZDTM_USER$1)"
 	command -v setpriv >/dev/null || mode_die "setpriv not found (util-linux)"
 	if ! id -u "$ZDTM_USER" >/dev/null 2>&1; then
 		useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin "$ZDTM_USER" ||
@@ -67,21 +78,31 @@ user_setup() {
 	fi
 	u=$(id -u "$ZDTM_USER")
 	[ "$u" != 0 ] || mode_die "ZDTM_USER=$ZDTM_USER is root"
+	# HOME: the user's (crshim reads HOME/.criu/default.conf; root's is closed to the user)
+	AS_USER=(setpriv --reuid="$u" --regid="$(id -g "$ZDTM_USER")" --init-groups -- env
+		HOME="$(getent passwd "$ZDTM_USER" | cut -d: -f6)")
+	"${AS_USER[@]}" test -x "$BIN/static/pid" ||
+		mode_die "$ZDTM_USER cannot run the tests in $BIN (a parent dir closed to others?)"
+}
+
+user_setup() {
+	user_make " and a crshim copy with file capabilities"
+	user_crshim_copy
+	MODE_NOTE=", as $ZDTM_USER (uid $(id -u "$ZDTM_USER")) with a copy holding $ZDTM_USER_CAPS"
+}
+
+user_crshim_copy() { # CRSHIM: a copy the user may run, holding ZDTM_USER_CAPS (file capabilities); USERRUN: as the user
+	command -v setcap >/dev/null || mode_die "setcap not found (Debian: libcap2-bin; make deps)"
 	UDIR=$(mktemp -d "$TMPBASE/zdtm-user.XXXXXX") || mode_die "cannot make a dir under $TMPBASE"
 	trap 'rm -rf "$UDIR"' EXIT
 	chmod 755 "$UDIR"
 	cp "$CRSHIM" "$UDIR/crshim" && chmod 755 "$UDIR/crshim" || mode_die "cannot copy $CRSHIM"
 	setcap "$ZDTM_USER_CAPS+ep" "$UDIR/crshim" ||
 		mode_die "setcap $ZDTM_USER_CAPS+ep on $UDIR/crshim failed (no xattrs on $TMPBASE? set ZDTM_TMP)"
-	# HOME: the user's (crshim reads HOME/.criu/default.conf; root's is closed to the user)
-	USERRUN=(setpriv --reuid="$u" --regid="$(id -g "$ZDTM_USER")" --init-groups -- env
-		HOME="$(getent passwd "$ZDTM_USER" | cut -d: -f6)")
-	"${USERRUN[@]}" test -x "$BIN/static/pid" ||
-		mode_die "$ZDTM_USER cannot run the tests in $BIN (a parent dir closed to others?)"
+	USERRUN=("${AS_USER[@]}")
 	"${USERRUN[@]}" test -w "$UDIR" && mode_die "$UDIR is writable by $ZDTM_USER"
 	ROOT_CRSHIM=$CRSHIM
 	CRSHIM=$UDIR/crshim
-	MODE_NOTE=", as $ZDTM_USER (uid $u) with a copy holding $ZDTM_USER_CAPS"
 }
 
 # The user's crshim must refuse: exit 1, one line naming the capability.
@@ -201,4 +222,50 @@ compat_steps() { # name
 	crshim_restore "$d" || return 1
 	compare_snap "a restore by HEAD of a dump by ${COMPAT_BASE:0:12}" "$TDIR/snap.1" || return 1
 	lock_left "the restore" || return 1
+}
+
+rootless_setup() {
+	user_make ""
+	command -v unshare >/dev/null && command -v nsenter >/dev/null || mode_die "unshare or nsenter not found (util-linux)"
+	"${AS_USER[@]}" unshare --user --map-root-user true ||
+		mode_die "$ZDTM_USER cannot make a user namespace (sysctl user.max_user_namespaces?)"
+	CRSHIM=$(realpath "$CRSHIM") # (run from the namespace's root when the runner's dir is closed to the user)
+	"${AS_USER[@]}" test -x "$CRSHIM" || mode_die "$ZDTM_USER cannot run $CRSHIM (a parent dir closed to others?)"
+	export ZDTM_RCWD=$PWD
+	MODE_NOTE=", as $ZDTM_USER (uid $(id -u "$ZDTM_USER")) in a user namespace of its own, mapping only it"
+	if [ "${ZDTM_ROOTLESS_CRSHIM:-}" = caps ]; then
+		user_crshim_copy
+		MODE_NOTE+="; crshim outside it, a copy holding $ZDTM_USER_CAPS"
+	fi
+}
+
+# The test's user namespace, made by ZDTM_USER and held by a process of it until rootless_release; USERRUN enters it.
+ROOTLESS_HOLDER=
+ROOTLESS_START=() # the test's start
+rootless_hold() {
+	local n=0
+	[ "$ROOTLESS" = 1 ] || return 0
+	local k ns=(--mount)
+	for k in ${ZDTM_ROOTLESS_NS:-}; do ns+=("--$k"); done
+	"${AS_USER[@]}" unshare --user --map-root-user "${ns[@]}" sleep infinity </dev/null >/dev/null 2>&1 &
+	ROOTLESS_HOLDER=$!
+	until [ "$(readlink "/proc/$ROOTLESS_HOLDER/ns/user")" != "$(readlink /proc/self/ns/user)" ]; do
+		alive "$ROOTLESS_HOLDER" && [ $n -lt 200 ] || { REASON="$ZDTM_USER made no user namespace"; return 1; }
+		n=$((n + 1))
+		sleep 0.05
+	done
+	# (entering the mount namespace took the cwd to its root: back to ZDTM_RCWD, the caller's, where the user may)
+	ROOTLESS_START=("${AS_USER[@]}" nsenter --user "${ns[@]}" --target "$ROOTLESS_HOLDER" --preserve-credentials --
+		sh -c 'cd "$ZDTM_RCWD" 2>/dev/null; exec "$@"' rootless-cwd)
+	USERRUN=("${ROOTLESS_START[@]}")
+	# ZDTM_ROOTLESS_CRSHIM=caps: crshim runs outside the namespace, as the user, with a copy holding file capabilities
+	[ "${ZDTM_ROOTLESS_CRSHIM:-}" != caps ] || USERRUN=("${AS_USER[@]}")
+	diag "user namespace $(readlink "/proc/$ROOTLESS_HOLDER/ns/user") of $ZDTM_USER, held by $ROOTLESS_HOLDER: uid_map $(tr -s ' ' <"/proc/$ROOTLESS_HOLDER/uid_map")"
+}
+
+rootless_release() {
+	[ -n "$ROOTLESS_HOLDER" ] || return 0
+	kill -KILL "$ROOTLESS_HOLDER" 2>/dev/null
+	wait "$ROOTLESS_HOLDER" 2>/dev/null
+	ROOTLESS_HOLDER= USERRUN=() ROOTLESS_START=()
 }

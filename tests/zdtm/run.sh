@@ -6,6 +6,8 @@
 #                                does not fire for a named TEST outside its own set: skipped)
 # run.sh --mode group [TEST...]   the tests under one parent, dumped and restored together
 # run.sh --mode user [TEST...]    as cr, by a non-root user (ZDTM_USER) with a capability-only crshim copy
+# run.sh --mode ns|uns|cuns [TEST...]  each test in namespaces of its own (uns, cuns: owned by a user namespace)
+# run.sh --mode rootless [TEST...] as cuns, in a non-root user's own user namespace, crshim run there by that user
 # run.sh --mode compat [TEST...]  as cr, dumped by the crshim of tests/zdtm/compat-base, restored by CRSHIM
 # run.sh --selftest        check that broken states are reported as "not ok"
 # --repeat N: each test N times in a row; --load N: N CPU- and fork-heavy jobs run beside the tests
@@ -48,7 +50,7 @@ INHFD=
 SNAPOF=()
 
 usage() {
-	sed -n '2,12p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+	sed -n '2,14p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
 	exit "$1"
 }
 
@@ -78,13 +80,17 @@ done
 
 # mode uns: mode ns with a user namespace of the test's own owning the network, IPC and UTS namespaces (uid
 # and gid map below); mode cuns: owning all of them, PID and mount ones too, as a rootless container's (the
-# test enters it first; its /dev has the host's device nodes bound, named as external mounts)
-UNS=0 CUNS=0
+# test enters it first; its /dev has the host's device nodes bound, named as external mounts); mode rootless:
+# as cuns, but the user namespace is a non-root user's own (ZDTM_USER's, made by that user and mapping only
+# it), and the test and crshim run in it as that user, as a rootless container and its runtime do (modes.sh)
+UNS=0 CUNS=0 ROOTLESS=0
 MODENAME=$MODE
 if [ "$MODE" = uns ]; then
 	UNS=1 MODE=ns
 elif [ "$MODE" = cuns ]; then
 	UNS=1 CUNS=1 MODE=ns
+elif [ "$MODE" = rootless ]; then
+	UNS=1 CUNS=1 ROOTLESS=1 MODE=ns
 fi
 # mode fault with FAULT_NS=ns|uns|cuns: each test in the namespaces of that mode (a failed restore of a tree
 # born in its user namespace leaves nothing either)
@@ -104,7 +110,7 @@ case "$MODE" in
 cr|checkpoint|nocr|dumpfail|group|snaps|ns|user|compat|pagesrv|lazy) ;;
 fault) [ -n "$FAULT" ] || { echo "run.sh: mode fault needs --fault NAME|NUMBER|all (FAULT=...)" >&2; exit 2; } ;;
 iters) [[ "$ITERS" =~ ^[1-9][0-9]*$ ]] || { echo "run.sh: bad --iters $ITERS" >&2; exit 2; } ;;
-*) echo "run.sh: unknown mode $MODE (cr, checkpoint, iters, nocr, dumpfail, fault, group, snaps, ns, uns, cuns, user, compat, pagesrv, lazy)" >&2; exit 2 ;;
+*) echo "run.sh: unknown mode $MODE (cr, checkpoint, iters, nocr, dumpfail, fault, group, snaps, ns, uns, cuns, rootless, user, compat, pagesrv, lazy)" >&2; exit 2 ;;
 esac
 
 # A restore needs the PIDs it saved to be free. With the kernel's default pid_max of 32768 (hosts without systemd;
@@ -152,7 +158,7 @@ load_stop() {
 # before each restore with $TPID set, e.g. to remove the test's cgroups), dump-expect (the dump must fail with one line holding this
 # text), cuns-dump-expect (the same in mode cuns only), dump-notice (a dump that works must say this text on stderr, e.g. a state it could not save), user-dump-notice (the same in mode user only), ns (always: the test runs in its own namespaces and root in every mode), ns-skip (why the test cannot
 # run in mode ns), uns-skip (why not in modes uns and cuns), uns-partial-skip (why not in mode uns, whose user
-# namespace owns only the network, IPC and UTS namespaces), cuns-skip (why not in mode cuns), host-agent (yes: host_agent_start), needs-root (mode user: skipped, with this reason), user-refuse (mode user: crshim must refuse
+# namespace owns only the network, IPC and UTS namespaces), cuns-skip (why not in mode cuns, nor rootless), rootless-skip (why not in mode rootless), host-agent (yes: host_agent_start), needs-root (mode user: skipped, with this reason), user-refuse (mode user: crshim must refuse
 # with one line naming this capability; see modes.sh), user-start: root (mode user: root starts the test),
 # test-opts (yes: the running test wrote options of its own to test.opts in its dir, one per line), env (one
 # VAR=value in the environment of the test's run, its crshim calls too, e.g. LC_ALL=C).
@@ -305,7 +311,9 @@ ns_setup() { # name
 		fi
 		i=$((i + 1))
 	done
-	if [ "$UNS" = 1 ] && ns_mode; then
+	if [ "$ROOTLESS" = 1 ]; then # the test's uid 0 is ZDTM_USER here
+		chown -R "$ZDTM_USER:" "$TDIR" || return 1
+	elif [ "$UNS" = 1 ] && ns_mode; then
 		# the test's uid 0 is ${UNS_MAP#* } here: its dir is its
 		export ZDTM_NSUSER="$UNS_MAP"
 		local u=${UNS_MAP#* }
@@ -894,9 +902,11 @@ run_steps() { # name
 	KIDS_START=$(reaper_kids) # mode fault: what the reaper had before the test (its peers are new)
 	ns_setup "$name" || { bad "cannot make the test's root $TDIR/root"; return 1; }
 	host_agent_start "$name" || { bad "cannot start the host agent in $TDIR"; return 1; }
+	rootless_hold || { bad "mode rootless: $REASON"; return 1; }
 	local startrun=("${USERRUN[@]}") # mode user: as the user, unless the test says user-start: root
-	[ "$(desc_get "$name" user-start)" != root ] || startrun=()
-	(cd "$TDIR" && exec timeout -k 5 "$(twait 120)" "${startrun[@]}" "${TTYRUN[@]}" "$bin" --pidfile="$TDIR/test.pid" --outfile="$TDIR/test.out" "${args[@]}") \
+	[ ${#ROOTLESS_START[@]} = 0 ] || startrun=("${ROOTLESS_START[@]}")
+	[ "$(desc_get "$name" user-start)" != root ] || [ "$MODE" != user ] || startrun=()
+	(cd "$TDIR" && ZDTM_RCWD=$TDIR exec timeout -k 5 "$(twait 120)" "${startrun[@]}" "${TTYRUN[@]}" "$bin" --pidfile="$TDIR/test.pid" --outfile="$TDIR/test.out" "${args[@]}") \
 		>"$TDIR/start.log" 2>&1
 	local rc=$?
 	if grep -q '^SKIP:' "$TDIR/test.out" 2>/dev/null; then
@@ -1212,7 +1222,7 @@ run_test() { # name
 	fi
 	ms=$(desc_get "$name" cuns-skip)
 	if [ "$CUNS" = 1 ] && [ -n "$ms" ]; then
-		report skip "$name" "not in mode cuns: $ms"
+		report skip "$name" "not in mode cuns$([ "$ROOTLESS" = 0 ] || echo " (nor $MODENAME)"): $ms"
 		return
 	fi
 	ms=$(desc_get "$name" uns-partial-skip)
@@ -1241,6 +1251,7 @@ run_test() { # name
 	[ -z "$tenv" ] || unset "${tenv%%=*}"
 	CTIMEOUT=$CTIMEOUT0 TWAIT=0
 	host_agent_stop
+	rootless_release
 	{ [ $rc -ne 0 ] && [ -z "$FNOFIRE" ]; } || leftovers || rc=1
 	cleanup_test
 	umount_under "$TDIR"
@@ -1398,6 +1409,7 @@ fi
 raise_pid_max
 case "$MODE" in
 user) user_setup ;;
+ns) [ "$ROOTLESS" = 0 ] || rootless_setup ;;
 compat) compat_setup ;;
 esac
 

@@ -2,7 +2,8 @@
  * namespaces (mode uns: the network, IPC and UTS ones owned by a user namespace of its own, ZDTM_NSUSER
  * "FIRST LOWER COUNT" its uid and gid map, which the test enters last as its uid and gid 0; mode cuns,
  * ZDTM_NSUSER_ALL=1: all of them owned by it, as a rootless container's, the test in it from the start
- * and the device nodes of its /dev bound from the host's), under a small
+ * and the device nodes of its /dev bound from the host's; mode rootless, ZDTM_NSUSER_ALL=1 alone: the test
+ * started by a non-root user in a user namespace of that user, which owns what we make), under a small
  * root of its own (ZDTM_NSROOT, pivot_root'ed): the host paths it needs bound at the same place
  * (ZDTM_NSBINDS: "ro=/usr,rw=/tmp/zdtm.x,...", slave=PATH: a slave of PATH's peer group in the host's),
  * /proc, /sys (ro), /dev a tmpfs with a few device nodes, /dev/pts (newinstance), /dev/shm, /dev/mqueue,
@@ -68,9 +69,11 @@ void zdtm_ns_user(void)
 	const char *map = getenv("ZDTM_NSUSER");
 	int up[2], down[2];
 	char c = 0, path[64];
+	/* (mode rootless: ZDTM_NSUSER_ALL without ZDTM_NSUSER: started in a user namespace already, the
+	 * user's own, whose namespaces we make as in mode ns; its /dev bound as in mode cuns) */
+	own_all = getenv("ZDTM_NSUSER_ALL") != NULL;
 	if (!map || !getenv("ZDTM_NSROOT"))
 		return;
-	own_all = getenv("ZDTM_NSUSER_ALL") != NULL;
 	pid_t pid = pipe(up) || pipe(down) ? -1 : fork();
 	if (pid < 0)
 		die("uns mode: pipes and a child");
