@@ -355,23 +355,30 @@ static int new_ghost(struct dump_ctx *c, const char *src, const struct stat *st,
 	return 0;
 }
 
-/* The deleted FIFO st (held O_PATH) is opened for reading or writing by a process of the tree too (a FIFO
- * fd, files/dump-pipes.c, which makes it again on its own: another inode) */
-static bool fifo_open_in_tree(const struct dump_ctx *c, const struct stat *st)
+/* An fd of a process of the tree holds the inode st with flags & mask == want (the fds read once the tree
+ * stopped, dump_ctx.fds, else /proc/PID/fd again) */
+static bool held_in_tree(const struct dump_ctx *c, const struct stat *st, uint32_t mask, uint32_t want)
 {
 	size_t n = c->tree ? c->ntree : 1;
 	for (size_t i = 0; i < n; i++) {
-		pid_t pid = c->tree ? c->tree[i].pid : c->pid;
+		const struct dump_ctx *x = c->tree ? &c->tree[i] : c;
+		struct proc_fdinfo fi;
+		struct cr_err e;
+		for (size_t k = 0; x->fds && k < x->nfds; k++)
+			if (x->fds[k].st.st_dev == st->st_dev && x->fds[k].st.st_ino == st->st_ino &&
+			    !proc_parse_fdinfo(x->pid, x->fds[k].fd, &fi, &e) && (fi.flags & mask) == want)
+				return true;
+		if (x->fds)
+			continue;
 		char p[64];
-		snprintf(p, sizeof(p), "/proc/%d/fd", (int)pid);
+		snprintf(p, sizeof(p), "/proc/%d/fd", (int)x->pid);
 		__cleanup_closedir DIR *d = opendir(p);
 		for (struct dirent *de; d && (de = readdir(d));) {
-			struct proc_fdinfo fi;
-			struct cr_err e;
 			struct stat s;
 			if (de->d_name[0] != '.' && !fstatat(dirfd(d), de->d_name, &s, 0) &&
 			    s.st_dev == st->st_dev && s.st_ino == st->st_ino &&
-			    !proc_parse_fdinfo(pid, atoi(de->d_name), &fi, &e) && !(fi.flags & O_PATH))
+			    !proc_parse_fdinfo(x->pid, atoi(de->d_name), &fi, &e) &&
+			    (fi.flags & mask) == want)
 				return true;
 		}
 	}
@@ -395,7 +402,8 @@ static bool sock_node_bound(const char *src)
 static int node_refused(const struct dump_ctx *c, const char *src, const struct stat *st, const char *name,
 			const char *what, struct cr_err *e)
 {
-	if (S_ISFIFO(st->st_mode) && fifo_open_in_tree(c, st))
+	/* (a FIFO fd, files/dump-pipes.c, makes it again on its own: another inode) */
+	if (S_ISFIFO(st->st_mode) && held_in_tree(c, st, O_PATH, 0))
 		return cr_fail(
 		    e,
 		    "not supported yet: %s is an O_PATH fd of a deleted FIFO (%s) that a process of the "
@@ -494,6 +502,10 @@ int dump_ghost_add(struct dump_ctx *c, const char *src, const struct stat *st, c
 		ghost_entry_free(g);
 		return -1;
 	}
+	/* a regular file or a directory held O_NOFOLLOW by a process of the tree, maybe a later one than c's,
+	 * whose fds the restore has not read when c's make the ghost (zdtm ghost_nofollow_file2) */
+	if ((S_ISREG(st->st_mode) || S_ISDIR(st->st_mode)) && held_in_tree(c, st, O_NOFOLLOW, O_NOFOLLOW))
+		g->nofollow = g->has_nofollow = 1;
 	d->g[d->n++] = g;
 	*id = g->id;
 	return 0;

@@ -98,11 +98,17 @@ static struct rst_ghost *find_ghost(struct rst_task *t, uint32_t id)
 /* Does an fd of ts[0..n) hold the regular ghost (or removed directory) g with O_NOFOLLOW? Its /proc magic
  * link refuses that flag, so its name is kept till every process has its fds (a directory's when crshim may
  * not open it by its handle: dir_kept), and the fd opens it again by that name
- * (rst_ghost_nofollow). A late ghost is found by its inode (every ghost of the tree is known), one made
- * while the task's images load (n 1) by its id among that task's fds. */
+ * (rst_ghost_nofollow). The dump says so (g->nofollow) for an fd of any process of the tree, also a later
+ * one, whose images are not loaded when this one's make the ghost (zdtm ghost_nofollow_file2); an older
+ * image does not: a late ghost is found by its inode (every ghost of the tree is known), one made while the
+ * task's images load (n 1) by its id among that task's fds. */
 static bool nofollow_held(const struct rst_task *ts, size_t n, const GhostFileEntry *g)
 {
-	for (size_t i = 0; ts && (S_ISREG(g->mode) || S_ISDIR(g->mode)) && i < n; i++)
+	if (!S_ISREG(g->mode) && !S_ISDIR(g->mode))
+		return false;
+	if (g->has_nofollow && g->nofollow)
+		return true;
+	for (size_t i = 0; ts && i < n; i++)
 		for (size_t k = 0; k < ts[i].nr_files; k++) {
 			const RegFileEntry *r = ts[i].files[k]->reg;
 			if (!r || !r->has_ghost_id || !(r->flags & O_NOFOLLOW))
@@ -374,8 +380,8 @@ static void set_times(int fd, const GhostFileEntry *g)
 /* The removed directory fd made again, held O_NOFOLLOW (keep), has a handle that crshim may not open (an
  * unprivileged restore: open_by_handle_at wants CAP_DAC_READ_SEARCH), so the fd that holds it opens it by its
  * name (rst_ghost_nofollow) when its "." is closed to it (no search permission there): that is kept till
- * every process has its fds. (On a filesystem without handles it is not: the dump said that it may be
- * restored without O_NOFOLLOW, files/file-reg.c nofollow_lost.) */
+ * every process has its fds. (On a filesystem without handles it is not: the dump said that it is restored
+ * without O_NOFOLLOW if the restore may not search it, files/file-reg.c nofollow_lost.) */
 static bool dir_kept(int fd, bool keep)
 {
 	struct {
