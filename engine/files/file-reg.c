@@ -21,6 +21,7 @@
 #include <linux/sockios.h>
 #include <sys/sysmacros.h>
 #include <sys/syscall.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "base/caps.h"
@@ -99,11 +100,14 @@ static const struct fd_src *live_fd(const struct fd_src *f)
 	return NULL;
 }
 
-/* A deleted file or directory held with O_NOFOLLOW (src: its /proc link) whose restored description will
+/* A deleted file or directory held with O_NOFOLLOW (src: its /proc link) whose restored description may
  * not have that flag: its ghost is opened through a /proc magic link, which refuses it, then opened again
- * by the name the ghost keeps (not on a read-only mount, where it is made through a writable copy and
- * unlinked at once; a file only) or by its file handle (not on every filesystem). */
-static bool nofollow_lost(const char *src, const struct stat *st)
+ * (restore-ghost.c rst_ghost_nofollow): a directory by "." in itself, which needs search permission there
+ * for the restore (not for one every user may search: x for all in its mode, no ACL), a file by the name the
+ * ghost keeps (not on a read-only mount, where it is made through a writable copy and unlinked at once),
+ * else by its file handle (not on every filesystem). 0: kept, 1: lost (a file), 2: lost if the restore may
+ * not search the directory. */
+static int nofollow_lost(const char *src, const struct stat *st)
 {
 	struct {
 		struct file_handle h;
@@ -112,10 +116,15 @@ static bool nofollow_lost(const char *src, const struct stat *st)
 	struct statvfs vs;
 	int mid;
 	if (!S_ISREG(st->st_mode) && !S_ISDIR(st->st_mode))
-		return false;
+		return 0;
 	if (S_ISREG(st->st_mode) && (statvfs(src, &vs) || !(vs.f_flag & ST_RDONLY)))
-		return false;
-	return name_to_handle_at(AT_FDCWD, src, &fh.h, &mid, AT_SYMLINK_FOLLOW) != 0;
+		return 0;
+	if (S_ISDIR(st->st_mode) && (st->st_mode & 0111) == 0111 &&
+	    getxattr(src, "system.posix_acl_access", NULL, 0) < 0)
+		return 0;
+	if (!name_to_handle_at(AT_FDCWD, src, &fh.h, &mid, AT_SYMLINK_FOLLOW))
+		return 0;
+	return S_ISDIR(st->st_mode) ? 2 : 1;
 }
 
 /* A deleted file: reopened by a live path of its inode (another fd of the task, or another link in its old
@@ -143,12 +152,21 @@ static int fill_deleted(struct dump_ctx *c, struct fd_src *f, RegFileEntry *re, 
 	snprintf(what, sizeof(what), "fd %d", f->fd);
 	if (dump_ghost_add(c, src, &f->st, f->link, what, &id, e))
 		return -1;
-	if ((f->fi.flags & O_NOFOLLOW) && nofollow_lost(src, &f->st))
+	int lost = f->fi.flags & O_NOFOLLOW ? nofollow_lost(src, &f->st) : 0;
+	if (lost == 1)
 		eng_notice(
 		    c->o,
 		    "task %d fd %d: the deleted %s, opened O_NOFOLLOW, is restored without O_NOFOLLOW (no "
-		    "file handle on its filesystem%s)",
-		    c->pid, f->fd, f->link, S_ISDIR(f->st.st_mode) ? "" : ", and its mount is read-only");
+		    "file handle on its filesystem, and its mount is read-only)",
+		    c->pid, f->fd, f->link);
+	else if (lost == 2)
+		eng_notice(
+		    c->o,
+		    "task %d fd %d: the removed directory %s, opened O_NOFOLLOW, is restored without "
+		    "O_NOFOLLOW if the restore may not search it (mode %#o, owner %u:%u; no file handle "
+		    "on its filesystem)",
+		    c->pid, f->fd, f->link, (unsigned)(f->st.st_mode & 07777), (unsigned)f->st.st_uid,
+		    (unsigned)f->st.st_gid);
 	f->link[strlen(f->link) - strlen(" (deleted)")] = '\0';
 	re->deleted = true, re->has_deleted = 1;
 	re->ghost_id = id, re->has_ghost_id = 1;
