@@ -136,6 +136,26 @@ static inline int sk_named(int fd, const char *name, int peer)
 	return l == wl && !memcmp(a.sun_path, want.sun_path, l - offsetof(struct sockaddr_un, sun_path));
 }
 
+/* The next message queued on dgram socket fd (MSG_DONTWAIT) must be data, from a sender whose address as
+ * recvfrom() gives it is name (sk_addr's form: "@x" abstract, "/x" a path; "" unnamed, no address). */
+static inline void sk_expect_from(int fd, const char *data, const char *name)
+{
+	struct sockaddr_un from, want;
+	socklen_t fl = sizeof(from), wl = name[0] ? sk_addr(name, &want) : 0;
+	size_t off = offsetof(struct sockaddr_un, sun_path);
+	char buf[32] = "";
+	memset(&from, 0, sizeof(from));
+	ssize_t n = recvfrom(fd, buf, sizeof(buf) - 1, MSG_DONTWAIT, (struct sockaddr *)&from, &fl);
+	if (n != (ssize_t)strlen(data) || memcmp(buf, data, (size_t)n)) {
+		fail("message %s: got %zd bytes '%s'", data, n, buf);
+		return;
+	}
+	if (fl != wl || (name[0] && memcmp(from.sun_path, want.sun_path, wl - off)))
+		fail("message %s: sender address of %u bytes '%s%s', want %u bytes '%s'", data, (unsigned)fl,
+		     fl > off && !from.sun_path[0] ? "@" : "",
+		     fl > off ? from.sun_path + !from.sun_path[0] : "", (unsigned)wl, name);
+}
+
 /* Read exactly len bytes (10 s at most, whatever the fd's blocking mode); 0 if they are want. */
 static inline int sk_expect(int fd, const void *want, size_t len)
 {

@@ -9,25 +9,6 @@
 
 enum { S = 60, B = 61 };
 
-/* The next message of S: its data and sender's address (name "" for an unnamed one) must be these. */
-static void expect(const char *data, const char *name)
-{
-	struct sockaddr_un from, want;
-	socklen_t fl = sizeof(from), wl = name[0] ? sk_addr(name, &want) : 0; /* (unnamed: no address) */
-	char buf[32] = "";
-	memset(&from, 0, sizeof(from));
-	ssize_t n = recvfrom(S, buf, sizeof(buf) - 1, MSG_DONTWAIT, (struct sockaddr *)&from, &fl);
-	if (n != (ssize_t)strlen(data) || memcmp(buf, data, (size_t)n)) {
-		fail("message %s: got %zd bytes '%s'", data, n, buf);
-		return;
-	}
-	if (fl != wl ||
-	    (name[0] && memcmp(from.sun_path, want.sun_path, wl - offsetof(struct sockaddr_un, sun_path))))
-		fail("message %s: sender address of %u bytes '%c%s', want %u bytes '%s'", data, (unsigned)fl,
-		     fl > offsetof(struct sockaddr_un, sun_path) && !from.sun_path[0] ? '@' : ' ',
-		     from.sun_path + 1, (unsigned)wl, name);
-}
-
 int main(int argc, char **argv)
 {
 	char sn[64], an[64], bn[64];
@@ -54,9 +35,9 @@ int main(int argc, char **argv)
 	test_daemon();
 	test_waitsig();
 
-	expect("one", an);
-	expect("two", bn);
-	expect("three", "");
+	sk_expect_from(S, "one", an);
+	sk_expect_from(S, "two", bn);
+	sk_expect_from(S, "three", "");
 	char buf[4];
 	if (recv(S, buf, sizeof(buf), MSG_DONTWAIT) != -1 || errno != EAGAIN)
 		fail("more messages than sent");

@@ -10,22 +10,6 @@
 
 enum { S = 60 };
 
-static void expect(const char *data, const char *name)
-{
-	struct sockaddr_un from, want;
-	socklen_t fl = sizeof(from), wl = sk_addr(name, &want);
-	char buf[32] = "";
-	memset(&from, 0, sizeof(from));
-	ssize_t n = recvfrom(S, buf, sizeof(buf) - 1, MSG_DONTWAIT, (struct sockaddr *)&from, &fl);
-	if (n != (ssize_t)strlen(data) || memcmp(buf, data, (size_t)n)) {
-		fail("message %s: got %zd bytes '%s'", data, n, buf);
-		return;
-	}
-	if (fl != wl || strcmp(from.sun_path, name))
-		fail("message %s: sender address of %u bytes '%s', want %u bytes '%s'", data, (unsigned)fl,
-		     fl > offsetof(struct sockaddr_un, sun_path) ? from.sun_path : "", (unsigned)wl, name);
-}
-
 static void client(const char *name, const struct sockaddr_un *sa, socklen_t sal, const char *data)
 {
 	struct sockaddr_un a;
@@ -59,8 +43,8 @@ int main(int argc, char **argv)
 	test_daemon();
 	test_waitsig();
 
-	expect("one", an);
-	expect("two", bn);
+	sk_expect_from(S, "one", an);
+	sk_expect_from(S, "two", bn);
 	char buf[4];
 	if (recv(S, buf, sizeof(buf), MSG_DONTWAIT) != -1 || errno != EAGAIN)
 		fail("more messages than sent");
