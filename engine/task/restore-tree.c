@@ -844,14 +844,14 @@ static pid_t stat_ppid(pid_t pid)
 }
 
 /* Each temporary adopter (plan_cross) whose children are all its own has said it is no subreaper any more;
- * with h, the children h cloned as its own are under their parents too. */
-static int cross_wait(struct rst_task *ts, size_t n, const struct rst_task *h, struct cr_err *e)
+ * once h has exited (gone), the children h cloned as its own are under their parents too. */
+static int cross_wait(struct rst_task *ts, size_t n, const struct rst_task *h, bool gone, struct cr_err *e)
 {
 	for (int tries = 0;; tries++) {
 		size_t waiting = rst_pidns_find_unseized(ts, n);
 		for (size_t i = 0; i < n; i++) {
 			struct rst_task *t = &ts[i];
-			if (h && t->spawn_idx == h - ts && !t->clone_parent)
+			if (gone && t->spawn_idx == h - ts && !t->clone_parent)
 				waiting +=
 				    !rst_pid_known(t) || stat_ppid(t->pid) != now_pid(ts, n, t->pst->ppid);
 			if (!t->adopter || image_subreaper(t) || t->adopt_done)
@@ -870,8 +870,11 @@ static int cross_wait(struct rst_task *ts, size_t n, const struct rst_task *h, s
 		if (!waiting)
 			return 0;
 		if (tries > 60000)
-			return cr_fail_errno(e, ETIMEDOUT, "orphans of helper %d not adopted",
-					     h ? h->pid : 0);
+			return cr_fail_errno(
+			    e, ETIMEDOUT,
+			    gone ? "helper %d released: its orphans not adopted by their parents"
+				 : "helper %d not released: the adopters above it not ready",
+			    h->pid);
 		usleep(500);
 	}
 }
@@ -893,8 +896,8 @@ static int release_orphaners(struct rst_task *ts, size_t n, struct cr_err *e)
 		struct rst_task *h = &ts[ord[k]];
 		if (!h->orphaner)
 			continue;
-		if (cross_wait(ts, n, NULL, e) || rst_task_go(h, "release helper", e) ||
-		    cross_wait(ts, n, h, e))
+		if (cross_wait(ts, n, h, false, e) || rst_task_go(h, "release helper", e) ||
+		    cross_wait(ts, n, h, true, e))
 			return -1;
 		pr_info("helper %d released: its orphans are adopted\n", h->pid);
 	}
