@@ -1019,7 +1019,7 @@ run_steps() { # name
 		compat_steps "$name" || return 1
 		;;
 	cr|iters|ns)
-		local n=1
+		local n=1 rdelay
 		[ "$MODE" = iters ] && n=$ITERS
 		for ((i = 1; i <= n; i++)); do
 			d="$TDIR/dump.$i"
@@ -1029,6 +1029,8 @@ run_steps() { # name
 				return 1
 			fi
 			wait_free "$TPID" 30 || { bad "iteration $i: pid $TPID still taken (zombie) after dump"; return 1; }
+			rdelay=$(desc_get "$name" restore-delay) # (seconds checkpointed: timer tests)
+			[ -z "$rdelay" ] || sleep "$rdelay"
 			crshim_restore "$d" || { REASON="iteration $i: $REASON"; return 1; }
 			compare_snap "restore #$i" "$TDIR/snap.$i" || { REASON="iteration $i: $REASON"; diag_file "$d/restore.log" 5; return 1; }
 			lock_left "restore #$i" || return 1

@@ -1,5 +1,7 @@
 /* A periodic CLOCK_REALTIME POSIX timer armed relative (100 ms; its signal blocked) whose first expiry
- * comes 200 ms after the test is ready: mostly after the dump read it, before the restore. The kernel counts
+ * comes 200 ms after the test is ready: mostly after the dump read it, before the restore (the runner waits
+ * 0.5 s between the two: .desc restore-delay; without it, on an idle machine the restore came before that
+ * expiry and the test could not fail, 6 of 6 passed on 5a63b47). The kernel counts
  * the expiries a periodic timer had while nothing took its signal (si_overrun), and a checkpointed process
  * is one that took nothing for a while: after C/R the signals taken must count every expiry since its
  * first (2 either way), its next expiry must be on its grid, and it must be on the kernel's CLOCK_MONOTONIC
