@@ -425,7 +425,12 @@ static int open_in_root(int root_fd, const char *rel)
 {
 	struct open_how how = {.flags = O_PATH | O_CLOEXEC,
 			       .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS};
-	return (int)syscall(SYS_openat2, root_fd, *rel ? rel : ".", &how, sizeof(how));
+	int fd, tries = 0;
+	/* (EAGAIN: a mount or rename anywhere during a ".." step of RESOLVE_IN_ROOT; tried again) */
+	do
+		fd = (int)syscall(SYS_openat2, root_fd, *rel ? rel : ".", &how, sizeof(how));
+	while (fd < 0 && errno == EAGAIN && ++tries < 100);
+	return fd;
 }
 
 /* The restore makes the ghost of st (src: its /proc link; deleted name name, "PATH (deleted)") in the
