@@ -152,7 +152,7 @@ static int fill_deleted(struct dump_ctx *c, struct fd_src *f, RegFileEntry *re, 
 	snprintf(what, sizeof(what), "fd %d", f->fd);
 	if (dump_ghost_add(c, src, &f->st, f->link, what, &id, e))
 		return -1;
-	int lost = f->fi.flags & O_NOFOLLOW ? nofollow_lost(src, &f->st) : 0;
+	int lost = (f->fi.flags & O_NOFOLLOW) ? nofollow_lost(src, &f->st) : 0;
 	if (lost == 1)
 		eng_notice(
 		    c->o,

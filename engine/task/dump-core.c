@@ -972,11 +972,11 @@ static int pending_overrun(struct dump_ctx *c, size_t i, const uint8_t *si, stru
 					    "task %d: POSIX timer %d: took signal %ld (code %d, timer %d)",
 					    c->pid, p->id, rc.v[0].ret, code, id);
 	}
-	if (!ret) /* (its mode read right away: at its next expiry it queues its signal, off the list again)
-		   */
+	if (!ret) {
+		/* (its mode read right away: at its next expiry it queues its signal, off the list again) */
 		po_next(c, i, &now, &val, rc.v[4].ret ? 0 : s + SCR_PO_AFTER);
-	if (!ret)
 		ret = fault_check(c->o, FI_DUMP_TIMER_TAKEN, e);
+	}
 	if (!ret)
 		ret = po_again(c, i, &now, &val, ov, rc.v[3].ret, e);
 	else { /* (own or not: the first thread's own queue for a SIGEV_THREAD_ID timer or another signal) */
