@@ -375,8 +375,28 @@ struct nsw_view {
 	const char *want;
 };
 
+/* Wait (up to 60 s: a loaded machine) until every link of ours that is up with a carrier has its IPv6
+ * link-local address: the kernel adds it only when the link watcher has seen the carrier, later than `ip
+ * link set up` returns (seen: a before view without the fe80 addresses, an after view with them). Links
+ * that get none (lo, IPv6 off, addr_gen_mode none, MTU below 1280) are not waited for. */
+static inline void nsw_settle(void)
+{
+	for (int i = 0; i < 3000; i++) {
+		if (!nsw_sh("for l in $(ip -o link | awk -F': ' '$3 ~ /[<,]UP[,>]/ && $3 ~ /LOWER_UP/ && "
+			    "$3 !~ /LOOPBACK/ {m = $3; sub(/.* mtu /, \"\", m); sub(/ .*/, \"\", m); "
+			    "if (m + 0 >= 1280) {sub(/@.*/, \"\", $2); print $2}}'); do "
+			    "c=/proc/sys/net/ipv6/conf/$l; [ \"$(cat $c/disable_ipv6 2>/dev/null)\" = 0 ] || "
+			    "continue; "
+			    "[ \"$(cat $c/addr_gen_mode 2>/dev/null)\" = 1 ] && continue; "
+			    "ip -o -6 addr show dev $l scope link | grep -q . || exit 1; done"))
+			return;
+		usleep(20000);
+	}
+}
+
 static inline void nsw_look(struct nsw_view *v, int n)
 {
+	nsw_settle();
 	for (int i = 0; i < n; i++) {
 		v[i].before = nsw_out(v[i].cmd, v[i].drop);
 		if (v[i].want && !strstr(v[i].before, v[i].want))
@@ -389,6 +409,7 @@ static inline void nsw_cr(const struct nsw_view *v, int n, const char *kind, uns
 	test_daemon();
 	test_waitsig();
 	nsw_own(kind, host);
+	nsw_settle();
 	for (int i = 0; i < n; i++)
 		nsw_same(v[i].what, v[i].before, v[i].cmd, v[i].drop);
 }
