@@ -743,7 +743,9 @@ static int p_sk_unix_file(struct probe_ctx *c, struct feat_res *r)
 	return res(r, 1, "SIOCUNIXFILE; unix sockets bound in the tree's other mount namespaces");
 }
 
-/* A raw socket of ours is in the sock_diag dump of raw sockets */
+/* Raw sockets are dumped (CRIU's net_diag_raw): found by sock_diag when the kernel has its raw part
+ * (CONFIG_INET_RAW_DIAG), else their addresses are read with getsockname/getpeername
+ * (engine/net/dump-sk-inet.c) */
 static int p_net_diag_raw(struct probe_ctx *c, struct feat_res *r)
 {
 	(void)c;
@@ -758,7 +760,27 @@ static int p_net_diag_raw(struct probe_ctx *c, struct feat_res *r)
 	const struct ns_inet_sk *k = ns_inet_find(&t, (uint32_t)st.st_ino);
 	int ok = k && k->raw;
 	ns_inet_table_free(&t);
-	return ok ? res(r, 1, "raw sockets in sock_diag") : res(r, 0, "no raw sockets in sock_diag");
+	return res(r, 1,
+		   ok ? "raw sockets, found by sock_diag"
+		      : "raw sockets (sock_diag has none: their addresses from getsockname)");
+}
+
+/* CRIU's has_ipt_legacy (can iptables be used): the iptables network lock (--network-lock iptables) runs
+ * iptables-restore and ip6tables-restore; the rules of the tree's network namespaces are saved as their
+ * nftables rulesets, so iptables must be iptables-nft, whose rules are nftables rules (x_tables rules of
+ * iptables-legacy are not saved). */
+static int p_ipt(struct probe_ctx *c, struct feat_res *r)
+{
+	(void)c;
+	const char *v4 = tcp_ipt_path(false), *v6 = tcp_ipt_path(true);
+	if (!v4 || !v6)
+		return res(r, 0, "no %s (install iptables)", v4 ? "ip6tables-restore" : "iptables-restore");
+	__cleanup_free char *real = realpath(v4, NULL);
+	const char *base = real ? strrchr(real, '/') : NULL;
+	if (!base || !strstr(base, "nft"))
+		return res(r, 0, "%s is not iptables-nft: the rules of iptables-legacy are not saved", v4);
+	return res(r, 1, "%s (iptables-nft): the iptables network lock; its rules are nftables rules, saved",
+		   v4);
 }
 
 static int p_ipv6_freebind(struct probe_ctx *c, struct feat_res *r)
@@ -924,7 +946,7 @@ static const struct criu_name criu_names[] = {
     {"sk_unix_file", p_sk_unix_file, NULL},
     {"nsid", NULL, "network namespace ids are not saved"},
     {"link_nsid", p_link_nsid, NULL},
-    {"has_ipt_legacy", NULL, "iptables is not used: the network lock and the saved rules are nftables"},
+    {"has_ipt_legacy", p_ipt, NULL},
     {"apparmor_stacking", NULL, "no LSM label is set on restore"},
     {"breakpoints", NULL, "hardware breakpoints (debug registers) are not saved"},
     {"overlayfs_maps", NULL, "files mapped from overlayfs are not told apart from their real files"},

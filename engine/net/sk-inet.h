@@ -246,6 +246,8 @@ int tcp_probe_peer(const InetSkEntry *ie);
 int tcp_half_closed_probe(char *d, size_t len);
 /* The nft tool the network lock runs (tcp-repair.c), NULL: none. */
 const char *tcp_nft_path(void);
+/* The iptables-restore (v6: ip6tables-restore) the iptables network lock runs (tcp-repair.c), NULL: none. */
+const char *tcp_ipt_path(bool v6);
 /* Run `nft [-a] -f -` with script on stdin in our network namespace; out (may be NULL): what it printed. */
 int tcp_nft_run(const char *script, bool handles, char **out, struct cr_err *e);
 /* tcp-fin.c, parent, in a network namespace made for the tree: a rule letting TCP_FIN_MARK's packets through

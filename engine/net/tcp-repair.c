@@ -181,8 +181,7 @@ static int run_tool(const char *tool, char *const argv[], const char *script, ch
 
 /* ---------------------------------------------------------------- network lock (iptables) */
 
-/* iptables-restore (v6: ip6tables-restore), or NULL. */
-static const char *ipt_path(bool v6)
+const char *tcp_ipt_path(bool v6)
 {
 	static const char *const p4[] = {"/usr/sbin/iptables-restore", "/sbin/iptables-restore",
 					 "/usr/bin/iptables-restore"};
@@ -197,7 +196,7 @@ static const char *ipt_path(bool v6)
 /* `iptables-restore --noflush` (v6: ip6tables-) with script, in our network namespace. */
 static int run_ipt(bool v6, const char *script, struct cr_err *e)
 {
-	const char *t = ipt_path(v6);
+	const char *t = tcp_ipt_path(v6);
 	if (!t)
 		return cr_fail_errno(e, ENOENT,
 				     "network lock: %s not found (install iptables, or dump with "
@@ -211,7 +210,7 @@ static int run_ipt(bool v6, const char *script, struct cr_err *e)
  * (iptables-restore --test does not, with iptables-nft). */
 static bool ipt_chain_exists(bool v6, const char *chain)
 {
-	const char *r = ipt_path(v6);
+	const char *r = tcp_ipt_path(v6);
 	char t[64];
 	if (!r || snprintf(t, sizeof(t), "%.*s", (int)(strlen(r) - strlen("-restore")), r) >= (int)sizeof(t))
 		return false;
@@ -238,7 +237,7 @@ static int ipt_lock(bool v6, const char *chain, const char *rules, struct cr_err
 /* The chain and its jumps removed (quiet if there is none). */
 static int ipt_unlock(bool v6, const char *chain, struct cr_err *e)
 {
-	if (!ipt_path(v6) || !ipt_chain_exists(v6, chain))
+	if (!tcp_ipt_path(v6) || !ipt_chain_exists(v6, chain))
 		return 0;
 	char script[256];
 	snprintf(script, sizeof(script), "*filter\n-D INPUT -j %s\n-D OUTPUT -j %s\n-F %s\n-X %s\nCOMMIT\n",

@@ -1,5 +1,6 @@
 /* Unit tests of eng_check (engine/check.c): the report, one feature, unknown names, no leftovers. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -114,9 +115,8 @@ int main(void)
 	   sizeof(criu) / sizeof(criu[0]));
 	ok(waitpid(-1, NULL, WNOHANG) < 0 && errno == ECHILD, "... no child left behind");
 	/* state crshim does not save: denied whatever the kernel has, with the reason */
-	static const char *const no[] = {"autofs",	   "compat_cr",		"nsid",
-					 "has_ipt_legacy", "apparmor_stacking", "breakpoints",
-					 "overlayfs_maps"};
+	static const char *const no[] = {"autofs",	"compat_cr",	 "nsid", "apparmor_stacking",
+					 "breakpoints", "overlayfs_maps"};
 	for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++) {
 		out = run(no[i], &ret, &e);
 		char want[80];
@@ -126,6 +126,30 @@ int main(void)
 		   "--feature %s: no (%s)", no[i], e.msg);
 		free(out);
 	}
+	/* raw sockets are dumped also when the kernel's sock_diag has no raw part (this machine's) */
+	if (geteuid() == 0) {
+		out = run("net_diag_raw", &ret, &e);
+		ok(ret == 0 && !strcmp(out, "net_diag_raw is supported\n"),
+		   "--feature net_diag_raw as root: %s", ret ? e.msg : "yes");
+		free(out);
+	}
+	/* iptables: yes when iptables-restore is iptables-nft (its rules are the nftables ones the dump
+	 * saves), as `iptables-restore -V` tells */
+	FILE *v = popen(
+	    "PATH=/usr/sbin:/sbin:$PATH; iptables-restore -V 2>/dev/null; ip6tables-restore -V 2>/dev/null",
+	    "r");
+	char vl[2][160] = {"", ""};
+	for (int i = 0; v && i < 2 && fgets(vl[i], sizeof(vl[i]), v); i++)
+		;
+	if (v)
+		pclose(v);
+	int nft = strstr(vl[0], "(nf_tables)") && strstr(vl[1], "(nf_tables)");
+	out = run("has_ipt_legacy", &ret, &e);
+	ok(nft ? ret == 0 && !strcmp(out, "has_ipt_legacy is supported\n")
+	       : ret < 0 && out[0] == '\0' && strstr(e.msg, "has_ipt_legacy is not supported: "),
+	   "--feature has_ipt_legacy: %s (iptables-restore -V: %.*s)", ret ? e.msg : "yes",
+	   (int)strcspn(vl[0], "\n"), vl[0]);
+	free(out);
 	/* a unix socket bound in another mount namespace of the tree is bound there again (SIOCUNIXFILE) */
 	out = run("sk_unix_file", &ret, &e);
 	ok(ret == 0 && !strcmp(out, "sk_unix_file is supported\n"), "--feature sk_unix_file: yes");
