@@ -10,6 +10,10 @@
 #          CRSHIM_BENCH_WARMUP=1          untimed runs of crshim per size first (0: none): on this VM memory
 #                                         the guest left free for a while goes back to the host (virtio_balloon
 #                                         free page reporting), and the first run to touch it again pays for it
+#          CRSHIM_BENCH_RT=1              the timed dump and restore steps, and the program while it is dumped
+#                                         (its exit is part of the dump), at SCHED_FIFO priority 1 (chrt), for
+#                                         each tool: on a loaded machine, numbers near an idle one's (the other
+#                                         processes wait meanwhile; the kernel's RT throttling leaves them 5%)
 #
 # For each size: start contrib/bench-mem (fills its memory, keeps a checksum), dump it, restore it, tell it to check
 # its memory. Prints seconds and GB/s (10^9 bytes of data per second) for dump and restore, the image size and whether
@@ -37,6 +41,7 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 SIZES=${CRSHIM_BENCH_SIZES:-64 1024}
 ROUNDS=${CRSHIM_BENCH_ROUNDS:-2}
 WARMUP=${CRSHIM_BENCH_WARMUP:-1}
+RT=() # CRSHIM_BENCH_RT=1: the command prefix of the timed steps (chrt -f 1)
 # the parts run: mem (the data above) and unix-tree (a tree holding many unix socket fds: below, sk_part)
 PARTS=${CRSHIM_BENCH_PARTS:-mem unix-tree}
 [[ " $PARTS " == *" mem "* ]] || SIZES=
@@ -132,6 +137,8 @@ else
 	# by SIGPIPE when head is quicker, and pipefail and set -e end the script here without a word)
 	CRIU_NOTE="criu: $CRIU ($("$CRIU" --version 2>&1 | sed -n '1s/  */ /gp'))"
 fi
+[ "${CRSHIM_BENCH_RT:-0}" = 0 ] || RT=(chrt -f 1)
+[ ${#RT[@]} = 0 ] || chrt -f 1 true || die "CRSHIM_BENCH_RT=1: chrt -f 1 does not work here"
 bench_lock
 
 # The images go to a tmpfs of our own, big enough for the largest size plus the logs.
@@ -152,6 +159,7 @@ say "$CRIU_NOTE"
 say "kernel $(uname -r), $(nproc) CPUs, $(awk '/MemTotal/ { printf "%.1f GiB RAM", $2 / 1048576 }' /proc/meminfo)," \
 	"load average $(cut -d' ' -f1-3 /proc/loadavg)"
 say "$(cg_note)"
+[ ${#RT[@]} = 0 ] || say "CRSHIM_BENCH_RT=1: dump and restore steps (and the dumped program) at SCHED_FIFO priority 1"
 say ""
 
 wait_ready() { # DIR PID: until the program PID wrote DIR/ready (1: it died first, or TIMEOUT)
@@ -182,7 +190,7 @@ tool_step() {
 	local tool=$1 key=$2 bin=$3 dir=$4 verb=$5
 	shift 5
 	STEP_T0=$(now)
-	if ! in_cg timeout "$STEP_TIMEOUT" "$bin" "$verb" -D "$dir/images" "$@" -o "$verb.log" >"$dir/$verb.out" 2>&1; then
+	if ! in_cg timeout "$STEP_TIMEOUT" "${RT[@]}" "$bin" "$verb" -D "$dir/images" "$@" -o "$verb.log" >"$dir/$verb.out" 2>&1; then
 		RES[$tool,$key,data]="$verb failed: $(last_error "$dir/$verb.out" "$dir/images/$verb.log") (log $(keep_logs "$dir")/$verb.log)"
 		return 1
 	fi
@@ -232,6 +240,7 @@ run_one() {
 	}
 
 	RES[$tool,$mib,load]=$(loadavg)
+	[ ${#RT[@]} = 0 ] || chrt -f -p 1 "$pid" >/dev/null 2>&1 || true
 	c0=$(cg_ns)
 	tool_step "$tool" "$mib" "$bin" "$dir" dump -t "$pid" || return 1
 	for ((i = 0; i < 100; i++)); do bench_alive "$pid" || break; sleep 0.05; done
@@ -249,6 +258,8 @@ run_one() {
 		return 1
 	fi
 
+	# (a tool that restores the scheduling policy gave it SCHED_FIFO back: its check runs as before the dump)
+	[ ${#RT[@]} = 0 ] || chrt -o -p 0 "$rpid" >/dev/null 2>&1 || true
 	result=$(ask_result "$rpid" "$dir" bench_alive)
 	RES[$tool,$mib,data]=$result
 	[[ "$result" == OK* ]] || keep_logs "$dir" >/dev/null
