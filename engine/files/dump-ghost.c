@@ -57,6 +57,9 @@ static void ghost_entry_free(GhostFileEntry *g)
 	free(g->xattrs);
 	free(g->path);
 	free(g->symlink);
+	for (size_t i = 0; i < g->n_over; i++)
+		free(g->over[i]);
+	free(g->over);
 	free(g);
 }
 
@@ -433,13 +436,120 @@ static int open_in_root(int root_fd, const char *rel)
 	return fd;
 }
 
-/* The restore makes the ghost of st (src: its /proc link; deleted name name, "PATH (deleted)") in the
+/* A mount of a mount table (/proc/PID/mountinfo): its id, its parent's and its mount point (in the text). */
+struct mi_mnt {
+	uint64_t id, parent;
+	const char *mp;
+};
+
+/* "\040" and the like of a mountinfo field, in place */
+static void mi_unescape(char *s)
+{
+	char *o = s;
+	for (; *s; s++, o++) {
+		unsigned v;
+		if (s[0] == '\\' && sscanf(s + 1, "%3o", &v) == 1 && strspn(s + 1, "01234567") >= 3)
+			*o = (char)v, s += 3;
+		else
+			*o = *s;
+	}
+	*o = '\0';
+}
+
+/* The mounts of mi (a mountinfo's text, cut into its mount points); NULL (*n 0) if none or out of memory */
+static struct mi_mnt *mi_mounts(char *mi, size_t *n)
+{
+	struct mi_mnt *v = NULL;
+	*n = 0;
+	for (char *l = mi, *next; l && *l; l = next) {
+		unsigned long long id, par;
+		int off = 0;
+		if ((next = strchr(l, '\n')))
+			*next++ = '\0';
+		if (sscanf(l, "%llu %llu %*u:%*u %*s %n", &id, &par, &off) != 2 || !off)
+			continue;
+		char *mp = l + off;
+		mp[strcspn(mp, " ")] = '\0';
+		mi_unescape(mp);
+		struct mi_mnt *nv = realloc(v, (*n + 1) * sizeof(*v));
+		if (!nv) {
+			free(v);
+			*n = 0;
+			return NULL;
+		}
+		v = nv;
+		v[(*n)++] = (struct mi_mnt){id, par, mp};
+	}
+	return v;
+}
+
+static const struct mi_mnt *mi_find(const struct mi_mnt *v, size_t n, uint64_t id)
+{
+	for (size_t i = 0; i < n; i++)
+		if (v[i].id == id)
+			return &v[i];
+	return NULL;
+}
+
+/* Is mount id f, or one its mount is under (its parent, ...)? */
+static bool mi_above(const struct mi_mnt *v, size_t n, uint64_t f, uint64_t id)
+{
+	for (size_t depth = 0; depth <= n; depth++) {
+		const struct mi_mnt *m = mi_find(v, n, f);
+		if (f == id)
+			return true;
+		if (!m || m->parent == f)
+			return false;
+		f = m->parent;
+	}
+	return false;
+}
+
+/* Is path dir or below it? */
+static bool path_under(const char *path, const char *dir)
+{
+	size_t l = strcmp(dir, "/") ? strlen(dir) : 0;
+	return !strncmp(path, dir, l) && (path[l] == '/' || !path[l]);
+}
+
+/* The mounts over g's directory (gdir) or above it that its own mount f (as c's process sees them) is not
+ * under: g->over. 0; 1 if f is not in that table (its mount gone) or one of them is stacked on the mount
+ * point of f or of a mount f is under (the restore steps beneath a mount, not between two); -1 (e). */
+static int ghost_over(const struct dump_ctx *c, uint64_t f, const char *gdir, GhostFileEntry *g,
+		      struct cr_err *e)
+{
+	__cleanup_free char *mi = NULL;
+	size_t n;
+	if (proc_read(c->pid, "mountinfo", &mi, NULL, e))
+		return -1;
+	__cleanup_free struct mi_mnt *v = mi_mounts(mi, &n);
+	if (!mi_find(v, n, f))
+		return 1;
+	for (size_t i = 0; i < n; i++) {
+		if (mi_above(v, n, f, v[i].id) || !path_under(gdir, v[i].mp))
+			continue;
+		for (size_t k = 0; k < n; k++)
+			if (mi_above(v, n, f, v[k].id) && !strcmp(v[k].mp, v[i].mp))
+				return 1;
+		char **no = realloc(g->over, (g->n_over + 1) * sizeof(*no));
+		if (no)
+			g->over = no;
+		if (!no || !(g->over[g->n_over] = strdup(v[i].mp)))
+			return cr_fail_errno(e, ENOMEM, "out of memory");
+		g->n_over++;
+	}
+	return g->n_over ? 0 : 1;
+}
+
+/* The restore makes the ghost g of st (src: its /proc link; deleted name name, "PATH (deleted)") in the
  * deepest directory of PATH that is still there, as c's process sees it (crshim, for a file in flight;
  * resolved in the process's root: open_in_root). One of another filesystem, on another mount than src (a
- * mount on its directory or above it since, an overmount: zdtm ghost_dir_overmount; its own mount gone),
- * would give it to that filesystem, not its own: refused with one line. */
-static int hidden_refused(const struct dump_ctx *c, const char *src, const struct stat *st, const char *name,
-			  const char *what, struct cr_err *e)
+ * mount on its directory or above it since, an overmount: zdtm ghost_dir_overmount), would give it to that
+ * filesystem, not its own: those mounts go to g->over, beneath which the restore makes it (restore-ghost.c);
+ * refused with one line if no such mount explains it (its own mount gone, a symlink on the way now: zdtm
+ * nsmnt_ghost_symlink_root) or one is stacked on its mount point. */
+static int hidden_over(const struct dump_ctx *c, const char *src, const struct stat *st, const char *name,
+		       const char *what, GhostFileEntry *g, struct cr_err *e)
 {
 	char p[PATH_MAX], root[64], *s;
 	struct stat ds;
@@ -465,14 +575,27 @@ static int hidden_refused(const struct dump_ctx *c, const char *src, const struc
 		return 0;
 	/* (an overlayfs whose layers are on several filesystems gives a file the st_dev of its layer: the
 	 * mount tells, that of the directory and that of the file, src, the same there) */
-	if (!statx(dfd, "", AT_EMPTY_PATH, STATX_MNT_ID, &dx) &&
-	    !statx(AT_FDCWD, src, 0, STATX_MNT_ID, &fx) && (dx.stx_mask & fx.stx_mask & STATX_MNT_ID) &&
+	bool mnt = !statx(AT_FDCWD, src, 0, STATX_MNT_ID, &fx) && (fx.stx_mask & STATX_MNT_ID);
+	if (mnt && !statx(dfd, "", AT_EMPTY_PATH, STATX_MNT_ID, &dx) && (dx.stx_mask & STATX_MNT_ID) &&
 	    dx.stx_mnt_id == fx.stx_mnt_id)
 		return 0;
+	char gdir[PATH_MAX];
+	snprintf(gdir, sizeof(gdir), "%s", g->path);
+	s = strrchr(gdir, '/');
+	if (s)
+		s[s == gdir ? 1 : 0] = '\0';
+	int r = mnt && s ? ghost_over(c, fx.stx_mnt_id, gdir, g, e) : 1;
+	if (r <= 0) {
+		for (size_t i = 0; !r && i < g->n_over; i++)
+			pr_info("%s: ghost %s is under the mount on %s: made beneath it\n", what, g->path,
+				g->over[i]);
+		return r;
+	}
 	return cr_fail(
 	    e,
 	    "not supported yet: %s is a deleted %s (%s) whose directory %s is on another filesystem "
-	    "now (a mount over it, or its own mount gone): its ghost would be made there",
+	    "now, and not for a mount over its path (its own mount gone, a symlink on the way, or a "
+	    "mount stacked on its mount point): its ghost would be made there",
 	    what, S_ISDIR(st->st_mode) ? "directory" : "file", name, p);
 }
 
@@ -503,7 +626,7 @@ int dump_ghost_add(struct dump_ctx *c, const char *src, const struct stat *st, c
 	}
 	ghost_file_entry__init(g);
 	g->id = (uint32_t)d->n + 1, g->has_id = 1;
-	if (hidden_refused(c, src, st, name, what, e) || new_ghost(c, src, st, name, what, g, e)) {
+	if (new_ghost(c, src, st, name, what, g, e) || hidden_over(c, src, st, name, what, g, e)) {
 		ghost_entry_free(g);
 		return -1;
 	}

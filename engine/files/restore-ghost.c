@@ -453,6 +453,102 @@ static int create_ghost_dir(const GhostFileEntry *g, struct rst_ghost *rg, const
 	return 0;
 }
 
+/* dir x's entry c, a mount point another mount covers: that directory itself, on x's mount (a clone of that
+ * mount shows it: opened again there by its handle, with x as the mount). -1 with errno. */
+static int step_beneath(int x, const char *c)
+{
+	struct {
+		struct file_handle h;
+		unsigned char buf[MAX_HANDLE_SZ];
+	} fh = {.h.handle_bytes = MAX_HANDLE_SZ};
+	int mid;
+	__cleanup_close int cl =
+	    (int)syscall(SYS_open_tree, x, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH);
+	if (cl < 0 || name_to_handle_at(cl, c, &fh.h, &mid, 0))
+		return -1;
+	return open_by_handle_at(x, &fh.h, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+}
+
+static bool listed(char **v, size_t n, const char *s)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(v[i], s))
+			return true;
+	return false;
+}
+
+/* The deepest directory of g's path there is, looked up from the root as its process would, but beneath each
+ * mount it meets at one of g->over (the mounts over it since: step_beneath), so on g's own mount: fd, and
+ * *rest the part of g's path below it (its last part, more if directories of it were removed too); -1 (e). In
+ * the mount namespace of PID (root /proc/PID/root, else crshim's), where that mount may be cloned. */
+static int beneath_over(const GhostFileEntry *g, const char *root, const char **rest, struct cr_err *e)
+{
+	int pid = 0, self = -1, cwd = -1, x = -1;
+	char at[4096];
+	*rest = g->path;
+	if (sscanf(root, "/proc/%d/root", &pid) == 1 && proc_mntns_enter(pid, &self, &cwd, e))
+		goto out;
+	if ((x = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		cr_fail_sys(e, "ghost %u: open / for %s", g->id, g->path);
+	const char *p = g->path + strspn(g->path, "/"), *end = strrchr(p, '/');
+	while (x >= 0 && end && p < end) {
+		size_t l = strcspn(p, "/");
+		char c[NAME_MAX + 1];
+		struct statx sx;
+		snprintf(c, sizeof(c), "%.*s", (int)l, p);
+		snprintf(at, sizeof(at), "%.*s", (int)(p + l - g->path), g->path);
+		int y = openat(x, c, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (y < 0 && errno == ENOENT) /* removed too: made again there */
+			break;
+		if (y >= 0 && listed(g->over, g->n_over, at) && !statx(y, "", AT_EMPTY_PATH, 0, &sx) &&
+		    (sx.stx_attributes_mask & sx.stx_attributes & STATX_ATTR_MOUNT_ROOT)) {
+			close(y);
+			if ((y = step_beneath(x, c)) >= 0)
+				pr_info("ghost %u: %s beneath the mount on it\n", g->id, at);
+		}
+		if (y < 0) {
+			cr_fail_sys(e, "ghost %u: look %s up beneath the mounts over it", g->id, at);
+			close(x);
+			x = -1;
+			break;
+		}
+		close(x);
+		x = y;
+		p += l + strspn(p + l, "/");
+	}
+	*rest = p;
+out:
+	if (proc_mntns_leave(self, cwd, e)) { /* (crshim's own namespace: cannot fail) */
+		if (x >= 0)
+			close(x);
+		return -1;
+	}
+	return x;
+}
+
+/* g made again (create_ghost, create_ghost_dir; keep as they take it) on its own mount, beneath the mounts
+ * over its directory (g->over), through its directory there opened before (beneath_over). */
+static int create_over(const GhostFileEntry *g, struct rst_ghost *rg, const char *root, int keep,
+		       struct cr_err *e)
+{
+	const char *rest;
+	if (!g->n_over)
+		return S_ISDIR(g->mode) ? create_ghost_dir(g, rg, root, keep, e)
+					: create_ghost(g, rg, root, keep, e);
+	__cleanup_close int d = beneath_over(g, root, &rest, e);
+	if (d < 0)
+		return -1;
+	char in[64], path[4096];
+	GhostFileEntry h = *g; /* its path below d */
+	snprintf(in, sizeof(in), "/proc/self/fd/%d", d);
+	snprintf(path, sizeof(path), "/%s", rest);
+	h.path = path;
+	int r = S_ISDIR(g->mode) ? create_ghost_dir(&h, rg, in, keep, e) : create_ghost(&h, rg, in, keep, e);
+	if (r)
+		return cr_wrap(e, "%s beneath the mounts over it", g->path);
+	return 0;
+}
+
 static int fill_ghost(const GhostFileEntry *g, const struct rst_ghost *rg, struct cr_err *e)
 {
 	for (size_t i = 0; i < g->n_chunks; i++) {
@@ -497,8 +593,8 @@ static int make_ghost(ProtobufCMessage *m, void *arg, struct cr_err *e)
 		else if (t->paths_later || t->dry) /* dry (restore-check.c): named only, not made */
 			ret = reserve_ghost(g, rg, e);
 		else
-			ret = S_ISDIR(g->mode) ? create_ghost_dir(g, rg, "", nofollow_held(t, 1, g), e)
-					       : create_ghost(g, rg, "", nofollow_held(t, 1, g) ? 2 : 0, e);
+			ret =
+			    create_over(g, rg, "", nofollow_held(t, 1, g) ? S_ISDIR(g->mode) ? 1 : 2 : 0, e);
 		if (rg->fd >= 0)
 			t->nr_ghosts++;
 	} else if (!rg) {
@@ -586,11 +682,12 @@ static int make_late(ProtobufCMessage *m, void *arg, struct cr_err *e)
 		return rg->shared ? 0 : fill_ghost(g, rg, e);
 	}
 	struct rst_ghost n = *rg;
-	if (S_ISDIR(g->mode)
-		? create_ghost_dir(g, &n, la->root, nofollow_held(la->ts, la->n, g), e)
-		: create_ghost(g, &n, la->root,
-			       nofollow_held(la->ts, la->n, g) ? 2 : rehomed(la->ts, la->n, g->dev, g->ino),
-			       e))
+	bool nf = nofollow_held(la->ts, la->n, g);
+	if (create_over(g, &n, la->root,
+			S_ISDIR(g->mode) ? nf
+			: nf		 ? 2
+					 : rehomed(la->ts, la->n, g->dev, g->ino),
+			e))
 		return -1;
 	int r = dup3(n.fd, rg->fd, O_CLOEXEC), err = errno;
 	close(n.fd);

@@ -570,7 +570,7 @@ fault_nofire() { # what-passed
 }
 
 fault_steps() {
-	local d="$TDIR/dump" out="$TDIR/fault.out" rc left sum0 sum1 kids0 kids1 socks0 p rpid
+	local d="$TDIR/dump" out="$TDIR/fault.out" rc left sum0 sum1 kids0 kids1 socks0 mnts0 p rpid
 	if [ "$FKIND" = degrade ]; then
 		CRSHIM_FAULT=$FPOINT crshim_dump "$d" || return 1
 		wait_gone "$TPID" 10 || { bad "task $TPID still running after dump"; return 1; }
@@ -614,6 +614,7 @@ fault_steps() {
 	sum0=$(img_sum "$d")
 	kids0=$(reaper_kids)
 	socks0=$(sock_files)
+	mnts0=$(test_mounts)
 	pre_restore
 	local inh=() inhrun=() # (inhfd: the keeper's fd, e.g. a network namespace the restore checks early)
 	if [ "$INHFD" = yes ]; then
@@ -648,7 +649,7 @@ fault_steps() {
 	[ -z "$left" ] || { bad "the failed restore left socket files: $left"; return 1; }
 	left=$(sysv_left "$d")
 	[ -z "$left" ] || { bad "the failed restore left System V shared memory segments: $left"; return 1; }
-	left=$(ns_left)
+	left=$(comm -13 <(echo "$mnts0") <(ns_left) | grep . | tr '\n' ' ')
 	[ -z "$left" ] || { bad "the failed restore left $left"; return 1; }
 	lock_left "the failed restore" || return 1
 	if [[ " ${OPTS[*]} " == *" --tcp-established "* ]]; then
@@ -683,7 +684,12 @@ ns_left() {
 	for k in $(desc_get "$name" ipc-keys); do
 		awk -v k="$k" 'NR > 1 && $1 == k { print "System V object of key " k }' /proc/sysvipc/sem /proc/sysvipc/msg
 	done
-	# a mount under the test's dir (its --root) here or in the namespace of pid 1
+	test_mounts
+}
+
+# The mounts under the test's dir (its --root) here or in the namespace of pid 1 (those the test made itself in
+# the runner's namespace were there before the restore: ns_left's caller leaves them out)
+test_mounts() {
 	awk -v d="$TDIR" 'index($5, d) == 1 { print "mount " $5 }' /proc/self/mountinfo /proc/1/mountinfo | sort -u
 }
 

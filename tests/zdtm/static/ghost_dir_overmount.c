@@ -1,9 +1,9 @@
 /* A removed directory held open (fd 5, a "kept" directory; issue 14) whose parent p is then mounted over by a
  * tmpfs (in the test's mount namespace: the host's, or in modes ns and cuns its own). After restore fd 5 is
  * still a removed directory of the test dir's filesystem (not of the tmpfs on p), named "CWD/p/d (deleted)",
- * and p/d is not back under the tmpfs nor under it once the tmpfs is gone. Its ghost would be made on the
- * tmpfs (the restore made it there before: fd 5 on the tmpfs), so the dump refuses it with one line and the
- * task keeps running with its fd (.desc dump-expect). */
+ * and p/d is not back under the tmpfs nor under it once the tmpfs is gone. Its ghost is made beneath the
+ * tmpfs, on the test dir's mount (restore-ghost.c beneath_over). Before, the dump refused it ("is on another
+ * filesystem now"); before that, the restore made it on the tmpfs. */
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
