@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "zdtmtst.h"
+#include "ghost_nofollow2.h"
 
 #define DIR "ghost_nofollow_dir2.d"
 enum { FD = 40, CFD = 41 };
@@ -56,14 +57,7 @@ int main(int argc, char **argv)
 		test_waitsig();
 		_exit(check(CFD, cf, path));
 	}
-	close(CFD);
-	if (rmdir(DIR))
-		fail("rmdir " DIR);
-	test_daemon();
-	test_waitsig();
-
-	if (check(FD, pf, path))
-		fail("the test's fd %d", FD);
+	nofollow2_remove_cr(CFD, DIR, true, FD, check, pf, path);
 	kill(ch, SIGTERM);
 	child_exit_ok(ch, "the child's fd 41 (flags with O_NOFOLLOW, a removed directory)");
 	if (!access(DIR, F_OK))

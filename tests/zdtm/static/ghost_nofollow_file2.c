@@ -6,6 +6,7 @@
  * the child's fd opens it again with O_NOFOLLOW) only when the first holder held it O_NOFOLLOW, and the
  * child's O_NOFOLLOW was dropped without a word. */
 #include "nsmnt.h"
+#include "ghost_nofollow2.h"
 
 #define FILE_NAME "ghost_nofollow_file2.f"
 enum { FD = 40, CFD = 41 };
@@ -41,14 +42,7 @@ int main(int argc, char **argv)
 		/* (a mark for the test to read through its fd: the same inode) */
 		_exit(check(CFD, cf, name) || pwrite(CFD, "x", 1, 0) != 1);
 	}
-	close(CFD);
-	if (unlink(FILE_NAME))
-		fail("unlink " FILE_NAME);
-	test_daemon();
-	test_waitsig();
-
-	if (check(FD, pf, name))
-		fail("the test's fd %d", FD);
+	nofollow2_remove_cr(CFD, FILE_NAME, false, FD, check, pf, name);
 	kill(ch, SIGTERM);
 	child_exit_ok(ch, "the child's fd 41 (flags with O_NOFOLLOW, the unlinked file)");
 	if (pread(FD, &c, 1, 0) != 1 || c != 'x')
