@@ -526,7 +526,7 @@ static int ghost_over(const struct dump_ctx *c, uint64_t f, const char *gdir, Gh
 	if (!mi_find(v, n, f))
 		return 1;
 	for (size_t i = 0; i < n; i++) {
-		if (mi_above(v, n, f, v[i].id) || !path_under(gdir, v[i].mp))
+		if (!path_under(gdir, v[i].mp) || mi_above(v, n, f, v[i].id))
 			continue;
 		for (size_t k = 0; k < n; k++)
 			if (mi_above(v, n, f, v[k].id) && !strcmp(v[k].mp, v[i].mp))

@@ -3,7 +3,9 @@
  * holds open or has as its cwd (made again empty with their mode, owner and times, and removed). The dump
  * saves their contents (holes stay holes) into ghost-PID.img up to --ghost-limit bytes of data; the restore
  * makes each one again next to where it was, unlinks it at once and hands out "/proc/CRSHIM/fd/N" as its
- * path, so that the fds and mappings of the restored task open the same (unlinked) inode. */
+ * path, so that the fds and mappings of the restored task open the same (unlinked) inode. One whose path a
+ * mount covers since (an overmount of its directory or above it) is made beneath that mount, on its own
+ * (ghost_file_entry.over; in crshim's view, mode cr, or in the tree's mount tree once it stands). */
 #ifndef CRSHIM_GHOST_H
 #define CRSHIM_GHOST_H
 
