@@ -515,14 +515,9 @@ static bool path_under(const char *path, const char *dir)
 /* The mounts over g's directory (gdir) or above it that its own mount f (as c's process sees them) is not
  * under: g->over. 0; 1 if f is not in that table (its mount gone) or one of them is stacked on the mount
  * point of f or of a mount f is under (the restore steps beneath a mount, not between two); -1 (e). */
-static int ghost_over(const struct dump_ctx *c, uint64_t f, const char *gdir, GhostFileEntry *g,
-		      struct cr_err *e)
+static int over_of(const struct mi_mnt *v, size_t n, uint64_t f, const char *gdir, GhostFileEntry *g,
+		   struct cr_err *e)
 {
-	__cleanup_free char *mi = NULL;
-	size_t n;
-	if (proc_read(c->pid, "mountinfo", &mi, NULL, e))
-		return -1;
-	__cleanup_free struct mi_mnt *v = mi_mounts(mi, &n);
 	if (!mi_find(v, n, f))
 		return 1;
 	for (size_t i = 0; i < n; i++) {
@@ -539,6 +534,19 @@ static int ghost_over(const struct dump_ctx *c, uint64_t f, const char *gdir, Gh
 		g->n_over++;
 	}
 	return g->n_over ? 0 : 1;
+}
+
+static int ghost_over(const struct dump_ctx *c, uint64_t f, const char *gdir, GhostFileEntry *g,
+		      struct cr_err *e)
+{
+	__cleanup_free char *mi = NULL;
+	size_t n;
+	if (proc_read(c->pid, "mountinfo", &mi, NULL, e))
+		return -1;
+	struct mi_mnt *v = mi_mounts(mi, &n);
+	int r = over_of(v, n, f, gdir, g, e);
+	free(v);
+	return r;
 }
 
 /* The restore makes the ghost g of st (src: its /proc link; deleted name name, "PATH (deleted)") in the

@@ -2,8 +2,8 @@
  * then covered by a tmpfs B mounted on p (in the test's mount namespace: the host's, or in modes ns and cuns
  * its own): the file's own mount is under an overmount of its parent path. After restore fd 5 is still that
  * file, unlinked: its data (a hole and 128 KiB of data past it), size, mode, offset and flags, named
- * "CWD/p/q/f (deleted)", not seen under B; once B is unmounted, on A again (the device and mount of p/q, where
- * A's other file is) and p/q/f is still not there. Its ghost is made beneath B, on A (restore-ghost.c
+ * "CWD/p/q/f (deleted)", not seen under B; once B is unmounted, on A again (the device and mount of p/q,
+ * where A's other file is) and p/q/f is still not there. Its ghost is made beneath B, on A (restore-ghost.c
  * beneath_over). Before, the dump refused it ("is on another filesystem now"). */
 #include <fcntl.h>
 #include <limits.h>
