@@ -149,7 +149,12 @@ static int read_thread_cores(struct rst_task *t, struct cr_err *e)
 static int read_task(struct rst_task *t, struct cr_err *e)
 {
 	int id = t->pid;
-	if ((!t->arena && !(t->arena = img_arena_new())) || (!t->farena && !(t->farena = img_arena_new())))
+	const struct rst_task *r = t->root ? t : t->tree;
+	if (t->root && t->n_all_pst > 1 && !t->apool &&
+	    (!(t->apool = img_pool_new()) || !(t->fpool = img_pool_new())))
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	if ((!t->arena && !(t->arena = img_arena_new_in(r ? r->apool : NULL))) ||
+	    (!t->farena && !(t->farena = img_arena_new_in(r ? r->fpool : NULL))))
 		return cr_fail_errno(e, ENOMEM, "out of memory");
 	struct img_arena *a = t->arena;
 	if (img_read_one_in(t->dirfd, IMG_CORE, id, (ProtobufCMessage **)&t->core, a, e))
@@ -204,6 +209,8 @@ void rst_free(struct rst_task *t)
 	}
 	img_arena_free(t->arena); /* (tcores, sigacts, their arrays) */
 	img_arena_free(t->farena);
+	img_pool_free(t->apool); /* (the root's, freed last: its arenas are gone by then or go later) */
+	img_pool_free(t->fpool);
 	pm_free(&t->pm);
 	rst_ghost_free(t);
 	rst_locks_free(t);

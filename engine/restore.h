@@ -63,6 +63,10 @@ struct rst_task {
 	/* files and fdinfo (and their arrays), the same way, unless the tree's processes read each other's
 	 * (files_everywhere): then every process has every one of them */
 	struct img_arena *farena;
+	/* root of a tree: where every process's arenas (apool) and farenas (fpool) are carved from, next to
+	 * each other (image.h img_pool): a clone3 that copies them all copies one mapping of each, the blob
+	 * unmaps one (not one per process, for each of them: O(n^2) for a tree) */
+	struct img_pool *apool, *fpool;
 
 	struct rst_ghost *ghosts; /* unlinked files made again (restore-ghost.c) */
 	FileLockEntry **locks;	  /* file locks to take again (restore-locks.c) */

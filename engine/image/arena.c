@@ -1,5 +1,6 @@
 /* Arenas of unpacked image records (image.h): bump allocation in mmap'd chunks of their own, so that a fork
- * can leave a whole arena out of the child (MADV_DONTFORK) and its page tables are not copied. */
+ * can leave a whole arena out of the child (MADV_DONTFORK) and its page tables are not copied. The chunks of
+ * the arenas of one pool lie next to each other: a child that gets them all has one mapping of them. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +9,8 @@
 #include "image/image.h"
 
 #define CHUNK_MIN (64u << 10)
+#define SEG_MIN (4u << 20) /* a pool's first reservation; each next one twice the last, up to SEG_MAX */
+#define SEG_MAX (256u << 20)
 
 struct chunk {
 	struct chunk *next;
@@ -17,14 +20,56 @@ struct chunk {
 struct img_arena {
 	ProtobufCAllocator alloc; /* first: its allocator_data is the arena */
 	struct chunk *head;	  /* the chunk allocated from; the others follow */
+	struct img_pool *pool;	  /* where its chunks come from, NULL: mmap'd anywhere */
 };
 
-static struct chunk *chunk_new(size_t want)
+/* Address space reserved (PROT_NONE) for the chunks of its arenas, handed out from next up to end. */
+struct img_pool {
+	uintptr_t next, end;
+	size_t seg; /* the size of the last reservation */
+};
+
+struct img_pool *img_pool_new(void)
+{
+	return calloc(1, sizeof(struct img_pool));
+}
+
+void img_pool_free(struct img_pool *p)
+{
+	if (p && p->end > p->next) /* (the chunks handed out go with their arenas) */
+		munmap((void *)p->next, p->end - p->next);
+	free(p);
+}
+
+/* len bytes (page aligned) of the pool: the rest of its reservation, or a new one (the old rest unmapped). */
+static void *pool_take(struct img_pool *p, size_t len)
+{
+	if (p->end - p->next < len) {
+		size_t seg = p->seg ? p->seg * 2 : SEG_MIN;
+		seg = seg > SEG_MAX ? SEG_MAX : seg;
+		seg = seg < len ? len : seg;
+		void *r = mmap(NULL, seg, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (r == MAP_FAILED)
+			return NULL;
+		if (p->end > p->next)
+			munmap((void *)p->next, p->end - p->next);
+		p->next = (uintptr_t)r, p->end = (uintptr_t)r + seg, p->seg = seg;
+	}
+	void *c = mmap((void *)p->next, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
+		       -1, 0);
+	if (c == MAP_FAILED)
+		return NULL;
+	p->next += len;
+	return c;
+}
+
+static struct chunk *chunk_new(struct img_pool *p, size_t want)
 {
 	size_t len = want + sizeof(struct chunk) > CHUNK_MIN ? want + sizeof(struct chunk) : CHUNK_MIN;
 	len = (len + 4095) & ~(size_t)4095;
-	struct chunk *c = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (c == MAP_FAILED)
+	struct chunk *c = p ? pool_take(p, len)
+			    : mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (!c || c == MAP_FAILED)
 		return NULL;
 	*c = (struct chunk){.len = len, .used = sizeof(struct chunk)};
 	return c;
@@ -35,7 +80,7 @@ static void *arena_alloc(void *data, size_t size)
 	struct img_arena *a = data;
 	size = (size + 15) & ~(size_t)15;
 	if (!a->head || a->head->len - a->head->used < size) {
-		struct chunk *c = chunk_new(size);
+		struct chunk *c = chunk_new(a->pool, size);
 		if (!c)
 			return NULL;
 		c->next = a->head;
@@ -51,16 +96,21 @@ static void arena_nofree(void *data, void *p)
 	(void)data, (void)p; /* all at once: img_arena_free */
 }
 
-struct img_arena *img_arena_new(void)
+struct img_arena *img_arena_new_in(struct img_pool *p)
 {
-	struct chunk *c = chunk_new(sizeof(struct img_arena));
+	struct chunk *c = chunk_new(p, sizeof(struct img_arena));
 	if (!c)
 		return NULL;
 	/* the arena's own struct lives in its first chunk: a child left without it has nothing of it */
 	struct img_arena *a = (struct img_arena *)(c + 1);
 	c->used += (sizeof(*a) + 15) & ~(size_t)15;
-	*a = (struct img_arena){.alloc = {arena_alloc, arena_nofree, a}, .head = c};
+	*a = (struct img_arena){.alloc = {arena_alloc, arena_nofree, a}, .head = c, .pool = p};
 	return a;
+}
+
+struct img_arena *img_arena_new(void)
+{
+	return img_arena_new_in(NULL);
 }
 
 void *img_arena_alloc(struct img_arena *a, size_t size)

@@ -151,6 +151,14 @@ void img_free_list(void **v, size_t n);
  * (img_arena_fork), not the whole tree's. */
 struct img_arena;
 struct img_arena *img_arena_new(void); /* NULL: out of memory */
+/* A pool: the chunks of its arenas are carved one after the other from address space reserved for them, so
+ * that the arenas of a tree's processes, when a child gets them all, are one mapping of it (a fork copies,
+ * and the restorer removes, one mapping, not one per process). img_pool_free leaves its arenas' chunks (they
+ * go with img_arena_free, before or after it). */
+struct img_pool;
+struct img_pool *img_pool_new(void); /* NULL: out of memory */
+void img_pool_free(struct img_pool *p);
+struct img_arena *img_arena_new_in(struct img_pool *p); /* p NULL: as img_arena_new */
 void img_arena_free(struct img_arena *a);
 /* Whether a fork copies the arena into the child (MADV_DOFORK) or not (MADV_DONTFORK). */
 void img_arena_fork(const struct img_arena *a, bool copy);
