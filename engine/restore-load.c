@@ -146,6 +146,29 @@ static int read_thread_cores(struct rst_task *t, struct cr_err *e)
 	return 0;
 }
 
+static int fid_cmp(const void *a, const void *b)
+{
+	const struct rst_fid *x = a, *y = b;
+	return x->id != y->id ? (x->id > y->id) - (x->id < y->id) : (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+/* The index of t's files by id (rst_file_by_id): a lookup per fd of a process (and per holder of a shared
+ * file) went through the whole list, which for a tree is every file of every process when they share them. */
+static int index_files(struct rst_task *t, struct cr_err *e)
+{
+	t->fids = NULL;
+	if (t->nr_files < 16)
+		return 0;
+	struct rst_fid *x = img_arena_alloc(t->farena, t->nr_files * sizeof(*x));
+	if (!x)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	for (size_t i = 0; i < t->nr_files; i++)
+		x[i] = (struct rst_fid){t->files[i]->id, (uint32_t)i};
+	qsort(x, t->nr_files, sizeof(*x), fid_cmp);
+	t->fids = x;
+	return 0;
+}
+
 static int read_task(struct rst_task *t, struct cr_err *e)
 {
 	int id = t->pid;
@@ -178,7 +201,8 @@ static int read_task(struct rst_task *t, struct cr_err *e)
 	    img_read_list_in(t->dirfd, t->root ? IMG_FILES : IMG_FILES_TASK, t->root ? 0 : id, true,
 			     (void ***)&t->files, &t->nr_files, t->farena, e) ||
 	    img_read_list_in(t->dirfd, IMG_FDINFO, id, true, (void ***)&t->fdinfo, &t->nr_fdinfo, t->farena,
-			     e))
+			     e) ||
+	    index_files(t, e))
 		return -1;
 	if (check_core(t->core, id, e))
 		return -1;

@@ -56,6 +56,7 @@ struct rst_task {
 	size_t nr_files;
 	FdinfoEntry **fdinfo;
 	size_t nr_fdinfo;
+	struct rst_fid *fids; /* files by id (restore-load.c, in farena): rst_file_by_id; NULL: few files */
 	struct page_map pm;
 	/* core, tcores, creds, fs, mm and sigacts are unpacked here (restore-load.c), not in the heap: a
 	 * clone3 copies only the arenas of the child's own line (restore-child.c); the arrays too */
@@ -177,12 +178,27 @@ int rst_load_tree(struct cr_opts *o, struct rst_task **tsp, size_t *np, struct c
  * dump cannot know, the restore's options and fds and the page blocks' checksums, is left out). */
 int rst_dry_run(const struct cr_opts *o, bool at_dump, struct cr_err *e);
 void rst_free(struct rst_task *t);
+/* files[idx] has this id; sorted by id, then idx (the first of equal ids wins, as in the list) */
+struct rst_fid {
+	uint32_t id, idx;
+};
 static inline const FileEntry *rst_file_by_id(const struct rst_task *t, uint32_t id)
 {
-	for (size_t i = 0; i < t->nr_files; i++)
-		if (t->files[i]->id == id)
-			return t->files[i];
-	return NULL;
+	if (!t->fids) {
+		for (size_t i = 0; i < t->nr_files; i++)
+			if (t->files[i]->id == id)
+				return t->files[i];
+		return NULL;
+	}
+	size_t lo = 0, hi = t->nr_files; /* the first with fids[].id >= id */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (t->fids[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < t->nr_files && t->fids[lo].id == id ? t->files[t->fids[lo].idx] : NULL;
 }
 /* files/inherit-fd.c: entry f of task t becomes FILE_INHERIT of crshim's fd (made once for the whole tree, or
  * given with --inherit-fd), desc naming it in messages (a copy in t's farena). */
