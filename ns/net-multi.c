@@ -66,6 +66,39 @@ static int set_add(struct ns_net_set *s, uint64_t ino, const char *path, struct 
 	return set_put(s, ino, fd, e);
 }
 
+/* The sockets sock_net looked at already (by inode): a socket several processes hold (all of a tree's, each
+ * of its fds) is taken from a task (pidfd_getfd) and asked once, not once per fd. Open addressing, 0 free. */
+struct sk_seen {
+	uint64_t *ino;
+	size_t cap, n;
+};
+
+/* Whether ino was seen (true), else note it; an out of memory table notes nothing (each is asked then). */
+static bool sk_seen(struct sk_seen *t, uint64_t ino)
+{
+	if (2 * (t->n + 1) > t->cap) {
+		size_t cap = t->cap ? 2 * t->cap : 256;
+		uint64_t *n = calloc(cap, sizeof(*n));
+		if (!n)
+			return false;
+		for (size_t i = 0; i < t->cap; i++)
+			for (size_t h = t->ino[i] % cap; t->ino[i]; h = (h + 1) % cap)
+				if (!n[h]) {
+					n[h] = t->ino[i];
+					break;
+				}
+		free(t->ino);
+		t->ino = n, t->cap = cap;
+	}
+	size_t h = ino % t->cap;
+	for (; t->ino[h]; h = (h + 1) % t->cap)
+		if (t->ino[h] == ino)
+			return true;
+	t->ino[h] = ino;
+	t->n++;
+	return false;
+}
+
 /* The network namespace of inet, packet or netlink socket fd of task pidfd, when it is none of s nor crshim's
  * own (self): a socket made before its task's setns or unshare, or passed to it, whose namespace may be kept
  * by it alone. It is made there at restore (engine/net/dump-sk-diag.c saves it). */
@@ -91,12 +124,15 @@ static int sock_net(int pidfd, int fd, uint64_t self, struct ns_net_set *s, stru
 
 /* Fd fd of task pid (its link): a namespace file or an inet socket, whose network namespace goes into s. */
 static int fd_net(pid_t pid, int pidfd, int fd, const char *link, uint64_t self, struct ns_net_set *s,
-		  struct cr_err *e)
+		  struct sk_seen *seen, struct cr_err *e)
 {
 	char path[64];
 	unsigned long long ino;
-	if (!strncmp(link, "socket:[", 8) && sock_net(pidfd, fd, self, s, e))
-		return cr_wrap(e, "task %d", pid);
+	if (sscanf(link, "socket:[%llu]", &ino) == 1) {
+		if (!sk_seen(seen, ino) && sock_net(pidfd, fd, self, s, e))
+			return cr_wrap(e, "task %d", pid);
+		return 0;
+	}
 	if (sscanf(link, "net:[%llu]", &ino) != 1 || ino == self || set_find(s, ino) >= 0)
 		return 0;
 	snprintf(path, sizeof(path), "/proc/%d/fd/%d", pid, fd);
@@ -109,7 +145,7 @@ static int fd_net(pid_t pid, int pidfd, int fd, const char *link, uint64_t self,
 /* The network namespaces the open namespace files of task i hold ("net:[INO]" fds), and those of its
  * inet sockets (sock_net); its fds from a->fds when the dump read them. */
 static int fd_nets(const struct ns_dump_args *a, size_t i, uint64_t self, struct ns_net_set *s,
-		   struct cr_err *e)
+		   struct sk_seen *seen, struct cr_err *e)
 {
 	pid_t pid = a->pids[i];
 	struct proc_fd *own = NULL;
@@ -124,7 +160,7 @@ static int fd_nets(const struct ns_dump_args *a, size_t i, uint64_t self, struct
 	if (n && pidfd < 0)
 		ret = cr_fail_sys(e, "task %d: pidfd_open", pid);
 	for (size_t k = 0; !ret && f && k < n; k++)
-		ret = fd_net(pid, pidfd, f[k].fd, f[k].link, self, s, e);
+		ret = fd_net(pid, pidfd, f[k].fd, f[k].link, self, s, seen, e);
 	proc_fds_free(own, own ? n : 0);
 	return ret;
 }
@@ -208,9 +244,13 @@ int ns_net_collect(const struct ns_dump_args *a, uint64_t (*ids)[NS_KINDS], uint
 		pr_info("task %d is in net:[%llu], a network namespace of its own\n", a->pids[i],
 			(unsigned long long)ino);
 	}
-	for (size_t i = 0; i < a->n; i++)
-		if (!a->zombie[i] && fd_nets(a, i, self, s, e))
-			return -1;
+	struct sk_seen seen = {NULL, 0, 0};
+	int ret = 0;
+	for (size_t i = 0; i < a->n && !ret; i++)
+		ret = !a->zombie[i] && fd_nets(a, i, self, s, &seen, e) ? -1 : 0;
+	free(seen.ino);
+	if (ret)
+		return -1;
 	if (s->n > 1 && check_shared_files(a, ids, e))
 		return -1;
 	return own_mnt ? mnt_nets(a->pids[0], self, s, e) : 0;
