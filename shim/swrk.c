@@ -206,7 +206,13 @@ static struct oci_state *peer_runc_state(pid_t peer, pid_t pid)
 		last = a;
 	}
 	struct cr_err e = {0};
+	char path[PATH_MAX];
 	if (!last || oci_id_check(last, &e))
+		return NULL;
+	/* runc keeps no container of that name: another client (CRIU's zdtm.py ends with `zdtm.py`), no error
+	 */
+	if (snprintf(path, sizeof(path), "%s/%s/state.json", root, last) >= (int)sizeof(path) ||
+	    access(path, F_OK))
 		return NULL;
 	struct oci_state *st = oci_runc_state(root, last, &e);
 	if (st && st->pid != pid) {

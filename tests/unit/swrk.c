@@ -6,6 +6,8 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -119,6 +121,21 @@ static const char *slurp(const char *path, char *buf, size_t len)
 	buf[n > 0 ? n : 0] = '\0';
 	close(fd);
 	return buf;
+}
+
+/* Does a line of the file at path hold needle? */
+static bool log_has(const char *path, const char *needle)
+{
+	FILE *f = fopen(path, "re");
+	char *line = NULL;
+	size_t cap = 0;
+	bool has = false;
+	while (f && !has && getline(&line, &cap, f) > 0)
+		has = strstr(line, needle) != NULL;
+	free(line);
+	if (f)
+		fclose(f);
+	return has;
 }
 
 /* Bad requests, each answered with a failure and a line in the log the request names (runc points the user
@@ -295,6 +312,10 @@ static void t_dump_restore(void)
 	   r && r->cr_errmsg ? r->cr_errmsg : "ok");
 	is_str(log, "pre-dump post-dump", "dump notifications in order");
 	rpc_resp__free_unpacked(r, NULL);
+	/* our last argument looks like a container id, but no runc keeps one of that name */
+	char dlog[160];
+	snprintf(dlog, sizeof(dlog), "%s/dump.log", img);
+	ok(!log_has(dlog, "Error"), "a DUMP for a client that is not runc logs no error");
 	is_int(finish(&c), 0, "swrk exits 0");
 	int st = 0;
 	ok(waitpid(p, &st, 0) == p && WIFSIGNALED(st), "the dumped tree is gone before the reply");
@@ -333,8 +354,14 @@ static void t_dump_restore(void)
 	close(dirfd);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	/* As CRIU's zdtm.py (`zdtm.py` last), the client's command line ends with a word that could be a
+	 * container id: the service must not take it for runc (argv[0] stays as it was) */
+	if (argc < 2) {
+		execl("/proc/self/exe", argv[0], "not-runc", (char *)NULL);
+		return 1;
+	}
 	/* A service that never answers fails the test instead of hanging the suite (seen once). */
 	alarm(600);
 	const char *env = getenv("CRSHIM");
