@@ -14,11 +14,13 @@
 #include <string.h>
 #include <poll.h>
 #include <sched.h>
+#include <signal.h>
 #include <sys/fsuid.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <linux/sockios.h>
 
@@ -125,6 +127,10 @@ int usk_as_peer(const struct rst_task *t, const UnixSkEntry *cred, int (*fn)(voi
 	return by_named(t, cred, op, fd, backlog, a, alen, &res) ? res : rst_sk_as_peer(t, cred, fn, arg);
 }
 
+/* While crshim's children are made in the tree's PID namespace (pid_enter): that one and crshim's, for
+ * usk_fork_own. */
+static int pidns_tree = -1, pidns_own = -1;
+
 /* crshim's children (the SO_PEERCRED helpers) into the PID namespace of the root task; *self: crshim's */
 static int pid_enter(pid_t root, int *self, struct cr_err *e)
 {
@@ -134,6 +140,8 @@ static int pid_enter(pid_t root, int *self, struct cr_err *e)
 	*self = open("/proc/self/ns/pid", O_RDONLY | O_CLOEXEC);
 	if (ns < 0 || *self < 0 || setns(ns, CLONE_NEWPID))
 		return cr_fail_sys(e, "enter the PID namespace of task %d for its children", (int)root);
+	pidns_tree = ns, pidns_own = *self;
+	ns = -1;
 	return 0;
 }
 
@@ -141,7 +149,33 @@ static int pid_leave(int self, struct cr_err *e)
 {
 	int r = setns(self, CLONE_NEWPID);
 	close(self);
+	if (pidns_tree >= 0)
+		close(pidns_tree);
+	pidns_tree = pidns_own = -1;
 	return r ? cr_fail_sys(e, "return to crshim's PID namespace for its children") : 0;
+}
+
+int usk_fork_own(pid_t *pid, struct cr_err *e)
+{
+	*pid = -1;
+	if (pidns_tree >= 0 && setns(pidns_own, CLONE_NEWPID))
+		return 0; /* (still the tree's: no child) */
+	*pid = fork();
+	if (*pid == 0 || pidns_tree < 0)
+		return 0;
+	int err = errno;
+	if (setns(pidns_tree, CLONE_NEWPID)) {
+		cr_fail_sys(e, "return to the tree's PID namespace for crshim's children");
+		if (*pid > 0) {
+			kill(*pid, SIGKILL);
+			while (waitpid(*pid, NULL, __WALL) < 0 && errno == EINTR)
+				;
+		}
+		*pid = -1;
+		return -1;
+	}
+	errno = err;
+	return 0;
 }
 
 /* A pair made by the process its SO_PEERCRED names, when that process exists already (the tree's root at

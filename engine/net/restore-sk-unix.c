@@ -399,11 +399,8 @@ static int make_connects(struct cr_err *e)
 /* Phase 4: the data, then shutdowns, closed peers, flags, deleted files. */
 static int finish(struct cr_err *e)
 {
-	for (size_t i = 0; i < usk_nsks; i++)
-		for (size_t k = 0;
-		     !usk_other(&usk_sks[i]) && usk_sks[i].u->queue_saved && k < usk_sks[i].u->n_queue; k++)
-			if (usk_put_msg(&usk_sks[i], usk_sks[i].u->queue[k], e))
-				return -1;
+	if (usk_put_queues(e))
+		return -1;
 	for (size_t i = 0; i < usk_nsks; i++) {
 		struct rsk *r = &usk_sks[i];
 		const UnixSkEntry *u = r->u;

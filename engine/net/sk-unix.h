@@ -271,8 +271,9 @@ void usk_leave(int here);
 int usk_connect_to(struct rsk *c, const struct sockaddr_un *a, socklen_t alen, const char *dir,
 		   const struct rsk *as, struct cr_err *e);
 
-/* restore-sk-unix-queue.c: one message of r's receive queue, from its sender's side. */
-int usk_put_msg(struct rsk *r, const UnixSkMsg *m, struct cr_err *e);
+/* restore-sk-unix-queue.c: the receive queues of the sockets made (usk_sks), each message from its sender's
+ * side. */
+int usk_put_queues(struct cr_err *e);
 
 /* restore-sk-unix-nested.c */
 extern struct sk_grp *usk_grps;
@@ -287,6 +288,10 @@ int usk_as_peer(const struct rst_task *t, const UnixSkEntry *cred, int (*fn)(voi
 /* t's PID namespace levels below crshim's, from its pstree entry (rst_sk_unix_prepare comes before
  * rst_pidns_plan). */
 uint32_t usk_pst_lv(const struct rst_task *t);
+/* fork() of a child of crshim's own PID namespace, not of the tree's where its children are made now (a
+ * helper that is no process of the tree: it takes no pid there): *pid as fork() returns it (-1 with errno: no
+ * child). -1 (e set, no child) where crshim could not go back to the tree's for its children. */
+int usk_fork_own(pid_t *pid, struct cr_err *e);
 /* Every holder of a socket of a nested mount namespace is in it (it gets it from the process that made
  * the namespace, which gets it from crshim); the groups listed. */
 int usk_groups(struct rst_task *ts, size_t n, struct cr_err *e) __attribute__((nonnull(1)));
