@@ -140,8 +140,7 @@ static int pid_enter(pid_t root, int *self, struct cr_err *e)
 	*self = open("/proc/self/ns/pid", O_RDONLY | O_CLOEXEC);
 	if (ns < 0 || *self < 0 || setns(ns, CLONE_NEWPID))
 		return cr_fail_sys(e, "enter the PID namespace of task %d for its children", (int)root);
-	pidns_tree = ns, pidns_own = *self;
-	ns = -1;
+	pidns_tree = steal_fd(ns), pidns_own = *self;
 	return 0;
 }
 

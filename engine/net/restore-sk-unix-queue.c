@@ -399,11 +399,9 @@ static int put_msg(struct rsk *r, const UnixSkMsg *m, struct cr_err *e)
 			src = s->fd;
 		} else {
 			tmp = gone_sender(r, m, e);
-			if (tmp == -2) {
-				tmp = -1;
+			if (tmp == -2)
 				return cr_wrap(e, "socket:[%u]: a socket for its gone sender's messages",
 					       r->ino);
-			}
 			if (tmp < 0)
 				return cr_fail_sys(e, "socket:[%u]: a socket for its gone sender's messages",
 						   r->ino);

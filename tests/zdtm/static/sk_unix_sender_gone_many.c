@@ -1,17 +1,22 @@
-/* sk_unix_sender_gone_path for many senders at once: N clients bound to distinct path names sent a message each
- * to one of R dgram sockets and were closed: in the test dir (every third one's socket file left there, the others
- * removed), in a subdirectory of it that was removed since (its whole path is gone), in a subdirectory that
- * is still there, and two clients one after the other bound to the same path. After restore each message comes
- * back in order with its sender's path as recvfrom() gave it, the socket files left there are the same
- * inodes, the removed paths and the subdirectory are still gone. crshim binds all these paths in one child
- * (restore-sk-unix-queue.c, the binder; before 3058ebf one child each, ~2 ms apiece on a loaded machine). */
+/* sk_unix_sender_gone_path for many senders at once: N clients bound to distinct path names sent a message
+ * each to one of R dgram sockets and were closed: in the test dir (every third one's socket file left there,
+ * the others removed), in a subdirectory of it that was removed since (its whole path is gone), in a
+ * subdirectory that is still there, and two clients one after the other bound to the same path. After restore
+ * each message comes back in order with its sender's path as recvfrom() gave it, the socket files left there
+ * are the same inodes, the removed paths and the subdirectory are still gone. crshim binds all these paths in
+ * one child (restore-sk-unix-queue.c, the binder; before 3058ebf one child each, ~2 ms apiece on a loaded
+ * machine). */
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <sys/stat.h>
 #include "sk_unix.h"
 
-enum { S = 60, R = 5, N = 50 }; /* (R receivers: one holds net.unix.max_dgram_qlen + 1 messages from strangers) */
+enum {
+	S = 60,
+	R = 5,
+	N = 50
+}; /* (R receivers: one holds net.unix.max_dgram_qlen + 1 messages from strangers) */
 
 static char names[N][96];
 static ino_t kept[N];

@@ -37,14 +37,16 @@ int main(int argc, char **argv)
 	socklen_t sal = sk_bound(S, SOCK_DGRAM, sn, 0, &sa);
 	socklen_t al = sk_addr(an, &a);
 	int c = socket(AF_UNIX, SOCK_DGRAM, 0);
-	if (c < 0 || bind(c, (struct sockaddr *)&a, al) || sendto(c, "one", 3, 0, (struct sockaddr *)&sa, sal) != 3)
+	if (c < 0 || bind(c, (struct sockaddr *)&a, al) ||
+	    sendto(c, "one", 3, 0, (struct sockaddr *)&sa, sal) != 3)
 		fail("client %s", an);
 	close(c);
 	if (unlink(an))
 		fail("unlink %s", an);
 	int l = last_pid();
 	if (getpid() != 1 || l != 1)
-		fail("pid %d, ns_last_pid %d: want PID 1 of a namespace that made no other process", getpid(), l);
+		fail("pid %d, ns_last_pid %d: want PID 1 of a namespace that made no other process", getpid(),
+		     l);
 	test_daemon();
 	test_waitsig();
 
@@ -56,7 +58,8 @@ int main(int argc, char **argv)
 	if (p < 0 || waitpid(p, NULL, 0) != p)
 		fail("fork or wait");
 	if (p != 2)
-		fail("a fork after the restore got pid %d, not 2: another process was made in this PID namespace "
+		fail("a fork after the restore got pid %d, not 2: another process was made in this PID "
+		     "namespace "
 		     "(ns_last_pid before the fork: %d)",
 		     p, l);
 	pass();
