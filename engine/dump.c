@@ -355,7 +355,6 @@ static int dump_ns(struct dump_tree *tr, struct cr_err *e)
 				 .created = ns_created,
 				 .created_arg = &tr->c[0],
 				 .kept = &tr->ns,
-				 .ipc_self = tr->ipc_self,
 				 .born = &tr->c[0].born,
 				 .nested = p.nested,
 				 .ipc_own = &ipc_own,
@@ -583,7 +582,7 @@ static void dump_dedup(struct cr_opts *o)
 
 int eng_dump(struct cr_opts *o, struct cr_err *err)
 {
-	struct dump_tree tr = {.ipc_self = -1};
+	struct dump_tree tr = {.ipc_tree = -1};
 	struct proc_status st0 = {0};
 	struct timespec t0, t1;
 	int ret = -1;
@@ -596,7 +595,7 @@ int eng_dump(struct cr_opts *o, struct cr_err *err)
 	pr_info("dumping task %d into %s\n", o->pid, o->images_dir ? o->images_dir : "?");
 	if (eng_ext_check(o, err) || open_images_dir(o, err) || check_task(o->pid, &st0, err) ||
 	    dump_shmem_new(&tr.shm, err) || dump_fdshare_new(&tr.fdsh, err) ||
-	    ns_dump_enter(o->pid, &tr.ipc_self, err) || dump_ipc_shm_new(&tr.ipc_shm, err) ||
+	    ns_dump_enter(o->pid, &tr.ipc_tree, err) || dump_ipc_shm_new(&tr.ipc_shm, tr.ipc_tree, err) ||
 	    mem_track_open(o, o->imgdir_fd, &tr.trk, err) || dump_page_server(o, &tr.px, err) ||
 	    dump_mmtree_new(&tr.mmt, err) || dump_tree_add(&tr, o, o->pid, 0, err))
 		goto out_noseize;
@@ -708,7 +707,7 @@ out_noseize:
 	mem_track_free(tr.trk);
 	px_free(tr.px);
 	dump_mmtree_free(tr.mmt);
-	ns_dump_leave(tr.ipc_self); /* crshim back in its own IPC namespace */
+	ns_dump_leave(tr.ipc_tree);
 	return ret;
 }
 

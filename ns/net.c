@@ -610,15 +610,8 @@ static int del_links(void *arg, struct cr_err *e)
 void ns_net_killed(int netns_fd)
 {
 	struct cr_err e = {0};
-	__cleanup_close int self = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
-	if (self < 0 || setns(netns_fd, CLONE_NEWNET)) {
-		pr_warn("enter the killed tree's network namespace: %s\n", strerror(errno));
-		return;
-	}
-	if (del_links(NULL, &e))
-		pr_warn("%s\n", e.msg);
-	if (setns(self, CLONE_NEWNET))
-		pr_err("cannot return to crshim's network namespace: %s\n", strerror(errno));
+	if (ns_call(netns_fd, CLONE_NEWNET, del_links, NULL, &e))
+		pr_warn("the killed tree's network namespace: %s\n", e.msg);
 }
 
 /* ---------------------------------------------------------------- restore */

@@ -136,25 +136,13 @@ const char *ns_ext_key(const struct cr_opts *o, const char *kind, uint64_t ino)
 	return NULL;
 }
 
-/* Run fn inside the namespace of kind k that fd is, then come back to crshim's. */
+/* Run fn inside the namespace of kind k that fd is (ns_call: crshim stays in its own). */
 int ns_run_in_fd(int target, int k, int (*fn)(void *arg, struct cr_err *e), void *arg, struct cr_err *e)
 {
-	char sp[64];
-	snprintf(sp, sizeof(sp), "/proc/self/ns/%s", ns_kinds[k].name);
-	__cleanup_close int self = open(sp, O_RDONLY | O_CLOEXEC);
-	if (self < 0)
-		return cr_fail_sys(e, "open %s", sp);
-	if (setns(target, ns_kinds[k].flag))
-		return cr_fail_sys(e, "enter a %s namespace of the tree", ns_kinds[k].name);
-	int ret = fn(arg, e);
-	if (setns(self, ns_kinds[k].flag)) { /* cannot happen: crshim's own namespace is still there */
-		pr_err("cannot return to crshim's %s namespace: %s\n", ns_kinds[k].name, strerror(errno));
-		return cr_fail_sys(e, "return to crshim's %s namespace", ns_kinds[k].name);
-	}
-	return ret;
+	return ns_call(target, ns_kinds[k].flag, fn, arg, e);
 }
 
-/* Run fn inside the namespace of kind k of task pid, then come back to crshim's. */
+/* Run fn inside the namespace of kind k of task pid. */
 int ns_run_in(pid_t pid, int k, int (*fn)(void *arg, struct cr_err *e), void *arg, struct cr_err *e)
 {
 	char path[64];
@@ -222,34 +210,26 @@ static int dump_entry(const struct ns_dump_args *a, uint64_t (*ids)[NS_KINDS], c
 	return 0;
 }
 
-int ns_dump_enter(pid_t root, int *self, struct cr_err *e)
+int ns_dump_enter(pid_t root, int *tree, struct cr_err *e)
 {
 	char path[64];
 	struct stat a, b;
-	*self = -1;
+	*tree = -1;
 	snprintf(path, sizeof(path), "/proc/%d/ns/ipc", root);
 	if (stat(path, &a) || stat("/proc/self/ns/ipc", &b) || a.st_ino == b.st_ino)
 		return 0; /* the same (or gone: the dump fails later with its own line) */
-	__cleanup_close int target = open(path, O_RDONLY | O_CLOEXEC);
-	int s = open("/proc/self/ns/ipc", O_RDONLY | O_CLOEXEC);
-	if (target < 0 || s < 0 || setns(target, CLONE_NEWIPC)) {
-		if (s >= 0)
-			close(s);
-		return cr_fail_sys(e, "enter the IPC namespace of task %d", root);
-	}
-	*self = s;
-	pr_info("in the IPC namespace of task %d (ipc:[%llu]) for the dump\n", root,
+	*tree = open(path, O_RDONLY | O_CLOEXEC);
+	if (*tree < 0)
+		return cr_fail_sys(e, "open the IPC namespace of task %d", root);
+	pr_info("the IPC namespace of task %d (ipc:[%llu]) is its own: read from there\n", root,
 		(unsigned long long)a.st_ino);
 	return 0;
 }
 
-void ns_dump_leave(int self)
+void ns_dump_leave(int tree)
 {
-	if (self < 0)
-		return;
-	if (setns(self, CLONE_NEWIPC))
-		pr_err("cannot return to crshim's IPC namespace: %s\n", strerror(errno));
-	close(self);
+	if (tree >= 0)
+		close(tree);
 }
 
 struct ns_dumped {
@@ -289,9 +269,6 @@ static int dump_all(const struct ns_dump_args *a, uint64_t (*ids)[NS_KINDS], NsT
 	struct utsname u;
 	if (ns_read_ids(0, self, e))
 		return -1;
-	struct stat ist;
-	if (a->ipc_self >= 0 && !fstat(a->ipc_self, &ist)) /* crshim joined the root's for the dump */
-		self[NS_IPC] = (uint64_t)ist.st_ino;
 	for (size_t i = 0; i < a->n; i++) {
 		if (a->ids) /* (read once the tree was stopped) */
 			memcpy(ids[i], a->ids[i], sizeof(ids[i]));

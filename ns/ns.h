@@ -52,7 +52,6 @@ struct ns_dump_args {
 	ns_created_fn created; /* called for every image written */
 	void *created_arg;
 	struct ns_dumped **kept; /* out: what ns_dump_killed needs (free with ns_dump_free) */
-	int ipc_self;		 /* ns_dump_enter's *self: crshim's own IPC namespace (-1: crshim is in it) */
 	bool *
 	    born; /* out: the tree's user namespace owns its PID and mount namespaces (restored born in it) */
 	bool *nested;  /* out, per pid (NULL: not wanted): in a user namespace nested in the tree's */
@@ -75,11 +74,18 @@ struct ns_dump_args {
  * the images of the namespaces. */
 int ns_dump(const struct ns_dump_args *a, struct cr_err *e);
 struct ns_dumped;
-/* Before anything of the dump: crshim joins the root's IPC namespace when it has one of its own (System V
- * shared memory is read, and removed once the tree is killed, by engine/mem in crshim's namespace); *self
- * is then crshim's own (-1 otherwise), for ns_dump_leave at the very end. */
-int ns_dump_enter(pid_t root, int *self, struct cr_err *e);
-void ns_dump_leave(int self);
+/* Before anything of the dump: when the root has an IPC namespace of its own, *tree is that namespace (an fd,
+ * -1 otherwise): System V shared memory is read there, and removed once the tree is killed, by engine/mem
+ * through ns_call. ns_dump_leave closes it at the very end. */
+int ns_dump_enter(pid_t root, int *tree, struct cr_err *e);
+void ns_dump_leave(int tree);
+/* fn(arg) run inside the namespace target is (an fd of it; nstype its CLONE_NEW* kind) by a child that shares
+ * crshim's memory and fds (clone CLONE_VM | CLONE_FILES | CLONE_VFORK; fn's results and the fds it opens are
+ * crshim's): crshim itself never leaves its own namespaces, which an unprivileged crshim could not enter
+ * again (rootless: they belong to an ancestor of its user namespace). Where entering needs more than crshim
+ * has in its own user namespace (EPERM), the child enters target's owning user namespace first (a crshim
+ * outside it, as its owner, with file capabilities). fn must not block on this thread's locks. */
+int ns_call(int target, int nstype, int (*fn)(void *arg, struct cr_err *e), void *arg, struct cr_err *e);
 /* The dumped tree was killed: the network devices of its namespace that have an end outside (veth) go now,
  * not whenever the kernel frees the namespace, so that a restore can make them again at once. */
 void ns_dump_killed(struct ns_dumped *d);

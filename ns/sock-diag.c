@@ -20,6 +20,8 @@
 #include <netlink/netlink.h>
 #include <netlink/socket.h>
 
+#include "base/cleanup.h"
+#include "ns.h"
 #include "sock-diag.h"
 
 #define NS_DIAG_MAXATTR 64
@@ -90,23 +92,16 @@ static bool same_ns(int a, int b)
 	return !fstat(a, &x) && !fstat(b, &y) && x.st_ino == y.st_ino && x.st_dev == y.st_dev;
 }
 
-/* The netlink sockets belong to the namespace they are made in: this thread enters the net namespace
- * target is (-1: ours) for fn and comes back. */
+/* The netlink sockets belong to the namespace they are made in: fn runs in the net namespace target is (-1:
+ * ours; another through ns_call, crshim staying in its own). */
 int ns_diag_in_netns_fd(int target, int (*fn)(void *arg, struct cr_err *e), void *arg, struct cr_err *e)
 {
-	int self = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
+	__cleanup_close int self = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
 	if (self < 0)
 		return cr_fail_sys(e, "open /proc/thread-self/ns/net");
-	bool enter = target >= 0 && !same_ns(target, self);
-	int ret = -1;
-	if (enter && setns(target, CLONE_NEWNET))
-		cr_fail_sys(e, "enter a net namespace of the tree");
-	else
-		ret = fn(arg, e);
-	if (enter && setns(self, CLONE_NEWNET) && !ret) /* (cannot fail: ours is still there) */
-		ret = cr_fail_sys(e, "back to our own net namespace");
-	close(self);
-	return ret;
+	if (target < 0 || same_ns(target, self))
+		return fn(arg, e);
+	return ns_call(target, CLONE_NEWNET, fn, arg, e);
 }
 
 int ns_diag_in_netns(pid_t pid, int (*fn)(void *arg, struct cr_err *e), void *arg, struct cr_err *e)

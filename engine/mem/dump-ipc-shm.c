@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,7 @@
 #include "mem/ipc-shm.h"
 #include "base/log.h"
 #include "mem/shmem.h"
+#include "ns.h"
 
 struct ipc_seg {
 	int32_t id;
@@ -40,7 +42,8 @@ struct dump_ipc_shm {
 	size_t n;
 	struct ipc_run *r;
 	size_t nr;
-	uint64_t ipc_ns; /* inode of crshim's IPC namespace */
+	uint64_t ipc_ns; /* inode of the IPC namespace the segments are read in */
+	int ns_fd;	 /* that namespace when it is the root's own, not crshim's (ns_call); -1 */
 	bool whole_ns; /* the namespace is the tree's own: its segments no process attaches are the tree's too
 			*/
 };
@@ -50,14 +53,43 @@ void dump_ipc_shm_own_ns(struct dump_ipc_shm *s)
 	s->whole_ns = true;
 }
 
-int dump_ipc_shm_new(struct dump_ipc_shm **out, struct cr_err *e)
+int dump_ipc_shm_new(struct dump_ipc_shm **out, int ns_fd, struct cr_err *e)
 {
 	struct stat st;
 	*out = calloc(1, sizeof(**out));
 	if (!*out)
 		return cr_fail_errno(e, ENOMEM, "out of memory");
-	(*out)->ipc_ns = stat("/proc/self/ns/ipc", &st) ? 0 : (uint64_t)st.st_ino;
+	(*out)->ns_fd = ns_fd;
+	(*out)->ipc_ns = (ns_fd >= 0 ? fstat(ns_fd, &st) : stat("/proc/self/ns/ipc", &st)) ? 0 : (uint64_t)st.st_ino;
 	return 0;
+}
+
+/* fn(arg) in the IPC namespace of the segments (crshim's, or the root's own: ns_call). */
+static int in_ipc_ns(const struct dump_ipc_shm *s, int (*fn)(void *arg, struct cr_err *e), void *arg,
+		     struct cr_err *e)
+{
+	return s->ns_fd >= 0 ? ns_call(s->ns_fd, CLONE_NEWIPC, fn, arg, e) : fn(arg, e);
+}
+
+static int open_sysvipc_here(void *arg, struct cr_err *e)
+{
+	int *fd = arg;
+	*fd = open("/proc/sysvipc/shm", O_RDONLY | O_CLOEXEC);
+	return *fd < 0 ? cr_fail_sys(e, "open /proc/sysvipc/shm") : 0;
+}
+
+/* /proc/sysvipc/shm of the segments' namespace (the file shows the namespace of its opener). */
+static FILE *open_sysvipc(const struct dump_ipc_shm *s, struct cr_err *e)
+{
+	int fd = -1;
+	if (in_ipc_ns(s, open_sysvipc_here, &fd, e))
+		return NULL;
+	FILE *f = fdopen(fd, "re");
+	if (!f) {
+		cr_fail_sys(e, "open /proc/sysvipc/shm");
+		close(fd);
+	}
+	return f;
 }
 
 void dump_ipc_shm_free(struct dump_ipc_shm *s)
@@ -69,13 +101,13 @@ void dump_ipc_shm_free(struct dump_ipc_shm *s)
 	free(s);
 }
 
-/* The segment's line of /proc/sysvipc/shm (crshim's IPC namespace: the task's, checked by the caller). */
-static int seg_stat(int32_t id, struct ipc_seg *g, struct cr_err *e)
+/* The segment's line of /proc/sysvipc/shm (the task's IPC namespace, checked by the caller). */
+static int seg_stat(const struct dump_ipc_shm *s, int32_t id, struct ipc_seg *g, struct cr_err *e)
 {
-	__cleanup_fclose FILE *f = fopen("/proc/sysvipc/shm", "re");
+	__cleanup_fclose FILE *f = open_sysvipc(s, e);
 	char line[512];
 	if (!f)
-		return cr_fail_sys(e, "open /proc/sysvipc/shm");
+		return -1;
 	while (fgets(line, sizeof(line), f)) {
 		int key, sid;
 		unsigned perms, cpid, lpid, uid, gid, cuid, cgid;
@@ -148,13 +180,28 @@ static uint64_t attach_end(uint64_t start, uint64_t end)
 	return (end + psz - 1) & ~(psz - 1);
 }
 
-/* The contents of a segment no process of the tree attaches (crshim is in the tree's IPC namespace): read
- * through crshim's own read-only attach, which goes again at once. */
+struct attach {
+	int32_t id;
+	void *p;
+};
+
+static int attach_here(void *arg, struct cr_err *e)
+{
+	struct attach *a = arg;
+	a->p = shmat(a->id, NULL, SHM_RDONLY);
+	if (a->p == (void *)-1)
+		return cr_fail_sys(e, "attach System V shared memory segment %d to read it", a->id);
+	return 0;
+}
+
+/* The contents of a segment no process of the tree attaches (in the tree's IPC namespace): read through
+ * crshim's own read-only attach (made in that namespace, in crshim's memory), which goes again at once. */
 static int seg_dump_detached(struct dump_ctx *root, struct ipc_seg *g, struct cr_err *e)
 {
-	void *p = shmat(g->id, NULL, SHM_RDONLY);
-	if (p == (void *)-1)
-		return cr_fail_sys(e, "attach System V shared memory segment %d to read it", g->id);
+	struct attach a = {.id = g->id};
+	if (in_ipc_ns(root->ipc_shm, attach_here, &a, e))
+		return -1;
+	void *p = a.p;
 	struct proc_vma v = {.start = (uint64_t)(uintptr_t)p, .end = (uint64_t)(uintptr_t)p + g->size};
 	v.end = attach_end(v.start, v.end);
 	int ret = seg_dump(root, getpid(), &v, g, e);
@@ -174,7 +221,7 @@ static int seg_add(struct dump_ctx *c, const struct proc_vma *v, int32_t id, str
 {
 	struct dump_ipc_shm *s = c->ipc_shm;
 	struct ipc_seg g;
-	if (same_ipc_ns(c, s, e) || seg_stat(id, &g, e))
+	if (same_ipc_ns(c, s, e) || seg_stat(s, id, &g, e))
 		return -1;
 	struct ipc_seg *n = realloc(s->s, (s->n + 1) * sizeof(*n));
 	if (!n)
@@ -266,16 +313,16 @@ static int check_attaches(const struct dump_ipc_shm *s, struct cr_err *e)
  * or for another process: CRIU saves them too); read from /proc/sysvipc/shm of the namespace crshim is in. */
 static int add_detached(struct dump_ctx *root, struct dump_ipc_shm *s, struct cr_err *e)
 {
-	__cleanup_fclose FILE *f = fopen("/proc/sysvipc/shm", "re");
+	__cleanup_fclose FILE *f = open_sysvipc(s, e);
 	char line[512];
 	if (!f)
-		return cr_fail_sys(e, "open /proc/sysvipc/shm");
+		return -1;
 	while (fgets(line, sizeof(line), f)) {
 		int key, id;
 		if (sscanf(line, "%d %d", &key, &id) != 2 || seg_find(s, id))
 			continue;
 		struct ipc_seg g;
-		if (seg_stat(id, &g, e))
+		if (seg_stat(s, id, &g, e))
 			return -1;
 		struct ipc_seg *n = realloc(s->s, (s->n + 1) * sizeof(*n));
 		if (!n)
@@ -324,9 +371,11 @@ int dump_ipc_shm_write(struct dump_ctx *root, struct cr_err *e)
 	return dump_created(root, IMG_IPC_SHM, 0, e);
 }
 
-void dump_ipc_shm_killed(const struct dump_ipc_shm *s)
+static int remove_here(void *arg, struct cr_err *e)
 {
-	for (size_t i = 0; s && i < s->n; i++) {
+	const struct dump_ipc_shm *s = arg;
+	(void)e;
+	for (size_t i = 0; i < s->n; i++) {
 		if (s->s[i].destroyed)
 			continue; /* gone with its last attach */
 		if (shmctl(s->s[i].id, IPC_RMID, NULL))
@@ -337,4 +386,12 @@ void dump_ipc_shm_killed(const struct dump_ipc_shm *s)
 				"images)\n",
 				s->s[i].id);
 	}
+	return 0;
+}
+
+void dump_ipc_shm_killed(const struct dump_ipc_shm *s)
+{
+	struct cr_err e = {0};
+	if (s && s->n && in_ipc_ns(s, remove_here, (void *)s, &e))
+		pr_warn("remove the System V shared memory segments of the killed tree: %s\n", e.msg);
 }

@@ -5,7 +5,7 @@
  * segment is dumped once per tree: an ipc_shm_entry in ipc-shm.img (id, key, size, mode, owner, whether it
  * was IPC_RMID'ed) and its contents (read through the task's mapping) in pagemap-ipcshm-ID.img +
  * pages-ipcshm-ID.img; the VMAs (kind VMA_SYSV_SHM) name it by id. crshim reads them in the IPC namespace
- * of the tree's root (ns_dump_enter). In an IPC namespace of the tree's own, the segments no process
+ * of the tree's root (ns_dump_enter: its fd, worked in through ns_call). In an IPC namespace of the tree's own, the segments no process
  * attaches are the tree's too: each is read through an attach of crshim's own (dump_ipc_shm_own_ns). An
  * attach must cover the whole segment and nobody outside the tree may have it attached. Once the
  * tree is killed the segments go (IPC_RMID): the images hold them, and the restore needs their ids free.
@@ -28,8 +28,9 @@
 struct dump_ctx;
 struct proc_vma;
 struct dump_ipc_shm; /* tree-wide: the segments dumped so far */
-int dump_ipc_shm_new(struct dump_ipc_shm **out, struct cr_err *e);
-/* The tree has its own IPC namespace (crshim is in it): ipc-shm.img also holds the segments none of its
+/* ns_fd: the root's IPC namespace when it is its own (ns_dump_enter), -1: crshim's. */
+int dump_ipc_shm_new(struct dump_ipc_shm **out, int ns_fd, struct cr_err *e);
+/* The tree has its own IPC namespace: ipc-shm.img also holds the segments none of its
  * processes attaches. */
 void dump_ipc_shm_own_ns(struct dump_ipc_shm *s);
 void dump_ipc_shm_free(struct dump_ipc_shm *s);
