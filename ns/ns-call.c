@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <linux/nsfs.h>
@@ -83,4 +84,14 @@ int ns_call(int target, int nstype, int (*fn)(void *arg, struct cr_err *e), void
 		return cr_fail_errno(e, EIO, "the child in a %s namespace of the tree was killed by signal %d",
 				     kind_name(nstype), WIFSIGNALED(st) ? WTERMSIG(st) : 0);
 	return c.ret ? -1 : 0;
+}
+
+bool ns_pids_choosable(void)
+{
+	struct stat a, b;
+	__cleanup_close int pidns = open("/proc/self/ns/pid_for_children", O_RDONLY | O_CLOEXEC);
+	__cleanup_close int owner = pidns < 0 ? -1 : ioctl(pidns, NS_GET_USERNS);
+	/* (EPERM: the owner is outside crshim's user namespace) */
+	return owner >= 0 && !fstat(owner, &a) && !stat("/proc/self/ns/user", &b) && a.st_ino == b.st_ino &&
+	       a.st_dev == b.st_dev;
 }

@@ -86,6 +86,10 @@ void ns_dump_leave(int tree);
  * has in its own user namespace (EPERM), the child enters target's owning user namespace first (a crshim
  * outside it, as its owner, with file capabilities). fn must not block on this thread's locks. */
 int ns_call(int target, int nstype, int (*fn)(void *arg, struct cr_err *e), void *arg, struct cr_err *e);
+/* Whether crshim's user namespace owns the PID namespace its children are born in, so that it may choose
+ * their PIDs there (clone3 set_tid, with CAP_CHECKPOINT_RESTORE there); not for a rootless crshim, whose PID
+ * namespace is the host's. */
+bool ns_pids_choosable(void);
 /* The dumped tree was killed: the network devices of its namespace that have an end outside (veth) go now,
  * not whenever the kernel frees the namespace, so that a restore can make them again at once. */
 void ns_dump_killed(struct ns_dumped *d);

@@ -2,6 +2,7 @@
 #define LOG_PREFIX "dump-ipc-shm: "
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <stdio.h>
@@ -150,10 +151,10 @@ static int same_ipc_ns(struct dump_ctx *c, const struct dump_ipc_shm *s, struct 
 static int seg_dump(struct dump_ctx *c, pid_t pid, const struct proc_vma *v, struct ipc_seg *g,
 		    struct cr_err *e)
 {
-	char path[96];
+	char path[PATH_MAX];
 	struct statfs sf;
-	snprintf(path, sizeof(path), "/proc/%d/map_files/%llx-%llx", pid, (unsigned long long)v->start,
-		 (unsigned long long)v->end);
+	if (dump_map_src(pid, v, path, sizeof(path), e))
+		return -1;
 	__cleanup_close int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return cr_fail_sys(e, "open %s", path);

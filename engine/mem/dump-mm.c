@@ -10,6 +10,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/uio.h>
 #include <sys/vfs.h>
 #include <unistd.h>
@@ -362,12 +363,60 @@ static int scan_vma(struct mm_state *m, uint64_t start, uint64_t end, bool skip_
 			  (struct prange){start, end - start, fd, fd < 0 ? 0 : start, true, skip_file}, e);
 }
 
+/* ---------------- the object a VMA maps ---------------- */
+
+static bool is_vma_object(const struct stat *st, const struct proc_vma *v)
+{
+	return (uint64_t)st->st_ino == v->ino && major(st->st_dev) == v->dev_major &&
+	       minor(st->st_dev) == v->dev_minor;
+}
+
+/* An fd of process pid on the object v maps: *src its /proc/PID/fd/N. */
+static bool map_src_fd(pid_t pid, const struct proc_vma *v, char *src, size_t srcsz)
+{
+	char dir[64];
+	snprintf(dir, sizeof(dir), "/proc/%d/fd", pid);
+	__cleanup_closedir DIR *d = opendir(dir);
+	struct dirent *de;
+	struct stat st;
+	while (d && (de = readdir(d)))
+		if (de->d_name[0] != '.' && !fstatat(dirfd(d), de->d_name, &st, 0) && is_vma_object(&st, v)) {
+			snprintf(src, srcsz, "%s/%s", dir, de->d_name);
+			return true;
+		}
+	return false;
+}
+
+int dump_map_src(pid_t pid, const struct proc_vma *v, char *src, size_t srcsz, struct cr_err *e)
+{
+	struct stat st;
+	snprintf(src, srcsz, "/proc/%d/map_files/%llx-%llx", pid, (unsigned long long)v->start,
+		 (unsigned long long)v->end);
+	if (!stat(src, &st) || (errno != EPERM && errno != EACCES))
+		return 0; /* (any other failure: the caller's open or stat says it) */
+	/* the file by its name in the process's root, if that is the one mapped (not deleted, not renamed
+	 * over) */
+	if (v->name[0] == '/' && !strstr(v->name, " (deleted)")) {
+		snprintf(src, srcsz, "/proc/%d/root%s", pid, v->name);
+		if (!stat(src, &st) && is_vma_object(&st, v))
+			return 0;
+	}
+	if (map_src_fd(pid, v, src, srcsz))
+		return 0;
+	return cr_fail_errno(e, EPERM,
+			     "task %d: mapping 0x%llx-0x%llx of %s: /proc/%d/map_files is closed to crshim (it "
+			     "needs CAP_CHECKPOINT_RESTORE in the host's user namespace) and the file is neither "
+			     "at that path nor an open fd of the task",
+			     pid, (unsigned long long)v->start, (unsigned long long)v->end,
+			     v->name[0] ? v->name : "?", pid);
+}
+
 /* A shared memory object (shared anonymous memory, a memfd): dumped once for the tree (dump-shmem.c). */
 static int vma_shmem(struct mm_state *m, const struct proc_vma *v, VmaEntry *ve, struct cr_err *e)
 {
-	char path[96];
-	snprintf(path, sizeof(path), "/proc/%d/map_files/%llx-%llx", m->c->pid, (unsigned long long)v->start,
-		 (unsigned long long)v->end);
+	char path[PATH_MAX];
+	if (dump_map_src(m->c->pid, v, path, sizeof(path), e))
+		return -1;
 	__cleanup_close int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return cr_fail_sys(e, "open %s", path);
@@ -389,6 +438,7 @@ struct vmfile {
 	uint64_t ino;
 	char *name; /* the maps name */
 	char *path; /* the link's target */
+	char *src;  /* where map_files is closed to crshim: the path it was opened through (dump_map_src) */
 	struct stat st;
 };
 
@@ -416,6 +466,7 @@ void dump_mmtree_free(struct dump_mmtree *t)
 			n = f->next;
 			free(f->name);
 			free(f->path);
+			free(f->src);
 			free(f);
 		}
 	free(t);
@@ -457,17 +508,24 @@ static int vmfile_get(struct dump_ctx *c, const struct proc_vma *v, const char *
 	struct vmfile *f = calloc(1, sizeof(*f));
 	if (!f)
 		return cr_fail_errno(e, ENOMEM, "out of memory");
-	if (stat(name, &f->st)) {
+	char src[PATH_MAX];
+	if (dump_map_src(c->pid, v, src, sizeof(src), e)) {
 		free(f);
-		return cr_fail_sys(e, "stat %s (%s)", name, path);
+		return -1;
+	}
+	if (stat(src, &f->st)) {
+		free(f);
+		return cr_fail_sys(e, "stat %s (%s)", src, path);
 	}
 	f->dev_major = v->dev_major, f->dev_minor = v->dev_minor, f->ino = v->ino;
 	f->mnt_dev = c->mnt_dev, f->mnt_ino = c->mnt_ino;
 	f->name = strdup(v->name);
 	f->path = strdup(path);
-	if (!f->name || !f->path) {
+	f->src = strcmp(src, name) ? strdup(src) : NULL;
+	if (!f->name || !f->path || (!f->src && strcmp(src, name))) {
 		free(f->name);
 		free(f->path);
+		free(f->src);
 		free(f);
 		return cr_fail_errno(e, ENOMEM, "out of memory");
 	}
@@ -517,7 +575,7 @@ static int vma_file(struct dump_ctx *c, const struct proc_vma *v, VmaEntry *ve, 
 		ve->deleted = 1, ve->has_deleted = 1;
 		snprintf(what, sizeof(what), "mapping 0x%llx-0x%llx", (unsigned long long)v->start,
 			 (unsigned long long)v->end);
-		if (dump_ghost_add(c, name, st, path, what, &gid, e))
+		if (dump_ghost_add(c, f->src ? f->src : name, st, path, what, &gid, e))
 			return -1;
 		if (ends(path, " (deleted)"))
 			path[strlen(path) - strlen(" (deleted)")] = '\0';
@@ -563,15 +621,15 @@ static int vma_aio(struct dump_ctx *c, const struct proc_vma *v, VmaEntry *ve, s
 static int vma_hugetlb_anon(struct dump_ctx *c, const struct proc_vma *v, VmaEntry *ve, bool shared,
 			    struct cr_err *e)
 {
-	char name[96];
+	char name[PATH_MAX];
 	struct statfs sf;
 	ve->flags |= MAP_ANONYMOUS;
 	if (shared) {
 		ve->kind = VMA_KIND__VMA_ANON_SHARED; /* vma_pages: vma_shmem names the object */
 		return 0;
 	}
-	snprintf(name, sizeof(name), "/proc/%d/map_files/%llx-%llx", c->pid, (unsigned long long)v->start,
-		 (unsigned long long)v->end);
+	if (dump_map_src(c->pid, v, name, sizeof(name), e))
+		return -1;
 	if (statfs(name, &sf))
 		return cr_fail_sys(e, "statfs %s (hugetlb memory)", name);
 	ve->kind = VMA_KIND__VMA_ANON_PRIVATE;

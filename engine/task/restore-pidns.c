@@ -16,6 +16,7 @@
 #include "base/cleanup.h"
 #include "base/log.h"
 #include "base/proc.h"
+#include "ns.h"
 #include "pid.h"
 #include "restore.h"
 #include "task/seize.h"
@@ -266,6 +267,11 @@ int rst_pidns_fresh(struct rst_task *ts, size_t n, bool born, struct cr_err *e)
 	for (size_t i = 0; i < n && !why; i++) /* (a handover helper's PID is the kernel's) */
 		if (!ts[i].handover && check_pids(&ts[i], false, &busy))
 			break;
+	if (!why && !ns_pids_choosable()) {
+		pr_info("the tree's root is PID 1 of a new PID namespace and crshim cannot choose PIDs in its "
+			"own (an ancestor of its user namespace owns it): its PIDs in ours are fresh\n");
+		return 0;
+	}
 	if (!why && busy.msg[0]) {
 		pr_info(
 		    "the tree's root is PID 1 of a new PID namespace and %s: its PIDs in ours are fresh\n",
