@@ -78,7 +78,33 @@ static uint64_t mnt_attr(char *opts)
 	return atime ? a : a | MOUNT_ATTR_STRICTATIME;
 }
 
-/* super options: ro/rw apart, the rest as it is */
+/* Id v as the filesystems show it in their options (the host's view: from the initial user namespace) in
+ * crshim's own view, through crshim's map (/proc/self/uid_map, gid_map: to its parent, the host's for a
+ * rootless crshim); unmapped: v as it is. */
+static unsigned own_view(bool gid, unsigned v)
+{
+	__cleanup_fclose FILE *f = fopen(gid ? "/proc/self/gid_map" : "/proc/self/uid_map", "re");
+	unsigned long in, out, n;
+	while (f && fscanf(f, "%lu %lu %lu", &in, &out, &n) == 3)
+		if (v >= out && v - out < n)
+			return (unsigned)(in + (v - out));
+	return v;
+}
+
+/* "uid=N"/"gid=N" of t in crshim's view, written back in place when it fits. */
+static void opt_ids(char *t)
+{
+	bool u = !strncmp(t, "uid=", 4), g = !strncmp(t, "gid=", 4);
+	unsigned v;
+	char buf[32];
+	if ((!u && !g) || sscanf(t + 4, "%u", &v) != 1)
+		return;
+	int l = snprintf(buf, sizeof(buf), "%u", own_view(g, v));
+	if (l > 0 && (size_t)l <= strlen(t + 4))
+		memcpy(t + 4, buf, (size_t)l + 1);
+}
+
+/* super options: ro/rw apart, the rest as it is (ids in crshim's view) */
 static void sb_opts(struct mi *m, char *s)
 {
 	char *w = s;
@@ -89,6 +115,7 @@ static void sb_opts(struct mi *m, char *s)
 		}
 		if (!strcmp(t, "rw"))
 			continue;
+		opt_ids(t);
 		if (w != s)
 			*w++ = ',';
 		memmove(w, t, strlen(t));
