@@ -25,6 +25,13 @@ ZDTM_USER_CAPS=${ZDTM_USER_CAPS:-cap_checkpoint_restore,cap_sys_ptrace}
 COMPAT_BASE=
 ROOT_CRSHIM=
 
+# cmd run when the runner exits (an interrupt too: run.sh's INT/TERM trap exits), before what was there
+mode_on_exit() { # cmd
+	local old
+	old=$(trap -p EXIT | sed -n "s/^trap -- '\(.*\)' EXIT\$/\1/p")
+	trap "$1${old:+; $old}" EXIT
+}
+
 mode_die() {
 	echo "1..0 # SKIP mode ${MODENAME:-$MODE}: $*"
 	echo "run.sh: mode ${MODENAME:-$MODE}: $*" >&2
@@ -94,7 +101,7 @@ user_setup() {
 user_crshim_copy() { # CRSHIM: a copy the user may run, holding ZDTM_USER_CAPS (file capabilities); USERRUN: as the user
 	command -v setcap >/dev/null || mode_die "setcap not found (Debian: libcap2-bin; make deps)"
 	UDIR=$(mktemp -d "$TMPBASE/zdtm-user.XXXXXX") || mode_die "cannot make a dir under $TMPBASE"
-	trap 'rm -rf "$UDIR"' EXIT
+	mode_on_exit 'rm -rf "$UDIR"'
 	chmod 755 "$UDIR"
 	cp "$CRSHIM" "$UDIR/crshim" && chmod 755 "$UDIR/crshim" || mode_die "cannot copy $CRSHIM"
 	setcap "$ZDTM_USER_CAPS+ep" "$UDIR/crshim" ||
@@ -232,6 +239,7 @@ rootless_setup() {
 	CRSHIM=$(realpath "$CRSHIM") # (run from the namespace's root when the runner's dir is closed to the user)
 	"${AS_USER[@]}" test -x "$CRSHIM" || mode_die "$ZDTM_USER cannot run $CRSHIM (a parent dir closed to others?)"
 	export ZDTM_RCWD=$PWD
+	mode_on_exit rootless_release # (an interrupted run leaves no holder behind)
 	MODE_NOTE=", as $ZDTM_USER (uid $(id -u "$ZDTM_USER")) in a user namespace of its own, mapping only it"
 	if [ "${ZDTM_ROOTLESS_CRSHIM:-}" = caps ]; then
 		user_crshim_copy
