@@ -272,10 +272,10 @@ struct dump_tree {
 	struct mem_track *trk;	      /* dirty-page tracking, the parent images (mem/track.c) */
 	struct page_xfer *px;	      /* --page-server: the connection (image/page-xfer.c) */
 	struct dump_mmtree *mmt;      /* page buffers, files mapped: once for the tree (mem/dump-mm.c) */
-	int ipc_tree;		/* ns_dump_enter: the root's own IPC namespace (-1: crshim's) */
-	bool pidns, mntns_proc; /* the root is the init of its own PID namespace (and has own mounts) */
-	char *netns_lock;	/* the lock of the tree's own network namespace (net/tcp-repair.c) */
-	uint32_t *sks;		/* dump_ctx.tree_sks of every process */
+	int ipc_tree;		      /* ns_dump_enter: the root's own IPC namespace (-1: crshim's) */
+	bool pidns, mntns_proc;	      /* the root is the init of its own PID namespace (and has own mounts) */
+	char *netns_lock;	      /* the lock of the tree's own network namespace (net/tcp-repair.c) */
+	uint32_t *sks;		      /* dump_ctx.tree_sks of every process */
 	size_t nsks;
 };
 

@@ -54,7 +54,8 @@ static int enter_owner(int target)
 static int call_main(void *p)
 {
 	struct call *c = p;
-	if (setns(c->target, c->nstype) && (errno != EPERM || enter_owner(c->target) || setns(c->target, c->nstype))) {
+	if (setns(c->target, c->nstype) &&
+	    (errno != EPERM || enter_owner(c->target) || setns(c->target, c->nstype))) {
 		c->ret = cr_fail_sys(c->e, "enter a %s namespace of the tree", kind_name(c->nstype));
 		return 0;
 	}
@@ -70,8 +71,8 @@ int ns_call(int target, int nstype, int (*fn)(void *arg, struct cr_err *e), void
 	if (stack == MAP_FAILED)
 		return cr_fail_sys(e, "map a stack to enter a %s namespace of the tree", kind_name(nstype));
 	/* CLONE_VFORK: this thread waits until the child is gone (it runs on this thread's TLS) */
-	pid_t pid = clone(call_main, (char *)stack + CALL_STACK, CLONE_VM | CLONE_FILES | CLONE_VFORK | SIGCHLD,
-			  &c);
+	pid_t pid =
+	    clone(call_main, (char *)stack + CALL_STACK, CLONE_VM | CLONE_FILES | CLONE_VFORK | SIGCHLD, &c);
 	int st = 0, saved = errno;
 	while (pid > 0 && waitpid(pid, &st, __WALL) < 0 && errno == EINTR)
 		;
@@ -81,7 +82,8 @@ int ns_call(int target, int nstype, int (*fn)(void *arg, struct cr_err *e), void
 		return cr_fail_sys(e, "clone to enter a %s namespace of the tree", kind_name(nstype));
 	}
 	if (!WIFEXITED(st))
-		return cr_fail_errno(e, EIO, "the child in a %s namespace of the tree was killed by signal %d",
+		return cr_fail_errno(e, EIO,
+				     "the child in a %s namespace of the tree was killed by signal %d",
 				     kind_name(nstype), WIFSIGNALED(st) ? WTERMSIG(st) : 0);
 	return c.ret ? -1 : 0;
 }

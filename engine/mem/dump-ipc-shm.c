@@ -61,7 +61,8 @@ int dump_ipc_shm_new(struct dump_ipc_shm **out, int ns_fd, struct cr_err *e)
 	if (!*out)
 		return cr_fail_errno(e, ENOMEM, "out of memory");
 	(*out)->ns_fd = ns_fd;
-	(*out)->ipc_ns = (ns_fd >= 0 ? fstat(ns_fd, &st) : stat("/proc/self/ns/ipc", &st)) ? 0 : (uint64_t)st.st_ino;
+	(*out)->ipc_ns =
+	    (ns_fd >= 0 ? fstat(ns_fd, &st) : stat("/proc/self/ns/ipc", &st)) ? 0 : (uint64_t)st.st_ino;
 	return 0;
 }
 

@@ -5,10 +5,11 @@
  * segment is dumped once per tree: an ipc_shm_entry in ipc-shm.img (id, key, size, mode, owner, whether it
  * was IPC_RMID'ed) and its contents (read through the task's mapping) in pagemap-ipcshm-ID.img +
  * pages-ipcshm-ID.img; the VMAs (kind VMA_SYSV_SHM) name it by id. crshim reads them in the IPC namespace
- * of the tree's root (ns_dump_enter: its fd, worked in through ns_call). In an IPC namespace of the tree's own, the segments no process
- * attaches are the tree's too: each is read through an attach of crshim's own (dump_ipc_shm_own_ns). An
- * attach must cover the whole segment and nobody outside the tree may have it attached. Once the
- * tree is killed the segments go (IPC_RMID): the images hold them, and the restore needs their ids free.
+ * of the tree's root (ns_dump_enter: its fd, worked in through ns_call). In an IPC namespace of the tree's
+ * own, the segments no process attaches are the tree's too: each is read through an attach of crshim's own
+ * (dump_ipc_shm_own_ns). An attach must cover the whole segment and nobody outside the tree may have it
+ * attached. Once the tree is killed the segments go (IPC_RMID): the images hold them, and the restore needs
+ * their ids free.
  *
  * Restore: crshim makes each segment before the tree with the same id (kernel.shm_next_id) and key, fills it,
  * sets its owner and mode; the blob attaches it in every process at the same address (shmat SHM_REMAP,

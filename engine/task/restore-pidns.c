@@ -268,8 +268,9 @@ int rst_pidns_fresh(struct rst_task *ts, size_t n, bool born, struct cr_err *e)
 		if (!ts[i].handover && check_pids(&ts[i], false, &busy))
 			break;
 	if (!why && !ns_pids_choosable()) {
-		pr_info("the tree's root is PID 1 of a new PID namespace and crshim cannot choose PIDs in its "
-			"own (an ancestor of its user namespace owns it): its PIDs in ours are fresh\n");
+		pr_info(
+		    "the tree's root is PID 1 of a new PID namespace and crshim cannot choose PIDs in its "
+		    "own (an ancestor of its user namespace owns it): its PIDs in ours are fresh\n");
 		return 0;
 	}
 	if (!why && busy.msg[0]) {
