@@ -169,7 +169,9 @@ static void child_nsroot(pid_t pid, int sk)
 	char path[64];
 	snprintf(path, sizeof(path), "/proc/%d/ns/mnt", pid);
 	int proc = open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC), ns = open(path, O_RDONLY | O_CLOEXEC);
-	if (proc < 0 || ns < 0 || setns(ns, CLONE_NEWNS))
+	if (proc < 0 || ns < 0 ||
+	    (setns(ns, CLONE_NEWNS) &&
+	     (errno != EPERM || ns_enter_owner(ns, false) || setns(ns, CLONE_NEWNS))))
 		_exit(1);
 	int fds[2] = {open("/", O_PATH | O_DIRECTORY | O_CLOEXEC),
 		      openat(proc, "thread-self/mountinfo", O_RDONLY | O_CLOEXEC)};

@@ -39,12 +39,14 @@ static const char *kind_name(int nstype)
 /* Entering target needs CAP_SYS_ADMIN in crshim's own user namespace too: a crshim outside the tree's user
  * namespace with file capabilities only (rootless, as its owner) enters that user namespace first, where
  * its owner has every capability. */
-static int enter_owner(int target)
+int ns_enter_owner(int target, bool own_mnt)
 {
 	int u = ioctl(target, NS_GET_USERNS);
 	if (u < 0)
 		return -1;
-	int r = setns(u, CLONE_NEWUSER);
+	/* and a copy of crshim's mount namespace owned by it: fn may make a filesystem of the namespace's
+	 * (mqueue) */
+	int r = setns(u, CLONE_NEWUSER) || (own_mnt && unshare(CLONE_NEWNS)) ? -1 : 0;
 	int saved = errno;
 	close(u);
 	errno = saved;
@@ -55,7 +57,7 @@ static int call_main(void *p)
 {
 	struct call *c = p;
 	if (setns(c->target, c->nstype) &&
-	    (errno != EPERM || enter_owner(c->target) || setns(c->target, c->nstype))) {
+	    (errno != EPERM || ns_enter_owner(c->target, true) || setns(c->target, c->nstype))) {
 		c->ret = cr_fail_sys(c->e, "enter a %s namespace of the tree", kind_name(c->nstype));
 		return 0;
 	}

@@ -19,6 +19,9 @@ const char *ns_ext_key(const struct cr_opts *o, const char *kind, uint64_t ino);
 /* fn(arg) run inside task pid's namespace of kind k (setns), crshim back in its own afterwards. */
 int ns_run_in(pid_t pid, int k, int (*fn)(void *arg, struct cr_err *e), void *arg, struct cr_err *e);
 /* ... inside the namespace of kind k that fd is. */
+/* ns-call.c: a single-threaded process with a fs of its own enters the user namespace that owns namespace
+ * target (with own_mnt, then a copy of its mount namespace owned by it): its owner's capabilities there. */
+int ns_enter_owner(int target, bool own_mnt);
 int ns_run_in_fd(int fd, int k, int (*fn)(void *arg, struct cr_err *e), void *arg, struct cr_err *e);
 
 struct ns_net_set;
