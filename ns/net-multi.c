@@ -437,18 +437,37 @@ static int make_one(int userfd, struct cr_err *e)
 	return fd;
 }
 
-static int enter_fd(int fd, struct cr_err *e)
+/* What crshim does inside another network namespace of the tree: by ns_call's child, crshim staying in the
+ * root's (it might not be let back into it: a rootless crshim's own). */
+struct in_x {
+	struct ns_rst *r;
+	const struct ns_net_x *x;
+	int (*fn)(int nsfd, uint64_t ino, void *arg, struct cr_err *e);
+	void *arg;
+};
+
+static int sysctl_dflt_here(void *arg, struct cr_err *e)
 {
-	return setns(fd, CLONE_NEWNET) ? cr_fail_sys(e, "enter a network namespace of the tree") : 0;
+	const struct in_x *a = arg;
+	return ns_net_sysctl_restore(a->x->ne, NS_SYSCTL_DFLT, e);
+}
+
+static int fill_here(void *arg, struct cr_err *e)
+{
+	const struct in_x *a = arg;
+	return ns_net_fill(a->r, a->x->ne, a->x->id, e);
+}
+
+static int each_here(void *arg, struct cr_err *e)
+{
+	const struct in_x *a = arg;
+	return a->fn(a->x->fd, a->x->ino, a->arg, e);
 }
 
 int ns_net_multi_make(struct ns_rst *r, struct cr_err *e)
 {
 	if (!r->n_xnet)
 		return 0;
-	__cleanup_close int here = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
-	if (here < 0)
-		return cr_fail_sys(e, "open /proc/self/ns/net");
 	for (size_t i = 0; i < r->n_xnet; i++) {
 		struct ns_net_x *x = &r->xnet[i];
 		int uf = x->owner ? ns_user_fd_of(r, x->owner) : -1;
@@ -461,10 +480,8 @@ int ns_net_multi_make(struct ns_rst *r, struct cr_err *e)
 		x->new_ino = (uint64_t)st.st_ino;
 		/* the interface settings of all and default first: ends of veths made from another
 		 * namespace of the tree (ns_net_fill) come in with them */
-		int ret = enter_fd(x->fd, e) || ns_net_sysctl_restore(x->ne, NS_SYSCTL_DFLT, e);
-		if (setns(here, CLONE_NEWNET))
-			return cr_fail_sys(e, "return to the root's network namespace");
-		if (ret)
+		struct in_x a = {.r = r, .x = x};
+		if (ns_call(x->fd, CLONE_NEWNET, sysctl_dflt_here, &a, e))
 			return cr_wrap(e, "net:[%llu]", (unsigned long long)x->ino);
 		pr_info("made net:[%llu] as net:[%llu]%s\n", (unsigned long long)x->ino,
 			(unsigned long long)x->new_ino, uf >= 0 ? ", in the tree's user namespace" : "");
@@ -484,12 +501,9 @@ int ns_net_multi_fill(struct ns_rst *r, struct cr_err *e)
 		return cr_fail_sys(e, "fstat");
 	r->root_net_new_ino = (uint64_t)st.st_ino;
 	for (size_t i = 0; i < r->n_xnet; i++) {
-		struct ns_net_x *x = &r->xnet[i];
-		int ret = enter_fd(x->fd, e) || ns_net_fill(r, x->ne, x->id, e);
-		if (setns(r->root_net_fd, CLONE_NEWNET))
-			return cr_fail_sys(e, "return to the root's network namespace");
-		if (ret)
-			return cr_wrap(e, "net:[%llu]", (unsigned long long)x->ino);
+		struct in_x a = {.r = r, .x = &r->xnet[i]};
+		if (ns_call(a.x->fd, CLONE_NEWNET, fill_here, &a, e))
+			return cr_wrap(e, "net:[%llu]", (unsigned long long)a.x->ino);
 	}
 	return 0;
 }
@@ -509,12 +523,9 @@ int ns_rst_net_made_each(const struct ns_rst *r,
 			return -1;
 	}
 	for (size_t i = 0; i < r->n_xnet; i++) {
-		const struct ns_net_x *x = &r->xnet[i];
-		int ret = enter_fd(x->fd, e) || fn(x->fd, x->ino, arg, e);
-		if (setns(r->root_net_fd, CLONE_NEWNET))
-			return cr_fail_sys(e, "return to the root's network namespace");
-		if (ret)
-			return cr_wrap(e, "net:[%llu]", (unsigned long long)x->ino);
+		struct in_x a = {.x = &r->xnet[i], .fn = fn, .arg = arg};
+		if (ns_call(a.x->fd, CLONE_NEWNET, each_here, &a, e))
+			return cr_wrap(e, "net:[%llu]", (unsigned long long)a.x->ino);
 	}
 	return 0;
 }
