@@ -204,7 +204,10 @@ static int seg_dump_detached(struct dump_ctx *root, struct ipc_seg *g, struct cr
 	if (in_ipc_ns(root->ipc_shm, attach_here, &a, e))
 		return -1;
 	void *p = a.p;
-	struct proc_vma v = {.start = (uint64_t)(uintptr_t)p, .end = (uint64_t)(uintptr_t)p + g->size};
+	char name[32];
+	snprintf(name, sizeof(name), "/SYSV%08x (deleted)", g->key);
+	struct proc_vma v = {
+	    .start = (uint64_t)(uintptr_t)p, .end = (uint64_t)(uintptr_t)p + g->size, .name = name, .ino = 0};
 	v.end = attach_end(v.start, v.end);
 	int ret = seg_dump(root, getpid(), &v, g, e);
 	shmdt(p);

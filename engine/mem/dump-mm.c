@@ -396,8 +396,9 @@ int dump_map_src(pid_t pid, const struct proc_vma *v, char *src, size_t srcsz, s
 		return 0; /* (any other failure: the caller's open or stat says it) */
 	/* the file by its name in the process's root, if that is the one mapped (not deleted, not renamed
 	 * over) */
-	if (v->name[0] == '/' && !strstr(v->name, " (deleted)")) {
-		snprintf(src, srcsz, "/proc/%d/root%s", pid, v->name);
+	const char *nm = v->name ? v->name : "";
+	if (nm[0] == '/' && !strstr(nm, " (deleted)")) {
+		snprintf(src, srcsz, "/proc/%d/root%s", pid, nm);
 		if (!stat(src, &st) && is_vma_object(&st, v))
 			return 0;
 	}
