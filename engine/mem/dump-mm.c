@@ -409,7 +409,7 @@ int dump_map_src(pid_t pid, const struct proc_vma *v, char *src, size_t srcsz, s
 	    "task %d: mapping 0x%llx-0x%llx of %s: /proc/%d/map_files is closed to crshim (it "
 	    "needs CAP_CHECKPOINT_RESTORE in the host's user namespace) and the file is neither "
 	    "at that path nor an open fd of the task",
-	    pid, (unsigned long long)v->start, (unsigned long long)v->end, v->name[0] ? v->name : "?", pid);
+	    pid, (unsigned long long)v->start, (unsigned long long)v->end, nm[0] ? nm : "?", pid);
 }
 
 /* A shared memory object (shared anonymous memory, a memfd): dumped once for the tree (dump-shmem.c). */
