@@ -155,6 +155,20 @@ static inline void pt_sigev_blocked(struct sigevent *sev, int sig)
 	sev->sigev_signo = sig;
 }
 
+/* Timer *t on CLOCK_REALTIME, its signal sig blocked (SIGEV_SIGNAL), armed with set (flags 0: relative);
+ * what failed said by fail() as timer i (what). 0, or -1. */
+static inline int pt_make(timer_t *t, int sig, const struct itimerspec *set, int flags, int i,
+			  const char *what)
+{
+	struct sigevent sev;
+	pt_sigev_blocked(&sev, sig);
+	if (timer_create(CLOCK_REALTIME, &sev, t) || timer_settime(*t, flags, set, NULL)) {
+		fail("timer %d (%s): timer_create/timer_settime", i, what);
+		return -1;
+	}
+	return 0;
+}
+
 /* An ordinary signal (SI_QUEUE, value val) queued to thread tid, 0: to the process. */
 static inline int pt_queue(int sig, pid_t tid, int val)
 {

@@ -23,15 +23,11 @@ int main(int argc, char **argv)
 
 	test_init(argc, argv);
 	for (int i = 0; i < NT; i++) {
-		struct sigevent sev;
 		const struct itimerspec set = {{iv[i] / PT_NS, iv[i] % PT_NS}, {0, i ? 1000000 : iv[i]}};
 		sig[i] = SIGRTMIN + 14 + i;
-		pt_sigev_blocked(&sev, sig[i]);
 		armed[i] = pt_now(CLOCK_REALTIME);
-		if (timer_create(CLOCK_REALTIME, &sev, &t[i]) || timer_settime(t[i], 0, &set, NULL)) {
-			fail("timer %d (%s): timer_create/timer_settime", i, what[i]);
+		if (pt_make(&t[i], sig[i], &set, 0, i, what[i]))
 			return 1;
-		}
 	}
 	/* timer 1: expired at 1 ms and 2001 ms, its signal taken at 2.2 s: overrun 1, next expiry at 4.001 s
 	 */

@@ -21,14 +21,10 @@ int main(int argc, char **argv)
 
 	test_init(argc, argv);
 	for (int i = 0; i < NT; i++) {
-		struct sigevent sev;
 		const struct itimerspec first = {{0, 0}, {0, 1000000}};
 		sig[i] = SIGRTMIN + 16 + i;
-		pt_sigev_blocked(&sev, sig[i]);
-		if (timer_create(CLOCK_REALTIME, &sev, &t[i]) || timer_settime(t[i], 0, &first, NULL)) {
-			fail("timer %d (%s): timer_create/timer_settime", i, what[i]);
+		if (pt_make(&t[i], sig[i], &first, 0, i, what[i]))
 			return 1;
-		}
 	}
 	usleep(50000);
 	for (int i = 0; i < NT; i++) {
