@@ -63,6 +63,8 @@ struct dump_remote {
 	/* a periodic timer's own pending signal: the expiries it counts missed when taken (dump-core.c
 	 * pending_overruns); -1: not known */
 	int *timer_pend_ov;
+	/* that signal queued back by the task (dump-core.c po_again), marked as crshim's copy */
+	bool *timer_pend_copy;
 	/* a CLOCK_REALTIME timer: armed relative or absolute (task/timer-list.h TIMER_MODE_*) */
 	int *timer_mode;
 	/* ns between the clock's read before the timer's (timer_now) and one after it */

@@ -26,6 +26,13 @@
 /* si_signo of a pending siginfo that stands for a POSIX timer's own signal, its index in timers at si_errno:
  * the timer queues it again at that place of its queue (restorer.c queue_walk) */
 #define RST_SI_TIMER 0
+/* A POSIX timer's signal queued by crshim in place of the kernel's own (restorer.c timer_sig_queue: a plain
+ * siginfo, si_code SI_TIMER, which stands for the expiries it counts, not for its timer): these 8 bytes at
+ * this offset, in the part of the siginfo union the kernel leaves 0 in a timer's own (past si_sys_private).
+ * The kernel keeps them, so the dump tells such a copy from the timer's own (engine/task/dump-core.c). */
+#define RST_SI_COPY_AT 40
+#define RST_SI_COPY_MAGIC 0x79706f636d696873ull /* "shimcopy" */
+
 #define RST_AUXV_MAX 128	     /* u64 words */
 #define RST_MAX_UNMAP 4096	     /* mappings of the child to remove */
 #define RST_NR_SPECIAL 3	     /* [vvar] [vvar_vclock] [vdso] */

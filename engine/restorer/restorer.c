@@ -727,7 +727,7 @@ static void kept_queue(struct rst_args *a, int32_t tid, const struct kept_sigs *
 
 /* Takes signals of t's number (blocked) until t's own: its si_overrun. One of another timer of ours (one
  * danced before, expired since: taking it counted anew) has that timer danced again (redo); any other is
- * kept. */
+ * kept, crshim's copy of a timer's signal too (timer_sig_queue). */
 static int32_t take_timer_sig(struct rst_args *a, const struct rst_timer *t, struct kept_sigs *k)
 {
 	struct rst_timer *all = (struct rst_timer *)a->timers;
@@ -739,9 +739,13 @@ static int32_t take_timer_sig(struct rst_args *a, const struct rst_timer *t, str
 		      (uint64_t)t->id, (uint64_t)t->signo);
 		int32_t code = 0, id = -1, ov = 0;
 		uint32_t i = 0;
+		uint64_t copy = 0;
 		memcpy(&code, si + 8, sizeof(code));
 		memcpy(&id, si + 16, sizeof(id)); /* si_timerid */
 		memcpy(&ov, si + 20, sizeof(ov)); /* si_overrun */
+		memcpy(&copy, si + RST_SI_COPY_AT, sizeof(copy));
+		if (copy == RST_SI_COPY_MAGIC) /* (crshim's copy of a timer's signal: a plain one, kept) */
+			code = 0;
 		if (code == -2 /* SI_TIMER */ && id == t->id)
 			return ov;
 		while (code == -2 && i < a->nr_timers && all[i].id != id)
@@ -844,15 +848,19 @@ static void dance_pass(struct rst_args *a, int32_t turn)
 
 /* The signal of t, as its own would read (si_code SI_TIMER, its id, value and overrun ov), queued by the
  * task to thread tid's own queue (0: the process's). A plain siginfo: its taking does not move the timer
- * on, nor set its overrun count, and the timer's next expiry queues another. */
+ * on, nor set its overrun count, and the timer's next expiry queues another (its own, beside this one).
+ * Marked as crshim's copy (RST_SI_COPY_MAGIC), which the program does not see: a later dump takes it for
+ * what it is, not for the timer's own. */
 static void timer_sig_queue(struct rst_args *a, const struct rst_timer *t, int32_t tid, int64_t ov)
 {
 	uint8_t si[RST_SIGINFO_SIZE];
 	int32_t head[3] = {t->signo, 0, -2 /* SI_TIMER */}, id = t->id;
 	int32_t ovr = ov > 0x7fffffff ? 0x7fffffff : (int32_t)ov;
+	uint64_t copy = RST_SI_COPY_MAGIC;
 	memset(si, 0, sizeof(si));
 	memcpy(si, head, sizeof(head));
 	memcpy(si + 16, &id, 4), memcpy(si + 20, &ovr, 4), memcpy(si + 24, &t->sival, 8);
+	memcpy(si + RST_SI_COPY_AT, &copy, sizeof(copy));
 	if (tid)
 		check(a, sys4(__NR_rt_tgsigqueueinfo, a->pid, tid, t->signo, si), "queue timer signal",
 		      (uint64_t)t->id, (uint64_t)tid);

@@ -22,6 +22,7 @@
 #include "base/log.h"
 #include "task/seccomp.h"
 #include "task/timer-list.h"
+#include "restorer/restorer-args.h" /* (RST_SI_COPY_*: crshim's copy of a timer's signal) */
 
 /* Scratch layout for the remote reads (offsets in bytes, within INFECT_SCRATCH_USER). */
 #define SCR_SIGACT 0 /* 64 x 32 bytes, signal n at (n-1)*32 */
@@ -179,8 +180,9 @@ static int timers_alloc(struct dump_ctx *c, struct cr_err *e)
 	r->timer_pend_ov = malloc(r->ntimers * sizeof(*r->timer_pend_ov));
 	r->timer_mode = calloc(r->ntimers, sizeof(*r->timer_mode));
 	r->timer_read_ns = calloc(r->ntimers, sizeof(*r->timer_read_ns));
+	r->timer_pend_copy = calloc(r->ntimers, sizeof(*r->timer_pend_copy));
 	if (!r->timer_val || !r->timer_overrun || !r->timer_now || !r->timer_owner || !r->timer_pend_ov ||
-	    !r->timer_mode || !r->timer_read_ns)
+	    !r->timer_mode || !r->timer_read_ns || !r->timer_pend_copy)
 		return cr_fail_errno(e, ENOMEM, "out of memory");
 	for (size_t i = 0; i < r->ntimers; i++)
 		r->timer_pend_ov[i] = -1;
@@ -483,6 +485,8 @@ void dump_core_free(struct dump_ctx *c)
 	free(c->rem.timer_pend_ov);
 	free(c->rem.timer_mode);
 	free(c->rem.timer_read_ns);
+	free(c->rem.timer_pend_copy);
+	c->rem.timer_pend_copy = NULL;
 	c->rem.timer_mode = NULL;
 	c->rem.timer_read_ns = NULL;
 	c->rem.timer_now = NULL;
@@ -669,14 +673,23 @@ static int fill_timers(struct dump_ctx *c, CoreEntry *ce, PosixTimerEntry **pt, 
 	return 0;
 }
 
-/* Whether l holds the own signal of POSIX timer id (si_code SI_TIMER, si_timerid). */
+/* Whether siginfo si is crshim's copy of a timer's signal, queued by a restore (engine/restorer/restorer.c
+ * timer_sig_queue): a plain siginfo that counts the expiries it says, not the timer's own. */
+static bool si_copy(const uint8_t *si)
+{
+	uint64_t m;
+	memcpy(&m, si + RST_SI_COPY_AT, sizeof(m));
+	return m == RST_SI_COPY_MAGIC;
+}
+
+/* Whether l holds the own signal of POSIX timer id (si_code SI_TIMER, si_timerid; not a copy). */
 static int timer_sig_in(const struct siginfo_list *l, int id)
 {
 	for (size_t i = 0; i < l->n; i++) {
 		int32_t code, tid;
 		memcpy(&code, l->v[i].data + 8, sizeof(code));
 		memcpy(&tid, l->v[i].data + 16, sizeof(tid));
-		if (code == SI_TIMER && tid == id)
+		if (code == SI_TIMER && tid == id && !si_copy(l->v[i].data))
 			return 1;
 	}
 	return 0;
@@ -696,40 +709,66 @@ static int timer_sig_queued(const struct dump_ctx *c, int id, int *pend, struct 
 	return 0;
 }
 
-/* The number of signals of number p->signo in l, and whether timer p's own is one of them (its id, and its
- * value: not that of a timer of that id deleted since; its siginfo, 128 bytes, to si). */
-static size_t sigs_of(const struct siginfo_list *l, const struct proc_timer *p, int *own, uint8_t *si)
+#define PO_MAX 12 /* the signals of a timer's number pending_overrun takes at most (its scratch room) */
+
+/* The pending signals of a timer's number, in the order the first thread takes them: its own queue's (the
+ * n0 first), then the process's; own: the index of the timer's own. */
+struct po_plan {
+	size_t n, n0, own;
+	uint8_t si[PO_MAX][128]; /* (PTRACE_PEEKSIGINFO: 128 bytes each) */
+};
+
+/* The signals of timer p's number in l added to pl; how many are its own (its id, and its value: not that
+ * of a timer of that id deleted since; not crshim's copy); *other set when one is another timer's own, or
+ * more than PO_MAX in all. */
+static int plan_add(struct po_plan *pl, const struct siginfo_list *l, const struct proc_timer *p, bool *other)
 {
-	size_t n = 0;
+	int own = 0;
 	for (size_t i = 0; i < l->n; i++) {
+		const uint8_t *d = l->v[i].data;
 		int32_t signo, code, id;
 		uint64_t val;
-		memcpy(&signo, l->v[i].data, 4), memcpy(&code, l->v[i].data + 8, 4);
-		memcpy(&id, l->v[i].data + 16, 4), memcpy(&val, l->v[i].data + 24, 8);
-		n += signo == p->signo;
-		if (signo == p->signo && code == SI_TIMER && id == p->id && val == p->sival)
-			*own = 1, memcpy(si, l->v[i].data, 128); /* (PTRACE_PEEKSIGINFO: 128 each) */
+		memcpy(&signo, d, 4), memcpy(&code, d + 8, 4), memcpy(&id, d + 16, 4),
+		    memcpy(&val, d + 24, 8);
+		if (signo != p->signo)
+			continue;
+		if (pl->n == PO_MAX) {
+			*other = true;
+			continue;
+		}
+		if (code == SI_TIMER && !si_copy(d)) {
+			if (id == p->id && val == p->sival)
+				own++, pl->own = pl->n;
+			else
+				*other = true;
+		}
+		memcpy(pl->si[pl->n++], d, 128);
 	}
-	return n;
+	return own;
 }
 
-/* Whether timer i's own signal is the only one of its number in the first thread's queue and the process's
- * (its taking there takes it; queued again, it is still the first; its siginfo to si); -1: error. */
-static int timer_sig_alone(const struct dump_ctx *c, size_t i, uint8_t *si, struct cr_err *e)
+/* The signals of timer i's number pending in the first thread's own queue and the process's (pl): 1 when
+ * pending_overrun may take them all and queue them back in their order, its own among them once, no other
+ * timer's own (taking it would move that timer on, or drop it when stale), PO_MAX at most; 0: not; -1:
+ * error. */
+static int timer_sig_plan(const struct dump_ctx *c, size_t i, struct po_plan *pl, struct cr_err *e)
 {
 	const struct proc_timer *p = &c->rem.timers[i];
 	struct siginfo_list l[2];
-	int own = 0;
+	bool other = false;
 	if (peek_siginfo(c->pid, 0, &l[0], e))
 		return -1;
 	if (peek_siginfo(c->pid, 1, &l[1], e)) {
 		free(l[0].v), free(l[0].raw);
 		return -1;
 	}
-	size_t n = sigs_of(&l[0], p, &own, si) + sigs_of(&l[1], p, &own, si);
+	pl->n = 0;
+	int own = plan_add(pl, &l[0], p, &other);
+	pl->n0 = pl->n;
+	own += plan_add(pl, &l[1], p, &other);
 	for (size_t k = 0; k < 2; k++)
 		free(l[k].v), free(l[k].raw);
-	return n == 1 && own;
+	return own == 1 && !other;
 }
 
 /* Waits (1 s at most) for timer id's own signal to be queued again. */
@@ -754,13 +793,14 @@ static int timer_sig_wait(const struct dump_ctx *c, int id, struct cr_err *e)
 #define SCR_PO_VAL 176
 #define SCR_PO_ARM 208
 #define SCR_PO_AFTER 272
+#define SCR_PO_TAKEN 512 /* the signals taken, 128 bytes each */
+_Static_assert(SCR_PO_TAKEN + PO_MAX * 128 <= SCR_SAS, "pending_overrun: its scratch");
 
-/* What pending_overrun took (its siginfo still in the scratch), queued back by the task as it was (any
- * si_code: a task may queue its own signals so): to the first thread's own queue (thread), else the
+/* What pending_overrun took (its siginfo still in the scratch, at si), queued back by the task as it was
+ * (any si_code: a task may queue its own signals so): to the first thread's own queue (thread), else the
  * process's; vpid: the task's pid as it sees it. */
-static int po_queue_back(struct dump_ctx *c, int sig, long vpid, bool thread, struct cr_err *e)
+static int po_queue_back(struct dump_ctx *c, int sig, long vpid, bool thread, uint64_t si, struct cr_err *e)
 {
-	uint64_t si = c->in.scratch + SCR_PO_INFO;
 	unsigned long pid = (unsigned long)vpid;
 	struct rcalls rc = {.n = 0};
 	if (thread)
@@ -845,7 +885,8 @@ static void stale_back(struct dump_ctx *c, size_t i, const uint8_t *si, long vpi
 		return;
 	}
 	if (scratch_write(c, c->in.scratch + SCR_PO_INFO, si, 128, &e2) ||
-	    po_queue_back(c, p->signo, vpid, p->notify & 4 /* SIGEV_THREAD_ID */, &e2))
+	    po_queue_back(c, p->signo, vpid, p->notify & 4 /* SIGEV_THREAD_ID */, c->in.scratch + SCR_PO_INFO,
+			  &e2))
 		pr_err("task %d: POSIX timer %d: its stale signal: %s: lost\n", c->pid, p->id, e2.msg);
 	else
 		pr_warn("task %d: POSIX timer %d: its stale signal queued back, no longer stale\n", c->pid,
@@ -892,20 +933,25 @@ static int po_rearm(struct dump_ctx *c, size_t i, const struct timespec *now, co
 	return timer_sig_wait(c, p->id, e) ? PO_LATE : 0;
 }
 
-/* The signal pending_overrun took (timer i's own: its siginfo, ov, now, val) queued again: by the task
- * (po_queue_back) for a timer on CLOCK_REALTIME, else by the timer armed again (po_rearm), the other way
- * when that one fails. Both give the program that very siginfo, but a CLOCK_REALTIME timer armed again
- * (TIMER_ABSTIME) would follow clock_settime from then on, which one armed relative does not; queued back,
- * a timer's signal no longer stands for its expiries (the next one queues another signal, which counts the
- * expiries after it). */
+/* The signal pending_overrun took (timer i's own: its siginfo at si, ov, now, val) queued again: by the timer
+ * armed again (po_rearm), else, when that fails, by the task (po_queue_back), as pending_overrun does at once
+ * for a timer on CLOCK_REALTIME. Both give the program that very siginfo, but a CLOCK_REALTIME timer armed
+ * again (TIMER_ABSTIME) would follow clock_settime from then on, which one armed relative does not; queued
+ * back, a timer's signal no longer stands for its expiries (the next one queues another signal, which counts
+ * the expiries after it): it is marked as crshim's copy (timer_pend_copy; a later dump of a tree left
+ * running takes it for one), which the image holds as the timer's own (pend_copy_own). */
 static int po_again(struct dump_ctx *c, size_t i, const struct timespec *now, const struct itimerspec *val,
-		    int ov, long vpid, struct cr_err *e)
+		    int ov, long vpid, uint64_t si, struct cr_err *e)
 {
 	const struct proc_timer *p = &c->rem.timers[i];
+	const uint64_t copy = RST_SI_COPY_MAGIC;
 	bool rearm = p->clock != CLOCK_REALTIME;
 	for (int k = 0; k < 2; k++, rearm = !rearm) {
 		int r = rearm ? po_rearm(c, i, now, val, ov, e)
-			      : po_queue_back(c, p->signo, vpid, p->notify & 4 /* SIGEV_THREAD_ID */, e);
+			: scratch_write(c, si + RST_SI_COPY_AT, &copy, sizeof(copy), e)
+			    ? -1
+			    : po_queue_back(c, p->signo, vpid, p->notify & 4 /* SIGEV_THREAD_ID */, si, e);
+		c->rem.timer_pend_copy[i] = !rearm && !r;
 		if (r == 0 || r == PO_LATE)
 			return r ? -1 : 0;
 		pr_warn("task %d: %s\n", c->pid, e->msg);
@@ -928,23 +974,77 @@ static void po_next(struct dump_ctx *c, size_t i, const struct timespec *now, co
 	timer_modes(c, true);
 }
 
-/* Timer i's own pending signal taken in the task (rt_sigtimedwait): the expiries it counted missed
- * (si_overrun) to timer_pend_ov, the signal queued again (po_again). Whatever fails once it is taken, it is
- * queued back: the tree goes on with it when the dump fails. Another signal of its number taken in its
- * place (sent in between, into the first thread's own queue, which comes first) is queued back there. */
-static int pending_overrun(struct dump_ctx *c, size_t i, const uint8_t *si, struct cr_err *e)
+/* The signals sig pending_overrun took (in its scratch), [from, to) of them, queued back by the task in
+ * their order, each to the queue it came from (the first thread's own for the plan's n0 first). Whatever
+ * fails, the others are queued back: -1, e says the first that failed (each is logged, lost). */
+static int po_put_back(struct dump_ctx *c, int sig, const struct po_plan *pl, size_t from, size_t to,
+		       long vpid, struct cr_err *e)
+{
+	int ret = 0;
+	for (size_t k = from; k < to; k++) {
+		struct cr_err e2;
+		if (!po_queue_back(c, sig, vpid, k < pl->n0, c->in.scratch + SCR_PO_TAKEN + k * 128, &e2))
+			continue;
+		pr_err("task %d: %s: lost\n", c->pid, e2.msg);
+		if (!ret)
+			*e = e2;
+		ret = -1;
+	}
+	return ret;
+}
+
+/* Timer i's overrun count (timer_getoverrun) once the dump took its pending signal, which counted ov missed:
+ * ov from then on, in a tree left running (the restore says its own in timer_overrun_notice). */
+static void po_count_notice(struct dump_ctx *c, size_t i, int ov)
+{
+	if (c->o->leave_running && c->rem.timer_overrun[i] && c->rem.timer_overrun[i] != ov)
+		eng_notice(
+		    c->o,
+		    "pid %d: the overrun count (timer_getoverrun) of POSIX timer %d reads %d from this dump "
+		    "on, not %d: the dump took its pending signal to tell how it was armed",
+		    c->pid, c->rem.timers[i].id, ov, c->rem.timer_overrun[i]);
+}
+
+/* Whether the n signals taken (got) are those of the plan, in its order: 1; 2: all but the timer's own,
+ * which the kernel dropped (stale: its timer armed again since it was queued); 0: not. */
+static int po_match(const struct po_plan *pl, const struct proc_timer *p, const uint8_t (*got)[128], size_t n)
+{
+	bool stale = n + 1 == pl->n;
+	if (n != pl->n && !stale)
+		return 0;
+	for (size_t k = 0; k < n; k++) {
+		size_t j = stale && k >= pl->own ? k + 1 : k;
+		int32_t signo, code, id, ov;
+		uint64_t val;
+		memcpy(&signo, got[k], 4), memcpy(&code, got[k] + 8, 4), memcpy(&id, got[k] + 16, 4);
+		memcpy(&ov, got[k] + 20, 4), memcpy(&val, got[k] + 24, 8);
+		if (j == pl->own ? signo != p->signo || code != SI_TIMER || id != p->id || val != p->sival ||
+				       ov < 0 || si_copy(got[k])
+				 : memcmp(got[k], pl->si[j], 128) != 0)
+			return 0;
+	}
+	return stale ? 2 : 1;
+}
+
+/* The signals of the plan (pl: timer i's own, and those of its number before and after it) taken in the
+ * task (rt_sigtimedwait): the expiries its own counted missed (si_overrun) to timer_pend_ov; all queued back
+ * in their order, its own queued again in its place (po_again). Whatever fails once they are taken, they
+ * are queued back: the tree goes on with them when the dump fails. Its own found stale (dropped by its
+ * taking): the others queued back, it made again (stale_again). */
+static int pending_overrun(struct dump_ctx *c, size_t i, const struct po_plan *pl, struct cr_err *e)
 {
 	const struct proc_timer *p = &c->rem.timers[i];
 	uint64_t s = c->in.scratch, set = 1ULL << (p->signo - 1), zero[2] = {0, 0};
 	struct rcalls rc = {.n = 0};
-	uint8_t info[128];
 	struct timespec now;
 	struct itimerspec val;
+	size_t m = pl->n, n = 0;
 	if (scratch_write(c, s + SCR_PO_SET, &set, sizeof(set), e) ||
 	    scratch_write(c, s + SCR_PO_ZERO, zero, sizeof(zero), e))
 		return -1;
-	add(&rc, "rt_sigtimedwait", __NR_rt_sigtimedwait, s + SCR_PO_SET, s + SCR_PO_INFO, s + SCR_PO_ZERO,
-	    8);
+	for (size_t k = 0; k < m; k++)
+		add(&rc, "rt_sigtimedwait", __NR_rt_sigtimedwait, s + SCR_PO_SET, s + SCR_PO_TAKEN + k * 128,
+		    s + SCR_PO_ZERO, 8);
 	add(&rc, "clock_gettime", __NR_clock_gettime, (unsigned long)(long)p->clock, s + SCR_PO_NOW, 0, 0);
 	add(&rc, "timer_gettime", __NR_timer_gettime, (unsigned long)p->id, s + SCR_PO_VAL, 0, 0);
 	add(&rc, "getpid", __NR_getpid, 0, 0, 0, 0);
@@ -952,50 +1052,78 @@ static int pending_overrun(struct dump_ctx *c, size_t i, const uint8_t *si, stru
 	add(&rc, "clock_gettime", __NR_clock_gettime, (unsigned long)(long)p->clock, s + SCR_PO_AFTER, 0, 0);
 	if (infect_batch(&c->in, rc.v, rc.n, e))
 		return -1;
-	if (rc.v[0].ret == -EAGAIN) /* stale (its timer armed again since), dropped: made again */
-		return stale_again(c, i, si, rc.v[3].ret, e);
-	if (ok(&rc, 0, e))
-		return -1;
-	bool own = false;
-	int32_t code = 0, id = 0, ov = 0;
-	int ret = ok(&rc, 1, e) || ok(&rc, 2, e) || ok(&rc, 3, e) ||
-			  infect_read(&c->in, s + SCR_PO_INFO, info, sizeof(info), e) ||
-			  infect_read(&c->in, s + SCR_PO_NOW, &now, sizeof(now), e) ||
-			  infect_read(&c->in, s + SCR_PO_VAL, &val, sizeof(val), e)
-		      ? -1
-		      : 0;
+	long vpid = rc.v[m + 2].ret;
+	while (n < m && rc.v[n].ret == p->signo)
+		n++;
+	uint8_t got[PO_MAX][128]; /* (what was taken; queued back from the scratch) */
+	int ret = n < m && rc.v[n].ret != -EAGAIN ? ok(&rc, n, e) : 0;
+	if (!ret && ((n && infect_read(&c->in, s + SCR_PO_TAKEN, got, n * 128, e)) || ok(&rc, m + 2, e)))
+		ret = -1;
+	int match = ret ? 0 : po_match(pl, p, (const uint8_t(*)[128])got, n);
+	struct cr_err e2;
+	if (match == 2) { /* its own stale, dropped: the others back, it made again */
+		ret = po_put_back(c, p->signo, pl, 0, n, vpid, e);
+		if (stale_again(c, i, pl->si[pl->own], vpid, ret ? &e2 : e))
+			ret = -1;
+		return ret;
+	}
+	if (!ret && !match)
+		ret = cr_fail_errno(
+		    e, EIO, "task %d: POSIX timer %d: took %zu signals of its number, not the %zu pending",
+		    c->pid, p->id, n, m);
+	int32_t ov = 0;
 	if (!ret) {
-		memcpy(&code, info + 8, 4), memcpy(&id, info + 16, 4), memcpy(&ov, info + 20, 4);
-		own = rc.v[0].ret == p->signo && code == SI_TIMER && id == p->id && ov >= 0;
-		if (!own)
-			ret = cr_fail_errno(e, EIO,
-					    "task %d: POSIX timer %d: took signal %ld (code %d, timer %d)",
-					    c->pid, p->id, rc.v[0].ret, code, id);
+		memcpy(&ov, got[pl->own] + 20, sizeof(ov));
+		ret = ok(&rc, m, e) || ok(&rc, m + 1, e) ||
+			      infect_read(&c->in, s + SCR_PO_NOW, &now, sizeof(now), e) ||
+			      infect_read(&c->in, s + SCR_PO_VAL, &val, sizeof(val), e)
+			  ? -1
+			  : 0;
+	}
+	/* (a CLOCK_REALTIME one's own queued back by the task at once, marked as crshim's copy, before its
+	 * next expiry queues its own again, which comes after it: po_again) */
+	bool copy = p->clock == CLOCK_REALTIME, back = false;
+	if (!ret && copy) {
+		const uint64_t mark = RST_SI_COPY_MAGIC;
+		ret = scratch_write(c, s + SCR_PO_TAKEN + pl->own * 128 + RST_SI_COPY_AT, &mark, sizeof(mark),
+				    e);
+		if (!ret && po_put_back(c, p->signo, pl, 0, n, vpid, e))
+			return -1;
+		back = !ret;
+		c->rem.timer_pend_copy[i] = back;
 	}
 	if (!ret) {
 		/* (its mode read right away: at its next expiry it queues its signal, off the list again) */
-		po_next(c, i, &now, &val, rc.v[4].ret ? 0 : s + SCR_PO_AFTER);
+		po_next(c, i, &now, &val, rc.v[m + 3].ret ? 0 : s + SCR_PO_AFTER);
 		ret = fault_check(c->o, FI_DUMP_TIMER_TAKEN, e);
 	}
-	if (!ret)
-		ret = po_again(c, i, &now, &val, ov, rc.v[3].ret, e);
-	else { /* (own or not: the first thread's own queue for a SIGEV_THREAD_ID timer or another signal) */
-		struct cr_err e2;
-		if (po_queue_back(c, (int)rc.v[0].ret, rc.v[3].ret, !own || (p->notify & 4), &e2))
-			pr_err("task %d: POSIX timer %d: %s: lost\n", c->pid, p->id, e2.msg);
+	if (ret) { /* all back as they were taken */
+		if (!back)
+			po_put_back(c, p->signo, pl, 0, n, vpid, &e2);
+		return -1;
 	}
+	ret = copy ? 0 : po_put_back(c, p->signo, pl, 0, pl->own, vpid, e);
+	if (!copy && po_again(c, i, &now, &val, ov, vpid, s + SCR_PO_TAKEN + pl->own * 128, ret ? &e2 : e))
+		ret = -1;
+	if (!copy && po_put_back(c, p->signo, pl, pl->own + 1, n, vpid, ret ? &e2 : e))
+		ret = -1;
 	if (ret)
 		return ret;
 	c->rem.timer_pend_ov[i] = ov;
-	pr_debug("task %d: POSIX timer %d: its pending signal counts %d expiries missed\n", c->pid, p->id,
-		 ov);
+	po_count_notice(c, i, ov);
+	pr_debug("task %d: POSIX timer %d: its pending signal counts %d expiries missed (%zu signals of its "
+		 "number taken and queued back)\n",
+		 c->pid, p->id, ov, m);
 	return 0;
 }
 
-/* The periodic timers whose own signal is pending: taken when the program sees nothing of it but its new
- * place, the last of its queue (pending_overrun): a timer that signals the process or the first thread,
- * its signal alone of its number in their queues, its overrun count 0 (timer_settime makes it so), not on a
- * thread's own CPU-time clock (its time read by the first thread); else timer_overrun_notice says it. */
+/* The periodic timers whose own signal is pending: taken when the program sees nothing of it
+ * (pending_overrun: the signals of its number taken with it and all queued back in their order): a timer that
+ * signals the process or the first thread, no other timer's own signal of its number in their queues
+ * (timer_sig_plan), its overrun count 0 (timer_settime makes it so), not on a thread's own CPU-time clock
+ * (its time read by the first thread); else timer_overrun_notice says it. A CLOCK_REALTIME one with an
+ * overrun count too: only so can the dump tell how it was armed (it is on /proc/timer_list once its signal is
+ * taken), which the restore keeps; its count then reads that of the signal taken (po_count_notice). */
 static int pending_overruns(struct dump_ctx *c, struct cr_err *e)
 {
 	const struct dump_remote *r = &c->rem;
@@ -1005,18 +1133,63 @@ static int pending_overruns(struct dump_ctx *c, struct cr_err *e)
 		int64_t iv = v->it_interval.tv_sec * 1000000000LL + v->it_interval.tv_nsec;
 		/* (further than an interval: armed again since its signal was queued, which is stale) */
 		if (!iv || v->it_value.tv_sec * 1000000000LL + v->it_value.tv_nsec > iv ||
-		    r->timer_overrun[i] || own_thread_cpu_clock(p->clock) ||
+		    (r->timer_overrun[i] && p->clock != CLOCK_REALTIME) || own_thread_cpu_clock(p->clock) ||
 		    /* (a process's CPU clock starts again near 0 at restore: no expiry that far back) */
 		    p->clock == CLOCK_PROCESS_CPUTIME_ID || p->clock < 0 || p->signo <= 0 || p->signo > 64 ||
 		    !(p->notify == SIGEV_SIGNAL ||
 		      (p->notify == (SIGEV_SIGNAL | 4 /* SIGEV_THREAD_ID */) && p->notify_tid == c->pid)))
 			continue;
-		uint8_t si[128] = {0};
-		int alone = timer_sig_alone(c, i, si, e);
-		if (alone < 0 || (alone && pending_overrun(c, i, si, e)))
-			return -1;
+		/* (a CLOCK_REALTIME one whose next expiry came before the list was read, its own signal
+		 * pending again: off the list again, how it was armed not told; taken again, its next
+		 * expiry an interval ahead; 3 times at most) */
+		for (int round = 0; round < 3; round++) {
+			struct po_plan pl;
+			int take = timer_sig_plan(c, i, &pl, e);
+			if (take < 0 || (take && pending_overrun(c, i, &pl, e)))
+				return -1;
+			if (!take || p->clock != CLOCK_REALTIME || r->timer_mode[i] != TIMER_MODE_UNKNOWN ||
+			    r->timer_pend_ov[i] == TIMER_PEND_STALE)
+				break;
+		}
 	}
 	return 0;
+}
+
+/* The timers whose own signal the dump took and queued back as crshim's copy (po_again): the image holds
+ * that copy (of its queue, l) as the timer's own, which the restore has the timer queue again (marked: it
+ * would be a plain siginfo), unless the timer queued its own again since (its next expiry came before the
+ * queue was read): then the copy stays a plain one, counting what it counts, and the timer's own pending
+ * signal is that one, whose expiries missed are not known (timer_pend_ov -1). */
+static void pend_copy_own(struct dump_ctx *c, struct siginfo_list *pend, struct siginfo_list *pend_sh)
+{
+	for (size_t i = 0; i < c->rem.ntimers; i++) {
+		const struct proc_timer *p = &c->rem.timers[i];
+		struct siginfo_list *l = (p->notify & 4 /* SIGEV_THREAD_ID */) ? pend : pend_sh;
+		uint8_t *copy = NULL;
+		if (!c->rem.timer_pend_copy[i])
+			continue;
+		if (timer_sig_in(l, p->id)) {
+			c->rem.timer_pend_ov[i] = -1;
+			pr_debug(
+			    "task %d: POSIX timer %d: its own signal queued again since the dump took it\n",
+			    c->pid, p->id);
+			continue;
+		}
+		for (size_t k = 0; k < l->n; k++) {
+			int32_t code, id, ov;
+			uint64_t val;
+			const uint8_t *d = l->v[k].data;
+			memcpy(&code, d + 8, 4), memcpy(&id, d + 16, 4), memcpy(&ov, d + 20, 4);
+			memcpy(&val, d + 24, 8);
+			if (code == SI_TIMER && id == p->id && val == p->sival &&
+			    ov == c->rem.timer_pend_ov[i] && si_copy(d))
+				copy = l->v[k].data;
+		}
+		if (copy)
+			memset(copy + RST_SI_COPY_AT, 0, sizeof(uint64_t));
+		else
+			c->rem.timer_pend_ov[i] = -1;
+	}
 }
 
 /* The restore gives a timer its overrun count back (timer_getoverrun(), set when its last signal was taken)
@@ -1219,6 +1392,7 @@ int dump_core_write(struct dump_ctx *c, struct cr_err *e)
 		goto out;
 	ce.n_pending = pend.n, ce.pending = pend.v;
 	ce.n_pending_shared = pend_sh.n, ce.pending_shared = pend_sh.v;
+	pend_copy_own(c, &pend, &pend_sh);
 	if (fill_sas_rseq(&ce, c->pid, &r->sas, &sas, &rseq, e))
 		goto out;
 	ce.tid_address = r->tid_address, ce.has_tid_address = 1;

@@ -107,7 +107,8 @@ static int fill_sigacts(struct rst_task *t, struct cr_err *e)
  * missed until it is taken (si_overrun). The signal of a timer deleted since it queued it (no timer of that
  * id; or the timer of that id, made since, has another number, another target, or its own signal pending
  * already) is stale: a timer of that id, added to the list (gone; 2: before the one of its id is made),
- * queues it to where it was (tid, 0: the process) and is deleted. NULL: none (a plain siginfo). */
+ * queues it to where it was (tid, 0: the process) and is deleted. NULL: none (a plain siginfo, crshim's copy
+ * of a timer's signal among them: RST_SI_COPY_MAGIC). */
 static struct rst_timer *timer_of(const struct rst_task *t, const uint8_t *si, int32_t tid)
 {
 	struct rst_timer *rt = (struct rst_timer *)(uintptr_t)t->args->timers;
@@ -116,7 +117,9 @@ static struct rst_timer *timer_of(const struct rst_task *t, const uint8_t *si, i
 	memcpy(&signo, si, sizeof(signo));
 	memcpy(&code, si + 8, sizeof(code));
 	memcpy(&id, si + 16, sizeof(id)); /* si_timerid */
-	if (code != SI_TIMER)
+	uint64_t copy;
+	memcpy(&copy, si + RST_SI_COPY_AT, sizeof(copy));
+	if (code != SI_TIMER || copy == RST_SI_COPY_MAGIC) /* (crshim's copy: a plain siginfo) */
 		return NULL;
 	for (i = 0; i < live && rt[i].id != id; i++)
 		;

@@ -1,0 +1,57 @@
+/* A periodic CLOCK_REALTIME POSIX timer armed relative (100 ms; its signal blocked) with an overrun count
+ * (its last signal taken counted 2 expiries missed: timer_getoverrun 2) whose own signal is pending again at
+ * the dump. The dump told how such a timer was armed only once it took its pending signal, which it did not
+ * for one with an overrun count (the taking sets that count): the restore armed it as an absolute one
+ * (TIMER_ABSTIME, /proc/timer_list "clock 1", following clock_settime), and without the expiries its pending
+ * signal counted at the dump. After C/R it must be on the kernel's CLOCK_MONOTONIC hrtimer base ("clock 0"),
+ * as one armed relative is, its next expiry on its grid, and its signals must count every expiry since the
+ * last one taken. (/proc/timer_list not readable: the base not checked.) */
+#include "posix_timer.h"
+
+#define IV (100 * 1000000LL)
+
+int main(int argc, char **argv)
+{
+	const struct itimerspec set = {{0, IV}, {0, 1000000}};
+	const int sig = SIGRTMIN + 20;
+	timer_t t;
+
+	test_init(argc, argv);
+	long long first = pt_now(CLOCK_REALTIME) + 1000000;
+	if (pt_make(&t, sig, &set, 0, 0, "relative, overrun count"))
+		return 1;
+	/* expired at 1, 101 and 201 ms, its signal taken at 250 ms: overrun 2; pending again from 301 ms */
+	usleep(250000);
+	int ov = -1;
+	if (!pt_take(sig) || (ov = timer_getoverrun(t)) < 1) {
+		fail("overrun %d after its first signal taken (want 2)", ov);
+		return 1;
+	}
+	long long taken = (pt_now(CLOCK_REALTIME) - first) / IV + 1;
+	while (!pt_pending(sig))
+		usleep(10000);
+	test_daemon();
+	test_waitsig();
+
+	long long n = 0, now = pt_now(CLOCK_REALTIME);
+	int k = pt_take_all(sig, &n);
+	long long want = (now - first) / IV + 1 - taken;
+	test_msg("overrun %d before; %d signals counting %lld expiries, %lld since the last taken\n", ov, k, n,
+		 want);
+	if (llabs(n - want) > 2)
+		fail("%d signals counting %lld expiries, %lld since the last taken", k, n, want);
+	struct itimerspec cur;
+	if (timer_gettime(t, &cur)) {
+		fail("timer_gettime");
+		return 1;
+	}
+	long long left = cur.it_value.tv_sec * PT_NS + cur.it_value.tv_nsec,
+		  d = ((pt_now(CLOCK_REALTIME) + left - first) % IV + IV) % IV;
+	d = d > IV / 2 ? d - IV : d;
+	test_msg("%lld us left, %lld us off its grid\n", left / 1000, d / 1000);
+	if (left <= 0 || left > IV || llabs(d) > 20000000)
+		fail("%lld us left, %lld us off its grid", left / 1000, d / 1000);
+	pt_base_check(t, 0, "CLOCK_REALTIME timer armed relative, with an overrun count");
+	pass();
+	return 0;
+}
