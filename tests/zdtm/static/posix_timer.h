@@ -276,4 +276,32 @@ static inline long long pt_expiry(timer_t t, clockid_t c)
 	}
 	return best;
 }
+/* After C/R, periodic CLOCK_REALTIME timer t armed relative (interval iv, its first expiry at first, ns of
+ * CLOCK_REALTIME; its signal sig blocked): its pending signals must count every expiry since the one at from
+ * (2 either way), its next expiry be within an interval and on the grid of its first (20 ms), and it must
+ * be on the kernel's CLOCK_MONOTONIC hrtimer base, as one armed relative is (what: for the messages). */
+static inline void pt_rel_check(timer_t t, int sig, long long iv, long long first, long long from,
+				const char *what)
+{
+	long long n = 0, now = pt_now(CLOCK_REALTIME);
+	int k = pt_take_all(sig, &n);
+	long long want = now < from ? 0 : (now - from) / iv + 1;
+	test_msg("%s: %d signals counting %lld expiries, %lld since the first not taken before\n", what, k, n,
+		 want);
+	if (llabs(n - want) > 2)
+		fail("%s: %d signals counting %lld expiries, %lld since the first not taken before", what, k,
+		     n, want);
+	struct itimerspec cur;
+	if (timer_gettime(t, &cur)) {
+		fail("%s: timer_gettime", what);
+		return;
+	}
+	long long left = cur.it_value.tv_sec * PT_NS + cur.it_value.tv_nsec,
+		  d = ((pt_now(CLOCK_REALTIME) + left - first) % iv + iv) % iv;
+	d = d > iv / 2 ? d - iv : d;
+	test_msg("%s: %lld us left, %lld us off its grid\n", what, left / 1000, d / 1000);
+	if (left <= 0 || left > iv || llabs(d) > 20000000)
+		fail("%s: %lld us left, %lld us off its grid", what, left / 1000, d / 1000);
+	pt_base_check(t, 0, what);
+}
 #endif

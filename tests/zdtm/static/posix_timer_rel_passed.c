@@ -30,24 +30,7 @@ int main(int argc, char **argv)
 	test_daemon();
 	test_waitsig();
 
-	long long n = 0, now = pt_now(CLOCK_REALTIME);
-	int k = pt_take_all(sig, &n);
-	long long want = now < first ? 0 : (now - first) / IV + 1;
-	test_msg("%d signals counting %lld expiries, %lld since its first\n", k, n, want);
-	if (llabs(n - want) > 2)
-		fail("%d signals counting %lld expiries, %lld since its first", k, n, want);
-	struct itimerspec cur;
-	if (timer_gettime(t, &cur)) {
-		fail("timer_gettime");
-		return 1;
-	}
-	long long left = cur.it_value.tv_sec * PT_NS + cur.it_value.tv_nsec,
-		  d = ((pt_now(CLOCK_REALTIME) + left - first) % IV + IV) % IV;
-	d = d > IV / 2 ? d - IV : d;
-	test_msg("%lld us left, %lld us off its grid\n", left / 1000, d / 1000);
-	if (left <= 0 || left > IV || llabs(d) > 20000000)
-		fail("%lld us left, %lld us off its grid", left / 1000, d / 1000);
-	pt_base_check(t, 0, "CLOCK_REALTIME timer armed relative");
+	pt_rel_check(t, sig, IV, first, first, "CLOCK_REALTIME timer armed relative");
 	pass();
 	return 0;
 }
