@@ -1080,8 +1080,11 @@ static int pending_overrun(struct dump_ctx *c, size_t i, const struct po_plan *p
 			  ? -1
 			  : 0;
 	}
-	/* (a CLOCK_REALTIME one's own queued back by the task at once, marked as crshim's copy, before its
-	 * next expiry queues its own again, which comes after it: po_again) */
+	/* (its mode read right away: at its next expiry it queues its signal, off the list again) */
+	if (!ret)
+		po_next(c, i, &now, &val, rc.v[m + 3].ret ? 0 : s + SCR_PO_AFTER);
+	/* (a CLOCK_REALTIME one's own then queued back by the task, marked as crshim's copy, before its next
+	 * expiry, when that comes later, queues its own again: po_again) */
 	bool copy = p->clock == CLOCK_REALTIME, back = false;
 	if (!ret && copy) {
 		const uint64_t mark = RST_SI_COPY_MAGIC;
@@ -1092,11 +1095,8 @@ static int pending_overrun(struct dump_ctx *c, size_t i, const struct po_plan *p
 		back = !ret;
 		c->rem.timer_pend_copy[i] = back;
 	}
-	if (!ret) {
-		/* (its mode read right away: at its next expiry it queues its signal, off the list again) */
-		po_next(c, i, &now, &val, rc.v[m + 3].ret ? 0 : s + SCR_PO_AFTER);
+	if (!ret)
 		ret = fault_check(c->o, FI_DUMP_TIMER_TAKEN, e);
-	}
 	if (ret) { /* all back as they were taken */
 		if (!back)
 			po_put_back(c, p->signo, pl, 0, n, vpid, &e2);
@@ -1155,40 +1155,47 @@ static int pending_overruns(struct dump_ctx *c, struct cr_err *e)
 	return 0;
 }
 
-/* The timers whose own signal the dump took and queued back as crshim's copy (po_again): the image holds
- * that copy (of its queue, l) as the timer's own, which the restore has the timer queue again (marked: it
- * would be a plain siginfo), unless the timer queued its own again since (its next expiry came before the
- * queue was read): then the copy stays a plain one, counting what it counts, and the timer's own pending
- * signal is that one, whose expiries missed are not known (timer_pend_ov -1). */
+/* The timers whose own signal the dump took and queued back as crshim's copy (pending_overrun): the image
+ * holds that copy (of its queue, l) as the timer's own, which the restore has the timer queue again (marked:
+ * it would be a plain siginfo), unless the timer queued its own again since (its next expiry came before
+ * the copy was queued back, or before the queue was read): then the copy stays a plain one, counting what it
+ * counts, put before that one in the image when it came after it (the older expiries first, as the kernel
+ * would have them), and the timer's own pending signal is that one, whose expiries missed are not known
+ * (timer_pend_ov -1). */
 static void pend_copy_own(struct dump_ctx *c, struct siginfo_list *pend, struct siginfo_list *pend_sh)
 {
 	for (size_t i = 0; i < c->rem.ntimers; i++) {
 		const struct proc_timer *p = &c->rem.timers[i];
 		struct siginfo_list *l = (p->notify & 4 /* SIGEV_THREAD_ID */) ? pend : pend_sh;
-		uint8_t *copy = NULL;
+		size_t own = SIZE_MAX, copy = SIZE_MAX;
 		if (!c->rem.timer_pend_copy[i])
 			continue;
-		if (timer_sig_in(l, p->id)) {
-			c->rem.timer_pend_ov[i] = -1;
-			pr_debug(
-			    "task %d: POSIX timer %d: its own signal queued again since the dump took it\n",
-			    c->pid, p->id);
-			continue;
-		}
 		for (size_t k = 0; k < l->n; k++) {
 			int32_t code, id, ov;
 			uint64_t val;
 			const uint8_t *d = l->v[k].data;
 			memcpy(&code, d + 8, 4), memcpy(&id, d + 16, 4), memcpy(&ov, d + 20, 4);
 			memcpy(&val, d + 24, 8);
-			if (code == SI_TIMER && id == p->id && val == p->sival &&
-			    ov == c->rem.timer_pend_ov[i] && si_copy(d))
-				copy = l->v[k].data;
+			if (code != SI_TIMER || id != p->id)
+				continue;
+			if (!si_copy(d) && own == SIZE_MAX)
+				own = k;
+			else if (si_copy(d) && val == p->sival && ov == c->rem.timer_pend_ov[i])
+				copy = k;
 		}
-		if (copy)
-			memset(copy + RST_SI_COPY_AT, 0, sizeof(uint64_t));
-		else
-			c->rem.timer_pend_ov[i] = -1;
+		if (own == SIZE_MAX && copy != SIZE_MAX) {
+			memset(l->v[copy].data + RST_SI_COPY_AT, 0, sizeof(uint64_t));
+			continue;
+		}
+		c->rem.timer_pend_ov[i] = -1;
+		pr_debug("task %d: POSIX timer %d: its own signal queued again since the dump took it\n",
+			 c->pid, p->id);
+		if (own != SIZE_MAX && copy != SIZE_MAX && own < copy) {
+			uint8_t t[128];
+			memcpy(t, l->v[own].data, sizeof(t));
+			memcpy(l->v[own].data, l->v[copy].data, sizeof(t));
+			memcpy(l->v[copy].data, t, sizeof(t));
+		}
 	}
 }
 
