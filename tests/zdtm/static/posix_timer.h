@@ -285,23 +285,23 @@ static inline void pt_rel_check(timer_t t, int sig, long long iv, long long firs
 {
 	long long n = 0, now = pt_now(CLOCK_REALTIME);
 	int k = pt_take_all(sig, &n);
-	long long want = now < from ? 0 : (now - from) / iv + 1;
+	long long since = now < from ? 0 : (now - from) / iv + 1;
 	test_msg("%s: %d signals counting %lld expiries, %lld since the first not taken before\n", what, k, n,
-		 want);
-	if (llabs(n - want) > 2)
+		 since);
+	if (llabs(n - since) > 2)
 		fail("%s: %d signals counting %lld expiries, %lld since the first not taken before", what, k,
-		     n, want);
+		     n, since);
 	struct itimerspec cur;
 	if (timer_gettime(t, &cur)) {
 		fail("%s: timer_gettime", what);
 		return;
 	}
-	long long left = cur.it_value.tv_sec * PT_NS + cur.it_value.tv_nsec,
-		  d = ((pt_now(CLOCK_REALTIME) + left - first) % iv + iv) % iv;
+	long long next = cur.it_value.tv_sec * PT_NS + cur.it_value.tv_nsec,
+		  d = ((pt_now(CLOCK_REALTIME) + next - first) % iv + iv) % iv;
 	d = d > iv / 2 ? d - iv : d;
-	test_msg("%s: %lld us left, %lld us off its grid\n", what, left / 1000, d / 1000);
-	if (left <= 0 || left > iv || llabs(d) > 20000000)
-		fail("%s: %lld us left, %lld us off its grid", what, left / 1000, d / 1000);
+	test_msg("%s: %lld us left, %lld us off its grid\n", what, next / 1000, d / 1000);
+	if (next <= 0 || next > iv || llabs(d) > 20000000)
+		fail("%s: %lld us left, %lld us off its grid", what, next / 1000, d / 1000);
 	pt_base_check(t, 0, what);
 }
 #endif
