@@ -183,30 +183,28 @@ static inline int pt_queue(int sig, pid_t tid, int val)
 		return (int)syscall(SYS_rt_sigqueueinfo, getpid(), sig, &si);
 	return (int)syscall(SYS_rt_tgsigqueueinfo, getpid(), tid, sig, &si);
 }
-/* The base (/proc/timer_list "clock N") of the one posix_timer_fn timer there that expires in left ns (5 ms
- * either way); -1: none, -2: more than one, -3: not readable. */
-static inline int pt_timer_base(long long left)
+/* The posix_timer_fn timers of /proc/timer_list: each one's base ("clock N") into base[] and time left (ns)
+ * into in[], max at most; how many (-3: not readable). */
+static inline int pt_timer_list(int *base, long long *in, int max)
 {
 	char line[256];
-	int base = -1, found = -1, cur = -1;
+	int b = -1, cur = -1, n = 0;
 	FILE *f = fopen("/proc/timer_list", "r");
 	if (!f)
 		return -3;
 	while (fgets(line, sizeof(line), f)) {
-		long long in;
 		if (sscanf(line, " clock %d:", &cur) == 1 || strstr(line, "cpu:"))
 			continue;
 		if (strstr(line, "posix_timer_fn")) {
-			base = cur;
+			b = cur;
 			continue;
 		}
-		if (base >= 0 && sscanf(line, " # expires at %*d-%*d nsecs [in %lld", &in) == 1 &&
-		    llabs(in - left) < 5000000)
-			found = found == -1 ? base : -2;
-		base = -1;
+		if (b >= 0 && n < max && sscanf(line, " # expires at %*d-%*d nsecs [in %lld", &in[n]) == 1)
+			base[n++] = b;
+		b = -1;
 	}
 	fclose(f);
-	return found;
+	return n;
 }
 
 /* The test ready (test_daemon), then C/R done (test_waitsig): timer_gettime of each of the n timers t into
@@ -225,18 +223,34 @@ static inline int pt_wait_gettime(const timer_t *t, struct itimerspec *cur, int 
 	return ret;
 }
 
-/* The base of timer t, read twice (the time left, then the list): -4 timer_gettime failed. (None found: read
- * again, 5 times at most: on a loaded machine the test may wait for a CPU between the two reads.) */
+/* The base (/proc/timer_list "clock N") of timer t: its time left is read before and after the list, and
+ * the timer is the one posix_timer_fn timer there whose time left lies between (1 ms more either way),
+ * however long the test waited for a CPU meanwhile. -1: none (read again, 5 times at most: a periodic
+ * timer may have started its next period between the reads), -2: more than one (read again too: the
+ * window grows with the wait), -3: the list not
+ * readable, -4: timer_gettime failed. */
 static inline int pt_base_of(timer_t t)
 {
-	struct itimerspec cur;
-	int b = -1;
-	for (int n = 0; b == -1 && n < 5; n++) {
-		if (timer_gettime(t, &cur))
+	enum { PT_LIST_MAX = 256 };
+	int base[PT_LIST_MAX], found = -1;
+	long long in[PT_LIST_MAX];
+	for (int r = 0; found < 0 && r < 5; r++) {
+		struct itimerspec a, b;
+		if (timer_gettime(t, &a))
 			return -4;
-		b = pt_timer_base(cur.it_value.tv_sec * PT_NS + cur.it_value.tv_nsec);
+		int n = pt_timer_list(base, in, PT_LIST_MAX);
+		if (n == -3)
+			return -3;
+		if (timer_gettime(t, &b))
+			return -4;
+		long long hi = a.it_value.tv_sec * PT_NS + a.it_value.tv_nsec;
+		long long lo = b.it_value.tv_sec * PT_NS + b.it_value.tv_nsec;
+		found = -1;
+		for (int i = 0; i < n && lo <= hi; i++)
+			if (in[i] > lo - 1000000 && in[i] < hi + 1000000)
+				found = found == -1 ? base[i] : -2;
 	}
-	return b;
+	return found;
 }
 
 /* Whether timer t (what) is on the hrtimer base want (0: CLOCK_MONOTONIC's, where a relative CLOCK_REALTIME
