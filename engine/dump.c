@@ -568,6 +568,26 @@ static int dump_netns_lock(struct dump_tree *tr, struct cr_err *e)
 	return tr->netns_lock ? write_inventory(&tr->c[0], tr, e) : 0;
 }
 
+/* A failed dump that took the pending signal of a periodic CLOCK_REALTIME timer with an overrun count, to
+ * tell how it was armed (dump-core.c pending_overruns: only when the tree would not have gone on), changed
+ * what timer_getoverrun reads in the tree that goes on: that count is the signal's from then on, not the one
+ * the program read last. Nothing sets it back; the failure's line says it. */
+static void timer_counts_changed(const struct dump_ctx *c, struct cr_err *e)
+{
+	const struct dump_remote *r = &c->rem;
+	for (size_t i = 0; i < r->ntimers; i++) {
+		size_t l = strlen(e->msg);
+		if (r->timer_pend_copy && r->timer_pend_copy[i] && r->timer_overrun[i] &&
+		    r->timer_pend_ov[i] > 0 && r->timer_pend_ov[i] != r->timer_overrun[i] &&
+		    l < sizeof(e->msg))
+			snprintf(
+			    e->msg + l, sizeof(e->msg) - l,
+			    " (and pid %d's POSIX timer %d: its overrun count now reads %d, not %d: the dump "
+			    "took its pending signal)",
+			    c->pid, r->timers[i].id, r->timer_pend_ov[i], r->timer_overrun[i]);
+	}
+}
+
 /* --auto-dedup once the images are complete: a failure is one line in the log, the dump stands. */
 static void dump_dedup(struct cr_opts *o)
 {
@@ -655,6 +675,8 @@ int eng_dump(struct cr_opts *o, struct cr_err *err)
 		eng_notify(o, "network-unlock", 0, -1, ret ? &e2 : err);
 	}
 	if (ret) {
+		for (size_t i = 0; i < tr.n; i++)
+			timer_counts_changed(&tr.c[i], err);
 		for (size_t i = tr.n; i-- > 0;) {
 			remove_created(&tr.c[i]);
 			dump_sk_finish(&tr.c[i], DUMP_SK_RESUME);

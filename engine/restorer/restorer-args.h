@@ -29,7 +29,8 @@
 /* A POSIX timer's signal queued by crshim in place of the kernel's own (restorer.c timer_sig_queue: a plain
  * siginfo, si_code SI_TIMER, which stands for the expiries it counts, not for its timer): these 8 bytes at
  * this offset, in the part of the siginfo union the kernel leaves 0 in a timer's own (past si_sys_private).
- * The kernel keeps them, so the dump tells such a copy from the timer's own (engine/task/dump-core.c). */
+ * The kernel keeps them, so the dump tells such a copy from the timer's own (engine/task/dump-core.c). They
+ * are within the siginfo the program gets: one that reads those bytes of a timer's signal sees them. */
 #define RST_SI_COPY_AT 40
 #define RST_SI_COPY_MAGIC 0x79706f636d696873ull /* "shimcopy" */
 

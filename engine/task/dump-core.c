@@ -993,18 +993,6 @@ static int po_put_back(struct dump_ctx *c, int sig, const struct po_plan *pl, si
 	return ret;
 }
 
-/* Timer i's overrun count (timer_getoverrun) once the dump took its pending signal, which counted ov missed:
- * ov from then on, in a tree left running (the restore says its own in timer_overrun_notice). */
-static void po_count_notice(struct dump_ctx *c, size_t i, int ov)
-{
-	if (c->o->leave_running && c->rem.timer_overrun[i] && c->rem.timer_overrun[i] != ov)
-		eng_notice(
-		    c->o,
-		    "pid %d: the overrun count (timer_getoverrun) of POSIX timer %d reads %d from this dump "
-		    "on, not %d: the dump took its pending signal to tell how it was armed",
-		    c->pid, c->rem.timers[i].id, ov, c->rem.timer_overrun[i]);
-}
-
 /* Whether the n signals taken (got) are those of the plan, in its order: 1; 2: all but the timer's own,
  * which the kernel dropped (stale: its timer armed again since it was queued); 0: not. */
 static int po_match(const struct po_plan *pl, const struct proc_timer *p, const uint8_t (*got)[128], size_t n)
@@ -1110,7 +1098,6 @@ static int pending_overrun(struct dump_ctx *c, size_t i, const struct po_plan *p
 	if (ret)
 		return ret;
 	c->rem.timer_pend_ov[i] = ov;
-	po_count_notice(c, i, ov);
 	pr_debug("task %d: POSIX timer %d: its pending signal counts %d expiries missed (%zu signals of its "
 		 "number taken and queued back)\n",
 		 c->pid, p->id, ov, m);
@@ -1122,8 +1109,9 @@ static int pending_overrun(struct dump_ctx *c, size_t i, const struct po_plan *p
  * signals the process or the first thread, no other timer's own signal of its number in their queues
  * (timer_sig_plan), its overrun count 0 (timer_settime makes it so), not on a thread's own CPU-time clock
  * (its time read by the first thread); else timer_overrun_notice says it. A CLOCK_REALTIME one with an
- * overrun count too: only so can the dump tell how it was armed (it is on /proc/timer_list once its signal is
- * taken), which the restore keeps; its count then reads that of the signal taken (po_count_notice). */
+ * overrun count too, when the tree will not go on (no --leave-running): only so can the dump tell how it was
+ * armed (it is on /proc/timer_list once its signal is taken), which the restore keeps; its count then reads
+ * that of the signal taken, which a failed dump's line says (dump.c timer_counts_changed). */
 static int pending_overruns(struct dump_ctx *c, struct cr_err *e)
 {
 	const struct dump_remote *r = &c->rem;
@@ -1133,7 +1121,8 @@ static int pending_overruns(struct dump_ctx *c, struct cr_err *e)
 		int64_t iv = v->it_interval.tv_sec * 1000000000LL + v->it_interval.tv_nsec;
 		/* (further than an interval: armed again since its signal was queued, which is stale) */
 		if (!iv || v->it_value.tv_sec * 1000000000LL + v->it_value.tv_nsec > iv ||
-		    (r->timer_overrun[i] && p->clock != CLOCK_REALTIME) || own_thread_cpu_clock(p->clock) ||
+		    (r->timer_overrun[i] && (p->clock != CLOCK_REALTIME || c->o->leave_running)) ||
+		    own_thread_cpu_clock(p->clock) ||
 		    /* (a process's CPU clock starts again near 0 at restore: no expiry that far back) */
 		    p->clock == CLOCK_PROCESS_CPUTIME_ID || p->clock < 0 || p->signo <= 0 || p->signo > 64 ||
 		    !(p->notify == SIGEV_SIGNAL ||
