@@ -688,9 +688,10 @@ ns_left() {
 }
 
 # The mounts under the test's dir (its --root) here or in the namespace of pid 1 (those the test made itself in
-# the runner's namespace were there before the restore: ns_left's caller leaves them out)
+# the runner's namespace were there before the restore: ns_left's caller leaves them out), each with its id: one
+# stacked on a mount point the test had is seen
 test_mounts() {
-	awk -v d="$TDIR" 'index($5, d) == 1 { print "mount " $5 }' /proc/self/mountinfo /proc/1/mountinfo | sort -u
+	awk -v d="$TDIR" 'index($5, d) == 1 { print "mount " $5 " (id " $1 ")" }' /proc/self/mountinfo /proc/1/mountinfo | sort -u
 }
 
 # Tests run under a point: TEST... on the command line for all points, FAULT_TESTS for the fatal ones;
