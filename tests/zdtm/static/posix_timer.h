@@ -227,15 +227,18 @@ static inline int pt_wait_gettime(const timer_t *t, struct itimerspec *cur, int 
  * the timer is the one posix_timer_fn timer there whose time left lies between (1 ms more either way),
  * however long the test waited for a CPU meanwhile. -1: none (read again, 5 times at most: a periodic
  * timer may have started its next period between the reads), -2: more than one (read again too: the
- * window grows with the wait), -3: the list not
- * readable, -4: timer_gettime failed. */
-static inline int pt_base_of(timer_t t)
+ * window grows with the wait), -3: the list not readable, -4: timer_gettime failed. sig > 0: the timer's
+ * signal (blocked), whose pending ones are taken before each round: a periodic timer whose signal is pending
+ * is off the list until it is taken (seen: it expired again after the test took its signals, under load). */
+static inline int pt_base_of_sig(timer_t t, int sig)
 {
 	enum { PT_LIST_MAX = 256 };
 	int base[PT_LIST_MAX], found = -1;
 	long long in[PT_LIST_MAX];
 	for (int r = 0; found < 0 && r < 5; r++) {
 		struct itimerspec a, b;
+		while (sig > 0 && pt_take(sig))
+			;
 		if (timer_gettime(t, &a))
 			return -4;
 		int n = pt_timer_list(base, in, PT_LIST_MAX);
@@ -253,12 +256,18 @@ static inline int pt_base_of(timer_t t)
 	return found;
 }
 
-/* Whether timer t (what) is on the hrtimer base want (0: CLOCK_MONOTONIC's, where a relative CLOCK_REALTIME
- * one is; 1: CLOCK_REALTIME's, where an absolute one follows clock_settime): fail() says it when not. -1:
- * /proc/timer_list not readable (said), nothing checked. */
-static inline int pt_base_check(timer_t t, int want, const char *what)
+static inline int pt_base_of(timer_t t)
 {
-	int b = pt_base_of(t);
+	return pt_base_of_sig(t, 0);
+}
+
+/* Whether timer t (what; its signal sig > 0 taken first, as pt_base_of_sig) is on the hrtimer base want (0:
+ * CLOCK_MONOTONIC's, where a relative CLOCK_REALTIME one is; 1: CLOCK_REALTIME's, where an absolute one
+ * follows clock_settime): fail() says it when not. -1: /proc/timer_list not readable (said), nothing checked.
+ */
+static inline int pt_base_check_sig(timer_t t, int sig, int want, const char *what)
+{
+	int b = pt_base_of_sig(t, sig);
 	test_msg("%s: on the kernel's clock base %d\n", what, b);
 	if (b == -3) {
 		test_msg("/proc/timer_list: %s: bases not checked\n", strerror(errno));
@@ -270,6 +279,11 @@ static inline int pt_base_check(timer_t t, int want, const char *what)
 		     : b == 0 ? ": armed relative"
 			      : "");
 	return 0;
+}
+
+static inline int pt_base_check(timer_t t, int want, const char *what)
+{
+	return pt_base_check_sig(t, 0, want, what);
 }
 
 /* The expiry of timer t (ns of clock c): its time left plus the clock, read right before and after it (their
@@ -316,6 +330,6 @@ static inline void pt_rel_check(timer_t t, int sig, long long iv, long long firs
 	test_msg("%s: %lld us left, %lld us off its grid\n", what, next / 1000, d / 1000);
 	if (next <= 0 || next > iv || llabs(d) > 20000000)
 		fail("%s: %lld us left, %lld us off its grid", what, next / 1000, d / 1000);
-	pt_base_check(t, 0, what);
+	pt_base_check_sig(t, sig, 0, what);
 }
 #endif

@@ -69,7 +69,7 @@ int main(int argc, char **argv)
 			     (d > iv[i] / 2 ? d - iv[i] : d) / 1000);
 		char name[64];
 		snprintf(name, sizeof(name), "timer %d (CLOCK_REALTIME, armed relative, %s)", i, what[i]);
-		if (pt_base_check(t[i], 0, name))
+		if (pt_base_check_sig(t[i], sig[i], 0, name))
 			break;
 	}
 	pass();
