@@ -218,9 +218,11 @@ int dump_creds_thread(struct dump_ctx *c, const struct dump_thread *t, CredsEntr
 int dump_mm_write(struct dump_ctx *c, struct cr_err *e);
 /* A path that opens the object VMA v of process pid maps (src, srcsz): its /proc/PID/map_files link, or
  * where that is closed to crshim (it needs CAP_CHECKPOINT_RESTORE in the host's user namespace: rootless)
- * the path /proc/PID/maps names in the process's root or an fd of the process, either checked against the
- * VMA's device and inode; one line naming the mapping when there is neither. */
-int dump_map_src(pid_t pid, const struct proc_vma *v, char *src, size_t srcsz, struct cr_err *e);
+ * /proc/self/fd/N of *fd, opened once (O_PATH) on the path /proc/PID/maps names, resolved in the process's
+ * root, or on an fd of the process, and checked against the VMA's device and inode: the object checked is
+ * the one used. The caller closes *fd (-1 when none) after its last use of src. One line naming the
+ * mapping when there is neither. */
+int dump_map_src(pid_t pid, const struct proc_vma *v, char *src, size_t srcsz, int *fd, struct cr_err *e);
 /* With the scratch mapped (after c->st was read): whether mlockall(MCL_FUTURE) is in force -> c->mlockall. */
 int dump_mm_mlockall(struct dump_ctx *c, struct cr_err *e);
 /* mem/mpol.c, with the scratch mapped: the NUMA memory policy of each VMA (mbind), get_mempolicy(MPOL_F_ADDR)

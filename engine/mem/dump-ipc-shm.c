@@ -154,7 +154,8 @@ static int seg_dump(struct dump_ctx *c, pid_t pid, const struct proc_vma *v, str
 {
 	char path[PATH_MAX];
 	struct statfs sf;
-	if (dump_map_src(pid, v, path, sizeof(path), e))
+	__cleanup_close int sfd = -1; /* (path may be /proc/self/fd/ of it) */
+	if (dump_map_src(pid, v, path, sizeof(path), &sfd, e))
 		return -1;
 	__cleanup_close int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)

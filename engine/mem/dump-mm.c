@@ -11,10 +11,12 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/vfs.h>
 #include <unistd.h>
 #include <linux/fs.h>
+#include <linux/openat2.h>
 
 #include "base/array.h"
 #include "base/cleanup.h"
@@ -371,44 +373,72 @@ static bool is_vma_object(const struct stat *st, const struct proc_vma *v)
 	       minor(st->st_dev) == v->dev_minor;
 }
 
-/* An fd of process pid on the object v maps: *src its /proc/PID/fd/N. */
-static bool map_src_fd(pid_t pid, const struct proc_vma *v, char *src, size_t srcsz)
+/* fd (O_PATH) if it is the object v maps, else closed: -1. */
+static int map_src_check(int fd, const struct proc_vma *v)
+{
+	struct stat st;
+	if (fd >= 0 && (fstat(fd, &st) || !is_vma_object(&st, v))) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* The file named nm (an absolute path, as /proc/PID/maps names it) in the root of process pid, resolved
+ * within that root (its absolute symlinks and ".." stay in it, no magic links): O_PATH, or -1. */
+static int map_src_root(pid_t pid, const char *nm)
+{
+	char root[64];
+	snprintf(root, sizeof(root), "/proc/%d/root", pid);
+	__cleanup_close int rfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	struct open_how how = {.flags = O_PATH | O_CLOEXEC,
+			       .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS};
+	return rfd < 0 ? -1 : (int)syscall(SYS_openat2, rfd, nm, &how, sizeof(how));
+}
+
+/* An fd of process pid on the object v maps, opened here (O_PATH), or -1. */
+static int map_src_fd(pid_t pid, const struct proc_vma *v)
 {
 	char dir[64];
 	snprintf(dir, sizeof(dir), "/proc/%d/fd", pid);
 	__cleanup_closedir DIR *d = opendir(dir);
 	struct dirent *de;
 	struct stat st;
-	while (d && (de = readdir(d)))
-		if (de->d_name[0] != '.' && !fstatat(dirfd(d), de->d_name, &st, 0) && is_vma_object(&st, v)) {
-			snprintf(src, srcsz, "%s/%s", dir, de->d_name);
-			return true;
-		}
-	return false;
+	while (d && (de = readdir(d))) {
+		if (de->d_name[0] == '.' || fstatat(dirfd(d), de->d_name, &st, 0) || !is_vma_object(&st, v))
+			continue;
+		/* (the task may have put another file at that fd since: checked again on what was opened) */
+		int fd = map_src_check(openat(dirfd(d), de->d_name, O_PATH | O_CLOEXEC), v);
+		if (fd >= 0)
+			return fd;
+	}
+	return -1;
 }
 
-int dump_map_src(pid_t pid, const struct proc_vma *v, char *src, size_t srcsz, struct cr_err *e)
+int dump_map_src(pid_t pid, const struct proc_vma *v, char *src, size_t srcsz, int *fd, struct cr_err *e)
 {
 	struct stat st;
+	*fd = -1;
 	snprintf(src, srcsz, "/proc/%d/map_files/%llx-%llx", pid, (unsigned long long)v->start,
 		 (unsigned long long)v->end);
 	if (!stat(src, &st) || (errno != EPERM && errno != EACCES))
 		return 0; /* (any other failure: the caller's open or stat says it) */
 	/* the file by its name in the process's root, if that is the one mapped (not deleted, not renamed
-	 * over) */
+	 * over), else an fd of the process on it: opened once, checked and used through that fd */
 	const char *nm = v->name ? v->name : "";
-	if (nm[0] == '/' && !strstr(nm, " (deleted)")) {
-		snprintf(src, srcsz, "/proc/%d/root%s", pid, nm);
-		if (!stat(src, &st) && is_vma_object(&st, v))
-			return 0;
-	}
-	if (map_src_fd(pid, v, src, srcsz))
+	if (nm[0] == '/' && !strstr(nm, " (deleted)"))
+		*fd = map_src_check(map_src_root(pid, nm), v);
+	if (*fd < 0)
+		*fd = map_src_fd(pid, v);
+	if (*fd >= 0) {
+		snprintf(src, srcsz, "/proc/self/fd/%d", *fd);
 		return 0;
+	}
 	return cr_fail_errno(
 	    e, EPERM,
 	    "task %d: mapping 0x%llx-0x%llx of %s: /proc/%d/map_files is closed to crshim (it "
 	    "needs CAP_CHECKPOINT_RESTORE in the host's user namespace) and the file is neither "
-	    "at that path nor an open fd of the task",
+	    "at that path in the task's root nor an open fd of the task",
 	    pid, (unsigned long long)v->start, (unsigned long long)v->end, nm[0] ? nm : "?", pid);
 }
 
@@ -416,7 +446,8 @@ int dump_map_src(pid_t pid, const struct proc_vma *v, char *src, size_t srcsz, s
 static int vma_shmem(struct mm_state *m, const struct proc_vma *v, VmaEntry *ve, struct cr_err *e)
 {
 	char path[PATH_MAX];
-	if (dump_map_src(m->c->pid, v, path, sizeof(path), e))
+	__cleanup_close int sfd = -1; /* (path may be /proc/self/fd/ of it) */
+	if (dump_map_src(m->c->pid, v, path, sizeof(path), &sfd, e))
 		return -1;
 	__cleanup_close int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -440,6 +471,7 @@ struct vmfile {
 	char *name; /* the maps name */
 	char *path; /* the link's target */
 	char *src;  /* where map_files is closed to crshim: the path it was opened through (dump_map_src) */
+	int src_fd; /* and the fd that path names (-1: none), open as long as the table */
 	struct stat st;
 };
 
@@ -468,6 +500,8 @@ void dump_mmtree_free(struct dump_mmtree *t)
 			free(f->name);
 			free(f->path);
 			free(f->src);
+			if (f->src_fd >= 0)
+				close(f->src_fd);
 			free(f);
 		}
 	free(t);
@@ -510,11 +544,12 @@ static int vmfile_get(struct dump_ctx *c, const struct proc_vma *v, const char *
 	if (!f)
 		return cr_fail_errno(e, ENOMEM, "out of memory");
 	char src[PATH_MAX];
-	if (dump_map_src(c->pid, v, src, sizeof(src), e)) {
+	__cleanup_close int sfd = -1;
+	if (dump_map_src(c->pid, v, src, sizeof(src), &sfd, e)) {
 		free(f);
 		return -1;
 	}
-	if (stat(src, &f->st)) {
+	if (sfd >= 0 ? fstat(sfd, &f->st) : stat(src, &f->st)) {
 		free(f);
 		return cr_fail_sys(e, "stat %s (%s)", src, path);
 	}
@@ -530,6 +565,7 @@ static int vmfile_get(struct dump_ctx *c, const struct proc_vma *v, const char *
 		free(f);
 		return cr_fail_errno(e, ENOMEM, "out of memory");
 	}
+	f->src_fd = steal_fd(sfd);
 	f->next = t->files[h];
 	t->files[h] = f;
 	*out = f;
@@ -629,7 +665,8 @@ static int vma_hugetlb_anon(struct dump_ctx *c, const struct proc_vma *v, VmaEnt
 		ve->kind = VMA_KIND__VMA_ANON_SHARED; /* vma_pages: vma_shmem names the object */
 		return 0;
 	}
-	if (dump_map_src(c->pid, v, name, sizeof(name), e))
+	__cleanup_close int sfd = -1;
+	if (dump_map_src(c->pid, v, name, sizeof(name), &sfd, e))
 		return -1;
 	if (statfs(name, &sf))
 		return cr_fail_sys(e, "statfs %s (hugetlb memory)", name);
