@@ -36,6 +36,7 @@ struct mi {
 	MntEntry e;
 	unsigned dev;
 	char *line; /* the storage of the strings */
+	char *opts; /* of e.sb_opts */
 	bool tmpfs; /* its files are saved (the first mount of a tmpfs/ramfs) */
 };
 
@@ -78,9 +79,12 @@ static uint64_t mnt_attr(char *opts)
 	return atime ? a : a | MOUNT_ATTR_STRICTATIME;
 }
 
-/* Id v as the filesystems show it in their options (the host's view: from the initial user namespace) in
- * crshim's own view, through crshim's map (/proc/self/uid_map, gid_map: to its parent, the host's for a
- * rootless crshim); unmapped: v as it is. */
+/* Id v as the filesystems show it in their options (tmpfs, devpts, hugetlbfs: the host's view, from the
+ * initial user namespace) in crshim's own view, through crshim's map (/proc/self/uid_map, gid_map, read by
+ * crshim itself: its ids to those of its parent user namespace); unmapped: v as it is. That parent is the
+ * host's for crshim in the host's user namespace (the identity) or in one a user made there (rootless);
+ * where crshim's user namespace is nested deeper, the map is to ids that are not the host's and v is
+ * looked up in it all the same (a wrong id, or v as it is: the restore's mount then says it). */
 static unsigned own_view(bool gid, unsigned v)
 {
 	__cleanup_fclose FILE *f = fopen(gid ? "/proc/self/gid_map" : "/proc/self/uid_map", "re");
@@ -91,38 +95,52 @@ static unsigned own_view(bool gid, unsigned v)
 	return v;
 }
 
-/* "uid=N"/"gid=N" of t in crshim's view, written back in place when it fits. */
-static void opt_ids(char *t)
+/* The id of option t ("uid=N", "gid=N", N decimal digits only) -> *v, *gid. */
+static bool opt_id(const char *t, unsigned *v, bool *gid)
 {
 	bool u = !strncmp(t, "uid=", 4), g = !strncmp(t, "gid=", 4);
-	unsigned v;
-	char buf[32];
-	if ((!u && !g) || sscanf(t + 4, "%u", &v) != 1)
-		return;
-	int l = snprintf(buf, sizeof(buf), "%u", own_view(g, v));
-	if (l > 0 && (size_t)l <= strlen(t + 4))
-		memcpy(t + 4, buf, (size_t)l + 1);
+	if ((!u && !g) || !t[4] || strspn(t + 4, "0123456789") != strlen(t + 4))
+		return false;
+	errno = 0;
+	unsigned long l = strtoul(t + 4, NULL, 10);
+	if (errno || l > 0xFFFFFFFFul)
+		return false;
+	*v = (unsigned)l, *gid = g;
+	return true;
 }
 
-/* super options: ro/rw apart, the rest as it is (ids in crshim's view) */
-static void sb_opts(struct mi *m, char *s)
+/* super options: ro/rw apart, the rest as it is, ids in crshim's view (a new string: an id there may have
+ * more digits than the host's) -> m->opts */
+static int sb_opts(struct mi *m, char *s, struct cr_err *e)
 {
-	char *w = s;
+	size_t len = 0;
+	char *out = NULL;
+	const char *sep = "";
+	FILE *f = open_memstream(&out, &len);
+	if (!f)
+		return cr_fail_sys(e, "mountinfo: the options of mount %s", m->e.mountpoint);
 	for (char *sv, *t = strtok_r(s, ",", &sv); t; t = strtok_r(NULL, ",", &sv)) {
+		unsigned v;
+		bool g;
 		if (!strcmp(t, "ro")) {
 			m->e.sb_ro = 1, m->e.has_sb_ro = 1;
 			continue;
 		}
 		if (!strcmp(t, "rw"))
 			continue;
-		opt_ids(t);
-		if (w != s)
-			*w++ = ',';
-		memmove(w, t, strlen(t));
-		w += strlen(t);
+		if (opt_id(t, &v, &g))
+			fprintf(f, "%s%cid=%u", sep, g ? 'g' : 'u', own_view(g, v));
+		else
+			fprintf(f, "%s%s", sep, t);
+		sep = ",";
 	}
-	*w = 0;
-	m->e.sb_opts = s;
+	if (fclose(f) || !out) {
+		free(out);
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	}
+	m->opts = out;
+	m->e.sb_opts = out;
+	return 0;
 }
 
 /* One line of mountinfo: ID PARENT MAJ:MIN ROOT MP OPTS [TAG...] - TYPE SOURCE SUPER */
@@ -157,8 +175,7 @@ static int parse_line(char *l, struct mi *m, struct cr_err *e)
 		return cr_fail_errno(e, EBADMSG, "mountinfo: no type of mount %s", f[4]);
 	ns_mnt_unescape(src);
 	m->e.fstype = type, m->e.source = src;
-	sb_opts(m, sup ? sup : type + strlen(type)); /* an empty string */
-	return 0;
+	return sb_opts(m, sup ? sup : type + strlen(type), e); /* (none: an empty string) */
 }
 
 /* In a child that enters the mount namespace of pid (setns: its root and cwd become the namespace's root,
@@ -231,6 +248,7 @@ static int read_mountinfo(int mifd, struct mi **out, size_t *n, struct cr_err *e
 		v[*n].line = l, l = NULL, cap = 0;
 		if (parse_line(v[*n].line, &v[*n], e)) {
 			free(v[*n].line);
+			free(v[*n].opts);
 			*out = v;
 			return -1;
 		}
@@ -244,7 +262,7 @@ static int read_mountinfo(int mifd, struct mi **out, size_t *n, struct cr_err *e
 static void free_mi(struct mi *v, size_t n)
 {
 	for (size_t i = 0; v && i < n; i++)
-		free(v[i].line);
+		free(v[i].line), free(v[i].opts);
 	free(v);
 }
 
