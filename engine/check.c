@@ -3,6 +3,7 @@
  * system is touched: clone3/set_tid is tested with our own PID (EEXIST) and one child with a free PID. */
 #define LOG_PREFIX "check: "
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
@@ -766,20 +767,49 @@ static int p_net_diag_raw(struct probe_ctx *c, struct feat_res *r)
 }
 
 /* CRIU's has_ipt_legacy (can iptables be used): the iptables network lock (--network-lock iptables) runs
- * iptables-restore and ip6tables-restore; the rules of the tree's network namespaces are saved as their
- * nftables rulesets, so iptables must be iptables-nft, whose rules are nftables rules (x_tables rules of
- * iptables-legacy are not saved). */
+ * iptables-restore and ip6tables-restore. The rules of the tree's network namespaces are saved as their
+ * nftables rulesets (iptables-nft's rules are nftables rules) and, when they have x_tables of
+ * iptables-legacy, by iptables-legacy-save / ip6tables-legacy-save (restored by their -restore): yes when the
+ * lock's tools are there and either iptables is iptables-nft or the four legacy tools are in PATH. */
+static bool in_path(const char *tool)
+{
+	const char *path = getenv("PATH");
+	char p[PATH_MAX];
+	for (const char *s = path ? path : "/usr/sbin:/usr/bin:/sbin:/bin"; *s;) {
+		size_t n = strcspn(s, ":");
+		if (n && snprintf(p, sizeof(p), "%.*s/%s", (int)n, s, tool) < (int)sizeof(p) &&
+		    !access(p, X_OK))
+			return true;
+		s += n + (s[n] == ':');
+	}
+	return false;
+}
+
 static int p_ipt(struct probe_ctx *c, struct feat_res *r)
 {
 	(void)c;
+	static const char *const legacy[] = {"iptables-legacy-save", "iptables-legacy-restore",
+					     "ip6tables-legacy-save", "ip6tables-legacy-restore"};
 	const char *v4 = tcp_ipt_path(false), *v6 = tcp_ipt_path(true);
 	if (!v4 || !v6)
 		return res(r, 0, "no %s (install iptables)", v4 ? "ip6tables-restore" : "iptables-restore");
 	__cleanup_free char *real = realpath(v4, NULL);
 	const char *base = real ? strrchr(real, '/') : NULL;
-	if (!base || !strstr(base, "nft"))
-		return res(r, 0, "%s is not iptables-nft: the rules of iptables-legacy are not saved", v4);
-	return res(r, 1, "%s (iptables-nft): the iptables network lock; its rules are nftables rules, saved",
+	bool nft = base && strstr(base, "nft");
+	for (size_t i = 0; i < sizeof(legacy) / sizeof(legacy[0]); i++) {
+		if (in_path(legacy[i]))
+			continue;
+		if (!nft)
+			return res(r, 0,
+				   "%s is iptables-legacy and %s is missing: its rules would not be saved",
+				   v4, legacy[i]);
+		return res(
+		    r, 1,
+		    "%s (iptables-nft): the iptables network lock; its rules are nftables rules, saved (no "
+		    "%s: iptables-legacy tables are refused at dump)",
+		    v4, legacy[i]);
+	}
+	return res(r, 1, "%s: the iptables network lock; nftables rulesets and iptables-legacy tables saved",
 		   v4);
 }
 

@@ -1,10 +1,10 @@
-/* Per-namespace network sysctls and the nftables ruleset of the tree's network namespace (net.img). Both
- * run with crshim inside the namespace: /proc/sys/net shows the opener's network namespace, and nft talks
- * netlink in the namespace it runs in. The interface settings (net.ipv4.conf.*, net.ipv6.conf.*: every
- * writable one of "all", "default" and each link) go in the order the kernel needs: "all" first (writing
- * all.forwarding, all.disable_ipv6 sets default's and every link's too), then "default" (IPv4: copied to the
- * links that never had theirs written; both: new links start with it), both before the links are made;
- * each link's own once it is made, its IPv6 MTU once it is up. */
+/* Per-namespace network sysctls, the nftables ruleset and the iptables-legacy tables of the tree's network
+ * namespace (net.img). All run with crshim inside the namespace: /proc/sys/net shows the opener's network
+ * namespace, and nft and ip(6)tables-legacy-save/-restore talk to the namespace they run in. The interface
+ * settings (net.ipv4.conf.*, net.ipv6.conf.*: every writable one of "all", "default" and each link) go in the
+ * order the kernel needs: "all" first (writing all.forwarding, all.disable_ipv6 sets default's and every
+ * link's too), then "default" (IPv4: copied to the links that never had theirs written; both: new links start
+ * with it), both before the links are made; each link's own once it is made, its IPv6 MTU once it is up. */
 #include <dirent.h>
 #define LOG_PREFIX "ns-net: "
 #include <errno.h>
@@ -185,8 +185,9 @@ int ns_net_sysctl_restore(const NetEntry *ne, int phase, struct cr_err *e)
 	return 0;
 }
 
-/* Run nft ARGS with in (may be -1) as stdin; its stdout into *out (NULL: discarded). */
-static int run_nft(const char *const argv[], int in, char **out, struct cr_err *e)
+/* Run argv[0] (found in PATH; pkg: the package that has it) with in (may be -1) as stdin; its stdout into
+ * *out (NULL: discarded). */
+static int run_prog(const char *const argv[], const char *pkg, int in, char **out, struct cr_err *e)
 {
 	__cleanup_close int o = memfd_create("crshim-nft-out", MFD_CLOEXEC);
 	__cleanup_close int err = memfd_create("crshim-nft-err", MFD_CLOEXEC);
@@ -202,10 +203,10 @@ static int run_nft(const char *const argv[], int in, char **out, struct cr_err *
 		posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
 	posix_spawn_file_actions_adddup2(&fa, o, 1);
 	posix_spawn_file_actions_adddup2(&fa, err, 2);
-	rc = posix_spawnp(&pid, "nft", &fa, NULL, (char *const *)argv, environ);
+	rc = posix_spawnp(&pid, argv[0], &fa, NULL, (char *const *)argv, environ);
 	posix_spawn_file_actions_destroy(&fa);
 	if (rc)
-		return cr_fail_errno(e, rc, "run nft (install nftables)");
+		return cr_fail_errno(e, rc, "run %s (install %s)", argv[0], pkg);
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;
 	if (!WIFEXITED(st) || WEXITSTATUS(st)) {
@@ -215,18 +216,18 @@ static int run_nft(const char *const argv[], int in, char **out, struct cr_err *
 		char *nl = strchr(msg, '\n');
 		if (nl)
 			*nl = '\0';
-		return cr_fail_errno(e, EIO, "nft %s: %s", argv[1], msg);
+		return cr_fail_errno(e, EIO, "%s %s: %s", argv[0], argv[1] ? argv[1] : "", msg);
 	}
 	if (!out)
 		return 0;
 	struct stat sb;
 	if (fstat(o, &sb))
-		return cr_fail_sys(e, "nft output");
+		return cr_fail_sys(e, "%s output", argv[0]);
 	*out = calloc(1, (size_t)sb.st_size + 1);
 	if (!*out)
 		return cr_fail_errno(e, ENOMEM, "out of memory");
 	if (pread(o, *out, (size_t)sb.st_size, 0) != sb.st_size)
-		return cr_fail_sys(e, "read nft output");
+		return cr_fail_sys(e, "read %s output", argv[0]);
 	return 0;
 }
 
@@ -273,7 +274,7 @@ int ns_nft_dump(char **out, struct cr_err *e)
 	*out = NULL;
 	if (nft_tables() == 0)
 		return 0;
-	if (run_nft(argv, -1, &js, e))
+	if (run_prog(argv, "nftables", -1, &js, e))
 		return -1;
 	if (!strstr(js, "\"table\"")) {
 		free(js);
@@ -296,8 +297,80 @@ int ns_nft_restore(const char *js, struct cr_err *e)
 	size_t len = strlen(js);
 	if (in < 0 || write(in, js, len) != (ssize_t)len || lseek(in, 0, SEEK_SET))
 		return cr_fail_sys(e, "nft input");
-	if (run_nft(argv, in, NULL, e))
+	if (run_prog(argv, "nftables", in, NULL, e))
 		return cr_wrap(e, "restore the nftables ruleset");
 	pr_info("nftables ruleset restored (%zu bytes of JSON)\n", len);
+	return 0;
+}
+
+/* The legacy x_tables of iptables (v6: ip6tables): /proc/net/ip_tables_names lists the tables the current
+ * network namespace has (the file is missing when the module is not loaded: none). */
+static const struct {
+	const char *names, *save, *restore;
+} ipt_fam[2] = {
+    {"/proc/thread-self/net/ip_tables_names", "iptables-legacy-save", "iptables-legacy-restore"},
+    {"/proc/thread-self/net/ip6_tables_names", "ip6tables-legacy-save", "ip6tables-legacy-restore"},
+};
+
+/* The names of the legacy tables in the namespace, space separated, into buf ("" when none). */
+static int ipt_tables(int v6, char *buf, size_t len, struct cr_err *e)
+{
+	__cleanup_fclose FILE *f = fopen(ipt_fam[v6].names, "re");
+	char line[64];
+	size_t n = 0;
+	buf[0] = '\0';
+	if (!f)
+		return errno == ENOENT ? 0 : cr_fail_sys(e, "%s", ipt_fam[v6].names);
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		int w = snprintf(buf + n, len - n, "%s%s", n ? " " : "", line);
+		if (w < 0 || (size_t)w >= len - n)
+			break;
+		n += (size_t)w;
+	}
+	return 0;
+}
+
+/* iptables-legacy-save and ip6tables-legacy-save of the namespace (net:[ino]), when it has legacy tables:
+ * into ne->ipt, ne->ip6t. Without them no tool is needed. */
+int ns_ipt_dump(NetEntry *ne, unsigned long long ino, struct cr_err *e)
+{
+	for (int v6 = 0; v6 < 2; v6++) {
+		const char *argv[] = {ipt_fam[v6].save, NULL};
+		char **out = v6 ? &ne->ip6t : &ne->ipt;
+		char names[256];
+		if (ipt_tables(v6, names, sizeof(names), e))
+			return -1;
+		if (!names[0])
+			continue;
+		if (run_prog(argv, "iptables", -1, out, e))
+			return cr_wrap(e, "network namespace net:[%llu] has iptables-legacy tables (%s)", ino,
+				       names);
+		if (strstr(*out, "CRSHIM_"))
+			return cr_fail(
+			    e,
+			    "not supported yet: a crshim network lock chain in the iptables-legacy "
+			    "tables of network namespace net:[%llu]",
+			    ino);
+		pr_info("%s: tables %s, %zu bytes\n", argv[0], names, strlen(*out));
+	}
+	return 0;
+}
+
+int ns_ipt_restore(const NetEntry *ne, struct cr_err *e)
+{
+	for (int v6 = 0; v6 < 2; v6++) {
+		const char *text = v6 ? ne->ip6t : ne->ipt;
+		const char *argv[] = {ipt_fam[v6].restore, "-w", NULL};
+		if (!text)
+			continue;
+		__cleanup_close int in = memfd_create("crshim-ipt-in", MFD_CLOEXEC);
+		size_t len = strlen(text);
+		if (in < 0 || write(in, text, len) != (ssize_t)len || lseek(in, 0, SEEK_SET))
+			return cr_fail_sys(e, "%s input", argv[0]);
+		if (run_prog(argv, "iptables", in, NULL, e))
+			return cr_wrap(e, "restore the iptables-legacy tables");
+		pr_info("%s: %zu bytes restored\n", argv[0], len);
+	}
 	return 0;
 }

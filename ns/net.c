@@ -491,7 +491,8 @@ static int read_all(void *arg, struct cr_err *e)
 	for (struct nl_object *o = nl_cache_get_first(rules); o; o = nl_cache_get_next(o))
 		if (dump_rule(d, (struct rtnl_rule *)o, e))
 			return -1;
-	return ns_net_sysctl_dump(d->ne, e) || ns_nft_dump(&d->ne->nft, e);
+	return ns_net_sysctl_dump(d->ne, e) || ns_nft_dump(&d->ne->nft, e) ||
+	       ns_ipt_dump(d->ne, (unsigned long long)d->s->ino[d->id], e);
 }
 
 /* Link l of the namespace crshim is in (d: the tree's namespaces as it sees them) is one an --external option
@@ -572,9 +573,10 @@ int ns_net_dump(const struct ns_dump_args *a, const struct ns_net_set *s, int id
 	int ret = ns_run_in_fd(s->fd[id], NS_NET, read_all, &d, e);
 	if (!ret) {
 		pr_info("network namespace net:[%llu]: %zu links, %zu addresses, %zu routes, %zu rules, %zu "
-			"sysctls%s\n",
+			"sysctls%s%s\n",
 			(unsigned long long)s->ino[id], d.ne->n_links, d.ne->n_addrs, d.ne->n_routes,
-			d.ne->n_rules, d.ne->n_sysctls, d.ne->nft ? ", an nftables ruleset" : "");
+			d.ne->n_rules, d.ne->n_sysctls, d.ne->nft ? ", an nftables ruleset" : "",
+			d.ne->ipt || d.ne->ip6t ? ", iptables-legacy tables" : "");
 		ret = img_write_one(a->dirfd, k, id, &d.ne->base, e) || a->created(a->created_arg, k, id, e);
 	}
 	protobuf_c_message_free_unpacked(&d.ne->base, NULL); /* all of it from malloc */
@@ -1270,6 +1272,8 @@ int ns_net_fill(struct ns_rst *r, const NetEntry *ne, uint32_t id, struct cr_err
 		if (make_rule(sk, ne->rules[i], e))
 			return -1;
 	if (ne->nft && ns_nft_restore(ne->nft, e))
+		return -1;
+	if (ns_ipt_restore(ne, e))
 		return -1;
 	pr_info("network namespace %u made: %zu links, %zu addresses, %zu routes, %zu rules\n", id,
 		ne->n_links, ne->n_addrs, ne->n_routes, ne->n_rules);

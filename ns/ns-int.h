@@ -169,6 +169,8 @@ enum { NS_SYSCTL_DFLT, NS_SYSCTL_LINKS, NS_SYSCTL_UP };
 int ns_net_sysctl_restore(const NetEntry *ne, int phase, struct cr_err *e);
 int ns_nft_dump(char **out, struct cr_err *e);
 int ns_nft_restore(const char *js, struct cr_err *e);
+int ns_ipt_dump(NetEntry *ne, unsigned long long ino, struct cr_err *e);
+int ns_ipt_restore(const NetEntry *ne, struct cr_err *e);
 
 /* userns.c: a tree born in its user namespace (ns_rst_user_born): the ids of its mount options made the
  * namespace's (they were crshim's view), or one line for one it does not map. */
