@@ -231,6 +231,16 @@ static int run_prog(const char *const argv[], const char *pkg, int in, char **ou
 	return 0;
 }
 
+/* run_prog with text as stdin, its stdout discarded. */
+static int run_prog_text(const char *const argv[], const char *pkg, const char *text, struct cr_err *e)
+{
+	__cleanup_close int in = memfd_create("crshim-tool-in", MFD_CLOEXEC);
+	size_t len = strlen(text);
+	if (in < 0 || write(in, text, len) != (ssize_t)len || lseek(in, 0, SEEK_SET))
+		return cr_fail_sys(e, "%s input", argv[0]);
+	return run_prog(argv, pkg, in, NULL, e);
+}
+
 /* How many nftables tables the current network namespace has, asked through nfnetlink (-1: could not ask).
  * Most containers have none: then nft (tens of milliseconds to start) need not run. */
 static int nft_tables(void)
@@ -293,13 +303,9 @@ int ns_nft_dump(char **out, struct cr_err *e)
 int ns_nft_restore(const char *js, struct cr_err *e)
 {
 	static const char *const argv[] = {"nft", "-j", "-f", "-", NULL};
-	__cleanup_close int in = memfd_create("crshim-nft-in", MFD_CLOEXEC);
-	size_t len = strlen(js);
-	if (in < 0 || write(in, js, len) != (ssize_t)len || lseek(in, 0, SEEK_SET))
-		return cr_fail_sys(e, "nft input");
-	if (run_prog(argv, "nftables", in, NULL, e))
+	if (run_prog_text(argv, "nftables", js, e))
 		return cr_wrap(e, "restore the nftables ruleset");
-	pr_info("nftables ruleset restored (%zu bytes of JSON)\n", len);
+	pr_info("nftables ruleset restored (%zu bytes of JSON)\n", strlen(js));
 	return 0;
 }
 
@@ -364,13 +370,9 @@ int ns_ipt_restore(const NetEntry *ne, struct cr_err *e)
 		const char *argv[] = {ipt_fam[v6].restore, "-w", NULL};
 		if (!text)
 			continue;
-		__cleanup_close int in = memfd_create("crshim-ipt-in", MFD_CLOEXEC);
-		size_t len = strlen(text);
-		if (in < 0 || write(in, text, len) != (ssize_t)len || lseek(in, 0, SEEK_SET))
-			return cr_fail_sys(e, "%s input", argv[0]);
-		if (run_prog(argv, "iptables", in, NULL, e))
+		if (run_prog_text(argv, "iptables", text, e))
 			return cr_wrap(e, "restore the iptables-legacy tables");
-		pr_info("%s: %zu bytes restored\n", argv[0], len);
+		pr_info("%s: %zu bytes restored\n", argv[0], strlen(text));
 	}
 	return 0;
 }
