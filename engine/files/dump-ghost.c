@@ -512,11 +512,13 @@ static bool path_under(const char *path, const char *dir)
 	return !strncmp(path, dir, l) && (path[l] == '/' || !path[l]);
 }
 
-/* The mounts over g's directory (gdir) or above it that its own mount f (as c's process sees them) is not
- * under: g->over. 0; 1 if f is not in that table (its mount gone) or one of them is stacked on the mount
- * point of f or of a mount f is under (the restore steps beneath a mount, not between two); -1 (e). */
-static int over_of(const struct mi_mnt *v, size_t n, uint64_t f, const char *gdir, GhostFileEntry *g,
-		   struct cr_err *e)
+/* The mounts over g's directory (gdir, below the root of c's process) or above it that its own mount f (as
+ * c's process sees them: its mountinfo's mount points are below its root) is not under: g->over, each with
+ * root (that root in g->path's frame, crshim's: "" for "/") before it, as g->path has it. 0; 1 if f is not
+ * in that table (its mount gone) or one of them is stacked on the mount point of f or of a mount f is under
+ * (the restore steps beneath a mount, not between two); -1 (e). */
+static int over_of(const struct mi_mnt *v, size_t n, uint64_t f, const char *gdir, const char *root,
+		   GhostFileEntry *g, struct cr_err *e)
 {
 	if (!mi_find(v, n, f))
 		return 1;
@@ -527,24 +529,27 @@ static int over_of(const struct mi_mnt *v, size_t n, uint64_t f, const char *gdi
 			if (mi_above(v, n, f, v[k].id) && !strcmp(v[k].mp, v[i].mp))
 				return 1;
 		char **no = realloc(g->over, (g->n_over + 1) * sizeof(*no));
+		size_t len = strlen(root) + strlen(v[i].mp) + 1;
 		if (no)
 			g->over = no;
-		if (!no || !(g->over[g->n_over] = strdup(v[i].mp)))
+		if (!no || !(g->over[g->n_over] = malloc(len)))
 			return cr_fail_errno(e, ENOMEM, "out of memory");
+		snprintf(g->over[g->n_over], len, "%s%s", root,
+			 *root && !strcmp(v[i].mp, "/") ? "" : v[i].mp);
 		g->n_over++;
 	}
 	return g->n_over ? 0 : 1;
 }
 
-static int ghost_over(const struct dump_ctx *c, uint64_t f, const char *gdir, GhostFileEntry *g,
-		      struct cr_err *e)
+static int ghost_over(const struct dump_ctx *c, uint64_t f, const char *gdir, const char *root,
+		      GhostFileEntry *g, struct cr_err *e)
 {
 	__cleanup_free char *mi = NULL;
 	size_t n;
 	if (proc_read(c->pid, "mountinfo", &mi, NULL, e))
 		return -1;
 	struct mi_mnt *v = mi_mounts(mi, &n);
-	int r = over_of(v, n, f, gdir, g, e);
+	int r = over_of(v, n, f, gdir, root, g, e);
 	free(v);
 	return r;
 }
@@ -568,11 +573,22 @@ static int hidden_over(const struct dump_ctx *c, const char *src, const struct s
 	    c->tree && c->mnt_ino && (c->mnt_ino != c->tree[0].mnt_ino || c->mnt_dev != c->tree[0].mnt_dev);
 	if (other_ns || name[0] != '/' || l <= suf || l - suf >= sizeof(p))
 		return 0;
+	/* name is in crshim's frame (its /proc link read by crshim), the process's root too (fs-PID.img
+	 * root); below a chroot's, its mountinfo's mount points are below that root: name is looked up there
+	 */
+	__cleanup_free char *rp = NULL;
+	struct cr_err re = {0};
+	if (proc_readlink(c->pid, "root", &rp, &re))
+		return 0;
+	size_t rl = strcmp(rp, "/") ? strlen(rp) : 0;
+	if (strncmp(name, rp, rl) || name[rl] != '/' || l - suf <= rl)
+		return 0;
+	rp[rl] = '\0';
 	snprintf(root, sizeof(root), "/proc/%d/root", (int)c->pid);
 	__cleanup_close int rfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC), dfd = -1;
 	if (rfd < 0)
 		return 0;
-	snprintf(p, sizeof(p), "%.*s", (int)(l - suf), name);
+	snprintf(p, sizeof(p), "%.*s", (int)(l - suf - rl), name + rl);
 	do {
 		s = strrchr(p, '/');
 		if (!s)
@@ -588,11 +604,11 @@ static int hidden_over(const struct dump_ctx *c, const char *src, const struct s
 	    dx.stx_mnt_id == fx.stx_mnt_id)
 		return 0;
 	char gdir[PATH_MAX];
-	snprintf(gdir, sizeof(gdir), "%s", g->path);
+	snprintf(gdir, sizeof(gdir), "%s", strlen(g->path) > rl ? g->path + rl : "/");
 	s = strrchr(gdir, '/');
 	if (s)
 		s[s == gdir ? 1 : 0] = '\0';
-	int r = mnt && s ? ghost_over(c, fx.stx_mnt_id, gdir, g, e) : 1;
+	int r = mnt && s ? ghost_over(c, fx.stx_mnt_id, gdir, rp, g, e) : 1;
 	if (r <= 0) {
 		for (size_t i = 0; !r && i < g->n_over; i++)
 			pr_info("%s: ghost %s is under the mount on %s: made beneath it\n", what, g->path,
