@@ -453,6 +453,38 @@ static int create_ghost_dir(const GhostFileEntry *g, struct rst_ghost *rg, const
 	return 0;
 }
 
+/* Is p a path of names: no "." or ".." part, no empty one ("//", a trailing "/"), abs: starting with "/"?
+ * (The dump writes the kernel's names of the files, which have none; a ghost's path with a ".." would lead
+ * the restore out of the directory it names.) */
+static bool plain_path(const char *p, bool abs)
+{
+	if (!*p || (abs && *p != '/'))
+		return false;
+	for (p += *p == '/'; *p; p += *p == '/') {
+		size_t l = strcspn(p, "/");
+		if (!l || (p[0] == '.' && (l == 1 || (l == 2 && p[1] == '.'))) || (p[l] == '/' && !p[l + 1]))
+			return false;
+		p += l;
+	}
+	return true;
+}
+
+/* g's path and the mounts over it (g->over) are plain paths (plain_path): 0, else -1 (e, one line) */
+static int ghost_paths_ok(const GhostFileEntry *g, struct cr_err *e)
+{
+	if (!plain_path(g->path, false))
+		return cr_fail_errno(e, EBADMSG, "ghost %u: its path %s has a \".\", \"..\" or empty part",
+				     g->id, g->path);
+	for (size_t i = 0; i < g->n_over; i++)
+		if (!g->over[i] || !plain_path(g->over[i], true) || g->path[0] != '/')
+			return cr_fail_errno(
+			    e, EBADMSG,
+			    "ghost %u (%s): the mount over it on %s is not an absolute path without a "
+			    "\".\", \"..\" or empty part",
+			    g->id, g->path, g->over[i] ? g->over[i] : "?");
+	return 0;
+}
+
 /* dir x's entry c, a mount point another mount covers: that directory itself, on x's mount (a clone of that
  * mount shows it: opened again there by its handle, with x as the mount). -1 with errno. */
 static int step_beneath(int x, const char *c)
@@ -480,7 +512,10 @@ static bool listed(char **v, size_t n, const char *s)
 /* The deepest directory of g's path there is, looked up from the root as its process would, but beneath each
  * mount it meets at one of g->over (the mounts over it since: step_beneath), so on g's own mount: fd, and
  * *rest the part of g's path below it (its last part, more if directories of it were removed too); -1 (e). In
- * the mount namespace of PID (root /proc/PID/root, else crshim's), where that mount may be cloned. */
+ * the mount namespace of PID (root /proc/PID/root, else crshim's), where that mount may be cloned. From that
+ * namespace's root (crshim's, else), not the process's: g's path and g->over are in that frame, as crshim
+ * read its /proc links at dump, and as fs-PID.img has the root that a chrooted process gets later
+ * (dump-ghost.c ghost_over; zdtm ghost_mnt_overmount_chroot). */
 static int beneath_over(const GhostFileEntry *g, const char *root, const char **rest, struct cr_err *e)
 {
 	int pid = 0, self = -1, cwd = -1, x = -1;
@@ -532,6 +567,8 @@ static int create_over(const GhostFileEntry *g, struct rst_ghost *rg, const char
 		       struct cr_err *e)
 {
 	const char *rest;
+	if (ghost_paths_ok(g, e))
+		return -1;
 	if (!g->n_over)
 		return S_ISDIR(g->mode) ? create_ghost_dir(g, rg, root, keep, e)
 					: create_ghost(g, rg, root, keep, e);
@@ -576,6 +613,8 @@ static int make_ghost(ProtobufCMessage *m, void *arg, struct cr_err *e)
 	struct rst_ghost *rg = g->has_id ? find_ghost(t, g->id) : NULL;
 	int ret = 0;
 	if (!rg && g->path && g->has_id && g->has_size) {
+		if (ghost_paths_ok(g, e))
+			return cr_wrap(e, "ghost-%d.img", t->pid);
 		struct rst_ghost *ng = realloc(t->ghosts, (t->nr_ghosts + 1) * sizeof(*ng));
 		if (!ng)
 			return cr_fail_errno(e, ENOMEM, "out of memory");
