@@ -1,9 +1,11 @@
 /* ghost_mnt_overmount with the test chrooted into a subdirectory r of its dir: an unlinked file held open (fd
- * 5) on a tmpfs A mounted on r/p/q, whose mount point a tmpfs B mounted on r/p covers since; then chroot("r").
- * Its ghost is made beneath B, on A, found from the process's root (r), not the mount namespace's
- * (restore-ghost.c beneath_over): after restore fd 5 is still that file, unlinked, with its data, size, mode
- * and offset; once B is unmounted, on A (the device and mount of p/q)
- * and p/q/f is still not there; no p nor p/q/f was made outside the root (CWD/p). */
+ * 5) on a tmpfs A mounted on r/p/q, whose mount point a tmpfs B mounted on r/p covers since; then
+ * chroot("r"). Its ghost is made beneath B, on A: the dump compares B's mount point as the test's mountinfo
+ * has it (/p, below its root) with the ghost's path below that root, and records it in the frame of the
+ * ghost's path (crshim's: CWD/r/p), which restore-ghost.c beneath_over walks. After restore fd 5 is still
+ * that file, unlinked, with its data, size, mode and offset; once B is unmounted, on A (the device and mount
+ * of p/q) and p/q/f is still not there; no p was made outside the root (CWD/p). Before, the dump refused it
+ * ("directory / is on another filesystem now"). */
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
