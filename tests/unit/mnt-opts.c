@@ -33,7 +33,8 @@ static int write_file(pid_t pid, const char *name, const char *s)
 static void child(const char *dir, int ready, int go)
 {
 	char c = 0;
-	if (unshare(CLONE_NEWUSER | CLONE_NEWNS) || write(ready, &c, 1) != 1 || read(go, &c, 1) != 1 || c != 1)
+	if (unshare(CLONE_NEWUSER | CLONE_NEWNS) || write(ready, &c, 1) != 1 || read(go, &c, 1) != 1 ||
+	    c != 1)
 		_exit(2);
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
 	    mount("t", dir, "tmpfs", 0, "size=64k,uid=100000,gid=100000,mode=711")) {
@@ -89,7 +90,8 @@ static void t_longer(void)
 	if (p > 0)
 		waitpid(p, &st, 0);
 	ok(WIFEXITED(st) && !WEXITSTATUS(st),
-	   "the tmpfs mounted with uid=100000,gid=100000 there has them in the table (exit %d: 0 ok, 6 wrong)",
+	   "the tmpfs mounted with uid=100000,gid=100000 there has them in the table (exit %d: 0 ok, 6 "
+	   "wrong)",
 	   WIFEXITED(st) ? WEXITSTATUS(st) : -1);
 	rmdir(dir);
 }

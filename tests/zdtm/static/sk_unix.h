@@ -420,4 +420,18 @@ static inline int sk_epoll_round(int a, int b, int ep, const char *before)
 	return fd;
 }
 
+/* sk_unix_sender_gone_*: a dgram client bound to name sends data to sa and is closed (its socket file, when
+ * name is a path, stays behind); fail()s. */
+static inline void sk_dgram_from(const char *name, const struct sockaddr_un *sa, socklen_t sal,
+				 const char *data)
+{
+	struct sockaddr_un a;
+	socklen_t al = sk_addr(name, &a);
+	int c = socket(AF_UNIX, SOCK_DGRAM, 0);
+	if (c < 0 || bind(c, (struct sockaddr *)&a, al) ||
+	    sendto(c, data, strlen(data), 0, (const struct sockaddr *)sa, sal) != (ssize_t)strlen(data))
+		fail("client %s", name);
+	close(c);
+}
+
 #endif

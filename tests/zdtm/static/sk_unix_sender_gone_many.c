@@ -21,17 +21,6 @@ enum {
 static char names[N][96];
 static ino_t kept[N];
 
-static void client(const char *name, const struct sockaddr_un *sa, socklen_t sal, const char *data)
-{
-	struct sockaddr_un a;
-	socklen_t al = sk_addr(name, &a);
-	int c = socket(AF_UNIX, SOCK_DGRAM, 0);
-	if (c < 0 || bind(c, (struct sockaddr *)&a, al) ||
-	    sendto(c, data, strlen(data), 0, (const struct sockaddr *)sa, sal) != (ssize_t)strlen(data))
-		fail("client %s", name);
-	close(c);
-}
-
 int main(int argc, char **argv)
 {
 	char dir[PATH_MAX], sn[64], gone[80], sub[80], data[16];
@@ -57,7 +46,7 @@ int main(int argc, char **argv)
 		snprintf(data, sizeof(data), "m%d", i);
 		if (i == N - 1 && unlink(names[i]) && errno != ENOENT)
 			fail("unlink %s", names[i]);
-		client(names[i], &sa[i % R], sal[i % R], data);
+		sk_dgram_from(names[i], &sa[i % R], sal[i % R], data);
 	}
 	for (int i = 0; i < N; i++) {
 		bool keep = i % 3 == 0 && i % 5 != 1 && i < N - 2;

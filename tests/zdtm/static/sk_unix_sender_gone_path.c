@@ -10,17 +10,6 @@
 
 enum { S = 60 };
 
-static void client(const char *name, const struct sockaddr_un *sa, socklen_t sal, const char *data)
-{
-	struct sockaddr_un a;
-	socklen_t al = sk_addr(name, &a);
-	int c = socket(AF_UNIX, SOCK_DGRAM, 0);
-	if (c < 0 || bind(c, (struct sockaddr *)&a, al) ||
-	    sendto(c, data, strlen(data), 0, (const struct sockaddr *)sa, sal) != (ssize_t)strlen(data))
-		fail("client %s", name);
-	close(c);
-}
-
 int main(int argc, char **argv)
 {
 	char dir[PATH_MAX], sn[64], an[128], bn[128];
@@ -36,8 +25,8 @@ int main(int argc, char **argv)
 	unlink(an);
 	unlink(bn);
 	socklen_t sal = sk_bound(S, SOCK_DGRAM, sn, 0, &sa);
-	client(an, &sa, sal, "one");
-	client(bn, &sa, sal, "two");
+	sk_dgram_from(an, &sa, sal, "one");
+	sk_dgram_from(bn, &sa, sal, "two");
 	if (unlink(bn) || lstat(an, &st0) || !S_ISSOCK(st0.st_mode))
 		fail("socket files");
 	test_daemon();
