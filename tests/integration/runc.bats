@@ -5,7 +5,7 @@
 
 load helpers
 
-COUNTER='i=0; while :; do i=$((i+1)); echo $i; echo $i > /tmp/rpc-cnt; sleep 0.1; done'
+COUNTER='i=0; while :; do i=$((i+1)); echo $i; echo $i > /tmp/rpc-cnt.new; mv /tmp/rpc-cnt.new /tmp/rpc-cnt; sleep 0.1; done'
 
 setup_file() {
 	need_root
@@ -31,12 +31,12 @@ teardown() {
 	done
 	runc delete -f "$ID" >/dev/null 2>&1
 	local p
-	for p in "${CATS[@]}"; do kill "$p" 2>/dev/null; done
+	for p in "${CATS[@]}"; do pkill -KILL -P "$p" 2>/dev/null; kill "$p" 2>/dev/null; done
 	[ -z "${NETNS:-}" ] || ip netns del "$NETNS" 2>/dev/null
 	[ -z "${VETH:-}" ] || ip link del "$VETH" 2>/dev/null
 	[ -z "${CGP:-}" ] || for h in /sys/fs/cgroup/*; do rmdir "$h$CGP" 2>/dev/null; done
 	[ -n "${KEEP_D:-}" ] || rm -rf "$D"
-	rm -f /tmp/rpc-cnt # would be written by a container restored without its mount tree
+	rm -f /tmp/rpc-cnt /tmp/rpc-cnt.new # would be written by a container restored without its mount tree
 }
 
 # Run "$@" (runc run/restore -d) with stdout a pipe, as a shell gives it: its reader appends to $D/out and is
@@ -258,6 +258,7 @@ gone() {
 	runc --criu "$CRSHIM" checkpoint --lazy-pages --page-server "127.0.0.1:$port" --image-path "$D/img" \
 		--work-path "$D/wk" "$ID" 2>"$D/ck.err" &
 	local ck=$!
+	CATS+=("$ck") # (a failed step: the teardown ends it and its crshim, which would hold bats' output)
 	for _ in $(seq 600); do
 		grep -q "lazy pages served" "$D/wk/dump.log" 2>/dev/null && break
 		sleep 0.05
@@ -268,6 +269,7 @@ gone() {
 	at=$(count_of "$B/rootfs/tmp/rpc-cnt")
 	"$CRSHIM" lazy-pages --page-server --address 127.0.0.1 --port "$port" -D "$D/img" -o "$D/lazy.log" -v4 &
 	local lp=$!
+	CATS+=("$lp")
 	piped runc --criu "$CRSHIM" restore -d --bundle "$B" --image-path "$D/img" --work-path "$D/wk2" \
 		--lazy-pages "$id2"
 	wait "$ck" || { cat "$D/ck.err" >&2; tail -5 "$D/wk/dump.log" >&2; false; }
