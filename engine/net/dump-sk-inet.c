@@ -7,6 +7,7 @@
 #include <netinet/ip.h>
 #include <netinet/tcp.h>
 #include <netinet/udp.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,6 +53,7 @@
 #include "files/fd-kind.h"
 #include "net/sk-inet.h"
 #include "net/sk-inet-queue.h"
+#include "ns.h"
 
 #ifndef SOL_UDP
 #define SOL_UDP 17
@@ -367,6 +369,34 @@ static bool opt_not_set(const struct sk_optdef *d, const uint8_t *v, socklen_t l
 	return x < 88;
 }
 
+struct fresh_req {
+	int family, type, proto, sk;
+};
+
+static int fresh_in(void *arg, struct cr_err *e)
+{
+	struct fresh_req *r = arg;
+	(void)e;
+	r->sk = socket(r->family, r->type | SOCK_CLOEXEC, r->proto);
+	return 0;
+}
+
+int sk_fresh(int cfd, int family, int type, int proto)
+{
+	int sk = socket(family, type | SOCK_CLOEXEC, proto);
+	if (sk >= 0 || (errno != EPERM && errno != EACCES))
+		return sk;
+	/* refused in crshim's network namespace (a raw or packet socket where crshim lacks CAP_NET_RAW over
+	 * it: rootless) but allowed in the socket's own, owned by crshim's user namespace */
+	int saved = errno;
+	__cleanup_close int ns = ioctl(cfd, SIOCGSKNS);
+	struct fresh_req r = {family, type, proto, -1};
+	struct cr_err e;
+	if (ns < 0 || ns_call(ns, CLONE_NEWNET, fresh_in, &r, &e) || r.sk < 0)
+		return errno = saved, -1;
+	return r.sk;
+}
+
 int dump_sk_opts(int cfd, int family, int type, int proto, bool est, SkOptEntry ***out, size_t *n,
 		 struct cr_err *e)
 {
@@ -376,7 +406,7 @@ int dump_sk_opts(int cfd, int family, int type, int proto, bool est, SkOptEntry 
 		return cr_fail_errno(e, ENOMEM, "out of memory");
 	*n = 0;
 	/* a fresh socket of the same kind says which values are the defaults */
-	__cleanup_close int fresh = socket(family, type | SOCK_CLOEXEC, proto);
+	__cleanup_close int fresh = sk_fresh(cfd, family, type, proto);
 	if (fresh < 0)
 		pr_info("fresh socket(%d, %d, %d): %s: every option is saved\n", family, type, proto,
 			strerror(errno));

@@ -152,7 +152,9 @@ int rst_pkt_rings_check(const PacketSkEntry *pe, struct cr_err *e);
 int rst_pkt_rings(int sk, const PacketSkEntry *pe, char *msg, size_t len);
 bool rst_pkt_ring_walks(const PacketSkEntry *pe);
 
-/* options (dump-sk-inet.c): the options of cfd that differ from a fresh socket(family, type, proto) */
+/* options (dump-sk-inet.c): the options of cfd that differ from a fresh socket(family, type, proto), made
+ * by sk_fresh (in cfd's network namespace where crshim's refuses it; -1 with errno where neither can) */
+int sk_fresh(int cfd, int family, int type, int proto);
 struct sk_optdef;
 int dump_sk_opts(int cfd, int family, int type, int proto, bool est, SkOptEntry ***out, size_t *n,
 		 struct cr_err *e);

@@ -57,7 +57,7 @@ static int opts(int cfd, int dom, int type, int proto, const struct nlpkt_opt *t
 	if (!list)
 		return cr_fail_errno(e, ENOMEM, "out of memory");
 	*n = 0;
-	int fresh = socket(dom, type | SOCK_CLOEXEC, proto);
+	int fresh = sk_fresh(cfd, dom, type, proto);
 	for (size_t i = 0; i < nt; i++) {
 		int v = 0, f = 0;
 		socklen_t l = sizeof(v), fl = sizeof(f);
