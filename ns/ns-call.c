@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -90,12 +91,19 @@ int ns_call(int target, int nstype, int (*fn)(void *arg, struct cr_err *e), void
 	return c.ret ? -1 : 0;
 }
 
-bool ns_pids_choosable(void)
+bool ns_self_owned(const char *kind)
 {
+	char p[64];
 	struct stat a, b;
-	__cleanup_close int pidns = open("/proc/self/ns/pid_for_children", O_RDONLY | O_CLOEXEC);
-	__cleanup_close int owner = pidns < 0 ? -1 : ioctl(pidns, NS_GET_USERNS);
+	snprintf(p, sizeof(p), "/proc/self/ns/%s", kind);
+	__cleanup_close int ns = open(p, O_RDONLY | O_CLOEXEC);
+	__cleanup_close int owner = ns < 0 ? -1 : ioctl(ns, NS_GET_USERNS);
 	/* (EPERM: the owner is outside crshim's user namespace) */
 	return owner >= 0 && !fstat(owner, &a) && !stat("/proc/self/ns/user", &b) && a.st_ino == b.st_ino &&
 	       a.st_dev == b.st_dev;
+}
+
+bool ns_pids_choosable(void)
+{
+	return ns_self_owned("pid_for_children");
 }

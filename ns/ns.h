@@ -90,6 +90,10 @@ int ns_call(int target, int nstype, int (*fn)(void *arg, struct cr_err *e), void
  * their PIDs there (clone3 set_tid, with CAP_CHECKPOINT_RESTORE there); not for a rootless crshim, whose PID
  * namespace is the host's. */
 bool ns_pids_choosable(void);
+/* Whether crshim's user namespace owns its own namespace of that kind ("pid", "net", ...: a name under
+ * /proc/self/ns), so that crshim may enter it again once it left it (setns needs CAP_SYS_ADMIN over its
+ * owner); not for a rootless crshim, whose PID, network, IPC and UTS namespaces are the host's. */
+bool ns_self_owned(const char *kind);
 /* The dumped tree was killed: the network devices of its namespace that have an end outside (veth) go now,
  * not whenever the kernel frees the namespace, so that a restore can make them again at once. */
 void ns_dump_killed(struct ns_dumped *d);

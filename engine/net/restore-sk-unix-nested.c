@@ -28,6 +28,7 @@
 #include "base/late-fds.h"
 #include "base/log.h"
 #include "base/proc.h"
+#include "ns.h"
 #include "base/scm.h"
 #include "restore.h"
 #include "net/sk-unix.h"
@@ -389,6 +390,53 @@ int rst_sk_unix_premake_root(const struct rst_task *t, char *msg, size_t len)
 	return usk_late ? premake(t, 0, usk_late_ch[1], msg, len) : 0;
 }
 
+struct make_at {
+	pid_t pid;
+	uint32_t pidns_levels;
+};
+
+/* The group usk_cur_grp made in the mount namespace of task at->pid (the PID namespace crshim's children are
+ * born in entered already, when at->pidns_levels). */
+static int make_here(void *arg, struct cr_err *e)
+{
+	const struct make_at *at = arg;
+	int self = -1, cwd = -1;
+	int ret = proc_mntns_enter(at->pid, &self, &cwd, e);
+	if (!ret) {
+		rst_sk_peercred_pidns(at->pidns_levels);
+		ret = usk_make_all(e);
+		rst_sk_peercred_pidns(0);
+	}
+	if (ret) /* the files it bound and the directories it made, while their paths are these */
+		usk_unlink_all_made();
+	struct cr_err later; /* the first failure is the one said */
+	if (proc_mntns_leave(self, cwd, ret ? &later : e))
+		ret = -1;
+	return ret;
+}
+
+/* A crshim that could not go back to its own PID namespace (one its user namespace does not own: rootless,
+ * crshim in the host's) makes the group by a child sharing its memory and fds (ns_call), which enters the
+ * tree's PID namespace in its place: crshim's own children stay in crshim's. Before, crshim entered it
+ * itself and failed to come back (EPERM). Its children in crshim's namespace (usk_fork_own: the binder of
+ * gone senders' names) cannot be made there: that part is left out, as where the kernel refuses it. */
+static int make_by_child(const struct make_at *at, struct cr_err *e)
+{
+	char p[64];
+	snprintf(p, sizeof(p), "/proc/%d/ns/pid", (int)at->pid);
+	pidns_tree = open(p, O_RDONLY | O_CLOEXEC);
+	pidns_own = open("/proc/self/ns/pid", O_RDONLY | O_CLOEXEC);
+	int ret = pidns_tree < 0 || pidns_own < 0
+		      ? cr_fail_sys(e, "open the PID namespace of task %d for its children", (int)at->pid)
+		      : ns_call(pidns_tree, CLONE_NEWPID, make_here, (void *)at, e);
+	if (pidns_tree >= 0)
+		close(pidns_tree);
+	if (pidns_own >= 0)
+		close(pidns_own);
+	pidns_tree = pidns_own = -1;
+	return ret;
+}
+
 /* The group usk_cur_grp made in the mount namespace of task pid (crshim's children, the SO_PEERCRED helpers,
  * in its PID namespace, pidns_levels deep: 0 crshim's). */
 static int make_in(const struct rst_task *ts, pid_t pid, uint32_t pidns_levels, struct cr_err *e)
@@ -397,21 +445,14 @@ static int make_in(const struct rst_task *ts, pid_t pid, uint32_t pidns_levels, 
 	 * leader is gone: rst_tree_plan); its processes kept their places */
 	for (size_t i = 0; i < usk_nsks; i++)
 		usk_sks[i].t = &ts[usk_sks[i].ti], usk_sks[i].ct = &ts[usk_sks[i].cti];
-	int self = -1, cwd = -1, pself = -1;
+	struct make_at at = {pid, pidns_levels};
+	if (pidns_levels && !ns_self_owned("pid"))
+		return make_by_child(&at, e);
+	int pself = -1;
 	/* (the PID namespace first: crshim's /proc is not there in the tree's mount namespace) */
-	int ret =
-	    (pidns_levels && pid_enter(pid, &pself, e)) || proc_mntns_enter(pid, &self, &cwd, e) ? -1 : 0;
-	if (!ret) {
-		rst_sk_peercred_pidns(pidns_levels);
-		ret = usk_make_all(e);
-		rst_sk_peercred_pidns(0);
-	}
-	if (ret) /* the files it bound and the directories it made, while their paths are these */
-		usk_unlink_all_made();
+	int ret = pidns_levels && pid_enter(pid, &pself, e) ? -1 : make_here(&at, e);
 	struct cr_err later; /* the first failure is the one said */
 	if (pself >= 0 && pid_leave(pself, ret ? &later : e))
-		ret = -1;
-	if (proc_mntns_leave(self, cwd, ret ? &later : e))
 		ret = -1;
 	return ret;
 }
