@@ -69,10 +69,10 @@ static int parse_fh(const char *line, struct fh *fh)
 	return 0;
 }
 
-/* An O_PATH open of the inode of the file handle, through the mount at mp of task pid (its root: a tree's
- * own mount tree is not crshim's; the link of the result then reads as the task sees it); -1 (errno) on
- * error. */
-static int open_handle(pid_t pid, const char *mp, const struct fh *fh)
+/* An open (flags: O_PATH, with O_DIRECTORY or not) of the inode of the file handle, through the mount at mp
+ * of task pid (its root: a tree's own mount tree is not crshim's; the link of the result then reads as the
+ * task sees it); -1 (errno) on error. */
+static int open_handle(pid_t pid, const char *mp, const struct fh *fh, int flags)
 {
 	char at[4200];
 	snprintf(at, sizeof(at), "/proc/%d/root%s", (int)pid, mp);
@@ -86,24 +86,119 @@ static int open_handle(pid_t pid, const char *mp, const struct fh *fh)
 	buf.h.handle_bytes = fh->bytes;
 	buf.h.handle_type = (int)fh->type;
 	memcpy(buf.h.f_handle, fh->h, fh->bytes);
-	int fd = open_by_handle_at(mfd, &buf.h, O_PATH | O_CLOEXEC);
+	int fd = open_by_handle_at(mfd, &buf.h, flags | O_CLOEXEC);
 	int saved = errno;
 	close(mfd);
 	errno = saved;
 	return fd;
 }
 
+#ifndef AT_HANDLE_FID /* Linux 6.5 */
+#define AT_HANDLE_FID 0x200
+#endif
+
+/* Whether name in dir (an empty name: dir) has the handle fh (as fdinfo shows it: a FID); true where no
+ * handle can be made of it (its inode number matched already). */
+static bool same_handle(int dir, const char *name, const struct fh *fh)
+{
+	struct {
+		struct file_handle h;
+		unsigned char b[128];
+	} buf;
+	int mnt;
+	for (int fl = AT_HANDLE_FID;; fl = 0) {
+		buf.h.handle_bytes = sizeof(buf.b);
+		if (!name_to_handle_at(dir, name, &buf.h, &mnt, fl | (*name ? 0 : AT_EMPTY_PATH)))
+			return buf.h.handle_type == (int)fh->type && buf.h.handle_bytes == fh->bytes &&
+			       !memcmp(buf.h.f_handle, fh->h, fh->bytes);
+		if (!fl || errno != EINVAL) /* (EINVAL: a kernel before AT_HANDLE_FID) */
+			return errno == EOPNOTSUPP;
+	}
+}
+
+/* A walk of mounts for an inode whose handle the kernel does not open for crshim (open_unprivileged): the
+ * mounts of its device in rounds of growing depth (the file a process watches is seldom deep below some
+ * mount, and is then found before a large one, /usr, is walked whole), entries looked at in all */
+struct walk {
+	int depth;
+	long budget;
+};
+#define WALK_MAX 500000
+static const int walk_depths[] = {2, 4, 8, 64};
+
+/* An O_PATH open of the entry of inode ino and handle fh below dir, on the mount mnt (no other mount
+ * crossed), depth levels deep at most; -1 if none. */
+static int find_below(int dir, uint64_t mnt, unsigned long ino, const struct fh *fh, int depth, long *budget)
+{
+	int dfd = openat(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	__cleanup_closedir DIR *d = dfd < 0 ? NULL : fdopendir(dfd);
+	if (!d) {
+		if (dfd >= 0)
+			close(dfd);
+		return -1;
+	}
+	struct dirent *de;
+	while ((de = readdir(d)) && --*budget > 0) {
+		struct statx sx;
+		const char *n = de->d_name;
+		bool maybe_dir = depth > 1 && (de->d_type == DT_DIR || de->d_type == DT_UNKNOWN);
+		if (!strcmp(n, ".") || !strcmp(n, "..") || (de->d_ino != ino && !maybe_dir) ||
+		    statx(dirfd(d), n, AT_SYMLINK_NOFOLLOW, STATX_INO | STATX_TYPE | STATX_MNT_ID, &sx) ||
+		    !(sx.stx_mask & STATX_MNT_ID) || sx.stx_mnt_id != mnt)
+			continue;
+		if (sx.stx_ino == ino && same_handle(dirfd(d), n, fh))
+			return openat(dirfd(d), n, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		if (!S_ISDIR(sx.stx_mode) || depth <= 1)
+			continue;
+		__cleanup_close int sub =
+		    openat(dirfd(d), n, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		int r = sub < 0 ? -1 : find_below(sub, mnt, ino, fh, depth - 1, budget);
+		if (r >= 0)
+			return r;
+	}
+	return -1;
+}
+
+/* The inode of handle fh opened through the mount at mp of task pid where the kernel refuses the handle to
+ * a crshim without CAP_DAC_READ_SEARCH over the host (one in a user namespace: rootless): it decodes only a
+ * directory's (O_DIRECTORY, where crshim's user namespace owns the filesystem or the mount's namespace);
+ * any other inode is looked for by a walk of that mount, w->depth deep (its inode number, then its handle,
+ * which name_to_handle_at gives without privilege). A removed file is not found so. */
+static int open_unprivileged(pid_t pid, const char *mp, unsigned long ino, const struct fh *fh,
+			     struct walk *w)
+{
+	int fd = open_handle(pid, mp, fh, O_PATH | O_DIRECTORY);
+	if (fd >= 0 || !w->depth)
+		return fd;
+	char at[4200];
+	struct statx sx;
+	snprintf(at, sizeof(at), "/proc/%d/root%s", (int)pid, mp);
+	__cleanup_close int top = open(at, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (top < 0 || statx(top, "", AT_EMPTY_PATH, STATX_INO | STATX_MNT_ID, &sx) ||
+	    !(sx.stx_mask & STATX_MNT_ID))
+		return -1;
+	if (sx.stx_ino == ino && same_handle(top, "", fh))
+		return openat(top, ".", O_PATH | O_CLOEXEC);
+	return find_below(top, sx.stx_mnt_id, ino, fh, w->depth, &w->budget);
+}
+
 /* The path of the inode of a file handle opened through the mount at mp of task pid, into *path: 1 if it
  * names inode ino again (from the task's root), 0 if not (or the handle does not open there), -1 on error.
- * A removed file: 1, *path its old name "PATH (deleted)", *gone the O_PATH open of it (for its ghost). */
+ * A removed file: 1, *path its old name "PATH (deleted)", *gone the O_PATH open of it (for its ghost).
+ * Where the kernel refuses the handle to crshim (EPERM), w->refused is set and the inode is looked for as
+ * w says (open_unprivileged). */
 static int path_through(pid_t pid, const char *mp, unsigned long ino, const struct fh *fh, char **path,
-			int *gone, struct cr_err *e)
+			int *gone, struct walk *w, struct cr_err *e)
 {
 	*path = NULL;
-	int fd = open_handle(pid, mp, fh);
+	int fd = open_handle(pid, mp, fh, O_PATH);
 	if (fd < 0 && errno == EPERM && !cr_has_cap(CAP_DAC_READ_SEARCH))
 		return cr_fail_errno(
 		    e, EPERM, "open the watched inode by its handle on %s needs CAP_DAC_READ_SEARCH", mp);
+	if (fd < 0 && errno == EPERM) {
+		w->budget = w->budget ? w->budget : WALK_MAX;
+		fd = open_unprivileged(pid, mp, ino, fh, w);
+	}
 	if (fd < 0)
 		return 0;
 	char name[32], at[4200];
@@ -122,35 +217,60 @@ static int path_through(pid_t pid, const char *mp, unsigned long ino, const stru
 	return !lstat(at, &st) && st.st_ino == ino;
 }
 
-/* The path, as task pid sees it (mi: its mountinfo), of the inode ino of a file handle on device sdev:
- * opened through each mount of the device in turn (a bind of a subdirectory shows only what is below it)
- * until the path names that inode again. */
-static char *handle_path(pid_t pid, const char *mi, unsigned sdev, unsigned long ino, const struct fh *fh,
-			 int *gone, struct cr_err *e)
+/* One round of handle_path: 1 (*found set), 0 (*first: the first path seen that named another inode),
+ * -1 */
+static int handle_round(pid_t pid, const char *mi, unsigned sdev, unsigned long ino, const struct fh *fh,
+			int *gone, struct walk *w, char **found, char **first, struct cr_err *e)
 {
-	char *first = NULL, *mp, *path;
+	char *mp, *path;
 	for (int nth = 0; (mp = mount_point_nth(mi, sdev, -1, nth)); nth++) {
-		int r = path_through(pid, mp, ino, fh, &path, gone, e);
+		int r = path_through(pid, mp, ino, fh, &path, gone, w, e);
 		free(mp);
 		if (r) {
-			free(first);
-			return r > 0 ? path : NULL;
+			*found = r > 0 ? path : NULL;
+			return r;
 		}
-		if (!first)
-			first = path;
+		if (!*first)
+			*first = path;
 		else
 			free(path);
 	}
+	return 0;
+}
+
+/* The path, as task pid sees it (mi: its mountinfo), of the inode ino of a file handle on device sdev:
+ * opened through each mount of the device in turn (a bind of a subdirectory shows only what is below it)
+ * until the path names that inode again; where the kernel opens no handle for crshim, found by walks of
+ * those mounts, ever deeper (walk_depths). */
+static char *handle_path(pid_t pid, const char *mi, unsigned sdev, unsigned long ino, const struct fh *fh,
+			 int *gone, struct cr_err *e)
+{
+	__cleanup_free char *first = NULL;
+	char *found = NULL;
+	struct walk w = {0, 0};
+	int r = handle_round(pid, mi, sdev, ino, fh, gone, &w, &found, &first, e);
+	for (size_t k = 0; !r && w.budget > 0 && k < sizeof(walk_depths) / sizeof(walk_depths[0]); k++) {
+		w.depth = walk_depths[k];
+		r = handle_round(pid, mi, sdev, ino, fh, gone, &w, &found, &first, e);
+	}
+	if (r)
+		return r > 0 ? found : NULL;
 	if (first)
 		cr_fail_errno(e, ENOENT,
 			      "the watched inode %lu (seen as %s) has no path from the task's root", ino,
 			      first);
+	else if (w.budget)
+		cr_fail_errno(
+		    e, ENOENT,
+		    "the watched inode %lu (device %u:%u) is not found below the mounts of its "
+		    "device (the kernel opens its handle with CAP_DAC_READ_SEARCH over the host only; "
+		    "%ld entries looked at; a removed file is not found so)",
+		    ino, sdev >> 20, sdev & 0xfffff, WALK_MAX - (w.budget > 0 ? w.budget : 0));
 	else
 		cr_fail_errno(e, ENOTSUP,
 			      "not supported yet: the watched inode is on a filesystem (device %u:%u) its "
 			      "task's mount namespace does not show (another process's may)",
 			      sdev >> 20, sdev & 0xfffff);
-	free(first);
 	return NULL;
 }
 
