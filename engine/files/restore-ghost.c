@@ -173,12 +173,13 @@ static int reserve_ghost(const GhostFileEntry *g, struct rst_ghost *rg, struct c
 
 /* A detached copy of the mount of path's directory, rooted there and made writable (a read-only mount of a
  * writable filesystem, CRIU's ghost_on_rofs); *name: path's last part. -1 with errno EROFS if there is none.
- * root: "" or /proc/PID/root (path starts with it), whose mount namespace crshim enters for it (a mount is
- * copied only there). */
-static int rw_copy(const char *root, const char *path, const char **name)
+ * path starts with root: "", /proc/PID/root, or /proc/self/fd/N (crshim's fd of a directory of the tree's
+ * mount tree beneath a mount over it: create_over), which the copy is taken from. ns: "" or /proc/PID/root,
+ * whose mount namespace crshim enters for it (a mount is copied only in its own namespace). */
+static int rw_copy(const char *ns, const char *root, const char *path, const char **name)
 {
 	char dir[4096];
-	int pid = 0, self = -1, cwd = -1, m = -1;
+	int pid = 0, self = -1, cwd = -1, m = -1, at = AT_FDCWD, off = 0;
 	struct cr_err e = {0};
 	snprintf(dir, sizeof(dir), "%s", path);
 	char *slash = strrchr(dir, '/');
@@ -187,11 +188,15 @@ static int rw_copy(const char *root, const char *path, const char **name)
 	*slash = '\0';
 	*name = path + (slash - dir) + 1;
 	struct mount_attr rw = {.attr_clr = MOUNT_ATTR_RDONLY};
-	if (sscanf(root, "/proc/%d/root", &pid) != 1 || !proc_mntns_enter(pid, &self, &cwd, &e)) {
+	/* (in there, /proc/self may not be crshim's: the fd itself) */
+	if (sscanf(root, "/proc/self/fd/%d%n", &at, &off) != 1 || (size_t)off != strlen(root))
+		at = AT_FDCWD, off = 0;
+	if (sscanf(ns, "/proc/%d/root", &pid) != 1 || !proc_mntns_enter(pid, &self, &cwd, &e)) {
 		/* in there, its root is the tree's root: the path below it */
-		const char *in = pid && *dir ? dir + strlen(root) : dir;
-		m = (int)syscall(SYS_open_tree, AT_FDCWD, *in ? in : "/",
-				 OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+		const char *in = (pid || at != AT_FDCWD) && *dir ? dir + strlen(root) : dir;
+		in += at != AT_FDCWD && *in == '/';
+		m = (int)syscall(SYS_open_tree, at, *in || at != AT_FDCWD ? in : "/",
+				 OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | (*in ? 0 : AT_EMPTY_PATH));
 		if (m >= 0 && syscall(SYS_mount_setattr, m, "", AT_EMPTY_PATH, &rw, sizeof(rw))) {
 			close(m);
 			m = -1;
@@ -211,10 +216,10 @@ static int unlink_in(int m, const char *path)
 
 /* A file on a read-only mount: made through a writable copy of it (*m, *wfd: its writable open, to fill
  * it), held by a read-only open on the mount itself, so that its path is as before. */
-static int create_on_ro(const char *root, const char *path, int fl, int *m, int *wfd)
+static int create_on_ro(const char *ns, const char *root, const char *path, int fl, int *m, int *wfd)
 {
 	const char *name;
-	if ((*m = rw_copy(root, path, &name)) < 0 || (*wfd = openat(*m, name, fl, 0600)) < 0)
+	if ((*m = rw_copy(ns, root, path, &name)) < 0 || (*wfd = openat(*m, name, fl, 0600)) < 0)
 		return -1;
 	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0) {
@@ -270,11 +275,11 @@ static bool keep_name(struct rst_ghost *rg, bool keep, const char *path, char di
 	return rg->kept_dir >= 0;
 }
 
-/* root: "" (crshim's view), or /proc/PID/root of the tree's root task (its mount tree). keep: its name stays
- * till every process has its fds (1: when its directory is there; 2: also in its directories made again, its
- * directory removed too). */
-static int create_ghost(const GhostFileEntry *g, struct rst_ghost *rg, const char *root, int keep,
-			struct cr_err *e)
+/* root: "" (crshim's view), or /proc/PID/root of the tree's root task (its mount tree), or /proc/self/fd/N
+ * (beneath a mount over it, create_over; ns: that root). keep: its name stays till every process has its fds
+ * (1: when its directory is there; 2: also in its directories made again, its directory removed too). */
+static int create_ghost(const GhostFileEntry *g, struct rst_ghost *rg, const char *ns, const char *root,
+			int keep, struct cr_err *e)
 {
 	static char dirs[GHOST_MAX_DIRS][4096];
 	int ndirs = 0, w = -1;
@@ -293,7 +298,7 @@ static int create_ghost(const GhostFileEntry *g, struct rst_ghost *rg, const cha
 		fd = ghost_open(g, path, fl);
 	}
 	if (fd < 0 && errno == EROFS && !g->has_rdev && !g->symlink)
-		fd = create_on_ro(root, path, fl, &m, &w);
+		fd = create_on_ro(ns, root, path, fl, &m, &w);
 	if (fd < 0) {
 		int err = errno;
 		if (w >= 0)
@@ -571,7 +576,7 @@ static int create_over(const GhostFileEntry *g, struct rst_ghost *rg, const char
 		return -1;
 	if (!g->n_over)
 		return S_ISDIR(g->mode) ? create_ghost_dir(g, rg, root, keep, e)
-					: create_ghost(g, rg, root, keep, e);
+					: create_ghost(g, rg, root, root, keep, e);
 	__cleanup_close int d = beneath_over(g, root, &rest, e);
 	if (d < 0)
 		return -1;
@@ -580,7 +585,8 @@ static int create_over(const GhostFileEntry *g, struct rst_ghost *rg, const char
 	snprintf(in, sizeof(in), "/proc/self/fd/%d", d);
 	snprintf(path, sizeof(path), "/%s", rest);
 	h.path = path;
-	int r = S_ISDIR(g->mode) ? create_ghost_dir(&h, rg, in, keep, e) : create_ghost(&h, rg, in, keep, e);
+	int r = S_ISDIR(g->mode) ? create_ghost_dir(&h, rg, in, keep, e)
+				 : create_ghost(&h, rg, root, in, keep, e);
 	if (r)
 		return cr_wrap(e, "%s beneath the mounts over it", g->path);
 	return 0;
