@@ -515,10 +515,12 @@ static bool path_under(const char *path, const char *dir)
 /* The mounts over g's directory (gdir, below the root of c's process) or above it that its own mount f (as
  * c's process sees them: its mountinfo's mount points are below its root) is not under: g->over, each with
  * root (that root in g->path's frame, crshim's: "" for "/") before it, as g->path has it. 0; 1 if f is not
- * in that table (its mount gone) or one of them is stacked on the mount point of f or of a mount f is under
- * (the restore steps beneath a mount, not between two); -1 (e). */
+ * in that table (its mount gone); 2 if one of them is stacked on the mount point of f or of a mount f is
+ * under (stack: that mount point, as c's process sees it): no lookup stops at a mount in the middle of a
+ * stack, nor does a clone of the one below it show it (the restore steps beneath a mount, not between two);
+ * -1 (e). */
 static int over_of(const struct mi_mnt *v, size_t n, uint64_t f, const char *gdir, const char *root,
-		   GhostFileEntry *g, struct cr_err *e)
+		   GhostFileEntry *g, char *stack, size_t slen, struct cr_err *e)
 {
 	if (!mi_find(v, n, f))
 		return 1;
@@ -527,7 +529,7 @@ static int over_of(const struct mi_mnt *v, size_t n, uint64_t f, const char *gdi
 			continue;
 		for (size_t k = 0; k < n; k++)
 			if (mi_above(v, n, f, v[k].id) && !strcmp(v[k].mp, v[i].mp))
-				return 1;
+				return snprintf(stack, slen, "%s", v[i].mp), 2;
 		char **no = realloc(g->over, (g->n_over + 1) * sizeof(*no));
 		size_t len = strlen(root) + strlen(v[i].mp) + 1;
 		if (no)
@@ -542,14 +544,14 @@ static int over_of(const struct mi_mnt *v, size_t n, uint64_t f, const char *gdi
 }
 
 static int ghost_over(const struct dump_ctx *c, uint64_t f, const char *gdir, const char *root,
-		      GhostFileEntry *g, struct cr_err *e)
+		      GhostFileEntry *g, char *stack, size_t len, struct cr_err *e)
 {
 	__cleanup_free char *mi = NULL;
 	size_t n;
 	if (proc_read(c->pid, "mountinfo", &mi, NULL, e))
 		return -1;
 	struct mi_mnt *v = mi_mounts(mi, &n);
-	int r = over_of(v, n, f, gdir, root, g, e);
+	int r = over_of(v, n, f, gdir, root, g, stack, len, e);
 	free(v);
 	return r;
 }
@@ -560,7 +562,7 @@ static int ghost_over(const struct dump_ctx *c, uint64_t f, const char *gdir, co
  * mount on its directory or above it since, an overmount: zdtm ghost_dir_overmount), would give it to that
  * filesystem, not its own: those mounts go to g->over, beneath which the restore makes it (restore-ghost.c);
  * refused with one line if no such mount explains it (its own mount gone, a symlink on the way now: zdtm
- * nsmnt_ghost_symlink_root) or one is stacked on its mount point. */
+ * nsmnt_ghost_symlink_root) or one is stacked on its mount point (zdtm ghost_mnt_stacked). */
 static int hidden_over(const struct dump_ctx *c, const char *src, const struct stat *st, const char *name,
 		       const char *what, GhostFileEntry *g, struct cr_err *e)
 {
@@ -603,23 +605,30 @@ static int hidden_over(const struct dump_ctx *c, const char *src, const struct s
 	if (mnt && !statx(dfd, "", AT_EMPTY_PATH, STATX_MNT_ID, &dx) && (dx.stx_mask & STATX_MNT_ID) &&
 	    dx.stx_mnt_id == fx.stx_mnt_id)
 		return 0;
-	char gdir[PATH_MAX];
+	char gdir[PATH_MAX], stack[PATH_MAX];
 	snprintf(gdir, sizeof(gdir), "%s", strlen(g->path) > rl ? g->path + rl : "/");
 	s = strrchr(gdir, '/');
 	if (s)
 		s[s == gdir ? 1 : 0] = '\0';
-	int r = mnt && s ? ghost_over(c, fx.stx_mnt_id, gdir, rp, g, e) : 1;
+	int r = mnt && s ? ghost_over(c, fx.stx_mnt_id, gdir, rp, g, stack, sizeof(stack), e) : 1;
 	if (r <= 0) {
 		for (size_t i = 0; !r && i < g->n_over; i++)
 			pr_info("%s: ghost %s is under the mount on %s: made beneath it\n", what, g->path,
 				g->over[i]);
 		return r;
 	}
+	if (r == 2)
+		return cr_fail(
+		    e,
+		    "not supported: %s is a deleted %s (%s) whose mount another mount is stacked on "
+		    "since (on %s): a restore cannot reach a mount below another on the same point "
+		    "to make its ghost there",
+		    what, S_ISDIR(st->st_mode) ? "directory" : "file", name, stack);
 	return cr_fail(
 	    e,
 	    "not supported yet: %s is a deleted %s (%s) whose directory %s is on another filesystem "
-	    "now, and not for a mount over its path (its own mount gone, a symlink on the way, or a "
-	    "mount stacked on its mount point): its ghost would be made there",
+	    "now, and not for a mount over its path (its own mount gone or a symlink on the way): its "
+	    "ghost would be made there",
 	    what, S_ISDIR(st->st_mode) ? "directory" : "file", name, p);
 }
 
