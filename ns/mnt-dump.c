@@ -79,19 +79,120 @@ static uint64_t mnt_attr(char *opts)
 	return atime ? a : a | MOUNT_ATTR_STRICTATIME;
 }
 
-/* Id v as the filesystems show it in their options (tmpfs, devpts, hugetlbfs: the host's view, from the
- * initial user namespace) in crshim's own view, through crshim's map (/proc/self/uid_map, gid_map, read by
- * crshim itself: its ids to those of its parent user namespace); unmapped: v as it is. That parent is the
- * host's for crshim in the host's user namespace (the identity) or in one a user made there (rootless);
- * where crshim's user namespace is nested deeper, the map is to ids that are not the host's and v is
- * looked up in it all the same (a wrong id, or v as it is: the restore's mount then says it). */
-static unsigned own_view(bool gid, unsigned v)
+/* An extent of crshim's uid_map or gid_map: ids first.. (count) of its user namespace, host: what the first
+ * is in the initial user namespace (as tmpfs, devpts, hugetlbfs show ids in their options). */
+struct id_ext {
+	unsigned first, host, count;
+};
+#define ID_EXTS 340 /* the kernel's most extents of a map */
+
+/* crshim's map (/proc/self/uid_map or gid_map, read by crshim itself: its ids to those of its parent user
+ * namespace) -> v (host: that parent's ids); the count */
+static size_t id_map(bool gid, struct id_ext *v)
 {
 	__cleanup_fclose FILE *f = fopen(gid ? "/proc/self/gid_map" : "/proc/self/uid_map", "re");
 	unsigned long in, out, n;
-	while (f && fscanf(f, "%lu %lu %lu", &in, &out, &n) == 3)
-		if (v >= out && v - out < n)
-			return (unsigned)(in + (v - out));
+	size_t k = 0;
+	while (f && k < ID_EXTS && fscanf(f, "%lu %lu %lu", &in, &out, &n) == 3)
+		v[k++] = (struct id_ext){(unsigned)in, (unsigned)out, (unsigned)n};
+	return k;
+}
+
+/* the value of option name ("uid=") in a mountinfo line l's super options, 0 if absent (tmpfs shows none
+ * for the host's root) */
+static unsigned opt_val(const char *l, const char *name)
+{
+	const char *o = strstr(l, name);
+	return o ? (unsigned)strtoul(o + strlen(name), NULL, 10) : 0;
+}
+
+/* Child (own mount namespace): a tmpfs with uid=, gid= the first ids of extent i of u, g (0 past the end of
+ * one), stacked on / for each i < n; the host's ids that its mountinfo shows for each, over w. */
+static void probe_child(const struct id_ext *u, size_t nu, const struct id_ext *g, size_t ng, size_t n, int w)
+{
+	FILE *mi = NULL;
+	if (unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
+	    !(mi = fopen("/proc/self/mountinfo", "re")))
+		_exit(1);
+	for (size_t i = 0; i < n; i++) {
+		char o[64];
+		snprintf(o, sizeof(o), "size=4k,uid=%u,gid=%u", i < nu ? u[i].first : 0,
+			 i < ng ? g[i].first : 0);
+		if (mount("crshim-idprobe", "/", "tmpfs", 0, o))
+			_exit(1);
+	}
+	char l[4096];
+	for (size_t i = 0; i < n && fgets(l, sizeof(l), mi);)
+		if (strstr(l, " - tmpfs crshim-idprobe ")) {
+			unsigned h[2] = {opt_val(l, ",uid="), opt_val(l, ",gid=")};
+			if (write(w, h, sizeof(h)) != (ssize_t)sizeof(h))
+				_exit(1);
+			i++;
+		}
+	_exit(0);
+}
+
+/* The host's ids of the first ids of u's and g's extents (u[i].host, g[i].host), as the kernel maps them
+ * through every user namespace up to the initial one: a tmpfs mounted with them in a mount namespace of
+ * crshim's own (probe_child) shows them so. Left as the maps say (one namespace deep) if that fails. */
+static void id_hosts(struct id_ext *u, size_t nu, struct id_ext *g, size_t ng)
+{
+	size_t n = nu > ng ? nu : ng;
+	int p[2];
+	if (!n || pipe2(p, O_CLOEXEC))
+		return;
+	pid_t c = fork();
+	if (c == 0) {
+		close(p[0]);
+		probe_child(u, nu, g, ng, n, p[1]);
+	}
+	close(p[1]);
+	unsigned h[ID_EXTS][2];
+	size_t k = 0;
+	for (ssize_t r; k < n && (r = read(p[0], h[k], sizeof(h[k]))) == (ssize_t)sizeof(h[k]);)
+		k++;
+	close(p[0]);
+	int st = 1;
+	if (c < 0 || waitpid(c, &st, 0) != c || !WIFEXITED(st) || WEXITSTATUS(st) || k != n) {
+		pr_warn("the host's ids of crshim's user namespace: probe failed, its maps taken as one "
+			"namespace deep\n");
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (i < nu)
+			u[i].host = h[i][0];
+		if (i < ng)
+			g[i].host = h[i][1];
+	}
+}
+
+/* Id v as the filesystems show it in their options (tmpfs, devpts, hugetlbfs: the host's view, from the
+ * initial user namespace) in crshim's own view; unmapped: v as it is. Through crshim's maps, whose ids
+ * outside are those of its parent user namespace: the host's for crshim in the host's user namespace (the
+ * identity) or in one a user made there (rootless); deeper (a rootless container's crshim in a user
+ * namespace of its own), the host's ids of each extent are probed (id_hosts): the kernel maps an extent into
+ * one extent of each namespace above, so an extent is as linear in the host's ids. Read once per user
+ * namespace of crshim. */
+static unsigned own_view(bool gid, unsigned v)
+{
+	static struct id_ext u[ID_EXTS], g[ID_EXTS];
+	static size_t nu, ng;
+	static ino_t ns;
+	struct stat st;
+	if (stat("/proc/self/ns/user", &st))
+		st.st_ino = 0;
+	if (!ns || st.st_ino != ns) {
+		nu = id_map(false, u), ng = id_map(true, g);
+		bool host = nu == 1 && ng == 1 && !u[0].first && !u[0].host && u[0].count == 4294967295u &&
+			    !g[0].first && !g[0].host && g[0].count == 4294967295u;
+		if (!host) /* (the host's user namespace: the identity) */
+			id_hosts(u, nu, g, ng);
+		ns = st.st_ino;
+	}
+	const struct id_ext *x = gid ? g : u;
+	for (size_t i = 0, n = gid ? ng : nu; i < n; i++)
+		if (v >= x[i].host && v - x[i].host < x[i].count)
+			return x[i].first + (v - x[i].host);
 	return v;
 }
 
