@@ -14,9 +14,11 @@
 #include <sys/un.h>
 #include <sys/xattr.h>
 #include <unistd.h>
+#include <linux/capability.h>
 #include <linux/openat2.h>
 
 #include "base/array.h"
+#include "base/caps.h"
 #include "base/cleanup.h"
 #include "dump.h"
 #include "files/ghost.h"
@@ -630,6 +632,15 @@ static int hidden_over(const struct dump_ctx *c, const char *src, const struct s
 	    "now, and not for a mount over its path (its own mount gone or a symlink on the way): its "
 	    "ghost would be made there",
 	    what, S_ISDIR(st->st_mode) ? "directory" : "file", name, p);
+}
+
+bool dump_ghost_file_handles(void)
+{
+	/* (the initial user namespace: the identity map of every id; a namespace of another's has less) */
+	__cleanup_fclose FILE *f = fopen("/proc/self/uid_map", "re");
+	unsigned long in, out, n;
+	return cr_has_cap(CAP_DAC_READ_SEARCH) && f && fscanf(f, "%lu %lu %lu", &in, &out, &n) == 3 && !in &&
+	       !out && n == 4294967295ul && fscanf(f, "%lu", &in) != 1;
 }
 
 int dump_ghost_add(struct dump_ctx *c, const char *src, const struct stat *st, const char *name,

@@ -431,7 +431,8 @@ static int on_mount(struct dump_ctx *c, pid_t as, struct fd_src *f, RegFileEntry
 	/* (a deleted file of the root's mount namespace: its process opens it by its own name there, kept
 	 * till every process has its fds, root_ghost_mount) */
 	bool root_ns = as == c->pid && in_root_mntns(c);
-	bool link = c->born && !copy && !removed_dir && !root_ns && opened_on != sx.stx_mnt_id;
+	bool link = (c->born || !dump_ghost_file_handles()) && !copy && !removed_dir && !root_ns &&
+		    opened_on != sx.stx_mnt_id;
 	bool reg = S_ISREG(f->st.st_mode) && (re->has_ghost_id ? re->deleted : f->old != NULL);
 	if (link && !(reg && links_in_mntns(c) && (as == c->pid || !c->mntns_join || joined_up(c, as))))
 		return cr_fail(
@@ -602,7 +603,7 @@ static int root_ghost_mount(struct dump_ctx *c, struct fd_src *f, RegFileEntry *
 	if (!made)
 		return 0;
 	bool is_dir = S_ISDIR(f->st.st_mode);
-	bool handle = cr_has_cap(CAP_DAC_READ_SEARCH) && (is_dir || !c->born);
+	bool handle = cr_has_cap(CAP_DAC_READ_SEARCH) && (is_dir || (!c->born && dump_ghost_file_handles()));
 	const char *mb = strrchr(made, '/'), *fb = strrchr(f->link, '/');
 	bool reaches = dir_on_mount(c->pid, f->link, (uint64_t)f->fi.mnt_id, own, sizeof(own), &sx);
 	/* (a tree with a mount namespace of its own: its ghosts are made in its mount tree, their names kept

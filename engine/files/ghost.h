@@ -56,6 +56,11 @@ int dump_ghost_own_dir(struct dump_ctx *c, const char *what, const char *path, u
  * name picked for the same inode in dir if any (file-reg.c on_mount). */
 char *dump_ghost_pick_name(struct dump_ctx *c, pid_t pid, const char *dir, const char *last,
 			   const struct stat *st, uint32_t id);
+/* May the restore (crshim, or a process of the tree) open a regular file by its handle (open_by_handle_at)?
+ * Only with CAP_DAC_READ_SEARCH in the initial user namespace: the kernel's may_decode_fh lets one of
+ * another user namespace (a rootless crshim, root of its user's namespace; a tree born there) open
+ * directories only. The dump then has the restore open such a file by a name kept for it (file-reg.c). */
+bool dump_ghost_file_handles(void);
 /* ghost-PID.img, if there are ghosts. */
 int dump_ghost_write(struct dump_ctx *c, struct cr_err *e);
 void dump_ghost_free(struct dump_ctx *c);

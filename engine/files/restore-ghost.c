@@ -958,6 +958,32 @@ void rst_ghost_alt_name(const char *name, uint32_t id, char *out, size_t len)
 	snprintf(out, len, "%.200s.crshim-ghost.%u", name, id);
 }
 
+/* The directory m (O_PATH) on the mount of fd (the same filesystem): opened by its handle there, -1 */
+static int dir_on_mount_of(int fd, int m)
+{
+	struct {
+		struct file_handle h;
+		unsigned char buf[MAX_HANDLE_SZ];
+	} fh = {.h.handle_bytes = MAX_HANDLE_SZ};
+	int mid;
+	if (name_to_handle_at(m, "", &fh.h, &mid, AT_EMPTY_PATH))
+		return -1;
+	return open_by_handle_at(fd, &fh.h, O_PATH | O_DIRECTORY | O_CLOEXEC);
+}
+
+/* fd (still linked) linked at name in dir at (on fd's mount): 0, -1 with errno (through /proc when the
+ * kernel refuses AT_EMPTY_PATH) */
+static int link_at(int fd, int at, const char *name)
+{
+	char self[64];
+	if (!linkat(fd, "", at, name, AT_EMPTY_PATH))
+		return 0;
+	if (errno == EEXIST)
+		return -1;
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
+	return linkat(AT_FDCWD, self, at, name, AT_SYMLINK_FOLLOW);
+}
+
 /* src (a ghost, or another link of a deleted file still linked: what of file id) linked at r->ghost_name in
  * dir m (a directory of a namespace of t's, as t sees it) */
 static int link_one(const struct rst_task *t, const RegFileEntry *r, int src, uint32_t id, int m,
@@ -972,13 +998,18 @@ static int link_one(const struct rst_task *t, const RegFileEntry *r, int src, ui
 	__cleanup_close int h = name_to_handle_at(src, "", &fh.h, &mid, AT_EMPTY_PATH)
 				    ? -1
 				    : open_by_handle_at(m, &fh.h, O_PATH | O_CLOEXEC);
-	if (h < 0 || fstat(h, &hs))
+	/* (a crshim without CAP_DAC_READ_SEARCH in the initial user namespace, rootless, may open only
+	 * directories by their handle: m's on src's mount instead, where src is linked; the same directory)
+	 */
+	__cleanup_close int od = h >= 0 ? -1 : dir_on_mount_of(src, m);
+	int at = h >= 0 ? m : od;
+	if ((h < 0 && od < 0) || fstat(h >= 0 ? h : src, &hs))
 		return cr_fail_sys(e, "file id %u: open it by its handle on the mount of %s", id,
 				   r->ghost_mnt);
 	char alt[NAME_MAX + 1];
 	const char *name = r->ghost_name;
-	for (int i = 0; linkat(h, "", m, name, AT_EMPTY_PATH); i++) {
-		if (errno == EEXIST && !fstatat(m, name, &ns, AT_SYMLINK_NOFOLLOW) &&
+	for (int i = 0; link_at(h >= 0 ? h : src, at, name); i++) {
+		if (errno == EEXIST && !fstatat(at, name, &ns, AT_SYMLINK_NOFOLLOW) &&
 		    ns.st_dev == hs.st_dev && ns.st_ino == hs.st_ino)
 			return 0; /* (for another fd of it) */
 		if (errno != EEXIST || i)
