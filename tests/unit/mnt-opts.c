@@ -2,7 +2,7 @@
  * mounted in a user namespace made here whose map makes its ids longer in crshim's view than the host's
  * (100000 for host uid/gid 1000, or the caller's own ids when it is not root): tmpfs shows the host's ids in
  * mountinfo, the table has the namespace's, the other options as they are. And two user namespaces deep (5 in
- * the second, 100000 in the first, host 1000): the table has 5 (t_nested; mnt-dump.c id_hosts). */
+ * the second, 100000 in the first, host 1000): the table has 5 (mnt-dump.c id_hosts). */
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -102,30 +102,31 @@ static int exit_of(pid_t p)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
-static void t_longer(void)
+/* fn's child (spawn) in a user namespace mapping 100000 to host uid/gid 1000 (the caller's own when not root;
+ * with mid, root's 0 beside, which middle() needs to make one below it): its exit 0 (what) */
+static void t_mapped(void (*fn)(const char *, int, int, unsigned), unsigned arg, bool mid, const char *what)
 {
 	unsigned uid = geteuid() ? (unsigned)geteuid() : 1000, gid = geteuid() ? (unsigned)getegid() : 1000;
 	char dir[] = "/tmp/crshim-mnt-opts.XXXXXX", um[64], gm[64];
 	int ready = -1, go = -1;
-	if (!mkdtemp(dir)) {
+	if (!mkdtemp(dir) || chmod(dir, 0755)) {
 		ok(0, "a work dir: %s", strerror(errno));
 		return;
 	}
-	pid_t p = spawn(child, dir, 100000, &ready, &go);
-	snprintf(um, sizeof(um), "100000 %u 1\n", uid);
-	snprintf(gm, sizeof(gm), "100000 %u 1\n", gid);
+	pid_t p = spawn(fn, dir, arg, &ready, &go);
+	const char *root = mid && !geteuid() ? "0 0 1\n" : "";
+	snprintf(um, sizeof(um), "%s100000 %u 1\n", root, uid);
+	snprintf(gm, sizeof(gm), "%s100000 %u 1\n", root, gid);
 	ok(!map_child(p, ready, go, um, gm),
 	   "a user namespace mapping 100000 to the host's uid %u and gid %u", uid, gid);
 	int r = exit_of(p);
-	ok(r == 0,
-	   "the tmpfs mounted with uid=100000,gid=100000 there has them in the table (exit %d: 0 ok, 6 "
-	   "wrong)",
-	   r);
+	ok(r == 0, "%s has them in the table (exit %d: 0 ok, 6 wrong)", what, r);
 	rmdir(dir);
 }
 
-/* The middle namespace of t_nested: its own user and mount namespaces, mapped by the parent; then a child in
- * a user namespace below it, which it maps 5 to its 100000 (child(): a tmpfs with uid=5,gid=5 there). */
+/* The middle namespace of the second case: its own user and mount namespaces, mapped by the parent; then a
+ * child in a user namespace below it, which it maps 5 to its 100000 (child(): a tmpfs with uid=5,gid=5
+ * there). */
 static void middle(const char *dir, int ready, int go, unsigned arg)
 {
 	char c = 0;
@@ -140,35 +141,14 @@ static void middle(const char *dir, int ready, int go, unsigned arg)
 	_exit(exit_of(p));
 }
 
-/* Two user namespaces deep: host uid/gid 1000 (the caller's own when not root) is 100000 in the first and 5
- * in the second, where a tmpfs is mounted with uid=5,gid=5 (mountinfo shows 1000): the table of a process
- * there has uid=5,gid=5, not 1000 (crshim's own map alone, 5 -> 100000, says nothing of 1000). */
-static void t_nested(void)
-{
-	unsigned uid = geteuid() ? (unsigned)geteuid() : 1000, gid = geteuid() ? (unsigned)getegid() : 1000;
-	char dir[] = "/tmp/crshim-mnt-opts.XXXXXX", um[64], gm[64];
-	int ready = -1, go = -1;
-	if (!mkdtemp(dir) || chmod(dir, 0755)) {
-		ok(0, "a work dir: %s", strerror(errno));
-		return;
-	}
-	pid_t p = spawn(middle, dir, 0, &ready, &go);
-	/* (the middle's own ids mapped there too, or it may not make a user namespace: root's 0 beside) */
-	snprintf(um, sizeof(um), "%s100000 %u 1\n", geteuid() ? "" : "0 0 1\n", uid);
-	snprintf(gm, sizeof(gm), "%s100000 %u 1\n", geteuid() ? "" : "0 0 1\n", gid);
-	ok(!map_child(p, ready, go, um, gm),
-	   "a user namespace mapping 100000 to the host's uid %u and gid %u", uid, gid);
-	int r = exit_of(p);
-	ok(r == 0,
-	   "a tmpfs mounted with uid=5,gid=5 in a user namespace below it (5 -> 100000) has them in the "
-	   "table (exit %d: 0 ok, 6 wrong)",
-	   r);
-	rmdir(dir);
-}
-
 int main(void)
 {
-	t_longer();
-	t_nested();
+	t_mapped(child, 100000, false, "the tmpfs mounted with uid=100000,gid=100000 there");
+	/* two user namespaces deep: host uid/gid 1000 (the caller's own when not root) is 100000 in the first
+	 * and 5 in the second, where a tmpfs is mounted with uid=5,gid=5 (mountinfo shows 1000): the table of
+	 * a process there has uid=5,gid=5, not 1000 (crshim's own map alone, 5 -> 100000, says nothing of
+	 * 1000) */
+	t_mapped(middle, 0, true,
+		 "a tmpfs mounted with uid=5,gid=5 in a user namespace below it (5 -> 100000)");
 	return done_testing();
 }

@@ -25,7 +25,7 @@ int main(int argc, char **argv)
 	test_daemon();
 	test_waitsig();
 
-	gmo_check_fd(SEED, &st);
+	gmo_check_fd(SEED, O_RDWR, &st);
 	snprintf(want, sizeof(want), "%s/p/q/f (deleted)", cwd);
 	if (readlink("/proc/self/fd/5", name, sizeof(name) - 1) < 0 || strcmp(name, want))
 		fail("fd %d is named %s, not %s", GMO_FD, name, want);

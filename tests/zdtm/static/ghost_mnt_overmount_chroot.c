@@ -30,7 +30,7 @@ int main(int argc, char **argv)
 	test_daemon();
 	test_waitsig();
 
-	gmo_check_fd(SEED, &st);
+	gmo_check_fd(SEED, O_RDWR, &st);
 	if (!faccessat(out, "p", F_OK, AT_SYMLINK_NOFOLLOW))
 		fail("p was made outside the root");
 	if (!access("/p/q", F_OK))

@@ -10,8 +10,7 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "zdtmtst.h"
-#include "nsmnt.h"
+#include "ghost_overmount.h"
 
 enum { FD = 5, LEN = 8192, SEED = 229 };
 
@@ -23,12 +22,7 @@ int main(int argc, char **argv)
 	size_t bad;
 
 	test_init(argc, argv);
-	if (mkdir("p", 0755) || mkdir("p/q", 0755))
-		fail("mkdir p/q");
-	if (mount("crshim-a", "p/q", "tmpfs", 0, "size=1m"))
-		fail("mount a tmpfs on p/q");
-	if (close(open("p/q/keep", O_CREAT | O_WRONLY, 0600)))
-		fail("make p/q/keep");
+	gmo_mount_a("p", "p/q", "p/q/keep");
 	open_at(FD, "p/q/f", O_RDWR | O_CREAT | O_EXCL, "make p/q/f");
 	datagen(buf, LEN, SEED);
 	if (pwrite(FD, buf, LEN, 0) != LEN || unlink("p/q/f"))

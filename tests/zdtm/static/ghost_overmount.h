@@ -18,6 +18,17 @@ enum { GMO_FD = 5, GMO_HOLE = 64 << 10, GMO_LEN = 128 << 10 };
 
 static char gmo_buf[GMO_LEN];
 
+/* Directories p and q (in p), a tmpfs A on q and a file keep on it */
+static inline void gmo_mount_a(const char *p, const char *q, const char *keep)
+{
+	if (mkdir(p, 0755) || mkdir(q, 0755))
+		fail("mkdir %s", q);
+	if (mount("crshim-a", q, "tmpfs", 0, "size=1m"))
+		fail("mount a tmpfs on %s", q);
+	if (close(open(keep, O_CREAT | O_WRONLY, 0600)))
+		fail("make %s", keep);
+}
+
 /* The state made under top ("" or "DIR/"), its data made from seed. */
 static inline void gmo_make(const char *top, int seed)
 {
@@ -26,12 +37,7 @@ static inline void gmo_make(const char *top, int seed)
 	snprintf(q, sizeof(q), "%sp/q", top);
 	snprintf(f, sizeof(f), "%sp/q/f", top);
 	snprintf(keep, sizeof(keep), "%sp/q/keep", top);
-	if (mkdir(p, 0755) || mkdir(q, 0755))
-		fail("mkdir %s", q);
-	if (mount("crshim-a", q, "tmpfs", 0, "size=1m"))
-		fail("mount a tmpfs on %s", q);
-	if (close(open(keep, O_CREAT | O_WRONLY, 0600)))
-		fail("make %s", keep);
+	gmo_mount_a(p, q, keep);
 	open_at(GMO_FD, f, O_RDWR | O_CREAT | O_EXCL, "make the file");
 	datagen(gmo_buf, GMO_LEN, seed);
 	if (fchmod(GMO_FD, 0640) || pwrite(GMO_FD, gmo_buf, GMO_LEN, GMO_HOLE) != GMO_LEN ||
@@ -43,16 +49,16 @@ static inline void gmo_make(const char *top, int seed)
 		fail("mount a tmpfs on %s", p);
 }
 
-/* After C/R: fd GMO_FD is still that file (unlinked; mode, size, offset, flags, data, hole); its stat in st.
- */
-static inline void gmo_check_fd(int seed, struct stat *st)
+/* After C/R: fd GMO_FD is still that file (unlinked; mode, size, offset, flags: access mode acc, data, hole);
+ * its stat in st. */
+static inline void gmo_check_fd(int seed, int acc, struct stat *st)
 {
 	size_t bad;
 	if (fstat(GMO_FD, st) || !S_ISREG(st->st_mode) || st->st_nlink != 0 ||
 	    (st->st_mode & 07777) != 0640 || st->st_size != GMO_HOLE + GMO_LEN)
 		fail("fd %d is not the unlinked p/q/f (mode %o, %lu links, size %lld)", GMO_FD, st->st_mode,
 		     (unsigned long)st->st_nlink, (long long)st->st_size);
-	if (lseek(GMO_FD, 0, SEEK_CUR) != 4096 || (fcntl(GMO_FD, F_GETFL) & O_ACCMODE) != O_RDWR)
+	if (lseek(GMO_FD, 0, SEEK_CUR) != 4096 || (fcntl(GMO_FD, F_GETFL) & O_ACCMODE) != acc)
 		fail("fd %d: offset or flags changed", GMO_FD);
 	memset(gmo_buf, 0, sizeof(gmo_buf));
 	if (pread(GMO_FD, gmo_buf, GMO_LEN, GMO_HOLE) != GMO_LEN || datachk(gmo_buf, GMO_LEN, seed, &bad))
