@@ -239,6 +239,9 @@ static int spawn_children(struct rst_task *t, bool before, char *msg, size_t len
 			snprintf(msg, len, "clone3 child %d gave PID %ld", rst_pidns_vid(t, c->pid), r);
 			return -1;
 		}
+		/* it is there: crshim seizes it now (not after its rst_cow_fill, nor on a timer) */
+		if (!c->zombie && !c->helper && write(c->err_pipe[1], (char[]){RST_BORN_MARK}, 1) != 1)
+			return fail_msg(msg, len, "write the mark of a child");
 	}
 	return 0;
 }
@@ -765,8 +768,6 @@ void rst_child(struct rst_task *t)
 			_exit(2);
 		_exit(1);
 	}
-	if (!t->root && write(t->err_pipe[1], (char[]){RST_BORN_MARK}, 1) != 1)
-		_exit(2);
 	if (!t->root) /* while crshim seizes it */
 		drop_other_areas(t, true);
 	drop_other_pipes(t);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
+#include <sys/epoll.h>
 #include <sys/syscall.h>
 #include <sys/fsuid.h>
 #include <sys/wait.h>
@@ -349,11 +350,10 @@ static int detach_threads(struct rst_task *t, struct cr_err *e)
 	return 0;
 }
 
-static int wait_syscall_stop(pid_t pid, struct cr_err *e)
+/* A task let go with PTRACE_SYSCALL: its next syscall stop. */
+static int syscall_stopped(pid_t pid, struct cr_err *e)
 {
 	int st;
-	if (ptrace(PTRACE_SYSCALL, pid, 0, 0))
-		return cr_fail_sys(e, "PTRACE_SYSCALL %d", pid);
 	while (waitpid(pid, &st, __WALL) < 0)
 		if (errno != EINTR)
 			return cr_fail_sys(e, "wait for task %d", pid);
@@ -361,6 +361,13 @@ static int wait_syscall_stop(pid_t pid, struct cr_err *e)
 		return cr_fail_errno(e, EFAULT, "task %d: unexpected state 0x%x in a remote syscall", pid,
 				     st);
 	return 0;
+}
+
+static int wait_syscall_stop(pid_t pid, struct cr_err *e)
+{
+	if (ptrace(PTRACE_SYSCALL, pid, 0, 0))
+		return cr_fail_sys(e, "PTRACE_SYSCALL %d", pid);
+	return syscall_stopped(pid, e);
 }
 
 /* A syscall executed by the task at the blob's syscall instruction (the area is still mapped). */
@@ -438,16 +445,58 @@ static int requeue_sigtrap(struct rst_task *t, struct cr_err *e)
 	return 0;
 }
 
-/* munmap of the restore area, executed by the task at the blob's syscall instruction. */
-static int unmap_area(struct rst_task *t, struct cr_err *e)
+static bool restored(const struct rst_task *t)
 {
-	unsigned long args[6] = {(unsigned long)t->args->area_start, (unsigned long)t->args->area_len};
-	long ret;
-	if (remote_syscall(t, SYS_munmap, args, &ret, e))
-		return cr_wrap(e, "unmap the restorer");
-	if (ret)
-		return cr_fail_errno(e, (int)-ret, "unmap the restorer at 0x%llx",
-				     (unsigned long long)t->args->area_start);
+	return !t->zombie && !t->helper;
+}
+
+/* The munmap of the restore area of every restored process, each at its blob's syscall instruction (a remote
+ * syscall): all of them started, then each one's stops waited for, so that they run side by side. One
+ * process after the other, a tree paid two round trips between crshim and a process per process (each a
+ * wait for a CPU at load). */
+static int unmap_areas(struct rst_task *ts, size_t n, struct cr_err *e)
+{
+	size_t sz = arch_gpregs_size();
+	__cleanup_free uint8_t *regs = calloc(n ? n : 1, sz);
+	if (!regs)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	for (size_t i = 0; i < n; i++) {
+		struct rst_task *t = &ts[i];
+		if (!restored(t))
+			continue;
+		unsigned long args[6] = {(unsigned long)t->args->area_start,
+					 (unsigned long)t->args->area_len};
+		uint8_t *r = regs + i * sz;
+		if (arch_get_gpregs(t->pid, r, e))
+			return cr_wrap(e, "unmap the restorer");
+		arch_prep_syscall(r, t->args->area_start + RST_OFF_SYSCALL, SYS_munmap, args);
+		if (arch_set_gpregs(t->pid, r, e))
+			return cr_wrap(e, "unmap the restorer");
+		if (ptrace(PTRACE_SYSCALL, t->pid, 0, 0))
+			return cr_fail_sys(e, "PTRACE_SYSCALL %d", t->pid);
+	}
+	for (int stop = 0; stop < 2; stop++) /* its entry, then its exit */
+		for (size_t i = 0; i < n; i++) {
+			struct rst_task *t = &ts[i];
+			if (!restored(t))
+				continue;
+			if (syscall_stopped(t->pid, e))
+				return cr_wrap(e, "unmap the restorer");
+			if (!stop && ptrace(PTRACE_SYSCALL, t->pid, 0, 0))
+				return cr_fail_sys(e, "PTRACE_SYSCALL %d", t->pid);
+		}
+	for (size_t i = 0; i < n; i++) {
+		struct rst_task *t = &ts[i];
+		uint8_t *r = regs + i * sz;
+		if (!restored(t))
+			continue;
+		if (arch_get_gpregs(t->pid, r, e))
+			return cr_wrap(e, "unmap the restorer");
+		long ret = arch_syscall_result(r);
+		if (ret)
+			return cr_fail_errno(e, (int)-ret, "task %d: unmap the restorer at 0x%llx", t->pid,
+					     (unsigned long long)t->args->area_start);
+	}
 	return 0;
 }
 
@@ -480,13 +529,18 @@ static int stop_signal(const CoreEntry *c)
 	return (c->sigmask & (1ull << (c->stop_signo - 1))) ? SIGSTOP : c->stop_signo;
 }
 
-/* Registers, FPU state, blocked signals; then let it run. */
+/* What a task does at the blob's syscall instruction before its area goes (unmap_areas). */
+static int finish_in_area(struct rst_task *t, struct cr_err *e)
+{
+	return fix_sigtrap(t, e) || requeue_sigtrap(t, e) || lazy_handover(t, e) ? -1 : 0;
+}
+
+/* Registers, FPU state, blocked signals; then let it run (its area is gone: unmap_areas). */
 static int finish(struct rst_task *t, struct cr_err *e)
 {
 	const CoreEntry *c = t->core;
 	uint64_t mask = c->sigmask;
-	if (fix_sigtrap(t, e) || requeue_sigtrap(t, e) || lazy_handover(t, e) || unmap_area(t, e) ||
-	    finish_threads(t, e))
+	if (finish_threads(t, e))
 		return -1;
 	if (c->has_xstate && c->xstate.len && arch_set_fpstate(t->pid, c->xstate.data, c->xstate.len, e))
 		return cr_wrap(e, "FPU state (an image from another CPU?)");
@@ -550,48 +604,85 @@ static bool task_dead(pid_t pid)
 	return !p || p[2] == 'Z' || p[2] == 'X';
 }
 
-/* A process other than the root: its parent creates it once it has its go; seize it when it is there. */
+/* One try to seize t (not the root): 1 seized, 0 not there yet (or not seizable yet), -1 error. */
+static int seize_try(struct rst_task *t, struct cr_err *e)
+{
+	/* fresh PIDs: find it first by its ids inside (its parent may not be known yet) */
+	int there = rst_pid_known(t) ? 1 : rst_pidns_find(t, e);
+	if (there <= 0)
+		return there;
+	if (!ptrace_seize_sc(t->pid, PTRACE_O_EXITKILL | PTRACE_O_TRACESYSGOOD))
+		return 1;
+	if (errno != ESRCH && errno != EPERM)
+		return cr_fail_sys(e, "PTRACE_SEIZE %d", t->pid);
+	return 0;
+}
+
+/* t is not there yet: did the process that clones it fail meanwhile? With all, any task that said why (an
+ * init that failed takes its namespace along): not on every try, a scan of every task per task made a big
+ * tree O(n^2) in syscalls. */
+static int seize_check(struct rst_task *ts, size_t n, struct rst_task *t, bool all, struct cr_err *e)
+{
+	struct rst_task *found = t->spawn_idx >= 0 ? &ts[t->spawn_idx] : NULL;
+	struct rst_task *par = found && rst_pid_known(found) ? found : NULL;
+	if (par && par->helper && rst_helper_ended(par->pid)) {
+		rst_helper_died(par, e);
+		return cr_wrap(e, "task %d", t->pid);
+	}
+	if (par && par->zombie && rst_helper_ended(par->pid)) { /* it clones before it exits */
+		if (!rst_zombie_failed(par, e))
+			cr_fail_errno(e, ESRCH, "zombie %d ended without creating it", par->pid);
+		return cr_wrap(e, "task %d", t->pid);
+	}
+	/* a PID namespace's init that failed does not end before its traced children: its reason */
+	if (par && par->ns_levels && !par->zombie && !par->helper && rst_task_reason(par, e))
+		return -1;
+	for (size_t k = 0; all && k < n; k++)
+		if (!ts[k].zombie && !ts[k].helper && rst_task_reason(&ts[k], e))
+			return -1;
+	if (par && !par->zombie && !par->helper && task_dead(par->pid)) {
+		if (wait_blob(par, e))
+			return -1;
+		return cr_fail_errno(e, ESRCH, "task %d: its parent %d did not create it", t->pid, par->pid);
+	}
+	return 0;
+}
+
+/* t is seized: into its cgroups, then its go. */
+static int seize_done(struct rst_task *ts, struct rst_task *t, struct cr_err *e)
+{
+	t->seized = true;
+	if (ns_rst_task_spawned(ts[0].ns, t->pid, rst_ipid(t), e))
+		return -1;
+	if (t->pst->mntns && rst_ghost_links(t) &&
+	    (t->go_again = fcntl(t->go_pipe[1], F_DUPFD_CLOEXEC, 3)) < 0)
+		return cr_fail_sys(e, "keep the go pipe of task %d", t->pid);
+	return rst_task_go(t, "start task", e);
+}
+
+static bool waited_too_long(const struct timespec *t0)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return now.tv_sec - t0->tv_sec > 30;
+}
+
+/* A process other than the root: the process that clones it does so once it has its go, and puts a mark on
+ * its error pipe (RST_BORN_MARK) once it is there; seize it then. */
 static int seize_tree_child(struct rst_task *ts, size_t n, struct rst_task *t, struct cr_err *e)
 {
-	struct rst_task *found = rst_tree_task(ts, n, t->spawn_ppid);
-	struct timespec t0, now;
-	bool born = false; /* its mark is on its error pipe (RST_BORN_MARK): it is there */
+	struct timespec t0;
+	bool born = false; /* its mark is there */
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (int i = 0;; i++) {
-		/* fresh PIDs: find it first by its ids inside (its parent may not be known yet) */
-		int there = rst_pid_known(t) ? 1 : rst_pidns_find(t, e);
-		struct rst_task *par = found && rst_pid_known(found) ? found : NULL;
-		if (there < 0)
+		int r = seize_try(t, e);
+		if (r < 0)
 			return -1;
-		if (there && !ptrace_seize_sc(t->pid, PTRACE_O_EXITKILL | PTRACE_O_TRACESYSGOOD))
+		if (r)
 			break;
-		if (there && errno != ESRCH && errno != EPERM)
-			return cr_fail_sys(e, "PTRACE_SEIZE %d", t->pid);
-		if (par && par->helper && rst_helper_ended(par->pid)) {
-			rst_helper_died(par, e);
-			return cr_wrap(e, "task %d", t->pid);
-		}
-		if (par && par->zombie && rst_helper_ended(par->pid)) { /* it clones before it exits */
-			if (!rst_zombie_failed(par, e))
-				cr_fail_errno(e, ESRCH, "zombie %d ended without creating it", par->pid);
-			return cr_wrap(e, "task %d", t->pid);
-		}
-		/* a PID namespace's init that failed does not end before its traced children: its reason */
-		if (par && par->ns_levels && !par->zombie && !par->helper && rst_task_reason(par, e))
+		if (seize_check(ts, n, t, i % 16 == 15, e))
 			return -1;
-		/* any task that failed meanwhile (an init that failed takes its namespace along); not on the
-		 * first try: a scan of every task per task made a big tree O(n^2) in syscalls */
-		for (size_t k = 0; i % 16 == 15 && k < n; k++)
-			if (!ts[k].zombie && !ts[k].helper && rst_task_reason(&ts[k], e))
-				return -1;
-		if (par && !par->zombie && !par->helper && task_dead(par->pid)) {
-			if (wait_blob(par, e))
-				return -1;
-			return cr_fail_errno(e, ESRCH, "task %d: its parent %d did not create it", t->pid,
-					     par->pid);
-		}
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		if (now.tv_sec - t0.tv_sec > 30)
+		if (waited_too_long(&t0))
 			return cr_fail_errno(e, ETIMEDOUT, "task %d: not created by its parent %d", t->pid,
 					     t->spawn_ppid);
 		if (born) { /* there but not seizable yet (or just found in its PID namespace) */
@@ -603,13 +694,80 @@ static int seize_tree_child(struct rst_task *ts, size_t n, struct rst_task *t, s
 		struct pollfd pf = {.fd = t->err_pipe[0], .events = POLLIN};
 		born = poll(&pf, 1, 20) > 0;
 	}
-	t->seized = true;
-	if (ns_rst_task_spawned(ts[0].ns, t->pid, rst_ipid(t), e))
-		return -1;
-	if (t->pst->mntns && rst_ghost_links(t) &&
-	    (t->go_again = fcntl(t->go_pipe[1], F_DUPFD_CLOEXEC, 3)) < 0)
-		return cr_fail_sys(e, "keep the go pipe of task %d", t->pid);
-	return rst_task_go(t, "start task", e);
+	return seize_done(ts, t, e);
+}
+
+/* The tasks the tree's order makes one by one (rst_tree_order): those that make or enter a nested mount
+ * namespace (join_maker, nested_sk_unix wait for them in turn). */
+static bool seize_in_turn(const struct rst_task *ts, size_t n)
+{
+	for (size_t i = 1; i < n; i++)
+		if (ts[i].pst &&
+		    (ts[i].pst->mntns || ts[i].pst->mntns_join || rst_sk_unix_nested_has(&ts[i])))
+			return true;
+	return false;
+}
+
+/* Every other process of the tree seized, in the order they come: each one's mark (made by the process that
+ * cloned it) wakes crshim, which seizes it and gives it its go at once. One by one in the tree's order, each
+ * waited for in turn (its mark polled every 20 ms), a tree of 500 spent most of its restore asleep at load:
+ * a task made late held those made before it (2000 polls that timed out for 500 processes). */
+static int seize_tree(struct rst_task *ts, size_t n, const size_t *order, struct cr_err *e)
+{
+	__cleanup_close int ep = epoll_create1(EPOLL_CLOEXEC);
+	if (ep < 0)
+		return cr_fail_sys(e, "epoll_create1");
+	__cleanup_free size_t *wait = calloc(n ? n : 1, sizeof(*wait)); /* tasks not seized, in order */
+	size_t nw = 0, nretry = 0;
+	if (!wait)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	for (size_t k = 1; k < n; k++) {
+		struct rst_task *t = &ts[order[k]];
+		if (t->zombie || t->helper || rst_svm_sharer(t) || t->seized)
+			continue;
+		struct epoll_event ev = {.events = EPOLLIN, .data.u64 = order[k]};
+		if (epoll_ctl(ep, EPOLL_CTL_ADD, t->err_pipe[0], &ev))
+			return cr_fail_sys(e, "epoll_ctl (task %d)", t->pid);
+		wait[nw++] = order[k];
+	}
+	struct timespec t0; /* the last progress */
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (int pass = 0; nw; pass++) {
+		struct epoll_event ev[64];
+		int nev = epoll_wait(ep, ev, 64, nretry ? 1 : 20);
+		if (nev < 0 && errno != EINTR)
+			return cr_fail_sys(e, "epoll_wait");
+		for (int i = 0; i < nev; i++) { /* there (or it said why): tried from now on */
+			ts[ev[i].data.u64].born_seen = true;
+			epoll_ctl(ep, EPOLL_CTL_DEL, ts[ev[i].data.u64].err_pipe[0], NULL);
+		}
+		size_t kept = 0, seized = 0;
+		nretry = 0;
+		for (size_t k = 0; k < nw; k++) {
+			struct rst_task *t = &ts[wait[k]];
+			int r = t->born_seen || (nev <= 0 && !k) ? seize_try(t, e) : 0;
+			if (r < 0 || (r > 0 && seize_done(ts, t, e)))
+				return -1;
+			if (r > 0) {
+				seized++;
+				continue;
+			}
+			nretry += t->born_seen;
+			wait[kept++] = wait[k];
+		}
+		nw = kept;
+		if (seized) {
+			clock_gettime(CLOCK_MONOTONIC, &t0);
+			continue;
+		}
+		/* no progress: the first one waited for (its spawner, every task's reason now and then) */
+		if (nw && seize_check(ts, n, &ts[wait[0]], pass % 16 == 15, e))
+			return -1;
+		if (nw && waited_too_long(&t0))
+			return cr_fail_errno(e, ETIMEDOUT, "task %d: not created by its parent %d",
+					     ts[wait[0]].pid, ts[wait[0]].spawn_ppid);
+	}
+	return 0;
 }
 
 bool rst_mounts_late(const struct rst_task *ts, size_t n)
@@ -837,12 +995,15 @@ static int restore_run(struct cr_opts *o, struct rst_task *ts, size_t n, struct 
 	__cleanup_free size_t *order = ret ? NULL : rst_tree_order(ts, n); /* spawners first */
 	if (!ret && !order)
 		ret = cr_fail_errno(e, ENOMEM, "out of memory");
-	for (size_t k = 1; !ret && k < n; k++) {
+	bool in_turn = !ret && seize_in_turn(ts, n);
+	for (size_t k = 1; in_turn && !ret && k < n; k++) {
 		struct rst_task *t = &ts[order[k]];
 		if (!t->zombie && !t->helper && !rst_svm_sharer(t) && !t->seized)
 			ret = join_maker(ts, n, t, e) || seize_tree_child(ts, n, t, e) ||
 			      nested_sk_unix(ts, n, t, e);
 	}
+	if (!ret && !in_turn)
+		ret = seize_tree(ts, n, order, e);
 	if (!ret)
 		ret = rst_tree_release(ts, n, e);
 	/* the processes sharing an address space last: their placeholders then take no PID of the tree */
@@ -875,9 +1036,14 @@ static int restore_run(struct cr_opts *o, struct rst_task *ts, size_t n, struct 
 	/* every process is in its blob, past its sockets: crshim's server of socket options (net/sk-priv.c)
 	 * ends before any of them runs */
 	rst_sk_priv_stop();
+	for (size_t i = 0; !ret && i < n; i++)
+		if (restored(&ts[i]))
+			ret = finish_in_area(&ts[i], e);
+	if (!ret)
+		ret = unmap_areas(ts, n, e);
 	/* children first: a parent that runs finds them restored */
 	for (size_t i = n; !ret && i-- > 0;)
-		if (!ts[i].zombie && !ts[i].helper)
+		if (restored(&ts[i]))
 			ret = finish(&ts[i], e);
 	if (ret) {
 		kill_tree(ts, n);

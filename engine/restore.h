@@ -120,6 +120,7 @@ struct rst_task {
 	bool prefill_mapped; /* the parent still has those mappings */
 	bool reaped;	     /* the child ended and was waited for */
 	bool seized;	     /* not the root: ptrace-attached by crshim */
+	bool born_seen;	     /* not the root: its mark (RST_BORN_MARK) came (restore.c seize_tree) */
 	bool clone_parent;   /* CLONE_PARENT: its parent is the parent of spawn_ppid */
 	bool before_setsid;  /* cloned before spawn_ppid's setsid: born in that one's old session */
 	bool helper;	     /* not in the images: leads a session/group whose leader is gone, then exits */
@@ -347,8 +348,9 @@ int rst_svm_userns_later(struct rst_task *t, char *msg, size_t len);
 
 /* rst_fd_above: base/fd.h */
 __attribute__((noreturn)) void rst_child(struct rst_task *t);
-/* A task cloned by its parent writes this byte on its error pipe as soon as it is there (before it waits for
- * its go): crshim polls the pipe instead of probing the PID on a timer; rst_task_reason skips it. */
+/* The process that clones a task crshim seizes writes this byte on the task's error pipe as soon as clone3
+ * returned (the task is there): crshim waits for it instead of probing the PID on a timer; the root writes it
+ * itself when its mount tree stands (rst_mounts_late); rst_task_reason skips it. */
 #define RST_BORN_MARK '\1'
 /* ... and this one when its nested mount namespace stands and it waits for what crshim makes in it (the
  * unix sockets bound there: rst_sk_unix_nested_take); rst_task_reason skips it too. */
