@@ -230,17 +230,21 @@ static int collect_stopped(struct dump_ctx *c, struct cr_err *e)
 		 (unsigned long long)arch_regs_sp(c->regs_image), c->in_syscall_eintr);
 	if (infect_start(&c->in, &c->s, c->regs_resume, fault_injected(c->o, FI_NO_VDSO_SYSCALL), e))
 		return -1;
+	struct dump_mpol_q mq = {0}; /* (the VMAs' policies asked in the batch of dump_core_remote) */
 	int ret = infect_map_scratch(&c->in, e);
 	if (!ret)
 		ret = dump_mm_mlockall(c, e);
 	if (!ret)
-		ret = dump_mm_mpol(c, e);
+		ret = dump_mm_mpol_queue(c, &mq, e);
 	if (!ret)
 		ret = fault_check(c->o, FI_DUMP_INFECTED, e);
 	if (!ret && c->o->pre_dump && c->o->track_mem && !c->vm_owner)
 		ret = mem_track_infect(c->trk, &c->in, c->pid, (uint64_t)c->stat.f[22], e);
 	if (!ret)
-		ret = dump_core_remote(c, e);
+		ret = dump_core_remote(c, mq.calls, mq.n, e);
+	if (!ret)
+		ret = dump_mm_mpol_take(c, &mq, e);
+	dump_mm_mpol_q_free(&mq);
 	for (size_t i = 0; !ret && i < c->nth; i++)
 		ret = dump_core_thread_remote(c, &c->th[i], e);
 	if (!ret)

@@ -195,8 +195,11 @@ static inline int dump_write_one(struct dump_ctx *c, enum img_kind k, const Prot
 	return dump_created(c, k, id, e);
 }
 
-/* dump-core.c: remote reads (while infected), then core-PID.img and sigacts-PID.img. */
-int dump_core_remote(struct dump_ctx *c, struct cr_err *e);
+/* dump-core.c: remote reads (while infected), then core-PID.img and sigacts-PID.img. The scratch's first
+ * DUMP_SCR_CORE bytes hold their answers; the nmore calls more (results in more[i].ret) run in the same
+ * batch. */
+#define DUMP_SCR_CORE 4096
+int dump_core_remote(struct dump_ctx *c, struct infect_call *more, size_t nmore, struct cr_err *e);
 int dump_core_write(struct dump_ctx *c, struct cr_err *e);
 /* per thread (not the leader): sigaltstack and tid address by remote syscalls (while the leader is
  * infected: its scratch page is used), then core-TID.img */
@@ -226,8 +229,23 @@ int dump_map_src(pid_t pid, const struct proc_vma *v, char *src, size_t srcsz, i
 /* With the scratch mapped (after c->st was read): whether mlockall(MCL_FUTURE) is in force -> c->mlockall. */
 int dump_mm_mlockall(struct dump_ctx *c, struct cr_err *e);
 /* mem/mpol.c, with the scratch mapped: the NUMA memory policy of each VMA (mbind), get_mempolicy(MPOL_F_ADDR)
- * in the task -> c->vma_mpol (freed by dump_mm_mpol_free). */
-int dump_mm_mpol(struct dump_ctx *c, struct cr_err *e);
+ * in the task -> c->vma_mpol (freed by dump_mm_mpol_free). dump_mm_mpol_queue lists the VMAs and queues the
+ * calls of the first ones (q->calls, q->n; their answers in the scratch from DUMP_SCR_CORE on), which
+ * dump_core_remote runs in its batch (one stop of the task for both); dump_mm_mpol_take then reads their
+ * answers and asks the other VMAs in batches of their own. */
+struct mpol_span;
+#define DUMP_MPOL_Q 64
+struct dump_mpol_q {
+	struct infect_call calls[DUMP_MPOL_Q];
+	size_t n;
+	struct mpol_span *vmas;
+	size_t nvmas;
+	unsigned long maxnode;
+	struct timespec t0;
+};
+int dump_mm_mpol_queue(struct dump_ctx *c, struct dump_mpol_q *q, struct cr_err *e);
+int dump_mm_mpol_take(struct dump_ctx *c, struct dump_mpol_q *q, struct cr_err *e);
+void dump_mm_mpol_q_free(struct dump_mpol_q *q);
 void dump_mm_mpol_free(struct dump_ctx *c);
 /* What dump-mm.c keeps for the whole tree: the page buffers (mapped and faulted in once, not once per task)
  * and the files mapped (read from /proc once per file, not once per VMA of each task). */

@@ -153,8 +153,8 @@ struct img_arena;
 struct img_arena *img_arena_new(void); /* NULL: out of memory */
 /* A pool: the chunks of its arenas are carved one after the other from address space reserved for them, so
  * that the arenas of a tree's processes, when a child gets them all, are one mapping of it (a fork copies,
- * and the restorer removes, one mapping, not one per process). img_pool_free leaves its arenas' chunks (they
- * go with img_arena_free, before or after it). */
+ * and the restorer removes, one mapping, not one per process). Its arenas' chunks are unmapped with it, once
+ * img_pool_free and img_arena_free of each of its arenas were called (in any order). */
 struct img_pool;
 struct img_pool *img_pool_new(void); /* NULL: out of memory */
 void img_pool_free(struct img_pool *p);

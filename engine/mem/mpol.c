@@ -60,8 +60,8 @@ static void mpol_str(int32_t mode, const uint8_t *nodes, size_t len, char *buf, 
 /* ---------------- dump ---------------- */
 
 /* maxnode for get_mempolicy: the node ids this kernel may have (/sys/devices/system/node/possible, "0-3";
- * it refuses fewer than that), rounded up to whole words; 0: too many to keep. */
-static unsigned long possible_nodes(void)
+ * it refuses fewer than that), rounded up to whole words; 0: too many to keep. Read once per crshim. */
+static unsigned long read_possible_nodes(void)
 {
 	__cleanup_fclose FILE *f = fopen("/sys/devices/system/node/possible", "re");
 	char buf[256];
@@ -76,13 +76,24 @@ static unsigned long possible_nodes(void)
 	return n > DUMP_MPOL_NODES ? 0 : n;
 }
 
-struct span {
+static unsigned long possible_nodes(void)
+{
+	static long n = -1; /* (the same for every task and dump: fixed at boot) */
+	long v = __atomic_load_n(&n, __ATOMIC_RELAXED);
+	if (v < 0) {
+		v = (long)read_possible_nodes();
+		__atomic_store_n(&n, v, __ATOMIC_RELAXED);
+	}
+	return (unsigned long)v;
+}
+
+struct mpol_span {
 	uint64_t start, end;
 };
 
 /* The VMAs from the maps infect_start read (c->in.maps: the scratch not mapped yet, which adds a VMA of its
  * own and changes no other), else from /proc/PID/maps now. */
-static int list_vmas(const struct dump_ctx *c, struct span **v, size_t *n, struct cr_err *e)
+static int list_vmas(const struct dump_ctx *c, struct mpol_span **v, size_t *n, struct cr_err *e)
 {
 	__cleanup_free char *buf = NULL;
 	const char *text = c->in.maps;
@@ -97,7 +108,7 @@ static int list_vmas(const struct dump_ctx *c, struct span **v, size_t *n, struc
 		    !memmem(l, len, "[vsyscall]", 10)) {
 			if (arr_room(v, &cap, *n, sizeof(**v), 64))
 				return cr_fail_errno(e, ENOMEM, "out of memory");
-			(*v)[(*n)++] = (struct span){s, en};
+			(*v)[(*n)++] = (struct mpol_span){s, en};
 		}
 		l += len + (nl != NULL);
 	}
@@ -106,7 +117,7 @@ static int list_vmas(const struct dump_ctx *c, struct span **v, size_t *n, struc
 
 /* The answers of one batch (slot bytes each in buf): the VMAs with a policy into c->vma_mpol. 1: this kernel
  * has no NUMA (every policy is the default). */
-static int take(struct dump_ctx *c, const struct span *v, const struct infect_call *q, size_t k,
+static int take(struct dump_ctx *c, const struct mpol_span *v, const struct infect_call *q, size_t k,
 		const uint8_t *buf, size_t slot, size_t *cap, struct cr_err *e)
 {
 	for (size_t j = 0; j < k; j++, buf += slot) {
@@ -138,52 +149,83 @@ static int take(struct dump_ctx *c, const struct span *v, const struct infect_ca
 	return 0;
 }
 
-/* get_mempolicy(MPOL_F_ADDR) of the n VMAs v in batches of what the scratch holds (a slot each). */
-static int ask(struct dump_ctx *c, const struct span *v, size_t n, unsigned long maxnode, struct cr_err *e)
+/* The get_mempolicy(MPOL_F_ADDR) of VMA v, its answer in the slot at s. */
+static struct infect_call ask_call(const struct mpol_span *v, uint64_t s, unsigned long maxnode)
 {
-	size_t slot = 8 + maxnode / 8, per = INFECT_SCRATCH_USER / slot, cap = 0;
+	return (struct infect_call){__NR_get_mempolicy, {s, s + 8, maxnode, v->start, MPOL_F_ADDR_, 0}, 0};
+}
+
+/* get_mempolicy(MPOL_F_ADDR) of the n VMAs v in batches of what the scratch holds (a slot each). */
+static int ask(struct dump_ctx *c, const struct mpol_span *v, size_t n, unsigned long maxnode, size_t *cap,
+	       struct cr_err *e)
+{
+	size_t slot = 8 + maxnode / 8, per = INFECT_SCRATCH_USER / slot;
 	struct infect_call *q = calloc(per, sizeof(*q));
 	uint8_t *buf = malloc(per * slot);
 	int r = !q || !buf ? cr_fail_errno(e, ENOMEM, "out of memory") : 0;
 	for (size_t i = 0; !r && i < n; i += per) {
 		size_t k = n - i < per ? n - i : per;
-		for (size_t j = 0; j < k; j++) {
-			uint64_t s = c->in.scratch + j * slot;
-			q[j] = (struct infect_call){
-			    __NR_get_mempolicy, {s, s + 8, maxnode, v[i + j].start, MPOL_F_ADDR_, 0}, 0};
-		}
+		for (size_t j = 0; j < k; j++)
+			q[j] = ask_call(&v[i + j], c->in.scratch + j * slot, maxnode);
 		if (infect_batch(&c->in, q, k, e) || infect_read(&c->in, c->in.scratch, buf, k * slot, e))
 			r = -1;
 		else
-			r = take(c, v + i, q, k, buf, slot, &cap, e);
+			r = take(c, v + i, q, k, buf, slot, cap, e);
 	}
 	free(q);
 	free(buf);
-	return r < 0 ? -1 : 0;
+	return r;
 }
 
-int dump_mm_mpol(struct dump_ctx *c, struct cr_err *e)
+int dump_mm_mpol_queue(struct dump_ctx *c, struct dump_mpol_q *q, struct cr_err *e)
 {
 	dump_mm_mpol_free(c);
+	*q = (struct dump_mpol_q){0};
 	if (c->vm_owner) /* its owner's address space: dumped with the owner */
 		return 0;
-	unsigned long maxnode = possible_nodes();
-	if (!maxnode)
+	q->maxnode = possible_nodes();
+	if (!q->maxnode)
 		return cr_fail_errno(e, E2BIG, "task %d: this host has more than %d NUMA node ids", c->pid,
 				     DUMP_MPOL_NODES);
-	struct span *v = NULL;
-	size_t n = 0;
-	struct timespec t0;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	int ret = list_vmas(c, &v, &n, e) || ask(c, v, n, maxnode, e) ? -1 : 0;
-	free(v);
-	if (ret)
+	clock_gettime(CLOCK_MONOTONIC, &q->t0);
+	if (list_vmas(c, &q->vmas, &q->nvmas, e))
 		return -1;
-	pr_debug("task %d: NUMA memory policies of %zu vmas read in %llu us\n", c->pid, n,
-		 (unsigned long long)cr_us_since(&t0));
+	size_t slot = 8 + q->maxnode / 8, room = (INFECT_SCRATCH_USER - DUMP_SCR_CORE) / slot;
+	q->n = q->nvmas < room ? q->nvmas : room;
+	q->n = q->n < DUMP_MPOL_Q ? q->n : DUMP_MPOL_Q;
+	for (size_t j = 0; j < q->n; j++)
+		q->calls[j] = ask_call(&q->vmas[j], c->in.scratch + DUMP_SCR_CORE + j * slot, q->maxnode);
+	return 0;
+}
+
+int dump_mm_mpol_take(struct dump_ctx *c, struct dump_mpol_q *q, struct cr_err *e)
+{
+	size_t slot = 8 + q->maxnode / 8, cap = 0;
+	int r = 0;
+	if (q->n) {
+		uint8_t *buf = malloc(q->n * slot);
+		r = !buf ? cr_fail_errno(e, ENOMEM, "out of memory")
+		    : infect_read(&c->in, c->in.scratch + DUMP_SCR_CORE, buf, q->n * slot, e)
+			? -1
+			: take(c, q->vmas, q->calls, q->n, buf, slot, &cap, e);
+		free(buf);
+	}
+	if (!r && q->nvmas > q->n) /* (those past the queue's room: batches of their own) */
+		r = ask(c, q->vmas + q->n, q->nvmas - q->n, q->maxnode, &cap, e);
+	if (r < 0)
+		return -1;
+	pr_debug("task %d: NUMA memory policies of %zu vmas read in %llu us\n", c->pid, q->nvmas,
+		 (unsigned long long)cr_us_since(&q->t0));
 	if (c->n_vma_mpol)
 		pr_info("task %d: %zu vmas with a NUMA memory policy of their own\n", c->pid, c->n_vma_mpol);
 	return 0;
+}
+
+void dump_mm_mpol_q_free(struct dump_mpol_q *q)
+{
+	free(q->vmas);
+	q->vmas = NULL;
+	q->nvmas = q->n = 0;
 }
 
 void dump_mm_mpol_free(struct dump_ctx *c)

@@ -24,7 +24,7 @@
 #include "task/timer-list.h"
 #include "restorer/restorer-args.h" /* (RST_SI_COPY_*: crshim's copy of a timer's signal) */
 
-/* Scratch layout for the remote reads (offsets in bytes, within INFECT_SCRATCH_USER). */
+/* Scratch layout for the remote reads (offsets in bytes, within DUMP_SCR_CORE). */
 #define SCR_SIGACT 0 /* 64 x 32 bytes, signal n at (n-1)*32 */
 #define SCR_SAS 2048
 #define SCR_TSC 2072	/* after the 24 bytes of the sigaltstack */
@@ -36,14 +36,14 @@
 #define SCR_MPOL_NODES 2200 /* ... and its nodemask: DUMP_MPOL_NODES bits */
 /* one itimerspec (32 bytes) per timer of a batch, then a timespec (16) each, then another (16) each */
 #define SCR_TIMER 2328
-#define SCR_NTIMERS ((INFECT_SCRATCH_USER - SCR_TIMER) / 64)
+#define SCR_NTIMERS ((DUMP_SCR_CORE - SCR_TIMER) / 64)
 #define SCR_TIMER_NOW (SCR_TIMER + SCR_NTIMERS * 32)
 #define SCR_TIMER_AFTER (SCR_TIMER_NOW + SCR_NTIMERS * 16)
 
 /* The remote syscalls of a dump, run in one batch (infect_batch): what each is for the messages. */
 struct rcalls {
-	struct infect_call v[DUMP_NSIG + 16 + 4 * SCR_NTIMERS];
-	const char *what[DUMP_NSIG + 16 + 4 * SCR_NTIMERS];
+	struct infect_call v[DUMP_NSIG + 16 + 4 * SCR_NTIMERS + DUMP_MPOL_Q];
+	const char *what[DUMP_NSIG + 16 + 4 * SCR_NTIMERS + DUMP_MPOL_Q];
 	size_t n;
 };
 
@@ -319,7 +319,8 @@ static int thread_cpu_refuse(const struct dump_ctx *c, struct cr_err *e)
 	return 0;
 }
 
-static int remote_all(struct dump_ctx *c, struct rcalls *rc, struct cr_err *e);
+static int remote_all(struct dump_ctx *c, struct rcalls *rc, struct infect_call *more, size_t nmore,
+		      struct cr_err *e);
 
 /* Timer i's expiry the dump read: its clock's time in the task plus its time left (0: disarmed, no time). */
 static int64_t timer_at(const struct dump_remote *r, size_t i)
@@ -388,18 +389,23 @@ static void fill_mpol(CoreEntry *ce, const struct dump_mpol *m)
 	ce->mempolicy_nodes = (ProtobufCBinaryData){m->len, (uint8_t *)m->nodes}, ce->has_mempolicy_nodes = 1;
 }
 
-int dump_core_remote(struct dump_ctx *c, struct cr_err *e)
+int dump_core_remote(struct dump_ctx *c, struct infect_call *more, size_t nmore, struct cr_err *e)
 {
+	if (nmore > DUMP_MPOL_Q)
+		return cr_fail_errno(e, E2BIG, "task %d: %zu remote calls more than the batch holds", c->pid,
+				     nmore);
 	struct rcalls *rc = calloc(1, sizeof(*rc));
 	if (!rc)
 		return cr_fail_errno(e, ENOMEM, "out of memory");
-	int ret = remote_all(c, rc, e);
+	int ret = remote_all(c, rc, more, nmore, e);
 	free(rc);
 	return ret;
 }
 
-/* Every remote read of the task in one batch (but the timers past the scratch's room). */
-static int remote_all(struct dump_ctx *c, struct rcalls *rc, struct cr_err *e)
+/* Every remote read of the task in one batch (but the timers past the scratch's room), the nmore calls
+ * more at its end. */
+static int remote_all(struct dump_ctx *c, struct rcalls *rc, struct infect_call *more, size_t nmore,
+		      struct cr_err *e)
 {
 	struct dump_remote *r = &c->rem;
 	uint64_t s = c->in.scratch;
@@ -433,8 +439,13 @@ static int remote_all(struct dump_ctx *c, struct rcalls *rc, struct cr_err *e)
 			  DUMP_MPOL_NODES, 0);
 	size_t tm = rc->n, ntm = r->ntimers < SCR_NTIMERS ? r->ntimers : SCR_NTIMERS;
 	add_timers(c, rc, 0, ntm);
+	size_t mo = rc->n;
+	for (size_t i = 0; i < nmore; i++)
+		rc->v[add(rc, "more", 0, 0, 0, 0, 0)] = more[i];
 	if (infect_batch(&c->in, rc->v, rc->n, e))
 		return -1;
+	for (size_t i = 0; i < nmore; i++) /* (their results are the caller's to judge) */
+		more[i].ret = rc->v[mo + i].ret;
 	for (size_t i = 0; i < mb; i++) /* the results: the calls that return a value are read below */
 		if (i != slack && i != brk && ok(rc, i, e))
 			return i < first ? cr_wrap(e, "signal %lu", rc->v[i].a[0]) : -1;

@@ -30,6 +30,26 @@ int infect_read(struct infect *in, uint64_t addr, void *buf, size_t len, struct 
 	return 0;
 }
 
+/* Where the last vDSO searched had its syscall instruction: the vDSO of every process of this kernel (and
+ * ABI) is the same image, so the next task's is first looked at there (a read of the instruction's bytes,
+ * not of the whole vDSO and a search: per task of a tree). */
+static struct {
+	uint64_t len, off;
+} vdso_last;
+
+static bool vdso_insn_at_last(struct infect *in, uint64_t start, uint64_t end, const uint8_t *insn,
+			      size_t ilen)
+{
+	uint64_t len = __atomic_load_n(&vdso_last.len, __ATOMIC_ACQUIRE), off = vdso_last.off;
+	uint8_t b[16];
+	struct cr_err e2;
+	if (!len || len != end - start || off + ilen > len || ilen > sizeof(b) ||
+	    infect_read(in, start + off, b, ilen, &e2) || memcmp(b, insn, ilen))
+		return false;
+	in->sys_ip = start + off;
+	return true;
+}
+
 static int find_vdso_insn(struct infect *in, struct cr_err *e)
 {
 	uint64_t start, end;
@@ -42,6 +62,8 @@ static int find_vdso_insn(struct infect *in, struct cr_err *e)
 		return r;
 	if (end - start > (16u << 20))
 		return 1;
+	if (vdso_insn_at_last(in, start, end, insn, ilen))
+		return 0;
 	__cleanup_free uint8_t *buf = malloc(end - start);
 	if (!buf)
 		return cr_fail_errno(e, ENOMEM, "out of memory");
@@ -52,6 +74,8 @@ static int find_vdso_insn(struct infect *in, struct cr_err *e)
 	if (!p)
 		return 1;
 	in->sys_ip = start + (uint64_t)(p - buf);
+	vdso_last.off = (uint64_t)(p - buf);
+	__atomic_store_n(&vdso_last.len, end - start, __ATOMIC_RELEASE);
 	return 0;
 }
 
@@ -177,15 +201,17 @@ static int resume_to_trap(struct infect *in, long req, uint64_t trap_ip, void *r
 }
 
 /* Resume (req: PTRACE_CONT or PTRACE_SINGLESTEP) until the SIGTRAP at trap_ip, with SIGTRAP unblocked (a
- * blocked forced trap would reset its action to SIG_DFL); regs: the registers there. */
+ * blocked forced trap would reset its action to SIG_DFL; it stays unblocked until infect_stop or a
+ * failure); regs: the registers there. */
 static int run_to_trap(struct infect *in, long req, uint64_t trap_ip, void *regs, struct cr_err *e)
 {
-	int ret = set_sigmask(in, ~(1ULL << (SIGTRAP - 1)), e);
+	int ret = in->mask_trap ? 0 : set_sigmask(in, ~(1ULL << (SIGTRAP - 1)), e);
+	in->mask_trap = !ret;
 	if (!ret)
 		ret = resume_to_trap(in, req, trap_ip, regs, e);
 	struct cr_err e2;
-	if (set_sigmask(in, ~0ULL, ret ? &e2 : e))
-		ret = -1;
+	if (ret && in->mask_trap && !set_sigmask(in, ~0ULL, &e2))
+		in->mask_trap = false;
 	return ret;
 }
 
@@ -209,15 +235,15 @@ int infect_syscall(struct infect *in, long nr, const unsigned long args[6], long
 			goto fail;
 	}
 	*ret = arch_syscall_result(regs);
-	if (arch_set_gpregs(in->pid, in->base, e))
-		return -1;
+	in->regs_dirty = true; /* (base put back by infect_stop) */
 	pr_debug("task %d: remote syscall %ld = %ld\n", in->pid, nr, *ret);
 	return 0;
 fail:
 	cr_wrap(e, "remote syscall %ld", nr);
 	if (in->s->attached) {
 		struct cr_err e2;
-		arch_set_gpregs(in->pid, in->base, &e2);
+		if (!arch_set_gpregs(in->pid, in->base, &e2))
+			in->regs_dirty = false;
 	}
 	return -1;
 }
@@ -310,9 +336,10 @@ static int run_code(struct infect *in, const uint8_t *code, size_t code_len, siz
 	if (arch_set_gpregs(in->pid, regs, e))
 		return -1;
 	int ret = run_to_trap(in, PTRACE_CONT, in->batch + trap, regs, e);
+	in->regs_dirty = true; /* (base put back by infect_stop, or now on a failure) */
 	struct cr_err e2;
-	if (arch_set_gpregs(in->pid, in->base, ret ? &e2 : e))
-		ret = -1;
+	if (ret && in->s->attached && !arch_set_gpregs(in->pid, in->base, &e2))
+		in->regs_dirty = false;
 	if (!ret)
 		ret = infect_read(in, table, back, rlen, e);
 	return ret;
@@ -369,6 +396,19 @@ int infect_stop(struct infect *in, struct cr_err *e)
 					  (unsigned long long)in->poke_addr);
 		else
 			in->poked = false;
+	}
+	struct cr_err e2;
+	if (in->regs_dirty) {
+		if (arch_set_gpregs(in->pid, in->base, ret ? &e2 : e))
+			ret = -1;
+		else
+			in->regs_dirty = false;
+	}
+	if (in->mask_trap) {
+		if (set_sigmask(in, ~0ULL, ret ? &e2 : e))
+			ret = -1;
+		else
+			in->mask_trap = false;
 	}
 	return ret;
 }

@@ -27,10 +27,15 @@ struct infect {
 	size_t batch_len;
 	char *maps; /* /proc/PID/maps as infect_start read it (no scratch yet; NULL: not read), until
 		       infect_stop */
+	/* Between remote calls the task keeps the registers and the signal mask (all but SIGTRAP) of the
+	 * last one: each call sets its own; infect_stop puts base and the full mask back (two ptrace
+	 * calls per task, not two per remote run). */
+	bool regs_dirty, mask_trap;
 };
 
-/* The caller's part of the scratch mapping, at in->scratch. */
-#define INFECT_SCRATCH_USER 4096
+/* The caller's part of the scratch mapping, at in->scratch (the dump: its first DUMP_SCR_CORE bytes for the
+ * core's remote reads, the rest for the VMAs' memory policies asked in the same batch). */
+#define INFECT_SCRATCH_USER 8192
 
 /* One syscall of a batch: nr and arguments in, the raw result (-errno on failure) out. The layout is the
  * table that arch_batch_code reads (8 words). */
@@ -63,7 +68,8 @@ int infect_batch(struct infect *in, struct infect_call *calls, size_t n, struct 
 size_t infect_code_room(const struct infect *in, size_t code_len);
 /* Read remote memory (process_vm_readv). */
 int infect_read(struct infect *in, uint64_t addr, void *buf, size_t len, struct cr_err *e);
-/* Undo everything: unmap the scratch page, restore poked bytes and the base registers; in->maps freed. */
+/* Undo everything: unmap the scratch page, restore poked bytes, the base registers and the full signal mask;
+ * in->maps freed. */
 int infect_stop(struct infect *in, struct cr_err *e);
 
 #endif
