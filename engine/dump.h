@@ -119,6 +119,7 @@ struct dump_ctx {
 	uint32_t ns_levels;	       /* dump-pidns.c: PID namespaces below ours it is in */
 	int32_t *ns_tids;	       /* ... the ids of each thread (leader first) in each of them */
 	bool ns_init, ns_mnt_proc;     /* PID 1 of a namespace its parent is not in (with its own mounts) */
+	int32_t ns_last_pid;	       /* ... that namespace's last PID handed out (-1: not read) */
 	uint32_t mntns;		       /* a mount namespace of its own with other mounts: mntns-ID.img (0) */
 	bool mntns_up;	  /* in the mount namespace its parent's was made from (forked before that unshare) */
 	pid_t mntns_join; /* entered (setns) the nested mount namespace of that process of the tree (0) */

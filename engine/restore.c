@@ -1021,8 +1021,11 @@ static int restore_run(struct cr_opts *o, struct rst_task *ts, size_t n, struct 
 		ret = rst_epoll_tree(ts, n, e);
 	for (size_t i = 0; !ret && i < n; i++) /* (and their ghosts' names kept for them go) */
 		rst_ghost_unlink_kept(&ts[i]);
-	if (!ret) /* every thread is there: files owned by one */
+	if (!ret) { /* every thread is there: files owned by one; no more processes made in the tree's PID
+		     * namespaces: their last PIDs */
 		ret = rst_pidns_fown_threads(ts, n, e);
+		rst_pidns_last_pid(ts, n);
+	}
 	if (!ret) {
 		rst_tty_foreground(o, &ts[0]);
 		/* the RPC client (runc) takes the restored pid from post-restore */

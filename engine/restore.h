@@ -391,5 +391,8 @@ int rst_pidns_find_threads(struct rst_task *t, struct cr_err *e);
 size_t rst_pidns_find_unseized(struct rst_task *ts, size_t n);
 /* Once every thread is there: file owners that are threads other than a leader (F_OWNER_TID). */
 int rst_pidns_fown_threads(struct rst_task *ts, size_t n, struct cr_err *e);
+/* Then the last PID handed out in each PID namespace the tree owns, as at the dump (pstree ns_last_pid), so
+ * that its next fork gets the PID it would have got; what fails is said (the tree restored all the same). */
+void rst_pidns_last_pid(const struct rst_task *ts, size_t n);
 
 #endif

@@ -17,6 +17,7 @@
 #include "dump.h"
 #include "base/log.h"
 #include "pid.h"
+#include "task/pidns-last.h"
 
 #define PIDNS_MAX_LEVELS 7 /* below ours: RST_PID_LEVELS - 1 (restorer-args.h) */
 
@@ -367,6 +368,25 @@ static int task_place(struct dump_ctx *c, const struct dump_ctx *p, struct cr_er
 	return 0;
 }
 
+/* The last PID handed out in the PID namespace c is the init of (the tree stopped: none forks meanwhile), so
+ * that its next fork gets the same PID after restore. Read by a process forked there, which takes that next
+ * PID and sets the namespace back for it (pidns-last.c): a tree that goes on gets it too. Not read: said, the
+ * restore leaves it (the next fork gets the lowest free PID there). */
+static void last_pid(struct dump_ctx *c)
+{
+	struct cr_err e2;
+	int32_t next;
+	c->ns_last_pid = -1;
+	if (!c->ns_init || c->zombie)
+		return;
+	if (pidns_last_pid(c->pid, -1, &next, &e2))
+		pr_warn("task %d: the last PID of its PID namespace not read (its next fork may get another "
+			"PID after restore): %s\n",
+			c->pid, e2.msg);
+	else
+		c->ns_last_pid = next - 1;
+}
+
 bool dump_same_mnt(const struct dump_ctx *a, const struct dump_ctx *b)
 {
 	if (!a->mnt_ino || !b->mnt_ino)
@@ -388,6 +408,7 @@ int dump_pidns(struct dump_ctx *cs, size_t n, bool *pidns, bool *mntns_proc, str
 		    mnt_place(c, cs, n, i ? parent_of(cs, i, c) : NULL, &nested))
 			return -1;
 		c->mntns = nested; /* (its id: dump_ns) */
+		last_pid(c);
 		if (c->st.nspid_n) /* (its status, read once it was stopped) */
 			id = (struct ns_pid_ids){c->st.nspid_n, c->st.nspid[c->st.nspid_n - 1], c->st.nspgid,
 						 c->st.nssid};
@@ -425,4 +446,5 @@ void dump_pidns_pstree(const struct dump_ctx *c, PstreeEntry *pe)
 	pe->ns_levels = c->ns_levels, pe->has_ns_levels = 1;
 	pe->n_ns_tids = (c->nth + 1) * c->ns_levels, pe->ns_tids = c->ns_tids;
 	pe->ns_mnt_proc = c->ns_mnt_proc && !c->root, pe->has_ns_mnt_proc = pe->ns_mnt_proc;
+	pe->ns_last_pid = c->ns_last_pid, pe->has_ns_last_pid = c->ns_init && c->ns_last_pid >= 0;
 }

@@ -19,6 +19,7 @@
 #include "ns.h"
 #include "pid.h"
 #include "restore.h"
+#include "task/pidns-last.h"
 #include "task/seize.h"
 
 /* Is PID free here (wait: once a zombie holding it is reaped)? Else one line naming who holds it. */
@@ -231,6 +232,25 @@ int rst_pidns_fown_threads(struct rst_task *ts, size_t n, struct cr_err *e)
 		}
 	}
 	return 0;
+}
+
+void rst_pidns_last_pid(const struct rst_task *ts, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct rst_task *t = &ts[i];
+		struct cr_err e2;
+		int32_t next;
+		if (t->zombie || t->helper || !t->pst->has_ns_last_pid)
+			continue;
+		if (pidns_last_pid(t->pid, t->pst->ns_last_pid, &next, &e2))
+			pr_warn(
+			    "task %d: the last PID of its PID namespace not set to %d (its next fork may get "
+			    "another PID): %s\n",
+			    t->pid, t->pst->ns_last_pid, e2.msg);
+		else
+			pr_info("task %d: the last PID of its PID namespace set to %d\n", t->pid,
+				t->pst->ns_last_pid);
+	}
 }
 
 /* Fresh PIDs in crshim's namespace (fresh_hpid): the root is PID 1 of a new PID namespace, so the tree
