@@ -758,7 +758,8 @@ static int plan_add(struct po_plan *pl, const struct siginfo_list *l, const stru
 	return own;
 }
 
-/* The signals of timer i's number pending in the first thread's own queue and the process's (pl): 1 when
+/* The signals of timer i's number pending in the own queue of the thread the remote calls run in (c->in: the
+ * first, or one whose SIGEV_THREAD_ID timers thread_pending_overruns takes) and the process's (pl): 1 when
  * pending_overrun may take them all and queue them back in their order, its own among them once, no other
  * timer's own (taking it would move that timer on, or drop it when stale), PO_MAX at most; 0: not; -1:
  * error. */
@@ -767,7 +768,7 @@ static int timer_sig_plan(const struct dump_ctx *c, size_t i, struct po_plan *pl
 	const struct proc_timer *p = &c->rem.timers[i];
 	struct siginfo_list l[2];
 	bool other = false;
-	if (peek_siginfo(c->pid, 0, &l[0], e))
+	if (peek_siginfo(c->in.pid, 0, &l[0], e))
 		return -1;
 	if (peek_siginfo(c->pid, 1, &l[1], e)) {
 		free(l[0].v), free(l[0].raw);
@@ -807,17 +808,28 @@ static int timer_sig_wait(const struct dump_ctx *c, int id, struct cr_err *e)
 #define SCR_PO_TAKEN 512 /* the signals taken, 128 bytes each */
 _Static_assert(SCR_PO_TAKEN + PO_MAX * 128 <= SCR_SAS, "pending_overrun: its scratch");
 
+/* The id of the thread the remote calls run in (c->in) as the task sees it (vpid: the task's). */
+static unsigned long po_vtid(const struct dump_ctx *c, long vpid)
+{
+	for (size_t k = 0; c->in.pid != c->pid && k < c->nth; k++)
+		if (c->th[k].tid == c->in.pid)
+			return (unsigned long)(c->ns_levels ? c->ns_tids[(k + 2) * c->ns_levels - 1]
+							    : c->in.pid);
+	return (unsigned long)vpid;
+}
+
 /* What pending_overrun took (its siginfo still in the scratch, at si), queued back by the task as it was
- * (any si_code: a task may queue its own signals so): to the first thread's own queue (thread), else the
- * process's; vpid: the task's pid as it sees it. */
+ * (any si_code: a task may queue its own signals so): to the own queue of the thread the remote calls run in
+ * (thread), else the process's (rt_sigqueueinfo of that thread's id: to its process, and the kernel lets a
+ * task queue a kill()'s si_code only with its own); vpid: the task's pid as it sees it. */
 static int po_queue_back(struct dump_ctx *c, int sig, long vpid, bool thread, uint64_t si, struct cr_err *e)
 {
-	unsigned long pid = (unsigned long)vpid;
+	unsigned long pid = (unsigned long)vpid, tid = po_vtid(c, vpid);
 	struct rcalls rc = {.n = 0};
 	if (thread)
-		add(&rc, "rt_tgsigqueueinfo", __NR_rt_tgsigqueueinfo, pid, pid, (unsigned long)sig, si);
+		add(&rc, "rt_tgsigqueueinfo", __NR_rt_tgsigqueueinfo, pid, tid, (unsigned long)sig, si);
 	else
-		add(&rc, "rt_sigqueueinfo", __NR_rt_sigqueueinfo, pid, (unsigned long)sig, si, 0);
+		add(&rc, "rt_sigqueueinfo", __NR_rt_sigqueueinfo, tid, (unsigned long)sig, si, 0);
 	if (infect_batch(&c->in, rc.v, rc.n, e) || ok(&rc, 0, e))
 		return cr_wrap(e, "signal %d taken, not queued back", sig);
 	return 0;
@@ -1117,7 +1129,8 @@ static int pending_overrun(struct dump_ctx *c, size_t i, const struct po_plan *p
 
 /* The periodic timers whose own signal is pending: taken when the program sees nothing of it
  * (pending_overrun: the signals of its number taken with it and all queued back in their order): a timer that
- * signals the process or the first thread, no other timer's own signal of its number in their queues
+ * signals the process or the thread the remote calls run in (c->in: the first; thread_pending_overruns: each
+ * other in turn), no other timer's own signal of its number in their queues
  * (timer_sig_plan), its overrun count 0 (timer_settime makes it so), not on a thread's own CPU-time clock
  * (its time read by the first thread); else timer_overrun_notice says it. A CLOCK_REALTIME one with an
  * overrun count too, when the tree will not go on (no --leave-running): only so can the dump tell how it was
@@ -1136,8 +1149,9 @@ static int pending_overruns(struct dump_ctx *c, struct cr_err *e)
 		    own_thread_cpu_clock(p->clock) ||
 		    /* (a process's CPU clock starts again near 0 at restore: no expiry that far back) */
 		    p->clock == CLOCK_PROCESS_CPUTIME_ID || p->clock < 0 || p->signo <= 0 || p->signo > 64 ||
-		    !(p->notify == SIGEV_SIGNAL ||
-		      (p->notify == (SIGEV_SIGNAL | 4 /* SIGEV_THREAD_ID */) && p->notify_tid == c->pid)))
+		    !(p->notify == SIGEV_SIGNAL ? c->in.pid == c->pid
+						: p->notify == (SIGEV_SIGNAL | 4 /* SIGEV_THREAD_ID */) &&
+						      p->notify_tid == c->in.pid))
 			continue;
 		/* (a CLOCK_REALTIME one whose next expiry came before the list was read, its own signal
 		 * pending again: off the list again, how it was armed not told; taken again, its next
@@ -1170,6 +1184,12 @@ static void pend_copy_own(struct dump_ctx *c, struct siginfo_list *pend, struct 
 		size_t own = SIZE_MAX, copy = SIZE_MAX;
 		if (!c->rem.timer_pend_copy[i])
 			continue;
+		if ((p->notify & 4) && p->notify_tid != c->pid) {
+			/* (another thread's timer, taken there: its copy stays a plain one in that thread's
+			 * queue, counting what it counts; the timer has no own signal pending) */
+			c->rem.timer_pend_ov[i] = -1;
+			continue;
+		}
 		for (size_t k = 0; k < l->n; k++) {
 			int32_t code, id, ov;
 			uint64_t val;
@@ -1441,6 +1461,21 @@ out:
 
 /* ---------------- threads other than the leader ---------------- */
 
+/* The pending signals of the SIGEV_THREAD_ID timers of the thread of in, taken there (pending_overruns with
+ * the remote calls in that thread, on the leader's scratch): only the thread takes its own queue's. Before,
+ * such a CLOCK_REALTIME timer whose signal was pending (off /proc/timer_list until it is taken) came back
+ * armed absolute. */
+static int thread_pending_overruns(struct dump_ctx *c, struct infect *in, struct cr_err *e)
+{
+	struct infect lead = c->in;
+	in->scratch = lead.scratch, in->scratch_len = lead.scratch_len;
+	c->in = *in;
+	int ret = pending_overruns(c, e);
+	*in = c->in, c->in = lead;
+	in->scratch = 0, in->scratch_len = 0; /* (the leader's: infect_stop of the thread leaves it) */
+	return ret;
+}
+
 int dump_core_thread_remote(struct dump_ctx *c, struct dump_thread *t, struct cr_err *e)
 {
 	struct infect in;
@@ -1480,6 +1515,8 @@ int dump_core_thread_remote(struct dump_ctx *c, struct dump_thread *t, struct cr
 	}
 	if (!ret) /* (its own CPU-time clock's timers) */
 		ret = thread_cpu_timers(c, &in, t->tid, e);
+	if (!ret)
+		ret = thread_pending_overruns(c, &in, e);
 	struct cr_err e2;
 	if (infect_stop(&in, ret ? &e2 : e)) /* no scratch of its own: only a poked instruction to undo */
 		ret = -1;
