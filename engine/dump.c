@@ -581,14 +581,15 @@ static void timer_counts_changed(const struct dump_ctx *c, struct cr_err *e)
 	const struct dump_remote *r = &c->rem;
 	for (size_t i = 0; i < r->ntimers; i++) {
 		size_t l = strlen(e->msg);
-		if (r->timer_pend_copy && r->timer_pend_copy[i] && r->timer_overrun[i] &&
-		    r->timer_pend_ov[i] > 0 && r->timer_pend_ov[i] != r->timer_overrun[i] &&
-		    l < sizeof(e->msg))
+		/* (taken: the count is the signal's, whether it was queued back as a copy or not; its
+		 * pend_ov may say otherwise for the image: dump-core.c pend_copy_own) */
+		if (r->timer_taken_ov && r->timer_overrun[i] && r->timer_taken_ov[i] >= 0 &&
+		    r->timer_taken_ov[i] != r->timer_overrun[i] && l < sizeof(e->msg))
 			snprintf(
 			    e->msg + l, sizeof(e->msg) - l,
 			    " (and pid %d's POSIX timer %d: its overrun count now reads %d, not %d: the dump "
 			    "took its pending signal)",
-			    c->pid, r->timers[i].id, r->timer_pend_ov[i], r->timer_overrun[i]);
+			    c->pid, r->timers[i].id, r->timer_taken_ov[i], r->timer_overrun[i]);
 	}
 }
 

@@ -65,6 +65,9 @@ struct dump_remote {
 	int *timer_pend_ov;
 	/* that signal queued back by the task (dump-core.c po_again), marked as crshim's copy */
 	bool *timer_pend_copy;
+	/* the overrun count (timer_getoverrun) the taking of that signal set in the task, whatever came after
+	 * (-1: not taken; dump.c timer_counts_changed) */
+	int *timer_taken_ov;
 	/* a CLOCK_REALTIME timer: armed relative or absolute (task/timer-list.h TIMER_MODE_*) */
 	int *timer_mode;
 	/* ns between the clock's read before the timer's (timer_now) and one after it */

@@ -37,7 +37,9 @@ static int report(const char *what, const struct cr_err *err, bool with_log)
 	return 1;
 }
 
-/* A failure at the injected fault point says so: "dump failed: fault injected at X (CRSHIM_FAULT)". */
+/* A failure at the injected fault point says so: "dump failed: fault injected at X (CRSHIM_FAULT)", and
+ * what the engine added to the error after it (a failed dump's "(and pid N's POSIX timer ...)": state of the
+ * tree that goes on, engine/dump.c timer_counts_changed). */
 static int report_run(const struct shim_cmd *c, const char *what, const struct cr_err *err, bool with_log)
 {
 	const struct fault_point *p = fault_point(c->opts.fault);
@@ -45,14 +47,16 @@ static int report_run(const struct shim_cmd *c, const char *what, const struct c
 	if (!p || p->kind != FAULT_FATAL)
 		return report(what, err, with_log);
 	snprintf(mark, sizeof(mark), "fault injected at %s", p->name);
-	if (!strstr(err->msg, mark))
+	const char *at = strstr(err->msg, mark);
+	if (!at)
 		return report(what, err, with_log);
-	const char *src = c->fault_src ? c->fault_src : "fault injection";
+	const char *src = c->fault_src ? c->fault_src : "fault injection", *rest = at + strlen(mark);
 	pr_err("%s failed: %s (%s): %s\n", what, mark, src, err->msg);
 	if (with_log)
-		fprintf(stderr, "crshim: %s failed: %s (%s) (log: %s)\n", what, mark, src, log_path());
+		fprintf(stderr, "crshim: %s failed: %s (%s)%s (log: %s)\n", what, mark, src, rest,
+			log_path());
 	else
-		fprintf(stderr, "crshim: %s failed: %s (%s)\n", what, mark, src);
+		fprintf(stderr, "crshim: %s failed: %s (%s)%s\n", what, mark, src, rest);
 	return 1;
 }
 

@@ -181,11 +181,12 @@ static int timers_alloc(struct dump_ctx *c, struct cr_err *e)
 	r->timer_mode = calloc(r->ntimers, sizeof(*r->timer_mode));
 	r->timer_read_ns = calloc(r->ntimers, sizeof(*r->timer_read_ns));
 	r->timer_pend_copy = calloc(r->ntimers, sizeof(*r->timer_pend_copy));
+	r->timer_taken_ov = malloc(r->ntimers * sizeof(*r->timer_taken_ov));
 	if (!r->timer_val || !r->timer_overrun || !r->timer_now || !r->timer_owner || !r->timer_pend_ov ||
-	    !r->timer_mode || !r->timer_read_ns || !r->timer_pend_copy)
+	    !r->timer_mode || !r->timer_read_ns || !r->timer_pend_copy || !r->timer_taken_ov)
 		return cr_fail_errno(e, ENOMEM, "out of memory");
 	for (size_t i = 0; i < r->ntimers; i++)
-		r->timer_pend_ov[i] = -1;
+		r->timer_pend_ov[i] = -1, r->timer_taken_ov[i] = -1;
 	return 0;
 }
 
@@ -497,7 +498,9 @@ void dump_core_free(struct dump_ctx *c)
 	free(c->rem.timer_mode);
 	free(c->rem.timer_read_ns);
 	free(c->rem.timer_pend_copy);
+	free(c->rem.timer_taken_ov);
 	c->rem.timer_pend_copy = NULL;
+	c->rem.timer_taken_ov = NULL;
 	c->rem.timer_mode = NULL;
 	c->rem.timer_read_ns = NULL;
 	c->rem.timer_now = NULL;
@@ -1085,6 +1088,7 @@ static int pending_overrun(struct dump_ctx *c, size_t i, const struct po_plan *p
 	int32_t ov = 0;
 	if (!ret) {
 		memcpy(&ov, got[pl->own] + 20, sizeof(ov));
+		c->rem.timer_taken_ov[i] = ov; /* (timer_getoverrun reads it from now on) */
 		ret = ok(&rc, m, e) || ok(&rc, m + 1, e) ||
 			      infect_read(&c->in, s + SCR_PO_NOW, &now, sizeof(now), e) ||
 			      infect_read(&c->in, s + SCR_PO_VAL, &val, sizeof(val), e)

@@ -583,11 +583,13 @@ fault_steps() {
 		return 0
 	fi
 	if [[ "$FPOINT" == dump-* ]]; then
-		local vm0
+		local vm0 fopts=()
 		vm0=$(tree_vm_pipes)
 		mkdir -p "$d"
+		eval "fopts=($(desc_get "$name" fault-dump-opts))"
+		# (the failed dump's line stays in fault.out: a test may check what it says against what it sees)
 		CRSHIM_FAULT=$FPOINT timeout -k 5 "$CTIMEOUT" "$CRSHIM" dump -t "$TPID" -D "$d" -o dump.log -v4 \
-			"${NSDUMP[@]}" "${OPTS[@]}" >"$out" 2>&1
+			"${NSDUMP[@]}" "${OPTS[@]}" "${fopts[@]}" >"$out" 2>&1
 		rc=$?
 		if [ $rc = 0 ] && ! grep -q "fault injected at $FPOINT" "$out" "$d/dump.log" && fault_nofire "the dump passed"; then
 			wait_gone "$TPID" 10 || { bad "task $TPID still running after dump"; return 1; }
@@ -730,7 +732,8 @@ fault_own_tests() { # point
 	# (cow_own_tree: a failed dump must leave the tree's copy-on-write sharing as it was; dump-mm.c reads
 	# shared pages through /proc/PID/mem, as process_vm_readv's pin would unshare them)
 	dump-mm-mid|dump-enospc|dump-img-write) echo "${FAULT_TESTS:-mem_256m vma_many fd_files sig_pending fork00 cow_own_tree}" ;;
-	dump-before-kill|dump-restore-check) echo "${FAULT_TESTS:-pid fd_files sig_pending shm_anon thread00 fork00 subreaper00 zombie_leader pidns00 pidns_tree cow_own_tree}" ;;
+	dump-before-kill) echo "${FAULT_TESTS:-pid fd_files sig_pending shm_anon thread00 fork00 subreaper00 zombie_leader pidns00 pidns_tree cow_own_tree posix_timer_fault_count posix_timer_fault_count_lr}" ;;
+	dump-restore-check) echo "${FAULT_TESTS:-pid fd_files sig_pending shm_anon thread00 fork00 subreaper00 zombie_leader pidns00 pidns_tree cow_own_tree}" ;;
 	restore-before-load|restore-after-load|restore-after-detach) echo "${FAULT_TESTS:-pid fd_files sig_pending shm_anon shm_sysv_rmid thread00 fork00 subreaper00 zombie_leader sk_unix_bound_path sk_inet_tcp_established pidns00 pidns_tree}" ;;
 	restorer-before-creds|restore-before-resume) echo "${FAULT_TESTS:-pid fd_files sig_pending creds thread00 fork00 subreaper00 zombie_leader pidns00 pidns_tree}" ;;
 	*) echo "${FAULT_TESTS:-pid fd_files sig_pending shm_anon thread00 fork00 subreaper00 zombie_leader pidns00 pidns_tree}" ;;
