@@ -32,6 +32,7 @@ enum fault_id {
 	FI_DUMP_TIMER_TAKEN = 23,   /* dump: a POSIX timer's pending signal taken in the task (its overrun) */
 	FI_DUMP_TIMER_STALE = 24,   /* dump: a POSIX timer's stale pending signal dropped by its taking */
 	FI_DUMP_TIMER_REARM = 25,   /* dump: a POSIX timer made to expire at once is not armed again */
+	FI_DUMP_TIMER_LOST = 26,    /* dump: as 24, and the stale signal cannot be made again: queued back */
 	FI_RESTORE_CGROUP_MID = 32, /* restore: the first cgroup made, the rest and the tasks not yet */
 	FI_RESTORE_MNT_MID = 33,  /* root task: half of the mount tree made under --root, no pivot_root yet */
 	FI_RESTORE_MNT_LATE = 34, /* the tree's mount tree stands, its ghosts and unix sockets made in it */

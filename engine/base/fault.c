@@ -59,6 +59,9 @@ static const struct fault_point table[] = {
     {FI_DUMP_TIMER_REARM, "dump-timer-rearm", F, 0,
      "dump: a POSIX timer armed to expire at once to queue its stale signal again is not armed again as it "
      "was (its remote timer_settime fails once)"},
+    {FI_DUMP_TIMER_LOST, "dump-timer-lost", F, 0,
+     "dump: as dump-timer-stale, and the timer cannot queue the stale signal again: the signal is queued "
+     "back by the task, a plain one (no longer stale)"},
     {FI_RESTORE_CGROUP_MID, "restore-cgroup-mid", F, 0,
      "restore: the first of the tree's cgroups made (mkdir, properties), before the others and the tasks"},
     {FI_RESTORE_MNT_MID, "restore-mnt-mid", F, 0,

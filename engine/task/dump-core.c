@@ -896,10 +896,13 @@ static int stale_make(struct dump_ctx *c, size_t i, struct cr_err *e)
 
 /* Timer i's stale signal, dropped by its taking, put back as the dump fails there (made: stale_make was
  * tried): made again (stale_make), else, not pending again, its siginfo peeked before (si) queued back by
- * the task (vpid) as it was, which the kernel then delivers when it is taken (it is no timer's any more). */
+ * the task (vpid), which the kernel then delivers when it is taken (it is no timer's any more): marked as
+ * crshim's copy (RST_SI_COPY_MAGIC), as every signal crshim queues in a timer's place, so that a later dump
+ * takes it for the plain signal it is, not for the timer's own. */
 static void stale_back(struct dump_ctx *c, size_t i, const uint8_t *si, long vpid, bool made)
 {
 	const struct proc_timer *p = &c->rem.timers[i];
+	const uint64_t copy = RST_SI_COPY_MAGIC;
 	struct cr_err e2;
 	int pend = 0;
 	if (!made && !stale_make(c, i, &e2)) {
@@ -911,6 +914,7 @@ static void stale_back(struct dump_ctx *c, size_t i, const uint8_t *si, long vpi
 		return;
 	}
 	if (scratch_write(c, c->in.scratch + SCR_PO_INFO, si, 128, &e2) ||
+	    scratch_write(c, c->in.scratch + SCR_PO_INFO + RST_SI_COPY_AT, &copy, sizeof(copy), &e2) ||
 	    po_queue_back(c, p->signo, vpid, p->notify & 4 /* SIGEV_THREAD_ID */, c->in.scratch + SCR_PO_INFO,
 			  &e2))
 		pr_err("task %d: POSIX timer %d: its stale signal: %s: lost\n", c->pid, p->id, e2.msg);
@@ -921,12 +925,14 @@ static void stale_back(struct dump_ctx *c, size_t i, const uint8_t *si, long vpi
 
 /* Timer i's own signal (its siginfo si, peeked before), stale (the timer armed again since it was queued,
  * its time left one interval at most), dropped by its taking (pending_overrun): made again (stale_make).
- * Whatever fails, it is put back (stale_back). */
+ * Whatever fails, it is put back (stale_back; at the fault point dump-timer-lost as when stale_make failed
+ * before the timer queued it: by the task). */
 static int stale_again(struct dump_ctx *c, size_t i, const uint8_t *si, long vpid, struct cr_err *e)
 {
 	const struct proc_timer *p = &c->rem.timers[i];
-	int fault = fault_check(c->o, FI_DUMP_TIMER_STALE, e);
-	if (fault || stale_make(c, i, e)) {
+	int fault = fault_check(c->o, FI_DUMP_TIMER_STALE, e),
+	    lost = !fault && fault_check(c->o, FI_DUMP_TIMER_LOST, e);
+	if (fault || lost || stale_make(c, i, e)) {
 		stale_back(c, i, si, vpid, !fault);
 		return -1;
 	}

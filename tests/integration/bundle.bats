@@ -172,7 +172,7 @@ PY
 	# dump-timer-stale and dump-timer-rearm, likewise, only by one whose pending timer signal is stale:
 	# posix_timer_stale_back)
 	for p in $("$CRSHIM" check --faults |
-		awk '$4 == "fatal" && $2 ~ /^dump/ && $2 != "dump-dedup" && $2 != "dump-timer-taken" && $2 != "dump-timer-stale" && $2 != "dump-timer-rearm" { print $2 }'); do
+		awk '$4 == "fatal" && $2 ~ /^dump/ && $2 != "dump-dedup" && $2 != "dump-timer-taken" && $2 != "dump-timer-stale" && $2 != "dump-timer-rearm" && $2 != "dump-timer-lost" { print $2 }'); do
 		python3 - "/run/runc/oci-bt$$-f/state.json" "$p" <<'PY'
 import json, sys
 # runc keeps the config's annotations as labels: the way crshim finds them

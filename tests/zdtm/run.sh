@@ -608,6 +608,15 @@ fault_steps() {
 		left=$(cd "$d" && ls -A | grep -v -x -e dump.log | tr '\n' ' ')
 		[ -z "$left" ] || { bad "the failed dump left files: $left"; return 1; }
 		lock_left "the failed dump" || return 1
+		# fault-redump: yes: then a dump and a restore of the tree that went on, as in mode cr (what the
+		# failed dump put back must be saved as what it is)
+		if [ "$(desc_get "$name" fault-redump)" = yes ]; then
+			crshim_dump "$TDIR/dump2" || { REASON="the dump after the failed one: $REASON"; return 1; }
+			wait_gone "$TPID" 10 || { bad "task $TPID still running after dump"; return 1; }
+			wait_free "$TPID" 30 || { bad "pid $TPID still taken (zombie) after dump"; return 1; }
+			crshim_restore "$TDIR/dump2" || { REASON="the restore after the failed dump: $REASON"; return 1; }
+			compare_snap "C/R after a dump failed at $FPOINT" "$TDIR/snap.1" || return 1
+		fi
 		return 0
 	fi
 	crshim_dump "$d" || return 1
@@ -718,6 +727,7 @@ fault_own_tests() { # point
 	dump-timer-taken) echo "${FAULT_TESTS:-posix_timer_pending_overrun posix_timer_pending_rel}" ;;
 	dump-timer-stale) echo "${FAULT_TESTS:-posix_timer_stale_back posix_timer_pending_rel posix_timer_stale_near}" ;;
 	dump-timer-rearm) echo "${FAULT_TESTS:-posix_timer_stale_back posix_timer_stale_near}" ;;
+	dump-timer-lost) echo "${FAULT_TESTS:-posix_timer_stale_lost}" ;;
 	restore-cgroup-mid) echo "${FAULT_TESTS:-cgroup_soft cgroup_strict}" ;;
 	restore-mnt-mid) echo "${FAULT_TESTS:-nsmnt_submounts nsmnt_tmpfs_files nsmnt_bind_file nsmnt_overmount}" ;;
 	restore-mnt-late) echo "${FAULT_TESTS:-nsmnt_ghost nsmnt_sk_unix}" ;;
