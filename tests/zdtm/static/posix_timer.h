@@ -169,6 +169,22 @@ static inline int pt_make(timer_t *t, int sig, const struct itimerspec *set, int
 	return 0;
 }
 
+/* A periodic CLOCK_REALTIME timer *t armed relative (interval iv, first expiry 1 ms ahead: *first, ns of
+ * CLOCK_REALTIME; its signal sig blocked), its first signal taken at 2.5 intervals (expired at 1 ms, 1 and
+ * 2 intervals on: overrun 2; pending again from 3): its overrun count then (-1: not made or none taken;
+ * fail() says the first), *taken: the expiries up to that signal. */
+static inline int pt_rel_overrun_take(timer_t *t, int sig, long long iv, long long *first, long long *taken)
+{
+	const struct itimerspec set = {{iv / PT_NS, iv % PT_NS}, {0, 1000000}};
+	*first = pt_now(CLOCK_REALTIME) + 1000000;
+	if (pt_make(t, sig, &set, 0, 0, "relative, overrun count"))
+		return -1;
+	usleep((useconds_t)(iv * 5 / 2 / 1000));
+	int ov = pt_take(sig) ? timer_getoverrun(*t) : -1;
+	*taken = (pt_now(CLOCK_REALTIME) - *first) / iv + 1;
+	return ov;
+}
+
 /* An ordinary signal (SI_QUEUE, value val) queued to thread tid, 0: to the process. */
 static inline int pt_queue(int sig, pid_t tid, int val)
 {

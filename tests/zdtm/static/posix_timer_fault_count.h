@@ -51,24 +51,19 @@ static int line_count(const char *line, int id, int before)
 
 static int fault_count_main(int argc, char **argv, int lr)
 {
-	const struct itimerspec set = {{0, IV}, {0, 1000000}};
 	const int sig = SIGRTMIN + 22;
+	long long first, taken;
 	char line[4096];
 	timer_t t;
 
 	test_init(argc, argv);
-	long long first = pt_now(CLOCK_REALTIME) + 1000000;
-	if (pt_make(&t, sig, &set, 0, 0, "relative, overrun count"))
-		return 1;
-	/* expired at 1, 101 and 201 ms, its signal taken at 250 ms: overrun 2; pending again from 301 ms, and
-	 * counting 3 s of expiries missed before the dump can take it: far from 2 */
-	usleep(250000);
-	int ov = -1;
-	if (!pt_take(sig) || (ov = timer_getoverrun(t)) != 2) {
+	/* overrun 2, its signal pending again from 301 ms, and counting 3 s of expiries missed before the
+	 * dump can take it: far from 2 */
+	int ov = pt_rel_overrun_take(&t, sig, IV, &first, &taken);
+	if (ov != 2) {
 		fail("overrun %d after its first signal taken (want 2)", ov);
 		return 1;
 	}
-	long long taken = (pt_now(CLOCK_REALTIME) - first) / IV + 1;
 	usleep(3000000);
 	if (!pt_pending(sig)) {
 		fail("the timer's signal not pending again");

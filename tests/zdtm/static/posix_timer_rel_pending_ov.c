@@ -12,22 +12,17 @@
 
 int main(int argc, char **argv)
 {
-	const struct itimerspec set = {{0, IV}, {0, 1000000}};
 	const int sig = SIGRTMIN + 20;
+	long long first, taken;
 	timer_t t;
 
 	test_init(argc, argv);
-	long long first = pt_now(CLOCK_REALTIME) + 1000000;
-	if (pt_make(&t, sig, &set, 0, 0, "relative, overrun count"))
-		return 1;
 	/* expired at 1, 101 and 201 ms, its signal taken at 250 ms: overrun 2; pending again from 301 ms */
-	usleep(250000);
-	int ov = -1;
-	if (!pt_take(sig) || (ov = timer_getoverrun(t)) < 1) {
+	int ov = pt_rel_overrun_take(&t, sig, IV, &first, &taken);
+	if (ov < 1) {
 		fail("overrun %d after its first signal taken (want 2)", ov);
 		return 1;
 	}
-	long long taken = (pt_now(CLOCK_REALTIME) - first) / IV + 1;
 	while (!pt_pending(sig))
 		usleep(10000);
 	test_daemon();
