@@ -454,12 +454,8 @@ static bool restored(const struct rst_task *t)
  * syscall): all of them started, then each one's stops waited for, so that they run side by side. One
  * process after the other, a tree paid two round trips between crshim and a process per process (each a
  * wait for a CPU at load). */
-static int unmap_areas(struct rst_task *ts, size_t n, struct cr_err *e)
+static int unmap_areas_in(struct rst_task *ts, size_t n, uint8_t *regs, size_t sz, struct cr_err *e)
 {
-	size_t sz = arch_gpregs_size();
-	__cleanup_free uint8_t *regs = calloc(n ? n : 1, sz);
-	if (!regs)
-		return cr_fail_errno(e, ENOMEM, "out of memory");
 	for (size_t i = 0; i < n; i++) {
 		struct rst_task *t = &ts[i];
 		if (!restored(t))
@@ -498,6 +494,19 @@ static int unmap_areas(struct rst_task *ts, size_t n, struct cr_err *e)
 					     (unsigned long long)t->args->area_start);
 	}
 	return 0;
+}
+
+/* regs: the registers of every process (freed here, not by a cleanup attribute, which the analyzer took
+ * for a leak once this was inlined). */
+static int unmap_areas(struct rst_task *ts, size_t n, struct cr_err *e)
+{
+	size_t sz = arch_gpregs_size();
+	uint8_t *regs = calloc(n ? n : 1, sz);
+	if (!regs)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	int ret = unmap_areas_in(ts, n, regs, sz, e);
+	free(regs);
+	return ret;
 }
 
 /* restore --lazy-pages: lazy-pages gets the task's userfaultfd (mem/lazy.c), the task loses its fd. */
@@ -712,15 +721,10 @@ static bool seize_in_turn(const struct rst_task *ts, size_t n)
  * cloned it) wakes crshim, which seizes it and gives it its go at once. One by one in the tree's order, each
  * waited for in turn (its mark polled every 20 ms), a tree of 500 spent most of its restore asleep at load:
  * a task made late held those made before it (2000 polls that timed out for 500 processes). */
-static int seize_tree(struct rst_task *ts, size_t n, const size_t *order, struct cr_err *e)
+static int seize_tree_in(struct rst_task *ts, size_t n, const size_t *order, int ep, size_t *wait,
+			 struct cr_err *e)
 {
-	__cleanup_close int ep = epoll_create1(EPOLL_CLOEXEC);
-	if (ep < 0)
-		return cr_fail_sys(e, "epoll_create1");
-	__cleanup_free size_t *wait = calloc(n ? n : 1, sizeof(*wait)); /* tasks not seized, in order */
 	size_t nw = 0, nretry = 0;
-	if (!wait)
-		return cr_fail_errno(e, ENOMEM, "out of memory");
 	for (size_t k = 1; k < n; k++) {
 		struct rst_task *t = &ts[order[k]];
 		if (t->zombie || t->helper || rst_svm_sharer(t) || t->seized)
@@ -768,6 +772,20 @@ static int seize_tree(struct rst_task *ts, size_t n, const size_t *order, struct
 					     ts[wait[0]].pid, ts[wait[0]].spawn_ppid);
 	}
 	return 0;
+}
+
+/* wait: the tasks not seized, in order (freed here, not by a cleanup attribute: see unmap_areas). */
+static int seize_tree(struct rst_task *ts, size_t n, const size_t *order, struct cr_err *e)
+{
+	__cleanup_close int ep = epoll_create1(EPOLL_CLOEXEC);
+	if (ep < 0)
+		return cr_fail_sys(e, "epoll_create1");
+	size_t *wait = calloc(n ? n : 1, sizeof(*wait));
+	if (!wait)
+		return cr_fail_errno(e, ENOMEM, "out of memory");
+	int ret = seize_tree_in(ts, n, order, ep, wait, e);
+	free(wait);
+	return ret;
 }
 
 bool rst_mounts_late(const struct rst_task *ts, size_t n)
