@@ -57,8 +57,11 @@ int rst_task_reason(struct rst_task *t, struct cr_err *e)
 	ssize_t n = read(t->err_pipe[0], msg, sizeof(msg) - 1); /* O_NONBLOCK (restore_run) */
 	size_t skip = 0; /* the child's "I am here" (and "my mount namespace stands") */
 	while (n > 0 && (size_t)n > skip &&
-	       (msg[skip] == RST_BORN_MARK || msg[skip] == RST_STAND_MARK || msg[skip] == RST_ADOPTED_MARK))
+	       (msg[skip] == RST_BORN_MARK || msg[skip] == RST_STAND_MARK || msg[skip] == RST_ADOPTED_MARK)) {
+		/* read here, the mark is gone from the pipe: seize_tree must not wait for it */
+		t->born_seen |= msg[skip] == RST_BORN_MARK;
 		t->adopt_done |= msg[skip++] == RST_ADOPTED_MARK;
+	}
 	if (n <= 0 || (size_t)n == skip)
 		return 0;
 	msg[n] = '\0';
