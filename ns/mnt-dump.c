@@ -149,7 +149,7 @@ static void id_hosts(struct id_ext *u, size_t nu, struct id_ext *g, size_t ng)
 	close(p[1]);
 	unsigned h[ID_EXTS][2];
 	size_t k = 0;
-	for (ssize_t r; k < n && (r = read(p[0], h[k], sizeof(h[k]))) == (ssize_t)sizeof(h[k]);)
+	while (k < n && read(p[0], h[k], sizeof(h[k])) == (ssize_t)sizeof(h[k]))
 		k++;
 	close(p[0]);
 	int st = 1;

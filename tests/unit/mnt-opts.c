@@ -134,9 +134,9 @@ static void middle(const char *dir, int ready, int go, unsigned arg)
 	if (unshare(CLONE_NEWUSER | CLONE_NEWNS) || write(ready, &c, 1) != 1 || read(go, &c, 1) != 1 ||
 	    c != 1)
 		_exit(2);
-	int r2, g2;
+	int r2 = -1, g2 = -1;
 	pid_t p = spawn(child, dir, 5, &r2, &g2);
-	if (map_child(p, r2, g2, "5 100000 1\n", "5 100000 1\n"))
+	if (p < 0 || map_child(p, r2, g2, "5 100000 1\n", "5 100000 1\n"))
 		_exit(2);
 	_exit(exit_of(p));
 }
