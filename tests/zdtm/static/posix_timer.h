@@ -175,9 +175,9 @@ static inline int pt_make(timer_t *t, int sig, const struct itimerspec *set, int
  * fail() says the first), *taken: the expiries up to that signal. */
 static inline int pt_rel_overrun_take(timer_t *t, int sig, long long iv, long long *first, long long *taken)
 {
-	const struct itimerspec set = {{iv / PT_NS, iv % PT_NS}, {0, 1000000}};
+	const struct itimerspec its = {{iv / PT_NS, iv % PT_NS}, {0, 1000000}};
 	*first = pt_now(CLOCK_REALTIME) + 1000000;
-	if (pt_make(t, sig, &set, 0, 0, "relative, overrun count"))
+	if (pt_make(t, sig, &its, 0, 0, "relative, overrun count"))
 		return -1;
 	usleep((useconds_t)(iv * 5 / 2 / 1000));
 	int ov = pt_take(sig) ? timer_getoverrun(*t) : -1;
